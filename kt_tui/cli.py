@@ -1,0 +1,124 @@
+"""Command line. Imports stay lazy: `kt-tui --help` must not load Textual, numpy or kernel_tuner."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import __version__
+
+COMMANDS = ("open", "run", "sessions", "resume")
+EXIT_USAGE = 2
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("common options")
+    g.add_argument("--db", help="session database (default: KT_TUI_DB, else the user data dir)")
+    g.add_argument("--backend", choices=("auto", "pycuda", "nvcuda", "cupy", "sim"),
+                   help="where numbers come from; sim replays a cache recorded on a real GPU (default: auto)")
+    g.add_argument("--sim-cache", dest="sim_cache", metavar="PATH",
+                   help="recorded kernel_tuner cachefile, or a folder of them looked up by kernel version")
+    g.add_argument("--spec", metavar="PATH", help="launch spec (default: KERNEL.cu.toml beside the kernel)")
+    g.add_argument("--kernel", metavar="NAME", help="which __global__ kernel, when the file has several")
+    g.add_argument("--strategy", choices=("sweep", "autonomous", "explicit", "one-prompt", "config-search"))
+    g.add_argument("--steps", metavar="PATH", help="steps file for the explicit strategy")
+    g.add_argument("--base-url", dest="base_url", metavar="URL", help="OpenAI-compatible endpoint")
+    g.add_argument("--model", metavar="NAME", help="LLM model name")
+    g.add_argument("--llm", choices=("auto", "none"), help="none: manual mode, no LLM calls")
+    g.add_argument("--theme", metavar="NAME", help="theme name (a file in themes/ or the user themes dir)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kt-tui", description="Tune CUDA kernels with kernel_tuner, an LLM and you, in the terminal.",
+        epilog="Open a kernel: kt-tui KERNEL.cu   (same as: kt-tui open KERNEL.cu)")
+    parser.add_argument("--version", action="version", version=f"kt-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    p = sub.add_parser("open", help="open a new session on a kernel in the terminal UI")
+    p.add_argument("kernel_path", metavar="KERNEL.cu")
+    _common(p)
+    p = sub.add_parser("run", help="run a whole session without a screen")
+    p.add_argument("kernel_path", metavar="KERNEL.cu")
+    p.add_argument("--auto", action="store_true", required=True, help="decide every gate by policy")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the outcome, last")
+    p.add_argument("--allow-flagged", action="store_true", help="let flagged generated code run")
+    _common(p)
+    p = sub.add_parser("sessions", help="list saved sessions")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--db")
+    p = sub.add_parser("resume", help="reopen a session where it stopped (latest when no ID)")
+    p.add_argument("session", nargs="?", metavar="ID")
+    p.add_argument("--auto", action="store_true", help="continue without a screen, gates decided by policy")
+    p.add_argument("--json", action="store_true")
+    _common(p)
+    return parser
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    if argv and argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version"):
+        argv = ["open", *argv]
+    args = build_parser().parse_args(argv)
+    if not args.command:
+        build_parser().print_help()
+        raise SystemExit(EXIT_USAGE)
+    return args
+
+
+def _flags(args: argparse.Namespace) -> dict:
+    keys = ("db", "backend", "sim_cache", "strategy", "base_url", "model", "llm", "theme")
+    return {k: getattr(args, k, None) for k in keys}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    from .errors import UserError, explain
+
+    try:
+        return _dispatch(args)
+    except UserError as e:
+        message = explain(e)
+        if getattr(args, "json", False):
+            print(json.dumps({"session": None, "state": "error", "error": message}))
+        print(f"kt-tui: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("kt-tui: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - last line of defence: a message and a log, no traceback
+        log = _log_crash()
+        print(f"kt-tui: internal error: {type(e).__name__}: {e}\n(the session is saved; details in {log})",
+              file=sys.stderr)
+        return 1
+
+
+def _log_crash() -> str:
+    import traceback
+
+    from .config import data_dir
+    path = data_dir() / "logs" / "kt-tui.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as f:
+            traceback.print_exc(file=f)
+    except OSError:
+        traceback.print_exc()
+        return "the traceback above"
+    return str(path)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from .config import load_settings
+
+    settings = load_settings(_flags(args))
+    if args.command == "sessions":
+        from .commands import list_sessions
+        return list_sessions(settings, args.json)
+    if args.command == "run":
+        from .commands import run_auto
+        return run_auto(settings, args)
+    if args.command == "resume" and args.auto:
+        from .commands import resume_auto
+        return resume_auto(settings, args)
+    from .commands import open_tui
+    return open_tui(settings, args)

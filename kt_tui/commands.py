@@ -1,0 +1,146 @@
+"""What each command does: the glue between the command line, the store, the GPU worker and the engine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+from .config import Settings
+from .errors import UserError
+
+
+class StoreError(UserError):
+    pass
+
+
+class SessionNotFound(UserError):
+    pass
+
+
+def open_store(settings: Settings):
+    from .store import Store
+    try:
+        return Store(settings.db)
+    except (sqlite3.Error, OSError) as e:
+        raise StoreError(f"cannot open the session database {settings.db}: {e}") from None
+
+
+def find_session(store, sid: str | None) -> dict:
+    s = store.session(sid) if sid else store.latest_session()
+    if s is None:
+        raise SessionNotFound(f"no session {sid!r} in {store.path}" if sid else f"no sessions yet in {store.path}")
+    return s
+
+
+def make_worker(settings: Settings):
+    from .gpu.client import GpuWorker
+    logs = settings.data_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    return GpuWorker(log_path=str(logs / "gpu-worker.log"))
+
+
+def list_sessions(settings: Settings, as_json: bool) -> int:
+    from .engine.summary import session_row
+    store = open_store(settings)
+    rows = [session_row(s) for s in store.sessions()]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title=f"kt-tui sessions in {store.path}", title_justify="left")
+    for col in ("id", "kernel", "created", "state", "gpu", "baseline ms", "best ms"):
+        table.add_column(col, justify="right" if col.endswith("ms") else "left")
+    for r in rows:
+        gpu = (r["gpu"] or "") + (" (SIMULATED)" if r["simulated"] else "")
+        table.add_row(r["id"], Path(r["kernel"]).name, r["created"], r["state"], gpu,
+                      _ms(r["baseline_ms"]), _ms(r["best_time_ms"]))
+    Console().print(table if rows else f"no sessions yet in {store.path}")
+    return 0
+
+
+def _ms(v) -> str:
+    return f"{v:.4f}" if v is not None else "-"
+
+
+def _finish(store, sid: str, state: str, as_json: bool) -> int:
+    from .engine.summary import session_summary
+    summary = session_summary(store, sid)
+    if as_json:
+        print(json.dumps(summary, indent=2))
+    else:
+        best = summary["best"]
+        line = f"session {sid}: {state} on {summary['gpu']} ({summary['backend']}), {summary['results']} results"
+        if best:
+            line += f"; best {best['time_ms']:.4f} ms with {best['params']}"
+            if summary["speedup"]:
+                line += f", {summary['speedup']:.2f}x over the baseline"
+        print(line)
+        if summary["error"]:
+            print(f"error: {summary['error']}", file=sys.stderr)
+    return 0 if state == "finished" and not summary["error"] else 1
+
+
+def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool) -> int:
+    from .engine.core import Engine
+    from .engine.headless import auto_policy, progress_printer, run_headless
+
+    if choice.note:
+        print(choice.note, file=sys.stderr)
+    engine = Engine(store, sid, gpu, choice, auto_policy, progress_printer(),
+                    cache_dir=settings.data_dir / "caches")
+    try:
+        state = run_headless(engine, store.session(sid)["strategy"])
+    finally:
+        gpu.close()
+    return _finish(store, sid, state, as_json)
+
+
+def run_auto(settings: Settings, args: argparse.Namespace) -> int:
+    from .engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
+    from .engine.strategies import get_strategy
+    from .kernel.spec import version_hash
+
+    get_strategy(settings.strategy)
+    kf = read_kernel_file(args.kernel_path)
+    kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
+    store = open_store(settings)
+    gpu = make_worker(settings)
+    try:
+        choice = pick_backend(settings, gpu, spec.kernel, version_hash(kf.source, spec), kf.path)
+    except UserError:
+        gpu.close()
+        raise
+    sid = new_session(store, settings, kf, spec, choice)
+    return _run(store, settings, sid, gpu, choice, args.json)
+
+
+def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
+    from .engine.session import resume_backend
+    store = open_store(settings)
+    s = find_session(store, args.session)
+    gpu = make_worker(settings)
+    try:
+        choice = resume_backend(store, settings, gpu, s["id"])
+    except UserError:
+        gpu.close()
+        raise
+    return _run(store, settings, s["id"], gpu, choice, args.json)
+
+
+def open_tui(settings: Settings, args: argparse.Namespace) -> int:
+    from .engine.session import read_kernel_file
+    if args.command == "resume":
+        store = open_store(settings)
+        target = {"resume": find_session(store, args.session)["id"]}
+    else:
+        kf = read_kernel_file(args.kernel_path)  # unreadable files and files with no kernel fail here
+        target = {"kernel_file": kf, "spec_path": args.spec, "kernel_name": args.kernel}
+        store = open_store(settings)
+    from .ui.app import KtApp
+    app = KtApp(settings, store, **target)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,78 @@
+"""Settings: command-line flags > environment (OPENAI_*, KT_TUI_*) > config.toml in the XDG config dir."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from .errors import UserError
+from platformdirs import user_config_dir, user_data_dir
+
+APP = "kt-tui"
+
+
+def config_dir() -> Path:
+    return Path(os.environ.get("KT_TUI_CONFIG_DIR") or user_config_dir(APP))
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("KT_TUI_DATA_DIR") or user_data_dir(APP))
+
+
+class ConfigError(UserError):
+    pass
+
+
+@dataclass
+class Settings:
+    db: str = ""
+    backend: str = "auto"
+    sim_cache: str | None = None
+    strategy: str = "sweep"
+    llm: str = "auto"  # "none": manual mode, no LLM calls
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = field(default=None, repr=False)  # never stored or logged
+    theme: str = "kt-dark"
+    timeout_s: float | None = None  # per-config watchdog; the spec's timeout_s when unset
+    keys: dict[str, str] = field(default_factory=dict)  # binding id -> key, remaps the defaults
+
+    def public(self) -> dict:
+        """What may be written to the session store: everything but secrets."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("api_key", "keys")}
+
+    @property
+    def data_dir(self) -> Path:
+        return data_dir()
+
+
+_ENV = {
+    "KT_TUI_DB": "db", "KT_TUI_BACKEND": "backend", "KT_TUI_SIM_CACHE": "sim_cache", "KT_TUI_MODEL": "model",
+    "KT_TUI_THEME": "theme", "KT_TUI_LLM": "llm", "OPENAI_BASE_URL": "base_url", "OPENAI_API_KEY": "api_key",
+}
+
+
+def load_settings(flags: dict | None = None, config_file: Path | None = None) -> Settings:
+    s = Settings()
+    path = config_file or config_dir() / "config.toml"
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise ConfigError(f"{path}: {e}") from None
+        known = {f.name for f in fields(Settings)} - {"api_key"}
+        for k, v in data.items():
+            if k not in known:
+                raise ConfigError(f"{path}: unknown setting {k!r} (known: {', '.join(sorted(known))})")
+            setattr(s, k, v)
+    for env, name in _ENV.items():
+        if os.environ.get(env):
+            setattr(s, name, os.environ[env])
+    for k, v in (flags or {}).items():
+        if v is not None:
+            setattr(s, k, v)
+    if not s.db:
+        s.db = str(data_dir() / "sessions.db")
+    return s

@@ -1,0 +1,1 @@
+"""The session engine and its strategies. Imports no Textual: it runs headless as well."""

@@ -1,0 +1,79 @@
+"""Which backend the numbers come from: a real GPU through pycuda / nvcuda / cupy, or `sim`,
+kernel_tuner's simulation mode replaying a cache recorded on a real GPU."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UserError
+from ..gpu.protocol import BACKENDS
+from ..gpu.simcache import find_cache, recorded_gpu
+
+CHOICES = ("auto", *BACKENDS, "sim")
+
+
+class BackendError(UserError):
+    pass
+
+
+@dataclass
+class BackendChoice:
+    backend: str
+    gpu: str  # the device's name; for sim, the GPU the cache was recorded on
+    sim_sources: list[str] = field(default_factory=list)  # cachefiles or folders, searched by kernel version
+    note: str = ""
+
+    @property
+    def simulated(self) -> bool:
+        return self.backend == "sim"
+
+    def label(self) -> str:
+        if self.simulated:
+            return f"SIMULATED (kernel_tuner replay of a cache recorded on {self.gpu})"
+        return f"{self.gpu} via {self.backend}"
+
+    def sim_cache_for(self, kernel: str, version: str) -> Path | None:
+        for src in self.sim_sources:
+            found = find_cache(src, kernel, version)
+            if found:
+                return found
+        return None
+
+
+def _what_to_do() -> str:
+    return ("On a machine with an NVIDIA GPU and the CUDA toolkit, install `kt-tui[cuda]` (pycuda), or "
+            "cuda-python or cupy. Without a GPU, replay a cache recorded on one: --backend sim "
+            "--sim-cache PATH (a kernel_tuner cachefile, or a folder of them).")
+
+
+def choose_backend(request: str, probe, kernel: str, version: str, sim_sources: list[str]) -> BackendChoice:
+    """`probe(backends)` runs in the GPU worker and returns {"backend", "gpu", "errors"}."""
+    if request not in CHOICES:
+        raise BackendError(f"unknown backend {request!r} (use one of {', '.join(CHOICES)})")
+    sources = [s for s in sim_sources if s]
+    if request == "sim":
+        return _sim(kernel, version, sources, note="")
+    found = probe(BACKENDS if request == "auto" else (request,))
+    if found.get("backend"):
+        return BackendChoice(found["backend"], found["gpu"], sources)
+    reasons = "; ".join(f"{k}: {v}" for k, v in found.get("errors", {}).items())
+    if request != "auto":
+        raise BackendError(f"backend {request} does not work here ({reasons}). {_what_to_do()}")
+    try:
+        return _sim(kernel, version, sources, note=f"No working CUDA backend on this machine ({reasons}).")
+    except BackendError:
+        raise BackendError(f"No working CUDA backend on this machine ({reasons}), and no recorded cache "
+                           f"for this kernel version ({version}) was found in: "
+                           f"{', '.join(sources) or 'nowhere'}. {_what_to_do()}") from None
+
+
+def _sim(kernel: str, version: str, sources: list[str], note: str) -> BackendChoice:
+    choice = BackendChoice("sim", "", sources)
+    cache = choice.sim_cache_for(kernel, version)
+    if cache is None:
+        where = ", ".join(sources) or "no place given (use --sim-cache)"
+        raise BackendError(f"no recorded cache for kernel {kernel} version {version} in {where}")
+    choice.gpu = recorded_gpu(cache)
+    choice.note = (note + " " if note else "") + f"Replaying {cache} (SIMULATED; recorded on {choice.gpu})."
+    return choice

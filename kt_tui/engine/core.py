@@ -1,0 +1,196 @@
+"""The engine: drives a strategy (a generator of gates), measures on the GPU worker, stores
+everything before going on, and replays stored decisions and results on resume.
+
+No Textual here: the UI and the headless runner both pass a `decide(gate) -> Decision` and an
+`on_event(event)` listener. `decide` may block (the UI resolves a Future); returning None means
+the user left at this gate, which stays pending in the store.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Generator
+
+from ..gpu.client import GpuWorker, WorkerError
+from ..gpu.protocol import TuneJob
+from ..gpu.simcache import finalize_cache
+from ..kernel.spec import Spec, spec_from_plain
+from ..store import Store
+from .backend import BackendChoice
+from .events import Decision, Event, Gate
+
+Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
+
+
+class Interrupted(Exception):
+    """The user left at a pending gate; the session resumes there."""
+
+
+class Engine:
+    def __init__(self, store: Store, sid: str, gpu: GpuWorker, choice: BackendChoice,
+                 decide: Callable[[Gate], Decision | None], on_event: Callable[[Event], None] | None = None,
+                 cache_dir: str | Path | None = None):
+        self.store, self.sid, self.gpu, self.choice = store, sid, gpu, choice
+        self.decide = decide
+        self.on_event = on_event or (lambda e: None)
+        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.stop_requested = threading.Event()
+        s = store.session(sid)
+        self.kernel_name = s["kernel_name"]
+        self.original = store.versions(sid)[0]["id"]
+        self.best_ms, self.best_key = s.get("best_ms"), s.get("best_key")
+
+    # -- events and gates ----------------------------------------------------------------
+    def emit(self, name: str, keep: bool = True, **data) -> None:
+        if keep:
+            self.store.add_event(self.sid, name, data)
+        self.on_event(Event(name, data))
+
+    def set_state(self, state: str, **fields) -> None:
+        self.store.update_session(self.sid, state=state, **fields)
+        self.emit("session", keep=False, state=state, **fields)
+
+    def ask(self, gate: Gate) -> Decision:
+        stored = self.store.gate(self.sid, gate.key)
+        if stored and stored["state"] == "decided":
+            d = stored["decision"]
+            return Decision(d["choice"], d.get("value"), by="replay")
+        if not stored:
+            self.store.open_gate(self.sid, gate.key, gate.kind, gate.title, gate.body)
+        self.set_state("waiting")
+        self.emit("gate", keep=False, gate=gate.to_dict())
+        decision = self.decide(gate)
+        if decision is None:
+            raise Interrupted(gate.key)
+        if decision.choice not in gate.choices:
+            raise ValueError(f"{decision.choice!r} is not a choice at gate {gate.key} ({', '.join(gate.choices)})")
+        self.store.decide_gate(self.sid, gate.key, decision.to_dict())
+        self.emit("decided", key=gate.key, decision=decision.to_dict())
+        self.set_state("running")
+        return decision
+
+    # -- versions ------------------------------------------------------------------------
+    def version(self, vid: str) -> tuple[str, Spec]:
+        v = self.store.version(self.sid, vid)
+        return v["source"], spec_from_plain(json.loads(v["spec_json"]))
+
+    def known(self, vid: str) -> dict[str, dict]:
+        return {r["key"]: r for r in self.store.results(self.sid, vid)}
+
+    # -- measuring -----------------------------------------------------------------------
+    def baseline(self, vid: str) -> dict | None:
+        """The original configuration's time and outputs (the reference), measured once."""
+        source, spec = self.version(vid)
+        params = spec.baseline_params()
+        key = ",".join(str(params[n]) for n in spec.tune_params)
+        have = self.known(vid).get(key)
+        if have is None or (not self.choice.simulated and self.store.reference(self.sid, vid) is None):
+            self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
+            have = self.known(vid).get(key)
+        if have and have["time_ms"] is not None:
+            self.store.update_session(self.sid, baseline_ms=have["time_ms"])
+            self.emit("session", keep=False, baseline_ms=have["time_ms"])
+        return have
+
+    def tune(self, vid: str, run_id: str, strategy: str = "brute_force", max_configs: int | None = None) -> str:
+        """Tune one kernel version; returns the run's end state (finished | stopped | failed)."""
+        run = self.store.run(self.sid, run_id)
+        if run and run["state"] in ("finished", "stopped", "failed"):
+            return run["state"]
+        return self._run_job(vid, run_id, "tune", strategy=strategy, max_configs=max_configs)
+
+    def request_stop(self) -> None:
+        self.stop_requested.set()
+        self.gpu.request_stop()
+
+    def _run_job(self, vid: str, run_id: str, kind: str, configs=None, capture=False,
+                 strategy="brute_force", max_configs=None) -> str:
+        source, spec = self.version(vid)
+        self.stop_requested.clear()
+        sim = self.choice.simulated
+        sim_cache = self.choice.sim_cache_for(self.kernel_name, vid) if sim else None
+        cachefile = None
+        if not sim and self.cache_dir:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            cachefile = str(self.cache_dir / f"{self.kernel_name}-{vid}-{self.sid}.json")
+        started = time.strftime("%Y-%m-%d %H:%M:%S")
+        total = len(configs) if configs else spec.space_size()
+        self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=strategy, state="running",
+                           total=total, cachefile=cachefile or (str(sim_cache) if sim_cache else None),
+                           device=self.choice.gpu, started=started)
+        self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend)
+        if sim and sim_cache is None:
+            return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
+        job = TuneJob(run_id=run_id, source=source, spec=spec.to_dict(), backend=self.choice.backend,
+                      cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
+                      known=self.known(vid) if kind == "tune" else {},
+                      reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
+                      capture_reference=capture, strategy=strategy, max_configs=max_configs)
+
+        def on_gpu(kind_: str, payload: dict) -> None:
+            if kind_ == "result":
+                self._add_result(vid, run_id, payload)
+            elif kind_ == "space":
+                self.store.put_run(self.sid, run_id, total=payload["total"])
+                self.emit("space", keep=False, run=run_id, total=payload["total"])
+            elif kind_ == "reference":
+                self.store.set_reference(self.sid, vid, payload)
+            elif kind_ == "begin":
+                self.emit("begin", keep=False, run=run_id, **payload)
+
+        try:
+            info = self.gpu.run(job, on_gpu, spec.timeout_s)
+        except WorkerError as e:
+            return self._end_run(run_id, "failed", str(e))
+        if cachefile and Path(cachefile).exists():
+            finalize_cache(cachefile, {"kernel_version": vid, "backend": self.choice.backend,
+                                       "gpu": info.get("device") or self.choice.gpu, "recorded": started,
+                                       "session": self.sid}, spec.tune_params)
+        stopped = info.get("stopped") or self.stop_requested.is_set()
+        return self._end_run(run_id, "stopped" if stopped else "finished")
+
+    def _end_run(self, run_id: str, state: str, error: str | None = None) -> str:
+        self.store.put_run(self.sid, run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error)
+        self.emit("run_end", run=run_id, state=state, error=error)
+        return state
+
+    def _add_result(self, vid: str, run_id: str, r: dict) -> None:
+        self.store.add_result(self.sid, vid, run_id, r)
+        best = (r["status"] == "ok" and r["time_ms"] is not None and r.get("verified") is not False
+                and (self.best_ms is None or r["time_ms"] < self.best_ms))
+        if best:
+            self.best_ms, self.best_key = r["time_ms"], r["key"]
+            self.store.update_session(self.sid, best_ms=r["time_ms"], best_key=r["key"], best_version=vid)
+        self.emit("result", keep=False, run=run_id, version=vid, result=r, best=best)
+
+    # -- driving a strategy --------------------------------------------------------------
+    def run(self, strategy: Strategy) -> str:
+        """Run `strategy` to its end; returns the session's state afterwards."""
+        self.set_state("running", error=None)
+        gen = strategy(self)
+        try:
+            gate = next(gen)
+            while True:
+                decision = self.ask(gate)
+                if decision.choice == "stop":
+                    gen.close()
+                    self.set_state("stopped")
+                    self.emit("finished", state="stopped")
+                    return "stopped"
+                gate = gen.send(decision)
+        except StopIteration:
+            failed = [r for r in self.store.runs(self.sid) if r["state"] == "failed"]
+            state, error = ("failed", failed[-1]["error"]) if failed else ("finished", None)
+            self.set_state(state, error=error)
+            self.emit("finished", state=state, error=error)
+            return state
+        except Interrupted:
+            self.emit("note", keep=False, text="left at a pending decision; `kt-tui resume` reopens it")
+            return "waiting"
+        except Exception as e:  # noqa: BLE001 - the session records what went wrong
+            self.set_state("failed", error=f"{type(e).__name__}: {e}")
+            self.emit("finished", state="failed", error=str(e))
+            raise

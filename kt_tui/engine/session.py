@@ -1,0 +1,80 @@
+"""Opening sessions: a new one from a kernel file and its spec, or a stored one to resume."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import Settings
+from ..gpu.client import GpuWorker
+from ..kernel.source import Kernel, SourceError, find_kernels, pick_kernel, read_source
+from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_path_for, version_hash
+from ..store import Store
+from .backend import BackendChoice, choose_backend
+
+
+@dataclass
+class KernelFile:
+    path: Path
+    source: str
+    kernels: list[Kernel]
+
+
+def read_kernel_file(path: str | Path) -> KernelFile:
+    p = Path(path)
+    source = read_source(p)
+    kernels = find_kernels(source)
+    if not kernels:
+        raise SourceError(f"{p}: no __global__ kernel found; kt-tui tunes CUDA kernels declared with __global__")
+    return KernelFile(p, source, kernels)
+
+
+def load_kernel_spec(kf: KernelFile, spec_path: str | Path | None, kernel_name: str | None) -> tuple[Kernel, Spec]:
+    """The kernel and its spec; SpecError when the spec is missing or broken."""
+    sp = Path(spec_path) if spec_path else spec_path_for(kf.path)
+    if not sp.exists():
+        raise SpecError("", f"no launch spec (expected {sp}); `kt-tui {kf.path}` drafts one from the signature", sp)
+    try:
+        name = kernel_name or tomllib.loads(sp.read_text(encoding="utf-8")).get("kernel")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        name = kernel_name  # load_spec reports the problem
+    kernel = pick_kernel(kf.kernels, name if isinstance(name, str) else None, str(kf.path))
+    return kernel, load_spec(sp, kernel)
+
+
+def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
+    return [s for s in (settings.sim_cache, str(kernel_path.parent / "recorded"),
+                        str(settings.data_dir / "caches")) if s]
+
+
+def pick_backend(settings: Settings, gpu: GpuWorker, kernel: str, version: str, kernel_path: Path,
+                 request: str | None = None) -> BackendChoice:
+    return choose_backend(request or settings.backend, gpu.probe, kernel, version, sim_sources(settings, kernel_path))
+
+
+def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, choice: BackendChoice) -> str:
+    vid = version_hash(kf.source, spec)
+    sid = store.create_session(
+        kernel_path=str(kf.path.resolve()), kernel_name=spec.kernel, strategy=settings.strategy,
+        backend=choice.backend, backend_request=settings.backend, gpu=choice.gpu, simulated=int(choice.simulated),
+        sim_cache=settings.sim_cache, note=choice.note, settings=json.dumps(settings.public()))
+    store.add_version(sid, vid, kf.source, dump_spec(spec), spec.to_dict(), label="original")
+    store.add_event(sid, "created", {"kernel": str(kf.path), "version": vid, "backend": choice.backend,
+                                     "gpu": choice.gpu, "note": choice.note})
+    return sid
+
+
+def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -> BackendChoice:
+    """The backend for a resumed session: what it used, if that still works here (auto otherwise)."""
+    s = store.session(sid)
+    if s.get("sim_cache") and not settings.sim_cache:
+        settings.sim_cache = s["sim_cache"]
+    original = store.versions(sid)[0]["id"]
+    request = settings.backend if settings.backend != "auto" else (s.get("backend_request") or "auto")
+    choice = pick_backend(settings, gpu, s["kernel_name"], original, Path(s["kernel_path"]), request)
+    if choice.backend != s.get("backend"):
+        store.update_session(sid, backend=choice.backend, gpu=choice.gpu, simulated=int(choice.simulated),
+                             note=choice.note)
+    return choice

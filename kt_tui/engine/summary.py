@@ -1,0 +1,34 @@
+"""Plain-data views of a stored session, for `--json` output and the sessions list."""
+
+from __future__ import annotations
+
+from ..store import Store
+
+STEP_STATE = {"approve": "approved", "edit": "edited", "skip": "skipped", "stop": "stopped"}
+
+
+def best_result(store: Store, sid: str) -> dict | None:
+    ok = [r for r in store.results(sid) if r["status"] == "ok" and r["time_ms"] is not None and r["verified"] is not False]
+    return min(ok, key=lambda r: r["time_ms"]) if ok else None
+
+
+def session_summary(store: Store, sid: str) -> dict:
+    s = store.session(sid)
+    best = best_result(store, sid)
+    steps = [{"title": g["title"], "state": STEP_STATE.get((g["decision"] or {}).get("choice"), "proposed")}
+             for g in store.gates(sid)]
+    return {
+        "session": s["id"], "kernel": s["kernel_path"], "state": s["state"], "backend": s["backend"],
+        "simulated": bool(s["simulated"]), "gpu": s["gpu"], "strategy": s["strategy"],
+        "results": len(store.results(sid)), "baseline_ms": s["baseline_ms"],
+        "best": None if best is None else {"time_ms": best["time_ms"], "params": best["params"],
+                                           "kernel_version": best["version"]},
+        "speedup": (s["baseline_ms"] / best["time_ms"]) if best and s["baseline_ms"] else None,
+        "steps": steps, "note": s["note"] or None, "error": s["error"] or None,
+    }
+
+
+def session_row(s: dict) -> dict:
+    return {"id": s["id"], "kernel": s["kernel_path"], "created": s["created"], "updated": s["updated"],
+            "state": s["state"], "backend": s["backend"], "simulated": bool(s["simulated"]), "gpu": s["gpu"],
+            "strategy": s["strategy"], "best_time_ms": s["best_ms"], "baseline_ms": s["baseline_ms"]}

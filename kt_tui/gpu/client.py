@@ -1,0 +1,160 @@
+"""The app's side of the GPU worker: start it, feed it jobs, watch it, and restart it when a kernel
+hangs or takes the CUDA context down. Nothing here touches CUDA."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import queue
+import re
+import threading
+import time
+from typing import Callable
+
+from . import worker
+from .protocol import BACKENDS, ProbeJob, TuneJob
+
+_SECRET = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)", re.I)
+_ENV_LOCK = threading.Lock()
+MAX_RESTARTS_WITHOUT_PROGRESS = 3
+
+
+class WorkerError(RuntimeError):
+    pass
+
+
+class GpuWorker:
+    def __init__(self, log_path: str | None = None):
+        self.log_path = log_path
+        self._ctx = mp.get_context("spawn")
+        self.proc = None
+        self.restarts = 0
+
+    # -- process lifecycle ---------------------------------------------------------------
+    def start(self) -> None:
+        self.requests = self._ctx.Queue()
+        self.events = self._ctx.Queue()
+        self.stop_flag = self._ctx.Event()
+        self.proc = self._ctx.Process(
+            target=worker.main, name="kt-tui-gpu",
+            args=(self.requests, self.events, self.stop_flag, self.log_path, os.getpid()), daemon=True)
+        with _ENV_LOCK:  # the worker never sees API keys or tokens
+            hidden = {k: os.environ.pop(k) for k in list(os.environ) if _SECRET.search(k)}
+            try:
+                self.proc.start()
+            finally:
+                os.environ.update(hidden)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.is_alive()
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            if self.proc.is_alive():
+                self.proc.kill()
+            self.proc.join(5)
+            self.proc = None
+
+    def restart(self) -> None:
+        self.kill()
+        self.restarts += 1
+        self.start()
+
+    def close(self) -> None:
+        if self.alive():
+            self.requests.put(None)
+            self.proc.join(3)
+        self.kill()
+
+    def request_stop(self) -> None:
+        """Stop after the configuration that is running now."""
+        if self.proc is not None:
+            self.stop_flag.set()
+
+    def _ensure(self) -> None:
+        if not self.alive():
+            if self.proc is not None:
+                self.restarts += 1
+            self.start()
+
+    # -- jobs ----------------------------------------------------------------------------
+    def probe(self, backends=BACKENDS, timeout: float = 180) -> dict:
+        self._ensure()
+        self.requests.put(ProbeJob(tuple(backends)))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                kind, _, payload = self.events.get(timeout=0.5)
+            except queue.Empty:
+                if not self.alive():
+                    self.proc = None
+                    return {"backend": None, "gpu": None, "errors": {"worker": "the probe crashed the worker"}}
+                continue
+            if kind == "probe":
+                return payload
+        self.kill()
+        return {"backend": None, "gpu": None, "errors": {"worker": f"no answer within {timeout:.0f}s"}}
+
+    def run(self, job: TuneJob, on_event: Callable[[str, dict], None], timeout_s: float) -> dict:
+        """Run `job` to its end. Hangs and crashes cost one configuration, not the run."""
+        self._ensure()
+        self.stop_flag.clear()
+        self.requests.put(job)
+        current, started, first = None, 0.0, True
+        fruitless = 0
+        while True:
+            try:
+                kind, run_id, payload = self.events.get(timeout=0.2)
+            except queue.Empty:
+                lost = None
+                if not self.alive():
+                    lost = ("crash", "the GPU worker process died (exit code "
+                            f"{self.proc.exitcode if self.proc else '?'}) while running this configuration")
+                elif current and time.monotonic() - started > timeout_s * (2 if first else 1):
+                    lost = ("timeout", f"no result within {timeout_s:g}s; the kernel was killed and the worker restarted")
+                if lost is None:
+                    continue
+                fruitless += 1
+                if current:
+                    self._record_lost(job, current, *lost, on_event)
+                if fruitless > MAX_RESTARTS_WITHOUT_PROGRESS:
+                    self.kill()
+                    raise WorkerError(f"the GPU worker failed {fruitless} times in a row: {lost[1]}")
+                stop = self.stop_flag.is_set()
+                self.restart()
+                if stop:
+                    return {"stopped": True, "device": None, "simulated": job.backend == "sim"}
+                self.requests.put(job)
+                current, first = None, True
+                continue
+            if run_id != job.run_id:
+                continue
+            if kind == "begin":
+                current, started = payload, time.monotonic()
+            elif kind == "result":
+                current, first, fruitless = None, False, 0
+                job.known[payload["key"]] = payload
+                on_event(kind, payload)
+            elif kind in ("space", "reference"):
+                on_event(kind, payload)
+            elif kind == "done":
+                return payload
+            elif kind == "failed":
+                raise WorkerError(payload["error"])
+            elif kind == "restart":
+                self.restart()
+                self.requests.put(job)
+                current, first = None, True
+
+    def _record_lost(self, job: TuneJob, current: dict, status: str, why: str, on_event) -> None:
+        result = {"key": current["key"], "params": current["params"], "time_ms": None, "times": None,
+                  "status": status, "error": why, "verified": None, "max_abs_err": None, "first_bad": None,
+                  "compile_ms": None, "source": "measured", "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")}
+        job.known[current["key"]] = result
+        on_event("result", result)
+        if job.cachefile and os.path.exists(job.cachefile):
+            entry = dict(current["params"], time="RuntimeFailedConfig", compile_time=0, verification_time=0,
+                         benchmark_time=0, kt_status=status, kt_error=why, timestamp=result["timestamp"])
+            with open(job.cachefile, "a") as f:
+                f.write("\n" + json.dumps({current["key"]: entry})[1:-1] + ",")

@@ -1,0 +1,46 @@
+"""What the app and the GPU worker process say to each other (picklable, plain data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+BACKENDS = ("pycuda", "nvcuda", "cupy")
+STATUSES = ("ok", "wrong_result", "compile_error", "runtime_error", "invalid", "timeout", "crash", "not_recorded")
+
+
+@dataclass
+class TuneJob:
+    run_id: str
+    source: str
+    spec: dict  # Spec.to_dict()
+    backend: str  # pycuda | nvcuda | cupy | sim
+    cachefile: str | None = None  # kernel_tuner cachefile this run appends to (real backends)
+    sim_cache: str | None = None  # recorded cachefile to replay (sim)
+    configs: list[dict] | None = None  # explicit configurations; None means the whole space
+    known: dict[str, dict] = field(default_factory=dict)  # config key -> stored result, not re-run
+    reference: dict | None = None  # output name -> array, to verify against
+    capture_reference: bool = False  # send the first config's outputs back as the reference
+    strategy: str = "brute_force"
+    strategy_options: dict = field(default_factory=dict)
+    max_configs: int | None = None
+
+
+@dataclass
+class ProbeJob:
+    backends: tuple[str, ...] = BACKENDS
+
+
+# Worker -> app messages are tuples: (kind, run_id, payload)
+#   ("space", run_id, {"total": int})
+#   ("begin", run_id, {"key": str, "params": dict})
+#   ("result", run_id, result dict, see tuning.normalize_result)
+#   ("reference", run_id, {name: array})
+#   ("done", run_id, {"device": str, "stopped": bool, "simulated": bool})
+#   ("failed", run_id, {"error": str})
+#   ("probe", None, {"backend": str|None, "gpu": str|None, "errors": {backend: str}})
+#   ("restart", run_id, {"reason": str})  the CUDA context is gone; the app restarts the worker
+
+
+def config_key(params: dict, names: list[str]) -> str:
+    """kernel_tuner's cache key: the values in tune_params order, joined by commas."""
+    return ",".join(str(params[n]) for n in names)

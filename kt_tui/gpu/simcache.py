@@ -1,0 +1,64 @@
+"""kernel_tuner cachefiles recorded on a real GPU: naming, metadata, and lookup by kernel version.
+
+A recorded cache stays a valid kernel_tuner cachefile (kernel_tuner's own simulation mode opens
+it); kt-tui adds a "kt_tui" header entry saying which kernel version, GPU, backend and date it
+came from.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kernel_tuner.util import read_cache
+
+
+def cache_name(kernel: str, version: str) -> str:
+    return f"{kernel}-{version}.json"
+
+
+def read_header(path: str | Path) -> dict:
+    """The cache's header fields (everything but the entries), without opening it for appending."""
+    data = read_cache(str(path), open_cache=False)
+    data.pop("cache", None)
+    return data
+
+
+def recorded_gpu(path: str | Path) -> str:
+    head = read_header(path)
+    meta = head.get("kt_tui", {})
+    when = meta.get("recorded")
+    return f"{head.get('device_name', 'unknown GPU')}" + (f", recorded {when}" if when else "")
+
+
+def find_cache(where: str | Path, kernel: str, version: str) -> Path | None:
+    """`where` is a cachefile (used as is) or a folder searched for this kernel version."""
+    p = Path(where)
+    if p.is_file():
+        return p
+    if not p.is_dir():
+        return None
+    named = sorted(p.glob(f"{kernel}-{version}*.json"))
+    if named:
+        return named[0]
+    for f in sorted(p.glob("*.json")):
+        try:
+            if read_header(f).get("kt_tui", {}).get("kernel_version") == version:
+                return f
+        except (ValueError, KeyError, OSError):
+            continue
+    return None
+
+
+def finalize_cache(path: str | Path, meta: dict, tune_params: dict | None = None) -> None:
+    """Close a cachefile kernel_tuner left open and stamp kt-tui's metadata into its header."""
+    data = read_cache(str(path), open_cache=False)
+    for entry in data["cache"].values():
+        entry.pop("__error__", None)
+    data["kt_tui"] = {**data.get("kt_tui", {}), **meta}
+    if tune_params:
+        data["tune_params"] = tune_params
+    cache = data.pop("cache")
+    text = json.dumps(data, indent="")[:-2] + ',\n"cache": {' + ",".join(
+        "\n" + json.dumps({k: v})[1:-1] for k, v in cache.items()) + "\n}\n}"
+    Path(path).write_text(text)

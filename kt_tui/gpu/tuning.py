@@ -1,0 +1,221 @@
+"""Runs inside the GPU worker: kernel_tuner with per-config streaming, verification and stop.
+
+kernel_tuner accepts any object with a `tune(searchspace, runner, tuning_options)` method as a
+strategy. Ours wraps the runner it is given so that every configuration is evaluated on its own:
+we announce it, catch its failure without ending the run, verify its outputs, stream the result,
+and check for a stop request before the next one. Any kernel_tuner strategy can run inside.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+from kernel_tuner import tune_kernel, util
+from kernel_tuner.interface import strategy_map
+from kernel_tuner.observers.observer import OutputObserver
+
+from ..kernel.inputs import make_args
+from ..kernel.spec import Spec, spec_from_plain
+from .protocol import TuneJob
+from .verify import compare_all
+
+STICKY = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
+          "illegal instruction", "launch failed", "hardware stack error", "ecc error", "launch timed out",
+          "context is destroyed", "invalid context")
+
+
+class StopTuning(Exception):
+    pass
+
+
+class ContextLost(Exception):
+    """The CUDA context cannot be trusted any more; the worker must be restarted."""
+
+
+class VerifyObserver(OutputObserver):
+    """Checks each configuration's outputs against the reference; optionally keeps them."""
+
+    def __init__(self, spec: Spec, reference: dict | None, capture: bool):
+        self.out_index = {a.name: i for i, a in enumerate(spec.args) if a.output}
+        self.tol = {a.name: a.tolerance() for a in spec.args if a.output}
+        self.reference = reference
+        self.capture = capture
+        self.captured: dict | None = None
+        self.verdicts: list | None = None
+
+    def process_output(self, answer, output):
+        outs = {name: np.asarray(output[i]) for name, i in self.out_index.items() if output[i] is not None}
+        if self.capture and self.captured is None:
+            self.captured = {k: v.copy() for k, v in outs.items()}
+        if self.reference is not None:
+            self.verdicts = compare_all(self.reference, outs, self.tol)
+
+    def get_results(self):
+        verdicts, self.verdicts = self.verdicts, None
+        if verdicts is None:
+            return {}
+        bad = [v for v in verdicts if not v["ok"]]
+        first = bad[0] if bad else None
+        return {
+            "kt_correct": 0 if bad else 1,
+            "kt_max_abs_err": max((v["max_abs_err"] or 0.0) for v in verdicts),
+            "kt_first_bad": f"{first['output']}[{first['first_bad']}]" if first else "",
+        }
+
+
+def normalize_result(raw: dict, names: list[str], source: str) -> dict:
+    """A kernel_tuner result (or cache entry) as the store keeps it."""
+    params = {n: raw[n] for n in names}
+    err = raw.get("__error__")
+    status = raw.get("kt_status")
+    error = raw.get("kt_error")
+    if status is None:
+        if isinstance(err, util.CompilationFailedConfig):
+            status = "compile_error"
+        elif isinstance(err, util.RuntimeFailedConfig):
+            status = "runtime_error"
+        elif isinstance(err, util.InvalidConfig):
+            status, error = "invalid", error or "not a valid configuration (restrictions or launch limits)"
+        elif err is not None:
+            status = "runtime_error"
+        elif raw.get("kt_correct") == 0:
+            status = "wrong_result"
+            error = error or f"wrong result at {raw.get('kt_first_bad')} (max abs err {raw.get('kt_max_abs_err'):.3g})"
+        else:
+            status = "ok"
+    t = raw.get("time")
+    ok_time = isinstance(t, (int, float)) and status in ("ok", "wrong_result")
+    verified = {1: True, 0: False}.get(raw.get("kt_correct"))
+    return {
+        "key": ",".join(str(params[n]) for n in names), "params": params,
+        "time_ms": float(t) if ok_time else None,
+        "times": [float(x) for x in raw.get("times", [])] if ok_time else None,
+        "status": status, "error": error, "verified": verified,
+        "max_abs_err": raw.get("kt_max_abs_err"), "first_bad": raw.get("kt_first_bad") or None,
+        "compile_ms": raw.get("compile_time"), "source": source, "timestamp": raw.get("timestamp"),
+    }
+
+
+def classify_exception(e: BaseException) -> tuple[str, str]:
+    text = f"{type(e).__name__}: {e}"
+    stderr = getattr(e, "stderr", None)
+    if stderr:
+        text += "\n" + (stderr.decode(errors="replace") if isinstance(stderr, bytes) else str(stderr))
+    low = text.lower()
+    if any(s in low for s in ("compil", "nvrtc", "ptxas", "nvcc")):
+        return "compile_error", text[-4000:]
+    return "runtime_error", text[-4000:]
+
+
+class StreamingStrategy:
+    """A kernel_tuner strategy object: evaluates one config at a time and streams each result."""
+
+    def __init__(self, job: TuneJob, names: list[str], emit: Callable, should_stop: Callable[[], bool]):
+        self.job, self.names, self.emit, self.should_stop = job, names, emit, should_stop
+        self.evaluated = 0
+        self.stopped = False
+
+    def tune(self, searchspace, runner, tuning_options):
+        job = self.job
+        self.emit("space", {"total": int(searchspace.size)})
+        proxy = _StreamingRunner(runner, self)
+        try:
+            if job.configs is not None:
+                elements = [tuple(c[n] for n in self.names) for c in job.configs]
+                return proxy.run(elements, tuning_options)
+            if job.strategy == "brute_force":
+                return proxy.run(searchspace.sorted_list(), tuning_options)
+            return strategy_map[job.strategy].tune(searchspace, proxy, tuning_options)
+        except StopTuning:
+            self.stopped = True
+            return proxy.results
+
+
+class _StreamingRunner:
+    def __init__(self, runner, owner: StreamingStrategy):
+        self.runner, self.owner = runner, owner
+        self.results: list = []
+        self.simulation_mode = getattr(runner, "simulation_mode", False)
+
+    def __getattr__(self, name):
+        return getattr(self.runner, name)
+
+    def run(self, parameter_space, tuning_options):
+        owner, job = self.owner, self.owner.job
+        out = []
+        for element in parameter_space:
+            key = ",".join(str(v) for v in element)
+            if key in job.known:
+                out.append(_as_kt_result(job.known[key], owner.names))
+                continue
+            if owner.should_stop() or (job.max_configs and owner.evaluated >= job.max_configs):
+                raise StopTuning
+            params = dict(zip(owner.names, element))
+            owner.emit("begin", {"key": key, "params": params})
+            sticky = None
+            try:
+                raw = self.runner.run([element], tuning_options)[0]
+                if raw is None:
+                    raise StopTuning
+            except StopTuning:
+                raise
+            except Exception as e:  # one config failing must not end the run
+                status, text = classify_exception(e)
+                if self.simulation_mode:
+                    status, text = "not_recorded", "this configuration is not in the recorded cache"
+                raw = dict(params, time=1e20, compile_time=0, verification_time=0, benchmark_time=0,
+                           kt_status=status, kt_error=text, timestamp=time.strftime("%Y-%m-%d %H:%M:%S"))
+                raw["__error__"] = util.RuntimeFailedConfig()
+                if status in ("compile_error", "runtime_error"):
+                    util.store_cache(key, raw, tuning_options.cachefile, tuning_options.cache)
+                sticky = text if any(s in text.lower() for s in STICKY) else None
+            owner.evaluated += 1
+            source = "recorded" if self.simulation_mode else "measured"
+            owner.emit("result", normalize_result(raw, owner.names, source))
+            out.append(raw)
+            self.results.append(raw)
+            if sticky:
+                raise ContextLost(sticky)
+        return out
+
+
+def _as_kt_result(stored: dict, names: list[str]) -> dict:
+    r = dict(stored["params"])
+    if stored.get("time_ms") is not None and stored.get("status") == "ok":
+        r["time"] = stored["time_ms"]
+    else:
+        r["time"] = 1e20
+        r["__error__"] = util.RuntimeFailedConfig()
+    return r
+
+
+def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) -> dict:
+    """Run one tuning job; returns what `done` reports. Raises ContextLost when the GPU is wedged."""
+    spec = spec_from_plain(job.spec)
+    names = list(spec.tune_params)
+    tune_params = {k: list(v) for k, v in spec.tune_params.items()}
+    if job.configs is not None:  # restrict the space to the asked configurations
+        tune_params = {n: sorted({c[n] for c in job.configs}, key=lambda v: tune_params[n].index(v)) for n in names}
+    observer = VerifyObserver(spec, job.reference, job.capture_reference)
+    strategy = StreamingStrategy(job, names, emit, should_stop)
+    simulated = job.backend == "sim"
+    kwargs = dict(
+        grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, grid_div_z=spec.grid_div_z,
+        block_size_names=spec.block_size_names, restrictions=spec.restrictions or None,
+        iterations=spec.iterations, compiler_options=spec.compiler_options or None, quiet=True,
+        strategy=strategy, strategy_options=dict(job.strategy_options),
+    )
+    if simulated:
+        kwargs.update(lang="CUDA", simulation_mode=True, cache=job.sim_cache)
+    else:
+        kwargs.update(lang=job.backend, cache=job.cachefile, observers=[observer])
+    problem_size = spec.problem_size_values()
+    _, env = tune_kernel(spec.kernel, job.source, problem_size if len(problem_size) > 1 else problem_size[0],
+                         make_args(spec), tune_params, **kwargs)
+    if observer.captured is not None:
+        emit("reference", observer.captured)
+    return {"device": env.get("device_name"), "stopped": strategy.stopped, "simulated": simulated,
+            "evaluated": strategy.evaluated}
+

@@ -1,0 +1,36 @@
+"""Compare a kernel's outputs with the reference outputs, per output argument."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def compare(name: str, ref: np.ndarray, out: np.ndarray, atol: float, rtol: float) -> dict:
+    """One output's verdict: ok, max errors, mismatch count and the first failing index."""
+    if out is None or out.shape != ref.shape:
+        return {"output": name, "ok": False, "reason": "output missing or of another shape",
+                "max_abs_err": None, "max_rel_err": None, "mismatches": int(ref.size), "first_bad": 0}
+    if np.issubdtype(ref.dtype, np.floating):
+        r, o = ref.astype(np.float64), out.astype(np.float64)
+        same_nonfinite = (np.isnan(r) & np.isnan(o)) | (np.isinf(r) & (r == o))
+        diff = np.abs(o - r)
+        bad = ~(same_nonfinite | (diff <= atol + rtol * np.abs(r)))
+        finite = np.isfinite(diff)
+        max_abs = float(diff[finite].max()) if finite.any() else 0.0
+        rel = diff[finite] / np.maximum(np.abs(r[finite]), np.finfo(np.float64).tiny)
+        max_rel = float(rel.max()) if rel.size else 0.0
+    else:
+        diff = np.abs(out.astype(np.int64) - ref.astype(np.int64))
+        bad = diff > atol
+        max_abs, max_rel = float(diff.max()) if diff.size else 0.0, 0.0
+    idx = np.flatnonzero(bad)
+    verdict = {"output": name, "ok": idx.size == 0, "max_abs_err": max_abs, "max_rel_err": max_rel,
+               "mismatches": int(idx.size), "first_bad": int(idx[0]) if idx.size else None}
+    if idx.size:
+        i = int(idx[0])
+        verdict["reason"] = f"{name}[{i}] = {out.flat[i]!r}, expected {ref.flat[i]!r}"
+    return verdict
+
+
+def compare_all(refs: dict[str, np.ndarray], outs: dict[str, np.ndarray], tolerances: dict[str, tuple]) -> list[dict]:
+    return [compare(name, ref, outs.get(name), *tolerances[name]) for name, ref in refs.items()]

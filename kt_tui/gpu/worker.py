@@ -1,0 +1,107 @@
+"""The GPU worker process: owns the CUDA context, runs one job at a time, streams messages back.
+
+Started with the "spawn" method (never fork: CUDA contexts do not survive it). Its stdout and
+stderr go to a log file so that compiler and kernel_tuner chatter never reaches the terminal UI.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import traceback
+
+from .protocol import ProbeJob, TuneJob
+
+
+def probe_backends(backends) -> dict:
+    """Try each backend for real: import it, open the device, compile and launch a tiny kernel."""
+    errors = {}
+    for name in backends:
+        try:
+            gpu = _try_backend(name)
+            return {"backend": name, "gpu": gpu, "errors": errors}
+        except Exception as e:  # noqa: BLE001 - every failure is a reason to report
+            errors[name] = f"{type(e).__name__}: {e}".strip()[:300]
+    return {"backend": None, "gpu": None, "errors": errors}
+
+
+_PROBE_SRC = "__global__ void kt_probe(float *x) { x[threadIdx.x] = threadIdx.x; }"
+
+
+def _try_backend(name: str) -> str:
+    import numpy as np
+    from kernel_tuner import run_kernel
+
+    x = np.zeros(32, np.float32)
+    out = run_kernel("kt_probe", _PROBE_SRC, 32, [x], {"block_size_x": 32}, lang=name, quiet=True)
+    if not np.array_equal(out[0], np.arange(32, dtype=np.float32)):
+        raise RuntimeError("probe kernel ran but produced wrong values")
+    return _device_name(name)
+
+
+def _device_name(name: str) -> str:
+    if name == "pycuda":
+        import pycuda.driver as drv
+        drv.init()
+        return drv.Device(0).name()
+    if name == "cupy":
+        import cupy
+        return cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    from cuda.bindings import driver
+    driver.cuInit(0)
+    err, dev = driver.cuDeviceGet(0)
+    err, raw = driver.cuDeviceGetName(256, dev)
+    return raw.split(b"\0", 1)[0].decode()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    import time
+    while True:
+        if os.getppid() != parent_pid:
+            os._exit(0)
+        time.sleep(0.5)
+
+
+def main(requests, events, stop_flag, log_path: str | None, parent_pid: int) -> None:
+    if log_path:
+        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    from .tuning import ContextLost, run_tune_job
+
+    while True:
+        try:
+            job = requests.get(timeout=1.0)
+        except queue.Empty:
+            continue
+        if job is None:
+            return
+        if isinstance(job, ProbeJob):
+            events.put(("probe", None, probe_backends(job.backends)))
+            continue
+        assert isinstance(job, TuneJob)
+        stop_flag.clear()
+
+        def emit(kind, payload, run_id=job.run_id):
+            events.put((kind, run_id, payload))
+
+        try:
+            info = run_tune_job(job, emit, stop_flag.is_set)
+            events.put(("done", job.run_id, info))
+        except ContextLost as e:
+            events.put(("restart", job.run_id, {"reason": str(e)}))
+            return
+        except Exception as e:  # noqa: BLE001 - reported to the app, which decides
+            traceback.print_exc()
+            events.put(("failed", job.run_id, {"error": _explain(e)}))
+
+
+def _explain(e: BaseException) -> str:
+    text = f"{type(e).__name__}: {e}"
+    if "Simulation mode requires an existing cachefile" in text:
+        return "the recorded cache file is missing"
+    if "Cannot load cache" in text:
+        return "the cache file does not match this kernel and spec: " + str(e).split("(", 1)[-1].strip(" )")
+    return text[:2000]

@@ -1,0 +1,1 @@
+"""The CUDA source and its launch spec."""

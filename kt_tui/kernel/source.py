@@ -1,0 +1,147 @@
+"""Read CUDA source files and find the `__global__` kernels in them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import UserError
+
+
+class SourceError(UserError):
+    """The kernel file cannot be used; the message says why, for the user."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    ctype: str  # as written, without the name: "const float * __restrict__"
+
+    @property
+    def is_pointer(self) -> bool:
+        return "*" in self.ctype
+
+    @property
+    def base_type(self) -> str:
+        """The scalar type with qualifiers and stars removed: "float", "int", "unsigned int"."""
+        words = re.sub(r"\*|&", " ", self.ctype).split()
+        drop = {"const", "volatile", "__restrict__", "__restrict", "restrict"}
+        return " ".join(w for w in words if w not in drop)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    params: tuple[Param, ...]
+    line: int  # 1-based line of the __global__ keyword
+    templated: bool = False
+
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_GLOBAL = re.compile(r"__global__")
+
+
+def read_source(path: str | Path) -> str:
+    """Read a .cu file as UTF-8 text, with a clear error for anything else."""
+    p = Path(path)
+    if not p.exists():
+        raise SourceError(f"{p}: no such file")
+    if p.is_dir():
+        raise SourceError(f"{p}: is a directory, expected a .cu file")
+    data = p.read_bytes()
+    if b"\x00" in data[:4096]:
+        raise SourceError(f"{p}: looks like a binary file, expected CUDA source text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SourceError(
+            f"{p}: not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r}); save it as UTF-8"
+        ) from None
+
+
+def strip_comments(src: str) -> str:
+    """Blank out comments but keep line numbers and offsets intact."""
+    return _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), src)
+
+
+def _split_params(text: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip() and p.strip() != "void"]
+
+
+def _parse_param(text: str) -> Param:
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s*=.*$", "", text)  # default values
+    m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*(\[\s*\w*\s*\])?$", text)
+    if not m or not m.group(1).strip():
+        raise SourceError(f"cannot read kernel parameter {text!r}")
+    ctype = m.group(1).strip() + (" *" if m.group(3) else "")
+    return Param(name=m.group(2), ctype=ctype)
+
+
+def find_kernels(src: str) -> list[Kernel]:
+    """All `__global__` functions (definitions and declarations) in source order, by name once."""
+    clean = strip_comments(src)
+    kernels: dict[str, Kernel] = {}
+    for m in _GLOBAL.finditer(clean):
+        pos = m.end()
+        paren = clean.find("(", pos)
+        while paren >= 0 and re.search(r"__launch_bounds__\s*$", clean[pos:paren]):
+            pos = _match_paren(clean, paren) + 1
+            paren = clean.find("(", pos) if pos > 0 else -1
+        if paren < 0:
+            continue
+        head = clean[pos:paren]
+        names = re.findall(r"[A-Za-z_]\w*", head)
+        if not names:
+            continue
+        name = names[-1]
+        close = _match_paren(clean, paren)
+        if close < 0:
+            raise SourceError(f"kernel {name}: unbalanced parentheses in its parameter list")
+        params = tuple(_parse_param(p) for p in _split_params(clean[paren + 1:close]))
+        before = clean[max(0, m.start() - 200):m.start()]
+        templated = bool(re.search(r"template\s*<[^;{}]*>\s*(extern\s+\"C\"\s*)?$", before))
+        line = clean.count("\n", 0, m.start()) + 1
+        kernels.setdefault(name, Kernel(name, params, line, templated))
+    return list(kernels.values())
+
+
+def _match_paren(text: str, open_at: int) -> int:
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def pick_kernel(kernels: list[Kernel], name: str | None, where: str) -> Kernel:
+    """The kernel named `name`, or the only one; clear errors otherwise."""
+    if not kernels:
+        raise SourceError(f"{where}: no __global__ kernel found")
+    if name:
+        for k in kernels:
+            if k.name == name:
+                return k
+        have = ", ".join(k.name for k in kernels)
+        raise SourceError(f"{where}: no kernel named {name!r} (found: {have})")
+    if len(kernels) > 1:
+        have = ", ".join(k.name for k in kernels)
+        raise SourceError(f"{where}: several kernels ({have}); say which one with kernel = \"...\" in the spec")
+    return kernels[0]

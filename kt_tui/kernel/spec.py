@@ -1,0 +1,338 @@
+"""The launch spec: how to call a kernel (arguments, sizes, grid) and what to tune.
+
+Stored as TOML beside the kernel (`kernel.cu.toml`). Every problem is reported as a SpecError
+naming the field, e.g. ``args[2].type: unknown type 'flaot32'``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..errors import UserError
+from .expr import ExprError, evaluate, names_in
+from .source import Kernel
+
+DTYPES = {
+    "float32": "float32", "float": "float32", "float64": "float64", "double": "float64",
+    "float16": "float16", "half": "float16", "__half": "float16",
+    "int8": "int8", "char": "int8", "signed char": "int8", "uint8": "uint8", "unsigned char": "uint8",
+    "int16": "int16", "short": "int16", "uint16": "uint16", "unsigned short": "uint16",
+    "int32": "int32", "int": "int32", "uint32": "uint32", "unsigned int": "uint32", "unsigned": "uint32",
+    "int64": "int64", "long long": "int64", "long": "int64", "size_t": "uint64",
+    "uint64": "uint64", "unsigned long long": "uint64",
+}
+INITS = ("random", "zeros", "ones", "range", "constant", "poison")
+# Default tolerances by dtype (atol, rtol); integers compare exactly.
+DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}
+
+
+class SpecError(UserError, ValueError):
+    """A launch spec problem; `field` names where it is."""
+
+    def __init__(self, field_name: str, problem: str, path: str | Path | None = None):
+        self.field = field_name
+        self.problem = problem
+        self.path = str(path) if path else None
+        where = f"{self.path}: " if self.path else ""
+        super().__init__(f"{where}{field_name}: {problem}" if field_name else f"{where}{problem}")
+
+
+@dataclass
+class Arg:
+    name: str
+    type: str  # numpy dtype name
+    size: str | int | None = None  # element count expression; None means a scalar
+    init: str = "random"
+    value: str | int | float | None = None  # scalar value, or the constant for init="constant"
+    seed: int = 1
+    output: bool = False
+    atol: float | None = None
+    rtol: float | None = None
+
+    @property
+    def is_array(self) -> bool:
+        return self.size is not None
+
+    def tolerance(self) -> tuple[float, float]:
+        atol, rtol = DEFAULT_TOL.get(self.type, (0.0, 0.0))
+        return (self.atol if self.atol is not None else atol, self.rtol if self.rtol is not None else rtol)
+
+
+@dataclass
+class Spec:
+    kernel: str
+    args: list[Arg]
+    problem_size: list[str | int]
+    sizes: dict[str, int] = field(default_factory=dict)
+    tune_params: dict[str, list] = field(default_factory=dict)
+    defaults: dict[str, object] = field(default_factory=dict)
+    grid_div_x: list[str] | None = None
+    grid_div_y: list[str] | None = None
+    grid_div_z: list[str] | None = None
+    block_size_names: list[str] | None = None
+    restrictions: list[str] = field(default_factory=list)
+    compiler_options: list[str] = field(default_factory=list)
+    timeout_s: float = 30.0
+    iterations: int = 7
+
+    # -- derived values -------------------------------------------------------------------
+    def resolved_sizes(self) -> dict[str, int]:
+        return dict(self.sizes)
+
+    def problem_size_values(self) -> list[int]:
+        return [int(evaluate(p, self.sizes)) for p in self.problem_size]
+
+    def baseline_params(self) -> dict:
+        """The original kernel's configuration: `defaults`, else each parameter's first value."""
+        return {k: self.defaults.get(k, v[0]) for k, v in self.tune_params.items()}
+
+    def outputs(self) -> list[Arg]:
+        return [a for a in self.args if a.output]
+
+    def space_size(self) -> int:
+        n = 1
+        for values in self.tune_params.values():
+            n *= len(values)
+        return n
+
+    def launch_dict(self) -> dict:
+        """What determines a kernel version's behaviour (not what is tuned or how it is checked)."""
+        d = asdict(self)
+        for k in ("tune_params", "defaults", "restrictions", "timeout_s", "iterations"):
+            d.pop(k)
+        for a in d["args"]:
+            a.pop("atol"), a.pop("rtol")
+        return d
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def spec_from_plain(d: dict) -> Spec:
+    """A Spec from Spec.to_dict() output (as stored in the session database or sent to the worker)."""
+    out = {k: v for k, v in d.items() if v is not None}
+    out["args"] = [{k: v for k, v in a.items() if v is not None} for a in d["args"]]
+    return spec_from_dict(out)
+
+
+def version_hash(source: str, spec: Spec) -> str:
+    """Kernel version id: the source plus the launch part of the spec."""
+    h = hashlib.sha256(source.encode())
+    h.update(json.dumps(spec.launch_dict(), sort_keys=True, default=str).encode())
+    return h.hexdigest()[:16]
+
+
+# -- reading and checking ------------------------------------------------------------------
+_TOP_KEYS = {
+    "kernel", "args", "problem_size", "sizes", "tune_params", "defaults", "grid_div_x", "grid_div_y",
+    "grid_div_z", "block_size_names", "restrictions", "compiler_options", "timeout_s", "iterations",
+}
+_ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol"}
+
+
+def spec_path_for(kernel_path: str | Path) -> Path:
+    return Path(str(kernel_path) + ".toml")
+
+
+def load_spec(path: str | Path, kernel: Kernel | None = None) -> Spec:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError("", "no such spec file", p) from None
+    except UnicodeDecodeError:
+        raise SpecError("", "not UTF-8 text", p) from None
+    return parse_spec(text, kernel, p)
+
+
+def parse_spec(text: str, kernel: Kernel | None = None, path: str | Path | None = None) -> Spec:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError("", f"not valid TOML: {e}", path) from None
+    try:
+        spec = spec_from_dict(data)
+        check_spec(spec, kernel)
+    except SpecError as e:
+        raise SpecError(e.field, e.problem, path) from None
+    return spec
+
+
+def _want(cond: bool, field_name: str, problem: str) -> None:
+    if not cond:
+        raise SpecError(field_name, problem)
+
+
+def _str_list(data: dict, key: str, optional: bool = True) -> list | None:
+    v = data.get(key)
+    if v is None:
+        return None if optional else []
+    if isinstance(v, (str, int)):
+        v = [v]
+    _want(isinstance(v, list) and all(isinstance(x, (str, int)) for x in v), key,
+          "expected a list of strings")
+    return [str(x) for x in v]
+
+
+def spec_from_dict(data: dict) -> Spec:
+    for key in sorted(set(data) - _TOP_KEYS):
+        raise SpecError(key, f"unknown key (known: {', '.join(sorted(_TOP_KEYS))})")
+    _want(isinstance(data.get("kernel"), str) and data["kernel"], "kernel", "missing: the kernel's name")
+    raw_args = data.get("args")
+    _want(isinstance(raw_args, list) and raw_args, "args", "missing: one [[args]] table per kernel parameter")
+    args = [_arg_from_dict(i, a) for i, a in enumerate(raw_args)]
+    sizes = data.get("sizes", {})
+    _want(isinstance(sizes, dict), "sizes", "expected a table of name = integer")
+    for k, v in sizes.items():
+        _want(isinstance(v, int) and not isinstance(v, bool) and v > 0, f"sizes.{k}", f"expected a positive integer, got {v!r}")
+    ps = data.get("problem_size")
+    _want(ps is not None, "problem_size", "missing: 1 to 3 sizes, e.g. [\"n\"]")
+    if not isinstance(ps, list):
+        ps = [ps]
+    _want(1 <= len(ps) <= 3, "problem_size", "expected 1 to 3 entries")
+    tune = data.get("tune_params", {})
+    _want(isinstance(tune, dict), "tune_params", "expected a table of name = [values]")
+    for k, v in tune.items():
+        _want(isinstance(v, list) and v, f"tune_params.{k}", "expected a non-empty list of values")
+        _want(len(set(map(repr, v))) == len(v), f"tune_params.{k}", "has duplicate values")
+    defaults = data.get("defaults", {})
+    _want(isinstance(defaults, dict), "defaults", "expected a table of name = value")
+    restrictions = _str_list(data, "restrictions", optional=False)
+    spec = Spec(
+        kernel=data["kernel"], args=args, problem_size=ps, sizes=dict(sizes), tune_params=dict(tune),
+        defaults=dict(defaults), grid_div_x=_str_list(data, "grid_div_x"), grid_div_y=_str_list(data, "grid_div_y"),
+        grid_div_z=_str_list(data, "grid_div_z"), block_size_names=_str_list(data, "block_size_names"),
+        restrictions=restrictions, compiler_options=_str_list(data, "compiler_options", optional=False),
+    )
+    for key in ("timeout_s", "iterations"):
+        if key in data:
+            v = data[key]
+            _want(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, key, f"expected a positive number, got {v!r}")
+            setattr(spec, key, type(getattr(spec, key))(v))
+    return spec
+
+
+def _arg_from_dict(i: int, a: object) -> Arg:
+    where = f"args[{i}]"
+    _want(isinstance(a, dict), where, "expected a table")
+    for key in sorted(set(a) - _ARG_KEYS):
+        raise SpecError(f"{where}.{key}", f"unknown key (known: {', '.join(sorted(_ARG_KEYS))})")
+    _want(isinstance(a.get("name"), str) and a["name"], f"{where}.name", "missing")
+    where = f"args[{i}] ({a['name']})"
+    t = a.get("type")
+    _want(isinstance(t, str), f"{where}.type", "missing, e.g. \"float32\"")
+    dtype = DTYPES.get(t.replace("*", "").strip())
+    _want(dtype is not None, f"{where}.type", f"unknown type {t!r} (use one of {', '.join(sorted(set(DTYPES.values())))})")
+    init = a.get("init", "random" if a.get("size") is not None else "constant")
+    _want(init in INITS, f"{where}.init", f"unknown init {init!r} (use one of {', '.join(INITS)})")
+    for key in ("atol", "rtol"):
+        v = a.get(key)
+        _want(v is None or (isinstance(v, (int, float)) and v >= 0), f"{where}.{key}", "expected a number >= 0")
+    seed = a.get("seed", 1)
+    _want(isinstance(seed, int), f"{where}.seed", "expected an integer")
+    output = a.get("output", False)
+    _want(isinstance(output, bool), f"{where}.output", "expected true or false")
+    return Arg(name=a["name"], type=dtype, size=a.get("size"), init=init, value=a.get("value"), seed=seed,
+               output=output, atol=a.get("atol"), rtol=a.get("rtol"))
+
+
+def _known_names(expr: str, names: set, where: str) -> None:
+    for name in sorted(names_in(expr) - names):
+        raise SpecError(where, f"unknown name {name!r}: not a tunable parameter")
+
+
+def check_spec(spec: Spec, kernel: Kernel | None = None) -> None:
+    """Cross-field checks: names resolve, outputs exist, the spec matches the kernel's signature."""
+    sizes = spec.sizes
+    for i, p in enumerate(spec.problem_size):
+        try:
+            v = evaluate(p, sizes)
+        except ExprError as e:
+            raise SpecError(f"problem_size[{i}]", str(e)) from None
+        _want(v >= 1, f"problem_size[{i}]", f"must be >= 1, got {v}")
+    for i, a in enumerate(spec.args):
+        where = f"args[{i}] ({a.name})"
+        if a.is_array:
+            try:
+                n = evaluate(a.size, sizes)
+            except ExprError as e:
+                raise SpecError(f"{where}.size", str(e)) from None
+            _want(int(n) == n and n >= 1, f"{where}.size", f"must be a positive integer, got {n}")
+            if a.init == "constant":
+                _want(isinstance(a.value, (int, float)), f"{where}.value", "init = \"constant\" needs a numeric value")
+        else:
+            _want(not a.output, f"{where}.output", "a scalar cannot be an output (give it a size)")
+            _want(a.value is not None, f"{where}.value", "a scalar needs a value (a number or a size name)")
+            try:
+                evaluate(a.value, sizes)
+            except ExprError as e:
+                raise SpecError(f"{where}.value", str(e)) from None
+    _want(any(a.output for a in spec.args), "args", "no argument is marked output = true; verification needs one")
+    names = set(spec.tune_params)
+    for k in spec.defaults:
+        _want(k in names, f"defaults.{k}", "not a tunable parameter")
+    for k, v in spec.baseline_params().items():
+        _want(v in spec.tune_params[k], f"defaults.{k}", f"{v!r} is not one of its values {spec.tune_params[k]}")
+    for key in ("grid_div_x", "grid_div_y", "grid_div_z"):
+        for i, e in enumerate(getattr(spec, key) or []):
+            _known_names(e, names, f"{key}[{i}]")
+    for i, r in enumerate(spec.restrictions):
+        try:
+            compile(r, "<restriction>", "eval")
+        except SyntaxError:
+            raise SpecError(f"restrictions[{i}]", f"cannot parse {r!r}") from None
+        _known_names(r, names, f"restrictions[{i}]")
+    if kernel is not None:
+        _want(spec.kernel == kernel.name, "kernel", f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}")
+        want = [p.name for p in kernel.params]
+        have = [a.name for a in spec.args]
+        _want(len(want) == len(have), "args",
+              f"the kernel takes {len(want)} parameters ({', '.join(want)}), the spec lists {len(have)}")
+        for i, (p, a) in enumerate(zip(kernel.params, spec.args)):
+            _want(p.is_pointer == a.is_array, f"args[{i}] ({a.name})",
+                  f"kernel parameter {p.name} is {'a pointer' if p.is_pointer else 'a scalar'}: "
+                  + ("give it a size" if p.is_pointer else "remove its size and give it a value"))
+
+
+# -- writing -------------------------------------------------------------------------------
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {v!r} as TOML")
+
+
+def dump_spec(spec: Spec) -> str:
+    lines = [f"kernel = {_toml_value(spec.kernel)}", f"problem_size = {_toml_value(spec.problem_size)}"]
+    for key in ("grid_div_x", "grid_div_y", "grid_div_z", "block_size_names"):
+        if getattr(spec, key) is not None:
+            lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
+    lines.append(f"restrictions = {_toml_value(spec.restrictions)}")
+    if spec.compiler_options:
+        lines.append(f"compiler_options = {_toml_value(spec.compiler_options)}")
+    lines += [f"timeout_s = {spec.timeout_s!r}", f"iterations = {spec.iterations}", ""]
+    for table in ("sizes", "tune_params", "defaults"):
+        lines.append(f"[{table}]")
+        lines += [f"{k} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]
+        lines.append("")
+    for a in spec.args:
+        lines.append("[[args]]")
+        for k, v in asdict(a).items():
+            if v is None or (k == "seed" and v == 1) or (k == "output" and not v):
+                continue
+            lines.append(f"{k} = {_toml_value(v)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def save_spec(spec: Spec, path: str | Path) -> None:
+    Path(path).write_text(dump_spec(spec), encoding="utf-8")

@@ -1,0 +1,4 @@
+"""Sessions in SQLite."""
+from .db import Store
+
+__all__ = ["Store"]

@@ -1,0 +1,185 @@
+"""The session store: SQLite in WAL mode through sqlite-utils, one connection per thread.
+
+Every row is committed when it is written, so a killed process loses nothing that was stored.
+Events are append-only; sessions, gates, runs and results are upserted by their keys.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import sqlite_utils
+
+SCHEMA_VERSION = 1
+
+_TABLES = {
+    "sessions": ({"id": str, "kernel_path": str, "kernel_name": str, "created": str, "updated": str,
+                  "state": str, "strategy": str, "backend": str, "backend_request": str, "gpu": str,
+                  "simulated": int, "sim_cache": str, "note": str, "settings": str, "baseline_ms": float,
+                  "best_ms": float, "best_version": str, "best_key": str, "error": str}, "id"),
+    "versions": ({"session": str, "id": str, "parent": str, "label": str, "source": str, "spec_toml": str,
+                  "spec_json": str, "created": str}, ("session", "id")),
+    "runs": ({"session": str, "id": str, "version": str, "kind": str, "strategy": str, "state": str,
+              "total": int, "cachefile": str, "device": str, "started": str, "ended": str, "error": str},
+             ("session", "id")),
+    "results": ({"session": str, "version": str, "key": str, "run": str, "params": str, "time_ms": float,
+                 "times": str, "status": str, "error": str, "verified": int, "max_abs_err": float,
+                 "first_bad": str, "compile_ms": float, "source": str, "created": str},
+                ("session", "version", "key")),
+    "refs": ({"session": str, "version": str, "outputs": bytes}, ("session", "version")),
+    "gates": ({"session": str, "key": str, "seq": int, "kind": str, "title": str, "body": str,
+               "state": str, "decision": str, "created": str, "decided": str}, ("session", "key")),
+    "events": ({"id": int, "session": str, "ts": str, "kind": str, "data": str}, "id"),
+}
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S")
+
+
+class Store:
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._migrate()
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite_utils.Database(self.path)
+            db.conn.execute("PRAGMA busy_timeout = 10000")
+            self._local.db = db
+        return db
+
+    def _migrate(self) -> None:
+        db = self.db
+        if self.path != ":memory:":
+            db.enable_wal()
+        for name, (columns, pk) in _TABLES.items():
+            if not db[name].exists():
+                db[name].create(columns, pk=pk, not_null=set(), if_not_exists=True)
+            else:
+                missing = {c: t for c, t in columns.items() if c not in db[name].columns_dict}
+                for c, t in missing.items():
+                    db[name].add_column(c, t)
+        if not db["events"].indexes:
+            db["events"].create_index(["session", "id"], if_not_exists=True)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    # -- sessions ------------------------------------------------------------------------
+    def create_session(self, **fields) -> str:
+        sid = fields.pop("id", None) or uuid.uuid4().hex[:8]
+        row = {"id": sid, "created": now(), "updated": now(), "state": "new", **fields}
+        self.db["sessions"].insert(row)
+        return sid
+
+    def update_session(self, sid: str, **fields) -> None:
+        self.db["sessions"].update(sid, {**fields, "updated": now()})
+
+    def session(self, sid: str) -> dict | None:
+        rows = list(self.db["sessions"].rows_where("id = ?", [sid]))
+        if not rows:
+            rows = list(self.db["sessions"].rows_where("id LIKE ?", [sid + "%"]))
+            if len(rows) != 1:
+                return None
+        return rows[0]
+
+    def sessions(self) -> list[dict]:
+        return list(self.db["sessions"].rows_where(order_by="created desc, rowid desc"))
+
+    def latest_session(self) -> dict | None:
+        rows = self.sessions()
+        return rows[0] if rows else None
+
+    # -- kernel versions -----------------------------------------------------------------
+    def add_version(self, sid: str, vid: str, source: str, spec_toml: str, spec: dict,
+                    parent: str | None = None, label: str = "") -> None:
+        self.db["versions"].upsert({"session": sid, "id": vid, "parent": parent, "label": label, "source": source,
+                                    "spec_toml": spec_toml, "spec_json": json.dumps(spec), "created": now()},
+                                   pk=("session", "id"))
+
+    def version(self, sid: str, vid: str) -> dict | None:
+        rows = list(self.db["versions"].rows_where("session = ? AND id = ?", [sid, vid]))
+        return rows[0] if rows else None
+
+    def versions(self, sid: str) -> list[dict]:
+        return list(self.db["versions"].rows_where("session = ?", [sid], order_by="rowid"))
+
+    # -- runs and results ----------------------------------------------------------------
+    def put_run(self, sid: str, rid: str, **fields) -> None:
+        self.db["runs"].upsert({"session": sid, "id": rid, **fields}, pk=("session", "id"))
+
+    def run(self, sid: str, rid: str) -> dict | None:
+        rows = list(self.db["runs"].rows_where("session = ? AND id = ?", [sid, rid]))
+        return rows[0] if rows else None
+
+    def runs(self, sid: str) -> list[dict]:
+        return list(self.db["runs"].rows_where("session = ?", [sid], order_by="rowid"))
+
+    def add_result(self, sid: str, vid: str, rid: str, r: dict) -> None:
+        row = {"session": sid, "version": vid, "key": r["key"], "run": rid, "params": json.dumps(r["params"]),
+               "time_ms": r.get("time_ms"), "times": json.dumps(r.get("times")), "status": r["status"],
+               "error": r.get("error"), "verified": None if r.get("verified") is None else int(r["verified"]),
+               "max_abs_err": r.get("max_abs_err"), "first_bad": r.get("first_bad"),
+               "compile_ms": r.get("compile_ms"), "source": r.get("source"), "created": r.get("timestamp") or now()}
+        self.db["results"].upsert(row, pk=("session", "version", "key"))
+
+    def results(self, sid: str, vid: str | None = None) -> list[dict]:
+        where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
+        out = []
+        for row in self.db["results"].rows_where(where, args, order_by="rowid"):
+            row["params"] = json.loads(row["params"])
+            row["times"] = json.loads(row["times"]) if row["times"] else None
+            row["verified"] = None if row["verified"] is None else bool(row["verified"])
+            out.append(row)
+        return out
+
+    def set_reference(self, sid: str, vid: str, outputs: dict) -> None:
+        buf = io.BytesIO()
+        np.savez_compressed(buf, **outputs)
+        self.db["refs"].upsert({"session": sid, "version": vid, "outputs": buf.getvalue()}, pk=("session", "version"))
+
+    def reference(self, sid: str, vid: str) -> dict | None:
+        rows = list(self.db["refs"].rows_where("session = ? AND version = ?", [sid, vid]))
+        if not rows:
+            return None
+        with np.load(io.BytesIO(rows[0]["outputs"])) as z:
+            return {k: z[k] for k in z.files}
+
+    # -- gates and events ----------------------------------------------------------------
+    def gate(self, sid: str, key: str) -> dict | None:
+        rows = list(self.db["gates"].rows_where("session = ? AND key = ?", [sid, key]))
+        if not rows:
+            return None
+        g = rows[0]
+        g["body"] = json.loads(g["body"])
+        g["decision"] = json.loads(g["decision"]) if g["decision"] else None
+        return g
+
+    def open_gate(self, sid: str, key: str, kind: str, title: str, body: dict) -> None:
+        seq = self.db.execute("SELECT count(*) FROM gates WHERE session = ?", [sid]).fetchone()[0]
+        self.db["gates"].upsert({"session": sid, "key": key, "seq": seq, "kind": kind, "title": title,
+                                 "body": json.dumps(body, default=str), "state": "pending", "created": now()},
+                                pk=("session", "key"))
+
+    def decide_gate(self, sid: str, key: str, decision: dict) -> None:
+        self.db["gates"].update((sid, key), {"state": "decided", "decision": json.dumps(decision, default=str),
+                                             "decided": now()})
+
+    def gates(self, sid: str) -> list[dict]:
+        return [self.gate(sid, g["key"]) for g in self.db["gates"].rows_where("session = ?", [sid], order_by="seq")]
+
+    def add_event(self, sid: str, kind: str, data: dict) -> None:
+        self.db["events"].insert({"session": sid, "ts": now(), "kind": kind, "data": json.dumps(data, default=str)})
+
+    def events(self, sid: str) -> list[dict]:
+        return [dict(e, data=json.loads(e["data"])) for e in self.db["events"].rows_where("session = ?", [sid], order_by="id")]
