@@ -8,6 +8,7 @@ and check for a stop request before the next one. Any kernel_tuner strategy can 
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Callable
 
@@ -116,6 +117,7 @@ class StreamingStrategy:
         self.job, self.names, self.emit, self.should_stop = job, names, emit, should_stop
         self.evaluated = 0
         self.stopped = False
+        self.pace = float(os.environ.get("KT_TUI_SIM_PACE") or 0)  # replay seconds per config (demos, tests)
 
     def tune(self, searchspace, runner, tuning_options):
         job = self.job
@@ -172,6 +174,8 @@ class _StreamingRunner:
                     util.store_cache(key, raw, tuning_options.cachefile, tuning_options.cache)
                 sticky = text if any(s in text.lower() for s in STICKY) else None
             owner.evaluated += 1
+            if self.simulation_mode and owner.pace:
+                time.sleep(owner.pace)
             source = "recorded" if self.simulation_mode else "measured"
             owner.emit("result", normalize_result(raw, owner.names, source))
             out.append(raw)

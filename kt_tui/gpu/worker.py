@@ -22,7 +22,7 @@ def probe_backends(backends) -> dict:
             gpu = _try_backend(name)
             return {"backend": name, "gpu": gpu, "errors": errors}
         except Exception as e:  # noqa: BLE001 - every failure is a reason to report
-            errors[name] = f"{type(e).__name__}: {e}".strip()[:300]
+            errors[name] = f"{type(e).__name__}: {e}".split(", install using")[0].strip()[:300]
     return {"backend": None, "gpu": None, "errors": errors}
 
 

@@ -1,0 +1,43 @@
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+KERNELS = Path(__file__).resolve().parent / "kernels"
+
+
+def _has_gpu() -> bool:
+    if not shutil.which("nvidia-smi"):
+        return False
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+HAS_GPU = _has_gpu()
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAS_GPU:
+        return
+    skip = pytest.mark.skip(reason="no NVIDIA GPU found (nvidia-smi -L failed)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def hermetic(tmp_path, monkeypatch):
+    """Every test gets its own config dir, data dir and database; no API keys leak in."""
+    monkeypatch.setenv("KT_TUI_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("KT_TUI_DB", str(tmp_path / "sessions.db"))
+    for k in list(os.environ):
+        if k.startswith("OPENAI_") or k in ("KT_TUI_BACKEND", "KT_TUI_SIM_CACHE", "KT_TUI_SIM_PACE"):
+            monkeypatch.delenv(k, raising=False)
+    return tmp_path
