@@ -21,5 +21,5 @@ for step in $steps; do
     other) for b in nvcuda cupy; do for k in vector_add matmul transpose reduction; do run "$k" "$b"; done; done ;;
   esac
   cp /tmp/kt-install.log "$data/" 2>/dev/null
-  tar czf "$OUT/gpu-results.tgz" -C "$OUT" data && echo "packed after $step: $(du -h "$OUT/gpu-results.tgz" | cut -f1)"
+  tar czf "$OUT/gpu-results.tgz" --exclude=refs -C "$OUT" data && echo "packed after $step: $(du -h "$OUT/gpu-results.tgz" | cut -f1)"
 done

@@ -87,9 +87,12 @@ class Engine:
         params = spec.baseline_params()
         key = ",".join(str(params[n]) for n in spec.tune_params)
         have = self.known(vid).get(key)
-        if have is None or (not self.choice.simulated and self.store.reference(self.sid, vid) is None):
+        if have is None:
             self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
             have = self.known(vid).get(key)
+        elif not self.choice.simulated and self.store.reference(self.sid, vid) is None:
+            # outputs lost (or never taken): recompute them; the stored baseline time stays
+            self._run_job(vid, f"reference:{vid}", "reference", configs=[params], capture=True)
         if have and have["time_ms"] is not None:
             self.store.update_session(self.sid, baseline_ms=have["time_ms"])
             self.emit("session", keep=False, baseline_ms=have["time_ms"])
@@ -131,7 +134,7 @@ class Engine:
                       capture_reference=capture, strategy=strategy, max_configs=max_configs)
 
         def on_gpu(kind_: str, payload: dict) -> None:
-            if kind_ == "result":
+            if kind_ == "result" and kind != "reference":
                 self._add_result(vid, run_id, payload)
             elif kind_ == "space":
                 self.store.put_run(self.sid, run_id, total=payload["total"])

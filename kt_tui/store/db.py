@@ -6,6 +6,7 @@ Events are append-only; sessions, gates, runs and results are upserted by their 
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import threading
@@ -32,7 +33,7 @@ _TABLES = {
                  "times": str, "status": str, "error": str, "verified": int, "max_abs_err": float,
                  "first_bad": str, "compile_ms": float, "source": str, "created": str},
                 ("session", "version", "key")),
-    "refs": ({"session": str, "version": str, "outputs": bytes}, ("session", "version")),
+    "refs": ({"session": str, "version": str, "file": str, "sha256": str, "summary": str}, ("session", "version")),
     "gates": ({"session": str, "key": str, "seq": int, "kind": str, "title": str, "body": str,
                "state": str, "decision": str, "created": str, "decided": str}, ("session", "key")),
     "events": ({"id": int, "session": str, "ts": str, "kind": str, "data": str}, "id"),
@@ -44,8 +45,9 @@ def now() -> str:
 
 
 class Store:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, refs_dir: str | Path | None = None):
         self.path = str(path)
+        self.refs_dir = Path(refs_dir) if refs_dir else Path(self.path).resolve().parent / "refs"
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
@@ -144,15 +146,31 @@ class Store:
         return out
 
     def set_reference(self, sid: str, vid: str, outputs: dict) -> None:
+        """Reference outputs live in an .npz beside the database (they can be large); the row
+        keeps its name and checksum. They are reproducible: inputs come from the spec's seeds."""
+        self.refs_dir.mkdir(parents=True, exist_ok=True)
+        path = self.refs_dir / f"{sid}-{vid}.npz"
         buf = io.BytesIO()
-        np.savez_compressed(buf, **outputs)
-        self.db["refs"].upsert({"session": sid, "version": vid, "outputs": buf.getvalue()}, pk=("session", "version"))
+        np.savez(buf, **outputs)
+        path.write_bytes(buf.getvalue())
+        summary = {k: [str(v.dtype), list(v.shape)] for k, v in outputs.items()}
+        self.db["refs"].upsert({"session": sid, "version": vid, "file": path.name,
+                                "sha256": hashlib.sha256(buf.getvalue()).hexdigest(), "summary": json.dumps(summary)},
+                               pk=("session", "version"))
 
     def reference(self, sid: str, vid: str) -> dict | None:
+        """The stored reference outputs, or None when missing or damaged (then they are recomputed)."""
         rows = list(self.db["refs"].rows_where("session = ? AND version = ?", [sid, vid]))
         if not rows:
             return None
-        with np.load(io.BytesIO(rows[0]["outputs"])) as z:
+        path = self.refs_dir / rows[0]["file"]
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() != rows[0]["sha256"]:
+            return None
+        with np.load(io.BytesIO(data)) as z:
             return {k: z[k] for k in z.files}
 
     # -- gates and events ----------------------------------------------------------------
