@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Callable, Generator
 
-from ..gpu.client import GpuWorker, WorkerError
+from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec, spec_from_plain
@@ -146,6 +146,8 @@ class Engine:
 
         try:
             info = self.gpu.run(job, on_gpu, spec.timeout_s)
+        except WorkerClosed:
+            raise Interrupted(run_id) from None
         except WorkerError as e:
             return self._end_run(run_id, "failed", str(e))
         if cachefile and Path(cachefile).exists():
@@ -190,9 +192,12 @@ class Engine:
             self.set_state(state, error=error)
             self.emit("finished", state=state, error=error)
             return state
-        except Interrupted:
-            self.emit("note", keep=False, text="left at a pending decision; `kt-tui resume` reopens it")
-            return "waiting"
+        except Interrupted as e:
+            at_gate = self.store.gate(self.sid, str(e)) is not None
+            state = "waiting" if at_gate else "interrupted"
+            self.set_state(state)
+            self.emit("note", keep=False, text=f"session {self.sid} {state}; `kt-tui resume {self.sid}` goes on from here")
+            return state
         except Exception as e:  # noqa: BLE001 - the session records what went wrong
             self.set_state("failed", error=f"{type(e).__name__}: {e}")
             self.emit("finished", state="failed", error=str(e))

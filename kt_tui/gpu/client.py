@@ -8,6 +8,7 @@ import multiprocessing as mp
 import os
 import queue
 import re
+import sys
 import threading
 import time
 from typing import Callable
@@ -24,26 +25,37 @@ class WorkerError(RuntimeError):
     pass
 
 
+class WorkerClosed(RuntimeError):
+    """The app shut the worker down on purpose (quit): the run is interrupted, not failed."""
+
+
 class GpuWorker:
     def __init__(self, log_path: str | None = None):
         self.log_path = log_path
         self._ctx = mp.get_context("spawn")
         self.proc = None
         self.restarts = 0
+        self.closing = False
 
     # -- process lifecycle ---------------------------------------------------------------
     def start(self) -> None:
-        self.requests = self._ctx.Queue()
-        self.events = self._ctx.Queue()
-        self.stop_flag = self._ctx.Event()
-        self.proc = self._ctx.Process(
-            target=worker.main, name="kt-tui-gpu",
-            args=(self.requests, self.events, self.stop_flag, self.log_path, os.getpid()), daemon=True)
-        with _ENV_LOCK:  # the worker never sees API keys or tokens
+        with _ENV_LOCK:
+            # the worker never sees API keys or tokens
             hidden = {k: os.environ.pop(k) for k in list(os.environ) if _SECRET.search(k)}
+            # a UI may have replaced stdout/stderr with objects whose fileno() is no real fd, and
+            # multiprocessing hands stderr's fd to its resource tracker
+            streams = sys.stdout, sys.stderr
+            sys.stdout, sys.stderr = sys.__stdout__ or sys.stdout, sys.__stderr__ or sys.stderr
             try:
+                self.requests = self._ctx.Queue()
+                self.events = self._ctx.Queue()
+                self.stop_flag = self._ctx.Event()
+                self.proc = self._ctx.Process(
+                    target=worker.main, name="kt-tui-gpu", daemon=True,
+                    args=(self.requests, self.events, self.stop_flag, self.log_path, os.getpid()))
                 self.proc.start()
             finally:
+                sys.stdout, sys.stderr = streams
                 os.environ.update(hidden)
 
     def alive(self) -> bool:
@@ -60,6 +72,12 @@ class GpuWorker:
         self.kill()
         self.restarts += 1
         self.start()
+
+    def shutdown(self) -> None:
+        """Quit now, from any thread: a run in progress ends with WorkerClosed, nothing is recorded."""
+        self.closing = True
+        self.request_stop()
+        self.kill()
 
     def close(self) -> None:
         if self.alive():
@@ -107,6 +125,8 @@ class GpuWorker:
             try:
                 kind, run_id, payload = self.events.get(timeout=0.2)
             except queue.Empty:
+                if self.closing:
+                    raise WorkerClosed("the GPU worker was shut down")
                 lost = None
                 if not self.alive():
                     lost = ("crash", "the GPU worker process died (exit code "

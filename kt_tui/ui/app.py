@@ -1,0 +1,117 @@
+"""The Textual app: opens a new session (kernel pick, spec edit) or resumes a stored one."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from textual.app import App
+
+from ..config import Settings
+from ..engine.session import KernelFile, new_session, pick_backend, resume_backend
+from ..kernel.draft import draft_spec
+from ..kernel.source import pick_kernel
+from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_hash
+from ..store import Store
+from .session_screen import SessionScreen
+from .setup_screens import KernelPickScreen, SpecEditScreen
+from .theme import load_themes
+
+
+class KtApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "kt-tui"
+
+    def __init__(self, settings: Settings, store: Store, kernel_file: KernelFile | None = None,
+                 spec_path: str | None = None, kernel_name: str | None = None, resume: str | None = None) -> None:
+        super().__init__()
+        self.settings, self.store = settings, store
+        self.kernel_file, self.spec_path, self.kernel_name, self.resume = kernel_file, spec_path, kernel_name, resume
+        self.theme_problems: list[str] = []
+
+    def on_mount(self) -> None:
+        themes, self.theme_problems = load_themes()
+        for theme in themes:
+            self.register_theme(theme)
+        names = {t.name for t in themes}
+        self.theme = self.settings.theme if self.settings.theme in names else "kt-dark"
+        for problem in self.theme_problems:
+            self.notify(problem, severity="warning")
+        if self.settings.keys:
+            self.set_keymap(self.settings.keys)
+        if self.resume:
+            self._open_stored(self.resume)
+        else:
+            self._choose_kernel()
+
+    # -- new session ---------------------------------------------------------------------
+    @property
+    def _spec_file(self) -> Path:
+        return Path(self.spec_path) if self.spec_path else spec_path_for(self.kernel_file.path)
+
+    def _choose_kernel(self) -> None:
+        kf = self.kernel_file
+        name = self.kernel_name
+        if name is None and self._spec_file.is_file():
+            try:
+                found = tomllib.loads(self._spec_file.read_text(encoding="utf-8")).get("kernel")
+                name = found if isinstance(found, str) and found in {k.name for k in kf.kernels} else None
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+                pass
+        if name is None and len(kf.kernels) > 1:
+            self.push_screen(KernelPickScreen(kf.path, kf.kernels), self._kernel_chosen)
+        else:
+            self._kernel_chosen(name)
+
+    def _kernel_chosen(self, name: str | None) -> None:
+        kernel = pick_kernel(self.kernel_file.kernels, name, str(self.kernel_file.path))
+        path = self._spec_file
+        if not path.exists():
+            draft = draft_spec(kernel)
+            note = ("No launch spec was found, so this draft was inferred from the kernel's signature. "
+                    "Check the sizes, inputs and outputs: nothing runs until you save it.")
+            self.push_screen(SpecEditScreen(dump_spec(draft), path, kernel, note=note), self._spec_ready(kernel))
+            return
+        try:
+            spec = load_spec(path, kernel)
+        except SpecError as e:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                text = dump_spec(draft_spec(kernel))
+            self.push_screen(SpecEditScreen(text, path, kernel, note="The spec has a problem; fix it to go on.",
+                                            error=str(e)), self._spec_ready(kernel))
+            return
+        self._spec_ready(kernel)(spec)
+
+    def _spec_ready(self, kernel):
+        def open_session(spec: Spec | None) -> None:
+            if spec is None:
+                return
+            kf, settings, store = self.kernel_file, self.settings, self.store
+
+            def prepare(gpu):
+                choice = pick_backend(settings, gpu, spec.kernel, version_hash(kf.source, spec), kf.path)
+                return new_session(store, settings, kf, spec, choice), choice
+
+            self.push_screen(SessionScreen(settings, store, kf.source, spec, prepare, kernel_label=kf.path.name))
+        return open_session
+
+    # -- resume --------------------------------------------------------------------------
+    def _open_stored(self, sid: str) -> None:
+        s = self.store.session(sid)
+        original = self.store.versions(sid)[0]
+        spec = spec_from_plain(json.loads(original["spec_json"]))
+        settings, store = self.settings, self.store
+
+        def prepare(gpu):
+            return sid, resume_backend(store, settings, gpu, sid)
+
+        self.push_screen(SessionScreen(settings, store, original["source"], spec, prepare, sid=sid,
+                                       kernel_label=Path(s["kernel_path"]).name))
+
+    def on_unmount(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, SessionScreen):
+                screen.shutdown()

@@ -1,0 +1,89 @@
+"""Screens before a session starts: pick the kernel, write or fix its launch spec."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from ..kernel.source import Kernel
+from ..kernel.spec import Spec, SpecError, parse_spec
+
+
+class KernelPickScreen(Screen[str]):
+    """The file has several __global__ kernels: which one?"""
+
+    BINDINGS = [Binding("escape", "cancel", "Quit", id="cancel")]
+
+    def __init__(self, path: Path, kernels: list[Kernel]) -> None:
+        super().__init__()
+        self.path, self.kernels = path, kernels
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(f"{self.path} has {len(self.kernels)} kernels. Which one do you want to tune?", id="pick-title")
+        yield OptionList(*[Option(f"{k.name}({', '.join(p.name for p in k.params)})  line {k.line}", id=k.name)
+                           for k in self.kernels], id="kernels")
+        yield Footer()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.app.exit(return_code=1)
+
+
+class SpecEditScreen(Screen[Spec]):
+    """Edit the launch spec as TOML; it is checked against the kernel before it is saved."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save and continue", id="save", priority=True),
+        Binding("escape", "cancel", "Quit without saving", id="cancel"),
+    ]
+
+    def __init__(self, text: str, path: Path, kernel: Kernel, note: str = "", error: str = "") -> None:
+        super().__init__()
+        self.text, self.path, self.kernel, self.note, self.error = text, path, kernel, note, error
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical():
+            yield Static(Text.assemble((f"Launch spec for {self.kernel.name}", "bold"), f"  →  {self.path}\n",
+                                       self.note), id="spec-note")
+            area = TextArea(self.text, id="spec-text", show_line_numbers=True, tab_behavior="indent")
+            if "toml" in area.available_languages:
+                area.language = "toml"
+            yield area
+            yield Static(id="spec-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_error(self.error)
+        self.query_one(TextArea).focus()
+
+    def _show_error(self, message: str) -> None:
+        self.query_one("#spec-error", Static).update(Text(message, style="bold red") if message else
+                                                     Text("ctrl+s checks the spec, saves it and starts", style="dim"))
+
+    def action_save(self) -> None:
+        text = self.query_one(TextArea).text
+        try:
+            spec = parse_spec(text, self.kernel, self.path)
+        except SpecError as e:
+            self._show_error(str(e))
+            return
+        try:
+            self.path.write_text(text, encoding="utf-8")
+        except OSError as e:
+            self._show_error(f"cannot save {self.path}: {e}")
+            return
+        self.dismiss(spec)
+
+    def action_cancel(self) -> None:
+        self.app.exit(return_code=1, message="spec not saved; nothing was run")

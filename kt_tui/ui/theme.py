@@ -1,0 +1,39 @@
+"""Themes are TOML files: the ones shipped in themes/ and any in the user's config dir."""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from textual.theme import Theme
+
+from ..config import config_dir
+
+_FIELDS = {"primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
+           "surface", "panel", "boost", "dark", "luminosity_spread", "text_alpha", "variables"}
+
+
+def _theme_files() -> list[tuple[str, str]]:
+    files = [(f.name, f.read_text(encoding="utf-8")) for f in resources.files("kt_tui.themes").iterdir()
+             if f.name.endswith(".toml")]
+    user = config_dir() / "themes"
+    if user.is_dir():
+        files += [(str(p), p.read_text(encoding="utf-8")) for p in sorted(user.glob("*.toml"))]
+    return files
+
+
+def load_themes() -> tuple[list[Theme], list[str]]:
+    """All themes that load, and a message for each file that does not."""
+    themes, problems = [], []
+    for name, text in _theme_files():
+        try:
+            data = tomllib.loads(text)
+            theme_name = data.pop("name", Path(name).stem)
+            unknown = set(data) - _FIELDS
+            if unknown:
+                raise ValueError(f"unknown field {sorted(unknown)[0]!r}")
+            themes.append(Theme(name=theme_name, **data))
+        except (tomllib.TOMLDecodeError, ValueError, TypeError) as e:
+            problems.append(f"theme {name}: {e}")
+    return themes, problems

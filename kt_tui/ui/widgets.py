@@ -1,0 +1,133 @@
+"""The session screen's parts. They display what they are given; the screen owns the state."""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import DataTable, Static
+
+from ..kernel.spec import Spec
+
+STATUS_STYLE = {"ok": "green", "wrong_result": "bold red", "compile_error": "red", "runtime_error": "red",
+                "timeout": "magenta", "crash": "bold magenta", "invalid": "dim", "not_recorded": "dim yellow"}
+
+
+class SourceView(Static):
+    """The kernel source, highlighted with Pygments' CUDA lexer."""
+
+    def show(self, source: str) -> None:
+        self.update(Syntax(source, "cuda", line_numbers=True, word_wrap=False, theme="ansi_dark"))
+
+
+class SpecSummary(Static):
+    def show(self, spec: Spec) -> None:
+        t = Table.grid(padding=(0, 1))
+        t.add_column(style="bold")
+        t.add_column()
+        t.add_row("kernel", Text(spec.kernel))
+        t.add_row("problem", Text(" x ".join(map(str, spec.problem_size)) + "  " +
+                                  ", ".join(f"{k}={v}" for k, v in spec.sizes.items())))
+        for a in spec.args:
+            what = f"{a.type}[{a.size}] {a.init}" if a.is_array else f"{a.type} = {a.value}"
+            if a.output:
+                atol, rtol = a.tolerance()
+                what += f"  OUTPUT atol={atol:g} rtol={rtol:g}"
+            t.add_row(Text(f"  {a.name}"), Text(what))
+        for k, v in spec.tune_params.items():
+            t.add_row(Text(f"tune {k}"), Text(", ".join(map(str, v)) + f"  (original {spec.baseline_params()[k]})"))
+        for r in spec.restrictions:
+            t.add_row("restrict", Text(r))
+        t.add_row("space", f"{spec.space_size()} configurations before restrictions")
+        self.update(t)
+
+
+class GatePanel(Static):
+    """What the engine waits for, or what it is doing."""
+
+
+class ProgressLine(Static):
+    pass
+
+
+def _fmt_ms(v) -> str:
+    return f"{v:.4f}" if v is not None else "-"
+
+
+class ResultsTable(DataTable):
+    """One row per configuration, keyed by its kernel_tuner cache key; the best row is starred."""
+
+    def setup(self, param_names: list[str], reference_key: str | None = None) -> None:
+        self.param_names = list(param_names)
+        self.reference_key = reference_key
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        self.best_key: str | None = None
+        self.baseline_ms: float | None = None
+        self.rows_data: dict[str, dict] = {}
+        self.sort_index, self.sort_reverse = None, False
+        self.add_column("", key="best", width=1)
+        for n in self.param_names:
+            self.add_column(n, key=f"p:{n}")
+        for label, key in (("time ms", "time"), ("speedup", "speedup"), ("status", "status"),
+                           ("verified", "verified"), ("note", "note")):
+            self.add_column(label, key=key)
+
+    @property
+    def sortable(self) -> list[str]:
+        return [f"p:{n}" for n in self.param_names] + ["time", "speedup", "status", "verified"]
+
+    def _cells(self, r: dict) -> list:
+        speed = (self.baseline_ms / r["time_ms"]) if (self.baseline_ms and r.get("time_ms")) else None
+        status = Text(r["status"], style=STATUS_STYLE.get(r["status"], ""))
+        verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[r.get("verified")]
+        note = r.get("first_bad") if r["status"] == "wrong_result" else (r.get("error") or "")
+        note = (note or "").strip().splitlines()[-1][:80] if note else ""
+        if r["key"] == self.reference_key:
+            verified, note = Text("ref", "cyan"), note or "the original configuration: its outputs are the reference"
+        return [*[Text(str(r["params"][n])) for n in self.param_names], Text(_fmt_ms(r.get("time_ms")), justify="right"),
+                Text(f"{speed:.2f}x" if speed else "-", justify="right"), status, verified, Text(note)]
+
+    def put(self, r: dict) -> None:
+        key = r["key"]
+        cells = self._cells(r)
+        self.rows_data[key] = r
+        if key in self.rows:
+            for col, value in zip([c for c in self.columns if c != "best"], cells):
+                self.update_cell(key, col, value)
+        else:
+            self.add_row("", *cells, key=key)
+
+    def mark_best(self, key: str | None) -> None:
+        if self.best_key and self.best_key in self.rows:
+            self.update_cell(self.best_key, "best", "")
+        self.best_key = key
+        if key and key in self.rows:
+            self.update_cell(key, "best", Text("★", style="bold yellow"))
+
+    def set_baseline(self, ms: float | None) -> None:
+        if ms == self.baseline_ms:
+            return
+        self.baseline_ms = ms
+        for key, r in self.rows_data.items():
+            self.update_cell(key, "speedup", self._cells(r)[len(self.param_names) + 1])
+
+    def sort_by(self, column: str, reverse: bool = False) -> None:
+        def value(r: dict):
+            if column.startswith("p:"):
+                v = r["params"][column[2:]]
+            elif column in ("time", "speedup"):
+                v = r.get("time_ms")
+                if column == "speedup" and v is not None:
+                    v = -v  # larger speedup first
+            else:
+                v = {"verified": {True: 0, False: 2, None: 1}}.get(column, {}).get(r.get(column), r.get(column))
+            return (v is None, v if v is not None else 0) if not isinstance(v, str) else (False, v)
+
+        self.sort_index, self.sort_reverse = column, reverse
+        order = sorted(self.rows_data, key=lambda k: value(self.rows_data[k]), reverse=reverse)
+        best = self.best_key
+        self.clear()
+        for k in order:
+            self.add_row("", *self._cells(self.rows_data[k]), key=k)
+        self.mark_best(best)

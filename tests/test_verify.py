@@ -1,0 +1,124 @@
+"""kt_tui.gpu.verify: comparing kernel outputs with reference outputs."""
+
+import numpy as np
+import pytest
+
+from kt_tui.gpu.verify import compare, compare_all
+
+
+def test_identical_arrays_pass():
+    ref = np.linspace(-1, 1, 100, dtype=np.float32)
+    v = compare("out", ref, ref.copy(), 1e-5, 1e-4)
+    assert v["ok"] is True
+    assert (v["output"], v["mismatches"], v["first_bad"], v["max_abs_err"]) == ("out", 0, None, 0.0)
+    assert "reason" not in v
+
+
+def test_within_tolerance_passes():
+    ref = np.full(10, 100.0)
+    out = ref + 0.05  # atol + rtol*|ref| = 0.01 + 0.001*100 = 0.11
+    v = compare("out", ref, out, 0.01, 1e-3)
+    assert v["ok"] is True and v["mismatches"] == 0
+    assert abs(v["max_abs_err"] - 0.05) < 1e-9
+
+
+def test_element_beyond_tolerance_fails():
+    ref = np.zeros(20, dtype=np.float32)
+    out = ref.copy()
+    out[7] = 0.5
+    out[12] = -2.0
+    out[3] = 1e-6  # within atol
+    v = compare("out", ref, out, 1e-5, 1e-4)
+    assert v["ok"] is False
+    assert v["first_bad"] == 7
+    assert v["mismatches"] == 2
+    assert v["max_abs_err"] == 2.0
+    assert "out[7]" in v["reason"]
+
+
+def test_rtol_scales_with_reference():
+    ref = np.array([1.0, 1000.0])
+    out = np.array([1.5, 1000.5])  # 0.5 off each: fine for 1000 (rtol 1e-3 -> 1.0), not for 1
+    v = compare("o", ref, out, 0.0, 1e-3)
+    assert (v["ok"], v["first_bad"], v["mismatches"]) == (False, 0, 1)
+    assert abs(v["max_rel_err"] - 0.5) < 1e-12
+
+
+def test_nan_in_output_fails():
+    ref = np.ones(5, dtype=np.float32)
+    out = ref.copy()
+    out[2] = np.nan
+    v = compare("out", ref, out, 1e-5, 1e-4)
+    assert v["ok"] is False
+    assert (v["first_bad"], v["mismatches"]) == (2, 1)
+    assert v["max_abs_err"] == 0.0  # the NaN itself is not a finite error
+    assert "nan" in v["reason"].lower()
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_nan_in_both_at_same_place_passes():
+    ref = np.array([1.0, np.nan, 3.0, np.inf, -np.inf])
+    v = compare("out", ref, ref.copy(), 1e-9, 1e-7)
+    assert v["ok"] is True and v["mismatches"] == 0
+
+
+def test_nan_in_both_at_different_places_fails():
+    ref = np.array([1.0, np.nan, 3.0])
+    out = np.array([np.nan, 2.0, 3.0])
+    v = compare("out", ref, out, 1e-9, 1e-7)
+    assert (v["ok"], v["first_bad"], v["mismatches"]) == (False, 0, 2)
+
+
+def test_infinite_output_for_finite_reference_fails():
+    v = compare("out", np.array([1.0, 2.0]), np.array([1.0, np.inf]), 1e-5, 1e-4)
+    assert (v["ok"], v["first_bad"], v["mismatches"]) == (False, 1, 1)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: verify.compare tolerance atol + rtol*|ref| is inf where the "
+                   "reference is +-inf, so any output there (0.0, -inf) passes whenever rtol > 0")
+@pytest.mark.parametrize("wrong", [0.0, -np.inf, 1e30])
+def test_wrong_value_for_infinite_reference_fails(wrong):
+    v = compare("out", np.array([np.inf, 1.0]), np.array([wrong, 1.0]), 1e-5, 1e-4)
+    assert (v["ok"], v["first_bad"]) == (False, 0)
+
+
+def test_integers_compare_exactly():
+    ref = np.arange(10, dtype=np.int32)
+    assert compare("i", ref, ref.copy(), 0.0, 0.0)["ok"] is True
+    out = ref.copy()
+    out[4] += 1
+    out[9] -= 3
+    v = compare("i", ref, out, 0.0, 0.0)
+    assert (v["ok"], v["first_bad"], v["mismatches"], v["max_abs_err"]) == (False, 4, 2, 3.0)
+
+
+def test_unsigned_integers_below_reference():
+    ref = np.array([5, 5], dtype=np.uint32)
+    out = np.array([5, 4], dtype=np.uint32)  # would wrap around if subtracted as uint32
+    v = compare("u", ref, out, 0.0, 0.0)
+    assert (v["ok"], v["first_bad"], v["max_abs_err"]) == (False, 1, 1.0)
+
+
+def test_shape_mismatch_fails():
+    ref = np.zeros((4, 4), dtype=np.float32)
+    v = compare("out", ref, np.zeros(16, dtype=np.float32), 1e-5, 1e-4)
+    assert v["ok"] is False
+    assert v["mismatches"] == 16 and v["first_bad"] == 0
+    assert "shape" in v["reason"]
+
+
+def test_missing_output_fails():
+    v = compare("out", np.zeros(3), None, 1e-5, 1e-4)
+    assert v["ok"] is False and v["mismatches"] == 3
+
+
+def test_compare_all():
+    refs = {"a": np.ones(4, np.float32), "b": np.arange(3, dtype=np.int32), "c": np.zeros(2)}
+    outs = {"a": np.ones(4, np.float32), "b": np.array([0, 1, 7], dtype=np.int32)}
+    tol = {"a": (1e-5, 1e-4), "b": (0.0, 0.0), "c": (1e-9, 1e-7)}
+    res = compare_all(refs, outs, tol)
+    assert [r["output"] for r in res] == ["a", "b", "c"]
+    assert [r["ok"] for r in res] == [True, False, False]
+    assert res[1]["first_bad"] == 2
+    assert "missing" in res[2]["reason"]
+    assert compare_all({}, {}, {}) == []
