@@ -115,9 +115,6 @@ def test_find_kernels_declaration_and_definition_once():
     assert [p.name for p in ks[0].params] == ["x", "n"]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a forward declaration with unnamed parameters "
-                   "(`__global__ void k(float*, int);`, valid CUDA) raises SourceError "
-                   "'cannot read kernel parameter' in source._parse_param")
 def test_find_kernels_declaration_with_unnamed_params():
     src = "__global__ void k(float*, int);\n__global__ void k(float *x, int n) { x[0] = n; }\n"
     ks = find_kernels(src)

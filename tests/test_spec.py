@@ -187,8 +187,6 @@ def test_good_spec_parses():
     assert spec.space_size() == 8
 
 
-@pytest.mark.xfail(strict=True, reason="bug: expr._eval calls min/max/ceil/floor/int without catching "
-                   "TypeError/ValueError, so `size = \"ceil(n, 256)\"` raises a bare TypeError instead of SpecError")
 def test_bad_function_call_in_size_is_spec_error():
     with pytest.raises(SpecError) as e:
         parse_spec(_broken('size = "n"\nseed', 'size = "ceil(n, 256)"\nseed'), KERNEL)
@@ -248,8 +246,6 @@ def test_evaluate_division_by_zero_message():
         evaluate("n / (n - n)", {"n": 3})
 
 
-@pytest.mark.xfail(strict=True, reason="bug: wrong arity for min/max/ceil/floor escapes expr.evaluate "
-                   "as TypeError, not ExprError (expr.py _eval, the ast.Call branch)")
 @pytest.mark.parametrize("expr", ["max(n)", "min()", "ceil(n, 2)"])
 def test_evaluate_bad_call_is_expr_error(expr):
     with pytest.raises(ExprError):

@@ -57,8 +57,6 @@ def test_empty_store(store):
     assert store.session("x") is None
 
 
-@pytest.mark.xfail(strict=True, reason="bug: Store.session builds `id LIKE prefix%` without escaping, "
-                   "so '_' and '%' in the prefix act as wildcards")
 def test_session_prefix_is_literal(store):
     store.create_session(id="abc11111", kernel_name="k")
     assert store.session("a_c") is None

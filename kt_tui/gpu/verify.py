@@ -12,9 +12,12 @@ def compare(name: str, ref: np.ndarray, out: np.ndarray, atol: float, rtol: floa
                 "max_abs_err": None, "max_rel_err": None, "mismatches": int(ref.size), "first_bad": 0}
     if np.issubdtype(ref.dtype, np.floating):
         r, o = ref.astype(np.float64), out.astype(np.float64)
-        same_nonfinite = (np.isnan(r) & np.isnan(o)) | (np.isinf(r) & (r == o))
-        diff = np.abs(o - r)
-        bad = ~(same_nonfinite | (diff <= atol + rtol * np.abs(r)))
+        finite_ref = np.isfinite(r)
+        same_nonfinite = ~finite_ref & ((np.isnan(r) & np.isnan(o)) | (r == o))
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.abs(o - r)
+            close = finite_ref & (diff <= atol + rtol * np.abs(np.where(finite_ref, r, 0.0)))
+        bad = ~(same_nonfinite | close)
         finite = np.isfinite(diff)
         max_abs = float(diff[finite].max()) if finite.any() else 0.0
         rel = diff[finite] / np.maximum(np.abs(r[finite]), np.finfo(np.float64).tiny)

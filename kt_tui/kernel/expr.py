@@ -30,7 +30,10 @@ def evaluate(expr: str | int | float, names: dict[str, int | float]) -> int | fl
         tree = ast.parse(expr.strip(), mode="eval")
     except SyntaxError:
         raise ExprError(f"cannot parse expression {expr!r}") from None
-    return _eval(tree.body, names, expr)
+    value = _eval(tree.body, names, expr)
+    if not isinstance(value, (int, float)):
+        raise ExprError(f"{expr!r} is not a real number")
+    return value
 
 
 def _eval(node: ast.AST, names: dict, src: str):
@@ -47,11 +50,17 @@ def _eval(node: ast.AST, names: dict, src: str):
             return _BIN[type(node.op)](left, right)
         except ZeroDivisionError:
             raise ExprError(f"division by zero in {src!r}") from None
+        except (OverflowError, TypeError, ValueError) as e:
+            raise ExprError(f"cannot compute {src!r}: {e}") from None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         value = _eval(node.operand, names, src)
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords:
-        return _FUNCS[node.func.id](*(_eval(a, names, src) for a in node.args))
+        args = [_eval(a, names, src) for a in node.args]
+        try:
+            return _FUNCS[node.func.id](*args)
+        except (TypeError, ValueError) as e:
+            raise ExprError(f"bad call {ast.unparse(node)!r} in {src!r}: {e}") from None
     raise ExprError(f"unsupported syntax in {src!r}: only numbers, names, + - * / // % ** and min/max/ceil/floor")
 
 

@@ -49,7 +49,10 @@ def read_source(path: str | Path) -> str:
         raise SourceError(f"{p}: no such file")
     if p.is_dir():
         raise SourceError(f"{p}: is a directory, expected a .cu file")
-    data = p.read_bytes()
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise SourceError(f"{p}: cannot read it ({e.strerror or e})") from None
     if b"\x00" in data[:4096]:
         raise SourceError(f"{p}: looks like a binary file, expected CUDA source text")
     try:
@@ -81,11 +84,17 @@ def _split_params(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip() and p.strip() != "void"]
 
 
+_TYPE_WORDS = {"const", "volatile", "unsigned", "signed", "short", "long", "int", "char", "float", "double",
+               "bool", "void", "size_t", "half", "__half", "__restrict__", "__restrict", "restrict"}
+
+
 def _parse_param(text: str) -> Param:
     text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(r"\s*=.*$", "", text)  # default values
     m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*(\[\s*\w*\s*\])?$", text)
-    if not m or not m.group(1).strip():
+    if not m or not m.group(1).strip() or m.group(2) in _TYPE_WORDS:
+        if re.fullmatch(r"[\w\s:<>,*&]+", text):
+            return Param(name="", ctype=text)  # unnamed, as in a declaration
         raise SourceError(f"cannot read kernel parameter {text!r}")
     ctype = m.group(1).strip() + (" *" if m.group(3) else "")
     return Param(name=m.group(2), ctype=ctype)
@@ -115,7 +124,9 @@ def find_kernels(src: str) -> list[Kernel]:
         before = clean[max(0, m.start() - 200):m.start()]
         templated = bool(re.search(r"template\s*<[^;{}]*>\s*(extern\s+\"C\"\s*)?$", before))
         line = clean.count("\n", 0, m.start()) + 1
-        kernels.setdefault(name, Kernel(name, params, line, templated))
+        known = kernels.get(name)
+        if known is None or (any(not p.name for p in known.params) and all(p.name for p in params)):
+            kernels[name] = Kernel(name, params, known.line if known else line, templated)
     return list(kernels.values())
 
 

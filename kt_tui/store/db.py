@@ -90,7 +90,7 @@ class Store:
     def session(self, sid: str) -> dict | None:
         rows = list(self.db["sessions"].rows_where("id = ?", [sid]))
         if not rows:
-            rows = list(self.db["sessions"].rows_where("id LIKE ?", [sid + "%"]))
+            rows = list(self.db["sessions"].rows_where("substr(id, 1, ?) = ?", [len(sid), sid]))
             if len(rows) != 1:
                 return None
         return rows[0]
@@ -151,7 +151,7 @@ class Store:
         self.refs_dir.mkdir(parents=True, exist_ok=True)
         path = self.refs_dir / f"{sid}-{vid}.npz"
         buf = io.BytesIO()
-        np.savez(buf, **outputs)
+        np.savez(buf, **{f"out_{k}": v for k, v in outputs.items()})
         path.write_bytes(buf.getvalue())
         summary = {k: [str(v.dtype), list(v.shape)] for k, v in outputs.items()}
         self.db["refs"].upsert({"session": sid, "version": vid, "file": path.name,
@@ -171,7 +171,7 @@ class Store:
         if hashlib.sha256(data).hexdigest() != rows[0]["sha256"]:
             return None
         with np.load(io.BytesIO(data)) as z:
-            return {k: z[k] for k in z.files}
+            return {k.removeprefix("out_"): z[k] for k in z.files}
 
     # -- gates and events ----------------------------------------------------------------
     def gate(self, sid: str, key: str) -> dict | None:
