@@ -27,6 +27,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--model", metavar="NAME", help="LLM model name")
     g.add_argument("--llm", choices=("auto", "none"), help="none: manual mode, no LLM calls")
     g.add_argument("--theme", metavar="NAME", help="theme name (a file in themes/ or the user themes dir)")
+    g.add_argument("--timeout", dest="timeout_s", type=float, metavar="SECONDS",
+                   help="watchdog per configuration (compile + verify + benchmark); default: the spec's timeout_s")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,7 +68,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _flags(args: argparse.Namespace) -> dict:
-    keys = ("db", "backend", "sim_cache", "strategy", "base_url", "model", "llm", "theme")
+    keys = ("db", "backend", "sim_cache", "strategy", "base_url", "model", "llm", "theme", "timeout_s")
     return {k: getattr(args, k, None) for k in keys}
 
 

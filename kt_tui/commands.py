@@ -91,7 +91,7 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool) -> int
     if choice.note:
         print(choice.note, file=sys.stderr)
     engine = Engine(store, sid, gpu, choice, auto_policy, progress_printer(),
-                    cache_dir=settings.data_dir / "caches")
+                    cache_dir=settings.data_dir / "caches", timeout_s=settings.timeout_s)
     try:
         state = run_headless(engine, store.session(sid)["strategy"])
     finally:

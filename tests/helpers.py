@@ -9,10 +9,15 @@ from kt_tui.cli import main
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, dict | list | None]:
+    """Run kt-tui in-process; returns the exit code and the JSON it printed last (stderr on failure)."""
     code = main([str(a) for a in argv])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     start = out.find("{") if argv[0] != "sessions" else out.find("[")
-    return code, (json.loads(out[start:]) if start >= 0 else None)
+    data = json.loads(out[start:]) if start >= 0 else None
+    if data is None or code != 0:
+        print(f"kt-tui {' '.join(map(str, argv))} -> {code}\nstderr:\n{captured.err[-3000:]}")
+    return code, data
 
 
 def report(line: str) -> None:

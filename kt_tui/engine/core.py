@@ -32,11 +32,12 @@ class Interrupted(Exception):
 class Engine:
     def __init__(self, store: Store, sid: str, gpu: GpuWorker, choice: BackendChoice,
                  decide: Callable[[Gate], Decision | None], on_event: Callable[[Event], None] | None = None,
-                 cache_dir: str | Path | None = None):
+                 cache_dir: str | Path | None = None, timeout_s: float | None = None):
         self.store, self.sid, self.gpu, self.choice = store, sid, gpu, choice
         self.decide = decide
         self.on_event = on_event or (lambda e: None)
         self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.timeout_s = timeout_s  # per-configuration watchdog; the spec's timeout_s when None
         self.stop_requested = threading.Event()
         s = store.session(sid)
         self.kernel_name = s["kernel_name"]
@@ -145,7 +146,7 @@ class Engine:
                 self.emit("begin", keep=False, run=run_id, **payload)
 
         try:
-            info = self.gpu.run(job, on_gpu, spec.timeout_s)
+            info = self.gpu.run(job, on_gpu, self.timeout_s or spec.timeout_s)
         except WorkerClosed:
             raise Interrupted(run_id) from None
         except WorkerError as e:

@@ -29,6 +29,30 @@ class WorkerClosed(RuntimeError):
     """The app shut the worker down on purpose (quit): the run is interrupted, not failed."""
 
 
+class _Sender:
+    """The worker's end: a pipe, so that a message is out before the next line can crash the
+    process (a multiprocessing.Queue sends from a background thread and can lose it)."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+
+    def put(self, message) -> None:
+        self.conn.send(message)
+
+
+class _Receiver:
+    def __init__(self, conn) -> None:
+        self.conn = conn
+
+    def get(self, timeout: float):
+        try:
+            if self.conn.poll(timeout):
+                return self.conn.recv()
+        except (EOFError, OSError):
+            time.sleep(timeout)  # the worker is gone; the caller sees it is not alive
+        raise queue.Empty
+
+
 class GpuWorker:
     def __init__(self, log_path: str | None = None):
         self.log_path = log_path
@@ -48,12 +72,14 @@ class GpuWorker:
             sys.stdout, sys.stderr = sys.__stdout__ or sys.stdout, sys.__stderr__ or sys.stderr
             try:
                 self.requests = self._ctx.Queue()
-                self.events = self._ctx.Queue()
+                reader, writer = self._ctx.Pipe(duplex=False)
                 self.stop_flag = self._ctx.Event()
                 self.proc = self._ctx.Process(
                     target=worker.main, name="kt-tui-gpu", daemon=True,
-                    args=(self.requests, self.events, self.stop_flag, self.log_path, os.getpid()))
+                    args=(self.requests, _Sender(writer), self.stop_flag, self.log_path, os.getpid()))
                 self.proc.start()
+                writer.close()
+                self.events = _Receiver(reader)
             finally:
                 sys.stdout, sys.stderr = streams
                 os.environ.update(hidden)

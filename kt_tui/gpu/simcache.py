@@ -28,7 +28,7 @@ def recorded_gpu(path: str | Path) -> str:
     head = read_header(path)
     meta = head.get("kt_tui", {})
     when = meta.get("recorded")
-    return f"{head.get('device_name', 'unknown GPU')}" + (f", recorded {when}" if when else "")
+    return f"{head.get('device_name', 'unknown GPU')}" + (f" (recorded {str(when)[:10]})" if when else "")
 
 
 def find_cache(where: str | Path, kernel: str, version: str) -> Path | None:

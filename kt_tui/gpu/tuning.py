@@ -156,6 +156,7 @@ class _StreamingRunner:
                 raise StopTuning
             params = dict(zip(owner.names, element))
             owner.emit("begin", {"key": key, "params": params})
+            _inject_fault(key)
             sticky = None
             try:
                 raw = self.runner.run([element], tuning_options)[0]
@@ -183,6 +184,17 @@ class _StreamingRunner:
             if sticky:
                 raise ContextLost(sticky)
         return out
+
+
+def _inject_fault(key: str) -> None:
+    """KT_TUI_FAULT=hang:KEY or crash:KEY makes this worker hang or die on one configuration:
+    how the GPU-free tests exercise the watchdog and the restart path."""
+    kind, _, target = os.environ.get("KT_TUI_FAULT", "").partition(":")
+    if target == key:
+        if kind == "hang":
+            time.sleep(10**6)
+        elif kind == "crash":
+            os._exit(77)
 
 
 def _as_kt_result(stored: dict, names: list[str]) -> dict:

@@ -108,7 +108,7 @@ class SessionScreen(Screen):
             return
         self.post_message(Ready(sid, choice))
         engine = Engine(self.store, sid, self.gpu, choice, self.bridge.decide, self.bridge.on_event,
-                        cache_dir=self.settings.data_dir / "caches")
+                        cache_dir=self.settings.data_dir / "caches", timeout_s=self.settings.timeout_s)
         self.engine = engine
         try:
             engine.run(get_strategy(self.store.session(sid)["strategy"]))
