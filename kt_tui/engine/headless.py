@@ -17,20 +17,21 @@ def auto_policy(gate: Gate) -> Decision:
     return Decision("approve", by="policy")
 
 
-def progress_printer(stream=sys.stderr):
+def progress_printer(stream=None):
     counts = {"n": 0}
 
     def on_event(e: Event) -> None:
+        out = stream or sys.stderr
         if e.kind == "result":
             counts["n"] += 1
             r = e.data["result"]
             t = f"{r['time_ms']:.4f} ms" if r["time_ms"] is not None else "-"
             mark = "  best" if e.data["best"] else ""
-            print(f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}", file=stream, flush=True)
+            print(f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}", file=out, flush=True)
         elif e.kind == "run":
-            print(f"run {e.data['run']}: {e.data['total']} configurations on {e.data['backend']}", file=stream, flush=True)
+            print(f"run {e.data['run']}: {e.data['total']} configurations on {e.data['backend']}", file=out, flush=True)
         elif e.kind in ("note", "run_end") and (e.data.get("text") or e.data.get("error")):
-            print(e.data.get("text") or f"run {e.data['run']} {e.data['state']}: {e.data['error']}", file=stream, flush=True)
+            print(e.data.get("text") or f"run {e.data['run']} {e.data['state']}: {e.data['error']}", file=out, flush=True)
     return on_event
 
 
