@@ -56,10 +56,11 @@ class Engine:
 
     def ask(self, gate: Gate) -> Decision:
         stored = self.store.gate(self.sid, gate.key)
-        if stored and stored["state"] == "decided":
+        # a stored "stop" ended the session; resuming it means asking that question again
+        if stored and stored["state"] == "decided" and stored["decision"]["choice"] != "stop":
             d = stored["decision"]
             return Decision(d["choice"], d.get("value"), by="replay")
-        if not stored:
+        if not stored or stored["state"] == "decided":
             self.store.open_gate(self.sid, gate.key, gate.kind, gate.title, gate.body)
         self.set_state("waiting")
         self.emit("gate", keep=False, gate=gate.to_dict())

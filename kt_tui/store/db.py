@@ -184,10 +184,11 @@ class Store:
         return g
 
     def open_gate(self, sid: str, key: str, kind: str, title: str, body: dict) -> None:
-        seq = self.db.execute("SELECT count(*) FROM gates WHERE session = ?", [sid]).fetchone()[0]
+        have = self.db.execute("SELECT seq FROM gates WHERE session = ? AND key = ?", [sid, key]).fetchone()
+        seq = have[0] if have else self.db.execute("SELECT count(*) FROM gates WHERE session = ?", [sid]).fetchone()[0]
         self.db["gates"].upsert({"session": sid, "key": key, "seq": seq, "kind": kind, "title": title,
-                                 "body": json.dumps(body, default=str), "state": "pending", "created": now()},
-                                pk=("session", "key"))
+                                 "body": json.dumps(body, default=str), "state": "pending", "decision": None,
+                                 "decided": None, "created": now()}, pk=("session", "key"))
 
     def decide_gate(self, sid: str, key: str, decision: dict) -> None:
         self.db["gates"].update((sid, key), {"state": "decided", "decision": json.dumps(decision, default=str),
