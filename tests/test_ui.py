@@ -1,0 +1,177 @@
+"""The terminal UI, driven headless with Textual's Pilot, on recorded caches (sim backend)."""
+
+import shutil
+
+import pytest
+
+from kt_tui.config import load_settings
+from kt_tui.engine.session import read_kernel_file
+from kt_tui.store import Store
+from kt_tui.ui.app import KtApp
+from kt_tui.ui.session_screen import SessionScreen
+from kt_tui.ui.setup_screens import KernelPickScreen, SpecEditScreen
+from kt_tui.ui.widgets import ResultsTable
+
+from .conftest import EXAMPLES
+
+SIZE = (150, 45)
+
+
+async def wait_for(pilot, condition, timeout=30.0):
+    waited = 0.0
+    while not condition():
+        assert waited < timeout, "timed out waiting for the UI"
+        await pilot.pause(0.05)
+        waited += 0.05
+
+
+def new_app(kernel, **flags):
+    settings = load_settings({"backend": "sim", **flags})
+    return KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(kernel))
+
+
+def resumed_app(sid):
+    settings = load_settings({})
+    return KtApp(settings, Store(settings.db), resume=sid)
+
+
+def rows(app) -> list[str]:
+    table = app.screen.query_one(ResultsTable)
+    return [k.value for k in table.rows]
+
+
+async def test_sweep_streams_stop_works_and_resume_continues(monkeypatch):
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.15")
+    app = new_app(EXAMPLES / "matmul.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, SessionScreen)
+        await wait_for(pilot, lambda: screen.bridge.waiting)
+        assert "SIMULATED" in str(screen.query_one("#banner").render())
+        await pilot.press("s")
+        await wait_for(pilot, lambda: len(rows(app)) >= 4)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen.bridge.waiting and screen.gate.key == "sweep:2")
+        shown = rows(app)
+        assert 4 <= len(shown) < 17
+        assert "Continue the sweep" in screen.gate.title
+        sid = screen.sid
+        await pilot.press("q")
+    store = Store(load_settings({}).db)
+    assert store.session(sid)["state"] == "waiting"
+    assert sorted(r["key"] for r in store.results(sid)) == sorted(shown)
+
+    app = resumed_app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.bridge.waiting)
+        assert sorted(rows(app)) == sorted(shown)
+        assert screen.gate.key == "sweep:2"
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.state == "finished")
+        assert len(rows(app)) == 17
+        table = screen.query_one(ResultsTable)
+        best = min((r for r in table.rows_data.values() if r["time_ms"]), key=lambda r: r["time_ms"])
+        assert table.best_key == best["key"]
+        await pilot.press("q")
+    assert len(store.results(sid)) == 17
+
+
+async def test_the_table_sorts_by_any_column():
+    app = new_app(EXAMPLES / "reduction.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.bridge.waiting)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.state == "finished")
+        table = screen.query_one(ResultsTable)
+        await pilot.press("o")  # first sort: time
+        times = [table.rows_data[k.value]["time_ms"] for k in table.rows]
+        assert times == sorted(times)
+        await pilot.press("r")
+        times = [table.rows_data[k.value]["time_ms"] for k in table.rows]
+        assert times == sorted(times, reverse=True)
+        table.sort_by("p:items_per_thread")
+        values = [table.rows_data[k.value]["params"]["items_per_thread"] for k in table.rows]
+        assert values == sorted(values)
+        await pilot.press("q")
+
+
+async def test_a_kernel_without_spec_opens_a_draft_that_must_be_saved(tmp_path):
+    cu = tmp_path / "scale.cu"
+    cu.write_text("__global__ void scale(float *out, const float *in, float alpha, int n) {\n"
+                  "  int i = blockIdx.x * block_size_x + threadIdx.x;\n  if (i < n) out[i] = alpha * in[i];\n}\n")
+    app = new_app(cu)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecEditScreen))
+        assert not (tmp_path / "scale.cu.toml").exists()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
+        text = (tmp_path / "scale.cu.toml").read_text()
+        assert 'kernel = "scale"' in text and "output = true" in text
+        await pilot.press("q")
+
+
+async def test_a_broken_spec_shows_the_field_and_is_fixed_in_place(tmp_path):
+    for f in ("vector_add.cu", "vector_add.cu.toml"):
+        shutil.copy(EXAMPLES / f, tmp_path / f)
+    spec = tmp_path / "vector_add.cu.toml"
+    good = spec.read_text()
+    spec.write_text(good.replace('type = "float32"\nsize = "n"\ninit = "random"\nseed = 1',
+                                 'type = "float32"\nsize = "m"\ninit = "random"\nseed = 1'))
+    app = new_app(tmp_path / "vector_add.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecEditScreen))
+        error = str(app.screen.query_one("#spec-error").render())
+        assert "args[1] (a).size" in error and "unknown name 'm'" in error
+        app.screen.query_one("#spec-text").text = good
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen))
+        assert spec.read_text() == good
+        await pilot.press("q")
+
+
+async def test_several_kernels_ask_which_one(tmp_path):
+    cu = tmp_path / "two.cu"
+    cu.write_text("__global__ void first(float *x, int n) {}\n__global__ void second(int *y, int n) {}\n")
+    app = new_app(cu)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, KernelPickScreen))
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecEditScreen))
+        assert app.screen.kernel.name == "second"
+        await pilot.press("escape")
+
+
+async def test_no_backend_is_a_recoverable_screen_not_a_crash(tmp_path):
+    for f in ("vector_add.cu", "vector_add.cu.toml"):
+        shutil.copy(EXAMPLES / f, tmp_path / f)
+    app = new_app(tmp_path / "vector_add.cu")  # sim, but no recorded cache beside this copy
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.state == "error")
+        assert "no recorded cache" in str(screen.query_one("#gate").render())
+        await pilot.press("q")
+
+
+@pytest.mark.parametrize("theme", ["kt-dark", "kt-light"])
+async def test_themes_load_from_the_themes_folder(theme):
+    app = new_app(EXAMPLES / "vector_add.cu", theme=theme)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.screen.bridge.waiting)
+        assert app.theme == theme and not app.theme_problems
+        await pilot.press("q")
+
+
+def test_spec_draft_screen_snapshot(snap_compare, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "saxpy.cu").write_text(
+        "__global__ void saxpy(float *y, const float *x, float a, int n) {\n"
+        "  int i = blockIdx.x * block_size_x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}\n")
+    app = new_app("saxpy.cu")
+
+    async def until_shown(pilot):
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecEditScreen))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 40), run_before=until_shown)
