@@ -14,9 +14,17 @@ _FIELDS = {"primary", "secondary", "warning", "error", "success", "accent", "for
            "surface", "panel", "boost", "dark", "luminosity_spread", "text_alpha", "variables"}
 
 
+def _shipped_themes():
+    """themes/ at the repository root is installed as the package kt_tui.themes; in a source
+    checkout (tests run from one) it is read where it is."""
+    checkout = Path(__file__).resolve().parents[2] / "themes"
+    if checkout.is_dir():
+        return checkout.iterdir()
+    return resources.files("kt_tui.themes").iterdir()
+
+
 def _theme_files() -> list[tuple[str, str]]:
-    files = [(f.name, f.read_text(encoding="utf-8")) for f in resources.files("kt_tui.themes").iterdir()
-             if f.name.endswith(".toml")]
+    files = [(f.name, f.read_text(encoding="utf-8")) for f in _shipped_themes() if f.name.endswith(".toml")]
     user = config_dir() / "themes"
     if user.is_dir():
         files += [(str(p), p.read_text(encoding="utf-8")) for p in sorted(user.glob("*.toml"))]
