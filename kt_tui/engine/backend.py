@@ -29,6 +29,8 @@ class BackendChoice:
         return self.backend == "sim"
 
     def label(self) -> str:
+        if self.backend == "none":
+            return f"no backend here (stored results from {self.gpu or 'an earlier run'})"
         if self.simulated:
             return f"SIMULATED (kernel_tuner replay of a cache recorded on {self.gpu})"
         return f"{self.gpu} via {self.backend}"

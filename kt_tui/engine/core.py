@@ -129,6 +129,8 @@ class Engine:
         self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend)
         if sim and sim_cache is None:
             return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
+        if self.choice.backend == "none":
+            return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
         job = TuneJob(run_id=run_id, source=source, spec=spec.to_dict(), backend=self.choice.backend,
                       cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
                       known=self.known(vid) if kind == "tune" else {},

@@ -12,7 +12,7 @@ from ..gpu.client import GpuWorker
 from ..kernel.source import Kernel, SourceError, find_kernels, pick_kernel, read_source
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_path_for, version_hash
 from ..store import Store
-from .backend import BackendChoice, choose_backend
+from .backend import BackendChoice, BackendError, choose_backend
 
 
 @dataclass
@@ -67,13 +67,21 @@ def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, ch
 
 
 def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -> BackendChoice:
-    """The backend for a resumed session: what it used, if that still works here (auto otherwise)."""
+    """The backend for a resumed session: what it used if that still works here, else what auto
+    finds, else none (stored results can still be viewed; measuring fails with a clear message)."""
     s = store.session(sid)
     if s.get("sim_cache") and not settings.sim_cache:
         settings.sim_cache = s["sim_cache"]
     original = store.versions(sid)[0]["id"]
     request = settings.backend if settings.backend != "auto" else (s.get("backend_request") or "auto")
-    choice = pick_backend(settings, gpu, s["kernel_name"], original, Path(s["kernel_path"]), request)
+    path = Path(s["kernel_path"])
+    try:
+        choice = pick_backend(settings, gpu, s["kernel_name"], original, path, request)
+    except BackendError as first:
+        try:
+            choice = pick_backend(settings, gpu, s["kernel_name"], original, path, "auto")
+        except BackendError:
+            choice = BackendChoice("none", s.get("gpu") or "", note=f"Nothing can be measured here: {first}")
     if choice.backend != s.get("backend"):
         store.update_session(sid, backend=choice.backend, gpu=choice.gpu, simulated=int(choice.simulated),
                              note=choice.note)

@@ -17,9 +17,9 @@ _FIELDS = {"primary", "secondary", "warning", "error", "success", "accent", "for
 def _shipped_themes():
     """themes/ at the repository root is installed as the package kt_tui.themes; in a source
     checkout (tests run from one) it is read where it is."""
-    checkout = Path(__file__).resolve().parents[2] / "themes"
-    if checkout.is_dir():
-        return checkout.iterdir()
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file() and (root / "themes").is_dir():
+        return (root / "themes").iterdir()
     return resources.files("kt_tui.themes").iterdir()
 
 
