@@ -45,3 +45,29 @@ def test_crashing_config_restarts_the_worker(capsys, hermetic):
     assert code == 0
     report(f"crash.cu: 128 -> {rows['128']['status']} ({(rows['128']['error'] or '')[:80]}); 32 -> wrong_result "
            f"at {rows['32']['first_bad']}; 64 -> ok")
+
+
+async def test_the_ui_streams_a_real_sweep(hermetic):
+    from kt_tui.config import load_settings
+    from kt_tui.engine.session import read_kernel_file
+    from kt_tui.ui.app import KtApp
+    from kt_tui.ui.widgets import ResultsTable
+
+    settings = load_settings({"backend": "pycuda"})
+    app = KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "matmul.cu"))
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = app.screen
+        for _ in range(1200):
+            if screen.bridge.waiting or screen.state == "error":
+                break
+            await pilot.pause(0.05)
+        assert screen.choice.backend == "pycuda" and not screen.choice.simulated
+        await pilot.press("s")
+        for _ in range(2400):
+            if screen.state in ("finished", "failed"):
+                break
+            await pilot.pause(0.05)
+        table = screen.query_one(ResultsTable)
+        assert screen.state == "finished" and table.row_count == 17
+        report(f"UI on pycuda: matmul {table.row_count} rows, best {table.best_key}")
+        await pilot.press("q")
