@@ -177,3 +177,10 @@ def test_kill_9_mid_sweep_then_resume_loses_no_row(hermetic):
     assert report["rows_at_kill"] >= 4 and report["rows_after_resume"] == 17
     assert report["lost"] == 0 and report["remeasured"] == 0 and report["state"] == "finished"
     assert res.returncode == 0
+
+
+def test_resume_with_nothing_to_resume(capsys):
+    code = __import__("kt_tui.cli").cli.main(["resume", "--auto"])
+    assert code == 2 and "no sessions yet" in capsys.readouterr().err
+    code = __import__("kt_tui.cli").cli.main(["resume", "nope", "--auto"])
+    assert code == 2 and "no session 'nope'" in capsys.readouterr().err

@@ -175,3 +175,35 @@ def test_spec_draft_screen_snapshot(snap_compare, tmp_path, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 40), run_before=until_shown)
+
+
+async def test_a_recorded_gpu_session_opens_anywhere(tmp_path):
+    from pathlib import Path
+    src = next((Path(__file__).parent.parent / "sessions").glob("examples-pycuda-*.db"))
+    db = tmp_path / src.name
+    db.write_bytes(src.read_bytes())
+    store = Store(db)
+    sid = next(s["id"] for s in store.sessions() if s["kernel_name"] == "matmul")
+    settings = load_settings({"db": str(db)})
+    app = KtApp(settings, Store(db), resume=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.state in ("finished", "failed", "error"))
+        assert screen.state == "finished"
+        assert len(rows(app)) == 17
+        await pilot.press("q")
+    assert store.session(sid)["state"] == "finished" and len(store.results(sid)) == 17
+
+
+async def test_bindings_are_remapped_by_id():
+    app = new_app(EXAMPLES / "vector_add.cu")
+    app.settings.keys = {"start": "g"}
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.bridge.waiting)
+        await pilot.press("s")
+        await pilot.pause(0.2)
+        assert screen.bridge.waiting  # "s" no longer starts
+        await pilot.press("g")
+        await wait_for(pilot, lambda: screen.state == "finished")
+        await pilot.press("q")

@@ -92,9 +92,6 @@ class Engine:
         if have is None:
             self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
             have = self.known(vid).get(key)
-        elif not self.choice.simulated and self.store.reference(self.sid, vid) is None:
-            # outputs lost (or never taken): recompute them; the stored baseline time stays
-            self._run_job(vid, f"reference:{vid}", "reference", configs=[params], capture=True)
         if have and have["time_ms"] is not None:
             self.store.update_session(self.sid, baseline_ms=have["time_ms"])
             self.emit("session", keep=False, baseline_ms=have["time_ms"])
@@ -105,6 +102,11 @@ class Engine:
         run = self.store.run(self.sid, run_id)
         if run and run["state"] in ("finished", "stopped", "failed"):
             return run["state"]
+        if not self.choice.simulated and self.store.reference(self.sid, self.original) is None:
+            # the reference outputs were lost (or never taken): recompute them; the baseline time stays
+            _, spec = self.version(self.original)
+            self._run_job(self.original, f"reference:{self.original}", "reference",
+                          configs=[spec.baseline_params()], capture=True)
         return self._run_job(vid, run_id, "tune", strategy=strategy, max_configs=max_configs)
 
     def request_stop(self) -> None:
