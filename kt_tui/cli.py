@@ -27,6 +27,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--model", metavar="NAME", help="LLM model name")
     g.add_argument("--llm", choices=("auto", "none"), help="none: manual mode, no LLM calls")
     g.add_argument("--theme", metavar="NAME", help="theme name (a file in themes/ or the user themes dir)")
+    a = p.add_argument_group("autonomous strategy")
+    a.add_argument("--no-replanning", dest="with_replanning", action="store_const", const=False,
+                   help="do not ask for a new plan when the steps run out")
+    a.add_argument("--max-replanning", type=int, metavar="N", help="new plans at most (default 1)")
+    a.add_argument("--breakdown", dest="breakdown_steps", action="store_const", const=True,
+                   help="let the LLM break a step into smaller steps")
+    a.add_argument("--max-breakdowns", type=int, metavar="N", help="levels of breakdown (default 1)")
+    a.add_argument("--threshold", type=float, metavar="F",
+                   help="accept a kernel when at least this fraction faster (default 0.02)")
     g.add_argument("--timeout", dest="timeout_s", type=float, metavar="SECONDS",
                    help="watchdog per configuration (compile + verify + benchmark); default: the spec's timeout_s")
 
@@ -68,7 +77,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _flags(args: argparse.Namespace) -> dict:
-    keys = ("db", "backend", "sim_cache", "strategy", "base_url", "model", "llm", "theme", "timeout_s")
+    keys = ("db", "backend", "sim_cache", "strategy", "base_url", "model", "llm", "theme", "timeout_s",
+            "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold")
     return {k: getattr(args, k, None) for k in keys}
 
 

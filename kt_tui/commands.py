@@ -84,14 +84,29 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
     return 0 if state == "finished" and not summary["error"] else 1
 
 
-def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool) -> int:
+def llm_factory(settings: Settings):
+    """make_llm(on_call) for the engine, or None in manual mode."""
+    if settings.llm == "none":
+        return None
+
+    def make(on_call):
+        from .llm.client import LlmClient
+        return LlmClient.from_settings(settings, on_call=on_call)
+    return make
+
+
+def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_event):
     from .engine.core import Engine
-    from .engine.headless import auto_policy, progress_printer, run_headless
+    return Engine(store, sid, gpu, choice, decide, on_event, cache_dir=settings.data_dir / "caches",
+                  timeout_s=settings.timeout_s, make_llm=llm_factory(settings), options=settings.strategy_options())
+
+
+def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_flagged: bool = False) -> int:
+    from .engine.headless import make_policy, progress_printer, run_headless
 
     if choice.note:
         print(choice.note, file=sys.stderr)
-    engine = Engine(store, sid, gpu, choice, auto_policy, progress_printer(),
-                    cache_dir=settings.data_dir / "caches", timeout_s=settings.timeout_s)
+    engine = make_engine(store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer())
     try:
         state = run_headless(engine, store.session(sid)["strategy"])
     finally:
@@ -115,7 +130,7 @@ def run_auto(settings: Settings, args: argparse.Namespace) -> int:
         gpu.close()
         raise
     sid = new_session(store, settings, kf, spec, choice)
-    return _run(store, settings, sid, gpu, choice, args.json)
+    return _run(store, settings, sid, gpu, choice, args.json, args.allow_flagged)
 
 
 def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
@@ -128,7 +143,7 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     except UserError:
         gpu.close()
         raise
-    return _run(store, settings, s["id"], gpu, choice, args.json)
+    return _run(store, settings, s["id"], gpu, choice, args.json, getattr(args, "allow_flagged", False))
 
 
 def open_tui(settings: Settings, args: argparse.Namespace) -> int:

@@ -38,6 +38,18 @@ class Settings:
     theme: str = "kt-dark"
     timeout_s: float | None = None  # per-config watchdog; the spec's timeout_s when unset
     keys: dict[str, str] = field(default_factory=dict)  # binding id -> key, remaps the defaults
+    # the autonomous strategy
+    with_replanning: bool = True
+    max_replanning: int = 1
+    breakdown_steps: bool = False
+    max_breakdowns: int = 1
+    threshold: float = 0.02  # accept a kernel when it is this much faster than the current best
+    llm_timeout_s: float = 120.0
+    llm_retries: int = 3
+
+    def strategy_options(self) -> dict:
+        return {k: getattr(self, k) for k in ("with_replanning", "max_replanning", "breakdown_steps",
+                                              "max_breakdowns", "threshold")}
 
     def public(self) -> dict:
         """What may be written to the session store: everything but secrets."""

@@ -32,17 +32,22 @@ class Interrupted(Exception):
 class Engine:
     def __init__(self, store: Store, sid: str, gpu: GpuWorker, choice: BackendChoice,
                  decide: Callable[[Gate], Decision | None], on_event: Callable[[Event], None] | None = None,
-                 cache_dir: str | Path | None = None, timeout_s: float | None = None):
+                 cache_dir: str | Path | None = None, timeout_s: float | None = None,
+                 make_llm: Callable | None = None, options: dict | None = None):
         self.store, self.sid, self.gpu, self.choice = store, sid, gpu, choice
         self.decide = decide
         self.on_event = on_event or (lambda e: None)
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.timeout_s = timeout_s  # per-configuration watchdog; the spec's timeout_s when None
+        self.make_llm = make_llm  # make_llm(on_call) -> LLM client; raises LlmUnavailable in manual mode
+        self.options = options or {}
+        self.error: str | None = None  # set by a strategy when the session as a whole failed
         self.stop_requested = threading.Event()
         s = store.session(sid)
         self.kernel_name = s["kernel_name"]
         self.original = store.versions(sid)[0]["id"]
         self.best_ms, self.best_key = s.get("best_ms"), s.get("best_key")
+        self.accepted = {self.original} | {st["version"] for st in store.steps(sid) if st["state"] == "accepted"}
 
     # -- events and gates ----------------------------------------------------------------
     def emit(self, name: str, keep: bool = True, **data) -> None:
@@ -78,6 +83,49 @@ class Engine:
     def version(self, vid: str) -> tuple[str, Spec]:
         v = self.store.version(self.sid, vid)
         return v["source"], spec_from_plain(json.loads(v["spec_json"]))
+
+    def new_version(self, source: str, spec: Spec, parent: str, label: str) -> str:
+        from ..kernel.spec import dump_spec, version_hash
+        vid = version_hash(source, spec)
+        if self.store.version(self.sid, vid) is None:
+            self.store.add_version(self.sid, vid, source, dump_spec(spec), spec.to_dict(), parent=parent, label=label)
+        return vid
+
+    def best_of(self, vid: str) -> dict | None:
+        ok = [r for r in self.store.results(self.sid, vid)
+              if r["status"] == "ok" and r["time_ms"] is not None and r["verified"] is not False]
+        return min(ok, key=lambda r: r["time_ms"]) if ok else None
+
+    def accept(self, vid: str) -> None:
+        """`vid` becomes part of what the session offers as its best."""
+        self.accepted.add(vid)
+        best = self.best_of(vid)
+        if best and (self.best_ms is None or best["time_ms"] < self.best_ms):
+            self.best_ms, self.best_key = best["time_ms"], best["key"]
+            self.store.update_session(self.sid, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
+            self.emit("session", keep=False, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
+
+    def verify(self, vid: str) -> dict | None:
+        """Run a new version's first configuration once, checked against the original's outputs."""
+        _, spec = self.version(vid)
+        params = spec.baseline_params()
+        key = ",".join(str(params[n]) for n in spec.tune_params)
+        if key not in self.known(vid):
+            if not self.choice.simulated and self.store.reference(self.sid, self.original) is None:
+                self.baseline(self.original)
+            self._run_job(vid, f"verify:{vid}", "verify", configs=[params])
+        return self.known(vid).get(key)
+
+    def llm_client(self, key: str):
+        from ..llm.client import LlmUnavailable
+        if self.make_llm is None:
+            raise LlmUnavailable("no LLM configured (manual mode): pass --base-url URL --model NAME, "
+                                 "or set OPENAI_BASE_URL and KT_TUI_MODEL")
+        return self.make_llm(lambda record: self.store.add_llm_call(self.sid, key, record))
+
+    def set_step(self, step_id: str, **fields) -> None:
+        self.store.put_step(self.sid, step_id, **fields)
+        self.emit("step", keep=False, id=step_id, **fields)
 
     def known(self, vid: str) -> dict[str, dict]:
         return {r["key"]: r for r in self.store.results(self.sid, vid)}
@@ -170,8 +218,8 @@ class Engine:
 
     def _add_result(self, vid: str, run_id: str, r: dict) -> None:
         self.store.add_result(self.sid, vid, run_id, r)
-        best = (r["status"] == "ok" and r["time_ms"] is not None and r.get("verified") is not False
-                and (self.best_ms is None or r["time_ms"] < self.best_ms))
+        best = (vid in self.accepted and r["status"] == "ok" and r["time_ms"] is not None
+                and r.get("verified") is not False and (self.best_ms is None or r["time_ms"] < self.best_ms))
         if best:
             self.best_ms, self.best_key = r["time_ms"], r["key"]
             self.store.update_session(self.sid, best_ms=r["time_ms"], best_key=r["key"], best_version=vid)
@@ -188,13 +236,15 @@ class Engine:
                 decision = self.ask(gate)
                 if decision.choice == "stop":
                     gen.close()
-                    self.set_state("stopped")
-                    self.emit("finished", state="stopped")
-                    return "stopped"
+                    # a policy stopping at a failed LLM call is a failure the caller must see
+                    failed = decision.by == "policy" and gate.kind in ("llm_failed", "llm_reply")
+                    state, error = ("failed", gate.title) if failed else ("stopped", None)
+                    self.set_state(state, error=error)
+                    self.emit("finished", state=state, error=error)
+                    return state
                 gate = gen.send(decision)
         except StopIteration:
-            failed = [r for r in self.store.runs(self.sid) if r["state"] == "failed"]
-            state, error = ("failed", failed[-1]["error"]) if failed else ("finished", None)
+            state, error = ("failed", self.error) if self.error else ("finished", None)
             self.set_state(state, error=error)
             self.emit("finished", state=state, error=error)
             return state

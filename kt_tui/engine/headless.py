@@ -10,11 +10,30 @@ from .events import Decision, Event, Gate
 from .strategies import get_strategy
 
 
-def auto_policy(gate: Gate) -> Decision:
-    """Approve what is proposed; after the user stopped a run (Ctrl-C), do not start it again."""
-    if gate.body.get("after_stop"):
-        return Decision("stop", by="policy")
-    return Decision("approve", by="policy")
+def make_policy(allow_flagged: bool = False):
+    """How `--auto` decides: approve what is proposed, follow the LLM's verdict on steps and the
+    threshold on acceptance, refuse flagged code unless allowed, stop on a failed LLM call."""
+
+    def policy(gate: Gate) -> Decision:
+        body = gate.body
+        if gate.kind in ("llm_failed", "llm_reply"):
+            return Decision("stop", by="policy")
+        if body.get("after_stop"):
+            return Decision("stop", by="policy")
+        if gate.kind == "step" and body.get("verdict") and not body["verdict"]["valid"]:
+            return Decision("skip", by="policy")
+        if gate.kind == "kernel" and body.get("flags") and not allow_flagged:
+            kinds = ", ".join(sorted({f["kind"] for f in body["flags"]}))
+            print(f"refusing flagged code for step {body.get('step')} ({kinds}); --allow-flagged lets it run",
+                  file=sys.stderr, flush=True)
+            return Decision("skip", by="policy")
+        if gate.kind == "accept":
+            return Decision("approve" if body.get("recommend") else "skip", by="policy")
+        return Decision("approve", by="policy")
+    return policy
+
+
+auto_policy = make_policy()
 
 
 def progress_printer(stream=None):
@@ -30,6 +49,11 @@ def progress_printer(stream=None):
             print(f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}", file=out, flush=True)
         elif e.kind == "run":
             print(f"run {e.data['run']}: {e.data['total']} configurations on {e.data['backend']}", file=out, flush=True)
+        elif e.kind == "step" and e.data.get("state") in ("failed", "accepted", "rejected", "skipped"):
+            print(f"step {e.data['id']}: {e.data['state']}" + (f" ({e.data['reason']})" if e.data.get("reason") else ""),
+                  file=out, flush=True)
+        elif e.kind == "llm_done":
+            print(f"LLM answered {e.data['key']}", file=out, flush=True)
         elif e.kind in ("note", "run_end") and (e.data.get("text") or e.data.get("error")):
             print(e.data.get("text") or f"run {e.data['run']} {e.data['state']}: {e.data['error']}", file=out, flush=True)
     return on_event

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ..errors import UserError
+from .autonomous import autonomous
 from .sweep import sweep
 
-BUILTIN = {"sweep": sweep}
+BUILTIN = {"sweep": sweep, "autonomous": autonomous}
 NAMES = ("sweep", "autonomous", "explicit", "one-prompt", "config-search")
 
 

@@ -29,6 +29,8 @@ def sweep(engine):
             return
         engine.baseline(vid)
         state = engine.tune(vid, run_id=f"sweep:{attempt}")
+        if state == "failed":
+            engine.error = engine.store.run(engine.sid, f"sweep:{attempt}")["error"]
         if state != "stopped":
             return
         attempt += 1

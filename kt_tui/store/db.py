@@ -37,6 +37,13 @@ _TABLES = {
     "gates": ({"session": str, "key": str, "seq": int, "kind": str, "title": str, "body": str,
                "state": str, "decision": str, "created": str, "decided": str}, ("session", "key")),
     "events": ({"id": int, "session": str, "ts": str, "kind": str, "data": str}, "id"),
+    "llm_calls": ({"id": int, "session": str, "key": str, "purpose": str, "model": str, "base_url": str,
+                   "messages": str, "reply": str, "error": str, "tokens_in": int, "tokens_out": int,
+                   "latency_s": float, "attempt": int, "streamed": int, "created": str}, "id"),
+    "llm_results": ({"session": str, "key": str, "value": str, "text": str, "by": str, "created": str},
+                    ("session", "key")),
+    "steps": ({"session": str, "id": str, "seq": int, "title": str, "description": str, "state": str,
+               "reason": str, "version": str, "parent": str, "updated": str}, ("session", "id")),
 }
 
 
@@ -196,6 +203,38 @@ class Store:
 
     def gates(self, sid: str) -> list[dict]:
         return [self.gate(sid, g["key"]) for g in self.db["gates"].rows_where("session = ?", [sid], order_by="seq")]
+
+    # -- LLM calls and their results ---------------------------------------------------------
+    def add_llm_call(self, sid: str, key: str, record: dict) -> None:
+        """One attempt of one call, as the client reported it (never holds the API key)."""
+        self.db["llm_calls"].insert({
+            "session": sid, "key": key, "purpose": record.get("purpose"), "model": record.get("model"),
+            "base_url": record.get("base_url"), "messages": json.dumps(record.get("messages")),
+            "reply": record.get("reply"), "error": record.get("error"), "tokens_in": record.get("tokens_in"),
+            "tokens_out": record.get("tokens_out"), "latency_s": record.get("latency_s"),
+            "attempt": record.get("attempt"), "streamed": int(bool(record.get("streamed"))), "created": now()})
+
+    def llm_calls(self, sid: str) -> list[dict]:
+        return [dict(r, messages=json.loads(r["messages"])) for r in
+                self.db["llm_calls"].rows_where("session = ?", [sid], order_by="id")]
+
+    def put_llm_result(self, sid: str, key: str, value, text: str, by: str) -> None:
+        self.db["llm_results"].upsert({"session": sid, "key": key, "value": json.dumps(value), "text": text,
+                                       "by": by, "created": now()}, pk=("session", "key"))
+
+    def llm_result(self, sid: str, key: str) -> dict | None:
+        rows = list(self.db["llm_results"].rows_where("session = ? AND key = ?", [sid, key]))
+        return dict(rows[0], value=json.loads(rows[0]["value"])) if rows else None
+
+    # -- plan steps ----------------------------------------------------------------------------
+    def put_step(self, sid: str, step_id: str, **fields) -> None:
+        have = self.db.execute("SELECT seq FROM steps WHERE session = ? AND id = ?", [sid, step_id]).fetchone()
+        if not have and "seq" not in fields:
+            fields["seq"] = self.db.execute("SELECT count(*) FROM steps WHERE session = ?", [sid]).fetchone()[0]
+        self.db["steps"].upsert({"session": sid, "id": step_id, **fields, "updated": now()}, pk=("session", "id"))
+
+    def steps(self, sid: str) -> list[dict]:
+        return list(self.db["steps"].rows_where("session = ?", [sid], order_by="seq"))
 
     def add_event(self, sid: str, kind: str, data: dict) -> None:
         self.db["events"].insert({"session": sid, "ts": now(), "kind": kind, "data": json.dumps(data, default=str)})

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header, RichLog, Static, TabbedContent, TabPane
 
 from ..config import Settings
 from ..engine.backend import BackendChoice
@@ -22,9 +22,9 @@ from ..errors import UserError
 from ..kernel.spec import Spec
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
+from .editors import KernelEditScreen, TextEditScreen
+from .gate_view import PlanView, render_gate, render_kernel
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
-
-CHOICE_KEYS = {"approve": "s", "skip": "k", "stop": "x"}
 
 
 class Ready(Message):
@@ -41,9 +41,12 @@ class Problem(Message):
 
 class SessionScreen(Screen):
     BINDINGS = [
-        Binding("s", "start", "Start/continue", id="start"),
+        Binding("s", "start", "Approve", id="start"),
+        Binding("e", "edit", "Edit", id="edit"),
         Binding("k", "skip", "Skip", id="skip"),
+        Binding("t", "retry", "Retry", id="retry"),
         Binding("x", "stop", "Stop", id="stop"),
+        Binding("A", "approve_all", "Approve all", id="approve_all"),
         Binding("o", "sort", "Sort column", id="sort"),
         Binding("r", "reverse", "Reverse sort", id="reverse"),
         Binding("q", "quit_session", "Quit", id="quit"),
@@ -64,6 +67,8 @@ class SessionScreen(Screen):
         self.baseline_ms: float | None = None
         self.best: dict | None = None
         self.current: dict | None = None
+        self.autopilot = False
+        self.llm_line = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -74,9 +79,19 @@ class SessionScreen(Screen):
                     yield SourceView(id="source")
                 yield SpecSummary(id="spec")
             with Vertical(id="right"):
-                yield GatePanel("Preparing…", id="gate")
-                yield ProgressLine(id="progress")
-                yield ResultsTable(id="results")
+                with VerticalScroll(id="gate-scroll"):
+                    yield GatePanel("Preparing…", id="gate")
+                with TabbedContent(id="tabs"):
+                    with TabPane("Results", id="tab-results"):
+                        yield ProgressLine(id="progress")
+                        yield ResultsTable(id="results")
+                    with TabPane("Plan", id="tab-plan"):
+                        yield PlanView(id="plan")
+                    with TabPane("Kernel", id="tab-kernel"):
+                        with VerticalScroll():
+                            yield Static("No generated kernel yet.", id="kernel-view")
+                    with TabPane("LLM", id="tab-llm"):
+                        yield RichLog(id="llm-log", wrap=True, markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -95,8 +110,7 @@ class SessionScreen(Screen):
     # -- engine thread -------------------------------------------------------------------
     @work(thread=True, group="engine", exclusive=True)
     def _engine_thread(self) -> None:
-        from ..commands import make_worker
-        from ..engine.core import Engine
+        from ..commands import make_engine, make_worker
         from ..engine.strategies import get_strategy
 
         self.gpu = make_worker(self.settings)
@@ -107,8 +121,8 @@ class SessionScreen(Screen):
             self.post_message(Problem(str(e)))
             return
         self.post_message(Ready(sid, choice))
-        engine = Engine(self.store, sid, self.gpu, choice, self.bridge.decide, self.bridge.on_event,
-                        cache_dir=self.settings.data_dir / "caches", timeout_s=self.settings.timeout_s)
+        engine = make_engine(self.store, self.settings, sid, self.gpu, choice, self.bridge.decide,
+                             self.bridge.on_event)
         self.engine = engine
         try:
             engine.run(get_strategy(self.store.session(sid)["strategy"]))
@@ -131,15 +145,24 @@ class SessionScreen(Screen):
         self.refresh_bindings()
 
     def on_gate_opened(self, message: GateOpened) -> None:
-        self.gate = message.gate
+        gate = message.gate
+        self.gate = gate
         self.state = "waiting"
-        keys = "   ".join(f"[{CHOICE_KEYS[c]}] {c}" for c in message.gate.choices if c in CHOICE_KEYS)
-        body = message.gate.body
-        extra = ""
-        if message.gate.kind == "sweep":
-            extra = f"\n{body.get('done', 0)} of {body.get('total')} configurations measured so far."
-        self.query_one(GatePanel).update(Text.assemble(("Decide: ", "bold"), message.gate.title, extra,
-                                                       "\n", (keys, "bold")))
+        if self.autopilot:
+            from ..engine.headless import make_policy
+            decision = make_policy()(gate)
+            if decision.choice != "stop":
+                self._decide(decision.choice, decision.value)
+                return
+            self.autopilot = False
+        self.query_one(GatePanel).update(render_gate(gate))
+        if gate.kind == "kernel":
+            self.query_one("#kernel-view", Static).update(render_kernel(gate.body))
+            self.query_one(TabbedContent).active = "tab-kernel"
+        elif gate.kind in ("plan", "step"):
+            self.query_one(TabbedContent).active = "tab-plan"
+        elif gate.kind in ("accept", "sweep"):
+            self.query_one(TabbedContent).active = "tab-results"
         self.refresh_bindings()
 
     def on_flush(self, message: Flush) -> None:
@@ -176,12 +199,34 @@ class SessionScreen(Screen):
                     self.notify(d["error"], title=f"run {d['run']} {d['state']}", severity="error", timeout=10)
             elif e.kind == "note":
                 self.notify(d["text"])
+            elif e.kind == "step":
+                self.query_one(PlanView).show(self.store.steps(self.sid))
+            elif e.kind.startswith("llm_"):
+                self._llm(e.kind, d)
             elif e.kind == "finished":
                 self._finished(d)
         if added and table.sort_index:
             table.sort_by(table.sort_index, table.sort_reverse)
         self._show_progress()
         self.refresh_bindings()
+
+    def _llm(self, kind: str, d: dict) -> None:
+        log = self.query_one("#llm-log", RichLog)
+        if kind == "llm_start":
+            log.write(Text(f"--- {d['key']} ({d['purpose']}) ---", style="bold"))
+            self.llm_line = ""
+            self.query_one(GatePanel).update(Text.assemble(("Asking the LLM: ", "bold"), d["key"]))
+        elif kind == "llm_delta":
+            self.llm_line += d["text"]
+            *lines, self.llm_line = self.llm_line.split("\n")
+            for line in lines:
+                log.write(line)
+        elif kind == "llm_done":
+            if self.llm_line:
+                log.write(self.llm_line)
+                self.llm_line = ""
+            log.write(Text(f"--- {d['key']} answered" + (f" after {d['repairs']} repair(s)" if d.get("repairs") else "")
+                           + " ---", style="dim"))
 
     def _finished(self, d: dict) -> None:
         self.state = d["state"]
@@ -206,6 +251,7 @@ class SessionScreen(Screen):
         table.baseline_ms = self.baseline_ms
         for r in self.store.results(self.sid):
             table.put(r)
+        self.query_one(PlanView).show(self.store.steps(self.sid))
         if s.get("best_key") and s.get("best_ms") is not None:
             table.mark_best(s["best_key"])
             self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
@@ -230,16 +276,17 @@ class SessionScreen(Screen):
     # -- keys ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         choices = self.gate.choices if (self.gate and self.bridge.waiting) else ()
-        if action == "start":
-            return "approve" in choices or None
-        if action == "skip":
-            return "skip" in choices or None
+        wanted = {"start": "approve", "edit": "edit", "skip": "skip", "retry": "retry"}.get(action)
+        if wanted:
+            return wanted in choices or None
         if action == "stop":
             return bool(choices) or self.state == "running" or None
+        if action == "approve_all":
+            return not self.autopilot or None
         return True
 
-    def _decide(self, choice: str) -> None:
-        if self.bridge.answer(Decision(choice)):
+    def _decide(self, choice: str, value=None) -> None:
+        if self.bridge.answer(Decision(choice, value)):
             self.gate = None
             self.query_one(GatePanel).update(f"{choice}: going on…")
             self.refresh_bindings()
@@ -250,12 +297,47 @@ class SessionScreen(Screen):
     def action_skip(self) -> None:
         self._decide("skip")
 
+    def action_retry(self) -> None:
+        self._decide("retry")
+
     def action_stop(self) -> None:
+        self.autopilot = False
         if self.bridge.waiting:
             self._decide("stop")
         elif self.engine is not None and self.state == "running":
             self.engine.request_stop()
             self.notify("Stopping after the current configuration.")
+
+    def action_approve_all(self) -> None:
+        """Autopilot: this gate and every later one are decided by the --auto policy."""
+        self.autopilot = True
+        self.notify("Autopilot: the remaining gates are decided like `kt-tui run --auto` would.")
+        if self.gate and self.bridge.waiting:
+            self.on_gate_opened(GateOpened(self.gate))
+
+    def action_edit(self) -> None:
+        gate = self.gate
+        if not gate or "edit" not in gate.choices:
+            return
+        b = gate.body
+
+        def done(value) -> None:
+            if value is not None and self.gate is gate:
+                self._decide("edit", value)
+
+        if gate.kind == "kernel":
+            self.app.push_screen(KernelEditScreen(b["code"], b["tune_params"], b.get("restrictions", [])), done)
+        elif gate.kind == "plan":
+            self.app.push_screen(TextEditScreen(
+                "Edit the plan", b.get("text", ""), "One step per numbered line, its description indented below. "
+                "Delete, reorder, reword or add steps."), done)
+        elif gate.kind == "step":
+            self.app.push_screen(TextEditScreen("Edit the step", f"{gate.title.split(': ', 1)[-1]}\n{b.get('description', '')}",
+                                                "First line: the title; then the description."), done)
+        else:
+            self.app.push_screen(TextEditScreen(
+                "Write the answer yourself", b.get("text") or "", f"JSON matching this schema: {b.get('schema', '')}",
+                language="json"), done)
 
     def action_sort(self) -> None:
         table = self.query_one(ResultsTable)

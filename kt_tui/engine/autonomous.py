@@ -1,0 +1,120 @@
+"""The autonomous strategy: plan, then for each step validate, (break down), rewrite the kernel,
+fix its tunable parameters, review, compile, verify, tune and accept or reject; replan when the
+steps run out. Every proposal is a gate; every LLM answer is stored and replayed on resume."""
+
+from __future__ import annotations
+
+from .asking import llm_ask
+from .events import Gate
+from .kernel_step import run_rewrite, spec_text
+from .plan import plan_from_text, plan_text
+
+NAME = "autonomous"
+
+
+def autonomous(engine):
+    from ..llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
+
+    opts = engine.options
+    vid = engine.original
+    _, spec = engine.version(vid)
+    yield from _start(engine, vid, spec)
+    ctx = _context  # the current best kernel and its numbers, for the prompts
+
+    plan = yield from llm_ask(engine, "plan", "plan", Plan, **ctx(engine))
+    steps = yield from _review_plan(engine, "plan", plan)
+    replans, done = 0, []
+    while True:
+        if not steps:
+            if not opts.get("with_replanning", True) or replans >= opts.get("max_replanning", 1):
+                return
+            replans += 1
+            plan = yield from llm_ask(engine, f"replan:{replans}", "replan", Plan,
+                                      previous_steps=_steps_summary(engine), **ctx(engine))
+            steps = yield from _review_plan(engine, f"plan:{replans}", plan)
+            if not steps:
+                return
+        step_id, title, text = steps.pop(0)
+        done.append(step_id)
+        verdict = yield from llm_ask(engine, f"validate:{step_id}", "validate_step", StepVerdict,
+                                     step=f"{title}\n{text}", **ctx(engine))
+        body = {"step": step_id, "description": text,
+                "verdict": None if verdict is None else {"valid": verdict.valid, "reason": verdict.reason}}
+        decision = yield Gate(f"step:{step_id}", "step", f"Step {step_id}: {title}", body)
+        if decision.choice == "skip":
+            engine.set_step(step_id, state="skipped", reason="skipped by the user")
+            continue
+        if decision.choice == "edit" and decision.value:
+            title, text = _split_step(str(decision.value))
+            engine.set_step(step_id, title=title, description=text, state="edited")
+        else:
+            engine.set_step(step_id, state="approved")
+        depth = step_id.count(".")
+        if opts.get("breakdown_steps") and depth < opts.get("max_breakdowns", 1):
+            parts = yield from llm_ask(engine, f"breakdown:{step_id}", "breakdown", Breakdown,
+                                       step=f"{title}\n{text}", **ctx(engine))
+            if parts and len(parts.steps) > 1:
+                subs = [(f"{step_id}.{i + 1}", p.title, p.description) for i, p in enumerate(parts.steps)]
+                for sid_, t, d in subs:
+                    engine.set_step(sid_, title=t, description=d, state="proposed", parent=step_id)
+                engine.set_step(step_id, state="skipped", reason=f"broken down into {len(subs)} steps")
+                steps[:0] = subs
+                continue
+        rewrite = yield from llm_ask(engine, f"execute:{step_id}", "execute_step", KernelRewrite,
+                                     step=f"{title}\n{text}", **ctx(engine))
+        if rewrite is None:
+            engine.set_step(step_id, state="skipped", reason="no kernel for this step")
+            continue
+        yield from run_rewrite(engine, step_id, title, rewrite)
+
+
+def _start(engine, vid, spec):
+    """Tune the original first: its best configuration is what every step must beat."""
+    decision = yield Gate("start", "sweep", f"Measure the original {spec.kernel} ({spec.space_size()} "
+                          f"configurations) on {engine.choice.label()}, then ask the LLM for a plan?",
+                          {"version": vid, "total": spec.space_size()}, choices=("approve", "skip", "stop"))
+    if decision.choice == "approve":
+        engine.baseline(vid)
+        engine.tune(vid, run_id="tune:original")
+    else:
+        engine.baseline(vid)
+
+
+def _review_plan(engine, key, plan):
+    """The plan gate: approve it, edit it (add, delete, reorder, reword), or stop."""
+    if plan is None:
+        return []
+    proposed = [(p.title, p.description) for p in plan.steps]
+    prefix = "" if key == "plan" else key.split(":")[1] + "-"
+    decision = yield Gate(key, "plan", f"The LLM proposes {len(proposed)} steps", {"text": plan_text(proposed)},
+                          choices=("approve", "edit", "stop"))
+    items = plan_from_text(str(decision.value)) if decision.choice == "edit" else proposed
+    out = []
+    for i, (title, text) in enumerate(items):
+        step_id = f"{prefix}{i + 1}"
+        engine.set_step(step_id, title=title, description=text,
+                        state="edited" if decision.choice == "edit" else "proposed")
+        out.append((step_id, title, text))
+    return out
+
+
+def _context(engine) -> dict:
+    vid = engine.store.session(engine.sid).get("best_version") or engine.original
+    if vid not in engine.accepted:
+        vid = engine.original
+    source, spec = engine.version(vid)
+    best = engine.best_of(vid)
+    return {"kernel_string": source, "kernel_name": spec.kernel, "tune_params": spec.tune_params,
+            "restrictions": spec.restrictions, "problem_size": spec_text(spec), "gpu": engine.choice.gpu,
+            "results": f"best {best['time_ms']:.4f} ms with {best['params']}" if best else "not measured yet"}
+
+
+def _steps_summary(engine) -> str:
+    return "\n".join(f"- {s['title']}: {s['state']}" + (f" ({s['reason']})" if s["reason"] else "")
+                     for s in engine.store.steps(engine.sid))
+
+
+def _split_step(text: str) -> tuple[str, str]:
+    title, _, rest = text.strip().partition("\n")
+    return title.strip(), rest.strip()
+

@@ -1,0 +1,29 @@
+"""A plan as text the user edits: one step per numbered (or dashed) line, its description indented
+below. Deleting, reordering, rewording and adding steps are all plain text edits."""
+
+from __future__ import annotations
+
+import re
+
+_HEAD = re.compile(r"^\s*(?:\d+[.)]|[-*])\s+(.*\S)\s*$")
+
+
+def plan_text(steps: list[tuple[str, str]]) -> str:
+    out = []
+    for i, (title, text) in enumerate(steps, 1):
+        out.append(f"{i}. {title}")
+        out += [f"   {line}" for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(out) + "\n"
+
+
+def plan_from_text(text: str) -> list[tuple[str, str]]:
+    steps: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        m = _HEAD.match(line)
+        if m and not line.startswith((" ", "\t")):
+            steps.append((m.group(1), []))
+        elif line.strip() and steps:
+            steps[-1][1].append(line.strip())
+        elif line.strip():
+            steps.append((line.strip(), []))
+    return [(title, "\n".join(lines)) for title, lines in steps]

@@ -1,0 +1,299 @@
+"""Compile a kernel without a GPU: errors with their source lines, and ptxas resource usage."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..kernel.source import SourceError, find_kernels
+
+FILE_NAME = "kernel.cu"
+DEFAULT_ARCH = "sm_90"
+SEARCH_DIRS = ("/usr/local/cuda/bin", "/opt/cuda/bin")
+NO_COMPILER = "no CUDA compiler found (nvcc or NVRTC); install the CUDA toolkit"
+
+
+@dataclass(frozen=True)
+class Resources:
+    registers: int = 0
+    shared_bytes: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    stack_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class CompileMessage:
+    line: int  # 1-based in the source; 0 when the message is about no line of it
+    severity: str  # "error" | "warning"
+    text: str
+    source_line: str = ""
+
+
+@dataclass
+class CompileResult:
+    ok: bool | None  # None: no compiler was found, see reason
+    messages: list[CompileMessage] = field(default_factory=list)
+    resources: dict[str, Resources] = field(default_factory=dict)
+    command: list[str] = field(default_factory=list)
+    log: str = ""
+    reason: str = ""
+
+    @property
+    def errors(self) -> list[CompileMessage]:
+        return [m for m in self.messages if m.severity == "error"]
+
+
+def find_nvcc() -> str | None:
+    if found := shutil.which("nvcc"):
+        return found
+    dirs = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    for d in [*dirs, *SEARCH_DIRS]:
+        path = os.path.join(d, "nvcc")
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def find_nvrtc() -> bool:
+    try:
+        return importlib.util.find_spec("cuda.bindings.nvrtc") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def compile_check(source: str, params: dict, arch: str | None = None,
+                  compiler_options: list[str] | None = None, timeout_s: float = 60,
+                  block_size_names: list[str] | None = None) -> CompileResult:
+    """Compile `source` as kernel_tuner would for one configuration `params`."""
+    text, defines = _prepare(source, params, block_size_names)
+    arch = (arch or DEFAULT_ARCH).strip()
+    arch = f"sm_{arch}" if arch.isdigit() else arch
+    nvcc = find_nvcc()
+    if nvcc:
+        cmd = [nvcc, "-cubin", f"-arch={arch}", "-Xptxas", "-v", "-lineinfo", *defines,
+               *(compiler_options or []), FILE_NAME, "-o", "kernel.cubin"]
+        return _run_nvcc(cmd, text, source, timeout_s)
+    if find_nvrtc():
+        options = [f"-arch={arch.replace('sm_', 'compute_')}", "-lineinfo", *defines, *(compiler_options or [])]
+        return _run_nvrtc(options, text, source, timeout_s)
+    return CompileResult(ok=None, reason=NO_COMPILER)
+
+
+def _prepare(source: str, params: dict, block_size_names) -> tuple[str, list[str]]:
+    """The source to compile and its -D flags, with kernel_tuner's implied defines."""
+    names = list(block_size_names or ("block_size_x", "block_size_y", "block_size_z"))
+    values = {k: str(int(v)) if isinstance(v, bool) else str(v) for k, v in params.items()}
+    for name, default in zip(names, ("256", "1", "1")):
+        values.setdefault(name, default)
+    values.setdefault("kernel_tuner", "1")
+    prelude, defines = [], []
+    for k, v in values.items():
+        if "loop_unroll_factor" in k:
+            # kernel_tuner does the same: #pragma unroll takes no macros
+            if v == "0":
+                source = re.sub(r"(?m)^[ \t]*#[ \t]*pragma[ \t]+unroll[ \t]+" + re.escape(k) + r"\b.*$", "", source)
+            else:
+                prelude.append(f"constexpr int {k} = {v};")
+        else:
+            defines.append(f"-D{k}={v}")
+    if prelude:
+        source = "\n".join(prelude) + f'\n#line 1 "{FILE_NAME}"\n' + source
+    return source, defines
+
+
+def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
+    with tempfile.TemporaryDirectory(prefix="kt-compile-") as tmp:
+        Path(tmp, FILE_NAME).write_text(text, encoding="utf-8")
+        try:
+            proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    text=True, errors="replace", start_new_session=True)
+        except OSError as e:
+            return CompileResult(ok=None, command=cmd, reason=f"cannot run {cmd[0]}: {e.strerror or e}")
+        log, timed_out = _wait(proc, timeout_s)
+    if timed_out:
+        return _timed_out("nvcc", timeout_s, cmd, log)
+    tail = " / ".join(line.strip() for line in log.strip().splitlines()[-3:]) or "no output"
+    result = _result(proc.returncode == 0, log, source, cmd, f"nvcc failed with status {proc.returncode}: {tail}")
+    result.resources = parse_resources(log)
+    return result
+
+
+def _result(ok: bool, log: str, source: str, command: list[str], failure: str) -> CompileResult:
+    messages = parse_messages(log, source)
+    if not ok and not any(m.severity == "error" for m in messages):
+        messages.append(CompileMessage(0, "error", failure))
+    ok = ok and not any(m.severity == "error" for m in messages)
+    return CompileResult(ok=ok, messages=messages, command=command, log=log)
+
+
+def _timed_out(tool: str, timeout_s: float, command: list[str], log: str = "") -> CompileResult:
+    msg = CompileMessage(0, "error", f"{tool} did not finish within {timeout_s:g} s and was stopped")
+    return CompileResult(ok=False, messages=[msg], command=command, log=log, reason=msg.text)
+
+
+def _wait(proc: subprocess.Popen, timeout_s: float) -> tuple[str, bool]:
+    try:
+        out, _ = proc.communicate(timeout=timeout_s)
+        return out or "", False
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        out, _ = proc.communicate()
+        return out or "", True
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # the whole group: nvcc runs cicc and ptxas as children
+    except ProcessLookupError:
+        pass
+
+
+_NVRTC_SCRIPT = r"""
+import json, sys
+from cuda.bindings import nvrtc
+opts = [o.encode() for o in json.loads(sys.argv[1])]
+res = nvrtc.nvrtcCreateProgram(sys.stdin.buffer.read(), sys.argv[2].encode(), 0, [], [])
+prog = res[1]
+status = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)[0]
+size = nvrtc.nvrtcGetProgramLogSize(prog)[1]
+buf = b" " * size
+nvrtc.nvrtcGetProgramLog(prog, buf)
+print(json.dumps({"ok": int(status) == 0, "status": str(status),
+                  "log": buf.rstrip(b"\x00").decode("utf-8", "replace")}))
+"""
+
+
+def _run_nvrtc(options: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
+    """NVRTC in a child process, so a hang can be killed and a crash stays there."""
+    cmd, shown = [sys.executable, "-c", _NVRTC_SCRIPT, json.dumps(options), FILE_NAME], ["nvrtc", *options]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, start_new_session=True)
+    try:
+        out, err = proc.communicate(text.encode(), timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        proc.communicate()
+        return _timed_out("NVRTC", timeout_s, shown)
+    try:
+        reply = json.loads(out.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        why = err.decode(errors="replace").strip().splitlines()
+        return CompileResult(ok=None, command=shown, log=err.decode(errors="replace"),
+                             reason=f"NVRTC could not be used: {why[-1] if why else 'no output'}")
+    return _result(bool(reply["ok"]), reply["log"], source, shown, f"NVRTC failed: {reply['status']}")
+
+
+_DIAG = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): (?P<sev>catastrophic error|error|warning)"
+                   r"(?: #[\w-]+)?: (?P<text>.*)$")
+_GCC_DIAG = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):\d+: (?P<sev>fatal error|error|warning): (?P<text>.*)$")
+_TOOL = re.compile(r"^(?P<tool>nvcc|ptxas|nvlink)\s+(?P<sev>error|fatal|warning)\s*: (?P<text>.*)$")
+_MANGLED = re.compile(r"'(_Z\w+)'")
+_TOO_MUCH_SHARED = re.compile(r"uses too much shared data \((0x[0-9a-fA-F]+) bytes, (0x[0-9a-fA-F]+) max\)")
+
+
+def parse_messages(log: str, source: str) -> list[CompileMessage]:
+    """Compiler errors and warnings, each with the line of `source` it points at."""
+    lines, log_lines, out = source.splitlines(), log.splitlines(), []
+    try:
+        kernel_lines = {k.name: k.line for k in find_kernels(source)}
+    except SourceError:
+        kernel_lines = {}
+    for i, raw in enumerate(log_lines):
+        if m := _DIAG.match(raw) or _GCC_DIAG.match(raw):
+            line, text = int(m["line"]), m["text"].strip() + "".join(f"; {d}" for d in _details(log_lines, i + 1))
+            if Path(m["file"].strip()).name != FILE_NAME:
+                text, line = f"{m['file'].strip()}({line}): {text}", 0
+        elif m := _TOOL.match(raw):
+            text, line = _tool_text(m["tool"], m["text"].strip(), kernel_lines)
+        else:
+            continue
+        src = lines[line - 1] if 0 < line <= len(lines) else ""
+        out.append(CompileMessage(line, "warning" if m["sev"] == "warning" else "error", text, src))
+    return out
+
+
+def _details(log_lines: list[str], start: int) -> list[str]:
+    """Explanations after a diagnostic ("argument types are: (int)"), not its echo of the line."""
+    found = []
+    for raw in log_lines[start:start + 8]:
+        if not raw.strip() or _DIAG.match(raw):
+            break
+        found += re.findall(r"^\s+(\w[\w ]* (?:are|is): .*)$", raw)
+    return found
+
+
+def _tool_text(tool: str, text: str, kernel_lines: dict[str, int]) -> tuple[str, int]:
+    names = [demangle(n) for n in _MANGLED.findall(text)]
+    if (m := _TOO_MUCH_SHARED.search(text)) and names:
+        text = (f"kernel {names[0]} uses too much shared memory: {int(m[1], 16)} bytes of static __shared__ "
+                f"data, the limit is {int(m[2], 16)} bytes")
+    else:
+        text = f"{tool}: " + _MANGLED.sub(lambda x: f"'{demangle(x[1])}'", text)
+    return text, kernel_lines.get(names[0], 0) if names else 0
+
+
+def demangle(symbol: str) -> str:
+    """The unqualified function name of an Itanium-mangled symbol ("_Z6matmulPfPKfS1_i" -> "matmul")."""
+    m = re.match(r"_Z(N)?", symbol)
+    if not m:
+        return symbol
+    rest, parts = symbol[m.end():], []
+    while (d := re.match(r"\d+", rest)):
+        n = int(d.group())
+        parts.append(rest[d.end():d.end() + n])
+        rest = rest[d.end() + n:]
+        if not m.group(1):
+            break
+    return parts[-1] if parts else symbol
+
+
+def parse_resources(log: str) -> dict[str, Resources]:
+    """Per-kernel resource usage from `ptxas -v` output."""
+    found: dict[str, dict[str, int]] = {}  # mangled entry name -> Resources fields
+    frames: dict[str, dict[str, int]] = {}
+    current = props = None
+    for line in log.splitlines():
+        if m := re.search(r"Compiling entry function '([^']+)'", line):
+            current = m[1]
+            found[current] = {}
+        elif m := re.search(r"Function properties for (\S+)", line):
+            props = m[1]
+        elif (m := re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads",
+                             line)) and props:
+            frames[props] = dict(stack_bytes=int(m[1]), spill_stores=int(m[2]), spill_loads=int(m[3]))
+        elif (m := re.search(r"Used (\d+) registers", line)) and current:
+            smem = re.search(r"(\d+) bytes smem", line)
+            found[current].update(registers=int(m[1]), shared_bytes=int(smem[1]) if smem else 0)
+    out: dict[str, Resources] = {}
+    for sym, fields in found.items():
+        name = demangle(sym)
+        out[sym if name in out else name] = Resources(**fields, **frames.get(sym, {}))
+    return out
+
+
+def format_errors(result: CompileResult, max_lines: int = 20) -> str:
+    """Errors first, then warnings, as `line N: text` with the source line under each."""
+    if result.ok is None:
+        return result.reason
+    shown: list[str] = []
+    for m in sorted(result.messages, key=lambda m: m.severity != "error"):
+        where = f"line {m.line}: " if m.line else ""
+        shown.append(f"{where}{m.severity}: {m.text}")
+        if m.source_line.strip():
+            shown.append(f"    {m.source_line.strip()}")
+    if not shown:
+        return "compiled without errors" if result.ok else "compilation failed"
+    if len(shown) > max_lines:
+        shown = shown[:max_lines] + [f"... {len(shown) - max_lines} more"]
+    return "\n".join(shown)

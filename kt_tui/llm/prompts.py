@@ -1,0 +1,80 @@
+"""Prompt templates: packaged ones, each overridable by a file of the same name in the user's config dir."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+from ..config import config_dir
+from ..errors import UserError
+
+NAMES = ("system", "plan", "validate_step", "breakdown", "execute_step", "replan")
+PLACEHOLDERS = ("kernel_string", "kernel_name", "tune_params", "restrictions", "step", "previous_steps",
+                "results", "gpu", "problem_size")
+PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+
+
+class TemplateError(UserError):
+    pass
+
+
+def template_dir_user() -> Path:
+    return config_dir() / "templates"
+
+
+def template_text(name: str) -> str:
+    if name not in NAMES:
+        raise TemplateError(f"unknown prompt template {name!r} (known: {', '.join(NAMES)})")
+    user = template_dir_user() / f"{name}.txt"
+    if user.is_file():
+        try:
+            return user.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise TemplateError(f"{user}: {e}") from None
+    return resources.files("kt_tui.llm").joinpath("templates", f"{name}.txt").read_text(encoding="utf-8")
+
+
+def render(name: str, **values) -> str:
+    """The template with each known {placeholder} replaced; any other brace is kept as written."""
+    text = template_text(name)
+    missing = sorted({m.group(1) for m in PLACEHOLDER.finditer(text)} - values.keys())
+    if missing:
+        raise TemplateError(f"prompt template {name!r} needs a value for " + ", ".join(f"{{{m}}}" for m in missing))
+    return PLACEHOLDER.sub(lambda m: _text(values[m.group(1)]), text)
+
+
+def messages_for(name: str, **values) -> list[dict]:
+    return [{"role": "system", "content": render("system", **values)},
+            {"role": "user", "content": render(name, **values)}]
+
+
+def _text(value) -> str:
+    """Values that are not strings, laid out for reading: dicts as "name: value" lines, lists numbered."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump()
+    if value is None:
+        return "(none)"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and "title" in value:
+        return _item(value)
+    if isinstance(value, dict):
+        return "\n".join(f"  {k}: {_text(v)}" for k, v in value.items()) if value else "(none)"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "(none)"
+        if all(isinstance(v, (int, float, bool)) for v in value):
+            return json.dumps(list(value))
+        return "\n".join(f"{i}. {_item(v)}" for i, v in enumerate(value, 1))
+    return str(value)
+
+
+def _item(v) -> str:
+    if hasattr(v, "model_dump"):
+        v = v.model_dump()
+    if isinstance(v, dict) and "title" in v:
+        rest = {k: x for k, x in v.items() if k != "title" and x not in (None, "")}
+        return str(v["title"]) + ("".join(f"\n   {k}: {x}" for k, x in rest.items()))
+    return v if isinstance(v, str) else json.dumps(v, default=str)

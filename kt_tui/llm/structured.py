@@ -1,0 +1,212 @@
+"""JSON out of an LLM's reply, validated by a pydantic model, with repair rounds when it does not fit."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import pydantic
+
+from ..errors import UserError
+
+FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
+JSON_TAGS = ("", "json", "json5", "jsonc", "javascript", "js", "python", "py")
+MAX_PROBLEMS = 8
+
+
+class ExtractError(ValueError):
+    """No usable JSON in a reply; str() is a short reason."""
+
+
+class StructuredReplyError(UserError):
+    """A reply that does not fit the expected shape, even after repairs; `text` can be fixed by hand."""
+
+    def __init__(self, text: str, problems: list[str]):
+        super().__init__("the reply does not have the expected shape: " + "; ".join(problems))
+        self.text = text
+        self.problems = problems
+
+
+@dataclass
+class Structured:
+    value: pydantic.BaseModel
+    text: str
+    repairs: int
+
+
+def extract_json(text: str) -> object:
+    text = THINK.sub("", text)
+    fences = list(FENCE.finditer(text))
+    for m in reversed(fences):
+        if m.group(1).lower() in JSON_TAGS:
+            value = _parse(m.group(2).strip())
+            if value is not _FAIL:
+                return value
+    prose = FENCE.sub(lambda m: m.group(0) if m.group(1).lower() in JSON_TAGS else "", text)
+    best, cut_off = _FAIL, False
+    # The longest span that parses wins: a code block's a[0] parses too, and a fence inside a
+    # JSON string would be cut out of `prose`, so both texts are searched.
+    for source in dict.fromkeys((prose, text)):
+        for candidate in _bracketed(source):
+            if candidate is None:
+                cut_off = True
+                continue
+            value = _parse(candidate)
+            if value is not _FAIL and (best is _FAIL or len(candidate) > best[0]):
+                best = (len(candidate), value)
+    if best is not _FAIL:
+        return best[1]
+    if not text.strip():
+        raise ExtractError("the reply is empty")
+    if cut_off:
+        raise ExtractError("the JSON in the reply is not closed (was the reply cut off?)")
+    if fences or "{" in text or "[" in text:
+        raise ExtractError("the reply has no JSON that parses")
+    raise ExtractError("the reply has no JSON object or list")
+
+
+def parse_reply(text: str, model_cls: type[pydantic.BaseModel], normalize: Callable | None = None):
+    """The reply's JSON as a `model_cls` instance; StructuredReplyError says what is wrong."""
+    try:
+        data = extract_json(text)
+    except ExtractError as e:
+        raise StructuredReplyError(text, [str(e)]) from None
+    if normalize is not None:
+        data = normalize(data)
+    try:
+        return model_cls.model_validate(data)
+    except pydantic.ValidationError as e:
+        raise StructuredReplyError(text, _problems(e)) from None
+
+
+def ask_structured(client, purpose: str, messages: list[dict], model_cls: type[pydantic.BaseModel],
+                   max_repairs: int = 2, stream_to: Callable[[str], None] | None = None,
+                   normalize: Callable | None = None) -> Structured:
+    messages = list(messages)
+    repairs = 0
+    while True:
+        reply = client.complete(purpose if repairs == 0 else f"{purpose}:repair", messages, stream_to=stream_to)
+        try:
+            return Structured(parse_reply(reply.text, model_cls, normalize), reply.text, repairs)
+        except StructuredReplyError as e:
+            if repairs >= max_repairs:
+                raise
+            problems = e.problems
+        repairs += 1
+        messages += [
+            {"role": "assistant", "content": reply.text},
+            {"role": "user", "content": "That reply could not be used:\n" + "\n".join(f"- {p}" for p in problems)
+             + "\nReply again with the corrected JSON only, in the shape asked for, with no other text."},
+        ]
+
+
+def _problems(e: pydantic.ValidationError) -> list[str]:
+    out = []
+    for err in e.errors(include_url=False)[:MAX_PROBLEMS]:
+        where = ".".join(str(p) for p in err["loc"]) or "top level"
+        got = repr(err.get("input"))
+        got = got if len(got) <= 60 else got[:57] + "..."
+        out.append(f"{where}: {err['msg']} (got {got})" if err["type"] != "missing" else f"{where}: {err['msg']}")
+    if e.error_count() > MAX_PROBLEMS:
+        out.append(f"... and {e.error_count() - MAX_PROBLEMS} more")
+    return out
+
+
+_FAIL = object()
+
+
+def _parse(s: str):
+    """json, then json with Python literals and trailing commas fixed, then a Python literal."""
+    for attempt in (lambda: json.loads(s, strict=False),
+                    lambda: json.loads(_clean(s, {"None": "null", "True": "true", "False": "false"}), strict=False),
+                    lambda: ast.literal_eval(_clean(s, {"null": "None", "true": "True", "false": "False"}))):
+        try:
+            value = attempt()
+        except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+            continue
+        if isinstance(value, (set, frozenset)):
+            continue
+        return list(value) if isinstance(value, tuple) else value
+    return _FAIL
+
+
+def _clean(s: str, words: dict[str, str]) -> str:
+    """Outside string literals: swap bare words, drop trailing commas and // comments."""
+    out, i, n = [], 0, len(s)
+    while i < n:
+        c = s[i]
+        if c in "\"'":
+            j = _string_end(s, i)
+            out.append(s[i:j])
+            i = j
+        elif c == "/" and s.startswith("//", i):
+            while i < n and s[i] != "\n":
+                i += 1
+        elif c == ",":
+            j = i + 1
+            while j < n and s[j] in " \t\r\n":
+                j += 1
+            if j >= n or s[j] not in "]}":
+                out.append(c)
+            i += 1
+        elif c.isalpha() or c == "_":
+            j = i
+            while j < n and (s[j].isalnum() or s[j] == "_"):
+                j += 1
+            out.append(words.get(s[i:j], s[i:j]))
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _string_end(s: str, i: int) -> int:
+    """Index just past the string literal that starts at s[i] (the end of s if it is not closed)."""
+    quote, j = s[i], i + 1
+    while j < len(s):
+        if s[j] == "\\":
+            j += 2
+        elif s[j] == quote:
+            return j + 1
+        else:
+            j += 1
+    return len(s)
+
+
+def _bracketed(text: str):
+    """Each top-level {...} or [...] span, string-aware; None for one that never closes."""
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] not in "{[":
+            i += 1
+            continue
+        end = _match(text, i)
+        if end is None:
+            yield None
+            i += 1
+        else:
+            yield text[i:end]
+            i = end
+
+
+def _match(text: str, start: int) -> int | None:
+    stack, i = [], start
+    while i < len(text):
+        c = text[i]
+        if c in "\"'" and stack:
+            i = _string_end(text, i)
+            continue
+        if c in "{[":
+            stack.append("}" if c == "{" else "]")
+        elif c in "}]":
+            if not stack or c != stack.pop():
+                return None
+            if not stack:
+                return i + 1
+        i += 1
+    return None

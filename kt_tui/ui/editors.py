@@ -1,0 +1,95 @@
+"""Modal editors for gate values: plain text (a plan, a step, an LLM reply) and a kernel with its
+tunable parameters. ctrl+s returns the edit, escape returns None."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static, TextArea
+
+
+def _area(text: str, language: str | None, widget_id: str) -> TextArea:
+    area = TextArea(text, id=widget_id, show_line_numbers=True, tab_behavior="indent")
+    for lang in (language, "cpp", "c"):
+        if lang and lang in area.available_languages:
+            area.language = lang
+            break
+    return area
+
+
+class TextEditScreen(ModalScreen[str | None]):
+    BINDINGS = [Binding("ctrl+s", "save", "Use this", id="editor.save", priority=True),
+                Binding("escape", "cancel", "Cancel", id="editor.cancel")]
+
+    def __init__(self, title: str, text: str, help_text: str = "", language: str | None = None) -> None:
+        super().__init__()
+        self.title_text, self.text, self.help_text, self.language = title, text, help_text, language
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="editor"):
+            yield Static(Text.assemble((self.title_text, "bold"), "\n", (self.help_text, "dim")))
+            yield _area(self.text, self.language, "edit-text")
+            yield Static(id="edit-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one("#edit-text", TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def tune_params_text(tune_params: dict) -> str:
+    return "".join(f"{k} = {json.dumps(v)}\n" for k, v in tune_params.items())
+
+
+class KernelEditScreen(ModalScreen[dict | None]):
+    """Edit the generated kernel and its tunable parameters (TOML: name = [values])."""
+
+    BINDINGS = [Binding("ctrl+s", "save", "Use this kernel", id="editor.save", priority=True),
+                Binding("escape", "cancel", "Cancel", id="editor.cancel")]
+
+    def __init__(self, code: str, tune_params: dict, restrictions: list[str]) -> None:
+        super().__init__()
+        self.code, self.tune_params, self.restrictions = code, tune_params, restrictions
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="editor"):
+            yield Static(Text.assemble(("Edit the kernel", "bold"),
+                                       ("  (tab moves between the code and the parameters; ctrl+s uses it)", "dim")))
+            yield _area(self.code, "cuda", "edit-code")
+            yield Static("Tunable parameters (name = [values]) and restrictions (restrict = [\"...\"])")
+            text = tune_params_text(self.tune_params) + f"restrict = {json.dumps(self.restrictions)}\n"
+            yield _area(text, "toml", "edit-params")
+            yield Static(id="edit-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#edit-code", TextArea).focus()
+
+    def action_save(self) -> None:
+        try:
+            data = tomllib.loads(self.query_one("#edit-params", TextArea).text)
+        except tomllib.TOMLDecodeError as e:
+            self.query_one("#edit-error", Static).update(Text(f"parameters: {e}", style="bold red"))
+            return
+        restrictions = data.pop("restrict", [])
+        bad = [k for k, v in data.items() if not isinstance(v, list) or not v]
+        if bad:
+            self.query_one("#edit-error", Static).update(Text(f"{bad[0]}: give a non-empty list of values",
+                                                              style="bold red"))
+            return
+        self.dismiss({"code": self.query_one("#edit-code", TextArea).text, "tune_params": data,
+                      "restrictions": restrictions})
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,166 @@
+"""A scripted OpenAI-compatible chat server for tests (stdlib only). What it serves is scripted text.
+
+Script items, one per POST /v1/chat/completions:
+  "text"                               a reply (streamed as SSE chunks when the request asks for it)
+  {"reply": "text", "usage": False}    a reply; usage=False leaves the usage out (as some servers do)
+  {"status": 429, "retry_after": 0}    an error status, with an optional Retry-After header and "message"
+  {"delay": 1.5, "reply": "text"}      wait first (client timeouts)
+  {"drop": True}                       close the connection without a response
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+MODEL = "scripted-model"
+
+
+class ScriptedServer:
+    def __init__(self, script: list):
+        self.script = list(script)
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> ScriptedServer:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def next_item(self, body: dict, headers: dict):
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            return self.script.pop(0) if self.script else None
+
+
+def _handler(server: ScriptedServer):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            if self.path.rstrip("/") == "/v1/models":
+                self._json(200, {"object": "list", "data": [
+                    {"id": MODEL, "object": "model", "created": 0, "owned_by": "tests"}]})
+            else:
+                self._error(404, f"no route {self.path}")
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                return self._error(400, "body is not JSON")
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                return self._error(404, f"no route {self.path}")
+            item = server.next_item(body, {k.lower(): v for k, v in self.headers.items()})
+            if item is None:
+                return self._error(500, "script exhausted")
+            if isinstance(item, str):
+                item = {"reply": item}
+            if item.get("delay"):
+                time.sleep(item["delay"])
+            if item.get("drop"):
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
+            if "status" in item:
+                headers = {} if item.get("retry_after") is None else {"Retry-After": str(item["retry_after"])}
+                return self._error(item["status"], item.get("message", f"scripted {item['status']}"), headers)
+            try:
+                self._reply(body, item["reply"], item.get("usage", True))
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout): nothing to answer
+
+        def _reply(self, body: dict, text: str, with_usage: bool):
+            model = body.get("model") or MODEL
+            prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+            usage = {"prompt_tokens": prompt, "completion_tokens": len(text.split()),
+                     "total_tokens": prompt + len(text.split())}
+            base = {"id": "chatcmpl-scripted", "created": int(time.time()), "model": model}
+            if not body.get("stream"):
+                reply = {**base, "object": "chat.completion", "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
+                return self._json(200, {**reply, "usage": usage} if with_usage else reply)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            self.close_connection = True
+            chunk = {**base, "object": "chat.completion.chunk"}
+            self._event({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
+            for part in _pieces(text):
+                self._event({**chunk, "choices": [{"index": 0, "delta": {"content": part}}]})
+            self._event({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            if with_usage and (body.get("stream_options") or {}).get("include_usage"):
+                self._event({**chunk, "choices": [], "usage": usage})
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+
+        def _event(self, data: dict):
+            self.wfile.write(b"data: " + json.dumps(data).encode() + b"\n\n")
+            self.wfile.flush()
+
+        def _error(self, status: int, message: str, headers: dict | None = None):
+            kind = "rate_limit_error" if status == 429 else "server_error" if status >= 500 else "invalid_request_error"
+            self._json(status, {"error": {"message": message, "type": kind, "code": None}}, headers)
+
+        def _json(self, status: int, data: dict, headers: dict | None = None):
+            raw = json.dumps(data).encode()
+            self.send_response(status, HTTPStatus(status).phrase)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(raw)
+
+    return Handler
+
+
+def _pieces(text: str, n: int = 3) -> list[str]:
+    """The text in n (or fewer) consecutive pieces."""
+    size = max(1, -(-len(text) // n))
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+@pytest.fixture
+def scripted_llm():
+    servers: list[ScriptedServer] = []
+
+    def start(script: list) -> ScriptedServer:
+        servers.append(ScriptedServer(script).start())
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.stop()
