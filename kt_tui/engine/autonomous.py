@@ -42,7 +42,8 @@ def autonomous(engine):
                 "verdict": None if verdict is None else {"valid": verdict.valid, "reason": verdict.reason}}
         decision = yield Gate(f"step:{step_id}", "step", f"Step {step_id}: {title}", body)
         if decision.choice == "skip":
-            engine.set_step(step_id, state="skipped", reason="skipped by the user")
+            why = "skipped by the user" if decision.by != "policy" else f"not a kernel change: {verdict.reason}"
+            engine.set_step(step_id, state="skipped", reason=why)
             continue
         if decision.choice == "edit" and decision.value:
             title, text = _split_step(str(decision.value))
@@ -82,7 +83,7 @@ def _start(engine, vid, spec):
 
 def _review_plan(engine, key, plan):
     """The plan gate: approve it, edit it (add, delete, reorder, reword), or stop."""
-    if plan is None:
+    if plan is None or not plan.steps:
         return []
     proposed = [(p.title, p.description) for p in plan.steps]
     prefix = "" if key == "plan" else key.split(":")[1] + "-"

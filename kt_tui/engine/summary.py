@@ -15,8 +15,13 @@ def best_result(store: Store, sid: str) -> dict | None:
 def session_summary(store: Store, sid: str) -> dict:
     s = store.session(sid)
     best = best_result(store, sid)
-    steps = [{"title": g["title"], "state": STEP_STATE.get((g["decision"] or {}).get("choice"), "proposed")}
-             for g in store.gates(sid)]
+    plan = store.steps(sid)
+    if plan:  # strategies with a plan: its steps; otherwise the gates that were decided
+        steps = [{"id": p["id"], "title": p["title"], "state": p["state"], "reason": p["reason"],
+                  "version": p["version"]} for p in plan]
+    else:
+        steps = [{"title": g["title"], "state": STEP_STATE.get((g["decision"] or {}).get("choice"), "proposed")}
+                 for g in store.gates(sid)]
     return {
         "session": s["id"], "kernel": s["kernel_path"], "state": s["state"], "backend": s["backend"],
         "simulated": bool(s["simulated"]), "gpu": s["gpu"], "strategy": s["strategy"],
