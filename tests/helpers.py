@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from kt_tui.cli import main
 
@@ -16,7 +17,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, dict | list | None]:
     start = out.find("{") if argv[0] != "sessions" else out.find("[")
     data = json.loads(out[start:]) if start >= 0 else None
     if data is None or code != 0:
-        print(f"kt-tui {' '.join(map(str, argv))} -> {code}\nstderr:\n{captured.err[-3000:]}")
+        print(f"kt-tui {' '.join(map(str, argv))} -> {code}\nstderr:\n{captured.err[-3000:]}", file=sys.stderr)
     return code, data
 
 

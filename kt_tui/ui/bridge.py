@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 
 from textual.message import Message
 
@@ -47,7 +48,12 @@ class Bridge:
         future: Future = Future()
         self._pending = future
         self.target.post_message(GateOpened(gate))
-        return future.result()
+        while True:  # never outlive the UI: a thread blocked here would keep the process alive
+            try:
+                return future.result(timeout=0.25)
+            except FutureTimeout:
+                if self.closed or not self.target.is_attached or not self.target.app.is_running:
+                    return None
 
     # UI thread -------------------------------------------------------------------------
     def drain(self) -> list[Event]:
