@@ -207,3 +207,36 @@ async def test_bindings_are_remapped_by_id():
         await pilot.press("g")
         await wait_for(pilot, lambda: screen.state == "finished")
         await pilot.press("q")
+
+
+async def test_the_kernel_editor_highlights_cuda():
+    from textual.app import App
+
+    from kt_tui.ui.editors import KernelEditScreen
+
+    class Host(App):
+        def on_mount(self):
+            self.push_screen(KernelEditScreen("__global__ void k(float *x) { x[0] = 1.0f; }", {"block_size_x": [32]}, []))
+
+    app = Host()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#edit-code").language == "cuda"
+        await pilot.press("ctrl+s")
+
+
+async def test_the_settings_screen_changes_the_strategy_knobs():
+    from kt_tui.ui.settings_screen import SettingsScreen
+
+    app = new_app(EXAMPLES / "vector_add.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.bridge.waiting)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        app.screen.query_one("#threshold").value = "0.1"
+        app.screen.query_one("#with_replanning").value = False
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert screen.engine.options["threshold"] == 0.1 and screen.engine.options["with_replanning"] is False
+        await pilot.press("q")

@@ -13,14 +13,25 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+from .cuda_syntax import use_cuda
+
 
 def _area(text: str, language: str | None, widget_id: str) -> TextArea:
     area = TextArea(text, id=widget_id, show_line_numbers=True, tab_behavior="indent")
-    for lang in (language, "cpp", "c"):
-        if lang and lang in area.available_languages:
-            area.language = lang
-            break
+    if language == "cuda" and use_cuda(area):
+        return area
+    set_language(area, language)
     return area
+
+
+def set_language(area: TextArea, language: str | None) -> None:
+    """Highlight if that grammar is installed; plain text otherwise."""
+    if not language:
+        return
+    try:
+        area.language = language
+    except Exception:  # noqa: BLE001 - LanguageDoesNotExist and friends: keep plain text
+        area.language = None
 
 
 class TextEditScreen(ModalScreen[str | None]):

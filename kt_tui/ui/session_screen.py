@@ -47,6 +47,7 @@ class SessionScreen(Screen):
         Binding("t", "retry", "Retry", id="retry"),
         Binding("x", "stop", "Stop", id="stop"),
         Binding("A", "approve_all", "Approve all", id="approve_all"),
+        Binding("f2", "settings", "Settings", id="settings"),
         Binding("o", "sort", "Sort column", id="sort"),
         Binding("r", "reverse", "Reverse sort", id="reverse"),
         Binding("q", "quit_session", "Quit", id="quit"),
@@ -338,6 +339,18 @@ class SessionScreen(Screen):
             self.app.push_screen(TextEditScreen(
                 "Write the answer yourself", b.get("text") or "", f"JSON matching this schema: {b.get('schema', '')}",
                 language="json"), done)
+
+    def action_settings(self) -> None:
+        from .settings_screen import SettingsScreen
+
+        def apply(values: dict | None) -> None:
+            if values:
+                for k, v in values.items():
+                    setattr(self.settings, k, v)
+                if self.engine is not None:
+                    self.engine.options.update(values)
+                self.notify("Settings applied from the next decision on.")
+        self.app.push_screen(SettingsScreen(self.settings.strategy_options()), apply)
 
     def action_sort(self) -> None:
         table = self.query_one(ResultsTable)

@@ -13,6 +13,7 @@ from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ..kernel.source import Kernel
+from .editors import set_language
 from ..kernel.spec import Spec, SpecError, parse_spec
 
 
@@ -57,8 +58,7 @@ class SpecEditScreen(Screen[Spec]):
             yield Static(Text.assemble((f"Launch spec for {self.kernel.name}", "bold"), f"  →  {self.path}\n",
                                        self.note), id="spec-note")
             area = TextArea(self.text, id="spec-text", show_line_numbers=True, tab_behavior="indent")
-            if "toml" in area.available_languages:
-                area.language = "toml"
+            set_language(area, "toml")
             yield area
             yield Static(id="spec-error")
         yield Footer()
