@@ -45,7 +45,7 @@ def render_gate(gate: Gate) -> Text:
         text.append(f"{len(flags)} safety flag(s). " if flags else "No safety flags. ",
                     style="bold red" if flags else "green")
         ok = (b.get("compile") or {}).get("ok")
-        text.append({True: "Compiles.", False: "Does NOT compile.", None: "Not compile-checked (no compiler)."}[ok],
+        text.append({True: "Compiles. ", False: "Does NOT compile. ", None: "Not compile-checked (no compiler). "}[ok],
                     style={True: "green", False: "bold red", None: "yellow"}[ok])
         text.append("  The diff is in the Kernel tab.\n")
     elif gate.kind == "accept":
