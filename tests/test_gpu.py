@@ -1,5 +1,6 @@
 """Real GPU runs: every backend, a hanging kernel, a crashing kernel. Skipped without a GPU."""
 
+import asyncio
 import time
 
 import pytest
@@ -60,13 +61,13 @@ async def test_the_ui_streams_a_real_sweep(hermetic):
         for _ in range(1200):
             if screen.bridge.waiting or screen.state == "error":
                 break
-            await pilot.pause(0.05)
+            await asyncio.sleep(0.05)
         assert screen.choice.backend == "pycuda" and not screen.choice.simulated
         await pilot.press("s")
         for _ in range(2400):
             if screen.state in ("finished", "failed"):
                 break
-            await pilot.pause(0.05)
+            await asyncio.sleep(0.05)
         table = screen.query_one(ResultsTable)
         assert screen.state == "finished" and table.row_count == 17
         report(f"UI on pycuda: matmul {table.row_count} rows, best {table.best_key}")

@@ -1,5 +1,6 @@
 """The terminal UI, driven headless with Textual's Pilot, on recorded caches (sim backend)."""
 
+import asyncio
 import shutil
 
 import pytest
@@ -18,10 +19,12 @@ SIZE = (150, 45)
 
 
 async def wait_for(pilot, condition, timeout=30.0):
+    """Poll with plain sleeps: Pilot.pause waits for the app to be idle, which a busy engine
+    thread posting messages can delay without end."""
     waited = 0.0
     while not condition():
         assert waited < timeout, "timed out waiting for the UI"
-        await pilot.pause(0.05)
+        await asyncio.sleep(0.05)
         waited += 0.05
 
 
