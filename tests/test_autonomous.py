@@ -157,3 +157,19 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
     assert states == ["accepted", "failed", "accepted", "skipped"]
     assert rows_before <= {(r["version"], r["key"]) for r in store.results(sid)}
     assert store.session(sid)["best_version"] == edited
+
+
+def test_breakdown_splits_a_step_into_substeps(capsys):
+    va = replies("vector_add")
+    plan = json.dumps({"steps": [{"title": "Make the memory traffic cheaper", "description": "two ideas"}]})
+    parts = json.dumps({"steps": [{"title": "Several elements per thread"}, {"title": "float4 loads"}]})
+    script = [plan, va[1], parts, va[1], va[2], va[3], va[4], va[5]]
+    with ScriptedServer(script) as server:
+        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "autonomous", "--auto",
+                            "--json", "--backend", "sim", "--sim-cache", CACHES, "--breakdown",
+                            "--base-url", server.url, "--model", MODEL)
+        assert not server.script
+    assert code == 0
+    assert [(s["id"], s["state"]) for s in out["steps"]] == [("1", "skipped"), ("1.1", "accepted"),
+                                                             ("1.2", "accepted")]
+    assert "broken down into 2 steps" in out["steps"][0]["reason"]
