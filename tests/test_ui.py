@@ -44,7 +44,7 @@ def rows(app) -> list[str]:
 
 
 async def test_sweep_streams_stop_works_and_resume_continues(monkeypatch):
-    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.15")
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
     app = new_app(EXAMPLES / "matmul.cu")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
