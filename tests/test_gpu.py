@@ -59,7 +59,7 @@ async def test_the_ui_streams_a_real_sweep(hermetic):
     async with app.run_test(size=(150, 45)) as pilot:
         screen = app.screen
         for _ in range(1200):
-            if screen.bridge.waiting or screen.state == "error":
+            if (screen.bridge.waiting and screen.gate is not None) or screen.state == "error":
                 break
             await asyncio.sleep(0.05)
         assert screen.choice.backend == "pycuda" and not screen.choice.simulated

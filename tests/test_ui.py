@@ -28,6 +28,11 @@ async def wait_for(pilot, condition, timeout=30.0):
         waited += 0.05
 
 
+def gate_key(screen) -> str | None:
+    """The gate the screen shows and waits on (the engine may wait a moment before the screen shows it)."""
+    return screen.gate.key if screen.bridge.waiting and screen.gate is not None else None
+
+
 def new_app(kernel, **flags):
     settings = load_settings({"backend": "sim", **flags})
     return KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(kernel))
@@ -49,12 +54,12 @@ async def test_sweep_streams_stop_works_and_resume_continues(monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, SessionScreen)
-        await wait_for(pilot, lambda: screen.bridge.waiting)
+        await wait_for(pilot, lambda: gate_key(screen) is not None)
         assert "SIMULATED" in str(screen.query_one("#banner").render())
         await pilot.press("s")
         await wait_for(pilot, lambda: len(rows(app)) >= 4)
         await pilot.press("x")
-        await wait_for(pilot, lambda: screen.bridge.waiting and screen.gate.key == "sweep:2")
+        await wait_for(pilot, lambda: gate_key(screen) == "sweep:2")
         shown = rows(app)
         assert 4 <= len(shown) < 17
         assert "Continue the sweep" in screen.gate.title
@@ -67,9 +72,8 @@ async def test_sweep_streams_stop_works_and_resume_continues(monkeypatch):
     app = resumed_app(sid)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        await wait_for(pilot, lambda: screen.bridge.waiting)
+        await wait_for(pilot, lambda: gate_key(screen) == "sweep:2")
         assert sorted(rows(app)) == sorted(shown)
-        assert screen.gate.key == "sweep:2"
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.state == "finished")
         assert len(rows(app)) == 17
@@ -84,7 +88,7 @@ async def test_the_table_sorts_by_any_column():
     app = new_app(EXAMPLES / "reduction.cu")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        await wait_for(pilot, lambda: screen.bridge.waiting)
+        await wait_for(pilot, lambda: gate_key(screen) is not None)
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.state == "finished")
         table = screen.query_one(ResultsTable)
@@ -161,7 +165,7 @@ async def test_no_backend_is_a_recoverable_screen_not_a_crash(tmp_path):
 async def test_themes_load_from_the_themes_folder(theme):
     app = new_app(EXAMPLES / "vector_add.cu", theme=theme)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.screen.bridge.waiting)
+        await wait_for(pilot, lambda: gate_key(app.screen) is not None)
         assert app.theme == theme and not app.theme_problems
         await pilot.press("q")
 
@@ -203,7 +207,7 @@ async def test_bindings_are_remapped_by_id():
     app.settings.keys = {"start": "g"}
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        await wait_for(pilot, lambda: screen.bridge.waiting)
+        await wait_for(pilot, lambda: gate_key(screen) is not None)
         await pilot.press("s")
         await pilot.pause(0.2)
         assert screen.bridge.waiting  # "s" no longer starts
@@ -234,7 +238,7 @@ async def test_the_settings_screen_changes_the_strategy_knobs():
     app = new_app(EXAMPLES / "vector_add.cu")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
-        await wait_for(pilot, lambda: screen.bridge.waiting)
+        await wait_for(pilot, lambda: gate_key(screen) is not None)
         await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen))
         app.screen.query_one("#threshold").value = "0.1"
