@@ -1,6 +1,7 @@
 """The autonomous strategy against the scripted LLM server, replaying kernels measured on a real
 GPU (sessions/caches, recorded with scripts/gpu_autonomous.sh). Every reply here is scripted."""
 
+import asyncio
 import json
 import socket
 
@@ -87,6 +88,20 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
 
     from .test_ui import SIZE, wait_for
 
+    class Keys:
+        """Pilot.press waits for the app to be idle after the key; in this long session that wait
+        has been seen to hang once the key was already handled. Bound it."""
+
+        def __init__(self, pilot):
+            self.pilot = pilot
+
+        async def press(self, *keys):
+            for key in keys:
+                try:
+                    await asyncio.wait_for(self.pilot.press(key), 5)
+                except asyncio.TimeoutError:
+                    pass
+
     async def at(pilot, screen, key):
         await wait_for(pilot, lambda: screen.bridge.waiting and screen.gate is not None and screen.gate.key == key,
                        timeout=60)
@@ -96,7 +111,8 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
                  "strategy": "autonomous", "with_replanning": True}
         settings = load_settings(flags)
         app = KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "matmul.cu"))
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as real_pilot:
+            pilot = Keys(real_pilot)
             screen = app.screen
             await at(pilot, screen, "start")
             await pilot.press("s")
@@ -143,7 +159,8 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
         assert "#pragma unroll  // added by hand" in store.version(sid, edited)["source"]
 
         app = KtApp(load_settings(flags), Store(settings.db), resume=sid)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SIZE) as real_pilot:
+            pilot = Keys(real_pilot)
             screen = app.screen
             await at(pilot, screen, "accept:3")
             await pilot.press("s")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 BACKENDS = ("pycuda", "nvcuda", "cupy")
-STATUSES = ("ok", "wrong_result", "compile_error", "runtime_error", "invalid", "timeout", "crash", "not_recorded")
 
 
 @dataclass
@@ -40,7 +39,3 @@ class ProbeJob:
 #   ("probe", None, {"backend": str|None, "gpu": str|None, "errors": {backend: str}})
 #   ("restart", run_id, {"reason": str})  the CUDA context is gone; the app restarts the worker
 
-
-def config_key(params: dict, names: list[str]) -> str:
-    """kernel_tuner's cache key: the values in tune_params order, joined by commas."""
-    return ",".join(str(params[n]) for n in names)

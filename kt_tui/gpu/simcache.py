@@ -13,10 +13,6 @@ from pathlib import Path
 from kernel_tuner.util import read_cache
 
 
-def cache_name(kernel: str, version: str) -> str:
-    return f"{kernel}-{version}.json"
-
-
 def read_header(path: str | Path) -> dict:
     """The cache's header fields (everything but the entries), without opening it for appending."""
     data = read_cache(str(path), open_cache=False)

@@ -35,5 +35,5 @@ def make_arg(arg: Arg, sizes: dict[str, int]):
 
 
 def make_args(spec: Spec) -> list:
-    sizes = spec.resolved_sizes()
+    sizes = dict(spec.sizes)
     return [make_arg(a, sizes) for a in spec.args]

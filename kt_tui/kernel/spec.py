@@ -80,9 +80,6 @@ class Spec:
     iterations: int = 7
 
     # -- derived values -------------------------------------------------------------------
-    def resolved_sizes(self) -> dict[str, int]:
-        return dict(self.sizes)
-
     def problem_size_values(self) -> list[int]:
         return [int(evaluate(p, self.sizes)) for p in self.problem_size]
 
@@ -333,6 +330,3 @@ def dump_spec(spec: Spec) -> str:
         lines.append("")
     return "\n".join(lines)
 
-
-def save_spec(spec: Spec, path: str | Path) -> None:
-    Path(path).write_text(dump_spec(spec), encoding="utf-8")
