@@ -7,6 +7,7 @@ import json
 import sys
 
 from . import __version__
+from .gpu.protocol import SEARCHES
 
 COMMANDS = ("open", "run", "sessions", "resume")
 EXIT_USAGE = 2
@@ -21,8 +22,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="recorded kernel_tuner cachefile, or a folder of them looked up by kernel version")
     g.add_argument("--spec", metavar="PATH", help="launch spec (default: KERNEL.cu.toml beside the kernel)")
     g.add_argument("--kernel", metavar="NAME", help="which __global__ kernel, when the file has several")
-    g.add_argument("--strategy", choices=("sweep", "autonomous", "explicit", "one-prompt", "config-search"))
-    g.add_argument("--steps", metavar="PATH", help="steps file for the explicit strategy")
+    g.add_argument("--strategy", metavar="NAME",
+                   help="sweep (default), autonomous, explicit, one-prompt, config-search, or a plugin's name")
+    g.add_argument("--steps", metavar="PATH",
+                   help="steps file (TOML) for the explicit strategy (default: the library shipped with kt-tui)")
     g.add_argument("--base-url", dest="base_url", metavar="URL", help="OpenAI-compatible endpoint")
     g.add_argument("--model", metavar="NAME", help="LLM model name")
     g.add_argument("--llm", choices=("auto", "none"), help="none: manual mode, no LLM calls")
@@ -38,6 +41,19 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="accept a kernel when at least this fraction faster (default 0.02)")
     g.add_argument("--timeout", dest="timeout_s", type=float, metavar="SECONDS",
                    help="watchdog per configuration (compile + verify + benchmark); default: the spec's timeout_s")
+    t = p.add_argument_group("search (every tuning run)")
+    t.add_argument("--search", choices=SEARCHES, metavar="NAME", help="how to walk the space: kt (ours, default), "
+                   "brute_force, or a kernel_tuner strategy: " + ", ".join(SEARCHES[2:]))
+    t.add_argument("--search-option", dest="search_option", action="append", metavar="KEY=VALUE",
+                   help="an option for the search strategy (repeatable), e.g. popsize=10")
+    t.add_argument("--max-configs", dest="max_configs", type=int, metavar="N", help="budget: configurations per run")
+    t.add_argument("--time-limit", dest="time_limit_s", type=float, metavar="SECONDS", help="budget: seconds per run")
+    t.add_argument("--no-seeds", dest="seeds", action="store_const", const=False,
+                   help="do not evaluate the heuristic seed configurations first")
+    c = p.add_argument_group("config-search strategy")
+    c.add_argument("--rounds", type=int, metavar="N", help="LLM rounds at most (default 6)")
+    c.add_argument("--batch-size", dest="batch_size", type=int, metavar="N", help="configurations per round (default 8)")
+    c.add_argument("--hybrid", metavar="SEARCH", help="after the LLM's first batch, go on with this search seeded by it")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,9 +93,26 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _flags(args: argparse.Namespace) -> dict:
-    keys = ("db", "backend", "sim_cache", "strategy", "base_url", "model", "llm", "theme", "timeout_s",
-            "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold")
-    return {k: getattr(args, k, None) for k in keys}
+    keys = ("db", "backend", "sim_cache", "strategy", "steps", "base_url", "model", "llm", "theme", "timeout_s",
+            "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold",
+            "search", "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid")
+    flags = {k: getattr(args, k, None) for k in keys}
+    if getattr(args, "search_option", None):
+        flags["search_options"] = dict(_option(o) for o in args.search_option)
+    return flags
+
+
+def _option(text: str) -> tuple[str, object]:
+    import ast
+
+    from .errors import UserError
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise UserError(f"--search-option {text!r}: expected KEY=VALUE")
+    try:
+        return key.strip(), ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError):
+        return key.strip(), value.strip()
 
 
 def main(argv: list[str] | None = None) -> int:

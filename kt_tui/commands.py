@@ -85,8 +85,8 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
 
 
 def llm_factory(settings: Settings):
-    """make_llm(on_call) for the engine, or None in manual mode."""
-    if settings.llm == "none":
+    """make_llm(on_call) for the engine, or None in manual mode: --llm none, or no model configured."""
+    if settings.llm == "none" or not settings.model:
         return None
 
     def make(on_call):
@@ -116,10 +116,10 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
 
 def run_auto(settings: Settings, args: argparse.Namespace) -> int:
     from .engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
-    from .engine.strategies import get_strategy
+    from .engine.strategies import check_strategy
     from .kernel.spec import version_hash
 
-    get_strategy(settings.strategy)
+    check_strategy(settings.strategy, settings.strategy_options())
     kf = read_kernel_file(args.kernel_path)
     kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
     store = open_store(settings)
@@ -152,6 +152,8 @@ def open_tui(settings: Settings, args: argparse.Namespace) -> int:
         store = open_store(settings)
         target = {"resume": find_session(store, args.session)["id"]}
     else:
+        from .engine.strategies import check_strategy
+        check_strategy(settings.strategy, settings.strategy_options())
         kf = read_kernel_file(args.kernel_path)  # unreadable files and files with no kernel fail here
         target = {"kernel_file": kf, "spec_path": args.spec, "kernel_name": args.kernel}
         store = open_store(settings)

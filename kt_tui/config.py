@@ -31,6 +31,7 @@ class Settings:
     backend: str = "auto"
     sim_cache: str | None = None
     strategy: str = "sweep"
+    steps: str | None = None  # the explicit strategy's steps file; None: the library shipped with kt-tui
     llm: str = "auto"  # "none": manual mode, no LLM calls
     base_url: str | None = None
     model: str | None = None
@@ -46,10 +47,24 @@ class Settings:
     threshold: float = 0.02  # accept a kernel when it is this much faster than the current best
     llm_timeout_s: float = 120.0
     llm_retries: int = 3
+    # how each tuning run searches its space
+    search: str = "kt"  # kt (ours) | brute_force | a kernel_tuner strategy name
+    max_configs: int = 0  # budget per tuning run; 0: none
+    time_limit_s: float = 0.0  # budget per tuning run; 0: none
+    seeds: bool = True  # evaluate the heuristic seed configurations first
+    search_options: dict = field(default_factory=dict)  # passed to the search strategy
+    # the config-search strategy
+    rounds: int = 6
+    batch_size: int = 8
+    plateau_rounds: int = 2  # stop after this many rounds without a 1 % gain
+    hybrid: str = ""  # a search strategy that goes on from the LLM's first batch
+    space_edits: bool = True  # let the LLM propose search-space edits on a plateau
 
     def strategy_options(self) -> dict:
-        return {k: getattr(self, k) for k in ("with_replanning", "max_replanning", "breakdown_steps",
-                                              "max_breakdowns", "threshold")}
+        return {k: getattr(self, k) for k in (
+            "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold", "search",
+            "max_configs", "time_limit_s", "seeds", "search_options", "rounds", "batch_size", "plateau_rounds",
+            "hybrid", "space_edits", "steps")}
 
     def public(self) -> dict:
         """What may be written to the session store: everything but secrets."""

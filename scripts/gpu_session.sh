@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything kt-tui runs on the lent GPU machine, in one call; results land in $OUT/gpu-results.tgz.
-# usage (device tool): source .gpubox/setup.sh && bash scripts/gpu_session.sh [record|tests|kill|other]...
+# usage (device tool): source .gpubox/setup.sh && bash scripts/gpu_session.sh [record|tests|kill|other|explicit|harness]...
 set -u
 steps=${*:-record tests kill other}
 data=$OUT/data
@@ -16,7 +16,23 @@ run() {  # kernel backend
 for step in $steps; do
   case $step in
     record) for k in vector_add matmul transpose reduction; do run "$k" pycuda; done ;;
-    tests) KT_TUI_GPU_REPORT=$data/gpu-report.txt timeout 400 python -m pytest -m gpu tests/test_gpu.py -q -p no:cacheprovider 2>&1 | tee "$data/pytest-gpu.log" | tail -15 ;;
+    tests) KT_TUI_GPU_REPORT=$data/gpu-report.txt timeout 400 python -m pytest -m gpu tests -q -p no:cacheprovider 2>&1 | tee "$data/pytest-gpu.log" | tail -15 ;;
+    explicit) t0=$SECONDS
+      KT_TUI_DB=$data/explicit.db timeout 300 python scripts/scripted_session.py tests/scripted/matmul-explicit.json \
+        run examples/matmul.cu --strategy explicit --steps tests/scripted/matmul-steps.toml --auto --json \
+        --backend pycuda > "$data/explicit.json" 2> "$data/explicit.log"
+      echo "explicit rc=$? $((SECONDS - t0))s"; grep -E "^step|best" "$data/explicit.log" | tail -8 ;;
+    prefetch) KT_TUI_DB=$data/prefetch.db timeout 200 python -m kt_tui run benchmarks/spaces/matmul_tiled.cu --auto --json \
+        --backend nvcuda --search brute_force --no-seeds --max-configs 80 > "$data/prefetch.json" 2> "$data/prefetch.log"
+      python scripts/compare_cache.py "$data/prefetch.db" benchmarks/spaces/recorded/matmul_tiled-066a8be83f3c46fd.json
+      grep -i "compiling ahead" "$data/logs/gpu-worker.log" | head -3 ;;
+    profile) mkdir -p "$data/prof"; KT_TUI_PREFETCH=0 KT_TUI_PROFILE=$data/prof KT_TUI_DB=$data/prof.db timeout 200 \
+        python -m kt_tui run benchmarks/spaces/reduction.cu --auto --json --backend nvcuda --search brute_force \
+        --no-seeds --max-configs 150 > /dev/null 2>&1
+      for f in "$data"/prof/*sweep*.prof; do python -c "import pstats,sys; pstats.Stats(sys.argv[1]).sort_stats('tottime').print_stats(18)" "$f" | tail -30; done ;;
+    harness-big) timeout 420 python benchmarks/harness.py benchmarks/spaces/matmul_tiled.cu --backend nvcuda \
+        --tools "kt-tui,kernel_tuner+answer" --json "$data/harness-big.json" 2>&1 | tee "$data/harness-big.txt" ;;
+    harness) timeout 300 python benchmarks/harness.py --backend nvcuda --json "$data/harness.json" 2>&1 | tee "$data/harness.txt" ;;
     kill) timeout 200 python scripts/kill_resume.py examples/matmul.cu --db "$data/kill.db" --backend pycuda --after 6 | tee "$data/kill-resume.json" ;;
     other) for b in nvcuda cupy; do for k in vector_add matmul transpose reduction; do run "$k" "$b"; done; done ;;
   esac

@@ -1,7 +1,6 @@
 """The autonomous strategy against the scripted LLM server, replaying kernels measured on a real
 GPU (sessions/caches, recorded with scripts/gpu_autonomous.sh). Every reply here is scripted."""
 
-import asyncio
 import json
 import socket
 
@@ -86,21 +85,7 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
     from kt_tui.ui.editors import KernelEditScreen, TextEditScreen
     from kt_tui.ui.gate_view import PlanView
 
-    from .test_ui import SIZE, wait_for
-
-    class Keys:
-        """Pilot.press waits for the app to be idle after the key; in this long session that wait
-        has been seen to hang once the key was already handled. Bound it."""
-
-        def __init__(self, pilot):
-            self.pilot = pilot
-
-        async def press(self, *keys):
-            for key in keys:
-                try:
-                    await asyncio.wait_for(self.pilot.press(key), 5)
-                except asyncio.TimeoutError:
-                    pass
+    from .test_ui import SIZE, Keys, wait_for
 
     async def at(pilot, screen, key):
         await wait_for(pilot, lambda: screen.bridge.waiting and screen.gate is not None and screen.gate.key == key,

@@ -33,6 +33,21 @@ def gate_key(screen) -> str | None:
     return screen.gate.key if screen.bridge.waiting and screen.gate is not None else None
 
 
+class Keys:
+    """Pilot.press waits for the app to be idle after the key; in a long session that wait has
+    been seen to hang once the key was already handled. Bound it."""
+
+    def __init__(self, pilot):
+        self.pilot = pilot
+
+    async def press(self, *keys):
+        for key in keys:
+            try:
+                await asyncio.wait_for(self.pilot.press(key), 5)
+            except asyncio.TimeoutError:
+                pass
+
+
 def new_app(kernel, **flags):
     settings = load_settings({"backend": "sim", **flags})
     return KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(kernel))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kt_tui.gpu.verify import compare, compare_all
+from kt_tui.gpu.verify import compare, compare_all, failure_text
 
 
 def test_identical_arrays_pass():
@@ -120,3 +120,18 @@ def test_compare_all():
     assert res[1]["first_bad"] == 2
     assert "missing" in res[2]["reason"]
     assert compare_all({}, {}, {}) == []
+
+
+def test_excerpt_and_failure_text():
+    ref = np.arange(10, dtype=np.float32)
+    out = ref.copy()
+    out[6] = np.nan
+    out[8] = 100.0
+    v = compare("c", ref, out, 1e-5, 1e-4)
+    assert v["reason"] == "c[6] = nan, expected 6"
+    assert v["excerpt"] == [[4, "4", "4"], [5, "5", "5"], [6, "nan", "6"], [7, "7", "7"], [8, "100", "8"]]
+    assert (v["atol"], v["rtol"]) == (1e-5, 1e-4)
+    text = failure_text([v], "n=37")
+    assert text.startswith("wrong result at n=37: c[6] = nan, expected 6 (max abs err 92")
+    assert text.endswith("2 mismatches)")
+    assert failure_text([compare("c", ref, ref.copy(), 0, 0)]) == ""

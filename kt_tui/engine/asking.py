@@ -10,15 +10,16 @@ from .events import Gate
 LLM_CHOICES = ("retry", "edit", "skip", "stop")
 
 
-def llm_ask(engine, key: str, template: str, model_cls, normalize=None, **values):
-    """Generator: `value = yield from llm_ask(...)`; the value is a `model_cls` instance or None (skipped)."""
+def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages=None, **values):
+    """Generator: `value = yield from llm_ask(...)`; the value is a `model_cls` instance or None (skipped).
+    `messages` replaces the ones rendered from `template` (which then only names the call's purpose)."""
     from ..llm.prompts import messages_for
     from ..llm.structured import StructuredReplyError, ask_structured, parse_reply
 
     stored = engine.store.llm_result(engine.sid, key)
     if stored is not None:
         return None if stored["value"] is None else model_cls.model_validate(stored["value"])
-    messages = messages_for(template, **values)
+    messages = messages or messages_for(template, **values)
     attempt = 0
     while True:
         attempt += 1

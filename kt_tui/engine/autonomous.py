@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from .asking import llm_ask
 from .events import Gate
-from .kernel_step import run_rewrite, spec_text
+from .kernel_step import prompt_context, run_rewrite
+from .manual import NO_VERDICT, PLAN_NOTE, is_manual, manual_rewrite
 from .plan import plan_from_text, plan_text
 
 NAME = "autonomous"
@@ -16,30 +17,29 @@ def autonomous(engine):
     from ..llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
 
     opts = engine.options
-    vid = engine.original
-    _, spec = engine.version(vid)
-    yield from _start(engine, vid, spec)
-    ctx = _context  # the current best kernel and its numbers, for the prompts
+    manual = is_manual(engine)
+    yield from start(engine, "write a plan" if manual else "ask the LLM for a plan")
+    ctx = prompt_context  # the current best kernel and its numbers, for the prompts
 
-    plan = yield from llm_ask(engine, "plan", "plan", Plan, **ctx(engine))
-    steps = yield from _review_plan(engine, "plan", plan)
+    plan = None if manual else (yield from llm_ask(engine, "plan", "plan", Plan, **ctx(engine)))
+    steps = yield from _review_plan(engine, "plan", plan, manual)
     replans, done = 0, []
     while True:
         if not steps:
             if not opts.get("with_replanning", True) or replans >= opts.get("max_replanning", 1):
                 return
             replans += 1
-            plan = yield from llm_ask(engine, f"replan:{replans}", "replan", Plan,
-                                      previous_steps=_steps_summary(engine), **ctx(engine))
-            steps = yield from _review_plan(engine, f"plan:{replans}", plan)
+            plan = None if manual else (yield from llm_ask(engine, f"replan:{replans}", "replan", Plan,
+                                                           previous_steps=steps_summary(engine), **ctx(engine)))
+            steps = yield from _review_plan(engine, f"plan:{replans}", plan, manual)
             if not steps:
                 return
         step_id, title, text = steps.pop(0)
         done.append(step_id)
-        verdict = yield from llm_ask(engine, f"validate:{step_id}", "validate_step", StepVerdict,
-                                     step=f"{title}\n{text}", **ctx(engine))
-        body = {"step": step_id, "description": text,
-                "verdict": None if verdict is None else {"valid": verdict.valid, "reason": verdict.reason}}
+        verdict = None if manual else (yield from llm_ask(engine, f"validate:{step_id}", "validate_step",
+                                                          StepVerdict, step=f"{title}\n{text}", **ctx(engine)))
+        body = {"step": step_id, "description": text, "verdict": verdict_body(verdict),
+                "note": NO_VERDICT if manual else None}
         decision = yield Gate(f"step:{step_id}", "step", f"Step {step_id}: {title}", body)
         if decision.choice == "skip":
             why = "skipped by the user" if decision.by != "policy" else f"not a kernel change: {verdict.reason}"
@@ -51,7 +51,7 @@ def autonomous(engine):
         else:
             engine.set_step(step_id, state="approved")
         depth = step_id.count(".")
-        if opts.get("breakdown_steps") and depth < opts.get("max_breakdowns", 1):
+        if opts.get("breakdown_steps") and depth < opts.get("max_breakdowns", 1) and not manual:
             parts = yield from llm_ask(engine, f"breakdown:{step_id}", "breakdown", Breakdown,
                                        step=f"{title}\n{text}", **ctx(engine))
             if parts and len(parts.steps) > 1:
@@ -61,18 +61,21 @@ def autonomous(engine):
                 engine.set_step(step_id, state="skipped", reason=f"broken down into {len(subs)} steps")
                 steps[:0] = subs
                 continue
-        rewrite = yield from llm_ask(engine, f"execute:{step_id}", "execute_step", KernelRewrite,
-                                     step=f"{title}\n{text}", **ctx(engine))
+        rewrite = manual_rewrite(engine) if manual else (yield from llm_ask(
+            engine, f"execute:{step_id}", "execute_step", KernelRewrite, step=f"{title}\n{text}", **ctx(engine)))
         if rewrite is None:
             engine.set_step(step_id, state="skipped", reason="no kernel for this step")
             continue
         yield from run_rewrite(engine, step_id, title, rewrite)
 
 
-def _start(engine, vid, spec):
-    """Tune the original first: its best configuration is what every step must beat."""
+def start(engine, then: str):
+    """Tune the original first: its best configuration is what every step must beat. The gate's key
+    is the same for every strategy that asks it, so after a switch it is not asked again."""
+    vid = engine.original
+    _, spec = engine.version(vid)
     decision = yield Gate("start", "sweep", f"Measure the original {spec.kernel} ({spec.space_size()} "
-                          f"configurations) on {engine.choice.label()}, then ask the LLM for a plan?",
+                          f"configurations) on {engine.choice.label()}, then {then}?",
                           {"version": vid, "total": spec.space_size()}, choices=("approve", "skip", "stop"))
     if decision.choice == "approve":
         engine.baseline(vid)
@@ -81,13 +84,20 @@ def _start(engine, vid, spec):
         engine.baseline(vid)
 
 
-def _review_plan(engine, key, plan):
-    """The plan gate: approve it, edit it (add, delete, reorder, reword), or stop."""
-    if plan is None or not plan.steps:
+def verdict_body(verdict) -> dict | None:
+    return None if verdict is None else {"valid": verdict.valid, "reason": verdict.reason}
+
+
+def _review_plan(engine, key, plan, manual=False):
+    """The plan gate: approve it, edit it (add, delete, reorder, reword), or stop. In manual mode
+    the user writes the plan at this gate."""
+    if not manual and (plan is None or not plan.steps):
         return []
-    proposed = [(p.title, p.description) for p in plan.steps]
+    proposed = [(p.title, p.description) for p in plan.steps] if plan else []
     prefix = "" if key == "plan" else key.split(":")[1] + "-"
-    decision = yield Gate(key, "plan", f"The LLM proposes {len(proposed)} steps", {"text": plan_text(proposed)},
+    title = "Write the plan (manual mode, no LLM)" if manual else f"The LLM proposes {len(proposed)} steps"
+    decision = yield Gate(key, "plan", title, {"text": plan_text(proposed) if proposed else "",
+                                               "manual": PLAN_NOTE if manual else None},
                           choices=("approve", "edit", "stop"))
     items = plan_from_text(str(decision.value)) if decision.choice == "edit" else proposed
     out = []
@@ -99,18 +109,7 @@ def _review_plan(engine, key, plan):
     return out
 
 
-def _context(engine) -> dict:
-    vid = engine.store.session(engine.sid).get("best_version") or engine.original
-    if vid not in engine.accepted:
-        vid = engine.original
-    source, spec = engine.version(vid)
-    best = engine.best_of(vid)
-    return {"kernel_string": source, "kernel_name": spec.kernel, "tune_params": spec.tune_params,
-            "restrictions": spec.restrictions, "problem_size": spec_text(spec), "gpu": engine.choice.gpu,
-            "results": f"best {best['time_ms']:.4f} ms with {best['params']}" if best else "not measured yet"}
-
-
-def _steps_summary(engine) -> str:
+def steps_summary(engine) -> str:
     return "\n".join(f"- {s['title']}: {s['state']}" + (f" ({s['reason']})" if s["reason"] else "")
                      for s in engine.store.steps(engine.sid))
 
@@ -119,3 +118,6 @@ def _split_step(text: str) -> tuple[str, str]:
     title, _, rest = text.strip().partition("\n")
     return title.strip(), rest.strip()
 
+
+
+autonomous.NAME, autonomous.DESCRIPTION = NAME, "the LLM plans the steps and rewrites the kernel for each"

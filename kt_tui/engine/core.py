@@ -8,6 +8,7 @@ the user left at this gate, which stays pending in the store.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -43,6 +44,7 @@ class Engine:
         self.options = options or {}
         self.error: str | None = None  # set by a strategy when the session as a whole failed
         self.stop_requested = threading.Event()
+        self.labels: dict[str, str] = {}  # config key -> where it came from (a seed rule, the LLM)
         s = store.session(sid)
         self.kernel_name = s["kernel_name"]
         self.original = store.versions(sid)[0]["id"]
@@ -72,6 +74,8 @@ class Engine:
         decision = self.decide(gate)
         if decision is None:
             raise Interrupted(gate.key)
+        if decision.choice == "switch":  # not stored: the gate stays open for the strategy that asked it
+            return decision
         if decision.choice not in gate.choices:
             raise ValueError(f"{decision.choice!r} is not a choice at gate {gate.key} ({', '.join(gate.choices)})")
         self.store.decide_gate(self.sid, gate.key, decision.to_dict())
@@ -90,6 +94,12 @@ class Engine:
         if self.store.version(self.sid, vid) is None:
             self.store.add_version(self.sid, vid, source, dump_spec(spec), spec.to_dict(), parent=parent, label=label)
         return vid
+
+    def update_space(self, vid: str, spec: Spec) -> None:
+        """A new search space for a version: its tune_params change, its code and launch do not."""
+        from ..kernel.spec import dump_spec
+        self.store.update_version(self.sid, vid, dump_spec(spec), spec.to_dict())
+        self.emit("space_changed", version=vid, tune_params=spec.tune_params)
 
     def best_of(self, vid: str) -> dict | None:
         ok = [r for r in self.store.results(self.sid, vid)
@@ -145,8 +155,13 @@ class Engine:
             self.emit("session", keep=False, baseline_ms=have["time_ms"])
         return have
 
-    def tune(self, vid: str, run_id: str, strategy: str = "brute_force", max_configs: int | None = None) -> str:
-        """Tune one kernel version; returns the run's end state (finished | stopped | failed)."""
+    def tune(self, vid: str, run_id: str, search: str | None = None, configs: list[dict] | None = None,
+             labels: dict[str, str] | None = None, budget: dict | None = None, seeds: bool | list = True) -> str:
+        """Tune one kernel version; returns the run's end state (finished | stopped | failed).
+
+        search: how to walk the space (the session's setting when None); configs: exactly these
+        configurations instead; labels: config key -> where it came from, shown in the table;
+        seeds: evaluate the heuristic seeds first (True), or these configurations."""
         run = self.store.run(self.sid, run_id)
         if run and run["state"] in ("finished", "stopped", "failed"):
             return run["state"]
@@ -155,22 +170,43 @@ class Engine:
             _, spec = self.version(self.original)
             self._run_job(self.original, f"reference:{self.original}", "reference",
                           configs=[spec.baseline_params()], capture=True)
-        return self._run_job(vid, run_id, "tune", strategy=strategy, max_configs=max_configs)
+        opts = self.options
+        search = search or opts.get("search") or "kt"
+        budget = budget if budget is not None else {"max_configs": opts.get("max_configs") or None,
+                                                    "time_limit_s": opts.get("time_limit_s") or None}
+        if isinstance(seeds, list):
+            seed_list = [(c, "") for c in seeds]
+        else:
+            seed_list = self.seed_configs(vid) if (seeds and configs is None and opts.get("seeds", True)) else []
+        names = list(self.version(vid)[1].tune_params)
+        self.labels.update({",".join(str(c[n]) for n in names): f"seed: {rule}" for c, rule in seed_list if rule})
+        self.labels.update(labels or {})
+        return self._run_job(vid, run_id, "tune", configs=configs, strategy=search, seeds=[c for c, _ in seed_list],
+                             options=opts.get("search_options") or {}, **budget)
+
+    def seed_configs(self, vid: str) -> list[tuple[dict, str]]:
+        """The heuristic rules' seed configurations for this version, valid in its space."""
+        from ..config import config_dir
+        from ..search.seeds import seed_configs
+        source, spec = self.version(vid)
+        return seed_configs(spec, source, self.choice.gpu or "", [config_dir() / "rules"])
 
     def request_stop(self) -> None:
         self.stop_requested.set()
         self.gpu.request_stop()
 
-    def _run_job(self, vid: str, run_id: str, kind: str, configs=None, capture=False,
-                 strategy="brute_force", max_configs=None) -> str:
+    def pause(self, on: bool) -> None:
+        """Hold the tuning run between configurations, or let it go on."""
+        self.gpu.pause(on)
+        self.emit("paused", keep=False, on=on)
+
+    def _run_job(self, vid: str, run_id: str, kind: str, configs=None, capture=False, strategy="brute_force",
+                 max_configs=None, time_limit_s=None, seeds=(), options=None) -> str:
         source, spec = self.version(vid)
         self.stop_requested.clear()
         sim = self.choice.simulated
         sim_cache = self.choice.sim_cache_for(self.kernel_name, vid) if sim else None
-        cachefile = None
-        if not sim and self.cache_dir:
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
-            cachefile = str(self.cache_dir / f"{self.kernel_name}-{vid}-{self.sid}.json")
+        cachefile = self.cachefile(vid, spec)
         started = time.strftime("%Y-%m-%d %H:%M:%S")
         total = len(configs) if configs else spec.space_size()
         self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=strategy, state="running",
@@ -185,7 +221,8 @@ class Engine:
                       cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
                       known=self.known(vid) if kind == "tune" else {},
                       reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
-                      capture_reference=capture, strategy=strategy, max_configs=max_configs)
+                      capture_reference=capture, strategy=strategy, max_configs=max_configs,
+                      time_limit_s=time_limit_s, seeds=list(seeds), strategy_options=dict(options or {}))
 
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":
@@ -209,7 +246,35 @@ class Engine:
                                        "gpu": info.get("device") or self.choice.gpu, "recorded": started,
                                        "session": self.sid}, spec.tune_params)
         stopped = info.get("stopped") or self.stop_requested.is_set()
-        return self._end_run(run_id, "stopped" if stopped else "finished")
+        state = self._end_run(run_id, "stopped" if stopped else "finished")
+        if kind == "tune":
+            self.confirm_best(vid)
+        return state
+
+    def cachefile(self, vid: str, spec: Spec) -> str | None:
+        """The kernel_tuner cachefile a real run of `vid` writes (None in sim mode or without a cache dir)."""
+        if self.choice.simulated or not self.cache_dir:
+            return None
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        # one file per version and parameter set: kernel_tuner refuses a cache of other parameters
+        names = hashlib.sha256(",".join(spec.tune_params).encode()).hexdigest()[:6]
+        return str(self.cache_dir / f"{self.kernel_name}-{vid}-{self.sid}-{names}.json")
+
+    # -- results at other sizes (engine/checks.py) ----------------------------------------
+    def check_sizes(self, vid: str, params: dict) -> list[dict]:
+        from .checks import check_sizes
+        return check_sizes(self, vid, params)
+
+    def confirm_best(self, vid: str, tries: int = 3) -> dict | None:
+        from .checks import confirm_best
+        return confirm_best(self, vid, tries)
+
+    def sanitize(self, source: str, spec: Spec, tool: str = "memcheck", params: dict | None = None) -> dict:
+        """One run of `source` under compute-sanitizer at a small size; stored as an event."""
+        from ..gpu.sanitize import sanitize
+        report = sanitize(source, spec, params or spec.baseline_params(), self.choice.backend, tool=tool)
+        self.emit("sanitize", **report.to_dict())
+        return report.to_dict()
 
     def _end_run(self, run_id: str, state: str, error: str | None = None) -> str:
         self.store.put_run(self.sid, run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error)
@@ -217,6 +282,7 @@ class Engine:
         return state
 
     def _add_result(self, vid: str, run_id: str, r: dict) -> None:
+        r = dict(r, origin=r.get("origin") or self.labels.get(r["key"]))
         self.store.add_result(self.sid, vid, run_id, r)
         best = (vid in self.accepted and r["status"] == "ok" and r["time_ms"] is not None
                 and r.get("verified") is not False and (self.best_ms is None or r["time_ms"] < self.best_ms))
@@ -226,6 +292,21 @@ class Engine:
         self.emit("result", keep=False, run=run_id, version=vid, result=r, best=best)
 
     # -- driving a strategy --------------------------------------------------------------
+    def switch(self, gen, name: str):
+        """Leave the running strategy at its open gate and start `name`, which goes on from the
+        current best kernel; steps left unfinished are marked skipped. Resume runs `name`."""
+        from .strategies import get_strategy
+        strategy = get_strategy(name)
+        gen.close()
+        for s in self.store.steps(self.sid):
+            if s["state"] in ("proposed", "approved", "edited", "running"):
+                self.set_step(s["id"], state="skipped", reason=f"the strategy was switched to {name}")
+        self.store.update_session(self.sid, strategy=name)
+        self.emit("switched", strategy=name)
+        self.emit("note", keep=False, text=f"strategy {name}: going on from the current best kernel")
+        self.set_state("running")
+        return strategy(self)
+
     def run(self, strategy: Strategy) -> str:
         """Run `strategy` to its end; returns the session's state afterwards."""
         self.set_state("running", error=None)
@@ -234,11 +315,17 @@ class Engine:
             gate = next(gen)
             while True:
                 decision = self.ask(gate)
+                if decision.choice == "switch":
+                    gen = self.switch(gen, str(decision.value))
+                    gate = next(gen)
+                    continue
                 if decision.choice == "stop":
                     gen.close()
-                    # a policy stopping at a failed LLM call is a failure the caller must see
-                    failed = decision.by == "policy" and gate.kind in ("llm_failed", "llm_reply")
-                    state, error = ("failed", gate.title) if failed else ("stopped", None)
+                    # a policy stopping at a failed LLM call, or where only a human can go on
+                    # (manual mode), is a failure the caller must see
+                    failed = decision.by == "policy" and (gate.kind in ("llm_failed", "llm_reply")
+                                                          or bool(gate.body.get("manual")))
+                    state, error = ("failed", gate.body.get("manual") or gate.title) if failed else ("stopped", None)
                     self.set_state(state, error=error)
                     self.emit("finished", state=state, error=error)
                     return state

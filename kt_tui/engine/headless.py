@@ -12,11 +12,16 @@ from .strategies import get_strategy
 
 def make_policy(allow_flagged: bool = False):
     """How `--auto` decides: approve what is proposed, follow the LLM's verdict on steps and the
-    threshold on acceptance, refuse flagged code unless allowed, stop on a failed LLM call."""
+    threshold on acceptance, refuse flagged code unless allowed, stop on a failed LLM call and
+    where manual mode needs someone to write the plan or the kernel."""
 
     def policy(gate: Gate) -> Decision:
         body = gate.body
         if gate.kind in ("llm_failed", "llm_reply"):
+            return Decision("stop", by="policy")
+        if body.get("manual"):
+            print("manual mode (no LLM): --auto cannot write a plan or a kernel; `kt-tui resume` opens the "
+                  "session in the app", file=sys.stderr, flush=True)
             return Decision("stop", by="policy")
         if body.get("after_stop"):
             return Decision("stop", by="policy")

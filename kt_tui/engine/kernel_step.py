@@ -6,8 +6,11 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 
+from ..gpu.verify import failure_text
 from ..kernel.spec import Spec
+from .checks import first_failure
 from .events import Gate
+from .manual import KERNEL_NOTE, is_manual
 
 GRID_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 
@@ -21,17 +24,35 @@ def current_best(engine) -> str:
     return vid if vid in engine.accepted else engine.original
 
 
+def prompt_context(engine) -> dict:
+    """The current best kernel and its numbers: the values every prompt template can use."""
+    vid = current_best(engine)
+    source, spec = engine.version(vid)
+    best = engine.best_of(vid)
+    return {"kernel_string": source, "kernel_name": spec.kernel, "tune_params": spec.tune_params,
+            "restrictions": spec.restrictions, "problem_size": spec_text(spec), "gpu": engine.choice.gpu,
+            "results": f"best {best['time_ms']:.4f} ms with {best['params']}" if best else "not measured yet"}
+
+
 def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_spec: Spec,
-            grid: dict | None = None) -> dict:
-    """Fix parameter names, drop unused ones, and check the code: what the kernel gate shows."""
+            grid: dict | None = None, suggested: dict | None = None) -> dict:
+    """Fix parameter names, drop unused ones, and check the code: what the kernel gate shows.
+    `suggested`: a step's candidate values (explicit strategy), for the names the code uses but
+    the rewrite left out of its tune_params; they go after the rewrite's own (results are keyed
+    in tune_params order), and names the code does not use are not added."""
     from ..gpu.compile import compile_check
-    from ..kernel.params import apply_renames, check_params
+    from ..kernel.params import apply_renames, check_params, tokens
     from ..kernel.review import review
 
     tune = {k: (v if isinstance(v, list) else [v]) for k, v in tune_params.items()}
+    fixes = []
+    used = {t.text for t in tokens(code) if t.kind == "ident"}
+    for name, values in (suggested or {}).items():
+        if name not in tune and name in used:
+            tune[name] = list(values)
+            fixes.append(f"{name} is used but was not declared: took the step's suggested values")
     names = list(base_spec.block_size_names or GRID_NAMES)
     report = check_params(code, tune, names)
-    fixes = []
     if report.renames:
         code = apply_renames(code, report.renames)
         fixes += [f"renamed {a} to {b} in the code" for a, b in report.renames.items()]
@@ -70,17 +91,22 @@ def _errors(result) -> str:
     return format_errors(result) if result.ok is False else ""
 
 
-def run_rewrite(engine, step_id: str, title: str, rewrite):
-    base_vid = current_best(engine)
+def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | None = None):
+    # on resume, the base this kernel was first shown against, not what became best since
+    shown = engine.store.gate(engine.sid, f"kernel:{step_id}")
+    base_vid = shown["body"]["base_version"] if shown else current_best(engine)
     base_src, base_spec = engine.version(base_vid)
     grid = {k: getattr(rewrite, k, None) for k in ("grid_div_x", "grid_div_y", "grid_div_z")}
-    checked = prepare(engine, rewrite.kernel_code, rewrite.tune_params, rewrite.restrictions, base_spec, grid)
+    checked = prepare(engine, rewrite.kernel_code, rewrite.tune_params, rewrite.restrictions, base_spec, grid,
+                      suggested)
     attempt = 1
     while True:
         body = {"step": step_id, "explanation": rewrite.explanation, "diff": unified_diff(base_src, checked["code"]),
                 "code": checked["code"], "tune_params": checked["spec"].tune_params,
                 "restrictions": checked["spec"].restrictions, "flags": checked["flags"], "fixes": checked["fixes"],
-                "unresolved": checked["unresolved"], "compile": checked["compile"], "base_version": base_vid}
+                "unresolved": checked["unresolved"], "compile": checked["compile"], "base_version": base_vid,
+                "manual": KERNEL_NOTE if is_manual(engine) else None, "tolerances": checked["spec"].tolerances(),
+                "verify_sizes": [e["label"] for e in checked["spec"].extra_sizes()], "spec": checked["spec"].to_dict()}
         key = f"kernel:{step_id}" + (f":{attempt}" if attempt > 1 else "")
         decision = yield Gate(key, "kernel", f"Kernel for step {step_id}: {title}", body)
         if decision.choice == "skip":
@@ -90,16 +116,28 @@ def run_rewrite(engine, step_id: str, title: str, rewrite):
             break
         value = decision.value if isinstance(decision.value, dict) else {"code": str(decision.value)}
         checked = prepare(engine, value.get("code", checked["code"]), value.get("tune_params", checked["spec"].tune_params),
-                          value.get("restrictions", checked["spec"].restrictions), base_spec, grid)
+                          value.get("restrictions", checked["spec"].restrictions), base_spec, grid, suggested)
         attempt += 1
     if checked["compile"]["ok"] is False:
         engine.set_step(step_id, state="failed", reason="does not compile: " + checked["compile"]["errors"][:500])
         return
     vid = engine.new_version(checked["code"], checked["spec"], parent=base_vid, label=f"step {step_id}: {title}")
+    if vid == base_vid:
+        engine.set_step(step_id, state="skipped", reason="the kernel is unchanged")
+        return
     engine.set_step(step_id, state="running", version=vid)
     check = engine.verify(vid)
     if check is None or check["status"] != "ok" or check["verified"] is False:
-        engine.set_step(step_id, state="failed", reason=_why(check, engine, vid))
+        why = _why(check, engine, vid)
+        engine.emit("verification", step=step_id, version=vid, reason=why, where="the spec size",
+                    verdicts=(check or {}).get("verdicts") or [])
+        engine.set_step(step_id, state="failed", reason=why)
+        return
+    bad = first_failure(engine.check_sizes(vid, check["params"]))
+    if bad:
+        engine.emit("verification", step=step_id, version=vid, reason=bad["reason"], where=bad["label"],
+                    verdicts=bad["verdicts"])
+        engine.set_step(step_id, state="failed", reason=bad["reason"])
         return
     if engine.tune(vid, run_id=f"tune:{step_id}") == "failed":
         engine.set_step(step_id, state="failed", reason=engine.store.run(engine.sid, f"tune:{step_id}")["error"])
@@ -108,17 +146,27 @@ def run_rewrite(engine, step_id: str, title: str, rewrite):
     yield from _accept(engine, step_id, title, vid)
 
 
+def candidate(engine, body: dict) -> tuple[str, Spec]:
+    """The generated kernel a kernel gate shows, with its spec (for a sanitizer run)."""
+    from ..kernel.spec import spec_from_plain
+    if body.get("spec"):
+        return body["code"], spec_from_plain(body["spec"])
+    _, spec = engine.version(body.get("base_version") or engine.original)
+    return body["code"], replace(spec, tune_params=body["tune_params"], restrictions=body.get("restrictions") or [])
+
+
 def _why(check, engine, vid) -> str:
     if check is None:
         run = engine.store.run(engine.sid, f"verify:{vid}")
         return (run or {}).get("error") or "no result"
     if check["status"] == "wrong_result" or check["verified"] is False:
-        return f"wrong result at {check['first_bad']} (max abs err {check['max_abs_err']:.3g})"
+        return failure_text(check.get("verdicts") or []) or (
+            f"wrong result at {check['first_bad']} (max abs err {check['max_abs_err']:.3g})")
     return f"{check['status']}: {(check['error'] or '').strip()[:300]}"
 
 
 def _accept(engine, step_id, title, vid):
-    new = engine.best_of(vid)
+    new = engine.confirm_best(vid)
     current = engine.best_ms
     threshold = float(engine.options.get("threshold", 0.02))
     if new is None:
@@ -130,7 +178,8 @@ def _accept(engine, step_id, title, vid):
               + (f" vs {current:.4f} ms now ({gain:.2f}x)" if current else ""))
     decision = yield Gate(f"accept:{step_id}", "accept", title_,
                           {"step": step_id, "version": vid, "new_ms": new["time_ms"], "current_ms": current,
-                           "params": new["params"], "threshold": threshold, "recommend": recommend},
+                           "params": new["params"], "threshold": threshold, "recommend": recommend,
+                           "verdicts": new.get("verdicts") or [], "checks": _check_lines(engine, vid, new)},
                           choices=("approve", "skip", "stop"))
     if decision.choice == "approve":
         engine.accept(vid)
@@ -138,6 +187,11 @@ def _accept(engine, step_id, title, vid):
     else:
         engine.set_step(step_id, state="rejected",
                         reason=f"{new['time_ms']:.4f} ms" + ("" if recommend else f", not {threshold:.0%} faster"))
+
+
+def _check_lines(engine, vid, result) -> list[dict]:
+    return [{"label": c["label"], "status": c["status"], "reason": c["reason"]}
+            for c in engine.check_sizes(vid, result["params"])]
 
 
 def unified_diff(old: str, new: str) -> str:

@@ -1,22 +1,66 @@
-"""The strategy registry: built-in strategies by name."""
+"""The strategy registry. A strategy is a callable `strategy(engine)` that returns a generator of
+gates (README: "Custom strategies"). Every strategy is an entry point in the group
+`kt_tui.strategies`, the built-in ones included (pyproject.toml declares them); where kt-tui's own
+package metadata is missing, as in a bare source tree, the BUILTIN table stands in for it."""
 
 from __future__ import annotations
 
-from ..errors import UserError
-from .autonomous import autonomous
-from .sweep import sweep
+from importlib.metadata import EntryPoint, entry_points
 
-BUILTIN = {"sweep": sweep, "autonomous": autonomous}
-NAMES = ("sweep", "autonomous", "explicit", "one-prompt", "config-search")
+from ..errors import UserError
+
+GROUP = "kt_tui.strategies"
+BUILTIN = {
+    "sweep": "kt_tui.engine.sweep:sweep",
+    "autonomous": "kt_tui.engine.autonomous:autonomous",
+    "explicit": "kt_tui.engine.explicit:explicit",
+    "one-prompt": "kt_tui.engine.one_prompt:one_prompt",
+    "config-search": "kt_tui.engine.config_search:config_search",
+}
+PLANNED: tuple[str, ...] = ()  # named but not written yet
 
 
 class UnknownStrategy(UserError):
     pass
 
 
+def registered() -> dict[str, EntryPoint]:
+    """Every strategy by name. A plugin cannot take a built-in name."""
+    found = {}
+    for ep in entry_points(group=GROUP):
+        own = ep.dist is not None and ep.dist.name.replace("_", "-").lower() == "kt-tui"
+        if ep.name not in BUILTIN or own:
+            found.setdefault(ep.name, ep)
+    builtin = {name: found.get(name) or EntryPoint(name, value, GROUP) for name, value in BUILTIN.items()}
+    return {**builtin, **found}
+
+
 def get_strategy(name: str):
-    if name in BUILTIN:
-        return BUILTIN[name]
-    if name in NAMES:
-        raise UnknownStrategy(f"strategy {name!r} is not available in this version yet; use --strategy sweep")
-    raise UnknownStrategy(f"unknown strategy {name!r} (known: {', '.join(NAMES)})")
+    eps = registered()
+    if name not in eps:
+        if name in PLANNED:
+            raise UnknownStrategy(f"strategy {name!r} is not available in this version yet; "
+                                  f"use one of {', '.join(eps)}")
+        raise UnknownStrategy(f"unknown strategy {name!r} (known: {', '.join([*eps, *PLANNED])})")
+    try:
+        strategy = eps[name].load()
+    except Exception as e:  # noqa: BLE001 - a broken plugin is the user's to fix, with a clear message
+        raise UnknownStrategy(f"strategy {name!r} ({eps[name].value}) cannot be loaded: "
+                              f"{type(e).__name__}: {e}") from None
+    if not callable(strategy):
+        raise UnknownStrategy(f"strategy {name!r} ({eps[name].value}) is not callable")
+    return strategy
+
+
+def describe(name: str) -> str:
+    strategy = get_strategy(name)
+    doc = (getattr(strategy, "DESCRIPTION", None) or strategy.__doc__ or "").strip()
+    return doc.splitlines()[0] if doc else ""
+
+
+def check_strategy(name: str, options: dict) -> None:
+    """Before a session starts: the strategy exists, and its optional `check(options)` passes
+    (the explicit strategy reads its steps file there)."""
+    check = getattr(get_strategy(name), "check", None)
+    if check is not None:
+        check(options)

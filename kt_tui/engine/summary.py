@@ -30,7 +30,16 @@ def session_summary(store: Store, sid: str) -> dict:
                                            "kernel_version": best["version"]},
         "speedup": (s["baseline_ms"] / best["time_ms"]) if best and s["baseline_ms"] else None,
         "steps": steps, "note": s["note"] or None, "error": s["error"] or None,
+        "checks": _checks(store, sid),
     }
+
+
+def _checks(store: Store, sid: str) -> dict:
+    """Results checked at other sizes: how many passed, and why the others did not."""
+    rows = store.checks(sid)
+    return {"passed": sum(1 for c in rows if c["ok"]),
+            "failed": [f"{c['version']} {c['key']}: {c['reason']}" for c in rows if c["ok"] is False],
+            "not_checked": [f"{c['version']} {c['key']}: {c['reason']}" for c in rows if c["ok"] is None]}
 
 
 def session_row(s: dict) -> dict:

@@ -1,36 +1,83 @@
-"""The sweep strategy: the original kernel's baseline, then every configuration of its tune_params.
+"""The sweep strategy: the original kernel's baseline, then its tune_params searched with the
+session's search and budget (which the first gate shows and lets the user edit).
 
 Gates: "start the sweep?" before anything runs, and "continue?" after the user stopped it.
 """
 
 from __future__ import annotations
 
+import tomllib
+
+from ..gpu.protocol import SEARCHES
 from .events import Gate
 
 NAME = "sweep"
+SEARCH_KEYS = ("search", "max_configs", "time_limit_s", "seeds")
+
+
+def search_text(settings: dict) -> str:
+    """The search settings as the TOML the user edits at the gate."""
+    lines = []
+    for k in SEARCH_KEYS:
+        v = settings.get(k)
+        lines.append(f"{k} = {str(v).lower() if isinstance(v, bool) else repr(v) if isinstance(v, str) else v}")
+    return "\n".join(lines) + "\n"
+
+
+def parse_search(text: str) -> dict:
+    """The edited search settings; ValueError names the problem."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"not TOML: {e}") from None
+    unknown = set(data) - set(SEARCH_KEYS)
+    if unknown:
+        raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))} (known: {', '.join(SEARCH_KEYS)})")
+    if "search" in data and data["search"] not in SEARCHES:
+        raise ValueError(f"search: unknown {data['search']!r} (known: {', '.join(SEARCHES)})")
+    for k in ("max_configs", "time_limit_s"):
+        if k in data and (not isinstance(data[k], (int, float)) or data[k] < 0):
+            raise ValueError(f"{k}: expected a number >= 0 (0: no budget)")
+    return data
 
 
 def sweep(engine):
     vid = engine.original
     _, spec = engine.version(vid)
-    attempt = 1
+    attempt, edits = 1, 0
+    settings = {k: engine.options.get(k) for k in SEARCH_KEYS}
+    settings["search"] = settings["search"] or "kt"
     while True:
-        done = len([r for r in engine.known(vid).values()])
+        done = len(engine.known(vid))
         total = spec.space_size()
-        title = (f"Benchmark {total} configurations of {spec.kernel} on {engine.choice.label()}?" if attempt == 1
+        title = (f"Tune {spec.kernel} ({total} configurations) on {engine.choice.label()}?" if attempt == 1
                  else f"Continue the sweep of {spec.kernel} ({done} of {total} measured)?")
         decision = yield Gate(
-            key=f"sweep:{attempt}", kind="sweep", title=title,
+            key=f"sweep:{attempt}" + (f":{edits}" if edits else ""), kind="sweep", title=title,
             body={"version": vid, "tune_params": spec.tune_params, "restrictions": spec.restrictions,
                   "total": total, "done": done, "backend": engine.choice.backend, "gpu": engine.choice.gpu,
-                  "after_stop": attempt > 1},
-            choices=("approve", "skip", "stop"))
+                  "after_stop": attempt > 1, "text": search_text(settings), **settings},
+            choices=("approve", "edit", "skip", "stop"))
         if decision.choice == "skip":
             return
+        if decision.choice == "edit":
+            try:
+                settings.update(parse_search(str(decision.value)))
+            except ValueError as e:  # asked again, under a new key, with the reason
+                engine.emit("note", text=f"search settings not changed: {e}")
+                edits += 1
+                continue
         engine.baseline(vid)
-        state = engine.tune(vid, run_id=f"sweep:{attempt}")
+        budget = {"max_configs": settings.get("max_configs") or None, "time_limit_s": settings.get("time_limit_s") or None}
+        state = engine.tune(vid, run_id=f"sweep:{attempt}", search=settings["search"], budget=budget,
+                            seeds=settings.get("seeds", True) is not False)
         if state == "failed":
             engine.error = engine.store.run(engine.sid, f"sweep:{attempt}")["error"]
+        else:
+            engine.confirm_best(vid)  # done after the run already; stored checks make this a replay
         if state != "stopped":
             return
         attempt += 1
+
+
+sweep.NAME, sweep.DESCRIPTION = NAME, "the original kernel's baseline, then every configuration of its spec"

@@ -14,7 +14,7 @@ import time
 from typing import Callable
 
 from . import worker
-from .protocol import BACKENDS, ProbeJob, TuneJob
+from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
 
 _SECRET = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)", re.I)
 _ENV_LOCK = threading.Lock()
@@ -60,6 +60,7 @@ class GpuWorker:
         self.proc = None
         self.restarts = 0
         self.closing = False
+        self.paused = False
 
     # -- process lifecycle ---------------------------------------------------------------
     def start(self) -> None:
@@ -74,9 +75,12 @@ class GpuWorker:
                 self.requests = self._ctx.Queue()
                 reader, writer = self._ctx.Pipe(duplex=False)
                 self.stop_flag = self._ctx.Event()
+                self.pause_flag = self._ctx.Event()
+                if self.paused:
+                    self.pause_flag.set()
                 self.proc = self._ctx.Process(
                     target=worker.main, name="kt-tui-gpu", daemon=True,
-                    args=(self.requests, _Sender(writer), self.stop_flag, self.log_path, os.getpid()))
+                    args=(self.requests, _Sender(writer), self.stop_flag, self.log_path, os.getpid(), self.pause_flag))
                 self.proc.start()
                 writer.close()
                 self.events = _Receiver(reader)
@@ -112,9 +116,16 @@ class GpuWorker:
         self.kill()
 
     def request_stop(self) -> None:
-        """Stop after the configuration that is running now."""
+        """Stop after the configuration that is running now (a paused run stops at once)."""
         if self.proc is not None:
             self.stop_flag.set()
+        self.pause(False)
+
+    def pause(self, on: bool) -> None:
+        """Hold (or go on) between configurations: the one running now finishes first."""
+        self.paused = on
+        if self.proc is not None:
+            (self.pause_flag.set if on else self.pause_flag.clear)()
 
     def _ensure(self) -> None:
         if not self.alive():
@@ -140,7 +151,7 @@ class GpuWorker:
         self.kill()
         return {"backend": None, "gpu": None, "errors": {"worker": f"no answer within {timeout:.0f}s"}}
 
-    def run(self, job: TuneJob, on_event: Callable[[str, dict], None], timeout_s: float) -> dict:
+    def run(self, job: TuneJob | CheckJob, on_event: Callable[[str, dict], None], timeout_s: float) -> dict:
         """Run `job` to its end. Hangs and crashes cost one configuration, not the run."""
         self._ensure()
         self.stop_flag.clear()
@@ -182,6 +193,10 @@ class GpuWorker:
                 current, first, fruitless = None, False, 0
                 job.known[payload["key"]] = payload
                 on_event(kind, payload)
+            elif kind == "check":
+                current, first, fruitless = None, False, 0
+                job.done[payload["unit"]] = payload
+                on_event(kind, payload)
             elif kind in ("space", "reference"):
                 on_event(kind, payload)
             elif kind == "done":
@@ -193,7 +208,13 @@ class GpuWorker:
                 self.requests.put(job)
                 current, first = None, True
 
-    def _record_lost(self, job: TuneJob, current: dict, status: str, why: str, on_event) -> None:
+    def _record_lost(self, job: TuneJob | CheckJob, current: dict, status: str, why: str, on_event) -> None:
+        if isinstance(job, CheckJob):
+            from .checking import lost_entry
+            lost = lost_entry(job, current["key"], status, why)
+            job.done[lost["unit"]] = lost
+            on_event("check", lost)
+            return
         result = {"key": current["key"], "params": current["params"], "time_ms": None, "times": None,
                   "status": status, "error": why, "verified": None, "max_abs_err": None, "first_bad": None,
                   "compile_ms": None, "source": "measured", "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")}

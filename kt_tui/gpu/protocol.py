@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 BACKENDS = ("pycuda", "nvcuda", "cupy")
+# how a tuning run walks its space: ours, or kernel_tuner's strategies (kernel_tuner.interface.strategy_map)
+SEARCHES = ("kt", "brute_force", "random_sample", "genetic_algorithm", "bayes_opt", "dual_annealing",
+            "simulated_annealing", "pso", "greedy_ils", "greedy_mls", "ordered_greedy_mls", "mls", "diff_evo",
+            "firefly_algorithm", "basinhopping", "minimize")
 
 
 @dataclass
@@ -21,7 +25,9 @@ class TuneJob:
     capture_reference: bool = False  # send the first config's outputs back as the reference
     strategy: str = "brute_force"
     strategy_options: dict = field(default_factory=dict)
-    max_configs: int | None = None
+    max_configs: int | None = None  # budget: configurations evaluated in this run
+    time_limit_s: float | None = None  # budget: seconds of tuning in this run
+    seeds: list[dict] = field(default_factory=list)  # configurations to evaluate first
 
 
 @dataclass
@@ -39,3 +45,23 @@ class ProbeJob:
 #   ("probe", None, {"backend": str|None, "gpu": str|None, "errors": {backend: str}})
 #   ("restart", run_id, {"reason": str})  the CUDA context is gone; the app restarts the worker
 
+
+
+@dataclass
+class CheckJob:
+    """Run the original kernel (reference) and a candidate at other sizes and compare outputs."""
+
+    run_id: str
+    source: str
+    spec: dict  # the candidate's Spec.to_dict()
+    ref_source: str
+    ref_spec: dict
+    ref_params: dict
+    backend: str
+    sizes: list[dict]  # [{"label": "n=37", "sizes": {...}}]
+    configs: list[dict]  # the candidate's configurations to check
+    done: dict[str, dict] = field(default_factory=dict)  # unit -> check entry, not run again
+    partial: list[str] = field(default_factory=list)  # outputs the original leaves partly unwritten at the spec size
+
+# CheckJob messages: ("begin", run_id, {"key": unit, "params": dict}) before each kernel run,
+#   ("check", run_id, entry, see checking.entry), ("done", ...), ("failed", ...), ("restart", ...)

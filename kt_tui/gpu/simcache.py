@@ -58,3 +58,12 @@ def finalize_cache(path: str | Path, meta: dict, tune_params: dict | None = None
     text = json.dumps(data, indent="")[:-2] + ',\n"cache": {' + ",".join(
         "\n" + json.dumps({k: v})[1:-1] for k, v in cache.items()) + "\n}\n}"
     Path(path).write_text(text)
+
+
+def recorded_checks(path: str | Path, key: str) -> list[dict]:
+    """The checks at other sizes a real run stamped into the cache for this configuration."""
+    try:
+        checks = read_header(path).get("kt_tui", {}).get("checks") or {}
+    except (ValueError, KeyError, OSError):
+        return []
+    return [c for c in checks.get(key, []) if isinstance(c, dict) and "label" in c]

@@ -20,7 +20,7 @@ from kernel_tuner.observers.observer import OutputObserver
 from ..kernel.inputs import make_args
 from ..kernel.spec import Spec, spec_from_plain
 from .protocol import TuneJob
-from .verify import compare_all
+from .verify import compare_all, failure_text
 
 STICKY = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
           "illegal instruction", "launch failed", "hardware stack error", "ecc error", "launch timed out",
@@ -28,7 +28,7 @@ STICKY = ("illegal memory access", "illegal address", "unspecified launch failur
 
 
 class StopTuning(Exception):
-    pass
+    """Raised from the runner to end the search: the user stopped it, or its budget is spent."""
 
 
 class ContextLost(Exception):
@@ -63,6 +63,7 @@ class VerifyObserver(OutputObserver):
             "kt_correct": 0 if bad else 1,
             "kt_max_abs_err": max((v["max_abs_err"] or 0.0) for v in verdicts),
             "kt_first_bad": f"{first['output']}[{first['first_bad']}]" if first else "",
+            "kt_verdicts": verdicts,
         }
 
 
@@ -83,7 +84,8 @@ def normalize_result(raw: dict, names: list[str], source: str) -> dict:
             status = "runtime_error"
         elif raw.get("kt_correct") == 0:
             status = "wrong_result"
-            error = error or f"wrong result at {raw.get('kt_first_bad')} (max abs err {raw.get('kt_max_abs_err'):.3g})"
+            error = error or failure_text(raw.get("kt_verdicts") or []) or (
+                f"wrong result at {raw.get('kt_first_bad')} (max abs err {raw.get('kt_max_abs_err'):.3g})")
         else:
             status = "ok"
     t = raw.get("time")
@@ -96,6 +98,7 @@ def normalize_result(raw: dict, names: list[str], source: str) -> dict:
         "status": status, "error": error, "verified": verified,
         "max_abs_err": raw.get("kt_max_abs_err"), "first_bad": raw.get("kt_first_bad") or None,
         "compile_ms": raw.get("compile_time"), "source": source, "timestamp": raw.get("timestamp"),
+        "verdicts": raw.get("kt_verdicts"),
     }
 
 
@@ -117,29 +120,50 @@ class StreamingStrategy:
         self.job, self.names, self.emit, self.should_stop = job, names, emit, should_stop
         self.evaluated = 0
         self.stopped = False
+        self.started = time.monotonic()
         self.pace = float(os.environ.get("KT_TUI_SIM_PACE") or 0)  # replay seconds per config (demos, tests)
 
     def tune(self, searchspace, runner, tuning_options):
         job = self.job
+        self.started = time.monotonic()
         self.emit("space", {"total": int(searchspace.size)})
         proxy = _StreamingRunner(runner, self)
         try:
+            if job.seeds:
+                proxy.run([tuple(c[n] for n in self.names) for c in job.seeds], tuning_options)
             if job.configs is not None:
                 elements = [tuple(c[n] for n in self.names) for c in job.configs]
                 return proxy.run(elements, tuning_options)
             if job.strategy == "brute_force":
                 return proxy.run(searchspace.sorted_list(), tuning_options)
-            return strategy_map[job.strategy].tune(searchspace, proxy, tuning_options)
-        except StopTuning:
-            self.stopped = True
+            return search_module(job.strategy).tune(searchspace, proxy, tuning_options)
+        except StopTuning as e:
+            self.stopped = str(e) != "budget"
             return proxy.results
+        finally:
+            proxy.close()
+
+    def over_budget(self) -> bool:
+        job = self.job
+        return bool((job.max_configs and self.evaluated >= job.max_configs)
+                    or (job.time_limit_s and time.monotonic() - self.started >= job.time_limit_s))
+
+
+def search_module(name: str):
+    """A search strategy by name: ours ("kt") or one of kernel_tuner's."""
+    if name == "kt":
+        from ..search import strategy
+        return strategy
+    return strategy_map[name]
 
 
 class _StreamingRunner:
     def __init__(self, runner, owner: StreamingStrategy):
         self.runner, self.owner = runner, owner
         self.results: list = []
+        self.done: dict[str, dict] = {}  # evaluated in this run: a strategy asking again gets it back
         self.simulation_mode = getattr(runner, "simulation_mode", False)
+        self.prefetch = None
 
     def __getattr__(self, name):
         return getattr(self.runner, name)
@@ -147,13 +171,20 @@ class _StreamingRunner:
     def run(self, parameter_space, tuning_options):
         owner, job = self.owner, self.owner.job
         out = []
-        for element in parameter_space:
+        parameter_space = list(parameter_space)
+        self._start_prefetch()
+        for i, element in enumerate(parameter_space):
             key = ",".join(str(v) for v in element)
-            if key in job.known:
-                out.append(_as_kt_result(job.known[key], owner.names))
+            if self.prefetch is not None:
+                self.prefetch.upcoming([dict(zip(owner.names, e)) for e in parameter_space[i:i + 32]
+                                        if ",".join(map(str, e)) not in job.known])
+            if key in self.done or key in job.known:
+                out.append(self.done.get(key) or _as_kt_result(job.known[key], owner.names))
                 continue
-            if owner.should_stop() or (job.max_configs and owner.evaluated >= job.max_configs):
-                raise StopTuning
+            if owner.should_stop():
+                raise StopTuning("user")
+            if owner.over_budget():
+                raise StopTuning("budget")
             params = dict(zip(owner.names, element))
             owner.emit("begin", {"key": key, "params": params})
             _inject_fault(key)
@@ -161,7 +192,7 @@ class _StreamingRunner:
             try:
                 raw = self.runner.run([element], tuning_options)[0]
                 if raw is None:
-                    raise StopTuning
+                    raise StopTuning("user")
             except StopTuning:
                 raise
             except Exception as e:  # one config failing must not end the run
@@ -181,9 +212,24 @@ class _StreamingRunner:
             owner.emit("result", normalize_result(raw, owner.names, source))
             out.append(raw)
             self.results.append(raw)
+            self.done[key] = raw
             if sticky:
                 raise ContextLost(sticky)
         return out
+
+
+    def _start_prefetch(self) -> None:
+        if self.prefetch is None and os.environ.get("KT_TUI_PREFETCH", "1") != "0":
+            from .prefetch import Prefetcher
+            if Prefetcher.usable(self.runner):
+                try:
+                    self.prefetch = Prefetcher(self.runner)
+                except Exception as e:  # noqa: BLE001 - compiling ahead is an optimisation, never a failure
+                    print(f"kt-tui: not compiling ahead: {type(e).__name__}: {e}", flush=True)
+
+    def close(self) -> None:
+        if self.prefetch is not None:
+            self.prefetch.close()
 
 
 def _inject_fault(key: str) -> None:
@@ -195,6 +241,22 @@ def _inject_fault(key: str) -> None:
             time.sleep(10**6)
         elif kind == "crash":
             os._exit(77)
+
+
+def _checked_by_observer(answer, result_host, atol=None) -> bool:
+    return True
+
+
+def _budgeted(job: TuneJob) -> dict:
+    """kernel_tuner's strategies plan with max_fevals / time_limit; we enforce both ourselves too."""
+    options = dict(job.strategy_options)
+    if job.max_configs:
+        options.setdefault("max_fevals", job.max_configs)
+    if job.time_limit_s:
+        options.setdefault("time_limit", job.time_limit_s)
+    if job.seeds and job.strategy == "kt":
+        options.setdefault("seeds", job.seeds)
+    return options
 
 
 def _as_kt_result(stored: dict, names: list[str]) -> dict:
@@ -221,15 +283,20 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, grid_div_z=spec.grid_div_z,
         block_size_names=spec.block_size_names, restrictions=spec.restrictions or None,
         iterations=spec.iterations, compiler_options=spec.compiler_options or None, quiet=True,
-        strategy=strategy, strategy_options=dict(job.strategy_options),
+        strategy=strategy, strategy_options=_budgeted(job),
     )
     if simulated:
         kwargs.update(lang="CUDA", simulation_mode=True, cache=job.sim_cache)
-    else:
-        kwargs.update(lang=job.backend, cache=job.cachefile, observers=[observer])
+    args = make_args(spec)
+    if not simulated:
+        # `answer` marks which arguments kernel_tuner copies back (only the outputs, not every array);
+        # the observer does the real check, so kernel_tuner's own comparison must never fail a run
+        answer = [arg if a.output else None for arg, a in zip(args, spec.args)]
+        kwargs.update(lang=job.backend, cache=job.cachefile, observers=[observer], answer=answer,
+                      verify=_checked_by_observer)
     problem_size = spec.problem_size_values()
     _, env = tune_kernel(spec.kernel, job.source, problem_size if len(problem_size) > 1 else problem_size[0],
-                         make_args(spec), tune_params, **kwargs)
+                         args, tune_params, **kwargs)
     if observer.captured is not None:
         emit("reference", observer.captured)
     return {"device": env.get("device_name"), "stopped": strategy.stopped, "simulated": simulated,

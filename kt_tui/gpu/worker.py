@@ -11,7 +11,7 @@ import queue
 import threading
 import traceback
 
-from .protocol import ProbeJob, TuneJob
+from .protocol import CheckJob, ProbeJob, TuneJob
 
 
 def probe_backends(backends) -> dict:
@@ -63,12 +63,13 @@ def _watch_parent(parent_pid: int) -> None:
         time.sleep(0.5)
 
 
-def main(requests, events, stop_flag, log_path: str | None, parent_pid: int) -> None:
+def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pause_flag=None) -> None:
     if log_path:
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    from .checking import run_check_job
     from .tuning import ContextLost, run_tune_job
 
     while True:
@@ -81,14 +82,17 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int) -> 
         if isinstance(job, ProbeJob):
             events.put(("probe", None, probe_backends(job.backends)))
             continue
-        assert isinstance(job, TuneJob)
+        assert isinstance(job, (TuneJob, CheckJob))
         stop_flag.clear()
 
         def emit(kind, payload, run_id=job.run_id):
             events.put((kind, run_id, payload))
 
         try:
-            info = run_tune_job(job, emit, stop_flag.is_set)
+            if isinstance(job, CheckJob):
+                info = run_check_job(job, emit)
+            else:
+                info = _profiled(run_tune_job, job, emit, lambda: _stop_or_wait(stop_flag, pause_flag))
             events.put(("done", job.run_id, info))
         except ContextLost as e:
             events.put(("restart", job.run_id, {"reason": str(e)}))
@@ -96,6 +100,27 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int) -> 
         except Exception as e:  # noqa: BLE001 - reported to the app, which decides
             traceback.print_exc()
             events.put(("failed", job.run_id, {"error": _explain(e)}))
+
+
+def _profiled(fn, *args):
+    """KT_TUI_PROFILE=DIR writes a cProfile of every job there (for benchmarks/harness.py)."""
+    where = os.environ.get("KT_TUI_PROFILE")
+    if not where:
+        return fn(*args)
+    import cProfile
+    prof = cProfile.Profile()
+    try:
+        return prof.runcall(fn, *args)
+    finally:
+        prof.dump_stats(os.path.join(where, f"job-{os.getpid()}-{args[0].run_id.replace(':', '_')}.prof"))
+
+
+def _stop_or_wait(stop_flag, pause_flag) -> bool:
+    """Asked between configurations: holds there while paused; True when the run must stop."""
+    import time
+    while pause_flag is not None and pause_flag.is_set() and not stop_flag.is_set():
+        time.sleep(0.1)
+    return stop_flag.is_set()
 
 
 def _explain(e: BaseException) -> str:

@@ -34,6 +34,7 @@ def make_arg(arg: Arg, sizes: dict[str, int]):
     return rng.integers(max(info.min, -100), min(info.max, 100), n).astype(dtype)
 
 
-def make_args(spec: Spec) -> list:
-    sizes = dict(spec.sizes)
+def make_args(spec: Spec, sizes: dict | None = None) -> list:
+    """The arguments at the spec's sizes, or at `sizes` (a check at another size)."""
+    sizes = dict(sizes or spec.sizes)
     return [make_arg(a, sizes) for a in spec.args]

@@ -28,6 +28,7 @@ DTYPES = {
 INITS = ("random", "zeros", "ones", "range", "constant", "poison")
 # Default tolerances by dtype (atol, rtol); integers compare exactly.
 DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}
+SMALL_SIZES = (37, 29, 23)  # the default small check size of the 1st, 2nd, 3rd problem dimension
 
 
 class SpecError(UserError, ValueError):
@@ -78,10 +79,33 @@ class Spec:
     compiler_options: list[str] = field(default_factory=list)
     timeout_s: float = 30.0
     iterations: int = 7
+    verify_sizes: list[dict] | None = None  # extra [sizes] to check results at; None: derived, []: none
 
     # -- derived values -------------------------------------------------------------------
-    def problem_size_values(self) -> list[int]:
-        return [int(evaluate(p, self.sizes)) for p in self.problem_size]
+    def problem_size_values(self, sizes: dict | None = None) -> list[int]:
+        return [int(evaluate(p, sizes or self.sizes)) for p in self.problem_size]
+
+    def tolerances(self) -> list[dict]:
+        """Each output's atol / rtol, and whether the spec gives it or the dtype default does."""
+        out = []
+        for a in self.outputs():
+            atol, rtol = a.tolerance()
+            out.append({"output": a.name, "type": a.type, "atol": atol, "rtol": rtol,
+                        "atol_from": "spec" if a.atol is not None else "default",
+                        "rtol_from": "spec" if a.rtol is not None else "default"})
+        return out
+
+    def extra_sizes(self) -> list[dict]:
+        """The sizes results are also checked at: [{"label": "n=349525", "sizes": {...}}, ...]."""
+        tables = self.verify_sizes if self.verify_sizes is not None else default_verify_sizes(self)
+        out, seen = [], set()
+        for t in tables:
+            merged = {**self.sizes, **t}
+            label = ", ".join(f"{k}={merged[k]}" for k in self.sizes if merged[k] != self.sizes[k])
+            if label and label not in seen:
+                seen.add(label)
+                out.append({"label": label, "sizes": merged})
+        return out
 
     def baseline_params(self) -> dict:
         """The original kernel's configuration: `defaults`, else each parameter's first value."""
@@ -99,7 +123,7 @@ class Spec:
     def launch_dict(self) -> dict:
         """What determines a kernel version's behaviour (not what is tuned or how it is checked)."""
         d = asdict(self)
-        for k in ("tune_params", "defaults", "restrictions", "timeout_s", "iterations"):
+        for k in ("tune_params", "defaults", "restrictions", "timeout_s", "iterations", "verify_sizes"):
             d.pop(k)
         for a in d["args"]:
             a.pop("atol"), a.pop("rtol")
@@ -127,6 +151,7 @@ def version_hash(source: str, spec: Spec) -> str:
 _TOP_KEYS = {
     "kernel", "args", "problem_size", "sizes", "tune_params", "defaults", "grid_div_x", "grid_div_y",
     "grid_div_z", "block_size_names", "restrictions", "compiler_options", "timeout_s", "iterations",
+    "verify_sizes",
 }
 _ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol"}
 
@@ -205,12 +230,59 @@ def spec_from_dict(data: dict) -> Spec:
         grid_div_z=_str_list(data, "grid_div_z"), block_size_names=_str_list(data, "block_size_names"),
         restrictions=restrictions, compiler_options=_str_list(data, "compiler_options", optional=False),
     )
+    spec.verify_sizes = _verify_sizes(data.get("verify_sizes"))
     for key in ("timeout_s", "iterations"):
         if key in data:
             v = data[key]
             _want(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, key, f"expected a positive number, got {v!r}")
             setattr(spec, key, type(getattr(spec, key))(v))
     return spec
+
+
+def _verify_sizes(value) -> list[dict] | None:
+    if value is None:
+        return None
+    _want(isinstance(value, list), "verify_sizes", "expected a list of tables, e.g. [{n = 1000}, {n = 37}]")
+    for i, t in enumerate(value):
+        _want(isinstance(t, dict) and t, f"verify_sizes[{i}]", "expected a table of size name = integer, e.g. {n = 1000}")
+        for k, v in t.items():
+            _want(isinstance(v, int) and not isinstance(v, bool) and v > 0, f"verify_sizes[{i}].{k}",
+                  f"expected a positive integer, got {v!r}")
+    return [dict(t) for t in value]
+
+
+def default_verify_sizes(spec: Spec) -> list[dict]:
+    """A ragged size (odd, no multiple of any tuned value, about a third of the spec's) and a small
+    one, for each size the problem_size uses; a size not valid for the spec's expressions is left out."""
+    dims = [n for n in spec.sizes if any(n in names_in(p) for p in spec.problem_size)]
+    divisors = {v for vals in spec.tune_params.values() for v in vals
+                if isinstance(v, int) and not isinstance(v, bool) and v > 1}
+    out = []
+    for attempt in range(8):
+        ragged = {n: _ragged(spec.sizes[n] // 3 - 2 * (k + attempt), divisors)
+                  for k, n in enumerate(dims) if spec.sizes[n] >= 16}
+        if ragged and _valid_at(spec, {**spec.sizes, **ragged}):
+            out.append(ragged)
+            break
+    small = {n: SMALL_SIZES[k % 3] for k, n in enumerate(dims) if spec.sizes[n] > SMALL_SIZES[k % 3]}
+    if small and _valid_at(spec, {**spec.sizes, **small}):
+        out.append(small)
+    return out
+
+
+def _ragged(start: int, divisors: set) -> int:
+    r = start if start % 2 else start - 1
+    while r > 3 and any(r % d == 0 for d in divisors):
+        r -= 2
+    return max(r, 1)
+
+
+def _valid_at(spec: Spec, sizes: dict) -> bool:
+    try:
+        _check_sizes(spec, sizes)
+    except SpecError:
+        return False
+    return True
 
 
 def _arg_from_dict(i: int, a: object) -> Arg:
@@ -244,7 +316,20 @@ def _known_names(expr: str, names: set, where: str) -> None:
 
 def check_spec(spec: Spec, kernel: Kernel | None = None) -> None:
     """Cross-field checks: names resolve, outputs exist, the spec matches the kernel's signature."""
-    sizes = spec.sizes
+    _check_sizes(spec, spec.sizes)
+    for i, extra in enumerate(spec.verify_sizes or []):
+        for k in extra:
+            _want(k in spec.sizes, f"verify_sizes[{i}].{k}",
+                  f"not a name in [sizes] (known: {', '.join(spec.sizes) or 'none'})")
+        try:
+            _check_sizes(spec, {**spec.sizes, **extra})
+        except SpecError as e:
+            raise SpecError(f"verify_sizes[{i}]", f"{e.field}: {e.problem}") from None
+    _check_rest(spec, kernel)
+
+
+def _check_sizes(spec: Spec, sizes: dict) -> None:
+    """Every size expression is valid at `sizes`."""
     for i, p in enumerate(spec.problem_size):
         try:
             v = evaluate(p, sizes)
@@ -268,6 +353,9 @@ def check_spec(spec: Spec, kernel: Kernel | None = None) -> None:
                 evaluate(a.value, sizes)
             except ExprError as e:
                 raise SpecError(f"{where}.value", str(e)) from None
+
+
+def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
     _want(any(a.output for a in spec.args), "args", "no argument is marked output = true; verification needs one")
     names = set(spec.tune_params)
     for k in spec.defaults:
@@ -305,6 +393,8 @@ def _toml_value(v) -> str:
         return json.dumps(v)
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + "}"
     raise TypeError(f"cannot write {v!r} as TOML")
 
 
@@ -316,7 +406,10 @@ def dump_spec(spec: Spec) -> str:
     lines.append(f"restrictions = {_toml_value(spec.restrictions)}")
     if spec.compiler_options:
         lines.append(f"compiler_options = {_toml_value(spec.compiler_options)}")
-    lines += [f"timeout_s = {spec.timeout_s!r}", f"iterations = {spec.iterations}", ""]
+    lines += [f"timeout_s = {spec.timeout_s!r}", f"iterations = {spec.iterations}"]
+    if spec.verify_sizes is not None:
+        lines.append(f"verify_sizes = {_toml_value(spec.verify_sizes)}")
+    lines.append("")
     for table in ("sizes", "tune_params", "defaults"):
         lines.append(f"[{table}]")
         lines += [f"{k} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]

@@ -10,9 +10,11 @@ from pathlib import Path
 from ..config import config_dir
 from ..errors import UserError
 
-NAMES = ("system", "plan", "validate_step", "breakdown", "execute_step", "replan")
+NAMES = ("system", "plan", "validate_step", "breakdown", "execute_step", "replan", "one_prompt", "rewrite_reply",
+         "propose_configs", "edit_space")
 PLACEHOLDERS = ("kernel_string", "kernel_name", "tune_params", "restrictions", "step", "previous_steps",
-                "results", "gpu", "problem_size")
+                "results", "gpu", "problem_size", "step_params", "space", "round", "anchors", "failed",
+                "batch_size")
 PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 
 
@@ -37,17 +39,27 @@ def template_text(name: str) -> str:
 
 
 def render(name: str, **values) -> str:
-    """The template with each known {placeholder} replaced; any other brace is kept as written."""
-    text = template_text(name)
+    return render_text(template_text(name), f"prompt template {name!r}", **values)
+
+
+def render_text(text: str, what: str, **values) -> str:
+    """`text` with each known {placeholder} replaced; any other brace is kept as written."""
     missing = sorted({m.group(1) for m in PLACEHOLDER.finditer(text)} - values.keys())
     if missing:
-        raise TemplateError(f"prompt template {name!r} needs a value for " + ", ".join(f"{{{m}}}" for m in missing))
+        raise TemplateError(f"{what} needs a value for " + ", ".join(f"{{{m}}}" for m in missing))
     return PLACEHOLDER.sub(lambda m: _text(values[m.group(1)]), text)
 
 
 def messages_for(name: str, **values) -> list[dict]:
     return [{"role": "system", "content": render("system", **values)},
             {"role": "user", "content": render(name, **values)}]
+
+
+def rewrite_messages(prompt: str, what: str, **values) -> list[dict]:
+    """A kernel rewrite asked with a prompt of its own (a step of a steps file, the one-prompt
+    template), followed by the rules and the reply shape every rewrite shares."""
+    user = render_text(prompt, what, **values).strip() + "\n\n" + render("rewrite_reply", **values)
+    return [{"role": "system", "content": render("system", **values)}, {"role": "user", "content": user}]
 
 
 def _text(value) -> str:

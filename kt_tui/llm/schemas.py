@@ -117,3 +117,52 @@ def _number(x):
 class Worth(BaseModel):
     worth_it: bool = Field(validation_alias=AliasChoices("worth_it", "worth", "worthwhile"))
     reason: str = Field("", validation_alias=AliasChoices("reason", "explanation", "why"))
+
+
+def _configs(data):
+    """A bare list is the batch; so is a list under a drifted key."""
+    if isinstance(data, list):
+        return {"configs": data}
+    if isinstance(data, dict) and "configs" not in data:
+        for k in ("configurations", "batch", "candidates", "proposals"):
+            if k in data:
+                return {**data, "configs": data[k]}
+    return data
+
+
+class ConfigBatch(BaseModel):
+    """config-search: configurations to benchmark next."""
+    configs: list[dict]
+    reasoning: str = Field("", validation_alias=AliasChoices("reasoning", "explanation", "reason", "why"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, data):
+        return _configs(data)
+
+    @field_validator("configs", mode="before")
+    @classmethod
+    def _numbers(cls, v):
+        if not isinstance(v, list):
+            return v
+        return [{k: _number(x) for k, x in c.items()} if isinstance(c, dict) else c for c in v]
+
+
+class SpaceChange(BaseModel):
+    action: str = Field(validation_alias=AliasChoices("action", "op", "kind", "type"))
+    param: str = Field(validation_alias=AliasChoices("param", "parameter", "name"))
+    values: list = []
+    default: object = None
+
+    @field_validator("values", mode="before")
+    @classmethod
+    def _values(cls, v):
+        v = [] if v is None else (v if isinstance(v, list) else [v])
+        return [_number(x) for x in v]
+
+
+class SpaceEdit(BaseModel):
+    """config-search: changes to the search space, proposed from the results so far."""
+    edits: list[SpaceChange] = Field(default_factory=list,
+                                     validation_alias=AliasChoices("edits", "changes", "space_edits"))
+    reason: str = Field("", validation_alias=AliasChoices("reason", "reasoning", "explanation"))

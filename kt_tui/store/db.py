@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import sqlite_utils
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: results.verdicts, checks
 
 _TABLES = {
     "sessions": ({"id": str, "kernel_path": str, "kernel_name": str, "created": str, "updated": str,
@@ -31,8 +31,10 @@ _TABLES = {
              ("session", "id")),
     "results": ({"session": str, "version": str, "key": str, "run": str, "params": str, "time_ms": float,
                  "times": str, "status": str, "error": str, "verified": int, "max_abs_err": float,
-                 "first_bad": str, "compile_ms": float, "source": str, "created": str},
-                ("session", "version", "key")),
+                 "first_bad": str, "compile_ms": float, "source": str, "origin": str, "created": str,
+                 "verdicts": str}, ("session", "version", "key")),
+    "checks": ({"session": str, "version": str, "key": str, "label": str, "sizes": str, "ok": int, "status": str,
+                "reason": str, "verdicts": str, "source": str, "created": str}, ("session", "version", "key", "label")),
     "refs": ({"session": str, "version": str, "file": str, "sha256": str, "summary": str}, ("session", "version")),
     "gates": ({"session": str, "key": str, "seq": int, "kind": str, "title": str, "body": str,
                "state": str, "decision": str, "created": str, "decided": str}, ("session", "key")),
@@ -66,6 +68,8 @@ class Store:
         if db is None:
             db = sqlite_utils.Database(self.path)
             db.conn.execute("PRAGMA busy_timeout = 10000")
+            # WAL + NORMAL: every commit survives the app being killed (not a power cut) without an fsync each
+            db.conn.execute("PRAGMA synchronous = NORMAL")
             self._local.db = db
         return db
 
@@ -116,6 +120,9 @@ class Store:
                                     "spec_toml": spec_toml, "spec_json": json.dumps(spec), "created": now()},
                                    pk=("session", "id"))
 
+    def update_version(self, sid: str, vid: str, spec_toml: str, spec: dict) -> None:
+        self.db["versions"].update((sid, vid), {"spec_toml": spec_toml, "spec_json": json.dumps(spec)})
+
     def version(self, sid: str, vid: str) -> dict | None:
         rows = list(self.db["versions"].rows_where("session = ? AND id = ?", [sid, vid]))
         return rows[0] if rows else None
@@ -139,8 +146,13 @@ class Store:
                "time_ms": r.get("time_ms"), "times": json.dumps(r.get("times")), "status": r["status"],
                "error": r.get("error"), "verified": None if r.get("verified") is None else int(r["verified"]),
                "max_abs_err": r.get("max_abs_err"), "first_bad": r.get("first_bad"),
-               "compile_ms": r.get("compile_ms"), "source": r.get("source"), "created": r.get("timestamp") or now()}
+               "compile_ms": r.get("compile_ms"), "source": r.get("source"), "origin": r.get("origin"), "created": r.get("timestamp") or now(),
+               "verdicts": json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None}
         self.db["results"].upsert(row, pk=("session", "version", "key"))
+
+    def mark_result(self, sid: str, vid: str, key: str, **fields) -> None:
+        """Change a stored result after the fact (a check at another size found it wrong)."""
+        self.db["results"].update((sid, vid, key), fields)
 
     def results(self, sid: str, vid: str | None = None) -> list[dict]:
         where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
@@ -149,8 +161,27 @@ class Store:
             row["params"] = json.loads(row["params"])
             row["times"] = json.loads(row["times"]) if row["times"] else None
             row["verified"] = None if row["verified"] is None else bool(row["verified"])
+            row["verdicts"] = json.loads(row["verdicts"]) if row.get("verdicts") else None
             out.append(row)
         return out
+
+    def add_check(self, sid: str, vid: str, c: dict) -> None:
+        """One configuration checked at one other size (gpu/checking.entry)."""
+        self.db["checks"].upsert({"session": sid, "version": vid, "key": c["key"], "label": c["label"],
+                                  "sizes": json.dumps(c.get("sizes") or {}), "status": c["status"],
+                                  "ok": None if c.get("ok") is None else int(c["ok"]), "reason": c.get("reason") or "",
+                                  "verdicts": json.dumps(c.get("verdicts") or []), "source": c.get("source"),
+                                  "created": c.get("timestamp") or now()}, pk=("session", "version", "key", "label"))
+
+    def checks(self, sid: str, vid: str | None = None, key: str | None = None) -> list[dict]:
+        where, args = "session = ?", [sid]
+        if vid is not None:
+            where, args = where + " AND version = ?", args + [vid]
+        if key is not None:
+            where, args = where + " AND key = ?", args + [key]
+        return [dict(r, sizes=json.loads(r["sizes"]), verdicts=json.loads(r["verdicts"]),
+                     ok=None if r["ok"] is None else bool(r["ok"]))
+                for r in self.db["checks"].rows_where(where, args, order_by="rowid")]
 
     def set_reference(self, sid: str, vid: str, outputs: dict) -> None:
         """Reference outputs live in an .npz beside the database (they can be large); the row

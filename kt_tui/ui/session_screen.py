@@ -23,7 +23,8 @@ from ..kernel.spec import Spec
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
 from .editors import KernelEditScreen, TextEditScreen
-from .gate_view import PlanView, render_gate, render_kernel
+from .gate_view import PlanView, render_gate, render_kernel, render_verification
+from .plot import TuningPlot
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 
@@ -46,11 +47,15 @@ class SessionScreen(Screen):
         Binding("k", "skip", "Skip", id="skip"),
         Binding("t", "retry", "Retry", id="retry"),
         Binding("x", "stop", "Stop", id="stop"),
+        Binding("p", "pause", "Pause/resume", id="pause"),
         Binding("A", "approve_all", "Approve all", id="approve_all"),
         Binding("f2", "settings", "Settings", id="settings"),
+        Binding("w", "switch_strategy", "Strategy", id="switch_strategy"),
         Binding("o", "sort", "Sort column", id="sort"),
         Binding("r", "reverse", "Reverse sort", id="reverse"),
         Binding("q", "quit_session", "Quit", id="quit"),
+        Binding("m", "sanitize('memcheck')", "memcheck", id="sanitize"),
+        Binding("R", "sanitize('racecheck')", "racecheck", id="racecheck"),
     ]
 
     def __init__(self, settings: Settings, store: Store, source: str, spec: Spec,
@@ -69,6 +74,7 @@ class SessionScreen(Screen):
         self.best: dict | None = None
         self.current: dict | None = None
         self.autopilot = False
+        self.paused = False
         self.llm_line = ""
 
     def compose(self) -> ComposeResult:
@@ -85,6 +91,7 @@ class SessionScreen(Screen):
                 with TabbedContent(id="tabs"):
                     with TabPane("Results", id="tab-results"):
                         yield ProgressLine(id="progress")
+                        yield TuningPlot(id="plot")
                         yield ResultsTable(id="results")
                     with TabPane("Plan", id="tab-plan"):
                         yield PlanView(id="plan")
@@ -137,6 +144,11 @@ class SessionScreen(Screen):
         self.sid, self.choice = message.sid, message.choice
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=8)
+        from ..commands import llm_factory
+        from ..engine.manual import CONNECT
+        if llm_factory(self.settings) is None:
+            self.notify(f"No LLM configured: with explicit or autonomous ([w] switches) you write the steps and "
+                        f"kernels yourself. {CONNECT}", title="Manual mode", timeout=15)
         self._banner()
 
     def on_problem(self, message: Problem) -> None:
@@ -162,7 +174,7 @@ class SessionScreen(Screen):
             self.query_one(TabbedContent).active = "tab-kernel"
         elif gate.kind in ("plan", "step"):
             self.query_one(TabbedContent).active = "tab-plan"
-        elif gate.kind in ("accept", "sweep"):
+        elif gate.kind in ("accept", "sweep", "configs", "space"):
             self.query_one(TabbedContent).active = "tab-results"
         self.refresh_bindings()
 
@@ -173,6 +185,7 @@ class SessionScreen(Screen):
             d = e.data
             if e.kind == "result":
                 table.put(d["result"])
+                self.query_one(TuningPlot).add(_plotted(d["result"]))
                 added = True
                 self.current = None
                 if d["best"]:
@@ -181,6 +194,9 @@ class SessionScreen(Screen):
             elif e.kind == "begin":
                 self.current = d
             elif e.kind == "session":
+                if d.get("best_key") is not None:  # a new best, e.g. after a check found the old one wrong
+                    self.best = {"key": d["best_key"], "time_ms": d["best_ms"]}
+                    table.mark_best(d["best_key"])
                 if d.get("baseline_ms") is not None:
                     self.baseline_ms = d["baseline_ms"]
                     table.set_baseline(self.baseline_ms)
@@ -188,6 +204,9 @@ class SessionScreen(Screen):
                     self.state = d["state"]
             elif e.kind == "run":
                 self.run_info = {**d, "started": time.monotonic(), "done": 0}
+                if d["kind"] == "tune":
+                    self.query_one(TuningPlot).reset([_plotted(r) for r in self.store.results(self.sid, d["version"])])
+                self.paused = False
                 self.state = "running"
                 self.query_one(GatePanel).update(Text.assemble(
                     ("Running ", "bold"), f"{d['kind']} on {self.choice.label() if self.choice else d['backend']}",
@@ -198,6 +217,10 @@ class SessionScreen(Screen):
                 self.run_info["ended"] = time.monotonic()
                 if d.get("error"):
                     self.notify(d["error"], title=f"run {d['run']} {d['state']}", severity="error", timeout=10)
+            elif e.kind == "paused":
+                self.paused = d["on"]
+            elif e.kind == "verification":
+                self.query_one("#kernel-view", Static).update(render_verification(d))
             elif e.kind == "note":
                 self.notify(d["text"])
             elif e.kind == "step":
@@ -208,6 +231,8 @@ class SessionScreen(Screen):
                 self._finished(d)
         if added and table.sort_index:
             table.sort_by(table.sort_index, table.sort_reverse)
+        if added:
+            self.query_one(TuningPlot).redraw()
         self._show_progress()
         self.refresh_bindings()
 
@@ -250,8 +275,10 @@ class SessionScreen(Screen):
         table = self.query_one(ResultsTable)
         self.baseline_ms = s.get("baseline_ms")
         table.baseline_ms = self.baseline_ms
-        for r in self.store.results(self.sid):
+        stored = self.store.results(self.sid)
+        for r in stored:
             table.put(r)
+        self.query_one(TuningPlot).reset([_plotted(r) for r in stored])
         self.query_one(PlanView).show(self.store.steps(self.sid))
         if s.get("best_key") and s.get("best_ms") is not None:
             table.mark_best(s["best_key"])
@@ -270,7 +297,9 @@ class SessionScreen(Screen):
             parts.append(f"best {self.best['time_ms']:.4f} ms ({self.best['key']})")
             if self.baseline_ms:
                 parts.append(f"{self.baseline_ms / self.best['time_ms']:.2f}x over baseline {self.baseline_ms:.4f} ms")
-        if self.current and self.state == "running":
+        if self.paused:
+            parts.append("PAUSED (p resumes)")
+        elif self.current and self.state == "running":
             parts.append(f"running {self.current['key']}")
         self.query_one(ProgressLine).update("  ·  ".join(parts))
 
@@ -282,8 +311,14 @@ class SessionScreen(Screen):
             return wanted in choices or None
         if action == "stop":
             return bool(choices) or self.state == "running" or None
+        if action == "pause":
+            return (self.state == "running" and self.run_info.get("kind") == "tune" and not self.bridge.waiting) or None
+        if action == "switch_strategy":
+            return bool(choices) or None
         if action == "approve_all":
             return not self.autopilot or None
+        if action == "sanitize":
+            return (self.gate is not None and self.gate.kind == "kernel" and self.bridge.waiting) or None
         return True
 
     def _decide(self, choice: str, value=None) -> None:
@@ -309,6 +344,11 @@ class SessionScreen(Screen):
             self.engine.request_stop()
             self.notify("Stopping after the current configuration.")
 
+    def action_pause(self) -> None:
+        if self.engine is not None:
+            self.engine.pause(not self.paused)
+            self.notify("Paused after the current configuration; p resumes." if not self.paused else "Resumed.")
+
     def action_approve_all(self) -> None:
         """Autopilot: this gate and every later one are decided by the --auto policy."""
         self.autopilot = True
@@ -332,6 +372,18 @@ class SessionScreen(Screen):
             self.app.push_screen(TextEditScreen(
                 "Edit the plan", b.get("text", ""), "One step per numbered line, its description indented below. "
                 "Delete, reorder, reword or add steps."), done)
+        elif gate.kind == "configs":
+            self.app.push_screen(TextEditScreen(
+                "Configurations to benchmark", b.get("text", ""), "One JSON object per line; each is checked "
+                "against the space again.", language="json"), done)
+        elif gate.kind == "sweep":
+            self.app.push_screen(TextEditScreen(
+                "Search settings for this run", b.get("text", ""), "search: kt, brute_force or a kernel_tuner "
+                "strategy; max_configs / time_limit_s: the budget (0: none); seeds: heuristic seeds first.",
+                language="toml"), done)
+        elif gate.kind == "step" and b.get("prompt"):
+            self.app.push_screen(TextEditScreen("Edit the step's prompt", b["prompt"], "What the LLM is asked for "
+                                                "this step; {kernel_string} stands for the current best kernel."), done)
         elif gate.kind == "step":
             self.app.push_screen(TextEditScreen("Edit the step", f"{gate.title.split(': ', 1)[-1]}\n{b.get('description', '')}",
                                                 "First line: the title; then the description."), done)
@@ -339,6 +391,15 @@ class SessionScreen(Screen):
             self.app.push_screen(TextEditScreen(
                 "Write the answer yourself", b.get("text") or "", f"JSON matching this schema: {b.get('schema', '')}",
                 language="json"), done)
+
+    def action_switch_strategy(self) -> None:
+        from .strategy_picker import StrategyPicker
+        gate = self.gate
+
+        def chosen(name: str | None) -> None:
+            if name and self.gate is gate:
+                self._decide("switch", name)
+        self.app.push_screen(StrategyPicker(self.store.session(self.sid)["strategy"]), chosen)
 
     def action_settings(self) -> None:
         from .settings_screen import SettingsScreen
@@ -370,6 +431,10 @@ class SessionScreen(Screen):
         if key in table.sortable:
             table.sort_by(key, table.sort_index == key and not table.sort_reverse)
 
+    def action_sanitize(self, tool: str) -> None:
+        from .report_screen import start_sanitizer
+        start_sanitizer(self, tool)
+
     def action_quit_session(self) -> None:
         self.shutdown()
         self.app.exit()
@@ -378,3 +443,8 @@ class SessionScreen(Screen):
         self.bridge.close()
         if self.gpu is not None:
             self.gpu.shutdown()
+
+
+def _plotted(r: dict) -> float | None:
+    """What the plot shows of a result: its time when it ran and was right."""
+    return r["time_ms"] if r["status"] == "ok" and r.get("verified") is not False else None

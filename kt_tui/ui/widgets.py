@@ -81,7 +81,7 @@ class ResultsTable(DataTable):
         speed = (self.baseline_ms / r["time_ms"]) if (self.baseline_ms and r.get("time_ms")) else None
         status = Text(r["status"], style=STATUS_STYLE.get(r["status"], ""))
         verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[r.get("verified")]
-        note = r.get("first_bad") if r["status"] == "wrong_result" else (r.get("error") or "")
+        note = r.get("first_bad") if r["status"] == "wrong_result" else (r.get("error") or r.get("origin") or "")
         note = (note or "").strip().splitlines()[-1][:80] if note else ""
         if r["key"] == self.reference_key:
             verified, note = Text("ref", "cyan"), note or "the original configuration: its outputs are the reference"

@@ -1,7 +1,9 @@
 """Builds the scripted LLM replies (JSON lists of reply strings) from the kernels beside it.
 
-These replies are SCRIPTED: written by the kt-tui developers to drive the autonomous strategy
-in tests and in the recorded GPU sessions. They are not a model's output.
+These replies are SCRIPTED: written by the kt-tui developers to drive the autonomous, explicit
+and one-prompt strategies in tests and in the recorded GPU sessions. They are not a model's output.
+The kernels they give were compiled, verified and tuned on an H200 (sessions/caches), so sim mode
+replays real numbers for them.
 usage: python tests/scripted/build.py   (rewrites tests/scripted/*.json)
 """
 
@@ -45,15 +47,60 @@ def matmul(step3: str) -> list[str]:
                 "restrictions": ["block_size_x == block_size_y"],
                 "explanation": "The inner loop is unrolled."}),
         fenced({"valid": True, "reason": "register tiling is a kernel change"}),
-        fenced({"kernel_code": kernel(step3),
-                "tune_params": {"block_size_x": [16, 32, 64], "block_size_y": [1, 2, 4, 8, 16],
-                                "WORK_PER_THREAD": [1, 2, 4, 8]},
-                "restrictions": ["64 <= block_size_x * block_size_y <= 1024"],
-                "grid_div_y": ["block_size_y", "WORK_PER_THREAD"],
-                "explanation": "Each thread keeps WORK_PER_THREAD partial sums in registers."},
-               "Sure! Here is the kernel with register tiling:"),
+        fenced(matmul_rows(step3), "Sure! Here is the kernel with register tiling:"),
         fenced({"valid": False, "reason": "compiler flags do not change the kernel's code"}),
         fenced({"steps": []}),
+    ]
+
+
+def matmul_rows(path: str) -> dict:
+    return {"kernel_code": kernel(path),
+            "tune_params": {"block_size_x": [16, 32, 64], "block_size_y": [1, 2, 4, 8, 16],
+                            "WORK_PER_THREAD": [1, 2, 4, 8]},
+            "restrictions": ["64 <= block_size_x * block_size_y <= 1024"],
+            "grid_div_y": ["block_size_y", "WORK_PER_THREAD"],
+            "explanation": "Each thread keeps WORK_PER_THREAD partial sums in registers."}
+
+
+def vector_add_items() -> dict:
+    return {"kernel_code": kernel("vector_add/items_per_thread.cu"),
+            "tune_params": {"block_size_x": [64, 128, 256, 512, 1024], "items_per_thread": [1, 2, 4, 8]},
+            "grid_div_x": ["block_size_x", "items_per_thread"],
+            "explanation": "Fewer, longer-lived threads."}
+
+
+def vector_add_float4() -> dict:
+    return {"kernel_code": kernel("vector_add/float4.cu"),
+            "tune_params": {"block_size_x": [64, 128, 256, 512, 1024]},
+            "grid_div_x": ["block_size_x", "4"],
+            "explanation": "One 16-byte load per operand instead of four 4-byte loads."}
+
+
+def vector_add_explicit(float4_worth_it: bool) -> list[str]:
+    """For tests/scripted/vector_add-steps.toml: items, float4, block_xy (tile_xy depends on it)."""
+    return [
+        fenced({"valid": True, "reason": "scripted: the work per thread can change"}),
+        fenced(vector_add_items()),
+        fenced({"valid": float4_worth_it,
+                "reason": "scripted: 16-byte loads fit this kernel" if float4_worth_it else
+                "scripted: not worth it, the loads are already coalesced"}),
+        fenced(vector_add_float4()),
+        fenced({"valid": False, "reason": "scripted: the problem is one-dimensional"}),
+    ]
+
+
+def matmul_explicit() -> list[str]:
+    """For tests/scripted/matmul-steps.toml: tiles accepted, a wrong unroll, register tiling, a
+    dependency skip (vector_loads needs unroll) and a verdict against read_only."""
+    first = matmul("matmul/rows_per_thread.cu")
+    return [
+        fenced({"valid": True, "reason": "scripted: every element of A and B is read n times"}),
+        first[2],
+        fenced({"valid": True, "reason": "scripted: the tile loop has a fixed trip count"}),
+        first[4],
+        fenced({"valid": True, "reason": "scripted: a thread can reuse B across rows"}),
+        first[6],
+        fenced({"valid": False, "reason": "scripted: not worth it, the inputs are read from shared memory"}),
     ]
 
 
@@ -66,15 +113,9 @@ def vector_add() -> list[str]:
     return [
         fenced(plan),
         fenced({"valid": True, "reason": "changes the work per thread"}),
-        fenced({"kernel_code": kernel("vector_add/items_per_thread.cu"),
-                "tune_params": {"block_size_x": [64, 128, 256, 512, 1024], "items_per_thread": [1, 2, 4, 8]},
-                "grid_div_x": ["block_size_x", "items_per_thread"],
-                "explanation": "Fewer, longer-lived threads."}),
+        fenced(vector_add_items()),
         fenced({"valid": True, "reason": "vector memory instructions are a kernel change"}),
-        fenced({"kernel_code": kernel("vector_add/float4.cu"),
-                "tune_params": {"block_size_x": [64, 128, 256, 512, 1024]},
-                "grid_div_x": ["block_size_x", "4"],
-                "explanation": "One 16-byte load per operand instead of four 4-byte loads."}),
+        fenced(vector_add_float4()),
         fenced({"steps": []}),
     ]
 
@@ -82,7 +123,12 @@ def vector_add() -> list[str]:
 if __name__ == "__main__":
     out = {"matmul.json": matmul("matmul/rows_per_thread.cu"),
            "matmul-hand-edit.json": matmul("matmul/rows_per_thread_hand.cu"),
-           "vector_add.json": vector_add()}
+           "vector_add.json": vector_add(),
+           "matmul-explicit.json": matmul_explicit(),
+           "vector_add-explicit.json": vector_add_explicit(float4_worth_it=True),
+           "vector_add-explicit-overrule.json": vector_add_explicit(float4_worth_it=False),
+           "matmul-one-prompt.json": [fenced(matmul_rows("matmul/rows_per_thread.cu"),
+                                             "Scripted one-prompt rewrite:")]}
     for name, replies in out.items():
         (HERE / name).write_text(json.dumps({"scripted": True, "replies": replies}, indent=1) + "\n")
         print(name, len(replies), "scripted replies")

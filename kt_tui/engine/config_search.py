@@ -1,0 +1,164 @@
+"""The config-search strategy: the kernel stays as it is; the LLM proposes which configurations to
+benchmark, round after round, from the results so far (after Helion's LLM-guided search).
+
+Each batch is checked against the space (invalid ones listed with why, duplicates and measured
+ones dropped) and shown at a gate: approve, edit or skip it. Rounds end on a plateau or the
+budget. On a plateau the LLM may propose search-space edits (after the Tensile LLM generator),
+shown before and after with the space's size. With `hybrid`, the first batch seeds a search
+strategy that goes on to the budget instead of more rounds.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .asking import llm_ask
+from .events import Gate
+from .kernel_step import current_best, spec_text
+
+NAME = "config-search"
+GAIN = 0.01  # a round that improves the best by less than this is a round without gain
+
+
+def config_search(engine):
+    from ..llm.schemas import ConfigBatch, SpaceEdit
+
+    opts = engine.options
+    vid = current_best(engine)
+    _, spec = engine.version(vid)
+    decision = yield Gate("configs:start", "sweep", f"Measure {spec.kernel} at its original configuration on "
+                          f"{engine.choice.label()}, then ask the LLM which configurations to try?",
+                          {"version": vid, "total": spec.space_size()}, choices=("approve", "stop"))
+    engine.baseline(vid)
+    budget = int(opts.get("max_configs") or 0)
+    since_gain, edits = 0, 0
+    for r in range(1, int(opts.get("rounds", 6)) + 1):
+        source, spec = engine.version(vid)
+        values = _prompt_values(engine, vid, source, spec, r, int(opts.get("batch_size", 8)))
+        batch = yield from llm_ask(engine, f"configs:{r}", "propose_configs", ConfigBatch, **values)
+        if batch is None:
+            break
+        configs = yield from _review_batch(engine, vid, spec, r, batch)
+        if not configs:
+            continue
+        before = engine.best_ms
+        labels = {_key(spec, c): f"llm round {r}" for c in configs}
+        if r == 1 and opts.get("hybrid"):
+            left = max(budget - len(engine.known(vid)), 1) if budget else None
+            engine.tune(vid, "hybrid", search=opts["hybrid"], labels=labels, seeds=configs,
+                        budget={"max_configs": left, "time_limit_s": opts.get("time_limit_s") or None})
+            return
+        engine.tune(vid, f"configs:{r}", configs=configs, labels=labels)
+        gained = engine.best_ms is not None and (before is None or engine.best_ms < before * (1 - GAIN))
+        since_gain = 0 if gained else since_gain + 1
+        if budget and len(engine.known(vid)) >= budget:
+            engine.emit("note", text=f"config-search: the budget of {budget} configurations is spent")
+            return
+        if since_gain >= int(opts.get("plateau_rounds", 2)):
+            if not opts.get("space_edits", True) or edits >= 1:
+                engine.emit("note", text=f"config-search: no gain in {since_gain} rounds; stopping")
+                return
+            edits += 1
+            reply = yield from llm_ask(engine, f"space:{r}", "edit_space", SpaceEdit, **values)
+            changed = yield from _review_space(engine, vid, spec, source, r, reply)
+            if not changed:
+                return
+            since_gain = 0
+
+
+def _review_batch(engine, vid, spec, r, batch):
+    """The batch gate: returns the configurations to measure (possibly edited), or [] when skipped."""
+    known = set(engine.known(vid))
+    valid, invalid = _checked(spec, batch.configs, known)
+    limit = int(engine.options.get("batch_size", 8))
+    extra = valid[limit:]
+    valid = valid[:limit]
+    invalid = list(invalid) + [(c, f"over the batch size of {limit}") for c in extra]
+    attempt = 1
+    while True:
+        key = f"batch:{r}" + (f":{attempt}" if attempt > 1 else "")
+        body = {"round": r, "configs": valid, "reasoning": batch.reasoning, "params": list(spec.tune_params),
+                "invalid": [{"config": c, "why": why} for c, why in invalid], "text": _lines(valid)}
+        decision = yield Gate(key, "configs", f"Round {r}: benchmark {len(valid)} configuration(s) the LLM "
+                              f"proposes ({len(invalid)} dropped)?", body, choices=("approve", "edit", "skip", "stop"))
+        if decision.choice == "skip":
+            return []
+        if decision.choice == "approve":
+            return valid
+        try:
+            edited = [json.loads(line) for line in str(decision.value).splitlines() if line.strip()]
+        except json.JSONDecodeError as e:
+            edited, invalid = valid, [({}, f"the edit is not one JSON object per line: {e}")]
+        else:
+            valid, invalid = _checked(spec, edited, known)
+        attempt += 1
+
+
+def _checked(spec, configs, known):
+    from ..search.space import check_configs
+    valid, invalid = check_configs(spec, configs, known_keys=known)
+    return [c for c, _ in valid], invalid
+
+
+def _review_space(engine, vid, spec, source, r, reply):
+    """The space gate: before and after, with sizes. True when the space changed."""
+    from ..search.space import SpaceEdit, SpaceError, apply_edit, space_size
+
+    if reply is None or not reply.edits:
+        engine.emit("note", text="config-search: the LLM proposes no change to the space; stopping")
+        return False
+    new, problems = spec, []
+    for change in reply.edits:
+        if change.action == "add_param" and change.param not in source:
+            problems.append(f"{change.param}: the kernel does not read it")
+            continue
+        try:
+            new = apply_edit(new, SpaceEdit(change.action, change.param, change.values, change.default))
+        except SpaceError as e:
+            problems.append(str(e))
+    if new.tune_params == spec.tune_params:
+        engine.emit("note", text="config-search: no usable space edit (" + "; ".join(problems) + ")")
+        return False
+    before, after = space_size(spec), space_size(new)
+    decision = yield Gate(f"space:{r}", "space", f"Change the search space ({before} -> {after} configurations)?",
+                          {"before": spec.tune_params, "after": new.tune_params, "size_before": before,
+                           "size_after": after, "reason": reply.reason, "problems": problems},
+                          choices=("approve", "skip", "stop"))
+    if decision.choice != "approve":
+        return False
+    engine.update_space(vid, new)
+    return True
+
+
+def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
+    from ..search.space import render
+
+    results = engine.store.results(engine.sid, vid)
+    ok = sorted((x for x in results if x["status"] == "ok" and x["verified"] is not False and x["time_ms"]),
+                key=lambda x: x["time_ms"])
+    failed = [x for x in results if x not in ok]
+    base = spec.baseline_params()
+    anchors = [f"original: {base}"] + ([f"best: {ok[0]['params']} at {ok[0]['time_ms']:.4f} ms"] if ok else [])
+    return {"kernel_string": source, "kernel_name": spec.kernel, "gpu": engine.choice.gpu or "unknown",
+            "problem_size": spec_text(spec), "space": render(spec), "round": r, "batch_size": batch_size,
+            "results": "\n".join(f"{x['time_ms']:.4f}  {x['params']}" for x in ok[:15]) or "nothing yet",
+            "anchors": "\n".join(anchors), "failed": _failures(failed)}
+
+
+def _failures(failed: list[dict]) -> str:
+    """Failed configurations, and the parameter values every one of them shares (a pattern)."""
+    if not failed:
+        return "none"
+    lines = [f"{x['status']}: {x['params']}" for x in failed[:10]]
+    shared = {k: v for k, v in failed[0]["params"].items() if all(x["params"].get(k) == v for x in failed)}
+    if len(failed) > 1 and shared:
+        lines.append(f"all {len(failed)} failures have {shared}")
+    return "\n".join(lines)
+
+
+def _key(spec, config: dict) -> str:
+    return ",".join(str(config[n]) for n in spec.tune_params)
+
+
+def _lines(configs: list[dict]) -> str:
+    return "".join(json.dumps(c) + "\n" for c in configs)

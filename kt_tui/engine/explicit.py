@@ -1,0 +1,100 @@
+"""The explicit strategy: the steps of a steps file (`--steps FILE`, else the library shipped with
+kt-tui), in order. A step whose dependencies did not end accepted is skipped; before every other
+step the LLM judges whether it fits this kernel (unless the step says skip_evaluation), and the
+user decides at the step's gate. Then the step's own prompt asks for the rewrite, and the kernel
+goes the same way as in the autonomous strategy. Gate and answer keys carry the step's id
+(`step:ID`, `validate:ID`, `kernel:ID`, ...); ids start with a letter, so they never meet the
+autonomous strategy's numbered steps in the same session."""
+
+from __future__ import annotations
+
+from .asking import llm_ask
+from .autonomous import start, steps_summary, verdict_body
+from .events import Gate
+from .kernel_step import prompt_context, run_rewrite
+from .manual import NO_VERDICT, is_manual, manual_rewrite
+from .steps_file import Step, blocked_by, load_steps
+
+NAME = "explicit"
+DESCRIPTION = "the steps of a steps file (--steps), each judged by the LLM and decided by you"
+STEPS_KEY = "explicit:steps"
+
+
+def explicit(engine):
+    from ..llm.schemas import KernelRewrite, StepVerdict
+
+    where, steps = _steps(engine)
+    manual = is_manual(engine)
+    yield from start(engine, f"go through the {len(steps)} steps of {where}")
+    known = {s["id"] for s in engine.store.steps(engine.sid)}
+    for step in steps:
+        if step.id not in known:
+            engine.set_step(step.id, title=step.title, description=step.description, state="proposed")
+    outcomes: dict[str, str] = {}  # dependencies come earlier in the file, so they are known in time
+    for step in steps:
+        yield from _run_step(engine, step, outcomes, manual, KernelRewrite, StepVerdict)
+        outcomes[step.id] = next((s["state"] for s in engine.store.steps(engine.sid) if s["id"] == step.id), "")
+
+
+def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, verdict_cls):
+    blocked = blocked_by(step, outcomes)
+    if blocked:
+        dep, state = blocked
+        engine.set_step(step.id, state="skipped", reason=f"depends on {dep}, which was {state}"
+                        + (" (it gained nothing)" if state == "rejected" else ""))
+        return
+    values = {**prompt_context(engine), "step_params": step.tune_params, "step": f"{step.title}\n{step.description}",
+              "previous_steps": steps_summary(engine)}
+    verdict = None
+    if not (manual or step.skip_evaluation):
+        verdict = yield from llm_ask(engine, f"validate:{step.id}", "validate_step", verdict_cls, **values)
+    note = NO_VERDICT if manual else "skip_evaluation: the step was not evaluated" if step.skip_evaluation else None
+    decision = yield Gate(f"step:{step.id}", "step", f"Step {step.id}: {step.title}",
+                          {"step": step.id, "description": step.description, "verdict": verdict_body(verdict),
+                           "note": note, "tune_params": step.tune_params, "depends_on": step.depends_on,
+                           "prompt": step.prompt})
+    if decision.choice == "skip":
+        why = (f"the LLM judged it not worth it: {verdict.reason}" if decision.by == "policy" and verdict
+               else "skipped by the user")
+        engine.set_step(step.id, state="skipped", reason=why)
+        return
+    prompt = step.prompt
+    if decision.choice == "edit" and decision.value:  # the user rewrote the step's prompt
+        prompt = str(decision.value)
+        if "{kernel_string}" not in prompt:
+            prompt += "\n\n```cuda\n{kernel_string}\n```\n"
+        engine.set_step(step.id, state="edited", reason="prompt edited by the user")
+    else:
+        engine.set_step(step.id, state="approved",
+                        reason="approved against the LLM's verdict" if verdict and not verdict.valid else "")
+    if manual:
+        rewrite = manual_rewrite(engine, step.tune_params)
+    else:
+        from ..llm.prompts import rewrite_messages
+        messages = rewrite_messages(prompt, f"step {step.id!r}.prompt", **values)
+        rewrite = yield from llm_ask(engine, f"execute:{step.id}", "explicit_step", rewrite_cls, messages=messages)
+    if rewrite is None:
+        engine.set_step(step.id, state="skipped", reason="no kernel for this step")
+        return
+    # the step's candidate values went to the LLM in the prompt ({step_params}); prepare() adds
+    # back those the new code uses but the reply left out of its tune_params
+    yield from run_rewrite(engine, step.id, step.title, rewrite, suggested=step.tune_params)
+
+
+def _steps(engine) -> tuple[str, list[Step]]:
+    """The steps this session runs: read from the file once, then from the store (a resumed
+    session keeps its steps even when the file changed or --steps was not given again)."""
+    stored = engine.store.llm_result(engine.sid, STEPS_KEY)
+    if stored is not None:
+        return stored["text"], [Step(**s) for s in stored["value"]]
+    where, steps = load_steps(engine.options.get("steps"))
+    engine.store.put_llm_result(engine.sid, STEPS_KEY, [s.to_dict() for s in steps], where, by="steps-file")
+    return where, steps
+
+
+def check(options: dict) -> None:
+    """Before a session starts: a broken steps file is a clear error, not a failed session."""
+    load_steps(options.get("steps"))
+
+
+explicit.NAME, explicit.DESCRIPTION, explicit.check = NAME, DESCRIPTION, check

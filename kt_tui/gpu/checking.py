@@ -1,0 +1,137 @@
+"""Runs inside the GPU worker: results at other sizes. For each extra size, the original kernel at
+its baseline configuration gives the reference, then each candidate configuration runs once
+(kernel_tuner.run_kernel) and its outputs are compared with it."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from ..kernel.inputs import make_args
+from ..kernel.spec import Spec, spec_from_plain
+from .protocol import CheckJob
+from .verify import compare_all, failure_text
+
+_REFS: dict[str, dict] = {}  # reference outputs by (kernel, sizes), kept for the next jobs
+_KEEP = 4
+
+
+def unit(label: str, key: str) -> str:
+    return f"{label}@{key}"
+
+
+def entry(label: str, sizes: dict, key: str, status: str, reason: str = "", verdicts=None, error=None) -> dict:
+    """One configuration at one size: ok is True, False, or None when it could not be checked."""
+    ok = {"ok": True, "not_checked": None}.get(status, False)
+    return {"unit": unit(label, key), "label": label, "sizes": sizes, "key": key, "ok": ok, "status": status,
+            "reason": reason, "verdicts": verdicts or [], "error": error,
+            "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
+    """The entry for a unit whose run hung or took the worker down (the app's watchdog saw it)."""
+    label, _, key = u.rpartition("@")
+    sizes = next((s["sizes"] for s in job.sizes if s["label"] == label), {})
+    if key == "reference":
+        return dict(entry(label, sizes, key, status, f"fails there ({status}: {why})", error=why), reference=True)
+    return entry(label, sizes, key, status, f"{status} at {label}: {why}", error=why)
+
+
+def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str) -> dict[str, np.ndarray]:
+    """Run `source` once at `sizes` with `params`; its output arrays by name."""
+    from kernel_tuner import run_kernel
+
+    ps = spec.problem_size_values(sizes)
+    out = run_kernel(spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes), dict(params),
+                     grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, grid_div_z=spec.grid_div_z,
+                     lang=backend, compiler_options=list(spec.compiler_options) or None,
+                     block_size_names=list(spec.block_size_names) if spec.block_size_names else None, quiet=True)
+    return {a.name: np.asarray(out[i]) for i, a in enumerate(spec.args) if a.output}
+
+
+def run_check_job(job: CheckJob, emit: Callable) -> dict:
+    """Emits a "check" entry per configuration and size. Raises ContextLost when the GPU is wedged."""
+    from .tuning import ContextLost, STICKY, _inject_fault, classify_exception
+
+    spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
+    names = list(spec.tune_params)
+    tol = {a.name: a.tolerance() for a in spec.outputs()}
+
+    def attempt(u: str, params: dict, run):
+        emit("begin", {"key": u, "params": params})
+        _inject_fault(u)
+        try:
+            return run(), None
+        except Exception as e:  # noqa: BLE001 - one failure is this unit's verdict
+            status, text = classify_exception(e)
+            return None, (status, text, any(s in text.lower() for s in STICKY))
+
+    for size in job.sizes:
+        label, sizes = size["label"], size["sizes"]
+        todo = [c for c in job.configs if unit(label, _key(c, names)) not in job.done]
+        if not todo:
+            continue
+        ref_unit = unit(label, "reference")
+        failed = job.done.get(ref_unit)
+        refs = None
+        if failed is None:
+            cache_key = repr((job.ref_source, job.ref_spec, sorted(job.ref_params.items()), sorted(sizes.items())))
+            refs = _REFS.get(cache_key)
+            if refs is None:
+                refs, err = attempt(ref_unit, job.ref_params,
+                                    lambda: run_outputs(ref_spec, job.ref_source, job.ref_params, sizes, job.backend))
+                if err:
+                    first = err[1].strip().splitlines()
+                    failed = dict(entry(label, sizes, "reference", err[0], f"fails there ({err[0]}: "
+                                        f"{first[0][:200] if first else '?'})", error=err[1]), reference=True)
+                    emit("check", failed)
+                    if err[2]:
+                        raise ContextLost(err[1])
+                else:
+                    while len(_REFS) >= _KEEP:
+                        _REFS.pop(next(iter(_REFS)))
+                    _REFS[cache_key] = refs
+            hole = refs and unwritten(ref_spec, refs, job.partial)
+            if hole:  # the original does not support this size: nothing to compare with
+                refs, failed = None, entry(label, sizes, "reference", "not_checked", f"leaves {hole} unwritten there")
+        for c in todo:
+            key = _key(c, names)
+            if refs is None:
+                emit("check", entry(label, sizes, key, "not_checked",
+                                    f"not checked at {label}: the original kernel {failed['reason']}"))
+                continue
+            outs, err = attempt(unit(label, key), c, lambda: run_outputs(spec, job.source, c, sizes, job.backend))
+            if err:
+                first = err[1].strip().splitlines()
+                emit("check", entry(label, sizes, key, err[0], f"{err[0]} at {label}: {first[0][:300] if first else ''}",
+                                    error=err[1]))
+                if err[2]:
+                    raise ContextLost(err[1])
+                continue
+            verdicts = compare_all(refs, outs, tol)
+            bad = failure_text(verdicts, label)
+            emit("check", entry(label, sizes, key, "wrong_result" if bad else "ok", bad, verdicts))
+    return {}
+
+
+def unwritten(spec: Spec, refs: dict, partial: list[str]) -> str:
+    """The first element a poisoned output of the original still holds the poison in ("out[340]"),
+    for outputs the original writes in full at the spec's size."""
+    for a in spec.outputs():
+        if a.init != "poison" or a.name in partial or a.name not in refs:
+            continue
+        idx = np.flatnonzero(poisoned(refs[a.name]))
+        if idx.size:
+            return f"{a.name}[{int(idx[0])}]"
+    return ""
+
+
+def poisoned(a: np.ndarray) -> np.ndarray:
+    """Where an array still holds the poison value (NaN, or the integer maximum)."""
+    return np.isnan(a) if np.issubdtype(a.dtype, np.floating) else a == np.iinfo(a.dtype).max
+
+
+def _key(params: dict, names: list[str]) -> str:
+    return ",".join(str(params[n]) for n in names)

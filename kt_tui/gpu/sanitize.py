@@ -1,0 +1,173 @@
+"""compute-sanitizer on one run of a candidate kernel: memcheck (out-of-bounds and misaligned
+accesses, hardware exceptions) or racecheck (shared-memory races). The kernel runs once, at the
+spec's smallest check size and the given configuration, in a child process (`python -m
+kt_tui.gpu.sanitize JOB`) under the tool, with a time limit."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..kernel.spec import Spec, spec_from_plain
+from .compile import SEARCH_DIRS, _kill
+
+TOOLS = ("memcheck", "racecheck")
+MAX_LINES = 80
+RAN = "kt-tui: the kernel ran once"
+NO_TOOL = ("compute-sanitizer not found: it ships with the CUDA toolkit (CUDA_HOME/bin); put it on PATH or "
+           "set CUDA_HOME")
+NO_GPU = "no GPU in this session ({}): compute-sanitizer runs the kernel on a real GPU"
+_SECRET = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)", re.I)
+
+
+@dataclass
+class SanitizeReport:
+    tool: str
+    ok: bool | None  # None: it could not run, see reason
+    errors: int | None = None
+    text: str = ""
+    reason: str = ""
+    sizes: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    command: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def headline(self) -> str:
+        if self.ok is None:
+            return f"{self.tool}: not run: {self.reason}"
+        if self.ok:
+            return f"{self.tool}: no errors ({self.seconds:.1f} s)"
+        return f"{self.tool}: {self.errors} error(s)" + (f" ({self.reason})" if self.reason else "")
+
+
+def find_sanitizer() -> str | None:
+    if found := shutil.which("compute-sanitizer"):
+        return found
+    dirs = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    for d in [*dirs, *SEARCH_DIRS]:
+        path = os.path.join(d, "compute-sanitizer")
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def smallest_sizes(spec: Spec) -> dict:
+    """The sizes with the fewest elements in the problem: the spec's or one of its check sizes."""
+    options = [spec.sizes] + [e["sizes"] for e in spec.extra_sizes()]
+    return min(options, key=lambda s: math.prod(spec.problem_size_values(s)))
+
+
+def sanitize(source: str, spec: Spec, params: dict, backend: str, tool: str = "memcheck",
+             timeout_s: float = 180.0, sizes: dict | None = None) -> SanitizeReport:
+    if tool not in TOOLS:
+        raise ValueError(f"unknown tool {tool!r} (use one of {', '.join(TOOLS)})")
+    sizes = dict(sizes or smallest_sizes(spec))
+    report = SanitizeReport(tool, None, sizes=sizes, params=dict(params))
+    if backend in (None, "sim", "none"):
+        report.reason = NO_GPU.format("a SIMULATED replay" if backend == "sim" else "no backend")
+        return report
+    exe = find_sanitizer()
+    if exe is None:
+        report.reason = NO_TOOL
+        return report
+    env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    with tempfile.TemporaryDirectory(prefix="kt-sanitize-") as tmp:
+        job = Path(tmp, "job.json")
+        job.write_text(json.dumps({"source": source, "spec": spec.to_dict(), "params": params, "sizes": sizes,
+                                   "backend": backend}))
+        report.command = [exe, "--tool", tool, "--print-limit", "20", sys.executable, "-m", "kt_tui.gpu.sanitize",
+                          str(job)]
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(report.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    errors="replace", env=env, cwd=tmp, start_new_session=True)
+        except OSError as e:
+            report.reason = f"cannot run {exe}: {e.strerror or e}"
+            return report
+        try:
+            out, _ = proc.communicate(timeout=timeout_s)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            out, _ = proc.communicate()
+            timed_out = True
+        report.seconds = time.monotonic() - started
+    return parse_output(report, out or "", proc.returncode, timed_out, timeout_s)
+
+
+_ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
+_RACES = re.compile(r"RACECHECK SUMMARY:\s*(\d+) hazards? displayed\s*\((\d+) errors?,\s*(\d+) warnings?\)")
+_NO_DEVICE = ("no cuda-capable device", "cuda_error_no_device", "cudaerrornodevice", "cuinit failed",
+              "no nvidia gpu", "device not found", "driver not loaded", "cuda driver version is insufficient",
+              "device not supported")
+
+
+def parse_output(report: SanitizeReport, out: str, returncode: int | None, timed_out: bool = False,
+                 timeout_s: float = 0) -> SanitizeReport:
+    """Fill `report` from what compute-sanitizer and the child printed."""
+    report.text = trim(out)
+    low = out.lower()
+    races = _RACES.findall(out)
+    errors = _ERRORS.findall(out)
+    if races:
+        report.errors = sum(int(r[1]) for r in races)
+        warnings = sum(int(r[2]) for r in races)
+        if warnings:
+            report.reason = f"{warnings} warning(s)"
+    elif errors:
+        report.errors = sum(int(e) for e in errors)
+    if timed_out:
+        report.ok = False if report.errors else None
+        report.reason = f"compute-sanitizer did not finish within {timeout_s:g} s and was stopped"
+        return report
+    if any(s in low for s in _NO_DEVICE):
+        report.ok, report.reason = None, NO_GPU.format("no usable GPU on this machine")
+        return report
+    if report.errors is None:
+        report.ok = None
+        report.reason = f"compute-sanitizer printed no summary (exit status {returncode})"
+        return report
+    report.ok = report.errors == 0
+    if RAN not in out:
+        report.ok = False
+        report.reason = "the kernel did not complete under the sanitizer" + (f"; {report.reason}" if report.reason else "")
+    return report
+
+
+def trim(out: str, max_lines: int = MAX_LINES) -> str:
+    """The sanitizer's report (its ========= lines) and the end of what the kernel run printed."""
+    lines = out.splitlines()
+    tool = [ln for ln in lines if ln.startswith("=========")]
+    other = [ln for ln in lines if not ln.startswith("=========") and ln.strip()]
+    if len(tool) > max_lines:
+        tool = tool[:max_lines - 2] + [f"... {len(tool) - max_lines + 1} more lines", tool[-1]]
+    return "\n".join(tool + (["", *other[-12:]] if other else []))
+
+
+def main(argv: list[str]) -> int:
+    """The child: run the job's kernel once (under compute-sanitizer)."""
+    from .checking import run_outputs
+
+    job = json.loads(Path(argv[0]).read_text())
+    spec = spec_from_plain(job["spec"])
+    spec.compiler_options = [*spec.compiler_options, "-lineinfo"]
+    run_outputs(spec, job["source"], job["params"], job["sizes"], job["backend"])
+    print(f"{RAN} at {job['sizes']} with {job['params']}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,297 @@
+"""Heuristic seed configurations: rules (TOML files) that say which configurations are worth
+measuring first for a kind of kernel.
+
+A rule file:
+
+    name = "block-1d"                       # unique; a user rule of the same name replaces a built-in
+    description = "..."
+    [when]                                  # all that are given must hold
+    dims = [1]                              # len(problem_size)
+    params = ["block_size_x"]               # patterns (fnmatch) that must each match a parameter
+    any_params = ["*vec*"]                  # at least one must match
+    source_matches = ["regex"]              # must each be found in the kernel source
+    source_lacks = ["regex"]                # must not be found
+    gpu = "regex"                           # searched in the GPU name, case-insensitive
+    [[seeds]]                               # one or more patterns
+    block_size_x = { multiple_of = 32, min = 128, max = 512 }   # or a value, or a list of values
+    "tile_size_*" = { values = [2, 4] }     # a pattern key constrains every parameter it matches
+    where = "128 <= threads <= 256"         # optional; `threads` is the product of the block sizes
+    prefer = "abs(threads - 256)"           # optional; smaller first
+    limit = 2                               # configurations taken from this pattern
+
+A pattern picks configurations of the space (restrictions included); parameters it does not name
+stay as close to the spec's defaults as the space allows. The eligible rules' patterns are combined,
+one pattern per rule, in every combination (see seed_configs).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from ..errors import UserError
+from ..kernel.spec import Spec
+from .space import Restriction, SpaceError, block_names, configurations, parse_expression
+
+FILTER_KEYS = {"values", "min", "max", "multiple_of", "power_of_2"}
+SEED_KEYS = {"where", "prefer", "limit"}
+MAX_COMBINATIONS = 16
+WHEN_KEYS = {"dims", "params", "any_params", "source_matches", "source_lacks", "gpu"}
+
+
+class RuleError(UserError, ValueError):
+    def __init__(self, path, field_name: str, problem: str):
+        self.path, self.field = str(path), field_name
+        super().__init__(f"{path}: {field_name}: {problem}" if field_name else f"{path}: {problem}")
+
+
+@dataclass
+class Pattern:
+    filters: dict  # key pattern -> value filter (dict)
+    where: Restriction | None = None
+    prefer: Restriction | None = None
+    limit: int = 2
+
+
+@dataclass
+class Rule:
+    name: str
+    description: str
+    path: str
+    when: dict = field(default_factory=dict)
+    patterns: list[Pattern] = field(default_factory=list)
+
+    def eligible(self, spec: Spec, source: str, gpu: str) -> bool:
+        w, names = self.when, list(spec.tune_params)
+        if "dims" in w and len(spec.problem_size) not in w["dims"]:
+            return False
+        if any(not fnmatch.filter(names, p) for p in w.get("params", [])):
+            return False
+        if w.get("any_params") and not any(fnmatch.filter(names, p) for p in w["any_params"]):
+            return False
+        if any(not re.search(p, source) for p in w.get("source_matches", [])):
+            return False
+        if any(re.search(p, source) for p in w.get("source_lacks", [])):
+            return False
+        return not ("gpu" in w and not re.search(w["gpu"], gpu or "", re.IGNORECASE))
+
+
+# -- reading rule files --------------------------------------------------------------------
+def _strings(v, path, where: str) -> list[str]:
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise RuleError(path, where, "expected a string or a list of strings")
+    return v
+
+
+def _filter(v, path, where: str) -> dict:
+    if isinstance(v, (int, float, str, bool)):
+        return {"values": [v]}
+    if isinstance(v, list) and v and all(isinstance(x, (int, float, str, bool)) for x in v):
+        return {"values": v}
+    if not isinstance(v, dict):
+        raise RuleError(path, where, "expected a value, a list of values, or a table "
+                                     f"with {', '.join(sorted(FILTER_KEYS))}")
+    for k in v:
+        if k not in FILTER_KEYS:
+            raise RuleError(path, f"{where}.{k}", f"unknown key (known: {', '.join(sorted(FILTER_KEYS))})")
+    for k in ("min", "max", "multiple_of"):
+        if k in v and (not isinstance(v[k], (int, float)) or isinstance(v[k], bool)):
+            raise RuleError(path, f"{where}.{k}", "expected a number")
+    if "multiple_of" in v and v["multiple_of"] <= 0:
+        raise RuleError(path, f"{where}.multiple_of", "expected a number > 0")
+    if "power_of_2" in v and not isinstance(v["power_of_2"], bool):
+        raise RuleError(path, f"{where}.power_of_2", "expected true or false")
+    if "values" in v:
+        v = dict(v, values=_filter(v["values"], path, f"{where}.values")["values"])
+    return v
+
+
+def _expr(v, path, where: str) -> Restriction:
+    if not isinstance(v, str):
+        raise RuleError(path, where, "expected an expression in a string")
+    try:
+        return parse_expression(v, "expression")
+    except SpaceError as e:
+        raise RuleError(path, where, str(e)) from None
+
+
+def parse_rule(text: str, path: str = "<rule>") -> Rule:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RuleError(path, "", f"not valid TOML: {e}") from None
+    for k in data:
+        if k not in {"name", "description", "when", "seeds"}:
+            raise RuleError(path, k, "unknown key (known: name, description, when, seeds)")
+    for k in ("name", "description"):
+        if not isinstance(data.get(k), str) or not data[k].strip():
+            raise RuleError(path, k, "missing: a non-empty string")
+    when = data.get("when", {})
+    if not isinstance(when, dict):
+        raise RuleError(path, "when", "expected a table")
+    out_when: dict = {}
+    for k, v in when.items():
+        where = f"when.{k}"
+        if k not in WHEN_KEYS:
+            raise RuleError(path, where, f"unknown key (known: {', '.join(sorted(WHEN_KEYS))})")
+        if k == "dims":
+            v = [v] if isinstance(v, int) else v
+            if not isinstance(v, list) or not all(isinstance(x, int) and 1 <= x <= 3 for x in v):
+                raise RuleError(path, where, "expected 1, 2 or 3, or a list of them")
+        elif k == "gpu":
+            v = _strings(v, path, where)[0]
+        else:
+            v = _strings(v, path, where)
+        if k in ("source_matches", "source_lacks", "gpu"):
+            for rx in [v] if isinstance(v, str) else v:
+                try:
+                    re.compile(rx)
+                except re.error as e:
+                    raise RuleError(path, where, f"bad regular expression {rx!r}: {e}") from None
+        out_when[k] = v
+    seeds = data.get("seeds")
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, dict) for s in seeds):
+        raise RuleError(path, "seeds", "missing: one or more [[seeds]] tables")
+    patterns = []
+    for i, s in enumerate(seeds):
+        where = f"seeds[{i}]"
+        limit = s.get("limit", 2)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise RuleError(path, f"{where}.limit", "expected an integer >= 1")
+        filters = {k: _filter(v, path, f"{where}.{k}") for k, v in s.items() if k not in SEED_KEYS}
+        if not filters and "where" not in s:
+            raise RuleError(path, where, "names no parameter and has no `where`: it picks nothing")
+        patterns.append(Pattern(filters, _expr(s["where"], path, f"{where}.where") if "where" in s else None,
+                                _expr(s["prefer"], path, f"{where}.prefer") if "prefer" in s else None, limit))
+    return Rule(data["name"].strip(), data["description"].strip(), path, out_when, patterns)
+
+
+def load_rules(rule_dirs=()) -> list[Rule]:
+    """The built-in rules, then those in rule_dirs (missing folders are fine); a later rule of the
+    same name replaces an earlier one. RuleError names the file and field of a bad rule."""
+    rules: dict[str, Rule] = {}
+    for f in sorted(resources.files(__package__).joinpath("rules").iterdir(), key=lambda p: p.name):
+        if f.name.endswith(".toml"):
+            r = parse_rule(f.read_text(encoding="utf-8"), f"rules/{f.name} (built in)")
+            rules[r.name] = r
+    for d in rule_dirs or ():
+        d = Path(d)
+        if not d.is_dir():
+            continue
+        for f in sorted(d.glob("*.toml")):
+            try:
+                text = f.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise RuleError(f, "", f"cannot read: {e}") from None
+            r = parse_rule(text, str(f))
+            rules[r.name] = r
+    return list(rules.values())
+
+
+# -- picking configurations ----------------------------------------------------------------
+def _allows(flt: dict, v) -> bool:
+    if "values" in flt and v not in flt["values"]:
+        return False
+    if set(flt) - {"values"}:
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            return False
+        if ("min" in flt and v < flt["min"]) or ("max" in flt and v > flt["max"]):
+            return False
+        if "multiple_of" in flt and v % flt["multiple_of"] != 0:
+            return False
+        if flt.get("power_of_2") and not (isinstance(v, int) and v > 0 and v & (v - 1) == 0):
+            return False
+    return True
+
+
+class _Picker:
+    def __init__(self, spec: Spec):
+        self.names = list(spec.tune_params)
+        self.space = configurations(spec)
+        self.base = spec.baseline_params()
+        self.pos = {n: {v: i for i, v in enumerate(vals)} for n, vals in spec.tune_params.items()}
+        bn = self.block = block_names(spec)
+        self.envs = []
+        for c in self.space:
+            env = dict(zip(self.names, c))
+            env.setdefault("threads", math.prod(env[n] for n in bn) if bn else 1)
+            self.envs.append(env)
+
+    def matches(self, p: Pattern) -> tuple[set[str], list[int]] | None:
+        """The parameters a pattern names and the space indices it allows; None if it cannot apply."""
+        keys = {}
+        for key, flt in p.filters.items():
+            hit = fnmatch.filter(self.names, key)
+            if not hit:
+                return None
+            keys.update({n: flt for n in hit})
+        for e in (p.where, p.prefer):
+            if e is not None and not e.names <= set(self.envs[0] if self.envs else ()):
+                return None
+        out = [i for i, env in enumerate(self.envs)
+               if all(_allows(f, env[n]) for n, f in keys.items()) and (p.where is None or p.where.holds(env))]
+        named = set(keys)
+        for e in (p.where, p.prefer):
+            if e is not None:
+                named |= {n for n in e.names if n in self.pos} | (set(self.block) if "threads" in e.names else set())
+        return named, out
+
+    def rank(self, idx: list[int], patterns: list[Pattern], named: set[str]) -> list[int]:
+        def key(i):
+            env = self.envs[i]
+            pref = []
+            for p in patterns:
+                try:
+                    pref.append(float(p.prefer.value(env)) if p.prefer else 0.0)
+                except (ArithmeticError, TypeError, ValueError):
+                    pref.append(math.inf)
+            free = [n for n in self.names if n not in named]
+            moved = sum(env[n] != self.base[n] for n in free)
+            dist = sum(abs(self.pos[n][env[n]] - self.pos[n][self.base[n]]) for n in free)
+            return (*pref, moved, dist, i)
+        return sorted(idx, key=key)
+
+    def config(self, i: int) -> dict:
+        return dict(zip(self.names, self.space[i]))
+
+
+def seed_configs(spec: Spec, source: str, gpu: str = "", rule_dirs=()) -> list[tuple[dict, str]]:
+    """(config, label) pairs, valid in the spec's space and without duplicates. The eligible rules'
+    patterns are combined, one pattern per rule, in every combination (first patterns first); a
+    pattern that would leave nothing is left out of its combination. Each combination gives its
+    best configurations (as many as its largest limit, differing in the parameters the patterns
+    name); the label names the rules that shaped it ("block-2d + register-tiling")."""
+    rules = [r for r in load_rules(rule_dirs) if r.eligible(spec, source, gpu)]
+    if not rules:
+        return []
+    pick = _Picker(spec)
+    options = []
+    for r in rules:
+        applicable = [(p, m) for p in r.patterns if (m := pick.matches(p)) is not None and m[1]]
+        if applicable:
+            options.append([(r.name, p, m) for p, m in applicable])
+    out: dict[int, str] = {}
+    for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
+        used, pats, named, idx = [], [], set(), None
+        for name, p, (keys, allowed) in combo:
+            both = set(allowed) if idx is None else idx & set(allowed)
+            if both:
+                used, pats, named, idx = used + [name], pats + [p], named | keys, both
+        taken: set = set()
+        for i in pick.rank(sorted(idx), pats, named):
+            proj = tuple(pick.envs[i][n] for n in sorted(named))
+            if proj in taken:
+                continue
+            taken.add(proj)
+            out.setdefault(i, " + ".join(used))
+            if len(taken) >= max(p.limit for p in pats):
+                break
+    return [(pick.config(i), label) for i, label in out.items()]

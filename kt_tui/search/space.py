@@ -1,0 +1,357 @@
+"""The search space of a Spec as data: enumeration with restrictions, a text rendering for prompts,
+checks for proposed configurations, and edits of the space.
+
+Restrictions are kernel_tuner-style Python expressions over parameter names. They are parsed and
+checked against a small whitelist of syntax before they are ever evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ..kernel.spec import Spec
+
+MAX_THREADS = 1024  # threads per block on every NVIDIA GPU kernel_tuner targets
+MAX_PRODUCT = 10**7  # unrestricted size above which the space is not enumerated
+DEFAULT_BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
+FORBIDDEN_NAMES = ("time", "grid_size_x", "grid_size_y", "grid_size_z")
+_FUNCS = {"min": min, "max": max, "abs": abs, "int": int, "float": float, "round": round}
+_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
+          ast.FloorDiv, ast.Mod, ast.Pow, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.Compare, ast.Eq,
+          ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Name, ast.Load, ast.Constant,
+          ast.Call, ast.Tuple, ast.List, ast.IfExp)
+
+
+class SpaceError(ValueError):
+    """A problem with the space, a restriction or an edit; `param` names the parameter when there is one."""
+
+    def __init__(self, message: str, param: str | None = None):
+        super().__init__(message)
+        self.param = param
+
+
+# -- restrictions --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Restriction:
+    text: str
+    names: frozenset
+    code: object
+
+    def value(self, config: dict):
+        return eval(self.code, {"__builtins__": {}, **_FUNCS}, config)  # whitelisted syntax only
+
+    def holds(self, config: dict) -> bool:
+        try:
+            return bool(self.value(config))
+        except (ArithmeticError, TypeError, ValueError):
+            return False
+
+
+def parse_expression(text: str, what: str = "restriction") -> Restriction:
+    """Parse and check a Python expression against the whitelist; its names are not checked."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError:
+        raise SpaceError(f"{what} {text!r}: cannot parse") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, _NODES):
+            raise SpaceError(f"{what} {text!r}: {type(node).__name__} is not allowed")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCS
+                                               and not node.keywords):
+            raise SpaceError(f"{what} {text!r}: only {', '.join(_FUNCS)} may be called")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and not (
+                isinstance(node.right, ast.Constant) and isinstance(node.right.value, int) and abs(node.right.value) <= 64):
+            raise SpaceError(f"{what} {text!r}: ** needs a small constant exponent")
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(_FUNCS)
+    return Restriction(str(text), frozenset(used), compile(tree, "<expression>", "eval"))
+
+
+def compile_restriction(text: str, names) -> Restriction:
+    r = parse_expression(text)
+    unknown = sorted(r.names - set(names))
+    if unknown:
+        raise SpaceError(f"restriction {text!r}: unknown name {unknown[0]!r} (parameters: {', '.join(names)})",
+                         unknown[0])
+    return r
+
+
+def block_names(spec: Spec) -> list[str]:
+    return [n for n in (spec.block_size_names or DEFAULT_BLOCK_NAMES) if n in spec.tune_params]
+
+
+def thread_limit(spec: Spec, max_threads: int | None = MAX_THREADS) -> str | None:
+    """kernel_tuner's implicit restriction: the product of the block sizes is at most max_threads."""
+    names = block_names(spec)
+    return f"{' * '.join(names)} <= {max_threads}" if names and max_threads else None
+
+
+def restrictions(spec: Spec, max_threads: int | None = MAX_THREADS) -> list[Restriction]:
+    names = list(spec.tune_params)
+    out = [compile_restriction(r, names) for r in spec.restrictions]
+    limit = thread_limit(spec, max_threads)
+    return out + ([compile_restriction(limit, names)] if limit else [])
+
+
+# -- enumeration ---------------------------------------------------------------------------
+def _key(spec: Spec, max_threads) -> tuple:
+    return (tuple((k, tuple(v)) for k, v in spec.tune_params.items()), tuple(spec.restrictions),
+            tuple(block_names(spec)), max_threads)
+
+
+def unrestricted_size(spec: Spec) -> int:
+    return math.prod(len(v) for v in spec.tune_params.values())
+
+
+def configurations(spec: Spec, max_threads: int | None = MAX_THREADS) -> list[tuple]:
+    """Every configuration (a tuple in tune_params order) that satisfies the restrictions."""
+    return list(_enumerate(_key(spec, max_threads)))
+
+
+@lru_cache(maxsize=32)
+def _enumerate(key: tuple) -> tuple:
+    params, restr, bnames, max_threads = key
+    names = [k for k, _ in params]
+    if math.prod(len(v) for _, v in params) > MAX_PRODUCT:
+        raise SpaceError(f"the space has more than {MAX_PRODUCT} configurations before restrictions: too large")
+    spec_like = Spec(kernel="", args=[], problem_size=[1], tune_params=dict(params), restrictions=list(restr),
+                     block_size_names=list(bnames) or None)
+    rs = restrictions(spec_like, max_threads)
+    at = [[] for _ in names]  # restrictions checked once their last parameter is set
+    for r in rs:
+        at[max((names.index(n) for n in r.names), default=0)].append(r)
+    out = []
+    config: dict = {}
+
+    def walk(depth: int) -> None:
+        name, values = params[depth]
+        for v in values:
+            config[name] = v
+            if all(r.holds(config) for r in at[depth]):
+                if depth + 1 == len(params):
+                    out.append(tuple(config[n] for n in names))
+                else:
+                    walk(depth + 1)
+        del config[name]
+
+    if params:
+        walk(0)
+    return tuple(out)
+
+
+def space_size(spec: Spec, max_threads: int | None = MAX_THREADS) -> int:
+    """The number of configurations that satisfy the restrictions (and the thread limit)."""
+    return len(_enumerate(_key(spec, max_threads)))
+
+
+# -- rendering -----------------------------------------------------------------------------
+def _kind(values: list) -> str:
+    kinds = {"bool" if isinstance(v, bool) else type(v).__name__ for v in values}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def pattern(values: list) -> str:
+    """A short description of a numeric list's shape: step, powers of 2, multiples."""
+    if len(values) < 3 or not all(_is_number(v) for v in values):
+        return ""
+    s = sorted(values)
+    lo, hi = s[0], s[-1]
+    if all(isinstance(v, int) and v > 0 and v & (v - 1) == 0 for v in s) and \
+            all(b == 2 * a for a, b in zip(s, s[1:])):
+        return f"powers of 2 from {lo} to {hi}"
+    steps = {b - a for a, b in zip(s, s[1:])}
+    if len(steps) == 1:
+        return f"{lo} to {hi} step {steps.pop()}"
+    for k in (1, 2):
+        rest = s[k:]
+        if len(rest) >= 3 and len({b - a for a, b in zip(rest, rest[1:])}) == 1:
+            head = ", ".join(map(str, s[:k]))
+            return f"{head}, then {rest[0]} to {rest[-1]} step {rest[1] - rest[0]}"
+    if all(isinstance(v, int) for v in s):
+        g = math.gcd(*s)
+        if g > 1:
+            return f"multiples of {g} from {lo} to {hi}"
+    if all(v > 0 for v in s) and all(b % a == 0 for a, b in zip(s, s[1:]) if isinstance(a, int) and isinstance(b, int)):
+        return f"each a multiple of the previous, {lo} to {hi}"
+    return ""
+
+
+def render(spec: Spec, max_threads: int | None = MAX_THREADS) -> str:
+    """The space as text for an LLM prompt (or a person)."""
+    base = spec.baseline_params()
+    lines = [f"Search space of {spec.kernel}: {len(spec.tune_params)} parameters."]
+    for name, values in spec.tune_params.items():
+        shape = pattern(values)
+        lines.append(f"  {name} ({_kind(values)}, {len(values)} values): {values}"
+                     + (f" -- {shape}" if shape else "") + f"; default {base[name]!r}")
+    rs = list(spec.restrictions)
+    limit = thread_limit(spec, max_threads)
+    if rs or limit:
+        lines.append("Restrictions (every configuration must satisfy all):")
+        lines += [f"  {i + 1}. {r}" for i, r in enumerate(rs)]
+        if limit:
+            lines.append(f"  thread limit: {limit}")
+    else:
+        lines.append("Restrictions: none.")
+    total = unrestricted_size(spec)
+    try:
+        after = f"{space_size(spec, max_threads)}"
+    except SpaceError:
+        after = "not counted (too large)"
+    lines.append(f"Size: {total} configurations before restrictions, {after} after.")
+    return "\n".join(lines)
+
+
+# -- checking proposed configurations --------------------------------------------------------
+def config_key(spec: Spec, config: dict) -> str:
+    """kernel_tuner's cache key: the values in tune_params order, joined by commas."""
+    return ",".join(str(config[n]) for n in spec.tune_params)
+
+
+def _match(value, values: list):
+    """The spec's own value equal to `value` (16.0 or "16" given for 16), else None."""
+    for v in values:
+        if type(v) is type(value) and v == value:
+            return v
+    for v in values:
+        if isinstance(v, bool) or isinstance(value, bool):
+            continue
+        if (_is_number(v) and _is_number(value) and v == value) or str(v) == str(value).strip():
+            return v
+    return None
+
+
+def check_configs(spec: Spec, configs: list[dict], known_keys=(), max_threads: int | None = MAX_THREADS
+                  ) -> tuple[list[tuple[dict, str]], list[tuple[dict, str]]]:
+    """Split proposed configurations into (valid, invalid), each a list of (config, note).
+
+    A valid config is complete, in the spec's value types, and new; its note says what was filled
+    in ("" when nothing). An invalid one comes back as given, with the reason."""
+    names = list(spec.tune_params)
+    base = spec.baseline_params()
+    rs = [(f"restriction {i + 1} ({r})", compile_restriction(r, names)) for i, r in enumerate(spec.restrictions)]
+    limit = thread_limit(spec, max_threads)
+    if limit:
+        rs.append((f"the thread limit ({limit})", compile_restriction(limit, names)))
+    known = set(known_keys)
+    seen: dict[str, int] = {}
+    valid, invalid = [], []
+    for i, given in enumerate(configs):
+        if not isinstance(given, dict):
+            invalid.append((given, "not a table of parameter = value"))
+            continue
+        unknown = [k for k in given if k not in spec.tune_params]
+        if unknown:
+            invalid.append((given, f"unknown parameter {unknown[0]!r} (parameters: {', '.join(names)})"))
+            continue
+        config, filled, reason = {}, [], None
+        for n in names:
+            if n not in given:
+                config[n] = base[n]
+                filled.append(f"{n}={base[n]!r}")
+                continue
+            v = _match(given[n], spec.tune_params[n])
+            if v is None:
+                reason = f"{n}={given[n]!r} is not one of its values {spec.tune_params[n]}"
+                break
+            config[n] = v
+        if reason is None:
+            reason = next((f"violates {label}" for label, r in rs if not r.holds(config)), None)
+        key = config_key(spec, config) if reason is None else None
+        if reason is None and key in seen:
+            reason = f"duplicate of configuration {seen[key] + 1} in this batch"
+        if reason is None and key in known:
+            reason = "already measured"
+        if reason is not None:
+            invalid.append((given, reason + (f" (missing {', '.join(filled)} filled from the defaults)" if filled else "")))
+            continue
+        seen[key] = i
+        valid.append((config, f"missing {', '.join(filled)} filled from the spec's defaults" if filled else ""))
+    return valid, invalid
+
+
+# -- edits ---------------------------------------------------------------------------------
+EDIT_KINDS = ("add_param", "add_values", "drop_values")
+
+
+@dataclass
+class SpaceEdit:
+    """add_param: a new parameter with its values and default (the value that keeps the kernel as
+    it was); add_values / drop_values: change an existing parameter's list."""
+
+    kind: str
+    param: str
+    values: list = field(default_factory=list)
+    default: object = None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SpaceEdit":
+        if not isinstance(d, dict):
+            raise SpaceError("an edit must be a table with kind, param, values (and default)")
+        extra = set(d) - {"kind", "param", "values", "default"}
+        if extra:
+            raise SpaceError(f"unknown edit field(s): {', '.join(sorted(extra))}", d.get("param"))
+        return cls(kind=d.get("kind", ""), param=d.get("param", ""), values=d.get("values", []), default=d.get("default"))
+
+
+def _values_ok(values, param: str) -> list:
+    if not isinstance(values, list) or not values:
+        raise SpaceError(f"{param}: values must be a non-empty list", param)
+    for v in values:
+        if not isinstance(v, (int, float, str, bool)):
+            raise SpaceError(f"{param}: value {v!r} is not a number, string or boolean", param)
+    if len({repr(v) for v in values}) != len(values):
+        raise SpaceError(f"{param}: the values have duplicates", param)
+    return list(values)
+
+
+def apply_edit(spec: Spec, edit: SpaceEdit, max_threads: int | None = MAX_THREADS) -> Spec:
+    """A new Spec with the edit applied; SpaceError (naming the parameter) when it is not sound."""
+    p = edit.param
+    if edit.kind not in EDIT_KINDS:
+        raise SpaceError(f"unknown edit kind {edit.kind!r} (known: {', '.join(EDIT_KINDS)})", p or None)
+    if not isinstance(p, str) or not p.isidentifier():
+        raise SpaceError(f"parameter name {p!r} is not an identifier", p or None)
+    new = copy.deepcopy(spec)
+    values = _values_ok(edit.values, p)
+    if edit.kind == "add_param":
+        if p in spec.tune_params:
+            raise SpaceError(f"{p}: already a parameter (use add_values)", p)
+        if p in FORBIDDEN_NAMES:
+            raise SpaceError(f"{p}: reserved by kernel_tuner", p)
+        if edit.default is None or _match(edit.default, values) is None:
+            raise SpaceError(f"{p}: the default {edit.default!r} must be one of the values {values}", p)
+        new.tune_params[p] = values
+        new.defaults[p] = _match(edit.default, values)
+    else:
+        if p not in spec.tune_params:
+            raise SpaceError(f"{p}: no such parameter (parameters: {', '.join(spec.tune_params)})", p)
+        old = list(spec.tune_params[p])
+        if edit.kind == "add_values":
+            numeric = all(_is_number(v) for v in old)
+            if any(_is_number(v) != numeric for v in values):
+                raise SpaceError(f"{p}: {'numbers' if numeric else 'non-numbers'} expected, like {old}", p)
+            added = [v for v in values if _match(v, old) is None]
+            if not added:
+                raise SpaceError(f"{p}: all of {values} are already values", p)
+            merged = old + added
+            new.tune_params[p] = sorted(merged) if numeric and old == sorted(old) else merged
+        else:
+            missing = [v for v in values if _match(v, old) is None]
+            if missing:
+                raise SpaceError(f"{p}: {missing[0]!r} is not one of its values {old}", p)
+            drop = {repr(_match(v, old)) for v in values}
+            if repr(spec.baseline_params()[p]) in drop:
+                raise SpaceError(f"{p}: cannot drop {spec.baseline_params()[p]!r}, the default "
+                                 "(the original kernel's configuration)", p)
+            new.tune_params[p] = [v for v in old if repr(v) not in drop]
+    if space_size(new, max_threads) == 0:
+        raise SpaceError(f"{p}: after this edit no configuration satisfies the restrictions", p)
+    return new

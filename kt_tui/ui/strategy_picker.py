@@ -1,0 +1,46 @@
+"""Switch the session's strategy at the pending gate: the new one goes on from the current best kernel."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..engine.strategies import UnknownStrategy, describe, registered
+
+
+class StrategyPicker(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel")]
+
+    def __init__(self, current: str) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        options = []
+        for name in registered():
+            try:
+                about = describe(name)
+            except UnknownStrategy as e:  # a broken plugin is listed, not offered
+                options.append(Option(Text(f"{name}: {e}", style="dim"), id=name, disabled=True))
+                continue
+            mark = "  (now)" if name == self.current else ""
+            options.append(Option(Text.assemble((name, "bold"), mark, "\n  ", (about, "dim")), id=name))
+        with Vertical(classes="picker"):
+            yield Static(Text.assemble(("Switch strategy", "bold"), "\nThe new strategy starts at once and goes on "
+                                       "from the current best kernel; `kt-tui resume` runs it from then on."))
+            yield OptionList(*options, id="strategies")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id if event.option.id != self.current else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,20 @@
+"""An example kt-tui strategy plugin, found through its entry point in the group
+`kt_tui.strategies` (see the .dist-info beside it; tests/test_explicit.py puts this folder on
+sys.path). A strategy is a generator of gates: it yields a Gate, gets the Decision back, and
+measures through the engine."""
+
+from kt_tui.engine.events import Gate
+
+NAME = "baseline-only"
+DESCRIPTION = "measure the original configuration once, nothing else"
+
+
+def baseline_only(engine):
+    vid = engine.original
+    decision = yield Gate("baseline-only:start", "sweep", "Measure the original configuration once?",
+                          {"version": vid}, choices=("approve", "skip", "stop"))
+    if decision.choice == "approve":
+        engine.baseline(vid)
+
+
+baseline_only.NAME, baseline_only.DESCRIPTION = NAME, DESCRIPTION
