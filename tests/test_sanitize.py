@@ -6,6 +6,7 @@ import stat
 
 import pytest
 
+from kt_tui.gpu import compile as comp
 from kt_tui.gpu import sanitize as san
 from kt_tui.kernel.spec import load_spec
 
@@ -57,7 +58,7 @@ def test_missing_tool_says_where_it_comes_from(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("CUDA_HOME", raising=False)
     monkeypatch.delenv("CUDA_PATH", raising=False)
-    monkeypatch.setattr(san, "SEARCH_DIRS", ())
+    monkeypatch.setattr(comp, "SEARCH_DIRS", ())
     report = san.sanitize(SOURCE, SPEC, {"block_size_x": 256}, "pycuda")
     assert report.ok is None and "compute-sanitizer not found" in report.reason and "CUDA toolkit" in report.reason
 

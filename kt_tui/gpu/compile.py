@@ -53,15 +53,20 @@ class CompileResult:
         return [m for m in self.messages if m.severity == "error"]
 
 
-def find_nvcc() -> str | None:
-    if found := shutil.which("nvcc"):
+def find_cuda_tool(name: str) -> str | None:
+    """A CUDA toolkit program: on PATH, under CUDA_HOME / CUDA_PATH, or in the usual install dirs."""
+    if found := shutil.which(name):
         return found
     dirs = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
     for d in [*dirs, *SEARCH_DIRS]:
-        path = os.path.join(d, "nvcc")
+        path = os.path.join(d, name)
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
     return None
+
+
+def find_nvcc() -> str | None:
+    return find_cuda_tool("nvcc")
 
 
 def find_nvrtc() -> bool:

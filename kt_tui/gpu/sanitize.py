@@ -9,7 +9,6 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..kernel.spec import Spec, spec_from_plain
-from .compile import SEARCH_DIRS, _kill
+from .compile import _kill, find_cuda_tool
 
 TOOLS = ("memcheck", "racecheck")
 MAX_LINES = 80
@@ -53,14 +52,7 @@ class SanitizeReport:
 
 
 def find_sanitizer() -> str | None:
-    if found := shutil.which("compute-sanitizer"):
-        return found
-    dirs = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
-    for d in [*dirs, *SEARCH_DIRS]:
-        path = os.path.join(d, "compute-sanitizer")
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
+    return find_cuda_tool("compute-sanitizer")
 
 
 def smallest_sizes(spec: Spec) -> dict:
