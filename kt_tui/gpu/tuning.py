@@ -27,6 +27,9 @@ STICKY = ("illegal memory access", "illegal address", "unspecified launch failur
           "context is destroyed", "invalid context")
 
 
+MODEL_STEPS = 60  # configurations our search picks by model before an unbudgeted run goes on in order
+
+
 class StopTuning(Exception):
     """Raised from the runner to end the search: the user stopped it, or its budget is spent."""
 
@@ -135,6 +138,14 @@ class StreamingStrategy:
                 elements = [tuple(c[n] for n in self.names) for c in job.configs]
                 return proxy.run(elements, tuning_options)
             if job.strategy == "brute_force":
+                return proxy.run(searchspace.sorted_list(), tuning_options)
+            if job.strategy == "kt" and not job.max_configs:
+                # no budget: the model picks the first configurations (its cost grows with every
+                # one it learns from), then the rest of the space runs in order
+                whole = tuning_options.budget
+                tuning_options.budget = util.TuningBudget(None, min(searchspace.size, MODEL_STEPS + len(job.seeds)))
+                search_module("kt").tune(searchspace, proxy, tuning_options)
+                tuning_options.budget = whole
                 return proxy.run(searchspace.sorted_list(), tuning_options)
             return search_module(job.strategy).tune(searchspace, proxy, tuning_options)
         except StopTuning as e:

@@ -1,4 +1,4 @@
-"""A small Gaussian-process surrogate over encoded configurations (numpy + scipy only)."""
+"""Surrogate models over encoded configurations: a Gaussian process and randomized trees (numpy, scipy)."""
 
 from __future__ import annotations
 
@@ -37,12 +37,11 @@ def _matern(a: np.ndarray, b: np.ndarray, ls: np.ndarray) -> np.ndarray:
 
 
 class GP:
-    """Zero-mean GP on standardized targets, Matern 5/2 with one length scale per dimension."""
+    """A GP on standardized targets: Matern 5/2 with one length scale per dimension, fitted by
+    maximum a posteriori with a log-normal prior on the length scales (few points stay stable)."""
 
-    def __init__(self, noise: float = 1e-3, prior: float = 0.5, center: float = 0.5, learn_noise: bool = False, lo: float = 0.05):
-        self.lo = lo
-        self.noise, self.prior, self.center = noise, prior, center  # a log-normal prior on length scales
-        self.learn_noise = learn_noise
+    def __init__(self, noise: float = 1e-3, prior: float = 0.5, center: float = 0.5):
+        self.noise, self.prior, self.center = noise, prior, center
         self.log_ls: np.ndarray | None = None
 
     def fit(self, x: np.ndarray, y: np.ndarray, tune: bool = True) -> "GP":
@@ -53,25 +52,22 @@ class GP:
         if self.log_ls is None or len(self.log_ls) != d:
             self.log_ls = np.full(d, math.log(self.center))
         if tune and len(y) >= 3:
-            if self.learn_noise:
-                f = lambda p: self._nll(p[:-1], math.exp(p[-1])) + (p[-1] - math.log(0.01)) ** 2 / 2
-                res = minimize(f, np.append(self.log_ls, math.log(self.noise)), method="L-BFGS-B",
-                               bounds=[(math.log(self.lo), math.log(5.0))] * d + [(math.log(1e-4), math.log(0.5))],
-                               options={"maxiter": 40})
-                if np.isfinite(res.fun):
-                    self.log_ls, self.noise = res.x[:-1], math.exp(res.x[-1])
-            else:
-                res = minimize(self._nll, self.log_ls, method="L-BFGS-B",
-                           bounds=[(math.log(self.lo), math.log(5.0))] * d, options={"maxiter": 40})
-                if np.isfinite(res.fun):
-                    self.log_ls = res.x
-        k = _matern(x, x, np.exp(self.log_ls)) + self.noise * np.eye(len(x))
-        self.chol = cho_factor(k, lower=True)
+            res = minimize(self._nll, self.log_ls, method="L-BFGS-B",
+                           bounds=[(math.log(0.05), math.log(5.0))] * d, options={"maxiter": 40})
+            if np.isfinite(res.fun):
+                self.log_ls = res.x
+        k = _matern(x, x, np.exp(self.log_ls))
+        for jitter in (self.noise, 1e-2, 1e-1):
+            try:
+                self.chol = cho_factor(k + jitter * np.eye(len(x)), lower=True)
+                break
+            except np.linalg.LinAlgError:
+                continue
         self.alpha = cho_solve(self.chol, self.y)
         return self
 
-    def _nll(self, log_ls: np.ndarray, noise=None) -> float:
-        k = _matern(self.x, self.x, np.exp(log_ls)) + (noise or self.noise) * np.eye(len(self.x))
+    def _nll(self, log_ls: np.ndarray) -> float:
+        k = _matern(self.x, self.x, np.exp(log_ls)) + self.noise * np.eye(len(self.x))
         try:
             c = cho_factor(k, lower=True)
         except np.linalg.LinAlgError:
@@ -96,12 +92,60 @@ def expected_improvement(mean: np.ndarray, sd: np.ndarray, best: float, xi: floa
     return sd * (z * cdf + pdf)
 
 
-def _sample(gp, xs, rng):
-    ks = _matern(xs, gp.x, np.exp(gp.log_ls))
-    mean = ks @ gp.alpha
-    v = cho_solve(gp.chol, ks.T)
-    cov = _matern(xs, xs, np.exp(gp.log_ls)) - ks @ v
-    cov = (cov + cov.T) / 2 + 1e-8 * np.eye(len(xs))
-    w, q = np.linalg.eigh(cov)
-    z = q @ (np.sqrt(np.maximum(w, 0)) * rng.standard_normal(len(xs)))
-    return mean + z
+class Trees:
+    """Extremely randomized regression trees (random threshold per feature, best split kept)."""
+
+    def __init__(self, n_trees: int = 30, min_leaf: int = 1, rng: np.random.Generator | None = None):
+        self.n_trees, self.min_leaf = n_trees, min_leaf
+        self.rng = rng or np.random.default_rng(0)
+
+    def fit(self, x: np.ndarray, y: np.ndarray) -> "Trees":
+        self.trees = [self._grow(x, y) for _ in range(self.n_trees)]
+        return self
+
+    def _grow(self, x, y):
+        feat, thr, left, right, value = [], [], [], [], []
+        stack = [(np.arange(len(y)), -1, False)]
+        rand = self.rng.random((2 * len(y) + 1, x.shape[1]))
+        while stack:
+            rows, parent, is_right = stack.pop()
+            node = len(feat)
+            if parent >= 0:
+                (right if is_right else left)[parent] = node
+            ys = y[rows]
+            total, n = float(ys.sum()), len(rows)
+            feat.append(-1), thr.append(0.0), left.append(-1), right.append(-1), value.append(total / n)
+            if n < 2 * self.min_leaf or ys.max() == ys.min():
+                continue
+            xs = x[rows]
+            lo, hi = xs.min(0), xs.max(0)
+            t = lo + rand[node] * (hi - lo)
+            mask = xs < t
+            nl = mask.sum(0)
+            nr = n - nl
+            sl = ys @ mask
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gain = np.where((hi > lo) & (nl >= self.min_leaf) & (nr >= self.min_leaf),
+                                sl * sl / nl + (total - sl) ** 2 / nr, -np.inf)
+            f = int(np.argmax(gain))
+            if gain[f] == -np.inf:
+                continue
+            feat[node], thr[node] = f, float(t[f])
+            stack.append((rows[~mask[:, f]], node, True))
+            stack.append((rows[mask[:, f]], node, False))
+        return tuple(np.array(a) for a in (feat, thr, left, right, value))
+
+    def predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = np.empty((len(self.trees), len(xs)))
+        rows = np.arange(len(xs))
+        for k, (feat, thr, left, right, value) in enumerate(self.trees):
+            at = np.zeros(len(xs), dtype=int)
+            while True:
+                f = feat[at]
+                inner = f >= 0
+                if not inner.any():
+                    break
+                go_left = xs[rows, np.where(inner, f, 0)] < thr[at]
+                at = np.where(inner, np.where(go_left, left[at], right[at]), at)
+            out[k] = value[at]
+        return out.mean(0), out.std(0)

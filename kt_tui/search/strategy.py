@@ -1,13 +1,15 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
-Seeds first, a few random configurations, then a Gaussian-process surrogate of the configurations'
-time ranks alternates two picks: the unvisited configuration with the largest expected improvement,
-and the best-predicted unvisited neighbour (one parameter changed) of the best configuration so far.
-Failed configurations (errors, invalid, wrong results) are told to the model as the slowest.
+Seeds first, then a few random configurations, then a surrogate picks each next configuration.
+The surrogate averages a Gaussian process and a forest of randomized trees, both fitted to the
+ranks of the measured times (failed configurations rank last), over the parameters plus the log
+of their products that matter on a GPU (threads per block, work per block and per thread, read
+from the grid divisors). Picks alternate between the largest expected improvement anywhere and
+the best-predicted configuration one parameter away from the best so far.
 
-strategy_options: seeds (configs, dicts or tuples, evaluated first), seed (random seed; numpy's
-global RNG draws one when absent), initial (random configurations before the model), max_fevals,
-time_limit (kernel_tuner's budgets, enforced by its CostFunc).
+strategy_options: seeds (configurations, dicts or tuples, evaluated first), seed (random seed;
+drawn from numpy's global RNG when absent), initial (random configurations before the model),
+max_fevals and time_limit (kernel_tuner's budgets, enforced by its CostFunc).
 """
 
 from __future__ import annotations
@@ -19,32 +21,33 @@ from kernel_tuner.strategies.common import CostFunc
 from kernel_tuner.util import StopCriterionReached
 from scipy.stats import norm, rankdata
 
-from .model import GP, encode, expected_improvement
+from .model import GP, Trees, encode, expected_improvement
 
 OPTIONS = ("seeds", "seed", "initial", "max_fevals", "time_limit", "searchspace_construction_options")
+DEFAULT_BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 MAX_CANDIDATES = 20000  # configurations scored per step in large spaces (a random sample + neighbours)
-WARP, WARPQ, GPKW, TS, TS_K, CYCLE = "rank", 0.75, {}, 0, 200, "GN"
-SEPARATE = False
-TOPK = 1
-MAX_TRAIN = 300  # observations the model is fitted on (the best half, then a random rest)
+MAX_TRAIN = 300  # observations the models are fitted on (the best half, then a random rest)
 
 
 class Search:
-    """Ask / tell over an enumerated space of configurations (tuples in parameter order)."""
+    """Ask / tell over an enumerated space of configurations (tuples in parameter order).
+
+    products: groups of parameter positions whose product the models also see (see product_groups)."""
 
     def __init__(self, space: list[tuple], values: list[list], rng: np.random.Generator,
-                 seeds: list = (), initial: int | None = None):
+                 seeds: list = (), initial: int | None = None, products: list[list[int]] = ()):
         self.space = list(space)
         self.index = {c: i for i, c in enumerate(self.space)}
-        self.x = encode(self.space, values)
+        self.x = np.concatenate([encode(self.space, values), product_features(self.space, products)], axis=1)
         pos = [{v: j for j, v in enumerate(vals)} for vals in values]
         self.ix = np.array([[p[v] for p, v in zip(pos, c)] for c in self.space], dtype=np.int32)
         self.rng = rng
-        self.seeds = [tuple(s) for s in dict.fromkeys(map(tuple, seeds)) if tuple(s) in self.index]
+        self.seeds = [s for s in dict.fromkeys(tuple(s) for s in seeds) if s in self.index]
         self.initial = initial if initial is not None else max(5, min(10, len(self.space) // 100))
-        self.seen: dict[int, float | None] = {}  # index -> log(time); None: failed
+        self.seen: dict[int, float | None] = {}  # space index -> log(time); None: failed
         self.free = np.ones(len(self.space), dtype=bool)
-        self.model = GP(**GPKW)
+        self.gp = GP()
+        self.trees = Trees(20, rng=rng)
         self.steps = 0
 
     def tell(self, config: tuple, time: float | None) -> None:
@@ -63,69 +66,82 @@ class Search:
                 return s
         free = np.flatnonzero(self.free)
         ok = sum(v is not None for v in self.seen.values())
-        if SEPARATE:
-            seeded = {self.index[s] for s in self.seeds}
-            ok2 = sum(v is not None for i, v in self.seen.items() if i not in seeded)
-        else:
-            ok2 = ok
-        if ok2 < self.initial or ok < 2:
+        if ok < max(self.initial, 2):
             return self.space[int(self.rng.choice(free))]
         self.steps += 1
-        return self.space[self._model_pick(free)]
+        return self.space[self._pick(free)]
 
-    def _model_pick(self, free: np.ndarray) -> int:
+    def _predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        m1, s1 = self.gp.predict(xs)
+        m2, s2 = self.trees.predict(xs)
+        return (m1 + m2) / 2, (s1 + np.maximum(s2, 1e-6)) / 2
+
+    def _pick(self, free: np.ndarray) -> int:
         idx = np.array(list(self.seen))
         raw = np.array([np.inf if v is None else v for v in self.seen.values()])
-        if WARP == "rank":
-            y = norm.ppf((rankdata(raw) - 0.5) / len(raw))  # ranks: robust to outliers and failures
-        else:
-            fin = raw[np.isfinite(raw)]
-            y = np.minimum(np.where(np.isfinite(raw), raw, fin.max()), np.quantile(fin, WARPQ))
+        y = norm.ppf((rankdata(raw) - 0.5) / len(raw))  # ranks: robust to outliers and failures
         best = idx[int(np.argmin(raw))]
         if len(idx) > MAX_TRAIN:
             order = np.argsort(raw)
             keep = np.concatenate([order[:MAX_TRAIN // 2],
                                    self.rng.choice(order[MAX_TRAIN // 2:], MAX_TRAIN // 2, replace=False)])
             idx, y = idx[keep], y[keep]
-        tune = len(idx) <= 60 or self.steps % 5 == 0
-        self.model.fit(self.x[idx], y, tune=tune)
-        tops = idx[np.argsort(raw)[:TOPK]] if TOPK > 1 else [best]
-        near = free[np.min([(self.ix[free] != self.ix[t]).sum(1) for t in tops], axis=0) <= 1]
-        if TS and (self.steps % 2 == 0 or TS == 2):
-            from .model import _sample
-            cand = free if len(free) <= MAX_CANDIDATES else self.rng.choice(free, MAX_CANDIDATES, replace=False)
-            mean, sd = self.model.predict(self.x[cand])
-            top = cand[np.argsort(mean - sd)[:TS_K]]
-            return int(top[int(np.argmin(_sample(self.model, self.x[top], self.rng)))])
-        mode = CYCLE[self.steps % len(CYCLE)]
-        if mode == "L":
-            tops = idx[np.argsort(y)[:3]] if len(idx) <= MAX_TRAIN else [best]
-            dist = np.min([(self.ix[free] != self.ix[t]).sum(1) for t in tops], axis=0)
-            loc = free[dist <= 2]
-            if len(loc):
-                mean, sd = self.model.predict(self.x[loc])
-                return int(loc[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
-        if mode == "N" and len(near):
-            mean, _ = self.model.predict(self.x[near])
+        self.gp.fit(self.x[idx], y, tune=len(idx) <= 60 or self.steps % 5 == 0)
+        self.trees.fit(self.x[idx], y)
+        near = free[(self.ix[free] != self.ix[best]).sum(1) <= 1]
+        if self.steps % 2 == 0 and len(near):
+            mean, _ = self._predict(self.x[near])
             return int(near[int(np.argmin(mean))])
         cand = free if len(free) <= MAX_CANDIDATES else np.union1d(
             self.rng.choice(free, MAX_CANDIDATES, replace=False), near)
-        mean, sd = self.model.predict(self.x[cand])
+        mean, sd = self._predict(self.x[cand])
         return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
 
 
+def product_features(space: list[tuple], groups: list[list[int]]) -> np.ndarray:
+    """log2 of the products of parameter groups, scaled to [0, 1]."""
+    cols = []
+    for g in groups:
+        col = np.log2(np.maximum([float(np.prod([c[i] for i in g])) for c in space], 1e-9))
+        lo, hi = col.min(initial=0.0), col.max(initial=0.0)
+        if hi > lo:
+            cols.append((col - lo) / (hi - lo))
+    return np.stack(cols, axis=1) if cols else np.zeros((len(space), 0))
+
+
+def product_groups(names: list[str], values: list[list], grid_divs=(), block_names=DEFAULT_BLOCK_NAMES
+                   ) -> list[list[int]]:
+    """Parameter groups whose products matter: each grid divisor's tunable names (work per block),
+    the same without the block sizes (work per thread), and the block sizes (threads per block)."""
+    numeric = {n for n, vals in zip(names, values)
+               if all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in vals)}
+    block_names = list(block_names or DEFAULT_BLOCK_NAMES)
+    out = []
+    for div in [*grid_divs, block_names]:
+        g = [n for n in dict.fromkeys(div if isinstance(div, (list, tuple)) else ()) if n in numeric]
+        for grp in (g, [n for n in g if n not in block_names]):
+            idx = sorted(names.index(n) for n in grp)
+            if len(idx) >= 2 and idx not in out:
+                out.append(idx)
+    return out
+
+
 def tune(searchspace, runner, tuning_options):
-    """kernel_tuner's strategy entry point."""
+    """kernel_tuner's strategy entry point; returns the results in evaluation order."""
     opts = dict(tuning_options.strategy_options or {})
     unknown = set(opts) - set(OPTIONS)
     if unknown:
         raise ValueError(f"unknown strategy option(s) {', '.join(sorted(unknown))} (known: {', '.join(OPTIONS)})")
     names = list(searchspace.tune_params)
+    values = [list(v) for v in searchspace.tune_params.values()]
     seed = opts.get("seed")
     rng = np.random.default_rng(seed if seed is not None else np.random.randint(2**31))
     seeds = [tuple(s[n] for n in names) if isinstance(s, dict) else tuple(s) for s in opts.get("seeds") or ()]
-    search = Search(searchspace.list, [list(v) for v in searchspace.tune_params.values()], rng, seeds,
-                    opts.get("initial"))
+    ko = getattr(runner, "kernel_options", None) or {}
+    divs = [ko.get(k) or () for k in ("grid_div_x", "grid_div_y", "grid_div_z")] if isinstance(ko, dict) else []
+    blocks = ko.get("block_size_names") if isinstance(ko, dict) else None
+    search = Search(searchspace.list, values, rng, seeds, opts.get("initial"),
+                    product_groups(names, values, divs, blocks))
     cost = CostFunc(searchspace, tuning_options, runner)
     try:
         while not search.done():
