@@ -25,14 +25,14 @@ def encode(configs: list[tuple], values: list[list]) -> np.ndarray:
         else:
             pos = {v: j for j, v in enumerate(vals)}
             col = np.array([float(pos[c[i]]) for c in configs])
-        lo, hi = col.min(initial=0.0), col.max(initial=0.0)
+        lo, hi = (col.min(), col.max()) if len(col) else (0.0, 0.0)
         cols.append((col - lo) / (hi - lo) if hi > lo else col * 0.0)
     return np.stack(cols, axis=1) if cols else np.zeros((len(configs), 0))
 
 
 def _matern(a: np.ndarray, b: np.ndarray, ls: np.ndarray) -> np.ndarray:
-    d = (a[:, None, :] - b[None, :, :]) / ls
-    r = np.sqrt(np.maximum((d * d).sum(-1), 0.0))
+    a, b = a / ls, b / ls
+    r = np.sqrt(np.maximum((a * a).sum(1)[:, None] + (b * b).sum(1)[None, :] - 2.0 * a @ b.T, 0.0))
     return (1.0 + SQRT5 * r + 5.0 / 3.0 * r * r) * np.exp(-SQRT5 * r)
 
 
@@ -40,7 +40,7 @@ class GP:
     """A GP on standardized targets: Matern 5/2 with one length scale per dimension, fitted by
     maximum a posteriori with a log-normal prior on the length scales (few points stay stable)."""
 
-    def __init__(self, noise: float = 1e-3, prior: float = 0.5, center: float = 0.5):
+    def __init__(self, noise: float = 1e-3, prior: float = 0.5, center: float = 0.8):
         self.noise, self.prior, self.center = noise, prior, center
         self.log_ls: np.ndarray | None = None
 

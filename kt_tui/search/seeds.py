@@ -268,30 +268,45 @@ def seed_configs(spec: Spec, source: str, gpu: str = "", rule_dirs=()) -> list[t
     patterns are combined, one pattern per rule, in every combination (first patterns first); a
     pattern that would leave nothing is left out of its combination. Each combination gives its
     best configurations (as many as its largest limit, differing in the parameters the patterns
-    name); the label names the rules that shaped it ("block-2d + register-tiling")."""
+    name); the label names the rules that shaped it ("block-2d + register-tiling"). A rule left
+    out of every combination gives its own picks."""
     rules = [r for r in load_rules(rule_dirs) if r.eligible(spec, source, gpu)]
     if not rules:
         return []
-    pick = _Picker(spec)
+    try:
+        pick = _Picker(spec)
+    except SpaceError:  # too large to enumerate: no seeds rather than no tuning
+        return []
     options = []
     for r in rules:
         applicable = [(p, m) for p in r.patterns if (m := pick.matches(p)) is not None and m[1]]
         if applicable:
             options.append([(r.name, p, m) for p, m in applicable])
     out: dict[int, str] = {}
+    combined: set[str] = set()
     for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
         used, pats, named, idx = [], [], set(), None
         for name, p, (keys, allowed) in combo:
             both = set(allowed) if idx is None else idx & set(allowed)
             if both:
                 used, pats, named, idx = used + [name], pats + [p], named | keys, both
-        taken: set = set()
-        for i in pick.rank(sorted(idx), pats, named):
-            proj = tuple(pick.envs[i][n] for n in sorted(named))
-            if proj in taken:
-                continue
-            taken.add(proj)
-            out.setdefault(i, " + ".join(used))
-            if len(taken) >= max(p.limit for p in pats):
-                break
+        combined.update(used)
+        _take(pick, sorted(idx), pats, named, " + ".join(used), out)
+    for opts in options:  # a rule that conflicts with the ones before it still gets its own picks
+        for name, p, (keys, allowed) in opts:
+            if name not in combined:
+                _take(pick, allowed, [p], keys, name, out)
     return [(pick.config(i), label) for i, label in out.items()]
+
+
+def _take(pick: _Picker, idx: list[int], pats: list[Pattern], named: set[str], label: str, out: dict) -> None:
+    """The best configurations of idx that differ in the named parameters, up to the patterns' limit."""
+    taken: set = set()
+    for i in pick.rank(idx, pats, named):
+        proj = tuple(pick.envs[i][n] for n in sorted(named))
+        if proj in taken:
+            continue
+        taken.add(proj)
+        out.setdefault(i, label)
+        if len(taken) >= max(p.limit for p in pats):
+            break
