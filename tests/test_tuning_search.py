@@ -139,3 +139,14 @@ async def test_the_ui_edits_the_search_plots_results_and_pauses(monkeypatch):
         assert "⣀" in str(plot.render()) or any(chr(c) in str(plot.render()) for c in range(0x2801, 0x2900))
         await keys.press("q")
     assert Store(load_settings({}).db).run(screen.sid, "sweep:1")["strategy"] == "random_sample"
+
+
+def test_a_broken_user_rule_file_is_reported_and_tuning_goes_on(capsys, hermetic):
+    rules = hermetic / "config" / "rules"
+    rules.mkdir(parents=True, exist_ok=True)
+    (rules / "mine.toml").write_text("name = 3\n")
+    code, out = run_cli(capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim",
+                        "--max-configs", "5")
+    assert code == 0 and out["results"] == 6
+    notes = [e["data"] for e in Store(hermetic / "sessions.db").events(out["session"]) if e["kind"] == "note"]
+    assert any("no heuristic seeds" in str(n) and "mine.toml" in str(n) for n in notes)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Callable, Generator
 
+from ..errors import UserError
 from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
@@ -189,7 +190,11 @@ class Engine:
         from ..config import config_dir
         from ..search.seeds import seed_configs
         source, spec = self.version(vid)
-        return seed_configs(spec, source, self.choice.gpu or "", [config_dir() / "rules"])
+        try:
+            return seed_configs(spec, source, self.choice.gpu or "", [config_dir() / "rules"])
+        except UserError as e:  # a broken rule file of the user's: say so, tune without seeds
+            self.emit("note", text=f"no heuristic seeds: {e}")
+            return []
 
     def request_stop(self) -> None:
         self.stop_requested.set()
