@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+from ..search.space import config_key
 from .asking import llm_ask
 from .events import Gate
 from .kernel_step import current_best, spec_text
@@ -42,7 +43,7 @@ def config_search(engine):
         if not configs:
             continue
         before = engine.best_ms
-        labels = {_key(spec, c): f"llm round {r}" for c in configs}
+        labels = {config_key(spec, c): f"llm round {r}" for c in configs}
         if r == 1 and opts.get("hybrid"):
             left = max(budget - len(engine.known(vid)), 1) if budget else None
             engine.tune(vid, "hybrid", search=opts["hybrid"], labels=labels, seeds=configs,
@@ -154,10 +155,6 @@ def _failures(failed: list[dict]) -> str:
     if len(failed) > 1 and shared:
         lines.append(f"all {len(failed)} failures have {shared}")
     return "\n".join(lines)
-
-
-def _key(spec, config: dict) -> str:
-    return ",".join(str(config[n]) for n in spec.tune_params)
 
 
 def _lines(configs: list[dict]) -> str:

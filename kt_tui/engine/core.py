@@ -20,6 +20,7 @@ from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec, spec_from_plain
+from ..search.space import config_key
 from ..store import Store
 from .backend import BackendChoice
 from .events import Decision, Event, Gate
@@ -179,8 +180,8 @@ class Engine:
             seed_list = [(c, "") for c in seeds]
         else:
             seed_list = self.seed_configs(vid) if (seeds and configs is None and opts.get("seeds", True)) else []
-        names = list(self.version(vid)[1].tune_params)
-        self.labels.update({",".join(str(c[n]) for n in names): f"seed: {rule}" for c, rule in seed_list if rule})
+        spec = self.version(vid)[1]
+        self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule in seed_list if rule})
         self.labels.update(labels or {})
         return self._run_job(vid, run_id, "tune", configs=configs, strategy=search, seeds=[c for c, _ in seed_list],
                              options=opts.get("search_options") or {}, **budget)
