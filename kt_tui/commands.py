@@ -117,7 +117,7 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
 def run_auto(settings: Settings, args: argparse.Namespace) -> int:
     from .engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
     from .engine.strategies import check_strategy
-    from .kernel.spec import version_hash
+    from .kernel.spec import version_ids
 
     check_strategy(settings.strategy, settings.strategy_options())
     kf = read_kernel_file(args.kernel_path)
@@ -125,7 +125,7 @@ def run_auto(settings: Settings, args: argparse.Namespace) -> int:
     store = open_store(settings)
     gpu = make_worker(settings)
     try:
-        choice = pick_backend(settings, gpu, spec.kernel, version_hash(kf.source, spec), kf.path)
+        choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
     except UserError:
         gpu.close()
         raise

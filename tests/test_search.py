@@ -11,6 +11,7 @@ import pytest
 from kernel_tuner import tune_kernel
 from kernel_tuner.searchspace import Searchspace
 
+from kt_tui.kernel.expr import launch_callables, restriction_function
 from kt_tui.kernel.spec import load_spec
 from kt_tui.search import strategy
 from kt_tui.search.seeds import RuleError, load_rules, parse_rule, seed_configs
@@ -179,8 +180,9 @@ def simulate(name, where, cache, strat, tmp_path, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         results, _ = tune_kernel(spec.kernel, source_of(name, where), ps if len(ps) > 1 else ps[0], [],
-                                 dict(spec.tune_params), grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y,
-                                 restrictions=spec.restrictions or None, simulation_mode=True, cache=str(path),
+                                 dict(spec.tune_params), **launch_callables(spec),
+                                 restrictions=[restriction_function(spec.restrictions, list(spec.tune_params))]
+                                 if spec.restrictions else None, simulation_mode=True, cache=str(path),
                                  strategy=strat, strategy_options=options, quiet=True, lang="CUDA")
     return spec, data["cache"], results
 

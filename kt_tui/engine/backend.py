@@ -35,7 +35,7 @@ class BackendChoice:
             return f"SIMULATED (kernel_tuner replay of a cache recorded on {self.gpu})"
         return f"{self.gpu} via {self.backend}"
 
-    def sim_cache_for(self, kernel: str, version: str) -> Path | None:
+    def sim_cache_for(self, kernel: str, version: str | list[str]) -> Path | None:
         for src in self.sim_sources:
             found = find_cache(src, kernel, version)
             if found:
@@ -49,8 +49,9 @@ def _what_to_do() -> str:
             "--sim-cache PATH (a kernel_tuner cachefile, or a folder of them).")
 
 
-def choose_backend(request: str, probe, kernel: str, version: str, sim_sources: list[str]) -> BackendChoice:
-    """`probe(backends)` runs in the GPU worker and returns {"backend", "gpu", "errors"}."""
+def choose_backend(request: str, probe, kernel: str, version: str | list[str], sim_sources: list[str]) -> BackendChoice:
+    """`probe(backends)` runs in the GPU worker and returns {"backend", "gpu", "errors"}.
+    `version`: the kernel version's id, or its ids (spec.version_ids)."""
     if request not in CHOICES:
         raise BackendError(f"unknown backend {request!r} (use one of {', '.join(CHOICES)})")
     sources = [s for s in sim_sources if s]
@@ -66,16 +67,20 @@ def choose_backend(request: str, probe, kernel: str, version: str, sim_sources: 
         return _sim(kernel, version, sources, note=f"No working CUDA backend on this machine ({reasons}).")
     except BackendError:
         raise BackendError(f"No working CUDA backend on this machine ({reasons}), and no recorded cache "
-                           f"for this kernel version ({version}) was found in: "
+                           f"for this kernel version ({_first(version)}) was found in: "
                            f"{', '.join(sources) or 'nowhere'}. {_what_to_do()}") from None
 
 
-def _sim(kernel: str, version: str, sources: list[str], note: str) -> BackendChoice:
+def _sim(kernel: str, version: str | list[str], sources: list[str], note: str) -> BackendChoice:
     choice = BackendChoice("sim", "", sources)
     cache = choice.sim_cache_for(kernel, version)
     if cache is None:
         where = ", ".join(sources) or "no place given (use --sim-cache)"
-        raise BackendError(f"no recorded cache for kernel {kernel} version {version} in {where}")
+        raise BackendError(f"no recorded cache for kernel {kernel} version {_first(version)} in {where}")
     choice.gpu = recorded_gpu(cache)
     choice.note = (note + " " if note else "") + f"Replaying {cache} (SIMULATED; recorded on {choice.gpu})."
     return choice
+
+
+def _first(version: str | list[str]) -> str:
+    return version if isinstance(version, str) else version[0]

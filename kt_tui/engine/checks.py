@@ -76,7 +76,7 @@ def _partial(engine) -> list[str]:
 
 
 def _recorded(engine, vid: str, key: str, missing: list[dict]) -> dict:
-    path = engine.choice.sim_cache_for(engine.kernel_name, vid)
+    path = engine.sim_cache(vid)
     recorded = {c["label"]: c for c in (recorded_checks(path, key) if path else [])}
     found = {}
     for e in missing:

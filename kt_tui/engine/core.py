@@ -90,6 +90,11 @@ class Engine:
         v = self.store.version(self.sid, vid)
         return v["source"], spec_from_plain(json.loads(v["spec_json"]))
 
+    def sim_cache(self, vid: str):
+        """The recorded cache of a version, found by its id or the legacy id of its source and spec."""
+        from ..kernel.spec import version_ids
+        return self.choice.sim_cache_for(self.kernel_name, [vid, *version_ids(*self.version(vid))])
+
     def new_version(self, source: str, spec: Spec, parent: str, label: str) -> str:
         from ..kernel.spec import dump_spec, version_hash
         vid = version_hash(source, spec)
@@ -211,7 +216,7 @@ class Engine:
         source, spec = self.version(vid)
         self.stop_requested.clear()
         sim = self.choice.simulated
-        sim_cache = self.choice.sim_cache_for(self.kernel_name, vid) if sim else None
+        sim_cache = self.sim_cache(vid) if sim else None
         cachefile = self.cachefile(vid, spec)
         started = time.strftime("%Y-%m-%d %H:%M:%S")
         total = len(configs) if configs else spec.space_size()

@@ -10,7 +10,8 @@ from pathlib import Path
 from ..config import Settings
 from ..gpu.client import GpuWorker
 from ..kernel.source import Kernel, SourceError, find_kernels, pick_kernel, read_source
-from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_path_for, version_hash
+from ..kernel.spec import (Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_hash,
+                           version_ids)
 from ..store import Store
 from .backend import BackendChoice, BackendError, choose_backend
 
@@ -49,7 +50,7 @@ def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
                         str(settings.data_dir / "caches")) if s]
 
 
-def pick_backend(settings: Settings, gpu: GpuWorker, kernel: str, version: str, kernel_path: Path,
+def pick_backend(settings: Settings, gpu: GpuWorker, kernel: str, version: str | list[str], kernel_path: Path,
                  request: str | None = None) -> BackendChoice:
     return choose_backend(request or settings.backend, gpu.probe, kernel, version, sim_sources(settings, kernel_path))
 
@@ -72,7 +73,8 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
     s = store.session(sid)
     if s.get("sim_cache") and not settings.sim_cache:
         settings.sim_cache = s["sim_cache"]
-    original = store.versions(sid)[0]["id"]
+    first = store.versions(sid)[0]
+    original = [first["id"], *version_ids(first["source"], spec_from_plain(json.loads(first["spec_json"])))]
     request = settings.backend if settings.backend != "auto" else (s.get("backend_request") or "auto")
     path = Path(s["kernel_path"])
     try:

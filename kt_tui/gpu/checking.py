@@ -9,6 +9,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..kernel.expr import launch_callables
 from ..kernel.inputs import make_args
 from ..kernel.spec import Spec, spec_from_plain
 from .protocol import CheckJob
@@ -45,7 +46,7 @@ def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str
 
     ps = spec.problem_size_values(sizes)
     out = run_kernel(spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes), dict(params),
-                     grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, grid_div_z=spec.grid_div_z,
+                     **launch_callables(spec),
                      lang=backend, compiler_options=list(spec.compiler_options) or None,
                      block_size_names=list(spec.block_size_names) if spec.block_size_names else None, quiet=True)
     return {a.name: np.asarray(out[i]) for i, a in enumerate(spec.args) if a.output}

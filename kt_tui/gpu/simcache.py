@@ -27,19 +27,22 @@ def recorded_gpu(path: str | Path) -> str:
     return f"{head.get('device_name', 'unknown GPU')}" + (f" (recorded {str(when)[:10]})" if when else "")
 
 
-def find_cache(where: str | Path, kernel: str, version: str) -> Path | None:
-    """`where` is a cachefile (used as is) or a folder searched for this kernel version."""
+def find_cache(where: str | Path, kernel: str, version: str | list[str]) -> Path | None:
+    """`where` is a cachefile (used as is) or a folder searched for this kernel version (any of
+    its ids: a version's current id, then the legacy one its caches may have been recorded under)."""
     p = Path(where)
     if p.is_file():
         return p
     if not p.is_dir():
         return None
-    named = sorted(p.glob(f"{kernel}-{version}*.json"))
-    if named:
-        return named[0]
+    ids = [version] if isinstance(version, str) else list(version)
+    for vid in ids:
+        named = sorted(p.glob(f"{kernel}-{vid}*.json"))
+        if named:
+            return named[0]
     for f in sorted(p.glob("*.json")):
         try:
-            if read_header(f).get("kt_tui", {}).get("kernel_version") == version:
+            if read_header(f).get("kt_tui", {}).get("kernel_version") in ids:
                 return f
         except (ValueError, KeyError, OSError):
             continue

@@ -17,6 +17,7 @@ from kernel_tuner import tune_kernel, util
 from kernel_tuner.interface import strategy_map
 from kernel_tuner.observers.observer import OutputObserver
 
+from ..kernel.expr import launch_callables, restriction_function
 from ..kernel.inputs import make_args
 from ..kernel.spec import Spec, spec_from_plain
 from .protocol import TuneJob
@@ -291,8 +292,8 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     strategy = StreamingStrategy(job, names, emit, should_stop)
     simulated = job.backend == "sim"
     kwargs = dict(
-        grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, grid_div_z=spec.grid_div_z,
-        block_size_names=spec.block_size_names, restrictions=spec.restrictions or None,
+        **launch_callables(spec), block_size_names=spec.block_size_names,
+        restrictions=[restriction_function(spec.restrictions, names)] if spec.restrictions else None,
         iterations=spec.iterations, compiler_options=spec.compiler_options or None, quiet=True,
         strategy=strategy, strategy_options=_budgeted(job),
     )

@@ -1,74 +1,280 @@
-"""A small, safe evaluator for the size expressions in launch specs ("n", "m*k", "(n+255)//256")."""
+"""The one expression language of kt-tui: sizes, argument values, problem_size, grid divisors,
+restrictions and seed rules ("n", "(n+255)//256", "64 <= block_size_x * block_size_y <= 1024").
+
+Parsed with Python's ast and checked against a whitelist (numbers, names, arithmetic, comparisons,
+and/or/not, `a if c else b`, `x in (1, 2)`, calls to min/max/abs/ceil/floor/int/round); evaluated
+by walking the tree, never by eval. Exponents must be small constants and every number stays below
+2**63, so no expression can hang or exhaust memory.
+"""
 
 from __future__ import annotations
 
 import ast
 import math
 import operator
+from dataclasses import dataclass
+from functools import lru_cache
+
+MAX_CHARS = 1000
+MAX_NODES = 400
+MAX_DEPTH = 40
+MAX_EXPONENT = 64
+MAX_MAGNITUDE = 2**63
 
 _BIN = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_FUNCS = {"min": min, "max": max, "ceil": math.ceil, "floor": math.floor, "int": int}
+_CMP = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+FUNCS = {"min": min, "max": max, "abs": abs, "ceil": math.ceil, "floor": math.floor, "int": int, "round": round}
+_ALLOWED = "numbers, names, + - * / // % **, comparisons, and/or/not, `a if c else b`, " \
+           "`x in (1, 2)` and " + "/".join(FUNCS)
 
 
 class ExprError(ValueError):
     pass
 
 
-def evaluate(expr: str | int | float, names: dict[str, int | float]) -> int | float:
-    """Evaluate an arithmetic expression over `names`; raise ExprError with a readable reason."""
+@dataclass(frozen=True, eq=False)
+class Expr:
+    """A checked expression: its text, the names it reads, and its tree."""
+
+    text: str
+    names: frozenset
+    tree: ast.AST
+
+    def value(self, names: dict):
+        """The value at `names`; ExprError with a readable reason."""
+        return _eval(self.tree, names, self.text, 0)
+
+    evaluate = value
+
+    def holds(self, names: dict) -> bool:
+        """For restrictions: true when it evaluates to true; an error counts as false."""
+        try:
+            return bool(self.value(names))
+        except ExprError:
+            return False
+
+
+def parse(text, what: str = "expression") -> Expr:
+    """Check `text` against the whitelist; its names are not checked here (see `check_names`)."""
+    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+        raise ExprError(f"{what}: expected an expression in a string, got {text!r}")
+    return _parse(str(text).strip(), what)
+
+
+@lru_cache(maxsize=1024)
+def _parse(text: str, what: str) -> Expr:
+    if not text:
+        raise ExprError(f"{what}: empty expression")
+    if len(text) > MAX_CHARS:
+        raise ExprError(f"{what}: longer than {MAX_CHARS} characters")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise ExprError(f"{what} {text!r}: cannot parse") from None
+    nodes = list(ast.walk(tree))
+    if len(nodes) > MAX_NODES:
+        raise ExprError(f"{what} {text!r}: more than {MAX_NODES} parts")
+    _check(tree.body, text, what, 0)
+    funcs = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    names = frozenset(n.id for n in nodes if isinstance(n, ast.Name) and id(n) not in funcs)
+    return Expr(text, names, tree.body)
+
+
+def _check(node: ast.AST, src: str, what: str, depth: int) -> None:
+    def bad(why: str):
+        raise ExprError(f"{what} {src!r}: {why}")
+
+    if depth > MAX_DEPTH:
+        bad(f"nested more than {MAX_DEPTH} deep")
+    kids: list = []
+    if isinstance(node, ast.Constant):
+        if not isinstance(node.value, (int, float)):
+            bad(f"{node.value!r} is not allowed: only numbers (and True/False)")
+    elif isinstance(node, ast.Name):
+        if node.id.startswith("__"):
+            bad(f"the name {node.id!r} is not allowed")
+    elif isinstance(node, ast.BinOp) and type(node.op) in _BIN:
+        if isinstance(node.op, ast.Pow):
+            e = node.right
+            if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+                e = e.operand
+            if not (isinstance(e, ast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool)
+                    and abs(e.value) <= MAX_EXPONENT):
+                bad(f"** needs a constant integer exponent of at most {MAX_EXPONENT}")
+        kids = [node.left, node.right]
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Not)):
+        kids = [node.operand]
+    elif isinstance(node, ast.BoolOp):
+        kids = node.values
+    elif isinstance(node, ast.Compare) and all(type(op) in _CMP for op in node.ops):
+        kids = [node.left]
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)):
+                if not isinstance(right, (ast.Tuple, ast.List)):
+                    bad("`in` needs a literal list of numbers, e.g. x in (1, 2, 4)")
+                kids += right.elts
+            else:
+                kids.append(right)
+    elif isinstance(node, ast.IfExp):
+        kids = [node.test, node.body, node.orelse]
+    elif isinstance(node, ast.Call):
+        if not (isinstance(node.func, ast.Name) and node.func.id in FUNCS) or node.keywords \
+                or any(isinstance(a, ast.Starred) for a in node.args) or not node.args:
+            bad(f"only {', '.join(FUNCS)} may be called, with plain arguments")
+        kids = node.args
+    else:
+        bad(f"{type(node).__name__} is not allowed (allowed: {_ALLOWED})")
+    for k in kids:
+        _check(k, src, what, depth + 1)
+
+
+def _number(v, src: str):
+    if isinstance(v, (int, float)):
+        return v
+    if hasattr(v, "dtype") and hasattr(v, "item") and getattr(v, "ndim", 1) == 0:  # numpy scalars
+        return _number(v.item(), src)
+    raise ExprError(f"{src!r}: {v!r} is not a number")
+
+
+def _bounded(v, src: str):
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ExprError(f"{src!r}: the result is not a finite number")
+    if abs(v) > MAX_MAGNITUDE:
+        raise ExprError(f"{src!r}: a value exceeds 2**63")
+    return v
+
+
+def _eval(node: ast.AST, names: dict, src: str, depth: int):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in names:
+            known = ", ".join(sorted(map(str, names))) or "none defined"
+            raise ExprError(f"unknown name {node.id!r} in {src!r} (known: {known})")
+        return names[node.id]
+    sub = lambda n: _eval(n, names, src, depth + 1)  # noqa: E731
+    if isinstance(node, ast.BinOp):
+        left, right = _number(sub(node.left), src), _number(sub(node.right), src)
+        if isinstance(node.op, ast.Pow) and isinstance(left, int) and isinstance(right, int) \
+                and abs(left) > 1 and right > 0 and right * math.log2(abs(left)) > 64:
+            raise ExprError(f"{src!r}: a value exceeds 2**63")
+        try:
+            return _bounded(_BIN[type(node.op)](left, right), src)
+        except ZeroDivisionError:
+            raise ExprError(f"division by zero in {src!r}") from None
+        except (OverflowError, TypeError, ValueError) as e:
+            raise ExprError(f"cannot compute {src!r}: {e}") from None
+    if isinstance(node, ast.UnaryOp):
+        v = sub(node.operand)
+        if isinstance(node.op, ast.Not):
+            return not v
+        v = _number(v, src)
+        return -v if isinstance(node.op, ast.USub) else +v
+    if isinstance(node, ast.BoolOp):
+        result = None
+        for part in node.values:
+            result = sub(part)
+            if bool(result) == isinstance(node.op, ast.Or):
+                return result
+        return result
+    if isinstance(node, ast.Compare):
+        left = sub(node.left)
+        for op, right in zip(node.ops, node.comparators):
+            right = tuple(sub(e) for e in right.elts) if isinstance(op, (ast.In, ast.NotIn)) else sub(right)
+            try:
+                ok = _CMP[type(op)](left, right)
+            except TypeError as e:
+                raise ExprError(f"cannot compare in {src!r}: {e}") from None
+            if not ok:
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.IfExp):
+        return sub(node.body) if sub(node.test) else sub(node.orelse)
+    if isinstance(node, ast.Call):
+        args = [_number(sub(a), src) for a in node.args]
+        try:
+            return _bounded(FUNCS[node.func.id](*args), src)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise ExprError(f"bad call {ast.unparse(node)!r} in {src!r}: {e}") from None
+    raise ExprError(f"{src!r}: {type(node).__name__} is not allowed")  # unreachable after _check
+
+
+def evaluate(expr: str | int | float, names: dict) -> int | float:
+    """A number: `expr` itself, or the expression evaluated over `names`."""
     if isinstance(expr, bool):
         raise ExprError("expected a number or an expression, got a boolean")
     if isinstance(expr, (int, float)):
         return expr
     if not isinstance(expr, str) or not expr.strip():
         raise ExprError(f"expected a number or an expression, got {expr!r}")
-    try:
-        tree = ast.parse(expr.strip(), mode="eval")
-    except SyntaxError:
-        raise ExprError(f"cannot parse expression {expr!r}") from None
-    value = _eval(tree.body, names, expr)
-    if not isinstance(value, (int, float)):
+    value = parse(expr).value(names)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ExprError(f"{expr!r} is not a real number")
     return value
 
 
-def _eval(node: ast.AST, names: dict, src: str):
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id not in names:
-            known = ", ".join(sorted(names)) or "none defined"
-            raise ExprError(f"unknown name {node.id!r} in {src!r} (known: {known})")
-        return names[node.id]
-    if isinstance(node, ast.BinOp) and type(node.op) in _BIN:
-        left, right = _eval(node.left, names, src), _eval(node.right, names, src)
-        try:
-            return _BIN[type(node.op)](left, right)
-        except ZeroDivisionError:
-            raise ExprError(f"division by zero in {src!r}") from None
-        except (OverflowError, TypeError, ValueError) as e:
-            raise ExprError(f"cannot compute {src!r}: {e}") from None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _eval(node.operand, names, src)
-        return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords:
-        args = [_eval(a, names, src) for a in node.args]
-        try:
-            return _FUNCS[node.func.id](*args)
-        except (TypeError, ValueError) as e:
-            raise ExprError(f"bad call {ast.unparse(node)!r} in {src!r}: {e}") from None
-    raise ExprError(f"unsupported syntax in {src!r}: only numbers, names, + - * / // % ** and min/max/ceil/floor")
-
-
-def names_in(expr: str | int | float) -> set[str]:
+def names_in(expr) -> set[str]:
+    """The names an expression reads; empty for a number or text that does not parse."""
     if not isinstance(expr, str):
         return set()
     try:
-        tree = ast.parse(expr.strip(), mode="eval")
-    except SyntaxError:
+        return set(parse(expr).names)
+    except ExprError:
         return set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(_FUNCS)
+
+
+def check_names(text, names, what: str, kind: str = "a tunable parameter") -> Expr:
+    """Parse `text` and require every name it reads to be in `names`."""
+    e = parse(text, what)
+    unknown = sorted(e.names - set(names))
+    if unknown:
+        raise ExprError(f"{what} {e.text!r}: unknown name {unknown[0]!r}: not {kind}")
+    return e
+
+
+# -- what kernel_tuner is handed: callables over our trees, never strings it would eval -----
+def restriction_function(texts: list[str], param_names: list[str]):
+    """One kernel_tuner restriction for all of `texts`. kernel_tuner calls it with the values
+    positionally (in tune_params order, through python-constraint) or by keyword."""
+    exprs = [check_names(t, param_names, f"restrictions[{i}]") for i, t in enumerate(texts)]
+    names = list(param_names)
+
+    def restrict(*values, **config):
+        env = config or dict(zip(names, values))
+        return all(e.holds(env) for e in exprs)
+    return restrict
+
+
+class Divisor:
+    """A kernel_tuner grid divisor (called with the configuration); `text` is what the spec says."""
+
+    def __init__(self, text: str, param_names=None, what: str = "grid divisor"):
+        self.expr = check_names(text, param_names, what) if param_names is not None else parse(text, what)
+        self.text = self.expr.text
+
+    def __call__(self, params: dict):
+        return evaluate(self.text, params)
+
+    def __repr__(self) -> str:
+        return f"Divisor({self.text!r})"
+
+
+def grid_divisors(texts: list[str] | None, param_names=None, what: str = "grid_div") -> list[Divisor] | None:
+    if texts is None:
+        return None
+    return [Divisor(t, param_names, f"{what}[{i}]") for i, t in enumerate(texts)]
+
+
+def launch_callables(spec) -> dict:
+    """A Spec's grid divisors as kernel_tuner options, re-checked from the stored strings."""
+    names = list(spec.tune_params)
+    return {k: grid_divisors(getattr(spec, k), names, k) for k in ("grid_div_x", "grid_div_y", "grid_div_z")}

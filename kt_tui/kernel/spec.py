@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
-from .expr import ExprError, evaluate, names_in
+from .expr import ExprError, check_names, evaluate, names_in
 from .source import Kernel
 
 DTYPES = {
@@ -29,6 +29,8 @@ INITS = ("random", "zeros", "ones", "range", "constant", "poison")
 # Default tolerances by dtype (atol, rtol); integers compare exactly.
 DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}
 SMALL_SIZES = (37, 29, 23)  # the default small check size of the 1st, 2nd, 3rd problem dimension
+MAX_ARRAY_BYTES = 80 * 2**30  # what the largest GPUs kt-tui targets hold, with room to spare
+MAX_ARRAY_ELEMENTS = 10**10
 
 
 class SpecError(UserError, ValueError):
@@ -120,11 +122,14 @@ class Spec:
             n *= len(values)
         return n
 
-    def launch_dict(self) -> dict:
-        """What determines a kernel version's behaviour (not what is tuned or how it is checked)."""
+    def launch_dict(self, legacy: bool = False) -> dict:
+        """What determines a kernel version's runs (not the parameter values or how it is checked).
+        Restrictions count when there are any; `legacy`: the dict of older versions, without them."""
         d = asdict(self)
-        for k in ("tune_params", "defaults", "restrictions", "timeout_s", "iterations", "verify_sizes"):
+        for k in ("tune_params", "defaults", "timeout_s", "iterations", "verify_sizes"):
             d.pop(k)
+        if legacy or not d["restrictions"]:
+            d.pop("restrictions")
         for a in d["args"]:
             a.pop("atol"), a.pop("rtol")
         return d
@@ -140,11 +145,17 @@ def spec_from_plain(d: dict) -> Spec:
     return spec_from_dict(out)
 
 
-def version_hash(source: str, spec: Spec) -> str:
-    """Kernel version id: the source plus the launch part of the spec."""
+def version_hash(source: str, spec: Spec, legacy: bool = False) -> str:
+    """Kernel version id: the source plus the launch part of the spec. `legacy`: the id that
+    versions had before restrictions counted (caches recorded then are found by it)."""
     h = hashlib.sha256(source.encode())
-    h.update(json.dumps(spec.launch_dict(), sort_keys=True, default=str).encode())
+    h.update(json.dumps(spec.launch_dict(legacy), sort_keys=True, default=str).encode())
     return h.hexdigest()[:16]
+
+
+def version_ids(source: str, spec: Spec) -> list[str]:
+    """The version's id, then its legacy id when that differs: the ids a recorded cache may carry."""
+    return list(dict.fromkeys([version_hash(source, spec), version_hash(source, spec, legacy=True)]))
 
 
 # -- reading and checking ------------------------------------------------------------------
@@ -310,8 +321,10 @@ def _arg_from_dict(i: int, a: object) -> Arg:
 
 
 def _known_names(expr: str, names: set, where: str) -> None:
-    for name in sorted(names_in(expr) - names):
-        raise SpecError(where, f"unknown name {name!r}: not a tunable parameter")
+    try:
+        check_names(expr, names, where)
+    except ExprError as e:
+        raise SpecError(where, str(e).removeprefix(f"{where} ")) from None
 
 
 def check_spec(spec: Spec, kernel: Kernel | None = None) -> None:
@@ -336,6 +349,7 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
         except ExprError as e:
             raise SpecError(f"problem_size[{i}]", str(e)) from None
         _want(v >= 1, f"problem_size[{i}]", f"must be >= 1, got {v}")
+    elements = nbytes = 0
     for i, a in enumerate(spec.args):
         where = f"args[{i}] ({a.name})"
         if a.is_array:
@@ -344,6 +358,7 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
             except ExprError as e:
                 raise SpecError(f"{where}.size", str(e)) from None
             _want(int(n) == n and n >= 1, f"{where}.size", f"must be a positive integer, got {n}")
+            elements, nbytes = elements + int(n), nbytes + int(n) * _itemsize(a.type)
             if a.init == "constant":
                 _want(isinstance(a.value, (int, float)), f"{where}.value", "init = \"constant\" needs a numeric value")
         else:
@@ -353,6 +368,13 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
                 evaluate(a.value, sizes)
             except ExprError as e:
                 raise SpecError(f"{where}.value", str(e)) from None
+    _want(nbytes <= MAX_ARRAY_BYTES and elements <= MAX_ARRAY_ELEMENTS, "args",
+          f"the arrays need {nbytes:.1e} bytes ({nbytes / 1e9:.3g} GB, {elements:.1e} elements), more than "
+          f"a GPU holds (at most {MAX_ARRAY_BYTES / 2**30:.0f} GiB and {MAX_ARRAY_ELEMENTS:.0e} elements)")
+
+
+def _itemsize(dtype: str) -> int:
+    return int("".join(c for c in dtype if c.isdigit()) or 8) // 8
 
 
 def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
@@ -366,10 +388,6 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
         for i, e in enumerate(getattr(spec, key) or []):
             _known_names(e, names, f"{key}[{i}]")
     for i, r in enumerate(spec.restrictions):
-        try:
-            compile(r, "<restriction>", "eval")
-        except SyntaxError:
-            raise SpecError(f"restrictions[{i}]", f"cannot parse {r!r}") from None
         _known_names(r, names, f"restrictions[{i}]")
     if kernel is not None:
         _want(spec.kernel == kernel.name, "kernel", f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}")

@@ -36,8 +36,9 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UserError
+from ..kernel.expr import Expr as Restriction
 from ..kernel.spec import Spec
-from .space import Restriction, SpaceError, block_names, configurations, parse_expression
+from .space import SpaceError, block_names, configurations, parse_expression
 
 FILTER_KEYS = {"values", "min", "max", "multiple_of", "power_of_2"}
 SEED_KEYS = {"where", "prefer", "limit"}

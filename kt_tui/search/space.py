@@ -1,29 +1,24 @@
 """The search space of a Spec as data: enumeration with restrictions, a text rendering for prompts,
 checks for proposed configurations, and edits of the space.
 
-Restrictions are kernel_tuner-style Python expressions over parameter names. They are parsed and
-checked against a small whitelist of syntax before they are ever evaluated.
+Restrictions are kernel_tuner-style expressions over parameter names, in kt-tui's one expression
+language (kernel/expr.py): checked against a whitelist and evaluated without eval.
 """
 
 from __future__ import annotations
 
-import ast
 import copy
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..kernel.expr import Expr, ExprError, parse
 from ..kernel.spec import Spec
 
 MAX_THREADS = 1024  # threads per block on every NVIDIA GPU kernel_tuner targets
 MAX_PRODUCT = 10**7  # unrestricted size above which the space is not enumerated
 DEFAULT_BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 FORBIDDEN_NAMES = ("time", "grid_size_x", "grid_size_y", "grid_size_z")
-_FUNCS = {"min": min, "max": max, "abs": abs, "int": int, "float": float, "round": round}
-_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div,
-          ast.FloorDiv, ast.Mod, ast.Pow, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.Compare, ast.Eq,
-          ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.Name, ast.Load, ast.Constant,
-          ast.Call, ast.Tuple, ast.List, ast.IfExp)
 
 
 class SpaceError(ValueError):
@@ -34,43 +29,16 @@ class SpaceError(ValueError):
         self.param = param
 
 
-# -- restrictions --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Restriction:
-    text: str
-    names: frozenset
-    code: object
-
-    def value(self, config: dict):
-        return eval(self.code, {"__builtins__": {}, **_FUNCS}, config)  # whitelisted syntax only
-
-    def holds(self, config: dict) -> bool:
-        try:
-            return bool(self.value(config))
-        except (ArithmeticError, TypeError, ValueError):
-            return False
-
-
-def parse_expression(text: str, what: str = "restriction") -> Restriction:
-    """Parse and check a Python expression against the whitelist; its names are not checked."""
+# -- restrictions ---------------------------------------------------------------------------
+def parse_expression(text: str, what: str = "restriction") -> Expr:
+    """Parse and check an expression (kernel/expr.py); its names are not checked."""
     try:
-        tree = ast.parse(str(text).strip(), mode="eval")
-    except SyntaxError:
-        raise SpaceError(f"{what} {text!r}: cannot parse") from None
-    for node in ast.walk(tree):
-        if not isinstance(node, _NODES):
-            raise SpaceError(f"{what} {text!r}: {type(node).__name__} is not allowed")
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCS
-                                               and not node.keywords):
-            raise SpaceError(f"{what} {text!r}: only {', '.join(_FUNCS)} may be called")
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and not (
-                isinstance(node.right, ast.Constant) and isinstance(node.right.value, int) and abs(node.right.value) <= 64):
-            raise SpaceError(f"{what} {text!r}: ** needs a small constant exponent")
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(_FUNCS)
-    return Restriction(str(text), frozenset(used), compile(tree, "<expression>", "eval"))
+        return parse(text, what)
+    except ExprError as e:
+        raise SpaceError(str(e)) from None
 
 
-def compile_restriction(text: str, names) -> Restriction:
+def compile_restriction(text: str, names) -> Expr:
     r = parse_expression(text)
     unknown = sorted(r.names - set(names))
     if unknown:
@@ -89,7 +57,7 @@ def thread_limit(spec: Spec, max_threads: int | None = MAX_THREADS) -> str | Non
     return f"{' * '.join(names)} <= {max_threads}" if names and max_threads else None
 
 
-def restrictions(spec: Spec, max_threads: int | None = MAX_THREADS) -> list[Restriction]:
+def restrictions(spec: Spec, max_threads: int | None = MAX_THREADS) -> list[Expr]:
     names = list(spec.tune_params)
     out = [compile_restriction(r, names) for r in spec.restrictions]
     limit = thread_limit(spec, max_threads)

@@ -119,7 +119,8 @@ def product_groups(names: list[str], values: list[list], grid_divs=(), block_nam
     block_names = list(block_names or DEFAULT_BLOCK_NAMES)
     out = []
     for div in [*grid_divs, block_names]:
-        g = [n for n in dict.fromkeys(div if isinstance(div, (list, tuple)) else ()) if n in numeric]
+        texts = [getattr(d, "text", d) for d in (div if isinstance(div, (list, tuple)) else ())]
+        g = [n for n in dict.fromkeys(texts) if n in numeric]
         for grp in (g, [n for n in g if n not in block_names]):
             idx = sorted(names.index(n) for n in grp)
             if len(idx) >= 2 and idx not in out:

@@ -12,7 +12,7 @@ from ..config import Settings
 from ..engine.session import KernelFile, new_session, pick_backend, resume_backend
 from ..kernel.draft import draft_spec
 from ..kernel.source import pick_kernel
-from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_hash
+from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_ids
 from ..store import Store
 from .session_screen import SessionScreen
 from .setup_screens import KernelPickScreen, SpecEditScreen
@@ -92,7 +92,7 @@ class KtApp(App):
             kf, settings, store = self.kernel_file, self.settings, self.store
 
             def prepare(gpu):
-                choice = pick_backend(settings, gpu, spec.kernel, version_hash(kf.source, spec), kf.path)
+                choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
                 return new_session(store, settings, kf, spec, choice), choice
 
             self.push_screen(SessionScreen(settings, store, kf.source, spec, prepare, kernel_label=kf.path.name))
