@@ -72,7 +72,8 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
         if name not in keep:
             tune.pop(name, None)
             fixes.append(f"dropped {name}: declared but not used by the code")
-    spec = replace(base_spec, tune_params=tune, restrictions=[r for r in restrictions if r.strip()],
+    restrictions, grid, rejected = checked_expressions(restrictions, grid, tune)
+    spec = replace(base_spec, tune_params=tune, restrictions=restrictions,
                    defaults={k: base_spec.defaults[k] for k in tune
                              if k in base_spec.defaults and base_spec.defaults[k] in tune[k]},
                    **{k: v for k, v in grid.items() if v})
@@ -81,9 +82,31 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
     compiled = compile_check(code, first, compiler_options=spec.compiler_options or None)
     flags = review(engine.version(engine.original)[0], code, base_spec.kernel)
     return {"code": code, "spec": spec, "fixes": fixes, "unresolved": unresolved,
-            "flags": [{"kind": f.kind, "line": f.line, "message": f.message} for f in flags],
+            "flags": rejected + [{"kind": f.kind, "line": f.line, "message": f.message} for f in flags],
             "compile": {"ok": compiled.ok, "errors": _errors(compiled), "reason": getattr(compiled, "reason", ""),
                         "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()}}}
+
+
+def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str], dict, list[dict]]:
+    """The restrictions and grid divisors that pass kernel/expr.py over the tunable names, and a
+    safety flag for each one that does not (it is left out of the spec, never run)."""
+    from ..kernel.expr import ExprError, check_names
+    kept, flags = [], []
+
+    def ok(text, what: str) -> bool:
+        try:
+            check_names(text, tune, what)
+            return True
+        except ExprError as e:
+            flags.append({"kind": "expression", "line": None, "message": f"rejected, not used: {e}"})
+            return False
+
+    for i, r in enumerate(restrictions if isinstance(restrictions, list) else [restrictions]):
+        if not (isinstance(r, str) and not r.strip()) and ok(r, f"restrictions[{i}]"):
+            kept.append(str(r).strip())
+    good = {k: v for k, v in grid.items()
+            if not v or all([ok(t, f"{k}[{i}]") for i, t in enumerate(v if isinstance(v, list) else [v])])}
+    return kept, good, flags
 
 
 def _errors(result) -> str:

@@ -114,7 +114,10 @@ def _check(node: ast.AST, src: str, what: str, depth: int) -> None:
         kids = [node.operand]
     elif isinstance(node, ast.BoolOp):
         kids = node.values
-    elif isinstance(node, ast.Compare) and all(type(op) in _CMP for op in node.ops):
+    elif isinstance(node, ast.Compare):
+        for op in node.ops:
+            if type(op) not in _CMP:
+                bad(f"the comparison {type(op).__name__} is not allowed (use == != < <= > >= in, not in)")
         kids = [node.left]
         for op, right in zip(node.ops, node.comparators):
             if isinstance(op, (ast.In, ast.NotIn)):
