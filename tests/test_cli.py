@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from kt_tui.gpu.simcache import read_header
-from kt_tui.kernel.spec import load_spec, version_hash
+from kt_tui.gpu.simcache import find_cache, read_header
+from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.kernel.source import find_kernels, read_source
 from kt_tui.store import Store
 
@@ -22,7 +22,7 @@ KERNELS = {"vector_add": "vector_add", "matmul": "matmul", "transpose": "transpo
 def recorded(name: str) -> dict:
     src = read_source(EXAMPLES / f"{name}.cu")
     spec = load_spec(EXAMPLES / f"{name}.cu.toml", find_kernels(src)[0])
-    path = EXAMPLES / "recorded" / f"{KERNELS[name]}-{version_hash(src, spec)}.json"
+    path = find_cache(EXAMPLES / "recorded", KERNELS[name], version_ids(src, spec))  # recorded under a legacy id
     return json.loads(path.read_text())
 
 

@@ -9,7 +9,7 @@ from kt_tui.engine.events import Decision
 from kt_tui.engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
 from kt_tui.engine.sweep import sweep
 from kt_tui.gpu.client import GpuWorker
-from kt_tui.kernel.spec import version_hash
+from kt_tui.kernel.spec import version_ids
 from kt_tui.store import Store
 
 from .conftest import EXAMPLES
@@ -20,7 +20,7 @@ def open_session(store, name="vector_add"):
     kf = read_kernel_file(EXAMPLES / f"{name}.cu")
     _, spec = load_kernel_spec(kf, None, None)
     gpu = GpuWorker()
-    choice = pick_backend(settings, gpu, spec.kernel, version_hash(kf.source, spec), Path(kf.path))
+    choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), Path(kf.path))
     return new_session(store, settings, kf, spec, choice), gpu, choice
 
 

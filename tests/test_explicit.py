@@ -145,12 +145,12 @@ def _engine(settings, kernel: Path, decide):
     """What `kt-tui run` sets up, with our own `decide` instead of the --auto policy."""
     from kt_tui.commands import make_engine, make_worker, open_store
     from kt_tui.engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
-    from kt_tui.kernel.spec import version_hash
+    from kt_tui.kernel.spec import version_ids
 
     kf = read_kernel_file(kernel)
     _, spec = load_kernel_spec(kf, None, None)
     store, gpu = open_store(settings), make_worker(settings)
-    choice = pick_backend(settings, gpu, spec.kernel, version_hash(kf.source, spec), kf.path)
+    choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
     sid = new_session(store, settings, kf, spec, choice)
     return make_engine(store, settings, sid, gpu, choice, decide, None), gpu
 

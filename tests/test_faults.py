@@ -25,7 +25,7 @@ from kt_tui.engine.session import load_kernel_spec, new_session, pick_backend, r
 from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.compile import compile_check
 from kt_tui.kernel.review import review
-from kt_tui.kernel.spec import load_spec, version_hash
+from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.llm.schemas import KernelRewrite
 from kt_tui.store import Store
 
@@ -84,7 +84,7 @@ def open_session(hermetic, backend: str):
     if backend == "none":
         choice = BackendChoice("none", "")
     else:
-        choice = pick_backend(settings, gpu, spec.kernel, version_hash(kf.source, spec), kf.path)
+        choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
     return store, new_session(store, settings, kf, spec, choice), gpu, choice
 
 
