@@ -2,8 +2,8 @@
 restrictions and seed rules ("n", "(n+255)//256", "64 <= block_size_x * block_size_y <= 1024").
 
 Parsed with Python's ast and checked against a whitelist (numbers, names, arithmetic, comparisons,
-and/or/not, `a if c else b`, `x in (1, 2)`, calls to min/max/abs/ceil/floor/int/round); evaluated
-by walking the tree, never by eval. Exponents must be small constants and every number stays below
+and/or/not, `a if c else b`, `x in (1, 2)`, calls to min/max/abs/ceil/floor/int/round); the
+checked tree becomes a tree of closures that does only those operations, never eval. Exponents must be small constants and every number stays below
 2**63, so no expression can hang or exhaust memory.
 """
 
@@ -42,15 +42,15 @@ class ExprError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class Expr:
-    """A checked expression: its text, the names it reads, and its tree."""
+    """A checked expression: its text, the names it reads, and its tree as closures (_build)."""
 
     text: str
     names: frozenset
-    tree: ast.AST
+    fn: object
 
     def value(self, names: dict):
         """The value at `names`; ExprError with a readable reason."""
-        return _eval(self.tree, names, self.text, 0)
+        return self.fn(names)
 
     evaluate = value
 
@@ -85,7 +85,7 @@ def _parse(text: str, what: str) -> Expr:
     _check(tree.body, text, what, 0)
     funcs = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     names = frozenset(n.id for n in nodes if isinstance(n, ast.Name) and id(n) not in funcs)
-    return Expr(text, names, tree.body)
+    return Expr(text, names, _build(tree.body, text))
 
 
 def _check(node: ast.AST, src: str, what: str, depth: int) -> None:
@@ -155,60 +155,99 @@ def _bounded(v, src: str):
     return v
 
 
-def _eval(node: ast.AST, names: dict, src: str, depth: int):
+def _build(node: ast.AST, src: str):
+    """A function of the names dict for a checked node: the tree turned into closures once, so
+    evaluating walks no ast and calls nothing but the whitelisted operations."""
     if isinstance(node, ast.Constant):
-        return node.value
+        const = node.value
+        return lambda env: const
     if isinstance(node, ast.Name):
-        if node.id not in names:
-            known = ", ".join(sorted(map(str, names))) or "none defined"
-            raise ExprError(f"unknown name {node.id!r} in {src!r} (known: {known})")
-        return names[node.id]
-    sub = lambda n: _eval(n, names, src, depth + 1)  # noqa: E731
+        name = node.id
+
+        def lookup(env):
+            try:
+                return env[name]
+            except KeyError:
+                known = ", ".join(sorted(map(str, env))) or "none defined"
+                raise ExprError(f"unknown name {name!r} in {src!r} (known: {known})") from None
+        return lookup
     if isinstance(node, ast.BinOp):
-        left, right = _number(sub(node.left), src), _number(sub(node.right), src)
-        if isinstance(node.op, ast.Pow) and isinstance(left, int) and isinstance(right, int) \
-                and abs(left) > 1 and right > 0 and right * math.log2(abs(left)) > 64:
+        return _binop(node, src)
+    if isinstance(node, ast.UnaryOp):
+        operand = _build(node.operand, src)
+        if isinstance(node.op, ast.Not):
+            return lambda env: not operand(env)
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        return lambda env: sign * _number(operand(env), src)
+    if isinstance(node, ast.BoolOp):
+        parts, want = [_build(v, src) for v in node.values], isinstance(node.op, ast.Or)
+
+        def boolop(env):
+            result = None
+            for part in parts:
+                result = part(env)
+                if bool(result) == want:
+                    return result
+            return result
+        return boolop
+    if isinstance(node, ast.Compare):
+        return _compare(node, src)
+    if isinstance(node, ast.IfExp):
+        test, body, orelse = _build(node.test, src), _build(node.body, src), _build(node.orelse, src)
+        return lambda env: body(env) if test(env) else orelse(env)
+    if isinstance(node, ast.Call):
+        func, args, text = FUNCS[node.func.id], [_build(a, src) for a in node.args], ast.unparse(node)
+
+        def call(env):
+            try:
+                return _bounded(func(*[_number(a(env), src) for a in args]), src)
+            except (TypeError, ValueError, OverflowError) as e:
+                raise ExprError(f"bad call {text!r} in {src!r}: {e}") from None
+        return call
+    raise ExprError(f"{src!r}: {type(node).__name__} is not allowed")  # unreachable after _check
+
+
+def _binop(node: ast.BinOp, src: str):
+    left, right, op = _build(node.left, src), _build(node.right, src), _BIN[type(node.op)]
+    power = isinstance(node.op, ast.Pow)
+
+    def binop(env):
+        a, b = _number(left(env), src), _number(right(env), src)
+        if power and isinstance(a, int) and isinstance(b, int) and abs(a) > 1 and b > 0 \
+                and b * math.log2(abs(a)) > 64:
             raise ExprError(f"{src!r}: a value exceeds 2**63")
         try:
-            return _bounded(_BIN[type(node.op)](left, right), src)
+            v = op(a, b)
         except ZeroDivisionError:
             raise ExprError(f"division by zero in {src!r}") from None
         except (OverflowError, TypeError, ValueError) as e:
             raise ExprError(f"cannot compute {src!r}: {e}") from None
-    if isinstance(node, ast.UnaryOp):
-        v = sub(node.operand)
-        if isinstance(node.op, ast.Not):
-            return not v
-        v = _number(v, src)
-        return -v if isinstance(node.op, ast.USub) else +v
-    if isinstance(node, ast.BoolOp):
-        result = None
-        for part in node.values:
-            result = sub(part)
-            if bool(result) == isinstance(node.op, ast.Or):
-                return result
-        return result
-    if isinstance(node, ast.Compare):
-        left = sub(node.left)
-        for op, right in zip(node.ops, node.comparators):
-            right = tuple(sub(e) for e in right.elts) if isinstance(op, (ast.In, ast.NotIn)) else sub(right)
+        return _bounded(v, src)
+    return binop
+
+
+def _compare(node: ast.Compare, src: str):
+    first = _build(node.left, src)
+    steps = []
+    for op, right in zip(node.ops, node.comparators):
+        if isinstance(op, (ast.In, ast.NotIn)):
+            elts = [_build(e, src) for e in right.elts]
+            steps.append((_CMP[type(op)], lambda env, elts=elts: tuple(e(env) for e in elts)))
+        else:
+            steps.append((_CMP[type(op)], _build(right, src)))
+
+    def compare(env):
+        a = first(env)
+        for cmp, right in steps:
+            b = right(env)
             try:
-                ok = _CMP[type(op)](left, right)
+                if not cmp(a, b):
+                    return False
             except TypeError as e:
                 raise ExprError(f"cannot compare in {src!r}: {e}") from None
-            if not ok:
-                return False
-            left = right
+            a = b
         return True
-    if isinstance(node, ast.IfExp):
-        return sub(node.body) if sub(node.test) else sub(node.orelse)
-    if isinstance(node, ast.Call):
-        args = [_number(sub(a), src) for a in node.args]
-        try:
-            return _bounded(FUNCS[node.func.id](*args), src)
-        except (TypeError, ValueError, OverflowError) as e:
-            raise ExprError(f"bad call {ast.unparse(node)!r} in {src!r}: {e}") from None
-    raise ExprError(f"{src!r}: {type(node).__name__} is not allowed")  # unreachable after _check
+    return compare
 
 
 def evaluate(expr: str | int | float, names: dict) -> int | float:
