@@ -36,6 +36,7 @@ from kernel_tuner import tune_kernel  # noqa: E402
 from kernel_tuner.interface import strategy_map  # noqa: E402
 from kernel_tuner.util import StopCriterionReached  # noqa: E402
 
+from kt_tui.kernel.expr import launch_callables, restriction_function  # noqa: E402
 from kt_tui.kernel.spec import load_spec  # noqa: E402
 from kt_tui.search import strategy as ours  # noqa: E402
 from kt_tui.search.seeds import seed_configs  # noqa: E402
@@ -141,8 +142,9 @@ def run_one(space: Space, name: str, seed: int, run_limit: float) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tune_kernel(spec.kernel, space.source, ps if len(ps) > 1 else ps[0], [], dict(spec.tune_params),
-                    grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, grid_div_z=spec.grid_div_z,
-                    block_size_names=spec.block_size_names, restrictions=spec.restrictions or None,
+                    **launch_callables(spec), block_size_names=spec.block_size_names,
+                    restrictions=[restriction_function(spec.restrictions, list(spec.tune_params))]
+                    if spec.restrictions else None,
                     simulation_mode=True, cache=str(space.cache), strategy=rec, strategy_options=options,
                     quiet=True, lang="CUDA")
     return {"seed": seed, "evaluated": len(rec.seen), "cut": rec.cut,
