@@ -40,7 +40,6 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
     `suggested`: a step's candidate values (explicit strategy), for the names the code uses but
     the rewrite left out of its tune_params; they go after the rewrite's own (results are keyed
     in tune_params order), and names the code does not use are not added."""
-    from ..gpu.compile import compile_check
     from ..kernel.params import apply_renames, check_params, tokens
     from ..kernel.review import review
 
@@ -77,18 +76,27 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
                              if k in base_spec.defaults and base_spec.defaults[k] in tune[k]},
                    **{k: v for k, v in grid.items() if v})
     unresolved = [n for n in check_params(code, tune, names).used_undeclared]
-    first = spec.baseline_params()
-    compiled = compile_check(code, first, compiler_options=spec.compiler_options or None)
-    flags = review(engine.version(engine.original)[0], code, base_spec.kernel)
-    return {"code": code, "spec": spec, "fixes": fixes, "unresolved": unresolved,
-            "flags": [{"kind": f.kind, "line": f.line, "message": f.message} for f in flags],
-            "compile": {"ok": compiled.ok, "errors": _errors(compiled), "reason": getattr(compiled, "reason", ""),
-                        "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()}}}
+    flags = [{"kind": f.kind, "line": f.line, "message": f.message}
+             for f in review(engine.version(engine.original)[0], code, base_spec.kernel)]
+    # flagged code (an #include of a path, a host call) is compiled only once the user approved it
+    compiled = DEFERRED if flags else compile_for_gate(engine, code, spec)
+    return {"code": code, "spec": spec, "fixes": fixes, "unresolved": unresolved, "flags": flags,
+            "compile": compiled}
 
 
-def _errors(result) -> str:
-    from ..gpu.compile import format_errors
-    return format_errors(result) if result.ok is False else ""
+DEFERRED = {"ok": None, "deferred": True, "errors": "", "resources": {},
+            "reason": "not compiled yet: flagged code is compiled only after you approve it"}
+
+
+def compile_for_gate(engine, code: str, spec: Spec) -> dict:
+    """The offline compile check at the spec's first configuration, for the GPU the session uses."""
+    from ..gpu.compile import compile_check, format_errors
+    arch, said = engine.choice.compile_arch()
+    compiled = compile_check(code, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
+                             block_size_names=spec.block_size_names or None)
+    return {"ok": compiled.ok, "errors": format_errors(compiled) if compiled.ok is False else "",
+            "reason": compiled.reason, "arch": said,
+            "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()}}
 
 
 def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | None = None):
@@ -118,6 +126,10 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
         checked = prepare(engine, value.get("code", checked["code"]), value.get("tune_params", checked["spec"].tune_params),
                           value.get("restrictions", checked["spec"].restrictions), base_spec, grid, suggested)
         attempt += 1
+    if checked["compile"].get("deferred"):
+        checked["compile"] = compile_for_gate(engine, checked["code"], checked["spec"])
+        engine.emit("compiled", step=step_id, ok=checked["compile"]["ok"], errors=checked["compile"]["errors"],
+                    arch=checked["compile"]["arch"])
     if checked["compile"]["ok"] is False:
         engine.set_step(step_id, state="failed", reason="does not compile: " + checked["compile"]["errors"][:500])
         return

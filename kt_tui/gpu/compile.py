@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..kernel.source import SourceError, find_kernels
+from .env import scrubbed_env
 
 FILE_NAME = "kernel.cu"
 DEFAULT_ARCH = "sm_90"
@@ -121,7 +122,7 @@ def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> Compi
         Path(tmp, FILE_NAME).write_text(text, encoding="utf-8")
         try:
             proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    text=True, errors="replace", start_new_session=True)
+                                    text=True, errors="replace", env=scrubbed_env(), start_new_session=True)
         except OSError as e:
             return CompileResult(ok=None, command=cmd, reason=f"cannot run {cmd[0]}: {e.strerror or e}")
         log, timed_out = _wait(proc, timeout_s)
@@ -181,7 +182,7 @@ print(json.dumps({"ok": int(status) == 0, "status": str(status),
 def _run_nvrtc(options: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
     """NVRTC in a child process, so a hang can be killed and a crash stays there."""
     cmd, shown = [sys.executable, "-c", _NVRTC_SCRIPT, json.dumps(options), FILE_NAME], ["nvrtc", *options]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=env, start_new_session=True)
     try:
@@ -218,6 +219,8 @@ def parse_messages(log: str, source: str) -> list[CompileMessage]:
         if m := _DIAG.match(raw) or _GCC_DIAG.match(raw):
             line, text = int(m["line"]), m["text"].strip() + "".join(f"; {d}" for d in _details(log_lines, i + 1))
             if Path(m["file"].strip()).name != FILE_NAME:
+                if not _system_header(m["file"].strip()):  # its words could be anything the file holds
+                    text = f"{m['sev']} in a file the kernel includes (its text is not shown)"
                 text, line = f"{m['file'].strip()}({line}): {text}", 0
         elif m := _TOOL.match(raw):
             text, line = _tool_text(m["tool"], m["text"].strip(), kernel_lines)
@@ -226,6 +229,16 @@ def parse_messages(log: str, source: str) -> list[CompileMessage]:
         src = lines[line - 1] if 0 < line <= len(lines) else ""
         out.append(CompileMessage(line, "warning" if m["sev"] == "warning" else "error", text, src))
     return out
+
+
+def _system_header(path: str) -> bool:
+    """A header of the CUDA toolkit or the C/C++ system, whose messages are safe to show."""
+    nvcc = find_nvcc()
+    roots = ["/usr/include/", "/usr/lib/", "/usr/local/cuda", "/opt/cuda"]
+    if nvcc:
+        roots.append(str(Path(nvcc).resolve().parent.parent) + "/")
+    real = os.path.realpath(path)
+    return any(real.startswith(r) for r in roots)
 
 
 def _details(log_lines: list[str], start: int) -> list[str]:
