@@ -132,3 +132,28 @@ def test_the_probed_arch_reaches_the_compile_check(capsys, hermetic, monkeypatch
     code, out = one_prompt(capsys, hermetic, ORIGINAL.replace("int i =", "int i = 0 +"))
     gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt")["body"]
     assert gate["compile"]["arch"] == "assumed sm_90 (simulated)" and "sm_90" in asked
+
+
+def test_a_kernel_that_does_not_compile_says_so_first_in_sim_mode(capsys, hermetic):
+    if not find_nvcc():
+        pytest.skip("no nvcc here")
+    broken = hermetic / "vector_add.cu"
+    broken.write_text(ORIGINAL.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i] + oops;"))
+    assert "oops" in broken.read_text()
+    (hermetic / "vector_add.cu.toml").write_text((EXAMPLES / "vector_add.cu.toml").read_text())
+    (hermetic / "empty").mkdir()
+    code, out = run_cli(capsys, "run", broken, "--auto", "--json", "--backend", "sim", "--sim-cache", hermetic / "empty")
+    line = next(i + 1 for i, text in enumerate(broken.read_text().splitlines()) if "oops" in text)
+    col = broken.read_text().splitlines()[line - 1].index("oops") + 1
+    assert code == 2 and out["state"] == "error"
+    assert f"{broken}:{line}:{col}: error: identifier \"oops\" is undefined" in out["error"]
+    assert "no recorded cache" not in out["error"] and "assumed sm_90" in out["error"]
+
+
+def test_without_a_compiler_the_check_is_said_to_be_skipped(monkeypatch):
+    from kt_tui.engine.precheck import checked_backend
+    from kt_tui.kernel.spec import load_spec
+    monkeypatch.setattr(compile_mod, "compile_check", lambda *a, **k: compile_mod.CompileResult(ok=None, reason="x"))
+    choice = checked_backend(lambda: BackendChoice("cupy", "GPU", arch="sm_80"), ORIGINAL,
+                             load_spec(EXAMPLES / "vector_add.cu.toml"), "vector_add.cu")
+    assert "Compile check skipped" in choice.note

@@ -38,6 +38,7 @@ class CompileMessage:
     severity: str  # "error" | "warning"
     text: str
     source_line: str = ""
+    column: int = 0  # 1-based, from nvcc's caret under the line; 0 when not known
 
 
 @dataclass
@@ -227,8 +228,20 @@ def parse_messages(log: str, source: str) -> list[CompileMessage]:
         else:
             continue
         src = lines[line - 1] if 0 < line <= len(lines) else ""
-        out.append(CompileMessage(line, "warning" if m["sev"] == "warning" else "error", text, src))
+        out.append(CompileMessage(line, "warning" if m["sev"] == "warning" else "error", text, src,
+                                  _column(log_lines[i + 1:i + 3], src)))
     return out
+
+
+def _column(after: list[str], src: str) -> int:
+    """The column nvcc's caret points at: it echoes the line without its indent, a caret below."""
+    if len(after) < 2 or not src.strip() or after[1].strip() != "^":
+        return 0
+    shown, body = after[0], src.strip()
+    start = shown.find(body[:20].replace("\t", " ")) if body else -1
+    if start < 0:
+        return 0
+    return after[1].index("^") - start + (len(src) - len(src.lstrip())) + 1
 
 
 def _system_header(path: str) -> bool:
