@@ -138,9 +138,10 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
         engine.set_step(step_id, state="skipped", reason="the kernel is unchanged")
         return
     engine.set_step(step_id, state="running", version=vid)
-    check = engine.verify(vid)
-    if check is None or check["status"] != "ok" or check["verified"] is False:
-        why = _why(check, engine, vid)
+    verified = engine.verify(vid)
+    check = verified.result
+    if verified.failed:
+        why = verified.error or _why(check)
         engine.emit("verification", step=step_id, version=vid, reason=why, where="the spec size",
                     verdicts=(check or {}).get("verdicts") or [])
         engine.set_step(step_id, state="failed", reason=why)
@@ -151,8 +152,9 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
                     verdicts=bad["verdicts"])
         engine.set_step(step_id, state="failed", reason=bad["reason"])
         return
-    if engine.tune(vid, run_id=f"tune:{step_id}") == "failed":
-        engine.set_step(step_id, state="failed", reason=engine.store.run(engine.sid, f"tune:{step_id}")["error"])
+    tuned = engine.tune(vid, run_id=f"tune:{step_id}")
+    if tuned.failed:
+        engine.set_step(step_id, state="failed", reason=tuned.error)
         return
     engine.set_step(step_id, state="verified")
     yield from _accept(engine, step_id, title, vid)
@@ -167,10 +169,7 @@ def candidate(engine, body: dict) -> tuple[str, Spec]:
     return body["code"], replace(spec, tune_params=body["tune_params"], restrictions=body.get("restrictions") or [])
 
 
-def _why(check, engine, vid) -> str:
-    if check is None:
-        run = engine.store.run(engine.sid, f"verify:{vid}")
-        return (run or {}).get("error") or "no result"
+def _why(check) -> str:
     if check["status"] == "wrong_result" or check["verified"] is False:
         return failure_text(check.get("verdicts") or []) or (
             f"wrong result at {check['first_bad']} (max abs err {check['max_abs_err']:.3g})")
