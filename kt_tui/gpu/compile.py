@@ -220,7 +220,7 @@ def parse_messages(log: str, source: str) -> list[CompileMessage]:
         if m := _DIAG.match(raw) or _GCC_DIAG.match(raw):
             line, text = int(m["line"]), m["text"].strip() + "".join(f"; {d}" for d in _details(log_lines, i + 1))
             if Path(m["file"].strip()).name != FILE_NAME:
-                if not _system_header(m["file"].strip()):  # its words could be anything the file holds
+                if not _safe_to_show(m["file"].strip()):  # its words could be anything the file holds
                     text = f"{m['sev']} in a file the kernel includes (its text is not shown)"
                 text, line = f"{m['file'].strip()}({line}): {text}", 0
         elif m := _TOOL.match(raw):
@@ -244,8 +244,11 @@ def _column(after: list[str], src: str) -> int:
     return after[1].index("^") - start + (len(src) - len(src.lstrip())) + 1
 
 
-def _system_header(path: str) -> bool:
-    """A header of the CUDA toolkit or the C/C++ system, whose messages are safe to show."""
+def _safe_to_show(path: str) -> bool:
+    """A header beside the kernel or of the CUDA toolkit or the C/C++ system, whose messages are
+    shown; elsewhere (an #include of an absolute path) the file's words could be a secret."""
+    if not os.path.isabs(path) and ".." not in Path(path).parts:
+        return True
     nvcc = find_nvcc()
     roots = ["/usr/include/", "/usr/lib/", "/usr/local/cuda", "/opt/cuda"]
     if nvcc:
