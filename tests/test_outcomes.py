@@ -163,3 +163,21 @@ def test_config_search_where_every_run_failed_ends_failed_with_a_non_zero_exit(c
     store = Store(hermetic / "sessions.db")
     assert {r["status"] for r in store.results(out["session"])} == {"runtime_error"}
     assert len(store.results(out["session"])) == 3
+
+
+def test_the_accept_gate_says_a_sim_verdict_was_recorded():
+    import io
+
+    from rich.console import Console
+
+    from kt_tui.engine.events import Gate
+    from kt_tui.engine.verdict import verdict_text
+    from kt_tui.ui.gate_view import render_gate
+
+    said = verdict_text({"verified": True, "source": "recorded"}, simulated=True)
+    assert said == "verified (recorded verdict)"
+    assert verdict_text({"verified": None}, simulated=True) == "not verified (recording has no verdict)"
+    console = Console(width=160, record=True, file=io.StringIO())
+    console.print(render_gate(Gate("accept:1", "accept", "Accept?", {"recommend": True, "threshold": 0.02,
+                                                                     "verdicts": [], "checks": [], "verified": said})))
+    assert "At the spec's size: verified (recorded verdict)." in console.export_text()

@@ -11,6 +11,7 @@ from ..kernel.spec import Spec
 from .checks import first_failure
 from .events import Gate
 from .manual import KERNEL_NOTE, is_manual
+from .verdict import verdict_text
 
 GRID_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 
@@ -190,7 +191,8 @@ def _accept(engine, step_id, title, vid):
     decision = yield Gate(f"accept:{step_id}", "accept", title_,
                           {"step": step_id, "version": vid, "new_ms": new["time_ms"], "current_ms": current,
                            "params": new["params"], "threshold": threshold, "recommend": recommend,
-                           "verdicts": new.get("verdicts") or [], "checks": _check_lines(engine, vid, new)},
+                           "verdicts": new.get("verdicts") or [], "checks": _check_lines(engine, vid, new),
+                           "verified": verdict_text(new, engine.choice.simulated)},
                           choices=("approve", "skip", "stop"))
     if decision.choice == "approve":
         engine.accept(vid)

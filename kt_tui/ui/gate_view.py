@@ -71,6 +71,9 @@ def render_gate(gate: Gate) -> Text:
         style = "green" if b.get("recommend") else "yellow"
         text.append(f"The {b.get('threshold', 0):.0%} threshold says: {'accept' if b.get('recommend') else 'reject'}\n",
                     style=style)
+        if b.get("verified"):
+            text.append(f"At the spec's size: {b['verified']}.\n", style="green" if "recorded" not in b["verified"]
+                        else "cyan")
         text.append_text(checks_text(b.get("verdicts") or [], b.get("checks") or []))
     elif gate.kind == "configs":
         if b.get("reasoning"):
