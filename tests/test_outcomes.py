@@ -181,3 +181,19 @@ def test_the_accept_gate_says_a_sim_verdict_was_recorded():
     console.print(render_gate(Gate("accept:1", "accept", "Accept?", {"recommend": True, "threshold": 0.02,
                                                                      "verdicts": [], "checks": [], "verified": said})))
     assert "At the spec's size: verified (recorded verdict)." in console.export_text()
+
+
+def test_checks_at_other_sizes_capture_a_lost_reference_again(hermetic):
+    from kt_tui.gpu.protocol import CheckJob
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    gpu = FakeGpu()
+    engine = Engine(store, sid, gpu, choice, approve)
+    engine.baseline(engine.original)
+    next(store.refs_dir.glob(f"{sid}-*.npz")).unlink()
+    source, spec = engine.version(engine.original)
+    vid = engine.new_version(source.replace("int i =", "int i = 0 +"), spec, engine.original, "changed")
+    engine.check_sizes(vid, {"block_size_x": 128})
+    kinds = [type(j).__name__ + ":" + j.run_id.split(":")[0] for j in gpu.jobs]
+    assert kinds[-2:] == ["TuneJob:reference", "CheckJob:check"]
+    assert isinstance(gpu.jobs[-1], CheckJob) and store.reference(sid, engine.original) is not None

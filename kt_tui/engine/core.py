@@ -225,10 +225,11 @@ class Engine:
 
     def _outcome(self, vid: str, run_id: str) -> Outcome:
         run = self.store.run(self.sid, run_id) or {}
-        rows = [r for r in self.store.results(self.sid, vid) if r.get("run") == run_id]
+        every = self.store.results(self.sid, vid)
+        rows = [r for r in every if r.get("run") == run_id]
         measured = sum(1 for r in rows if r["status"] == "ok" and r["time_ms"] is not None)
         state = run.get("state") or "failed"
-        if state == "finished" and rows and not measured:
+        if state == "finished" and rows and not any(r["status"] == "ok" and r["time_ms"] is not None for r in every):
             return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
         return Outcome(state, run.get("error"), measured)
 
