@@ -115,6 +115,7 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
 
 
 def run_auto(settings: Settings, args: argparse.Namespace) -> int:
+    from .engine.precheck import checked_backend
     from .engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
     from .engine.strategies import check_strategy
     from .kernel.spec import version_ids
@@ -125,7 +126,8 @@ def run_auto(settings: Settings, args: argparse.Namespace) -> int:
     store = open_store(settings)
     gpu = make_worker(settings)
     try:
-        choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
+        choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec),
+                                                      kf.path), kf.source, spec, kf.path)
     except UserError:
         gpu.close()
         raise

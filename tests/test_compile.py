@@ -200,3 +200,9 @@ def test_format_errors_puts_errors_first_and_truncates():
     assert text.splitlines() == ["line 3: error: bad 3", "    line 3", "line 4: error: bad 4", "    line 4",
                                  "line 5: error: bad 5", "    line 5", "... 30 more"]
     assert format_errors(CompileResult(ok=True)) == "compiled without errors"
+
+
+def test_messages_from_a_file_outside_the_kernel_hide_its_words():
+    log = '/home/u/.config/secret.txt(1): error: identifier "sk_live_abc" is undefined\n'
+    msgs = parse_messages(log, "__global__ void k(float *x) {\n}\n")
+    assert msgs[0].text == "/home/u/.config/secret.txt(1): error in a file the kernel includes (its text is not shown)"

@@ -90,5 +90,6 @@ def test_a_session_summary_has_the_contract_fields(hermetic):
     out = session_summary(store, sid)
     for key in ("session", "state", "backend", "gpu", "strategy", "results", "best", "steps", "error"):
         assert key in out
-    assert set(out["best"]) == {"time_ms", "params", "kernel_version"}
+    assert set(out["best"]) == {"time_ms", "params", "kernel_version", "verified"}
+    assert out["best"]["verified"] in ("reference", "verified (recorded verdict)")
     assert out["steps"] == [{"title": out["steps"][0]["title"], "state": "approved"}]

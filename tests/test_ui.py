@@ -176,6 +176,23 @@ async def test_no_backend_is_a_recoverable_screen_not_a_crash(tmp_path):
         await pilot.press("q")
 
 
+async def test_a_kernel_that_does_not_compile_shows_nvcc_first(tmp_path):
+    from kt_tui.gpu.compile import find_nvcc
+    if not find_nvcc():
+        pytest.skip("no nvcc here")
+    shutil.copy(EXAMPLES / "vector_add.cu.toml", tmp_path / "vector_add.cu.toml")
+    source = (EXAMPLES / "vector_add.cu").read_text().replace("c[i] = a[i] + b[i];", "c[i] = a[i] + oops;")
+    (tmp_path / "vector_add.cu").write_text(source)
+    app = new_app(tmp_path / "vector_add.cu")  # no recorded cache either: the compile error comes first
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.state == "error")
+        shown = str(screen.query_one("#gate").render())
+        assert "does not compile" in shown and 'identifier "oops" is undefined' in shown
+        assert "no recorded cache" not in shown
+        await pilot.press("q")
+
+
 @pytest.mark.parametrize("theme", ["kt-dark", "kt-light"])
 async def test_themes_load_from_the_themes_folder(theme):
     app = new_app(EXAMPLES / "vector_add.cu", theme=theme)

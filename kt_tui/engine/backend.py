@@ -23,6 +23,7 @@ class BackendChoice:
     gpu: str  # the device's name; for sim, the GPU the cache was recorded on
     sim_sources: list[str] = field(default_factory=list)  # cachefiles or folders, searched by kernel version
     note: str = ""
+    arch: str = ""  # the device's compute capability as "sm_90"; "" in sim or when the probe could not tell
 
     @property
     def simulated(self) -> bool:
@@ -34,6 +35,14 @@ class BackendChoice:
         if self.simulated:
             return f"SIMULATED (kernel_tuner replay of a cache recorded on {self.gpu})"
         return f"{self.gpu} via {self.backend}"
+
+    def compile_arch(self) -> tuple[str, str]:
+        """The arch the offline compile check targets, and how the gate says it."""
+        from ..gpu.compile import DEFAULT_ARCH
+        if self.arch:
+            return self.arch, f"checked for {self.arch}" + (f" ({self.gpu})" if self.gpu else "")
+        why = "simulated" if self.simulated else "the GPU's compute capability is unknown"
+        return DEFAULT_ARCH, f"assumed {DEFAULT_ARCH} ({why})"
 
     def sim_cache_for(self, kernel: str, version: str | list[str]) -> Path | None:
         for src in self.sim_sources:
@@ -59,7 +68,7 @@ def choose_backend(request: str, probe, kernel: str, version: str | list[str], s
         return _sim(kernel, version, sources, note="")
     found = probe(BACKENDS if request == "auto" else (request,))
     if found.get("backend"):
-        return BackendChoice(found["backend"], found["gpu"], sources)
+        return BackendChoice(found["backend"], found["gpu"], sources, arch=found.get("arch") or "")
     reasons = "; ".join(f"{k}: {v}" for k, v in found.get("errors", {}).items())
     if request != "auto":
         raise BackendError(f"backend {request} does not work here ({reasons}). {_what_to_do()}")

@@ -71,7 +71,7 @@ def check_sizes(engine, vid: str, params: dict) -> list[dict]:
 def _partial(engine) -> list[str]:
     """Outputs the original leaves partly unwritten at the spec's size (poison left in its reference)."""
     from ..gpu.checking import poisoned
-    ref = engine.store.reference(engine.sid, engine.original) or {}
+    ref = engine.reference() or {}  # a lost or damaged one is captured again
     return [name for name, a in ref.items() if poisoned(a).any()]
 
 
@@ -139,8 +139,10 @@ def mark_wrong(engine, vid: str, result: dict, check: dict) -> None:
 
 def refresh_best(engine) -> None:
     """The session's best over the accepted versions, after a result was found wrong."""
+    from .verdict import trusted
+    ref = engine.reference_key()
     rows = [dict(r, version=v) for v in engine.accepted for r in engine.store.results(engine.sid, v)
-            if r["status"] == "ok" and r["time_ms"] is not None and r["verified"] is not False]
+            if trusted(r, v == engine.original and r["key"] == ref)]
     best = min(rows, key=lambda r: r["time_ms"]) if rows else None
     if best is None and engine.best_key is None:
         return

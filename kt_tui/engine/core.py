@@ -24,6 +24,7 @@ from ..search.space import config_key
 from ..store import Store
 from .backend import BackendChoice
 from .events import Decision, Event, Gate
+from .verdict import NO_REFERENCE, Outcome, trusted
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
 
@@ -109,9 +110,19 @@ class Engine:
         self.emit("space_changed", version=vid, tune_params=spec.tune_params)
 
     def best_of(self, vid: str) -> dict | None:
-        ok = [r for r in self.store.results(self.sid, vid)
-              if r["status"] == "ok" and r["time_ms"] is not None and r["verified"] is not False]
+        ref = self.reference_key() if vid == self.original else None
+        ok = [r for r in self.store.results(self.sid, vid) if trusted(r, r["key"] == ref)]
         return min(ok, key=lambda r: r["time_ms"]) if ok else None
+
+    def trusted(self, vid: str, r: dict) -> bool:
+        """Measured and verified (engine/verdict.py): what may become best, be confirmed or pass a step."""
+        return trusted(r, vid == self.original and r["key"] == self.reference_key())
+
+    def reference_key(self) -> str:
+        """The original's baseline configuration: its outputs are the reference."""
+        spec = self.version(self.original)[1]
+        params = spec.baseline_params()
+        return ",".join(str(params[n]) for n in spec.tune_params)
 
     def accept(self, vid: str) -> None:
         """`vid` becomes part of what the session offers as its best."""
@@ -122,16 +133,42 @@ class Engine:
             self.store.update_session(self.sid, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
             self.emit("session", keep=False, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
 
-    def verify(self, vid: str) -> dict | None:
-        """Run a new version's first configuration once, checked against the original's outputs."""
+    def verify(self, vid: str) -> Outcome:
+        """Run a new version's first configuration once, checked against the original's outputs.
+        finished: its result is trusted; failed: the error says why (wrong, no reference, no verdict)."""
+        from .verdict import NO_VERDICT, NO_VERDICT_SIM
         _, spec = self.version(vid)
         params = spec.baseline_params()
         key = ",".join(str(params[n]) for n in spec.tune_params)
+        run_id = f"verify:{vid}"
         if key not in self.known(vid):
-            if not self.choice.simulated and self.store.reference(self.sid, self.original) is None:
-                self.baseline(self.original)
-            self._run_job(vid, f"verify:{vid}", "verify", configs=[params])
-        return self.known(vid).get(key)
+            if not self.choice.simulated and self.reference() is None:
+                self.store.put_run(self.sid, run_id, version=vid, kind="verify", state="running")
+                self._end_run(run_id, "failed", NO_REFERENCE)
+                return Outcome("failed", NO_REFERENCE)
+            self._run_job(vid, run_id, "verify", configs=[params])
+        r = self.known(vid).get(key)
+        if r is None:
+            return Outcome("failed", (self.store.run(self.sid, run_id) or {}).get("error") or "no result")
+        if r["status"] != "ok" or r["verified"] is False:
+            return Outcome("failed", None, result=r)
+        if not self.trusted(vid, r):
+            return Outcome("failed", NO_VERDICT_SIM if self.choice.simulated else NO_VERDICT, result=r)
+        return Outcome("finished", measured=1, result=r)
+
+    def reference(self) -> dict | None:
+        """The original's outputs at its baseline, which every version is checked against; lost or
+        damaged ones are captured again by a reference job. None in sim (verdicts are recorded)
+        or when they cannot be had."""
+        if self.choice.simulated:
+            return None
+        ref = self.store.reference(self.sid, self.original)
+        if ref is None and self.choice.backend != "none":
+            _, spec = self.version(self.original)
+            self._run_job(self.original, f"reference:{self.original}", "reference",
+                          configs=[spec.baseline_params()], capture=True)
+            ref = self.store.reference(self.sid, self.original)
+        return ref
 
     def llm_client(self, key: str):
         from ..llm.client import LlmUnavailable
@@ -163,20 +200,19 @@ class Engine:
         return have
 
     def tune(self, vid: str, run_id: str, search: str | None = None, configs: list[dict] | None = None,
-             labels: dict[str, str] | None = None, budget: dict | None = None, seeds: bool | list = True) -> str:
-        """Tune one kernel version; returns the run's end state (finished | stopped | failed).
+             labels: dict[str, str] | None = None, budget: dict | None = None, seeds: bool | list = True) -> Outcome:
+        """Tune one kernel version; returns how the run ended (engine/verdict.py Outcome).
 
         search: how to walk the space (the session's setting when None); configs: exactly these
         configurations instead; labels: config key -> where it came from, shown in the table;
         seeds: evaluate the heuristic seeds first (True), or these configurations."""
         run = self.store.run(self.sid, run_id)
         if run and run["state"] in ("finished", "stopped", "failed"):
-            return run["state"]
-        if not self.choice.simulated and self.store.reference(self.sid, self.original) is None:
-            # the reference outputs were lost (or never taken): recompute them; the baseline time stays
-            _, spec = self.version(self.original)
-            self._run_job(self.original, f"reference:{self.original}", "reference",
-                          configs=[spec.baseline_params()], capture=True)
+            return self._outcome(vid, run_id)
+        if not self.choice.simulated and self.choice.backend != "none" and self.reference() is None:
+            self.store.put_run(self.sid, run_id, version=vid, kind="tune", state="running")
+            self._end_run(run_id, "failed", NO_REFERENCE)
+            return self._outcome(vid, run_id)
         opts = self.options
         search = search or opts.get("search") or "kt"
         budget = budget if budget is not None else {"max_configs": opts.get("max_configs") or None,
@@ -188,8 +224,19 @@ class Engine:
         spec = self.version(vid)[1]
         self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule in seed_list if rule})
         self.labels.update(labels or {})
-        return self._run_job(vid, run_id, "tune", configs=configs, strategy=search, seeds=[c for c, _ in seed_list],
-                             options=opts.get("search_options") or {}, **budget)
+        self._run_job(vid, run_id, "tune", configs=configs, strategy=search, seeds=[c for c, _ in seed_list],
+                      options=opts.get("search_options") or {}, **budget)
+        return self._outcome(vid, run_id)
+
+    def _outcome(self, vid: str, run_id: str) -> Outcome:
+        run = self.store.run(self.sid, run_id) or {}
+        every = self.store.results(self.sid, vid)
+        rows = [r for r in every if r.get("run") == run_id]
+        measured = sum(1 for r in rows if r["status"] == "ok" and r["time_ms"] is not None)
+        state = run.get("state") or "failed"
+        if state == "finished" and rows and not any(r["status"] == "ok" and r["time_ms"] is not None for r in every):
+            return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
+        return Outcome(state, run.get("error"), measured)
 
     def seed_configs(self, vid: str) -> list[tuple[dict, str]]:
         """The heuristic rules' seed configurations for this version, valid in its space."""
@@ -287,6 +334,20 @@ class Engine:
         self.emit("sanitize", **report.to_dict())
         return report.to_dict()
 
+    def _why_failed(self) -> str | None:
+        """The one place a finished strategy's runs decide the session's end: it failed when a run of
+        the original kernel failed, or when no run measured anything."""
+        runs = [r for r in self.store.runs(self.sid) if r["kind"] != "reference"]
+        bad = [r for r in runs if r["state"] == "failed" and r["version"] == self.original]
+        if bad:
+            return bad[-1]["error"] or f"run {bad[-1]['id']} failed"
+        rows = self.store.results(self.sid)
+        if runs and not any(r["status"] == "ok" and r["time_ms"] is not None for r in rows):
+            failed = [r for r in runs if r["state"] == "failed"]
+            return "nothing could be measured: " + (failed[-1]["error"] if failed and failed[-1]["error"]
+                                                    else _common_error(rows))
+        return None
+
     def _end_run(self, run_id: str, state: str, error: str | None = None) -> str:
         self.store.put_run(self.sid, run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error)
         self.emit("run_end", run=run_id, state=state, error=error)
@@ -295,8 +356,8 @@ class Engine:
     def _add_result(self, vid: str, run_id: str, r: dict) -> None:
         r = dict(r, origin=r.get("origin") or self.labels.get(r["key"]))
         self.store.add_result(self.sid, vid, run_id, r)
-        best = (vid in self.accepted and r["status"] == "ok" and r["time_ms"] is not None
-                and r.get("verified") is not False and (self.best_ms is None or r["time_ms"] < self.best_ms))
+        best = (vid in self.accepted and self.trusted(vid, r)
+                and (self.best_ms is None or r["time_ms"] < self.best_ms))
         if best:
             self.best_ms, self.best_key = r["time_ms"], r["key"]
             self.store.update_session(self.sid, best_ms=r["time_ms"], best_key=r["key"], best_version=vid)
@@ -342,7 +403,8 @@ class Engine:
                     return state
                 gate = gen.send(decision)
         except StopIteration:
-            state, error = ("failed", self.error) if self.error else ("finished", None)
+            error = self.error or self._why_failed()
+            state = "failed" if error else "finished"
             self.set_state(state, error=error)
             self.emit("finished", state=state, error=error)
             return state
@@ -356,3 +418,14 @@ class Engine:
             self.set_state("failed", error=f"{type(e).__name__}: {e}")
             self.emit("finished", state="failed", error=str(e))
             raise
+
+
+def _common_error(rows: list[dict]) -> str:
+    """The most frequent failure among results, for a run or session that measured nothing."""
+    from collections import Counter
+    errors = Counter(f"{r['status']}: {(r['error'] or '').strip().splitlines()[-1][:200] if r['error'] else ''}"
+                     for r in rows if r["status"] != "ok")
+    if not errors:
+        return "no results"
+    text, n = errors.most_common(1)[0]
+    return f"{text.rstrip(': ')} ({n} of {len(rows)} configurations)"

@@ -11,6 +11,7 @@ from ..kernel.spec import Spec
 from .checks import first_failure
 from .events import Gate
 from .manual import KERNEL_NOTE, is_manual
+from .verdict import verdict_text
 
 GRID_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 
@@ -40,7 +41,6 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
     `suggested`: a step's candidate values (explicit strategy), for the names the code uses but
     the rewrite left out of its tune_params; they go after the rewrite's own (results are keyed
     in tune_params order), and names the code does not use are not added."""
-    from ..gpu.compile import compile_check
     from ..kernel.params import apply_renames, check_params, tokens
     from ..kernel.review import review
 
@@ -78,13 +78,27 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
                              if k in base_spec.defaults and base_spec.defaults[k] in tune[k]},
                    **{k: v for k, v in grid.items() if v})
     unresolved = [n for n in check_params(code, tune, names).used_undeclared]
-    first = spec.baseline_params()
-    compiled = compile_check(code, first, compiler_options=spec.compiler_options or None)
-    flags = review(engine.version(engine.original)[0], code, base_spec.kernel)
-    return {"code": code, "spec": spec, "fixes": fixes, "unresolved": unresolved,
-            "flags": rejected + [{"kind": f.kind, "line": f.line, "message": f.message} for f in flags],
-            "compile": {"ok": compiled.ok, "errors": _errors(compiled), "reason": getattr(compiled, "reason", ""),
-                        "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()}}}
+    flags = rejected + [{"kind": f.kind, "line": f.line, "message": f.message}
+                        for f in review(engine.version(engine.original)[0], code, base_spec.kernel)]
+    # flagged code (an #include of a path, a host call) is compiled only once the user approved it
+    compiled = DEFERRED if flags else compile_for_gate(engine, code, spec)
+    return {"code": code, "spec": spec, "fixes": fixes, "unresolved": unresolved, "flags": flags,
+            "compile": compiled}
+
+
+DEFERRED = {"ok": None, "deferred": True, "errors": "", "resources": {},
+            "reason": "not compiled yet: flagged code is compiled only after you approve it"}
+
+
+def compile_for_gate(engine, code: str, spec: Spec) -> dict:
+    """The offline compile check at the spec's first configuration, for the GPU the session uses."""
+    from ..gpu.compile import compile_check, format_errors
+    arch, said = engine.choice.compile_arch()
+    compiled = compile_check(code, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
+                             block_size_names=spec.block_size_names or None)
+    return {"ok": compiled.ok, "errors": format_errors(compiled) if compiled.ok is False else "",
+            "reason": compiled.reason, "arch": said,
+            "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()}}
 
 
 def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str], dict, list[dict]]:
@@ -107,11 +121,6 @@ def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str]
     good = {k: v for k, v in grid.items()
             if not v or all([ok(t, f"{k}[{i}]") for i, t in enumerate(v if isinstance(v, list) else [v])])}
     return kept, good, flags
-
-
-def _errors(result) -> str:
-    from ..gpu.compile import format_errors
-    return format_errors(result) if result.ok is False else ""
 
 
 def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | None = None):
@@ -141,6 +150,10 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
         checked = prepare(engine, value.get("code", checked["code"]), value.get("tune_params", checked["spec"].tune_params),
                           value.get("restrictions", checked["spec"].restrictions), base_spec, grid, suggested)
         attempt += 1
+    if checked["compile"].get("deferred"):
+        checked["compile"] = compile_for_gate(engine, checked["code"], checked["spec"])
+        engine.emit("compiled", step=step_id, ok=checked["compile"]["ok"], errors=checked["compile"]["errors"],
+                    arch=checked["compile"]["arch"])
     if checked["compile"]["ok"] is False:
         engine.set_step(step_id, state="failed", reason="does not compile: " + checked["compile"]["errors"][:500])
         return
@@ -149,9 +162,10 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
         engine.set_step(step_id, state="skipped", reason="the kernel is unchanged")
         return
     engine.set_step(step_id, state="running", version=vid)
-    check = engine.verify(vid)
-    if check is None or check["status"] != "ok" or check["verified"] is False:
-        why = _why(check, engine, vid)
+    verified = engine.verify(vid)
+    check = verified.result
+    if verified.failed:
+        why = verified.error or _why(check)
         engine.emit("verification", step=step_id, version=vid, reason=why, where="the spec size",
                     verdicts=(check or {}).get("verdicts") or [])
         engine.set_step(step_id, state="failed", reason=why)
@@ -162,8 +176,9 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
                     verdicts=bad["verdicts"])
         engine.set_step(step_id, state="failed", reason=bad["reason"])
         return
-    if engine.tune(vid, run_id=f"tune:{step_id}") == "failed":
-        engine.set_step(step_id, state="failed", reason=engine.store.run(engine.sid, f"tune:{step_id}")["error"])
+    tuned = engine.tune(vid, run_id=f"tune:{step_id}")
+    if tuned.failed:
+        engine.set_step(step_id, state="failed", reason=tuned.error)
         return
     engine.set_step(step_id, state="verified")
     yield from _accept(engine, step_id, title, vid)
@@ -178,10 +193,7 @@ def candidate(engine, body: dict) -> tuple[str, Spec]:
     return body["code"], replace(spec, tune_params=body["tune_params"], restrictions=body.get("restrictions") or [])
 
 
-def _why(check, engine, vid) -> str:
-    if check is None:
-        run = engine.store.run(engine.sid, f"verify:{vid}")
-        return (run or {}).get("error") or "no result"
+def _why(check) -> str:
     if check["status"] == "wrong_result" or check["verified"] is False:
         return failure_text(check.get("verdicts") or []) or (
             f"wrong result at {check['first_bad']} (max abs err {check['max_abs_err']:.3g})")
@@ -202,7 +214,8 @@ def _accept(engine, step_id, title, vid):
     decision = yield Gate(f"accept:{step_id}", "accept", title_,
                           {"step": step_id, "version": vid, "new_ms": new["time_ms"], "current_ms": current,
                            "params": new["params"], "threshold": threshold, "recommend": recommend,
-                           "verdicts": new.get("verdicts") or [], "checks": _check_lines(engine, vid, new)},
+                           "verdicts": new.get("verdicts") or [], "checks": _check_lines(engine, vid, new),
+                           "verified": verdict_text(new, engine.choice.simulated)},
                           choices=("approve", "skip", "stop"))
     if decision.choice == "approve":
         engine.accept(vid)

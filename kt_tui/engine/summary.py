@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
+from ..kernel.spec import spec_from_plain
 from ..store import Store
+from .verdict import trusted, verdict_text
 
 STEP_STATE = {"approve": "approved", "edit": "edited", "skip": "skipped", "stop": "stopped"}
 
 
 def best_result(store: Store, sid: str) -> dict | None:
-    ok = [r for r in store.results(sid) if r["status"] == "ok" and r["time_ms"] is not None and r["verified"] is not False]
+    original = store.versions(sid)[0]
+    base = spec_from_plain(json.loads(original["spec_json"]))
+    ref = ",".join(str(v) for v in (base.baseline_params()[n] for n in base.tune_params))
+    ok = [r for r in store.results(sid) if trusted(r, r["version"] == original["id"] and r["key"] == ref)]
     return min(ok, key=lambda r: r["time_ms"]) if ok else None
 
 
@@ -27,7 +34,10 @@ def session_summary(store: Store, sid: str) -> dict:
         "simulated": bool(s["simulated"]), "gpu": s["gpu"], "strategy": s["strategy"],
         "results": len(store.results(sid)), "baseline_ms": s["baseline_ms"],
         "best": None if best is None else {"time_ms": best["time_ms"], "params": best["params"],
-                                           "kernel_version": best["version"]},
+                                           "kernel_version": best["version"],
+                                           "verified": verdict_text(best, bool(s["simulated"]),
+                                                                    best["version"] == store.versions(sid)[0]["id"]
+                                                                    and best["verified"] is None)},
         "speedup": (s["baseline_ms"] / best["time_ms"]) if best and s["baseline_ms"] else None,
         "steps": steps, "note": s["note"] or None, "error": s["error"] or None,
         "checks": _checks(store, sid),

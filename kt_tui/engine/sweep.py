@@ -69,13 +69,11 @@ def sweep(engine):
                 continue
         engine.baseline(vid)
         budget = {"max_configs": settings.get("max_configs") or None, "time_limit_s": settings.get("time_limit_s") or None}
-        state = engine.tune(vid, run_id=f"sweep:{attempt}", search=settings["search"], budget=budget,
+        tuned = engine.tune(vid, run_id=f"sweep:{attempt}", search=settings["search"], budget=budget,
                             seeds=settings.get("seeds", True) is not False)
-        if state == "failed":
-            engine.error = engine.store.run(engine.sid, f"sweep:{attempt}")["error"]
-        else:
+        if not tuned.failed:  # a failed run fails the session (Engine.run decides)
             engine.confirm_best(vid)  # done after the run already; stored checks make this a replay
-        if state != "stopped":
+        if tuned.state != "stopped":
             return
         attempt += 1
 

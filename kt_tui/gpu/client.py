@@ -7,16 +7,15 @@ import json
 import multiprocessing as mp
 import os
 import queue
-import re
 import sys
 import threading
 import time
 from typing import Callable
 
 from . import worker
+from .env import secret_names
 from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
 
-_SECRET = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)", re.I)
 _ENV_LOCK = threading.Lock()
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
 
@@ -66,7 +65,7 @@ class GpuWorker:
     def start(self) -> None:
         with _ENV_LOCK:
             # the worker never sees API keys or tokens
-            hidden = {k: os.environ.pop(k) for k in list(os.environ) if _SECRET.search(k)}
+            hidden = {k: os.environ.pop(k) for k in secret_names()}
             # a UI may have replaced stdout/stderr with objects whose fileno() is no real fd, and
             # multiprocessing hands stderr's fd to its resource tracker
             streams = sys.stdout, sys.stderr

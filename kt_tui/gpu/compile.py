@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..kernel.source import SourceError, find_kernels
+from .env import scrubbed_env
 
 FILE_NAME = "kernel.cu"
 DEFAULT_ARCH = "sm_90"
@@ -37,6 +38,7 @@ class CompileMessage:
     severity: str  # "error" | "warning"
     text: str
     source_line: str = ""
+    column: int = 0  # 1-based, from nvcc's caret under the line; 0 when not known
 
 
 @dataclass
@@ -121,7 +123,7 @@ def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> Compi
         Path(tmp, FILE_NAME).write_text(text, encoding="utf-8")
         try:
             proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    text=True, errors="replace", start_new_session=True)
+                                    text=True, errors="replace", env=scrubbed_env(), start_new_session=True)
         except OSError as e:
             return CompileResult(ok=None, command=cmd, reason=f"cannot run {cmd[0]}: {e.strerror or e}")
         log, timed_out = _wait(proc, timeout_s)
@@ -181,7 +183,7 @@ print(json.dumps({"ok": int(status) == 0, "status": str(status),
 def _run_nvrtc(options: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
     """NVRTC in a child process, so a hang can be killed and a crash stays there."""
     cmd, shown = [sys.executable, "-c", _NVRTC_SCRIPT, json.dumps(options), FILE_NAME], ["nvrtc", *options]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=env, start_new_session=True)
     try:
@@ -218,14 +220,41 @@ def parse_messages(log: str, source: str) -> list[CompileMessage]:
         if m := _DIAG.match(raw) or _GCC_DIAG.match(raw):
             line, text = int(m["line"]), m["text"].strip() + "".join(f"; {d}" for d in _details(log_lines, i + 1))
             if Path(m["file"].strip()).name != FILE_NAME:
+                if not _safe_to_show(m["file"].strip()):  # its words could be anything the file holds
+                    text = f"{m['sev']} in a file the kernel includes (its text is not shown)"
                 text, line = f"{m['file'].strip()}({line}): {text}", 0
         elif m := _TOOL.match(raw):
             text, line = _tool_text(m["tool"], m["text"].strip(), kernel_lines)
         else:
             continue
         src = lines[line - 1] if 0 < line <= len(lines) else ""
-        out.append(CompileMessage(line, "warning" if m["sev"] == "warning" else "error", text, src))
+        out.append(CompileMessage(line, "warning" if m["sev"] == "warning" else "error", text, src,
+                                  _column(log_lines[i + 1:i + 3], src)))
     return out
+
+
+def _column(after: list[str], src: str) -> int:
+    """The column nvcc's caret points at: it echoes the line without its indent, a caret below."""
+    if len(after) < 2 or not src.strip() or after[1].strip() != "^":
+        return 0
+    shown, body = after[0], src.strip()
+    start = shown.find(body[:20].replace("\t", " ")) if body else -1
+    if start < 0:
+        return 0
+    return after[1].index("^") - start + (len(src) - len(src.lstrip())) + 1
+
+
+def _safe_to_show(path: str) -> bool:
+    """A header beside the kernel or of the CUDA toolkit or the C/C++ system, whose messages are
+    shown; elsewhere (an #include of an absolute path) the file's words could be a secret."""
+    if not os.path.isabs(path) and ".." not in Path(path).parts:
+        return True
+    nvcc = find_nvcc()
+    roots = ["/usr/include/", "/usr/lib/", "/usr/local/cuda", "/opt/cuda"]
+    if nvcc:
+        roots.append(str(Path(nvcc).resolve().parent.parent) + "/")
+    real = os.path.realpath(path)
+    return any(real.startswith(r) for r in roots)
 
 
 def _details(log_lines: list[str], start: int) -> list[str]:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..kernel.spec import Spec, spec_from_plain
 from .compile import _kill, find_cuda_tool
+from .env import scrubbed_env
 
 TOOLS = ("memcheck", "racecheck")
 MAX_LINES = 80
@@ -25,7 +26,6 @@ RAN = "kt-tui: the kernel ran once"
 NO_TOOL = ("compute-sanitizer not found: it ships with the CUDA toolkit (CUDA_HOME/bin); put it on PATH or "
            "set CUDA_HOME")
 NO_GPU = "no GPU in this session ({}): compute-sanitizer runs the kernel on a real GPU"
-_SECRET = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)", re.I)
 
 
 @dataclass
@@ -74,8 +74,7 @@ def sanitize(source: str, spec: Spec, params: dict, backend: str, tool: str = "m
     if exe is None:
         report.reason = NO_TOOL
         return report
-    env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     with tempfile.TemporaryDirectory(prefix="kt-sanitize-") as tmp:
         job = Path(tmp, "job.json")
         job.write_text(json.dumps({"source": source, "spec": spec.to_dict(), "params": params, "sizes": sizes,

@@ -20,7 +20,7 @@ def probe_backends(backends) -> dict:
     for name in backends:
         try:
             gpu = _try_backend(name)
-            return {"backend": name, "gpu": gpu, "errors": errors}
+            return {"backend": name, "gpu": gpu, "errors": errors, "arch": _arch(name)}
         except Exception as e:  # noqa: BLE001 - every failure is a reason to report
             errors[name] = f"{type(e).__name__}: {e}".split(", install using")[0].strip()[:300]
     return {"backend": None, "gpu": None, "errors": errors}
@@ -53,6 +53,27 @@ def _device_name(name: str) -> str:
     err, dev = driver.cuDeviceGet(0)
     err, raw = driver.cuDeviceGetName(256, dev)
     return raw.split(b"\0", 1)[0].decode()
+
+
+def _arch(name: str) -> str:
+    """The device's compute capability as nvcc's -arch ("sm_90"); "" when it cannot be read."""
+    try:
+        if name == "pycuda":
+            import pycuda.driver as drv
+            major, minor = drv.Device(0).compute_capability()
+        elif name == "cupy":
+            import cupy
+            props = cupy.cuda.runtime.getDeviceProperties(0)
+            major, minor = props["major"], props["minor"]
+        else:
+            from cuda.bindings import driver
+            attr = driver.CUdevice_attribute
+            _, dev = driver.cuDeviceGet(0)
+            major = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)[1]
+            minor = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)[1]
+        return f"sm_{int(major)}{int(minor)}"
+    except Exception:  # noqa: BLE001 - the offline check then says which arch it assumed
+        return ""
 
 
 def _watch_parent(parent_pid: int) -> None:

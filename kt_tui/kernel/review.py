@@ -73,11 +73,30 @@ def summarize(flags: list[Flag]) -> str:
     return "\n".join(lines + [f"  line {f.line}: {f.message}" if f.line else f"  {f.message}" for f in flags])
 
 
+_INCLUDE = re.compile(r"(?m)^[ \t]*#[ \t]*(include|include_next|import|embed)\b[ \t]*(.*?)[ \t]*$")
+_PATHLIKE = re.compile(r"^[<\"]\s*(/|~|\\)|\.\.|^[<\"][A-Za-z]:")
+
+
 def _includes(old: _Code, new: _Code) -> list[Flag]:
-    pattern = re.compile(r"(?m)^[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]*[>\"])")
-    have = set(pattern.findall(old.text))
-    return [Flag("include", new.line(m.start(1)), f"new #include {m[1]}")
-            for m in pattern.finditer(new.text) if m[1] not in have]
+    """Every #include the original lacks; one naming a path (absolute, `..`, /dev, /proc) or a macro
+    would make the compiler read a file outside the kernel, so the code is not compiled before approval."""
+    def found(code: _Code):
+        text = code.text.replace("\\\n", "")  # a spliced directive is still a directive
+        return [(m, text) for m in _INCLUDE.finditer(text)]
+
+    have = {(m[1], m[2]) for m, _ in found(old)}
+    flags = []
+    for m, text in found(new):
+        if (m[1], m[2]) in have:
+            continue
+        line, what = text.count("\n", 0, m.start()) + 1, f"#{m[1]} {m[2]}"
+        if not re.match(r"^(<[^<>]*>|\"[^\"]*\")$", m[2]):
+            flags.append(Flag("include", line, f"{what}: not a plain header name; it could read any file"))
+        elif _PATHLIKE.search(m[2]):
+            flags.append(Flag("include", line, f"{what}: a path outside the kernel; the compiler would read it"))
+        else:
+            flags.append(Flag("include", line, f"new {what}"))
+    return flags
 
 
 def _items(code: _Code):

@@ -9,6 +9,7 @@ from pathlib import Path
 from textual.app import App
 
 from ..config import Settings
+from ..engine.precheck import checked_backend
 from ..engine.session import KernelFile, new_session, pick_backend, resume_backend
 from ..kernel.draft import draft_spec
 from ..kernel.source import pick_kernel
@@ -92,7 +93,9 @@ class KtApp(App):
             kf, settings, store = self.kernel_file, self.settings, self.store
 
             def prepare(gpu):
-                choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
+                choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel,
+                                                              version_ids(kf.source, spec), kf.path),
+                                         kf.source, spec, kf.path)
                 return new_session(store, settings, kf, spec, choice), choice
 
             self.push_screen(SessionScreen(settings, store, kf.source, spec, prepare, kernel_label=kf.path.name))

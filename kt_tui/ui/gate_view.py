@@ -58,14 +58,22 @@ def render_gate(gate: Gate) -> Text:
         flags = b.get("flags") or []
         text.append(f"{len(flags)} safety flag(s). " if flags else "No safety flags. ",
                     style="bold red" if flags else "green")
-        ok = (b.get("compile") or {}).get("ok")
-        text.append({True: "Compiles. ", False: "Does NOT compile. ", None: "Not compile-checked (no compiler). "}[ok],
-                    style={True: "green", False: "bold red", None: "yellow"}[ok])
+        comp = b.get("compile") or {}
+        ok = comp.get("ok")
+        said = {True: "Compiles", False: "Does NOT compile", None: "Not compile-checked (no compiler)"}[ok]
+        if comp.get("deferred"):
+            said = "Not compiled yet: flagged code is compiled after you approve it"
+        elif ok is not None and comp.get("arch"):
+            said += f" ({comp['arch']})"
+        text.append(said + ". ", style={True: "green", False: "bold red", None: "yellow"}[ok])
         text.append("  The diff is in the Kernel tab.\n")
     elif gate.kind == "accept":
         style = "green" if b.get("recommend") else "yellow"
         text.append(f"The {b.get('threshold', 0):.0%} threshold says: {'accept' if b.get('recommend') else 'reject'}\n",
                     style=style)
+        if b.get("verified"):
+            text.append(f"At the spec's size: {b['verified']}.\n", style="green" if "recorded" not in b["verified"]
+                        else "cyan")
         text.append_text(checks_text(b.get("verdicts") or [], b.get("checks") or []))
     elif gate.kind == "configs":
         if b.get("reasoning"):

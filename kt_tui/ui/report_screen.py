@@ -43,6 +43,10 @@ def start_sanitizer(screen, tool: str) -> None:
     gate, engine = screen.gate, screen.engine
     if gate is None or gate.kind != "kernel" or engine is None:
         return
+    if gate.body.get("flags"):  # flagged code is neither compiled nor run before it is approved
+        screen.notify("This kernel has safety flags: it is compiled and run only after you approve it.",
+                      severity="warning")
+        return
     from ..engine.kernel_step import candidate
 
     def work() -> None:

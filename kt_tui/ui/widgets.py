@@ -81,6 +81,9 @@ class ResultsTable(DataTable):
         speed = (self.baseline_ms / r["time_ms"]) if (self.baseline_ms and r.get("time_ms")) else None
         status = Text(r["status"], style=STATUS_STYLE.get(r["status"], ""))
         verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[r.get("verified")]
+        if r.get("source") == "recorded":  # sim: the verdict was recorded on the GPU, not checked here
+            verified = Text(("rec " + verified.plain) if r.get("verified") is not None else "no verdict",
+                            verified.style)
         note = r.get("first_bad") if r["status"] == "wrong_result" else (r.get("error") or r.get("origin") or "")
         note = (note or "").strip().splitlines()[-1][:80] if note else ""
         if r["key"] == self.reference_key:

@@ -1,0 +1,48 @@
+"""Compile errors first: the user's own kernel is compiled at its default configuration before a
+backend is picked or anything is measured, so a typo reads as nvcc's message, not as a missing cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UserError
+from ..kernel.spec import Spec
+from .backend import BackendChoice, BackendError
+
+
+class CompileError(UserError):
+    pass
+
+
+def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str | None:
+    """None when it compiles; else nvcc's errors as `file:line:col: error: text` lines. Raises nothing."""
+    from ..gpu.compile import compile_check
+    result = compile_check(source, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
+                           block_size_names=spec.block_size_names or None)
+    if result.ok is None:
+        return ""
+    if result.ok:
+        return None
+    lines = []
+    for m in result.errors[:10]:
+        where = f"{path}:{m.line}:{m.column}" if m.column else (f"{path}:{m.line}" if m.line else str(path))
+        lines.append(f"{where}: error: {m.text}" + (f"\n    {m.source_line.strip()}" if m.source_line.strip() else ""))
+    return "\n".join(lines) or "does not compile"
+
+
+def checked_backend(pick, source: str, spec: Spec, path: str | Path) -> BackendChoice:
+    """`pick()` the backend, then compile-check the kernel for its GPU; a compile error wins over
+    a backend error (no GPU, no recorded cache). A skipped check is said in the backend's note."""
+    try:
+        choice, problem = pick(), None
+    except BackendError as e:
+        choice, problem = None, e
+    arch, said = (choice or BackendChoice("sim", "")).compile_arch()
+    errors = compile_errors(source, spec, path, arch)
+    if errors:
+        raise CompileError(f"{spec.kernel} does not compile ({said.replace('checked for', 'for')}):\n{errors}")
+    if problem is not None:
+        raise problem
+    if errors == "":
+        choice.note = (choice.note + " " if choice.note else "") + "Compile check skipped: no CUDA compiler found."
+    return choice

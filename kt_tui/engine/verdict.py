@@ -1,0 +1,43 @@
+"""What a result's `verified` means, and the typed end of a run.
+
+verified is three-state: True (checked against the reference and right), False (wrong), None
+(nothing checked it: no reference, or a recording without a verdict). Only True counts, except for
+the original kernel at its baseline configuration, whose outputs are the reference itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NO_REFERENCE = "no reference: the original kernel's outputs could not be captured to check against"
+NO_VERDICT_SIM = "not verified (recording has no verdict)"
+NO_VERDICT = "not verified: nothing checked it against the reference"
+
+
+def trusted(r: dict, is_reference: bool = False) -> bool:
+    """A result that may become best, be confirmed or pass a step."""
+    if r["status"] != "ok" or r["time_ms"] is None:
+        return False
+    return r.get("verified") is True or (is_reference and r.get("verified") is None)
+
+
+def verdict_text(r: dict, simulated: bool, is_reference: bool = False) -> str:
+    v = r.get("verified")
+    if is_reference and v is None:
+        return "reference"
+    if v is None:
+        return NO_VERDICT_SIM if simulated else NO_VERDICT
+    word = "verified" if v else "wrong"
+    return f"{word} (recorded verdict)" if simulated or r.get("source") == "recorded" else word
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run (or a verification) ended. state: finished | stopped | failed | nothing (ran, measured none)."""
+    state: str
+    error: str | None = None
+    measured: int = 0  # configurations timed successfully in this run
+    result: dict | None = None  # verify(): the result at the version's first configuration
+
+    @property
+    def failed(self) -> bool:
+        return self.state in ("failed", "nothing")
