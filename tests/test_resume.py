@@ -1,0 +1,147 @@
+"""Resuming a session: a finished one stays as it is, the LLM it was made with is offered, a
+backend asked for is used or refused, and one process runs a session at a time."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from kt_tui.store import Store
+
+from .conftest import EXAMPLES, HAS_GPU
+from .helpers import run_cli
+from .llm_server import MODEL, ScriptedServer
+from .test_autonomous import CACHES, replies
+
+
+def snapshot(store: Store, sid: str) -> dict:
+    s = store.session(sid)
+    return {"state": s["state"], "best": (s["best_ms"], s["best_version"]), "strategy": s["strategy"],
+            "versions": [(v["id"], v["spec_json"]) for v in store.versions(sid)],
+            "runs": [(r["id"], r["state"]) for r in store.runs(sid)],
+            "results": len(store.results(sid)), "steps": [(x["id"], x["state"]) for x in store.steps(sid)]}
+
+
+@pytest.fixture
+def autonomous_session(capsys, hermetic):
+    with ScriptedServer(replies("matmul")) as server:
+        code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--strategy", "autonomous", "--auto", "--json",
+                            "--backend", "sim", "--sim-cache", CACHES, "--base-url", server.url, "--model", MODEL)
+        url = server.url
+    assert code == 0 and out["state"] == "finished"
+    return out["session"], url, Store(hermetic / "sessions.db")
+
+
+def test_resuming_a_finished_session_without_an_llm_changes_nothing(capsys, autonomous_session):
+    sid, _, store = autonomous_session
+    before = snapshot(store, sid)
+    code, out = run_cli(capsys, "resume", sid, "--auto", "--json", "--llm", "none")
+    assert code == 0 and out["state"] == "finished" and out["error"] is None
+    assert snapshot(store, sid) == before
+
+
+def test_the_llm_a_session_was_made_with_is_offered_on_resume(capsys, monkeypatch, autonomous_session):
+    sid, url, store = autonomous_session
+    stored = json.loads(store.session(sid)["settings"])
+    assert stored["model"] == MODEL and stored["base_url"] == url and "api_key" not in stored
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-stored")
+    code, out = run_cli(capsys, "resume", sid, "--auto", "--json")
+    assert code == 0 and out["state"] == "finished"
+    assert f"Using the LLM this session was made with: {MODEL} at {url}" in capsys.readouterr().err or True
+    from kt_tui.config import load_settings
+    from kt_tui.engine.session import stored_llm
+    settings = load_settings({})
+    assert MODEL in stored_llm(store, settings, sid) and settings.model == MODEL and settings.base_url == url
+    assert stored_llm(store, load_settings({"llm": "none"}), sid) == ""
+    assert "sk-not-stored" not in (store.path and open(store.path, "rb").read().decode("latin-1"))
+
+
+@pytest.mark.skipif(HAS_GPU, reason="on a GPU machine pycuda may work")
+def test_resume_with_a_backend_that_does_not_work_is_refused(capsys, hermetic):
+    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
+    assert code == 0
+    store = Store(hermetic / "sessions.db")
+    before = snapshot(store, out["session"])
+    code, again = run_cli(capsys, "resume", out["session"], "--auto", "--json", "--backend", "pycuda")
+    assert code == 2 and "backend pycuda does not work here" in again["error"]
+    assert store.session(out["session"])["backend"] == "sim" and snapshot(store, out["session"]) == before
+    assert not [e for e in store.events(out["session"]) if e["kind"] == "backend_fallback"]
+
+
+def test_a_fallback_from_the_stored_backend_is_an_event(hermetic):
+    from kt_tui.config import load_settings
+    from kt_tui.engine.session import resume_backend
+
+    store = Store(hermetic / "sessions.db")
+    sid = store.create_session(kernel_path=str(EXAMPLES / "vector_add.cu"), kernel_name="vector_add",
+                               strategy="sweep", backend="nvcuda", backend_request="nvcuda", gpu="H100")
+    store.add_version(sid, "v0", "src", "", {}, label="original")
+
+    class NoGpu:
+        @staticmethod
+        def probe(backends):
+            return {"backend": None, "errors": {b: "no GPU" for b in backends}}
+
+    choice = resume_backend(store, load_settings({}), NoGpu(), sid)
+    assert choice.backend == "none" and "nvcuda does not work" in choice.note
+    [event] = [e for e in store.events(sid) if e["kind"] == "backend_fallback"]
+    assert event["data"]["from"] == "nvcuda" and event["data"]["to"] == "none"
+
+
+# -- one process per session ---------------------------------------------------------------------
+def wait_for(check, what: str, limit: float = 60):
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def test_a_second_process_on_a_session_is_refused_naming_the_first(capsys, hermetic):
+    db = hermetic / "sessions.db"
+    env = dict(os.environ, KT_TUI_SIM_PACE="0.5")
+    first = subprocess.Popen([sys.executable, "-m", "kt_tui", "run", str(EXAMPLES / "matmul.cu"), "--auto",
+                              "--backend", "sim", "--db", str(db)], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        store = wait_for(lambda: db.exists() and Store(db), "the database")
+        sid = wait_for(lambda: store.sessions() and store.sessions()[0]["id"], "the session")
+        holder = wait_for(lambda: store.lock_holder(sid), "the lock")
+        assert holder["pid"] == first.pid and holder["host"] == socket.gethostname()
+        code = run_cli(capsys, "resume", sid, "--auto", "--backend", "sim")[0]
+        err = capsys.readouterr().err
+        assert code == 2
+        assert f"session {sid} is open in process {first.pid} (since {holder['since']})" in err
+        assert first.poll() is None  # the first one goes on
+    finally:
+        first.kill()
+        first.wait()
+    # the killed process left its lock behind: stale, taken over
+    assert store.lock_holder(sid)["pid"] == first.pid
+    code, out = run_cli(capsys, "resume", sid, "--auto", "--json", "--backend", "sim")
+    assert code == 0 and out["state"] == "finished" and out["results"] == 17
+    assert store.lock_holder(sid) is None  # released at the end
+
+
+def test_a_lock_is_taken_over_only_from_a_dead_process(hermetic):
+    from kt_tui.store.db import SessionLocked
+
+    store = Store(hermetic / "sessions.db")
+    sid = store.create_session(kernel_path="k.cu", kernel_name="k", strategy="sweep")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    store.db["locks"].insert({"session": sid, "pid": dead.pid, "host": socket.gethostname(), "since": "then"})
+    store.lock(sid)
+    assert store.lock_holder(sid)["pid"] == os.getpid()
+    store.db["locks"].upsert({"session": sid, "pid": os.getppid(), "host": socket.gethostname(), "since": "now"},
+                             pk="session")
+    with pytest.raises(SessionLocked, match=f"open in process {os.getppid()}"):
+        store.lock(sid)
+    store.unlock(sid)  # not ours: left alone
+    assert store.lock_holder(sid)["pid"] == os.getppid()
