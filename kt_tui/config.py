@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+import types
 import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -121,7 +122,8 @@ _POSITIVE = {"timeout_s", "llm_timeout_s"}  # a watchdog of 0 s would stop every
 def _types() -> dict[str, tuple[type, ...]]:
     out = {}
     for name, hint in typing.get_type_hints(Settings).items():
-        args = typing.get_args(hint) or (hint,)
+        union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+        args = typing.get_args(hint) if union else (hint,)
         out[name] = tuple(typing.get_origin(a) or a for a in args if a is not type(None))
     return out
 
@@ -131,6 +133,8 @@ def _check_type(name: str, value, where: str) -> None:
     ok = isinstance(value, wanted) and not (isinstance(value, bool) and bool not in wanted)
     if not ok and float in wanted and isinstance(value, int) and not isinstance(value, bool):
         ok = True
+    if ok and name == "keys" and not all(isinstance(k, str) for k in value.values()):
+        ok = False  # binding id -> key, both strings
     if not ok:
         kinds = " or ".join({"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
                              "dict": "a table"}.get(t.__name__, t.__name__) for t in wanted)

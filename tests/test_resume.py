@@ -4,12 +4,15 @@ backend asked for is used or refused, and one process runs a session at a time."
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 
 import pytest
 
+from kt_tui.cli import main
 from kt_tui.store import Store
 
 from .conftest import EXAMPLES, HAS_GPU
@@ -49,9 +52,10 @@ def test_the_llm_a_session_was_made_with_is_offered_on_resume(capsys, monkeypatc
     stored = json.loads(store.session(sid)["settings"])
     assert stored["model"] == MODEL and stored["base_url"] == url and "api_key" not in stored
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-stored")
-    code, out = run_cli(capsys, "resume", sid, "--auto", "--json")
-    assert code == 0 and out["state"] == "finished"
-    assert f"Using the LLM this session was made with: {MODEL} at {url}" in capsys.readouterr().err or True
+    assert main(["resume", sid, "--auto", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["state"] == "finished"
+    assert f"Using the LLM this session was made with: {MODEL} at {url}" in captured.err
     from kt_tui.config import load_settings
     from kt_tui.engine.session import stored_llm
     settings = load_settings({})
@@ -103,6 +107,15 @@ def wait_for(check, what: str, limit: float = 60):
     raise AssertionError(f"gave up waiting for {what}")
 
 
+def lock_row(db) -> str | None:
+    try:
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            row = conn.execute("SELECT session FROM locks").fetchone()
+    except sqlite3.Error:  # not there yet
+        return None
+    return row[0] if row else None
+
+
 def test_a_second_process_on_a_session_is_refused_naming_the_first(capsys, hermetic):
     db = hermetic / "sessions.db"
     env = dict(os.environ, KT_TUI_SIM_PACE="0.5")
@@ -110,9 +123,9 @@ def test_a_second_process_on_a_session_is_refused_naming_the_first(capsys, herme
                               "--backend", "sim", "--db", str(db)], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        store = wait_for(lambda: db.exists() and Store(db), "the database")
-        sid = wait_for(lambda: store.sessions() and store.sessions()[0]["id"], "the session")
-        holder = wait_for(lambda: store.lock_holder(sid), "the lock")
+        sid = wait_for(lambda: lock_row(db), "the first process to take its session")
+        store = Store(db)
+        holder = store.lock_holder(sid)
         assert holder["pid"] == first.pid and holder["host"] == socket.gethostname()
         code = run_cli(capsys, "resume", sid, "--auto", "--backend", "sim")[0]
         err = capsys.readouterr().err

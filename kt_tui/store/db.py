@@ -122,7 +122,8 @@ class Store:
                     db[name].add_column(c, t)
         if not db["events"].indexes:
             db["events"].create_index(["session", "id"], if_not_exists=True)
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if version != SCHEMA_VERSION:
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- sessions ------------------------------------------------------------------------
     def create_session(self, **fields) -> str:
