@@ -158,3 +158,71 @@ def test_a_lock_is_taken_over_only_from_a_dead_process(hermetic):
         store.lock(sid)
     store.unlock(sid)  # not ours: left alone
     assert store.lock_holder(sid)["pid"] == os.getppid()
+
+
+# -- the same in the terminal UI -------------------------------------------------------------------
+def sim_session(capsys) -> str:
+    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
+    assert code == 0 and out["state"] == "finished"
+    return out["session"]
+
+
+async def test_the_ui_says_which_process_holds_a_session(capsys, hermetic):
+    from .test_ui import SIZE, resumed_app
+    from .test_ui import wait_for as ui_wait
+
+    sid = sim_session(capsys)
+    store = Store(hermetic / "sessions.db")
+    store.db["locks"].insert({"session": sid, "pid": os.getppid(), "host": socket.gethostname(), "since": "noon"})
+    app = resumed_app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await ui_wait(pilot, lambda: screen.state == "error")
+        assert f"session {sid} is open in process {os.getppid()} (since noon)" in str(screen.query_one("#gate").render())
+        await pilot.press("q")
+    assert store.lock_holder(sid)["pid"] == os.getppid()
+
+
+async def test_a_finished_session_opens_as_it_is_and_w_goes_on(capsys, hermetic):
+    from textual.widgets import OptionList
+
+    from kt_tui.ui.strategy_picker import StrategyPicker
+
+    from .test_ui import SIZE, resumed_app
+    from .test_ui import wait_for as ui_wait
+
+    sid = sim_session(capsys)
+    store = Store(hermetic / "sessions.db")
+    before = snapshot(store, sid)
+    app = resumed_app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await ui_wait(pilot, lambda: screen.state == "finished")
+        assert snapshot(store, sid) == before and store.lock_holder(sid)["pid"] == os.getpid()
+        await pilot.press("w")
+        await ui_wait(pilot, lambda: isinstance(app.screen, StrategyPicker))
+        options = app.screen.query_one(OptionList)
+        options.highlighted = next(i for i in range(options.option_count)
+                                   if options.get_option_at_index(i).id == "explicit")
+        await pilot.press("enter")
+        await ui_wait(pilot, lambda: screen.bridge.waiting and screen.gate is not None)
+        assert store.session(sid)["strategy"] == "explicit" and store.session(sid)["state"] == "waiting"
+        await pilot.press("q")
+    assert store.lock_holder(sid) is None
+    assert [e["data"]["strategy"] for e in store.events(sid) if e["kind"] == "switched"] == ["explicit"]
+
+
+async def test_an_unknown_key_binding_id_is_a_warning(capsys):
+    from .test_ui import SIZE, resumed_app
+    from .test_ui import wait_for as ui_wait
+
+    sid = sim_session(capsys)
+    app = resumed_app(sid)
+    app.settings.keys = {"strat": "g", "start": "enter"}
+    shown = []
+    app.notify = lambda message, **kw: shown.append((message, kw.get("severity")))
+    async with app.run_test(size=SIZE) as pilot:
+        await ui_wait(pilot, lambda: app.screen.state == "finished")
+        await pilot.press("q")
+    [(message, severity)] = [(m, s) for m, s in shown if "[keys]" in m]
+    assert "no key binding 'strat'" in message and "start" in message and severity == "warning"
