@@ -47,6 +47,22 @@ def test_resuming_a_finished_session_without_an_llm_changes_nothing(capsys, auto
     assert snapshot(store, sid) == before
 
 
+def test_a_session_resumed_without_an_llm_keeps_what_the_llm_said(capsys, autonomous_session):
+    sid, _, store = autonomous_session
+    before = snapshot(store, sid)
+    verdict = store.gate(sid, "step:3")["body"]["verdict"]
+    assert verdict and verdict["valid"]
+    with store.db.conn:  # as if the session had stopped at step 3's gate
+        store.db.conn.execute("DELETE FROM gates WHERE session = ? AND key = 'step:3'", [sid])
+    store.update_session(sid, state="waiting")
+    code, out = run_cli(capsys, "resume", sid, "--auto", "--json", "--llm", "none")
+    assert code == 0 and out["state"] == "finished" and out["error"] is None
+    shown = store.gate(sid, "step:3")["body"]
+    assert shown["verdict"] == verdict and shown["note"] is None
+    # the stored kernels are replayed as they were: no new version, nothing measured again
+    assert snapshot(store, sid) == before
+
+
 def test_the_llm_a_session_was_made_with_is_offered_on_resume(capsys, monkeypatch, autonomous_session):
     sid, url, store = autonomous_session
     stored = json.loads(store.session(sid)["settings"])
