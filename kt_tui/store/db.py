@@ -108,7 +108,7 @@ class Store:
             raise SchemaError(f"{self.path} was made by a newer kt-tui (schema {version}, this one reads up to "
                               f"{SCHEMA_VERSION}); upgrade kt-tui to open it")
         names = {n for n in db.table_names() if not n.startswith("sqlite_")}
-        if names and "sessions" not in names:
+        if names and not names & set(_TABLES):
             raise SchemaError(f"{self.path} is not a kt-tui session database (it has other tables: "
                               f"{', '.join(sorted(names)[:5])}); pass another --db")
         if self.path != ":memory:":
