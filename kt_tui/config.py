@@ -142,7 +142,7 @@ def _check_type(name: str, value, where: str) -> None:
 
 
 def _check_values(s: Settings, origin: dict[str, str]) -> None:
-    for name, wanted in _types().items():
+    for name in _types():
         value = getattr(s, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
