@@ -152,10 +152,20 @@ def _log_crash() -> str:
     return str(path)
 
 
+def _flag_names() -> dict[str, str]:
+    """setting -> the flag that sets it (its longest spelling), for messages."""
+    names = {}
+    for sub in build_parser()._subparsers._group_actions[0].choices.values():
+        for action in sub._actions:
+            if action.option_strings:
+                names.setdefault(action.dest, max(action.option_strings, key=len))
+    return names
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     from .config import load_settings
 
-    settings = load_settings(_flags(args))
+    settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":
         from .commands import list_sessions
         return list_sessions(settings, args.json)

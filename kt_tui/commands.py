@@ -111,6 +111,7 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
         state = run_headless(engine, store.session(sid)["strategy"])
     finally:
         gpu.close()
+        store.unlock(sid)
     return _finish(store, sid, state, as_json)
 
 
@@ -132,18 +133,24 @@ def run_auto(settings: Settings, args: argparse.Namespace) -> int:
         gpu.close()
         raise
     sid = new_session(store, settings, kf, spec, choice)
+    store.lock(sid)
     return _run(store, settings, sid, gpu, choice, args.json, args.allow_flagged)
 
 
 def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
-    from .engine.session import resume_backend
+    from .engine.session import resume_backend, stored_llm
     store = open_store(settings)
     s = find_session(store, args.session)
+    store.lock(s["id"])  # before anything runs: a second process on this session stops here
+    note = stored_llm(store, settings, s["id"])
+    if note:
+        print(note, file=sys.stderr)
     gpu = make_worker(settings)
     try:
         choice = resume_backend(store, settings, gpu, s["id"])
     except UserError:
         gpu.close()
+        store.unlock(s["id"])
         raise
     return _run(store, settings, s["id"], gpu, choice, args.json, getattr(args, "allow_flagged", False))
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import tomllib
+import types
+import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from urllib.parse import urlparse
 
 from .errors import UserError
 from platformdirs import user_config_dir, user_data_dir
@@ -81,8 +84,11 @@ _ENV = {
 }
 
 
-def load_settings(flags: dict | None = None, config_file: Path | None = None) -> Settings:
+def load_settings(flags: dict | None = None, config_file: Path | None = None,
+                  flag_names: dict[str, str] | None = None) -> Settings:
+    """flag_names: setting -> the command-line flag that sets it, for messages."""
     s = Settings()
+    origin: dict[str, str] = {}
     path = config_file or config_dir() / "config.toml"
     if path.is_file():
         try:
@@ -93,13 +99,83 @@ def load_settings(flags: dict | None = None, config_file: Path | None = None) ->
         for k, v in data.items():
             if k not in known:
                 raise ConfigError(f"{path}: unknown setting {k!r} (known: {', '.join(sorted(known))})")
+            _check_type(k, v, f"{path}: setting {k!r}")
             setattr(s, k, v)
+            origin[k] = f"{path}: setting {k!r}"
     for env, name in _ENV.items():
         if os.environ.get(env):
             setattr(s, name, os.environ[env])
+            origin[name] = env
     for k, v in (flags or {}).items():
         if v is not None:
             setattr(s, k, v)
+            origin[k] = (flag_names or {}).get(k) or "--" + k.replace("_", "-")
+    _check_values(s, origin)
     if not s.db:
         s.db = str(data_dir() / "sessions.db")
     return s
+
+
+_POSITIVE = {"timeout_s", "llm_timeout_s"}  # a watchdog of 0 s would stop everything at once
+
+
+def _types() -> dict[str, tuple[type, ...]]:
+    out = {}
+    for name, hint in typing.get_type_hints(Settings).items():
+        union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+        args = typing.get_args(hint) if union else (hint,)
+        out[name] = tuple(typing.get_origin(a) or a for a in args if a is not type(None))
+    return out
+
+
+def _check_type(name: str, value, where: str) -> None:
+    wanted = _types()[name]
+    ok = isinstance(value, wanted) and not (isinstance(value, bool) and bool not in wanted)
+    if not ok and float in wanted and isinstance(value, int) and not isinstance(value, bool):
+        ok = True
+    if ok and name == "keys" and not all(isinstance(k, str) for k in value.values()):
+        ok = False  # binding id -> key, both strings
+    if not ok:
+        kinds = " or ".join({"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+                             "dict": "a table"}.get(t.__name__, t.__name__) for t in wanted)
+        raise ConfigError(f"{where} must be {kinds}, not {value!r}")
+
+
+def _check_values(s: Settings, origin: dict[str, str]) -> None:
+    for name in _types():
+        value = getattr(s, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        where = origin.get(name, name)
+        if name in _POSITIVE and value <= 0:
+            raise ConfigError(f"{where} must be more than 0, not {value}")
+        if value < 0:
+            raise ConfigError(f"{where} must not be negative, not {value}")
+    if s.base_url:
+        url = urlparse(s.base_url)
+        if url.scheme not in ("http", "https") or not url.netloc:
+            raise ConfigError(f"{origin.get('base_url', 'base_url')} must be an http:// or https:// URL, "
+                              f"not {s.base_url!r}")
+    if s.theme != Settings.theme:
+        from .ui.theme import theme_names  # theme files only, no Textual
+        names = theme_names()
+        if s.theme not in names:
+            raise ConfigError(f"{origin.get('theme', 'theme')} {s.theme}: no such theme "
+                              f"(have: {', '.join(sorted(names))})")
+    if s.sim_cache:
+        _check_sim_cache(s.sim_cache, origin.get("sim_cache", "sim_cache"))
+
+
+def _check_sim_cache(value: str, where: str) -> None:
+    p = Path(value)
+    if p.is_dir():
+        return  # a folder of recorded caches, searched by kernel version
+    if not p.is_file():
+        raise ConfigError(f"{where} {value}: no such file or folder")
+    from .gpu.simcache import read_header
+    try:
+        head = read_header(p)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        head = None
+    if not isinstance(head, dict) or "tune_params_keys" not in head:
+        raise ConfigError(f"{where} {value}: not a kernel_tuner cachefile")

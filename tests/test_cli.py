@@ -184,3 +184,47 @@ def test_resume_with_nothing_to_resume(capsys):
     assert code == 2 and "no sessions yet" in capsys.readouterr().err
     code = __import__("kt_tui.cli").cli.main(["resume", "nope", "--auto"])
     assert code == 2 and "no session 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--timeout", "0"], "--timeout must be more than 0"),
+    (["--timeout", "-1"], "--timeout must be more than 0"),
+    (["--max-configs", "-5"], "--max-configs must not be negative"),
+    (["--sim-cache", "nowhere.json"], "--sim-cache nowhere.json: no such file or folder"),
+    (["--sim-cache", str(EXAMPLES / "vector_add.cu.toml")], "not a kernel_tuner cachefile"),
+    (["--base-url", "ftp://example.com/v1"], "--base-url must be an http:// or https:// URL"),
+    (["--base-url", "localhost:8000"], "--base-url must be an http:// or https:// URL"),
+    (["--theme", "no-such-theme"], "--theme no-such-theme: no such theme"),
+])
+def test_bad_flags_get_one_line_and_exit_2_before_any_work(flags, message, capsys, hermetic):
+    code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "sim",
+                                              *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert not (hermetic / "sessions.db").exists()
+
+
+@pytest.mark.parametrize("line, message", [
+    ('max_configs = "ten"', "setting 'max_configs' must be an integer, not 'ten'"),
+    ("seeds = 1", "setting 'seeds' must be true or false, not 1"),
+    ("timeout_s = true", "setting 'timeout_s' must be a number, not True"),
+    ("keys = 3", "setting 'keys' must be a table, not 3"),
+    ("time_limit_s = -2", "setting 'time_limit_s' must not be negative"),
+    ('theme = "nope"', "setting 'theme' nope: no such theme"),
+])
+def test_a_config_value_of_the_wrong_type_names_the_key_and_the_file(line, message, capsys, hermetic):
+    config = hermetic / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(line + "\n")
+    code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "sim"])
+    err = capsys.readouterr().err
+    assert code == 2 and str(config) in err and message in err, err
+    assert not (hermetic / "sessions.db").exists()
+
+
+def test_a_good_config_still_loads(hermetic):
+    from kt_tui.config import load_settings
+    config = hermetic / "config.toml"
+    config.write_text('threshold = 1\nmax_configs = 5\nkeys = {start = "enter"}\ntheme = "kt-light"\n')
+    s = load_settings({}, config_file=config)
+    assert (s.threshold, s.max_configs, s.keys, s.theme) == (1, 5, {"start": "enter"}, "kt-light")

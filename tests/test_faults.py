@@ -53,6 +53,12 @@ def test_the_manifest_lists_every_fault_file():
         assert c.get("sanitizer") in (None, "memcheck", "racecheck")
 
 
+def test_an_out_of_bounds_write_may_fault_or_corrupt_but_never_pass():
+    """H100: the write past the end faults (runtime_error); H200: it corrupts memory (wrong_result)."""
+    case = next(c for c in CASES if c["file"] == "oob_write.cu")
+    assert set(case["status"]) == {"wrong_result", "runtime_error"}
+
+
 # -- the safety review and the compile check (no GPU) ----------------------------------------------
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_review_flags(case):

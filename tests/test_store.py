@@ -248,3 +248,30 @@ def test_store_from_two_threads(store):
     assert len(evs) == 40
     assert [e["data"]["i"] for e in evs if e["kind"] == "a"] == list(range(20))
     assert sorted(r["key"] for r in store.results(sid)) == ["100", "200"]
+
+
+def test_a_database_of_a_newer_schema_is_refused_and_not_restamped(tmp_path, capsys):
+    from kt_tui.cli import main
+    from kt_tui.store.db import SCHEMA_VERSION
+    db = tmp_path / "newer.db"
+    Store(db).create_session(kernel_path="k.cu", kernel_name="k", strategy="sweep")
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    assert main(["sessions", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert f"made by a newer kt-tui (schema {SCHEMA_VERSION + 5}, this one reads up to {SCHEMA_VERSION})" in err
+    assert len(err.strip().splitlines()) == 1
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 5
+
+
+def test_a_database_of_another_program_is_refused_and_left_alone(tmp_path, capsys):
+    from kt_tui.cli import main
+    db = tmp_path / "other.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER, total REAL)")
+    assert main(["resume", "--auto", "--db", str(db)]) == 2
+    assert "is not a kt-tui session database" in capsys.readouterr().err
+    with sqlite3.connect(db) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    assert names == ["invoices"]

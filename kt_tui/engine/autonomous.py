@@ -7,7 +7,7 @@ from __future__ import annotations
 from .asking import llm_ask
 from .events import Gate
 from .kernel_step import prompt_context, run_rewrite
-from .manual import NO_VERDICT, PLAN_NOTE, is_manual, manual_rewrite
+from .manual import NO_VERDICT, PLAN_NOTE, is_manual, manual_rewrite, stored_reply
 from .plan import plan_from_text, plan_text
 
 NAME = "autonomous"
@@ -21,7 +21,10 @@ def autonomous(engine):
     yield from start(engine, "write a plan" if manual else "ask the LLM for a plan")
     ctx = prompt_context  # the current best kernel and its numbers, for the prompts
 
-    plan = None if manual else (yield from llm_ask(engine, "plan", "plan", Plan, **ctx(engine)))
+    if manual:
+        plan = stored_reply(engine, "plan", Plan)
+    else:
+        plan = yield from llm_ask(engine, "plan", "plan", Plan, **ctx(engine))
     steps = yield from _review_plan(engine, "plan", plan, manual)
     replans, done = 0, []
     while True:
@@ -29,17 +32,23 @@ def autonomous(engine):
             if not opts.get("with_replanning", True) or replans >= opts.get("max_replanning", 1):
                 return
             replans += 1
-            plan = None if manual else (yield from llm_ask(engine, f"replan:{replans}", "replan", Plan,
-                                                           previous_steps=steps_summary(engine), **ctx(engine)))
+            if manual:
+                plan = stored_reply(engine, f"replan:{replans}", Plan)
+            else:
+                plan = yield from llm_ask(engine, f"replan:{replans}", "replan", Plan,
+                                          previous_steps=steps_summary(engine), **ctx(engine))
             steps = yield from _review_plan(engine, f"plan:{replans}", plan, manual)
             if not steps:
                 return
         step_id, title, text = steps.pop(0)
         done.append(step_id)
-        verdict = None if manual else (yield from llm_ask(engine, f"validate:{step_id}", "validate_step",
-                                                          StepVerdict, step=f"{title}\n{text}", **ctx(engine)))
+        if manual:
+            verdict = stored_reply(engine, f"validate:{step_id}", StepVerdict)
+        else:
+            verdict = yield from llm_ask(engine, f"validate:{step_id}", "validate_step", StepVerdict,
+                                         step=f"{title}\n{text}", **ctx(engine))
         body = {"step": step_id, "description": text, "verdict": verdict_body(verdict),
-                "note": NO_VERDICT if manual else None}
+                "note": NO_VERDICT if manual and verdict is None else None}
         decision = yield Gate(f"step:{step_id}", "step", f"Step {step_id}: {title}", body)
         if decision.choice == "skip":
             why = "skipped by the user" if decision.by != "policy" else f"not a kernel change: {verdict.reason}"
@@ -61,8 +70,11 @@ def autonomous(engine):
                 engine.set_step(step_id, state="skipped", reason=f"broken down into {len(subs)} steps")
                 steps[:0] = subs
                 continue
-        rewrite = manual_rewrite(engine) if manual else (yield from llm_ask(
-            engine, f"execute:{step_id}", "execute_step", KernelRewrite, step=f"{title}\n{text}", **ctx(engine)))
+        if manual:
+            rewrite = stored_reply(engine, f"execute:{step_id}", KernelRewrite) or manual_rewrite(engine)
+        else:
+            rewrite = yield from llm_ask(engine, f"execute:{step_id}", "execute_step", KernelRewrite,
+                                         step=f"{title}\n{text}", **ctx(engine))
         if rewrite is None:
             engine.set_step(step_id, state="skipped", reason="no kernel for this step")
             continue
@@ -90,7 +102,8 @@ def verdict_body(verdict) -> dict | None:
 
 def _review_plan(engine, key, plan, manual=False):
     """The plan gate: approve it, edit it (add, delete, reorder, reword), or stop. In manual mode
-    the user writes the plan at this gate."""
+    the user writes the plan at this gate, unless an LLM wrote it earlier (a resumed session)."""
+    manual = manual and plan is None
     if not manual and (plan is None or not plan.steps):
         return []
     proposed = [(p.title, p.description) for p in plan.steps] if plan else []

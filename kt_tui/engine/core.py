@@ -380,7 +380,11 @@ class Engine:
         return strategy(self)
 
     def run(self, strategy: Strategy) -> str:
-        """Run `strategy` to its end; returns the session's state afterwards."""
+        """Run `strategy` to its end; returns the session's state afterwards. A finished session
+        stays as it is (nothing replays, nothing runs) until the user switches strategy."""
+        if self.store.session(self.sid)["state"] == "finished":
+            self.emit("finished", keep=False, state="finished", error=None)
+            return "finished"
         self.set_state("running", error=None)
         gen = strategy(self)
         try:

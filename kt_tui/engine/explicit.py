@@ -12,7 +12,7 @@ from .asking import llm_ask
 from .autonomous import start, steps_summary, verdict_body
 from .events import Gate
 from .kernel_step import prompt_context, run_rewrite
-from .manual import NO_VERDICT, is_manual, manual_rewrite
+from .manual import NO_VERDICT, is_manual, manual_rewrite, stored_reply
 from .steps_file import Step, blocked_by, load_steps
 
 NAME = "explicit"
@@ -45,10 +45,10 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
         return
     values = {**prompt_context(engine), "step_params": step.tune_params, "step": f"{step.title}\n{step.description}",
               "previous_steps": steps_summary(engine)}
-    verdict = None
+    verdict = stored_reply(engine, f"validate:{step.id}", verdict_cls) if manual else None
     if not (manual or step.skip_evaluation):
         verdict = yield from llm_ask(engine, f"validate:{step.id}", "validate_step", verdict_cls, **values)
-    note = NO_VERDICT if manual else "skip_evaluation: the step was not evaluated" if step.skip_evaluation else None
+    note = NO_VERDICT if manual and verdict is None else "skip_evaluation: the step was not evaluated" if step.skip_evaluation else None
     decision = yield Gate(f"step:{step.id}", "step", f"Step {step.id}: {step.title}",
                           {"step": step.id, "description": step.description, "verdict": verdict_body(verdict),
                            "note": note, "tune_params": step.tune_params, "depends_on": step.depends_on,
@@ -68,7 +68,8 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
         engine.set_step(step.id, state="approved",
                         reason="approved against the LLM's verdict" if verdict and not verdict.valid else "")
     if manual:
-        rewrite = manual_rewrite(engine, step.tune_params)
+        rewrite = (stored_reply(engine, f"execute:{step.id}", rewrite_cls)
+                   or manual_rewrite(engine, step.tune_params))
     else:
         from ..llm.prompts import rewrite_messages
         messages = rewrite_messages(prompt, f"step {step.id!r}.prompt", **values)

@@ -17,6 +17,13 @@ def is_manual(engine) -> bool:
     return engine.make_llm is None
 
 
+def stored_reply(engine, key: str, model_cls):
+    """What an LLM answered for `key` when the session had one: on resume without an LLM it is shown
+    and used again as it was (a replayed decision then means what it meant), never replaced."""
+    stored = engine.store.llm_result(engine.sid, key)
+    return None if stored is None or stored["value"] is None else model_cls.model_validate(stored["value"])
+
+
 def manual_rewrite(engine, suggested: dict | None = None):
     """The current best kernel as the step's starting point; the step's suggested parameters are
     named in the note (run_rewrite gets them too, for the names the user's code comes to use)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .asking import llm_ask
 from .autonomous import start, steps_summary
 from .kernel_step import prompt_context, run_rewrite
-from .manual import is_manual, manual_rewrite
+from .manual import is_manual, manual_rewrite, stored_reply
 
 NAME = "one-prompt"
 DESCRIPTION = "one LLM call rewrites the whole kernel; then verify, tune and accept"
@@ -24,7 +24,7 @@ def one_prompt(engine):
     if not any(s["id"] == STEP for s in engine.store.steps(engine.sid)):
         engine.set_step(STEP, title=TITLE, description="one prompt, one rewrite", state="approved")
     if manual:
-        rewrite = manual_rewrite(engine)
+        rewrite = stored_reply(engine, "one-prompt", KernelRewrite) or manual_rewrite(engine)
     else:
         values = {**prompt_context(engine), "step_params": {}, "step": TITLE, "previous_steps": steps_summary(engine)}
         messages = rewrite_messages(template_text("one_prompt"), "prompt template 'one_prompt'", **values)

@@ -75,16 +75,38 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
         settings.sim_cache = s["sim_cache"]
     first = store.versions(sid)[0]
     original = [first["id"], *version_ids(first["source"], spec_from_plain(json.loads(first["spec_json"])))]
-    request = settings.backend if settings.backend != "auto" else (s.get("backend_request") or "auto")
+    asked = settings.backend != "auto"  # asked for now (flag, env or config): it works or we refuse
+    request = settings.backend if asked else (s.get("backend_request") or "auto")
     path = Path(s["kernel_path"])
     try:
         choice = pick_backend(settings, gpu, s["kernel_name"], original, path, request)
     except BackendError as first:
+        if asked:
+            raise
         try:
             choice = pick_backend(settings, gpu, s["kernel_name"], original, path, "auto")
+            choice.note = f"The session's backend {request} does not work here: {first} " + choice.note
         except BackendError:
             choice = BackendChoice("none", s.get("gpu") or "", note=f"Nothing can be measured here: {first}")
+        store.add_event(sid, "backend_fallback", {"from": request, "to": choice.backend, "note": choice.note})
     if choice.backend != s.get("backend"):
         store.update_session(sid, backend=choice.backend, gpu=choice.gpu, simulated=int(choice.simulated),
                              note=choice.note)
     return choice
+
+
+def stored_llm(store: Store, settings: Settings, sid: str) -> str:
+    """On resume with no model given, the endpoint and model the session was made with (never a key:
+    that comes from OPENAI_API_KEY now). Returns a note saying so, or ""."""
+    if settings.llm == "none" or settings.model:
+        return ""
+    try:
+        stored = json.loads(store.session(sid).get("settings") or "{}")
+    except ValueError:
+        return ""
+    if not stored.get("model"):
+        return ""
+    settings.model = stored["model"]
+    settings.base_url = settings.base_url or stored.get("base_url")
+    return (f"Using the LLM this session was made with: {settings.model} at {settings.base_url or 'the default endpoint'} "
+            f"(--model/--base-url choose another, --llm none goes without).")

@@ -6,9 +6,13 @@ Events are append-only; sessions, gates, runs and results are upserted by their 
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import io
 import json
+import os
+import socket
+import sqlite3
 import threading
 import time
 import uuid
@@ -16,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import sqlite_utils
+
+from ..errors import UserError
 
 SCHEMA_VERSION = 2  # 2: results.verdicts, checks
 
@@ -44,9 +50,31 @@ _TABLES = {
                    "latency_s": float, "attempt": int, "streamed": int, "created": str}, "id"),
     "llm_results": ({"session": str, "key": str, "value": str, "text": str, "by": str, "created": str},
                     ("session", "key")),
+    "locks": ({"session": str, "pid": int, "host": str, "since": str}, "session"),
     "steps": ({"session": str, "id": str, "seq": int, "title": str, "description": str, "state": str,
                "reason": str, "version": str, "parent": str, "updated": str}, ("session", "id")),
 }
+
+
+class SchemaError(UserError):
+    """The file is not a session database this kt-tui can read."""
+
+
+class SessionLocked(UserError):
+    """Another live process is running the session."""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a killed child not yet waited for is a zombie: gone all the same
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def now() -> str:
@@ -75,6 +103,14 @@ class Store:
 
     def _migrate(self) -> None:
         db = self.db
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise SchemaError(f"{self.path} was made by a newer kt-tui (schema {version}, this one reads up to "
+                              f"{SCHEMA_VERSION}); upgrade kt-tui to open it")
+        names = {n for n in db.table_names() if not n.startswith("sqlite_")}
+        if names and not names & set(_TABLES):
+            raise SchemaError(f"{self.path} is not a kt-tui session database (it has other tables: "
+                              f"{', '.join(sorted(names)[:5])}); pass another --db")
         if self.path != ":memory:":
             db.enable_wal()
         for name, (columns, pk) in _TABLES.items():
@@ -86,7 +122,8 @@ class Store:
                     db[name].add_column(c, t)
         if not db["events"].indexes:
             db["events"].create_index(["session", "id"], if_not_exists=True)
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if version != SCHEMA_VERSION:
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # -- sessions ------------------------------------------------------------------------
     def create_session(self, **fields) -> str:
@@ -111,6 +148,39 @@ class Store:
 
     def latest_session(self) -> dict | None:
         rows = self.sessions()
+        return rows[0] if rows else None
+
+    # -- one process runs a session at a time ---------------------------------------------
+    def lock(self, sid: str) -> None:
+        """Take the session for this process; SessionLocked when a live process holds it. A lock
+        left by a process that is gone (killed) is taken over. Released by unlock() or at exit."""
+        me, host = os.getpid(), socket.gethostname()
+        conn = self.db.conn
+        conn.commit()
+        conn.execute("BEGIN IMMEDIATE")  # one writer at a time: two processes cannot both take it
+        try:
+            row = conn.execute("SELECT pid, host, since FROM locks WHERE session = ?", [sid]).fetchone()
+            if row and row[0] != me and (row[1] != host or _alive(row[0])):
+                where = f" on {row[1]}" if row[1] != host else ""
+                raise SessionLocked(f"session {sid} is open in process {row[0]}{where} (since {row[2]}); "
+                                    f"close it there first")
+            conn.execute("INSERT OR REPLACE INTO locks (session, pid, host, since) VALUES (?, ?, ?, ?)",
+                         [sid, me, host, now()])
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+        atexit.register(self.unlock, sid)
+
+    def unlock(self, sid: str) -> None:
+        try:
+            with self.db.conn:
+                self.db.conn.execute("DELETE FROM locks WHERE session = ? AND pid = ?", [sid, os.getpid()])
+        except sqlite3.Error:
+            pass  # at exit the database may be gone; a lock left behind is taken over as stale
+
+    def lock_holder(self, sid: str) -> dict | None:
+        rows = list(self.db["locks"].rows_where("session = ?", [sid]))
         return rows[0] if rows else None
 
     # -- kernel versions -----------------------------------------------------------------

@@ -10,7 +10,7 @@ from textual.app import App
 
 from ..config import Settings
 from ..engine.precheck import checked_backend
-from ..engine.session import KernelFile, new_session, pick_backend, resume_backend
+from ..engine.session import KernelFile, new_session, pick_backend, resume_backend, stored_llm
 from ..kernel.draft import draft_spec
 from ..kernel.source import pick_kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_ids
@@ -18,6 +18,19 @@ from ..store import Store
 from .session_screen import SessionScreen
 from .setup_screens import KernelPickScreen, SpecEditScreen
 from .theme import load_themes
+
+
+def binding_ids() -> set[str]:
+    """The ids a [keys] table in config.toml may remap: every screen's bindings that have one."""
+    from textual.screen import Screen
+    from . import editors, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
+
+    found, todo = set(), [Screen, KtApp]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        found |= {b.id for b in getattr(cls, "BINDINGS", []) if getattr(b, "id", None)}
+    return found
 
 
 class KtApp(App):
@@ -40,6 +53,10 @@ class KtApp(App):
         for problem in self.theme_problems:
             self.notify(problem, severity="warning")
         if self.settings.keys:
+            known = binding_ids()
+            for name in sorted(set(self.settings.keys) - known):
+                self.notify(f"config.toml [keys]: no key binding {name!r}; known: {', '.join(sorted(known))}",
+                            severity="warning", timeout=15)
             self.set_keymap(self.settings.keys)
         if self.resume:
             self._open_stored(self.resume)
@@ -96,7 +113,9 @@ class KtApp(App):
                 choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel,
                                                               version_ids(kf.source, spec), kf.path),
                                          kf.source, spec, kf.path)
-                return new_session(store, settings, kf, spec, choice), choice
+                sid = new_session(store, settings, kf, spec, choice)
+                store.lock(sid)
+                return sid, choice
 
             self.push_screen(SessionScreen(settings, store, kf.source, spec, prepare, kernel_label=kf.path.name))
         return open_session
@@ -109,7 +128,11 @@ class KtApp(App):
         settings, store = self.settings, self.store
 
         def prepare(gpu):
-            return sid, resume_backend(store, settings, gpu, sid)
+            store.lock(sid)  # SessionLocked: another process runs it; the screen says which
+            note = stored_llm(store, settings, sid)
+            choice = resume_backend(store, settings, gpu, sid)
+            choice.note = " ".join(n for n in (choice.note, note) if n)
+            return sid, choice
 
         self.push_screen(SessionScreen(settings, store, original["source"], spec, prepare, sid=sid,
                                        kernel_label=Path(s["kernel_path"]).name))

@@ -314,7 +314,7 @@ class SessionScreen(Screen):
         if action == "pause":
             return (self.state == "running" and self.run_info.get("kind") == "tune" and not self.bridge.waiting) or None
         if action == "switch_strategy":
-            return bool(choices) or None
+            return bool(choices) or self.state == "finished" or None
         if action == "approve_all":
             return not self.autopilot or None
         if action == "sanitize":
@@ -397,7 +397,12 @@ class SessionScreen(Screen):
         gate = self.gate
 
         def chosen(name: str | None) -> None:
-            if name and self.gate is gate:
+            if name and gate is None and self.state == "finished":  # go on with a finished session
+                self.store.update_session(self.sid, strategy=name, state="stopped")
+                self.store.add_event(self.sid, "switched", {"strategy": name, "after": "finished"})
+                self.state = "starting"
+                self._engine_thread()
+            elif name and self.gate is gate:
                 self._decide("switch", name)
         self.app.push_screen(StrategyPicker(self.store.session(self.sid)["strategy"]), chosen)
 
@@ -443,6 +448,8 @@ class SessionScreen(Screen):
         self.bridge.close()
         if self.gpu is not None:
             self.gpu.shutdown()
+        if self.sid:
+            self.store.unlock(self.sid)
 
 
 def _plotted(r: dict) -> float | None:

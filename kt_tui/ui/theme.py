@@ -6,8 +6,6 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from textual.theme import Theme
-
 from ..config import config_dir
 
 _FIELDS = {"primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
@@ -31,8 +29,20 @@ def _theme_files() -> list[tuple[str, str]]:
     return files
 
 
-def load_themes() -> tuple[list[Theme], list[str]]:
-    """All themes that load, and a message for each file that does not."""
+def theme_names() -> set[str]:
+    """The names of the theme files that parse (without loading Textual)."""
+    names = set()
+    for name, text in _theme_files():
+        try:
+            names.add(str(tomllib.loads(text).get("name", Path(name).stem)))
+        except tomllib.TOMLDecodeError:
+            continue
+    return names
+
+
+def load_themes() -> tuple[list, list[str]]:
+    """All themes that load (textual Theme objects), and a message for each file that does not."""
+    from textual.theme import Theme
     themes, problems = [], []
     for name, text in _theme_files():
         try:
