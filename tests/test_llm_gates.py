@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from kt_tui.cli import main
 from kt_tui.engine.asking import llm_ask
 from kt_tui.engine.events import Decision
 from kt_tui.llm.client import LlmClient
@@ -104,6 +105,8 @@ def test_extraction_of_unclosed_brackets_is_bounded():
         extract_json("[" * 200_000 + "{" * 50_000)
     assert "not closed" in str(e.value)
     assert extract_json("{[" * 1000 + ' {"a": 1} ') == {"a": 1}
+    with pytest.raises(ExtractError):
+        extract_json("```" * 80_000)  # fences on one line: once quadratic in the fence pattern
     with pytest.raises(ExtractError) as e:
         extract_json(" " * 300_000 + "{}")
     assert "256 KB limit" in str(e.value)
@@ -170,3 +173,30 @@ def test_ctrl_c_headless_cancels_the_call_in_flight(capsys, hermetic):
     assert [c["state"] for c in calls] == ["failed"]
 
 
+
+
+def test_llm_timeout_and_retries_reach_the_client(capsys, hermetic):
+    (hermetic / "config").mkdir(exist_ok=True)
+    (hermetic / "config" / "config.toml").write_text("llm_retries = 2\n")
+    with ScriptedServer([{"trickle": 0.1}] * 2) as server:
+        code, out = autonomous(capsys, server, "--llm-timeout", "0.5")
+        assert len(server.requests) == 2 and server.requests[0]["max_tokens"] == 4096
+    assert code == 1 and "within 0.5 s" in out["error"] and "after 2 attempts" in out["error"]
+
+
+@pytest.mark.parametrize("args, config, words", [
+    (("--llm-timeout", "0"), "", "--llm-timeout"),
+    (("--llm-timeout", "soon"), "", "--llm-timeout"),
+    ((), "llm_timeout_s = -1\n", "llm_timeout_s"),
+    ((), "llm_retries = 0\n", "llm_retries"),
+    ((), "llm_max_tokens = \"many\"\n", "llm_max_tokens"),
+])
+def test_bad_llm_settings_are_refused(capsys, hermetic, args, config, words):
+    (hermetic / "config").mkdir(exist_ok=True)
+    (hermetic / "config" / "config.toml").write_text(config)
+    try:
+        code = main(["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "sim", "--model", "m", *args])
+    except SystemExit as e:  # argparse refuses a bad flag itself
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and "Traceback" not in err

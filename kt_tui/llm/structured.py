@@ -12,7 +12,8 @@ import pydantic
 
 from ..errors import UserError
 
-FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+# the info string is bounded and possessive, so a line of many ``` costs linear time, not quadratic
+FENCE = re.compile(r"```[ \t]*+([\w+-]{0,40}+)[^\n]{0,200}+\n(.*?)(?:```|\Z)", re.S)
 THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
 JSON_TAGS = ("", "json", "json5", "jsonc", "javascript", "js", "python", "py")
 MAX_PROBLEMS = 8
