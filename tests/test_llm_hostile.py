@@ -105,3 +105,10 @@ def test_each_attempt_is_written_when_it_starts(scripted_llm):
     client(server, records).complete("greet", MSGS)
     assert [r["state"] for r in records] == ["running", "failed", "running", "done"]
     json.dumps(records)
+
+
+def test_a_whole_reply_over_the_size_limit_is_refused(scripted_llm):
+    server = scripted_llm(["{" * 300_000])
+    with pytest.raises(LlmError) as e:
+        client(server, max_retries=1).complete("greet", MSGS)
+    assert "256 KB limit" in str(e.value)

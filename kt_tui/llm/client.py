@@ -266,6 +266,8 @@ def _whole(client, args: dict):
     text = message.get("content") or ""
     if not text and message.get("tool_calls"):
         raise _BadReply("reply", TOOLS_ONLY)
+    if len(text) > MAX_REPLY_CHARS:
+        raise _BadReply("reply", f"the reply is over the {MAX_REPLY_CHARS // 1000} KB limit (refused)")
     usage = data.get("usage") or {}
     return text, data.get("model") or args["model"], usage.get("prompt_tokens"), usage.get("completion_tokens")
 

@@ -11,13 +11,13 @@ from typing import Callable
 import pydantic
 
 from ..errors import UserError
+from .client import MAX_REPLY_CHARS
 
 # the info string is bounded and possessive, so a line of many ``` costs linear time, not quadratic
 FENCE = re.compile(r"```[ \t]*+([\w+-]{0,40}+)[^\n]{0,200}+\n(.*?)(?:```|\Z)", re.S)
 THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
 JSON_TAGS = ("", "json", "json5", "jsonc", "javascript", "js", "python", "py")
 MAX_PROBLEMS = 8
-MAX_REPLY_CHARS = 256_000  # a reply longer than this is refused, not searched
 EXCERPT = 1500  # a repair request quotes this much of the reply's head and of its tail
 
 
