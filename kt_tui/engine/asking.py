@@ -12,7 +12,7 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
     """Generator: `value = yield from llm_ask(...)`; the value is a `model_cls` instance or None (skipped).
     `messages` replaces the ones rendered from `template` (which then only names the call's purpose);
     `check(value)` lists problems that make a reply invalid beyond its shape.
-    On resume, a gate of this call left open (or stopped at) is asked again as it was: no new call."""
+    On resume, a reply's gate left open (or stopped at) is asked again as it was: no new call."""
     from ..llm.examples import example_for
     from ..llm.prompts import messages_for
     from ..llm.structured import StructuredReplyError, ask_structured, parse_reply
@@ -68,7 +68,7 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
 
 
 def _open_gate(engine, key: str) -> tuple[int, Gate | None]:
-    """The number of this call's latest gate, and that gate when it is still to be answered."""
+    """The number of this call's latest gate, and that gate when it holds a reply still to be judged."""
     prefix = f"llm:{key}:"
     latest = None
     for g in engine.store.gates(engine.sid):
@@ -78,6 +78,7 @@ def _open_gate(engine, key: str) -> tuple[int, Gate | None]:
     if latest is None:
         return 0, None
     n, g = latest
-    if g["state"] == "pending" or (g["decision"] or {}).get("choice") == "stop":
+    # a reply to judge is shown again; a failed call (an endpoint that was down) is simply made again
+    if g["kind"] == "llm_reply" and (g["state"] == "pending" or (g["decision"] or {}).get("choice") == "stop"):
         return n, Gate(g["key"], kind=g["kind"], title=g["title"], body=g["body"], choices=LLM_CHOICES)
     return n, None
