@@ -29,6 +29,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--base-url", dest="base_url", metavar="URL", help="OpenAI-compatible endpoint")
     g.add_argument("--model", metavar="NAME", help="LLM model name")
     g.add_argument("--llm", choices=("auto", "none"), help="none: manual mode, no LLM calls")
+    g.add_argument("--llm-timeout", dest="llm_timeout_s", type=_positive, metavar="SECONDS",
+                   help="total deadline of each LLM call attempt, the whole streamed reply included (default 120)")
     g.add_argument("--theme", metavar="NAME", help="theme name (a file in themes/ or the user themes dir)")
     a = p.add_argument_group("autonomous strategy")
     a.add_argument("--no-replanning", dest="with_replanning", action="store_const", const=False,
@@ -95,11 +97,21 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def _flags(args: argparse.Namespace) -> dict:
     keys = ("db", "backend", "sim_cache", "strategy", "steps", "base_url", "model", "llm", "theme", "timeout_s",
             "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold",
-            "search", "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid")
+            "search", "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid", "llm_timeout_s")
     flags = {k: getattr(args, k, None) for k in keys}
     if getattr(args, "search_option", None):
         flags["search_options"] = dict(_option(o) for o in args.search_option)
     return flags
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, got {text!r}")
+    return value
 
 
 def _option(text: str) -> tuple[str, object]:

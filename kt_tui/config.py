@@ -48,8 +48,9 @@ class Settings:
     breakdown_steps: bool = False
     max_breakdowns: int = 1
     threshold: float = 0.02  # accept a kernel when it is this much faster than the current best
-    llm_timeout_s: float = 120.0
-    llm_retries: int = 3
+    llm_timeout_s: float = 120.0  # total deadline of each attempt of an LLM call
+    llm_retries: int = 3  # attempts per LLM call, in all
+    llm_max_tokens: int = 4096  # max_tokens sent with every LLM request
     # how each tuning run searches its space
     search: str = "kt"  # kt (ours) | brute_force | a kernel_tuner strategy name
     max_configs: int = 0  # budget per tuning run; 0: none
@@ -113,6 +114,7 @@ def load_settings(flags: dict | None = None, config_file: Path | None = None,
     _check_values(s, origin)
     if not s.db:
         s.db = str(data_dir() / "sessions.db")
+    _check_llm(s, path)
     return s
 
 
@@ -179,3 +181,11 @@ def _check_sim_cache(value: str, where: str) -> None:
         head = None
     if not isinstance(head, dict) or "tune_params_keys" not in head:
         raise ConfigError(f"{where} {value}: not a kernel_tuner cachefile")
+
+
+def _check_llm(s: Settings, path: Path) -> None:
+    for name, kind, low in (("llm_timeout_s", (int, float), 0), ("llm_retries", int, 1), ("llm_max_tokens", int, 1)):
+        v = getattr(s, name)
+        if isinstance(v, bool) or not isinstance(v, kind) or v < low or (name == "llm_timeout_s" and not 0 < v < 1e9):
+            raise ConfigError(f"{path}: {name} must be a number {'above 0' if low == 0 else f'of at least {low}'} "
+                              f"(got {v!r})")

@@ -6,6 +6,11 @@ Script items, one per POST /v1/chat/completions:
   {"status": 429, "retry_after": 0}    an error status, with an optional Retry-After header and "message"
   {"delay": 1.5, "reply": "text"}      wait first (client timeouts)
   {"drop": True}                       close the connection without a response
+  {"trickle": 0.5}                     stream one token every 0.5 s until the client goes away
+  {"reply": "text", "finish": False}   stream the text, then end without a finish_reason or [DONE]
+  {"raw": b"...", "type": "text/html"} answer 200 with these bytes as they are
+  {"tool_call": True}                  a reply that holds only a tool call, no text
+  {"choices": []}                      a reply with an empty choices list
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ class ScriptedServer:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self._lock = threading.Lock()
+        self.stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
 
     @property
@@ -41,6 +47,7 @@ class ScriptedServer:
         return self
 
     def stop(self) -> None:
+        self.stopping.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -93,23 +100,49 @@ def _handler(server: ScriptedServer):
                 except OSError:
                     pass
                 return
+            if "raw" in item:
+                return self._raw(item["raw"], item.get("type", "application/json"))
             if "status" in item:
                 headers = {} if item.get("retry_after") is None else {"Retry-After": str(item["retry_after"])}
                 return self._error(item["status"], item.get("message", f"scripted {item['status']}"), headers)
             try:
-                self._reply(body, item["reply"], item.get("usage", True))
+                if item.get("trickle"):
+                    return self._trickle(body, item["trickle"])
+                self._reply(body, item.get("reply", ""), item.get("usage", True), item)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout): nothing to answer
 
-        def _reply(self, body: dict, text: str, with_usage: bool):
+        def _raw(self, data: bytes, kind: str):
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _trickle(self, body: dict, every: float):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.close_connection = True
+            chunk = {"id": "chatcmpl-scripted", "created": 0, "model": body.get("model") or MODEL,
+                     "object": "chat.completion.chunk"}
+            while not server.stopping.is_set():
+                self._event({**chunk, "choices": [{"index": 0, "delta": {"content": "tok "}}]})
+                time.sleep(every)
+
+        def _reply(self, body: dict, text: str, with_usage: bool, item: dict | None = None):
+            item = item or {}
             model = body.get("model") or MODEL
             prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
             usage = {"prompt_tokens": prompt, "completion_tokens": len(text.split()),
                      "total_tokens": prompt + len(text.split())}
             base = {"id": "chatcmpl-scripted", "created": int(time.time()), "model": model}
             if not body.get("stream"):
-                reply = {**base, "object": "chat.completion", "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
+                message = {"role": "assistant", "content": text}
+                if item.get("tool_call"):
+                    message = {"role": "assistant", "content": None, "tool_calls": [_TOOL_CALL]}
+                reply = {**base, "object": "chat.completion", "choices": item.get("choices", [
+                    {"index": 0, "message": message, "finish_reason": "stop"}])}
                 return self._json(200, {**reply, "usage": usage} if with_usage else reply)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -117,10 +150,19 @@ def _handler(server: ScriptedServer):
             self.end_headers()
             self.close_connection = True
             chunk = {**base, "object": "chat.completion.chunk"}
-            self._event({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
-            for part in _pieces(text):
-                self._event({**chunk, "choices": [{"index": 0, "delta": {"content": part}}]})
-            self._event({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            if "choices" in item:
+                self._event({**chunk, "choices": item["choices"]})
+            elif item.get("tool_call"):
+                self._event({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant",
+                                                                         "tool_calls": [{"index": 0, **_TOOL_CALL}]}}]})
+                self._event({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+            else:
+                self._event({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
+                for part in _pieces(text):
+                    self._event({**chunk, "choices": [{"index": 0, "delta": {"content": part}}]})
+                if item.get("finish", True) is False:
+                    return
+                self._event({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
             if with_usage and (body.get("stream_options") or {}).get("include_usage"):
                 self._event({**chunk, "choices": [], "usage": usage})
             self.wfile.write(b"data: [DONE]\n\n")
@@ -145,6 +187,9 @@ def _handler(server: ScriptedServer):
             self.wfile.write(raw)
 
     return Handler
+
+
+_TOOL_CALL = {"id": "call_1", "type": "function", "function": {"name": "answer", "arguments": "{}"}}
 
 
 def _pieces(text: str, n: int = 3) -> list[str]:

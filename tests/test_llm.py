@@ -26,7 +26,12 @@ def no_proxy(monkeypatch):
 def client(server_or_url, records=None, **kw):
     url = server_or_url if isinstance(server_or_url, str) else server_or_url.url
     kw = {"timeout_s": 5, "max_retries": 3, "backoff_s": 0.01, **kw}
-    return LlmClient(url, "scripted-model", KEY, on_call=None if records is None else records.append, **kw)
+    return LlmClient(url, "scripted-model", KEY, on_call=None if records is None else _finished(records), **kw)
+
+
+def _finished(records):
+    """The attempts as they end (the rows written when they start are left out)."""
+    return lambda r: records.append(r) if r["state"] != "running" else None
 
 
 # -- client --------------------------------------------------------------------------------------

@@ -3,54 +3,82 @@ resume; a failed call or an invalid reply becomes a gate (retry, fix it by hand,
 
 from __future__ import annotations
 
-import json
-
 from .events import Gate
 
 LLM_CHOICES = ("retry", "edit", "skip", "stop")
 
 
-def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages=None, **values):
+def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages=None, check=None, **values):
     """Generator: `value = yield from llm_ask(...)`; the value is a `model_cls` instance or None (skipped).
-    `messages` replaces the ones rendered from `template` (which then only names the call's purpose)."""
+    `messages` replaces the ones rendered from `template` (which then only names the call's purpose);
+    `check(value)` lists problems that make a reply invalid beyond its shape.
+    On resume, a reply's gate left open (or stopped at) is asked again as it was: no new call."""
+    from ..llm.examples import example_for
     from ..llm.prompts import messages_for
     from ..llm.structured import StructuredReplyError, ask_structured, parse_reply
 
     stored = engine.store.llm_result(engine.sid, key)
     if stored is not None:
         return None if stored["value"] is None else model_cls.model_validate(stored["value"])
-    messages = messages or messages_for(template, **values)
-    attempt = 0
+    attempt, gate = _open_gate(engine, key)
+    example = example_for(model_cls)
     while True:
-        attempt += 1
-        problem, text = None, ""
-        try:
-            client = engine.llm_client(key)
-            engine.emit("llm_start", keep=False, key=key, purpose=template)
-            result = ask_structured(client, template, messages, model_cls, normalize=normalize,
-                                    stream_to=lambda delta: engine.emit("llm_delta", keep=False, key=key, text=delta))
-            engine.store.put_llm_result(engine.sid, key, result.value.model_dump(), result.text, by="llm")
-            engine.emit("llm_done", key=key, repairs=result.repairs)
-            return result.value
-        except StructuredReplyError as e:
-            problem, text = "reply", e.text
-            title = f"The LLM's reply for {template} is not valid: {'; '.join(e.problems)[:300]}"
-        except Exception as e:  # noqa: BLE001 - LlmError, LlmUnavailable: the user decides what next
-            if type(e).__name__ not in ("LlmError", "LlmUnavailable"):
-                raise
-            problem = "call"
-            title = f"The LLM call for {template} failed: {e}"
-        decision = yield Gate(f"llm:{key}:{attempt}", kind="llm_failed" if problem == "call" else "llm_reply",
-                              title=title, body={"key": key, "template": template, "text": text,
-                                                 "schema": json.dumps(model_cls.model_json_schema())[:2000]},
-                              choices=LLM_CHOICES)
+        if gate is None:
+            attempt += 1
+            problem, text, problems = None, "", []
+            try:
+                client = engine.llm_client(key)
+                engine.llm_cancel.clear()
+                engine.emit("llm_start", keep=False, key=key, purpose=template)
+                result = ask_structured(client, template, messages or messages_for(template, **values), model_cls,
+                                        normalize=normalize, check=check,
+                                        stream_to=lambda d: engine.emit("llm_delta", keep=False, key=key, text=d))
+                engine.store.put_llm_result(engine.sid, key, result.value.model_dump(), result.text, by="llm")
+                engine.emit("llm_done", key=key, repairs=result.repairs)
+                return result.value
+            except StructuredReplyError as e:
+                problem, text, problems = "reply", e.text, e.problems
+                title = f"The LLM's reply for {template} is not valid: {'; '.join(e.problems)[:300]}"
+            except Exception as e:  # noqa: BLE001 - LlmError, LlmUnavailable: the user decides what next
+                if not any(c.__name__ in ("LlmError", "LlmUnavailable") for c in type(e).__mro__):
+                    raise
+                problem, problems = "call", [str(e)]
+                title = f"The LLM call for {template} failed: {e}"
+            gate = Gate(f"llm:{key}:{attempt}", kind="llm_failed" if problem == "call" else "llm_reply",
+                        title=title, body={"key": key, "template": template, "text": text, "problems": problems,
+                                           "example": example}, choices=LLM_CHOICES)
+        decision = yield gate
+        gate = None
         if decision.choice == "skip":
             engine.store.put_llm_result(engine.sid, key, None, "", by="user")
             return None
         if decision.choice == "edit":
+            text = str(decision.value or "")
             try:
-                value = parse_reply(str(decision.value), model_cls, normalize)
-            except StructuredReplyError:
-                continue  # asked again, with a new gate
-            engine.store.put_llm_result(engine.sid, key, value.model_dump(), str(decision.value), by="user")
+                value = parse_reply(text, model_cls, normalize, check)
+            except StructuredReplyError as e:
+                attempt += 1  # the user's text and its problems come back to the user, not to the LLM
+                gate = Gate(f"llm:{key}:{attempt}", kind="llm_reply",
+                            title=f"Your answer for {template} is not valid: {'; '.join(e.problems)[:300]}",
+                            body={"key": key, "template": template, "text": text, "problems": e.problems,
+                                  "example": example, "by_user": True}, choices=LLM_CHOICES)
+                continue
+            engine.store.put_llm_result(engine.sid, key, value.model_dump(), text, by="user")
             return value
+
+
+def _open_gate(engine, key: str) -> tuple[int, Gate | None]:
+    """The number of this call's latest gate, and that gate when it holds a reply still to be judged."""
+    prefix = f"llm:{key}:"
+    latest = None
+    for g in engine.store.gates(engine.sid):
+        n = g["key"][len(prefix):]
+        if g["key"].startswith(prefix) and n.isdigit() and (latest is None or int(n) > latest[0]):
+            latest = (int(n), g)
+    if latest is None:
+        return 0, None
+    n, g = latest
+    # a reply to judge is shown again; a failed call (an endpoint that was down) is simply made again
+    if g["kind"] == "llm_reply" and (g["state"] == "pending" or (g["decision"] or {}).get("choice") == "stop"):
+        return n, Gate(g["key"], kind=g["kind"], title=g["title"], body=g["body"], choices=LLM_CHOICES)
+    return n, None

@@ -36,7 +36,8 @@ def config_search(engine):
     for r in range(1, int(opts.get("rounds", 6)) + 1):
         source, spec = engine.version(vid)
         values = _prompt_values(engine, vid, source, spec, r, int(opts.get("batch_size", 8)))
-        batch = yield from llm_ask(engine, f"configs:{r}", "propose_configs", ConfigBatch, **values)
+        batch = yield from llm_ask(engine, f"configs:{r}", "propose_configs", ConfigBatch,
+                                   check=lambda b, spec=spec: _unknown_names(spec, b.configs), **values)
         if batch is None:
             break
         configs = yield from _review_batch(engine, vid, spec, r, batch)
@@ -93,6 +94,14 @@ def _review_batch(engine, vid, spec, r, batch):
         else:
             valid, invalid = _checked(spec, edited, known)
         attempt += 1
+
+
+def _unknown_names(spec, configs) -> list[str]:
+    """A reply naming parameters the kernel does not have is not an answer (an echoed example, a guess)."""
+    unknown = sorted({str(k) for c in configs if isinstance(c, dict) for k in c} - set(spec.tune_params))
+    if not unknown:
+        return []
+    return [f"configs: unknown parameter(s) {', '.join(unknown)} (the kernel's are {', '.join(spec.tune_params)})"]
 
 
 def _checked(spec, configs, known):

@@ -47,6 +47,7 @@ class Engine:
         self.options = options or {}
         self.error: str | None = None  # set by a strategy when the session as a whole failed
         self.stop_requested = threading.Event()
+        self.llm_cancel = threading.Event()  # set: the LLM call in flight ends now (cleared as each call starts)
         self.labels: dict[str, str] = {}  # config key -> where it came from (a seed rule, the LLM)
         s = store.session(sid)
         self.kernel_name = s["kernel_name"]
@@ -175,7 +176,10 @@ class Engine:
         if self.make_llm is None:
             raise LlmUnavailable("no LLM configured (manual mode): pass --base-url URL --model NAME, "
                                  "or set OPENAI_BASE_URL and KT_TUI_MODEL")
-        return self.make_llm(lambda record: self.store.add_llm_call(self.sid, key, record))
+        client = self.make_llm(lambda record: self.store.add_llm_call(self.sid, key, record))
+        if hasattr(client, "cancel"):
+            client.cancel = self.llm_cancel
+        return client
 
     def set_step(self, step_id: str, **fields) -> None:
         self.store.put_step(self.sid, step_id, **fields)
@@ -251,6 +255,7 @@ class Engine:
 
     def request_stop(self) -> None:
         self.stop_requested.set()
+        self.llm_cancel.set()
         self.gpu.request_stop()
 
     def pause(self, on: bool) -> None:

@@ -69,7 +69,8 @@ def run_headless(engine: Engine, strategy_name: str) -> str:
     previous = signal.getsignal(signal.SIGINT)
 
     def on_sigint(signum, frame):
-        print("stopping after the current configuration (Ctrl-C again to abort)", file=sys.stderr, flush=True)
+        print("stopping: an LLM call in flight is cancelled, a tuning run ends after the current configuration "
+              "(Ctrl-C again to abort)", file=sys.stderr, flush=True)
         engine.request_stop()
         signal.signal(signal.SIGINT, previous)
 

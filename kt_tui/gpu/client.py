@@ -91,10 +91,11 @@ class GpuWorker:
         return self.proc is not None and self.proc.is_alive()
 
     def kill(self) -> None:
-        if self.proc is not None:
-            if self.proc.is_alive():
-                self.proc.kill()
-            self.proc.join(5)
+        proc = self.proc  # the UI thread and the engine thread may both get here
+        if proc is not None:
+            if proc.is_alive():
+                proc.kill()
+            proc.join(5)
             self.proc = None
 
     def restart(self) -> None:

@@ -1,9 +1,15 @@
-"""One chat call to an OpenAI-compatible endpoint, with our own retries so every attempt is recorded."""
+"""One chat call to an OpenAI-compatible endpoint, with our own retries so every attempt is recorded.
+
+Our loop, not the SDK's retries: each attempt gets its own row in the store (written when it starts),
+its own total deadline and a cancel check, and the final message names every attempt's problem."""
 
 from __future__ import annotations
 
 import email.utils
 import errno
+import json
+import queue
+import threading
 import time
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -15,12 +21,20 @@ from ..errors import UserError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 WAIT_CAP_S = 30.0
+MAX_REPLY_CHARS = 256_000
+DEFAULT_MAX_TOKENS = 4096
+SHORT_REPLIES = {"validate_step": 1024}  # purposes whose answer is a sentence or two: a lower token cap
+POLL_S = 0.05
 HOW_TO_CONNECT = ("pass --base-url URL (or set OPENAI_BASE_URL) and --model NAME (or set KT_TUI_MODEL), "
                   "and set OPENAI_API_KEY if the endpoint needs a key")
 
 
 class LlmError(UserError):
     """A call failed for good; str() says why in words a user can act on (never holds the key)."""
+
+
+class LlmCancelled(LlmError):
+    """The user cancelled the call (x in the app, Ctrl-C headless)."""
 
 
 class LlmUnavailable(UserError):
@@ -39,7 +53,7 @@ class LlmReply:
 
 @dataclass
 class _Failure:
-    kind: str  # timeout | connection | status | stream | other
+    kind: str  # timeout | connection | status | stream | reply | cancelled | other
     detail: str  # short, for the record
     retry: bool
     status: int | None = None
@@ -47,15 +61,27 @@ class _Failure:
     retry_after: float | None = None
 
 
+class _BadReply(Exception):
+    """A reply that arrived but cannot be used (an HTML page, no choices, ...): retried like a transport error."""
+
+    def __init__(self, kind: str, detail: str):
+        super().__init__(detail)
+        self.kind, self.detail = kind, detail
+
+
 class LlmClient:
-    def __init__(self, base_url: str | None, model: str, api_key: str | None, timeout_s: float = 60,
-                 max_retries: int = 3, backoff_s: float = 1.0, on_call: Callable[[dict], None] | None = None):
-        """`max_retries` is the number of attempts in all (at least one)."""
+    def __init__(self, base_url: str | None, model: str, api_key: str | None, timeout_s: float = 120,
+                 max_retries: int = 3, backoff_s: float = 1.0, on_call: Callable[[dict], object] | None = None,
+                 max_tokens: int = DEFAULT_MAX_TOKENS, cancel: threading.Event | None = None):
+        """`max_retries` is the number of attempts in all (at least one); `timeout_s` is each attempt's
+        total deadline, the whole stream included; `cancel`, when set, ends the call at once."""
         self.model = model
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self.backoff_s = backoff_s
+        self.max_tokens = max_tokens
         self.on_call = on_call
+        self.cancel = cancel or threading.Event()
         self._key = api_key or ""
         if base_url and not base_url.startswith(("http://", "https://")):
             raise LlmUnavailable(f"--base-url must start with http:// or https:// (got {base_url!r})")
@@ -64,76 +90,110 @@ class LlmClient:
         self.base_url = self._scrub(str(self._client.base_url).rstrip("/"))
 
     @classmethod
-    def from_settings(cls, settings, on_call: Callable[[dict], None] | None = None) -> LlmClient:
+    def from_settings(cls, settings, on_call: Callable[[dict], object] | None = None) -> LlmClient:
         if getattr(settings, "llm", "auto") == "none":
             raise LlmUnavailable(f"manual mode (--llm none or KT_TUI_LLM=none): no LLM is called. "
                                  f"To connect an OpenAI-compatible endpoint, leave --llm none out, {HOW_TO_CONNECT}")
         if not getattr(settings, "model", None):
             raise LlmUnavailable(f"no model set: pass --model NAME or set KT_TUI_MODEL ({HOW_TO_CONNECT})")
-        return cls(settings.base_url, settings.model, settings.api_key, on_call=on_call)
+        return cls(settings.base_url, settings.model, settings.api_key, on_call=on_call,
+                   timeout_s=float(getattr(settings, "llm_timeout_s", 120.0)),
+                   max_retries=int(getattr(settings, "llm_retries", 3)),
+                   max_tokens=int(getattr(settings, "llm_max_tokens", DEFAULT_MAX_TOKENS)))
 
     def complete(self, purpose: str, messages: list[dict], stream_to: Callable[[str], None] | None = None,
                  temperature: float | None = None) -> LlmReply:
         attempts = max(1, self.max_retries)
+        failures: list[_Failure] = []
+        cap = min(self.max_tokens, SHORT_REPLIES.get(purpose.split(":")[0], self.max_tokens))
         for attempt in range(1, attempts + 1):
             start = time.monotonic()
+            row = self._record(purpose, messages, None, None, None, None, 0.0, attempt, stream_to is not None,
+                               state="running")
             try:
-                text, model, tokens_in, tokens_out = self._once(messages, stream_to, temperature)
+                text, model, tokens_in, tokens_out = self._once(messages, stream_to, temperature, cap)
             except Exception as e:
                 failure = _classify(e, self.timeout_s)
+                failures.append(failure)
                 self._record(purpose, messages, None, failure.detail, None, None,
-                             time.monotonic() - start, attempt, stream_to is not None)
+                             time.monotonic() - start, attempt, stream_to is not None, row=row, state="failed")
                 if failure.kind == "other":
                     raise
+                if failure.kind == "cancelled":
+                    raise LlmCancelled(self._scrub(self._explain(failures))) from None
                 if not failure.retry or attempt == attempts:
-                    raise LlmError(self._scrub(self._explain(failure, attempt))) from None
-                time.sleep(self._wait(attempt, failure.retry_after))
+                    raise LlmError(self._scrub(self._explain(failures))) from None
+                if self.cancel.wait(self._wait(attempt, failure.retry_after)):
+                    failures.append(_Failure("cancelled", "cancelled", False))
+                    raise LlmCancelled(self._scrub(self._explain(failures))) from None
                 continue
             latency = time.monotonic() - start
-            self._record(purpose, messages, text, None, tokens_in, tokens_out, latency, attempt, stream_to is not None)
+            self._record(purpose, messages, text, None, tokens_in, tokens_out, latency, attempt,
+                         stream_to is not None, row=row, state="done")
             return LlmReply(text, model, tokens_in, tokens_out, latency, attempt)
         raise AssertionError("unreachable")
 
-    def _once(self, messages, stream_to, temperature) -> tuple[str, str, int | None, int | None]:
+    def _once(self, messages, stream_to, temperature, max_tokens) -> tuple[str, str, int | None, int | None]:
+        """One attempt. The HTTP exchange runs in a daemon thread that hands over what arrives; this
+        thread enforces the total deadline and the cancel flag, so neither waits on a blocked read."""
         extra = {} if temperature is None else {"temperature": temperature}
-        create = self._client.chat.completions.create
-        if stream_to is None:
-            r = create(model=self.model, messages=messages, **extra)
-            text = (r.choices[0].message.content or "") if r.choices else ""
-            usage = r.usage
-            return (text, r.model or self.model, getattr(usage, "prompt_tokens", None),
-                    getattr(usage, "completion_tokens", None))
-        stream = create(model=self.model, messages=messages, stream=True,
-                        stream_options={"include_usage": True}, **extra)
-        parts, model, usage = [], self.model, None
+        box: queue.Queue = queue.Queue()
+        quit_flag = threading.Event()
+        args = dict(model=self.model, messages=messages, max_tokens=max_tokens, **extra)
+        threading.Thread(target=_exchange, args=(self._client, args, stream_to is not None, box, quit_flag),
+                         daemon=True).start()
+        deadline = time.monotonic() + self.timeout_s
+        size = 0
         try:
-            for chunk in stream:
-                model = chunk.model or model
-                usage = getattr(chunk, "usage", None) or usage  # some servers send it on every chunk
-                for choice in chunk.choices or ():
-                    delta = choice.delta.content if choice.delta else None
-                    if delta:
-                        parts.append(delta)
-                        stream_to(delta)
+            while True:
+                if self.cancel.is_set():
+                    raise _BadReply("cancelled", "cancelled by the user")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _BadReply("timeout", f"timed out: no complete reply within {self.timeout_s:g} s")
+                try:
+                    kind, value = box.get(timeout=min(POLL_S, left))
+                except queue.Empty:
+                    continue
+                if kind == "delta":
+                    size += len(value)
+                    if size > MAX_REPLY_CHARS:
+                        raise _BadReply("reply", f"the reply is over the {MAX_REPLY_CHARS // 1000} KB limit "
+                                                 "(refused; lower max_tokens or ask for less)")
+                    if stream_to is not None:
+                        stream_to(value)
+                elif kind == "error":
+                    raise value
+                else:
+                    return value
         finally:
-            stream.close()
-        return ("".join(parts), model, getattr(usage, "prompt_tokens", None),
-                getattr(usage, "completion_tokens", None))
+            quit_flag.set()
 
     def _wait(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(max(retry_after, 0.0), WAIT_CAP_S)
         return min(self.backoff_s * 2 ** (attempt - 1), WAIT_CAP_S)
 
-    def _explain(self, f: _Failure, attempts: int) -> str:
+    def _explain(self, failures: list[_Failure]) -> str:
+        """The last failure in words, then every attempt's problem when there was more than one."""
+        text = self._explain_one(failures[-1], len(failures))
+        if len({f.detail for f in failures}) > 1:
+            text += " [" + "; ".join(f"attempt {i}: {f.detail}" for i, f in enumerate(failures, 1)) + "]"
+        return text
+
+    def _explain_one(self, f: _Failure, attempts: int) -> str:
         where = f"LLM endpoint {self.base_url}"
         tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
+        if f.kind == "cancelled":
+            return "the LLM call was cancelled"
         if f.kind == "timeout":
-            return f"{where} timed out (no reply within {self.timeout_s:g} s) {tries}"
+            return f"{where} timed out (no complete reply within {self.timeout_s:g} s) {tries}"
         if f.kind == "connection":
             return f"{where} unreachable ({f.detail}) {tries}"
         if f.kind == "stream":
             return f"{where} broke off the reply ({f.detail}) {tries}"
+        if f.kind == "reply":
+            return f"{where}: {f.detail} ({tries})"
         said = f": {f.server_message}" if f.server_message else ""
         status = f"{f.status} {_phrase(f.status)}"
         if f.status == 401:
@@ -149,14 +209,18 @@ class LlmClient:
             return f"{where} returned {status} {tries}{said}"
         return f"{where} returned {status}{said}"
 
-    def _record(self, purpose, messages, reply, error, tokens_in, tokens_out, latency_s, attempt, streamed):
+    def _record(self, purpose, messages, reply, error, tokens_in, tokens_out, latency_s, attempt, streamed,
+                row=None, state="done"):
+        """Reports one attempt: state "running" when it starts (the answer is the row to complete),
+        then "done" or "failed" with `row` set."""
         if self.on_call is None:
-            return
-        self.on_call({
+            return None
+        return self.on_call({
             "purpose": purpose, "model": self.model, "base_url": self.base_url,
             "messages": self._scrub(_plain(messages)), "reply": reply if reply is None else self._scrub(reply),
             "error": error if error is None else self._scrub(error), "tokens_in": tokens_in,
             "tokens_out": tokens_out, "latency_s": round(latency_s, 4), "attempt": attempt, "streamed": streamed,
+            "state": state, "row": row,
         })
 
     def _scrub(self, value):
@@ -172,6 +236,72 @@ class LlmClient:
         return value
 
 
+HTML_HINT = "the endpoint answered with an HTML page, not JSON: is --base-url the API root (…/v1)?"
+TOOLS_ONLY = "the reply holds only a tool call and no text (kt-tui asks for text answers)"
+
+
+def _exchange(client, args: dict, stream: bool, box: queue.Queue, quit_flag: threading.Event) -> None:
+    """Runs in a daemon thread: puts ("delta", text) for each piece, then ("done", reply) or ("error", e)."""
+    try:
+        box.put(("done", _streamed(client, args, box, quit_flag) if stream else _whole(client, args)))
+    except BaseException as e:  # noqa: BLE001 - handed to the caller, which classifies it
+        box.put(("error", e))
+
+
+def _whole(client, args: dict):
+    raw = client.chat.completions.with_raw_response.create(**args)
+    body = raw.http_response.content
+    if "html" in raw.http_response.headers.get("content-type", "") or body.lstrip()[:1] == b"<":
+        raise _BadReply("reply", HTML_HINT)
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _BadReply("reply", "the endpoint sent bytes that are not valid UTF-8 (refused)") from None
+    except ValueError:
+        raise _BadReply("reply", f"the endpoint's answer is not JSON (it begins {body[:60]!r})") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices:
+        raise _BadReply("reply", "the reply has no choices (choices: [])")
+    message = (choices[0] or {}).get("message") or {}
+    text = message.get("content") or ""
+    if not text and message.get("tool_calls"):
+        raise _BadReply("reply", TOOLS_ONLY)
+    if len(text) > MAX_REPLY_CHARS:
+        raise _BadReply("reply", f"the reply is over the {MAX_REPLY_CHARS // 1000} KB limit (refused)")
+    usage = data.get("usage") or {}
+    return text, data.get("model") or args["model"], usage.get("prompt_tokens"), usage.get("completion_tokens")
+
+
+def _streamed(client, args: dict, box: queue.Queue, quit_flag: threading.Event):
+    stream = client.chat.completions.create(stream=True, stream_options={"include_usage": True}, **args)
+    text, model, usage, finish, tools, choices = [], args["model"], None, None, False, False
+    try:
+        if "html" in stream.response.headers.get("content-type", ""):
+            raise _BadReply("reply", HTML_HINT)
+        for chunk in stream:
+            if quit_flag.is_set():
+                return None
+            model = chunk.model or model
+            usage = getattr(chunk, "usage", None) or usage  # some servers send it on every chunk
+            for choice in chunk.choices or ():
+                choices = True
+                delta = choice.delta
+                if delta is not None and delta.content:
+                    text.append(delta.content)
+                    box.put(("delta", delta.content))
+                tools = tools or bool(delta is not None and delta.tool_calls)
+                finish = choice.finish_reason or finish
+    finally:
+        stream.close()
+    if not choices:
+        raise _BadReply("reply", "the reply has no choices (choices: [])")
+    if not text and tools:
+        raise _BadReply("reply", TOOLS_ONLY)
+    if finish is None:
+        raise _BadReply("stream", "the stream ended without a finish reason (the server dropped it)")
+    return ("".join(text), model, getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+
+
 def _plain(messages: list[dict]) -> list[dict]:
     return [dict(m) for m in messages]
 
@@ -185,6 +315,10 @@ def _phrase(status: int | None) -> str:
 
 def _classify(e: Exception, timeout_s: float) -> _Failure:
     names = {c.__name__ for c in type(e).__mro__}
+    if isinstance(e, _BadReply):
+        return _Failure(e.kind, e.detail, e.kind != "cancelled")
+    if isinstance(e, UnicodeDecodeError):
+        return _Failure("reply", "the endpoint sent bytes that are not valid UTF-8 (refused)", True)
     if isinstance(e, openai.APITimeoutError) or "TimeoutException" in names:
         return _Failure("timeout", f"timed out after {timeout_s:g} s", True)
     if isinstance(e, openai.APIConnectionError) or "TransportError" in names:

@@ -16,6 +16,9 @@ PLACEHOLDERS = ("kernel_string", "kernel_name", "tune_params", "restrictions", "
                 "results", "gpu", "problem_size", "step_params", "space", "round", "anchors", "failed",
                 "batch_size")
 PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+EXAMPLE_FENCE = re.compile(r"```json\s*\n(.*?)```", re.S)
+ANGLED = re.compile(r"^<[a-z][a-z0-9 ,'/-]*>$", re.I)  # "<short name of the change>": a template's placeholder
+EXAMPLE_KEYS = ("param_a", "param_b")
 
 
 class TemplateError(UserError):
@@ -60,6 +63,56 @@ def rewrite_messages(prompt: str, what: str, **values) -> list[dict]:
     template), followed by the rules and the reply shape every rewrite shares."""
     user = render_text(prompt, what, **values).strip() + "\n\n" + render("rewrite_reply", **values)
     return [{"role": "system", "content": render("system", **values)}, {"role": "user", "content": user}]
+
+
+def example_values() -> set[str]:
+    """The strings in the templates' example replies that no real answer repeats (prose, not names)."""
+    found: set[str] = set()
+    for name in NAMES:
+        try:
+            text = template_text(name)
+        except TemplateError:
+            continue
+        for m in EXAMPLE_FENCE.finditer(text):
+            try:
+                values = {v.strip().lower() for v in _strings(json.loads(m.group(1)))}
+                found |= values | {v.strip("<>") for v in values}
+            except ValueError:
+                continue
+    return {v for v in found if " " in v or "..." in v}
+
+
+def echoed(data) -> list[str]:
+    """Problems for a reply that repeats the prompt's example instead of answering."""
+    examples, problems = example_values(), []
+
+    def walk(value, where: str) -> None:
+        if isinstance(value, str):
+            if value.strip().lower() in examples or ANGLED.match(value.strip()):
+                problems.append(f"{where or 'top level'}: {value[:60]!r} is the prompt's example, not an answer")
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if str(k) in EXAMPLE_KEYS or ANGLED.match(str(k).strip()):
+                    problems.append(f"{where or 'top level'}: {k!r} is the prompt's example parameter, not "
+                                    "one of the kernel's")
+                walk(v, f"{where}.{k}" if where else str(k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{where}.{i}" if where else str(i))
+
+    walk(data, "")
+    return problems
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
 
 
 def _text(value) -> str:

@@ -11,11 +11,14 @@ from typing import Callable
 import pydantic
 
 from ..errors import UserError
+from .client import MAX_REPLY_CHARS
 
-FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+# the info string is bounded and possessive, so a line of many ``` costs linear time, not quadratic
+FENCE = re.compile(r"```[ \t]*+([\w+-]{0,40}+)[^\n]{0,200}+\n(.*?)(?:```|\Z)", re.S)
 THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
 JSON_TAGS = ("", "json", "json5", "jsonc", "javascript", "js", "python", "py")
 MAX_PROBLEMS = 8
+EXCERPT = 1500  # a repair request quotes this much of the reply's head and of its tail
 
 
 class ExtractError(ValueError):
@@ -39,6 +42,10 @@ class Structured:
 
 
 def extract_json(text: str) -> object:
+    """The reply's JSON value. Linear in the reply's length: each bracket span is matched once."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise ExtractError(f"the reply is {len(text) // 1000} KB, over the {MAX_REPLY_CHARS // 1000} KB limit "
+                           "(refused)")
     text = THINK.sub("", text)
     fences = list(FENCE.finditer(text))
     for m in reversed(fences):
@@ -69,8 +76,12 @@ def extract_json(text: str) -> object:
     raise ExtractError("the reply has no JSON object or list")
 
 
-def parse_reply(text: str, model_cls: type[pydantic.BaseModel], normalize: Callable | None = None):
-    """The reply's JSON as a `model_cls` instance; StructuredReplyError says what is wrong."""
+def parse_reply(text: str, model_cls: type[pydantic.BaseModel], normalize: Callable | None = None,
+                check: Callable | None = None):
+    """The reply's JSON as a `model_cls` instance; StructuredReplyError says what is wrong. A reply that
+    echoes the prompt's example values is wrong; so is one that `check(value)` finds problems in."""
+    from .prompts import echoed
+
     try:
         data = extract_json(text)
     except ExtractError as e:
@@ -78,30 +89,46 @@ def parse_reply(text: str, model_cls: type[pydantic.BaseModel], normalize: Calla
     if normalize is not None:
         data = normalize(data)
     try:
-        return model_cls.model_validate(data)
+        value = model_cls.model_validate(data)
     except pydantic.ValidationError as e:
         raise StructuredReplyError(text, _problems(e)) from None
+    problems = echoed(data) + (list(check(value)) if check is not None else [])
+    if problems:
+        raise StructuredReplyError(text, problems[:MAX_PROBLEMS])
+    return value
 
 
 def ask_structured(client, purpose: str, messages: list[dict], model_cls: type[pydantic.BaseModel],
                    max_repairs: int = 2, stream_to: Callable[[str], None] | None = None,
-                   normalize: Callable | None = None) -> Structured:
-    messages = list(messages)
-    repairs = 0
+                   normalize: Callable | None = None, check: Callable | None = None) -> Structured:
+    """A repair round sends the first request again with an excerpt of the bad reply and its problems,
+    so the conversation does not grow with each round; the final error names every round's problems."""
+    first = list(messages)
+    messages, rounds = first, []
     while True:
+        repairs = len(rounds)
         reply = client.complete(purpose if repairs == 0 else f"{purpose}:repair", messages, stream_to=stream_to)
         try:
-            return Structured(parse_reply(reply.text, model_cls, normalize), reply.text, repairs)
+            return Structured(parse_reply(reply.text, model_cls, normalize, check), reply.text, repairs)
         except StructuredReplyError as e:
+            rounds.append(e.problems)
             if repairs >= max_repairs:
+                if len(rounds) > 1:
+                    e.problems = [f"reply {i}: {'; '.join(p)}" for i, p in enumerate(rounds, 1)]
+                    e.args = ("the reply does not have the expected shape: " + " | ".join(e.problems),)
                 raise
-            problems = e.problems
-        repairs += 1
-        messages += [
-            {"role": "assistant", "content": reply.text},
-            {"role": "user", "content": "That reply could not be used:\n" + "\n".join(f"- {p}" for p in problems)
+        messages = first + [
+            {"role": "assistant", "content": excerpt(reply.text)},
+            {"role": "user", "content": "That reply could not be used:\n" + "\n".join(f"- {p}" for p in rounds[-1])
              + "\nReply again with the corrected JSON only, in the shape asked for, with no other text."},
         ]
+
+
+def excerpt(text: str, size: int = EXCERPT) -> str:
+    """The text when short; else its head and tail with how much was left out between them."""
+    if len(text) <= 2 * size + 100:
+        return text
+    return f"{text[:size]}\n[... {len(text) - 2 * size} characters left out ...]\n{text[-size:]}"
 
 
 def _problems(e: pydantic.ValidationError) -> list[str]:
@@ -179,34 +206,26 @@ def _string_end(s: str, i: int) -> int:
 
 
 def _bracketed(text: str):
-    """Each top-level {...} or [...] span, string-aware; None for one that never closes."""
+    """Each top-level {...} or [...] span, string-aware, in one pass; None for one that never closes
+    (then the closed spans directly inside it stand in its place)."""
+    stack: list[tuple[str, int, list]] = []  # (closer, start, (start, end) of the spans closed directly inside)
+    spans: list = []
     i, n = 0, len(text)
     while i < n:
-        if text[i] not in "{[":
-            i += 1
-            continue
-        end = _match(text, i)
-        if end is None:
-            yield None
-            i += 1
-        else:
-            yield text[i:end]
-            i = end
-
-
-def _match(text: str, start: int) -> int | None:
-    stack, i = [], start
-    while i < len(text):
         c = text[i]
         if c in "\"'" and stack:
             i = _string_end(text, i)
             continue
         if c in "{[":
-            stack.append("}" if c == "{" else "]")
-        elif c in "}]":
-            if not stack or c != stack.pop():
-                return None
-            if not stack:
-                return i + 1
+            stack.append(("}" if c == "{" else "]", i, []))
+        elif c in "}]" and stack:
+            closer, start, inner = stack.pop()
+            if c != closer:  # everything open fails here
+                spans += [None, *inner, *(s for frame in stack for s in frame[2])]
+                stack = []
+            else:
+                (stack[-1][2] if stack else spans).append((start, i + 1))
         i += 1
-    return None
+    if stack:
+        spans += [None, *(s for frame in stack for s in frame[2])]
+    return [None if s is None else text[s[0]:s[1]] for s in spans]

@@ -47,7 +47,7 @@ _TABLES = {
     "events": ({"id": int, "session": str, "ts": str, "kind": str, "data": str}, "id"),
     "llm_calls": ({"id": int, "session": str, "key": str, "purpose": str, "model": str, "base_url": str,
                    "messages": str, "reply": str, "error": str, "tokens_in": int, "tokens_out": int,
-                   "latency_s": float, "attempt": int, "streamed": int, "created": str}, "id"),
+                   "latency_s": float, "attempt": int, "streamed": int, "created": str, "state": str}, "id"),
     "llm_results": ({"session": str, "key": str, "value": str, "text": str, "by": str, "created": str},
                     ("session", "key")),
     "locks": ({"session": str, "pid": int, "host": str, "since": str}, "session"),
@@ -306,14 +306,20 @@ class Store:
         return [self.gate(sid, g["key"]) for g in self.db["gates"].rows_where("session = ?", [sid], order_by="seq")]
 
     # -- LLM calls and their results ---------------------------------------------------------
-    def add_llm_call(self, sid: str, key: str, record: dict) -> None:
-        """One attempt of one call, as the client reported it (never holds the API key)."""
-        self.db["llm_calls"].insert({
-            "session": sid, "key": key, "purpose": record.get("purpose"), "model": record.get("model"),
-            "base_url": record.get("base_url"), "messages": json.dumps(record.get("messages")),
-            "reply": record.get("reply"), "error": record.get("error"), "tokens_in": record.get("tokens_in"),
-            "tokens_out": record.get("tokens_out"), "latency_s": record.get("latency_s"),
-            "attempt": record.get("attempt"), "streamed": int(bool(record.get("streamed"))), "created": now()})
+    def add_llm_call(self, sid: str, key: str, record: dict) -> int:
+        """One attempt of one call, as the client reported it (never holds the API key). An attempt is
+        written when it starts (state "running") and completed through its `row`: a row still running
+        after the process is gone is a call that never completed."""
+        row = {"purpose": record.get("purpose"), "model": record.get("model"),
+               "base_url": record.get("base_url"), "messages": json.dumps(record.get("messages")),
+               "reply": record.get("reply"), "error": record.get("error"), "tokens_in": record.get("tokens_in"),
+               "tokens_out": record.get("tokens_out"), "latency_s": record.get("latency_s"),
+               "attempt": record.get("attempt"), "streamed": int(bool(record.get("streamed"))),
+               "state": record.get("state") or "done"}
+        if record.get("row") is not None:
+            self.db["llm_calls"].update(record["row"], row)
+            return record["row"]
+        return self.db["llm_calls"].insert({"session": sid, "key": key, **row, "created": now()}).last_pk
 
     def llm_calls(self, sid: str) -> list[dict]:
         return [dict(r, messages=json.loads(r["messages"])) for r in

@@ -177,6 +177,8 @@ class SessionScreen(Screen):
         elif gate.kind in ("accept", "sweep", "configs", "space"):
             self.query_one(TabbedContent).active = "tab-results"
         self.refresh_bindings()
+        if gate.kind == "llm_reply" and gate.body.get("by_user"):
+            self.action_edit()  # the user's own answer did not parse: back to it, with its problems
 
     def on_flush(self, message: Flush) -> None:
         table = self.query_one(ResultsTable)
@@ -241,7 +243,8 @@ class SessionScreen(Screen):
         if kind == "llm_start":
             log.write(Text(f"--- {d['key']} ({d['purpose']}) ---", style="bold"))
             self.llm_line = ""
-            self.query_one(GatePanel).update(Text.assemble(("Asking the LLM: ", "bold"), d["key"]))
+            self.query_one(GatePanel).update(Text.assemble(("Asking the LLM: ", "bold"), d["key"],
+                                                            ("  (x cancels the call)", "dim")))
         elif kind == "llm_delta":
             self.llm_line += d["text"]
             *lines, self.llm_line = self.llm_line.split("\n")
@@ -341,8 +344,8 @@ class SessionScreen(Screen):
         if self.bridge.waiting:
             self._decide("stop")
         elif self.engine is not None and self.state == "running":
-            self.engine.request_stop()
-            self.notify("Stopping after the current configuration.")
+            self.engine.request_stop()  # also cancels an LLM call in flight: its gate opens next
+            self.notify("Stopping after the current configuration (an LLM call in flight is cancelled).")
 
     def action_pause(self) -> None:
         if self.engine is not None:
@@ -388,8 +391,10 @@ class SessionScreen(Screen):
             self.app.push_screen(TextEditScreen("Edit the step", f"{gate.title.split(': ', 1)[-1]}\n{b.get('description', '')}",
                                                 "First line: the title; then the description."), done)
         else:
+            problems = "".join(f"\n- {p}" for p in b.get("problems") or [])
             self.app.push_screen(TextEditScreen(
-                "Write the answer yourself", b.get("text") or "", f"JSON matching this schema: {b.get('schema', '')}",
+                "Write the answer yourself", b.get("text") or b.get("example", ""),
+                "JSON in the shape of the example" + (f". Problems with this text:{problems}" if problems else ""),
                 language="json"), done)
 
     def action_switch_strategy(self) -> None:
@@ -446,6 +451,8 @@ class SessionScreen(Screen):
 
     def shutdown(self) -> None:
         self.bridge.close()
+        if self.engine is not None:
+            self.engine.llm_cancel.set()  # the engine thread leaves an LLM call at once
         if self.gpu is not None:
             self.gpu.shutdown()
         if self.sid:
