@@ -95,7 +95,7 @@ def report_markdown(b: Bundle, store=None) -> str:
     lines = [f"# {_text(b.name)}: kt-tui session {b.sid}", "",
              "| | |", "|---|---|",
              f"| kernel | {_cell(s['kernel_path'])} |", f"| strategy | {_cell(s['strategy'])} |",
-             f"| state | {_cell(s['state'])} |", f"| GPU | {_cell(s['gpu'])}{_cell(sim) if sim else ''} |",
+             f"| state | {_cell(s['state'])} |", f"| GPU | {_cell(s['gpu'])}{' ' + _cell(sim) if sim else ''} |",
              f"| backend | {_cell(s['backend'])} |", f"| started / last change | {s['created']} / {s['updated']} |",
              f"| configurations measured | {len(b.results)} |", ""]
     if s.get("note"):
