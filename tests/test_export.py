@@ -239,3 +239,39 @@ async def test_export_from_the_browser_and_from_a_session(db, tmp_path):
         await wait_for(pilot, lambda: app.screen is session)
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen))
+
+
+def test_the_script_runs_its_tuning_with_a_fake_kernel_tuner(capsys, db, tmp_path):
+    """No GPU here: kernel_tuner's calls are replaced, the script's own logic (inputs, the answer from
+    the original kernel, per-output verification, the tune_kernel call) runs for real."""
+    import importlib.util
+    run_cli(capsys, "export", "--out", tmp_path, "--json")
+    spec = importlib.util.spec_from_file_location("tune_matmul", tmp_path / "tune_matmul.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    calls = {}
+
+    def run_kernel(name, source, size, args, params, **kw):
+        calls["run_kernel"] = (name, source, size, params, kw)
+        n = int(args[3])
+        return [(args[1].reshape(n, n) @ args[2].reshape(n, n)).ravel(), args[1], args[2], args[3]]
+
+    def tune_kernel(name, source, size, args, tune_params, **kw):
+        calls["tune_kernel"] = (name, source, size, tune_params, kw)
+        good = [kw["answer"][0], None, None, None]
+        assert kw["verify"](kw["answer"], good)
+        assert not kw["verify"](kw["answer"], [good[0] + 1.0, None, None, None])
+        return [{"block_size_x": 64, "block_size_y": 16, "WORK_PER_THREAD": 8, "time": 0.19}], {"device_name": "fake"}
+
+    script.pick_lang = lambda: "CUPY"
+    script.run_kernel, script.tune_kernel = run_kernel, tune_kernel
+    script.store_output_file = lambda path, results, params: calls.setdefault("t4", path)
+    script.main()
+    name, source, size, params, kw = calls["run_kernel"]
+    assert (name, size, params) == ("matmul", (1024, 1024), {"block_size_x": 16, "block_size_y": 16})
+    assert "Naive C = A * B" in source and kw["grid_div_y"] == ["block_size_y"]
+    name, source, size, tune_params, kw = calls["tune_kernel"]
+    assert kw["restrictions"] == ["64 <= block_size_x * block_size_y <= 1024"] and kw["lang"] == "CUPY"
+    assert kw["answer"][1:] == [None, None, None] and kw["answer"][0].dtype == np.float32
+    assert kw["cache"].endswith("tune_matmul.cache.json") and calls["t4"].endswith("tune_matmul.t4.json")
+    assert "best: 0.1900 ms" in capsys.readouterr().out
