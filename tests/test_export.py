@@ -93,7 +93,8 @@ def test_export_writes_every_file(capsys, db, tmp_path):
     html = (out_dir / "report.html").read_text()
     assert "<svg" in html and "report-times.svg" not in html and "2.39x" in html
     md = (out_dir / "report.md").read_text()
-    for wanted in ("one-prompt", "## Steps and decisions", "**approve** by policy", "```diff", "## Tuning runs"):
+    for wanted in ("one-prompt", "## Steps and decisions", "**approve** by policy", "```diff", "## Tuning runs",
+                   "LLM: 1 calls (0 failed) to scripted-model", "recommended: accept"):
         assert wanted in md
 
 
@@ -277,3 +278,19 @@ def test_the_script_runs_its_tuning_with_a_fake_kernel_tuner(capsys, db, tmp_pat
     assert kw["answer"][1:] == [None, None, None] and kw["answer"][0].dtype == np.float32
     assert kw["cache"].endswith("tune_matmul.cache.json") and calls["t4"].endswith("tune_matmul.t4.json")
     assert "best: 0.1900 ms" in capsys.readouterr().out
+
+
+def test_text_from_the_store_stays_data_in_the_script_and_the_report(capsys, db, tmp_path):
+    sid = db.latest_session()["id"]
+    v = db.version(sid, db.session(sid)["best_version"])
+    hostile = v["source"] + "\n// ''' \"\"\" \\ {KERNEL_NAME} ```\n"
+    db.add_version(sid, v["id"], hostile, v["spec_toml"], json.loads(v["spec_json"]), v["parent"], v["label"])
+    db.put_step(sid, "one-prompt", title="<script>alert(1)</script> | pipes")
+    code, _ = run_cli(capsys, "export", "--out", tmp_path, "--json")
+    assert code == 0
+    tree = ast.parse((tmp_path / "tune_matmul.py").read_text())
+    source = next(ast.literal_eval(n.value) for n in tree.body
+                  if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "KERNEL_SOURCE")
+    assert source == hostile
+    html = (tmp_path / "report.html").read_text()
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html

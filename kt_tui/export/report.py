@@ -144,6 +144,13 @@ def _story_md(b: Bundle, store) -> list[str]:
             out += ["## Plan", "", "| # | step | state | reason | version |", "|---|---|---|---|---|"]
             out += [f"| {p['seq'] + 1} | {_cell(p['title'])} | {_cell(p['state'])} | {_cell(p['reason'])} | "
                     f"{_cell(p['version'])} |" for p in steps] + [""]
+        calls = store.llm_calls(b.sid)
+        if calls:
+            models = ", ".join(sorted({str(c["model"]) for c in calls if c["model"]}))
+            tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
+            failed = sum(1 for c in calls if c["error"])
+            out += [f"LLM: {len(calls)} calls ({failed} failed) to {_text(models or 'unknown model')}, "
+                    f"{tokens[0]} tokens in, {tokens[1]} out.", ""]
         gates = store.gates(b.sid)
         if gates:
             out += ["## Steps and decisions", ""]
@@ -171,8 +178,21 @@ def _gate_md(i: int, g: dict) -> list[str]:
     if body.get("fixes"):
         out += [f"- fixed: {_text(f)}" for f in body["fixes"]] + [""]
     if body.get("new_ms") is not None:
-        out += [f"New best {_ms(body['new_ms'])} against {_ms(body.get('current_ms'))} now"
-                + (f"; recommendation: {_text(body['recommend'])}" if body.get("recommend") else ""), ""]
+        advice = {True: "; recommended: accept", False: "; recommended: reject"}.get(body.get("recommend"), "")
+        out += [f"New best {_ms(body['new_ms'])} against {_ms(body.get('current_ms'))} now{advice}", ""]
+    comp = body.get("compile")
+    if isinstance(comp, dict) and comp.get("ok") is not None:
+        res = "; ".join(f"{_text(k)}: {v.get('registers')} registers, {v.get('shared_bytes')} B shared, "
+                        f"{v.get('spill_stores', 0)} spill stores" for k, v in (comp.get("resources") or {}).items()
+                        if isinstance(v, dict))
+        out += [("Compiled with nvcc" + (f" ({res})" if res else "") if comp["ok"]
+                 else f"Did not compile: {_text(comp.get('reason') or comp.get('errors') or '')}"), ""]
+    for c in body.get("checks") or []:
+        if isinstance(c, dict):
+            out.append(f"- at {_text(c.get('label'))}: {_text(c.get('status'))}"
+                       + (f" ({_text(c['reason'])})" if c.get("reason") else ""))
+    if body.get("checks"):
+        out.append("")
     verdicts = body.get("verdicts") or []
     if isinstance(verdicts, list) and verdicts:
         out += ["Verification: " + "; ".join(
