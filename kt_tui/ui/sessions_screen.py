@@ -89,7 +89,7 @@ class SessionsScreen(Screen):
         shown = table.row_count
         self.query_one("#sessions-title", Static).update(
             f"Sessions in {self.store.path}: {shown}" + (f" matching {self.filter!r}" if self.filter else "")
-            + ("" if shown else " (none)"))
+            + ("  ·  enter opens or resumes the selected one" if shown else " (none)"))
 
     def selected(self) -> str | None:
         table = self.query_one(DataTable)
