@@ -9,7 +9,7 @@ import sys
 from . import __version__
 from .gpu.protocol import SEARCHES
 
-COMMANDS = ("open", "run", "sessions", "resume")
+COMMANDS = ("open", "run", "sessions", "resume", "export")
 EXIT_USAGE = 2
 
 
@@ -73,8 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object with the outcome, last")
     p.add_argument("--allow-flagged", action="store_true", help="let flagged generated code run")
     _common(p)
-    p = sub.add_parser("sessions", help="list saved sessions")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("sessions", help="browse saved sessions (a table when not in a terminal)")
+    p.add_argument("--json", action="store_true", help="print them as JSON")
+    p.add_argument("--db")
+    p = sub.add_parser("export", help="write a session's best kernel, spec, kernel_tuner script, caches and report")
+    p.add_argument("session", nargs="?", metavar="ID", help="which session (default: the latest)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (made when missing)")
+    p.add_argument("--json", action="store_true", help="print the written files and the best as JSON")
     p.add_argument("--db")
     p = sub.add_parser("resume", help="reopen a session where it stopped (latest when no ID)")
     p.add_argument("session", nargs="?", metavar="ID")
@@ -88,10 +93,16 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if argv and argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version"):
         argv = ["open", *argv]
     args = build_parser().parse_args(argv)
+    if not args.command and _interactive():
+        args.command, args.json = "sessions", False
     if not args.command:
         build_parser().print_help()
         raise SystemExit(EXIT_USAGE)
     return args
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def _flags(args: argparse.Namespace) -> dict:
@@ -179,8 +190,13 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":
-        from .commands import list_sessions
+        from .commands import browse_sessions, list_sessions
+        if not args.json and _interactive():
+            return browse_sessions(settings)
         return list_sessions(settings, args.json)
+    if args.command == "export":
+        from .commands import export_results
+        return export_results(settings, args)
     if args.command == "run":
         from .commands import run_auto
         return run_auto(settings, args)

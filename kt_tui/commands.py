@@ -62,6 +62,29 @@ def list_sessions(settings: Settings, as_json: bool) -> int:
     return 0
 
 
+def browse_sessions(settings: Settings) -> int:
+    store = open_store(settings)
+    from .ui.app import KtApp
+    app = KtApp(settings, store, browse=True)
+    app.run()
+    return app.return_code or 0
+
+
+def export_results(settings: Settings, args: argparse.Namespace) -> int:
+    from .export import export_session
+    store = open_store(settings)
+    sid = find_session(store, args.session)["id"]
+    out = export_session(store, sid, args.out)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        best = out["best"]
+        speed = f", {best['speedup']:.2f}x over the original" if best["speedup"] else ""
+        print(f"session {sid}: best {best['time_ms']:.4f} ms with {best['params']}{speed}")
+        print("\n".join(f"  {f}" for f in out["files"]))
+    return 0
+
+
 def _ms(v) -> str:
     return f"{v:.4f}" if v is not None else "-"
 

@@ -82,6 +82,7 @@ class Spec:
     timeout_s: float = 30.0
     iterations: int = 7
     verify_sizes: list[dict] | None = None  # extra [sizes] to check results at; None: derived, []: none
+    metrics: dict[str, str | int | float] = field(default_factory=dict)  # bytes / flops per run, over sizes
 
     # -- derived values -------------------------------------------------------------------
     def problem_size_values(self, sizes: dict | None = None) -> list[int]:
@@ -126,7 +127,7 @@ class Spec:
         """What determines a kernel version's runs (not the parameter values or how it is checked).
         Restrictions count when there are any; `legacy`: the dict of older versions, without them."""
         d = asdict(self)
-        for k in ("tune_params", "defaults", "timeout_s", "iterations", "verify_sizes"):
+        for k in ("tune_params", "defaults", "timeout_s", "iterations", "verify_sizes", "metrics"):
             d.pop(k)
         if legacy or not d["restrictions"]:
             d.pop("restrictions")
@@ -162,7 +163,7 @@ def version_ids(source: str, spec: Spec) -> list[str]:
 _TOP_KEYS = {
     "kernel", "args", "problem_size", "sizes", "tune_params", "defaults", "grid_div_x", "grid_div_y",
     "grid_div_z", "block_size_names", "restrictions", "compiler_options", "timeout_s", "iterations",
-    "verify_sizes",
+    "verify_sizes", "metrics",
 }
 _ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol"}
 
@@ -242,6 +243,7 @@ def spec_from_dict(data: dict) -> Spec:
         restrictions=restrictions, compiler_options=_str_list(data, "compiler_options", optional=False),
     )
     spec.verify_sizes = _verify_sizes(data.get("verify_sizes"))
+    spec.metrics = _metrics(data.get("metrics", {}), spec.sizes)
     for key in ("timeout_s", "iterations"):
         if key in data:
             v = data[key]
@@ -260,6 +262,17 @@ def _verify_sizes(value) -> list[dict] | None:
             _want(isinstance(v, int) and not isinstance(v, bool) and v > 0, f"verify_sizes[{i}].{k}",
                   f"expected a positive integer, got {v!r}")
     return [dict(t) for t in value]
+
+
+def _metrics(value, sizes: dict) -> dict:
+    _want(isinstance(value, dict), "metrics", "expected a table, e.g. bytes = \"3 * 4 * n\"")
+    for k, v in value.items():
+        _want(k in ("bytes", "flops"), f"metrics.{k}", "unknown key (known: bytes, flops)")
+        try:
+            evaluate(v, sizes)
+        except ExprError as e:
+            raise SpecError(f"metrics.{k}", str(e)) from None
+    return dict(value)
 
 
 def default_verify_sizes(spec: Spec) -> list[dict]:
@@ -428,7 +441,8 @@ def dump_spec(spec: Spec) -> str:
     if spec.verify_sizes is not None:
         lines.append(f"verify_sizes = {_toml_value(spec.verify_sizes)}")
     lines.append("")
-    for table in ("sizes", "tune_params", "defaults"):
+    tables = ("sizes", "tune_params", "defaults") + (("metrics",) if spec.metrics else ())
+    for table in tables:
         lines.append(f"[{table}]")
         lines += [f"{k} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]
         lines.append("")

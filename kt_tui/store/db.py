@@ -146,6 +146,16 @@ class Store:
     def sessions(self) -> list[dict]:
         return list(self.db["sessions"].rows_where(order_by="created desc, rowid desc"))
 
+    def delete_session(self, sid: str) -> None:
+        """The session and every row and reference file that belongs to it."""
+        with self.db.conn:
+            for name in _TABLES:
+                if name != "sessions":
+                    self.db.execute(f"DELETE FROM [{name}] WHERE session = ?", [sid])
+            self.db.execute("DELETE FROM sessions WHERE id = ?", [sid])
+        for path in self.refs_dir.glob(f"{sid}-*.npz"):
+            path.unlink(missing_ok=True)
+
     def latest_session(self) -> dict | None:
         rows = self.sessions()
         return rows[0] if rows else None

@@ -38,9 +38,10 @@ class KtApp(App):
     TITLE = "kt-tui"
 
     def __init__(self, settings: Settings, store: Store, kernel_file: KernelFile | None = None,
-                 spec_path: str | None = None, kernel_name: str | None = None, resume: str | None = None) -> None:
+                 spec_path: str | None = None, kernel_name: str | None = None, resume: str | None = None,
+                 browse: bool = False) -> None:
         super().__init__()
-        self.settings, self.store = settings, store
+        self.settings, self.store, self.browse = settings, store, browse
         self.kernel_file, self.spec_path, self.kernel_name, self.resume = kernel_file, spec_path, kernel_name, resume
         self.theme_problems: list[str] = []
 
@@ -58,7 +59,10 @@ class KtApp(App):
                 self.notify(f"config.toml [keys]: no key binding {name!r}; known: {', '.join(sorted(known))}",
                             severity="warning", timeout=15)
             self.set_keymap(self.settings.keys)
-        if self.resume:
+        if self.browse:
+            from .sessions_screen import SessionsScreen
+            self.push_screen(SessionsScreen(self.store))
+        elif self.resume:
             self._open_stored(self.resume)
         else:
             self._choose_kernel()
@@ -136,6 +140,10 @@ class KtApp(App):
 
         self.push_screen(SessionScreen(settings, store, original["source"], spec, prepare, sid=sid,
                                        kernel_label=Path(s["kernel_path"]).name))
+
+    def open_stored(self, sid: str) -> None:
+        """From the sessions browser; quitting that session comes back to it."""
+        self._open_stored(sid)
 
     def on_unmount(self) -> None:
         for screen in self.screen_stack:

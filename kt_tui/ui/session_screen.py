@@ -56,6 +56,7 @@ class SessionScreen(Screen):
         Binding("q", "quit_session", "Quit", id="quit"),
         Binding("m", "sanitize('memcheck')", "memcheck", id="sanitize"),
         Binding("R", "sanitize('racecheck')", "racecheck", id="racecheck"),
+        Binding("X", "export", "Export", id="export"),
     ]
 
     def __init__(self, settings: Settings, store: Store, source: str, spec: Spec,
@@ -445,9 +446,19 @@ class SessionScreen(Screen):
         from .report_screen import start_sanitizer
         start_sanitizer(self, tool)
 
+    def action_export(self) -> None:
+        from .export_screen import ExportScreen
+        if self.sid is None:
+            self.notify("nothing to export yet: the session has not started", severity="warning")
+            return
+        self.app.push_screen(ExportScreen(self.store, self.sid))
+
     def action_quit_session(self) -> None:
         self.shutdown()
-        self.app.exit()
+        if getattr(self.app, "browse", False):
+            self.app.pop_screen()
+        else:
+            self.app.exit()
 
     def shutdown(self) -> None:
         self.bridge.close()

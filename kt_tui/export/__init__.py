@@ -1,0 +1,5 @@
+"""Results leave the tool: the best kernel, its spec, a kernel_tuner script, caches and a report."""
+
+from .export import ExportError, export_session
+
+__all__ = ["ExportError", "export_session"]

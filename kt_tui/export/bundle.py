@@ -1,0 +1,107 @@
+"""Everything an export needs from one stored session, read once."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+from ..errors import UserError
+from ..kernel.expr import ExprError, evaluate
+from ..kernel.spec import Spec, spec_from_plain
+from ..store import Store
+
+BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
+
+
+class ExportError(UserError):
+    pass
+
+
+@dataclass
+class Bundle:
+    session: dict
+    best: dict  # the best result row
+    version: dict  # its kernel version row
+    spec: Spec  # the best version's spec
+    original: dict  # the session's first version row
+    original_spec: Spec
+    results: list[dict]
+    versions: list[dict]
+    checks: list[dict]
+
+    @property
+    def sid(self) -> str:
+        return self.session["id"]
+
+    @property
+    def name(self) -> str:
+        return self.spec.kernel
+
+    @property
+    def speedup(self) -> float | None:
+        base = self.session.get("baseline_ms")
+        return base / self.best["time_ms"] if base and self.best["time_ms"] else None
+
+    def launch(self) -> dict:
+        return launch_config(self.spec, self.best["params"])
+
+
+def load_bundle(store: Store, sid: str) -> Bundle:
+    s = store.session(sid)
+    if s is None:
+        raise ExportError(f"no session {sid!r} in {store.path}")
+    results = store.results(s["id"])
+    best = None
+    if s.get("best_version") and s.get("best_key"):
+        best = next((r for r in results if r["version"] == s["best_version"] and r["key"] == s["best_key"]), None)
+    if best is None:
+        from ..engine.summary import best_result
+        best = best_result(store, s["id"])
+    if best is None or best["time_ms"] is None:
+        raise ExportError(f"session {s['id']} has no accepted best kernel yet: nothing to export")
+    versions = store.versions(s["id"])
+    version = next(v for v in versions if v["id"] == best["version"])
+    return Bundle(session=s, best=best, version=version, spec=spec_of(version), original=versions[0],
+                  original_spec=spec_of(versions[0]), results=results, versions=versions,
+                  checks=store.checks(s["id"]))
+
+
+def spec_of(version: dict) -> Spec:
+    return spec_from_plain(json.loads(version["spec_json"]))
+
+
+def launch_config(spec: Spec, params: dict) -> dict:
+    """Grid and block at the spec's sizes, by kernel_tuner's rules (grid = ceil(size / divisors))."""
+    names = list(spec.block_size_names or BLOCK_NAMES) + list(BLOCK_NAMES[len(spec.block_size_names or []):])
+    block = [int(params.get(names[0], 256)), int(params.get(names[1], 1)), int(params.get(names[2], 1))]
+    sizes = spec.problem_size_values() + [1, 1]
+    grid = []
+    for i, divs in enumerate((spec.grid_div_x, spec.grid_div_y, spec.grid_div_z)):
+        if divs is None:  # kernel_tuner's default divisor: the block size of that dimension
+            divs = [names[i]] if names[i] in params else []
+        divisor = 1
+        try:
+            for d in divs:
+                divisor *= evaluate(d, params)
+        except ExprError:
+            divisor = 1
+        grid.append(int(math.ceil(sizes[i] / divisor)) if divisor else 1)
+    return {"grid": grid, "block": block}
+
+
+def metrics(spec: Spec, time_ms: float) -> list[dict]:
+    """Achieved bytes/s and FLOP/s when the spec's [metrics] gives bytes or flops per run."""
+    out = []
+    for key, unit in (("bytes", "B/s"), ("flops", "FLOP/s")):
+        expr = (getattr(spec, "metrics", None) or {}).get(key)
+        if expr is None or not time_ms:
+            continue
+        try:
+            per_run = float(evaluate(expr, spec.sizes))
+        except ExprError as e:
+            out.append({"metric": key, "error": str(e)})
+            continue
+        out.append({"metric": key, "per_run": per_run, "per_s": per_run / (time_ms * 1e-3), "unit": unit,
+                    "peak": None})
+    return out

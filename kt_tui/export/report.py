@@ -1,0 +1,220 @@
+"""report.md and a self-contained report.html: the session's story, its best kernel and a plot."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+from pathlib import Path
+
+from .bundle import Bundle, metrics
+
+PLOT = "report-times.svg"
+_PLOT_MARK = "KT-TUI-PLOT-HERE"
+
+
+def write_report(b: Bundle, out: Path, store=None) -> list[Path]:
+    svg = plot_svg(b)
+    md = report_markdown(b, store)
+    (out / PLOT).write_text(svg, encoding="utf-8")
+    (out / "report.md").write_text(md.replace(_PLOT_MARK, f"![every measured configuration]({PLOT})"), encoding="utf-8")
+    (out / "report.html").write_text(report_html(b, md, svg), encoding="utf-8")
+    return [out / "report.md", out / PLOT, out / "report.html"]
+
+
+# -- the plot ------------------------------------------------------------------------------
+def plot_svg(b: Bundle) -> str:
+    """Every measured configuration in the order it ran, coloured by kernel version, and the best so far."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9, 4.5))
+    ax = fig.add_subplot()
+    n = 0
+    for v in b.versions:
+        rows = [r for r in b.results if r["version"] == v["id"]]
+        xs, ys, bx, by, best = [], [], [], [], None
+        for r in rows:
+            n += 1
+            if r["status"] != "ok" or r["time_ms"] is None or r["verified"] is False:
+                continue
+            xs.append(n)
+            ys.append(r["time_ms"])
+            best = r["time_ms"] if best is None else min(best, r["time_ms"])
+            bx.append(n)
+            by.append(best)
+        if not xs:
+            continue
+        label = _short(v["label"] or v["id"])
+        dots = ax.scatter(xs, ys, s=14, alpha=0.6, label=f"{label} ({len(xs)} ok)")
+        ax.step(bx, by, where="post", color=dots.get_facecolor()[0], alpha=1.0, linewidth=1.6)
+    if b.session.get("baseline_ms"):
+        ax.axhline(b.session["baseline_ms"], color="grey", linestyle="--", linewidth=1, label="original, default params")
+    ax.set_xlabel("configuration, in the order measured")
+    ax.set_ylabel("time (ms)")
+    ax.set_title(f"{b.name}: every measured configuration, best so far per version")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg")
+    return buf.getvalue()
+
+
+def _short(text: str, n: int = 48) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# -- markdown ------------------------------------------------------------------------------
+def _cell(value) -> str:
+    text = "-" if value is None else " ".join(str(value).split())
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+
+
+def _text(value) -> str:
+    """Free text from the store (an LLM's explanation, a reason) as a plain paragraph."""
+    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", " ".join(str(value).split()))
+
+
+def _fence(code: str, lang: str = "") -> str:
+    ticks = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", code)), default=0))
+    return f"{ticks}{lang}\n{code.rstrip()}\n{ticks}"
+
+
+def _ms(v) -> str:
+    return f"{v:.4f} ms" if isinstance(v, (int, float)) else "-"
+
+
+def report_markdown(b: Bundle, store=None) -> str:
+    s, r = b.session, b.best
+    launch = b.launch()
+    sim = " (SIMULATED: replayed from a cache recorded on a real GPU)" if s["simulated"] else ""
+    lines = [f"# {_text(b.name)}: kt-tui session {b.sid}", "",
+             "| | |", "|---|---|",
+             f"| kernel | {_cell(s['kernel_path'])} |", f"| strategy | {_cell(s['strategy'])} |",
+             f"| state | {_cell(s['state'])} |", f"| GPU | {_cell(s['gpu'])}{' ' + _cell(sim) if sim else ''} |",
+             f"| backend | {_cell(s['backend'])} |", f"| started / last change | {s['created']} / {s['updated']} |",
+             f"| configurations measured | {len(b.results)} |", ""]
+    if s.get("note"):
+        lines += [_text(s["note"]), ""]
+    if s.get("error"):
+        lines += [f"**Error:** {_text(s['error'])}", ""]
+    speed = f"{b.speedup:.2f}x" if b.speedup else "-"
+    lines += ["## Best kernel", "", "| | |", "|---|---|",
+              f"| time | {_ms(r['time_ms'])} |", f"| original, default parameters | {_ms(s['baseline_ms'])} |",
+              f"| speedup | {speed} |", f"| parameters | {_cell(json.dumps(r['params']))} |",
+              f"| kernel version | {_cell(r['version'])} ({_cell(b.version['label'])}) |",
+              f"| launch | grid {tuple(launch['grid'])}, block {tuple(launch['block'])} |",
+              f"| verified | {_cell({True: 'yes', False: 'NO', None: 'not checked'}[r['verified']])} |", ""]
+    checks = [c for c in b.checks if c["version"] == r["version"] and c["key"] == r["key"]]
+    if checks:
+        lines += ["Checked at other sizes:", ""] + [
+            f"- {_text(c['label'])}: {'passed' if c['ok'] else 'FAILED' if c['ok'] is False else 'not checked'}"
+            + (f" ({_text(c['reason'])})" if c["reason"] else "") for c in checks] + [""]
+    lines += _metrics_md(b) + ["## Every measured configuration", "", _PLOT_MARK, ""]
+    lines += _story_md(b, store)
+    lines += ["## Best kernel source", "", _fence(b.version["source"], "cuda"), ""]
+    return "\n".join(lines)
+
+
+def _metrics_md(b: Bundle) -> list[str]:
+    rows = metrics(b.spec, b.best["time_ms"])
+    if not rows:
+        return []
+    out = ["## Achieved throughput", ""]
+    for m in rows:
+        if "error" in m:
+            out.append(f"- {m['metric']}: cannot evaluate ({_text(m['error'])})")
+            continue
+        scale = 1e9 if m["metric"] == "bytes" else 1e12
+        unit = "GB/s" if m["metric"] == "bytes" else "TFLOP/s"
+        out.append(f"- {m['metric']}: {m['per_run']:.4g} per run, {m['per_s'] / scale:.4g} {unit} "
+                   "(peak unknown: no measured peak of this GPU is stored)")
+    return out + [""]
+
+
+def _story_md(b: Bundle, store) -> list[str]:
+    out = []
+    if store is not None:
+        steps = store.steps(b.sid)
+        if steps:
+            out += ["## Plan", "", "| # | step | state | reason | version |", "|---|---|---|---|---|"]
+            out += [f"| {p['seq'] + 1} | {_cell(p['title'])} | {_cell(p['state'])} | {_cell(p['reason'])} | "
+                    f"{_cell(p['version'])} |" for p in steps] + [""]
+        calls = store.llm_calls(b.sid)
+        if calls:
+            models = ", ".join(sorted({str(c["model"]) for c in calls if c["model"]}))
+            tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
+            failed = sum(1 for c in calls if c["error"])
+            out += [f"LLM: {len(calls)} calls ({failed} failed) to {_text(models or 'unknown model')}, "
+                    f"{tokens[0]} tokens in, {tokens[1]} out.", ""]
+        gates = store.gates(b.sid)
+        if gates:
+            out += ["## Steps and decisions", ""]
+            for i, g in enumerate(gates, 1):
+                out += _gate_md(i, g)
+        runs = store.runs(b.sid)
+        if runs:
+            out += ["## Tuning runs", "", "| run | version | kind | search | state | configurations | started | ended |",
+                    "|---|---|---|---|---|---|---|---|"]
+            out += [f"| {_cell(x['id'])} | {_cell(x['version'])} | {_cell(x['kind'])} | {_cell(x['strategy'])} | "
+                    f"{_cell(x['state'])} | {_cell(x['total'])} | {_cell(x['started'])} | {_cell(x['ended'])} |"
+                    for x in runs] + [""]
+    return out
+
+
+def _gate_md(i: int, g: dict) -> list[str]:
+    d = g["decision"] or {}
+    who = {"policy": "policy (headless)", "user": "you", "autopilot": "autopilot"}.get(d.get("by"), d.get("by") or "-")
+    out = [f"### {i}. {_text(g['title'])}", "",
+           f"{_text(g['kind'])} gate, opened {g['created']}; decision: **{_text(d.get('choice') or 'pending')}** "
+           f"by {_text(who)}" + (f" at {g['decided']}" if g["decided"] else ""), ""]
+    body = g["body"] if isinstance(g["body"], dict) else {}
+    if body.get("explanation"):
+        out += [_text(body["explanation"]), ""]
+    if body.get("fixes"):
+        out += [f"- fixed: {_text(f)}" for f in body["fixes"]] + [""]
+    if body.get("new_ms") is not None:
+        advice = {True: "; recommended: accept", False: "; recommended: reject"}.get(body.get("recommend"), "")
+        out += [f"New best {_ms(body['new_ms'])} against {_ms(body.get('current_ms'))} now{advice}", ""]
+    comp = body.get("compile")
+    if isinstance(comp, dict) and comp.get("ok") is not None:
+        res = "; ".join(f"{_text(k)}: {v.get('registers')} registers, {v.get('shared_bytes')} B shared, "
+                        f"{v.get('spill_stores', 0)} spill stores" for k, v in (comp.get("resources") or {}).items()
+                        if isinstance(v, dict))
+        out += [("Compiled with nvcc" + (f" ({res})" if res else "") if comp["ok"]
+                 else f"Did not compile: {_text(comp.get('reason') or comp.get('errors') or '')}"), ""]
+    for c in body.get("checks") or []:
+        if isinstance(c, dict):
+            out.append(f"- at {_text(c.get('label'))}: {_text(c.get('status'))}"
+                       + (f" ({_text(c['reason'])})" if c.get("reason") else ""))
+    if body.get("checks"):
+        out.append("")
+    verdicts = body.get("verdicts") or []
+    if isinstance(verdicts, list) and verdicts:
+        out += ["Verification: " + "; ".join(
+            f"{_text(v.get('output'))} {'ok' if v.get('ok') else 'WRONG'}" + (
+                f" (max abs err {v['max_abs_err']:.3g})" if isinstance(v.get("max_abs_err"), (int, float)) else "")
+            for v in verdicts if isinstance(v, dict)), ""]
+    if body.get("diff"):
+        out += [_fence(str(body["diff"]), "diff"), ""]
+    return out
+
+
+# -- html ----------------------------------------------------------------------------------
+CSS = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
+pre{background:#f5f5f5;padding:.6rem;overflow-x:auto;font-size:.85rem}svg{max-width:100%;height:auto}"""
+
+
+def report_html(b: Bundle, md: str, svg: str) -> str:
+    from markdown_it import MarkdownIt
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(md)
+    inline = svg[svg.find("<svg"):]
+    body = body.replace(f"<p>{_PLOT_MARK}</p>", f'<figure class="plot">{inline}</figure>')
+    title = html.escape(f"{b.name}: kt-tui session {b.sid}")
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+            f"<style>{CSS}</style></head><body>\n{body}</body></html>\n")

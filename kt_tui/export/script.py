@@ -1,0 +1,147 @@
+"""tune_<kernel>.py: a standalone kernel_tuner script that reproduces a session's final tuning.
+
+Every value from the store goes in through repr() of plain Python data, never as code text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from pprint import pformat
+
+from .bundle import Bundle
+
+TEMPLATE = '''\
+"""Reproduce the final tuning of kt-tui session {sid} ({kernel}) with kernel_tuner alone.
+
+Needs kernel_tuner, numpy and one CUDA backend for kernel_tuner (cupy, pycuda or cuda-python).
+Inputs come from {inputs} beside this file (the same seeds kt-tui used). The answer is the
+original kernel's outputs: read from that file when kt-tui stored them, else computed here by
+running the original kernel once with its default parameters.
+Run: python {script}   (writes {cachefile} and {t4file} beside it)
+"""
+
+from pathlib import Path
+
+import numpy as np
+from kernel_tuner import run_kernel, tune_kernel
+from kernel_tuner.file_utils import store_output_file
+
+HERE = Path(__file__).resolve().parent
+KERNEL_NAME = {kernel_name}
+PROBLEM_SIZE = {problem_size}
+TUNE_PARAMS = {tune_params}
+RESTRICTIONS = {restrictions}
+GRID_DIV_X = {grid_div_x}
+GRID_DIV_Y = {grid_div_y}
+GRID_DIV_Z = {grid_div_z}
+BLOCK_SIZE_NAMES = {block_size_names}
+COMPILER_OPTIONS = {compiler_options}
+ITERATIONS = {iterations}
+# per output argument (by position): (atol, rtol)
+TOLERANCES = {tolerances}
+BEST_IN_SESSION = {best}
+
+ORIGINAL_PARAMS = {original_params}
+ORIGINAL_GRID_DIV = {original_grid_div}
+ORIGINAL_BLOCK_SIZE_NAMES = {original_block_size_names}
+
+KERNEL_SOURCE = {source}
+
+ORIGINAL_SOURCE = {original_source}
+
+
+def pick_lang():
+    for module, lang in (("cupy", "CUPY"), ("pycuda.driver", "CUDA"), ("cuda", "NVCUDA")):
+        try:
+            __import__(module)
+            return lang
+        except ImportError:
+            pass
+    raise SystemExit("no CUDA backend for kernel_tuner: install cupy, pycuda or cuda-python")
+
+
+def load_inputs():
+    with np.load(HERE / {inputs}) as z:
+        args = [z["arg%d" % i] for i in range(len([k for k in z.files if k.startswith("arg")]))]
+        args = [a[()] if a.ndim == 0 else a for a in args]
+        stored = {{int(k[len("answer"):]): z[k] for k in z.files if k.startswith("answer")}}
+    return args, stored
+
+
+def reference(args, stored, lang):
+    if stored:
+        return [stored.get(i) for i in range(len(args))]
+    gx, gy, gz = ORIGINAL_GRID_DIV
+    outputs = run_kernel(KERNEL_NAME, ORIGINAL_SOURCE, PROBLEM_SIZE, [np.copy(a) for a in args],
+                         ORIGINAL_PARAMS, grid_div_x=gx, grid_div_y=gy, grid_div_z=gz, lang=lang,
+                         block_size_names=ORIGINAL_BLOCK_SIZE_NAMES, compiler_options=COMPILER_OPTIONS)
+    return [outputs[i] if i in TOLERANCES else None for i in range(len(args))]
+
+
+def verify(answer, result_host, atol=None):
+    for i, (expected, got) in enumerate(zip(answer, result_host)):
+        if expected is None:
+            continue
+        a, r = TOLERANCES[i]
+        if not np.allclose(np.asarray(got).ravel(), np.asarray(expected).ravel(), atol=a, rtol=r, equal_nan=False):
+            return False
+    return True
+
+
+def main():
+    lang = pick_lang()
+    args, stored = load_inputs()
+    answer = reference(args, stored, lang)
+    results, env = tune_kernel(KERNEL_NAME, KERNEL_SOURCE, PROBLEM_SIZE, args, TUNE_PARAMS,
+                               grid_div_x=GRID_DIV_X, grid_div_y=GRID_DIV_Y, grid_div_z=GRID_DIV_Z,
+                               block_size_names=BLOCK_SIZE_NAMES, restrictions=RESTRICTIONS or None,
+                               compiler_options=COMPILER_OPTIONS or None, iterations=ITERATIONS,
+                               answer=answer, verify=verify, lang=lang, strategy="brute_force",
+                               cache=str(HERE / {cachefile}))
+    store_output_file(str(HERE / {t4file}), results, TUNE_PARAMS)
+    ok = [r for r in results if isinstance(r.get("time"), (int, float))]
+    if not ok:
+        raise SystemExit("no configuration ran")
+    best = min(ok, key=lambda r: r["time"])
+    print("best: %.4f ms with %s on %s" % (best["time"], {{k: best[k] for k in TUNE_PARAMS}}, env.get("device_name")))
+    print("kt-tui's best in the session: %.4f ms with %s" % (BEST_IN_SESSION["time_ms"], BEST_IN_SESSION["params"]))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def _py(value) -> str:
+    return pformat(value, width=100, sort_dicts=False)
+
+
+def _size(values: list[int]):
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def script_text(b: Bundle, inputs_name: str) -> str:
+    spec, orig = b.spec, b.original_spec
+    outputs = {i: list(a.tolerance()) for i, a in enumerate(spec.args) if a.output}
+    return TEMPLATE.format(
+        sid=_safe_doc(b.sid), kernel=_safe_doc(b.name), inputs=repr(inputs_name), script=_safe_doc(f"tune_{b.name}.py"),
+        cachefile=repr(f"tune_{b.name}.cache.json"), t4file=repr(f"tune_{b.name}.t4.json"),
+        kernel_name=repr(spec.kernel), problem_size=_py(_size(spec.problem_size_values())),
+        tune_params=_py(spec.tune_params), restrictions=_py(list(spec.restrictions)),
+        grid_div_x=_py(spec.grid_div_x), grid_div_y=_py(spec.grid_div_y), grid_div_z=_py(spec.grid_div_z),
+        block_size_names=_py(spec.block_size_names), compiler_options=_py(list(spec.compiler_options)),
+        iterations=repr(int(spec.iterations)), tolerances=_py(outputs),
+        best=_py({"time_ms": b.best["time_ms"], "params": b.best["params"]}),
+        original_params=_py(orig.baseline_params()),
+        original_grid_div=_py((orig.grid_div_x, orig.grid_div_y, orig.grid_div_z)),
+        original_block_size_names=_py(orig.block_size_names),
+        source=repr(b.version["source"]), original_source=repr(b.original["source"]))
+
+
+def _safe_doc(text: str) -> str:
+    """Text for the docstring: no quotes or backslashes that could end it."""
+    return "".join(c for c in str(text) if c.isalnum() or c in "._-+ ")
+
+
+def write_script(b: Bundle, path: Path, inputs_name: str) -> Path:
+    path.write_text(script_text(b, inputs_name), encoding="utf-8")
+    return path

@@ -1,0 +1,65 @@
+"""Export a session from the app: pick a folder, confirm, write in a worker thread, list the files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Static
+
+from ..errors import UserError
+from ..store import Store
+
+
+def default_folder(store: Store, sid: str) -> str:
+    s = store.session(sid)
+    return str(Path.cwd() / f"{s['kernel_name'] or 'kernel'}-{sid}-export")
+
+
+class ExportScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape", "close", "Close", id="export.close")]
+
+    def __init__(self, store: Store, sid: str) -> None:
+        super().__init__()
+        self.store, self.sid = store, sid
+        self.written: list[str] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="editor"):
+            yield Static(Text(f"Export session {self.sid}: the best kernel, its spec, a kernel_tuner script, "
+                              "caches and a report. Folder (enter writes, escape closes):", style="bold"))
+            yield Input(default_folder(self.store, self.sid), id="export-dir")
+            with VerticalScroll():
+                yield Static("", id="export-result")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        folder = event.value.strip()
+        if not folder:
+            self.query_one("#export-result", Static).update(Text("Give a folder to write into.", style="red"))
+            return
+        self.query_one("#export-result", Static).update(f"Writing to {folder}…")
+        self.run_worker(lambda: self._export(folder), thread=True, group="export", exclusive=True)
+
+    def _export(self, folder: str) -> None:
+        from ..export import export_session
+        try:
+            out = export_session(self.store, self.sid, folder)
+        except UserError as e:
+            text = Text(str(e), style="red")
+        except Exception as e:  # noqa: BLE001 - shown to the user; the session is not touched
+            text = Text(f"export failed: {type(e).__name__}: {e}", style="red")
+        else:
+            self.written = out["files"]
+            text = Text(f"Wrote {len(out['files'])} files:\n" + "\n".join(out["files"]), style="green")
+        self.app.call_from_thread(self.query_one("#export-result", Static).update, text)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

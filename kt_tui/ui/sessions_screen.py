@@ -1,0 +1,148 @@
+"""The sessions browser: every stored session in a table; open or resume, export, delete, filter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Footer, Header, Input, Static
+
+from ..store import Store
+
+COLUMNS = ("id", "kernel", "strategy", "state", "best ms", "speedup", "GPU", "date", "simulated")
+
+
+def session_cells(s: dict) -> tuple[str, ...]:
+    best, base = s.get("best_ms"), s.get("baseline_ms")
+    return (s["id"], Path(s["kernel_path"] or "").name, s["strategy"] or "-", s["state"] or "-",
+            f"{best:.4f}" if best else "-", f"{base / best:.2f}x" if best and base else "-",
+            s["gpu"] or "-", (s["created"] or "")[:16], "SIMULATED" if s["simulated"] else "")
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+                Binding("n,escape", "answer(False)", "No", id="confirm.no")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="editor"):
+            yield Static(self.question, id="confirm-question")
+            with Horizontal():
+                yield Button("Delete (y)", variant="error", id="yes")
+                yield Button("Keep (n)", id="no")
+        yield Footer()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class SessionsScreen(Screen):
+    BINDINGS = [
+        Binding("enter", "open", "Open / resume", id="sessions.open", priority=False),
+        Binding("x", "export", "Export", id="sessions.export"),
+        Binding("d", "delete", "Delete", id="sessions.delete"),
+        Binding("slash", "filter", "Filter", id="sessions.filter"),
+        Binding("escape", "clear_filter", "Clear filter", id="sessions.clear", show=False),
+        Binding("q", "quit", "Quit", id="sessions.quit"),
+    ]
+
+    def __init__(self, store: Store) -> None:
+        super().__init__()
+        self.store = store
+        self.filter = ""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(f"Sessions in {self.store.path}", id="sessions-title")
+        yield Input(placeholder="filter: any text in a row (enter keeps it, escape clears)", id="sessions-filter")
+        yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns(*COLUMNS)
+        self.query_one(Input).display = False
+        self.refill()
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        self.refill()
+
+    def refill(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        needle = self.filter.lower()
+        for s in self.store.sessions():
+            cells = session_cells(s)
+            if needle and not any(needle in c.lower() for c in cells):
+                continue
+            table.add_row(*cells, key=s["id"])
+        shown = table.row_count
+        self.query_one("#sessions-title", Static).update(
+            f"Sessions in {self.store.path}: {shown}" + (f" matching {self.filter!r}" if self.filter else "")
+            + ("  ·  enter opens or resumes the selected one" if shown else " (none)"))
+
+    def selected(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        sid = self.selected()
+        if sid:
+            self.app.open_stored(sid)
+
+    def action_export(self) -> None:
+        from .export_screen import ExportScreen
+        sid = self.selected()
+        if sid:
+            self.app.push_screen(ExportScreen(self.store, sid))
+
+    def action_delete(self) -> None:
+        sid = self.selected()
+        if not sid:
+            return
+        s = self.store.session(sid)
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.store.delete_session(sid)
+                self.notify(f"deleted session {sid}")
+                self.refill()
+        self.app.push_screen(ConfirmScreen(f"Delete session {sid} ({Path(s['kernel_path']).name}, {s['state']}, "
+                                           f"{s['created']}) and all its results? This cannot be undone."), done)
+
+    def action_filter(self) -> None:
+        box = self.query_one(Input)
+        box.display = True
+        box.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.filter = event.value.strip()
+        self.refill()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(DataTable).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one(Input)
+        box.value, box.display = "", False
+        self.filter = ""
+        self.refill()
+        self.query_one(DataTable).focus()
+
+    def action_quit(self) -> None:
+        self.app.exit()
