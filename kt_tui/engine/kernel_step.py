@@ -78,7 +78,7 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
                    **{k: v for k, v in grid.items() if v})
     unresolved = [n for n in check_params(code, tune, names).used_undeclared]
     first = spec.baseline_params()
-    compiled = compile_check(code, first, compiler_options=spec.compiler_options or None)
+    compiled = compile_check(code, {**spec.define_values(), **first}, compiler_options=spec.compiler_options or None)
     flags = review(engine.version(engine.original)[0], code, base_spec.kernel)
     return {"code": code, "spec": spec, "fixes": fixes, "unresolved": unresolved,
             "flags": [{"kind": f.kind, "line": f.line, "message": f.message} for f in flags],

@@ -25,7 +25,8 @@ DTYPES = {
     "int64": "int64", "long long": "int64", "long": "int64", "size_t": "uint64",
     "uint64": "uint64", "unsigned long long": "uint64",
 }
-INITS = ("random", "zeros", "ones", "range", "constant", "poison")
+INITS = ("random", "zeros", "ones", "range", "constant", "poison", "uniform", "normal", "positive", "file", "copy")
+VERIFY_MODES = ("elementwise", "none")  # or "module:function", a Python file next to the kernel
 # Default tolerances by dtype (atol, rtol); integers compare exactly.
 DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}
 SMALL_SIZES = (37, 29, 23)  # the default small check size of the 1st, 2nd, 3rd problem dimension
@@ -53,6 +54,10 @@ class Arg:
     output: bool = False
     atol: float | None = None
     rtol: float | None = None
+    file: str | None = None  # init = "file": a .npy, or a .npz holding an array of this name
+    low: int | float | None = None  # random values in [low, high)
+    high: int | float | None = None
+    copy_of: str | None = None  # init = "copy": starts as a copy of this input
 
     @property
     def is_array(self) -> bool:
@@ -80,10 +85,30 @@ class Spec:
     timeout_s: float = 30.0
     iterations: int = 7
     verify_sizes: list[dict] | None = None  # extra [sizes] to check results at; None: derived, []: none
+    defines: dict[str, str | int | float] = field(default_factory=dict)  # -D name=value, values may use sizes
+    cmem_args: str | None = None  # a .npz of constant-memory symbols by name
+    reference: str | None = None  # a .npz of expected outputs by name
+    verify: str = "elementwise"  # "elementwise", "none" (needs verify_reason) or "module:function"
+    verify_reason: str | None = None
+    base_dir: str | None = None  # the spec's folder: file names above are relative to it (not written)
 
     # -- derived values -------------------------------------------------------------------
-    def problem_size_values(self, sizes: dict | None = None) -> list[int]:
-        return [int(evaluate(p, sizes or self.sizes)) for p in self.problem_size]
+    def problem_size_values(self, sizes: dict | None = None, params: dict | None = None) -> list[int]:
+        names = {**(params or self.baseline_params()), **(sizes or self.sizes)}
+        return [int(evaluate(p, names)) for p in self.problem_size]
+
+    def tuned_problem_size(self) -> bool:
+        """Whether the problem size depends on a tuned parameter (kernel_tuner then evaluates it per config)."""
+        return any(names_in(p) & set(self.tune_params) for p in self.problem_size)
+
+    def kernel_base_name(self) -> str:
+        return self.kernel.split("<")[0].strip()
+
+    def file_path(self, name: str) -> Path:
+        return Path(self.base_dir or ".", name)
+
+    def define_values(self, sizes: dict | None = None) -> dict:
+        return {k: evaluate(v, sizes or self.sizes) if isinstance(v, str) else v for k, v in self.defines.items()}
 
     def tolerances(self) -> list[dict]:
         """Each output's atol / rtol, and whether the spec gives it or the dtype default does."""
@@ -123,7 +148,8 @@ class Spec:
     def launch_dict(self) -> dict:
         """What determines a kernel version's behaviour (not what is tuned or how it is checked)."""
         d = asdict(self)
-        for k in ("tune_params", "defaults", "restrictions", "timeout_s", "iterations", "verify_sizes"):
+        for k in ("tune_params", "defaults", "restrictions", "timeout_s", "iterations", "verify_sizes", "base_dir",
+                  "verify", "verify_reason"):
             d.pop(k)
         for a in d["args"]:
             a.pop("atol"), a.pop("rtol")
@@ -137,7 +163,10 @@ def spec_from_plain(d: dict) -> Spec:
     """A Spec from Spec.to_dict() output (as stored in the session database or sent to the worker)."""
     out = {k: v for k, v in d.items() if v is not None}
     out["args"] = [{k: v for k, v in a.items() if v is not None} for a in d["args"]]
-    return spec_from_dict(out)
+    base_dir = out.pop("base_dir", None)
+    spec = spec_from_dict(out)
+    spec.base_dir = base_dir
+    return spec
 
 
 def version_hash(source: str, spec: Spec) -> str:
@@ -151,9 +180,10 @@ def version_hash(source: str, spec: Spec) -> str:
 _TOP_KEYS = {
     "kernel", "args", "problem_size", "sizes", "tune_params", "defaults", "grid_div_x", "grid_div_y",
     "grid_div_z", "block_size_names", "restrictions", "compiler_options", "timeout_s", "iterations",
-    "verify_sizes",
+    "verify_sizes", "defines", "cmem_args", "reference", "verify", "verify_reason",
 }
-_ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol"}
+_ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol", "file", "low", "high",
+             "copy_of"}
 
 
 def spec_path_for(kernel_path: str | Path) -> Path:
@@ -171,13 +201,16 @@ def load_spec(path: str | Path, kernel: Kernel | None = None) -> Spec:
     return parse_spec(text, kernel, p)
 
 
-def parse_spec(text: str, kernel: Kernel | None = None, path: str | Path | None = None) -> Spec:
+def parse_spec(text: str, kernel: Kernel | None = None, path: str | Path | None = None,
+               base_dir: str | Path | None = None) -> Spec:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError("", f"not valid TOML: {e}", path) from None
     try:
         spec = spec_from_dict(data)
+        if base_dir or path:
+            spec.base_dir = str(Path(base_dir or Path(path).parent).resolve())
         check_spec(spec, kernel)
     except SpecError as e:
         raise SpecError(e.field, e.problem, path) from None
@@ -231,6 +264,7 @@ def spec_from_dict(data: dict) -> Spec:
         restrictions=restrictions, compiler_options=_str_list(data, "compiler_options", optional=False),
     )
     spec.verify_sizes = _verify_sizes(data.get("verify_sizes"))
+    _extra_keys(spec, data)
     for key in ("timeout_s", "iterations"):
         if key in data:
             v = data[key]
@@ -305,13 +339,73 @@ def _arg_from_dict(i: int, a: object) -> Arg:
     _want(isinstance(seed, int), f"{where}.seed", "expected an integer")
     output = a.get("output", False)
     _want(isinstance(output, bool), f"{where}.output", "expected true or false")
+    for key in ("file", "copy_of"):
+        _want(a.get(key) is None or (isinstance(a[key], str) and a[key]), f"{where}.{key}", "expected a non-empty string")
+    for key in ("low", "high"):
+        v = a.get(key)
+        _want(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)), f"{where}.{key}", "expected a number")
+    if a.get("low") is not None and a.get("high") is not None:
+        _want(a["low"] < a["high"], f"{where}.high", f"must be above low ({a['low']})")
+    _want(init != "file" or a.get("file"), f"{where}.file", "init = \"file\" needs file = \"NAME.npy\" or \"NAME.npz\"")
+    _want(a.get("file") is None or str(a["file"]).endswith((".npy", ".npz")), f"{where}.file",
+          "expected a .npy or .npz file name")
+    _want(init != "copy" or a.get("copy_of"), f"{where}.copy_of", "init = \"copy\" needs copy_of = \"ARG\"")
     return Arg(name=a["name"], type=dtype, size=a.get("size"), init=init, value=a.get("value"), seed=seed,
-               output=output, atol=a.get("atol"), rtol=a.get("rtol"))
+               output=output, atol=a.get("atol"), rtol=a.get("rtol"), file=a.get("file"), low=a.get("low"),
+               high=a.get("high"), copy_of=a.get("copy_of"))
 
 
-def _known_names(expr: str, names: set, where: str) -> None:
+def _extra_keys(spec: Spec, data: dict) -> None:
+    """defines, cmem_args, reference, verify: read and checked field by field."""
+    defines = data.get("defines", {})
+    _want(isinstance(defines, dict), "defines", "expected a table of NAME = value or size expression")
+    for k, v in defines.items():
+        _want(isinstance(v, (str, int, float)) and not isinstance(v, bool), f"defines.{k}",
+              f"expected a number or a size expression, got {v!r}")
+    spec.defines = dict(defines)
+    for key in ("cmem_args", "reference"):
+        v = data.get(key)
+        _want(v is None or (isinstance(v, str) and v.endswith(".npz")), key, "expected a .npz file name")
+        setattr(spec, key, v)
+    verify = data.get("verify", "elementwise")
+    _want(isinstance(verify, str) and (verify in VERIFY_MODES or _is_function_ref(verify)), "verify",
+          f"expected one of {', '.join(VERIFY_MODES)} or \"module:function\" (a .py file next to the kernel), got {verify!r}")
+    spec.verify = verify
+    reason = data.get("verify_reason")
+    _want(reason is None or isinstance(reason, str), "verify_reason", "expected a string")
+    _want(verify != "none" or bool(reason and reason.strip()), "verify_reason",
+          "verify = \"none\" needs a reason, e.g. verify_reason = \"the output is random\"")
+    spec.verify_reason = reason
+
+
+def _is_function_ref(text: str) -> bool:
+    module, sep, func = text.partition(":")
+    return bool(sep) and module.replace("_", "a").isalnum() and func.replace("_", "a").isalnum()
+
+
+def function_file(spec: Spec, ref: str) -> Path:
+    """The Python file a `module:function` reference imports (it runs only in the GPU worker)."""
+    return spec.file_path(ref.partition(":")[0] + ".py")
+
+
+def _known_names(expr: str, names: set, where: str, what: str = "not a tunable parameter") -> None:
     for name in sorted(names_in(expr) - names):
-        raise SpecError(where, f"unknown name {name!r}: not a tunable parameter")
+        raise SpecError(where, f"unknown name {name!r}: {what}")
+
+
+def _check_files(spec: Spec) -> None:
+    """Referenced files exist (only when the spec's folder is known)."""
+    if spec.base_dir is None:
+        return
+    for i, a in enumerate(spec.args):
+        if a.file:
+            _want(spec.file_path(a.file).is_file(), f"args[{i}] ({a.name}).file", f"no such file {spec.file_path(a.file)}")
+    for key in ("cmem_args", "reference"):
+        if getattr(spec, key):
+            _want(spec.file_path(getattr(spec, key)).is_file(), key, f"no such file {spec.file_path(getattr(spec, key))}")
+    if _is_function_ref(spec.verify):
+        path = function_file(spec, spec.verify)
+        _want(path.is_file(), "verify", f"imports {path.name}, which is not next to the spec ({path})")
 
 
 def check_spec(spec: Spec, kernel: Kernel | None = None) -> None:
@@ -332,7 +426,7 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
     """Every size expression is valid at `sizes`."""
     for i, p in enumerate(spec.problem_size):
         try:
-            v = evaluate(p, sizes)
+            v = evaluate(p, {**spec.baseline_params(), **sizes})
         except ExprError as e:
             raise SpecError(f"problem_size[{i}]", str(e)) from None
         _want(v >= 1, f"problem_size[{i}]", f"must be >= 1, got {v}")
@@ -346,6 +440,9 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
             _want(int(n) == n and n >= 1, f"{where}.size", f"must be a positive integer, got {n}")
             if a.init == "constant":
                 _want(isinstance(a.value, (int, float)), f"{where}.value", "init = \"constant\" needs a numeric value")
+            if a.init == "copy":
+                _want(a.copy_of in {b.name for b in spec.args if b.is_array and b is not a}, f"{where}.copy_of",
+                      f"{a.copy_of!r} is not another array argument")
         else:
             _want(not a.output, f"{where}.output", "a scalar cannot be an output (give it a size)")
             _want(a.value is not None, f"{where}.value", "a scalar needs a value (a number or a size name)")
@@ -365,6 +462,9 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
     for key in ("grid_div_x", "grid_div_y", "grid_div_z"):
         for i, e in enumerate(getattr(spec, key) or []):
             _known_names(e, names, f"{key}[{i}]")
+    _check_files(spec)
+    for k, v in spec.defines.items():
+        _known_names(v, set(spec.sizes), f"defines.{k}", "not a name in [sizes]")
     for i, r in enumerate(spec.restrictions):
         try:
             compile(r, "<restriction>", "eval")
@@ -372,7 +472,8 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
             raise SpecError(f"restrictions[{i}]", f"cannot parse {r!r}") from None
         _known_names(r, names, f"restrictions[{i}]")
     if kernel is not None:
-        _want(spec.kernel == kernel.name, "kernel", f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}")
+        _want(spec.kernel_base_name() == kernel.name, "kernel",
+              f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}")
         want = [p.name for p in kernel.params]
         have = [a.name for a in spec.args]
         _want(len(want) == len(have), "args",
@@ -409,8 +510,14 @@ def dump_spec(spec: Spec) -> str:
     lines += [f"timeout_s = {spec.timeout_s!r}", f"iterations = {spec.iterations}"]
     if spec.verify_sizes is not None:
         lines.append(f"verify_sizes = {_toml_value(spec.verify_sizes)}")
+    for key in ("cmem_args", "reference", "verify_reason"):
+        if getattr(spec, key):
+            lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
+    if spec.verify != "elementwise":
+        lines.append(f"verify = {_toml_value(spec.verify)}")
     lines.append("")
-    for table in ("sizes", "tune_params", "defaults"):
+    tables = ("sizes", "tune_params", "defaults") + (("defines",) if spec.defines else ())
+    for table in tables:
         lines.append(f"[{table}]")
         lines += [f"{k} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]
         lines.append("")

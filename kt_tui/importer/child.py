@@ -1,0 +1,172 @@
+"""Runs in the child process: the user's script with kernel_tuner's tune_kernel / run_kernel recorded.
+
+Usage: python -m kt_tui.importer.child SCRIPT STAGING_DIR. Nothing is tuned and no GPU is touched:
+each call is written to STAGING_DIR (calls.json + one .npz of arrays per call) and returns empty
+results, so the script's own post-processing may fail afterwards; that is reported, not fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from .lambdas import as_expression, callable_name
+
+CALLS: list[dict] = []
+RUN_OUTPUTS: dict[int, tuple[int, int]] = {}  # id(array returned by run_kernel) -> (call, arg index)
+KEEP: list = []  # keeps run_kernel outputs alive so their ids stay unique
+
+
+def _plain(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    return v
+
+
+def _source(kernel_source) -> dict:
+    if callable(kernel_source):
+        return {"generator": callable_name(kernel_source)}
+    if isinstance(kernel_source, (list, tuple)):
+        files = [str(Path(f).resolve()) for f in kernel_source]
+        return {"files": files}
+    text = str(kernel_source)
+    if "\n" not in text and len(text) < 1000 and Path(text).is_file():
+        return {"files": [str(Path(text).resolve())]}
+    return {"text": text}
+
+
+def _exprs(value, what: str, call: dict):
+    """A string, a list of strings, or a callable (as an expression); problems go to call['errors']."""
+    if value is None:
+        return None
+    if callable(value):
+        expr, why = as_expression(value)
+        if expr is None:
+            call["errors"].append(f"{what} is a Python function: write it as an expression ({why})")
+        return expr
+    if isinstance(value, (list, tuple)):
+        return [_exprs(v, f"{what}[{i}]", call) for i, v in enumerate(value)]
+    return _plain(value)
+
+
+def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, params, kw: dict) -> dict:
+    index = len(CALLS)
+    call = {"kind": kind, "kernel_name": str(kernel_name), "source": _source(kernel_source),
+            "errors": [], "notes": [], "args": []}
+    arrays = {}
+    for i, a in enumerate(arguments):
+        if isinstance(a, np.ndarray):
+            arrays[f"arg{i}"] = np.ascontiguousarray(a).reshape(-1)
+            call["args"].append({"array": f"arg{i}", "dtype": str(a.dtype), "size": int(a.size),
+                                 "shape": list(a.shape)})
+        elif isinstance(a, (np.generic, int, float)) and not isinstance(a, bool):
+            dtype = str(a.dtype) if isinstance(a, np.generic) else ("int32" if isinstance(a, int) else "float32")
+            call["args"].append({"value": _plain(a), "dtype": dtype})
+        else:
+            call["args"].append({"unsupported": type(a).__name__})
+    if callable(problem_size):
+        call["problem_size"] = _exprs(problem_size, "problem_size", call)
+    else:
+        call["problem_size"] = _plain(problem_size)
+    call["tune_params"] = {str(k): _plain(list(v) if kind == "tune" else [v]) for k, v in params.items()}
+    answer = kw.get("answer")
+    if answer is not None:
+        call["answer"] = []
+        for i, a in enumerate(answer):
+            if a is None:
+                call["answer"].append(None)
+                continue
+            a = np.asarray(a)
+            arrays[f"answer{i}"] = np.ascontiguousarray(a).reshape(-1)
+            call["answer"].append(f"answer{i}")
+            if id(answer[i]) in RUN_OUTPUTS:
+                c, j = RUN_OUTPUTS[id(answer[i])]
+                call["notes"].append(f"answer[{i}] is output {j} of run_kernel call {c + 1} "
+                                     f"({CALLS[c]['kernel_name']}): chained")
+    for key in ("grid_div_x", "grid_div_y", "grid_div_z", "restrictions"):
+        if kw.get(key) is not None:
+            v = kw[key]
+            call[key] = _exprs([v] if callable(v) or isinstance(v, str) else v, key, call)
+    for key in ("block_size_names", "compiler_options", "iterations", "atol", "objective", "lang"):
+        if kw.get(key) is not None:
+            call[key] = _plain(kw[key])
+    if kw.get("defines"):
+        call["defines"] = {str(k): _exprs(v, f"defines.{k}", call) for k, v in kw["defines"].items()}
+    if kw.get("cmem_args"):
+        call["cmem_args"] = []
+        for k, v in kw["cmem_args"].items():
+            arrays[f"cmem_{k}"] = np.ascontiguousarray(np.asarray(v))
+            call["cmem_args"].append(str(k))
+    for key in ("smem_args", "texmem_args"):
+        if kw.get(key):
+            call["errors"].append(f"{key} is not supported by kt-tui yet ({', '.join(map(str, kw[key]))})")
+    if kw.get("verify") is not None:
+        call["verify"] = callable_name(kw["verify"])
+    if kw.get("metrics"):
+        call["notes"].append(f"metrics not imported (kt-tui reports time): {', '.join(map(str, kw['metrics']))}")
+    call["arrays"] = f"call{index}.npz"
+    np.savez(Path(STAGING, call["arrays"]), **arrays)
+    CALLS.append(call)
+    _save()
+    return call
+
+
+def _save() -> None:
+    Path(STAGING, "calls.json").write_text(json.dumps({"calls": CALLS, "script_error": SCRIPT_ERROR}))
+
+
+def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params, **kw):
+    _record("tune", kernel_name, kernel_source, problem_size, arguments, tune_params, kw)
+    return [], {}
+
+
+def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, **kw):
+    _record("run", kernel_name, kernel_source, problem_size, arguments, params, kw)
+    out = [np.copy(a) if isinstance(a, np.ndarray) else a for a in arguments]
+    for j, a in enumerate(out):
+        if isinstance(a, np.ndarray):
+            RUN_OUTPUTS[id(a)] = (len(CALLS) - 1, j)
+    KEEP.append(out)
+    return out
+
+
+STAGING = ""
+SCRIPT_ERROR = None
+
+
+def main(script: str, staging: str) -> int:
+    global STAGING, SCRIPT_ERROR
+    STAGING = staging
+    import kernel_tuner
+    import kernel_tuner.interface
+    for module in (kernel_tuner, kernel_tuner.interface):
+        module.tune_kernel = tune_kernel
+        module.run_kernel = run_kernel
+    sys.argv = [script]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            SCRIPT_ERROR = f"the script exited with status {e.code}"
+    except BaseException as e:  # noqa: BLE001 - the user's script: report, keep what was recorded
+        tb = traceback.extract_tb(e.__traceback__)
+        where = next((f"{Path(f.filename).name}:{f.lineno}" for f in reversed(tb)
+                      if os.path.abspath(f.filename) == os.path.abspath(script)), Path(script).name)
+        SCRIPT_ERROR = f"{where}: {type(e).__name__}: {e}"
+    _save()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1], sys.argv[2]))
