@@ -46,6 +46,8 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
     if arg.init == "poison":
         return np.full(n, poison_value(dtype), dtype)
     rng = np.random.default_rng(arg.seed)
+    lo, hi = (evaluate(v, sizes) if v is not None else None for v in (arg.low, arg.high))
+    arg = Arg(arg.name, arg.type, arg.size, arg.init, low=lo, high=hi)
     floating = np.issubdtype(dtype, np.floating)
     if arg.init == "normal" and floating:
         return rng.standard_normal(n).astype(dtype)

@@ -343,9 +343,8 @@ def _arg_from_dict(i: int, a: object) -> Arg:
         _want(a.get(key) is None or (isinstance(a[key], str) and a[key]), f"{where}.{key}", "expected a non-empty string")
     for key in ("low", "high"):
         v = a.get(key)
-        _want(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)), f"{where}.{key}", "expected a number")
-    if a.get("low") is not None and a.get("high") is not None:
-        _want(a["low"] < a["high"], f"{where}.high", f"must be above low ({a['low']})")
+        _want(v is None or (isinstance(v, (int, float, str)) and not isinstance(v, bool)), f"{where}.{key}",
+              "expected a number or a size expression")
     _want(init != "file" or a.get("file"), f"{where}.file", "init = \"file\" needs file = \"NAME.npy\" or \"NAME.npz\"")
     _want(a.get("file") is None or str(a["file"]).endswith((".npy", ".npz")), f"{where}.file",
           "expected a .npy or .npz file name")
@@ -440,6 +439,14 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
             _want(int(n) == n and n >= 1, f"{where}.size", f"must be a positive integer, got {n}")
             if a.init == "constant":
                 _want(isinstance(a.value, (int, float)), f"{where}.value", "init = \"constant\" needs a numeric value")
+            for key in ("low", "high"):
+                if getattr(a, key) is not None:
+                    try:
+                        evaluate(getattr(a, key), sizes)
+                    except ExprError as e:
+                        raise SpecError(f"{where}.{key}", str(e)) from None
+            if a.low is not None and a.high is not None:
+                _want(evaluate(a.low, sizes) < evaluate(a.high, sizes), f"{where}.high", f"must be above low ({a.low})")
             if a.init == "copy":
                 _want(a.copy_of in {b.name for b in spec.args if b.is_array and b is not a}, f"{where}.copy_of",
                       f"{a.copy_of!r} is not another array argument")
