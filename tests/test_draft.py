@@ -1,0 +1,156 @@
+"""Drafting a spec from a kernel's source, and `kt-tui spec` (draft, --print, --check)."""
+
+import pytest
+
+from kt_tui.cli import main
+from kt_tui.gpu.compile import find_nvcc
+from kt_tui.kernel.draft import FLOAT_SCALAR, draft_note, draft_spec
+from kt_tui.kernel.inputs import make_args
+from kt_tui.kernel.source import find_kernels
+from kt_tui.kernel.spec import check_spec, dump_spec, load_spec, parse_spec
+
+needs_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found")
+
+TWO_D = """
+__global__ void blur(float *out, const float *in, int width, int height, float weight) {
+    int x = blockIdx.x * block_size_x + threadIdx.x;
+    int y = blockIdx.y * block_size_y + threadIdx.y;
+    if (x < width && y < height) {
+        out[y * width + x] = weight * in[y * width + x];
+    }
+}
+"""
+DEFINED = """
+#define N 1024
+#ifndef block_size_x
+#define block_size_x 128
+#endif
+__global__ void add(float *c, float *a, float *b) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < N) c[i] = a[i] + b[i];
+}
+"""
+GATHER = """
+__global__ void gather(float *y, float *x, int *idx, float *sum, int n) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < n) { y[i] = x[idx[i]]; atomicAdd(sum, x[i]); }
+}
+"""
+
+
+def _draft(src):
+    (k,) = find_kernels(src)
+    spec = draft_spec(k, src=src)
+    check_spec(spec, k)
+    assert parse_spec(dump_spec(spec), k).to_dict() == spec.to_dict()
+    return spec
+
+
+def test_2d_kernel_drafts_a_2d_spec():
+    spec = _draft(TWO_D)
+    assert spec.problem_size == ["width", "height"] and set(spec.sizes) == {"width", "height"}
+    assert "block_size_y" in spec.tune_params and spec.grid_div_y == ["block_size_y"]
+    out, inp, width, height, weight = spec.args
+    assert out.size == inp.size == "width*height"
+    assert (width.value, height.value) == ("width", "height")
+    assert weight.value == FLOAT_SCALAR and "weight" in draft_note(spec)
+    assert (out.output, out.init, inp.output) == (True, "poison", False)
+
+
+def test_defined_size_is_read_and_tunables_are_not():
+    spec = _draft(DEFINED)
+    assert spec.sizes == {"N": 1024} and spec.problem_size == ["N"]
+    assert spec.verify_sizes == []  # a #define cannot change size: no checks at other sizes
+    assert [a.name for a in spec.outputs()] == ["c"]
+
+
+def test_outputs_are_pointers_written_and_index_arrays_are_bounded():
+    spec = _draft(GATHER)
+    y, x, idx, total, n = spec.args
+    assert [a.name for a in spec.outputs()] == ["y", "sum"]  # neither is const, x is not written
+    assert total.init == "zeros"  # only accumulated into
+    assert (idx.low, idx.high) == (0, "n")
+    values = make_args(spec, {"n": 100})[2]
+    assert values.min() >= 0 and values.max() < 100
+
+
+def test_spec_command_writes_prints_and_does_not_overwrite(tmp_path, capsys):
+    cu = tmp_path / "blur.cu"
+    cu.write_text(TWO_D)
+    assert main(["spec", str(cu), "--print"]) == 0
+    assert 'problem_size = ["width", "height"]' in capsys.readouterr().out
+    assert not (tmp_path / "blur.cu.toml").exists()
+    assert main(["spec", str(cu)]) == 0
+    spec = load_spec(tmp_path / "blur.cu.toml")
+    assert spec.problem_size == ["width", "height"]
+    assert main(["spec", str(cu)]) == 2
+    assert "exists; not overwritten" in capsys.readouterr().err
+
+
+@needs_nvcc
+def test_spec_check_passes_on_a_drafted_spec(tmp_path, capsys):
+    cu = tmp_path / "blur.cu"
+    cu.write_text(TWO_D)
+    assert main(["spec", str(cu)]) == 0
+    assert main(["spec", str(cu), "--check"]) == 0
+    assert "spec ok, compiles" in capsys.readouterr().out
+
+
+@needs_nvcc
+def test_spec_check_reports_nvcc_file_and_line(tmp_path, capsys):
+    cu = tmp_path / "bad.cu"
+    cu.write_text(TWO_D)
+    assert main(["spec", str(cu)]) == 0
+    cu.write_text(TWO_D.replace("out[y * width + x] =", "out[y * width + x] = = "))
+    assert main(["spec", str(cu), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert f"{cu}:6: error:" in err and "Traceback" not in err
+
+
+def test_spec_check_names_the_field(tmp_path, capsys):
+    cu = tmp_path / "blur.cu"
+    cu.write_text(TWO_D)
+    assert main(["spec", str(cu)]) == 0
+    toml = tmp_path / "blur.cu.toml"
+    toml.write_text(toml.read_text().replace('init = "poison"', 'init = "posion"'))
+    assert main(["spec", str(cu), "--check"]) == 2
+    assert "args[0] (out).init: unknown init 'posion'" in capsys.readouterr().err
+
+
+@needs_nvcc
+def test_spec_check_template_kernel_and_defines(tmp_path, capsys):
+    cu = tmp_path / "t.cu"
+    cu.write_text("""
+template <typename T>
+__global__ void vadd(T *c, const T *a, int n) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < LIMIT) c[i] = a[i] + (T)1;
+}
+""")
+    (tmp_path / "t.cu.toml").write_text("""
+kernel = "vadd<float>"
+problem_size = ["n"]
+[sizes]
+n = 1000
+[defines]
+LIMIT = "n"
+[tune_params]
+block_size_x = [64, 128]
+[[args]]
+name = "c"
+type = "float32"
+size = "n"
+output = true
+[[args]]
+name = "a"
+type = "float32"
+size = "n"
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+""")
+    assert main(["spec", str(cu), "--check"]) == 0, capsys.readouterr().err
+    (tmp_path / "t.cu.toml").write_text((tmp_path / "t.cu.toml").read_text().replace("[defines]\nLIMIT = \"n\"\n", ""))
+    assert main(["spec", str(cu), "--check"]) == 2
+    assert "LIMIT" in capsys.readouterr().err

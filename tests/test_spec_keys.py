@@ -1,0 +1,125 @@
+"""The launch spec keys that say what kernel_tuner says: file inputs, random kinds, copies, defines,
+cmem_args, reference, verification modes, template kernels, a problem size from a tuned parameter."""
+
+import numpy as np
+import pytest
+
+from kt_tui.kernel.inputs import make_args
+from kt_tui.kernel.source import find_kernels
+from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec
+
+KERNEL = find_kernels("template <typename T> __global__ void k(T *out, const T *in, int n) {}")[0]
+BASE = """
+kernel = "k"
+problem_size = ["n"]
+{top}
+[sizes]
+n = 64
+[tune_params]
+block_size_x = [32, 64]
+[[args]]
+name = "out"
+type = "float32"
+size = "n"
+output = true
+{out}
+[[args]]
+name = "in"
+type = "float32"
+size = "n"
+{inp}
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+"""
+
+
+def _parse(top="", out="", inp="", tmp_path=None):
+    text = BASE.format(top=top, out=out, inp=inp)
+    if tmp_path is None:
+        return parse_spec(text, KERNEL)
+    (tmp_path / "k.cu.toml").write_text(text)
+    return load_spec(tmp_path / "k.cu.toml", KERNEL)
+
+
+def _error(**kw) -> str:
+    with pytest.raises(SpecError) as e:
+        _parse(**kw)
+    return str(e.value)
+
+
+def test_inputs_from_npz_and_npy_files(tmp_path):
+    data = np.arange(64, dtype=np.float32)
+    np.savez(tmp_path / "k.inputs.npz", **{"in": data})
+    np.save(tmp_path / "in.npy", data * 2)
+    spec = _parse(inp='init = "file"\nfile = "k.inputs.npz"', tmp_path=tmp_path)
+    assert np.array_equal(make_args(spec)[1], data)
+    spec = _parse(inp='init = "file"\nfile = "in.npy"', tmp_path=tmp_path)
+    assert np.array_equal(make_args(spec)[1], data * 2)
+    assert parse_spec(dump_spec(spec), KERNEL, base_dir=tmp_path).to_dict() == spec.to_dict()
+
+
+@pytest.mark.parametrize("inp,message", [
+    ('init = "file"', 'args[1] (in).file: init = "file" needs file'),
+    ('init = "file"\nfile = "x.csv"', "args[1] (in).file: expected a .npy or .npz file name"),
+    ('init = "file"\nfile = "missing.npz"', "args[1] (in).file: no such file"),
+    ('init = "copy"', 'args[1] (in).copy_of: init = "copy" needs copy_of'),
+    ('init = "copy"\ncopy_of = "n"', "args[1] (in).copy_of: 'n' is not another array argument"),
+    ('low = "m"', "args[1] (in).low: unknown name 'm'"),
+    ('low = 5\nhigh = 2', "args[1] (in).high: must be above low (5)"),
+    ('high = true', "args[1] (in).high: expected a number or a size expression"),
+])
+def test_arg_key_messages(tmp_path, inp, message):
+    with pytest.raises(SpecError) as e:
+        _parse(inp=inp, tmp_path=tmp_path)
+    assert message in str(e.value)
+
+
+def test_random_kinds_bounds_and_copy():
+    spec = _parse(out='init = "copy"\ncopy_of = "in"', inp='init = "uniform"\nlow = 2\nhigh = 3')
+    out, inp, _ = make_args(spec)
+    assert inp.min() >= 2 and inp.max() < 3 and np.array_equal(out, inp)
+    spec = _parse(inp='init = "positive"')
+    assert make_args(spec)[1].min() > 0
+    text = BASE.format(top="", out="", inp='low = 0\nhigh = "n"')
+    spec = parse_spec(text.replace('name = "in"\ntype = "float32"', 'name = "in"\ntype = "int32"'), KERNEL)
+    values = make_args(spec)[1]
+    assert values.dtype == np.int32 and values.min() >= 0 and values.max() < 64
+    spec = _parse(inp='init = "normal"\nseed = 3')
+    assert np.array_equal(make_args(spec)[1], make_args(spec)[1])
+
+
+def test_defines_cmem_reference(tmp_path):
+    np.savez(tmp_path / "k.cmem.npz", d_filter=np.ones(9, np.float32))
+    np.savez(tmp_path / "k.reference.npz", out=np.zeros(64, np.float32))
+    spec = _parse(top='cmem_args = "k.cmem.npz"\nreference = "k.reference.npz"\n[defines]\nWIDTH = "n * 2"\nPI = 3',
+                  tmp_path=tmp_path)
+    assert spec.define_values() == {"WIDTH": 128, "PI": 3}
+    assert parse_spec(dump_spec(spec), KERNEL, base_dir=tmp_path).to_dict() == spec.to_dict()
+    assert "cmem_args: no such file" in _error(top='cmem_args = "nope.npz"', tmp_path=tmp_path)
+    assert "reference: expected a .npz file name" in _error(top='reference = "x.txt"')
+    assert "defines.W: unknown name 'm': not a name in [sizes]" in _error(top='[defines]\nW = "m"')
+    assert "defines.W: expected a number or a size expression" in _error(top='[defines]\nW = true')
+
+
+def test_verify_modes(tmp_path):
+    assert _parse().verify == "elementwise"
+    spec = _parse(top='verify = "none"\nverify_reason = "the output is random"')
+    assert (spec.verify, spec.verify_reason) == ("none", "the output is random")
+    assert 'verify_reason: verify = "none" needs a reason' in _error(top='verify = "none"')
+    assert "verify: expected one of elementwise, none" in _error(top='verify = "nearly"')
+    assert "verify: imports checks.py, which is not next to the spec" in _error(top='verify = "checks:close"',
+                                                                                tmp_path=tmp_path)
+    (tmp_path / "checks.py").write_text("def close(a, b, atol=None):\n    return True\n")
+    assert _parse(top='verify = "checks:close"', tmp_path=tmp_path).verify == "checks:close"
+
+
+def test_template_kernel_and_problem_size_from_a_tuned_parameter():
+    spec = parse_spec(BASE.format(top="", out="", inp="").replace('kernel = "k"', 'kernel = "k<float>"')
+                      .replace('problem_size = ["n"]', 'problem_size = ["block_size_x * 2"]'), KERNEL)
+    assert spec.kernel_base_name() == "k" and spec.tuned_problem_size()
+    assert spec.problem_size_values() == [64] and spec.problem_size_values(params={"block_size_x": 64}) == [128]
+    with pytest.raises(SpecError) as e:
+        parse_spec(BASE.format(top="", out="", inp="").replace('kernel = "k"', 'kernel = "j<float>"'), KERNEL)
+    assert "kernel: the spec is for 'j<float>', the kernel is 'k'" in str(e.value)
