@@ -79,6 +79,8 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
             if summary["speedup"]:
                 line += f", {summary['speedup']:.2f}x over the baseline"
         print(line)
+        if summary.get("unverified"):
+            print(summary["unverified"])
         if summary["error"]:
             print(f"error: {summary['error']}", file=sys.stderr)
     return 0 if state == "finished" and not summary["error"] else 1

@@ -1,5 +1,6 @@
 """`kt-tui import`: kernel_tuner scripts become kernels + launch specs, with nothing tuned."""
 
+import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -234,3 +235,19 @@ def test_open_a_script_imports_it_first(tmp_path):
     script = _script(tmp_path, 'tune_kernel("scale", "scale.cu", n, args, tp)\n')
     path = _imported_kernel(str(script))
     assert path.endswith("tune_kt/scale.cu") and Path(path + ".toml").is_file()
+
+
+def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys):
+    from .conftest import EXAMPLES
+    from .helpers import run_cli
+    from kt_tui.store import Store
+    for f in ("vector_add.cu", "vector_add.cu.toml"):
+        shutil.copy(EXAMPLES / f, tmp_path / f)
+    shutil.copytree(EXAMPLES / "recorded", tmp_path / "recorded")
+    toml = tmp_path / "vector_add.cu.toml"
+    toml.write_text('verify = "none"\nverify_reason = "testing the banner"\n' + toml.read_text())
+    code, out = run_cli(capsys, "run", tmp_path / "vector_add.cu", "--auto", "--json", "--backend", "sim")
+    assert code == 0 and out["simulated"] is True
+    assert out["unverified"] == 'UNVERIFIED: outputs are not checked (verify = "none": testing the banner)'
+    gates = Store(os.environ["KT_TUI_DB"]).gates(out["session"])
+    assert gates and all("UNVERIFIED" in g["body"]["unverified"] for g in gates)

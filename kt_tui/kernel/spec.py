@@ -153,6 +153,12 @@ class Spec:
             d.pop(k)
         for a in d["args"]:
             a.pop("atol"), a.pop("rtol")
+            for k in ("file", "low", "high", "copy_of"):
+                if a[k] is None:
+                    a.pop(k)  # unused keys leave the version id of older specs as it was
+        for k in ("defines", "cmem_args", "reference"):
+            if not d[k]:
+                d.pop(k)
         return d
 
     def to_dict(self) -> dict:
