@@ -123,3 +123,25 @@ def test_template_kernel_and_problem_size_from_a_tuned_parameter():
     with pytest.raises(SpecError) as e:
         parse_spec(BASE.format(top="", out="", inp="").replace('kernel = "k"', 'kernel = "j<float>"'), KERNEL)
     assert "kernel: the spec is for 'j<float>', the kernel is 'k'" in str(e.value)
+
+
+def test_vector_types_are_arrays_of_their_base_type():
+    text = BASE.format(top="", out="", inp="").replace('name = "in"\ntype = "float32"', 'name = "in"\ntype = "float4"')
+    spec = parse_spec(text, KERNEL)
+    inp = spec.args[1]
+    assert (inp.type, inp.dtype, inp.lanes, inp.tolerance()) == ("float4", "float32", 4, (1e-5, 1e-4))
+    assert make_args(spec)[1].shape == (256,) and make_args(spec)[1].dtype == np.float32
+    assert parse_spec(dump_spec(spec), KERNEL).to_dict() == spec.to_dict()
+    bad = BASE.format(top="", out="", inp="").replace('name = "n"\ntype = "int32"', 'name = "n"\ntype = "float2"')
+    with pytest.raises(SpecError) as e:
+        parse_spec(bad, KERNEL)
+    assert "args[2] (n).type: a float2 scalar is not supported" in str(e.value)
+    (k,) = find_kernels("__global__ void v(float2 *out, const float2 *in, int n) { if (n) out[0] = in[0]; }")
+    from kt_tui.kernel.draft import draft_spec
+    assert [a.type for a in draft_spec(k).args][:2] == ["float2", "float2"]
+
+
+def test_file_inputs_are_checked_at_their_one_size(tmp_path):
+    np.savez(tmp_path / "k.inputs.npz", **{"in": np.ones(64, np.float32)})
+    spec = _parse(inp='init = "file"\nfile = "k.inputs.npz"', tmp_path=tmp_path)
+    assert spec.verify_sizes is None and spec.extra_sizes() == []

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .source import Kernel, strip_comments
-from .spec import DTYPES, Arg, Spec
+from .spec import DTYPES, VECTORS, Arg, Spec
 
 _SIZE_NAMES = re.compile(r"^(n|N|size|len|length|num|count|n_?elements|num_?elements)$")
 _DEFINE = re.compile(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*(\d+)[ \t]*\)?[ \t]*$")
@@ -124,7 +124,7 @@ def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
     indices = index_pointers(body, kernel) if body else []
     args: list[Arg] = []
     for p in kernel.params:
-        dtype = DTYPES.get(p.base_type, "float32")
+        dtype = DTYPES.get(p.base_type) or (p.base_type if p.base_type in VECTORS else "float32")
         if p.is_pointer:
             is_out = p.name in written if body else "const" not in p.ctype.split("*")[0]
             init = ("zeros" if p.name in accumulated(body, kernel) else "poison") if is_out else "random"

@@ -27,14 +27,14 @@ def load_array(spec: Spec, file: str, name: str, where: str) -> np.ndarray:
 
 
 def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: dict | None = None):
-    dtype = np.dtype(arg.type)
+    dtype = np.dtype(arg.dtype)
     if not arg.is_array:
         return dtype.type(evaluate(arg.value, sizes))
     if arg.init == "file":
         return load_array(spec, arg.file, arg.name, f"args ({arg.name}).file").astype(dtype, copy=False)
     if arg.init == "copy":
         return np.array(done[arg.copy_of], dtype)
-    n = int(evaluate(arg.size, sizes))
+    n = int(evaluate(arg.size, sizes)) * arg.lanes
     if arg.init == "zeros":
         return np.zeros(n, dtype)
     if arg.init == "ones":

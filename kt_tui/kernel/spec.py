@@ -25,6 +25,9 @@ DTYPES = {
     "int64": "int64", "long long": "int64", "long": "int64", "size_t": "uint64",
     "uint64": "uint64", "unsigned long long": "uint64",
 }
+# CUDA vector types: arrays of them are arrays of their base type, `lanes` values per element
+VECTORS = {f"{c}{n}": (DTYPES_BASE, n) for c, DTYPES_BASE in
+           (("float", "float32"), ("double", "float64"), ("int", "int32"), ("uint", "uint32")) for n in (2, 4)}
 INITS = ("random", "zeros", "ones", "range", "constant", "poison", "uniform", "normal", "positive", "file", "copy")
 VERIFY_MODES = ("elementwise", "none")  # or "module:function", a Python file next to the kernel
 # Default tolerances by dtype (atol, rtol); integers compare exactly.
@@ -63,8 +66,17 @@ class Arg:
     def is_array(self) -> bool:
         return self.size is not None
 
+    @property
+    def dtype(self) -> str:
+        """The numpy dtype of the array's values (a vector type's base type)."""
+        return VECTORS.get(self.type, (self.type, 1))[0]
+
+    @property
+    def lanes(self) -> int:
+        return VECTORS.get(self.type, (self.type, 1))[1]
+
     def tolerance(self) -> tuple[float, float]:
-        atol, rtol = DEFAULT_TOL.get(self.type, (0.0, 0.0))
+        atol, rtol = DEFAULT_TOL.get(self.dtype, (0.0, 0.0))
         return (self.atol if self.atol is not None else atol, self.rtol if self.rtol is not None else rtol)
 
 
@@ -122,6 +134,8 @@ class Spec:
 
     def extra_sizes(self) -> list[dict]:
         """The sizes results are also checked at: [{"label": "n=349525", "sizes": {...}}, ...]."""
+        if any(a.init == "file" for a in self.args):
+            return []  # the files hold one size
         tables = self.verify_sizes if self.verify_sizes is not None else default_verify_sizes(self)
         out, seen = [], set()
         for t in tables:
@@ -334,8 +348,11 @@ def _arg_from_dict(i: int, a: object) -> Arg:
     where = f"args[{i}] ({a['name']})"
     t = a.get("type")
     _want(isinstance(t, str), f"{where}.type", "missing, e.g. \"float32\"")
-    dtype = DTYPES.get(t.replace("*", "").strip())
-    _want(dtype is not None, f"{where}.type", f"unknown type {t!r} (use one of {', '.join(sorted(set(DTYPES.values())))})")
+    dtype = DTYPES.get(t.replace("*", "").strip()) or (t.strip() if t.strip() in VECTORS else None)
+    _want(dtype is not None, f"{where}.type", f"unknown type {t!r} (use one of "
+          f"{', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))})")
+    _want(dtype not in VECTORS or a.get("size") is not None, f"{where}.type",
+          f"a {dtype} scalar is not supported; vector types are for arrays")
     init = a.get("init", "random" if a.get("size") is not None else "constant")
     _want(init in INITS, f"{where}.init", f"unknown init {init!r} (use one of {', '.join(INITS)})")
     for key in ("atol", "rtol"):
