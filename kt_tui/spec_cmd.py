@@ -34,21 +34,25 @@ def draft_command(args) -> int:
     return 0
 
 
+def compile_spec(source: str, spec):
+    """Compile the kernel at the spec's default configuration (defines, template instance included)."""
+    from .gpu.compile import compile_check
+    if "<" in spec.kernel:  # a template kernel compiles to nothing until it is instantiated
+        source += f"\ntemplate __global__ decltype({spec.kernel}) {spec.kernel};\n"
+    return compile_check(source, {**spec.define_values(), **spec.baseline_params()},
+                         compiler_options=spec.compiler_options or None, block_size_names=spec.block_size_names)
+
+
 def check_command(args) -> int:
     """Exit 0: the spec is valid and the kernel compiles at its default configuration; else 2 with why."""
     from .engine.session import load_kernel_spec, read_kernel_file
-    from .gpu.compile import compile_check, find_nvcc, find_nvrtc
+    from .gpu.compile import find_nvcc, find_nvrtc
 
     kf = read_kernel_file(args.kernel_path)
     kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
-    params = {**spec.define_values(), **spec.baseline_params()}
     if not find_nvcc() and not find_nvrtc():
         raise UserError(f"{kf.path}: the spec is valid, but no CUDA compiler (nvcc or NVRTC) is here to compile-check it")
-    source = kf.source
-    if "<" in spec.kernel:  # a template kernel compiles to nothing until it is instantiated
-        source += f"\ntemplate __global__ decltype({spec.kernel}) {spec.kernel};\n"
-    result = compile_check(source, params, compiler_options=spec.compiler_options or None,
-                           block_size_names=spec.block_size_names)
+    result = compile_spec(kf.source, spec)
     if not result.ok:
         first = result.errors[0] if result.errors else None
         where = f"{kf.path}:{first.line}: " if first and first.line else f"{kf.path}: "

@@ -154,3 +154,31 @@ value = "n"
     (tmp_path / "t.cu.toml").write_text((tmp_path / "t.cu.toml").read_text().replace("[defines]\nLIMIT = \"n\"\n", ""))
     assert main(["spec", str(cu), "--check"]) == 2
     assert "LIMIT" in capsys.readouterr().err
+
+
+def test_an_array_read_and_written_starts_with_values():
+    spec = _draft("__global__ void saxpy(float *y, const float *x, float a, int n) {\n"
+                  "  int i = blockIdx.x * block_size_x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}\n")
+    y, x, a, n = spec.args
+    assert (y.output, y.init) == (True, "random") and (x.output, x.init) == (False, "random")
+
+
+@needs_nvcc
+async def test_spec_editor_shows_the_source_and_checks_without_saving(tmp_path):
+    from kt_tui.ui.setup_screens import SpecEditScreen
+    from .test_ui import SIZE, new_app, wait_for
+    cu = tmp_path / "blur.cu"
+    cu.write_text(TWO_D)
+    app = new_app(cu)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecEditScreen))
+        assert "__global__ void blur" in app.screen.query_one("#spec-source").text
+        await pilot.press("ctrl+k")
+        await wait_for(pilot, lambda: "compiles at" in str(app.screen.query_one("#spec-error").render()), 60)
+        assert not (tmp_path / "blur.cu.toml").exists()
+        area = app.screen.query_one("#spec-text")
+        area.text = area.text.replace('init = "poison"', 'init = "posion"')
+        await pilot.press("ctrl+k")
+        await pilot.pause()
+        assert "unknown init 'posion'" in str(app.screen.query_one("#spec-error").render())
+        app.exit()

@@ -56,6 +56,33 @@ def written_pointers(body: str, kernel: Kernel) -> list[str]:
     return out
 
 
+def read_pointers(body: str, kernel: Kernel) -> list[str]:
+    """Pointer parameters whose elements are read somewhere (not only assigned to)."""
+    out = []
+    for p in kernel.params:
+        if not p.is_pointer or not p.name:
+            continue
+        for m in re.finditer(rf"\b{re.escape(p.name)}\b", body):
+            rest = body[m.end():]
+            sub = re.match(r"\s*\[", rest)
+            if sub:
+                close = _match_bracket(rest, sub.end() - 1)
+                rest = rest[close + 1:] if close >= 0 else ""
+            if not re.match(r"\s*=(?!=)", rest):
+                out.append(p.name)
+                break
+    return out
+
+
+def _match_bracket(text: str, at: int) -> int:
+    depth = 0
+    for i in range(at, len(text)):
+        depth += {"[": 1, "]": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return -1
+
+
 def accumulated(body: str, kernel: Kernel) -> list[str]:
     """Pointers only added to (`p[i] += ...`, atomicAdd(&p[i], ...)): they must start at zero."""
     return [p.name for p in kernel.params if p.is_pointer and p.name
@@ -127,7 +154,12 @@ def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
         dtype = DTYPES.get(p.base_type) or (p.base_type if p.base_type in VECTORS else "float32")
         if p.is_pointer:
             is_out = p.name in written if body else "const" not in p.ctype.split("*")[0]
-            init = ("zeros" if p.name in accumulated(body, kernel) else "poison") if is_out else "random"
+            if not is_out:
+                init = "random"
+            elif p.name in accumulated(body, kernel):
+                init = "zeros"
+            else:  # read and written (y = a * x + y): it needs real values; written only: poison shows gaps
+                init = "random" if body and p.name in read_pointers(body, kernel) else "poison"
             arg = Arg(name=p.name, type=dtype, size=total, init=init,
                       seed=len(args) + 1, output=is_out)
             if p.name in indices:

@@ -72,7 +72,8 @@ class KtApp(App):
             note = ("No launch spec was found, so this draft was inferred from the kernel's source. "
                     "Check the sizes, inputs and outputs: nothing runs until you save it."
                     + draft_note(draft))
-            self.push_screen(SpecEditScreen(dump_spec(draft), path, kernel, note=note), self._spec_ready(kernel))
+            self.push_screen(SpecEditScreen(dump_spec(draft), path, kernel, note=note, source=self.kernel_file.source),
+                             self._spec_ready(kernel))
             return
         try:
             spec = load_spec(path, kernel)
@@ -82,7 +83,7 @@ class KtApp(App):
             except UnicodeDecodeError:
                 text = dump_spec(draft_spec(kernel, src=self.kernel_file.source))
             self.push_screen(SpecEditScreen(text, path, kernel, note="The spec has a problem; fix it to go on.",
-                                            error=str(e)), self._spec_ready(kernel))
+                                            error=str(e), source=self.kernel_file.source), self._spec_ready(kernel))
             return
         self._spec_ready(kernel)(spec)
 
