@@ -251,3 +251,20 @@ def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys)
     assert out["unverified"] == 'UNVERIFIED: outputs are not checked (verify = "none": testing the banner)'
     gates = Store(os.environ["KT_TUI_DB"]).gates(out["session"])
     assert gates and all("UNVERIFIED" in g["body"]["unverified"] for g in gates)
+
+
+def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
+    import kernel_tuner
+    from kt_tui.gpu.checking import run_outputs
+    from kt_tui.kernel.spec import parse_spec
+    spec = parse_spec('kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 64\n[defines]\nN = "n"\n'
+                      '[tune_params]\nblock_size_x = [32]\n[[args]]\nname = "out"\ntype = "float32"\nsize = "n"\n'
+                      'output = true\n')
+    seen = {}
+
+    def fake_run_kernel(name, source, problem_size, args, params, **kw):
+        seen.update(kw, problem_size=problem_size)
+        return args
+    monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel)
+    run_outputs(spec, "", {"block_size_x": 32}, {"n": 37}, "cupy")
+    assert seen["defines"] == {"N": 37} and seen["problem_size"] == 37

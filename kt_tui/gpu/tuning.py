@@ -18,8 +18,8 @@ from kernel_tuner.interface import strategy_map
 from kernel_tuner.observers.observer import OutputObserver
 
 from ..kernel.expr import evaluate
-from ..kernel.inputs import load_named, make_args
-from ..kernel.spec import Spec, function_file, spec_from_plain
+from ..kernel.inputs import load_named, make_args, reference_outputs, user_function
+from ..kernel.spec import Spec, spec_from_plain
 from .protocol import TuneJob
 from .verify import compare_all, failure_text
 
@@ -84,12 +84,7 @@ def user_verify(spec: Spec):
     """The spec's `verify = "module:function"` (the user's own file next to the kernel), or None."""
     if ":" not in spec.verify:
         return None
-    import importlib.util
-    path = function_file(spec, spec.verify)
-    loader = importlib.util.spec_from_file_location(f"kt_user_{path.stem}", path)
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
-    return getattr(module, spec.verify.partition(":")[2])
+    return user_function(spec, spec.verify)
 
 
 def normalize_result(raw: dict, names: list[str], source: str) -> dict:
@@ -321,7 +316,7 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     if spec.verify == "none":
         reference = None
     elif spec.reference and job.backend != "sim":  # the spec's expected outputs (an imported `answer`)
-        reference = load_named(spec, spec.reference, "reference")
+        reference = reference_outputs(spec, make_args(spec))
     observer = VerifyObserver(spec, reference, job.capture_reference)
     strategy = StreamingStrategy(job, names, emit, should_stop)
     simulated = job.backend == "sim"

@@ -34,6 +34,8 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
         return load_array(spec, arg.file, arg.name, f"args ({arg.name}).file").astype(dtype, copy=False)
     if arg.init == "copy":
         return np.array(done[arg.copy_of], dtype)
+    if arg.init == "function":
+        return np.asarray(user_function(spec, arg.function)(dict(sizes)), dtype).reshape(-1)
     n = int(evaluate(arg.size, sizes)) * arg.lanes
     if arg.init == "zeros":
         return np.zeros(n, dtype)
@@ -74,6 +76,30 @@ def make_args(spec: Spec, sizes: dict | None = None) -> list:
     for i in order:
         out[i] = done[spec.args[i].name] = make_arg(spec.args[i], sizes, spec, done)
     return out
+
+
+def user_function(spec: Spec, ref: str):
+    """The user's `module:function` from a .py file next to the spec. Only the GPU worker and its
+    child processes call this: the TUI process never imports the user's Python."""
+    import importlib.util
+
+    from .spec import function_file
+    path = function_file(spec, ref)
+    loader = importlib.util.spec_from_file_location(f"kt_user_{path.stem}", path)
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return getattr(module, ref.partition(":")[2])
+
+
+def reference_outputs(spec: Spec, args: list) -> dict | None:
+    """The spec's expected outputs: from a .npz, or from `module:function` given the inputs by name."""
+    if not spec.reference:
+        return None
+    if spec.reference.endswith(".npz"):
+        return load_named(spec, spec.reference, "reference")
+    inputs = {a.name: np.copy(v) for a, v in zip(spec.args, args)}
+    out = user_function(spec, spec.reference)(inputs, dict(spec.sizes))
+    return {k: np.asarray(v).reshape(-1) for k, v in dict(out).items()}
 
 
 def load_named(spec: Spec, file: str | None, where: str) -> dict | None:

@@ -28,7 +28,8 @@ DTYPES = {
 # CUDA vector types: arrays of them are arrays of their base type, `lanes` values per element
 VECTORS = {f"{c}{n}": (DTYPES_BASE, n) for c, DTYPES_BASE in
            (("float", "float32"), ("double", "float64"), ("int", "int32"), ("uint", "uint32")) for n in (2, 4)}
-INITS = ("random", "zeros", "ones", "range", "constant", "poison", "uniform", "normal", "positive", "file", "copy")
+INITS = ("random", "zeros", "ones", "range", "constant", "poison", "uniform", "normal", "positive", "file", "copy",
+         "function")
 VERIFY_MODES = ("elementwise", "none")  # or "module:function", a Python file next to the kernel
 # Default tolerances by dtype (atol, rtol); integers compare exactly.
 DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}
@@ -61,6 +62,7 @@ class Arg:
     low: int | float | None = None  # random values in [low, high)
     high: int | float | None = None
     copy_of: str | None = None  # init = "copy": starts as a copy of this input
+    function: str | None = None  # init = "function": "module:function", called with the sizes (worker only)
 
     @property
     def is_array(self) -> bool:
@@ -167,7 +169,7 @@ class Spec:
             d.pop(k)
         for a in d["args"]:
             a.pop("atol"), a.pop("rtol")
-            for k in ("file", "low", "high", "copy_of"):
+            for k in ("file", "low", "high", "copy_of", "function"):
                 if a[k] is None:
                     a.pop(k)  # unused keys leave the version id of older specs as it was
         for k in ("defines", "cmem_args", "reference"):
@@ -203,7 +205,7 @@ _TOP_KEYS = {
     "verify_sizes", "defines", "cmem_args", "reference", "verify", "verify_reason",
 }
 _ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol", "file", "low", "high",
-             "copy_of"}
+             "copy_of", "function"}
 
 
 def spec_path_for(kernel_path: str | Path) -> Path:
@@ -372,9 +374,14 @@ def _arg_from_dict(i: int, a: object) -> Arg:
     _want(a.get("file") is None or str(a["file"]).endswith((".npy", ".npz")), f"{where}.file",
           "expected a .npy or .npz file name")
     _want(init != "copy" or a.get("copy_of"), f"{where}.copy_of", "init = \"copy\" needs copy_of = \"ARG\"")
+    fn = a.get("function")
+    _want(init != "function" or fn is not None, f"{where}.function",
+          "init = \"function\" needs function = \"module:function\" (a .py file next to the kernel)")
+    _want(fn is None or (isinstance(fn, str) and _is_function_ref(fn)), f"{where}.function",
+          f"expected \"module:function\", got {fn!r}")
     return Arg(name=a["name"], type=dtype, size=a.get("size"), init=init, value=a.get("value"), seed=seed,
                output=output, atol=a.get("atol"), rtol=a.get("rtol"), file=a.get("file"), low=a.get("low"),
-               high=a.get("high"), copy_of=a.get("copy_of"))
+               high=a.get("high"), copy_of=a.get("copy_of"), function=fn)
 
 
 def _extra_keys(spec: Spec, data: dict) -> None:
@@ -387,7 +394,8 @@ def _extra_keys(spec: Spec, data: dict) -> None:
     spec.defines = dict(defines)
     for key in ("cmem_args", "reference"):
         v = data.get(key)
-        _want(v is None or (isinstance(v, str) and v.endswith(".npz")), key, "expected a .npz file name")
+        ok = v is None or (isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
+        _want(ok, key, "expected a .npz file name" + (" or \"module:function\"" if key == "reference" else ""))
         setattr(spec, key, v)
     verify = data.get("verify", "elementwise")
     _want(isinstance(verify, str) and (verify in VERIFY_MODES or _is_function_ref(verify)), "verify",
@@ -422,8 +430,15 @@ def _check_files(spec: Spec) -> None:
     for i, a in enumerate(spec.args):
         if a.file:
             _want(spec.file_path(a.file).is_file(), f"args[{i}] ({a.name}).file", f"no such file {spec.file_path(a.file)}")
+        if a.function:
+            path = function_file(spec, a.function)
+            _want(path.is_file(), f"args[{i}] ({a.name}).function",
+                  f"imports {path.name}, which is not next to the spec ({path})")
+    if spec.reference and _is_function_ref(spec.reference):
+        path = function_file(spec, spec.reference)
+        _want(path.is_file(), "reference", f"imports {path.name}, which is not next to the spec ({path})")
     for key in ("cmem_args", "reference"):
-        if getattr(spec, key):
+        if getattr(spec, key) and str(getattr(spec, key)).endswith(".npz"):
             _want(spec.file_path(getattr(spec, key)).is_file(), key, f"no such file {spec.file_path(getattr(spec, key))}")
     if _is_function_ref(spec.verify):
         path = function_file(spec, spec.verify)
