@@ -91,8 +91,10 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
             call["answer"].append(f"answer{i}")
             if id(answer[i]) in RUN_OUTPUTS:
                 c, j = RUN_OUTPUTS[id(answer[i])]
+                call.setdefault("chained", []).append(i)
                 call["notes"].append(f"answer[{i}] is output {j} of run_kernel call {c + 1} "
-                                     f"({CALLS[c]['kernel_name']}): chained")
+                                     f"({CALLS[c]['kernel_name']}): chained; nothing ran during the import, so "
+                                     "it is checked against the original's outputs, not that kernel's")
     for key in ("grid_div_x", "grid_div_y", "grid_div_z", "restrictions"):
         if kw.get(key) is not None:
             v = kw[key]

@@ -124,7 +124,7 @@ def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: se
             out = p.name in outputs
             args.append(Arg(name=p.name, type=dtype, size=_size_name(a["size"], sizes), init="file", file=f"{stem}.inputs.npz",
                             output=out, atol=float(atol) if out and atol is not None else None))
-            if call.get("answer") and i < len(call["answer"]) and call["answer"][i]:
+            if call.get("answer") and i < len(call["answer"]) and call["answer"][i] and i not in call.get("chained", []):
                 reference[p.name] = arrays[call["answer"][i]]
         else:
             value = a["value"]
