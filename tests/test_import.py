@@ -151,7 +151,9 @@ def test_several_calls_and_chained_run_kernel(tmp_path):
     ('tune_kernel("scale", "scale.cu", n, args, tp, texmem_args={"tex": {"array": args[1]}})',
      "texmem_args is not supported by kt-tui yet (tex)"),
     ('tune_kernel("scale", "scale.cu", n, args, tp, smem_args={"size": 64})', "smem_args is not supported"),
-    ('tune_kernel("scale", lambda p: "code", n, args, tp)', "is a Python function"),
+    ('tune_kernel("scale", lambda p: "// " * p["block_size_x"], n, args, tp)',
+     "is a Python function (__main__:<lambda>) that generates code, and it fails when given parameter names"),
+    ('tune_kernel("scale", lambda p: "// %d" % (p["tile"] + 1), n, args, tp)', "it fails when given parameter names"),
     ('tune_kernel("nope", "scale.cu", n, args, tp)', "no __global__ kernel named 'nope'"),
 ])
 def test_unsupported_calls_are_refused_clearly(tmp_path, capsys, call, message):
@@ -270,3 +272,16 @@ def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel)
     run_outputs(spec, "", {"block_size_x": 32}, {"n": 37}, "cupy")
     assert seen["defines"] == {"N": 37} and seen["problem_size"] == 37
+
+
+def test_a_code_generator_that_fills_in_values_becomes_source(tmp_path):
+    script = _script(tmp_path, """
+        def generate(p):
+            return open("scale.cu").read().replace("2.0f", "(%s * 1.0f)" % p["tile"])
+        tune_kernel("scale", generate, n, args, tp)
+    """)
+    done, problems, _ = import_script(script, tmp_path / "out")
+    assert problems == [] and "out[i] = (tile * 1.0f) * in[i]" in done[0].kernel_path.read_text()
+    assert any("generate's output with the parameter names" in n for n in done[0].notes)
+    if find_nvcc():
+        assert main(["spec", str(done[0].kernel_path), "--check"]) == 0

@@ -33,9 +33,32 @@ def _plain(v):
     return v
 
 
-def _source(kernel_source) -> dict:
+def _generated(fn, values: dict) -> dict:
+    """A code generator's output with each parameter's name in place of its value (kernel_tuner defines
+    the names as macros); kept only when substituting real values gives what the generator gives."""
+    name = callable_name(fn)
+    marks = {k: f"__kt_param_{i}__" for i, k in enumerate(values)}
+    try:
+        marked = str(fn(dict(marks)))
+        samples = [({k: v[0] for k, v in values.items()}), ({k: v[-1] for k, v in values.items()})]
+        real = [str(fn(dict(s))) for s in samples]
+    except Exception as e:  # noqa: BLE001 - the user's generator: its failure is the reason
+        return {"generator": name, "why": f"it fails when given parameter names for values ({type(e).__name__}: {e})"}
+    for s, text in zip(samples, real):
+        filled = marked
+        for k, mark in marks.items():
+            filled = filled.replace(mark, str(s[k]))
+        if filled.split() != text.split():
+            return {"generator": name, "why": "it does more than put parameter values into the code"}
+    symbolic = marked
+    for k, mark in marks.items():
+        symbolic = symbolic.replace(mark, k)
+    return {"text": symbolic, "generated": name}
+
+
+def _source(kernel_source, values: dict) -> dict:
     if callable(kernel_source):
-        return {"generator": callable_name(kernel_source)}
+        return _generated(kernel_source, values)
     if isinstance(kernel_source, (list, tuple)):
         files = [str(Path(f).resolve()) for f in kernel_source]
         return {"files": files}
@@ -61,8 +84,12 @@ def _exprs(value, what: str, call: dict):
 
 def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, params, kw: dict) -> dict:
     index = len(CALLS)
-    call = {"kind": kind, "kernel_name": str(kernel_name), "source": _source(kernel_source),
+    values = {str(k): list(v) if kind == "tune" else [v] for k, v in params.items()}
+    call = {"kind": kind, "kernel_name": str(kernel_name), "source": _source(kernel_source, values),
             "errors": [], "notes": [], "args": []}
+    if "generated" in call["source"]:
+        call["notes"].append(f"the source is {call['source']['generated']}'s output with the parameter names "
+                             "in place of their values (kernel_tuner defines them as macros)")
     arrays = {}
     for i, a in enumerate(arguments):
         if isinstance(a, np.ndarray):

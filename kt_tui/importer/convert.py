@@ -42,8 +42,8 @@ def _unique_stem(base: str, taken: set) -> str:
 def _source_text(call: dict) -> tuple[str, list[Path]]:
     src = call["source"]
     if "generator" in src:
-        raise CallError(f"the kernel source is a Python function ({src['generator']}) that generates code: "
-                        "kt-tui needs the CUDA text; write its output to a .cu file and pass that")
+        raise CallError(f"the kernel source is a Python function ({src['generator']}) that generates code, and "
+                        f"{src['why']}: write the CUDA text to a .cu file and pass that")
     if "text" in src:
         return src["text"], []
     files = [Path(f) for f in src["files"]]
