@@ -150,7 +150,8 @@ def test_several_calls_and_chained_run_kernel(tmp_path):
      "lang = 'OpenCL' is not supported: kt-tui tunes CUDA kernels"),
     ('tune_kernel("scale", "scale.cu", n, args, tp, texmem_args={"tex": {"array": args[1]}})',
      "texmem_args is not supported by kt-tui yet (tex)"),
-    ('tune_kernel("scale", "scale.cu", n, args, tp, smem_args={"size": 64})', "smem_args is not supported"),
+    ('tune_kernel("scale", "scale.cu", n, args, tp, smem_args={"size": 64, "x": 1})',
+     'smem_args: only "size" is supported (got size, x)'),
     ('tune_kernel("scale", lambda p: "// " * p["block_size_x"], n, args, tp)',
      "is a Python function (__main__:<lambda>) that generates code, and it fails when given parameter names"),
     ('tune_kernel("scale", lambda p: "// %d" % (p["tile"] + 1), n, args, tp)', "it fails when given parameter names"),
@@ -285,3 +286,15 @@ def test_a_code_generator_that_fills_in_values_becomes_source(tmp_path):
     assert any("generate's output with the parameter names" in n for n in done[0].notes)
     if find_nvcc():
         assert main(["spec", str(done[0].kernel_path), "--check"]) == 0
+
+
+def test_smem_args_size_becomes_smem_size(tmp_path, monkeypatch):
+    script = _script(tmp_path, """
+        tune_kernel("scale", "scale.cu", n, args, tp, smem_args={"size": lambda p: p["block_size_x"] * 4})
+        tune_kernel("scale", "scale.cu", n, args, tp, smem_args={"size": 256})
+    """)
+    done, problems, _ = import_script(script, tmp_path / "out")
+    assert problems == []
+    first, second = (_spec(d) for d in done)
+    assert first.smem_size == "block_size_x * 4" and second.smem_size == 256
+    assert first.smem_function()({"block_size_x": 64, "tile": 1}) == 256

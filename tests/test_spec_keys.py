@@ -169,3 +169,11 @@ def test_spec_validation_never_imports_the_users_python(tmp_path):
     (tmp_path / "gen.py").write_text("raise SystemExit('imported!')\ndef ramp(sizes):\n    return []\n")
     spec = _parse(top='verify = "gen:ramp"', inp='init = "function"\nfunction = "gen:ramp"', tmp_path=tmp_path)
     assert spec.args[1].function == "gen:ramp"
+
+
+def test_smem_size():
+    spec = _parse(top='smem_size = "block_size_x * 4 + n"')
+    assert spec.smem_function()({"block_size_x": 32}) == 192
+    assert "smem_size: unknown name 'm'" in _error(top='smem_size = "m"')
+    assert "smem_size: expected bytes" in _error(top="smem_size = true")
+    assert parse_spec(dump_spec(spec), KERNEL).to_dict() == spec.to_dict()

@@ -47,6 +47,8 @@ def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str
     extra = {"defines": spec.define_values(sizes)} if spec.defines else {}
     if spec.cmem_args:
         extra["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
+    if spec.smem_size is not None:
+        extra["smem_args"] = {"size": spec.smem_function(sizes)}
     out = run_kernel(spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes), dict(params),
                      grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, grid_div_z=spec.grid_div_z,
                      lang=backend, compiler_options=list(spec.compiler_options) or None,

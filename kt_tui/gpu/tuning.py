@@ -332,6 +332,8 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         kwargs.update(lang="CUDA", simulation_mode=True, cache=job.sim_cache)
     elif spec.cmem_args:
         kwargs["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
+    if spec.smem_size is not None and not simulated:
+        kwargs["smem_args"] = {"size": spec.smem_function()}
     args = make_args(spec)
     if not simulated:
         # `answer` marks which arguments kernel_tuner copies back (only the outputs, not every array);

@@ -136,9 +136,14 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
         for k, v in kw["cmem_args"].items():
             arrays[f"cmem_{k}"] = np.ascontiguousarray(np.asarray(v))
             call["cmem_args"].append(str(k))
-    for key in ("smem_args", "texmem_args"):
-        if kw.get(key):
-            call["errors"].append(f"{key} is not supported by kt-tui yet ({', '.join(map(str, kw[key]))})")
+    if kw.get("texmem_args"):
+        call["errors"].append(f"texmem_args is not supported by kt-tui yet ({', '.join(map(str, kw['texmem_args']))})")
+    if kw.get("smem_args"):
+        smem = dict(kw["smem_args"])
+        if set(smem) - {"size"}:
+            call["errors"].append(f"smem_args: only \"size\" is supported (got {', '.join(map(str, smem))})")
+        elif "size" in smem:
+            call["smem_size"] = _exprs(smem["size"], "smem_args size", call)
     if kw.get("verify") is not None:
         call["verify"] = callable_name(kw["verify"])
     if kw.get("metrics"):

@@ -147,6 +147,8 @@ def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: se
     if call.get("iterations"):
         spec.iterations = int(call["iterations"])
     spec.defines = dict(call.get("defines") or {})
+    if call.get("smem_size") is not None:
+        spec.smem_size = call["smem_size"] if isinstance(call["smem_size"], (int, str)) else str(call["smem_size"])
     if call.get("objective") not in (None, "time"):
         notes.append(f"objective {call['objective']!r} not imported: kt-tui minimises time")
     try:

@@ -101,6 +101,7 @@ class Spec:
     verify_sizes: list[dict] | None = None  # extra [sizes] to check results at; None: derived, []: none
     defines: dict[str, str | int | float] = field(default_factory=dict)  # -D name=value, values may use sizes
     cmem_args: str | None = None  # a .npz of constant-memory symbols by name
+    smem_size: str | int | None = None  # dynamic shared memory bytes: an expression over sizes and tuned params
     reference: str | None = None  # a .npz of expected outputs by name
     verify: str = "elementwise"  # "elementwise", "none" (needs verify_reason) or "module:function"
     verify_reason: str | None = None
@@ -120,6 +121,10 @@ class Spec:
 
     def file_path(self, name: str) -> Path:
         return Path(self.base_dir or ".", name)
+
+    def smem_function(self, sizes: dict | None = None):
+        """kernel_tuner's smem_args size: bytes of dynamic shared memory for a configuration."""
+        return lambda params: int(evaluate(self.smem_size, {**params, **(sizes or self.sizes)}))
 
     def define_values(self, sizes: dict | None = None) -> dict:
         return {k: evaluate(v, sizes or self.sizes) if isinstance(v, str) else v for k, v in self.defines.items()}
@@ -172,8 +177,8 @@ class Spec:
             for k in ("file", "low", "high", "copy_of", "function"):
                 if a[k] is None:
                     a.pop(k)  # unused keys leave the version id of older specs as it was
-        for k in ("defines", "cmem_args", "reference"):
-            if not d[k]:
+        for k in ("defines", "cmem_args", "reference", "smem_size"):
+            if d[k] is None or d[k] == {}:
                 d.pop(k)
         return d
 
@@ -202,7 +207,7 @@ def version_hash(source: str, spec: Spec) -> str:
 _TOP_KEYS = {
     "kernel", "args", "problem_size", "sizes", "tune_params", "defaults", "grid_div_x", "grid_div_y",
     "grid_div_z", "block_size_names", "restrictions", "compiler_options", "timeout_s", "iterations",
-    "verify_sizes", "defines", "cmem_args", "reference", "verify", "verify_reason",
+    "verify_sizes", "defines", "cmem_args", "reference", "verify", "verify_reason", "smem_size",
 }
 _ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol", "file", "low", "high",
              "copy_of", "function"}
@@ -397,6 +402,10 @@ def _extra_keys(spec: Spec, data: dict) -> None:
         ok = v is None or (isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
         _want(ok, key, "expected a .npz file name" + (" or \"module:function\"" if key == "reference" else ""))
         setattr(spec, key, v)
+    smem = data.get("smem_size")
+    _want(smem is None or (isinstance(smem, (int, str)) and not isinstance(smem, bool)), "smem_size",
+          "expected bytes: a number or an expression over [sizes] and tuned parameters")
+    spec.smem_size = smem
     verify = data.get("verify", "elementwise")
     _want(isinstance(verify, str) and (verify in VERIFY_MODES or _is_function_ref(verify)), "verify",
           f"expected one of {', '.join(VERIFY_MODES)} or \"module:function\" (a .py file next to the kernel), got {verify!r}")
@@ -510,6 +519,11 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
     _check_files(spec)
     for k, v in spec.defines.items():
         _known_names(v, set(spec.sizes), f"defines.{k}", "not a name in [sizes]")
+    if spec.smem_size is not None:
+        try:
+            _want(evaluate(spec.smem_size, {**spec.baseline_params(), **spec.sizes}) >= 0, "smem_size", "must be >= 0")
+        except ExprError as e:
+            raise SpecError("smem_size", str(e)) from None
     for i, r in enumerate(spec.restrictions):
         try:
             compile(r, "<restriction>", "eval")
@@ -555,8 +569,8 @@ def dump_spec(spec: Spec) -> str:
     lines += [f"timeout_s = {spec.timeout_s!r}", f"iterations = {spec.iterations}"]
     if spec.verify_sizes is not None:
         lines.append(f"verify_sizes = {_toml_value(spec.verify_sizes)}")
-    for key in ("cmem_args", "reference", "verify_reason"):
-        if getattr(spec, key):
+    for key in ("cmem_args", "reference", "verify_reason", "smem_size"):
+        if getattr(spec, key) is not None:
             lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
     if spec.verify != "elementwise":
         lines.append(f"verify = {_toml_value(spec.verify)}")
