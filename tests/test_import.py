@@ -92,7 +92,8 @@ def test_import_cmem_args_and_tuned_problem_size(examples):
     done, _, notes = import_script(examples / "reduction.py", examples / "out2")
     spec = _spec(done[0])
     assert spec.problem_size == ["num_blocks"] and spec.tuned_problem_size()
-    assert spec.verify == "none" and "verify_partial_reduce" in spec.verify_reason
+    assert spec.verify == "sum_floats_verify:verify_partial_reduce"  # nested in tune(), but reads no locals
+    assert "import numpy" in (examples / "out2" / "sum_floats_verify.py").read_text()
     assert any("min() arg is an empty sequence" in n for n in notes)  # the script's post-processing
 
 
@@ -203,7 +204,7 @@ def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path)
     done, problems, _ = import_script(script, tmp_path / "out")
     assert problems == []
     spec = _spec(done[0])
-    assert spec.verify == "tune:close_enough" and (tmp_path / "out" / "tune.py").is_file()
+    assert spec.verify == "scale_verify:close_enough" and not (tmp_path / "out" / "tune.py").exists()
     from kt_tui.gpu.tuning import user_verify
     fn = user_verify(spec)
     ref = np.load(tmp_path / "out" / spec.reference)["out"]
@@ -298,3 +299,21 @@ def test_smem_args_size_becomes_smem_size(tmp_path, monkeypatch):
     first, second = (_spec(d) for d in done)
     assert first.smem_size == "block_size_x * 4" and second.smem_size == 256
     assert first.smem_function()({"block_size_x": 64, "tile": 1}) == 256
+
+
+def test_verify_function_reading_locals_is_not_kept_and_the_kernel_says_unverified(tmp_path, capsys):
+    script = _script(tmp_path, """
+        def tune():
+            tol = 1e-3
+            def close(answer, result, atol=None):
+                return np.allclose(answer[0], result[0], atol=tol)
+            tune_kernel("scale", "scale.cu", n, args, tp, answer=[args[1] * 2, None, None], verify=close)
+        tune()
+    """)
+    done, problems, _ = import_script(script, tmp_path / "out")
+    spec = _spec(done[0])
+    assert spec.verify == "none" and "close could not be copied" in spec.verify_reason
+    assert any("reads tol from the function around it" in n for n in done[0].notes)
+    if find_nvcc():
+        assert main(["spec", str(done[0].kernel_path), "--check"]) == 0
+        assert "UNVERIFIED" in capsys.readouterr().out

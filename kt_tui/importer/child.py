@@ -56,6 +56,27 @@ def _generated(fn, values: dict) -> dict:
     return {"text": symbolic, "generated": name}
 
 
+def _function_module(fn) -> tuple[str | None, str]:
+    """A module holding the script's imports and this function's source (copied, so that the worker
+    never imports the script itself), or (None, why)."""
+    import ast
+    import inspect
+    import textwrap
+    if fn.__code__.co_freevars:
+        return None, f"it reads {', '.join(fn.__code__.co_freevars)} from the function around it"
+    try:
+        text = textwrap.dedent(inspect.getsource(fn))
+        script = Path(inspect.getsourcefile(fn)).read_text()
+        tree = ast.parse(script)
+    except (OSError, TypeError, SyntaxError) as e:
+        return None, f"its source cannot be read ({e})"
+    if not text.lstrip().startswith("def "):
+        return None, "it is not a def (a lambda or a callable object)"
+    imports = [ast.get_source_segment(script, n) for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    head = "# copied by kt-tui import: the script's imports and its verify function\n"
+    return head + "\n".join(i for i in imports if i) + "\n\n\n" + text, ""
+
+
 def _source(kernel_source, values: dict) -> dict:
     if callable(kernel_source):
         return _generated(kernel_source, values)
@@ -146,6 +167,9 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
             call["smem_size"] = _exprs(smem["size"], "smem_args size", call)
     if kw.get("verify") is not None:
         call["verify"] = callable_name(kw["verify"])
+        call["verify_source"], why = _function_module(kw["verify"])
+        if why:
+            call["notes"].append(f"verify function {call['verify']} not kept: {why}")
     if kw.get("metrics"):
         call["notes"].append(f"metrics not imported (kt-tui reports time): {', '.join(map(str, kw['metrics']))}")
     call["arrays"] = f"call{index}.npz"

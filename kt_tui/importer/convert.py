@@ -166,7 +166,7 @@ def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: se
         np.savez(out_dir / spec.cmem_args, **{k: arrays[f"cmem_{k}"] for k in call["cmem_args"]})
         files.append(out_dir / spec.cmem_args)
     spec.base_dir = str(out_dir.resolve())
-    _verify(call, spec, notes)
+    _verify(call, spec, notes, stem, files)
     files[0].write_text(src, encoding="utf-8")
     np.savez(files[2], **inputs)
     for f in extra_files:
@@ -177,22 +177,22 @@ def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: se
     return Imported(kernel=call["kernel_name"], files=files, notes=notes)
 
 
-def _verify(call: dict, spec: Spec, notes: list) -> None:
+def _verify(call: dict, spec: Spec, notes: list, stem: str, files: list) -> None:
     ref = call.get("verify")
     if not ref:
         return
-    module, _, func = ref.partition(":")
-    if module == "__main__" and "." not in func and "<" not in func:
-        notes.append(f"verify = \"{call['script_stem']}:{func}\": the script's function runs in the GPU worker")
-        spec.verify = f"{call['script_stem']}:{func}"
-        script = Path(call["script"])
-        if script.resolve() != Path(spec.base_dir or "", script.name).resolve():
-            shutil.copyfile(script, Path(spec.base_dir or ".", script.name))
+    func = ref.partition(":")[2].rpartition(".")[2]
+    if call.get("verify_source"):
+        path = Path(spec.base_dir or ".", f"{stem}_verify.py")
+        path.write_text(call["verify_source"], encoding="utf-8")
+        files.append(path)
+        spec.verify = f"{stem}_verify:{func}"
+        notes.append(f"verify = \"{spec.verify}\": the script's function, copied; it runs in the GPU worker only")
     else:
         spec.verify = "none"
-        spec.verify_reason = (f"the script's verify function {func} is not at the top level of a module next to the "
-                              "kernel; move it there and import again")
-        notes.append(f"verify function {func} not kept: this kernel is UNVERIFIED until you fix that")
+        spec.verify_reason = f"the script's verify function {func} could not be copied; write it in a .py file " \
+                             "next to the kernel and set verify = \"module:function\""
+        notes.append(f"this kernel is UNVERIFIED until you fix that (verify_reason in the spec)")
 
 
 def _header(call: dict, index: int) -> str:
