@@ -114,7 +114,7 @@ def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: se
     for i, (p, a) in enumerate(zip(kernel.params, call["args"])):
         where = f"argument {i} ({p.name})"
         if "unsupported" in a:
-            raise CallError(f"{where}: a {a['unsupported']} cannot be passed to a kernel")
+            raise CallError(f"{where}: a {a['unsupported']} argument is not supported by kt-tui yet (numpy arrays and numbers are)")
         dtype = DTYPES.get(a["dtype"])
         if dtype is None:
             raise CallError(f"{where}: numpy type {a['dtype']} is not supported "
