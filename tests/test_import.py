@@ -317,3 +317,13 @@ def test_verify_function_reading_locals_is_not_kept_and_the_kernel_says_unverifi
     if find_nvcc():
         assert main(["spec", str(done[0].kernel_path), "--check"]) == 0
         assert "UNVERIFIED" in capsys.readouterr().out
+
+
+def test_positional_options_odd_values_and_unknown_options(tmp_path, capsys):
+    script = _script(tmp_path, """
+        tune_kernel("scale", "scale.cu", n, args, tp, ["block_size_x"], observers=[object()], verbose=True)
+        tune_kernel("scale", "scale.cu", n, args, {"block_size_x": [32, None]})
+    """)
+    done, problems, _ = import_script(script, tmp_path / "out")
+    assert _spec(done[0]).grid_div_x == ["block_size_x"] and "not imported: observers" in done[0].notes
+    assert problems == ["call 2 (scale): tune_params['block_size_x']: kt-tui takes numbers and strings, got None"]

@@ -170,6 +170,8 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
         call["verify_source"], why = _function_module(kw["verify"])
         if why:
             call["notes"].append(f"verify function {call['verify']} not kept: {why}")
+    if kw.get("_unknown"):
+        call["notes"].append(f"not imported: {', '.join(kw['_unknown'])}")
     if kw.get("metrics"):
         call["notes"].append(f"metrics not imported (kt-tui reports time): {', '.join(map(str, kw['metrics']))}")
     call["arrays"] = f"call{index}.npz"
@@ -183,13 +185,40 @@ def _save() -> None:
     Path(STAGING, "calls.json").write_text(json.dumps({"calls": CALLS, "script_error": SCRIPT_ERROR}))
 
 
-def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params, **kw):
-    _record("tune", kernel_name, kernel_source, problem_size, arguments, tune_params, kw)
+IGNORED = {"verbose", "quiet", "log", "device", "platform", "compiler", "cache", "strategy", "strategy_options",
+           "simulation_mode", "parallel", "seed"}
+HANDLED = {"grid_div_x", "grid_div_y", "grid_div_z", "restrictions", "answer", "atol", "verify", "lang", "smem_args",
+           "cmem_args", "texmem_args", "compiler_options", "defines", "iterations", "block_size_names", "metrics",
+           "objective"}
+
+
+def _bind(original, args: tuple, kw: dict) -> dict:
+    """The call's arguments by name, as kernel_tuner's own signature reads them."""
+    import inspect
+    bound = inspect.signature(original).bind(*args, **kw)
+    return {k: v for k, v in bound.arguments.items() if v is not None}
+
+
+def _split(kind: str, args: tuple, kw: dict) -> tuple[list, dict]:
+    named = _bind(ORIGINAL[kind], args, kw)
+    first = ("kernel_name", "kernel_source", "problem_size", "arguments", "tune_params" if kind == "tune" else "params")
+    head = [named.pop(k, None) for k in first]
+    skipped = sorted(k for k in named if k not in HANDLED and k not in IGNORED)
+    kept = {k: v for k, v in named.items() if k in HANDLED}
+    kept["_unknown"] = skipped
+    return head, kept
+
+
+def tune_kernel(*args, **kw):
+    head, kept = _split("tune", args, kw)
+    _record("tune", *head, kept)
     return [], {}
 
 
-def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, **kw):
-    _record("run", kernel_name, kernel_source, problem_size, arguments, params, kw)
+def run_kernel(*args, **kw):
+    head, kept = _split("run", args, kw)
+    arguments = head[3]
+    _record("run", *head, kept)
     out = [np.copy(a) if isinstance(a, np.ndarray) else a for a in arguments]
     for j, a in enumerate(out):
         if isinstance(a, np.ndarray):
@@ -200,6 +229,7 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, **kw
 
 STAGING = ""
 SCRIPT_ERROR = None
+ORIGINAL: dict = {}
 
 
 def main(script: str, staging: str) -> int:
@@ -207,6 +237,7 @@ def main(script: str, staging: str) -> int:
     STAGING = staging
     import kernel_tuner
     import kernel_tuner.interface
+    ORIGINAL.update(tune=kernel_tuner.interface.tune_kernel, run=kernel_tuner.interface.run_kernel)
     for module in (kernel_tuner, kernel_tuner.interface):
         module.tune_kernel = tune_kernel
         module.run_kernel = run_kernel

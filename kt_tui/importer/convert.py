@@ -106,6 +106,10 @@ def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: se
     if len(kernel.params) != len(call["args"]):
         raise CallError(f"the kernel takes {len(kernel.params)} arguments, the script passes {len(call['args'])}")
     problem_size, sizes = _problem_size(call)
+    for name, values in call["tune_params"].items():
+        bad = [v for v in values if isinstance(v, bool) or not isinstance(v, (int, float, str))]
+        if bad or not values:
+            raise CallError(f"tune_params[{name!r}]: kt-tui takes numbers and strings, got {bad[0] if bad else 'no values'!r}")
     stem = _unique_stem(base, taken)
     arrays = np.load(staging / call["arrays"], allow_pickle=False)
     outputs = _outputs(call, src, kernel)
