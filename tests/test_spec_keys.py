@@ -177,3 +177,14 @@ def test_smem_size():
     assert "smem_size: unknown name 'm'" in _error(top='smem_size = "m"')
     assert "smem_size: expected bytes" in _error(top="smem_size = true")
     assert parse_spec(dump_spec(spec), KERNEL).to_dict() == spec.to_dict()
+
+
+def test_version_id_follows_the_data_files(tmp_path):
+    from kt_tui.kernel.spec import version_hash
+    np.savez(tmp_path / "k.inputs.npz", **{"in": np.ones(64, np.float32)})
+    spec = _parse(inp='init = "file"\nfile = "k.inputs.npz"', tmp_path=tmp_path)
+    before = version_hash("src", spec)
+    np.savez(tmp_path / "k.inputs.npz", **{"in": np.zeros(64, np.float32)})
+    assert version_hash("src", spec) != before
+    plain = _parse()
+    assert version_hash("src", plain) == version_hash("src", _parse())

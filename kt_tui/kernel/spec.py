@@ -200,7 +200,20 @@ def version_hash(source: str, spec: Spec) -> str:
     """Kernel version id: the source plus the launch part of the spec."""
     h = hashlib.sha256(source.encode())
     h.update(json.dumps(spec.launch_dict(), sort_keys=True, default=str).encode())
+    for name, digest in _file_digests(spec):  # data and code files: new contents, a new version
+        h.update(f"{name}={digest}".encode())
     return h.hexdigest()[:16]
+
+
+def _file_digests(spec: Spec) -> list[tuple[str, str]]:
+    names = [a.file for a in spec.args if a.file] + [spec.cmem_args or "", spec.reference or ""]
+    refs = [a.function for a in spec.args if a.function] + [spec.verify, spec.reference or ""]
+    names += [ref.partition(":")[0] + ".py" for ref in refs if _is_function_ref(ref)]
+    out = []
+    for name in sorted({n for n in names if n and not _is_function_ref(n)}):
+        path = spec.file_path(name)
+        out.append((name, hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"))
+    return out
 
 
 # -- reading and checking ------------------------------------------------------------------
