@@ -1,5 +1,6 @@
 """`kt-tui import`: kernel_tuner scripts become kernels + launch specs, with nothing tuned."""
 
+import json
 import os
 import shutil
 import textwrap
@@ -178,6 +179,7 @@ def test_script_cannot_see_api_keys(tmp_path, monkeypatch):
     done, problems, _ = import_script(script, tmp_path / "out")
     env = (tmp_path / "env.json").read_text()  # cwd is the script's folder
     assert "sk-secret" not in env and "OPENAI_API_KEY" not in env and "visible" in env
+    assert json.loads(env)["CUDA_VISIBLE_DEVICES"] == ""
     assert len(done) == 1 and problems == []
 
 

@@ -29,6 +29,7 @@ def scrubbed_env() -> dict:
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join([root, *(p for p in sys.path if p)])
     env["MPLBACKEND"] = "Agg"
+    env["CUDA_VISIBLE_DEVICES"] = env["HIP_VISIBLE_DEVICES"] = ""  # the script sees no GPU
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
