@@ -2,6 +2,8 @@
 
 import pytest
 
+from .llm_server import scripted_llm  # noqa: F401
+
 from kt_tui.cli import main
 from kt_tui.gpu.compile import find_nvcc
 from kt_tui.kernel.draft import FLOAT_SCALAR, draft_note, draft_spec
@@ -182,3 +184,29 @@ async def test_spec_editor_shows_the_source_and_checks_without_saving(tmp_path):
         await pilot.pause()
         assert "unknown init 'posion'" in str(app.screen.query_one("#spec-error").render())
         app.exit()
+
+
+def test_spec_llm_drafts_with_the_model_checked_like_any_spec(tmp_path, capsys, scripted_llm):
+    from kt_tui.kernel.draft import draft_spec as draft
+    cu = tmp_path / "blur.cu"
+    cu.write_text(TWO_D)
+    (k,) = find_kernels(TWO_D)
+    good = dump_spec(draft(k, src=TWO_D)).replace("width = 1024", "width = 640")
+    bad = good.replace('init = "poison"', 'init = "posion"')
+    server = scripted_llm([f"Here:\n```toml\n{bad}```", f"```toml\n{good}```"])
+    assert main(["spec", str(cu), "--llm", "--model", "scripted-model", "--base-url", server.url]) == 0
+    text = (tmp_path / "blur.cu.toml").read_text()
+    assert text.startswith("# drafted by the LLM (scripted-model)") and "width = 640" in text
+    assert "unknown init 'posion'" in server.requests[1]["messages"][-1]["content"]
+    assert load_spec(tmp_path / "blur.cu.toml").sizes["width"] == 640
+
+
+def test_spec_llm_may_not_point_the_worker_at_python(tmp_path, capsys, scripted_llm):
+    cu = tmp_path / "blur.cu"
+    cu.write_text(TWO_D)
+    (tmp_path / "evil.py").write_text("def f(a, b, atol=None):\n    return True\n")
+    (k,) = find_kernels(TWO_D)
+    sneaky = 'verify = "evil:f"\n' + dump_spec(draft_spec(k, src=TWO_D))
+    server = scripted_llm([f"```toml\n{sneaky}```"] * 2)
+    assert main(["spec", str(cu), "--llm", "--print", "--model", "m", "--base-url", server.url]) == 2
+    assert "references files or Python functions" in capsys.readouterr().err
