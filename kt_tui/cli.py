@@ -9,7 +9,7 @@ import sys
 from . import __version__
 from .gpu.protocol import SEARCHES
 
-COMMANDS = ("open", "run", "sessions", "resume", "export")
+COMMANDS = ("open", "run", "sessions", "resume", "export", "import", "spec")
 EXIT_USAGE = 2
 
 
@@ -86,6 +86,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--auto", action="store_true", help="continue without a screen, gates decided by policy")
     p.add_argument("--json", action="store_true")
     _common(p)
+    p = sub.add_parser("import", help="turn a kernel_tuner script's tune_kernel calls into kernels + specs")
+    p.add_argument("script", metavar="SCRIPT.py")
+    p.add_argument("--out", metavar="DIR", help="where to write them (default: SCRIPT_kt/ beside the script)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the script after this long (default 300)")
+    p = sub.add_parser("spec", help="draft a launch spec for a kernel, or check one (--check)")
+    p.add_argument("kernel_path", metavar="KERNEL.cu")
+    p.add_argument("--check", action="store_true", help="validate the spec and compile the kernel (no GPU needed)")
+    p.add_argument("--print", action="store_true", help="print the draft instead of writing KERNEL.cu.toml")
+    p.add_argument("--spec", metavar="PATH", help="launch spec (default: KERNEL.cu.toml beside the kernel)")
+    p.add_argument("--kernel", metavar="NAME", help="which __global__ kernel, when the file has several")
+    p.add_argument("--llm", action="store_true", help="draft with the LLM (checked like any spec; never overwrites)")
+    p.add_argument("--model", metavar="NAME", help="LLM model name")
+    p.add_argument("--base-url", dest="base_url", metavar="URL", help="OpenAI-compatible endpoint")
     return parser
 
 
@@ -186,6 +199,12 @@ def _flag_names() -> dict[str, str]:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "import":
+        from .importer.run import import_command
+        return import_command(args)
+    if args.command == "spec":
+        from .spec_cmd import spec_command
+        return spec_command(args)
     from .config import load_settings
 
     settings = load_settings(_flags(args), flag_names=_flag_names())

@@ -102,6 +102,8 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
             if summary["speedup"]:
                 line += f", {summary['speedup']:.2f}x over the baseline"
         print(line)
+        if summary.get("unverified"):
+            print(summary["unverified"])
         if summary["error"]:
             print(f"error: {summary['error']}", file=sys.stderr)
     return 0 if state == "finished" and not summary["error"] else 1
@@ -178,6 +180,17 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     return _run(store, settings, s["id"], gpu, choice, args.json, getattr(args, "allow_flagged", False))
 
 
+def _imported_kernel(script: str) -> str:
+    """`kt-tui SCRIPT.py`: import the kernel_tuner script, then open its first kernel."""
+    from .importer.run import ImportFailed, import_script
+    done, problems, notes = import_script(script)
+    for line in [*notes, *problems]:
+        print(f"kt-tui: import: {line}", file=sys.stderr)
+    if not done:
+        raise ImportFailed(f"{script}: no kernel could be imported")
+    return str(done[0].kernel_path)
+
+
 def open_tui(settings: Settings, args: argparse.Namespace) -> int:
     from .engine.session import read_kernel_file
     if args.command == "resume":
@@ -186,6 +199,8 @@ def open_tui(settings: Settings, args: argparse.Namespace) -> int:
     else:
         from .engine.strategies import check_strategy
         check_strategy(settings.strategy, settings.strategy_options())
+        if str(args.kernel_path).endswith(".py"):
+            args.kernel_path = _imported_kernel(args.kernel_path)
         kf = read_kernel_file(args.kernel_path)  # unreadable files and files with no kernel fail here
         target = {"kernel_file": kf, "spec_path": args.spec, "kernel_name": args.kernel}
         store = open_store(settings)

@@ -94,7 +94,7 @@ def test_example_matmul_details():
 @pytest.mark.parametrize("name", ["vector_add", "matmul", "transpose", "reduction"])
 def test_dump_parse_round_trip_examples(name):
     spec = _example(name)
-    again = parse_spec(dump_spec(spec), pick_kernel(find_kernels(read_source(EXAMPLES / f"{name}.cu")), None, name))
+    again = parse_spec(dump_spec(spec), pick_kernel(find_kernels(read_source(EXAMPLES / f"{name}.cu")), None, name), base_dir=spec.base_dir)
     assert again.to_dict() == spec.to_dict()
 
 

@@ -22,6 +22,7 @@ from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec, spec_from_plain
 from ..search.space import config_key
 from ..store import Store
+from .summary import unverified_reason
 from .backend import BackendChoice
 from .events import Decision, Event, Gate
 from .verdict import NO_REFERENCE, Outcome, trusted
@@ -71,6 +72,8 @@ class Engine:
         if stored and stored["state"] == "decided" and stored["decision"]["choice"] != "stop":
             d = stored["decision"]
             return Decision(d["choice"], d.get("value"), by="replay")
+        if reason := unverified_reason(self.store, self.sid):
+            gate.body.setdefault("unverified", reason)
         if not stored or stored["state"] == "decided":
             self.store.open_gate(self.sid, gate.key, gate.kind, gate.title, gate.body)
         self.set_state("waiting")

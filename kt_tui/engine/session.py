@@ -41,7 +41,7 @@ def load_kernel_spec(kf: KernelFile, spec_path: str | Path | None, kernel_name: 
         name = kernel_name or tomllib.loads(sp.read_text(encoding="utf-8")).get("kernel")
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         name = kernel_name  # load_spec reports the problem
-    kernel = pick_kernel(kf.kernels, name if isinstance(name, str) else None, str(kf.path))
+    kernel = pick_kernel(kf.kernels, name.split("<")[0].strip() if isinstance(name, str) else None, str(kf.path))
     return kernel, load_spec(sp, kernel)
 
 

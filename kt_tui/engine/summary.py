@@ -11,6 +11,17 @@ from .verdict import trusted, verdict_text
 STEP_STATE = {"approve": "approved", "edit": "edited", "skip": "skipped", "stop": "stopped"}
 
 
+def unverified_reason(store: Store, sid: str) -> str | None:
+    """Why the session's results are not checked (the spec says verify = "none"), or None."""
+    versions = store.versions(sid)
+    if not versions:
+        return None
+    spec = json.loads(versions[0]["spec_json"] or "{}")
+    if spec.get("verify") != "none":
+        return None
+    return f"UNVERIFIED: outputs are not checked (verify = \"none\": {spec.get('verify_reason') or 'no reason given'})"
+
+
 def best_result(store: Store, sid: str) -> dict | None:
     original = store.versions(sid)[0]
     base = spec_from_plain(json.loads(original["spec_json"]))
@@ -41,6 +52,7 @@ def session_summary(store: Store, sid: str) -> dict:
         "speedup": (s["baseline_ms"] / best["time_ms"]) if best and s["baseline_ms"] else None,
         "steps": steps, "note": s["note"] or None, "error": s["error"] or None,
         "checks": _checks(store, sid),
+        "unverified": unverified_reason(store, sid),
     }
 
 

@@ -10,7 +10,7 @@ from typing import Callable
 import numpy as np
 
 from ..kernel.expr import launch_callables
-from ..kernel.inputs import make_args
+from ..kernel.inputs import load_named, make_args
 from ..kernel.spec import Spec, spec_from_plain
 from .protocol import CheckJob
 from .verify import compare_all, failure_text
@@ -44,11 +44,17 @@ def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str
     """Run `source` once at `sizes` with `params`; its output arrays by name."""
     from kernel_tuner import run_kernel
 
-    ps = spec.problem_size_values(sizes)
+    ps = spec.problem_size_values(sizes, params)
+    extra = {"defines": spec.define_values(sizes)} if spec.defines else {}
+    if spec.cmem_args:
+        extra["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
+    if spec.smem_size is not None:
+        extra["smem_args"] = {"size": spec.smem_function(sizes)}
     out = run_kernel(spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes), dict(params),
                      **launch_callables(spec),
                      lang=backend, compiler_options=list(spec.compiler_options) or None,
-                     block_size_names=list(spec.block_size_names) if spec.block_size_names else None, quiet=True)
+                     block_size_names=list(spec.block_size_names) if spec.block_size_names else None, quiet=True,
+                     **extra)
     return {a.name: np.asarray(out[i]) for i, a in enumerate(spec.args) if a.output}
 
 

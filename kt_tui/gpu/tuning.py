@@ -17,8 +17,8 @@ from kernel_tuner import tune_kernel, util
 from kernel_tuner.interface import strategy_map
 from kernel_tuner.observers.observer import OutputObserver
 
-from ..kernel.expr import launch_callables, restriction_function
-from ..kernel.inputs import make_args
+from ..kernel.expr import evaluate, launch_callables, restriction_function
+from ..kernel.inputs import load_named, make_args, reference_outputs, user_function
 from ..kernel.spec import Spec, spec_from_plain
 from .protocol import TuneJob
 from .verify import compare_all, failure_text
@@ -49,12 +49,21 @@ class VerifyObserver(OutputObserver):
         self.capture = capture
         self.captured: dict | None = None
         self.verdicts: list | None = None
+        self.user_verify = user_verify(spec)
+        self.names = [a.name for a in spec.args]
+        self.atol = min((t[0] for t in self.tol.values()), default=None)
 
     def process_output(self, answer, output):
         outs = {name: np.asarray(output[i]) for name, i in self.out_index.items() if output[i] is not None}
         if self.capture and self.captured is None:
             self.captured = {k: v.copy() for k, v in outs.items()}
-        if self.reference is not None:
+        if self.reference is not None and self.user_verify is not None:
+            ref = [self.reference.get(n) for n in self.names]
+            got = [outs.get(n) if n in self.reference else None for n in self.names]
+            ok = bool(self.user_verify(ref, got, atol=self.atol))
+            self.verdicts = [{"output": name, "ok": ok, "reason": None if ok else "the spec's verify function said no",
+                              "max_abs_err": None, "first_bad": None} for name in self.reference]
+        elif self.reference is not None:
             self.verdicts = compare_all(self.reference, outs, self.tol)
 
     def get_results(self):
@@ -69,6 +78,13 @@ class VerifyObserver(OutputObserver):
             "kt_first_bad": f"{first['output']}[{first['first_bad']}]" if first else "",
             "kt_verdicts": verdicts,
         }
+
+
+def user_verify(spec: Spec):
+    """The spec's `verify = "module:function"` (the user's own file next to the kernel), or None."""
+    if ":" not in spec.verify:
+        return None
+    return user_function(spec, spec.verify)
 
 
 def normalize_result(raw: dict, names: list[str], source: str) -> dict:
@@ -281,6 +297,14 @@ def _as_kt_result(stored: dict, names: list[str]) -> dict:
     return r
 
 
+def _problem_size_function(spec: Spec):
+    """kernel_tuner calls this with each configuration: a problem size that depends on tuned parameters."""
+    def problem_size(params: dict):
+        values = [int(evaluate(p, {**params, **spec.sizes})) for p in spec.problem_size]
+        return tuple(values) if len(values) > 1 else values[0]
+    return problem_size
+
+
 def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) -> dict:
     """Run one tuning job; returns what `done` reports. Raises ContextLost when the GPU is wedged."""
     spec = spec_from_plain(job.spec)
@@ -288,7 +312,12 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     tune_params = {k: list(v) for k, v in spec.tune_params.items()}
     if job.configs is not None:  # restrict the space to the asked configurations
         tune_params = {n: sorted({c[n] for c in job.configs}, key=lambda v: tune_params[n].index(v)) for n in names}
-    observer = VerifyObserver(spec, job.reference, job.capture_reference)
+    reference = job.reference
+    if spec.verify == "none":
+        reference = None
+    elif spec.reference and job.backend != "sim":  # the spec's expected outputs (an imported `answer`)
+        reference = reference_outputs(spec, make_args(spec))
+    observer = VerifyObserver(spec, reference, job.capture_reference)
     strategy = StreamingStrategy(job, names, emit, should_stop)
     simulated = job.backend == "sim"
     kwargs = dict(
@@ -297,8 +326,14 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         iterations=spec.iterations, compiler_options=spec.compiler_options or None, quiet=True,
         strategy=strategy, strategy_options=_budgeted(job),
     )
+    if spec.defines:
+        kwargs["defines"] = spec.define_values()
     if simulated:
         kwargs.update(lang="CUDA", simulation_mode=True, cache=job.sim_cache)
+    elif spec.cmem_args:
+        kwargs["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
+    if spec.smem_size is not None and not simulated:
+        kwargs["smem_args"] = {"size": spec.smem_function()}
     args = make_args(spec)
     if not simulated:
         # `answer` marks which arguments kernel_tuner copies back (only the outputs, not every array);
@@ -307,7 +342,10 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         kwargs.update(lang=job.backend, cache=job.cachefile, observers=[observer], answer=answer,
                       verify=_checked_by_observer)
     problem_size = spec.problem_size_values()
-    _, env = tune_kernel(spec.kernel, job.source, problem_size if len(problem_size) > 1 else problem_size[0],
+    problem_size = problem_size if len(problem_size) > 1 else problem_size[0]
+    if spec.tuned_problem_size():
+        problem_size = _problem_size_function(spec)
+    _, env = tune_kernel(spec.kernel, job.source, problem_size,
                          args, tune_params, **kwargs)
     if observer.captured is not None:
         emit("reference", observer.captured)

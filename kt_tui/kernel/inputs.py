@@ -5,18 +5,38 @@ from __future__ import annotations
 import numpy as np
 
 from .expr import evaluate
-from .spec import Arg, Spec
+from .spec import Arg, Spec, SpecError
 
 
 def poison_value(dtype: np.dtype):
     return np.nan if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).max
 
 
-def make_arg(arg: Arg, sizes: dict[str, int]):
-    dtype = np.dtype(arg.type)
+def load_array(spec: Spec, file: str, name: str, where: str) -> np.ndarray:
+    """An array from a .npy, or the array `name` of a .npz, relative to the spec's folder."""
+    path = spec.file_path(file)
+    try:
+        if path.suffix == ".npy":
+            return np.load(path, allow_pickle=False).reshape(-1)
+        with np.load(path, allow_pickle=False) as data:
+            return np.asarray(data[name]).reshape(-1)
+    except KeyError:
+        raise SpecError(where, f"{path.name} holds no array named {name!r}") from None
+    except (OSError, ValueError) as e:
+        raise SpecError(where, f"cannot read {path}: {e}") from None
+
+
+def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: dict | None = None):
+    dtype = np.dtype(arg.dtype)
     if not arg.is_array:
         return dtype.type(evaluate(arg.value, sizes))
-    n = int(evaluate(arg.size, sizes))
+    if arg.init == "file":
+        return load_array(spec, arg.file, arg.name, f"args ({arg.name}).file").astype(dtype, copy=False)
+    if arg.init == "copy":
+        return np.array(done[arg.copy_of], dtype)
+    if arg.init == "function":
+        return np.asarray(user_function(spec, arg.function)(dict(sizes)), dtype).reshape(-1)
+    n = int(evaluate(arg.size, sizes)) * arg.lanes
     if arg.init == "zeros":
         return np.zeros(n, dtype)
     if arg.init == "ones":
@@ -28,13 +48,67 @@ def make_arg(arg: Arg, sizes: dict[str, int]):
     if arg.init == "poison":
         return np.full(n, poison_value(dtype), dtype)
     rng = np.random.default_rng(arg.seed)
-    if np.issubdtype(dtype, np.floating):
+    lo, hi = (evaluate(v, sizes) if v is not None else None for v in (arg.low, arg.high))
+    arg = Arg(arg.name, arg.type, arg.size, arg.init, low=lo, high=hi)
+    floating = np.issubdtype(dtype, np.floating)
+    if arg.init == "normal" and floating:
+        return rng.standard_normal(n).astype(dtype)
+    if arg.init == "positive":
+        low, high = (arg.low if arg.low is not None else 0.0 if floating else 1), arg.high or (1.0 if floating else 100)
+        low = max(low, 1e-3 if floating else 1)
+    else:
+        low = arg.low if arg.low is not None else (-1.0 if floating and arg.init == "uniform" else -100)
+        high = arg.high if arg.high is not None else (1.0 if floating and arg.init == "uniform" else 100)
+    if floating and (arg.init in ("uniform", "positive") or arg.low is not None or arg.high is not None):
+        return rng.uniform(low, high, n).astype(dtype)
+    if floating:
         return rng.standard_normal(n).astype(dtype)
     info = np.iinfo(dtype)
-    return rng.integers(max(info.min, -100), min(info.max, 100), n).astype(dtype)
+    return rng.integers(max(info.min, int(low)), min(info.max, int(high)), n).astype(dtype)
 
 
 def make_args(spec: Spec, sizes: dict | None = None) -> list:
     """The arguments at the spec's sizes, or at `sizes` (a check at another size)."""
     sizes = dict(sizes or spec.sizes)
-    return [make_arg(a, sizes) for a in spec.args]
+    done: dict = {}
+    order = sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy")
+    out: list = [None] * len(spec.args)
+    for i in order:
+        out[i] = done[spec.args[i].name] = make_arg(spec.args[i], sizes, spec, done)
+    return out
+
+
+def user_function(spec: Spec, ref: str):
+    """The user's `module:function` from a .py file next to the spec. Only the GPU worker and its
+    child processes call this: the TUI process never imports the user's Python."""
+    import importlib.util
+
+    from .spec import function_file
+    path = function_file(spec, ref)
+    loader = importlib.util.spec_from_file_location(f"kt_user_{path.stem}", path)
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return getattr(module, ref.partition(":")[2])
+
+
+def reference_outputs(spec: Spec, args: list) -> dict | None:
+    """The spec's expected outputs: from a .npz, or from `module:function` given the inputs by name."""
+    if not spec.reference:
+        return None
+    if spec.reference.endswith(".npz"):
+        return load_named(spec, spec.reference, "reference")
+    inputs = {a.name: np.copy(v) for a, v in zip(spec.args, args)}
+    out = user_function(spec, spec.reference)(inputs, dict(spec.sizes))
+    return {k: np.asarray(v).reshape(-1) for k, v in dict(out).items()}
+
+
+def load_named(spec: Spec, file: str | None, where: str) -> dict | None:
+    """All arrays of a .npz (cmem_args, reference) by name."""
+    if not file:
+        return None
+    path = spec.file_path(file)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: np.asarray(data[k]) for k in data.files}
+    except (OSError, ValueError) as e:
+        raise SpecError(where, f"cannot read {path}: {e}") from None

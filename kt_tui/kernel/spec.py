@@ -25,7 +25,12 @@ DTYPES = {
     "int64": "int64", "long long": "int64", "long": "int64", "size_t": "uint64",
     "uint64": "uint64", "unsigned long long": "uint64",
 }
-INITS = ("random", "zeros", "ones", "range", "constant", "poison")
+# CUDA vector types: arrays of them are arrays of their base type, `lanes` values per element
+VECTORS = {f"{c}{n}": (DTYPES_BASE, n) for c, DTYPES_BASE in
+           (("float", "float32"), ("double", "float64"), ("int", "int32"), ("uint", "uint32")) for n in (2, 4)}
+INITS = ("random", "zeros", "ones", "range", "constant", "poison", "uniform", "normal", "positive", "file", "copy",
+         "function")
+VERIFY_MODES = ("elementwise", "none")  # or "module:function", a Python file next to the kernel
 # Default tolerances by dtype (atol, rtol); integers compare exactly.
 DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}
 SMALL_SIZES = (37, 29, 23)  # the default small check size of the 1st, 2nd, 3rd problem dimension
@@ -55,13 +60,27 @@ class Arg:
     output: bool = False
     atol: float | None = None
     rtol: float | None = None
+    file: str | None = None  # init = "file": a .npy, or a .npz holding an array of this name
+    low: int | float | None = None  # random values in [low, high)
+    high: int | float | None = None
+    copy_of: str | None = None  # init = "copy": starts as a copy of this input
+    function: str | None = None  # init = "function": "module:function", called with the sizes (worker only)
 
     @property
     def is_array(self) -> bool:
         return self.size is not None
 
+    @property
+    def dtype(self) -> str:
+        """The numpy dtype of the array's values (a vector type's base type)."""
+        return VECTORS.get(self.type, (self.type, 1))[0]
+
+    @property
+    def lanes(self) -> int:
+        return VECTORS.get(self.type, (self.type, 1))[1]
+
     def tolerance(self) -> tuple[float, float]:
-        atol, rtol = DEFAULT_TOL.get(self.type, (0.0, 0.0))
+        atol, rtol = DEFAULT_TOL.get(self.dtype, (0.0, 0.0))
         return (self.atol if self.atol is not None else atol, self.rtol if self.rtol is not None else rtol)
 
 
@@ -83,10 +102,35 @@ class Spec:
     iterations: int = 7
     verify_sizes: list[dict] | None = None  # extra [sizes] to check results at; None: derived, []: none
     metrics: dict[str, str | int | float] = field(default_factory=dict)  # bytes / flops per run, over sizes
+    defines: dict[str, str | int | float] = field(default_factory=dict)  # -D name=value, values may use sizes
+    cmem_args: str | None = None  # a .npz of constant-memory symbols by name
+    smem_size: str | int | None = None  # dynamic shared memory bytes: an expression over sizes and tuned params
+    reference: str | None = None  # a .npz of expected outputs by name
+    verify: str = "elementwise"  # "elementwise", "none" (needs verify_reason) or "module:function"
+    verify_reason: str | None = None
+    base_dir: str | None = None  # the spec's folder: file names above are relative to it (not written)
 
     # -- derived values -------------------------------------------------------------------
-    def problem_size_values(self, sizes: dict | None = None) -> list[int]:
-        return [int(evaluate(p, sizes or self.sizes)) for p in self.problem_size]
+    def problem_size_values(self, sizes: dict | None = None, params: dict | None = None) -> list[int]:
+        names = {**(params or self.baseline_params()), **(sizes or self.sizes)}
+        return [int(evaluate(p, names)) for p in self.problem_size]
+
+    def tuned_problem_size(self) -> bool:
+        """Whether the problem size depends on a tuned parameter (kernel_tuner then evaluates it per config)."""
+        return any(names_in(p) & set(self.tune_params) for p in self.problem_size)
+
+    def kernel_base_name(self) -> str:
+        return self.kernel.split("<")[0].strip()
+
+    def file_path(self, name: str) -> Path:
+        return Path(self.base_dir or ".", name)
+
+    def smem_function(self, sizes: dict | None = None):
+        """kernel_tuner's smem_args size: bytes of dynamic shared memory for a configuration."""
+        return lambda params: int(evaluate(self.smem_size, {**params, **(sizes or self.sizes)}))
+
+    def define_values(self, sizes: dict | None = None) -> dict:
+        return {k: evaluate(v, sizes or self.sizes) if isinstance(v, str) else v for k, v in self.defines.items()}
 
     def tolerances(self) -> list[dict]:
         """Each output's atol / rtol, and whether the spec gives it or the dtype default does."""
@@ -100,6 +144,8 @@ class Spec:
 
     def extra_sizes(self) -> list[dict]:
         """The sizes results are also checked at: [{"label": "n=349525", "sizes": {...}}, ...]."""
+        if any(a.init == "file" for a in self.args):
+            return []  # the files hold one size
         tables = self.verify_sizes if self.verify_sizes is not None else default_verify_sizes(self)
         out, seen = [], set()
         for t in tables:
@@ -127,12 +173,19 @@ class Spec:
         """What determines a kernel version's runs (not the parameter values or how it is checked).
         Restrictions count when there are any; `legacy`: the dict of older versions, without them."""
         d = asdict(self)
-        for k in ("tune_params", "defaults", "timeout_s", "iterations", "verify_sizes", "metrics"):
+        for k in ("tune_params", "defaults", "timeout_s", "iterations", "verify_sizes", "metrics", "base_dir",
+                  "verify", "verify_reason"):
             d.pop(k)
         if legacy or not d["restrictions"]:
             d.pop("restrictions")
         for a in d["args"]:
             a.pop("atol"), a.pop("rtol")
+            for k in ("file", "low", "high", "copy_of", "function"):
+                if a[k] is None:
+                    a.pop(k)  # unused keys leave the version id of older specs as it was
+        for k in ("defines", "cmem_args", "reference", "smem_size"):
+            if d[k] is None or d[k] == {}:
+                d.pop(k)
         return d
 
     def to_dict(self) -> dict:
@@ -143,7 +196,10 @@ def spec_from_plain(d: dict) -> Spec:
     """A Spec from Spec.to_dict() output (as stored in the session database or sent to the worker)."""
     out = {k: v for k, v in d.items() if v is not None}
     out["args"] = [{k: v for k, v in a.items() if v is not None} for a in d["args"]]
-    return spec_from_dict(out)
+    base_dir = out.pop("base_dir", None)
+    spec = spec_from_dict(out)
+    spec.base_dir = base_dir
+    return spec
 
 
 def version_hash(source: str, spec: Spec, legacy: bool = False) -> str:
@@ -151,21 +207,34 @@ def version_hash(source: str, spec: Spec, legacy: bool = False) -> str:
     versions had before restrictions counted (caches recorded then are found by it)."""
     h = hashlib.sha256(source.encode())
     h.update(json.dumps(spec.launch_dict(legacy), sort_keys=True, default=str).encode())
+    for name, digest in _file_digests(spec):  # data and code files: new contents, a new version
+        h.update(f"{name}={digest}".encode())
     return h.hexdigest()[:16]
-
 
 def version_ids(source: str, spec: Spec) -> list[str]:
     """The version's id, then its legacy id when that differs: the ids a recorded cache may carry."""
     return list(dict.fromkeys([version_hash(source, spec), version_hash(source, spec, legacy=True)]))
 
 
+def _file_digests(spec: Spec) -> list[tuple[str, str]]:
+    names = [a.file for a in spec.args if a.file] + [spec.cmem_args or "", spec.reference or ""]
+    refs = [a.function for a in spec.args if a.function] + [spec.verify, spec.reference or ""]
+    names += [ref.partition(":")[0] + ".py" for ref in refs if _is_function_ref(ref)]
+    out = []
+    for name in sorted({n for n in names if n and not _is_function_ref(n)}):
+        path = spec.file_path(name)
+        out.append((name, hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"))
+    return out
+
+
 # -- reading and checking ------------------------------------------------------------------
 _TOP_KEYS = {
     "kernel", "args", "problem_size", "sizes", "tune_params", "defaults", "grid_div_x", "grid_div_y",
     "grid_div_z", "block_size_names", "restrictions", "compiler_options", "timeout_s", "iterations",
-    "verify_sizes", "metrics",
+    "verify_sizes", "metrics", "defines", "cmem_args", "reference", "verify", "verify_reason", "smem_size",
 }
-_ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol"}
+_ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol", "file", "low", "high",
+             "copy_of", "function"}
 
 
 def spec_path_for(kernel_path: str | Path) -> Path:
@@ -183,13 +252,16 @@ def load_spec(path: str | Path, kernel: Kernel | None = None) -> Spec:
     return parse_spec(text, kernel, p)
 
 
-def parse_spec(text: str, kernel: Kernel | None = None, path: str | Path | None = None) -> Spec:
+def parse_spec(text: str, kernel: Kernel | None = None, path: str | Path | None = None,
+               base_dir: str | Path | None = None) -> Spec:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SpecError("", f"not valid TOML: {e}", path) from None
     try:
         spec = spec_from_dict(data)
+        if base_dir or path:
+            spec.base_dir = str(Path(base_dir or Path(path).parent).resolve())
         check_spec(spec, kernel)
     except SpecError as e:
         raise SpecError(e.field, e.problem, path) from None
@@ -244,6 +316,7 @@ def spec_from_dict(data: dict) -> Spec:
     )
     spec.verify_sizes = _verify_sizes(data.get("verify_sizes"))
     spec.metrics = _metrics(data.get("metrics", {}), spec.sizes)
+    _extra_keys(spec, data)
     for key in ("timeout_s", "iterations"):
         if key in data:
             v = data[key]
@@ -318,8 +391,11 @@ def _arg_from_dict(i: int, a: object) -> Arg:
     where = f"args[{i}] ({a['name']})"
     t = a.get("type")
     _want(isinstance(t, str), f"{where}.type", "missing, e.g. \"float32\"")
-    dtype = DTYPES.get(t.replace("*", "").strip())
-    _want(dtype is not None, f"{where}.type", f"unknown type {t!r} (use one of {', '.join(sorted(set(DTYPES.values())))})")
+    dtype = DTYPES.get(t.replace("*", "").strip()) or (t.strip() if t.strip() in VECTORS else None)
+    _want(dtype is not None, f"{where}.type", f"unknown type {t!r} (use one of "
+          f"{', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))})")
+    _want(dtype not in VECTORS or a.get("size") is not None, f"{where}.type",
+          f"a {dtype} scalar is not supported; vector types are for arrays")
     init = a.get("init", "random" if a.get("size") is not None else "constant")
     _want(init in INITS, f"{where}.init", f"unknown init {init!r} (use one of {', '.join(INITS)})")
     for key in ("atol", "rtol"):
@@ -329,15 +405,91 @@ def _arg_from_dict(i: int, a: object) -> Arg:
     _want(isinstance(seed, int), f"{where}.seed", "expected an integer")
     output = a.get("output", False)
     _want(isinstance(output, bool), f"{where}.output", "expected true or false")
+    for key in ("file", "copy_of"):
+        _want(a.get(key) is None or (isinstance(a[key], str) and a[key]), f"{where}.{key}", "expected a non-empty string")
+    for key in ("low", "high"):
+        v = a.get(key)
+        _want(v is None or (isinstance(v, (int, float, str)) and not isinstance(v, bool)), f"{where}.{key}",
+              "expected a number or a size expression")
+    _want(init != "file" or a.get("file"), f"{where}.file", "init = \"file\" needs file = \"NAME.npy\" or \"NAME.npz\"")
+    _want(a.get("file") is None or str(a["file"]).endswith((".npy", ".npz")), f"{where}.file",
+          "expected a .npy or .npz file name")
+    _want(init != "copy" or a.get("copy_of"), f"{where}.copy_of", "init = \"copy\" needs copy_of = \"ARG\"")
+    fn = a.get("function")
+    _want(init != "function" or fn is not None, f"{where}.function",
+          "init = \"function\" needs function = \"module:function\" (a .py file next to the kernel)")
+    _want(fn is None or (isinstance(fn, str) and _is_function_ref(fn)), f"{where}.function",
+          f"expected \"module:function\", got {fn!r}")
     return Arg(name=a["name"], type=dtype, size=a.get("size"), init=init, value=a.get("value"), seed=seed,
-               output=output, atol=a.get("atol"), rtol=a.get("rtol"))
+               output=output, atol=a.get("atol"), rtol=a.get("rtol"), file=a.get("file"), low=a.get("low"),
+               high=a.get("high"), copy_of=a.get("copy_of"), function=fn)
 
 
-def _known_names(expr: str, names: set, where: str) -> None:
+def _extra_keys(spec: Spec, data: dict) -> None:
+    """defines, cmem_args, reference, verify: read and checked field by field."""
+    defines = data.get("defines", {})
+    _want(isinstance(defines, dict), "defines", "expected a table of NAME = value or size expression")
+    for k, v in defines.items():
+        _want(isinstance(v, (str, int, float)) and not isinstance(v, bool), f"defines.{k}",
+              f"expected a number or a size expression, got {v!r}")
+    spec.defines = dict(defines)
+    for key in ("cmem_args", "reference"):
+        v = data.get(key)
+        ok = v is None or (isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
+        _want(ok, key, "expected a .npz file name" + (" or \"module:function\"" if key == "reference" else ""))
+        setattr(spec, key, v)
+    smem = data.get("smem_size")
+    _want(smem is None or (isinstance(smem, (int, str)) and not isinstance(smem, bool)), "smem_size",
+          "expected bytes: a number or an expression over [sizes] and tuned parameters")
+    spec.smem_size = smem
+    verify = data.get("verify", "elementwise")
+    _want(isinstance(verify, str) and (verify in VERIFY_MODES or _is_function_ref(verify)), "verify",
+          f"expected one of {', '.join(VERIFY_MODES)} or \"module:function\" (a .py file next to the kernel), got {verify!r}")
+    spec.verify = verify
+    reason = data.get("verify_reason")
+    _want(reason is None or isinstance(reason, str), "verify_reason", "expected a string")
+    _want(verify != "none" or bool(reason and reason.strip()), "verify_reason",
+          "verify = \"none\" needs a reason, e.g. verify_reason = \"the output is random\"")
+    spec.verify_reason = reason
+
+
+def _is_function_ref(text: str) -> bool:
+    module, sep, func = text.partition(":")
+    return bool(sep) and module.replace("_", "a").isalnum() and func.replace("_", "a").isalnum()
+
+
+def function_file(spec: Spec, ref: str) -> Path:
+    """The Python file a `module:function` reference imports (it runs only in the GPU worker)."""
+    return spec.file_path(ref.partition(":")[0] + ".py")
+
+
+def _known_names(expr: str, names: set, where: str, what: str = "a tunable parameter") -> None:
     try:
-        check_names(expr, names, where)
+        check_names(expr, names, where, what)
     except ExprError as e:
         raise SpecError(where, str(e).removeprefix(f"{where} ")) from None
+
+
+def _check_files(spec: Spec) -> None:
+    """Referenced files exist (only when the spec's folder is known)."""
+    if spec.base_dir is None:
+        return
+    for i, a in enumerate(spec.args):
+        if a.file:
+            _want(spec.file_path(a.file).is_file(), f"args[{i}] ({a.name}).file", f"no such file {spec.file_path(a.file)}")
+        if a.function:
+            path = function_file(spec, a.function)
+            _want(path.is_file(), f"args[{i}] ({a.name}).function",
+                  f"imports {path.name}, which is not next to the spec ({path})")
+    if spec.reference and _is_function_ref(spec.reference):
+        path = function_file(spec, spec.reference)
+        _want(path.is_file(), "reference", f"imports {path.name}, which is not next to the spec ({path})")
+    for key in ("cmem_args", "reference"):
+        if getattr(spec, key) and str(getattr(spec, key)).endswith(".npz"):
+            _want(spec.file_path(getattr(spec, key)).is_file(), key, f"no such file {spec.file_path(getattr(spec, key))}")
+    if _is_function_ref(spec.verify):
+        path = function_file(spec, spec.verify)
+        _want(path.is_file(), "verify", f"imports {path.name}, which is not next to the spec ({path})")
 
 
 def check_spec(spec: Spec, kernel: Kernel | None = None) -> None:
@@ -358,7 +510,7 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
     """Every size expression is valid at `sizes`."""
     for i, p in enumerate(spec.problem_size):
         try:
-            v = evaluate(p, sizes)
+            v = evaluate(p, {**spec.baseline_params(), **sizes})
         except ExprError as e:
             raise SpecError(f"problem_size[{i}]", str(e)) from None
         _want(v >= 1, f"problem_size[{i}]", f"must be >= 1, got {v}")
@@ -374,6 +526,17 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
             elements, nbytes = elements + int(n), nbytes + int(n) * _itemsize(a.type)
             if a.init == "constant":
                 _want(isinstance(a.value, (int, float)), f"{where}.value", "init = \"constant\" needs a numeric value")
+            for key in ("low", "high"):
+                if getattr(a, key) is not None:
+                    try:
+                        evaluate(getattr(a, key), sizes)
+                    except ExprError as e:
+                        raise SpecError(f"{where}.{key}", str(e)) from None
+            if a.low is not None and a.high is not None:
+                _want(evaluate(a.low, sizes) < evaluate(a.high, sizes), f"{where}.high", f"must be above low ({a.low})")
+            if a.init == "copy":
+                _want(a.copy_of in {b.name for b in spec.args if b.is_array and b is not a}, f"{where}.copy_of",
+                      f"{a.copy_of!r} is not another array argument")
         else:
             _want(not a.output, f"{where}.output", "a scalar cannot be an output (give it a size)")
             _want(a.value is not None, f"{where}.value", "a scalar needs a value (a number or a size name)")
@@ -400,10 +563,19 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
     for key in ("grid_div_x", "grid_div_y", "grid_div_z"):
         for i, e in enumerate(getattr(spec, key) or []):
             _known_names(e, names, f"{key}[{i}]")
+    _check_files(spec)
+    for k, v in spec.defines.items():
+        _known_names(v, set(spec.sizes), f"defines.{k}", "a name in [sizes]")
+    if spec.smem_size is not None:
+        try:
+            _want(evaluate(spec.smem_size, {**spec.baseline_params(), **spec.sizes}) >= 0, "smem_size", "must be >= 0")
+        except ExprError as e:
+            raise SpecError("smem_size", str(e)) from None
     for i, r in enumerate(spec.restrictions):
         _known_names(r, names, f"restrictions[{i}]")
     if kernel is not None:
-        _want(spec.kernel == kernel.name, "kernel", f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}")
+        _want(spec.kernel_base_name() == kernel.name, "kernel",
+              f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}")
         want = [p.name for p in kernel.params]
         have = [a.name for a in spec.args]
         _want(len(want) == len(have), "args",
@@ -440,8 +612,13 @@ def dump_spec(spec: Spec) -> str:
     lines += [f"timeout_s = {spec.timeout_s!r}", f"iterations = {spec.iterations}"]
     if spec.verify_sizes is not None:
         lines.append(f"verify_sizes = {_toml_value(spec.verify_sizes)}")
+    for key in ("cmem_args", "reference", "verify_reason", "smem_size"):
+        if getattr(spec, key) is not None:
+            lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
+    if spec.verify != "elementwise":
+        lines.append(f"verify = {_toml_value(spec.verify)}")
     lines.append("")
-    tables = ("sizes", "tune_params", "defaults") + (("metrics",) if spec.metrics else ())
+    tables = ("sizes", "tune_params", "defaults") + (("metrics",) if spec.metrics else ()) + (("defines",) if spec.defines else ())
     for table in tables:
         lines.append(f"[{table}]")
         lines += [f"{k} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]

@@ -11,7 +11,7 @@ from textual.app import App
 from ..config import Settings
 from ..engine.precheck import checked_backend
 from ..engine.session import KernelFile, new_session, pick_backend, resume_backend, stored_llm
-from ..kernel.draft import draft_spec
+from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_ids
 from ..store import Store
@@ -90,10 +90,12 @@ class KtApp(App):
         kernel = pick_kernel(self.kernel_file.kernels, name, str(self.kernel_file.path))
         path = self._spec_file
         if not path.exists():
-            draft = draft_spec(kernel)
-            note = ("No launch spec was found, so this draft was inferred from the kernel's signature. "
-                    "Check the sizes, inputs and outputs: nothing runs until you save it.")
-            self.push_screen(SpecEditScreen(dump_spec(draft), path, kernel, note=note), self._spec_ready(kernel))
+            draft = draft_spec(kernel, src=self.kernel_file.source)
+            note = ("No launch spec was found, so this draft was inferred from the kernel's source. "
+                    "Check the sizes, inputs and outputs: nothing runs until you save it."
+                    + draft_note(draft))
+            self.push_screen(SpecEditScreen(dump_spec(draft), path, kernel, note=note, source=self.kernel_file.source),
+                             self._spec_ready(kernel))
             return
         try:
             spec = load_spec(path, kernel)
@@ -101,9 +103,9 @@ class KtApp(App):
             try:
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:
-                text = dump_spec(draft_spec(kernel))
+                text = dump_spec(draft_spec(kernel, src=self.kernel_file.source))
             self.push_screen(SpecEditScreen(text, path, kernel, note="The spec has a problem; fix it to go on.",
-                                            error=str(e)), self._spec_ready(kernel))
+                                            error=str(e), source=self.kernel_file.source), self._spec_ready(kernel))
             return
         self._spec_ready(kernel)(spec)
 

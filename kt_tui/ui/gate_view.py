@@ -28,6 +28,8 @@ def keys_line(gate: Gate) -> Text:
 def render_gate(gate: Gate) -> Text:
     b = gate.body
     text = Text.assemble(("Decide: ", "bold"), gate.title, "\n")
+    if b.get("unverified"):
+        text.append(b["unverified"] + "\n", style="bold red")
     if gate.kind == "sweep":
         text.append(f"{b.get('done', 0)} of {b.get('total')} configurations measured so far.\n")
         budget = [f"{b['max_configs']} configurations" if b.get("max_configs") else "",

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual import work
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
@@ -41,16 +42,20 @@ class KernelPickScreen(Screen[str]):
 
 
 class SpecEditScreen(Screen[Spec]):
-    """Edit the launch spec as TOML; it is checked against the kernel before it is saved."""
+    """Edit the launch spec as TOML beside the kernel source; checked against the kernel before it is
+    saved, and on ctrl+k (spec and an offline compile) without saving."""
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save and continue", id="save", priority=True),
+        Binding("ctrl+k", "check", "Check (no save)", id="check_spec", priority=True),
         Binding("escape", "cancel", "Quit without saving", id="cancel"),
     ]
 
-    def __init__(self, text: str, path: Path, kernel: Kernel, note: str = "", error: str = "") -> None:
+    def __init__(self, text: str, path: Path, kernel: Kernel, note: str = "", error: str = "",
+                 source: str = "") -> None:
         super().__init__()
         self.text, self.path, self.kernel, self.note, self.error = text, path, kernel, note, error
+        self.source = source
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -59,20 +64,53 @@ class SpecEditScreen(Screen[Spec]):
                                        self.note), id="spec-note")
             area = TextArea(self.text, id="spec-text", show_line_numbers=True, tab_behavior="indent")
             set_language(area, "toml")
-            yield area
+            if self.source:
+                with Horizontal(id="spec-panes"):
+                    yield area
+                    kernel = TextArea(self.source, id="spec-source", read_only=True, show_line_numbers=True)
+                    set_language(kernel, "cpp")
+                    yield kernel
+            else:
+                yield area
             yield Static(id="spec-error")
         yield Footer()
 
     def on_mount(self) -> None:
         self._show_error(self.error)
-        self.query_one(TextArea).focus()
+        self.query_one("#spec-text", TextArea).focus()
 
     def _show_error(self, message: str) -> None:
         self.query_one("#spec-error", Static).update(Text(message, style="bold red") if message else
-                                                     Text("ctrl+s checks the spec, saves it and starts", style="dim"))
+                                                     Text("ctrl+s checks the spec, saves it and starts; "
+                                                          "ctrl+k checks it and compiles the kernel without saving",
+                                                          style="dim"))
+
+    def action_check(self) -> None:
+        try:
+            spec = parse_spec(self.query_one("#spec-text", TextArea).text, self.kernel, self.path)
+        except SpecError as e:
+            self._show_error(str(e))
+            return
+        self.query_one("#spec-error", Static).update(Text("spec ok; compiling...", style="dim"))
+        self._compile(spec)
+
+    @work(thread=True, exclusive=True, group="spec-check")
+    def _compile(self, spec: Spec) -> None:
+        from ..spec_cmd import compile_spec
+        result = compile_spec(self.source, spec)
+        if result.ok:
+            message = Text(f"spec ok, compiles at {spec.baseline_params()} (not saved)", style="bold green")
+        elif result.ok is None:
+            message = Text(f"spec ok; not compiled: {result.reason}", style="yellow")
+        else:
+            first = result.errors[0] if result.errors else None
+            where = f"line {first.line}: " if first and first.line else ""
+            message = Text(f"spec ok, the kernel does not compile: {where}{first.text if first else result.reason}",
+                           style="bold red")
+        self.app.call_from_thread(self.query_one("#spec-error", Static).update, message)
 
     def action_save(self) -> None:
-        text = self.query_one(TextArea).text
+        text = self.query_one("#spec-text", TextArea).text
         try:
             spec = parse_spec(text, self.kernel, self.path)
         except SpecError as e:

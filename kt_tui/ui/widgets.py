@@ -39,6 +39,10 @@ class SpecSummary(Static):
         for r in spec.restrictions:
             t.add_row("restrict", Text(r))
         t.add_row("space", f"{spec.space_size()} configurations before restrictions")
+        if spec.verify == "none":
+            t.add_row(Text("verify", "bold red"), Text(f"UNVERIFIED: none ({spec.verify_reason})", "bold red"))
+        elif spec.verify != "elementwise":
+            t.add_row("verify", Text(f"{spec.verify} (your Python function, run in the GPU worker)"))
         self.update(t)
 
 

@@ -1,0 +1,105 @@
+"""Run a kernel_tuner script in a child process (scrubbed environment, its own folder, a time limit)
+and convert what it asked kernel_tuner to do."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ..errors import UserError
+from .convert import CallError, Imported, convert_call
+
+TIMEOUT_S = 300.0
+# the GPU worker's rule for what a secret looks like (kt_tui/gpu/client.py); one shared scrubber is coming
+_SECRET = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)", re.I)
+
+
+class ImportFailed(UserError):
+    pass
+
+
+def scrubbed_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([root, *(p for p in sys.path if p)])
+    env["MPLBACKEND"] = "Agg"
+    env["CUDA_VISIBLE_DEVICES"] = env["HIP_VISIBLE_DEVICES"] = ""  # the script sees no GPU
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def default_out_dir(script: Path) -> Path:
+    return script.parent / f"{script.stem}_kt"
+
+
+def record_calls(script: Path, staging: Path, timeout_s: float = TIMEOUT_S) -> dict:
+    """The recorded calls of one run of `script` (see importer/child.py)."""
+    cmd = [sys.executable, "-m", "kt_tui.importer.child", str(script), str(staging)]
+    proc = subprocess.Popen(cmd, cwd=script.parent, env=scrubbed_env(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                            start_new_session=True)
+    try:
+        log, _ = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise ImportFailed(f"{script}: did not finish within {timeout_s:g} s and was stopped "
+                           "(kt-tui import runs the script with tune_kernel recorded, not tuned)") from None
+    path = staging / "calls.json"
+    if not path.is_file():
+        tail = " / ".join(line.strip() for line in (log or "").strip().splitlines()[-3:]) or "no output"
+        raise ImportFailed(f"{script}: the script could not be run ({tail})")
+    return json.loads(path.read_text())
+
+
+def import_script(script: str | Path, out_dir: str | Path | None = None,
+                  timeout_s: float = TIMEOUT_S) -> tuple[list[Imported], list[str], list[str]]:
+    """(imported kernels, problems, notes). ImportFailed when nothing could be imported."""
+    script = Path(script).resolve()
+    if not script.is_file():
+        raise ImportFailed(f"{script}: no such file")
+    if script.suffix != ".py":
+        raise ImportFailed(f"{script}: expected a Python script that calls kernel_tuner")
+    out = Path(out_dir).resolve() if out_dir else default_out_dir(script)
+    with tempfile.TemporaryDirectory(prefix="kt-import-") as tmp:
+        staging = Path(tmp)
+        record = record_calls(script, staging, timeout_s)
+        calls = record["calls"]
+        notes = [f"the script stopped after its kernel_tuner calls: {record['script_error']} "
+                 "(tune_kernel returns no results during an import)"] if record["script_error"] and calls else []
+        if not calls:
+            why = f": {record['script_error']}" if record["script_error"] else ""
+            raise ImportFailed(f"{script}: made no tune_kernel or run_kernel call{why}")
+        done, problems, taken = [], [], set()
+        for i, call in enumerate(calls):
+            call["script"], call["script_stem"] = str(script), script.stem
+            try:
+                done.append(convert_call(call, i, staging, out, taken))
+            except CallError as e:
+                problems.append(f"call {i + 1} ({call['kernel_name']}): {e}")
+    return done, problems, notes
+
+
+def import_command(args) -> int:
+    """`kt-tui import SCRIPT.py [--out DIR]`: exit 0 when every call imported, 2 otherwise."""
+    done, problems, notes = import_script(args.script, args.out, args.timeout or TIMEOUT_S)
+    for item in done:
+        print(f"{item.kernel}: wrote " + ", ".join(str(f) for f in item.files))
+        for n in item.notes:
+            print(f"  note: {n}")
+    for n in notes:
+        print(f"note: {n}", file=sys.stderr)
+    for p in problems:
+        print(f"kt-tui: import: {p}", file=sys.stderr)
+    if done:
+        print(f"next: kt-tui {done[0].kernel_path}   (check first: kt-tui spec {done[0].kernel_path} --check)")
+    return 2 if problems or not done else 0
