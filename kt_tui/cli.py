@@ -41,6 +41,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="accept a kernel when at least this fraction faster (default 0.02)")
     g.add_argument("--timeout", dest="timeout_s", type=float, metavar="SECONDS",
                    help="watchdog per configuration (compile + verify + benchmark); default: the spec's timeout_s")
+    r = p.add_argument_group("several GPUs (needs kt-tui[ray])")
+    r.add_argument("--gpus", metavar="N|all", help="measure on N GPUs of this host (or of the --ray cluster) at once")
+    r.add_argument("--ray", dest="ray_address", metavar="ADDRESS", help="measure on a running Ray cluster (or RAY_ADDRESS)")
+    r.add_argument("--allow-mixed", dest="allow_mixed", action="store_const", const=True,
+                   help="tune on workers of different GPU models, recording the device of every result")
     t = p.add_argument_group("search (every tuning run)")
     t.add_argument("--search", choices=SEARCHES, metavar="NAME", help="how to walk the space: kt (ours, default), "
                    "brute_force, or a kernel_tuner strategy: " + ", ".join(SEARCHES[2:]))
@@ -95,7 +100,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def _flags(args: argparse.Namespace) -> dict:
     keys = ("db", "backend", "sim_cache", "strategy", "steps", "base_url", "model", "llm", "theme", "timeout_s",
             "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold",
-            "search", "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid")
+            "search", "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid",
+            "gpus", "ray_address", "allow_mixed")
     flags = {k: getattr(args, k, None) for k in keys}
     if getattr(args, "search_option", None):
         flags["search_options"] = dict(_option(o) for o in args.search_option)
@@ -156,6 +162,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     from .config import load_settings
 
     settings = load_settings(_flags(args))
+    from .gpu.raypool import check_settings
+    check_settings(settings)
     if args.command == "sessions":
         from .commands import list_sessions
         return list_sessions(settings, args.json)
