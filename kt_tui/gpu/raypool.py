@@ -81,9 +81,8 @@ def _actor_env() -> dict:
 class _Actor:
     """Runs one job at a time in a thread; the app polls its messages and sets its flags."""
 
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.out: list = []
+    def __init__(self, out):
+        self.out = out  # a Ray queue: a message is stored there before the next line can crash us
         self.flags = {"stop": threading.Event(), "pause": threading.Event()}
 
     def where(self) -> dict:
@@ -93,17 +92,14 @@ class _Actor:
     def submit(self, job) -> None:
         threading.Thread(target=self._run, args=(job,), daemon=True).start()
 
-    def poll(self) -> list:
-        with self.lock:
-            out, self.out = self.out, []
-        return out
+    def ping(self) -> bool:
+        return True
 
     def flag(self, name: str, on: bool) -> None:
         (self.flags[name].set if on else self.flags[name].clear)()
 
     def _put(self, message) -> None:
-        with self.lock:
-            self.out.append(message)
+        self.out.put(message)
 
     def _run(self, job) -> None:
         from .checking import run_check_job
@@ -132,17 +128,26 @@ class _Actor:
 class _ActorProc:
     """What GpuWorker expects of its process, for an actor."""
 
-    def __init__(self, actor):
-        self.actor, self.dead, self.exitcode = actor, False, None
+    def __init__(self, actor, out):
+        self.actor, self.out, self.dead, self.exitcode = actor, out, False, None
 
     def is_alive(self) -> bool:
+        import ray
+        if not self.dead:
+            try:
+                ray.get(self.actor.ping.remote(), timeout=10)
+            except ray.exceptions.GetTimeoutError:
+                pass  # busy, not dead: the watchdog judges by time
+            except ray.exceptions.RayError as e:
+                self.dead, self.exitcode = True, type(e).__name__
         return not self.dead
 
     def kill(self) -> None:
         import ray
         self.dead = True
-        with contextlib.suppress(Exception):
-            ray.kill(self.actor, no_restart=True)
+        for actor in (self.actor, self.out.actor):
+            with contextlib.suppress(Exception):
+                ray.kill(actor, no_restart=True)
 
     def join(self, timeout=None) -> None:
         pass
@@ -175,21 +180,14 @@ class _Flag:
 
 class _Events:
     def __init__(self, proc: _ActorProc):
-        self.proc, self.buffer = proc, []
+        self.proc = proc
 
     def get(self, timeout: float):
-        import ray
-        if not self.buffer and not self.proc.dead:
-            try:
-                self.buffer = ray.get(self.proc.actor.poll.remote(), timeout=10)
-            except ray.exceptions.GetTimeoutError:
-                pass
-            except ray.exceptions.RayError as e:  # the actor's process died
-                self.proc.dead, self.proc.exitcode = True, type(e).__name__
-        if self.buffer:
-            return self.buffer.pop(0)
-        time.sleep(timeout)
-        raise queue.Empty
+        from ray.util.queue import Empty
+        try:
+            return self.proc.out.get(timeout=timeout)
+        except Empty:
+            raise queue.Empty from None
 
 
 class RayWorker(GpuWorker):
@@ -202,10 +200,12 @@ class RayWorker(GpuWorker):
 
     def start(self) -> None:
         import ray
+        from ray.util.queue import Queue
+        out = Queue(actor_options={"num_cpus": 0})
         actor_class = ray.remote(_Actor).options(
             num_gpus=self.num_gpus, num_cpus=0 if not self.num_gpus else 1, max_concurrency=4,
             runtime_env={"env_vars": _actor_env()})
-        self.proc = _ActorProc(actor_class.remote())
+        self.proc = _ActorProc(actor_class.remote(out), out)
         self.requests, self.events = _Requests(self.proc), _Events(self.proc)
         self.stop_flag, self.pause_flag = _Flag(self.proc, "stop"), _Flag(self.proc, "pause")
         if self.paused:
@@ -304,6 +304,27 @@ class GpuPool:
 
     def run(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:
         workers = self._ensure(0 if job.backend == "sim" else 1)
+        if (len(workers) > 1 and isinstance(job, TuneJob) and job.strategy == "kt" and job.configs is None
+                and not job.max_configs and not job.time_limit_s):
+            # what an unbudgeted kt search does on one GPU, in two runs: the model's picks on one
+            # worker, then the rest of the space in order, dealt over all of them
+            from .tuning import MODEL_STEPS
+            got: dict = {}
+
+            def keep(kind, payload):
+                if kind == "result":
+                    got[payload["key"]] = payload
+                on_event(kind, payload)
+            first = self._run_split(dataclasses.replace(job, max_configs=MODEL_STEPS + len(job.seeds)), keep, timeout_s)
+            if first["stopped"]:
+                return first
+            rest = self._run_split(dataclasses.replace(job, strategy="brute_force", seeds=[],
+                                                       known={**job.known, **got}), keep, timeout_s)
+            return dict(rest, evaluated=first["evaluated"] + rest["evaluated"])
+        return self._run_split(job, on_event, timeout_s)
+
+    def _run_split(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:
+        workers = self.workers
         shards = split(job, len(workers))
         if len(shards) > 1 and job.configs is None:
             total = sum(len(s.configs) for s in shards) + len(job.known)
