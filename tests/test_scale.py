@@ -175,3 +175,34 @@ def test_the_workers_never_see_the_api_key(ray, monkeypatch):
                                                                               "KT_TUI_PREFETCH", "KT_TUI_PROFILE"}
     seen = ray.get(ray.remote(num_cpus=0)(lambda: sorted(os.environ)).remote())
     assert "OPENAI_API_KEY" not in seen and "KT_TUI_API_TOKEN" not in seen
+
+
+async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ray):
+    from kt_tui.ui.app import KtApp
+    from kt_tui.ui.widgets import ResultsTable
+
+    from .test_ui import SIZE, gate_key, new_app, wait_for
+
+    app = new_app(EXAMPLES / "matmul.cu", gpus="2", search="brute_force")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: gate_key(screen) is not None, timeout=120)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.state == "finished", timeout=120)
+        table = screen.query_one(ResultsTable)
+        assert "worker" in [c.value for c in table.columns]
+        shown = {str(table.get_cell(k, "worker")) for k in table.rows}
+        assert len(shown - {"-"}) == 2
+        sid = screen.sid
+        await pilot.press("q")
+    settings = load_settings({})
+    app = KtApp(settings, Store(settings.db), resume=sid)  # no --gpus now: the stored rows say who measured them
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.screen.query_one(ResultsTable).rows) == 17, timeout=120)
+        assert "worker" in [c.value for c in app.screen.query_one(ResultsTable).columns]
+        await pilot.press("q")
+    app = new_app(EXAMPLES / "matmul.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: gate_key(app.screen) is not None)
+        assert "worker" not in [c.value for c in app.screen.query_one(ResultsTable).columns]
+        await pilot.press("q")
