@@ -206,3 +206,33 @@ async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ra
         await wait_for(pilot, lambda: gate_key(app.screen) is not None)
         assert "worker" not in [c.value for c in app.screen.query_one(ResultsTable).columns]
         await pilot.press("q")
+
+
+def test_the_workers_cachefiles_merge_into_the_runs(tmp_path):
+    import json
+
+    from kt_tui.gpu.raypool import merge_caches
+    from kt_tui.gpu.simcache import read_header
+    data = json.loads(CACHE.read_text())
+    entries = list(data["cache"].items())
+    parts = []
+    for i in range(2):
+        part = dict(data, cache=dict(entries[i::2]))
+        parts.append(str(tmp_path / f"run.w{i}.json"))
+        (tmp_path / f"run.w{i}.json").write_text(json.dumps(part))
+    main = str(tmp_path / "run.json")
+    merge_caches(main, [*parts, str(tmp_path / "run.w2.json")])  # a worker that wrote nothing
+    merged = json.loads((tmp_path / "run.json").read_text())
+    assert merged["cache"] == data["cache"] and read_header(main)["device_name"] == data["device_name"]
+    assert not any((tmp_path / f"run.w{i}.json").exists() for i in range(2))
+
+
+def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
+    ray = pytest.importorskip("ray")
+
+    def refuse(**kwargs):
+        raise ConnectionError(f"Failed to connect to Ray cluster at {kwargs['address']}")
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    with pytest.raises(ScaleError, match="--ray 10.9.9.9:6379: cannot start or join the Ray cluster"):
+        GpuPool(2, "10.9.9.9:6379").probe()

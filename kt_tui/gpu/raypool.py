@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import os
 import queue
 import socket
@@ -240,10 +241,14 @@ class GpuPool:
         if not ray.is_initialized():
             with _no_secrets():
                 kwargs = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
-                if self.address:
-                    ray.init(address=self.address, **kwargs)
-                else:
+                if self.address:  # kt-tui's own code goes with the session; its dependencies must be there
+                    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+                    kwargs.update(address=self.address, runtime_env={"py_modules": [here]})
+                try:
                     ray.init(**kwargs)
+                except (ConnectionError, RuntimeError, ValueError) as e:
+                    raise ScaleError(f"--ray {self.address or '(local)'}: cannot start or join the Ray cluster: "
+                                     f"{e}") from None
         return ray
 
     def _ensure(self, num_gpus: float) -> list[RayWorker]:
@@ -326,6 +331,12 @@ class GpuPool:
     def _run_split(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:
         workers = self.workers
         shards = split(job, len(workers))
+        parts = []
+        if len(shards) > 1 and isinstance(job, TuneJob) and job.cachefile:
+            # one kernel_tuner cachefile per worker, merged into the run's afterwards; on a remote
+            # cluster the workers' files would be on other hosts, so none is written there
+            parts = [] if self.address else [f"{job.cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
+            shards = [dataclasses.replace(s, cachefile=parts[i] if parts else None) for i, s in enumerate(shards)]
         if len(shards) > 1 and job.configs is None:
             total = sum(len(s.configs) for s in shards) + len(job.known)
             on_event("space", {"total": total})
@@ -358,6 +369,8 @@ class GpuPool:
             t.start()
         for t in threads:
             t.join()
+        if parts:
+            merge_caches(job.cachefile, parts)
         if closed or self.closing:
             raise WorkerClosed("the GPU workers were shut down")
         done = [i for i in infos if i]
@@ -434,3 +447,23 @@ def lost(shard: TuneJob, seen: set, label: str, why: str, forward) -> None:
                            "status": "crash", "error": f"GPU worker {label} gave up: {why}", "verified": None,
                            "max_abs_err": None, "first_bad": None, "compile_ms": None, "source": "measured",
                            "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")})
+
+
+def merge_caches(main: str, parts: list[str]) -> None:
+    """The workers' kernel_tuner cachefiles, as one: the run's, which the engine then closes."""
+    from kernel_tuner.util import read_cache
+
+    from .simcache import finalize_cache
+    found = [p for p in parts if os.path.exists(p)]
+    if not found:
+        return
+    base = read_cache(main, open_cache=False) if os.path.exists(main) else read_cache(found[0], open_cache=False)
+    for p in found:
+        base["cache"].update(read_cache(p, open_cache=False)["cache"])
+    cache = base.pop("cache")
+    with open(main, "w") as f:
+        f.write(json.dumps(base, indent="")[:-2] + ',\n"cache": {' + ",".join(
+            "\n" + json.dumps({k: v})[1:-1] for k, v in cache.items()) + "\n}\n}")
+    finalize_cache(main, {})
+    for p in found:
+        os.remove(p)
