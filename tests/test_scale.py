@@ -236,3 +236,11 @@ def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
     monkeypatch.setattr(ray, "init", refuse)
     with pytest.raises(ScaleError, match="--ray 10.9.9.9:6379: cannot start or join the Ray cluster"):
         GpuPool(2, "10.9.9.9:6379").probe()
+
+
+def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, hermetic):
+    code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--gpus", "2",
+                        "--search", "brute_force")
+    assert code == 0 and out["backend"] == "sim" and "no GPU in the Ray cluster" in out["note"]
+    rows = Store(hermetic / "sessions.db").results(out["session"])
+    assert len(rows) == 17 and len({r["worker"] for r in rows}) == 2
