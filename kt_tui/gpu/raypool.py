@@ -304,8 +304,8 @@ class GpuPool:
         return dict(found[0], gpu=" + ".join(models) if len(models) > 1 else models[0])
 
     def _each_probe(self, backends, timeout) -> list[dict]:
-        ray = self._connect()
-        if not ray.cluster_resources().get("GPU"):  # like one worker without a GPU: `auto` may replay
+        started = self.workers and all(w.num_gpus for w in self.workers)
+        if not started and not self._connect().cluster_resources().get("GPU"):  # like one worker without a GPU: `auto` may replay
             return [{"backend": None, "gpu": None, "errors": {"ray": f"no GPU in the Ray cluster {self.address or '(local)'}"}}]
         self._ensure(1)
         return self._each(lambda w: w.probe(backends, timeout))
