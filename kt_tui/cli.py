@@ -162,11 +162,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     from .config import load_settings
 
     settings = load_settings(_flags(args))
-    from .gpu.raypool import check_settings
-    check_settings(settings)
     if args.command == "sessions":
         from .commands import list_sessions
         return list_sessions(settings, args.json)
+    from .gpu.raypool import check_settings
+    check_settings(settings)
     if args.command == "run":
         from .commands import run_auto
         return run_auto(settings, args)

@@ -80,7 +80,7 @@ def _actor_env() -> dict:
 
 # -- inside the actor ----------------------------------------------------------------------
 class _Actor:
-    """Runs one job at a time in a thread; the app polls its messages and sets its flags."""
+    """Runs one job at a time in a thread, its messages into a queue the app reads; the app sets its flags."""
 
     def __init__(self, out):
         self.out = out  # a Ray queue: a message is stored there before the next line can crash us
@@ -305,8 +305,10 @@ class GpuPool:
 
     def _each_probe(self, backends, timeout) -> list[dict]:
         started = self.workers and all(w.num_gpus for w in self.workers)
-        if not started and not self._connect().cluster_resources().get("GPU"):  # like one worker without a GPU: `auto` may replay
-            return [{"backend": None, "gpu": None, "errors": {"ray": f"no GPU in the Ray cluster {self.address or '(local)'}"}}]
+        if not started and not self._connect().cluster_resources().get("GPU"):
+            # like one worker on a machine without a GPU: `--backend auto` goes on to replay a cache
+            where = self.address or "(local)"
+            return [{"backend": None, "gpu": None, "errors": {"ray": f"no GPU in the Ray cluster {where}"}}]
         self._ensure(1)
         return self._each(lambda w: w.probe(backends, timeout))
 
