@@ -244,3 +244,17 @@ def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, h
     assert code == 0 and out["backend"] == "sim" and "no GPU in the Ray cluster" in out["note"]
     rows = Store(hermetic / "sessions.db").results(out["session"])
     assert len(rows) == 17 and len({r["worker"] for r in rows}) == 2
+
+
+def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
+    from collections import Counter
+    kf = read_kernel_file(EXAMPLES.parent / "benchmarks" / "spaces" / "matmul_tiled.cu")
+    _, spec = load_kernel_spec(kf, None, None)
+    cache = next((EXAMPLES.parent / "benchmarks" / "spaces" / "recorded").glob("matmul_tiled-*.json"))
+    job = TuneJob(run_id="kt", source=kf.source, spec=spec.to_dict(), backend="sim", sim_cache=str(cache), strategy="kt")
+    pool, seen = GpuPool(2), []
+    info = pool.run(job, lambda k, p: seen.append(p) if k == "result" else None, 30)
+    pool.close()
+    counts = Counter(r["key"] for r in seen)
+    assert len(counts) == 767 and max(counts.values()) == 1 and not info["stopped"]
+    assert len({r["worker"] for r in seen[:60]}) == 1 and len({r["worker"] for r in seen[60:]}) == 2
