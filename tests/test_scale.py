@@ -258,3 +258,17 @@ def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
     counts = Counter(r["key"] for r in seen)
     assert len(counts) == 767 and max(counts.values()) == 1 and not info["stopped"]
     assert len({r["worker"] for r in seen[:60]}) == 1 and len({r["worker"] for r in seen[60:]}) == 2
+
+
+def test_the_headless_progress_names_the_worker():
+    import io
+
+    from kt_tui.engine.events import Event
+    from kt_tui.engine.headless import progress_printer
+    out = io.StringIO()
+    show = progress_printer(out)
+    result = {"key": "32,8", "time_ms": 0.5, "status": "ok"}
+    show(Event("result", {"result": dict(result, worker="node2:gpu1"), "best": False}))
+    show(Event("result", {"result": result, "best": False}))
+    first, second = out.getvalue().splitlines()
+    assert first.endswith("ok  (node2:gpu1)") and second.endswith("ok")
