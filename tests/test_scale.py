@@ -53,6 +53,19 @@ def test_one_gpu_or_no_flag_keeps_the_single_worker(monkeypatch):
         assert type(make_worker(load_settings(flags))) is GpuWorker
 
 
+def test_the_config_file_and_ray_address_ask_for_several_gpus(hermetic, monkeypatch, capsys):
+    (hermetic / "config").mkdir()
+    (hermetic / "config" / "config.toml").write_text("gpus = 2\nallow_mixed = true\n")
+    pool = make_worker(load_settings({}))
+    assert isinstance(pool, GpuPool) and pool.gpus == 2 and pool.allow_mixed
+    (hermetic / "config" / "config.toml").write_text("")
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
+    assert make_worker(load_settings({})).address == "10.0.0.1:6379"
+    monkeypatch.setitem(sys.modules, "ray", None)
+    code = __import__("kt_tui.cli").cli.main(["sessions"])  # listing sessions needs no Ray
+    assert code == 0
+
+
 def test_the_space_is_dealt_once_over_the_workers_with_seeds_first():
     seed = {"block_size_x": 64, "block_size_y": 16}
     job = matmul_job(known={"16,16": {}}, seeds=[seed])
