@@ -285,3 +285,18 @@ def test_the_headless_progress_names_the_worker():
     show(Event("result", {"result": result, "best": False}))
     first, second = out.getvalue().splitlines()
     assert first.endswith("ok  (node2:gpu1)") and second.endswith("ok")
+
+
+def test_each_local_worker_writes_its_own_cachefile_and_a_cluster_none(tmp_path):
+    seen = []
+
+    class Recording(FakeWorker):
+        def run(self, job, on_event, timeout_s):
+            seen.append(job.cachefile)
+            return super().run(job, on_event, timeout_s)
+    main = str(tmp_path / "run.json")
+    for address, expected in ((None, {main[:-5] + ".w0.json", main[:-5] + ".w1.json"}), ("10.0.0.1:6379", {None})):
+        pool, seen[:] = GpuPool(2, address), []
+        pool.workers = [Recording("a:gpu0", "H200"), Recording("a:gpu1", "H200")]
+        pool.run(matmul_job(backend="pycuda", cachefile=main), lambda k, p: None, 10)
+        assert set(seen) == expected and len(seen) == 2

@@ -335,13 +335,14 @@ class GpuPool:
 
     def _run_split(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:
         workers = self.workers
+        if self.address and isinstance(job, TuneJob):
+            job = dataclasses.replace(job, cachefile=None)  # its path is on this host, the workers are elsewhere
         shards = split(job, len(workers))
         parts = []
         if len(shards) > 1 and isinstance(job, TuneJob) and job.cachefile:
-            # one kernel_tuner cachefile per worker, merged into the run's afterwards; on a remote
-            # cluster the workers' files would be on other hosts, so none is written there
-            parts = [] if self.address else [f"{job.cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
-            shards = [dataclasses.replace(s, cachefile=parts[i] if parts else None) for i, s in enumerate(shards)]
+            # one kernel_tuner cachefile per worker, merged into the run's afterwards
+            parts = [f"{job.cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
+            shards = [dataclasses.replace(s, cachefile=parts[i]) for i, s in enumerate(shards)]
         if len(shards) > 1 and job.configs is None:
             total = sum(len(s.configs) for s in shards) + len(job.known)
             on_event("space", {"total": total})
