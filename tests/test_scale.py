@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 import pytest
 
@@ -300,3 +301,16 @@ def test_each_local_worker_writes_its_own_cachefile_and_a_cluster_none(tmp_path)
         pool.workers = [Recording("a:gpu0", "H200"), Recording("a:gpu1", "H200")]
         pool.run(matmul_job(backend="pycuda", cachefile=main), lambda k, p: None, 10)
         assert set(seen) == expected and len(seen) == 2
+
+
+def test_quitting_during_a_run_interrupts_every_worker(ray, monkeypatch):
+    from kt_tui.gpu.client import WorkerClosed
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
+    pool = GpuPool(2)
+
+    def on_event(kind, payload):
+        if kind == "result":
+            threading.Thread(target=pool.shutdown).start()  # what the UI's quit does, from another thread
+    with pytest.raises(WorkerClosed):
+        pool.run(matmul_job(), on_event, 30)
+    assert all(not w.alive() for w in pool.workers)

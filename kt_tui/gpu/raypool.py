@@ -184,10 +184,15 @@ class _Events:
         self.proc = proc
 
     def get(self, timeout: float):
+        import ray
         from ray.util.queue import Empty
         try:
             return self.proc.out.get(timeout=timeout)
         except Empty:
+            raise queue.Empty from None
+        except ray.exceptions.RayError as e:  # the queue is gone with its host, or killed on quit
+            self.proc.dead, self.proc.exitcode = True, type(e).__name__
+            time.sleep(timeout)
             raise queue.Empty from None
 
 
@@ -366,8 +371,8 @@ class GpuPool:
                 infos[i] = w.run(shard, forward, timeout_s)
             except WorkerClosed as e:
                 closed.append(e)
-            except WorkerError as e:
-                failed.append(e)
+            except Exception as e:  # noqa: BLE001 - a worker that gives up fails its share, not the run
+                failed.append(e if isinstance(e, WorkerError) else WorkerError(f"{type(e).__name__}: {e}"))
                 if isinstance(shard, TuneJob):
                     lost(shard, seen, w.label, str(e), forward)
         threads = [threading.Thread(target=one, args=(i, s)) for i, s in enumerate(shards)]
