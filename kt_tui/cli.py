@@ -43,6 +43,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="accept a kernel when at least this fraction faster (default 0.02)")
     g.add_argument("--timeout", dest="timeout_s", type=float, metavar="SECONDS",
                    help="watchdog per configuration (compile + verify + benchmark); default: the spec's timeout_s")
+    r = p.add_argument_group("several GPUs (needs kt-tui[ray])")
+    r.add_argument("--gpus", metavar="N|all", help="measure on N GPUs of this host (or of the --ray cluster) at once")
+    r.add_argument("--ray", dest="ray_address", metavar="ADDRESS", help="measure on a running Ray cluster (or RAY_ADDRESS)")
+    r.add_argument("--allow-mixed", dest="allow_mixed", action="store_const", const=True,
+                   help="tune on workers of different GPU models, recording the device of every result")
     t = p.add_argument_group("search (every tuning run)")
     t.add_argument("--search", choices=SEARCHES, metavar="NAME", help="how to walk the space: kt (ours, default), "
                    "brute_force, or a kernel_tuner strategy: " + ", ".join(SEARCHES[2:]))
@@ -121,7 +126,8 @@ def _interactive() -> bool:
 def _flags(args: argparse.Namespace) -> dict:
     keys = ("db", "backend", "sim_cache", "strategy", "steps", "base_url", "model", "llm", "theme", "timeout_s",
             "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold",
-            "search", "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid", "llm_timeout_s")
+            "search", "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid", "llm_timeout_s",
+            "gpus", "ray_address", "allow_mixed")
     flags = {k: getattr(args, k, None) for k in keys}
     if getattr(args, "search_option", None):
         flags["search_options"] = dict(_option(o) for o in args.search_option)
@@ -216,6 +222,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "export":
         from .commands import export_results
         return export_results(settings, args)
+    from .gpu.raypool import check_settings
+    check_settings(settings)
     if args.command == "run":
         from .commands import run_auto
         return run_auto(settings, args)

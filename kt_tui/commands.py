@@ -36,6 +36,9 @@ def find_session(store, sid: str | None) -> dict:
 
 
 def make_worker(settings: Settings):
+    from .gpu import raypool
+    if raypool.wanted(settings):
+        return raypool.GpuPool(raypool.parse_gpus(settings.gpus), settings.ray_address, settings.allow_mixed)
     from .gpu.client import GpuWorker
     logs = settings.data_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)

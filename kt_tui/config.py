@@ -41,6 +41,9 @@ class Settings:
     api_key: str | None = field(default=None, repr=False)  # never stored or logged
     theme: str = "kt-dark"
     timeout_s: float | None = None  # per-config watchdog; the spec's timeout_s when unset
+    gpus: str = ""  # "N" or "all": measure on that many GPUs at once (through Ray); "": one, as always
+    ray_address: str = ""  # a running Ray cluster to measure on
+    allow_mixed: bool = False  # let workers of different GPU models tune together
     keys: dict[str, str] = field(default_factory=dict)  # binding id -> key, remaps the defaults
     # the autonomous strategy
     with_replanning: bool = True
@@ -82,6 +85,7 @@ class Settings:
 _ENV = {
     "KT_TUI_DB": "db", "KT_TUI_BACKEND": "backend", "KT_TUI_SIM_CACHE": "sim_cache", "KT_TUI_MODEL": "model",
     "KT_TUI_THEME": "theme", "KT_TUI_LLM": "llm", "OPENAI_BASE_URL": "base_url", "OPENAI_API_KEY": "api_key",
+    "RAY_ADDRESS": "ray_address",
 }
 
 

@@ -38,6 +38,6 @@ def hermetic(tmp_path, monkeypatch):
     monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("KT_TUI_DB", str(tmp_path / "sessions.db"))
     for k in list(os.environ):
-        if k.startswith("OPENAI_") or k in ("KT_TUI_BACKEND", "KT_TUI_SIM_CACHE", "KT_TUI_SIM_PACE"):
+        if k.startswith("OPENAI_") or k in ("KT_TUI_BACKEND", "KT_TUI_SIM_CACHE", "KT_TUI_SIM_PACE", "RAY_ADDRESS"):
             monkeypatch.delenv(k, raising=False)
     return tmp_path

@@ -51,7 +51,8 @@ def progress_printer(stream=None):
             r = e.data["result"]
             t = f"{r['time_ms']:.4f} ms" if r["time_ms"] is not None else "-"
             mark = "  best" if e.data["best"] else ""
-            print(f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}", file=out, flush=True)
+            where = f"  ({r['worker']})" if r.get("worker") else ""
+            print(f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}{where}", file=out, flush=True)
         elif e.kind == "run":
             print(f"run {e.data['run']}: {e.data['total']} configurations on {e.data['backend']}", file=out, flush=True)
         elif e.kind == "step" and e.data.get("state") in ("failed", "accepted", "rejected", "skipped"):

@@ -38,7 +38,7 @@ _TABLES = {
     "results": ({"session": str, "version": str, "key": str, "run": str, "params": str, "time_ms": float,
                  "times": str, "status": str, "error": str, "verified": int, "max_abs_err": float,
                  "first_bad": str, "compile_ms": float, "source": str, "origin": str, "created": str,
-                 "verdicts": str}, ("session", "version", "key")),
+                 "verdicts": str, "worker": str, "device": str}, ("session", "version", "key")),
     "checks": ({"session": str, "version": str, "key": str, "label": str, "sizes": str, "ok": int, "status": str,
                 "reason": str, "verdicts": str, "source": str, "created": str}, ("session", "version", "key", "label")),
     "refs": ({"session": str, "version": str, "file": str, "sha256": str, "summary": str}, ("session", "version")),
@@ -228,6 +228,8 @@ class Store:
                "max_abs_err": r.get("max_abs_err"), "first_bad": r.get("first_bad"),
                "compile_ms": r.get("compile_ms"), "source": r.get("source"), "origin": r.get("origin"), "created": r.get("timestamp") or now(),
                "verdicts": json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None}
+        if r.get("worker"):  # measured by one of several GPU workers (--gpus, --ray)
+            row.update(worker=r["worker"], device=r.get("device"))
         self.db["results"].upsert(row, pk=("session", "version", "key"))
 
     def mark_result(self, sid: str, vid: str, key: str, **fields) -> None:

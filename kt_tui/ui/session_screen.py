@@ -108,7 +108,8 @@ class SessionScreen(Screen):
         self.query_one(SpecSummary).show(self.spec)
         table = self.query_one(ResultsTable)
         base = self.spec.baseline_params()
-        table.setup(list(self.spec.tune_params), ",".join(str(base[n]) for n in self.spec.tune_params))
+        table.setup(list(self.spec.tune_params), ",".join(str(base[n]) for n in self.spec.tune_params),
+                    workers=self._several_workers())
         self._banner()
         if self.sid:
             self._load_stored()
@@ -273,6 +274,12 @@ class SessionScreen(Screen):
         style = "bold black on yellow" if self.choice and self.choice.simulated else "bold"
         self.query_one("#banner", Static).update(Text.assemble(
             (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  ", (f" {label} ", style)))
+
+    def _several_workers(self) -> bool:
+        from ..gpu.raypool import parse_gpus
+        if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
+            return True
+        return bool(self.sid) and len({r.get("worker") for r in self.store.results(self.sid)} - {None}) > 1
 
     def _load_stored(self) -> None:
         s = self.store.session(self.sid)

@@ -61,8 +61,9 @@ def _fmt_ms(v) -> str:
 class ResultsTable(DataTable):
     """One row per configuration, keyed by its kernel_tuner cache key; the best row is starred."""
 
-    def setup(self, param_names: list[str], reference_key: str | None = None) -> None:
+    def setup(self, param_names: list[str], reference_key: str | None = None, workers: bool = False) -> None:
         self.param_names = list(param_names)
+        self.by_worker = workers  # a column for the GPU worker that measured each row (--gpus, --ray)
         self.reference_key = reference_key
         self.cursor_type = "row"
         self.zebra_stripes = True
@@ -74,8 +75,9 @@ class ResultsTable(DataTable):
         for n in self.param_names:
             self.add_column(n, key=f"p:{n}")
         for label, key in (("time ms", "time"), ("speedup", "speedup"), ("status", "status"),
-                           ("verified", "verified"), ("note", "note")):
-            self.add_column(label, key=key)
+                           ("verified", "verified"), ("worker", "worker"), ("note", "note")):
+            if key != "worker" or workers:
+                self.add_column(label, key=key)
 
     @property
     def sortable(self) -> list[str]:
@@ -93,7 +95,8 @@ class ResultsTable(DataTable):
         if r["key"] == self.reference_key:
             verified, note = Text("ref", "cyan"), note or "the original configuration: its outputs are the reference"
         return [*[Text(str(r["params"][n])) for n in self.param_names], Text(_fmt_ms(r.get("time_ms")), justify="right"),
-                Text(f"{speed:.2f}x" if speed else "-", justify="right"), status, verified, Text(note)]
+                Text(f"{speed:.2f}x" if speed else "-", justify="right"), status, verified,
+                *([Text(r.get("worker") or "-")] if self.by_worker else []), Text(note)]
 
     def put(self, r: dict) -> None:
         key = r["key"]

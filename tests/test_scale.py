@@ -1,0 +1,316 @@
+"""Several GPU workers in one session (--gpus, --ray): the split, the store, stop, crashes, hangs.
+
+Without a GPU the workers are CPU-only Ray actors replaying the recorded matmul cache (kernel_tuner
+refuses its `parallel` runner together with simulation mode, so each actor runs kt-tui's worker code).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+import pytest
+
+from kt_tui.commands import make_worker
+from kt_tui.config import load_settings
+from kt_tui.engine.session import load_kernel_spec, read_kernel_file
+from kt_tui.gpu.client import GpuWorker, WorkerError
+from kt_tui.gpu.protocol import TuneJob
+from kt_tui.gpu.raypool import GpuPool, ScaleError, split
+from kt_tui.store import Store
+
+from .conftest import EXAMPLES
+from .helpers import run_cli
+
+CACHE = next((EXAMPLES / "recorded").glob("matmul-*.json"))
+
+
+def matmul_job(**kw) -> TuneJob:
+    kf = read_kernel_file(EXAMPLES / "matmul.cu")
+    _, spec = load_kernel_spec(kf, None, None)
+    kw = {"backend": "sim", "strategy": "brute_force", **kw}
+    return TuneJob(run_id="r", source=kf.source, spec=spec.to_dict(), sim_cache=str(CACHE), **kw)
+
+
+# -- without Ray ---------------------------------------------------------------------------------
+def test_gpus_without_ray_says_how_to_install_it(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if it were not installed
+    for flags in (("--gpus", "2"), ("--ray", "10.0.0.1:6379")):
+        code, _ = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", *flags)
+        assert code == 2
+    code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "matmul.cu"), "--auto", "--gpus", "all"])
+    assert code == 2 and "pip install 'kt-tui[ray]'" in capsys.readouterr().err
+
+
+def test_a_bad_gpus_value_is_named(capsys):
+    code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "matmul.cu"), "--auto", "--gpus", "two"])
+    assert code == 2 and "--gpus: expected a number of GPUs or 'all', got 'two'" in capsys.readouterr().err
+
+
+def test_one_gpu_or_no_flag_keeps_the_single_worker(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    for flags in ({}, {"gpus": "1"}):
+        assert type(make_worker(load_settings(flags))) is GpuWorker
+
+
+def test_the_config_file_and_ray_address_ask_for_several_gpus(hermetic, monkeypatch, capsys):
+    (hermetic / "config").mkdir()
+    (hermetic / "config" / "config.toml").write_text("gpus = 2\nallow_mixed = true\n")
+    pool = make_worker(load_settings({}))
+    assert isinstance(pool, GpuPool) and pool.gpus == 2 and pool.allow_mixed
+    (hermetic / "config" / "config.toml").write_text("")
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
+    assert make_worker(load_settings({})).address == "10.0.0.1:6379"
+    monkeypatch.setitem(sys.modules, "ray", None)
+    code = __import__("kt_tui.cli").cli.main(["sessions"])  # listing sessions needs no Ray
+    assert code == 0
+
+
+def test_the_space_is_dealt_once_over_the_workers_with_seeds_first():
+    seed = {"block_size_x": 64, "block_size_y": 16}
+    job = matmul_job(known={"16,16": {}}, seeds=[seed])
+    shards = split(job, 3)
+    keys = [f"{c['block_size_x']},{c['block_size_y']}" for s in shards for c in s.configs]
+    assert len(shards) == 3 and len(keys) == len(set(keys)) == 16 and "16,16" not in keys
+    assert shards[0].configs[0] == seed and all(s.seeds == [] for s in shards)
+    assert [s.max_configs for s in split(matmul_job(max_configs=5), 3)] == [2, 2, 1]
+    assert split(matmul_job(max_configs=1), 3)[0].max_configs == 1
+    assert len(split(matmul_job(strategy="genetic_algorithm"), 3)) == 1  # adaptive: one worker
+
+
+class FakeWorker:
+    """Stands in for a RayWorker: streams its configurations, or dies for good after the first."""
+
+    def __init__(self, label: str, gpu: str, dies: bool = False):
+        self.label, self.gpu, self.dies, self.num_gpus, self.restarts = label, gpu, dies, 1, 0
+
+    def probe(self, backends, timeout):
+        return {"backend": "pycuda", "gpu": self.gpu, "errors": {}}
+
+    def run(self, job, on_event, timeout_s):
+        names = list(job.spec["tune_params"])
+        for i, c in enumerate(job.configs):
+            if self.dies and i == 1:
+                raise WorkerError("the GPU worker failed 4 times in a row")
+            key = ",".join(str(c[n]) for n in names)
+            on_event("result", {"key": key, "params": c, "time_ms": 1.0, "status": "ok"})
+        return {"device": self.gpu, "stopped": False}
+
+
+def test_a_gpu_that_dies_marks_its_configurations_failed_and_the_rest_go_on():
+    pool = GpuPool(2)
+    pool.workers = [FakeWorker("a:gpu0", "H200"), FakeWorker("a:gpu1", "H200", dies=True)]
+    got = []
+    info = pool.run(matmul_job(backend="pycuda"), lambda k, p: got.append(p) if k == "result" else None, 10)
+    assert len(got) == 17 and len({r["key"] for r in got}) == 17 and not info["stopped"]
+    dead = [r for r in got if r["worker"] == "a:gpu1"]
+    assert [r["status"] for r in dead[:1]] == ["ok"] and {r["status"] for r in dead[1:]} == {"crash"}
+    assert all("gave up" in r["error"] for r in dead[1:])
+    assert {r["status"] for r in got if r["worker"] == "a:gpu0"} == {"ok"}
+
+
+def test_workers_of_different_gpu_models_are_refused_unless_allowed():
+    pool = GpuPool(2)
+    pool.workers = [FakeWorker("a:gpu0", "NVIDIA H200"), FakeWorker("b:gpu0", "NVIDIA A100")]
+    with pytest.raises(ScaleError, match="different GPU models.*--allow-mixed"):
+        pool.probe()
+    pool.allow_mixed = True
+    assert pool.probe()["gpu"] == "NVIDIA A100 + NVIDIA H200"
+    got = []
+    pool.run(matmul_job(backend="pycuda"), lambda k, p: got.append(p) if k == "result" else None, 10)
+    assert {(r["worker"], r["device"]) for r in got} == {("a:gpu0", "NVIDIA H200"), ("b:gpu0", "NVIDIA A100")}
+
+
+# -- on a local Ray cluster (CPU-only actors) -----------------------------------------------------
+@pytest.fixture(scope="module")
+def ray():
+    ray = pytest.importorskip("ray")
+    os.environ["OPENAI_API_KEY"] = "sk-never-sent"  # the cluster starts while a key is set
+    try:
+        pool = GpuPool(1)
+        pool._connect()
+    finally:
+        del os.environ["OPENAI_API_KEY"]
+    yield ray
+    ray.shutdown()
+
+
+def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, hermetic):
+    code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim",
+                        "--gpus", "2", "--search", "brute_force")
+    assert code == 0 and out["state"] == "finished" and out["results"] == 17
+    rows = Store(hermetic / "sessions.db").results(out["session"])
+    assert len({r["key"] for r in rows}) == 17 and all(r["status"] == "ok" for r in rows)
+    assert len({r["worker"] for r in rows if r["run"] == "sweep:1"}) == 2
+    one, single = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim",
+                          "--search", "brute_force")
+    assert one == 0 and single["best"] == out["best"]
+
+
+def test_stop_ends_every_worker_after_its_configuration(ray, monkeypatch):
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
+    pool = GpuPool(2)
+    got = []
+
+    def on_event(kind, payload):
+        if kind == "result":
+            got.append(payload)
+            pool.request_stop()
+    info = pool.run(matmul_job(), on_event, 30)
+    pool.close()
+    assert info["stopped"] and 1 <= len(got) <= 4 and len({r["key"] for r in got}) == len(got)
+
+
+def test_a_crash_and_a_hang_cost_one_configuration_each(ray, monkeypatch):
+    monkeypatch.setenv("KT_TUI_FAULT", "crash:32,8")
+    pool = GpuPool(2)
+    got = {}
+    pool.run(matmul_job(), lambda k, p: got.setdefault(p["key"], p) if k == "result" else None, 30)
+    pool.close()
+    assert len(got) == 17 and got["32,8"]["status"] == "crash"
+    assert [k for k, r in got.items() if r["status"] != "ok"] == ["32,8"]
+    monkeypatch.setenv("KT_TUI_FAULT", "hang:64,2")
+    pool, got = GpuPool(2), {}
+    pool.run(matmul_job(), lambda k, p: got.setdefault(p["key"], p) if k == "result" else None, 2)
+    assert len(got) == 17 and got["64,2"]["status"] == "timeout"
+    hung = got["64,2"]["worker"]
+    assert [w.restarts for w in pool.workers if w.label == hung] == [1]
+    assert [w.restarts for w in pool.workers if w.label != hung] == [0]  # the other worker was not touched
+    pool.close()
+
+
+def test_the_workers_never_see_the_api_key(ray, monkeypatch):
+    from kt_tui.gpu.raypool import _actor_env
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")
+    monkeypatch.setenv("KT_TUI_API_TOKEN", "never-sent-either")
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0")
+    assert _actor_env() == {"KT_TUI_SIM_PACE": "0"} or set(_actor_env()) <= {"KT_TUI_SIM_PACE", "KT_TUI_FAULT",
+                                                                              "KT_TUI_PREFETCH", "KT_TUI_PROFILE"}
+    seen = ray.get(ray.remote(num_cpus=0)(lambda: sorted(os.environ)).remote())
+    assert "OPENAI_API_KEY" not in seen and "KT_TUI_API_TOKEN" not in seen
+
+
+async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ray):
+    from kt_tui.ui.app import KtApp
+    from kt_tui.ui.widgets import ResultsTable
+
+    from .test_ui import SIZE, gate_key, new_app, wait_for
+
+    app = new_app(EXAMPLES / "matmul.cu", gpus="2", search="brute_force")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: gate_key(screen) is not None, timeout=120)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.state == "finished", timeout=120)
+        table = screen.query_one(ResultsTable)
+        assert "worker" in [c.value for c in table.columns]
+        shown = {str(table.get_cell(k, "worker")) for k in table.rows}
+        assert len(shown - {"-"}) == 2
+        sid = screen.sid
+        await pilot.press("q")
+    settings = load_settings({})
+    app = KtApp(settings, Store(settings.db), resume=sid)  # no --gpus now: the stored rows say who measured them
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.screen.query_one(ResultsTable).rows) == 17, timeout=120)
+        assert "worker" in [c.value for c in app.screen.query_one(ResultsTable).columns]
+        await pilot.press("q")
+    app = new_app(EXAMPLES / "matmul.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: gate_key(app.screen) is not None)
+        assert "worker" not in [c.value for c in app.screen.query_one(ResultsTable).columns]
+        await pilot.press("q")
+
+
+def test_the_workers_cachefiles_merge_into_the_runs(tmp_path):
+    import json
+
+    from kt_tui.gpu.raypool import merge_caches
+    from kt_tui.gpu.simcache import read_header
+    data = json.loads(CACHE.read_text())
+    entries = list(data["cache"].items())
+    parts = []
+    for i in range(2):
+        part = dict(data, cache=dict(entries[i::2]))
+        parts.append(str(tmp_path / f"run.w{i}.json"))
+        (tmp_path / f"run.w{i}.json").write_text(json.dumps(part))
+    main = str(tmp_path / "run.json")
+    merge_caches(main, [*parts, str(tmp_path / "run.w2.json")])  # a worker that wrote nothing
+    merged = json.loads((tmp_path / "run.json").read_text())
+    assert merged["cache"] == data["cache"] and read_header(main)["device_name"] == data["device_name"]
+    assert not any((tmp_path / f"run.w{i}.json").exists() for i in range(2))
+
+
+def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
+    ray = pytest.importorskip("ray")
+
+    def refuse(**kwargs):
+        raise ConnectionError(f"Failed to connect to Ray cluster at {kwargs['address']}")
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    with pytest.raises(ScaleError, match="--ray 10.9.9.9:6379: cannot start or join the Ray cluster"):
+        GpuPool(2, "10.9.9.9:6379").probe()
+
+
+def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, hermetic):
+    code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--gpus", "2",
+                        "--search", "brute_force")
+    assert code == 0 and out["backend"] == "sim" and "no GPU in the Ray cluster" in out["note"]
+    rows = Store(hermetic / "sessions.db").results(out["session"])
+    assert len(rows) == 17 and len({r["worker"] for r in rows}) == 2
+
+
+def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
+    from collections import Counter
+    kf = read_kernel_file(EXAMPLES.parent / "benchmarks" / "spaces" / "matmul_tiled.cu")
+    _, spec = load_kernel_spec(kf, None, None)
+    cache = next((EXAMPLES.parent / "benchmarks" / "spaces" / "recorded").glob("matmul_tiled-*.json"))
+    job = TuneJob(run_id="kt", source=kf.source, spec=spec.to_dict(), backend="sim", sim_cache=str(cache), strategy="kt")
+    pool, seen = GpuPool(2), []
+    info = pool.run(job, lambda k, p: seen.append(p) if k == "result" else None, 30)
+    pool.close()
+    counts = Counter(r["key"] for r in seen)
+    assert len(counts) == 767 and max(counts.values()) == 1 and not info["stopped"]
+    assert len({r["worker"] for r in seen[:60]}) == 1 and len({r["worker"] for r in seen[60:]}) == 2
+
+
+def test_the_headless_progress_names_the_worker():
+    import io
+
+    from kt_tui.engine.events import Event
+    from kt_tui.engine.headless import progress_printer
+    out = io.StringIO()
+    show = progress_printer(out)
+    result = {"key": "32,8", "time_ms": 0.5, "status": "ok"}
+    show(Event("result", {"result": dict(result, worker="node2:gpu1"), "best": False}))
+    show(Event("result", {"result": result, "best": False}))
+    first, second = out.getvalue().splitlines()
+    assert first.endswith("ok  (node2:gpu1)") and second.endswith("ok")
+
+
+def test_each_local_worker_writes_its_own_cachefile_and_a_cluster_none(tmp_path):
+    seen = []
+
+    class Recording(FakeWorker):
+        def run(self, job, on_event, timeout_s):
+            seen.append(job.cachefile)
+            return super().run(job, on_event, timeout_s)
+    main = str(tmp_path / "run.json")
+    for address, expected in ((None, {main[:-5] + ".w0.json", main[:-5] + ".w1.json"}), ("10.0.0.1:6379", {None})):
+        pool, seen[:] = GpuPool(2, address), []
+        pool.workers = [Recording("a:gpu0", "H200"), Recording("a:gpu1", "H200")]
+        pool.run(matmul_job(backend="pycuda", cachefile=main), lambda k, p: None, 10)
+        assert set(seen) == expected and len(seen) == 2
+
+
+def test_quitting_during_a_run_interrupts_every_worker(ray, monkeypatch):
+    from kt_tui.gpu.client import WorkerClosed
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
+    pool = GpuPool(2)
+
+    def on_event(kind, payload):
+        if kind == "result":
+            threading.Thread(target=pool.shutdown).start()  # what the UI's quit does, from another thread
+    with pytest.raises(WorkerClosed):
+        pool.run(matmul_job(), on_event, 30)
+    assert all(not w.alive() for w in pool.workers)
