@@ -19,7 +19,8 @@ import threading
 import time
 
 from ..errors import UserError
-from .client import _ENV_LOCK, _SECRET, GpuWorker, WorkerClosed, WorkerError
+from .client import _ENV_LOCK, GpuWorker, WorkerClosed, WorkerError
+from .env import is_secret
 from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
 
 INSTALL = "pip install 'kt-tui[ray]' (Ray 2.9 or newer)"
@@ -65,7 +66,7 @@ def require_ray():
 def _no_secrets():
     """A local Ray cluster's processes inherit this environment: keys and tokens are taken out."""
     with _ENV_LOCK:
-        hidden = {k: os.environ.pop(k) for k in list(os.environ) if _SECRET.search(k) and not k.startswith("RAY_")}
+        hidden = {k: os.environ.pop(k) for k in list(os.environ) if is_secret(k, os.environ[k]) and not k.startswith("RAY_")}
         try:
             yield
         finally:
@@ -74,7 +75,7 @@ def _no_secrets():
 
 def _actor_env() -> dict:
     """What an actor's environment gets from ours: kt-tui's own switches, never a secret."""
-    return {k: v for k, v in os.environ.items() if k.startswith("KT_TUI_") and not _SECRET.search(k)
+    return {k: v for k, v in os.environ.items() if k.startswith("KT_TUI_") and not is_secret(k, v)
             and k not in ("KT_TUI_DB", "KT_TUI_CONFIG_DIR", "KT_TUI_DATA_DIR")}
 
 
