@@ -23,7 +23,10 @@ def unverified_reason(store: Store, sid: str) -> str | None:
 
 
 def best_result(store: Store, sid: str) -> dict | None:
-    original = store.versions(sid)[0]
+    versions = store.versions(sid)
+    if not versions:  # a session that stopped before its kernel was stored
+        return None
+    original = versions[0]
     base = spec_from_plain(json.loads(original["spec_json"]))
     ref = ",".join(str(v) for v in (base.baseline_params()[n] for n in base.tune_params))
     ok = [r for r in store.results(sid) if trusted(r, r["version"] == original["id"] and r["key"] == ref)]
