@@ -41,7 +41,7 @@ class Settings:
     api_key: str | None = field(default=None, repr=False)  # never stored or logged
     theme: str = "kt-dark"
     timeout_s: float | None = None  # per-config watchdog; the spec's timeout_s when unset
-    gpus: str = ""  # "N" or "all": measure on that many GPUs at once (through Ray); "": one, as always
+    gpus: int | str = ""  # N or "all": measure on that many GPUs at once (through Ray); "": one, as always
     ray_address: str = ""  # a running Ray cluster to measure on
     allow_mixed: bool = False  # let workers of different GPU models tune together
     keys: dict[str, str] = field(default_factory=dict)  # binding id -> key, remaps the defaults

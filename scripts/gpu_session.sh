@@ -34,6 +34,13 @@ for step in $steps; do
         --tools "kt-tui,kernel_tuner+answer" --json "$data/harness-big.json" 2>&1 | tee "$data/harness-big.txt" ;;
     harness) timeout 300 python benchmarks/harness.py --backend nvcuda --json "$data/harness.json" 2>&1 | tee "$data/harness.txt" ;;
     kill) timeout 200 python scripts/kill_resume.py examples/matmul.cu --db "$data/kill.db" --backend pycuda --after 6 | tee "$data/kill-resume.json" ;;
+    export) t0=$SECONDS  # a one-prompt session (scripted replies), its export, and the exported script under plain kernel_tuner
+      KT_TUI_DB=$data/export.db timeout 200 python scripts/scripted_session.py tests/scripted/matmul-one-prompt.json \
+        run examples/matmul.cu --strategy one-prompt --auto --json --backend pycuda > "$data/one-prompt.json" 2> "$data/one-prompt.log"
+      echo "one-prompt rc=$? $((SECONDS - t0))s"
+      KT_TUI_DB=$data/export.db python -m kt_tui export --out "$data/export" --json > "$data/export.json" 2>&1
+      echo "export rc=$?"; (cd "$data/export" && timeout 200 python tune_matmul.py > tune-script.txt 2>&1; echo "tune_matmul.py rc=$?"; tail -5 tune-script.txt)
+      python -c "import json; d=json.load(open('$data/export.json')); b=d.get('best') or d; print('kt-tui best', b.get('time_ms'), b.get('params'))" ;;
     other) for b in nvcuda cupy; do for k in vector_add matmul transpose reduction; do run "$k" "$b"; done; done ;;
   esac
   cp /tmp/kt-install.log "$data/" 2>/dev/null

@@ -99,7 +99,7 @@ def test_defines_cmem_reference(tmp_path):
     assert parse_spec(dump_spec(spec), KERNEL, base_dir=tmp_path).to_dict() == spec.to_dict()
     assert "cmem_args: no such file" in _error(top='cmem_args = "nope.npz"', tmp_path=tmp_path)
     assert "reference: expected a .npz file name" in _error(top='reference = "x.txt"')
-    assert "defines.W: unknown name 'm': not a name in [sizes]" in _error(top='[defines]\nW = "m"')
+    assert "defines.W: 'm': unknown name 'm': not a name in [sizes]" in _error(top='[defines]\nW = "m"')
     assert "defines.W: expected a number or a size expression" in _error(top='[defines]\nW = true')
 
 

@@ -74,7 +74,10 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
     if s.get("sim_cache") and not settings.sim_cache:
         settings.sim_cache = s["sim_cache"]
     first = store.versions(sid)[0]
-    original = [first["id"], *version_ids(first["source"], spec_from_plain(json.loads(first["spec_json"])))]
+    try:  # recorded caches may carry the id the version had before restrictions counted
+        original = [first["id"], *version_ids(first["source"], spec_from_plain(json.loads(first["spec_json"])))]
+    except (KeyError, TypeError, ValueError):
+        original = [first["id"]]
     asked = settings.backend != "auto"  # asked for now (flag, env or config): it works or we refuse
     request = settings.backend if asked else (s.get("backend_request") or "auto")
     path = Path(s["kernel_path"])
