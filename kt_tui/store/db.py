@@ -49,6 +49,13 @@ _TABLES = {
 }
 
 
+_RESULT_COLUMNS = ("session", "version", "key", "run", "params", "time_ms", "times", "status", "error", "verified",
+                   "max_abs_err", "first_bad", "compile_ms", "source", "origin", "created", "verdicts")
+_RESULT_UPSERT = (f"INSERT INTO results ({', '.join(_RESULT_COLUMNS)}) VALUES ({', '.join('?' * len(_RESULT_COLUMNS))}) "
+                  "ON CONFLICT(session, version, key) DO UPDATE SET "
+                  + ", ".join(f"{c} = excluded.{c}" for c in _RESULT_COLUMNS[3:]))
+
+
 def now() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S")
 
@@ -60,6 +67,9 @@ class Store:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._refs: dict[tuple[str, str], dict] = {}  # reference outputs set or read by this process
+        self._writers: list[threading.Thread] = []
+        self._write_lock = threading.Lock()
         self._migrate()
 
     @property
@@ -142,13 +152,20 @@ class Store:
         return list(self.db["runs"].rows_where("session = ?", [sid], order_by="rowid"))
 
     def add_result(self, sid: str, vid: str, rid: str, r: dict) -> None:
-        row = {"session": sid, "version": vid, "key": r["key"], "run": rid, "params": json.dumps(r["params"]),
-               "time_ms": r.get("time_ms"), "times": json.dumps(r.get("times")), "status": r["status"],
-               "error": r.get("error"), "verified": None if r.get("verified") is None else int(r["verified"]),
-               "max_abs_err": r.get("max_abs_err"), "first_bad": r.get("first_bad"),
-               "compile_ms": r.get("compile_ms"), "source": r.get("source"), "origin": r.get("origin"), "created": r.get("timestamp") or now(),
-               "verdicts": json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None}
-        self.db["results"].upsert(row, pk=("session", "version", "key"))
+        """One result, committed at once (a killed process keeps every configuration it reported).
+        Plain SQL: sqlite-utils' upsert inspects the table on every call, which costs more than the write."""
+        self.add_results(sid, vid, rid, [r])
+
+    def add_results(self, sid: str, vid: str, rid: str, rs: list[dict]) -> None:
+        """Several results in one transaction: all of them are stored, or none."""
+        rows = [(sid, vid, r["key"], rid, json.dumps(r["params"]), r.get("time_ms"), json.dumps(r.get("times")),
+                 r["status"], r.get("error"), None if r.get("verified") is None else int(r["verified"]),
+                 r.get("max_abs_err"), r.get("first_bad"), r.get("compile_ms"), r.get("source"), r.get("origin"),
+                 r.get("timestamp") or now(), json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None)
+                for r in rs]
+        conn = self.db.conn
+        with conn:
+            conn.executemany(_RESULT_UPSERT, rows)
 
     def mark_result(self, sid: str, vid: str, key: str, **fields) -> None:
         """Change a stored result after the fact (a check at another size found it wrong)."""
@@ -184,32 +201,61 @@ class Store:
                 for r in self.db["checks"].rows_where(where, args, order_by="rowid")]
 
     def set_reference(self, sid: str, vid: str, outputs: dict) -> None:
-        """Reference outputs live in an .npz beside the database (they can be large); the row
-        keeps its name and checksum. They are reproducible: inputs come from the spec's seeds."""
+        """Reference outputs: kept in memory for this process, and written beside the database as
+        one raw .npy per output (they can be large) by a background thread; the row, with the
+        files' checksum, is written after them. They are reproducible (inputs come from the spec's
+        seeds), so a process killed before the row is written only makes the next run recompute them."""
+        outputs = {k: np.asarray(v) for k, v in outputs.items()}
+        self._refs[(sid, vid)] = outputs
+        if self.path == ":memory:":  # another thread would open another, empty, database
+            return self._write_reference(sid, vid, outputs)
+        writer = threading.Thread(target=self._write_reference, args=(sid, vid, outputs), name="kt-tui-refs")
+        writer.start()  # not a daemon: the interpreter waits for it at exit
+        self._writers.append(writer)
+
+    def flush_references(self) -> None:
+        """Wait until every reference handed to set_reference is on disk."""
+        while self._writers:
+            self._writers.pop().join()
+
+    def _write_reference(self, sid: str, vid: str, outputs: dict) -> None:
+        with self._write_lock:
+            self._write_reference_files(sid, vid, outputs)
+
+    def _write_reference_files(self, sid: str, vid: str, outputs: dict) -> None:
         self.refs_dir.mkdir(parents=True, exist_ok=True)
-        path = self.refs_dir / f"{sid}-{vid}.npz"
-        buf = io.BytesIO()
-        np.savez(buf, **{f"out_{k}": v for k, v in outputs.items()})
-        path.write_bytes(buf.getvalue())
+        digest = hashlib.sha256()
+        for name, arr in outputs.items():
+            path = self.refs_dir / f"{sid}-{vid}.{name}.npy"
+            np.save(path, arr, allow_pickle=False)
+            _hash_file(digest, path)
         summary = {k: [str(v.dtype), list(v.shape)] for k, v in outputs.items()}
-        self.db["refs"].upsert({"session": sid, "version": vid, "file": path.name,
-                                "sha256": hashlib.sha256(buf.getvalue()).hexdigest(), "summary": json.dumps(summary)},
-                               pk=("session", "version"))
+        self.db["refs"].upsert({"session": sid, "version": vid, "file": f"{sid}-{vid}", "sha256": digest.hexdigest(),
+                                "summary": json.dumps(summary)}, pk=("session", "version"))
 
     def reference(self, sid: str, vid: str) -> dict | None:
-        """The stored reference outputs, or None when missing or damaged (then they are recomputed)."""
+        """The reference outputs (memory-mapped from disk), or None when missing or damaged
+        (then they are recomputed)."""
+        if (sid, vid) in self._refs:
+            return self._refs[(sid, vid)]
         rows = list(self.db["refs"].rows_where("session = ? AND version = ?", [sid, vid]))
         if not rows:
             return None
-        path = self.refs_dir / rows[0]["file"]
+        row = rows[0]
+        if row["file"].endswith(".npz"):  # written by an older kt-tui
+            return _read_npz(self.refs_dir / row["file"], row["sha256"])
+        digest, out = hashlib.sha256(), {}
         try:
-            data = path.read_bytes()
-        except OSError:
+            for name in json.loads(row["summary"]):
+                path = self.refs_dir / f"{row['file']}.{name}.npy"
+                _hash_file(digest, path)
+                out[name] = np.load(path, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError):
             return None
-        if hashlib.sha256(data).hexdigest() != rows[0]["sha256"]:
+        if digest.hexdigest() != row["sha256"]:
             return None
-        with np.load(io.BytesIO(data)) as z:
-            return {k.removeprefix("out_"): z[k] for k in z.files}
+        self._refs[(sid, vid)] = out
+        return out
 
     # -- gates and events ----------------------------------------------------------------
     def gate(self, sid: str, key: str) -> dict | None:
@@ -272,3 +318,20 @@ class Store:
 
     def events(self, sid: str) -> list[dict]:
         return [dict(e, data=json.loads(e["data"])) for e in self.db["events"].rows_where("session = ?", [sid], order_by="id")]
+
+
+def _hash_file(digest, path: Path) -> None:
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 24):
+            digest.update(chunk)
+
+
+def _read_npz(path: Path, sha256: str) -> dict | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != sha256:
+        return None
+    with np.load(io.BytesIO(data)) as z:
+        return {k.removeprefix("out_"): z[k] for k in z.files}
