@@ -56,3 +56,138 @@ def test_probe_cache_file_damaged(tmp_path):
     cached = cached_probe(probe, tmp_path / "probe.json", fingerprint=lambda: "m")
     assert cached(("nvcuda",))["backend"] == "nvcuda"
     assert cached(("nvcuda",))["cached"] and len(calls) == 1
+
+
+# -- compile-ahead for pycuda: the same compile as kernel_tuner's, done by a pool ---------------
+import sys  # noqa: E402
+import types  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+import kernel_tuner.backends.pycuda  # noqa: E402,F401 - imported before the fake pycuda below
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def fake_pycuda(monkeypatch):
+    """Just enough of pycuda for kernel_tuner's backend and ours, without CUDA."""
+    calls = {"compile": [], "source_mod": [], "linked": []}
+
+    class Module:
+        def __init__(self, blob):
+            self.blob = blob
+
+        def get_function(self, name):
+            return types.SimpleNamespace(name=name, blob=self.blob, num_regs=32)
+
+        get_global = get_texref = get_function
+
+    class SourceModule:
+        def __init__(self, source, **kwargs):
+            calls["source_mod"].append((type(self).__name__, source, kwargs))
+            self.module = Module(b"")
+            self._bind_module()
+
+        def _bind_module(self):
+            self.get_function = self.module.get_function
+
+    class DynamicSourceModule(SourceModule):
+        pass
+
+    class DynamicModule:
+        def __init__(self, **kwargs):
+            self.kwargs, self.parts = kwargs, []
+
+        def add_data(self, data, kind, name):
+            self.parts.append((data, kind))
+
+        def add_stdlib(self, name):
+            self.parts.append(("lib", name))
+
+        def link(self):
+            calls["linked"].append((self.kwargs, self.parts))
+            self.module = Module(self.parts[0][0])
+            self.get_function = self.module.get_function
+            return self
+
+    def compile(source, **kwargs):
+        calls["compile"].append((source, kwargs))
+        return b"cubin:" + source.encode()
+
+    compiler = types.ModuleType("pycuda.compiler")
+    compiler.SourceModule, compiler.DynamicSourceModule, compiler.DynamicModule = SourceModule, DynamicSourceModule, DynamicModule
+    compiler.compile = compile
+    driver = types.ModuleType("pycuda.driver")
+    driver.module_from_buffer = Module
+    driver.jit_input_type = types.SimpleNamespace(CUBIN="cubin")
+    pkg = types.ModuleType("pycuda")
+    pkg.compiler, pkg.driver = compiler, driver
+    for name, mod in (("pycuda", pkg), ("pycuda.compiler", compiler), ("pycuda.driver", driver)):
+        monkeypatch.setitem(sys.modules, name, mod)
+    return compiler, calls
+
+
+def _pycuda_backend(source_mod, options):
+    from kernel_tuner.backends.pycuda import PyCudaFunctions
+    backend = PyCudaFunctions.__new__(PyCudaFunctions)  # no GPU: only what compile() reads
+    backend.cc, backend.compiler_options, backend.source_mod = "90", options, source_mod
+    backend.allocations, backend.texrefs = [], []
+    return backend
+
+
+@pytest.mark.parametrize("which", ["SourceModule", "DynamicSourceModule"])
+@pytest.mark.parametrize("source", ['__global__ void k(float *x) { x[0] = 1; }',
+                                    'extern "C" __global__ void k(float *x) { x[0] = 1; }'])
+def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, source):
+    from kt_tui.gpu.prefetch import pycuda_arguments, pycuda_cubin
+    compiler, calls = fake_pycuda
+    backend = _pycuda_backend(getattr(compiler, which), ["-O3", "-lineinfo"])
+    instance = types.SimpleNamespace(kernel_string=source, name="k")
+    type(backend).compile(backend, instance)  # kernel_tuner's own compile step
+    _, kt_source, kt_args = calls["source_mod"][-1]
+    ours = pycuda_arguments(backend, instance)
+    pycuda_cubin(source, ours)
+    compiled_source, compiled_args = calls["compile"][-1]
+    assert compiled_source == kt_source == source
+    assert compiled_args["target"] == "cubin"
+    assert {k: v for k, v in compiled_args.items() if k not in ("options", "target")} == \
+        {k: v for k, v in kt_args.items() if k != "options"}
+    extra = ["-rdc=true", "-lcudadevrt"] if which == "DynamicSourceModule" else []  # what DynamicSourceModule adds
+    assert compiled_args["options"] == kt_args["options"] + extra
+
+
+def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda):
+    from kt_tui.gpu.prefetch import Prefetcher
+    compiler, calls = fake_pycuda
+    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
+    own = []
+    backend.compile = lambda inst: own.append(inst) or "compiled by kernel_tuner"
+
+    def instance(src, options, params, _):
+        return types.SimpleNamespace(kernel_string=f"// {params}\n{src}", name="k")
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=instance)
+    runner = types.SimpleNamespace(dev=dev, kernel_source="__global__ void k() {}", kernel_options=None)
+    assert Prefetcher.usable(runner)
+    ahead = Prefetcher(runner, pool=ThreadPoolExecutor(2))
+    ahead.upcoming([{"b": 32}, {"b": 64}])
+    func = backend.compile(instance(runner.kernel_source, None, {"b": 64}, False))
+    assert func.blob == b"cubin:// {'b': 64}\n__global__ void k() {}" and backend.num_regs == 32
+    assert calls["linked"][-1][1][1] == ("lib", "cudadevrt")  # linked with the device runtime, as pycuda does
+    assert backend.compile(instance(runner.kernel_source, None, {"b": 128}, False)) == "compiled by kernel_tuner"
+    ahead.close()
+    assert backend.compile(instance(runner.kernel_source, None, {"b": 32}, False)) == "compiled by kernel_tuner"
+    assert len(own) == 2
+
+
+def test_failed_compile_ahead_compiles_again_the_normal_way(fake_pycuda, monkeypatch):
+    from kt_tui.gpu import prefetch
+    compiler, calls = fake_pycuda
+    backend = _pycuda_backend(compiler.SourceModule, [])
+    backend.compile = lambda inst: "kernel_tuner's error, as usual"
+    monkeypatch.setattr(compiler, "compile", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("nvcc failed")))
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
+        kernel_string=str(p), name="k"))
+    ahead = prefetch.Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None),
+                                pool=ThreadPoolExecutor(1))
+    ahead.upcoming([{"b": 1}])
+    assert backend.compile(types.SimpleNamespace(kernel_string="{'b': 1}", name="k")) == "kernel_tuner's error, as usual"
+    ahead.close()
