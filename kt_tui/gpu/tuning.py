@@ -183,7 +183,8 @@ class _StreamingRunner:
         owner, job = self.owner, self.owner.job
         out = []
         parameter_space = list(parameter_space)
-        self._start_prefetch()
+        if len(parameter_space) > 1:  # a single configuration gains nothing from compiling ahead
+            self._start_prefetch()
         for i, element in enumerate(parameter_space):
             key = ",".join(str(v) for v in element)
             if self.prefetch is not None:
