@@ -262,3 +262,32 @@ async def test_the_settings_screen_changes_the_strategy_knobs():
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.engine.options["threshold"] == 0.1 and screen.engine.options["with_replanning"] is False
         await pilot.press("q")
+
+
+async def test_the_table_and_plot_follow_events_without_reading_the_store(monkeypatch):
+    import threading
+
+    from kt_tui.ui.plot import TuningPlot
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
+    reads = []
+    real = Store.results
+
+    def counting(self, *args, **kwargs):
+        if threading.current_thread() is threading.main_thread():
+            reads.append(args)
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(Store, "results", counting)
+    app = new_app(EXAMPLES / "reduction.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: gate_key(screen) is not None)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.state == "finished")
+        table = screen.query_one(ResultsTable)
+        plot = screen.query_one(TuningPlot)
+        stored = real(app.screen.store, screen.sid)
+        assert len(rows(app)) == len(stored) > 1
+        assert sorted(t for t in plot.times if t) == sorted(r["time_ms"] for r in stored if r["status"] == "ok")
+        assert table.best_key is not None
+        await pilot.press("q")
+    assert reads == []  # a new session: nothing stored to load, and the events carry the rest

@@ -76,6 +76,8 @@ class SessionScreen(Screen):
         self.autopilot = False
         self.paused = False
         self.llm_line = ""
+        self.plotted: dict[str, dict[str, float | None]] = {}  # version -> config key -> what the plot shows
+        self.plotted_version: str | None = None  # the version whose run the plot shows (None: all stored)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -185,7 +187,10 @@ class SessionScreen(Screen):
             d = e.data
             if e.kind == "result":
                 table.put(d["result"])
-                self.query_one(TuningPlot).add(_plotted(d["result"]))
+                points = self.plotted.setdefault(d["version"], {})
+                if d["result"]["key"] not in points and d["version"] == self.plotted_version:
+                    self.query_one(TuningPlot).add(_plotted(d["result"]))
+                points[d["result"]["key"]] = _plotted(d["result"])
                 added = True
                 self.current = None
                 if d["best"]:
@@ -205,7 +210,9 @@ class SessionScreen(Screen):
             elif e.kind == "run":
                 self.run_info = {**d, "started": time.monotonic(), "done": 0}
                 if d["kind"] == "tune":
-                    self.query_one(TuningPlot).reset([_plotted(r) for r in self.store.results(self.sid, d["version"])])
+                    # from what this screen already holds: the store is never read on the UI thread here
+                    self.plotted_version = d["version"]
+                    self.query_one(TuningPlot).reset(list(self.plotted.get(d["version"], {}).values()))
                 self.paused = False
                 self.state = "running"
                 self.query_one(GatePanel).update(Text.assemble(
@@ -278,6 +285,7 @@ class SessionScreen(Screen):
         stored = self.store.results(self.sid)
         for r in stored:
             table.put(r)
+            self.plotted.setdefault(r["version"], {})[r["key"]] = _plotted(r)
         self.query_one(TuningPlot).reset([_plotted(r) for r in stored])
         self.query_one(PlanView).show(self.store.steps(self.sid))
         if s.get("best_key") and s.get("best_ms") is not None:
