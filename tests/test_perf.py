@@ -211,3 +211,23 @@ def test_no_resource_tracker_warning_on_stderr(tmp_path):
             break
         time.sleep(0.1)
     assert "leaked semaphore" in log.read_text()  # it went to the worker's log instead
+
+
+# -- small spaces skip the model ---------------------------------------------------------------
+def test_a_small_unbudgeted_space_runs_seeds_then_in_order_without_the_model(capsys, hermetic):
+    import itertools
+
+    from kt_tui.engine.session import load_kernel_spec, read_kernel_file
+    from kt_tui.store import Store
+
+    from .conftest import EXAMPLES
+    from .helpers import run_cli
+    code, out = run_cli(capsys, "run", EXAMPLES / "reduction.cu", "--auto", "--json", "--backend", "sim")
+    assert code == 0, out
+    _, spec = load_kernel_spec(read_kernel_file(EXAMPLES / "reduction.cu"), None, None)
+    assert spec.space_size() <= 32
+    rows = Store(hermetic / "sessions.db").results(out["session"])
+    seeded = {r["key"] for r in rows if (r["origin"] or "").startswith("seed: ")}
+    tuned = [r["key"] for r in rows[1:] if r["key"] not in seeded]
+    in_order = [",".join(map(str, c)) for c in itertools.product(*spec.tune_params.values())]
+    assert len(tuned) > 10 and tuned == [k for k in in_order if k in set(tuned)]

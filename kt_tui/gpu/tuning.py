@@ -28,6 +28,7 @@ STICKY = ("illegal memory access", "illegal address", "unspecified launch failur
 
 
 MODEL_STEPS = 60  # configurations our search picks by model before an unbudgeted run goes on in order
+SMALL_SPACE = 32  # an unbudgeted run of our search over no more configurations runs them in order
 
 
 class StopTuning(Exception):
@@ -138,6 +139,9 @@ class StreamingStrategy:
                 elements = [tuple(c[n] for n in self.names) for c in job.configs]
                 return proxy.run(elements, tuning_options)
             if job.strategy == "brute_force":
+                return proxy.run(searchspace.sorted_list(), tuning_options)
+            if job.strategy == "kt" and not job.max_configs and searchspace.size <= SMALL_SPACE:
+                # every configuration runs anyway and there are few: a model costs more than its order gains
                 return proxy.run(searchspace.sorted_list(), tuning_options)
             if job.strategy == "kt" and not job.max_configs:
                 # no budget: the model picks the first configurations (its cost grows with every
