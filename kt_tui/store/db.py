@@ -9,13 +9,28 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import sys
 import threading
 import time
 import uuid
 from pathlib import Path
 
-import numpy as np
-import sqlite_utils
+
+def _import_sqlite_utils():
+    """sqlite-utils imports pandas whenever it is installed, only to convert pandas values we never
+    store: most of a second at every start. It is told pandas is not there (unless it is loaded)."""
+    if "sqlite_utils" in sys.modules or "pandas" in sys.modules:
+        import sqlite_utils
+        return sqlite_utils
+    sys.modules["pandas"] = None  # makes `import pandas` raise ImportError
+    try:
+        import sqlite_utils
+    finally:
+        del sys.modules["pandas"]
+    return sqlite_utils
+
+
+sqlite_utils = _import_sqlite_utils()
 
 SCHEMA_VERSION = 2  # 2: results.verdicts, checks
 
@@ -73,7 +88,7 @@ class Store:
         self._migrate()
 
     @property
-    def db(self) -> sqlite_utils.Database:
+    def db(self):
         db = getattr(self._local, "db", None)
         if db is None:
             db = sqlite_utils.Database(self.path)
@@ -205,6 +220,7 @@ class Store:
         one raw .npy per output (they can be large) by a background thread; the row, with the
         files' checksum, is written after them. They are reproducible (inputs come from the spec's
         seeds), so a process killed before the row is written only makes the next run recompute them."""
+        import numpy as np
         outputs = {k: np.asarray(v) for k, v in outputs.items()}
         self._refs[(sid, vid)] = outputs
         if self.path == ":memory:":  # another thread would open another, empty, database
@@ -227,7 +243,7 @@ class Store:
         digest = hashlib.sha256()
         for name, arr in outputs.items():
             path = self.refs_dir / f"{sid}-{vid}.{name}.npy"
-            np.save(path, arr, allow_pickle=False)
+            _np().save(path, arr, allow_pickle=False)
             _hash_file(digest, path)
         summary = {k: [str(v.dtype), list(v.shape)] for k, v in outputs.items()}
         self.db["refs"].upsert({"session": sid, "version": vid, "file": f"{sid}-{vid}", "sha256": digest.hexdigest(),
@@ -249,7 +265,7 @@ class Store:
             for name in json.loads(row["summary"]):
                 path = self.refs_dir / f"{row['file']}.{name}.npy"
                 _hash_file(digest, path)
-                out[name] = np.load(path, mmap_mode="r", allow_pickle=False)
+                out[name] = _np().load(path, mmap_mode="r", allow_pickle=False)
         except (OSError, ValueError):
             return None
         if digest.hexdigest() != row["sha256"]:
@@ -333,5 +349,10 @@ def _read_npz(path: Path, sha256: str) -> dict | None:
         return None
     if hashlib.sha256(data).hexdigest() != sha256:
         return None
-    with np.load(io.BytesIO(data)) as z:
+    with _np().load(io.BytesIO(data)) as z:
         return {k.removeprefix("out_"): z[k] for k in z.files}
+
+
+def _np():
+    import numpy  # not at import: listing sessions needs no numpy
+    return numpy
