@@ -20,12 +20,23 @@ sys.path.insert(0, str(ROOT))
 LANG = {"nvcuda": "CUDA", "cupy": "cupy", "pycuda": "pycuda"}
 
 
+class FirstN:
+    """kernel_tuner's brute force, stopped after n configurations (a strategy object, as kernel_tuner allows)."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def tune(self, searchspace, runner, tuning_options):
+        return runner.run(searchspace.sorted_list()[:self.n], tuning_options)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("kernel")
     ap.add_argument("--backend", choices=sorted(LANG))
     ap.add_argument("--answer", action="store_true", help="verify every configuration against the original's outputs")
     ap.add_argument("--sim", help="a recorded kernel_tuner cachefile: simulation mode")
+    ap.add_argument("--max-configs", type=int, help="only the first N configurations in brute-force order")
     a = ap.parse_args()
     import numpy as np
     from kernel_tuner import run_kernel, tune_kernel
@@ -56,6 +67,8 @@ def main() -> None:
                     for w, g, t in zip(answer, result_host, tols))
                 return True
             kwargs.update(answer=[o if x.output else None for o, x in zip(outs, spec.args)], verify=verify)
+    if a.max_configs:
+        kwargs["strategy"] = FirstN(a.max_configs)
     results, _ = tune_kernel(spec.kernel, kf.source, ps, args, {k: list(v) for k, v in spec.tune_params.items()},
                              **kwargs, **common)
     print(json.dumps({"configs": len(results), "seconds": time.perf_counter() - T0}))
