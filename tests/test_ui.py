@@ -291,3 +291,33 @@ async def test_the_table_and_plot_follow_events_without_reading_the_store(monkey
         assert table.best_key is not None
         await pilot.press("q")
     assert reads == []  # a new session: nothing stored to load, and the events carry the rest
+
+
+async def test_a_large_session_shows_its_fastest_rows_and_keeps_the_rest():
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            yield ResultsTable()
+
+    def result(i, t, status="ok"):
+        return {"key": str(i), "params": {"x": i}, "time_ms": t, "status": status, "verified": True}
+    app = One()
+    async with app.run_test() as pilot:
+        table = app.query_one(ResultsTable)
+        table.MAX_ROWS = 50
+        table.setup(["x"])
+        table.put_many([result(i, 1000.0 - i) for i in range(200)])  # stored, slowest first
+        assert table.row_count == 50 and table.hidden == 150 and len(table.rows_data) == 200
+        assert sorted(k.value for k in table.rows) == sorted(str(i) for i in range(150, 200))
+        table.put(result(500, 0.5))  # a new fastest replaces the slowest shown
+        table.put(result(501, 5000.0))  # slower than every shown row: kept, not shown
+        table.put(result(502, None, "compile_error"))
+        shown = {k.value for k in table.rows}
+        assert "500" in shown and "150" not in shown and "501" not in shown and "502" not in shown
+        assert table.row_count == 50 and len(table.rows_data) == 203
+        table.set_baseline(2.0)  # re-bases the shown rows only
+        table.sort_by("time")
+        times = [table.rows_data[k.value]["time_ms"] for k in table.rows]
+        assert times == sorted(times) and times[0] == 0.5
+        await pilot.pause()
