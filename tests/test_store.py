@@ -303,3 +303,25 @@ def test_store_from_two_threads(store):
     assert len(evs) == 40
     assert [e["data"]["i"] for e in evs if e["kind"] == "a"] == list(range(20))
     assert sorted(r["key"] for r in store.results(sid)) == ["100", "200"]
+
+
+def test_results_read_once_and_fresh_after_every_write(store, monkeypatch):
+    sid = store.create_session(kernel_name="k")
+    store.add_result(sid, "v1", "r1", _result("32"))
+    decoded = []
+    real = json.loads
+    monkeypatch.setattr(json, "loads", lambda s, *a, **k: decoded.append(s) or real(s, *a, **k))
+    first = store.results(sid)
+    n = len(decoded)
+    assert store.results(sid) == first and len(decoded) == n  # the second read decodes nothing
+    first[0]["params"]["block_size_x"] = 0  # a caller changing its copy changes nothing stored
+    first[0]["status"] = "changed"
+    assert store.results(sid)[0]["status"] == "ok" and store.results(sid)[0]["params"] == {"block_size_x": 32}
+    store.add_result(sid, "v1", "r1", _result("64"))
+    assert [r["key"] for r in store.results(sid)] == ["32", "64"]
+    assert [r["key"] for r in store.results(sid, "v1")] == ["32", "64"]
+    store.mark_result(sid, "v1", "32", status="wrong_result")
+    assert store.results(sid, "v1")[0]["status"] == "wrong_result"
+    other = store.create_session(kernel_name="k2")
+    store.add_result(other, "v1", "r1", _result("128"))
+    assert len(store.results(sid)) == 2 and len(store.results(other)) == 1
