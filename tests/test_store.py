@@ -325,3 +325,14 @@ def test_results_read_once_and_fresh_after_every_write(store, monkeypatch):
     other = store.create_session(kernel_name="k2")
     store.add_result(other, "v1", "r1", _result("128"))
     assert len(store.results(sid)) == 2 and len(store.results(other)) == 1
+
+
+def test_results_seen_fresh_after_another_connection_writes(tmp_path):
+    a, b = Store(tmp_path / "s.db"), Store(tmp_path / "s.db")  # two processes, say
+    sid = a.create_session(kernel_name="k")
+    a.add_result(sid, "v", "r", _result("32"))
+    assert len(a.results(sid)) == 1 and len(b.results(sid)) == 1
+    b.add_result(sid, "v", "r", _result("64"))
+    assert [r["key"] for r in a.results(sid)] == ["32", "64"]
+    b.mark_result(sid, "v", "32", status="wrong_result")
+    assert a.results(sid)[0]["status"] == "wrong_result"

@@ -85,8 +85,7 @@ class Store:
         self._refs: dict[tuple[str, str], dict] = {}  # reference outputs set or read by this process
         self._writers: list[threading.Thread] = []
         self._write_lock = threading.Lock()
-        self._results: dict[tuple, list[dict]] = {}  # (session, version or None) -> decoded rows
-        self._generation = 0  # counts result writes: a read that saw one does not keep its rows
+        self._generation = 0  # counts result writes through this store
         self._migrate()
 
     @property
@@ -193,28 +192,27 @@ class Store:
         self._results_changed(sid)
 
     def results(self, sid: str, vid: str | None = None) -> list[dict]:
-        """The results in the order they were stored. Decoded rows are kept until this store writes a
-        result of the session again (a resumed session of 100,000 results is read many times)."""
+        """The results in the order they were stored. Decoded rows are kept (per thread) until the
+        database changes: SQLite's data_version sees other connections' commits, our own counter
+        this one's (a resumed session of 100,000 results is read many times)."""
         key = (sid, vid)
-        cached = self._results.get(key)
-        if cached is None:
-            generation = self._generation
+        cache = self._local.__dict__.setdefault("results", {})
+        version = (self.db.execute("PRAGMA data_version").fetchone()[0], self._generation)
+        hit = cache.get(key)
+        if hit is None or hit[0] != version:
             where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
-            cached = []
+            rows = []
             for row in self.db["results"].rows_where(where, args, order_by="rowid"):
                 row["params"] = json.loads(row["params"])
                 row["times"] = json.loads(row["times"]) if row["times"] else None
                 row["verified"] = None if row["verified"] is None else bool(row["verified"])
                 row["verdicts"] = json.loads(row["verdicts"]) if row.get("verdicts") else None
-                cached.append(row)
-            if generation == self._generation:  # no write while reading
-                self._results[key] = cached
-        return [dict(r, params=dict(r["params"])) for r in cached]
+                rows.append(row)
+            hit = cache[key] = (version, rows)
+        return [dict(r, params=dict(r["params"])) for r in hit[1]]
 
     def _results_changed(self, sid: str) -> None:
         self._generation += 1
-        for key in [k for k in self._results if k[0] == sid]:
-            self._results.pop(key, None)
 
     def add_check(self, sid: str, vid: str, c: dict) -> None:
         """One configuration checked at one other size (gpu/checking.entry)."""
