@@ -268,3 +268,26 @@ def test_average_ranks_match_scipy():
     from kt_tui.search.strategy import average_ranks
     for a in (np.array([3.0, 1, 2, 2, np.inf, np.inf, 0]), np.random.default_rng(0).integers(0, 5, 50).astype(float)):
         np.testing.assert_allclose(average_ranks(a), rankdata(a))
+
+
+def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
+    from concurrent.futures.process import BrokenProcessPool
+
+    from kt_tui.gpu.prefetch import Prefetcher
+    compiler, _ = fake_pycuda
+    backend = _pycuda_backend(compiler.SourceModule, [])
+    backend.compile = lambda inst: "kernel_tuner's compile"
+
+    class Broken:
+        def submit(self, *a):
+            raise BrokenProcessPool("a pool process died")
+
+        def shutdown(self, **kw):
+            pass
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
+        kernel_string=str(p), name="k"))
+    ahead = Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=Broken())
+    ahead.upcoming([{"b": 1}, {"b": 2}])  # no exception: the run goes on
+    ahead.upcoming([{"b": 3}])
+    assert backend.compile(types.SimpleNamespace(kernel_string="{'b': 1}", name="k")) == "kernel_tuner's compile"
+    ahead.close()

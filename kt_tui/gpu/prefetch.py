@@ -68,7 +68,11 @@ class Prefetcher:
             if not hasattr(instance, "kernel_string") or instance.kernel_string in self.ahead:
                 continue
             fn, args = self.how.job(instance)
-            self.ahead[instance.kernel_string] = self.pool.submit(fn, *args)
+            try:
+                self.ahead[instance.kernel_string] = self.pool.submit(fn, *args)
+            except Exception:  # noqa: BLE001 - a broken pool: compile the normal way from now on
+                self.queued = _Everything()
+                return
 
     def compile(self, instance):
         future = self.ahead.pop(instance.kernel_string, None)
@@ -85,6 +89,11 @@ class Prefetcher:
         self.backend.compile = self.original
         # waits for the compiles under way: a pool's processes and semaphores are gone afterwards
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Everything(set):
+    def __contains__(self, item) -> bool:
+        return True
 
 
 def _process_pool(limit: int) -> ProcessPoolExecutor:
