@@ -291,3 +291,13 @@ def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
     ahead.upcoming([{"b": 3}])
     assert backend.compile(types.SimpleNamespace(kernel_string="{'b': 1}", name="k")) == "kernel_tuner's compile"
     ahead.close()
+
+
+def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypatch):
+    from kt_tui.gpu import prefetch
+    monkeypatch.setenv("KT_TUI_PREFETCH_WORKERS", "2")
+    pool = prefetch._process_pool(16)
+    try:
+        assert pool.submit(prefetch.pool_size).result(timeout=120) == 2  # the environment reaches the pool
+    finally:
+        pool.shutdown(wait=True)
