@@ -301,3 +301,33 @@ def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypat
         assert pool.submit(prefetch.pool_size).result(timeout=120) == 2  # the environment reaches the pool
     finally:
         pool.shutdown(wait=True)
+
+
+def test_the_plot_draws_what_a_point_by_point_drawing_draws():
+    import math
+    import random
+
+    from kt_tui.ui.plot import Canvas, render_plot
+
+    def naive(times, width, height):  # every point and the best so far, one at a time
+        ok = [t for t in times if t]
+        lo, hi = math.log(min(ok)), math.log(max(ok))
+        span, cw, n = (hi - lo) or 1.0, width - 10, len(times)
+        canvas, best = Canvas(cw, height), None
+        for i, t in enumerate(times):
+            x = round(i * (cw * 2 - 1) / max(n - 1, 1))
+            if t:
+                canvas.dot(x, round((math.log(t) - lo) / span * (height * 4 - 1)), "point")
+                best = t if best is None or t < best else best
+            if best is not None:
+                canvas.dot(x, round((math.log(best) - lo) / span * (height * 4 - 1)), "best")
+        return canvas.cells, canvas.style
+
+    rng = random.Random(3)
+    for _ in range(50):
+        times = [None if rng.random() < 0.1 else rng.uniform(0.01, 50) for _ in range(rng.randint(1, 3000))]
+        w, h = rng.randint(15, 120), rng.randint(2, 10)
+        cells, style = naive(times, w, h)
+        got = render_plot(times, w, h, {"point": "cyan", "best": "yellow"})
+        want = "\n".join("".join(chr(0x2800 + c) for c in row) for row in cells)
+        assert [line[10:] for line in got.plain.split("\n")[:h]] == want.split("\n")

@@ -310,12 +310,17 @@ async def test_a_large_session_shows_its_fastest_rows_and_keeps_the_rest():
         table.put_many([result(i, 1000.0 - i) for i in range(200)])  # stored, slowest first
         assert table.row_count == 50 and table.hidden == 150 and len(table.rows_data) == 200
         assert sorted(k.value for k in table.rows) == sorted(str(i) for i in range(150, 200))
-        table.put(result(500, 0.5))  # a new fastest replaces the slowest shown
+        table.put(result(500, 0.5))  # a new fastest is shown at once
         table.put(result(501, 5000.0))  # slower than every shown row: kept, not shown
         table.put(result(502, None, "compile_error"))
         shown = {k.value for k in table.rows}
-        assert "500" in shown and "150" not in shown and "501" not in shown and "502" not in shown
-        assert table.row_count == 50 and len(table.rows_data) == 203
+        assert "500" in shown and "501" not in shown and "502" not in shown
+        for i in range(60):  # more fast ones: the table is trimmed back to the fastest 50
+            table.put(result(600 + i, 0.6 + i / 1000))
+            assert table.row_count < 2 * table.MAX_ROWS
+        assert table.row_count <= 60 and len(table.rows_data) == 263
+        fastest = sorted(table.rows_data.values(), key=lambda r: r["time_ms"] or 1e9)[:table.row_count]
+        assert {k.value for k in table.rows} == {r["key"] for r in fastest}
         table.set_baseline(2.0)  # re-bases the shown rows only
         table.sort_by("time")
         times = [table.rows_data[k.value]["time_ms"] for k in table.rows]

@@ -66,8 +66,9 @@ def _fmt_ms(v) -> str:
 class ResultsTable(DataTable):
     """One row per configuration, keyed by its kernel_tuner cache key; the best row is starred.
 
-    A session can hold 100,000 results: the table shows the MAX_ROWS fastest (failures last) and
-    keeps the others in rows_data, so that adding, sorting and re-basing cost the same at any size."""
+    A session can hold 100,000 results: the table shows the MAX_ROWS fastest (failures last; up to
+    twice as many between two trims) and keeps the others in rows_data, so that adding, sorting and
+    re-basing cost the same at any size."""
 
     MAX_ROWS = 1000
 
@@ -115,9 +116,20 @@ class ResultsTable(DataTable):
             worst = self._slowest_shown()
             if worst is None or _rank(r) >= -worst[0]:
                 return  # kept in rows_data, not shown
-            heapq.heappop(self._shown)
-            self.remove_row(worst[2])
         self._show(key)
+        if len(self.rows) >= 2 * self.MAX_ROWS:
+            self._trim()  # removing rows one by one costs a DataTable far more than one rebuild
+
+    def _trim(self) -> None:
+        keep = {k for k in heapq.nsmallest(self.MAX_ROWS, (k.value for k in self.rows),
+                                           key=lambda k: _rank(self.rows_data[k]))}
+        order = [k.value for k in self.rows if k.value in keep]
+        best = self.best_key
+        self.clear()
+        self._shown = []
+        for k in order:
+            self._show(k)
+        self.mark_best(best)
 
     def put_many(self, rs: list[dict]) -> None:
         """Stored results at once: only the ones that will show become rows."""
