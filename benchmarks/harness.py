@@ -1,16 +1,20 @@
 """Seconds per evaluated configuration: kt-tui's headless run against plain kernel_tuner, on the
-same kernel, space and GPU, in the same process tree, alternating so neither gets a warm start.
+same kernel, space and GPU, each in a fresh process, alternating the order so neither gets a warm
+start (the driver's JIT cache is off, and each run gets its own empty cupy kernel cache).
 
 kt-tui's run includes everything a user pays for: starting the command and the GPU worker, the
-baseline, verifying every configuration and writing every result to SQLite. kernel_tuner runs
-`tune_kernel` brute force twice: bare, and with `answer=` (its own verification), which is the
-fair comparison for a tool that checks every configuration.
+baseline, verifying every configuration, writing every result to SQLite and the checks at other
+sizes. kernel_tuner runs `tune_kernel` brute force (benchmarks/plain_kt.py), bare and with
+`answer=` (its own verification, the fair comparison for a tool that checks every configuration).
+Both walk the space in brute-force order with the same backend; --max-configs stops both after
+the first N configurations.
 
-Both sides walk the whole space in brute-force order with the same backend. kt-tui's start-up
-(process, GPU worker, baseline, reference, checks at other sizes) is counted, so small spaces
-show its fixed cost and large ones its cost per configuration.
+The default spaces are compile-heavy (benchmarks/spaces/expdist_like.cu, matmul_tiled.cu): there,
+kt-tui compiling ahead on the machine's cores should bring its cost per configuration to 0.3x
+plain kernel_tuner's or less.
 
-usage (on a GPU machine): python benchmarks/harness.py [--backend nvcuda] [--repeat 1] [KERNEL.cu ...]
+usage (on a GPU machine): python benchmarks/harness.py [--backend pycuda] [--repeat 1]
+                          [--max-configs N] [--out DIR] [KERNEL.cu ...]
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,60 +30,39 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# the driver's JIT cache would let whichever tool runs second skip compiling: neither gets it
-os.environ["CUDA_CACHE_DISABLE"] = "1"
-sys.path.insert(0, str(ROOT))
-
 TOOLS = ("kt-tui", "kt-tui, no compile-ahead", "kernel_tuner", "kernel_tuner+answer")
-LANG = {"nvcuda": "CUDA", "cupy": "cupy", "pycuda": "pycuda"}
+DEFAULT = ["benchmarks/spaces/expdist_like.cu", "benchmarks/spaces/matmul_tiled.cu"]
 
 
-def plain_kernel_tuner(path: Path, backend: str, verify: bool) -> tuple[float, int]:
-    from kernel_tuner import run_kernel, tune_kernel
-
-    from kt_tui.engine.session import load_kernel_spec, read_kernel_file
-    from kt_tui.kernel.inputs import make_args
-
-    kf = read_kernel_file(path)
-    _, spec = load_kernel_spec(kf, None, None)
-    ps = spec.problem_size_values()
-    ps = ps if len(ps) > 1 else ps[0]
-    common = dict(grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, block_size_names=spec.block_size_names,
-                  lang=LANG[backend], quiet=True)
-    t0 = time.perf_counter()
-    answer, failed = None, []
-    if verify:
-        outs = run_kernel(spec.kernel, kf.source, ps, make_args(spec), spec.baseline_params(), **common)
-        answer = [o if a.output else None for o, a in zip(outs, spec.args)]
-    results, _ = tune_kernel(spec.kernel, kf.source, ps, make_args(spec), dict(spec.tune_params),
-                             restrictions=spec.restrictions or None, iterations=spec.iterations, answer=answer,
-                             verify=_recorder(spec, failed) if verify else None, **common)
-    return time.perf_counter() - t0, len(results)
+def _env(tmp: str, **extra) -> dict:
+    # the driver's JIT cache and cupy's kernel cache would let whichever tool runs second skip compiling
+    return dict(os.environ, CUDA_CACHE_DISABLE="1", CUPY_CACHE_DIR=f"{tmp}/cupy", **extra)
 
 
-def _recorder(spec, failed: list):
-    """kernel_tuner's own comparison, except that a wrong configuration is counted instead of
-    aborting the whole run (which is what `answer` alone does)."""
-    import numpy as np
-    tols = [a.tolerance() if a.output else None for a in spec.args]
-
-    def verify(answer, result_host, atol=None):
-        for want, got, tol in zip(answer, result_host, tols):
-            if want is not None and not np.allclose(got, want, atol=tol[0], rtol=tol[1], equal_nan=True):
-                failed.append(1)
-        return True
-    return verify
-
-
-def kt_tui(path: Path, backend: str, prefetch: bool = True) -> tuple[float, int]:
+def plain_kernel_tuner(path: str, backend: str, verify: bool, max_configs: int | None) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp, KT_TUI_PREFETCH="1" if prefetch else "0")
+        cmd = [sys.executable, str(ROOT / "benchmarks" / "plain_kt.py"), str(ROOT / path), "--backend", backend]
+        cmd += ["--answer"] if verify else []
+        cmd += ["--max-configs", str(max_configs)] if max_configs else []
         t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "kt_tui", "run", str(path), "--auto", "--json", "--backend", backend,
-                              "--db", f"{tmp}/h.db", "--strategy", "sweep", "--search", "brute_force", "--no-seeds"], env=env, capture_output=True, text=True)
+        out = subprocess.run(cmd, env=_env(tmp), capture_output=True, text=True, cwd=ROOT)
+        wall = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise SystemExit(f"kernel_tuner failed on {path}:\n{out.stderr[-3000:]}")
+    return wall, json.loads(out.stdout.strip().splitlines()[-1])["configs"]
+
+
+def kt_tui(path: str, backend: str, prefetch: bool, max_configs: int | None) -> tuple[float, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = _env(tmp, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp, KT_TUI_PREFETCH="1" if prefetch else "0")
+        cmd = [sys.executable, "-m", "kt_tui", "run", str(ROOT / path), "--auto", "--json", "--backend", backend,
+               "--db", f"{tmp}/h.db", "--strategy", "sweep", "--search", "brute_force", "--no-seeds"]
+        cmd += ["--max-configs", str(max_configs)] if max_configs else []
+        t0 = time.perf_counter()
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
         wall = time.perf_counter() - t0
     try:
-        summary = json.loads(out.stdout[out.stdout.rindex("\n{"):] if "\n{" in out.stdout else out.stdout)
+        summary = json.loads(out.stdout[out.stdout.index("{"):])
     except ValueError:
         raise SystemExit(f"kt-tui gave no JSON on {path} (exit {out.returncode}):\n{out.stderr[-3000:]}") from None
     if summary.get("error"):
@@ -88,35 +72,45 @@ def kt_tui(path: Path, backend: str, prefetch: bool = True) -> tuple[float, int]
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("kernels", nargs="*", default=["examples/matmul.cu", "benchmarks/spaces/reduction.cu"])
-    ap.add_argument("--backend", default="nvcuda", choices=sorted(LANG))
+    ap.add_argument("kernels", nargs="*", default=DEFAULT)
+    ap.add_argument("--backend", default="pycuda", choices=("pycuda", "nvcuda", "cupy"))
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--json", help="also write the rows here")
+    ap.add_argument("--max-configs", type=int, default=48, help="stop every tool after this many (0: all)")
     ap.add_argument("--tools", help="comma-separated subset of: " + ", ".join(TOOLS))
+    ap.add_argument("--out", help="write the table (harness-BACKEND.txt) and the rows (JSON) into this folder")
+    ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
+    n = a.max_configs or None
+    runs = {"kt-tui": lambda p: kt_tui(p, a.backend, True, n),
+            "kt-tui, no compile-ahead": lambda p: kt_tui(p, a.backend, False, n),
+            "kernel_tuner": lambda p: plain_kernel_tuner(p, a.backend, False, n),
+            "kernel_tuner+answer": lambda p: plain_kernel_tuner(p, a.backend, True, n)}
+    runs = {k: v for k, v in runs.items() if not a.tools or k in a.tools.split(",")}
     rows = []
-    for k in a.kernels:
-        path = Path(k)
+    for path in a.kernels:
         for i in range(a.repeat):
-            runs = {"kt-tui": kt_tui, "kt-tui, no compile-ahead": lambda p, b: kt_tui(p, b, False),
-                    "kernel_tuner": lambda p, b: plain_kernel_tuner(p, b, False),
-                    "kernel_tuner+answer": lambda p, b: plain_kernel_tuner(p, b, True)}
-            runs = {k: v for k, v in runs.items() if not a.tools or k in a.tools.split(",")}
-            order = list(runs) if i % 2 == 0 else list(reversed(runs))
-            got = {name: runs[name](path, a.backend) for name in order}
-            for name, (wall, n) in got.items():
-                rows.append({"kernel": path.stem, "round": i, "tool": name, "configs": n, "seconds": wall,
-                             "s_per_config": wall / max(n, 1)})
-    print(f"{'kernel':14} {'tool':26} {'configs':>7} {'s/config':>9}  ratio kt-tui / this")
-    for k in a.kernels:
-        stem = Path(k).stem
-        for tool in TOOLS:
-            mine = [r for r in rows if r["kernel"] == stem and r["tool"] == tool]
-            if not mine:
-                continue
-            per = sorted(r["s_per_config"] for r in mine)[len(mine) // 2]
-            kt = sorted(r["s_per_config"] for r in rows if r["kernel"] == stem and r["tool"] == "kt-tui")[len(mine) // 2]
-            print(f"{stem:14} {tool:26} {mine[0]['configs']:7d} {per:9.3f}  {kt / per:5.2f}")
+            for name in (list(runs) if i % 2 == 0 else list(reversed(runs))):
+                wall, count = runs[name](path)
+                rows.append({"kernel": Path(path).stem, "round": i, "tool": name, "configs": count, "seconds": wall,
+                             "s_per_config": wall / max(count, 1)})
+    lines = [f"# backend {a.backend}, {os.cpu_count()} cores, median of {a.repeat}, at most {n or 'all'} configurations; "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+             f"{'kernel':14} {'tool':26} {'configs':>7} {'seconds':>8} {'s/config':>9}  kt-tui / this"]
+    for path in a.kernels:
+        stem = Path(path).stem
+        mine = {t: [r for r in rows if r["kernel"] == stem and r["tool"] == t] for t in runs}
+        kt = statistics.median(r["s_per_config"] for r in mine["kt-tui"]) if mine.get("kt-tui") else None
+        for tool, rs in mine.items():
+            per = statistics.median(r["s_per_config"] for r in rs)
+            wall = statistics.median(r["seconds"] for r in rs)
+            ratio = f"{kt / per:5.2f}" if kt else "  -"
+            lines.append(f"{stem:14} {tool:26} {rs[0]['configs']:7d} {wall:8.1f} {per:9.3f}  {ratio}")
+    table = "\n".join(lines)
+    print(table)
+    if a.out:
+        Path(a.out).mkdir(parents=True, exist_ok=True)
+        (Path(a.out) / f"harness-{a.backend}.txt").write_text(table + "\n")
+        (Path(a.out) / f"harness-{a.backend}.json").write_text(json.dumps(rows, indent=1))
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
 

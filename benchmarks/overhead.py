@@ -1,12 +1,24 @@
-"""kt-tui's own overhead, without a GPU: start-up of the command line, and the cost per
-configuration of the whole pipeline (worker process, kernel_tuner simulation, store, events)
-when a recorded cache is replayed.
+"""kt-tui's fixed cost against plain kernel_tuner, fresh processes on both sides, same kernels,
+same spaces, alternating which runs first.
 
-usage: python benchmarks/overhead.py [--repeat N]      prints a table
+- sim (default, no GPU): `kt-tui run KERNEL --auto --backend sim` (the quick start) against
+  kernel_tuner's own simulation mode on the same recorded cache (benchmarks/plain_kt.py --sim).
+  Target: ratio <= 1.5.
+- --gpu: `kt-tui run KERNEL --auto --backend B --search brute_force --no-seeds` against
+  kernel_tuner `tune_kernel` with `answer` (input generation and the original's run included).
+  Target: ratio <= 1.1 on 6-30 configurations; first result line <= 2 s.
+
+Also: `kt-tui --help`, and the time from start to kt-tui's first result line.
+
+usage: python benchmarks/overhead.py [--gpu [--backend pycuda]] [--repeat N] [--out DIR] [KERNEL.cu ...]
 """
 
+from __future__ import annotations
+
 import argparse
+import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -15,37 +27,113 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+SMALL = ["examples/vector_add.cu", "examples/reduction.cu", "examples/matmul.cu", "examples/transpose.cu"]
 
 
-def timed(cmd: list[str], env: dict) -> float:
+def kt_tui(kernel: str, extra: list[str], env: dict) -> dict:
+    """Wall of the whole command, and when its first result line came (s after start)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(env, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "kt_tui", "run", str(ROOT / kernel), "--auto", "--json",
+                                 "--db", f"{tmp}/o.db", *extra], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        first = None
+        for line in proc.stderr:  # the progress lines: "[1] key  time  status"
+            if first is None and line.startswith("[1]"):
+                first = time.perf_counter() - t0
+        out = proc.stdout.read()
+        proc.wait()
+        wall = time.perf_counter() - t0
+    summary = json.loads(out[out.index("{"):]) if "{" in out else {}
+    if proc.returncode != 0 or summary.get("error"):
+        raise SystemExit(f"kt-tui failed on {kernel} (exit {proc.returncode}): {summary.get('error') or out[-2000:]}")
+    return {"seconds": wall, "first_result_s": first, "configs": summary["results"]}
+
+
+def plain(kernel: str, extra: list[str], env: dict) -> dict:
     t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, check=True, capture_output=True)
-    return time.perf_counter() - t0
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "plain_kt.py"), str(ROOT / kernel), *extra],
+                         env=env, capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise SystemExit(f"kernel_tuner failed on {kernel}:\n{out.stderr[-3000:]}")
+    return {"seconds": wall, "first_result_s": None, "configs": json.loads(out.stdout.strip().splitlines()[-1])["configs"]}
+
+
+def recorded_cache(kernel: str) -> str:
+    from kt_tui.engine.session import load_kernel_spec, read_kernel_file
+    from kt_tui.gpu.simcache import find_cache
+    from kt_tui.kernel.spec import version_hash
+    kf = read_kernel_file(ROOT / kernel)
+    _, spec = load_kernel_spec(kf, None, None)
+    found = find_cache(ROOT / kernel.rsplit("/", 1)[0] / "recorded", spec.kernel, version_hash(kf.source, spec))
+    if found is None:
+        raise SystemExit(f"no recorded cache for {kernel}")
+    return str(found)
+
+
+def machine() -> str:
+    gpu = ""
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20).stdout.strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        gpu = "no GPU"
+    return f"{platform.node()}: {os.cpu_count()} cores, {gpu}, Python {platform.python_version()}, load {os.getloadavg()[0]:.1f}"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=5)
-    n = ap.parse_args().repeat
+    ap.add_argument("kernels", nargs="*", default=SMALL)
+    ap.add_argument("--gpu", action="store_true", help="measure on this machine's GPU instead of in simulation")
+    ap.add_argument("--backend", default="pycuda", choices=("pycuda", "nvcuda", "cupy"))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out", help="write the table (overhead-*.txt) and the rows (JSON) into this folder")
+    a = ap.parse_args()
+    env = dict(os.environ)
+    if a.gpu:
+        env["CUDA_CACHE_DISABLE"] = "1"  # the driver's JIT cache would favour whichever runs second
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp)
-        kt = [sys.executable, "-m", "kt_tui"]
-        help_s = [timed([*kt, "--help"], env) for _ in range(n)]
-        rows.append(("kt-tui --help", statistics.median(help_s), "s", "target < 0.3 s (no Textual import)"))
-        for name, configs in (("vector_add", 6), ("reduction", 25)):
-            runs = []
-            for i in range(n):
-                db = Path(tmp) / f"{name}{i}.db"
-                runs.append(timed([*kt, "run", str(ROOT / "examples" / f"{name}.cu"), "--auto", "--backend", "sim",
-                                   "--db", str(db)], env))
-            total = statistics.median(runs)
-            rows.append((f"sim replay {name} ({configs} configs), whole command", total, "s", ""))
-            rows.append((f"  per configuration, start-up included", total / configs, "s", ""))
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measure'.ljust(width)}  {'median':>9}  unit  note   (median of {n}, {os.cpu_count()} cores)")
-    for name, value, unit, note in rows:
-        print(f"{name.ljust(width)}  {value:9.3f}  {unit:4}  {note}")
+    help_s = []
+    for _ in range(a.repeat):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "kt_tui", "--help"], env=env, capture_output=True, check=True, cwd=ROOT)
+        help_s.append(time.perf_counter() - t0)
+    for kernel in a.kernels:
+        if a.gpu:
+            sides = {"kt-tui": lambda k=kernel: kt_tui(k, ["--backend", a.backend, "--search", "brute_force",
+                                                          "--no-seeds"], env),
+                     "kernel_tuner+answer": lambda k=kernel: plain(k, ["--backend", a.backend, "--answer"], env)}
+        else:
+            cache = recorded_cache(kernel)
+            sides = {"kt-tui": lambda k=kernel: kt_tui(k, ["--backend", "sim"], env),
+                     "kernel_tuner sim": lambda k=kernel, c=cache: plain(k, ["--sim", c], env)}
+        for i in range(a.repeat):
+            for name in (list(sides) if i % 2 == 0 else list(reversed(sides))):
+                rows.append({"kernel": Path(kernel).stem, "tool": name, "round": i, **sides[name]()})
+    lines = [f"# {'GPU (' + a.backend + ')' if a.gpu else 'simulation'}, median of {a.repeat}; {machine()}; "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+             f"kt-tui --help: {statistics.median(help_s):.3f} s",
+             f"{'kernel':12} {'configs':>7} {'kt-tui s':>9} {'first result s':>14} {'kernel_tuner s':>14} {'ratio':>6}  target"]
+    target = "<= 1.1, first result <= 2 s" if a.gpu else "<= 1.5"
+    for kernel in a.kernels:
+        stem = Path(kernel).stem
+        kt = [r for r in rows if r["kernel"] == stem and r["tool"] == "kt-tui"]
+        other = [r for r in rows if r["kernel"] == stem and r["tool"] != "kt-tui"]
+        kt_s, other_s = statistics.median(r["seconds"] for r in kt), statistics.median(r["seconds"] for r in other)
+        first = statistics.median(r["first_result_s"] for r in kt if r["first_result_s"] is not None)
+        lines.append(f"{stem:12} {kt[0]['configs']:7d} {kt_s:9.2f} {first:14.2f} {other_s:14.2f} "
+                     f"{kt_s / other_s:6.2f}  {target}")
+    table = "\n".join(lines)
+    print(table)
+    if a.out:
+        out = Path(a.out)
+        out.mkdir(parents=True, exist_ok=True)
+        name = f"overhead-{'gpu-' + a.backend if a.gpu else 'sim'}"
+        (out / f"{name}.txt").write_text(table + "\n")
+        (out / f"{name}.json").write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

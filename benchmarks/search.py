@@ -92,13 +92,16 @@ class Recorder:
         started = time.perf_counter()
         calls = [0]
         rec = self
+        self.runner_s = 0.0
 
         class Proxy:
             def __getattr__(self, name):
                 return getattr(runner, name)
 
             def run(self, parameter_space, options):
+                t = time.perf_counter()
                 out = runner.run(parameter_space, options)
+                rec.runner_s += time.perf_counter() - t
                 for r in out:
                     if r is None:
                         continue
@@ -123,6 +126,7 @@ class Recorder:
             self.inner.tune(searchspace, Proxy(), tuning_options)
         except StopCriterionReached:
             pass
+        self.search_s = time.perf_counter() - started - self.runner_s  # the strategy's own cost
         return []
 
 
@@ -148,8 +152,31 @@ def run_one(space: Space, name: str, seed: int, run_limit: float) -> dict:
                     simulation_mode=True, cache=str(space.cache), strategy=rec, strategy_options=options,
                     quiet=True, lang="CUDA")
     return {"seed": seed, "evaluated": len(rec.seen), "cut": rec.cut,
+            "search_ms_per_eval": 1000 * rec.search_s / max(len(rec.seen), 1),
             **{f"evals_{int(lv * 100)}": rec.hit.get(lv, (None, None))[0] for lv in LEVELS},
             **{f"sim_s_{int(lv * 100)}": rec.hit.get(lv, (None, None))[1] for lv in LEVELS}}
+
+
+def model_cost(evaluations: int = 80) -> int:
+    """CPU ms per `ask` of our search (what it costs on top of measuring) on a large synthetic space."""
+    import itertools
+    vals = [[16, 32, 64, 128, 256], [1, 2, 4, 8, 16], [1, 2, 4, 8], [1, 2, 4, 8], [2, 4, 8, 16, 32], [0, 1],
+            [1, 2, 4], [0, 1, 2]]
+    space = [c for c in itertools.product(*vals) if c[0] * c[1] <= 256]
+    weights = np.random.default_rng(1).random(len(vals))
+    search = ours.Search(space, vals, np.random.default_rng(2), products=[[0, 1]])
+    costs = []
+    with ours.one_blas_thread():
+        for _ in range(evaluations):
+            t = time.process_time()
+            config = search.ask()
+            costs.append(time.process_time() - t)
+            search.tell(config, math.exp(sum(w * math.log2(v + 1) for w, v in zip(weights, config)) / 4))
+    model = sorted(costs[search.initial:])
+    print(f"our model on {len(space)} configurations, {evaluations} evaluations: CPU ms per evaluation "
+          f"median {1000 * model[len(model) // 2]:.1f}, mean {1000 * sum(model) / len(model):.1f}, "
+          f"max {1000 * model[-1]:.0f} (target <= 20)")
+    return 0
 
 
 def median(values: list) -> float:
@@ -170,7 +197,11 @@ def main(argv=None) -> int:
     ap.add_argument("--spaces", default=",".join(SPACES), help="comma-separated: " + ", ".join(SPACES))
     ap.add_argument("--json", metavar="FILE", help="write every run and the summary here")
     ap.add_argument("--run-limit", type=float, default=20.0, help="wall seconds per run before it is cut")
+    ap.add_argument("--model-cost", action="store_true",
+                    help="only: our model's CPU cost per evaluation on a synthetic space of 21,600 configurations")
     args = ap.parse_args(argv)
+    if args.model_cost:
+        return model_cost()
     names = [s for s in args.strategies.split(",") if s]
     for s in names:
         if s not in OURS and s not in strategy_map:
@@ -191,7 +222,8 @@ def main(argv=None) -> int:
                               for lv in LEVELS},
                            **{f"median_sim_s_{int(lv * 100)}": median([r[f"sim_s_{int(lv * 100)}"] for r in runs])
                               for lv in LEVELS},
-                           "reached_2": sum(r["evals_2"] is not None for r in runs)}
+                           "reached_2": sum(r["evals_2"] is not None for r in runs),
+                           "search_ms_per_eval": median([r["search_ms_per_eval"] for r in runs])}
             print_space(space, rows)
             report["spaces"][space_name] = {"size": space.size, "optimum_ms": space.optimum, "gpu": space.gpu,
                                             "recorded": space.header.get("recorded"), "seeds_configs": space.seeds,
@@ -220,7 +252,7 @@ def print_space(space: Space, rows: dict) -> None:
              f"{space.header.get('recorded', '')[:10]}; budget {space.size} evaluations; "
              f"{len(space.seeds)} heuristic seeds",
              f"{'strategy':22s} {'runs':>4s} | {'evals to 2 %':>12s} {'% space':>8s} {'sim s':>8s} | "
-             f"{'evals to 5 %':>12s} {'sim s':>8s} | {'reached 2 %':>11s} {'wall s':>7s}"]
+             f"{'evals to 5 %':>12s} {'sim s':>8s} | {'reached 2 %':>11s} {'wall s':>7s} {'search ms/eval':>14s}"]
     for s, r in rows.items():
         e2, e5 = r["median_evals_2"], r["median_evals_5"]
         pct = show(100 * e2 / space.size, ".1f")
@@ -228,7 +260,7 @@ def print_space(space: Space, rows: dict) -> None:
         lines.append(f"{s:22s} {r['seeds']:4d} | {show(e2, '12.1f'):>12s} {pct:>8s} "
                      f"{show(r['median_sim_s_2'], '8.1f'):>8s} | {show(e5, '12.1f'):>12s} "
                      f"{show(r['median_sim_s_5'], '8.1f'):>8s} | {r['reached_2']:>5d} / {r['seeds']:<3d} "
-                     f"{r['wall_s']:7.1f}{note}")
+                     f"{r['wall_s']:7.1f} {r['search_ms_per_eval']:14.1f}{note}")
     fewer = [s for s in rows if rows[s]["seeds"] < max(x["seeds"] for x in rows.values())]
     if fewer:
         lines.append(f"(fewer seeds for {', '.join(fewer)}: slow in simulation)")

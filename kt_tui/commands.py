@@ -35,14 +35,17 @@ def find_session(store, sid: str | None) -> dict:
     return s
 
 
-def make_worker(settings: Settings):
+def make_worker(settings: Settings, start: bool = False):
     from .gpu import raypool
     if raypool.wanted(settings):
         return raypool.GpuPool(raypool.parse_gpus(settings.gpus), settings.ray_address, settings.allow_mixed)
     from .gpu.client import GpuWorker
     logs = settings.data_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    return GpuWorker(log_path=str(logs / "gpu-worker.log"))
+    worker = GpuWorker(log_path=str(logs / "gpu-worker.log"))
+    if start:
+        worker.start()
+    return worker
 
 
 def list_sessions(settings: Settings, as_json: bool) -> int:
@@ -144,20 +147,21 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
 
 
 def run_auto(settings: Settings, args: argparse.Namespace) -> int:
-    from .engine.precheck import checked_backend
-    from .engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
-    from .engine.strategies import check_strategy
-    from .kernel.spec import version_ids
-
-    check_strategy(settings.strategy, settings.strategy_options())
-    kf = read_kernel_file(args.kernel_path)
-    kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
-    store = open_store(settings)
-    gpu = make_worker(settings)
+    # the worker starts first: it imports kernel_tuner while this process reads the kernel and the spec
+    gpu = make_worker(settings, start=True)
     try:
+        from .engine.precheck import checked_backend
+        from .engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
+        from .engine.strategies import check_strategy
+        from .kernel.spec import version_ids
+
+        check_strategy(settings.strategy, settings.strategy_options())
+        kf = read_kernel_file(args.kernel_path)
+        kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
+        store = open_store(settings)
         choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec),
                                                       kf.path), kf.source, spec, kf.path)
-    except UserError:
+    except BaseException:
         gpu.close()
         raise
     sid = new_session(store, settings, kf, spec, choice)
@@ -173,7 +177,7 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     note = stored_llm(store, settings, s["id"])
     if note:
         print(note, file=sys.stderr)
-    gpu = make_worker(settings)
+    gpu = make_worker(settings, start=True)
     try:
         choice = resume_backend(store, settings, gpu, s["id"])
     except UserError:

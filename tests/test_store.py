@@ -126,46 +126,101 @@ def test_add_result_upserts_by_key(store):
 
 
 # -- references --------------------------------------------------------------------------------
+def _reopened(store):
+    store.flush_references()
+    return Store(store.path)  # another process: nothing in memory, everything from disk
+
+
 def test_reference_round_trip(store, tmp_path):
     sid = store.create_session(kernel_name="k")
     assert store.reference(sid, "v1") is None
     outs = {"out": np.arange(10, dtype=np.float32) / 3, "idx": np.array([[1, 2], [3, 4]], dtype=np.int64)}
     store.set_reference(sid, "v1", outs)
-    assert (tmp_path / "db" / "refs" / f"{sid}-v1.npz").is_file()  # beside the database
-    got = store.reference(sid, "v1")
+    assert store.reference(sid, "v1") is not None  # at once, from memory, while the files are written
+    fresh = _reopened(store)
+    assert (tmp_path / "db" / "refs" / f"{sid}-v1.out.npy").is_file()  # beside the database, raw .npy
+    got = fresh.reference(sid, "v1")
     assert set(got) == {"out", "idx"}
     for k, v in outs.items():
         assert got[k].dtype == v.dtype and got[k].shape == v.shape
         np.testing.assert_array_equal(got[k], v)
-    assert store.reference(sid, "v2") is None
+    assert isinstance(got["out"], np.memmap)  # read back without a copy
+    assert fresh.reference(sid, "v2") is None
 
     store.set_reference(sid, "v1", {"out": np.zeros(3, np.float64)})  # replaced
-    got = store.reference(sid, "v1")
+    got = _reopened(store).reference(sid, "v1")
     assert list(got) == ["out"] and got["out"].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_reference_written_in_the_background(store, monkeypatch):
+    sid = store.create_session(kernel_name="k")
+    release = threading.Event()
+    real_save = np.save
+    monkeypatch.setattr(np, "save", lambda *a, **k: (release.wait(5), real_save(*a, **k)))
+    store.set_reference(sid, "v1", {"out": np.ones(4, np.float32)})  # returns before the file is written
+    assert not list(store.refs_dir.glob("*.npy")) if store.refs_dir.exists() else True
+    assert store.reference(sid, "v1")["out"].tolist() == [1.0] * 4
+    release.set()
+    assert _reopened(store).reference(sid, "v1")["out"].tolist() == [1.0] * 4
 
 
 def test_reference_deleted_file(store, tmp_path):
     sid = store.create_session(kernel_name="k")
     store.set_reference(sid, "v1", {"out": np.ones(4, np.float32)})
-    (store.refs_dir / f"{sid}-v1.npz").unlink()
-    assert store.reference(sid, "v1") is None
+    fresh = _reopened(store)
+    (store.refs_dir / f"{sid}-v1.out.npy").unlink()
+    assert fresh.reference(sid, "v1") is None
 
 
 def test_reference_altered_file(store):
     sid = store.create_session(kernel_name="k")
     store.set_reference(sid, "v1", {"out": np.ones(64, np.float32)})
-    path = store.refs_dir / f"{sid}-v1.npz"
+    fresh = _reopened(store)
+    path = store.refs_dir / f"{sid}-v1.out.npy"
     data = bytearray(path.read_bytes())
     data[-10] ^= 0xFF
     path.write_bytes(bytes(data))
-    assert store.reference(sid, "v1") is None
+    assert fresh.reference(sid, "v1") is None
+
+
+def test_reference_old_npz_still_read(store):
+    import hashlib
+    import io
+    sid = store.create_session(kernel_name="k")
+    buf = io.BytesIO()
+    np.savez(buf, out_o=np.arange(3.0))
+    store.refs_dir.mkdir(parents=True)
+    (store.refs_dir / f"{sid}-v.npz").write_bytes(buf.getvalue())
+    store.db["refs"].insert({"session": sid, "version": "v", "file": f"{sid}-v.npz",
+                             "sha256": hashlib.sha256(buf.getvalue()).hexdigest(), "summary": "{}"})
+    assert store.reference(sid, "v")["o"].tolist() == [0.0, 1.0, 2.0]
 
 
 def test_reference_custom_refs_dir(tmp_path):
     s = Store(tmp_path / "a.db", refs_dir=tmp_path / "elsewhere")
     s.set_reference("s", "v", {"o": np.ones(2)})
-    assert (tmp_path / "elsewhere" / "s-v.npz").is_file()
+    s.flush_references()
+    assert (tmp_path / "elsewhere" / "s-v.o.npy").is_file()
     assert s.reference("s", "v")["o"].tolist() == [1.0, 1.0]
+
+
+def test_results_batch_is_one_transaction(store):
+    sid = store.create_session(kernel_name="k")
+    store.add_results(sid, "v1", "r1", [_result("32"), _result("64")])
+    with pytest.raises(KeyError):
+        store.add_results(sid, "v1", "r1", [_result("128"), {"key": "256"}])  # the second is broken
+    assert [r["key"] for r in store.results(sid)] == ["32", "64"]
+
+
+def test_result_committed_at_once_survives_a_kill(tmp_path):
+    import subprocess
+    import sys
+    db = tmp_path / "k.db"
+    code = ("import os, sys; from kt_tui.store import Store; s = Store(sys.argv[1]); sid = s.create_session(id='s1');"
+            "[s.add_result(sid, 'v', 'r', {'key': str(i), 'params': {'x': i}, 'status': 'ok', 'time_ms': 1.0})"
+            " for i in range(50)]; os.kill(os.getpid(), 9)")
+    subprocess.run([sys.executable, "-c", code, str(db)], check=False)
+    assert len(Store(db).results("s1")) == 50
 
 
 # -- gates and events --------------------------------------------------------------------------
@@ -275,3 +330,36 @@ def test_a_database_of_another_program_is_refused_and_left_alone(tmp_path, capsy
     with sqlite3.connect(db) as conn:
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     assert names == ["invoices"]
+
+
+def test_results_read_once_and_fresh_after_every_write(store, monkeypatch):
+    sid = store.create_session(kernel_name="k")
+    store.add_result(sid, "v1", "r1", _result("32"))
+    decoded = []
+    real = json.loads
+    monkeypatch.setattr(json, "loads", lambda s, *a, **k: decoded.append(s) or real(s, *a, **k))
+    first = store.results(sid)
+    n = len(decoded)
+    assert store.results(sid) == first and len(decoded) == n  # the second read decodes nothing
+    first[0]["params"]["block_size_x"] = 0  # a caller changing its copy changes nothing stored
+    first[0]["status"] = "changed"
+    assert store.results(sid)[0]["status"] == "ok" and store.results(sid)[0]["params"] == {"block_size_x": 32}
+    store.add_result(sid, "v1", "r1", _result("64"))
+    assert [r["key"] for r in store.results(sid)] == ["32", "64"]
+    assert [r["key"] for r in store.results(sid, "v1")] == ["32", "64"]
+    store.mark_result(sid, "v1", "32", status="wrong_result")
+    assert store.results(sid, "v1")[0]["status"] == "wrong_result"
+    other = store.create_session(kernel_name="k2")
+    store.add_result(other, "v1", "r1", _result("128"))
+    assert len(store.results(sid)) == 2 and len(store.results(other)) == 1
+
+
+def test_results_seen_fresh_after_another_connection_writes(tmp_path):
+    a, b = Store(tmp_path / "s.db"), Store(tmp_path / "s.db")  # two processes, say
+    sid = a.create_session(kernel_name="k")
+    a.add_result(sid, "v", "r", _result("32"))
+    assert len(a.results(sid)) == 1 and len(b.results(sid)) == 1
+    b.add_result(sid, "v", "r", _result("64"))
+    assert [r["key"] for r in a.results(sid)] == ["32", "64"]
+    b.mark_result(sid, "v", "32", status="wrong_result")
+    assert a.results(sid)[0]["status"] == "wrong_result"

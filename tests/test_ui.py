@@ -279,3 +279,67 @@ async def test_the_settings_screen_changes_the_strategy_knobs():
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.engine.options["threshold"] == 0.1 and screen.engine.options["with_replanning"] is False
         await pilot.press("q")
+
+
+async def test_the_table_and_plot_follow_events_without_reading_the_store(monkeypatch):
+    import threading
+
+    from kt_tui.ui.plot import TuningPlot
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
+    reads = []
+    real = Store.results
+
+    def counting(self, *args, **kwargs):
+        if threading.current_thread() is threading.main_thread():
+            reads.append(args)
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(Store, "results", counting)
+    app = new_app(EXAMPLES / "reduction.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: gate_key(screen) is not None)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.state == "finished")
+        table = screen.query_one(ResultsTable)
+        plot = screen.query_one(TuningPlot)
+        stored = real(app.screen.store, screen.sid)
+        assert len(rows(app)) == len(stored) > 1
+        assert sorted(t for t in plot.times if t) == sorted(r["time_ms"] for r in stored if r["status"] == "ok")
+        assert table.best_key is not None
+        await pilot.press("q")
+    assert reads == []  # a new session: nothing stored to load, and the events carry the rest
+
+
+async def test_a_large_session_shows_its_fastest_rows_and_keeps_the_rest():
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            yield ResultsTable()
+
+    def result(i, t, status="ok"):
+        return {"key": str(i), "params": {"x": i}, "time_ms": t, "status": status, "verified": True}
+    app = One()
+    async with app.run_test() as pilot:
+        table = app.query_one(ResultsTable)
+        table.MAX_ROWS = 50
+        table.setup(["x"])
+        table.put_many([result(i, 1000.0 - i) for i in range(200)])  # stored, slowest first
+        assert table.row_count == 50 and table.hidden == 150 and len(table.rows_data) == 200
+        assert sorted(k.value for k in table.rows) == sorted(str(i) for i in range(150, 200))
+        table.put(result(500, 0.5))  # a new fastest is shown at once
+        table.put(result(501, 5000.0))  # slower than every shown row: kept, not shown
+        table.put(result(502, None, "compile_error"))
+        shown = {k.value for k in table.rows}
+        assert "500" in shown and "501" not in shown and "502" not in shown
+        for i in range(60):  # more fast ones: the table is trimmed back to the fastest 50
+            table.put(result(600 + i, 0.6 + i / 1000))
+            assert table.row_count < 2 * table.MAX_ROWS
+        assert table.row_count <= 60 and len(table.rows_data) == 263
+        fastest = sorted(table.rows_data.values(), key=lambda r: r["time_ms"] or 1e9)[:table.row_count]
+        assert {k.value for k in table.rows} == {r["key"] for r in fastest}
+        table.set_baseline(2.0)  # re-bases the shown rows only
+        table.sort_by("time")
+        times = [table.rows_data[k.value]["time_ms"] for k in table.rows]
+        assert times == sorted(times) and times[0] == 0.5
+        await pilot.pause()

@@ -52,7 +52,9 @@ def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
 
 def pick_backend(settings: Settings, gpu: GpuWorker, kernel: str, version: str | list[str], kernel_path: Path,
                  request: str | None = None) -> BackendChoice:
-    return choose_backend(request or settings.backend, gpu.probe, kernel, version, sim_sources(settings, kernel_path))
+    from ..gpu.probe_cache import cached_probe
+    probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
+    return choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
 
 
 def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, choice: BackendChoice) -> str:

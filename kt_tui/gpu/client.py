@@ -52,6 +52,27 @@ class _Receiver:
         raise queue.Empty
 
 
+def _tracker_to(log_path: str | None) -> None:
+    """Start multiprocessing's resource tracker (once per process) with its stderr in the worker's
+    log: what it reports at exit about a killed worker's semaphores is no message for the user's
+    terminal (and would be drawn over the UI)."""
+    from multiprocessing import resource_tracker
+    if getattr(resource_tracker._resource_tracker, "_fd", None) is not None:
+        return  # already running
+    try:
+        fd = os.open(log_path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError:
+        return
+    saved = os.dup(2)
+    try:
+        os.dup2(fd, 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
+
+
 class GpuWorker:
     def __init__(self, log_path: str | None = None):
         self.log_path = log_path
@@ -71,6 +92,7 @@ class GpuWorker:
             streams = sys.stdout, sys.stderr
             sys.stdout, sys.stderr = sys.__stdout__ or sys.stdout, sys.__stderr__ or sys.stderr
             try:
+                _tracker_to(self.log_path)
                 self.requests = self._ctx.Queue()
                 reader, writer = self._ctx.Pipe(duplex=False)
                 self.stop_flag = self._ctx.Event()

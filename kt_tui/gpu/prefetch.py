@@ -1,49 +1,58 @@
-"""Compile ahead: while the GPU measures one configuration, a thread pool compiles the next ones.
+"""Compile ahead: while the GPU measures one configuration, a pool compiles the next ones.
 
-kernel_tuner compiles each configuration when it reaches it, one after another; NVRTC plus the
-driver's PTX JIT are most of the time a configuration costs. For the nvcuda backend we compile
-the upcoming kernel strings straight to a cubin for this GPU on worker threads (NVRTC is
-thread-safe per program) and let kernel_tuner's compile step load that cubin instead. A compile
-that fails ahead of time is simply done again the normal way, so errors read as they always do.
+kernel_tuner compiles each configuration when it reaches it, one after another; the compiler is
+most of the time a configuration costs. We compile the upcoming kernel strings (exactly the
+strings kernel_tuner builds for them, with the options its backend would use) on other cores and
+let the backend's compile step pick the result up:
+
+- nvcuda: NVRTC to a cubin for this GPU on worker threads (NVRTC is thread-safe per program);
+  the compile step loads that cubin.
+- pycuda: nvcc through pycuda's own `compiler.compile`, in a process pool, with kernel_tuner's
+  arguments; kernel_tuner links with the device runtime (DynamicSourceModule) from PTX, we link
+  the same relocatable code as a cubin, so the driver has nothing left to JIT.
+- cupy: the pool's processes compile through cupy itself, which fills cupy's on-disk kernel cache;
+  kernel_tuner's compile then finds the module there (same source, options, GPU and NVRTC: the
+  cache's own key).
+
+A compile that fails ahead of time is simply done again the normal way, so errors read as they
+always do. `KT_TUI_PREFETCH=0` turns it off; `KT_TUI_PREFETCH_WORKERS=N` sets the pool's size.
 """
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
 WINDOW = 24  # configurations compiled ahead of the one being measured
+BACKENDS = ("CudaFunctions", "PyCudaFunctions", "CupyFunctions")
+
+
+def pool_size(limit: int = 16) -> int:
+    wanted = os.environ.get("KT_TUI_PREFETCH_WORKERS")
+    if wanted and wanted.isdigit() and int(wanted) > 0:
+        return int(wanted)
+    return max(1, min(limit, (os.cpu_count() or 2) - 1))
 
 
 class Prefetcher:
-    def __init__(self, runner):
-        from cuda.bindings import driver, nvrtc  # noqa: F401 - fail here when the backend is not nvcuda
-
+    def __init__(self, runner, pool: Executor | None = None):
         self.runner = runner
         self.backend = runner.dev.dev
-        self.pool = ThreadPoolExecutor(max_workers=max(1, min(8, (os.cpu_count() or 2) - 1)))
+        self.how = {"CudaFunctions": _Nvrtc, "PyCudaFunctions": _Pycuda, "CupyFunctions": _Cupy}[
+            type(self.backend).__name__](self.backend)
+        self.pool = pool or self.how.pool()
         self.ahead: dict[str, Future] = {}
         self.queued: set[tuple] = set()
-        self.options = self._options()
         self.original = self.backend.compile
         self.backend.compile = self.compile
 
     @staticmethod
     def usable(runner) -> bool:
         backend = getattr(getattr(runner, "dev", None), "dev", None)
-        return type(backend).__name__ == "CudaFunctions" and not getattr(runner, "simulation_mode", False)
-
-    def _options(self) -> list[bytes]:
-        from kernel_tuner.utils.nvcuda import find_cuda_home, to_valid_nvrtc_gpu_arch_cc
-
-        opts = [o for o in self.backend.compiler_options if not o.startswith(("-arch", "--arch", "--gpu-architecture"))]
-        if not any(o.startswith(("-std=", "--std=")) for o in opts):
-            opts.append("--std=c++11")
-        opts.append(f"--gpu-architecture=sm_{to_valid_nvrtc_gpu_arch_cc(self.backend.cc)}")
-        home = find_cuda_home()
-        if home:
-            opts.append(f"-I{os.path.join(home, 'include')}")
-        return [o.encode() for o in opts]
+        if type(backend).__name__ == "CupyFunctions" and os.environ.get("CUPY_CACHE_IN_MEMORY", "0") != "0":
+            return False  # nothing on disk for kernel_tuner's compile to find
+        return type(backend).__name__ in BACKENDS and not getattr(runner, "simulation_mode", False)
 
     def upcoming(self, params_list: list[dict]) -> None:
         """Queue these configurations (in the order they will run), at most WINDOW ahead."""
@@ -58,36 +67,147 @@ class Prefetcher:
             instance = dev.create_kernel_instance(r.kernel_source, r.kernel_options, params, False)
             if not hasattr(instance, "kernel_string") or instance.kernel_string in self.ahead:
                 continue
-            self.ahead[instance.kernel_string] = self.pool.submit(_cubin, instance.kernel_string, instance.name,
-                                                                  self.options)
+            fn, args = self.how.job(instance)
+            try:
+                self.ahead[instance.kernel_string] = self.pool.submit(fn, *args)
+            except Exception:  # noqa: BLE001 - a broken pool: compile the normal way from now on
+                self.queued = _Everything()
+                return
 
     def compile(self, instance):
         future = self.ahead.pop(instance.kernel_string, None)
         if future is None:
             return self.original(instance)
         try:
-            cubin, lowered = future.result()
+            done = future.result()
+            func = self.how.load(done, instance)
         except Exception:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it as usual
-            return self.original(instance)
-        from cuda.bindings import driver
-
-        b = self.backend
-        import numpy as np
-        err, b.current_module = driver.cuModuleLoadData(np.char.array(cubin))
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return self.original(instance)
-        err, b.func = driver.cuModuleGetFunction(b.current_module, lowered)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return self.original(instance)
-        err, b.num_regs = driver.cuFuncGetAttribute(driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, b.func)
-        return b.func
+            func = None
+        return self.original(instance) if func is None else func
 
     def close(self) -> None:
         self.backend.compile = self.original
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        # waits for the compiles under way: a pool's processes and semaphores are gone afterwards
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _cubin(source: str, name: str, options: list[bytes]) -> tuple[bytes, bytes]:
+class _Everything(set):
+    def __contains__(self, item) -> bool:
+        return True
+
+
+def _process_pool(limit: int) -> ProcessPoolExecutor:
+    # spawn: the measuring process owns a CUDA context, which a forked child must not inherit
+    return ProcessPoolExecutor(max_workers=pool_size(limit), mp_context=mp.get_context("spawn"))
+
+
+class _Nvrtc:
+    def __init__(self, backend):
+        from cuda.bindings import driver, nvrtc  # noqa: F401 - fail here when the backend is not nvcuda
+        self.backend = backend
+        self.options = self._options()
+
+    def pool(self) -> Executor:
+        return ThreadPoolExecutor(max_workers=pool_size(8))
+
+    def _options(self) -> list[bytes]:
+        from kernel_tuner.utils.nvcuda import find_cuda_home, to_valid_nvrtc_gpu_arch_cc
+
+        b = self.backend
+        opts = [o for o in b.compiler_options if not o.startswith(("-arch", "--arch", "--gpu-architecture"))]
+        if not any(o.startswith(("-std=", "--std=")) for o in opts):
+            opts.append("--std=c++11")
+        opts.append(f"--gpu-architecture=sm_{to_valid_nvrtc_gpu_arch_cc(b.cc)}")
+        home = find_cuda_home()
+        if home:
+            opts.append(f"-I{os.path.join(home, 'include')}")
+        return [o.encode() for o in opts]
+
+    def job(self, instance):
+        return nvrtc_cubin, (instance.kernel_string, instance.name, self.options)
+
+    def load(self, done, instance):
+        import numpy as np
+        from cuda.bindings import driver
+
+        cubin, lowered = done
+        b = self.backend
+        err, b.current_module = driver.cuModuleLoadData(np.char.array(cubin))
+        if err != driver.CUresult.CUDA_SUCCESS:
+            return None
+        err, b.func = driver.cuModuleGetFunction(b.current_module, lowered)
+        if err != driver.CUresult.CUDA_SUCCESS:
+            return None
+        err, b.num_regs = driver.cuFuncGetAttribute(driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, b.func)
+        return b.func
+
+
+class _Pycuda:
+    def __init__(self, backend):
+        import pycuda.compiler  # noqa: F401 - fail here when pycuda is not there
+        self.backend = backend
+
+    def pool(self) -> Executor:
+        return _process_pool(16)
+
+    def job(self, instance):
+        return pycuda_cubin, (instance.kernel_string, pycuda_arguments(self.backend, instance))
+
+    def load(self, cubin: bytes, instance):
+        from pycuda.compiler import DynamicModule, SourceModule
+        from pycuda.driver import jit_input_type, module_from_buffer
+
+        b = self.backend
+        if b.source_mod is SourceModule:
+            module = SourceModule.__new__(SourceModule)
+            module.module = module_from_buffer(cubin)
+            module._bind_module()
+        else:  # DynamicSourceModule: relocatable code linked with the device runtime, as pycuda does
+            args = pycuda_arguments(b, instance)
+            module = DynamicModule(arch=args["arch"], code=args["code"], no_extern_c=args["no_extern_c"])
+            module.add_data(cubin, jit_input_type.CUBIN, "kernel.cubin")
+            module.add_stdlib("cudadevrt")
+            module.link()
+        b.current_module = module
+        b.func = module.get_function(instance.name)
+        if not isinstance(b.func, str):
+            b.num_regs = b.func.num_regs
+        return b.func
+
+
+def pycuda_arguments(backend, instance) -> dict:
+    """What kernel_tuner's pycuda backend passes to its SourceModule class for this instance
+    (backends/pycuda.py, compile), plus what DynamicSourceModule adds for relocatable code."""
+    from pycuda.compiler import SourceModule
+
+    options = ["-Xcompiler=-Wall"] + list(backend.compiler_options or []) + ["-e", instance.name]
+    if backend.source_mod is not SourceModule:
+        options += [o for o in ("-rdc=true", "-lcudadevrt") if o not in options]
+    cc = backend.cc
+    return {"options": options, "arch": f"compute_{cc}" if cc != "00" else None,
+            "code": f"sm_{cc}" if cc != "00" else None, "cache_dir": False,
+            "no_extern_c": 'extern "C"' in instance.kernel_string}
+
+
+class _Cupy:
+    def __init__(self, backend):
+        import cupy  # noqa: F401 - fail here when cupy is not there
+        self.backend = backend
+
+    def pool(self) -> Executor:
+        return _process_pool(8)  # each process opens a CUDA context to load what it compiled
+
+    def job(self, instance):
+        opts = list(self.backend.compiler_options or [])
+        if not any("-std=" in o for o in opts):  # as kernel_tuner's cupy backend does
+            opts = ["--std=c++11"] + opts
+        return cupy_compile, (instance.kernel_string, instance.name, tuple(opts))
+
+    def load(self, done, instance):
+        return None  # kernel_tuner's own compile now finds the module in cupy's cache
+
+
+def nvrtc_cubin(source: str, name: str, options: list[bytes]) -> tuple[bytes, bytes]:
     from cuda.bindings import nvrtc
 
     def check(result):
@@ -107,3 +227,16 @@ def _cubin(source: str, name: str, options: list[bytes]) -> tuple[bytes, bytes]:
         return buf, lowered
     finally:
         nvrtc.nvrtcDestroyProgram(program)
+
+
+def pycuda_cubin(source: str, arguments: dict) -> bytes:
+    """In a pool process: nvcc through pycuda, to a cubin."""
+    from pycuda.compiler import compile
+    return compile(source, target="cubin", **arguments)
+
+
+def cupy_compile(source: str, name: str, options: tuple) -> bool:
+    """In a pool process: cupy compiles (and caches on disk) what kernel_tuner will ask it for."""
+    import cupy
+    cupy.RawModule(code=source, options=options, name_expressions=[name]).compile()
+    return True

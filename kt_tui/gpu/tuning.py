@@ -29,6 +29,7 @@ STICKY = ("illegal memory access", "illegal address", "unspecified launch failur
 
 
 MODEL_STEPS = 60  # configurations our search picks by model before an unbudgeted run goes on in order
+SMALL_SPACE = 32  # an unbudgeted run of our search over no more configurations runs them in order
 
 
 class StopTuning(Exception):
@@ -156,6 +157,9 @@ class StreamingStrategy:
                 return proxy.run(elements, tuning_options)
             if job.strategy == "brute_force":
                 return proxy.run(searchspace.sorted_list(), tuning_options)
+            if job.strategy == "kt" and not job.max_configs and searchspace.size <= SMALL_SPACE:
+                # every configuration runs anyway and there are few: a model costs more than its order gains
+                return proxy.run(searchspace.sorted_list(), tuning_options)
             if job.strategy == "kt" and not job.max_configs:
                 # no budget: the model picks the first configurations (its cost grows with every
                 # one it learns from), then the rest of the space runs in order
@@ -200,7 +204,8 @@ class _StreamingRunner:
         owner, job = self.owner, self.owner.job
         out = []
         parameter_space = list(parameter_space)
-        self._start_prefetch()
+        if len(parameter_space) > 1:  # a single configuration gains nothing from compiling ahead
+            self._start_prefetch()
         for i, element in enumerate(parameter_space):
             key = ",".join(str(v) for v in element)
             if self.prefetch is not None:

@@ -20,13 +20,13 @@ from contextlib import nullcontext
 import numpy as np
 from kernel_tuner.strategies.common import CostFunc
 from kernel_tuner.util import StopCriterionReached
-from scipy.stats import norm, rankdata
+from scipy.special import ndtri
 
 from .model import GP, Trees, encode, expected_improvement
 
 OPTIONS = ("seeds", "seed", "initial", "max_fevals", "time_limit", "searchspace_construction_options")
 DEFAULT_BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
-MAX_CANDIDATES = 20000  # configurations scored per step in large spaces (a random sample + neighbours)
+MAX_CANDIDATES = 2000  # configurations scored per step in large spaces (a random sample + neighbours)
 MAX_TRAIN = 300  # observations the models are fitted on (the best half, then a random rest)
 
 
@@ -80,15 +80,20 @@ class Search:
     def _pick(self, free: np.ndarray) -> int:
         idx = np.array(list(self.seen))
         raw = np.array([np.inf if v is None else v for v in self.seen.values()])
-        y = norm.ppf((rankdata(raw) - 0.5) / len(raw))  # ranks: robust to outliers and failures
+        y = ndtri((average_ranks(raw) - 0.5) / len(raw))  # ranks: robust to outliers and failures
         best = idx[int(np.argmin(raw))]
         if len(idx) > MAX_TRAIN:
             order = np.argsort(raw)
             keep = np.concatenate([order[:MAX_TRAIN // 2],
                                    self.rng.choice(order[MAX_TRAIN // 2:], MAX_TRAIN // 2, replace=False)])
             idx, y = idx[keep], y[keep]
-        self.gp.fit(self.x[idx], y, tune=len(idx) <= 60 or self.steps % 5 == 0)
-        self.trees.fit(self.x[idx], y)
+        if len(self.space) <= MAX_CANDIDATES:
+            self.gp.fit(self.x[idx], y, tune=len(idx) <= 60 or self.steps % 5 == 0)
+            self.trees.fit(self.x[idx], y)
+        else:  # a large space: the length scales and the trees move little per point, refit them now and then
+            self.gp.fit(self.x[idx], y, tune=len(idx) <= 20 or self.steps % 5 == 0)
+            if self.steps % 4 == 1 or not hasattr(self.trees, "trees"):
+                self.trees.fit(self.x[idx], y)
         near = free[(self.ix[free] != self.ix[best]).sum(1) <= 1]
         if self.steps % 2 == 0 and len(near):
             mean, _ = self._predict(self.x[near])
@@ -99,11 +104,25 @@ class Search:
         return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
 
 
+def average_ranks(a: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties sharing their average rank (scipy's rankdata, without importing scipy.stats)."""
+    order = np.argsort(a, kind="mergesort")
+    sorted_a = a[order]
+    new = np.concatenate([[True], sorted_a[1:] != sorted_a[:-1]])
+    group = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], len(a))
+    ranks = np.empty(len(a))
+    ranks[order] = ((starts + ends + 1) / 2.0)[group]
+    return ranks
+
+
 def product_features(space: list[tuple], groups: list[list[int]]) -> np.ndarray:
     """log2 of the products of parameter groups, scaled to [0, 1]."""
     cols = []
     for g in groups:
-        col = np.log2(np.maximum([float(np.prod([c[i] for i in g])) for c in space], 1e-9))
+        col = np.log2(np.maximum(np.prod(np.array([[float(c[i]) for i in g] for c in space]).reshape(len(space), len(g)),
+                                         axis=1), 1e-9))
         lo, hi = col.min(initial=0.0), col.max(initial=0.0)
         if hi > lo:
             cols.append((col - lo) / (hi - lo))

@@ -13,13 +13,28 @@ import json
 import os
 import socket
 import sqlite3
+import sys
 import threading
 import time
 import uuid
 from pathlib import Path
 
-import numpy as np
-import sqlite_utils
+
+def _import_sqlite_utils():
+    """sqlite-utils imports pandas whenever it is installed, only to convert pandas values we never
+    store: most of a second at every start. It is told pandas is not there (unless it is loaded)."""
+    if "sqlite_utils" in sys.modules or "pandas" in sys.modules:
+        import sqlite_utils
+        return sqlite_utils
+    sys.modules["pandas"] = None  # makes `import pandas` raise ImportError
+    try:
+        import sqlite_utils
+    finally:
+        del sys.modules["pandas"]
+    return sqlite_utils
+
+
+sqlite_utils = _import_sqlite_utils()
 
 from ..errors import UserError
 
@@ -77,6 +92,13 @@ def _alive(pid: int) -> bool:
         return True
 
 
+_RESULT_COLUMNS = ("session", "version", "key", "run", "params", "time_ms", "times", "status", "error", "verified",
+                   "max_abs_err", "first_bad", "compile_ms", "source", "origin", "created", "verdicts", "worker", "device")
+_RESULT_UPSERT = (f"INSERT INTO results ({', '.join(_RESULT_COLUMNS)}) VALUES ({', '.join('?' * len(_RESULT_COLUMNS))}) "
+                  "ON CONFLICT(session, version, key) DO UPDATE SET "
+                  + ", ".join(f"{c} = excluded.{c}" for c in _RESULT_COLUMNS[3:]))
+
+
 def now() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S")
 
@@ -88,10 +110,14 @@ class Store:
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._refs: dict[tuple[str, str], dict] = {}  # reference outputs set or read by this process
+        self._writers: list[threading.Thread] = []
+        self._write_lock = threading.Lock()
+        self._generation = 0  # counts result writes through this store
         self._migrate()
 
     @property
-    def db(self) -> sqlite_utils.Database:
+    def db(self):
         db = getattr(self._local, "db", None)
         if db is None:
             db = sqlite_utils.Database(self.path)
@@ -222,30 +248,52 @@ class Store:
         return list(self.db["runs"].rows_where("session = ?", [sid], order_by="rowid"))
 
     def add_result(self, sid: str, vid: str, rid: str, r: dict) -> None:
-        row = {"session": sid, "version": vid, "key": r["key"], "run": rid, "params": json.dumps(r["params"]),
-               "time_ms": r.get("time_ms"), "times": json.dumps(r.get("times")), "status": r["status"],
-               "error": r.get("error"), "verified": None if r.get("verified") is None else int(r["verified"]),
-               "max_abs_err": r.get("max_abs_err"), "first_bad": r.get("first_bad"),
-               "compile_ms": r.get("compile_ms"), "source": r.get("source"), "origin": r.get("origin"), "created": r.get("timestamp") or now(),
-               "verdicts": json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None}
-        if r.get("worker"):  # measured by one of several GPU workers (--gpus, --ray)
-            row.update(worker=r["worker"], device=r.get("device"))
-        self.db["results"].upsert(row, pk=("session", "version", "key"))
+        """One result, committed at once (a killed process keeps every configuration it reported).
+        Plain SQL: sqlite-utils' upsert inspects the table on every call, which costs more than the write."""
+        self.add_results(sid, vid, rid, [r])
+
+    def add_results(self, sid: str, vid: str, rid: str, rs: list[dict]) -> None:
+        """Several results in one transaction: all of them are stored, or none."""
+        rows = [(sid, vid, r["key"], rid, json.dumps(r["params"]), r.get("time_ms"), json.dumps(r.get("times")),
+                 r["status"], r.get("error"), None if r.get("verified") is None else int(r["verified"]),
+                 r.get("max_abs_err"), r.get("first_bad"), r.get("compile_ms"), r.get("source"), r.get("origin"),
+                 r.get("timestamp") or now(), json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None,
+                 r.get("worker"), r.get("device") if r.get("worker") else None)
+                for r in rs]
+        conn = self.db.conn
+        self._results_changed(sid)
+        with conn:
+            conn.executemany(_RESULT_UPSERT, rows)
+        self._results_changed(sid)
 
     def mark_result(self, sid: str, vid: str, key: str, **fields) -> None:
         """Change a stored result after the fact (a check at another size found it wrong)."""
+        self._results_changed(sid)
         self.db["results"].update((sid, vid, key), fields)
+        self._results_changed(sid)
 
     def results(self, sid: str, vid: str | None = None) -> list[dict]:
-        where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
-        out = []
-        for row in self.db["results"].rows_where(where, args, order_by="rowid"):
-            row["params"] = json.loads(row["params"])
-            row["times"] = json.loads(row["times"]) if row["times"] else None
-            row["verified"] = None if row["verified"] is None else bool(row["verified"])
-            row["verdicts"] = json.loads(row["verdicts"]) if row.get("verdicts") else None
-            out.append(row)
-        return out
+        """The results in the order they were stored. Decoded rows are kept (per thread) until the
+        database changes: SQLite's data_version sees other connections' commits, our own counter
+        this one's (a resumed session of 100,000 results is read many times)."""
+        key = (sid, vid)
+        cache = self._local.__dict__.setdefault("results", {})
+        version = (self.db.execute("PRAGMA data_version").fetchone()[0], self._generation)
+        hit = cache.get(key)
+        if hit is None or hit[0] != version:
+            where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
+            rows = []
+            for row in self.db["results"].rows_where(where, args, order_by="rowid"):
+                row["params"] = json.loads(row["params"])
+                row["times"] = json.loads(row["times"]) if row["times"] else None
+                row["verified"] = None if row["verified"] is None else bool(row["verified"])
+                row["verdicts"] = json.loads(row["verdicts"]) if row.get("verdicts") else None
+                rows.append(row)
+            hit = cache[key] = (version, rows)
+        return [dict(r, params=dict(r["params"])) for r in hit[1]]
+
+    def _results_changed(self, sid: str) -> None:
+        self._generation += 1
 
     def add_check(self, sid: str, vid: str, c: dict) -> None:
         """One configuration checked at one other size (gpu/checking.entry)."""
@@ -266,32 +314,62 @@ class Store:
                 for r in self.db["checks"].rows_where(where, args, order_by="rowid")]
 
     def set_reference(self, sid: str, vid: str, outputs: dict) -> None:
-        """Reference outputs live in an .npz beside the database (they can be large); the row
-        keeps its name and checksum. They are reproducible: inputs come from the spec's seeds."""
+        """Reference outputs: kept in memory for this process, and written beside the database as
+        one raw .npy per output (they can be large) by a background thread; the row, with the
+        files' checksum, is written after them. They are reproducible (inputs come from the spec's
+        seeds), so a process killed before the row is written only makes the next run recompute them."""
+        import numpy as np
+        outputs = {k: np.asarray(v) for k, v in outputs.items()}
+        self._refs[(sid, vid)] = outputs
+        if self.path == ":memory:":  # another thread would open another, empty, database
+            return self._write_reference(sid, vid, outputs)
+        writer = threading.Thread(target=self._write_reference, args=(sid, vid, outputs), name="kt-tui-refs")
+        writer.start()  # not a daemon: the interpreter waits for it at exit
+        self._writers.append(writer)
+
+    def flush_references(self) -> None:
+        """Wait until every reference handed to set_reference is on disk."""
+        while self._writers:
+            self._writers.pop().join()
+
+    def _write_reference(self, sid: str, vid: str, outputs: dict) -> None:
+        with self._write_lock:
+            self._write_reference_files(sid, vid, outputs)
+
+    def _write_reference_files(self, sid: str, vid: str, outputs: dict) -> None:
         self.refs_dir.mkdir(parents=True, exist_ok=True)
-        path = self.refs_dir / f"{sid}-{vid}.npz"
-        buf = io.BytesIO()
-        np.savez(buf, **{f"out_{k}": v for k, v in outputs.items()})
-        path.write_bytes(buf.getvalue())
+        digest = hashlib.sha256()
+        for name, arr in outputs.items():
+            path = self.refs_dir / f"{sid}-{vid}.{name}.npy"
+            _np().save(path, arr, allow_pickle=False)
+            _hash_file(digest, path)
         summary = {k: [str(v.dtype), list(v.shape)] for k, v in outputs.items()}
-        self.db["refs"].upsert({"session": sid, "version": vid, "file": path.name,
-                                "sha256": hashlib.sha256(buf.getvalue()).hexdigest(), "summary": json.dumps(summary)},
-                               pk=("session", "version"))
+        self.db["refs"].upsert({"session": sid, "version": vid, "file": f"{sid}-{vid}", "sha256": digest.hexdigest(),
+                                "summary": json.dumps(summary)}, pk=("session", "version"))
 
     def reference(self, sid: str, vid: str) -> dict | None:
-        """The stored reference outputs, or None when missing or damaged (then they are recomputed)."""
+        """The reference outputs (memory-mapped from disk), or None when missing or damaged
+        (then they are recomputed)."""
+        if (sid, vid) in self._refs:
+            return self._refs[(sid, vid)]
         rows = list(self.db["refs"].rows_where("session = ? AND version = ?", [sid, vid]))
         if not rows:
             return None
-        path = self.refs_dir / rows[0]["file"]
+        row = rows[0]
+        if row["file"].endswith(".npz"):  # written by an older kt-tui
+            return _read_npz(self.refs_dir / row["file"], row["sha256"])
+        digest, out = hashlib.sha256(), {}
         try:
-            data = path.read_bytes()
-        except OSError:
+            for name in json.loads(row["summary"]):
+                path = self.refs_dir / f"{row['file']}.{name}.npy"
+                _hash_file(digest, path)
+                out[name] = _np().load(path, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError):
             return None
-        if hashlib.sha256(data).hexdigest() != rows[0]["sha256"]:
+        if digest.hexdigest() != row["sha256"]:
             return None
-        with np.load(io.BytesIO(data)) as z:
-            return {k.removeprefix("out_"): z[k] for k in z.files}
+        self._refs[(sid, vid)] = out
+        return out
 
     # -- gates and events ----------------------------------------------------------------
     def gate(self, sid: str, key: str) -> dict | None:
@@ -360,3 +438,25 @@ class Store:
 
     def events(self, sid: str) -> list[dict]:
         return [dict(e, data=json.loads(e["data"])) for e in self.db["events"].rows_where("session = ?", [sid], order_by="id")]
+
+
+def _hash_file(digest, path: Path) -> None:
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 24):
+            digest.update(chunk)
+
+
+def _read_npz(path: Path, sha256: str) -> dict | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != sha256:
+        return None
+    with _np().load(io.BytesIO(data)) as z:
+        return {k.removeprefix("out_"): z[k] for k in z.files}
+
+
+def _np():
+    import numpy  # not at import: listing sessions needs no numpy
+    return numpy

@@ -77,6 +77,9 @@ class SessionScreen(Screen):
         self.autopilot = False
         self.paused = False
         self.llm_line = ""
+        self.plotted: dict[str, dict[str, float | None]] = {}  # version -> config key -> what the plot shows
+        self.plotted_version: str | None = None  # the version whose run the plot shows (None: all stored)
+        self.plot_stale = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -114,6 +117,7 @@ class SessionScreen(Screen):
         if self.sid:
             self._load_stored()
         self.set_interval(1.0, self._show_progress)
+        self.set_interval(0.25, self._catch_up)
         table.focus()
         self._engine_thread()
 
@@ -189,7 +193,10 @@ class SessionScreen(Screen):
             d = e.data
             if e.kind == "result":
                 table.put(d["result"])
-                self.query_one(TuningPlot).add(_plotted(d["result"]))
+                points = self.plotted.setdefault(d["version"], {})
+                if d["result"]["key"] not in points and d["version"] == self.plotted_version:
+                    self.query_one(TuningPlot).add(_plotted(d["result"]))
+                points[d["result"]["key"]] = _plotted(d["result"])
                 added = True
                 self.current = None
                 if d["best"]:
@@ -209,7 +216,9 @@ class SessionScreen(Screen):
             elif e.kind == "run":
                 self.run_info = {**d, "started": time.monotonic(), "done": 0}
                 if d["kind"] == "tune":
-                    self.query_one(TuningPlot).reset([_plotted(r) for r in self.store.results(self.sid, d["version"])])
+                    # from what this screen already holds: the store is never read on the UI thread here
+                    self.plotted_version = d["version"]
+                    self.query_one(TuningPlot).reset(list(self.plotted.get(d["version"], {}).values()))
                 self.paused = False
                 self.state = "running"
                 self.query_one(GatePanel).update(Text.assemble(
@@ -233,10 +242,8 @@ class SessionScreen(Screen):
                 self._llm(e.kind, d)
             elif e.kind == "finished":
                 self._finished(d)
-        if added and table.sort_index:
-            table.sort_by(table.sort_index, table.sort_reverse)
         if added:
-            self.query_one(TuningPlot).redraw()
+            self.plot_stale = True  # the plot and the sort catch up on a timer: not at every batch
         self._show_progress()
         self.refresh_bindings()
 
@@ -287,20 +294,31 @@ class SessionScreen(Screen):
         self.baseline_ms = s.get("baseline_ms")
         table.baseline_ms = self.baseline_ms
         stored = self.store.results(self.sid)
+        table.put_many(stored)
         for r in stored:
-            table.put(r)
+            self.plotted.setdefault(r["version"], {})[r["key"]] = _plotted(r)
         self.query_one(TuningPlot).reset([_plotted(r) for r in stored])
         self.query_one(PlanView).show(self.store.steps(self.sid))
         if s.get("best_key") and s.get("best_ms") is not None:
             table.mark_best(s["best_key"])
             self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
 
+    def _catch_up(self) -> None:
+        if self.plot_stale:
+            self.plot_stale = False
+            self.query_one(TuningPlot).redraw()
+            table = self.query_one(ResultsTable)
+            if table.sort_index:
+                table.sort_by(table.sort_index, table.sort_reverse)
+
     def _show_progress(self) -> None:
         table = self.query_one(ResultsTable)
-        parts = [f"{table.row_count} measured"]
+        parts = [f"{len(table.rows_data)} measured"]
         run = self.run_info
         if run.get("total"):
-            parts[0] = f"{table.row_count}/{run['total']} configurations"
+            parts[0] = f"{len(table.rows_data)}/{run['total']} configurations"
+        if table.hidden:
+            parts.append(f"the table shows the {table.row_count} fastest")
         if run.get("started"):
             end = run.get("ended") or time.monotonic()
             parts.append(f"{end - run['started']:.0f} s elapsed")

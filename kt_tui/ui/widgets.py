@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import heapq
+import math
+
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -54,12 +57,24 @@ class ProgressLine(Static):
     pass
 
 
+def _rank(r: dict) -> float:
+    """Which results the table shows first: the fastest that ran right; failures last."""
+    t = r.get("time_ms")
+    return t if t is not None and r.get("status") == "ok" and r.get("verified") is not False else math.inf
+
+
 def _fmt_ms(v) -> str:
     return f"{v:.4f}" if v is not None else "-"
 
 
 class ResultsTable(DataTable):
-    """One row per configuration, keyed by its kernel_tuner cache key; the best row is starred."""
+    """One row per configuration, keyed by its kernel_tuner cache key; the best row is starred.
+
+    A session can hold 100,000 results: the table shows the MAX_ROWS fastest (failures last; up to
+    twice as many between two trims) and keeps the others in rows_data, so that adding, sorting and
+    re-basing cost the same at any size."""
+
+    MAX_ROWS = 1000
 
     def setup(self, param_names: list[str], reference_key: str | None = None, workers: bool = False) -> None:
         self.param_names = list(param_names)
@@ -70,6 +85,8 @@ class ResultsTable(DataTable):
         self.best_key: str | None = None
         self.baseline_ms: float | None = None
         self.rows_data: dict[str, dict] = {}
+        self._shown: list[tuple[float, int, str]] = []  # heap of (-rank, seq, key) of shown rows: the slowest on top
+        self._seq = 0
         self.sort_index, self.sort_reverse = None, False
         self.add_column("", key="best", width=1)
         for n in self.param_names:
@@ -100,13 +117,54 @@ class ResultsTable(DataTable):
 
     def put(self, r: dict) -> None:
         key = r["key"]
-        cells = self._cells(r)
         self.rows_data[key] = r
         if key in self.rows:
-            for col, value in zip([c for c in self.columns if c != "best"], cells):
+            for col, value in zip([c for c in self.columns if c != "best"], self._cells(r)):
                 self.update_cell(key, col, value)
-        else:
-            self.add_row("", *cells, key=key)
+            return
+        if len(self.rows) >= self.MAX_ROWS:
+            worst = self._slowest_shown()
+            if worst is None or _rank(r) >= -worst[0]:
+                return  # kept in rows_data, not shown
+        self._show(key)
+        if len(self.rows) >= 2 * self.MAX_ROWS:
+            self._trim()  # removing rows one by one costs a DataTable far more than one rebuild
+
+    def _trim(self) -> None:
+        keep = {k for k in heapq.nsmallest(self.MAX_ROWS, (k.value for k in self.rows),
+                                           key=lambda k: _rank(self.rows_data[k]))}
+        order = [k.value for k in self.rows if k.value in keep]
+        best = self.best_key
+        self.clear()
+        self._shown = []
+        for k in order:
+            self._show(k)
+        self.mark_best(best)
+
+    def put_many(self, rs: list[dict]) -> None:
+        """Stored results at once: only the ones that will show become rows."""
+        if self.rows:
+            for r in rs:
+                self.put(r)
+            return
+        for r in rs:
+            self.rows_data[r["key"]] = r
+        for r in heapq.nsmallest(self.MAX_ROWS, self.rows_data.values(), key=_rank):
+            self._show(r["key"])
+
+    @property
+    def hidden(self) -> int:
+        return len(self.rows_data) - len(self.rows)
+
+    def _show(self, key: str) -> None:
+        self._seq += 1
+        heapq.heappush(self._shown, (-_rank(self.rows_data[key]), self._seq, key))
+        self.add_row("", *self._cells(self.rows_data[key]), key=key)
+
+    def _slowest_shown(self):
+        while self._shown and self._shown[0][2] not in self.rows:
+            heapq.heappop(self._shown)
+        return self._shown[0] if self._shown else None
 
     def mark_best(self, key: str | None) -> None:
         if self.best_key and self.best_key in self.rows:
@@ -119,8 +177,8 @@ class ResultsTable(DataTable):
         if ms == self.baseline_ms:
             return
         self.baseline_ms = ms
-        for key, r in self.rows_data.items():
-            self.update_cell(key, "speedup", self._cells(r)[len(self.param_names) + 1])
+        for key in self.rows:
+            self.update_cell(key.value, "speedup", self._cells(self.rows_data[key.value])[len(self.param_names) + 1])
 
     def sort_by(self, column: str, reverse: bool = False) -> None:
         def value(r: dict):
@@ -135,9 +193,10 @@ class ResultsTable(DataTable):
             return (v is None, v if v is not None else 0) if not isinstance(v, str) else (False, v)
 
         self.sort_index, self.sort_reverse = column, reverse
-        order = sorted(self.rows_data, key=lambda k: value(self.rows_data[k]), reverse=reverse)
+        order = sorted((k.value for k in self.rows), key=lambda k: value(self.rows_data[k]), reverse=reverse)
         best = self.best_key
         self.clear()
+        self._shown = []
         for k in order:
-            self.add_row("", *self._cells(self.rows_data[k]), key=k)
+            self._show(k)
         self.mark_best(best)

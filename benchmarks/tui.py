@@ -1,0 +1,243 @@
+"""Does the terminal UI keep up? The app, headless (Textual's Pilot), resumes a session that already
+holds N results (100,000 by default) while a fake GPU worker streams new results at a given rate;
+keys are pressed while it streams.
+
+Reported: resume to first frame (TUI: the session screen mounted with every stored row; headless:
+`kt-tui resume --auto --json` of that session, whole command), key-to-screen latency (press to
+handled, p95), the longest UI-thread event batch (a frame cannot come sooner), peak RSS, `kt-tui
+sessions`, and the store's write rate (one commit per result, and batched).
+Targets (issue 14): key p95 <= 50 ms, no batch over 100 ms, RSS <= 300 MB, resume <= 1 s,
+sessions <= 0.3 s, storing >= 20,000 results/s batched.
+
+usage: python benchmarks/tui.py [--results 100000] [--rate 200] [--stream-s 10] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+class FakeGpu:
+    """Stands in for kt_tui.gpu.client.GpuWorker: answers the probe, streams made-up results."""
+
+    def __init__(self, rate: float, seconds: float):
+        self.rate, self.seconds = rate, seconds
+        self.stop = threading.Event()
+        self.streamed = 0
+
+    def probe(self, backends, timeout=0):
+        return {"backend": "pycuda", "gpu": "FAKE GPU (benchmarks/tui.py)", "errors": {}}
+
+    def run(self, job, on_event, timeout_s):
+        import numpy as np
+
+        from kt_tui.gpu.protocol import CheckJob
+        if isinstance(job, CheckJob):
+            return {"device": "FAKE", "stopped": False}
+        names = list(job.spec["tune_params"])
+        if job.configs is not None:
+            configs = job.configs
+        else:
+            total = int(self.rate * self.seconds)
+            configs = [{n: 2_000_000 + i for n in names} for i in range(total)]
+            on_event("space", {"total": len(configs)})
+        t0 = time.perf_counter()
+        for i, params in enumerate(configs):
+            if self.stop.is_set():
+                return {"device": "FAKE", "stopped": True}
+            wait = t0 + i / self.rate - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            key = ",".join(str(params[n]) for n in names)
+            on_event("result", {"key": key, "params": params, "time_ms": 1.0 + (i % 97) / 100, "times": [1.0] * 7,
+                                "status": "ok", "error": None, "verified": True, "max_abs_err": 0.0,
+                                "first_bad": None, "compile_ms": 10.0, "source": "measured", "timestamp": None})
+            self.streamed += 1
+        if job.capture_reference:
+            on_event("reference", {"c": np.zeros(4, np.float32)})
+        return {"device": "FAKE", "stopped": False}
+
+    def request_stop(self):
+        self.stop.set()
+
+    def pause(self, on):
+        pass
+
+    def close(self):
+        self.stop.set()
+
+    shutdown = kill = close
+
+
+def fill(db: Path, n: int) -> str:
+    """A session of vector_add holding n results of its original version."""
+    from kt_tui.config import load_settings
+    from kt_tui.engine.backend import BackendChoice
+    from kt_tui.engine.session import load_kernel_spec, new_session, read_kernel_file
+    from kt_tui.kernel.spec import version_hash
+    from kt_tui.store import Store
+    store = Store(db)
+    kf = read_kernel_file(ROOT / "examples" / "vector_add.cu")
+    _, spec = load_kernel_spec(kf, None, None)
+    sid = new_session(store, load_settings({"db": str(db)}), kf, spec, BackendChoice("pycuda", "FAKE GPU"))
+    vid = version_hash(kf.source, spec)
+    batch = []
+    for i in range(n):
+        batch.append({"key": str(1_000_000 + i), "params": {"block_size_x": 1_000_000 + i}, "time_ms": 1.0 + i % 89,
+                      "times": [1.0] * 7, "status": "ok", "verified": True, "max_abs_err": 0.0, "compile_ms": 10.0,
+                      "source": "measured", "verdicts": [{"output": "c", "ok": True, "max_abs_err": 0.0}]})
+        if len(batch) == 5000:
+            store.add_results(sid, vid, "old", batch)
+            batch = []
+    if batch:
+        store.add_results(sid, vid, "old", batch)
+    return sid
+
+
+def store_rate(tmp: str) -> tuple[float, float]:
+    from kt_tui.store import Store
+    store = Store(Path(tmp) / "rate.db")
+    sid = store.create_session(id="r")
+
+    def r(i):
+        return {"key": str(i), "params": {"x": i}, "status": "ok", "time_ms": 1.0, "times": [1.0] * 7,
+                "verified": True, "verdicts": [{"output": "c", "ok": True}]}
+    t0 = time.perf_counter()
+    for i in range(3000):
+        store.add_result(sid, "v", "r", r(i))
+    single = 3000 / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    for j in range(0, 30000, 500):
+        store.add_results(sid, "v", "r", [r(10_000 + j + i) for i in range(500)])
+    return single, 30000 / (time.perf_counter() - t0)
+
+
+def peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def drive(sid: str, db: Path, gpu: FakeGpu, keys: int) -> dict:
+    from kt_tui import commands
+    from kt_tui.config import load_settings
+    from kt_tui.store import Store
+    from kt_tui.ui.app import KtApp
+    from kt_tui.ui.session_screen import SessionScreen
+    from kt_tui.ui.widgets import ResultsTable
+
+    commands.make_worker = lambda settings, start=False: gpu
+    batches = []
+    real_flush = SessionScreen.on_flush
+
+    def timed_flush(self, message):
+        t = time.perf_counter()
+        real_flush(self, message)
+        batches.append(time.perf_counter() - t)
+    SessionScreen.on_flush = timed_flush
+    settings = load_settings({"db": str(db)})
+    t0 = time.perf_counter()
+    app = KtApp(settings, Store(db), resume=sid)
+    out: dict = {}
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = None
+        while not (isinstance(app.screen, SessionScreen) and app.screen.is_mounted
+                   and app.screen.query_one(ResultsTable).row_count > 0):
+            await asyncio.sleep(0.01)
+        screen = app.screen
+        out["resume_tui_s"] = time.perf_counter() - t0
+        while screen.gate is None or not screen.bridge.waiting:  # the baseline runs, then the sweep's gate
+            await asyncio.sleep(0.02)
+        await pilot.press("s")
+        while gpu.streamed < 50:
+            await asyncio.sleep(0.02)
+        latencies = []
+        for i in range(keys):
+            t = time.perf_counter()
+            await pilot.press("down" if i % 2 == 0 else "up")
+            latencies.append(time.perf_counter() - t)
+            await asyncio.sleep(0.05)
+        streamed_at = (gpu.streamed, time.perf_counter())
+        await asyncio.sleep(1.0)
+        out["rate_seen"] = (gpu.streamed - streamed_at[0]) / (time.perf_counter() - streamed_at[1])
+        out["key_p95_ms"] = 1000 * sorted(latencies)[int(0.95 * (len(latencies) - 1))]
+        out["key_median_ms"] = 1000 * statistics.median(latencies)
+        out["batch_max_ms"] = 1000 * max(batches)
+        out["batch_p95_ms"] = 1000 * sorted(batches)[int(0.95 * (len(batches) - 1))]
+        out["rows"] = screen.query_one(ResultsTable).row_count
+        gpu.request_stop()
+        await pilot.press("q")
+    out["rss_peak_mb"] = peak_rss_mb()
+    return out
+
+
+def timed(cmd: list[str], env: dict) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, env=env, capture_output=True, cwd=ROOT)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", type=int, default=100_000)
+    ap.add_argument("--rate", type=float, default=200.0, help="results per second from the fake GPU worker")
+    ap.add_argument("--stream-s", type=float, default=30.0, help="how long the fake run lasts at most")
+    ap.add_argument("--keys", type=int, default=40)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.update(KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp)
+        db = Path(tmp) / "big.db"
+        t0 = time.perf_counter()
+        sid = fill(db, a.results)
+        fill_s = time.perf_counter() - t0
+        env = dict(os.environ)
+        kt = [sys.executable, "-m", "kt_tui"]
+        sessions_s = statistics.median(timed([*kt, "sessions", "--db", str(db)], env) for _ in range(3))
+        single, batched = store_rate(tmp)
+        rss_before = peak_rss_mb()
+        gpu = FakeGpu(a.rate, a.stream_s)
+        got = asyncio.run(drive(sid, db, gpu, a.keys))
+        # headless: the session now waits at its next gate or is finished; resume it to the end
+        resume_headless = timed([*kt, "resume", sid, "--auto", "--json", "--db", str(db), "--backend", "sim"], env)
+    rows = [("results in the session", a.results, "", ""),
+            ("resume, TUI: session screen with every row", got["resume_tui_s"], "s", "<= 1"),
+            ("resume, headless: whole `resume --auto` command", resume_headless, "s", "<= 1"),
+            ("key to handled, p95", got["key_p95_ms"], "ms", "<= 50"),
+            ("key to handled, median", got["key_median_ms"], "ms", ""),
+            ("longest UI event batch", got["batch_max_ms"], "ms", "<= 100"),
+            ("UI event batch, p95", got["batch_p95_ms"], "ms", ""),
+            ("results/s streamed while keys were pressed", got["rate_seen"], "/s", f">= {a.rate:.0f} asked"),
+            ("peak RSS (this process: app + engine)", got["rss_peak_mb"], "MB", "<= 300"),
+            ("  of which before the app started", rss_before, "MB", ""),
+            ("`kt-tui sessions`", sessions_s, "s", "<= 0.3"),
+            ("store: one commit per result", single, "/s", ""),
+            ("store: batches of 500", batched, "/s", ">= 20000"),
+            ("filling the session (batches of 5000)", a.results / fill_s, "/s", "")]
+    head = (f"# benchmarks/tui.py: {platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"load {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    lines = [head] + [f"{name:48} {v:12.3f} {unit:3} {target}" for name, v, unit, target in rows]
+    print("\n".join(lines))
+    if a.out:
+        Path(a.out).mkdir(parents=True, exist_ok=True)
+        (Path(a.out) / "tui.txt").write_text("\n".join(lines) + "\n")
+        (Path(a.out) / "tui.json").write_text(json.dumps(got, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,333 @@
+"""Fixed costs: the remembered backend probe, the worker started early, compile-ahead for every
+backend, the search model's cost, no warnings at exit (behaviour only; speed is in benchmarks/)."""
+
+from __future__ import annotations
+
+from kt_tui.gpu.probe_cache import cached_probe
+
+
+def _counting_probe(answer):
+    calls = []
+
+    def probe(backends):
+        calls.append(tuple(backends))
+        return dict(answer)
+    return probe, calls
+
+
+def test_probe_remembered_per_driver_and_gpu(tmp_path, monkeypatch):
+    monkeypatch.delenv("KT_TUI_PROBE_CACHE", raising=False)
+    mark = {"v": "driver 580 / H100"}
+    probe, calls = _counting_probe({"backend": "pycuda", "gpu": "NVIDIA H100", "errors": {}})
+    cached = cached_probe(probe, tmp_path / "probe.json", fingerprint=lambda: mark["v"])
+    assert cached(("pycuda", "nvcuda"))["backend"] == "pycuda"
+    again = cached(("pycuda", "nvcuda"))
+    assert (again["backend"], again["gpu"], again["cached"]) == ("pycuda", "NVIDIA H100", True)
+    assert len(calls) == 1
+    # a new process reads the same file
+    assert cached_probe(probe, tmp_path / "probe.json", fingerprint=lambda: mark["v"])(("pycuda", "nvcuda"))["cached"]
+    assert len(calls) == 1
+    cached(("cupy",))  # another request is probed on its own
+    assert len(calls) == 2
+    mark["v"] = "driver 590 / H100"  # a driver update (or another GPU): probed again
+    cached(("pycuda", "nvcuda"))
+    assert len(calls) == 3
+    monkeypatch.setenv("KT_TUI_PROBE_CACHE", "0")
+    cached(("pycuda", "nvcuda"))
+    assert len(calls) == 4
+
+
+def test_probe_failure_and_no_driver_never_remembered(tmp_path):
+    probe, calls = _counting_probe({"backend": None, "gpu": None, "errors": {"pycuda": "no"}})
+    cached = cached_probe(probe, tmp_path / "probe.json", fingerprint=lambda: "same")
+    cached(("pycuda",))
+    cached(("pycuda",))
+    assert len(calls) == 2 and not (tmp_path / "probe.json").exists()
+    probe, calls = _counting_probe({"backend": "pycuda", "gpu": "G", "errors": {}})
+    cached = cached_probe(probe, tmp_path / "probe.json", fingerprint=lambda: None)  # no /proc/driver/nvidia
+    cached(("pycuda",))
+    cached(("pycuda",))
+    assert len(calls) == 2
+
+
+def test_probe_cache_file_damaged(tmp_path):
+    (tmp_path / "probe.json").write_text("{not json")
+    probe, calls = _counting_probe({"backend": "nvcuda", "gpu": "G", "errors": {}})
+    cached = cached_probe(probe, tmp_path / "probe.json", fingerprint=lambda: "m")
+    assert cached(("nvcuda",))["backend"] == "nvcuda"
+    assert cached(("nvcuda",))["cached"] and len(calls) == 1
+
+
+# -- compile-ahead for pycuda: the same compile as kernel_tuner's, done by a pool ---------------
+import sys  # noqa: E402
+import types  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+import kernel_tuner.backends.pycuda  # noqa: E402,F401 - imported before the fake pycuda below
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def fake_pycuda(monkeypatch):
+    """Just enough of pycuda for kernel_tuner's backend and ours, without CUDA."""
+    calls = {"compile": [], "source_mod": [], "linked": []}
+
+    class Module:
+        def __init__(self, blob):
+            self.blob = blob
+
+        def get_function(self, name):
+            return types.SimpleNamespace(name=name, blob=self.blob, num_regs=32)
+
+        get_global = get_texref = get_function
+
+    class SourceModule:
+        def __init__(self, source, **kwargs):
+            calls["source_mod"].append((type(self).__name__, source, kwargs))
+            self.module = Module(b"")
+            self._bind_module()
+
+        def _bind_module(self):
+            self.get_function = self.module.get_function
+
+    class DynamicSourceModule(SourceModule):
+        pass
+
+    class DynamicModule:
+        def __init__(self, **kwargs):
+            self.kwargs, self.parts = kwargs, []
+
+        def add_data(self, data, kind, name):
+            self.parts.append((data, kind))
+
+        def add_stdlib(self, name):
+            self.parts.append(("lib", name))
+
+        def link(self):
+            calls["linked"].append((self.kwargs, self.parts))
+            self.module = Module(self.parts[0][0])
+            self.get_function = self.module.get_function
+            return self
+
+    def compile(source, **kwargs):
+        calls["compile"].append((source, kwargs))
+        return b"cubin:" + source.encode()
+
+    compiler = types.ModuleType("pycuda.compiler")
+    compiler.SourceModule, compiler.DynamicSourceModule, compiler.DynamicModule = SourceModule, DynamicSourceModule, DynamicModule
+    compiler.compile = compile
+    driver = types.ModuleType("pycuda.driver")
+    driver.module_from_buffer = Module
+    driver.jit_input_type = types.SimpleNamespace(CUBIN="cubin")
+    pkg = types.ModuleType("pycuda")
+    pkg.compiler, pkg.driver = compiler, driver
+    for name, mod in (("pycuda", pkg), ("pycuda.compiler", compiler), ("pycuda.driver", driver)):
+        monkeypatch.setitem(sys.modules, name, mod)
+    return compiler, calls
+
+
+def _pycuda_backend(source_mod, options):
+    from kernel_tuner.backends.pycuda import PyCudaFunctions
+    backend = PyCudaFunctions.__new__(PyCudaFunctions)  # no GPU: only what compile() reads
+    backend.cc, backend.compiler_options, backend.source_mod = "90", options, source_mod
+    backend.allocations, backend.texrefs = [], []
+    return backend
+
+
+@pytest.mark.parametrize("which", ["SourceModule", "DynamicSourceModule"])
+@pytest.mark.parametrize("source", ['__global__ void k(float *x) { x[0] = 1; }',
+                                    'extern "C" __global__ void k(float *x) { x[0] = 1; }'])
+def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, source):
+    from kt_tui.gpu.prefetch import pycuda_arguments, pycuda_cubin
+    compiler, calls = fake_pycuda
+    backend = _pycuda_backend(getattr(compiler, which), ["-O3", "-lineinfo"])
+    instance = types.SimpleNamespace(kernel_string=source, name="k")
+    type(backend).compile(backend, instance)  # kernel_tuner's own compile step
+    _, kt_source, kt_args = calls["source_mod"][-1]
+    ours = pycuda_arguments(backend, instance)
+    pycuda_cubin(source, ours)
+    compiled_source, compiled_args = calls["compile"][-1]
+    assert compiled_source == kt_source == source
+    assert compiled_args["target"] == "cubin"
+    assert {k: v for k, v in compiled_args.items() if k not in ("options", "target")} == \
+        {k: v for k, v in kt_args.items() if k != "options"}
+    extra = ["-rdc=true", "-lcudadevrt"] if which == "DynamicSourceModule" else []  # what DynamicSourceModule adds
+    assert compiled_args["options"] == kt_args["options"] + extra
+
+
+def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda):
+    from kt_tui.gpu.prefetch import Prefetcher
+    compiler, calls = fake_pycuda
+    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
+    own = []
+    backend.compile = lambda inst: own.append(inst) or "compiled by kernel_tuner"
+
+    def instance(src, options, params, _):
+        return types.SimpleNamespace(kernel_string=f"// {params}\n{src}", name="k")
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=instance)
+    runner = types.SimpleNamespace(dev=dev, kernel_source="__global__ void k() {}", kernel_options=None)
+    assert Prefetcher.usable(runner)
+    ahead = Prefetcher(runner, pool=ThreadPoolExecutor(2))
+    ahead.upcoming([{"b": 32}, {"b": 64}])
+    func = backend.compile(instance(runner.kernel_source, None, {"b": 64}, False))
+    assert func.blob == b"cubin:// {'b': 64}\n__global__ void k() {}" and backend.num_regs == 32
+    assert calls["linked"][-1][1][1] == ("lib", "cudadevrt")  # linked with the device runtime, as pycuda does
+    assert backend.compile(instance(runner.kernel_source, None, {"b": 128}, False)) == "compiled by kernel_tuner"
+    ahead.close()
+    assert backend.compile(instance(runner.kernel_source, None, {"b": 32}, False)) == "compiled by kernel_tuner"
+    assert len(own) == 2
+
+
+def test_failed_compile_ahead_compiles_again_the_normal_way(fake_pycuda, monkeypatch):
+    from kt_tui.gpu import prefetch
+    compiler, calls = fake_pycuda
+    backend = _pycuda_backend(compiler.SourceModule, [])
+    backend.compile = lambda inst: "kernel_tuner's error, as usual"
+    monkeypatch.setattr(compiler, "compile", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("nvcc failed")))
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
+        kernel_string=str(p), name="k"))
+    ahead = prefetch.Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None),
+                                pool=ThreadPoolExecutor(1))
+    ahead.upcoming([{"b": 1}])
+    assert backend.compile(types.SimpleNamespace(kernel_string="{'b': 1}", name="k")) == "kernel_tuner's error, as usual"
+    ahead.close()
+
+
+# -- no resource-tracker noise at exit -----------------------------------------------------------
+def test_no_resource_tracker_warning_on_stderr(tmp_path):
+    import subprocess
+    log = tmp_path / "worker.log"
+    code = ("import os, sys, multiprocessing as mp\n"
+            "from kt_tui.gpu.client import GpuWorker\n"
+            "w = GpuWorker(log_path=sys.argv[1]); w.start()\n"
+            "leak = mp.get_context('spawn').Lock()  # what a killed worker leaves behind\n"
+            "w.kill(); sys.stdout.flush(); os._exit(0)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(log)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "resource_tracker" not in out.stderr and "leaked" not in out.stderr
+    import time
+    for _ in range(50):  # the tracker writes after its parent is gone
+        if log.exists() and "leaked" in log.read_text():
+            break
+        time.sleep(0.1)
+    assert "leaked semaphore" in log.read_text()  # it went to the worker's log instead
+
+
+# -- small spaces skip the model ---------------------------------------------------------------
+def test_a_small_unbudgeted_space_runs_seeds_then_in_order_without_the_model(capsys, hermetic):
+    import itertools
+
+    from kt_tui.engine.session import load_kernel_spec, read_kernel_file
+    from kt_tui.store import Store
+
+    from .conftest import EXAMPLES
+    from .helpers import run_cli
+    code, out = run_cli(capsys, "run", EXAMPLES / "reduction.cu", "--auto", "--json", "--backend", "sim")
+    assert code == 0, out
+    _, spec = load_kernel_spec(read_kernel_file(EXAMPLES / "reduction.cu"), None, None)
+    assert spec.space_size() <= 32
+    rows = Store(hermetic / "sessions.db").results(out["session"])
+    seeded = {r["key"] for r in rows if (r["origin"] or "").startswith("seed: ")}
+    tuned = [r["key"] for r in rows[1:] if r["key"] not in seeded]
+    in_order = [",".join(map(str, c)) for c in itertools.product(*spec.tune_params.values())]
+    assert len(tuned) > 10 and tuned == [k for k in in_order if k in set(tuned)]
+
+
+# -- the search's own cost on a large space ------------------------------------------------------
+def test_a_large_space_scores_a_sample_and_refits_now_and_then(monkeypatch):
+    import itertools
+    import math
+
+    import numpy as np
+
+    from kt_tui.search import strategy
+    from kt_tui.search.model import GP, Trees
+    vals = [[16, 32, 64, 128, 256], [1, 2, 4, 8, 16], [1, 2, 4, 8], [1, 2, 4, 8], [2, 4, 8, 16, 32], [0, 1], [1, 2, 4]]
+    space = list(itertools.product(*vals))  # 12,000 configurations
+    fits, tuned, scored = [], [], []
+    real_fit, real_gp_fit, real_predict = Trees.fit, GP.fit, GP.predict
+    monkeypatch.setattr(Trees, "fit", lambda self, x, y: fits.append(len(y)) or real_fit(self, x, y))
+    monkeypatch.setattr(GP, "fit", lambda self, x, y, tune=True: tuned.append(tune) or real_gp_fit(self, x, y, tune))
+    monkeypatch.setattr(GP, "predict", lambda self, xs: scored.append(len(xs)) or real_predict(self, xs))
+    search = strategy.Search(space, vals, np.random.default_rng(0))
+    for _ in range(60):
+        c = search.ask()
+        search.tell(c, math.exp(sum(math.log2(v + 1) for v in c) / 7))
+    steps = search.steps
+    assert steps > 40
+    assert len(fits) <= steps // 4 + 2  # the trees: every fourth step
+    assert sum(tuned) <= steps // 5 + 12  # the GP's length scales: while few points, then every fifth step
+    assert max(scored) <= strategy.MAX_CANDIDATES + len(vals) * 5  # a sample plus the best's neighbours
+    assert len(space) > 5 * strategy.MAX_CANDIDATES
+
+
+def test_average_ranks_match_scipy():
+    import numpy as np
+    from scipy.stats import rankdata
+
+    from kt_tui.search.strategy import average_ranks
+    for a in (np.array([3.0, 1, 2, 2, np.inf, np.inf, 0]), np.random.default_rng(0).integers(0, 5, 50).astype(float)):
+        np.testing.assert_allclose(average_ranks(a), rankdata(a))
+
+
+def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
+    from concurrent.futures.process import BrokenProcessPool
+
+    from kt_tui.gpu.prefetch import Prefetcher
+    compiler, _ = fake_pycuda
+    backend = _pycuda_backend(compiler.SourceModule, [])
+    backend.compile = lambda inst: "kernel_tuner's compile"
+
+    class Broken:
+        def submit(self, *a):
+            raise BrokenProcessPool("a pool process died")
+
+        def shutdown(self, **kw):
+            pass
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
+        kernel_string=str(p), name="k"))
+    ahead = Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=Broken())
+    ahead.upcoming([{"b": 1}, {"b": 2}])  # no exception: the run goes on
+    ahead.upcoming([{"b": 3}])
+    assert backend.compile(types.SimpleNamespace(kernel_string="{'b': 1}", name="k")) == "kernel_tuner's compile"
+    ahead.close()
+
+
+def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypatch):
+    from kt_tui.gpu import prefetch
+    monkeypatch.setenv("KT_TUI_PREFETCH_WORKERS", "2")
+    pool = prefetch._process_pool(16)
+    try:
+        assert pool.submit(prefetch.pool_size).result(timeout=120) == 2  # the environment reaches the pool
+    finally:
+        pool.shutdown(wait=True)
+
+
+def test_the_plot_draws_what_a_point_by_point_drawing_draws():
+    import math
+    import random
+
+    from kt_tui.ui.plot import Canvas, render_plot
+
+    def naive(times, width, height):  # every point and the best so far, one at a time
+        ok = [t for t in times if t]
+        lo, hi = math.log(min(ok)), math.log(max(ok))
+        span, cw, n = (hi - lo) or 1.0, width - 10, len(times)
+        canvas, best = Canvas(cw, height), None
+        for i, t in enumerate(times):
+            x = round(i * (cw * 2 - 1) / max(n - 1, 1))
+            if t:
+                canvas.dot(x, round((math.log(t) - lo) / span * (height * 4 - 1)), "point")
+                best = t if best is None or t < best else best
+            if best is not None:
+                canvas.dot(x, round((math.log(best) - lo) / span * (height * 4 - 1)), "best")
+        return canvas.cells, canvas.style
+
+    rng = random.Random(3)
+    for _ in range(50):
+        times = [None if rng.random() < 0.1 else rng.uniform(0.01, 50) for _ in range(rng.randint(1, 3000))]
+        w, h = rng.randint(15, 120), rng.randint(2, 10)
+        cells, style = naive(times, w, h)
+        got = render_plot(times, w, h, {"point": "cyan", "best": "yellow"})
+        want = "\n".join("".join(chr(0x2800 + c) for c in row) for row in cells)
+        assert [line[10:] for line in got.plain.split("\n")[:h]] == want.split("\n")
