@@ -106,10 +106,12 @@ def test_a_damaged_refs_file_is_captured_again_not_taken_as_no_reference(hermeti
     store = Store(hermetic / "s.db")
     sid, choice = real_session(store)
     gpu = FakeGpu()
-    engine = Engine(store, sid, gpu, choice, approve)
-    engine.baseline(engine.original)
-    ref = next(store.refs_dir.glob(f"{sid}-*.npz"))
+    Engine(store, sid, gpu, choice, approve).baseline(store.versions(sid)[0]["id"])
+    store.flush_references()
+    ref = next(store.refs_dir.glob(f"{sid}-*.npy"))
     ref.write_bytes(ref.read_bytes()[:20])  # truncated
+    store = Store(hermetic / "s.db")  # a later process (resume): only the damaged file is left
+    engine = Engine(store, sid, gpu, choice, approve)
     assert store.reference(sid, engine.original) is None
     outcome = engine.tune(engine.original, "tune:1")
     assert outcome.state == "finished" and outcome.measured == 5
@@ -188,9 +190,11 @@ def test_checks_at_other_sizes_capture_a_lost_reference_again(hermetic):
     store = Store(hermetic / "s.db")
     sid, choice = real_session(store)
     gpu = FakeGpu()
+    Engine(store, sid, gpu, choice, approve).baseline(store.versions(sid)[0]["id"])
+    store.flush_references()
+    next(store.refs_dir.glob(f"{sid}-*.npy")).unlink()
+    store = Store(hermetic / "s.db")  # a later process (resume): the file is gone
     engine = Engine(store, sid, gpu, choice, approve)
-    engine.baseline(engine.original)
-    next(store.refs_dir.glob(f"{sid}-*.npz")).unlink()
     source, spec = engine.version(engine.original)
     vid = engine.new_version(source.replace("int i =", "int i = 0 +"), spec, engine.original, "changed")
     engine.check_sizes(vid, {"block_size_x": 128})

@@ -148,8 +148,9 @@ class Engine:
         if key not in self.known(vid):
             if not self.choice.simulated and self.reference() is None:
                 self.store.put_run(self.sid, run_id, version=vid, kind="verify", state="running")
-                self._end_run(run_id, "failed", NO_REFERENCE)
-                return Outcome("failed", NO_REFERENCE)
+                why = self.no_reference()
+                self._end_run(run_id, "failed", why)
+                return Outcome("failed", why)
             self._run_job(vid, run_id, "verify", configs=[params])
         r = self.known(vid).get(key)
         if r is None:
@@ -173,6 +174,15 @@ class Engine:
                           configs=[spec.baseline_params()], capture=True)
             ref = self.store.reference(self.sid, self.original)
         return ref
+
+    def no_reference(self) -> str:
+        """NO_REFERENCE with what went wrong when the original's outputs were taken."""
+        why = [run["error"] for run in (self.store.run(self.sid, f"{kind}:{self.original}")
+                                        for kind in ("reference", "baseline")) if run and run.get("error")]
+        base = self.known(self.original).get(self.reference_key())
+        if base and base["status"] != "ok":
+            why.append(f"the original's run: {base['status']}: {(base.get('error') or '').strip()[:300]}")
+        return NO_REFERENCE + (f" ({'; '.join(why)})" if why else "")
 
     def llm_client(self, key: str):
         from ..llm.client import LlmUnavailable
@@ -218,7 +228,7 @@ class Engine:
             return self._outcome(vid, run_id)
         if not self.choice.simulated and self.choice.backend != "none" and self.reference() is None:
             self.store.put_run(self.sid, run_id, version=vid, kind="tune", state="running")
-            self._end_run(run_id, "failed", NO_REFERENCE)
+            self._end_run(run_id, "failed", self.no_reference())
             return self._outcome(vid, run_id)
         opts = self.options
         search = search or opts.get("search") or "kt"

@@ -16,9 +16,10 @@ Needs kernel_tuner, numpy and one CUDA backend for kernel_tuner (cupy, pycuda or
 Inputs come from {inputs} beside this file (the same seeds kt-tui used). The answer is the
 original kernel's outputs: read from that file when kt-tui stored them, else computed here by
 running the original kernel once with its default parameters.
-Run: python {script}   (writes {cachefile} and {t4file} beside it)
+Run: python {script} [--backend pycuda|cupy|nvcuda]   (writes {cachefile} and {t4file} beside it)
 """
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,7 @@ ITERATIONS = {iterations}
 # per output argument (by position): (atol, rtol)
 TOLERANCES = {tolerances}
 BEST_IN_SESSION = {best}
+SESSION_BACKEND = {backend}
 
 ORIGINAL_PARAMS = {original_params}
 ORIGINAL_GRID_DIV = {original_grid_div}
@@ -50,13 +52,18 @@ ORIGINAL_SOURCE = {original_source}
 
 
 def pick_lang():
-    for module, lang in (("cupy", "CUPY"), ("pycuda.driver", "CUDA"), ("cuda", "NVCUDA")):
+    """The session's backend when it is installed (timings compare only on the same backend),
+    else another; `--backend NAME` picks one."""
+    modules = {{"pycuda": "pycuda.driver", "cupy": "cupy", "nvcuda": "cuda.bindings"}}
+    asked = sys.argv[sys.argv.index("--backend") + 1] if "--backend" in sys.argv[:-1] else None
+    for lang in [asked] if asked else [SESSION_BACKEND, *(b for b in modules if b != SESSION_BACKEND)]:
         try:
-            __import__(module)
+            __import__(modules[lang])
             return lang
-        except ImportError:
-            pass
-    raise SystemExit("no CUDA backend for kernel_tuner: install cupy, pycuda or cuda-python")
+        except (ImportError, KeyError):
+            if asked:
+                raise SystemExit("--backend %s: not installed (one of %s)" % (asked, ", ".join(modules)))
+    raise SystemExit("no CUDA backend for kernel_tuner: install pycuda, cupy or cuda-python")
 
 
 def load_inputs():
@@ -102,7 +109,7 @@ def main():
     if not ok:
         raise SystemExit("no configuration ran")
     best = min(ok, key=lambda r: r["time"])
-    print("best: %.4f ms with %s on %s" % (best["time"], {{k: best[k] for k in TUNE_PARAMS}}, env.get("device_name")))
+    print("best: %.4f ms with %s on %s (%s)" % (best["time"], {{k: best[k] for k in TUNE_PARAMS}}, env.get("device_name"), lang))
     print("kt-tui's best in the session: %.4f ms with %s" % (BEST_IN_SESSION["time_ms"], BEST_IN_SESSION["params"]))
 
 
@@ -131,6 +138,7 @@ def script_text(b: Bundle, inputs_name: str) -> str:
         block_size_names=_py(spec.block_size_names), compiler_options=_py(list(spec.compiler_options)),
         iterations=repr(int(spec.iterations)), tolerances=_py(outputs),
         best=_py({"time_ms": b.best["time_ms"], "params": b.best["params"]}),
+        backend=repr(b.session.get("backend") if b.session.get("backend") in ("pycuda", "cupy", "nvcuda") else "pycuda"),
         original_params=_py(orig.baseline_params()),
         original_grid_div=_py((orig.grid_div_x, orig.grid_div_y, orig.grid_div_z)),
         original_block_size_names=_py(orig.block_size_names),
