@@ -38,7 +38,7 @@ def test_the_language_evaluates_without_eval(text, value):
 
 @pytest.mark.parametrize("text,why", [
     (COMPREHENSION, "IsNot is not allowed"), (IMPORT.replace("== 0 or", "+"), "only min, max"), ("n.real", "Attribute"),
-    ("n[0]", "Subscript"), ("lambda: 1", "Lambda"), ("'abc' == n", "is not allowed: only numbers"),
+    ("n[0]", "Subscript"), ("lambda: 1", "Lambda"), ("'abc' * n == n", "is not allowed: only numbers"),
     ("(x := 1)", "NamedExpr"), ("n ** n", "constant integer exponent"), ("2 ** 65", "at most 64"),
     ("9**9**9**9", "constant integer exponent"), ("n in range(9)", "literal list"),
     ("min(*n)", "plain arguments"), ("x" * 1001, "longer than 1000"), ("__class__ > 0", "not allowed"),
@@ -203,3 +203,14 @@ def test_a_hand_edited_restriction_is_rechecked_in_the_worker(tmp_path):
     with pytest.raises((ExprError, SpecError)):
         tuning.run_tune_job(job, lambda *a: None, lambda: False)
     assert not (tmp_path / "x").exists()
+
+
+def test_short_strings_may_only_be_compared():
+    from kt_tui.kernel.expr import ExprError, parse
+    e = parse('layout == "row" and block_size_x > 32')
+    assert e.holds({"layout": "row", "block_size_x": 64}) and not e.holds({"layout": "col", "block_size_x": 64})
+    assert parse('layout in ("row", "col")').holds({"layout": "col"})
+    for text in ['"a" * 10**6 == "b"', 'x + "a" == "b"', 'min("a", "b") == "a"', '("a" if x else "b") == "a"',
+                 'x == "' + "a" * 65 + '"', '"a"', '"".join([]) == ""']:
+        with pytest.raises(ExprError):
+            parse(text)

@@ -20,6 +20,7 @@ MAX_NODES = 400
 MAX_DEPTH = 40
 MAX_EXPONENT = 64
 MAX_MAGNITUDE = 2**63
+MAX_STRING = 64  # a string constant may only be compared (string-valued tunables): never computed with
 
 _BIN = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -88,7 +89,7 @@ def _parse(text: str, what: str) -> Expr:
     return Expr(text, names, _build(tree.body, text))
 
 
-def _check(node: ast.AST, src: str, what: str, depth: int) -> None:
+def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = False) -> None:
     def bad(why: str):
         raise ExprError(f"{what} {src!r}: {why}")
 
@@ -96,8 +97,11 @@ def _check(node: ast.AST, src: str, what: str, depth: int) -> None:
         bad(f"nested more than {MAX_DEPTH} deep")
     kids: list = []
     if isinstance(node, ast.Constant):
-        if not isinstance(node.value, (int, float)):
-            bad(f"{node.value!r} is not allowed: only numbers (and True/False)")
+        if isinstance(node.value, str) and compared and len(node.value) <= MAX_STRING:
+            pass
+        elif not isinstance(node.value, (int, float)):
+            bad(f"{node.value!r} is not allowed: only numbers (and True/False), and short strings compared "
+                "with == != in")
     elif isinstance(node, ast.Name):
         if node.id.startswith("__"):
             bad(f"the name {node.id!r} is not allowed")
@@ -118,14 +122,16 @@ def _check(node: ast.AST, src: str, what: str, depth: int) -> None:
         for op in node.ops:
             if type(op) not in _CMP:
                 bad(f"the comparison {type(op).__name__} is not allowed (use == != < <= > >= in, not in)")
-        kids = [node.left]
+        operands = [node.left]
         for op, right in zip(node.ops, node.comparators):
             if isinstance(op, (ast.In, ast.NotIn)):
                 if not isinstance(right, (ast.Tuple, ast.List)):
                     bad("`in` needs a literal list of numbers, e.g. x in (1, 2, 4)")
-                kids += right.elts
+                operands += right.elts
             else:
-                kids.append(right)
+                operands.append(right)
+        for k in operands:
+            _check(k, src, what, depth + 1, compared=True)
     elif isinstance(node, ast.IfExp):
         kids = [node.test, node.body, node.orelse]
     elif isinstance(node, ast.Call):
