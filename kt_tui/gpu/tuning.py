@@ -20,6 +20,7 @@ from kernel_tuner.observers.observer import OutputObserver
 from ..kernel.expr import evaluate, launch_callables, restriction_function
 from ..kernel.inputs import load_named, make_args, reference_outputs, user_function
 from ..kernel.spec import Spec, spec_from_plain
+from .ktsource import tuner_defines
 from .protocol import TuneJob
 from .verify import compare_all, failure_text
 
@@ -326,8 +327,9 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         iterations=spec.iterations, compiler_options=spec.compiler_options or None, quiet=True,
         strategy=strategy, strategy_options=_budgeted(job),
     )
-    if spec.defines:
-        kwargs["defines"] = spec.define_values()
+    defines = tuner_defines(spec)
+    if defines is not None:
+        kwargs["defines"] = defines
     if simulated:
         kwargs.update(lang="CUDA", simulation_mode=True, cache=job.sim_cache)
     elif spec.cmem_args:
