@@ -140,3 +140,13 @@ def test_a_budgeted_run_starts_without_listing_the_space(monkeypatch, search):
     # or the model's sample: never the 1.9 M of the space
     assert runner.first_at <= (1 + 32 if search == "brute_force" else 1 + lazy_mod.SAMPLE)
     assert ("space", {"total": 1867776}) in events
+
+
+def test_a_budgeted_brute_force_over_several_gpus_deals_the_first_configurations(holds_calls):
+    from kt_tui.gpu.raypool import split
+    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", configs=None,
+                  strategy="brute_force", max_configs=20)
+    shards = split(job, 2)
+    lazy = LazySpace(conv_spec())
+    dealt = [tuple(c[n] for n in lazy.names) for s in shards for c in s.configs]
+    assert sorted(dealt) == sorted(lazy.first(20)) and [s.max_configs for s in shards] == [10, 10]
