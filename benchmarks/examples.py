@@ -207,7 +207,8 @@ def main(argv=None) -> int:
                     row.update({
                         "configs kt / ktuner": f"{_num(s.get('results'), '{}')} / {_num(call.get('configs'), '{}')}",
                         "best ms kt / ktuner": f"{_num((s.get('best') or {}).get('time_ms'))} / {_num(call.get('best_ms'))}",
-                        "wall s kt / ktuner": f"{kt['wall']:.1f} / {kt_side['wall']:.1f}" + (" (script)" if i else ""),
+                        "wall s kt / ktuner": f"{kt['wall']:.1f} / {_num(call.get('seconds'), '{:.1f}')} "
+                                              f"(script {kt_side['wall']:.1f})",
                         "verified / wrong / unverified": f"{v.get('verified', '-')} / {v.get('wrong', '-')} / "
                                                          f"{v.get('unverified', '-')}",
                         "state": f"kt {kt['state']}; kernel_tuner {kt_side['state']}",
@@ -216,7 +217,8 @@ def main(argv=None) -> int:
     cap = f"capped at the first {a.max_configs} configurations of brute-force order per kernel, both tools" \
         if a.max_configs else "whole spaces"
     head = (f"kernel_tuner examples, backend {a.backend}, {cap}; timeout {a.timeout:g} s per example and tool; "
-            f"kt-tui counts its baseline and runs with --no-seeds" + (" (dry run: import and check only)" if a.dry_run else ""))
+            f"kt-tui counts its baseline and runs with --no-seeds; wall s: kt-tui's whole command / kernel_tuner's "
+            f"tune_kernel call (and the whole script)" + (" (dry run: import and check only)" if a.dry_run else ""))
     text = table(rows, head)
     print(text)
     out = Path(a.out)
