@@ -103,7 +103,10 @@ def run_kt(kernel: Path, backend: str, cap: int, timeout: float, db: Path) -> di
     except ValueError:
         return {"wall": wall, "state": f"exit {proc.returncode}: {_tail(proc.stderr or proc.stdout)}",
                 "summary": {}, "verdicts": {}}
-    return {"wall": wall, "state": summary.get("state") or f"exit {proc.returncode}", "summary": summary,
+    state = summary.get("state") or f"exit {proc.returncode}"
+    if summary.get("error"):
+        state += f" ({_tail(str(summary['error']))})"
+    return {"wall": wall, "state": state, "summary": summary,
             "verdicts": verdicts(db, summary.get("session"))}
 
 
