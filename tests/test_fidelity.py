@@ -132,3 +132,11 @@ def test_import_keeps_defines_only_and_the_spec_round_trips(tmp_path):
     assert spec.defines_only is True and spec.defines == {"WIDTH": 100}
     assert "defines_only" in spec.launch_dict()
     assert "defines_only" not in small_spec().launch_dict()  # older version ids stay as they were
+
+
+def test_grid_divisors_are_whole_numbers_as_kernel_tuners_strings():
+    from kernel_tuner import util
+    spec = small_spec(grid_div_x=["bx / 3", "tile"])
+    params = {"bx": 64, "by": 1, "tile": 1}
+    strings = util.get_grid_dimensions((1000, 1, 1), params, (["bx / 3", "tile"], None, None), block_names(spec))
+    assert launch(spec, params)[1] == strings == (48, 1, 1)  # ceil(1000 / 21), not ceil(1000 / 21.33) = 47
