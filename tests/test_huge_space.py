@@ -150,3 +150,24 @@ def test_a_budgeted_brute_force_over_several_gpus_deals_the_first_configurations
     lazy = LazySpace(conv_spec())
     dealt = [tuple(c[n] for n in lazy.names) for s in shards for c in s.configs]
     assert sorted(dealt) == sorted(lazy.first(20)) and [s.max_configs for s in shards] == [10, 10]
+
+
+def test_kernel_tuners_own_strategies_get_one_constraint_per_restriction(monkeypatch):
+    from kt_tui.search.lazy import kernel_tuner_restrictions
+    small = conv_spec({k: v[:4] for k, v in CONV.items()})
+    kt = Searchspace(small.tune_params, kernel_tuner_restrictions(small), 1024)
+    names = list(small.tune_params)
+    plain = Searchspace(small.tune_params, [expr.restriction_function(small.restrictions, names)], 1024)
+    assert sorted(kt.list) == sorted(plain.list) and kt.size == LazySpace(small).size()
+    bad = dict(zip(names, (3, 3, 32, 1, 1, 1, 1, 0)))  # padding with a multiple of 32
+    assert not util.check_restrictions(kt._modified_restrictions, bad, False)
+    assert util.check_restrictions(kt._modified_restrictions, dict(bad, block_size_x=16), False)
+    seen = {}
+
+    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, **kw):
+        seen["restrictions"] = restrictions
+        return [], {"device_name": "fake"}
+    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
+    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", strategy="random_sample")
+    tuning.run_tune_job(job, lambda *a: None, lambda: False)
+    assert [type(r).__name__ for r in seen["restrictions"]] == ["ExprConstraint"]

@@ -22,7 +22,7 @@ from kernel_tuner.observers.observer import OutputObserver
 from ..kernel.expr import evaluate, launch_callables, restriction_function
 from ..kernel.inputs import load_named, make_args, reference_outputs, user_function
 from ..kernel.spec import Spec, spec_from_plain
-from ..search.lazy import LazySpace, is_huge
+from ..search.lazy import LazySpace, is_huge, kernel_tuner_restrictions
 from .ktsource import tuner_defines
 from .protocol import TuneJob
 from .verify import compare_all, failure_text
@@ -375,6 +375,8 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     observer = VerifyObserver(spec, reference, job.capture_reference)
     strategy = StreamingStrategy(job, names, emit, should_stop)
     restrictions = [restriction_function(spec.restrictions, names)] if spec.restrictions else None
+    if job.configs is None and job.strategy not in ("kt", "brute_force") and is_huge(spec):
+        restrictions = kernel_tuner_restrictions(spec)  # kernel_tuner's strategies need its whole space
     if job.configs is None and job.strategy in ("kt", "brute_force") and is_huge(spec):
         lazy = LazySpace(spec)
         first = lazy.first(1)

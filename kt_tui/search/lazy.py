@@ -14,7 +14,7 @@ import math
 from itertools import islice
 
 import numpy as np
-from constraint import FunctionConstraint, MaxProdConstraint, OptimizedBacktrackingSolver, Problem
+from constraint import FunctionConstraint, MaxProdConstraint, OptimizedBacktrackingSolver, Problem, Unassigned
 
 from ..kernel.expr import Expr
 from ..kernel.spec import Spec
@@ -180,3 +180,33 @@ def _holds(e: Expr, names: list[str]):
 
 def is_huge(spec: Spec) -> bool:
     return math.prod(len(v) for v in spec.tune_params.values()) > HUGE
+
+
+class ExprConstraint(FunctionConstraint):
+    """One checked restriction as a kernel_tuner restriction: the solver sees it hold or fail as soon as
+    the parameters it names are set (not only once every parameter is), and kernel_tuner's own checks
+    call it with every value in tune_params order."""
+
+    def __init__(self, expr: Expr, names: list[str]):
+        self.expr, self.own, self.names = expr, sorted(expr.names), list(names)
+        super().__init__(self.check_all)
+
+    def check_all(self, *values):
+        return self.expr.holds(dict(zip(self.names, values)))
+
+    def __call__(self, variables, domains, assignments, forwardcheck=False, _unassigned=Unassigned):
+        env = {}
+        for n in self.own:
+            v = assignments.get(n, _unassigned)
+            if v is _unassigned:
+                return True
+            env[n] = v
+        return self.expr.holds(env)
+
+
+def kernel_tuner_restrictions(spec: Spec) -> list[ExprConstraint] | None:
+    """The spec's restrictions for kernel_tuner's Searchspace, one constraint each (its thread limit
+    kernel_tuner adds itself)."""
+    from .space import compile_restriction
+    names = list(spec.tune_params)
+    return [ExprConstraint(compile_restriction(r, names), names) for r in spec.restrictions] or None
