@@ -164,10 +164,14 @@ def test_kernel_tuners_own_strategies_get_one_constraint_per_restriction(monkeyp
     assert util.check_restrictions(kt._modified_restrictions, dict(bad, block_size_x=16), False)
     seen = {}
 
-    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, **kw):
-        seen["restrictions"] = restrictions
+    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, strategy_options=None,
+                         **kw):
+        seen.update(restrictions=restrictions, strategy_options=strategy_options)
         return [], {"device_name": "fake"}
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
-    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", strategy="random_sample")
+    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", strategy="random_sample",
+                  time_limit_s=5, max_configs=30)
     tuning.run_tune_job(job, lambda *a: None, lambda: False)
     assert [type(r).__name__ for r in seen["restrictions"]] == ["ExprConstraint"]
+    # kernel_tuner would refuse to start when building the space outlasts the limit: we enforce it
+    assert seen["strategy_options"] == {"max_fevals": 30}

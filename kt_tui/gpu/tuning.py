@@ -375,8 +375,12 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     observer = VerifyObserver(spec, reference, job.capture_reference)
     strategy = StreamingStrategy(job, names, emit, should_stop)
     restrictions = [restriction_function(spec.restrictions, names)] if spec.restrictions else None
+    options = _budgeted(job)
     if job.configs is None and job.strategy not in ("kt", "brute_force") and is_huge(spec):
         restrictions = kernel_tuner_restrictions(spec)  # kernel_tuner's strategies need its whole space
+        # building it can outlast a time limit, which kernel_tuner then refuses to start: ours counts
+        # from the first configuration (over_budget)
+        options.pop("time_limit", None)
     if job.configs is None and job.strategy in ("kt", "brute_force") and is_huge(spec):
         lazy = LazySpace(spec)
         first = lazy.first(1)
@@ -387,7 +391,7 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     kwargs = dict(
         **launch_callables(spec), block_size_names=spec.block_size_names,
         restrictions=restrictions, iterations=spec.iterations, compiler_options=spec.compiler_options or None, quiet=True,
-        strategy=strategy, strategy_options=_budgeted(job),
+        strategy=strategy, strategy_options=options,
     )
     defines = tuner_defines(spec)
     if defines is not None:
