@@ -90,8 +90,8 @@ class LazySpace:
     # -- sizes ----------------------------------------------------------------------------
     def size(self) -> int | None:
         """The exact number of configurations after restrictions; None when a group was too large."""
-        if any(not e.names and not e.holds({}) for e in self.exprs):
-            return 0
+        if not self.names or any(not e.names and not e.holds({}) for e in self.exprs):
+            return 0  # as listing it gives (no parameters: nothing to tune)
         if any(s is None for s in self.solved):
             return None
         return math.prod(len(s) for s in self.solved)
