@@ -38,12 +38,10 @@ def draft_command(args) -> int:
 
 
 def compile_spec(source: str, spec):
-    """Compile the kernel at the spec's default configuration (defines, template instance included)."""
+    """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
+    template wrapper included)."""
     from .gpu.compile import compile_check
-    if "<" in spec.kernel:  # a template kernel compiles to nothing until it is instantiated
-        source += f"\ntemplate __global__ decltype({spec.kernel}) {spec.kernel};\n"
-    return compile_check(source, {**spec.define_values(), **spec.baseline_params()},
-                         compiler_options=spec.compiler_options or None, block_size_names=spec.block_size_names)
+    return compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec)
 
 
 def check_command(args) -> int:

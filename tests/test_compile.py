@@ -37,7 +37,8 @@ ptxas info    : Used 24 registers, used 0 barriers, 1040 bytes cumulative stack 
 def test_matmul_compiles_with_resources():
     result = compile_check((EXAMPLES / "matmul.cu").read_text(), {"block_size_x": 16, "block_size_y": 16})
     assert result.ok is True, format_errors(result)
-    assert "-Dblock_size_x=16" in result.command and "-Dblock_size_y=16" in result.command
+    text = comp.prepared_text((EXAMPLES / "matmul.cu").read_text(), {"block_size_x": 16, "block_size_y": 16})
+    assert "#define block_size_x 16\n" in text and "#define block_size_y 16\n" in text
     assert "-arch=sm_90" in result.command and "-cubin" in result.command
     res = result.resources["matmul"]
     assert res.registers > 0
@@ -86,7 +87,7 @@ def test_spills_are_reported():
 
 @needs_nvcc
 def test_bools_unroll_factors_and_implied_defines():
-    src = """#if !use_fast || block_size_y != 1 || !kernel_tuner
+    src = """#if !use_fast || block_size_y != 1 || !kernel_tuner || grid_size_x != 1
 #error wrong defines
 #endif
 __global__ void sum(float *x, int n) {
@@ -96,15 +97,17 @@ __global__ void sum(float *x, int n) {
     x[0] = s
 }
 """
-    params = {"block_size_x": 64, "use_fast": True, "loop_unroll_factor": 4}
+    params = {"block_size_x": 64, "use_fast": 1, "loop_unroll_factor": 4}
     result = compile_check(src, params)
-    assert "-Duse_fast=1" in result.command
+    assert "constexpr int loop_unroll_factor = 4;" in comp.prepared_text(src, params)
     # the constexpr kernel_tuner puts in front does not shift the line numbers
     assert [(m.line, m.source_line.strip()) for m in result.errors] == [(9, "}")]
     fixed = src.replace("x[0] = s\n", "x[0] = s;\n")
     assert compile_check(fixed, params).ok is True
     assert compile_check(fixed, dict(params, loop_unroll_factor=0)).ok is True
-    assert compile_check(fixed, dict(params, use_fast=False)).ok is False
+    assert compile_check(fixed, dict(params, use_fast=0)).ok is False
+    # as kernel_tuner does: a bool is defined as True / False, which #if reads as 0
+    assert "#define use_fast True\n" in comp.prepared_text(fixed, dict(params, use_fast=True))
 
 
 def test_no_compiler_gives_ok_none(tmp_path, monkeypatch):
@@ -152,7 +155,7 @@ LOG = b'kernel.cu(4): error: expected an expression\\n'
 def nvrtcCreateProgram(src, name, n, headers, names):
     return 0, src
 def nvrtcCompileProgram(prog, n, options):
-    assert b"-arch=compute_80" in options and b"-Dblock_size_x=128" in options
+    assert b"-arch=compute_80" in options and b"#define block_size_x 128\\n" in prog
     return (6 if b"* ;" in prog else 0),
 def nvrtcGetProgramLogSize(prog):
     return 0, (len(LOG) + 1 if b"* ;" in prog else 1)

@@ -232,7 +232,9 @@ def test_worker_gets_the_imported_keys(examples, monkeypatch):
     job = TuneJob(run_id="r", source=done[0].kernel_path.read_text(), spec=spec.to_dict(), backend="cupy",
                   cachefile=str(examples / "cache.json"), configs=None)
     tuning.run_tune_job(job, lambda *a: None, lambda: False)
-    assert list(seen["cmem_args"]) == ["d_filter"] and seen["defines"] == {"EXTRA": 128}
+    assert list(seen["cmem_args"]) == ["d_filter"] and seen["defines"]["EXTRA"] == 128
+    # added to kernel_tuner's own defines (which a `defines` argument would otherwise replace)
+    assert seen["defines"]["tile_size_x"]({"tile_size_x": 4}) == 4 and seen["defines"]["kernel_tuner"] == 1
     assert seen["problem_size"]({"block_size_x": 48}) == (240, 256)
     inputs = np.load(examples / "out" / "convolution_kernel.inputs.npz")
     assert np.array_equal(seen["args"][1], inputs["input"])
@@ -275,7 +277,8 @@ def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
         return args
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel)
     run_outputs(spec, "", {"block_size_x": 32}, {"n": 37}, "cupy")
-    assert seen["defines"] == {"N": 37} and seen["problem_size"] == 37
+    assert seen["defines"]["N"] == 37 and seen["problem_size"] == 37
+    assert seen["defines"]["grid_size_x"]({"block_size_x": 32}) == 2  # at that size too
 
 
 def test_a_code_generator_that_fills_in_values_becomes_source(tmp_path):

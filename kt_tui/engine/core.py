@@ -284,7 +284,7 @@ class Engine:
         sim_cache = self.sim_cache(vid) if sim else None
         cachefile = self.cachefile(vid, spec)
         started = time.strftime("%Y-%m-%d %H:%M:%S")
-        total = len(configs) if configs else spec.space_size()
+        total = len(configs) if configs else _space_total(spec)
         self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=strategy, state="running",
                            total=total, cachefile=cachefile or (str(sim_cache) if sim_cache else None),
                            device=self.choice.gpu, started=started)
@@ -451,3 +451,12 @@ def _common_error(rows: list[dict]) -> str:
         return "no results"
     text, n = errors.most_common(1)[0]
     return f"{text.rstrip(': ')} ({n} of {len(rows)} configurations)"
+
+
+def _space_total(spec: Spec) -> int:
+    """The configurations a run may measure: after restrictions, counted without listing them."""
+    from ..search.space import SpaceError, space_sizes
+    try:
+        return space_sizes(spec)[1]
+    except SpaceError:
+        return spec.space_size()

@@ -94,8 +94,8 @@ def compile_for_gate(engine, code: str, spec: Spec) -> dict:
     """The offline compile check at the spec's first configuration, for the GPU the session uses."""
     from ..gpu.compile import compile_check, format_errors
     arch, said = engine.choice.compile_arch()
-    compiled = compile_check(code, {**spec.define_values(), **spec.baseline_params()}, arch=arch, compiler_options=spec.compiler_options or None,
-                             block_size_names=spec.block_size_names or None)
+    compiled = compile_check(code, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
+                             spec=spec)
     return {"ok": compiled.ok, "errors": format_errors(compiled) if compiled.ok is False else "",
             "reason": compiled.reason, "arch": said,
             "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()}}

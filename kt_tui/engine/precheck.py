@@ -18,7 +18,7 @@ def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str 
     """None when it compiles; else nvcc's errors as `file:line:col: error: text` lines. Raises nothing."""
     from ..gpu.compile import compile_check
     result = compile_check(source, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
-                           block_size_names=spec.block_size_names or None)
+                           spec=spec)
     if result.ok is None:
         return ""
     if result.ok:

@@ -41,6 +41,20 @@ def parse_search(text: str) -> dict:
     return data
 
 
+def space_counts(spec) -> tuple[int, int, str]:
+    """(before restrictions, after, the line the gate shows), counted without listing the space."""
+    from ..search.space import SpaceError, space_sizes, unrestricted_size
+    try:
+        before, after, exact = space_sizes(spec)
+    except SpaceError:
+        before = after = unrestricted_size(spec)
+        return before, after, f"{before} configurations before restrictions"
+    text = f"{after if exact else f'about {after}'} configurations"
+    if before != after or not exact:
+        text += f", {before} before restrictions"
+    return before, after, text
+
+
 def sweep(engine):
     vid = engine.original
     _, spec = engine.version(vid)
@@ -49,13 +63,13 @@ def sweep(engine):
     settings["search"] = settings["search"] or "kt"
     while True:
         done = len(engine.known(vid))
-        total = spec.space_size()
-        title = (f"Tune {spec.kernel} ({total} configurations) on {engine.choice.label()}?" if attempt == 1
+        before, total, sizes = space_counts(spec)
+        title = (f"Tune {spec.kernel} ({sizes}) on {engine.choice.label()}?" if attempt == 1
                  else f"Continue the sweep of {spec.kernel} ({done} of {total} measured)?")
         decision = yield Gate(
             key=f"sweep:{attempt}" + (f":{edits}" if edits else ""), kind="sweep", title=title,
             body={"version": vid, "tune_params": spec.tune_params, "restrictions": spec.restrictions,
-                  "total": total, "done": done, "backend": engine.choice.backend, "gpu": engine.choice.gpu,
+                  "total": total, "total_before": before, "sizes": sizes, "done": done, "backend": engine.choice.backend, "gpu": engine.choice.gpu,
                   "after_stop": attempt > 1, "text": search_text(settings), **settings},
             choices=("approve", "edit", "skip", "stop"))
         if decision.choice == "skip":

@@ -45,7 +45,9 @@ def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str
     from kernel_tuner import run_kernel
 
     ps = spec.problem_size_values(sizes, params)
-    extra = {"defines": spec.define_values(sizes)} if spec.defines else {}
+    from .ktsource import tuner_defines
+    defines = tuner_defines(spec, sizes)
+    extra = {"defines": defines} if defines is not None else {}
     if spec.cmem_args:
         extra["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
     if spec.smem_size is not None:

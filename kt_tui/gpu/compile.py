@@ -80,42 +80,32 @@ def find_nvrtc() -> bool:
 
 def compile_check(source: str, params: dict, arch: str | None = None,
                   compiler_options: list[str] | None = None, timeout_s: float = 60,
-                  block_size_names: list[str] | None = None) -> CompileResult:
-    """Compile `source` as kernel_tuner would for one configuration `params`."""
-    text, defines = _prepare(source, params, block_size_names)
+                  block_size_names: list[str] | None = None, spec=None) -> CompileResult:
+    """Compile `source` as kernel_tuner would for one configuration `params`: with `spec`, the very
+    string kernel_tuner prepares (gpu/ktsource.py); without, kernel_tuner's defines at a 1-block grid."""
+    text = prepared_text(source, params, block_size_names, spec)
     arch = (arch or DEFAULT_ARCH).strip()
     arch = f"sm_{arch}" if arch.isdigit() else arch
     nvcc = find_nvcc()
     if nvcc:
-        cmd = [nvcc, "-cubin", f"-arch={arch}", "-Xptxas", "-v", "-lineinfo", *defines,
+        cmd = [nvcc, "-cubin", f"-arch={arch}", "-Xptxas", "-v", "-lineinfo",
                *(compiler_options or []), FILE_NAME, "-o", "kernel.cubin"]
         return _run_nvcc(cmd, text, source, timeout_s)
     if find_nvrtc():
-        options = [f"-arch={arch.replace('sm_', 'compute_')}", "-lineinfo", *defines, *(compiler_options or [])]
+        options = [f"-arch={arch.replace('sm_', 'compute_')}", "-lineinfo", *(compiler_options or [])]
         return _run_nvrtc(options, text, source, timeout_s)
     return CompileResult(ok=None, reason=NO_COMPILER)
 
 
-def _prepare(source: str, params: dict, block_size_names) -> tuple[str, list[str]]:
-    """The source to compile and its -D flags, with kernel_tuner's implied defines."""
-    names = list(block_size_names or ("block_size_x", "block_size_y", "block_size_z"))
-    values = {k: str(int(v)) if isinstance(v, bool) else str(v) for k, v in params.items()}
-    for name, default in zip(names, ("256", "1", "1")):
-        values.setdefault(name, default)
-    values.setdefault("kernel_tuner", "1")
-    prelude, defines = [], []
-    for k, v in values.items():
-        if "loop_unroll_factor" in k:
-            # kernel_tuner does the same: #pragma unroll takes no macros
-            if v == "0":
-                source = re.sub(r"(?m)^[ \t]*#[ \t]*pragma[ \t]+unroll[ \t]+" + re.escape(k) + r"\b.*$", "", source)
-            else:
-                prelude.append(f"constexpr int {k} = {v};")
-        else:
-            defines.append(f"-D{k}={v}")
-    if prelude:
-        source = "\n".join(prelude) + f'\n#line 1 "{FILE_NAME}"\n' + source
-    return source, defines
+def prepared_text(source: str, params: dict, block_size_names=None, spec=None) -> str:
+    """The source with kernel_tuner's preprocessor lines for `params` (its own functions)."""
+    if spec is not None:
+        from .ktsource import kernel_string
+        return kernel_string(spec, source, params)[1]
+    from kernel_tuner import util
+    names = list(block_size_names or util.default_block_size_names)
+    threads = util.get_thread_block_dimensions(params, names)
+    return util.prepare_kernel_string("kernel", source, params, (1, 1, 1), threads, names, "CUDA", None)[1]
 
 
 def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> CompileResult:

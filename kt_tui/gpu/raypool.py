@@ -422,9 +422,14 @@ def split(job: TuneJob | CheckJob, n: int) -> list:
         todo = job.configs
     elif job.strategy == "brute_force":
         from ..kernel.spec import spec_from_plain
+        from ..search.lazy import LazySpace, is_huge
         from ..search.space import configurations
         spec = spec_from_plain(job.spec)
-        todo = [dict(zip(spec.tune_params, c)) for c in configurations(spec)]
+        if is_huge(spec) and job.max_configs:  # a budget needs only the first configurations in order
+            found = LazySpace(spec).first(job.max_configs + len(job.known) + len(job.seeds))
+        else:
+            found = configurations(spec)
+        todo = [dict(zip(spec.tune_params, c)) for c in found]
     else:
         return [job]
     names = list(spec_names(job))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections import deque
+from itertools import islice
 from typing import Callable
 
 import numpy as np
@@ -20,6 +22,8 @@ from kernel_tuner.observers.observer import OutputObserver
 from ..kernel.expr import evaluate, launch_callables, restriction_function
 from ..kernel.inputs import load_named, make_args, reference_outputs, user_function
 from ..kernel.spec import Spec, spec_from_plain
+from ..search.lazy import LazySpace, is_huge, kernel_tuner_restrictions
+from .ktsource import tuner_defines
 from .protocol import TuneJob
 from .verify import compare_all, failure_text
 
@@ -143,10 +147,13 @@ class StreamingStrategy:
         self.stopped = False
         self.started = time.monotonic()
         self.pace = float(os.environ.get("KT_TUI_SIM_PACE") or 0)  # replay seconds per config (demos, tests)
+        self.lazy = None  # a huge space (search/lazy.py): kernel_tuner was handed a one-configuration stand-in
 
     def tune(self, searchspace, runner, tuning_options):
         job = self.job
         self.started = time.monotonic()
+        if self.lazy is not None:
+            return self._tune_huge(runner, tuning_options)
         self.emit("space", {"total": int(searchspace.size)})
         proxy = _StreamingRunner(runner, self)
         try:
@@ -175,10 +182,49 @@ class StreamingStrategy:
         finally:
             proxy.close()
 
+    def _tune_huge(self, runner, tuning_options):
+        """Brute force walks the space in order and our search chooses from a sample of it: neither
+        lists the whole space, so the first configuration starts at once."""
+        from ..search.lazy import SAMPLE
+        job, lazy = self.job, self.lazy
+        tuning_options.tune_params = dict(zip(lazy.names, lazy.values))
+        old = tuning_options.budget
+        tuning_options.budget = util.TuningBudget(old.time_limit, job.max_configs or None)
+        self.emit("space", {"total": int(lazy.estimate())})
+        proxy = _StreamingRunner(runner, self)
+        try:
+            seeds = [tuple(c[n] for n in self.names) for c in job.seeds]
+            if seeds:
+                proxy.run(seeds, tuning_options)
+            if job.strategy == "kt":
+                seed = (job.strategy_options or {}).get("seed")
+                rng = np.random.default_rng(seed if seed is not None else np.random.randint(2**31))
+                pool = list(dict.fromkeys([*(s for s in seeds if lazy.contains(s)), *lazy.sample(rng, SAMPLE)]))
+                space = _Sampled(tuning_options.tune_params, pool)
+                if not job.max_configs:
+                    tuning_options.budget = util.TuningBudget(old.time_limit, min(len(pool), MODEL_STEPS + len(seeds)))
+                search_module("kt").tune(space, proxy, tuning_options)
+                if job.max_configs:
+                    return proxy.results
+                tuning_options.budget = util.TuningBudget(old.time_limit, None)
+            return proxy.run(lazy.iter_sorted(), tuning_options)
+        except StopTuning as e:
+            self.stopped = str(e) != "budget"
+            return proxy.results
+        finally:
+            proxy.close()
+
     def over_budget(self) -> bool:
         job = self.job
         return bool((job.max_configs and self.evaluated >= job.max_configs)
                     or (job.time_limit_s and time.monotonic() - self.started >= job.time_limit_s))
+
+
+class _Sampled:
+    """What our search reads of a kernel_tuner Searchspace: the parameters and the configurations."""
+
+    def __init__(self, tune_params: dict, configs: list[tuple]):
+        self.tune_params, self.list, self.size = tune_params, configs, len(configs)
 
 
 def search_module(name: str):
@@ -203,13 +249,12 @@ class _StreamingRunner:
     def run(self, parameter_space, tuning_options):
         owner, job = self.owner, self.owner.job
         out = []
-        parameter_space = list(parameter_space)
-        if len(parameter_space) > 1:  # a single configuration gains nothing from compiling ahead
-            self._start_prefetch()
-        for i, element in enumerate(parameter_space):
+        for i, (element, ahead) in enumerate(_lookahead(parameter_space, 32)):
+            if i == 0 and len(ahead) > 1:  # a single configuration gains nothing from compiling ahead
+                self._start_prefetch()
             key = ",".join(str(v) for v in element)
             if self.prefetch is not None:
-                self.prefetch.upcoming([dict(zip(owner.names, e)) for e in parameter_space[i:i + 32]
+                self.prefetch.upcoming([dict(zip(owner.names, e)) for e in ahead
                                         if ",".join(map(str, e)) not in job.known])
             if key in self.done or key in job.known:
                 out.append(self.done.get(key) or _as_kt_result(job.known[key], owner.names))
@@ -263,6 +308,16 @@ class _StreamingRunner:
     def close(self) -> None:
         if self.prefetch is not None:
             self.prefetch.close()
+
+
+def _lookahead(items, n: int):
+    """(item, [it and the next n-1]) for each item of a list or an iterator, never listing an iterator."""
+    it = iter(items)
+    window: deque = deque(islice(it, n))
+    while window:
+        yield window[0], list(window)
+        window.popleft()
+        window.extend(islice(it, 1))
 
 
 def _inject_fault(key: str) -> None:
@@ -324,15 +379,28 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         reference = reference_outputs(spec, make_args(spec))
     observer = VerifyObserver(spec, reference, job.capture_reference)
     strategy = StreamingStrategy(job, names, emit, should_stop)
+    restrictions = [restriction_function(spec.restrictions, names)] if spec.restrictions else None
+    options = _budgeted(job)
+    if job.configs is None and job.strategy not in ("kt", "brute_force") and is_huge(spec):
+        restrictions = kernel_tuner_restrictions(spec)  # kernel_tuner's strategies need its whole space
+        # building it can outlast a time limit, which kernel_tuner then refuses to start: ours counts
+        # from the first configuration (over_budget)
+        options.pop("time_limit", None)
+    if job.configs is None and job.strategy in ("kt", "brute_force") and is_huge(spec):
+        lazy = LazySpace(spec)
+        first = lazy.first(1)
+        if first:  # kernel_tuner builds a stand-in of one configuration; the space itself is ours
+            strategy.lazy, restrictions = lazy, None
+            tune_params = {n: [v] for n, v in zip(names, first[0])}
     simulated = job.backend == "sim"
     kwargs = dict(
         **launch_callables(spec), block_size_names=spec.block_size_names,
-        restrictions=[restriction_function(spec.restrictions, names)] if spec.restrictions else None,
-        iterations=spec.iterations, compiler_options=spec.compiler_options or None, quiet=True,
-        strategy=strategy, strategy_options=_budgeted(job),
+        restrictions=restrictions, iterations=spec.iterations, compiler_options=spec.compiler_options or None, quiet=True,
+        strategy=strategy, strategy_options=options,
     )
-    if spec.defines:
-        kwargs["defines"] = spec.define_values()
+    defines = tuner_defines(spec)
+    if defines is not None:
+        kwargs["defines"] = defines
     if simulated:
         kwargs.update(lang="CUDA", simulation_mode=True, cache=job.sim_cache)
     elif spec.cmem_args:

@@ -150,7 +150,7 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
     for key in ("block_size_names", "compiler_options", "iterations", "atol", "objective", "lang"):
         if kw.get(key) is not None:
             call[key] = _plain(kw[key])
-    if kw.get("defines"):
+    if kw.get("defines") is not None:  # even {}: kernel_tuner then defines nothing of its own
         call["defines"] = {str(k): _exprs(v, f"defines.{k}", call) for k, v in kw["defines"].items()}
     if kw.get("cmem_args"):
         call["cmem_args"] = []

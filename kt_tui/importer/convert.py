@@ -151,6 +151,7 @@ def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: se
     if call.get("iterations"):
         spec.iterations = int(call["iterations"])
     spec.defines = dict(call.get("defines") or {})
+    spec.defines_only = call.get("defines") is not None  # kernel_tuner then defines nothing else
     if call.get("smem_size") is not None:
         spec.smem_size = call["smem_size"] if isinstance(call["smem_size"], (int, str)) else str(call["smem_size"])
     if call.get("objective") not in (None, "time"):

@@ -310,7 +310,7 @@ class Divisor:
         self.text = self.expr.text
 
     def __call__(self, params: dict):
-        return evaluate(self.text, params)
+        return int(evaluate(self.text, params))  # as kernel_tuner does with a string divisor
 
     def __repr__(self) -> str:
         return f"Divisor({self.text!r})"

@@ -103,6 +103,7 @@ class Spec:
     verify_sizes: list[dict] | None = None  # extra [sizes] to check results at; None: derived, []: none
     metrics: dict[str, str | int | float] = field(default_factory=dict)  # bytes / flops per run, over sizes
     defines: dict[str, str | int | float] = field(default_factory=dict)  # -D name=value, values may use sizes
+    defines_only: bool = False  # only [defines] are defined (a kernel_tuner script's `defines=`)
     cmem_args: str | None = None  # a .npz of constant-memory symbols by name
     smem_size: str | int | None = None  # dynamic shared memory bytes: an expression over sizes and tuned params
     reference: str | None = None  # a .npz of expected outputs by name
@@ -186,6 +187,8 @@ class Spec:
         for k in ("defines", "cmem_args", "reference", "smem_size"):
             if d[k] is None or d[k] == {}:
                 d.pop(k)
+        if not d["defines_only"]:
+            d.pop("defines_only")
         return d
 
     def to_dict(self) -> dict:
@@ -231,7 +234,7 @@ def _file_digests(spec: Spec) -> list[tuple[str, str]]:
 _TOP_KEYS = {
     "kernel", "args", "problem_size", "sizes", "tune_params", "defaults", "grid_div_x", "grid_div_y",
     "grid_div_z", "block_size_names", "restrictions", "compiler_options", "timeout_s", "iterations",
-    "verify_sizes", "metrics", "defines", "cmem_args", "reference", "verify", "verify_reason", "smem_size",
+    "verify_sizes", "metrics", "defines", "defines_only", "cmem_args", "reference", "verify", "verify_reason", "smem_size",
 }
 _ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol", "file", "low", "high",
              "copy_of", "function"}
@@ -433,6 +436,9 @@ def _extra_keys(spec: Spec, data: dict) -> None:
         _want(isinstance(v, (str, int, float)) and not isinstance(v, bool), f"defines.{k}",
               f"expected a number or a size expression, got {v!r}")
     spec.defines = dict(defines)
+    only = data.get("defines_only", False)
+    _want(isinstance(only, bool), "defines_only", f"expected true or false, got {only!r}")
+    spec.defines_only = only
     for key in ("cmem_args", "reference"):
         v = data.get(key)
         ok = v is None or (isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
@@ -617,6 +623,8 @@ def dump_spec(spec: Spec) -> str:
             lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
     if spec.verify != "elementwise":
         lines.append(f"verify = {_toml_value(spec.verify)}")
+    if spec.defines_only:
+        lines.append("defines_only = true")
     lines.append("")
     tables = ("sizes", "tune_params", "defaults") + (("metrics",) if spec.metrics else ()) + (("defines",) if spec.defines else ())
     for table in tables:

@@ -38,6 +38,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..kernel.expr import Expr as Restriction
 from ..kernel.spec import Spec
+from .lazy import SAMPLE, LazySpace, is_huge
 from .space import SpaceError, block_names, configurations, parse_expression
 
 FILTER_KEYS = {"values", "min", "max", "multiple_of", "power_of_2"}
@@ -216,7 +217,7 @@ def _allows(flt: dict, v) -> bool:
 class _Picker:
     def __init__(self, spec: Spec):
         self.names = list(spec.tune_params)
-        self.space = configurations(spec)
+        self.space = configurations(spec) if not is_huge(spec) else _sample(spec)
         self.base = spec.baseline_params()
         self.pos = {n: {v: i for i, v in enumerate(vals)} for n, vals in spec.tune_params.items()}
         bn = self.block = block_names(spec)
@@ -262,6 +263,15 @@ class _Picker:
 
     def config(self, i: int) -> dict:
         return dict(zip(self.names, self.space[i]))
+
+
+def _sample(spec: Spec) -> list[tuple]:
+    """A huge space's stand-in for picking seeds: the defaults and a fixed random sample (the same
+    on every resume)."""
+    import numpy as np
+    lazy = LazySpace(spec)
+    base = tuple(spec.baseline_params()[n] for n in lazy.names)
+    return list(dict.fromkeys(([base] if lazy.contains(base) else []) + lazy.sample(np.random.default_rng(0), SAMPLE)))
 
 
 def seed_configs(spec: Spec, source: str, gpu: str = "", rule_dirs=()) -> list[tuple[dict, str]]:

@@ -111,8 +111,22 @@ def _enumerate(key: tuple) -> tuple:
 
 
 def space_size(spec: Spec, max_threads: int | None = MAX_THREADS) -> int:
-    """The number of configurations that satisfy the restrictions (and the thread limit)."""
-    return len(_enumerate(_key(spec, max_threads)))
+    """The number of configurations that satisfy the restrictions (and the thread limit): counted
+    per group of tied parameters (search/lazy.py), listed only when a group is too large to solve."""
+    from .lazy import LazySpace
+    n = LazySpace(spec, max_threads).size()
+    return n if n is not None else len(_enumerate(_key(spec, max_threads)))
+
+
+def space_sizes(spec: Spec, max_threads: int | None = MAX_THREADS) -> tuple[int, int, bool]:
+    """(before restrictions, after, exact): `after` is estimated from random draws when a group of
+    tied parameters is too large to solve and the product too large to list."""
+    from .lazy import HUGE, LazySpace
+    lazy = LazySpace(spec, max_threads)
+    n = lazy.size()
+    if n is None and lazy.before <= HUGE:
+        n = len(_enumerate(_key(spec, max_threads)))
+    return lazy.before, n if n is not None else lazy.estimate(), n is not None
 
 
 # -- rendering -----------------------------------------------------------------------------

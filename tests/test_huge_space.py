@@ -1,0 +1,177 @@
+"""Spaces of millions of configurations: counted without listing, and a run starts at once (issue 12, item 4)."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from kernel_tuner import util
+from kernel_tuner.interface import Options
+from kernel_tuner.searchspace import Searchspace
+
+from kt_tui.engine.sweep import sweep
+from kt_tui.gpu import tuning
+from kt_tui.gpu.protocol import TuneJob
+from kt_tui.kernel import expr
+from kt_tui.kernel.spec import Arg, Spec
+from kt_tui.search import lazy as lazy_mod
+from kt_tui.search import space
+from kt_tui.search.lazy import LazySpace
+from kt_tui.search.seeds import seed_configs
+
+# kernel_tuner's convolution example: 3,145,728 configurations before restrictions
+CONV = {"filter_height": list(range(3, 35, 2)), "filter_width": list(range(3, 35, 2)),
+        "block_size_x": [16 * i for i in range(1, 9)], "block_size_y": [2 ** i for i in range(6)],
+        "tile_size_x": list(range(1, 9)), "tile_size_y": list(range(1, 9)), "use_padding": [0, 1], "read_only": [0, 1]}
+RESTRICT = ["use_padding==0 or (block_size_x % 32 != 0)"]
+
+
+def conv_spec(tune_params=None) -> Spec:
+    return Spec(kernel="convolution_kernel", args=[Arg(name="out", type="float32", size="n", output=True)],
+                problem_size=["n"], sizes={"n": 4096}, tune_params=dict(tune_params or CONV),
+                restrictions=list(RESTRICT), grid_div_x=["block_size_x", "tile_size_x"])
+
+
+@pytest.fixture
+def holds_calls(monkeypatch):
+    calls = {"n": 0}
+    real = expr.Expr.holds
+
+    def counting(self, env):
+        calls["n"] += 1
+        return real(self, env)
+    monkeypatch.setattr(expr.Expr, "holds", counting)
+    monkeypatch.setattr(space, "_enumerate", lambda key: pytest.fail("the space was listed"))
+    return calls
+
+
+def test_sizes_before_and_after_are_counted_not_listed(holds_calls):
+    spec = conv_spec()
+    assert space.space_sizes(spec) == (3145728, 1867776, True)  # kernel_tuner's Searchspace counts 1867776
+    assert space.space_size(spec) == 1867776
+    assert holds_calls["n"] < 10_000  # the restrictions were checked on a few groups, not on the product
+
+
+def test_the_sweep_gate_shows_both_sizes(holds_calls):
+    spec = conv_spec()
+    engine = SimpleNamespace(original="v1", version=lambda vid: ("", spec), known=lambda vid: {},
+                             options={"search": "kt"}, choice=SimpleNamespace(label=lambda: "sim", backend="sim", gpu="x"))
+    gate = next(sweep(engine))
+    assert "1867776 configurations, 3145728 before restrictions" in gate.title
+    assert (gate.body["total"], gate.body["total_before"]) == (1867776, 3145728)
+
+
+def test_lazy_order_is_kernel_tuners_brute_force_order():
+    small = conv_spec(tune_params={k: v[:3] for k, v in CONV.items()})
+    names = list(small.tune_params)
+    kt = Searchspace(small.tune_params, [expr.restriction_function(small.restrictions, names)], 1024)
+    mine = LazySpace(small)
+    assert list(mine.iter_sorted()) == kt.sorted_list() and mine.size() == kt.size
+    sample = mine.sample(np.random.default_rng(1), 500)
+    assert len(set(sample)) == 500 and all(kt.is_param_config_valid(c) for c in sample)
+
+
+def test_an_unsolvable_group_is_estimated(monkeypatch):
+    monkeypatch.setattr(lazy_mod, "GROUP_LIMIT", 10)
+    before, after, exact = space.space_sizes(conv_spec())
+    assert before == 3145728 and not exact and abs(after - 1867776) / 1867776 < 0.1
+
+
+def test_seeds_of_a_huge_space_come_from_a_sample(holds_calls):
+    seeds = seed_configs(conv_spec(), "__global__ void convolution_kernel(float *out) {}", "")
+    lazy = LazySpace(conv_spec())
+    assert seeds and all(lazy.contains(tuple(c[n] for n in lazy.names)) for c, _ in seeds)
+
+
+class FakeRunner:
+    simulation_mode = False
+    kernel_options = {}
+
+    def add_strategy_time(self, t):
+        pass
+
+    def __init__(self, drawn):
+        self.calls, self.drawn, self.first_at = [], drawn, None
+
+    def run(self, elements, tuning_options):
+        if self.first_at is None:
+            self.first_at = self.drawn["n"]
+        self.calls.append(tuple(elements[0]))
+        return [dict(zip(CONV, elements[0]), time=1.0 + 0.001 * len(self.calls))]
+
+
+@pytest.mark.parametrize("search", ["brute_force", "kt"])
+def test_a_budgeted_run_starts_without_listing_the_space(monkeypatch, search):
+    monkeypatch.setenv("KT_TUI_PREFETCH", "0")
+    drawn = {"n": 0}
+    real_iter, real_sample = LazySpace.iter_sorted, LazySpace.sample
+
+    def counted_iter(self):
+        for c in real_iter(self):
+            drawn["n"] += 1
+            yield c
+
+    def counted_sample(self, rng, k):
+        out = real_sample(self, rng, k)
+        drawn["n"] += len(out)
+        return out
+    monkeypatch.setattr(LazySpace, "iter_sorted", counted_iter)
+    monkeypatch.setattr(LazySpace, "sample", counted_sample)
+    runner = FakeRunner(drawn)
+    seen = {}
+
+    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, strategy=None,
+                         strategy_options=None, **kw):
+        ss = Searchspace(tune_params, restrictions, 1024)  # what kernel_tuner builds: the stand-in
+        seen["stand_in"] = ss.size
+        opts = Options(tune_params=tune_params, strategy_options=Options(strategy_options or {}),
+                       budget=util.TuningBudget(None, ss.size), objective=["time"], objective_higher_is_better=[False],
+                       cachefile=None, cache={}, metrics=None, verbose=False, simulated_time=0)
+        strategy.tune(ss, runner, opts)
+        return [], {"device_name": "fake"}
+    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
+    events = []
+    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", cachefile=None, configs=None,
+                  strategy=search, max_configs=20, strategy_options={"seed": 3})
+    info = tuning.run_tune_job(job, lambda kind, payload: events.append((kind, payload)), lambda: False)
+    assert seen["stand_in"] == 1 and info["evaluated"] == 20 and len(set(runner.calls)) == 20
+    lazy = LazySpace(conv_spec())
+    assert all(lazy.contains(c) for c in runner.calls)
+    # the first configuration went out after the stand-in's one and a window of 32 (brute force),
+    # or the model's sample: never the 1.9 M of the space
+    assert runner.first_at <= (1 + 32 if search == "brute_force" else 1 + lazy_mod.SAMPLE)
+    assert ("space", {"total": 1867776}) in events
+
+
+def test_a_budgeted_brute_force_over_several_gpus_deals_the_first_configurations(holds_calls):
+    from kt_tui.gpu.raypool import split
+    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", configs=None,
+                  strategy="brute_force", max_configs=20)
+    shards = split(job, 2)
+    lazy = LazySpace(conv_spec())
+    dealt = [tuple(c[n] for n in lazy.names) for s in shards for c in s.configs]
+    assert sorted(dealt) == sorted(lazy.first(20)) and [s.max_configs for s in shards] == [10, 10]
+
+
+def test_kernel_tuners_own_strategies_get_one_constraint_per_restriction(monkeypatch):
+    from kt_tui.search.lazy import kernel_tuner_restrictions
+    small = conv_spec({k: v[:4] for k, v in CONV.items()})
+    kt = Searchspace(small.tune_params, kernel_tuner_restrictions(small), 1024)
+    names = list(small.tune_params)
+    plain = Searchspace(small.tune_params, [expr.restriction_function(small.restrictions, names)], 1024)
+    assert sorted(kt.list) == sorted(plain.list) and kt.size == LazySpace(small).size()
+    bad = dict(zip(names, (3, 3, 32, 1, 1, 1, 1, 0)))  # padding with a multiple of 32
+    assert not util.check_restrictions(kt._modified_restrictions, bad, False)
+    assert util.check_restrictions(kt._modified_restrictions, dict(bad, block_size_x=16), False)
+    seen = {}
+
+    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, strategy_options=None,
+                         **kw):
+        seen.update(restrictions=restrictions, strategy_options=strategy_options)
+        return [], {"device_name": "fake"}
+    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
+    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", strategy="random_sample",
+                  time_limit_s=5, max_configs=30)
+    tuning.run_tune_job(job, lambda *a: None, lambda: False)
+    assert [type(r).__name__ for r in seen["restrictions"]] == ["ExprConstraint"]
+    # kernel_tuner would refuse to start when building the space outlasts the limit: we enforce it
+    assert seen["strategy_options"] == {"max_fevals": 30}
