@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 RECORDER = r"""
 import json, runpy, sys, time
 import kernel_tuner, kernel_tuner.interface
-script, out, cap, calls_wanted = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+script, out, cap, calls_wanted, lang = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 real = kernel_tuner.interface.tune_kernel
 calls = []
 
@@ -54,6 +54,8 @@ def save():
         json.dump(calls, f)
 
 def recorded(*args, **kw):
+    if lang:  # the backend kt-tui measures with: timings compare only on one backend
+        kw["lang"] = lang
     if cap:
         kw["strategy"] = FirstN()
     t0 = time.perf_counter()
@@ -73,11 +75,11 @@ runpy.run_path(script, run_name="__main__")
 """
 
 
-def run_kernel_tuner(script: Path, cap: int, calls: int, timeout: float) -> dict:
+def run_kernel_tuner(script: Path, cap: int, calls: int, timeout: float, lang: str = "") -> dict:
     out = script.with_suffix(".kt_calls.json")
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-c", RECORDER, script.name, str(out), str(cap), str(calls)],
+        proc = subprocess.run([sys.executable, "-c", RECORDER, script.name, str(out), str(cap), str(calls), lang],
                               cwd=script.parent, capture_output=True, text=True, timeout=timeout)
         state = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {_tail(proc.stderr)}"
     except subprocess.TimeoutExpired:
@@ -196,7 +198,7 @@ def main(argv=None) -> int:
                 continue
             late = time.perf_counter() - started > a.budget
             kt_side = None if (a.dry_run or late) else run_kernel_tuner(script, a.max_configs, len(kernels),
-                                                                         left(a, started))
+                                                                         left(a, started), a.backend)
             for i, k in enumerate(kernels):
                 row = {"kernel": f"{name}: {k.kernel_path.name}"}
                 if a.dry_run:

@@ -42,6 +42,7 @@ class Runner:
         return [{"x": c[0], "time": 1.0 + c[0]} for c in configs]
 
 def tune_kernel(name, *args, strategy=None, **kw):
+    assert kw.get("lang") == "pycuda", kw  # the backend kt-tui measures with
     return strategy.tune(Space(), Runner(), {}), {}
 '''
 
@@ -60,7 +61,7 @@ def test_the_recorder_caps_each_call_and_stops_after_the_imported_ones(tmp_path)
     """))
     env = {"PYTHONPATH": str(tmp_path / "lib"), "PATH": "/usr/bin:/bin"}
     out = tmp_path / "calls.json"
-    subprocess.run([sys.executable, "-c", bench.RECORDER, "tune.py", str(out), "7", "2"], cwd=tmp_path, env=env,
+    subprocess.run([sys.executable, "-c", bench.RECORDER, "tune.py", str(out), "7", "2", "pycuda"], cwd=tmp_path, env=env,
                    check=True, timeout=60)
     calls = json.loads(out.read_text())
     assert [(c["configs"], c["best_ms"]) for c in calls] == [(7, 1.0), (7, 1.0)]
