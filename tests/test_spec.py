@@ -338,3 +338,30 @@ def test_make_args_from_example():
     assert not np.array_equal(a, b)
     assert isinstance(n, np.int32) and n == 1000
     assert math.isfinite(float(a.sum()))
+
+
+def test_the_baseline_is_kernel_tuners_first_valid_configuration_and_bad_defaults_are_named():
+    # kernel_tuner's matmul example: no defaults, and each parameter's first value breaks the restriction
+    text = """kernel = "k"
+problem_size = ["n"]
+restrictions = ["block_size_x == block_size_y * tile_size_y"]
+[sizes]
+n = 64
+[tune_params]
+block_size_x = [16, 32]
+block_size_y = [1, 2, 4]
+tile_size_y = [1, 2, 8]
+[[args]]
+name = "out"
+type = "float32"
+size = "n"
+output = true
+"""
+    spec = parse_spec(text)
+    assert spec.baseline_params() == {"block_size_x": 16, "block_size_y": 2, "tile_size_y": 8}
+    with pytest.raises(SpecError) as e:
+        parse_spec(text + "[defaults]\nblock_size_x = 32\nblock_size_y = 1\ntile_size_y = 1\n")
+    assert e.value.field == "defaults"
+    with pytest.raises(SpecError) as e:
+        parse_spec(text.replace("block_size_x == block_size_y * tile_size_y", "block_size_x > 1000"))
+    assert e.value.field == "restrictions"

@@ -10,10 +10,11 @@ import hashlib
 import json
 import tomllib
 from dataclasses import asdict, dataclass, field
+from itertools import islice, product
 from pathlib import Path
 
 from ..errors import UserError
-from .expr import ExprError, check_names, evaluate, names_in
+from .expr import ExprError, check_names, evaluate, names_in, parse
 from .source import Kernel
 
 DTYPES = {
@@ -33,6 +34,7 @@ INITS = ("random", "zeros", "ones", "range", "constant", "poison", "uniform", "n
 VERIFY_MODES = ("elementwise", "none")  # or "module:function", a Python file next to the kernel
 # Default tolerances by dtype (atol, rtol); integers compare exactly.
 DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}
+BASELINE_TRIES = 200_000  # configurations looked at for a valid baseline, in kernel_tuner's order
 SMALL_SIZES = (37, 29, 23)  # the default small check size of the 1st, 2nd, 3rd problem dimension
 MAX_ARRAY_BYTES = 80 * 2**30  # what the largest GPUs kt-tui targets hold, with room to spare
 MAX_ARRAY_ELEMENTS = 10**10
@@ -158,8 +160,31 @@ class Spec:
         return out
 
     def baseline_params(self) -> dict:
-        """The original kernel's configuration: `defaults`, else each parameter's first value."""
-        return {k: self.defaults.get(k, v[0]) for k, v in self.tune_params.items()}
+        """The original kernel's configuration: `defaults`, and for the parameters they leave out
+        the first values in kernel_tuner's order that satisfy the restrictions and the thread limit
+        (kernel_tuner's first configuration when there are no defaults)."""
+        first = {k: self.defaults.get(k, v[0]) for k, v in self.tune_params.items()}
+        if self.allows(first):
+            return first
+        free = [k for k in self.tune_params if k not in self.defaults]
+        for combo in islice(product(*(self.tune_params[k] for k in free)), BASELINE_TRIES):
+            config = {**first, **dict(zip(free, combo))}
+            if self.allows(config):
+                return config
+        return first
+
+    def allows(self, config: dict) -> bool:
+        """Whether `config` satisfies the restrictions and kernel_tuner's limit of 1024 threads."""
+        threads = 1
+        for name in self.block_size_names or ("block_size_x", "block_size_y", "block_size_z"):
+            v = config.get(name, 1)
+            threads *= v if isinstance(v, int) and not isinstance(v, bool) else 1
+        if threads > 1024:
+            return False
+        try:
+            return all(parse(r, "restriction").holds(config) for r in self.restrictions)
+        except ExprError:
+            return True  # a broken restriction is reported by check_spec, naming it
 
     def outputs(self) -> list[Arg]:
         return [a for a in self.args if a.output]
@@ -579,6 +604,12 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
             raise SpecError("smem_size", str(e)) from None
     for i, r in enumerate(spec.restrictions):
         _known_names(r, names, f"restrictions[{i}]")
+    base = spec.baseline_params()
+    if spec.tune_params and not spec.allows(base):
+        where = "defaults" if spec.defaults else "restrictions"
+        problem = (f"the default configuration {base} breaks the restrictions or the 1024-thread limit"
+                   if spec.defaults else f"no configuration among the first {BASELINE_TRIES} satisfies them")
+        raise SpecError(where, problem)
     if kernel is not None:
         _want(spec.kernel_base_name() == kernel.name, "kernel",
               f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}")
