@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -13,19 +12,18 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+from ..gpu.env import scrubbed_env
 from .convert import CallError, Imported, convert_call
 
 TIMEOUT_S = 300.0
-# the GPU worker's rule for what a secret looks like (kt_tui/gpu/client.py); one shared scrubber is coming
-_SECRET = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)", re.I)
 
 
 class ImportFailed(UserError):
     pass
 
 
-def scrubbed_env() -> dict:
-    env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
+def script_env() -> dict:
+    env = scrubbed_env()
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join([root, *(p for p in sys.path if p)])
     env["MPLBACKEND"] = "Agg"
@@ -41,7 +39,7 @@ def default_out_dir(script: Path) -> Path:
 def record_calls(script: Path, staging: Path, timeout_s: float = TIMEOUT_S) -> dict:
     """The recorded calls of one run of `script` (see importer/child.py)."""
     cmd = [sys.executable, "-m", "kt_tui.importer.child", str(script), str(staging)]
-    proc = subprocess.Popen(cmd, cwd=script.parent, env=scrubbed_env(), stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, cwd=script.parent, env=script_env(), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                             start_new_session=True)
     try:
