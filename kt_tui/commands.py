@@ -80,7 +80,7 @@ def export_results(settings: Settings, args: argparse.Namespace) -> int:
     from .export import export_session
     store = open_store(settings)
     sid = find_session(store, args.session)["id"]
-    out = export_session(store, sid, args.out)
+    out = export_session(store, sid, args.out, force=args.force)
     if args.json:
         print(json.dumps(out, indent=2))
     else:

@@ -36,6 +36,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UserError
+from ..files import RULES_MAX, FileRefused, read_text_file
 from ..kernel.expr import Expr as Restriction
 from ..kernel.spec import Spec
 from .space import SpaceError, block_names, configurations, parse_expression
@@ -189,8 +190,8 @@ def load_rules(rule_dirs=()) -> list[Rule]:
             continue
         for f in sorted(d.glob("*.toml")):
             try:
-                text = f.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
+                text = read_text_file(f, "rule file", RULES_MAX)
+            except FileRefused as e:
                 raise RuleError(f, "", f"cannot read: {e}") from None
             r = parse_rule(text, str(f))
             rules[r.name] = r
