@@ -176,8 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as e:  # noqa: BLE001 - last line of defence: a message and a log, no traceback
         log = _log_crash()
-        print(f"kt-tui: internal error: {type(e).__name__}: {e}\n(the session is saved; details in {log})",
-              file=sys.stderr)
+        saved = "the session is saved; " if args.command in ("run", "resume", "open") else ""
+        print(f"kt-tui: internal error: {type(e).__name__}: {e}\n({saved}details in {log})", file=sys.stderr)
         return 1
 
 
