@@ -30,7 +30,7 @@ def check_regular(path: str | Path, what: str, max_bytes: int) -> int:
     except OSError as e:
         raise FileRefused(f"{what} {path}: cannot read it ({e.strerror or e})") from None
     if stat.S_ISDIR(st.st_mode):
-        raise FileRefused(f"{what} {path}: is a folder, not a file")
+        raise FileRefused(f"{what} {path}: is a directory, not a file")
     if not stat.S_ISREG(st.st_mode):
         raise FileRefused(f"{what} {path}: not a regular file (a device, pipe or socket is never read)")
     if st.st_size > max_bytes:

@@ -113,7 +113,7 @@ def odd_files(tmp_path):
     return {"folder": tmp_path, "fifo": fifo, "zero": "/dev/zero", "urandom": "/dev/urandom", "big": big}
 
 
-@pytest.mark.parametrize("kind,says", [("folder", "is a folder"), ("fifo", "not a regular file"),
+@pytest.mark.parametrize("kind,says", [("folder", "is a directory"), ("fifo", "not a regular file"),
                                        ("zero", "not a regular file"), ("urandom", "not a regular file")])
 def test_a_spec_that_is_not_a_regular_file_is_refused_before_reading(capsys, hermetic, odd_files, kind, says):
     path = odd_files[kind]
@@ -123,7 +123,7 @@ def test_a_spec_that_is_not_a_regular_file_is_refused_before_reading(capsys, her
 
 
 @pytest.mark.parametrize("kind,says", [("fifo", "not a regular file"), ("urandom", "not a regular file"),
-                                       ("folder", "is a folder"), ("big", "at most 4,194,304 are read")])
+                                       ("folder", "is a directory"), ("big", "at most 4,194,304 are read")])
 def test_a_kernel_that_is_not_a_regular_file_or_too_big_is_refused(capsys, hermetic, odd_files, kind, says):
     one_line_exit_2(capsys, "run", odd_files[kind], "--auto", "--backend", "sim", name=says)
     one_line_exit_2(capsys, "spec", odd_files[kind], "--check", name=says)
