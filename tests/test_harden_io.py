@@ -175,3 +175,10 @@ def test_only_session_commands_say_the_session_is_saved(capsys, hermetic, monkey
     assert cli.main(argv) == 1
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: boom" in err and ("the session is saved" in err) == saved
+
+
+def test_a_fifo_among_recorded_caches_is_never_opened(tmp_path):
+    from kt_tui.gpu.simcache import find_cache
+    os.mkfifo(tmp_path / "vector_add-abc.json")
+    os.mkfifo(tmp_path / "other.json")
+    assert find_cache(tmp_path, "vector_add", "abc") is None
