@@ -26,6 +26,7 @@ SPELLINGS = [
     f'#pragma GCC dependency "{SECRET}"',
     '#define P(x) _Pragma(#x)\nP(GCC dependency "/etc/passwd")',
     '#define H(a, b) a##b\n#if H(__has_, include)("/etc/passwd")\n#endif',
+    '%:define H(a, b) a%:%:b\n%:if H(__ha, s_include)("/etc/passwd")\n%:endif',
     f'int z;\r#include "{SECRET}"',                            # a lone CR ends a line for nvcc
     f'#include "{SECRET}" \\\n',
     f'const char *s = "/*";\n#include "{SECRET}"\n// */',     # a comment start inside a string hides nothing

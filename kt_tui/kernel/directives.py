@@ -72,7 +72,7 @@ def _findings(src: Preprocessed) -> list[tuple[int, str]]:
             found.append((line, f"{what}: names a file; compiler messages would blame it"))
         elif name == "pragma" and _FILE_PRAGMA.search(rest):
             found.append((line, f"{what}: a pragma that reads or names a file"))
-        elif name == "define" and "##" in rest:
+        elif name == "define" and ("##" in rest or "%:%:" in rest):
             found.append((line, f"{what}: token pasting could build a file probe or a directive"))
     for m in _PROBE.finditer(src.text):
         found.append((src.line(m.start()), f"{m[0]}: probes whether a file exists"))
