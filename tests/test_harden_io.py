@@ -182,3 +182,13 @@ def test_a_fifo_among_recorded_caches_is_never_opened(tmp_path):
     os.mkfifo(tmp_path / "vector_add-abc.json")
     os.mkfifo(tmp_path / "other.json")
     assert find_cache(tmp_path, "vector_add", "abc") is None
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "zero", "dangling"])
+def test_the_app_never_opens_on_a_spec_that_is_not_a_regular_file(capsys, hermetic, odd_files, monkeypatch, kind):
+    from kt_tui.ui.app import KtApp
+    monkeypatch.setattr(KtApp, "run", lambda self: pytest.fail("the app started"))
+    path = odd_files.get(kind) or odd_files["folder"] / "dangling.toml"
+    if kind == "dangling":
+        path.symlink_to(odd_files["folder"] / "nowhere")
+    one_line_exit_2(capsys, "open", EXAMPLES / "vector_add.cu", "--spec", path, name=str(path))
