@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("session", nargs="?", metavar="ID", help="which session (default: the latest)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (made when missing)")
     p.add_argument("--json", action="store_true", help="print the written files and the best as JSON")
+    p.add_argument("--force", action="store_true", help="overwrite files the export would write that exist")
     p.add_argument("--db")
     p = sub.add_parser("resume", help="reopen a session where it stopped (latest when no ID)")
     p.add_argument("session", nargs="?", metavar="ID")
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("script", metavar="SCRIPT.py")
     p.add_argument("--out", metavar="DIR", help="where to write them (default: SCRIPT_kt/ beside the script)")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the script after this long (default 300)")
+    p.add_argument("--force", action="store_true", help="overwrite files the import would write that exist")
     p = sub.add_parser("spec", help="draft a launch spec for a kernel, or check one (--check)")
     p.add_argument("kernel_path", metavar="KERNEL.cu")
     p.add_argument("--check", action="store_true", help="validate the spec and compile the kernel (no GPU needed)")
@@ -174,8 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as e:  # noqa: BLE001 - last line of defence: a message and a log, no traceback
         log = _log_crash()
-        print(f"kt-tui: internal error: {type(e).__name__}: {e}\n(the session is saved; details in {log})",
-              file=sys.stderr)
+        saved = "the session is saved; " if args.command in ("run", "resume", "open") else ""
+        print(f"kt-tui: internal error: {type(e).__name__}: {e}\n({saved}details in {log})", file=sys.stderr)
         return 1
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -80,7 +81,7 @@ def export_results(settings: Settings, args: argparse.Namespace) -> int:
     from .export import export_session
     store = open_store(settings)
     sid = find_session(store, args.session)["id"]
-    out = export_session(store, sid, args.out)
+    out = export_session(store, sid, args.out, force=args.force)
     if args.json:
         print(json.dumps(out, indent=2))
     else:
@@ -209,6 +210,11 @@ def open_tui(settings: Settings, args: argparse.Namespace) -> int:
         if str(args.kernel_path).endswith(".py"):
             args.kernel_path = _imported_kernel(args.kernel_path)
         kf = read_kernel_file(args.kernel_path)  # unreadable files and files with no kernel fail here
+        from .files import SPEC_MAX, check_regular
+        from .kernel.spec import spec_path_for
+        spec = Path(args.spec) if args.spec else spec_path_for(kf.path)
+        if os.path.lexists(spec):  # a folder, FIFO, device or dangling link never reaches the spec editor
+            check_regular(spec, "spec", SPEC_MAX)
         target = {"kernel_file": kf, "spec_path": args.spec, "kernel_name": args.kernel}
         store = open_store(settings)
     from .ui.app import KtApp

@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from .errors import UserError
+from .files import CONFIG_MAX, FileRefused, read_text_file
 from platformdirs import user_config_dir, user_data_dir
 
 APP = "kt-tui"
@@ -97,8 +98,10 @@ def load_settings(flags: dict | None = None, config_file: Path | None = None,
     path = config_file or config_dir() / "config.toml"
     if path.is_file():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            data = tomllib.loads(read_text_file(path, "config", CONFIG_MAX))
+        except FileRefused as e:
+            raise ConfigError(str(e)) from None
+        except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: {e}") from None
         known = {f.name for f in fields(Settings)} - {"api_key"}
         for k, v in data.items():

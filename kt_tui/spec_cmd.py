@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from .errors import UserError
+from .files import write_new
 
 
 def _kernel(kf, name: str | None):
@@ -30,9 +32,9 @@ def draft_command(args) -> int:
         print(text)
         return 0
     path = Path(args.spec) if args.spec else spec_path_for(kf.path)
-    if path.exists():
+    if os.path.lexists(path):  # a link too, dangling or not: nothing is written through one
         raise UserError(f"{path}: exists; not overwritten (use --print to see a draft, --check to check it)")
-    path.write_text(text, encoding="utf-8")
+    write_new(path, text)
     print(f"wrote {path}" + (f"\nnote:{note}" if note else ""))
     return 0
 

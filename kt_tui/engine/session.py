@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Settings
+from ..files import SPEC_MAX, FileRefused, read_text_file
 from ..gpu.client import GpuWorker
 from ..kernel.source import Kernel, SourceError, find_kernels, pick_kernel, read_source
 from ..kernel.spec import (Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_hash,
@@ -38,8 +39,8 @@ def load_kernel_spec(kf: KernelFile, spec_path: str | Path | None, kernel_name: 
     if not sp.exists():
         raise SpecError("", f"no launch spec (expected {sp}); `kt-tui {kf.path}` drafts one from the signature", sp)
     try:
-        name = kernel_name or tomllib.loads(sp.read_text(encoding="utf-8")).get("kernel")
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        name = kernel_name or tomllib.loads(read_text_file(sp, "spec", SPEC_MAX)).get("kernel")
+    except (tomllib.TOMLDecodeError, FileRefused):
         name = kernel_name  # load_spec reports the problem
     kernel = pick_kernel(kf.kernels, name.split("<")[0].strip() if isinstance(name, str) else None, str(kf.path))
     return kernel, load_spec(sp, kernel)

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UserError
+from ..files import STEPS_MAX, FileRefused, read_text_file
 
 LIBRARY = "library.toml"
 STEP_KEYS = {"id", "title", "description", "prompt", "tune_params", "skip_evaluation", "depends_on"}
@@ -61,8 +62,8 @@ def load_steps(path: str | Path | None = None) -> tuple[str, list[Step]]:
         return LIBRARY, parse_steps(library_text(), LIBRARY)
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        text = read_text_file(p, "steps file", STEPS_MAX)
+    except FileRefused as e:
         raise StepsError(str(p), None, "", f"cannot read the steps file: {e}") from None
     return str(p), parse_steps(text, str(p))
 

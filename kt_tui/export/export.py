@@ -10,16 +10,19 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import check_out_dir, refuse_existing
 from ..kernel.inputs import make_args
 from ..kernel.spec import dump_spec
 from ..store import Store
 from .bundle import Bundle, ExportError, load_bundle, metrics
 
 
-def export_session(store: Store, sid: str, out_dir: str | Path) -> dict:
-    """Write every file; returns {"session", "out", "files": [paths], "best": {...}}."""
+def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = False) -> dict:
+    """Write every file; returns {"session", "out", "files": [paths], "best": {...}}. Refuses the root
+    folder, an empty path, and (unless `force`) a folder holding any file it would write."""
     b = load_bundle(store, sid)
-    out = Path(out_dir)
+    out = check_out_dir(out_dir)
+    refuse_existing(planned_files(b, out), force)
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".kt-tui-write-test"
@@ -40,6 +43,15 @@ def export_session(store: Store, sid: str, out_dir: str | Path) -> dict:
         *write_report(b, out, store),
     ]
     return {"session": b.sid, "out": str(out), "files": [str(f) for f in files], "best": best_summary(b)}
+
+
+def planned_files(b: Bundle, out: Path) -> list[Path]:
+    from .report import PLOT
+    name, tuned = b.name, {r["version"] for r in b.results}
+    return [out / f"{name}.best.cu", out / f"{name}.best.cu.toml", out / f"{name}.best.json",
+            out / f"{name}.inputs.npz", out / f"tune_{name}.py", out / "report.md", out / PLOT, out / "report.html",
+            *(out / "cache" / f"{name}-{v['id']}.json" for v in b.versions if v["id"] in tuned),
+            out / "cache" / f"{name}-{b.best['version']}.t4.json"]
 
 
 def _write(path: Path, text: str) -> Path:

@@ -1,18 +1,24 @@
-"""The one environment scrubber for every child process (GPU worker, nvcc, NVRTC, compute-sanitizer):
-no API keys, tokens, secrets, passwords or credentials, by name or by a URL carrying a password."""
+"""The one environment scrubber for every child process (GPU worker, nvcc, NVRTC, compute-sanitizer,
+the importer's script, Ray actors): no API keys, tokens, secrets, passwords, credentials, private keys,
+auth sockets or cookies, by name or by a value that looks like one."""
 
 from __future__ import annotations
 
 import os
 import re
 
-SECRET_NAME = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|_PAT$|^PAT$|_KEY$|^KEY$)",
-                         re.I)
-_URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]*@", re.I)
+# PWD and OLDPWD are the working directory, not passwords: only *_PWD, *_PASS and PASS itself match
+SECRET_NAME = re.compile(
+    r"API_?KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|_PAT$|^PAT$|_KEY$|^KEY$"
+    r"|_PWD$|_PASS$|^PASS$|PRIVATE|AUTH|DSN|WEBHOOK|JWT|COOKIE|GPG_AGENT|SESSION_ID", re.I)
+_SECRET_VALUE = re.compile(
+    r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]*@"  # a URL with user:password
+    r"|-----BEGIN|^\s*(Bearer|Basic)\s+\S"  # a PEM private key, an Authorization header
+    r"|^\s*(sk-|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA[0-9A-Z]{12})", re.I)
 
 
 def is_secret(name: str, value: str) -> bool:
-    return bool(SECRET_NAME.search(name) or _URL_PASSWORD.search(value or ""))
+    return bool(SECRET_NAME.search(name) or _SECRET_VALUE.search(value or ""))
 
 
 def secret_names(environ=None) -> list[str]:

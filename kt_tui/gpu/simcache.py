@@ -37,10 +37,10 @@ def find_cache(where: str | Path, kernel: str, version: str | list[str]) -> Path
         return None
     ids = [version] if isinstance(version, str) else list(version)
     for vid in ids:
-        named = sorted(p.glob(f"{kernel}-{vid}*.json"))
+        named = sorted(f for f in p.glob(f"{kernel}-{vid}*.json") if f.is_file())  # never a FIFO or device
         if named:
             return named[0]
-    for f in sorted(p.glob("*.json")):
+    for f in sorted(f for f in p.glob("*.json") if f.is_file()):
         try:
             if read_header(f).get("kt_tui", {}).get("kernel_version") in ids:
                 return f

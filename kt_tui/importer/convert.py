@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import UserError
+from ..files import refuse_existing
 from ..kernel.source import SourceError, find_kernels, read_source
 from ..kernel.spec import DTYPES, Arg, Spec, SpecError, check_spec, dump_spec, spec_path_for
 from ..kernel.draft import kernel_body, written_pointers
@@ -91,7 +93,7 @@ def _outputs(call: dict, src: str, kernel) -> list[str]:
     return written_pointers(kernel_body(src, kernel), kernel)
 
 
-def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: set) -> Imported:
+def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: set, force: bool = False) -> Imported:
     """Write DIR/<kernel>.cu, .cu.toml, .inputs.npz (+ .reference.npz, .cmem.npz); CallError if it cannot."""
     if call["errors"]:
         raise CallError("; ".join(call["errors"]))
@@ -160,8 +162,15 @@ def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: se
         check_spec(spec, kernel)  # before anything is written
     except SpecError as e:
         raise CallError(f"the spec it gives is not valid: {e}") from None
-    out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / f"{stem}.cu", spec_path_for(out_dir / f"{stem}.cu"), out_dir / f"{stem}.inputs.npz"]
+    planned = files + [out_dir / f"{stem}.reference.npz"] * bool(reference) + [out_dir / f"{stem}.cmem.npz"] * bool(
+        call.get("cmem_args")) + [out_dir / f"{stem}_verify.py"] * bool(call.get("verify") and call.get("verify_source"))
+    planned += [out_dir / f.name for f in extra_files if f.is_file() and f.resolve() != (out_dir / f.name).resolve()]
+    try:
+        refuse_existing(planned, force)
+    except UserError as e:
+        raise CallError(str(e).removeprefix("--out: ")) from None
+    out_dir.mkdir(parents=True, exist_ok=True)
     if reference:
         spec.reference = f"{stem}.reference.npz"
         np.savez(out_dir / spec.reference, **reference)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -13,19 +12,20 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+from ..files import check_out_dir, check_regular
+from ..gpu.env import scrubbed_env
 from .convert import CallError, Imported, convert_call
 
 TIMEOUT_S = 300.0
-# the GPU worker's rule for what a secret looks like (kt_tui/gpu/client.py); one shared scrubber is coming
-_SECRET = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD)", re.I)
+SCRIPT_MAX = 4 << 20
 
 
 class ImportFailed(UserError):
     pass
 
 
-def scrubbed_env() -> dict:
-    env = {k: v for k, v in os.environ.items() if not _SECRET.search(k)}
+def script_env() -> dict:
+    env = scrubbed_env()
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join([root, *(p for p in sys.path if p)])
     env["MPLBACKEND"] = "Agg"
@@ -41,7 +41,7 @@ def default_out_dir(script: Path) -> Path:
 def record_calls(script: Path, staging: Path, timeout_s: float = TIMEOUT_S) -> dict:
     """The recorded calls of one run of `script` (see importer/child.py)."""
     cmd = [sys.executable, "-m", "kt_tui.importer.child", str(script), str(staging)]
-    proc = subprocess.Popen(cmd, cwd=script.parent, env=scrubbed_env(), stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, cwd=script.parent, env=script_env(), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                             start_new_session=True)
     try:
@@ -62,14 +62,14 @@ def record_calls(script: Path, staging: Path, timeout_s: float = TIMEOUT_S) -> d
 
 
 def import_script(script: str | Path, out_dir: str | Path | None = None,
-                  timeout_s: float = TIMEOUT_S) -> tuple[list[Imported], list[str], list[str]]:
-    """(imported kernels, problems, notes). ImportFailed when nothing could be imported."""
+                  timeout_s: float = TIMEOUT_S, force: bool = False) -> tuple[list[Imported], list[str], list[str]]:
+    """(imported kernels, problems, notes). ImportFailed when nothing could be imported. Files that
+    exist are not overwritten unless `force`."""
     script = Path(script).resolve()
-    if not script.is_file():
-        raise ImportFailed(f"{script}: no such file")
+    check_regular(script, "script", SCRIPT_MAX)
     if script.suffix != ".py":
         raise ImportFailed(f"{script}: expected a Python script that calls kernel_tuner")
-    out = Path(out_dir).resolve() if out_dir else default_out_dir(script)
+    out = check_out_dir(out_dir).resolve() if out_dir is not None else default_out_dir(script)
     with tempfile.TemporaryDirectory(prefix="kt-import-") as tmp:
         staging = Path(tmp)
         record = record_calls(script, staging, timeout_s)
@@ -83,7 +83,7 @@ def import_script(script: str | Path, out_dir: str | Path | None = None,
         for i, call in enumerate(calls):
             call["script"], call["script_stem"] = str(script), script.stem
             try:
-                done.append(convert_call(call, i, staging, out, taken))
+                done.append(convert_call(call, i, staging, out, taken, force))
             except CallError as e:
                 problems.append(f"call {i + 1} ({call['kernel_name']}): {e}")
     return done, problems, notes
@@ -91,7 +91,7 @@ def import_script(script: str | Path, out_dir: str | Path | None = None,
 
 def import_command(args) -> int:
     """`kt-tui import SCRIPT.py [--out DIR]`: exit 0 when every call imported, 2 otherwise."""
-    done, problems, notes = import_script(args.script, args.out, args.timeout or TIMEOUT_S)
+    done, problems, notes = import_script(args.script, args.out, args.timeout or TIMEOUT_S, args.force)
     for item in done:
         print(f"{item.kernel}: wrote " + ", ".join(str(f) for f in item.files))
         for n in item.notes:

@@ -7,6 +7,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from .directives import file_flags
 from .params import Token, tokens
 from .source import Kernel, SourceError, find_kernels, strip_comments
 
@@ -61,7 +62,7 @@ class _Code:
 def review(original: str, generated: str, kernel_name: str) -> list[Flag]:
     """Flags for what `generated` adds or changes relative to `original` that a human should look at."""
     old, new = _Code(original), _Code(generated)
-    flags = _includes(old, new) + _top_level(old, new) + _calls(old, new) + _kernels(old, new, kernel_name)
+    flags = _includes(original, generated) + _top_level(old, new) + _calls(old, new) + _kernels(old, new, kernel_name)
     return sorted(flags, key=lambda f: (f.line, f.kind))
 
 
@@ -73,30 +74,10 @@ def summarize(flags: list[Flag]) -> str:
     return "\n".join(lines + [f"  line {f.line}: {f.message}" if f.line else f"  {f.message}" for f in flags])
 
 
-_INCLUDE = re.compile(r"(?m)^[ \t]*#[ \t]*(include|include_next|import|embed)\b[ \t]*(.*?)[ \t]*$")
-_PATHLIKE = re.compile(r"^[<\"]\s*(/|~|\\)|\.\.|^[<\"][A-Za-z]:")
-
-
-def _includes(old: _Code, new: _Code) -> list[Flag]:
-    """Every #include the original lacks; one naming a path (absolute, `..`, /dev, /proc) or a macro
-    would make the compiler read a file outside the kernel, so the code is not compiled before approval."""
-    def found(code: _Code):
-        text = code.text.replace("\\\n", "")  # a spliced directive is still a directive
-        return [(m, text) for m in _INCLUDE.finditer(text)]
-
-    have = {(m[1], m[2]) for m, _ in found(old)}
-    flags = []
-    for m, text in found(new):
-        if (m[1], m[2]) in have:
-            continue
-        line, what = text.count("\n", 0, m.start()) + 1, f"#{m[1]} {m[2]}"
-        if not re.match(r"^(<[^<>]*>|\"[^\"]*\")$", m[2]):
-            flags.append(Flag("include", line, f"{what}: not a plain header name; it could read any file"))
-        elif _PATHLIKE.search(m[2]):
-            flags.append(Flag("include", line, f"{what}: a path outside the kernel; the compiler would read it"))
-        else:
-            flags.append(Flag("include", line, f"new {what}"))
-    return flags
+def _includes(original: str, generated: str) -> list[Flag]:
+    """Every file-touching directive the original lacks (any spelling); flagged code is compiled only
+    after approval, so a path or a probe never reaches the compiler unseen."""
+    return [Flag("include", line, message) for line, message in file_flags(original, generated)]
 
 
 def _items(code: _Code):

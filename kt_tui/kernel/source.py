@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
+from ..files import KERNEL_MAX, FileRefused, read_bytes_file
 
 
 class SourceError(UserError):
@@ -45,14 +46,10 @@ _GLOBAL = re.compile(r"__global__")
 def read_source(path: str | Path) -> str:
     """Read a .cu file as UTF-8 text, with a clear error for anything else."""
     p = Path(path)
-    if not p.exists():
-        raise SourceError(f"{p}: no such file")
-    if p.is_dir():
-        raise SourceError(f"{p}: is a directory, expected a .cu file")
     try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise SourceError(f"{p}: cannot read it ({e.strerror or e})") from None
+        data = read_bytes_file(p, "kernel", KERNEL_MAX)
+    except FileRefused as e:
+        raise SourceError(str(e)) from None
     if b"\x00" in data[:4096]:
         raise SourceError(f"{p}: looks like a binary file, expected CUDA source text")
     try:

@@ -14,6 +14,7 @@ from itertools import islice, product
 from pathlib import Path
 
 from ..errors import UserError
+from ..files import SPEC_MAX, FileRefused, read_text_file
 from .expr import ExprError, check_names, evaluate, names_in, parse
 from .source import Kernel
 
@@ -272,11 +273,10 @@ def spec_path_for(kernel_path: str | Path) -> Path:
 def load_spec(path: str | Path, kernel: Kernel | None = None) -> Spec:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError("", "no such spec file", p) from None
-    except UnicodeDecodeError:
-        raise SpecError("", "not UTF-8 text", p) from None
+        text = read_text_file(p, "spec", SPEC_MAX)
+    except FileRefused as e:
+        problem = str(e).removeprefix(f"spec {p}: ")
+        raise SpecError("", "no such spec file" if problem == "no such file" else problem, p) from None
     return parse_spec(text, kernel, p)
 
 

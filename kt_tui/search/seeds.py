@@ -36,6 +36,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UserError
+from ..files import RULES_MAX, FileRefused, read_text_file
 from ..kernel.expr import Expr as Restriction
 from ..kernel.spec import Spec
 from .lazy import SAMPLE, LazySpace, is_huge
@@ -85,6 +86,41 @@ class Rule:
 
 
 # -- reading rule files --------------------------------------------------------------------
+REGEX_MAX = 200
+
+
+def backtracking_risk(rx: str) -> str | None:
+    """Why matching `rx` could take exponential time, or None. Python's re backtracks and cannot be
+    timed out from a worker thread, so risky shapes are refused when the rule is read: long patterns,
+    backreferences, and a repeat around another repeat or an alternation."""
+    if len(rx) > REGEX_MAX:
+        return f"longer than {REGEX_MAX} characters"
+    from re import _constants as c, _parser
+
+    def walk(items, inside: bool):
+        for op, arg in items:
+            if op in (c.GROUPREF, c.GROUPREF_EXISTS):
+                return "a backreference"
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+                if inside and arg[1] > 1:
+                    return "a repeat inside a repeat (nested quantifiers)"
+                found = walk(arg[2], inside or arg[1] > 1)
+            elif op == c.BRANCH:
+                if inside:
+                    return "an alternation inside a repeat"
+                found = next((w for b in arg[1] if (w := walk(b, inside))), None)
+            elif op == c.SUBPATTERN:
+                found = walk(arg[3], inside)
+            elif op in (c.ASSERT, c.ASSERT_NOT, c.ATOMIC_GROUP):
+                found = walk(arg[1] if op != c.ATOMIC_GROUP else arg, inside)
+            else:
+                found = None
+            if found:
+                return found
+        return None
+    return walk(_parser.parse(rx), False)
+
+
 def _strings(v, path, where: str) -> list[str]:
     if isinstance(v, str):
         v = [v]
@@ -158,6 +194,9 @@ def parse_rule(text: str, path: str = "<rule>") -> Rule:
                     re.compile(rx)
                 except re.error as e:
                     raise RuleError(path, where, f"bad regular expression {rx!r}: {e}") from None
+                why = backtracking_risk(rx)
+                if why:
+                    raise RuleError(path, where, f"regular expression {rx[:60]!r} refused: {why}")
         out_when[k] = v
     seeds = data.get("seeds")
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, dict) for s in seeds):
@@ -190,8 +229,8 @@ def load_rules(rule_dirs=()) -> list[Rule]:
             continue
         for f in sorted(d.glob("*.toml")):
             try:
-                text = f.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
+                text = read_text_file(f, "rule file", RULES_MAX)
+            except FileRefused as e:
                 raise RuleError(f, "", f"cannot read: {e}") from None
             r = parse_rule(text, str(f))
             rules[r.name] = r

@@ -27,6 +27,7 @@ class ExportScreen(ModalScreen[None]):
         super().__init__()
         self.store, self.sid = store, sid
         self.written: list[str] | None = None
+        self.refused: str | None = None  # the folder whose files exist: enter again overwrites them
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
@@ -45,15 +46,19 @@ class ExportScreen(ModalScreen[None]):
         if not folder:
             self.query_one("#export-result", Static).update(Text("Give a folder to write into.", style="red"))
             return
+        force, self.refused = folder == self.refused, None
         self.query_one("#export-result", Static).update(f"Writing to {folder}…")
-        self.run_worker(lambda: self._export(folder), thread=True, group="export", exclusive=True)
+        self.run_worker(lambda: self._export(folder, force), thread=True, group="export", exclusive=True)
 
-    def _export(self, folder: str) -> None:
+    def _export(self, folder: str, force: bool = False) -> None:
         from ..export import export_session
         try:
-            out = export_session(self.store, self.sid, folder)
+            out = export_session(self.store, self.sid, folder, force=force)
         except UserError as e:
-            text = Text(str(e), style="red")
+            exists = "already exists" in str(e)
+            self.refused = folder if exists else None
+            text = Text(str(e).replace("--force overwrites it", "enter again overwrites it") if exists else str(e),
+                        style="red")
         except Exception as e:  # noqa: BLE001 - shown to the user; the session is not touched
             text = Text(f"export failed: {type(e).__name__}: {e}", style="red")
         else:
