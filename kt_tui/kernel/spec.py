@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 from ..errors import UserError
 from .expr import ExprError, check_names, evaluate, names_in
 from .source import Kernel
+from .values import BadValue, check_tune_params, name_problem
 
 DTYPES = {
     "float32": "float32", "float": "float32", "float64": "float64", "double": "float64",
@@ -301,10 +303,10 @@ def spec_from_dict(data: dict) -> Spec:
         ps = [ps]
     _want(1 <= len(ps) <= 3, "problem_size", "expected 1 to 3 entries")
     tune = data.get("tune_params", {})
-    _want(isinstance(tune, dict), "tune_params", "expected a table of name = [values]")
-    for k, v in tune.items():
-        _want(isinstance(v, list) and v, f"tune_params.{k}", "expected a non-empty list of values")
-        _want(len(set(map(repr, v))) == len(v), f"tune_params.{k}", "has duplicate values")
+    try:
+        tune = check_tune_params(tune)
+    except BadValue as e:
+        raise SpecError(e.field, e.problem) from None
     defaults = data.get("defaults", {})
     _want(isinstance(defaults, dict), "defaults", "expected a table of name = value")
     restrictions = _str_list(data, "restrictions", optional=False)
@@ -430,8 +432,10 @@ def _extra_keys(spec: Spec, data: dict) -> None:
     defines = data.get("defines", {})
     _want(isinstance(defines, dict), "defines", "expected a table of NAME = value or size expression")
     for k, v in defines.items():
+        _want(name_problem(k) is None, f"defines.{k}", str(name_problem(k)))
         _want(isinstance(v, (str, int, float)) and not isinstance(v, bool), f"defines.{k}",
               f"expected a number or a size expression, got {v!r}")
+        _want(not isinstance(v, float) or math.isfinite(v), f"defines.{k}", f"expected a finite number, got {v!r}")
     spec.defines = dict(defines)
     for key in ("cmem_args", "reference"):
         v = data.get(key)
@@ -593,12 +597,25 @@ def _toml_value(v) -> str:
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v)
+        return _toml_str(v)
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
     raise TypeError(f"cannot write {v!r} as TOML")
+
+
+def _toml_key(k) -> str:
+    """A bare key when it is one, else a quoted (basic string) key: no key can add a line."""
+    k = str(k)
+    return k if k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k) else _toml_str(k)
+
+
+def _toml_str(s: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    short = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    return '"' + "".join(short.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7f else c)
+                         for c in s) + '"'
 
 
 def dump_spec(spec: Spec) -> str:
@@ -621,7 +638,7 @@ def dump_spec(spec: Spec) -> str:
     tables = ("sizes", "tune_params", "defaults") + (("metrics",) if spec.metrics else ()) + (("defines",) if spec.defines else ())
     for table in tables:
         lines.append(f"[{table}]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]
+        lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]
         lines.append("")
     for a in spec.args:
         lines.append("[[args]]")

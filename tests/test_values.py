@@ -1,0 +1,101 @@
+"""Tunable names and values are checked wherever they enter: no value can reach the compiler as
+source text, no number can be non-finite or unbounded (hostile test of main, findings 1-21)."""
+
+import json
+
+import pytest
+
+import kt_tui.gpu.compile as compile_mod
+from kt_tui.kernel.spec import SpecError, dump_spec, parse_spec, spec_from_dict
+from kt_tui.kernel.values import check_tune_params, clean_tune_params
+from kt_tui.store import Store
+
+from .conftest import EXAMPLES
+from .helpers import run_cli
+from .llm_server import MODEL, ScriptedServer
+
+KERNEL = ("__global__ void vector_add(float *c, const float *a, const float *b, int n) {\n"
+          "    int i = blockIdx.x * block_size_x * items_per_thread + threadIdx.x;\n"
+          "    for (int k = 0; k < items_per_thread; k++) {\n        int j = i + k * block_size_x;\n"
+          "        if (j < n) {\n            c[j] = a[j] + b[j];\n        }\n    }\n}\n")
+UNROLLED = KERNEL.replace("    for (int k", "    #pragma unroll loop_unroll_factor_k\n    for (int k")
+BASE = {"kernel_code": KERNEL, "tune_params": {"block_size_x": [64, 128, 256], "items_per_thread": [1, 2]},
+        "grid_div_x": ["block_size_x", "items_per_thread"], "explanation": "x"}
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+    seen, real = [], compile_mod.compile_check
+
+    def counting(source, params, *a, **k):
+        seen.append(source)
+        return real(source, params, *a, **k)
+    monkeypatch.setattr(compile_mod, "compile_check", counting)
+    return seen
+
+
+def one_prompt(capsys, reply: dict):
+    with ScriptedServer([json.dumps(reply)]) as server:
+        return run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "one-prompt", "--auto", "--json",
+                       "--backend", "sim", "--sim-cache", EXAMPLES / "recorded", "--base-url", server.url,
+                       "--model", MODEL)
+
+
+LU_INC = {**BASE, "kernel_code": UNROLLED, "grid_div_x": ["block_size_x"],
+          "tune_params": {"block_size_x": [128, 256], "loop_unroll_factor_k": ['1;\n#include "/etc/hostname"\n//', 2]}}
+J_CR = {**BASE, "tune_params": {"block_size_x": [64, 128, 256], "items_per_thread": ['1\r#include "/etc/hostname"', 2]}}
+
+
+@pytest.mark.parametrize("reply", [LU_INC, J_CR], ids=["lu_inc", "j_cr"])
+def test_an_llm_value_that_would_write_source_is_dropped_flagged_and_never_compiled(capsys, hermetic, compiles,
+                                                                                   reply):
+    code, out = one_prompt(capsys, reply)
+    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt")["body"]
+    assert [f["kind"] for f in gate["flags"]] == ["expression"] and "[0]" in gate["flags"][0]["message"]
+    assert gate["compile"].get("deferred")
+    assert all("#include" not in str(v) for vals in gate["tune_params"].values() for v in vals)
+    assert reply["kernel_code"] not in compiles  # not before approval; --auto does not approve flagged code
+    assert out["steps"][-1]["state"] == "skipped"
+
+
+SPEC = {"kernel": "vector_add", "problem_size": ["n"], "sizes": {"n": 1000},
+        "args": [{"name": "c", "type": "float32", "size": "n", "output": True}, {"name": "n", "type": "int32", "value": "n"}]}
+
+
+@pytest.mark.parametrize("tune, field", [
+    ({"b": ['1\r#include "/etc/hostname"']}, "tune_params.b[0]"),
+    ({"b": [1, float("nan")]}, "tune_params.b[1]"),
+    ({"b": [1, 10**400]}, "tune_params.b[1]"),
+    ({"b": [True]}, "tune_params.b[0]"),
+    ({"b": [[1, 2]]}, "tune_params.b[0]"),
+    ({"b": ["a b"]}, "tune_params.b[0]"),
+    ({"b": []}, "tune_params.b"),
+    ({"b": [1, 1]}, "tune_params.b"),
+    ({"W 1\n#include x": [1]}, "tune_params.W 1\n#include x"),
+    ({"__x": [1]}, "tune_params.__x"),
+])
+def test_the_spec_refuses_bad_tunable_names_and_values_naming_the_field(tune, field):
+    with pytest.raises(SpecError) as e:
+        spec_from_dict({**SPEC, "tune_params": tune})
+    assert e.value.field == field
+
+
+def test_good_values_pass_and_the_llm_cleaner_keeps_only_them():
+    assert check_tune_params({"b": [32, 64], "f": [0.5, 1e30], "s": ["float4", "v1.2"]})
+    kept, dropped = clean_tune_params({"b": [32, "a;b", float("inf")], "1x": [1], "s": ["x" * 65]})
+    assert kept == {"b": [32]} and len(dropped) == 5
+
+
+def test_a_defines_key_must_be_a_name():
+    with pytest.raises(SpecError) as e:
+        spec_from_dict({**SPEC, "defines": {'W 1\n#include "/etc/hostname"': 1}})
+    assert e.value.field.startswith("defines.W 1")
+
+
+def test_dump_spec_quotes_keys_so_no_key_adds_a_line():
+    spec = spec_from_dict(SPEC)
+    spec.metrics = {'bytes\nverify = "none"': "n"}  # a key no check let through still cannot inject
+    text = dump_spec(spec)
+    assert '\nverify = "none"' not in text
+    import tomllib
+    assert list(tomllib.loads(text)["metrics"]) == ['bytes\nverify = "none"']
