@@ -99,3 +99,44 @@ def test_dump_spec_quotes_keys_so_no_key_adds_a_line():
     assert '\nverify = "none"' not in text
     import tomllib
     assert list(tomllib.loads(text)["metrics"]) == ['bytes\nverify = "none"']
+
+
+@pytest.mark.parametrize("tp", ['{"block_size_x": [32, 64], \'evil = 1\\nverify = "none"\\n[defines]\\nQ\': [1, 2]}',
+                                '{"block_size_x": [32, "1;\\n#include \\"/etc/hostname\\"\\n//"]}'])
+def test_import_refuses_a_bad_tunable_naming_the_call_and_parameter(tmp_path, capsys, tp):
+    from kt_tui.cli import main
+    (tmp_path / "k.cu").write_text("__global__ void k(float *a, int n) {int i = threadIdx.x + blockIdx.x * "
+                                   "block_size_x; if (i < n) a[i] = 1;}\n")
+    (tmp_path / "t.py").write_text("import numpy as np\nfrom kernel_tuner import tune_kernel\n"
+                                   "a = np.zeros(1000, np.float32)\n"
+                                   f"tune_kernel('k', 'k.cu', 1000, [a, np.int32(1000)], {tp})\n")
+    assert main(["import", str(tmp_path / "t.py"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "call 1 (k): tune_params." in err and "Traceback" not in err
+    assert not list((tmp_path / "out").glob("*.toml")) if (tmp_path / "out").exists() else True
+
+
+def test_a_steps_file_value_that_would_write_source_is_refused():
+    from kt_tui.engine.steps_file import StepsError, parse_steps
+    good = '[[step]]\nid = "a"\ntitle = "A"\nprompt = "do A to {kernel_string}"\n'
+    for bad, field in [('tune_params = { u = ["1\\r#include \\"/etc/hostname\\""] }', "tune_params.u[0]"),
+                       ("tune_params = { u = [nan] }", "tune_params.u[0]"),
+                       ("tune_params = { u = [true] }", "tune_params.u[0]")]:
+        with pytest.raises(StepsError, match=field.replace("[", r"\[").replace("]", r"\]")):
+            parse_steps(good + bad + "\n")
+
+
+def test_a_space_edit_value_that_would_write_source_is_refused():
+    from kt_tui.search.space import SpaceEdit, SpaceError, apply_edit
+    spec = spec_from_dict({**SPEC, "tune_params": {"block_size_x": [32, 64]}})
+    for edit in [SpaceEdit("add_param", "u", ["1;\n#include x"]), SpaceEdit("add_values", "block_size_x", [float("inf")]),
+                 SpaceEdit("add_param", "__u", [1])]:
+        with pytest.raises(SpaceError):
+            apply_edit(spec, edit)
+
+
+def test_a_seed_rule_value_must_be_finite():
+    from kt_tui.search.seeds import RuleError, parse_rule
+    for bad in ["block_size_x = { min = nan }", "block_size_x = [inf]"]:
+        with pytest.raises(RuleError):
+            parse_rule(f'name = "r"\n[[seeds]]\n{bad}\n')

@@ -568,7 +568,12 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
         for i, e in enumerate(getattr(spec, key) or []):
             _known_names(e, names, f"{key}[{i}]")
     _check_files(spec)
+    try:
+        check_tune_params(spec.tune_params)  # also for specs not read from TOML (import, LLM)
+    except BadValue as e:
+        raise SpecError(e.field, e.problem) from None
     for k, v in spec.defines.items():
+        _want(name_problem(k) is None, f"defines.{k}", str(name_problem(k)))
         _known_names(v, set(spec.sizes), f"defines.{k}", "a name in [sizes]")
     if spec.smem_size is not None:
         try:

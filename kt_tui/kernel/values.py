@@ -61,7 +61,7 @@ def check_tune_params(tune, where: str = "tune_params") -> dict:
         if problem:
             raise BadValue(f"{where}.{name}", problem)
         if not isinstance(values, list) or not values:
-            raise BadValue(f"{where}.{name}", "expected a non-empty list of values")
+            raise BadValue(f"{where}.{name}", "must be a non-empty list of values")
         for i, v in enumerate(values):
             problem = value_problem(v)
             if problem:
