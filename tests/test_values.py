@@ -140,3 +140,19 @@ def test_a_seed_rule_value_must_be_finite():
     for bad in ["block_size_x = { min = nan }", "block_size_x = [inf]"]:
         with pytest.raises(RuleError):
             parse_rule(f'name = "r"\n[[seeds]]\n{bad}\n')
+
+
+@pytest.mark.parametrize("bad", [-1.0, 0.0, float("nan"), float("inf")])
+def test_a_recorded_time_that_is_not_a_positive_finite_number_is_never_ok_nor_best(capsys, hermetic, bad):
+    src = next((EXAMPLES / "recorded").glob("vector_add-*.json"))
+    data = json.loads(src.read_text())
+    fastest = min((k for k, r in data["cache"].items() if isinstance(r.get("time"), float)),
+                  key=lambda k: data["cache"][k]["time"])
+    data["cache"][fastest]["time"] = bad
+    (hermetic / "rec").mkdir()
+    (hermetic / "rec" / src.name).write_text(json.dumps(data))
+    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim",
+                        "--sim-cache", hermetic / "rec")
+    assert code == 0 and out["best"]["time_ms"] > 0 and out["best"]["params"]["block_size_x"] != int(fastest)
+    rows = {r["key"]: r for r in Store(hermetic / "sessions.db").results(out["session"])}
+    assert rows[fastest]["status"] == "invalid_time" and rows[fastest]["time_ms"] is None
