@@ -71,8 +71,8 @@ SPEC = {"kernel": "vector_add", "problem_size": ["n"], "sizes": {"n": 1000},
     ({"b": ["a b"]}, "tune_params.b[0]"),
     ({"b": []}, "tune_params.b"),
     ({"b": [1, 1]}, "tune_params.b"),
-    ({"W 1\n#include x": [1]}, "tune_params.W 1\n#include x"),
-    ({"__x": [1]}, "tune_params.__x"),
+    ({"W 1\n#include x": [1]}, "tune_params.'W 1\\n#include x'"),
+    ({"__x": [1]}, "tune_params.'__x'"),
 ])
 def test_the_spec_refuses_bad_tunable_names_and_values_naming_the_field(tune, field):
     with pytest.raises(SpecError) as e:
@@ -89,7 +89,7 @@ def test_good_values_pass_and_the_llm_cleaner_keeps_only_them():
 def test_a_defines_key_must_be_a_name():
     with pytest.raises(SpecError) as e:
         spec_from_dict({**SPEC, "defines": {'W 1\n#include "/etc/hostname"': 1}})
-    assert e.value.field.startswith("defines.W 1")
+    assert e.value.field.startswith("defines.'W 1\\n") and "\n" not in str(e.value)
 
 
 def test_dump_spec_quotes_keys_so_no_key_adds_a_line():
@@ -156,3 +156,63 @@ def test_a_recorded_time_that_is_not_a_positive_finite_number_is_never_ok_nor_be
     assert code == 0 and out["best"]["time_ms"] > 0 and out["best"]["params"]["block_size_x"] != int(fastest)
     rows = {r["key"]: r for r in Store(hermetic / "sessions.db").results(out["session"])}
     assert rows[fastest]["status"] == "invalid_time" and rows[fastest]["time_ms"] is None
+
+
+def _arg(**kw):
+    return {"name": "a", "type": "float32", "size": "n", "init": "random", **kw}
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"args": [{**SPEC["args"][0], "type": "float4", "size": "n * 7000000"}, SPEC["args"][1]]}, "args"),
+    ({"args": [{**SPEC["args"][0], "size": "1e309"}, SPEC["args"][1]]}, "args[0] (c).size"),
+    ({"args": [{**SPEC["args"][0], "size": float("nan")}, SPEC["args"][1]]}, "args[0] (c).size"),
+    ({"args": [{**SPEC["args"][0], "size": "9" * 900}, SPEC["args"][1]]}, "args[0] (c).size"),
+    ({"problem_size": ["1e309"]}, "problem_size[0]"),
+    ({"args": [SPEC["args"][0], {**SPEC["args"][1], "value": 2**40}]}, "args[1] (n).value"),
+    ({"args": [SPEC["args"][0], {**SPEC["args"][1], "value": float("inf")}]}, "args[1] (n).value"),
+    ({"args": [*SPEC["args"], _arg(low=float("-inf"), high=float("inf"))]}, "args[2] (a).low"),
+    ({"args": [*SPEC["args"], _arg(low=1e30)]}, "args[2] (a).low"),
+    ({"args": [*SPEC["args"], _arg(low=0, high=1e300)]}, "args[2] (a).high"),
+    ({"args": [*SPEC["args"], _arg(type="int32", low=2**40, high=2**41)]}, "args[2] (a).low"),
+    ({"args": [*SPEC["args"], _arg(init="constant", value=1e300)]}, "args[2] (a).value"),
+    ({"args": [{**SPEC["args"][0], "atol": float("inf")}, SPEC["args"][1]]}, "args[0] (c).atol"),
+    ({"grid_div_x": ["block_size_x - block_size_x"]}, "grid_div_x[0]"),
+    ({"grid_div_x": ["-block_size_x"]}, "grid_div_x[0]"),
+    ({"grid_div_x": ["block_size_x ** 64"]}, "grid_div_x[0]"),
+    ({"smem_size": "2**62"}, "smem_size"),
+    ({"metrics": {"bytes": -1}}, "metrics.bytes"),
+    ({"metrics": {"bytes": float("inf")}}, "metrics.bytes"),
+    ({"iterations": 0.5}, "iterations"),
+    ({"timeout_s": float("nan")}, "timeout_s"),
+    ({"defines": {"W": float("inf")}}, "defines.W"),
+])
+def test_the_spec_check_refuses_values_that_cannot_be_built_naming_the_field(change, field):
+    data = {**SPEC, "tune_params": {"block_size_x": [32, 64]}, **change}
+    with pytest.raises(SpecError) as e:
+        parse_spec(_toml(data))
+    assert e.value.field == field, str(e.value)
+
+
+def _toml(data: dict) -> str:
+    """`data` as TOML text (values a Spec would refuse included)."""
+    from kt_tui.kernel.spec import _toml_key, _toml_value
+    lines, tables = [], []
+    for k, v in data.items():
+        if isinstance(v, dict):
+            tables.append(f"[{k}]\n" + "\n".join(f"{_toml_key(a)} = {_toml_value(b)}" for a, b in v.items()))
+        elif k == "args":
+            tables += ["[[args]]\n" + "\n".join(f"{a} = {_toml_value(b)}" for a, b in arg.items()) for arg in v]
+        else:
+            lines.append(f"{k} = {_toml_value(v)}")
+    return "\n".join(lines) + "\n\n" + "\n\n".join(tables) + "\n"
+
+
+def test_spec_check_says_which_field_and_exits_2_never_a_traceback(capsys, tmp_path):
+    for f in ("vector_add.cu", "vector_add.cu.toml"):
+        (tmp_path / f).write_text((EXAMPLES / f).read_text())
+    spec = tmp_path / "vector_add.cu.toml"
+    spec.write_text(spec.read_text().replace('size = "n"', 'size = "1e309"', 1))
+    from kt_tui.cli import main
+    assert main(["spec", str(tmp_path / "vector_add.cu"), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert "args[0] (c).size" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

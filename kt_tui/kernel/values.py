@@ -59,7 +59,7 @@ def check_tune_params(tune, where: str = "tune_params") -> dict:
     for name, values in tune.items():
         problem = name_problem(name)
         if problem:
-            raise BadValue(f"{where}.{name}", problem)
+            raise BadValue(f"{where}.{name!r}", problem)
         if not isinstance(values, list) or not values:
             raise BadValue(f"{where}.{name}", "must be a non-empty list of values")
         for i, v in enumerate(values):
