@@ -216,3 +216,39 @@ def test_spec_check_says_which_field_and_exits_2_never_a_traceback(capsys, tmp_p
     assert main(["spec", str(tmp_path / "vector_add.cu"), "--check"]) == 2
     err = capsys.readouterr().err
     assert "args[0] (c).size" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("flags, config, says", [
+    (["--timeout", "nan"], "", "--timeout must be a finite number"),
+    (["--timeout", "inf"], "", "--timeout must be a finite number"),
+    (["--threshold", "nan"], "", "--threshold must be a finite number"),
+    (["--time-limit", "nan"], "", "--time-limit must be a finite number"),
+    (["--batch-size", "0"], "", "--batch-size must be more than 0"),
+    (["--search-option", "popsize=nan"], "", "popsize: must be finite numbers"),
+    (["--search-option", "popsize=[1e999]"], "", "popsize: must be finite numbers"),
+    ([], "threshold = nan\n", "setting 'threshold' must be a finite number"),
+    ([], "timeout_s = 1e400\n", "setting 'timeout_s' must be a finite number"),
+    ([], 'search = "__import__"\n', "'__import__': unknown search (known: kt, brute_force"),
+    ([], 'hybrid = "nope"\n', "'nope': unknown search"),
+])
+def test_settings_refuse_non_finite_numbers_and_unknown_searches(capsys, hermetic, flags, config, says):
+    from kt_tui.cli import main
+    (hermetic / "config").mkdir()
+    (hermetic / "config" / "config.toml").write_text(config)
+    assert main(["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--json", "--backend", "sim", "--sim-cache",
+                 str(EXAMPLES / "recorded"), *flags]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+    assert not (hermetic / "sessions.db").exists() or Store(hermetic / "sessions.db").sessions() == []
+
+
+def test_a_database_with_a_negative_schema_version_is_refused_not_restamped(tmp_path):
+    import sqlite3
+    from kt_tui.store.db import SchemaError
+    path = tmp_path / "s.db"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA user_version = -5")
+    with pytest.raises(SchemaError, match="schema version -5"):
+        Store(path).sessions()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == -5
