@@ -252,3 +252,19 @@ def test_a_database_with_a_negative_schema_version_is_refused_not_restamped(tmp_
         Store(path).sessions()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == -5
+
+
+@pytest.mark.parametrize("values, field", [('[[256], 256]', "tune_params.block_size_x[0]"),
+                                           ('[nan, 256]', "tune_params.block_size_x[0]"),
+                                           ('["256;", 32]', "tune_params.block_size_x[0]")])
+def test_run_with_a_bad_tunable_value_exits_2_naming_it(capsys, hermetic, values, field):
+    from kt_tui.cli import main
+    for f in ("vector_add.cu", "vector_add.cu.toml"):
+        (hermetic / f).write_text((EXAMPLES / f).read_text())
+    spec = hermetic / "vector_add.cu.toml"
+    text = spec.read_text()
+    assert "block_size_x = [32, 64, 128, 256, 512, 1024]" in text
+    spec.write_text(text.replace("block_size_x = [32, 64, 128, 256, 512, 1024]", f"block_size_x = {values}"))
+    assert main(["run", str(hermetic / "vector_add.cu"), "--auto", "--json", "--backend", "sim"]) == 2
+    err = capsys.readouterr().err
+    assert field in err and "Traceback" not in err
