@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 import types
@@ -125,7 +126,7 @@ def load_settings(flags: dict | None = None, config_file: Path | None = None,
     return s
 
 
-_POSITIVE = {"timeout_s", "llm_timeout_s"}  # a watchdog of 0 s would stop everything at once
+_POSITIVE = {"timeout_s", "llm_timeout_s", "batch_size"}  # a watchdog of 0 s would stop everything at once
 
 
 def _types() -> dict[str, tuple[type, ...]]:
@@ -156,10 +157,21 @@ def _check_values(s: Settings, origin: dict[str, str]) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
         where = origin.get(name, name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{where} must be a finite number, not {value}")
         if name in _POSITIVE and value <= 0:
             raise ConfigError(f"{where} must be more than 0, not {value}")
         if value < 0:
             raise ConfigError(f"{where} must not be negative, not {value}")
+    from .gpu.protocol import SEARCHES
+    for name in ("search", "hybrid"):
+        value = getattr(s, name)
+        if value and value not in SEARCHES:
+            raise ConfigError(f"{origin.get(name, name)} {value!r}: unknown search (known: {', '.join(SEARCHES)})")
+    for k, v in (s.search_options or {}).items():
+        if not _finite(v):
+            raise ConfigError(f"{origin.get('search_options', 'search_options')} {k}: must be finite numbers, "
+                              f"not {v!r}")
     if s.base_url:
         url = urlparse(s.base_url)
         if url.scheme not in ("http", "https") or not url.netloc:
@@ -173,6 +185,20 @@ def _check_values(s: Settings, origin: dict[str, str]) -> None:
                               f"(have: {', '.join(sorted(names))})")
     if s.sim_cache:
         _check_sim_cache(s.sim_cache, origin.get("sim_cache", "sim_cache"))
+
+
+def _finite(v) -> bool:
+    """No nan or inf in `v`, as a number, a number's text, or inside a list or table."""
+    if isinstance(v, (list, tuple)):
+        return all(map(_finite, v))
+    if isinstance(v, dict):
+        return all(map(_finite, v.values()))
+    if isinstance(v, str):
+        try:
+            v = float(v)
+        except ValueError:
+            return True
+    return not isinstance(v, float) or math.isfinite(v)
 
 
 def _check_sim_cache(value: str, where: str) -> None:

@@ -162,7 +162,9 @@ def test_space_edits_and_seed_rules_use_the_same_checks(tmp_path):
     code = f"__import__('os').system('touch {marker}')"
     with pytest.raises(SpaceError):  # a code string among numbers is refused by the edit itself
         apply_edit(spec, SpaceEdit("add_values", "block_size_x", [code]))
-    new = apply_edit(spec, SpaceEdit("add_param", "variant", [code, "plain"], default="plain"))
+    with pytest.raises(SpaceError, match="a string value must be"):  # and as a word (it would be #defined)
+        apply_edit(spec, SpaceEdit("add_param", "variant", [code, "plain"], default="plain"))
+    new = apply_edit(spec, SpaceEdit("add_param", "variant", ["fast", "plain"], default="plain"))
     assert space_size(new) > 0 and not marker.exists()
 
 

@@ -331,4 +331,4 @@ def test_positional_options_odd_values_and_unknown_options(tmp_path, capsys):
     """)
     done, problems, _ = import_script(script, tmp_path / "out")
     assert _spec(done[0]).grid_div_x == ["block_size_x"] and "not imported: observers" in done[0].notes
-    assert problems == ["call 2 (scale): tune_params['block_size_x']: kt-tui takes numbers and strings, got None"]
+    assert problems == ["call 2 (scale): tune_params.block_size_x[1]: None: expected a number or a short word"]

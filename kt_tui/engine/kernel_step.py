@@ -43,11 +43,15 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
     in tune_params order), and names the code does not use are not added."""
     from ..kernel.params import apply_renames, check_params, tokens
     from ..kernel.review import review
+    from ..kernel.values import clean_tune_params
 
-    tune = {k: (v if isinstance(v, list) else [v]) for k, v in tune_params.items()}
+    # a bad name or value (it would be written into the source as #define) is left out and flagged
+    tune, dropped = clean_tune_params(tune_params)
+    suggested, more = clean_tune_params(suggested or {}, "suggested")
+    dropped += more
     fixes = []
     used = {t.text for t in tokens(code) if t.kind == "ident"}
-    for name, values in (suggested or {}).items():
+    for name, values in suggested.items():
         if name not in tune and name in used:
             tune[name] = list(values)
             fixes.append(f"{name} is used but was not declared: took the step's suggested values")
@@ -78,6 +82,7 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
                              if k in base_spec.defaults and base_spec.defaults[k] in tune[k]},
                    **{k: v for k, v in grid.items() if v})
     unresolved = [n for n in check_params(code, tune, names).used_undeclared]
+    rejected += [{"kind": "expression", "line": None, "message": f"rejected, not used: {m}"} for m in dropped]
     flags = rejected + [{"kind": f.kind, "line": f.line, "message": f.message}
                         for f in review(engine.version(engine.original)[0], code, base_spec.kernel)]
     # flagged code (an #include of a path, a host call) is compiled only once the user approved it

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..files import STEPS_MAX, FileRefused, read_text_file
+from ..kernel.values import BadValue, check_tune_params
 
 LIBRARY = "library.toml"
 STEP_KEYS = {"id", "title", "description", "prompt", "tune_params", "skip_evaluation", "depends_on"}
 ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
-NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED = {"one-prompt"}  # the one-prompt strategy's step
 
 
@@ -112,13 +112,10 @@ def _step(item: dict, label: str, where: str, earlier: set[str]) -> Step:
     tune = item.get("tune_params", {})
     if not isinstance(tune, dict):
         fail("tune_params", "must be a table of name = [values]")
-    for name, values in tune.items():
-        if not NAME.match(name):
-            fail(f"tune_params.{name}", "not a C identifier")
-        if not isinstance(values, list) or not values:
-            fail(f"tune_params.{name}", "must be a non-empty list of values")
-        if any(isinstance(v, (list, dict)) for v in values):
-            fail(f"tune_params.{name}", "values must be numbers, strings or booleans")
+    try:
+        tune = check_tune_params(tune)
+    except BadValue as e:
+        fail(e.field, e.problem)
     deps = item.get("depends_on", [])
     deps = [deps] if isinstance(deps, str) else deps
     if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):

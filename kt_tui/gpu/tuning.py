@@ -8,6 +8,7 @@ and check for a stop request before the next one. Any kernel_tuner strategy can 
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections import deque
@@ -114,6 +115,8 @@ def normalize_result(raw: dict, names: list[str], source: str) -> dict:
         else:
             status = "ok"
     t = raw.get("time")
+    if status in ("ok", "wrong_result") and not _sane_time(t, raw.get("times")):
+        status, error = "invalid_time", f"the measured time {t!r} ms is not a positive finite number"
     ok_time = isinstance(t, (int, float)) and status in ("ok", "wrong_result")
     verified = {1: True, 0: False}.get(raw.get("kt_correct"))
     return {
@@ -125,6 +128,13 @@ def normalize_result(raw: dict, names: list[str], source: str) -> dict:
         "compile_ms": raw.get("compile_time"), "source": source, "timestamp": raw.get("timestamp"),
         "verdicts": raw.get("kt_verdicts"),
     }
+
+
+def _sane_time(t, times) -> bool:
+    """A time that can be compared: positive and finite (a cache may hold anything)."""
+    def finite(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    return finite(t) and t > 0 and all(finite(x) and x >= 0 for x in times or [])
 
 
 def classify_exception(e: BaseException) -> tuple[str, str]:

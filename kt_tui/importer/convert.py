@@ -13,6 +13,7 @@ from ..files import refuse_existing
 from ..kernel.source import SourceError, find_kernels, read_source
 from ..kernel.spec import DTYPES, Arg, Spec, SpecError, check_spec, dump_spec, spec_path_for
 from ..kernel.draft import kernel_body, written_pointers
+from ..kernel.values import BadValue, check_tune_params
 
 CUDA_LANGS = {"cuda", "cupy", "nvcuda", "pycuda"}
 AXIS_NAMES = ("nx", "ny", "nz")
@@ -108,10 +109,10 @@ def convert_call(call: dict, index: int, staging: Path, out_dir: Path, taken: se
     if len(kernel.params) != len(call["args"]):
         raise CallError(f"the kernel takes {len(kernel.params)} arguments, the script passes {len(call['args'])}")
     problem_size, sizes = _problem_size(call)
-    for name, values in call["tune_params"].items():
-        bad = [v for v in values if isinstance(v, bool) or not isinstance(v, (int, float, str))]
-        if bad or not values:
-            raise CallError(f"tune_params[{name!r}]: kt-tui takes numbers and strings, got {bad[0] if bad else 'no values'!r}")
+    try:
+        check_tune_params(call["tune_params"])
+    except BadValue as e:
+        raise CallError(str(e)) from None
     stem = _unique_stem(base, taken)
     arrays = np.load(staging / call["arrays"], allow_pickle=False)
     outputs = _outputs(call, src, kernel)

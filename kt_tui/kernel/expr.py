@@ -102,6 +102,8 @@ def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = Fals
         elif not isinstance(node.value, (int, float)):
             bad(f"{node.value!r} is not allowed: only numbers (and True/False), and short strings compared "
                 "with == != in")
+        elif isinstance(node.value, float) and not math.isfinite(node.value) or abs(node.value) > MAX_MAGNITUDE:
+            bad(f"the constant {node.value!r} exceeds 2**63 or is not a finite number")
     elif isinstance(node, ast.Name):
         if node.id.startswith("__"):
             bad(f"the name {node.id!r} is not allowed")
@@ -260,6 +262,8 @@ def evaluate(expr: str | int | float, names: dict) -> int | float:
     """A number: `expr` itself, or the expression evaluated over `names`."""
     if isinstance(expr, bool):
         raise ExprError("expected a number or an expression, got a boolean")
+    if isinstance(expr, float) and not math.isfinite(expr):
+        raise ExprError(f"expected a finite number, got {expr!r}")
     if isinstance(expr, (int, float)):
         return expr
     if not isinstance(expr, str) or not expr.strip():
@@ -310,7 +314,10 @@ class Divisor:
         self.text = self.expr.text
 
     def __call__(self, params: dict):
-        return int(evaluate(self.text, params))  # as kernel_tuner does with a string divisor
+        v = int(evaluate(self.text, params))  # as kernel_tuner does with a string divisor
+        if v <= 0:
+            raise ExprError(f"grid divisor {self.text!r} is {v} at {params}: it must be above 0")
+        return v
 
     def __repr__(self) -> str:
         return f"Divisor({self.text!r})"

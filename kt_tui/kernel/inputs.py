@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .expr import evaluate
-from .spec import Arg, Spec, SpecError
+from .spec import Arg, Spec, SpecError, random_bounds
 
 
 def poison_value(dtype: np.dtype):
@@ -48,23 +48,15 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
     if arg.init == "poison":
         return np.full(n, poison_value(dtype), dtype)
     rng = np.random.default_rng(arg.seed)
-    lo, hi = (evaluate(v, sizes) if v is not None else None for v in (arg.low, arg.high))
-    arg = Arg(arg.name, arg.type, arg.size, arg.init, low=lo, high=hi)
     floating = np.issubdtype(dtype, np.floating)
     if arg.init == "normal" and floating:
         return rng.standard_normal(n).astype(dtype)
-    if arg.init == "positive":
-        low, high = (arg.low if arg.low is not None else 0.0 if floating else 1), arg.high or (1.0 if floating else 100)
-        low = max(low, 1e-3 if floating else 1)
-    else:
-        low = arg.low if arg.low is not None else (-1.0 if floating and arg.init == "uniform" else -100)
-        high = arg.high if arg.high is not None else (1.0 if floating and arg.init == "uniform" else 100)
+    low, high = random_bounds(arg, sizes)
     if floating and (arg.init in ("uniform", "positive") or arg.low is not None or arg.high is not None):
         return rng.uniform(low, high, n).astype(dtype)
     if floating:
         return rng.standard_normal(n).astype(dtype)
-    info = np.iinfo(dtype)
-    return rng.integers(max(info.min, int(low)), min(info.max, int(high)), n).astype(dtype)
+    return rng.integers(low, high, n).astype(dtype)
 
 
 def make_args(spec: Spec, sizes: dict | None = None) -> list:

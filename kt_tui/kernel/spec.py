@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import asdict, dataclass, field
 from itertools import islice, product
@@ -17,6 +18,7 @@ from ..errors import UserError
 from ..files import SPEC_MAX, FileRefused, read_text_file
 from .expr import ExprError, check_names, evaluate, names_in, parse
 from .source import Kernel
+from .values import BadValue, check_tune_params, name_problem
 
 DTYPES = {
     "float32": "float32", "float": "float32", "float64": "float64", "double": "float64",
@@ -329,10 +331,10 @@ def spec_from_dict(data: dict) -> Spec:
         ps = [ps]
     _want(1 <= len(ps) <= 3, "problem_size", "expected 1 to 3 entries")
     tune = data.get("tune_params", {})
-    _want(isinstance(tune, dict), "tune_params", "expected a table of name = [values]")
-    for k, v in tune.items():
-        _want(isinstance(v, list) and v, f"tune_params.{k}", "expected a non-empty list of values")
-        _want(len(set(map(repr, v))) == len(v), f"tune_params.{k}", "has duplicate values")
+    try:
+        tune = check_tune_params(tune)
+    except BadValue as e:
+        raise SpecError(e.field, e.problem) from None
     defaults = data.get("defaults", {})
     _want(isinstance(defaults, dict), "defaults", "expected a table of name = value")
     restrictions = _str_list(data, "restrictions", optional=False)
@@ -345,11 +347,16 @@ def spec_from_dict(data: dict) -> Spec:
     spec.verify_sizes = _verify_sizes(data.get("verify_sizes"))
     spec.metrics = _metrics(data.get("metrics", {}), spec.sizes)
     _extra_keys(spec, data)
-    for key in ("timeout_s", "iterations"):
-        if key in data:
-            v = data[key]
-            _want(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, key, f"expected a positive number, got {v!r}")
-            setattr(spec, key, type(getattr(spec, key))(v))
+    if "timeout_s" in data:
+        v = data["timeout_s"]
+        _want(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0, "timeout_s",
+              f"expected a positive number of seconds, got {v!r}")
+        spec.timeout_s = float(v)
+    if "iterations" in data:
+        v = data["iterations"]
+        _want(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 10**6, "iterations",
+              f"expected a positive integer (at most 1000000), got {v!r}")
+        spec.iterations = v
     return spec
 
 
@@ -370,7 +377,7 @@ def _metrics(value, sizes: dict) -> dict:
     for k, v in value.items():
         _want(k in ("bytes", "flops"), f"metrics.{k}", "unknown key (known: bytes, flops)")
         try:
-            evaluate(v, sizes)
+            _want(evaluate(v, sizes) >= 0, f"metrics.{k}", f"must be >= 0, got {v!r}")
         except ExprError as e:
             raise SpecError(f"metrics.{k}", str(e)) from None
     return dict(value)
@@ -428,7 +435,8 @@ def _arg_from_dict(i: int, a: object) -> Arg:
     _want(init in INITS, f"{where}.init", f"unknown init {init!r} (use one of {', '.join(INITS)})")
     for key in ("atol", "rtol"):
         v = a.get(key)
-        _want(v is None or (isinstance(v, (int, float)) and v >= 0), f"{where}.{key}", "expected a number >= 0")
+        _want(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0),
+              f"{where}.{key}", "expected a finite number >= 0")
     seed = a.get("seed", 1)
     _want(isinstance(seed, int), f"{where}.seed", "expected an integer")
     output = a.get("output", False)
@@ -458,8 +466,10 @@ def _extra_keys(spec: Spec, data: dict) -> None:
     defines = data.get("defines", {})
     _want(isinstance(defines, dict), "defines", "expected a table of NAME = value or size expression")
     for k, v in defines.items():
+        _want(name_problem(k) is None, f"defines.{k!r}", str(name_problem(k)))
         _want(isinstance(v, (str, int, float)) and not isinstance(v, bool), f"defines.{k}",
               f"expected a number or a size expression, got {v!r}")
+        _want(not isinstance(v, float) or math.isfinite(v), f"defines.{k}", f"expected a finite number, got {v!r}")
     spec.defines = dict(defines)
     only = data.get("defines_only", False)
     _want(isinstance(only, bool), "defines_only", f"expected true or false, got {only!r}")
@@ -546,6 +556,7 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
             raise SpecError(f"problem_size[{i}]", str(e)) from None
         _want(v >= 1, f"problem_size[{i}]", f"must be >= 1, got {v}")
     elements = nbytes = 0
+    scalars = []  # checked after the arrays' total: a size too large is the clearer message
     for i, a in enumerate(spec.args):
         where = f"args[{i}] ({a.name})"
         if a.is_array:
@@ -554,17 +565,23 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
             except ExprError as e:
                 raise SpecError(f"{where}.size", str(e)) from None
             _want(int(n) == n and n >= 1, f"{where}.size", f"must be a positive integer, got {n}")
-            elements, nbytes = elements + int(n), nbytes + int(n) * _itemsize(a.type)
+            elements, nbytes = elements + int(n), nbytes + int(n) * _itemsize(a.dtype) * a.lanes
             if a.init == "constant":
                 _want(isinstance(a.value, (int, float)), f"{where}.value", "init = \"constant\" needs a numeric value")
+                _fits(a, a.value, f"{where}.value")
             for key in ("low", "high"):
                 if getattr(a, key) is not None:
                     try:
-                        evaluate(getattr(a, key), sizes)
+                        _fits(a, evaluate(getattr(a, key), sizes), f"{where}.{key}")
                     except ExprError as e:
                         raise SpecError(f"{where}.{key}", str(e)) from None
             if a.low is not None and a.high is not None:
                 _want(evaluate(a.low, sizes) < evaluate(a.high, sizes), f"{where}.high", f"must be above low ({a.low})")
+            if a.init in ("random", "uniform", "normal", "positive"):
+                low, high = random_bounds(a, sizes)
+                _want(low < high and math.isfinite(high - low), f"{where}.low" if a.low is not None else f"{where}.high",
+                      f"the values are drawn from [{low}, {high}) in {a.dtype}: low must be below high "
+                      "(give both low and high)")
             if a.init == "copy":
                 _want(a.copy_of in {b.name for b in spec.args if b.is_array and b is not a}, f"{where}.copy_of",
                       f"{a.copy_of!r} is not another array argument")
@@ -572,12 +589,46 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
             _want(not a.output, f"{where}.output", "a scalar cannot be an output (give it a size)")
             _want(a.value is not None, f"{where}.value", "a scalar needs a value (a number or a size name)")
             try:
-                evaluate(a.value, sizes)
+                scalars.append((a, evaluate(a.value, sizes), f"{where}.value"))
             except ExprError as e:
                 raise SpecError(f"{where}.value", str(e)) from None
     _want(nbytes <= MAX_ARRAY_BYTES and elements <= MAX_ARRAY_ELEMENTS, "args",
           f"the arrays need {nbytes:.1e} bytes ({nbytes / 1e9:.3g} GB, {elements:.1e} elements), more than "
           f"a GPU holds (at most {MAX_ARRAY_BYTES / 2**30:.0f} GiB and {MAX_ARRAY_ELEMENTS:.0e} elements)")
+    for a, v, where in scalars:
+        _fits(a, v, where)
+
+
+def _fits(a: Arg, v, where: str) -> None:
+    """`v` can be stored in the argument's dtype (no overflow, no inf from a finite number)."""
+    import numpy as np
+    _want(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), where,
+          f"expected a finite number, got {v!r}")
+    if a.dtype.startswith("float"):
+        big = float(np.finfo(a.dtype).max)
+        _want(abs(v) <= big, where, f"{v!r} is beyond the range of {a.dtype} (at most {big:.4g})")
+    else:
+        info = np.iinfo(a.dtype)
+        _want(info.min <= int(v) <= info.max, where, f"{v!r} does not fit {a.dtype} ({info.min} to {info.max})")
+
+
+def random_bounds(a: Arg, sizes: dict) -> tuple:
+    """The [low, high) an array's random values are drawn from: the spec's, else its init's defaults
+    (integers clipped to the dtype's range, as kernel/inputs.py draws them)."""
+    import numpy as np
+    floating = a.dtype.startswith("float")
+    lo, hi = (evaluate(v, sizes) if v is not None else None for v in (a.low, a.high))
+    if a.init == "positive":
+        low = max(lo if lo is not None else 0.0 if floating else 1, 1e-3 if floating else 1)
+        high = hi or (1.0 if floating else 100)
+    else:
+        wide = floating and a.init == "uniform"
+        low = lo if lo is not None else (-1.0 if wide else -100)
+        high = hi if hi is not None else (1.0 if wide else 100)
+    if not floating:
+        info = np.iinfo(a.dtype)
+        low, high = max(info.min, int(low)), min(info.max, int(high))
+    return low, high
 
 
 def _itemsize(dtype: str) -> int:
@@ -594,12 +645,24 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
     for key in ("grid_div_x", "grid_div_y", "grid_div_z"):
         for i, e in enumerate(getattr(spec, key) or []):
             _known_names(e, names, f"{key}[{i}]")
+            try:
+                v = evaluate(e, spec.baseline_params())
+            except ExprError as err:
+                raise SpecError(f"{key}[{i}]", str(err)) from None
+            _want(v > 0 and int(v) == v, f"{key}[{i}]",
+                  f"must be a positive integer at the default configuration, got {v} at {spec.baseline_params()}")
     _check_files(spec)
+    try:
+        check_tune_params(spec.tune_params)  # also for specs not read from TOML (import, LLM)
+    except BadValue as e:
+        raise SpecError(e.field, e.problem) from None
     for k, v in spec.defines.items():
+        _want(name_problem(k) is None, f"defines.{k!r}", str(name_problem(k)))
         _known_names(v, set(spec.sizes), f"defines.{k}", "a name in [sizes]")
     if spec.smem_size is not None:
         try:
-            _want(evaluate(spec.smem_size, {**spec.baseline_params(), **spec.sizes}) >= 0, "smem_size", "must be >= 0")
+            v = evaluate(spec.smem_size, {**spec.baseline_params(), **spec.sizes})
+            _want(0 <= v <= 2**31, "smem_size", f"must be 0 to 2**31 bytes, got {v}")
         except ExprError as e:
             raise SpecError("smem_size", str(e)) from None
     for i, r in enumerate(spec.restrictions):
@@ -630,12 +693,25 @@ def _toml_value(v) -> str:
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v)
+        return _toml_str(v)
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
     raise TypeError(f"cannot write {v!r} as TOML")
+
+
+def _toml_key(k) -> str:
+    """A bare key when it is one, else a quoted (basic string) key: no key can add a line."""
+    k = str(k)
+    return k if k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k) else _toml_str(k)
+
+
+def _toml_str(s: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    short = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    return '"' + "".join(short.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7f else c)
+                         for c in s) + '"'
 
 
 def dump_spec(spec: Spec) -> str:
@@ -660,7 +736,7 @@ def dump_spec(spec: Spec) -> str:
     tables = ("sizes", "tune_params", "defaults") + (("metrics",) if spec.metrics else ()) + (("defines",) if spec.defines else ())
     for table in tables:
         lines.append(f"[{table}]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]
+        lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]
         lines.append("")
     for a in spec.args:
         lines.append("[[args]]")

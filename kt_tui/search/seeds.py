@@ -39,6 +39,7 @@ from ..errors import UserError
 from ..files import RULES_MAX, FileRefused, read_text_file
 from ..kernel.expr import Expr as Restriction
 from ..kernel.spec import Spec
+from ..kernel.values import value_problem
 from .lazy import SAMPLE, LazySpace, is_huge
 from .space import SpaceError, block_names, configurations, parse_expression
 
@@ -131,8 +132,11 @@ def _strings(v, path, where: str) -> list[str]:
 
 def _filter(v, path, where: str) -> dict:
     if isinstance(v, (int, float, str, bool)):
-        return {"values": [v]}
+        v = [v]
     if isinstance(v, list) and v and all(isinstance(x, (int, float, str, bool)) for x in v):
+        for i, x in enumerate(v):
+            if value_problem(x):
+                raise RuleError(path, f"{where}[{i}]", value_problem(x))
         return {"values": v}
     if not isinstance(v, dict):
         raise RuleError(path, where, "expected a value, a list of values, or a table "
@@ -141,8 +145,8 @@ def _filter(v, path, where: str) -> dict:
         if k not in FILTER_KEYS:
             raise RuleError(path, f"{where}.{k}", f"unknown key (known: {', '.join(sorted(FILTER_KEYS))})")
     for k in ("min", "max", "multiple_of"):
-        if k in v and (not isinstance(v[k], (int, float)) or isinstance(v[k], bool)):
-            raise RuleError(path, f"{where}.{k}", "expected a number")
+        if k in v and (not isinstance(v[k], (int, float)) or isinstance(v[k], bool) or value_problem(v[k])):
+            raise RuleError(path, f"{where}.{k}", "expected a finite number")
     if "multiple_of" in v and v["multiple_of"] <= 0:
         raise RuleError(path, f"{where}.multiple_of", "expected a number > 0")
     if "power_of_2" in v and not isinstance(v["power_of_2"], bool):

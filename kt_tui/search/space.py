@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..kernel.expr import Expr, ExprError, parse
+from ..kernel.values import BadValue, check_tune_params, name_problem
 from ..kernel.spec import Spec
 
 MAX_THREADS = 1024  # threads per block on every NVIDIA GPU kernel_tuner targets
@@ -286,12 +287,10 @@ class SpaceEdit:
 def _values_ok(values, param: str) -> list:
     if not isinstance(values, list) or not values:
         raise SpaceError(f"{param}: values must be a non-empty list", param)
-    for v in values:
-        if not isinstance(v, (int, float, str, bool)):
-            raise SpaceError(f"{param}: value {v!r} is not a number, string or boolean", param)
-    if len({repr(v) for v in values}) != len(values):
-        raise SpaceError(f"{param}: the values have duplicates", param)
-    return list(values)
+    try:
+        return check_tune_params({param: values}, "values")[param]
+    except BadValue as e:
+        raise SpaceError(f"{param}: {e}", param) from None
 
 
 def apply_edit(spec: Spec, edit: SpaceEdit, max_threads: int | None = MAX_THREADS) -> Spec:
@@ -299,8 +298,8 @@ def apply_edit(spec: Spec, edit: SpaceEdit, max_threads: int | None = MAX_THREAD
     p = edit.param
     if edit.kind not in EDIT_KINDS:
         raise SpaceError(f"unknown edit kind {edit.kind!r} (known: {', '.join(EDIT_KINDS)})", p or None)
-    if not isinstance(p, str) or not p.isidentifier():
-        raise SpaceError(f"parameter name {p!r} is not an identifier", p or None)
+    if name_problem(p):
+        raise SpaceError(f"parameter name {name_problem(p)}", p or None)
     new = copy.deepcopy(spec)
     values = _values_ok(edit.values, p)
     if edit.kind == "add_param":

@@ -130,6 +130,9 @@ class Store:
     def _migrate(self) -> None:
         db = self.db
         version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version < 0:
+            raise SchemaError(f"{self.path} has schema version {version}, which no kt-tui writes: not opened "
+                              "(pass another --db)")
         if version > SCHEMA_VERSION:
             raise SchemaError(f"{self.path} was made by a newer kt-tui (schema {version}, this one reads up to "
                               f"{SCHEMA_VERSION}); upgrade kt-tui to open it")
