@@ -11,23 +11,30 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ..engine.events import Gate
+from .keys import CHOICE_IDS, choice_key
 
-CHOICE_KEYS = {"approve": "s", "edit": "e", "skip": "k", "stop": "x", "retry": "t"}
+DEFAULT_KEYS = {"start": "s", "edit": "e", "skip": "k", "stop": "x", "retry": "t", "approve_all": "A"}
 LABELS = {"accept": {"approve": "accept", "skip": "reject"}, "llm_failed": {"edit": "write it yourself"},
           "llm_reply": {"edit": "fix the reply"}}
 STEP_STYLE = {"accepted": "bold green", "verified": "green", "failed": "red", "rejected": "yellow",
               "skipped": "dim", "running": "bold cyan", "approved": "cyan", "edited": "cyan", "proposed": ""}
 
 
-def keys_line(gate: Gate) -> Text:
+def keys_line(gate: Gate, keys: dict[str, str] | None = None) -> Text:
+    """The keys that answer gate, as the keymap has them (keys: binding id -> key)."""
+    keys = {**DEFAULT_KEYS, **(keys or {})}
     labels = LABELS.get(gate.kind, {})
-    parts = [f"[{CHOICE_KEYS[c]}] {labels.get(c, c)}" for c in gate.choices if c in CHOICE_KEYS]
-    return Text("   ".join(parts + ["[A] approve all remaining"]), style="bold")
+    parts = [f"[{choice_key(keys, c)}] {labels.get(c, c)}" for c in gate.choices if c in CHOICE_IDS]
+    return Text("   ".join(parts + [f"[{keys['approve_all']}] approve all remaining"]), style="bold")
 
 
-def render_gate(gate: Gate) -> Text:
+def render_gate(gate: Gate, keys: dict[str, str] | None = None, simulated: bool = False) -> Text:
     b = gate.body
+    keys = {**DEFAULT_KEYS, **(keys or {})}
     text = Text.assemble(("Decide: ", "bold"), gate.title, "\n")
+    if simulated and gate.kind == "kernel":
+        text.append(f"SIMULATED session: an edited kernel ([{keys['edit']}]) cannot be measured here, only the "
+                    "recorded one can. Sanitizers need a GPU too.\n", style="bold yellow")
     if b.get("unverified"):
         text.append(b["unverified"] + "\n", style="bold red")
     if gate.kind == "sweep":
@@ -47,7 +54,7 @@ def render_gate(gate: Gate) -> Text:
             yes, no = ("worth doing", "NOT worth it") if b.get("prompt") else ("a kernel change", "NOT a kernel change")
             text.append(f"LLM verdict: {yes if verdict['valid'] else no} - {verdict['reason']}\n", style=style)
             if not verdict["valid"]:
-                text.append("[s] approves it anyway (overrules the LLM), [k] skips it.\n")
+                text.append(f"[{keys['start']}] approves it anyway (overrules the LLM), [{keys['skip']}] skips it.\n")
         if b.get("note"):
             text.append(b["note"] + "\n", style="dim")
     elif gate.kind == "plan":
@@ -97,7 +104,7 @@ def render_gate(gate: Gate) -> Text:
         text.append("Retry, write the answer yourself (manual), skip this call, or stop.\n", style="yellow")
         if b.get("text"):
             text.append(b["text"][:600] + "\n", style="dim")
-    text.append_text(keys_line(gate))
+    text.append_text(keys_line(gate, keys))
     return text
 
 

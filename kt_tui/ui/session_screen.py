@@ -24,6 +24,8 @@ from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
 from .editors import KernelEditScreen, TextEditScreen
 from .gate_view import PlanView, render_gate, render_kernel, render_verification
+from .keys import TABS, HelpScreen, help_text, keys_by_id
+from .results import short_label
 from .plot import TuningPlot
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
@@ -51,12 +53,15 @@ class SessionScreen(Screen):
         Binding("A", "approve_all", "Approve all", id="approve_all"),
         Binding("f2", "settings", "Settings", id="settings"),
         Binding("w", "switch_strategy", "Strategy", id="switch_strategy"),
-        Binding("o", "sort", "Sort column", id="sort"),
-        Binding("r", "reverse", "Reverse sort", id="reverse"),
+        Binding("o", "sort", "Sort column", id="sort", show=False),
+        Binding("r", "reverse", "Reverse sort", id="reverse", show=False),
         Binding("q", "quit_session", "Quit", id="quit"),
         Binding("m", "sanitize('memcheck')", "memcheck", id="sanitize"),
-        Binding("R", "sanitize('racecheck')", "racecheck", id="racecheck"),
-        Binding("X", "export", "Export", id="export"),
+        Binding("R", "sanitize('racecheck')", "racecheck", id="racecheck", show=False),
+        Binding("X", "export", "Export", id="export", show=False),
+        Binding("v", "toggle_source", "Best/original kernel", id="toggle_source", show=False),
+        Binding("question_mark", "help", "Help", id="help", key_display="?"),
+        *[Binding(key, f"tab('{tab}')", f"{label} tab", id=f"tab_{tab}", show=False) for tab, label, key in TABS],
     ]
 
     def __init__(self, settings: Settings, store: Store, source: str, spec: Spec,
@@ -77,12 +82,17 @@ class SessionScreen(Screen):
         self.autopilot = False
         self.paused = False
         self.llm_line = ""
+        self.strategy = settings.strategy
+        self.best_version: str | None = None
+        self.show_original = False
+        self.shown_source: tuple | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="banner")
         with Horizontal():
             with Vertical(id="left"):
+                yield Static(id="source-label")
                 with VerticalScroll(id="source-scroll"):
                     yield SourceView(id="source")
                 yield SpecSummary(id="spec")
@@ -104,7 +114,7 @@ class SessionScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(SourceView).show(self.source)
+        self._show_source()
         self.query_one(SpecSummary).show(self.spec)
         table = self.query_one(ResultsTable)
         base = self.spec.baseline_params()
@@ -145,12 +155,15 @@ class SessionScreen(Screen):
     def on_ready(self, message: Ready) -> None:
         self.sid, self.choice = message.sid, message.choice
         if message.choice.note:
-            self.notify(message.choice.note, title="Backend", timeout=8)
+            self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
         from ..commands import llm_factory
         from ..engine.manual import CONNECT
         if llm_factory(self.settings) is None:
-            self.notify(f"No LLM configured: with explicit or autonomous ([w] switches) you write the steps and "
-                        f"kernels yourself. {CONNECT}", title="Manual mode", timeout=15)
+            self.notify(f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
+                        f"you write the steps and kernels yourself. {CONNECT}", title="Manual mode", timeout=6,
+                        markup=False)
+        self.strategy = self.store.session(self.sid)["strategy"]
+        self._add_versions()
         self._banner()
 
     def on_problem(self, message: Problem) -> None:
@@ -170,7 +183,9 @@ class SessionScreen(Screen):
                 self._decide(decision.choice, decision.value)
                 return
             self.autopilot = False
-        self.query_one(GatePanel).update(render_gate(gate))
+        self.query_one(GatePanel).update(render_gate(gate, self.keys, bool(self.choice and self.choice.simulated)))
+        table = self.query_one(ResultsTable)
+        table.mark_candidate(gate.body.get("version") if gate.kind == "accept" else None, gate.body.get("params"))
         if gate.kind == "kernel":
             self.query_one("#kernel-view", Static).update(render_kernel(gate.body))
             self.query_one(TabbedContent).active = "tab-kernel"
@@ -188,45 +203,54 @@ class SessionScreen(Screen):
         for e in self.bridge.drain():
             d = e.data
             if e.kind == "result":
-                table.put(d["result"])
-                self.query_one(TuningPlot).add(_plotted(d["result"]))
+                row = table.put(d["result"], d.get("version"))
+                self.query_one(TuningPlot).add(_plotted(d["result"]), d.get("version"))
                 added = True
                 self.current = None
+                if d.get("run") == self.run_info.get("run"):
+                    self.run_info["done"] += 1
                 if d["best"]:
                     self.best = d["result"]
-                    table.mark_best(d["result"]["key"])
+                    table.mark_best(row)
+                    self._best_version(d.get("version"))
             elif e.kind == "begin":
                 self.current = d
             elif e.kind == "session":
                 if d.get("best_key") is not None:  # a new best, e.g. after a check found the old one wrong
                     self.best = {"key": d["best_key"], "time_ms": d["best_ms"]}
-                    table.mark_best(d["best_key"])
+                    table.mark_best(table.row_key(d.get("best_version"), d["best_key"]))
+                    self._best_version(d.get("best_version"))
                 if d.get("baseline_ms") is not None:
                     self.baseline_ms = d["baseline_ms"]
                     table.set_baseline(self.baseline_ms)
                 if "state" in d:
                     self.state = d["state"]
             elif e.kind == "run":
-                self.run_info = {**d, "started": time.monotonic(), "done": 0}
-                if d["kind"] == "tune":
-                    self.query_one(TuningPlot).reset([_plotted(r) for r in self.store.results(self.sid, d["version"])])
+                self.run_info = {**d, "started": time.monotonic(), "done": 0, "paused_s": 0.0}
+                self._add_versions(d["version"])
                 self.paused = False
                 self.state = "running"
                 self.query_one(GatePanel).update(Text.assemble(
-                    ("Running ", "bold"), f"{d['kind']} on {self.choice.label() if self.choice else d['backend']}",
-                    "\n", ("[x] stop after the current configuration", "bold")))
+                    ("Running ", "bold"), f"{d['kind']} of {table.labels.get(d['version'], 'the kernel')}", "\n",
+                    (f"[{self.keys['stop']}] stop after the current configuration", "bold")))
             elif e.kind == "space" and self.run_info.get("run") == d["run"]:
                 self.run_info["total"] = d["total"]
             elif e.kind == "run_end":
+                self._pause_clock(False)
                 self.run_info["ended"] = time.monotonic()
                 if d.get("error"):
-                    self.notify(d["error"], title=f"run {d['run']} {d['state']}", severity="error", timeout=10)
+                    self.notify(d["error"], title=f"run {d['run']} {d['state']}", severity="error", timeout=5,
+                                markup=False)
             elif e.kind == "paused":
                 self.paused = d["on"]
+                self._pause_clock(d["on"])
+            elif e.kind == "switched":
+                self.strategy = d["strategy"]
+                self._banner()
             elif e.kind == "verification":
                 self.query_one("#kernel-view", Static).update(render_verification(d))
             elif e.kind == "note":
-                self.notify(d["text"])
+                self.notify(d["text"], timeout=4, markup=False)
             elif e.kind == "step":
                 self.query_one(PlanView).show(self.store.steps(self.sid))
             elif e.kind.startswith("llm_"):
