@@ -1,5 +1,5 @@
-"""The tuning plot: every measured time (dots) and the best so far (a line) over evaluations,
-drawn with braille characters so that one terminal cell holds 2 x 4 points."""
+"""The tuning plot: every measured time (dots, one colour per kernel version) and the best so far
+(a line) over evaluations, drawn with braille characters so that one terminal cell holds 2 x 4 points."""
 
 from __future__ import annotations
 
@@ -33,8 +33,13 @@ class Canvas:
         return out
 
 
-def render_plot(times: list[float | None], width: int, height: int, styles: dict[str, str]) -> Text:
-    """times: one entry per evaluation, None for a failed one. Log scale: tuning times span decades."""
+SERIES = ("cyan", "magenta", "green", "blue", "red")
+
+
+def render_plot(times: list[float | None], width: int, height: int, styles: dict[str, str],
+                series: list[int] | None = None) -> Text:
+    """times: one entry per evaluation, None for a failed one; series: each one's series number
+    (its colour: styles['point0'], ...). Log scale: tuning times span decades."""
     import math
 
     ok = [t for t in times if t]
@@ -55,7 +60,7 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
     best = None
     for i, t in enumerate(times):
         if t:
-            canvas.dot(*xy(i, t), "point")
+            canvas.dot(*xy(i, t), f"point{series[i] % len(SERIES)}" if series else "point")
             best = t if best is None or t < best else best
         if best is not None:
             canvas.dot(*xy(i, best), "best")
@@ -74,23 +79,37 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
 class TuningPlot(Static):
     """Fed one result at a time; redraws on resize. Faster is higher up: the best line falls."""
 
-    DEFAULT_CSS = "TuningPlot { height: 9; }"
+    DEFAULT_CSS = "TuningPlot { height: 10; }"
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.times: list[float | None] = []
-        self.palette = {"point": "cyan", "best": "bold yellow"}
+        self.series: list[int] = []
+        self.versions: list[str | None] = []  # series number -> version id
+        self.labels: dict[str, str] = {}  # version id -> what the legend calls it
+        self.palette = {"point": "cyan", "best": "bold yellow", **{f"point{i}": c for i, c in enumerate(SERIES)}}
 
-    def reset(self, times: list[float | None] | None = None) -> None:
-        self.times = list(times or [])
+    def reset(self, points: list[tuple[float | None, str | None]] | None = None) -> None:
+        self.times, self.series, self.versions = [], [], []
+        for t, vid in points or []:
+            self.add(t, vid)
         self.redraw()
 
-    def add(self, time_ms: float | None) -> None:
+    def add(self, time_ms: float | None, version: str | None = None) -> None:
+        if version not in self.versions:
+            self.versions.append(version)
         self.times.append(time_ms)
+        self.series.append(self.versions.index(version))
 
     def redraw(self) -> None:
         width = max(self.size.width, 20)
-        self.update(render_plot(self.times, width, max(self.size.height - 1, 2), self.palette))
+        plot = render_plot(self.times, width, max(self.size.height - 2, 2), self.palette, self.series)
+        if len(self.versions) > 1:
+            plot.append("\n" + " " * 10)
+            for i, vid in enumerate(self.versions):
+                plot.append("● ", SERIES[i % len(SERIES)])
+                plot.append(f"{self.labels.get(vid, vid or '?')}  ", "dim")
+        self.update(plot)
 
     def on_resize(self) -> None:
         self.redraw()

@@ -3,6 +3,7 @@ benchmark table on the right. The engine runs in a thread worker and talks throu
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Callable
 
@@ -114,12 +115,13 @@ class SessionScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self._show_source()
         self.query_one(SpecSummary).show(self.spec)
         table = self.query_one(ResultsTable)
         base = self.spec.baseline_params()
         table.setup(list(self.spec.tune_params), ",".join(str(base[n]) for n in self.spec.tune_params),
                     workers=self._several_workers())
+        self.query_one(TuningPlot).labels = table.labels
+        self._show_source()
         self._banner()
         if self.sid:
             self._load_stored()
@@ -293,11 +295,56 @@ class SessionScreen(Screen):
         self.query_one(GatePanel).update(text)
 
     # -- display -------------------------------------------------------------------------
+    @property
+    def keys(self) -> dict[str, str]:
+        """Binding id -> the key that triggers it, with config.toml's [keys] applied."""
+        return keys_by_id(self.BINDINGS, self.settings.keys or {})
+
     def _banner(self) -> None:
         label = self.choice.label() if self.choice else "choosing a backend…"
         style = "bold black on yellow" if self.choice and self.choice.simulated else "bold"
         self.query_one("#banner", Static).update(Text.assemble(
-            (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  ", (f" {label} ", style)))
+            (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  ", (f" {label} ", style),
+            f"  strategy: {self.strategy}"))
+
+    def _add_versions(self, vid: str | None = None) -> None:
+        """Tell the table about kernel versions it does not know yet (read once per version)."""
+        table = self.query_one(ResultsTable)
+        if not self.sid or (vid is not None and vid in table.labels):
+            return
+        for v in self.store.versions(self.sid):
+            if v["id"] not in table.labels:
+                names = list(json.loads(v["spec_json"]).get("tune_params", {}))
+                table.add_version(v["id"], short_label(v["label"], v["id"]), names)
+
+    def _best_version(self, vid: str | None) -> None:
+        if vid and vid != self.best_version:
+            self.best_version = vid
+            self._show_source()
+
+    def _show_source(self) -> None:
+        """The current best kernel, labelled; the original one key away."""
+        table = self.query_one(ResultsTable)
+        best = self.best_version if self.best_version not in (None, table.original) else None
+        vid = None if self.show_original or best is None else best
+        if (vid, self.show_original) == self.shown_source:
+            return
+        self.shown_source = (vid, self.show_original)
+        key = self.keys["toggle_source"]
+        if vid is None:
+            source, label = self.source, "original kernel" + (f"  ([{key}] shows the best)" if best else "")
+        else:
+            source = self.store.version(self.sid, vid)["source"]
+            label = f"best kernel: {table.labels.get(vid, vid[:8])}  ([{key}] shows the original)"
+        self.query_one("#source-label", Static).update(Text(label, style="bold"))
+        self.query_one(SourceView).show(source)
+
+    def _pause_clock(self, on: bool) -> None:
+        run = self.run_info
+        if on and run.get("started") and not run.get("paused_at"):
+            run["paused_at"] = time.monotonic()
+        elif not on and run.get("paused_at"):
+            run["paused_s"] += time.monotonic() - run.pop("paused_at")
 
     def _several_workers(self) -> bool:
         from ..gpu.raypool import parse_gpus
@@ -309,31 +356,35 @@ class SessionScreen(Screen):
         s = self.store.session(self.sid)
         table = self.query_one(ResultsTable)
         self.baseline_ms = s.get("baseline_ms")
+        self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
+        self._add_versions()
         stored = self.store.results(self.sid)
         for r in stored:
             table.put(r)
-        self.query_one(TuningPlot).reset([_plotted(r) for r in stored])
+        self.query_one(TuningPlot).reset([(_plotted(r), r["version"]) for r in stored])
         self.query_one(PlanView).show(self.store.steps(self.sid))
         if s.get("best_key") and s.get("best_ms") is not None:
-            table.mark_best(s["best_key"])
+            table.mark_best(table.row_key(s.get("best_version"), s["best_key"]))
             self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
+            self._best_version(s.get("best_version"))
 
     def _show_progress(self) -> None:
         table = self.query_one(ResultsTable)
         parts = [f"{table.row_count} measured"]
         run = self.run_info
         if run.get("total"):
-            parts[0] = f"{table.row_count}/{run['total']} configurations"
+            label = table.labels.get(run.get("version"), "this run")
+            parts[0] = f"{label}: {run['done']}/{run['total']} configurations (after restrictions)"
         if run.get("started"):
-            end = run.get("ended") or time.monotonic()
-            parts.append(f"{end - run['started']:.0f} s elapsed")
+            end = run.get("paused_at") or run.get("ended") or time.monotonic()
+            parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
         if self.best and self.best.get("time_ms") is not None:
             parts.append(f"best {self.best['time_ms']:.4f} ms ({self.best['key']})")
             if self.baseline_ms:
                 parts.append(f"{self.baseline_ms / self.best['time_ms']:.2f}x over baseline {self.baseline_ms:.4f} ms")
         if self.paused:
-            parts.append("PAUSED (p resumes)")
+            parts.append(f"PAUSED ({self.keys['pause']} resumes)")
         elif self.current and self.state == "running":
             parts.append(f"running {self.current['key']}")
         self.query_one(ProgressLine).update("  ·  ".join(parts))
@@ -342,23 +393,26 @@ class SessionScreen(Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         choices = self.gate.choices if (self.gate and self.bridge.waiting) else ()
         wanted = {"start": "approve", "edit": "edit", "skip": "skip", "retry": "retry"}.get(action)
+        # False hides a key from the footer: it shows only what applies now
         if wanted:
-            return wanted in choices or None
+            return wanted in choices
         if action == "stop":
-            return bool(choices) or self.state == "running" or None
+            return bool(choices) or self.state == "running"
         if action == "pause":
-            return (self.state == "running" and self.run_info.get("kind") == "tune" and not self.bridge.waiting) or None
+            return self.state == "running" and self.run_info.get("kind") == "tune" and not self.bridge.waiting
         if action == "switch_strategy":
-            return bool(choices) or self.state == "finished" or None
+            return bool(choices) or self.state == "finished"
         if action == "approve_all":
-            return not self.autopilot or None
-        if action == "sanitize":
-            return (self.gate is not None and self.gate.kind == "kernel" and self.bridge.waiting) or None
+            return not self.autopilot and self.state not in ("finished", "error")
+        if action == "sanitize":  # a sanitizer needs a GPU: never in a simulated session
+            return (self.gate is not None and self.gate.kind == "kernel" and self.bridge.waiting
+                    and not (self.choice and self.choice.simulated))
         return True
 
     def _decide(self, choice: str, value=None) -> None:
         if self.bridge.answer(Decision(choice, value)):
             self.gate = None
+            self.query_one(ResultsTable).mark_candidate(None)
             self.query_one(GatePanel).update(f"{choice}: going on…")
             self.refresh_bindings()
 
@@ -454,6 +508,16 @@ class SessionScreen(Screen):
                     self.engine.options.update(values)
                 self.notify("Settings applied from the next decision on.")
         self.app.push_screen(SettingsScreen(self.settings.strategy_options()), apply)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(help_text(self.BINDINGS, self.settings.keys or {})))
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = f"tab-{tab}"
+
+    def action_toggle_source(self) -> None:
+        self.show_original = not self.show_original
+        self._show_source()
 
     def action_sort(self) -> None:
         table = self.query_one(ResultsTable)
