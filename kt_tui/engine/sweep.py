@@ -50,7 +50,7 @@ def sweep(engine):
     while True:
         done = len(engine.known(vid))
         total = spec.space_size()
-        title = (f"Tune {spec.kernel} ({total} configurations) on {engine.choice.label()}?" if attempt == 1
+        title = (f"Tune {spec.kernel} ({total} configurations before restrictions)?" if attempt == 1
                  else f"Continue the sweep of {spec.kernel} ({done} of {total} measured)?")
         decision = yield Gate(
             key=f"sweep:{attempt}" + (f":{edits}" if edits else ""), kind="sweep", title=title,

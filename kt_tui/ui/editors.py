@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from typing import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -38,9 +39,12 @@ class TextEditScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("ctrl+s", "save", "Use this", id="editor.save", priority=True),
                 Binding("escape", "cancel", "Cancel", id="editor.cancel")]
 
-    def __init__(self, title: str, text: str, help_text: str = "", language: str | None = None) -> None:
+    def __init__(self, title: str, text: str, help_text: str = "", language: str | None = None,
+                 check: Callable[[str], str | None] | None = None) -> None:
+        """check: the problem with a text (shown here, the screen stays open), None when it is fine."""
         super().__init__()
         self.title_text, self.text, self.help_text, self.language = title, text, help_text, language
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
@@ -53,7 +57,12 @@ class TextEditScreen(ModalScreen[str | None]):
         self.query_one(TextArea).focus()
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one("#edit-text", TextArea).text)
+        text = self.query_one("#edit-text", TextArea).text
+        problem = self.check(text) if self.check else None
+        if problem:
+            self.query_one("#edit-error", Static).update(Text(problem, style="bold red"))
+            return
+        self.dismiss(text)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -76,9 +85,10 @@ class KernelEditScreen(ModalScreen[dict | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
             yield Static(Text.assemble(("Edit the kernel", "bold"),
-                                       ("  (tab moves between the code and the parameters; ctrl+s uses it)", "dim")))
+                                       ("  (tab indents; ctrl+s uses it, escape cancels; click or shift+tab "
+                                        "reaches the parameters)", "dim")))
             yield _area(self.code, "cuda", "edit-code")
-            yield Static("Tunable parameters (name = [values]) and restrictions (restrict = [\"...\"])")
+            yield Static("Tunable parameters (name = [values]) and restrictions (restrict = [\"...\"])", markup=False)
             text = tune_params_text(self.tune_params) + f"restrict = {json.dumps(self.restrictions)}\n"
             yield _area(text, "toml", "edit-params")
             yield Static(id="edit-error")

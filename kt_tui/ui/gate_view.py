@@ -38,7 +38,7 @@ def render_gate(gate: Gate, keys: dict[str, str] | None = None, simulated: bool 
     if b.get("unverified"):
         text.append(b["unverified"] + "\n", style="bold red")
     if gate.kind == "sweep":
-        text.append(f"{b.get('done', 0)} of {b.get('total')} configurations measured so far.\n")
+        text.append(f"{b.get('done', 0)} of {b.get('total')} configurations (before restrictions) measured so far.\n")
         budget = [f"{b['max_configs']} configurations" if b.get("max_configs") else "",
                   f"{b['time_limit_s']:g} s" if b.get("time_limit_s") else ""]
         text.append(f"Search: {b.get('search', 'kt')}" + (", heuristic seeds first" if b.get("seeds", True) else "")

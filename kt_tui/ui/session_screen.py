@@ -236,7 +236,7 @@ class SessionScreen(Screen):
                     ("Running ", "bold"), f"{d['kind']} of {table.labels.get(d['version'], 'the kernel')}", "\n",
                     (f"[{self.keys['stop']}] stop after the current configuration", "bold")))
             elif e.kind == "space" and self.run_info.get("run") == d["run"]:
-                self.run_info["total"] = d["total"]
+                self.run_info.update(total=d["total"], restricted=True)
             elif e.kind == "run_end":
                 self._pause_clock(False)
                 self.run_info["ended"] = time.monotonic()
@@ -375,7 +375,8 @@ class SessionScreen(Screen):
         run = self.run_info
         if run.get("total"):
             label = table.labels.get(run.get("version"), "this run")
-            parts[0] = f"{label}: {run['done']}/{run['total']} configurations (after restrictions)"
+            which = "after restrictions" if run.get("restricted") else "before restrictions"
+            parts[0] = f"{label}: {run['done']}/{run['total']} configurations ({which})"
         if run.get("started"):
             end = run.get("paused_at") or run.get("ended") or time.monotonic()
             parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
@@ -469,7 +470,7 @@ class SessionScreen(Screen):
             self.app.push_screen(TextEditScreen(
                 "Search settings for this run", b.get("text", ""), "search: kt, brute_force or a kernel_tuner "
                 "strategy; max_configs / time_limit_s: the budget (0: none); seeds: heuristic seeds first.",
-                language="toml"), done)
+                language="toml", check=_search_problem), done)
         elif gate.kind == "step" and b.get("prompt"):
             self.app.push_screen(TextEditScreen("Edit the step's prompt", b["prompt"], "What the LLM is asked for "
                                                 "this step; {kernel_string} stands for the current best kernel."), done)
@@ -507,7 +508,7 @@ class SessionScreen(Screen):
                 if self.engine is not None:
                     self.engine.options.update(values)
                 self.notify("Settings applied from the next decision on.")
-        self.app.push_screen(SettingsScreen(self.settings.strategy_options()), apply)
+        self.app.push_screen(SettingsScreen(self.settings.strategy_options(), self.strategy), apply)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(help_text(self.BINDINGS, self.settings.keys or {})))
@@ -563,6 +564,15 @@ class SessionScreen(Screen):
             self.gpu.shutdown()
         if self.sid:
             self.store.unlock(self.sid)
+
+
+def _search_problem(text: str) -> str | None:
+    from ..engine.sweep import parse_search
+    try:
+        parse_search(text)
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 def _plotted(r: dict) -> float | None:
