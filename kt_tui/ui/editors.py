@@ -37,7 +37,7 @@ def set_language(area: TextArea, language: str | None) -> None:
 
 class TextEditScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("ctrl+s", "save", "Use this", id="editor.save", priority=True),
-                Binding("escape", "cancel", "Cancel", id="editor.cancel")]
+                Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True)]
 
     def __init__(self, title: str, text: str, help_text: str = "", language: str | None = None,
                  check: Callable[[str], str | None] | None = None) -> None:
@@ -76,7 +76,7 @@ class KernelEditScreen(ModalScreen[dict | None]):
     """Edit the generated kernel and its tunable parameters (TOML: name = [values])."""
 
     BINDINGS = [Binding("ctrl+s", "save", "Use this kernel", id="editor.save", priority=True),
-                Binding("escape", "cancel", "Cancel", id="editor.cancel")]
+                Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True)]
 
     def __init__(self, code: str, tune_params: dict, restrictions: list[str]) -> None:
         super().__init__()
@@ -85,8 +85,8 @@ class KernelEditScreen(ModalScreen[dict | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
             yield Static(Text.assemble(("Edit the kernel", "bold"),
-                                       ("  (tab indents; ctrl+s uses it, escape cancels; click or shift+tab "
-                                        "reaches the parameters)", "dim")))
+                                       ("  (tab indents; ctrl+s uses it, escape cancels; click the parameters "
+                                        "below to edit them)", "dim")))
             yield _area(self.code, "cuda", "edit-code")
             yield Static("Tunable parameters (name = [values]) and restrictions (restrict = [\"...\"])", markup=False)
             text = tune_params_text(self.tune_params) + f"restrict = {json.dumps(self.restrictions)}\n"

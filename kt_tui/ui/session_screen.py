@@ -112,7 +112,7 @@ class SessionScreen(Screen):
                             yield Static("No generated kernel yet.", id="kernel-view")
                     with TabPane("LLM", id="tab-llm"):
                         yield RichLog(id="llm-log", wrap=True, markup=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one(SpecSummary).show(self.spec)

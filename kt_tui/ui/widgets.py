@@ -16,6 +16,7 @@ class SourceView(Static):
     """The kernel source, highlighted with Pygments' CUDA lexer."""
 
     def show(self, source: str) -> None:
+        self.code = source
         self.update(Syntax(source, "cuda", line_numbers=True, word_wrap=False, theme="ansi_dark"))
 
 
