@@ -112,7 +112,7 @@ class SessionScreen(Screen):
                             yield Static("No generated kernel yet.", id="kernel-view")
                     with TabPane("LLM", id="tab-llm"):
                         yield RichLog(id="llm-log", wrap=True, markup=False)
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
 
     def on_mount(self) -> None:
         self.query_one(SpecSummary).show(self.spec)
@@ -304,8 +304,8 @@ class SessionScreen(Screen):
         label = self.choice.label() if self.choice else "choosing a backend…"
         style = "bold black on yellow" if self.choice and self.choice.simulated else "bold"
         self.query_one("#banner", Static).update(Text.assemble(
-            (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  ", (f" {label} ", style),
-            f"  strategy: {self.strategy}"))
+            (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  strategy: {self.strategy}  ",
+            (f" {label} ", style)))
 
     def _add_versions(self, vid: str | None = None) -> None:
         """Tell the table about kernel versions it does not know yet (read once per version)."""
