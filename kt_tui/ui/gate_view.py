@@ -190,6 +190,10 @@ def render_verification(data: dict):
 
 
 class PlanView(DataTable):
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # selecting a step does nothing here: leave enter to whatever the keymap gives it
+        return False if action == "select_cursor" else True
+
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.add_columns("step", "title", "state", "why / result")

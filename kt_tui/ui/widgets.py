@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ..kernel.spec import Spec
 from .results import STATUS_STYLE, ResultsTable  # noqa: F401 - the screen imports its parts from here
