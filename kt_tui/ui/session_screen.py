@@ -23,7 +23,7 @@ from ..errors import UserError
 from ..kernel.spec import Spec
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
-from .editors import KernelEditScreen, TextEditScreen
+from .editors import gate_editor
 from .gate_view import PlanView, render_gate, render_kernel, render_verification
 from .keys import TABS, HelpScreen, help_text, keys_by_id
 from .results import short_label
@@ -450,39 +450,11 @@ class SessionScreen(Screen):
         gate = self.gate
         if not gate or "edit" not in gate.choices:
             return
-        b = gate.body
 
         def done(value) -> None:
             if value is not None and self.gate is gate:
                 self._decide("edit", value)
-
-        if gate.kind == "kernel":
-            self.app.push_screen(KernelEditScreen(b["code"], b["tune_params"], b.get("restrictions", [])), done)
-        elif gate.kind == "plan":
-            self.app.push_screen(TextEditScreen(
-                "Edit the plan", b.get("text", ""), "One step per numbered line, its description indented below. "
-                "Delete, reorder, reword or add steps."), done)
-        elif gate.kind == "configs":
-            self.app.push_screen(TextEditScreen(
-                "Configurations to benchmark", b.get("text", ""), "One JSON object per line; each is checked "
-                "against the space again.", language="json"), done)
-        elif gate.kind == "sweep":
-            self.app.push_screen(TextEditScreen(
-                "Search settings for this run", b.get("text", ""), "search: kt, brute_force or a kernel_tuner "
-                "strategy; max_configs / time_limit_s: the budget (0: none); seeds: heuristic seeds first.",
-                language="toml", check=_search_problem), done)
-        elif gate.kind == "step" and b.get("prompt"):
-            self.app.push_screen(TextEditScreen("Edit the step's prompt", b["prompt"], "What the LLM is asked for "
-                                                "this step; {kernel_string} stands for the current best kernel."), done)
-        elif gate.kind == "step":
-            self.app.push_screen(TextEditScreen("Edit the step", f"{gate.title.split(': ', 1)[-1]}\n{b.get('description', '')}",
-                                                "First line: the title; then the description."), done)
-        else:
-            problems = "".join(f"\n- {p}" for p in b.get("problems") or [])
-            self.app.push_screen(TextEditScreen(
-                "Write the answer yourself", b.get("text") or b.get("example", ""),
-                "JSON in the shape of the example" + (f". Problems with this text:{problems}" if problems else ""),
-                language="json"), done)
+        self.app.push_screen(gate_editor(gate), done)
 
     def action_switch_strategy(self) -> None:
         from .strategy_picker import StrategyPicker
@@ -564,15 +536,6 @@ class SessionScreen(Screen):
             self.gpu.shutdown()
         if self.sid:
             self.store.unlock(self.sid)
-
-
-def _search_problem(text: str) -> str | None:
-    from ..engine.sweep import parse_search
-    try:
-        parse_search(text)
-    except ValueError as e:
-        return str(e)
-    return None
 
 
 def _plotted(r: dict) -> float | None:
