@@ -83,6 +83,7 @@ async def test_a_remapped_enter_approves_and_the_texts_say_enter():
         assert "[enter] approve" in gate and "[ctrl+x] stop" in gate and "[s] approve" not in gate
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.state == "finished")
+        assert "Press q to quit" in shown(screen, "#gate")
         await pilot.press("q")
 
 
@@ -112,6 +113,7 @@ async def test_help_palette_tab_keys_strategy_and_a_footer_that_fits():
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.state == "finished")
         assert screen.check_action("switch_strategy", ()) is True  # go on from the best kernel
+        assert "w to go on from the best kernel with another strategy" in shown(screen, "#gate")
         await pilot.press("q")
 
 

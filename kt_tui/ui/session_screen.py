@@ -171,7 +171,7 @@ class SessionScreen(Screen):
     def on_problem(self, message: Problem) -> None:
         self.state = "error"
         panel = self.query_one(GatePanel)
-        panel.update(Text.assemble(("Cannot go on: ", "bold red"), message.text, "\n\nPress q to quit."))
+        panel.update(Text.assemble(("Cannot go on: ", "bold red"), message.text, f"\n\nPress {self.keys['quit']} to quit."))
         self.refresh_bindings()
 
     def on_gate_opened(self, message: GateOpened) -> None:
@@ -272,7 +272,7 @@ class SessionScreen(Screen):
             log.write(Text(f"--- {d['key']} ({d['purpose']}) ---", style="bold"))
             self.llm_line = ""
             self.query_one(GatePanel).update(Text.assemble(("Asking the LLM: ", "bold"), d["key"],
-                                                            ("  (x cancels the call)", "dim")))
+                                                            (f"  ({self.keys['stop']} cancels the call)", "dim")))
         elif kind == "llm_delta":
             self.llm_line += d["text"]
             *lines, self.llm_line = self.llm_line.split("\n")
@@ -291,7 +291,10 @@ class SessionScreen(Screen):
         text = Text.assemble(("Session ", "bold"), (d["state"], "bold green" if d["state"] == "finished" else "bold"))
         if d.get("error"):
             text.append(f"\n{d['error']}", style="red")
-        text.append("\nPress q to quit. `kt-tui sessions` lists it; `kt-tui resume` reopens it.")
+        more = (f", {self.keys['switch_strategy']} to go on from the best kernel with another strategy"
+                if d["state"] == "finished" else "")
+        text.append(f"\nPress {self.keys['quit']} to quit{more}. `kt-tui sessions` lists it; `kt-tui resume` "
+                    "reopens it.")
         self.query_one(GatePanel).update(text)
 
     # -- display -------------------------------------------------------------------------
@@ -437,7 +440,8 @@ class SessionScreen(Screen):
     def action_pause(self) -> None:
         if self.engine is not None:
             self.engine.pause(not self.paused)
-            self.notify("Paused after the current configuration; p resumes." if not self.paused else "Resumed.")
+            self.notify(f"Paused after the current configuration; {self.keys['pause']} resumes." if not self.paused
+                        else "Resumed.", markup=False)
 
     def action_approve_all(self) -> None:
         """Autopilot: this gate and every later one are decided by the --auto policy."""
