@@ -209,8 +209,8 @@ class SessionScreen(Screen):
                 self.query_one(TuningPlot).add(_plotted(d["result"]), d.get("version"))
                 added = True
                 self.current = None
-                if d.get("run") == self.run_info.get("run"):
-                    self.run_info["done"] += 1
+                if d.get("run") is not None and d.get("run") == self.run_info.get("run"):
+                    self.run_info["done"] = self.run_info.get("done", 0) + 1
                 if d["best"]:
                     self.best = d["result"]
                     table.mark_best(row)
