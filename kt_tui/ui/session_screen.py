@@ -468,7 +468,8 @@ class SessionScreen(Screen):
             if name and gate is None and self.state == "finished":  # go on with a finished session
                 self.store.update_session(self.sid, strategy=name, state="stopped")
                 self.store.add_event(self.sid, "switched", {"strategy": name, "after": "finished"})
-                self.state = "starting"
+                self.state, self.strategy = "starting", name
+                self._banner()
                 self._engine_thread()
             elif name and self.gate is gate:
                 self._decide("switch", name)
