@@ -284,7 +284,7 @@ def test_the_headless_progress_names_the_worker():
     result = {"key": "32,8", "time_ms": 0.5, "status": "ok"}
     show(Event("result", {"result": dict(result, worker="node2:gpu1"), "best": False}))
     show(Event("result", {"result": result, "best": False}))
-    first, second = out.getvalue().splitlines()
+    _header, first, second = out.getvalue().splitlines()
     assert first.endswith("ok  (node2:gpu1)") and second.endswith("ok")
 
 

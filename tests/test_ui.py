@@ -267,7 +267,7 @@ async def test_the_kernel_editor_highlights_cuda():
 async def test_the_settings_screen_changes_the_strategy_knobs():
     from kt_tui.ui.settings_screen import SettingsScreen
 
-    app = new_app(EXAMPLES / "vector_add.cu")
+    app = new_app(EXAMPLES / "vector_add.cu", strategy="autonomous")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await wait_for(pilot, lambda: gate_key(screen) is not None)

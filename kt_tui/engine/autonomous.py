@@ -87,7 +87,7 @@ def start(engine, then: str):
     vid = engine.original
     _, spec = engine.version(vid)
     decision = yield Gate("start", "sweep", f"Measure the original {spec.kernel} ({spec.space_size()} "
-                          f"configurations) on {engine.choice.label()}, then {then}?",
+                          f"configurations before restrictions), then {then}?",
                           {"version": vid, "total": spec.space_size()}, choices=("approve", "skip", "stop"))
     if decision.choice == "approve":
         engine.baseline(vid)

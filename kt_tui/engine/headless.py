@@ -42,12 +42,15 @@ auto_policy = make_policy()
 
 
 def progress_printer(stream=None):
-    counts = {"n": 0}
+    counts = {"n": 0, "header": False}
 
     def on_event(e: Event) -> None:
         out = stream or sys.stderr
         if e.kind == "result":
             counts["n"] += 1
+            if not counts["header"]:
+                counts["header"] = True
+                print(f"{'#':<3} {'configuration':>16}  {'time':>14}  status", file=out, flush=True)
             r = e.data["result"]
             t = f"{r['time_ms']:.4f} ms" if r["time_ms"] is not None else "-"
             mark = "  best" if e.data["best"] else ""

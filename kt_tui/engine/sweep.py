@@ -49,9 +49,8 @@ def space_counts(spec) -> tuple[int, int, str]:
     except SpaceError:
         before = after = unrestricted_size(spec)
         return before, after, f"{before} configurations before restrictions"
-    text = f"{after if exact else f'about {after}'} configurations"
-    if before != after or not exact:
-        text += f", {before} before restrictions"
+    # both counts always, so that the total says which it is (the same when no restriction excludes any)
+    text = f"{after if exact else f'about {after}'} configurations, {before} before restrictions"
     return before, after, text
 
 
@@ -64,7 +63,7 @@ def sweep(engine):
     while True:
         done = len(engine.known(vid))
         before, total, sizes = space_counts(spec)
-        title = (f"Tune {spec.kernel} ({sizes}) on {engine.choice.label()}?" if attempt == 1
+        title = (f"Tune {spec.kernel} ({sizes})?" if attempt == 1
                  else f"Continue the sweep of {spec.kernel} ({done} of {total} measured)?")
         decision = yield Gate(
             key=f"sweep:{attempt}" + (f":{edits}" if edits else ""), kind="sweep", title=title,

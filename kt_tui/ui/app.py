@@ -147,6 +147,12 @@ class KtApp(App):
         """From the sessions browser; quitting that session comes back to it."""
         self._open_stored(sid)
 
+    def get_system_commands(self, screen):
+        yield from super().get_system_commands(screen)
+        if isinstance(screen, SessionScreen):
+            from .keys import palette_commands
+            yield from palette_commands(screen, self.settings.keys or {})
+
     def on_unmount(self) -> None:
         for screen in self.screen_stack:
             if isinstance(screen, SessionScreen):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from typing import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -36,11 +37,14 @@ def set_language(area: TextArea, language: str | None) -> None:
 
 class TextEditScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("ctrl+s", "save", "Use this", id="editor.save", priority=True),
-                Binding("escape", "cancel", "Cancel", id="editor.cancel")]
+                Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True)]
 
-    def __init__(self, title: str, text: str, help_text: str = "", language: str | None = None) -> None:
+    def __init__(self, title: str, text: str, help_text: str = "", language: str | None = None,
+                 check: Callable[[str], str | None] | None = None) -> None:
+        """check: the problem with a text (shown here, the screen stays open), None when it is fine."""
         super().__init__()
         self.title_text, self.text, self.help_text, self.language = title, text, help_text, language
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
@@ -53,7 +57,12 @@ class TextEditScreen(ModalScreen[str | None]):
         self.query_one(TextArea).focus()
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one("#edit-text", TextArea).text)
+        text = self.query_one("#edit-text", TextArea).text
+        problem = self.check(text) if self.check else None
+        if problem:
+            self.query_one("#edit-error", Static).update(Text(problem, style="bold red"))
+            return
+        self.dismiss(text)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -67,7 +76,7 @@ class KernelEditScreen(ModalScreen[dict | None]):
     """Edit the generated kernel and its tunable parameters (TOML: name = [values])."""
 
     BINDINGS = [Binding("ctrl+s", "save", "Use this kernel", id="editor.save", priority=True),
-                Binding("escape", "cancel", "Cancel", id="editor.cancel")]
+                Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True)]
 
     def __init__(self, code: str, tune_params: dict, restrictions: list[str]) -> None:
         super().__init__()
@@ -76,9 +85,10 @@ class KernelEditScreen(ModalScreen[dict | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
             yield Static(Text.assemble(("Edit the kernel", "bold"),
-                                       ("  (tab moves between the code and the parameters; ctrl+s uses it)", "dim")))
+                                       ("  (tab indents; ctrl+s uses it, escape cancels; click the parameters "
+                                        "below to edit them)", "dim")))
             yield _area(self.code, "cuda", "edit-code")
-            yield Static("Tunable parameters (name = [values]) and restrictions (restrict = [\"...\"])")
+            yield Static("Tunable parameters (name = [values]) and restrictions (restrict = [\"...\"])", markup=False)
             text = tune_params_text(self.tune_params) + f"restrict = {json.dumps(self.restrictions)}\n"
             yield _area(text, "toml", "edit-params")
             yield Static(id="edit-error")
@@ -104,3 +114,39 @@ class KernelEditScreen(ModalScreen[dict | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def gate_editor(gate) -> ModalScreen:
+    """The editor for a gate's value; what it returns is the gate's edit decision."""
+    b = gate.body
+    if gate.kind == "kernel":
+        return KernelEditScreen(b["code"], b["tune_params"], b.get("restrictions", []))
+    if gate.kind == "plan":
+        return TextEditScreen("Edit the plan", b.get("text", ""), "One step per numbered line, its description "
+                              "indented below. Delete, reorder, reword or add steps.")
+    if gate.kind == "configs":
+        return TextEditScreen("Configurations to benchmark", b.get("text", ""), "One JSON object per line; each "
+                              "is checked against the space again.", language="json")
+    if gate.kind == "sweep":
+        return TextEditScreen("Search settings for this run", b.get("text", ""), "search: kt, brute_force or a "
+                              "kernel_tuner strategy; max_configs / time_limit_s: the budget (0: none); seeds: "
+                              "heuristic seeds first.", language="toml", check=_search_problem)
+    if gate.kind == "step" and b.get("prompt"):
+        return TextEditScreen("Edit the step's prompt", b["prompt"], "What the LLM is asked for this step; "
+                              "{kernel_string} stands for the current best kernel.")
+    if gate.kind == "step":
+        return TextEditScreen("Edit the step", f"{gate.title.split(': ', 1)[-1]}\n{b.get('description', '')}",
+                              "First line: the title; then the description.")
+    problems = "".join(f"\n- {p}" for p in b.get("problems") or [])
+    return TextEditScreen("Write the answer yourself", b.get("text") or b.get("example", ""),
+                          "JSON in the shape of the example" + (f". Problems with this text:{problems}" if problems
+                                                                else ""), language="json")
+
+
+def _search_problem(text: str) -> str | None:
+    from ..engine.sweep import parse_search
+    try:
+        parse_search(text)
+    except ValueError as e:
+        return str(e)
+    return None

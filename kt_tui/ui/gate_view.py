@@ -11,27 +11,43 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ..engine.events import Gate
+from .keys import CHOICE_IDS, choice_key
 
-CHOICE_KEYS = {"approve": "s", "edit": "e", "skip": "k", "stop": "x", "retry": "t"}
+DEFAULT_KEYS = {"start": "s", "edit": "e", "skip": "k", "stop": "x", "retry": "t", "approve_all": "A"}
 LABELS = {"accept": {"approve": "accept", "skip": "reject"}, "llm_failed": {"edit": "write it yourself"},
           "llm_reply": {"edit": "fix the reply"}}
 STEP_STYLE = {"accepted": "bold green", "verified": "green", "failed": "red", "rejected": "yellow",
               "skipped": "dim", "running": "bold cyan", "approved": "cyan", "edited": "cyan", "proposed": ""}
 
 
-def keys_line(gate: Gate) -> Text:
+def keys_line(gate: Gate, keys: dict[str, str] | None = None) -> Text:
+    """The keys that answer gate, as the keymap has them (keys: binding id -> key)."""
+    keys = {**DEFAULT_KEYS, **(keys or {})}
     labels = LABELS.get(gate.kind, {})
-    parts = [f"[{CHOICE_KEYS[c]}] {labels.get(c, c)}" for c in gate.choices if c in CHOICE_KEYS]
-    return Text("   ".join(parts + ["[A] approve all remaining"]), style="bold")
+    parts = [f"[{choice_key(keys, c)}] {labels.get(c, c)}" for c in gate.choices if c in CHOICE_IDS]
+    return Text("   ".join(parts + [f"[{keys['approve_all']}] approve all remaining"]), style="bold")
 
 
-def render_gate(gate: Gate) -> Text:
+def render_gate(gate: Gate, keys: dict[str, str] | None = None, simulated: bool = False) -> Text:
     b = gate.body
+    keys = {**DEFAULT_KEYS, **(keys or {})}
     text = Text.assemble(("Decide: ", "bold"), gate.title, "\n")
+    if simulated and gate.kind == "kernel":
+        text.append(f"SIMULATED session: an edited kernel ([{keys['edit']}]) cannot be measured here, only the "
+                    "recorded one can. Sanitizers need a GPU too.\n", style="bold yellow")
     if b.get("unverified"):
         text.append(b["unverified"] + "\n", style="bold red")
     if gate.kind == "sweep":
-        text.append(f"{b.get('done', 0)} of {b.get('total')} configurations measured so far.\n")
+        if "sizes" in b:  # the sweep's gate: counted after restrictions (engine/sweep.py space_counts)
+            sizes = str(b["sizes"])
+            about = "about " if sizes.startswith("about ") else ""
+            if sizes.endswith("configurations before restrictions"):  # not counted after them
+                which = " (before restrictions)"
+            else:
+                which = f" ({b.get('total_before')} before restrictions)"
+            text.append(f"{b.get('done', 0)} of {about}{b.get('total')} configurations{which} measured so far.\n")
+        else:  # the autonomous start gate: the product of the parameters' values
+            text.append(f"{b.get('done', 0)} of {b.get('total')} configurations (before restrictions) measured so far.\n")
         budget = [f"{b['max_configs']} configurations" if b.get("max_configs") else "",
                   f"{b['time_limit_s']:g} s" if b.get("time_limit_s") else ""]
         text.append(f"Search: {b.get('search', 'kt')}" + (", heuristic seeds first" if b.get("seeds", True) else "")
@@ -47,7 +63,7 @@ def render_gate(gate: Gate) -> Text:
             yes, no = ("worth doing", "NOT worth it") if b.get("prompt") else ("a kernel change", "NOT a kernel change")
             text.append(f"LLM verdict: {yes if verdict['valid'] else no} - {verdict['reason']}\n", style=style)
             if not verdict["valid"]:
-                text.append("[s] approves it anyway (overrules the LLM), [k] skips it.\n")
+                text.append(f"[{keys['start']}] approves it anyway (overrules the LLM), [{keys['skip']}] skips it.\n")
         if b.get("note"):
             text.append(b["note"] + "\n", style="dim")
     elif gate.kind == "plan":
@@ -97,7 +113,7 @@ def render_gate(gate: Gate) -> Text:
         text.append("Retry, write the answer yourself (manual), skip this call, or stop.\n", style="yellow")
         if b.get("text"):
             text.append(b["text"][:600] + "\n", style="dim")
-    text.append_text(keys_line(gate))
+    text.append_text(keys_line(gate, keys))
     return text
 
 
@@ -183,6 +199,10 @@ def render_verification(data: dict):
 
 
 class PlanView(DataTable):
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # selecting a step does nothing here: leave enter to whatever the keymap gives it
+        return False if action == "select_cursor" else True
+
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.add_columns("step", "title", "state", "why / result")

@@ -1,5 +1,5 @@
-"""The tuning plot: every measured time (dots) and the best so far (a line) over evaluations,
-drawn with braille characters so that one terminal cell holds 2 x 4 points."""
+"""The tuning plot: every measured time (dots, one colour per kernel version) and the best so far
+(a line) over evaluations, drawn with braille characters so that one terminal cell holds 2 x 4 points."""
 
 from __future__ import annotations
 
@@ -33,8 +33,13 @@ class Canvas:
         return out
 
 
-def render_plot(times: list[float | None], width: int, height: int, styles: dict[str, str]) -> Text:
-    """times: one entry per evaluation, None for a failed one. Log scale: tuning times span decades."""
+SERIES = ("cyan", "magenta", "green", "blue", "red")
+
+
+def render_plot(times: list[float | None], width: int, height: int, styles: dict[str, str],
+                series: list[int] | None = None) -> Text:
+    """times: one entry per evaluation, None for a failed one; series: each one's series number
+    (its colour: styles['point0'], ...). Log scale: tuning times span decades."""
     import math
 
     ok = [t for t in times if t]
@@ -46,17 +51,26 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
     cw = width - label_w
     canvas = Canvas(cw, height)
     n = len(times)
-    # every point and the best so far, as pixels; only distinct pixels are drawn (100,000 points fit)
+    # every point (coloured by its series) and the best so far, as pixels; only distinct pixels are
+    # drawn (100,000 points fit), in the order of their first point: a cell takes the colour of the
+    # first point drawn into it, as a point-by-point drawing gives it
     import numpy as np
     t = np.array([v if v else np.nan for v in times], dtype=float)
     x = np.round(np.arange(n) * (cw * 2 - 1) / max(n - 1, 1)).astype(int)
     ran = ~np.isnan(t)
     best = np.fmin.accumulate(np.where(ran, t, np.inf))
     has_best = np.isfinite(best)
-    for mask, values, style in ((ran, t, "point"), (has_best, best, "best")):
-        y = np.round((np.log(values[mask]) - lo) / span * (height * 4 - 1)).astype(int)
-        for px, py in set(zip(x[mask].tolist(), y.tolist())):
-            canvas.dot(px, py, style)
+    rows = height * 4
+    names = ([f"point{i}" for i in range(len(SERIES))] if series else ["point"])
+    kinds = (np.asarray(series, dtype=int)[:n] % len(SERIES) if series else np.zeros(n, dtype=int))
+    for mask, values, style in ((ran, t, None), (has_best, best, "best")):
+        px = x[mask]
+        py = np.round((np.log(values[mask]) - lo) / span * (rows - 1)).astype(int)
+        _, first = np.unique(px * rows + py, return_index=True)
+        first.sort()
+        ks = kinds[mask][first].tolist()
+        for px_, py_, k in zip(px[first].tolist(), py[first].tolist(), ks):
+            canvas.dot(px_, py_, style or names[k])
     body = canvas.text(styles)
     lines = body.split("\n")
     out = Text()
@@ -72,23 +86,37 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
 class TuningPlot(Static):
     """Fed one result at a time; redraws on resize. Faster is higher up: the best line falls."""
 
-    DEFAULT_CSS = "TuningPlot { height: 9; }"
+    DEFAULT_CSS = "TuningPlot { height: 10; }"
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.times: list[float | None] = []
-        self.palette = {"point": "cyan", "best": "bold yellow"}
+        self.series: list[int] = []
+        self.versions: list[str | None] = []  # series number -> version id
+        self.labels: dict[str, str] = {}  # version id -> what the legend calls it
+        self.palette = {"point": "cyan", "best": "bold yellow", **{f"point{i}": c for i, c in enumerate(SERIES)}}
 
-    def reset(self, times: list[float | None] | None = None) -> None:
-        self.times = list(times or [])
+    def reset(self, points: list[tuple[float | None, str | None]] | None = None) -> None:
+        self.times, self.series, self.versions = [], [], []
+        for t, vid in points or []:
+            self.add(t, vid)
         self.redraw()
 
-    def add(self, time_ms: float | None) -> None:
+    def add(self, time_ms: float | None, version: str | None = None) -> None:
+        if version not in self.versions:
+            self.versions.append(version)
         self.times.append(time_ms)
+        self.series.append(self.versions.index(version))
 
     def redraw(self) -> None:
         width = max(self.size.width, 20)
-        self.update(render_plot(self.times, width, max(self.size.height - 1, 2), self.palette))
+        plot = render_plot(self.times, width, max(self.size.height - 2, 2), self.palette, self.series)
+        if len(self.versions) > 1:
+            plot.append("\n" + " " * 10)
+            for i, vid in enumerate(self.versions):
+                plot.append("● ", SERIES[i % len(SERIES)])
+                plot.append(f"{self.labels.get(vid, vid or '?')}  ", "dim")
+        self.update(plot)
 
     def on_resize(self) -> None:
         self.redraw()

@@ -3,6 +3,7 @@ benchmark table on the right. The engine runs in a thread worker and talks throu
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Callable
 
@@ -22,8 +23,10 @@ from ..errors import UserError
 from ..kernel.spec import Spec
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
-from .editors import KernelEditScreen, TextEditScreen
+from .editors import gate_editor
 from .gate_view import PlanView, render_gate, render_kernel, render_verification
+from .keys import TABS, HelpScreen, help_text, keys_by_id
+from .results import short_label
 from .plot import TuningPlot
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
@@ -51,12 +54,15 @@ class SessionScreen(Screen):
         Binding("A", "approve_all", "Approve all", id="approve_all"),
         Binding("f2", "settings", "Settings", id="settings"),
         Binding("w", "switch_strategy", "Strategy", id="switch_strategy"),
-        Binding("o", "sort", "Sort column", id="sort"),
-        Binding("r", "reverse", "Reverse sort", id="reverse"),
+        Binding("o", "sort", "Sort column", id="sort", show=False),
+        Binding("r", "reverse", "Reverse sort", id="reverse", show=False),
         Binding("q", "quit_session", "Quit", id="quit"),
         Binding("m", "sanitize('memcheck')", "memcheck", id="sanitize"),
-        Binding("R", "sanitize('racecheck')", "racecheck", id="racecheck"),
-        Binding("X", "export", "Export", id="export"),
+        Binding("R", "sanitize('racecheck')", "racecheck", id="racecheck", show=False),
+        Binding("X", "export", "Export", id="export", show=False),
+        Binding("v", "toggle_source", "Best/original kernel", id="toggle_source", show=False),
+        Binding("question_mark", "help", "Help", id="help", key_display="?"),
+        *[Binding(key, f"tab('{tab}')", f"{label} tab", id=f"tab_{tab}", show=False) for tab, label, key in TABS],
     ]
 
     def __init__(self, settings: Settings, store: Store, source: str, spec: Spec,
@@ -77,15 +83,19 @@ class SessionScreen(Screen):
         self.autopilot = False
         self.paused = False
         self.llm_line = ""
-        self.plotted: dict[str, dict[str, float | None]] = {}  # version -> config key -> what the plot shows
-        self.plotted_version: str | None = None  # the version whose run the plot shows (None: all stored)
+        self.plotted: dict[str, dict[str, int]] = {}  # version -> config key -> its point on the plot
         self.plot_stale = False
+        self.strategy = settings.strategy
+        self.best_version: str | None = None
+        self.show_original = False
+        self.shown_source: tuple | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="banner")
         with Horizontal():
             with Vertical(id="left"):
+                yield Static(id="source-label")
                 with VerticalScroll(id="source-scroll"):
                     yield SourceView(id="source")
                 yield SpecSummary(id="spec")
@@ -104,15 +114,16 @@ class SessionScreen(Screen):
                             yield Static("No generated kernel yet.", id="kernel-view")
                     with TabPane("LLM", id="tab-llm"):
                         yield RichLog(id="llm-log", wrap=True, markup=False)
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
 
     def on_mount(self) -> None:
-        self.query_one(SourceView).show(self.source)
         self.query_one(SpecSummary).show(self.spec)
         table = self.query_one(ResultsTable)
         base = self.spec.baseline_params()
         table.setup(list(self.spec.tune_params), ",".join(str(base[n]) for n in self.spec.tune_params),
                     workers=self._several_workers())
+        self.query_one(TuningPlot).labels = table.labels
+        self._show_source()
         self._banner()
         if self.sid:
             self._load_stored()
@@ -149,18 +160,21 @@ class SessionScreen(Screen):
     def on_ready(self, message: Ready) -> None:
         self.sid, self.choice = message.sid, message.choice
         if message.choice.note:
-            self.notify(message.choice.note, title="Backend", timeout=8)
+            self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
         from ..commands import llm_factory
         from ..engine.manual import CONNECT
         if llm_factory(self.settings) is None:
-            self.notify(f"No LLM configured: with explicit or autonomous ([w] switches) you write the steps and "
-                        f"kernels yourself. {CONNECT}", title="Manual mode", timeout=15)
+            self.notify(f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
+                        f"you write the steps and kernels yourself. {CONNECT}", title="Manual mode", timeout=6,
+                        markup=False)
+        self.strategy = self.store.session(self.sid)["strategy"]
+        self._add_versions()
         self._banner()
 
     def on_problem(self, message: Problem) -> None:
         self.state = "error"
         panel = self.query_one(GatePanel)
-        panel.update(Text.assemble(("Cannot go on: ", "bold red"), message.text, "\n\nPress q to quit."))
+        panel.update(Text.assemble(("Cannot go on: ", "bold red"), message.text, f"\n\nPress {self.keys['quit']} to quit."))
         self.refresh_bindings()
 
     def on_gate_opened(self, message: GateOpened) -> None:
@@ -174,7 +188,9 @@ class SessionScreen(Screen):
                 self._decide(decision.choice, decision.value)
                 return
             self.autopilot = False
-        self.query_one(GatePanel).update(render_gate(gate))
+        self.query_one(GatePanel).update(render_gate(gate, self.keys, bool(self.choice and self.choice.simulated)))
+        table = self.query_one(ResultsTable)
+        table.mark_candidate(gate.body.get("version") if gate.kind == "accept" else None, gate.body.get("params"))
         if gate.kind == "kernel":
             self.query_one("#kernel-view", Static).update(render_kernel(gate.body))
             self.query_one(TabbedContent).active = "tab-kernel"
@@ -192,50 +208,54 @@ class SessionScreen(Screen):
         for e in self.bridge.drain():
             d = e.data
             if e.kind == "result":
-                table.put(d["result"])
-                points = self.plotted.setdefault(d["version"], {})
-                if d["result"]["key"] not in points and d["version"] == self.plotted_version:
-                    self.query_one(TuningPlot).add(_plotted(d["result"]))
-                points[d["result"]["key"]] = _plotted(d["result"])
+                row = table.put(d["result"], d.get("version"))
+                self._plot(d["result"], d.get("version"))
                 added = True
                 self.current = None
+                if d.get("run") is not None and d.get("run") == self.run_info.get("run"):
+                    self.run_info["done"] = self.run_info.get("done", 0) + 1
                 if d["best"]:
                     self.best = d["result"]
-                    table.mark_best(d["result"]["key"])
+                    table.mark_best(row)
+                    self._best_version(d.get("version"))
             elif e.kind == "begin":
                 self.current = d
             elif e.kind == "session":
                 if d.get("best_key") is not None:  # a new best, e.g. after a check found the old one wrong
                     self.best = {"key": d["best_key"], "time_ms": d["best_ms"]}
-                    table.mark_best(d["best_key"])
+                    table.mark_best(table.row_key(d.get("best_version"), d["best_key"]))
+                    self._best_version(d.get("best_version"))
                 if d.get("baseline_ms") is not None:
                     self.baseline_ms = d["baseline_ms"]
                     table.set_baseline(self.baseline_ms)
                 if "state" in d:
                     self.state = d["state"]
             elif e.kind == "run":
-                self.run_info = {**d, "started": time.monotonic(), "done": 0}
-                if d["kind"] == "tune":
-                    # from what this screen already holds: the store is never read on the UI thread here
-                    self.plotted_version = d["version"]
-                    self.query_one(TuningPlot).reset(list(self.plotted.get(d["version"], {}).values()))
+                self.run_info = {**d, "started": time.monotonic(), "done": 0, "paused_s": 0.0}
+                self._add_versions(d["version"])  # the plot keeps every version's points: no store read here
                 self.paused = False
                 self.state = "running"
                 self.query_one(GatePanel).update(Text.assemble(
-                    ("Running ", "bold"), f"{d['kind']} on {self.choice.label() if self.choice else d['backend']}",
-                    "\n", ("[x] stop after the current configuration", "bold")))
+                    ("Running ", "bold"), f"{d['kind']} of {table.labels.get(d['version'], 'the kernel')}", "\n",
+                    (f"[{self.keys['stop']}] stop after the current configuration", "bold")))
             elif e.kind == "space" and self.run_info.get("run") == d["run"]:
-                self.run_info["total"] = d["total"]
+                self.run_info.update(total=d["total"], restricted=True)
             elif e.kind == "run_end":
+                self._pause_clock(False)
                 self.run_info["ended"] = time.monotonic()
                 if d.get("error"):
-                    self.notify(d["error"], title=f"run {d['run']} {d['state']}", severity="error", timeout=10)
+                    self.notify(d["error"], title=f"run {d['run']} {d['state']}", severity="error", timeout=5,
+                                markup=False)
             elif e.kind == "paused":
                 self.paused = d["on"]
+                self._pause_clock(d["on"])
+            elif e.kind == "switched":
+                self.strategy = d["strategy"]
+                self._banner()
             elif e.kind == "verification":
                 self.query_one("#kernel-view", Static).update(render_verification(d))
             elif e.kind == "note":
-                self.notify(d["text"])
+                self.notify(d["text"], timeout=4, markup=False)
             elif e.kind == "step":
                 self.query_one(PlanView).show(self.store.steps(self.sid))
             elif e.kind.startswith("llm_"):
@@ -253,7 +273,7 @@ class SessionScreen(Screen):
             log.write(Text(f"--- {d['key']} ({d['purpose']}) ---", style="bold"))
             self.llm_line = ""
             self.query_one(GatePanel).update(Text.assemble(("Asking the LLM: ", "bold"), d["key"],
-                                                            ("  (x cancels the call)", "dim")))
+                                                            (f"  ({self.keys['stop']} cancels the call)", "dim")))
         elif kind == "llm_delta":
             self.llm_line += d["text"]
             *lines, self.llm_line = self.llm_line.split("\n")
@@ -272,15 +292,63 @@ class SessionScreen(Screen):
         text = Text.assemble(("Session ", "bold"), (d["state"], "bold green" if d["state"] == "finished" else "bold"))
         if d.get("error"):
             text.append(f"\n{d['error']}", style="red")
-        text.append("\nPress q to quit. `kt-tui sessions` lists it; `kt-tui resume` reopens it.")
+        more = (f", {self.keys['switch_strategy']} to go on from the best kernel with another strategy"
+                if d["state"] == "finished" else "")
+        text.append(f"\nPress {self.keys['quit']} to quit{more}. `kt-tui sessions` lists it; `kt-tui resume` "
+                    "reopens it.")
         self.query_one(GatePanel).update(text)
 
     # -- display -------------------------------------------------------------------------
+    @property
+    def keys(self) -> dict[str, str]:
+        """Binding id -> the key that triggers it, with config.toml's [keys] applied."""
+        return keys_by_id(self.BINDINGS, self.settings.keys or {})
+
     def _banner(self) -> None:
         label = self.choice.label() if self.choice else "choosing a backend…"
         style = "bold black on yellow" if self.choice and self.choice.simulated else "bold"
         self.query_one("#banner", Static).update(Text.assemble(
-            (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  ", (f" {label} ", style)))
+            (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  strategy: {self.strategy}  ",
+            (f" {label} ", style)))
+
+    def _add_versions(self, vid: str | None = None) -> None:
+        """Tell the table about kernel versions it does not know yet (read once per version)."""
+        table = self.query_one(ResultsTable)
+        if not self.sid or (vid is not None and vid in table.labels):
+            return
+        for v in self.store.versions(self.sid):
+            if v["id"] not in table.labels:
+                names = list(json.loads(v["spec_json"]).get("tune_params", {}))
+                table.add_version(v["id"], short_label(v["label"], v["id"]), names)
+
+    def _best_version(self, vid: str | None) -> None:
+        if vid and vid != self.best_version:
+            self.best_version = vid
+            self._show_source()
+
+    def _show_source(self) -> None:
+        """The current best kernel, labelled; the original one key away."""
+        table = self.query_one(ResultsTable)
+        best = self.best_version if self.best_version not in (None, table.original) else None
+        vid = None if self.show_original or best is None else best
+        if (vid, self.show_original) == self.shown_source:
+            return
+        self.shown_source = (vid, self.show_original)
+        key = self.keys["toggle_source"]
+        if vid is None:
+            source, label = self.source, "original kernel" + (f"  ([{key}] shows the best)" if best else "")
+        else:
+            source = self.store.version(self.sid, vid)["source"]
+            label = f"best kernel: {table.labels.get(vid, vid[:8])}  ([{key}] shows the original)"
+        self.query_one("#source-label", Static).update(Text(label, style="bold"))
+        self.query_one(SourceView).show(source)
+
+    def _pause_clock(self, on: bool) -> None:
+        run = self.run_info
+        if on and run.get("started") and not run.get("paused_at"):
+            run["paused_at"] = time.monotonic()
+        elif not on and run.get("paused_at"):
+            run["paused_s"] += time.monotonic() - run.pop("paused_at")
 
     def _several_workers(self) -> bool:
         from ..gpu.raypool import parse_gpus
@@ -292,16 +360,33 @@ class SessionScreen(Screen):
         s = self.store.session(self.sid)
         table = self.query_one(ResultsTable)
         self.baseline_ms = s.get("baseline_ms")
+        self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
+        self._add_versions()
         stored = self.store.results(self.sid)
         table.put_many(stored)
+        points = []
         for r in stored:
-            self.plotted.setdefault(r["version"], {})[r["key"]] = _plotted(r)
-        self.query_one(TuningPlot).reset([_plotted(r) for r in stored])
+            self.plotted.setdefault(r["version"], {})[r["key"]] = len(points)
+            points.append((_plotted(r), r["version"]))
+        self.query_one(TuningPlot).reset(points)
         self.query_one(PlanView).show(self.store.steps(self.sid))
         if s.get("best_key") and s.get("best_ms") is not None:
-            table.mark_best(s["best_key"])
+            table.mark_best(table.row_key(s.get("best_version"), s["best_key"]))
             self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
+            self._best_version(s.get("best_version"))
+
+    def _plot(self, r: dict, vid: str | None) -> None:
+        """A result on the plot, in its version's colour: a new point, or a configuration measured
+        again (a check) changes its point in place."""
+        plot = self.query_one(TuningPlot)
+        points = self.plotted.setdefault(vid, {})
+        i = points.get(r["key"])
+        if i is None:
+            points[r["key"]] = len(plot.times)
+            plot.add(_plotted(r), vid)
+        else:
+            plot.times[i] = _plotted(r)
 
     def _catch_up(self) -> None:
         if self.plot_stale:
@@ -316,18 +401,20 @@ class SessionScreen(Screen):
         parts = [f"{len(table.rows_data)} measured"]
         run = self.run_info
         if run.get("total"):
-            parts[0] = f"{len(table.rows_data)}/{run['total']} configurations"
+            label = table.labels.get(run.get("version"), "this run")
+            which = "after restrictions" if run.get("restricted") else "before restrictions"
+            parts[0] = f"{label}: {run['done']}/{run['total']} configurations ({which})"
         if table.hidden:
             parts.append(f"the table shows the {table.row_count} fastest")
         if run.get("started"):
-            end = run.get("ended") or time.monotonic()
-            parts.append(f"{end - run['started']:.0f} s elapsed")
+            end = run.get("paused_at") or run.get("ended") or time.monotonic()
+            parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
         if self.best and self.best.get("time_ms") is not None:
             parts.append(f"best {self.best['time_ms']:.4f} ms ({self.best['key']})")
             if self.baseline_ms:
                 parts.append(f"{self.baseline_ms / self.best['time_ms']:.2f}x over baseline {self.baseline_ms:.4f} ms")
         if self.paused:
-            parts.append("PAUSED (p resumes)")
+            parts.append(f"PAUSED ({self.keys['pause']} resumes)")
         elif self.current and self.state == "running":
             parts.append(f"running {self.current['key']}")
         self.query_one(ProgressLine).update("  ·  ".join(parts))
@@ -336,23 +423,26 @@ class SessionScreen(Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         choices = self.gate.choices if (self.gate and self.bridge.waiting) else ()
         wanted = {"start": "approve", "edit": "edit", "skip": "skip", "retry": "retry"}.get(action)
+        # False hides a key from the footer: it shows only what applies now
         if wanted:
-            return wanted in choices or None
+            return wanted in choices
         if action == "stop":
-            return bool(choices) or self.state == "running" or None
+            return bool(choices) or self.state == "running"
         if action == "pause":
-            return (self.state == "running" and self.run_info.get("kind") == "tune" and not self.bridge.waiting) or None
+            return self.state == "running" and self.run_info.get("kind") == "tune" and not self.bridge.waiting
         if action == "switch_strategy":
-            return bool(choices) or self.state == "finished" or None
+            return bool(choices) or self.state == "finished"
         if action == "approve_all":
-            return not self.autopilot or None
-        if action == "sanitize":
-            return (self.gate is not None and self.gate.kind == "kernel" and self.bridge.waiting) or None
+            return not self.autopilot and self.state not in ("finished", "error")
+        if action == "sanitize":  # a sanitizer needs a GPU: never in a simulated session
+            return (self.gate is not None and self.gate.kind == "kernel" and self.bridge.waiting
+                    and not (self.choice and self.choice.simulated))
         return True
 
     def _decide(self, choice: str, value=None) -> None:
         if self.bridge.answer(Decision(choice, value)):
             self.gate = None
+            self.query_one(ResultsTable).mark_candidate(None)
             self.query_one(GatePanel).update(f"{choice}: going on…")
             self.refresh_bindings()
 
@@ -376,7 +466,8 @@ class SessionScreen(Screen):
     def action_pause(self) -> None:
         if self.engine is not None:
             self.engine.pause(not self.paused)
-            self.notify("Paused after the current configuration; p resumes." if not self.paused else "Resumed.")
+            self.notify(f"Paused after the current configuration; {self.keys['pause']} resumes." if not self.paused
+                        else "Resumed.", markup=False)
 
     def action_approve_all(self) -> None:
         """Autopilot: this gate and every later one are decided by the --auto policy."""
@@ -389,39 +480,11 @@ class SessionScreen(Screen):
         gate = self.gate
         if not gate or "edit" not in gate.choices:
             return
-        b = gate.body
 
         def done(value) -> None:
             if value is not None and self.gate is gate:
                 self._decide("edit", value)
-
-        if gate.kind == "kernel":
-            self.app.push_screen(KernelEditScreen(b["code"], b["tune_params"], b.get("restrictions", [])), done)
-        elif gate.kind == "plan":
-            self.app.push_screen(TextEditScreen(
-                "Edit the plan", b.get("text", ""), "One step per numbered line, its description indented below. "
-                "Delete, reorder, reword or add steps."), done)
-        elif gate.kind == "configs":
-            self.app.push_screen(TextEditScreen(
-                "Configurations to benchmark", b.get("text", ""), "One JSON object per line; each is checked "
-                "against the space again.", language="json"), done)
-        elif gate.kind == "sweep":
-            self.app.push_screen(TextEditScreen(
-                "Search settings for this run", b.get("text", ""), "search: kt, brute_force or a kernel_tuner "
-                "strategy; max_configs / time_limit_s: the budget (0: none); seeds: heuristic seeds first.",
-                language="toml"), done)
-        elif gate.kind == "step" and b.get("prompt"):
-            self.app.push_screen(TextEditScreen("Edit the step's prompt", b["prompt"], "What the LLM is asked for "
-                                                "this step; {kernel_string} stands for the current best kernel."), done)
-        elif gate.kind == "step":
-            self.app.push_screen(TextEditScreen("Edit the step", f"{gate.title.split(': ', 1)[-1]}\n{b.get('description', '')}",
-                                                "First line: the title; then the description."), done)
-        else:
-            problems = "".join(f"\n- {p}" for p in b.get("problems") or [])
-            self.app.push_screen(TextEditScreen(
-                "Write the answer yourself", b.get("text") or b.get("example", ""),
-                "JSON in the shape of the example" + (f". Problems with this text:{problems}" if problems else ""),
-                language="json"), done)
+        self.app.push_screen(gate_editor(gate), done)
 
     def action_switch_strategy(self) -> None:
         from .strategy_picker import StrategyPicker
@@ -431,7 +494,8 @@ class SessionScreen(Screen):
             if name and gate is None and self.state == "finished":  # go on with a finished session
                 self.store.update_session(self.sid, strategy=name, state="stopped")
                 self.store.add_event(self.sid, "switched", {"strategy": name, "after": "finished"})
-                self.state = "starting"
+                self.state, self.strategy = "starting", name
+                self._banner()
                 self._engine_thread()
             elif name and self.gate is gate:
                 self._decide("switch", name)
@@ -447,7 +511,17 @@ class SessionScreen(Screen):
                 if self.engine is not None:
                     self.engine.options.update(values)
                 self.notify("Settings applied from the next decision on.")
-        self.app.push_screen(SettingsScreen(self.settings.strategy_options()), apply)
+        self.app.push_screen(SettingsScreen(self.settings.strategy_options(), self.strategy), apply)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(help_text(self.BINDINGS, self.settings.keys or {})))
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = f"tab-{tab}"
+
+    def action_toggle_source(self) -> None:
+        self.show_original = not self.show_original
+        self._show_source()
 
     def action_sort(self) -> None:
         table = self.query_one(ResultsTable)

@@ -1,0 +1,215 @@
+"""The results table: one row per (kernel version, configuration). Each row names its version
+(original, step 1, ...) and fills the columns of that version's own parameters."""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+STATUS_STYLE = {"ok": "green", "wrong_result": "bold red", "compile_error": "red", "runtime_error": "red",
+                "timeout": "magenta", "crash": "bold magenta", "invalid": "dim", "not_recorded": "dim yellow"}
+TAIL = (("time ms", "time"), ("speedup", "speedup"), ("status", "status"), ("verified", "verified"),
+        ("worker", "worker"), ("note", "note"))
+
+
+def short_label(label: str | None, vid: str) -> str:
+    """'step 3: tile the loop' -> 'step 3'; a version without a label is named by its id."""
+    return (label or "").split(":")[0].strip() or vid[:8]
+
+
+def _rank(r: dict) -> float:
+    """Which results the table shows first: the fastest that ran right; failures last."""
+    t = r.get("time_ms")
+    return t if t is not None and r.get("status") == "ok" and r.get("verified") is not False else math.inf
+
+
+def _fmt_ms(v) -> str:
+    return f"{v:.4f}" if v is not None else "-"
+
+
+class ResultsTable(DataTable):
+    """Rows keyed by the configuration's cache key (the original's) or 'version:key' (any other);
+    the best row is starred, the candidate of an accept gate marked.
+
+    A session can hold 100,000 results: the table shows the MAX_ROWS fastest (failures last; up to
+    twice as many between two trims) and keeps the others in rows_data, so that adding, sorting and
+    re-basing cost the same at any size."""
+
+    MAX_ROWS = 1000
+
+    def setup(self, param_names: list[str], reference_key: str | None = None, workers: bool = False,
+              original: str | None = None) -> None:
+        self.param_names = list(param_names)
+        self.by_worker = workers  # a column for the GPU worker that measured each row (--gpus, --ray)
+        self.reference_key = reference_key
+        self.original = original
+        self.labels: dict[str, str] = {}
+        self.version_params: dict[str, list[str]] = {}
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        self.best_key: str | None = None
+        self.candidate: str | None = None
+        self.baseline_ms: float | None = None
+        self.rows_data: dict[str, dict] = {}
+        self._shown: list[tuple[float, int, str]] = []  # heap of (-rank, seq, key) of shown rows: the slowest on top
+        self._seq = 0
+        self.sort_index, self.sort_reverse = None, False
+        self._add_columns()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # selecting a row does nothing here: leave enter to whatever the keymap gives it
+        return False if action == "select_cursor" else True
+
+    def _add_columns(self) -> None:
+        self.add_column("", key="best", width=1)
+        self.add_column("version", key="version")
+        for n in self.param_names:
+            self.add_column(n, key=f"p:{n}")
+        for label, key in TAIL:
+            if key != "worker" or self.by_worker:
+                self.add_column(label, key=key)
+
+    def add_version(self, vid: str, label: str, names: list[str]) -> None:
+        """A kernel version and its parameters; new parameter names become columns."""
+        self.labels[vid] = label
+        self.version_params[vid] = list(names)
+        if self.original is None:
+            self.original = vid
+        new = [n for n in names if n not in self.param_names]
+        if new:
+            self.param_names += new
+            self._rebuild([k.value for k in self.rows])
+
+    def row_key(self, vid: str | None, key: str) -> str:
+        return key if vid in (None, self.original) else f"{vid}:{key}"
+
+    @property
+    def sortable(self) -> list[str]:
+        return ["version"] + [f"p:{n}" for n in self.param_names] + ["time", "speedup", "status", "verified"]
+
+    def _cells(self, r: dict) -> list:
+        vid = r.get("version")
+        speed = (self.baseline_ms / r["time_ms"]) if (self.baseline_ms and r.get("time_ms")) else None
+        status = Text(r["status"], style=STATUS_STYLE.get(r["status"], ""))
+        verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[r.get("verified")]
+        if r.get("source") == "recorded":  # sim: the verdict was recorded on the GPU, not checked here
+            verified = Text(("rec " + verified.plain) if r.get("verified") is not None else "no verdict",
+                            verified.style)
+        note = r.get("first_bad") if r["status"] == "wrong_result" else (r.get("error") or r.get("origin") or "")
+        note = (note or "").strip().splitlines()[-1][:80] if note else ""
+        row = self.row_key(vid, r["key"])
+        if row == self.reference_key:
+            verified, note = Text("ref", "cyan"), note or "the original configuration: its outputs are the reference"
+        label = Text(self.labels.get(vid, "original" if vid in (None, self.original) else vid[:8]))
+        if row == self.candidate:
+            label = Text(f"{label.plain} ◆", "bold magenta")
+            note = note or "the candidate: accept or reject it"
+        params = r["params"]
+        return [label, *[Text(str(params[n])) if n in params else Text("") for n in self.param_names],
+                Text(_fmt_ms(r.get("time_ms")), justify="right"), Text(f"{speed:.2f}x" if speed else "-", justify="right"),
+                status, verified, *([Text(r.get("worker") or "-")] if self.by_worker else []), Text(note)]
+
+    def put(self, r: dict, vid: str | None = None) -> str:
+        if vid is not None:
+            r = {**r, "version": vid}
+        key = self.row_key(r.get("version"), r["key"])
+        self.rows_data[key] = r
+        if key in self.rows:
+            for col, value in zip([c for c in self.columns if c != "best"], self._cells(r)):
+                self.update_cell(key, col, value)
+            return key
+        if len(self.rows) >= self.MAX_ROWS and key != self.candidate:
+            worst = self._slowest_shown()
+            if worst is None or _rank(r) >= -worst[0]:
+                return key  # kept in rows_data, not shown
+        self._show(key)
+        if len(self.rows) >= 2 * self.MAX_ROWS:
+            self._trim()  # removing rows one by one costs a DataTable far more than one rebuild
+        return key
+
+    def put_many(self, rs: list[dict]) -> None:
+        """Stored results at once: only the ones that will show become rows."""
+        if self.rows:
+            for r in rs:
+                self.put(r)
+            return
+        for r in rs:
+            self.rows_data[self.row_key(r.get("version"), r["key"])] = r
+        for k in heapq.nsmallest(self.MAX_ROWS, self.rows_data, key=lambda k: _rank(self.rows_data[k])):
+            self._show(k)
+
+    @property
+    def hidden(self) -> int:
+        return len(self.rows_data) - len(self.rows)
+
+    def _trim(self) -> None:
+        keep = set(heapq.nsmallest(self.MAX_ROWS, (k.value for k in self.rows),
+                                   key=lambda k: _rank(self.rows_data[k])))
+        if self.candidate in self.rows:
+            keep.add(self.candidate)
+        self._rebuild([k.value for k in self.rows if k.value in keep])
+
+    def _show(self, key: str) -> None:
+        self._seq += 1
+        heapq.heappush(self._shown, (-_rank(self.rows_data[key]), self._seq, key))
+        self.add_row("", *self._cells(self.rows_data[key]), key=key)
+
+    def _slowest_shown(self):
+        while self._shown and self._shown[0][2] not in self.rows:
+            heapq.heappop(self._shown)
+        return self._shown[0] if self._shown else None
+
+    def mark_best(self, key: str | None) -> None:
+        if self.best_key and self.best_key in self.rows:
+            self.update_cell(self.best_key, "best", "")
+        self.best_key = key
+        if key and key in self.rows:
+            self.update_cell(key, "best", Text("★", style="bold yellow"))
+
+    def mark_candidate(self, vid: str | None, params: dict | None = None) -> None:
+        """The row an accept gate asks about (None: no gate asks now)."""
+        old, self.candidate = self.candidate, None
+        if vid is not None:
+            self.candidate = next((k for k, r in self.rows_data.items()
+                                   if r.get("version") == vid and r["params"] == params), None)
+        for key in {old, self.candidate} - {None}:
+            if key in self.rows:
+                self.put(self.rows_data[key])
+        if self.candidate is not None and self.candidate not in self.rows:
+            self._show(self.candidate)  # the row the gate asks about shows, however slow
+
+    def set_baseline(self, ms: float | None) -> None:
+        if ms == self.baseline_ms:
+            return
+        self.baseline_ms = ms
+        for key in self.rows:  # the shown rows: the others get theirs when they show
+            self.update_cell(key.value, "speedup", self._cells(self.rows_data[key.value])[len(self.param_names) + 2])
+
+    def sort_by(self, column: str, reverse: bool = False) -> None:
+        def value(r: dict):
+            if column.startswith("p:"):
+                v = r["params"].get(column[2:])
+            elif column == "version":
+                v = list(self.labels).index(r.get("version")) if r.get("version") in self.labels else None
+            elif column in ("time", "speedup"):
+                v = r.get("time_ms")
+                if column == "speedup" and v is not None:
+                    v = -v  # larger speedup first
+            else:
+                v = {"verified": {True: 0, False: 2, None: 1}}.get(column, {}).get(r.get(column), r.get(column))
+            return (v is None, v if v is not None else 0) if not isinstance(v, str) else (False, v)
+
+        self.sort_index, self.sort_reverse = column, reverse
+        self._rebuild(sorted((k.value for k in self.rows), key=lambda k: value(self.rows_data[k]), reverse=reverse))
+
+    def _rebuild(self, order: list[str]) -> None:
+        best = self.best_key
+        self.clear(columns=True)
+        self._add_columns()
+        self._shown = []
+        for k in order:
+            self._show(k)
+        self.mark_best(best)
