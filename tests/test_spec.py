@@ -1,6 +1,7 @@
 """kt_tui.kernel.spec / expr / draft / inputs: launch specs, size expressions, drafts, input arrays."""
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -365,3 +366,15 @@ output = true
     with pytest.raises(SpecError) as e:
         parse_spec(text.replace("block_size_x == block_size_y * tile_size_y", "block_size_x > 1000"))
     assert e.value.field == "restrictions"
+
+
+@pytest.mark.parametrize("option", ["-ccbin=/tmp/evil", "-Xcompiler=-fplugin=/tmp/x.so", "-include", "-o",
+                                    "--options-file=/tmp/opts", "--dependency-output=/tmp/d", "-I/a b"])
+def test_compiler_options_that_run_read_or_write_files_are_refused(option):
+    text = ('kernel = "k"\nproblem_size = ["n"]\ncompiler_options = ["-O3", %s]\n[sizes]\nn = 64\n'
+            '[[args]]\nname = "out"\ntype = "float32"\nsize = "n"\noutput = true\n') % json.dumps(option)
+    with pytest.raises(SpecError) as e:
+        parse_spec(text)
+    assert e.value.field == "compiler_options[1]" and "not allowed" in e.value.problem
+    spec = parse_spec(text.replace(", " + json.dumps(option), ', "-Iinclude", "-maxrregcount=32", "-std=c++17"'))
+    assert spec.compiler_options == ["-O3", "-Iinclude", "-maxrregcount=32", "-std=c++17"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import math
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -344,6 +345,7 @@ def spec_from_dict(data: dict) -> Spec:
         grid_div_z=_str_list(data, "grid_div_z"), block_size_names=_str_list(data, "block_size_names"),
         restrictions=restrictions, compiler_options=_str_list(data, "compiler_options", optional=False),
     )
+    _check_options(spec.compiler_options)  # also when a stored spec is read back: a hand-edited DB is data too
     spec.verify_sizes = _verify_sizes(data.get("verify_sizes"))
     spec.metrics = _metrics(data.get("metrics", {}), spec.sizes)
     _extra_keys(spec, data)
@@ -635,8 +637,30 @@ def _itemsize(dtype: str) -> int:
     return int("".join(c for c in dtype if c.isdigit()) or 8) // 8
 
 
+# nvcc/NVRTC options a spec may pass: code generation, math and warnings. Options that run another
+# program (-ccbin, -Xcompiler, -Xlinker), read a given file (-include, --options-file) or write
+# one (-o, --dependency-output, --keep-dir) are refused: a spec is data.
+_OPTION = re.compile(
+    r"-O[0-3]|--optimize=[0-3]|--?std=c\+\+\d\d|--?use_fast_math|-lineinfo|--generate-line-info|-w"
+    r"|--disable-warnings|-G|--device-debug|-D[A-Za-z_]\w*(=[\w.+-]*)?|-U[A-Za-z_]\w*"
+    r"|-arch=(sm|compute)_\d+[af]?|--gpu-architecture=(sm|compute)_\d+[af]?"
+    r"|-gencode=arch=compute_\d+[af]?,code=(sm|compute)_\d+[af]?|--?maxrregcount=\d+"
+    r"|--?(ftz|prec-div|prec-sqrt|fmad)=(true|false)|--extended-lambda|--expt-extended-lambda"
+    r"|--expt-relaxed-constexpr|-rdc=(true|false)|--relocatable-device-code=(true|false)|-lcudadevrt"
+    r"|(-Xptxas=|--ptxas-options=)[-\w=,.]+|-I[\w./+-]+|--include-path=[\w./+-]+|-fopenmp")
+
+
+def _check_options(options: list[str]) -> None:
+    for i, o in enumerate(options):
+        _want(bool(_OPTION.fullmatch(o)), f"compiler_options[{i}]",
+              f"{o!r} is not allowed: options that run another program, read or write a named file "
+              "(-ccbin, -Xcompiler, -include, -o, ...) are refused; allowed are code generation, math, "
+              "warnings, -D/-U, -I and -Xptxas options")
+
+
 def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
     _want(any(a.output for a in spec.args), "args", "no argument is marked output = true; verification needs one")
+    _check_options(spec.compiler_options)
     names = set(spec.tune_params)
     for k in spec.defaults:
         _want(k in names, f"defaults.{k}", "not a tunable parameter")
