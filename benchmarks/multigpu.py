@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kt_tui.engine.backend import choose_backend  # noqa: E402
-from kt_tui.engine.session import load_kernel_spec, read_kernel_file  # noqa: E402
+from kt_tui.front.session import load_kernel_spec, read_kernel_file  # noqa: E402
 from kt_tui.gpu.client import GpuWorker  # noqa: E402
 from kt_tui.gpu.protocol import BACKENDS, TuneJob  # noqa: E402
 from kt_tui.gpu.raypool import GpuPool, parse_gpus  # noqa: E402

@@ -63,7 +63,7 @@ def plain(kernel: str, extra: list[str], env: dict) -> dict:
 
 
 def recorded_cache(kernel: str) -> str:
-    from kt_tui.engine.session import load_kernel_spec, read_kernel_file
+    from kt_tui.front.session import load_kernel_spec, read_kernel_file
     from kt_tui.gpu.simcache import find_cache
     from kt_tui.kernel.spec import version_hash
     kf = read_kernel_file(ROOT / kernel)

@@ -41,7 +41,7 @@ def main() -> None:
     import numpy as np
     from kernel_tuner import run_kernel, tune_kernel
 
-    from kt_tui.engine.session import load_kernel_spec, read_kernel_file
+    from kt_tui.front.session import load_kernel_spec, read_kernel_file
     from kt_tui.kernel.inputs import make_args
 
     kf = read_kernel_file(a.kernel)

@@ -87,7 +87,7 @@ def fill(db: Path, n: int) -> str:
     """A session of vector_add holding n results of its original version."""
     from kt_tui.config import load_settings
     from kt_tui.engine.backend import BackendChoice
-    from kt_tui.engine.session import load_kernel_spec, new_session, read_kernel_file
+    from kt_tui.front.session import load_kernel_spec, new_session, read_kernel_file
     from kt_tui.kernel.spec import version_hash
     from kt_tui.store import Store
     store = Store(db)
@@ -134,7 +134,7 @@ def peak_rss_mb() -> float:
 
 
 async def drive(sid: str, db: Path, gpu: FakeGpu, keys: int) -> dict:
-    from kt_tui import commands
+    from kt_tui.front import commands
     from kt_tui.config import load_settings
     from kt_tui.store import Store
     from kt_tui.ui.app import KtApp

@@ -211,26 +211,26 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .importer.run import import_command
         return import_command(args)
     if args.command == "spec":
-        from .spec_cmd import spec_command
+        from .front.spec_cmd import spec_command
         return spec_command(args)
     from .config import load_settings
 
     settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":
-        from .commands import browse_sessions, list_sessions
+        from .front.commands import browse_sessions, list_sessions
         if not args.json and _interactive():
             return browse_sessions(settings)
         return list_sessions(settings, args.json)
     if args.command == "export":
-        from .commands import export_results
+        from .front.commands import export_results
         return export_results(settings, args)
     from .gpu.raypool import check_settings
     check_settings(settings)
     if args.command == "run":
-        from .commands import run_auto
+        from .front.commands import run_auto
         return run_auto(settings, args)
     if args.command == "resume" and args.auto:
-        from .commands import resume_auto
+        from .front.commands import resume_auto
         return resume_auto(settings, args)
-    from .commands import open_tui
+    from .front.commands import open_tui
     return open_tui(settings, args)

@@ -80,7 +80,7 @@ def test_a_broken_reply_is_repaired_by_asking_again(capsys, hermetic):
 
 async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(hermetic):
     from kt_tui.config import load_settings
-    from kt_tui.engine.session import read_kernel_file
+    from kt_tui.front.session import read_kernel_file
     from kt_tui.ui.app import KtApp
     from kt_tui.ui.editors import KernelEditScreen, TextEditScreen
     from kt_tui.ui.gate_view import PlanView

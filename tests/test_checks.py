@@ -8,7 +8,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from kt_tui.gpu.checking import entry
+from kt_tui.gpu.worker.checking import entry
 from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.protocol import CheckJob
 from kt_tui.gpu.simcache import finalize_cache, recorded_checks
@@ -247,7 +247,7 @@ def test_failures_and_checks_render_per_output():
 
 
 def test_a_size_the_original_leaves_unwritten_is_not_checked():
-    from kt_tui.gpu.checking import unwritten
+    from kt_tui.gpu.worker.checking import unwritten
     spec = load_spec(FAULTS / "scaled_add.cu.toml")
     refs = {"out": np.array([1.0, np.nan, 2.0], np.float32)}
     assert unwritten(spec, refs, []) == "out[1]"

@@ -6,8 +6,8 @@ from pathlib import Path
 from kt_tui.config import load_settings
 from kt_tui.engine.core import Engine
 from kt_tui.engine.events import Decision
-from kt_tui.engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
-from kt_tui.engine.sweep import sweep
+from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
+from kt_tui.engine.strategies.sweep import sweep
 from kt_tui.gpu.client import GpuWorker
 from kt_tui.kernel.spec import version_ids
 from kt_tui.store import Store

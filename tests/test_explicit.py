@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kt_tui.engine.events import Decision
-from kt_tui.engine.steps_file import Step, StepsError, blocked_by, load_steps, parse_steps
+from kt_tui.engine.strategies.steps_file import Step, StepsError, blocked_by, load_steps, parse_steps
 from kt_tui.store import Store
 
 from .conftest import EXAMPLES, ROOT
@@ -143,8 +143,8 @@ def test_headless_manual_mode_stops_where_someone_must_write_the_kernel(capsys):
 
 def _engine(settings, kernel: Path, decide):
     """What `kt-tui run` sets up, with our own `decide` instead of the --auto policy."""
-    from kt_tui.commands import make_engine, make_worker, open_store
-    from kt_tui.engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
+    from kt_tui.front.commands import make_engine, make_worker, open_store
+    from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
     from kt_tui.kernel.spec import version_ids
 
     kf = read_kernel_file(kernel)
@@ -159,7 +159,7 @@ def test_manual_explicit_session_the_user_writes_the_kernel(tmp_path):
     """--llm none: no LLM call, no 'LLM call failed' gate; the kernel gate offers the current best
     kernel, the user's edit is checked, verified against the original and tuned."""
     from kt_tui.config import load_settings
-    from kt_tui.engine.explicit import explicit
+    from kt_tui.engine.strategies.explicit import explicit
 
     steps = tmp_path / "steps.toml"
     steps.write_text('[[step]]\nid = "tile"\ntitle = "Tile in shared memory"\nprompt = "{kernel_string}"\n'
@@ -197,7 +197,7 @@ def test_manual_explicit_session_the_user_writes_the_kernel(tmp_path):
 
 
 def test_a_plugin_strategy_is_found_through_its_entry_point(capsys, monkeypatch):
-    from kt_tui.engine.strategies import describe, registered
+    from kt_tui.engine.strategies.registry import describe, registered
 
     assert "baseline-only" not in registered()
     monkeypatch.syspath_prepend(str(PLUGIN))

@@ -12,7 +12,7 @@ import pytest
 
 from kt_tui import cli
 from kt_tui.config import load_settings
-from kt_tui.engine.session import load_kernel_spec, read_kernel_file
+from kt_tui.front.session import load_kernel_spec, read_kernel_file
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec, spec_from_plain, version_hash
 from kt_tui.store import Store
 from kt_tui.ui.app import KtApp
@@ -164,7 +164,7 @@ def test_metrics_in_the_spec_and_the_report(capsys, db, tmp_path):
 def test_no_argument_in_a_terminal_opens_the_sessions_browser(monkeypatch, capsys):
     opened = []
     monkeypatch.setattr(cli, "_interactive", lambda: True)
-    monkeypatch.setattr("kt_tui.commands.browse_sessions", lambda settings: opened.append(settings.db) or 0)
+    monkeypatch.setattr("kt_tui.front.commands.browse_sessions", lambda settings: opened.append(settings.db) or 0)
     assert cli.main([]) == 0 and cli.main(["sessions"]) == 0 and len(opened) == 2
     code, rows = run_cli(capsys, "sessions", "--json")
     assert code == 0 and rows == [] and len(opened) == 2

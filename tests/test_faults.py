@@ -19,9 +19,9 @@ from kt_tui.config import load_settings
 from kt_tui.engine.backend import BackendChoice
 from kt_tui.engine.checks import first_failure
 from kt_tui.engine.core import Engine
-from kt_tui.engine.headless import make_policy
+from kt_tui.front.headless import make_policy
 from kt_tui.engine.kernel_step import run_rewrite
-from kt_tui.engine.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
+from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
 from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.compile import compile_check
 from kt_tui.kernel.review import review

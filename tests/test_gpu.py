@@ -50,7 +50,7 @@ def test_crashing_config_restarts_the_worker(capsys, hermetic):
 
 async def test_the_ui_streams_a_real_sweep(hermetic):
     from kt_tui.config import load_settings
-    from kt_tui.engine.session import read_kernel_file
+    from kt_tui.front.session import read_kernel_file
     from kt_tui.ui.app import KtApp
     from kt_tui.ui.widgets import ResultsTable
 

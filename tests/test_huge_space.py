@@ -8,8 +8,8 @@ from kernel_tuner import util
 from kernel_tuner.interface import Options
 from kernel_tuner.searchspace import Searchspace
 
-from kt_tui.engine.sweep import sweep
-from kt_tui.gpu import tuning
+from kt_tui.engine.strategies.sweep import sweep
+from kt_tui.gpu.worker import tuning
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.kernel import expr
 from kt_tui.kernel.spec import Arg, Spec

@@ -207,7 +207,7 @@ def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path)
     assert problems == []
     spec = _spec(done[0])
     assert spec.verify == "scale_verify:close_enough" and not (tmp_path / "out" / "tune.py").exists()
-    from kt_tui.gpu.tuning import user_verify
+    from kt_tui.gpu.worker.tuning import user_verify
     fn = user_verify(spec)
     ref = np.load(tmp_path / "out" / spec.reference)["out"]
     assert fn([ref, None, None], [ref + 1e-7, None, None], atol=1e-5)
@@ -217,7 +217,7 @@ def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path)
 
 def test_worker_gets_the_imported_keys(examples, monkeypatch):
     """cmem_args, defines, a tuned problem size and the reference file reach kernel_tuner's tune_kernel."""
-    from kt_tui.gpu import tuning
+    from kt_tui.gpu.worker import tuning
     from kt_tui.gpu.protocol import TuneJob
     done, _, _ = import_script(examples / "convolution.py", examples / "out")
     spec = _spec(done[0])
@@ -241,7 +241,7 @@ def test_worker_gets_the_imported_keys(examples, monkeypatch):
 
 
 def test_open_a_script_imports_it_first(tmp_path):
-    from kt_tui.commands import _imported_kernel
+    from kt_tui.front.commands import _imported_kernel
     script = _script(tmp_path, 'tune_kernel("scale", "scale.cu", n, args, tp)\n')
     path = _imported_kernel(str(script))
     assert path.endswith("tune_kt/scale.cu") and Path(path + ".toml").is_file()
@@ -265,7 +265,7 @@ def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys)
 
 def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
     import kernel_tuner
-    from kt_tui.gpu.checking import run_outputs
+    from kt_tui.gpu.worker.checking import run_outputs
     from kt_tui.kernel.spec import parse_spec
     spec = parse_spec('kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 64\n[defines]\nN = "n"\n'
                       '[tune_params]\nblock_size_x = [32]\n[[args]]\nname = "out"\ntype = "float32"\nsize = "n"\n'

@@ -4,7 +4,7 @@ an answer written by hand that does not parse reopens the editor with the text a
 import time
 
 from kt_tui.config import load_settings
-from kt_tui.engine.session import read_kernel_file
+from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
 from kt_tui.ui.app import KtApp
 from kt_tui.ui.editors import TextEditScreen

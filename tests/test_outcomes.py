@@ -9,8 +9,8 @@ from kt_tui.config import load_settings
 from kt_tui.engine.backend import BackendChoice
 from kt_tui.engine.core import Engine
 from kt_tui.engine.events import Decision
-from kt_tui.engine.session import load_kernel_spec, new_session, read_kernel_file
-from kt_tui.engine.sweep import sweep
+from kt_tui.front.session import load_kernel_spec, new_session, read_kernel_file
+from kt_tui.engine.strategies.sweep import sweep
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.kernel.spec import spec_from_plain
 from kt_tui.store import Store

@@ -217,7 +217,7 @@ def test_no_resource_tracker_warning_on_stderr(tmp_path):
 def test_a_small_unbudgeted_space_runs_seeds_then_in_order_without_the_model(capsys, hermetic):
     import itertools
 
-    from kt_tui.engine.session import load_kernel_spec, read_kernel_file
+    from kt_tui.front.session import load_kernel_spec, read_kernel_file
     from kt_tui.store import Store
 
     from .conftest import EXAMPLES

@@ -73,7 +73,7 @@ def test_the_llm_a_session_was_made_with_is_offered_on_resume(capsys, monkeypatc
     assert json.loads(captured.out)["state"] == "finished"
     assert f"Using the LLM this session was made with: {MODEL} at {url}" in captured.err
     from kt_tui.config import load_settings
-    from kt_tui.engine.session import stored_llm
+    from kt_tui.front.session import stored_llm
     settings = load_settings({})
     assert MODEL in stored_llm(store, settings, sid) and settings.model == MODEL and settings.base_url == url
     assert stored_llm(store, load_settings({"llm": "none"}), sid) == ""
@@ -94,7 +94,7 @@ def test_resume_with_a_backend_that_does_not_work_is_refused(capsys, hermetic):
 
 def test_a_fallback_from_the_stored_backend_is_an_event(hermetic):
     from kt_tui.config import load_settings
-    from kt_tui.engine.session import resume_backend
+    from kt_tui.front.session import resume_backend
 
     store = Store(hermetic / "sessions.db")
     sid = store.create_session(kernel_path=str(EXAMPLES / "vector_add.cu"), kernel_name="vector_add",

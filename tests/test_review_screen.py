@@ -214,7 +214,7 @@ async def test_the_elapsed_time_stops_while_paused():
 
 
 def test_the_headless_progress_rows_have_a_header():
-    from kt_tui.engine.headless import progress_printer
+    from kt_tui.front.headless import progress_printer
 
     out = io.StringIO()
     emit = progress_printer(out)

@@ -146,7 +146,7 @@ async def test_in_sim_the_kernel_gate_warns_and_has_no_sanitizer_keys(hermetic):
     from rich.console import Console
 
     from kt_tui.config import load_settings
-    from kt_tui.engine.session import read_kernel_file
+    from kt_tui.front.session import read_kernel_file
     from kt_tui.store import Store
     from kt_tui.ui.app import KtApp
     from kt_tui.ui.gate_view import render_kernel

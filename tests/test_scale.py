@@ -12,9 +12,9 @@ import threading
 
 import pytest
 
-from kt_tui.commands import make_worker
+from kt_tui.front.commands import make_worker
 from kt_tui.config import load_settings
-from kt_tui.engine.session import load_kernel_spec, read_kernel_file
+from kt_tui.front.session import load_kernel_spec, read_kernel_file
 from kt_tui.gpu.client import GpuWorker, WorkerError
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.raypool import GpuPool, ScaleError, split
@@ -278,7 +278,7 @@ def test_the_headless_progress_names_the_worker():
     import io
 
     from kt_tui.engine.events import Event
-    from kt_tui.engine.headless import progress_printer
+    from kt_tui.front.headless import progress_printer
     out = io.StringIO()
     show = progress_printer(out)
     result = {"key": "32,8", "time_ms": 0.5, "status": "ok"}

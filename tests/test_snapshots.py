@@ -15,7 +15,7 @@ import kt_tui.ui
 from kt_tui.config import load_settings
 from kt_tui.engine.backend import BackendChoice
 from kt_tui.engine.events import Gate
-from kt_tui.engine.session import read_kernel_file
+from kt_tui.front.session import read_kernel_file
 from kt_tui.kernel.source import pick_kernel
 from kt_tui.kernel.spec import load_spec
 from kt_tui.store import Store

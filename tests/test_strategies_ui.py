@@ -2,7 +2,7 @@
 in sim mode. The LLM replies are scripted (tests/scripted/build.py), not a model's output."""
 
 from kt_tui.config import load_settings
-from kt_tui.engine.session import read_kernel_file
+from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
 from kt_tui.ui.app import KtApp
 

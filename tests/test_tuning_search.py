@@ -8,7 +8,7 @@ import time
 from kt_tui.config import load_settings
 from kt_tui.engine.core import Engine
 from kt_tui.engine.events import Decision
-from kt_tui.engine.sweep import parse_search, sweep
+from kt_tui.engine.strategies.sweep import parse_search, sweep
 from kt_tui.store import Store
 
 from .conftest import ROOT

@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from kt_tui.config import load_settings
-from kt_tui.engine.session import read_kernel_file
+from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
 from kt_tui.ui.app import KtApp
 from kt_tui.ui.session_screen import SessionScreen

@@ -117,7 +117,7 @@ def test_import_refuses_a_bad_tunable_naming_the_call_and_parameter(tmp_path, ca
 
 
 def test_a_steps_file_value_that_would_write_source_is_refused():
-    from kt_tui.engine.steps_file import StepsError, parse_steps
+    from kt_tui.engine.strategies.steps_file import StepsError, parse_steps
     good = '[[step]]\nid = "a"\ntitle = "A"\nprompt = "do A to {kernel_string}"\n'
     for bad, field in [('tune_params = { u = ["1\\r#include \\"/etc/hostname\\""] }', "tune_params.u[0]"),
                        ("tune_params = { u = [nan] }", "tune_params.u[0]"),

@@ -1,5 +1,5 @@
 """Results at other sizes: a configuration that is right at the spec's size can still be wrong at a
-ragged or a small one. Each check runs in the GPU worker (gpu/checking.py), is stored before
+ragged or a small one. Each check runs in the GPU worker (gpu/worker/checking.py), is stored before
 anyone hears of it, and is never run twice; in sim mode it is read from the recorded cache."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def check_sizes(engine, vid: str, params: dict) -> list[dict]:
 
 def _partial(engine) -> list[str]:
     """Outputs the original leaves partly unwritten at the spec's size (poison left in its reference)."""
-    from ..gpu.checking import poisoned
+    from ..gpu.worker.checking import poisoned
     ref = engine.reference() or {}  # a lost or damaged one is captured again
     return [name for name, a in ref.items() if poisoned(a).any()]
 

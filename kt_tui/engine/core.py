@@ -385,7 +385,7 @@ class Engine:
     def switch(self, gen, name: str):
         """Leave the running strategy at its open gate and start `name`, which goes on from the
         current best kernel; steps left unfinished are marked skipped. Resume runs `name`."""
-        from .strategies import get_strategy
+        from .strategies.registry import get_strategy
         strategy = get_strategy(name)
         gen.close()
         for s in self.store.steps(self.sid):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 
-from ..gpu.verify import failure_text
+from ..gpu.worker.verify import failure_text
 from ..kernel.spec import Spec
 from .checks import first_failure
 from .events import Gate

@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Callable
 
-from . import worker
+from .worker.main import main as worker_main
 from .env import secret_names
 from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
 
@@ -100,7 +100,7 @@ class GpuWorker:
                 if self.paused:
                     self.pause_flag.set()
                 self.proc = self._ctx.Process(
-                    target=worker.main, name="kt-tui-gpu", daemon=True,
+                    target=worker_main, name="kt-tui-gpu", daemon=True,
                     args=(self.requests, _Sender(writer), self.stop_flag, self.log_path, os.getpid(), self.pause_flag))
                 self.proc.start()
                 writer.close()
@@ -232,7 +232,7 @@ class GpuWorker:
 
     def _record_lost(self, job: TuneJob | CheckJob, current: dict, status: str, why: str, on_event) -> None:
         if isinstance(job, CheckJob):
-            from .checking import lost_entry
+            from .worker.checking import lost_entry
             lost = lost_entry(job, current["key"], status, why)
             job.done[lost["unit"]] = lost
             on_event("check", lost)

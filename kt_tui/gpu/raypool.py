@@ -104,9 +104,9 @@ class _Actor:
         self.out.put(message)
 
     def _run(self, job) -> None:
-        from .checking import run_check_job
-        from .tuning import ContextLost, run_tune_job
-        from .worker import _explain, _stop_or_wait, probe_backends
+        from .worker.checking import run_check_job
+        from .worker.tuning import ContextLost, run_tune_job
+        from .worker.main import _explain, _stop_or_wait, probe_backends
         if isinstance(job, ProbeJob):
             self._put(("probe", None, probe_backends(job.backends)))
             return
@@ -324,7 +324,7 @@ class GpuPool:
                 and not job.max_configs and not job.time_limit_s):
             # what an unbudgeted kt search does on one GPU, in two runs: the model's picks on one
             # worker, then the rest of the space in order, dealt over all of them
-            from .tuning import MODEL_STEPS
+            from .worker.tuning import MODEL_STEPS
             got: dict = {}
 
             def keep(kind, payload):

@@ -299,7 +299,7 @@ class Store:
         self._generation += 1
 
     def add_check(self, sid: str, vid: str, c: dict) -> None:
-        """One configuration checked at one other size (gpu/checking.entry)."""
+        """One configuration checked at one other size (gpu/worker/checking.entry)."""
         self.db["checks"].upsert({"session": sid, "version": vid, "key": c["key"], "label": c["label"],
                                   "sizes": json.dumps(c.get("sizes") or {}), "status": c["status"],
                                   "ok": None if c.get("ok") is None else int(c["ok"]), "reason": c.get("reason") or "",

@@ -10,7 +10,7 @@ from textual.app import App
 
 from ..config import Settings
 from ..engine.precheck import checked_backend
-from ..engine.session import KernelFile, new_session, pick_backend, resume_backend, stored_llm
+from ..front.session import KernelFile, new_session, pick_backend, resume_backend, stored_llm
 from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_ids

@@ -144,7 +144,7 @@ def gate_editor(gate) -> ModalScreen:
 
 
 def _search_problem(text: str) -> str | None:
-    from ..engine.sweep import parse_search
+    from ..engine.strategies.sweep import parse_search
     try:
         parse_search(text)
     except ValueError as e:

@@ -38,7 +38,7 @@ def render_gate(gate: Gate, keys: dict[str, str] | None = None, simulated: bool 
     if b.get("unverified"):
         text.append(b["unverified"] + "\n", style="bold red")
     if gate.kind == "sweep":
-        if "sizes" in b:  # the sweep's gate: counted after restrictions (engine/sweep.py space_counts)
+        if "sizes" in b:  # the sweep's gate: counted after restrictions (engine/strategies/sweep.py space_counts)
             sizes = str(b["sizes"])
             about = "about " if sizes.startswith("about ") else ""
             if sizes.endswith("configurations before restrictions"):  # not counted after them

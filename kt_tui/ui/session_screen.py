@@ -135,8 +135,8 @@ class SessionScreen(Screen):
     # -- engine thread -------------------------------------------------------------------
     @work(thread=True, group="engine", exclusive=True)
     def _engine_thread(self) -> None:
-        from ..commands import make_engine, make_worker
-        from ..engine.strategies import get_strategy
+        from ..front.commands import make_engine, make_worker
+        from ..engine.strategies.registry import get_strategy
 
         self.gpu = make_worker(self.settings)
         try:
@@ -161,7 +161,7 @@ class SessionScreen(Screen):
         self.sid, self.choice = message.sid, message.choice
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
-        from ..commands import llm_factory
+        from ..front.commands import llm_factory
         from ..engine.manual import CONNECT
         if llm_factory(self.settings) is None:
             self.notify(f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
@@ -182,7 +182,7 @@ class SessionScreen(Screen):
         self.gate = gate
         self.state = "waiting"
         if self.autopilot:
-            from ..engine.headless import make_policy
+            from ..front.headless import make_policy
             decision = make_policy()(gate)
             if decision.choice != "stop":
                 self._decide(decision.choice, decision.value)

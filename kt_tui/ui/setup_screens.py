@@ -96,7 +96,7 @@ class SpecEditScreen(Screen[Spec]):
 
     @work(thread=True, exclusive=True, group="spec-check")
     def _compile(self, spec: Spec) -> None:
-        from ..spec_cmd import compile_spec
+        from ..front.spec_cmd import compile_spec
         result = compile_spec(self.source, spec)
         if result.ok:
             message = Text(f"spec ok, compiles at {spec.baseline_params()} (not saved)", style="bold green")

@@ -4,17 +4,17 @@ steps run out. Every proposal is a gate; every LLM answer is stored and replayed
 
 from __future__ import annotations
 
-from .asking import llm_ask
-from .events import Gate
-from .kernel_step import prompt_context, run_rewrite
-from .manual import NO_VERDICT, PLAN_NOTE, is_manual, manual_rewrite, stored_reply
-from .plan import plan_from_text, plan_text
+from ..asking import llm_ask
+from ..events import Gate
+from ..kernel_step import prompt_context, run_rewrite
+from ..manual import NO_VERDICT, PLAN_NOTE, is_manual, manual_rewrite, stored_reply
+from ..plan import plan_from_text, plan_text
 
 NAME = "autonomous"
 
 
 def autonomous(engine):
-    from ..llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
+    from ...llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
 
     opts = engine.options
     manual = is_manual(engine)

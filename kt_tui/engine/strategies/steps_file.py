@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from ..errors import UserError
-from ..files import STEPS_MAX, FileRefused, read_text_file
-from ..kernel.values import BadValue, check_tune_params
+from ...errors import UserError
+from ...files import STEPS_MAX, FileRefused, read_text_file
+from ...kernel.values import BadValue, check_tune_params
 
 LIBRARY = "library.toml"
 STEP_KEYS = {"id", "title", "description", "prompt", "tune_params", "skip_evaluation", "depends_on"}

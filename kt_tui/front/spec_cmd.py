@@ -6,19 +6,19 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import UserError
-from .files import write_new
+from ..errors import UserError
+from ..files import write_new
 
 
 def _kernel(kf, name: str | None):
-    from .kernel.source import pick_kernel
+    from ..kernel.source import pick_kernel
     return pick_kernel(kf.kernels, name, str(kf.path))
 
 
 def draft_command(args) -> int:
-    from .engine.session import read_kernel_file
-    from .kernel.draft import draft_note, draft_spec
-    from .kernel.spec import dump_spec, spec_path_for
+    from .session import read_kernel_file
+    from ..kernel.draft import draft_note, draft_spec
+    from ..kernel.spec import dump_spec, spec_path_for
 
     kf = read_kernel_file(args.kernel_path)
     kernel = _kernel(kf, args.kernel)
@@ -42,14 +42,14 @@ def draft_command(args) -> int:
 def compile_spec(source: str, spec):
     """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
     template wrapper included)."""
-    from .gpu.compile import compile_check
+    from ..gpu.compile import compile_check
     return compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec)
 
 
 def check_command(args) -> int:
     """Exit 0: the spec is valid and the kernel compiles at its default configuration; else 2 with why."""
-    from .engine.session import load_kernel_spec, read_kernel_file
-    from .gpu.compile import find_nvcc, find_nvrtc
+    from .session import load_kernel_spec, read_kernel_file
+    from ..gpu.compile import find_nvcc, find_nvrtc
 
     kf = read_kernel_file(args.kernel_path)
     kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
@@ -100,9 +100,9 @@ def _toml_block(text: str) -> str:
 def llm_draft(args, source: str, kernel, draft: str) -> str:
     """The model's spec, checked like any spec; one retry with the problem. It may not make the worker
     import Python (verify / reference / init functions), since those would run code the user did not pick."""
-    from .config import load_settings
-    from .kernel.spec import SpecError, parse_spec
-    from .llm.client import LlmClient
+    from ..config import load_settings
+    from ..kernel.spec import SpecError, parse_spec
+    from ..llm.client import LlmClient
     settings = load_settings({"model": args.model, "base_url": args.base_url})
     client = LlmClient.from_settings(settings)
     messages = [{"role": "user", "content": LLM_PROMPT.format(source=source, draft=draft)}]

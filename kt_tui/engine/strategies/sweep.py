@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import tomllib
 
-from ..gpu.protocol import SEARCHES
-from .events import Gate
+from ...gpu.protocol import SEARCHES
+from ..events import Gate
 
 NAME = "sweep"
 SEARCH_KEYS = ("search", "max_configs", "time_limit_s", "seeds")
@@ -43,7 +43,7 @@ def parse_search(text: str) -> dict:
 
 def space_counts(spec) -> tuple[int, int, str]:
     """(before restrictions, after, the line the gate shows), counted without listing the space."""
-    from ..search.space import SpaceError, space_sizes, unrestricted_size
+    from ...search.space import SpaceError, space_sizes, unrestricted_size
     try:
         before, after, exact = space_sizes(spec)
     except SpaceError:

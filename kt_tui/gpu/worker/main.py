@@ -11,7 +11,7 @@ import queue
 import threading
 import traceback
 
-from .protocol import CheckJob, ProbeJob, TuneJob
+from ..protocol import CheckJob, ProbeJob, TuneJob
 
 
 def probe_backends(backends) -> dict:

@@ -14,7 +14,7 @@ from ..kernel.source import Kernel, SourceError, find_kernels, pick_kernel, read
 from ..kernel.spec import (Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_hash,
                            version_ids)
 from ..store import Store
-from .backend import BackendChoice, BackendError, choose_backend
+from ..engine.backend import BackendChoice, BackendError, choose_backend
 
 
 @dataclass

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from importlib.metadata import EntryPoint, entry_points
 
-from ..errors import UserError
+from ...errors import UserError
 
 GROUP = "kt_tui.strategies"
 BUILTIN = {
-    "sweep": "kt_tui.engine.sweep:sweep",
-    "autonomous": "kt_tui.engine.autonomous:autonomous",
-    "explicit": "kt_tui.engine.explicit:explicit",
-    "one-prompt": "kt_tui.engine.one_prompt:one_prompt",
-    "config-search": "kt_tui.engine.config_search:config_search",
+    "sweep": "kt_tui.engine.strategies.sweep:sweep",
+    "autonomous": "kt_tui.engine.strategies.autonomous:autonomous",
+    "explicit": "kt_tui.engine.strategies.explicit:explicit",
+    "one-prompt": "kt_tui.engine.strategies.one_prompt:one_prompt",
+    "config-search": "kt_tui.engine.strategies.config_search:config_search",
 }
 PLANNED: tuple[str, ...] = ()  # named but not written yet
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import signal
 import sys
 
-from .core import Engine
-from .events import Decision, Event, Gate
-from .strategies import get_strategy
+from ..engine.core import Engine
+from ..engine.events import Decision, Event, Gate
+from ..engine.strategies.registry import get_strategy
 
 
 def make_policy(allow_flagged: bool = False):

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import json
 
-from ..search.space import config_key
-from .asking import llm_ask
-from .events import Gate
-from .kernel_step import current_best, spec_text
+from ...search.space import config_key
+from ..asking import llm_ask
+from ..events import Gate
+from ..kernel_step import current_best, spec_text
 
 NAME = "config-search"
 GAIN = 0.01  # a round that improves the best by less than this is a round without gain
 
 
 def config_search(engine):
-    from ..llm.schemas import ConfigBatch, SpaceEdit
+    from ...llm.schemas import ConfigBatch, SpaceEdit
 
     opts = engine.options
     vid = current_best(engine)
@@ -105,14 +105,14 @@ def _unknown_names(spec, configs) -> list[str]:
 
 
 def _checked(spec, configs, known):
-    from ..search.space import check_configs
+    from ...search.space import check_configs
     valid, invalid = check_configs(spec, configs, known_keys=known)
     return [c for c, _ in valid], invalid
 
 
 def _review_space(engine, vid, spec, source, r, reply):
     """The space gate: before and after, with sizes. True when the space changed."""
-    from ..search.space import SpaceEdit, SpaceError, apply_edit, space_size
+    from ...search.space import SpaceEdit, SpaceError, apply_edit, space_size
 
     if reply is None or not reply.edits:
         engine.emit("note", text="config-search: the LLM proposes no change to the space; stopping")
@@ -141,7 +141,7 @@ def _review_space(engine, vid, spec, source, r, reply):
 
 
 def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
-    from ..search.space import render
+    from ...search.space import render
 
     results = engine.store.results(engine.sid, vid)
     ok = sorted((x for x in results if x["status"] == "ok" and x["verified"] is not False and x["time_ms"]),

@@ -20,12 +20,12 @@ from kernel_tuner import tune_kernel, util
 from kernel_tuner.interface import strategy_map
 from kernel_tuner.observers.observer import OutputObserver
 
-from ..kernel.expr import evaluate, launch_callables, restriction_function
-from ..kernel.inputs import load_named, make_args, reference_outputs, user_function
-from ..kernel.spec import Spec, spec_from_plain
-from ..search.lazy import LazySpace, is_huge, kernel_tuner_restrictions
-from .ktsource import tuner_defines
-from .protocol import TuneJob
+from ...kernel.expr import evaluate, launch_callables, restriction_function
+from ...kernel.inputs import load_named, make_args, reference_outputs, user_function
+from ...kernel.spec import Spec, spec_from_plain
+from ...search.lazy import LazySpace, is_huge, kernel_tuner_restrictions
+from ..ktsource import tuner_defines
+from ..protocol import TuneJob
 from .verify import compare_all, failure_text
 
 STICKY = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
@@ -195,7 +195,7 @@ class StreamingStrategy:
     def _tune_huge(self, runner, tuning_options):
         """Brute force walks the space in order and our search chooses from a sample of it: neither
         lists the whole space, so the first configuration starts at once."""
-        from ..search.lazy import SAMPLE
+        from ...search.lazy import SAMPLE
         job, lazy = self.job, self.lazy
         tuning_options.tune_params = dict(zip(lazy.names, lazy.values))
         old = tuning_options.budget
@@ -240,7 +240,7 @@ class _Sampled:
 def search_module(name: str):
     """A search strategy by name: ours ("kt") or one of kernel_tuner's."""
     if name == "kt":
-        from ..search import strategy
+        from ...search import strategy
         return strategy
     return strategy_map[name]
 
@@ -308,7 +308,7 @@ class _StreamingRunner:
 
     def _start_prefetch(self) -> None:
         if self.prefetch is None and os.environ.get("KT_TUI_PREFETCH", "1") != "0":
-            from .prefetch import Prefetcher
+            from ..prefetch import Prefetcher
             if Prefetcher.usable(self.runner):
                 try:
                     self.prefetch = Prefetcher(self.runner)

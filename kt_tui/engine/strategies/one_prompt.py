@@ -4,10 +4,10 @@ accept). In manual mode the user writes that one rewrite."""
 
 from __future__ import annotations
 
-from .asking import llm_ask
+from ..asking import llm_ask
 from .autonomous import start, steps_summary
-from .kernel_step import prompt_context, run_rewrite
-from .manual import is_manual, manual_rewrite, stored_reply
+from ..kernel_step import prompt_context, run_rewrite
+from ..manual import is_manual, manual_rewrite, stored_reply
 
 NAME = "one-prompt"
 DESCRIPTION = "one LLM call rewrites the whole kernel; then verify, tune and accept"
@@ -16,8 +16,8 @@ TITLE = "Optimize the kernel in one rewrite"
 
 
 def one_prompt(engine):
-    from ..llm.prompts import rewrite_messages, template_text
-    from ..llm.schemas import KernelRewrite
+    from ...llm.prompts import rewrite_messages, template_text
+    from ...llm.schemas import KernelRewrite
 
     manual = is_manual(engine)
     yield from start(engine, "write the rewrite yourself" if manual else "ask the LLM for one optimized rewrite")

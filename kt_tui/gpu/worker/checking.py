@@ -9,10 +9,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..kernel.expr import launch_callables
-from ..kernel.inputs import load_named, make_args
-from ..kernel.spec import Spec, spec_from_plain
-from .protocol import CheckJob
+from ...kernel.expr import launch_callables
+from ...kernel.inputs import load_named, make_args
+from ...kernel.spec import Spec, spec_from_plain
+from ..protocol import CheckJob
 from .verify import compare_all, failure_text
 
 _REFS: dict[str, dict] = {}  # reference outputs by (kernel, sizes), kept for the next jobs
@@ -45,7 +45,7 @@ def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str
     from kernel_tuner import run_kernel
 
     ps = spec.problem_size_values(sizes, params)
-    from .ktsource import tuner_defines
+    from ..ktsource import tuner_defines
     defines = tuner_defines(spec, sizes)
     extra = {"defines": defines} if defines is not None else {}
     if spec.cmem_args:
