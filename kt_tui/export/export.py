@@ -128,6 +128,8 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
         else:
             _write(path, json.dumps(_cache_json(b, v, rows), indent=1))
         written.append(path)
+    from ..gpu.ktimport import load
+    load()
     from kernel_tuner.file_utils import store_output_file
     best_rows = [r for r in b.results if r["version"] == b.best["version"] and r["status"] == "ok"]
     t4 = folder / f"{b.name}-{b.best['version']}.t4.json"

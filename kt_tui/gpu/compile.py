@@ -102,6 +102,8 @@ def prepared_text(source: str, params: dict, block_size_names=None, spec=None) -
     if spec is not None:
         from .ktsource import kernel_string
         return kernel_string(spec, source, params)[1]
+    from .ktimport import load
+    load()
     from kernel_tuner import util
     names = list(block_size_names or util.default_block_size_names)
     threads = util.get_thread_block_dimensions(params, names)

@@ -111,6 +111,8 @@ class _Nvrtc:
         return ThreadPoolExecutor(max_workers=pool_size(8))
 
     def _options(self) -> list[bytes]:
+        from .ktimport import load
+        load()
         from kernel_tuner.utils.nvcuda import find_cuda_home, to_valid_nvrtc_gpu_arch_cc
 
         b = self.backend

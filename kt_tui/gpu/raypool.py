@@ -468,6 +468,8 @@ def lost(shard: TuneJob, seen: set, label: str, why: str, forward) -> None:
 
 def merge_caches(main: str, parts: list[str]) -> None:
     """The workers' kernel_tuner cachefiles, as one: the run's, which the engine then closes."""
+    from .ktimport import load
+    load()
     from kernel_tuner.util import read_cache
 
     from .simcache import finalize_cache

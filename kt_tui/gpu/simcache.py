@@ -14,6 +14,8 @@ from pathlib import Path
 
 def read_header(path: str | Path) -> dict:
     """The cache's header fields (everything but the entries), without opening it for appending."""
+    from .ktimport import load
+    load()
     from kernel_tuner.util import read_cache  # not at import: only sim needs kernel_tuner in this process
     data = read_cache(str(path), open_cache=False)
     data.pop("cache", None)
@@ -51,6 +53,8 @@ def find_cache(where: str | Path, kernel: str, version: str | list[str]) -> Path
 
 def finalize_cache(path: str | Path, meta: dict, tune_params: dict | None = None) -> None:
     """Close a cachefile kernel_tuner left open and stamp kt-tui's metadata into its header."""
+    from .ktimport import load
+    load()
     from kernel_tuner.util import read_cache  # not at import: only sim needs kernel_tuner in this process
     data = read_cache(str(path), open_cache=False)
     for entry in data["cache"].values():

@@ -42,6 +42,8 @@ def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
 
 def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str) -> dict[str, np.ndarray]:
     """Run `source` once at `sizes` with `params`; its output arrays by name."""
+    from ..ktimport import load
+    load()
     from kernel_tuner import run_kernel
 
     ps = spec.problem_size_values(sizes, params)

@@ -31,6 +31,8 @@ _PROBE_SRC = "__global__ void kt_probe(float *x) { x[threadIdx.x] = threadIdx.x;
 
 def _try_backend(name: str) -> str:
     import numpy as np
+    from ..ktimport import load
+    load()
     from kernel_tuner import run_kernel
 
     x = np.zeros(32, np.float32)

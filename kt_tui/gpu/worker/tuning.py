@@ -16,6 +16,9 @@ from itertools import islice
 from typing import Callable
 
 import numpy as np
+from ..ktimport import load as _load_kernel_tuner
+
+_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
 from kernel_tuner import tune_kernel, util
 from kernel_tuner.interface import strategy_map
 from kernel_tuner.observers.observer import OutputObserver
