@@ -266,7 +266,7 @@ def test_the_script_runs_its_tuning_with_a_fake_kernel_tuner(capsys, db, tmp_pat
         assert not kw["verify"](kw["answer"], [good[0] + 1.0, None, None, None])
         return [{"block_size_x": 64, "block_size_y": 16, "WORK_PER_THREAD": 8, "time": 0.19}], {"device_name": "fake"}
 
-    script.pick_lang = lambda: "CUPY"
+    script.pick_lang = lambda: "pycuda"
     script.run_kernel, script.tune_kernel = run_kernel, tune_kernel
     script.store_output_file = lambda path, results, params: calls.setdefault("t4", path)
     script.main()
@@ -274,7 +274,7 @@ def test_the_script_runs_its_tuning_with_a_fake_kernel_tuner(capsys, db, tmp_pat
     assert (name, size, params) == ("matmul", (1024, 1024), {"block_size_x": 16, "block_size_y": 16})
     assert "Naive C = A * B" in source and kw["grid_div_y"] == ["block_size_y"]
     name, source, size, tune_params, kw = calls["tune_kernel"]
-    assert kw["restrictions"] == ["64 <= block_size_x * block_size_y <= 1024"] and kw["lang"] == "CUPY"
+    assert kw["restrictions"] == ["64 <= block_size_x * block_size_y <= 1024"] and kw["lang"] == "CUDA"
     assert kw["answer"][1:] == [None, None, None] and kw["answer"][0].dtype == np.float32
     assert kw["cache"].endswith("tune_matmul.cache.json") and calls["t4"].endswith("tune_matmul.t4.json")
     assert "best: 0.1900 ms" in capsys.readouterr().out

@@ -66,6 +66,20 @@ def pick_lang():
     raise SystemExit("no CUDA backend for kernel_tuner: install pycuda, cupy or cuda-python")
 
 
+def as_cuda(backend):
+    """kernel_tuner prepares a kernel as CUDA (constexpr loop_unroll_factor_*, template wrapping)
+    only under lang "CUDA"; under lang "pycuda" those kernels do not compile (kernel_tuner 1.5.0).
+    So pass "CUDA" and make kernel_tuner's own CUDA pick return the chosen backend."""
+    import importlib
+    import kernel_tuner.core as core
+    module, name = {{"pycuda": ("kernel_tuner.backends.pycuda", "PyCudaFunctions"),
+                     "cupy": ("kernel_tuner.backends.cupy", "CupyFunctions"),
+                     "nvcuda": ("kernel_tuner.backends.nvcuda", "CudaFunctions")}}[backend]
+    chosen = getattr(importlib.import_module(module), name)
+    core._select_default_cuda_backend = lambda: chosen
+    return "CUDA"
+
+
 def load_inputs():
     with np.load(HERE / {inputs}) as z:
         args = [z["arg%d" % i] for i in range(len([k for k in z.files if k.startswith("arg")]))]
@@ -95,7 +109,8 @@ def verify(answer, result_host, atol=None):
 
 
 def main():
-    lang = pick_lang()
+    backend = pick_lang()
+    lang = as_cuda(backend)
     args, stored = load_inputs()
     answer = reference(args, stored, lang)
     results, env = tune_kernel(KERNEL_NAME, KERNEL_SOURCE, PROBLEM_SIZE, args, TUNE_PARAMS,
@@ -109,7 +124,7 @@ def main():
     if not ok:
         raise SystemExit("no configuration ran")
     best = min(ok, key=lambda r: r["time"])
-    print("best: %.4f ms with %s on %s (%s)" % (best["time"], {{k: best[k] for k in TUNE_PARAMS}}, env.get("device_name"), lang))
+    print("best: %.4f ms with %s on %s (%s)" % (best["time"], {{k: best[k] for k in TUNE_PARAMS}}, env.get("device_name"), backend))
     print("kt-tui's best in the session: %.4f ms with %s" % (BEST_IN_SESSION["time_ms"], BEST_IN_SESSION["params"]))
 
 

@@ -13,6 +13,7 @@ from ...kernel.expr import launch_callables
 from ...kernel.inputs import load_named, make_args
 from ...kernel.spec import Spec, spec_from_plain
 from ..protocol import CheckJob
+from .lang import cuda_lang
 from .verify import compare_all, failure_text
 
 _REFS: dict[str, dict] = {}  # reference outputs by (kernel, sizes), kept for the next jobs
@@ -54,11 +55,12 @@ def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str
         extra["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
     if spec.smem_size is not None:
         extra["smem_args"] = {"size": spec.smem_function(sizes)}
-    out = run_kernel(spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes), dict(params),
-                     **launch_callables(spec),
-                     lang=backend, compiler_options=list(spec.compiler_options) or None,
-                     block_size_names=list(spec.block_size_names) if spec.block_size_names else None, quiet=True,
-                     **extra)
+    with cuda_lang(backend) as lang:
+        out = run_kernel(spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes), dict(params),
+                         **launch_callables(spec),
+                         lang=lang, compiler_options=list(spec.compiler_options) or None,
+                         block_size_names=list(spec.block_size_names) if spec.block_size_names else None,
+                         quiet=True, **extra)
     return {a.name: np.asarray(out[i]) for i, a in enumerate(spec.args) if a.output}
 
 

@@ -28,6 +28,7 @@ from ...kernel.inputs import load_named, make_args, reference_outputs, user_func
 from ...kernel.spec import Spec, spec_from_plain
 from ...search.lazy import LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
+from .lang import cuda_lang
 from ..protocol import TuneJob
 from .verify import compare_all, failure_text
 
@@ -425,14 +426,14 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         # `answer` marks which arguments kernel_tuner copies back (only the outputs, not every array);
         # the observer does the real check, so kernel_tuner's own comparison must never fail a run
         answer = [arg if a.output else None for arg, a in zip(args, spec.args)]
-        kwargs.update(lang=job.backend, cache=job.cachefile, observers=[observer], answer=answer,
-                      verify=_checked_by_observer)
+        kwargs.update(cache=job.cachefile, observers=[observer], answer=answer, verify=_checked_by_observer)
     problem_size = spec.problem_size_values()
     problem_size = problem_size if len(problem_size) > 1 else problem_size[0]
     if spec.tuned_problem_size():
         problem_size = _problem_size_function(spec)
-    _, env = tune_kernel(spec.kernel, job.source, problem_size,
-                         args, tune_params, **kwargs)
+    with cuda_lang("sim" if simulated else job.backend) as lang:
+        kwargs.setdefault("lang", lang)
+        _, env = tune_kernel(spec.kernel, job.source, problem_size, args, tune_params, **kwargs)
     if observer.captured is not None:
         emit("reference", observer.captured)
     return {"device": env.get("device_name"), "stopped": strategy.stopped, "simulated": simulated,
