@@ -53,9 +53,20 @@ def save():
     with open(out, "w") as f:
         json.dump(calls, f)
 
+def pin(backend):
+    # the backend kt-tui measures with (timings compare only on one backend), keeping lang "CUDA":
+    # under lang="pycuda" kernel_tuner 1.5.0 prepares kernels differently (kt_tui/gpu/worker/lang.py)
+    import importlib, kernel_tuner.core as core
+    module, name = {"pycuda": ("kernel_tuner.backends.pycuda", "PyCudaFunctions"),
+                    "cupy": ("kernel_tuner.backends.cupy", "CupyFunctions"),
+                    "nvcuda": ("kernel_tuner.backends.nvcuda", "CudaFunctions")}[backend]
+    chosen = getattr(importlib.import_module(module), name)
+    core._select_default_cuda_backend = lambda: chosen
+
 def recorded(*args, **kw):
-    if lang:  # the backend kt-tui measures with: timings compare only on one backend
-        kw["lang"] = lang
+    if lang and str(kw.get("lang") or "CUDA").upper() == "CUDA":
+        pin(lang)
+        kw["lang"] = "CUDA"
     if cap:
         kw["strategy"] = FirstN()
     t0 = time.perf_counter()
