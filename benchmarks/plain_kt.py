@@ -17,7 +17,7 @@ from pathlib import Path
 T0 = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-LANG = {"nvcuda": "CUDA", "cupy": "cupy", "pycuda": "pycuda"}
+BACKENDS = ("nvcuda", "cupy", "pycuda")
 
 
 class FirstN:
@@ -33,7 +33,7 @@ class FirstN:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("kernel")
-    ap.add_argument("--backend", choices=sorted(LANG))
+    ap.add_argument("--backend", choices=sorted(BACKENDS))
     ap.add_argument("--answer", action="store_true", help="verify every configuration against the original's outputs")
     ap.add_argument("--sim", help="a recorded kernel_tuner cachefile: simulation mode")
     ap.add_argument("--max-configs", type=int, help="only the first N configurations in brute-force order")
@@ -42,6 +42,7 @@ def main() -> None:
     from kernel_tuner import run_kernel, tune_kernel
 
     from kt_tui.front.session import load_kernel_spec, read_kernel_file
+    from kt_tui.gpu.worker.lang import cuda_lang  # lang "CUDA" on the chosen backend, as kt-tui runs it
     from kt_tui.kernel.inputs import make_args
 
     kf = read_kernel_file(a.kernel)
@@ -56,10 +57,11 @@ def main() -> None:
     if a.sim:
         kwargs.update(lang="CUDA", simulation_mode=True, cache=a.sim)
     else:
-        kwargs.update(lang=LANG[a.backend])
+        kwargs.update(lang="CUDA")
         if a.answer:
-            outs = run_kernel(spec.kernel, kf.source, ps, args, spec.baseline_params(), lang=LANG[a.backend],
-                              compiler_options=spec.compiler_options or None, **common)
+            with cuda_lang(a.backend):
+                outs = run_kernel(spec.kernel, kf.source, ps, args, spec.baseline_params(), lang="CUDA",
+                                  compiler_options=spec.compiler_options or None, **common)
             tols = [x.tolerance() if x.output else None for x in spec.args]
 
             def verify(answer, result_host, atol=None):  # compares like kt-tui, never aborts the run
@@ -69,8 +71,9 @@ def main() -> None:
             kwargs.update(answer=[o if x.output else None for o, x in zip(outs, spec.args)], verify=verify)
     if a.max_configs:
         kwargs["strategy"] = FirstN(a.max_configs)
-    results, _ = tune_kernel(spec.kernel, kf.source, ps, args, {k: list(v) for k, v in spec.tune_params.items()},
-                             **kwargs, **common)
+    with cuda_lang("sim" if a.sim else a.backend):
+        results, _ = tune_kernel(spec.kernel, kf.source, ps, args, {k: list(v) for k, v in spec.tune_params.items()},
+                                 **kwargs, **common)
     print(json.dumps({"configs": len(results), "seconds": time.perf_counter() - T0}))
 
 
