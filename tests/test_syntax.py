@@ -203,3 +203,16 @@ def test_tree_sitter_is_no_longer_a_dependency():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert not [d for d in deps if d.startswith("tree-sitter")]
     assert not [p for p in (ROOT / "kt_tui").rglob("*.py") if "tree_sitter" in p.read_text()]
+
+
+def test_an_enum_in_a_comment_declares_nothing():
+    src = "/* enum { TILE_W = 4 }; typedef int WIDTH; */\n__global__ void k(float* a) { a[0] = TILE_W + WIDTH; }\n"
+    assert check_params(src, {}).used_undeclared == ["TILE_W", "WIDTH"]
+
+
+def test_a_skipped_group_is_coloured_as_a_comment():
+    src = "#if 0\n__global__ void dead(float* a) {}\n#endif\n__global__ void live(float* a) {}"
+    got = styles(src)
+    assert (0, "if", "keyword") in got and (2, "endif", "keyword") in got
+    assert (1, "__global__", "comment") in got and (3, "__global__", "keyword") in got
+    assert not [x for x in got if x[0] == 1 and x[2] != "comment"]

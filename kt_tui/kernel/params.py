@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .syntax import Token, tokens
+from .syntax import Token, code_text, tokens
 
 BLOCK_SIZE_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
 # kernel_tuner defines these for every configuration, whatever the tune_params
@@ -143,7 +143,8 @@ def _counts_as_use(t: Token) -> bool:
 
 def _declared(toks: list[Token], source: str) -> set[str]:
     """Names the code declares: macros and their parameters, variables, functions, types, enumerators."""
-    declared = _enumerators(source) | {m[1] for m in re.finditer(r"\btypedef\b[^;{}]*?\b(\w+)\s*;", source)}
+    code = code_text(source, unread=True)
+    declared = _enumerators(code) | {m[1] for m in re.finditer(r"\btypedef\b[^;{}]*?\b(\w+)\s*;", code)}
     types = set(_BASIC_TYPES) | declared
     depth, decl_depth = 0, None
     for i, t in enumerate(toks):

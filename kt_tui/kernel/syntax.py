@@ -24,15 +24,15 @@ import bisect
 import re
 from typing import NamedTuple
 
-_LEX = re.compile(r"""
+_LEX = re.compile(r"""\s*(?:
     (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
   | (?P<string>(?<!\w)(?:u8|[uUL])?R"(?P<delim>[^()\\ \n]{0,16})\(.*?(?:\)(?P=delim)"|\Z)
               |(?<!\w)(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"?
               |(?<!\w)(?:u8|[uUL])?'(?:\\.|[^'\\\n])*'?)
   | (?P<ident>[A-Za-z_]\w*)
   | (?P<number>\.?\d(?:[eEpP][+-]|'(?=\w)|[\w.])*)
-  | (?P<op>::|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\#\#|\\\n|[^\s\w])
-""", re.S | re.X)
+  | (?P<op>::|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\#\#|\\\n|[^\s\w]))
+""", re.S | re.X)  # the leading \s* skips blanks in one step
 
 
 class Lexeme(NamedTuple):
@@ -52,14 +52,14 @@ class Token(NamedTuple):
 def lex(source: str):
     """Every lexeme in order, comments and literals included; never fails, whatever the text."""
     for m in _LEX.finditer(source):
-        yield Lexeme(m.lastgroup if m.lastgroup != "delim" else "string", m.group(), m.start())
+        yield Lexeme(m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup))
 
 
-def tokens(source: str) -> list[Token]:
+def tokens(source: str, lexemes: list[Lexeme] | None = None) -> list[Token]:
     """C++ tokens without comments and string literals; tokens on `#...` lines carry the directive."""
     out: list[Token] = []
     directive, place, line_start, end = None, -1, True, 0
-    for kind, text, pos in lex(source):
+    for kind, text, pos in lexemes if lexemes is not None else lex(source):
         if "\n" in source[end:pos] or (kind == "comment" and "\n" in text):
             directive, place, line_start = None, -1, True
         end = pos + len(text)
@@ -104,7 +104,8 @@ def code_text(src: str, unread: bool = False) -> str:
     chars = list(_blanked(src, ("comment", "string")))
     if unread:
         return "".join(chars)
-    for start, end in _directive_spans(tokens(src), src) + dead_spans(src):
+    toks = tokens(src)
+    for start, end in _directive_spans(toks, src) + dead_spans(src, toks):
         chars[start:end] = _blank(src[start:end])
     return "".join(chars)
 
@@ -128,11 +129,11 @@ def _line_end(src: str, pos: int) -> int:
     return len(src) if end < 0 else end
 
 
-def dead_spans(src: str) -> list[tuple[int, int]]:
+def dead_spans(src: str, toks: list[Token] | None = None) -> list[tuple[int, int]]:
     """(start, end) of the groups the preprocessor skips for sure: `#if 0` ..., `#if 1` ... `#else` ...
     A condition other than the literal 0 or 1 may be true: its group counts as live."""
     spans, frames, dead, dead_from = [], [], False, 0  # frame: [outer dead, a group taken, all false]
-    toks = tokens(src)
+    toks = tokens(src) if toks is None else toks
     for i, t in enumerate(toks):
         if t.directive is None or t.place != 1 or t.text not in ("if", "ifdef", "ifndef", "elif", "else", "endif"):
             continue
@@ -148,8 +149,7 @@ def dead_spans(src: str) -> list[tuple[int, int]]:
         else:
             outer, taken, all_false = frames[-1]
             now = outer or taken or value == "0"
-            frames[-1] = [outer, taken or (all_false and value in ("1", None) and t.text == "else")
-                          or (all_false and value == "1"), all_false and value == "0"]
+            frames[-1] = [outer, taken or all_false and (t.text == "else" or value == "1"), all_false and value == "0"]
         if now and not dead:
             dead_from = toks[i - 1].pos
         elif dead and not now:
@@ -166,7 +166,7 @@ delete do dynamic_cast else enum explicit extern false for friend goto if inline
 noexcept nullptr operator private protected public register reinterpret_cast return sizeof static
 static_assert static_cast struct switch template this throw true try typedef typename union using
 virtual volatile while restrict __restrict__ __restrict __global__ __device__ __host__ __shared__
-__constant__ __managed__ __forceinline__ __noinline__ __launch_bounds__ __syncthreads __asm__ __volatile__
+__constant__ __managed__ __forceinline__ __noinline__ __launch_bounds__ __asm__ __volatile__
 """.split())
 TYPES = set("""
 bool char short int long float double void signed unsigned size_t half half2 __half __half2
@@ -177,14 +177,20 @@ _VECTOR = re.compile(r"(u?(char|short|int|long|longlong)|float|double)[1-4]|u?in
 
 
 def highlights(source: str) -> list[tuple[int, int, int | None, str]]:
-    """(row, start byte, end byte or None for the line's end, style name) for an editor, from lex()."""
+    """(row, start byte, end byte or None for the line's end, style name) for an editor, from lex();
+    groups the compiler skips (`#if 0`) look like comments."""
     rows = [0] + [i + 1 for i, c in enumerate(source) if c == "\n"]
     out: list[tuple[int, int, int | None, str]] = []
     directive_line = -1
     lexemes = list(lex(source))
+    dead = dead_spans(source, tokens(source, lexemes))
+    starts = [a for a, _ in dead]
     for n, (kind, text, pos) in enumerate(lexemes):
         row = bisect.bisect_right(rows, pos) - 1
         name = _style(kind, text, lexemes[n + 1].text if n + 1 < len(lexemes) else "")
+        k = bisect.bisect_right(starts, pos) - 1
+        if k >= 0 and pos < dead[k][1] and source.find("\n", dead[k][0]) < pos:
+            name = "comment"  # inside a skipped group, after its `#if` line
         if kind == "op" and text == "#" and not source[rows[row]:pos].strip():
             directive_line, name = row, "keyword"
         elif kind == "ident" and row == directive_line and lexemes[n - 1].text == "#":
