@@ -216,3 +216,22 @@ def test_a_skipped_group_is_coloured_as_a_comment():
     assert (0, "if", "keyword") in got and (2, "endif", "keyword") in got
     assert (1, "__global__", "comment") in got and (3, "__global__", "keyword") in got
     assert not [x for x in got if x[0] == 1 and x[2] != "comment"]
+
+
+async def test_the_spec_editor_shows_the_kernel_in_the_same_colours():
+    from textual.app import App
+
+    from kt_tui.kernel.source import Kernel
+    from kt_tui.ui.cuda_syntax import CudaArea
+    from kt_tui.ui.setup_screens import SpecEditScreen
+
+    class Host(App):
+        def on_mount(self):
+            self.push_screen(SpecEditScreen('kernel = "k"\n', Path("k.cu.toml"), Kernel("k", (), 1),
+                                            source="// k\n__global__ void k() {}\n"))
+
+    app = Host()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        area = app.screen.query_one("#spec-source", CudaArea)
+        assert area._highlights[0] == [(0, 4, "comment")] and (0, 10, "keyword") in area._highlights[1]
