@@ -235,3 +235,16 @@ async def test_the_spec_editor_shows_the_kernel_in_the_same_colours():
         await pilot.pause()
         area = app.screen.query_one("#spec-source", CudaArea)
         assert area._highlights[0] == [(0, 4, "comment")] and (0, 10, "keyword") in area._highlights[1]
+
+
+@pytest.mark.parametrize("added, kind", [
+    ('const char* s = R"(\n#include "/etc/passwd"\n)";\n', "include"),  # a raw string's line is read as one
+    ('#if 0\n#include "/etc/passwd"\n#endif\n', "include"),
+    ('#include /* a\n */ "/etc/passwd"\n', "include"),
+    ('#define X 1 /* \\\n*/ \n#include "/etc/passwd"\n', "include"),
+    ('#if 0\nasm("trap;");\n#endif\n', "inline_asm"),
+    ('#if 0\n__device__ void f() { printf("x"); }\n#endif\n', "printf"),
+])
+def test_the_review_stays_conservative_where_discovery_skips_code(added, kind):
+    """Kernel discovery skips `#if 0` groups and literals; the safety flags never do."""
+    assert kind in kinds(review(VECTOR_ADD, VECTOR_ADD + added, "vector_add"))
