@@ -9,10 +9,10 @@ import bisect
 import re
 from collections import Counter
 
+from .syntax import strip_comments
+
 _TRIGRAPHS = {"=": "#", "/": "\\", "'": "^", "(": "[", ")": "]", "!": "|", "<": "{", ">": "}", "-": "~"}
 _SPLICE = re.compile(r"\\[ \t\f\v]*\n")
-_LEXEMES = re.compile(r'(?<![\w])(?:u8|[uUL])?R"([^()\\ \n]{0,16})\(.*?\)\1"|"(?:\\.|[^"\\\n])*"'
-                      r"|(?<![\w])(?:u8|[uUL])?'(?:\\.|[^'\\\n])*'|//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
 _DIRECTIVE = re.compile(r"(?m)^[ \t\f\v]*(?:#|%:)[ \t\f\v]*([A-Za-z_]\w*|\d+)?[ \t\f\v]*(.*?)[ \t\f\v]*$")
 _READS = {"include", "include_next", "import", "embed"}
 _PROBE = re.compile(r"\w*has_(?:include|embed)\w*|__has_\w*")
@@ -35,7 +35,7 @@ class Preprocessed:
             last = m.end()
             self.spliced.append(sum(map(len, parts)))
         text = "".join(parts) + text[last:]
-        self.text = _LEXEMES.sub(lambda m: m[0] if m[0][0] != "/" else re.sub(r"[^\n]", " ", m[0]), text)
+        self.text = strip_comments(text)
 
     def line(self, pos: int) -> int:
         return self.text.count("\n", 0, pos) + bisect.bisect_right(self.spliced, pos) + 1

@@ -4,54 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import NamedTuple
+
+from .syntax import Token, code_text, tokens
 
 BLOCK_SIZE_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
 # kernel_tuner defines these for every configuration, whatever the tune_params
 TUNER_DEFINES = {"grid_size_x", "grid_size_y", "grid_size_z", "kernel_tuner"}
-
-_LEX = re.compile(r"""
-    (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
-  | (?P<string>"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?)
-  | (?P<ident>[A-Za-z_]\w*)
-  | (?P<number>\.?\d(?:[eEpP][+-]|[\w.])*)
-  | (?P<op>::|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\#\#|\\\n|[^\s\w])
-""", re.S | re.X)
-
-
-class Token(NamedTuple):
-    kind: str  # ident | number | op
-    text: str
-    pos: int
-    directive: str | None  # the preprocessor directive this token is part of ("define", "if", ...)
-    place: int  # index within its directive: 0 is "#", 1 the directive's name; -1 outside directives
-
-
-def tokens(source: str) -> list[Token]:
-    """C++ tokens without comments and string literals; tokens on `#...` lines carry the directive."""
-    out: list[Token] = []
-    directive, place, line_start, end = None, -1, True, 0
-    for m in _LEX.finditer(source):
-        kind, text = m.lastgroup, m.group()
-        if "\n" in source[end:m.start()] or (kind == "comment" and "\n" in text):
-            directive, place, line_start = None, -1, True
-        end = m.end()
-        if kind == "comment" or text == "\\\n":
-            continue
-        if kind == "string":
-            place += 0 if directive is None else 1
-            line_start = False
-            continue
-        if text == "#" and line_start:
-            directive, place = "", 0
-        elif directive is not None:
-            place += 1
-            if place == 1:
-                directive = text
-        out.append(Token(kind, text, m.start(), directive, place))
-        line_start = False
-    return out
-
 
 BUILTINS = set("""
 threadIdx blockIdx blockDim gridDim warpSize
@@ -185,7 +143,8 @@ def _counts_as_use(t: Token) -> bool:
 
 def _declared(toks: list[Token], source: str) -> set[str]:
     """Names the code declares: macros and their parameters, variables, functions, types, enumerators."""
-    declared = _enumerators(source) | {m[1] for m in re.finditer(r"\btypedef\b[^;{}]*?\b(\w+)\s*;", source)}
+    code = code_text(source, unread=True)
+    declared = _enumerators(code) | {m[1] for m in re.finditer(r"\btypedef\b[^;{}]*?\b(\w+)\s*;", code)}
     types = set(_BASIC_TYPES) | declared
     depth, decl_depth = 0, None
     for i, t in enumerate(toks):

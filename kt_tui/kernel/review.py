@@ -194,9 +194,12 @@ def _calls(old: _Code, new: _Code) -> list[Flag]:
 
 
 def _kernels(old: _Code, new: _Code, name: str) -> list[Flag]:
+    """Extra kernels are looked for in macro bodies and `#if 0` groups too; the kernel itself must be
+    where the compiler reads it."""
     before, after = _kernel_map(old.text), _kernel_map(new.text)
+    known = before | _kernel_map(old.text, unread=True)
     flags = [Flag("extra_kernel", k.line, f"new __global__ function {k.name}()")
-             for k in after.values() if k.name not in before and k.name != name]
+             for k in (_kernel_map(new.text, unread=True) | after).values() if k.name not in known and k.name != name]
     if name not in after:
         return flags + [Flag("missing_kernel", 0, f"the kernel {name} is not in the generated code")]
     if name in before:
@@ -205,9 +208,9 @@ def _kernels(old: _Code, new: _Code, name: str) -> list[Flag]:
     return flags
 
 
-def _kernel_map(text: str) -> dict[str, Kernel]:
+def _kernel_map(text: str, unread: bool = False) -> dict[str, Kernel]:
     try:
-        return {k.name: k for k in find_kernels(text)}
+        return {k.name: k for k in find_kernels(text, unread=unread)}
     except SourceError:
         return {}
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..files import KERNEL_MAX, FileRefused, read_bytes_file
+from .syntax import code_text, strip_comments  # noqa: F401  (draft.py and review.py read it here)
 
 
 class SourceError(UserError):
@@ -39,7 +40,6 @@ class Kernel:
     templated: bool = False
 
 
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _GLOBAL = re.compile(r"__global__")
 
 
@@ -58,11 +58,6 @@ def read_source(path: str | Path) -> str:
         raise SourceError(
             f"{p}: not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r}); save it as UTF-8"
         ) from None
-
-
-def strip_comments(src: str) -> str:
-    """Blank out comments but keep line numbers and offsets intact."""
-    return _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), src)
 
 
 def _split_params(text: str) -> list[str]:
@@ -97,9 +92,11 @@ def _parse_param(text: str) -> Param:
     return Param(name=m.group(2), ctype=ctype)
 
 
-def find_kernels(src: str) -> list[Kernel]:
-    """All `__global__` functions (definitions and declarations) in source order, by name once."""
-    clean = strip_comments(src)
+def find_kernels(src: str, *, unread: bool = False) -> list[Kernel]:
+    """All `__global__` functions (definitions and declarations) in source order, by name once, as the
+    compiler sees them: not in comments, strings, macro bodies or `#if 0` groups (`unread`: in those
+    last two as well, for the review)."""
+    clean = code_text(src, unread)
     kernels: dict[str, Kernel] = {}
     for m in _GLOBAL.finditer(clean):
         pos = m.end()
@@ -109,7 +106,7 @@ def find_kernels(src: str) -> list[Kernel]:
             paren = clean.find("(", pos) if pos > 0 else -1
         if paren < 0:
             continue
-        head = clean[pos:paren]
+        head = _drop_template_args(clean[pos:paren])  # vector_add<float>: an explicit instantiation
         names = re.findall(r"[A-Za-z_]\w*", head)
         if not names:
             continue
@@ -119,12 +116,23 @@ def find_kernels(src: str) -> list[Kernel]:
             raise SourceError(f"kernel {name}: unbalanced parentheses in its parameter list")
         params = tuple(_parse_param(p) for p in _split_params(clean[paren + 1:close]))
         before = clean[max(0, m.start() - 200):m.start()]
-        templated = bool(re.search(r"template\s*<[^;{}]*>\s*(extern\s+\"C\"\s*)?$", before))
+        templated = bool(re.search(r"template\s*<[^;{}]*>\s*(extern\s*)?$", before))
         line = clean.count("\n", 0, m.start()) + 1
         known = kernels.get(name)
         if known is None or (any(not p.name for p in known.params) and all(p.name for p in params)):
             kernels[name] = Kernel(name, params, known.line if known else line, templated)
     return list(kernels.values())
+
+
+def _drop_template_args(head: str) -> str:
+    head, depth = head.rstrip(), 0
+    if not head.endswith(">"):
+        return head
+    for i in range(len(head) - 1, -1, -1):
+        depth += {">": 1, "<": -1}.get(head[i], 0)
+        if depth == 0:
+            return head[:i]
+    return head
 
 
 def _match_paren(text: str, open_at: int) -> int:

@@ -14,14 +14,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
-from .cuda_syntax import use_cuda
+from .cuda_syntax import CudaArea
 
 
 def _area(text: str, language: str | None, widget_id: str) -> TextArea:
-    area = TextArea(text, id=widget_id, show_line_numbers=True, tab_behavior="indent")
-    if language == "cuda" and use_cuda(area):
-        return area
-    set_language(area, language)
+    cls = CudaArea if language == "cuda" else TextArea
+    area = cls(text, id=widget_id, show_line_numbers=True, tab_behavior="indent")
+    if language != "cuda":
+        set_language(area, language)
     return area
 
 

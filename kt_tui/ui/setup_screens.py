@@ -14,6 +14,7 @@ from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ..kernel.source import Kernel
+from .cuda_syntax import CudaArea
 from .editors import set_language
 from ..kernel.spec import Spec, SpecError, parse_spec
 
@@ -67,8 +68,7 @@ class SpecEditScreen(Screen[Spec]):
             if self.source:
                 with Horizontal(id="spec-panes"):
                     yield area
-                    kernel = TextArea(self.source, id="spec-source", read_only=True, show_line_numbers=True)
-                    set_language(kernel, "cpp")
+                    kernel = CudaArea(self.source, id="spec-source", read_only=True, show_line_numbers=True)
                     yield kernel
             else:
                 yield area
