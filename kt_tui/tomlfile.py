@@ -1,13 +1,14 @@
 """Reading and writing the TOML files kt-tui knows (config, launch spec, steps file, seed rules):
 one error class whose message is always `file: a.b: problem`, the one way pydantic's errors are
-worded for the user, and TOML written by a library (tomli-w fresh, tomlkit over a user's file)."""
+worded for the user, and TOML written by tomlkit, never by hand. (tomli-w writes every array over
+several lines and [[args]] as inline tables: a drafted spec would be hard to read and edit.)
+A file the user edits in kt-tui (the spec editor) is saved as the user's text, comments and all."""
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
 
-import tomli_w
 import tomlkit
 from pydantic import ValidationError
 
@@ -33,37 +34,27 @@ def load_toml(text: str, path: str | Path | None = None) -> dict:
 
 def dumps(data: dict) -> str:
     """TOML for a fresh file; None values are left out (TOML has no null)."""
-    return tomli_w.dumps(_drop_none(data))
+    return tomlkit.dumps(_drop_none(data))
 
 
-def update(text: str, data: dict) -> str:
-    """`text` (a user's TOML file) with its keys set to `data`'s: comments, order and layout of the
-    keys kept are kept; keys not in `data` are removed, new ones appended."""
-    doc = tomlkit.parse(text)
-    _merge(doc, _drop_none(data))
-    return tomlkit.dumps(doc)
+def literal(text: str):
+    """`text` as a TOML literal string ('kt') when it can be one, else a basic string ("it's")."""
+    return tomlkit.string(text, literal="'" not in text and text.isprintable())
 
 
-def _merge(table, data: dict) -> None:
-    for k in [k for k in table if k not in data]:
-        del table[k]
-    for k, v in data.items():
-        old = table.get(k)
-        if isinstance(v, dict) and isinstance(old, dict) and not isinstance(old, tomlkit.items.InlineTable):
-            _merge(old, v)
-        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v) and isinstance(old, tomlkit.items.AoT) \
-                and len(old) == len(v):
-            for t, d in zip(old, v):
-                _merge(t, d)
-        elif _plain(old) != v:
-            table[k] = v
-
-
-def _plain(item):
-    return item.unwrap() if hasattr(item, "unwrap") else item
+def inline_tables(rows: list[dict]):
+    """A list of tables written on one line, `[{n = 1000}, {n = 37}]`, not as [[name]] sections."""
+    out = tomlkit.array()
+    for row in rows:
+        t = tomlkit.inline_table()
+        t.update(row)
+        out.append(t)
+    return out
 
 
 def _drop_none(v):
+    if isinstance(v, tomlkit.items.Item):
+        return v
     if isinstance(v, dict):
         return {k: _drop_none(x) for k, x in v.items() if x is not None}
     if isinstance(v, list):

@@ -195,16 +195,8 @@ def test_the_spec_check_refuses_values_that_cannot_be_built_naming_the_field(cha
 
 def _toml(data: dict) -> str:
     """`data` as TOML text (values a Spec would refuse included)."""
-    from kt_tui.kernel.spec import _toml_key, _toml_value
-    lines, tables = [], []
-    for k, v in data.items():
-        if isinstance(v, dict):
-            tables.append(f"[{k}]\n" + "\n".join(f"{_toml_key(a)} = {_toml_value(b)}" for a, b in v.items()))
-        elif k == "args":
-            tables += ["[[args]]\n" + "\n".join(f"{a} = {_toml_value(b)}" for a, b in arg.items()) for arg in v]
-        else:
-            lines.append(f"{k} = {_toml_value(v)}")
-    return "\n".join(lines) + "\n\n" + "\n\n".join(tables) + "\n"
+    from kt_tui.tomlfile import dumps
+    return dumps(data)
 
 
 def test_spec_check_says_which_field_and_exits_2_never_a_traceback(capsys, tmp_path):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..files import SPEC_MAX, FileRefused, read_text_file
+from ..tomlfile import dumps, inline_tables
 from .expr import ExprError, check_names, evaluate, names_in, parse
 from .source import Kernel
 from .values import BadValue, check_tune_params, name_problem
@@ -711,63 +712,21 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
 
 
 # -- writing -------------------------------------------------------------------------------
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return _toml_str(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
-    raise TypeError(f"cannot write {v!r} as TOML")
-
-
-def _toml_key(k) -> str:
-    """A bare key when it is one, else a quoted (basic string) key: no key can add a line."""
-    k = str(k)
-    return k if k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k) else _toml_str(k)
-
-
-def _toml_str(s: str) -> str:
-    """A TOML basic string: quotes, backslashes and control characters escaped."""
-    short = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-    return '"' + "".join(short.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7f else c)
-                         for c in s) + '"'
-
-
 def dump_spec(spec: Spec) -> str:
-    lines = [f"kernel = {_toml_value(spec.kernel)}", f"problem_size = {_toml_value(spec.problem_size)}"]
+    """The spec as TOML; fields at their defaults are left out."""
+    top = {"kernel": spec.kernel, "problem_size": spec.problem_size}
     for key in ("grid_div_x", "grid_div_y", "grid_div_z", "block_size_names"):
-        if getattr(spec, key) is not None:
-            lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
-    lines.append(f"restrictions = {_toml_value(spec.restrictions)}")
-    if spec.compiler_options:
-        lines.append(f"compiler_options = {_toml_value(spec.compiler_options)}")
-    lines += [f"timeout_s = {spec.timeout_s!r}", f"iterations = {spec.iterations}"]
-    if spec.verify_sizes is not None:
-        lines.append(f"verify_sizes = {_toml_value(spec.verify_sizes)}")
+        top[key] = getattr(spec, key)
+    top["restrictions"] = spec.restrictions
+    top["compiler_options"] = spec.compiler_options or None
+    top.update(timeout_s=spec.timeout_s, iterations=spec.iterations,
+               verify_sizes=None if spec.verify_sizes is None else inline_tables(spec.verify_sizes))
     for key in ("cmem_args", "reference", "verify_reason", "smem_size"):
-        if getattr(spec, key) is not None:
-            lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
-    if spec.verify != "elementwise":
-        lines.append(f"verify = {_toml_value(spec.verify)}")
-    if spec.defines_only:
-        lines.append("defines_only = true")
-    lines.append("")
-    tables = ("sizes", "tune_params", "defaults") + (("metrics",) if spec.metrics else ()) + (("defines",) if spec.defines else ())
-    for table in tables:
-        lines.append(f"[{table}]")
-        lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]
-        lines.append("")
-    for a in spec.args:
-        lines.append("[[args]]")
-        for k, v in asdict(a).items():
-            if v is None or (k == "seed" and v == 1) or (k == "output" and not v):
-                continue
-            lines.append(f"{k} = {_toml_value(v)}")
-        lines.append("")
-    return "\n".join(lines)
-
+        top[key] = getattr(spec, key)
+    top["verify"] = spec.verify if spec.verify != "elementwise" else None
+    top["defines_only"] = spec.defines_only or None
+    top.update(sizes=spec.sizes, tune_params=spec.tune_params, defaults=spec.defaults,
+               metrics=spec.metrics or None, defines=spec.defines or None)
+    top["args"] = [{k: v for k, v in asdict(a).items() if not ((k == "seed" and v == 1) or (k == "output" and not v))}
+                   for a in spec.args]
+    return dumps(top)
