@@ -62,11 +62,13 @@ def _drop_none(v):
     return v
 
 
-def problem_text(err: dict) -> str:
-    """One of pydantic's errors in kt-tui's words: `must be an integer, not 'ten'`."""
+def problem_text(err: dict, words: dict | None = None) -> str:
+    """One of pydantic's errors in kt-tui's words: `must be an integer, not 'ten'`; `words`: by error type."""
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    if words and kind in words:
+        return words[kind]
     if kind == "value_error":
-        return str(ctx.get("error", err["msg"]))
+        return str(getattr(ctx.get("error"), "problem", None) or ctx.get("error", err["msg"]))
     if kind == "missing":
         return "missing"
     if kind == "extra_forbidden":
@@ -100,7 +102,14 @@ def place(loc) -> str:
     return out
 
 
-def first_error(e: ValidationError, path: str | Path | None = None, prefix: str = "") -> TomlError:
+def first_error(e: ValidationError, path: str | Path | None = None, prefix: str = "",
+                words: dict | None = None) -> TomlError:
+    """The first of pydantic's errors as a TomlError at `prefix`.loc; a validator's BadValue or
+    TomlError names its own place below the field it checked."""
     err = e.errors()[0]
-    where = place(err["loc"])
-    return TomlError(f"{prefix}.{where}" if prefix and where else prefix or where, problem_text(err), path)
+    loc = list(err["loc"])
+    inner = (err.get("ctx") or {}).get("error")
+    if getattr(inner, "field", None):
+        loc = loc[:-1] + [inner.field]
+    where = place(loc)
+    return TomlError(f"{prefix}.{where}" if prefix and where else prefix or where, problem_text(err, words), path)
