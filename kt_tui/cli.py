@@ -126,11 +126,9 @@ def _interactive() -> bool:
 
 
 def _flags(args: argparse.Namespace) -> dict:
-    keys = ("db", "backend", "sim_cache", "strategy", "steps", "base_url", "model", "llm", "theme", "timeout_s",
-            "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold",
-            "search", "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid", "llm_timeout_s",
-            "gpus", "ray_address", "allow_mixed")
-    flags = {k: getattr(args, k, None) for k in keys}
+    """The settings the command line gives: every Settings field that has a flag of the same dest."""
+    from .config import setting_fields
+    flags = {k: getattr(args, k, None) for k in setting_fields() if k not in ("api_key", "keys", "search_options")}
     if getattr(args, "search_option", None):
         flags["search_options"] = dict(_option(o) for o in args.search_option)
     return flags

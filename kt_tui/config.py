@@ -1,21 +1,27 @@
-"""Settings: command-line flags > environment (OPENAI_*, KT_TUI_*) > config.toml in the XDG config dir."""
+"""Settings: command-line flags > environment (OPENAI_*, KT_TUI_*) > config.toml in the XDG config dir.
+
+The Settings model is the one list of settings: the config file's keys, the flags the CLI passes on,
+the knobs of the settings screen and what a session stores are all read from its fields."""
 
 from __future__ import annotations
 
 import math
 import os
-import tomllib
-import types
-import typing
-from dataclasses import dataclass, field, fields
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
-from .errors import UserError
-from .files import CONFIG_MAX, FileRefused, read_text_file
 from platformdirs import user_config_dir, user_data_dir
+from pydantic import Field, StrictInt, StrictStr, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from .files import CONFIG_MAX, FileRefused, read_text_file
+from .tomlfile import TomlError, load_toml, problem_text
 
 APP = "kt-tui"
+ConfigError = TomlError  # one error class for every TOML file and setting
 
 
 def config_dir() -> Path:
@@ -26,165 +32,189 @@ def data_dir() -> Path:
     return Path(os.environ.get("KT_TUI_DATA_DIR") or user_data_dir(APP))
 
 
-class ConfigError(UserError):
-    pass
+def _f(default, help_text: str = "", *, env: str | None = None, strategy: bool = False, strict: bool | None = True,
+       **kw) -> Any:
+    """A setting: `env` is the variable that sets it, `strategy` marks an option the strategy reads."""
+    return Field(default, description=help_text, strict=strict,
+                 json_schema_extra={"env": env, "strategy": strategy}, **kw)
 
 
-@dataclass
-class Settings:
-    db: str = ""
-    backend: str = "auto"
-    sim_cache: str | None = None
-    strategy: str = "sweep"
-    steps: str | None = None  # the explicit strategy's steps file; None: the library shipped with kt-tui
-    llm: str = "auto"  # "none": manual mode, no LLM calls
-    base_url: str | None = None
-    model: str | None = None
-    api_key: str | None = field(default=None, repr=False)  # never stored or logged
-    theme: str = "kt-dark"
-    timeout_s: float | None = None  # per-config watchdog; the spec's timeout_s when unset
-    gpus: int | str = ""  # N or "all": measure on that many GPUs at once (through Ray); "": one, as always
-    ray_address: str = ""  # a running Ray cluster to measure on
-    allow_mixed: bool = False  # let workers of different GPU models tune together
-    keys: dict[str, str] = field(default_factory=dict)  # binding id -> key, remaps the defaults
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(extra="forbid", validate_default=False)
+
+    db: str = _f("", "session database", env="KT_TUI_DB")
+    backend: str = _f("auto", "where numbers come from", env="KT_TUI_BACKEND")
+    sim_cache: str | None = _f(None, "recorded kernel_tuner cachefile or folder", env="KT_TUI_SIM_CACHE")
+    strategy: str = _f("sweep", "the session strategy")
+    steps: str | None = _f(None, "the explicit strategy's steps file (None: the library shipped with kt-tui)",
+                           strategy=True)
+    llm: str = _f("auto", "none: manual mode, no LLM calls", env="KT_TUI_LLM")
+    base_url: str | None = _f(None, "OpenAI-compatible endpoint", env="OPENAI_BASE_URL")
+    model: str | None = _f(None, "LLM model name", env="KT_TUI_MODEL")
+    api_key: str | None = Field(None, repr=False, exclude=True, json_schema_extra={"env": "OPENAI_API_KEY"})
+    theme: str = _f("kt-dark", "theme name", env="KT_TUI_THEME")
+    timeout_s: float | None = _f(None, "watchdog per configuration; the spec's timeout_s when unset",
+                                 gt=0, allow_inf_nan=False)
+    gpus: StrictInt | StrictStr = _f("", "N or \"all\": measure on that many GPUs at once (through Ray)", strict=None)
+    ray_address: str = _f("", "a running Ray cluster to measure on", env="RAY_ADDRESS")
+    allow_mixed: bool = _f(False, "let workers of different GPU models tune together")
+    keys: dict[str, str] = _f({}, "binding id -> key, remaps the defaults")
     # the autonomous strategy
-    with_replanning: bool = True
-    max_replanning: int = 1
-    breakdown_steps: bool = False
-    max_breakdowns: int = 1
-    threshold: float = 0.02  # accept a kernel when it is this much faster than the current best
-    llm_timeout_s: float = 120.0  # total deadline of each attempt of an LLM call
-    llm_retries: int = 3  # attempts per LLM call, in all
-    llm_max_tokens: int = 4096  # max_tokens sent with every LLM request
+    with_replanning: bool = _f(True, "ask for a new plan when the steps run out", strategy=True)
+    max_replanning: int = _f(1, "new plans at most", strategy=True, ge=0)
+    breakdown_steps: bool = _f(False, "let the LLM break a step into smaller ones", strategy=True)
+    max_breakdowns: int = _f(1, "levels of breakdown", strategy=True, ge=0)
+    threshold: float = _f(0.02, "accept a kernel at least this fraction faster", strategy=True, ge=0,
+                          allow_inf_nan=False)
+    llm_timeout_s: float = _f(120.0, "total deadline of each attempt of an LLM call", gt=0, lt=1e9)
+    llm_retries: int = _f(3, "attempts per LLM call, in all", ge=1)
+    llm_max_tokens: int = _f(4096, "max_tokens sent with every LLM request", ge=1)
     # how each tuning run searches its space
-    search: str = "kt"  # kt (ours) | brute_force | a kernel_tuner strategy name
-    max_configs: int = 0  # budget per tuning run; 0: none
-    time_limit_s: float = 0.0  # budget per tuning run; 0: none
-    seeds: bool = True  # evaluate the heuristic seed configurations first
-    search_options: dict = field(default_factory=dict)  # passed to the search strategy
+    search: str = _f("kt", "kt, brute_force or a kernel_tuner strategy", strategy=True)
+    max_configs: int = _f(0, "configurations per run at most (0: no budget)", strategy=True, ge=0)
+    time_limit_s: float = _f(0.0, "seconds per run at most (0: no budget)", strategy=True, ge=0,
+                             allow_inf_nan=False)
+    seeds: bool = _f(True, "measure the heuristic seed configurations first", strategy=True)
+    search_options: dict[str, Any] = _f({}, "passed to the search strategy", strategy=True)
     # the config-search strategy
-    rounds: int = 6
-    batch_size: int = 8
-    plateau_rounds: int = 2  # stop after this many rounds without a 1 % gain
-    hybrid: str = ""  # a search strategy that goes on from the LLM's first batch
-    space_edits: bool = True  # let the LLM propose search-space edits on a plateau
+    rounds: int = _f(6, "rounds of LLM-proposed batches at most", strategy=True, ge=1)
+    batch_size: int = _f(8, "configurations the LLM proposes per round", strategy=True, ge=1)
+    plateau_rounds: int = _f(2, "stop after this many rounds without a 1 % gain", strategy=True, ge=0)
+    hybrid: str = _f("", "a search strategy that goes on from the LLM's first batch", strategy=True)
+    space_edits: bool = _f(True, "let the LLM propose search-space edits on a plateau", strategy=True)
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
+                                   file_secret_settings):
+        return init_settings, _Environment(settings_cls), _ConfigFile(settings_cls)
 
     def strategy_options(self) -> dict:
-        return {k: getattr(self, k) for k in (
-            "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold", "search",
-            "max_configs", "time_limit_s", "seeds", "search_options", "rounds", "batch_size", "plateau_rounds",
-            "hybrid", "space_edits", "steps")}
+        return {k: getattr(self, k) for k, f in type(self).model_fields.items() if _extra(f, "strategy")}
 
     def public(self) -> dict:
         """What may be written to the session store: everything but secrets."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("api_key", "keys")}
+        return self.model_dump(exclude={"api_key", "keys"})
 
     @property
     def data_dir(self) -> Path:
         return data_dir()
 
+    @field_validator("search", "hybrid")
+    @classmethod
+    def _search(cls, v: str) -> str:
+        from .gpu.protocol import SEARCHES
+        if v and v not in SEARCHES:
+            raise ValueError(f"{v!r}: unknown search (known: {', '.join(SEARCHES)})")
+        return v
 
-_ENV = {
-    "KT_TUI_DB": "db", "KT_TUI_BACKEND": "backend", "KT_TUI_SIM_CACHE": "sim_cache", "KT_TUI_MODEL": "model",
-    "KT_TUI_THEME": "theme", "KT_TUI_LLM": "llm", "OPENAI_BASE_URL": "base_url", "OPENAI_API_KEY": "api_key",
-    "RAY_ADDRESS": "ray_address",
-}
+    @field_validator("search_options")
+    @classmethod
+    def _options(cls, v: dict) -> dict:
+        for k, x in v.items():
+            if not _finite(x):
+                raise ValueError(f"{k}: must be finite numbers, not {x!r}")
+        return v
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        url = urlparse(v or "")
+        if v and (url.scheme not in ("http", "https") or not url.netloc):
+            raise ValueError(f"must be an http:// or https:// URL, not {v!r}")
+        return v
+
+    @field_validator("theme")
+    @classmethod
+    def _theme(cls, v: str) -> str:
+        from .ui.theme import theme_names  # theme files only, no Textual
+        names = theme_names()
+        if v != "kt-dark" and v not in names:
+            raise ValueError(f"{v}: no such theme (have: {', '.join(sorted(names))})")
+        return v
+
+    @field_validator("sim_cache")
+    @classmethod
+    def _sim_cache(cls, v: str | None) -> str | None:
+        if v:
+            _check_sim_cache(v)
+        return v
+
+
+def _extra(f: FieldInfo, key: str):
+    return (f.json_schema_extra or {}).get(key) if isinstance(f.json_schema_extra, dict) else None
+
+
+def setting_fields() -> dict[str, FieldInfo]:
+    return dict(Settings.model_fields)
+
+
+class _Environment(PydanticBaseSettingsSource):
+    """The variables named on the fields (KT_TUI_DB, OPENAI_API_KEY, ...); an empty one is unset."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str):
+        env = _extra(field, "env")
+        return (os.environ.get(env) or None) if env else None, field_name, False
+
+    def __call__(self) -> dict:
+        out = {}
+        for name, f in self.settings_cls.model_fields.items():
+            value = self.get_field_value(f, name)[0]
+            if value is not None:
+                out[name] = value
+        return out
+
+
+_config_file: ContextVar[Path | None] = ContextVar("config_file", default=None)
+
+
+class _ConfigFile(PydanticBaseSettingsSource):
+    """config.toml in the config dir (or the file load_settings is given), read under the size cap."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str):
+        return None, field_name, False
+
+    def __call__(self) -> dict:
+        path = _config_file.get() or config_dir() / "config.toml"
+        if not path.is_file():
+            return {}
+        try:
+            data = load_toml(read_text_file(path, "config", CONFIG_MAX), path)
+        except FileRefused as e:
+            raise ConfigError("", str(e)) from None
+        for k in data:
+            if k == "api_key":
+                raise ConfigError(k, "the API key is never read from a file: set OPENAI_API_KEY", path)
+            if k not in Settings.model_fields:
+                known = ", ".join(sorted(set(Settings.model_fields) - {"api_key"}))
+                raise ConfigError(k, f"unknown setting (known: {known})", path)
+        return data
 
 
 def load_settings(flags: dict | None = None, config_file: Path | None = None,
                   flag_names: dict[str, str] | None = None) -> Settings:
     """flag_names: setting -> the command-line flag that sets it, for messages."""
-    s = Settings()
-    origin: dict[str, str] = {}
-    path = config_file or config_dir() / "config.toml"
-    if path.is_file():
-        try:
-            data = tomllib.loads(read_text_file(path, "config", CONFIG_MAX))
-        except FileRefused as e:
-            raise ConfigError(str(e)) from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"{path}: {e}") from None
-        known = {f.name for f in fields(Settings)} - {"api_key"}
-        for k, v in data.items():
-            if k not in known:
-                raise ConfigError(f"{path}: unknown setting {k!r} (known: {', '.join(sorted(known))})")
-            _check_type(k, v, f"{path}: setting {k!r}")
-            setattr(s, k, v)
-            origin[k] = f"{path}: setting {k!r}"
-    for env, name in _ENV.items():
-        if os.environ.get(env):
-            setattr(s, name, os.environ[env])
-            origin[name] = env
-    for k, v in (flags or {}).items():
-        if v is not None:
-            setattr(s, k, v)
-            origin[k] = (flag_names or {}).get(k) or "--" + k.replace("_", "-")
-    _check_values(s, origin)
+    given = {k: v for k, v in (flags or {}).items() if v is not None}
+    token = _config_file.set(config_file)
+    try:
+        s = Settings(**given)
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise _error(str(err["loc"][0]), problem_text(err), given, flag_names, config_file) from None
+    finally:
+        _config_file.reset(token)
     if not s.db:
         s.db = str(data_dir() / "sessions.db")
-    _check_llm(s, path)
     return s
 
 
-_POSITIVE = {"timeout_s", "llm_timeout_s", "batch_size"}  # a watchdog of 0 s would stop everything at once
-
-
-def _types() -> dict[str, tuple[type, ...]]:
-    out = {}
-    for name, hint in typing.get_type_hints(Settings).items():
-        union = typing.get_origin(hint) in (typing.Union, types.UnionType)
-        args = typing.get_args(hint) if union else (hint,)
-        out[name] = tuple(typing.get_origin(a) or a for a in args if a is not type(None))
-    return out
-
-
-def _check_type(name: str, value, where: str) -> None:
-    wanted = _types()[name]
-    ok = isinstance(value, wanted) and not (isinstance(value, bool) and bool not in wanted)
-    if not ok and float in wanted and isinstance(value, int) and not isinstance(value, bool):
-        ok = True
-    if ok and name == "keys" and not all(isinstance(k, str) for k in value.values()):
-        ok = False  # binding id -> key, both strings
-    if not ok:
-        kinds = " or ".join({"str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
-                             "dict": "a table"}.get(t.__name__, t.__name__) for t in wanted)
-        raise ConfigError(f"{where} must be {kinds}, not {value!r}")
-
-
-def _check_values(s: Settings, origin: dict[str, str]) -> None:
-    for name in _types():
-        value = getattr(s, name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            continue
-        where = origin.get(name, name)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ConfigError(f"{where} must be a finite number, not {value}")
-        if name in _POSITIVE and value <= 0:
-            raise ConfigError(f"{where} must be more than 0, not {value}")
-        if value < 0:
-            raise ConfigError(f"{where} must not be negative, not {value}")
-    from .gpu.protocol import SEARCHES
-    for name in ("search", "hybrid"):
-        value = getattr(s, name)
-        if value and value not in SEARCHES:
-            raise ConfigError(f"{origin.get(name, name)} {value!r}: unknown search (known: {', '.join(SEARCHES)})")
-    for k, v in (s.search_options or {}).items():
-        if not _finite(v):
-            raise ConfigError(f"{origin.get('search_options', 'search_options')} {k}: must be finite numbers, "
-                              f"not {v!r}")
-    if s.base_url:
-        url = urlparse(s.base_url)
-        if url.scheme not in ("http", "https") or not url.netloc:
-            raise ConfigError(f"{origin.get('base_url', 'base_url')} must be an http:// or https:// URL, "
-                              f"not {s.base_url!r}")
-    if s.theme != Settings.theme:
-        from .ui.theme import theme_names  # theme files only, no Textual
-        names = theme_names()
-        if s.theme not in names:
-            raise ConfigError(f"{origin.get('theme', 'theme')} {s.theme}: no such theme "
-                              f"(have: {', '.join(sorted(names))})")
-    if s.sim_cache:
-        _check_sim_cache(s.sim_cache, origin.get("sim_cache", "sim_cache"))
+def _error(name: str, problem: str, given: dict, flag_names: dict | None, config_file: Path | None) -> ConfigError:
+    """The problem named where the value came from: the flag, the variable, or the file and key."""
+    if name in given:
+        return ConfigError((flag_names or {}).get(name) or "--" + name.replace("_", "-"), problem)
+    env = _extra(Settings.model_fields[name], "env")
+    if env and os.environ.get(env):
+        return ConfigError(env, problem)
+    return ConfigError(name, problem, config_file or config_dir() / "config.toml")
 
 
 def _finite(v) -> bool:
@@ -201,24 +231,16 @@ def _finite(v) -> bool:
     return not isinstance(v, float) or math.isfinite(v)
 
 
-def _check_sim_cache(value: str, where: str) -> None:
+def _check_sim_cache(value: str) -> None:
     p = Path(value)
     if p.is_dir():
         return  # a folder of recorded caches, searched by kernel version
     if not p.is_file():
-        raise ConfigError(f"{where} {value}: no such file or folder")
+        raise ValueError(f"{value}: no such file or folder")
     from .gpu.simcache import read_header
     try:
         head = read_header(p)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
         head = None
     if not isinstance(head, dict) or "tune_params_keys" not in head:
-        raise ConfigError(f"{where} {value}: not a kernel_tuner cachefile")
-
-
-def _check_llm(s: Settings, path: Path) -> None:
-    for name, kind, low in (("llm_timeout_s", (int, float), 0), ("llm_retries", int, 1), ("llm_max_tokens", int, 1)):
-        v = getattr(s, name)
-        if isinstance(v, bool) or not isinstance(v, kind) or v < low or (name == "llm_timeout_s" and not 0 < v < 1e9):
-            raise ConfigError(f"{path}: {name} must be a number {'above 0' if low == 0 else f'of at least {low}'} "
-                              f"(got {v!r})")
+        raise ValueError(f"{value}: not a kernel_tuner cachefile")

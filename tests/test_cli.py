@@ -187,14 +187,14 @@ def test_resume_with_nothing_to_resume(capsys):
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--timeout", "0"], "--timeout must be more than 0"),
-    (["--timeout", "-1"], "--timeout must be more than 0"),
-    (["--max-configs", "-5"], "--max-configs must not be negative"),
-    (["--sim-cache", "nowhere.json"], "--sim-cache nowhere.json: no such file or folder"),
+    (["--timeout", "0"], "--timeout: must be more than 0"),
+    (["--timeout", "-1"], "--timeout: must be more than 0"),
+    (["--max-configs", "-5"], "--max-configs: must not be negative"),
+    (["--sim-cache", "nowhere.json"], "--sim-cache: nowhere.json: no such file or folder"),
     (["--sim-cache", str(EXAMPLES / "vector_add.cu.toml")], "not a kernel_tuner cachefile"),
-    (["--base-url", "ftp://example.com/v1"], "--base-url must be an http:// or https:// URL"),
-    (["--base-url", "localhost:8000"], "--base-url must be an http:// or https:// URL"),
-    (["--theme", "no-such-theme"], "--theme no-such-theme: no such theme"),
+    (["--base-url", "ftp://example.com/v1"], "--base-url: must be an http:// or https:// URL"),
+    (["--base-url", "localhost:8000"], "--base-url: must be an http:// or https:// URL"),
+    (["--theme", "no-such-theme"], "--theme: no-such-theme: no such theme"),
 ])
 def test_bad_flags_get_one_line_and_exit_2_before_any_work(flags, message, capsys, hermetic):
     code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "sim",
@@ -205,12 +205,12 @@ def test_bad_flags_get_one_line_and_exit_2_before_any_work(flags, message, capsy
 
 
 @pytest.mark.parametrize("line, message", [
-    ('max_configs = "ten"', "setting 'max_configs' must be an integer, not 'ten'"),
-    ("seeds = 1", "setting 'seeds' must be true or false, not 1"),
-    ("timeout_s = true", "setting 'timeout_s' must be a number, not True"),
-    ("keys = 3", "setting 'keys' must be a table, not 3"),
-    ("time_limit_s = -2", "setting 'time_limit_s' must not be negative"),
-    ('theme = "nope"', "setting 'theme' nope: no such theme"),
+    ('max_configs = "ten"', "config.toml: max_configs: must be an integer, not 'ten'"),
+    ("seeds = 1", "config.toml: seeds: must be true or false, not 1"),
+    ("timeout_s = true", "config.toml: timeout_s: must be a number, not True"),
+    ("keys = 3", "config.toml: keys: must be a table, not 3"),
+    ("time_limit_s = -2", "config.toml: time_limit_s: must not be negative"),
+    ('theme = "nope"', "config.toml: theme: nope: no such theme"),
 ])
 def test_a_config_value_of_the_wrong_type_names_the_key_and_the_file(line, message, capsys, hermetic):
     config = hermetic / "config" / "config.toml"

@@ -67,7 +67,7 @@ def test_a_broken_steps_file_exits_2_before_a_session_starts(capsys, tmp_path):
     code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps", bad,
                         "--auto", "--json", *sim())
     assert code == 2 and out["session"] is None
-    assert out["error"] == f"{bad}: step 'float4'.skip_evaluation: must be true or false"
+    assert out["error"] == f"{bad}: step 'float4'.skip_evaluation: must be true or false, not 1"
     assert run_cli(capsys, "sessions", "--json")[1] == []
     code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps",
                         tmp_path / "missing.toml", "--auto", "--json", *sim())

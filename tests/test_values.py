@@ -195,16 +195,8 @@ def test_the_spec_check_refuses_values_that_cannot_be_built_naming_the_field(cha
 
 def _toml(data: dict) -> str:
     """`data` as TOML text (values a Spec would refuse included)."""
-    from kt_tui.kernel.spec import _toml_key, _toml_value
-    lines, tables = [], []
-    for k, v in data.items():
-        if isinstance(v, dict):
-            tables.append(f"[{k}]\n" + "\n".join(f"{_toml_key(a)} = {_toml_value(b)}" for a, b in v.items()))
-        elif k == "args":
-            tables += ["[[args]]\n" + "\n".join(f"{a} = {_toml_value(b)}" for a, b in arg.items()) for arg in v]
-        else:
-            lines.append(f"{k} = {_toml_value(v)}")
-    return "\n".join(lines) + "\n\n" + "\n\n".join(tables) + "\n"
+    from kt_tui.tomlfile import dumps
+    return dumps(data)
 
 
 def test_spec_check_says_which_field_and_exits_2_never_a_traceback(capsys, tmp_path):
@@ -219,15 +211,15 @@ def test_spec_check_says_which_field_and_exits_2_never_a_traceback(capsys, tmp_p
 
 
 @pytest.mark.parametrize("flags, config, says", [
-    (["--timeout", "nan"], "", "--timeout must be a finite number"),
-    (["--timeout", "inf"], "", "--timeout must be a finite number"),
-    (["--threshold", "nan"], "", "--threshold must be a finite number"),
-    (["--time-limit", "nan"], "", "--time-limit must be a finite number"),
-    (["--batch-size", "0"], "", "--batch-size must be more than 0"),
+    (["--timeout", "nan"], "", "--timeout: must be a finite number"),
+    (["--timeout", "inf"], "", "--timeout: must be a finite number"),
+    (["--threshold", "nan"], "", "--threshold: must be a finite number"),
+    (["--time-limit", "nan"], "", "--time-limit: must be a finite number"),
+    (["--batch-size", "0"], "", "--batch-size: must be at least 1"),
     (["--search-option", "popsize=nan"], "", "popsize: must be finite numbers"),
     (["--search-option", "popsize=[1e999]"], "", "popsize: must be finite numbers"),
-    ([], "threshold = nan\n", "setting 'threshold' must be a finite number"),
-    ([], "timeout_s = 1e400\n", "setting 'timeout_s' must be a finite number"),
+    ([], "threshold = nan\n", "config.toml: threshold: must be a finite number"),
+    ([], "timeout_s = 1e400\n", "config.toml: timeout_s: must be a finite number"),
     ([], 'search = "__import__"\n', "'__import__': unknown search (known: kt, brute_force"),
     ([], 'hybrid = "nope"\n', "'nope': unknown search"),
 ])

@@ -10,15 +10,15 @@ import hashlib
 import json
 import re
 import math
-import tomllib
 from dataclasses import asdict, dataclass, field
 from itertools import islice, product
 from pathlib import Path
 
-from ..errors import UserError
 from ..files import SPEC_MAX, FileRefused, read_text_file
+from ..tomlfile import TomlError, dumps, inline_tables, load_toml
 from .expr import ExprError, check_names, evaluate, names_in, parse
 from .source import Kernel
+from .spec_model import ArgFile, read_spec_file
 from .values import BadValue, check_tune_params, name_problem
 
 DTYPES = {
@@ -44,15 +44,7 @@ MAX_ARRAY_BYTES = 80 * 2**30  # what the largest GPUs kt-tui targets hold, with 
 MAX_ARRAY_ELEMENTS = 10**10
 
 
-class SpecError(UserError, ValueError):
-    """A launch spec problem; `field` names where it is."""
-
-    def __init__(self, field_name: str, problem: str, path: str | Path | None = None):
-        self.field = field_name
-        self.problem = problem
-        self.path = str(path) if path else None
-        where = f"{self.path}: " if self.path else ""
-        super().__init__(f"{where}{field_name}: {problem}" if field_name else f"{where}{problem}")
+SpecError = TomlError  # the one error of every TOML file: `file: field: problem`
 
 
 @dataclass
@@ -260,15 +252,6 @@ def _file_digests(spec: Spec) -> list[tuple[str, str]]:
 
 
 # -- reading and checking ------------------------------------------------------------------
-_TOP_KEYS = {
-    "kernel", "args", "problem_size", "sizes", "tune_params", "defaults", "grid_div_x", "grid_div_y",
-    "grid_div_z", "block_size_names", "restrictions", "compiler_options", "timeout_s", "iterations",
-    "verify_sizes", "metrics", "defines", "defines_only", "cmem_args", "reference", "verify", "verify_reason", "smem_size",
-}
-_ARG_KEYS = {"name", "type", "size", "init", "value", "seed", "output", "atol", "rtol", "file", "low", "high",
-             "copy_of", "function"}
-
-
 def spec_path_for(kernel_path: str | Path) -> Path:
     return Path(str(kernel_path) + ".toml")
 
@@ -285,10 +268,7 @@ def load_spec(path: str | Path, kernel: Kernel | None = None) -> Spec:
 
 def parse_spec(text: str, kernel: Kernel | None = None, path: str | Path | None = None,
                base_dir: str | Path | None = None) -> Spec:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError("", f"not valid TOML: {e}", path) from None
+    data = load_toml(text, path)
     try:
         spec = spec_from_dict(data)
         if base_dir or path:
@@ -304,80 +284,38 @@ def _want(cond: bool, field_name: str, problem: str) -> None:
         raise SpecError(field_name, problem)
 
 
-def _str_list(data: dict, key: str, optional: bool = True) -> list | None:
-    v = data.get(key)
-    if v is None:
-        return None if optional else []
-    if isinstance(v, (str, int)):
-        v = [v]
-    _want(isinstance(v, list) and all(isinstance(x, (str, int)) for x in v), key,
-          "expected a list of strings")
-    return [str(x) for x in v]
-
-
 def spec_from_dict(data: dict) -> Spec:
-    for key in sorted(set(data) - _TOP_KEYS):
-        raise SpecError(key, f"unknown key (known: {', '.join(sorted(_TOP_KEYS))})")
-    _want(isinstance(data.get("kernel"), str) and data["kernel"], "kernel", "missing: the kernel's name")
-    raw_args = data.get("args")
-    _want(isinstance(raw_args, list) and raw_args, "args", "missing: one [[args]] table per kernel parameter")
-    args = [_arg_from_dict(i, a) for i, a in enumerate(raw_args)]
-    sizes = data.get("sizes", {})
-    _want(isinstance(sizes, dict), "sizes", "expected a table of name = integer")
-    for k, v in sizes.items():
-        _want(isinstance(v, int) and not isinstance(v, bool) and v > 0, f"sizes.{k}", f"expected a positive integer, got {v!r}")
-    ps = data.get("problem_size")
-    _want(ps is not None, "problem_size", "missing: 1 to 3 sizes, e.g. [\"n\"]")
-    if not isinstance(ps, list):
-        ps = [ps]
-    _want(1 <= len(ps) <= 3, "problem_size", "expected 1 to 3 entries")
-    tune = data.get("tune_params", {})
-    try:
-        tune = check_tune_params(tune)
-    except BadValue as e:
-        raise SpecError(e.field, e.problem) from None
-    defaults = data.get("defaults", {})
-    _want(isinstance(defaults, dict), "defaults", "expected a table of name = value")
-    restrictions = _str_list(data, "restrictions", optional=False)
+    """A Spec from a spec's TOML: keys and types checked by the model (spec_model.py), then the
+    values that depend on one another here; SpecError names the field."""
+    f = read_spec_file(data)
     spec = Spec(
-        kernel=data["kernel"], args=args, problem_size=ps, sizes=dict(sizes), tune_params=dict(tune),
-        defaults=dict(defaults), grid_div_x=_str_list(data, "grid_div_x"), grid_div_y=_str_list(data, "grid_div_y"),
-        grid_div_z=_str_list(data, "grid_div_z"), block_size_names=_str_list(data, "block_size_names"),
-        restrictions=restrictions, compiler_options=_str_list(data, "compiler_options", optional=False),
+        kernel=f.kernel, args=[_arg(i, a) for i, a in enumerate(f.args)], problem_size=f.problem_size,
+        sizes=f.sizes, tune_params=f.tune_params, defaults=f.defaults, grid_div_x=f.grid_div_x,
+        grid_div_y=f.grid_div_y, grid_div_z=f.grid_div_z, block_size_names=f.block_size_names,
+        restrictions=f.restrictions, compiler_options=f.compiler_options, verify_sizes=f.verify_sizes,
+        metrics=_metrics(f.metrics, f.sizes), defines=f.defines, defines_only=f.defines_only, smem_size=f.smem_size,
     )
     _check_options(spec.compiler_options)  # also when a stored spec is read back: a hand-edited DB is data too
-    spec.verify_sizes = _verify_sizes(data.get("verify_sizes"))
-    spec.metrics = _metrics(data.get("metrics", {}), spec.sizes)
-    _extra_keys(spec, data)
-    if "timeout_s" in data:
-        v = data["timeout_s"]
-        _want(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0, "timeout_s",
-              f"expected a positive number of seconds, got {v!r}")
-        spec.timeout_s = float(v)
-    if "iterations" in data:
-        v = data["iterations"]
-        _want(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 10**6, "iterations",
-              f"expected a positive integer (at most 1000000), got {v!r}")
-        spec.iterations = v
+    for key in ("cmem_args", "reference"):
+        v = getattr(f, key)
+        ok = v is None or (isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
+        _want(ok, key, "expected a .npz file name" + (" or \"module:function\"" if key == "reference" else ""))
+        setattr(spec, key, v)
+    _want(isinstance(f.verify, str) and (f.verify in VERIFY_MODES or _is_function_ref(f.verify)), "verify",
+          f"expected one of {', '.join(VERIFY_MODES)} or \"module:function\" (a .py file next to the kernel), "
+          f"got {f.verify!r}")
+    _want(f.verify != "none" or bool(f.verify_reason and f.verify_reason.strip()), "verify_reason",
+          "verify = \"none\" needs a reason, e.g. verify_reason = \"the output is random\"")
+    spec.verify, spec.verify_reason = f.verify, f.verify_reason
+    if f.timeout_s is not None:
+        spec.timeout_s = float(f.timeout_s)
+    if f.iterations is not None:
+        spec.iterations = f.iterations
     return spec
 
 
-def _verify_sizes(value) -> list[dict] | None:
-    if value is None:
-        return None
-    _want(isinstance(value, list), "verify_sizes", "expected a list of tables, e.g. [{n = 1000}, {n = 37}]")
-    for i, t in enumerate(value):
-        _want(isinstance(t, dict) and t, f"verify_sizes[{i}]", "expected a table of size name = integer, e.g. {n = 1000}")
-        for k, v in t.items():
-            _want(isinstance(v, int) and not isinstance(v, bool) and v > 0, f"verify_sizes[{i}].{k}",
-                  f"expected a positive integer, got {v!r}")
-    return [dict(t) for t in value]
-
-
-def _metrics(value, sizes: dict) -> dict:
-    _want(isinstance(value, dict), "metrics", "expected a table, e.g. bytes = \"3 * 4 * n\"")
+def _metrics(value: dict, sizes: dict) -> dict:
     for k, v in value.items():
-        _want(k in ("bytes", "flops"), f"metrics.{k}", "unknown key (known: bytes, flops)")
         try:
             _want(evaluate(v, sizes) >= 0, f"metrics.{k}", f"must be >= 0, got {v!r}")
         except ExprError as e:
@@ -419,81 +357,27 @@ def _valid_at(spec: Spec, sizes: dict) -> bool:
     return True
 
 
-def _arg_from_dict(i: int, a: object) -> Arg:
-    where = f"args[{i}]"
-    _want(isinstance(a, dict), where, "expected a table")
-    for key in sorted(set(a) - _ARG_KEYS):
-        raise SpecError(f"{where}.{key}", f"unknown key (known: {', '.join(sorted(_ARG_KEYS))})")
-    _want(isinstance(a.get("name"), str) and a["name"], f"{where}.name", "missing")
-    where = f"args[{i}] ({a['name']})"
-    t = a.get("type")
-    _want(isinstance(t, str), f"{where}.type", "missing, e.g. \"float32\"")
+def _arg(i: int, a: ArgFile) -> Arg:
+    where = f"args[{i}] ({a.name})"
+    t = a.type
     dtype = DTYPES.get(t.replace("*", "").strip()) or (t.strip() if t.strip() in VECTORS else None)
     _want(dtype is not None, f"{where}.type", f"unknown type {t!r} (use one of "
           f"{', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))})")
-    _want(dtype not in VECTORS or a.get("size") is not None, f"{where}.type",
+    _want(dtype not in VECTORS or a.size is not None, f"{where}.type",
           f"a {dtype} scalar is not supported; vector types are for arrays")
-    init = a.get("init", "random" if a.get("size") is not None else "constant")
+    init = a.init if a.init is not None else "random" if a.size is not None else "constant"
     _want(init in INITS, f"{where}.init", f"unknown init {init!r} (use one of {', '.join(INITS)})")
-    for key in ("atol", "rtol"):
-        v = a.get(key)
-        _want(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0),
-              f"{where}.{key}", "expected a finite number >= 0")
-    seed = a.get("seed", 1)
-    _want(isinstance(seed, int), f"{where}.seed", "expected an integer")
-    output = a.get("output", False)
-    _want(isinstance(output, bool), f"{where}.output", "expected true or false")
-    for key in ("file", "copy_of"):
-        _want(a.get(key) is None or (isinstance(a[key], str) and a[key]), f"{where}.{key}", "expected a non-empty string")
-    for key in ("low", "high"):
-        v = a.get(key)
-        _want(v is None or (isinstance(v, (int, float, str)) and not isinstance(v, bool)), f"{where}.{key}",
-              "expected a number or a size expression")
-    _want(init != "file" or a.get("file"), f"{where}.file", "init = \"file\" needs file = \"NAME.npy\" or \"NAME.npz\"")
-    _want(a.get("file") is None or str(a["file"]).endswith((".npy", ".npz")), f"{where}.file",
+    _want(init != "file" or a.file, f"{where}.file", "init = \"file\" needs file = \"NAME.npy\" or \"NAME.npz\"")
+    _want(a.file is None or str(a.file).endswith((".npy", ".npz")), f"{where}.file",
           "expected a .npy or .npz file name")
-    _want(init != "copy" or a.get("copy_of"), f"{where}.copy_of", "init = \"copy\" needs copy_of = \"ARG\"")
-    fn = a.get("function")
+    _want(init != "copy" or a.copy_of, f"{where}.copy_of", "init = \"copy\" needs copy_of = \"ARG\"")
+    fn = a.function
     _want(init != "function" or fn is not None, f"{where}.function",
           "init = \"function\" needs function = \"module:function\" (a .py file next to the kernel)")
     _want(fn is None or (isinstance(fn, str) and _is_function_ref(fn)), f"{where}.function",
           f"expected \"module:function\", got {fn!r}")
-    return Arg(name=a["name"], type=dtype, size=a.get("size"), init=init, value=a.get("value"), seed=seed,
-               output=output, atol=a.get("atol"), rtol=a.get("rtol"), file=a.get("file"), low=a.get("low"),
-               high=a.get("high"), copy_of=a.get("copy_of"), function=fn)
-
-
-def _extra_keys(spec: Spec, data: dict) -> None:
-    """defines, cmem_args, reference, verify: read and checked field by field."""
-    defines = data.get("defines", {})
-    _want(isinstance(defines, dict), "defines", "expected a table of NAME = value or size expression")
-    for k, v in defines.items():
-        _want(name_problem(k) is None, f"defines.{k!r}", str(name_problem(k)))
-        _want(isinstance(v, (str, int, float)) and not isinstance(v, bool), f"defines.{k}",
-              f"expected a number or a size expression, got {v!r}")
-        _want(not isinstance(v, float) or math.isfinite(v), f"defines.{k}", f"expected a finite number, got {v!r}")
-    spec.defines = dict(defines)
-    only = data.get("defines_only", False)
-    _want(isinstance(only, bool), "defines_only", f"expected true or false, got {only!r}")
-    spec.defines_only = only
-    for key in ("cmem_args", "reference"):
-        v = data.get(key)
-        ok = v is None or (isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
-        _want(ok, key, "expected a .npz file name" + (" or \"module:function\"" if key == "reference" else ""))
-        setattr(spec, key, v)
-    smem = data.get("smem_size")
-    _want(smem is None or (isinstance(smem, (int, str)) and not isinstance(smem, bool)), "smem_size",
-          "expected bytes: a number or an expression over [sizes] and tuned parameters")
-    spec.smem_size = smem
-    verify = data.get("verify", "elementwise")
-    _want(isinstance(verify, str) and (verify in VERIFY_MODES or _is_function_ref(verify)), "verify",
-          f"expected one of {', '.join(VERIFY_MODES)} or \"module:function\" (a .py file next to the kernel), got {verify!r}")
-    spec.verify = verify
-    reason = data.get("verify_reason")
-    _want(reason is None or isinstance(reason, str), "verify_reason", "expected a string")
-    _want(verify != "none" or bool(reason and reason.strip()), "verify_reason",
-          "verify = \"none\" needs a reason, e.g. verify_reason = \"the output is random\"")
-    spec.verify_reason = reason
+    return Arg(name=a.name, type=dtype, size=a.size, init=init, value=a.value, seed=a.seed, output=a.output,
+               atol=a.atol, rtol=a.rtol, file=a.file, low=a.low, high=a.high, copy_of=a.copy_of, function=fn)
 
 
 def _is_function_ref(text: str) -> bool:
@@ -711,63 +595,21 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
 
 
 # -- writing -------------------------------------------------------------------------------
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return _toml_str(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
-    raise TypeError(f"cannot write {v!r} as TOML")
-
-
-def _toml_key(k) -> str:
-    """A bare key when it is one, else a quoted (basic string) key: no key can add a line."""
-    k = str(k)
-    return k if k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k) else _toml_str(k)
-
-
-def _toml_str(s: str) -> str:
-    """A TOML basic string: quotes, backslashes and control characters escaped."""
-    short = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-    return '"' + "".join(short.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7f else c)
-                         for c in s) + '"'
-
-
 def dump_spec(spec: Spec) -> str:
-    lines = [f"kernel = {_toml_value(spec.kernel)}", f"problem_size = {_toml_value(spec.problem_size)}"]
+    """The spec as TOML; fields at their defaults are left out."""
+    top = {"kernel": spec.kernel, "problem_size": spec.problem_size}
     for key in ("grid_div_x", "grid_div_y", "grid_div_z", "block_size_names"):
-        if getattr(spec, key) is not None:
-            lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
-    lines.append(f"restrictions = {_toml_value(spec.restrictions)}")
-    if spec.compiler_options:
-        lines.append(f"compiler_options = {_toml_value(spec.compiler_options)}")
-    lines += [f"timeout_s = {spec.timeout_s!r}", f"iterations = {spec.iterations}"]
-    if spec.verify_sizes is not None:
-        lines.append(f"verify_sizes = {_toml_value(spec.verify_sizes)}")
+        top[key] = getattr(spec, key)
+    top["restrictions"] = spec.restrictions
+    top["compiler_options"] = spec.compiler_options or None
+    top.update(timeout_s=spec.timeout_s, iterations=spec.iterations,
+               verify_sizes=None if spec.verify_sizes is None else inline_tables(spec.verify_sizes))
     for key in ("cmem_args", "reference", "verify_reason", "smem_size"):
-        if getattr(spec, key) is not None:
-            lines.append(f"{key} = {_toml_value(getattr(spec, key))}")
-    if spec.verify != "elementwise":
-        lines.append(f"verify = {_toml_value(spec.verify)}")
-    if spec.defines_only:
-        lines.append("defines_only = true")
-    lines.append("")
-    tables = ("sizes", "tune_params", "defaults") + (("metrics",) if spec.metrics else ()) + (("defines",) if spec.defines else ())
-    for table in tables:
-        lines.append(f"[{table}]")
-        lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in getattr(spec, table).items()]
-        lines.append("")
-    for a in spec.args:
-        lines.append("[[args]]")
-        for k, v in asdict(a).items():
-            if v is None or (k == "seed" and v == 1) or (k == "output" and not v):
-                continue
-            lines.append(f"{k} = {_toml_value(v)}")
-        lines.append("")
-    return "\n".join(lines)
-
+        top[key] = getattr(spec, key)
+    top["verify"] = spec.verify if spec.verify != "elementwise" else None
+    top["defines_only"] = spec.defines_only or None
+    top.update(sizes=spec.sizes, tune_params=spec.tune_params, defaults=spec.defaults,
+               metrics=spec.metrics or None, defines=spec.defines or None)
+    top["args"] = [{k: v for k, v in asdict(a).items() if not ((k == "seed" and v == 1) or (k == "output" and not v))}
+                   for a in spec.args]
+    return dumps(top)

@@ -30,16 +30,18 @@ import fnmatch
 import itertools
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from ..errors import UserError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
 from ..files import RULES_MAX, FileRefused, read_text_file
 from ..kernel.expr import Expr as Restriction
 from ..kernel.spec import Spec
 from ..kernel.values import value_problem
+from ..tomlfile import TomlError, first_error, load_toml
 from .lazy import SAMPLE, LazySpace, is_huge
 from .space import SpaceError, block_names, configurations, parse_expression
 
@@ -49,10 +51,7 @@ MAX_COMBINATIONS = 16
 WHEN_KEYS = {"dims", "params", "any_params", "source_matches", "source_lacks", "gpu"}
 
 
-class RuleError(UserError, ValueError):
-    def __init__(self, path, field_name: str, problem: str):
-        self.path, self.field = str(path), field_name
-        super().__init__(f"{path}: {field_name}: {problem}" if field_name else f"{path}: {problem}")
+RuleError = TomlError
 
 
 @dataclass
@@ -122,12 +121,85 @@ def backtracking_risk(rx: str) -> str | None:
     return walk(_parser.parse(rx), False)
 
 
-def _strings(v, path, where: str) -> list[str]:
-    if isinstance(v, str):
-        v = [v]
+def _strings(v) -> list[str]:
+    v = [v] if isinstance(v, str) else v
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise RuleError(path, where, "expected a string or a list of strings")
+        raise ValueError("expected a string or a list of strings")
     return v
+
+
+def _regexes(rxs: list[str]) -> list[str]:
+    for rx in rxs:
+        try:
+            re.compile(rx)
+        except re.error as e:
+            raise ValueError(f"bad regular expression {rx!r}: {e}") from None
+        why = backtracking_risk(rx)
+        if why:
+            raise ValueError(f"regular expression {rx[:60]!r} refused: {why}")
+    return rxs
+
+
+class When(BaseModel):
+    """The [when] table: all that are given must hold."""
+    model_config = ConfigDict(extra="forbid")
+
+    dims: list[int] | None = None
+    params: list[str] | None = None
+    any_params: list[str] | None = None
+    source_matches: list[str] | None = None
+    source_lacks: list[str] | None = None
+    gpu: str | None = None
+
+    @field_validator("dims", mode="before")
+    @classmethod
+    def _dims(cls, v):
+        v = [v] if isinstance(v, int) else v
+        if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 3 for x in v):
+            raise ValueError("expected 1, 2 or 3, or a list of them")
+        return v
+
+    @field_validator("params", "any_params", "source_matches", "source_lacks", mode="before")
+    @classmethod
+    def _lists(cls, v, info):
+        v = _strings(v)
+        return _regexes(v) if info.field_name.startswith("source") else v
+
+    @field_validator("gpu", mode="before")
+    @classmethod
+    def _gpu(cls, v):
+        rxs = _regexes(_strings(v)[:1])
+        return rxs[0] if rxs else None
+
+
+class RuleFile(BaseModel):
+    """A rule file as written."""
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    when: When = When()
+    seeds: list[dict[str, Any]] = Field(min_length=1)
+
+    @field_validator("name", "description")
+    @classmethod
+    def _text(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("missing: a non-empty string")
+        return v.strip()
+
+
+def _problem(err: dict) -> dict:
+    """Words for the errors whose pydantic wording says too little here."""
+    top = err["loc"][0]
+    if err["type"] == "extra_forbidden":
+        known = WHEN_KEYS if top == "when" and len(err["loc"]) > 1 else set(RuleFile.model_fields)
+        return {"extra_forbidden": f"unknown key (known: {', '.join(sorted(known))})"}
+    if top in ("name", "description"):
+        return {err["type"]: "missing: a non-empty string"}
+    if top == "seeds" and len(err["loc"]) <= 2:
+        return {err["type"]: "missing: one or more [[seeds]] tables"}
+    return {"model_type": "expected a table", "dict_type": "expected a table"}
 
 
 def _filter(v, path, where: str) -> dict:
@@ -136,21 +208,21 @@ def _filter(v, path, where: str) -> dict:
     if isinstance(v, list) and v and all(isinstance(x, (int, float, str, bool)) for x in v):
         for i, x in enumerate(v):
             if value_problem(x):
-                raise RuleError(path, f"{where}[{i}]", value_problem(x))
+                raise RuleError(f"{where}[{i}]", value_problem(x), path)
         return {"values": v}
     if not isinstance(v, dict):
-        raise RuleError(path, where, "expected a value, a list of values, or a table "
-                                     f"with {', '.join(sorted(FILTER_KEYS))}")
+        raise RuleError(where, f"expected a value, a list of values, or a table with {', '.join(sorted(FILTER_KEYS))}",
+                        path)
     for k in v:
         if k not in FILTER_KEYS:
-            raise RuleError(path, f"{where}.{k}", f"unknown key (known: {', '.join(sorted(FILTER_KEYS))})")
+            raise RuleError(f"{where}.{k}", f"unknown key (known: {', '.join(sorted(FILTER_KEYS))})", path)
     for k in ("min", "max", "multiple_of"):
         if k in v and (not isinstance(v[k], (int, float)) or isinstance(v[k], bool) or value_problem(v[k])):
-            raise RuleError(path, f"{where}.{k}", "expected a finite number")
+            raise RuleError(f"{where}.{k}", "expected a finite number", path)
     if "multiple_of" in v and v["multiple_of"] <= 0:
-        raise RuleError(path, f"{where}.multiple_of", "expected a number > 0")
+        raise RuleError(f"{where}.multiple_of", "expected a number > 0", path)
     if "power_of_2" in v and not isinstance(v["power_of_2"], bool):
-        raise RuleError(path, f"{where}.power_of_2", "expected true or false")
+        raise RuleError(f"{where}.power_of_2", "expected true or false", path)
     if "values" in v:
         v = dict(v, values=_filter(v["values"], path, f"{where}.values")["values"])
     return v
@@ -158,65 +230,32 @@ def _filter(v, path, where: str) -> dict:
 
 def _expr(v, path, where: str) -> Restriction:
     if not isinstance(v, str):
-        raise RuleError(path, where, "expected an expression in a string")
+        raise RuleError(where, "expected an expression in a string", path)
     try:
         return parse_expression(v, "expression")
     except SpaceError as e:
-        raise RuleError(path, where, str(e)) from None
+        raise RuleError(where, str(e), path) from None
 
 
 def parse_rule(text: str, path: str = "<rule>") -> Rule:
+    data = load_toml(text, path)
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise RuleError(path, "", f"not valid TOML: {e}") from None
-    for k in data:
-        if k not in {"name", "description", "when", "seeds"}:
-            raise RuleError(path, k, "unknown key (known: name, description, when, seeds)")
-    for k in ("name", "description"):
-        if not isinstance(data.get(k), str) or not data[k].strip():
-            raise RuleError(path, k, "missing: a non-empty string")
-    when = data.get("when", {})
-    if not isinstance(when, dict):
-        raise RuleError(path, "when", "expected a table")
-    out_when: dict = {}
-    for k, v in when.items():
-        where = f"when.{k}"
-        if k not in WHEN_KEYS:
-            raise RuleError(path, where, f"unknown key (known: {', '.join(sorted(WHEN_KEYS))})")
-        if k == "dims":
-            v = [v] if isinstance(v, int) else v
-            if not isinstance(v, list) or not all(isinstance(x, int) and 1 <= x <= 3 for x in v):
-                raise RuleError(path, where, "expected 1, 2 or 3, or a list of them")
-        elif k == "gpu":
-            v = _strings(v, path, where)[0]
-        else:
-            v = _strings(v, path, where)
-        if k in ("source_matches", "source_lacks", "gpu"):
-            for rx in [v] if isinstance(v, str) else v:
-                try:
-                    re.compile(rx)
-                except re.error as e:
-                    raise RuleError(path, where, f"bad regular expression {rx!r}: {e}") from None
-                why = backtracking_risk(rx)
-                if why:
-                    raise RuleError(path, where, f"regular expression {rx[:60]!r} refused: {why}")
-        out_when[k] = v
-    seeds = data.get("seeds")
-    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, dict) for s in seeds):
-        raise RuleError(path, "seeds", "missing: one or more [[seeds]] tables")
+        rule = RuleFile.model_validate(data)
+    except ValidationError as e:
+        raise first_error(e, path, words=_problem(e.errors()[0])) from None
     patterns = []
-    for i, s in enumerate(seeds):
+    for i, s in enumerate(rule.seeds):
         where = f"seeds[{i}]"
         limit = s.get("limit", 2)
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise RuleError(path, f"{where}.limit", "expected an integer >= 1")
+            raise RuleError(f"{where}.limit", "expected an integer >= 1", path)
         filters = {k: _filter(v, path, f"{where}.{k}") for k, v in s.items() if k not in SEED_KEYS}
         if not filters and "where" not in s:
-            raise RuleError(path, where, "names no parameter and has no `where`: it picks nothing")
+            raise RuleError(where, "names no parameter and has no `where`: it picks nothing", path)
         patterns.append(Pattern(filters, _expr(s["where"], path, f"{where}.where") if "where" in s else None,
                                 _expr(s["prefer"], path, f"{where}.prefer") if "prefer" in s else None, limit))
-    return Rule(data["name"].strip(), data["description"].strip(), path, out_when, patterns)
+    when = rule.when.model_dump(exclude_none=True)
+    return Rule(rule.name, rule.description, path, when, patterns)
 
 
 def load_rules(rule_dirs=()) -> list[Rule]:
@@ -235,7 +274,7 @@ def load_rules(rule_dirs=()) -> list[Rule]:
             try:
                 text = read_text_file(f, "rule file", RULES_MAX)
             except FileRefused as e:
-                raise RuleError(f, "", f"cannot read: {e}") from None
+                raise RuleError("", f"cannot read: {e}", f) from None
             r = parse_rule(text, str(f))
             rules[r.name] = r
     return list(rules.values())

@@ -3,7 +3,6 @@ tunable parameters. ctrl+s returns the edit, escape returns None."""
 
 from __future__ import annotations
 
-import json
 import tomllib
 from typing import Callable
 
@@ -14,6 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+from ..tomlfile import dumps
 from .cuda_syntax import CudaArea
 
 
@@ -69,7 +69,7 @@ class TextEditScreen(ModalScreen[str | None]):
 
 
 def tune_params_text(tune_params: dict) -> str:
-    return "".join(f"{k} = {json.dumps(v)}\n" for k, v in tune_params.items())
+    return dumps(tune_params)
 
 
 class KernelEditScreen(ModalScreen[dict | None]):
@@ -89,7 +89,7 @@ class KernelEditScreen(ModalScreen[dict | None]):
                                         "below to edit them)", "dim")))
             yield _area(self.code, "cuda", "edit-code")
             yield Static("Tunable parameters (name = [values]) and restrictions (restrict = [\"...\"])", markup=False)
-            text = tune_params_text(self.tune_params) + f"restrict = {json.dumps(self.restrictions)}\n"
+            text = tune_params_text(self.tune_params) + dumps({"restrict": self.restrictions})
             yield _area(text, "toml", "edit-params")
             yield Static(id="edit-error")
         yield Footer()

@@ -10,22 +10,23 @@ from textual.containers import Grid, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static, Switch
 
+from ..config import setting_fields
 from ..gpu.protocol import SEARCHES
 
-# name, help, type, lowest value allowed (None: any)
-AUTONOMOUS = (("with_replanning", "ask for a new plan when the steps run out", bool, None),
-              ("max_replanning", "new plans at most", int, 0),
-              ("breakdown_steps", "let the LLM break a step into smaller ones", bool, None),
-              ("max_breakdowns", "levels of breakdown", int, 0),
-              ("threshold", "accept a kernel at least this fraction faster", float, 0))
-SWEEP = (("search", "kt, brute_force or a kernel_tuner strategy", str, None),
-         ("max_configs", "configurations per run at most (0: no budget)", int, 0),
-         ("time_limit_s", "seconds per run at most (0: no budget)", float, 0),
-         ("seeds", "measure the heuristic seed configurations first", bool, None))
-CONFIG_SEARCH = (("rounds", "rounds of LLM-proposed batches at most", int, 1),
-                 ("batch_size", "configurations the LLM proposes per round", int, 1),
-                 ("plateau_rounds", "stop after this many rounds without a 1 % gain", int, 0),
-                 ("space_edits", "let the LLM propose search-space edits on a plateau", bool, None))
+
+def _knobs(*names: str) -> tuple:
+    """(name, help, type, lowest value allowed or None) of settings, read from the Settings model."""
+    out = []
+    for name in names:
+        f = setting_fields()[name]
+        low = next((m.ge for m in f.metadata if getattr(m, "ge", None) is not None), None)
+        out.append((name, f.description, f.annotation, low))
+    return tuple(out)
+
+
+AUTONOMOUS = _knobs("with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold")
+SWEEP = _knobs("search", "max_configs", "time_limit_s", "seeds")
+CONFIG_SEARCH = _knobs("rounds", "batch_size", "plateau_rounds", "space_edits")
 KNOBS = {"sweep": SWEEP, "config-search": CONFIG_SEARCH, "autonomous": AUTONOMOUS,
          "explicit": AUTONOMOUS[-1:], "one-prompt": AUTONOMOUS[-1:]}
 

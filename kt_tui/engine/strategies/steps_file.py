@@ -9,33 +9,74 @@
     skip_evaluation = false            # optional: true skips asking the LLM whether the step fits
     depends_on = ["block_xy"]          # optional: earlier steps that must have been accepted
 
-Every problem is a StepsError naming the file, the step and the field.
+Every problem is a StepsError (the TomlError of every TOML file) naming the file, the step and the field.
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from ...errors import UserError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
 from ...files import STEPS_MAX, FileRefused, read_text_file
-from ...kernel.values import BadValue, check_tune_params
+from ...kernel.values import check_tune_params
+from ...tomlfile import TomlError, first_error, load_toml
 
 LIBRARY = "library.toml"
-STEP_KEYS = {"id", "title", "description", "prompt", "tune_params", "skip_evaluation", "depends_on"}
 ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 RESERVED = {"one-prompt"}  # the one-prompt strategy's step
+StepsError = TomlError
 
 
-class StepsError(UserError):
-    def __init__(self, where: str, step: str | None, field_name: str, problem: str):
-        self.step, self.field = step, field_name
-        at = f"step {step!r}" if step and not step.startswith("#") else f"step {step}" if step else ""
-        loc = ".".join(p for p in (at, field_name) if p)
-        super().__init__(f"{where}: {loc}: {problem}" if loc else f"{where}: {problem}")
+class StepFile(BaseModel):
+    """One [[step]] table as written in the file."""
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    id: str
+    title: str = Field(min_length=1)
+    prompt: str = Field(min_length=1)
+    description: str = ""
+    tune_params: dict[str, Any] = {}
+    skip_evaluation: bool = False
+    depends_on: list[str] = []
+
+    @field_validator("title", "prompt")
+    @classmethod
+    def _text(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("required: a non-empty string")
+        return v
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt(cls, v: str) -> str:
+        if "{kernel_string}" not in v:
+            raise ValueError("must contain {kernel_string}")
+        return v
+
+    @field_validator("tune_params", mode="before")
+    @classmethod
+    def _tune(cls, v):
+        if not isinstance(v, dict):
+            raise ValueError("must be a table of name = [values]")
+        return check_tune_params(v)  # BadValue names the parameter
+
+    @field_validator("depends_on", mode="before")
+    @classmethod
+    def _deps(cls, v):
+        v = [v] if isinstance(v, str) else v
+        if not isinstance(v, list) or not all(isinstance(d, str) for d in v):
+            raise ValueError("must be a list of step ids")
+        return v
+
+
+STEP_KEYS = set(StepFile.model_fields)
+_WORDS = {"missing": "required: a non-empty string", "string_too_short": "required: a non-empty string",
+          "extra_forbidden": f"unknown field (known: {', '.join(sorted(STEP_KEYS))})"}
 
 
 @dataclass
@@ -64,21 +105,18 @@ def load_steps(path: str | Path | None = None) -> tuple[str, list[Step]]:
     try:
         text = read_text_file(p, "steps file", STEPS_MAX)
     except FileRefused as e:
-        raise StepsError(str(p), None, "", f"cannot read the steps file: {e}") from None
+        raise StepsError("", f"cannot read the steps file: {e}", p) from None
     return str(p), parse_steps(text, str(p))
 
 
 def parse_steps(text: str, where: str = "steps.toml") -> list[Step]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise StepsError(where, None, "", f"not valid TOML: {e}") from None
+    data = load_toml(text, where)
     extra = sorted(set(data) - {"step"})
     if extra:
-        raise StepsError(where, None, extra[0], "unknown key (a steps file holds [[step]] tables only)")
+        raise StepsError(extra[0], "unknown key (a steps file holds [[step]] tables only)", where)
     items = data.get("step")
     if not isinstance(items, list) or not items:
-        raise StepsError(where, None, "step", "no steps: add at least one [[step]] table")
+        raise StepsError("step", "no steps: add at least one [[step]] table", where)
     steps: list[Step] = []
     for i, item in enumerate(items, 1):
         steps.append(_step(item, f"#{i}", where, {s.id for s in steps}))
@@ -88,43 +126,21 @@ def parse_steps(text: str, where: str = "steps.toml") -> list[Step]:
 def _step(item: dict, label: str, where: str, earlier: set[str]) -> Step:
     sid = item.get("id")
     if not isinstance(sid, str) or not ID.match(sid):
-        raise StepsError(where, label, "id", "required: letters, digits, _ or -, starting with a letter")
+        raise StepsError(f"step {label}.id", "required: letters, digits, _ or -, starting with a letter", where)
+    at = f"step {sid!r}"
     if sid in earlier:
-        raise StepsError(where, sid, "id", "used by an earlier step")
+        raise StepsError(f"{at}.id", "used by an earlier step", where)
     if sid in RESERVED:
-        raise StepsError(where, sid, "id", "reserved for another strategy's step; pick another id")
-
-    def fail(field_name: str, problem: str):
-        raise StepsError(where, sid, field_name, problem)
-
-    unknown = sorted(set(item) - STEP_KEYS)
-    if unknown:
-        fail(unknown[0], f"unknown field (known: {', '.join(sorted(STEP_KEYS))})")
-    for key in ("title", "prompt"):
-        if not isinstance(item.get(key), str) or not item[key].strip():
-            fail(key, "required: a non-empty string")
-    if "{kernel_string}" not in item["prompt"]:
-        fail("prompt", "must contain {kernel_string}")
-    if not isinstance(item.get("description", ""), str):
-        fail("description", "must be a string")
-    if not isinstance(item.get("skip_evaluation", False), bool):
-        fail("skip_evaluation", "must be true or false")
-    tune = item.get("tune_params", {})
-    if not isinstance(tune, dict):
-        fail("tune_params", "must be a table of name = [values]")
+        raise StepsError(f"{at}.id", "reserved for another strategy's step; pick another id", where)
     try:
-        tune = check_tune_params(tune)
-    except BadValue as e:
-        fail(e.field, e.problem)
-    deps = item.get("depends_on", [])
-    deps = [deps] if isinstance(deps, str) else deps
-    if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
-        fail("depends_on", "must be a list of step ids")
-    for d in deps:
+        s = StepFile.model_validate(item)
+    except ValidationError as e:
+        raise first_error(e, where, at, _WORDS) from None
+    for d in s.depends_on:
         if d not in earlier:
-            fail("depends_on", f"{d!r} is not a step defined before this one")
-    return Step(sid, item["title"].strip(), item["prompt"], item.get("description", "").strip(),
-                dict(tune), item.get("skip_evaluation", False), list(deps))
+            raise StepsError(f"{at}.depends_on", f"{d!r} is not a step defined before this one", where)
+    return Step(sid, s.title.strip(), s.prompt, s.description.strip(), s.tune_params, s.skip_evaluation,
+                list(s.depends_on))
 
 
 def blocked_by(step: Step, outcomes: dict[str, str]) -> tuple[str, str] | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import tomllib
 
 from ...gpu.protocol import SEARCHES
+from ...tomlfile import dumps, literal
 from ..events import Gate
 
 NAME = "sweep"
@@ -17,11 +18,7 @@ SEARCH_KEYS = ("search", "max_configs", "time_limit_s", "seeds")
 
 def search_text(settings: dict) -> str:
     """The search settings as the TOML the user edits at the gate."""
-    lines = []
-    for k in SEARCH_KEYS:
-        v = settings.get(k)
-        lines.append(f"{k} = {str(v).lower() if isinstance(v, bool) else repr(v) if isinstance(v, str) else v}")
-    return "\n".join(lines) + "\n"
+    return dumps({k: literal(v) if isinstance(v, str) else v for k, v in ((k, settings.get(k)) for k in SEARCH_KEYS)})
 
 
 def parse_search(text: str) -> dict:

@@ -1,0 +1,115 @@
+"""Reading and writing the TOML files kt-tui knows (config, launch spec, steps file, seed rules):
+one error class whose message is always `file: a.b: problem`, the one way pydantic's errors are
+worded for the user, and TOML written by tomlkit, never by hand. (tomli-w writes every array over
+several lines and [[args]] as inline tables: a drafted spec would be hard to read and edit.)
+A file the user edits in kt-tui (the spec editor) is saved as the user's text, comments and all."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import tomlkit
+from pydantic import ValidationError
+
+from .errors import UserError
+
+
+class TomlError(UserError, ValueError):
+    """A problem in a TOML file or setting; `field` is the dotted place in it (may be empty)."""
+
+    def __init__(self, field_name: str, problem: str, path: str | Path | None = None):
+        self.field = field_name
+        self.problem = problem
+        self.path = str(path) if path else None
+        super().__init__(": ".join(p for p in (self.path, field_name, problem) if p))
+
+
+def load_toml(text: str, path: str | Path | None = None) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise TomlError("", f"not valid TOML: {e}", path) from None
+
+
+def dumps(data: dict) -> str:
+    """TOML for a fresh file; None values are left out (TOML has no null)."""
+    return tomlkit.dumps(_drop_none(data))
+
+
+def literal(text: str):
+    """`text` as a TOML literal string ('kt') when it can be one, else a basic string ("it's")."""
+    return tomlkit.string(text, literal="'" not in text and text.isprintable())
+
+
+def inline_tables(rows: list[dict]):
+    """A list of tables written on one line, `[{n = 1000}, {n = 37}]`, not as [[name]] sections."""
+    out = tomlkit.array()
+    for row in rows:
+        t = tomlkit.inline_table()
+        t.update(row)
+        out.append(t)
+    return out
+
+
+def _drop_none(v):
+    if isinstance(v, tomlkit.items.Item):
+        return v
+    if isinstance(v, dict):
+        return {k: _drop_none(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [_drop_none(x) for x in v]
+    return v
+
+
+def problem_text(err: dict, words: dict | None = None) -> str:
+    """One of pydantic's errors in kt-tui's words: `must be an integer, not 'ten'`; `words`: by error type."""
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    if words and kind in words:
+        return words[kind]
+    if kind == "value_error":
+        return str(getattr(ctx.get("error"), "problem", None) or ctx.get("error", err["msg"]))
+    if kind == "missing":
+        return "missing"
+    if kind == "extra_forbidden":
+        return "unknown key"
+    words = {"int": "an integer", "bool": "true or false", "float": "a number", "string": "a string",
+             "dict": "a table", "list": "a list", "finite_number": "a finite number"}
+    for prefix, word in words.items():
+        if kind.startswith(prefix):
+            return f"must be {word}, not {value!r}"
+    if kind == "greater_than":
+        return f"must be more than {_num(ctx['gt'])}, not {value!r}"
+    if kind == "greater_than_equal":
+        low = "must not be negative" if ctx["ge"] == 0 else f"must be at least {_num(ctx['ge'])}"
+        return f"{low}, not {value!r}"
+    if kind in ("less_than", "less_than_equal"):
+        return f"must be below {_num(ctx.get('lt', ctx.get('le')))}, not {value!r}"
+    if kind == "literal_error":
+        return f"must be one of {ctx['expected']}, not {value!r}"
+    return f"{err['msg'][:1].lower()}{err['msg'][1:]}, not {value!r}"
+
+
+def _num(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def place(loc) -> str:
+    """pydantic's location as the user writes it: args[2].type, tune_params.block_size_x."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def first_error(e: ValidationError, path: str | Path | None = None, prefix: str = "",
+                words: dict | None = None) -> TomlError:
+    """The first of pydantic's errors as a TomlError at `prefix`.loc; a validator's BadValue or
+    TomlError names its own place below the field it checked."""
+    err = e.errors()[0]
+    loc = list(err["loc"])
+    inner = (err.get("ctx") or {}).get("error")
+    if getattr(inner, "field", None):
+        loc = loc[:-1] + [inner.field]
+    where = place(loc)
+    return TomlError(f"{prefix}.{where}" if prefix and where else prefix or where, problem_text(err, words), path)

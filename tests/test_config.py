@@ -1,0 +1,78 @@
+"""Settings: one pydantic-settings model, flags > environment > config.toml, one error format."""
+
+import pytest
+
+from kt_tui.cli import build_parser
+from kt_tui.config import ConfigError, Settings, load_settings, setting_fields
+from kt_tui.errors import UserError
+from kt_tui.tomlfile import TomlError
+
+
+def write_config(hermetic, text):
+    path = hermetic / "config" / "config.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_flags_beat_the_environment_which_beats_the_file(hermetic, monkeypatch):
+    write_config(hermetic, 'model = "from-file"\nrounds = 3\ntheme = "kt-light"\n')
+    monkeypatch.setenv("KT_TUI_MODEL", "from-env")
+    s = load_settings({})
+    assert (s.model, s.rounds, s.theme) == ("from-env", 3, "kt-light")
+    s = load_settings({"model": "from-flag", "rounds": None})
+    assert (s.model, s.rounds) == ("from-flag", 3)
+    monkeypatch.setenv("KT_TUI_MODEL", "")  # an empty variable is unset
+    assert load_settings({}).model == "from-file"
+
+
+def test_only_the_documented_variables_are_read(hermetic, monkeypatch):
+    monkeypatch.setenv("KT_TUI_ROUNDS", "not read")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    s = load_settings({})
+    assert s.rounds == 6 and s.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_the_api_key_is_read_from_the_environment_only_and_never_stored(hermetic, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-written-77")
+    s = load_settings({})
+    assert s.api_key == "sk-never-written-77"
+    assert "sk-never-written-77" not in repr(s) + str(s.public()) + s.model_dump_json()
+    config = write_config(hermetic, 'api_key = "sk-in-a-file"\n')
+    with pytest.raises(ConfigError) as e:
+        load_settings({})
+    assert str(e.value).startswith(f"{config}: api_key: ") and "OPENAI_API_KEY" in str(e.value)
+
+
+@pytest.mark.parametrize("text, says", [
+    ("rounds = 0\n", "rounds: must be at least 1, not 0"),
+    ("gpus = true\n", "gpus: "),
+    ("keys = {start = 3}\n", "keys: "),
+    ("mystery = 1\n", "mystery: unknown setting (known: allow_mixed"),
+    ("rounds = \n", "not valid TOML"),
+    ("llm_timeout_s = 0\n", "llm_timeout_s: must be more than 0"),
+])
+def test_every_config_problem_is_one_error_saying_file_key_problem(hermetic, text, says):
+    config = write_config(hermetic, text)
+    with pytest.raises(TomlError) as e:
+        load_settings({})
+    assert isinstance(e.value, UserError) and str(e.value).startswith(f"{config}: ") and says in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_an_environment_problem_names_the_variable(hermetic, monkeypatch):
+    monkeypatch.setenv("KT_TUI_THEME", "nope")
+    with pytest.raises(ConfigError, match="^KT_TUI_THEME: nope: no such theme"):
+        load_settings({})
+
+
+def test_the_model_is_the_list_of_settings(hermetic):
+    dests = {a.dest for sub in build_parser()._subparsers._group_actions[0].choices.values() for a in sub._actions}
+    fields = setting_fields()
+    flagged = {"db", "backend", "sim_cache", "strategy", "steps", "base_url", "model", "llm", "theme", "timeout_s",
+               "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold", "search",
+               "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid", "llm_timeout_s", "gpus",
+               "ray_address", "allow_mixed"}
+    assert flagged <= dests & set(fields)
+    assert all(f.description for name, f in fields.items() if name != "api_key")
+    assert set(Settings().strategy_options()) >= {"threshold", "rounds", "search", "steps"}
