@@ -69,6 +69,9 @@ def recorded(*args, **kw):
     return results, env
 
 kernel_tuner.tune_kernel = kernel_tuner.interface.tune_kernel = recorded
+if lang:  # a named backend gets the source a script's lang="CUDA" gets (ktsource.read_as_cuda)
+    from kt_tui.gpu.ktsource import read_as_cuda
+    read_as_cuda()
 save()
 sys.argv = [script]
 runpy.run_path(script, run_name="__main__")
@@ -79,8 +82,9 @@ def run_kernel_tuner(script: Path, cap: int, calls: int, timeout: float, lang: s
     out = script.with_suffix(".kt_calls.json")
     t0 = time.perf_counter()
     try:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
         proc = subprocess.run([sys.executable, "-c", RECORDER, script.name, str(out), str(cap), str(calls), lang],
-                              cwd=script.parent, capture_output=True, text=True, timeout=timeout)
+                              cwd=script.parent, capture_output=True, text=True, timeout=timeout, env=env)
         state = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {_tail(proc.stderr)}"
     except subprocess.TimeoutExpired:
         state = f"timeout after {timeout:g} s"

@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -46,20 +47,39 @@ def tune_kernel(name, *args, strategy=None, **kw):
     return strategy.tune(Space(), Runner(), {}), {}
 '''
 
+FAKE_CORE = '''
+class KernelSource:
+    def __init__(self, lang):
+        self.lang = lang.upper()
+
+class DeviceInterface:
+    def __init__(self, kernel_source, **kw):
+        pass
+
+def wrap_templated_kernel(text, name):
+    return text, name
+'''
+
 
 def test_the_recorder_caps_each_call_and_stops_after_the_imported_ones(tmp_path):
     pkg = tmp_path / "lib" / "kernel_tuner"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("from .interface import tune_kernel\n")
     (pkg / "interface.py").write_text(FAKE_KT)
+    (pkg / "util.py").write_text("")
+    (pkg / "core.py").write_text(FAKE_CORE)
     script = tmp_path / "tune.py"
     script.write_text(textwrap.dedent("""
         from kernel_tuner import tune_kernel
         for k in range(5):
             tune_kernel("k", "src", 10, [], {"x": list(range(100))})
+            from kernel_tuner.core import DeviceInterface, KernelSource
+            ks = KernelSource("pycuda")
+            DeviceInterface(ks)
+            assert ks.lang == "CUDA"  # prepared as a script's default lang, on the named backend
         open("reached_the_end", "w").write("")
     """))
-    env = {"PYTHONPATH": str(tmp_path / "lib"), "PATH": "/usr/bin:/bin"}
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path / "lib"), str(bench.ROOT)]), "PATH": "/usr/bin:/bin"}
     out = tmp_path / "calls.json"
     subprocess.run([sys.executable, "-c", bench.RECORDER, "tune.py", str(out), "7", "2", "pycuda"], cwd=tmp_path, env=env,
                    check=True, timeout=60)

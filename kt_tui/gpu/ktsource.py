@@ -76,3 +76,30 @@ def kernel_string(spec: Spec, source: str, params: dict, sizes: dict | None = No
     if ks.lang == "CUDA" and "<" in name and ">" in name:
         text, name = wrap_templated_kernel(text, name)
     return name, text
+
+
+CUDA_BACKENDS = ("PYCUDA", "CUPY", "NVCUDA")
+
+
+def read_as_cuda() -> None:
+    """Make kernel_tuner, in this process, prepare sources for its CUDA backends as for lang="CUDA".
+
+    kernel_tuner 1.5 prepares a source as CUDA only when lang is "CUDA": a named backend (pycuda,
+    cupy, nvcuda) gets `#define loop_unroll_factor_0 N`, which `#pragma unroll` cannot read (nvcc:
+    "identifier loop_unroll_factor_0 is undefined"), no template wrapper and a ".c" suffix for extra
+    files. A script that leaves lang at "CUDA" gets constexpr factors and `#pragma unroll` lines
+    dropped for 0: the worker picks the backend by name, then reads the source as the script would.
+    """
+    from kernel_tuner import core
+
+    init = core.DeviceInterface.__init__
+    if getattr(init, "kt_tui_reads_as_cuda", False):
+        return
+
+    def as_cuda(self, kernel_source, *args, **kwargs):
+        init(self, kernel_source, *args, **kwargs)  # picks the backend from the name given
+        if str(kernel_source.lang).upper() in CUDA_BACKENDS:
+            kernel_source.lang = "CUDA"
+
+    as_cuda.kt_tui_reads_as_cuda = True
+    core.DeviceInterface.__init__ = as_cuda

@@ -45,7 +45,8 @@ def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str
     from kernel_tuner import run_kernel
 
     ps = spec.problem_size_values(sizes, params)
-    from ..ktsource import tuner_defines
+    from ..ktsource import read_as_cuda, tuner_defines
+    read_as_cuda()
     defines = tuner_defines(spec, sizes)
     extra = {"defines": defines} if defines is not None else {}
     if spec.cmem_args:

@@ -24,7 +24,7 @@ from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, make_args, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
 from ...search.lazy import LazySpace, is_huge, kernel_tuner_restrictions
-from ..ktsource import tuner_defines
+from ..ktsource import read_as_cuda, tuner_defines
 from ..protocol import TuneJob
 from .verify import compare_all, failure_text
 
@@ -377,6 +377,7 @@ def _problem_size_function(spec: Spec):
 
 def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) -> dict:
     """Run one tuning job; returns what `done` reports. Raises ContextLost when the GPU is wedged."""
+    read_as_cuda()
     spec = spec_from_plain(job.spec)
     names = list(spec.tune_params)
     tune_params = {k: list(v) for k, v in spec.tune_params.items()}
