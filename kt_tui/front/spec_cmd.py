@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..files import write_new
+from ..kernel import refkernel
 
 
 def _kernel(kf, name: str | None):
@@ -49,7 +50,7 @@ def compile_spec(source: str, spec):
 def check_command(args) -> int:
     """Exit 0: the spec is valid and the kernel compiles at its default configuration; else 2 with why."""
     from .session import load_kernel_spec, read_kernel_file
-    from ..gpu.compile import find_nvcc, find_nvrtc
+    from ..gpu.compile import compile_check, find_nvcc, find_nvrtc
 
     kf = read_kernel_file(args.kernel_path)
     kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
@@ -64,9 +65,20 @@ def check_command(args) -> int:
         for m in result.errors[1:5]:
             print(f"  {kf.path}:{m.line}: {m.text}", file=sys.stderr)
         return 2
+    if refkernel.is_kernel(spec.reference):
+        derived, params = refkernel.run_spec(spec)
+        ref = compile_check(refkernel.source(spec), params, compiler_options=spec.compiler_options or None, spec=derived)
+        if not ref.ok:
+            first = ref.errors[0] if ref.errors else None
+            line = f" line {first.line}" if first and first.line else ""
+            text = first.text if first else (ref.reason or "the compile failed")
+            print(f"kt-tui: {kf.path}: reference.kernel ({spec.reference['kernel']}){line}: error: {text}", file=sys.stderr)
+            return 2
     regs = result.resources.get(kernel.name) or next(iter(result.resources.values()), None)
     extra = f", {regs.registers} registers" if regs else ""
     unverified = f"; UNVERIFIED: verify = \"none\" ({spec.verify_reason})" if spec.verify == "none" else ""
+    if refkernel.is_kernel(spec.reference):
+        unverified += f"; expected: {refkernel.describe(spec)} (compiles)"
     print(f"{kf.path}: spec ok, compiles at {spec.baseline_params()}{extra}{unverified}")
     return 0
 
@@ -112,7 +124,7 @@ def llm_draft(args, source: str, kernel, draft: str) -> str:
         text = _toml_block(reply.text)
         try:
             spec = parse_spec(text, kernel)
-            refs = [a.function for a in spec.args if a.function] + [spec.reference or "", spec.verify]
+            refs = [a.function for a in spec.args if a.function] + [str(spec.reference or ""), spec.verify]
             if any(":" in r for r in refs) or any(a.file for a in spec.args) or spec.cmem_args:
                 raise SpecError("", "the draft references files or Python functions; it may not")
             return f"# drafted by the LLM ({reply.model or settings.model}) from the kernel and a guessed draft: " \
