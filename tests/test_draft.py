@@ -255,3 +255,34 @@ def test_spec_llm_reply_that_only_looks_valid_does_not_pass(tmp_path, capsys, sc
     code, server, path = _llm_spec(tmp_path, scripted_llm, [looks_valid, looks_valid], "--approve")
     assert code == 2 and not path.exists()
     assert words in capsys.readouterr().err and words in server.requests[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("key", ["a", "e", "s"])
+async def test_spec_editor_llm_draft_gate_approve_edit_skip(tmp_path, scripted_llm, key):
+    from kt_tui.ui.setup_screens import SpecEditScreen
+    from kt_tui.ui.spec_draft import SpecDraftGate
+    from .test_ui import SIZE, new_app, wait_for
+    cu = tmp_path / "blur.cu"
+    cu.write_text(TWO_D)
+    good = _heuristic().replace("width = 1024", "width = 640")
+    looks_valid = good.replace('name = "in"', 'name = "input"')
+    server = scripted_llm([f"```toml\n{looks_valid}```", f"```toml\n{good}```"])
+    app = new_app(cu, model="scripted-model", base_url=server.url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecEditScreen))
+        editor = app.screen
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecDraftGate), 60)
+        shown = app.screen.changes  # what #draft-diff shows
+        assert "-width = 1024" in shown and "+width = 640" in shown and "input" not in shown
+        await pilot.press(key)
+        await pilot.pause()
+        if key == "a":  # saved, and the session opens
+            await wait_for(pilot, lambda: (tmp_path / "blur.cu.toml").exists())
+            assert load_spec(tmp_path / "blur.cu.toml").sizes["width"] == 640
+        else:
+            assert app.screen is editor and not (tmp_path / "blur.cu.toml").exists()
+            text = editor.query_one("#spec-text").text
+            assert ("width = 640" in text) == (key == "e")
+        app.exit()
+    assert "named 'input'" in server.requests[1]["messages"][-1]["content"]
