@@ -38,8 +38,9 @@ FIXTURES = ROOT / "tests" / "fixtures" / "kernel_tuner_examples"
 sys.path.insert(0, str(ROOT))
 
 RECORDER = r"""
-import json, runpy, sys, time
+import contextlib, json, runpy, sys, time
 import kernel_tuner, kernel_tuner.interface
+from kt_tui.gpu.worker.lang import cuda_lang
 script, out, cap, calls_wanted, lang = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 real = kernel_tuner.interface.tune_kernel
 calls = []
@@ -53,24 +54,15 @@ def save():
     with open(out, "w") as f:
         json.dump(calls, f)
 
-def pin(backend):
-    # the backend kt-tui measures with (timings compare only on one backend), keeping lang "CUDA":
-    # under lang="pycuda" kernel_tuner 1.5.0 prepares kernels differently (kt_tui/gpu/worker/lang.py)
-    import importlib, kernel_tuner.core as core
-    module, name = {"pycuda": ("kernel_tuner.backends.pycuda", "PyCudaFunctions"),
-                    "cupy": ("kernel_tuner.backends.cupy", "CupyFunctions"),
-                    "nvcuda": ("kernel_tuner.backends.nvcuda", "CudaFunctions")}[backend]
-    chosen = getattr(importlib.import_module(module), name)
-    core._select_default_cuda_backend = lambda: chosen
-
 def recorded(*args, **kw):
-    if lang and str(kw.get("lang") or "CUDA").upper() == "CUDA":
-        pin(lang)
-        kw["lang"] = "CUDA"
+    # the backend kt-tui measures with (timings compare only on one backend), with lang "CUDA" as the
+    # script says: under lang="pycuda" kernel_tuner 1.5.0 prepares kernels differently (kt_tui/gpu/worker/lang.py)
+    same = lang and str(kw.get("lang") or "CUDA").upper() == "CUDA"
     if cap:
         kw["strategy"] = FirstN()
     t0 = time.perf_counter()
-    results, env = real(*args, **kw)
+    with (cuda_lang(lang) if same else contextlib.nullcontext(kw.get("lang"))) as kw["lang"]:
+        results, env = real(*args, **kw)
     ok = [r for r in results if isinstance(r.get("time"), (int, float)) and "__error__" not in r]
     calls.append({"configs": len(results), "ok": len(ok), "best_ms": min((r["time"] for r in ok), default=None),
                   "seconds": time.perf_counter() - t0})
@@ -90,8 +82,9 @@ def run_kernel_tuner(script: Path, cap: int, calls: int, timeout: float, lang: s
     out = script.with_suffix(".kt_calls.json")
     t0 = time.perf_counter()
     try:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
         proc = subprocess.run([sys.executable, "-c", RECORDER, script.name, str(out), str(cap), str(calls), lang],
-                              cwd=script.parent, capture_output=True, text=True, timeout=timeout)
+                              cwd=script.parent, capture_output=True, text=True, timeout=timeout, env=env)
         state = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {_tail(proc.stderr)}"
     except subprocess.TimeoutExpired:
         state = f"timeout after {timeout:g} s"

@@ -103,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--print", action="store_true", help="print the draft instead of writing KERNEL.cu.toml")
     p.add_argument("--spec", metavar="PATH", help="launch spec (default: KERNEL.cu.toml beside the kernel)")
     p.add_argument("--kernel", metavar="NAME", help="which __global__ kernel, when the file has several")
-    p.add_argument("--llm", action="store_true", help="draft with the LLM (checked like any spec; never overwrites)")
+    p.add_argument("--llm", action="store_true", help="draft with the LLM (checked, shown as changes to the "
+                   "heuristic draft: approve, edit or skip; never overwrites)")
+    p.add_argument("--approve", action="store_true", help="with --llm: write the LLM's draft without asking")
     p.add_argument("--model", metavar="NAME", help="LLM model name")
     p.add_argument("--base-url", dest="base_url", metavar="URL", help="OpenAI-compatible endpoint")
     return parser

@@ -194,7 +194,7 @@ def test_spec_llm_drafts_with_the_model_checked_like_any_spec(tmp_path, capsys, 
     good = dump_spec(draft(k, src=TWO_D)).replace("width = 1024", "width = 640")
     bad = good.replace('init = "poison"', 'init = "posion"')
     server = scripted_llm([f"Here:\n```toml\n{bad}```", f"```toml\n{good}```"])
-    assert main(["spec", str(cu), "--llm", "--model", "scripted-model", "--base-url", server.url]) == 0
+    assert main(["spec", str(cu), "--llm", "--approve", "--model", "scripted-model", "--base-url", server.url]) == 0
     text = (tmp_path / "blur.cu.toml").read_text()
     assert text.startswith("# drafted by the LLM (scripted-model)") and "width = 640" in text
     assert "unknown init 'posion'" in server.requests[1]["messages"][-1]["content"]
@@ -210,3 +210,79 @@ def test_spec_llm_may_not_point_the_worker_at_python(tmp_path, capsys, scripted_
     server = scripted_llm([f"```toml\n{sneaky}```"] * 2)
     assert main(["spec", str(cu), "--llm", "--print", "--model", "m", "--base-url", server.url]) == 2
     assert "references files or Python functions" in capsys.readouterr().err
+
+
+def _llm_spec(tmp_path, scripted_llm, replies, *flags):
+    cu = tmp_path / "blur.cu"
+    cu.write_text(TWO_D)
+    server = scripted_llm([f"```toml\n{r}```" for r in replies])
+    code = main(["spec", str(cu), "--llm", *flags, "--model", "scripted-model", "--base-url", server.url])
+    return code, server, tmp_path / "blur.cu.toml"
+
+
+def _heuristic():
+    (k,) = find_kernels(TWO_D)
+    return dump_spec(draft_spec(k, src=TWO_D))
+
+
+def test_spec_llm_shows_its_changes_and_waits_for_a_decision(tmp_path, capsys, scripted_llm):
+    good = _heuristic().replace("width = 1024", "width = 640")
+    code, _, path = _llm_spec(tmp_path, scripted_llm, [good])
+    out, err = capsys.readouterr()
+    assert code == 2 and not path.exists() and "waits for a decision; pass --approve" in err
+    assert "--- heuristic draft\n+++ LLM draft" in out and "-width = 1024\n+width = 640\n" in out
+
+
+@pytest.mark.parametrize("answer, expect", [("s", "width = 1024"), ("a", "width = 640"), ("e", "width = 320")])
+def test_spec_llm_gate_on_a_terminal_approve_edit_skip(tmp_path, capsys, scripted_llm, monkeypatch, answer, expect):
+    good = _heuristic().replace("width = 1024", "width = 640")
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: answer)
+    monkeypatch.setenv("EDITOR", "sed -i s/640/320/")
+    monkeypatch.delenv("VISUAL", raising=False)
+    code, _, path = _llm_spec(tmp_path, scripted_llm, [good])
+    assert code == 0 and f"\n{expect}\n" in path.read_text()
+    assert load_spec(path).sizes["width"] == int(expect.split()[-1])
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda t: t.replace('name = "in"', 'name = "input"'), "named 'input', the kernel's parameter 1 is 'in'"),
+    pytest.param(lambda t: "defines_only = true\n" + t, "does not compile", marks=needs_nvcc),
+])
+def test_spec_llm_reply_that_only_looks_valid_does_not_pass(tmp_path, capsys, scripted_llm, change, words):
+    looks_valid = change(_heuristic())
+    parse_spec(looks_valid)  # a valid spec as far as the spec's own checks go
+    code, server, path = _llm_spec(tmp_path, scripted_llm, [looks_valid, looks_valid], "--approve")
+    assert code == 2 and not path.exists()
+    assert words in capsys.readouterr().err and words in server.requests[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("key", ["a", "e", "s"])
+async def test_spec_editor_llm_draft_gate_approve_edit_skip(tmp_path, scripted_llm, key):
+    from kt_tui.ui.setup_screens import SpecEditScreen
+    from kt_tui.ui.spec_draft import SpecDraftGate
+    from .test_ui import SIZE, new_app, wait_for
+    cu = tmp_path / "blur.cu"
+    cu.write_text(TWO_D)
+    good = _heuristic().replace("width = 1024", "width = 640")
+    looks_valid = good.replace('name = "in"', 'name = "input"')
+    server = scripted_llm([f"```toml\n{looks_valid}```", f"```toml\n{good}```"])
+    app = new_app(cu, model="scripted-model", base_url=server.url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecEditScreen))
+        editor = app.screen
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpecDraftGate), 60)
+        shown = app.screen.changes  # what #draft-diff shows
+        assert "-width = 1024" in shown and "+width = 640" in shown and "input" not in shown
+        await pilot.press(key)
+        await pilot.pause()
+        if key == "a":  # saved, and the session opens
+            await wait_for(pilot, lambda: (tmp_path / "blur.cu.toml").exists())
+            assert load_spec(tmp_path / "blur.cu.toml").sizes["width"] == 640
+        else:
+            assert app.screen is editor and not (tmp_path / "blur.cu.toml").exists()
+            text = editor.query_one("#spec-text").text
+            assert ("width = 640" in text) == (key == "e")
+        app.exit()
+    assert "named 'input'" in server.requests[1]["messages"][-1]["content"]

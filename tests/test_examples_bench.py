@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -42,8 +43,15 @@ class Runner:
         return [{"x": c[0], "time": 1.0 + c[0]} for c in configs]
 
 def tune_kernel(name, *args, strategy=None, **kw):
-    assert kw.get("lang") == "pycuda", kw  # the backend kt-tui measures with
+    from kernel_tuner import core
+    # lang "CUDA" as the script says, on the backend kt-tui measures with
+    assert kw.get("lang") == "CUDA" and core._select_default_cuda_backend().__name__ == "PyCudaFunctions", kw
     return strategy.tune(Space(), Runner(), {}), {}
+'''
+
+FAKE_CORE = '''
+def _select_default_cuda_backend():
+    raise AssertionError("kernel_tuner's own pick: the recorder must pin the backend")
 '''
 
 
@@ -52,6 +60,12 @@ def test_the_recorder_caps_each_call_and_stops_after_the_imported_ones(tmp_path)
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("from .interface import tune_kernel\n")
     (pkg / "interface.py").write_text(FAKE_KT)
+    (pkg / "util.py").write_text("")
+    (pkg / "searchspace.py").write_text("")
+    (pkg / "core.py").write_text(FAKE_CORE)
+    (pkg / "backends").mkdir()
+    (pkg / "backends" / "__init__.py").write_text("")
+    (pkg / "backends" / "pycuda.py").write_text("class PyCudaFunctions:\n    pass\n")
     script = tmp_path / "tune.py"
     script.write_text(textwrap.dedent("""
         from kernel_tuner import tune_kernel
@@ -59,7 +73,7 @@ def test_the_recorder_caps_each_call_and_stops_after_the_imported_ones(tmp_path)
             tune_kernel("k", "src", 10, [], {"x": list(range(100))})
         open("reached_the_end", "w").write("")
     """))
-    env = {"PYTHONPATH": str(tmp_path / "lib"), "PATH": "/usr/bin:/bin"}
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path / "lib"), str(bench.ROOT)]), "PATH": "/usr/bin:/bin"}
     out = tmp_path / "calls.json"
     subprocess.run([sys.executable, "-c", bench.RECORDER, "tune.py", str(out), "7", "2", "pycuda"], cwd=tmp_path, env=env,
                    check=True, timeout=60)

@@ -12,6 +12,7 @@ from kernel_tuner.interface import Options
 from kt_tui.cli import main
 from kt_tui.gpu import compile as comp
 from kt_tui.gpu.ktsource import block_names, launch, tuner_defines
+from kt_tui.gpu.worker.lang import BACKENDS, cuda_lang
 from kt_tui.importer.run import import_script
 from kt_tui.kernel.expr import launch_callables
 from kt_tui.kernel.source import find_kernels, read_source
@@ -76,6 +77,32 @@ def test_reduction_passes_spec_check_and_compiles_at_every_unroll_factor(tmp_pat
     for f in spec.tune_params["loop_unroll_factor_0"][:3]:
         result = comp.compile_check(source, dict(spec.baseline_params(), loop_unroll_factor_0=f), spec=spec)
         assert result.ok is True, comp.format_errors(result)
+
+
+@pytest.mark.parametrize("backend", ["pycuda", "cupy", "nvcuda"])
+def test_worker_backends_prepare_the_source_as_cuda(tmp_path, monkeypatch, backend):
+    # kernel_tuner 1.5 prepares a named backend's source with `#define loop_unroll_factor_0 8`,
+    # which `#pragma unroll` cannot read: the reduction example failed every configuration on a GPU.
+    # The worker passes lang "CUDA" and pins kernel_tuner's CUDA pick to the session's backend.
+    import importlib
+    import kernel_tuner.core as core
+    source, spec = imported(tmp_path, "reduction.py")[0]
+    params = dict(spec.baseline_params(), loop_unroll_factor_0=8)
+
+    def init(self, ks, **kw):  # what DeviceInterface keeps of its lang and backend, without a GPU
+        self.lang, self.backend = ks.lang, core._select_default_cuda_backend()
+    monkeypatch.setattr(DeviceInterface, "__init__", init)
+    with cuda_lang(backend) as lang:
+        ks = KernelSource(spec.kernel, source, lang)
+        dev = DeviceInterface(ks, iterations=1)
+    module, name = BACKENDS[backend]
+    assert ks.lang == "CUDA" and dev.backend is getattr(importlib.import_module(module), name)
+    dev.dev = SimpleNamespace(max_threads=1024)
+    ps = spec.problem_size_values(None, params)
+    opts = Options(kernel_name=spec.kernel, problem_size=ps[0], block_size_names=block_names(spec),
+                   arguments=[], **launch_callables(spec))
+    text = dev.create_kernel_instance(ks, opts, params, False).kernel_string
+    assert "constexpr int loop_unroll_factor_0 = 8;\n" in text and text == tuner_string(spec, source, params, None)
 
 
 SRC = """

@@ -22,7 +22,7 @@ from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec, spec_from_plain
 from ..search.space import config_key
 from ..store import Store
-from .summary import unverified_reason
+from .summary import expected_from, unverified_reason
 from .backend import BackendChoice
 from .events import Decision, Event, Gate
 from .verdict import NO_REFERENCE, Outcome, trusted
@@ -74,6 +74,8 @@ class Engine:
             return Decision(d["choice"], d.get("value"), by="replay")
         if reason := unverified_reason(self.store, self.sid):
             gate.body.setdefault("unverified", reason)
+        if expected := expected_from(self.store, self.sid):
+            gate.body.setdefault("expected", expected)
         if not stored or stored["state"] == "decided":
             self.store.open_gate(self.sid, gate.key, gate.kind, gate.title, gate.body)
         self.set_state("waiting")

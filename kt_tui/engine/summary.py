@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
+from ..kernel import refkernel
 from ..kernel.spec import spec_from_plain
 from ..store import Store
 from .verdict import trusted, verdict_text
@@ -20,6 +22,15 @@ def unverified_reason(store: Store, sid: str) -> str | None:
     if spec.get("verify") != "none":
         return None
     return f"UNVERIFIED: outputs are not checked (verify = \"none\": {spec.get('verify_reason') or 'no reason given'})"
+
+
+def expected_from(store: Store, sid: str) -> str | None:
+    """What the outputs are compared with when the spec names a reference kernel, or None."""
+    versions = store.versions(sid)
+    spec = json.loads(versions[0]["spec_json"] or "{}") if versions else {}
+    if not isinstance(spec.get("reference"), dict):
+        return None
+    return "expected outputs: " + refkernel.describe(SimpleNamespace(reference=spec["reference"]))
 
 
 def best_result(store: Store, sid: str) -> dict | None:
@@ -56,6 +67,7 @@ def session_summary(store: Store, sid: str) -> dict:
         "steps": steps, "note": s["note"] or None, "error": s["error"] or None,
         "checks": _checks(store, sid),
         "unverified": unverified_reason(store, sid),
+        "expected": expected_from(store, sid),
     }
 
 

@@ -111,6 +111,8 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
         print(line)
         if summary.get("unverified"):
             print(summary["unverified"])
+        if summary.get("expected"):
+            print(summary["expected"])
         if summary["error"]:
             print(f"error: {summary['error']}", file=sys.stderr)
     return 0 if state == "finished" and not summary["error"] else 1

@@ -8,6 +8,9 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..files import write_new
+from ..kernel import refkernel
+from ..kernel.spec import SpecError, parse_spec
+from . import spec_llm
 
 
 def _kernel(kf, name: str | None):
@@ -20,23 +23,104 @@ def draft_command(args) -> int:
     from ..kernel.draft import draft_note, draft_spec
     from ..kernel.spec import dump_spec, spec_path_for
 
+    if getattr(args, "approve", False) and not getattr(args, "llm", False):
+        raise UserError("--approve goes with --llm (it approves the LLM's draft)")
     kf = read_kernel_file(args.kernel_path)
     kernel = _kernel(kf, args.kernel)
     spec = draft_spec(kernel, src=kf.source)
     note = draft_note(spec)
     text = ("# drafted by kt-tui spec from the kernel's source: check sizes, inputs and outputs\n"
             + (f"#{note}\n" if note else "") + dump_spec(spec))
+    path = Path(args.spec) if args.spec else spec_path_for(kf.path)
     if getattr(args, "llm", False):
-        text = llm_draft(args, kf.source, kernel, dump_spec(spec))
+        return llm_gate(args, kf, kernel, text, dump_spec(spec), path)
     if args.print:
         print(text)
         return 0
-    path = Path(args.spec) if args.spec else spec_path_for(kf.path)
+    _write(path, text)
+    print(f"wrote {path}" + (f"\nnote:{note}" if note else ""))
+    return 0
+
+
+def _write(path: Path, text: str) -> None:
     if os.path.lexists(path):  # a link too, dangling or not: nothing is written through one
         raise UserError(f"{path}: exists; not overwritten (use --print to see a draft, --check to check it)")
     write_new(path, text)
-    print(f"wrote {path}" + (f"\nnote:{note}" if note else ""))
-    return 0
+
+
+def llm_gate(args, kf, kernel, heuristic: str, draft: str, path: Path) -> int:
+    """The LLM drafts, its draft is checked, then shown as changes to the heuristic draft: approve
+    writes it, edit opens it in $VISUAL / $EDITOR first, skip writes the heuristic draft."""
+    from ..config import load_settings
+    from ..llm.client import LlmClient
+    if not args.print and os.path.lexists(path):
+        raise UserError(f"{path}: exists; not overwritten (use --print to see a draft, --check to check it)")
+    settings = load_settings({"model": args.model, "base_url": args.base_url})
+    drafted = spec_llm.ask(LlmClient.from_settings(settings), kf.source, kernel, draft)
+    changes = spec_llm.diff(heuristic, drafted) or "(no changes to the heuristic draft)\n"
+    if args.print:  # nothing is written: the draft on stdout, the changes on stderr
+        print(changes, end="", file=sys.stderr)
+        print(drafted, end="")
+        return 0
+    print(f"Decide: the LLM's launch spec for {kernel.name} (checked; changes to the heuristic draft):")
+    print(changes, end="")
+    while True:
+        choice = "approve" if args.approve else _choose()
+        if choice == "approve":
+            _write(path, drafted)
+            print(f"wrote {path} (the LLM's draft)")
+            return 0
+        if choice == "skip":
+            _write(path, heuristic)
+            print(f"wrote {path} (the heuristic draft; the LLM's was skipped)")
+            return 0
+        if choice == "quit":
+            print("nothing written")
+            return 1
+        edited = _edit(drafted)
+        if edited is None:
+            continue
+        try:
+            parse_spec(edited, kernel)
+        except SpecError as e:
+            print(f"the edited spec is not valid: {e}; edit again, or approve / skip")
+            drafted = edited
+            continue
+        _write(path, edited)
+        print(f"wrote {path} (the LLM's draft, edited)")
+        return 0
+
+
+def _choose() -> str:
+    if not sys.stdin.isatty():
+        raise UserError("not written: the LLM's draft waits for a decision; pass --approve to write it, "
+                        "--print to see it, or run on a terminal to approve, edit or skip")
+    while True:
+        answer = input("[a]pprove  [e]dit  [s]kip (write the heuristic draft)  [q]uit: ").strip().lower()
+        for choice in ("approve", "edit", "skip", "quit"):
+            if answer and choice.startswith(answer):
+                return choice
+
+
+def _edit(text: str) -> str | None:
+    """The text after $VISUAL / $EDITOR (run with a scrubbed environment); None without an editor."""
+    import shlex
+    import subprocess
+    import tempfile
+    from ..gpu.env import scrubbed_env
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        print("no editor: set $VISUAL or $EDITOR, or approve and edit the file")
+        return None
+    with tempfile.TemporaryDirectory(prefix="kt-spec-") as tmp:
+        file = Path(tmp, "draft.cu.toml")
+        file.write_text(text, encoding="utf-8")
+        try:
+            subprocess.run([*shlex.split(editor), str(file)], env=scrubbed_env(), check=False)
+        except OSError as e:
+            print(f"cannot run the editor {editor!r}: {e.strerror or e}")
+            return None
+        return file.read_text(encoding="utf-8", errors="replace")
 
 
 def compile_spec(source: str, spec):
@@ -49,7 +133,7 @@ def compile_spec(source: str, spec):
 def check_command(args) -> int:
     """Exit 0: the spec is valid and the kernel compiles at its default configuration; else 2 with why."""
     from .session import load_kernel_spec, read_kernel_file
-    from ..gpu.compile import find_nvcc, find_nvrtc
+    from ..gpu.compile import compile_check, find_nvcc, find_nvrtc
 
     kf = read_kernel_file(args.kernel_path)
     kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
@@ -64,64 +148,22 @@ def check_command(args) -> int:
         for m in result.errors[1:5]:
             print(f"  {kf.path}:{m.line}: {m.text}", file=sys.stderr)
         return 2
+    if refkernel.is_kernel(spec.reference):
+        derived, params = refkernel.run_spec(spec)
+        ref = compile_check(refkernel.source(spec), params, compiler_options=spec.compiler_options or None, spec=derived)
+        if not ref.ok:
+            first = ref.errors[0] if ref.errors else None
+            line = f" line {first.line}" if first and first.line else ""
+            text = first.text if first else (ref.reason or "the compile failed")
+            print(f"kt-tui: {kf.path}: reference.kernel ({spec.reference['kernel']}){line}: error: {text}", file=sys.stderr)
+            return 2
     regs = result.resources.get(kernel.name) or next(iter(result.resources.values()), None)
     extra = f", {regs.registers} registers" if regs else ""
     unverified = f"; UNVERIFIED: verify = \"none\" ({spec.verify_reason})" if spec.verify == "none" else ""
+    if refkernel.is_kernel(spec.reference):
+        unverified += f"; expected: {refkernel.describe(spec)} (compiles)"
     print(f"{kf.path}: spec ok, compiles at {spec.baseline_params()}{extra}{unverified}")
     return 0
-
-
-LLM_PROMPT = """You write launch specs (TOML) for kt-tui, which tunes CUDA kernels with kernel_tuner.
-Here is the kernel and a draft that was guessed from its source. Correct the draft: the problem size
-and its rank, [sizes] (from the bounds the kernel checks), which pointers are outputs (written by the
-kernel), how inputs are initialised (init = random | uniform | normal | positive | zeros | ones |
-range | constant | poison, with low / high for bounded values such as indices), scalar values, and
-the tune_params / restrictions / grid_div_x / grid_div_y the kernel reads. Keep one [[args]] table
-per kernel parameter, in order. Do not reference files or Python functions.
-Reply with the whole spec in one ```toml block.
-
-Kernel:
-```cuda
-{source}
-```
-
-Draft:
-```toml
-{draft}
-```"""
-
-
-def _toml_block(text: str) -> str:
-    import re
-    m = re.search(r"```(?:toml)?\s*\n(.*?)```", text, re.S)
-    return (m.group(1) if m else text).strip() + "\n"
-
-
-def llm_draft(args, source: str, kernel, draft: str) -> str:
-    """The model's spec, checked like any spec; one retry with the problem. It may not make the worker
-    import Python (verify / reference / init functions), since those would run code the user did not pick."""
-    from ..config import load_settings
-    from ..kernel.spec import SpecError, parse_spec
-    from ..llm.client import LlmClient
-    settings = load_settings({"model": args.model, "base_url": args.base_url})
-    client = LlmClient.from_settings(settings)
-    messages = [{"role": "user", "content": LLM_PROMPT.format(source=source, draft=draft)}]
-    problem = ""
-    for _ in range(2):
-        reply = client.complete("draft_spec", messages)
-        text = _toml_block(reply.text)
-        try:
-            spec = parse_spec(text, kernel)
-            refs = [a.function for a in spec.args if a.function] + [spec.reference or "", spec.verify]
-            if any(":" in r for r in refs) or any(a.file for a in spec.args) or spec.cmem_args:
-                raise SpecError("", "the draft references files or Python functions; it may not")
-            return f"# drafted by the LLM ({reply.model or settings.model}) from the kernel and a guessed draft: " \
-                   f"check it before running\n{text}"
-        except SpecError as e:
-            problem = str(e)
-            messages += [{"role": "assistant", "content": reply.text},
-                         {"role": "user", "content": f"That spec is not valid: {problem}. Reply with the corrected spec."}]
-    raise UserError(f"the LLM's spec is not valid: {problem}")
 
 
 def spec_command(args) -> int:

@@ -79,3 +79,4 @@ def kernel_string(spec: Spec, source: str, params: dict, sizes: dict | None = No
     if ks.lang == "CUDA" and "<" in name and ">" in name:
         text, name = wrap_templated_kernel(text, name)
     return name, text
+

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..files import SPEC_MAX, FileRefused, read_text_file
 from ..tomlfile import TomlError, dumps, inline_tables, load_toml
 from .expr import ExprError, check_names, evaluate, names_in, parse
+from . import refkernel
 from .source import Kernel
 from .spec_model import ArgFile, read_spec_file
 from .values import BadValue, check_tune_params, name_problem
@@ -104,7 +105,7 @@ class Spec:
     defines_only: bool = False  # only [defines] are defined (a kernel_tuner script's `defines=`)
     cmem_args: str | None = None  # a .npz of constant-memory symbols by name
     smem_size: str | int | None = None  # dynamic shared memory bytes: an expression over sizes and tuned params
-    reference: str | None = None  # a .npz of expected outputs by name
+    reference: str | dict | None = None  # a .npz of expected outputs, "module:function", or a [reference] kernel
     verify: str = "elementwise"  # "elementwise", "none" (needs verify_reason) or "module:function"
     verify_reason: str | None = None
     base_dir: str | None = None  # the spec's folder: file names above are relative to it (not written)
@@ -241,8 +242,9 @@ def version_ids(source: str, spec: Spec) -> list[str]:
 
 
 def _file_digests(spec: Spec) -> list[tuple[str, str]]:
-    names = [a.file for a in spec.args if a.file] + [spec.cmem_args or "", spec.reference or ""]
-    refs = [a.function for a in spec.args if a.function] + [spec.verify, spec.reference or ""]
+    ref = refkernel.file_and_name(spec.reference)[0] if refkernel.is_kernel(spec.reference) else spec.reference
+    names = [a.file for a in spec.args if a.file] + [spec.cmem_args or "", ref or ""]
+    refs = [a.function for a in spec.args if a.function] + [spec.verify, ref or ""]
     names += [ref.partition(":")[0] + ".py" for ref in refs if _is_function_ref(ref)]
     out = []
     for name in sorted({n for n in names if n and not _is_function_ref(n)}):
@@ -298,8 +300,15 @@ def spec_from_dict(data: dict) -> Spec:
     _check_options(spec.compiler_options)  # also when a stored spec is read back: a hand-edited DB is data too
     for key in ("cmem_args", "reference"):
         v = getattr(f, key)
-        ok = v is None or (isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
-        _want(ok, key, "expected a .npz file name" + (" or \"module:function\"" if key == "reference" else ""))
+        if key == "reference" and isinstance(v, dict):  # a reference kernel (kernel/refkernel.py)
+            try:
+                v = refkernel.check_table(v)
+            except refkernel.BadReference as e:
+                raise SpecError(e.field, e.problem) from None
+        ok = v is None or refkernel.is_kernel(v) or (
+            isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
+        _want(ok, key, "expected a .npz file name" + (" or \"module:function\" or a [reference] table with"
+                                                      " kernel = \"FILE.cu:NAME\"" if key == "reference" else ""))
         setattr(spec, key, v)
     _want(isinstance(f.verify, str) and (f.verify in VERIFY_MODES or _is_function_ref(f.verify)), "verify",
           f"expected one of {', '.join(VERIFY_MODES)} or \"module:function\" (a .py file next to the kernel), "
@@ -408,11 +417,16 @@ def _check_files(spec: Spec) -> None:
             path = function_file(spec, a.function)
             _want(path.is_file(), f"args[{i}] ({a.name}).function",
                   f"imports {path.name}, which is not next to the spec ({path})")
-    if spec.reference and _is_function_ref(spec.reference):
+    if refkernel.is_kernel(spec.reference):
+        try:
+            refkernel.check_file(spec)
+        except refkernel.BadReference as e:
+            raise SpecError(e.field, e.problem) from None
+    elif spec.reference and _is_function_ref(spec.reference):
         path = function_file(spec, spec.reference)
         _want(path.is_file(), "reference", f"imports {path.name}, which is not next to the spec ({path})")
     for key in ("cmem_args", "reference"):
-        if getattr(spec, key) and str(getattr(spec, key)).endswith(".npz"):
+        if isinstance(getattr(spec, key), str) and getattr(spec, key).endswith(".npz"):
             _want(spec.file_path(getattr(spec, key)).is_file(), key, f"no such file {spec.file_path(getattr(spec, key))}")
     if _is_function_ref(spec.verify):
         path = function_file(spec, spec.verify)
@@ -431,6 +445,11 @@ def check_spec(spec: Spec, kernel: Kernel | None = None) -> None:
         except SpecError as e:
             raise SpecError(f"verify_sizes[{i}]", f"{e.field}: {e.problem}") from None
     _check_rest(spec, kernel)
+    if refkernel.is_kernel(spec.reference):
+        try:
+            refkernel.check_names_in(spec)
+        except refkernel.BadReference as e:
+            raise SpecError(e.field, e.problem) from None
 
 
 def _check_sizes(spec: Spec, sizes: dict) -> None:

@@ -37,6 +37,8 @@ def render_gate(gate: Gate, keys: dict[str, str] | None = None, simulated: bool 
                     "recorded one can. Sanitizers need a GPU too.\n", style="bold yellow")
     if b.get("unverified"):
         text.append(b["unverified"] + "\n", style="bold red")
+    if b.get("expected"):
+        text.append(b["expected"] + "\n", style="bold")
     if gate.kind == "sweep":
         if "sizes" in b:  # the sweep's gate: counted after restrictions (engine/strategies/sweep.py space_counts)
             sizes = str(b["sizes"])

@@ -49,6 +49,7 @@ class SpecEditScreen(Screen[Spec]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save and continue", id="save", priority=True),
         Binding("ctrl+k", "check", "Check (no save)", id="check_spec", priority=True),
+        Binding("ctrl+l", "llm_draft", "Draft with the LLM", id="llm_draft", priority=True),
         Binding("escape", "cancel", "Quit without saving", id="cancel"),
     ]
 
@@ -82,7 +83,8 @@ class SpecEditScreen(Screen[Spec]):
     def _show_error(self, message: str) -> None:
         self.query_one("#spec-error", Static).update(Text(message, style="bold red") if message else
                                                      Text("ctrl+s checks the spec, saves it and starts; "
-                                                          "ctrl+k checks it and compiles the kernel without saving",
+                                                          "ctrl+k checks it and compiles the kernel without saving; "
+                                                          "ctrl+l drafts it with the LLM",
                                                           style="dim"))
 
     def action_check(self) -> None:
@@ -108,6 +110,41 @@ class SpecEditScreen(Screen[Spec]):
             message = Text(f"spec ok, the kernel does not compile: {where}{first.text if first else result.reason}",
                            style="bold red")
         self.app.call_from_thread(self.query_one("#spec-error", Static).update, message)
+
+    def action_llm_draft(self) -> None:
+        self.query_one("#spec-error", Static).update(Text("asking the LLM for a draft...", style="dim"))
+        self._llm_draft()
+
+    @work(thread=True, exclusive=True, group="spec-llm")
+    def _llm_draft(self) -> None:
+        from ..errors import UserError
+        from ..front import spec_llm
+        from ..kernel.draft import draft_spec
+        from ..kernel.spec import dump_spec
+        from ..llm.client import LlmClient
+        heuristic = dump_spec(draft_spec(self.kernel, src=self.source))
+        try:
+            drafted = spec_llm.ask(LlmClient.from_settings(self.app.settings), self.source, self.kernel, heuristic)
+        except UserError as e:
+            self.app.call_from_thread(self._show_error, f"no LLM draft: {e}")
+            return
+        self.app.call_from_thread(self._show_draft, drafted, spec_llm.diff(heuristic, drafted))
+
+    def _show_draft(self, drafted: str, changes: str) -> None:
+        from .spec_draft import SpecDraftGate
+
+        def decided(choice: str | None) -> None:
+            if choice == "skip" or choice is None:
+                self._show_error("")
+                return
+            self.query_one("#spec-text", TextArea).text = drafted
+            if choice == "approve":
+                self.action_save()
+            else:
+                self.query_one("#spec-error", Static).update(Text("the LLM's draft: edit it, then ctrl+s", style="dim"))
+                self.query_one("#spec-text", TextArea).focus()
+        self._show_error("")
+        self.app.push_screen(SpecDraftGate(self.kernel.name, changes), decided)
 
     def action_save(self) -> None:
         text = self.query_one("#spec-text", TextArea).text

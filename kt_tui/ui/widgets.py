@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from ..kernel import refkernel
 from ..kernel.spec import Spec
 from .results import STATUS_STYLE, ResultsTable  # noqa: F401 - the screen imports its parts from here
 
@@ -42,6 +43,8 @@ class SpecSummary(Static):
             t.add_row(Text("verify", "bold red"), Text(f"UNVERIFIED: none ({spec.verify_reason})", "bold red"))
         elif spec.verify != "elementwise":
             t.add_row("verify", Text(f"{spec.verify} (your Python function, run in the GPU worker)"))
+        if refkernel.is_kernel(spec.reference):
+            t.add_row("expected", Text(refkernel.describe(spec)))
         self.update(t)
 
 

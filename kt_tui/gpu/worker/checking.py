@@ -9,11 +9,10 @@ from typing import Callable
 
 import numpy as np
 
-from ...kernel.expr import launch_callables
-from ...kernel.inputs import load_named, make_args
+from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
 from ..protocol import CheckJob
-from .lang import cuda_lang
+from .outputs import reference_kernel_outputs, run_outputs
 from .verify import compare_all, failure_text
 
 _REFS: dict[str, dict] = {}  # reference outputs by (kernel, sizes), kept for the next jobs
@@ -39,29 +38,6 @@ def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
     if key == "reference":
         return dict(entry(label, sizes, key, status, f"fails there ({status}: {why})", error=why), reference=True)
     return entry(label, sizes, key, status, f"{status} at {label}: {why}", error=why)
-
-
-def run_outputs(spec: Spec, source: str, params: dict, sizes: dict, backend: str) -> dict[str, np.ndarray]:
-    """Run `source` once at `sizes` with `params`; its output arrays by name."""
-    from ..ktimport import load
-    load()
-    from kernel_tuner import run_kernel
-
-    ps = spec.problem_size_values(sizes, params)
-    from ..ktsource import tuner_defines
-    defines = tuner_defines(spec, sizes)
-    extra = {"defines": defines} if defines is not None else {}
-    if spec.cmem_args:
-        extra["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
-    if spec.smem_size is not None:
-        extra["smem_args"] = {"size": spec.smem_function(sizes)}
-    with cuda_lang(backend) as lang:
-        out = run_kernel(spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes), dict(params),
-                         **launch_callables(spec),
-                         lang=lang, compiler_options=list(spec.compiler_options) or None,
-                         block_size_names=list(spec.block_size_names) if spec.block_size_names else None,
-                         quiet=True, **extra)
-    return {a.name: np.asarray(out[i]) for i, a in enumerate(spec.args) if a.output}
 
 
 def run_check_job(job: CheckJob, emit: Callable) -> dict:
@@ -94,7 +70,9 @@ def run_check_job(job: CheckJob, emit: Callable) -> dict:
             refs = _REFS.get(cache_key)
             if refs is None:
                 refs, err = attempt(ref_unit, job.ref_params,
-                                    lambda: run_outputs(ref_spec, job.ref_source, job.ref_params, sizes, job.backend))
+                                    lambda: reference_kernel_outputs(ref_spec, sizes, job.backend)
+                                    if refkernel.is_kernel(ref_spec.reference) else
+                                    run_outputs(ref_spec, job.ref_source, job.ref_params, sizes, job.backend))
                 if err:
                     first = err[1].strip().splitlines()
                     failed = dict(entry(label, sizes, "reference", err[0], f"fails there ({err[0]}: "

@@ -23,6 +23,7 @@ from kernel_tuner import tune_kernel, util
 from kernel_tuner.interface import strategy_map
 from kernel_tuner.observers.observer import OutputObserver
 
+from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, make_args, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
@@ -30,6 +31,7 @@ from ...search.lazy import LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from .lang import cuda_lang
 from ..protocol import TuneJob
+from .outputs import reference_kernel_outputs
 from .verify import compare_all, failure_text
 
 STICKY = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
@@ -389,6 +391,8 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     reference = job.reference
     if spec.verify == "none":
         reference = None
+    elif refkernel.is_kernel(spec.reference) and job.backend != "sim":
+        reference = reference_kernel_outputs(spec, None, job.backend)
     elif spec.reference and job.backend != "sim":  # the spec's expected outputs (an imported `answer`)
         reference = reference_outputs(spec, make_args(spec))
     observer = VerifyObserver(spec, reference, job.capture_reference)

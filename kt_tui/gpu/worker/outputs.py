@@ -1,0 +1,42 @@
+"""Runs inside the GPU worker: one kernel run (kernel_tuner.run_kernel) and its outputs by name; a
+spec's reference kernel run the same way."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ktimport import load as _load_kernel_tuner
+
+_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
+import kernel_tuner  # noqa: E402 - a module, so that tests can replace run_kernel
+
+from ...kernel import refkernel
+from ...kernel.expr import launch_callables
+from ...kernel.inputs import load_named, make_args
+from ...kernel.spec import Spec
+from ..ktsource import tuner_defines
+from .lang import cuda_lang
+
+
+def run_outputs(spec: Spec, source: str, params: dict, sizes: dict | None, backend: str) -> dict[str, np.ndarray]:
+    """Run `source` once at `sizes` (None: the spec's) with `params`; its output arrays by name."""
+    sizes = sizes or spec.sizes
+    ps = spec.problem_size_values(sizes, params)
+    defines = tuner_defines(spec, sizes)
+    extra = {"defines": defines} if defines is not None else {}
+    if spec.cmem_args:
+        extra["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
+    if spec.smem_size is not None:
+        extra["smem_args"] = {"size": spec.smem_function(sizes)}
+    with cuda_lang(backend) as lang:
+        out = kernel_tuner.run_kernel(
+            spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes), dict(params),
+            **launch_callables(spec), lang=lang, compiler_options=list(spec.compiler_options) or None,
+            block_size_names=list(spec.block_size_names) if spec.block_size_names else None, quiet=True, **extra)
+    return {a.name: np.asarray(out[i]) for i, a in enumerate(spec.args) if a.output}
+
+
+def reference_kernel_outputs(spec: Spec, sizes: dict | None, backend: str) -> dict[str, np.ndarray]:
+    """The expected outputs: the spec's [reference] kernel run once at its own configuration."""
+    derived, params = refkernel.run_spec(spec)
+    return run_outputs(derived, refkernel.source(spec), params, sizes, backend)
