@@ -120,7 +120,7 @@ class SessionScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one(SpecSummary).show(self.spec)
-        table = self.query_one(ResultsTable)
+        table = self.table = self.query_one(ResultsTable)  # kept: the event handlers use it at every result
         base = self.spec.baseline_params()
         table.setup(list(self.spec.tune_params), ",".join(str(base[n]) for n in self.spec.tune_params),
                     workers=self._several_workers())
@@ -214,7 +214,7 @@ class SessionScreen(Screen):
 
     # -- one handler per event class (EVENT_HANDLERS below); events not listed change nothing here --
     def _on_result(self, e: ev.Result) -> None:
-        table = self.query_one(ResultsTable)
+        table = self.table
         row = table.put(e.result, e.version)
         self._plot(e.result, e.version)
         self.results_added = True
@@ -230,7 +230,7 @@ class SessionScreen(Screen):
         self.current = e.data
 
     def _on_session(self, e: ev.SessionChanged) -> None:
-        table = self.query_one(ResultsTable)
+        table = self.table
         if e.best_key is not None:  # a new best, e.g. after a check found the old one wrong
             self.best = {"key": e.best_key, "time_ms": e.best_ms}
             table.mark_best(table.row_key(e.best_version, e.best_key))
@@ -242,7 +242,7 @@ class SessionScreen(Screen):
             self.state = e.state
 
     def _on_run(self, e: ev.RunStarted) -> None:
-        table = self.query_one(ResultsTable)
+        table = self.table
         self.run_info = {**e.data, "started": time.monotonic(), "done": 0, "paused_s": 0.0}
         self._add_versions(e.version)  # the plot keeps every version's points: no store read here
         self.paused = False
