@@ -252,6 +252,7 @@ class LlmReplyGate(LlmFailedGate):
 class UnknownGate(Gate):
     """A stored gate of a kind this version does not know (a newer version wrote it)."""
 
+    default_choices: ClassVar[tuple[str, ...]] = ("approve", "skip", "stop")  # no editor knows its value
     stored_kind: str = ""
     kind = property(lambda self: self.stored_kind)  # type: ignore[assignment]
 
