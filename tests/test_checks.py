@@ -231,14 +231,14 @@ def test_failures_and_checks_render_per_output():
 
     from rich.console import Console
 
-    from kt_tui.engine.events import Gate
+    from kt_tui.engine.gates import gate_from
     from kt_tui.ui.gate_view import render_gate, render_verification
 
     console = Console(width=160, record=True, file=io.StringIO())
     bad = wrong_at("n=37", 36, 37)
     console.print(render_verification({"reason": bad["reason"], "where": "n=37", "verdicts": bad["verdicts"]}))
-    gate = Gate("accept:1", "accept", "Accept step 1?", {"recommend": True, "threshold": 0.02, "verdicts": [],
-                                                        "checks": [{"label": "n=37", "status": "ok", "reason": ""}]})
+    gate = gate_from("accept", "accept:1", "Accept step 1?", {"recommend": True, "threshold": 0.02, "verdicts": [],
+                                                                  "checks": [{"label": "n=37", "status": "ok", "reason": ""}]})
     console.print(render_gate(gate))
     text = console.export_text()
     assert "wrong result at n=37: c[36] = nan" in text and "outputs at n=37" in text

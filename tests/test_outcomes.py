@@ -172,7 +172,7 @@ def test_the_accept_gate_says_a_sim_verdict_was_recorded():
 
     from rich.console import Console
 
-    from kt_tui.engine.events import Gate
+    from kt_tui.engine.gates import AcceptGate
     from kt_tui.engine.verdict import verdict_text
     from kt_tui.ui.gate_view import render_gate
 
@@ -180,8 +180,8 @@ def test_the_accept_gate_says_a_sim_verdict_was_recorded():
     assert said == "verified (recorded verdict)"
     assert verdict_text({"verified": None}, simulated=True) == "not verified (recording has no verdict)"
     console = Console(width=160, record=True, file=io.StringIO())
-    console.print(render_gate(Gate("accept:1", "accept", "Accept?", {"recommend": True, "threshold": 0.02,
-                                                                     "verdicts": [], "checks": [], "verified": said})))
+    console.print(render_gate(AcceptGate(key="accept:1", title="Accept?", recommend=True, threshold=0.02,
+                                         verified=said)))
     assert "At the spec's size: verified (recorded verdict)." in console.export_text()
 
 

@@ -160,14 +160,15 @@ def test_checks_at_other_sizes_run_the_reference_kernel_there(tmp_path, monkeypa
 
 
 def test_the_gate_and_the_report_say_what_the_outputs_are_compared_with(tmp_path):
-    from kt_tui.engine.events import Gate
+    from kt_tui.engine.gates import gate_from
     from kt_tui.engine.summary import expected_from
     from kt_tui.ui.gate_view import render_gate
     spec = load_spec(write(tmp_path))
     store = SimpleNamespace(versions=lambda sid: [{"spec_json": json.dumps(spec.to_dict())}])
     line = expected_from(store, "s")
     assert line == "expected outputs: outputs of the reference kernel naive.cu:scale_ref at block_size_x=128"
-    gate = Gate(key="k", kind="step", title="Next step", body={"expected": line})
+    gate = gate_from("step", "k", "Next step", {"expected": line})
+    assert gate.expected == line and gate.body["expected"] == line
     assert line in render_gate(gate).plain
     plain = SimpleNamespace(versions=lambda sid: [{"spec_json": json.dumps(load_spec(write(tmp_path, "")).to_dict())}])
     assert expected_from(plain, "s") is None

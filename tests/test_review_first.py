@@ -162,12 +162,12 @@ def test_without_a_compiler_the_check_is_said_to_be_skipped(monkeypatch):
 def test_flagged_code_is_not_run_under_the_sanitizer_before_approval():
     from types import SimpleNamespace
 
-    from kt_tui.engine.events import Gate
+    from kt_tui.engine.gates import KernelGate
     from kt_tui.ui.report_screen import start_sanitizer
     said, ran = [], []
     engine = SimpleNamespace(sanitize=lambda *a, **k: ran.append(a))
-    gate = Gate("kernel:1", "kernel", "Kernel", {"flags": [{"kind": "include", "line": 1, "message": "m"}],
-                                                 "code": including("/dev/zero")})
+    gate = KernelGate(key="kernel:1", title="Kernel", flags=[{"kind": "include", "line": 1, "message": "m"}],
+                      code=including("/dev/zero"))
     screen = SimpleNamespace(gate=gate, engine=engine, notify=lambda text, **k: said.append(text),
                              run_worker=lambda *a, **k: ran.append("worker"))
     start_sanitizer(screen, "memcheck")

@@ -6,7 +6,7 @@ import types
 
 from textual.widgets import TextArea
 
-from kt_tui.engine.events import Event
+from kt_tui.engine.events import event_from
 from kt_tui.store import Store
 from kt_tui.ui.app import KtApp
 from kt_tui.ui.editors import KernelEditScreen, TextEditScreen
@@ -219,8 +219,8 @@ def test_the_headless_progress_rows_have_a_header():
     out = io.StringIO()
     emit = progress_printer(out)
     r = {"key": "32,1", "time_ms": 0.5, "status": "ok"}
-    emit(Event("result", {"result": r, "best": True}))
-    emit(Event("result", {"result": r, "best": False}))
+    emit(event_from("result", {"result": r, "best": True}))
+    emit(event_from("result", {"result": r, "best": False}))
     lines = out.getvalue().splitlines()
     assert lines[0].split() == ["#", "configuration", "time", "status"] and lines[1].startswith("[1]")
     assert len(lines) == 3

@@ -277,13 +277,13 @@ def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
 def test_the_headless_progress_names_the_worker():
     import io
 
-    from kt_tui.engine.events import Event
+    from kt_tui.engine.events import event_from
     from kt_tui.front.headless import progress_printer
     out = io.StringIO()
     show = progress_printer(out)
     result = {"key": "32,8", "time_ms": 0.5, "status": "ok"}
-    show(Event("result", {"result": dict(result, worker="node2:gpu1"), "best": False}))
-    show(Event("result", {"result": result, "best": False}))
+    show(event_from("result", {"result": dict(result, worker="node2:gpu1"), "best": False}))
+    show(event_from("result", {"result": result, "best": False}))
     _header, first, second = out.getvalue().splitlines()
     assert first.endswith("ok  (node2:gpu1)") and second.endswith("ok")
 

@@ -14,7 +14,8 @@ import kt_tui.ui
 
 from kt_tui.config import load_settings
 from kt_tui.engine.backend import BackendChoice
-from kt_tui.engine.events import Gate
+from kt_tui.engine import gates as g
+from kt_tui.engine.gates import Gate
 from kt_tui.front.session import read_kernel_file
 from kt_tui.kernel.source import pick_kernel
 from kt_tui.kernel.spec import load_spec
@@ -36,36 +37,36 @@ DIFF = ("--- original\n+++ step 1\n@@ -3,6 +3,8 @@\n-    float sum = 0.0f;\n+   
         "+    #pragma unroll\n+    for (int w = 0; w < WORK_PER_THREAD; w++) {\n")
 
 GATES = {
-    "sweep": Gate("sweep:1", "sweep", "Tune matmul (17 configurations, 24 before restrictions)?",
-                  {"version": "v0", "total": 17, "total_before": 24,
-                   "sizes": "17 configurations, 24 before restrictions", "done": 0, "search": "kt", "max_configs": 0, "time_limit_s": 0,
-                   "seeds": True}, FOUR),
-    "plan": Gate("plan", "plan", "Run this plan?",
-                 {"text": "1. Tile the inner loop\n   Each thread computes WORK_PER_THREAD outputs.\n"
-                          "2. Stage tiles in shared memory\n   Load A and B tiles once per block.\n"}, FOUR),
-    "step": Gate("step:1", "step", "Step 1: Tile the inner loop",
-                 {"description": "Each thread computes WORK_PER_THREAD outputs of a row.",
-                  "tune_params": {"WORK_PER_THREAD": [1, 2, 4]},
-                  "verdict": {"valid": True, "reason": "fewer loads of A per output"}}, FOUR),
-    "kernel": Gate("kernel:1", "kernel", "Use this kernel for step 1?",
-                   {"code": "__global__ void matmul() {}\n", "tune_params": {"WORK_PER_THREAD": [1, 2, 4]},
-                    "restrictions": [], "flags": [], "compile": {"ok": True, "arch": "sm_90"}, "diff": DIFF,
-                    "explanation": "Each thread keeps WORK_PER_THREAD partial sums in registers."},
-                   ("approve", "edit", "skip", "retry", "stop")),
-    "accept": Gate("accept:1", "accept", "Accept step 1? best 0.0500 ms vs 0.0800 ms now (1.60x)",
-                   {"step": "1", "version": "v1", "params": {**P0, "WORK_PER_THREAD": 4}, "threshold": 0.02,
-                    "recommend": True, "verified": "right (recorded on the GPU)", "verdicts": [], "checks": []},
-                   ("approve", "skip", "stop")),
-    "configs": Gate("configs:1", "configs", "Benchmark these 2 configurations?",
-                    {"reasoning": "Wider tiles reuse more of B.",
-                     "configs": [{**P0, "tile_size_x": 2}, {**P0, "tile_size_x": 4}],
-                     "invalid": [{"config": {"block_size_x": 3}, "why": "3 is not a value of block_size_x"}]}, FOUR),
-    "space": Gate("space:1", "space", "Change the search space?",
-                  {"reason": "The best configurations sit at the edge: tile_size_x = 4.",
-                   "before": {"tile_size_x": [1, 2, 4]}, "after": {"tile_size_x": [1, 2, 4, 8]},
-                   "size_before": 48, "size_after": 64, "problems": []}, FOUR),
-    "llm_failed": Gate("llm:plan", "llm_failed", "The LLM call for the plan failed",
-                       {"text": "HTTP 500 from the server: internal error"}, ("retry", "edit", "skip", "stop")),
+    "sweep": g.SweepGate(key="sweep:1", title="Tune matmul (17 configurations, 24 before restrictions)?",
+                         version="v0", total=17, total_before=24, sizes="17 configurations, 24 before restrictions",
+                         search="kt", max_configs=0, time_limit_s=0, seeds=True, choices=FOUR),
+    "plan": g.PlanGate(key="plan", title="Run this plan?",
+                       text="1. Tile the inner loop\n   Each thread computes WORK_PER_THREAD outputs.\n"
+                            "2. Stage tiles in shared memory\n   Load A and B tiles once per block.\n", choices=FOUR),
+    "step": g.StepGate(key="step:1", title="Step 1: Tile the inner loop",
+                       description="Each thread computes WORK_PER_THREAD outputs of a row.",
+                       tune_params={"WORK_PER_THREAD": [1, 2, 4]},
+                       verdict={"valid": True, "reason": "fewer loads of A per output"}, choices=FOUR),
+    "kernel": g.KernelGate(key="kernel:1", title="Use this kernel for step 1?", code="__global__ void matmul() {}\n",
+                           tune_params={"WORK_PER_THREAD": [1, 2, 4]}, compile={"ok": True, "arch": "sm_90"}, diff=DIFF,
+                           explanation="Each thread keeps WORK_PER_THREAD partial sums in registers.",
+                           choices=("approve", "edit", "skip", "retry", "stop")),
+    "accept": g.AcceptGate(key="accept:1", title="Accept step 1? best 0.0500 ms vs 0.0800 ms now (1.60x)", step="1",
+                           version="v1", params={**P0, "WORK_PER_THREAD": 4}, threshold=0.02, recommend=True,
+                           verified="right (recorded on the GPU)"),
+    "configs": g.ConfigsGate(key="configs:1", title="Benchmark these 2 configurations?",
+                             reasoning="Wider tiles reuse more of B.",
+                             configs=[{**P0, "tile_size_x": 2}, {**P0, "tile_size_x": 4}],
+                             invalid=[{"config": {"block_size_x": 3}, "why": "3 is not a value of block_size_x"}],
+                             choices=FOUR),
+    "space": g.SpaceGate(key="space:1", title="Change the search space?",
+                         reason="The best configurations sit at the edge: tile_size_x = 4.",
+                         before={"tile_size_x": [1, 2, 4]}, after={"tile_size_x": [1, 2, 4, 8]}, size_before=48,
+                         size_after=64, choices=FOUR),
+    "llm_failed": g.LlmFailedGate(key="llm:plan", title="The LLM call for the plan failed",
+                                  text="HTTP 500 from the server: internal error"),
+    "llm_reply": g.LlmReplyGate(key="llm:plan:2", title="The LLM's reply for plan is not valid: steps: field required",
+                                call="plan", template="plan", text='{"step": []}', problems=["steps: field required"]),
 }
 
 
@@ -128,6 +129,10 @@ def open_gate(screen: SessionScreen, gate: Gate) -> None:
     screen.bridge._pending = Future()  # the screen waits on this gate as it would on the engine's
     screen.on_gate_opened(GateOpened(gate))
     screen._show_progress()
+
+
+def test_every_gate_kind_has_a_snapshot():
+    assert set(GATES) == set(g.GATES) and all(type(GATES[k]) is g.GATES[k] for k in GATES)
 
 
 @pytest.mark.parametrize("theme", THEMES)

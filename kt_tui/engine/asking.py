@@ -3,9 +3,7 @@ resume; a failed call or an invalid reply becomes a gate (retry, fix it by hand,
 
 from __future__ import annotations
 
-from .events import Gate
-
-LLM_CHOICES = ("retry", "edit", "skip", "stop")
+from .gates import LLM_CHOICES, LlmFailedGate, LlmReplyGate, gate_from  # noqa: F401 - LLM_CHOICES: older imports
 
 
 def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages=None, check=None, **values):
@@ -44,9 +42,9 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
                     raise
                 problem, problems = "call", [str(e)]
                 title = f"The LLM call for {template} failed: {e}"
-            gate = Gate(f"llm:{key}:{attempt}", kind="llm_failed" if problem == "call" else "llm_reply",
-                        title=title, body={"key": key, "template": template, "text": text, "problems": problems,
-                                           "example": example}, choices=LLM_CHOICES)
+            cls = LlmFailedGate if problem == "call" else LlmReplyGate
+            gate = cls(key=f"llm:{key}:{attempt}", title=title, call=key, template=template, text=text,
+                       problems=problems, example=example)
         decision = yield gate
         gate = None
         if decision.choice == "skip":
@@ -58,10 +56,10 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
                 value = parse_reply(text, model_cls, normalize, check)
             except StructuredReplyError as e:
                 attempt += 1  # the user's text and its problems come back to the user, not to the LLM
-                gate = Gate(f"llm:{key}:{attempt}", kind="llm_reply",
-                            title=f"Your answer for {template} is not valid: {'; '.join(e.problems)[:300]}",
-                            body={"key": key, "template": template, "text": text, "problems": e.problems,
-                                  "example": example, "by_user": True}, choices=LLM_CHOICES)
+                gate = LlmReplyGate(key=f"llm:{key}:{attempt}",
+                                    title=f"Your answer for {template} is not valid: {'; '.join(e.problems)[:300]}",
+                                    call=key, template=template, text=text, problems=e.problems, example=example,
+                                    by_user=True)
                 continue
             engine.store.put_llm_result(engine.sid, key, value.model_dump(), text, by="user")
             return value
@@ -80,5 +78,5 @@ def _open_gate(engine, key: str) -> tuple[int, Gate | None]:
     n, g = latest
     # a reply to judge is shown again; a failed call (an endpoint that was down) is simply made again
     if g["kind"] == "llm_reply" and (g["state"] == "pending" or (g["decision"] or {}).get("choice") == "stop"):
-        return n, Gate(g["key"], kind=g["kind"], title=g["title"], body=g["body"], choices=LLM_CHOICES)
+        return n, gate_from(g["kind"], g["key"], g["title"], g["body"])
     return n, None

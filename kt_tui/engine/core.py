@@ -24,7 +24,7 @@ from ..search.space import config_key
 from ..store import Store
 from .summary import expected_from, unverified_reason
 from .backend import BackendChoice
-from .events import Decision, Event, Gate
+from .events import Decision, Event, Gate, event_from
 from .verdict import NO_REFERENCE, Outcome, trusted
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
@@ -60,7 +60,7 @@ class Engine:
     def emit(self, name: str, keep: bool = True, **data) -> None:
         if keep:
             self.store.add_event(self.sid, name, data)
-        self.on_event(Event(name, data))
+        self.on_event(event_from(name, data))
 
     def set_state(self, state: str, **fields) -> None:
         self.store.update_session(self.sid, state=state, **fields)
@@ -73,9 +73,9 @@ class Engine:
             d = stored["decision"]
             return Decision(d["choice"], d.get("value"), by="replay")
         if reason := unverified_reason(self.store, self.sid):
-            gate.body.setdefault("unverified", reason)
+            gate.unverified = gate.unverified or reason
         if expected := expected_from(self.store, self.sid):
-            gate.body.setdefault("expected", expected)
+            gate.expected = gate.expected or expected
         if not stored or stored["state"] == "decided":
             self.store.open_gate(self.sid, gate.key, gate.kind, gate.title, gate.body)
         self.set_state("waiting")
@@ -419,9 +419,8 @@ class Engine:
                     gen.close()
                     # a policy stopping at a failed LLM call, or where only a human can go on
                     # (manual mode), is a failure the caller must see
-                    failed = decision.by == "policy" and (gate.kind in ("llm_failed", "llm_reply")
-                                                          or bool(gate.body.get("manual")))
-                    state, error = ("failed", gate.body.get("manual") or gate.title) if failed else ("stopped", None)
+                    why = gate.stop_error() if decision.by == "policy" else None
+                    state, error = ("failed", why) if why else ("stopped", None)
                     self.set_state(state, error=error)
                     self.emit("finished", state=state, error=error)
                     return state

@@ -9,7 +9,7 @@ from dataclasses import replace
 from ..gpu.worker.verify import failure_text
 from ..kernel.spec import Spec
 from .checks import first_failure
-from .events import Gate
+from .gates import AcceptGate, KernelGate
 from .manual import KERNEL_NOTE, is_manual
 from .verdict import verdict_text
 
@@ -138,14 +138,15 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
                       suggested)
     attempt = 1
     while True:
-        body = {"step": step_id, "explanation": rewrite.explanation, "diff": unified_diff(base_src, checked["code"]),
-                "code": checked["code"], "tune_params": checked["spec"].tune_params,
-                "restrictions": checked["spec"].restrictions, "flags": checked["flags"], "fixes": checked["fixes"],
-                "unresolved": checked["unresolved"], "compile": checked["compile"], "base_version": base_vid,
-                "manual": KERNEL_NOTE if is_manual(engine) else None, "tolerances": checked["spec"].tolerances(),
-                "verify_sizes": [e["label"] for e in checked["spec"].extra_sizes()], "spec": checked["spec"].to_dict()}
         key = f"kernel:{step_id}" + (f":{attempt}" if attempt > 1 else "")
-        decision = yield Gate(key, "kernel", f"Kernel for step {step_id}: {title}", body)
+        decision = yield KernelGate(
+            key=key, title=f"Kernel for step {step_id}: {title}", step=step_id, explanation=rewrite.explanation,
+            diff=unified_diff(base_src, checked["code"]), code=checked["code"],
+            tune_params=checked["spec"].tune_params, restrictions=checked["spec"].restrictions,
+            flags=checked["flags"], fixes=checked["fixes"], unresolved=checked["unresolved"],
+            compile=checked["compile"], base_version=base_vid, manual=KERNEL_NOTE if is_manual(engine) else None,
+            tolerances=checked["spec"].tolerances(), verify_sizes=[e["label"] for e in checked["spec"].extra_sizes()],
+            spec=checked["spec"].to_dict())
         if decision.choice == "skip":
             engine.set_step(step_id, state="skipped", reason="generated kernel skipped")
             return
@@ -216,12 +217,11 @@ def _accept(engine, step_id, title, vid):
     recommend = current is None or new["time_ms"] < current * (1 - threshold)
     title_ = (f"Accept step {step_id}? best {new['time_ms']:.4f} ms"
               + (f" vs {current:.4f} ms now ({gain:.2f}x)" if current else ""))
-    decision = yield Gate(f"accept:{step_id}", "accept", title_,
-                          {"step": step_id, "version": vid, "new_ms": new["time_ms"], "current_ms": current,
-                           "params": new["params"], "threshold": threshold, "recommend": recommend,
-                           "verdicts": new.get("verdicts") or [], "checks": _check_lines(engine, vid, new),
-                           "verified": verdict_text(new, engine.choice.simulated)},
-                          choices=("approve", "skip", "stop"))
+    decision = yield AcceptGate(key=f"accept:{step_id}", title=title_, step=step_id, version=vid,
+                                new_ms=new["time_ms"], current_ms=current, params=new["params"], threshold=threshold,
+                                recommend=recommend, verdicts=new.get("verdicts") or [],
+                                checks=_check_lines(engine, vid, new),
+                                verified=verdict_text(new, engine.choice.simulated))
     if decision.choice == "approve":
         engine.accept(vid)
         engine.set_step(step_id, state="accepted", reason=f"{new['time_ms']:.4f} ms")

@@ -6,35 +6,21 @@ import signal
 import sys
 
 from ..engine.core import Engine
+from ..engine import events
 from ..engine.events import Decision, Event, Gate
 from ..engine.strategies.registry import get_strategy
 
 
 def make_policy(allow_flagged: bool = False):
-    """How `--auto` decides: approve what is proposed, follow the LLM's verdict on steps and the
-    threshold on acceptance, refuse flagged code unless allowed, stop on a failed LLM call and
-    where manual mode needs someone to write the plan or the kernel."""
+    """How `--auto` decides: each gate says (engine/gates.py `auto`): approve what is proposed,
+    follow the LLM's verdict on steps and the threshold on acceptance, refuse flagged code unless
+    allowed, stop on a failed LLM call and where manual mode needs someone to write the plan or the kernel."""
 
     def policy(gate: Gate) -> Decision:
-        body = gate.body
-        if gate.kind in ("llm_failed", "llm_reply"):
-            return Decision("stop", by="policy")
-        if body.get("manual"):
-            print("manual mode (no LLM): --auto cannot write a plan or a kernel; `kt-tui resume` opens the "
-                  "session in the app", file=sys.stderr, flush=True)
-            return Decision("stop", by="policy")
-        if body.get("after_stop"):
-            return Decision("stop", by="policy")
-        if gate.kind == "step" and body.get("verdict") and not body["verdict"]["valid"]:
-            return Decision("skip", by="policy")
-        if gate.kind == "kernel" and body.get("flags") and not allow_flagged:
-            kinds = ", ".join(sorted({f["kind"] for f in body["flags"]}))
-            print(f"refusing flagged code for step {body.get('step')} ({kinds}); --allow-flagged lets it run",
-                  file=sys.stderr, flush=True)
-            return Decision("skip", by="policy")
-        if gate.kind == "accept":
-            return Decision("approve" if body.get("recommend") else "skip", by="policy")
-        return Decision("approve", by="policy")
+        choice, why = gate.auto(allow_flagged)
+        if why:
+            print(why, file=sys.stderr, flush=True)
+        return Decision(choice, by="policy")
     return policy
 
 
@@ -46,25 +32,26 @@ def progress_printer(stream=None):
 
     def on_event(e: Event) -> None:
         out = stream or sys.stderr
-        if e.kind == "result":
-            counts["n"] += 1
-            if not counts["header"]:
-                counts["header"] = True
-                print(f"{'#':<3} {'configuration':>16}  {'time':>14}  status", file=out, flush=True)
-            r = e.data["result"]
-            t = f"{r['time_ms']:.4f} ms" if r["time_ms"] is not None else "-"
-            mark = "  best" if e.data["best"] else ""
-            where = f"  ({r['worker']})" if r.get("worker") else ""
-            print(f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}{where}", file=out, flush=True)
-        elif e.kind == "run":
-            print(f"run {e.data['run']}: {e.data['total']} configurations on {e.data['backend']}", file=out, flush=True)
-        elif e.kind == "step" and e.data.get("state") in ("failed", "accepted", "rejected", "skipped"):
-            print(f"step {e.data['id']}: {e.data['state']}" + (f" ({e.data['reason']})" if e.data.get("reason") else ""),
-                  file=out, flush=True)
-        elif e.kind == "llm_done":
-            print(f"LLM answered {e.data['key']}", file=out, flush=True)
-        elif e.kind in ("note", "run_end") and (e.data.get("text") or e.data.get("error")):
-            print(e.data.get("text") or f"run {e.data['run']} {e.data['state']}: {e.data['error']}", file=out, flush=True)
+        match e:
+            case events.Result(result=r, best=best):
+                counts["n"] += 1
+                if not counts["header"]:
+                    counts["header"] = True
+                    print(f"{'#':<3} {'configuration':>16}  {'time':>14}  status", file=out, flush=True)
+                t = f"{r['time_ms']:.4f} ms" if r["time_ms"] is not None else "-"
+                mark = "  best" if best else ""
+                where = f"  ({r['worker']})" if r.get("worker") else ""
+                print(f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}{where}", file=out, flush=True)
+            case events.RunStarted():
+                print(f"run {e.run}: {e.total} configurations on {e.backend}", file=out, flush=True)
+            case events.StepChanged(state="failed" | "accepted" | "rejected" | "skipped"):
+                print(f"step {e.id}: {e.state}" + (f" ({e.reason})" if e.reason else ""), file=out, flush=True)
+            case events.LlmDone():
+                print(f"LLM answered {e.key}", file=out, flush=True)
+            case events.Note(text=text) if text:
+                print(text, file=out, flush=True)
+            case events.RunEnded(error=error) if error:
+                print(f"run {e.run} {e.state}: {error}", file=out, flush=True)
     return on_event
 
 

@@ -116,34 +116,7 @@ class KernelEditScreen(ModalScreen[dict | None]):
         self.dismiss(None)
 
 
-def gate_editor(gate) -> ModalScreen:
-    """The editor for a gate's value; what it returns is the gate's edit decision."""
-    b = gate.body
-    if gate.kind == "kernel":
-        return KernelEditScreen(b["code"], b["tune_params"], b.get("restrictions", []))
-    if gate.kind == "plan":
-        return TextEditScreen("Edit the plan", b.get("text", ""), "One step per numbered line, its description "
-                              "indented below. Delete, reorder, reword or add steps.")
-    if gate.kind == "configs":
-        return TextEditScreen("Configurations to benchmark", b.get("text", ""), "One JSON object per line; each "
-                              "is checked against the space again.", language="json")
-    if gate.kind == "sweep":
-        return TextEditScreen("Search settings for this run", b.get("text", ""), "search: kt, brute_force or a "
-                              "kernel_tuner strategy; max_configs / time_limit_s: the budget (0: none); seeds: "
-                              "heuristic seeds first.", language="toml", check=_search_problem)
-    if gate.kind == "step" and b.get("prompt"):
-        return TextEditScreen("Edit the step's prompt", b["prompt"], "What the LLM is asked for this step; "
-                              "{kernel_string} stands for the current best kernel.")
-    if gate.kind == "step":
-        return TextEditScreen("Edit the step", f"{gate.title.split(': ', 1)[-1]}\n{b.get('description', '')}",
-                              "First line: the title; then the description.")
-    problems = "".join(f"\n- {p}" for p in b.get("problems") or [])
-    return TextEditScreen("Write the answer yourself", b.get("text") or b.get("example", ""),
-                          "JSON in the shape of the example" + (f". Problems with this text:{problems}" if problems
-                                                                else ""), language="json")
-
-
-def _search_problem(text: str) -> str | None:
+def search_problem(text: str) -> str | None:
     from ..engine.strategies.sweep import parse_search
     try:
         parse_search(text)

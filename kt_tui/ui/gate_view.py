@@ -1,122 +1,241 @@
-"""How a gate looks: its question, what is proposed, and the keys that answer it."""
+"""How a gate looks: its question, what is proposed, the keys that answer it, the tab it shows and
+its editor. One registration per gate kind (engine/gates.py): `view_for` finds it by the gate's class."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
+from typing import Callable
 
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+from textual.screen import ModalScreen
 from textual.widgets import DataTable
 
-from ..engine.events import Gate
+from ..engine import gates as g
+from ..engine.gates import Gate
+from .editors import KernelEditScreen, TextEditScreen, search_problem
 from .keys import CHOICE_IDS, choice_key
 
 DEFAULT_KEYS = {"start": "s", "edit": "e", "skip": "k", "stop": "x", "retry": "t", "approve_all": "A"}
-LABELS = {"accept": {"approve": "accept", "skip": "reject"}, "llm_failed": {"edit": "write it yourself"},
-          "llm_reply": {"edit": "fix the reply"}}
 STEP_STYLE = {"accepted": "bold green", "verified": "green", "failed": "red", "rejected": "yellow",
               "skipped": "dim", "running": "bold cyan", "approved": "cyan", "edited": "cyan", "proposed": ""}
+Render = Callable[[Gate, Text, dict, bool], None]  # (gate, text to append to, keys, simulated)
+
+
+@dataclass
+class GateView:
+    render: Render
+    tab: str | None = None  # the tab the session screen shows with this gate
+    labels: dict[str, str] = field(default_factory=dict)  # a choice's name at this gate
+    editor: Callable[[Gate], ModalScreen] | None = None  # the screen whose value is the "edit" decision
+    kernel_view: Callable[[Gate], object] | None = None  # what the Kernel tab shows
+    candidate: Callable[[Gate], tuple] | None = None  # (version, params): the results row it asks about
+    reopen_editor: Callable[[Gate], bool] = lambda gate: False  # open the editor at once (the user's text failed)
+
+
+VIEWS: dict[type[Gate], GateView] = {}
+
+
+def view(cls: type[Gate], **kw):
+    """Register the decorated function as the renderer of gate class `cls`."""
+    def register(render: Render) -> Render:
+        if cls in VIEWS:
+            raise ValueError(f"gate kind {cls.kind!r} has two views")
+        VIEWS[cls] = GateView(render, **kw)
+        return render
+    return register
+
+
+def view_for(gate: Gate) -> GateView:
+    """The gate's view; a subclass (a plug-in's gate) gets its base's, an unknown kind a plain one."""
+    for cls in type(gate).__mro__:
+        if cls in VIEWS:
+            return VIEWS[cls]
+    return FALLBACK
 
 
 def keys_line(gate: Gate, keys: dict[str, str] | None = None) -> Text:
     """The keys that answer gate, as the keymap has them (keys: binding id -> key)."""
     keys = {**DEFAULT_KEYS, **(keys or {})}
-    labels = LABELS.get(gate.kind, {})
+    labels = view_for(gate).labels
     parts = [f"[{choice_key(keys, c)}] {labels.get(c, c)}" for c in gate.choices if c in CHOICE_IDS]
     return Text("   ".join(parts + [f"[{keys['approve_all']}] approve all remaining"]), style="bold")
 
 
 def render_gate(gate: Gate, keys: dict[str, str] | None = None, simulated: bool = False) -> Text:
-    b = gate.body
     keys = {**DEFAULT_KEYS, **(keys or {})}
     text = Text.assemble(("Decide: ", "bold"), gate.title, "\n")
-    if simulated and gate.kind == "kernel":
-        text.append(f"SIMULATED session: an edited kernel ([{keys['edit']}]) cannot be measured here, only the "
-                    "recorded one can. Sanitizers need a GPU too.\n", style="bold yellow")
-    if b.get("unverified"):
-        text.append(b["unverified"] + "\n", style="bold red")
-    if b.get("expected"):
-        text.append(b["expected"] + "\n", style="bold")
-    if gate.kind == "sweep":
-        if "sizes" in b:  # the sweep's gate: counted after restrictions (engine/strategies/sweep.py space_counts)
-            sizes = str(b["sizes"])
-            about = "about " if sizes.startswith("about ") else ""
-            if sizes.endswith("configurations before restrictions"):  # not counted after them
-                which = " (before restrictions)"
-            else:
-                which = f" ({b.get('total_before')} before restrictions)"
-            text.append(f"{b.get('done', 0)} of {about}{b.get('total')} configurations{which} measured so far.\n")
-        else:  # the autonomous start gate: the product of the parameters' values
-            text.append(f"{b.get('done', 0)} of {b.get('total')} configurations (before restrictions) measured so far.\n")
-        budget = [f"{b['max_configs']} configurations" if b.get("max_configs") else "",
-                  f"{b['time_limit_s']:g} s" if b.get("time_limit_s") else ""]
-        text.append(f"Search: {b.get('search', 'kt')}" + (", heuristic seeds first" if b.get("seeds", True) else "")
-                    + f"; budget: {' and '.join(x for x in budget if x) or 'none (the whole space)'}.\n")
-    elif gate.kind == "step":
-        if b.get("description"):
-            text.append(b["description"][:600] + "\n")
-        if b.get("tune_params"):
-            text.append("suggested parameters: " + json.dumps(b["tune_params"]) + "\n", style="dim")
-        verdict = b.get("verdict")
-        if verdict:
-            style = "green" if verdict["valid"] else "bold yellow"
-            yes, no = ("worth doing", "NOT worth it") if b.get("prompt") else ("a kernel change", "NOT a kernel change")
-            text.append(f"LLM verdict: {yes if verdict['valid'] else no} - {verdict['reason']}\n", style=style)
-            if not verdict["valid"]:
-                text.append(f"[{keys['start']}] approves it anyway (overrules the LLM), [{keys['skip']}] skips it.\n")
-        if b.get("note"):
-            text.append(b["note"] + "\n", style="dim")
-    elif gate.kind == "plan":
-        text.append(b.get("text", "")[:1500])
-        if b.get("manual"):
-            text.append(b["manual"] + "\n", style="bold yellow")
-    elif gate.kind == "kernel":
-        if b.get("manual"):
-            text.append(b["manual"] + "\n", style="bold yellow")
-        flags = b.get("flags") or []
-        text.append(f"{len(flags)} safety flag(s). " if flags else "No safety flags. ",
-                    style="bold red" if flags else "green")
-        comp = b.get("compile") or {}
-        ok = comp.get("ok")
-        said = {True: "Compiles", False: "Does NOT compile", None: "Not compile-checked (no compiler)"}[ok]
-        if comp.get("deferred"):
-            said = "Not compiled yet: flagged code is compiled after you approve it"
-        elif ok is not None and comp.get("arch"):
-            said += f" ({comp['arch']})"
-        text.append(said + ". ", style={True: "green", False: "bold red", None: "yellow"}[ok])
-        text.append("  The diff is in the Kernel tab.\n")
-    elif gate.kind == "accept":
-        style = "green" if b.get("recommend") else "yellow"
-        text.append(f"The {b.get('threshold', 0):.0%} threshold says: {'accept' if b.get('recommend') else 'reject'}\n",
-                    style=style)
-        if b.get("verified"):
-            text.append(f"At the spec's size: {b['verified']}.\n", style="green" if "recorded" not in b["verified"]
-                        else "cyan")
-        text.append_text(checks_text(b.get("verdicts") or [], b.get("checks") or []))
-    elif gate.kind == "configs":
-        if b.get("reasoning"):
-            text.append(f"LLM: {b['reasoning'][:400]}\n", style="italic")
-        for c in b.get("configs", [])[:12]:
-            text.append("  " + ", ".join(f"{k}={v}" for k, v in c.items()) + "\n")
-        for bad in b.get("invalid", [])[:8]:
-            text.append(f"  dropped {bad['config']}: {bad['why']}\n", style="yellow")
-    elif gate.kind == "space":
-        text.append(f"{b.get('reason', '')}\n", style="italic")
-        for name in sorted(set(b["before"]) | set(b["after"])):
-            old, new = b["before"].get(name), b["after"].get(name)
-            if old != new:
-                text.append(f"  {name}: {old if old is not None else '(new)'} -> {new if new is not None else '(gone)'}\n")
-        text.append(f"Space: {b['size_before']} -> {b['size_after']} configurations.\n", style="bold")
-        for p in b.get("problems", []):
-            text.append(f"  not applied: {p}\n", style="yellow")
-    elif gate.kind in ("llm_failed", "llm_reply"):
-        text.append("Retry, write the answer yourself (manual), skip this call, or stop.\n", style="yellow")
-        if b.get("text"):
-            text.append(b["text"][:600] + "\n", style="dim")
+    view_for(gate).render(gate, text, keys, simulated)
     text.append_text(keys_line(gate, keys))
     return text
+
+
+def _unverified(gate: Gate, text: Text) -> None:
+    if gate.unverified:
+        text.append(gate.unverified + "\n", style="bold red")
+    if gate.expected:
+        text.append(gate.expected + "\n", style="bold")
+
+
+def _fallback(gate: Gate, text: Text, keys: dict, simulated: bool) -> None:
+    _unverified(gate, text)
+    text.append(f"(a {gate.kind!r} gate: this version of kt-tui does not know how to show it)\n", style="yellow")
+    for k, v in gate.body.items():
+        text.append(f"  {k}: {json.dumps(v, default=str)[:300]}\n", style="dim")
+
+
+FALLBACK = GateView(_fallback)
+
+
+def _edit_sweep(gate: g.SweepGate) -> ModalScreen:
+    return TextEditScreen("Search settings for this run", gate.text, "search: kt, brute_force or a kernel_tuner "
+                          "strategy; max_configs / time_limit_s: the budget (0: none); seeds: heuristic seeds first.",
+                          language="toml", check=search_problem)
+
+
+@view(g.SweepGate, tab="tab-results", editor=_edit_sweep)
+def _sweep(gate: g.SweepGate, text: Text, keys: dict, simulated: bool) -> None:
+    _unverified(gate, text)
+    if gate.sizes is not None:  # the sweep's gate: counted after restrictions (engine/strategies/sweep.py space_counts)
+        about = "about " if gate.sizes.startswith("about ") else ""
+        if gate.sizes.endswith("configurations before restrictions"):  # not counted after them
+            which = " (before restrictions)"
+        else:
+            which = f" ({gate.total_before} before restrictions)"
+        text.append(f"{gate.done} of {about}{gate.total} configurations{which} measured so far.\n")
+    else:  # a strategy's start gate: the product of the parameters' values
+        text.append(f"{gate.done} of {gate.total} configurations (before restrictions) measured so far.\n")
+    budget = [f"{gate.max_configs} configurations" if gate.max_configs else "",
+              f"{gate.time_limit_s:g} s" if gate.time_limit_s else ""]
+    text.append(f"Search: {gate.search or 'kt'}" + (", heuristic seeds first" if gate.seeds is not False else "")
+                + f"; budget: {' and '.join(x for x in budget if x) or 'none (the whole space)'}.\n")
+
+
+def _edit_step(gate: g.StepGate) -> ModalScreen:
+    if gate.prompt:
+        return TextEditScreen("Edit the step's prompt", gate.prompt, "What the LLM is asked for this step; "
+                              "{kernel_string} stands for the current best kernel.")
+    return TextEditScreen("Edit the step", f"{gate.title.split(': ', 1)[-1]}\n{gate.description}",
+                          "First line: the title; then the description.")
+
+
+@view(g.StepGate, tab="tab-plan", editor=_edit_step)
+def _step(gate: g.StepGate, text: Text, keys: dict, simulated: bool) -> None:
+    _unverified(gate, text)
+    if gate.description:
+        text.append(gate.description[:600] + "\n")
+    if gate.tune_params:
+        text.append("suggested parameters: " + json.dumps(gate.tune_params) + "\n", style="dim")
+    verdict = gate.verdict
+    if verdict:
+        style = "green" if verdict["valid"] else "bold yellow"
+        yes, no = ("worth doing", "NOT worth it") if gate.prompt else ("a kernel change", "NOT a kernel change")
+        text.append(f"LLM verdict: {yes if verdict['valid'] else no} - {verdict['reason']}\n", style=style)
+        if not verdict["valid"]:
+            text.append(f"[{keys['start']}] approves it anyway (overrules the LLM), [{keys['skip']}] skips it.\n")
+    if gate.note:
+        text.append(gate.note + "\n", style="dim")
+
+
+def _edit_plan(gate: g.PlanGate) -> ModalScreen:
+    return TextEditScreen("Edit the plan", gate.text, "One step per numbered line, its description indented "
+                          "below. Delete, reorder, reword or add steps.")
+
+
+@view(g.PlanGate, tab="tab-plan", editor=_edit_plan)
+def _plan(gate: g.PlanGate, text: Text, keys: dict, simulated: bool) -> None:
+    _unverified(gate, text)
+    text.append(gate.text[:1500])
+    if gate.manual:
+        text.append(gate.manual + "\n", style="bold yellow")
+
+
+def _edit_kernel(gate: g.KernelGate) -> ModalScreen:
+    return KernelEditScreen(gate.code, gate.tune_params, gate.restrictions)
+
+
+@view(g.KernelGate, tab="tab-kernel", editor=_edit_kernel, kernel_view=lambda gate: render_kernel(gate.body))
+def _kernel(gate: g.KernelGate, text: Text, keys: dict, simulated: bool) -> None:
+    if simulated:
+        text.append(f"SIMULATED session: an edited kernel ([{keys['edit']}]) cannot be measured here, only the "
+                    "recorded one can. Sanitizers need a GPU too.\n", style="bold yellow")
+    _unverified(gate, text)
+    if gate.manual:
+        text.append(gate.manual + "\n", style="bold yellow")
+    flags = gate.flags
+    text.append(f"{len(flags)} safety flag(s). " if flags else "No safety flags. ", style="bold red" if flags else "green")
+    comp = gate.compile
+    ok = comp.get("ok")
+    said = {True: "Compiles", False: "Does NOT compile", None: "Not compile-checked (no compiler)"}[ok]
+    if comp.get("deferred"):
+        said = "Not compiled yet: flagged code is compiled after you approve it"
+    elif ok is not None and comp.get("arch"):
+        said += f" ({comp['arch']})"
+    text.append(said + ". ", style={True: "green", False: "bold red", None: "yellow"}[ok])
+    text.append("  The diff is in the Kernel tab.\n")
+
+
+@view(g.AcceptGate, tab="tab-results", labels={"approve": "accept", "skip": "reject"},
+      candidate=lambda gate: (gate.version, gate.params))
+def _accept(gate: g.AcceptGate, text: Text, keys: dict, simulated: bool) -> None:
+    _unverified(gate, text)
+    style = "green" if gate.recommend else "yellow"
+    text.append(f"The {gate.threshold:.0%} threshold says: {'accept' if gate.recommend else 'reject'}\n", style=style)
+    if gate.verified:
+        text.append(f"At the spec's size: {gate.verified}.\n", style="green" if "recorded" not in gate.verified
+                    else "cyan")
+    text.append_text(checks_text(gate.verdicts, gate.checks))
+
+
+def _edit_configs(gate: g.ConfigsGate) -> ModalScreen:
+    return TextEditScreen("Configurations to benchmark", gate.text, "One JSON object per line; each is checked "
+                          "against the space again.", language="json")
+
+
+@view(g.ConfigsGate, tab="tab-results", editor=_edit_configs)
+def _configs(gate: g.ConfigsGate, text: Text, keys: dict, simulated: bool) -> None:
+    _unverified(gate, text)
+    if gate.reasoning:
+        text.append(f"LLM: {gate.reasoning[:400]}\n", style="italic")
+    for c in gate.configs[:12]:
+        text.append("  " + ", ".join(f"{k}={v}" for k, v in c.items()) + "\n")
+    for bad in gate.invalid[:8]:
+        text.append(f"  dropped {bad['config']}: {bad['why']}\n", style="yellow")
+
+
+@view(g.SpaceGate, tab="tab-results")
+def _space(gate: g.SpaceGate, text: Text, keys: dict, simulated: bool) -> None:
+    _unverified(gate, text)
+    text.append(f"{gate.reason}\n", style="italic")
+    for name in sorted(set(gate.before) | set(gate.after)):
+        old, new = gate.before.get(name), gate.after.get(name)
+        if old != new:
+            text.append(f"  {name}: {old if old is not None else '(new)'} -> {new if new is not None else '(gone)'}\n")
+    text.append(f"Space: {gate.size_before} -> {gate.size_after} configurations.\n", style="bold")
+    for p in gate.problems:
+        text.append(f"  not applied: {p}\n", style="yellow")
+
+
+def _edit_answer(gate: g.LlmFailedGate) -> ModalScreen:
+    problems = "".join(f"\n- {p}" for p in gate.problems)
+    return TextEditScreen("Write the answer yourself", gate.text or gate.example or "",
+                          "JSON in the shape of the example" + (f". Problems with this text:{problems}" if problems
+                                                                else ""), language="json")
+
+
+def _llm(gate: g.LlmFailedGate, text: Text, keys: dict, simulated: bool) -> None:
+    _unverified(gate, text)
+    text.append("Retry, write the answer yourself (manual), skip this call, or stop.\n", style="yellow")
+    if gate.text:
+        text.append(gate.text[:600] + "\n", style="dim")
+
+
+view(g.LlmFailedGate, labels={"edit": "write it yourself"}, editor=_edit_answer)(_llm)
+view(g.LlmReplyGate, labels={"edit": "fix the reply"}, editor=_edit_answer,
+     reopen_editor=lambda gate: gate.by_user)(_llm)
 
 
 def render_kernel(body: dict):

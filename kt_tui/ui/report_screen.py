@@ -9,6 +9,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from ..engine.gates import KernelGate
+
 
 class ReportScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "Close", id="report.close"),
@@ -41,7 +43,7 @@ def report_title(report: dict) -> tuple[str, str]:
 def start_sanitizer(screen, tool: str) -> None:
     """From the kernel gate: the generated kernel once under compute-sanitizer, in a thread."""
     gate, engine = screen.gate, screen.engine
-    if gate is None or gate.kind != "kernel" or engine is None:
+    if not isinstance(gate, KernelGate) or engine is None:
         return
     if gate.body.get("flags"):  # flagged code is neither compiled nor run before it is approved
         screen.notify("This kernel has safety flags: it is compiled and run only after you approve it.",

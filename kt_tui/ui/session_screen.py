@@ -18,13 +18,14 @@ from textual.widgets import DataTable, Footer, Header, RichLog, Static, TabbedCo
 
 from ..config import Settings
 from ..engine.backend import BackendChoice
+from ..engine import events as ev
 from ..engine.events import Decision, Gate
+from ..engine.gates import KernelGate
 from ..errors import UserError
 from ..kernel.spec import Spec
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
-from .editors import gate_editor
-from .gate_view import PlanView, render_gate, render_kernel, render_verification
+from .gate_view import PlanView, render_gate, render_verification, view_for
 from .keys import TABS, HelpScreen, help_text, keys_by_id
 from .results import short_label
 from .plot import TuningPlot
@@ -83,6 +84,7 @@ class SessionScreen(Screen):
         self.autopilot = False
         self.paused = False
         self.llm_line = ""
+        self.results_added = False
         self.plotted: dict[str, dict[str, int]] = {}  # version -> config key -> its point on the plot
         self.plot_stale = False
         self.strategy = settings.strategy
@@ -118,7 +120,7 @@ class SessionScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one(SpecSummary).show(self.spec)
-        table = self.query_one(ResultsTable)
+        table = self.table = self.query_one(ResultsTable)  # kept: the event handlers use it at every result
         base = self.spec.baseline_params()
         table.setup(list(self.spec.tune_params), ",".join(str(base[n]) for n in self.spec.tune_params),
                     workers=self._several_workers())
@@ -188,103 +190,123 @@ class SessionScreen(Screen):
                 self._decide(decision.choice, decision.value)
                 return
             self.autopilot = False
+        view = view_for(gate)
         self.query_one(GatePanel).update(render_gate(gate, self.keys, bool(self.choice and self.choice.simulated)))
-        table = self.query_one(ResultsTable)
-        table.mark_candidate(gate.body.get("version") if gate.kind == "accept" else None, gate.body.get("params"))
-        if gate.kind == "kernel":
-            self.query_one("#kernel-view", Static).update(render_kernel(gate.body))
-            self.query_one(TabbedContent).active = "tab-kernel"
-        elif gate.kind in ("plan", "step"):
-            self.query_one(TabbedContent).active = "tab-plan"
-        elif gate.kind in ("accept", "sweep", "configs", "space"):
-            self.query_one(TabbedContent).active = "tab-results"
+        self.query_one(ResultsTable).mark_candidate(*(view.candidate(gate) if view.candidate else (None,)))
+        if view.kernel_view:
+            self.query_one("#kernel-view", Static).update(view.kernel_view(gate))
+        if view.tab:
+            self.query_one(TabbedContent).active = view.tab
         self.refresh_bindings()
-        if gate.kind == "llm_reply" and gate.body.get("by_user"):
+        if view.reopen_editor(gate):
             self.action_edit()  # the user's own answer did not parse: back to it, with its problems
 
     def on_flush(self, message: Flush) -> None:
-        table = self.query_one(ResultsTable)
-        added = False
+        self.results_added = False
         for e in self.bridge.drain():
-            d = e.data
-            if e.kind == "result":
-                row = table.put(d["result"], d.get("version"))
-                self._plot(d["result"], d.get("version"))
-                added = True
-                self.current = None
-                if d.get("run") is not None and d.get("run") == self.run_info.get("run"):
-                    self.run_info["done"] = self.run_info.get("done", 0) + 1
-                if d["best"]:
-                    self.best = d["result"]
-                    table.mark_best(row)
-                    self._best_version(d.get("version"))
-            elif e.kind == "begin":
-                self.current = d
-            elif e.kind == "session":
-                if d.get("best_key") is not None:  # a new best, e.g. after a check found the old one wrong
-                    self.best = {"key": d["best_key"], "time_ms": d["best_ms"]}
-                    table.mark_best(table.row_key(d.get("best_version"), d["best_key"]))
-                    self._best_version(d.get("best_version"))
-                if d.get("baseline_ms") is not None:
-                    self.baseline_ms = d["baseline_ms"]
-                    table.set_baseline(self.baseline_ms)
-                if "state" in d:
-                    self.state = d["state"]
-            elif e.kind == "run":
-                self.run_info = {**d, "started": time.monotonic(), "done": 0, "paused_s": 0.0}
-                self._add_versions(d["version"])  # the plot keeps every version's points: no store read here
-                self.paused = False
-                self.state = "running"
-                self.query_one(GatePanel).update(Text.assemble(
-                    ("Running ", "bold"), f"{d['kind']} of {table.labels.get(d['version'], 'the kernel')}", "\n",
-                    (f"[{self.keys['stop']}] stop after the current configuration", "bold")))
-            elif e.kind == "space" and self.run_info.get("run") == d["run"]:
-                self.run_info.update(total=d["total"], restricted=True)
-            elif e.kind == "run_end":
-                self._pause_clock(False)
-                self.run_info["ended"] = time.monotonic()
-                if d.get("error"):
-                    self.notify(d["error"], title=f"run {d['run']} {d['state']}", severity="error", timeout=5,
-                                markup=False)
-            elif e.kind == "paused":
-                self.paused = d["on"]
-                self._pause_clock(d["on"])
-            elif e.kind == "switched":
-                self.strategy = d["strategy"]
-                self._banner()
-            elif e.kind == "verification":
-                self.query_one("#kernel-view", Static).update(render_verification(d))
-            elif e.kind == "note":
-                self.notify(d["text"], timeout=4, markup=False)
-            elif e.kind == "step":
-                self.query_one(PlanView).show(self.store.steps(self.sid))
-            elif e.kind.startswith("llm_"):
-                self._llm(e.kind, d)
-            elif e.kind == "finished":
-                self._finished(d)
-        if added:
+            handler = self.EVENT_HANDLERS.get(type(e))
+            if handler:
+                handler(self, e)
+        if self.results_added:
             self.plot_stale = True  # the plot and the sort catch up on a timer: not at every batch
         self._show_progress()
         self.refresh_bindings()
 
-    def _llm(self, kind: str, d: dict) -> None:
+    # -- one handler per event class (EVENT_HANDLERS below); events not listed change nothing here --
+    def _on_result(self, e: ev.Result) -> None:
+        table = self.table
+        row = table.put(e.result, e.version)
+        self._plot(e.result, e.version)
+        self.results_added = True
+        self.current = None
+        if e.run is not None and e.run == self.run_info.get("run"):
+            self.run_info["done"] = self.run_info.get("done", 0) + 1
+        if e.best:
+            self.best = e.result
+            table.mark_best(row)
+            self._best_version(e.version)
+
+    def _on_begin(self, e: ev.Begin) -> None:
+        self.current = e.data
+
+    def _on_session(self, e: ev.SessionChanged) -> None:
+        table = self.table
+        if e.best_key is not None:  # a new best, e.g. after a check found the old one wrong
+            self.best = {"key": e.best_key, "time_ms": e.best_ms}
+            table.mark_best(table.row_key(e.best_version, e.best_key))
+            self._best_version(e.best_version)
+        if e.baseline_ms is not None:
+            self.baseline_ms = e.baseline_ms
+            table.set_baseline(self.baseline_ms)
+        if e.state is not None:
+            self.state = e.state
+
+    def _on_run(self, e: ev.RunStarted) -> None:
+        table = self.table
+        self.run_info = {**e.data, "started": time.monotonic(), "done": 0, "paused_s": 0.0}
+        self._add_versions(e.version)  # the plot keeps every version's points: no store read here
+        self.paused = False
+        self.state = "running"
+        self.query_one(GatePanel).update(Text.assemble(
+            ("Running ", "bold"), f"{e.run_kind} of {table.labels.get(e.version, 'the kernel')}", "\n",
+            (f"[{self.keys['stop']}] stop after the current configuration", "bold")))
+
+    def _on_space(self, e: ev.SpaceCounted) -> None:
+        if self.run_info.get("run") == e.run:
+            self.run_info.update(total=e.total, restricted=True)
+
+    def _on_run_end(self, e: ev.RunEnded) -> None:
+        self._pause_clock(False)
+        self.run_info["ended"] = time.monotonic()
+        if e.error:
+            self.notify(e.error, title=f"run {e.run} {e.state}", severity="error", timeout=5, markup=False)
+
+    def _on_paused(self, e: ev.Paused) -> None:
+        self.paused = e.on
+        self._pause_clock(e.on)
+
+    def _on_switched(self, e: ev.Switched) -> None:
+        self.strategy = e.strategy
+        self._banner()
+
+    def _on_verification(self, e: ev.Verification) -> None:
+        self.query_one("#kernel-view", Static).update(render_verification(e.data))
+
+    def _on_note(self, e: ev.Note) -> None:
+        self.notify(e.text, timeout=4, markup=False)
+
+    def _on_step(self, e: ev.StepChanged) -> None:
+        self.query_one(PlanView).show(self.store.steps(self.sid))
+
+    def _on_llm_start(self, e: ev.LlmStart) -> None:
+        self.query_one("#llm-log", RichLog).write(Text(f"--- {e.key} ({e.purpose}) ---", style="bold"))
+        self.llm_line = ""
+        self.query_one(GatePanel).update(Text.assemble(("Asking the LLM: ", "bold"), e.key,
+                                                        (f"  ({self.keys['stop']} cancels the call)", "dim")))
+
+    def _on_llm_delta(self, e: ev.LlmDelta) -> None:
+        self.llm_line += e.text
+        *lines, self.llm_line = self.llm_line.split("\n")
+        for line in lines:
+            self.query_one("#llm-log", RichLog).write(line)
+
+    def _on_llm_done(self, e: ev.LlmDone) -> None:
         log = self.query_one("#llm-log", RichLog)
-        if kind == "llm_start":
-            log.write(Text(f"--- {d['key']} ({d['purpose']}) ---", style="bold"))
+        if self.llm_line:
+            log.write(self.llm_line)
             self.llm_line = ""
-            self.query_one(GatePanel).update(Text.assemble(("Asking the LLM: ", "bold"), d["key"],
-                                                            (f"  ({self.keys['stop']} cancels the call)", "dim")))
-        elif kind == "llm_delta":
-            self.llm_line += d["text"]
-            *lines, self.llm_line = self.llm_line.split("\n")
-            for line in lines:
-                log.write(line)
-        elif kind == "llm_done":
-            if self.llm_line:
-                log.write(self.llm_line)
-                self.llm_line = ""
-            log.write(Text(f"--- {d['key']} answered" + (f" after {d['repairs']} repair(s)" if d.get("repairs") else "")
-                           + " ---", style="dim"))
+        log.write(Text(f"--- {e.key} answered" + (f" after {e.repairs} repair(s)" if e.repairs else "") + " ---",
+                       style="dim"))
+
+    def _on_finished(self, e: ev.Finished) -> None:
+        self._finished({"state": e.state, "error": e.error})
+
+    EVENT_HANDLERS = {
+        ev.Result: _on_result, ev.Begin: _on_begin, ev.SessionChanged: _on_session, ev.RunStarted: _on_run,
+        ev.SpaceCounted: _on_space, ev.RunEnded: _on_run_end, ev.Paused: _on_paused, ev.Switched: _on_switched,
+        ev.Verification: _on_verification, ev.Note: _on_note, ev.StepChanged: _on_step, ev.LlmStart: _on_llm_start,
+        ev.LlmDelta: _on_llm_delta, ev.LlmDone: _on_llm_done, ev.Finished: _on_finished,
+    }
 
     def _finished(self, d: dict) -> None:
         self.state = d["state"]
@@ -435,7 +457,7 @@ class SessionScreen(Screen):
         if action == "approve_all":
             return not self.autopilot and self.state not in ("finished", "error")
         if action == "sanitize":  # a sanitizer needs a GPU: never in a simulated session
-            return (self.gate is not None and self.gate.kind == "kernel" and self.bridge.waiting
+            return (isinstance(self.gate, KernelGate) and self.bridge.waiting
                     and not (self.choice and self.choice.simulated))
         return True
 
@@ -481,10 +503,14 @@ class SessionScreen(Screen):
         if not gate or "edit" not in gate.choices:
             return
 
+        editor = view_for(gate).editor
+        if editor is None:
+            return
+
         def done(value) -> None:
             if value is not None and self.gate is gate:
                 self._decide("edit", value)
-        self.app.push_screen(gate_editor(gate), done)
+        self.app.push_screen(editor(gate), done)
 
     def action_switch_strategy(self) -> None:
         from .strategy_picker import StrategyPicker

@@ -3,7 +3,7 @@
 sys.path). A strategy is a generator of gates: it yields a Gate, gets the Decision back, and
 measures through the engine."""
 
-from kt_tui.engine.events import Gate
+from kt_tui.engine.gates import SweepGate
 
 NAME = "baseline-only"
 DESCRIPTION = "measure the original configuration once, nothing else"
@@ -11,8 +11,8 @@ DESCRIPTION = "measure the original configuration once, nothing else"
 
 def baseline_only(engine):
     vid = engine.original
-    decision = yield Gate("baseline-only:start", "sweep", "Measure the original configuration once?",
-                          {"version": vid}, choices=("approve", "skip", "stop"))
+    decision = yield SweepGate(key="baseline-only:start", title="Measure the original configuration once?",
+                               version=vid, choices=("approve", "skip", "stop"))
     if decision.choice == "approve":
         engine.baseline(vid)
 

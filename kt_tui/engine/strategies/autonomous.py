@@ -5,7 +5,7 @@ steps run out. Every proposal is a gate; every LLM answer is stored and replayed
 from __future__ import annotations
 
 from ..asking import llm_ask
-from ..events import Gate
+from ..gates import PlanGate, StepGate, SweepGate
 from ..kernel_step import prompt_context, run_rewrite
 from ..manual import NO_VERDICT, PLAN_NOTE, is_manual, manual_rewrite, stored_reply
 from ..plan import plan_from_text, plan_text
@@ -47,9 +47,9 @@ def autonomous(engine):
         else:
             verdict = yield from llm_ask(engine, f"validate:{step_id}", "validate_step", StepVerdict,
                                          step=f"{title}\n{text}", **ctx(engine))
-        body = {"step": step_id, "description": text, "verdict": verdict_body(verdict),
-                "note": NO_VERDICT if manual and verdict is None else None}
-        decision = yield Gate(f"step:{step_id}", "step", f"Step {step_id}: {title}", body)
+        decision = yield StepGate(key=f"step:{step_id}", title=f"Step {step_id}: {title}", step=step_id,
+                                  description=text, verdict=verdict_body(verdict),
+                                  note=NO_VERDICT if manual and verdict is None else None)
         if decision.choice == "skip":
             why = "skipped by the user" if decision.by != "policy" else f"not a kernel change: {verdict.reason}"
             engine.set_step(step_id, state="skipped", reason=why)
@@ -86,9 +86,9 @@ def start(engine, then: str):
     is the same for every strategy that asks it, so after a switch it is not asked again."""
     vid = engine.original
     _, spec = engine.version(vid)
-    decision = yield Gate("start", "sweep", f"Measure the original {spec.kernel} ({spec.space_size()} "
-                          f"configurations before restrictions), then {then}?",
-                          {"version": vid, "total": spec.space_size()}, choices=("approve", "skip", "stop"))
+    decision = yield SweepGate(key="start", title=f"Measure the original {spec.kernel} ({spec.space_size()} "
+                               f"configurations before restrictions), then {then}?",
+                               version=vid, total=spec.space_size(), choices=("approve", "skip", "stop"))
     if decision.choice == "approve":
         engine.baseline(vid)
         engine.tune(vid, run_id="tune:original")
@@ -109,9 +109,8 @@ def _review_plan(engine, key, plan, manual=False):
     proposed = [(p.title, p.description) for p in plan.steps] if plan else []
     prefix = "" if key == "plan" else key.split(":")[1] + "-"
     title = "Write the plan (manual mode, no LLM)" if manual else f"The LLM proposes {len(proposed)} steps"
-    decision = yield Gate(key, "plan", title, {"text": plan_text(proposed) if proposed else "",
-                                               "manual": PLAN_NOTE if manual else None},
-                          choices=("approve", "edit", "stop"))
+    decision = yield PlanGate(key=key, title=title, text=plan_text(proposed) if proposed else "",
+                              manual=PLAN_NOTE if manual else None, choices=("approve", "edit", "stop"))
     items = plan_from_text(str(decision.value)) if decision.choice == "edit" else proposed
     out = []
     for i, (title, text) in enumerate(items):

@@ -14,7 +14,7 @@ import json
 
 from ...search.space import config_key
 from ..asking import llm_ask
-from ..events import Gate
+from ..gates import ConfigsGate, SpaceGate, SweepGate
 from ..kernel_step import current_best, spec_text
 
 NAME = "config-search"
@@ -27,9 +27,9 @@ def config_search(engine):
     opts = engine.options
     vid = current_best(engine)
     _, spec = engine.version(vid)
-    decision = yield Gate("configs:start", "sweep", f"Measure {spec.kernel} at its original configuration on "
-                          f"{engine.choice.label()}, then ask the LLM which configurations to try?",
-                          {"version": vid, "total": spec.space_size()}, choices=("approve", "stop"))
+    decision = yield SweepGate(key="configs:start", title=f"Measure {spec.kernel} at its original configuration on "
+                               f"{engine.choice.label()}, then ask the LLM which configurations to try?",
+                               version=vid, total=spec.space_size(), choices=("approve", "stop"))
     engine.baseline(vid)
     budget = int(opts.get("max_configs") or 0)
     since_gain, edits = 0, 0
@@ -79,10 +79,10 @@ def _review_batch(engine, vid, spec, r, batch):
     attempt = 1
     while True:
         key = f"batch:{r}" + (f":{attempt}" if attempt > 1 else "")
-        body = {"round": r, "configs": valid, "reasoning": batch.reasoning, "params": list(spec.tune_params),
-                "invalid": [{"config": c, "why": why} for c, why in invalid], "text": _lines(valid)}
-        decision = yield Gate(key, "configs", f"Round {r}: benchmark {len(valid)} configuration(s) the LLM "
-                              f"proposes ({len(invalid)} dropped)?", body, choices=("approve", "edit", "skip", "stop"))
+        decision = yield ConfigsGate(
+            key=key, title=f"Round {r}: benchmark {len(valid)} configuration(s) the LLM proposes ({len(invalid)} "
+            "dropped)?", round=r, configs=valid, reasoning=batch.reasoning, params=list(spec.tune_params),
+            invalid=[{"config": c, "why": why} for c, why in invalid], text=_lines(valid))
         if decision.choice == "skip":
             return []
         if decision.choice == "approve":
@@ -130,10 +130,9 @@ def _review_space(engine, vid, spec, source, r, reply):
         engine.emit("note", text="config-search: no usable space edit (" + "; ".join(problems) + ")")
         return False
     before, after = space_size(spec), space_size(new)
-    decision = yield Gate(f"space:{r}", "space", f"Change the search space ({before} -> {after} configurations)?",
-                          {"before": spec.tune_params, "after": new.tune_params, "size_before": before,
-                           "size_after": after, "reason": reply.reason, "problems": problems},
-                          choices=("approve", "skip", "stop"))
+    decision = yield SpaceGate(key=f"space:{r}", title=f"Change the search space ({before} -> {after} configurations)?",
+                               before=spec.tune_params, after=new.tune_params, size_before=before, size_after=after,
+                               reason=reply.reason, problems=problems)
     if decision.choice != "approve":
         return False
     engine.update_space(vid, new)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..asking import llm_ask
 from .autonomous import start, steps_summary, verdict_body
-from ..events import Gate
+from ..gates import StepGate
 from ..kernel_step import prompt_context, run_rewrite
 from ..manual import NO_VERDICT, is_manual, manual_rewrite, stored_reply
 from .steps_file import Step, blocked_by, load_steps
@@ -49,10 +49,9 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
     if not (manual or step.skip_evaluation):
         verdict = yield from llm_ask(engine, f"validate:{step.id}", "validate_step", verdict_cls, **values)
     note = NO_VERDICT if manual and verdict is None else "skip_evaluation: the step was not evaluated" if step.skip_evaluation else None
-    decision = yield Gate(f"step:{step.id}", "step", f"Step {step.id}: {step.title}",
-                          {"step": step.id, "description": step.description, "verdict": verdict_body(verdict),
-                           "note": note, "tune_params": step.tune_params, "depends_on": step.depends_on,
-                           "prompt": step.prompt})
+    decision = yield StepGate(key=f"step:{step.id}", title=f"Step {step.id}: {step.title}", step=step.id,
+                              description=step.description, verdict=verdict_body(verdict), note=note,
+                              tune_params=step.tune_params, depends_on=step.depends_on, prompt=step.prompt)
     if decision.choice == "skip":
         why = (f"the LLM judged it not worth it: {verdict.reason}" if decision.by == "policy" and verdict
                else "skipped by the user")

@@ -10,7 +10,7 @@ import tomllib
 
 from ...gpu.protocol import SEARCHES
 from ...tomlfile import dumps, literal
-from ..events import Gate
+from ..gates import SweepGate
 
 NAME = "sweep"
 SEARCH_KEYS = ("search", "max_configs", "time_limit_s", "seeds")
@@ -62,12 +62,11 @@ def sweep(engine):
         before, total, sizes = space_counts(spec)
         title = (f"Tune {spec.kernel} ({sizes})?" if attempt == 1
                  else f"Continue the sweep of {spec.kernel} ({done} of {total} measured)?")
-        decision = yield Gate(
-            key=f"sweep:{attempt}" + (f":{edits}" if edits else ""), kind="sweep", title=title,
-            body={"version": vid, "tune_params": spec.tune_params, "restrictions": spec.restrictions,
-                  "total": total, "total_before": before, "sizes": sizes, "done": done, "backend": engine.choice.backend, "gpu": engine.choice.gpu,
-                  "after_stop": attempt > 1, "text": search_text(settings), **settings},
-            choices=("approve", "edit", "skip", "stop"))
+        decision = yield SweepGate(
+            key=f"sweep:{attempt}" + (f":{edits}" if edits else ""), title=title, version=vid,
+            tune_params=spec.tune_params, restrictions=spec.restrictions, total=total, total_before=before,
+            sizes=sizes, done=done, backend=engine.choice.backend, gpu=engine.choice.gpu, after_stop=attempt > 1,
+            text=search_text(settings), **settings)
         if decision.choice == "skip":
             return
         if decision.choice == "edit":

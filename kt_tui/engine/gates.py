@@ -1,0 +1,280 @@
+"""What the engine asks: one dataclass per gate kind (its fields, its choices, what `--auto` decides),
+and the Decision that answers it.
+
+A gate is stored as (key, kind, title, body): `body` is the gate's fields as a plain dict, the
+same dict older versions stored, so `gate_from` rebuilds a gate from a stored row. A new kind is a
+subclass here with a `kind` and its fields, plus a renderer in ui/gate_view.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import ClassVar
+
+CHOICES = ("approve", "edit", "skip", "stop")
+LLM_CHOICES = ("retry", "edit", "skip", "stop")
+_NOT_BODY = ("key", "title", "choices", "extra")
+
+
+@dataclass
+class Decision:
+    choice: str
+    value: object = None  # the edited value, for "edit"
+    by: str = "user"  # user | policy | replay
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+GATES: dict[str, type[Gate]] = {}
+
+
+@dataclass(kw_only=True)
+class Gate:
+    """A point where the engine waits for the user (or a policy) before going on."""
+
+    kind: ClassVar[str] = ""
+    default_choices: ClassVar[tuple[str, ...]] = CHOICES
+    key: str  # stable within a session: the same gate after a resume has the same key
+    title: str
+    choices: tuple[str, ...] = ()  # () : the kind's default_choices
+    unverified: str | None = None  # set by the engine: why the session's results are not trusted
+    expected: str | None = None  # set by the engine: where the expected outputs come from, when not the original
+    extra: dict = field(default_factory=dict)  # stored fields this version does not know: kept as they were
+
+    def __init_subclass__(cls, **kw) -> None:
+        super().__init_subclass__(**kw)
+        if isinstance(cls.__dict__.get("kind"), str) and cls.kind:
+            GATES[cls.kind] = cls
+
+    def __post_init__(self) -> None:
+        self.choices = tuple(self.choices or self.default_choices)
+
+    @property
+    def body(self) -> dict:
+        """The fields as stored (`unverified` and `expected` only when set), then the unknown ones."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_BODY}
+        for optional in ("unverified", "expected"):
+            if out[optional] is None:
+                del out[optional]
+        return {**out, **self.extra}
+
+    def to_dict(self) -> dict:
+        return {"key": self.key, "kind": self.kind, "title": self.title, "body": self.body, "choices": self.choices}
+
+    def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        """What `--auto` chooses here, and a line telling the user why when that needs saying."""
+        return "approve", None
+
+    def stop_error(self) -> str | None:
+        """Why a policy's "stop" here fails the session (None: it only stops it)."""
+        return None
+
+
+def _manual_stop(manual: str | None) -> tuple[str, str | None] | None:
+    if manual:
+        return "stop", ("manual mode (no LLM): --auto cannot write a plan or a kernel; `kt-tui resume` opens the "
+                        "session in the app")
+    return None
+
+
+@dataclass(kw_only=True)
+class SweepGate(Gate):
+    """Tune a version over its space (the sweep's gate, or a strategy's start); edit: search settings."""
+
+    kind: ClassVar[str] = "sweep"
+    version: str | None = None
+    total: int | None = None  # configurations, after restrictions when `sizes` is given
+    total_before: int | None = None
+    sizes: str | None = None  # the counts as the title says them; None: `total` is before restrictions
+    done: int = 0
+    backend: str | None = None
+    gpu: str | None = None
+    after_stop: bool = False  # asked again after the user stopped a run
+    text: str = ""  # the search settings as the editor shows them
+    tune_params: dict | None = None
+    restrictions: list | None = None
+    search: str | None = None
+    max_configs: int | None = None
+    time_limit_s: float | None = None
+    seeds: bool | None = None
+
+    def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        return ("stop", None) if self.after_stop else ("approve", None)
+
+
+@dataclass(kw_only=True)
+class PlanGate(Gate):
+    """Run the plan; edit: rewrite it. In manual mode the user writes it here."""
+
+    kind: ClassVar[str] = "plan"
+    text: str = ""
+    manual: str | None = None
+
+    def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        return _manual_stop(self.manual) or ("approve", None)
+
+    def stop_error(self) -> str | None:
+        return self.manual
+
+
+@dataclass(kw_only=True)
+class StepGate(Gate):
+    """Do one step of the plan; edit: its title and description, or its prompt."""
+
+    kind: ClassVar[str] = "step"
+    step: str | None = None
+    description: str = ""
+    verdict: dict | None = None  # {"valid": bool, "reason": str}: the LLM's judgement
+    note: str | None = None
+    tune_params: dict | None = None
+    depends_on: list | None = None
+    prompt: str | None = None  # a steps file's prompt: editing the step edits it
+
+    def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        return ("skip", None) if self.verdict and not self.verdict["valid"] else ("approve", None)
+
+
+@dataclass(kw_only=True)
+class KernelGate(Gate):
+    """Use a generated kernel; edit: its code, parameters and restrictions."""
+
+    kind: ClassVar[str] = "kernel"
+    step: str | None = None
+    explanation: str = ""
+    diff: str = ""
+    code: str = ""
+    tune_params: dict = field(default_factory=dict)
+    restrictions: list = field(default_factory=list)
+    flags: list = field(default_factory=list)  # {"kind", "line", "message"} each
+    fixes: list = field(default_factory=list)
+    unresolved: list = field(default_factory=list)
+    compile: dict = field(default_factory=dict)
+    base_version: str | None = None
+    manual: str | None = None
+    tolerances: list | None = None
+    verify_sizes: list | None = None
+    spec: dict | None = None
+
+    def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        if stop := _manual_stop(self.manual):
+            return stop
+        if self.flags and not allow_flagged:
+            kinds = ", ".join(sorted({f["kind"] for f in self.flags}))
+            return "skip", f"refusing flagged code for step {self.step} ({kinds}); --allow-flagged lets it run"
+        return "approve", None
+
+    def stop_error(self) -> str | None:
+        return self.manual
+
+
+@dataclass(kw_only=True)
+class AcceptGate(Gate):
+    """Keep a tuned step's kernel: the threshold recommends, the user decides."""
+
+    kind: ClassVar[str] = "accept"
+    default_choices: ClassVar[tuple[str, ...]] = ("approve", "skip", "stop")
+    step: str | None = None
+    version: str | None = None
+    new_ms: float | None = None
+    current_ms: float | None = None
+    params: dict | None = None
+    threshold: float = 0.0
+    recommend: bool = False
+    verdicts: list = field(default_factory=list)
+    checks: list = field(default_factory=list)
+    verified: str | None = None
+
+    def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        return ("approve" if self.recommend else "skip"), None
+
+
+@dataclass(kw_only=True)
+class ConfigsGate(Gate):
+    """Benchmark the configurations the LLM proposes; edit: one JSON object per line."""
+
+    kind: ClassVar[str] = "configs"
+    round: int | None = None
+    configs: list = field(default_factory=list)
+    reasoning: str = ""
+    params: list | None = None
+    invalid: list = field(default_factory=list)  # {"config", "why"} each
+    text: str = ""
+
+
+@dataclass(kw_only=True)
+class SpaceGate(Gate):
+    """Change the search space as the LLM proposes."""
+
+    kind: ClassVar[str] = "space"
+    default_choices: ClassVar[tuple[str, ...]] = ("approve", "skip", "stop")
+    before: dict = field(default_factory=dict)
+    after: dict = field(default_factory=dict)
+    size_before: int | None = None
+    size_after: int | None = None
+    reason: str = ""
+    problems: list = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class LlmFailedGate(Gate):
+    """An LLM call failed: retry, write the answer yourself, skip the call, or stop."""
+
+    kind: ClassVar[str] = "llm_failed"
+    default_choices: ClassVar[tuple[str, ...]] = LLM_CHOICES
+    call: str | None = None
+    template: str | None = None
+    text: str = ""
+    problems: list = field(default_factory=list)
+    example: str | None = None
+    by_user: bool = False  # the text is the user's own answer, which did not parse
+
+    def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        return "stop", None
+
+    def stop_error(self) -> str | None:
+        return self.title
+
+    @property
+    def body(self) -> dict:  # the call's key is stored as "key", beside the gate's own
+        out = super().body
+        if "call" in out:
+            out = {"key": out.pop("call"), **out}
+        return out
+
+
+@dataclass(kw_only=True)
+class LlmReplyGate(LlmFailedGate):
+    """An LLM reply (or the user's answer) is not valid: the same choices, the text shown."""
+
+    kind: ClassVar[str] = "llm_reply"
+
+
+@dataclass(kw_only=True)
+class UnknownGate(Gate):
+    """A stored gate of a kind this version does not know (a newer version wrote it)."""
+
+    default_choices: ClassVar[tuple[str, ...]] = ("approve", "skip", "stop")  # no editor knows its value
+    stored_kind: str = ""
+    kind = property(lambda self: self.stored_kind)  # type: ignore[assignment]
+
+    def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        return "stop", f"gate {self.key} is of a kind this version does not know ({self.stored_kind})"
+
+    @property
+    def body(self) -> dict:
+        return dict(self.extra)
+
+
+def gate_from(kind: str, key: str, title: str, body: dict | None, choices=None) -> Gate:
+    """The typed gate of a stored row (kind, key, title, body); an unknown kind keeps its body as it was."""
+    body = dict(body or {})
+    cls = GATES.get(kind)
+    if cls is None:
+        return UnknownGate(key=key, title=title, choices=tuple(choices or ()), stored_kind=kind, extra=body)
+    if issubclass(cls, LlmFailedGate) and "key" in body:
+        body["call"] = body.pop("key")
+    names = {f.name for f in fields(cls)} - set(_NOT_BODY)
+    known = {k: v for k, v in body.items() if k in names}
+    return cls(key=key, title=title, choices=tuple(choices or ()),
+               extra={k: v for k, v in body.items() if k not in names}, **known)
