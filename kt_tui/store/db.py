@@ -38,7 +38,7 @@ sqlite_utils = _import_sqlite_utils()
 
 from ..errors import UserError
 
-SCHEMA_VERSION = 2  # 2: results.verdicts, checks
+SCHEMA_VERSION = 3  # 2: results.verdicts, checks; 3: results indexed by time
 
 _TABLES = {
     "sessions": ({"id": str, "kernel_path": str, "kernel_name": str, "created": str, "updated": str,
@@ -113,7 +113,6 @@ class Store:
         self._refs: dict[tuple[str, str], dict] = {}  # reference outputs set or read by this process
         self._writers: list[threading.Thread] = []
         self._write_lock = threading.Lock()
-        self._generation = 0  # counts result writes through this store
         self._migrate()
 
     @property
@@ -151,6 +150,9 @@ class Store:
                     db[name].add_column(c, t)
         if not db["events"].indexes:
             db["events"].create_index(["session", "id"], if_not_exists=True)
+        # the fastest results, the best one and counts are read through this index, never by decoding every row
+        with db.conn:
+            db.execute("CREATE INDEX IF NOT EXISTS results_by_time ON results (session, time_ms)")
         if version != SCHEMA_VERSION:
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -263,40 +265,75 @@ class Store:
                  r.get("timestamp") or now(), json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None,
                  r.get("worker"), r.get("device") if r.get("worker") else None)
                 for r in rs]
-        conn = self.db.conn
-        self._results_changed(sid)
-        with conn:
+        with self.db.conn as conn:
             conn.executemany(_RESULT_UPSERT, rows)
-        self._results_changed(sid)
 
     def mark_result(self, sid: str, vid: str, key: str, **fields) -> None:
         """Change a stored result after the fact (a check at another size found it wrong)."""
-        self._results_changed(sid)
         self.db["results"].update((sid, vid, key), fields)
-        self._results_changed(sid)
 
     def results(self, sid: str, vid: str | None = None) -> list[dict]:
-        """The results in the order they were stored. Decoded rows are kept (per thread) until the
-        database changes: SQLite's data_version sees other connections' commits, our own counter
-        this one's (a resumed session of 100,000 results is read many times)."""
-        key = (sid, vid)
-        cache = self._local.__dict__.setdefault("results", {})
-        version = (self.db.execute("PRAGMA data_version").fetchone()[0], self._generation)
-        hit = cache.get(key)
-        if hit is None or hit[0] != version:
-            where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
-            rows = []
-            for row in self.db["results"].rows_where(where, args, order_by="rowid"):
-                row["params"] = json.loads(row["params"])
-                row["times"] = json.loads(row["times"]) if row["times"] else None
-                row["verified"] = None if row["verified"] is None else bool(row["verified"])
-                row["verdicts"] = json.loads(row["verdicts"]) if row.get("verdicts") else None
-                rows.append(row)
-            hit = cache[key] = (version, rows)
-        return [dict(r, params=dict(r["params"])) for r in hit[1]]
+        """Every result in the order they were stored, decoded: for exports and small sessions. The
+        engine and the UI read counts, keys, the fastest rows and single rows instead (below)."""
+        where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
+        return [_decoded(row) for row in self._result_rows(where, args, "rowid")]
 
-    def _results_changed(self, sid: str) -> None:
-        self._generation += 1
+    def _result_rows(self, where: str, args: list, order: str, limit: int | None = None):
+        sql = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results WHERE {where} ORDER BY {order}"
+        cursor = self.db.conn.execute(sql + (f" LIMIT {int(limit)}" if limit is not None else ""), args)
+        for values in cursor:
+            yield dict(zip(_RESULT_COLUMNS, values))
+
+    def result(self, sid: str, vid: str, key: str) -> dict | None:
+        """One stored result by its configuration key (the primary key: one indexed read)."""
+        rows = list(self._result_rows("session = ? AND version = ? AND key = ?", [sid, vid, key], "rowid"))
+        return _decoded(rows[0]) if rows else None
+
+    def known(self, sid: str, vid: str) -> "StoredResults":
+        """The version's results as a read-only mapping key -> result, read from the database on use."""
+        return StoredResults(self, sid, vid)
+
+    def count_results(self, sid: str, vid: str | None = None, run: str | None = None, measured: bool = False) -> int:
+        """How many results are stored; measured: only those that ran and have a time."""
+        where, args = _where(sid, vid, run)
+        if measured:
+            where += " AND status = 'ok' AND time_ms IS NOT NULL"
+        return self.db.conn.execute(f"SELECT count(*) FROM results WHERE {where}", args).fetchone()[0]
+
+    def by_time(self, sid: str, vid: str | None = None, limit: int | None = None):
+        """Results that ran (status ok, with a time), fastest first, decoded one at a time as they are
+        taken: the caller stops at the first one it wants (results_by_time index)."""
+        where, args = _where(sid, vid, None)
+        for row in self._result_rows(where + " AND status = 'ok' AND time_ms IS NOT NULL", args, "time_ms, rowid",
+                                     limit):
+            yield _decoded(row)
+
+    def fastest(self, sid: str, n: int) -> list[dict]:
+        """The n results a table of n rows shows: the fastest that ran and were not found wrong, then
+        the others (failures) in the order they were stored."""
+        ran = "status = 'ok' AND time_ms IS NOT NULL AND (verified IS NULL OR verified != 0)"
+        shown = list(self._result_rows(f"session = ? AND {ran}", [sid], "time_ms, rowid", n))
+        if len(shown) < n:
+            shown += self._result_rows(f"session = ? AND NOT ({ran})", [sid], "rowid", n - len(shown))
+        return [_decoded(r) for r in shown]
+
+    def plot_points(self, sid: str) -> list[tuple[str, str, float | None]]:
+        """(version, key, time) of every result in the order stored; time None when it did not run
+        right. Nothing is JSON-decoded (a session of 100,000 results reads in a fraction of a second)."""
+        sql = ("SELECT version, key, CASE WHEN status = 'ok' AND (verified IS NULL OR verified != 0) THEN time_ms END "
+               "FROM results WHERE session = ? ORDER BY rowid")
+        return self.db.conn.execute(sql, [sid]).fetchall()
+
+    def workers(self, sid: str) -> set[str]:
+        """The GPU workers that measured the session's results."""
+        sql = "SELECT DISTINCT worker FROM results WHERE session = ? AND worker IS NOT NULL"
+        return {w for (w,) in self.db.conn.execute(sql, [sid])}
+
+    def known_for_worker(self, sid: str, vid: str) -> dict[str, dict]:
+        """What a tuning job needs of the stored results, so it does not measure them again: key ->
+        params (still JSON text: the worker decodes the few a search asks for), time and status."""
+        sql = "SELECT key, params, time_ms, status FROM results WHERE session = ? AND version = ?"
+        return {k: {"params": p, "time_ms": t, "status": s} for k, p, t, s in self.db.conn.execute(sql, [sid, vid])}
 
     def add_check(self, sid: str, vid: str, c: dict) -> None:
         """One configuration checked at one other size (gpu/worker/checking.entry)."""
@@ -441,6 +478,53 @@ class Store:
 
     def events(self, sid: str) -> list[dict]:
         return [dict(e, data=json.loads(e["data"])) for e in self.db["events"].rows_where("session = ?", [sid], order_by="id")]
+
+
+class StoredResults:
+    """A version's stored results as a read-only mapping key -> result; each use is one query."""
+
+    def __init__(self, store: Store, sid: str, vid: str):
+        self.store, self.sid, self.vid = store, sid, vid
+
+    def __contains__(self, key) -> bool:
+        sql = "SELECT 1 FROM results WHERE session = ? AND version = ? AND key = ?"
+        return self.store.db.conn.execute(sql, [self.sid, self.vid, key]).fetchone() is not None
+
+    def get(self, key, default=None):
+        return self.store.result(self.sid, self.vid, key) or default
+
+    def __getitem__(self, key) -> dict:
+        r = self.get(key)
+        if r is None:
+            raise KeyError(key)
+        return r
+
+    def __len__(self) -> int:
+        return self.store.count_results(self.sid, self.vid)
+
+    def __iter__(self):
+        sql = "SELECT key FROM results WHERE session = ? AND version = ? ORDER BY rowid"
+        return iter([k for (k,) in self.store.db.conn.execute(sql, [self.sid, self.vid])])
+
+    def keys(self):
+        return list(self)
+
+
+def _where(sid: str, vid: str | None, run: str | None) -> tuple[str, list]:
+    where, args = "session = ?", [sid]
+    if vid is not None:
+        where, args = where + " AND version = ?", args + [vid]
+    if run is not None:
+        where, args = where + " AND run = ?", args + [run]
+    return where, args
+
+
+def _decoded(row: dict) -> dict:
+    row["params"] = json.loads(row["params"])
+    row["times"] = json.loads(row["times"]) if row["times"] else None
+    row["verified"] = None if row["verified"] is None else bool(row["verified"])
+    row["verdicts"] = json.loads(row["verdicts"]) if row.get("verdicts") else None
+    return row
 
 
 def _hash_file(digest, path: Path) -> None:

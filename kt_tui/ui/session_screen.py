@@ -354,7 +354,7 @@ class SessionScreen(Screen):
         from ..gpu.raypool import parse_gpus
         if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
             return True
-        return bool(self.sid) and len({r.get("worker") for r in self.store.results(self.sid)} - {None}) > 1
+        return bool(self.sid) and len(self.store.workers(self.sid)) > 1
 
     def _load_stored(self) -> None:
         s = self.store.session(self.sid)
@@ -363,12 +363,15 @@ class SessionScreen(Screen):
         self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
         self._add_versions()
-        stored = self.store.results(self.sid)
-        table.put_many(stored)
+        # the rows the table shows and a (version, key, time) per result for the plot: nothing else is decoded
+        stored = self.store.plot_points(self.sid)
+        table.put_stored(self.store.fastest(self.sid, table.MAX_ROWS), len(stored))
+        table.find_stored = lambda vid, params: next((r for r in self.store.results(self.sid, vid)
+                                                      if r["params"] == params), None)
         points = []
-        for r in stored:
-            self.plotted.setdefault(r["version"], {})[r["key"]] = len(points)
-            points.append((_plotted(r), r["version"]))
+        for vid, key, t in stored:
+            self.plotted.setdefault(vid, {})[key] = len(points)
+            points.append((t, vid))
         self.query_one(TuningPlot).reset(points)
         self.query_one(PlanView).show(self.store.steps(self.sid))
         if s.get("best_key") and s.get("best_ms") is not None:
@@ -398,7 +401,7 @@ class SessionScreen(Screen):
 
     def _show_progress(self) -> None:
         table = self.query_one(ResultsTable)
-        parts = [f"{len(table.rows_data)} measured"]
+        parts = [f"{table.total} measured"]
         run = self.run_info
         if run.get("total"):
             label = table.labels.get(run.get("version"), "this run")

@@ -1,0 +1,52 @@
+"""A resumed session loads the rows its table shows and one number per result for the plot,
+never every stored result decoded (issue 14)."""
+
+import threading
+
+from kt_tui.config import load_settings
+from kt_tui.store import Store
+from kt_tui.ui.plot import TuningPlot
+from kt_tui.ui.widgets import ResultsTable
+
+from .conftest import EXAMPLES
+from .test_ui import SIZE, gate_key, new_app, resumed_app, rows, wait_for
+
+
+async def test_a_resumed_session_loads_only_the_rows_it_shows(monkeypatch):
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
+    app = new_app(EXAMPLES / "matmul.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: gate_key(screen) is not None)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: len(rows(app)) >= 3)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: gate_key(screen) == "sweep:2")
+        sid, vid = screen.sid, screen.engine.original
+        await pilot.press("q")
+    store = Store(load_settings({}).db)
+    measured = store.results(sid)
+    slow = [{"key": f"slow{i}", "params": {"x": i}, "status": "ok", "time_ms": 1000.0 + i, "verified": True}
+            for i in range(300)]
+    store.add_results(sid, vid, "old", slow + [{"key": "bad", "params": {}, "status": "compile_error"}])
+    monkeypatch.setattr(ResultsTable, "MAX_ROWS", 20)
+    reads = []
+    real = Store.results
+
+    def counting(self, *args, **kwargs):
+        if threading.current_thread() is threading.main_thread():
+            reads.append(args)
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(Store, "results", counting)
+    app = resumed_app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: gate_key(screen) == "sweep:2")
+        table = screen.query_one(ResultsTable)
+        assert table.row_count == 20 and len(table.rows_data) == 20  # the rest stays in the store
+        assert table.total == len(measured) + 301 and table.hidden == len(measured) + 281
+        assert {r["key"] for r in measured} <= set(rows(app))  # the fastest are the ones measured
+        plot = screen.query_one(TuningPlot)
+        assert len(plot.times) == len(measured) + 301 and sum(t is None for t in plot.times) >= 1
+        await pilot.press("q")
+    assert reads == []

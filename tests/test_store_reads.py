@@ -1,0 +1,79 @@
+"""Large sessions are read without decoding every result: counts, keys, the fastest rows and one
+row by key come from indexed queries (issue 14)."""
+
+import json
+import sqlite3
+
+from kt_tui.store import Store
+from kt_tui.store.db import SCHEMA_VERSION
+
+
+def _result(key, t, status="ok", verified=True):
+    return {"key": key, "params": {"x": int(key)}, "status": status, "time_ms": t, "times": [t],
+            "verified": verified, "verdicts": [{"output": "c", "ok": bool(verified)}]}
+
+
+def _filled(tmp_path, n=50):
+    store = Store(tmp_path / "s.db")
+    sid = store.create_session(kernel_name="k")
+    store.add_results(sid, "v1", "r1", [_result(str(i), 100.0 - i) for i in range(n)])
+    store.add_results(sid, "v1", "r2", [_result("900", None, "compile_error", None),
+                                        _result("901", 0.01, "ok", False)])
+    store.add_results(sid, "v2", "r3", [_result("7", 0.5, "ok", None)])
+    return store, sid
+
+
+def test_counts_keys_and_single_rows_are_read_by_query(tmp_path, monkeypatch):
+    store, sid = _filled(tmp_path)
+    decoded = []
+    real = json.loads
+    monkeypatch.setattr(json, "loads", lambda s, *a, **k: decoded.append(s) or real(s, *a, **k))
+    assert store.count_results(sid) == 53 and store.count_results(sid, "v1") == 52
+    assert store.count_results(sid, "v1", run="r2") == 2 and store.count_results(sid, "v1", measured=True) == 51
+    known = store.known(sid, "v1")
+    assert "3" in known and "70" not in known and len(known) == 52
+    assert set(known) == {str(i) for i in range(50)} | {"900", "901"}
+    assert store.workers(sid) == set()
+    assert decoded == []  # nothing above decoded a row
+    assert known["3"]["params"] == {"x": 3} and known.get("70") is None
+    assert len(decoded) == 3  # params, times and verdicts of one row
+
+
+def test_the_fastest_rows_come_first_and_wrong_ones_last(tmp_path):
+    store, sid = _filled(tmp_path)
+    rows = store.fastest(sid, 3)
+    assert [r["key"] for r in rows] == ["7", "49", "48"]  # "901" ran fastest but was found wrong
+    every = store.fastest(sid, 100)
+    assert len(every) == 53 and {r["key"] for r in every[-2:]} == {"900", "901"}
+    assert next(store.by_time(sid, "v1"))["key"] == "901"  # by_time: ran, verdict left to the caller
+    points = store.plot_points(sid)
+    assert len(points) == 53 and points[0] == ("v1", "0", 100.0)
+    assert ("v1", "900", None) in points and ("v1", "901", None) in points
+
+
+def test_the_worker_gets_keys_times_and_undecoded_params(tmp_path):
+    from kt_tui.gpu.worker.tuning import _as_kt_result
+    store, sid = _filled(tmp_path)
+    known = store.known_for_worker(sid, "v1")
+    assert len(known) == 52 and known["3"] == {"params": '{"x": 3}', "time_ms": 97.0, "status": "ok"}
+    assert _as_kt_result(known["3"], ["x"]) == {"x": 3, "time": 97.0}
+    assert _as_kt_result(known["900"], ["x"])["time"] == 1e20
+
+
+def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
+    db = tmp_path / "old.db"
+    store, sid = _filled(tmp_path)
+    store.db.conn.close()
+    (tmp_path / "s.db").rename(db)
+    with sqlite3.connect(db) as conn:  # as schema 2 left it: no time index
+        conn.execute("DROP INDEX results_by_time")
+        conn.execute("PRAGMA user_version = 2")
+    reopened = Store(db)
+    with sqlite3.connect(db) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
+        assert "results_by_time" in names
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        plan = " ".join(str(r) for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT key FROM results WHERE session = ? ORDER BY time_ms", [sid]))
+        assert "results_by_time" in plan
+    assert reopened.count_results(sid) == 53 and [r["key"] for r in reopened.fastest(sid, 1)] == ["7"]
