@@ -50,3 +50,19 @@ async def test_a_resumed_session_loads_only_the_rows_it_shows(monkeypatch):
         assert len(plot.times) == len(measured) + 301 and sum(t is None for t in plot.times) >= 1
         await pilot.press("q")
     assert reads == []
+
+
+def test_the_plot_converts_only_the_points_added_since_its_last_redraw(monkeypatch):
+    import numpy as np
+
+    from kt_tui.ui.plot import _Column
+    col = _Column(float)
+    times = [1.0, None, 3.0]
+    assert np.array_equal(col.extend(times), [1.0, np.nan, 3.0], equal_nan=True)
+    converted = []
+    real = np.asarray
+    monkeypatch.setattr(np, "asarray", lambda v, *a, **k: converted.append(len(v)) or real(v, *a, **k))
+    times += [4.0] * 2000
+    assert len(col.extend(times)) == 2003 and converted == [2000]  # the new points only
+    col.set(1, 2.0)
+    assert col.extend(times)[1] == 2.0 and converted == [2000]

@@ -50,6 +50,7 @@ class Engine:
         self.stop_requested = threading.Event()
         self.llm_cancel = threading.Event()  # set: the LLM call in flight ends now (cleared as each call starts)
         self.labels: dict[str, str] = {}  # config key -> where it came from (a seed rule, the LLM)
+        self._reference_key: tuple[str | None, str] = (None, "")  # (the original's spec_json, its key)
         s = store.session(sid)
         self.kernel_name = s["kernel_name"]
         self.original = store.versions(sid)[0]["id"]
@@ -122,10 +123,14 @@ class Engine:
         return trusted(r, vid == self.original and r["key"] == self.reference_key())
 
     def reference_key(self) -> str:
-        """The original's baseline configuration: its outputs are the reference."""
-        spec = self.version(self.original)[1]
-        params = spec.baseline_params()
-        return ",".join(str(params[n]) for n in spec.tune_params)
+        """The original's baseline configuration: its outputs are the reference. Asked per result:
+        worked out again only when the original's spec changes (update_space)."""
+        spec_json = self.store.version(self.sid, self.original)["spec_json"]
+        if self._reference_key[0] != spec_json:
+            spec = spec_from_plain(json.loads(spec_json))
+            params = spec.baseline_params()
+            self._reference_key = (spec_json, ",".join(str(params[n]) for n in spec.tune_params))
+        return self._reference_key[1]
 
     def accept(self, vid: str) -> None:
         """`vid` becomes part of what the session offers as its best."""

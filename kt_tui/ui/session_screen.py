@@ -364,15 +364,13 @@ class SessionScreen(Screen):
         table.baseline_ms = self.baseline_ms
         self._add_versions()
         # the rows the table shows and a (version, key, time) per result for the plot: nothing else is decoded
-        stored = self.store.plot_points(self.sid)
-        table.put_stored(self.store.fastest(self.sid, table.MAX_ROWS), len(stored))
+        vids, keys, times = self.store.plot_points(self.sid)
+        table.put_stored(self.store.fastest(self.sid, table.MAX_ROWS), len(keys))
         table.find_stored = lambda vid, params: next((r for r in self.store.results(self.sid, vid)
                                                       if r["params"] == params), None)
-        points = []
-        for vid, key, t in stored:
-            self.plotted.setdefault(vid, {})[key] = len(points)
-            points.append((t, vid))
-        self.query_one(TuningPlot).reset(points)
+        for v in dict.fromkeys(vids):
+            self.plotted[v] = {k: i for i, (vid, k) in enumerate(zip(vids, keys)) if vid == v}
+        self.query_one(TuningPlot).reset_columns(times, vids)
         self.query_one(PlanView).show(self.store.steps(self.sid))
         if s.get("best_key") and s.get("best_ms") is not None:
             table.mark_best(table.row_key(s.get("best_version"), s["best_key"]))
@@ -389,7 +387,7 @@ class SessionScreen(Screen):
             points[r["key"]] = len(plot.times)
             plot.add(_plotted(r), vid)
         else:
-            plot.times[i] = _plotted(r)
+            plot.set(i, _plotted(r))
 
     def _catch_up(self) -> None:
         if self.plot_stale:
