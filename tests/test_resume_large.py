@@ -66,3 +66,47 @@ def test_the_plot_converts_only_the_points_added_since_its_last_redraw(monkeypat
     assert len(col.extend(times)) == 2003 and converted == [2000]  # the new points only
     col.set(1, 2.0)
     assert col.extend(times)[1] == 2.0 and converted == [2000]
+
+
+def test_the_plot_colours_each_cell_as_a_dot_by_dot_drawing_does():
+    import random
+
+    import numpy as np
+
+    from kt_tui.ui.plot import Canvas, render_plot
+
+    def styles_of(text):
+        out = [""] * len(text.plain)
+        for span in text.spans:
+            for i in range(span.start, span.end):
+                out[i] = span.style
+        return out
+
+    palette = {"point0": "cyan", "point1": "magenta", "best": "yellow"}
+    rng = random.Random(5)
+    for _ in range(20):
+        n, w, h = rng.randint(1, 2000), rng.randint(15, 100), rng.randint(2, 8)
+        times = [None if rng.random() < 0.1 else rng.uniform(0.01, 50) for _ in range(n)]
+        series = [0 if i < n // 2 else 1 for i in range(n)]
+        got = render_plot(times, w, h, palette, series)
+        ok = [t for t in times if t]
+        if not ok:
+            continue
+        lo, hi = np.log(min(ok)), np.log(max(ok))
+        span, cw = (hi - lo) or 1.0, w - 10
+        canvas = Canvas(cw, h)
+        xs = [round(i * (cw * 2 - 1) / max(n - 1, 1)) for i in range(n)]
+        best = None
+        for i, t in enumerate(times):  # every point, then the best-so-far line
+            if t:
+                canvas.dot(xs[i], round((np.log(t) - lo) / span * (h * 4 - 1)), f"point{series[i]}")
+        for i, t in enumerate(times):
+            best = t if t and (best is None or t < best) else best
+            if best is not None:
+                canvas.dot(xs[i], round((np.log(best) - lo) / span * (h * 4 - 1)), "best")
+        want = canvas.text(palette)
+        got_styles, want_styles = styles_of(got), styles_of(want)
+        for r in range(h):  # each line of the plot: a 10-character label, then the cells
+            start = r * (w + 1)
+            assert got.plain[start + 10:start + w] == want.plain[r * (cw + 1):r * (cw + 1) + cw]
+            assert got_styles[start + 10:start + w] == want_styles[r * (cw + 1):r * (cw + 1) + cw]

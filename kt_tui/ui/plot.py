@@ -51,7 +51,6 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
     lo, hi = np.log(fastest), np.log(slowest)
     span = (hi - lo) or 1.0
     cw = width - label_w
-    canvas = Canvas(cw, height)
     # every point (coloured by its series) and the best so far, as pixels; only distinct pixels are
     # drawn (100,000 points fit), in the order of their first point: a cell takes the colour of the
     # first point drawn into it, as a point-by-point drawing gives it
@@ -62,21 +61,34 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
     series = series if series is not None else ()
     names = ([f"point{i}" for i in range(len(SERIES))] if len(series) else ["point"])
     kinds = (np.asarray(series, dtype=int)[:n] % len(SERIES) if len(series) else np.zeros(n, dtype=int))
-    for mask, values, style in ((ran, t, None), (has_best, best, "best")):
+    names.append("best")
+    cells = np.zeros(height * cw, dtype=np.int64)  # braille bits per cell, row by row
+    styled = np.full(height * cw, -1)  # index into names; -1: none
+    dots = np.array(_DOTS)
+    for mask, values, is_best in ((ran, t, False), (has_best, best, True)):
         px = x[mask]
         py = np.round((np.log(values[mask]) - lo) / span * (rows - 1)).astype(int)
         _, first = np.unique(px * rows + py, return_index=True)
         first.sort()
-        ks = kinds[mask][first].tolist()
-        for px_, py_, k in zip(px[first].tolist(), py[first].tolist(), ks):
-            canvas.dot(px_, py_, style or names[k])
-    body = canvas.text(styles)
-    lines = body.split("\n")
+        px, py, ks = px[first], py[first], kinds[mask][first]
+        inside = (px >= 0) & (px < cw * 2) & (py >= 0) & (py < rows)
+        px, py, ks = px[inside], py[inside], ks[inside]
+        cell = (py // 4) * cw + px // 2
+        np.bitwise_or.at(cells, cell, dots[py % 4, px % 2])
+        if is_best:
+            styled[cell] = len(names) - 1
+        else:  # a cell takes the colour of the first point drawn into it
+            where, at = np.unique(cell, return_index=True)
+            styled[where] = np.where(styled[where] < 0, ks[at], styled[where])
     out = Text()
-    for r, line in enumerate(lines):
-        label = f"{fastest:.4f}" if r == 0 else (f"{slowest:.4f}" if r == len(lines) - 1 else "")
+    for r in range(height):
+        label = f"{fastest:.4f}" if r == 0 else (f"{slowest:.4f}" if r == height - 1 else "")
         out.append(f"{label:>8}  ", "dim")
-        out.append_text(line)
+        row, kind = cells[r * cw:(r + 1) * cw], styled[r * cw:(r + 1) * cw]
+        text = "".join(map(chr, (row + 0x2800).tolist()))
+        cuts = [0, *(np.flatnonzero(np.diff(kind)) + 1).tolist(), cw]
+        for a, b in zip(cuts, cuts[1:]):  # one span per run of cells of one style
+            out.append(text[a:b], styles.get(names[kind[a]], "") if kind[a] >= 0 else "")
         out.append("\n")
     out.append(f"{'ms':>8}  1{'evaluations':^{cw - len(str(n)) - 1}}{n}", "dim")
     return out

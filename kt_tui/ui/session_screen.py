@@ -205,7 +205,8 @@ class SessionScreen(Screen):
     def on_flush(self, message: Flush) -> None:
         table = self.query_one(ResultsTable)
         added = False
-        for e in self.bridge.drain():
+        events = self.bridge.drain()
+        for e in events:
             d = e.data
             if e.kind == "result":
                 row = table.put(d["result"], d.get("version"))
@@ -263,9 +264,10 @@ class SessionScreen(Screen):
             elif e.kind == "finished":
                 self._finished(d)
         if added:
-            self.plot_stale = True  # the plot and the sort catch up on a timer: not at every batch
-        self._show_progress()
-        self.refresh_bindings()
+            self.plot_stale = True  # the plot, the sort and the progress line catch up on a timer
+        if any(e.kind not in ("result", "begin") for e in events):  # results change no binding
+            self._show_progress()
+            self.refresh_bindings()
 
     def _llm(self, kind: str, d: dict) -> None:
         log = self.query_one("#llm-log", RichLog)
@@ -392,6 +394,7 @@ class SessionScreen(Screen):
     def _catch_up(self) -> None:
         if self.plot_stale:
             self.plot_stale = False
+            self._show_progress()
             self.query_one(TuningPlot).redraw()
             table = self.query_one(ResultsTable)
             if table.sort_index:
