@@ -77,3 +77,17 @@ def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
             "EXPLAIN QUERY PLAN SELECT key FROM results WHERE session = ? ORDER BY time_ms", [sid]))
         assert "results_by_time" in plan
     assert reopened.count_results(sid) == 53 and [r["key"] for r in reopened.fastest(sid, 1)] == ["7"]
+
+
+def test_listing_sessions_loads_neither_sqlite_utils_nor_numpy(tmp_path):
+    import subprocess
+    import sys
+    store, sid = _filled(tmp_path)
+    code = ("import sys; from kt_tui.cli import main; rc = main(['sessions', '--json', '--db', sys.argv[1]]); "
+            "print(rc, 'sqlite_utils' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "KT_TUI_DATA_DIR": str(tmp_path),
+           "KT_TUI_CONFIG_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db")], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.stderr.strip().splitlines()[-1] == "0 False False"
+    assert json.loads(out.stdout)[0]["id"] == sid

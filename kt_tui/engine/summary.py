@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from ..kernel.spec import spec_from_plain
 from ..store import Store
 from .verdict import trusted, verdict_text
 
@@ -26,6 +25,7 @@ def best_result(store: Store, sid: str) -> dict | None:
     versions = store.versions(sid)
     if not versions:  # a session that stopped before its kernel was stored
         return None
+    from ..kernel.spec import spec_from_plain  # here: listing sessions needs no spec parser
     original = versions[0]
     base = spec_from_plain(json.loads(original["spec_json"]))
     ref = ",".join(str(v) for v in (base.baseline_params()[n] for n in base.tune_params))

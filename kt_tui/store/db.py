@@ -20,21 +20,24 @@ import uuid
 from pathlib import Path
 
 
-def _import_sqlite_utils():
-    """sqlite-utils imports pandas whenever it is installed, only to convert pandas values we never
-    store: most of a second at every start. It is told pandas is not there (unless it is loaded)."""
-    if "sqlite_utils" in sys.modules or "pandas" in sys.modules:
-        import sqlite_utils
-        return sqlite_utils
-    sys.modules["pandas"] = None  # makes `import pandas` raise ImportError
+def _sqlite_utils():
+    """sqlite-utils, for its table API (creating, upserting). Imported on first use: `kt-tui
+    sessions` reads with plain SQL and needs none of it (a third of a second). It imports pandas
+    and numpy whenever they are installed, only to map their types to column types when it infers
+    a table from values: every table here is created with its column types given, so it is told
+    that those not yet loaded are not there."""
+    if "sqlite_utils" in sys.modules:
+        return sys.modules["sqlite_utils"]
+    hidden = [m for m in ("pandas", "numpy") if m not in sys.modules]
+    for m in hidden:
+        sys.modules[m] = None  # makes `import m` raise ImportError
     try:
         import sqlite_utils
     finally:
-        del sys.modules["pandas"]
+        for m in hidden:
+            del sys.modules[m]
     return sqlite_utils
 
-
-sqlite_utils = _import_sqlite_utils()
 
 from ..errors import UserError
 
@@ -116,17 +119,41 @@ class Store:
         self._migrate()
 
     @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path)
+            conn.execute("PRAGMA busy_timeout = 10000")
+            # WAL + NORMAL: every commit survives the app being killed (not a power cut) without an fsync each
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._local.conn = conn
+        return conn
+
+    @property
     def db(self):
+        """This thread's connection through sqlite-utils."""
         db = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite_utils.Database(self.path)
-            db.conn.execute("PRAGMA busy_timeout = 10000")
-            # WAL + NORMAL: every commit survives the app being killed (not a power cut) without an fsync each
-            db.conn.execute("PRAGMA synchronous = NORMAL")
-            self._local.db = db
+            db = self._local.db = _sqlite_utils().Database(self.conn)
         return db
 
+    def _current(self) -> bool:
+        """The file has this schema version and every table and column: nothing to migrate."""
+        conn = self.conn
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            return False
+        for name, (columns, _) in _TABLES.items():
+            have = {row[1] for row in conn.execute(f"PRAGMA table_info([{name}])")}
+            if not have >= set(columns):
+                return False
+        return True
+
     def _migrate(self) -> None:
+        if self._current():
+            if self.path != ":memory:":
+                self.conn.execute("PRAGMA journal_mode = wal")
+            return
         db = self.db
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version < 0:
@@ -175,7 +202,9 @@ class Store:
         return rows[0]
 
     def sessions(self) -> list[dict]:
-        return list(self.db["sessions"].rows_where(order_by="created desc, rowid desc"))
+        cursor = self.conn.execute("SELECT * FROM sessions ORDER BY created DESC, rowid DESC")
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
 
     def delete_session(self, sid: str) -> None:
         """The session and every row and reference file that belongs to it."""
@@ -265,7 +294,7 @@ class Store:
                  r.get("timestamp") or now(), json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None,
                  r.get("worker"), r.get("device") if r.get("worker") else None)
                 for r in rs]
-        with self.db.conn as conn:
+        with self.conn as conn:
             conn.executemany(_RESULT_UPSERT, rows)
 
     def mark_result(self, sid: str, vid: str, key: str, **fields) -> None:
@@ -280,7 +309,7 @@ class Store:
 
     def _result_rows(self, where: str, args: list, order: str, limit: int | None = None):
         sql = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results WHERE {where} ORDER BY {order}"
-        cursor = self.db.conn.execute(sql + (f" LIMIT {int(limit)}" if limit is not None else ""), args)
+        cursor = self.conn.execute(sql + (f" LIMIT {int(limit)}" if limit is not None else ""), args)
         for values in cursor:
             yield dict(zip(_RESULT_COLUMNS, values))
 
@@ -298,7 +327,7 @@ class Store:
         where, args = _where(sid, vid, run)
         if measured:
             where += " AND status = 'ok' AND time_ms IS NOT NULL"
-        return self.db.conn.execute(f"SELECT count(*) FROM results WHERE {where}", args).fetchone()[0]
+        return self.conn.execute(f"SELECT count(*) FROM results WHERE {where}", args).fetchone()[0]
 
     def by_time(self, sid: str, vid: str | None = None, limit: int | None = None):
         """Results that ran (status ok, with a time), fastest first, decoded one at a time as they are
@@ -322,19 +351,19 @@ class Store:
         is None when it did not run right. Nothing is JSON-decoded."""
         sql = ("SELECT version, key, CASE WHEN status = 'ok' AND (verified IS NULL OR verified != 0) THEN time_ms END "
                "FROM results WHERE session = ? ORDER BY rowid")
-        rows = self.db.conn.execute(sql, [sid]).fetchall()
+        rows = self.conn.execute(sql, [sid]).fetchall()
         return tuple(zip(*rows)) if rows else ((), (), ())
 
     def workers(self, sid: str) -> set[str]:
         """The GPU workers that measured the session's results."""
         sql = "SELECT DISTINCT worker FROM results WHERE session = ? AND worker IS NOT NULL"
-        return {w for (w,) in self.db.conn.execute(sql, [sid])}
+        return {w for (w,) in self.conn.execute(sql, [sid])}
 
     def known_for_worker(self, sid: str, vid: str) -> dict[str, dict]:
         """What a tuning job needs of the stored results, so it does not measure them again: key ->
         params (still JSON text: the worker decodes the few a search asks for), time and status."""
         sql = "SELECT key, params, time_ms, status FROM results WHERE session = ? AND version = ?"
-        return {k: {"params": p, "time_ms": t, "status": s} for k, p, t, s in self.db.conn.execute(sql, [sid, vid])}
+        return {k: {"params": p, "time_ms": t, "status": s} for k, p, t, s in self.conn.execute(sql, [sid, vid])}
 
     def add_check(self, sid: str, vid: str, c: dict) -> None:
         """One configuration checked at one other size (gpu/worker/checking.entry)."""
@@ -489,7 +518,7 @@ class StoredResults:
 
     def __contains__(self, key) -> bool:
         sql = "SELECT 1 FROM results WHERE session = ? AND version = ? AND key = ?"
-        return self.store.db.conn.execute(sql, [self.sid, self.vid, key]).fetchone() is not None
+        return self.store.conn.execute(sql, [self.sid, self.vid, key]).fetchone() is not None
 
     def get(self, key, default=None):
         return self.store.result(self.sid, self.vid, key) or default
@@ -505,7 +534,7 @@ class StoredResults:
 
     def __iter__(self):
         sql = "SELECT key FROM results WHERE session = ? AND version = ? ORDER BY rowid"
-        return iter([k for (k,) in self.store.db.conn.execute(sql, [self.sid, self.vid])])
+        return iter([k for (k,) in self.store.conn.execute(sql, [self.sid, self.vid])])
 
     def keys(self):
         return list(self)
