@@ -110,3 +110,31 @@ def test_the_plot_colours_each_cell_as_a_dot_by_dot_drawing_does():
             start = r * (w + 1)
             assert got.plain[start + 10:start + w] == want.plain[r * (cw + 1):r * (cw + 1) + cw]
             assert got_styles[start + 10:start + w] == want_styles[r * (cw + 1):r * (cw + 1) + cw]
+
+
+async def test_results_streaming_in_refresh_no_key_bindings(monkeypatch):
+    from kt_tui.ui.session_screen import SessionScreen
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
+    calls = []
+    real = SessionScreen.refresh_bindings
+    monkeypatch.setattr(SessionScreen, "refresh_bindings", lambda self: calls.append(1) or real(self))
+    app = new_app(EXAMPLES / "reduction.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: gate_key(screen) is not None)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.state == "finished")
+        from kt_tui.engine.events import Event
+        from kt_tui.ui.bridge import Flush
+        table = screen.query_one(ResultsTable)
+        r = dict(next(iter(table.rows_data.values())), key="extra", time_ms=99.0)
+        for kind in ("begin", "result"):
+            screen.bridge.on_event(Event(kind, {"run": None, "version": None, "result": r, "best": False,
+                                                "key": "extra", "params": r["params"]}))
+        before = len(calls)
+        screen.on_flush(Flush())
+        assert "extra" in table.rows_data and len(calls) == before  # a batch of results alone
+        screen.bridge.on_event(Event("note", {"text": "hello"}))
+        screen.on_flush(Flush())
+        assert len(calls) == before + 1
+        await pilot.press("q")
