@@ -138,3 +138,22 @@ async def test_results_streaming_in_refresh_no_key_bindings(monkeypatch):
         screen.on_flush(Flush())
         assert len(calls) == before + 1
         await pilot.press("q")
+
+
+async def test_a_new_baseline_rebases_the_speedup_of_the_rows_shown():
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            yield ResultsTable()
+
+    app = One()
+    async with app.run_test() as pilot:
+        table = app.query_one(ResultsTable)
+        table.setup(["x"])
+        table.put_many([{"key": str(i), "params": {"x": i}, "time_ms": 0.5 * (i + 1), "status": "ok",
+                         "verified": True} for i in range(3)] + [{"key": "9", "params": {"x": 9}, "status": "crash"}])
+        assert str(table.get_cell("1", "speedup")) == "-"
+        table.set_baseline(2.0)
+        assert [str(table.get_cell(k, "speedup")) for k in ("0", "1", "2", "9")] == ["4.00x", "2.00x", "1.33x", "-"]
+        await pilot.pause()

@@ -93,9 +93,12 @@ class ResultsTable(DataTable):
     def sortable(self) -> list[str]:
         return ["version"] + [f"p:{n}" for n in self.param_names] + ["time", "speedup", "status", "verified"]
 
+    def _speedup(self, r: dict) -> Text:
+        speed = (self.baseline_ms / r["time_ms"]) if (self.baseline_ms and r.get("time_ms")) else None
+        return Text(f"{speed:.2f}x" if speed else "-", justify="right")
+
     def _cells(self, r: dict) -> list:
         vid = r.get("version")
-        speed = (self.baseline_ms / r["time_ms"]) if (self.baseline_ms and r.get("time_ms")) else None
         status = Text(r["status"], style=STATUS_STYLE.get(r["status"], ""))
         verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[r.get("verified")]
         if r.get("source") == "recorded":  # sim: the verdict was recorded on the GPU, not checked here
@@ -112,7 +115,7 @@ class ResultsTable(DataTable):
             note = note or "the candidate: accept or reject it"
         params = r["params"]
         return [label, *[Text(str(params[n])) if n in params else Text("") for n in self.param_names],
-                Text(_fmt_ms(r.get("time_ms")), justify="right"), Text(f"{speed:.2f}x" if speed else "-", justify="right"),
+                Text(_fmt_ms(r.get("time_ms")), justify="right"), self._speedup(r),
                 status, verified, *([Text(r.get("worker") or "-")] if self.by_worker else []), Text(note)]
 
     def put(self, r: dict, vid: str | None = None) -> str:
@@ -204,7 +207,7 @@ class ResultsTable(DataTable):
             return
         self.baseline_ms = ms
         for key in self.rows:  # the shown rows: the others get theirs when they show
-            self.update_cell(key.value, "speedup", self._cells(self.rows_data[key.value])[len(self.param_names) + 2])
+            self.update_cell(key.value, "speedup", self._speedup(self.rows_data[key.value]))
 
     def sort_by(self, column: str, reverse: bool = False) -> None:
         def value(r: dict):
