@@ -34,6 +34,8 @@ def test_counts_keys_and_single_rows_are_read_by_query(tmp_path, monkeypatch):
     assert "3" in known and "70" not in known and len(known) == 52
     assert set(known) == {str(i) for i in range(50)} | {"900", "901"}
     assert store.workers(sid) == set()
+    store.add_results(sid, "v3", "r4", [dict(_result(str(i), 1.0), worker=f"gpu{i}") for i in range(3)])
+    assert store.workers(sid) == {"gpu0", "gpu1", "gpu2"} and len(store.workers(sid, limit=2)) == 2
     assert decoded == []  # nothing above decoded a row
     assert known["3"]["params"] == {"x": 3} and known.get("70") is None
     assert len(decoded) == 3  # params, times and verdicts of one row
@@ -67,6 +69,7 @@ def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
     (tmp_path / "s.db").rename(db)
     with sqlite3.connect(db) as conn:  # as schema 2 left it: no time index
         conn.execute("DROP INDEX results_by_time")
+        conn.execute("DROP INDEX results_by_worker")
         conn.execute("PRAGMA user_version = 2")
     reopened = Store(db)
     with sqlite3.connect(db) as conn:
@@ -76,6 +79,10 @@ def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
         plan = " ".join(str(r) for r in conn.execute(
             "EXPLAIN QUERY PLAN SELECT key FROM results WHERE session = ? ORDER BY time_ms", [sid]))
         assert "results_by_time" in plan
+        assert "results_by_worker" in names
+        plan = " ".join(str(r) for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT DISTINCT worker FROM results WHERE session = ? AND worker IS NOT NULL", [sid]))
+        assert "results_by_worker" in plan
     assert reopened.count_results(sid) == 53 and [r["key"] for r in reopened.fastest(sid, 1)] == ["7"]
 
 
@@ -91,3 +98,13 @@ def test_listing_sessions_loads_neither_sqlite_utils_nor_numpy(tmp_path):
                          env=env, timeout=120)
     assert out.stderr.strip().splitlines()[-1] == "0 False False"
     assert json.loads(out.stdout)[0]["id"] == sid
+
+
+def test_a_current_database_missing_an_index_gets_it_on_open(tmp_path):
+    store, sid = _filled(tmp_path)
+    store.conn.execute("DROP INDEX results_by_worker")
+    store.conn.commit()
+    Store(tmp_path / "s.db")
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
+    assert "results_by_worker" in names

@@ -74,6 +74,15 @@ _TABLES = {
 }
 
 
+# the fastest results, the best one and counts are read through results_by_time, never by decoding
+# every row; the workers of a session through results_by_worker (only rows that name one)
+_INDEXES = {
+    "results_by_time": "CREATE INDEX IF NOT EXISTS results_by_time ON results (session, time_ms)",
+    "results_by_worker": "CREATE INDEX IF NOT EXISTS results_by_worker ON results (session, worker) "
+                         "WHERE worker IS NOT NULL",
+}
+
+
 class SchemaError(UserError):
     """The file is not a session database this kt-tui can read."""
 
@@ -147,7 +156,8 @@ class Store:
             have = {row[1] for row in conn.execute(f"PRAGMA table_info([{name}])")}
             if not have >= set(columns):
                 return False
-        return True
+        indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        return indexes >= set(_INDEXES)
 
     def _migrate(self) -> None:
         if self._current():
@@ -177,9 +187,9 @@ class Store:
                     db[name].add_column(c, t)
         if not db["events"].indexes:
             db["events"].create_index(["session", "id"], if_not_exists=True)
-        # the fastest results, the best one and counts are read through this index, never by decoding every row
         with db.conn:
-            db.execute("CREATE INDEX IF NOT EXISTS results_by_time ON results (session, time_ms)")
+            for sql in _INDEXES.values():
+                db.execute(sql)
         if version != SCHEMA_VERSION:
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -354,9 +364,10 @@ class Store:
         rows = self.conn.execute(sql, [sid]).fetchall()
         return tuple(zip(*rows)) if rows else ((), (), ())
 
-    def workers(self, sid: str) -> set[str]:
-        """The GPU workers that measured the session's results."""
+    def workers(self, sid: str, limit: int | None = None) -> set[str]:
+        """The GPU workers that measured the session's results (at most `limit` of them)."""
         sql = "SELECT DISTINCT worker FROM results WHERE session = ? AND worker IS NOT NULL"
+        sql += f" LIMIT {int(limit)}" if limit else ""
         return {w for (w,) in self.conn.execute(sql, [sid])}
 
     def known_for_worker(self, sid: str, vid: str) -> dict[str, dict]:

@@ -356,7 +356,7 @@ class SessionScreen(Screen):
         from ..gpu.raypool import parse_gpus
         if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
             return True
-        return bool(self.sid) and len(self.store.workers(self.sid)) > 1
+        return bool(self.sid) and len(self.store.workers(self.sid, limit=2)) > 1
 
     def _load_stored(self) -> None:
         s = self.store.session(self.sid)
