@@ -14,7 +14,10 @@ kt-tui compiling ahead on the machine's cores should bring its cost per configur
 plain kernel_tuner's or less.
 
 usage (on a GPU machine): python benchmarks/harness.py [--backend pycuda] [--repeat 1]
-                          [--max-configs N] [--out DIR] [KERNEL.cu ...]
+                          [--max-configs N] [--kernels expdist_like,matmul_tiled] [--deadline-s 150]
+                          [--out DIR] [KERNEL.cu ...]
+A run that fails is reported in the table and the others go on; no run starts once the deadline
+is nearer than the longest run so far.
 """
 
 from __future__ import annotations
@@ -30,8 +33,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks.short import Deadline, kernel_paths  # noqa: E402
+
 TOOLS = ("kt-tui", "kt-tui, no compile-ahead", "kernel_tuner", "kernel_tuner+answer")
 DEFAULT = ["benchmarks/spaces/expdist_like.cu", "benchmarks/spaces/matmul_tiled.cu"]
+
+
+class RunFailed(Exception):
+    pass
 
 
 def _env(tmp: str, **extra) -> dict:
@@ -48,7 +58,7 @@ def plain_kernel_tuner(path: str, backend: str, verify: bool, max_configs: int |
         out = subprocess.run(cmd, env=_env(tmp), capture_output=True, text=True, cwd=ROOT)
         wall = time.perf_counter() - t0
     if out.returncode != 0:
-        raise SystemExit(f"kernel_tuner failed on {path}:\n{out.stderr[-3000:]}")
+        raise RunFailed(f"kernel_tuner failed on {path}:\n{out.stderr[-3000:]}")
     return wall, json.loads(out.stdout.strip().splitlines()[-1])["configs"]
 
 
@@ -64,9 +74,9 @@ def kt_tui(path: str, backend: str, prefetch: bool, max_configs: int | None) -> 
     try:
         summary = json.loads(out.stdout[out.stdout.index("{"):])
     except ValueError:
-        raise SystemExit(f"kt-tui gave no JSON on {path} (exit {out.returncode}):\n{out.stderr[-3000:]}") from None
+        raise RunFailed(f"kt-tui gave no JSON on {path} (exit {out.returncode}):\n{out.stderr[-3000:]}") from None
     if summary.get("error"):
-        raise SystemExit(f"kt-tui failed on {path}: {summary['error']}")
+        raise RunFailed(f"kt-tui failed on {path}: {summary['error']}")
     return wall, summary["results"]
 
 
@@ -76,35 +86,52 @@ def main() -> None:
     ap.add_argument("--backend", default="pycuda", choices=("pycuda", "nvcuda", "cupy"))
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--max-configs", type=int, default=48, help="stop every tool after this many (0: all)")
+    ap.add_argument("--kernels", dest="names", help="comma-separated names under examples/ or benchmarks/spaces/")
+    ap.add_argument("--deadline-s", type=float, default=0, help="start no run after this many seconds (0: none)")
     ap.add_argument("--tools", help="comma-separated subset of: " + ", ".join(TOOLS))
     ap.add_argument("--out", help="write the table (harness-BACKEND.txt) and the rows (JSON) into this folder")
     ap.add_argument("--json", help="also write the rows here")
     a = ap.parse_args()
+    if a.names:
+        a.kernels = kernel_paths(a.names)
+    deadline = Deadline(a.deadline_s)
     n = a.max_configs or None
     runs = {"kt-tui": lambda p: kt_tui(p, a.backend, True, n),
             "kt-tui, no compile-ahead": lambda p: kt_tui(p, a.backend, False, n),
             "kernel_tuner": lambda p: plain_kernel_tuner(p, a.backend, False, n),
             "kernel_tuner+answer": lambda p: plain_kernel_tuner(p, a.backend, True, n)}
     runs = {k: v for k, v in runs.items() if not a.tools or k in a.tools.split(",")}
-    rows = []
+    rows, failed = [], []
     for path in a.kernels:
         for i in range(a.repeat):
             for name in (list(runs) if i % 2 == 0 else list(reversed(runs))):
-                wall, count = runs[name](path)
+                if not deadline.allows():
+                    continue
+                try:
+                    wall, count = runs[name](path)
+                except RunFailed as e:
+                    print(e, file=sys.stderr)
+                    failed.append(f"{Path(path).stem} {name}: {str(e).splitlines()[0][:300]}")
+                    continue
+                deadline.ran(wall)
                 rows.append({"kernel": Path(path).stem, "round": i, "tool": name, "configs": count, "seconds": wall,
                              "s_per_config": wall / max(count, 1)})
     lines = [f"# backend {a.backend}, {os.cpu_count()} cores, median of {a.repeat}, at most {n or 'all'} configurations; "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}{deadline.note()}",
              f"{'kernel':14} {'tool':26} {'configs':>7} {'seconds':>8} {'s/config':>9}  kt-tui / this"]
     for path in a.kernels:
         stem = Path(path).stem
         mine = {t: [r for r in rows if r["kernel"] == stem and r["tool"] == t] for t in runs}
         kt = statistics.median(r["s_per_config"] for r in mine["kt-tui"]) if mine.get("kt-tui") else None
         for tool, rs in mine.items():
+            if not rs:
+                lines.append(f"{stem:14} {tool:26} not measured (failed or past the deadline)")
+                continue
             per = statistics.median(r["s_per_config"] for r in rs)
             wall = statistics.median(r["seconds"] for r in rs)
             ratio = f"{kt / per:5.2f}" if kt else "  -"
             lines.append(f"{stem:14} {tool:26} {rs[0]['configs']:7d} {wall:8.1f} {per:9.3f}  {ratio}")
+    lines += [f"FAILED {f}" for f in failed]
     table = "\n".join(lines)
     print(table)
     if a.out:

@@ -332,15 +332,10 @@ def test_a_database_of_another_program_is_refused_and_left_alone(tmp_path, capsy
     assert names == ["invoices"]
 
 
-def test_results_read_once_and_fresh_after_every_write(store, monkeypatch):
+def test_results_fresh_after_every_write(store):
     sid = store.create_session(kernel_name="k")
     store.add_result(sid, "v1", "r1", _result("32"))
-    decoded = []
-    real = json.loads
-    monkeypatch.setattr(json, "loads", lambda s, *a, **k: decoded.append(s) or real(s, *a, **k))
     first = store.results(sid)
-    n = len(decoded)
-    assert store.results(sid) == first and len(decoded) == n  # the second read decodes nothing
     first[0]["params"]["block_size_x"] = 0  # a caller changing its copy changes nothing stored
     first[0]["status"] = "changed"
     assert store.results(sid)[0]["status"] == "ok" and store.results(sid)[0]["params"] == {"block_size_x": 32}

@@ -141,9 +141,9 @@ def refresh_best(engine) -> None:
     """The session's best over the accepted versions, after a result was found wrong."""
     from .verdict import trusted
     ref = engine.reference_key()
-    rows = [dict(r, version=v) for v in engine.accepted for r in engine.store.results(engine.sid, v)
-            if trusted(r, v == engine.original and r["key"] == ref)]
-    best = min(rows, key=lambda r: r["time_ms"]) if rows else None
+    rows = [next((dict(r, version=v) for r in engine.store.by_time(engine.sid, v)
+                  if trusted(r, v == engine.original and r["key"] == ref)), None) for v in engine.accepted]
+    best = min((r for r in rows if r), key=lambda r: r["time_ms"], default=None)
     if best is None and engine.best_key is None:
         return
     fields = {"best_ms": best and best["time_ms"], "best_key": best and best["key"],

@@ -50,6 +50,7 @@ class Engine:
         self.stop_requested = threading.Event()
         self.llm_cancel = threading.Event()  # set: the LLM call in flight ends now (cleared as each call starts)
         self.labels: dict[str, str] = {}  # config key -> where it came from (a seed rule, the LLM)
+        self._reference_key: tuple[str | None, str] = (None, "")  # (the original's spec_json, its key)
         s = store.session(sid)
         self.kernel_name = s["kernel_name"]
         self.original = store.versions(sid)[0]["id"]
@@ -117,18 +118,21 @@ class Engine:
 
     def best_of(self, vid: str) -> dict | None:
         ref = self.reference_key() if vid == self.original else None
-        ok = [r for r in self.store.results(self.sid, vid) if trusted(r, r["key"] == ref)]
-        return min(ok, key=lambda r: r["time_ms"]) if ok else None
+        return next((r for r in self.store.by_time(self.sid, vid) if trusted(r, r["key"] == ref)), None)
 
     def trusted(self, vid: str, r: dict) -> bool:
         """Measured and verified (engine/verdict.py): what may become best, be confirmed or pass a step."""
         return trusted(r, vid == self.original and r["key"] == self.reference_key())
 
     def reference_key(self) -> str:
-        """The original's baseline configuration: its outputs are the reference."""
-        spec = self.version(self.original)[1]
-        params = spec.baseline_params()
-        return ",".join(str(params[n]) for n in spec.tune_params)
+        """The original's baseline configuration: its outputs are the reference. Asked per result:
+        worked out again only when the original's spec changes (update_space)."""
+        spec_json = self.store.version(self.sid, self.original)["spec_json"]
+        if self._reference_key[0] != spec_json:
+            spec = spec_from_plain(json.loads(spec_json))
+            params = spec.baseline_params()
+            self._reference_key = (spec_json, ",".join(str(params[n]) for n in spec.tune_params))
+        return self._reference_key[1]
 
     def accept(self, vid: str) -> None:
         """`vid` becomes part of what the session offers as its best."""
@@ -200,8 +204,9 @@ class Engine:
         self.store.put_step(self.sid, step_id, **fields)
         self.emit("step", keep=False, id=step_id, **fields)
 
-    def known(self, vid: str) -> dict[str, dict]:
-        return {r["key"]: r for r in self.store.results(self.sid, vid)}
+    def known(self, vid: str):
+        """The version's stored results, key -> result (read from the store on use: sessions can be large)."""
+        return self.store.known(self.sid, vid)
 
     # -- measuring -----------------------------------------------------------------------
     def baseline(self, vid: str) -> dict | None:
@@ -249,11 +254,11 @@ class Engine:
 
     def _outcome(self, vid: str, run_id: str) -> Outcome:
         run = self.store.run(self.sid, run_id) or {}
-        every = self.store.results(self.sid, vid)
-        rows = [r for r in every if r.get("run") == run_id]
-        measured = sum(1 for r in rows if r["status"] == "ok" and r["time_ms"] is not None)
+        measured = self.store.count_results(self.sid, vid, run=run_id, measured=True)
         state = run.get("state") or "failed"
-        if state == "finished" and rows and not any(r["status"] == "ok" and r["time_ms"] is not None for r in every):
+        if (state == "finished" and not self.store.count_results(self.sid, vid, measured=True)
+                and self.store.count_results(self.sid, vid, run=run_id)):
+            rows = [r for r in self.store.results(self.sid, vid) if r.get("run") == run_id]  # all failed: few
             return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
         return Outcome(state, run.get("error"), measured)
 
@@ -297,7 +302,7 @@ class Engine:
             return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
         job = TuneJob(run_id=run_id, source=source, spec=spec.to_dict(), backend=self.choice.backend,
                       cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
-                      known=self.known(vid) if kind == "tune" else {},
+                      known=self.store.known_for_worker(self.sid, vid) if kind == "tune" else {},
                       reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
                       capture_reference=capture, strategy=strategy, max_configs=max_configs,
                       time_limit_s=time_limit_s, seeds=list(seeds), strategy_options=dict(options or {}))
@@ -361,8 +366,8 @@ class Engine:
         bad = [r for r in runs if r["state"] == "failed" and r["version"] == self.original]
         if bad:
             return bad[-1]["error"] or f"run {bad[-1]['id']} failed"
-        rows = self.store.results(self.sid)
-        if runs and not any(r["status"] == "ok" and r["time_ms"] is not None for r in rows):
+        if runs and not self.store.count_results(self.sid, measured=True):
+            rows = self.store.results(self.sid)  # none ran: failures only
             failed = [r for r in runs if r["state"] == "failed"]
             return "nothing could be measured: " + (failed[-1]["error"] if failed and failed[-1]["error"]
                                                     else _common_error(rows))

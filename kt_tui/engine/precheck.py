@@ -33,12 +33,17 @@ def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str 
 def checked_backend(pick, source: str, spec: Spec, path: str | Path) -> BackendChoice:
     """`pick()` the backend, then compile-check the kernel for its GPU; a compile error wins over
     a backend error (no GPU, no recorded cache). A skipped check is said in the backend's note."""
-    try:
-        choice, problem = pick(), None
-    except BackendError as e:
-        choice, problem = None, e
-    arch, said = (choice or BackendChoice("sim", "")).compile_arch()
-    errors = compile_errors(source, spec, path, arch)
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..gpu.compile import DEFAULT_ARCH
+    with ThreadPoolExecutor(1) as pool:  # nvcc for the usual arch while the backend is picked (probed)
+        ahead = pool.submit(compile_errors, source, spec, path, DEFAULT_ARCH)
+        try:
+            choice, problem = pick(), None
+        except BackendError as e:
+            choice, problem = None, e
+        arch, said = (choice or BackendChoice("sim", "")).compile_arch()
+        errors = ahead.result() if arch == DEFAULT_ARCH else compile_errors(source, spec, path, arch)
     if errors:
         raise CompileError(f"{spec.kernel} does not compile ({said.replace('checked for', 'for')}):\n{errors}")
     if problem is not None:

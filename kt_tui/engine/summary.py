@@ -37,11 +37,12 @@ def best_result(store: Store, sid: str) -> dict | None:
     versions = store.versions(sid)
     if not versions:  # a session that stopped before its kernel was stored
         return None
+    from ..kernel.spec import spec_from_plain  # here: listing sessions needs no spec parser
     original = versions[0]
     base = spec_from_plain(json.loads(original["spec_json"]))
     ref = ",".join(str(v) for v in (base.baseline_params()[n] for n in base.tune_params))
-    ok = [r for r in store.results(sid) if trusted(r, r["version"] == original["id"] and r["key"] == ref)]
-    return min(ok, key=lambda r: r["time_ms"]) if ok else None
+    return next((r for r in store.by_time(sid) if trusted(r, r["version"] == original["id"] and r["key"] == ref)),
+                None)
 
 
 def session_summary(store: Store, sid: str) -> dict:
@@ -57,7 +58,7 @@ def session_summary(store: Store, sid: str) -> dict:
     return {
         "session": s["id"], "kernel": s["kernel_path"], "state": s["state"], "backend": s["backend"],
         "simulated": bool(s["simulated"]), "gpu": s["gpu"], "strategy": s["strategy"],
-        "results": len(store.results(sid)), "baseline_ms": s["baseline_ms"],
+        "results": store.count_results(sid), "baseline_ms": s["baseline_ms"],
         "best": None if best is None else {"time_ms": best["time_ms"], "params": best["params"],
                                            "kernel_version": best["version"],
                                            "verified": verdict_text(best, bool(s["simulated"]),

@@ -20,25 +20,28 @@ import uuid
 from pathlib import Path
 
 
-def _import_sqlite_utils():
-    """sqlite-utils imports pandas whenever it is installed, only to convert pandas values we never
-    store: most of a second at every start. It is told pandas is not there (unless it is loaded)."""
-    if "sqlite_utils" in sys.modules or "pandas" in sys.modules:
-        import sqlite_utils
-        return sqlite_utils
-    sys.modules["pandas"] = None  # makes `import pandas` raise ImportError
+def _sqlite_utils():
+    """sqlite-utils, for its table API (creating, upserting). Imported on first use: `kt-tui
+    sessions` reads with plain SQL and needs none of it (a third of a second). It imports pandas
+    and numpy whenever they are installed, only to map their types to column types when it infers
+    a table from values: every table here is created with its column types given, so it is told
+    that those not yet loaded are not there."""
+    if "sqlite_utils" in sys.modules:
+        return sys.modules["sqlite_utils"]
+    hidden = [m for m in ("pandas", "numpy") if m not in sys.modules]
+    for m in hidden:
+        sys.modules[m] = None  # makes `import m` raise ImportError
     try:
         import sqlite_utils
     finally:
-        del sys.modules["pandas"]
+        for m in hidden:
+            del sys.modules[m]
     return sqlite_utils
 
 
-sqlite_utils = _import_sqlite_utils()
-
 from ..errors import UserError
 
-SCHEMA_VERSION = 2  # 2: results.verdicts, checks
+SCHEMA_VERSION = 3  # 2: results.verdicts, checks; 3: results indexed by time
 
 _TABLES = {
     "sessions": ({"id": str, "kernel_path": str, "kernel_name": str, "created": str, "updated": str,
@@ -68,6 +71,15 @@ _TABLES = {
     "locks": ({"session": str, "pid": int, "host": str, "since": str}, "session"),
     "steps": ({"session": str, "id": str, "seq": int, "title": str, "description": str, "state": str,
                "reason": str, "version": str, "parent": str, "updated": str}, ("session", "id")),
+}
+
+
+# the fastest results, the best one and counts are read through results_by_time, never by decoding
+# every row; the workers of a session through results_by_worker (only rows that name one)
+_INDEXES = {
+    "results_by_time": "CREATE INDEX IF NOT EXISTS results_by_time ON results (session, time_ms)",
+    "results_by_worker": "CREATE INDEX IF NOT EXISTS results_by_worker ON results (session, worker) "
+                         "WHERE worker IS NOT NULL",
 }
 
 
@@ -113,21 +125,45 @@ class Store:
         self._refs: dict[tuple[str, str], dict] = {}  # reference outputs set or read by this process
         self._writers: list[threading.Thread] = []
         self._write_lock = threading.Lock()
-        self._generation = 0  # counts result writes through this store
         self._migrate()
 
     @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path)
+            conn.execute("PRAGMA busy_timeout = 10000")
+            # WAL + NORMAL: every commit survives the app being killed (not a power cut) without an fsync each
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._local.conn = conn
+        return conn
+
+    @property
     def db(self):
+        """This thread's connection through sqlite-utils."""
         db = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite_utils.Database(self.path)
-            db.conn.execute("PRAGMA busy_timeout = 10000")
-            # WAL + NORMAL: every commit survives the app being killed (not a power cut) without an fsync each
-            db.conn.execute("PRAGMA synchronous = NORMAL")
-            self._local.db = db
+            db = self._local.db = _sqlite_utils().Database(self.conn)
         return db
 
+    def _current(self) -> bool:
+        """The file has this schema version and every table and column: nothing to migrate."""
+        conn = self.conn
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            return False
+        for name, (columns, _) in _TABLES.items():
+            have = {row[1] for row in conn.execute(f"PRAGMA table_info([{name}])")}
+            if not have >= set(columns):
+                return False
+        indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        return indexes >= set(_INDEXES)
+
     def _migrate(self) -> None:
+        if self._current():
+            if self.path != ":memory:":
+                self.conn.execute("PRAGMA journal_mode = wal")
+            return
         db = self.db
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version < 0:
@@ -151,6 +187,9 @@ class Store:
                     db[name].add_column(c, t)
         if not db["events"].indexes:
             db["events"].create_index(["session", "id"], if_not_exists=True)
+        with db.conn:
+            for sql in _INDEXES.values():
+                db.execute(sql)
         if version != SCHEMA_VERSION:
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -173,7 +212,9 @@ class Store:
         return rows[0]
 
     def sessions(self) -> list[dict]:
-        return list(self.db["sessions"].rows_where(order_by="created desc, rowid desc"))
+        cursor = self.conn.execute("SELECT * FROM sessions ORDER BY created DESC, rowid DESC")
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
 
     def delete_session(self, sid: str) -> None:
         """The session and every row and reference file that belongs to it."""
@@ -263,40 +304,77 @@ class Store:
                  r.get("timestamp") or now(), json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None,
                  r.get("worker"), r.get("device") if r.get("worker") else None)
                 for r in rs]
-        conn = self.db.conn
-        self._results_changed(sid)
-        with conn:
+        with self.conn as conn:
             conn.executemany(_RESULT_UPSERT, rows)
-        self._results_changed(sid)
 
     def mark_result(self, sid: str, vid: str, key: str, **fields) -> None:
         """Change a stored result after the fact (a check at another size found it wrong)."""
-        self._results_changed(sid)
         self.db["results"].update((sid, vid, key), fields)
-        self._results_changed(sid)
 
     def results(self, sid: str, vid: str | None = None) -> list[dict]:
-        """The results in the order they were stored. Decoded rows are kept (per thread) until the
-        database changes: SQLite's data_version sees other connections' commits, our own counter
-        this one's (a resumed session of 100,000 results is read many times)."""
-        key = (sid, vid)
-        cache = self._local.__dict__.setdefault("results", {})
-        version = (self.db.execute("PRAGMA data_version").fetchone()[0], self._generation)
-        hit = cache.get(key)
-        if hit is None or hit[0] != version:
-            where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
-            rows = []
-            for row in self.db["results"].rows_where(where, args, order_by="rowid"):
-                row["params"] = json.loads(row["params"])
-                row["times"] = json.loads(row["times"]) if row["times"] else None
-                row["verified"] = None if row["verified"] is None else bool(row["verified"])
-                row["verdicts"] = json.loads(row["verdicts"]) if row.get("verdicts") else None
-                rows.append(row)
-            hit = cache[key] = (version, rows)
-        return [dict(r, params=dict(r["params"])) for r in hit[1]]
+        """Every result in the order they were stored, decoded: for exports and small sessions. The
+        engine and the UI read counts, keys, the fastest rows and single rows instead (below)."""
+        where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
+        return [_decoded(row) for row in self._result_rows(where, args, "rowid")]
 
-    def _results_changed(self, sid: str) -> None:
-        self._generation += 1
+    def _result_rows(self, where: str, args: list, order: str, limit: int | None = None):
+        sql = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results WHERE {where} ORDER BY {order}"
+        cursor = self.conn.execute(sql + (f" LIMIT {int(limit)}" if limit is not None else ""), args)
+        for values in cursor:
+            yield dict(zip(_RESULT_COLUMNS, values))
+
+    def result(self, sid: str, vid: str, key: str) -> dict | None:
+        """One stored result by its configuration key (the primary key: one indexed read)."""
+        rows = list(self._result_rows("session = ? AND version = ? AND key = ?", [sid, vid, key], "rowid"))
+        return _decoded(rows[0]) if rows else None
+
+    def known(self, sid: str, vid: str) -> "StoredResults":
+        """The version's results as a read-only mapping key -> result, read from the database on use."""
+        return StoredResults(self, sid, vid)
+
+    def count_results(self, sid: str, vid: str | None = None, run: str | None = None, measured: bool = False) -> int:
+        """How many results are stored; measured: only those that ran and have a time."""
+        where, args = _where(sid, vid, run)
+        if measured:
+            where += " AND status = 'ok' AND time_ms IS NOT NULL"
+        return self.conn.execute(f"SELECT count(*) FROM results WHERE {where}", args).fetchone()[0]
+
+    def by_time(self, sid: str, vid: str | None = None, limit: int | None = None):
+        """Results that ran (status ok, with a time), fastest first, decoded one at a time as they are
+        taken: the caller stops at the first one it wants (results_by_time index)."""
+        where, args = _where(sid, vid, None)
+        for row in self._result_rows(where + " AND status = 'ok' AND time_ms IS NOT NULL", args, "time_ms, rowid",
+                                     limit):
+            yield _decoded(row)
+
+    def fastest(self, sid: str, n: int) -> list[dict]:
+        """The n results a table of n rows shows: the fastest that ran and were not found wrong, then
+        the others (failures) in the order they were stored."""
+        ran = "status = 'ok' AND time_ms IS NOT NULL AND (verified IS NULL OR verified != 0)"
+        shown = list(self._result_rows(f"session = ? AND {ran}", [sid], "time_ms, rowid", n))
+        if len(shown) < n:
+            shown += self._result_rows(f"session = ? AND NOT ({ran})", [sid], "rowid", n - len(shown))
+        return [_decoded(r) for r in shown]
+
+    def plot_points(self, sid: str) -> tuple[tuple, tuple, tuple]:
+        """The versions, keys and times of every result in the order stored (three columns); a time
+        is None when it did not run right. Nothing is JSON-decoded."""
+        sql = ("SELECT version, key, CASE WHEN status = 'ok' AND (verified IS NULL OR verified != 0) THEN time_ms END "
+               "FROM results WHERE session = ? ORDER BY rowid")
+        rows = self.conn.execute(sql, [sid]).fetchall()
+        return tuple(zip(*rows)) if rows else ((), (), ())
+
+    def workers(self, sid: str, limit: int | None = None) -> set[str]:
+        """The GPU workers that measured the session's results (at most `limit` of them)."""
+        sql = "SELECT DISTINCT worker FROM results WHERE session = ? AND worker IS NOT NULL"
+        sql += f" LIMIT {int(limit)}" if limit else ""
+        return {w for (w,) in self.conn.execute(sql, [sid])}
+
+    def known_for_worker(self, sid: str, vid: str) -> dict[str, dict]:
+        """What a tuning job needs of the stored results, so it does not measure them again: key ->
+        params (still JSON text: the worker decodes the few a search asks for), time and status."""
+        sql = "SELECT key, params, time_ms, status FROM results WHERE session = ? AND version = ?"
+        return {k: {"params": p, "time_ms": t, "status": s} for k, p, t, s in self.conn.execute(sql, [sid, vid])}
 
     def add_check(self, sid: str, vid: str, c: dict) -> None:
         """One configuration checked at one other size (gpu/worker/checking.entry)."""
@@ -441,6 +519,53 @@ class Store:
 
     def events(self, sid: str) -> list[dict]:
         return [dict(e, data=json.loads(e["data"])) for e in self.db["events"].rows_where("session = ?", [sid], order_by="id")]
+
+
+class StoredResults:
+    """A version's stored results as a read-only mapping key -> result; each use is one query."""
+
+    def __init__(self, store: Store, sid: str, vid: str):
+        self.store, self.sid, self.vid = store, sid, vid
+
+    def __contains__(self, key) -> bool:
+        sql = "SELECT 1 FROM results WHERE session = ? AND version = ? AND key = ?"
+        return self.store.conn.execute(sql, [self.sid, self.vid, key]).fetchone() is not None
+
+    def get(self, key, default=None):
+        return self.store.result(self.sid, self.vid, key) or default
+
+    def __getitem__(self, key) -> dict:
+        r = self.get(key)
+        if r is None:
+            raise KeyError(key)
+        return r
+
+    def __len__(self) -> int:
+        return self.store.count_results(self.sid, self.vid)
+
+    def __iter__(self):
+        sql = "SELECT key FROM results WHERE session = ? AND version = ? ORDER BY rowid"
+        return iter([k for (k,) in self.store.conn.execute(sql, [self.sid, self.vid])])
+
+    def keys(self):
+        return list(self)
+
+
+def _where(sid: str, vid: str | None, run: str | None) -> tuple[str, list]:
+    where, args = "session = ?", [sid]
+    if vid is not None:
+        where, args = where + " AND version = ?", args + [vid]
+    if run is not None:
+        where, args = where + " AND run = ?", args + [run]
+    return where, args
+
+
+def _decoded(row: dict) -> dict:
+    row["params"] = json.loads(row["params"])
+    row["times"] = json.loads(row["times"]) if row["times"] else None
+    row["verified"] = None if row["verified"] is None else bool(row["verified"])
+    row["verdicts"] = json.loads(row["verdicts"]) if row.get("verdicts") else None
+    return row
 
 
 def _hash_file(digest, path: Path) -> None:

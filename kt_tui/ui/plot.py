@@ -40,44 +40,55 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
                 series: list[int] | None = None) -> Text:
     """times: one entry per evaluation, None for a failed one; series: each one's series number
     (its colour: styles['point0'], ...). Log scale: tuning times span decades."""
-    import math
-
-    ok = [t for t in times if t]
+    import numpy as np
+    t = np.asarray(times, dtype=float)  # None -> nan
+    n = len(t)
+    ran = t > 0  # false for nan, failures and zero
     label_w = 10
-    if not ok or width <= label_w + 4 or height < 2:
+    if not ran.any() or width <= label_w + 4 or height < 2:
         return Text("no measurements yet", style="dim")
-    lo, hi = math.log(min(ok)), math.log(max(ok))
+    fastest, slowest = float(t[ran].min()), float(t[ran].max())
+    lo, hi = np.log(fastest), np.log(slowest)
     span = (hi - lo) or 1.0
     cw = width - label_w
-    canvas = Canvas(cw, height)
-    n = len(times)
     # every point (coloured by its series) and the best so far, as pixels; only distinct pixels are
     # drawn (100,000 points fit), in the order of their first point: a cell takes the colour of the
     # first point drawn into it, as a point-by-point drawing gives it
-    import numpy as np
-    t = np.array([v if v else np.nan for v in times], dtype=float)
     x = np.round(np.arange(n) * (cw * 2 - 1) / max(n - 1, 1)).astype(int)
-    ran = ~np.isnan(t)
     best = np.fmin.accumulate(np.where(ran, t, np.inf))
     has_best = np.isfinite(best)
     rows = height * 4
-    names = ([f"point{i}" for i in range(len(SERIES))] if series else ["point"])
-    kinds = (np.asarray(series, dtype=int)[:n] % len(SERIES) if series else np.zeros(n, dtype=int))
-    for mask, values, style in ((ran, t, None), (has_best, best, "best")):
+    series = series if series is not None else ()
+    names = ([f"point{i}" for i in range(len(SERIES))] if len(series) else ["point"])
+    kinds = (np.asarray(series, dtype=int)[:n] % len(SERIES) if len(series) else np.zeros(n, dtype=int))
+    names.append("best")
+    cells = np.zeros(height * cw, dtype=np.int64)  # braille bits per cell, row by row
+    styled = np.full(height * cw, -1)  # index into names; -1: none
+    dots = np.array(_DOTS)
+    for mask, values, is_best in ((ran, t, False), (has_best, best, True)):
         px = x[mask]
         py = np.round((np.log(values[mask]) - lo) / span * (rows - 1)).astype(int)
         _, first = np.unique(px * rows + py, return_index=True)
         first.sort()
-        ks = kinds[mask][first].tolist()
-        for px_, py_, k in zip(px[first].tolist(), py[first].tolist(), ks):
-            canvas.dot(px_, py_, style or names[k])
-    body = canvas.text(styles)
-    lines = body.split("\n")
+        px, py, ks = px[first], py[first], kinds[mask][first]
+        inside = (px >= 0) & (px < cw * 2) & (py >= 0) & (py < rows)
+        px, py, ks = px[inside], py[inside], ks[inside]
+        cell = (py // 4) * cw + px // 2
+        np.bitwise_or.at(cells, cell, dots[py % 4, px % 2])
+        if is_best:
+            styled[cell] = len(names) - 1
+        else:  # a cell takes the colour of the first point drawn into it
+            where, at = np.unique(cell, return_index=True)
+            styled[where] = np.where(styled[where] < 0, ks[at], styled[where])
     out = Text()
-    for r, line in enumerate(lines):
-        label = f"{min(ok):.4f}" if r == 0 else (f"{max(ok):.4f}" if r == len(lines) - 1 else "")
+    for r in range(height):
+        label = f"{fastest:.4f}" if r == 0 else (f"{slowest:.4f}" if r == height - 1 else "")
         out.append(f"{label:>8}  ", "dim")
-        out.append_text(line)
+        row, kind = cells[r * cw:(r + 1) * cw], styled[r * cw:(r + 1) * cw]
+        text = "".join(map(chr, (row + 0x2800).tolist()))
+        cuts = [0, *(np.flatnonzero(np.diff(kind)) + 1).tolist(), cw]
+        for a, b in zip(cuts, cuts[1:]):  # one span per run of cells of one style
+            out.append(text[a:b], styles.get(names[kind[a]], "") if kind[a] >= 0 else "")
         out.append("\n")
     out.append(f"{'ms':>8}  1{'evaluations':^{cw - len(str(n)) - 1}}{n}", "dim")
     return out
@@ -95,11 +106,22 @@ class TuningPlot(Static):
         self.versions: list[str | None] = []  # series number -> version id
         self.labels: dict[str, str] = {}  # version id -> what the legend calls it
         self.palette = {"point": "cyan", "best": "bold yellow", **{f"point{i}": c for i, c in enumerate(SERIES)}}
+        self._drawn = _Column(float), _Column(int)  # times and series as arrays, extended at each redraw
 
     def reset(self, points: list[tuple[float | None, str | None]] | None = None) -> None:
         self.times, self.series, self.versions = [], [], []
+        self._drawn = _Column(float), _Column(int)
         for t, vid in points or []:
             self.add(t, vid)
+        self.redraw()
+
+    def reset_columns(self, times: list[float | None], versions: list[str | None]) -> None:
+        """Stored results at once: one time (None: did not run right) and one version each."""
+        order = list(dict.fromkeys(versions))
+        index = {v: i for i, v in enumerate(order)}
+        self.times, self.versions = list(times), order
+        self.series = [index[v] for v in versions] if len(order) > 1 else [0] * len(times)
+        self._drawn = _Column(float), _Column(int)
         self.redraw()
 
     def add(self, time_ms: float | None, version: str | None = None) -> None:
@@ -108,9 +130,15 @@ class TuningPlot(Static):
         self.times.append(time_ms)
         self.series.append(self.versions.index(version))
 
+    def set(self, i: int, time_ms: float | None) -> None:
+        """A point measured again (a check): its time changes in place."""
+        self.times[i] = time_ms
+        self._drawn[0].set(i, time_ms)
+
     def redraw(self) -> None:
         width = max(self.size.width, 20)
-        plot = render_plot(self.times, width, max(self.size.height - 2, 2), self.palette, self.series)
+        times, series = self._drawn[0].extend(self.times), self._drawn[1].extend(self.series)
+        plot = render_plot(times, width, max(self.size.height - 2, 2), self.palette, series)
         if len(self.versions) > 1:
             plot.append("\n" + " " * 10)
             for i, vid in enumerate(self.versions):
@@ -120,3 +148,26 @@ class TuningPlot(Static):
 
     def on_resize(self) -> None:
         self.redraw()
+
+
+class _Column:
+    """A list's values as a numpy array, converting only what was appended since the last call: a
+    redraw of 100,000 points does not walk them in Python."""
+
+    def __init__(self, dtype):
+        import numpy as np
+        self.np, self.dtype = np, dtype
+        self.data, self.n = np.empty(1024, dtype), 0
+
+    def extend(self, values: list):
+        if len(values) > self.n:
+            tail = self.np.asarray(values[self.n:], dtype=self.dtype)  # None -> nan
+            while len(self.data) < len(values):
+                self.data = self.np.concatenate([self.data, self.np.empty(len(self.data), self.dtype)])
+            self.data[self.n:len(values)] = tail
+            self.n = len(values)
+        return self.data[:len(values)]
+
+    def set(self, i: int, value) -> None:
+        if i < self.n:
+            self.data[i] = self.np.nan if value is None else value

@@ -35,8 +35,9 @@ class ResultsTable(DataTable):
     the best row is starred, the candidate of an accept gate marked.
 
     A session can hold 100,000 results: the table shows the MAX_ROWS fastest (failures last; up to
-    twice as many between two trims) and keeps the others in rows_data, so that adding, sorting and
-    re-basing cost the same at any size."""
+    twice as many between two trims) and keeps the results of this run's events in rows_data, so
+    that adding, sorting and re-basing cost the same at any size. A resumed session's stored rows
+    that do not show stay in the store (put_stored): they are slower than every row shown."""
 
     MAX_ROWS = 1000
 
@@ -54,6 +55,8 @@ class ResultsTable(DataTable):
         self.candidate: str | None = None
         self.baseline_ms: float | None = None
         self.rows_data: dict[str, dict] = {}
+        self.stored_hidden = 0  # stored results, never loaded, slower than the rows shown
+        self.find_stored = None  # (version, params) -> a stored result not loaded, for mark_candidate
         self._shown: list[tuple[float, int, str]] = []  # heap of (-rank, seq, key) of shown rows: the slowest on top
         self._seq = 0
         self.sort_index, self.sort_reverse = None, False
@@ -90,9 +93,12 @@ class ResultsTable(DataTable):
     def sortable(self) -> list[str]:
         return ["version"] + [f"p:{n}" for n in self.param_names] + ["time", "speedup", "status", "verified"]
 
+    def _speedup(self, r: dict) -> Text:
+        speed = (self.baseline_ms / r["time_ms"]) if (self.baseline_ms and r.get("time_ms")) else None
+        return Text(f"{speed:.2f}x" if speed else "-", justify="right")
+
     def _cells(self, r: dict) -> list:
         vid = r.get("version")
-        speed = (self.baseline_ms / r["time_ms"]) if (self.baseline_ms and r.get("time_ms")) else None
         status = Text(r["status"], style=STATUS_STYLE.get(r["status"], ""))
         verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[r.get("verified")]
         if r.get("source") == "recorded":  # sim: the verdict was recorded on the GPU, not checked here
@@ -109,7 +115,7 @@ class ResultsTable(DataTable):
             note = note or "the candidate: accept or reject it"
         params = r["params"]
         return [label, *[Text(str(params[n])) if n in params else Text("") for n in self.param_names],
-                Text(_fmt_ms(r.get("time_ms")), justify="right"), Text(f"{speed:.2f}x" if speed else "-", justify="right"),
+                Text(_fmt_ms(r.get("time_ms")), justify="right"), self._speedup(r),
                 status, verified, *([Text(r.get("worker") or "-")] if self.by_worker else []), Text(note)]
 
     def put(self, r: dict, vid: str | None = None) -> str:
@@ -141,9 +147,19 @@ class ResultsTable(DataTable):
         for k in heapq.nsmallest(self.MAX_ROWS, self.rows_data, key=lambda k: _rank(self.rows_data[k])):
             self._show(k)
 
+    def put_stored(self, fastest: list[dict], total: int) -> None:
+        """A resumed session: the store's fastest rows (Store.fastest) out of `total` stored."""
+        self.put_many(fastest)
+        self.stored_hidden = max(total - len(fastest), 0)
+
     @property
     def hidden(self) -> int:
-        return len(self.rows_data) - len(self.rows)
+        return len(self.rows_data) - len(self.rows) + self.stored_hidden
+
+    @property
+    def total(self) -> int:
+        """Results of the session: the ones loaded or streamed and the stored ones left unloaded."""
+        return len(self.rows_data) + self.stored_hidden
 
     def _trim(self) -> None:
         keep = set(heapq.nsmallest(self.MAX_ROWS, (k.value for k in self.rows),
@@ -175,6 +191,11 @@ class ResultsTable(DataTable):
         if vid is not None:
             self.candidate = next((k for k, r in self.rows_data.items()
                                    if r.get("version") == vid and r["params"] == params), None)
+            stored = self.find_stored(vid, params) if self.candidate is None and self.find_stored else None
+            if stored is not None:
+                self.candidate = self.row_key(vid, stored["key"])
+                self.rows_data[self.candidate] = stored
+                self.stored_hidden = max(self.stored_hidden - 1, 0)
         for key in {old, self.candidate} - {None}:
             if key in self.rows:
                 self.put(self.rows_data[key])
@@ -186,7 +207,7 @@ class ResultsTable(DataTable):
             return
         self.baseline_ms = ms
         for key in self.rows:  # the shown rows: the others get theirs when they show
-            self.update_cell(key.value, "speedup", self._cells(self.rows_data[key.value])[len(self.param_names) + 2])
+            self.update_cell(key.value, "speedup", self._speedup(self.rows_data[key.value]))
 
     def sort_by(self, column: str, reverse: bool = False) -> None:
         def value(r: dict):

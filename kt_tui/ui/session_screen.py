@@ -203,14 +203,16 @@ class SessionScreen(Screen):
 
     def on_flush(self, message: Flush) -> None:
         self.results_added = False
-        for e in self.bridge.drain():
+        events = self.bridge.drain()
+        for e in events:
             handler = self.EVENT_HANDLERS.get(type(e))
             if handler:
                 handler(self, e)
         if self.results_added:
-            self.plot_stale = True  # the plot and the sort catch up on a timer: not at every batch
-        self._show_progress()
-        self.refresh_bindings()
+            self.plot_stale = True  # the plot, the sort and the progress line catch up on a timer
+        if any(not isinstance(e, (ev.Result, ev.Begin)) for e in events):  # results change no binding
+            self._show_progress()
+            self.refresh_bindings()
 
     # -- one handler per event class (EVENT_HANDLERS below); events not listed change nothing here --
     def _on_result(self, e: ev.Result) -> None:
@@ -376,7 +378,7 @@ class SessionScreen(Screen):
         from ..gpu.raypool import parse_gpus
         if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
             return True
-        return bool(self.sid) and len({r.get("worker") for r in self.store.results(self.sid)} - {None}) > 1
+        return bool(self.sid) and len(self.store.workers(self.sid, limit=2)) > 1
 
     def _load_stored(self) -> None:
         s = self.store.session(self.sid)
@@ -385,13 +387,14 @@ class SessionScreen(Screen):
         self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
         self._add_versions()
-        stored = self.store.results(self.sid)
-        table.put_many(stored)
-        points = []
-        for r in stored:
-            self.plotted.setdefault(r["version"], {})[r["key"]] = len(points)
-            points.append((_plotted(r), r["version"]))
-        self.query_one(TuningPlot).reset(points)
+        # the rows the table shows and a (version, key, time) per result for the plot: nothing else is decoded
+        vids, keys, times = self.store.plot_points(self.sid)
+        table.put_stored(self.store.fastest(self.sid, table.MAX_ROWS), len(keys))
+        table.find_stored = lambda vid, params: next((r for r in self.store.results(self.sid, vid)
+                                                      if r["params"] == params), None)
+        for v in dict.fromkeys(vids):
+            self.plotted[v] = {k: i for i, (vid, k) in enumerate(zip(vids, keys)) if vid == v}
+        self.query_one(TuningPlot).reset_columns(times, vids)
         self.query_one(PlanView).show(self.store.steps(self.sid))
         if s.get("best_key") and s.get("best_ms") is not None:
             table.mark_best(table.row_key(s.get("best_version"), s["best_key"]))
@@ -408,11 +411,12 @@ class SessionScreen(Screen):
             points[r["key"]] = len(plot.times)
             plot.add(_plotted(r), vid)
         else:
-            plot.times[i] = _plotted(r)
+            plot.set(i, _plotted(r))
 
     def _catch_up(self) -> None:
         if self.plot_stale:
             self.plot_stale = False
+            self._show_progress()
             self.query_one(TuningPlot).redraw()
             table = self.query_one(ResultsTable)
             if table.sort_index:
@@ -420,7 +424,7 @@ class SessionScreen(Screen):
 
     def _show_progress(self) -> None:
         table = self.query_one(ResultsTable)
-        parts = [f"{len(table.rows_data)} measured"]
+        parts = [f"{table.total} measured"]
         run = self.run_info
         if run.get("total"):
             label = table.labels.get(run.get("version"), "this run")

@@ -8,6 +8,7 @@ and check for a stop request before the next one. Any kernel_tuner strategy can 
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
@@ -364,7 +365,8 @@ def _budgeted(job: TuneJob) -> dict:
 
 
 def _as_kt_result(stored: dict, names: list[str]) -> dict:
-    r = dict(stored["params"])
+    params = stored["params"]  # JSON text when it comes from the store (Store.known_for_worker)
+    r = dict(json.loads(params) if isinstance(params, str) else params)
     if stored.get("time_ms") is not None and stored.get("status") == "ok":
         r["time"] = stored["time_ms"]
     else:

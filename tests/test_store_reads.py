@@ -1,0 +1,110 @@
+"""Large sessions are read without decoding every result: counts, keys, the fastest rows and one
+row by key come from indexed queries (issue 14)."""
+
+import json
+import sqlite3
+
+from kt_tui.store import Store
+from kt_tui.store.db import SCHEMA_VERSION
+
+
+def _result(key, t, status="ok", verified=True):
+    return {"key": key, "params": {"x": int(key)}, "status": status, "time_ms": t, "times": [t],
+            "verified": verified, "verdicts": [{"output": "c", "ok": bool(verified)}]}
+
+
+def _filled(tmp_path, n=50):
+    store = Store(tmp_path / "s.db")
+    sid = store.create_session(kernel_name="k")
+    store.add_results(sid, "v1", "r1", [_result(str(i), 100.0 - i) for i in range(n)])
+    store.add_results(sid, "v1", "r2", [_result("900", None, "compile_error", None),
+                                        _result("901", 0.01, "ok", False)])
+    store.add_results(sid, "v2", "r3", [_result("7", 0.5, "ok", None)])
+    return store, sid
+
+
+def test_counts_keys_and_single_rows_are_read_by_query(tmp_path, monkeypatch):
+    store, sid = _filled(tmp_path)
+    decoded = []
+    real = json.loads
+    monkeypatch.setattr(json, "loads", lambda s, *a, **k: decoded.append(s) or real(s, *a, **k))
+    assert store.count_results(sid) == 53 and store.count_results(sid, "v1") == 52
+    assert store.count_results(sid, "v1", run="r2") == 2 and store.count_results(sid, "v1", measured=True) == 51
+    known = store.known(sid, "v1")
+    assert "3" in known and "70" not in known and len(known) == 52
+    assert set(known) == {str(i) for i in range(50)} | {"900", "901"}
+    assert store.workers(sid) == set()
+    store.add_results(sid, "v3", "r4", [dict(_result(str(i), 1.0), worker=f"gpu{i}") for i in range(3)])
+    assert store.workers(sid) == {"gpu0", "gpu1", "gpu2"} and len(store.workers(sid, limit=2)) == 2
+    assert decoded == []  # nothing above decoded a row
+    assert known["3"]["params"] == {"x": 3} and known.get("70") is None
+    assert len(decoded) == 3  # params, times and verdicts of one row
+
+
+def test_the_fastest_rows_come_first_and_wrong_ones_last(tmp_path):
+    store, sid = _filled(tmp_path)
+    rows = store.fastest(sid, 3)
+    assert [r["key"] for r in rows] == ["7", "49", "48"]  # "901" ran fastest but was found wrong
+    every = store.fastest(sid, 100)
+    assert len(every) == 53 and {r["key"] for r in every[-2:]} == {"900", "901"}
+    assert next(store.by_time(sid, "v1"))["key"] == "901"  # by_time: ran, verdict left to the caller
+    points = list(zip(*store.plot_points(sid)))
+    assert len(points) == 53 and points[0] == ("v1", "0", 100.0)
+    assert ("v1", "900", None) in points and ("v1", "901", None) in points
+
+
+def test_the_worker_gets_keys_times_and_undecoded_params(tmp_path):
+    from kt_tui.gpu.worker.tuning import _as_kt_result
+    store, sid = _filled(tmp_path)
+    known = store.known_for_worker(sid, "v1")
+    assert len(known) == 52 and known["3"] == {"params": '{"x": 3}', "time_ms": 97.0, "status": "ok"}
+    assert _as_kt_result(known["3"], ["x"]) == {"x": 3, "time": 97.0}
+    assert _as_kt_result(known["900"], ["x"])["time"] == 1e20
+
+
+def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
+    db = tmp_path / "old.db"
+    store, sid = _filled(tmp_path)
+    store.db.conn.close()
+    (tmp_path / "s.db").rename(db)
+    with sqlite3.connect(db) as conn:  # as schema 2 left it: no time index
+        conn.execute("DROP INDEX results_by_time")
+        conn.execute("DROP INDEX results_by_worker")
+        conn.execute("PRAGMA user_version = 2")
+    reopened = Store(db)
+    with sqlite3.connect(db) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
+        assert "results_by_time" in names
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        plan = " ".join(str(r) for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT key FROM results WHERE session = ? ORDER BY time_ms", [sid]))
+        assert "results_by_time" in plan
+        assert "results_by_worker" in names
+        plan = " ".join(str(r) for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT DISTINCT worker FROM results WHERE session = ? AND worker IS NOT NULL", [sid]))
+        assert "results_by_worker" in plan
+    assert reopened.count_results(sid) == 53 and [r["key"] for r in reopened.fastest(sid, 1)] == ["7"]
+
+
+def test_listing_sessions_loads_neither_sqlite_utils_nor_numpy(tmp_path):
+    import subprocess
+    import sys
+    store, sid = _filled(tmp_path)
+    code = ("import sys; from kt_tui.cli import main; rc = main(['sessions', '--json', '--db', sys.argv[1]]); "
+            "print(rc, 'sqlite_utils' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "KT_TUI_DATA_DIR": str(tmp_path),
+           "KT_TUI_CONFIG_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db")], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.stderr.strip().splitlines()[-1] == "0 False False"
+    assert json.loads(out.stdout)[0]["id"] == sid
+
+
+def test_a_current_database_missing_an_index_gets_it_on_open(tmp_path):
+    store, sid = _filled(tmp_path)
+    store.conn.execute("DROP INDEX results_by_worker")
+    store.conn.commit()
+    Store(tmp_path / "s.db")
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
+    assert "results_by_worker" in names
