@@ -11,9 +11,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from urllib.parse import urlparse
 
+from platformdirs import user_config_dir, user_data_dir
+
 from .errors import UserError
 from .files import CONFIG_MAX, FileRefused, read_text_file
-from platformdirs import user_config_dir, user_data_dir
+from .gpu.protocol import SEARCHES
+from .gpu.simcache import read_header
+from .theme_files import theme_names
 
 APP = "kt-tui"
 
@@ -163,7 +167,6 @@ def _check_values(s: Settings, origin: dict[str, str]) -> None:
             raise ConfigError(f"{where} must be more than 0, not {value}")
         if value < 0:
             raise ConfigError(f"{where} must not be negative, not {value}")
-    from .gpu.protocol import SEARCHES
     for name in ("search", "hybrid"):
         value = getattr(s, name)
         if value and value not in SEARCHES:
@@ -178,8 +181,7 @@ def _check_values(s: Settings, origin: dict[str, str]) -> None:
             raise ConfigError(f"{origin.get('base_url', 'base_url')} must be an http:// or https:// URL, "
                               f"not {s.base_url!r}")
     if s.theme != Settings.theme:
-        from .ui.theme import theme_names  # theme files only, no Textual
-        names = theme_names()
+        names = theme_names(config_dir() / "themes")
         if s.theme not in names:
             raise ConfigError(f"{origin.get('theme', 'theme')} {s.theme}: no such theme "
                               f"(have: {', '.join(sorted(names))})")
@@ -207,7 +209,6 @@ def _check_sim_cache(value: str, where: str) -> None:
         return  # a folder of recorded caches, searched by kernel version
     if not p.is_file():
         raise ConfigError(f"{where} {value}: no such file or folder")
-    from .gpu.simcache import read_header
     try:
         head = read_header(p)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):

@@ -192,7 +192,7 @@ def test_the_workers_never_see_the_api_key(ray, monkeypatch):
 
 
 async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ray):
-    from kt_tui.ui.app import KtApp
+    from kt_tui.front.commands import tui_app
     from kt_tui.ui.widgets import ResultsTable
 
     from .test_ui import SIZE, gate_key, new_app, wait_for
@@ -210,7 +210,7 @@ async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ra
         sid = screen.sid
         await pilot.press("q")
     settings = load_settings({})
-    app = KtApp(settings, Store(settings.db), resume=sid)  # no --gpus now: the stored rows say who measured them
+    app = tui_app(settings, Store(settings.db), resume=sid)  # no --gpus now: the stored rows say who measured them
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(app.screen.query_one(ResultsTable).rows) == 17, timeout=120)
         assert "worker" in [c.value for c in app.screen.query_one(ResultsTable).columns]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import UserError
+from ..gpu.compile import compile_check
 from ..kernel.spec import Spec
 from .backend import BackendChoice, BackendError
 
@@ -14,9 +15,14 @@ class CompileError(UserError):
     pass
 
 
+def compile_spec(source: str, spec: Spec):
+    """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
+    template wrapper included), for the default architecture."""
+    return compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec)
+
+
 def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str | None:
     """None when it compiles; else nvcc's errors as `file:line:col: error: text` lines. Raises nothing."""
-    from ..gpu.compile import compile_check
     result = compile_check(source, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
                            spec=spec)
     if result.ok is None:

@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..engine.precheck import compile_spec
 from ..errors import UserError
 from ..files import write_new
 
@@ -37,13 +38,6 @@ def draft_command(args) -> int:
     write_new(path, text)
     print(f"wrote {path}" + (f"\nnote:{note}" if note else ""))
     return 0
-
-
-def compile_spec(source: str, spec):
-    """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
-    template wrapper included)."""
-    from ..gpu.compile import compile_check
-    return compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec)
 
 
 def check_command(args) -> int:

@@ -19,15 +19,23 @@ from textual.widgets import DataTable, Footer, Header, RichLog, Static, TabbedCo
 from ..config import Settings
 from ..engine.backend import BackendChoice
 from ..engine.events import Decision, Gate
+from ..engine.manual import CONNECT
+from ..engine.registry import get_strategy
 from ..errors import UserError
+from ..gpu.raypool import parse_gpus
 from ..kernel.spec import Spec
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
 from .editors import gate_editor
+from .export_screen import ExportScreen
 from .gate_view import PlanView, render_gate, render_kernel, render_verification
 from .keys import TABS, HelpScreen, help_text, keys_by_id
-from .results import short_label
 from .plot import TuningPlot
+from .report_screen import start_sanitizer
+from .results import short_label
+from .services import Services
+from .settings_screen import SettingsScreen
+from .strategy_picker import StrategyPicker
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 
@@ -66,9 +74,11 @@ class SessionScreen(Screen):
     ]
 
     def __init__(self, settings: Settings, store: Store, source: str, spec: Spec,
-                 prepare: Callable, sid: str | None = None, kernel_label: str = "") -> None:
+                 prepare: Callable, sid: str | None = None, kernel_label: str = "",
+                 services: Services | None = None) -> None:
         super().__init__()
         self.settings, self.store, self.source, self.spec = settings, store, source, spec
+        self.services = services  # from front/, through the app; None where no engine runs (snapshots)
         self.prepare, self.sid, self.kernel_label = prepare, sid, kernel_label
         self.bridge = Bridge(self)
         self.engine = None
@@ -135,10 +145,7 @@ class SessionScreen(Screen):
     # -- engine thread -------------------------------------------------------------------
     @work(thread=True, group="engine", exclusive=True)
     def _engine_thread(self) -> None:
-        from ..front.commands import make_engine, make_worker
-        from ..engine.strategies.registry import get_strategy
-
-        self.gpu = make_worker(self.settings)
+        self.gpu = self.services.make_worker(self.settings)
         try:
             sid, choice = self.prepare(self.gpu)
         except UserError as e:
@@ -146,7 +153,7 @@ class SessionScreen(Screen):
             self.post_message(Problem(str(e)))
             return
         self.post_message(Ready(sid, choice))
-        engine = make_engine(self.store, self.settings, sid, self.gpu, choice, self.bridge.decide,
+        engine = self.services.make_engine(self.store, self.settings, sid, self.gpu, choice, self.bridge.decide,
                              self.bridge.on_event)
         self.engine = engine
         try:
@@ -161,9 +168,7 @@ class SessionScreen(Screen):
         self.sid, self.choice = message.sid, message.choice
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
-        from ..front.commands import llm_factory
-        from ..engine.manual import CONNECT
-        if llm_factory(self.settings) is None:
+        if self.services.llm_factory(self.settings) is None:
             self.notify(f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
                         f"you write the steps and kernels yourself. {CONNECT}", title="Manual mode", timeout=6,
                         markup=False)
@@ -182,8 +187,7 @@ class SessionScreen(Screen):
         self.gate = gate
         self.state = "waiting"
         if self.autopilot:
-            from ..front.headless import make_policy
-            decision = make_policy()(gate)
+            decision = self.services.make_policy()(gate)
             if decision.choice != "stop":
                 self._decide(decision.choice, decision.value)
                 return
@@ -351,7 +355,6 @@ class SessionScreen(Screen):
             run["paused_s"] += time.monotonic() - run.pop("paused_at")
 
     def _several_workers(self) -> bool:
-        from ..gpu.raypool import parse_gpus
         if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
             return True
         return bool(self.sid) and len({r.get("worker") for r in self.store.results(self.sid)} - {None}) > 1
@@ -487,7 +490,6 @@ class SessionScreen(Screen):
         self.app.push_screen(gate_editor(gate), done)
 
     def action_switch_strategy(self) -> None:
-        from .strategy_picker import StrategyPicker
         gate = self.gate
 
         def chosen(name: str | None) -> None:
@@ -502,8 +504,6 @@ class SessionScreen(Screen):
         self.app.push_screen(StrategyPicker(self.store.session(self.sid)["strategy"]), chosen)
 
     def action_settings(self) -> None:
-        from .settings_screen import SettingsScreen
-
         def apply(values: dict | None) -> None:
             if values:
                 for k, v in values.items():
@@ -542,11 +542,9 @@ class SessionScreen(Screen):
             table.sort_by(key, table.sort_index == key and not table.sort_reverse)
 
     def action_sanitize(self, tool: str) -> None:
-        from .report_screen import start_sanitizer
         start_sanitizer(self, tool)
 
     def action_export(self) -> None:
-        from .export_screen import ExportScreen
         if self.sid is None:
             self.notify("nothing to export yet: the session has not started", severity="warning")
             return

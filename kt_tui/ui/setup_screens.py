@@ -13,9 +13,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ..engine.precheck import compile_spec
 from ..kernel.source import Kernel
-from .editors import set_language
 from ..kernel.spec import Spec, SpecError, parse_spec
+from .editors import set_language
 
 
 class KernelPickScreen(Screen[str]):
@@ -96,7 +97,6 @@ class SpecEditScreen(Screen[Spec]):
 
     @work(thread=True, exclusive=True, group="spec-check")
     def _compile(self, spec: Spec) -> None:
-        from ..front.spec_cmd import compile_spec
         result = compile_spec(self.source, spec)
         if result.ok:
             message = Text(f"spec ok, compiles at {spec.baseline_params()} (not saved)", style="bold green")
