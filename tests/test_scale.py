@@ -29,7 +29,7 @@ CACHE = next((EXAMPLES / "recorded").glob("matmul-*.json"))
 def matmul_job(**kw) -> TuneJob:
     kf = read_kernel_file(EXAMPLES / "matmul.cu")
     _, spec = load_kernel_spec(kf, None, None)
-    kw = {"backend": "sim", "strategy": "brute_force", **kw}
+    kw = {"backend": "sim", "search": "brute_force", **kw}
     return TuneJob(run_id="r", source=kf.source, spec=spec.to_dict(), sim_cache=str(CACHE), **kw)
 
 
@@ -76,7 +76,7 @@ def test_the_space_is_dealt_once_over_the_workers_with_seeds_first():
     assert shards[0].configs[0] == seed and all(s.seeds == [] for s in shards)
     assert [s.max_configs for s in split(matmul_job(max_configs=5), 3)] == [2, 2, 1]
     assert split(matmul_job(max_configs=1), 3)[0].max_configs == 1
-    assert len(split(matmul_job(strategy="genetic_algorithm"), 3)) == 1  # adaptive: one worker
+    assert len(split(matmul_job(search="genetic_algorithm"), 3)) == 1  # adaptive: one worker
 
 
 class FakeWorker:
@@ -265,7 +265,7 @@ def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
     kf = read_kernel_file(EXAMPLES.parent / "benchmarks" / "spaces" / "matmul_tiled.cu")
     _, spec = load_kernel_spec(kf, None, None)
     cache = next((EXAMPLES.parent / "benchmarks" / "spaces" / "recorded").glob("matmul_tiled-*.json"))
-    job = TuneJob(run_id="kt", source=kf.source, spec=spec.to_dict(), backend="sim", sim_cache=str(cache), strategy="kt")
+    job = TuneJob(run_id="kt", source=kf.source, spec=spec.to_dict(), backend="sim", sim_cache=str(cache), search="kt")
     pool, seen = GpuPool(2), []
     info = pool.run(job, lambda k, p: seen.append(p) if k == "result" else None, 30)
     pool.close()

@@ -244,7 +244,7 @@ class Engine:
         spec = self.version(vid)[1]
         self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule in seed_list if rule})
         self.labels.update(labels or {})
-        self._run_job(vid, run_id, "tune", configs=configs, strategy=search, seeds=[c for c, _ in seed_list],
+        self._run_job(vid, run_id, "tune", configs=configs, search=search, seeds=[c for c, _ in seed_list],
                       options=opts.get("search_options") or {}, **budget)
         return self._outcome(vid, run_id)
 
@@ -277,7 +277,7 @@ class Engine:
         self.gpu.pause(on)
         self.emit("paused", keep=False, on=on)
 
-    def _run_job(self, vid: str, run_id: str, kind: str, configs=None, capture=False, strategy="brute_force",
+    def _run_job(self, vid: str, run_id: str, kind: str, configs=None, capture=False, search="brute_force",
                  max_configs=None, time_limit_s=None, seeds=(), options=None) -> str:
         source, spec = self.version(vid)
         self.stop_requested.clear()
@@ -286,7 +286,7 @@ class Engine:
         cachefile = self.cachefile(vid, spec)
         started = time.strftime("%Y-%m-%d %H:%M:%S")
         total = len(configs) if configs else _space_total(spec)
-        self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=strategy, state="running",
+        self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=search, state="running",
                            total=total, cachefile=cachefile or (str(sim_cache) if sim_cache else None),
                            device=self.choice.gpu, started=started)
         self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend)
@@ -298,8 +298,8 @@ class Engine:
                       cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
                       known=self.known(vid) if kind == "tune" else {},
                       reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
-                      capture_reference=capture, strategy=strategy, max_configs=max_configs,
-                      time_limit_s=time_limit_s, seeds=list(seeds), strategy_options=dict(options or {}))
+                      capture_reference=capture, search=search, max_configs=max_configs,
+                      time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}))
 
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":

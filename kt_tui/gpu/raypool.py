@@ -320,7 +320,7 @@ class GpuPool:
 
     def run(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:
         workers = self._ensure(0 if job.backend == "sim" else 1)
-        if (len(workers) > 1 and isinstance(job, TuneJob) and job.strategy == "kt" and job.configs is None
+        if (len(workers) > 1 and isinstance(job, TuneJob) and job.search == "kt" and job.configs is None
                 and not job.max_configs and not job.time_limit_s):
             # what an unbudgeted kt search does on one GPU, in two runs: the model's picks on one
             # worker, then the rest of the space in order, dealt over all of them
@@ -334,7 +334,7 @@ class GpuPool:
             first = self._run_split(dataclasses.replace(job, max_configs=MODEL_STEPS + len(job.seeds)), keep, timeout_s)
             if first["stopped"]:
                 return first
-            rest = self._run_split(dataclasses.replace(job, strategy="brute_force", seeds=[],
+            rest = self._run_split(dataclasses.replace(job, search="brute_force", seeds=[],
                                                        known={**job.known, **got}), keep, timeout_s)
             return dict(rest, evaluated=first["evaluated"] + rest["evaluated"])
         return self._run_split(job, on_event, timeout_s)
@@ -420,7 +420,7 @@ def split(job: TuneJob | CheckJob, n: int) -> list:
         return [job]
     if job.configs is not None:
         todo = job.configs
-    elif job.strategy == "brute_force":
+    elif job.search == "brute_force":
         from ..kernel.spec import spec_from_plain
         from ..search.lazy import LazySpace, is_huge
         from ..search.space import configurations

@@ -23,10 +23,12 @@ from kernel_tuner.observers.observer import OutputObserver
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, make_args, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
-from ...search.lazy import LazySpace, is_huge, kernel_tuner_restrictions
+from ...search import kt_search
+from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from ..protocol import TuneJob
 from .verify import compare_all, failure_text
+from ..prefetch import Prefetcher
 
 STICKY = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
           "illegal instruction", "launch failed", "hardware stack error", "ecc error", "launch timed out",
@@ -47,7 +49,6 @@ class ContextLost(Exception):
 
 class VerifyObserver(OutputObserver):
     """Checks each configuration's outputs against the reference; optionally keeps them."""
-
     def __init__(self, spec: Spec, reference: dict | None, capture: bool):
         self.out_index = {a.name: i for i, a in enumerate(spec.args) if a.output}
         self.tol = {a.name: a.tolerance() for a in spec.args if a.output}
@@ -150,7 +151,6 @@ def classify_exception(e: BaseException) -> tuple[str, str]:
 
 class StreamingStrategy:
     """A kernel_tuner strategy object: evaluates one config at a time and streams each result."""
-
     def __init__(self, job: TuneJob, names: list[str], emit: Callable, should_stop: Callable[[], bool]):
         self.job, self.names, self.emit, self.should_stop = job, names, emit, should_stop
         self.evaluated = 0
@@ -172,12 +172,12 @@ class StreamingStrategy:
             if job.configs is not None:
                 elements = [tuple(c[n] for n in self.names) for c in job.configs]
                 return proxy.run(elements, tuning_options)
-            if job.strategy == "brute_force":
+            if job.search == "brute_force":
                 return proxy.run(searchspace.sorted_list(), tuning_options)
-            if job.strategy == "kt" and not job.max_configs and searchspace.size <= SMALL_SPACE:
+            if job.search == "kt" and not job.max_configs and searchspace.size <= SMALL_SPACE:
                 # every configuration runs anyway and there are few: a model costs more than its order gains
                 return proxy.run(searchspace.sorted_list(), tuning_options)
-            if job.strategy == "kt" and not job.max_configs:
+            if job.search == "kt" and not job.max_configs:
                 # no budget: the model picks the first configurations (its cost grows with every
                 # one it learns from), then the rest of the space runs in order
                 whole = tuning_options.budget
@@ -185,7 +185,7 @@ class StreamingStrategy:
                 search_module("kt").tune(searchspace, proxy, tuning_options)
                 tuning_options.budget = whole
                 return proxy.run(searchspace.sorted_list(), tuning_options)
-            return search_module(job.strategy).tune(searchspace, proxy, tuning_options)
+            return search_module(job.search).tune(searchspace, proxy, tuning_options)
         except StopTuning as e:
             self.stopped = str(e) != "budget"
             return proxy.results
@@ -195,7 +195,6 @@ class StreamingStrategy:
     def _tune_huge(self, runner, tuning_options):
         """Brute force walks the space in order and our search chooses from a sample of it: neither
         lists the whole space, so the first configuration starts at once."""
-        from ...search.lazy import SAMPLE
         job, lazy = self.job, self.lazy
         tuning_options.tune_params = dict(zip(lazy.names, lazy.values))
         old = tuning_options.budget
@@ -206,8 +205,8 @@ class StreamingStrategy:
             seeds = [tuple(c[n] for n in self.names) for c in job.seeds]
             if seeds:
                 proxy.run(seeds, tuning_options)
-            if job.strategy == "kt":
-                seed = (job.strategy_options or {}).get("seed")
+            if job.search == "kt":
+                seed = (job.search_options or {}).get("seed")
                 rng = np.random.default_rng(seed if seed is not None else np.random.randint(2**31))
                 pool = list(dict.fromkeys([*(s for s in seeds if lazy.contains(s)), *lazy.sample(rng, SAMPLE)]))
                 space = _Sampled(tuning_options.tune_params, pool)
@@ -232,16 +231,14 @@ class StreamingStrategy:
 
 class _Sampled:
     """What our search reads of a kernel_tuner Searchspace: the parameters and the configurations."""
-
     def __init__(self, tune_params: dict, configs: list[tuple]):
         self.tune_params, self.list, self.size = tune_params, configs, len(configs)
 
 
 def search_module(name: str):
-    """A search strategy by name: ours ("kt") or one of kernel_tuner's."""
+    """A search by name: ours ("kt") or one of kernel_tuner's strategies."""
     if name == "kt":
-        from ...search import strategy
-        return strategy
+        return kt_search
     return strategy_map[name]
 
 
@@ -308,7 +305,6 @@ class _StreamingRunner:
 
     def _start_prefetch(self) -> None:
         if self.prefetch is None and os.environ.get("KT_TUI_PREFETCH", "1") != "0":
-            from ..prefetch import Prefetcher
             if Prefetcher.usable(self.runner):
                 try:
                     self.prefetch = Prefetcher(self.runner)
@@ -347,12 +343,12 @@ def _checked_by_observer(answer, result_host, atol=None) -> bool:
 
 def _budgeted(job: TuneJob) -> dict:
     """kernel_tuner's strategies plan with max_fevals / time_limit; we enforce both ourselves too."""
-    options = dict(job.strategy_options)
+    options = dict(job.search_options)
     if job.max_configs:
         options.setdefault("max_fevals", job.max_configs)
     if job.time_limit_s:
         options.setdefault("time_limit", job.time_limit_s)
-    if job.seeds and job.strategy == "kt":
+    if job.seeds and job.search == "kt":
         options.setdefault("seeds", job.seeds)
     return options
 
@@ -391,12 +387,12 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     strategy = StreamingStrategy(job, names, emit, should_stop)
     restrictions = [restriction_function(spec.restrictions, names)] if spec.restrictions else None
     options = _budgeted(job)
-    if job.configs is None and job.strategy not in ("kt", "brute_force") and is_huge(spec):
+    if job.configs is None and job.search not in ("kt", "brute_force") and is_huge(spec):
         restrictions = kernel_tuner_restrictions(spec)  # kernel_tuner's strategies need its whole space
         # building it can outlast a time limit, which kernel_tuner then refuses to start: ours counts
         # from the first configuration (over_budget)
         options.pop("time_limit", None)
-    if job.configs is None and job.strategy in ("kt", "brute_force") and is_huge(spec):
+    if job.configs is None and job.search in ("kt", "brute_force") and is_huge(spec):
         lazy = LazySpace(spec)
         first = lazy.first(1)
         if first:  # kernel_tuner builds a stand-in of one configuration; the space itself is ours
