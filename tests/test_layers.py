@@ -73,3 +73,35 @@ def test_the_copy_itself_keeps_the_contracts(copy):
 def test_every_package_says_what_it_owns_in_two_lines(package):
     doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text()))
     assert doc and len(doc.strip().splitlines()) <= 2, f"{package}/__init__.py: {doc!r}"
+
+
+def imports_in_functions(tree: ast.Module) -> list[ast.stmt]:
+    """Imports below the module level, except those in a `try` (an optional package)."""
+    guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) for s in t.body for n in ast.walk(s)}
+    top = {id(n) for n in tree.body}
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+            and id(n) not in top and id(n) not in guarded and not _in_top_level_if(tree, n)]
+
+
+def _in_top_level_if(tree: ast.Module, node) -> bool:
+    return any(node in ast.walk(n) for n in tree.body if isinstance(n, ast.If))
+
+
+def test_an_import_inside_a_function_says_why():
+    """Kept only for start-up time or across a process boundary (README: Architecture): the import
+    line says why, or a module comment `# Imported where used: ...` does for the whole file."""
+    unexplained = []
+    for path in sorted((ROOT / "kt_tui").rglob("*.py")):
+        text = path.read_text()
+        if "\n# Imported where used: " in text:
+            continue
+        lines = text.splitlines()
+        unexplained += [f"{path.relative_to(ROOT)}:{n.lineno}: {lines[n.lineno - 1].strip()}"
+                        for n in imports_in_functions(ast.parse(text)) if "#" not in lines[n.lineno - 1]]
+    assert unexplained == []
+
+
+def test_the_import_check_finds_an_unexplained_one():
+    tree = ast.parse("import os\ntry:\n    import ray\nexcept ImportError:\n    ray = None\n\n\n"
+                     "def f():\n    import json\n    return json\n")
+    assert [n.lineno for n in imports_in_functions(tree)] == [9]

@@ -92,7 +92,7 @@ def tui_services() -> Services:
 def tui_app(settings: Settings, store, **target):
     """The Textual app, given what it needs from here; target: kernel_file, spec_path, kernel_name,
     resume (a session id) or browse."""
-    from ..ui.app import KtApp
+    from ..ui.app import KtApp  # Textual loads only for the TUI
     return KtApp(settings, store, tui_services(), **target)
 
 

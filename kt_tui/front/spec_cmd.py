@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
+from ..config import load_settings
 from ..engine.precheck import compile_spec
 from ..errors import UserError
 from ..files import write_new
+from ..gpu.compile import find_nvcc, find_nvrtc
+from ..kernel.draft import draft_note, draft_spec
+from ..kernel.source import pick_kernel
+from ..kernel.spec import SpecError, dump_spec, parse_spec, spec_path_for
+from .session import load_kernel_spec, read_kernel_file
 
 
 def _kernel(kf, name: str | None):
-    from ..kernel.source import pick_kernel
     return pick_kernel(kf.kernels, name, str(kf.path))
 
 
 def draft_command(args) -> int:
-    from .session import read_kernel_file
-    from ..kernel.draft import draft_note, draft_spec
-    from ..kernel.spec import dump_spec, spec_path_for
 
     kf = read_kernel_file(args.kernel_path)
     kernel = _kernel(kf, args.kernel)
@@ -42,9 +45,6 @@ def draft_command(args) -> int:
 
 def check_command(args) -> int:
     """Exit 0: the spec is valid and the kernel compiles at its default configuration; else 2 with why."""
-    from .session import load_kernel_spec, read_kernel_file
-    from ..gpu.compile import find_nvcc, find_nvrtc
-
     kf = read_kernel_file(args.kernel_path)
     kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
     if not find_nvcc() and not find_nvrtc():
@@ -86,7 +86,6 @@ Draft:
 
 
 def _toml_block(text: str) -> str:
-    import re
     m = re.search(r"```(?:toml)?\s*\n(.*?)```", text, re.S)
     return (m.group(1) if m else text).strip() + "\n"
 
@@ -94,9 +93,7 @@ def _toml_block(text: str) -> str:
 def llm_draft(args, source: str, kernel, draft: str) -> str:
     """The model's spec, checked like any spec; one retry with the problem. It may not make the worker
     import Python (verify / reference / init functions), since those would run code the user did not pick."""
-    from ..config import load_settings
-    from ..kernel.spec import SpecError, parse_spec
-    from ..llm.client import LlmClient
+    from ..llm.client import LlmClient  # openai loads only for `spec --llm`
     settings = load_settings({"model": args.model, "base_url": args.base_url})
     client = LlmClient.from_settings(settings)
     messages = [{"role": "user", "content": LLM_PROMPT.format(source=source, draft=draft)}]

@@ -19,9 +19,16 @@ import threading
 import time
 
 from ..errors import UserError
+from ..kernel.spec import spec_from_plain
+from ..search.lazy import LazySpace, is_huge
+from ..search.space import configurations
 from .client import _ENV_LOCK, GpuWorker, WorkerClosed, WorkerError
 from .env import is_secret
 from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
+from .simcache import finalize_cache
+
+# Imported where used: ray (optional: kt-tui[ray]), the worker's modules (they run in the Ray
+# actors' processes, with kernel_tuner) and kernel_tuner itself.
 
 INSTALL = "pip install 'kt-tui[ray]' (Ray 2.9 or newer)"
 
@@ -421,9 +428,6 @@ def split(job: TuneJob | CheckJob, n: int) -> list:
     if job.configs is not None:
         todo = job.configs
     elif job.search == "brute_force":
-        from ..kernel.spec import spec_from_plain
-        from ..search.lazy import LazySpace, is_huge
-        from ..search.space import configurations
         spec = spec_from_plain(job.spec)
         if is_huge(spec) and job.max_configs:  # a budget needs only the first configurations in order
             found = LazySpace(spec).first(job.max_configs + len(job.known) + len(job.seeds))
@@ -470,7 +474,6 @@ def merge_caches(main: str, parts: list[str]) -> None:
     """The workers' kernel_tuner cachefiles, as one: the run's, which the engine then closes."""
     from kernel_tuner.util import read_cache
 
-    from .simcache import finalize_cache
     found = [p for p in parts if os.path.exists(p)]
     if not found:
         return

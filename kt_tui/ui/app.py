@@ -7,7 +7,6 @@ import tomllib
 from pathlib import Path
 
 from textual.app import App
-
 from textual.screen import Screen
 
 from ..config import Settings

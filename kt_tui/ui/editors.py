@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+from ..engine.strategies.sweep import parse_search
 from .cuda_syntax import use_cuda
 
 
@@ -144,7 +145,6 @@ def gate_editor(gate) -> ModalScreen:
 
 
 def _search_problem(text: str) -> str | None:
-    from ..engine.strategies.sweep import parse_search
     try:
         parse_search(text)
     except ValueError as e:

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 from rich.text import Text
 from textual.widgets import Static
 
@@ -40,8 +43,6 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
                 series: list[int] | None = None) -> Text:
     """times: one entry per evaluation, None for a failed one; series: each one's series number
     (its colour: styles['point0'], ...). Log scale: tuning times span decades."""
-    import math
-
     ok = [t for t in times if t]
     label_w = 10
     if not ok or width <= label_w + 4 or height < 2:
@@ -54,7 +55,6 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
     # every point (coloured by its series) and the best so far, as pixels; only distinct pixels are
     # drawn (100,000 points fit), in the order of their first point: a cell takes the colour of the
     # first point drawn into it, as a point-by-point drawing gives it
-    import numpy as np
     t = np.array([v if v else np.nan for v in times], dtype=float)
     x = np.round(np.arange(n) * (cw * 2 - 1) / max(n - 1, 1)).astype(int)
     ran = ~np.isnan(t)

@@ -9,6 +9,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from ..engine.kernel_step import candidate
+
 
 class ReportScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "Close", id="report.close"),
@@ -47,7 +49,6 @@ def start_sanitizer(screen, tool: str) -> None:
         screen.notify("This kernel has safety flags: it is compiled and run only after you approve it.",
                       severity="warning")
         return
-    from ..engine.kernel_step import candidate
 
     def work() -> None:
         try:

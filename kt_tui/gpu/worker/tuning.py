@@ -26,9 +26,9 @@ from ...kernel.spec import Spec, spec_from_plain
 from ...search import kt_search
 from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
+from ..prefetch import Prefetcher
 from ..protocol import TuneJob
 from .verify import compare_all, failure_text
-from ..prefetch import Prefetcher
 
 STICKY = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
           "illegal instruction", "launch failed", "hardware stack error", "ecc error", "launch timed out",
@@ -49,6 +49,7 @@ class ContextLost(Exception):
 
 class VerifyObserver(OutputObserver):
     """Checks each configuration's outputs against the reference; optionally keeps them."""
+
     def __init__(self, spec: Spec, reference: dict | None, capture: bool):
         self.out_index = {a.name: i for i, a in enumerate(spec.args) if a.output}
         self.tol = {a.name: a.tolerance() for a in spec.args if a.output}
@@ -151,6 +152,7 @@ def classify_exception(e: BaseException) -> tuple[str, str]:
 
 class StreamingStrategy:
     """A kernel_tuner strategy object: evaluates one config at a time and streams each result."""
+
     def __init__(self, job: TuneJob, names: list[str], emit: Callable, should_stop: Callable[[], bool]):
         self.job, self.names, self.emit, self.should_stop = job, names, emit, should_stop
         self.evaluated = 0
@@ -231,6 +233,7 @@ class StreamingStrategy:
 
 class _Sampled:
     """What our search reads of a kernel_tuner Searchspace: the parameters and the configurations."""
+
     def __init__(self, tune_params: dict, configs: list[tuple]):
         self.tune_params, self.list, self.size = tune_params, configs, len(configs)
 
