@@ -105,3 +105,42 @@ def test_the_import_check_finds_an_unexplained_one():
     tree = ast.parse("import os\ntry:\n    import ray\nexcept ImportError:\n    ray = None\n\n\n"
                      "def f():\n    import json\n    return json\n")
     assert [n.lineno for n in imports_in_functions(tree)] == [9]
+
+
+async def test_the_app_runs_on_the_services_it_is_given(hermetic):
+    """The UI builds no engine or worker of its own: what front/ hands it in Services is what runs."""
+    import asyncio
+
+    from kt_tui.config import load_settings
+    from kt_tui.errors import UserError
+    from kt_tui.front.session import read_kernel_file
+    from kt_tui.store import Store
+    from kt_tui.ui.app import KtApp
+    from kt_tui.ui.services import Services
+
+    calls = []
+
+    class Gpu:
+        def close(self):
+            calls.append("close")
+
+    def open_new(settings, store, kf, spec):
+        calls.append(("open_new", kf.path.name, spec.kernel))
+
+        def prepare(gpu):
+            raise UserError("no backend in this test")
+        return prepare
+
+    def unused(*a, **k):
+        raise AssertionError("not called when prepare fails")
+
+    services = Services(open_new=open_new, open_stored=unused, make_worker=lambda settings: calls.append("worker") or Gpu(),
+                        make_engine=unused, llm_factory=unused, make_policy=unused)
+    settings = load_settings({"backend": "sim"})
+    app = KtApp(settings, Store(settings.db), services, kernel_file=read_kernel_file(ROOT / "examples/vector_add.cu"))
+    async with app.run_test(size=(120, 40)):
+        for _ in range(600):
+            if "close" in calls:
+                break
+            await asyncio.sleep(0.05)
+    assert calls == [("open_new", "vector_add.cu", "vector_add"), "worker", "close"]

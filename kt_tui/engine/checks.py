@@ -10,7 +10,6 @@ from ..gpu.client import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
 from ..gpu.worker.checking import poisoned
-from .verdict import trusted
 
 NO_RECORD = "not checked at other sizes (recorded cache has none)"
 
@@ -134,21 +133,4 @@ class SizeChecks:
         row = engine.known(vid)[result["key"]]
         engine.emit("result", keep=False, run=row["run"], version=vid, result=row, best=False)
         engine.emit("note", text=f"{result['key']} of {vid}: {check['reason']}")
-        self.refresh_best()
-
-    def refresh_best(self) -> None:
-        """The session's best over the accepted versions, after a result was found wrong."""
-        engine = self.engine
-        ref = engine.reference_key()
-        rows = [dict(r, version=v) for v in engine.accepted for r in engine.store.results(engine.sid, v)
-                if trusted(r, v == engine.original and r["key"] == ref)]
-        best = min(rows, key=lambda r: r["time_ms"]) if rows else None
-        if best is None and engine.best_key is None:
-            return
-        fields = {"best_ms": best and best["time_ms"], "best_key": best and best["key"],
-                  "best_version": best and best["version"]}
-        if (engine.best_ms, engine.best_key) == (fields["best_ms"], fields["best_key"]):
-            return
-        engine.best_ms, engine.best_key = fields["best_ms"], fields["best_key"]
-        engine.store.update_session(engine.sid, **fields)
-        engine.emit("session", keep=False, **fields)
+        engine.refresh_best()

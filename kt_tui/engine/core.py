@@ -122,6 +122,22 @@ class Engine:
         ok = [r for r in self.store.results(self.sid, vid) if trusted(r, r["key"] == ref)]
         return min(ok, key=lambda r: r["time_ms"]) if ok else None
 
+    def refresh_best(self) -> None:
+        """The session's best over the accepted versions, after a result was found wrong."""
+        ref = self.reference_key()
+        rows = [dict(r, version=v) for v in self.accepted for r in self.store.results(self.sid, v)
+                if trusted(r, v == self.original and r["key"] == ref)]
+        best = min(rows, key=lambda r: r["time_ms"]) if rows else None
+        if best is None and self.best_key is None:
+            return
+        fields = {"best_ms": best and best["time_ms"], "best_key": best and best["key"],
+                  "best_version": best and best["version"]}
+        if (self.best_ms, self.best_key) == (fields["best_ms"], fields["best_key"]):
+            return
+        self.best_ms, self.best_key = fields["best_ms"], fields["best_key"]
+        self.store.update_session(self.sid, **fields)
+        self.emit("session", keep=False, **fields)
+
     def trusted(self, vid: str, r: dict) -> bool:
         """Measured and verified (engine/verdict.py): what may become best, be confirmed or pass a step."""
         return trusted(r, vid == self.original and r["key"] == self.reference_key())
