@@ -134,8 +134,12 @@ async def test_the_app_runs_on_the_services_it_is_given(hermetic):
     def unused(*a, **k):
         raise AssertionError("not called when prepare fails")
 
-    services = Services(open_new=open_new, open_stored=unused, make_worker=lambda settings: calls.append("worker") or Gpu(),
-                        make_engine=unused, llm_factory=unused, make_policy=unused)
+    def make_worker(settings):
+        calls.append("worker")
+        return Gpu()
+
+    services = Services(open_new=open_new, open_stored=unused, make_worker=make_worker, make_engine=unused,
+                        llm_factory=unused, make_policy=unused)
     settings = load_settings({"backend": "sim"})
     app = KtApp(settings, Store(settings.db), services, kernel_file=read_kernel_file(ROOT / "examples/vector_add.cu"))
     async with app.run_test(size=(120, 40)):

@@ -103,7 +103,8 @@ class SizeChecks:
             return
         checks: dict[str, list] = {}
         for c in engine.store.checks(engine.sid, vid):
-            checks.setdefault(c["key"], []).append({k: c[k] for k in ("label", "sizes", "ok", "status", "reason", "verdicts")})
+            keep = ("label", "sizes", "ok", "status", "reason", "verdicts")
+            checks.setdefault(c["key"], []).append({k: c[k] for k in keep})
         finalize_cache(path, {"checks": checks})
 
     def confirm_best(self, vid: str, tries: int = 3) -> dict | None:

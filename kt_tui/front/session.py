@@ -123,8 +123,8 @@ def open_new(settings: Settings, store: Store, kf: KernelFile, spec: Spec):
     """prepare(gpu) -> (sid, choice) for a new session: the backend is picked (and the kernel
     compile-checked for it) once the GPU worker runs; the session is stored and locked."""
     def prepare(gpu):
-        choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path),
-                                 kf.source, spec, kf.path)
+        choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec),
+                                                      kf.path), kf.source, spec, kf.path)
         sid = new_session(store, settings, kf, spec, choice)
         store.lock(sid)
         return sid, choice
