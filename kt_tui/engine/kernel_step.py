@@ -6,7 +6,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 
-from ..gpu.compile import compile_check, format_errors
+from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
+from ..gpu.compile import format_errors
 from ..gpu.worker.verify import failure_text
 from ..kernel.expr import ExprError, check_names
 from ..kernel.params import apply_renames, check_params, tokens
@@ -94,8 +95,8 @@ DEFERRED = {"ok": None, "deferred": True, "errors": "", "resources": {},
 def compile_for_gate(engine, code: str, spec: Spec) -> dict:
     """The offline compile check at the spec's first configuration, for the GPU the session uses."""
     arch, said = engine.choice.compile_arch()
-    compiled = compile_check(code, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
-                             spec=spec)
+    compiled = gpu_compile.compile_check(code, spec.baseline_params(), arch=arch,
+                                         compiler_options=spec.compiler_options or None, spec=spec)
     return {"ok": compiled.ok, "errors": format_errors(compiled) if compiled.ok is False else "",
             "reason": compiled.reason, "arch": said,
             "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()}}

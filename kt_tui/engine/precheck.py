@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import UserError
-from ..gpu.compile import compile_check
+from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..kernel.spec import Spec
 from .backend import BackendChoice, BackendError
 
@@ -18,13 +18,14 @@ class CompileError(UserError):
 def compile_spec(source: str, spec: Spec):
     """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
     template wrapper included), for the default architecture."""
-    return compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec)
+    return gpu_compile.compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None,
+                                     spec=spec)
 
 
 def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str | None:
     """None when it compiles; else nvcc's errors as `file:line:col: error: text` lines. Raises nothing."""
-    result = compile_check(source, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
-                           spec=spec)
+    result = gpu_compile.compile_check(source, spec.baseline_params(), arch=arch,
+                                       compiler_options=spec.compiler_options or None, spec=spec)
     if result.ok is None:
         return ""
     if result.ok:

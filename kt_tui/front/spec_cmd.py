@@ -11,7 +11,7 @@ from ..config import load_settings
 from ..engine.precheck import compile_spec
 from ..errors import UserError
 from ..files import write_new
-from ..gpu.compile import find_nvcc, find_nvrtc
+from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
 from ..kernel.spec import SpecError, dump_spec, parse_spec, spec_path_for
@@ -47,7 +47,7 @@ def check_command(args) -> int:
     """Exit 0: the spec is valid and the kernel compiles at its default configuration; else 2 with why."""
     kf = read_kernel_file(args.kernel_path)
     kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
-    if not find_nvcc() and not find_nvrtc():
+    if not gpu_compile.find_nvcc() and not gpu_compile.find_nvrtc():
         raise UserError(f"{kf.path}: the spec is valid, but no CUDA compiler (nvcc or NVRTC) is here to compile-check it")
     result = compile_spec(kf.source, spec)
     if not result.ok:
