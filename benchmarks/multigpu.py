@@ -96,7 +96,7 @@ def main() -> int:
             sid = store.create_session(kernel_path=str(cu), kernel_name=spec.kernel, state="running")
             runs = []
             for label, gpu in (("1-gpu", one), (f"{len(pool.workers)}-gpu", pool)):
-                job = TuneJob(**dict(base, run_id=label), reference=reference, strategy="brute_force")
+                job = TuneJob(**dict(base, run_id=label), reference=reference, search="brute_force")
                 runs.append(sweep(label, gpu, job, store, sid, expected, a.timeout))
                 r = runs[-1]
                 print(f"{label}: {r['results']} results in {r['seconds']:.1f} s = {r['configs_per_s']:.2f} configs/s; "

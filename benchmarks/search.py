@@ -41,7 +41,7 @@ from kernel_tuner.util import StopCriterionReached  # noqa: E402
 
 from kt_tui.kernel.expr import launch_callables, restriction_function  # noqa: E402
 from kt_tui.kernel.spec import load_spec  # noqa: E402
-from kt_tui.search import strategy as ours  # noqa: E402
+from kt_tui.search import kt_search as ours  # noqa: E402
 from kt_tui.search.seeds import seed_configs  # noqa: E402
 
 SPACES_DIR = ROOT / "benchmarks" / "spaces"

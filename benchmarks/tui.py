@@ -137,7 +137,7 @@ async def drive(sid: str, db: Path, gpu: FakeGpu, keys: int) -> dict:
     from kt_tui.front import commands
     from kt_tui.config import load_settings
     from kt_tui.store import Store
-    from kt_tui.ui.app import KtApp
+    from kt_tui.front.commands import tui_app
     from kt_tui.ui.session_screen import SessionScreen
     from kt_tui.ui.widgets import ResultsTable
 
@@ -152,7 +152,7 @@ async def drive(sid: str, db: Path, gpu: FakeGpu, keys: int) -> dict:
     SessionScreen.on_flush = timed_flush
     settings = load_settings({"db": str(db)})
     t0 = time.perf_counter()
-    app = KtApp(settings, Store(db), resume=sid)
+    app = tui_app(settings, Store(db), resume=sid)
     out: dict = {}
     async with app.run_test(size=(150, 45)) as pilot:
         screen = None

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import sys
+import traceback
 
 from . import __version__
+from .config import data_dir, load_settings
+from .errors import UserError, explain
 from .gpu.protocol import SEARCHES
+
+# Imported where used: each command's own modules (front/, importer/, gpu/raypool.py), so that
+# `--help` and every other command load only what they need.
 
 COMMANDS = ("open", "run", "sessions", "resume", "export", "import", "spec")
 EXIT_USAGE = 2
@@ -147,9 +154,6 @@ def _positive(text: str) -> float:
 
 
 def _option(text: str) -> tuple[str, object]:
-    import ast
-
-    from .errors import UserError
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
         raise UserError(f"--search-option {text!r}: expected KEY=VALUE")
@@ -161,7 +165,6 @@ def _option(text: str) -> tuple[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
-    from .errors import UserError, explain
 
     try:
         return _dispatch(args)
@@ -182,9 +185,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _log_crash() -> str:
-    import traceback
-
-    from .config import data_dir
     path = data_dir() / "logs" / "kt-tui.log"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -213,7 +213,6 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "spec":
         from .front.spec_cmd import spec_command
         return spec_command(args)
-    from .config import load_settings
 
     settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":

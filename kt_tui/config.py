@@ -18,6 +18,9 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .files import CONFIG_MAX, FileRefused, read_text_file
+from .gpu.protocol import SEARCHES
+from .gpu.simcache import read_header
+from .theme_files import theme_names
 from .tomlfile import TomlError, load_toml, problem_text
 
 APP = "kt-tui"
@@ -102,7 +105,6 @@ class Settings(BaseSettings):
     @field_validator("search", "hybrid")
     @classmethod
     def _search(cls, v: str) -> str:
-        from .gpu.protocol import SEARCHES
         if v and v not in SEARCHES:
             raise ValueError(f"{v!r}: unknown search (known: {', '.join(SEARCHES)})")
         return v
@@ -126,8 +128,7 @@ class Settings(BaseSettings):
     @field_validator("theme")
     @classmethod
     def _theme(cls, v: str) -> str:
-        from .ui.theme import theme_names  # theme files only, no Textual
-        names = theme_names()
+        names = theme_names(config_dir() / "themes")
         if v != "kt-dark" and v not in names:
             raise ValueError(f"{v}: no such theme (have: {', '.join(sorted(names))})")
         return v
@@ -237,7 +238,6 @@ def _check_sim_cache(value: str) -> None:
         return  # a folder of recorded caches, searched by kernel version
     if not p.is_file():
         raise ValueError(f"{value}: no such file or folder")
-    from .gpu.simcache import read_header
     try:
         head = read_header(p)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):

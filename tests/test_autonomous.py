@@ -81,7 +81,7 @@ def test_a_broken_reply_is_repaired_by_asking_again(capsys, hermetic):
 async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(hermetic):
     from kt_tui.config import load_settings
     from kt_tui.front.session import read_kernel_file
-    from kt_tui.ui.app import KtApp
+    from kt_tui.front.commands import tui_app
     from kt_tui.ui.editors import KernelEditScreen, TextEditScreen
     from kt_tui.ui.gate_view import PlanView
 
@@ -95,7 +95,7 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
         flags = {"backend": "sim", "sim_cache": str(CACHES), "base_url": server.url, "model": MODEL,
                  "strategy": "autonomous", "with_replanning": True}
         settings = load_settings(flags)
-        app = KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "matmul.cu"))
+        app = tui_app(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "matmul.cu"))
         async with app.run_test(size=SIZE) as real_pilot:
             pilot = Keys(real_pilot)
             screen = app.screen
@@ -143,7 +143,7 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
         edited = store.steps(sid)[2]["version"]
         assert "#pragma unroll  // added by hand" in store.version(sid, edited)["source"]
 
-        app = KtApp(load_settings(flags), Store(settings.db), resume=sid)
+        app = tui_app(load_settings(flags), Store(settings.db), resume=sid)
         async with app.run_test(size=SIZE) as real_pilot:
             pilot = Keys(real_pilot)
             screen = app.screen

@@ -197,7 +197,7 @@ def test_manual_explicit_session_the_user_writes_the_kernel(tmp_path):
 
 
 def test_a_plugin_strategy_is_found_through_its_entry_point(capsys, monkeypatch):
-    from kt_tui.engine.strategies.registry import describe, registered
+    from kt_tui.engine.registry import describe, registered
 
     assert "baseline-only" not in registered()
     monkeypatch.syspath_prepend(str(PLUGIN))

@@ -15,7 +15,7 @@ from kt_tui.config import load_settings
 from kt_tui.front.session import load_kernel_spec, read_kernel_file
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec, spec_from_plain, version_hash
 from kt_tui.store import Store
-from kt_tui.ui.app import KtApp
+from kt_tui.front.commands import tui_app
 from kt_tui.ui.export_screen import ExportScreen
 from kt_tui.ui.session_screen import SessionScreen
 from kt_tui.ui.sessions_screen import ConfirmScreen, SessionsScreen
@@ -184,7 +184,7 @@ async def test_sessions_browser_lists_filters_and_deletes(db):
     other = db.create_session(kernel_path="/k/vector_add.cu", kernel_name="vector_add", strategy="sweep",
                               state="failed", gpu="NVIDIA H100", simulated=0)
     settings = load_settings({})
-    app = KtApp(settings, db, browse=True)
+    app = tui_app(settings, db, browse=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen))
         table = _table(app)
@@ -212,7 +212,7 @@ async def test_sessions_browser_lists_filters_and_deletes(db):
 
 async def test_export_from_the_browser_and_from_a_session(db, tmp_path):
     sid = db.latest_session()["id"]
-    app = KtApp(load_settings({}), db, browse=True)
+    app = tui_app(load_settings({}), db, browse=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen))
         await pilot.press("x")

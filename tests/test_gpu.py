@@ -51,11 +51,11 @@ def test_crashing_config_restarts_the_worker(capsys, hermetic):
 async def test_the_ui_streams_a_real_sweep(hermetic):
     from kt_tui.config import load_settings
     from kt_tui.front.session import read_kernel_file
-    from kt_tui.ui.app import KtApp
+    from kt_tui.front.commands import tui_app
     from kt_tui.ui.widgets import ResultsTable
 
     settings = load_settings({"backend": "pycuda"})
-    app = KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "matmul.cu"))
+    app = tui_app(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "matmul.cu"))
     async with app.run_test(size=(150, 45)) as pilot:
         screen = app.screen
         for _ in range(1200):

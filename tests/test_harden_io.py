@@ -47,7 +47,7 @@ def test_export_never_overwrites_without_force(capsys, db, tmp_path):
 
 async def test_the_export_screen_refuses_then_overwrites_on_a_second_enter(db, tmp_path):
     from kt_tui.config import load_settings
-    from kt_tui.ui.app import KtApp
+    from kt_tui.front.commands import tui_app
     from kt_tui.ui.export_screen import ExportScreen
     from kt_tui.ui.sessions_screen import SessionsScreen
 
@@ -55,7 +55,7 @@ async def test_the_export_screen_refuses_then_overwrites_on_a_second_enter(db, t
     folder = tmp_path / "x"
     folder.mkdir()
     (folder / "report.md").write_text("mine")
-    app = KtApp(load_settings({}), db, browse=True)
+    app = tui_app(load_settings({}), db, browse=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen))
         await pilot.press("x")

@@ -131,7 +131,7 @@ def test_a_budgeted_run_starts_without_listing_the_space(monkeypatch, search):
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     events = []
     job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", cachefile=None, configs=None,
-                  strategy=search, max_configs=20, strategy_options={"seed": 3})
+                  search=search, max_configs=20, search_options={"seed": 3})
     info = tuning.run_tune_job(job, lambda kind, payload: events.append((kind, payload)), lambda: False)
     assert seen["stand_in"] == 1 and info["evaluated"] == 20 and len(set(runner.calls)) == 20
     lazy = LazySpace(conv_spec())
@@ -145,7 +145,7 @@ def test_a_budgeted_run_starts_without_listing_the_space(monkeypatch, search):
 def test_a_budgeted_brute_force_over_several_gpus_deals_the_first_configurations(holds_calls):
     from kt_tui.gpu.raypool import split
     job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", configs=None,
-                  strategy="brute_force", max_configs=20)
+                  search="brute_force", max_configs=20)
     shards = split(job, 2)
     lazy = LazySpace(conv_spec())
     dealt = [tuple(c[n] for n in lazy.names) for s in shards for c in s.configs]
@@ -169,7 +169,7 @@ def test_kernel_tuners_own_strategies_get_one_constraint_per_restriction(monkeyp
         seen.update(restrictions=restrictions, strategy_options=strategy_options)
         return [], {"device_name": "fake"}
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
-    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", strategy="random_sample",
+    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", search="random_sample",
                   time_limit_s=5, max_configs=30)
     tuning.run_tune_job(job, lambda *a: None, lambda: False)
     assert [type(r).__name__ for r in seen["restrictions"]] == ["ExprConstraint"]

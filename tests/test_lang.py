@@ -67,6 +67,6 @@ def test_a_gpu_tuning_run_passes_lang_cuda_with_the_sessions_backend(monkeypatch
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     spec = parse_spec(SPEC, None, "k.cu.toml")
     job = TuneJob(run_id="r", source=SOURCE, spec=spec.to_dict(), backend="pycuda", cachefile=None,
-                  configs=None, strategy="brute_force")
+                  configs=None, search="brute_force")
     tuning.run_tune_job(job, lambda kind, payload: None, lambda: False)
     assert seen == {"lang": "CUDA", "backend": PyCudaFunctions}

@@ -6,7 +6,7 @@ import time
 from kt_tui.config import load_settings
 from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
-from kt_tui.ui.app import KtApp
+from kt_tui.front.commands import tui_app
 from kt_tui.ui.editors import TextEditScreen
 
 from .conftest import EXAMPLES, ROOT
@@ -20,7 +20,7 @@ def _app(server):
     flags = {"backend": "sim", "sim_cache": str(CACHES), "base_url": server.url, "model": MODEL,
              "strategy": "autonomous"}
     settings = load_settings(flags)
-    return settings, KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "vector_add.cu"))
+    return settings, tui_app(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "vector_add.cu"))
 
 
 async def _in_call(pilot, screen, server):

@@ -240,7 +240,7 @@ def test_a_large_space_scores_a_sample_and_refits_now_and_then(monkeypatch):
 
     import numpy as np
 
-    from kt_tui.search import strategy
+    from kt_tui.search import kt_search
     from kt_tui.search.model import GP, Trees
     vals = [[16, 32, 64, 128, 256], [1, 2, 4, 8, 16], [1, 2, 4, 8], [1, 2, 4, 8], [2, 4, 8, 16, 32], [0, 1], [1, 2, 4]]
     space = list(itertools.product(*vals))  # 12,000 configurations
@@ -249,7 +249,7 @@ def test_a_large_space_scores_a_sample_and_refits_now_and_then(monkeypatch):
     monkeypatch.setattr(Trees, "fit", lambda self, x, y: fits.append(len(y)) or real_fit(self, x, y))
     monkeypatch.setattr(GP, "fit", lambda self, x, y, tune=True: tuned.append(tune) or real_gp_fit(self, x, y, tune))
     monkeypatch.setattr(GP, "predict", lambda self, xs: scored.append(len(xs)) or real_predict(self, xs))
-    search = strategy.Search(space, vals, np.random.default_rng(0))
+    search = kt_search.Search(space, vals, np.random.default_rng(0))
     for _ in range(60):
         c = search.ask()
         search.tell(c, math.exp(sum(math.log2(v + 1) for v in c) / 7))
@@ -257,15 +257,15 @@ def test_a_large_space_scores_a_sample_and_refits_now_and_then(monkeypatch):
     assert steps > 40
     assert len(fits) <= steps // 4 + 2  # the trees: every fourth step
     assert sum(tuned) <= steps // 5 + 12  # the GP's length scales: while few points, then every fifth step
-    assert max(scored) <= strategy.MAX_CANDIDATES + len(vals) * 5  # a sample plus the best's neighbours
-    assert len(space) > 5 * strategy.MAX_CANDIDATES
+    assert max(scored) <= kt_search.MAX_CANDIDATES + len(vals) * 5  # a sample plus the best's neighbours
+    assert len(space) > 5 * kt_search.MAX_CANDIDATES
 
 
 def test_average_ranks_match_scipy():
     import numpy as np
     from scipy.stats import rankdata
 
-    from kt_tui.search.strategy import average_ranks
+    from kt_tui.search.kt_search import average_ranks
     for a in (np.array([3.0, 1, 2, 2, np.inf, np.inf, 0]), np.random.default_rng(0).integers(0, 5, 50).astype(float)):
         np.testing.assert_allclose(average_ranks(a), rankdata(a))
 

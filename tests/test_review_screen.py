@@ -8,7 +8,7 @@ from textual.widgets import TextArea
 
 from kt_tui.engine.events import event_from
 from kt_tui.store import Store
-from kt_tui.ui.app import KtApp
+from kt_tui.front.commands import tui_app
 from kt_tui.ui.editors import KernelEditScreen, TextEditScreen
 from kt_tui.ui.keys import HelpScreen
 from kt_tui.ui.plot import TuningPlot
@@ -62,7 +62,7 @@ async def test_rows_columns_plot_and_source_follow_the_kernel_version():
             assert "WORK_PER_THREAD" not in screen.query_one("#source").code
             sid = screen.sid
             await pilot.press("q")
-    app = KtApp(settings, Store(settings.db), resume=sid)  # stored: the same rows, labels and best kernel
+    app = tui_app(settings, Store(settings.db), resume=sid)  # stored: the same rows, labels and best kernel
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await wait_for(pilot, lambda: screen.state in ("finished", "error"), timeout=60)

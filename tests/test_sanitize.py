@@ -148,7 +148,7 @@ async def test_in_sim_the_kernel_gate_warns_and_has_no_sanitizer_keys(hermetic):
     from kt_tui.config import load_settings
     from kt_tui.front.session import read_kernel_file
     from kt_tui.store import Store
-    from kt_tui.ui.app import KtApp
+    from kt_tui.front.commands import tui_app
     from kt_tui.ui.gate_view import render_kernel
     from kt_tui.ui.report_screen import ReportScreen
 
@@ -160,7 +160,7 @@ async def test_in_sim_the_kernel_gate_warns_and_has_no_sanitizer_keys(hermetic):
                         "tune_params": {"block_size_x": [32, 64, 128, 256, 512, 1024]}})
     with ScriptedServer([reply]) as server:
         settings = load_settings({"backend": "sim", "base_url": server.url, "model": MODEL, "strategy": "one-prompt"})
-        app = KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "vector_add.cu"))
+        app = tui_app(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "vector_add.cu"))
         async with app.run_test(size=SIZE) as pilot:
             screen = app.screen
             await wait_for(pilot, lambda: gate_key(screen) == "start", timeout=60)

@@ -29,7 +29,7 @@ CACHE = next((EXAMPLES / "recorded").glob("matmul-*.json"))
 def matmul_job(**kw) -> TuneJob:
     kf = read_kernel_file(EXAMPLES / "matmul.cu")
     _, spec = load_kernel_spec(kf, None, None)
-    kw = {"backend": "sim", "strategy": "brute_force", **kw}
+    kw = {"backend": "sim", "search": "brute_force", **kw}
     return TuneJob(run_id="r", source=kf.source, spec=spec.to_dict(), sim_cache=str(CACHE), **kw)
 
 
@@ -76,7 +76,7 @@ def test_the_space_is_dealt_once_over_the_workers_with_seeds_first():
     assert shards[0].configs[0] == seed and all(s.seeds == [] for s in shards)
     assert [s.max_configs for s in split(matmul_job(max_configs=5), 3)] == [2, 2, 1]
     assert split(matmul_job(max_configs=1), 3)[0].max_configs == 1
-    assert len(split(matmul_job(strategy="genetic_algorithm"), 3)) == 1  # adaptive: one worker
+    assert len(split(matmul_job(search="genetic_algorithm"), 3)) == 1  # adaptive: one worker
 
 
 class FakeWorker:
@@ -192,7 +192,7 @@ def test_the_workers_never_see_the_api_key(ray, monkeypatch):
 
 
 async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ray):
-    from kt_tui.ui.app import KtApp
+    from kt_tui.front.commands import tui_app
     from kt_tui.ui.widgets import ResultsTable
 
     from .test_ui import SIZE, gate_key, new_app, wait_for
@@ -210,7 +210,7 @@ async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ra
         sid = screen.sid
         await pilot.press("q")
     settings = load_settings({})
-    app = KtApp(settings, Store(settings.db), resume=sid)  # no --gpus now: the stored rows say who measured them
+    app = tui_app(settings, Store(settings.db), resume=sid)  # no --gpus now: the stored rows say who measured them
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: len(app.screen.query_one(ResultsTable).rows) == 17, timeout=120)
         assert "worker" in [c.value for c in app.screen.query_one(ResultsTable).columns]
@@ -265,7 +265,7 @@ def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
     kf = read_kernel_file(EXAMPLES.parent / "benchmarks" / "spaces" / "matmul_tiled.cu")
     _, spec = load_kernel_spec(kf, None, None)
     cache = next((EXAMPLES.parent / "benchmarks" / "spaces" / "recorded").glob("matmul_tiled-*.json"))
-    job = TuneJob(run_id="kt", source=kf.source, spec=spec.to_dict(), backend="sim", sim_cache=str(cache), strategy="kt")
+    job = TuneJob(run_id="kt", source=kf.source, spec=spec.to_dict(), backend="sim", sim_cache=str(cache), search="kt")
     pool, seen = GpuPool(2), []
     info = pool.run(job, lambda k, p: seen.append(p) if k == "result" else None, 30)
     pool.close()

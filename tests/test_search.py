@@ -13,7 +13,7 @@ from kernel_tuner.searchspace import Searchspace
 
 from kt_tui.kernel.expr import launch_callables, restriction_function
 from kt_tui.kernel.spec import load_spec
-from kt_tui.search import strategy
+from kt_tui.search import kt_search
 from kt_tui.search.seeds import RuleError, load_rules, parse_rule, seed_configs
 from kt_tui.search.space import (SpaceEdit, SpaceError, apply_edit, check_configs, compile_restriction,
                                  configurations, pattern, render, space_size)
@@ -188,13 +188,13 @@ def simulate(name, where, cache, strat, tmp_path, **options):
 
 
 def best_time(results):
-    return min(t for r in results if (t := strategy.result_time(r)) is not None)
+    return min(t for r in results if (t := kt_search.result_time(r)) is not None)
 
 
 @pytest.mark.parametrize("name,cache", [("reduction", "reduce_sum-ecd8e7051e842c20"),
                                         ("transpose", "transpose-5293e5fb6c69e3f9")])
 def test_ours_finds_the_optimum_of_small_recorded_spaces(tmp_path, name, cache):
-    spec, entries, results = simulate(name, EXAMPLES, EXAMPLES / "recorded" / f"{cache}.json", strategy, tmp_path,
+    spec, entries, results = simulate(name, EXAMPLES, EXAMPLES / "recorded" / f"{cache}.json", kt_search, tmp_path,
                                       seed=3)
     optimum = min(e["time"] for e in entries.values() if isinstance(e["time"], float) and e.get("kt_correct") != 0)
     assert best_time(results) == optimum
@@ -210,26 +210,26 @@ def test_ours_respects_max_fevals_seeds_and_wrong_results(tmp_path):
     seeds = [{k: e[k] for k in ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "tile_k")}
              for e in wrong[:3]] + [{"block_size_x": 16, "block_size_y": 16, "tile_size_x": 4, "tile_size_y": 4,
                                      "tile_k": 32}]
-    spec, _, results = simulate("matmul_tiled", SPACES, cache, strategy, tmp_path, max_fevals=30, seeds=seeds, seed=0)
+    spec, _, results = simulate("matmul_tiled", SPACES, cache, kt_search, tmp_path, max_fevals=30, seeds=seeds, seed=0)
     keys = [tuple(r[n] for n in spec.tune_params) for r in results]
     assert len(set(keys)) == 30
     assert keys[:4] == [tuple(s.values()) for s in seeds]
-    assert [strategy.result_time(r) for r in results[:3]] == [None] * 3
+    assert [kt_search.result_time(r) for r in results[:3]] == [None] * 3
     assert best_time(results) == pytest.approx(0.12670171580144338)  # the 4th seed, 0.2 % from the optimum
 
 
 def test_ours_rejects_unknown_options(tmp_path):
     cache = EXAMPLES / "recorded" / "vector_add-94d9d81671be4dab.json"
     with pytest.raises(ValueError, match="unknown strategy option"):
-        simulate("vector_add", EXAMPLES, cache, strategy, tmp_path, popsize=3)
+        simulate("vector_add", EXAMPLES, cache, kt_search, tmp_path, popsize=3)
 
 
 def test_budgeted_brute_force_stops_at_its_budget(tmp_path):
     cache = SPACES / "recorded" / "reduce_sum-30b4e504e39738b1.json"
-    spec, _, results = simulate("reduction", SPACES, cache, strategy.budgeted_brute_force, tmp_path, max_fevals=7)
+    spec, _, results = simulate("reduction", SPACES, cache, kt_search.budgeted_brute_force, tmp_path, max_fevals=7)
     ss = Searchspace(dict(spec.tune_params), spec.restrictions, 1024)
     assert [tuple(r[n] for n in spec.tune_params) for r in results] == ss.sorted_list()[:7]
-    _, _, results = simulate("reduction", SPACES, cache, strategy.budgeted_brute_force, tmp_path, time_limit=2.0)
+    _, _, results = simulate("reduction", SPACES, cache, kt_search.budgeted_brute_force, tmp_path, time_limit=2.0)
     simulated = sum(r["compile_time"] + r["verification_time"] + r["benchmark_time"] for r in results) / 1000
     # kernel_tuner counts its own start-up (real seconds) against the limit too, so on a loaded
     # machine the run stops somewhat before 2.0 simulated seconds: the budget ends it, not the space

@@ -4,7 +4,7 @@ in sim mode. The LLM replies are scripted (tests/scripted/build.py), not a model
 from kt_tui.config import load_settings
 from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
-from kt_tui.ui.app import KtApp
+from kt_tui.front.commands import tui_app
 
 from .conftest import EXAMPLES
 from .llm_server import MODEL, ScriptedServer
@@ -14,7 +14,7 @@ from .test_ui import SIZE, Keys, gate_key, wait_for
 
 def app_for(kernel, **flags):
     settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), **flags})
-    return KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(kernel)), settings
+    return tui_app(settings, Store(settings.db), kernel_file=read_kernel_file(kernel)), settings
 
 
 async def answer(pilot, screen, key, *presses):

@@ -8,7 +8,7 @@ import pytest
 from kt_tui.config import load_settings
 from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
-from kt_tui.ui.app import KtApp
+from kt_tui.front.commands import tui_app
 from kt_tui.ui.session_screen import SessionScreen
 from kt_tui.ui.setup_screens import KernelPickScreen, SpecEditScreen
 from kt_tui.ui.widgets import ResultsTable
@@ -50,12 +50,12 @@ class Keys:
 
 def new_app(kernel, **flags):
     settings = load_settings({"backend": "sim", **flags})
-    return KtApp(settings, Store(settings.db), kernel_file=read_kernel_file(kernel))
+    return tui_app(settings, Store(settings.db), kernel_file=read_kernel_file(kernel))
 
 
 def resumed_app(sid):
     settings = load_settings({})
-    return KtApp(settings, Store(settings.db), resume=sid)
+    return tui_app(settings, Store(settings.db), resume=sid)
 
 
 def rows(app) -> list[str]:
@@ -224,7 +224,7 @@ async def test_a_recorded_gpu_session_opens_anywhere(tmp_path):
     store = Store(db)
     sid = next(s["id"] for s in store.sessions() if s["kernel_name"] == "matmul")
     settings = load_settings({"db": str(db)})
-    app = KtApp(settings, Store(db), resume=sid)
+    app = tui_app(settings, Store(db), resume=sid)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await wait_for(pilot, lambda: screen.state in ("finished", "failed", "error"))

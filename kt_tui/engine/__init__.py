@@ -1,1 +1,2 @@
-"""The session engine and its strategies. Imports no Textual: it runs headless as well."""
+"""The session engine (core.py): runs a strategy's gates, measures through gpu/, stores everything
+in store/ first and replays it on resume; plus the strategies and the parts they share. No Textual."""

@@ -3,6 +3,9 @@ resume; a failed call or an invalid reply becomes a gate (retry, fix it by hand,
 
 from __future__ import annotations
 
+from ..llm.examples import example_for
+from ..llm.prompts import messages_for
+from ..llm.structured import StructuredReplyError, ask_structured, parse_reply
 from .gates import LLM_CHOICES, LlmFailedGate, LlmReplyGate, gate_from  # noqa: F401 - LLM_CHOICES: older imports
 
 
@@ -11,10 +14,6 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
     `messages` replaces the ones rendered from `template` (which then only names the call's purpose);
     `check(value)` lists problems that make a reply invalid beyond its shape.
     On resume, a reply's gate left open (or stopped at) is asked again as it was: no new call."""
-    from ..llm.examples import example_for
-    from ..llm.prompts import messages_for
-    from ..llm.structured import StructuredReplyError, ask_structured, parse_reply
-
     stored = engine.store.llm_result(engine.sid, key)
     if stored is not None:
         return None if stored["value"] is None else model_cls.model_validate(stored["value"])

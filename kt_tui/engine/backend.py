@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UserError
+from ..gpu.compile import DEFAULT_ARCH
 from ..gpu.protocol import BACKENDS
 from ..gpu.simcache import find_cache, recorded_gpu
 
@@ -38,7 +39,6 @@ class BackendChoice:
 
     def compile_arch(self) -> tuple[str, str]:
         """The arch the offline compile check targets, and how the gate says it."""
-        from ..gpu.compile import DEFAULT_ARCH
         if self.arch:
             return self.arch, f"checked for {self.arch}" + (f" ({self.gpu})" if self.gpu else "")
         why = "simulated" if self.simulated else "the GPU's compute capability is unknown"

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..gpu.client import WorkerClosed, WorkerError
+from ..gpu.client import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
+from ..gpu.worker.checking import poisoned
 
 NO_RECORD = "not checked at other sizes (recorded cache has none)"
 
@@ -18,138 +19,119 @@ def not_checked(extra: dict, key: str, reason: str) -> dict:
             "reason": reason, "verdicts": []}
 
 
-def check_sizes(engine, vid: str, params: dict) -> list[dict]:
-    """`vid` at `params`, checked at the spec's extra sizes against the original kernel at its
-    baseline. One entry per size: label, sizes, ok (None: not checked), status, reason, verdicts."""
-    from .core import Interrupted
-
-    source, spec = engine.version(vid)
-    ref_source, ref_spec = engine.version(engine.original)
-    params = {**spec.baseline_params(), **params}  # a result from before a space edit lacks the new names
-    key = ",".join(str(params[n]) for n in spec.tune_params)
-    extra = spec.extra_sizes()
-    if not extra or (vid == engine.original and params == ref_spec.baseline_params()):
-        return []  # the reference itself
-    stored = {c["label"]: c for c in engine.store.checks(engine.sid, vid, key)}
-    missing = [e for e in extra if e["label"] not in stored]
-    why = ""
-    if missing and engine.choice.simulated:
-        stored.update(_recorded(engine, vid, key, missing))
-        why = NO_RECORD
-    elif missing and engine.choice.backend == "none":
-        why = "not checked at other sizes: no GPU backend here"
-    elif missing:
-        labels = ", ".join(e["label"] for e in missing)
-        engine.emit("note", keep=False, text=f"checking {key} of {vid} at {labels}")
-        job = CheckJob(run_id=f"check:{vid}:{key}", source=source, spec=spec.to_dict(), ref_source=ref_source,
-                       ref_spec=ref_spec.to_dict(), ref_params=ref_spec.baseline_params(),
-                       backend=engine.choice.backend, sizes=missing, configs=[params], partial=_partial(engine))
-
-        def on_gpu(kind: str, payload: dict) -> None:
-            if kind == "check" and not payload.get("reference"):
-                c = dict(payload, source="measured")
-                engine.store.add_check(engine.sid, vid, c)
-                stored[c["label"]] = c
-                engine.emit("check", version=vid, key=key, label=c["label"], status=c["status"], reason=c["reason"])
-            elif kind == "begin":
-                engine.emit("begin", keep=False, run=job.run_id, **payload)
-
-        try:
-            engine.gpu.run(job, on_gpu, engine.timeout_s or spec.timeout_s)
-        except WorkerClosed:
-            raise Interrupted(job.run_id) from None
-        except WorkerError as e:
-            why = f"not checked at other sizes: {e}"
-        _stamp(engine, vid, spec)
-    out = [stored.get(e["label"]) or not_checked(e, key, why) for e in extra]
-    if any(c["ok"] is None for c in out) and vid not in _noted(engine):
-        _noted(engine).add(vid)
-        engine.emit("note", text=next(c["reason"] for c in out if c["ok"] is None))
-    return out
-
-
-def _partial(engine) -> list[str]:
-    """Outputs the original leaves partly unwritten at the spec's size (poison left in its reference)."""
-    from ..gpu.worker.checking import poisoned
-    ref = engine.reference() or {}  # a lost or damaged one is captured again
-    return [name for name, a in ref.items() if poisoned(a).any()]
-
-
-def _recorded(engine, vid: str, key: str, missing: list[dict]) -> dict:
-    path = engine.sim_cache(vid)
-    recorded = {c["label"]: c for c in (recorded_checks(path, key) if path else [])}
-    found = {}
-    for e in missing:
-        if e["label"] in recorded:
-            c = dict(recorded[e["label"]], key=key, source="recorded")
-            engine.store.add_check(engine.sid, vid, c)
-            found[e["label"]] = c
-    return found
-
-
-def _stamp(engine, vid: str, spec) -> None:
-    """Write the version's checks into its cachefile's header: a replay of it shows them."""
-    path = engine.cachefile(vid, spec)
-    if not path or not Path(path).exists():
-        return
-    checks: dict[str, list] = {}
-    for c in engine.store.checks(engine.sid, vid):
-        checks.setdefault(c["key"], []).append({k: c[k] for k in ("label", "sizes", "ok", "status", "reason", "verdicts")})
-    finalize_cache(path, {"checks": checks})
-
-
-def _noted(engine) -> set:
-    if not hasattr(engine, "_unchecked_noted"):
-        engine._unchecked_noted = set()
-    return engine._unchecked_noted
-
-
 def first_failure(checks: list[dict]) -> dict | None:
     return next((c for c in checks if c["ok"] is False), None)
 
 
-def confirm_best(engine, vid: str, tries: int = 3) -> dict | None:
-    """The version's best configuration, checked at the extra sizes. One that is wrong there is
-    marked wrong_result (excluded from best) and the next best is checked, `tries` at most."""
-    for _ in range(tries):
+class SizeChecks:
+    """The engine's checks at other sizes; the engine owns one (engine.checks) and so does its
+    memory of which versions' unchecked sizes were already said."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.noted: set[str] = set()
+
+    def check_sizes(self, vid: str, params: dict) -> list[dict]:
+        """`vid` at `params`, checked at the spec's extra sizes against the original kernel at its
+        baseline. One entry per size: label, sizes, ok (None: not checked), status, reason, verdicts."""
+        engine = self.engine
+        source, spec = engine.version(vid)
+        ref_source, ref_spec = engine.version(engine.original)
+        params = {**spec.baseline_params(), **params}  # a result from before a space edit lacks the new names
+        key = ",".join(str(params[n]) for n in spec.tune_params)
+        extra = spec.extra_sizes()
+        if not extra or (vid == engine.original and params == ref_spec.baseline_params()):
+            return []  # the reference itself
+        stored = {c["label"]: c for c in engine.store.checks(engine.sid, vid, key)}
+        missing = [e for e in extra if e["label"] not in stored]
+        why = ""
+        if missing and engine.choice.simulated:
+            stored.update(self._recorded(vid, key, missing))
+            why = NO_RECORD
+        elif missing and engine.choice.backend == "none":
+            why = "not checked at other sizes: no GPU backend here"
+        elif missing:
+            labels = ", ".join(e["label"] for e in missing)
+            engine.emit("note", keep=False, text=f"checking {key} of {vid} at {labels}")
+            job = CheckJob(run_id=f"check:{vid}:{key}", source=source, spec=spec.to_dict(), ref_source=ref_source,
+                           ref_spec=ref_spec.to_dict(), ref_params=ref_spec.baseline_params(),
+                           backend=engine.choice.backend, sizes=missing, configs=[params], partial=self._partial())
+
+            def on_gpu(kind: str, payload: dict) -> None:
+                if kind == "check" and not payload.get("reference"):
+                    c = dict(payload, source="measured")
+                    engine.store.add_check(engine.sid, vid, c)
+                    stored[c["label"]] = c
+                    engine.emit("check", version=vid, key=key, label=c["label"], status=c["status"], reason=c["reason"])
+                elif kind == "begin":
+                    engine.emit("begin", keep=False, run=job.run_id, **payload)
+
+            try:
+                engine.run_on_gpu(job, on_gpu, engine.timeout_s or spec.timeout_s)
+            except WorkerError as e:
+                why = f"not checked at other sizes: {e}"
+            self._stamp(vid, spec)
+        out = [stored.get(e["label"]) or not_checked(e, key, why) for e in extra]
+        if any(c["ok"] is None for c in out) and vid not in self.noted:
+            self.noted.add(vid)
+            engine.emit("note", text=next(c["reason"] for c in out if c["ok"] is None))
+        return out
+
+    def _partial(self) -> list[str]:
+        """Outputs the original leaves partly unwritten at the spec's size (poison left in its reference)."""
+        engine = self.engine
+        ref = engine.reference() or {}  # a lost or damaged one is captured again
+        return [name for name, a in ref.items() if poisoned(a).any()]
+
+    def _recorded(self, vid: str, key: str, missing: list[dict]) -> dict:
+        engine = self.engine
+        path = engine.sim_cache(vid)
+        recorded = {c["label"]: c for c in (recorded_checks(path, key) if path else [])}
+        found = {}
+        for e in missing:
+            if e["label"] in recorded:
+                c = dict(recorded[e["label"]], key=key, source="recorded")
+                engine.store.add_check(engine.sid, vid, c)
+                found[e["label"]] = c
+        return found
+
+    def _stamp(self, vid: str, spec) -> None:
+        """Write the version's checks into its cachefile's header: a replay of it shows them."""
+        engine = self.engine
+        path = engine.cachefile(vid, spec)
+        if not path or not Path(path).exists():
+            return
+        checks: dict[str, list] = {}
+        for c in engine.store.checks(engine.sid, vid):
+            keep = ("label", "sizes", "ok", "status", "reason", "verdicts")
+            checks.setdefault(c["key"], []).append({k: c[k] for k in keep})
+        finalize_cache(path, {"checks": checks})
+
+    def confirm_best(self, vid: str, tries: int = 3) -> dict | None:
+        """The version's best configuration, checked at the extra sizes. One that is wrong there is
+        marked wrong_result (excluded from best) and the next best is checked, `tries` at most."""
+        engine = self.engine
+        for _ in range(tries):
+            best = engine.best_of(vid)
+            if best is None:
+                return None
+            bad = first_failure(self.check_sizes(vid, best["params"]))
+            if bad is None:
+                return best
+            self.mark_wrong(vid, best, bad)
         best = engine.best_of(vid)
-        if best is None:
-            return None
-        bad = first_failure(engine.check_sizes(vid, best["params"]))
-        if bad is None:
-            return best
-        mark_wrong(engine, vid, best, bad)
-    best = engine.best_of(vid)
-    if best is not None:
-        engine.emit("note", text=f"{best['key']} of {vid} is not checked at other sizes: the {tries} faster "
-                                 "configurations were wrong there")
-    return best
+        if best is not None:
+            engine.emit("note", text=f"{best['key']} of {vid} is not checked at other sizes: the {tries} faster "
+                                     "configurations were wrong there")
+        return best
 
-
-def mark_wrong(engine, vid: str, result: dict, check: dict) -> None:
-    bad = next((v for v in check["verdicts"] if not v["ok"]), None)
-    where = f"{bad['output']}[{bad['first_bad']}] at {check['label']}" if bad else check["label"]
-    engine.store.mark_result(engine.sid, vid, result["key"], status="wrong_result", verified=0,
-                             error=check["reason"], first_bad=where)
-    row = engine.known(vid)[result["key"]]
-    engine.emit("result", keep=False, run=row["run"], version=vid, result=row, best=False)
-    engine.emit("note", text=f"{result['key']} of {vid}: {check['reason']}")
-    refresh_best(engine)
-
-
-def refresh_best(engine) -> None:
-    """The session's best over the accepted versions, after a result was found wrong."""
-    from .verdict import trusted
-    ref = engine.reference_key()
-    rows = [next((dict(r, version=v) for r in engine.store.by_time(engine.sid, v)
-                  if trusted(r, v == engine.original and r["key"] == ref)), None) for v in engine.accepted]
-    best = min((r for r in rows if r), key=lambda r: r["time_ms"], default=None)
-    if best is None and engine.best_key is None:
-        return
-    fields = {"best_ms": best and best["time_ms"], "best_key": best and best["key"],
-              "best_version": best and best["version"]}
-    if (engine.best_ms, engine.best_key) == (fields["best_ms"], fields["best_key"]):
-        return
-    engine.best_ms, engine.best_key = fields["best_ms"], fields["best_key"]
-    engine.store.update_session(engine.sid, **fields)
-    engine.emit("session", keep=False, **fields)
+    def mark_wrong(self, vid: str, result: dict, check: dict) -> None:
+        engine = self.engine
+        bad = next((v for v in check["verdicts"] if not v["ok"]), None)
+        where = f"{bad['output']}[{bad['first_bad']}] at {check['label']}" if bad else check["label"]
+        engine.store.mark_result(engine.sid, vid, result["key"], status="wrong_result", verified=0,
+                                 error=check["reason"], first_bad=where)
+        row = engine.known(vid)[result["key"]]
+        engine.emit("result", keep=False, run=row["run"], version=vid, result=row, best=False)
+        engine.emit("note", text=f"{result['key']} of {vid}: {check['reason']}")
+        engine.refresh_best()

@@ -12,20 +12,26 @@ import hashlib
 import json
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Callable, Generator
 
+from ..config import config_dir
 from ..errors import UserError
 from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
+from ..gpu.sanitize import sanitize
 from ..gpu.simcache import finalize_cache
-from ..kernel.spec import Spec, spec_from_plain
-from ..search.space import config_key
+from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
+from ..search.seeds import seed_configs
+from ..search.space import SpaceError, config_key, space_sizes
 from ..store import Store
-from .summary import expected_from, unverified_reason
 from .backend import BackendChoice
+from .checks import SizeChecks
 from .events import Decision, Event, Gate, event_from
-from .verdict import NO_REFERENCE, Outcome, trusted
+from .registry import get_strategy
+from .summary import expected_from, unverified_reason
+from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, Outcome, trusted
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
 
@@ -56,6 +62,7 @@ class Engine:
         self.original = store.versions(sid)[0]["id"]
         self.best_ms, self.best_key = s.get("best_ms"), s.get("best_key")
         self.accepted = {self.original} | {st["version"] for st in store.steps(sid) if st["state"] == "accepted"}
+        self.checks = SizeChecks(self)
 
     # -- events and gates ----------------------------------------------------------------
     def emit(self, name: str, keep: bool = True, **data) -> None:
@@ -100,11 +107,9 @@ class Engine:
 
     def sim_cache(self, vid: str):
         """The recorded cache of a version, found by its id or the legacy id of its source and spec."""
-        from ..kernel.spec import version_ids
         return self.choice.sim_cache_for(self.kernel_name, [vid, *version_ids(*self.version(vid))])
 
     def new_version(self, source: str, spec: Spec, parent: str, label: str) -> str:
-        from ..kernel.spec import dump_spec, version_hash
         vid = version_hash(source, spec)
         if self.store.version(self.sid, vid) is None:
             self.store.add_version(self.sid, vid, source, dump_spec(spec), spec.to_dict(), parent=parent, label=label)
@@ -112,13 +117,28 @@ class Engine:
 
     def update_space(self, vid: str, spec: Spec) -> None:
         """A new search space for a version: its tune_params change, its code and launch do not."""
-        from ..kernel.spec import dump_spec
         self.store.update_version(self.sid, vid, dump_spec(spec), spec.to_dict())
         self.emit("space_changed", version=vid, tune_params=spec.tune_params)
 
     def best_of(self, vid: str) -> dict | None:
         ref = self.reference_key() if vid == self.original else None
         return next((r for r in self.store.by_time(self.sid, vid) if trusted(r, r["key"] == ref)), None)
+
+    def refresh_best(self) -> None:
+        """The session's best over the accepted versions, after a result was found wrong."""
+        ref = self.reference_key()  # the fastest trusted row per version, read in time order (no full decode)
+        rows = [next((dict(r, version=v) for r in self.store.by_time(self.sid, v)
+                      if trusted(r, v == self.original and r["key"] == ref)), None) for v in self.accepted]
+        best = min((r for r in rows if r), key=lambda r: r["time_ms"], default=None)
+        if best is None and self.best_key is None:
+            return
+        fields = {"best_ms": best and best["time_ms"], "best_key": best and best["key"],
+                  "best_version": best and best["version"]}
+        if (self.best_ms, self.best_key) == (fields["best_ms"], fields["best_key"]):
+            return
+        self.best_ms, self.best_key = fields["best_ms"], fields["best_key"]
+        self.store.update_session(self.sid, **fields)
+        self.emit("session", keep=False, **fields)
 
     def trusted(self, vid: str, r: dict) -> bool:
         """Measured and verified (engine/verdict.py): what may become best, be confirmed or pass a step."""
@@ -146,7 +166,6 @@ class Engine:
     def verify(self, vid: str) -> Outcome:
         """Run a new version's first configuration once, checked against the original's outputs.
         finished: its result is trusted; failed: the error says why (wrong, no reference, no verdict)."""
-        from .verdict import NO_VERDICT, NO_VERDICT_SIM
         _, spec = self.version(vid)
         params = spec.baseline_params()
         key = ",".join(str(params[n]) for n in spec.tune_params)
@@ -191,7 +210,7 @@ class Engine:
         return NO_REFERENCE + (f" ({'; '.join(why)})" if why else "")
 
     def llm_client(self, key: str):
-        from ..llm.client import LlmUnavailable
+        from ..llm.client import LlmUnavailable  # here, not at import: openai loads only when an LLM is used
         if self.make_llm is None:
             raise LlmUnavailable("no LLM configured (manual mode): pass --base-url URL --model NAME, "
                                  "or set OPENAI_BASE_URL and KT_TUI_MODEL")
@@ -248,7 +267,7 @@ class Engine:
         spec = self.version(vid)[1]
         self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule in seed_list if rule})
         self.labels.update(labels or {})
-        self._run_job(vid, run_id, "tune", configs=configs, strategy=search, seeds=[c for c, _ in seed_list],
+        self._run_job(vid, run_id, "tune", configs=configs, search=search, seeds=[c for c, _ in seed_list],
                       options=opts.get("search_options") or {}, **budget)
         return self._outcome(vid, run_id)
 
@@ -264,8 +283,6 @@ class Engine:
 
     def seed_configs(self, vid: str) -> list[tuple[dict, str]]:
         """The heuristic rules' seed configurations for this version, valid in its space."""
-        from ..config import config_dir
-        from ..search.seeds import seed_configs
         source, spec = self.version(vid)
         try:
             return seed_configs(spec, source, self.choice.gpu or "", [config_dir() / "rules"])
@@ -283,7 +300,7 @@ class Engine:
         self.gpu.pause(on)
         self.emit("paused", keep=False, on=on)
 
-    def _run_job(self, vid: str, run_id: str, kind: str, configs=None, capture=False, strategy="brute_force",
+    def _run_job(self, vid: str, run_id: str, kind: str, configs=None, capture=False, search="brute_force",
                  max_configs=None, time_limit_s=None, seeds=(), options=None) -> str:
         source, spec = self.version(vid)
         self.stop_requested.clear()
@@ -292,7 +309,7 @@ class Engine:
         cachefile = self.cachefile(vid, spec)
         started = time.strftime("%Y-%m-%d %H:%M:%S")
         total = len(configs) if configs else _space_total(spec)
-        self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=strategy, state="running",
+        self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=search, state="running",
                            total=total, cachefile=cachefile or (str(sim_cache) if sim_cache else None),
                            device=self.choice.gpu, started=started)
         self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend)
@@ -304,8 +321,8 @@ class Engine:
                       cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
                       known=self.store.known_for_worker(self.sid, vid) if kind == "tune" else {},
                       reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
-                      capture_reference=capture, strategy=strategy, max_configs=max_configs,
-                      time_limit_s=time_limit_s, seeds=list(seeds), strategy_options=dict(options or {}))
+                      capture_reference=capture, search=search, max_configs=max_configs,
+                      time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}))
 
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":
@@ -319,9 +336,7 @@ class Engine:
                 self.emit("begin", keep=False, run=run_id, **payload)
 
         try:
-            info = self.gpu.run(job, on_gpu, self.timeout_s or spec.timeout_s)
-        except WorkerClosed:
-            raise Interrupted(run_id) from None
+            info = self.run_on_gpu(job, on_gpu, self.timeout_s or spec.timeout_s)
         except WorkerError as e:
             return self._end_run(run_id, "failed", str(e))
         if cachefile and Path(cachefile).exists():
@@ -334,6 +349,13 @@ class Engine:
             self.confirm_best(vid)
         return state
 
+    def run_on_gpu(self, job, on_gpu, timeout_s: float) -> dict:
+        """One job on the GPU worker; a worker closed under it (the user left) interrupts the session."""
+        try:
+            return self.gpu.run(job, on_gpu, timeout_s)
+        except WorkerClosed:
+            raise Interrupted(job.run_id) from None
+
     def cachefile(self, vid: str, spec: Spec) -> str | None:
         """The kernel_tuner cachefile a real run of `vid` writes (None in sim mode or without a cache dir)."""
         if self.choice.simulated or not self.cache_dir:
@@ -345,16 +367,18 @@ class Engine:
 
     # -- results at other sizes (engine/checks.py) ----------------------------------------
     def check_sizes(self, vid: str, params: dict) -> list[dict]:
-        from .checks import check_sizes
-        return check_sizes(self, vid, params)
+        return self.checks.check_sizes(vid, params)
 
     def confirm_best(self, vid: str, tries: int = 3) -> dict | None:
-        from .checks import confirm_best
-        return confirm_best(self, vid, tries)
+        return self.checks.confirm_best(vid, tries)
+
+    def current_best(self) -> str:
+        """The accepted version that holds the session's best result (the original before any)."""
+        vid = self.store.session(self.sid).get("best_version") or self.original
+        return vid if vid in self.accepted else self.original
 
     def sanitize(self, source: str, spec: Spec, tool: str = "memcheck", params: dict | None = None) -> dict:
         """One run of `source` under compute-sanitizer at a small size; stored as an event."""
-        from ..gpu.sanitize import sanitize
         report = sanitize(source, spec, params or spec.baseline_params(), self.choice.backend, tool=tool)
         self.emit("sanitize", **report.to_dict())
         return report.to_dict()
@@ -392,7 +416,6 @@ class Engine:
     def switch(self, gen, name: str):
         """Leave the running strategy at its open gate and start `name`, which goes on from the
         current best kernel; steps left unfinished are marked skipped. Resume runs `name`."""
-        from .strategies.registry import get_strategy
         strategy = get_strategy(name)
         gen.close()
         for s in self.store.steps(self.sid):
@@ -450,7 +473,6 @@ class Engine:
 
 def _common_error(rows: list[dict]) -> str:
     """The most frequent failure among results, for a run or session that measured nothing."""
-    from collections import Counter
     errors = Counter(f"{r['status']}: {(r['error'] or '').strip().splitlines()[-1][:200] if r['error'] else ''}"
                      for r in rows if r["status"] != "ok")
     if not errors:
@@ -461,7 +483,6 @@ def _common_error(rows: list[dict]) -> str:
 
 def _space_total(spec: Spec) -> int:
     """The configurations a run may measure: after restrictions, counted without listing them."""
-    from ..search.space import SpaceError, space_sizes
     try:
         return space_sizes(spec)[1]
     except SpaceError:

@@ -6,8 +6,14 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 
+from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
+from ..gpu.compile import format_errors
 from ..gpu.worker.verify import failure_text
-from ..kernel.spec import Spec
+from ..kernel.expr import ExprError, check_names
+from ..kernel.params import apply_renames, check_params, tokens
+from ..kernel.review import review
+from ..kernel.spec import Spec, spec_from_plain
+from ..kernel.values import clean_tune_params
 from .checks import first_failure
 from .gates import AcceptGate, KernelGate
 from .manual import KERNEL_NOTE, is_manual
@@ -20,14 +26,9 @@ def spec_text(spec: Spec) -> str:
     return f"problem_size = {spec.problem_size} with {spec.sizes}; grid divisors x={spec.grid_div_x} y={spec.grid_div_y}"
 
 
-def current_best(engine) -> str:
-    vid = engine.store.session(engine.sid).get("best_version") or engine.original
-    return vid if vid in engine.accepted else engine.original
-
-
 def prompt_context(engine) -> dict:
     """The current best kernel and its numbers: the values every prompt template can use."""
-    vid = current_best(engine)
+    vid = engine.current_best()
     source, spec = engine.version(vid)
     best = engine.best_of(vid)
     return {"kernel_string": source, "kernel_name": spec.kernel, "tune_params": spec.tune_params,
@@ -41,10 +42,6 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
     `suggested`: a step's candidate values (explicit strategy), for the names the code uses but
     the rewrite left out of its tune_params; they go after the rewrite's own (results are keyed
     in tune_params order), and names the code does not use are not added."""
-    from ..kernel.params import apply_renames, check_params, tokens
-    from ..kernel.review import review
-    from ..kernel.values import clean_tune_params
-
     # a bad name or value (it would be written into the source as #define) is left out and flagged
     tune, dropped = clean_tune_params(tune_params)
     suggested, more = clean_tune_params(suggested or {}, "suggested")
@@ -97,10 +94,9 @@ DEFERRED = {"ok": None, "deferred": True, "errors": "", "resources": {},
 
 def compile_for_gate(engine, code: str, spec: Spec) -> dict:
     """The offline compile check at the spec's first configuration, for the GPU the session uses."""
-    from ..gpu.compile import compile_check, format_errors
     arch, said = engine.choice.compile_arch()
-    compiled = compile_check(code, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
-                             spec=spec)
+    compiled = gpu_compile.compile_check(code, spec.baseline_params(), arch=arch,
+                                         compiler_options=spec.compiler_options or None, spec=spec)
     return {"ok": compiled.ok, "errors": format_errors(compiled) if compiled.ok is False else "",
             "reason": compiled.reason, "arch": said,
             "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()}}
@@ -109,7 +105,6 @@ def compile_for_gate(engine, code: str, spec: Spec) -> dict:
 def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str], dict, list[dict]]:
     """The restrictions and grid divisors that pass kernel/expr.py over the tunable names, and a
     safety flag for each one that does not (it is left out of the spec, never run)."""
-    from ..kernel.expr import ExprError, check_names
     kept, flags = [], []
 
     def ok(text, what: str) -> bool:
@@ -131,7 +126,7 @@ def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str]
 def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | None = None):
     # on resume, the base this kernel was first shown against, not what became best since
     shown = engine.store.gate(engine.sid, f"kernel:{step_id}")
-    base_vid = shown["body"]["base_version"] if shown else current_best(engine)
+    base_vid = shown["body"]["base_version"] if shown else engine.current_best()
     base_src, base_spec = engine.version(base_vid)
     grid = {k: getattr(rewrite, k, None) for k in ("grid_div_x", "grid_div_y", "grid_div_z")}
     checked = prepare(engine, rewrite.kernel_code, rewrite.tune_params, rewrite.restrictions, base_spec, grid,
@@ -192,7 +187,6 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
 
 def candidate(engine, body: dict) -> tuple[str, Spec]:
     """The generated kernel a kernel gate shows, with its spec (for a sanitizer run)."""
-    from ..kernel.spec import spec_from_plain
     if body.get("spec"):
         return body["code"], spec_from_plain(body["spec"])
     _, spec = engine.version(body.get("base_version") or engine.original)

@@ -4,6 +4,8 @@ best kernel for the user to edit. Verification, tuning and acceptance are the sa
 
 from __future__ import annotations
 
+from ..llm.schemas import KernelRewrite
+
 CONNECT = ("To connect an OpenAI-compatible endpoint: --base-url URL --model NAME, "
            "or set OPENAI_BASE_URL and KT_TUI_MODEL (and OPENAI_API_KEY if it needs a key).")
 PLAN_NOTE = ("Manual mode (no LLM): write the plan yourself, one step per numbered line; an empty plan "
@@ -27,10 +29,7 @@ def stored_reply(engine, key: str, model_cls):
 def manual_rewrite(engine, suggested: dict | None = None):
     """The current best kernel as the step's starting point; the step's suggested parameters are
     named in the note (run_rewrite gets them too, for the names the user's code comes to use)."""
-    from ..llm.schemas import KernelRewrite
-    from .kernel_step import current_best
-
-    source, spec = engine.version(current_best(engine))
+    source, spec = engine.version(engine.current_best())
     note = KERNEL_NOTE + "".join(f"\nThis step suggests {k} = {v}." for k, v in (suggested or {}).items())
     return KernelRewrite(kernel_code=source, tune_params=dict(spec.tune_params),
                          restrictions=list(spec.restrictions), explanation=note)

@@ -3,9 +3,11 @@ backend is picked or anything is measured, so a typo reads as nvcc's message, no
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..errors import UserError
+from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..kernel.spec import Spec
 from .backend import BackendChoice, BackendError
 
@@ -14,11 +16,17 @@ class CompileError(UserError):
     pass
 
 
+def compile_spec(source: str, spec: Spec):
+    """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
+    template wrapper included), for the default architecture."""
+    return gpu_compile.compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None,
+                                     spec=spec)
+
+
 def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str | None:
     """None when it compiles; else nvcc's errors as `file:line:col: error: text` lines. Raises nothing."""
-    from ..gpu.compile import compile_check
-    result = compile_check(source, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None,
-                           spec=spec)
+    result = gpu_compile.compile_check(source, spec.baseline_params(), arch=arch,
+                                       compiler_options=spec.compiler_options or None, spec=spec)
     if result.ok is None:
         return ""
     if result.ok:
@@ -33,17 +41,14 @@ def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str 
 def checked_backend(pick, source: str, spec: Spec, path: str | Path) -> BackendChoice:
     """`pick()` the backend, then compile-check the kernel for its GPU; a compile error wins over
     a backend error (no GPU, no recorded cache). A skipped check is said in the backend's note."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ..gpu.compile import DEFAULT_ARCH
     with ThreadPoolExecutor(1) as pool:  # nvcc for the usual arch while the backend is picked (probed)
-        ahead = pool.submit(compile_errors, source, spec, path, DEFAULT_ARCH)
+        ahead = pool.submit(compile_errors, source, spec, path, gpu_compile.DEFAULT_ARCH)
         try:
             choice, problem = pick(), None
         except BackendError as e:
             choice, problem = None, e
         arch, said = (choice or BackendChoice("sim", "")).compile_arch()
-        errors = ahead.result() if arch == DEFAULT_ARCH else compile_errors(source, spec, path, arch)
+        errors = ahead.result() if arch == gpu_compile.DEFAULT_ARCH else compile_errors(source, spec, path, arch)
     if errors:
         raise CompileError(f"{spec.kernel} does not compile ({said.replace('checked for', 'for')}):\n{errors}")
     if problem is not None:

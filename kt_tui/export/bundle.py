@@ -6,6 +6,7 @@ import json
 import math
 from dataclasses import dataclass
 
+from ..engine.summary import best_result
 from ..errors import UserError
 from ..kernel.expr import ExprError, evaluate
 from ..kernel.spec import Spec, spec_from_plain
@@ -56,7 +57,6 @@ def load_bundle(store: Store, sid: str) -> Bundle:
     if s.get("best_version") and s.get("best_key"):
         best = next((r for r in results if r["version"] == s["best_version"] and r["key"] == s["best_key"]), None)
     if best is None:
-        from ..engine.summary import best_result
         best = best_result(store, s["id"])
     if best is None or best["time_ms"] is None:
         raise ExportError(f"session {s['id']} has no accepted best kernel yet: nothing to export")

@@ -14,7 +14,9 @@ from ..files import check_out_dir, refuse_existing
 from ..kernel.inputs import make_args
 from ..kernel.spec import dump_spec
 from ..store import Store
-from .bundle import Bundle, ExportError, load_bundle, metrics
+from .bundle import Bundle, ExportError, load_bundle, metrics, spec_of
+from .report import PLOT, write_report
+from .script import write_script
 
 
 def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = False) -> dict:
@@ -30,8 +32,6 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
         probe.unlink()
     except OSError as e:
         raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
-    from .report import write_report
-    from .script import write_script
     name = b.name
     files = [
         _write(out / f"{name}.best.cu", best_source(b)),
@@ -46,7 +46,6 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
 
 
 def planned_files(b: Bundle, out: Path) -> list[Path]:
-    from .report import PLOT
     name, tuned = b.name, {r["version"] for r in b.results}
     return [out / f"{name}.best.cu", out / f"{name}.best.cu.toml", out / f"{name}.best.json",
             out / f"{name}.inputs.npz", out / f"tune_{name}.py", out / "report.md", out / PLOT, out / "report.html",
@@ -128,9 +127,9 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
         else:
             _write(path, json.dumps(_cache_json(b, v, rows), indent=1))
         written.append(path)
-    from ..gpu.ktimport import load
+    from ..gpu.ktimport import load  # here: the UI imports export; kernel_tuner loads on use
     load()
-    from kernel_tuner.file_utils import store_output_file
+    from kernel_tuner.file_utils import store_output_file  # after load(): kernel_tuner without torch
     best_rows = [r for r in b.results if r["version"] == b.best["version"] and r["status"] == "ok"]
     t4 = folder / f"{b.name}-{b.best['version']}.t4.json"
     store_output_file(str(t4), [_kt_result(r) for r in best_rows], b.spec.tune_params)
@@ -151,7 +150,6 @@ def _kt_result(r: dict) -> dict:
 
 
 def _cache_json(b: Bundle, v: dict, rows: list[dict]) -> dict:
-    from .bundle import spec_of
     spec = spec_of(v)
     cache = {}
     for r in rows:

@@ -10,6 +10,9 @@ from pathlib import Path
 
 from .bundle import Bundle, metrics
 
+# Imported where used: matplotlib and markdown-it, which only writing a report needs (the UI
+# imports export/ when it starts).
+
 PLOT = "report-times.svg"
 _PLOT_MARK = "KT-TUI-PLOT-HERE"
 

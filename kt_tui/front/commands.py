@@ -1,4 +1,6 @@
-"""What each command does: the glue between the command line, the store, the GPU worker and the engine."""
+"""What each command does: the glue between the command line, the store, the GPU worker and the engine.
+Textual (ui.app) and openai (llm.client) are imported where they are used: `kt-tui run --auto`
+starts without the one, manual mode without the other."""
 
 from __future__ import annotations
 
@@ -9,8 +11,26 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from rich.console import Console
+from rich.table import Table
+
 from ..config import Settings
+from ..engine.core import Engine
+from ..engine.precheck import checked_backend
+from ..engine.registry import check_strategy
+from ..engine.summary import session_row, session_summary
 from ..errors import UserError
+from ..export import export_session
+from ..files import SPEC_MAX, check_regular
+from ..gpu import raypool
+from ..gpu.client import GpuWorker
+from ..importer.run import ImportFailed, import_script
+from ..kernel.spec import spec_path_for, version_ids
+from ..store import Store
+from ..ui.services import Services
+from .headless import make_policy, progress_printer, run_headless
+from .session import (load_kernel_spec, new_session, open_new, open_stored, pick_backend, read_kernel_file,
+                      resume_backend, stored_llm)
 
 
 class StoreError(UserError):
@@ -22,7 +42,6 @@ class SessionNotFound(UserError):
 
 
 def open_store(settings: Settings):
-    from ..store import Store
     try:
         return Store(settings.db)
     except (sqlite3.Error, OSError) as e:
@@ -37,10 +56,8 @@ def find_session(store, sid: str | None) -> dict:
 
 
 def make_worker(settings: Settings, start: bool = False):
-    from ..gpu import raypool
     if raypool.wanted(settings):
         return raypool.GpuPool(raypool.parse_gpus(settings.gpus), settings.ray_address, settings.allow_mixed)
-    from ..gpu.client import GpuWorker
     logs = settings.data_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     worker = GpuWorker(log_path=str(logs / "gpu-worker.log"))
@@ -50,14 +67,11 @@ def make_worker(settings: Settings, start: bool = False):
 
 
 def list_sessions(settings: Settings, as_json: bool) -> int:
-    from ..engine.summary import session_row
     store = open_store(settings)
     rows = [session_row(s) for s in store.sessions()]
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
-    from rich.table import Table
     table = Table(title=f"kt-tui sessions in {store.path}", title_justify="left")
     for col in ("id", "kernel", "created", "state", "gpu", "baseline ms", "best ms"):
         table.add_column(col, justify="right" if col.endswith("ms") else "left")
@@ -69,16 +83,27 @@ def list_sessions(settings: Settings, as_json: bool) -> int:
     return 0
 
 
+def tui_services() -> Services:
+    """What the terminal UI calls on this layer (it never imports front/)."""
+    return Services(open_new=open_new, open_stored=open_stored, make_worker=make_worker, make_engine=make_engine,
+                    llm_factory=llm_factory, make_policy=make_policy)
+
+
+def tui_app(settings: Settings, store, **target):
+    """The Textual app, given what it needs from here; target: kernel_file, spec_path, kernel_name,
+    resume (a session id) or browse."""
+    from ..ui.app import KtApp  # Textual loads only for the TUI
+    return KtApp(settings, store, tui_services(), **target)
+
+
 def browse_sessions(settings: Settings) -> int:
     store = open_store(settings)
-    from ..ui.app import KtApp
-    app = KtApp(settings, store, browse=True)
+    app = tui_app(settings, store, browse=True)
     app.run()
     return app.return_code or 0
 
 
 def export_results(settings: Settings, args: argparse.Namespace) -> int:
-    from ..export import export_session
     store = open_store(settings)
     sid = find_session(store, args.session)["id"]
     out = export_session(store, sid, args.out, force=args.force)
@@ -97,7 +122,6 @@ def _ms(v) -> str:
 
 
 def _finish(store, sid: str, state: str, as_json: bool) -> int:
-    from ..engine.summary import session_summary
     summary = session_summary(store, sid)
     if as_json:
         print(json.dumps(summary, indent=2))
@@ -124,20 +148,17 @@ def llm_factory(settings: Settings):
         return None
 
     def make(on_call):
-        from ..llm.client import LlmClient
+        from ..llm.client import LlmClient  # openai loads only when an LLM is used
         return LlmClient.from_settings(settings, on_call=on_call)
     return make
 
 
 def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_event):
-    from ..engine.core import Engine
     return Engine(store, sid, gpu, choice, decide, on_event, cache_dir=settings.data_dir / "caches",
                   timeout_s=settings.timeout_s, make_llm=llm_factory(settings), options=settings.strategy_options())
 
 
 def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_flagged: bool = False) -> int:
-    from .headless import make_policy, progress_printer, run_headless
-
     if choice.note:
         print(choice.note, file=sys.stderr)
     engine = make_engine(store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer())
@@ -153,10 +174,6 @@ def run_auto(settings: Settings, args: argparse.Namespace) -> int:
     # the worker starts first: it imports kernel_tuner while this process reads the kernel and the spec
     gpu = make_worker(settings, start=True)
     try:
-        from ..engine.precheck import checked_backend
-        from .session import load_kernel_spec, new_session, pick_backend, read_kernel_file
-        from ..engine.strategies.registry import check_strategy
-        from ..kernel.spec import version_ids
 
         check_strategy(settings.strategy, settings.strategy_options())
         kf = read_kernel_file(args.kernel_path)
@@ -173,7 +190,6 @@ def run_auto(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
-    from .session import resume_backend, stored_llm
     store = open_store(settings)
     s = find_session(store, args.session)
     store.lock(s["id"])  # before anything runs: a second process on this session stops here
@@ -192,7 +208,6 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
 
 def _imported_kernel(script: str) -> str:
     """`kt-tui SCRIPT.py`: import the kernel_tuner script, then open its first kernel."""
-    from ..importer.run import ImportFailed, import_script
     done, problems, notes = import_script(script)
     for line in [*notes, *problems]:
         print(f"kt-tui: import: {line}", file=sys.stderr)
@@ -202,24 +217,19 @@ def _imported_kernel(script: str) -> str:
 
 
 def open_tui(settings: Settings, args: argparse.Namespace) -> int:
-    from .session import read_kernel_file
     if args.command == "resume":
         store = open_store(settings)
         target = {"resume": find_session(store, args.session)["id"]}
     else:
-        from ..engine.strategies.registry import check_strategy
         check_strategy(settings.strategy, settings.strategy_options())
         if str(args.kernel_path).endswith(".py"):
             args.kernel_path = _imported_kernel(args.kernel_path)
         kf = read_kernel_file(args.kernel_path)  # unreadable files and files with no kernel fail here
-        from ..files import SPEC_MAX, check_regular
-        from ..kernel.spec import spec_path_for
         spec = Path(args.spec) if args.spec else spec_path_for(kf.path)
         if os.path.lexists(spec):  # a folder, FIFO, device or dangling link never reaches the spec editor
             check_regular(spec, "spec", SPEC_MAX)
         target = {"kernel_file": kf, "spec_path": args.spec, "kernel_name": args.kernel}
         store = open_store(settings)
-    from ..ui.app import KtApp
-    app = KtApp(settings, store, **target)
+    app = tui_app(settings, store, **target)
     app.run()
     return app.return_code or 0

@@ -8,7 +8,7 @@ import sys
 from ..engine.core import Engine
 from ..engine import events
 from ..engine.events import Decision, Event, Gate
-from ..engine.strategies.registry import get_strategy
+from ..engine.registry import get_strategy
 
 
 def make_policy(allow_flagged: bool = False):

@@ -8,13 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Settings
+from ..engine.backend import BackendChoice, BackendError, choose_backend
+from ..engine.precheck import checked_backend
 from ..files import SPEC_MAX, FileRefused, read_text_file
 from ..gpu.client import GpuWorker
+from ..gpu.probe_cache import cached_probe
 from ..kernel.source import Kernel, SourceError, find_kernels, pick_kernel, read_source
 from ..kernel.spec import (Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_hash,
                            version_ids)
 from ..store import Store
-from ..engine.backend import BackendChoice, BackendError, choose_backend
 
 
 @dataclass
@@ -53,7 +55,6 @@ def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
 
 def pick_backend(settings: Settings, gpu: GpuWorker, kernel: str, version: str | list[str], kernel_path: Path,
                  request: str | None = None) -> BackendChoice:
-    from ..gpu.probe_cache import cached_probe
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
     return choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
 
@@ -116,3 +117,26 @@ def stored_llm(store: Store, settings: Settings, sid: str) -> str:
     settings.base_url = settings.base_url or stored.get("base_url")
     return (f"Using the LLM this session was made with: {settings.model} at {settings.base_url or 'the default endpoint'} "
             f"(--model/--base-url choose another, --llm none goes without).")
+
+
+def open_new(settings: Settings, store: Store, kf: KernelFile, spec: Spec):
+    """prepare(gpu) -> (sid, choice) for a new session: the backend is picked (and the kernel
+    compile-checked for it) once the GPU worker runs; the session is stored and locked."""
+    def prepare(gpu):
+        choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec),
+                                                      kf.path), kf.source, spec, kf.path)
+        sid = new_session(store, settings, kf, spec, choice)
+        store.lock(sid)
+        return sid, choice
+    return prepare
+
+
+def open_stored(settings: Settings, store: Store, sid: str):
+    """prepare(gpu) -> (sid, choice) for a stored session: locked first, then its LLM and backend."""
+    def prepare(gpu):
+        store.lock(sid)  # SessionLocked: another process runs it; the screen says which
+        note = stored_llm(store, settings, sid)
+        choice = resume_backend(store, settings, gpu, sid)
+        choice.note = " ".join(n for n in (choice.note, note) if n)
+        return sid, choice
+    return prepare

@@ -3,25 +3,31 @@
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+from ..config import load_settings
+from ..engine.precheck import compile_spec
 from ..errors import UserError
 from ..files import write_new
+from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
+from ..gpu.env import scrubbed_env
 from ..kernel import refkernel
-from ..kernel.spec import SpecError, parse_spec
-from . import spec_llm
+from ..kernel.draft import draft_note, draft_spec
+from ..kernel.source import pick_kernel
+from ..kernel.spec import SpecError, dump_spec, parse_spec, spec_path_for
+from ..llm import spec_draft as spec_llm
+from .session import load_kernel_spec, read_kernel_file
 
 
 def _kernel(kf, name: str | None):
-    from ..kernel.source import pick_kernel
     return pick_kernel(kf.kernels, name, str(kf.path))
 
 
 def draft_command(args) -> int:
-    from .session import read_kernel_file
-    from ..kernel.draft import draft_note, draft_spec
-    from ..kernel.spec import dump_spec, spec_path_for
 
     if getattr(args, "approve", False) and not getattr(args, "llm", False):
         raise UserError("--approve goes with --llm (it approves the LLM's draft)")
@@ -51,8 +57,7 @@ def _write(path: Path, text: str) -> None:
 def llm_gate(args, kf, kernel, heuristic: str, draft: str, path: Path) -> int:
     """The LLM drafts, its draft is checked, then shown as changes to the heuristic draft: approve
     writes it, edit opens it in $VISUAL / $EDITOR first, skip writes the heuristic draft."""
-    from ..config import load_settings
-    from ..llm.client import LlmClient
+    from ..llm.client import LlmClient  # openai loads only for `spec --llm`
     if not args.print and os.path.lexists(path):
         raise UserError(f"{path}: exists; not overwritten (use --print to see a draft, --check to check it)")
     settings = load_settings({"model": args.model, "base_url": args.base_url})
@@ -104,10 +109,6 @@ def _choose() -> str:
 
 def _edit(text: str) -> str | None:
     """The text after $VISUAL / $EDITOR (run with a scrubbed environment); None without an editor."""
-    import shlex
-    import subprocess
-    import tempfile
-    from ..gpu.env import scrubbed_env
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
     if not editor:
         print("no editor: set $VISUAL or $EDITOR, or approve and edit the file")
@@ -123,21 +124,11 @@ def _edit(text: str) -> str | None:
         return file.read_text(encoding="utf-8", errors="replace")
 
 
-def compile_spec(source: str, spec):
-    """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
-    template wrapper included)."""
-    from ..gpu.compile import compile_check
-    return compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec)
-
-
 def check_command(args) -> int:
     """Exit 0: the spec is valid and the kernel compiles at its default configuration; else 2 with why."""
-    from .session import load_kernel_spec, read_kernel_file
-    from ..gpu.compile import compile_check, find_nvcc, find_nvrtc
-
     kf = read_kernel_file(args.kernel_path)
     kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
-    if not find_nvcc() and not find_nvrtc():
+    if not gpu_compile.find_nvcc() and not gpu_compile.find_nvrtc():
         raise UserError(f"{kf.path}: the spec is valid, but no CUDA compiler (nvcc or NVRTC) is here to compile-check it")
     result = compile_spec(kf.source, spec)
     if not result.ok:
@@ -150,7 +141,7 @@ def check_command(args) -> int:
         return 2
     if refkernel.is_kernel(spec.reference):
         derived, params = refkernel.run_spec(spec)
-        ref = compile_check(refkernel.source(spec), params, compiler_options=spec.compiler_options or None, spec=derived)
+        ref = gpu_compile.compile_check(refkernel.source(spec), params, compiler_options=spec.compiler_options or None, spec=derived)
         if not ref.ok:
             first = ref.errors[0] if ref.errors else None
             line = f" line {first.line}" if first and first.line else ""

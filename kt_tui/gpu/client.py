@@ -10,11 +10,13 @@ import queue
 import sys
 import threading
 import time
+from multiprocessing import resource_tracker
 from typing import Callable
 
 from .worker.main import main as worker_main
 from .env import secret_names
 from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
+from .worker.checking import lost_entry
 
 _ENV_LOCK = threading.Lock()
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
@@ -56,7 +58,6 @@ def _tracker_to(log_path: str | None) -> None:
     """Start multiprocessing's resource tracker (once per process) with its stderr in the worker's
     log: what it reports at exit about a killed worker's semaphores is no message for the user's
     terminal (and would be drawn over the UI)."""
-    from multiprocessing import resource_tracker
     if getattr(resource_tracker._resource_tracker, "_fd", None) is not None:
         return  # already running
     try:
@@ -232,7 +233,6 @@ class GpuWorker:
 
     def _record_lost(self, job: TuneJob | CheckJob, current: dict, status: str, why: str, on_event) -> None:
         if isinstance(job, CheckJob):
-            from .worker.checking import lost_entry
             lost = lost_entry(job, current["key"], status, why)
             job.done[lost["unit"]] = lost
             on_event("check", lost)

@@ -17,6 +17,9 @@ from pathlib import Path
 from ..kernel.source import SourceError, find_kernels
 from .env import scrubbed_env
 
+# Imported where used: kernel_tuner (ktsource.py imports it), at the first compile rather than
+# when the app starts.
+
 FILE_NAME = "kernel.cu"
 DEFAULT_ARCH = "sm_90"
 SEARCH_DIRS = ("/usr/local/cuda/bin", "/opt/cuda/bin")

@@ -24,6 +24,9 @@ import multiprocessing as mp
 import os
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
+# Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
+# one in use need be installed, and kernel_tuner (this module also loads in the app's process).
+
 WINDOW = 24  # configurations compiled ahead of the one being measured
 BACKENDS = ("CudaFunctions", "PyCudaFunctions", "CupyFunctions")
 

@@ -23,8 +23,8 @@ class TuneJob:
     known: dict[str, dict] = field(default_factory=dict)  # config key -> stored result, not re-run
     reference: dict | None = None  # output name -> array, to verify against
     capture_reference: bool = False  # send the first config's outputs back as the reference
-    strategy: str = "brute_force"
-    strategy_options: dict = field(default_factory=dict)
+    search: str = "brute_force"  # one of SEARCHES
+    search_options: dict = field(default_factory=dict)
     max_configs: int | None = None  # budget: configurations evaluated in this run
     time_limit_s: float | None = None  # budget: seconds of tuning in this run
     seeds: list[dict] = field(default_factory=list)  # configurations to evaluate first

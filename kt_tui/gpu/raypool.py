@@ -19,9 +19,16 @@ import threading
 import time
 
 from ..errors import UserError
+from ..kernel.spec import spec_from_plain
+from ..search.lazy import LazySpace, is_huge
+from ..search.space import configurations
 from .client import _ENV_LOCK, GpuWorker, WorkerClosed, WorkerError
 from .env import is_secret
 from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
+from .simcache import finalize_cache
+
+# Imported where used: ray (optional: kt-tui[ray]), the worker's modules (they run in the Ray
+# actors' processes, with kernel_tuner) and kernel_tuner itself.
 
 INSTALL = "pip install 'kt-tui[ray]' (Ray 2.9 or newer)"
 
@@ -320,7 +327,7 @@ class GpuPool:
 
     def run(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:
         workers = self._ensure(0 if job.backend == "sim" else 1)
-        if (len(workers) > 1 and isinstance(job, TuneJob) and job.strategy == "kt" and job.configs is None
+        if (len(workers) > 1 and isinstance(job, TuneJob) and job.search == "kt" and job.configs is None
                 and not job.max_configs and not job.time_limit_s):
             # what an unbudgeted kt search does on one GPU, in two runs: the model's picks on one
             # worker, then the rest of the space in order, dealt over all of them
@@ -334,7 +341,7 @@ class GpuPool:
             first = self._run_split(dataclasses.replace(job, max_configs=MODEL_STEPS + len(job.seeds)), keep, timeout_s)
             if first["stopped"]:
                 return first
-            rest = self._run_split(dataclasses.replace(job, strategy="brute_force", seeds=[],
+            rest = self._run_split(dataclasses.replace(job, search="brute_force", seeds=[],
                                                        known={**job.known, **got}), keep, timeout_s)
             return dict(rest, evaluated=first["evaluated"] + rest["evaluated"])
         return self._run_split(job, on_event, timeout_s)
@@ -420,10 +427,7 @@ def split(job: TuneJob | CheckJob, n: int) -> list:
         return [job]
     if job.configs is not None:
         todo = job.configs
-    elif job.strategy == "brute_force":
-        from ..kernel.spec import spec_from_plain
-        from ..search.lazy import LazySpace, is_huge
-        from ..search.space import configurations
+    elif job.search == "brute_force":
         spec = spec_from_plain(job.spec)
         if is_huge(spec) and job.max_configs:  # a budget needs only the first configurations in order
             found = LazySpace(spec).first(job.max_configs + len(job.known) + len(job.seeds))
@@ -472,7 +476,6 @@ def merge_caches(main: str, parts: list[str]) -> None:
     load()
     from kernel_tuner.util import read_cache
 
-    from .simcache import finalize_cache
     found = [p for p in parts if os.path.exists(p)]
     if not found:
         return

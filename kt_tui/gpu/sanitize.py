@@ -150,7 +150,7 @@ def trim(out: str, max_lines: int = MAX_LINES) -> str:
 
 def main(argv: list[str]) -> int:
     """The child: run the job's kernel once (under compute-sanitizer)."""
-    from .worker.checking import run_outputs
+    from .worker.checking import run_outputs  # in the sanitizer's child process only
 
     job = json.loads(Path(argv[0]).read_text())
     spec = spec_from_plain(job["spec"])

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .ktimport import load
+
 
 
 def read_header(path: str | Path) -> dict:
     """The cache's header fields (everything but the entries), without opening it for appending."""
-    from .ktimport import load
     load()
     from kernel_tuner.util import read_cache  # not at import: only sim needs kernel_tuner in this process
     data = read_cache(str(path), open_cache=False)
@@ -53,7 +54,6 @@ def find_cache(where: str | Path, kernel: str, version: str | list[str]) -> Path
 
 def finalize_cache(path: str | Path, meta: dict, tune_params: dict | None = None) -> None:
     """Close a cachefile kernel_tuner left open and stamp kt-tui's metadata into its header."""
-    from .ktimport import load
     load()
     from kernel_tuner.util import read_cache  # not at import: only sim needs kernel_tuner in this process
     data = read_cache(str(path), open_cache=False)

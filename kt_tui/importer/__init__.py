@@ -1,1 +1,2 @@
-"""`kt-tui import`: a user's kernel_tuner script becomes kernels + launch specs (no Textual here)."""
+"""`kt-tui import`: a user's kernel_tuner script, run in a child process, becomes kernels and launch
+specs. No Textual here."""

@@ -7,13 +7,18 @@ results, so the script's own post-processing may fail afterwards; that is report
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 import os
 import runpy
 import sys
+import textwrap
 import traceback
 from pathlib import Path
 
+import kernel_tuner
+import kernel_tuner.interface
 import numpy as np
 
 from .lambdas import as_expression, callable_name
@@ -59,9 +64,6 @@ def _generated(fn, values: dict) -> dict:
 def _function_module(fn) -> tuple[str | None, str]:
     """A module holding the script's imports and this function's source (copied, so that the worker
     never imports the script itself), or (None, why)."""
-    import ast
-    import inspect
-    import textwrap
     if fn.__code__.co_freevars:
         return None, f"it reads {', '.join(fn.__code__.co_freevars)} from the function around it"
     try:
@@ -194,7 +196,6 @@ HANDLED = {"grid_div_x", "grid_div_y", "grid_div_z", "restrictions", "answer", "
 
 def _bind(original, args: tuple, kw: dict) -> dict:
     """The call's arguments by name, as kernel_tuner's own signature reads them."""
-    import inspect
     bound = inspect.signature(original).bind(*args, **kw)
     return {k: v for k, v in bound.arguments.items() if v is not None}
 
@@ -235,8 +236,6 @@ ORIGINAL: dict = {}
 def main(script: str, staging: str) -> int:
     global STAGING, SCRIPT_ERROR
     STAGING = staging
-    import kernel_tuner
-    import kernel_tuner.interface
     ORIGINAL.update(tune=kernel_tuner.interface.tune_kernel, run=kernel_tuner.interface.run_kernel)
     for module in (kernel_tuner, kernel_tuner.interface):
         module.tune_kernel = tune_kernel

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 
 from .expr import evaluate
-from .spec import Arg, Spec, SpecError, random_bounds
+from .spec import Arg, Spec, SpecError, function_file, random_bounds
 
 
 def poison_value(dtype: np.dtype):
@@ -73,9 +75,6 @@ def make_args(spec: Spec, sizes: dict | None = None) -> list:
 def user_function(spec: Spec, ref: str):
     """The user's `module:function` from a .py file next to the spec. Only the GPU worker and its
     child processes call this: the TUI process never imports the user's Python."""
-    import importlib.util
-
-    from .spec import function_file
     path = function_file(spec, ref)
     loader = importlib.util.spec_from_file_location(f"kt_user_{path.stem}", path)
     module = importlib.util.module_from_spec(loader)

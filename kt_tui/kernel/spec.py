@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field
 from itertools import islice, product
 from pathlib import Path
 
+import numpy as np
+
 from ..files import SPEC_MAX, FileRefused, read_text_file
 from ..tomlfile import TomlError, dumps, inline_tables, load_toml
 from .expr import ExprError, check_names, evaluate, names_in, parse
@@ -506,7 +508,6 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
 
 def _fits(a: Arg, v, where: str) -> None:
     """`v` can be stored in the argument's dtype (no overflow, no inf from a finite number)."""
-    import numpy as np
     _want(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), where,
           f"expected a finite number, got {v!r}")
     if a.dtype.startswith("float"):
@@ -520,7 +521,6 @@ def _fits(a: Arg, v, where: str) -> None:
 def random_bounds(a: Arg, sizes: dict) -> tuple:
     """The [low, high) an array's random values are drawn from: the spec's, else its init's defaults
     (integers clipped to the dtype's range, as kernel/inputs.py draws them)."""
-    import numpy as np
     floating = a.dtype.startswith("float")
     lo, hi = (evaluate(v, sizes) if v is not None else None for v in (a.low, a.high))
     if a.init == "positive":

@@ -12,6 +12,7 @@ import pydantic
 
 from ..errors import UserError
 from .client import MAX_REPLY_CHARS
+from .prompts import echoed
 
 # the info string is bounded and possessive, so a line of many ``` costs linear time, not quadratic
 FENCE = re.compile(r"```[ \t]*+([\w+-]{0,40}+)[^\n]{0,200}+\n(.*?)(?:```|\Z)", re.S)
@@ -80,8 +81,6 @@ def parse_reply(text: str, model_cls: type[pydantic.BaseModel], normalize: Calla
                 check: Callable | None = None):
     """The reply's JSON as a `model_cls` instance; StructuredReplyError says what is wrong. A reply that
     echoes the prompt's example values is wrong; so is one that `check(value)` finds problems in."""
-    from .prompts import echoed
-
     try:
         data = extract_json(text)
     except ExtractError as e:

@@ -18,6 +18,7 @@ from constraint import FunctionConstraint, MaxProdConstraint, OptimizedBacktrack
 
 from ..kernel.expr import Expr
 from ..kernel.spec import Spec
+from .restrictions import MAX_THREADS, block_names, compile_restriction, restrictions, thread_limit
 
 HUGE = 200_000  # configurations before restrictions above which a space is not listed up front
 GROUP_LIMIT = 2_000_000  # a tied group with more combinations is not solved (its count is estimated)
@@ -26,7 +27,6 @@ SAMPLE = 20_000  # configurations our model chooses from in a huge space
 
 class LazySpace:
     def __init__(self, spec: Spec, max_threads: int | None = None):
-        from .space import MAX_THREADS, block_names, restrictions, thread_limit
         max_threads = MAX_THREADS if max_threads is None else max_threads
         self.names = list(spec.tune_params)
         self.values = [list(v) for v in spec.tune_params.values()]
@@ -207,6 +207,5 @@ class ExprConstraint(FunctionConstraint):
 def kernel_tuner_restrictions(spec: Spec) -> list[ExprConstraint] | None:
     """The spec's restrictions for kernel_tuner's Searchspace, one constraint each (its thread limit
     kernel_tuner adds itself)."""
-    from .space import compile_restriction
     names = list(spec.tune_params)
     return [ExprConstraint(compile_restriction(r, names), names) for r in spec.restrictions] or None

@@ -36,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from re import _constants as sre, _parser as sre_parser
+
+import numpy as np
 
 from ..files import RULES_MAX, FileRefused, read_text_file
 from ..kernel.expr import Expr as Restriction
@@ -95,30 +98,29 @@ def backtracking_risk(rx: str) -> str | None:
     backreferences, and a repeat around another repeat or an alternation."""
     if len(rx) > REGEX_MAX:
         return f"longer than {REGEX_MAX} characters"
-    from re import _constants as c, _parser
 
     def walk(items, inside: bool):
         for op, arg in items:
-            if op in (c.GROUPREF, c.GROUPREF_EXISTS):
+            if op in (sre.GROUPREF, sre.GROUPREF_EXISTS):
                 return "a backreference"
-            if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
                 if inside and arg[1] > 1:
                     return "a repeat inside a repeat (nested quantifiers)"
                 found = walk(arg[2], inside or arg[1] > 1)
-            elif op == c.BRANCH:
+            elif op == sre.BRANCH:
                 if inside:
                     return "an alternation inside a repeat"
                 found = next((w for b in arg[1] if (w := walk(b, inside))), None)
-            elif op == c.SUBPATTERN:
+            elif op == sre.SUBPATTERN:
                 found = walk(arg[3], inside)
-            elif op in (c.ASSERT, c.ASSERT_NOT, c.ATOMIC_GROUP):
-                found = walk(arg[1] if op != c.ATOMIC_GROUP else arg, inside)
+            elif op in (sre.ASSERT, sre.ASSERT_NOT, sre.ATOMIC_GROUP):
+                found = walk(arg[1] if op != sre.ATOMIC_GROUP else arg, inside)
             else:
                 found = None
             if found:
                 return found
         return None
-    return walk(_parser.parse(rx), False)
+    return walk(sre_parser.parse(rx), False)
 
 
 def _strings(v) -> list[str]:
@@ -350,7 +352,6 @@ class _Picker:
 def _sample(spec: Spec) -> list[tuple]:
     """A huge space's stand-in for picking seeds: the defaults and a fixed random sample (the same
     on every resume)."""
-    import numpy as np
     lazy = LazySpace(spec)
     base = tuple(spec.baseline_params()[n] for n in lazy.names)
     return list(dict.fromkeys(([base] if lazy.contains(base) else []) + lazy.sample(np.random.default_rng(0), SAMPLE)))

@@ -1,8 +1,9 @@
 """The search space of a Spec as data: enumeration with restrictions, a text rendering for prompts,
 checks for proposed configurations, and edits of the space.
 
-Restrictions are kernel_tuner-style expressions over parameter names, in kt-tui's one expression
-language (kernel/expr.py): checked against a whitelist and evaluated without eval.
+Restrictions (search/restrictions.py, re-exported here) are kernel_tuner-style expressions over
+parameter names, in kt-tui's one expression language (kernel/expr.py): checked against a whitelist
+and evaluated without eval.
 """
 
 from __future__ import annotations
@@ -12,57 +13,14 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..kernel.expr import Expr, ExprError, parse
-from ..kernel.values import BadValue, check_tune_params, name_problem
 from ..kernel.spec import Spec
+from ..kernel.values import BadValue, check_tune_params, name_problem
+from .lazy import HUGE, LazySpace
+from .restrictions import (DEFAULT_BLOCK_NAMES, MAX_THREADS, SpaceError, block_names,  # noqa: F401 - re-exported
+                           compile_restriction, parse_expression, restrictions, thread_limit)
 
-MAX_THREADS = 1024  # threads per block on every NVIDIA GPU kernel_tuner targets
 MAX_PRODUCT = 10**7  # unrestricted size above which the space is not enumerated
-DEFAULT_BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 FORBIDDEN_NAMES = ("time", "grid_size_x", "grid_size_y", "grid_size_z")
-
-
-class SpaceError(ValueError):
-    """A problem with the space, a restriction or an edit; `param` names the parameter when there is one."""
-
-    def __init__(self, message: str, param: str | None = None):
-        super().__init__(message)
-        self.param = param
-
-
-# -- restrictions ---------------------------------------------------------------------------
-def parse_expression(text: str, what: str = "restriction") -> Expr:
-    """Parse and check an expression (kernel/expr.py); its names are not checked."""
-    try:
-        return parse(text, what)
-    except ExprError as e:
-        raise SpaceError(str(e)) from None
-
-
-def compile_restriction(text: str, names) -> Expr:
-    r = parse_expression(text)
-    unknown = sorted(r.names - set(names))
-    if unknown:
-        raise SpaceError(f"restriction {text!r}: unknown name {unknown[0]!r} (parameters: {', '.join(names)})",
-                         unknown[0])
-    return r
-
-
-def block_names(spec: Spec) -> list[str]:
-    return [n for n in (spec.block_size_names or DEFAULT_BLOCK_NAMES) if n in spec.tune_params]
-
-
-def thread_limit(spec: Spec, max_threads: int | None = MAX_THREADS) -> str | None:
-    """kernel_tuner's implicit restriction: the product of the block sizes is at most max_threads."""
-    names = block_names(spec)
-    return f"{' * '.join(names)} <= {max_threads}" if names and max_threads else None
-
-
-def restrictions(spec: Spec, max_threads: int | None = MAX_THREADS) -> list[Expr]:
-    names = list(spec.tune_params)
-    out = [compile_restriction(r, names) for r in spec.restrictions]
-    limit = thread_limit(spec, max_threads)
-    return out + ([compile_restriction(limit, names)] if limit else [])
 
 
 # -- enumeration ---------------------------------------------------------------------------
@@ -114,7 +72,6 @@ def _enumerate(key: tuple) -> tuple:
 def space_size(spec: Spec, max_threads: int | None = MAX_THREADS) -> int:
     """The number of configurations that satisfy the restrictions (and the thread limit): counted
     per group of tied parameters (search/lazy.py), listed only when a group is too large to solve."""
-    from .lazy import LazySpace
     n = LazySpace(spec, max_threads).size()
     return n if n is not None else len(_enumerate(_key(spec, max_threads)))
 
@@ -122,7 +79,6 @@ def space_size(spec: Spec, max_threads: int | None = MAX_THREADS) -> int:
 def space_sizes(spec: Spec, max_threads: int | None = MAX_THREADS) -> tuple[int, int, bool]:
     """(before restrictions, after, exact): `after` is estimated from random draws when a group of
     tied parameters is too large to solve and the product too large to list."""
-    from .lazy import HUGE, LazySpace
     lazy = LazySpace(spec, max_threads)
     n = lazy.size()
     if n is None and lazy.before <= HUGE:

@@ -41,6 +41,9 @@ def _sqlite_utils():
 
 from ..errors import UserError
 
+# Imported where used: sqlite-utils (see _import_sqlite_utils) and numpy, which listing sessions
+# does not need.
+
 SCHEMA_VERSION = 3  # 2: results.verdicts, checks; 3: results indexed by time
 
 _TABLES = {
@@ -399,7 +402,7 @@ class Store:
         one raw .npy per output (they can be large) by a background thread; the row, with the
         files' checksum, is written after them. They are reproducible (inputs come from the spec's
         seeds), so a process killed before the row is written only makes the next run recompute them."""
-        import numpy as np
+        import numpy as np  # not at import: listing sessions needs no numpy
         outputs = {k: np.asarray(v) for k, v in outputs.items()}
         self._refs[(sid, vid)] = outputs
         if self.path == ":memory:":  # another thread would open another, empty, database

@@ -7,24 +7,24 @@ import tomllib
 from pathlib import Path
 
 from textual.app import App
+from textual.screen import Screen
 
 from ..config import Settings
-from ..engine.precheck import checked_backend
-from ..front.session import KernelFile, new_session, pick_backend, resume_backend, stored_llm
 from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
-from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_ids
+from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for
 from ..store import Store
+from . import editors, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
+from .keys import palette_commands
+from .services import Services
 from .session_screen import SessionScreen
+from .sessions_screen import SessionsScreen
 from .setup_screens import KernelPickScreen, SpecEditScreen
 from .theme import load_themes
 
 
 def binding_ids() -> set[str]:
     """The ids a [keys] table in config.toml may remap: every screen's bindings that have one."""
-    from textual.screen import Screen
-    from . import editors, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
-
     found, todo = set(), [Screen, KtApp]
     while todo:
         cls = todo.pop()
@@ -37,11 +37,12 @@ class KtApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "kt-tui"
 
-    def __init__(self, settings: Settings, store: Store, kernel_file: KernelFile | None = None,
+    def __init__(self, settings: Settings, store: Store, services: Services, kernel_file=None,
                  spec_path: str | None = None, kernel_name: str | None = None, resume: str | None = None,
                  browse: bool = False) -> None:
+        """kernel_file: the kernel to open (front/session.py: KernelFile); resume: a session id."""
         super().__init__()
-        self.settings, self.store, self.browse = settings, store, browse
+        self.settings, self.store, self.services, self.browse = settings, store, services, browse
         self.kernel_file, self.spec_path, self.kernel_name, self.resume = kernel_file, spec_path, kernel_name, resume
         self.theme_problems: list[str] = []
 
@@ -60,7 +61,6 @@ class KtApp(App):
                             severity="warning", timeout=15)
             self.set_keymap(self.settings.keys)
         if self.browse:
-            from .sessions_screen import SessionsScreen
             self.push_screen(SessionsScreen(self.store))
         elif self.resume:
             self._open_stored(self.resume)
@@ -113,17 +113,10 @@ class KtApp(App):
         def open_session(spec: Spec | None) -> None:
             if spec is None:
                 return
-            kf, settings, store = self.kernel_file, self.settings, self.store
-
-            def prepare(gpu):
-                choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel,
-                                                              version_ids(kf.source, spec), kf.path),
-                                         kf.source, spec, kf.path)
-                sid = new_session(store, settings, kf, spec, choice)
-                store.lock(sid)
-                return sid, choice
-
-            self.push_screen(SessionScreen(settings, store, kf.source, spec, prepare, kernel_label=kf.path.name))
+            kf = self.kernel_file
+            prepare = self.services.open_new(self.settings, self.store, kf, spec)
+            self.push_screen(SessionScreen(self.settings, self.store, kf.source, spec, prepare,
+                                           kernel_label=kf.path.name, services=self.services))
         return open_session
 
     # -- resume --------------------------------------------------------------------------
@@ -131,17 +124,9 @@ class KtApp(App):
         s = self.store.session(sid)
         original = self.store.versions(sid)[0]
         spec = spec_from_plain(json.loads(original["spec_json"]))
-        settings, store = self.settings, self.store
-
-        def prepare(gpu):
-            store.lock(sid)  # SessionLocked: another process runs it; the screen says which
-            note = stored_llm(store, settings, sid)
-            choice = resume_backend(store, settings, gpu, sid)
-            choice.note = " ".join(n for n in (choice.note, note) if n)
-            return sid, choice
-
-        self.push_screen(SessionScreen(settings, store, original["source"], spec, prepare, sid=sid,
-                                       kernel_label=Path(s["kernel_path"]).name))
+        prepare = self.services.open_stored(self.settings, self.store, sid)
+        self.push_screen(SessionScreen(self.settings, self.store, original["source"], spec, prepare, sid=sid,
+                                       kernel_label=Path(s["kernel_path"]).name, services=self.services))
 
     def open_stored(self, sid: str) -> None:
         """From the sessions browser; quitting that session comes back to it."""
@@ -150,7 +135,6 @@ class KtApp(App):
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
         if isinstance(screen, SessionScreen):
-            from .keys import palette_commands
             yield from palette_commands(screen, self.settings.keys or {})
 
     def on_unmount(self) -> None:

@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+from ..engine.strategies.sweep import parse_search
 from ..tomlfile import dumps
 from .cuda_syntax import CudaArea
 
@@ -117,7 +118,6 @@ class KernelEditScreen(ModalScreen[dict | None]):
 
 
 def search_problem(text: str) -> str | None:
-    from ..engine.strategies.sweep import parse_search
     try:
         parse_search(text)
     except ValueError as e:

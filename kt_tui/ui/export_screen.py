@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from ..errors import UserError
+from ..export import export_session
 from ..store import Store
 
 
@@ -51,7 +52,6 @@ class ExportScreen(ModalScreen[None]):
         self.run_worker(lambda: self._export(folder, force), thread=True, group="export", exclusive=True)
 
     def _export(self, folder: str, force: bool = False) -> None:
-        from ..export import export_session
         try:
             out = export_session(self.store, self.sid, folder, force=force)
         except UserError as e:

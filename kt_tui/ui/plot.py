@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 from rich.text import Text
 from textual.widgets import Static
 
@@ -40,7 +43,6 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
                 series: list[int] | None = None) -> Text:
     """times: one entry per evaluation, None for a failed one; series: each one's series number
     (its colour: styles['point0'], ...). Log scale: tuning times span decades."""
-    import numpy as np
     t = np.asarray(times, dtype=float)  # None -> nan
     n = len(t)
     ran = t > 0  # false for nan, failures and zero
@@ -155,7 +157,6 @@ class _Column:
     redraw of 100,000 points does not walk them in Python."""
 
     def __init__(self, dtype):
-        import numpy as np
         self.np, self.dtype = np, dtype
         self.data, self.n = np.empty(1024, dtype), 0
 

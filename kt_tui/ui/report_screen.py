@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..engine.gates import KernelGate
+from ..engine.kernel_step import candidate
 
 
 class ReportScreen(ModalScreen[None]):
@@ -49,7 +50,6 @@ def start_sanitizer(screen, tool: str) -> None:
         screen.notify("This kernel has safety flags: it is compiled and run only after you approve it.",
                       severity="warning")
         return
-    from ..engine.kernel_step import candidate
 
     def work() -> None:
         try:

@@ -21,14 +21,22 @@ from ..engine.backend import BackendChoice
 from ..engine import events as ev
 from ..engine.events import Decision, Gate
 from ..engine.gates import KernelGate
+from ..engine.manual import CONNECT
+from ..engine.registry import get_strategy
 from ..errors import UserError
+from ..gpu.raypool import parse_gpus
 from ..kernel.spec import Spec
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
+from .export_screen import ExportScreen
 from .gate_view import PlanView, render_gate, render_verification, view_for
 from .keys import TABS, HelpScreen, help_text, keys_by_id
-from .results import short_label
 from .plot import TuningPlot
+from .report_screen import start_sanitizer
+from .results import short_label
+from .services import Services
+from .settings_screen import SettingsScreen
+from .strategy_picker import StrategyPicker
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 
@@ -67,9 +75,11 @@ class SessionScreen(Screen):
     ]
 
     def __init__(self, settings: Settings, store: Store, source: str, spec: Spec,
-                 prepare: Callable, sid: str | None = None, kernel_label: str = "") -> None:
+                 prepare: Callable, sid: str | None = None, kernel_label: str = "",
+                 services: Services | None = None) -> None:
         super().__init__()
         self.settings, self.store, self.source, self.spec = settings, store, source, spec
+        self.services = services  # from front/, through the app; None where no engine runs (snapshots)
         self.prepare, self.sid, self.kernel_label = prepare, sid, kernel_label
         self.bridge = Bridge(self)
         self.engine = None
@@ -137,10 +147,7 @@ class SessionScreen(Screen):
     # -- engine thread -------------------------------------------------------------------
     @work(thread=True, group="engine", exclusive=True)
     def _engine_thread(self) -> None:
-        from ..front.commands import make_engine, make_worker
-        from ..engine.strategies.registry import get_strategy
-
-        self.gpu = make_worker(self.settings)
+        self.gpu = self.services.make_worker(self.settings)
         try:
             sid, choice = self.prepare(self.gpu)
         except UserError as e:
@@ -148,7 +155,7 @@ class SessionScreen(Screen):
             self.post_message(Problem(str(e)))
             return
         self.post_message(Ready(sid, choice))
-        engine = make_engine(self.store, self.settings, sid, self.gpu, choice, self.bridge.decide,
+        engine = self.services.make_engine(self.store, self.settings, sid, self.gpu, choice, self.bridge.decide,
                              self.bridge.on_event)
         self.engine = engine
         try:
@@ -163,9 +170,7 @@ class SessionScreen(Screen):
         self.sid, self.choice = message.sid, message.choice
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
-        from ..front.commands import llm_factory
-        from ..engine.manual import CONNECT
-        if llm_factory(self.settings) is None:
+        if self.services.llm_factory(self.settings) is None:
             self.notify(f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
                         f"you write the steps and kernels yourself. {CONNECT}", title="Manual mode", timeout=6,
                         markup=False)
@@ -184,8 +189,7 @@ class SessionScreen(Screen):
         self.gate = gate
         self.state = "waiting"
         if self.autopilot:
-            from ..front.headless import make_policy
-            decision = make_policy()(gate)
+            decision = self.services.make_policy()(gate)
             if decision.choice != "stop":
                 self._decide(decision.choice, decision.value)
                 return
@@ -375,7 +379,6 @@ class SessionScreen(Screen):
             run["paused_s"] += time.monotonic() - run.pop("paused_at")
 
     def _several_workers(self) -> bool:
-        from ..gpu.raypool import parse_gpus
         if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
             return True
         return bool(self.sid) and len(self.store.workers(self.sid, limit=2)) > 1
@@ -517,7 +520,6 @@ class SessionScreen(Screen):
         self.app.push_screen(editor(gate), done)
 
     def action_switch_strategy(self) -> None:
-        from .strategy_picker import StrategyPicker
         gate = self.gate
 
         def chosen(name: str | None) -> None:
@@ -532,8 +534,6 @@ class SessionScreen(Screen):
         self.app.push_screen(StrategyPicker(self.store.session(self.sid)["strategy"]), chosen)
 
     def action_settings(self) -> None:
-        from .settings_screen import SettingsScreen
-
         def apply(values: dict | None) -> None:
             if values:
                 for k, v in values.items():
@@ -572,11 +572,9 @@ class SessionScreen(Screen):
             table.sort_by(key, table.sort_index == key and not table.sort_reverse)
 
     def action_sanitize(self, tool: str) -> None:
-        from .report_screen import start_sanitizer
         start_sanitizer(self, tool)
 
     def action_export(self) -> None:
-        from .export_screen import ExportScreen
         if self.sid is None:
             self.notify("nothing to export yet: the session has not started", severity="warning")
             return

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Static
 
 from ..store import Store
+from .export_screen import ExportScreen
 
 COLUMNS = ("id", "kernel", "strategy", "state", "best ms", "speedup", "GPU", "date", "simulated")
 
@@ -106,7 +107,6 @@ class SessionsScreen(Screen):
             self.app.open_stored(sid)
 
     def action_export(self) -> None:
-        from .export_screen import ExportScreen
         sid = self.selected()
         if sid:
             self.app.push_screen(ExportScreen(self.store, sid))

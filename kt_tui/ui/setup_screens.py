@@ -13,10 +13,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ..engine.precheck import compile_spec
 from ..kernel.source import Kernel
 from .cuda_syntax import CudaArea
+from ..errors import UserError
+from ..kernel.draft import draft_spec
+from ..kernel.spec import Spec, SpecError, dump_spec, parse_spec
 from .editors import set_language
-from ..kernel.spec import Spec, SpecError, parse_spec
+from .spec_draft import SpecDraftGate
 
 
 class KernelPickScreen(Screen[str]):
@@ -98,7 +102,6 @@ class SpecEditScreen(Screen[Spec]):
 
     @work(thread=True, exclusive=True, group="spec-check")
     def _compile(self, spec: Spec) -> None:
-        from ..front.spec_cmd import compile_spec
         result = compile_spec(self.source, spec)
         if result.ok:
             message = Text(f"spec ok, compiles at {spec.baseline_params()} (not saved)", style="bold green")
@@ -117,11 +120,8 @@ class SpecEditScreen(Screen[Spec]):
 
     @work(thread=True, exclusive=True, group="spec-llm")
     def _llm_draft(self) -> None:
-        from ..errors import UserError
-        from ..front import spec_llm
-        from ..kernel.draft import draft_spec
-        from ..kernel.spec import dump_spec
-        from ..llm.client import LlmClient
+        from ..llm import spec_draft as spec_llm  # here: openai loads only when a draft is asked for
+        from ..llm.client import LlmClient  # here: openai loads only when a draft is asked for
         heuristic = dump_spec(draft_spec(self.kernel, src=self.source))
         try:
             drafted = spec_llm.ask(LlmClient.from_settings(self.app.settings), self.source, self.kernel, heuristic)
@@ -131,8 +131,6 @@ class SpecEditScreen(Screen[Spec]):
         self.app.call_from_thread(self._show_draft, drafted, spec_llm.diff(heuristic, drafted))
 
     def _show_draft(self, drafted: str, changes: str) -> None:
-        from .spec_draft import SpecDraftGate
-
         def decided(choice: str | None) -> None:
             if choice == "skip" or choice is None:
                 self._show_error("")

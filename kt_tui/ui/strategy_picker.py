@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..engine.strategies.registry import UnknownStrategy, describe, registered
+from ..engine.registry import UnknownStrategy, describe, registered
 
 
 class StrategyPicker(ModalScreen[str | None]):

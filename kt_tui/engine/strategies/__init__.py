@@ -1,2 +1,2 @@
-"""The session strategies, one small module each, and their registry (registry.py).
-A strategy is a callable `strategy(engine)` returning a generator of gates; plug-ins add more."""
+"""The session strategies, one module each: `strategy(engine)` returns a generator of gates.
+They are found by name through entry points (engine/registry.py); plug-ins add more."""

@@ -4,6 +4,7 @@ steps run out. Every proposal is a gate; every LLM answer is stored and replayed
 
 from __future__ import annotations
 
+from ...llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
 from ..asking import llm_ask
 from ..gates import PlanGate, StepGate, SweepGate
 from ..kernel_step import prompt_context, run_rewrite
@@ -14,8 +15,6 @@ NAME = "autonomous"
 
 
 def autonomous(engine):
-    from ...llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
-
     opts = engine.options
     manual = is_manual(engine)
     yield from start(engine, "write a plan" if manual else "ask the LLM for a plan")

@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import json
 
-from ...search.space import config_key
+from ...llm.schemas import ConfigBatch, SpaceEdit
+from ...search import space
+from ...search.space import SpaceError, apply_edit, check_configs, config_key, render, space_size
 from ..asking import llm_ask
 from ..gates import ConfigsGate, SpaceGate, SweepGate
-from ..kernel_step import current_best, spec_text
+from ..kernel_step import spec_text
 
 NAME = "config-search"
 GAIN = 0.01  # a round that improves the best by less than this is a round without gain
 
 
 def config_search(engine):
-    from ...llm.schemas import ConfigBatch, SpaceEdit
-
     opts = engine.options
-    vid = current_best(engine)
+    vid = engine.current_best()
     _, spec = engine.version(vid)
     decision = yield SweepGate(key="configs:start", title=f"Measure {spec.kernel} at its original configuration on "
                                f"{engine.choice.label()}, then ask the LLM which configurations to try?",
@@ -105,15 +105,12 @@ def _unknown_names(spec, configs) -> list[str]:
 
 
 def _checked(spec, configs, known):
-    from ...search.space import check_configs
     valid, invalid = check_configs(spec, configs, known_keys=known)
     return [c for c, _ in valid], invalid
 
 
 def _review_space(engine, vid, spec, source, r, reply):
     """The space gate: before and after, with sizes. True when the space changed."""
-    from ...search.space import SpaceEdit, SpaceError, apply_edit, space_size
-
     if reply is None or not reply.edits:
         engine.emit("note", text="config-search: the LLM proposes no change to the space; stopping")
         return False
@@ -123,7 +120,7 @@ def _review_space(engine, vid, spec, source, r, reply):
             problems.append(f"{change.param}: the kernel does not read it")
             continue
         try:
-            new = apply_edit(new, SpaceEdit(change.action, change.param, change.values, change.default))
+            new = apply_edit(new, space.SpaceEdit(change.action, change.param, change.values, change.default))
         except SpaceError as e:
             problems.append(str(e))
     if new.tune_params == spec.tune_params:
@@ -140,8 +137,6 @@ def _review_space(engine, vid, spec, source, r, reply):
 
 
 def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
-    from ...search.space import render
-
     results = engine.store.results(engine.sid, vid)
     ok = sorted((x for x in results if x["status"] == "ok" and x["verified"] is not False and x["time_ms"]),
                 key=lambda x: x["time_ms"])

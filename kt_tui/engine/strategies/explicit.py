@@ -8,11 +8,13 @@ autonomous strategy's numbered steps in the same session."""
 
 from __future__ import annotations
 
+from ...llm.prompts import rewrite_messages
+from ...llm.schemas import KernelRewrite, StepVerdict
 from ..asking import llm_ask
-from .autonomous import start, steps_summary, verdict_body
 from ..gates import StepGate
 from ..kernel_step import prompt_context, run_rewrite
 from ..manual import NO_VERDICT, is_manual, manual_rewrite, stored_reply
+from .autonomous import start, steps_summary, verdict_body
 from .steps_file import Step, blocked_by, load_steps
 
 NAME = "explicit"
@@ -21,8 +23,6 @@ STEPS_KEY = "explicit:steps"
 
 
 def explicit(engine):
-    from ...llm.schemas import KernelRewrite, StepVerdict
-
     where, steps = _steps(engine)
     manual = is_manual(engine)
     yield from start(engine, f"go through the {len(steps)} steps of {where}")
@@ -70,7 +70,6 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
         rewrite = (stored_reply(engine, f"execute:{step.id}", rewrite_cls)
                    or manual_rewrite(engine, step.tune_params))
     else:
-        from ...llm.prompts import rewrite_messages
         messages = rewrite_messages(prompt, f"step {step.id!r}.prompt", **values)
         rewrite = yield from llm_ask(engine, f"execute:{step.id}", "explicit_step", rewrite_cls, messages=messages)
     if rewrite is None:

@@ -4,10 +4,12 @@ accept). In manual mode the user writes that one rewrite."""
 
 from __future__ import annotations
 
+from ...llm.prompts import rewrite_messages, template_text
+from ...llm.schemas import KernelRewrite
 from ..asking import llm_ask
-from .autonomous import start, steps_summary
 from ..kernel_step import prompt_context, run_rewrite
 from ..manual import is_manual, manual_rewrite, stored_reply
+from .autonomous import start, steps_summary
 
 NAME = "one-prompt"
 DESCRIPTION = "one LLM call rewrites the whole kernel; then verify, tune and accept"
@@ -16,9 +18,6 @@ TITLE = "Optimize the kernel in one rewrite"
 
 
 def one_prompt(engine):
-    from ...llm.prompts import rewrite_messages, template_text
-    from ...llm.schemas import KernelRewrite
-
     manual = is_manual(engine)
     yield from start(engine, "write the rewrite yourself" if manual else "ask the LLM for one optimized rewrite")
     if not any(s["id"] == STEP for s in engine.store.steps(engine.sid)):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import tomllib
 
 from ...gpu.protocol import SEARCHES
+from ...search.space import SpaceError, space_sizes, unrestricted_size
 from ...tomlfile import dumps, literal
 from ..gates import SweepGate
 
@@ -40,7 +41,6 @@ def parse_search(text: str) -> dict:
 
 def space_counts(spec) -> tuple[int, int, str]:
     """(before restrictions, after, the line the gate shows), counted without listing the space."""
-    from ...search.space import SpaceError, space_sizes, unrestricted_size
     try:
         before, after, exact = space_sizes(spec)
     except SpaceError:

@@ -1,2 +1,2 @@
-"""Code that runs inside the GPU worker process: the job loop (main.py), tuning, checks at other
-sizes and output comparison. Nothing here is imported by the app's own process except to start it."""
+"""Code that runs in the GPU worker process (or a Ray actor): job loop, tuning, checks at other sizes,
+output comparison. It imports nothing of the parent's side; the parent imports it to start it and for a few helpers."""

@@ -15,6 +15,9 @@ from ..protocol import CheckJob
 from .outputs import reference_kernel_outputs, run_outputs
 from .verify import compare_all, failure_text
 
+# Imported where used: the app's process imports this module too (poisoned, lost_entry,
+# run_outputs), so kernel_tuner (and .tuning, ktsource, which import it) loads in the worker only.
+
 _REFS: dict[str, dict] = {}  # reference outputs by (kernel, sizes), kept for the next jobs
 _KEEP = 4
 

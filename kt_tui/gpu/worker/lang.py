@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 from contextlib import contextmanager
 
+from ..ktimport import load
+
 BACKENDS = {
     "pycuda": ("kernel_tuner.backends.pycuda", "PyCudaFunctions"),
     "nvcuda": ("kernel_tuner.backends.nvcuda", "CudaFunctions"),
@@ -25,9 +27,8 @@ def cuda_lang(backend: str):
     if backend not in BACKENDS:
         yield backend
         return
-    from ..ktimport import load
     load()
-    import kernel_tuner.core as core
+    import kernel_tuner.core as core  # after load(): kernel_tuner without torch
 
     module, name = BACKENDS[backend]
     chosen = getattr(importlib.import_module(module), name)

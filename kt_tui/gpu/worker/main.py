@@ -6,12 +6,17 @@ stderr go to a log file so that compiler and kernel_tuner chatter never reaches 
 
 from __future__ import annotations
 
+import cProfile
 import os
 import queue
 import threading
+import time
 import traceback
 
 from ..protocol import CheckJob, ProbeJob, TuneJob
+
+# Imported where used: the app's process imports this module to start the worker (gpu/client.py),
+# so numpy, kernel_tuner, the CUDA libraries and the job code load in the worker only.
 
 
 def probe_backends(backends) -> dict:
@@ -79,7 +84,6 @@ def _arch(name: str) -> str:
 
 
 def _watch_parent(parent_pid: int) -> None:
-    import time
     while True:
         if os.getppid() != parent_pid:
             os._exit(0)
@@ -130,7 +134,6 @@ def _profiled(fn, *args):
     where = os.environ.get("KT_TUI_PROFILE")
     if not where:
         return fn(*args)
-    import cProfile
     prof = cProfile.Profile()
     try:
         return prof.runcall(fn, *args)
@@ -140,7 +143,6 @@ def _profiled(fn, *args):
 
 def _stop_or_wait(stop_flag, pause_flag) -> bool:
     """Asked between configurations: holds there while paused; True when the run must stop."""
-    import time
     while pause_flag is not None and pause_flag.is_set() and not stop_flag.is_set():
         time.sleep(0.1)
     return stop_flag.is_set()

@@ -28,9 +28,11 @@ from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, make_args, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
-from ...search.lazy import LazySpace, is_huge, kernel_tuner_restrictions
+from ...search import kt_search
+from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from .lang import cuda_lang
+from ..prefetch import Prefetcher
 from ..protocol import TuneJob
 from .outputs import reference_kernel_outputs
 from .verify import compare_all, failure_text
@@ -179,12 +181,12 @@ class StreamingStrategy:
             if job.configs is not None:
                 elements = [tuple(c[n] for n in self.names) for c in job.configs]
                 return proxy.run(elements, tuning_options)
-            if job.strategy == "brute_force":
+            if job.search == "brute_force":
                 return proxy.run(searchspace.sorted_list(), tuning_options)
-            if job.strategy == "kt" and not job.max_configs and searchspace.size <= SMALL_SPACE:
+            if job.search == "kt" and not job.max_configs and searchspace.size <= SMALL_SPACE:
                 # every configuration runs anyway and there are few: a model costs more than its order gains
                 return proxy.run(searchspace.sorted_list(), tuning_options)
-            if job.strategy == "kt" and not job.max_configs:
+            if job.search == "kt" and not job.max_configs:
                 # no budget: the model picks the first configurations (its cost grows with every
                 # one it learns from), then the rest of the space runs in order
                 whole = tuning_options.budget
@@ -192,7 +194,7 @@ class StreamingStrategy:
                 search_module("kt").tune(searchspace, proxy, tuning_options)
                 tuning_options.budget = whole
                 return proxy.run(searchspace.sorted_list(), tuning_options)
-            return search_module(job.strategy).tune(searchspace, proxy, tuning_options)
+            return search_module(job.search).tune(searchspace, proxy, tuning_options)
         except StopTuning as e:
             self.stopped = str(e) != "budget"
             return proxy.results
@@ -202,7 +204,6 @@ class StreamingStrategy:
     def _tune_huge(self, runner, tuning_options):
         """Brute force walks the space in order and our search chooses from a sample of it: neither
         lists the whole space, so the first configuration starts at once."""
-        from ...search.lazy import SAMPLE
         job, lazy = self.job, self.lazy
         tuning_options.tune_params = dict(zip(lazy.names, lazy.values))
         old = tuning_options.budget
@@ -213,8 +214,8 @@ class StreamingStrategy:
             seeds = [tuple(c[n] for n in self.names) for c in job.seeds]
             if seeds:
                 proxy.run(seeds, tuning_options)
-            if job.strategy == "kt":
-                seed = (job.strategy_options or {}).get("seed")
+            if job.search == "kt":
+                seed = (job.search_options or {}).get("seed")
                 rng = np.random.default_rng(seed if seed is not None else np.random.randint(2**31))
                 pool = list(dict.fromkeys([*(s for s in seeds if lazy.contains(s)), *lazy.sample(rng, SAMPLE)]))
                 space = _Sampled(tuning_options.tune_params, pool)
@@ -245,10 +246,9 @@ class _Sampled:
 
 
 def search_module(name: str):
-    """A search strategy by name: ours ("kt") or one of kernel_tuner's."""
+    """A search by name: ours ("kt") or one of kernel_tuner's strategies."""
     if name == "kt":
-        from ...search import strategy
-        return strategy
+        return kt_search
     return strategy_map[name]
 
 
@@ -315,7 +315,6 @@ class _StreamingRunner:
 
     def _start_prefetch(self) -> None:
         if self.prefetch is None and os.environ.get("KT_TUI_PREFETCH", "1") != "0":
-            from ..prefetch import Prefetcher
             if Prefetcher.usable(self.runner):
                 try:
                     self.prefetch = Prefetcher(self.runner)
@@ -354,12 +353,12 @@ def _checked_by_observer(answer, result_host, atol=None) -> bool:
 
 def _budgeted(job: TuneJob) -> dict:
     """kernel_tuner's strategies plan with max_fevals / time_limit; we enforce both ourselves too."""
-    options = dict(job.strategy_options)
+    options = dict(job.search_options)
     if job.max_configs:
         options.setdefault("max_fevals", job.max_configs)
     if job.time_limit_s:
         options.setdefault("time_limit", job.time_limit_s)
-    if job.seeds and job.strategy == "kt":
+    if job.seeds and job.search == "kt":
         options.setdefault("seeds", job.seeds)
     return options
 
@@ -401,12 +400,12 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     strategy = StreamingStrategy(job, names, emit, should_stop)
     restrictions = [restriction_function(spec.restrictions, names)] if spec.restrictions else None
     options = _budgeted(job)
-    if job.configs is None and job.strategy not in ("kt", "brute_force") and is_huge(spec):
+    if job.configs is None and job.search not in ("kt", "brute_force") and is_huge(spec):
         restrictions = kernel_tuner_restrictions(spec)  # kernel_tuner's strategies need its whole space
         # building it can outlast a time limit, which kernel_tuner then refuses to start: ours counts
         # from the first configuration (over_budget)
         options.pop("time_limit", None)
-    if job.configs is None and job.strategy in ("kt", "brute_force") and is_huge(spec):
+    if job.configs is None and job.search in ("kt", "brute_force") and is_huge(spec):
         lazy = LazySpace(spec)
         first = lazy.first(1)
         if first:  # kernel_tuner builds a stand-in of one configuration; the space itself is ours

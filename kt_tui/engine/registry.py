@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from importlib.metadata import EntryPoint, entry_points
 
-from ...errors import UserError
+from ..errors import UserError
 
 GROUP = "kt_tui.strategies"
 BUILTIN = {

@@ -18,9 +18,6 @@ import math
 from contextlib import nullcontext
 
 import numpy as np
-from ..gpu.ktimport import load as _load_kernel_tuner
-
-_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
 from kernel_tuner.strategies.common import CostFunc
 from kernel_tuner.util import StopCriterionReached
 from scipy.special import ndtri

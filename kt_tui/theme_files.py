@@ -1,0 +1,36 @@
+"""Theme files (TOML): the ones shipped in themes/ and any in the user's themes folder. Read here
+without Textual, so that config.py can check a theme's name; ui/theme.py turns them into themes."""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+
+def _shipped_themes():
+    """themes/ at the repository root is installed as the package kt_tui.themes; in a source
+    checkout (tests run from one) it is read where it is."""
+    root = Path(__file__).resolve().parents[1]
+    if (root / "pyproject.toml").is_file() and (root / "themes").is_dir():
+        return (root / "themes").iterdir()
+    return resources.files("kt_tui.themes").iterdir()
+
+
+def theme_files(user_dir: Path) -> list[tuple[str, str]]:
+    """(name, text) of each shipped theme file, then of each in `user_dir`."""
+    files = [(f.name, f.read_text(encoding="utf-8")) for f in _shipped_themes() if f.name.endswith(".toml")]
+    if user_dir.is_dir():
+        files += [(str(p), p.read_text(encoding="utf-8")) for p in sorted(user_dir.glob("*.toml"))]
+    return files
+
+
+def theme_names(user_dir: Path) -> set[str]:
+    """The names of the theme files that parse."""
+    names = set()
+    for name, text in theme_files(user_dir):
+        try:
+            names.add(str(tomllib.loads(text).get("name", Path(name).stem)))
+        except tomllib.TOMLDecodeError:
+            continue
+    return names
