@@ -157,3 +157,31 @@ async def test_a_new_baseline_rebases_the_speedup_of_the_rows_shown():
         table.set_baseline(2.0)
         assert [str(table.get_cell(k, "speedup")) for k in ("0", "1", "2", "9")] == ["4.00x", "2.00x", "1.33x", "-"]
         await pilot.pause()
+
+
+async def test_the_plan_follows_step_events_without_reading_the_store(monkeypatch):
+    import threading
+
+    from kt_tui.engine.events import event_from
+    from kt_tui.ui.bridge import Flush
+    from kt_tui.ui.gate_view import PlanView
+    reads = []
+    real = Store.steps
+
+    def counting(self, *args):
+        if threading.current_thread() is threading.main_thread():
+            reads.append(args)
+        return real(self, *args)
+    app = new_app(EXAMPLES / "reduction.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: gate_key(screen) is not None)
+        monkeypatch.setattr(Store, "steps", counting)
+        screen.bridge.on_event(event_from("step", {"id": "tile", "title": "Tile in shared memory", "state": "planned"}))
+        screen.bridge.on_event(event_from("step", {"id": "tile", "state": "running"}))
+        screen.on_flush(Flush())
+        plan = screen.query_one(PlanView)
+        assert plan.row_count == 1 and str(plan.get_row("tile")[2]) == "running"
+        assert str(plan.get_row("tile")[1]) == "Tile in shared memory"
+        await pilot.press("q")
+    assert reads == []

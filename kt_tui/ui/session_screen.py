@@ -96,6 +96,7 @@ class SessionScreen(Screen):
         self.llm_line = ""
         self.results_added = False
         self.plotted: dict[str, dict[str, int]] = {}  # version -> config key -> its point on the plot
+        self.steps: list[dict] = []  # the plan as shown: read once, then kept up to date from step events
         self.plot_stale = False
         self.strategy = settings.strategy
         self.best_version: str | None = None
@@ -282,7 +283,14 @@ class SessionScreen(Screen):
         self.notify(e.text, timeout=4, markup=False)
 
     def _on_step(self, e: ev.StepChanged) -> None:
-        self.query_one(PlanView).show(self.store.steps(self.sid))
+        """The plan follows the event's fields: no store read on the UI thread."""
+        fields = {k: v for k, v in e.data.items() if k != "id" and v is not None}
+        step = next((s for s in self.steps if s["id"] == e.id), None)
+        if step is None:
+            self.steps.append({"id": e.id, "title": "", "state": "", "reason": "", **fields})
+        else:
+            step.update(fields)
+        self.query_one(PlanView).show(self.steps)
 
     def _on_llm_start(self, e: ev.LlmStart) -> None:
         self.query_one("#llm-log", RichLog).write(Text(f"--- {e.key} ({e.purpose}) ---", style="bold"))
@@ -398,7 +406,8 @@ class SessionScreen(Screen):
         for v in dict.fromkeys(vids):
             self.plotted[v] = {k: i for i, (vid, k) in enumerate(zip(vids, keys)) if vid == v}
         self.query_one(TuningPlot).reset_columns(times, vids)
-        self.query_one(PlanView).show(self.store.steps(self.sid))
+        self.steps = self.store.steps(self.sid)  # once here; then kept up to date from the step events
+        self.query_one(PlanView).show(self.steps)
         if s.get("best_key") and s.get("best_ms") is not None:
             table.mark_best(table.row_key(s.get("best_version"), s["best_key"]))
             self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
