@@ -195,11 +195,42 @@ def test_extract_json(text, expected):
     assert extract_json(text) == expected
 
 
+KERNEL = "__global__ void k(float *a) { if (a[0] > 0) { a[0] = 1; } }"
+# broken replies small local models send; structured.py's docstring compares json_repair on them
+REPLIES = {
+    "trailing commas": ('{"a": 1, "b": [1, 2,],}', {"a": 1, "b": [1, 2]}),
+    "single quotes": ("{'a': 'x', 'b': 2}", {"a": "x", "b": 2}),
+    "unquoted keys": ('{a: 1, b: "x"}', {"a": 1, "b": "x"}),
+    "code fence": ('Here:\n```json\n{"a": 1}\n```\nDone.', {"a": 1}),
+    "prose around": ('Sure! The answer is {"a": 1, "b": [2]} as asked.', {"a": 1, "b": [2]}),
+    "comments": ('{\n "a": 1, // the first\n "b": 2 /* second */\n}', {"a": 1, "b": 2}),
+    "python words": ('{"a": True, "b": None, "c": False}', {"a": True, "b": None, "c": False}),
+    "python tuple": ("{'a': (1, 2)}", {"a": [1, 2]}),
+    "escaped newlines in code": ('{"source": "int x;\\nint y;\\n"}', {"source": "int x;\nint y;\n"}),
+    "raw newlines in a string": ('{"source": "int x;\nint y;"}', {"source": "int x;\nint y;"}),
+    "kernel braces in a string": (json.dumps({"source": KERNEL}), {"source": KERNEL}),
+    "kernel and prose with braces": ("Changed:\n" + json.dumps({"source": KERNEL}) + "\nHope { this helps }",
+                                     {"source": KERNEL}),
+    "cuda fence before the json": ('```cuda\nint a[2] = {1, 2};\n```\n```json\n{"a": 1}\n```', {"a": 1}),
+    "unquoted keys after prose with code": ("Use a[i] { not this }: {steps: ['x'], why: 'y'}",
+                                            {"steps": ["x"], "why": "y"}),
+}
+
+
+@pytest.mark.parametrize("name", REPLIES)
+def test_broken_replies_of_small_models_are_read(name):
+    text, expected = REPLIES[name]
+    assert extract_json(text) == expected
+
+
 @pytest.mark.parametrize("text, reason", [
     ("I cannot help with that.", "no JSON"),
     ("", "empty"),
     ('{"steps": [{"title": "a"', "not closed"),
     ("{this is not json}", "no JSON that parses"),
+    ('{"a": 1, "b": [1, 2}', "not closed"),  # mismatched brackets: json_repair would make {"a": 1, "b": [1, 2]}
+    ('{"a": 1, "b": [1, 2', "not closed"),  # cut off: json_repair would close it
+    ("{ if (a[0] > 0) { a[0] = 1; } }", "no JSON that parses"),  # json_repair: ['a[0']
 ])
 def test_extract_json_failures(text, reason):
     with pytest.raises(ExtractError, match=reason):
@@ -229,6 +260,12 @@ def test_ask_structured_gives_up_after_max_repairs(scripted_llm):
     assert e.value.text == '{"stepz": []}' and len(server.requests) == 3
     assert any("steps" in p and "Field required" in p for p in e.value.problems)
     assert "no JSON" in server.requests[1]["messages"][-1]["content"]
+
+
+def test_a_repaired_reply_still_meets_the_schema():
+    with pytest.raises(StructuredReplyError, match="valid"):
+        parse_reply("{valid: 'perhaps', reason: 'x',}", StepVerdict)
+    assert parse_reply("{valid: false, reason: 'x', /* why */}", StepVerdict) == StepVerdict(valid=False, reason="x")
 
 
 def test_ask_structured_normalize_and_parse_reply():

@@ -112,3 +112,69 @@ def test_a_whole_reply_over_the_size_limit_is_refused(scripted_llm):
     with pytest.raises(LlmError) as e:
         client(server, max_retries=1).complete("greet", MSGS)
     assert "256 KB limit" in str(e.value)
+
+
+def test_cancel_during_a_retry_wait_ends_the_call_without_another_attempt(scripted_llm):
+    server = scripted_llm([{"status": 429, "retry_after": 60}, "never served"])
+    records = []
+    c = client(server, max_retries=3)
+
+    def on_call(row):
+        records.append(row)
+        if row["state"] == "failed":  # the client is about to wait 60 s for the next attempt
+            threading.Thread(target=c.cancel.set).start()
+    c.on_call = on_call
+    with pytest.raises(LlmCancelled) as e:
+        c.complete("greet", MSGS)
+    assert "cancelled" in str(e.value) and len(server.requests) == 1
+    assert [r["state"] for r in records] == ["running", "failed"]
+
+
+def test_a_stream_broken_mid_reply_is_retried_and_recorded(scripted_llm):
+    server = scripted_llm([{"reply": "the first half of a long answer", "finish": False}, {"drop": True}, "whole"])
+    records, deltas = [], []
+    reply = client(server, records, max_retries=3).complete("greet", MSGS, stream_to=deltas.append)
+    assert reply.text == "whole" and reply.attempts == 3
+    assert [r["state"] for r in records] == ["running", "failed", "running", "failed", "running", "done"]
+    assert "broke off" not in records[1]["error"] and "finish reason" in records[1]["error"]
+    assert "closed the connection without a reply" in records[3]["error"]
+
+
+def _connection_error(cause: BaseException):
+    import openai
+
+    from kt_tui.llm.client import httpx
+
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    try:
+        try:
+            raise cause
+        except BaseException as inner:
+            raise httpx.ConnectError("[Errno 0] something a translation says", request=request) from inner
+    except httpx.ConnectError as outer:
+        error = openai.APIConnectionError(request=request)
+        error.__cause__ = outer
+        return error
+
+
+@pytest.mark.parametrize("cause, reason", [
+    (ConnectionRefusedError(111, "Verbindungsaufbau abgelehnt"), "connection refused"),
+    (__import__("socket").gaierror(-2, "Nom ou service inconnu"), "host name not found"),
+    (ConnectionResetError(104, "Connexion ré-initialisée"), "closed the connection without a reply"),
+    (__import__("ssl").SSLError(1, "wrong version number"), "TLS handshake failed"),
+])
+def test_connection_failures_are_told_apart_by_type_not_by_message(cause, reason):
+    from kt_tui.llm.client import _classify
+
+    failure = _classify(_connection_error(cause), 5)
+    assert failure.kind == "connection" and failure.retry and reason in failure.detail
+
+
+@pytest.mark.parametrize("headers, wait", [
+    ({"retry-after": "2"}, 2.0), ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5), ({"retry-after": "soon"}, None),
+    ({}, None),
+])
+def test_retry_after_is_read_as_the_sdk_reads_it(headers, wait):
+    from kt_tui.llm.client import _retry_after
+
+    assert _retry_after(headers) == wait

@@ -23,3 +23,33 @@ def test_the_strategy_entry_points_name_modules_that_exist():
     for name, target in eps.items():
         module = target.split(":")[0]
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), (name, target)
+
+
+OPTIONAL = {"cuda", "cupy", "pycuda", "ray", "threadpoolctl"}  # imported inside try/except or behind a flag
+WITH_OPENAI = {"httpx", "httpx2"}  # the openai SDK's HTTP library (httpx2 from openai 3 on): its exception types
+
+
+def test_every_third_party_import_is_a_declared_dependency():
+    import ast
+    import sys
+    from importlib.metadata import packages_distributions
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {_name(d) for d in project["dependencies"]}
+    imported = set()
+    for path in (ROOT / "kt_tui").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = imported - set(sys.stdlib_module_names) - OPTIONAL - WITH_OPENAI - {"kt_tui"}
+    dists = packages_distributions()
+    missing = {m for m in third_party if not {_name(d) for d in dists.get(m, [m])} & declared}
+    assert missing == set(), f"imported but not in [project] dependencies: {sorted(missing)}"
+
+
+def _name(requirement: str) -> str:
+    import re
+
+    return re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0].strip().lower().replace("_", "-")

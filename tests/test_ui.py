@@ -4,6 +4,7 @@ import asyncio
 import shutil
 
 import pytest
+from textual.pilot import WaitForScreenTimeout
 
 from kt_tui.config import load_settings
 from kt_tui.front.session import read_kernel_file
@@ -34,8 +35,8 @@ def gate_key(screen) -> str | None:
 
 
 class Keys:
-    """Pilot.press waits for the app to be idle after the key; in a long session that wait has
-    been seen to hang once the key was already handled. Bound it."""
+    """Presses keys one at a time, like Pilot.press, and names the key when the app does not settle
+    after it (Pilot raises WaitForScreenTimeout after 30 s; pytest-timeout ends any longer hang)."""
 
     def __init__(self, pilot):
         self.pilot = pilot
@@ -43,9 +44,9 @@ class Keys:
     async def press(self, *keys):
         for key in keys:
             try:
-                await asyncio.wait_for(self.pilot.press(key), 5)
-            except asyncio.TimeoutError:
-                pass
+                await self.pilot.press(key)
+            except WaitForScreenTimeout as e:
+                raise AssertionError(f"the app did not settle after the key {key!r}: {e}") from None
 
 
 def new_app(kernel, **flags):

@@ -1,14 +1,29 @@
 """One chat call to an OpenAI-compatible endpoint, with our own retries so every attempt is recorded.
 
-Our loop, not the SDK's retries: each attempt gets its own row in the store (written when it starts),
-its own total deadline and a cancel check, and the final message names every attempt's problem."""
+Our loop, not the SDK's retries (it gets max_retries=0). Read in openai 3.54's `SyncAPIClient.request`,
+the SDK's loop cannot give what every call here needs (tests/test_llm_hostile.py pins each point):
+- it retries only up to the response headers: a stream that a small local model drops mid-reply,
+  or ends without a finish reason, comes back as an error the SDK never retries;
+- its wait between attempts is a `time.sleep` (Retry-After honoured up to 120 s): a cancel (x in the
+  app, Ctrl-C headless) cannot end it, and the next attempt is sent after the user cancelled;
+- its timeout is httpx's per read, not a total deadline: a stream trickling one token a second
+  never times out;
+- its hooks (httpx event hooks, its log lines) see a request start and a response arrive, not an
+  attempt that failed on a refused connection or a broken stream, so no row could say why it failed.
+So each attempt gets its own row in the store (written when it starts), the whole attempt (stream
+included) a total deadline and a cancel check, the wait a cancellable `Event.wait`, and the final
+message names every attempt's problem. The retry rules follow the SDK's: 408, 409, 429 and 5xx are
+retried; Retry-After (or retry-after-ms) sets the wait, capped at WAIT_CAP_S. Connection failures
+are told apart by exception type along the cause chain, never by message text."""
 
 from __future__ import annotations
 
 import email.utils
-import errno
 import json
+import math
 import queue
+import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass
@@ -16,6 +31,11 @@ from http import HTTPStatus
 from typing import Callable
 
 import openai
+
+try:
+    import httpx2 as httpx  # the openai SDK's HTTP library from openai 3 on
+except ImportError:  # openai 1.x and 2.x use httpx
+    import httpx
 
 from ..errors import UserError
 
@@ -314,14 +334,13 @@ def _phrase(status: int | None) -> str:
 
 
 def _classify(e: Exception, timeout_s: float) -> _Failure:
-    names = {c.__name__ for c in type(e).__mro__}
     if isinstance(e, _BadReply):
         return _Failure(e.kind, e.detail, e.kind != "cancelled")
     if isinstance(e, UnicodeDecodeError):
         return _Failure("reply", "the endpoint sent bytes that are not valid UTF-8 (refused)", True)
-    if isinstance(e, openai.APITimeoutError) or "TimeoutException" in names:
+    if isinstance(e, (openai.APITimeoutError, httpx.TimeoutException)):
         return _Failure("timeout", f"timed out after {timeout_s:g} s", True)
-    if isinstance(e, openai.APIConnectionError) or "TransportError" in names:
+    if isinstance(e, (openai.APIConnectionError, httpx.TransportError)):
         return _Failure("connection", _connection_reason(e), True)
     if isinstance(e, openai.APIStatusError):
         status = e.status_code
@@ -336,21 +355,25 @@ def _classify(e: Exception, timeout_s: float) -> _Failure:
     return _Failure("other", f"{type(e).__name__}: {e}"[:300], False)
 
 
+CONNECTION_REASONS = (  # (exception types, what the user reads), the first found along the cause chain wins
+    (ConnectionRefusedError, "connection refused"),
+    (socket.gaierror, "host name not found"),
+    ((httpx.RemoteProtocolError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError),
+     "the server closed the connection without a reply"),
+    (ssl.SSLError, "TLS handshake failed (is the URL http:// or https:// as the server expects?)"),
+)
+
+
 def _connection_reason(e: BaseException) -> str:
-    seen = e
-    while seen is not None:
-        if isinstance(seen, ConnectionRefusedError) or getattr(seen, "errno", None) == errno.ECONNREFUSED:
-            return "connection refused"
-        text = str(seen).lower()
-        if "refused" in text:
-            return "connection refused"
-        if "disconnected" in text or "without sending" in text or "connection reset" in text:
-            return "the server closed the connection without a reply"
-        if "name or service not known" in text or "nodename nor servname" in text or "getaddrinfo" in text:
-            return "host name not found"
+    chain, seen = [], e
+    while seen is not None and len(chain) < 20:
+        chain.append(seen)
         seen = seen.__cause__ or seen.__context__
-    cause = e.__cause__ or e.__context__
-    return (str(cause) or type(cause).__name__)[:200] if cause else (str(e) or "connection error")[:200]
+    for kinds, reason in CONNECTION_REASONS:
+        if any(isinstance(c, kinds) for c in chain):
+            return reason
+    cause = chain[-1]
+    return (str(cause) or type(cause).__name__)[:200]
 
 
 def _server_message(body) -> str:
@@ -361,13 +384,19 @@ def _server_message(body) -> str:
 
 
 def _retry_after(headers) -> float | None:
-    value = headers.get("retry-after") if headers is not None else None
+    """Seconds to wait from retry-after-ms or Retry-After (seconds or an HTTP date), as the SDK reads them."""
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 1000), ("retry-after", 1)):
+        try:
+            value = float(headers.get(name) or "")
+        except ValueError:
+            continue
+        if math.isfinite(value):
+            return value / scale
+    value = headers.get("retry-after")
     if not value:
         return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -1,4 +1,14 @@
-"""JSON out of an LLM's reply, validated by a pydantic model, with repair rounds when it does not fit."""
+"""JSON out of an LLM's reply, validated by a pydantic model, with repair rounds when it does not fit.
+
+Finding the JSON is ours; repairing a found span is ours first, then json_repair's. Compared on the
+replies small local models send (tests/test_llm.py::REPLIES): json_repair alone got prose around a
+kernel, a cuda fence before the JSON fence, truncated or mismatched brackets and replies with no JSON
+wrong (it answers something for any text, e.g. '' or a list of the code's words); ours alone failed on
+unquoted keys and /* */ or // comments in odd places. So: fences, <think> and the bracket scan pick
+the closed spans; each span is parsed strictly (json, then json with Python words and trailing commas
+fixed, then a Python literal); only when no span parses does json_repair get the longest few, and its
+value counts only when it is the span's own kind (an object for {...}). A cut-off reply is still
+refused, and schema validation stays strict whatever parsed."""
 
 from __future__ import annotations
 
@@ -8,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+import json_repair
 import pydantic
 
 from ..errors import UserError
@@ -20,6 +31,7 @@ THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
 JSON_TAGS = ("", "json", "json5", "jsonc", "javascript", "js", "python", "py")
 MAX_PROBLEMS = 8
 EXCERPT = 1500  # a repair request quotes this much of the reply's head and of its tail
+LIBRARY_TRIES = 3  # json_repair is slow on long odd text (seconds on 100 KB): only the longest spans
 
 
 class ExtractError(ValueError):
@@ -66,6 +78,8 @@ def extract_json(text: str) -> object:
             value = _parse(candidate)
             if value is not _FAIL and (best is _FAIL or len(candidate) > best[0]):
                 best = (len(candidate), value)
+    if best is _FAIL:
+        best = _repaired(prose, text)
     if best is not _FAIL:
         return best[1]
     if not text.strip():
@@ -156,7 +170,29 @@ def _parse(s: str):
             continue
         if isinstance(value, (set, frozenset)):
             continue
-        return list(value) if isinstance(value, tuple) else value
+        return _lists(value)
+    return _FAIL
+
+
+def _lists(value):
+    """A Python literal's tuples as lists, at any depth (JSON has no tuples)."""
+    if isinstance(value, (tuple, list)):
+        return [_lists(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    return value
+
+
+def _repaired(*sources: str):
+    """(length, value) of the longest span that json_repair makes into a value of the span's own kind."""
+    spans = sorted({c for source in dict.fromkeys(sources) for c in _bracketed(source) if c}, key=len, reverse=True)
+    for candidate in spans[:LIBRARY_TRIES]:
+        try:
+            value = json_repair.repair_json(candidate, return_objects=True, skip_json_loads=True)
+        except (ValueError, TypeError, RecursionError, IndexError):
+            continue
+        if isinstance(value, dict if candidate[0] == "{" else list) and value:
+            return len(candidate), value
     return _FAIL
 
 
