@@ -216,8 +216,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":
-        from .front.commands import browse_sessions, list_sessions
+        from .front.listing import list_sessions  # here: listing loads no engine
         if not args.json and _interactive():
+            from .front.commands import browse_sessions  # Textual and the engine load only for the browser
             return browse_sessions(settings)
         return list_sessions(settings, args.json)
     if args.command == "export":

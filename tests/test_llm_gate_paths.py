@@ -16,10 +16,7 @@ from .conftest import EXAMPLES, ROOT
 from .llm_server import MODEL, ScriptedServer
 from .test_ui import SIZE, Keys, wait_for
 
-try:  # the app with its services injected (wip/layers); before that merge, the app builds its own
-    from kt_tui.front.commands import tui_app as KtApp
-except ImportError:
-    from kt_tui.ui.app import KtApp
+from kt_tui.front.commands import tui_app as KtApp
 
 CACHES = ROOT / "sessions" / "caches"
 VA = json.loads((ROOT / "tests" / "scripted" / "vector_add.json").read_text())["replies"]

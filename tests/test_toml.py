@@ -10,7 +10,7 @@ from kt_tui.front.session import read_kernel_file
 from kt_tui.kernel.spec import dump_spec, load_spec, parse_spec
 from kt_tui.store import Store
 from kt_tui.tomlfile import TomlError, dumps, load_toml
-from kt_tui.ui.app import KtApp
+from kt_tui.front.commands import tui_app as KtApp
 from kt_tui.ui.editors import tune_params_text
 from kt_tui.ui.session_screen import SessionScreen
 from kt_tui.ui.setup_screens import SpecEditScreen

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -28,24 +27,14 @@ from ..importer.run import ImportFailed, import_script
 from ..kernel.spec import spec_path_for, version_ids
 from ..store import Store
 from ..ui.services import Services
+from .listing import open_store
 from .headless import make_policy, progress_printer, run_headless
 from .session import (load_kernel_spec, new_session, open_new, open_stored, pick_backend, read_kernel_file,
                       resume_backend, stored_llm)
 
 
-class StoreError(UserError):
-    pass
-
-
 class SessionNotFound(UserError):
     pass
-
-
-def open_store(settings: Settings):
-    try:
-        return Store(settings.db)
-    except (sqlite3.Error, OSError) as e:
-        raise StoreError(f"cannot open the session database {settings.db}: {e}") from None
 
 
 def find_session(store, sid: str | None) -> dict:
@@ -64,23 +53,6 @@ def make_worker(settings: Settings, start: bool = False):
     if start:
         worker.start()
     return worker
-
-
-def list_sessions(settings: Settings, as_json: bool) -> int:
-    store = open_store(settings)
-    rows = [session_row(s) for s in store.sessions()]
-    if as_json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    table = Table(title=f"kt-tui sessions in {store.path}", title_justify="left")
-    for col in ("id", "kernel", "created", "state", "gpu", "baseline ms", "best ms"):
-        table.add_column(col, justify="right" if col.endswith("ms") else "left")
-    for r in rows:
-        gpu = (r["gpu"] or "") + (" (SIMULATED)" if r["simulated"] else "")
-        table.add_row(r["id"], Path(r["kernel"]).name, r["created"], r["state"], gpu,
-                      _ms(r["baseline_ms"]), _ms(r["best_time_ms"]))
-    Console().print(table if rows else f"no sessions yet in {store.path}")
-    return 0
 
 
 def tui_services() -> Services:
@@ -115,10 +87,6 @@ def export_results(settings: Settings, args: argparse.Namespace) -> int:
         print(f"session {sid}: best {best['time_ms']:.4f} ms with {best['params']}{speed}")
         print("\n".join(f"  {f}" for f in out["files"]))
     return 0
-
-
-def _ms(v) -> str:
-    return f"{v:.4f}" if v is not None else "-"
 
 
 def _finish(store, sid: str, state: str, as_json: bool) -> int:

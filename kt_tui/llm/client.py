@@ -35,7 +35,7 @@ import openai
 try:
     import httpx2 as httpx  # the openai SDK's HTTP library from openai 3 on
 except ImportError:  # openai 1.x and 2.x use httpx
-    import httpx
+    import httpx  # openai before 3.0
 
 from ..errors import UserError
 
