@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import sys
 import traceback
 
@@ -177,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("kt-tui: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`kt-tui ... | head`): no message, as other tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit must not fail again
+        return 141
     except Exception as e:  # noqa: BLE001 - last line of defence: a message and a log, no traceback
         log = _log_crash()
         saved = "the session is saved; " if args.command in ("run", "resume", "open") else ""

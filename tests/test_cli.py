@@ -228,3 +228,16 @@ def test_a_good_config_still_loads(hermetic):
     config.write_text('threshold = 1\nmax_configs = 5\nkeys = {start = "enter"}\ntheme = "kt-light"\n')
     s = load_settings({}, config_file=config)
     assert (s.threshold, s.max_configs, s.keys, s.theme) == (1, 5, {"start": "enter"}, "kt-light")
+
+
+def test_a_reader_that_goes_away_is_not_an_internal_error(tmp_path):
+    """`kt-tui run ... | head`: the session finishes and is saved; no "internal error" on stderr."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, KT_TUI_DATA_DIR=str(tmp_path), KT_TUI_CONFIG_DIR=str(tmp_path))
+    run = subprocess.Popen([sys.executable, "-m", "kt_tui", "run", "examples/vector_add.cu", "--auto", "--json",
+                            "--backend", "sim"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    run.stdout.close()  # like `| head` that has read enough
+    _, err = run.communicate(timeout=240)
+    assert b"internal error" not in err and run.returncode == 141, err[-500:]
