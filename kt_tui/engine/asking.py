@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..llm.examples import example_for
 from ..llm.prompts import messages_for
 from ..llm.structured import StructuredReplyError, ask_structured, parse_reply
-from .gates import LLM_CHOICES, LlmFailedGate, LlmReplyGate, gate_from  # noqa: F401 - LLM_CHOICES: older imports
+from .gates import LLM_CHOICES, Gate, LlmFailedGate, LlmReplyGate, gate_from  # noqa: F401 - LLM_CHOICES: older imports
 
 
 def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages=None, check=None, **values):

@@ -10,14 +10,11 @@ import os
 import sys
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
-
 from ..config import Settings
 from ..engine.core import Engine
 from ..engine.precheck import checked_backend
 from ..engine.registry import check_strategy
-from ..engine.summary import session_row, session_summary
+from ..engine.summary import session_summary
 from ..errors import UserError
 from ..export import export_session
 from ..files import SPEC_MAX, check_regular
@@ -25,7 +22,6 @@ from ..gpu import raypool
 from ..gpu.client import GpuWorker
 from ..importer.run import ImportFailed, import_script
 from ..kernel.spec import spec_path_for, version_ids
-from ..store import Store
 from ..ui.services import Services
 from .listing import open_store
 from .headless import make_policy, progress_printer, run_headless
