@@ -59,25 +59,39 @@ def plain_kernel_tuner(path: str, backend: str, verify: bool, max_configs: int |
         wall = time.perf_counter() - t0
     if out.returncode != 0:
         raise RunFailed(f"kernel_tuner failed on {path}:\n{out.stderr[-3000:]}")
-    return wall, json.loads(out.stdout.strip().splitlines()[-1])["configs"]
+    return wall, json.loads(out.stdout.strip().splitlines()[-1])["configs"], ""
 
 
-def kt_tui(path: str, backend: str, prefetch: bool, max_configs: int | None) -> tuple[float, int]:
+def kt_tui(path: str, backend: str, prefetch: bool, max_configs: int | None) -> tuple[float, int, str]:
     with tempfile.TemporaryDirectory() as tmp:
-        env = _env(tmp, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp, KT_TUI_PREFETCH="1" if prefetch else "0")
+        env = _env(tmp, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp, KT_TUI_PREFETCH="1" if prefetch else "0",
+                   KT_TUI_PREFETCH_STATS=f"{tmp}/ahead.jsonl")
         cmd = [sys.executable, "-m", "kt_tui", "run", str(ROOT / path), "--auto", "--json", "--backend", backend,
                "--db", f"{tmp}/h.db", "--strategy", "sweep", "--search", "brute_force", "--no-seeds"]
         cmd += ["--max-configs", str(max_configs)] if max_configs else []
         t0 = time.perf_counter()
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
         wall = time.perf_counter() - t0
+        ahead = _ahead(Path(f"{tmp}/ahead.jsonl"))
     try:
         summary = json.loads(out.stdout[out.stdout.index("{"):])
     except ValueError:
         raise RunFailed(f"kt-tui gave no JSON on {path} (exit {out.returncode}):\n{out.stderr[-3000:]}") from None
     if summary.get("error"):
         raise RunFailed(f"kt-tui failed on {path}: {summary['error']}")
-    return wall, summary["results"]
+    return wall, summary["results"], ahead
+
+
+def _ahead(stats: Path) -> str:
+    """What compiling ahead did over the session's jobs: compiles used / all, time waited on the pool."""
+    if not stats.exists():
+        return ""
+    jobs = [json.loads(line) for line in stats.read_text().splitlines() if line.strip()]
+    used = sum(j["used"] for j in jobs)
+    every = sum(j["used"] + j["failed"] + j["not_ahead"] for j in jobs)
+    text = f"ahead {used}/{every}, waited {sum(j['waited_s'] for j in jobs):.1f} s"
+    failure = next((j["first_failure"] for j in jobs if j["first_failure"]), None)
+    return text + (f", failed: {failure[:120]}" if failure else "")
 
 
 def main() -> None:
@@ -108,14 +122,14 @@ def main() -> None:
                 if not deadline.allows():
                     continue
                 try:
-                    wall, count = runs[name](path)
+                    wall, count, ahead = runs[name](path)
                 except RunFailed as e:
                     print(e, file=sys.stderr)
                     failed.append(f"{Path(path).stem} {name}: {str(e).splitlines()[0][:300]}")
                     continue
                 deadline.ran(wall)
                 rows.append({"kernel": Path(path).stem, "round": i, "tool": name, "configs": count, "seconds": wall,
-                             "s_per_config": wall / max(count, 1)})
+                             "s_per_config": wall / max(count, 1), "ahead": ahead})
     lines = [f"# backend {a.backend}, {os.cpu_count()} cores, median of {a.repeat}, at most {n or 'all'} configurations; "
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}{deadline.note()}",
              f"{'kernel':14} {'tool':26} {'configs':>7} {'seconds':>8} {'s/config':>9}  kt-tui / this"]
@@ -130,7 +144,8 @@ def main() -> None:
             per = statistics.median(r["s_per_config"] for r in rs)
             wall = statistics.median(r["seconds"] for r in rs)
             ratio = f"{kt / per:5.2f}" if kt else "  -"
-            lines.append(f"{stem:14} {tool:26} {rs[0]['configs']:7d} {wall:8.1f} {per:9.3f}  {ratio}")
+            lines.append(f"{stem:14} {tool:26} {rs[0]['configs']:7d} {wall:8.1f} {per:9.3f}  {ratio}"
+                         + (f"   {rs[0]['ahead']}" if rs[0]["ahead"] else ""))
     lines += [f"FAILED {f}" for f in failed]
     table = "\n".join(lines)
     print(table)

@@ -331,3 +331,54 @@ def test_the_plot_draws_what_a_point_by_point_drawing_draws():
         got = render_plot(times, w, h, {"point": "cyan", "best": "yellow"})
         want = "\n".join("".join(chr(0x2800 + c) for c in row) for row in cells)
         assert [line[10:] for line in got.plain.split("\n")[:h]] == want.split("\n")
+
+
+def _pool_in_a_daemon(out, allow: bool) -> None:
+    from kt_tui.gpu import prefetch
+    if allow:
+        prefetch.allow_children()
+    try:
+        pool = prefetch._process_pool(2)
+        out.put(pool.submit(prefetch.pool_size, 4).result(timeout=120))
+        pool.shutdown(wait=True)
+    except Exception as e:  # noqa: BLE001 - reported to the test
+        out.put(f"{type(e).__name__}: {e}")
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_a_daemonic_gpu_worker_can_start_its_compile_ahead_pool(allow):
+    """The GPU worker is started as a daemon; multiprocessing forbids a daemon children, so the
+    pool failed at its first submit and nothing was ever compiled ahead (the H100 showed 0 of 24)."""
+    import multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    p = ctx.Process(target=_pool_in_a_daemon, args=(out, allow), daemon=True)
+    p.start()
+    got = out.get(timeout=180)
+    p.join(timeout=60)
+    if allow:
+        assert got == prefetch_pool_size()
+    else:
+        assert "daemonic processes are not allowed to have children" in str(got)
+
+
+def prefetch_pool_size() -> int:
+    from kt_tui.gpu.prefetch import pool_size
+    return pool_size(4)
+
+
+def test_the_gpu_worker_allows_itself_children():
+    import inspect
+
+    from kt_tui.gpu.worker import main
+    assert "allow_children()" in inspect.getsource(main.main)
+
+
+def test_pycuda_compiles_ahead_on_threads_not_processes(fake_pycuda):
+    from kt_tui.gpu.prefetch import _Pycuda
+    compiler, _ = fake_pycuda
+    pool = _Pycuda(_pycuda_backend(compiler.SourceModule, [])).pool()
+    try:
+        assert isinstance(pool, ThreadPoolExecutor)
+    finally:
+        pool.shutdown()

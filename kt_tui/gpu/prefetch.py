@@ -7,21 +7,29 @@ let the backend's compile step pick the result up:
 
 - nvcuda: NVRTC to a cubin for this GPU on worker threads (NVRTC is thread-safe per program);
   the compile step loads that cubin.
-- pycuda: nvcc through pycuda's own `compiler.compile`, in a process pool, with kernel_tuner's
-  arguments; kernel_tuner links with the device runtime (DynamicSourceModule) from PTX, we link
-  the same relocatable code as a cubin, so the driver has nothing left to JIT.
+- pycuda: nvcc through pycuda's own `compiler.compile`, with kernel_tuner's arguments, on worker
+  threads (each compile is an nvcc process; the thread only waits for it); kernel_tuner links with
+  the device runtime (DynamicSourceModule) from PTX, we link the same relocatable code as a cubin,
+  so the driver has nothing left to JIT.
 - cupy: the pool's processes compile through cupy itself, which fills cupy's on-disk kernel cache;
   kernel_tuner's compile then finds the module there (same source, options, GPU and NVRTC: the
   cache's own key).
 
+The GPU worker is a daemonic process, which multiprocessing forbids to have children of its own:
+the worker says so at its start (gpu/worker/main.py), so that cupy's process pool can start.
+
 A compile that fails ahead of time is simply done again the normal way, so errors read as they
-always do. `KT_TUI_PREFETCH=0` turns it off; `KT_TUI_PREFETCH_WORKERS=N` sets the pool's size.
+always do. `KT_TUI_PREFETCH=0` turns it off; `KT_TUI_PREFETCH_WORKERS=N` sets the pool's size;
+`KT_TUI_PREFETCH_STATS=FILE` appends, at the end of each job, how many compiles came from the pool
+and how long the run waited on it (benchmarks/harness.py reads it).
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
+import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
 # Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
@@ -49,6 +57,7 @@ class Prefetcher:
         self.queued: set[tuple] = set()
         self.original = self.backend.compile
         self.backend.compile = self.compile
+        self.stats = {"queued": 0, "used": 0, "not_ahead": 0, "failed": 0, "waited_s": 0.0, "first_failure": None}
 
     @staticmethod
     def usable(runner) -> bool:
@@ -73,30 +82,56 @@ class Prefetcher:
             fn, args = self.how.job(instance)
             try:
                 self.ahead[instance.kernel_string] = self.pool.submit(fn, *args)
-            except Exception:  # noqa: BLE001 - a broken pool: compile the normal way from now on
+                self.stats["queued"] += 1
+            except Exception as e:  # noqa: BLE001 - a broken pool: compile the normal way from now on
+                print(f"kt-tui: not compiling ahead any more: {type(e).__name__}: {e}", flush=True)
+                self.stats["first_failure"] = self.stats["first_failure"] or f"pool: {type(e).__name__}: {e}"[:500]
                 self.queued = _Everything()
                 return
 
     def compile(self, instance):
         future = self.ahead.pop(instance.kernel_string, None)
         if future is None:
+            self.stats["not_ahead"] += 1
             return self.original(instance)
+        t0 = time.perf_counter()
         try:
             done = future.result()
             func = self.how.load(done, instance)
-        except Exception:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it as usual
-            func = None
-        return self.original(instance) if func is None else func
+            why = None if func is not None else "the compiled module did not load"
+        except Exception as e:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it as usual
+            func, why = None, f"{type(e).__name__}: {e}"
+        self.stats["waited_s"] += time.perf_counter() - t0
+        if func is None:
+            self.stats["failed"] += 1
+            self.stats["first_failure"] = self.stats["first_failure"] or why[:500]
+            return self.original(instance)
+        self.stats["used"] += 1
+        return func
 
     def close(self) -> None:
         self.backend.compile = self.original
         # waits for the compiles under way: a pool's processes and semaphores are gone afterwards
         self.pool.shutdown(wait=True, cancel_futures=True)
+        st = self.stats
+        print(f"kt-tui: compiled ahead {st['used']} of {st['used'] + st['failed'] + st['not_ahead']} configurations "
+              f"({st['failed']} failed, {st['not_ahead']} not ahead), waited {st['waited_s']:.2f} s on the pool"
+              + (f"; first failure: {st['first_failure']}" if st["first_failure"] else ""), flush=True)
+        where = os.environ.get("KT_TUI_PREFETCH_STATS")
+        if where:
+            with open(where, "a", encoding="utf-8") as f:
+                f.write(json.dumps(dict(st, how=type(self.how).__name__.strip("_").lower())) + "\n")
 
 
 class _Everything(set):
     def __contains__(self, item) -> bool:
         return True
+
+
+def allow_children() -> None:
+    """Lets this daemonic process start a pool: the app still ends it at exit (it started it as a
+    daemon, and the worker watches its parent), and the pool's processes end with their pipes."""
+    mp.current_process().daemon = False
 
 
 def _process_pool(limit: int) -> ProcessPoolExecutor:
@@ -153,7 +188,7 @@ class _Pycuda:
         self.backend = backend
 
     def pool(self) -> Executor:
-        return _process_pool(16)
+        return ThreadPoolExecutor(max_workers=pool_size(16))
 
     def job(self, instance):
         return pycuda_cubin, (instance.kernel_string, pycuda_arguments(self.backend, instance))
@@ -235,7 +270,7 @@ def nvrtc_cubin(source: str, name: str, options: list[bytes]) -> tuple[bytes, by
 
 
 def pycuda_cubin(source: str, arguments: dict) -> bytes:
-    """In a pool process: nvcc through pycuda, to a cubin."""
+    """On a pool thread: nvcc through pycuda, to a cubin (pycuda runs nvcc in a temporary folder of its own)."""
     from pycuda.compiler import compile
     return compile(source, target="cubin", **arguments)
 

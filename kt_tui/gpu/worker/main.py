@@ -13,6 +13,7 @@ import threading
 import time
 import traceback
 
+from ..prefetch import allow_children
 from ..protocol import CheckJob, ProbeJob, TuneJob
 
 # Imported where used: the app's process imports this module to start the worker (gpu/client.py),
@@ -96,6 +97,7 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
         os.dup2(fd, 1)
         os.dup2(fd, 2)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    allow_children()
     from .checking import run_check_job
     from .tuning import ContextLost, run_tune_job
 
