@@ -60,8 +60,11 @@ def test_probe_cache_file_damaged(tmp_path):
 
 # -- compile-ahead for pycuda: the same compile as kernel_tuner's, done by a pool ---------------
 import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
 import types  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
 
 import kernel_tuner.backends.pycuda  # noqa: E402,F401 - imported before the fake pycuda below
 import pytest  # noqa: E402
@@ -382,3 +385,100 @@ def test_pycuda_compiles_ahead_on_threads_not_processes(fake_pycuda):
         assert isinstance(pool, ThreadPoolExecutor)
     finally:
         pool.shutdown()
+
+
+def _h100(monkeypatch):
+    drv = sys.modules["pycuda.driver"]
+    monkeypatch.setattr(drv, "init", lambda: None, raising=False)
+    monkeypatch.setattr(drv, "Device", lambda i: types.SimpleNamespace(compute_capability=lambda: (9, 0)), raising=False)
+
+
+def test_the_baseline_compiles_while_its_inputs_are_made_and_kernel_tuner_gets_that_cubin(fake_pycuda, monkeypatch):
+    from kt_tui.gpu import compile as comp
+    from kt_tui.gpu.prefetch import Early, Prefetcher
+    from kt_tui.kernel.source import find_kernels, read_source
+    from kt_tui.kernel.spec import load_spec
+    compiler, calls = fake_pycuda
+    _h100(monkeypatch)
+    source = read_source(ROOT / "examples" / "vector_add.cu")
+    spec = load_spec(ROOT / "examples" / "vector_add.cu.toml", find_kernels(source)[0])
+    params = spec.baseline_params()
+    early = Early.start("pycuda", spec, source, [params])
+    assert early is not None
+    text = comp.prepared_text(source, params, spec=spec)  # kernel_tuner's own string (tests/test_fidelity.py)
+    assert calls["compile"][0][0] == text
+    assert calls["compile"][0][1]["arch"] == "compute_90" and "-rdc=true" in calls["compile"][0][1]["options"]
+
+    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
+    backend.compile = lambda inst: "compiled by kernel_tuner"
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=None)
+    ahead = Prefetcher(types.SimpleNamespace(dev=dev, kernel_source=source, kernel_options=None), early=early)
+    assert early.adopted and ahead.pool is early.pool
+    func = backend.compile(types.SimpleNamespace(kernel_string=text, name="vector_add"))
+    assert func.blob == b"cubin:" + text.encode()
+    ahead.close()
+    assert ahead.stats["used"] == 1 and ahead.stats["not_ahead"] == 0
+
+
+def test_no_early_compile_without_a_gpu_backend_or_configurations():
+    from kt_tui.gpu.prefetch import Early
+    assert Early.start("sim", None, "", [{"b": 1}]) is None
+    assert Early.start("pycuda", types.SimpleNamespace(compiler_options=[]), "", []) is None
+
+
+def test_random_inputs_made_on_threads_are_the_ones_made_one_by_one():
+    import numpy as np
+
+    from kt_tui.kernel import inputs
+    from kt_tui.kernel.spec import parse_spec
+    spec = parse_spec('''kernel = "k"
+problem_size = ["n"]
+[sizes]
+n = 100000
+[tune_params]
+block_size_x = [32]
+[[args]]
+name = "out"
+type = "float32"
+size = "n"
+init = "poison"
+output = true
+[[args]]
+name = "a"
+type = "float32"
+size = "n"
+seed = 3
+[[args]]
+name = "b"
+type = "float64"
+size = "n"
+init = "normal"
+seed = 4
+[[args]]
+name = "c"
+type = "int32"
+size = "n"
+init = "uniform"
+low = -5
+high = 9
+seed = 5
+[[args]]
+name = "d"
+type = "float64"
+size = "n"
+init = "copy"
+copy_of = "b"
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+''')
+    together = inputs.make_args(spec)
+    done: dict = {}
+    one_by_one = [None] * len(spec.args)
+    for i in sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy"):
+        one_by_one[i] = done[spec.args[i].name] = inputs.make_arg(spec.args[i], dict(spec.sizes), spec, done)
+    for x, y in zip(together, one_by_one):
+        assert np.asarray(x).dtype == np.asarray(y).dtype
+        np.testing.assert_array_equal(x, y)
+    assert together[4] is not together[2] and np.array_equal(together[4], together[2])

@@ -46,14 +46,83 @@ def pool_size(limit: int = 16) -> int:
     return max(1, min(limit, (os.cpu_count() or 2) - 1))
 
 
+class Early:
+    """Compiles started before kernel_tuner has a backend: while a job's inputs are generated and
+    kernel_tuner sets up, nvcc or NVRTC already works on its first configurations. The Prefetcher
+    of that job adopts the pool and what it compiled."""
+
+    def __init__(self, how, pool: Executor, ahead: dict[str, Future]):
+        self.how, self.pool, self.ahead = how, pool, ahead
+        self.adopted = False
+
+    @classmethod
+    def start(cls, backend: str, spec, source: str, params_list: list[dict]) -> "Early | None":
+        """None where nothing can start early (another backend, no GPU, any error: it is only a head start)."""
+        try:
+            stand_in = _stand_in(backend, list(spec.compiler_options or []))
+            if stand_in is None or not params_list:
+                return None
+            from .ktsource import kernel_string
+
+            how = {"nvcuda": _Nvrtc, "pycuda": _Pycuda}[backend](stand_in)
+            pool, ahead = how.pool(), {}
+            for params in params_list:
+                name, text = kernel_string(spec, source, params)
+                fn, args = how.job(_Instance(name, text))
+                ahead[text] = pool.submit(fn, *args)
+            return cls(how, pool, ahead)
+        except Exception as e:  # noqa: BLE001 - kernel_tuner compiles as usual
+            print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
+            return None
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Instance:
+    def __init__(self, name: str, kernel_string: str):
+        self.name, self.kernel_string = name, kernel_string
+
+
+class _StandIn:
+    """What the compile jobs read of a kernel_tuner backend, before kernel_tuner made one."""
+
+    def __init__(self, cc: str, compiler_options: list[str], source_mod=None):
+        self.cc, self.compiler_options, self.source_mod = cc, compiler_options, source_mod
+
+
+def _stand_in(backend: str, compiler_options: list[str]) -> _StandIn | None:
+    """Device 0's compute capability as kernel_tuner's backend reads it, without a context."""
+    if backend == "pycuda":
+        import pycuda.driver as drv
+        from pycuda.compiler import DynamicSourceModule, SourceModule
+
+        drv.init()
+        major, minor = drv.Device(0).compute_capability()
+        cc = f"{major}{minor}"
+        return _StandIn(cc, compiler_options, DynamicSourceModule if int(cc) >= 35 else SourceModule)
+    if backend == "nvcuda":
+        from cuda.bindings import driver
+
+        driver.cuInit(0)
+        attr = driver.CUdevice_attribute
+        major = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0)[1]
+        minor = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0)[1]
+        return _StandIn(f"{major}{minor}", compiler_options)
+    return None
+
+
 class Prefetcher:
-    def __init__(self, runner, pool: Executor | None = None):
+    def __init__(self, runner, pool: Executor | None = None, early: Early | None = None):
         self.runner = runner
         self.backend = runner.dev.dev
         self.how = {"CudaFunctions": _Nvrtc, "PyCudaFunctions": _Pycuda, "CupyFunctions": _Cupy}[
             type(self.backend).__name__](self.backend)
-        self.pool = pool or self.how.pool()
         self.ahead: dict[str, Future] = {}
+        if early is not None and type(early.how) is type(self.how):
+            pool, self.ahead, early.adopted = pool or early.pool, dict(early.ahead), True
+            self.queued_early = len(early.ahead)
+        self.pool = pool or self.how.pool()
         self.queued: set[tuple] = set()
         self.original = self.backend.compile
         self.backend.compile = self.compile

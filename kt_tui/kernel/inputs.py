@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -61,14 +62,24 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
     return rng.integers(low, high, n).astype(dtype)
 
 
+GENERATED = ("random", "normal", "uniform", "positive")  # made by numpy, which lets go of the GIL meanwhile
+
+
 def make_args(spec: Spec, sizes: dict | None = None) -> list:
-    """The arguments at the spec's sizes, or at `sizes` (a check at another size)."""
+    """The arguments at the spec's sizes, or at `sizes` (a check at another size). Random arrays
+    are made on threads at once, each from its own seed, so the values do not depend on it."""
     sizes = dict(sizes or spec.sizes)
     done: dict = {}
-    order = sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy")
     out: list = [None] * len(spec.args)
+    generated = [i for i, a in enumerate(spec.args) if a.is_array and a.init in GENERATED]
+    if len(generated) > 1:
+        with ThreadPoolExecutor(min(len(generated), 8)) as pool:
+            for i, value in zip(generated, pool.map(lambda i: make_arg(spec.args[i], sizes, spec), generated)):
+                out[i] = done[spec.args[i].name] = value
+    order = sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy")
     for i in order:
-        out[i] = done[spec.args[i].name] = make_arg(spec.args[i], sizes, spec, done)
+        if i not in generated or len(generated) < 2:
+            out[i] = done[spec.args[i].name] = make_arg(spec.args[i], sizes, spec, done)
     return out
 
 

@@ -32,7 +32,7 @@ from ...search import kt_search
 from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from .lang import cuda_lang
-from ..prefetch import Prefetcher
+from ..prefetch import WINDOW, Early, Prefetcher
 from ..protocol import TuneJob
 from .outputs import reference_kernel_outputs
 from .verify import compare_all, failure_text
@@ -167,6 +167,7 @@ class StreamingStrategy:
         self.started = time.monotonic()
         self.pace = float(os.environ.get("KT_TUI_SIM_PACE") or 0)  # replay seconds per config (demos, tests)
         self.lazy = None  # a huge space (search/lazy.py): kernel_tuner was handed a one-configuration stand-in
+        self.early: Early | None = None  # compiles started before kernel_tuner (gpu/prefetch.py)
 
     def tune(self, searchspace, runner, tuning_options):
         job = self.job
@@ -267,7 +268,7 @@ class _StreamingRunner:
         owner, job = self.owner, self.owner.job
         out = []
         for i, (element, ahead) in enumerate(_lookahead(parameter_space, 32)):
-            if i == 0 and len(ahead) > 1:  # a single configuration gains nothing from compiling ahead
+            if i == 0 and (len(ahead) > 1 or owner.early):  # else a lone configuration gains nothing
                 self._start_prefetch()
             key = ",".join(str(v) for v in element)
             if self.prefetch is not None:
@@ -317,7 +318,7 @@ class _StreamingRunner:
         if self.prefetch is None and os.environ.get("KT_TUI_PREFETCH", "1") != "0":
             if Prefetcher.usable(self.runner):
                 try:
-                    self.prefetch = Prefetcher(self.runner)
+                    self.prefetch = Prefetcher(self.runner, early=self.owner.early)
                 except Exception as e:  # noqa: BLE001 - compiling ahead is an optimisation, never a failure
                     print(f"kt-tui: not compiling ahead: {type(e).__name__}: {e}", flush=True)
 
@@ -426,6 +427,26 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         kwargs["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
     if spec.smem_size is not None and not simulated:
         kwargs["smem_args"] = {"size": spec.smem_function()}
+    strategy.early = None if simulated else _early(job, spec, names)
+    try:
+        return _tune(job, spec, tune_params, strategy, observer, emit, kwargs)
+    finally:
+        if strategy.early is not None and not strategy.early.adopted:
+            strategy.early.close()
+
+
+def _early(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:
+    """Start compiling the job's listed configurations (the baseline, seeds) while its inputs are made."""
+    if os.environ.get("KT_TUI_PREFETCH", "1") == "0":
+        return None
+    listed = [c for c in [*(job.seeds or []), *(job.configs or [])]
+              if ",".join(str(c[n]) for n in names) not in job.known]
+    firsts = list({",".join(str(c[n]) for n in names): {n: c[n] for n in names} for c in listed}.values())
+    return Early.start(job.backend, spec, job.source, firsts[:WINDOW])
+
+
+def _tune(job: TuneJob, spec: Spec, tune_params: dict, strategy, observer, emit, kwargs: dict) -> dict:
+    simulated = job.backend == "sim"
     args = make_args(spec)
     if not simulated:
         # `answer` marks which arguments kernel_tuner copies back (only the outputs, not every array);
