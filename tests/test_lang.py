@@ -70,3 +70,26 @@ def test_a_gpu_tuning_run_passes_lang_cuda_with_the_sessions_backend(monkeypatch
                   configs=None, search="brute_force")
     tuning.run_tune_job(job, lambda kind, payload: None, lambda: False)
     assert seen == {"lang": "CUDA", "backend": PyCudaFunctions}
+
+
+def test_kernel_tuner_is_told_there_is_no_cupy_except_on_cupy(monkeypatch):
+    import sys
+    import types
+
+    import numpy as np
+
+    import kernel_tuner.core as core
+    import kernel_tuner.util as util
+
+    from kt_tui.gpu.worker.lang import numpy_arguments
+    fake = types.ModuleType("cupy")
+    fake.ndarray = type("ndarray", (), {})
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    assert util._get_cupy() is fake
+    for backend in ("pycuda", "nvcuda", "sim"):
+        with numpy_arguments(backend):
+            assert util._get_cupy() is None and core._get_cupy() is None
+            assert util.check_argument_list("k", "__global__ void k(float *a) {}", [np.zeros(4, np.float32)]) is None
+        assert util._get_cupy() is fake and core._get_cupy() is fake
+    with numpy_arguments("cupy"):
+        assert util._get_cupy() is fake

@@ -482,3 +482,20 @@ value = "n"
         assert np.asarray(x).dtype == np.asarray(y).dtype
         np.testing.assert_array_equal(x, y)
     assert together[4] is not together[2] and np.array_equal(together[4], together[2])
+
+
+def test_kernel_tuners_warm_up_compile_of_the_first_configuration_is_served_again(fake_pycuda):
+    from kt_tui.gpu.prefetch import Prefetcher
+    compiler, calls = fake_pycuda
+    backend = _pycuda_backend(compiler.SourceModule, [])
+    own = []
+    backend.compile = lambda inst: own.append(inst) or "compiled by kernel_tuner"
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
+        kernel_string=str(p), name="k"))
+    ahead = Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(2))
+    ahead.upcoming([{"b": 1}, {"b": 2}])
+    first = types.SimpleNamespace(kernel_string="{'b': 1}", name="k")
+    assert backend.compile(first).blob == backend.compile(first).blob == b"cubin:{'b': 1}"  # warm-up, then the run
+    assert backend.compile(types.SimpleNamespace(kernel_string="{'b': 2}", name="k")).blob == b"cubin:{'b': 2}"
+    ahead.close()
+    assert not own and ahead.stats["used"] == 3 and len(calls["compile"]) == 2

@@ -38,3 +38,27 @@ def cuda_lang(backend: str):
         yield "CUDA"
     finally:
         core._select_default_cuda_backend = saved
+
+
+@contextmanager
+def numpy_arguments(backend: str):
+    """Inside, outside cupy: kernel_tuner's question "is cupy there?", asked of every argument, is
+    answered no. kt-tui's arguments are numpy arrays, and importing cupy to find that out cost 0.7 s
+    per job on the H100. (benchmarks/plain_kt.py leaves kernel_tuner to pay it, as a script does.)"""
+    if backend == "cupy":
+        yield
+        return
+    load()
+    import kernel_tuner.core as core  # after load(): kernel_tuner without torch
+    import kernel_tuner.util as util  # after load(), as above
+
+    saved = core._get_cupy, util._get_cupy
+    core._get_cupy = util._get_cupy = _no_cupy
+    try:
+        yield
+    finally:
+        core._get_cupy, util._get_cupy = saved
+
+
+def _no_cupy():
+    return None

@@ -15,7 +15,7 @@ from ...kernel.expr import launch_callables
 from ...kernel.inputs import load_named, make_args
 from ...kernel.spec import Spec
 from ..ktsource import tuner_defines
-from .lang import cuda_lang
+from .lang import cuda_lang, numpy_arguments
 
 
 def run_outputs(spec: Spec, source: str, params: dict, sizes: dict | None, backend: str) -> dict[str, np.ndarray]:
@@ -28,7 +28,7 @@ def run_outputs(spec: Spec, source: str, params: dict, sizes: dict | None, backe
         extra["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
     if spec.smem_size is not None:
         extra["smem_args"] = {"size": spec.smem_function(sizes)}
-    with cuda_lang(backend) as lang:
+    with cuda_lang(backend) as lang, numpy_arguments(backend):
         out = kernel_tuner.run_kernel(
             spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes), dict(params),
             **launch_callables(spec), lang=lang, compiler_options=list(spec.compiler_options) or None,

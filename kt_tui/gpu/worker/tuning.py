@@ -31,7 +31,7 @@ from ...kernel.spec import Spec, spec_from_plain
 from ...search import kt_search
 from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
-from .lang import cuda_lang
+from .lang import cuda_lang, numpy_arguments
 from ..prefetch import WINDOW, Early, Prefetcher
 from ..protocol import TuneJob
 from .outputs import reference_kernel_outputs
@@ -457,7 +457,7 @@ def _tune(job: TuneJob, spec: Spec, tune_params: dict, strategy, observer, emit,
     problem_size = problem_size if len(problem_size) > 1 else problem_size[0]
     if spec.tuned_problem_size():
         problem_size = _problem_size_function(spec)
-    with cuda_lang("sim" if simulated else job.backend) as lang:
+    with cuda_lang("sim" if simulated else job.backend) as lang, numpy_arguments(job.backend):
         kwargs.setdefault("lang", lang)
         _, env = tune_kernel(spec.kernel, job.source, problem_size, args, tune_params, **kwargs)
     if observer.captured is not None:
