@@ -499,3 +499,13 @@ def test_kernel_tuners_warm_up_compile_of_the_first_configuration_is_served_agai
     assert backend.compile(types.SimpleNamespace(kernel_string="{'b': 2}", name="k")).blob == b"cubin:{'b': 2}"
     ahead.close()
     assert not own and ahead.stats["used"] == 3 and len(calls["compile"]) == 2
+
+
+def test_the_gpu_worker_starts_without_loading_our_searchs_model():
+    """scipy (0.7 s) loads with the kt search's model, when a job asks for that search."""
+    import subprocess
+    code = ("import sys\nfrom kt_tui.gpu.worker import tuning, checking, main\n"
+            "print(sorted(m for m in ('scipy', 'kt_tui.search.kt_search', 'kt_tui.search.model') if m in sys.modules))\n"
+            "tuning.search_module('kt')\nprint('kt_tui.search.kt_search' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.stdout.split("\n")[:2] == ["[]", "True"], out.stderr

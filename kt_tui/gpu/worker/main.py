@@ -100,6 +100,8 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
     allow_children()
     from .checking import run_check_job
     from .tuning import ContextLost, run_tune_job
+    if os.environ.get("KT_TUI_PROFILE"):
+        print(f"kt-tui: worker ready at {time.time():.3f}", flush=True)
 
     while True:
         try:
@@ -136,6 +138,7 @@ def _profiled(fn, *args):
     where = os.environ.get("KT_TUI_PROFILE")
     if not where:
         return fn(*args)
+    print(f"kt-tui: job {args[0].run_id} starts at {time.time():.3f}", flush=True)
     prof = cProfile.Profile()
     try:
         return prof.runcall(fn, *args)

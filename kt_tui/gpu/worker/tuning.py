@@ -28,7 +28,6 @@ from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, make_args, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
-from ...search import kt_search
 from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from .lang import cuda_lang, numpy_arguments
@@ -249,6 +248,7 @@ class _Sampled:
 def search_module(name: str):
     """A search by name: ours ("kt") or one of kernel_tuner's strategies."""
     if name == "kt":
+        from ...search import kt_search  # here: its model loads scipy (0.7 s), which a sweep in order never needs
         return kt_search
     return strategy_map[name]
 
