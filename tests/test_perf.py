@@ -509,3 +509,43 @@ def test_the_gpu_worker_starts_without_loading_our_searchs_model():
             "tuning.search_module('kt')\nprint('kt_tui.search.kt_search' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.stdout.split("\n")[:2] == ["[]", "True"], out.stderr
+
+
+def test_checks_at_other_sizes_compile_every_kernel_at_once_and_run_those(fake_pycuda, monkeypatch):
+    import kernel_tuner.core as core
+    import numpy as np
+
+    from kt_tui.gpu.ktsource import kernel_string
+    from kt_tui.gpu.protocol import CheckJob
+    from kt_tui.gpu.worker import checking
+    from kt_tui.kernel.source import find_kernels, read_source
+    from kt_tui.kernel.spec import load_spec
+    compiler, calls = fake_pycuda
+    _h100(monkeypatch)
+    source = read_source(ROOT / "examples" / "vector_add.cu")
+    spec = load_spec(ROOT / "examples" / "vector_add.cu.toml", find_kernels(source)[0]).to_dict()
+    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
+    own = []
+    backend.compile = lambda inst: own.append(inst) or "compiled by kernel_tuner"
+    ran = []
+
+    def run_outputs(s, src, params, sizes, backend_name):  # kernel_tuner.run_kernel's compile step, on a fake device
+        name, text = kernel_string(s, src, params, sizes)
+        dev = core.DeviceInterface.__new__(core.DeviceInterface)
+        dev.dev = backend
+        ran.append(dev.compile_kernel(types.SimpleNamespace(kernel_string=text, name=name), False))
+        return {"c": np.ones(sizes["n"], np.float32)}
+    monkeypatch.setattr(checking, "run_outputs", run_outputs)
+    original = core.DeviceInterface.compile_kernel
+    job = CheckJob(run_id="c", source=source, spec=spec, ref_source=source, ref_spec=spec,
+                   ref_params={"block_size_x": 256}, backend="pycuda",
+                   sizes=[{"label": "n=37", "sizes": {"n": 37}}, {"label": "n=1000", "sizes": {"n": 1000}}],
+                   configs=[{"block_size_x": 128}, {"block_size_x": 512}])
+    events = []
+    checking._REFS.clear()
+    checking.run_check_job(job, lambda kind, payload: events.append((kind, payload)))
+    assert len(calls["compile"]) == 6  # 2 sizes x (reference + 2 candidates), all started before any ran
+    assert not own and len(ran) == 6  # none compiled the usual way
+    assert sorted(f.blob for f in ran) == sorted(b"cubin:" + text.encode() for text, _ in calls["compile"])
+    assert [p["status"] for k, p in events if k == "check"] == ["ok"] * 4
+    assert core.DeviceInterface.compile_kernel is original

@@ -30,6 +30,7 @@ import json
 import multiprocessing as mp
 import os
 import time
+from contextlib import contextmanager
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
 # Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
@@ -56,24 +57,57 @@ class Early:
         self.adopted = False
 
     @classmethod
-    def start(cls, backend: str, spec, source: str, params_list: list[dict]) -> "Early | None":
+    def start(cls, backend: str, spec, source: str, params_list: list[dict], sizes: dict | None = None) -> "Early | None":
         """None where nothing can start early (another backend, no GPU, any error: it is only a head start)."""
         try:
-            stand_in = _stand_in(backend, list(spec.compiler_options or []))
-            if stand_in is None or not params_list:
-                return None
             from .ktsource import kernel_string
 
-            how = {"nvcuda": _Nvrtc, "pycuda": _Pycuda}[backend](stand_in)
-            pool, ahead = how.pool(), {}
-            for params in params_list:
-                name, text = kernel_string(spec, source, params)
-                fn, args = how.job(_Instance(name, text))
-                ahead[text] = pool.submit(fn, *args)
-            return cls(how, pool, ahead)
+            return cls.start_texts(backend, list(spec.compiler_options or []),
+                                   [kernel_string(spec, source, p, sizes) for p in params_list])
         except Exception as e:  # noqa: BLE001 - kernel_tuner compiles as usual
             print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
             return None
+
+    @classmethod
+    def start_texts(cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]]) -> "Early | None":
+        """Compile these (kernel name, kernel string) pairs, as kernel_tuner's `backend` would."""
+        stand_in = _stand_in(backend, compiler_options) if named else None
+        if stand_in is None:
+            return None
+        how = {"nvcuda": _Nvrtc, "pycuda": _Pycuda}[backend](stand_in)
+        pool, ahead = how.pool(), {}
+        for name, text in named:
+            fn, args = how.job(_Instance(name, text))
+            ahead[text] = pool.submit(fn, *args)
+        return cls(how, pool, ahead)
+
+    @staticmethod
+    @contextmanager
+    def serving(earlies: list["Early"]):
+        """Inside: every kernel_tuner compile (run_kernel's included) of a string compiled early
+        loads that instead; any other string, or a failed early compile, compiles as usual."""
+        import kernel_tuner.core as core  # here: the app's process loads this module without kernel_tuner
+
+        original = core.DeviceInterface.compile_kernel
+
+        def compile_kernel(dev, instance, verbose):
+            for early in earlies:
+                future = early.ahead.get(getattr(instance, "kernel_string", None))
+                if future is None:
+                    continue
+                try:
+                    func = type(early.how)(dev.dev).load(future.result(), instance)
+                except Exception:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it as usual
+                    func = None
+                if func is not None:
+                    return func
+            return original(dev, instance, verbose)
+
+        core.DeviceInterface.compile_kernel = compile_kernel
+        try:
+            yield
+        finally:
+            core.DeviceInterface.compile_kernel = original
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)

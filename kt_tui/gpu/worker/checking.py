@@ -4,13 +4,16 @@ its baseline configuration gives the reference, then each candidate configuratio
 
 from __future__ import annotations
 
+import os
 import time
+from contextlib import nullcontext
 from typing import Callable
 
 import numpy as np
 
 from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
+from ..prefetch import Early
 from ..protocol import CheckJob
 from .outputs import reference_kernel_outputs, run_outputs
 from .verify import compare_all, failure_text
@@ -44,7 +47,54 @@ def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
 
 
 def run_check_job(job: CheckJob, emit: Callable) -> dict:
-    """Emits a "check" entry per configuration and size. Raises ContextLost when the GPU is wedged."""
+    """Emits a "check" entry per configuration and size. Raises ContextLost when the GPU is wedged.
+    Every kernel the job runs starts compiling at once, on the compile-ahead pool (gpu/prefetch.py)."""
+    earlies = _compile_early(job)
+    try:
+        with Early.serving(earlies) if earlies else nullcontext():
+            return _check(job, emit)
+    finally:
+        for early in earlies:
+            early.close()
+
+
+def _compile_early(job: CheckJob) -> list[Early]:
+    if job.backend not in ("pycuda", "nvcuda") or os.environ.get("KT_TUI_PREFETCH", "1") == "0":
+        return []
+    from ..ktsource import kernel_string  # here: it loads kernel_tuner, which the app's process does without
+
+    spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
+    names = list(spec.tune_params)
+    mine: list = []
+    refs: list = []
+
+    def add(to: list, *args) -> None:
+        try:
+            to.append(kernel_string(*args))
+        except Exception:  # noqa: BLE001 - that one compiles when it runs, and fails there as usual
+            pass
+    for size in job.sizes:
+        label, sizes = size["label"], size["sizes"]
+        todo = [c for c in job.configs if unit(label, _key(c, names)) not in job.done]
+        if todo and unit(label, "reference") not in job.done and _ref_key(job, sizes) not in _REFS \
+                and not refkernel.is_kernel(ref_spec.reference):
+            add(refs, ref_spec, job.ref_source, job.ref_params, sizes)
+        for c in todo:
+            add(mine, spec, job.source, c, sizes)
+    started = []
+    try:
+        for s, texts in ((ref_spec, refs), (spec, mine)):
+            started.append(Early.start_texts(job.backend, list(s.compiler_options or []), texts))
+    except Exception as e:  # noqa: BLE001 - kernel_tuner compiles as usual
+        print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
+    return [e for e in started if e is not None]
+
+
+def _ref_key(job: CheckJob, sizes: dict) -> str:
+    return repr((job.ref_source, job.ref_spec, sorted(job.ref_params.items()), sorted(sizes.items())))
+
+
+def _check(job: CheckJob, emit: Callable) -> dict:
     from .tuning import ContextLost, STICKY, _inject_fault, classify_exception
 
     spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
@@ -69,7 +119,7 @@ def run_check_job(job: CheckJob, emit: Callable) -> dict:
         failed = job.done.get(ref_unit)
         refs = None
         if failed is None:
-            cache_key = repr((job.ref_source, job.ref_spec, sorted(job.ref_params.items()), sorted(sizes.items())))
+            cache_key = _ref_key(job, sizes)
             refs = _REFS.get(cache_key)
             if refs is None:
                 refs, err = attempt(ref_unit, job.ref_params,
