@@ -1,6 +1,7 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
-Seeds first, then a few random configurations, then a surrogate picks each next configuration.
+Seeds first (the first one given, then each the farthest from those before it, so that unlike
+seeds come early), then a few random configurations, then a surrogate picks each next configuration.
 The surrogate averages a Gaussian process and a forest of randomized trees, both fitted to the
 ranks of the measured times (failed configurations rank last), over the parameters plus the log
 of their products that matter on a GPU (threads per block, work per block and per thread, read
@@ -49,7 +50,8 @@ class Search:
         self.x = np.concatenate([encode(self.space, values), product_features(self.space, products)], axis=1)
         self.values = [list(v) for v in values]
         self.rng = rng
-        self.seeds = [s for s in dict.fromkeys(tuple(s) for s in seeds) if s in self.index]
+        self.seeds = spread([s for s in dict.fromkeys(tuple(s) for s in seeds) if s in self.index],
+                            lambda s: self.x[self.index[s]])
         self.initial = initial if initial is not None else max(5, min(10, len(self.space) // 100))
         self.seen: dict[int, float | None] = {}  # space index -> log(time); None: failed
         self.free = np.ones(len(self.space), dtype=bool)
@@ -130,6 +132,21 @@ class Search:
             self.rng.choice(free, MAX_CANDIDATES, replace=False), near)
         mean, sd = self._predict(self.x[cand])
         return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
+
+
+def spread(items: list, point) -> list:
+    """items reordered farthest first: the first stays, then each the farthest from those before it."""
+    if len(items) <= 2:
+        return items
+    xs = np.array([point(i) for i in items])
+    order, dist = [0], np.linalg.norm(xs - xs[0], axis=1)
+    for _ in range(len(items) - 1):
+        dist[order[-1]] = -1.0
+        nxt = int(np.argmax(dist))
+        order.append(nxt)
+        dist = np.minimum(dist, np.linalg.norm(xs - xs[nxt], axis=1))
+        dist[order] = -1.0
+    return [items[i] for i in order]
 
 
 def average_ranks(a: np.ndarray) -> np.ndarray:
