@@ -141,11 +141,9 @@ def spread(items: list, point) -> list:
     xs = np.array([point(i) for i in items])
     order, dist = [0], np.linalg.norm(xs - xs[0], axis=1)
     for _ in range(len(items) - 1):
-        dist[order[-1]] = -1.0
-        nxt = int(np.argmax(dist))
-        order.append(nxt)
-        dist = np.minimum(dist, np.linalg.norm(xs - xs[nxt], axis=1))
-        dist[order] = -1.0
+        dist[order] = -1.0  # taken
+        order.append(int(np.argmax(dist)))
+        dist = np.minimum(dist, np.linalg.norm(xs - xs[order[-1]], axis=1))
     return [items[i] for i in order]
 
 
