@@ -12,17 +12,26 @@ medians. A run stops once it has reached 2 %.
 An easy variant of a space (`--spaces reduction:easy`) gives its fastest tenth the time of the
 tenth fastest configuration, so that a tenth of the space lies within 2 % of the optimum.
 
-usage: python benchmarks/search.py [--seeds 20] [--strategies kt,kt_noseeds,...] [--spaces NAME[:easy],...]
+`kt@REF` (and `kt_noseeds@REF`) is our search as committed at git REF, for before/after in one run.
+`--model-cost` measures instead each strategy's own CPU time per evaluation on synthetic spaces of
+21,600 and 108,000 configurations (see model_cost).
+
+usage: python benchmarks/search.py [--seeds 20] [--strategies kt,kt_noseeds,kt@main,...] [--spaces NAME[:easy],...]
                                    [--json FILE] [--run-limit SECONDS]
+       python benchmarks/search.py --model-cost [--strategies kt,kt@main,pso] [--evaluations 80]
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
+import importlib
 import json
 import math
 import os
 import random
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -142,16 +151,45 @@ class Recorder:
         return []
 
 
+def strategy(name: str):
+    """A strategy by name: (its base name, its module); kt@REF is our search as committed at git REF."""
+    base, _, ref = name.partition("@")
+    if base not in OURS:
+        return base, strategy_map[base]
+    return base, baseline(ref) if ref else ours
+
+
+def baseline(ref: str):
+    """kt_tui/search at a git ref, imported as a package of its own (its model and search code)."""
+    if ref not in BASELINES:
+        listing = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{ref}:kt_tui/search"],
+                                 capture_output=True, text=True)
+        if listing.returncode:
+            raise SystemExit(f"--strategies: no kt_tui/search at git ref {ref!r}: {listing.stderr.strip()}")
+        pkg = Path(tempfile.mkdtemp(prefix="kt-baseline-"))
+        atexit.register(shutil.rmtree, pkg, True)
+        name = f"kt_baseline_{len(BASELINES)}"
+        (pkg / name).mkdir()
+        for f in listing.stdout.split():
+            if f.endswith(".py"):
+                text = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:kt_tui/search/{f}"],
+                                      capture_output=True, text=True, check=True).stdout
+                (pkg / name / f).write_text(text.replace("from ..", "from kt_tui."))
+        sys.path.insert(0, str(pkg))
+        BASELINES[ref] = importlib.import_module(f"{name}.kt_search")
+    return BASELINES[ref]
+
+
+BASELINES: dict = {}
+
+
 def run_one(space: Space, name: str, seed: int, run_limit: float) -> dict:
     np.random.seed(seed)
     random.seed(seed)
     options = {"max_fevals": 10**9}
-    if name in OURS:
-        inner = ours
-        if name == "kt":
-            options["seeds"] = space.seeds
-    else:
-        inner = strategy_map[name]
+    base, inner = strategy(name)
+    if base == "kt":
+        options["seeds"] = space.seeds
     rec = Recorder(inner, space, run_limit)
     spec = space.spec
     ps = spec.problem_size_values()
@@ -169,25 +207,112 @@ def run_one(space: Space, name: str, seed: int, run_limit: float) -> dict:
             **{f"sim_s_{int(lv * 100)}": rec.hit.get(lv, (None, None))[1] for lv in LEVELS}}
 
 
-def model_cost(evaluations: int = 80) -> int:
-    """CPU ms per `ask` of our search (what it costs on top of measuring) on a large synthetic space."""
+COST_VALUES = [[16, 32, 64, 128, 256], [1, 2, 4, 8, 16], [1, 2, 4, 8], [1, 2, 4, 8], [2, 4, 8, 16, 32], [0, 1],
+               [1, 2, 4], [0, 1, 2]]  # with block_size_x * work_x <= 256: 21,600 configurations
+COST_NAMES = ["block_size_x", "work_x", "tile_a", "tile_b", "unroll", "flag", "vec", "mode", "split"]
+COST_EXTRA = [1, 2, 3, 4, 5]  # a ninth parameter for the larger space: 108,000 configurations
+COST_INITIAL = 10  # random configurations before our model (its default on these spaces)
+
+
+def cost_space(tmp: Path, large: bool) -> tuple[dict, Path, float]:
+    """A synthetic space, a simulation cache of it (a smooth bowl with its optimum inside) and its optimum."""
     import itertools
-    vals = [[16, 32, 64, 128, 256], [1, 2, 4, 8, 16], [1, 2, 4, 8], [1, 2, 4, 8], [2, 4, 8, 16, 32], [0, 1],
-            [1, 2, 4], [0, 1, 2]]
-    space = [c for c in itertools.product(*vals) if c[0] * c[1] <= 256]
-    weights = np.random.default_rng(1).random(len(vals))
-    search = ours.Search(space, vals, np.random.default_rng(2), products=[[0, 1]])
-    costs = []
-    with ours.one_blas_thread():
-        for _ in range(evaluations):
-            t = time.process_time()
-            config = search.ask()
-            costs.append(time.process_time() - t)
-            search.tell(config, math.exp(sum(w * math.log2(v + 1) for w, v in zip(weights, config)) / 4))
-    model = sorted(costs[search.initial:])
-    print(f"our model on {len(space)} configurations, {evaluations} evaluations: CPU ms per evaluation "
-          f"median {1000 * model[len(model) // 2]:.1f}, mean {1000 * sum(model) / len(model):.1f}, "
-          f"max {1000 * model[-1]:.0f} (target <= 20)")
+    vals = COST_VALUES + ([COST_EXTRA] if large else [])
+    names = COST_NAMES[:len(vals)]
+    rng = np.random.default_rng(1)
+    weights, centers = rng.random(len(vals)), rng.random(len(vals))
+    cache, best = {}, math.inf
+    for c in itertools.product(*vals):
+        if c[0] * c[1] > 256:
+            continue
+        pos = [v.index(x) / max(len(v) - 1, 1) for v, x in zip(vals, c)]
+        t = math.exp(sum(w * (p - m) ** 2 for w, p, m in zip(weights, pos, centers)))
+        best = min(best, t)
+        cache[",".join(map(str, c))] = {**dict(zip(names, c)), "time": t, "times": [t], "compile_time": 0.0,
+                                        "verification_time": 0.0, "benchmark_time": 0.0}
+    path = tmp / f"cost-{len(cache)}.json"
+    path.write_text(json.dumps({"device_name": "synthetic", "kernel_name": "synthetic", "problem_size": 1,
+                                "tune_params_keys": names, "tune_params": dict(zip(names, vals)),
+                                "objective": "time", "cache": cache}))
+    return dict(zip(names, vals)), path, best
+
+
+class Timed:
+    """A kernel_tuner strategy object that runs another one and notes the CPU time it spends between
+    the runner's calls (its own cost: picking, kernel_tuner's bookkeeping), per new configuration."""
+
+    def __init__(self, inner, evaluations: int):
+        self.inner, self.evaluations = inner, evaluations
+
+    def tune(self, searchspace, runner, tuning_options):
+        self.setup_s, self.per_eval, self.best = None, [], math.inf
+        seen: set = set()
+        last = [time.process_time()]
+        rec = self
+
+        class Proxy:
+            def __getattr__(self, name):
+                return getattr(runner, name)
+
+            def run(self, parameter_space, options):
+                gap = time.process_time() - last[0]
+                out = runner.run(parameter_space, options)
+                new = 0
+                for r in out:
+                    key = r and tuple(r[n] for n in options.tune_params)
+                    if key and key not in seen and len(seen) < rec.evaluations:
+                        seen.add(key)
+                        new += 1
+                        rec.best = min(rec.best, ours.result_time(r) or math.inf)
+                if rec.setup_s is None:  # the first call: setting up, then picking what it holds
+                    rec.setup_s = gap
+                elif new:
+                    rec.per_eval += [gap / new] * new
+                if len(seen) >= rec.evaluations:
+                    raise StopCriterionReached("benchmark budget")
+                last[0] = time.process_time()
+                return out
+
+        try:
+            self.inner.tune(searchspace, Proxy(), tuning_options)
+        except StopCriterionReached:
+            pass
+        return []
+
+
+def model_cost(names: list[str], evaluations: int = 80, sizes: tuple = (False, True)) -> int:
+    """Each strategy's own CPU cost per evaluation on two large synthetic spaces, in kernel_tuner's
+    simulation mode: the time between its calls to the runner, per new configuration."""
+    print(f"# CPU ms per evaluation, {evaluations} evaluations, one run per strategy and space. setup: from the "
+          "start to the first configuration (pso: its first population too). mean .. max: each later "
+          "configuration (kt: the model's picks, after its random start; pso: each population's cost shared "
+          "among its configurations). run: setup and all evaluations, per evaluation.")
+    print(f"{'space':>8s} {'strategy':16s} {'setup ms':>8s} | {'mean':>6s} {'median':>6s} {'p95':>6s} {'max':>6s} | "
+          f"{'run':>6s} | {'best found':>10s}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for large in sizes:
+            params, cache, optimum = cost_space(Path(tmp), large)
+            size = len(json.loads(cache.read_text())["cache"])
+            for name in names:
+                base, module = strategy(name)
+                options = {"max_fevals": evaluations, **({"seed": 0, "initial": COST_INITIAL} if base in OURS else {})}
+                timed = Timed(module, evaluations)
+                np.random.seed(0)
+                random.seed(0)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tune_kernel("synthetic", "__global__ void synthetic() {}", 1, [], params,
+                                grid_div_x=["block_size_x", "work_x"],
+                                restrictions=[restriction_function(["block_size_x * work_x <= 256"], list(params))],
+                                simulation_mode=True, cache=str(cache), strategy=timed, strategy_options=options,
+                                quiet=True, lang="CUDA")
+                ms = sorted(1000 * c for c in timed.per_eval[COST_INITIAL - 1 if base in OURS else 0:])
+                run = 1000 * (timed.setup_s + sum(timed.per_eval)) / evaluations
+                stats = (f"{sum(ms) / len(ms):6.1f} {ms[len(ms) // 2]:6.1f} {ms[int(0.95 * (len(ms) - 1))]:6.1f} "
+                         f"{ms[-1]:6.1f}") if ms else f"{'-':>6s} {'-':>6s} {'-':>6s} {'-':>6s}"
+                print(f"{size:8d} {name:16s} {1000 * timed.setup_s:8.0f} | {stats} | {run:6.1f} | "
+                      f"{100 * (timed.best / optimum - 1):8.1f} %", flush=True)
+    print("targets for kt on the ~20 k space: mean <= 20 ms, max < 100 ms. best found: % above the optimum")
     return 0
 
 
@@ -205,22 +330,27 @@ def show(x: float, fmt: str) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=20, help="random seeds per strategy (default 20)")
-    ap.add_argument("--strategies", default=",".join(OURS + KERNEL_TUNER), help="comma-separated")
+    ap.add_argument("--strategies", help="comma-separated (default: ours and kernel_tuner's; with --model-cost "
+                    "kt,pso); kt@REF and kt_noseeds@REF: ours as committed at git REF")
     ap.add_argument("--spaces", default=",".join(SPACES), help="comma-separated: " + ", ".join(SPACES))
     ap.add_argument("--json", metavar="FILE", help="write every run and the summary here")
     ap.add_argument("--run-limit", type=float, default=20.0, help="wall seconds per run before it is cut")
     ap.add_argument("--model-cost", action="store_true",
-                    help="only: our model's CPU cost per evaluation on a synthetic space of 21,600 configurations")
+                    help="only: the strategies' own CPU cost per evaluation on synthetic spaces of 21,600 and "
+                         "108,000 configurations")
+    ap.add_argument("--evaluations", type=int, default=80, help="with --model-cost: evaluations per run (80)")
     args = ap.parse_args(argv)
-    if args.model_cost:
-        return model_cost()
-    names = [s for s in args.strategies.split(",") if s]
+    default = "kt,pso" if args.model_cost else ",".join(OURS + KERNEL_TUNER)
+    names = [s for s in (args.strategies or default).split(",") if s]
     for s in names:
-        if s not in OURS and s not in strategy_map:
-            ap.error(f"unknown strategy {s!r} (known: {', '.join(OURS + tuple(strategy_map))})")
+        base, _, ref = s.partition("@")
+        if base not in OURS and (ref or base not in strategy_map):
+            ap.error(f"unknown strategy {s!r} (known: {', '.join(OURS + tuple(strategy_map))}, kt@REF)")
+    if args.model_cost:
+        return model_cost(names, args.evaluations)
     t0 = time.perf_counter()
     report: dict = {"seeds": args.seeds, "spaces": {}}
-    verdicts = {o: {"fraction": [], "ahead": []} for o in OURS if o in names}
+    verdicts = {o: {"fraction": [], "ahead": []} for o in names if o.partition("@")[0] in OURS}
     with tempfile.TemporaryDirectory() as tmp:
         for space_name in [s for s in args.spaces.split(",") if s]:
             space = Space(space_name, Path(tmp))
@@ -241,7 +371,7 @@ def main(argv=None) -> int:
                                             "recorded": space.header.get("recorded"), "seeds_configs": space.seeds,
                                             "strategies": rows}
             limit = TARGET_FRACTION * space.size
-            theirs = {s: r["median_evals_2"] for s, r in rows.items() if s not in OURS}
+            theirs = {s: r["median_evals_2"] for s, r in rows.items() if s.partition("@")[0] not in OURS}
             best = min(theirs, key=theirs.get) if theirs else None
             for o, v in verdicts.items():
                 mine = rows[o]["median_evals_2"]

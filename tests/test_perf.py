@@ -236,34 +236,7 @@ def test_a_small_unbudgeted_space_runs_seeds_then_in_order_without_the_model(cap
     assert len(tuned) > 10 and tuned == [k for k in in_order if k in set(tuned)]
 
 
-# -- the search's own cost on a large space ------------------------------------------------------
-def test_a_large_space_scores_a_sample_and_refits_now_and_then(monkeypatch):
-    import itertools
-    import math
-
-    import numpy as np
-
-    from kt_tui.search import kt_search
-    from kt_tui.search.model import GP, Trees
-    vals = [[16, 32, 64, 128, 256], [1, 2, 4, 8, 16], [1, 2, 4, 8], [1, 2, 4, 8], [2, 4, 8, 16, 32], [0, 1], [1, 2, 4]]
-    space = list(itertools.product(*vals))  # 12,000 configurations
-    fits, tuned, scored = [], [], []
-    real_fit, real_gp_fit, real_predict = Trees.fit, GP.fit, GP.predict
-    monkeypatch.setattr(Trees, "fit", lambda self, x, y: fits.append(len(y)) or real_fit(self, x, y))
-    monkeypatch.setattr(GP, "fit", lambda self, x, y, tune=True: tuned.append(tune) or real_gp_fit(self, x, y, tune))
-    monkeypatch.setattr(GP, "predict", lambda self, xs: scored.append(len(xs)) or real_predict(self, xs))
-    search = kt_search.Search(space, vals, np.random.default_rng(0))
-    for _ in range(60):
-        c = search.ask()
-        search.tell(c, math.exp(sum(math.log2(v + 1) for v in c) / 7))
-    steps = search.steps
-    assert steps > 40
-    assert len(fits) <= steps // 4 + 2  # the trees: every fourth step
-    assert sum(tuned) <= steps // 5 + 12  # the GP's length scales: while few points, then every fifth step
-    assert max(scored) <= kt_search.MAX_CANDIDATES + len(vals) * 5  # a sample plus the best's neighbours
-    assert len(space) > 5 * kt_search.MAX_CANDIDATES
-
-
+# -- the search's own cost: tests/test_search_model.py ----------------------------------------
 def test_average_ranks_match_scipy():
     import numpy as np
     from scipy.stats import rankdata

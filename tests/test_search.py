@@ -213,8 +213,10 @@ def test_ours_respects_max_fevals_seeds_and_wrong_results(tmp_path):
     spec, _, results = simulate("matmul_tiled", SPACES, cache, kt_search, tmp_path, max_fevals=30, seeds=seeds, seed=0)
     keys = [tuple(r[n] for n in spec.tune_params) for r in results]
     assert len(set(keys)) == 30
-    assert keys[:4] == [tuple(s.values()) for s in seeds]
-    assert [kt_search.result_time(r) for r in results[:3]] == [None] * 3
+    assert keys[0] == tuple(seeds[0].values()) and set(keys[:4]) == {tuple(s.values()) for s in seeds}
+    wrong_keys = {tuple(s.values()) for s in seeds[:3]}
+    assert [kt_search.result_time(r) for r in results[:4] if tuple(r[n] for n in spec.tune_params) in wrong_keys
+            ] == [None] * 3
     assert best_time(results) == pytest.approx(0.12670171580144338)  # the 4th seed, 0.2 % from the optimum
 
 

@@ -1,11 +1,15 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
-Seeds first, then a few random configurations, then a surrogate picks each next configuration.
+Seeds first (the first one given, then each the farthest from those before it, so that unlike
+seeds come early), then a few random configurations, then a surrogate picks each next configuration.
 The surrogate averages a Gaussian process and a forest of randomized trees, both fitted to the
 ranks of the measured times (failed configurations rank last), over the parameters plus the log
 of their products that matter on a GPU (threads per block, work per block and per thread, read
 from the grid divisors). Picks alternate between the largest expected improvement anywhere and
-the best-predicted configuration one parameter away from the best so far.
+the best-predicted configuration one parameter away from the best so far. The GP's length scales
+and the trees are refitted at every step while the observations are few, then each time their
+number has grown by a fixed factor; in between, the GP keeps its length scales and the trees their
+splits, and both take the new observations (the trees' leaves take the current targets).
 
 strategy_options: seeds (configurations, dicts or tuples, evaluated first), seed (random seed;
 drawn from numpy's global RNG when absent), initial (random configurations before the model),
@@ -28,6 +32,10 @@ OPTIONS = ("seeds", "seed", "initial", "max_fevals", "time_limit", "searchspace_
 DEFAULT_BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 MAX_CANDIDATES = 2000  # configurations scored per step in large spaces (a random sample + neighbours)
 MAX_TRAIN = 300  # observations the models are fitted on (the best half, then a random rest)
+MAX_TUNE = 150  # of those, the ones the GP's length scales are fitted on (chosen the same way)
+TUNE_ALWAYS = 60  # the length scales are refitted at every step up to this many observations,
+TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since the last refit
+TREES_ALWAYS, TREES_GROWTH = 100, 1.05  # the same for the trees (in between, new points only update the leaves)
 
 
 class Search:
@@ -40,16 +48,17 @@ class Search:
         self.space = list(space)
         self.index = {c: i for i, c in enumerate(self.space)}
         self.x = np.concatenate([encode(self.space, values), product_features(self.space, products)], axis=1)
-        pos = [{v: j for j, v in enumerate(vals)} for vals in values]
-        self.ix = np.array([[p[v] for p, v in zip(pos, c)] for c in self.space], dtype=np.int32)
+        self.values = [list(v) for v in values]
         self.rng = rng
-        self.seeds = [s for s in dict.fromkeys(tuple(s) for s in seeds) if s in self.index]
+        self.seeds = spread([s for s in dict.fromkeys(tuple(s) for s in seeds) if s in self.index],
+                            lambda s: self.x[self.index[s]])
         self.initial = initial if initial is not None else max(5, min(10, len(self.space) // 100))
         self.seen: dict[int, float | None] = {}  # space index -> log(time); None: failed
         self.free = np.ones(len(self.space), dtype=bool)
         self.gp = GP()
         self.trees = Trees(20, rng=rng)
         self.steps = 0
+        self.tuned_at = self.trees_at = 0  # observations at the last fit of the length scales, of the trees
 
     def tell(self, config: tuple, time: float | None) -> None:
         i = self.index.get(tuple(config))
@@ -77,24 +86,45 @@ class Search:
         m2, s2 = self.trees.predict(xs)
         return (m1 + m2) / 2, (s1 + np.maximum(s2, 1e-6)) / 2
 
+    def _tune_now(self, n: int) -> bool:
+        if n <= TUNE_ALWAYS or n >= TUNE_GROWTH * self.tuned_at:
+            self.tuned_at = n
+            return True
+        return False
+
+    def _neighbours(self, i: int) -> np.ndarray:
+        """The free configurations one parameter away from configuration i, looked up, not searched for."""
+        c = self.space[i]
+        out = [self.index.get(c[:j] + (v,) + c[j + 1:]) for j, vals in enumerate(self.values) for v in vals]
+        return np.array(sorted({k for k in out if k is not None and self.free[k]}), dtype=np.int64)
+
+    def _refit_trees_now(self, n: int) -> bool:
+        if n <= TREES_ALWAYS or n >= TREES_GROWTH * self.trees_at:
+            self.trees_at = n
+            return True
+        return False
+
+    def _best_and_random(self, order: np.ndarray, k: int) -> np.ndarray:
+        """At most k of order (best first): its best half, then a random rest."""
+        if len(order) <= k:
+            return order
+        return np.concatenate([order[:k // 2], self.rng.choice(order[k // 2:], k - k // 2, replace=False)])
+
     def _pick(self, free: np.ndarray) -> int:
         idx = np.array(list(self.seen))
         raw = np.array([np.inf if v is None else v for v in self.seen.values()])
         y = ndtri((average_ranks(raw) - 0.5) / len(raw))  # ranks: robust to outliers and failures
         best = idx[int(np.argmin(raw))]
-        if len(idx) > MAX_TRAIN:
-            order = np.argsort(raw)
-            keep = np.concatenate([order[:MAX_TRAIN // 2],
-                                   self.rng.choice(order[MAX_TRAIN // 2:], MAX_TRAIN // 2, replace=False)])
-            idx, y = idx[keep], y[keep]
-        if len(self.space) <= MAX_CANDIDATES:
-            self.gp.fit(self.x[idx], y, tune=len(idx) <= 60 or self.steps % 5 == 0)
+        train = self._best_and_random(np.argsort(raw, kind="stable"), MAX_TRAIN)
+        idx, y = idx[train], y[train]
+        tune = self._tune_now(len(raw))
+        self.gp.fit(self.x[idx], y, tune=tune,
+                    tune_on=self._best_and_random(np.arange(len(idx)), MAX_TUNE) if tune else None)
+        if self._refit_trees_now(len(raw)):
             self.trees.fit(self.x[idx], y)
-        else:  # a large space: the length scales and the trees move little per point, refit them now and then
-            self.gp.fit(self.x[idx], y, tune=len(idx) <= 20 or self.steps % 5 == 0)
-            if self.steps % 4 == 1 or not hasattr(self.trees, "trees"):
-                self.trees.fit(self.x[idx], y)
-        near = free[(self.ix[free] != self.ix[best]).sum(1) <= 1]
+        else:
+            self.trees.refresh(self.x[idx], y)
+        near = self._neighbours(best)
         if self.steps % 2 == 0 and len(near):
             mean, _ = self._predict(self.x[near])
             return int(near[int(np.argmin(mean))])
@@ -102,6 +132,19 @@ class Search:
             self.rng.choice(free, MAX_CANDIDATES, replace=False), near)
         mean, sd = self._predict(self.x[cand])
         return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
+
+
+def spread(items: list, point) -> list:
+    """items reordered farthest first: the first stays, then each the farthest from those before it."""
+    if len(items) <= 2:
+        return items
+    xs = np.array([point(i) for i in items])
+    order, dist = [0], np.linalg.norm(xs - xs[0], axis=1)
+    for _ in range(len(items) - 1):
+        dist[order] = -1.0  # taken
+        order.append(int(np.argmax(dist)))
+        dist = np.minimum(dist, np.linalg.norm(xs - xs[order[-1]], axis=1))
+    return [items[i] for i in order]
 
 
 def average_ranks(a: np.ndarray) -> np.ndarray:
@@ -120,9 +163,9 @@ def average_ranks(a: np.ndarray) -> np.ndarray:
 def product_features(space: list[tuple], groups: list[list[int]]) -> np.ndarray:
     """log2 of the products of parameter groups, scaled to [0, 1]."""
     cols = []
-    for g in groups:
-        col = np.log2(np.maximum(np.prod(np.array([[float(c[i]) for i in g] for c in space]).reshape(len(space), len(g)),
-                                         axis=1), 1e-9))
+    columns = list(zip(*space))
+    for g in groups if space else ():
+        col = np.log2(np.maximum(np.prod([np.array(columns[i], dtype=float) for i in g], axis=0), 1e-9))
         lo, hi = col.min(initial=0.0), col.max(initial=0.0)
         if hi > lo:
             cols.append((col - lo) / (hi - lo))
