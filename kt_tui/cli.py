@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import atexit
 import json
 import os
 import sys
@@ -164,6 +165,30 @@ def _option(text: str) -> tuple[str, object]:
         return key.strip(), value.strip()
 
 
+def entry() -> int:
+    """The `kt-tui` command and `python -m kt_tui`: main(), then a quick end (_end_now)."""
+    code: list[int] = []
+    atexit.register(_end_now, code)  # registered before main() runs: called after its handlers
+    code.append(main())
+    return code[0]
+
+
+def _end_now(code: list[int]) -> None:
+    """Once main() returned and the other at-exit handlers ran (child processes joined, session
+    locks released): output is flushed and the process ends without Python's teardown of every
+    module it loaded (a tenth of a second at each exit)."""
+    if not code:
+        return  # main() raised: Python reports it and ends as usual
+    if "logging" in sys.modules:
+        sys.modules["logging"].shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code[0])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
 
@@ -229,11 +254,15 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "export":
         from .front.commands import export_results
         return export_results(settings, args)
+    gpu = None
+    if args.command == "run":
+        from .front.early import early_worker  # before the engine loads: the worker imports meanwhile
+        gpu = early_worker(settings)
     from .gpu.raypool import check_settings
     check_settings(settings)
     if args.command == "run":
         from .front.commands import run_auto
-        return run_auto(settings, args)
+        return run_auto(settings, args, gpu)
     if args.command == "resume" and args.auto:
         from .front.commands import resume_auto
         return resume_auto(settings, args)

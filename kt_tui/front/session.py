@@ -124,7 +124,7 @@ def open_new(settings: Settings, store: Store, kf: KernelFile, spec: Spec):
     compile-checked for it) once the GPU worker runs; the session is stored and locked."""
     def prepare(gpu):
         choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec),
-                                                      kf.path), kf.source, spec, kf.path)
+                                                      kf.path), kf.source, spec, kf.path, settings.backend == "sim")
         sid = new_session(store, settings, kf, spec, choice)
         store.lock(sid)
         return sid, choice

@@ -26,14 +26,14 @@ from kernel_tuner.observers.observer import OutputObserver
 
 from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
-from ...kernel.inputs import load_named, make_args, reference_outputs, user_function
+from ...kernel.inputs import load_named, make_arg, make_args, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
-from ...search import kt_search
 from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from .lang import cuda_lang
 from ..prefetch import Prefetcher
 from ..protocol import TuneJob
+from ..timeline import mark
 from .outputs import reference_kernel_outputs
 from .verify import compare_all, failure_text
 
@@ -169,6 +169,7 @@ class StreamingStrategy:
         self.lazy = None  # a huge space (search/lazy.py): kernel_tuner was handed a one-configuration stand-in
 
     def tune(self, searchspace, runner, tuning_options):
+        mark("worker: kernel_tuner ready (device, space)")
         job = self.job
         self.started = time.monotonic()
         if self.lazy is not None:
@@ -248,6 +249,7 @@ class _Sampled:
 def search_module(name: str):
     """A search by name: ours ("kt") or one of kernel_tuner's strategies."""
     if name == "kt":
+        from ...search import kt_search  # here: its model loads scipy, which most small runs never need
         return kt_search
     return strategy_map[name]
 
@@ -281,6 +283,8 @@ class _StreamingRunner:
             if owner.over_budget():
                 raise StopTuning("budget")
             params = dict(zip(owner.names, element))
+            if not owner.evaluated:
+                mark(f"worker: first begin {key}")
             owner.emit("begin", {"key": key, "params": params})
             _inject_fault(key)
             sticky = None
@@ -382,6 +386,22 @@ def _problem_size_function(spec: Spec):
     return problem_size
 
 
+_ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
+
+
+def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
+    """The kernel's arguments for a job. A replay runs nothing: kernel_tuner only checks the types
+    against the signature, so each array is a one-element stand-in of its dtype. On a GPU, the
+    spec's inputs are generated once per spec (seconds for large arrays) and each job gets copies."""
+    if simulated:
+        return [np.zeros(1, np.dtype(a.dtype)) if a.is_array else make_arg(a, dict(spec.sizes), spec) for a in spec.args]
+    key = json.dumps([plain.get("args"), plain.get("sizes"), plain.get("base_dir")], sort_keys=True, default=str)
+    if key not in _ARGS:
+        _ARGS.clear()
+        _ARGS[key] = make_args(spec)
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in _ARGS[key]]
+
+
 def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) -> dict:
     """Run one tuning job; returns what `done` reports. Raises ContextLost when the GPU is wedged."""
     spec = spec_from_plain(job.spec)
@@ -395,7 +415,7 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     elif refkernel.is_kernel(spec.reference) and job.backend != "sim":
         reference = reference_kernel_outputs(spec, None, job.backend)
     elif spec.reference and job.backend != "sim":  # the spec's expected outputs (an imported `answer`)
-        reference = reference_outputs(spec, make_args(spec))
+        reference = reference_outputs(spec, job_args(spec, job.spec, False))
     observer = VerifyObserver(spec, reference, job.capture_reference)
     strategy = StreamingStrategy(job, names, emit, should_stop)
     restrictions = [restriction_function(spec.restrictions, names)] if spec.restrictions else None
@@ -426,7 +446,8 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         kwargs["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
     if spec.smem_size is not None and not simulated:
         kwargs["smem_args"] = {"size": spec.smem_function()}
-    args = make_args(spec)
+    args = job_args(spec, job.spec, simulated)
+    mark("worker: inputs made")
     if not simulated:
         # `answer` marks which arguments kernel_tuner copies back (only the outputs, not every array);
         # the observer does the real check, so kernel_tuner's own comparison must never fail a run
