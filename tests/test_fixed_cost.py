@@ -215,3 +215,46 @@ def test_resume_says_where_the_session_stands_first_and_a_finished_one_needs_no_
     done = kt("resume", sid, "--auto", "--json", "--db", db, env=env)
     assert done.returncode == 0 and json.loads(done.stdout)["state"] == "finished"
     assert [s for _, _, s in read_trace(trace) if s.startswith(("main: worker spawned", "worker:"))] == []
+
+
+# -- on a GPU: the worker prepares while nvcc checks the kernel -------------------------------------
+def test_the_worker_is_asked_to_prepare_once_a_gpu_is_picked_before_the_compile_check_ends(monkeypatch):
+    from kt_tui.config import load_settings
+    from kt_tui.front import session
+    order = []
+
+    class Gpu:
+        def prepare(self, spec, backend):
+            order.append(("prepare", spec["kernel"], backend))
+    monkeypatch.setattr(session, "pick_backend", lambda *a, **k: BackendChoice("pycuda", "GPU", arch=comp.DEFAULT_ARCH))
+    monkeypatch.setattr(precheck, "compile_errors", lambda *a: order.append(("checked", a[3])) or None)
+    kf = session.read_kernel_file(EXAMPLES / "vector_add.cu")
+    _, spec = session.load_kernel_spec(kf, None, None)
+    choice = session.checked_choice(load_settings({}), Gpu(), kf, spec)
+    assert choice.backend == "pycuda" and ("prepare", "vector_add", "pycuda") in order
+    assert ("checked", comp.DEFAULT_ARCH) in order  # the check still ran, and blocked until it was done
+    order.clear()
+    monkeypatch.setattr(session, "pick_backend", lambda *a, **k: BackendChoice("sim", "H200"))
+    session.checked_choice(load_settings({"backend": "sim"}), Gpu(), kf, spec)
+    assert not [o for o in order if o[0] == "prepare"]  # a replay needs no inputs
+
+
+def test_a_prepared_worker_has_the_inputs_its_first_job_needs(monkeypatch):
+    from kt_tui.gpu.protocol import PrepareJob
+    from kt_tui.gpu.worker import main as worker
+    made = []
+    monkeypatch.setattr(tuning, "make_args", lambda spec: made.append(1) or [np.zeros(3, np.float32)])
+    tuning._ARGS.clear()
+    spec = load_spec(EXAMPLES / "vector_add.cu.toml")
+
+    class Requests:  # the prepare job, then the loop is left (a close would end the process)
+        items = [PrepareJob(spec.to_dict(), "pycuda")]
+
+        def get(self, timeout):
+            if self.items:
+                return self.items.pop(0)
+            raise SystemExit
+    with pytest.raises(SystemExit):
+        worker.main(Requests(), None, None, None, os.getppid())
+    assert made == [1]  # (opening the device fails here, without a GPU: the first job reports that)
+    assert tuning.job_args(spec, spec.to_dict(), False)[0].tolist() == [0, 0, 0] and made == [1]

@@ -13,20 +13,18 @@ from pathlib import Path
 from ..config import Settings
 from ..engine.backend import BackendChoice
 from ..engine.core import Engine
-from ..engine.precheck import checked_backend
 from ..engine.registry import check_strategy
 from ..engine.summary import session_summary
 from ..errors import UserError
 from ..files import SPEC_MAX, check_regular
 from ..gpu import raypool
-from ..gpu.client import GpuWorker
 from ..gpu.timeline import mark
-from ..kernel.spec import spec_path_for, version_ids
+from ..kernel.spec import spec_path_for
 from ..ui.services import Services
 from .early import local_worker
 from .listing import open_store
 from .headless import make_policy, progress_printer, run_headless
-from .session import (load_kernel_spec, new_session, open_new, open_stored, pick_backend, read_kernel_file,
+from .session import (checked_choice, load_kernel_spec, new_session, open_new, open_stored, read_kernel_file,
                       resume_backend, stored_llm)
 
 
@@ -145,8 +143,7 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
         kf = read_kernel_file(args.kernel_path)
         kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
         store = open_store(settings)
-        choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec),
-                                                      kf.path), kf.source, spec, kf.path, settings.backend == "sim")
+        choice = checked_choice(settings, gpu, kf, spec)
     except BaseException:
         gpu.close()
         raise

@@ -15,7 +15,7 @@ from typing import Callable
 
 from .worker.main import main as worker_main
 from .env import secret_names
-from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
+from .protocol import BACKENDS, CheckJob, PrepareJob, ProbeJob, TuneJob
 from .timeline import mark
 
 _ENV_LOCK = threading.Lock()
@@ -179,6 +179,12 @@ class GpuWorker:
                 return payload
         self.kill()
         return {"backend": None, "gpu": None, "errors": {"worker": f"no answer within {timeout:.0f}s"}}
+
+    def prepare(self, spec: dict, backend: str) -> None:
+        """Have a running worker make the spec's inputs and open the device before the first job
+        (gpu/protocol.py PrepareJob). A worker only prepared is still stopped at once by close()."""
+        if self.alive():
+            self.requests.put(PrepareJob(spec, backend))
 
     def run(self, job: TuneJob | CheckJob, on_event: Callable[[str, dict], None], timeout_s: float) -> dict:
         """Run `job` to its end. Hangs and crashes cost one configuration, not the run."""

@@ -14,7 +14,7 @@ import threading
 import time
 import traceback
 
-from ..protocol import CheckJob, ProbeJob, TuneJob
+from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
 from ..timeline import mark
 
 # Imported where used: the app's process imports this module to start the worker (gpu/client.py),
@@ -99,8 +99,9 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
         os.dup2(fd, 2)
     mark("worker: up")
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    from ...kernel.spec import spec_from_plain
     from .checking import run_check_job
-    from .tuning import ContextLost, run_tune_job
+    from .tuning import ContextLost, job_args, run_tune_job
     mark("worker: imports done")
 
     while True:
@@ -115,6 +116,14 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
         if isinstance(job, ProbeJob):
             events.put(("probe", None, probe_backends(job.backends)))
             mark("worker: probe done")
+            continue
+        if isinstance(job, PrepareJob):
+            try:
+                job_args(spec_from_plain(job.spec), job.spec, False)
+                _device_name(job.backend)
+            except Exception:  # noqa: BLE001 - the first job meets it again and reports it
+                traceback.print_exc()
+            mark("worker: prepared")
             continue
         assert isinstance(job, (TuneJob, CheckJob))
         mark(f"worker: job {job.run_id}")

@@ -387,6 +387,7 @@ def _problem_size_function(spec: Spec):
 
 
 _ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
+KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each job rather than kept
 
 
 def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
@@ -398,7 +399,10 @@ def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
     key = json.dumps([plain.get("args"), plain.get("sizes"), plain.get("base_dir")], sort_keys=True, default=str)
     if key not in _ARGS:
         _ARGS.clear()
-        _ARGS[key] = make_args(spec)
+        args = make_args(spec)
+        if sum(a.nbytes for a in args if isinstance(a, np.ndarray)) > KEEP_BYTES:
+            return args
+        _ARGS[key] = args
     return [a.copy() if isinstance(a, np.ndarray) else a for a in _ARGS[key]]
 
 
