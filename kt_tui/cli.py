@@ -11,12 +11,13 @@ import sys
 import traceback
 
 from . import __version__
-from .config import data_dir, load_settings
+from .dirs import data_dir
 from .errors import UserError, explain
 from .gpu.protocol import SEARCHES
 
-# Imported where used: each command's own modules (front/, importer/, gpu/raypool.py), so that
-# `--help` and every other command load only what they need.
+# Imported where used: each command's own modules (front/, importer/, gpu/raypool.py) and the
+# settings (config.py), so that `--help` and every other command load only what they need, and
+# `run` starts its GPU worker before the rest loads.
 
 COMMANDS = ("open", "run", "sessions", "resume", "export", "import", "spec")
 EXIT_USAGE = 2
@@ -244,6 +245,20 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .front.spec_cmd import spec_command
         return spec_command(args)
 
+    gpu = None
+    if args.command == "run":
+        from .front.early import early_worker
+        gpu = early_worker(args)
+    try:
+        return _with_settings(args, gpu)
+    except BaseException:
+        if gpu is not None:
+            gpu.close()
+        raise
+
+
+def _with_settings(args: argparse.Namespace, gpu) -> int:
+    from .config import load_settings
     settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":
         from .front.listing import list_sessions  # here: listing loads no engine
@@ -254,12 +269,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "export":
         from .front.commands import export_results
         return export_results(settings, args)
-    gpu = None
-    if args.command == "run":
-        from .front.early import early_worker  # before the engine loads: the worker imports meanwhile
-        gpu = early_worker(settings)
-    from .gpu.raypool import check_settings
+    from .gpu.raypool import check_settings, wanted
     check_settings(settings)
+    if gpu is not None and wanted(settings):  # the config file asks for several GPUs: a pool instead
+        gpu.close()
+        gpu = None
     if args.command == "run":
         from .front.commands import run_auto
         return run_auto(settings, args, gpu)

@@ -258,3 +258,33 @@ def test_a_prepared_worker_has_the_inputs_its_first_job_needs(monkeypatch):
         worker.main(Requests(), None, None, None, os.getppid())
     assert made == [1]  # (opening the device fails here, without a GPU: the first job reports that)
     assert tuning.job_args(spec, spec.to_dict(), False)[0].tolist() == [0, 0, 0] and made == [1]
+
+
+def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_named(monkeypatch, hermetic):
+    import argparse
+
+    from kt_tui import cli
+    from kt_tui.front import commands, early
+    from kt_tui.gpu import raypool
+    assert early.early_worker(argparse.Namespace(gpus="2", ray_address=None)) is None
+    assert early.early_worker(argparse.Namespace(gpus=None, ray_address="10.0.0.1:6379")) is None
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
+    assert early.early_worker(argparse.Namespace(gpus=None, ray_address=None)) is None
+    monkeypatch.delenv("RAY_ADDRESS")
+
+    class Worker:
+        closed = False
+
+        def close(self):
+            self.closed = True
+    started = []
+    monkeypatch.setattr(early, "_worker", lambda data, start: started.append(Worker()) or started[-1])
+    monkeypatch.setattr(raypool, "check_settings", lambda settings: None)
+    given = []
+    monkeypatch.setattr(commands, "run_auto", lambda settings, args, gpu: given.append(gpu) or 0)
+    assert cli.main(["run", str(EXAMPLES / "vector_add.cu"), "--auto"]) == 0
+    assert given == started and not started[0].closed  # started before the settings were read
+    (hermetic / "config").mkdir()
+    (hermetic / "config" / "config.toml").write_text("gpus = 2\n")  # the config file asks for a pool
+    assert cli.main(["run", str(EXAMPLES / "vector_add.cu"), "--auto"]) == 0
+    assert started[1].closed and given[1] is None
