@@ -176,10 +176,20 @@ def entry() -> int:
 
 def _end_now(code: list[int]) -> None:
     """Once main() returned and the other at-exit handlers ran (child processes joined, session
-    locks released): output is flushed and the process ends without Python's teardown of every
-    module it loaded (a tenth of a second at each exit)."""
+    locks released): the SQLite connections are closed (the last one folds the write-ahead log
+    into the database file), output is flushed, and the process ends without Python's teardown of
+    every module it loaded (a tenth of a second at each exit)."""
     if not code:
         return  # main() raised: Python reports it and ends as usual
+    if "sqlite3" in sys.modules:
+        import gc
+        import sqlite3
+        for obj in gc.get_objects():
+            if isinstance(obj, sqlite3.Connection):
+                try:
+                    obj.close()
+                except sqlite3.Error:
+                    return  # another thread's: Python's own teardown closes it
     if "logging" in sys.modules:
         sys.modules["logging"].shutdown()
     for stream in (sys.stdout, sys.stderr):

@@ -188,8 +188,11 @@ def test_run_starts_the_gpu_worker_before_loading_the_engine_and_ends_cleanly(he
     steps = [step for _, _, step in read_trace(trace)]
     assert steps.index("main: worker spawned") < steps.index("main: imports done") < steps.index("main: session ended")
     assert "worker: imports done" in steps and "main: first result baseline:ecd8e7051e842c20" in steps
-    with closing(sqlite3.connect(db)) as conn:  # the at-exit handlers ran: the session's lock is gone
+    # the write-ahead log was folded into the database file: the file alone holds the session
+    assert not db.with_name(db.name + "-wal").exists()
+    with closing(sqlite3.connect(db)) as conn:  # and the at-exit handlers ran: the session's lock is gone
         assert conn.execute("SELECT count(*) FROM locks").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM results").fetchone()[0] == 25
 
 
 # -- headless resume ---------------------------------------------------------------------------
