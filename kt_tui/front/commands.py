@@ -136,7 +136,8 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
     """gpu: a worker cli.py started before importing this module (front/early.py), or None."""
     mark("main: imports done")
     # the worker starts first: it imports kernel_tuner while this process reads the kernel and the spec
-    gpu = gpu or make_worker(settings, start=True)
+    if gpu is None:
+        gpu = make_worker(settings, start=True)
     try:
 
         check_strategy(settings.strategy, settings.strategy_options())
@@ -155,7 +156,8 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
 
 def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     """A finished session runs nothing: no GPU worker, and no backend is probed unless asked for.
-    Otherwise the session's state is printed first, while the worker starts."""
+    Otherwise the session's state is printed first, then the worker starts (before that, its
+    imports would slow this first line down on a busy machine)."""
     store = open_store(settings)
     s = find_session(store, args.session)
     store.lock(s["id"])  # before anything runs: a second process on this session stops here
