@@ -288,6 +288,10 @@ def _with_settings(args: argparse.Namespace, gpu) -> int:
         from .front.commands import run_auto
         return run_auto(settings, args, gpu)
     if args.command == "resume" and args.auto:
+        from .front.early import resume_line
+        line = resume_line(settings, args.session)  # before the engine loads, and the GPU worker starts
+        if line:
+            print(line, file=sys.stderr, flush=True)
         from .front.commands import resume_auto
         return resume_auto(settings, args)
     from .front.commands import open_tui

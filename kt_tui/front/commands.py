@@ -156,14 +156,11 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
 
 def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     """A finished session runs nothing: no GPU worker, and no backend is probed unless asked for.
-    Otherwise the session's state is printed first, then the worker starts (before that, its
-    imports would slow this first line down on a busy machine)."""
+    (cli.py has printed where any other session stands: front/early.py resume_line.)"""
     store = open_store(settings)
     s = find_session(store, args.session)
     store.lock(s["id"])  # before anything runs: a second process on this session stops here
     finished = s["state"] == "finished"
-    if not finished:
-        print(resume_line(store, s), file=sys.stderr, flush=True)
     note = stored_llm(store, settings, s["id"])
     if note:
         print(note, file=sys.stderr)
@@ -178,18 +175,6 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
         store.unlock(s["id"])
         raise
     return _run(store, settings, s["id"], gpu, choice, args.json, getattr(args, "allow_flagged", False))
-
-
-def resume_line(store, s: dict) -> str:
-    """What a resumed session holds, before anything runs: its state, the decision it waits for,
-    its results and best so far (indexed reads only: a session may hold 100,000 results)."""
-    pending = next((g["title"] for g in reversed(store.gates(s["id"])) if g["state"] == "pending"), None)
-    line = f"session {s['id']} ({s['strategy']}, {s['kernel_name']}): {s['state']}"
-    line += f" at \"{pending}\"" if pending else ""
-    line += f"; {store.count_results(s['id'])} results"
-    if s.get("best_ms") is not None:
-        line += f", best {s['best_ms']:.4f} ms ({s['best_key']})"
-    return line
 
 
 def _imported_kernel(script: str) -> str:

@@ -1,9 +1,10 @@
-"""The local GPU worker, started as early as a command can: `kt-tui run` starts it before the
-settings' and the engine's libraries load, and the worker imports numpy and kernel_tuner meanwhile."""
+"""What a command does before the engine loads: `kt-tui run` starts the local GPU worker (it imports
+numpy and kernel_tuner meanwhile), `kt-tui resume --auto` says where the session stands."""
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,3 +34,27 @@ def _worker(data: Path, start: bool) -> GpuWorker:
     if start:
         worker.start()
     return worker
+
+
+def resume_line(settings: Settings, sid: str | None) -> str | None:
+    """Where the session `resume --auto` goes on with stands: its state, the decision it waits at,
+    its results and best so far, from a few indexed reads (it may hold 100,000 results). None for
+    a finished session (its summary follows at once) or one not found (the command says so)."""
+    from ..store import Store  # here: `run` starts its worker without loading the store first
+    try:
+        store = Store(settings.db)
+        rows = store.sessions()
+    except (sqlite3.Error, OSError):
+        return None
+    found = [r for r in rows if r["id"] == sid] or [r for r in rows if sid and r["id"].startswith(sid)]
+    s = (found[0] if len(found) == 1 else None) if sid else (rows[0] if rows else None)
+    if s is None or s["state"] == "finished":
+        return None
+    pending = store.conn.execute("SELECT title FROM gates WHERE session = ? AND state = 'pending' "
+                                 "ORDER BY seq DESC LIMIT 1", [s["id"]]).fetchone()
+    line = f"session {s['id']} ({s['strategy']}, {s['kernel_name']}): {s['state']}"
+    line += f' at "{pending[0]}"' if pending else ""
+    line += f"; {store.count_results(s['id'])} results"
+    if s.get("best_ms") is not None:
+        line += f", best {s['best_ms']:.4f} ms ({s['best_key']})"
+    return line
