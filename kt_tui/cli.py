@@ -255,19 +255,30 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .front.spec_cmd import spec_command
         return spec_command(args)
 
-    gpu = None
+    gpu, said = None, False
     if args.command == "run":
         from .front.early import early_worker
         gpu = early_worker(args)
+    elif args.command == "resume" and args.auto and (args.db or os.environ.get("KT_TUI_DB")):
+        said = _where_it_stands(args.db or os.environ["KT_TUI_DB"], args.session)  # the settings are not needed
     try:
-        return _with_settings(args, gpu)
+        return _with_settings(args, gpu, said)
     except BaseException:
         if gpu is not None:
             gpu.close()
         raise
 
 
-def _with_settings(args: argparse.Namespace, gpu) -> int:
+def _where_it_stands(db: str, sid: str | None) -> bool:
+    """`resume --auto`'s first line, before the engine loads and the GPU worker starts."""
+    from .front.early import resume_line
+    line = resume_line(db, sid)
+    if line:
+        print(line, file=sys.stderr, flush=True)
+    return line is not None
+
+
+def _with_settings(args: argparse.Namespace, gpu, said: bool) -> int:
     from .config import load_settings
     settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":
@@ -288,10 +299,8 @@ def _with_settings(args: argparse.Namespace, gpu) -> int:
         from .front.commands import run_auto
         return run_auto(settings, args, gpu)
     if args.command == "resume" and args.auto:
-        from .front.early import resume_line
-        line = resume_line(settings, args.session)  # before the engine loads, and the GPU worker starts
-        if line:
-            print(line, file=sys.stderr, flush=True)
+        if not said:
+            _where_it_stands(settings.db, args.session)
         from .front.commands import resume_auto
         return resume_auto(settings, args)
     from .front.commands import open_tui

@@ -217,6 +217,7 @@ def test_resume_says_where_the_session_stands_first_and_a_finished_one_needs_no_
     trace.unlink()
     done = kt("resume", sid, "--auto", "--json", "--db", db, env=env)
     assert done.returncode == 0 and json.loads(done.stdout)["state"] == "finished"
+    assert done.stderr.startswith(f"session {sid} (sweep, vector_add): finished; 6 results, best 0.0799 ms (256)")
     assert [s for _, _, s in read_trace(trace) if s.startswith(("main: worker spawned", "worker:"))] == []
 
 
@@ -291,3 +292,26 @@ def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_name
     (hermetic / "config" / "config.toml").write_text("gpus = 2\n")  # the config file asks for a pool
     assert cli.main(["run", str(EXAMPLES / "vector_add.cu"), "--auto"]) == 0
     assert started[1].closed and given[1] is None
+
+
+def test_a_tuning_job_carries_the_stored_results_of_its_space_only(hermetic, capsys):
+    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim",
+                        "--max-configs", "2")
+    assert code == 0
+    from kt_tui.engine.core import Engine
+    store = Store(hermetic / "sessions.db")
+    sid = out["session"]
+    vid = store.versions(sid)[0]["id"]
+    engine = Engine(store, sid, None, BackendChoice("sim", "H200"), lambda gate: None)
+    spec = engine.version(vid)[1]
+    stored = {k: (r["time_ms"], r["status"]) for k, r in store.known_for_worker(sid, vid).items()}
+    assert len(stored) == 3
+    for many in (False, True):  # few results: all read and filtered; many: the space's keys looked up
+        if many:
+            store.add_results(sid, vid, "old", [{"key": str(10**6 + i), "params": {"block_size_x": 10**6 + i},
+                                                 "time_ms": 1.0, "status": "ok", "verified": True}
+                                                for i in range(200)])
+        got = engine._known_for_worker(vid, spec)
+        assert {k: (r["time_ms"], r["status"]) for k, r in got.items()} == stored
+        params = {k: json.loads(r["params"]) if isinstance(r["params"], str) else r["params"] for k, r in got.items()}
+        assert params == {k: {"block_size_x": int(k)} for k in stored}

@@ -320,7 +320,7 @@ class Engine:
             return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
         job = TuneJob(run_id=run_id, source=source, spec=spec.to_dict(), backend=self.choice.backend,
                       cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
-                      known=_in_space(spec, self.store.known_for_worker(self.sid, vid)) if kind == "tune" else {},
+                      known=self._known_for_worker(vid, spec) if kind == "tune" else {},
                       reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
                       capture_reference=capture, search=search, max_configs=max_configs,
                       time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}))
@@ -398,6 +398,17 @@ class Engine:
             return "nothing could be measured: " + (failed[-1]["error"] if failed and failed[-1]["error"]
                                                     else _common_error(rows))
         return None
+
+    def _known_for_worker(self, vid: str, spec: Spec) -> dict:
+        """The stored results a tuning job must not measure again: those its space can meet. A
+        space of few configurations in a large session is looked up key by key; otherwise every
+        stored result of the version is read and those outside the space are left out."""
+        values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
+        if math.prod(len(vs) for vs in values) * 16 < self.store.count_results(self.sid):
+            known = self.known(vid)
+            return {k: {"params": r["params"], "time_ms": r["time_ms"], "status": r["status"]}
+                    for k in map(",".join, itertools.product(*values)) if (r := known.get(k)) is not None}
+        return _in_space(spec, self.store.known_for_worker(self.sid, vid))
 
     def _measured(self, vid: str | None = None) -> bool:
         """Whether any result (of `vid`) ran and has a time: the fastest one is found by index, where

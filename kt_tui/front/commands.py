@@ -156,7 +156,7 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
 
 def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     """A finished session runs nothing: no GPU worker, and no backend is probed unless asked for.
-    (cli.py has printed where any other session stands: front/early.py resume_line.)"""
+    (cli.py has printed where the session stands: front/early.py resume_line.)"""
     store = open_store(settings)
     s = find_session(store, args.session)
     store.lock(s["id"])  # before anything runs: a second process on this session stops here

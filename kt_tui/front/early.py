@@ -36,19 +36,19 @@ def _worker(data: Path, start: bool) -> GpuWorker:
     return worker
 
 
-def resume_line(settings: Settings, sid: str | None) -> str | None:
+def resume_line(db: str, sid: str | None) -> str | None:
     """Where the session `resume --auto` goes on with stands: its state, the decision it waits at,
     its results and best so far, from a few indexed reads (it may hold 100,000 results). None for
-    a finished session (its summary follows at once) or one not found (the command says so)."""
+    a session not found (the command says so)."""
     from ..store import Store  # here: `run` starts its worker without loading the store first
     try:
-        store = Store(settings.db)
+        store = Store(db)
         rows = store.sessions()
     except (sqlite3.Error, OSError):
         return None
     found = [r for r in rows if r["id"] == sid] or [r for r in rows if sid and r["id"].startswith(sid)]
     s = (found[0] if len(found) == 1 else None) if sid else (rows[0] if rows else None)
-    if s is None or s["state"] == "finished":
+    if s is None:
         return None
     pending = store.conn.execute("SELECT title FROM gates WHERE session = ? AND state = 'pending' "
                                  "ORDER BY seq DESC LIMIT 1", [s["id"]]).fetchone()
