@@ -54,7 +54,8 @@ def checked_backend(pick, source: str, spec: Spec, path: str | Path, quick_pick:
         except BackendError as e:
             choice, problem = None, e
         if ahead is None and choice is not None and choice.simulated and choice.replays_version:
-            choice.note = _noted(choice.note, "Compile check skipped: the recorded cache is of this very kernel version.")
+            choice.note = _noted(choice.note, "Compile check skipped: the recorded cache is of this very kernel "
+                                              "version.")
             return choice
         arch, said = (choice or BackendChoice("sim", "")).compile_arch()
         same = ahead is not None and arch == gpu_compile.DEFAULT_ARCH

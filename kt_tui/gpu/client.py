@@ -82,7 +82,7 @@ class GpuWorker:
         self.restarts = 0
         self.closing = False
         self.paused = False
-        self.asked = False  # given a job or a probe since it started: close() then waits for it to end
+        self.asked = False  # ever given a job or a probe: close() then lets it end on its own
 
     # -- process lifecycle ---------------------------------------------------------------
     def start(self) -> None:
@@ -105,7 +105,6 @@ class GpuWorker:
                     target=worker_main, name="kt-tui-gpu", daemon=True,
                     args=(self.requests, _Sender(writer), self.stop_flag, self.log_path, os.getpid(), self.pause_flag))
                 self.proc.start()
-                self.asked = False
                 mark("main: worker spawned")
                 writer.close()
                 self.events = _Receiver(reader)

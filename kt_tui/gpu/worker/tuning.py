@@ -395,7 +395,8 @@ def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
     against the signature, so each array is a one-element stand-in of its dtype. On a GPU, the
     spec's inputs are generated once per spec (seconds for large arrays) and each job gets copies."""
     if simulated:
-        return [np.zeros(1, np.dtype(a.dtype)) if a.is_array else make_arg(a, dict(spec.sizes), spec) for a in spec.args]
+        return [np.zeros(1, np.dtype(a.dtype)) if a.is_array else make_arg(a, dict(spec.sizes), spec)
+                for a in spec.args]
     key = json.dumps([plain.get("args"), plain.get("sizes"), plain.get("base_dir")], sort_keys=True, default=str)
     if key not in _ARGS:
         _ARGS.clear()
