@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import argparse
 import ast
+import atexit
 import json
 import os
 import sys
 import traceback
 
 from . import __version__
-from .config import data_dir, load_settings
+from .dirs import data_dir
 from .errors import UserError, explain
 from .gpu.protocol import SEARCHES
 
-# Imported where used: each command's own modules (front/, importer/, gpu/raypool.py), so that
-# `--help` and every other command load only what they need.
+# Imported where used: each command's own modules (front/, importer/, gpu/raypool.py) and the
+# settings (config.py), so that `--help` and every other command load only what they need, and
+# `run` starts its GPU worker before the rest loads.
 
 COMMANDS = ("open", "run", "sessions", "resume", "export", "import", "spec")
 EXIT_USAGE = 2
@@ -164,6 +166,40 @@ def _option(text: str) -> tuple[str, object]:
         return key.strip(), value.strip()
 
 
+def entry() -> int:
+    """The `kt-tui` command and `python -m kt_tui`: main(), then a quick end (_end_now)."""
+    code: list[int] = []
+    atexit.register(_end_now, code)  # registered before main() runs: called after its handlers
+    code.append(main())
+    return code[0]
+
+
+def _end_now(code: list[int]) -> None:
+    """Once main() returned and the other at-exit handlers ran (child processes joined, session
+    locks released): the SQLite connections are closed (the last one folds the write-ahead log
+    into the database file), output is flushed, and the process ends without Python's teardown of
+    every module it loaded (a tenth of a second at each exit)."""
+    if not code:
+        return  # main() raised: Python reports it and ends as usual
+    if "sqlite3" in sys.modules:
+        import gc
+        import sqlite3
+        for obj in gc.get_objects():
+            if isinstance(obj, sqlite3.Connection):
+                try:
+                    obj.close()
+                except sqlite3.Error:
+                    return  # another thread's: Python's own teardown closes it
+    if "logging" in sys.modules:
+        sys.modules["logging"].shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code[0])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
 
@@ -219,6 +255,31 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .front.spec_cmd import spec_command
         return spec_command(args)
 
+    gpu, said = None, False
+    if args.command == "run":
+        from .front.early import early_worker
+        gpu = early_worker(args)
+    elif args.command == "resume" and args.auto and (args.db or os.environ.get("KT_TUI_DB")):
+        said = _where_it_stands(args.db or os.environ["KT_TUI_DB"], args.session)  # the settings are not needed
+    try:
+        return _with_settings(args, gpu, said)
+    except BaseException:
+        if gpu is not None:
+            gpu.close()
+        raise
+
+
+def _where_it_stands(db: str, sid: str | None) -> bool:
+    """`resume --auto`'s first line, before the engine loads and the GPU worker starts."""
+    from .front.early import resume_line
+    line = resume_line(db, sid)
+    if line:
+        print(line, file=sys.stderr, flush=True)
+    return line is not None
+
+
+def _with_settings(args: argparse.Namespace, gpu, said: bool) -> int:
+    from .config import load_settings
     settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":
         from .front.listing import list_sessions  # here: listing loads no engine
@@ -229,12 +290,17 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "export":
         from .front.commands import export_results
         return export_results(settings, args)
-    from .gpu.raypool import check_settings
+    from .gpu.raypool import check_settings, wanted
     check_settings(settings)
+    if gpu is not None and wanted(settings):  # the config file asks for several GPUs: a pool instead
+        gpu.close()
+        gpu = None
     if args.command == "run":
         from .front.commands import run_auto
-        return run_auto(settings, args)
+        return run_auto(settings, args, gpu)
     if args.command == "resume" and args.auto:
+        if not said:
+            _where_it_stands(settings.db, args.session)
         from .front.commands import resume_auto
         return resume_auto(settings, args)
     from .front.commands import open_tui

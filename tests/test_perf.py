@@ -59,6 +59,7 @@ def test_probe_cache_file_damaged(tmp_path):
 
 
 # -- compile-ahead for pycuda: the same compile as kernel_tuner's, done by a pool ---------------
+import os  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 import types  # noqa: E402
@@ -522,3 +523,38 @@ def test_checks_at_other_sizes_compile_every_kernel_at_once_and_run_those(fake_p
     assert sorted(f.blob for f in ran) == sorted(b"cubin:" + text.encode() for text, _ in calls["compile"])
     assert [p["status"] for k, p in events if k == "check"] == ["ok"] * 4
     assert core.DeviceInterface.compile_kernel is original
+
+
+def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the_first_job_takes_that(
+        fake_pycuda, monkeypatch):
+    from kt_tui.gpu import compile as comp
+    from kt_tui.gpu.protocol import PrepareJob, TuneJob
+    from kt_tui.gpu.worker import main as worker
+    from kt_tui.gpu.worker import tuning
+    from kt_tui.kernel.source import find_kernels, read_source
+    from kt_tui.kernel.spec import load_spec
+    _, calls = fake_pycuda
+    _h100(monkeypatch)
+    monkeypatch.setattr(tuning, "job_args", lambda *a: [])
+    monkeypatch.setattr(worker, "_device_name", lambda backend: "fake")
+    source = read_source(ROOT / "examples" / "vector_add.cu")
+    spec = load_spec(ROOT / "examples" / "vector_add.cu.toml", find_kernels(source)[0])
+
+    class Requests:  # the prepare job, then the loop is left
+        items = [PrepareJob(spec.to_dict(), "pycuda", source)]
+
+        def get(self, timeout):
+            if self.items:
+                return self.items.pop(0)
+            raise SystemExit
+    with pytest.raises(SystemExit):
+        worker.main(Requests(), None, None, None, os.getppid())
+    baseline = comp.prepared_text(source, spec.baseline_params(), spec=spec)
+    assert [c[0] for c in calls["compile"]] == [baseline]
+    job = TuneJob(run_id="baseline", source=source, spec=spec.to_dict(), backend="pycuda", cachefile="",
+                  configs=[spec.baseline_params(), {"block_size_x": 64}])
+    early = tuning._early(job, spec, list(spec.tune_params))
+    assert tuning._PREPARED == [] and baseline in early.ahead and len(early.ahead) == 2
+    [f.result(timeout=60) for f in early.ahead.values()]
+    early.close()
+    assert len(calls["compile"]) == 2  # the baseline was not compiled again

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..gpu.compile import DEFAULT_ARCH
 from ..gpu.protocol import BACKENDS
-from ..gpu.simcache import find_cache, recorded_gpu
+from ..gpu.simcache import find_cache, gpu_label, read_header
 
 CHOICES = ("auto", *BACKENDS, "sim")
 
@@ -25,6 +25,7 @@ class BackendChoice:
     sim_sources: list[str] = field(default_factory=list)  # cachefiles or folders, searched by kernel version
     note: str = ""
     arch: str = ""  # the device's compute capability as "sm_90"; "" in sim or when the probe could not tell
+    replays_version: bool = False  # sim: the cache's header says it was recorded from this very kernel version
 
     @property
     def simulated(self) -> bool:
@@ -86,7 +87,10 @@ def _sim(kernel: str, version: str | list[str], sources: list[str], note: str) -
     if cache is None:
         where = ", ".join(sources) or "no place given (use --sim-cache)"
         raise BackendError(f"no recorded cache for kernel {kernel} version {_first(version)} in {where}")
-    choice.gpu = recorded_gpu(cache)
+    head = read_header(cache)
+    choice.gpu = gpu_label(head)
+    choice.replays_version = head.get("kt_tui", {}).get("kernel_version") in ([version] if isinstance(version, str)
+                                                                             else list(version))
     choice.note = (note + " " if note else "") + f"Replaying {cache} (SIMULATED; recorded on {choice.gpu})."
     return choice
 

@@ -9,7 +9,9 @@ the user left at this gate, which stays pending in the store.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import math
 import threading
 import time
 from collections import Counter
@@ -20,7 +22,6 @@ from ..config import config_dir
 from ..errors import UserError
 from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
-from ..gpu.sanitize import sanitize
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..search.seeds import seed_configs
@@ -275,7 +276,7 @@ class Engine:
         run = self.store.run(self.sid, run_id) or {}
         measured = self.store.count_results(self.sid, vid, run=run_id, measured=True)
         state = run.get("state") or "failed"
-        if (state == "finished" and not self.store.count_results(self.sid, vid, measured=True)
+        if (state == "finished" and not measured and not self._measured(vid)
                 and self.store.count_results(self.sid, vid, run=run_id)):
             rows = [r for r in self.store.results(self.sid, vid) if r.get("run") == run_id]  # all failed: few
             return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
@@ -319,7 +320,7 @@ class Engine:
             return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
         job = TuneJob(run_id=run_id, source=source, spec=spec.to_dict(), backend=self.choice.backend,
                       cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
-                      known=self.store.known_for_worker(self.sid, vid) if kind == "tune" else {},
+                      known=self._known_for_worker(vid, spec) if kind == "tune" else {},
                       reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
                       capture_reference=capture, search=search, max_configs=max_configs,
                       time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}))
@@ -379,6 +380,7 @@ class Engine:
 
     def sanitize(self, source: str, spec: Spec, tool: str = "memcheck", params: dict | None = None) -> dict:
         """One run of `source` under compute-sanitizer at a small size; stored as an event."""
+        from ..gpu.sanitize import sanitize  # here: only a kernel gate's m / R keys run it
         report = sanitize(source, spec, params or spec.baseline_params(), self.choice.backend, tool=tool)
         self.emit("sanitize", **report.to_dict())
         return report.to_dict()
@@ -390,12 +392,28 @@ class Engine:
         bad = [r for r in runs if r["state"] == "failed" and r["version"] == self.original]
         if bad:
             return bad[-1]["error"] or f"run {bad[-1]['id']} failed"
-        if runs and not self.store.count_results(self.sid, measured=True):
+        if runs and not self._measured():
             rows = self.store.results(self.sid)  # none ran: failures only
             failed = [r for r in runs if r["state"] == "failed"]
             return "nothing could be measured: " + (failed[-1]["error"] if failed and failed[-1]["error"]
                                                     else _common_error(rows))
         return None
+
+    def _known_for_worker(self, vid: str, spec: Spec) -> dict:
+        """The stored results a tuning job must not measure again: those its space can meet. A
+        space of few configurations in a large session is looked up key by key; otherwise every
+        stored result of the version is read and those outside the space are left out."""
+        values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
+        if math.prod(len(vs) for vs in values) * 16 < self.store.count_results(self.sid):
+            known = self.known(vid)
+            return {k: {"params": r["params"], "time_ms": r["time_ms"], "status": r["status"]}
+                    for k in map(",".join, itertools.product(*values)) if (r := known.get(k)) is not None}
+        return _in_space(spec, self.store.known_for_worker(self.sid, vid))
+
+    def _measured(self, vid: str | None = None) -> bool:
+        """Whether any result (of `vid`) ran and has a time: the fastest one is found by index, where
+        counting them all reads every row of a large session."""
+        return next(iter(self.store.by_time(self.sid, vid, limit=1)), None) is not None
 
     def _end_run(self, run_id: str, state: str, error: str | None = None) -> str:
         self.store.put_run(self.sid, run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error)
@@ -479,6 +497,17 @@ def _common_error(rows: list[dict]) -> str:
         return "no results"
     text, n = errors.most_common(1)[0]
     return f"{text.rstrip(': ')} ({n} of {len(rows)} configurations)"
+
+
+def _in_space(spec: Spec, known: dict) -> dict:
+    """The stored results a run over the spec's space can meet: keys made of its values (a version
+    may hold results of an earlier space); the others need not travel to the worker."""
+    values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
+    if math.prod(len(vs) for vs in values) <= len(known):  # fewer configurations than results: look each up
+        return {k: known[k] for k in map(",".join, itertools.product(*values)) if k in known}
+    sets = [set(vs) for vs in values]
+    return {k: r for k, r in known.items()
+            if len(parts := k.split(",")) == len(sets) and all(p in vs for p, vs in zip(parts, sets))}
 
 
 def _space_total(spec: Spec) -> int:

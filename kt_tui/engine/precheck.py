@@ -38,21 +38,36 @@ def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str 
     return "\n".join(lines) or "does not compile"
 
 
-def checked_backend(pick, source: str, spec: Spec, path: str | Path) -> BackendChoice:
+def checked_backend(pick, source: str, spec: Spec, path: str | Path, quick_pick: bool = False) -> BackendChoice:
     """`pick()` the backend, then compile-check the kernel for its GPU; a compile error wins over
-    a backend error (no GPU, no recorded cache). A skipped check is said in the backend's note."""
-    with ThreadPoolExecutor(1) as pool:  # nvcc for the usual arch while the backend is picked (probed)
-        ahead = pool.submit(compile_errors, source, spec, path, gpu_compile.DEFAULT_ARCH)
+    a backend error (no GPU, no recorded cache). A skipped check is said in the backend's note.
+
+    Without quick_pick, nvcc runs for the usual arch while the backend is picked (probed). With it
+    (a replay was asked for: nothing is probed) the pick comes first, and a replay of this very
+    kernel version is not checked: it compiled where the cache was recorded."""
+    ahead = None
+    with ThreadPoolExecutor(1) as pool:
+        if not quick_pick:
+            ahead = pool.submit(compile_errors, source, spec, path, gpu_compile.DEFAULT_ARCH)
         try:
             choice, problem = pick(), None
         except BackendError as e:
             choice, problem = None, e
+        if ahead is None and choice is not None and choice.simulated and choice.replays_version:
+            choice.note = _noted(choice.note, "Compile check skipped: the recorded cache is of this very kernel "
+                                              "version.")
+            return choice
         arch, said = (choice or BackendChoice("sim", "")).compile_arch()
-        errors = ahead.result() if arch == gpu_compile.DEFAULT_ARCH else compile_errors(source, spec, path, arch)
+        same = ahead is not None and arch == gpu_compile.DEFAULT_ARCH
+        errors = ahead.result() if same else compile_errors(source, spec, path, arch)
     if errors:
         raise CompileError(f"{spec.kernel} does not compile ({said.replace('checked for', 'for')}):\n{errors}")
     if problem is not None:
         raise problem
     if errors == "":
-        choice.note = (choice.note + " " if choice.note else "") + "Compile check skipped: no CUDA compiler found."
+        choice.note = _noted(choice.note, "Compile check skipped: no CUDA compiler found.")
     return choice
+
+
+def _noted(note: str, more: str) -> str:
+    return f"{note} {more}" if note else more

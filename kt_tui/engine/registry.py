@@ -36,7 +36,8 @@ def registered() -> dict[str, EntryPoint]:
 
 
 def get_strategy(name: str):
-    eps = registered()
+    # a built-in name is always kt-tui's own: no need to read every installed package's entry points
+    eps = {name: EntryPoint(name, BUILTIN[name], GROUP)} if name in BUILTIN else registered()
     if name not in eps:
         if name in PLANNED:
             raise UnknownStrategy(f"strategy {name!r} is not available in this version yet; "

@@ -11,21 +11,20 @@ import sys
 from pathlib import Path
 
 from ..config import Settings
+from ..engine.backend import BackendChoice
 from ..engine.core import Engine
-from ..engine.precheck import checked_backend
 from ..engine.registry import check_strategy
 from ..engine.summary import session_summary
 from ..errors import UserError
-from ..export import export_session
 from ..files import SPEC_MAX, check_regular
 from ..gpu import raypool
-from ..gpu.client import GpuWorker
-from ..importer.run import ImportFailed, import_script
-from ..kernel.spec import spec_path_for, version_ids
+from ..gpu.timeline import mark
+from ..kernel.spec import spec_path_for
 from ..ui.services import Services
+from .early import local_worker
 from .listing import open_store
 from .headless import make_policy, progress_printer, run_headless
-from .session import (load_kernel_spec, new_session, open_new, open_stored, pick_backend, read_kernel_file,
+from .session import (checked_choice, load_kernel_spec, new_session, open_new, open_stored, read_kernel_file,
                       resume_backend, stored_llm)
 
 
@@ -43,12 +42,7 @@ def find_session(store, sid: str | None) -> dict:
 def make_worker(settings: Settings, start: bool = False):
     if raypool.wanted(settings):
         return raypool.GpuPool(raypool.parse_gpus(settings.gpus), settings.ray_address, settings.allow_mixed)
-    logs = settings.data_dir / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    worker = GpuWorker(log_path=str(logs / "gpu-worker.log"))
-    if start:
-        worker.start()
-    return worker
+    return local_worker(settings, start)
 
 
 def tui_services() -> Services:
@@ -72,6 +66,7 @@ def browse_sessions(settings: Settings) -> int:
 
 
 def export_results(settings: Settings, args: argparse.Namespace) -> int:
+    from ..export import export_session  # here: `run` and `resume` load no exporter
     store = open_store(settings)
     sid = find_session(store, args.session)["id"]
     out = export_session(store, sid, args.out, force=args.force)
@@ -103,6 +98,7 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
             print(summary["expected"])
         if summary["error"]:
             print(f"error: {summary['error']}", file=sys.stderr)
+    mark("main: summary printed")
     return 0 if state == "finished" and not summary["error"] else 1
 
 
@@ -129,40 +125,51 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
     try:
         state = run_headless(engine, store.session(sid)["strategy"])
     finally:
+        mark("main: session ended")
         gpu.close()
         store.unlock(sid)
+    mark("main: worker closed")
     return _finish(store, sid, state, as_json)
 
 
-def run_auto(settings: Settings, args: argparse.Namespace) -> int:
+def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
+    """gpu: a worker cli.py started before importing this module (front/early.py), or None."""
+    mark("main: imports done")
     # the worker starts first: it imports kernel_tuner while this process reads the kernel and the spec
-    gpu = make_worker(settings, start=True)
+    if gpu is None:
+        gpu = make_worker(settings, start=True)
     try:
 
         check_strategy(settings.strategy, settings.strategy_options())
         kf = read_kernel_file(args.kernel_path)
         kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
         store = open_store(settings)
-        choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec),
-                                                      kf.path), kf.source, spec, kf.path)
+        choice = checked_choice(settings, gpu, kf, spec)
     except BaseException:
         gpu.close()
         raise
+    mark("main: backend chosen")
     sid = new_session(store, settings, kf, spec, choice)
     store.lock(sid)
     return _run(store, settings, sid, gpu, choice, args.json, args.allow_flagged)
 
 
 def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
+    """A finished session runs nothing: no GPU worker, and no backend is probed unless asked for.
+    (cli.py has printed where the session stands: front/early.py resume_line.)"""
     store = open_store(settings)
     s = find_session(store, args.session)
     store.lock(s["id"])  # before anything runs: a second process on this session stops here
+    finished = s["state"] == "finished"
     note = stored_llm(store, settings, s["id"])
     if note:
         print(note, file=sys.stderr)
-    gpu = make_worker(settings, start=True)
+    gpu = make_worker(settings, start=not finished)
     try:
-        choice = resume_backend(store, settings, gpu, s["id"])
+        if finished and settings.backend == "auto":
+            choice = BackendChoice(s["backend"], s["gpu"] or "")
+        else:
+            choice = resume_backend(store, settings, gpu, s["id"])
     except UserError:
         gpu.close()
         store.unlock(s["id"])
@@ -172,6 +179,7 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
 
 def _imported_kernel(script: str) -> str:
     """`kt-tui SCRIPT.py`: import the kernel_tuner script, then open its first kernel."""
+    from ..importer.run import ImportFailed, import_script  # here: only this command imports scripts
     done, problems, notes = import_script(script)
     for line in [*notes, *problems]:
         print(f"kt-tui: import: {line}", file=sys.stderr)

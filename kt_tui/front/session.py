@@ -59,6 +59,18 @@ def pick_backend(settings: Settings, gpu: GpuWorker, kernel: str, version: str |
     return choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
 
 
+def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> BackendChoice:
+    """The backend for a new session, and the kernel compile-checked for it. Once a GPU is picked,
+    while nvcc still runs, the worker makes the inputs and opens the device for the first job."""
+    def pick() -> BackendChoice:
+        choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
+        prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
+        if prepare is not None and not choice.simulated:
+            prepare(spec.to_dict(), choice.backend, kf.source)
+        return choice
+    return checked_backend(pick, kf.source, spec, kf.path, quick_pick=settings.backend == "sim")
+
+
 def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, choice: BackendChoice) -> str:
     vid = version_hash(kf.source, spec)
     sid = store.create_session(
@@ -123,8 +135,7 @@ def open_new(settings: Settings, store: Store, kf: KernelFile, spec: Spec):
     """prepare(gpu) -> (sid, choice) for a new session: the backend is picked (and the kernel
     compile-checked for it) once the GPU worker runs; the session is stored and locked."""
     def prepare(gpu):
-        choice = checked_backend(lambda: pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec),
-                                                      kf.path), kf.source, spec, kf.path)
+        choice = checked_choice(settings, gpu, kf, spec)
         sid = new_session(store, settings, kf, spec, choice)
         store.lock(sid)
         return sid, choice

@@ -15,8 +15,8 @@ from typing import Callable
 
 from .worker.main import main as worker_main
 from .env import secret_names
-from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
-from .worker.checking import lost_entry
+from .protocol import BACKENDS, CheckJob, PrepareJob, ProbeJob, TuneJob
+from .timeline import mark
 
 _ENV_LOCK = threading.Lock()
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
@@ -82,6 +82,7 @@ class GpuWorker:
         self.restarts = 0
         self.closing = False
         self.paused = False
+        self.asked = False  # ever given a job or a probe: close() then lets it end on its own
 
     # -- process lifecycle ---------------------------------------------------------------
     def start(self) -> None:
@@ -104,6 +105,7 @@ class GpuWorker:
                     target=worker_main, name="kt-tui-gpu", daemon=True,
                     args=(self.requests, _Sender(writer), self.stop_flag, self.log_path, os.getpid(), self.pause_flag))
                 self.proc.start()
+                mark("main: worker spawned")
                 writer.close()
                 self.events = _Receiver(reader)
             finally:
@@ -133,7 +135,9 @@ class GpuWorker:
         self.kill()
 
     def close(self) -> None:
-        if self.alive():
+        """End the worker: one that was asked for something ends on its own; one that never was is
+        stopped at once (it may still be importing kernel_tuner, and holds nothing)."""
+        if self.alive() and self.asked:
             self.requests.put(None)
             self.proc.join(3)
         self.kill()
@@ -159,6 +163,7 @@ class GpuWorker:
     # -- jobs ----------------------------------------------------------------------------
     def probe(self, backends=BACKENDS, timeout: float = 180) -> dict:
         self._ensure()
+        self.asked = True
         self.requests.put(ProbeJob(tuple(backends)))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -174,13 +179,21 @@ class GpuWorker:
         self.kill()
         return {"backend": None, "gpu": None, "errors": {"worker": f"no answer within {timeout:.0f}s"}}
 
+    def prepare(self, spec: dict, backend: str, source: str = "") -> None:
+        """Have a running worker make the spec's inputs and open the device before the first job
+        (gpu/protocol.py PrepareJob). A worker only prepared is still stopped at once by close()."""
+        if self.alive():
+            self.requests.put(PrepareJob(spec, backend, source))
+
     def run(self, job: TuneJob | CheckJob, on_event: Callable[[str, dict], None], timeout_s: float) -> dict:
         """Run `job` to its end. Hangs and crashes cost one configuration, not the run."""
         self._ensure()
+        self.asked = True
         self.stop_flag.clear()
         self.requests.put(job)
+        mark(f"main: job {job.run_id} sent")
         current, started, first = None, 0.0, True
-        fruitless = 0
+        fruitless, results = 0, 0
         while True:
             try:
                 kind, run_id, payload = self.events.get(timeout=0.2)
@@ -213,6 +226,9 @@ class GpuWorker:
             if kind == "begin":
                 current, started = payload, time.monotonic()
             elif kind == "result":
+                results += 1
+                if results == 1:
+                    mark(f"main: first result {job.run_id}")
                 current, first, fruitless = None, False, 0
                 job.known[payload["key"]] = payload
                 on_event(kind, payload)
@@ -233,6 +249,7 @@ class GpuWorker:
 
     def _record_lost(self, job: TuneJob | CheckJob, current: dict, status: str, why: str, on_event) -> None:
         if isinstance(job, CheckJob):
+            from .worker.checking import lost_entry  # here: it loads numpy and kernel_tuner (worker side)
             lost = lost_entry(job, current["key"], status, why)
             job.done[lost["unit"]] = lost
             on_event("check", lost)

@@ -75,11 +75,20 @@ class Early:
         if stand_in is None:
             return None
         how = {"nvcuda": _Nvrtc, "pycuda": _Pycuda}[backend](stand_in)
-        pool, ahead = how.pool(), {}
+        early = cls(how, how.pool(), {})
+        early.add_texts(named)
+        return early
+
+    def add(self, spec, source: str, params_list: list[dict]) -> None:
+        """Also compile these configurations (kept by an early start that a job took over)."""
+        from .ktsource import kernel_string  # here: as in start()
+        self.add_texts([kernel_string(spec, source, p) for p in params_list])
+
+    def add_texts(self, named: list[tuple[str, str]]) -> None:
         for name, text in named:
-            fn, args = how.job(_Instance(name, text))
-            ahead[text] = pool.submit(fn, *args)
-        return cls(how, pool, ahead)
+            if text not in self.ahead:
+                fn, args = self.how.job(_Instance(name, text))
+                self.ahead[text] = self.pool.submit(fn, *args)
 
     @staticmethod
     @contextmanager

@@ -35,6 +35,16 @@ class ProbeJob:
     backends: tuple[str, ...] = BACKENDS
 
 
+@dataclass
+class PrepareJob:
+    """Sent once the backend is known, while the app still compile-checks the kernel: the worker
+    makes the spec's inputs and opens the device's driver, which the first job then finds ready.
+    Nothing is sent back; what fails here, the first job reports."""
+    spec: dict  # Spec.to_dict()
+    backend: str
+    source: str = ""  # the kernel: its baseline starts compiling too
+
+
 # Worker -> app messages are tuples: (kind, run_id, payload)
 #   ("space", run_id, {"total": int})
 #   ("begin", run_id, {"key": str, "params": dict})

@@ -10,21 +10,32 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .ktimport import load
 
+def read_cache(path: str | Path) -> dict:
+    """A cachefile as JSON, one that kernel_tuner left open (no closing brackets) closed as
+    kernel_tuner's own reader closes it; the file is not changed. kernel_tuner is not needed."""
+    text = Path(path).read_text().strip()
+    if text and text[-3:] not in ("}\n}", "}}}"):
+        text = (text[:-1] if text[-1] == "," else text) + "}\n}"
+    data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("cache"), dict):
+        raise ValueError(f"{path}: not a kernel_tuner cachefile")
+    return data
 
 
 def read_header(path: str | Path) -> dict:
-    """The cache's header fields (everything but the entries), without opening it for appending."""
-    load()
-    from kernel_tuner.util import read_cache  # not at import: only sim needs kernel_tuner in this process
-    data = read_cache(str(path), open_cache=False)
+    """The cache's header fields (everything but the entries)."""
+    data = read_cache(path)
     data.pop("cache", None)
     return data
 
 
 def recorded_gpu(path: str | Path) -> str:
-    head = read_header(path)
+    return gpu_label(read_header(path))
+
+
+def gpu_label(head: dict) -> str:
+    """The GPU and date a cache was recorded on, from its header."""
     meta = head.get("kt_tui", {})
     when = meta.get("recorded")
     return f"{head.get('device_name', 'unknown GPU')}" + (f" (recorded {str(when)[:10]})" if when else "")
@@ -54,9 +65,7 @@ def find_cache(where: str | Path, kernel: str, version: str | list[str]) -> Path
 
 def finalize_cache(path: str | Path, meta: dict, tune_params: dict | None = None) -> None:
     """Close a cachefile kernel_tuner left open and stamp kt-tui's metadata into its header."""
-    load()
-    from kernel_tuner.util import read_cache  # not at import: only sim needs kernel_tuner in this process
-    data = read_cache(str(path), open_cache=False)
+    data = read_cache(path)
     for entry in data["cache"].values():
         entry.pop("__error__", None)
     data["kt_tui"] = {**data.get("kt_tui", {}), **meta}

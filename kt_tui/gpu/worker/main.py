@@ -9,12 +9,14 @@ from __future__ import annotations
 import cProfile
 import os
 import queue
+import sys
 import threading
 import time
 import traceback
 
 from ..prefetch import allow_children
-from ..protocol import CheckJob, ProbeJob, TuneJob
+from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
+from ..timeline import mark
 
 # Imported where used: the app's process imports this module to start the worker (gpu/client.py),
 # so numpy, kernel_tuner, the CUDA libraries and the job code load in the worker only.
@@ -96,24 +98,39 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
+    mark("worker: up")
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
     allow_children()
+    from ...kernel.spec import spec_from_plain
     from .checking import run_check_job
-    from .tuning import ContextLost, run_tune_job
-    if os.environ.get("KT_TUI_PROFILE"):
-        print(f"kt-tui: worker ready at {time.time():.3f}", flush=True)
+    from .tuning import ContextLost, job_args, prepare_early, run_tune_job
+    mark("worker: imports done")
 
     while True:
         try:
             job = requests.get(timeout=1.0)
         except queue.Empty:
             continue
-        if job is None:
-            return
+        if job is None:  # the app closes the worker: nothing is left to clean up, so skip Python's
+            sys.stdout.flush()  # teardown of numpy and kernel_tuner (the app waits for this exit)
+            sys.stderr.flush()
+            os._exit(0)
         if isinstance(job, ProbeJob):
             events.put(("probe", None, probe_backends(job.backends)))
+            mark("worker: probe done")
+            continue
+        if isinstance(job, PrepareJob):
+            try:
+                spec = spec_from_plain(job.spec)
+                prepare_early(spec, job.source, job.backend)
+                job_args(spec, job.spec, False)
+                _device_name(job.backend)
+            except Exception:  # noqa: BLE001 - the first job meets it again and reports it
+                traceback.print_exc()
+            mark("worker: prepared")
             continue
         assert isinstance(job, (TuneJob, CheckJob))
+        mark(f"worker: job {job.run_id}")
         stop_flag.clear()
 
         def emit(kind, payload, run_id=job.run_id):
