@@ -48,7 +48,7 @@ def test_the_fastest_rows_come_first_and_wrong_ones_last(tmp_path):
     every = store.fastest(sid, 100)
     assert len(every) == 53 and {r["key"] for r in every[-2:]} == {"900", "901"}
     assert next(store.by_time(sid, "v1"))["key"] == "901"  # by_time: ran, verdict left to the caller
-    points = list(zip(*store.plot_points(sid)))
+    points = [p for page in store.plot_pages(sid, size=20) for p in zip(*page)]
     assert len(points) == 53 and points[0] == ("v1", "0", 100.0)
     assert ("v1", "900", None) in points and ("v1", "901", None) in points
 
@@ -108,3 +108,17 @@ def test_a_current_database_missing_an_index_gets_it_on_open(tmp_path):
     with sqlite3.connect(tmp_path / "s.db") as conn:
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
     assert "results_by_worker" in names
+
+
+def test_reads_given_a_mark_see_only_the_results_stored_before_it(tmp_path):
+    store, sid = _filled(tmp_path)
+    mark = store.last_result()
+    store.add_results(sid, "v1", "r9", [_result("500", 0.001), _result("501", None, "crash", None)])
+    assert store.count_results(sid, upto=mark) == 53 and store.count_results(sid) == 55
+    assert [r["key"] for r in store.fastest(sid, 1, upto=mark)] == ["7"] and store.fastest(sid, 1)[0]["key"] == "500"
+    assert len(store.fastest(sid, 100, upto=mark)) == 53
+    pages = list(store.plot_pages(sid, upto=mark, size=10))
+    assert [len(keys) for _, keys, _ in pages] == [10] * 5 + [3]
+    assert [k for _, keys, _ in pages for k in keys] == [str(i) for i in range(50)] + ["900", "901", "7"]
+    assert [k for _, keys, _ in store.plot_pages(sid) for k in keys][-2:] == ["500", "501"]
+    assert Store(tmp_path / "empty.db").last_result() == 0

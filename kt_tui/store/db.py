@@ -335,9 +335,13 @@ class Store:
         """The version's results as a read-only mapping key -> result, read from the database on use."""
         return StoredResults(self, sid, vid)
 
-    def count_results(self, sid: str, vid: str | None = None, run: str | None = None, measured: bool = False) -> int:
-        """How many results are stored; measured: only those that ran and have a time."""
+    def count_results(self, sid: str, vid: str | None = None, run: str | None = None, measured: bool = False,
+                      upto: int | None = None) -> int:
+        """How many results are stored; measured: only those that ran and have a time; upto: a mark
+        from last_result()."""
         where, args = _where(sid, vid, run)
+        if upto is not None:
+            where, args = where + " AND rowid <= ?", args + [upto]
         if measured:
             where += " AND status = 'ok' AND time_ms IS NOT NULL"
         return self.conn.execute(f"SELECT count(*) FROM results WHERE {where}", args).fetchone()[0]
@@ -350,22 +354,38 @@ class Store:
                                      limit):
             yield _decoded(row)
 
-    def fastest(self, sid: str, n: int) -> list[dict]:
+    def last_result(self) -> int:
+        """A mark of what is stored now (the highest rowid): reads given `upto` it see only results
+        stored before it, the same ones as a count taken with it."""
+        return self.conn.execute("SELECT max(rowid) FROM results").fetchone()[0] or 0
+
+    def fastest(self, sid: str, n: int, upto: int | None = None) -> list[dict]:
         """The n results a table of n rows shows: the fastest that ran and were not found wrong, then
-        the others (failures) in the order they were stored."""
+        the others (failures) in the order they were stored. upto: a mark from last_result()."""
+        where, args = ("session = ?", [sid]) if upto is None else ("session = ? AND rowid <= ?", [sid, upto])
         ran = "status = 'ok' AND time_ms IS NOT NULL AND (verified IS NULL OR verified != 0)"
-        shown = list(self._result_rows(f"session = ? AND {ran}", [sid], "time_ms, rowid", n))
+        shown = list(self._result_rows(f"{where} AND {ran}", args, "time_ms, rowid", n))
         if len(shown) < n:
-            shown += self._result_rows(f"session = ? AND NOT ({ran})", [sid], "rowid", n - len(shown))
+            shown += self._result_rows(f"{where} AND NOT ({ran})", args, "rowid", n - len(shown))
         return [_decoded(r) for r in shown]
 
-    def plot_points(self, sid: str) -> tuple[tuple, tuple, tuple]:
-        """The versions, keys and times of every result in the order stored (three columns); a time
-        is None when it did not run right. Nothing is JSON-decoded."""
-        sql = ("SELECT version, key, CASE WHEN status = 'ok' AND (verified IS NULL OR verified != 0) THEN time_ms END "
-               "FROM results WHERE session = ? ORDER BY rowid")
-        rows = self.conn.execute(sql, [sid]).fetchall()
-        return tuple(zip(*rows)) if rows else ((), (), ())
+    def plot_pages(self, sid: str, upto: int | None = None, size: int = 2000):
+        """The versions, keys and times of every result in the order stored, as three columns per
+        page of `size` results; a time is None when it did not run right. Nothing is JSON-decoded.
+        Each page is its own query (the rowid's range, no index): a caller may pause between pages,
+        as the UI's reader does so that 100,000 rows read on a thread leave the UI thread its turns."""
+        sql = ("SELECT rowid, version, key, CASE WHEN status = 'ok' AND (verified IS NULL OR verified != 0) "
+               "THEN time_ms END FROM results NOT INDEXED WHERE session = ? AND rowid > ? AND rowid <= ? "
+               "ORDER BY rowid LIMIT ?")
+        after, last = 0, self.last_result() if upto is None else upto
+        while True:
+            rows = self.conn.execute(sql, [sid, after, last, size]).fetchall()
+            if not rows:
+                return
+            after = rows[-1][0]
+            yield tuple(zip(*rows))[1:]
+            if len(rows) < size:
+                return
 
     def workers(self, sid: str, limit: int | None = None) -> set[str]:
         """The GPU workers that measured the session's results (at most `limit` of them)."""

@@ -31,7 +31,7 @@ from .bridge import Bridge, Flush, GateOpened
 from .export_screen import ExportScreen
 from .gate_view import PlanView, render_gate, render_verification, view_for
 from .keys import TABS, HelpScreen, help_text, keys_by_id
-from .plot import TuningPlot
+from .plot import StoredColumns, TuningPlot
 from .report_screen import start_sanitizer
 from .results import short_label
 from .services import Services
@@ -50,6 +50,22 @@ class Problem(Message):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
+
+
+class StoredRows(Message):
+    """The rest of a resumed session's table, read off the UI thread."""
+
+    def __init__(self, rows: list[dict]) -> None:
+        super().__init__()
+        self.rows = rows
+
+
+class StoredPoints(Message):
+    """A resumed session's plot, read and prepared off the UI thread."""
+
+    def __init__(self, points: StoredColumns, plotted: dict[str, dict[str, int]]) -> None:
+        super().__init__()
+        self.points, self.plotted = points, plotted
 
 
 class SessionScreen(Screen):
@@ -96,6 +112,7 @@ class SessionScreen(Screen):
         self.llm_line = ""
         self.results_added = False
         self.plotted: dict[str, dict[str, int]] = {}  # version -> config key -> its point on the plot
+        self.unplotted: list[tuple[dict, str | None]] | None = None  # results that came while the plot loads
         self.steps: list[dict] = []  # the plan as shown: read once, then kept up to date from step events
         self.plot_stale = False
         self.strategy = settings.strategy
@@ -392,30 +409,66 @@ class SessionScreen(Screen):
         return bool(self.sid) and len(self.store.workers(self.sid, limit=2)) > 1
 
     def _load_stored(self) -> None:
+        """What the first frame shows: the session, its plan, its best and the top of the table.
+        The rest of the table and the plot's points are read by _read_stored, off the UI thread."""
         s = self.store.session(self.sid)
         table = self.query_one(ResultsTable)
         self.baseline_ms = s.get("baseline_ms")
         self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
         self._add_versions()
-        # the rows the table shows and a (version, key, time) per result for the plot: nothing else is decoded
-        vids, keys, times = self.store.plot_points(self.sid)
-        table.put_stored(self.store.fastest(self.sid, table.MAX_ROWS), len(keys))
+        mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
+        total = self.store.count_results(self.sid, upto=mark)
+        if s.get("best_key") and s.get("best_ms") is not None:
+            table.best_key = table.row_key(s.get("best_version"), s["best_key"])
+            self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
+        first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
+        table.put_stored(self.store.fastest(self.sid, first, upto=mark), total)
         table.find_stored = lambda vid, params: next((r for r in self.store.results(self.sid, vid)
                                                       if r["params"] == params), None)
-        for v in dict.fromkeys(vids):
-            self.plotted[v] = {k: i for i, (vid, k) in enumerate(zip(vids, keys)) if vid == v}
-        self.query_one(TuningPlot).reset_columns(times, vids)
         self.steps = self.store.steps(self.sid)  # once here; then kept up to date from the step events
         self.query_one(PlanView).show(self.steps)
-        if s.get("best_key") and s.get("best_ms") is not None:
-            table.mark_best(table.row_key(s.get("best_version"), s["best_key"]))
-            self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
+        if self.best:
+            table.mark_best(table.best_key)
             self._best_version(s.get("best_version"))
+        if total:
+            self.unplotted = []
+            self.query_one(TuningPlot).reading = total
+            self.query_one(TuningPlot).redraw()
+            self._read_stored(mark, table.MAX_ROWS if total > table.row_count else 0)
+        self._show_progress()
+
+    @work(thread=True, group="stored")
+    def _read_stored(self, mark: int, rows: int) -> None:
+        if rows:
+            self.post_message(StoredRows(self.store.fastest(self.sid, rows, upto=mark)))
+        vids, times, plotted = [], [], {}
+        for page_vids, page_keys, page_times in self.store.plot_pages(self.sid, upto=mark):
+            for vid, key in zip(page_vids, page_keys):
+                plotted.setdefault(vid, {})[key] = len(vids)
+                vids.append(vid)
+            times += page_times
+            time.sleep(0.002)  # the UI thread's turn: a key waits for no more than a page
+        self.post_message(StoredPoints(StoredColumns(times, vids), plotted))
+
+    def on_stored_rows(self, message: StoredRows) -> None:
+        self.table.add_stored(message.rows)
+        self._show_progress()
+
+    def on_stored_points(self, message: StoredPoints) -> None:
+        self.plotted = message.plotted
+        self.query_one(TuningPlot).load(message.points)
+        unplotted, self.unplotted = self.unplotted or [], None
+        for r, vid in unplotted:
+            self._plot(r, vid)
+        self.query_one(TuningPlot).redraw()
 
     def _plot(self, r: dict, vid: str | None) -> None:
         """A result on the plot, in its version's colour: a new point, or a configuration measured
         again (a check) changes its point in place."""
+        if self.unplotted is not None:  # the stored points are still being read
+            self.unplotted.append((r, vid))
+            return
         plot = self.query_one(TuningPlot)
         points = self.plotted.setdefault(vid, {})
         i = points.get(r["key"])
@@ -443,7 +496,7 @@ class SessionScreen(Screen):
             which = "after restrictions" if run.get("restricted") else "before restrictions"
             parts[0] = f"{label}: {run['done']}/{run['total']} configurations ({which})"
         if table.hidden:
-            parts.append(f"the table shows the {table.row_count} fastest")
+            parts.append(f"the table shows the {table.shown} fastest")
         if run.get("started"):
             end = run.get("paused_at") or run.get("ended") or time.monotonic()
             parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
