@@ -122,3 +122,18 @@ def test_reads_given_a_mark_see_only_the_results_stored_before_it(tmp_path):
     assert [k for _, keys, _ in pages for k in keys] == [str(i) for i in range(50)] + ["900", "901", "7"]
     assert [k for _, keys, _ in store.plot_pages(sid) for k in keys][-2:] == ["500", "501"]
     assert Store(tmp_path / "empty.db").last_result() == 0
+
+
+def test_results_are_stored_as_the_same_json_text_as_json_dumps(tmp_path):
+    from kt_tui.store.db import _dumps
+    values = [{"block_size_x": 128, "name": "tile \"é\" \\ \n", "f": 0.1, "big": 2**70, "neg": -3, "b": True},
+              [1.0, 1e-300, 1.5e300, float("nan"), float("inf"), -float("inf"), 0.30000000000000004],
+              [{"output": "c", "ok": False, "max_abs_err": 1e20, "first_bad": None}], None, [], {}]
+    assert [_dumps(v) for v in values] == [json.dumps(v) for v in values]
+    store = Store(tmp_path / "s.db")
+    sid = store.create_session(kernel_name="k")
+    store.add_results(sid, "v", "r", [{"key": "1", "params": values[0], "status": "ok", "time_ms": 1.0,
+                                       "times": values[1], "verdicts": values[2]}])
+    row = store.conn.execute("SELECT params, times, verdicts FROM results").fetchone()
+    assert row == (json.dumps(values[0]), json.dumps(values[1]), json.dumps(values[2]))
+    assert store.result(sid, "v", "1")["params"] == values[0]

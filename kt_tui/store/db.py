@@ -118,6 +118,19 @@ def now() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _json_dumps():
+    """json.dumps(o) for the results' params, times and verdicts, the same text: the stdlib's C
+    encoder made once, where json.dumps makes one at every call (about half of storing a result)."""
+    from json.encoder import JSONEncoder, c_make_encoder, encode_basestring_ascii
+    if c_make_encoder is None:
+        return json.dumps
+    encode = c_make_encoder(None, JSONEncoder().default, encode_basestring_ascii, None, ": ", ", ", False, False, True)
+    return lambda o: "".join(encode(o, 0))
+
+
+_dumps = _json_dumps()
+
+
 class Store:
     def __init__(self, path: str | Path, refs_dir: str | Path | None = None):
         self.path = str(path)
@@ -301,10 +314,11 @@ class Store:
 
     def add_results(self, sid: str, vid: str, rid: str, rs: list[dict]) -> None:
         """Several results in one transaction: all of them are stored, or none."""
-        rows = [(sid, vid, r["key"], rid, json.dumps(r["params"]), r.get("time_ms"), json.dumps(r.get("times")),
+        stamp, dumps = now(), _dumps
+        rows = [(sid, vid, r["key"], rid, dumps(r["params"]), r.get("time_ms"), dumps(r.get("times")),
                  r["status"], r.get("error"), None if r.get("verified") is None else int(r["verified"]),
                  r.get("max_abs_err"), r.get("first_bad"), r.get("compile_ms"), r.get("source"), r.get("origin"),
-                 r.get("timestamp") or now(), json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None,
+                 r.get("timestamp") or stamp, None if r.get("verdicts") is None else dumps(r["verdicts"]),
                  r.get("worker"), r.get("device") if r.get("worker") else None)
                 for r in rs]
         with self.conn as conn:
