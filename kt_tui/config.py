@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from platformdirs import user_config_dir, user_data_dir
 from pydantic import Field, StrictInt, StrictStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -20,19 +19,11 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from .files import CONFIG_MAX, FileRefused, read_text_file
 from .gpu.protocol import SEARCHES
 from .gpu.simcache import read_header
+from .paths import APP, config_dir, data_dir  # noqa: F401 - APP: for those who import it from here
 from .theme_files import theme_names
 from .tomlfile import TomlError, load_toml, problem_text
 
-APP = "kt-tui"
 ConfigError = TomlError  # one error class for every TOML file and setting
-
-
-def config_dir() -> Path:
-    return Path(os.environ.get("KT_TUI_CONFIG_DIR") or user_config_dir(APP))
-
-
-def data_dir() -> Path:
-    return Path(os.environ.get("KT_TUI_DATA_DIR") or user_data_dir(APP))
 
 
 def _f(default, help_text: str = "", *, env: str | None = None, strategy: bool = False, strict: bool | None = True,

@@ -86,18 +86,43 @@ def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
     assert reopened.count_results(sid) == 53 and [r["key"] for r in reopened.fastest(sid, 1)] == ["7"]
 
 
-def test_listing_sessions_loads_neither_sqlite_utils_nor_numpy(tmp_path):
+def test_listing_sessions_loads_neither_sqlite_utils_nor_numpy_nor_pydantic_nor_rich(tmp_path):
     import subprocess
     import sys
     store, sid = _filled(tmp_path)
-    code = ("import sys; from kt_tui.cli import main; rc = main(['sessions', '--json', '--db', sys.argv[1]]); "
-            "print(rc, 'sqlite_utils' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)")
+    heavy = ("sqlite_utils", "numpy", "pydantic", "rich")
+    code = ("import sys; from kt_tui.cli import main; rc = main(sys.argv[2:] + ['--db', sys.argv[1]]); "
+            f"print(rc, *[m in sys.modules for m in {heavy!r}], file=sys.stderr)")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "KT_TUI_DATA_DIR": str(tmp_path),
            "KT_TUI_CONFIG_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db")], capture_output=True, text=True,
-                         env=env, timeout=120)
-    assert out.stderr.strip().splitlines()[-1] == "0 False False"
+    for args in (["sessions", "--json"], ["sessions"]):  # stdout is a pipe: the table
+        out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db"), *args], capture_output=True,
+                             text=True, env=env, timeout=120)
+        assert out.stderr.strip().splitlines()[-1] == "0 False False False False"
+    assert out.stdout.splitlines()[1].split() == ["id", "kernel", "created", "state", "gpu", "baseline", "ms", "best",
+                                                  "ms"]
+    assert out.stdout.splitlines()[2].split()[0] == sid
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db"), "sessions", "--json"],
+                         capture_output=True, text=True, env=env, timeout=120)
     assert json.loads(out.stdout)[0]["id"] == sid
+
+
+def test_the_sessions_table_is_aligned_and_on_one_line_per_session(tmp_path, capsys):
+    from kt_tui.front.listing import list_sessions
+    store = Store(tmp_path / "s.db")
+    store.create_session(id="a1", kernel_path="/k/very_long_kernel_name.cu", state="finished", gpu="NVIDIA H200",
+                         simulated=1, baseline_ms=0.08, best_ms=0.05, created="2026-11-20 10:00:00")
+    store.create_session(id="b2", kernel_path="/k/x\nforged line.cu", state="stopped", gpu=None, simulated=0,
+                         created="2026-11-21 10:00:00")
+    assert list_sessions(str(tmp_path / "s.db"), False) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"kt-tui sessions in {tmp_path / 's.db'}" and len(lines) == 4
+    assert lines[2].split("  ")[0] == "b2" and "x?forged line.cu" in lines[2]
+    assert "very_long_kernel_name.cu" in lines[3] and "NVIDIA H200 (SIMULATED)" in lines[3]
+    assert lines[3].endswith("0.0800   0.0500") and lines[1].index("best ms") + 7 == len(lines[3])
+    Store(tmp_path / "empty.db")
+    assert list_sessions(str(tmp_path / "empty.db"), False) == 0
+    assert capsys.readouterr().out.strip() == f"no sessions yet in {tmp_path / 'empty.db'}"
 
 
 def test_a_current_database_missing_an_index_gets_it_on_open(tmp_path):
@@ -137,3 +162,32 @@ def test_results_are_stored_as_the_same_json_text_as_json_dumps(tmp_path):
     row = store.conn.execute("SELECT params, times, verdicts FROM results").fetchone()
     assert row == (json.dumps(values[0]), json.dumps(values[1]), json.dumps(values[2]))
     assert store.result(sid, "v", "1")["params"] == values[0]
+
+
+def test_listing_finds_the_database_where_the_settings_do(tmp_path, monkeypatch, capsys):
+    import pytest
+
+    from kt_tui.cli import main
+    from kt_tui.config import load_settings
+    from kt_tui.paths import session_db
+    config = tmp_path / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    monkeypatch.delenv("KT_TUI_DB", raising=False)
+    cases = [("", None, None), ('db = "/from/config.db"\n', None, None), ('db = ""\n', None, None),
+             ('db = "/from/config.db"\n', "/from/env.db", None), ('db = "/from/config.db"\n', "", "/flag.db"),
+             ('theme = "kt-dark"\n', "/from/env.db", None)]
+    for text, env, flag in cases:
+        config.write_text(text)
+        if env is None:
+            monkeypatch.delenv("KT_TUI_DB", raising=False)
+        else:
+            monkeypatch.setenv("KT_TUI_DB", env)
+        assert session_db(flag) == load_settings({"db": flag}).db, (text, env, flag)
+    monkeypatch.delenv("KT_TUI_DB", raising=False)
+    for text, problem in (("db = 5\n", "db: must be a string, not 5"), ("db = [\n", "not valid TOML")):
+        config.write_text(text)
+        with pytest.raises(Exception, match=problem):
+            load_settings({})
+        assert main(["sessions", "--json"]) == 2
+        err = capsys.readouterr().err
+        assert problem in err and str(config) in err and len(err.strip().splitlines()) == 1
