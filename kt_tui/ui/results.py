@@ -168,6 +168,8 @@ class ResultsTable(DataTable):
             self.rows_data[key] = r
             self.stored_hidden = max(self.stored_hidden - 1, 0)
             self._pending[key] = None
+        if self.sort_index:  # sorted before they came: a sorted table has all its rows
+            self.sort_by(self.sort_index, self.sort_reverse)
         self._fill_near_end()
 
     def watch_cursor_coordinate(self, old, new) -> None:

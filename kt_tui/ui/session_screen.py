@@ -31,11 +31,12 @@ from .bridge import Bridge, Flush, GateOpened
 from .export_screen import ExportScreen
 from .gate_view import PlanView, render_gate, render_verification, view_for
 from .keys import TABS, HelpScreen, help_text, keys_by_id
-from .plot import StoredColumns, TuningPlot
+from .plot import TuningPlot
 from .report_screen import start_sanitizer
 from .results import short_label
 from .services import Services
 from .settings_screen import SettingsScreen
+from .stored import StoredPoints, StoredRows, read_stored
 from .strategy_picker import StrategyPicker
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
@@ -50,22 +51,6 @@ class Problem(Message):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
-
-
-class StoredRows(Message):
-    """The rest of a resumed session's table, read off the UI thread."""
-
-    def __init__(self, rows: list[dict]) -> None:
-        super().__init__()
-        self.rows = rows
-
-
-class StoredPoints(Message):
-    """A resumed session's plot, read and prepared off the UI thread."""
-
-    def __init__(self, points: StoredColumns, plotted: dict[str, dict[str, int]]) -> None:
-        super().__init__()
-        self.points, self.plotted = points, plotted
 
 
 class SessionScreen(Screen):
@@ -410,7 +395,7 @@ class SessionScreen(Screen):
 
     def _load_stored(self) -> None:
         """What the first frame shows: the session, its plan, its best and the top of the table.
-        The rest of the table and the plot's points are read by _read_stored, off the UI thread."""
+        The rest of the table and the plot's points are read on a thread (ui/stored.py)."""
         s = self.store.session(self.sid)
         table = self.query_one(ResultsTable)
         self.baseline_ms = s.get("baseline_ms")
@@ -440,16 +425,7 @@ class SessionScreen(Screen):
 
     @work(thread=True, group="stored")
     def _read_stored(self, mark: int, rows: int) -> None:
-        if rows:
-            self.post_message(StoredRows(self.store.fastest(self.sid, rows, upto=mark)))
-        vids, times, plotted = [], [], {}
-        for page_vids, page_keys, page_times in self.store.plot_pages(self.sid, upto=mark):
-            for vid, key in zip(page_vids, page_keys):
-                plotted.setdefault(vid, {})[key] = len(vids)
-                vids.append(vid)
-            times += page_times
-            time.sleep(0.002)  # the UI thread's turn: a key waits for no more than a page
-        self.post_message(StoredPoints(StoredColumns(times, vids), plotted))
+        read_stored(self.store, self.sid, mark, rows, self.post_message)
 
     def on_stored_rows(self, message: StoredRows) -> None:
         self.table.add_stored(message.rows)
