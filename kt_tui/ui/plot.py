@@ -159,7 +159,7 @@ class StoredColumns:
         self.versions = list(dict.fromkeys(versions))
         index = {v: i for i, v in enumerate(self.versions)}
         self.times = list(times)
-        self.series = [index[v] for v in versions] if len(self.versions) > 1 else [0] * len(self.times)
+        self.series = list(map(index.__getitem__, versions)) if len(self.versions) > 1 else [0] * len(self.times)
         self.drawn = _Column(float), _Column(int)
         self.drawn[0].extend(self.times)
         self.drawn[1].extend(self.series)

@@ -96,7 +96,7 @@ class SessionScreen(Screen):
         self.paused = False
         self.llm_line = ""
         self.results_added = False
-        self.plotted: dict[str, dict[str, int]] = {}  # version -> config key -> its point on the plot
+        self.plotted: dict[tuple, int] = {}  # (version, config key) -> its point on the plot
         self.unplotted: list[tuple[dict, str | None]] | None = None  # results that came while the plot loads
         self.steps: list[dict] = []  # the plan as shown: read once, then kept up to date from step events
         self.plot_stale = False
@@ -446,10 +446,9 @@ class SessionScreen(Screen):
             self.unplotted.append((r, vid))
             return
         plot = self.query_one(TuningPlot)
-        points = self.plotted.setdefault(vid, {})
-        i = points.get(r["key"])
+        i = self.plotted.get((vid, r["key"]))
         if i is None:
-            points[r["key"]] = len(plot.times)
+            self.plotted[(vid, r["key"])] = len(plot.times)
             plot.add(_plotted(r), vid)
         else:
             plot.set(i, _plotted(r))

@@ -20,22 +20,24 @@ class StoredRows(Message):
 
 
 class StoredPoints(Message):
-    """The plot's points, ready to draw, and where each configuration's point is (version -> key -> index)."""
+    """The plot's points, ready to draw, and where each configuration's point is: (version, key) -> index."""
 
-    def __init__(self, points: StoredColumns, plotted: dict[str, dict[str, int]]) -> None:
+    def __init__(self, points: StoredColumns, plotted: dict[tuple, int]) -> None:
         super().__init__()
         self.points, self.plotted = points, plotted
 
 
 def read_stored(store: Store, sid: str, mark: int, rows: int, post) -> None:
-    """On a thread: `rows` of the fastest results, then every result's point, stored up to `mark`."""
+    """On a thread: `rows` of the fastest results, then every result's point, stored up to `mark`.
+    It shares the interpreter with the UI thread: no loop in Python over 100,000 results, and a
+    pause after each page of them, so that the UI thread gets its turns at once."""
     if rows:
         post(StoredRows(store.fastest(sid, rows, upto=mark)))
-    vids, times, plotted = [], [], {}
-    for page_vids, page_keys, page_times in store.plot_pages(sid, upto=mark):
-        for vid, key in zip(page_vids, page_keys):
-            plotted.setdefault(vid, {})[key] = len(vids)
-            vids.append(vid)
+    vids, keys, times = [], [], []
+    for page_vids, page_keys, page_times in store.plot_pages(sid, upto=mark, size=1000):
+        vids += page_vids
+        keys += page_keys
         times += page_times
-        time.sleep(0.002)  # the UI thread's turn between pages
+        time.sleep(0.002)
+    plotted = dict(zip(zip(vids, keys), range(len(keys))))
     post(StoredPoints(StoredColumns(times, vids), plotted))
