@@ -191,3 +191,56 @@ def test_listing_finds_the_database_where_the_settings_do(tmp_path, monkeypatch,
         assert main(["sessions", "--json"]) == 2
         err = capsys.readouterr().err
         assert problem in err and str(config) in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_current_database_is_read_and_written_without_sqlite_utils(tmp_path):
+    import subprocess
+    import sys
+    Store(tmp_path / "s.db")  # made (and migrated) here, with sqlite-utils
+    code = """if True:
+        import json, sys
+        from kt_tui.store import Store
+        s = Store(sys.argv[1])
+        sid = s.create_session(kernel_name="k", strategy="sweep", state="new")
+        s.update_session(sid, state="running", best_ms=1.5)
+        s.add_version(sid, "v", "src", "toml", {"a": [1, 2]}, label="original")
+        s.add_version(sid, "v", "src2", "toml", {"a": [3]}, label="original")
+        s.update_version(sid, "v", "toml2", {"b": 1})
+        s.put_run(sid, "r", version="v", kind="tune", state="running")
+        s.put_run(sid, "r", state="finished")
+        s.add_results(sid, "v", "r", [{"key": "1", "params": {"x": 1}, "status": "ok", "time_ms": 2.0}])
+        s.mark_result(sid, "v", "1", verified=False, first_bad="out[0]")
+        s.open_gate(sid, "g", "sweep", "Tune?", {"n": 1})
+        s.decide_gate(sid, "g", {"choice": "approve"})
+        s.put_step(sid, "1", title="t", state="planned")
+        s.put_step(sid, "1", state="done")
+        s.add_event(sid, "note", {"text": "hi"})
+        row = s.add_llm_call(sid, "k", {"purpose": "plan", "messages": [{"role": "user"}], "state": "running"})
+        s.add_llm_call(sid, "k", {"row": row, "purpose": "plan", "messages": [], "reply": "ok", "state": "done"})
+        s.put_llm_result(sid, "k", {"v": 1}, "text", "llm")
+        s.add_check(sid, "v", {"key": "1", "label": "n=37", "status": "ok", "ok": True})
+        try:
+            s.update_session("nope", state="x")
+        except LookupError:
+            pass
+        out = {"session": s.session(sid), "version": s.version(sid, "v"), "run": s.run(sid, "r"),
+               "result": s.result(sid, "v", "1"), "gate": s.gate(sid, "g"), "steps": s.steps(sid),
+               "events": [e["data"] for e in s.events(sid)], "calls": s.llm_calls(sid),
+               "llm": s.llm_result(sid, "k"), "checks": s.checks(sid)}
+        print(json.dumps(out, default=str))
+        print("sqlite_utils" in sys.modules, file=sys.stderr)
+    """
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db")], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stderr.strip().splitlines()[-1] == "False", out.stderr
+    got = json.loads(out.stdout)
+    assert (got["session"]["state"], got["session"]["best_ms"], got["session"]["strategy"]) == ("running", 1.5, "sweep")
+    assert (got["version"]["source"], got["version"]["spec_toml"], json.loads(got["version"]["spec_json"])) == \
+        ("src2", "toml2", {"b": 1})
+    assert (got["run"]["kind"], got["run"]["state"]) == ("tune", "finished")  # an upsert keeps what it is not given
+    assert (got["result"]["verified"], got["result"]["first_bad"], got["result"]["time_ms"]) == (False, "out[0]", 2.0)
+    assert got["gate"]["decision"] == {"choice": "approve"} and got["gate"]["body"] == {"n": 1}
+    assert [(p["title"], p["state"], p["seq"]) for p in got["steps"]] == [("t", "done", 0)]
+    assert got["events"] == [{"text": "hi"}] and got["llm"]["value"] == {"v": 1}
+    assert [(c["id"], c["reply"], c["state"], c["messages"]) for c in got["calls"]] == [(1, "ok", "done", [])]
+    assert [(c["label"], c["ok"]) for c in got["checks"]] == [("n=37", True)]
