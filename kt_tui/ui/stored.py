@@ -29,15 +29,14 @@ class StoredPoints(Message):
 
 def read_stored(store: Store, sid: str, mark: int, rows: int, post) -> None:
     """On a thread: `rows` of the fastest results, then every result's point, stored up to `mark`.
-    It shares the interpreter with the UI thread: no loop in Python over 100,000 results, and a
-    pause after each page of them, so that the UI thread gets its turns at once."""
+    It shares the interpreter with the UI thread: no loop in Python over 100,000 results, no call
+    into C over all of them at once (it would hold the interpreter), and a pause after each page."""
     if rows:
         post(StoredRows(store.fastest(sid, rows, upto=mark)))
-    vids, keys, times = [], [], []
+    vids, times, plotted = [], [], {}
     for page_vids, page_keys, page_times in store.plot_pages(sid, upto=mark, size=1000):
+        plotted.update(zip(zip(page_vids, page_keys), range(len(vids), len(vids) + len(page_keys))))
         vids += page_vids
-        keys += page_keys
         times += page_times
         time.sleep(0.002)
-    plotted = dict(zip(zip(vids, keys), range(len(keys))))
     post(StoredPoints(StoredColumns(times, vids), plotted))
