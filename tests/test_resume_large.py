@@ -275,6 +275,11 @@ async def test_the_rest_of_a_resumed_table_shows_as_the_cursor_or_the_view_nears
         assert [k.value for k in table.rows][:3] == ["1000", "1001", "1002"]  # fastest first, as stored
         await pilot.press("ctrl+end")  # the last row: every row that shows
         assert table.row_count == 1000 and table.cursor_row == 999 and table.hidden == 200
+        scanned = []
+        monkeypatch.setattr(Store, "results", lambda *a, **k: scanned.append(a) or [])
+        table.mark_candidate(vid, {"block_size_x": 2150})  # a gate asks about a stored row that is not loaded
+        assert table.candidate == "2150" and "2150" in [k.value for k in table.rows] and scanned == []
+        assert table.rows_data["2150"]["time_ms"] == 1151.0 and table.hidden == 199
         await pilot.press("q")
     app = resumed_app(sid)
     async with app.run_test(size=SIZE) as pilot:

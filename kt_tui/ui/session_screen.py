@@ -409,8 +409,7 @@ class SessionScreen(Screen):
             self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
         first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
         table.put_stored(self.store.fastest(self.sid, first, upto=mark), total)
-        table.find_stored = lambda vid, params: next((r for r in self.store.results(self.sid, vid)
-                                                      if r["params"] == params), None)
+        table.find_stored = self._find_stored
         self.steps = self.store.steps(self.sid)  # once here; then kept up to date from the step events
         self.query_one(PlanView).show(self.steps)
         if self.best:
@@ -422,6 +421,14 @@ class SessionScreen(Screen):
             self.query_one(TuningPlot).redraw()
             self._read_stored(mark, table.MAX_ROWS if total > table.row_count else 0)
         self._show_progress()
+
+    def _find_stored(self, vid: str, params: dict) -> dict | None:
+        """A stored result not loaded, that a gate asks about: one read by its configuration's key."""
+        names = self.table.version_params.get(vid) or []
+        if not names or any(n not in params for n in names):
+            return None
+        r = self.store.result(self.sid, vid, ",".join(str(params[n]) for n in names))
+        return r if r is not None and r["params"] == params else None
 
     @work(thread=True, group="stored")
     def _read_stored(self, mark: int, rows: int) -> None:
