@@ -288,3 +288,27 @@ async def test_the_rest_of_a_resumed_table_shows_as_the_cursor_or_the_view_nears
         await pilot.press("r")  # sorting (slowest first) rebuilds the table: all its rows
         assert table.row_count == 1000 and next(iter(table.rows)).value == "1999"
         await pilot.press("q")
+
+
+async def test_the_footer_is_rebuilt_once_for_many_binding_changes_in_a_frame(monkeypatch):
+    from textual.widgets import Footer
+    store, sid, vid = _stored_session(3)
+    _no_engine(monkeypatch)
+    app = resumed_app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.state == "error")  # no engine: it says so and waits
+        await pilot.pause()
+        rebuilt = []
+        real = Footer.recompose
+
+        async def recompose(self):
+            rebuilt.append(1)
+            await real(self)
+        monkeypatch.setattr(Footer, "recompose", recompose)
+        for _ in range(5):  # a gate, the events around it, a change of focus
+            screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert len(rebuilt) == 1
+        await pilot.press("q")

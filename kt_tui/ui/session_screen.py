@@ -104,6 +104,7 @@ class SessionScreen(Screen):
         self.best_version: str | None = None
         self.show_original = False
         self.shown_source: tuple | None = None
+        self.bindings_stale = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -337,6 +338,17 @@ class SessionScreen(Screen):
         self.query_one(GatePanel).update(text)
 
     # -- display -------------------------------------------------------------------------
+    def refresh_bindings(self) -> None:
+        """Once a frame at most: the footer rebuilds itself at each call (tens of ms), and a gate,
+        the events around it and a change of focus call this several times in a row."""
+        if not self.bindings_stale:
+            self.bindings_stale = True
+            self.call_after_refresh(self._publish_bindings)
+
+    def _publish_bindings(self) -> None:
+        self.bindings_stale = False
+        super().refresh_bindings()
+
     @property
     def keys(self) -> dict[str, str]:
         """Binding id -> the key that triggers it, with config.toml's [keys] applied."""
