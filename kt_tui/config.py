@@ -19,7 +19,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from .files import CONFIG_MAX, FileRefused, read_text_file
 from .gpu.protocol import SEARCHES
 from .gpu.simcache import read_header
-from .paths import APP, config_dir, data_dir  # noqa: F401 - APP: for those who import it from here
+from .paths import config_dir, data_dir
 from .theme_files import theme_names
 from .tomlfile import TomlError, load_toml, problem_text
 
