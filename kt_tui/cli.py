@@ -11,13 +11,13 @@ import sys
 import traceback
 
 from . import __version__
-from .dirs import data_dir
 from .errors import UserError, explain
 from .gpu.protocol import SEARCHES
+from .paths import data_dir, session_db
 
 # Imported where used: each command's own modules (front/, importer/, gpu/raypool.py) and the
-# settings (config.py), so that `--help` and every other command load only what they need, and
-# `run` starts its GPU worker before the rest loads.
+# settings (config.py: pydantic), so that `--help` and every other command load only what they need,
+# `kt-tui sessions` lists at once and `run` starts its GPU worker before the rest loads.
 
 COMMANDS = ("open", "run", "sessions", "resume", "export", "import", "spec")
 EXIT_USAGE = 2
@@ -255,6 +255,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         from .front.spec_cmd import spec_command
         return spec_command(args)
 
+    if args.command == "sessions" and (args.json or not _interactive()):
+        from .front.listing import list_sessions  # here: listing loads no engine and no settings
+        return list_sessions(session_db(args.db), args.json)
     gpu, said = None, False
     if args.command == "run":
         from .front.early import early_worker
@@ -279,14 +282,11 @@ def _where_it_stands(db: str, sid: str | None) -> bool:
 
 
 def _with_settings(args: argparse.Namespace, gpu, said: bool) -> int:
-    from .config import load_settings
+    from .config import load_settings  # here: pydantic loads for the commands that need settings
     settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":
-        from .front.listing import list_sessions  # here: listing loads no engine
-        if not args.json and _interactive():
-            from .front.commands import browse_sessions  # Textual and the engine load only for the browser
-            return browse_sessions(settings)
-        return list_sessions(settings, args.json)
+        from .front.commands import browse_sessions  # Textual and the engine load only for the browser
+        return browse_sessions(settings)
     if args.command == "export":
         from .front.commands import export_results
         return export_results(settings, args)

@@ -16,10 +16,10 @@ from pydantic import Field, StrictInt, StrictStr, ValidationError, field_validat
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from .dirs import config_dir, data_dir  # noqa: F401 - the names other modules import from here
 from .files import CONFIG_MAX, FileRefused, read_text_file
 from .gpu.protocol import SEARCHES
 from .gpu.simcache import read_header
+from .paths import config_dir, data_dir  # noqa: F401 - the names other modules import from here
 from .theme_files import theme_names
 from .tomlfile import TomlError, load_toml, problem_text
 

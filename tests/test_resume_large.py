@@ -185,3 +185,130 @@ async def test_the_plan_follows_step_events_without_reading_the_store(monkeypatc
         assert str(plan.get_row("tile")[1]) == "Tile in shared memory"
         await pilot.press("q")
     assert reads == []
+
+
+def _stored_session(n: int):
+    """A vector_add session holding n measured results, stored without running anything."""
+    from kt_tui.engine.backend import BackendChoice
+    from kt_tui.front.session import load_kernel_spec, new_session, read_kernel_file
+    from kt_tui.kernel.spec import version_hash
+    settings = load_settings({"backend": "sim"})
+    store = Store(settings.db)
+    kf = read_kernel_file(EXAMPLES / "vector_add.cu")
+    _, spec = load_kernel_spec(kf, None, None)
+    sid = new_session(store, settings, kf, spec, BackendChoice("sim", "NVIDIA H200"))
+    vid = version_hash(kf.source, spec)
+    store.add_results(sid, vid, "old", [{"key": str(1000 + i), "params": {"block_size_x": 1000 + i},
+                                         "time_ms": 1.0 + i, "status": "ok", "verified": True} for i in range(n)])
+    store.update_session(sid, best_ms=1.0, best_key="1000", best_version=vid)
+    return store, sid, vid
+
+
+def _no_engine(monkeypatch):
+    """The screen resumes without an engine behind it: what it shows comes from the store alone."""
+    from kt_tui.errors import UserError
+    from kt_tui.front import commands
+
+    def open_stored(settings, store, sid):
+        def prepare(gpu):
+            raise UserError("no engine in this test")
+        return prepare
+    monkeypatch.setattr(commands, "open_stored", open_stored)
+
+
+async def test_a_resumed_session_shows_its_top_rows_at_once_and_reads_the_rest_off_the_ui_thread(monkeypatch):
+    from kt_tui.engine.events import event_from
+    from kt_tui.ui.bridge import Flush
+    from kt_tui.ui.widgets import ProgressLine
+    store, sid, vid = _stored_session(1200)
+    _no_engine(monkeypatch)
+    hold, reads = threading.Event(), []
+    real_fastest, real_pages = Store.fastest, Store.plot_pages
+
+    def fastest(self, sid, n, upto=None):
+        reads.append(("fastest", n, threading.current_thread() is threading.main_thread()))
+        return real_fastest(self, sid, n, upto)
+
+    def plot_pages(self, sid, upto=None, size=2000):
+        reads.append(("plot", None, threading.current_thread() is threading.main_thread()))
+        hold.wait(30)  # the plot's points stay on their way until the test lets them through
+        yield from real_pages(self, sid, upto, size)
+    monkeypatch.setattr(Store, "fastest", fastest)
+    monkeypatch.setattr(Store, "plot_pages", plot_pages)
+    app = resumed_app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        table, plot = screen.query_one(ResultsTable), screen.query_one(TuningPlot)
+        await wait_for(pilot, lambda: table.shown == 1000)
+        assert table.row_count == SIZE[1]  # the rows a screen can show; the rest as the user scrolls to them
+        assert reads[0] == ("fastest", SIZE[1], True) and ("fastest", 1000, False) in reads
+        assert [r for r in reads if r[2]] == [reads[0]]  # the UI thread read only the top of the table
+        assert table.total == 1200 and table.best_key == "1000" and str(table.get_cell("1000", "best")) == "★"
+        progress = str(screen.query_one(ProgressLine).render())
+        assert "1200 measured" in progress and "the table shows the 1000 fastest" in progress
+        assert plot.reading == 1200 and "loading the plot of 1,200 stored results" in str(plot.render())
+        r = {"key": "fresh", "params": {"block_size_x": 7}, "time_ms": 0.5, "status": "ok", "verified": True}
+        screen.bridge.on_event(event_from("result", {"run": None, "version": vid, "result": r, "best": True}))
+        screen.on_flush(Flush())  # a result while the plot loads: in the table at once, on the plot after
+        assert "fresh" in table.rows_data and plot.times == []
+        hold.set()
+        await wait_for(pilot, lambda: plot.reading is None)
+        assert len(plot.times) == 1201 and plot.times[0] == 1.0 and plot.times[-1] == 0.5
+        assert "loading" not in str(plot.render())
+        await pilot.press("q")
+
+
+async def test_the_rest_of_a_resumed_table_shows_as_the_cursor_or_the_view_nears_it(monkeypatch):
+    store, sid, vid = _stored_session(1200)
+    _no_engine(monkeypatch)
+    app = resumed_app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        table = screen.query_one(ResultsTable)
+        await wait_for(pilot, lambda: table.shown == 1000)
+        assert table.row_count == SIZE[1]
+        table.move_cursor(row=SIZE[1] - 5)
+        assert table.row_count == SIZE[1] + ResultsTable.FILL_ROWS
+        await pilot.pause()  # the table measures its new rows
+        table.scroll_y = table.max_scroll_y
+        assert table.row_count == SIZE[1] + 2 * ResultsTable.FILL_ROWS
+        assert [k.value for k in table.rows][:3] == ["1000", "1001", "1002"]  # fastest first, as stored
+        await pilot.press("ctrl+end")  # the last row: every row that shows
+        assert table.row_count == 1000 and table.cursor_row == 999 and table.hidden == 200
+        scanned = []
+        monkeypatch.setattr(Store, "results", lambda *a, **k: scanned.append(a) or [])
+        table.mark_candidate(vid, {"block_size_x": 2150})  # a gate asks about a stored row that is not loaded
+        assert table.candidate == "2150" and "2150" in [k.value for k in table.rows] and scanned == []
+        assert table.rows_data["2150"]["time_ms"] == 1151.0 and table.hidden == 199
+        await pilot.press("q")
+    app = resumed_app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(ResultsTable)
+        await wait_for(pilot, lambda: table.shown == 1000)
+        await pilot.press("r")  # sorting (slowest first) rebuilds the table: all its rows
+        assert table.row_count == 1000 and next(iter(table.rows)).value == "1999"
+        await pilot.press("q")
+
+
+async def test_the_footer_is_rebuilt_once_for_many_binding_changes_in_a_frame(monkeypatch):
+    from textual.widgets import Footer
+    store, sid, vid = _stored_session(3)
+    _no_engine(monkeypatch)
+    app = resumed_app(sid)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.state == "error")  # no engine: it says so and waits
+        await pilot.pause()
+        rebuilt = []
+        real = Footer.recompose
+
+        async def recompose(self):
+            rebuilt.append(1)
+            await real(self)
+        monkeypatch.setattr(Footer, "recompose", recompose)
+        for _ in range(5):  # a gate, the events around it, a change of focus
+            screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert len(rebuilt) == 1
+        await pilot.press("q")

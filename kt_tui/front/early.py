@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..dirs import data_dir
+from ..paths import data_dir
 from ..gpu.client import GpuWorker
 
 if TYPE_CHECKING:

@@ -1,4 +1,5 @@
-"""The session store: SQLite in WAL mode through sqlite-utils, one connection per thread.
+"""The session store: SQLite in WAL mode, one connection per thread, read and written with plain SQL;
+sqlite-utils creates and migrates the tables.
 
 Every row is committed when it is written, so a killed process loses nothing that was stored.
 Events are append-only; sessions, gates, runs and results are upserted by their keys.
@@ -21,8 +22,9 @@ from pathlib import Path
 
 
 def _sqlite_utils():
-    """sqlite-utils, for its table API (creating, upserting). Imported on first use: `kt-tui
-    sessions` reads with plain SQL and needs none of it (a third of a second). It imports pandas
+    """sqlite-utils, for creating and migrating tables. Imported on first use: a database at the
+    current schema is read and written with plain SQL and needs none of it (a tenth of a second
+    to import, on the way to every command's first result). It imports pandas
     and numpy whenever they are installed, only to map their types to column types when it infers
     a table from values: every table here is created with its column types given, so it is told
     that those not yet loaded are not there."""
@@ -118,6 +120,19 @@ def now() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _json_dumps():
+    """json.dumps(o) for the results' params, times and verdicts, the same text: the stdlib's C
+    encoder made once, where json.dumps makes one at every call (about half of storing a result)."""
+    from json.encoder import JSONEncoder, c_make_encoder, encode_basestring_ascii
+    if c_make_encoder is None:
+        return json.dumps
+    encode = c_make_encoder(None, JSONEncoder().default, encode_basestring_ascii, None, ": ", ", ", False, False, True)
+    return lambda o: "".join(encode(o, 0))
+
+
+_dumps = _json_dumps()
+
+
 class Store:
     def __init__(self, path: str | Path, refs_dir: str | Path | None = None):
         self.path = str(path)
@@ -200,19 +215,59 @@ class Store:
     def create_session(self, **fields) -> str:
         sid = fields.pop("id", None) or uuid.uuid4().hex[:8]
         row = {"id": sid, "created": now(), "updated": now(), "state": "new", **fields}
-        self.db["sessions"].insert(row)
+        self._insert("sessions", row)
         return sid
 
     def update_session(self, sid: str, **fields) -> None:
-        self.db["sessions"].update(sid, {**fields, "updated": now()})
+        self._update("sessions", sid, {**fields, "updated": now()})
 
     def session(self, sid: str) -> dict | None:
-        rows = list(self.db["sessions"].rows_where("id = ?", [sid]))
+        rows = self._rows_where("sessions", "id = ?", [sid])
         if not rows:
-            rows = list(self.db["sessions"].rows_where("substr(id, 1, ?) = ?", [len(sid), sid]))
+            rows = self._rows_where("sessions", "substr(id, 1, ?) = ?", [len(sid), sid])
             if len(rows) != 1:
                 return None
         return rows[0]
+
+    # -- plain SQL: sqlite-utils (a tenth of a second to import) only creates and migrates tables --------
+    def _rows_where(self, table: str, where: str, args: list, order_by: str | None = None) -> list[dict]:
+        sql = f"SELECT * FROM [{table}] WHERE {where}" + (f" ORDER BY {order_by}" if order_by else "")
+        cursor = self.conn.execute(sql, args)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
+
+    def _insert(self, table: str, row: dict) -> int:
+        """One row, committed; its rowid (the id of a table whose key is an integer id)."""
+        sql = f"INSERT INTO [{table}] ({_names(row)}) VALUES ({', '.join('?' * len(row))})"
+        with self.conn as conn:
+            return conn.execute(sql, _values(row)).lastrowid
+
+    def _upsert(self, table: str, row: dict) -> None:
+        """One row by its table's key, committed: inserted, or its given columns changed."""
+        pk = _TABLES[table][1]
+        pk = pk if isinstance(pk, tuple) else (pk,)
+        changed = [c for c in row if c not in pk]
+        sql = (f"INSERT INTO [{table}] ({_names(row)}) VALUES ({', '.join('?' * len(row))}) "
+               f"ON CONFLICT({', '.join(pk)}) DO " +
+               ("UPDATE SET " + ", ".join(f"[{c}] = excluded.[{c}]" for c in changed) if changed else "NOTHING"))
+        with self.conn as conn:
+            conn.execute(sql, _values(row))
+
+    def _update(self, table: str, key, fields: dict) -> None:
+        """The given columns of the row with this key (a value, or a tuple for a key of several
+        columns), committed; LookupError when there is no such row."""
+        pk = _TABLES[table][1]
+        pk, key = (pk, key) if isinstance(pk, tuple) else ((pk,), (key,))
+        if not fields:
+            if not self.conn.execute(f"SELECT 1 FROM [{table}] WHERE " + " AND ".join(f"[{c}] = ?" for c in pk),
+                                     list(key)).fetchone():
+                raise LookupError(f"{table}: no row {key}")
+            return
+        sql = (f"UPDATE [{table}] SET " + ", ".join(f"[{c}] = ?" for c in fields) + " WHERE "
+               + " AND ".join(f"[{c}] = ?" for c in pk))
+        with self.conn as conn:
+            if conn.execute(sql, _values(fields) + list(key)).rowcount != 1:
+                raise LookupError(f"{table}: no row {key}")
 
     def sessions(self) -> list[dict]:
         cursor = self.conn.execute("SELECT * FROM sessions ORDER BY created DESC, rowid DESC")
@@ -221,11 +276,11 @@ class Store:
 
     def delete_session(self, sid: str) -> None:
         """The session and every row and reference file that belongs to it."""
-        with self.db.conn:
+        with self.conn as conn:
             for name in _TABLES:
                 if name != "sessions":
-                    self.db.execute(f"DELETE FROM [{name}] WHERE session = ?", [sid])
-            self.db.execute("DELETE FROM sessions WHERE id = ?", [sid])
+                    conn.execute(f"DELETE FROM [{name}] WHERE session = ?", [sid])
+            conn.execute("DELETE FROM sessions WHERE id = ?", [sid])
         for path in self.refs_dir.glob(f"{sid}-*.npz"):
             path.unlink(missing_ok=True)
 
@@ -238,7 +293,7 @@ class Store:
         """Take the session for this process; SessionLocked when a live process holds it. A lock
         left by a process that is gone (killed) is taken over. Released by unlock() or at exit."""
         me, host = os.getpid(), socket.gethostname()
-        conn = self.db.conn
+        conn = self.conn
         conn.commit()
         conn.execute("BEGIN IMMEDIATE")  # one writer at a time: two processes cannot both take it
         try:
@@ -257,42 +312,41 @@ class Store:
 
     def unlock(self, sid: str) -> None:
         try:
-            with self.db.conn:
-                self.db.conn.execute("DELETE FROM locks WHERE session = ? AND pid = ?", [sid, os.getpid()])
+            with self.conn:
+                self.conn.execute("DELETE FROM locks WHERE session = ? AND pid = ?", [sid, os.getpid()])
         except sqlite3.Error:
             pass  # at exit the database may be gone; a lock left behind is taken over as stale
 
     def lock_holder(self, sid: str) -> dict | None:
-        rows = list(self.db["locks"].rows_where("session = ?", [sid]))
+        rows = self._rows_where("locks", "session = ?", [sid])
         return rows[0] if rows else None
 
     # -- kernel versions -----------------------------------------------------------------
     def add_version(self, sid: str, vid: str, source: str, spec_toml: str, spec: dict,
                     parent: str | None = None, label: str = "") -> None:
-        self.db["versions"].upsert({"session": sid, "id": vid, "parent": parent, "label": label, "source": source,
-                                    "spec_toml": spec_toml, "spec_json": json.dumps(spec), "created": now()},
-                                   pk=("session", "id"))
+        self._upsert("versions", {"session": sid, "id": vid, "parent": parent, "label": label, "source": source,
+                                  "spec_toml": spec_toml, "spec_json": json.dumps(spec), "created": now()})
 
     def update_version(self, sid: str, vid: str, spec_toml: str, spec: dict) -> None:
-        self.db["versions"].update((sid, vid), {"spec_toml": spec_toml, "spec_json": json.dumps(spec)})
+        self._update("versions", (sid, vid), {"spec_toml": spec_toml, "spec_json": json.dumps(spec)})
 
     def version(self, sid: str, vid: str) -> dict | None:
-        rows = list(self.db["versions"].rows_where("session = ? AND id = ?", [sid, vid]))
+        rows = self._rows_where("versions", "session = ? AND id = ?", [sid, vid])
         return rows[0] if rows else None
 
     def versions(self, sid: str) -> list[dict]:
-        return list(self.db["versions"].rows_where("session = ?", [sid], order_by="rowid"))
+        return self._rows_where("versions", "session = ?", [sid], order_by="rowid")
 
     # -- runs and results ----------------------------------------------------------------
     def put_run(self, sid: str, rid: str, **fields) -> None:
-        self.db["runs"].upsert({"session": sid, "id": rid, **fields}, pk=("session", "id"))
+        self._upsert("runs", {"session": sid, "id": rid, **fields})
 
     def run(self, sid: str, rid: str) -> dict | None:
-        rows = list(self.db["runs"].rows_where("session = ? AND id = ?", [sid, rid]))
+        rows = self._rows_where("runs", "session = ? AND id = ?", [sid, rid])
         return rows[0] if rows else None
 
     def runs(self, sid: str) -> list[dict]:
-        return list(self.db["runs"].rows_where("session = ?", [sid], order_by="rowid"))
+        return self._rows_where("runs", "session = ?", [sid], order_by="rowid")
 
     def add_result(self, sid: str, vid: str, rid: str, r: dict) -> None:
         """One result, committed at once (a killed process keeps every configuration it reported).
@@ -301,10 +355,11 @@ class Store:
 
     def add_results(self, sid: str, vid: str, rid: str, rs: list[dict]) -> None:
         """Several results in one transaction: all of them are stored, or none."""
-        rows = [(sid, vid, r["key"], rid, json.dumps(r["params"]), r.get("time_ms"), json.dumps(r.get("times")),
+        stamp, dumps = now(), _dumps
+        rows = [(sid, vid, r["key"], rid, dumps(r["params"]), r.get("time_ms"), dumps(r.get("times")),
                  r["status"], r.get("error"), None if r.get("verified") is None else int(r["verified"]),
                  r.get("max_abs_err"), r.get("first_bad"), r.get("compile_ms"), r.get("source"), r.get("origin"),
-                 r.get("timestamp") or now(), json.dumps(r["verdicts"]) if r.get("verdicts") is not None else None,
+                 r.get("timestamp") or stamp, None if r.get("verdicts") is None else dumps(r["verdicts"]),
                  r.get("worker"), r.get("device") if r.get("worker") else None)
                 for r in rs]
         with self.conn as conn:
@@ -312,7 +367,7 @@ class Store:
 
     def mark_result(self, sid: str, vid: str, key: str, **fields) -> None:
         """Change a stored result after the fact (a check at another size found it wrong)."""
-        self.db["results"].update((sid, vid, key), fields)
+        self._update("results", (sid, vid, key), fields)
 
     def results(self, sid: str, vid: str | None = None) -> list[dict]:
         """Every result in the order they were stored, decoded: for exports and small sessions. The
@@ -335,9 +390,13 @@ class Store:
         """The version's results as a read-only mapping key -> result, read from the database on use."""
         return StoredResults(self, sid, vid)
 
-    def count_results(self, sid: str, vid: str | None = None, run: str | None = None, measured: bool = False) -> int:
-        """How many results are stored; measured: only those that ran and have a time."""
+    def count_results(self, sid: str, vid: str | None = None, run: str | None = None, measured: bool = False,
+                      upto: int | None = None) -> int:
+        """How many results are stored; measured: only those that ran and have a time; upto: a mark
+        from last_result()."""
         where, args = _where(sid, vid, run)
+        if upto is not None:
+            where, args = where + " AND rowid <= ?", args + [upto]
         if measured:
             where += " AND status = 'ok' AND time_ms IS NOT NULL"
         return self.conn.execute(f"SELECT count(*) FROM results WHERE {where}", args).fetchone()[0]
@@ -350,22 +409,38 @@ class Store:
                                      limit):
             yield _decoded(row)
 
-    def fastest(self, sid: str, n: int) -> list[dict]:
+    def last_result(self) -> int:
+        """A mark of what is stored now (the highest rowid): reads given `upto` it see only results
+        stored before it, the same ones as a count taken with it."""
+        return self.conn.execute("SELECT max(rowid) FROM results").fetchone()[0] or 0
+
+    def fastest(self, sid: str, n: int, upto: int | None = None) -> list[dict]:
         """The n results a table of n rows shows: the fastest that ran and were not found wrong, then
-        the others (failures) in the order they were stored."""
+        the others (failures) in the order they were stored. upto: a mark from last_result()."""
+        where, args = ("session = ?", [sid]) if upto is None else ("session = ? AND rowid <= ?", [sid, upto])
         ran = "status = 'ok' AND time_ms IS NOT NULL AND (verified IS NULL OR verified != 0)"
-        shown = list(self._result_rows(f"session = ? AND {ran}", [sid], "time_ms, rowid", n))
+        shown = list(self._result_rows(f"{where} AND {ran}", args, "time_ms, rowid", n))
         if len(shown) < n:
-            shown += self._result_rows(f"session = ? AND NOT ({ran})", [sid], "rowid", n - len(shown))
+            shown += self._result_rows(f"{where} AND NOT ({ran})", args, "rowid", n - len(shown))
         return [_decoded(r) for r in shown]
 
-    def plot_points(self, sid: str) -> tuple[tuple, tuple, tuple]:
-        """The versions, keys and times of every result in the order stored (three columns); a time
-        is None when it did not run right. Nothing is JSON-decoded."""
-        sql = ("SELECT version, key, CASE WHEN status = 'ok' AND (verified IS NULL OR verified != 0) THEN time_ms END "
-               "FROM results WHERE session = ? ORDER BY rowid")
-        rows = self.conn.execute(sql, [sid]).fetchall()
-        return tuple(zip(*rows)) if rows else ((), (), ())
+    def plot_pages(self, sid: str, upto: int | None = None, size: int = 2000):
+        """The versions, keys and times of every result in the order stored, as three columns per
+        page of `size` results; a time is None when it did not run right. Nothing is JSON-decoded.
+        Each page is its own query (the rowid's range, no index): a caller may pause between pages,
+        as the UI's reader does so that 100,000 rows read on a thread leave the UI thread its turns."""
+        sql = ("SELECT rowid, version, key, CASE WHEN status = 'ok' AND (verified IS NULL OR verified != 0) "
+               "THEN time_ms END FROM results NOT INDEXED WHERE session = ? AND rowid > ? AND rowid <= ? "
+               "ORDER BY rowid LIMIT ?")
+        after, last = 0, self.last_result() if upto is None else upto
+        while True:
+            rows = self.conn.execute(sql, [sid, after, last, size]).fetchall()
+            if not rows:
+                return
+            after = rows[-1][0]
+            yield tuple(zip(*rows))[1:]
+            if len(rows) < size:
+                return
 
     def workers(self, sid: str, limit: int | None = None) -> set[str]:
         """The GPU workers that measured the session's results (at most `limit` of them)."""
@@ -381,11 +456,11 @@ class Store:
 
     def add_check(self, sid: str, vid: str, c: dict) -> None:
         """One configuration checked at one other size (gpu/worker/checking.entry)."""
-        self.db["checks"].upsert({"session": sid, "version": vid, "key": c["key"], "label": c["label"],
-                                  "sizes": json.dumps(c.get("sizes") or {}), "status": c["status"],
-                                  "ok": None if c.get("ok") is None else int(c["ok"]), "reason": c.get("reason") or "",
-                                  "verdicts": json.dumps(c.get("verdicts") or []), "source": c.get("source"),
-                                  "created": c.get("timestamp") or now()}, pk=("session", "version", "key", "label"))
+        self._upsert("checks", {"session": sid, "version": vid, "key": c["key"], "label": c["label"],
+                                "sizes": json.dumps(c.get("sizes") or {}), "status": c["status"],
+                                "ok": None if c.get("ok") is None else int(c["ok"]), "reason": c.get("reason") or "",
+                                "verdicts": json.dumps(c.get("verdicts") or []), "source": c.get("source"),
+                                "created": c.get("timestamp") or now()})
 
     def checks(self, sid: str, vid: str | None = None, key: str | None = None) -> list[dict]:
         where, args = "session = ?", [sid]
@@ -395,7 +470,7 @@ class Store:
             where, args = where + " AND key = ?", args + [key]
         return [dict(r, sizes=json.loads(r["sizes"]), verdicts=json.loads(r["verdicts"]),
                      ok=None if r["ok"] is None else bool(r["ok"]))
-                for r in self.db["checks"].rows_where(where, args, order_by="rowid")]
+                for r in self._rows_where("checks", where, args, order_by="rowid")]
 
     def set_reference(self, sid: str, vid: str, outputs: dict) -> None:
         """Reference outputs: kept in memory for this process, and written beside the database as
@@ -428,15 +503,15 @@ class Store:
             _np().save(path, arr, allow_pickle=False)
             _hash_file(digest, path)
         summary = {k: [str(v.dtype), list(v.shape)] for k, v in outputs.items()}
-        self.db["refs"].upsert({"session": sid, "version": vid, "file": f"{sid}-{vid}", "sha256": digest.hexdigest(),
-                                "summary": json.dumps(summary)}, pk=("session", "version"))
+        self._upsert("refs", {"session": sid, "version": vid, "file": f"{sid}-{vid}", "sha256": digest.hexdigest(),
+                              "summary": json.dumps(summary)})
 
     def reference(self, sid: str, vid: str) -> dict | None:
         """The reference outputs (memory-mapped from disk), or None when missing or damaged
         (then they are recomputed)."""
         if (sid, vid) in self._refs:
             return self._refs[(sid, vid)]
-        rows = list(self.db["refs"].rows_where("session = ? AND version = ?", [sid, vid]))
+        rows = self._rows_where("refs", "session = ? AND version = ?", [sid, vid])
         if not rows:
             return None
         row = rows[0]
@@ -457,7 +532,7 @@ class Store:
 
     # -- gates and events ----------------------------------------------------------------
     def gate(self, sid: str, key: str) -> dict | None:
-        rows = list(self.db["gates"].rows_where("session = ? AND key = ?", [sid, key]))
+        rows = self._rows_where("gates", "session = ? AND key = ?", [sid, key])
         if not rows:
             return None
         g = rows[0]
@@ -466,18 +541,18 @@ class Store:
         return g
 
     def open_gate(self, sid: str, key: str, kind: str, title: str, body: dict) -> None:
-        have = self.db.execute("SELECT seq FROM gates WHERE session = ? AND key = ?", [sid, key]).fetchone()
-        seq = have[0] if have else self.db.execute("SELECT count(*) FROM gates WHERE session = ?", [sid]).fetchone()[0]
-        self.db["gates"].upsert({"session": sid, "key": key, "seq": seq, "kind": kind, "title": title,
-                                 "body": json.dumps(body, default=str), "state": "pending", "decision": None,
-                                 "decided": None, "created": now()}, pk=("session", "key"))
+        have = self.conn.execute("SELECT seq FROM gates WHERE session = ? AND key = ?", [sid, key]).fetchone()
+        seq = have[0] if have else self.conn.execute("SELECT count(*) FROM gates WHERE session = ?", [sid]).fetchone()[0]
+        self._upsert("gates", {"session": sid, "key": key, "seq": seq, "kind": kind, "title": title,
+                               "body": json.dumps(body, default=str), "state": "pending", "decision": None,
+                               "decided": None, "created": now()})
 
     def decide_gate(self, sid: str, key: str, decision: dict) -> None:
-        self.db["gates"].update((sid, key), {"state": "decided", "decision": json.dumps(decision, default=str),
-                                             "decided": now()})
+        self._update("gates", (sid, key), {"state": "decided", "decision": json.dumps(decision, default=str),
+                                           "decided": now()})
 
     def gates(self, sid: str) -> list[dict]:
-        return [self.gate(sid, g["key"]) for g in self.db["gates"].rows_where("session = ?", [sid], order_by="seq")]
+        return [self.gate(sid, g["key"]) for g in self._rows_where("gates", "session = ?", [sid], order_by="seq")]
 
     # -- LLM calls and their results ---------------------------------------------------------
     def add_llm_call(self, sid: str, key: str, record: dict) -> int:
@@ -491,37 +566,37 @@ class Store:
                "attempt": record.get("attempt"), "streamed": int(bool(record.get("streamed"))),
                "state": record.get("state") or "done"}
         if record.get("row") is not None:
-            self.db["llm_calls"].update(record["row"], row)
+            self._update("llm_calls", record["row"], row)
             return record["row"]
-        return self.db["llm_calls"].insert({"session": sid, "key": key, **row, "created": now()}).last_pk
+        return self._insert("llm_calls", {"session": sid, "key": key, **row, "created": now()})
 
     def llm_calls(self, sid: str) -> list[dict]:
         return [dict(r, messages=json.loads(r["messages"])) for r in
-                self.db["llm_calls"].rows_where("session = ?", [sid], order_by="id")]
+                self._rows_where("llm_calls", "session = ?", [sid], order_by="id")]
 
     def put_llm_result(self, sid: str, key: str, value, text: str, by: str) -> None:
-        self.db["llm_results"].upsert({"session": sid, "key": key, "value": json.dumps(value), "text": text,
-                                       "by": by, "created": now()}, pk=("session", "key"))
+        self._upsert("llm_results", {"session": sid, "key": key, "value": json.dumps(value), "text": text,
+                                     "by": by, "created": now()})
 
     def llm_result(self, sid: str, key: str) -> dict | None:
-        rows = list(self.db["llm_results"].rows_where("session = ? AND key = ?", [sid, key]))
+        rows = self._rows_where("llm_results", "session = ? AND key = ?", [sid, key])
         return dict(rows[0], value=json.loads(rows[0]["value"])) if rows else None
 
     # -- plan steps ----------------------------------------------------------------------------
     def put_step(self, sid: str, step_id: str, **fields) -> None:
-        have = self.db.execute("SELECT seq FROM steps WHERE session = ? AND id = ?", [sid, step_id]).fetchone()
+        have = self.conn.execute("SELECT seq FROM steps WHERE session = ? AND id = ?", [sid, step_id]).fetchone()
         if not have and "seq" not in fields:
-            fields["seq"] = self.db.execute("SELECT count(*) FROM steps WHERE session = ?", [sid]).fetchone()[0]
-        self.db["steps"].upsert({"session": sid, "id": step_id, **fields, "updated": now()}, pk=("session", "id"))
+            fields["seq"] = self.conn.execute("SELECT count(*) FROM steps WHERE session = ?", [sid]).fetchone()[0]
+        self._upsert("steps", {"session": sid, "id": step_id, **fields, "updated": now()})
 
     def steps(self, sid: str) -> list[dict]:
-        return list(self.db["steps"].rows_where("session = ?", [sid], order_by="seq"))
+        return self._rows_where("steps", "session = ?", [sid], order_by="seq")
 
     def add_event(self, sid: str, kind: str, data: dict) -> None:
-        self.db["events"].insert({"session": sid, "ts": now(), "kind": kind, "data": json.dumps(data, default=str)})
+        self._insert("events", {"session": sid, "ts": now(), "kind": kind, "data": json.dumps(data, default=str)})
 
     def events(self, sid: str) -> list[dict]:
-        return [dict(e, data=json.loads(e["data"])) for e in self.db["events"].rows_where("session = ?", [sid], order_by="id")]
+        return [dict(e, data=json.loads(e["data"])) for e in self._rows_where("events", "session = ?", [sid], order_by="id")]
 
 
 class StoredResults:
@@ -561,6 +636,16 @@ def _where(sid: str, vid: str | None, run: str | None) -> tuple[str, list]:
     if run is not None:
         where, args = where + " AND run = ?", args + [run]
     return where, args
+
+
+def _names(row: dict) -> str:
+    return ", ".join(f"[{c}]" for c in row)
+
+
+def _values(row: dict) -> list:
+    """The row's values as SQLite takes them; a table or list as JSON text (as sqlite-utils wrote them)."""
+    return [json.dumps(v, default=repr, ensure_ascii=False) if isinstance(v, (dict, list, tuple)) else v
+            for v in row.values()]
 
 
 def _decoded(row: dict) -> dict:

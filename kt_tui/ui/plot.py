@@ -108,6 +108,7 @@ class TuningPlot(Static):
         self.labels: dict[str, str] = {}  # version id -> what the legend calls it
         self.palette = {"point": "cyan", "best": "bold yellow", **{f"point{i}": c for i, c in enumerate(SERIES)}}
         self._drawn = _Column(float), _Column(int)  # times and series as arrays, extended at each redraw
+        self.reading: int | None = None  # how many stored points are being read (load() ends it)
 
     def reset(self, points: list[tuple[float | None, str | None]] | None = None) -> None:
         self.times, self.series, self.versions = [], [], []
@@ -116,14 +117,10 @@ class TuningPlot(Static):
             self.add(t, vid)
         self.redraw()
 
-    def reset_columns(self, times: list[float | None], versions: list[str | None]) -> None:
-        """Stored results at once: one time (None: did not run right) and one version each."""
-        order = list(dict.fromkeys(versions))
-        index = {v: i for i, v in enumerate(order)}
-        self.times, self.versions = list(times), order
-        self.series = [index[v] for v in versions] if len(order) > 1 else [0] * len(times)
-        self._drawn = _Column(float), _Column(int)
-        self.redraw()
+    def load(self, stored: StoredColumns) -> None:
+        """A resumed session's points, prepared off the UI thread; the caller redraws."""
+        self.times, self.series, self.versions, self._drawn = stored.times, stored.series, stored.versions, stored.drawn
+        self.reading = None
 
     def add(self, time_ms: float | None, version: str | None = None) -> None:
         if version not in self.versions:
@@ -137,6 +134,9 @@ class TuningPlot(Static):
         self._drawn[0].set(i, time_ms)
 
     def redraw(self) -> None:
+        if self.reading is not None:
+            self.update(Text(f"loading the plot of {self.reading:,} stored results…", style="dim"))
+            return
         width = max(self.size.width, 20)
         times, series = self._drawn[0].extend(self.times), self._drawn[1].extend(self.series)
         plot = render_plot(times, width, max(self.size.height - 2, 2), self.palette, series)
@@ -149,6 +149,20 @@ class TuningPlot(Static):
 
     def on_resize(self) -> None:
         self.redraw()
+
+
+class StoredColumns:
+    """A stored session's points for TuningPlot.load: one time (None: did not run right) and one
+    version each, in the order stored, made ready to draw (off the UI thread: 100,000 points)."""
+
+    def __init__(self, times, versions) -> None:
+        self.versions = list(dict.fromkeys(versions))
+        index = {v: i for i, v in enumerate(self.versions)}
+        self.times = list(times)
+        self.series = list(map(index.__getitem__, versions)) if len(self.versions) > 1 else [0] * len(self.times)
+        self.drawn = _Column(float), _Column(int)
+        self.drawn[0].extend(self.times)
+        self.drawn[1].extend(self.series)
 
 
 class _Column:

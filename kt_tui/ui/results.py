@@ -37,9 +37,14 @@ class ResultsTable(DataTable):
     A session can hold 100,000 results: the table shows the MAX_ROWS fastest (failures last; up to
     twice as many between two trims) and keeps the results of this run's events in rows_data, so
     that adding, sorting and re-basing cost the same at any size. A resumed session's stored rows
-    that do not show stay in the store (put_stored): they are slower than every row shown."""
+    that do not show stay in the store (put_stored): they are slower than every row shown. Of the
+    stored rows that show, the top of the table is added at once and the rest (add_stored) FILL_ROWS
+    at a time when the cursor or the view nears the last row added: a DataTable redraws every
+    visible row after each add, so rows filled in behind the user's back would hold up their keys."""
 
     MAX_ROWS = 1000
+    FILL_ROWS = 50  # rows added when the cursor or the view comes within NEAR_END rows of the last one
+    NEAR_END = 10
 
     def setup(self, param_names: list[str], reference_key: str | None = None, workers: bool = False,
               original: str | None = None) -> None:
@@ -58,6 +63,7 @@ class ResultsTable(DataTable):
         self.stored_hidden = 0  # stored results, never loaded, slower than the rows shown
         self.find_stored = None  # (version, params) -> a stored result not loaded, for mark_candidate
         self._shown: list[tuple[float, int, str]] = []  # heap of (-rank, seq, key) of shown rows: the slowest on top
+        self._pending: dict[str, None] = {}  # stored rows that show once scrolled to, fastest first (add_stored)
         self._seq = 0
         self.sort_index, self.sort_reverse = None, False
         self._add_columns()
@@ -127,9 +133,8 @@ class ResultsTable(DataTable):
             for col, value in zip([c for c in self.columns if c != "best"], self._cells(r)):
                 self.update_cell(key, col, value)
             return key
-        if len(self.rows) >= self.MAX_ROWS and key != self.candidate:
-            worst = self._slowest_shown()
-            if worst is None or _rank(r) >= -worst[0]:
+        if self.shown >= self.MAX_ROWS and key != self.candidate:
+            if _rank(r) >= self._slowest_rank():
                 return key  # kept in rows_data, not shown
         self._show(key)
         if len(self.rows) >= 2 * self.MAX_ROWS:
@@ -152,9 +157,61 @@ class ResultsTable(DataTable):
         self.put_many(fastest)
         self.stored_hidden = max(total - len(fastest), 0)
 
+    def add_stored(self, fastest: list[dict]) -> None:
+        """The rest of the stored rows counted by put_stored (Store.fastest with the same mark, so it
+        starts with the rows already put): they show as the user scrolls to them. A row that an
+        event has put since is newer than the store's and stays as it is."""
+        for r in fastest:
+            key = self.row_key(r.get("version"), r["key"])
+            if key in self.rows_data:
+                continue
+            self.rows_data[key] = r
+            self.stored_hidden = max(self.stored_hidden - 1, 0)
+            self._pending[key] = None
+        if self.sort_index:  # sorted before they came: a sorted table has all its rows
+            self.sort_by(self.sort_index, self.sort_reverse)
+        self._fill_near_end()
+
+    def watch_cursor_coordinate(self, old, new) -> None:
+        super().watch_cursor_coordinate(old, new)
+        self._fill_near_end()
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._fill_near_end()
+
+    def action_scroll_bottom(self) -> None:
+        self._fill(len(self._pending))
+        super().action_scroll_bottom()
+
+    def _fill_near_end(self) -> None:
+        near = len(self.rows) - self.NEAR_END
+        if getattr(self, "_pending", None) and (self.cursor_row >= near or self.scroll_y + self.size.height >= near):
+            self._fill(self.FILL_ROWS)
+
+    def _fill(self, n: int) -> None:
+        pending, self._pending = self._pending, {}  # adding a row moves the cursor: no fill from inside a fill
+        try:
+            for key in list(pending)[:n]:
+                del pending[key]
+                self._show(key)
+        finally:
+            self._pending = pending
+
+    @property
+    def shown(self) -> int:
+        """Rows in the table, with those that show once scrolled to."""
+        return len(self.rows) + len(self._pending)
+
+    def _slowest_rank(self) -> float:
+        """The rank a row needs to beat to show in a full table: the slowest shown or still to show."""
+        worst = self._slowest_shown()
+        rank = -worst[0] if worst is not None else -math.inf
+        return max(rank, _rank(self.rows_data[next(reversed(self._pending))])) if self._pending else rank
+
     @property
     def hidden(self) -> int:
-        return len(self.rows_data) - len(self.rows) + self.stored_hidden
+        return len(self.rows_data) - self.shown + self.stored_hidden
 
     @property
     def total(self) -> int:
@@ -169,9 +226,11 @@ class ResultsTable(DataTable):
         self._rebuild([k.value for k in self.rows if k.value in keep])
 
     def _show(self, key: str) -> None:
+        self._pending.pop(key, None)
         self._seq += 1
         heapq.heappush(self._shown, (-_rank(self.rows_data[key]), self._seq, key))
-        self.add_row("", *self._cells(self.rows_data[key]), key=key)
+        star = Text("★", style="bold yellow") if key == self.best_key else ""
+        self.add_row(star, *self._cells(self.rows_data[key]), key=key)
 
     def _slowest_shown(self):
         while self._shown and self._shown[0][2] not in self.rows:
@@ -224,13 +283,19 @@ class ResultsTable(DataTable):
             return (v is None, v if v is not None else 0) if not isinstance(v, str) else (False, v)
 
         self.sort_index, self.sort_reverse = column, reverse
-        self._rebuild(sorted((k.value for k in self.rows), key=lambda k: value(self.rows_data[k]), reverse=reverse))
+        keys = [k.value for k in self.rows] + list(self._pending)  # a sort rebuilds the table: all of them
+        self._rebuild(sorted(keys, key=lambda k: value(self.rows_data[k]), reverse=reverse))
 
     def _rebuild(self, order: list[str]) -> None:
         best = self.best_key
-        self.clear(columns=True)
-        self._add_columns()
-        self._shown = []
-        for k in order:
-            self._show(k)
+        pending, self._pending = self._pending, {}  # clearing moves the cursor: no fill in between
+        try:
+            self.clear(columns=True)
+            self._add_columns()
+            self._shown = []
+            for k in order:
+                pending.pop(k, None)
+                self._show(k)
+        finally:
+            self._pending = pending
         self.mark_best(best)

@@ -36,6 +36,7 @@ from .report_screen import start_sanitizer
 from .results import short_label
 from .services import Services
 from .settings_screen import SettingsScreen
+from .stored import StoredPoints, StoredRows, read_stored
 from .strategy_picker import StrategyPicker
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
@@ -95,13 +96,15 @@ class SessionScreen(Screen):
         self.paused = False
         self.llm_line = ""
         self.results_added = False
-        self.plotted: dict[str, dict[str, int]] = {}  # version -> config key -> its point on the plot
+        self.plotted: dict[tuple, int] = {}  # (version, config key) -> its point on the plot
+        self.unplotted: list[tuple[dict, str | None]] | None = None  # results that came while the plot loads
         self.steps: list[dict] = []  # the plan as shown: read once, then kept up to date from step events
         self.plot_stale = False
         self.strategy = settings.strategy
         self.best_version: str | None = None
         self.show_original = False
         self.shown_source: tuple | None = None
+        self.bindings_stale = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -335,6 +338,17 @@ class SessionScreen(Screen):
         self.query_one(GatePanel).update(text)
 
     # -- display -------------------------------------------------------------------------
+    def refresh_bindings(self) -> None:
+        """Once a frame at most: the footer rebuilds itself at each call (tens of ms), and a gate,
+        the events around it and a change of focus call this several times in a row."""
+        if not self.bindings_stale:
+            self.bindings_stale = True
+            self.call_after_refresh(self._publish_bindings)
+
+    def _publish_bindings(self) -> None:
+        self.bindings_stale = False
+        super().refresh_bindings()
+
     @property
     def keys(self) -> dict[str, str]:
         """Binding id -> the key that triggers it, with config.toml's [keys] applied."""
@@ -392,35 +406,68 @@ class SessionScreen(Screen):
         return bool(self.sid) and len(self.store.workers(self.sid, limit=2)) > 1
 
     def _load_stored(self) -> None:
+        """What the first frame shows: the session, its plan, its best and the top of the table.
+        The rest of the table and the plot's points are read on a thread (ui/stored.py)."""
         s = self.store.session(self.sid)
         table = self.query_one(ResultsTable)
         self.baseline_ms = s.get("baseline_ms")
         self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
         self._add_versions()
-        # the rows the table shows and a (version, key, time) per result for the plot: nothing else is decoded
-        vids, keys, times = self.store.plot_points(self.sid)
-        table.put_stored(self.store.fastest(self.sid, table.MAX_ROWS), len(keys))
-        table.find_stored = lambda vid, params: next((r for r in self.store.results(self.sid, vid)
-                                                      if r["params"] == params), None)
-        for v in dict.fromkeys(vids):
-            self.plotted[v] = {k: i for i, (vid, k) in enumerate(zip(vids, keys)) if vid == v}
-        self.query_one(TuningPlot).reset_columns(times, vids)
+        mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
+        total = self.store.count_results(self.sid, upto=mark)
+        if s.get("best_key") and s.get("best_ms") is not None:
+            table.best_key = table.row_key(s.get("best_version"), s["best_key"])
+            self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
+        first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
+        table.put_stored(self.store.fastest(self.sid, first, upto=mark), total)
+        table.find_stored = self._find_stored
         self.steps = self.store.steps(self.sid)  # once here; then kept up to date from the step events
         self.query_one(PlanView).show(self.steps)
-        if s.get("best_key") and s.get("best_ms") is not None:
-            table.mark_best(table.row_key(s.get("best_version"), s["best_key"]))
-            self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
+        if self.best:
+            table.mark_best(table.best_key)
             self._best_version(s.get("best_version"))
+        if total:
+            self.unplotted = []
+            self.query_one(TuningPlot).reading = total
+            self.query_one(TuningPlot).redraw()
+            self._read_stored(mark, table.MAX_ROWS if total > table.row_count else 0)
+        self._show_progress()
+
+    def _find_stored(self, vid: str, params: dict) -> dict | None:
+        """A stored result not loaded, that a gate asks about: one read by its configuration's key."""
+        names = self.table.version_params.get(vid) or []
+        if not names or any(n not in params for n in names):
+            return None
+        r = self.store.result(self.sid, vid, ",".join(str(params[n]) for n in names))
+        return r if r is not None and r["params"] == params else None
+
+    @work(thread=True, group="stored")
+    def _read_stored(self, mark: int, rows: int) -> None:
+        read_stored(self.store, self.sid, mark, rows, self.post_message)
+
+    def on_stored_rows(self, message: StoredRows) -> None:
+        self.table.add_stored(message.rows)
+        self._show_progress()
+
+    def on_stored_points(self, message: StoredPoints) -> None:
+        self.plotted = message.plotted
+        self.query_one(TuningPlot).load(message.points)
+        unplotted, self.unplotted = self.unplotted or [], None
+        for r, vid in unplotted:
+            self._plot(r, vid)
+        self.query_one(TuningPlot).redraw()
 
     def _plot(self, r: dict, vid: str | None) -> None:
         """A result on the plot, in its version's colour: a new point, or a configuration measured
         again (a check) changes its point in place."""
+        if self.unplotted is not None:  # the stored points are still being read
+            self.unplotted.append((r, vid))
+            return
         plot = self.query_one(TuningPlot)
-        points = self.plotted.setdefault(vid, {})
-        i = points.get(r["key"])
+        i = self.plotted.get((vid, r["key"]))
         if i is None:
-            points[r["key"]] = len(plot.times)
+            self.plotted[(vid, r["key"])] = len(plot.times)
             plot.add(_plotted(r), vid)
         else:
             plot.set(i, _plotted(r))
@@ -443,7 +490,7 @@ class SessionScreen(Screen):
             which = "after restrictions" if run.get("restricted") else "before restrictions"
             parts[0] = f"{label}: {run['done']}/{run['total']} configurations ({which})"
         if table.hidden:
-            parts.append(f"the table shows the {table.row_count} fastest")
+            parts.append(f"the table shows the {table.shown} fastest")
         if run.get("started"):
             end = run.get("paused_at") or run.get("ended") or time.monotonic()
             parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
