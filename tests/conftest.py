@@ -52,3 +52,23 @@ def hermetic(tmp_path, monkeypatch):
         if k.startswith("OPENAI_") or k in ("KT_TUI_BACKEND", "KT_TUI_SIM_CACHE", "KT_TUI_SIM_PACE", "RAY_ADDRESS"):
             monkeypatch.delenv(k, raising=False)
     return tmp_path
+
+
+@pytest.fixture
+def worker_loop_once():
+    """Runs the GPU worker's job loop in this process over these jobs, then leaves it."""
+    import os
+
+    from kt_tui.gpu.worker import main as worker
+
+    def run(*jobs):
+        class Requests:
+            items = list(jobs)
+
+            def get(self, timeout):
+                if self.items:
+                    return self.items.pop(0)
+                raise SystemExit
+        with pytest.raises(SystemExit):
+            worker.main(Requests(), None, None, None, os.getppid())
+    return run

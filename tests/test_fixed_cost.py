@@ -244,23 +244,14 @@ def test_the_worker_is_asked_to_prepare_once_a_gpu_is_picked_before_the_compile_
     assert not [o for o in order if o[0] == "prepare"]  # a replay needs no inputs
 
 
-def test_a_prepared_worker_has_the_inputs_its_first_job_needs(monkeypatch):
+def test_a_prepared_worker_has_the_inputs_its_first_job_needs(monkeypatch, worker_loop_once):
     from kt_tui.gpu.protocol import PrepareJob
-    from kt_tui.gpu.worker import main as worker
     made = []
     monkeypatch.setattr(tuning, "make_args", lambda spec: made.append(1) or [np.zeros(3, np.float32)])
     tuning._ARGS.clear()
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
 
-    class Requests:  # the prepare job, then the loop is left (a close would end the process)
-        items = [PrepareJob(spec.to_dict(), "pycuda")]
-
-        def get(self, timeout):
-            if self.items:
-                return self.items.pop(0)
-            raise SystemExit
-    with pytest.raises(SystemExit):
-        worker.main(Requests(), None, None, None, os.getppid())
+    worker_loop_once(PrepareJob(spec.to_dict(), "pycuda"))  # then the loop is left (a close would end the process)
     assert made == [1]  # (opening the device fails here, without a GPU: the first job reports that)
     assert tuning.job_args(spec, spec.to_dict(), False)[0].tolist() == [0, 0, 0] and made == [1]
 

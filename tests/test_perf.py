@@ -59,7 +59,6 @@ def test_probe_cache_file_damaged(tmp_path):
 
 
 # -- compile-ahead for pycuda: the same compile as kernel_tuner's, done by a pool ---------------
-import os  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 import types  # noqa: E402
@@ -526,7 +525,7 @@ def test_checks_at_other_sizes_compile_every_kernel_at_once_and_run_those(fake_p
 
 
 def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the_first_job_takes_that(
-        fake_pycuda, monkeypatch):
+        fake_pycuda, monkeypatch, worker_loop_once):
     from kt_tui.gpu import compile as comp
     from kt_tui.gpu.protocol import PrepareJob, TuneJob
     from kt_tui.gpu.worker import main as worker
@@ -540,15 +539,7 @@ def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the
     source = read_source(ROOT / "examples" / "vector_add.cu")
     spec = load_spec(ROOT / "examples" / "vector_add.cu.toml", find_kernels(source)[0])
 
-    class Requests:  # the prepare job, then the loop is left
-        items = [PrepareJob(spec.to_dict(), "pycuda", source)]
-
-        def get(self, timeout):
-            if self.items:
-                return self.items.pop(0)
-            raise SystemExit
-    with pytest.raises(SystemExit):
-        worker.main(Requests(), None, None, None, os.getppid())
+    worker_loop_once(PrepareJob(spec.to_dict(), "pycuda", source))
     baseline = comp.prepared_text(source, spec.baseline_params(), spec=spec)
     assert [c[0] for c in calls["compile"]] == [baseline]
     job = TuneJob(run_id="baseline", source=source, spec=spec.to_dict(), backend="pycuda", cachefile="",
