@@ -141,7 +141,7 @@ def _pycuda_backend(source_mod, options):
 @pytest.mark.parametrize("source", ['__global__ void k(float *x) { x[0] = 1; }',
                                     'extern "C" __global__ void k(float *x) { x[0] = 1; }'])
 def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, source):
-    from kt_tui.gpu.prefetch import pycuda_arguments, pycuda_cubin
+    from kt_tui.gpu.compilers import pycuda_arguments, pycuda_cubin
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(getattr(compiler, which), ["-O3", "-lineinfo"])
     instance = types.SimpleNamespace(kernel_string=source, name="k")
@@ -270,11 +270,11 @@ def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
 
 
 def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypatch):
-    from kt_tui.gpu import prefetch
+    from kt_tui.gpu import compilers
     monkeypatch.setenv("KT_TUI_PREFETCH_WORKERS", "2")
-    pool = prefetch._process_pool(16)
+    pool = compilers.process_pool(16)
     try:
-        assert pool.submit(prefetch.pool_size).result(timeout=120) == 2  # the environment reaches the pool
+        assert pool.submit(compilers.pool_size).result(timeout=120) == 2  # the environment reaches the pool
     finally:
         pool.shutdown(wait=True)
 
@@ -310,12 +310,12 @@ def test_the_plot_draws_what_a_point_by_point_drawing_draws():
 
 
 def _pool_in_a_daemon(out, allow: bool) -> None:
-    from kt_tui.gpu import prefetch
+    from kt_tui.gpu import compilers
     if allow:
-        prefetch.allow_children()
+        compilers.allow_children()
     try:
-        pool = prefetch._process_pool(2)
-        out.put(pool.submit(prefetch.pool_size, 4).result(timeout=120))
+        pool = compilers.process_pool(2)
+        out.put(pool.submit(compilers.pool_size, 4).result(timeout=120))
         pool.shutdown(wait=True)
     except Exception as e:  # noqa: BLE001 - reported to the test
         out.put(f"{type(e).__name__}: {e}")
@@ -339,7 +339,7 @@ def test_a_daemonic_gpu_worker_can_start_its_compile_ahead_pool(allow):
 
 
 def prefetch_pool_size() -> int:
-    from kt_tui.gpu.prefetch import pool_size
+    from kt_tui.gpu.compilers import pool_size
     return pool_size(4)
 
 
@@ -351,9 +351,9 @@ def test_the_gpu_worker_allows_itself_children():
 
 
 def test_pycuda_compiles_ahead_on_threads_not_processes(fake_pycuda):
-    from kt_tui.gpu.prefetch import _Pycuda
+    from kt_tui.gpu.compilers import Pycuda
     compiler, _ = fake_pycuda
-    pool = _Pycuda(_pycuda_backend(compiler.SourceModule, [])).pool()
+    pool = Pycuda(_pycuda_backend(compiler.SourceModule, [])).pool()
     try:
         assert isinstance(pool, ThreadPoolExecutor)
     finally:

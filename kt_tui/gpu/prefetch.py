@@ -27,24 +27,17 @@ and how long the run waited on it (benchmarks/harness.py reads it).
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 import time
+from concurrent.futures import Executor, Future
 from contextlib import contextmanager
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 
-# Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
-# one in use need be installed, and kernel_tuner (this module also loads in the app's process).
+from .compilers import Cupy, Instance, Nvrtc, Pycuda, stand_in
+
+# Imported where used: kernel_tuner and ktsource (this module also loads in the app's process).
 
 WINDOW = 24  # configurations compiled ahead of the one being measured
 BACKENDS = ("CudaFunctions", "PyCudaFunctions", "CupyFunctions")
-
-
-def pool_size(limit: int = 16) -> int:
-    wanted = os.environ.get("KT_TUI_PREFETCH_WORKERS")
-    if wanted and wanted.isdigit() and int(wanted) > 0:
-        return int(wanted)
-    return max(1, min(limit, (os.cpu_count() or 2) - 1))
 
 
 class Early:
@@ -71,10 +64,10 @@ class Early:
     @classmethod
     def start_texts(cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]]) -> "Early | None":
         """Compile these (kernel name, kernel string) pairs, as kernel_tuner's `backend` would."""
-        stand_in = _stand_in(backend, compiler_options) if named else None
-        if stand_in is None:
+        device = stand_in(backend, compiler_options) if named else None
+        if device is None:
             return None
-        how = {"nvcuda": _Nvrtc, "pycuda": _Pycuda}[backend](stand_in)
+        how = {"nvcuda": Nvrtc, "pycuda": Pycuda}[backend](device)
         early = cls(how, how.pool(), {})
         early.add_texts(named)
         return early
@@ -87,7 +80,7 @@ class Early:
     def add_texts(self, named: list[tuple[str, str]]) -> None:
         for name, text in named:
             if text not in self.ahead:
-                fn, args = self.how.job(_Instance(name, text))
+                fn, args = self.how.job(Instance(name, text))
                 self.ahead[text] = self.pool.submit(fn, *args)
 
     @staticmethod
@@ -122,44 +115,11 @@ class Early:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-class _Instance:
-    def __init__(self, name: str, kernel_string: str):
-        self.name, self.kernel_string = name, kernel_string
-
-
-class _StandIn:
-    """What the compile jobs read of a kernel_tuner backend, before kernel_tuner made one."""
-
-    def __init__(self, cc: str, compiler_options: list[str], source_mod=None):
-        self.cc, self.compiler_options, self.source_mod = cc, compiler_options, source_mod
-
-
-def _stand_in(backend: str, compiler_options: list[str]) -> _StandIn | None:
-    """Device 0's compute capability as kernel_tuner's backend reads it, without a context."""
-    if backend == "pycuda":
-        import pycuda.driver as drv
-        from pycuda.compiler import DynamicSourceModule, SourceModule
-
-        drv.init()
-        major, minor = drv.Device(0).compute_capability()
-        cc = f"{major}{minor}"
-        return _StandIn(cc, compiler_options, DynamicSourceModule if int(cc) >= 35 else SourceModule)
-    if backend == "nvcuda":
-        from cuda.bindings import driver
-
-        driver.cuInit(0)
-        attr = driver.CUdevice_attribute
-        major = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0)[1]
-        minor = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0)[1]
-        return _StandIn(f"{major}{minor}", compiler_options)
-    return None
-
-
 class Prefetcher:
     def __init__(self, runner, pool: Executor | None = None, early: Early | None = None):
         self.runner = runner
         self.backend = runner.dev.dev
-        self.how = {"CudaFunctions": _Nvrtc, "PyCudaFunctions": _Pycuda, "CupyFunctions": _Cupy}[
+        self.how = {"CudaFunctions": Nvrtc, "PyCudaFunctions": Pycuda, "CupyFunctions": Cupy}[
             type(self.backend).__name__](self.backend)
         self.ahead: dict[str, Future] = {}
         if early is not None and type(early.how) is type(self.how):
@@ -242,157 +202,3 @@ class Prefetcher:
 class _Everything(set):
     def __contains__(self, item) -> bool:
         return True
-
-
-def allow_children() -> None:
-    """Lets this daemonic process start a pool: the app still ends it at exit (it started it as a
-    daemon, and the worker watches its parent), and the pool's processes end with their pipes."""
-    mp.current_process().daemon = False
-
-
-def _process_pool(limit: int) -> ProcessPoolExecutor:
-    # spawn: the measuring process owns a CUDA context, which a forked child must not inherit
-    return ProcessPoolExecutor(max_workers=pool_size(limit), mp_context=mp.get_context("spawn"))
-
-
-class _Nvrtc:
-    def __init__(self, backend):
-        from cuda.bindings import driver, nvrtc  # noqa: F401 - fail here when the backend is not nvcuda
-        self.backend = backend
-        self.options = self._options()
-
-    def pool(self) -> Executor:
-        return ThreadPoolExecutor(max_workers=pool_size(8))
-
-    def _options(self) -> list[bytes]:
-        from .ktimport import load
-        load()
-        from kernel_tuner.utils.nvcuda import find_cuda_home, to_valid_nvrtc_gpu_arch_cc
-
-        b = self.backend
-        opts = [o for o in b.compiler_options if not o.startswith(("-arch", "--arch", "--gpu-architecture"))]
-        if not any(o.startswith(("-std=", "--std=")) for o in opts):
-            opts.append("--std=c++11")
-        opts.append(f"--gpu-architecture=sm_{to_valid_nvrtc_gpu_arch_cc(b.cc)}")
-        home = find_cuda_home()
-        if home:
-            opts.append(f"-I{os.path.join(home, 'include')}")
-        return [o.encode() for o in opts]
-
-    def job(self, instance):
-        return nvrtc_cubin, (instance.kernel_string, instance.name, self.options)
-
-    def load(self, done, instance):
-        import numpy as np
-        from cuda.bindings import driver
-
-        cubin, lowered = done
-        b = self.backend
-        err, b.current_module = driver.cuModuleLoadData(np.char.array(cubin))
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return None
-        err, b.func = driver.cuModuleGetFunction(b.current_module, lowered)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return None
-        err, b.num_regs = driver.cuFuncGetAttribute(driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, b.func)
-        return b.func
-
-
-class _Pycuda:
-    def __init__(self, backend):
-        import pycuda.compiler  # noqa: F401 - fail here when pycuda is not there
-        self.backend = backend
-
-    def pool(self) -> Executor:
-        return ThreadPoolExecutor(max_workers=pool_size(16))
-
-    def job(self, instance):
-        return pycuda_cubin, (instance.kernel_string, pycuda_arguments(self.backend, instance))
-
-    def load(self, cubin: bytes, instance):
-        from pycuda.compiler import DynamicModule, SourceModule
-        from pycuda.driver import jit_input_type, module_from_buffer
-
-        b = self.backend
-        if b.source_mod is SourceModule:
-            module = SourceModule.__new__(SourceModule)
-            module.module = module_from_buffer(cubin)
-            module._bind_module()
-        else:  # DynamicSourceModule: relocatable code linked with the device runtime, as pycuda does
-            args = pycuda_arguments(b, instance)
-            module = DynamicModule(arch=args["arch"], code=args["code"], no_extern_c=args["no_extern_c"])
-            module.add_data(cubin, jit_input_type.CUBIN, "kernel.cubin")
-            module.add_stdlib("cudadevrt")
-            module.link()
-        b.current_module = module
-        b.func = module.get_function(instance.name)
-        if not isinstance(b.func, str):
-            b.num_regs = b.func.num_regs
-        return b.func
-
-
-def pycuda_arguments(backend, instance) -> dict:
-    """What kernel_tuner's pycuda backend passes to its SourceModule class for this instance
-    (backends/pycuda.py, compile), plus what DynamicSourceModule adds for relocatable code."""
-    from pycuda.compiler import SourceModule
-
-    options = ["-Xcompiler=-Wall"] + list(backend.compiler_options or []) + ["-e", instance.name]
-    if backend.source_mod is not SourceModule:
-        options += [o for o in ("-rdc=true", "-lcudadevrt") if o not in options]
-    cc = backend.cc
-    return {"options": options, "arch": f"compute_{cc}" if cc != "00" else None,
-            "code": f"sm_{cc}" if cc != "00" else None, "cache_dir": False,
-            "no_extern_c": 'extern "C"' in instance.kernel_string}
-
-
-class _Cupy:
-    def __init__(self, backend):
-        import cupy  # noqa: F401 - fail here when cupy is not there
-        self.backend = backend
-
-    def pool(self) -> Executor:
-        return _process_pool(8)  # each process opens a CUDA context to load what it compiled
-
-    def job(self, instance):
-        opts = list(self.backend.compiler_options or [])
-        if not any("-std=" in o for o in opts):  # as kernel_tuner's cupy backend does
-            opts = ["--std=c++11"] + opts
-        return cupy_compile, (instance.kernel_string, instance.name, tuple(opts))
-
-    def load(self, done, instance):
-        return None  # kernel_tuner's own compile now finds the module in cupy's cache
-
-
-def nvrtc_cubin(source: str, name: str, options: list[bytes]) -> tuple[bytes, bytes]:
-    from cuda.bindings import nvrtc
-
-    def check(result):
-        err, *rest = result if isinstance(result, tuple) else (result,)
-        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise RuntimeError(f"nvrtc: {err}")
-        return rest[0] if len(rest) == 1 else rest
-
-    program = check(nvrtc.nvrtcCreateProgram(source.encode(), b"kt_tui", 0, [], []))
-    try:
-        check(nvrtc.nvrtcAddNameExpression(program, name.encode()))
-        check(nvrtc.nvrtcCompileProgram(program, len(options), options))
-        size = check(nvrtc.nvrtcGetCUBINSize(program))
-        buf = b" " * size
-        check(nvrtc.nvrtcGetCUBIN(program, buf))
-        lowered = check(nvrtc.nvrtcGetLoweredName(program, name.encode()))
-        return buf, lowered
-    finally:
-        nvrtc.nvrtcDestroyProgram(program)
-
-
-def pycuda_cubin(source: str, arguments: dict) -> bytes:
-    """On a pool thread: nvcc through pycuda, to a cubin (pycuda runs nvcc in a temporary folder of its own)."""
-    from pycuda.compiler import compile
-    return compile(source, target="cubin", **arguments)
-
-
-def cupy_compile(source: str, name: str, options: tuple) -> bool:
-    """In a pool process: cupy compiles (and caches on disk) what kernel_tuner will ask it for."""
-    import cupy
-    cupy.RawModule(code=source, options=options, name_expressions=[name]).compile()
-    return True

@@ -14,7 +14,7 @@ import threading
 import time
 import traceback
 
-from ..prefetch import allow_children
+from ..compilers import allow_children
 from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
 from ..timeline import mark
 
