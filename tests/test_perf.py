@@ -59,6 +59,7 @@ def test_probe_cache_file_damaged(tmp_path):
 
 
 # -- compile-ahead for pycuda: the same compile as kernel_tuner's, done by a pool ---------------
+import json  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 import types  # noqa: E402
@@ -549,3 +550,18 @@ def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the
     [f.result(timeout=60) for f in early.ahead.values()]
     early.close()
     assert len(calls["compile"]) == 2  # the baseline was not compiled again
+
+
+def test_an_unwritable_prefetch_stats_file_does_not_fail_the_job(fake_pycuda, monkeypatch, tmp_path, capsys):
+    from kt_tui.gpu.prefetch import Prefetcher
+    compiler, _ = fake_pycuda
+    backend = _pycuda_backend(compiler.SourceModule, [])
+    backend.compile = lambda inst: "compiled by kernel_tuner"
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
+        kernel_string=str(p), name="k"))
+    monkeypatch.setenv("KT_TUI_PREFETCH_STATS", str(tmp_path / "no" / "such" / "dir" / "stats.jsonl"))
+    Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(1)).close()
+    assert "KT_TUI_PREFETCH_STATS" in capsys.readouterr().out
+    monkeypatch.setenv("KT_TUI_PREFETCH_STATS", str(tmp_path / "stats.jsonl"))
+    Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(1)).close()
+    assert json.loads((tmp_path / "stats.jsonl").read_text())["how"] == "pycuda"

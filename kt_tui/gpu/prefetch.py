@@ -195,8 +195,11 @@ class Prefetcher:
               + (f"; first failure: {st['first_failure']}" if st["first_failure"] else ""), flush=True)
         where = os.environ.get("KT_TUI_PREFETCH_STATS")
         if where:
-            with open(where, "a", encoding="utf-8") as f:
-                f.write(json.dumps(dict(st, how=type(self.how).__name__.strip("_").lower())) + "\n")
+            try:
+                with open(where, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(dict(st, how=type(self.how).__name__.lower())) + "\n")
+            except OSError as e:  # a benchmark's record: never the job's failure
+                print(f"kt-tui: KT_TUI_PREFETCH_STATS: {e}", flush=True)
 
 
 class _Everything(set):
