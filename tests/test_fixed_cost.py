@@ -20,7 +20,7 @@ from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.simcache import read_cache
 from kt_tui.gpu.timeline import read as read_trace
-from kt_tui.gpu.worker import tuning
+from kt_tui.gpu.worker import prepare, tuning
 from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.store import Store
 
@@ -40,7 +40,7 @@ def kt(*argv, env=None, **kw):
 def test_a_replay_hands_kernel_tuner_one_element_stand_ins_and_streams_the_recorded_times(monkeypatch):
     def never(*a, **k):
         raise AssertionError("a replay generated the inputs")
-    monkeypatch.setattr(tuning, "make_args", never)
+    monkeypatch.setattr(prepare, "make_args", never)
     seen = {}
     real = tuning.tune_kernel
 
@@ -66,16 +66,16 @@ def test_a_gpu_jobs_inputs_are_made_once_per_spec_and_each_job_gets_copies(monke
     def make(spec):
         made.append(spec.sizes["n"])
         return [np.arange(4, dtype=np.float32), np.float32(2.0)]
-    monkeypatch.setattr(tuning, "make_args", make)
-    tuning._ARGS.clear()
+    monkeypatch.setattr(prepare, "make_args", make)
+    prepare._ARGS.clear()
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
     n = spec.sizes["n"]
-    first = tuning.job_args(spec, spec.to_dict(), False)
+    first = prepare.job_args(spec, spec.to_dict(), False)
     first[0][:] = -1  # what one job does to its arrays, the next one does not see
-    second = tuning.job_args(spec, spec.to_dict(), False)
+    second = prepare.job_args(spec, spec.to_dict(), False)
     assert made == [n] and second[0].tolist() == [0, 1, 2, 3] and second[1] == 2.0
     spec.sizes["n"] = 1000  # other sizes: made again
-    tuning.job_args(spec, spec.to_dict(), False)
+    prepare.job_args(spec, spec.to_dict(), False)
     assert made == [n, 1000]
 
 
@@ -247,13 +247,13 @@ def test_the_worker_is_asked_to_prepare_once_a_gpu_is_picked_before_the_compile_
 def test_a_prepared_worker_has_the_inputs_its_first_job_needs(monkeypatch, worker_loop_once):
     from kt_tui.gpu.protocol import PrepareJob
     made = []
-    monkeypatch.setattr(tuning, "make_args", lambda spec: made.append(1) or [np.zeros(3, np.float32)])
-    tuning._ARGS.clear()
+    monkeypatch.setattr(prepare, "make_args", lambda spec: made.append(1) or [np.zeros(3, np.float32)])
+    prepare._ARGS.clear()
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
 
     worker_loop_once(PrepareJob(spec.to_dict(), "pycuda"))  # then the loop is left (a close would end the process)
     assert made == [1]  # (opening the device fails here, without a GPU: the first job reports that)
-    assert tuning.job_args(spec, spec.to_dict(), False)[0].tolist() == [0, 0, 0] and made == [1]
+    assert prepare.job_args(spec, spec.to_dict(), False)[0].tolist() == [0, 0, 0] and made == [1]
 
 
 def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_named(monkeypatch, hermetic):

@@ -103,7 +103,8 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
     allow_children()
     from ...kernel.spec import spec_from_plain
     from .checking import run_check_job
-    from .tuning import ContextLost, job_args, prepare_early, run_tune_job
+    from .prepare import job_args, prepare_early
+    from .tuning import ContextLost, run_tune_job
     mark("worker: imports done")
 
     while True:

@@ -26,15 +26,16 @@ from kernel_tuner.observers.observer import OutputObserver
 
 from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
-from ...kernel.inputs import load_named, make_arg, make_args, reference_outputs, user_function
+from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
 from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from .lang import cuda_lang, numpy_arguments
-from ..prefetch import WINDOW, Early, Prefetcher
+from ..prefetch import Early, Prefetcher
 from ..protocol import TuneJob
 from ..timeline import mark
 from .outputs import reference_kernel_outputs
+from .prepare import early_for, job_args
 from .verify import compare_all, failure_text
 
 STICKY = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
@@ -387,27 +388,6 @@ def _problem_size_function(spec: Spec):
     return problem_size
 
 
-_ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
-KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each job rather than kept
-
-
-def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
-    """The kernel's arguments for a job. A replay runs nothing: kernel_tuner only checks the types
-    against the signature, so each array is a one-element stand-in of its dtype. On a GPU, the
-    spec's inputs are generated once per spec (seconds for large arrays) and each job gets copies."""
-    if simulated:
-        return [np.zeros(1, np.dtype(a.dtype)) if a.is_array else make_arg(a, dict(spec.sizes), spec)
-                for a in spec.args]
-    key = json.dumps([plain.get("args"), plain.get("sizes"), plain.get("base_dir")], sort_keys=True, default=str)
-    if key not in _ARGS:
-        _ARGS.clear()
-        args = make_args(spec)
-        if sum(a.nbytes for a in args if isinstance(a, np.ndarray)) > KEEP_BYTES:
-            return args
-        _ARGS[key] = args
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in _ARGS[key]]
-
-
 def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) -> dict:
     """Run one tuning job; returns what `done` reports. Raises ContextLost when the GPU is wedged."""
     spec = spec_from_plain(job.spec)
@@ -452,44 +432,12 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         kwargs["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
     if spec.smem_size is not None and not simulated:
         kwargs["smem_args"] = {"size": spec.smem_function()}
-    strategy.early = None if simulated else _early(job, spec, names)
+    strategy.early = None if simulated else early_for(job, spec, names)
     try:
         return _tune(job, spec, tune_params, strategy, observer, emit, kwargs)
     finally:
         if strategy.early is not None and not strategy.early.adopted:
             strategy.early.close()
-
-
-_PREPARED: list[tuple[str, Early]] = []  # (backend, the baseline's compile) started by a PrepareJob
-
-
-def prepare_early(spec: Spec, source: str, backend: str) -> None:
-    """While the app still compile-checks the kernel: start compiling its baseline for the first job."""
-    while _PREPARED:
-        _PREPARED.pop()[1].close()
-    if source and os.environ.get("KT_TUI_PREFETCH", "1") != "0":
-        early = Early.start(backend, spec, source, [spec.baseline_params()])
-        if early is not None:
-            _PREPARED.append((backend, early))
-
-
-def _early(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:
-    """Start compiling the job's listed configurations (the baseline, seeds) while its inputs are made."""
-    prepared = _PREPARED.pop() if _PREPARED else None
-    if os.environ.get("KT_TUI_PREFETCH", "1") == "0":
-        return None
-    listed = [c for c in [*(job.seeds or []), *(job.configs or [])]
-              if ",".join(str(c[n]) for n in names) not in job.known]
-    firsts = list({",".join(str(c[n]) for n in names): {n: c[n] for n in names} for c in listed}.values())[:WINDOW]
-    if prepared is not None and prepared[0] == job.backend:
-        try:
-            prepared[1].add(spec, job.source, firsts)
-            return prepared[1]
-        except Exception:  # noqa: BLE001 - a fresh start below
-            pass
-    if prepared is not None:
-        prepared[1].close()
-    return Early.start(job.backend, spec, job.source, firsts)
 
 
 def _tune(job: TuneJob, spec: Spec, tune_params: dict, strategy, observer, emit, kwargs: dict) -> dict:
