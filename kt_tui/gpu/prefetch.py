@@ -37,7 +37,12 @@ from .compilers import Cupy, Instance, Nvrtc, Pycuda, stand_in
 # Imported where used: kernel_tuner and ktsource (this module also loads in the app's process).
 
 WINDOW = 24  # configurations compiled ahead of the one being measured
-BACKENDS = ("CudaFunctions", "PyCudaFunctions", "CupyFunctions")
+COMPILERS = {"CudaFunctions": Nvrtc, "PyCudaFunctions": Pycuda, "CupyFunctions": Cupy}  # by kernel_tuner backend
+
+
+def enabled() -> bool:
+    """KT_TUI_PREFETCH=0 turns compiling ahead off, early compiles included."""
+    return os.environ.get("KT_TUI_PREFETCH", "1") != "0"
 
 
 class Early:
@@ -50,13 +55,13 @@ class Early:
         self.adopted = False
 
     @classmethod
-    def start(cls, backend: str, spec, source: str, params_list: list[dict], sizes: dict | None = None) -> "Early | None":
+    def start(cls, backend: str, spec, source: str, params_list: list[dict]) -> "Early | None":
         """None where nothing can start early (another backend, no GPU, any error: it is only a head start)."""
         try:
             from .ktsource import kernel_string
 
             return cls.start_texts(backend, list(spec.compiler_options or []),
-                                   [kernel_string(spec, source, p, sizes) for p in params_list])
+                                   [kernel_string(spec, source, p) for p in params_list])
         except Exception as e:  # noqa: BLE001 - kernel_tuner compiles as usual
             print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
             return None
@@ -119,12 +124,10 @@ class Prefetcher:
     def __init__(self, runner, pool: Executor | None = None, early: Early | None = None):
         self.runner = runner
         self.backend = runner.dev.dev
-        self.how = {"CudaFunctions": Nvrtc, "PyCudaFunctions": Pycuda, "CupyFunctions": Cupy}[
-            type(self.backend).__name__](self.backend)
+        self.how = COMPILERS[type(self.backend).__name__](self.backend)
         self.ahead: dict[str, Future] = {}
         if early is not None and type(early.how) is type(self.how):
             pool, self.ahead, early.adopted = pool or early.pool, dict(early.ahead), True
-            self.queued_early = len(early.ahead)
         self.pool = pool or self.how.pool()
         self.queued: set[tuple] = set()
         self.original = self.backend.compile
@@ -137,7 +140,7 @@ class Prefetcher:
         backend = getattr(getattr(runner, "dev", None), "dev", None)
         if type(backend).__name__ == "CupyFunctions" and os.environ.get("CUPY_CACHE_IN_MEMORY", "0") != "0":
             return False  # nothing on disk for kernel_tuner's compile to find
-        return type(backend).__name__ in BACKENDS and not getattr(runner, "simulation_mode", False)
+        return type(backend).__name__ in COMPILERS and not getattr(runner, "simulation_mode", False)
 
     def upcoming(self, params_list: list[dict]) -> None:
         """Queue these configurations (in the order they will run), at most WINDOW ahead."""

@@ -4,7 +4,6 @@ its baseline configuration gives the reference, then each candidate configuratio
 
 from __future__ import annotations
 
-import os
 import time
 from contextlib import nullcontext
 from typing import Callable
@@ -13,6 +12,7 @@ import numpy as np
 
 from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
+from .. import prefetch
 from ..prefetch import Early
 from ..protocol import CheckJob
 from .outputs import reference_kernel_outputs, run_outputs
@@ -59,7 +59,7 @@ def run_check_job(job: CheckJob, emit: Callable) -> dict:
 
 
 def _compile_early(job: CheckJob) -> list[Early]:
-    if job.backend not in ("pycuda", "nvcuda") or os.environ.get("KT_TUI_PREFETCH", "1") == "0":
+    if job.backend not in ("pycuda", "nvcuda") or not prefetch.enabled():
         return []
     from ..ktsource import kernel_string  # here: it loads kernel_tuner, which the app's process does without
 

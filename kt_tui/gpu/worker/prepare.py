@@ -5,13 +5,12 @@ each job, and the compiles of its first configurations, started before kernel_tu
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 
 from ...kernel.inputs import make_arg, make_args
 from ...kernel.spec import Spec
-from ..prefetch import WINDOW, Early
+from ..prefetch import WINDOW, Early, enabled
 from ..protocol import TuneJob
 
 
@@ -44,7 +43,7 @@ def prepare_early(spec: Spec, source: str, backend: str) -> None:
     for early in _PREPARED.values():
         early.close()
     _PREPARED.clear()
-    if source and _compiling_ahead():
+    if source and enabled():
         early = Early.start(backend, spec, source, [spec.baseline_params()])
         if early is not None:
             _PREPARED[backend] = early
@@ -57,7 +56,7 @@ def early_for(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:
     for other in _PREPARED.values():
         other.close()
     _PREPARED.clear()
-    if not _compiling_ahead():
+    if not enabled():
         return None
     listed = [c for c in [*(job.seeds or []), *(job.configs or [])]
               if ",".join(str(c[n]) for n in names) not in job.known]
@@ -69,7 +68,3 @@ def early_for(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:
     except Exception as e:  # noqa: BLE001 - what was compiled is still used; the rest compiles as usual
         print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
     return prepared
-
-
-def _compiling_ahead() -> bool:
-    return os.environ.get("KT_TUI_PREFETCH", "1") != "0"

@@ -32,6 +32,7 @@ from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from .lang import cuda_lang, numpy_arguments
 from ..prefetch import Early, Prefetcher
+from ..prefetch import enabled as prefetch_enabled
 from ..protocol import TuneJob
 from ..timeline import mark
 from .outputs import reference_kernel_outputs
@@ -320,7 +321,7 @@ class _StreamingRunner:
 
 
     def _start_prefetch(self) -> None:
-        if self.prefetch is None and os.environ.get("KT_TUI_PREFETCH", "1") != "0":
+        if self.prefetch is None and prefetch_enabled():
             if Prefetcher.usable(self.runner):
                 try:
                     self.prefetch = Prefetcher(self.runner, early=self.owner.early)
