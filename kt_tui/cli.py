@@ -15,7 +15,7 @@ from .errors import UserError, explain
 from .gpu.protocol import SEARCHES
 from .paths import data_dir, session_db
 
-# Imported where used: each command's own modules (front/, importer/, gpu/raypool.py) and the
+# Imported where used: each command's own modules (front/, importer/, gpu/pool.py) and the
 # settings (config.py: pydantic), so that `--help` and every other command load only what they need,
 # `kt-tui sessions` lists at once and `run` starts its GPU worker before the rest loads.
 
@@ -290,7 +290,7 @@ def _with_settings(args: argparse.Namespace, gpu, said: bool) -> int:
     if args.command == "export":
         from .front.commands import export_results
         return export_results(settings, args)
-    from .gpu.raypool import check_settings, wanted
+    from .gpu.pool import check_settings, wanted
     check_settings(settings)
     if gpu is not None and wanted(settings):  # the config file asks for several GPUs: a pool instead
         gpu.close()

@@ -143,7 +143,7 @@ def test_a_budgeted_run_starts_without_listing_the_space(monkeypatch, search):
 
 
 def test_a_budgeted_brute_force_over_several_gpus_deals_the_first_configurations(holds_calls):
-    from kt_tui.gpu.raypool import split
+    from kt_tui.gpu.pool import split
     job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", configs=None,
                   search="brute_force", max_configs=20)
     shards = split(job, 2)

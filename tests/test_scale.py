@@ -17,7 +17,7 @@ from kt_tui.config import load_settings
 from kt_tui.front.session import load_kernel_spec, read_kernel_file
 from kt_tui.gpu.client import GpuWorker, WorkerError
 from kt_tui.gpu.protocol import TuneJob
-from kt_tui.gpu.raypool import GpuPool, ScaleError, split
+from kt_tui.gpu.pool import GpuPool, ScaleError, split
 from kt_tui.store import Store
 
 from .conftest import EXAMPLES
@@ -34,13 +34,13 @@ def matmul_job(**kw) -> TuneJob:
 
 
 # -- without Ray ---------------------------------------------------------------------------------
-def test_gpus_without_ray_says_how_to_install_it(capsys, monkeypatch):
+def test_ray_without_ray_says_how_to_install_it_and_local_gpus_need_none(capsys, monkeypatch, hermetic):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if it were not installed
-    for flags in (("--gpus", "2"), ("--ray", "10.0.0.1:6379")):
-        code, _ = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", *flags)
-        assert code == 2
-    code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "matmul.cu"), "--auto", "--gpus", "all"])
+    code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "matmul.cu"), "--auto", "--ray", "10.0.0.1:6379"])
     assert code == 2 and "pip install 'kt-tui[ray]'" in capsys.readouterr().err
+    code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", "--gpus", "2",
+                        "--search", "brute_force")
+    assert code == 0 and out["results"] == 17  # this host's GPUs: one worker process each, no Ray
 
 
 def test_a_bad_gpus_value_is_named(capsys):
@@ -58,10 +58,12 @@ def test_the_config_file_and_ray_address_ask_for_several_gpus(hermetic, monkeypa
     (hermetic / "config").mkdir()
     (hermetic / "config" / "config.toml").write_text("gpus = 2\nallow_mixed = true\n")
     pool = make_worker(load_settings({}))
-    assert isinstance(pool, GpuPool) and pool.gpus == 2 and pool.allow_mixed
+    assert isinstance(pool, GpuPool) and pool.gpus == 2 and pool.allow_mixed and pool.via == "local"
+    pool.close()
     (hermetic / "config" / "config.toml").write_text("")
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
-    assert make_worker(load_settings({})).address == "10.0.0.1:6379"
+    with pytest.raises(ScaleError, match="--ray 10.0.0.1:6379: cannot start or join"):
+        make_worker(load_settings({}))  # the cluster is joined as the pool is made
     monkeypatch.setitem(sys.modules, "ray", None)
     code = __import__("kt_tui.cli").cli.main(["sessions"])  # listing sessions needs no Ray
     assert code == 0
@@ -143,6 +145,8 @@ def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, her
     rows = Store(hermetic / "sessions.db").results(out["session"])
     assert len({r["key"] for r in rows}) == 17 and all(r["status"] == "ok" for r in rows)
     assert len({r["worker"] for r in rows if r["run"] == "sweep:1"}) == 2
+    again = [r for r in rows if r["run"] == "sweep:1:remeasure"]  # the 5 fastest, timed again on one GPU
+    assert len(again) == 5 and len({r["worker"] for r in again}) == 1
     one, single = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim",
                           "--search", "brute_force")
     assert one == 0 and single["best"] == out["best"]
@@ -150,7 +154,7 @@ def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, her
 
 def test_stop_ends_every_worker_after_its_configuration(ray, monkeypatch):
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
-    pool = GpuPool(2)
+    pool = GpuPool(2, via="ray")
     got = []
 
     def on_event(kind, payload):
@@ -164,14 +168,14 @@ def test_stop_ends_every_worker_after_its_configuration(ray, monkeypatch):
 
 def test_a_crash_and_a_hang_cost_one_configuration_each(ray, monkeypatch):
     monkeypatch.setenv("KT_TUI_FAULT", "crash:32,8")
-    pool = GpuPool(2)
+    pool = GpuPool(2, via="ray")
     got = {}
     pool.run(matmul_job(), lambda k, p: got.setdefault(p["key"], p) if k == "result" else None, 30)
     pool.close()
     assert len(got) == 17 and got["32,8"]["status"] == "crash"
     assert [k for k, r in got.items() if r["status"] != "ok"] == ["32,8"]
     monkeypatch.setenv("KT_TUI_FAULT", "hang:64,2")
-    pool, got = GpuPool(2), {}
+    pool, got = GpuPool(2, via="ray"), {}
     pool.run(matmul_job(), lambda k, p: got.setdefault(p["key"], p) if k == "result" else None, 2)
     assert len(got) == 17 and got["64,2"]["status"] == "timeout"
     hung = got["64,2"]["worker"]
@@ -225,7 +229,7 @@ async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ra
 def test_the_workers_cachefiles_merge_into_the_runs(tmp_path):
     import json
 
-    from kt_tui.gpu.raypool import merge_caches
+    from kt_tui.gpu.pool import merge_caches
     from kt_tui.gpu.simcache import read_header
     data = json.loads(CACHE.read_text())
     entries = list(data["cache"].items())
@@ -255,7 +259,7 @@ def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
 def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, hermetic):
     code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--gpus", "2",
                         "--search", "brute_force")
-    assert code == 0 and out["backend"] == "sim" and "no GPU in the Ray cluster" in out["note"]
+    assert code == 0 and out["backend"] == "sim" and "No working CUDA backend" in out["note"]
     rows = Store(hermetic / "sessions.db").results(out["session"])
     assert len(rows) == 17 and len({r["worker"] for r in rows}) == 2
 
@@ -266,7 +270,7 @@ def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
     _, spec = load_kernel_spec(kf, None, None)
     cache = next((EXAMPLES.parent / "benchmarks" / "spaces" / "recorded").glob("matmul_tiled-*.json"))
     job = TuneJob(run_id="kt", source=kf.source, spec=spec.to_dict(), backend="sim", sim_cache=str(cache), search="kt")
-    pool, seen = GpuPool(2), []
+    pool, seen = GpuPool(2, via="ray"), []
     info = pool.run(job, lambda k, p: seen.append(p) if k == "result" else None, 30)
     pool.close()
     counts = Counter(r["key"] for r in seen)
@@ -306,7 +310,7 @@ def test_each_local_worker_writes_its_own_cachefile_and_a_cluster_none(tmp_path)
 def test_quitting_during_a_run_interrupts_every_worker(ray, monkeypatch):
     from kt_tui.gpu.client import WorkerClosed
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
-    pool = GpuPool(2)
+    pool = GpuPool(2, via="ray")
 
     def on_event(kind, payload):
         if kind == "result":
@@ -314,3 +318,33 @@ def test_quitting_during_a_run_interrupts_every_worker(ray, monkeypatch):
     with pytest.raises(WorkerClosed):
         pool.run(matmul_job(), on_event, 30)
     assert all(not w.alive() for w in pool.workers)
+
+
+def test_ray_lines_stay_out_of_the_json_on_stdout(tmp_path):
+    """A Ray cluster started by the session: its processes' output goes to the session's log."""
+    import json
+    import subprocess
+    pytest.importorskip("ray")
+    env = dict(os.environ, KT_TUI_DB=str(tmp_path / "s.db"), KT_TUI_DATA_DIR=str(tmp_path / "data"),
+               KT_TUI_CONFIG_DIR=str(tmp_path / "cfg"), RAY_ADDRESS="")
+    env.pop("OPENAI_API_KEY", None)
+    proc = subprocess.run([sys.executable, "-m", "kt_tui", "run", str(EXAMPLES / "matmul.cu"), "--auto", "--json",
+                           "--backend", "sim", "--ray", "local", "--gpus", "2", "--search", "brute_force"],
+                          capture_output=True, text=True, env=env, timeout=240)
+    out = json.loads(proc.stdout)  # one JSON document, nothing of Ray's before or after it
+    assert proc.returncode == 0 and out["results"] == 17
+    assert "Ray" not in proc.stderr.replace("Ray cluster", "")
+
+
+def test_a_gpu_uuid_with_a_zero_byte_does_not_break_the_cupy_backend():
+    """cupy cuts a UUID at its first zero byte; kernel_tuner's cupy backend needs all 16 bytes."""
+    import uuid
+
+    from kt_tui.gpu.worker.lang import padded_uuid
+    cut = bytes.fromhex("5a1f00")[:2]  # what cupy returns for a UUID that starts 5a 1f 00 ...
+    with pytest.raises(ValueError, match="16-char"):
+        uuid.UUID(bytes=cut)
+    props = padded_uuid(lambda device: {"name": b"NVIDIA H100 80GB HBM3", "uuid": cut})(0)
+    assert str(uuid.UUID(bytes=props["uuid"])).startswith("5a1f0000-") and props["name"].startswith(b"NVIDIA")
+    whole = bytes(range(1, 17))
+    assert padded_uuid(lambda device: {"uuid": whole})(0)["uuid"] == whole

@@ -9,7 +9,9 @@ from pathlib import Path
 from ..gpu.client import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
+from .verdict import trusted
 
+REMEASURE_TOP = 5  # a run over several GPUs: its fastest configurations measured again on one
 NO_RECORD = "not checked at other sizes (recorded cache has none)"
 
 
@@ -106,6 +108,25 @@ class SizeChecks:
             keep = ("label", "sizes", "ok", "status", "reason", "verdicts")
             checks.setdefault(c["key"], []).append({k: c[k] for k in keep})
         finalize_cache(path, {"checks": checks})
+
+    def remeasure_top(self, vid: str, run_id: str, top: int = REMEASURE_TOP) -> None:
+        """A run dealt over several GPUs: its fastest configurations are measured again on one GPU,
+        so the best is chosen between timings of one device (GPUs of one model still differ)."""
+        engine = self.engine
+        if getattr(engine.gpu, "size", 1) < 2:
+            return
+        ref = engine.reference_key() if vid == engine.original else None
+        rows = [r for r in engine.store.by_time(engine.sid, vid, limit=top * 4) if trusted(r, r["key"] == ref)][:top]
+        if len({r.get("worker") for r in rows}) < 2:
+            return  # one device measured them all already
+        before = {r["key"]: r["time_ms"] for r in rows}
+        engine._run_job(vid, f"{run_id}:remeasure", "remeasure", configs=[r["params"] for r in rows], one_worker=True)
+        engine.refresh_best()
+        after = {r["key"]: r for r in engine.store.by_time(engine.sid, vid, limit=top * 4) if r["key"] in before}
+        where = next((r.get("worker") for r in after.values() if r.get("worker")), "one GPU")
+        best = engine.best_of(vid)
+        engine.emit("note", text=f"the {len(rows)} fastest of {run_id} measured again on {where}: best "
+                                 + (f"{best['key']} at {best['time_ms']:.4f} ms" if best else "none"))
 
     def confirm_best(self, vid: str, tries: int = 3) -> dict | None:
         """The version's best configuration, checked at the extra sizes. One that is wrong there is

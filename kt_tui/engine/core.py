@@ -302,12 +302,12 @@ class Engine:
         self.emit("paused", keep=False, on=on)
 
     def _run_job(self, vid: str, run_id: str, kind: str, configs=None, capture=False, search="brute_force",
-                 max_configs=None, time_limit_s=None, seeds=(), options=None) -> str:
+                 max_configs=None, time_limit_s=None, seeds=(), options=None, one_worker=False) -> str:
         source, spec = self.version(vid)
         self.stop_requested.clear()
         sim = self.choice.simulated
         sim_cache = self.sim_cache(vid) if sim else None
-        cachefile = self.cachefile(vid, spec)
+        cachefile = None if one_worker else self.cachefile(vid, spec)  # a re-measure must not hit the cache
         started = time.strftime("%Y-%m-%d %H:%M:%S")
         total = len(configs) if configs else _space_total(spec)
         self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=search, state="running",
@@ -323,7 +323,8 @@ class Engine:
                       known=self._known_for_worker(vid, spec) if kind == "tune" else {},
                       reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
                       capture_reference=capture, search=search, max_configs=max_configs,
-                      time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}))
+                      time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}),
+                      one_worker=one_worker)
 
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":
@@ -347,6 +348,8 @@ class Engine:
         stopped = info.get("stopped") or self.stop_requested.is_set()
         state = self._end_run(run_id, "stopped" if stopped else "finished")
         if kind == "tune":
+            if not stopped:
+                self.checks.remeasure_top(vid, run_id)
             self.confirm_best(vid)
         return state
 

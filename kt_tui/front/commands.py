@@ -17,7 +17,7 @@ from ..engine.registry import check_strategy
 from ..engine.summary import session_summary
 from ..errors import UserError
 from ..files import SPEC_MAX, check_regular
-from ..gpu import raypool
+from ..gpu import pool as gpu_pool
 from ..gpu.timeline import mark
 from ..kernel.spec import spec_path_for
 from ..ui.services import Services
@@ -40,8 +40,13 @@ def find_session(store, sid: str | None) -> dict:
 
 
 def make_worker(settings: Settings, start: bool = False):
-    if raypool.wanted(settings):
-        return raypool.GpuPool(raypool.parse_gpus(settings.gpus), settings.ray_address, settings.allow_mixed)
+    if gpu_pool.wanted(settings):
+        logs = settings.data_dir / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        pool = gpu_pool.GpuPool(gpu_pool.parse_gpus(settings.gpus), settings.ray_address, settings.allow_mixed,
+                                log_path=str(logs / "gpu-worker.log"))
+        pool.start_early()  # Ray and the workers start while the session loads and probes
+        return pool
     return local_worker(settings, start)
 
 

@@ -74,7 +74,16 @@ def _tracker_to(log_path: str | None) -> None:
         os.close(fd)
 
 
+def _worker_entry(env: dict, *args) -> None:
+    """The worker process's first step: its own variables (a GPU pinned with CUDA_VISIBLE_DEVICES)
+    are set before anything loads CUDA; the app's environment is never changed for them."""
+    os.environ.update(env)
+    worker_main(*args)
+
+
 class GpuWorker:
+    env: dict[str, str] = {}  # set in the worker process before it loads anything
+
     def __init__(self, log_path: str | None = None):
         self.log_path = log_path
         self._ctx = mp.get_context("spawn")
@@ -102,8 +111,8 @@ class GpuWorker:
                 if self.paused:
                     self.pause_flag.set()
                 self.proc = self._ctx.Process(
-                    target=worker_main, name="kt-tui-gpu", daemon=True,
-                    args=(self.requests, _Sender(writer), self.stop_flag, self.log_path, os.getpid(), self.pause_flag))
+                    target=_worker_entry, name="kt-tui-gpu", daemon=True,
+                    args=(dict(self.env), self.requests, _Sender(writer), self.stop_flag, self.log_path, os.getpid(), self.pause_flag))
                 self.proc.start()
                 mark("main: worker spawned")
                 writer.close()

@@ -28,6 +28,7 @@ class TuneJob:
     max_configs: int | None = None  # budget: configurations evaluated in this run
     time_limit_s: float | None = None  # budget: seconds of tuning in this run
     seeds: list[dict] = field(default_factory=list)  # configurations to evaluate first
+    one_worker: bool = False  # several GPUs: run on the first only (a re-measure compares on one device)
 
 
 @dataclass

@@ -1,31 +1,24 @@
-"""Tuning on several GPUs at once, on this host (`--gpus N|all`) or on a Ray cluster (`--ray ADDRESS`).
+"""The GPUs of a Ray cluster (`--ray ADDRESS`) as workers of a GpuPool (gpu/pool.py).
 
 Each GPU gets a Ray actor that runs the same jobs as the local GPU worker (kernel_tuner with our
 streaming strategy, verification, checks at other sizes). `RayWorker` is a `GpuWorker` whose
 process is that actor, so each GPU keeps its own watchdog: a hang or crash restarts that actor
-only. `GpuPool` splits a run's configurations over the workers and merges what they stream.
-Nothing here touches CUDA, and the actors never see the API key.
+only. Nothing here touches CUDA, and the actors never see the API key.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import json
 import os
 import queue
 import socket
 import threading
 import time
 
-from ..errors import UserError
-from ..kernel.spec import spec_from_plain
-from ..search.lazy import LazySpace, is_huge
-from ..search.space import configurations
-from .client import _ENV_LOCK, GpuWorker, WorkerClosed, WorkerError
+from .client import _ENV_LOCK, GpuWorker, WorkerError
 from .env import is_secret
-from .protocol import BACKENDS, CheckJob, ProbeJob, TuneJob
-from .simcache import finalize_cache
+from ..errors import UserError
+from .protocol import CheckJob, ProbeJob
 
 # Imported where used: ray (optional: kt-tui[ray]), the worker's modules (they run in the Ray
 # actors' processes, with kernel_tuner) and kernel_tuner itself.
@@ -37,36 +30,53 @@ class ScaleError(UserError):
     pass
 
 
-def parse_gpus(value) -> int | str | None:
-    """`--gpus` / config `gpus`: a positive number, "all", or unset (None)."""
-    if value in (None, "", 0):
-        return None
-    text = str(value).strip().lower()
-    if text == "all":
-        return "all"
-    if text.isdigit() and int(text) > 0:
-        return int(text)
-    raise ScaleError(f"--gpus: expected a number of GPUs or 'all', got {value!r}")
-
-
-def wanted(settings) -> bool:
-    """True when the settings ask for more than today's one local GPU worker."""
-    return bool(settings.ray_address) or parse_gpus(settings.gpus) not in (None, 1)
-
-
-def check_settings(settings) -> None:
-    """Before a session starts: a clear message (exit 2) for a bad --gpus or a missing Ray."""
-    parse_gpus(settings.gpus)
-    if wanted(settings):
-        require_ray()
-
-
 def require_ray():
     try:
         import ray
     except ImportError:
-        raise ScaleError(f"--gpus and --ray need Ray, which is not installed: {INSTALL}") from None
+        raise ScaleError(f"--ray needs Ray, which is not installed: {INSTALL}") from None
     return ray
+
+
+def connect(address: str | None, log_path: str | None = None):
+    """Join the cluster at `address`, or start a local one. Ray's own processes inherit our
+    stdout and stderr as they start: both point at the session's log meanwhile, so that nothing
+    of Ray's reaches the user's terminal or the JSON that `run --json` prints."""
+    ray = require_ray()
+    if ray.is_initialized():
+        return ray
+    with _no_secrets(), _output_to(log_path):
+        kwargs = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        if address:  # kt-tui's own code goes with the session; its dependencies must be there
+            here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            kwargs.update(address=address, runtime_env={"py_modules": [here]})
+        try:
+            ray.init(**kwargs)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise ScaleError(f"--ray {address or '(local)'}: cannot start or join the Ray cluster: {e}") from None
+    return ray
+
+
+@contextlib.contextmanager
+def _output_to(log_path: str | None):
+    import sys
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    try:
+        fd = os.open(log_path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError:
+        fd = os.open(os.devnull, os.O_WRONLY)
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for f in (*saved, fd):
+            os.close(f)
 
 
 @contextlib.contextmanager
@@ -231,261 +241,3 @@ class RayWorker(GpuWorker):
             raise WorkerError(f"the Ray worker {self.label} did not start: {e}") from None
         gpu = ",".join(where["gpus"])
         self.label = f"{where['host']}:gpu{gpu}" if gpu else f"{where['host']}:w{self.index}"
-
-
-class GpuPool:
-    """Several RayWorkers behind GpuWorker's interface: what the engine calls is the same."""
-
-    def __init__(self, gpus: int | str | None = None, address: str | None = None, allow_mixed: bool = False):
-        self.gpus, self.address, self.allow_mixed = gpus or "all", address or None, allow_mixed
-        self.workers: list[RayWorker] = []
-        self.devices: dict[str, str] = {}  # worker label -> GPU model, from the probe
-        self.closing = False
-        self.paused = False
-        self.lock = threading.Lock()
-
-    @property
-    def restarts(self) -> int:
-        return sum(w.restarts for w in self.workers)
-
-    # -- workers -----------------------------------------------------------------------
-    def _connect(self):
-        ray = require_ray()
-        if not ray.is_initialized():
-            with _no_secrets():
-                kwargs = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
-                if self.address:  # kt-tui's own code goes with the session; its dependencies must be there
-                    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-                    kwargs.update(address=self.address, runtime_env={"py_modules": [here]})
-                try:
-                    ray.init(**kwargs)
-                except (ConnectionError, RuntimeError, ValueError) as e:
-                    raise ScaleError(f"--ray {self.address or '(local)'}: cannot start or join the Ray cluster: "
-                                     f"{e}") from None
-        return ray
-
-    def _ensure(self, num_gpus: float) -> list[RayWorker]:
-        if self.workers and all(w.num_gpus == num_gpus for w in self.workers):
-            return self.workers
-        self.close()
-        ray = self._connect()
-        have = int(ray.cluster_resources().get("GPU", 0))
-        if self.gpus == "all":
-            if num_gpus and not have:
-                raise ScaleError(f"--gpus all: the Ray cluster {self.address or '(local)'} has no GPUs")
-            n = have or 1
-        else:
-            n = int(self.gpus)
-            if num_gpus and n > have:
-                raise ScaleError(f"--gpus {n}: the Ray cluster {self.address or '(local)'} has {have} GPUs")
-        self.workers = [RayWorker(i, num_gpus) for i in range(n)]
-        self._each(lambda w: w.start())
-        for w in self.workers:
-            w.pause(self.paused)
-        return self.workers
-
-    def _each(self, fn) -> list:
-        out: list = [None] * len(self.workers)
-        errors: list = []
-
-        def one(i, w):
-            try:
-                out[i] = fn(w)
-            except Exception as e:  # noqa: BLE001 - raised below, after the others ended
-                errors.append(e)
-        threads = [threading.Thread(target=one, args=(i, w)) for i, w in enumerate(self.workers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if errors:
-            raise errors[0]
-        return out
-
-    # -- GpuWorker's interface -----------------------------------------------------------
-    def probe(self, backends=BACKENDS, timeout: float = 180) -> dict:
-        found = self._each_probe(backends, timeout)
-        ok = [f for f in found if f.get("backend")]
-        if len(ok) < len(found):
-            return next(f for f in found if not f.get("backend"))
-        self.devices = {w.label: f["gpu"] for w, f in zip(self.workers, found)}
-        models = sorted(set(self.devices.values()))
-        if len(models) > 1 and not self.allow_mixed:
-            raise ScaleError("the workers have different GPU models (" + ", ".join(
-                f"{k}: {v}" for k, v in self.devices.items()) + "), so their timings would not compare; "
-                "--allow-mixed tunes on them anyway and records the device of every result")
-        return dict(found[0], gpu=" + ".join(models) if len(models) > 1 else models[0])
-
-    def _each_probe(self, backends, timeout) -> list[dict]:
-        started = self.workers and all(w.num_gpus for w in self.workers)
-        if not started and not self._connect().cluster_resources().get("GPU"):
-            # like one worker on a machine without a GPU: `--backend auto` goes on to replay a cache
-            where = self.address or "(local)"
-            return [{"backend": None, "gpu": None, "errors": {"ray": f"no GPU in the Ray cluster {where}"}}]
-        self._ensure(1)
-        return self._each(lambda w: w.probe(backends, timeout))
-
-    def run(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:
-        workers = self._ensure(0 if job.backend == "sim" else 1)
-        if (len(workers) > 1 and isinstance(job, TuneJob) and job.search == "kt" and job.configs is None
-                and not job.max_configs and not job.time_limit_s):
-            # what an unbudgeted kt search does on one GPU, in two runs: the model's picks on one
-            # worker, then the rest of the space in order, dealt over all of them
-            from .worker.tuning import MODEL_STEPS
-            got: dict = {}
-
-            def keep(kind, payload):
-                if kind == "result":
-                    got[payload["key"]] = payload
-                on_event(kind, payload)
-            first = self._run_split(dataclasses.replace(job, max_configs=MODEL_STEPS + len(job.seeds)), keep, timeout_s)
-            if first["stopped"]:
-                return first
-            rest = self._run_split(dataclasses.replace(job, search="brute_force", seeds=[],
-                                                       known={**job.known, **got}), keep, timeout_s)
-            return dict(rest, evaluated=first["evaluated"] + rest["evaluated"])
-        return self._run_split(job, on_event, timeout_s)
-
-    def _run_split(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:
-        workers = self.workers
-        if self.address and isinstance(job, TuneJob):
-            job = dataclasses.replace(job, cachefile=None)  # its path is on this host, the workers are elsewhere
-        shards = split(job, len(workers))
-        parts = []
-        if len(shards) > 1 and isinstance(job, TuneJob) and job.cachefile:
-            # one kernel_tuner cachefile per worker, merged into the run's afterwards
-            parts = [f"{job.cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
-            shards = [dataclasses.replace(s, cachefile=parts[i]) for i, s in enumerate(shards)]
-        if len(shards) > 1 and job.configs is None:
-            total = sum(len(s.configs) for s in shards) + len(job.known)
-            on_event("space", {"total": total})
-        infos: list = [None] * len(shards)
-        closed: list = []
-        failed: list = []
-
-        def one(i: int, shard) -> None:
-            w = workers[i]
-            seen: set = set()
-
-            def forward(kind: str, payload: dict) -> None:
-                if kind == "space" and len(shards) > 1:
-                    return
-                if kind == "result":
-                    seen.add(payload["key"])
-                    payload = dict(payload, worker=w.label, device=self.devices.get(w.label))
-                with self.lock:
-                    on_event(kind, payload)
-            try:
-                infos[i] = w.run(shard, forward, timeout_s)
-            except WorkerClosed as e:
-                closed.append(e)
-            except Exception as e:  # noqa: BLE001 - a worker that gives up fails its share, not the run
-                failed.append(e if isinstance(e, WorkerError) else WorkerError(f"{type(e).__name__}: {e}"))
-                if isinstance(shard, TuneJob):
-                    lost(shard, seen, w.label, str(e), forward)
-        threads = [threading.Thread(target=one, args=(i, s)) for i, s in enumerate(shards)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if parts:
-            merge_caches(job.cachefile, parts)
-        if closed or self.closing:
-            raise WorkerClosed("the GPU workers were shut down")
-        done = [i for i in infos if i]
-        if not done:
-            raise failed[0] if failed else WorkerError("no GPU worker finished the run")
-        devices = sorted({i.get("device") for i in done if i.get("device")})
-        return {"device": " + ".join(devices) or None, "stopped": any(i.get("stopped") for i in done),
-                "simulated": job.backend == "sim", "evaluated": sum(i.get("evaluated") or 0 for i in done),
-                "workers": len(shards)}
-
-    def request_stop(self) -> None:
-        for w in self.workers:
-            w.request_stop()
-
-    def pause(self, on: bool) -> None:
-        self.paused = on
-        for w in self.workers:
-            w.pause(on)
-
-    def shutdown(self) -> None:
-        self.closing = True
-        for w in self.workers:
-            w.shutdown()
-
-    def close(self) -> None:
-        for w in self.workers:
-            w.close()
-        self.workers = []
-
-
-def split(job: TuneJob | CheckJob, n: int) -> list:
-    """One job per worker: a run's configurations dealt round-robin. Checks, single configurations
-    and adaptive searches (each pick depends on the last result) stay on the first worker."""
-    if n < 2 or not isinstance(job, TuneJob):
-        return [job]
-    if job.configs is not None:
-        todo = job.configs
-    elif job.search == "brute_force":
-        spec = spec_from_plain(job.spec)
-        if is_huge(spec) and job.max_configs:  # a budget needs only the first configurations in order
-            found = LazySpace(spec).first(job.max_configs + len(job.known) + len(job.seeds))
-        else:
-            found = configurations(spec)
-        todo = [dict(zip(spec.tune_params, c)) for c in found]
-    else:
-        return [job]
-    names = list(spec_names(job))
-    keys, pending = set(), []
-    for c in [*job.seeds, *todo]:  # seeds first, dealt like the rest
-        key = ",".join(str(c[k]) for k in names)
-        if key not in job.known and key not in keys:
-            keys.add(key)
-            pending.append(c)
-    if len(pending) < 2:
-        return [job]
-    budget = job.max_configs
-    n = min(n, len(pending), budget or n)
-    return [dataclasses.replace(job, configs=pending[i::n], known=dict(job.known), seeds=[],
-                                max_configs=(budget // n + (i < budget % n)) if budget else None)
-            for i in range(n)]
-
-
-def spec_names(job: TuneJob) -> list[str]:
-    return list(job.spec["tune_params"])
-
-
-def lost(shard: TuneJob, seen: set, label: str, why: str, forward) -> None:
-    """A worker that failed for good: its configurations not measured yet are marked failed."""
-    names = spec_names(shard)
-    for c in shard.configs or []:
-        key = ",".join(str(c[k]) for k in names)
-        if key in seen or key in shard.known:
-            continue
-        seen.add(key)
-        forward("result", {"key": key, "params": {k: c[k] for k in names}, "time_ms": None, "times": None,
-                           "status": "crash", "error": f"GPU worker {label} gave up: {why}", "verified": None,
-                           "max_abs_err": None, "first_bad": None, "compile_ms": None, "source": "measured",
-                           "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")})
-
-
-def merge_caches(main: str, parts: list[str]) -> None:
-    """The workers' kernel_tuner cachefiles, as one: the run's, which the engine then closes."""
-    from .ktimport import load
-    load()
-    from kernel_tuner.util import read_cache
-
-    found = [p for p in parts if os.path.exists(p)]
-    if not found:
-        return
-    base = read_cache(main, open_cache=False) if os.path.exists(main) else read_cache(found[0], open_cache=False)
-    for p in found:
-        base["cache"].update(read_cache(p, open_cache=False)["cache"])
-    cache = base.pop("cache")
-    with open(main, "w") as f:
-        f.write(json.dumps(base, indent="")[:-2] + ',\n"cache": {' + ",".join(
-            "\n" + json.dumps({k: v})[1:-1] for k, v in cache.items()) + "\n}\n}")
-    finalize_cache(main, {})
-    for p in found:
-        os.remove(p)

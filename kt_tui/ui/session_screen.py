@@ -24,7 +24,7 @@ from ..engine.gates import KernelGate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
 from ..errors import UserError
-from ..gpu.raypool import parse_gpus
+from ..gpu.pool import parse_gpus
 from ..kernel.spec import Spec
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened

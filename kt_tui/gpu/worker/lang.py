@@ -35,9 +35,40 @@ def cuda_lang(backend: str):
     saved = core._select_default_cuda_backend
     core._select_default_cuda_backend = lambda: chosen
     try:
-        yield "CUDA"
+        with whole_uuids(backend):
+            yield "CUDA"
     finally:
         core._select_default_cuda_backend = saved
+
+
+@contextmanager
+def whole_uuids(backend: str):
+    """cupy returns a device's 16-byte UUID cut at its first zero byte, and kernel_tuner's cupy
+    backend then fails in `uuid.UUID(bytes=...)` ("bytes is not a 16-char string") on every GPU
+    whose UUID holds a zero byte. Inside: the UUID is padded back to 16 bytes (the bytes after the
+    cut are lost; kernel_tuner only records it)."""
+    if backend != "cupy":
+        yield
+        return
+    import cupy
+
+    runtime = cupy.cuda.runtime
+    saved = runtime.getDeviceProperties
+    runtime.getDeviceProperties = padded_uuid(saved)
+    try:
+        yield
+    finally:
+        runtime.getDeviceProperties = saved
+
+
+def padded_uuid(get):
+    def properties(device):
+        props = get(device)
+        found = props.get("uuid") if isinstance(props, dict) else None
+        if isinstance(found, bytes) and len(found) < 16:
+            props = dict(props, uuid=found.ljust(16, b"\0"))
+        return props
+    return properties
 
 
 @contextmanager

@@ -1,0 +1,387 @@
+"""Several GPUs in one session: `--gpus N` on this host (one worker process per GPU) or a Ray
+cluster (`--ray ADDRESS`, gpu/raypool.py). `GpuPool` has GpuWorker's interface: it deals a run's
+configurations over its workers and merges what they stream, so the engine calls it as it calls
+one worker. Nothing here touches CUDA."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+
+from ..kernel.spec import spec_from_plain
+from ..search.lazy import LazySpace, is_huge
+from ..search.space import configurations
+from .client import GpuWorker, WorkerClosed, WorkerError
+from .protocol import BACKENDS, CheckJob, TuneJob
+from .raypool import INSTALL, RayWorker, ScaleError, connect
+from .simcache import finalize_cache
+
+def parse_gpus(value) -> int | str | None:
+    """`--gpus` / config `gpus`: a positive number, "all", or unset (None)."""
+    if value in (None, "", 0):
+        return None
+    text = str(value).strip().lower()
+    if text == "all":
+        return "all"
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    raise ScaleError(f"--gpus: expected a number of GPUs or 'all', got {value!r}")
+
+
+def wanted(settings) -> bool:
+    """True when the settings ask for more than today's one local GPU worker."""
+    return bool(settings.ray_address) or parse_gpus(settings.gpus) not in (None, 1)
+
+
+def check_settings(settings) -> None:
+    """Before a session starts: a clear message (exit 2) for a bad --gpus, or --ray without Ray."""
+    parse_gpus(settings.gpus)
+    if settings.ray_address:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise ScaleError(f"--ray needs Ray, which is not installed: {INSTALL}") from None
+
+
+def local_gpu_count() -> int | None:
+    """The GPUs this host shows (CUDA_VISIBLE_DEVICES first, then nvidia-smi); None when unknown."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return len([d for d in visible.split(",") if d.strip() and not d.strip().startswith("-")])
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return None
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
+
+
+class DeviceWorker(GpuWorker):
+    """The local GPU worker, pinned to this host's GPU number `index` (of those visible)."""
+
+    def __init__(self, index: int, num_gpus: float = 1, log_path: str | None = None):
+        base, ext = os.path.splitext(log_path) if log_path else (None, "")
+        super().__init__(log_path=f"{base}.gpu{index}{ext}" if base else None)
+        self.index, self.num_gpus = index, num_gpus
+        self.label = f"gpu{index}"
+
+    def start(self) -> None:
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+        ids = [d.strip() for d in visible.split(",")] if visible else None
+        self.env = {"CUDA_VISIBLE_DEVICES": ids[self.index] if ids and self.index < len(ids) else str(self.index)}
+        super().start()
+
+
+class GpuPool:
+    """Several GPU workers behind GpuWorker's interface: what the engine calls is the same.
+
+    via "local" (`--gpus N` on this host): one worker process per GPU, each pinned to its device
+    with CUDA_VISIBLE_DEVICES, as the single local worker is (no Ray: nothing to start but the
+    processes). via "ray" (`--ray ADDRESS`): one Ray actor per GPU of the cluster."""
+
+    def __init__(self, gpus: int | str | None = None, address: str | None = None, allow_mixed: bool = False,
+                 via: str | None = None, log_path: str | None = None):
+        self.gpus, self.address, self.allow_mixed = gpus or "all", address or None, allow_mixed
+        self.via = via or ("ray" if self.address else "local")
+        self.log_path = log_path
+        self.workers: list = []
+        self.devices: dict[str, str] = {}  # worker label -> GPU model, from the probe
+        self.closing = False
+        self.paused = False
+        self.lock = threading.Lock()
+        self._starting = threading.Lock()
+        self._early: threading.Thread | None = None
+        self._early_error: BaseException | None = None
+
+    @property
+    def restarts(self) -> int:
+        return sum(w.restarts for w in self.workers)
+
+    # -- workers -----------------------------------------------------------------------
+    def _connect(self):
+        return connect(self.address, self.log_path)
+
+    def start_early(self) -> None:
+        """Start the workers now, in the background, while the session loads, compile-checks the
+        kernel and probes: the first job then finds them up (a failure is raised by that job).
+        Ray is joined here, on the calling thread: a Ray driver started from another thread cannot
+        reach its own cluster afterwards (Ray 2.60: "Failed to connect to GCS")."""
+        if self.via == "ray":
+            self._connect()
+
+        def start() -> None:
+            try:
+                self._ensure(1 if self.via == "ray" else 0)
+            except BaseException as e:  # noqa: BLE001 - raised by the first call that needs the workers
+                self._early_error = e
+        self._early = threading.Thread(target=start, name="kt-tui-pool-start", daemon=True)
+        self._early.start()
+
+    def _ensure(self, num_gpus: float) -> list:
+        if self._early is not None and threading.current_thread() is not self._early:
+            self._early.join()
+            self._early = None
+            if self._early_error is not None:  # tried again for what is asked now (a replay needs no GPU)
+                self._early_error = None
+                self.close()
+        with self._starting:
+            if self.workers and (self.via == "local" or all(w.num_gpus == num_gpus for w in self.workers)):
+                return self.workers
+            self.close()
+            self.workers = self._local(num_gpus) if self.via == "local" else self._ray(num_gpus)
+            self._each(lambda w: w.start())
+            for w in self.workers:
+                w.pause(self.paused)
+            return self.workers
+
+    def _local(self, num_gpus: float) -> list:
+        n = (local_gpu_count() or 1) if self.gpus == "all" else int(self.gpus)
+        return [DeviceWorker(i, num_gpus, self.log_path) for i in range(n)]
+
+    def _ray(self, num_gpus: float) -> list:
+        ray = self._connect()
+        have = int(ray.cluster_resources().get("GPU", 0))
+        where = self.address or "(local)"
+        if self.gpus == "all":
+            if num_gpus and not have:
+                raise ScaleError(f"--gpus all: the Ray cluster {where} has no GPUs")
+            n = have or 1
+        else:
+            n = int(self.gpus)
+            if num_gpus and n > have:
+                raise ScaleError(f"--gpus {n}: the Ray cluster {where} has {have} GPUs")
+        return [RayWorker(i, num_gpus) for i in range(n)]
+
+    def _each(self, fn) -> list:
+        out: list = [None] * len(self.workers)
+        errors: list = []
+
+        def one(i, w):
+            try:
+                out[i] = fn(w)
+            except Exception as e:  # noqa: BLE001 - raised below, after the others ended
+                errors.append(e)
+        threads = [threading.Thread(target=one, args=(i, w)) for i, w in enumerate(self.workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+        return out
+
+    # -- GpuWorker's interface -----------------------------------------------------------
+    def probe(self, backends=BACKENDS, timeout: float = 180) -> dict:
+        found = self._each_probe(backends, timeout)
+        ok = [f for f in found if f.get("backend")]
+        if len(ok) < len(found):
+            return next(f for f in found if not f.get("backend"))
+        self.devices = {w.label: f["gpu"] for w, f in zip(self.workers, found)}
+        models = sorted(set(self.devices.values()))
+        if len(models) > 1 and not self.allow_mixed:
+            raise ScaleError("the workers have different GPU models (" + ", ".join(
+                f"{k}: {v}" for k, v in self.devices.items()) + "), so their timings would not compare; "
+                "--allow-mixed tunes on them anyway and records the device of every result")
+        return dict(found[0], gpu=" + ".join(models) if len(models) > 1 else models[0])
+
+    def _each_probe(self, backends, timeout) -> list[dict]:
+        started = self.workers and all(w.num_gpus for w in self.workers)
+        if self.via == "local":
+            workers, have = self._ensure(1), local_gpu_count()
+            if have is not None and len(workers) > have and isinstance(self.gpus, int):
+                raise ScaleError(f"--gpus {self.gpus}: this host has {have} GPU{'s' if have != 1 else ''}")
+            return self._each(lambda w: w.probe(backends, timeout))
+        if not started and not self._connect().cluster_resources().get("GPU"):
+            # like one worker on a machine without a GPU: `--backend auto` goes on to replay a cache
+            where = self.address or "(local)"
+            return [{"backend": None, "gpu": None, "errors": {"ray": f"no GPU in the Ray cluster {where}"}}]
+        self._ensure(1)
+        return self._each(lambda w: w.probe(backends, timeout))
+
+    def prepare(self, spec: dict, backend: str, source: str = "") -> None:
+        """Each local worker makes its inputs and opens its device while the app compile-checks."""
+        for w in self.workers:
+            if hasattr(w, "prepare"):
+                w.prepare(spec, backend, source)
+
+    def run(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:
+        workers = self._ensure(0 if job.backend == "sim" and self.via == "ray" else 1)
+        if isinstance(job, TuneJob) and job.one_worker:
+            return self._run_split(job, on_event, timeout_s, workers[:1])
+        if (len(workers) > 1 and isinstance(job, TuneJob) and job.search == "kt" and job.configs is None
+                and not job.max_configs and not job.time_limit_s):
+            # what an unbudgeted kt search does on one GPU, in two runs: the model's picks on one
+            # worker, then the rest of the space in order, dealt over all of them
+            from .worker.tuning import MODEL_STEPS
+            got: dict = {}
+
+            def keep(kind, payload):
+                if kind == "result":
+                    got[payload["key"]] = payload
+                on_event(kind, payload)
+            first = self._run_split(dataclasses.replace(job, max_configs=MODEL_STEPS + len(job.seeds)), keep, timeout_s)
+            if first["stopped"]:
+                return first
+            rest = self._run_split(dataclasses.replace(job, search="brute_force", seeds=[],
+                                                       known={**job.known, **got}), keep, timeout_s)
+            return dict(rest, evaluated=first["evaluated"] + rest["evaluated"])
+        return self._run_split(job, on_event, timeout_s)
+
+    def _run_split(self, job: TuneJob | CheckJob, on_event, timeout_s: float, workers: list | None = None) -> dict:
+        workers = workers or self.workers
+        if self.address and isinstance(job, TuneJob):
+            job = dataclasses.replace(job, cachefile=None)  # its path is on this host, the workers are elsewhere
+        shards = split(job, len(workers))
+        parts = []
+        if len(shards) > 1 and isinstance(job, TuneJob) and job.cachefile:
+            # one kernel_tuner cachefile per worker, merged into the run's afterwards
+            parts = [f"{job.cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
+            shards = [dataclasses.replace(s, cachefile=parts[i]) for i, s in enumerate(shards)]
+        if len(shards) > 1 and job.configs is None:
+            total = sum(len(s.configs) for s in shards) + len(job.known)
+            on_event("space", {"total": total})
+        infos: list = [None] * len(shards)
+        closed: list = []
+        failed: list = []
+
+        def one(i: int, shard) -> None:
+            w = workers[i]
+            seen: set = set()
+
+            def forward(kind: str, payload: dict) -> None:
+                if kind == "space" and len(shards) > 1:
+                    return
+                if kind == "result":
+                    seen.add(payload["key"])
+                    payload = dict(payload, worker=w.label, device=self.devices.get(w.label))
+                with self.lock:
+                    on_event(kind, payload)
+            try:
+                infos[i] = w.run(shard, forward, timeout_s)
+            except WorkerClosed as e:
+                closed.append(e)
+            except Exception as e:  # noqa: BLE001 - a worker that gives up fails its share, not the run
+                failed.append(e if isinstance(e, WorkerError) else WorkerError(f"{type(e).__name__}: {e}"))
+                if isinstance(shard, TuneJob):
+                    lost(shard, seen, w.label, str(e), forward)
+        threads = [threading.Thread(target=one, args=(i, s)) for i, s in enumerate(shards)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if parts:
+            merge_caches(job.cachefile, parts)
+        if closed or self.closing:
+            raise WorkerClosed("the GPU workers were shut down")
+        done = [i for i in infos if i]
+        if not done:
+            raise failed[0] if failed else WorkerError("no GPU worker finished the run")
+        devices = sorted({i.get("device") for i in done if i.get("device")})
+        return {"device": " + ".join(devices) or None, "stopped": any(i.get("stopped") for i in done),
+                "simulated": job.backend == "sim", "evaluated": sum(i.get("evaluated") or 0 for i in done),
+                "workers": len(shards)}
+
+    def request_stop(self) -> None:
+        for w in self.workers:
+            w.request_stop()
+
+    def pause(self, on: bool) -> None:
+        self.paused = on
+        for w in self.workers:
+            w.pause(on)
+
+    def shutdown(self) -> None:
+        self.closing = True
+        for w in self.workers:
+            w.shutdown()
+
+    def close(self) -> None:
+        early = self._early
+        if early is not None and early is not threading.current_thread():
+            early.join()
+        for w in self.workers:
+            w.close()
+        self.workers = []
+
+    @property
+    def size(self) -> int:
+        return len(self.workers)
+
+
+
+def split(job: TuneJob | CheckJob, n: int) -> list:
+    """One job per worker: a run's configurations dealt round-robin. Checks, single configurations
+    and adaptive searches (each pick depends on the last result) stay on the first worker."""
+    if n < 2 or not isinstance(job, TuneJob):
+        return [job]
+    if job.configs is not None:
+        todo = job.configs
+    elif job.search == "brute_force":
+        spec = spec_from_plain(job.spec)
+        if is_huge(spec) and job.max_configs:  # a budget needs only the first configurations in order
+            found = LazySpace(spec).first(job.max_configs + len(job.known) + len(job.seeds))
+        else:
+            found = configurations(spec)
+        todo = [dict(zip(spec.tune_params, c)) for c in found]
+    else:
+        return [job]
+    names = list(spec_names(job))
+    keys, pending = set(), []
+    for c in [*job.seeds, *todo]:  # seeds first, dealt like the rest
+        key = ",".join(str(c[k]) for k in names)
+        if key not in job.known and key not in keys:
+            keys.add(key)
+            pending.append(c)
+    if len(pending) < 2:
+        return [job]
+    budget = job.max_configs
+    n = min(n, len(pending), budget or n)
+    return [dataclasses.replace(job, configs=pending[i::n], known=dict(job.known), seeds=[],
+                                max_configs=(budget // n + (i < budget % n)) if budget else None)
+            for i in range(n)]
+
+
+def spec_names(job: TuneJob) -> list[str]:
+    return list(job.spec["tune_params"])
+
+
+def lost(shard: TuneJob, seen: set, label: str, why: str, forward) -> None:
+    """A worker that failed for good: its configurations not measured yet are marked failed."""
+    names = spec_names(shard)
+    for c in shard.configs or []:
+        key = ",".join(str(c[k]) for k in names)
+        if key in seen or key in shard.known:
+            continue
+        seen.add(key)
+        forward("result", {"key": key, "params": {k: c[k] for k in names}, "time_ms": None, "times": None,
+                           "status": "crash", "error": f"GPU worker {label} gave up: {why}", "verified": None,
+                           "max_abs_err": None, "first_bad": None, "compile_ms": None, "source": "measured",
+                           "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")})
+
+
+def merge_caches(main: str, parts: list[str]) -> None:
+    """The workers' kernel_tuner cachefiles, as one: the run's, which the engine then closes."""
+    from .ktimport import load
+    load()
+    from kernel_tuner.util import read_cache
+
+    found = [p for p in parts if os.path.exists(p)]
+    if not found:
+        return
+    base = read_cache(main, open_cache=False) if os.path.exists(main) else read_cache(found[0], open_cache=False)
+    for p in found:
+        base["cache"].update(read_cache(p, open_cache=False)["cache"])
+    cache = base.pop("cache")
+    with open(main, "w") as f:
+        f.write(json.dumps(base, indent="")[:-2] + ',\n"cache": {' + ",".join(
+            "\n" + json.dumps({k: v})[1:-1] for k, v in cache.items()) + "\n}\n}")
+    finalize_cache(main, {})
+    for p in found:
+        os.remove(p)
