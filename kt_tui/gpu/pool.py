@@ -66,16 +66,20 @@ def local_gpu_count() -> int | None:
 class DeviceWorker(GpuWorker):
     """The local GPU worker, pinned to this host's GPU number `index` (of those visible)."""
 
-    def __init__(self, index: int, num_gpus: float = 1, log_path: str | None = None):
+    def __init__(self, index: int, num_gpus: float = 1, log_path: str | None = None, share: int = 1):
         base, ext = os.path.splitext(log_path) if log_path else (None, "")
         super().__init__(log_path=f"{base}.gpu{index}{ext}" if base else None)
-        self.index, self.num_gpus = index, num_gpus
+        self.index, self.num_gpus, self.share = index, num_gpus, share
         self.label = f"gpu{index}"
 
     def start(self) -> None:
         visible = os.environ.get("CUDA_VISIBLE_DEVICES")
         ids = [d.strip() for d in visible.split(",")] if visible else None
         self.env = {"CUDA_VISIBLE_DEVICES": ids[self.index] if ids and self.index < len(ids) else str(self.index)}
+        if self.share > 1 and not os.environ.get("KT_TUI_PREFETCH_WORKERS"):
+            # the host's cores shared by the GPUs' compile-ahead pools, one core left to each measuring process
+            cores = os.cpu_count() or 2
+            self.env["KT_TUI_PREFETCH_WORKERS"] = str(max(1, min(16, (cores - self.share) // self.share)))
         super().start()
 
 
@@ -143,7 +147,7 @@ class GpuPool:
 
     def _local(self, num_gpus: float) -> list:
         n = (local_gpu_count() or 1) if self.gpus == "all" else int(self.gpus)
-        return [DeviceWorker(i, num_gpus, self.log_path) for i in range(n)]
+        return [DeviceWorker(i, num_gpus, self.log_path, share=n) for i in range(n)]
 
     def _ray(self, num_gpus: float) -> list:
         ray = self._connect()
