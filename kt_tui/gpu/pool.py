@@ -21,6 +21,9 @@ from .protocol import BACKENDS, CheckJob, TuneJob
 from .raypool import INSTALL, RayWorker, ScaleError, connect
 from .simcache import finalize_cache
 
+# Imported where used: the worker's modules and kernel_tuner (they load numpy and CUDA's libraries,
+# which the app's process need not hold).
+
 def parse_gpus(value) -> int | str | None:
     """`--gpus` / config `gpus`: a positive number, "all", or unset (None)."""
     if value in (None, "", 0):

@@ -50,7 +50,7 @@ def whole_uuids(backend: str):
     if backend != "cupy":
         yield
         return
-    import cupy
+    import cupy  # here: only a session on the cupy backend loads it
 
     runtime = cupy.cuda.runtime
     saved = runtime.getDeviceProperties
