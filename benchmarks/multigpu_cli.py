@@ -30,14 +30,15 @@ sys.path.insert(0, str(ROOT))
 from kt_tui.gpu.timeline import read as read_trace  # noqa: E402
 
 
-def session(argv: list[str], tmp: str, label: str, timeout: float) -> dict:
+def session(argv: list[str], tmp: str, label: str, timeout: float, script: str | None = None) -> dict:
     db = f"{tmp}/{label}.sqlite"
     trace = f"{tmp}/{label}.trace"
     env = dict(os.environ, KT_TUI_DB=db, KT_TUI_DATA_DIR=f"{tmp}/{label}-data", KT_TUI_CONFIG_DIR=f"{tmp}/{label}-cfg",
                KT_TUI_TRACE=trace, PYTHONUNBUFFERED="1")
     started = time.time()
-    proc = subprocess.Popen([sys.executable, "-m", "kt_tui", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, cwd=ROOT)
+    # an LLM session talks to the test suite's scripted server (scripted replies, not a model's output)
+    head = [sys.executable, "scripts/scripted_session.py", script] if script else [sys.executable, "-m", "kt_tui"]
+    proc = subprocess.Popen([*head, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     lines: list[tuple[float, str]] = []
     first_result = None
     assert proc.stderr is not None
@@ -58,6 +59,7 @@ def session(argv: list[str], tmp: str, label: str, timeout: float) -> dict:
            "first_result_s": round(first_result, 2) if first_result else None, "state": doc.get("state"),
            "error": doc.get("error"), "best": doc.get("best"), "stdout_head": out[:300] if not parses else None}
     row.update(counts(db))
+    row["duplicated"] = streamed_twice([s for _, s in lines])
     row["configs_per_s"] = round(row["measured"] / wall, 2) if wall else None
     marks = read_trace(trace)
     if marks:
@@ -72,14 +74,26 @@ def counts(db: str) -> dict:
         return {"measured": 0, "lost": None, "duplicated": None}
     con = sqlite3.connect(db)
     try:
-        rows = con.execute("SELECT label, key, status, worker FROM results").fetchall()
+        rows = con.execute("SELECT version, key, status, worker FROM results").fetchall()
     except sqlite3.Error as e:
         return {"measured": 0, "lost": None, "duplicated": None, "db_error": str(e)}
     per = collections.Counter((r[0], r[1]) for r in rows)
-    dup = sum(1 for n in per.values() if n > 1)
     workers = collections.Counter(r[3] or "local" for r in rows)
     statuses = collections.Counter(r[2] for r in rows)
-    return {"measured": len(per), "duplicated": dup, "workers": dict(workers), "statuses": dict(statuses)}
+    return {"measured": len(per), "workers": dict(workers), "statuses": dict(statuses)}
+
+
+def streamed_twice(lines: list[str]) -> int:
+    """Configurations the progress lines show twice within one run (a re-measure is a run of its own)."""
+    run, seen, twice = "", collections.Counter(), 0
+    for line in lines:
+        if line.startswith("run ") and " configurations on " in line:
+            run = line.split(":", 1)[0] if line.count(":") == 1 else line[4:line.index(": ")]
+        elif line.startswith("[") and "] " in line:
+            key = line.split("] ", 1)[1].split()[0]
+            seen[(run, key)] += 1
+            twice += seen[(run, key)] == 2
+    return twice
 
 
 def main() -> int:
@@ -89,7 +103,8 @@ def main() -> int:
     ap.add_argument("--gpus", type=int, default=2)
     ap.add_argument("--ray", dest="ray_address")
     ap.add_argument("--backend", default="pycuda")
-    ap.add_argument("--llm-session", help="a folder of tests/scripted/ to replay as an LLM session")
+    ap.add_argument("--llm-session", metavar="SCRIPT.json:STRATEGY:KERNEL.cu",
+                    help="also an LLM session: scripted replies, e.g. tests/scripted/matmul.json:autonomous:examples/matmul.cu")
     ap.add_argument("--timeout", type=float, default=540)
     ap.add_argument("--out")
     args = ap.parse_args()
@@ -100,29 +115,38 @@ def main() -> int:
     except (OSError, subprocess.SubprocessError):
         pass
     rows = []
+    plans = []
+    for budget in args.configs.split(","):
+        base = ["run", args.kernel, "--auto", "--json", "--backend", args.backend, "--search", "brute_force"]
+        plans.append((budget, base + ([] if budget == "all" else ["--max-configs", budget]), None))
+    if args.llm_session:
+        script, strategy, kernel = args.llm_session.split(":")
+        plans.append(("llm", ["run", kernel, "--auto", "--json", "--backend", args.backend, "--strategy", strategy],
+                      script))
     with tempfile.TemporaryDirectory() as tmp:
-        for budget in args.configs.split(","):
-            base = ["run", args.kernel, "--auto", "--json", "--backend", args.backend, "--search", "brute_force"]
-            if budget != "all":
-                base += ["--max-configs", budget]
+        for budget, base, script in plans:
             runs = [("gpus", ["--gpus", "1"], 1), ("gpus", ["--gpus", str(args.gpus)], args.gpus)]
             if args.ray_address:
                 runs.append(("ray", ["--ray", args.ray_address], args.gpus))
             one = None
             for via, extra, n in runs:
                 label = f"{budget}-{via}{n}"
-                row = session(base + extra, tmp, label, args.timeout)
+                row = session(base + extra, tmp, label, args.timeout, script)
                 row.update(via=via, gpus=n, configs=budget)
                 if n == 1:
                     one = row
                 row["ratio"] = (round(row["configs_per_s"] / one["configs_per_s"], 2)
                                 if one and one.get("configs_per_s") and row.get("configs_per_s") else None)
+                row["wall_ratio"] = round(row["wall_s"] / one["wall_s"], 2) if one and one["wall_s"] else None
                 row["same_best"] = bool(one and row.get("best") and one.get("best")
                                         and row["best"].get("params") == one["best"].get("params"))
+                row["lost"] = (max(0, one["measured"] - row["measured"]) if one and budget != "llm" else None)
                 rows.append(row)
                 print(f"{label:>14}: rc {row['rc']} wall {row['wall_s']:7.2f} s  measured {row['measured']:4}  "
-                      f"{row['configs_per_s'] or 0:6.2f}/s  ratio {row['ratio']}  first {row['first_result_s']}  "
-                      f"json {row['json_parses']}  dup {row['duplicated']}  best {row.get('best')}", flush=True)
+                      f"{row['configs_per_s'] or 0:6.2f}/s  ratio {row['ratio']}  wall ratio {row['wall_ratio']}  "
+                      f"first {row['first_result_s']}  json {row['json_parses']}  dup {row['duplicated']}  "
+                      f"best {(row.get('best') or {}).get('params')} {(row.get('best') or {}).get('time_ms')}",
+                      flush=True)
     doc = {"gpu": gpu, "date": time.strftime("%Y-%m-%d"), "host_cpus": os.cpu_count(), "sessions": rows}
     if args.out:
         Path(args.out).write_text(json.dumps(doc, indent=1))
