@@ -47,11 +47,15 @@ def whole_uuids(backend: str):
     backend then fails in `uuid.UUID(bytes=...)` ("bytes is not a 16-char string") on every GPU
     whose UUID holds a zero byte. Inside: the UUID is padded back to 16 bytes (the bytes after the
     cut are lost; kernel_tuner only records it)."""
-    if backend != "cupy":
+    cupy = None
+    if backend == "cupy":
+        try:
+            import cupy  # here: only a session on the cupy backend loads it
+        except ImportError:
+            pass
+    if cupy is None:
         yield
         return
-    import cupy  # here: only a session on the cupy backend loads it
-
     runtime = cupy.cuda.runtime
     saved = runtime.getDeviceProperties
     runtime.getDeviceProperties = padded_uuid(saved)
