@@ -33,7 +33,8 @@ from kt_tui.gpu.timeline import read as read_trace  # noqa: E402
 def session(argv: list[str], tmp: str, label: str, timeout: float, script: str | None = None) -> dict:
     db = f"{tmp}/{label}.sqlite"
     trace = f"{tmp}/{label}.trace"
-    env = dict(os.environ, KT_TUI_DB=db, KT_TUI_DATA_DIR=f"{tmp}/{label}-data", KT_TUI_CONFIG_DIR=f"{tmp}/{label}-cfg",
+    # one data dir for all: the backend probe is remembered there after the warm-up, as on a user's machine
+    env = dict(os.environ, KT_TUI_DB=db, KT_TUI_DATA_DIR=f"{tmp}/data", KT_TUI_CONFIG_DIR=f"{tmp}/cfg",
                KT_TUI_TRACE=trace, PYTHONUNBUFFERED="1")
     started = time.time()
     # an LLM session talks to the test suite's scripted server (scripted replies, not a model's output)
@@ -124,6 +125,9 @@ def main() -> int:
         plans.append(("llm", ["run", kernel, "--auto", "--json", "--backend", args.backend, "--strategy", strategy],
                       script))
     with tempfile.TemporaryDirectory() as tmp:
+        warm = session(["run", args.kernel, "--auto", "--json", "--backend", args.backend, "--max-configs", "1"],
+                       tmp, "warm-up", args.timeout)
+        print(f"warm-up (probe remembered): rc {warm['rc']} wall {warm['wall_s']} s", flush=True)
         for budget, base, script in plans:
             runs = [("gpus", ["--gpus", "1"], 1), ("gpus", ["--gpus", str(args.gpus)], args.gpus)]
             if args.ray_address:

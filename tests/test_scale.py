@@ -348,3 +348,29 @@ def test_a_gpu_uuid_with_a_zero_byte_does_not_break_the_cupy_backend():
     assert str(uuid.UUID(bytes=props["uuid"])).startswith("5a1f0000-") and props["name"].startswith(b"NVIDIA")
     whole = bytes(range(1, 17))
     assert padded_uuid(lambda device: {"uuid": whole})(0)["uuid"] == whole
+
+
+def test_an_actor_runs_every_job_on_one_thread(monkeypatch):
+    """pycuda aborts a process whose thread ends with a CUDA context on its stack: one job thread."""
+    import time as _time
+
+    from kt_tui.gpu import raypool
+    threads = []
+    monkeypatch.setattr(raypool._Actor, "_run", lambda self, job: threads.append(threading.get_ident()))
+    actor = raypool._Actor(out=None)
+    for job in range(3):
+        actor.submit(job)
+    deadline = _time.monotonic() + 5
+    while len(threads) < 3 and _time.monotonic() < deadline:
+        _time.sleep(0.01)
+    assert len(threads) == 3 and len(set(threads)) == 1 and threads[0] != threading.get_ident()
+
+
+def test_the_clusters_error_messages_go_to_the_log(tmp_path, monkeypatch):
+    ray_worker = pytest.importorskip("ray._private.worker")
+    from kt_tui.gpu import raypool
+    monkeypatch.setattr(ray_worker, "print_to_stdstream", ray_worker.print_to_stdstream)  # restored after
+    raypool._errors_to(str(tmp_path / "log"))
+    ray_worker.print_to_stdstream({"lines": ["A worker died or was killed"], "pid": "raylet", "is_err": False},
+                                  ignore_prefix=False)
+    assert "A worker died or was killed" in (tmp_path / "log").read_text()

@@ -54,7 +54,29 @@ def connect(address: str | None, log_path: str | None = None):
             ray.init(**kwargs)
         except (ConnectionError, RuntimeError, ValueError) as e:
             raise ScaleError(f"--ray {address or '(local)'}: cannot start or join the Ray cluster: {e}") from None
+    _errors_to(log_path)
     return ray
+
+
+def _errors_to(log_path: str | None) -> None:
+    """Ray's driver prints the cluster's error messages (a worker died, ...) to sys.stdout from a
+    thread of its own, whatever log_to_driver says: they go to the log instead. (Ray 2.60's
+    `ray._private.worker.print_to_stdstream`; where it is not there, nothing is changed.)"""
+    try:
+        from ray._private import worker as ray_worker  # here: Ray's own driver module, after init
+    except ImportError:
+        return
+    if not hasattr(ray_worker, "print_to_stdstream"):
+        return
+
+    def to_log(data: dict, ignore_prefix: bool = False) -> None:
+        try:
+            with open(log_path or os.devnull, "a") as f:
+                for line in data.get("lines", []):
+                    f.write(f"ray ({data.get('pid')}): {line}\n")
+        except OSError:
+            pass
+    ray_worker.print_to_stdstream = to_log
 
 
 @contextlib.contextmanager
@@ -98,18 +120,28 @@ def _actor_env() -> dict:
 
 # -- inside the actor ----------------------------------------------------------------------
 class _Actor:
-    """Runs one job at a time in a thread, its messages into a queue the app reads; the app sets its flags."""
+    """Runs its jobs one at a time on one thread of its own, its messages into a queue the app
+    reads; the app sets its flags. One thread for the actor's life: a CUDA context belongs to the
+    thread that made it, and pycuda aborts the whole process when a thread ends with a context on
+    its stack (`pycuda::context_stack::~context_stack`; with a thread per job every actor died
+    after its first job: "Worker unexpectedly exits with a connection error code 2")."""
 
     def __init__(self, out):
         self.out = out  # a Ray queue: a message is stored there before the next line can crash us
         self.flags = {"stop": threading.Event(), "pause": threading.Event()}
+        self.jobs: queue.Queue = queue.Queue()
+        threading.Thread(target=self._loop, name="kt-tui-jobs", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            self._run(self.jobs.get())
 
     def where(self) -> dict:
         import ray
         return {"host": socket.gethostname(), "gpus": [str(g) for g in ray.get_gpu_ids()], "pid": os.getpid()}
 
     def submit(self, job) -> None:
-        threading.Thread(target=self._run, args=(job,), daemon=True).start()
+        self.jobs.put(job)
 
     def ping(self) -> bool:
         return True
