@@ -374,3 +374,24 @@ def test_the_clusters_error_messages_go_to_the_log(tmp_path, monkeypatch):
     ray_worker.print_to_stdstream({"lines": ["A worker died or was killed"], "pid": "raylet", "is_err": False},
                                   ignore_prefix=False)
     assert "A worker died or was killed" in (tmp_path / "log").read_text()
+
+
+def test_an_actor_goes_on_after_a_job_it_does_not_run_or_one_that_breaks(monkeypatch):
+    """A PrepareJob (local workers only) or a job that raises must not end the actor's job thread."""
+    import time as _time
+
+    from kt_tui.gpu import raypool
+    from kt_tui.gpu.protocol import PrepareJob
+    sent = []
+
+    class Out:
+        def put(self, message):
+            sent.append(message)
+    actor = raypool._Actor(out=Out())
+    actor.submit(PrepareJob(spec={}, backend="pycuda"))
+    actor.submit(object())  # not a job at all
+    actor.submit(raypool.ProbeJob(backends=()))
+    deadline = _time.monotonic() + 30
+    while not any(m[0] == "probe" for m in sent) and _time.monotonic() < deadline:
+        _time.sleep(0.05)
+    assert [m[0] for m in sent] == ["probe"]

@@ -215,7 +215,7 @@ class GpuPool:
     def prepare(self, spec: dict, backend: str, source: str = "") -> None:
         """Each local worker makes its inputs and opens its device while the app compile-checks."""
         for w in self.workers:
-            if hasattr(w, "prepare"):
+            if isinstance(w, DeviceWorker):
                 w.prepare(spec, backend, source)
 
     def run(self, job: TuneJob | CheckJob, on_event, timeout_s: float) -> dict:

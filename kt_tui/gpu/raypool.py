@@ -18,7 +18,7 @@ import time
 from .client import _ENV_LOCK, GpuWorker, WorkerError
 from .env import is_secret
 from ..errors import UserError
-from .protocol import CheckJob, ProbeJob
+from .protocol import CheckJob, ProbeJob, TuneJob
 
 # Imported where used: ray (optional: kt-tui[ray]), the worker's modules (they run in the Ray
 # actors' processes, with kernel_tuner) and kernel_tuner itself.
@@ -134,7 +134,12 @@ class _Actor:
 
     def _loop(self) -> None:
         while True:
-            self._run(self.jobs.get())
+            job = self.jobs.get()
+            try:
+                self._run(job)
+            except BaseException as e:  # noqa: BLE001 - the loop outlives any one job
+                with contextlib.suppress(Exception):
+                    self._put(("failed", getattr(job, "run_id", None), {"error": f"{type(e).__name__}: {e}"}))
 
     def where(self) -> dict:
         import ray
@@ -159,6 +164,8 @@ class _Actor:
         if isinstance(job, ProbeJob):
             self._put(("probe", None, probe_backends(job.backends)))
             return
+        if not isinstance(job, (TuneJob, CheckJob)):
+            return  # a PrepareJob: an actor makes its inputs with its first job
         self.flags["stop"].clear()
 
         def emit(kind, payload):
