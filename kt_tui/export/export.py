@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..files import check_out_dir, refuse_existing
-from ..kernel.inputs import make_args
+from ..kernel.inputs import make_arg
 from ..kernel.spec import dump_spec
 from ..store import Store
 from .bundle import Bundle, ExportError, load_bundle, metrics, spec_of
@@ -99,14 +100,29 @@ def _c_value(v) -> str:
 
 def write_inputs(store: Store, b: Bundle, path: Path) -> Path:
     """The arguments at the spec's sizes (the same seeds kt-tui used) and, when stored, the
-    original kernel's reference outputs."""
-    arrays = {f"arg{i}": np.asarray(a) for i, a in enumerate(make_args(b.spec))}
-    ref = store.reference(b.sid, b.original["id"])
-    for i, a in enumerate(b.spec.args):
-        if a.output and ref and a.name in ref:
-            arrays[f"answer{i}"] = np.asarray(ref[a.name])
-    np.savez(path, **arrays)
+    original kernel's reference outputs: an uncompressed .npz written one array at a time, so that
+    memory holds one argument at once (a session's inputs can be gigabytes)."""
+    spec = b.spec
+    copied = {a.copy_of for a in spec.args if a.init == "copy"}
+    done: dict = {}
+    order = sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as npz:
+        for i in order:
+            a = spec.args[i]
+            value = np.asarray(make_arg(a, dict(spec.sizes), spec, done))
+            if a.name in copied:
+                done[a.name] = value
+            _add_array(npz, f"arg{i}", value)
+        ref = store.reference(b.sid, b.original["id"])
+        for i, a in enumerate(spec.args):
+            if a.output and ref and a.name in ref:
+                _add_array(npz, f"answer{i}", np.asarray(ref[a.name]))
     return path
+
+
+def _add_array(npz: zipfile.ZipFile, name: str, value: np.ndarray) -> None:
+    with npz.open(f"{name}.npy", "w", force_zip64=True) as f:
+        np.lib.format.write_array(f, value, allow_pickle=False)
 
 
 def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
@@ -125,15 +141,27 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
         if src is not None and _is_cache(src):
             shutil.copyfile(src, path)
         else:
-            _write(path, json.dumps(_cache_json(b, v, rows), indent=1))
+            _write(path, cache_text(_cache_json(b, v, rows)))
         written.append(path)
     from ..gpu.ktimport import load  # here: the UI imports export; kernel_tuner loads on use
     load()
-    from kernel_tuner.file_utils import store_output_file  # after load(): kernel_tuner without torch
+    from kernel_tuner.file_utils import get_t4_results  # after load(): kernel_tuner without torch
+    from kernel_tuner.util import NpEncoder  # after load(), as above
     best_rows = [r for r in b.results if r["version"] == b.best["version"] and r["status"] == "ok"]
     t4 = folder / f"{b.name}-{b.best['version']}.t4.json"
-    store_output_file(str(t4), [_kt_result(r) for r in best_rows], b.spec.tune_params)
+    # kernel_tuner's own T4 structure; written in one go (its store_output_file streams json.dump
+    # through Python's slow encoder: 20 s for 20,000 results)
+    _write(t4, json.dumps(get_t4_results([_kt_result(r) for r in best_rows], b.spec.tune_params, "time"),
+                          cls=NpEncoder))
     return written + [t4]
+
+
+def cache_text(data: dict) -> str:
+    """A kernel_tuner cachefile as kernel_tuner writes one: the header, then one entry a line."""
+    cache = data["cache"]
+    head = json.dumps({k: v for k, v in data.items() if k != "cache"}, indent="")[:-2]
+    body = ",".join("\n" + json.dumps({k: v})[1:-1] for k, v in cache.items())
+    return head + ',\n"cache": {' + body + "\n}\n}\n"
 
 
 def _is_cache(path: Path) -> bool:

@@ -14,6 +14,7 @@ from .bundle import Bundle, metrics
 # imports export/ when it starts).
 
 PLOT = "report-times.svg"
+PLOT_BINS = 1500  # a plot draws at most twice this many points per version
 _PLOT_MARK = "KT-TUI-PLOT-HERE"
 
 
@@ -51,8 +52,11 @@ def plot_svg(b: Bundle) -> str:
         if not xs:
             continue
         label = _short(v["label"] or v["id"])
-        dots = ax.scatter(xs, ys, s=14, alpha=0.6, label=f"{label} ({len(xs)} ok)")
-        ax.step(bx, by, where="post", color=dots.get_facecolor()[0], alpha=1.0, linewidth=1.6)
+        dx, dy = thin(xs, ys)
+        drawn = f", {len(dx)} drawn" if len(dx) < len(xs) else ""
+        dots = ax.scatter(dx, dy, s=14, alpha=0.6, label=f"{label} ({len(xs)} ok{drawn})")
+        sx, sy = steps(bx, by)
+        ax.step(sx, sy, where="post", color=dots.get_facecolor()[0], alpha=1.0, linewidth=1.6)
     if b.session.get("baseline_ms"):
         ax.axhline(b.session["baseline_ms"], color="grey", linestyle="--", linewidth=1, label="original, default params")
     ax.set_xlabel("configuration, in the order measured")
@@ -64,6 +68,31 @@ def plot_svg(b: Bundle) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg")
     return buf.getvalue()
+
+
+def thin(xs: list, ys: list, bins: int = PLOT_BINS) -> tuple[list, list]:
+    """At most two points a bin along x (the fastest and the slowest of it): the cloud keeps its
+    outline and its extremes, and a plot of 100,000 results stays a few hundred kB. Every result is
+    still in the caches and best.json."""
+    if len(xs) <= 2 * bins:
+        return xs, ys
+    per = -(-len(xs) // bins)
+    ox, oy = [], []
+    for start in range(0, len(xs), per):
+        part = range(start, min(start + per, len(xs)))
+        lo, hi = min(part, key=ys.__getitem__), max(part, key=ys.__getitem__)
+        for j in sorted({lo, hi}):
+            ox.append(xs[j])
+            oy.append(ys[j])
+    return ox, oy
+
+
+def steps(xs: list, ys: list) -> tuple[list, list]:
+    """The best-so-far line by its changes only (and its end): the same staircase, fewer points."""
+    keep = [i for i in range(len(ys)) if i == 0 or ys[i] != ys[i - 1]]
+    if xs and keep[-1] != len(xs) - 1:
+        keep.append(len(xs) - 1)
+    return [xs[i] for i in keep], [ys[i] for i in keep]
 
 
 def _short(text: str, n: int = 48) -> str:
