@@ -53,6 +53,10 @@ def test_a_session_of_30000_results_exports_every_result_and_a_small_report(tmp_
     assert (folder / "report.html").stat().st_size < 2_000_000 and (folder / "report-times.svg").stat().st_size < 1_000_000
     cache = json.loads((folder / "cache" / f"vector_add-{vid}.json").read_text())
     assert len(cache["cache"]) == n
+    from kt_tui.gpu.ktimport import load
+    load()
+    from kernel_tuner.util import read_cache
+    assert len(read_cache(str(folder / "cache" / f"vector_add-{vid}.json"), open_cache=False)["cache"]) == n
     t4 = json.loads((folder / "cache" / f"vector_add-{vid}.t4.json").read_text())
     assert len(t4["results"]) == n
     with np.load(folder / "vector_add.inputs.npz") as npz:

@@ -27,9 +27,21 @@ class Bundle:
     spec: Spec  # the best version's spec
     original: dict  # the session's first version row
     original_spec: Spec
-    results: list[dict]
+    store: Store  # results are read from it as they are written out, never all at once
     versions: list[dict]
     checks: list[dict]
+
+    def results(self, vid: str | None = None, measured: bool = False):
+        """The session's results (of `vid`), in the order stored, one at a time."""
+        return self.store.iter_results(self.sid, vid, "status = 'ok' AND time_ms IS NOT NULL" if measured else "")
+
+    @property
+    def count(self) -> int:
+        return self.store.count_results(self.sid)
+
+    def tuned(self) -> list[dict]:
+        """The versions that have results."""
+        return [v for v in self.versions if self.store.count_results(self.sid, v["id"])]
 
     @property
     def sid(self) -> str:
@@ -52,10 +64,9 @@ def load_bundle(store: Store, sid: str) -> Bundle:
     s = store.session(sid)
     if s is None:
         raise ExportError(f"no session {sid!r} in {store.path}")
-    results = store.results(s["id"])
     best = None
     if s.get("best_version") and s.get("best_key"):
-        best = next((r for r in results if r["version"] == s["best_version"] and r["key"] == s["best_key"]), None)
+        best = store.result(s["id"], s["best_version"], s["best_key"])
     if best is None:
         best = best_result(store, s["id"])
     if best is None or best["time_ms"] is None:
@@ -63,7 +74,7 @@ def load_bundle(store: Store, sid: str) -> Bundle:
     versions = store.versions(s["id"])
     version = next(v for v in versions if v["id"] == best["version"])
     return Bundle(session=s, best=best, version=version, spec=spec_of(version), original=versions[0],
-                  original_spec=spec_of(versions[0]), results=results, versions=versions,
+                  original_spec=spec_of(versions[0]), store=store, versions=versions,
                   checks=store.checks(s["id"]))
 
 

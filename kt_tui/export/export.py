@@ -47,10 +47,10 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
 
 
 def planned_files(b: Bundle, out: Path) -> list[Path]:
-    name, tuned = b.name, {r["version"] for r in b.results}
+    name = b.name
     return [out / f"{name}.best.cu", out / f"{name}.best.cu.toml", out / f"{name}.best.json",
             out / f"{name}.inputs.npz", out / f"tune_{name}.py", out / "report.md", out / PLOT, out / "report.html",
-            *(out / "cache" / f"{name}-{v['id']}.json" for v in b.versions if v["id"] in tuned),
+            *(out / "cache" / f"{name}-{v['id']}.json" for v in b.tuned()),
             out / "cache" / f"{name}-{b.best['version']}.t4.json"]
 
 
@@ -131,37 +131,57 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
     folder.mkdir(exist_ok=True)
     written = []
     runs = store.runs(b.sid)
-    for v in b.versions:
-        rows = [r for r in b.results if r["version"] == v["id"]]
-        if not rows:
-            continue
+    for v in b.tuned():
         path = folder / f"{b.name}-{v['id']}.json"
         on_disk = [Path(r["cachefile"]) for r in runs if r["version"] == v["id"] and r.get("cachefile")]
         src = next((p for p in on_disk if p.is_file()), None)
         if src is not None and _is_cache(src):
             shutil.copyfile(src, path)
         else:
-            _write(path, cache_text(_cache_json(b, v, rows)))
+            write_cache(path, _cache_header(b, v), _cache_entries(b.results(v["id"])))
         written.append(path)
+    t4 = folder / f"{b.name}-{b.best['version']}.t4.json"
+    write_t4(t4, (_kt_result(r) for r in b.results(b.best["version"], measured=True)), b.spec.tune_params)
+    return written + [t4]
+
+
+def write_cache(path: Path, header: dict, entries) -> None:
+    """A kernel_tuner cachefile as kernel_tuner writes one: the header, then one entry a line."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(header, indent="")[:-2] + ',\n"cache": {')
+        for i, (key, entry) in enumerate(entries):
+            f.write(("," if i else "") + "\n" + json.dumps({key: entry})[1:-1])
+        f.write("\n}\n}\n")
+
+
+def write_t4(path: Path, results, tune_params: dict, chunk: int = 5000) -> None:
+    """kernel_tuner's T4 results file, built by its own get_t4_results a chunk at a time (its
+    store_output_file needs every result in memory and encodes them with Python's slow encoder)."""
     from ..gpu.ktimport import load  # here: the UI imports export; kernel_tuner loads on use
     load()
     from kernel_tuner.file_utils import get_t4_results  # after load(): kernel_tuner without torch
     from kernel_tuner.util import NpEncoder  # after load(), as above
-    best_rows = [r for r in b.results if r["version"] == b.best["version"] and r["status"] == "ok"]
-    t4 = folder / f"{b.name}-{b.best['version']}.t4.json"
-    # kernel_tuner's own T4 structure; written in one go (its store_output_file streams json.dump
-    # through Python's slow encoder: 20 s for 20,000 results)
-    _write(t4, json.dumps(get_t4_results([_kt_result(r) for r in best_rows], b.spec.tune_params, "time"),
-                          cls=NpEncoder))
-    return written + [t4]
+
+    head = get_t4_results([], tune_params, "time")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{"results": [')
+        first = True
+        for part in _chunks(results, chunk):
+            body = json.dumps(get_t4_results(part, tune_params, "time")["results"], cls=NpEncoder)[1:-1]
+            f.write(("" if first else ", ") + body)
+            first = False
+        f.write("], " + json.dumps({k: v for k, v in head.items() if k != "results"}, cls=NpEncoder)[1:] + "\n")
 
 
-def cache_text(data: dict) -> str:
-    """A kernel_tuner cachefile as kernel_tuner writes one: the header, then one entry a line."""
-    cache = data["cache"]
-    head = json.dumps({k: v for k, v in data.items() if k != "cache"}, indent="")[:-2]
-    body = ",".join("\n" + json.dumps({k: v})[1:-1] for k, v in cache.items())
-    return head + ',\n"cache": {' + body + "\n}\n}\n"
+def _chunks(items, n: int):
+    part: list = []
+    for item in items:
+        part.append(item)
+        if len(part) == n:
+            yield part
+            part = []
+    if part:
+        yield part
 
 
 def _is_cache(path: Path) -> bool:
@@ -177,16 +197,17 @@ def _kt_result(r: dict) -> dict:
             "timestamp": r["created"]}
 
 
-def _cache_json(b: Bundle, v: dict, rows: list[dict]) -> dict:
+def _cache_header(b: Bundle, v: dict) -> dict:
     spec = spec_of(v)
-    cache = {}
+    return {"device_name": b.session["gpu"], "kernel_name": spec.kernel, "problem_size": spec.problem_size_values(),
+            "tune_params_keys": list(spec.tune_params), "tune_params": spec.tune_params, "objective": "time",
+            "kt_tui": {"session": b.sid, "kernel_version": v["id"], "backend": b.session["backend"]}}
+
+
+def _cache_entries(rows):
     for r in rows:
         entry = _kt_result(r)
         if r["status"] != "ok" or r["time_ms"] is None:
             entry["time"] = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}.get(
                 r["status"], "RuntimeFailedConfig")
-        cache[r["key"]] = entry
-    return {"device_name": b.session["gpu"], "kernel_name": spec.kernel, "problem_size": spec.problem_size_values(),
-            "tune_params_keys": list(spec.tune_params), "tune_params": spec.tune_params, "objective": "time",
-            "kt_tui": {"session": b.sid, "kernel_version": v["id"], "backend": b.session["backend"]},
-            "cache": cache}
+        yield r["key"], entry

@@ -38,9 +38,8 @@ def plot_svg(b: Bundle) -> str:
     ax = fig.add_subplot()
     n = 0
     for v in b.versions:
-        rows = [r for r in b.results if r["version"] == v["id"]]
         xs, ys, bx, by, best = [], [], [], [], None
-        for r in rows:
+        for r in b.results(v["id"]):
             n += 1
             if r["status"] != "ok" or r["time_ms"] is None or r["verified"] is False:
                 continue
@@ -129,7 +128,7 @@ def report_markdown(b: Bundle, store=None) -> str:
              f"| kernel | {_cell(s['kernel_path'])} |", f"| strategy | {_cell(s['strategy'])} |",
              f"| state | {_cell(s['state'])} |", f"| GPU | {_cell(s['gpu'])}{' ' + _cell(sim) if sim else ''} |",
              f"| backend | {_cell(s['backend'])} |", f"| started / last change | {s['created']} / {s['updated']} |",
-             f"| configurations measured | {len(b.results)} |", ""]
+             f"| configurations measured | {b.count} |", ""]
     if s.get("note"):
         lines += [_text(s["note"]), ""]
     if s.get("error"):

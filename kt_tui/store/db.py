@@ -375,6 +375,13 @@ class Store:
         where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
         return [_decoded(row) for row in self._result_rows(where, args, "rowid")]
 
+    def iter_results(self, sid: str, vid: str | None = None, where: str = ""):
+        """Every result (of `vid`) in the order stored, decoded one at a time: an export of 100,000
+        results holds one of them at once. `where`: more SQL conditions on the row (no user text)."""
+        cond, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
+        for row in self._result_rows(cond + (f" AND {where}" if where else ""), args, "rowid"):
+            yield _decoded(row)
+
     def _result_rows(self, where: str, args: list, order: str, limit: int | None = None):
         sql = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results WHERE {where} ORDER BY {order}"
         cursor = self.conn.execute(sql + (f" LIMIT {int(limit)}" if limit is not None else ""), args)
