@@ -25,7 +25,7 @@ its exit code and whether its lines flag an out-of-bounds access (compute-saniti
 check; --hand does the same for the hand specs (which must pass). The GPU summary counts the drafts
 that the truth says index out of bounds but the check did not flag.
 
-usage: python benchmarks/drafts.py [--kt PATH] [--gpu [--hand]] [--json OUT] [--timeout S] [NAME ...]
+usage: python benchmarks/drafts.py [--kt PATH] [--gpu [--hand] [--budget S]] [--json OUT] [--timeout S] [NAME ...]
 """
 
 from __future__ import annotations
@@ -104,6 +104,9 @@ def draft_row(name: str, kt: Path, judge, scratch: Path, args) -> dict:
         row[key] = not problems[key]
         row["problems"] += problems[key]
     row["fully_right"] = all(row[k] for k in ("sizes", "outputs", "geometry", "scalars"))
+    if args.gpu and time.monotonic() > args.stop_at:
+        row["problems"].append(f"GPU check not run: past --budget {args.budget:g} s")
+        return row
     if args.gpu:
         row.update(gpu_check(kt, folder, cu.name, args.timeout, "draft"))
     if args.gpu and args.hand:
@@ -179,7 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hand", action="store_true", help="with --gpu: also check the hand specs")
     p.add_argument("--json", type=Path, help="write the rows here")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per kt-tui command (default 60)")
+    p.add_argument("--budget", type=float, default=480.0,
+                   help="with --gpu: no GPU check starts after this many seconds (default 480); the rest are still judged")
     args = p.parse_args(argv)
+    args.stop_at = time.monotonic() + args.budget
     kt = args.kt.resolve()
     if not (kt / "kt_tui").is_dir():
         print(f"drafts.py: {kt}: not a kt-tui checkout (no kt_tui/)", file=sys.stderr)

@@ -55,7 +55,10 @@ def test_every_kernel_has_a_spec_a_truth_and_a_source_line():
 @pytest.mark.parametrize("name", NAMES)
 def test_hand_spec_passes_the_static_check_and_is_in_bounds_by_its_truth(name):
     src, kernel, spec, truth = _hand(name)
-    assert set(truth.extents) == {p.name for p in kernel.params if p.is_pointer}
+    pointers = {p.name for p in kernel.params if p.is_pointer}
+    assert set(truth.extents) == pointers and set(truth.index) | set(truth.values) <= pointers
+    assert set(truth.scalars) | set(truth.spans) <= {p.name for p in kernel.params} - pointers
+    assert set(truth.outputs) <= pointers and len(truth.domain) == truth.axes
     assert len(judge.points(spec)) >= 1
     problems = judge.judge(spec, kernel, src, truth, FUNCTIONS)
     assert problems == {"sizes": [], "outputs": [], "geometry": [], "scalars": []}
@@ -148,3 +151,18 @@ def test_hand_specs_parse_from_text_as_drafts_do():
     text = (CORPUS / "specs" / "bitonic_step.cu.toml").read_text()
     again = parse_spec(text, kernel)
     assert [label for label, _ in judge.points(again)] == ["default", "n=4096", "n=1024"]
+
+
+def test_gpu_mode_reports_what_the_check_flagged(tmp_path, monkeypatch, capsys):
+    def fake(kt, args, timeout, cwd):
+        name = args[1]
+        if "--check" not in args:  # a draft with pos sized npart: out of bounds by the truth
+            text = (CORPUS / "specs" / f"{name}.toml").read_text().replace('size = "3 * npart"', 'size = "npart"')
+            (cwd / f"{name}.toml").write_text(text)
+            return subprocess.CompletedProcess(args, 0, "", "")
+        return subprocess.CompletedProcess(args, 2, "", "kt-tui: pos: out of bounds at npart=200000, index 200001\n")
+    monkeypatch.setattr(drafts, "kt_tui", fake)
+    assert drafts.main(["particles_aos", "--gpu", "--json", str(tmp_path / "rows.json")]) == 0
+    out = capsys.readouterr().out
+    assert "| particles_aos | unseen | NO | yes | yes | yes | 0 | NO | 2 | yes | NO |" in out
+    assert "GPU: 1 drafts with sizes wrong by the truth, 0 of them passed --check unflagged" in out
