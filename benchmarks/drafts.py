@@ -98,7 +98,7 @@ def draft_row(name: str, kt: Path, judge, scratch: Path, args) -> dict:
         row["check_sizes"] = len(spec.extra_sizes())
         problems = judge.judge(spec, kernel, src, truth)
     except Exception as e:  # noqa: BLE001  (a draft kt-tui itself cannot read, or one the judge cannot evaluate)
-        row["problems"].append(f"draft unreadable: {type(e).__name__}: {e}")
+        row["problems"].append(f"draft unreadable: {type(e).__name__}: {str(e).replace(str(folder) + os.sep, '')}")
         return row
     for key in ("sizes", "outputs", "geometry", "scalars"):
         row[key] = not problems[key]
