@@ -1,0 +1,221 @@
+"""How good are `kt-tui spec`'s drafts on kernels nobody shaped for the drafter? (issue 21)
+
+For each kernel of tests/corpus/ the drafter runs as a user runs it: the kernel is copied alone into a
+scratch folder and `kt-tui spec KERNEL.cu` writes KERNEL.cu.toml beside it (a subprocess with the
+PYTHONPATH of the checkout given by --kt). The draft is judged against tests/corpus/truth/NAME.toml
+(benchmarks/corpus_judge.py says the format), never against the hand spec:
+
+  sizes     at the draft's default sizes and at each size its checks use (its verify_sizes, or the
+            derived ragged and small ones), every array is at least as long as the kernel can reach:
+            the truth's extent expressions evaluated with the scalars the draft passes, the source's
+            #defines and the draft's launch; an index array's values stay inside what they index;
+            a 0/1 grid gets values in its range and more than one of them
+  outputs   the arguments marked output = true are the ones the kernel writes
+  geometry  as many grid axes as the kernel has, and the draft's grid (kernel_tuner's rule:
+            ceil(problem_size / grid divisors) blocks of block_size_* threads) covers on each axis
+            what the kernel's bound checks describe, at every size (threads, or blocks for a
+            one-block-per-row kernel; any grid for a grid-stride loop)
+  scalars   the scalars that bound loops or scale coordinates have values that make the kernel work
+  guesses   the comment lines of the draft that mention a guess (what the draft itself marks)
+
+"fully right" = sizes, outputs, geometry and scalars all right.
+
+--gpu also runs `kt-tui spec KERNEL.cu --check` on every draft on this machine's GPU and reports
+its exit code and whether its lines flag an out-of-bounds access (compute-sanitizer) or a vacuous
+check; --hand does the same for the hand specs (which must pass). The GPU summary counts the drafts
+that the truth says index out of bounds but the check did not flag.
+
+usage: python benchmarks/drafts.py [--kt PATH] [--gpu [--hand] [--budget S]] [--json OUT] [--timeout S] [NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+OOB = re.compile(r"out[ -]of[ -]bounds|memcheck|compute-sanitizer|invalid (global|shared|local) (read|write)"
+                 r"|illegal (memory )?address", re.IGNORECASE)
+VACUOUS = re.compile(r"vacuous|proves nothing", re.IGNORECASE)
+GUESS = re.compile(r"^\s*#.*\bguess", re.IGNORECASE | re.MULTILINE)
+
+
+def _load_judge(kt: Path):
+    sys.path.insert(0, str(kt))  # kt_tui of the checkout under test reads the drafts
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("corpus_judge", Path(__file__).with_name("corpus_judge.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["corpus_judge"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def kt_tui(kt: Path, args: list[str], timeout: float, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(kt)}
+    return subprocess.run([sys.executable, "-m", "kt_tui", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+def draft_row(name: str, kt: Path, judge, scratch: Path, args) -> dict:
+    from kt_tui.kernel.source import find_kernels
+    from kt_tui.kernel.spec import parse_spec
+    cu = CORPUS / f"{name}.cu"
+    truth = judge.load_truth(CORPUS / "truth" / f"{name}.toml")
+    row = {"kernel": name, "unseen": truth.unseen, "drafted": False, "sizes": False, "outputs": False,
+           "geometry": False, "scalars": False, "guesses": 0, "fully_right": False, "problems": [],
+           "check_sizes": 0}
+    folder = scratch / name
+    folder.mkdir()
+    shutil.copy(cu, folder / cu.name)
+    t0 = time.perf_counter()
+    try:
+        done = kt_tui(kt, ["spec", cu.name], args.timeout, folder)
+    except subprocess.TimeoutExpired:
+        row["problems"].append(f"draft: timed out after {args.timeout:g} s")
+        return row
+    row["draft_s"] = round(time.perf_counter() - t0, 2)
+    draft = folder / f"{cu.name}.toml"
+    if done.returncode != 0 or not draft.is_file():
+        last = (done.stderr or done.stdout).strip().splitlines()
+        row["problems"].append(f"draft: exit {done.returncode}: {last[-1] if last else 'no output'}")
+        return row
+    text = draft.read_text()
+    row["drafted"] = True
+    row["guesses"] = len(GUESS.findall(text))
+    src = cu.read_text()
+    try:
+        kernel = next(k for k in find_kernels(src) if k.name == truth_kernel_name(src, find_kernels(src)))
+        spec = parse_spec(text, kernel, draft)
+        row["check_sizes"] = len(spec.extra_sizes())
+        problems = judge.judge(spec, kernel, src, truth)
+    except Exception as e:  # noqa: BLE001  (a draft kt-tui itself cannot read, or one the judge cannot evaluate)
+        row["problems"].append(f"draft unreadable: {type(e).__name__}: {str(e).replace(str(folder) + os.sep, '')}")
+        return row
+    for key in ("sizes", "outputs", "geometry", "scalars"):
+        row[key] = not problems[key]
+        row["problems"] += problems[key]
+    row["fully_right"] = all(row[k] for k in ("sizes", "outputs", "geometry", "scalars"))
+    if args.gpu and time.monotonic() > args.stop_at:
+        row["problems"].append(f"GPU check not run: past --budget {args.budget:g} s")
+        return row
+    if args.gpu:
+        row.update(gpu_check(kt, folder, cu.name, args.timeout, "draft"))
+    if args.gpu and args.hand:
+        hand = folder / "hand"
+        hand.mkdir()
+        shutil.copy(cu, hand / cu.name)
+        for extra in (CORPUS / "specs").glob("*.py"):
+            shutil.copy(extra, hand / extra.name)
+        shutil.copy(CORPUS / "specs" / f"{cu.name}.toml", hand / f"{cu.name}.toml")
+        row.update(gpu_check(kt, hand, cu.name, args.timeout, "hand"))
+    return row
+
+
+def truth_kernel_name(src: str, kernels) -> str:
+    return kernels[0].name  # each corpus file holds one __global__ kernel
+
+
+def gpu_check(kt: Path, folder: Path, cu_name: str, timeout: float, who: str) -> dict:
+    try:
+        done = kt_tui(kt, ["spec", cu_name, "--check"], timeout, folder)
+    except subprocess.TimeoutExpired:
+        return {f"{who}_check_rc": None, f"{who}_check_lines": [f"timed out after {timeout:g} s"],
+                f"{who}_oob_flagged": False, f"{who}_vacuous_flagged": False}
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    text = "\n".join(lines)
+    return {f"{who}_check_rc": done.returncode, f"{who}_check_lines": lines[-20:],
+            f"{who}_oob_flagged": bool(OOB.search(text)), f"{who}_vacuous_flagged": bool(VACUOUS.search(text))}
+
+
+def table(rows: list[dict], gpu: bool, hand: bool) -> str:
+    yes = {True: "yes", False: "NO", None: "-"}
+    head = ["kernel", "set", "sizes", "outputs", "geometry", "scalars", "guesses", "fully right"]
+    if gpu:
+        head += ["check rc", "oob flagged", "vacuous flagged"] + (["hand rc"] if hand else [])
+    head.append("why")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["kernel"], "unseen" if r["unseen"] else "", *(yes[r[k]] if r["drafted"] else "-"
+                 for k in ("sizes", "outputs", "geometry", "scalars")), str(r["guesses"]), yes[r["fully_right"]]]
+        if gpu:
+            cells += [str(r.get("draft_check_rc", "-")), yes[r.get("draft_oob_flagged")],
+                      yes[r.get("draft_vacuous_flagged")]]
+            if hand:
+                cells.append(str(r.get("hand_check_rc", "-")))
+        cells.append("; ".join(r["problems"][:3]) + (f" (+{len(r['problems']) - 3})" if len(r["problems"]) > 3 else ""))
+        lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def summary(rows: list[dict], gpu: bool) -> list[str]:
+    n = len(rows)
+    right = sum(r["fully_right"] for r in rows)
+    unseen = [r for r in rows if r["unseen"]]
+    out = [(f"{n} kernels, {right} fully right ({100 * right / max(n, 1):.0f} %); "
+           f"sizes right {sum(r['sizes'] for r in rows)}, outputs right {sum(r['outputs'] for r in rows)}, "
+           f"geometry right {sum(r['geometry'] for r in rows)}, scalars right {sum(r['scalars'] for r in rows)}, "
+           f"drafts failed {sum(not r['drafted'] for r in rows)}, guesses marked {sum(r['guesses'] for r in rows)}"),
+           f"unseen-like set: {sum(r['fully_right'] for r in unseen)} of {len(unseen)} fully right"]
+    if gpu:
+        oob = [r for r in rows if r["drafted"] and not r["sizes"]]
+        missed = [r["kernel"] for r in oob if not r.get("draft_oob_flagged") and r.get("draft_check_rc") == 0]
+        out.append(f"GPU: {len(oob)} drafts with sizes wrong by the truth, {len(missed)} of them passed "
+                   f"--check unflagged{': ' + ', '.join(missed) if missed else ''}; "
+                   f"vacuous flagged {sum(bool(r.get('draft_vacuous_flagged')) for r in rows)}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("names", nargs="*", help="corpus kernels (default: all)")
+    p.add_argument("--kt", type=Path, default=ROOT, help="the kt-tui checkout to run (default: this one)")
+    p.add_argument("--gpu", action="store_true", help="also run `kt-tui spec --check` on each draft (needs a GPU)")
+    p.add_argument("--hand", action="store_true", help="with --gpu: also check the hand specs")
+    p.add_argument("--json", type=Path, help="write the rows here")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per kt-tui command (default 60)")
+    p.add_argument("--budget", type=float, default=480.0,
+                   help="with --gpu: no GPU check starts after this many seconds (default 480); the rest are still judged")
+    args = p.parse_args(argv)
+    args.stop_at = time.monotonic() + args.budget
+    kt = args.kt.resolve()
+    if not (kt / "kt_tui").is_dir():
+        print(f"drafts.py: {kt}: not a kt-tui checkout (no kt_tui/)", file=sys.stderr)
+        return 2
+    every = sorted(c.stem for c in CORPUS.glob("*.cu"))
+    unknown = [n for n in args.names if n not in every]
+    if unknown:
+        print(f"drafts.py: not in tests/corpus: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    judge = _load_judge(kt)
+    t0 = time.perf_counter()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="kt-drafts-") as tmp:
+        for name in args.names or every:
+            try:
+                rows.append(draft_row(name, kt, judge, Path(tmp), args))
+            except Exception as e:  # noqa: BLE001  (one kernel's trouble is its row, never the run's end)
+                rows.append({"kernel": name, "unseen": False, "drafted": False, "sizes": False, "outputs": False,
+                             "geometry": False, "scalars": False, "guesses": 0, "fully_right": False,
+                             "problems": [f"benchmark error: {type(e).__name__}: {e}"]})
+    commit = subprocess.run(["git", "-C", str(kt), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, check=False).stdout.strip()
+    print(f"kt-tui spec drafts on tests/corpus ({kt}, commit {commit or '?'}), {time.perf_counter() - t0:.0f} s")
+    print(table(rows, args.gpu, args.hand))
+    for line in summary(rows, args.gpu):
+        print(line)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
