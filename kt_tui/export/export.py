@@ -131,17 +131,22 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
     folder.mkdir(exist_ok=True)
     written = []
     runs = store.runs(b.sid)
-    for v in b.tuned():
-        path = folder / f"{b.name}-{v['id']}.json"
-        on_disk = [Path(r["cachefile"]) for r in runs if r["version"] == v["id"] and r.get("cachefile")]
-        src = next((p for p in on_disk if p.is_file()), None)
-        if src is not None and _is_cache(src):
-            shutil.copyfile(src, path)
-        else:
-            write_cache(path, _cache_header(b, v), _cache_entries(b.results(v["id"])))
-        written.append(path)
     t4 = folder / f"{b.name}-{b.best['version']}.t4.json"
-    write_t4(t4, (_kt_result(r) for r in b.results(b.best["version"], measured=True)), b.spec.tune_params)
+    with T4File(t4, b.spec.tune_params) as best_rows:
+        for v in b.tuned():
+            path = folder / f"{b.name}-{v['id']}.json"
+            rows = b.results(v["id"])
+            if v["id"] == b.best["version"]:  # one pass over the best version's rows writes both files
+                rows = _tap(rows, best_rows)
+            on_disk = [Path(r["cachefile"]) for r in runs if r["version"] == v["id"] and r.get("cachefile")]
+            src = next((p for p in on_disk if p.is_file()), None)
+            if src is not None and _is_cache(src):
+                shutil.copyfile(src, path)
+                for _ in rows:
+                    pass
+            else:
+                write_cache(path, _cache_header(b, v), _cache_entries(rows))
+            written.append(path)
     return written + [t4]
 
 
@@ -154,34 +159,53 @@ def write_cache(path: Path, header: dict, entries) -> None:
         f.write("\n}\n}\n")
 
 
-def write_t4(path: Path, results, tune_params: dict, chunk: int = 5000) -> None:
+class T4File:
     """kernel_tuner's T4 results file, built by its own get_t4_results a chunk at a time (its
     store_output_file needs every result in memory and encodes them with Python's slow encoder)."""
-    from ..gpu.ktimport import load  # here: the UI imports export; kernel_tuner loads on use
-    load()
-    from kernel_tuner.file_utils import get_t4_results  # after load(): kernel_tuner without torch
-    from kernel_tuner.util import NpEncoder  # after load(), as above
 
-    head = get_t4_results([], tune_params, "time")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write('{"results": [')
-        first = True
-        for part in _chunks(results, chunk):
-            body = json.dumps(get_t4_results(part, tune_params, "time")["results"], cls=NpEncoder)[1:-1]
-            f.write(("" if first else ", ") + body)
-            first = False
-        f.write("], " + json.dumps({k: v for k, v in head.items() if k != "results"}, cls=NpEncoder)[1:] + "\n")
+    def __init__(self, path: Path, tune_params: dict, chunk: int = 5000):
+        from ..gpu.ktimport import load  # here: the UI imports export; kernel_tuner loads on use
+        load()
+        from kernel_tuner.file_utils import get_t4_results  # after load(): kernel_tuner without torch
+        from kernel_tuner.util import NpEncoder  # after load(), as above
+        self.t4, self.encoder = get_t4_results, NpEncoder
+        self.path, self.tune_params, self.chunk = path, tune_params, chunk
+        self.part: list = []
+        self.first = True
+
+    def __enter__(self) -> T4File:
+        self.f = open(self.path, "w", encoding="utf-8")
+        self.f.write('{"results": [')
+        return self
+
+    def add(self, result: dict) -> None:
+        self.part.append(result)
+        if len(self.part) >= self.chunk:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.part:
+            body = json.dumps(self.t4(self.part, self.tune_params, "time")["results"], cls=self.encoder)[1:-1]
+            self.f.write(("" if self.first else ", ") + body)
+            self.first, self.part = False, []
+
+    def __exit__(self, *exc) -> None:
+        try:
+            if exc[0] is None:
+                self._flush()
+                head = self.t4([], self.tune_params, "time")
+                self.f.write("], " + json.dumps({k: v for k, v in head.items() if k != "results"},
+                                                cls=self.encoder)[1:] + "\n")
+        finally:
+            self.f.close()
 
 
-def _chunks(items, n: int):
-    part: list = []
-    for item in items:
-        part.append(item)
-        if len(part) == n:
-            yield part
-            part = []
-    if part:
-        yield part
+def _tap(rows, t4: T4File):
+    """The rows, each measured one also added to the T4 file on its way."""
+    for r in rows:
+        if r["status"] == "ok" and r["time_ms"] is not None:
+            t4.add(_kt_result(r))
+        yield r
 
 
 def _is_cache(path: Path) -> bool:

@@ -39,13 +39,13 @@ def plot_svg(b: Bundle) -> str:
     n = 0
     for v in b.versions:
         xs, ys, bx, by, best = [], [], [], [], None
-        for r in b.results(v["id"]):
+        for time_ms, status, verified in b.store.result_times(b.sid, v["id"]):
             n += 1
-            if r["status"] != "ok" or r["time_ms"] is None or r["verified"] is False:
+            if status != "ok" or time_ms is None or verified == 0:
                 continue
             xs.append(n)
-            ys.append(r["time_ms"])
-            best = r["time_ms"] if best is None else min(best, r["time_ms"])
+            ys.append(time_ms)
+            best = time_ms if best is None else min(best, time_ms)
             bx.append(n)
             by.append(best)
         if not xs:

@@ -382,6 +382,11 @@ class Store:
         for row in self._result_rows(cond + (f" AND {where}" if where else ""), args, "rowid"):
             yield _decoded(row)
 
+    def result_times(self, sid: str, vid: str) -> list[tuple]:
+        """(time_ms, status, verified) of each result of `vid`, in the order stored: what a plot draws."""
+        return self.conn.execute("SELECT time_ms, status, verified FROM results WHERE session = ? AND version = ? "
+                                 "ORDER BY rowid", [sid, vid]).fetchall()
+
     def _result_rows(self, where: str, args: list, order: str, limit: int | None = None):
         sql = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results WHERE {where} ORDER BY {order}"
         cursor = self.conn.execute(sql + (f" LIMIT {int(limit)}" if limit is not None else ""), args)
