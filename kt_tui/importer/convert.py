@@ -13,6 +13,7 @@ from ..files import refuse_existing
 from ..kernel.source import SourceError, find_kernels, read_source
 from ..kernel.spec import DTYPES, Arg, Spec, SpecError, check_spec, dump_spec, spec_path_for
 from ..gpu.protocol import SEARCHES
+from ..kernel.expr import ExprError, evaluate, names_in
 from .checks import decide
 from .hostc import NotLaunchable, launched_kernel
 from ..kernel.values import BadValue, check_tune_params
@@ -83,15 +84,14 @@ def _problem_size(call: dict) -> tuple[list, dict]:
 
 
 def _number(v):
-    """A define read from a function that returns a number, as that number."""
+    """A define whose expression uses no name (a function that returns numbers) as its value."""
     if isinstance(v, str):
         try:
-            return int(v)
-        except ValueError:
-            try:
-                return float(v)
-            except ValueError:
-                return v
+            if not names_in(v):
+                value = evaluate(v, {})
+                return int(value) if float(value).is_integer() else value
+        except ExprError:
+            return v
     return v
 
 
