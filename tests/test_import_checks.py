@@ -53,13 +53,15 @@ def test_restriction_and_define_closures_over_locals_are_read(tmp_path):
             tp = {"block_size_x": [32, 64, 128, 256], "tile": [1, 2]}
             tune_kernel("scale", "k.cu", n, args, tp, defines={"WIDTH": lambda p: n * wide,
                         "block_size_x": lambda p: p["block_size_x"]},
-                        restrictions=[lambda p: p["block_size_x"] * p["tile"] <= limit])
+                        restrictions=[lambda p: p["block_size_x"] * p["tile"] <= limit],
+                        grid_div_x=lambda p: p["block_size_x"] * p["tile"] * wide // 3)
         tune()
     """)
     done, problems, _ = import_script(script, tmp_path / "out")
     assert problems == []
     spec = _spec(done[0])
     assert spec.restrictions == ["block_size_x * tile <= 128"]
+    assert spec.grid_div_x == ["block_size_x * tile * 3 // 3"]
     assert spec.defines == {"WIDTH": 3000, "block_size_x": "block_size_x"} and spec.defines_only
     assert spec.allows({"block_size_x": 64, "tile": 2}) and not spec.allows({"block_size_x": 128, "tile": 2})
 
@@ -151,6 +153,7 @@ def test_a_tuned_problem_size_with_an_answer_keeps_kernel_tuners_check_and_says_
                     answer=[None, np.ones(n, np.float32), None])
     """)
     done, problems, _ = import_script(script, tmp_path / "out")
+    assert problems == []
     spec = _spec(done[0])
     assert [a.name for a in spec.outputs()] == ["in"]  # the answer's non-None entry, as kernel_tuner reads it
     assert spec.verify == "elementwise" and spec.reference == "scale.reference.npz"

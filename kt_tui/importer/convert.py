@@ -10,13 +10,21 @@ import numpy as np
 
 from ..errors import UserError
 from ..files import refuse_existing
-from ..kernel.source import SourceError, find_kernels, read_source
-from ..kernel.spec import DTYPES, Arg, Spec, SpecError, check_spec, dump_spec, spec_path_for
 from ..gpu.protocol import SEARCHES
 from ..kernel.expr import ExprError, evaluate, names_in
+from ..kernel.source import SourceError, find_kernels, read_source
+from ..kernel.spec import (
+    DTYPES,
+    Arg,
+    Spec,
+    SpecError,
+    check_spec,
+    dump_spec,
+    spec_path_for,
+)
+from ..kernel.values import BadValue, check_tune_params
 from .checks import decide
 from .hostc import NotLaunchable, launched_kernel
-from ..kernel.values import BadValue, check_tune_params
 
 CUDA_LANGS = {"cuda", "cupy", "nvcuda", "pycuda"}
 AXIS_NAMES = ("nx", "ny", "nz")
@@ -34,6 +42,7 @@ class Imported:
     losses: list[str] = field(default_factory=list)  # what of the call the import could not keep
     search: str | None = None  # kernel_tuner's strategy, as kt-tui's --search
     search_options: dict = field(default_factory=dict)
+    call: int = 0  # the script's kernel_tuner call it comes from, counted from 0
 
     @property
     def kernel_path(self) -> Path:
@@ -144,7 +153,7 @@ def _partial_reads(call: dict, arrays: list, problem_size: list, sizes: dict) ->
             for name, size in arrays if size > 16 * bound]
 
 
-def _strategy(call: dict, imported: "Imported") -> None:
+def _strategy(call: dict, imported: Imported) -> None:
     name = call.get("strategy")
     if name is None:
         return
@@ -192,7 +201,8 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
                             f"(use one of {', '.join(sorted(set(DTYPES.values())))})")
         if "array" in a:
             name = batch.placed.get(a["array"]) or new_arrays.get(a["array"]) or f"{stem}.{p.name}.npy"
-            new_arrays.setdefault(a["array"], name) if a["array"] not in batch.placed else None
+            if a["array"] not in batch.placed:
+                new_arrays.setdefault(a["array"], name)
             out = p.name in check.outputs
             if not out:
                 big.append((p.name, a["size"]))
@@ -263,7 +273,7 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
         shutil.copyfile(f, batch.out_dir / f.name)
         files.append(batch.out_dir / f.name)
     batch.kernel_files[index] = kernel_file.name
-    imported = Imported(kernel=call["kernel_name"], files=files, notes=notes, losses=losses)
+    imported = Imported(kernel=call["kernel_name"], files=files, notes=notes, losses=losses, call=index)
     _strategy(call, imported)
     files[1].write_text(_header(call, index, imported) + dump_spec(spec), encoding="utf-8")
     return imported
@@ -297,7 +307,7 @@ def _verify(call: dict, spec: Spec, notes: list, losses: list, stem: str, files:
                       "UNVERIFIED until you fix that (verify_reason in the spec)")
 
 
-def _header(call: dict, index: int, imported: "Imported") -> str:
+def _header(call: dict, index: int, imported: Imported) -> str:
     what = "tune_kernel" if call["kind"] == "tune" else "run_kernel (a reference kernel)"
     lines = [f"# imported by kt-tui import from call {index + 1}, {what}"]
     lines += [f"# note: {n}" for n in imported.notes + imported.losses]

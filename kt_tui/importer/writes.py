@@ -8,7 +8,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..kernel.source import Kernel, SourceError, _match_paren, _parse_param, _split_params, code_text, strip_comments
+from ..kernel.source import (
+    Kernel,
+    SourceError,
+    _match_paren,
+    _parse_param,
+    _split_params,
+    code_text,
+    strip_comments,
+)
 
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof", "defined",
                   "__launch_bounds__", "__attribute__", "__align__", "__declspec", "static_assert"}
@@ -18,7 +26,7 @@ _READERS = {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv", "min", "m
             "const_cast", "__syncthreads", "__shfl_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl_up_sync"}
 _WRITERS = {"memcpy": 0, "memset": 0, "cudaMemcpy": 0, "cudaMemcpyAsync": 0, "cudaMemset": 0, "cudaMemsetAsync": 0}  # name -> the argument written
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>)?\s*\(")
-_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()]*)\)([^\n]*)", re.M)  # function-like macros
+_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()]*)\)([^\n]*)", re.MULTILINE)  # function-like macros
 _OP = r"(?:[-+*/%&|^]|<<|>>)?=(?!=)"
 
 
@@ -92,7 +100,7 @@ def _passes(arg: str, name: str) -> bool:
     a = arg.strip()
     n = re.escape(name)
     return bool(re.fullmatch(rf"(?:\([^()]*\*\s*\)\s*)?{n}(?:\s*[-+][^,]*)?", a)
-                or re.fullmatch(rf"&\s*{n}\s*\[.*\]", a, re.S)
+                or re.fullmatch(rf"&\s*{n}\s*\[.*\]", a, re.DOTALL)
                 or re.fullmatch(rf"\w+_cast\s*<[^<>]*\*\s*>\s*\(\s*{n}(?:\s*[-+][^()]*)?\s*\)", a))
 
 
