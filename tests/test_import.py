@@ -82,7 +82,7 @@ def test_import_keeps_what_tune_kernel_was_given(examples):
     assert [a.name for a in spec.outputs()] == ["C"] and spec.reference is None
     a = np.load(examples / "out" / "matmul_kernel.A.npy")
     assert a.shape == (512 * 512,) and a.dtype == np.float32
-    assert any("metrics not imported" in n for n in done[0].notes)
+    assert any("metrics not imported" in n for n in done[0].losses)
 
 
 def test_import_cmem_args_and_tuned_problem_size(examples):
@@ -330,5 +330,5 @@ def test_positional_options_odd_values_and_unknown_options(tmp_path, capsys):
         tune_kernel("scale", "scale.cu", n, args, {"block_size_x": [32, None]})
     """)
     done, problems, _ = import_script(script, tmp_path / "out")
-    assert _spec(done[0]).grid_div_x == ["block_size_x"] and "not imported: observers" in done[0].notes
+    assert _spec(done[0]).grid_div_x == ["block_size_x"] and "not imported: observers" in done[0].losses
     assert problems == ["call 2 (scale): tune_params.block_size_x[1]: None: expected a number or a short word"]

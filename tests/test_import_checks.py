@@ -228,3 +228,20 @@ def test_strategy_is_mapped_to_search_or_noted(examples, tmp_path, capsys):
     assert any("strategy Mine has no kt-tui equivalent" in n for n in done[0].losses)
     assert main(["import", str(examples / "vector_add.py"), "--out", str(examples / "o2")]) == 0
     assert "--search random_sample --search-option fraction=0.5" in capsys.readouterr().out
+
+
+def test_an_array_is_stored_once_unless_its_contents_change(tmp_path):
+    script = _script(tmp_path, """
+        n = 1000
+        x, out = np.ones(n, np.float32), np.zeros(n, np.float32)
+        tp = {"block_size_x": [32]}
+        tune_kernel("scale", "k.cu", n, [out, x, np.int32(n)], tp, defines={"WIDTH": 1})
+        tune_kernel("scale", "k.cu", n, [out, np.ones(n, np.float32), np.int32(n)], tp, defines={"WIDTH": 1})
+        x[:] = 2  # the script changes the array between its calls
+        tune_kernel("scale", "k.cu", n, [out, x, np.int32(n)], tp, defines={"WIDTH": 1})
+    """)
+    done, problems, _ = import_script(script, tmp_path / "out")
+    assert problems == []
+    files = [_spec(d).args[1].file for d in done]
+    assert files == ["scale.in.npy", "scale.in.npy", "scale_3.in.npy"]
+    assert np.load(tmp_path / "out" / "scale_3.in.npy")[0] == 2 and np.load(tmp_path / "out" / "scale.in.npy")[0] == 1

@@ -8,7 +8,6 @@ results, so the script's own post-processing may fail afterwards; that is report
 from __future__ import annotations
 
 import ast
-import hashlib
 import inspect
 import json
 import os
@@ -16,6 +15,7 @@ import runpy
 import sys
 import textwrap
 import traceback
+import zlib
 from pathlib import Path
 
 import kernel_tuner
@@ -26,22 +26,31 @@ from .lambdas import as_expression, callable_name
 
 CALLS: list[dict] = []
 RUN_OUTPUTS: dict[int, tuple[int, int]] = {}  # id(array returned by run_kernel) -> (call, arg index)
-KEEP: list = []  # keeps run_kernel outputs alive so their ids stay unique
+KEEP: list = []  # keeps staged arrays and run_kernel outputs alive, so that their ids stay unique
 
 
-STAGED: dict[tuple, str] = {}  # (dtype, shape, digest) -> the staged .npy holding that array
+STAGED: dict[tuple, list[str]] = {}  # (dtype, size, adler32) -> the staged .npy files with that key
+SEEN: dict[int, tuple[tuple, str]] = {}  # id(array) -> (its key, its file); KEEP holds the arrays
 
 
 def _stage(a: np.ndarray) -> str:
     """The array written once to the staging folder as a flat .npy; the same contents again (another
-    call's argument, an array passed twice) reuse that file."""
+    call's argument, an array passed twice) reuse that file. A checksum finds candidates; an array
+    other than the one staged is compared in full before its file is reused."""
     flat = np.ascontiguousarray(a).reshape(-1)
-    digest = hashlib.blake2b(memoryview(flat).cast("B"), digest_size=16).hexdigest()
-    key = (str(flat.dtype), flat.size, digest)
-    if key not in STAGED:
-        STAGED[key] = f"a{len(STAGED)}.npy"
-        np.save(Path(STAGING, STAGED[key]), flat)
-    return STAGED[key]
+    key = (str(flat.dtype), flat.size, zlib.adler32(memoryview(flat).cast("B")))
+    if id(a) in SEEN and SEEN[id(a)][0] == key:
+        return SEEN[id(a)][1]
+    for name in STAGED.get(key, []):
+        if np.array_equal(np.load(Path(STAGING, name), mmap_mode="r"), flat):
+            break
+    else:
+        name = f"a{sum(map(len, STAGED.values()))}.npy"
+        np.save(Path(STAGING, name), flat)
+        STAGED.setdefault(key, []).append(name)
+    SEEN[id(a)] = (key, name)
+    KEEP.append(a)
+    return name
 
 
 def _plain(v):
@@ -124,7 +133,7 @@ def _exprs(value, what: str, call: dict):
 def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, params, kw: dict) -> dict:
     values = {str(k): list(v) if kind == "tune" else [v] for k, v in params.items()}
     call = {"kind": kind, "kernel_name": str(kernel_name), "source": _source(kernel_source, values),
-            "errors": [], "notes": [], "args": []}
+            "errors": [], "notes": [], "losses": [], "args": []}
     if "generated" in call["source"]:
         call["notes"].append(f"the source is {call['source']['generated']}'s output with the parameter names "
                              "in place of their values (kernel_tuner defines them as macros)")
@@ -181,9 +190,9 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
         if why:
             call["verify_why"] = why
     if kw.get("_unknown"):
-        call["notes"].append(f"not imported: {', '.join(kw['_unknown'])}")
+        call["losses"].append(f"not imported: {', '.join(kw['_unknown'])}")
     if kw.get("metrics"):
-        call["notes"].append(f"metrics not imported (kt-tui reports time): {', '.join(map(str, kw['metrics']))}")
+        call["losses"].append(f"metrics not imported (kt-tui reports time): {', '.join(map(str, kw['metrics']))}")
     _strategy(kw, call)
     CALLS.append(call)
     _save()
@@ -210,7 +219,7 @@ def _strategy(kw: dict, call: dict) -> None:
                                 if isinstance(_plain(v), (int, float, str, bool))}
     dropped = sorted(str(k) for k in dict(options) if str(k) not in call["strategy_options"])
     if dropped:
-        call["notes"].append(f"strategy_options not imported (not a number or a word): {', '.join(dropped)}")
+        call["losses"].append(f"strategy_options not imported (not a number or a word): {', '.join(dropped)}")
 
 
 IGNORED = {"verbose", "quiet", "log", "device", "platform", "compiler", "cache", "simulation_mode", "parallel", "seed"}

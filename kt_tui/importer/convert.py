@@ -231,7 +231,7 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
     spec.defines_only = call.get("defines") is not None  # kernel_tuner then defines nothing else
     if call.get("smem_size") is not None:
         spec.smem_size = call["smem_size"] if isinstance(call["smem_size"], (int, str)) else str(call["smem_size"])
-    losses = list(check.losses)
+    losses = list(call.get("losses", [])) + check.losses
     if call.get("objective") not in (None, "time"):
         losses.append(f"objective {call['objective']!r} not imported: kt-tui minimises time")
     kernel_file = batch.out_dir / f"{stem}.cu"
