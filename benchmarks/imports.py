@@ -18,7 +18,8 @@ where it passes. Where the script passes no answer, kernel_tuner checked nothing
 verdicts there are listed as "to inspect" (nothing to compare them with), not counted as silent.
 
 usage: python benchmarks/imports.py --kt PATH/kernel_tuner [--out FILE] [SCRIPT ...]
-       python benchmarks/imports.py --kt PATH/kernel_tuner --gpu [--max-configs 50] [--timeout 240] --out FILE
+       python benchmarks/imports.py --kt PATH/kernel_tuner --gpu [--max-configs 50] [--timeout 240] [--budget S]
+           --out FILE [SCRIPT ...]
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ class Listed:
             results += runner.run([tuple(c[k] for k in names)], tuning_options)
         return results
 
+def checked(fn, *a, **kw):
+    try:
+        return fn(*a, **kw)
+    except Exception:  # kernel_tuner's check raised: it did not pass
+        return False
+
 def record(ok):
     calls[-1]["checks"][state["config"]] = bool(ok)
     return True  # never abort kernel_tuner's tune: the verdict is recorded
@@ -76,8 +83,8 @@ def recorded(*args, **kw):
     kw.pop("strategy_options", None)
     verify = kw.get("verify")
     if verify is not None:
-        kw["verify"] = lambda answer, result, atol=None: record(verify(answer, result, atol=atol))
-    kernel_tuner.core._default_verify_function = lambda *a: record(default_verify(*a))
+        kw["verify"] = lambda answer, result, atol=None: record(checked(verify, answer, result, atol=atol))
+    kernel_tuner.core._default_verify_function = lambda *a: record(checked(default_verify, *a))
     lang = kw.get("lang")
     cuda = str(lang or "CUDA").upper() in ("CUDA", "CUPY", "NVCUDA", "PYCUDA")
     try:
@@ -180,6 +187,8 @@ def main(argv=None) -> int:
     ap.add_argument("--gpu", action="store_true", help="also run each import and kernel_tuner on the GPU")
     ap.add_argument("--max-configs", type=int, default=50, help="--gpu: configurations per kernel (0: whole spaces)")
     ap.add_argument("--backend", default="pycuda")
+    ap.add_argument("--budget", type=float, default=0, help="--gpu: start no new script after this many seconds "
+                    "(0: no limit); the skipped ones are named")
     a = ap.parse_args(argv)
     kt = Path(a.kt)
     if not (kt / "examples" / "cuda").is_dir():
@@ -210,9 +219,12 @@ def gpu_table(rows: list[dict], a) -> list[str]:
                "the same configurations", "",
            "| kernel | kt-tui verified / wrong / unverified | kernel_tuner pass / fail / unchecked | silently wrong | "
            "kt wrong, kernel_tuner unchecked (to inspect) | state |", "|---|---|---|---|---|---|"]
-    silent = 0
+    silent, started = 0, time.perf_counter()
     for r in rows:
         if not r["kernels"]:
+            continue
+        if a.budget and time.perf_counter() - started > a.budget:
+            out.append(f"| {r['script']} | - | - | - | - | skipped: over the {a.budget:g} s budget |")
             continue
         kt_runs = {}
         for i, k in enumerate(r["kernels"]):

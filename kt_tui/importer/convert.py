@@ -13,15 +13,7 @@ from ..files import refuse_existing
 from ..gpu.protocol import SEARCHES
 from ..kernel.expr import ExprError, evaluate, names_in
 from ..kernel.source import SourceError, find_kernels, read_source
-from ..kernel.spec import (
-    DTYPES,
-    Arg,
-    Spec,
-    SpecError,
-    check_spec,
-    dump_spec,
-    spec_path_for,
-)
+from ..kernel.spec import DTYPES, Arg, Spec, SpecError, check_spec, dump_spec, spec_path_for
 from ..kernel.values import BadValue, check_tune_params
 from .checks import decide
 from .hostc import NotLaunchable, launched_kernel

@@ -8,15 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..kernel.source import (
-    Kernel,
-    SourceError,
-    _match_paren,
-    _parse_param,
-    _split_params,
-    code_text,
-    strip_comments,
-)
+from ..kernel.source import Kernel, SourceError, _match_paren, _parse_param, _split_params, code_text, strip_comments
 
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof", "defined",
                   "__launch_bounds__", "__attribute__", "__align__", "__declspec", "static_assert"}
