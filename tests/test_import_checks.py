@@ -245,3 +245,24 @@ def test_an_array_is_stored_once_unless_its_contents_change(tmp_path):
     files = [_spec(d).args[1].file for d in done]
     assert files == ["scale.in.npy", "scale.in.npy", "scale_3.in.npy"]
     assert np.load(tmp_path / "out" / "scale_3.in.npy")[0] == 2 and np.load(tmp_path / "out" / "scale.in.npy")[0] == 1
+
+
+@pytest.mark.gpu
+def test_gpu_reference_kernel_verifies_and_a_tuned_filter_size_is_never_called_wrong(examples, capsys, hermetic):
+    """convolution_correct: every configuration checked against the naive kernel; convolution (filter
+    size tuned, no answer): nothing called verified or wrong, the session says UNVERIFIED."""
+    from kt_tui.store import Store
+
+    from .helpers import run_cli
+    for script in ("convolution_correct.py", "convolution.py"):
+        out_dir = examples / script.replace(".py", "_kt")
+        import_script(examples / script, out_dir)
+        code, out = run_cli(capsys, "run", out_dir / "convolution_kernel.cu", "--auto", "--json", "--backend", "pycuda",
+                            "--search", "brute_force", "--no-seeds", "--max-configs", "12")
+        assert code == 0, out
+        rows = [r for r in Store(hermetic / "sessions.db").results(out["session"]) if r["status"] == "ok"]
+        assert rows
+        if script == "convolution_correct.py":
+            assert all(r["verified"] is True for r in rows)
+        else:
+            assert all(r["verified"] is None for r in rows) and "UNVERIFIED" in out["unverified"]
