@@ -78,7 +78,7 @@ def chained_reference(call: dict, calls: list, files: dict) -> tuple[dict | None
 def decide(call: dict, src: str, kernel, calls: list, files: dict) -> Check:
     names = [p.name for p in kernel.params]
     changing = result_params(call)
-    if call.get("answer") is not None:
+    if call.get("answer") is not None and any(a is not None for a in call["answer"]):
         check = Check([names[i] for i, a in enumerate(call["answer"]) if a is not None and i < len(names)])
         if call.get("chained_from"):
             table, why = chained_reference(call, calls, files)
