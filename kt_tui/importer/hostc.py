@@ -80,4 +80,7 @@ def launched_kernel(call: dict, src: str, extra: list[Path]) -> tuple[dict, str,
              + (f" and {', '.join(s for s, _, _ in cmem)} filled as it does" if cmem else "")
              + f"; kernel_tuner timed all of {host} (host code, copies), kt-tui times the kernel, on the grid "
              "kernel_tuner computes for the problem size"]
+    if where[1] is src:
+        notes.append(f"the kernel file still holds {host}'s host code, which nvcc compiles (--backend pycuda) and "
+                     "NVRTC (cupy, nvcuda) does not: remove it for those backends")
     return new, where[1], notes
