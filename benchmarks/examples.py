@@ -1,7 +1,8 @@
 """kernel_tuner's CUDA examples, run by kernel_tuner itself and through kt-tui (issue 12, "Done when").
 
-For each example script in tests/fixtures/kernel_tuner_examples/ (copied to a scratch folder, since
-the scripts write files beside themselves):
+For each example script in tests/fixtures/kernel_tuner_examples/ (kt-tui's own scripts in kernel_tuner's
+style; benchmarks/imports.py takes kernel_tuner's own from a checkout), copied to a scratch folder,
+since the scripts write files beside themselves:
 
   (a) kernel_tuner: the script runs as `python SCRIPT.py` in a fresh process whose tune_kernel is
       the real one behind a recorder: each call's configurations and best time go to a JSON file.

@@ -56,6 +56,7 @@ def _spec(imported):
     ("vector_add", ["vector_add"]), ("matmul", ["matmul_kernel"]), ("convolution", ["convolution_kernel"]),
     ("stencil", ["stencil_kernel"]), ("zeromeanfilter", ["computeMeanVertically", "computeMeanHorizontally"]),
     ("reduction", ["sum_floats"] * 2),  # the script stops at min() of the 2nd call's empty results
+    ("convolution_correct", ["convolution_naive", "convolution_kernel"]), ("host_add", ["add_kernel"]),
 ])
 def test_kernel_tuner_example_imports_and_checks(examples, name, kernels, capsys):
     out = examples / "out"
@@ -79,9 +80,9 @@ def test_import_keeps_what_tune_kernel_was_given(examples):
     assert spec.problem_size == ["nx", "ny"] and spec.sizes == {"nx": 512, "ny": 512}
     # the script computes an answer but does not pass it: C is the output because the body writes it
     assert [a.name for a in spec.outputs()] == ["C"] and spec.reference is None
-    a = np.load(examples / "out" / "matmul_kernel.inputs.npz")["A"]
+    a = np.load(examples / "out" / "matmul_kernel.A.npy")
     assert a.shape == (512 * 512,) and a.dtype == np.float32
-    assert any("metrics not imported" in n for n in done[0].notes)
+    assert any("metrics not imported" in n for n in done[0].losses)
 
 
 def test_import_cmem_args_and_tuned_problem_size(examples):
@@ -93,7 +94,7 @@ def test_import_cmem_args_and_tuned_problem_size(examples):
     done, _, notes = import_script(examples / "reduction.py", examples / "out2")
     spec = _spec(done[0])
     assert spec.problem_size == ["num_blocks"] and spec.tuned_problem_size()
-    assert spec.verify == "sum_floats_verify:verify_partial_reduce"  # nested in tune(), but reads no locals
+    assert spec.verify == "sum_floats_verify:add_up_partials"  # nested in tune(), but reads no locals
     assert "import numpy" in (examples / "out2" / "sum_floats_verify.py").read_text()
     assert any("min() arg is an empty sequence" in n for n in notes)  # the script's post-processing
 
@@ -141,10 +142,10 @@ def test_several_calls_and_chained_run_kernel(tmp_path):
     assert problems == [] and [d.kernel_path.name for d in done] == ["scale.cu", "scale_2.cu"]
     assert _spec(done[0]).tune_params == {"block_size_x": [64], "tile": [1]}
     spec = _spec(done[1])
-    assert any("chained" in n for n in done[1].notes)
-    assert "chained" in spec_path_for(done[1].kernel_path).read_text()
-    # run_kernel ran nothing during the import: its "output" is no reference
-    assert spec.outputs()[0].atol == 1e-3 and spec.reference is None
+    # run_kernel ran nothing during the import: the kernel it ran is the reference, at its parameters
+    assert spec.reference == {"kernel": "scale.cu:scale", "params": {"block_size_x": 64, "tile": 1}}
+    assert any("[reference] kernel" in n for n in done[1].notes)
+    assert spec.outputs()[0].atol == 1e-3
 
 
 @pytest.mark.parametrize("call,message", [
@@ -236,8 +237,7 @@ def test_worker_gets_the_imported_keys(examples, monkeypatch):
     # added to kernel_tuner's own defines (which a `defines` argument would otherwise replace)
     assert seen["defines"]["tile_size_x"]({"tile_size_x": 4}) == 4 and seen["defines"]["kernel_tuner"] == 1
     assert seen["problem_size"]({"block_size_x": 48}) == (240, 256)
-    inputs = np.load(examples / "out" / "convolution_kernel.inputs.npz")
-    assert np.array_equal(seen["args"][1], inputs["input"])
+    assert np.array_equal(seen["args"][1], np.load(examples / "out" / "convolution_kernel.input.npy"))
 
 
 def test_open_a_script_imports_it_first(tmp_path):
@@ -318,7 +318,7 @@ def test_verify_function_reading_locals_is_not_kept_and_the_kernel_says_unverifi
     done, problems, _ = import_script(script, tmp_path / "out")
     spec = _spec(done[0])
     assert spec.verify == "none" and "close could not be copied" in spec.verify_reason
-    assert any("reads tol from the function around it" in n for n in done[0].notes)
+    assert any("reads tol from the function around it" in n for n in done[0].losses)
     if find_nvcc():
         assert main(["spec", str(done[0].kernel_path), "--check"]) == 0
         assert "UNVERIFIED" in capsys.readouterr().out
@@ -330,5 +330,5 @@ def test_positional_options_odd_values_and_unknown_options(tmp_path, capsys):
         tune_kernel("scale", "scale.cu", n, args, {"block_size_x": [32, None]})
     """)
     done, problems, _ = import_script(script, tmp_path / "out")
-    assert _spec(done[0]).grid_div_x == ["block_size_x"] and "not imported: observers" in done[0].notes
+    assert _spec(done[0]).grid_div_x == ["block_size_x"] and "not imported: observers" in done[0].losses
     assert problems == ["call 2 (scale): tune_params.block_size_x[1]: None: expected a number or a short word"]

@@ -81,11 +81,11 @@ def test_kernel_tuner_examples_are_read_whole():
     found = {p.name: [k.name for k in find_kernels(p.read_text())] for p in sorted(FIXTURES.glob("*.cu"))}
     assert found == {
         "convolution.cu": ["convolution_kernel", "convolution_naive"],
+        "host_add.cu": ["add_kernel"],
         "matmul.cu": ["matmul_kernel"],
         "reduction.cu": ["sum_floats"],
         "stencil.cu": ["stencil_kernel"],
-        "zeromeanfilter.cu": ["computeMeanVertically", "transpose", "computeMeanHorizontally",
-                              "computeMeanVertically_naive"],
+        "zeromeanfilter.cu": ["computeMeanVertically", "computeMeanHorizontally"],
     }
 
 

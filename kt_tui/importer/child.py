@@ -1,7 +1,7 @@
 """Runs in the child process: the user's script with kernel_tuner's tune_kernel / run_kernel recorded.
 
 Usage: python -m kt_tui.importer.child SCRIPT STAGING_DIR. Nothing is tuned and no GPU is touched:
-each call is written to STAGING_DIR (calls.json + one .npz of arrays per call) and returns empty
+each call is written to STAGING_DIR (calls.json + each distinct array once, as a .npy) and returns empty
 results, so the script's own post-processing may fail afterwards; that is reported, not fatal.
 """
 
@@ -15,6 +15,7 @@ import runpy
 import sys
 import textwrap
 import traceback
+import zlib
 from pathlib import Path
 
 import kernel_tuner
@@ -25,7 +26,31 @@ from .lambdas import as_expression, callable_name
 
 CALLS: list[dict] = []
 RUN_OUTPUTS: dict[int, tuple[int, int]] = {}  # id(array returned by run_kernel) -> (call, arg index)
-KEEP: list = []  # keeps run_kernel outputs alive so their ids stay unique
+KEEP: list = []  # keeps staged arrays and run_kernel outputs alive, so that their ids stay unique
+
+
+STAGED: dict[tuple, list[str]] = {}  # (dtype, size, adler32) -> the staged .npy files with that key
+SEEN: dict[int, tuple[tuple, str]] = {}  # id(array) -> (its key, its file); KEEP holds the arrays
+
+
+def _stage(a: np.ndarray) -> str:
+    """The array written once to the staging folder as a flat .npy; the same contents again (another
+    call's argument, an array passed twice) reuse that file. A checksum finds candidates; an array
+    other than the one staged is compared in full before its file is reused."""
+    flat = np.ascontiguousarray(a).reshape(-1)
+    key = (str(flat.dtype), flat.size, zlib.adler32(memoryview(flat).cast("B")))
+    if id(a) in SEEN and SEEN[id(a)][0] == key:
+        return SEEN[id(a)][1]
+    for name in STAGED.get(key, []):
+        if np.array_equal(np.load(Path(STAGING, name), mmap_mode="r"), flat):
+            break
+    else:
+        name = f"a{sum(map(len, STAGED.values()))}.npy"
+        np.save(Path(STAGING, name), flat)
+        STAGED.setdefault(key, []).append(name)
+    SEEN[id(a)] = (key, name)
+    KEEP.append(a)
+    return name
 
 
 def _plain(v):
@@ -106,18 +131,15 @@ def _exprs(value, what: str, call: dict):
 
 
 def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, params, kw: dict) -> dict:
-    index = len(CALLS)
     values = {str(k): list(v) if kind == "tune" else [v] for k, v in params.items()}
     call = {"kind": kind, "kernel_name": str(kernel_name), "source": _source(kernel_source, values),
-            "errors": [], "notes": [], "args": []}
+            "errors": [], "notes": [], "losses": [], "args": []}
     if "generated" in call["source"]:
         call["notes"].append(f"the source is {call['source']['generated']}'s output with the parameter names "
                              "in place of their values (kernel_tuner defines them as macros)")
-    arrays = {}
     for i, a in enumerate(arguments):
         if isinstance(a, np.ndarray):
-            arrays[f"arg{i}"] = np.ascontiguousarray(a).reshape(-1)
-            call["args"].append({"array": f"arg{i}", "dtype": str(a.dtype), "size": int(a.size),
+            call["args"].append({"array": _stage(a), "dtype": str(a.dtype), "size": int(a.size),
                                  "shape": list(a.shape)})
         elif isinstance(a, (np.generic, int, float)) and not isinstance(a, bool):
             dtype = str(a.dtype) if isinstance(a, np.generic) else ("int32" if isinstance(a, int) else "float32")
@@ -136,15 +158,11 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
             if a is None:
                 call["answer"].append(None)
                 continue
-            a = np.asarray(a)
-            arrays[f"answer{i}"] = np.ascontiguousarray(a).reshape(-1)
-            call["answer"].append(f"answer{i}")
+            call["answer"].append(_stage(np.asarray(a)))
             if id(answer[i]) in RUN_OUTPUTS:
                 c, j = RUN_OUTPUTS[id(answer[i])]
                 call.setdefault("chained", []).append(i)
-                call["notes"].append(f"answer[{i}] is output {j} of run_kernel call {c + 1} "
-                                     f"({CALLS[c]['kernel_name']}): chained; nothing ran during the import, so "
-                                     "it is checked against the original's outputs, not that kernel's")
+                call.setdefault("chained_from", {})[str(i)] = [c, j]
     for key in ("grid_div_x", "grid_div_y", "grid_div_z", "restrictions"):
         if kw.get(key) is not None:
             v = kw[key]
@@ -157,8 +175,7 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
     if kw.get("cmem_args"):
         call["cmem_args"] = []
         for k, v in kw["cmem_args"].items():
-            arrays[f"cmem_{k}"] = np.ascontiguousarray(np.asarray(v))
-            call["cmem_args"].append(str(k))
+            call["cmem_args"].append([str(k), _stage(np.asarray(v)), list(np.shape(v))])
     if kw.get("texmem_args"):
         call["errors"].append(f"texmem_args is not supported by kt-tui yet ({', '.join(map(str, kw['texmem_args']))})")
     if kw.get("smem_args"):
@@ -171,13 +188,12 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
         call["verify"] = callable_name(kw["verify"])
         call["verify_source"], why = _function_module(kw["verify"])
         if why:
-            call["notes"].append(f"verify function {call['verify']} not kept: {why}")
+            call["verify_why"] = why
     if kw.get("_unknown"):
-        call["notes"].append(f"not imported: {', '.join(kw['_unknown'])}")
+        call["losses"].append(f"not imported: {', '.join(kw['_unknown'])}")
     if kw.get("metrics"):
-        call["notes"].append(f"metrics not imported (kt-tui reports time): {', '.join(map(str, kw['metrics']))}")
-    call["arrays"] = f"call{index}.npz"
-    np.savez(Path(STAGING, call["arrays"]), **arrays)
+        call["losses"].append(f"metrics not imported (kt-tui reports time): {', '.join(map(str, kw['metrics']))}")
+    _strategy(kw, call)
     CALLS.append(call)
     _save()
     return call
@@ -187,11 +203,29 @@ def _save() -> None:
     Path(STAGING, "calls.json").write_text(json.dumps({"calls": CALLS, "script_error": SCRIPT_ERROR}))
 
 
-IGNORED = {"verbose", "quiet", "log", "device", "platform", "compiler", "cache", "strategy", "strategy_options",
-           "simulation_mode", "parallel", "seed"}
+def _strategy(kw: dict, call: dict) -> None:
+    """kernel_tuner's strategy by name (a name, or one of its strategy modules), and its options."""
+    strategy = kw.get("strategy")
+    if strategy is None:
+        return
+    if isinstance(strategy, str):
+        call["strategy"] = strategy
+    elif inspect.ismodule(strategy) and strategy.__name__.startswith("kernel_tuner.strategies."):
+        call["strategy"] = strategy.__name__.rpartition(".")[2]
+    else:
+        call["strategy"] = {"custom": callable_name(strategy) if callable(strategy) else type(strategy).__name__}
+    options = kw.get("strategy_options") or {}
+    call["strategy_options"] = {str(k): _plain(v) for k, v in dict(options).items()
+                                if isinstance(_plain(v), (int, float, str, bool))}
+    dropped = sorted(str(k) for k in dict(options) if str(k) not in call["strategy_options"])
+    if dropped:
+        call["losses"].append(f"strategy_options not imported (not a number or a word): {', '.join(dropped)}")
+
+
+IGNORED = {"verbose", "quiet", "log", "device", "platform", "compiler", "cache", "simulation_mode", "parallel", "seed"}
 HANDLED = {"grid_div_x", "grid_div_y", "grid_div_z", "restrictions", "answer", "atol", "verify", "lang", "smem_args",
            "cmem_args", "texmem_args", "compiler_options", "defines", "iterations", "block_size_names", "metrics",
-           "objective"}
+           "objective", "strategy", "strategy_options"}
 
 
 def _bind(original, args: tuple, kw: dict) -> dict:

@@ -51,8 +51,17 @@ def _function_node(fn) -> ast.Lambda | ast.FunctionDef | None:
 
 
 def _same(node: ast.Lambda, fn) -> bool:
-    """Whether this lambda's text compiles to fn's code (compiled only, never run)."""
-    code = compile(ast.Expression(node), "<lambda>", "eval")
+    """Whether this lambda's text compiles to fn's code (compiled only, never run). A lambda that
+    reads variables of the function around it is compiled inside a function that has them, so that
+    it reads them the same way (as closure cells, not as globals)."""
+    free = fn.__code__.co_freevars
+    if free:
+        outer = ast.parse("def _outer():\n" + "".join(f"    {v} = None\n" for v in free) + "    return None\n")
+        outer.body[0].body[-1].value = node
+        code = next(c for c in compile(ast.fix_missing_locations(outer), "<lambda>", "exec").co_consts
+                    if hasattr(c, "co_code"))
+    else:
+        code = compile(ast.Expression(node), "<lambda>", "eval")
     inner = next((c for c in code.co_consts if hasattr(c, "co_code")), None)
     return (inner is not None and inner.co_code == fn.__code__.co_code and inner.co_names == fn.__code__.co_names
             and inner.co_consts == fn.__code__.co_consts)

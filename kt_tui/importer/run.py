@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..files import check_out_dir, check_regular
 from ..gpu.env import scrubbed_env
-from .convert import CallError, Imported, convert_call
+from .convert import Batch, CallError, Imported, convert_call
 
 TIMEOUT_S = 300.0
 SCRIPT_MAX = 4 << 20
@@ -70,7 +70,9 @@ def import_script(script: str | Path, out_dir: str | Path | None = None,
     if script.suffix != ".py":
         raise ImportFailed(f"{script}: expected a Python script that calls kernel_tuner")
     out = check_out_dir(out_dir).resolve() if out_dir is not None else default_out_dir(script)
-    with tempfile.TemporaryDirectory(prefix="kt-import-") as tmp:
+    # staged arrays are moved into the output folder: on its disk, that is a rename, not a copy
+    near = next((p for p in (out, *out.parents) if p.is_dir()), None)
+    with tempfile.TemporaryDirectory(prefix=".kt-import-", dir=near if near and os.access(near, os.W_OK) else None) as tmp:
         staging = Path(tmp)
         record = record_calls(script, staging, timeout_s)
         calls = record["calls"]
@@ -79,11 +81,12 @@ def import_script(script: str | Path, out_dir: str | Path | None = None,
         if not calls:
             why = f": {record['script_error']}" if record["script_error"] else ""
             raise ImportFailed(f"{script}: made no tune_kernel or run_kernel call{why}")
-        done, problems, taken = [], [], set()
+        done, problems = [], []
+        batch = Batch(staging=staging, out_dir=out, calls=calls, force=force)
         for i, call in enumerate(calls):
             call["script"], call["script_stem"] = str(script), script.stem
             try:
-                done.append(convert_call(call, i, staging, out, taken, force))
+                done.append(convert_call(call, i, batch))
             except CallError as e:
                 problems.append(f"call {i + 1} ({call['kernel_name']}): {e}")
     return done, problems, notes
@@ -96,10 +99,14 @@ def import_command(args) -> int:
         print(f"{item.kernel}: wrote " + ", ".join(str(f) for f in item.files))
         for n in item.notes:
             print(f"  note: {n}")
+        for n in item.losses:
+            print(f"  not kept: {n}")
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     for p in problems:
         print(f"kt-tui: import: {p}", file=sys.stderr)
     if done:
-        print(f"next: kt-tui {done[0].kernel_path}   (check first: kt-tui spec {done[0].kernel_path} --check)")
+        search = "".join(f" --search {d.search}" + "".join(f" --search-option {k}={v}" for k, v in d.search_options.items())
+                         for d in done[:1] if d.search)
+        print(f"next: kt-tui {done[0].kernel_path}{search}   (check first: kt-tui spec {done[0].kernel_path} --check)")
     return 2 if problems or not done else 0

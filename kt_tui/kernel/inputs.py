@@ -15,12 +15,13 @@ def poison_value(dtype: np.dtype):
     return np.nan if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).max
 
 
-def load_array(spec: Spec, file: str, name: str, where: str) -> np.ndarray:
-    """An array from a .npy, or the array `name` of a .npz, relative to the spec's folder."""
+def load_array(spec: Spec, file: str, name: str, where: str, read_only: bool = False) -> np.ndarray:
+    """An array from a .npy, or the array `name` of a .npz, relative to the spec's folder. A .npy
+    read only is mapped from the disk, not read into memory."""
     path = spec.file_path(file)
     try:
         if path.suffix == ".npy":
-            return np.load(path, allow_pickle=False).reshape(-1)
+            return np.load(path, mmap_mode="r" if read_only else None, allow_pickle=False).reshape(-1)
         with np.load(path, allow_pickle=False) as data:
             return np.asarray(data[name]).reshape(-1)
     except KeyError:
@@ -34,7 +35,7 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
     if not arg.is_array:
         return dtype.type(evaluate(arg.value, sizes))
     if arg.init == "file":
-        return load_array(spec, arg.file, arg.name, f"args ({arg.name}).file").astype(dtype, copy=False)
+        return load_array(spec, arg.file, arg.name, f"args ({arg.name}).file", not arg.output).astype(dtype, copy=False)
     if arg.init == "copy":
         return np.array(done[arg.copy_of], dtype)
     if arg.init == "function":

@@ -132,7 +132,18 @@ class Spec:
         return lambda params: int(evaluate(self.smem_size, {**params, **(sizes or self.sizes)}))
 
     def define_values(self, sizes: dict | None = None) -> dict:
-        return {k: evaluate(v, sizes or self.sizes) if isinstance(v, str) else v for k, v in self.defines.items()}
+        """Each define's value at `sizes`; one that uses tunable parameters is a function of the
+        configuration, as kernel_tuner takes it."""
+        sizes = sizes or self.sizes
+        out = {}
+        for k, v in self.defines.items():
+            if not isinstance(v, str):
+                out[k] = v
+            elif names_in(v) & set(self.tune_params):
+                out[k] = lambda params, v=v: _whole(evaluate(v, {**params, **sizes}))
+            else:
+                out[k] = evaluate(v, sizes)
+        return out
 
     def tolerances(self) -> list[dict]:
         """Each output's atol / rtol, and whether the spec gives it or the dtype default does."""
@@ -217,6 +228,10 @@ class Spec:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def _whole(v):
+    return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
 def spec_from_plain(d: dict) -> Spec:
@@ -585,7 +600,7 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
         raise SpecError(e.field, e.problem) from None
     for k, v in spec.defines.items():
         _want(name_problem(k) is None, f"defines.{k!r}", str(name_problem(k)))
-        _known_names(v, set(spec.sizes), f"defines.{k}", "a name in [sizes]")
+        _known_names(v, set(spec.sizes) | names, f"defines.{k}", "a name in [sizes] or a tunable parameter")
     if spec.smem_size is not None:
         try:
             v = evaluate(spec.smem_size, {**spec.baseline_params(), **spec.sizes})
