@@ -20,7 +20,7 @@ from .files import CONFIG_MAX, FileRefused, read_text_file
 from .gpu.protocol import SEARCHES
 from .gpu.simcache import read_header
 from .paths import config_dir, data_dir  # noqa: F401 - the names other modules import from here
-from .redact import mask_url
+from .redact import mask_url, register_url
 from .theme_files import theme_names
 from .tomlfile import TomlError, load_toml, problem_text
 
@@ -114,6 +114,7 @@ class Settings(BaseSettings):
     @field_validator("base_url")
     @classmethod
     def _url(cls, v: str | None) -> str | None:
+        register_url(v)
         url = urlparse(v or "")
         if v and (url.scheme not in ("http", "https") or not url.netloc):
             raise ValueError(f"must be an http:// or https:// URL, not {mask_url(v)!r}")

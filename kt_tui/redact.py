@@ -38,6 +38,20 @@ def register_secret(secret: str | None) -> None:
             _registered.add(quoted)
 
 
+def register_url(url: str | None) -> None:
+    """The secrets a URL holds (its password, a user part alone as in https://KEY@host, secret query
+    values) are registered: an endpoint that echoes its path or host back cannot show them."""
+    try:
+        parts = urlsplit(url or "")
+        user, password = parts.username, parts.password
+    except ValueError:
+        return
+    register_secret(password if password else user)
+    for query in (parts.query, parts.fragment):
+        for m in _SECRET_QUERY.finditer("?" + query):
+            register_secret(m.string[m.end(1):m.end()])
+
+
 def _secrets() -> set[str]:
     env = os.environ.get("OPENAI_API_KEY")
     return _registered | {env} if env and len(env) >= 6 else _registered
@@ -101,6 +115,7 @@ class StreamScrubber:
         text = self._held + piece
         hold = 0
         for secret in _secrets():
+            text = text.replace(secret, MASK)  # a whole one is masked before the text is cut
             hold = max(hold, next((k for k in range(min(len(secret) - 1, len(text)), 0, -1)
                                    if text.endswith(secret[:k])), 0))
         for pattern in (_OPEN_TAIL, _LAST_WORD):

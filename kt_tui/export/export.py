@@ -4,13 +4,14 @@ inputs, a kernel_tuner script, kernel_tuner caches and a report."""
 from __future__ import annotations
 
 import json
-import shutil
+import os
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from ..files import check_out_dir, refuse_existing
+from ..files import check_out_dir, open_output, refuse_existing, write_output
 from ..kernel.inputs import make_args
 from ..kernel.spec import dump_spec
 from ..store import Store
@@ -27,9 +28,9 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
     refuse_existing(planned_files(b, out), force)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".kt-tui-write-test"
-        probe.write_text("")
-        probe.unlink()
+        fd, probe = tempfile.mkstemp(prefix=".kt-tui-write-test-", dir=out)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as e:
         raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
     name = b.name
@@ -54,8 +55,7 @@ def planned_files(b: Bundle, out: Path) -> list[Path]:
 
 
 def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_output(path, text)
 
 
 def best_summary(b: Bundle) -> dict:
@@ -105,7 +105,8 @@ def write_inputs(store: Store, b: Bundle, path: Path) -> Path:
     for i, a in enumerate(b.spec.args):
         if a.output and ref and a.name in ref:
             arrays[f"answer{i}"] = np.asarray(ref[a.name])
-    np.savez(path, **arrays)
+    with open_output(path, binary=True) as f:
+        np.savez(f, **arrays)
     return path
 
 
@@ -123,7 +124,7 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
         on_disk = [Path(r["cachefile"]) for r in runs if r["version"] == v["id"] and r.get("cachefile")]
         src = next((p for p in on_disk if p.is_file()), None)
         if src is not None and _is_cache(src):
-            shutil.copyfile(src, path)
+            write_output(path, src.read_bytes())
         else:
             _write(path, json.dumps(_cache_json(b, v, rows), indent=1))
         written.append(path)

@@ -38,7 +38,7 @@ except ImportError:  # openai 1.x and 2.x use httpx
     import httpx  # openai before 3.0
 
 from ..errors import UserError
-from ..redact import StreamScrubber, mask_url, register_secret, scrub, scrub_value
+from ..redact import StreamScrubber, mask_url, register_secret, register_url, scrub, scrub_value
 from .transport import Attempt, BadReply as _BadReply, http_client
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -97,6 +97,7 @@ class LlmClient:
         self.on_call = on_call
         self.cancel = cancel or threading.Event()
         register_secret(api_key)
+        register_url(base_url)
         if base_url and not base_url.startswith(("http://", "https://")):
             raise LlmUnavailable(f"--base-url must start with http:// or https:// (got {mask_url(base_url)!r})")
         self._client = openai.OpenAI(base_url=base_url or DEFAULT_BASE_URL, api_key=api_key or "none",
@@ -304,6 +305,8 @@ def _streamed(client, args: dict, box: queue.Queue, quit_flag: threading.Event):
             model = chunk.model if isinstance(chunk.model, str) and chunk.model else model
             usage = getattr(chunk, "usage", None) or usage  # some servers send it on every chunk
             for choice in chunk.choices or ():
+                if choice is None or isinstance(choice, (str, int, float, list)):
+                    _malformed("stream", "a choice", choice)
                 choices = True
                 delta = getattr(choice, "delta", None)
                 content = getattr(delta, "content", None)
