@@ -185,7 +185,7 @@ def run_case(name: str, script: list, opt: dict, work: Path) -> dict:
     url = (opt.get("base_url") or "http://HOST/v1").replace("HOST", server.url.split("//")[1].split("/")[0]) \
         if server else opt["base_url"]
     argv = [sys.executable, "-m", "kt_tui", "run", "examples/vector_add.cu", "--auto", "--json", "--backend", "sim",
-            "--strategy", "one-prompt", "--base-url", url, "--model", "m", "--llm-timeout", "8"]
+            "--strategy", "one-prompt", "--base-url", url, "--model", "m", "--llm-timeout", "5"]
     start = time.monotonic()
     out_f, err_f = open(tmp / "stdout", "wb+"), open(tmp / "stderr", "wb+")
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out_f, stderr=err_f, start_new_session=True)
@@ -280,11 +280,15 @@ def main() -> int:
     chosen = [c for c in cases() if not args.only or c[0] in args.only.split(",")]
     work = Path(tempfile.mkdtemp(prefix="hostile-llm-"))
     start = time.monotonic()
+    rows = []
     with ThreadPoolExecutor(args.jobs) as pool:
-        rows = list(pool.map(lambda c: run_case(*c, work), chosen))
+        for row in pool.map(lambda c: run_case(*c, work), chosen):
+            rows.append(row)
+            print(f"{len(rows)}/{len(chosen)} {row['kind']}: rc {row['rc']}, {row['seconds']} s, "
+                  f"defects {row['defects']}", file=sys.stderr, flush=True)
     lines = [f"hostile LLM endpoint vs `kt-tui run --auto --json --backend sim --strategy one-prompt` "
              f"({len(rows)} reply kinds, {args.jobs} at a time, per-case timeout {CASE_TIMEOUT_S} s, "
-             f"llm_retries 2, --llm-timeout 8; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+             f"llm_retries 2, --llm-timeout 5; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
              f"{os.cpu_count()} cores)", "",
              f"{'kind':<32} {'rc':>3} {'secrets':>7} {'esc':>3} {'rss MB':>6} {'s':>6}  outcome"]
     for r in rows:

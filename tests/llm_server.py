@@ -16,7 +16,7 @@ Hostile modes (tests/test_llm_walls.py, scripts/hostile_llm.py):
   {"reply": "text", "pieces": 40}      stream the text in that many chunks
   {"raw": b"...", "headers": {...}}    extra response headers (Content-Encoding, ...)
   {"sse": [b"data: ...", ...]}         these SSE events as they are, then the connection closes
-  {"endless": True}                    an SSE line that never ends, until the client goes away
+  {"endless": True, "pace": 0.01}      an SSE line that never ends (64 KB every pace s), until the client goes away
   {"bomb": 2000, "stream": True}       a gzip body of about that many MB once inflated (2 KB per MB sent)
   {"drip": 0.05, "reply": "text"}      a whole streamed reply, one byte every 0.05 s
 """
@@ -158,6 +158,8 @@ def _handler(server: ScriptedServer):
                 self.wfile.write(b'data: {"choices": [{"index": 0, "delta": {"content": "')
                 while not server.stopping.is_set():
                     self.wfile.write(b"a" * 65536)
+                    if item.get("pace"):
+                        time.sleep(item["pace"])
             elif "bomb" in item:
                 head, block, tail = _bomb_parts(item.get("stream", True))
                 self.wfile.write(head)

@@ -188,9 +188,10 @@ def test_endless_and_compressed_replies_stay_within_a_memory_bound(item, stream,
 
 
 def test_an_abandoned_attempt_closes_its_connection(scripted_llm):
-    """Old main: a timed-out attempt's reader thread read on; the server saw the client go only
-    when it stopped itself."""
-    server = scripted_llm([{"trickle": 0.05}])
+    """A line that never ends, 6 MB/s: old main's timed-out attempt left its reader thread reading
+    on (it looked at the quit flag only between chunks); the server saw the client go only when it
+    stopped itself."""
+    server = scripted_llm([{"endless": True, "pace": 0.01}])
     client = LlmClient(server.url, "m", "", timeout_s=0.5, max_retries=1)
     with pytest.raises(LlmError, match="timed out"):
         client.complete("greet", MSGS, stream_to=lambda d: None)

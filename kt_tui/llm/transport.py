@@ -14,10 +14,12 @@ import socket
 import threading
 import zlib
 
+import openai
+
 try:
-    import httpx2 as httpx
-except ImportError:  # openai before 3.0
-    import httpx
+    import httpx2 as httpx  # the openai SDK's HTTP library from openai 3 on
+except ImportError:  # openai 1.x and 2.x use httpx
+    import httpx  # openai before 3.0
 
 MAX_BYTES = 16 << 20  # per attempt, before and after decoding: 4096 tokens of SSE are well under 2 MB
 _STEP = 1 << 16
@@ -66,7 +68,6 @@ class Attempt:
 
 def http_client(timeout_s: float):
     """The HTTP client the openai SDK is given: every response's body counted (see above)."""
-    import openai
     return openai.DefaultHttpxClient(timeout=timeout_s, headers={"Accept-Encoding": "gzip, deflate"},
                                      event_hooks={"response": [_on_response]})
 
