@@ -12,6 +12,7 @@ import traceback
 
 from . import __version__
 from .errors import UserError, explain
+from .redact import for_terminal, scrub
 from .gpu.protocol import SEARCHES
 from .paths import data_dir, session_db
 
@@ -206,10 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _dispatch(args)
     except UserError as e:
-        message = explain(e)
+        message = scrub(explain(e))
         if getattr(args, "json", False):
             print(json.dumps({"session": None, "state": "error", "error": message}))
-        print(f"kt-tui: {message}", file=sys.stderr)
+        print(f"kt-tui: {for_terminal(message)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("kt-tui: interrupted", file=sys.stderr)
@@ -221,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - last line of defence: a message and a log, no traceback
         log = _log_crash()
         saved = "the session is saved; " if args.command in ("run", "resume", "open") else ""
-        print(f"kt-tui: internal error: {type(e).__name__}: {e}\n({saved}details in {log})", file=sys.stderr)
+        said = for_terminal(scrub(f"{type(e).__name__}: {e}"))
+        print(f"kt-tui: internal error: {said}\n({saved}details in {log})", file=sys.stderr)
         return 1
 
 
@@ -230,7 +232,7 @@ def _log_crash() -> str:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a") as f:
-            traceback.print_exc(file=f)
+            f.write(scrub(traceback.format_exc()))
     except OSError:
         traceback.print_exc()
         return "the traceback above"
@@ -277,7 +279,7 @@ def _where_it_stands(db: str, sid: str | None) -> bool:
     from .front.early import resume_line
     line = resume_line(db, sid)
     if line:
-        print(line, file=sys.stderr, flush=True)
+        print(for_terminal(line), file=sys.stderr, flush=True)
     return line is not None
 
 

@@ -20,6 +20,7 @@ from .files import CONFIG_MAX, FileRefused, read_text_file
 from .gpu.protocol import SEARCHES
 from .gpu.simcache import read_header
 from .paths import config_dir, data_dir  # noqa: F401 - the names other modules import from here
+from .redact import mask_url, register_url
 from .theme_files import theme_names
 from .tomlfile import TomlError, load_toml, problem_text
 
@@ -87,7 +88,9 @@ class Settings(BaseSettings):
 
     def public(self) -> dict:
         """What may be written to the session store: everything but secrets."""
-        return self.model_dump(exclude={"api_key", "keys"})
+        public = self.model_dump(exclude={"api_key", "keys"})
+        public["base_url"] = mask_url(public["base_url"]) if public.get("base_url") else public.get("base_url")
+        return public
 
     @property
     def data_dir(self) -> Path:
@@ -111,9 +114,10 @@ class Settings(BaseSettings):
     @field_validator("base_url")
     @classmethod
     def _url(cls, v: str | None) -> str | None:
+        register_url(v)
         url = urlparse(v or "")
         if v and (url.scheme not in ("http", "https") or not url.netloc):
-            raise ValueError(f"must be an http:// or https:// URL, not {v!r}")
+            raise ValueError(f"must be an http:// or https:// URL, not {mask_url(v)!r}")
         return v
 
     @field_validator("theme")

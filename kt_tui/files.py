@@ -73,12 +73,41 @@ def check_out_dir(folder: str | Path, flag: str = "--out") -> Path:
 
 
 def refuse_existing(paths, force: bool, flag: str = "--out") -> None:
-    """Unless `force`, FileRefused naming the first of `paths` that exists (a dangling link counts)."""
+    """Unless `force`, FileRefused naming the first of `paths` that exists (a dangling link counts).
+    Even with `force`, a symbolic link where a file is to be written (or at a folder between the
+    output folder, the paths' common one, and the file) is refused: nothing is written through a link."""
+    paths = [Path(p) for p in paths]
+    if not paths:
+        return
+    base = Path(os.path.commonpath([p.parent for p in paths]))
+    for p in paths:
+        for step in [p, *[q for q in p.parents if base in q.parents]]:
+            if os.path.islink(step):
+                raise FileRefused(f"{flag}: {step} is a symbolic link; kt-tui never writes through one (remove it)")
     if force:
         return
     for p in paths:
         if os.path.lexists(p):
             raise FileRefused(f"{flag}: {p} already exists; --force overwrites it")
+
+
+def open_output(path: str | Path, binary: bool = False):
+    """`path` opened for writing (created or truncated), never through a symbolic link."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        if os.path.islink(path):
+            raise FileRefused(f"{path}: is a symbolic link; kt-tui never writes through one (remove it)") from None
+        raise FileRefused(f"{path}: cannot write it ({e.strerror or e})") from None
+    return os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+
+
+def write_output(path: str | Path, data: str | bytes) -> Path:
+    """Write `path` (created or overwritten), never through a symbolic link."""
+    with open_output(path, isinstance(data, bytes)) as f:
+        f.write(data)
+    return Path(path)
 
 
 def write_new(path: str | Path, text: str) -> None:

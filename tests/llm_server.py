@@ -11,6 +11,14 @@ Script items, one per POST /v1/chat/completions:
   {"raw": b"...", "type": "text/html"} answer 200 with these bytes as they are
   {"tool_call": True}                  a reply that holds only a tool call, no text
   {"choices": []}                      a reply with an empty choices list
+Hostile modes (tests/test_llm_walls.py, scripts/hostile_llm.py):
+  {"reply": callable}                  the reply is callable(request headers, request body) -> text
+  {"reply": "text", "pieces": 40}      stream the text in that many chunks
+  {"raw": b"...", "headers": {...}}    extra response headers (Content-Encoding, ...)
+  {"sse": [b"data: ...", ...]}         these SSE events as they are, then the connection closes
+  {"endless": True, "pace": 0.01}      an SSE line that never ends (64 KB every pace s), until the client goes away
+  {"bomb": 2000, "stream": True}       a gzip body of about that many MB once inflated (2 KB per MB sent)
+  {"drip": 0.05, "reply": "text"}      a whole streamed reply, one byte every 0.05 s
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ class ScriptedServer:
         self.headers: list[dict] = []
         self._lock = threading.Lock()
         self.stopping = threading.Event()
+        self.ended: list[float] = []  # when each POST's handler finished (a client that went away ends a trickle)
         self._httpd: ThreadingHTTPServer | None = None
 
     @property
@@ -79,6 +88,12 @@ def _handler(server: ScriptedServer):
                 self._error(404, f"no route {self.path}")
 
         def do_POST(self):
+            try:
+                self._post()
+            finally:
+                server.ended.append(time.monotonic())
+
+        def _post(self):
             length = int(self.headers.get("Content-Length") or 0)
             try:
                 body = json.loads(self.rfile.read(length) or b"{}")
@@ -100,8 +115,15 @@ def _handler(server: ScriptedServer):
                 except OSError:
                     pass
                 return
+            if callable(item.get("reply")):
+                item = {**item, "reply": item["reply"](server.headers[-1], body)}
             if "raw" in item:
-                return self._raw(item["raw"], item.get("type", "application/json"))
+                return self._raw(item["raw"], item.get("type", "application/json"), item.get("headers"))
+            if "sse" in item or "endless" in item or "bomb" in item or "drip" in item:
+                try:
+                    return self._hostile(body, item)
+                except (BrokenPipeError, ConnectionResetError):
+                    return None
             if "status" in item:
                 headers = {} if item.get("retry_after") is None else {"Retry-After": str(item["retry_after"])}
                 return self._error(item["status"], item.get("message", f"scripted {item['status']}"), headers)
@@ -112,12 +134,49 @@ def _handler(server: ScriptedServer):
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout): nothing to answer
 
-        def _raw(self, data: bytes, kind: str):
+        def _raw(self, data: bytes, kind: str, headers: dict | None = None):
             self.send_response(200)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
             self.end_headers()
             self.wfile.write(data)
+
+        def _hostile(self, body: dict, item: dict):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream" if item.get("stream", True) else "application/json")
+            if "bomb" in item:
+                self.send_header("Content-Encoding", "gzip")
+            self.end_headers()
+            self.close_connection = True
+            if "sse" in item:
+                for event in item["sse"]:
+                    self.wfile.write(event + b"\n\n")
+                self.wfile.flush()
+            elif "endless" in item:
+                self.wfile.write(b'data: {"choices": [{"index": 0, "delta": {"content": "')
+                while not server.stopping.is_set():
+                    self.wfile.write(b"a" * 65536)
+                    if item.get("pace"):
+                        time.sleep(item["pace"])
+            elif "bomb" in item:
+                head, block, tail = _bomb_parts(item.get("stream", True))
+                self.wfile.write(head)
+                for _ in range(int(item["bomb"])):
+                    self.wfile.write(block)
+                self.wfile.write(tail)
+            else:
+                chunk = {"id": "chatcmpl-scripted", "created": 0, "model": MODEL, "object": "chat.completion.chunk"}
+                data = b"".join(b"data: " + json.dumps({**chunk, "choices": [c]}).encode() + b"\n\n" for c in (
+                    {"index": 0, "delta": {"content": item.get("reply", "")}},
+                    {"index": 0, "delta": {}, "finish_reason": "stop"})) + b"data: [DONE]\n\n"
+                for i in range(len(data)):
+                    if server.stopping.is_set():
+                        return
+                    self.wfile.write(data[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(item["drip"])
 
         def _trickle(self, body: dict, every: float):
             self.send_response(200)
@@ -158,7 +217,7 @@ def _handler(server: ScriptedServer):
                 self._event({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
             else:
                 self._event({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
-                for part in _pieces(text):
+                for part in _pieces(text, item.get("pieces", 3)):
                     self._event({**chunk, "choices": [{"index": 0, "delta": {"content": part}}]})
                 if item.get("finish", True) is False:
                     return
@@ -190,6 +249,17 @@ def _handler(server: ScriptedServer):
 
 
 _TOOL_CALL = {"id": "call_1", "type": "function", "function": {"name": "answer", "arguments": "{}"}}
+
+
+def _bomb_parts(stream: bool) -> tuple[bytes, bytes, bytes]:
+    """A gzip stream's head, a block that inflates to 1 MB of "a" (sent as often as wanted: each block
+    is flushed in full, so it inflates the same wherever it stands) and a tail."""
+    import zlib
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    start = b'data: {"choices": [{"index": 0, "delta": {"content": "' if stream else b'{"choices": [{"message": {"content": "'
+    head = z.compress(start) + z.flush(zlib.Z_FULL_FLUSH)
+    block = z.compress(b"a" * (1 << 20)) + z.flush(zlib.Z_FULL_FLUSH)
+    return head, block, z.compress(b'"}}]}\n\n') + z.flush()
 
 
 def _pieces(text: str, n: int = 3) -> list[str]:

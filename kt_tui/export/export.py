@@ -4,14 +4,15 @@ inputs, a kernel_tuner script, kernel_tuner caches and a report."""
 from __future__ import annotations
 
 import json
-import shutil
+import os
+import tempfile
 import zipfile
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from ..files import check_out_dir, refuse_existing
+from ..files import check_out_dir, open_output, refuse_existing, write_output
 from ..kernel.inputs import make_arg
 from ..kernel.spec import dump_spec
 from ..store import Store
@@ -28,9 +29,9 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
     refuse_existing(planned_files(b, out), force)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".kt-tui-write-test"
-        probe.write_text("")
-        probe.unlink()
+        fd, probe = tempfile.mkstemp(prefix=".kt-tui-write-test-", dir=out)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as e:
         raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
     name = b.name
@@ -55,8 +56,7 @@ def planned_files(b: Bundle, out: Path) -> list[Path]:
 
 
 def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_output(path, text)
 
 
 def best_summary(b: Bundle) -> dict:
@@ -106,7 +106,7 @@ def write_inputs(store: Store, b: Bundle, path: Path) -> Path:
     copied = {a.copy_of for a in spec.args if a.init == "copy"}
     done: dict = {}
     order = sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy")
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED, allowZip64=True) as npz:
+    with open_output(path, binary=True) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as npz:
         for i in order:
             a = spec.args[i]
             value = np.asarray(make_arg(a, dict(spec.sizes), spec, done))
@@ -141,7 +141,9 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
             on_disk = [Path(r["cachefile"]) for r in runs if r["version"] == v["id"] and r.get("cachefile")]
             src = next((p for p in on_disk if p.is_file()), None)
             if src is not None and _is_cache(src):
-                shutil.copyfile(src, path)
+                with open(src, "rb") as fin, open_output(path, binary=True) as fout:
+                    while chunk := fin.read(1 << 22):
+                        fout.write(chunk)
                 for _ in rows:
                     pass
             else:
@@ -152,7 +154,7 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
 
 def write_cache(path: Path, header: dict, entries) -> None:
     """A kernel_tuner cachefile as kernel_tuner writes one: the header, then one entry a line."""
-    with open(path, "w", encoding="utf-8") as f:
+    with open_output(path) as f:
         f.write(json.dumps(header, indent="")[:-2] + ',\n"cache": {')
         for i, (key, entry) in enumerate(entries):
             f.write(("," if i else "") + "\n" + json.dumps({key: entry})[1:-1])
@@ -174,7 +176,7 @@ class T4File:
         self.first = True
 
     def __enter__(self) -> T4File:
-        self.f = open(self.path, "w", encoding="utf-8")
+        self.f = open_output(self.path)
         self.f.write('{"results": [')
         return self
 

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from ..files import write_output
 from .bundle import Bundle, metrics
 
 # Imported where used: matplotlib and markdown-it, which only writing a report needs (the UI
@@ -21,9 +22,9 @@ _PLOT_MARK = "KT-TUI-PLOT-HERE"
 def write_report(b: Bundle, out: Path, store=None) -> list[Path]:
     svg = plot_svg(b)
     md = report_markdown(b, store)
-    (out / PLOT).write_text(svg, encoding="utf-8")
-    (out / "report.md").write_text(md.replace(_PLOT_MARK, f"![every measured configuration]({PLOT})"), encoding="utf-8")
-    (out / "report.html").write_text(report_html(b, md, svg), encoding="utf-8")
+    write_output(out / PLOT, svg)
+    write_output(out / "report.md", md.replace(_PLOT_MARK, f"![every measured configuration]({PLOT})"))
+    write_output(out / "report.html", report_html(b, md, svg))
     return [out / "report.md", out / PLOT, out / "report.html"]
 
 

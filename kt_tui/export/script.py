@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from pprint import pformat
 
+from ..files import write_output
 from .bundle import Bundle
 
 TEMPLATE = '''\
@@ -166,5 +167,5 @@ def _safe_doc(text: str) -> str:
 
 
 def write_script(b: Bundle, path: Path, inputs_name: str) -> Path:
-    path.write_text(script_text(b, inputs_name), encoding="utf-8")
+    write_output(path, script_text(b, inputs_name))
     return path

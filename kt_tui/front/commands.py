@@ -20,6 +20,7 @@ from ..files import SPEC_MAX, check_regular
 from ..gpu import pool as gpu_pool
 from ..gpu.timeline import mark
 from ..kernel.spec import spec_path_for
+from ..redact import for_terminal
 from ..ui.services import Services
 from .early import local_worker
 from .listing import open_store
@@ -96,13 +97,13 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
             line += f"; best {best['time_ms']:.4f} ms with {best['params']}"
             if summary["speedup"]:
                 line += f", {summary['speedup']:.2f}x over the baseline"
-        print(line)
+        print(for_terminal(line))
         if summary.get("unverified"):
-            print(summary["unverified"])
+            print(for_terminal(summary["unverified"]))
         if summary.get("expected"):
-            print(summary["expected"])
+            print(for_terminal(summary["expected"]))
         if summary["error"]:
-            print(f"error: {summary['error']}", file=sys.stderr)
+            print(for_terminal(f"error: {summary['error']}"), file=sys.stderr)
     mark("main: summary printed")
     return 0 if state == "finished" and not summary["error"] else 1
 
@@ -125,7 +126,7 @@ def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_eve
 
 def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_flagged: bool = False) -> int:
     if choice.note:
-        print(choice.note, file=sys.stderr)
+        print(for_terminal(choice.note), file=sys.stderr)
     engine = make_engine(store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer())
     try:
         state = run_headless(engine, store.session(sid)["strategy"])
@@ -168,7 +169,7 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     finished = s["state"] == "finished"
     note = stored_llm(store, settings, s["id"])
     if note:
-        print(note, file=sys.stderr)
+        print(for_terminal(note), file=sys.stderr)
     gpu = make_worker(settings, start=not finished)
     try:
         if finished and settings.backend == "auto":
@@ -187,7 +188,7 @@ def _imported_kernel(script: str) -> str:
     from ..importer.run import ImportFailed, import_script  # here: only this command imports scripts
     done, problems, notes = import_script(script)
     for line in [*notes, *problems]:
-        print(f"kt-tui: import: {line}", file=sys.stderr)
+        print(for_terminal(f"kt-tui: import: {line}"), file=sys.stderr)
     if not done:
         raise ImportFailed(f"{script}: no kernel could be imported")
     return str(done[0].kernel_path)

@@ -1,4 +1,5 @@
-"""`kt-tui run --auto`: the same engine with every gate decided by a policy, no screen."""
+"""`kt-tui run --auto`: the same engine with every gate decided by a policy, no screen. Every line
+that may hold text from a model or a compiler goes through for_terminal (no escape sequences)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ..engine.core import Engine
 from ..engine import events
 from ..engine.events import Decision, Event, Gate
 from ..engine.registry import get_strategy
+from ..redact import for_terminal
 
 
 def make_policy(allow_flagged: bool = False):
@@ -19,7 +21,7 @@ def make_policy(allow_flagged: bool = False):
     def policy(gate: Gate) -> Decision:
         choice, why = gate.auto(allow_flagged)
         if why:
-            print(why, file=sys.stderr, flush=True)
+            print(for_terminal(why), file=sys.stderr, flush=True)
         return Decision(choice, by="policy")
     return policy
 
@@ -41,17 +43,19 @@ def progress_printer(stream=None):
                 t = f"{r['time_ms']:.4f} ms" if r["time_ms"] is not None else "-"
                 mark = "  best" if best else ""
                 where = f"  ({r['worker']})" if r.get("worker") else ""
-                print(f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}{where}", file=out, flush=True)
+                line = f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}{where}"
+                print(for_terminal(line), file=out, flush=True)
             case events.RunStarted():
                 print(f"run {e.run}: {e.total} configurations on {e.backend}", file=out, flush=True)
             case events.StepChanged(state="failed" | "accepted" | "rejected" | "skipped"):
-                print(f"step {e.id}: {e.state}" + (f" ({e.reason})" if e.reason else ""), file=out, flush=True)
+                said = f"step {e.id}: {e.state}" + (f" ({e.reason})" if e.reason else "")
+                print(for_terminal(said), file=out, flush=True)
             case events.LlmDone():
-                print(f"LLM answered {e.key}", file=out, flush=True)
+                print(for_terminal(f"LLM answered {e.key}"), file=out, flush=True)
             case events.Note(text=text) if text:
-                print(text, file=out, flush=True)
+                print(for_terminal(text), file=out, flush=True)
             case events.RunEnded(error=error) if error:
-                print(f"run {e.run} {e.state}: {error}", file=out, flush=True)
+                print(for_terminal(f"run {e.run} {e.state}: {error}"), file=out, flush=True)
     return on_event
 
 

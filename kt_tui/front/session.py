@@ -16,6 +16,7 @@ from ..gpu.probe_cache import cached_probe
 from ..kernel.source import Kernel, SourceError, find_kernels, pick_kernel, read_source
 from ..kernel.spec import (Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_hash,
                            version_ids)
+from ..redact import MASK
 from ..store import Store
 
 
@@ -125,6 +126,9 @@ def stored_llm(store: Store, settings: Settings, sid: str) -> str:
         return ""
     if not stored.get("model"):
         return ""
+    if not settings.base_url and MASK in (stored.get("base_url") or ""):
+        return (f"The LLM this session was made with ({stored['model']} at {stored['base_url']}) is not called: "
+                "the endpoint's credentials were not stored; pass --base-url and --model again.")
     settings.model = stored["model"]
     settings.base_url = settings.base_url or stored.get("base_url")
     return (f"Using the LLM this session was made with: {settings.model} at {settings.base_url or 'the default endpoint'} "

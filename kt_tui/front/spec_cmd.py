@@ -20,6 +20,7 @@ from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
 from ..kernel.spec import SpecError, dump_spec, parse_spec, spec_path_for
 from ..llm import spec_draft as spec_llm
+from ..redact import for_terminal
 from .session import load_kernel_spec, read_kernel_file
 
 
@@ -64,11 +65,11 @@ def llm_gate(args, kf, kernel, heuristic: str, draft: str, path: Path) -> int:
     drafted = spec_llm.ask(LlmClient.from_settings(settings), kf.source, kernel, draft)
     changes = spec_llm.diff(heuristic, drafted) or "(no changes to the heuristic draft)\n"
     if args.print:  # nothing is written: the draft on stdout, the changes on stderr
-        print(changes, end="", file=sys.stderr)
-        print(drafted, end="")
+        print(for_terminal(changes), end="", file=sys.stderr)
+        print(for_terminal(drafted), end="")
         return 0
     print(f"Decide: the LLM's launch spec for {kernel.name} (checked; changes to the heuristic draft):")
-    print(changes, end="")
+    print(for_terminal(changes), end="")
     while True:
         choice = "approve" if args.approve else _choose()
         if choice == "approve":
@@ -135,9 +136,9 @@ def check_command(args) -> int:
         first = result.errors[0] if result.errors else None
         where = f"{kf.path}:{first.line}: " if first and first.line else f"{kf.path}: "
         text = first.text if first else (result.reason or "the compile failed")
-        print(f"kt-tui: {where}error: {text}", file=sys.stderr)
+        print(for_terminal(f"kt-tui: {where}error: {text}"), file=sys.stderr)
         for m in result.errors[1:5]:
-            print(f"  {kf.path}:{m.line}: {m.text}", file=sys.stderr)
+            print(for_terminal(f"  {kf.path}:{m.line}: {m.text}"), file=sys.stderr)
         return 2
     if refkernel.is_kernel(spec.reference):
         derived, params = refkernel.run_spec(spec)
@@ -146,7 +147,8 @@ def check_command(args) -> int:
             first = ref.errors[0] if ref.errors else None
             line = f" line {first.line}" if first and first.line else ""
             text = first.text if first else (ref.reason or "the compile failed")
-            print(f"kt-tui: {kf.path}: reference.kernel ({spec.reference['kernel']}){line}: error: {text}", file=sys.stderr)
+            print(for_terminal(f"kt-tui: {kf.path}: reference.kernel ({spec.reference['kernel']}){line}: error: {text}"),
+                  file=sys.stderr)
             return 2
     regs = result.resources.get(kernel.name) or next(iter(result.resources.values()), None)
     extra = f", {regs.registers} registers" if regs else ""

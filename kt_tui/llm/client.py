@@ -38,6 +38,8 @@ except ImportError:  # openai 1.x and 2.x use httpx
     import httpx  # openai before 3.0
 
 from ..errors import UserError
+from ..redact import StreamScrubber, mask_url, register_secret, register_url, scrub, scrub_value
+from .transport import Attempt, BadReply as _BadReply, http_client
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 WAIT_CAP_S = 30.0
@@ -81,14 +83,6 @@ class _Failure:
     retry_after: float | None = None
 
 
-class _BadReply(Exception):
-    """A reply that arrived but cannot be used (an HTML page, no choices, ...): retried like a transport error."""
-
-    def __init__(self, kind: str, detail: str):
-        super().__init__(detail)
-        self.kind, self.detail = kind, detail
-
-
 class LlmClient:
     def __init__(self, base_url: str | None, model: str, api_key: str | None, timeout_s: float = 120,
                  max_retries: int = 3, backoff_s: float = 1.0, on_call: Callable[[dict], object] | None = None,
@@ -102,12 +96,13 @@ class LlmClient:
         self.max_tokens = max_tokens
         self.on_call = on_call
         self.cancel = cancel or threading.Event()
-        self._key = api_key or ""
+        register_secret(api_key)
+        register_url(base_url)
         if base_url and not base_url.startswith(("http://", "https://")):
-            raise LlmUnavailable(f"--base-url must start with http:// or https:// (got {base_url!r})")
+            raise LlmUnavailable(f"--base-url must start with http:// or https:// (got {mask_url(base_url)!r})")
         self._client = openai.OpenAI(base_url=base_url or DEFAULT_BASE_URL, api_key=api_key or "none",
-                                     timeout=timeout_s, max_retries=0)
-        self.base_url = self._scrub(str(self._client.base_url).rstrip("/"))
+                                     timeout=timeout_s, max_retries=0, http_client=http_client(timeout_s))
+        self.base_url = mask_url(scrub(str(self._client.base_url).rstrip("/")))
 
     @classmethod
     def from_settings(cls, settings, on_call: Callable[[dict], object] | None = None) -> LlmClient:
@@ -130,8 +125,12 @@ class LlmClient:
             start = time.monotonic()
             row = self._record(purpose, messages, None, None, None, None, 0.0, attempt, stream_to is not None,
                                state="running")
+            shown = StreamScrubber() if stream_to is not None else None
             try:
-                text, model, tokens_in, tokens_out = self._once(messages, stream_to, temperature, cap)
+                text, model, tokens_in, tokens_out = self._once(messages, shown, stream_to, temperature, cap)
+                text, model = scrub(text), scrub(str(model))
+                if shown is not None and (rest := shown.flush()):
+                    stream_to(rest)
             except Exception as e:
                 failure = _classify(e, self.timeout_s)
                 failures.append(failure)
@@ -153,14 +152,14 @@ class LlmClient:
             return LlmReply(text, model, tokens_in, tokens_out, latency, attempt)
         raise AssertionError("unreachable")
 
-    def _once(self, messages, stream_to, temperature, max_tokens) -> tuple[str, str, int | None, int | None]:
+    def _once(self, messages, shown, stream_to, temperature, max_tokens) -> tuple[str, str, int | None, int | None]:
         """One attempt. The HTTP exchange runs in a daemon thread that hands over what arrives; this
         thread enforces the total deadline and the cancel flag, so neither waits on a blocked read."""
         extra = {} if temperature is None else {"temperature": temperature}
         box: queue.Queue = queue.Queue()
-        quit_flag = threading.Event()
+        attempt = Attempt()
         args = dict(model=self.model, messages=messages, max_tokens=max_tokens, **extra)
-        threading.Thread(target=_exchange, args=(self._client, args, stream_to is not None, box, quit_flag),
+        threading.Thread(target=_exchange, args=(self._client, args, stream_to is not None, box, attempt),
                          daemon=True).start()
         deadline = time.monotonic() + self.timeout_s
         size = 0
@@ -180,14 +179,16 @@ class LlmClient:
                     if size > MAX_REPLY_CHARS:
                         raise _BadReply("reply", f"the reply is over the {MAX_REPLY_CHARS // 1000} KB limit "
                                                  "(refused; lower max_tokens or ask for less)")
-                    if stream_to is not None:
-                        stream_to(value)
+                    if stream_to is not None and (piece := shown.feed(value)):
+                        stream_to(piece)
                 elif kind == "error":
                     raise value
                 else:
+                    attempt.quit.set()
                     return value
         finally:
-            quit_flag.set()
+            if not attempt.quit.is_set():  # abandoned: its connection is closed, its reader stops
+                attempt.abandon()
 
     def _wait(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -243,27 +244,21 @@ class LlmClient:
             "state": state, "row": row,
         })
 
-    def _scrub(self, value):
-        """The same value with the API key masked wherever it appears (strings in dicts and lists too)."""
-        if not self._key:
-            return value
-        if isinstance(value, str):
-            return value.replace(self._key, "***")
-        if isinstance(value, dict):
-            return {k: self._scrub(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._scrub(v) for v in value]
-        return value
+    @staticmethod
+    def _scrub(value):
+        """The same value with the key and other credentials masked (strings in dicts and lists too)."""
+        return scrub_value(value)
 
 
 HTML_HINT = "the endpoint answered with an HTML page, not JSON: is --base-url the API root (…/v1)?"
 TOOLS_ONLY = "the reply holds only a tool call and no text (kt-tui asks for text answers)"
 
 
-def _exchange(client, args: dict, stream: bool, box: queue.Queue, quit_flag: threading.Event) -> None:
+def _exchange(client, args: dict, stream: bool, box: queue.Queue, attempt: Attempt) -> None:
     """Runs in a daemon thread: puts ("delta", text) for each piece, then ("done", reply) or ("error", e)."""
+    attempt.bind()
     try:
-        box.put(("done", _streamed(client, args, box, quit_flag) if stream else _whole(client, args)))
+        box.put(("done", _streamed(client, args, box, attempt.quit) if stream else _whole(client, args)))
     except BaseException as e:  # noqa: BLE001 - handed to the caller, which classifies it
         box.put(("error", e))
 
@@ -277,19 +272,23 @@ def _whole(client, args: dict):
         data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError:
         raise _BadReply("reply", "the endpoint sent bytes that are not valid UTF-8 (refused)") from None
-    except ValueError:
-        raise _BadReply("reply", f"the endpoint's answer is not JSON (it begins {body[:60]!r})") from None
+    except (ValueError, RecursionError):
+        raise _BadReply("reply", f"the endpoint's answer is not JSON kt-tui reads (it begins {body[:60]!r})") from None
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices:
         raise _BadReply("reply", "the reply has no choices (choices: [])")
-    message = (choices[0] or {}).get("message") or {}
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    message = message if isinstance(message, dict) else _malformed("reply", "choices[0].message", message)
     text = message.get("content") or ""
+    if not isinstance(text, str):
+        _malformed("reply", "message.content", text)
     if not text and message.get("tool_calls"):
         raise _BadReply("reply", TOOLS_ONLY)
     if len(text) > MAX_REPLY_CHARS:
         raise _BadReply("reply", f"the reply is over the {MAX_REPLY_CHARS // 1000} KB limit (refused)")
-    usage = data.get("usage") or {}
-    return text, data.get("model") or args["model"], usage.get("prompt_tokens"), usage.get("completion_tokens")
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    model = data.get("model") if isinstance(data.get("model"), str) else args["model"]
+    return text, model, _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
 
 
 def _streamed(client, args: dict, box: queue.Queue, quit_flag: threading.Event):
@@ -301,16 +300,28 @@ def _streamed(client, args: dict, box: queue.Queue, quit_flag: threading.Event):
         for chunk in stream:
             if quit_flag.is_set():
                 return None
-            model = chunk.model or model
+            if chunk.choices is not None and not isinstance(chunk.choices, list):
+                _malformed("stream", "choices", chunk.choices)
+            model = chunk.model if isinstance(chunk.model, str) and chunk.model else model
             usage = getattr(chunk, "usage", None) or usage  # some servers send it on every chunk
             for choice in chunk.choices or ():
+                if choice is None or isinstance(choice, (str, int, float, list)):
+                    _malformed("stream", "a choice", choice)
                 choices = True
-                delta = choice.delta
-                if delta is not None and delta.content:
-                    text.append(delta.content)
-                    box.put(("delta", delta.content))
-                tools = tools or bool(delta is not None and delta.tool_calls)
-                finish = choice.finish_reason or finish
+                delta = getattr(choice, "delta", None)
+                content = getattr(delta, "content", None)
+                if (delta is not None and not hasattr(delta, "content")) or not isinstance(content, (str, type(None))):
+                    _malformed("stream", "delta", delta if content is None else content)
+                if content:
+                    text.append(content)
+                    box.put(("delta", content))
+                tools = tools or bool(delta is not None and getattr(delta, "tool_calls", None))
+                reason = getattr(choice, "finish_reason", None)
+                finish = (reason if isinstance(reason, str) else None) or finish
+    except (_BadReply, UnicodeDecodeError, openai.APIError, httpx.HTTPError):
+        raise
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError) as e:
+        raise _BadReply("stream", f"a malformed stream chunk ({type(e).__name__}: {str(e)[:80]})") from None
     finally:
         stream.close()
     if not choices:
@@ -319,7 +330,18 @@ def _streamed(client, args: dict, box: queue.Queue, quit_flag: threading.Event):
         raise _BadReply("reply", TOOLS_ONLY)
     if finish is None:
         raise _BadReply("stream", "the stream ended without a finish reason (the server dropped it)")
-    return ("".join(text), model, getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+    return ("".join(text), model, _count(getattr(usage, "prompt_tokens", None)),
+            _count(getattr(usage, "completion_tokens", None)))
+
+
+def _malformed(where: str, field: str, value):
+    raise _BadReply(where, f"a malformed {'stream chunk' if where == 'stream' else 'reply'}: {field} is "
+                           f"{type(value).__name__}, not what the API sends")
+
+
+def _count(value) -> int | None:
+    """A token count as the store keeps it: a plain non-negative integer, or None."""
+    return value if type(value) is int and 0 <= value < 2 ** 62 else None
 
 
 def _plain(messages: list[dict]) -> list[dict]:
@@ -334,8 +356,9 @@ def _phrase(status: int | None) -> str:
 
 
 def _classify(e: Exception, timeout_s: float) -> _Failure:
-    if isinstance(e, _BadReply):
-        return _Failure(e.kind, e.detail, e.kind != "cancelled")
+    bad = _along_causes(e, _BadReply)  # the SDK wraps what the response hook raises
+    if bad is not None:
+        return _Failure(bad.kind, bad.detail, bad.kind != "cancelled")
     if isinstance(e, UnicodeDecodeError):
         return _Failure("reply", "the endpoint sent bytes that are not valid UTF-8 (refused)", True)
     if isinstance(e, (openai.APITimeoutError, httpx.TimeoutException)):
@@ -362,6 +385,15 @@ CONNECTION_REASONS = (  # (exception types, what the user reads), the first foun
      "the server closed the connection without a reply"),
     (ssl.SSLError, "TLS handshake failed (is the URL http:// or https:// as the server expects?)"),
 )
+
+
+def _along_causes(e: BaseException, kind: type):
+    seen, n = e, 0
+    while seen is not None and n < 20:
+        if isinstance(seen, kind):
+            return seen
+        seen, n = seen.__cause__ or seen.__context__, n + 1
+    return None
 
 
 def _connection_reason(e: BaseException) -> str:

@@ -42,6 +42,7 @@ def _sqlite_utils():
 
 
 from ..errors import UserError
+from ..redact import scrub
 
 # Imported where used: sqlite-utils (see _import_sqlite_utils) and numpy, which listing sessions
 # does not need.
@@ -357,8 +358,8 @@ class Store:
         """Several results in one transaction: all of them are stored, or none."""
         stamp, dumps = now(), _dumps
         rows = [(sid, vid, r["key"], rid, dumps(r["params"]), r.get("time_ms"), dumps(r.get("times")),
-                 r["status"], r.get("error"), None if r.get("verified") is None else int(r["verified"]),
-                 r.get("max_abs_err"), r.get("first_bad"), r.get("compile_ms"), r.get("source"), r.get("origin"),
+                 r["status"], scrub(r.get("error")), None if r.get("verified") is None else int(r["verified"]),
+                 r.get("max_abs_err"), r.get("first_bad"), r.get("compile_ms"), scrub(r.get("source")), r.get("origin"),
                  r.get("timestamp") or stamp, None if r.get("verdicts") is None else dumps(r["verdicts"]),
                  r.get("worker"), r.get("device") if r.get("worker") else None)
                 for r in rs]
@@ -655,9 +656,10 @@ def _names(row: dict) -> str:
 
 
 def _values(row: dict) -> list:
-    """The row's values as SQLite takes them; a table or list as JSON text (as sqlite-utils wrote them)."""
-    return [json.dumps(v, default=repr, ensure_ascii=False) if isinstance(v, (dict, list, tuple)) else v
-            for v in row.values()]
+    """The row's values as SQLite takes them; a table or list as JSON text (as sqlite-utils wrote them);
+    every text scrubbed of secrets (the LLM client scrubs first: this is the second line)."""
+    return [scrub(json.dumps(v, default=repr, ensure_ascii=False)) if isinstance(v, (dict, list, tuple))
+            else scrub(v) for v in row.values()]
 
 
 def _decoded(row: dict) -> dict:
