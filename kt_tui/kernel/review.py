@@ -6,6 +6,7 @@ import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 
 from .directives import file_flags
 from .params import Token, tokens
@@ -26,6 +27,7 @@ _ATTRIBUTES = {"__launch_bounds__", "__attribute__", "__align__", "alignas", "__
 _THREAD_SEEDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 _COMPARE = {"<", ">", "<=", ">=", "==", "!="}
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="}
+_OPENER = {")": "(", "]": "[", "}": "{"}
 _STOP = {"&&", "||", ";", ",", "?", ":", "{", "}", "return"} | _ASSIGN
 
 
@@ -34,25 +36,29 @@ class _Code:
         self.text = strip_comments(text)
         self.toks = [t for t in tokens(text) if t.directive is None]
         self.newlines = [i for i, c in enumerate(text) if c == "\n"]
+        self.closing: dict[int, int] = {}  # token index of a bracket -> index of the one closing it
+        self.semicolon = [len(self.toks) - 1] * (len(self.toks) + 1)  # index of the first ";" from i on
+        stacks: dict[str, list[int]] = {"(": [], "[": [], "{": []}
+        for i, t in enumerate(self.toks):
+            if t.text in stacks:
+                stacks[t.text].append(i)
+            elif t.text in _OPENER and stacks[_OPENER[t.text]]:
+                self.closing[stacks[_OPENER[t.text]].pop()] = i
+        for i in range(len(self.toks) - 1, -1, -1):
+            self.semicolon[i] = i if self.toks[i].text == ";" else self.semicolon[i + 1]
 
     def line(self, pos: int) -> int:
         return bisect.bisect_left(self.newlines, pos) + 1
 
     def match(self, i: int) -> int:
         """Index of the bracket closing the one at toks[i] (or the last token)."""
-        step = {self.toks[i].text: 1, {"(": ")", "[": "]", "{": "}"}[self.toks[i].text]: -1}
-        depth = 0
-        for j in range(i, len(self.toks)):
-            depth += step.get(self.toks[j].text, 0)
-            if depth == 0:
-                return j
-        return len(self.toks) - 1
+        return self.closing.get(i, len(self.toks) - 1)
 
     def body(self, i: int) -> tuple[int, int]:
         """The token range of the statement or block starting at toks[i]."""
         if i < len(self.toks) and self.toks[i].text == "{":
             return i, self.match(i)
-        return i, next((k for k in range(i, len(self.toks)) if self.toks[k].text == ";"), len(self.toks) - 1)
+        return i, self.semicolon[min(i, len(self.toks))]
 
     def span(self, i: int, j: int) -> str:
         end = self.toks[j].pos + len(self.toks[j].text)
@@ -186,8 +192,13 @@ def _calls(old: _Code, new: _Code) -> list[Flag]:
              if t.text == "do" or (t.text in ("for", "while") and i + 1 < len(toks) and toks[i + 1].text == "(")]
     flags = [Flag("inline_asm", new.line(toks[i].pos), f"new inline assembly: {text}")
              for _, text, i in _new_sites(old, new, r"asm|__asm__|__asm")]
+    depth = [0] * (len(toks) + 1)  # loops opened minus loops closed before each token
+    for a, b in loops:
+        depth[a] += 1
+        depth[b + 1] -= 1
+    depth = list(accumulate(depth))
     for _, text, i in _new_sites(old, new, r"printf"):
-        where = " in a loop" if any(a <= i <= b for a, b in loops) else ""
+        where = " in a loop" if depth[i] > 0 else ""
         flags.append(Flag("printf", new.line(toks[i].pos), f"new printf{where}: {text}"))
     return flags + [Flag("host_api", new.line(toks[i].pos), f"new call to {name}: {text}")
                     for name, text, i in _new_sites(old, new, HOST_API)]
