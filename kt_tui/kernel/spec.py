@@ -22,6 +22,7 @@ from .expr import ExprError, check_names, evaluate, names_in, parse
 from . import refkernel
 from .source import Kernel
 from .spec_model import ArgFile, read_spec_file
+from .spec_stored import check_stored
 from .values import BadValue, check_tune_params, name_problem
 
 DTYPES = {
@@ -226,6 +227,10 @@ def spec_from_plain(d: dict) -> Spec:
     base_dir = out.pop("base_dir", None)
     spec = spec_from_dict(out)
     spec.base_dir = base_dir
+    try:
+        check_stored(spec)  # stored text is untrusted: a hand-edited DB is input like any other
+    except SpecError as e:
+        raise SpecError(e.field, e.problem, "the stored spec") from None
     return spec
 
 
