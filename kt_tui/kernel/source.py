@@ -10,6 +10,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..files import KERNEL_MAX, FileRefused, read_bytes_file
 from .syntax import code_text, strip_comments  # noqa: F401  (draft.py and review.py read it here)
+from .text import KernelTextError, kernel_text
 
 
 class SourceError(UserError):
@@ -51,14 +52,16 @@ def read_source(path: str | Path) -> str:
         data = read_bytes_file(p, "kernel", KERNEL_MAX)
     except FileRefused as e:
         raise SourceError(str(e)) from None
-    if b"\x00" in data[:4096]:
-        raise SourceError(f"{p}: looks like a binary file, expected CUDA source text")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SourceError(
             f"{p}: not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r}); save it as UTF-8"
         ) from None
+    try:
+        return kernel_text(text, str(p))
+    except KernelTextError as e:
+        raise SourceError(str(e)) from None
 
 
 def _split_params(text: str) -> list[str]:
