@@ -42,7 +42,7 @@ def load_kernel_spec(kf: KernelFile, spec_path: str | Path | None, kernel_name: 
         raise SpecError("", f"no launch spec (expected {sp}); `kt-tui {kf.path}` drafts one from the signature", sp)
     try:
         name = kernel_name or tomllib.loads(read_text_file(sp, "spec", SPEC_MAX)).get("kernel")
-    except (tomllib.TOMLDecodeError, FileRefused):
+    except (tomllib.TOMLDecodeError, FileRefused, RecursionError):
         name = kernel_name  # load_spec reports the problem
     kernel = pick_kernel(kf.kernels, name.split("<")[0].strip() if isinstance(name, str) else None, str(kf.path))
     return kernel, load_spec(sp, kernel)

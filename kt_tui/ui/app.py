@@ -79,7 +79,7 @@ class KtApp(App):
             try:
                 found = tomllib.loads(self._spec_file.read_text(encoding="utf-8")).get("kernel")
                 name = found if isinstance(found, str) and found in {k.name for k in kf.kernels} else None
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
                 pass
         if name is None and len(kf.kernels) > 1:
             self.push_screen(KernelPickScreen(kf.path, kf.kernels), self._kernel_chosen)
