@@ -35,11 +35,11 @@ def load_toml(text: str, path: str | Path | None = None) -> dict:
         raise TomlError("", f"not valid TOML: {e}", path) from None
     except RecursionError:  # tomllib reads nested arrays and inline tables recursively
         raise TomlError("", f"nested more than {MAX_DEPTH} levels deep", path) from None
-    _check_depth(data, path)
+    check_depth(data, path)
     return data
 
 
-def _check_depth(data: dict, path) -> None:
+def check_depth(data: dict, path) -> None:
     """Every later reader (pydantic, json, the spec checks) recurses too: refuse deep nesting here."""
     todo = [(data, 0, "")]
     while todo:

@@ -85,3 +85,30 @@ def test_the_worker_reads_stored_specs_through_the_same_check(session_db):
         spec_from_plain({**plain, "grid_div_y": ["(lambda: 1)()"]})
     with pytest.raises(SpecError, match=r"restrictions\[0\].*unknown name 'os'"):
         spec_from_plain({**plain, "restrictions": ["os == 1"]})
+
+
+def _raw(session_db, tmp_path, spec_json=None, source=None) -> str:
+    db = tmp_path / "damaged.db"
+    with sqlite3.connect(session_db) as src, sqlite3.connect(db) as out:
+        src.backup(out)
+    with sqlite3.connect(db) as c:
+        if spec_json is not None:
+            c.execute("update versions set spec_json = ?", (spec_json,))
+        if source is not None:
+            c.execute("update versions set source = ?", (source,))
+    return str(db)
+
+
+@pytest.mark.parametrize("damage", ["{oops", "[" * 50_000 + "]" * 50_000, "[1, 2]", '{"kernel": "vector_add"}'])
+def test_a_damaged_stored_spec_is_a_one_line_exit_2(capsys, tmp_path, session_db, damage):
+    db = _raw(session_db, tmp_path, spec_json=damage)
+    _one_line_2(capsys, ["export", "--db", db, "--out", str(tmp_path / "out")], "")
+    _one_line_2(capsys, ["resume", "--db", db, "--auto", "--backend", "sim", "--sim-cache",
+                         str(EXAMPLES / "recorded"), "--llm", "none"], "")
+
+
+def test_a_stored_kernel_with_a_nul_is_refused_by_export(capsys, tmp_path, session_db):
+    db = _raw(session_db, tmp_path, source='\0#include "/dev/zero"\n' + (EXAMPLES / "vector_add.cu").read_text())
+    assert cli.main(["export", "--db", db, "--out", str(tmp_path / "out")]) == 2
+    assert "the stored kernel: line 1: a NUL byte" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

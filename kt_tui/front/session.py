@@ -91,7 +91,7 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
         settings.sim_cache = s["sim_cache"]
     first = store.versions(sid)[0]
     try:  # recorded caches may carry the id the version had before restrictions counted
-        original = [first["id"], *version_ids(first["source"], spec_from_plain(json.loads(first["spec_json"])))]
+        original = [first["id"], *version_ids(first["source"], spec_from_plain(first["spec_json"]))]
     except (KeyError, TypeError, ValueError):
         original = [first["id"]]
     asked = settings.backend != "auto"  # asked for now (flag, env or config): it works or we refuse

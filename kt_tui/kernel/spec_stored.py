@@ -4,9 +4,24 @@ cannot put text that kernel_tuner would eval into a run or an exported script (i
 
 from __future__ import annotations
 
-from ..tomlfile import TomlError
+import json
+
+from ..tomlfile import TomlError, check_depth
 from .expr import ExprError, check_names
 from .values import BadValue, check_tune_params, name_problem
+
+
+def plain_spec(value) -> dict:
+    """The stored spec as a dict: JSON text parsed, its nesting bounded; TomlError for anything else."""
+    if isinstance(value, (str, bytes)):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError) as e:
+            raise TomlError("", f"not valid JSON ({type(e).__name__})", "the stored spec") from None
+    if not isinstance(value, dict):
+        raise TomlError("", f"expected a table, got {type(value).__name__}", "the stored spec")
+    check_depth(value, "the stored spec")
+    return value
 
 
 def check_stored(spec) -> None:
