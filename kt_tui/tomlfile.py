@@ -30,7 +30,7 @@ MAX_DEPTH = 32  # tables and arrays within one another; no kt-tui file needs mor
 
 def load_toml(text: str, path: str | Path | None = None) -> dict:
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))  # a BOM, as some editors write one
     except tomllib.TOMLDecodeError as e:
         raise TomlError("", f"not valid TOML: {e}", path) from None
     except RecursionError:  # tomllib reads nested arrays and inline tables recursively

@@ -37,3 +37,10 @@ def test_deeply_nested_toml_is_a_one_line_exit_2(capsys, tmp_path, nested):
 ])
 def test_a_bad_kernel_name_is_a_one_line_exit_2(capsys, tmp_path, name, says):
     _exit_2(capsys, tmp_path, SPEC.replace('kernel = "vector_add"', f'kernel = "{name}"'), says)
+
+
+def test_a_spec_with_a_bom_is_read(capsys, tmp_path):
+    shutil.copy(EXAMPLES / "vector_add.cu", tmp_path / "vector_add.cu")
+    (tmp_path / "vector_add.cu.toml").write_text("\ufeff" + SPEC)
+    from kt_tui.kernel.spec import load_spec
+    assert load_spec(tmp_path / "vector_add.cu.toml").kernel == "vector_add"

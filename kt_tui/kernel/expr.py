@@ -83,7 +83,7 @@ def _parse(text: str, what: str) -> Expr:
     if not text:
         raise ExprError(f"{what}: empty expression")
     if len(text) > MAX_CHARS:
-        raise ExprError(f"{what}: longer than {MAX_CHARS} characters")
+        raise ExprError(f"{what} {text[:30]!r}...: longer than {MAX_CHARS} characters")
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
