@@ -241,7 +241,7 @@ def run_case(case: Case, base_db: Path, env: dict, timeout: float) -> dict:
         }[case.command]
         start = time.monotonic()
         try:
-            p = subprocess.run(_cli(*argv), env=env, cwd=d, capture_output=True, timeout=timeout)
+            p = subprocess.run(_cli(*argv), env=env, cwd=d, capture_output=True, timeout=timeout, check=False)
             rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
         except subprocess.TimeoutExpired:
             rc, err = None, ""
@@ -285,7 +285,7 @@ def main() -> int:
     for r in rows:
         msg = r["message"].replace(str(ROOT), ".")
         msg = msg if len(msg) <= 150 else msg[:147] + "..."
-        out.append(f"{r['case']:<{width}}  {r['command']:<8} {str(r['rc']):>4} {r['s']:6.1f}s  {r['verdict']:<12} {msg}")
+        out.append(f"{r['case']:<{width}}  {r['command']:<8} {r['rc']!s:>4} {r['s']:6.1f}s  {r['verdict']:<12} {msg}")
     bad = [r for r in rows if r["verdict"] != "clean"]
     out.append("")
     out.append(f"{len(rows)} cases: {len(rows) - len(bad)} clean, {sum(r['verdict'] == 'INTERNAL' for r in rows)} "

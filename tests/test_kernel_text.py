@@ -73,7 +73,7 @@ def test_a_macro_for_a_host_call_is_flagged():
     assert "host_api" in _kinds("#define RUN(x) system(x)\nvoid f() { RUN(\"ls\"); }")
 
 
-@pytest.mark.parametrize("added", [f'#inc\\\nlude "/etc/passwd"', '%:include "/etc/passwd"',
+@pytest.mark.parametrize("added", ['#inc\\\nlude "/etc/passwd"', '%:include "/etc/passwd"',
                                    '??=include "/etc/passwd"', '%:pragma GCC dependency "/etc/passwd"'])
 def test_file_directives_are_flagged_in_every_spelling(added):
     assert "include" in _kinds(added), added
