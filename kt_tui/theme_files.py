@@ -31,6 +31,6 @@ def theme_names(user_dir: Path) -> set[str]:
     for name, text in theme_files(user_dir):
         try:
             names.add(str(tomllib.loads(text).get("name", Path(name).stem)))
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):
             continue
     return names

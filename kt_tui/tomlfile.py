@@ -25,11 +25,31 @@ class TomlError(UserError, ValueError):
         super().__init__(": ".join(p for p in (self.path, field_name, problem) if p))
 
 
+MAX_DEPTH = 32  # tables and arrays within one another; no kt-tui file needs more than a few
+
+
 def load_toml(text: str, path: str | Path | None = None) -> dict:
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))  # a BOM, as some editors write one
     except tomllib.TOMLDecodeError as e:
         raise TomlError("", f"not valid TOML: {e}", path) from None
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise TomlError("", f"nested more than {MAX_DEPTH} levels deep", path) from None
+    check_depth(data, path)
+    return data
+
+
+def check_depth(data: dict, path) -> None:
+    """Every later reader (pydantic, json, the spec checks) recurses too: refuse deep nesting here."""
+    todo = [(data, 0, "")]
+    while todo:
+        value, depth, where = todo.pop()
+        if depth > MAX_DEPTH:
+            raise TomlError(where.lstrip("."), f"nested more than {MAX_DEPTH} levels deep", path)
+        if isinstance(value, dict):
+            todo += [(v, depth + 1, f"{where}.{k}") for k, v in value.items()]
+        elif isinstance(value, list):
+            todo += [(v, depth + 1, f"{where}[{i}]") for i, v in enumerate(value)]
 
 
 def dumps(data: dict) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import math
 import threading
 import time
@@ -24,6 +23,7 @@ from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
+from ..kernel.text import kernel_text
 from ..search.seeds import seed_configs
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import Store
@@ -104,7 +104,7 @@ class Engine:
     # -- versions ------------------------------------------------------------------------
     def version(self, vid: str) -> tuple[str, Spec]:
         v = self.store.version(self.sid, vid)
-        return v["source"], spec_from_plain(json.loads(v["spec_json"]))
+        return kernel_text(v["source"], "the stored kernel"), spec_from_plain(v["spec_json"])
 
     def sim_cache(self, vid: str):
         """The recorded cache of a version, found by its id or the legacy id of its source and spec."""
@@ -150,7 +150,7 @@ class Engine:
         worked out again only when the original's spec changes (update_space)."""
         spec_json = self.store.version(self.sid, self.original)["spec_json"]
         if self._reference_key[0] != spec_json:
-            spec = spec_from_plain(json.loads(spec_json))
+            spec = spec_from_plain(spec_json)
             params = spec.baseline_params()
             self._reference_key = (spec_json, ",".join(str(params[n]) for n in spec.tune_params))
         return self._reference_key[1]

@@ -11,12 +11,21 @@ from .verdict import trusted, verdict_text
 STEP_STATE = {"approve": "approved", "edit": "edited", "skip": "skipped", "stop": "stopped"}
 
 
+def _plain(text) -> dict:
+    """A stored spec's JSON for a label; damage is reported where the spec is read (spec_from_plain)."""
+    try:
+        value = json.loads(text or "{}")
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def unverified_reason(store: Store, sid: str) -> str | None:
     """Why the session's results are not checked (the spec says verify = "none"), or None."""
     versions = store.versions(sid)
     if not versions:
         return None
-    spec = json.loads(versions[0]["spec_json"] or "{}")
+    spec = _plain(versions[0]["spec_json"])
     if spec.get("verify") != "none":
         return None
     return f"UNVERIFIED: outputs are not checked (verify = \"none\": {spec.get('verify_reason') or 'no reason given'})"
@@ -25,7 +34,7 @@ def unverified_reason(store: Store, sid: str) -> str | None:
 def expected_from(store: Store, sid: str) -> str | None:
     """What the outputs are compared with when the spec names a reference kernel, or None."""
     versions = store.versions(sid)
-    spec = json.loads(versions[0]["spec_json"] or "{}") if versions else {}
+    spec = _plain(versions[0]["spec_json"]) if versions else {}
     if not isinstance(spec.get("reference"), dict):
         return None
     from ..kernel import refkernel  # here: listing sessions needs no spec parser (numpy)
@@ -38,7 +47,7 @@ def best_result(store: Store, sid: str) -> dict | None:
         return None
     from ..kernel.spec import spec_from_plain  # here: listing sessions needs no spec parser
     original = versions[0]
-    base = spec_from_plain(json.loads(original["spec_json"]))
+    base = spec_from_plain(original["spec_json"])
     ref = ",".join(str(v) for v in (base.baseline_params()[n] for n in base.tune_params))
     return next((r for r in store.by_time(sid) if trusted(r, r["version"] == original["id"] and r["key"] == ref)),
                 None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 
@@ -10,6 +9,7 @@ from ..engine.summary import best_result
 from ..errors import UserError
 from ..kernel.expr import ExprError, evaluate
 from ..kernel.spec import Spec, spec_from_plain
+from ..kernel.text import kernel_text
 from ..store import Store
 
 BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
@@ -79,7 +79,8 @@ def load_bundle(store: Store, sid: str) -> Bundle:
 
 
 def spec_of(version: dict) -> Spec:
-    return spec_from_plain(json.loads(version["spec_json"]))
+    kernel_text(version["source"], "the stored kernel")  # refused like a kernel file would be
+    return spec_from_plain(version["spec_json"])
 
 
 def launch_config(spec: Spec, params: dict) -> dict:

@@ -8,6 +8,7 @@ from pathlib import Path
 from pprint import pformat
 
 from ..files import write_output
+from ..kernel.expr import parse
 from .bundle import Bundle
 
 TEMPLATE = '''\
@@ -138,6 +139,11 @@ def _py(value) -> str:
     return pformat(value, width=100, sort_dicts=False)
 
 
+def _parsed(texts: list | None) -> list | None:
+    """Expressions kernel_tuner will eval, each as kt-tui's whitelist parser accepted it."""
+    return None if texts is None else [parse(t, "exported expression").text for t in texts]
+
+
 def _size(values: list[int]):
     return values[0] if len(values) == 1 else tuple(values)
 
@@ -149,14 +155,15 @@ def script_text(b: Bundle, inputs_name: str) -> str:
         sid=_safe_doc(b.sid), kernel=_safe_doc(b.name), inputs=repr(inputs_name), script=_safe_doc(f"tune_{b.name}.py"),
         cachefile=repr(f"tune_{b.name}.cache.json"), t4file=repr(f"tune_{b.name}.t4.json"),
         kernel_name=repr(spec.kernel), problem_size=_py(_size(spec.problem_size_values())),
-        tune_params=_py(spec.tune_params), restrictions=_py(list(spec.restrictions)),
-        grid_div_x=_py(spec.grid_div_x), grid_div_y=_py(spec.grid_div_y), grid_div_z=_py(spec.grid_div_z),
+        tune_params=_py(spec.tune_params), restrictions=_py(_parsed(spec.restrictions)),
+        grid_div_x=_py(_parsed(spec.grid_div_x)), grid_div_y=_py(_parsed(spec.grid_div_y)),
+        grid_div_z=_py(_parsed(spec.grid_div_z)),
         block_size_names=_py(spec.block_size_names), compiler_options=_py(list(spec.compiler_options)),
         iterations=repr(int(spec.iterations)), tolerances=_py(outputs),
         best=_py({"time_ms": b.best["time_ms"], "params": b.best["params"]}),
         backend=repr(b.session.get("backend") if b.session.get("backend") in ("pycuda", "cupy", "nvcuda") else "pycuda"),
         original_params=_py(orig.baseline_params()),
-        original_grid_div=_py((orig.grid_div_x, orig.grid_div_y, orig.grid_div_z)),
+        original_grid_div=_py(tuple(_parsed(g) for g in (orig.grid_div_x, orig.grid_div_y, orig.grid_div_z))),
         original_block_size_names=_py(orig.block_size_names),
         source=repr(b.version["source"]), original_source=repr(b.original["source"]))
 

@@ -43,7 +43,7 @@ def load_kernel_spec(kf: KernelFile, spec_path: str | Path | None, kernel_name: 
         raise SpecError("", f"no launch spec (expected {sp}); `kt-tui {kf.path}` drafts one from the signature", sp)
     try:
         name = kernel_name or tomllib.loads(read_text_file(sp, "spec", SPEC_MAX)).get("kernel")
-    except (tomllib.TOMLDecodeError, FileRefused):
+    except (tomllib.TOMLDecodeError, FileRefused, RecursionError):
         name = kernel_name  # load_spec reports the problem
     kernel = pick_kernel(kf.kernels, name.split("<")[0].strip() if isinstance(name, str) else None, str(kf.path))
     return kernel, load_spec(sp, kernel)
@@ -92,7 +92,7 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
         settings.sim_cache = s["sim_cache"]
     first = store.versions(sid)[0]
     try:  # recorded caches may carry the id the version had before restrictions counted
-        original = [first["id"], *version_ids(first["source"], spec_from_plain(json.loads(first["spec_json"])))]
+        original = [first["id"], *version_ids(first["source"], spec_from_plain(first["spec_json"]))]
     except (KeyError, TypeError, ValueError):
         original = [first["id"]]
     asked = settings.backend != "auto"  # asked for now (flag, env or config): it works or we refuse

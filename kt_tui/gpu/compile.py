@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..kernel.source import SourceError, find_kernels
+from ..kernel.text import KernelTextError, kernel_text
 from .env import scrubbed_env
 
 # Imported where used: kernel_tuner (ktsource.py imports it), at the first compile rather than
@@ -86,6 +87,10 @@ def compile_check(source: str, params: dict, arch: str | None = None,
                   block_size_names: list[str] | None = None, spec=None) -> CompileResult:
     """Compile `source` as kernel_tuner would for one configuration `params`: with `spec`, the very
     string kernel_tuner prepares (gpu/ktsource.py); without, kernel_tuner's defines at a 1-block grid."""
+    try:
+        source = kernel_text(source, "the kernel")
+    except KernelTextError as e:  # never handed to a compiler: gcc would skip a NUL and read what it hid
+        return CompileResult(ok=False, messages=[CompileMessage(0, "error", str(e))], reason=str(e))
     text = prepared_text(source, params, block_size_names, spec)
     arch = (arch or DEFAULT_ARCH).strip()
     arch = f"sm_{arch}" if arch.isdigit() else arch

@@ -13,7 +13,8 @@ from kernel_tuner import util
 from kernel_tuner.core import KernelSource, wrap_templated_kernel
 
 from ..kernel.expr import launch_callables
-from ..kernel.spec import Spec
+from ..kernel.spec import Spec, SpecError
+from ..kernel.text import kernel_text
 
 GRID_NAMES = ("grid_size_x", "grid_size_y", "grid_size_z")
 
@@ -73,10 +74,14 @@ def kernel_string(spec: Spec, source: str, params: dict, sizes: dict | None = No
                   lang: str = "CUDA") -> tuple[str, str]:
     """(kernel name, source) exactly as kernel_tuner prepares them for `params` (its
     DeviceInterface.create_kernel_instance, without a device)."""
+    source = kernel_text(source, f"kernel {spec.kernel}")  # a BOM dropped, control characters refused
     threads, grid = launch(spec, params, sizes)
     ks = KernelSource(spec.kernel, source, lang, tuner_defines(spec, sizes))
     name, text, _ = ks.prepare_list_of_files(spec.kernel, params, grid, threads, block_names(spec))
     if ks.lang == "CUDA" and "<" in name and ">" in name:
-        text, name = wrap_templated_kernel(text, name)
+        try:
+            text, name = wrap_templated_kernel(text, name)
+        except ValueError as e:  # kernel_tuner finds no template of that name with those arguments
+            raise SpecError("kernel", f"{spec.kernel!r}: kernel_tuner cannot instantiate it: {e}") from None
     return name, text
 

@@ -13,9 +13,9 @@ from .syntax import strip_comments
 
 _TRIGRAPHS = {"=": "#", "/": "\\", "'": "^", "(": "[", ")": "]", "!": "|", "<": "{", ">": "}", "-": "~"}
 _SPLICE = re.compile(r"\\[ \t\f\v]*\n")
-_DIRECTIVE = re.compile(r"(?m)^[ \t\f\v]*(?:#|%:)[ \t\f\v]*([A-Za-z_]\w*|\d+)?[ \t\f\v]*(.*?)[ \t\f\v]*$")
+_DIRECTIVE = re.compile(r"(?m)^[ \t\f\v]*(?:#|%:)[ \t\f\v]*([A-Za-z_]\w*|\d+)?[ \t\f\v]*(.*)$")
 _READS = {"include", "include_next", "import", "embed"}
-_PROBE = re.compile(r"\w*has_(?:include|embed)\w*|__has_\w*")
+_PROBE = re.compile(r"(?<!\w)(?:\w*has_(?:include|embed)\w*|__has_\w*)")  # tried at word starts only
 _PRAGMA_OP = re.compile(r"\b(_Pragma|__pragma)\s*\(([^)\n]*)\)?")
 _HARMLESS_PRAGMA = re.compile(r'^\s*"\s*(unroll(\s+\d+)?|nounroll)\s*"\s*$')
 _FILE_PRAGMA = re.compile(r"\b(dependency|include\w*|embed|system_header)\b")
@@ -29,21 +29,23 @@ class Preprocessed:
     def __init__(self, source: str):
         text = re.sub(r"\?\?([=/'()!<>-])", lambda m: _TRIGRAPHS[m[1]], source)
         text = text.replace("\r\n", "\n").replace("\r", "\n")  # a lone CR ends a line for nvcc too
-        self.spliced, parts, last = [], [], 0
+        self.spliced, parts, last, size = [], [], 0, 0
         for m in _SPLICE.finditer(text):
             parts.append(text[last:m.start()])
+            size += m.start() - last
             last = m.end()
-            self.spliced.append(sum(map(len, parts)))
+            self.spliced.append(size)
         text = "".join(parts) + text[last:]
         self.text = strip_comments(text)
+        self.newlines = [m.start() for m in re.finditer("\n", self.text)]
 
     def line(self, pos: int) -> int:
-        return self.text.count("\n", 0, pos) + bisect.bisect_right(self.spliced, pos) + 1
+        return bisect.bisect_left(self.newlines, pos) + bisect.bisect_right(self.spliced, pos) + 1
 
     def directives(self):
         """(line, name, rest) for every directive; `%:` spells `#`."""
         for m in _DIRECTIVE.finditer(self.text):
-            yield self.line(m.start()), m[1] or "", m[2]
+            yield self.line(m.start()), m[1] or "", m[2].rstrip(" \t\f\v")
 
 
 def file_flags(original: str, generated: str) -> list[tuple[int, str]]:

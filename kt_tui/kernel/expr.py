@@ -3,8 +3,13 @@ restrictions and seed rules ("n", "(n+255)//256", "64 <= block_size_x * block_si
 
 Parsed with Python's ast and checked against a whitelist (numbers, names, arithmetic, comparisons,
 and/or/not, `a if c else b`, `x in (1, 2)`, calls to min/max/abs/ceil/floor/int/round); the
-checked tree becomes a tree of closures that does only those operations, never eval. Exponents must be small constants and every number stays below
-2**63, so no expression can hang or exhaust memory.
+checked tree becomes a tree of closures that does only those operations, never eval.
+
+The cost model (issue 22, item 1): a tree has at most MAX_NODES parts (an `in` list's items counted) and
+its closures visit each part at most once per evaluation, so an evaluation takes at most MAX_NODES
+steps; each step costs O(1) because every number that enters or leaves an operation or a builtin is
+below 2**63 (a float is finite), `**` takes a constant exponent of at most 64, `round` at most
+MAX_ROUND_DIGITS digits either way and `min`/`max` at most MAX_ARGS arguments; strings are only compared.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ MAX_NODES = 400
 MAX_DEPTH = 40
 MAX_EXPONENT = 64
 MAX_MAGNITUDE = 2**63
+MAX_ROUND_DIGITS = 20  # round(x, n): |n| above this makes Python build 10**|n| (round(5, -10**9) hangs)
+MAX_ARGS = 32  # arguments of one call
 MAX_STRING = 64  # a string constant may only be compared (string-valued tunables): never computed with
 
 _BIN = {
@@ -33,6 +40,7 @@ _CMP = {
     ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
 }
 FUNCS = {"min": min, "max": max, "abs": abs, "ceil": math.ceil, "floor": math.floor, "int": int, "round": round}
+_SAFE_FUNCS = {**FUNCS}  # what a call runs: round with its digits bounded (set below _round)
 _ALLOWED = "numbers, names, + - * / // % **, comparisons, and/or/not, `a if c else b`, " \
            "`x in (1, 2)` and " + "/".join(FUNCS)
 
@@ -75,13 +83,13 @@ def _parse(text: str, what: str) -> Expr:
     if not text:
         raise ExprError(f"{what}: empty expression")
     if len(text) > MAX_CHARS:
-        raise ExprError(f"{what}: longer than {MAX_CHARS} characters")
+        raise ExprError(f"{what} {text[:30]!r}...: longer than {MAX_CHARS} characters")
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ExprError(f"{what} {text!r}: cannot parse") from None
     nodes = list(ast.walk(tree))
-    if len(nodes) > MAX_NODES:
+    if len(nodes) + sum(len(n.elts) for n in nodes if isinstance(n, (ast.Tuple, ast.List))) > MAX_NODES:
         raise ExprError(f"{what} {text!r}: more than {MAX_NODES} parts")
     _check(tree.body, text, what, 0)
     funcs = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
@@ -140,6 +148,10 @@ def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = Fals
         if not (isinstance(node.func, ast.Name) and node.func.id in FUNCS) or node.keywords \
                 or any(isinstance(a, ast.Starred) for a in node.args) or not node.args:
             bad(f"only {', '.join(FUNCS)} may be called, with plain arguments")
+        if len(node.args) > MAX_ARGS:
+            bad(f"{node.func.id}() with more than {MAX_ARGS} arguments")
+        if node.func.id == "round" and len(node.args) == 2:
+            _check_digits(node.args[1], bad)
         kids = node.args
     else:
         bad(f"{type(node).__name__} is not allowed (allowed: {_ALLOWED})")
@@ -147,9 +159,34 @@ def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = Fals
         _check(k, src, what, depth + 1)
 
 
+def _check_digits(node: ast.AST, bad) -> None:
+    """round()'s digits, when they are a constant (they read no name), checked before any evaluation."""
+    if any(isinstance(n, ast.Name) for n in ast.walk(node)):
+        return  # checked when evaluated (_round)
+    try:
+        _check(node, "", "", 0)
+        _round_digits(_build(node, "")({}))
+    except ExprError:
+        bad(f"round() takes an integer number of digits between -{MAX_ROUND_DIGITS} and {MAX_ROUND_DIGITS}")
+
+
+def _round_digits(n):
+    if isinstance(n, bool) or not isinstance(n, int) or abs(n) > MAX_ROUND_DIGITS:
+        raise ExprError(f"round() takes an integer number of digits between -{MAX_ROUND_DIGITS} "
+                        f"and {MAX_ROUND_DIGITS}, got {n!r}")
+    return n
+
+
+def _round(x, n=None):
+    return round(x) if n is None else round(x, _round_digits(n))
+
+
+_SAFE_FUNCS["round"] = _round
+
+
 def _number(v, src: str):
     if isinstance(v, (int, float)):
-        return v
+        return _bounded(v, src)
     if hasattr(v, "dtype") and hasattr(v, "item") and getattr(v, "ndim", 1) == 0:  # numpy scalars
         return _number(v.item(), src)
     raise ExprError(f"{src!r}: {v!r} is not a number")
@@ -204,7 +241,7 @@ def _build(node: ast.AST, src: str):
         test, body, orelse = _build(node.test, src), _build(node.body, src), _build(node.orelse, src)
         return lambda env: body(env) if test(env) else orelse(env)
     if isinstance(node, ast.Call):
-        func, args, text = FUNCS[node.func.id], [_build(a, src) for a in node.args], ast.unparse(node)
+        func, args, text = _SAFE_FUNCS[node.func.id], [_build(a, src) for a in node.args], ast.unparse(node)
 
         def call(env):
             try:

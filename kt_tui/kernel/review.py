@@ -6,10 +6,12 @@ import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 
 from .directives import file_flags
 from .params import Token, tokens
 from .source import Kernel, SourceError, find_kernels, strip_comments
+from .text import BOM, control_character, folded
 
 
 @dataclass(frozen=True)
@@ -26,33 +28,40 @@ _ATTRIBUTES = {"__launch_bounds__", "__attribute__", "__align__", "alignas", "__
 _THREAD_SEEDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 _COMPARE = {"<", ">", "<=", ">=", "==", "!="}
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="}
+_OPENER = {")": "(", "]": "[", "}": "{"}
 _STOP = {"&&", "||", ";", ",", "?", ":", "{", "}", "return"} | _ASSIGN
 
 
 class _Code:
     def __init__(self, text: str):
+        text = folded(text.removeprefix(BOM))  # what the preprocessor reads: `a\<newline>sm` is asm
         self.text = strip_comments(text)
-        self.toks = [t for t in tokens(text) if t.directive is None]
+        self.all_toks = tokens(text)
+        self.toks = [t for t in self.all_toks if t.directive is None]
         self.newlines = [i for i, c in enumerate(text) if c == "\n"]
+        self.closing: dict[int, int] = {}  # token index of a bracket -> index of the one closing it
+        self.semicolon = [len(self.toks) - 1] * (len(self.toks) + 1)  # index of the first ";" from i on
+        stacks: dict[str, list[int]] = {"(": [], "[": [], "{": []}
+        for i, t in enumerate(self.toks):
+            if t.text in stacks:
+                stacks[t.text].append(i)
+            elif t.text in _OPENER and stacks[_OPENER[t.text]]:
+                self.closing[stacks[_OPENER[t.text]].pop()] = i
+        for i in range(len(self.toks) - 1, -1, -1):
+            self.semicolon[i] = i if self.toks[i].text == ";" else self.semicolon[i + 1]
 
     def line(self, pos: int) -> int:
         return bisect.bisect_left(self.newlines, pos) + 1
 
     def match(self, i: int) -> int:
         """Index of the bracket closing the one at toks[i] (or the last token)."""
-        step = {self.toks[i].text: 1, {"(": ")", "[": "]", "{": "}"}[self.toks[i].text]: -1}
-        depth = 0
-        for j in range(i, len(self.toks)):
-            depth += step.get(self.toks[j].text, 0)
-            if depth == 0:
-                return j
-        return len(self.toks) - 1
+        return self.closing.get(i, len(self.toks) - 1)
 
     def body(self, i: int) -> tuple[int, int]:
         """The token range of the statement or block starting at toks[i]."""
         if i < len(self.toks) and self.toks[i].text == "{":
             return i, self.match(i)
-        return i, next((k for k in range(i, len(self.toks)) if self.toks[k].text == ";"), len(self.toks) - 1)
+        return i, self.semicolon[min(i, len(self.toks))]
 
     def span(self, i: int, j: int) -> str:
         end = self.toks[j].pos + len(self.toks[j].text)
@@ -63,6 +72,7 @@ def review(original: str, generated: str, kernel_name: str) -> list[Flag]:
     """Flags for what `generated` adds or changes relative to `original` that a human should look at."""
     old, new = _Code(original), _Code(generated)
     flags = _includes(original, generated) + _top_level(old, new) + _calls(old, new) + _kernels(old, new, kernel_name)
+    flags += _macros(old, new) + _control(generated)
     return sorted(flags, key=lambda f: (f.line, f.kind))
 
 
@@ -186,11 +196,60 @@ def _calls(old: _Code, new: _Code) -> list[Flag]:
              if t.text == "do" or (t.text in ("for", "while") and i + 1 < len(toks) and toks[i + 1].text == "(")]
     flags = [Flag("inline_asm", new.line(toks[i].pos), f"new inline assembly: {text}")
              for _, text, i in _new_sites(old, new, r"asm|__asm__|__asm")]
+    depth = [0] * (len(toks) + 1)  # loops opened minus loops closed before each token
+    for a, b in loops:
+        depth[a] += 1
+        depth[b + 1] -= 1
+    depth = list(accumulate(depth))
     for _, text, i in _new_sites(old, new, r"printf"):
-        where = " in a loop" if any(a <= i <= b for a, b in loops) else ""
+        where = " in a loop" if depth[i] > 0 else ""
         flags.append(Flag("printf", new.line(toks[i].pos), f"new printf{where}: {text}"))
     return flags + [Flag("host_api", new.line(toks[i].pos), f"new call to {name}: {text}")
                     for name, text, i in _new_sites(old, new, HOST_API)]
+
+
+def _control(text: str) -> list[Flag]:
+    found = control_character(text)
+    return [Flag("control", found[0], f"{found[1]}: the compiler skips it and reads what follows; "
+                 "such code is refused")] if found else []
+
+
+def _defines(code: _Code) -> list[tuple[str, list[Token]]]:
+    """(macro name, its parameter and replacement tokens) for each #define."""
+    out, group = [], []
+    for t in code.all_toks + [Token("op", "#", -1, "", 0)]:
+        if t.directive is not None and t.place == 0:
+            if len(group) > 2 and group[1].text == "define" and group[2].kind == "ident":
+                out.append((group[2].text, group[3:]))
+            group = []
+        if t.directive is not None:
+            group.append(t)
+    return out
+
+
+def _macros(old: _Code, new: _Code) -> list[Flag]:
+    """A new macro that expands to inline assembly or a host call (`#define A asm` then `A volatile(...)`
+    is inline assembly under another name); macros that expand to such macros count too."""
+    risky = {w: "inline assembly" for w in ("asm", "__asm__", "__asm")}
+    defines = _defines(new)
+    grown = True
+    while grown:
+        grown = False
+        for name, body in defines:
+            for t in body:
+                what = risky.get(t.text) or ("a call to " + t.text if re.fullmatch(HOST_API, t.text) else None)
+                if what and name not in risky and t.text != name:
+                    risky[name], grown = what, True
+    before = Counter(name + " " + " ".join(t.text for t in body) for name, body in _defines(old))
+    flags = []
+    for name, body in defines:
+        key = name + " " + " ".join(t.text for t in body)
+        before[key] -= 1
+        if name in risky and before[key] < 0:
+            kind = "inline_asm" if risky[name] == "inline assembly" else "host_api"
+            pos = body[0].pos if body else 0
+            flags.append(Flag(kind, new.line(pos), f"new macro {name} expands to {risky[name]}: #define {key}"[:160]))
+    return flags
 
 
 def _kernels(old: _Code, new: _Code, name: str) -> list[Flag]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..files import KERNEL_MAX, FileRefused, read_bytes_file
 from .syntax import code_text, strip_comments  # noqa: F401  (draft.py and review.py read it here)
+from .text import KernelTextError, kernel_text
 
 
 class SourceError(UserError):
@@ -50,14 +52,16 @@ def read_source(path: str | Path) -> str:
         data = read_bytes_file(p, "kernel", KERNEL_MAX)
     except FileRefused as e:
         raise SourceError(str(e)) from None
-    if b"\x00" in data[:4096]:
-        raise SourceError(f"{p}: looks like a binary file, expected CUDA source text")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SourceError(
             f"{p}: not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r}); save it as UTF-8"
         ) from None
+    try:
+        return kernel_text(text, str(p))
+    except KernelTextError as e:
+        raise SourceError(str(e)) from None
 
 
 def _split_params(text: str) -> list[str]:
@@ -80,8 +84,14 @@ _TYPE_WORDS = {"const", "volatile", "unsigned", "signed", "short", "long", "int"
                "bool", "void", "size_t", "half", "__half", "__restrict__", "__restrict", "restrict"}
 
 
+MAX_HEAD = 1000  # characters between `__global__` and its "(": a longer head is no kernel's
+MAX_PARAM = 1000  # characters of one kernel parameter; the regexes below are quadratic in it
+
+
 def _parse_param(text: str) -> Param:
     text = re.sub(r"\s+", " ", text).strip()
+    if len(text) > MAX_PARAM:
+        raise SourceError(f"a kernel parameter is longer than {MAX_PARAM} characters: {text[:40]!r}...")
     text = re.sub(r"\s*=.*$", "", text)  # default values
     m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*(\[\s*\w*\s*\])?$", text)
     if not m or not m.group(1).strip() or m.group(2) in _TYPE_WORDS:
@@ -97,31 +107,49 @@ def find_kernels(src: str, *, unread: bool = False) -> list[Kernel]:
     compiler sees them: not in comments, strings, macro bodies or `#if 0` groups (`unread`: in those
     last two as well, for the review)."""
     clean = code_text(src, unread)
+    closing, newlines = _closing_parens(clean), [m.start() for m in re.finditer("\n", clean)]
     kernels: dict[str, Kernel] = {}
+    inside = 0  # a __global__ before this offset lies in an earlier kernel's parameter list
     for m in _GLOBAL.finditer(clean):
+        if m.start() < inside:
+            continue
         pos = m.end()
         paren = clean.find("(", pos)
-        while paren >= 0 and re.search(r"__launch_bounds__\s*$", clean[pos:paren]):
-            pos = _match_paren(clean, paren) + 1
+        while 0 <= paren - pos <= MAX_HEAD and re.search(r"__launch_bounds__\s*$", clean[pos:paren]):
+            pos = closing.get(paren, -1) + 1
             paren = clean.find("(", pos) if pos > 0 else -1
         if paren < 0:
+            break  # no "(" after this one: none after the later ones either
+        if paren - pos > MAX_HEAD:
             continue
         head = _drop_template_args(clean[pos:paren])  # vector_add<float>: an explicit instantiation
         names = re.findall(r"[A-Za-z_]\w*", head)
         if not names:
             continue
         name = names[-1]
-        close = _match_paren(clean, paren)
+        close = closing.get(paren, -1)
         if close < 0:
             raise SourceError(f"kernel {name}: unbalanced parentheses in its parameter list")
+        inside = close
         params = tuple(_parse_param(p) for p in _split_params(clean[paren + 1:close]))
         before = clean[max(0, m.start() - 200):m.start()]
         templated = bool(re.search(r"template\s*<[^;{}]*>\s*(extern\s*)?$", before))
-        line = clean.count("\n", 0, m.start()) + 1
+        line = bisect.bisect_left(newlines, m.start()) + 1
         known = kernels.get(name)
         if known is None or (any(not p.name for p in known.params) and all(p.name for p in params)):
             kernels[name] = Kernel(name, params, known.line if known else line, templated)
     return list(kernels.values())
+
+
+def _closing_parens(text: str) -> dict[int, int]:
+    """Offset of each "(" -> offset of the ")" closing it (an unclosed one is absent); one pass."""
+    out, stack = {}, []
+    for m in re.finditer(r"[()]", text):
+        if m[0] == "(":
+            stack.append(m.start())
+        elif stack:
+            out[stack.pop()] = m.start()
+    return out
 
 
 def _drop_template_args(head: str) -> str:
@@ -133,18 +161,6 @@ def _drop_template_args(head: str) -> str:
         if depth == 0:
             return head[:i]
     return head
-
-
-def _match_paren(text: str, open_at: int) -> int:
-    depth = 0
-    for i in range(open_at, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
 
 
 def pick_kernel(kernels: list[Kernel], name: str | None, where: str) -> Kernel:

@@ -22,6 +22,7 @@ from .expr import ExprError, check_names, evaluate, names_in, parse
 from . import refkernel
 from .source import Kernel
 from .spec_model import ArgFile, read_spec_file
+from .spec_stored import check_stored, plain_spec
 from .values import BadValue, check_tune_params, name_problem
 
 DTYPES = {
@@ -234,13 +235,24 @@ def _whole(v):
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
-def spec_from_plain(d: dict) -> Spec:
-    """A Spec from Spec.to_dict() output (as stored in the session database or sent to the worker)."""
-    out = {k: v for k, v in d.items() if v is not None}
-    out["args"] = [{k: v for k, v in a.items() if v is not None} for a in d["args"]]
-    base_dir = out.pop("base_dir", None)
-    spec = spec_from_dict(out)
+def spec_from_plain(d: dict | str) -> Spec:
+    """A Spec from Spec.to_dict() output (as stored in the session database, as JSON text or parsed, or
+    sent to the worker); SpecError for anything else."""
+    d = plain_spec(d)
+    try:
+        out = {k: v for k, v in d.items() if v is not None}
+        out["args"] = [{k: v for k, v in a.items() if v is not None} for a in d["args"]]
+        base_dir = out.pop("base_dir", None)
+        spec = spec_from_dict(out)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise SpecError("", f"not a spec kt-tui stored ({type(e).__name__}: {e})", "the stored spec") from None
+    except SpecError as e:
+        raise SpecError(e.field, e.problem, "the stored spec") from None
     spec.base_dir = base_dir
+    try:
+        check_stored(spec)  # stored text is untrusted: a hand-edited DB is input like any other
+    except SpecError as e:
+        raise SpecError(e.field, e.problem, "the stored spec") from None
     return spec
 
 

@@ -5,12 +5,16 @@ list of known keys. Checks across fields (names resolve, sizes fit, the kernel m
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from ..tomlfile import TomlError, place, problem_text
 from .values import check_tune_params, name_problem
+
+
+_KERNEL_NAME = re.compile(r"[A-Za-z_]\w*(\s*<[\w\s,:<>*&.+\-()]*>)?")  # nothing after the template
 
 
 def _need(ok: bool, problem: str) -> None:
@@ -124,6 +128,9 @@ class SpecFile(BaseModel):
     @classmethod
     def _kernel(cls, v):
         _need(isinstance(v, str) and bool(v), "missing: the kernel's name")
+        _need(len(v) <= 200 and bool(_KERNEL_NAME.fullmatch(v)),
+              f"{v[:60]!r} is not a kernel name: a C++ name, or one with template arguments such as "
+              "\"vector_add<float, 4>\"")
         return v
 
     @field_validator("args", mode="before")

@@ -22,17 +22,19 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import accumulate
 from typing import NamedTuple
 
-_LEX = re.compile(r"""\s*(?:
-    (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
+_LEX = re.compile(r"""(?:
+    (?P<blank>\s+)
+  | (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
   | (?P<string>(?<!\w)(?:u8|[uUL])?R"(?P<delim>[^()\\ \n]{0,16})\(.*?(?:\)(?P=delim)"|\Z)
               |(?<!\w)(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"?
               |(?<!\w)(?:u8|[uUL])?'(?:\\.|[^'\\\n])*'?)
   | (?P<ident>[A-Za-z_]\w*)
   | (?P<number>\.?\d(?:[eEpP][+-]|'(?=\w)|[\w.])*)
   | (?P<op>::|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\#\#|\\\n|[^\s\w]))
-""", re.S | re.X)  # the leading \s* skips blanks in one step
+""", re.S | re.X)  # blanks are a lexeme of their own: a run of them is read once, never retried
 
 
 class Lexeme(NamedTuple):
@@ -52,7 +54,8 @@ class Token(NamedTuple):
 def lex(source: str):
     """Every lexeme in order, comments and literals included; never fails, whatever the text."""
     for m in _LEX.finditer(source):
-        yield Lexeme(m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup))
+        if m.lastgroup != "blank":
+            yield Lexeme(m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup))
 
 
 def tokens(source: str, lexemes: list[Lexeme] | None = None) -> list[Token]:
@@ -183,6 +186,7 @@ def highlights(source: str) -> list[tuple[int, int, int | None, str]]:
     out: list[tuple[int, int, int | None, str]] = []
     directive_line = -1
     lexemes = list(lex(source))
+    at = _byte_offset(source)
     dead = dead_spans(source, tokens(source, lexemes))
     starts = [a for a, _ in dead]
     for n, (kind, text, pos) in enumerate(lexemes):
@@ -202,9 +206,17 @@ def highlights(source: str) -> list[tuple[int, int, int | None, str]]:
         for r in range(row, end_row + 1):
             a = pos if r == row else rows[r]
             b = end if r == end_row else None
-            end_byte = len(source[rows[r]:b].encode()) if b is not None else None
-            out.append((r, len(source[rows[r]:a].encode()), end_byte, name))
+            end_byte = at(b) - at(rows[r]) if b is not None else None
+            out.append((r, at(a) - at(rows[r]), end_byte, name))
     return out
+
+
+def _byte_offset(source: str):
+    """The UTF-8 byte offset of a character offset, in O(1) after one pass."""
+    if source.isascii():
+        return lambda pos: pos
+    offsets = list(accumulate((len(c.encode()) for c in source), initial=0))
+    return offsets.__getitem__
 
 
 def _style(kind: str, text: str, following: str) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from ..config import Settings
+from ..errors import UserError
 from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for
@@ -79,7 +79,7 @@ class KtApp(App):
             try:
                 found = tomllib.loads(self._spec_file.read_text(encoding="utf-8")).get("kernel")
                 name = found if isinstance(found, str) and found in {k.name for k in kf.kernels} else None
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
                 pass
         if name is None and len(kf.kernels) > 1:
             self.push_screen(KernelPickScreen(kf.path, kf.kernels), self._kernel_chosen)
@@ -123,14 +123,17 @@ class KtApp(App):
     def _open_stored(self, sid: str) -> None:
         s = self.store.session(sid)
         original = self.store.versions(sid)[0]
-        spec = spec_from_plain(json.loads(original["spec_json"]))
+        spec = spec_from_plain(original["spec_json"])  # a tampered DB is refused, naming the field
         prepare = self.services.open_stored(self.settings, self.store, sid)
         self.push_screen(SessionScreen(self.settings, self.store, original["source"], spec, prepare, sid=sid,
                                        kernel_label=Path(s["kernel_path"]).name, services=self.services))
 
     def open_stored(self, sid: str) -> None:
         """From the sessions browser; quitting that session comes back to it."""
-        self._open_stored(sid)
+        try:
+            self._open_stored(sid)
+        except UserError as e:  # a stored spec that does not pass its checks: said, the browser stays
+            self.notify(str(e), severity="error", timeout=10)
 
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)

@@ -101,7 +101,7 @@ class KernelEditScreen(ModalScreen[dict | None]):
     def action_save(self) -> None:
         try:
             data = tomllib.loads(self.query_one("#edit-params", TextArea).text)
-        except tomllib.TOMLDecodeError as e:
+        except (tomllib.TOMLDecodeError, RecursionError) as e:
             self.query_one("#edit-error", Static).update(Text(f"parameters: {e}", style="bold red"))
             return
         restrictions = data.pop("restrict", [])

@@ -25,6 +25,6 @@ def load_themes() -> tuple[list, list[str]]:
             if unknown:
                 raise ValueError(f"unknown field {sorted(unknown)[0]!r}")
             themes.append(Theme(name=theme_name, **data))
-        except (tomllib.TOMLDecodeError, ValueError, TypeError) as e:
+        except (tomllib.TOMLDecodeError, ValueError, TypeError, RecursionError) as e:
             problems.append(f"theme {name}: {e}")
     return themes, problems

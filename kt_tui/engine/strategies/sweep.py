@@ -26,8 +26,8 @@ def parse_search(text: str) -> dict:
     """The edited search settings; ValueError names the problem."""
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ValueError(f"not TOML: {e}") from None
+    except (tomllib.TOMLDecodeError, RecursionError) as e:
+        raise ValueError(f"not TOML: {e or 'nested too deep'}") from None
     unknown = set(data) - set(SEARCH_KEYS)
     if unknown:
         raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))} (known: {', '.join(SEARCH_KEYS)})")
