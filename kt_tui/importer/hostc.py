@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..kernel.source import SourceError, _split_params, find_kernels, read_source
+from ..kernel.source import SourceError, split_params, find_kernels, read_source
 from .writes import functions
 
 _LAUNCH = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^<>;]*>)?\s*<<<([^;]*?)>>>\s*\(([^;]*)\)\s*;")
@@ -53,7 +53,7 @@ def launched_kernel(call: dict, src: str, extra: list[Path]) -> tuple[dict, str,
         if host_param in index:
             index.setdefault(device, index[host_param])
     mapped = []
-    for a in _split_params(args):
+    for a in split_params(args):
         a = re.sub(r"^\([^()]*\)\s*", "", a.strip())  # a cast
         if a not in index:
             raise NotLaunchable(f"{offer}, but passes it {a!r}, which is not one of {host}'s parameters: "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..kernel.source import Kernel, SourceError, _match_paren, _parse_param, _split_params, code_text, strip_comments
+from ..kernel.source import Kernel, SourceError, code_text, match_paren, parse_param, split_params, strip_comments
 
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof", "defined",
                   "__launch_bounds__", "__attribute__", "__align__", "__declspec", "static_assert"}
@@ -43,7 +43,7 @@ def functions(src: str) -> dict[str, list[Function]]:
         name = m.group(1)
         if name in _NOT_FUNCTIONS:
             continue
-        close = _match_paren(clean, m.end() - 1)
+        close = match_paren(clean, m.end() - 1)
         if close < 0:
             continue
         after = re.match(r"\s*(?:const\s*|noexcept\s*)*\{", clean[close + 1:])
@@ -52,7 +52,7 @@ def functions(src: str) -> dict[str, list[Function]]:
         start = close + 1 + after.end() - 1
         end = _match_brace(clean, start)
         try:
-            params = [_parse_param(p).name for p in _split_params(clean[m.end():close])]
+            params = [parse_param(p).name for p in split_params(clean[m.end():close])]
         except SourceError:
             params = []
         out.setdefault(name, []).append(Function(name, params, clean[start:end + 1]))
@@ -104,10 +104,10 @@ def _follow(body: str, name: str, defined: dict, seen: set, out: Writes, top: st
         callee = m.group(1)
         if callee in _NOT_FUNCTIONS or callee in _READERS:
             continue
-        close = _match_paren(body, m.end() - 1)
+        close = match_paren(body, m.end() - 1)
         if close < 0:
             continue
-        args = _split_params(body[m.end():close])
+        args = split_params(body[m.end():close])
         for k, arg in enumerate(args):
             if not any(_passes(arg, n) for n in names):
                 continue

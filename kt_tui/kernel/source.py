@@ -64,7 +64,7 @@ def read_source(path: str | Path) -> str:
         raise SourceError(str(e)) from None
 
 
-def _split_params(text: str) -> list[str]:
+def split_params(text: str) -> list[str]:
     parts, depth, cur = [], 0, []
     for ch in text:
         if ch in "<([":
@@ -88,7 +88,7 @@ MAX_HEAD = 1000  # characters between `__global__` and its "(": a longer head is
 MAX_PARAM = 1000  # characters of one kernel parameter; the regexes below are quadratic in it
 
 
-def _parse_param(text: str) -> Param:
+def parse_param(text: str) -> Param:
     text = re.sub(r"\s+", " ", text).strip()
     if len(text) > MAX_PARAM:
         raise SourceError(f"a kernel parameter is longer than {MAX_PARAM} characters: {text[:40]!r}...")
@@ -131,7 +131,7 @@ def find_kernels(src: str, *, unread: bool = False) -> list[Kernel]:
         if close < 0:
             raise SourceError(f"kernel {name}: unbalanced parentheses in its parameter list")
         inside = close
-        params = tuple(_parse_param(p) for p in _split_params(clean[paren + 1:close]))
+        params = tuple(parse_param(p) for p in split_params(clean[paren + 1:close]))
         before = clean[max(0, m.start() - 200):m.start()]
         templated = bool(re.search(r"template\s*<[^;{}]*>\s*(extern\s*)?$", before))
         line = bisect.bisect_left(newlines, m.start()) + 1
@@ -139,6 +139,19 @@ def find_kernels(src: str, *, unread: bool = False) -> list[Kernel]:
         if known is None or (any(not p.name for p in known.params) and all(p.name for p in params)):
             kernels[name] = Kernel(name, params, known.line if known else line, templated)
     return list(kernels.values())
+
+
+def match_paren(text: str, open_at: int) -> int:
+    """The index of the `)` closing the `(` at `open_at`, or -1: one pass from there."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
 
 
 def _closing_parens(text: str) -> dict[int, int]:
