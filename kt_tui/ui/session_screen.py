@@ -19,8 +19,7 @@ from textual.widgets import DataTable, Footer, Header, RichLog, Static, TabbedCo
 from ..config import Settings
 from ..engine.backend import BackendChoice
 from ..engine import events as ev
-from ..engine.events import Decision, Gate
-from ..engine.gates import KernelGate
+from ..engine.events import Gate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
 from ..errors import UserError
@@ -28,16 +27,13 @@ from ..gpu.raypool import parse_gpus
 from ..kernel.spec import Spec
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
-from .export_screen import ExportScreen
+from .session_actions import SessionActions
+from .session_stored import StoredView
 from .gate_view import PlanView, render_gate, render_verification, view_for
-from .keys import TABS, HelpScreen, help_text, keys_by_id
+from .keys import TABS, keys_by_id
 from .plot import TuningPlot
-from .report_screen import start_sanitizer
 from .results import short_label
 from .services import Services
-from .settings_screen import SettingsScreen
-from .stored import StoredPoints, StoredRows, read_stored
-from .strategy_picker import StrategyPicker
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 
@@ -53,7 +49,7 @@ class Problem(Message):
         self.text = text
 
 
-class SessionScreen(Screen):
+class SessionScreen(StoredView, SessionActions, Screen):
     BINDINGS = [
         Binding("s", "start", "Approve", id="start"),
         Binding("e", "edit", "Edit", id="edit"),
@@ -405,73 +401,6 @@ class SessionScreen(Screen):
             return True
         return bool(self.sid) and len(self.store.workers(self.sid, limit=2)) > 1
 
-    def _load_stored(self) -> None:
-        """What the first frame shows: the session, its plan, its best and the top of the table.
-        The rest of the table and the plot's points are read on a thread (ui/stored.py)."""
-        s = self.store.session(self.sid)
-        table = self.query_one(ResultsTable)
-        self.baseline_ms = s.get("baseline_ms")
-        self.strategy = s["strategy"]
-        table.baseline_ms = self.baseline_ms
-        self._add_versions()
-        mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
-        total = self.store.count_results(self.sid, upto=mark)
-        if s.get("best_key") and s.get("best_ms") is not None:
-            table.best_key = table.row_key(s.get("best_version"), s["best_key"])
-            self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
-        first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
-        table.put_stored(self.store.fastest(self.sid, first, upto=mark), total)
-        table.find_stored = self._find_stored
-        self.steps = self.store.steps(self.sid)  # once here; then kept up to date from the step events
-        self.query_one(PlanView).show(self.steps)
-        if self.best:
-            table.mark_best(table.best_key)
-            self._best_version(s.get("best_version"))
-        if total:
-            self.unplotted = []
-            self.query_one(TuningPlot).reading = total
-            self.query_one(TuningPlot).redraw()
-            self._read_stored(mark, table.MAX_ROWS if total > table.row_count else 0)
-        self._show_progress()
-
-    def _find_stored(self, vid: str, params: dict) -> dict | None:
-        """A stored result not loaded, that a gate asks about: one read by its configuration's key."""
-        names = self.table.version_params.get(vid) or []
-        if not names or any(n not in params for n in names):
-            return None
-        r = self.store.result(self.sid, vid, ",".join(str(params[n]) for n in names))
-        return r if r is not None and r["params"] == params else None
-
-    @work(thread=True, group="stored")
-    def _read_stored(self, mark: int, rows: int) -> None:
-        read_stored(self.store, self.sid, mark, rows, self.post_message)
-
-    def on_stored_rows(self, message: StoredRows) -> None:
-        self.table.add_stored(message.rows)
-        self._show_progress()
-
-    def on_stored_points(self, message: StoredPoints) -> None:
-        self.plotted = message.plotted
-        self.query_one(TuningPlot).load(message.points)
-        unplotted, self.unplotted = self.unplotted or [], None
-        for r, vid in unplotted:
-            self._plot(r, vid)
-        self.query_one(TuningPlot).redraw()
-
-    def _plot(self, r: dict, vid: str | None) -> None:
-        """A result on the plot, in its version's colour: a new point, or a configuration measured
-        again (a check) changes its point in place."""
-        if self.unplotted is not None:  # the stored points are still being read
-            self.unplotted.append((r, vid))
-            return
-        plot = self.query_one(TuningPlot)
-        i = self.plotted.get((vid, r["key"]))
-        if i is None:
-            self.plotted[(vid, r["key"])] = len(plot.times)
-            plot.add(_plotted(r), vid)
-        else:
-            plot.set(i, _plotted(r))
-
     def _catch_up(self) -> None:
         if self.plot_stale:
             self.plot_stale = False
@@ -504,122 +433,6 @@ class SessionScreen(Screen):
             parts.append(f"running {self.current['key']}")
         self.query_one(ProgressLine).update("  ·  ".join(parts))
 
-    # -- keys ----------------------------------------------------------------------------
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        choices = self.gate.choices if (self.gate and self.bridge.waiting) else ()
-        wanted = {"start": "approve", "edit": "edit", "skip": "skip", "retry": "retry"}.get(action)
-        # False hides a key from the footer: it shows only what applies now
-        if wanted:
-            return wanted in choices
-        if action == "stop":
-            return bool(choices) or self.state == "running"
-        if action == "pause":
-            return self.state == "running" and self.run_info.get("kind") == "tune" and not self.bridge.waiting
-        if action == "switch_strategy":
-            return bool(choices) or self.state == "finished"
-        if action == "approve_all":
-            return not self.autopilot and self.state not in ("finished", "error")
-        if action == "sanitize":  # a sanitizer needs a GPU: never in a simulated session
-            return (isinstance(self.gate, KernelGate) and self.bridge.waiting
-                    and not (self.choice and self.choice.simulated))
-        return True
-
-    def _decide(self, choice: str, value=None) -> None:
-        if self.bridge.answer(Decision(choice, value)):
-            self.gate = None
-            self.query_one(ResultsTable).mark_candidate(None)
-            self.query_one(GatePanel).update(f"{choice}: going on…")
-            self.refresh_bindings()
-
-    def action_start(self) -> None:
-        self._decide("approve")
-
-    def action_skip(self) -> None:
-        self._decide("skip")
-
-    def action_retry(self) -> None:
-        self._decide("retry")
-
-    def action_stop(self) -> None:
-        self.autopilot = False
-        if self.bridge.waiting:
-            self._decide("stop")
-        elif self.engine is not None and self.state == "running":
-            self.engine.request_stop()  # also cancels an LLM call in flight: its gate opens next
-            self.notify("Stopping after the current configuration (an LLM call in flight is cancelled).")
-
-    def action_pause(self) -> None:
-        if self.engine is not None:
-            self.engine.pause(not self.paused)
-            self.notify(f"Paused after the current configuration; {self.keys['pause']} resumes." if not self.paused
-                        else "Resumed.", markup=False)
-
-    def action_approve_all(self) -> None:
-        """Autopilot: this gate and every later one are decided by the --auto policy."""
-        self.autopilot = True
-        self.notify("Autopilot: the remaining gates are decided like `kt-tui run --auto` would.")
-        if self.gate and self.bridge.waiting:
-            self.on_gate_opened(GateOpened(self.gate))
-
-    def action_edit(self) -> None:
-        gate = self.gate
-        if not gate or "edit" not in gate.choices:
-            return
-
-        editor = view_for(gate).editor
-        if editor is None:
-            return
-
-        def done(value) -> None:
-            if value is not None and self.gate is gate:
-                self._decide("edit", value)
-        self.app.push_screen(editor(gate), done)
-
-    def action_switch_strategy(self) -> None:
-        gate = self.gate
-
-        def chosen(name: str | None) -> None:
-            if name and gate is None and self.state == "finished":  # go on with a finished session
-                self.store.update_session(self.sid, strategy=name, state="stopped")
-                self.store.add_event(self.sid, "switched", {"strategy": name, "after": "finished"})
-                self.state, self.strategy = "starting", name
-                self._banner()
-                self._engine_thread()
-            elif name and self.gate is gate:
-                self._decide("switch", name)
-        self.app.push_screen(StrategyPicker(self.store.session(self.sid)["strategy"]), chosen)
-
-    def action_settings(self) -> None:
-        def apply(values: dict | None) -> None:
-            if values:
-                for k, v in values.items():
-                    setattr(self.settings, k, v)
-                if self.engine is not None:
-                    self.engine.options.update(values)
-                self.notify("Settings applied from the next decision on.")
-        self.app.push_screen(SettingsScreen(self.settings.strategy_options(), self.strategy), apply)
-
-    def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(help_text(self.BINDINGS, self.settings.keys or {})))
-
-    def action_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = f"tab-{tab}"
-
-    def action_toggle_source(self) -> None:
-        self.show_original = not self.show_original
-        self._show_source()
-
-    def action_sort(self) -> None:
-        table = self.query_one(ResultsTable)
-        cols = table.sortable
-        nxt = cols[(cols.index(table.sort_index) + 1) % len(cols)] if table.sort_index in cols else "time"
-        table.sort_by(nxt, False)
-        self.notify(f"sorted by {nxt.removeprefix('p:')}", timeout=2)
-
-    def action_reverse(self) -> None:
-        table = self.query_one(ResultsTable)
-        table.sort_by(table.sort_index or "time", not table.sort_reverse)
-
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
         table = self.query_one(ResultsTable)
@@ -627,32 +440,3 @@ class SessionScreen(Screen):
         if key in table.sortable:
             table.sort_by(key, table.sort_index == key and not table.sort_reverse)
 
-    def action_sanitize(self, tool: str) -> None:
-        start_sanitizer(self, tool)
-
-    def action_export(self) -> None:
-        if self.sid is None:
-            self.notify("nothing to export yet: the session has not started", severity="warning")
-            return
-        self.app.push_screen(ExportScreen(self.store, self.sid))
-
-    def action_quit_session(self) -> None:
-        self.shutdown()
-        if getattr(self.app, "browse", False):
-            self.app.pop_screen()
-        else:
-            self.app.exit()
-
-    def shutdown(self) -> None:
-        self.bridge.close()
-        if self.engine is not None:
-            self.engine.llm_cancel.set()  # the engine thread leaves an LLM call at once
-        if self.gpu is not None:
-            self.gpu.shutdown()
-        if self.sid:
-            self.store.unlock(self.sid)
-
-
-def _plotted(r: dict) -> float | None:
-    """What the plot shows of a result: its time when it ran and was right."""
-    return r["time_ms"] if r["status"] == "ok" and r.get("verified") is not False else None
