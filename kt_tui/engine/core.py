@@ -313,14 +313,16 @@ class Engine:
         self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=search, state="running",
                            total=total, cachefile=cachefile or (str(sim_cache) if sim_cache else None),
                            device=self.choice.gpu, started=started)
-        self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend)
+        known = self._known_for_worker(vid, spec) if kind == "tune" and not (sim and sim_cache is None) else {}
+        self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend,
+                  budget=max_configs or None, known=0 if configs else len(known))
         if sim and sim_cache is None:
             return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
         if self.choice.backend == "none":
             return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
         job = TuneJob(run_id=run_id, source=source, spec=spec.to_dict(), backend=self.choice.backend,
                       cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
-                      known=self._known_for_worker(vid, spec) if kind == "tune" else {},
+                      known=known,
                       reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
                       capture_reference=capture, search=search, max_configs=max_configs,
                       time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}))
@@ -328,7 +330,7 @@ class Engine:
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":
                 self._add_result(vid, run_id, payload)
-            elif kind_ == "space":
+            elif kind_ == "space" and not configs:  # a batch's total is its length, not its space's
                 self.store.put_run(self.sid, run_id, total=payload["total"])
                 self.emit("space", keep=False, run=run_id, total=payload["total"])
             elif kind_ == "reference":

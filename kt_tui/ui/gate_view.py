@@ -16,6 +16,7 @@ from textual.widgets import DataTable
 
 from ..engine import gates as g
 from ..engine.gates import Gate
+from .confirm import MOVE_KEYS
 from .editors import KernelEditScreen, TextEditScreen, search_problem
 from .keys import CHOICE_IDS, choice_key
 
@@ -320,6 +321,8 @@ def render_verification(data: dict):
 
 
 class PlanView(DataTable):
+    BINDINGS = MOVE_KEYS
+
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         # selecting a step does nothing here: leave enter to whatever the keymap gives it
         return False if action == "select_cursor" else True

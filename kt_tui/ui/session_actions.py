@@ -3,11 +3,15 @@ which owns the state these read."""
 
 from __future__ import annotations
 
+import os
+
+from rich.text import Text
 from textual.widgets import TabbedContent
 
 from ..engine.events import Decision
 from ..engine.gates import KernelGate
 from .bridge import GateOpened
+from .confirm import AskScreen
 from .export_screen import ExportScreen
 from .gate_view import view_for
 from .keys import HelpScreen, help_text
@@ -17,10 +21,22 @@ from .strategy_picker import StrategyPicker
 from .widgets import GatePanel, ResultsTable
 
 
+DESTRUCTIVE = ("skip", "stop")  # a decision held UNDO_S seconds before the engine gets it; u takes it back
+
+
+def undo_seconds() -> float:
+    try:
+        return max(0.0, float(os.environ.get("KT_TUI_UNDO_S", "3")))
+    except ValueError:
+        return 3.0
+
+
 class SessionActions:
     # -- keys ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        choices = self.gate.choices if (self.gate and self.bridge.waiting) else ()
+        if action == "undo":
+            return self.held is not None
+        choices = self.gate.choices if (self.gate and self.bridge.waiting and self.held is None) else ()
         wanted = {"start": "approve", "edit": "edit", "skip": "skip", "retry": "retry"}.get(action)
         # False hides a key from the footer: it shows only what applies now
         if wanted:
@@ -38,28 +54,75 @@ class SessionActions:
                     and not (self.choice and self.choice.simulated))
         return True
 
-    def _decide(self, choice: str, value=None) -> None:
-        if self.bridge.answer(Decision(choice, value)):
+    def _decide(self, choice: str, value=None, by: str = "user") -> None:
+        """Answer the open gate. A skip or stop of yours waits UNDO_S seconds, undoable, before
+        the engine gets it: until then nothing has run on it."""
+        gate = self.gate
+        if self.held is not None or gate is None or not self.bridge.waiting:
+            return
+        delay = undo_seconds() if by == "user" and choice in DESTRUCTIVE else 0.0
+        if delay:
+            timer = self.set_timer(delay, self._send_held)
+            self.held = (gate, Decision(choice, value, by=by), timer)
+            self.query_one(GatePanel).update(Text.assemble(
+                (f"{choice}: ", "bold"), f"{gate.title}\n", (f"[{self.keys['undo']}] undoes it", "bold yellow"),
+                f" (sent in {delay:.0f} s)"))
+            self.refresh_bindings()
+            return
+        self._send(Decision(choice, value, by=by))
+
+    def _send(self, decision: Decision) -> None:
+        if self.bridge.answer(decision):
             self.gate = None
             self.query_one(ResultsTable).mark_candidate(None)
-            self.query_one(GatePanel).update(f"{choice}: going on…")
+            self.query_one(GatePanel).update(f"{decision.choice}: going on…")
             self.refresh_bindings()
+
+    def _send_held(self) -> None:
+        held, self.held = self.held, None
+        if held is not None:
+            self._send(held[1])
+
+    def action_undo(self) -> None:
+        held, self.held = self.held, None
+        if held is None:
+            return
+        held[2].stop()
+        self.notify(f"{held[1].choice} undone", timeout=2)
+        self.on_gate_opened(GateOpened(held[0]))
+
+    def _confirmed(self, question: str, then) -> None:
+        """Act at once from the gate panel; from any other widget (a table, a tab) ask first."""
+        if isinstance(self.focused, GatePanel):
+            then()
+            return
+        self.app.push_screen(AskScreen(question), lambda yes: then() if yes else None)
 
     def action_start(self) -> None:
         self._decide("approve")
 
     def action_skip(self) -> None:
-        self._decide("skip")
+        gate = self.gate
+        what = "Reject" if gate is not None and gate.kind == "accept" else "Skip"
+        self._confirmed(f"{what}: {gate.title if gate else 'this'}?", lambda: self._decide("skip"))
 
     def action_retry(self) -> None:
         self._decide("retry")
 
     def action_stop(self) -> None:
+        if self.bridge.waiting:
+            self._confirmed("Stop the session here? (kt-tui resume goes on from this gate)", self._stop_now)
+        elif self.engine is not None and self.state == "running":
+            self._confirmed("Stop this run after the current configuration?", self._stop_now)
+
+    def _stop_now(self) -> None:
         self.autopilot = False
         if self.bridge.waiting:
             self._decide("stop")
         elif self.engine is not None and self.state == "running":
             self.engine.request_stop()  # also cancels an LLM call in flight: its gate opens next
+            self.stopping = True
+            self._show_progress()
             self.notify("Stopping after the current configuration (an LLM call in flight is cancelled).")
 
     def action_pause(self) -> None:
@@ -128,11 +191,18 @@ class SessionActions:
         cols = table.sortable
         nxt = cols[(cols.index(table.sort_index) + 1) % len(cols)] if table.sort_index in cols else "time"
         table.sort_by(nxt, False)
-        self.notify(f"sorted by {nxt.removeprefix('p:')}", timeout=2)
+        self._show_progress()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter")
+        box.add_class("-shown")
+        self.query_one(TabbedContent).active = "tab-results"
+        box.focus()
 
     def action_reverse(self) -> None:
         table = self.query_one(ResultsTable)
         table.sort_by(table.sort_index or "time", not table.sort_reverse)
+        self._show_progress()
 
     def action_sanitize(self, tool: str) -> None:
         start_sanitizer(self, tool)
@@ -144,6 +214,9 @@ class SessionActions:
         self.app.push_screen(ExportScreen(self.store, self.sid))
 
     def action_quit_session(self) -> None:
+        if self.held is not None:  # a skip or stop waiting out its undo: it was meant
+            self.held[2].stop()
+            self._send_held()
         self.shutdown()
         if getattr(self.app, "browse", False):
             self.app.pop_screen()

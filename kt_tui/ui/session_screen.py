@@ -34,6 +34,7 @@ from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .results import short_label
 from .services import Services
+from .status import FilterInput, StatusBar, run_progress, status_text
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 
@@ -61,13 +62,15 @@ class SessionScreen(StoredView, SessionActions, Screen):
         Binding("f2", "settings", "Settings", id="settings"),
         Binding("w", "switch_strategy", "Strategy", id="switch_strategy"),
         Binding("o", "sort", "Sort column", id="sort", show=False),
+        Binding("slash", "filter", "Filter rows", id="filter", key_display="/", show=False),
         Binding("r", "reverse", "Reverse sort", id="reverse", show=False),
         Binding("q", "quit_session", "Quit", id="quit"),
         Binding("m", "sanitize('memcheck')", "memcheck", id="sanitize"),
         Binding("R", "sanitize('racecheck')", "racecheck", id="racecheck", show=False),
         Binding("X", "export", "Export", id="export", show=False),
         Binding("v", "toggle_source", "Best/original kernel", id="toggle_source", show=False),
-        Binding("question_mark", "help", "Help", id="help", key_display="?"),
+        Binding("u", "undo", "Undo", id="undo"),
+        Binding("question_mark,f1", "help", "Help", id="help", key_display="?"),
         *[Binding(key, f"tab('{tab}')", f"{label} tab", id=f"tab_{tab}", show=False) for tab, label, key in TABS],
     ]
 
@@ -101,6 +104,8 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.show_original = False
         self.shown_source: tuple | None = None
         self.bindings_stale = False
+        self.held: tuple | None = None  # (gate, decision, timer): a skip or stop that u can still take back
+        self.stopping = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -118,6 +123,8 @@ class SessionScreen(StoredView, SessionActions, Screen):
                     with TabPane("Results", id="tab-results"):
                         yield ProgressLine(id="progress")
                         yield TuningPlot(id="plot")
+                        yield FilterInput(placeholder="filter: rows holding every word (enter keeps it, escape clears)",
+                                    id="filter")
                         yield ResultsTable(id="results")
                     with TabPane("Plan", id="tab-plan"):
                         yield PlanView(id="plan")
@@ -126,6 +133,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
                             yield Static("No generated kernel yet.", id="kernel-view")
                     with TabPane("LLM", id="tab-llm"):
                         yield RichLog(id="llm-log", wrap=True, markup=False)
+        yield StatusBar(id="status")
         yield Footer(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
 
     def on_mount(self) -> None:
@@ -141,7 +149,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
             self._load_stored()
         self.set_interval(1.0, self._show_progress)
         self.set_interval(0.25, self._catch_up)
-        table.focus()
+        self.query_one(GatePanel).focus()  # the decision keys act from here; j/k move in the table
         self._engine_thread()
 
     # -- engine thread -------------------------------------------------------------------
@@ -188,10 +196,11 @@ class SessionScreen(StoredView, SessionActions, Screen):
         gate = message.gate
         self.gate = gate
         self.state = "waiting"
+        self.stopping = False
         if self.autopilot:
             decision = self.services.make_policy()(gate)
             if decision.choice != "stop":
-                self._decide(decision.choice, decision.value)
+                self._decide(decision.choice, decision.value, by="autopilot")
                 return
             self.autopilot = False
         view = view_for(gate)
@@ -248,14 +257,31 @@ class SessionScreen(StoredView, SessionActions, Screen):
             self.state = e.state
 
     def _on_run(self, e: ev.RunStarted) -> None:
-        table = self.table
-        self.run_info = {**e.data, "started": time.monotonic(), "done": 0, "paused_s": 0.0}
+        self.run_info = {**e.data, "started": time.monotonic(), "done": e.known, "paused_s": 0.0}
         self._add_versions(e.version)  # the plot keeps every version's points: no store read here
         self.paused = False
         self.state = "running"
-        self.query_one(GatePanel).update(Text.assemble(
-            ("Running ", "bold"), f"{e.run_kind} of {table.labels.get(e.version, 'the kernel')}", "\n",
-            (f"[{self.keys['stop']}] stop after the current configuration", "bold")))
+        self.query_one(GatePanel).update(self._running_text())
+
+    def on_input_changed(self, event: FilterInput.Changed) -> None:
+        if isinstance(event.input, FilterInput):
+            self.table.set_filter(event.value)
+            self._show_progress()
+
+    def on_input_submitted(self, event: FilterInput.Submitted) -> None:
+        if isinstance(event.input, FilterInput):
+            if not event.value.strip():
+                event.input.remove_class("-shown")
+            self.table.focus()
+
+    def _running_text(self) -> Text:
+        run = self.run_info
+        what = f"{run.get('kind') or 'run'} of {self.table.labels.get(run.get('version'), 'the kernel')}"
+        if self.paused:
+            keys = f"[{self.keys['pause']}] resumes, [{self.keys['stop']}] stops"
+            return Text.assemble(("Paused ", "bold yellow"), what, "\n", (keys, "bold"))
+        keys = f"[{self.keys['stop']}] stop after the current configuration, [{self.keys['pause']}] pause"
+        return Text.assemble(("Running ", "bold"), what, "\n", (keys, "bold"))
 
     def _on_space(self, e: ev.SpaceCounted) -> None:
         if self.run_info.get("run") == e.run:
@@ -263,6 +289,10 @@ class SessionScreen(StoredView, SessionActions, Screen):
 
     def _on_run_end(self, e: ev.RunEnded) -> None:
         self._pause_clock(False)
+        self.stopping = self.paused = False
+        run = self.run_info
+        if self.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
+            run["done"] = run.get("known", 0) + self.store.count_results(self.sid, run.get("version"), run=e.run)
         self.run_info["ended"] = time.monotonic()
         if e.error:
             self.notify(e.error, title=f"run {e.run} {e.state}", severity="error", timeout=5, markup=False)
@@ -270,6 +300,8 @@ class SessionScreen(StoredView, SessionActions, Screen):
     def _on_paused(self, e: ev.Paused) -> None:
         self.paused = e.on
         self._pause_clock(e.on)
+        if self.state == "running" and not self.bridge.waiting:
+            self.query_one(GatePanel).update(self._running_text())
 
     def _on_switched(self, e: ev.Switched) -> None:
         self.strategy = e.strategy
@@ -412,12 +444,11 @@ class SessionScreen(StoredView, SessionActions, Screen):
 
     def _show_progress(self) -> None:
         table = self.query_one(ResultsTable)
-        parts = [f"{table.total} measured"]
+        parts = [f"{table.total} results"]
         run = self.run_info
         if run.get("total"):
-            label = table.labels.get(run.get("version"), "this run")
             which = "after restrictions" if run.get("restricted") else "before restrictions"
-            parts[0] = f"{label}: {run['done']}/{run['total']} configurations ({which})"
+            parts[0] = f"{run_progress(self)} ({which})"
         if table.hidden:
             parts.append(f"the table shows the {table.shown} fastest")
         if run.get("started"):
@@ -432,6 +463,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         elif self.current and self.state == "running":
             parts.append(f"running {self.current['key']}")
         self.query_one(ProgressLine).update("  ·  ".join(parts))
+        self.query_one(StatusBar).update(status_text(self))
 
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
@@ -439,4 +471,5 @@ class SessionScreen(StoredView, SessionActions, Screen):
         key = str(event.column_key.value)
         if key in table.sortable:
             table.sort_by(key, table.sort_index == key and not table.sort_reverse)
+            self._show_progress()
 

@@ -1,0 +1,146 @@
+"""Issue 23: a review screen people trust with their hands. Safe keys, visible state, the truth in
+the record. Pilot, sim backend; each test fails on the main before the issue."""
+
+from textual.widgets import Input
+
+from kt_tui.store import Store
+from kt_tui.ui.confirm import AskScreen
+from kt_tui.ui.export_screen import ExportScreen
+from kt_tui.ui.keys import HelpScreen
+from kt_tui.ui.setup_screens import SpecEditScreen
+from kt_tui.ui.widgets import GatePanel, ResultsTable
+
+from .conftest import EXAMPLES
+from .test_ui import SIZE, Keys, gate_key, new_app, wait_for
+
+
+async def test_j_j_k_in_the_table_moves_and_never_skips(monkeypatch):
+    monkeypatch.setenv("KT_TUI_UNDO_S", "30")
+    app = new_app(EXAMPLES / "vector_add.cu")
+    async with app.run_test(size=SIZE) as real:
+        pilot, screen = Keys(real), app.screen
+        await wait_for(real, lambda: gate_key(screen) == "sweep:1")
+        screen.query_one(ResultsTable).focus()
+        await pilot.press("j", "j", "k")  # lazygit's, k9s's and htop's scrolling
+        assert gate_key(screen) == "sweep:1" and not isinstance(app.screen, AskScreen)
+        screen.query_one("#tabs").query_one("Tabs").focus()  # neither the gate nor a list: k asks first
+        await pilot.press("k")
+        assert isinstance(app.screen, AskScreen)
+        await pilot.press("n")
+        assert app.screen is screen and gate_key(screen) == "sweep:1" and screen.held is None
+        screen.query_one(GatePanel).focus()  # from the gate panel k acts, held for undo
+        await pilot.press("k")
+        assert screen.held is not None and gate_key(screen) == "sweep:1"
+        assert "undoes" in str(screen.query_one(GatePanel).render())
+        await pilot.press("u")
+        assert screen.held is None and gate_key(screen) == "sweep:1"
+        assert Store(app.settings.db).gate(screen.sid, "sweep:1")["state"] == "pending"
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.press("q")
+
+
+async def test_approve_all_is_stored_as_autopilot():
+    app = new_app(EXAMPLES / "vector_add.cu")
+    async with app.run_test(size=SIZE) as real:
+        pilot, screen = Keys(real), app.screen
+        await wait_for(real, lambda: gate_key(screen) == "sweep:1")
+        await pilot.press("A")
+        await wait_for(real, lambda: screen.state == "finished", timeout=60)
+        sid = screen.sid
+        await pilot.press("q")
+    gates = Store(app.settings.db).gates(sid)
+    assert gates and {g["decision"]["by"] for g in gates} == {"autopilot"}
+
+
+async def test_one_escape_leaves_the_spec_editor(tmp_path):
+    cu = tmp_path / "k.cu"
+    cu.write_text("__global__ void k(float *x, int n) { x[0] = 1.0f; }\n")
+    app = new_app(cu)
+    async with app.run_test(size=SIZE) as real:
+        await wait_for(real, lambda: isinstance(app.screen, SpecEditScreen))
+        assert app.focused.id == "spec-text"
+        await real.press("escape")
+        await wait_for(real, lambda: app.return_code is not None, timeout=5)
+    assert app.return_code == 1
+
+
+async def test_export_moves_focus_off_the_path_when_written(tmp_path):
+    app = new_app(EXAMPLES / "vector_add.cu")
+    async with app.run_test(size=SIZE) as real:
+        pilot, screen = Keys(real), app.screen
+        await wait_for(real, lambda: gate_key(screen) == "sweep:1")
+        await pilot.press("A")
+        await wait_for(real, lambda: screen.state == "finished", timeout=60)
+        await pilot.press("X")
+        await wait_for(real, lambda: isinstance(app.screen, ExportScreen))
+        dialog = app.screen
+        dialog.query_one("#export-dir", Input).value = str(tmp_path / "out")
+        await pilot.press("enter")
+        await wait_for(real, lambda: dialog.written is not None, timeout=60)
+        await wait_for(real, lambda: not isinstance(app.focused, Input), timeout=5)
+        await pilot.press("l", "s")  # typed after "Wrote": goes nowhere near the path
+        assert dialog.query_one("#export-dir", Input).value == str(tmp_path / "out")
+        await pilot.press("escape")
+        await pilot.press("q")
+
+
+async def test_status_bar_shows_pause_sort_filter_and_a_budget(monkeypatch):
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.2")
+    app = new_app(EXAMPLES / "matmul.cu", max_configs=6)
+    async with app.run_test(size=SIZE) as real:
+        pilot, screen = Keys(real), app.screen
+        await wait_for(real, lambda: gate_key(screen) == "sweep:1")
+        await pilot.press("s")
+        await wait_for(real, lambda: screen.state == "running" and screen.run_info.get("kind") == "tune", timeout=60)
+        await pilot.press("p")
+        await wait_for(real, lambda: screen.paused)
+        status = str(screen.query_one("#status").render())
+        assert "PAUSED" in status and "budget 6" in status
+        assert "Paused" in str(screen.query_one(GatePanel).render())
+        await pilot.press("p")
+        await wait_for(real, lambda: screen.state == "finished", timeout=60)
+        run = screen.run_info
+        stored = Store(app.settings.db).count_results(screen.sid, run["version"], run=run["run"])
+        assert stored == 6 and run["done"] == run["known"] + stored  # the budget, counted from the store
+        before = f" ({run['known']} measured before)" if run["known"] else ""
+        assert f"{run['done']} of {run['total']} configurations{before}, budget 6" in str(screen.query_one("#status").render())
+        await pilot.press("o")  # sort: the column says so, the status bar too
+        table = screen.query_one(ResultsTable)
+        assert str(table.columns[table.sort_index].label).endswith("▲")
+        assert "sort time ms ▲" in str(screen.query_one("#status").render())
+        await pilot.press("slash", *"status=x")
+        assert app.focused.id == "filter"
+        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace",
+                          "backspace", *"block_size_x=32")
+        shown = [table.rows_data[k.value] for k in table.rows]
+        assert shown and all(r["params"]["block_size_x"] == 32 for r in shown) and len(shown) < len(table.rows_data)
+        assert "filter “block_size_x=32”" in str(screen.query_one("#status").render())
+        await pilot.press("escape")
+        assert len(table.rows) == len(table.rows_data) and app.focused is table
+        await pilot.press("q")
+
+
+def test_resume_keeps_what_the_session_was_started_with(tmp_path):
+    import json
+
+    from kt_tui.config import load_settings
+    from kt_tui.front.session import stored_llm
+
+    store = Store(tmp_path / "s.db")
+    started = load_settings({"max_configs": 300, "search": "random_sample", "seeds": False,
+                             "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key": "sk-secret"})
+    sid = store.create_session(kernel_name="k", strategy="sweep", settings=json.dumps(started.public()))
+    now = load_settings({})
+    assert "using the llm" in stored_llm(store, now, sid).lower()
+    assert (now.max_configs, now.search, now.seeds, now.model) == (300, "random_sample", False, "m")
+    assert now.api_key is None and "sk-secret" not in store.session(sid)["settings"]
+    given = load_settings({"max_configs": 5})  # a flag given at resume wins
+    stored_llm(store, given, sid)
+    assert given.max_configs == 5 and given.search == "random_sample"
+    bad = store.create_session(kernel_name="k", strategy="sweep", settings=json.dumps({"max_configs": -1,
+                                                                                      "search": "__import__"}))
+    other = load_settings({})
+    stored_llm(store, other, bad)  # refused as a flag would be: the defaults stay
+    assert (other.max_configs, other.search) == (0, "kt")
