@@ -144,3 +144,131 @@ def test_resume_keeps_what_the_session_was_started_with(tmp_path):
     other = load_settings({})
     stored_llm(store, other, bad)  # refused as a flag would be: the defaults stay
     assert (other.max_configs, other.search) == (0, "kt")
+
+
+async def test_help_footer_and_palette_follow_the_gate(tmp_path):
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    from .test_snapshots import GATES, open_gate, session_app
+
+    app = session_app("kt-dark", tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        open_gate(screen, GATES["accept"])
+        await pilot.pause()
+        await pilot.pause()
+        described = {k.description for k in screen.query_one(Footer).query(FooterKey)}
+        assert {"Accept", "Reject"} <= described and "Skip" not in described
+        screen.action_help()
+        await pilot.pause()
+        text = str(app.screen.query_one("#help-text").render())
+        assert text.startswith("This gate: Accept step 1?")
+        assert "reject: drop the new kernel" in text and "edit:" not in text.split("How a session goes")[0]
+        await pilot.press("escape")
+        from dataclasses import replace
+        open_gate(screen, replace(GATES["plan"], choices=("approve", "edit", "stop")))  # as autonomous asks it
+        await pilot.pause()
+        screen.action_help()
+        await pilot.pause()
+        text = str(app.screen.query_one("#help-text").render()).split("How a session goes")[0]
+        assert "skip:" not in text and "approve:" in text and "stop:" in text  # the plan gate has no skip
+        await pilot.press("escape")
+        from kt_tui.ui.keys import palette_commands
+        commands = list(app.get_system_commands(screen)) + list(palette_commands(screen, {}))  # as KtApp lists them
+        titles = [c.title for c in commands]
+        assert "Approve (s)" in titles and "Skip (k)" not in titles and "Pause/resume (p)" not in titles
+        assert not [t for t in titles if t.startswith("Quit (")] and [t for t in titles if t == "Quit"]
+        assert all(c.help.lower().split(":")[-1].strip() != c.title.split(" (")[0].lower() for c in commands)
+
+
+async def test_the_theme_picked_and_the_pane_are_kept(tmp_path):
+    from kt_tui.ui import prefs
+
+    app = new_app(EXAMPLES / "vector_add.cu")
+    async with app.run_test(size=(100, 30)) as real:
+        screen = app.screen
+        await wait_for(real, lambda: gate_key(screen) == "sweep:1")
+        assert not screen.query_one("#left").display  # 100 columns: the source pane folds away
+        await real.press("c")
+        assert screen.query_one("#left").display
+        app.theme = "kt-light"  # as the palette's theme picker sets it
+        await real.pause()
+        await real.press("q")
+    assert prefs.load() == {"theme": "kt-light", "source_pane": True}
+    app = new_app(EXAMPLES / "vector_add.cu")
+    async with app.run_test(size=(100, 30)) as real:
+        screen = app.screen
+        await wait_for(real, lambda: gate_key(screen) == "sweep:1")
+        assert app.theme == "kt-light" and screen.query_one("#left").display
+        await real.press("q")
+
+
+def test_an_edit_is_stored_and_reported_with_what_it_changed(tmp_path):
+    from kt_tui.config import load_settings
+    from kt_tui.engine.events import Decision
+    from kt_tui.engine.strategies.explicit import explicit
+    from kt_tui.export.bundle import load_bundle
+    from kt_tui.export.report import report_markdown
+
+    from .test_autonomous import CACHES, SCRIPTED
+    from .test_explicit import _engine
+
+    steps = tmp_path / "steps.toml"
+    steps.write_text('[[step]]\nid = "tile"\ntitle = "Tile in shared memory"\nprompt = "{kernel_string}"\n'
+                     'tune_params = { block_size_x = [8, 16, 32] }\n')
+    tiled = (SCRIPTED / "matmul" / "tiled.cu").read_text()
+
+    def decide(gate):
+        if gate.key == "kernel:tile":
+            return Decision("edit", {"code": tiled, "tune_params": {"block_size_x": [8, 16, 32],
+                                                                    "block_size_y": [8, 16, 32]},
+                                     "restrictions": ["block_size_x == block_size_y"]})
+        return Decision("approve", by="policy")
+
+    settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), "llm": "none", "steps": str(steps)})
+    engine, gpu = _engine(settings, EXAMPLES / "matmul.cu", decide)
+    try:
+        engine.run(explicit)
+    finally:
+        gpu.close()
+    store = engine.store
+    d = store.gate(engine.sid, "kernel:tile")["decision"]
+    assert d["choice"] == "edit" and d["by"] == "user"
+    assert "__shared__" not in d["before"]["code"] and "__shared__" in d["value"]["code"]
+    md = report_markdown(load_bundle(store, engine.sid), store)
+    assert "What was edited:" in md and "+++ code (edited)" in md and "--- code (proposed)" in md
+    assert any(line.startswith("+") and "__shared__" in line for line in md.splitlines())
+    assert "+block_size_y = [8, 16, 32]" in md and '+"block_size_x == block_size_y"' in md
+    assert "by policy (headless)" in md and "by you" in md
+
+
+async def test_the_llm_tab_is_rebuilt_from_the_store_on_resume(capsys, hermetic):
+    from kt_tui.config import load_settings
+    from kt_tui.front.commands import tui_app
+
+    from .helpers import run_cli
+    from .llm_server import MODEL, ScriptedServer
+    from .test_autonomous import CACHES, replies
+
+    script = ["not json at all, sorry", *replies("vector_add")]  # a failed parse first: a repair call
+    with ScriptedServer(script) as server:
+        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "autonomous", "--auto",
+                            "--json", "--backend", "sim", "--sim-cache", CACHES, "--base-url", server.url,
+                            "--model", MODEL)
+    assert code == 0
+    store = Store(hermetic / "sessions.db")
+    calls = store.llm_calls(out["session"])
+    assert len(calls) >= 3
+    app = tui_app(load_settings({"llm": "none"}), store, resume=out["session"])
+    async with app.run_test(size=SIZE) as pilot:
+        log = app.screen.query_one("#llm-log")
+        app.screen.action_tab("llm")  # a log that never showed has not laid out its lines
+        await wait_for(pilot, lambda: len(log.lines) > len(calls))
+        await pilot.pause()
+        text = "\n".join(line.text for line in log.lines)
+        for c in calls:
+            assert f"--- {c['key']} ({c['purpose']})" in text
+        assert "not json at all, sorry" in text and "tokens in" in text and "asked: " in text
+        await pilot.press("q")

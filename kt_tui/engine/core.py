@@ -29,6 +29,7 @@ from ..search.space import SpaceError, config_key, space_sizes
 from ..store import Store
 from .backend import BackendChoice
 from .checks import SizeChecks
+from .edits import edited_fields
 from .events import Decision, Event, Gate, event_from
 from .registry import get_strategy
 from .summary import expected_from, unverified_reason
@@ -96,8 +97,10 @@ class Engine:
             return decision
         if decision.choice not in gate.choices:
             raise ValueError(f"{decision.choice!r} is not a choice at gate {gate.key} ({', '.join(gate.choices)})")
-        self.store.decide_gate(self.sid, gate.key, decision.to_dict())
-        self.emit("decided", key=gate.key, decision=decision.to_dict())
+        stored = {**decision.to_dict(), **({"before": edited_fields(gate.body, decision.value)}
+                                          if decision.choice == "edit" else {})}  # what the edit replaced
+        self.store.decide_gate(self.sid, gate.key, stored)
+        self.emit("decided", key=gate.key, decision=stored)
         self.set_state("running")
         return decision
 
@@ -314,8 +317,8 @@ class Engine:
                            total=total, cachefile=cachefile or (str(sim_cache) if sim_cache else None),
                            device=self.choice.gpu, started=started)
         known = self._known_for_worker(vid, spec) if kind == "tune" and not (sim and sim_cache is None) else {}
-        self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend,
-                  budget=max_configs or None, known=0 if configs else len(known))
+        self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend,  # known: done
+                  budget=max_configs or None, known=0 if configs else len(known))  # before the run
         if sim and sim_cache is None:
             return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
         if self.choice.backend == "none":
@@ -465,10 +468,11 @@ class Engine:
                     continue
                 if decision.choice == "stop":
                     gen.close()
-                    # a policy stopping at a failed LLM call, or where only a human can go on
-                    # (manual mode), is a failure the caller must see
+                    # a policy stopping at a failed LLM call is a failure the caller must see; where
+                    # only a human can go on (manual mode) the session waits for one, with the reason
                     why = gate.stop_error() if decision.by == "policy" else None
-                    state, error = ("failed", why) if why else ("stopped", None)
+                    state = ("waiting" if getattr(gate, "manual", None) else "failed") if why else "stopped"
+                    error = why
                     self.set_state(state, error=error)
                     self.emit("finished", state=state, error=error)
                     return state

@@ -13,8 +13,9 @@ from ..engine.gates import KernelGate
 from .bridge import GateOpened
 from .confirm import AskScreen
 from .export_screen import ExportScreen
-from .gate_view import view_for
-from .keys import HelpScreen, help_text
+from .gate_view import answers, view_for
+from . import prefs
+from .keys import CHOICE_IDS, HelpScreen, help_text
 from .report_screen import start_sanitizer
 from .settings_screen import SettingsScreen
 from .strategy_picker import StrategyPicker
@@ -36,7 +37,7 @@ class SessionActions:
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "undo":
             return self.held is not None
-        choices = self.gate.choices if (self.gate and self.bridge.waiting and self.held is None) else ()
+        choices = answers(self.gate) if (self.gate and self.bridge.waiting and self.held is None) else {}
         wanted = {"start": "approve", "edit": "edit", "skip": "skip", "retry": "retry"}.get(action)
         # False hides a key from the footer: it shows only what applies now
         if wanted:
@@ -53,6 +54,12 @@ class SessionActions:
             return (isinstance(self.gate, KernelGate) and self.bridge.waiting
                     and not (self.choice and self.choice.simulated))
         return True
+
+    def footer_labels(self) -> dict[str, str]:
+        """action -> its name at the open gate ("Accept", "Reject"), for the footer."""
+        if not (self.gate and self.bridge.waiting):
+            return {}
+        return {CHOICE_IDS[c]: label[:1].upper() + label[1:] for c, label in answers(self.gate).items()}
 
     def _decide(self, choice: str, value=None, by: str = "user") -> None:
         """Answer the open gate. A skip or stop of yours waits UNDO_S seconds, undoable, before
@@ -177,7 +184,9 @@ class SessionActions:
         self.app.push_screen(SettingsScreen(self.settings.strategy_options(), self.strategy), apply)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(help_text(self.BINDINGS, self.settings.keys or {})))
+        gate = self.gate if self.bridge.waiting else None
+        self.app.push_screen(HelpScreen(help_text(self.BINDINGS, self.settings.keys or {}, gate,
+                                                  answers(gate) if gate else None)))
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = f"tab-{tab}"
@@ -192,6 +201,16 @@ class SessionActions:
         nxt = cols[(cols.index(table.sort_index) + 1) % len(cols)] if table.sort_index in cols else "time"
         table.sort_by(nxt, False)
         self._show_progress()
+
+    def _pane(self, shown: bool | None) -> None:
+        """The source pane: shown, hidden, or (None) as the width has it."""
+        self.set_class(shown is True, "-source-shown")
+        self.set_class(shown is False, "-source-hidden")
+
+    def action_toggle_pane(self) -> None:
+        shown = self.query_one("#left").display
+        self._pane(not shown)
+        prefs.save(source_pane=not shown)
 
     def action_filter(self) -> None:
         box = self.query_one("#filter")

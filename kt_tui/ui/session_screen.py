@@ -7,6 +7,8 @@ import json
 import time
 from typing import Callable
 
+from rich.console import Group
+from rich.syntax import Syntax
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,10 +16,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, RichLog, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, RichLog, Static, TabbedContent, TabPane
 
 from ..config import Settings
 from ..engine.backend import BackendChoice
+from ..engine.edits import edit_diff
 from ..engine import events as ev
 from ..engine.events import Gate
 from ..engine.manual import CONNECT
@@ -34,7 +37,8 @@ from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .results import short_label
 from .services import Services
-from .status import FilterInput, StatusBar, run_progress, status_text
+from . import prefs
+from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 
@@ -51,6 +55,9 @@ class Problem(Message):
 
 
 class SessionScreen(StoredView, SessionActions, Screen):
+    # below 120 columns the source pane folds away (c shows it); the table keeps time, speedup, status
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     BINDINGS = [
         Binding("s", "start", "Approve", id="start"),
         Binding("e", "edit", "Edit", id="edit"),
@@ -69,6 +76,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         Binding("R", "sanitize('racecheck')", "racecheck", id="racecheck", show=False),
         Binding("X", "export", "Export", id="export", show=False),
         Binding("v", "toggle_source", "Best/original kernel", id="toggle_source", show=False),
+        Binding("c", "toggle_pane", "Source pane", id="toggle_pane", show=False),
         Binding("u", "undo", "Undo", id="undo"),
         Binding("question_mark,f1", "help", "Help", id="help", key_display="?"),
         *[Binding(key, f"tab('{tab}')", f"{label} tab", id=f"tab_{tab}", show=False) for tab, label, key in TABS],
@@ -134,7 +142,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
                     with TabPane("LLM", id="tab-llm"):
                         yield RichLog(id="llm-log", wrap=True, markup=False)
         yield StatusBar(id="status")
-        yield Footer(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
+        yield FitFooter(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
 
     def on_mount(self) -> None:
         self.query_one(SpecSummary).show(self.spec)
@@ -145,6 +153,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.query_one(TuningPlot).labels = table.labels
         self._show_source()
         self._banner()
+        self._pane(prefs.load().get("source_pane"))
         if self.sid:
             self._load_stored()
         self.set_interval(1.0, self._show_progress)
@@ -343,6 +352,15 @@ class SessionScreen(StoredView, SessionActions, Screen):
         log.write(Text(f"--- {e.key} answered" + (f" after {e.repairs} repair(s)" if e.repairs else "") + " ---",
                        style="dim"))
 
+    def _on_decided(self, e: ev.Decided) -> None:
+        """An edit of yours shows in the Kernel tab as a diff against what was proposed."""
+        d = e.decision
+        if d.get("choice") == "edit" and isinstance(d.get("before"), dict):
+            diff = edit_diff(d["before"], d.get("value")) or "(the edit changed nothing)"
+            self.query_one("#kernel-view", Static).update(Group(
+                Text(f"Your edit at {e.key}, against what was proposed:", style="bold"),
+                Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)))
+
     def _on_finished(self, e: ev.Finished) -> None:
         self._finished({"state": e.state, "error": e.error})
 
@@ -351,6 +369,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         ev.SpaceCounted: _on_space, ev.RunEnded: _on_run_end, ev.Paused: _on_paused, ev.Switched: _on_switched,
         ev.Verification: _on_verification, ev.Note: _on_note, ev.StepChanged: _on_step, ev.LlmStart: _on_llm_start,
         ev.LlmDelta: _on_llm_delta, ev.LlmDone: _on_llm_done, ev.Finished: _on_finished,
+        ev.Decided: _on_decided,
     }
 
     def _finished(self, d: dict) -> None:

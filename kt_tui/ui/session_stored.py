@@ -3,12 +3,43 @@ rest of its rows and plot points read on a thread. A mixin of SessionScreen."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import work
+from textual.message import Message
+from textual.widgets import RichLog
 
 from .gate_view import PlanView
 from .plot import TuningPlot
 from .stored import StoredPoints, StoredRows, read_stored
 from .widgets import ResultsTable
+
+
+PROMPT_SHOWN = 1500  # characters of each stored prompt the LLM tab shows
+
+
+class StoredCalls(Message):
+    def __init__(self, calls: list[dict]) -> None:
+        super().__init__()
+        self.calls = calls
+
+
+def call_lines(c: dict) -> list[Text | str]:
+    """One stored LLM call as the LLM tab shows it: what was asked, what came back or went wrong."""
+    tokens = f", {c['tokens_in'] or 0} tokens in, {c['tokens_out'] or 0} out" if c.get("tokens_in") else ""
+    took = f", {c['latency_s']:.1f} s" if c.get("latency_s") else ""
+    head = f"--- {c['key']} ({c['purpose']}), attempt {c.get('attempt') or 1}: {c.get('state') or '?'}{tokens}{took} ---"
+    out: list[Text | str] = [Text(head, style="bold red" if c.get("error") else "bold")]
+    asked = next((m.get("content") for m in reversed(c.get("messages") or []) if isinstance(m, dict)
+                  and m.get("role") == "user"), None)
+    if isinstance(asked, str) and asked:
+        more = len(asked) - PROMPT_SHOWN
+        out.append(Text("asked: " + asked[:PROMPT_SHOWN] + (f"… ({more} more characters)" if more > 0 else ""),
+                        style="dim"))
+    if c.get("reply"):
+        out.append(str(c["reply"]))
+    if c.get("error"):
+        out.append(Text(f"failed: {c['error']}", style="red"))
+    return out
 
 
 class StoredView:
@@ -29,6 +60,7 @@ class StoredView:
         first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
         table.put_stored(self.store.fastest(self.sid, first, upto=mark), total)
         table.find_stored = self._find_stored
+        self._read_calls()
         self.steps = self.store.steps(self.sid)  # once here; then kept up to date from the step events
         self.query_one(PlanView).show(self.steps)
         if self.best:
@@ -48,6 +80,19 @@ class StoredView:
             return None
         r = self.store.result(self.sid, vid, ",".join(str(params[n]) for n in names))
         return r if r is not None and r["params"] == params else None
+
+    @work(thread=True, group="calls")
+    def _read_calls(self) -> None:
+        calls = self.store.llm_calls(self.sid)
+        if calls:
+            self.post_message(StoredCalls(calls))
+
+    def on_stored_calls(self, message: StoredCalls) -> None:
+        """The LLM tab of a resumed session: every stored call, failed attempts too, before the new ones."""
+        log = self.query_one("#llm-log", RichLog)
+        for c in message.calls:
+            for line in call_lines(c):
+                log.write(line)
 
     @work(thread=True, group="stored")
     def _read_stored(self, mark: int, rows: int) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import Input, Static
+from textual.widgets import Footer, Input, Static
+from textual.widgets._footer import FooterKey
 
 STATE_STYLE = {"RUNNING": "bold black on green", "PAUSED": "bold black on yellow", "STOPPING": "bold white on red",
                "WAITING FOR YOU": "bold black on cyan", "ERROR": "bold white on red", "UNDO?": "bold black on yellow"}
@@ -72,3 +73,31 @@ class FilterInput(Input):
         self.value = ""
         self.remove_class("-shown")
         self.screen.query_one("#results").focus()
+
+
+class FitFooter(Footer):
+    """The footer in one line at any width: descriptions shorten to their first word, then the
+    keys past the decisions lose theirs, Help and Quit last (? lists every key and what it does)."""
+
+    KEEP = 6  # the first keys (the gate's decisions) keep a word to the end
+    SHORT = {"Approve all": "All", "Pause/resume": "Pause"}
+
+    def compose(self):
+        keys = list(super().compose())
+        found = [k for k in keys if isinstance(k, FooterKey)]
+        labels = self.screen.footer_labels() if hasattr(self.screen, "footer_labels") else {}
+        for k in found:  # the gate's own names: Accept and Reject at an accept gate
+            k.description = labels.get(k.action, k.description)
+        room = self.app.size.width
+
+        def width() -> int:
+            return sum(len(k.key_display) + (len(k.description) + 1 if k.description else 0) + 2 for k in found)
+
+        if width() > room:
+            for k in found:
+                k.description = self.SHORT.get(k.description) or k.description.split(" ")[0]
+        for k in sorted(found[self.KEEP:], key=lambda k: k.description in ("Help", "Quit")):
+            if width() <= room:
+                break
+            k.description = ""
+        yield from keys
