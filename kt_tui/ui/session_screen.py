@@ -463,7 +463,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
 
     def _show_progress(self) -> None:
         table = self.query_one(ResultsTable)
-        parts = [f"{table.total} results"]
+        parts = [f"{table.total} measured"]
         run = self.run_info
         if run.get("total"):
             which = "after restrictions" if run.get("restricted") else "before restrictions"
