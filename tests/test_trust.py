@@ -272,3 +272,23 @@ async def test_the_llm_tab_is_rebuilt_from_the_store_on_resume(capsys, hermetic)
             assert f"--- {c['key']} ({c['purpose']})" in text
         assert "not json at all, sorry" in text and "tokens in" in text and "asked: " in text
         await pilot.press("q")
+
+
+async def test_the_fatal_screen_exits_2_and_says_why(tmp_path):
+    import shutil
+
+    for f in ("vector_add.cu", "vector_add.cu.toml"):
+        shutil.copy(EXAMPLES / f, tmp_path / f)
+    app = new_app(tmp_path / "vector_add.cu")  # sim, but no recorded cache beside this copy
+    said = []
+    exit_app = app.exit
+    app.exit = lambda *a, **k: said.append(str(k.get("message") or "")) or exit_app(*a, **k)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.state == "error")
+        await pilot.pause()
+        assert "choosing a backend" not in str(screen.query_one("#banner").render())
+        assert "ERROR" in str(screen.query_one("#status").render())
+        await pilot.press("q")
+    assert app.return_code == 2
+    assert said and said[0].startswith("kt-tui: ") and "no recorded cache" in said[0]

@@ -239,6 +239,8 @@ class SessionActions:
         self.shutdown()
         if getattr(self.app, "browse", False):
             self.app.pop_screen()
+        elif self.problem:  # the session could not go on: the shell gets status 2 and the reason
+            self.app.exit(return_code=2, message=Text(f"kt-tui: {self.problem}"))
         else:
             self.app.exit()
 

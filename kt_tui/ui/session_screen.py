@@ -114,6 +114,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.bindings_stale = False
         self.held: tuple | None = None  # (gate, decision, timer): a skip or stop that u can still take back
         self.stopping = False
+        self.problem: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -197,6 +198,9 @@ class SessionScreen(StoredView, SessionActions, Screen):
 
     def on_problem(self, message: Problem) -> None:
         self.state = "error"
+        self.problem = message.text  # said again on the terminal when the app exits, with status 2
+        self._banner()
+        self._show_progress()
         panel = self.query_one(GatePanel)
         panel.update(Text.assemble(("Cannot go on: ", "bold red"), message.text, f"\n\nPress {self.keys['quit']} to quit."))
         self.refresh_bindings()
@@ -402,7 +406,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         return keys_by_id(self.BINDINGS, self.settings.keys or {})
 
     def _banner(self) -> None:
-        label = self.choice.label() if self.choice else "choosing a backend…"
+        label = self.choice.label() if self.choice else ("no backend" if self.state == "error" else "choosing a backend…")
         style = "bold black on yellow" if self.choice and self.choice.simulated else "bold"
         self.query_one("#banner", Static).update(Text.assemble(
             (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  strategy: {self.strategy}  ",
