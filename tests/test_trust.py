@@ -292,3 +292,15 @@ async def test_the_fatal_screen_exits_2_and_says_why(tmp_path):
         await pilot.press("q")
     assert app.return_code == 2
     assert said and said[0].startswith("kt-tui: ") and "no recorded cache" in said[0]
+
+
+def test_an_edited_plan_or_step_keeps_a_clean_title():
+    from kt_tui.engine.plan import plan_from_text, plan_text
+    from kt_tui.engine.strategies.autonomous import _split_step
+
+    edited = "1. **Step 1: Tile the loop**\n   in shared memory\n2.Unroll it\n# Use float4\n"
+    assert [t for t, _ in plan_from_text(edited)] == ["Tile the loop", "Unroll it", "Use float4"]
+    assert _split_step("Step 3: Tile in registers\nfour outputs a thread") == ("Tile in registers",
+                                                                              "four outputs a thread")
+    steps = [("Tile the loop", "a\nb"), ("Unroll", "c")]
+    assert plan_from_text(plan_text(steps)) == steps  # an unedited plan comes back as it was

@@ -161,6 +161,15 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.set_interval(0.25, self._catch_up)
         self.query_one(GatePanel).focus()  # the decision keys act from here; j/k move in the table
         self._engine_thread()
+        self._warm_up()
+
+    @work(thread=True, group="warm")
+    def _warm_up(self) -> None:
+        """What the modals need the first time they open, loaded while the user reads the first gate."""
+        from ..kernel.syntax import highlights
+        from .strategy_picker import strategies
+        strategies()
+        highlights("__global__ void k(float *x) { x[0] = 1.0f; }\n")
 
     # -- engine thread -------------------------------------------------------------------
     @work(thread=True, group="engine", exclusive=True)
