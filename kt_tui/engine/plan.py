@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-_HEAD = re.compile(r"^\s*(?:\d+[.)]\s*(?=[^\d\s])|\d+[.)]\s+|[-*]\s+)(.*\S)\s*$")
+_HEAD = re.compile(r"^\s*(?:\d+[.)]\s*(?=[^\d\s])|\d+[.)]\s+|[-*#]+\s+)(.*\S)\s*$")
 _MARKS = re.compile(r"^(?:#+\s*|\d+[.)]\s*|[-*]\s+|step\s+[\w.-]+\s*:\s*)+", re.IGNORECASE)
 
 
