@@ -304,3 +304,19 @@ def test_an_edited_plan_or_step_keeps_a_clean_title():
                                                                               "four outputs a thread")
     steps = [("Tile the loop", "a\nb"), ("Unroll", "c")]
     assert plan_from_text(plan_text(steps)) == steps  # an unedited plan comes back as it was
+
+
+def test_a_batch_counts_against_its_own_length_not_the_space(capsys, hermetic):
+    from .helpers import run_cli
+    from .llm_server import MODEL, ScriptedServer
+    from .test_config_search import KERNEL, SCRIPT
+
+    with ScriptedServer(list(SCRIPT)) as server:
+        code, out = run_cli(capsys, "run", KERNEL, "--strategy", "config-search", "--auto", "--json", "--backend",
+                            "sim", "--base-url", server.url, "--model", MODEL, "--rounds", "2", "--batch-size", "6")
+    assert code == 0, out
+    store = Store(hermetic / "sessions.db")
+    batches = [r for r in store.runs(out["session"]) if r["kind"] != "tune" and r["kind"] != "reference"]
+    assert batches
+    for r in batches:  # "4 of 4", never "4/16": the space's count does not replace a batch's length
+        assert r["total"] == store.count_results(out["session"], r["version"], run=r["id"]) <= 6
