@@ -34,6 +34,13 @@ def edited_fields(body: dict, value) -> dict[str, object]:
     return {"text": None}
 
 
+def decision_record(body: dict, decision: dict) -> dict:
+    """A decision as stored: an edit also keeps what it replaced ("before")."""
+    if decision.get("choice") != "edit":
+        return decision
+    return {**decision, "before": edited_fields(body, decision.get("value"))}
+
+
 def edit_diff(before: dict, value, width: int = 3) -> str:
     """A unified diff per edited field ('' when the edit changed nothing)."""
     after = value if isinstance(value, dict) else {next(iter(before), "text"): value}

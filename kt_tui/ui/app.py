@@ -14,7 +14,8 @@ from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for
 from ..store import Store
-from . import editors, prefs, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
+from . import editors, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
+from . import prefs
 from .keys import palette_commands
 from .services import Services
 from .session_screen import SessionScreen

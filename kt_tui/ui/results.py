@@ -158,7 +158,8 @@ class ResultsTable(DataTable):
             note = note or "the candidate: accept or reject it"
         params = r["params"]
         return [label, Text(_fmt_ms(r.get("time_ms")), justify="right"), self._speedup(r), status,
-                *[Text(str(params[n])) if n in params else Text("") for n in self.param_names], verified, *([Text(r.get("worker") or "-")] if self.by_worker else []), Text(note)]
+                *[Text(str(params[n])) if n in params else Text("") for n in self.param_names], verified,
+                *([Text(r.get("worker") or "-")] if self.by_worker else []), Text(note)]
 
     def put(self, r: dict, vid: str | None = None) -> str:
         if vid is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from rich.text import Text
-from textual.widgets import TabbedContent
+from textual.widgets import Input, TabbedContent
 
 from ..engine.events import Decision
 from ..engine.gates import KernelGate
@@ -18,6 +18,7 @@ from . import prefs
 from .keys import CHOICE_IDS, HelpScreen, help_text
 from .report_screen import start_sanitizer
 from .settings_screen import SettingsScreen
+from .status import FilterInput
 from .strategy_picker import StrategyPicker
 from .widgets import GatePanel, ResultsTable
 
@@ -201,6 +202,26 @@ class SessionActions:
         nxt = cols[(cols.index(table.sort_index) + 1) % len(cols)] if table.sort_index in cols else "time"
         table.sort_by(nxt, False)
         self._show_progress()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if isinstance(event.input, FilterInput):
+            self.table.set_filter(event.value)
+            self._show_progress()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if isinstance(event.input, FilterInput):
+            if not event.value.strip():
+                event.input.remove_class("-shown")
+            self.table.focus()
+
+    def _running_text(self) -> Text:
+        run = self.run_info
+        what = f"{run.get('kind') or 'run'} of {self.table.labels.get(run.get('version'), 'the kernel')}"
+        if self.paused:
+            keys = f"[{self.keys['pause']}] resumes, [{self.keys['stop']}] stops"
+            return Text.assemble(("Paused ", "bold yellow"), what, "\n", (keys, "bold"))
+        keys = f"[{self.keys['stop']}] stop after the current configuration, [{self.keys['pause']}] pause"
+        return Text.assemble(("Running ", "bold"), what, "\n", (keys, "bold"))
 
     def _pane(self, shown: bool | None) -> None:
         """The source pane: shown, hidden, or (None) as the width has it."""

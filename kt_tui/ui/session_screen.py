@@ -285,26 +285,6 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.state = "running"
         self.query_one(GatePanel).update(self._running_text())
 
-    def on_input_changed(self, event: FilterInput.Changed) -> None:
-        if isinstance(event.input, FilterInput):
-            self.table.set_filter(event.value)
-            self._show_progress()
-
-    def on_input_submitted(self, event: FilterInput.Submitted) -> None:
-        if isinstance(event.input, FilterInput):
-            if not event.value.strip():
-                event.input.remove_class("-shown")
-            self.table.focus()
-
-    def _running_text(self) -> Text:
-        run = self.run_info
-        what = f"{run.get('kind') or 'run'} of {self.table.labels.get(run.get('version'), 'the kernel')}"
-        if self.paused:
-            keys = f"[{self.keys['pause']}] resumes, [{self.keys['stop']}] stops"
-            return Text.assemble(("Paused ", "bold yellow"), what, "\n", (keys, "bold"))
-        keys = f"[{self.keys['stop']}] stop after the current configuration, [{self.keys['pause']}] pause"
-        return Text.assemble(("Running ", "bold"), what, "\n", (keys, "bold"))
-
     def _on_space(self, e: ev.SpaceCounted) -> None:
         if self.run_info.get("run") == e.run:
             self.run_info.update(total=e.total, restricted=True)
@@ -415,7 +395,8 @@ class SessionScreen(StoredView, SessionActions, Screen):
         return keys_by_id(self.BINDINGS, self.settings.keys or {})
 
     def _banner(self) -> None:
-        label = self.choice.label() if self.choice else ("no backend" if self.state == "error" else "choosing a backend…")
+        label = (self.choice.label() if self.choice
+                 else "no backend" if self.state == "error" else "choosing a backend…")
         style = "bold black on yellow" if self.choice and self.choice.simulated else "bold"
         self.query_one("#banner", Static).update(Text.assemble(
             (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  strategy: {self.strategy}  ",

@@ -27,7 +27,8 @@ def call_lines(c: dict) -> list[Text | str]:
     """One stored LLM call as the LLM tab shows it: what was asked, what came back or went wrong."""
     tokens = f", {c['tokens_in'] or 0} tokens in, {c['tokens_out'] or 0} out" if c.get("tokens_in") else ""
     took = f", {c['latency_s']:.1f} s" if c.get("latency_s") else ""
-    head = f"--- {c['key']} ({c['purpose']}), attempt {c.get('attempt') or 1}: {c.get('state') or '?'}{tokens}{took} ---"
+    attempt = f"attempt {c.get('attempt') or 1}: {c.get('state') or '?'}"
+    head = f"--- {c['key']} ({c['purpose']}), {attempt}{tokens}{took} ---"
     out: list[Text | str] = [Text(head, style="bold red" if c.get("error") else "bold")]
     asked = next((m.get("content") for m in reversed(c.get("messages") or []) if isinstance(m, dict)
                   and m.get("role") == "user"), None)
