@@ -11,6 +11,8 @@ OUT=$(realpath -m "${1:-ux-walk}")
 PY=${PYTHON:-python3}
 command -v tmux >/dev/null || { echo "ux_walk.sh: tmux is needed" >&2; exit 2; }
 mkdir -p "$OUT/replies"
+WORK=$(mktemp -d)  # the sessions' databases and config dir: thrown away at the end
+trap 'rm -rf "$WORK"' EXIT
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 
 # the scripted replies of each scenario
@@ -62,10 +64,10 @@ PYEOF
 
 walk() {  # walk SIZE SCENARIO
   local size=$1 name=$2 w=${1%x*} h=${1#*x}
-  local dir="$OUT/$size/$name" db="$OUT/$size/$name.db" tmux="ktwalk-$$-$name-$size"
+  local dir="$OUT/$size/$name" db="$WORK/$size-$name.db" tmux="ktwalk-$$-$name-$size"
   mkdir -p "$dir" && rm -f "$db"
   tmux new-session -d -s "$tmux" -x "$w" -y "$h" \
-    "cd '$ROOT' && KT_TUI_DB='$db' KT_TUI_CONFIG_DIR='$OUT/config' KT_TUI_UNDO_S=0 $PY scripts/scripted_session.py \
+    "cd '$ROOT' && KT_TUI_DB='$db' KT_TUI_CONFIG_DIR='$WORK/config' KT_TUI_UNDO_S=0 $PY scripts/scripted_session.py \
      '$OUT/replies/$name.json' $(scenario_args "$name") --backend sim; echo \"exit status \$?\"; sleep 600"
   local n=0 last="" waited=0 now retried=""
   while :; do
