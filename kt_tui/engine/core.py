@@ -316,7 +316,7 @@ class Engine:
                            device=self.choice.gpu, started=started)
         known = self._known_for_worker(vid, spec) if kind == "tune" and not (sim and sim_cache is None) else {}
         self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend,
-                  budget=max_configs or None, known=0 if configs else len(known))  # known: measured before
+                  budget=max_configs or None, known=None if configs else len(known))  # known: measured before
         if sim and sim_cache is None:
             return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
         if self.choice.backend == "none":

@@ -89,7 +89,7 @@ class RunStarted(Event):
     backend: str | None = None
     run_kind: str | None = None  # "kind" in the stored data
     budget: int | None = None  # --max-configs for this run
-    known: int = 0  # configurations of its space measured before it: they count as done
+    known: int | None = None  # configurations of its space measured before it: they count as done
 
     @property
     def data(self) -> dict:

@@ -26,11 +26,14 @@ from .widgets import GatePanel, ResultsTable
 DESTRUCTIVE = ("skip", "stop")  # a decision held UNDO_S seconds before the engine gets it; u takes it back
 
 
+UNDO_DEFAULT = 3.0  # tests set 0: a skip or stop goes at once
+
+
 def undo_seconds() -> float:
     try:
-        return max(0.0, float(os.environ.get("KT_TUI_UNDO_S", "3")))
+        return max(0.0, float(os.environ.get("KT_TUI_UNDO_S", UNDO_DEFAULT)))
     except ValueError:
-        return 3.0
+        return UNDO_DEFAULT
 
 
 class SessionActions:

@@ -28,6 +28,7 @@ from ..engine.registry import get_strategy
 from ..errors import UserError
 from ..gpu.raypool import parse_gpus
 from ..kernel.spec import Spec
+from ..kernel.syntax import highlights
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
 from .session_actions import SessionActions
@@ -38,6 +39,7 @@ from .plot import TuningPlot
 from .results import short_label
 from .services import Services
 from . import prefs
+from .strategy_picker import strategies
 from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
@@ -166,8 +168,6 @@ class SessionScreen(StoredView, SessionActions, Screen):
     @work(thread=True, group="warm")
     def _warm_up(self) -> None:
         """What the modals need the first time they open, loaded while the user reads the first gate."""
-        from ..kernel.syntax import highlights
-        from .strategy_picker import strategies
         strategies()
         highlights("__global__ void k(float *x) { x[0] = 1.0f; }\n")
 
@@ -279,7 +279,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
             self.state = e.state
 
     def _on_run(self, e: ev.RunStarted) -> None:
-        self.run_info = {**e.data, "started": time.monotonic(), "done": e.known, "paused_s": 0.0}
+        self.run_info = {**e.data, "started": time.monotonic(), "done": e.known or 0, "paused_s": 0.0}
         self._add_versions(e.version)  # the plot keeps every version's points: no store read here
         self.paused = False
         self.state = "running"
