@@ -10,18 +10,17 @@ from textual.widgets import Input, TabbedContent
 
 from ..engine.events import Decision
 from ..engine.gates import KernelGate
+from . import prefs
 from .bridge import GateOpened
 from .confirm import AskScreen
 from .export_screen import ExportScreen
 from .gate_view import answers, view_for
-from . import prefs
 from .keys import CHOICE_IDS, HelpScreen, help_text
 from .report_screen import start_sanitizer
 from .settings_screen import SettingsScreen
 from .status import FilterInput
 from .strategy_picker import StrategyPicker
 from .widgets import GatePanel, ResultsTable
-
 
 DESTRUCTIVE = ("skip", "stop")  # a decision held UNDO_S seconds before the engine gets it; u takes it back
 

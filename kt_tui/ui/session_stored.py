@@ -13,7 +13,6 @@ from .plot import TuningPlot
 from .stored import StoredPoints, StoredRows, read_stored
 from .widgets import ResultsTable
 
-
 PROMPT_SHOWN = 1500  # characters of each stored prompt the LLM tab shows
 
 
