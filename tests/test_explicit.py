@@ -136,9 +136,13 @@ def test_one_prompt_session_headless(capsys, hermetic):
 def test_headless_manual_mode_stops_where_someone_must_write_the_kernel(capsys):
     code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps", STEPS,
                         "--auto", "--json", *sim("--llm", "none"))
-    assert code == 1 and out["state"] == "failed"
+    assert code == 1 and out["state"] == "waiting"  # for a human, not failed (issue 23)
     assert "Manual mode" in out["error"] and "--base-url" in out["error"]
     assert out["steps"][0]["state"] == "approved"
+    code, rows = run_cli(capsys, "sessions", "--json")
+    assert rows[0]["id"] == out["session"] and rows[0]["state"] == "waiting"
+    code, out = run_cli(capsys, "resume", out["session"], "--auto", "--json", "--llm", "none")  # again headless
+    assert code == 1 and out["state"] == "waiting"
 
 
 def _engine(settings, kernel: Path, decide):

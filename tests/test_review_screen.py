@@ -50,7 +50,7 @@ async def test_rows_columns_plot_and_source_follow_the_kernel_version():
             assert "step one-prompt" in shown(screen, "#plot")
             progress = shown(screen, "#progress")
             run = screen.run_info
-            assert f"step one-prompt: {run['done']}/{run['total']} configurations" in progress
+            assert f"step one-prompt tune: {run['done']} of {run['total']} configurations" in progress
             assert 0 < run["done"] <= len([r for r in table.rows_data.values() if r["version"] == vid])
             await pilot.press("s")
             await wait_for(pilot, lambda: screen.state == "finished", timeout=60)
@@ -69,6 +69,7 @@ async def test_rows_columns_plot_and_source_follow_the_kernel_version():
         table = screen.query_one(ResultsTable)
         stored = len(Store(settings.db).results(sid))  # the rows past the screen's are added when scrolled to
         await wait_for(pilot, lambda: table.shown == stored)
+        table.focus()
         await pilot.press("ctrl+end")
         assert len(table.rows) == stored
         assert "best kernel: step one-prompt" in shown(screen, "#source-label")
@@ -81,7 +82,7 @@ async def test_a_remapped_enter_approves_and_the_texts_say_enter():
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await wait_for(pilot, lambda: gate_key(screen) == "sweep:1")
-        assert screen.focused is screen.query_one(ResultsTable)
+        assert screen.focused is screen.query_one("#gate")  # the decision keys act from the gate panel
         gate = shown(screen, "#gate")
         assert "[enter] approve" in gate and "[ctrl+x] stop" in gate and "[s] approve" not in gate
         await pilot.press("enter")

@@ -148,6 +148,42 @@ def test_session_screen_at_each_gate(snap_compare, tmp_path, theme, kind):
     assert snap_compare(app, terminal_size=SIZE, run_before=at_gate)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (200, 50)])
+def test_session_screen_fits_the_terminal(snap_compare, tmp_path, size):
+    """Issue 23: at any terminal of 80x24 or more the time, speedup and status columns, the status
+    bar and the footer's decision keys show; below 120 columns the source pane folds away."""
+    app = session_app("kt-dark", tmp_path)
+
+    async def at_gate(pilot):
+        await pilot.pause()
+        open_gate(app.screen, GATES["accept"])
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=at_gate)
+
+
+async def test_time_speedup_and_status_show_at_80_columns(tmp_path):
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    app = session_app("kt-dark", tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        open_gate(app.screen, GATES["sweep"])
+        await pilot.pause()
+        await pilot.pause()
+        table = app.screen.query_one(ResultsTable)
+        right = table.region.right
+        for key in ("time", "speedup", "status"):
+            i = [c.value for c in table.columns].index(key)
+            x = table.region.x + sum(c.get_render_width(table) for c in list(table.columns.values())[:i + 1])
+            assert x <= right, f"{key} is cut off"
+        keys = app.screen.query_one(Footer).query(FooterKey)
+        assert sum(k.outer_size.width for k in keys) <= 80
+        assert {"Approve", "Skip", "Stop", "Help"} <= {k.description for k in keys}
+        assert "WAITING FOR YOU" in str(app.screen.query_one("#status").render())
+
+
 def stored_sessions(store: Store) -> None:
     fixed = {"created": "2026-11-20 10:00:00", "updated": "2026-11-20 10:30:00", "backend": "sim",
              "gpu": "NVIDIA H200", "simulated": 1}

@@ -29,6 +29,7 @@ from ..search.space import SpaceError, config_key, space_sizes
 from ..store import Store
 from .backend import BackendChoice
 from .checks import SizeChecks
+from .edits import decision_record
 from .events import Decision, Event, Gate, event_from
 from .registry import get_strategy
 from .summary import expected_from, unverified_reason
@@ -96,8 +97,8 @@ class Engine:
             return decision
         if decision.choice not in gate.choices:
             raise ValueError(f"{decision.choice!r} is not a choice at gate {gate.key} ({', '.join(gate.choices)})")
-        self.store.decide_gate(self.sid, gate.key, decision.to_dict())
-        self.emit("decided", key=gate.key, decision=decision.to_dict())
+        self.store.decide_gate(self.sid, gate.key, stored := decision_record(gate.body, decision.to_dict()))
+        self.emit("decided", key=gate.key, decision=stored)
         self.set_state("running")
         return decision
 
@@ -313,15 +314,16 @@ class Engine:
         self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=search, state="running",
                            total=total, cachefile=cachefile or (str(sim_cache) if sim_cache else None),
                            device=self.choice.gpu, started=started)
-        self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend)
+        known = self._known_for_worker(vid, spec) if kind == "tune" and not (sim and sim_cache is None) else {}
+        self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend,
+                  budget=max_configs or None, known=None if configs else len(known))  # known: measured before
         if sim and sim_cache is None:
             return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
         if self.choice.backend == "none":
             return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
         job = TuneJob(run_id=run_id, source=source, spec=spec.to_dict(), backend=self.choice.backend,
                       cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
-                      known=self._known_for_worker(vid, spec) if kind == "tune" else {},
-                      reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
+                      known=known, reference=None if capture or sim else self.store.reference(self.sid, self.original),
                       capture_reference=capture, search=search, max_configs=max_configs,
                       time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}),
                       one_worker=one_worker)
@@ -329,7 +331,7 @@ class Engine:
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":
                 self._add_result(vid, run_id, payload)
-            elif kind_ == "space":
+            elif kind_ == "space" and not configs:  # a batch's total is its length, not its space's
                 self.store.put_run(self.sid, run_id, total=payload["total"])
                 self.emit("space", keep=False, run=run_id, total=payload["total"])
             elif kind_ == "reference":
@@ -466,12 +468,11 @@ class Engine:
                     continue
                 if decision.choice == "stop":
                     gen.close()
-                    # a policy stopping at a failed LLM call, or where only a human can go on
-                    # (manual mode), is a failure the caller must see
+                    # a policy's stop at a failed LLM call fails; where only a human can go on, it waits
                     why = gate.stop_error() if decision.by == "policy" else None
-                    state, error = ("failed", why) if why else ("stopped", None)
-                    self.set_state(state, error=error)
-                    self.emit("finished", state=state, error=error)
+                    state = ("waiting" if getattr(gate, "manual", None) else "failed") if why else "stopped"
+                    self.set_state(state, error=why)
+                    self.emit("finished", state=state, error=why)
                     return state
                 gate = gen.send(decision)
         except StopIteration:

@@ -88,6 +88,8 @@ class RunStarted(Event):
     total: int | None = None
     backend: str | None = None
     run_kind: str | None = None  # "kind" in the stored data
+    budget: int | None = None  # --max-configs for this run
+    known: int | None = None  # configurations of its space measured before it: they count as done
 
     @property
     def data(self) -> dict:

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import re
 
-_HEAD = re.compile(r"^\s*(?:\d+[.)]|[-*])\s+(.*\S)\s*$")
+_HEAD = re.compile(r"^\s*(?:\d+[.)]\s*(?=[^\d\s])|\d+[.)]\s+|[-*#]+\s+)(.*\S)\s*$")
+_MARKS = re.compile(r"^(?:#+\s*|\d+[.)]\s*|[-*]\s+|step\s+[\w.-]+\s*:\s*)+", re.IGNORECASE)
+
+
+def clean_title(title: str) -> str:
+    """A step's title as a person typed it, without the list number, `Step 3:`, heading marks or
+    bold stars an editor or a pasted plan leaves in front: "2. **Step 2: Tile**" -> "Tile"."""
+    title = " ".join(title.replace("**", "").replace("__", "").split())
+    return _MARKS.sub("", title).strip() or title
 
 
 def plan_text(steps: list[tuple[str, str]]) -> str:
@@ -21,9 +29,9 @@ def plan_from_text(text: str) -> list[tuple[str, str]]:
     for line in text.splitlines():
         m = _HEAD.match(line)
         if m and not line.startswith((" ", "\t")):
-            steps.append((m.group(1), []))
+            steps.append((clean_title(m.group(1)), []))
         elif line.strip() and steps:
             steps[-1][1].append(line.strip())
         elif line.strip():
-            steps.append((line.strip(), []))
+            steps.append((clean_title(line), []))
     return [(title, "\n".join(lines)) for title, lines in steps]

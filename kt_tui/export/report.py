@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from ..files import write_output
+from ..engine.edits import edit_diff, edited_fields
 from .bundle import Bundle, metrics
 
 # Imported where used: matplotlib and markdown-it, which only writing a report needs (the UI
@@ -205,6 +206,10 @@ def _gate_md(i: int, g: dict) -> list[str]:
            f"{_text(g['kind'])} gate, opened {g['created']}; decision: **{_text(d.get('choice') or 'pending')}** "
            f"by {_text(who)}" + (f" at {g['decided']}" if g["decided"] else ""), ""]
     body = g["body"] if isinstance(g["body"], dict) else {}
+    if d.get("choice") == "edit":
+        before = d.get("before") if isinstance(d.get("before"), dict) else edited_fields(body, d.get("value"))
+        diff = edit_diff(before, d.get("value"))
+        out += ["What was edited:", "", _fence(diff, "diff"), ""] if diff else ["The edit changed nothing.", ""]
     if body.get("explanation"):
         out += [_text(body["explanation"]), ""]
     if body.get("fixes"):

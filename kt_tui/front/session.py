@@ -116,13 +116,21 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
 
 
 def stored_llm(store: Store, settings: Settings, sid: str) -> str:
-    """On resume with no model given, the endpoint and model the session was made with (never a key:
-    that comes from OPENAI_API_KEY now). Returns a note saying so, or ""."""
-    if settings.llm == "none" or settings.model:
-        return ""
+    """On resume, the session's own strategy options (budget, search, seeds, ...) where none is given
+    now (flag, variable, config file); with no model given, the endpoint and model the session was
+    made with (never a key: that comes from OPENAI_API_KEY now). Returns a note on the LLM, or ""."""
     try:
         stored = json.loads(store.session(sid).get("settings") or "{}")
     except ValueError:
+        return ""
+    if isinstance(stored, dict):
+        for name in settings.strategy_options():
+            if name in stored and name not in settings.model_fields_set:
+                try:  # checked as the flag would be: the database is untrusted input
+                    settings.__pydantic_validator__.validate_assignment(settings, name, stored[name])
+                except ValueError:  # pydantic's ValidationError: this version refuses it, the default stays
+                    pass
+    if settings.llm == "none" or settings.model or not isinstance(stored, dict):
         return ""
     if not stored.get("model"):
         return ""

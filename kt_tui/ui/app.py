@@ -15,6 +15,7 @@ from ..kernel.source import pick_kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for
 from ..store import Store
 from . import editors, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
+from . import prefs
 from .keys import palette_commands
 from .services import Services
 from .session_screen import SessionScreen
@@ -50,8 +51,11 @@ class KtApp(App):
         themes, self.theme_problems = load_themes()
         for theme in themes:
             self.register_theme(theme)
-        names = {t.name for t in themes}
-        self.theme = self.settings.theme if self.settings.theme in names else "kt-dark"
+        names = {t.name for t in themes} | set(self.available_themes)
+        saved = prefs.load().get("theme")  # picked in the palette last time; a theme set in config.toml or
+        wanted = self.settings.theme if "theme" in self.settings.model_fields_set or not saved else saved  # env wins
+        self.theme = self.shown_theme = wanted if wanted in names else "kt-dark"
+        self.theme_changed_signal.subscribe(self, self._theme_picked)
         for problem in self.theme_problems:
             self.notify(problem, severity="warning")
         if self.settings.keys:
@@ -66,6 +70,11 @@ class KtApp(App):
             self._open_stored(self.resume)
         else:
             self._choose_kernel()
+
+    def _theme_picked(self, theme) -> None:
+        if theme.name != self.shown_theme:  # not the one shown at start: picked in the palette
+            self.shown_theme = theme.name
+            prefs.save(theme=theme.name)
 
     # -- new session ---------------------------------------------------------------------
     @property

@@ -52,6 +52,7 @@ class ExportScreen(ModalScreen[None]):
         self.run_worker(lambda: self._export(folder, force), thread=True, group="export", exclusive=True)
 
     def _export(self, folder: str, force: bool = False) -> None:
+        done = False
         try:
             out = export_session(self.store, self.sid, folder, force=force)
         except UserError as e:
@@ -62,9 +63,14 @@ class ExportScreen(ModalScreen[None]):
         except Exception as e:  # noqa: BLE001 - shown to the user; the session is not touched
             text = Text(f"export failed: {type(e).__name__}: {e}", style="red")
         else:
-            self.written = out["files"]
+            self.written, done = out["files"], True
             text = Text(f"Wrote {len(out['files'])} files:\n" + "\n".join(out["files"]), style="green")
-        self.app.call_from_thread(self.query_one("#export-result", Static).update, text)
+        self.app.call_from_thread(self._show, text, done)
+
+    def _show(self, text: Text, done: bool) -> None:
+        self.query_one("#export-result", Static).update(text)
+        if done:  # the folder is written: keys go to the list of files, not into the path
+            self.query_one(VerticalScroll).focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -16,6 +16,7 @@ from textual.widgets import DataTable
 
 from ..engine import gates as g
 from ..engine.gates import Gate
+from .confirm import MOVE_KEYS
 from .editors import KernelEditScreen, TextEditScreen, search_problem
 from .keys import CHOICE_IDS, choice_key
 
@@ -57,11 +58,17 @@ def view_for(gate: Gate) -> GateView:
     return FALLBACK
 
 
+def answers(gate: Gate) -> dict[str, str]:
+    """choice -> its name at this gate, for the choices a key gives here: the panel, the footer and
+    the help all read this (edit only where an editor knows the gate's value)."""
+    v = view_for(gate)
+    return {c: v.labels.get(c, c) for c in gate.choices if c in CHOICE_IDS and (c != "edit" or v.editor is not None)}
+
+
 def keys_line(gate: Gate, keys: dict[str, str] | None = None) -> Text:
     """The keys that answer gate, as the keymap has them (keys: binding id -> key)."""
     keys = {**DEFAULT_KEYS, **(keys or {})}
-    labels = view_for(gate).labels
-    parts = [f"[{choice_key(keys, c)}] {labels.get(c, c)}" for c in gate.choices if c in CHOICE_IDS]
+    parts = [f"[{choice_key(keys, c)}] {label}" for c, label in answers(gate).items()]
     return Text("   ".join(parts + [f"[{keys['approve_all']}] approve all remaining"]), style="bold")
 
 
@@ -320,6 +327,8 @@ def render_verification(data: dict):
 
 
 class PlanView(DataTable):
+    BINDINGS = MOVE_KEYS
+
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         # selecting a step does nothing here: leave enter to whatever the keymap gives it
         return False if action == "select_cursor" else True

@@ -9,10 +9,13 @@ import math
 from rich.text import Text
 from textual.widgets import DataTable
 
+from .confirm import MOVE_KEYS
+
 STATUS_STYLE = {"ok": "green", "wrong_result": "bold red", "compile_error": "red", "runtime_error": "red",
                 "timeout": "magenta", "crash": "bold magenta", "invalid": "dim", "not_recorded": "dim yellow"}
-TAIL = (("time ms", "time"), ("speedup", "speedup"), ("status", "status"), ("verified", "verified"),
-        ("worker", "worker"), ("note", "note"))
+# time, speedup and status come before the parameters: a narrow terminal cuts the right end off
+HEAD = (("time ms", "time"), ("speedup", "speedup"), ("status", "status"))
+TAIL = (("verified", "verified"), ("worker", "worker"), ("note", "note"))
 
 
 def short_label(label: str | None, vid: str) -> str:
@@ -42,6 +45,7 @@ class ResultsTable(DataTable):
     at a time when the cursor or the view nears the last row added: a DataTable redraws every
     visible row after each add, so rows filled in behind the user's back would hold up their keys."""
 
+    BINDINGS = MOVE_KEYS
     MAX_ROWS = 1000
     FILL_ROWS = 50  # rows added when the cursor or the view comes within NEAR_END rows of the last one
     NEAR_END = 10
@@ -66,6 +70,7 @@ class ResultsTable(DataTable):
         self._pending: dict[str, None] = {}  # stored rows that show once scrolled to, fastest first (add_stored)
         self._seq = 0
         self.sort_index, self.sort_reverse = None, False
+        self.filter_text = ""  # rows whose text holds every word of it show; the others wait in rows_data
         self._add_columns()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
@@ -73,13 +78,45 @@ class ResultsTable(DataTable):
         return False if action == "select_cursor" else True
 
     def _add_columns(self) -> None:
+        def label(text: str, key: str) -> str:
+            return text + ((" ▼" if self.sort_reverse else " ▲") if key == self.sort_index else "")
+
         self.add_column("", key="best", width=1)
-        self.add_column("version", key="version")
+        self.add_column(label("version", "version"), key="version")
+        for text, key in HEAD:
+            self.add_column(label(text, key), key=key)
         for n in self.param_names:
-            self.add_column(n, key=f"p:{n}")
-        for label, key in TAIL:
+            self.add_column(label(n, f"p:{n}"), key=f"p:{n}")
+        for text, key in TAIL:
             if key != "worker" or self.by_worker:
-                self.add_column(label, key=key)
+                self.add_column(label(text, key), key=key)
+
+    @property
+    def sort_label(self) -> str:
+        """'time ▲' for the status bar; '' when unsorted (fastest first, as the rows came)."""
+        if not self.sort_index:
+            return ""
+        name = {k: t for t, k in HEAD + TAIL}.get(self.sort_index, self.sort_index.removeprefix("p:"))
+        return f"{name} {'▼' if self.sort_reverse else '▲'}"
+
+    def matches(self, r: dict) -> bool:
+        if not self.filter_text:
+            return True
+        text = " ".join([self.labels.get(r.get("version"), "original"), r["status"], r["key"],
+                         *(f"{k}={v}" for k, v in r["params"].items()), str(r.get("error") or ""),
+                         str(r.get("origin") or "")]).lower()
+        return all(word in text for word in self.filter_text.lower().split())
+
+    def set_filter(self, text: str) -> None:
+        """Show only the loaded rows that match (all of them when text is empty), fastest first or
+        in the sort chosen."""
+        self.filter_text = text.strip()
+        self._pending = {}
+        keys = [k for k in heapq.nsmallest(self.MAX_ROWS, self.rows_data, key=lambda k: _rank(self.rows_data[k]))
+                if self.matches(self.rows_data[k])]
+        self._rebuild(keys)
+        if self.sort_index:
+            self.sort_by(self.sort_index, self.sort_reverse)
 
     def add_version(self, vid: str, label: str, names: list[str]) -> None:
         """A kernel version and its parameters; new parameter names become columns."""
@@ -120,9 +157,9 @@ class ResultsTable(DataTable):
             label = Text(f"{label.plain} ◆", "bold magenta")
             note = note or "the candidate: accept or reject it"
         params = r["params"]
-        return [label, *[Text(str(params[n])) if n in params else Text("") for n in self.param_names],
-                Text(_fmt_ms(r.get("time_ms")), justify="right"), self._speedup(r),
-                status, verified, *([Text(r.get("worker") or "-")] if self.by_worker else []), Text(note)]
+        return [label, Text(_fmt_ms(r.get("time_ms")), justify="right"), self._speedup(r), status,
+                *[Text(str(params[n])) if n in params else Text("") for n in self.param_names], verified,
+                *([Text(r.get("worker") or "-")] if self.by_worker else []), Text(note)]
 
     def put(self, r: dict, vid: str | None = None) -> str:
         if vid is not None:
@@ -133,6 +170,8 @@ class ResultsTable(DataTable):
             for col, value in zip([c for c in self.columns if c != "best"], self._cells(r)):
                 self.update_cell(key, col, value)
             return key
+        if key != self.candidate and not self.matches(r):
+            return key  # kept in rows_data: shows when the filter changes
         if self.shown >= self.MAX_ROWS and key != self.candidate:
             if _rank(r) >= self._slowest_rank():
                 return key  # kept in rows_data, not shown
@@ -194,7 +233,8 @@ class ResultsTable(DataTable):
         try:
             for key in list(pending)[:n]:
                 del pending[key]
-                self._show(key)
+                if self.matches(self.rows_data[key]):
+                    self._show(key)
         finally:
             self._pending = pending
 

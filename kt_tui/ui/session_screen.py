@@ -7,6 +7,8 @@ import json
 import time
 from typing import Callable
 
+from rich.console import Group
+from rich.syntax import Syntax
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,30 +16,31 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, RichLog, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, RichLog, Static, TabbedContent, TabPane
 
 from ..config import Settings
 from ..engine.backend import BackendChoice
+from ..engine.edits import edit_diff
 from ..engine import events as ev
-from ..engine.events import Decision, Gate
-from ..engine.gates import KernelGate
+from ..engine.events import Gate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
 from ..errors import UserError
 from ..gpu.pool import parse_gpus
 from ..kernel.spec import Spec
+from ..kernel.syntax import highlights
 from ..store import Store
 from .bridge import Bridge, Flush, GateOpened
-from .export_screen import ExportScreen
+from .session_actions import SessionActions
+from .session_stored import StoredView
 from .gate_view import PlanView, render_gate, render_verification, view_for
-from .keys import TABS, HelpScreen, help_text, keys_by_id
+from .keys import TABS, keys_by_id
 from .plot import TuningPlot
-from .report_screen import start_sanitizer
 from .results import short_label
 from .services import Services
-from .settings_screen import SettingsScreen
-from .stored import StoredPoints, StoredRows, read_stored
-from .strategy_picker import StrategyPicker
+from . import prefs
+from .strategy_picker import strategies
+from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 
@@ -53,7 +56,10 @@ class Problem(Message):
         self.text = text
 
 
-class SessionScreen(Screen):
+class SessionScreen(StoredView, SessionActions, Screen):
+    # below 120 columns the source pane folds away (c shows it); the table keeps time, speedup, status
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     BINDINGS = [
         Binding("s", "start", "Approve", id="start"),
         Binding("e", "edit", "Edit", id="edit"),
@@ -65,13 +71,16 @@ class SessionScreen(Screen):
         Binding("f2", "settings", "Settings", id="settings"),
         Binding("w", "switch_strategy", "Strategy", id="switch_strategy"),
         Binding("o", "sort", "Sort column", id="sort", show=False),
+        Binding("slash", "filter", "Filter rows", id="filter", key_display="/", show=False),
         Binding("r", "reverse", "Reverse sort", id="reverse", show=False),
         Binding("q", "quit_session", "Quit", id="quit"),
         Binding("m", "sanitize('memcheck')", "memcheck", id="sanitize"),
         Binding("R", "sanitize('racecheck')", "racecheck", id="racecheck", show=False),
         Binding("X", "export", "Export", id="export", show=False),
         Binding("v", "toggle_source", "Best/original kernel", id="toggle_source", show=False),
-        Binding("question_mark", "help", "Help", id="help", key_display="?"),
+        Binding("c", "toggle_pane", "Source pane", id="toggle_pane", show=False),
+        Binding("u", "undo", "Undo", id="undo"),
+        Binding("question_mark,f1", "help", "Help", id="help", key_display="?"),
         *[Binding(key, f"tab('{tab}')", f"{label} tab", id=f"tab_{tab}", show=False) for tab, label, key in TABS],
     ]
 
@@ -105,6 +114,9 @@ class SessionScreen(Screen):
         self.show_original = False
         self.shown_source: tuple | None = None
         self.bindings_stale = False
+        self.held: tuple | None = None  # (gate, decision, timer): a skip or stop that u can still take back
+        self.stopping = False
+        self.problem: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -122,6 +134,8 @@ class SessionScreen(Screen):
                     with TabPane("Results", id="tab-results"):
                         yield ProgressLine(id="progress")
                         yield TuningPlot(id="plot")
+                        yield FilterInput(placeholder="filter: rows holding every word (enter keeps it, escape clears)",
+                                    id="filter")
                         yield ResultsTable(id="results")
                     with TabPane("Plan", id="tab-plan"):
                         yield PlanView(id="plan")
@@ -130,7 +144,8 @@ class SessionScreen(Screen):
                             yield Static("No generated kernel yet.", id="kernel-view")
                     with TabPane("LLM", id="tab-llm"):
                         yield RichLog(id="llm-log", wrap=True, markup=False)
-        yield Footer(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
+        yield StatusBar(id="status")
+        yield FitFooter(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
 
     def on_mount(self) -> None:
         self.query_one(SpecSummary).show(self.spec)
@@ -141,12 +156,20 @@ class SessionScreen(Screen):
         self.query_one(TuningPlot).labels = table.labels
         self._show_source()
         self._banner()
+        self._pane(prefs.load().get("source_pane"))
         if self.sid:
             self._load_stored()
         self.set_interval(1.0, self._show_progress)
         self.set_interval(0.25, self._catch_up)
-        table.focus()
+        self.query_one(GatePanel).focus()  # the decision keys act from here; j/k move in the table
         self._engine_thread()
+        self._warm_up()
+
+    @work(thread=True, group="warm")
+    def _warm_up(self) -> None:
+        """What the modals need the first time they open, loaded while the user reads the first gate."""
+        strategies()
+        highlights("__global__ void k(float *x) { x[0] = 1.0f; }\n")
 
     # -- engine thread -------------------------------------------------------------------
     @work(thread=True, group="engine", exclusive=True)
@@ -184,6 +207,9 @@ class SessionScreen(Screen):
 
     def on_problem(self, message: Problem) -> None:
         self.state = "error"
+        self.problem = message.text  # said again on the terminal when the app exits, with status 2
+        self._banner()
+        self._show_progress()
         panel = self.query_one(GatePanel)
         panel.update(Text.assemble(("Cannot go on: ", "bold red"), message.text, f"\n\nPress {self.keys['quit']} to quit."))
         self.refresh_bindings()
@@ -192,10 +218,11 @@ class SessionScreen(Screen):
         gate = message.gate
         self.gate = gate
         self.state = "waiting"
+        self.stopping = False
         if self.autopilot:
             decision = self.services.make_policy()(gate)
             if decision.choice != "stop":
-                self._decide(decision.choice, decision.value)
+                self._decide(decision.choice, decision.value, by="autopilot")
                 return
             self.autopilot = False
         view = view_for(gate)
@@ -252,14 +279,11 @@ class SessionScreen(Screen):
             self.state = e.state
 
     def _on_run(self, e: ev.RunStarted) -> None:
-        table = self.table
-        self.run_info = {**e.data, "started": time.monotonic(), "done": 0, "paused_s": 0.0}
+        self.run_info = {**e.data, "started": time.monotonic(), "done": e.known or 0, "paused_s": 0.0}
         self._add_versions(e.version)  # the plot keeps every version's points: no store read here
         self.paused = False
         self.state = "running"
-        self.query_one(GatePanel).update(Text.assemble(
-            ("Running ", "bold"), f"{e.run_kind} of {table.labels.get(e.version, 'the kernel')}", "\n",
-            (f"[{self.keys['stop']}] stop after the current configuration", "bold")))
+        self.query_one(GatePanel).update(self._running_text())
 
     def _on_space(self, e: ev.SpaceCounted) -> None:
         if self.run_info.get("run") == e.run:
@@ -267,6 +291,10 @@ class SessionScreen(Screen):
 
     def _on_run_end(self, e: ev.RunEnded) -> None:
         self._pause_clock(False)
+        self.stopping = self.paused = False
+        run = self.run_info
+        if self.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
+            run["done"] = run.get("known", 0) + self.store.count_results(self.sid, run.get("version"), run=e.run)
         self.run_info["ended"] = time.monotonic()
         if e.error:
             self.notify(e.error, title=f"run {e.run} {e.state}", severity="error", timeout=5, markup=False)
@@ -274,6 +302,8 @@ class SessionScreen(Screen):
     def _on_paused(self, e: ev.Paused) -> None:
         self.paused = e.on
         self._pause_clock(e.on)
+        if self.state == "running" and not self.bridge.waiting:
+            self.query_one(GatePanel).update(self._running_text())
 
     def _on_switched(self, e: ev.Switched) -> None:
         self.strategy = e.strategy
@@ -315,6 +345,15 @@ class SessionScreen(Screen):
         log.write(Text(f"--- {e.key} answered" + (f" after {e.repairs} repair(s)" if e.repairs else "") + " ---",
                        style="dim"))
 
+    def _on_decided(self, e: ev.Decided) -> None:
+        """An edit of yours shows in the Kernel tab as a diff against what was proposed."""
+        d = e.decision
+        if d.get("choice") == "edit" and isinstance(d.get("before"), dict):
+            diff = edit_diff(d["before"], d.get("value")) or "(the edit changed nothing)"
+            self.query_one("#kernel-view", Static).update(Group(
+                Text(f"Your edit at {e.key}, against what was proposed:", style="bold"),
+                Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)))
+
     def _on_finished(self, e: ev.Finished) -> None:
         self._finished({"state": e.state, "error": e.error})
 
@@ -323,6 +362,7 @@ class SessionScreen(Screen):
         ev.SpaceCounted: _on_space, ev.RunEnded: _on_run_end, ev.Paused: _on_paused, ev.Switched: _on_switched,
         ev.Verification: _on_verification, ev.Note: _on_note, ev.StepChanged: _on_step, ev.LlmStart: _on_llm_start,
         ev.LlmDelta: _on_llm_delta, ev.LlmDone: _on_llm_done, ev.Finished: _on_finished,
+        ev.Decided: _on_decided,
     }
 
     def _finished(self, d: dict) -> None:
@@ -355,7 +395,8 @@ class SessionScreen(Screen):
         return keys_by_id(self.BINDINGS, self.settings.keys or {})
 
     def _banner(self) -> None:
-        label = self.choice.label() if self.choice else "choosing a backend…"
+        label = (self.choice.label() if self.choice
+                 else "no backend" if self.state == "error" else "choosing a backend…")
         style = "bold black on yellow" if self.choice and self.choice.simulated else "bold"
         self.query_one("#banner", Static).update(Text.assemble(
             (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  strategy: {self.strategy}  ",
@@ -405,73 +446,6 @@ class SessionScreen(Screen):
             return True
         return bool(self.sid) and len(self.store.workers(self.sid, limit=2)) > 1
 
-    def _load_stored(self) -> None:
-        """What the first frame shows: the session, its plan, its best and the top of the table.
-        The rest of the table and the plot's points are read on a thread (ui/stored.py)."""
-        s = self.store.session(self.sid)
-        table = self.query_one(ResultsTable)
-        self.baseline_ms = s.get("baseline_ms")
-        self.strategy = s["strategy"]
-        table.baseline_ms = self.baseline_ms
-        self._add_versions()
-        mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
-        total = self.store.count_results(self.sid, upto=mark)
-        if s.get("best_key") and s.get("best_ms") is not None:
-            table.best_key = table.row_key(s.get("best_version"), s["best_key"])
-            self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
-        first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
-        table.put_stored(self.store.fastest(self.sid, first, upto=mark), total)
-        table.find_stored = self._find_stored
-        self.steps = self.store.steps(self.sid)  # once here; then kept up to date from the step events
-        self.query_one(PlanView).show(self.steps)
-        if self.best:
-            table.mark_best(table.best_key)
-            self._best_version(s.get("best_version"))
-        if total:
-            self.unplotted = []
-            self.query_one(TuningPlot).reading = total
-            self.query_one(TuningPlot).redraw()
-            self._read_stored(mark, table.MAX_ROWS if total > table.row_count else 0)
-        self._show_progress()
-
-    def _find_stored(self, vid: str, params: dict) -> dict | None:
-        """A stored result not loaded, that a gate asks about: one read by its configuration's key."""
-        names = self.table.version_params.get(vid) or []
-        if not names or any(n not in params for n in names):
-            return None
-        r = self.store.result(self.sid, vid, ",".join(str(params[n]) for n in names))
-        return r if r is not None and r["params"] == params else None
-
-    @work(thread=True, group="stored")
-    def _read_stored(self, mark: int, rows: int) -> None:
-        read_stored(self.store, self.sid, mark, rows, self.post_message)
-
-    def on_stored_rows(self, message: StoredRows) -> None:
-        self.table.add_stored(message.rows)
-        self._show_progress()
-
-    def on_stored_points(self, message: StoredPoints) -> None:
-        self.plotted = message.plotted
-        self.query_one(TuningPlot).load(message.points)
-        unplotted, self.unplotted = self.unplotted or [], None
-        for r, vid in unplotted:
-            self._plot(r, vid)
-        self.query_one(TuningPlot).redraw()
-
-    def _plot(self, r: dict, vid: str | None) -> None:
-        """A result on the plot, in its version's colour: a new point, or a configuration measured
-        again (a check) changes its point in place."""
-        if self.unplotted is not None:  # the stored points are still being read
-            self.unplotted.append((r, vid))
-            return
-        plot = self.query_one(TuningPlot)
-        i = self.plotted.get((vid, r["key"]))
-        if i is None:
-            self.plotted[(vid, r["key"])] = len(plot.times)
-            plot.add(_plotted(r), vid)
-        else:
-            plot.set(i, _plotted(r))
-
     def _catch_up(self) -> None:
         if self.plot_stale:
             self.plot_stale = False
@@ -486,9 +460,8 @@ class SessionScreen(Screen):
         parts = [f"{table.total} measured"]
         run = self.run_info
         if run.get("total"):
-            label = table.labels.get(run.get("version"), "this run")
             which = "after restrictions" if run.get("restricted") else "before restrictions"
-            parts[0] = f"{label}: {run['done']}/{run['total']} configurations ({which})"
+            parts[0] = f"{run_progress(self)} ({which})"
         if table.hidden:
             parts.append(f"the table shows the {table.shown} fastest")
         if run.get("started"):
@@ -503,122 +476,7 @@ class SessionScreen(Screen):
         elif self.current and self.state == "running":
             parts.append(f"running {self.current['key']}")
         self.query_one(ProgressLine).update("  ·  ".join(parts))
-
-    # -- keys ----------------------------------------------------------------------------
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        choices = self.gate.choices if (self.gate and self.bridge.waiting) else ()
-        wanted = {"start": "approve", "edit": "edit", "skip": "skip", "retry": "retry"}.get(action)
-        # False hides a key from the footer: it shows only what applies now
-        if wanted:
-            return wanted in choices
-        if action == "stop":
-            return bool(choices) or self.state == "running"
-        if action == "pause":
-            return self.state == "running" and self.run_info.get("kind") == "tune" and not self.bridge.waiting
-        if action == "switch_strategy":
-            return bool(choices) or self.state == "finished"
-        if action == "approve_all":
-            return not self.autopilot and self.state not in ("finished", "error")
-        if action == "sanitize":  # a sanitizer needs a GPU: never in a simulated session
-            return (isinstance(self.gate, KernelGate) and self.bridge.waiting
-                    and not (self.choice and self.choice.simulated))
-        return True
-
-    def _decide(self, choice: str, value=None) -> None:
-        if self.bridge.answer(Decision(choice, value)):
-            self.gate = None
-            self.query_one(ResultsTable).mark_candidate(None)
-            self.query_one(GatePanel).update(f"{choice}: going on…")
-            self.refresh_bindings()
-
-    def action_start(self) -> None:
-        self._decide("approve")
-
-    def action_skip(self) -> None:
-        self._decide("skip")
-
-    def action_retry(self) -> None:
-        self._decide("retry")
-
-    def action_stop(self) -> None:
-        self.autopilot = False
-        if self.bridge.waiting:
-            self._decide("stop")
-        elif self.engine is not None and self.state == "running":
-            self.engine.request_stop()  # also cancels an LLM call in flight: its gate opens next
-            self.notify("Stopping after the current configuration (an LLM call in flight is cancelled).")
-
-    def action_pause(self) -> None:
-        if self.engine is not None:
-            self.engine.pause(not self.paused)
-            self.notify(f"Paused after the current configuration; {self.keys['pause']} resumes." if not self.paused
-                        else "Resumed.", markup=False)
-
-    def action_approve_all(self) -> None:
-        """Autopilot: this gate and every later one are decided by the --auto policy."""
-        self.autopilot = True
-        self.notify("Autopilot: the remaining gates are decided like `kt-tui run --auto` would.")
-        if self.gate and self.bridge.waiting:
-            self.on_gate_opened(GateOpened(self.gate))
-
-    def action_edit(self) -> None:
-        gate = self.gate
-        if not gate or "edit" not in gate.choices:
-            return
-
-        editor = view_for(gate).editor
-        if editor is None:
-            return
-
-        def done(value) -> None:
-            if value is not None and self.gate is gate:
-                self._decide("edit", value)
-        self.app.push_screen(editor(gate), done)
-
-    def action_switch_strategy(self) -> None:
-        gate = self.gate
-
-        def chosen(name: str | None) -> None:
-            if name and gate is None and self.state == "finished":  # go on with a finished session
-                self.store.update_session(self.sid, strategy=name, state="stopped")
-                self.store.add_event(self.sid, "switched", {"strategy": name, "after": "finished"})
-                self.state, self.strategy = "starting", name
-                self._banner()
-                self._engine_thread()
-            elif name and self.gate is gate:
-                self._decide("switch", name)
-        self.app.push_screen(StrategyPicker(self.store.session(self.sid)["strategy"]), chosen)
-
-    def action_settings(self) -> None:
-        def apply(values: dict | None) -> None:
-            if values:
-                for k, v in values.items():
-                    setattr(self.settings, k, v)
-                if self.engine is not None:
-                    self.engine.options.update(values)
-                self.notify("Settings applied from the next decision on.")
-        self.app.push_screen(SettingsScreen(self.settings.strategy_options(), self.strategy), apply)
-
-    def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(help_text(self.BINDINGS, self.settings.keys or {})))
-
-    def action_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = f"tab-{tab}"
-
-    def action_toggle_source(self) -> None:
-        self.show_original = not self.show_original
-        self._show_source()
-
-    def action_sort(self) -> None:
-        table = self.query_one(ResultsTable)
-        cols = table.sortable
-        nxt = cols[(cols.index(table.sort_index) + 1) % len(cols)] if table.sort_index in cols else "time"
-        table.sort_by(nxt, False)
-        self.notify(f"sorted by {nxt.removeprefix('p:')}", timeout=2)
-
-    def action_reverse(self) -> None:
-        table = self.query_one(ResultsTable)
-        table.sort_by(table.sort_index or "time", not table.sort_reverse)
+        self.query_one(StatusBar).update(status_text(self))
 
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
@@ -626,33 +484,5 @@ class SessionScreen(Screen):
         key = str(event.column_key.value)
         if key in table.sortable:
             table.sort_by(key, table.sort_index == key and not table.sort_reverse)
+            self._show_progress()
 
-    def action_sanitize(self, tool: str) -> None:
-        start_sanitizer(self, tool)
-
-    def action_export(self) -> None:
-        if self.sid is None:
-            self.notify("nothing to export yet: the session has not started", severity="warning")
-            return
-        self.app.push_screen(ExportScreen(self.store, self.sid))
-
-    def action_quit_session(self) -> None:
-        self.shutdown()
-        if getattr(self.app, "browse", False):
-            self.app.pop_screen()
-        else:
-            self.app.exit()
-
-    def shutdown(self) -> None:
-        self.bridge.close()
-        if self.engine is not None:
-            self.engine.llm_cancel.set()  # the engine thread leaves an LLM call at once
-        if self.gpu is not None:
-            self.gpu.shutdown()
-        if self.sid:
-            self.store.unlock(self.sid)
-
-
-def _plotted(r: dict) -> float | None:
-    """What the plot shows of a result: its time when it ran and was right."""
-    return r["time_ms"] if r["status"] == "ok" and r.get("verified") is not False else None

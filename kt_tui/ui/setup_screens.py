@@ -54,7 +54,7 @@ class SpecEditScreen(Screen[Spec]):
         Binding("ctrl+s", "save", "Save and continue", id="save", priority=True),
         Binding("ctrl+k", "check", "Check (no save)", id="check_spec", priority=True),
         Binding("ctrl+l", "llm_draft", "Draft with the LLM", id="llm_draft", priority=True),
-        Binding("escape", "cancel", "Quit without saving", id="cancel"),
+        Binding("escape", "cancel", "Quit without saving", id="cancel", priority=True),  # one escape, from the text too
     ]
 
     def __init__(self, text: str, path: Path, kernel: Kernel, note: str = "", error: str = "",

@@ -13,6 +13,25 @@ from textual.widgets.option_list import Option
 from ..engine.registry import UnknownStrategy, describe, registered
 
 
+def strategies() -> list[tuple[str, str, bool]]:
+    """(name, what it does or why it cannot load, usable) of every strategy. Reading the installed
+    packages' entry points takes a second on a busy machine: the session screen calls this on a
+    thread while the user reads the first gate, and the picker opens with what it found."""
+    global _FOUND
+    if _FOUND is None:
+        found = []
+        for name in registered():
+            try:
+                found.append((name, describe(name), True))
+            except UnknownStrategy as e:  # a broken plugin is listed, not offered
+                found.append((name, str(e), False))
+        _FOUND = found
+    return _FOUND
+
+
+_FOUND: list[tuple[str, str, bool]] | None = None
+
+
 class StrategyPicker(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel")]
 
@@ -22,11 +41,9 @@ class StrategyPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         options = []
-        for name in registered():
-            try:
-                about = describe(name)
-            except UnknownStrategy as e:  # a broken plugin is listed, not offered
-                options.append(Option(Text(f"{name}: {e}", style="dim"), id=name, disabled=True))
+        for name, about, usable in strategies():
+            if not usable:
+                options.append(Option(Text(f"{name}: {about}", style="dim"), id=name, disabled=True))
                 continue
             mark = "  (now)" if name == self.current else ""
             options.append(Option(Text.assemble((name, "bold"), mark, "\n  ", (about, "dim")), id=name))

@@ -48,8 +48,9 @@ class SpecSummary(Static):
         self.update(t)
 
 
-class GatePanel(Static):
-    """What the engine waits for, or what it is doing."""
+class GatePanel(Static, can_focus=True):
+    """What the engine waits for, or what it is doing. Focused, its keys act at once; from any other
+    widget a destructive one asks first."""
 
 
 class ProgressLine(Static):

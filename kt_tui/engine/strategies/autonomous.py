@@ -9,7 +9,7 @@ from ..asking import llm_ask
 from ..gates import PlanGate, StepGate, SweepGate
 from ..kernel_step import prompt_context, run_rewrite
 from ..manual import NO_VERDICT, PLAN_NOTE, is_manual, manual_rewrite, stored_reply
-from ..plan import plan_from_text, plan_text
+from ..plan import clean_title, plan_from_text, plan_text
 
 NAME = "autonomous"
 
@@ -127,7 +127,7 @@ def steps_summary(engine) -> str:
 
 def _split_step(text: str) -> tuple[str, str]:
     title, _, rest = text.strip().partition("\n")
-    return title.strip(), rest.strip()
+    return clean_title(title), rest.strip()
 
 
 

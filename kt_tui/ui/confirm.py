@@ -1,0 +1,29 @@
+"""A yes/no question before a destructive choice taken away from the gate panel."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+# j/k move in every list and table, as in lazygit, k9s and htop: they never reach a screen's keys
+MOVE_KEYS = [Binding("j", "cursor_down", "Down", show=False), Binding("k", "cursor_up", "Up", show=False)]
+
+
+class AskScreen(ModalScreen[bool]):
+    BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+                Binding("n,escape", "answer(False)", "No", id="confirm.no")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="confirm"):
+            yield Static(Text.assemble((self.question, "bold"), "\n\n[y] yes   [n] no"), id="confirm-text")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

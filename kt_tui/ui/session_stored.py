@@ -1,0 +1,130 @@
+"""The session screen's stored part: what a resumed session shows in its first frame, and the
+rest of its rows and plot points read on a thread. A mixin of SessionScreen."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.message import Message
+from textual.widgets import RichLog
+
+from .gate_view import PlanView
+from .plot import TuningPlot
+from .stored import StoredPoints, StoredRows, read_stored
+from .widgets import ResultsTable
+
+PROMPT_SHOWN = 1500  # characters of each stored prompt the LLM tab shows
+
+
+class StoredCalls(Message):
+    def __init__(self, calls: list[dict]) -> None:
+        super().__init__()
+        self.calls = calls
+
+
+def call_lines(c: dict) -> list[Text | str]:
+    """One stored LLM call as the LLM tab shows it: what was asked, what came back or went wrong."""
+    tokens = f", {c['tokens_in'] or 0} tokens in, {c['tokens_out'] or 0} out" if c.get("tokens_in") else ""
+    took = f", {c['latency_s']:.1f} s" if c.get("latency_s") else ""
+    attempt = f"attempt {c.get('attempt') or 1}: {c.get('state') or '?'}"
+    head = f"--- {c['key']} ({c['purpose']}), {attempt}{tokens}{took} ---"
+    out: list[Text | str] = [Text(head, style="bold red" if c.get("error") else "bold")]
+    asked = next((m.get("content") for m in reversed(c.get("messages") or []) if isinstance(m, dict)
+                  and m.get("role") == "user"), None)
+    if isinstance(asked, str) and asked:
+        more = len(asked) - PROMPT_SHOWN
+        out.append(Text("asked: " + asked[:PROMPT_SHOWN] + (f"… ({more} more characters)" if more > 0 else ""),
+                        style="dim"))
+    if c.get("reply"):
+        out.append(str(c["reply"]))
+    if c.get("error"):
+        out.append(Text(f"failed: {c['error']}", style="red"))
+    return out
+
+
+class StoredView:
+    def _load_stored(self) -> None:
+        """What the first frame shows: the session, its plan, its best and the top of the table.
+        The rest of the table and the plot's points are read on a thread (ui/stored.py)."""
+        s = self.store.session(self.sid)
+        table = self.query_one(ResultsTable)
+        self.baseline_ms = s.get("baseline_ms")
+        self.strategy = s["strategy"]
+        table.baseline_ms = self.baseline_ms
+        self._add_versions()
+        mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
+        total = self.store.count_results(self.sid, upto=mark)
+        if s.get("best_key") and s.get("best_ms") is not None:
+            table.best_key = table.row_key(s.get("best_version"), s["best_key"])
+            self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
+        first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
+        table.put_stored(self.store.fastest(self.sid, first, upto=mark), total)
+        table.find_stored = self._find_stored
+        self._read_calls()
+        self.steps = self.store.steps(self.sid)  # once here; then kept up to date from the step events
+        self.query_one(PlanView).show(self.steps)
+        if self.best:
+            table.mark_best(table.best_key)
+            self._best_version(s.get("best_version"))
+        if total:
+            self.unplotted = []
+            self.query_one(TuningPlot).reading = total
+            self.query_one(TuningPlot).redraw()
+            self._read_stored(mark, table.MAX_ROWS if total > table.row_count else 0)
+        self._show_progress()
+
+    def _find_stored(self, vid: str, params: dict) -> dict | None:
+        """A stored result not loaded, that a gate asks about: one read by its configuration's key."""
+        names = self.table.version_params.get(vid) or []
+        if not names or any(n not in params for n in names):
+            return None
+        r = self.store.result(self.sid, vid, ",".join(str(params[n]) for n in names))
+        return r if r is not None and r["params"] == params else None
+
+    @work(thread=True, group="calls")
+    def _read_calls(self) -> None:
+        calls = self.store.llm_calls(self.sid)
+        if calls:
+            self.post_message(StoredCalls(calls))
+
+    def on_stored_calls(self, message: StoredCalls) -> None:
+        """The LLM tab of a resumed session: every stored call, failed attempts too, before the new ones."""
+        log = self.query_one("#llm-log", RichLog)
+        for c in message.calls:
+            for line in call_lines(c):
+                log.write(line)
+
+    @work(thread=True, group="stored")
+    def _read_stored(self, mark: int, rows: int) -> None:
+        read_stored(self.store, self.sid, mark, rows, self.post_message)
+
+    def on_stored_rows(self, message: StoredRows) -> None:
+        self.table.add_stored(message.rows)
+        self._show_progress()
+
+    def on_stored_points(self, message: StoredPoints) -> None:
+        self.plotted = message.plotted
+        self.query_one(TuningPlot).load(message.points)
+        unplotted, self.unplotted = self.unplotted or [], None
+        for r, vid in unplotted:
+            self._plot(r, vid)
+        self.query_one(TuningPlot).redraw()
+
+    def _plot(self, r: dict, vid: str | None) -> None:
+        """A result on the plot, in its version's colour: a new point, or a configuration measured
+        again (a check) changes its point in place."""
+        if self.unplotted is not None:  # the stored points are still being read
+            self.unplotted.append((r, vid))
+            return
+        plot = self.query_one(TuningPlot)
+        i = self.plotted.get((vid, r["key"]))
+        if i is None:
+            self.plotted[(vid, r["key"])] = len(plot.times)
+            plot.add(_plotted(r), vid)
+        else:
+            plot.set(i, _plotted(r))
+
+
+def _plotted(r: dict) -> float | None:
+    """What the plot shows of a result: its time when it ran and was right."""
+    return r["time_ms"] if r["status"] == "ok" and r.get("verified") is not False else None
