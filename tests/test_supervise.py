@@ -1,0 +1,76 @@
+"""User code runs in a process tree kt-tui can always kill (gpu/supervise.py): a daemon that
+double-forks and calls setsid dies with the import, and `--timeout` is kept."""
+
+import os
+import time
+
+from kt_tui.cli import main
+from kt_tui.importer.run import import_script
+
+from .test_import import _script
+
+DAEMON = """
+import os, sys, time
+def daemon(name):
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            open(name, "w").write(str(os.getpid()))
+            time.sleep(300)  # holds the output pipe open
+            os._exit(0)
+        os._exit(0)
+    os.wait()
+    while not os.path.exists(name):
+        time.sleep(0.01)
+"""
+
+
+def _gone(pid_file) -> bool:
+    pid = int(pid_file.read_text())
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"python" not in f.read()  # a reused pid
+    except FileNotFoundError:
+        return True
+
+
+def test_a_daemon_left_by_a_script_that_ends_dies_with_it(tmp_path):
+    script = _script(tmp_path, DAEMON + """
+daemon("daemon.pid")
+tune_kernel("scale", "scale.cu", n, args, tp)
+""")
+    start = time.monotonic()
+    done, problems, _ = import_script(script, tmp_path / "out", timeout_s=20)
+    took = time.monotonic() - start
+    assert len(done) == 1 and problems == []
+    assert took < 15, took  # not the daemon's 300 s, nor the timeout
+    assert _gone(tmp_path / "daemon.pid")
+
+
+def test_a_script_that_never_ends_and_its_setsid_daemon_are_stopped_at_the_timeout(tmp_path, capsys):
+    script = _script(tmp_path, DAEMON + """
+daemon("daemon.pid")
+import subprocess
+subprocess.Popen(["sleep", "300"])
+open("main.pid", "w").write(str(os.getpid()))
+while True:
+    time.sleep(1)
+""")
+    start = time.monotonic()
+    assert main(["import", str(script), "--timeout", "5"]) == 2
+    took = time.monotonic() - start
+    assert "did not finish within 5 s and was stopped" in capsys.readouterr().err
+    assert took < 5 + 2.5, took
+    assert _gone(tmp_path / "daemon.pid") and _gone(tmp_path / "main.pid")
+
+
+def test_the_supervisor_kills_what_is_left_when_told_to_stop(tmp_path):
+    from kt_tui.gpu.supervise import run_supervised
+
+    code, out = run_supervised(["sh", "-c", "echo hello; setsid sleep 300 & echo $! > pid; exec sleep 300"], 1.5,
+                               cwd=tmp_path)
+    assert code is None and "hello" in out
+    pid = int((tmp_path / "pid").read_text())
+    assert not os.path.exists(f"/proc/{pid}")
+    code, out = run_supervised(["sh", "-c", "echo done; exit 3"], 10, cwd=tmp_path)
+    assert (code, out) == (3, "done\n")
