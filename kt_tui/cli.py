@@ -12,6 +12,7 @@ import traceback
 
 from . import __version__
 from .errors import UserError, explain
+from .gpu.env import hide_this_process
 from .gpu.protocol import SEARCHES
 from .paths import data_dir, session_db
 
@@ -201,6 +202,7 @@ def _end_now(code: list[int]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    hide_this_process()  # user code in any child cannot read this process's environment (the API key)
     args = parse(sys.argv[1:] if argv is None else argv)
 
     try:
