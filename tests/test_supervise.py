@@ -74,3 +74,46 @@ def test_the_supervisor_kills_what_is_left_when_told_to_stop(tmp_path):
     assert not os.path.exists(f"/proc/{pid}")
     code, out = run_supervised(["sh", "-c", "echo done; exit 3"], 10, cwd=tmp_path)
     assert (code, out) == (3, "done\n")
+
+
+SUBREAPER = """
+import os, sys, time
+from kt_tui.gpu.supervise import PR_SET_CHILD_SUBREAPER, prctl
+prctl(PR_SET_CHILD_SUBREAPER, 1)  # as the GPU worker does, where init/verify functions run
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(300)
+        os._exit(0)
+    os._exit(0)
+os.wait()
+print(" ".join(str(p) for p in __import__("kt_tui.gpu.supervise").gpu.supervise.children(os.getpid())), flush=True)
+time.sleep(300)
+"""
+
+
+def _dead(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie no one reaped yet
+    except FileNotFoundError:
+        return True
+
+
+def test_kill_tree_kills_a_worker_and_the_setsid_daemon_its_user_code_left(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from kt_tui.gpu.supervise import kill_tree
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    worker = subprocess.Popen([sys.executable, "-c", SUBREAPER], env=env, stdout=subprocess.PIPE, text=True)
+    daemons = [int(p) for p in worker.stdout.readline().split()]
+    assert len(daemons) == 1  # the daemon was reparented to the subreaper, not to init
+    kill_tree(worker.pid)
+    worker.wait(5)
+    deadline = time.monotonic() + 5
+    while not _dead(daemons[0]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _dead(daemons[0])

@@ -34,20 +34,59 @@ def prctl(option: int, value: int) -> bool:
         return False
 
 
-def children(pid: int) -> list[int]:
-    """The live or zombie children of `pid`, read from /proc."""
-    found = []
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process, read from /proc."""
+    found = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
+                found[int(name)] = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
             continue
-        if len(fields) > 1 and int(fields[1]) == pid:
-            found.append(int(name))
     return found
+
+
+def children(pid: int) -> list[int]:
+    """The live or zombie children of `pid`."""
+    return [p for p, parent in _parents().items() if parent == pid]
+
+
+def descendants(pid: int) -> set[int]:
+    below: dict[int, list[int]] = {}
+    for p, parent in _parents().items():
+        below.setdefault(parent, []).append(p)
+    found, todo = set(), [pid]
+    while todo:
+        for p in below.get(todo.pop(), ()):
+            if p not in found:
+                found.add(p)
+                todo.append(p)
+    return found
+
+
+def _signal(pids, sig) -> None:
+    for p in pids:
+        try:
+            os.kill(p, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def kill_tree(pid: int, root: bool = True) -> None:
+    """SIGKILL `pid` (unless not `root`) and every process below it. Each is stopped first, until no
+    new one appears, so that none forks away between the reading of the tree and the kill."""
+    stopped: set[int] = set()
+    if root:
+        _signal([pid], signal.SIGSTOP)
+    for _ in range(1000):
+        new = descendants(pid) - stopped
+        if not new:
+            break
+        _signal(new, signal.SIGSTOP)
+        stopped |= new
+    _signal(([pid] if root else []) + sorted(stopped), signal.SIGKILL)
 
 
 def kill_children() -> None:
@@ -55,11 +94,7 @@ def kill_children() -> None:
     killed one are reparented here (subreaper) and killed in turn."""
     me = os.getpid()
     while True:
-        for pid in children(me):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        _signal(children(me), signal.SIGKILL)
         try:
             os.waitpid(-1, 0)
         except ChildProcessError:
