@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "json", False):
             print(json.dumps({"session": None, "state": "error", "error": message}))
         print(f"kt-tui: {message}", file=sys.stderr)
-        return EXIT_USAGE
+        return getattr(e, "exit_code", EXIT_USAGE)
     except KeyboardInterrupt:
         print("kt-tui: interrupted", file=sys.stderr)
         return 130

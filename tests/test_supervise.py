@@ -78,7 +78,7 @@ def test_the_supervisor_kills_what_is_left_when_told_to_stop(tmp_path):
 
 SUBREAPER = """
 import os, sys, time
-from kt_tui.gpu.supervise import PR_SET_CHILD_SUBREAPER, prctl
+from kt_tui.gpu.env import PR_SET_CHILD_SUBREAPER, prctl
 prctl(PR_SET_CHILD_SUBREAPER, 1)  # as the GPU worker does, where init/verify functions run
 if os.fork() == 0:
     os.setsid()

@@ -69,6 +69,10 @@ def export_results(settings: Settings, args: argparse.Namespace) -> int:
     from ..export import export_session  # here: `run` and `resume` load no exporter
     store = open_store(settings)
     sid = find_session(store, args.session)["id"]
+    holder = store.lock_holder(sid)
+    if holder:  # read as it stands: every row is committed when written
+        print(f"kt-tui: note: session {sid} is running in process {holder.get('pid')} (since {holder.get('since')}): "
+              "exported what is stored now", file=sys.stderr)
     out = export_session(store, sid, args.out, force=args.force)
     if args.json:
         print(json.dumps(out, indent=2))

@@ -9,6 +9,10 @@ from __future__ import annotations
 import os
 import re
 
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+
 # PWD and OLDPWD are the working directory, not passwords: only *_PWD, *_PASS and PASS itself match
 SECRET_NAME = re.compile(
     r"API_?KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|CREDS|_PAT$|^PAT$|_KEY$|^KEY$"
@@ -37,11 +41,20 @@ def scrubbed_env(environ=None, **extra: str) -> dict[str, str]:
     return env
 
 
+def prctl(option: int, value: int) -> bool:
+    """Linux prctl(option, value); False where it is not there or refused."""
+    import ctypes  # here: a few milliseconds that `kt-tui --help` need not pay twice
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def hide_this_process() -> bool:
     """prctl(PR_SET_DUMPABLE, 0): /proc/PID/environ, mem and ptrace of this process refused to
     processes without CAP_SYS_PTRACE, same user included (children exec'd from here are dumpable
     again). False where it is not Linux. KT_TUI_DUMPABLE=1 leaves it (debuggers, core dumps)."""
     if os.environ.get("KT_TUI_DUMPABLE") == "1":
         return False
-    from .supervise import PR_SET_DUMPABLE, prctl
     return prctl(PR_SET_DUMPABLE, 0)

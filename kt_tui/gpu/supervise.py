@@ -10,7 +10,6 @@ select with a deadline, never a blocking read.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import select
 import signal
@@ -18,20 +17,10 @@ import subprocess
 import sys
 import time
 
-PR_SET_PDEATHSIG = 1
-PR_SET_DUMPABLE = 4
-PR_SET_CHILD_SUBREAPER = 36
+from .env import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, prctl
+
 STOPPED = 124  # the supervisor's exit status when it was told to stop
 OUTPUT_MAX = 1 << 20  # bytes of output kept (the last ones)
-
-
-def prctl(option: int, value: int) -> bool:
-    """Linux prctl(option, value); False where it is not there or refused."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 def _parents() -> dict[int, int]:

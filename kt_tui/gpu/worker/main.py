@@ -16,7 +16,8 @@ import traceback
 
 from ..compilers import allow_children
 from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
-from ..supervise import PR_SET_CHILD_SUBREAPER, kill_tree, prctl
+from ..env import PR_SET_CHILD_SUBREAPER, prctl
+from ..supervise import kill_tree
 from ..timeline import mark
 
 # Imported where used: the app's process imports this module to start the worker (gpu/client.py),
