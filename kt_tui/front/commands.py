@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from ..errors import UserError
 from ..files import SPEC_MAX, check_regular
 from ..gpu import raypool
 from ..gpu.timeline import mark
+from ..store.problems import db_problem
 from ..kernel.spec import spec_path_for
 from ..ui.services import Services
 from .early import local_worker
@@ -128,6 +130,11 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
     engine = make_engine(store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer())
     try:
         state = run_headless(engine, store.session(sid)["strategy"])
+    except sqlite3.Error as e:
+        problem = db_problem(e, store.path, sid)
+        if problem is None:
+            raise
+        raise problem from e
     finally:
         mark("main: session ended")
         gpu.close()

@@ -99,6 +99,9 @@ _RESULT_UPSERT = (f"INSERT INTO results ({', '.join(_RESULT_COLUMNS)}) VALUES ({
                   + ", ".join(f"{c} = excluded.{c}" for c in _RESULT_COLUMNS[3:]))
 
 
+SESSIONS_HERE: list[str] = []  # the sessions this process created or locked, for its last words
+
+
 def now() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S")
 
@@ -160,7 +163,18 @@ class Store:
         indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         return indexes >= set(_INDEXES)
 
+    def _check_keys(self) -> None:
+        """Every table that is there has the primary key rows are written by (an old or damaged
+        file may not: each write would fail)."""
+        for name, (_, pk) in _TABLES.items():
+            info = self.conn.execute(f"PRAGMA table_info([{name}])").fetchall()
+            want = (pk,) if isinstance(pk, str) else pk
+            if info and tuple(row[1] for row in sorted(info, key=lambda r: r[5]) if row[5]) != want:
+                raise SchemaError(f"{self.path}: table {name} lacks its primary key ({', '.join(want)}): a damaged "
+                                  "or foreign file, not opened (pass another --db)")
+
     def _migrate(self) -> None:
+        self._check_keys()
         if self._current():
             if self.path != ":memory:":
                 self.conn.execute("PRAGMA journal_mode = wal")
@@ -199,6 +213,7 @@ class Store:
         sid = fields.pop("id", None) or uuid.uuid4().hex[:8]
         row = {"id": sid, "created": now(), "updated": now(), "state": "new", **fields}
         self._insert("sessions", row)
+        SESSIONS_HERE.append(sid)
         return sid
 
     def update_session(self, sid: str, **fields) -> None:
@@ -284,6 +299,7 @@ class Store:
         """Take the session for this process (store/lock.py); SessionLocked when another live
         process holds it. Released by unlock() or when this process ends, however it ends."""
         acquire(lock_path(self.path, sid), sid, now())
+        SESSIONS_HERE.append(sid)
         atexit.register(self.unlock, sid)
 
     def unlock(self, sid: str) -> None:
