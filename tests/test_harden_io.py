@@ -169,12 +169,12 @@ def test_plain_rule_regexes_still_work(tmp_path):
 @pytest.mark.parametrize("argv,made,saved", [(["spec", "K", "--check"], True, False), (["import", "S.py"], True, False),
                                              (["run", "K", "--auto"], True, True), (["run", "K", "--auto"], False, False)])
 def test_only_session_commands_say_the_session_is_saved(capsys, hermetic, monkeypatch, argv, made, saved):
-    from kt_tui.store import db
+    from kt_tui.store import db as store_db
 
     def boom(args):
         raise RuntimeError("boom")
     monkeypatch.setattr(cli, "_dispatch", boom)
-    monkeypatch.setattr(db, "SESSIONS_HERE", ["abc123"] if made else [])
+    monkeypatch.setattr(store_db, "SESSIONS_HERE", ["abc123"] if made else [])
     assert cli.main(argv) == 1
     err = capsys.readouterr().err  # no claim where no session was made (issue 22, item 12)
     assert "internal error: RuntimeError: boom" in err and ("session abc123 is saved" in err) == saved
