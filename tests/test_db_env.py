@@ -46,7 +46,7 @@ def test_a_full_disk_mid_session_is_exit_3_with_a_json_error_and_nothing_lost(ca
     sid = data["session"]
     assert data["state"] == "error" and "the disk is full" in data["error"] and sid
     last = err.strip().splitlines()[-1]
-    assert last.startswith(f"kt-tui: cannot write the session database {hermetic / 'sessions.db'}: the disk is full")
+    assert last.startswith(f"kt-tui: cannot use the session database {hermetic / 'sessions.db'}: the disk is full")
     assert f"kt-tui resume {sid}" in last and "internal error" not in err and "Traceback" not in err
     store = Store(hermetic / "sessions.db")
     assert store.session(sid) and store.count_results(sid) > 0  # what was stored before is there
@@ -68,7 +68,7 @@ def test_a_database_another_program_holds_locked_is_exit_3_and_no_session_claime
         code, data = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
         other.rollback()
     assert code == 3 and data["session"] is None
-    assert data["error"] == f"cannot write the session database {db}: another program holds it locked"
+    assert data["error"] == f"cannot use the session database {db}: another program holds it locked"
 
 
 def test_a_results_table_without_its_primary_key_is_refused_with_no_new_rows(capsys, hermetic):
