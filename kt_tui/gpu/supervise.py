@@ -20,6 +20,7 @@ import time
 from .env import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, prctl
 
 STOPPED = 124  # the supervisor's exit status when it was told to stop
+CANNOT_RUN = 127
 OUTPUT_MAX = 1 << 20  # bytes of output kept (the last ones)
 
 
@@ -110,8 +111,8 @@ def supervise(parent: int, cmd: list[str]) -> int:
         try:
             main = os.posix_spawnp(cmd[0], cmd, os.environ, setsid=True)
         except OSError as e:
-            print(f"kt-tui: cannot run {cmd[0]}: {e}", file=sys.stderr)
-            return 127
+            print(f"kt-tui: cannot run {cmd[0]}: {e.strerror or e}", file=sys.stderr, flush=True)
+            return CANNOT_RUN
         while True:
             pid, status = os.waitpid(-1, 0)
             if pid == main:
