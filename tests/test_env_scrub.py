@@ -88,8 +88,7 @@ def test_a_same_user_process_cannot_read_a_hidden_process_environment(mode):
 
 
 @pytest.mark.skipif(os.getuid() == 0, reason="root reads any process's environment (CAP_SYS_PTRACE)")
-def test_an_import_script_cannot_read_the_environment_of_any_process_above_it(tmp_path, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-above-KEY")
+def test_an_import_script_cannot_read_the_environment_of_any_process_above_it(tmp_path):
     script = _script(tmp_path, """
         import os
         seen, pid = [], os.getppid()
@@ -102,6 +101,10 @@ def test_an_import_script_cannot_read_the_environment_of_any_process_above_it(tm
         open("seen.txt", "w").write("\\n".join(seen))
         tune_kernel("scale", "scale.cu", n, args, tp)
     """)
-    hide_this_process()  # what cli.main() does first
-    import_script(script, tmp_path / "out")
-    assert "sk-above-KEY" not in (tmp_path / "seen.txt").read_text()
+    env = {**os.environ, "OPENAI_API_KEY": "sk-above-KEY", "PYTHONPATH": str(ROOT)}  # in kt-tui's own block
+    env.pop("KT_TUI_DUMPABLE", None)
+    done = subprocess.run([sys.executable, "-m", "kt_tui", "import", str(script), "--out", str(tmp_path / "out")],
+                          env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = (tmp_path / "seen.txt").read_text()
+    assert "sk-above-KEY" not in seen and "PermissionError" in seen  # kt-tui's own environ was refused
