@@ -20,8 +20,8 @@ from ..errors import UserError
 from ..files import SPEC_MAX, check_regular
 from ..gpu import raypool
 from ..gpu.timeline import mark
-from ..store.problems import db_problem
 from ..kernel.spec import spec_path_for
+from ..store.problems import db_problem
 from ..ui.services import Services
 from .early import local_worker
 from .listing import open_store

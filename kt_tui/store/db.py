@@ -174,7 +174,8 @@ class Store:
                                   "or foreign file, not opened (pass another --db)")
 
     def _migrate(self) -> None:
-        self._check_keys()
+        if 0 <= self.conn.execute("PRAGMA user_version").fetchone()[0] <= SCHEMA_VERSION:
+            self._check_keys()  # (a file of another version is refused below, saying so)
         if self._current():
             if self.path != ":memory:":
                 self.conn.execute("PRAGMA journal_mode = wal")
