@@ -4,6 +4,8 @@ double-forks and calls setsid dies with the import, and `--timeout` is kept."""
 import os
 import time
 
+import pytest
+
 from kt_tui.cli import main
 from kt_tui.importer.run import import_script
 
@@ -117,3 +119,34 @@ def test_kill_tree_kills_a_worker_and_the_setsid_daemon_its_user_code_left(tmp_p
     while not _dead(daemons[0]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _dead(daemons[0])
+
+
+@pytest.mark.gpu
+def test_a_daemon_a_verify_function_starts_in_the_gpu_worker_dies_with_it(tmp_path, hermetic, capsys):
+    """The GPU worker is a subreaper and is ended with its tree: user code there cannot leave a
+    setsid daemon behind `kt-tui run`."""
+    pid_file = tmp_path / "daemon.pid"
+    script = _script(tmp_path, f"""
+        def close_enough(answer, result, atol=None):
+            import os, time
+            if not os.path.exists({str(pid_file)!r}):
+                if os.fork() == 0:
+                    os.setsid()
+                    if os.fork() == 0:
+                        open({str(pid_file)!r}, "w").write(str(os.getpid()))
+                        time.sleep(300)
+                        os._exit(0)
+                    os._exit(0)
+                os.wait()
+                while not os.path.exists({str(pid_file)!r}):
+                    time.sleep(0.01)
+            return np.allclose(answer[0], result[0], atol=atol or 1e-6)
+        if __name__ == "__main__":
+            tune_kernel("scale", "scale.cu", n, args, tp, answer=[args[1] * 2, None, None], verify=close_enough)
+    """)
+    done, problems, _ = import_script(script, tmp_path / "out")
+    assert problems == []
+    code = main(["run", str(done[0].kernel_path), "--auto", "--json", "--max-configs", "2"])
+    capsys.readouterr()
+    assert code == 0 and pid_file.exists()  # the verify function ran, and started its daemon
+    assert _gone(pid_file)
