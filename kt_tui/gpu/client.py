@@ -120,7 +120,10 @@ class GpuWorker:
         proc = self.proc  # the UI thread and the engine thread may both get here
         if proc is not None:
             if proc.is_alive():
-                kill_tree(proc.pid)  # the worker and all that user code in it started
+                if isinstance(getattr(proc, "pid", None), int):
+                    kill_tree(proc.pid)  # the worker and all that user code in it started
+                else:
+                    proc.kill()  # a Ray actor: Ray ends it
             proc.join(5)
             self.proc = None
 

@@ -82,7 +82,11 @@ def sanitize(source: str, spec: Spec, params: dict, backend: str, tool: str = "m
         report.command = [exe, "--tool", tool, "--print-limit", "20", sys.executable, "-m", "kt_tui.gpu.sanitize",
                           str(job)]
         started = time.monotonic()
-        code, out = run_supervised(report.command, timeout_s, env=env, cwd=tmp)  # the kernel's init code is user code
+        try:  # the kernel's init code is user code: run in a tree that is always killed
+            code, out = run_supervised(report.command, timeout_s, env=env, cwd=tmp)
+        except OSError as e:
+            report.reason = f"cannot run {exe}: {e.strerror or e}"
+            return report
         if code == CANNOT_RUN and out.startswith("kt-tui: cannot run"):
             report.reason = out.strip().removeprefix("kt-tui: ")
             return report
