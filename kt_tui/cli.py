@@ -13,6 +13,7 @@ import traceback
 from . import __version__
 from .errors import UserError, explain
 from .redact import for_terminal, scrub
+from .gpu.env import hide_this_process
 from .gpu.protocol import SEARCHES
 from .paths import data_dir, session_db
 
@@ -202,16 +203,13 @@ def _end_now(code: list[int]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    hide_this_process()  # user code in any child cannot read this process's environment (the API key)
     args = parse(sys.argv[1:] if argv is None else argv)
 
     try:
         return _dispatch(args)
     except UserError as e:
-        message = scrub(explain(e))
-        if getattr(args, "json", False):
-            print(json.dumps({"session": None, "state": "error", "error": message}))
-        print(f"kt-tui: {for_terminal(message)}", file=sys.stderr)
-        return EXIT_USAGE
+        return _user_error(args, e)
     except KeyboardInterrupt:
         print("kt-tui: interrupted", file=sys.stderr)
         return 130
@@ -220,11 +218,36 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit must not fail again
         return 141
     except Exception as e:  # noqa: BLE001 - last line of defence: a message and a log, no traceback
+        problem = _db_problem(args, e)
+        if problem is not None:
+            return _user_error(args, problem)
         log = _log_crash()
-        saved = "the session is saved; " if args.command in ("run", "resume", "open") else ""
+        store = sys.modules.get("kt_tui.store.db")  # a session is saved only where one was made or opened
+        made = store.SESSIONS_HERE if store is not None else []
+        saved = f"session {made[-1]} is saved; " if made and args.command in ("run", "resume", "open") else ""
         said = for_terminal(scrub(f"{type(e).__name__}: {e}"))
         print(f"kt-tui: internal error: {said}\n({saved}details in {log})", file=sys.stderr)
         return 1
+
+
+def _user_error(args: argparse.Namespace, e: UserError) -> int:
+    message = scrub(explain(e))
+    if getattr(args, "json", False):
+        print(json.dumps({"session": getattr(e, "session", None), "state": "error", "error": message}))
+    print(f"kt-tui: {for_terminal(message)}", file=sys.stderr)
+    return getattr(e, "exit_code", EXIT_USAGE)
+
+
+def _db_problem(args: argparse.Namespace, e: Exception) -> UserError | None:
+    """A full disk, a read-only or locked database, met where no command caught it (store/problems.py)."""
+    if "sqlite3" not in sys.modules:
+        return None
+    from .store.problems import db_problem  # here: only once a database was opened
+    try:
+        path = str(session_db(getattr(args, "db", None)))
+    except Exception:  # noqa: BLE001 - a config file that cannot be read: the message names no file
+        path = "(see --db)"
+    return db_problem(e, path)
 
 
 def _log_crash() -> str:

@@ -7,3 +7,9 @@ class UserError(Exception):
 
 def explain(e: BaseException) -> str:
     return str(e) or type(e).__name__
+
+
+class EnvironmentProblem(UserError):
+    """The machine, not the input: a full disk, a read-only or locked database. Exit status 3."""
+
+    exit_code = 3

@@ -1,11 +1,19 @@
 """One scrubber for every child (gpu/env.py), the importer's script included; the hostile tester's list."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
-from kt_tui.gpu.env import scrubbed_env
+import pytest
+
+from kt_tui.gpu.env import hide_this_process, scrubbed_env
 from kt_tui.importer.run import import_script
 
 from .test_import import _script
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SECRETS = {
     "OPENAI_API_KEY": "sk-test-SECRET", "GITHUB_PAT": "ghp_x", "AWS_CREDENTIALS": "y",
@@ -37,3 +45,66 @@ def test_the_importers_script_gets_the_same_scrubbed_environment(tmp_path, monke
     seen = json.loads((tmp_path / "env.json").read_text())
     assert not set(SECRETS) & set(seen)
     assert "PATH" in seen and seen["CUDA_VISIBLE_DEVICES"] == ""
+
+
+def test_creds_auth_and_urls_with_a_user_part_are_secrets():
+    more = {"AWS_CREDS": "x", "MY_CREDS_FILE": "/c", "PROXY_AUTH": "u:p", "SENTRY_URL": "https://KEY123@o1.ingest.io/2",
+            "MIRROR": "https://token@example.org/simple", "GIT_REMOTE": "ssh://git@host/x.git"}
+    kept = {"EMAIL": "me@example.org", "PROFILE_URL": "https://example.org/@me", "PLAIN_URL": "https://example.org/x"}
+    assert scrubbed_env({**more, **kept}) == kept
+
+
+HOLDER = """
+import ctypes, os, sys, time
+from kt_tui.gpu.env import hide_this_process
+from kt_tui.gpu.env import PR_SET_DUMPABLE, prctl
+if os.getuid() == 0:  # root reads every process: test as an unprivileged user
+    os.setgroups([]); os.setgid(65534); os.setuid(65534)
+prctl(PR_SET_DUMPABLE, 1)  # a changed uid makes a process non-dumpable on its own
+if sys.argv[1] == "hide":
+    assert hide_this_process()
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("mode", ["hide", "control"])
+def test_a_same_user_process_cannot_read_a_hidden_process_environment(mode):
+    env = {**os.environ, "OPENAI_API_KEY": "sk-hidden-KEY", "PYTHONPATH": str(ROOT), "KT_TUI_DUMPABLE": ""}
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, mode], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "ready\n"
+        who = {"user": 65534, "group": 65534, "extra_groups": []} if os.getuid() == 0 else {}
+        environ = subprocess.run(["cat", f"/proc/{holder.pid}/environ"], capture_output=True, check=False, **who)
+        mem = subprocess.run(["cat", f"/proc/{holder.pid}/mem"], capture_output=True, check=False, **who)
+    finally:
+        holder.kill()
+        holder.wait()
+    if mode == "hide":
+        assert b"sk-hidden-KEY" not in environ.stdout and b"Permission denied" in environ.stderr
+        assert b"Permission denied" in mem.stderr
+    else:  # the same reads succeed on a process that is not hidden: the check can fail
+        assert b"sk-hidden-KEY" in environ.stdout and b"Permission denied" not in mem.stderr
+
+
+@pytest.mark.skipif(os.getuid() == 0, reason="root reads any process's environment (CAP_SYS_PTRACE)")
+def test_an_import_script_cannot_read_the_environment_of_any_process_above_it(tmp_path):
+    script = _script(tmp_path, """
+        import os
+        seen, pid = [], os.getppid()
+        while pid > 1:
+            try:
+                seen.append(open(f"/proc/{pid}/environ", "rb").read().decode(errors="replace"))
+            except OSError as e:
+                seen.append(type(e).__name__)
+            pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+        open("seen.txt", "w").write("\\n".join(seen))
+        tune_kernel("scale", "scale.cu", n, args, tp)
+    """)
+    env = {**os.environ, "OPENAI_API_KEY": "sk-above-KEY", "PYTHONPATH": str(ROOT)}  # in kt-tui's own block
+    env.pop("KT_TUI_DUMPABLE", None)
+    done = subprocess.run([sys.executable, "-m", "kt_tui", "import", str(script), "--out", str(tmp_path / "out")],
+                          env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = (tmp_path / "seen.txt").read_text()
+    assert "sk-above-KEY" not in seen and "PermissionError" in seen  # kt-tui's own environ was refused

@@ -166,15 +166,19 @@ def test_plain_rule_regexes_still_work(tmp_path):
 
 
 # -- the internal-error line (finding 22) -----------------------------------------------------------
-@pytest.mark.parametrize("argv,saved", [(["spec", "K", "--check"], False), (["import", "S.py"], False),
-                                        (["run", "K", "--auto"], True)])
-def test_only_session_commands_say_the_session_is_saved(capsys, hermetic, monkeypatch, argv, saved):
+@pytest.mark.parametrize("argv,made,saved", [(["spec", "K", "--check"], True, False), (["import", "S.py"], True, False),
+                                             (["run", "K", "--auto"], True, True), (["run", "K", "--auto"], False, False)])
+def test_only_session_commands_say_the_session_is_saved(capsys, hermetic, monkeypatch, argv, made, saved):
+    from kt_tui.store import db as store_db
+
     def boom(args):
         raise RuntimeError("boom")
     monkeypatch.setattr(cli, "_dispatch", boom)
+    monkeypatch.setattr(store_db, "SESSIONS_HERE", ["abc123"] if made else [])
     assert cli.main(argv) == 1
-    err = capsys.readouterr().err
-    assert "internal error: RuntimeError: boom" in err and ("the session is saved" in err) == saved
+    err = capsys.readouterr().err  # no claim where no session was made (issue 22, item 12)
+    assert "internal error: RuntimeError: boom" in err and ("session abc123 is saved" in err) == saved
+    assert "is saved" in err or not saved
 
 
 def test_a_fifo_among_recorded_caches_is_never_opened(tmp_path):

@@ -107,7 +107,8 @@ def test_nvcc_and_the_sanitizer_get_the_scrubbed_environment(monkeypatch):
     monkeypatch.setattr(compile_mod, "find_nvcc", lambda: "/bin/nvcc")
     compile_mod.compile_check(ORIGINAL, {"block_size_x": 32})
     monkeypatch.setattr(sanitize_mod, "find_sanitizer", lambda: "/bin/compute-sanitizer")
-    monkeypatch.setattr(sanitize_mod.subprocess, "Popen", Popen)
+    import kt_tui.gpu.supervise as supervise_mod  # the sanitizer runs under the supervisor
+    monkeypatch.setattr(supervise_mod.subprocess, "Popen", Popen)
     from kt_tui.kernel.spec import load_spec
     sanitize_mod.sanitize(ORIGINAL, load_spec(EXAMPLES / "vector_add.cu.toml"), {"block_size_x": 32}, "cupy")
     assert len(seen) == 2

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from ..gpu import pool as gpu_pool
 from ..gpu.timeline import mark
 from ..kernel.spec import spec_path_for
 from ..redact import for_terminal
+from ..store.problems import db_problem
 from ..ui.services import Services
 from .early import local_worker
 from .listing import open_store
@@ -75,6 +77,10 @@ def export_results(settings: Settings, args: argparse.Namespace) -> int:
     from ..export import export_session  # here: `run` and `resume` load no exporter
     store = open_store(settings)
     sid = find_session(store, args.session)["id"]
+    holder = store.lock_holder(sid)
+    if holder:  # read as it stands: every row is committed when written
+        print(f"kt-tui: note: session {sid} is running in process {holder.get('pid')} (since {holder.get('since')}): "
+              "exported what is stored now", file=sys.stderr)
     out = export_session(store, sid, args.out, force=args.force)
     if args.json:
         print(json.dumps(out, indent=2))
@@ -130,6 +136,11 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
     engine = make_engine(store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer())
     try:
         state = run_headless(engine, store.session(sid)["strategy"])
+    except sqlite3.Error as e:
+        problem = db_problem(e, store.path, sid)
+        if problem is None:
+            raise
+        raise problem from e
     finally:
         mark("main: session ended")
         gpu.close()

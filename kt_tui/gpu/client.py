@@ -16,6 +16,7 @@ from typing import Callable
 from .worker.main import main as worker_main
 from .env import secret_names
 from .protocol import BACKENDS, CheckJob, PrepareJob, ProbeJob, TuneJob
+from .supervise import kill_tree
 from .timeline import mark
 
 _ENV_LOCK = threading.Lock()
@@ -128,7 +129,10 @@ class GpuWorker:
         proc = self.proc  # the UI thread and the engine thread may both get here
         if proc is not None:
             if proc.is_alive():
-                proc.kill()
+                if isinstance(getattr(proc, "pid", None), int):
+                    kill_tree(proc.pid)  # the worker and all that user code in it started
+                else:
+                    proc.kill()  # a Ray actor: Ray ends it
             proc.join(5)
             self.proc = None
 

@@ -1,18 +1,24 @@
 """The one environment scrubber for every child process (GPU worker, nvcc, NVRTC, compute-sanitizer,
 the importer's script, Ray actors): no API keys, tokens, secrets, passwords, credentials, private keys,
-auth sockets or cookies, by name or by a value that looks like one."""
+auth sockets or cookies, by name or by a value that looks like one. And `hide_this_process`: the
+kt-tui process made non-dumpable, so that no unprivileged process of the same user (user code in
+any child) reads its environment block or memory through /proc."""
 
 from __future__ import annotations
 
 import os
 import re
 
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+
 # PWD and OLDPWD are the working directory, not passwords: only *_PWD, *_PASS and PASS itself match
 SECRET_NAME = re.compile(
-    r"API_?KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|_PAT$|^PAT$|_KEY$|^KEY$"
+    r"API_?KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|CREDS|_PAT$|^PAT$|_KEY$|^KEY$"
     r"|_PWD$|_PASS$|^PASS$|PRIVATE|AUTH|DSN|WEBHOOK|JWT|COOKIE|GPG_AGENT|SESSION_ID", re.I)
 _SECRET_VALUE = re.compile(
-    r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]*@"  # a URL with user:password
+    r"[a-z][a-z0-9+.-]*://[^/\s@]+@"  # a URL with a user part (user:password@ or a key@)
     r"|-----BEGIN|^\s*(Bearer|Basic)\s+\S"  # a PEM private key, an Authorization header
     r"|^\s*(sk-|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA[0-9A-Z]{12})", re.I)
 
@@ -33,3 +39,22 @@ def scrubbed_env(environ=None, **extra: str) -> dict[str, str]:
         del env[k]
     env.update(extra)
     return env
+
+
+def prctl(option: int, value: int) -> bool:
+    """Linux prctl(option, value); False where it is not there or refused."""
+    import ctypes  # here: a few milliseconds that `kt-tui --help` need not pay twice
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def hide_this_process() -> bool:
+    """prctl(PR_SET_DUMPABLE, 0): /proc/PID/environ, mem and ptrace of this process refused to
+    processes without CAP_SYS_PTRACE, same user included (children exec'd from here are dumpable
+    again). False where it is not Linux. KT_TUI_DUMPABLE=1 leaves it (debuggers, core dumps)."""
+    if os.environ.get("KT_TUI_DUMPABLE") == "1":
+        return False
+    return prctl(PR_SET_DUMPABLE, 0)

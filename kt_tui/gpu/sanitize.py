@@ -9,7 +9,6 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -17,8 +16,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..kernel.spec import Spec, spec_from_plain
-from .compile import _kill, find_cuda_tool
+from .compile import find_cuda_tool
 from .env import scrubbed_env
+from .supervise import CANNOT_RUN, run_supervised
 
 TOOLS = ("memcheck", "racecheck")
 MAX_LINES = 80
@@ -82,21 +82,16 @@ def sanitize(source: str, spec: Spec, params: dict, backend: str, tool: str = "m
         report.command = [exe, "--tool", tool, "--print-limit", "20", sys.executable, "-m", "kt_tui.gpu.sanitize",
                           str(job)]
         started = time.monotonic()
-        try:
-            proc = subprocess.Popen(report.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                    errors="replace", env=env, cwd=tmp, start_new_session=True)
+        try:  # the kernel's init code is user code: run in a tree that is always killed
+            code, out = run_supervised(report.command, timeout_s, env=env, cwd=tmp)
         except OSError as e:
             report.reason = f"cannot run {exe}: {e.strerror or e}"
             return report
-        try:
-            out, _ = proc.communicate(timeout=timeout_s)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            out, _ = proc.communicate()
-            timed_out = True
+        if code == CANNOT_RUN and out.startswith("kt-tui: cannot run"):
+            report.reason = out.strip().removeprefix("kt-tui: ")
+            return report
         report.seconds = time.monotonic() - started
-    return parse_output(report, out or "", proc.returncode, timed_out, timeout_s)
+    return parse_output(report, out, code, code is None, timeout_s)
 
 
 _ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -14,6 +12,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..files import check_out_dir, check_regular
 from ..gpu.env import scrubbed_env
+from ..gpu.supervise import run_supervised
 from .convert import Batch, CallError, Imported, convert_call
 
 TIMEOUT_S = 300.0
@@ -41,19 +40,10 @@ def default_out_dir(script: Path) -> Path:
 def record_calls(script: Path, staging: Path, timeout_s: float = TIMEOUT_S) -> dict:
     """The recorded calls of one run of `script` (see importer/child.py)."""
     cmd = [sys.executable, "-m", "kt_tui.importer.child", str(script), str(staging)]
-    proc = subprocess.Popen(cmd, cwd=script.parent, env=script_env(), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                            start_new_session=True)
-    try:
-        log, _ = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()
-        raise ImportFailed(f"{script}: did not finish within {timeout_s:g} s and was stopped "
-                           "(kt-tui import runs the script with tune_kernel recorded, not tuned)") from None
+    code, log = run_supervised(cmd, timeout_s, cwd=script.parent, env=script_env())
+    if code is None:
+        raise ImportFailed(f"{script}: did not finish within {timeout_s:g} s and was stopped, with every process "
+                           "it started (kt-tui import runs the script with tune_kernel recorded, not tuned)")
     path = staging / "calls.json"
     if not path.is_file():
         tail = " / ".join(line.strip() for line in (log or "").strip().splitlines()[-3:]) or "no output"

@@ -11,8 +11,6 @@ import atexit
 import hashlib
 import io
 import json
-import os
-import socket
 import sqlite3
 import sys
 import threading
@@ -43,6 +41,7 @@ def _sqlite_utils():
 
 from ..errors import UserError
 from ..redact import scrub
+from .lock import SessionLocked, acquire, held_here, holder, lock_path, release
 
 # Imported where used: sqlite-utils (see _import_sqlite_utils) and numpy, which listing sessions
 # does not need.
@@ -74,6 +73,7 @@ _TABLES = {
                    "latency_s": float, "attempt": int, "streamed": int, "created": str, "state": str}, "id"),
     "llm_results": ({"session": str, "key": str, "value": str, "text": str, "by": str, "created": str},
                     ("session", "key")),
+    # no longer written (store/lock.py holds the locks); kept so that no file needs a migration
     "locks": ({"session": str, "pid": int, "host": str, "since": str}, "session"),
     "steps": ({"session": str, "id": str, "seq": int, "title": str, "description": str, "state": str,
                "reason": str, "version": str, "parent": str, "updated": str}, ("session", "id")),
@@ -93,28 +93,14 @@ class SchemaError(UserError):
     """The file is not a session database this kt-tui can read."""
 
 
-class SessionLocked(UserError):
-    """Another live process is running the session."""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed child not yet waited for is a zombie: gone all the same
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 _RESULT_COLUMNS = ("session", "version", "key", "run", "params", "time_ms", "times", "status", "error", "verified",
                    "max_abs_err", "first_bad", "compile_ms", "source", "origin", "created", "verdicts", "worker", "device")
 _RESULT_UPSERT = (f"INSERT INTO results ({', '.join(_RESULT_COLUMNS)}) VALUES ({', '.join('?' * len(_RESULT_COLUMNS))}) "
                   "ON CONFLICT(session, version, key) DO UPDATE SET "
                   + ", ".join(f"{c} = excluded.{c}" for c in _RESULT_COLUMNS[3:]))
+
+
+SESSIONS_HERE: list[str] = []  # the sessions this process created or locked, for its last words
 
 
 def now() -> str:
@@ -178,7 +164,19 @@ class Store:
         indexes = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         return indexes >= set(_INDEXES)
 
+    def _check_keys(self) -> None:
+        """Every table that is there has the primary key rows are written by (an old or damaged
+        file may not: each write would fail)."""
+        for name, (_, pk) in _TABLES.items():
+            info = self.conn.execute(f"PRAGMA table_info([{name}])").fetchall()
+            want = (pk,) if isinstance(pk, str) else pk
+            if info and tuple(row[1] for row in sorted(info, key=lambda r: r[5]) if row[5]) != want:
+                raise SchemaError(f"{self.path}: table {name} lacks its primary key ({', '.join(want)}): a damaged "
+                                  "or foreign file, not opened (pass another --db)")
+
     def _migrate(self) -> None:
+        if 0 <= self.conn.execute("PRAGMA user_version").fetchone()[0] <= SCHEMA_VERSION:
+            self._check_keys()  # (a file of another version is refused below, saying so)
         if self._current():
             if self.path != ":memory:":
                 self.conn.execute("PRAGMA journal_mode = wal")
@@ -217,6 +215,7 @@ class Store:
         sid = fields.pop("id", None) or uuid.uuid4().hex[:8]
         row = {"id": sid, "created": now(), "updated": now(), "state": "new", **fields}
         self._insert("sessions", row)
+        SESSIONS_HERE.append(sid)
         return sid
 
     def update_session(self, sid: str, **fields) -> None:
@@ -276,14 +275,22 @@ class Store:
         return [dict(zip(names, row)) for row in cursor]
 
     def delete_session(self, sid: str) -> None:
-        """The session and every row and reference file that belongs to it."""
-        with self.conn as conn:
-            for name in _TABLES:
-                if name != "sessions":
-                    conn.execute(f"DELETE FROM [{name}] WHERE session = ?", [sid])
-            conn.execute("DELETE FROM sessions WHERE id = ?", [sid])
-        for path in self.refs_dir.glob(f"{sid}-*.npz"):
-            path.unlink(missing_ok=True)
+        """The session and every row and reference file that belongs to it. SessionLocked when a
+        process (this one included) is running it."""
+        path = lock_path(self.path, sid)
+        if held_here(path):
+            raise SessionLocked(f"session {sid} is open in this kt-tui; close it first")
+        acquire(path, sid, now())
+        try:
+            with self.conn as conn:
+                for name in _TABLES:
+                    if name != "sessions":
+                        conn.execute(f"DELETE FROM [{name}] WHERE session = ?", [sid])
+                conn.execute("DELETE FROM sessions WHERE id = ?", [sid])
+            for ref in self.refs_dir.glob(f"{sid}-*.npz"):
+                ref.unlink(missing_ok=True)
+        finally:
+            release(path)
 
     def latest_session(self) -> dict | None:
         rows = self.sessions()
@@ -291,36 +298,18 @@ class Store:
 
     # -- one process runs a session at a time ---------------------------------------------
     def lock(self, sid: str) -> None:
-        """Take the session for this process; SessionLocked when a live process holds it. A lock
-        left by a process that is gone (killed) is taken over. Released by unlock() or at exit."""
-        me, host = os.getpid(), socket.gethostname()
-        conn = self.conn
-        conn.commit()
-        conn.execute("BEGIN IMMEDIATE")  # one writer at a time: two processes cannot both take it
-        try:
-            row = conn.execute("SELECT pid, host, since FROM locks WHERE session = ?", [sid]).fetchone()
-            if row and row[0] != me and (row[1] != host or _alive(row[0])):
-                where = f" on {row[1]}" if row[1] != host else ""
-                raise SessionLocked(f"session {sid} is open in process {row[0]}{where} (since {row[2]}); "
-                                    f"close it there first")
-            conn.execute("INSERT OR REPLACE INTO locks (session, pid, host, since) VALUES (?, ?, ?, ?)",
-                         [sid, me, host, now()])
-            conn.commit()
-        except BaseException:
-            conn.rollback()
-            raise
+        """Take the session for this process (store/lock.py); SessionLocked when another live
+        process holds it. Released by unlock() or when this process ends, however it ends."""
+        acquire(lock_path(self.path, sid), sid, now())
+        SESSIONS_HERE.append(sid)
         atexit.register(self.unlock, sid)
 
     def unlock(self, sid: str) -> None:
-        try:
-            with self.conn:
-                self.conn.execute("DELETE FROM locks WHERE session = ? AND pid = ?", [sid, os.getpid()])
-        except sqlite3.Error:
-            pass  # at exit the database may be gone; a lock left behind is taken over as stale
+        release(lock_path(self.path, sid))
 
     def lock_holder(self, sid: str) -> dict | None:
-        rows = self._rows_where("locks", "session = ?", [sid])
-        return rows[0] if rows else None
+        """pid, host, since and started of the process that holds the session, or None."""
+        return holder(lock_path(self.path, sid))
 
     # -- kernel versions -----------------------------------------------------------------
     def add_version(self, sid: str, vid: str, source: str, spec_toml: str, spec: dict,

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Static
 
 from ..store import Store
+from ..store.lock import SessionLocked
 from .export_screen import ExportScreen
 
 COLUMNS = ("id", "kernel", "strategy", "state", "best ms", "speedup", "GPU", "date", "simulated")
@@ -116,10 +117,19 @@ class SessionsScreen(Screen):
         if not sid:
             return
         s = self.store.session(sid)
+        holder = self.store.lock_holder(sid)
+        if holder:  # a process runs it: refused here, and by delete_session itself
+            self.notify(f"session {sid} is running in process {holder.get('pid')} (since {holder.get('since')}): "
+                        "not deleted", severity="warning")
+            return
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.store.delete_session(sid)
+                try:
+                    self.store.delete_session(sid)
+                except SessionLocked as e:
+                    self.notify(f"{e}: not deleted", severity="warning")
+                    return
                 self.notify(f"deleted session {sid}")
                 self.refill()
         self.app.push_screen(ConfirmScreen(f"Delete session {sid} ({Path(s['kernel_path']).name}, {s['state']}, "

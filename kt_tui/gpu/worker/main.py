@@ -16,6 +16,8 @@ import traceback
 
 from ..compilers import allow_children
 from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
+from ..env import PR_SET_CHILD_SUBREAPER, prctl
+from ..supervise import kill_tree
 from ..timeline import mark
 
 # Imported where used: the app's process imports this module to start the worker (gpu/client.py),
@@ -89,6 +91,7 @@ def _arch(name: str) -> str:
 def _watch_parent(parent_pid: int) -> None:
     while True:
         if os.getppid() != parent_pid:
+            kill_tree(os.getpid(), root=False)
             os._exit(0)
         time.sleep(0.5)
 
@@ -99,6 +102,9 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
         os.dup2(fd, 1)
         os.dup2(fd, 2)
     mark("worker: up")
+    # user code (init, verify, reference functions) runs here: what it starts, a setsid daemon
+    # included, stays below this process and dies with it (here at exit, by the app's kill_tree)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
     allow_children()
     from ...kernel.spec import spec_from_plain
@@ -115,6 +121,7 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
         if job is None:  # the app closes the worker: nothing is left to clean up, so skip Python's
             sys.stdout.flush()  # teardown of numpy and kernel_tuner (the app waits for this exit)
             sys.stderr.flush()
+            kill_tree(os.getpid(), root=False)
             os._exit(0)
         if isinstance(job, ProbeJob):
             events.put(("probe", None, probe_backends(job.backends)))
