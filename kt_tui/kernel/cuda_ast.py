@@ -1,0 +1,125 @@
+"""CUDA source as a syntax tree (tree-sitter's CUDA grammar): the `__global__` kernels, the `__device__`
+functions, their parameters and bodies, and the `#define`d integers. Parsing never raises: the grammar
+recovers from errors, so a file with syntax it does not know still gives the functions it can read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MAX_SOURCE = 4 * 2**20  # bytes; the kernel file is capped there too (files.KERNEL_MAX)
+MAX_NODES = 400_000  # nodes looked at per walk
+
+_PARSER = None
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter_cuda
+        from tree_sitter import Language, Parser
+        _PARSER = Parser(Language(tree_sitter_cuda.language()))
+    return _PARSER
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str  # the base type as written: "float", "unsigned int", "float4", "T"
+    pointer: bool
+
+
+@dataclass
+class Function:
+    name: str
+    params: list[Param]
+    body: object  # the compound_statement node
+    is_kernel: bool
+
+
+@dataclass
+class Unit:
+    kernels: dict[str, Function] = field(default_factory=dict)
+    devices: dict[str, Function] = field(default_factory=dict)
+    defines: dict[str, int] = field(default_factory=dict)  # `#define N 1024`, not under #ifndef N
+    tunables: set[str] = field(default_factory=set)  # names defined under `#ifndef NAME` (kernel_tuner's style)
+
+
+def text(node) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
+
+
+def walk(node, budget: int = MAX_NODES):
+    """Every node under `node`, depth first, at most `budget` of them; no recursion."""
+    stack = [node]
+    while stack and budget > 0:
+        n = stack.pop()
+        budget -= 1
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def parse(src: str) -> Unit:
+    """The functions and defines of `src`; an empty Unit for input too large or not parsable."""
+    unit = Unit()
+    data = src.encode("utf-8", "replace")
+    if len(data) > MAX_SOURCE:
+        return unit
+    try:
+        tree = _parser().parse(data)
+    except (ValueError, RuntimeError, OSError):
+        return unit
+    for n in walk(tree.root_node):
+        kind = n.type
+        if kind == "preproc_def":
+            _define(n, unit)
+        elif kind == "preproc_ifdef" and n.children and n.children[0].type == "#ifndef":
+            unit.tunables.add(text(n.child_by_field_name("name")))
+        elif kind == "function_definition":
+            fn = _function(n)
+            if fn is not None and (fn.is_kernel or _has(n, "__device__")):
+                (unit.kernels if fn.is_kernel else unit.devices).setdefault(fn.name, fn)
+    for name in unit.tunables:
+        unit.defines.pop(name, None)
+    return unit
+
+
+def _define(n, unit: Unit) -> None:
+    name, value = text(n.child_by_field_name("name")), text(n.child_by_field_name("value")).strip()
+    value = value.strip("() \t").rstrip("uUlL")
+    if value.isdigit() and int(value) > 1:
+        unit.defines[name] = int(value)
+
+
+def _has(n, token: str) -> bool:
+    return any(c.type == token for c in n.children)
+
+
+def _function(n) -> Function | None:
+    decl = n.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    body = n.child_by_field_name("body")
+    if decl is None or body is None:
+        return None
+    name_node = decl.child_by_field_name("declarator")
+    name = text(name_node).split("::")[-1].split("<")[0].strip()
+    params = []
+    plist = decl.child_by_field_name("parameters")
+    for p in plist.named_children if plist is not None else []:
+        if p.type == "parameter_declaration":
+            params.append(_param(p))
+    return Function(name, params, body, _has(n, "__global__"))
+
+
+def _param(p) -> Param:
+    base = text(p.child_by_field_name("type")).replace("struct ", "").strip()
+    d = p.child_by_field_name("declarator")
+    pointer = False
+    while d is not None and d.type != "identifier":
+        if d.type in ("pointer_declarator", "array_declarator", "reference_declarator"):
+            pointer = pointer or d.type != "reference_declarator"
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            nxt = next((c for c in d.named_children if c.type.endswith(("declarator", "identifier"))), None)
+        d = nxt
+    return Param(text(d) if d is not None else "", " ".join(base.split()), pointer)
