@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-MAX_SOURCE = 4 * 2**20  # bytes; the kernel file is capped there too (files.KERNEL_MAX)
+MAX_SOURCE = 2**20  # bytes parsed at most (a few seconds); kernel/draft.py cuts a larger file to the kernel
 MAX_NODES = 400_000  # nodes looked at per walk
+_CONTAINERS = {"translation_unit", "linkage_specification", "template_declaration", "declaration_list",
+               "namespace_definition", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"}
 
 _PARSER = None
 
@@ -68,7 +70,7 @@ def parse(src: str) -> Unit:
         tree = _parser().parse(data)
     except (ValueError, RuntimeError, OSError):
         return unit
-    for n in walk(tree.root_node):
+    for n in _top_level(tree.root_node):
         kind = n.type
         if kind == "preproc_def":
             _define(n, unit)
@@ -81,6 +83,17 @@ def parse(src: str) -> Unit:
     for name in unit.tunables:
         unit.defines.pop(name, None)
     return unit
+
+
+def _top_level(root):
+    """The declarations outside function bodies (in namespaces, extern "C", templates, #if groups)."""
+    stack, budget = [root], MAX_NODES
+    while stack and budget > 0:
+        n = stack.pop()
+        budget -= 1
+        yield n
+        if n.type in _CONTAINERS:
+            stack.extend(reversed(n.named_children))
 
 
 def _define(n, unit: Unit) -> None:

@@ -75,6 +75,21 @@ def kernel_body(src: str, kernel: Kernel) -> str:
     return clean[start:]
 
 
+def _kernel_alone(src: str, kernel: Kernel) -> str:
+    """A file too large to parse whole: its #defines and the kernel's own text ("" if that is too
+    large too); its __device__ helpers are lost. Read raw: a brace in a comment may cut it short."""
+    defines = "\n".join(re.findall(r"(?m)^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+\(?[ \t]*\d+[ \t]*\)?[ \t]*$", src)[:10_000])
+    m = re.search(r"__global__[^;{]*?\b" + re.escape(kernel.name) + r"\s*\(", src)
+    if not m:
+        return defines
+    depth, start = 0, src.rfind("\n", 0, m.start()) + 1
+    for b in re.finditer(r"[{}]", src[m.end():m.end() + cuda_ast.MAX_SOURCE]):
+        depth += 1 if b.group() == "{" else -1
+        if depth == 0:
+            return defines + "\n" + src[start:m.end() + b.end()]
+    return ""
+
+
 def written_pointers(body: str, kernel: Kernel) -> list[str]:
     """Pointer parameters assigned to in the body text: `p[...] =`, `p[...] += `, `*p =`, atomics on them."""
     out = []
@@ -97,7 +112,8 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
     """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it."""
     analysis = None
     if src:
-        unit = cuda_ast.parse(src)
+        unit = cuda_ast.parse(src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE
+                              else _kernel_alone(src, kernel))
         analysis = extents.analyse(unit, kernel.name)
         if analysis is not None and analysis.ok:
             return _from_analysis(kernel, unit, analysis, n)
@@ -114,9 +130,9 @@ def _tuning(rank: int) -> dict:
     defaults = {"block_size_x": 256} if rank == 1 else {"block_size_x": 32, "block_size_y": 4}
     if rank == 3:
         tune["block_size_z"], defaults["block_size_z"] = [1, 2, 4], 1
-    return dict(tune_params=tune, defaults=defaults, grid_div_y=["block_size_y"] if rank > 1 else None,
-                grid_div_z=["block_size_z"] if rank > 2 else None,
-                restrictions=["block_size_x * block_size_y <= 1024"] if rank > 1 else [])
+    return {"tune_params": tune, "defaults": defaults, "grid_div_y": ["block_size_y"] if rank > 1 else None,
+                "grid_div_z": ["block_size_z"] if rank > 2 else None,
+                "restrictions": ["block_size_x * block_size_y <= 1024"] if rank > 1 else []}
 
 
 def _from_signature(kernel: Kernel, n: int, analysed: bool) -> Draft:
@@ -170,8 +186,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                       output=out)
             if p.name in sizing.index_high and p.name in an.loop_loads and not out:
                 arg.init = "range"
-                guesses.append((f"args.{p.name}", "values 0, 1, 2, ...: they bound a loop (row offsets), "
-                                "so each row gets one element; give real offsets for real work"))
+                guesses.append((f"args.{p.name}", ("values 0, 1, 2, ...: they bound a loop (row offsets), "
+                                "so each row gets one element; give real offsets for real work")))
             elif p.name in sizing.index_high:
                 arg.low, arg.high = 0, sizing.index_high[p.name]
             elif dtype.startswith(("int", "uint")) and not out and use.compared:

@@ -108,8 +108,8 @@ class _Sizer:
             cands = [_round_rows(e, an.strides, rounded, name) for e in cands]
             if any(h is None for h in his):
                 cands = _maxes(cands + [problem])
-                self.out.guesses.append((f"args.{name}", "an index the analysis could not bound (data-dependent "
-                                         "or through pointers it does not follow): sized at least the problem size"))
+                self.out.guesses.append((f"args.{name}", ("an index the analysis could not bound (data-dependent "
+                                         "or through pointers it does not follow): sized at least the problem size")))
             elif not his:
                 cands = [problem]
                 self.out.guesses.append((f"args.{name}", "the kernel does not index it: sized like the problem"))
@@ -139,8 +139,8 @@ class _Sizer:
                 continue
             good = [h for h in hs if h is not None]
             if len(good) < len(hs) or not good:
-                self.out.guesses.append((f"args.{x}", "its values index an array in a way the analysis does "
-                                         "not follow: bounds guessed"))
+                self.out.guesses.append((f"args.{x}", ("its values index an array in a way the analysis does "
+                                         "not follow: bounds guessed")))
             if good:
                 best = good[0]
                 for h in good[1:]:
@@ -165,15 +165,15 @@ class _Sizer:
         rank = len(self.axis)
         chosen: dict[str, int] = {}
         for side in SIDES.get(rank, SIDES[3]):
-            chosen = {n: (self.unit.defines[n] if n in self.unit.defines else side if n in big else STRIDE)
+            chosen = {n: (self.unit.defines.get(n, side if n in big else STRIDE))
                       for n in names}
             if self._fits(found, chosen):
                 break
         ordered = sorted(names, key=lambda n: (self.order.get(n, 99), n))
         self.out.sizes = {n: chosen[n] for n in ordered}
         for n in sorted(small):
-            self.out.guesses.append((f"sizes.{n}", f"{STRIDE}: it scales or shifts an index (a stride or offset); "
-                                     "set the value you use"))
+            self.out.guesses.append((f"sizes.{n}", (f"{STRIDE}: it scales or shifts an index (a stride or offset); "
+                                     "set the value you use")))
         if any(n in self.unit.defines for p in self.axis.values() for n in p.names()):
             self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
 
