@@ -38,6 +38,7 @@ class Val:
     base: str | None = None  # a pointer into this argument, at offset [lo, hi]
     axes: frozenset = frozenset()  # thread axes the value derives from
     params: frozenset = frozenset()  # scalar arguments it derives from
+    split: tuple | None = None  # ("q" | "r" | "qw", i.lo, i.hi, w): i / w, i % w, (i / w) * w
 
 
 UNKNOWN = Val()
@@ -66,6 +67,8 @@ class Analysis:
     uses: dict[str, Use] = field(default_factory=dict)
     axes: dict[int, Poly] = field(default_factory=dict)  # thread axis -> its bound (problem size)
     used_axes: set[int] = field(default_factory=set)
+    block_axes: set[int] = field(default_factory=set)  # axes indexed by blockIdx alone (a block per element)
+    block_consts: dict[int, str] = field(default_factory=dict)  # axis -> the #define blockIdx is scaled by
     loop_bounds: set[str] = field(default_factory=set)  # scalars that bound a loop
     loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
     escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test

@@ -124,15 +124,29 @@ def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
     return draft(kernel, src, n).spec
 
 
-def _tuning(rank: int) -> dict:
-    tune = {"block_size_x": [32, 64, 128, 256, 512, 1024]} if rank == 1 else \
-        {"block_size_x": [16, 32, 64, 128], "block_size_y": [1, 2, 4, 8, 16]}
-    defaults = {"block_size_x": 256} if rank == 1 else {"block_size_x": 32, "block_size_y": 4}
-    if rank == 3:
-        tune["block_size_z"], defaults["block_size_z"] = [1, 2, 4], 1
-    return {"tune_params": tune, "defaults": defaults, "grid_div_y": ["block_size_y"] if rank > 1 else None,
-                "grid_div_z": ["block_size_z"] if rank > 2 else None,
-                "restrictions": ["block_size_x * block_size_y <= 1024"] if rank > 1 else []}
+def _tuning(rank: int, block_axes: set | None = None, consts: dict | None = None) -> dict:
+    """Block sizes to tune per axis; an axis of one block per element (blockIdx alone) has no block
+    size there and no grid divisor, one scaled by a #define keeps that block size."""
+    block_axes, consts = block_axes or set(), consts or {}
+    flat = all(a in block_axes for a in range(1, rank))
+    values = {0: [32, 64, 128, 256, 512, 1024] if flat else [16, 32, 64, 128], 1: [1, 2, 4, 8, 16], 2: [1, 2, 4]}
+    first = {0: 256 if flat else 32, 1: 4, 2: 1}
+    tune, defaults, div = {}, {}, {}
+    for a in range(rank):
+        name = f"block_size_{extents.AXES[a]}"
+        if a in block_axes:
+            div[a] = []
+            if a > 0:
+                continue
+        if a in consts:
+            tune[name], defaults[name] = [consts[a]], consts[a]
+        else:
+            tune[name], defaults[name] = values[a], first[a]
+    both = "block_size_y" in tune and len(tune["block_size_y"]) > 1
+    return {"tune_params": tune, "defaults": defaults, "grid_div_x": div.get(0),
+            "grid_div_y": div.get(1, ["block_size_y"]) if rank > 1 else None,
+            "grid_div_z": div.get(2, ["block_size_z"]) if rank > 2 else None,
+            "restrictions": ["block_size_x * block_size_y <= 1024"] if both else []}
 
 
 def _from_signature(kernel: Kernel, n: int, analysed: bool) -> Draft:
@@ -213,7 +227,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             guesses.append((f"args.{p.name}", why))
     _ensure_output(args, guesses)
     spec = Spec(kernel=kernel.name, args=args, problem_size=sizing.problem_size, sizes=sizing.sizes,
-                verify_sizes=sizing.verify_sizes, **_tuning(len(sizing.problem_size)))
+                verify_sizes=sizing.verify_sizes,
+                **_tuning(len(sizing.problem_size), sizing.no_threads, sizing.block_consts))
     return Draft(spec, guesses)
 
 

@@ -26,6 +26,8 @@ class Sizing:
     problem_size: list[str] = field(default_factory=list)
     index_high: dict[str, str] = field(default_factory=dict)  # index array -> the bound of its values
     verify_sizes: list | None = None
+    block_consts: dict[int, int] = field(default_factory=dict)
+    no_threads: set[int] = field(default_factory=set)  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes
     fallback: str = "n"  # the length of an array the analysis did not see: the problem's
     guesses: list[tuple[str, str]] = field(default_factory=list)
 
@@ -49,6 +51,7 @@ class _Sizer:
         while name in self.taken:
             name, k = f"{want}{k}", k + 1
         self.taken.add(name)
+        self.ints.add(name)
         self.fresh[name] = why
         self.out.guesses.append((f"sizes.{name}", why))
         return Poly.var(name)
@@ -60,6 +63,9 @@ class _Sizer:
             bound = an.axes.get(a)
             if bound is not None and bound.names() <= self.ints and not bound.is_const():
                 self.axis[a] = bound
+            elif a not in an.used_axes:
+                self.axis[a] = Poly.const(1)
+                self.out.no_threads.add(a)
             else:
                 label = "n" if rank == 1 else "n" + extents.AXES[a]
                 self.axis[a] = self.name(label, f"thread axis {extents.AXES[a]} is not bounded by a check "
@@ -68,8 +74,14 @@ class _Sizer:
         for a in range(rank):
             for v in sorted(self.axis[a].names()):
                 self.order.setdefault(v, len(self.order))
-        self.out.problem_size = [self.axis[a].text(self.order) for a in range(rank)]
-        self.out.fallback = "*".join(p if re.fullmatch(r"\w+", p) else f"({p})" for p in self.out.problem_size)
+        self.out.problem_size = [self.axis[a].text(self.order) if not self.axis[a].is_const()
+                                 else str(int(self.axis[a].value())) for a in range(rank)]
+        self.out.fallback = "*".join(p if re.fullmatch(r"\w+", p) else f"({p})"
+                                     for p in self.out.problem_size if p != "1") or "1"
+        self.out.no_threads |= self.an.block_axes
+        for a, name in self.an.block_consts.items():
+            if a < rank and name in self.unit.defines:
+                self.out.block_consts[a] = self.unit.defines[name]
 
     def resolve(self, p: Poly | None) -> Poly | None:
         """The index bound with the grid's extent replaced by the problem size; None if it still
@@ -86,6 +98,9 @@ class _Sizer:
                         return None
                     rest.remove(g)
                     rest.remove(b)
+                    term = term * self.axis[a]
+                if g in rest and a in self.an.block_axes and a in self.axis:  # blockIdx alone: one block each
+                    rest.remove(g)
                     term = term * self.axis[a]
             for v in rest:
                 term = term * Poly.var(v)
@@ -161,8 +176,13 @@ class _Sizer:
         axis_names = set().union(*(p.names() for p in self.axis.values()))
         big = {n for n in names if n not in self.unit.defines and (n in axis_names or n in an.loop_bounds
                                                                   or n in self.fresh)}
+        loops = {n for n in big if n in an.loop_bounds}
+        for cands in found.values():  # a row stride with a loop over the row: at least as long as the loop
+            for c in cands:
+                if c.names() & loops:
+                    big |= {n for n in c.names() if n in names and any(n in s.names() for s in an.strides)}
         small = names - big - set(self.unit.defines)
-        rank = len(self.axis)
+        rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
         chosen: dict[str, int] = {}
         for side in SIDES.get(rank, SIDES[3]):
             chosen = {n: (self.unit.defines.get(n, side if n in big else STRIDE))

@@ -268,9 +268,7 @@ class Walker(Expressions):
             cur = env[name]
             if o in ("<", "<=") and bound.hi is not None:
                 hi = bound.hi - Poly.const(1) if o == "<" else bound.hi
-                if cur.axes and cur.hi is not None and grid_names(cur.hi) and not grid_names(hi) \
-                        and pure_thread(cur.hi):
-                    self.out.axes.setdefault(min(cur.axes), hi + Poly.const(1))
+                self._axis_bound(cur, hi)
                 if cur.hi is None or grid_names(cur.hi) or loads(cur.hi):
                     new_hi = hi
                 else:
@@ -281,6 +279,19 @@ class Walker(Expressions):
                 env[name] = Val(lo if cur.lo is None else pmax(cur.lo, lo) or cur.lo, cur.hi, cur.base,
                                 cur.axes, cur.params)
             return
+
+    def _axis_bound(self, cur: Val, hi: Poly) -> None:
+        """`if (x < w)` on a thread index: w is the problem size on x's axis (a block index alone:
+        one block per element of that axis)."""
+        if len(cur.axes) != 1 or cur.hi is None or grid_names(hi):
+            return
+        (axis,) = cur.axes
+        g = grid(axis)
+        if g not in cur.hi.names() or not grid_names(cur.hi) <= {g, block(axis)}:
+            return
+        self.out.axes.setdefault(axis, hi + Poly.const(1))
+        if cur.hi == Poly.var(g) - Poly.const(1):
+            self.out.block_axes.add(axis)
 
     def _escape(self, left, right, env: dict) -> None:
         """A loop `while (x*x + y*y < 4 && it < max_iter)`: max_iter bounds an escape-time loop."""

@@ -143,28 +143,38 @@ class Expressions:
                 return offset(a, b if op == "+" else neg(b))
             if b.base is not None and op == "+":
                 return offset(b, a)
+            if op == "+" and a.split and b.split and {a.split[0], b.split[0]} == {"qw", "r"} \
+                    and a.split[1:] == b.split[1:]:  # (i / w) * w + i % w is i
+                return Val(a.split[1], a.split[2], axes=axes, params=params)
             if op == "-":
                 b = neg(b)
             return Val(add(a.lo, b.lo), add(a.hi, b.hi), axes=axes, params=params)
         if op == "*":
             for x, y in ((a, b), (b, a)):
+                self._block_const(x, y)
                 if x.axes and not y.axes and y.hi is not None and not y.hi.is_const() and y.hi == y.lo \
                         and y.hi not in self.out.strides:
                     self.out.strides.append(y.hi)
             lo, hi = mul(a, b)
-            return Val(lo, hi, axes=axes, params=params)
+            split = None
+            for x, y in ((a, b), (b, a)):
+                if x.split and x.split[0] == "q" and y.hi is not None and y.hi == y.lo == x.split[3]:
+                    split = ("qw", *x.split[1:])
+            return Val(lo, hi, axes=axes, params=params, split=split)
         if op in ("/", ">>"):
             d = b if op == "/" else (const(2 ** int(b.hi.value())) if b.hi is not None and b.hi.is_const()
                                      and 0 <= b.hi.value() < 32 else UNKNOWN)
             if op == ">>":
                 self._nonneg(a)
-            return Val(div(a.lo, d.hi, low=True), div(a.hi, d.lo), axes=axes, params=params)
+            split = ("q", a.lo, a.hi, b.hi) if op == "/" and b.hi is not None and b.hi == b.lo else None
+            return Val(div(a.lo, d.hi, low=True), div(a.hi, d.lo), axes=axes, params=params, split=split)
         if op == "%":
             self._nonneg(a)
             hi = b.hi - Poly.const(1) if b.hi is not None else None
             if a.hi is not None and hi is not None and a.lo is not None and at_least(a.lo, Poly.const(0)):
                 hi = pmin(a.hi, hi) or hi
-            return Val(Poly.const(0), hi, axes=axes, params=params)
+            split = ("r", a.lo, a.hi, b.hi) if b.hi is not None and b.hi == b.lo else None
+            return Val(Poly.const(0), hi, axes=axes, params=params, split=split)
         if op == "<<" and b.hi is not None and b.hi.is_const() and 0 <= b.hi.value() < 32:
             lo, hi = mul(a, const(2 ** int(b.hi.value())))
             return Val(lo, hi, axes=axes, params=params)
@@ -172,6 +182,14 @@ class Expressions:
             self._nonneg(a)
             return Val(Poly.const(0), b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
+
+    def _block_const(self, x: Val, y: Val) -> None:
+        """blockIdx.x * TILE with TILE a #define: the block must be TILE threads wide."""
+        if len(x.axes) == 1 and x.lo == Poly.const(0) and y.hi is not None and y.hi == y.lo \
+                and len(y.hi.terms) == 1 and y.hi.names() and y.hi.names() <= set(self.unit.defines):
+            (axis,) = x.axes
+            if x.hi == Poly.var(grid(axis)) - Poly.const(1) and y.hi == Poly.var(next(iter(y.hi.names()))):
+                self.out.block_consts[axis] = next(iter(y.hi.names()))
 
     def _nonneg(self, v: Val) -> None:
         for name in loads(v.hi) if v.hi is not None else ():

@@ -89,14 +89,14 @@ class Poly:
         return out
 
     def divide(self, d: Poly) -> Poly | None:
-        """An upper bound of self / d for d a single positive monomial: terms not divisible are
-        dropped when negative (the quotient only grows), else None."""
+        """An upper bound of floor(self / d) for d a single positive monomial: terms not divisible are
+        dropped when negative (the quotient only grows; by one when they are less than d), else None."""
         if len(d.terms) != 1:
             return None
         ((dm, dc),) = d.terms.items()
         if dc <= 0:
             return None
-        out = {}
+        out, dropped = {}, Poly()
         for m, c in self.terms.items():
             rest = list(m)
             try:
@@ -104,10 +104,14 @@ class Poly:
                     rest.remove(v)
             except ValueError:
                 if c < 0:
+                    dropped = dropped + Poly({m: c})
                     continue
                 return None
             out[tuple(rest)] = out.get(tuple(rest), 0) + c / dc
-        return Poly(out)
+        q = Poly(out)
+        if dropped.terms and at_least(dropped + d, Poly()):  # w*Q - c with 0 < c <= w: floor is Q - 1
+            return q - Poly.const(1)
+        return q
 
     def text(self, order: dict | None = None) -> str:
         """In the spec's expression language, factored where it splits: `(w + 2)*(h + 2)`; names in
