@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from . import cuda_ast, extents
-from .poly import Poly, at_least, pmax, pmin
+from .poly import Poly, at_least, pmax
 from .source import Kernel
 
 SIDES = {1: (1 << 20, 1 << 16, 1 << 14, 4096, 1024), 2: (1024, 512, 256, 128, 64), 3: (128, 64, 32, 16)}
@@ -150,17 +150,23 @@ class _Sizer:
                     ok = coef > 0 and not _loads(rest) and len(ext) == 1 and coef.denominator == 1
                     highs.setdefault(x, []).append(_high(ext[0], rest, int(coef)) if ok else None)
         for x, hs in highs.items():
-            if x == "" or x not in self.an.uses:
+            if x not in self.an.uses:
                 continue
             good = [h for h in hs if h is not None]
             if len(good) < len(hs) or not good:
-                self.out.guesses.append((f"args.{x}", ("its values index an array in a way the analysis does "
-                                         "not follow: bounds guessed")))
-            if good:
-                best = good[0]
-                for h in good[1:]:
-                    best = pmin(best, h) or best
-                self.out.index_high[x] = best.text(self.order) if not best.is_const() else int(best.value())
+                self.out.guesses.append((f"args.{x}", ("its values index an array in a way the analysis does not "
+                                         "follow: they are kept in [0, 1), so every index stays inside")))
+                self.out.index_high[x] = 1
+                continue
+            best = good[0]
+            for h in good[1:]:
+                best = best if at_least(h[0], best[0]) else h if at_least(best[0], h[0]) else (None, None)
+                if best[0] is None:
+                    break
+            if best[0] is None:
+                self.out.index_high[x] = f"min({', '.join(h[1](self.order) for h in good)})"
+            else:
+                self.out.index_high[x] = best[1](self.order)
 
     def values(self, found: dict) -> None:
         an = self.an
@@ -213,11 +219,15 @@ def _loads_of(keys: tuple) -> set[str]:
     return {m[1:] for k in keys for m in re.findall(r"\$\w+", k)}
 
 
-def _high(ext: Poly, rest: Poly, coef: int) -> Poly:
-    """The exclusive bound of v with coef*v + rest < ext."""
+def _high(ext: Poly, rest: Poly, coef: int) -> tuple:
+    """The exclusive bound of v with coef*v + rest < ext: (a polynomial to compare, its text)."""
+    top = ext - rest - Poly.const(1)
     if coef == 1:
-        return ext - rest
-    return Poly({m: Fraction(int(c // coef)) for m, c in (ext - rest - Poly.const(1)).terms.items()}) + Poly.const(1)
+        high = top + Poly.const(1)
+        return high, lambda order: high.text(order) if not high.is_const() else int(high.value())
+    approx = top * Poly.const(Fraction(1, coef)) + Poly.const(1)
+    return approx, lambda order: f"({top.text(order)}) // {coef} + 1" if not top.is_const() \
+        else int(top.value()) // coef + 1
 
 
 def _maxes(polys: list[Poly]) -> list[Poly]:
