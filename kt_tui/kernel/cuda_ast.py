@@ -17,8 +17,8 @@ _PARSER = None
 def _parser():
     global _PARSER
     if _PARSER is None:
-        import tree_sitter_cuda
-        from tree_sitter import Language, Parser
+        import tree_sitter_cuda  # here: the grammar loads only when a draft is made
+        from tree_sitter import Language, Parser  # here: as above
         _PARSER = Parser(Language(tree_sitter_cuda.language()))
     return _PARSER
 
