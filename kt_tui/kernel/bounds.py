@@ -68,7 +68,7 @@ class Analysis:
     axes: dict[int, Poly] = field(default_factory=dict)  # thread axis -> its bound (problem size)
     used_axes: set[int] = field(default_factory=set)
     block_axes: set[int] = field(default_factory=set)  # axes indexed by blockIdx alone (a block per element)
-    block_consts: dict[int, str] = field(default_factory=dict)  # axis -> the #define blockIdx is scaled by
+    block_consts: dict[int, int] = field(default_factory=dict)  # axis -> the #define'd block size blockIdx is scaled by
     loop_bounds: set[str] = field(default_factory=set)  # scalars that bound a loop
     loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
     escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test
@@ -209,6 +209,9 @@ def nonneg(p: Poly | None) -> bool:
 def mul(a: Val, b: Val) -> tuple:
     if nonneg(a.lo) and nonneg(b.lo):
         return (a.lo * b.lo, a.hi * b.hi if a.hi is not None and b.hi is not None else None)
+    for x, y in ((a, b), (b, a)):  # an interval times one value that is not negative (k * nx, k in [-R, R])
+        if y.hi is not None and y.hi == y.lo and nonneg(y.lo) and x.lo is not None and x.hi is not None:
+            return (x.lo * y.hi, x.hi * y.hi)
     for x, y in ((a, b), (b, a)):  # a constant times an interval
         if x.hi is not None and x.hi == x.lo and x.hi.is_const() and y.lo is not None and y.hi is not None:
             c = x.hi
@@ -235,3 +238,32 @@ def product(polys: list) -> Poly:
     for p in polys:
         out = out * p
     return out
+
+
+def _signed_terms(n) -> list[tuple[str, object]]:
+    """a + b - (c + d) as [("+a", a), ("+b", b), ("-c", c), ("-d", d)]; texts without spaces."""
+    out, stack = [], [(True, n)]
+    while stack and len(out) < 64:
+        plus, node = stack.pop()
+        node = strip_parens(node)
+        if node is None:
+            continue
+        if node.type == "binary_expression" and text(node.child_by_field_name("operator")) in ("+", "-"):
+            minus = text(node.child_by_field_name("operator")) == "-"
+            stack.append((plus != minus, node.child_by_field_name("right")))
+            stack.append((plus, node.child_by_field_name("left")))
+        else:
+            out.append((("+" if plus else "-") + "".join(text(node).split()), node))
+    return out
+
+
+def sum_terms(n) -> list[str]:
+    return sorted(t for t, _ in _signed_terms(n))
+
+
+def terms_nodes(n) -> dict:
+    return dict(_signed_terms(n))
+
+
+def sum_key(n) -> str:
+    return "#" + "|".join(sum_terms(n))

@@ -44,6 +44,7 @@ class Unit:
     devices: dict[str, Function] = field(default_factory=dict)
     defines: dict[str, int] = field(default_factory=dict)  # `#define N 1024`, not under #ifndef N
     tunables: set[str] = field(default_factory=set)  # names defined under `#ifndef NAME` (kernel_tuner's style)
+    tunable_defaults: dict[str, int] = field(default_factory=dict)  # their values there
 
 
 def text(node) -> str:
@@ -81,7 +82,8 @@ def parse(src: str) -> Unit:
             if fn is not None and (fn.is_kernel or _has(n, "__device__")):
                 (unit.kernels if fn.is_kernel else unit.devices).setdefault(fn.name, fn)
     for name in unit.tunables:
-        unit.defines.pop(name, None)
+        if name in unit.defines:
+            unit.tunable_defaults[name] = unit.defines.pop(name)
     return unit
 
 

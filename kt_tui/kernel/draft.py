@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from . import cuda_ast, extents
 from .draft_sizes import Sizing, size_arrays
 from .source import Kernel, strip_comments
-from .spec import DTYPES, VECTORS, Arg, Spec, dump_spec
+from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 
 FLOAT_SCALAR = 1.5  # not 0 or 1, so a multiply or add by it changes the result
 LOOP_COUNT = 100  # a scalar that bounds a loop and no array: enough trips to be real work
@@ -229,6 +229,10 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     spec = Spec(kernel=kernel.name, args=args, problem_size=sizing.problem_size, sizes=sizing.sizes,
                 verify_sizes=sizing.verify_sizes,
                 **_tuning(len(sizing.problem_size), sizing.no_threads, sizing.block_consts))
+    fixed = set(unit.defines) & set(spec.sizes)
+    if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
+        tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
+        spec.verify_sizes = [t for t in tables if t]
     return Draft(spec, guesses)
 
 

@@ -45,6 +45,7 @@ class _Sizer:
         self.axis: dict[int, Poly] = {}
         self.fresh: dict[str, str] = {}  # new size names: why each was made
         self.order: dict[str, int] = {}
+        self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
 
     def name(self, want: str, why: str) -> Poly:
         name, k = want, 2
@@ -72,16 +73,14 @@ class _Sizer:
                                                 "the analysis could read; the problem size there is a guess")
                 self.out.verify_sizes = []
         for a in range(rank):
-            for v in sorted(self.axis[a].names()):
+            for v in sorted(self.axis[a].names(), key=lambda v: (v in self.unit.defines, v)):
                 self.order.setdefault(v, len(self.order))
         self.out.problem_size = [self.axis[a].text(self.order) if not self.axis[a].is_const()
                                  else str(int(self.axis[a].value())) for a in range(rank)]
         self.out.fallback = "*".join(p if re.fullmatch(r"\w+", p) else f"({p})"
                                      for p in self.out.problem_size if p != "1") or "1"
         self.out.no_threads |= self.an.block_axes
-        for a, name in self.an.block_consts.items():
-            if a < rank and name in self.unit.defines:
-                self.out.block_consts[a] = self.unit.defines[name]
+        self.out.block_consts = {a: v for a, v in self.an.block_consts.items() if a < rank}
 
     def resolve(self, p: Poly | None) -> Poly | None:
         """The index bound with the grid's extent replaced by the problem size; None if it still
@@ -99,9 +98,11 @@ class _Sizer:
                     rest.remove(g)
                     rest.remove(b)
                     term = term * self.axis[a]
-                if g in rest and a in self.an.block_axes and a in self.axis:  # blockIdx alone: one block each
+                if g in rest and b not in rest and a in self.axis:  # blockIdx alone: at most one per element
                     rest.remove(g)
                     term = term * self.axis[a]
+                    if a not in self.an.block_axes:
+                        self.per_block = True
             for v in rest:
                 term = term * Poly.var(v)
             out = out + term
@@ -116,11 +117,15 @@ class _Sizer:
         for a in sorted(self.axis):
             problem = problem * self.axis[a]
         for name, use in an.uses.items():
+            self.per_block = False
             his = [self.resolve(h) for h in use.accesses]
             plain = [h + Poly.const(1) for h in his if h is not None and not _loads(h)]
             loaded = tuple(sorted({h.text() for h in his if h is not None and _loads(h)}))
-            cands = _maxes(plain)
-            cands = [_round_rows(e, an.strides, rounded, name) for e in cands]
+            cands = [_round_volume(_round_rows(e, an.strides, rounded, name), set(self.unit.defines))
+                     for e in _maxes(plain)]
+            if self.per_block:
+                self.out.guesses.append((f"args.{name}", "indexed by block number: sized by the problem size, "
+                                         "more than the number of blocks"))
             if any(h is None for h in his):
                 cands = _maxes(cands + [problem])
                 self.out.guesses.append((f"args.{name}", ("an index the analysis could not bound (data-dependent "
@@ -200,7 +205,7 @@ class _Sizer:
         for n in sorted(small):
             self.out.guesses.append((f"sizes.{n}", (f"{STRIDE}: it scales or shifts an index (a stride or offset); "
                                      "set the value you use")))
-        if any(n in self.unit.defines for p in self.axis.values() for n in p.names()):
+        if any(p.names() and p.names() <= set(self.unit.defines) for p in self.axis.values()):
             self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
 
     def _fits(self, found: dict, at: dict) -> bool:
@@ -266,6 +271,19 @@ def _round_rows(e: Poly, strides: list[Poly], rounded: dict, name: str) -> Poly:
             rounded[name] = s
             return (with_v + Poly.const(1)) * s
     return e
+
+
+def _round_volume(e: Poly, fixed: set) -> Poly:
+    """An extent just short of a product of sizes (nx*ny*nz - R*nx*ny - R*nx - R) as that product;
+    `fixed` names (#defines) count as numbers."""
+    def degree(m):
+        return sum(1 for v in m if v not in fixed)
+    top = max((degree(m) for m in e.terms), default=0)
+    lead = [(m, c) for m, c in e.terms.items() if degree(m) == top]
+    if top < 1 or len(lead) != 1 or lead[0][1] != 1 or any(v in fixed for v in lead[0][0]):
+        return e
+    whole = Poly({lead[0][0]: Fraction(1)})
+    return whole if e != whole and at_least(whole, e) else e
 
 
 def _unify(found: dict[str, list[Poly]], rounded: dict) -> None:

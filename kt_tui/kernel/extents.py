@@ -31,9 +31,9 @@ from .bounds import (
     loads,
     names_of,
     product,
-    pure_thread,
     same_value,
     strip_parens,
+    sum_key,
     union,
 )
 from .cuda_ast import text
@@ -258,9 +258,14 @@ class Walker(Expressions):
             op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
         for var_node, other, o in ((left, right, op), (right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op])):
             var_node = strip_parens(var_node)
-            if var_node is None or var_node.type != "identifier" or text(var_node) not in env:
+            if var_node is not None and var_node.type == "binary_expression" and o in ("<", "<=") \
+                    and text(var_node.child_by_field_name("operator")) in ("+", "-"):
+                name = sum_key(var_node)  # a guard on a sum: kept for the same sum in an index
+                env.setdefault(name, self.expr(var_node, env))
+            elif var_node is None or var_node.type != "identifier" or text(var_node) not in env:
                 continue
-            name = text(var_node)
+            else:
+                name = text(var_node)
             bound = self.expr(other, env)
             if loop:
                 self.out.loop_bounds.update(p for p in bound.params if p in self.scalars)
@@ -289,7 +294,9 @@ class Walker(Expressions):
         g = grid(axis)
         if g not in cur.hi.names() or not grid_names(cur.hi) <= {g, block(axis)}:
             return
-        self.out.axes.setdefault(axis, hi + Poly.const(1))
+        start = cur.hi - (Poly.var(g) * Poly.var(block(axis)) - Poly.const(1))  # x = thread + R: R
+        shift = cur.lo if not grid_names(start) and cur.lo is not None and cur.lo == start else Poly.const(0)
+        self.out.axes.setdefault(axis, hi + Poly.const(1) - shift)
         if cur.hi == Poly.var(g) - Poly.const(1):
             self.out.block_axes.add(axis)
 

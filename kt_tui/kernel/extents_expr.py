@@ -25,6 +25,8 @@ from .bounds import (
     number,
     offset,
     strip_parens,
+    sum_terms,
+    terms_nodes,
     union,
 )
 from .cuda_ast import text
@@ -75,9 +77,13 @@ class Expressions:
         if kind == "pointer_expression":
             return self.pointer(n, env)
         if kind == "conditional_expression":
-            self.expr(n.child_by_field_name("condition"), env)
-            return union([self.expr(n.child_by_field_name("consequence"), env),
-                           self.expr(n.child_by_field_name("alternative"), env)])
+            cond = n.child_by_field_name("condition")
+            self.expr(cond, env)
+            yes, no = dict(env), dict(env)
+            self.constrain(cond, True, yes)
+            self.constrain(cond, False, no)
+            return union([self.expr(n.child_by_field_name("consequence"), yes),
+                          self.expr(n.child_by_field_name("alternative"), no)])
         if kind == "assignment_expression":
             return self.assign(n, env)
         if kind == "update_expression":
@@ -106,6 +112,9 @@ class Expressions:
         if name.startswith("block_size_") and name[-1] in AXES:
             v = Poly.var(block(AXES.index(name[-1])))
             return Val(v, v)
+        if name in self.unit.tunable_defaults:  # a tuned #define: no size, but a block size when it scales blockIdx
+            v = Poly.var("%" + name)
+            return Val(v, v)
         if name in ("warpSize",):
             return const(32)
         return UNKNOWN
@@ -126,6 +135,10 @@ class Expressions:
 
     def binary(self, n, env: dict) -> Val:
         op = text(n.child_by_field_name("operator"))
+        if op in ("+", "-") and any(k.startswith("#") for k in env):
+            known = self.guarded_sum(n, env)
+            if known is not None:
+                return known
         a = self.expr(n.child_by_field_name("left"), env)
         b = self.expr(n.child_by_field_name("right"), env)
         axes, params = a.axes | b.axes, a.params | b.params
@@ -183,13 +196,37 @@ class Expressions:
             return Val(Poly.const(0), b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
 
+    def guarded_sum(self, n, env: dict) -> Val | None:
+        """a + b + c where a guard bounded b + c (`if (t * TILE + tx < K)`): the guard's bound for that part."""
+        terms = sum_terms(n)
+        for key, bound in env.items():
+            if not key.startswith("#"):
+                continue
+            want = key[1:].split("|")
+            rest = list(terms)
+            try:
+                for t in want:
+                    rest.remove(t)
+            except ValueError:
+                continue
+            total = bound
+            for t in rest:
+                v = self.expr(terms_nodes(n)[t], env)
+                total = Val(add(total.lo, v.lo if t[0] == "+" else neg(v).lo),
+                            add(total.hi, v.hi if t[0] == "+" else neg(v).hi),
+                            axes=total.axes | v.axes, params=total.params | v.params)
+            return total
+        return None
+
     def _block_const(self, x: Val, y: Val) -> None:
         """blockIdx.x * TILE with TILE a #define: the block must be TILE threads wide."""
         if len(x.axes) == 1 and x.lo == Poly.const(0) and y.hi is not None and y.hi == y.lo \
-                and len(y.hi.terms) == 1 and y.hi.names() and y.hi.names() <= set(self.unit.defines):
+                and len(y.hi.terms) == 1 and len(y.hi.names()) == 1:
             (axis,) = x.axes
-            if x.hi == Poly.var(grid(axis)) - Poly.const(1) and y.hi == Poly.var(next(iter(y.hi.names()))):
-                self.out.block_consts[axis] = next(iter(y.hi.names()))
+            (name,) = y.hi.names()
+            value = self.unit.defines.get(name, self.unit.tunable_defaults.get(name.lstrip("%")))
+            if x.hi == Poly.var(grid(axis)) - Poly.const(1) and y.hi == Poly.var(name) and value:
+                self.out.block_consts[axis] = value
 
     def _nonneg(self, v: Val) -> None:
         for name in loads(v.hi) if v.hi is not None else ():

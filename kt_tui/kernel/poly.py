@@ -123,7 +123,7 @@ class Poly:
         if factored:
             return factored
         parts = []
-        for m, c in sorted(self.terms.items(), key=lambda t: (-len(t[0]), sorted(map(key, t[0])))):
+        for m, c in sorted(self.terms.items(), key=lambda t: (-len(t[0]), t[1] < 0, sorted(map(key, t[0])))):
             body = "*".join(sorted(m, key=key))
             coef = _num(abs(c))
             word = body if c in (1, -1) and body else (f"{coef}*{body}" if body else coef)
