@@ -153,6 +153,78 @@ __global__ void count(const int *data, unsigned int *bins, int n, int nbins) {
 }
 """
 
+REDUCE = """
+__global__ void partial_sums(const float *in, float *partial, unsigned int n) {
+    extern __shared__ float buf[];
+    unsigned int t = threadIdx.x;
+    unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
+    float v = (i < n) ? in[i] : 0.0f;
+    if (i + blockDim.x < n) v += in[i + blockDim.x];
+    buf[t] = v;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) buf[t] += buf[t + s];
+        __syncthreads();
+    }
+    if (t == 0) partial[blockIdx.x] = buf[0];
+}
+"""
+TILED = """
+#ifndef TILE
+#define TILE 16
+#endif
+__global__ void tiled(const float *A, const float *B, float *C, int M, int N, int K) {
+    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (K + TILE - 1) / TILE; t++) {
+        As[threadIdx.y][threadIdx.x] = (row < M && t * TILE + threadIdx.x < K) ? A[row * K + t * TILE + threadIdx.x] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (col < N && t * TILE + threadIdx.y < K) ? B[(t * TILE + threadIdx.y) * N + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) C[row * N + col] = acc;
+}
+"""
+STENCIL_3D = """
+#define RADIUS 2
+__global__ void laplace(const float *u, float *v, int nx, int ny, int nz) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x + RADIUS;
+    int y = blockIdx.y * blockDim.y + threadIdx.y + RADIUS;
+    int z = blockIdx.z * blockDim.z + threadIdx.z + RADIUS;
+    if (x >= nx - RADIUS || y >= ny - RADIUS || z >= nz - RADIUS) return;
+    int c = (z * ny + y) * nx + x;
+    float s = 0.0f;
+    for (int k = -RADIUS; k <= RADIUS; k++) s += u[c + k] + u[c + k * nx] + u[c + k * nx * ny];
+    v[c] = s;
+}
+"""
+FIXED_BLOCK = """
+#define TILE_DIM 32
+__global__ void flip(float *dst, const float *src, int width, int height) {
+    int x = blockIdx.x * TILE_DIM + threadIdx.x;
+    int y = blockIdx.y * TILE_DIM + threadIdx.y;
+    if (x < width && y < height) dst[x * height + y] = src[y * width + x];
+}
+"""
+NBODY = """
+__global__ void accel(const float4 *body, float3 *acc, int n, float soft) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float4 me = body[i];
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int j = 0; j < n; j++) {
+        float4 o = body[j];
+        float dx = o.x - me.x, dy = o.y - me.y, dz = o.z - me.z;
+        float r = rsqrtf(dx * dx + dy * dy + dz * dz + soft);
+        float f = o.w * r * r * r;
+        ax += dx * f; ay += dy * f; az += dz * f;
+    }
+    acc[i] = make_float3(ax, ay, az);
+}
+"""
+
 
 def _draft(src):
     (k,) = find_kernels(src)
@@ -285,6 +357,40 @@ def test_histogram_values_go_through_modulo_so_they_are_not_negative():
     spec = _draft(HIST)
     data, bins, n, nbins = spec.args
     assert data.low == 0 and bins.output and bins.init == "zeros" and bins.size == "nbins"
+
+
+def test_reduction_reads_two_elements_per_thread_within_n():
+    spec = _draft(REDUCE)
+    assert spec.problem_size == ["n"] and spec.args[0].size == "n"
+    partial = spec.args[1]
+    assert partial.output and int(evaluate(partial.size, spec.sizes)) >= spec.sizes["n"] // 256
+
+
+def test_tiled_matmul_bounds_come_from_its_guards_and_its_tile_is_the_block():
+    spec = _draft(TILED)
+    assert spec.problem_size == ["N", "M"] and spec.sizes["K"] > 1
+    _covers(spec, {"A": lambda s: s["M"] * s["K"], "B": lambda s: s["K"] * s["N"], "C": lambda s: s["M"] * s["N"]})
+    assert spec.tune_params["block_size_x"] == [16] and spec.tune_params["block_size_y"] == [16]
+
+
+def test_3d_stencil_with_a_defined_radius():
+    spec = _draft(STENCIL_3D)
+    assert spec.problem_size == ["nx - 2*RADIUS", "ny - 2*RADIUS", "nz - 2*RADIUS"]
+    _covers(spec, {"u": lambda s: s["nx"] * s["ny"] * s["nz"], "v": lambda s: s["nx"] * s["ny"] * s["nz"]})
+    assert spec.extra_sizes() and all(t["sizes"]["RADIUS"] == 2 for t in spec.extra_sizes())  # a #define stays
+
+
+def test_a_defined_tile_fixes_the_block_size():
+    spec = _draft(FIXED_BLOCK)
+    assert spec.tune_params == {"block_size_x": [32], "block_size_y": [32]}
+    _covers(spec, {"dst": lambda s: s["width"] * s["height"], "src": lambda s: s["width"] * s["height"]})
+
+
+def test_float3_arrays_are_three_floats_an_element():
+    spec = _draft(NBODY)
+    body, acc, n, soft = spec.args
+    assert (body.type, body.size) == ("float4", "n") and (acc.type, acc.size) == ("float32", "3*n")
+    assert acc.output and spec.sizes["n"] ** 2 <= 2**31  # n-body is n squared: a size that finishes
 
 
 def test_every_guess_is_marked_and_spec_prints_them(tmp_path, capsys):

@@ -104,8 +104,23 @@ def written_pointers(body: str, kernel: Kernel) -> list[str]:
     return out
 
 
+_THREE = {"float3": "float32", "double3": "float64", "int3": "int32", "uint3": "uint32"}
+
+
 def _dtype(p) -> str:
-    return DTYPES.get(p.base_type) or (p.base_type if p.base_type in VECTORS else "float32")
+    base = p.base_type
+    return DTYPES.get(base) or (base if base in VECTORS else _THREE.get(base, "float32"))
+
+
+def _length(p, size: str, guesses: list) -> str:
+    """An array of float3 is three floats an element; a struct's size is not known here."""
+    base = p.base_type
+    if base in _THREE:
+        return f"3*{size}" if re.fullmatch(r"\w+", size) else f"3*({size})"
+    if base not in DTYPES and base not in VECTORS and base not in ("T", "real", "real_t", "scalar_t"):
+        guesses.append((f"args.{p.name}", f"{base} is not a number type: drafted as float32 elements; "
+                        "give its type or a size in its element type"))
+    return size
 
 
 def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
@@ -196,7 +211,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 init = "random"
             else:
                 init = "poison"
-            arg = Arg(name=p.name, type=dtype, size=sizing.extents.get(p.name, sizing.fallback), init=init, seed=len(args) + 1,
+            size = _length(p, sizing.extents.get(p.name, sizing.fallback), guesses)
+            arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1,
                       output=out)
             if p.name in sizing.index_high and p.name in an.loop_loads and not out:
                 arg.init = "range"
