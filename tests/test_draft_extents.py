@@ -393,6 +393,18 @@ def test_float3_arrays_are_three_floats_an_element():
     assert acc.output and spec.sizes["n"] ** 2 <= 2**31  # n-body is n squared: a size that finishes
 
 
+def test_index_macros_are_expanded():
+    spec = _draft("""
+#define AT(x, y) ((y) * width + (x))
+__global__ void shift(float *out, const float *in, int width, int height) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width - 1 && y < height) out[AT(x, y)] = in[AT(x + 1, y)];
+}
+""")
+    _covers(spec, {"in": lambda s: s["width"] * s["height"]})
+    assert not any(a.size.startswith("max(") for a in spec.args if a.is_array)
+
+
 def test_every_guess_is_marked_and_spec_prints_them(tmp_path, capsys):
     cu = tmp_path / "escape.cu"
     cu.write_text(ESCAPE)

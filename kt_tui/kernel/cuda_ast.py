@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 MAX_SOURCE = 2**20  # bytes parsed at most (a few seconds); kernel/draft.py cuts a larger file to the kernel
 MAX_NODES = 400_000  # nodes looked at per walk
+MAX_MACROS, MAX_MACRO = 500, 2000  # function-like macros kept, and the length of one
 _CONTAINERS = {"translation_unit", "linkage_specification", "template_declaration", "declaration_list",
                "namespace_definition", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"}
 
@@ -39,12 +40,20 @@ class Function:
 
 
 @dataclass
+class Macro:
+    params: list[str]
+    body: object  # the expression node of its body, parsed on its own
+    tree: object = None  # keeps the body's tree alive
+
+
+@dataclass
 class Unit:
     kernels: dict[str, Function] = field(default_factory=dict)
     devices: dict[str, Function] = field(default_factory=dict)
     defines: dict[str, int] = field(default_factory=dict)  # `#define N 1024`, not under #ifndef N
     tunables: set[str] = field(default_factory=set)  # names defined under `#ifndef NAME` (kernel_tuner's style)
     tunable_defaults: dict[str, int] = field(default_factory=dict)  # their values there
+    macros: dict[str, Macro] = field(default_factory=dict)  # `#define IDX(x, y) ((y) * W + (x))`
 
 
 def text(node) -> str:
@@ -75,6 +84,8 @@ def parse(src: str) -> Unit:
         kind = n.type
         if kind == "preproc_def":
             _define(n, unit)
+        elif kind == "preproc_function_def" and len(unit.macros) < MAX_MACROS:
+            _macro(n, unit)
         elif kind == "preproc_ifdef" and n.children and n.children[0].type == "#ifndef":
             unit.tunables.add(text(n.child_by_field_name("name")))
         elif kind == "function_definition":
@@ -96,6 +107,21 @@ def _top_level(root):
         yield n
         if n.type in _CONTAINERS:
             stack.extend(reversed(n.named_children))
+
+
+def _macro(n, unit: Unit) -> None:
+    """A function-like macro whose body is one expression, kept to be evaluated where it is used."""
+    name, params = text(n.child_by_field_name("name")), n.child_by_field_name("parameters")
+    body = text(n.child_by_field_name("value")).strip()
+    if not body or len(body) > MAX_MACRO or params is None:
+        return
+    tree = _parser().parse(f"int macro_value = ({body});".encode("utf-8", "replace"))
+    decl = next((c for c in tree.root_node.named_children if c.type == "declaration"), None)
+    init = decl.child_by_field_name("declarator") if decl is not None else None
+    value = init.child_by_field_name("value") if init is not None and init.type == "init_declarator" else None
+    if value is not None and not value.has_error:
+        names = [text(p) for p in params.named_children if p.type == "identifier"]
+        unit.macros[name] = Macro(names, value, tree)
 
 
 def _define(n, unit: Unit) -> None:

@@ -118,21 +118,25 @@ def _length(p, size: str, guesses: list) -> str:
     if base in _THREE:
         return f"3*{size}" if re.fullmatch(r"\w+", size) else f"3*({size})"
     if base not in DTYPES and base not in VECTORS and base not in ("T", "real", "real_t", "scalar_t"):
-        guesses.append((f"args.{p.name}", f"{base} is not a number type: drafted as float32 elements; "
-                        "give its type or a size in its element type"))
+        guesses.append((f"args.{p.name}", (f"{base} is not a number type: drafted as float32 elements; "
+                        "give its type or a size in its element type")))
     return size
 
 
 def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
     """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it."""
-    analysis = None
+    why = ""
     if src:
-        unit = cuda_ast.parse(src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE
-                              else _kernel_alone(src, kernel))
-        analysis = extents.analyse(unit, kernel.name)
-        if analysis is not None and analysis.ok:
-            return _from_analysis(kernel, unit, analysis, n)
-    return _from_signature(kernel, n, analysed=analysis is not None)
+        try:
+            unit = cuda_ast.parse(src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE
+                                  else _kernel_alone(src, kernel))
+            analysis = extents.analyse(unit, kernel.name)
+            if analysis is not None and analysis.ok:
+                return _from_analysis(kernel, unit, analysis, n)
+            why = " (the parser did not find or finish it)"
+        except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
+            why = f" (the analysis stopped: {type(e).__name__})"
+    return _from_signature(kernel, n, why)
 
 
 def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
@@ -164,11 +168,11 @@ def _tuning(rank: int, block_axes: set | None = None, consts: dict | None = None
             "restrictions": ["block_size_x * block_size_y <= 1024"] if both else []}
 
 
-def _from_signature(kernel: Kernel, n: int, analysed: bool) -> Draft:
+def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
     """No body to read: every array `n` long, every non-const pointer an output, all of it a guess."""
     args: list[Arg] = []
-    guesses = [("", "the kernel's body was not read" + (" (the parser did not find or finish it)" if analysed else "")
-                + ": every array is sized n and every pointer not const is taken as an output")]
+    guesses = [("", (f"the kernel's body was not read{why}: every array is sized n and every pointer not "
+                    "const is taken as an output"))]
     for p in kernel.params:
         dtype = _dtype(p)
         if p.is_pointer:

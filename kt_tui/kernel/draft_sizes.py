@@ -124,8 +124,8 @@ class _Sizer:
             cands = [_round_volume(_round_rows(e, an.strides, rounded, name), set(self.unit.defines))
                      for e in _maxes(plain)]
             if self.per_block:
-                self.out.guesses.append((f"args.{name}", "indexed by block number: sized by the problem size, "
-                                         "more than the number of blocks"))
+                self.out.guesses.append((f"args.{name}", ("indexed by block number: sized by the problem size, "
+                                         "more than the number of blocks")))
             if any(h is None for h in his):
                 cands = _maxes(cands + [problem])
                 self.out.guesses.append((f"args.{name}", ("an index the analysis could not bound (data-dependent "

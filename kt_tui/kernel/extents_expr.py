@@ -378,6 +378,14 @@ class Expressions:
         fn = self.unit.devices.get(name)
         if fn is not None and self.calls < MAX_CALLS:
             return self.inline(fn, vals)
+        macro = self.unit.macros.get(name)
+        if macro is not None and len(macro.params) == len(vals) and self.calls < MAX_CALLS:
+            inner = {**env, **dict(zip(macro.params, vals))}
+            self.calls += 1
+            try:
+                return self.expr(macro.body, inner)
+            finally:
+                self.calls -= 1
         for v in vals:  # a pointer to an argument passed where it cannot be followed: read, maybe written
             if v.base:
                 use = self.out.uses[v.base]
