@@ -94,10 +94,14 @@ class Walker(Expressions):
 
     def _stmt(self, n, env: dict) -> bool:
         kind = n.type
-        if kind == "compound_statement":
+        if kind == "compound_statement":  # its own scope: what it declares ends with it, the rest goes on
             inner = dict(env)
             ended = self.block(n, inner)
-            self._merge_into(env, [inner])
+            local = {declared_name(d) for c in n.named_children if c.type == "declaration"
+                     for d in c.children_by_field_name("declarator")}
+            for name, v in inner.items():
+                if name not in local or name not in env:
+                    env[name] = v
             return ended
         if kind == "declaration":
             self.declare(n, env)
@@ -152,16 +156,11 @@ class Walker(Expressions):
         elif else_ends and not then_ends:
             env.clear()
             env.update(yes)
-        else:
-            self._merge_into(env, [yes, no])
+        else:  # what a branch assigned is either branch's value; what it only tested is as before
+            changed = changed_in(n.child_by_field_name("consequence"), self.tick) | changed_in(alt, self.tick)
+            for name in changed & set(env):
+                env[name] = union([yes.get(name, env[name]), no.get(name, env[name])])
         return then_ends and else_ends
-
-    def _merge_into(self, env: dict, branches: list[dict]) -> None:
-        for name, before in list(env.items()):
-            vals = [b.get(name, before) for b in branches]
-            if all(same_value(v, before) for v in vals):
-                continue
-            env[name] = union(vals + [before]) if len(branches) == 1 else union(vals)
 
     def _widen(self, body, env: dict, keep: str | None = None) -> None:
         for name in changed_in(body, self.tick):
@@ -207,9 +206,13 @@ class Walker(Expressions):
         self._loop_body(n.child_by_field_name("body"), inner, counter)
         if update is not None:
             self.expr(update, inner)
-        for name, before in env.items():
-            if name in inner and not same_value(inner[name], before):
-                env[name] = union([before, inner[name]])
+        self._after_loop(n, env, inner)
+
+    def _after_loop(self, n, env: dict, inner: dict) -> None:
+        """After a loop, what it assigned is its value before or in the loop; the rest is as before."""
+        for name in changed_in(n, self.tick) & set(env):
+            if name in inner and not same_value(inner[name], env[name]):
+                env[name] = union([env[name], inner[name]])
 
     def _loop_body(self, body, env: dict, counter: Val) -> None:
         trip = None
@@ -230,9 +233,7 @@ class Walker(Expressions):
             self.expr(cond, inner)
             self.constrain(cond, True, inner, loop=True)
         self._loop_body(body, inner, UNKNOWN)
-        for name, before in env.items():
-            if name in inner and not same_value(inner[name], before):
-                env[name] = union([before, inner[name]])
+        self._after_loop(n, env, inner)
 
     # -- conditions ----------------------------------------------------------------------
     def constrain(self, cond, truth: bool, env: dict, loop: bool = False) -> None:
