@@ -75,6 +75,18 @@ def kernel_body(src: str, kernel: Kernel) -> str:
     return clean[start:]
 
 
+def written_arrays(src: str, kernel: Kernel) -> list[str] | None:
+    """The pointer parameters the kernel writes, read from its syntax tree (also in __device__
+    functions it calls, and atomics); None when the tree could not be read."""
+    try:
+        analysis = extents.analyse(cuda_ast.parse(src), kernel.name)
+    except Exception:  # noqa: BLE001  a best effort: the caller keeps its own reading
+        return None
+    if analysis is None or not analysis.ok:
+        return None
+    return [p.name for p in kernel.params if p.is_pointer and (u := analysis.uses.get(p.name)) and u.written]
+
+
 def _kernel_alone(src: str, kernel: Kernel) -> str:
     """A file too large to parse whole: its #defines and the kernel's own text ("" if that is too
     large too); its __device__ helpers are lost. Read raw: a brace in a comment may cut it short."""

@@ -30,7 +30,7 @@ from .bounds import (
     union,
 )
 from .cuda_ast import text
-from .poly import Poly, at_least, pmin
+from .poly import Poly, TooBig, at_least, pmin
 
 
 class Expressions:
@@ -43,6 +43,8 @@ class Expressions:
             if self.depth > MAX_DEPTH:
                 return UNKNOWN
             return self._expr(n, env)
+        except TooBig:  # float arithmetic on loaded values, say: no bound, the rest goes on
+            return UNKNOWN
         finally:
             self.depth -= 1
 
