@@ -18,7 +18,7 @@ from ..gpu.env import scrubbed_env
 from ..kernel import refkernel
 from ..kernel.draft import draft, draft_note
 from ..kernel.source import pick_kernel
-from ..kernel.spec import SpecError, dump_spec, parse_spec, spec_path_for
+from ..kernel.spec import SpecError, parse_spec, spec_path_for
 from ..llm import spec_draft as spec_llm
 from .session import load_kernel_spec, read_kernel_file
 
@@ -40,7 +40,7 @@ def draft_command(args) -> int:
             "# above all the values marked `# guess:`\n" + drafted.text())
     path = Path(args.spec) if args.spec else spec_path_for(kf.path)
     if getattr(args, "llm", False):
-        return llm_gate(args, kf, kernel, text, dump_spec(spec), path)
+        return llm_gate(args, kf, kernel, text, drafted.text(), path)  # the model sees the guesses
     if args.print:
         print(text)
         return 0
