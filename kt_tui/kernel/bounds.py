@@ -165,14 +165,6 @@ def loads(p: Poly) -> set[str]:
     return {n for n in p.names() if n.startswith("$")}
 
 
-def pure_thread(hi: Poly) -> bool:
-    """hi is gridDim*blockDim - 1 for one axis: the value is the global thread index."""
-    for axis in range(3):
-        if hi == Poly.var(grid(axis)) * Poly.var(block(axis)) - Poly.const(1):
-            return True
-    return False
-
-
 def same_value(a: Val, b: Val) -> bool:
     return a is b or (a.lo == b.lo and a.hi == b.hi and a.base == b.base)
 

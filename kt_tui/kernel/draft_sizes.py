@@ -24,7 +24,7 @@ class Sizing:
     extents: dict[str, str] = field(default_factory=dict)  # array -> its length, over [sizes]
     sizes: dict[str, int] = field(default_factory=dict)
     problem_size: list[str] = field(default_factory=list)
-    index_high: dict[str, str] = field(default_factory=dict)  # index array -> the bound of its values
+    index_high: dict[str, str | int] = field(default_factory=dict)  # index array -> the bound of its values
     verify_sizes: list | None = None
     block_consts: dict[int, int] = field(default_factory=dict)
     no_threads: set[int] = field(default_factory=set)  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes

@@ -6,7 +6,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 MAX_TERMS = 64
-SAMPLES = ({}, 2, 7, 1000)  # points a comparison is checked at: each name at these values (and mixed)
 
 
 class TooBig(ValueError):
@@ -78,15 +77,6 @@ class Poly:
     def leading(self) -> Poly:
         d = self.degree()
         return Poly({m: c for m, c in self.terms.items() if len(m) == d})
-
-    def subst(self, name: str, by: Poly) -> Poly:
-        out = Poly()
-        for m, c in self.terms.items():
-            term = Poly.const(c)
-            for v in m:
-                term = term * (by if v == name else Poly.var(v))
-            out = out + term
-        return out
 
     def divide(self, d: Poly) -> Poly | None:
         """An upper bound of floor(self / d) for d a single positive monomial: terms not divisible are
