@@ -411,6 +411,20 @@ __global__ void shift(float *out, const float *in, int width, int height) {
     assert not any(a.size.startswith("max(") for a in spec.args if a.is_array)
 
 
+def test_an_array_of_structs_is_its_fields_per_element():
+    spec = _draft("""
+struct Particle { float x, y, z; float v[3]; };
+typedef struct { double m; int id; } Tagged;
+__global__ void advance(Particle *p, const Tagged *t, int n, float dt) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { p[i].x += dt * p[i].v[0] * t[i].m; p[i].y += dt * p[i].v[1]; p[i].z += dt * p[i].v[2]; }
+}
+""")
+    p, t = spec.args[:2]
+    assert (p.type, p.size, p.output) == ("float32", "6*n", True)
+    assert (t.type, t.size, t.init) == ("uint8", "16*n", "zeros")  # a double and an int, padded to 16 bytes
+
+
 def test_every_guess_is_marked_and_spec_prints_them(tmp_path, capsys):
     cu = tmp_path / "escape.cu"
     cu.write_text(ESCAPE)

@@ -54,6 +54,7 @@ class Unit:
     tunables: set[str] = field(default_factory=set)  # names defined under `#ifndef NAME` (kernel_tuner's style)
     tunable_defaults: dict[str, int] = field(default_factory=dict)  # their values there
     macros: dict[str, Macro] = field(default_factory=dict)  # `#define IDX(x, y) ((y) * W + (x))`
+    structs: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (dtype, count) or ("", bytes)
 
 
 def text(node) -> str:
@@ -86,6 +87,8 @@ def parse(src: str) -> Unit:
             _define(n, unit)
         elif kind == "preproc_function_def" and len(unit.macros) < MAX_MACROS:
             _macro(n, unit)
+        elif kind in ("struct_specifier", "type_definition", "declaration"):
+            _struct(n, unit)
         elif kind == "preproc_ifdef" and n.children and n.children[0].type == "#ifndef":
             unit.tunables.add(text(n.child_by_field_name("name")))
         elif kind == "function_definition":
@@ -107,6 +110,64 @@ def _top_level(root):
         yield n
         if n.type in _CONTAINERS:
             stack.extend(reversed(n.named_children))
+
+
+_SCALARS = {"float": ("float32", 4), "double": ("float64", 8), "int": ("int32", 4), "unsigned int": ("uint32", 4),
+            "unsigned": ("uint32", 4), "char": ("int8", 1), "unsigned char": ("uint8", 1), "short": ("int16", 2),
+            "long long": ("int64", 8), "unsigned long long": ("uint64", 8), "size_t": ("uint64", 8)}
+_SCALARS_BY_DTYPE = {dtype: size for dtype, size in _SCALARS.values()}
+_VECTOR = {"float": "float", "double": "double", "int": "int", "uint": "unsigned int"}
+
+
+def _field_type(name: str, unit: Unit) -> tuple[str, int, int] | None:
+    """(dtype, count, bytes) of a field's type, or None when unknown."""
+    name = " ".join(name.replace("const", "").replace("struct ", "").split())
+    if name in _SCALARS:
+        dtype, size = _SCALARS[name]
+        return dtype, 1, size
+    if name[-1:] in "234" and name[:-1] in _VECTOR:
+        dtype, size = _SCALARS[_VECTOR[name[:-1]]]
+        return dtype, int(name[-1]), size * int(name[-1])
+    if name in unit.structs:
+        dtype, count = unit.structs[name]
+        return (dtype, count, count * _SCALARS_BY_DTYPE[dtype]) if dtype else ("", 0, count)
+    return None
+
+
+def _struct(n, unit: Unit) -> None:
+    """`struct P { float x, y, z; };` (also in a typedef): as `count` values of one dtype, or its bytes."""
+    spec = n if n.type == "struct_specifier" else n.child_by_field_name("type")
+    if spec is None or spec.type != "struct_specifier" or spec.child_by_field_name("body") is None:
+        return
+    names = [text(spec.child_by_field_name("name"))] if spec.child_by_field_name("name") is not None else []
+    if n.type == "type_definition":
+        names += [text(d) for d in n.children_by_field_name("declarator") if d.type == "type_identifier"]
+    dtypes, count, size, align = set(), 0, 0, 1
+    for f in spec.child_by_field_name("body").named_children:
+        if f.type != "field_declaration":
+            continue
+        t = _field_type(text(f.child_by_field_name("type")), unit)
+        if t is None:
+            return
+        for d in f.children_by_field_name("declarator"):
+            k = 1
+            if d.type == "array_declarator":
+                length = text(d.child_by_field_name("size"))
+                if not length.isdigit():
+                    return
+                k = int(length)
+            step = t[2] // max(t[1], 1) if t[0] else 8
+            size = -(-size // step) * step + t[2] * k
+            align = max(align, step)
+            dtypes.add(t[0])
+            count += t[1] * k
+    if not count and not size:
+        return
+    size = -(-size // align) * align
+    value = (dtypes.pop(), count) if len(dtypes) == 1 and "" not in dtypes else ("", size)
+    for name in names:
+        if name:
+            unit.structs[name] = value
 
 
 def _macro(n, unit: Unit) -> None:

@@ -124,15 +124,23 @@ def _dtype(p) -> str:
     return DTYPES.get(base) or (base if base in VECTORS else _THREE.get(base, "float32"))
 
 
-def _length(p, size: str, guesses: list) -> str:
-    """An array of float3 is three floats an element; a struct's size is not known here."""
-    base = p.base_type
+def _array(p, unit: cuda_ast.Unit, size: str, guesses: list) -> tuple[str, str]:
+    """The element type and length of an array argument: float3 is three floats an element, a struct
+    of one number type that many of them, a struct of mixed fields its bytes."""
+    base = p.base_type.replace("struct ", "").strip()
+    wrap = size if re.fullmatch(r"\w+", size) else f"({size})"
     if base in _THREE:
-        return f"3*{size}" if re.fullmatch(r"\w+", size) else f"3*({size})"
+        return _THREE[base], f"3*{wrap}"
+    dtype, count = unit.structs.get(base, (None, 0))
+    if dtype:
+        return dtype, f"{count}*{wrap}" if count > 1 else size
+    if dtype == "":
+        guesses.append((f"args.{p.name}", f"struct {base} mixes number types: passed as its {count} bytes"))
+        return "uint8", f"{count}*{wrap}"
     if base not in DTYPES and base not in VECTORS and base not in ("T", "real", "real_t", "scalar_t"):
         guesses.append((f"args.{p.name}", (f"{base} is not a number type: drafted as float32 elements; "
                         "give its type or a size in its element type")))
-    return size
+    return _dtype(p), size
 
 
 def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
@@ -227,7 +235,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 init = "random"
             else:
                 init = "poison"
-            size = _length(p, sizing.extents.get(p.name, sizing.fallback), guesses)
+            dtype, size = _array(p, unit, sizing.extents.get(p.name, sizing.fallback), guesses)
+            if dtype == "uint8" and init == "random":
+                init = "zeros"  # random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1,
                       output=out)
             if p.name in sizing.index_high and p.name in an.loop_loads and not out:
