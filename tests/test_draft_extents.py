@@ -312,6 +312,51 @@ def test_escape_time_coordinates_make_real_work():
     assert counts.max() == spec.args[-1].value >= 100 and counts.min() <= 2
 
 
+def test_julia_set_constants_and_zoom_make_real_work():
+    spec = _draft("""
+__global__ void julia(int *out, int w, int h, float cx, float cy, float zoom, int maxit) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float zr = (x - w / 2) / zoom, zi = (y - h / 2) / zoom;
+    int k = 0;
+    for (; k < maxit && zr * zr + zi * zi < 4.0f; k++) {
+        float t = zr * zr - zi * zi + cx;
+        zi = 2.0f * zr * zi + cy;
+        zr = t;
+    }
+    out[y * w + x] = k;
+}
+""")
+    w, h = 96, 64
+    v = {a.name: evaluate(a.value, {**spec.sizes, "w": w, "h": h}) if isinstance(a.value, str) else a.value
+         for a in spec.args if not a.is_array}
+    zr = ((np.arange(w)[None, :] - w // 2) / v["zoom"]) + 0 * np.arange(h)[:, None]
+    zi = ((np.arange(h)[:, None] - h // 2) / v["zoom"]) + 0 * np.arange(w)[None, :]
+    k = np.zeros(zr.shape, int)
+    for _ in range(int(v["maxit"])):
+        alive = zr * zr + zi * zi < 4
+        zr, zi = np.where(alive, zr * zr - zi * zi + v["cx"], zr), np.where(alive, 2 * zr * zi + v["cy"], zi)
+        k += alive
+    assert len(np.unique(k)) > 10
+
+
+def test_a_bin_count_bounded_in_a_check_gets_a_modest_value():
+    spec = _draft("""
+__global__ void bins(const unsigned char *img, unsigned int *hist, int n, int nbins) {
+    extern __shared__ unsigned int local[];
+    if (threadIdx.x < nbins) local[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(&local[img[i] % nbins], 1);
+    __syncthreads();
+    if (threadIdx.x < nbins) atomicAdd(&hist[threadIdx.x], local[threadIdx.x]);
+}
+""")
+    img, hist = spec.args[:2]
+    assert spec.problem_size == ["n"] and hist.size == "nbins" and 16 <= spec.sizes["nbins"] <= 4096
+    assert hist.output and hist.init == "zeros" and img.low == 0
+
+
 def test_index_array_is_bounded_by_the_array_it_indexes():
     spec = _draft(GATHER)
     out, table, which, n = spec.args

@@ -70,6 +70,7 @@ class Analysis:
     block_axes: set[int] = field(default_factory=set)  # axes indexed by blockIdx alone (a block per element)
     block_consts: dict[int, int] = field(default_factory=dict)  # axis -> the #define'd block size blockIdx is scaled by
     loop_bounds: set[str] = field(default_factory=set)  # scalars that bound a loop
+    guard_bounds: set[str] = field(default_factory=set)  # scalars that bound a value in an `if`
     loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
     escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test
     trips: list[Poly] = field(default_factory=list)  # nested loop trip counts (the work per thread)

@@ -22,6 +22,7 @@ LOOP_COUNT = 100  # a scalar that bounds a loop and no array: enough trips to be
 ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
 INT_SCALAR = 3
 REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the escape-time set's region
+ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
 
 
 @dataclass
@@ -280,6 +281,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
 
 def _float_value(name: str, an: extents.Analysis, sizing: Sizing) -> tuple:
     role, axis = an.roles.get(name, ("", -1))
+    if role == "constant":  # added in each step of an iteration on a coordinate (a Julia set's c)
+        value = ITERATED[axis % len(ITERATED)]
+        return value, f"{value}: added in each step of a loop over a coordinate (keeps it bounded for a while)"
     if role and 0 <= axis < len(sizing.problem_size):
         lo, hi = REGION[axis]
         where = f"axis {extents.AXES[axis]} spans [{lo}, {hi}]"
@@ -289,6 +293,8 @@ def _float_value(name: str, an: extents.Analysis, sizing: Sizing) -> tuple:
             return hi, f"{hi}: the end of a coordinate ({where})"
         size = sizing.problem_size[axis]
         wrapped = size if re.fullmatch(r"\w+", size) else f"({size})"
+        if role == "zoom":
+            return f"{wrapped} / {hi - lo}", f"pixels per unit: {where} over the problem size"
         return f"{hi - lo} / {wrapped}", f"a coordinate step: {where} over the problem size"
     return FLOAT_SCALAR, f"{FLOAT_SCALAR}: chosen so that the kernel's arithmetic is not trivial (not 0 or 1)"
 

@@ -16,6 +16,7 @@ SIDES = {1: (1 << 20, 1 << 16, 1 << 14, 4096, 1024), 2: (1024, 512, 256, 128, 64
 MAX_ELEMENTS = 1 << 28  # all arrays together, at the draft's sizes
 MAX_WORK = 1 << 31  # threads times their loop trips
 STRIDE = 2  # a size that only scales or shifts an index (a stride, an offset)
+MODEST = 256  # a size that bounds an index in a check but is no thread axis (bins, a table)
 UNKNOWN_TRIPS = 16
 
 
@@ -192,16 +193,20 @@ class _Sizer:
             for c in cands:
                 if c.names() & loops:
                     big |= {n for n in c.names() if n in names and any(n in s.names() for s in an.strides)}
-        small = names - big - set(self.unit.defines)
+        modest = {n for n in names - big if n in an.guard_bounds and n not in self.unit.defines}
+        small = names - big - modest - set(self.unit.defines)
         rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
         chosen: dict[str, int] = {}
         for side in SIDES.get(rank, SIDES[3]):
-            chosen = {n: (self.unit.defines.get(n, side if n in big else STRIDE))
+            chosen = {n: self.unit.defines.get(n, side if n in big else MODEST if n in modest else STRIDE)
                       for n in names}
             if self._fits(found, chosen):
                 break
         ordered = sorted(names, key=lambda n: (self.order.get(n, 99), n))
         self.out.sizes = {n: chosen[n] for n in ordered}
+        for n in sorted(modest):
+            self.out.guesses.append((f"sizes.{n}", (f"{MODEST}: it bounds an index in a check but is no thread "
+                                     "axis (a bin or table count); set the value you use")))
         for n in sorted(small):
             self.out.guesses.append((f"sizes.{n}", (f"{STRIDE}: it scales or shifts an index (a stride or offset); "
                                      "set the value you use")))

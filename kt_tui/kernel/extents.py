@@ -259,8 +259,9 @@ class Walker(Expressions):
             op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
         for var_node, other, o in ((left, right, op), (right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op])):
             var_node = strip_parens(var_node)
-            if var_node is not None and var_node.type == "binary_expression" and o in ("<", "<=") \
-                    and text(var_node.child_by_field_name("operator")) in ("+", "-"):
+            if var_node is not None and o in ("<", "<=") and (var_node.type == "field_expression" or (
+                    var_node.type == "binary_expression"
+                    and text(var_node.child_by_field_name("operator")) in ("+", "-"))):
                 name = sum_key(var_node)  # a guard on a sum: kept for the same sum in an index
                 env.setdefault(name, self.expr(var_node, env))
             elif var_node is None or var_node.type != "identifier" or text(var_node) not in env:
@@ -268,6 +269,8 @@ class Walker(Expressions):
             else:
                 name = text(var_node)
             bound = self.expr(other, env)
+            if not loop and o in ("<", "<="):
+                self.out.guard_bounds.update(p for p in bound.params if p in self.scalars)
             if loop:
                 self.out.loop_bounds.update(p for p in bound.params if p in self.scalars)
                 self.out.loop_loads.update(x[1:] for x in (loads(bound.hi) if bound.hi is not None else ()))

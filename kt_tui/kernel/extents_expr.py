@@ -25,6 +25,7 @@ from .bounds import (
     number,
     offset,
     strip_parens,
+    sum_key,
     sum_terms,
     terms_nodes,
     union,
@@ -60,6 +61,10 @@ class Expressions:
         if kind == "identifier":
             return self.ident(text(n), env)
         if kind == "field_expression":
+            if any(k.startswith("#") for k in env):  # `if (threadIdx.x < nbins)`
+                known = env.get(sum_key(n))
+                if known is not None:
+                    return known
             return self.field(n, env)
         if kind == "binary_expression":
             return self.binary(n, env)
@@ -255,10 +260,12 @@ class Expressions:
             for p in y.params & self.floats:
                 if op in ("*", "/"):
                     role = roles.get(p)
-                    if role is None:
-                        roles[p] = ("step", axis)
+                    if role is None:  # i / zoom: zoom is pixels per unit
+                        roles[p] = ("zoom" if op == "/" and y is b and len(y.params) == 1 else "step", axis)
                     elif role[1] < 0:
                         roles[p] = (role[0], axis)
+                elif op in ("+", "-") and len(y.params) == 1 and len(self.trip) > 1:  # z = z*z + c, in a loop
+                    roles.setdefault(p, ("constant", sum(r[0] == "constant" for r in roles.values())))
                 elif op in ("+", "-") and len(y.params) == 1:
                     role = roles.get(p)
                     roles[p] = ("origin", axis) if role is None or role[1] < 0 else role
