@@ -454,6 +454,7 @@ __global__ void shift(float *out, const float *in, int width, int height) {
 """)
     _covers(spec, {"in": lambda s: s["width"] * s["height"]})
     assert not any(a.size.startswith("max(") for a in spec.args if a.is_array)
+    assert spec.problem_size == ["width", "height"]  # `x < width - 1`: the grid still covers the width
 
 
 def test_an_array_of_structs_is_its_fields_per_element():

@@ -64,7 +64,8 @@ class _Sizer:
         for a in range(rank):
             bound = an.axes.get(a)
             if bound is not None and bound.names() <= self.ints and not bound.is_const():
-                self.axis[a] = bound
+                c = bound.terms.get((), 0)
+                self.axis[a] = bound - Poly.const(c) if -8 <= c < 0 else bound  # `x < w - 1`: w threads
             elif a not in an.used_axes:
                 self.axis[a] = Poly.const(1)
                 self.out.no_threads.add(a)
