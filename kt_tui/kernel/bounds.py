@@ -15,7 +15,7 @@ ATOMICS = {"atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicInc", "ato
 ACCUMULATING = {"atomicAdd", "atomicSub", "atomicInc", "atomicDec", "atomicOr", "atomicAdd_block",
                 "atomicAdd_system", "atomicMax", "atomicMin"}
 MAX_DEPTH = 150  # nested expressions / statements followed; deeper is unknown
-MAX_STEPS = 200_000
+MAX_STEPS = 50_000  # expression and statement visits per kernel (a large kernel takes a few thousand)
 MAX_CALLS = 3  # __device__ calls followed inside one another
 
 

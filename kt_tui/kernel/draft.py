@@ -154,7 +154,7 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
                 return _from_analysis(kernel, unit, analysis, n)
-            why = " (the parser did not find or finish it)"
+            why = " (the analysis did not find it, or it is too long to follow)"
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"
     return _from_signature(kernel, n, why)
