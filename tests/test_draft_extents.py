@@ -3,6 +3,7 @@ each array as long as the largest index the kernel reaches, at the spec's size a
 
 import random
 import time
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -512,6 +513,20 @@ def test_polynomial_text_is_factored_in_axis_order():
     assert (Poly.var("dim") * Poly.var("dim")).text() == "dim*dim"
     assert (Poly.const(3) * Poly.var("npart")).text() == "3*npart"
     assert evaluate("(w + 2)*(h + 2)", {"w": 3, "h": 4}) == 30
+    half = Poly.var("n") * Poly.const(Fraction(1, 2))
+    assert half.text() == "ceil(n / 2)" and evaluate(half.text(), {"n": 37}) == 19  # whole, never under n / 2
+
+
+def test_a_half_size_problem_is_whole_at_odd_sizes():
+    spec = _draft("""
+__global__ void pairs(float *out, const float *in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n / 2) out[i] = in[2 * i] + in[2 * i + 1];
+}
+""")
+    _covers(spec, {"in": lambda s: s["n"]})
+    for sizes in _all_sizes(spec):
+        assert int(evaluate(spec.args[0].size, sizes)) >= sizes["n"] // 2
 
 
 KERNEL = Kernel("k", (Param("a", "float *"), Param("n", "int")), 1)

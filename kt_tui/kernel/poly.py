@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 MAX_TERMS = 64
@@ -108,6 +109,11 @@ class Poly:
         `order` (name -> rank) come first in a product."""
         if not self.terms:
             return "0"
+        scale = math.lcm(*(c.denominator for c in self.terms.values()))
+        if scale > 1:  # n/2: a size must be whole, and never under the bound
+            whole = self * Poly.const(scale)
+            inner = whole.text(order)
+            return f"ceil({inner if len(whole.terms) == 1 else f'({inner})'} / {scale})"
         key = _key(order)
         factored = _factor(self, order)
         if factored:
