@@ -16,9 +16,9 @@ from ..files import write_new
 from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..gpu.env import scrubbed_env
 from ..kernel import refkernel
-from ..kernel.draft import draft_note, draft_spec
+from ..kernel.draft import draft, draft_note
 from ..kernel.source import pick_kernel
-from ..kernel.spec import SpecError, dump_spec, parse_spec, spec_path_for
+from ..kernel.spec import SpecError, parse_spec, spec_path_for
 from ..llm import spec_draft as spec_llm
 from ..redact import for_terminal
 from .session import load_kernel_spec, read_kernel_file
@@ -34,18 +34,24 @@ def draft_command(args) -> int:
         raise UserError("--approve goes with --llm (it approves the LLM's draft)")
     kf = read_kernel_file(args.kernel_path)
     kernel = _kernel(kf, args.kernel)
-    spec = draft_spec(kernel, src=kf.source)
+    drafted = draft(kernel, src=kf.source)
+    spec = drafted.spec
     note = draft_note(spec)
-    text = ("# drafted by kt-tui spec from the kernel's source: check sizes, inputs and outputs\n"
-            + (f"#{note}\n" if note else "") + dump_spec(spec))
+    text = ("# drafted by kt-tui spec from the kernel's index math: check sizes, inputs and outputs,\n"
+            "# above all the values marked `# guess:`\n" + drafted.text())
     path = Path(args.spec) if args.spec else spec_path_for(kf.path)
     if getattr(args, "llm", False):
-        return llm_gate(args, kf, kernel, text, dump_spec(spec), path)
+        return llm_gate(args, kf, kernel, text, drafted.text(), path)  # the model sees the guesses
     if args.print:
         print(text)
         return 0
     _write(path, text)
     print(f"wrote {path}" + (f"\nnote:{note}" if note else ""))
+    guesses = drafted.lines()
+    if guesses:
+        print(f"{len(guesses)} guess{'es' if len(guesses) > 1 else ''} to check (marked `# guess:` in the file):")
+        for line in guesses:
+            print(f"  {line}")
     return 0
 
 

@@ -1,20 +1,61 @@
-"""A first-guess launch spec from a kernel's source, for the user to correct before anything runs.
+"""A first-guess launch spec from a kernel's index math, for the user to correct before anything runs.
 
-Read from the body: the rank (blockIdx.y / .z), the int scalars used as bounds (`if (x < nx)`), the
-`#define`d sizes, the pointers written (outputs), and the int pointers used as subscripts (indices).
+The kernel is parsed (kernel/cuda_ast.py) and its subscripts bounded (kernel/extents.py): each array is
+sized by the largest index the kernel can reach, the problem size has one entry per thread axis the
+kernel bounds, outputs are the arrays it writes (in device functions and atomics too), an int array
+is an index array only when its values index another array. Every value the analysis could not derive
+is a guess, marked `# guess:` in the TOML and listed by `kt-tui spec`.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
+from . import cuda_ast, extents
+from .draft_sizes import Sizing, size_arrays
 from .source import Kernel, strip_comments
-from .spec import DTYPES, VECTORS, Arg, Spec
+from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 
-_SIZE_NAMES = re.compile(r"^(n|N|size|len|length|num|count|n_?elements|num_?elements)$")
-_DEFINE = re.compile(r"(?m)^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?[ \t]*(\d+)[ \t]*\)?[ \t]*$")
-_AXES = ("x", "y", "z")
 FLOAT_SCALAR = 1.5  # not 0 or 1, so a multiply or add by it changes the result
+LOOP_COUNT = 100  # a scalar that bounds a loop and no array: enough trips to be real work
+ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
+INT_SCALAR = 3
+REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the escape-time set's region
+ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
+
+
+@dataclass
+class Draft:
+    spec: Spec
+    guesses: list[tuple[str, str]] = field(default_factory=list)  # (what it is about, the guess)
+
+    def text(self) -> str:
+        """The spec as TOML, each guess as a `# guess:` comment above what it is about."""
+        lines = dump_spec(self.spec).splitlines()
+        about: dict[str, list[str]] = {}
+        for key, what in self.guesses:
+            about.setdefault(key, []).append(what)
+        out = [f"# guess: {w}" for w in about.pop("", [])]
+        section = ""
+        for i, line in enumerate(lines):
+            if line.startswith("["):
+                section = line.strip("[] ")
+            key = None
+            m = re.match(r"^([A-Za-z_]\w*) = ", line)
+            if section == "args" and line.startswith("[[args]]"):
+                name = re.match(r'^name = "(.*)"$', lines[i + 1]) if i + 1 < len(lines) else None
+                key = f"args.{name.group(1)}" if name else None
+            elif m and section in ("sizes", ""):
+                key = f"{section}.{m.group(1)}" if section else m.group(1)
+            out += [f"# guess: {w}" for w in about.pop(key, [])] if key else []
+            out.append(line)
+        for rest in about.values():
+            out += [f"# guess: {w}" for w in rest]
+        return "\n".join(out) + "\n"
+
+    def lines(self) -> list[str]:
+        return [f"{key}: {what}" if key else what for key, what in self.guesses]
 
 
 def kernel_body(src: str, kernel: Kernel) -> str:
@@ -35,15 +76,35 @@ def kernel_body(src: str, kernel: Kernel) -> str:
     return clean[start:]
 
 
-def defined_sizes(src: str) -> dict[str, int]:
-    """`#define NAME 1024` lines (integers above 1), not guarded by #ifndef NAME (those are tunable)."""
-    clean = strip_comments(src)
-    guarded = set(re.findall(r"#[ \t]*ifndef[ \t]+([A-Za-z_]\w*)", clean))
-    return {k: int(v) for k, v in _DEFINE.findall(clean) if int(v) > 1 and k not in guarded}
+def written_arrays(src: str, kernel: Kernel) -> list[str] | None:
+    """The pointer parameters the kernel writes, read from its syntax tree (also in __device__
+    functions it calls, and atomics); None when the tree could not be read."""
+    try:
+        analysis = extents.analyse(cuda_ast.parse(src), kernel.name)
+    except Exception:  # noqa: BLE001  a best effort: the caller keeps its own reading
+        return None
+    if analysis is None or not analysis.ok:
+        return None
+    return [p.name for p in kernel.params if p.is_pointer and (u := analysis.uses.get(p.name)) and u.written]
+
+
+def _kernel_alone(src: str, kernel: Kernel) -> str:
+    """A file too large to parse whole: its #defines and the kernel's own text ("" if that is too
+    large too); its __device__ helpers are lost. Read raw: a brace in a comment may cut it short."""
+    defines = "\n".join(re.findall(r"(?m)^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+\(?[ \t]*\d+[ \t]*\)?[ \t]*$", src)[:10_000])
+    m = re.search(r"__global__[^;{]*?\b" + re.escape(kernel.name) + r"\s*\(", src)
+    if not m:
+        return defines
+    depth, start = 0, src.rfind("\n", 0, m.start()) + 1
+    for b in re.finditer(r"[{}]", src[m.end():m.end() + cuda_ast.MAX_SOURCE]):
+        depth += 1 if b.group() == "{" else -1
+        if depth == 0:
+            return defines + "\n" + src[start:m.end() + b.end()]
+    return ""
 
 
 def written_pointers(body: str, kernel: Kernel) -> list[str]:
-    """Pointer parameters assigned to in the body: `p[...] =`, `p[...] += `, `*p =`, atomics on them."""
+    """Pointer parameters assigned to in the body text: `p[...] =`, `p[...] += `, `*p =`, atomics on them."""
     out = []
     for p in kernel.params:
         if not p.is_pointer or not p.name:
@@ -56,142 +117,186 @@ def written_pointers(body: str, kernel: Kernel) -> list[str]:
     return out
 
 
-def read_pointers(body: str, kernel: Kernel) -> list[str]:
-    """Pointer parameters whose elements are read somewhere (not only assigned to)."""
-    out = []
-    for p in kernel.params:
-        if not p.is_pointer or not p.name:
-            continue
-        for m in re.finditer(rf"\b{re.escape(p.name)}\b", body):
-            rest = body[m.end():]
-            sub = re.match(r"\s*\[", rest)
-            if sub:
-                close = _match_bracket(rest, sub.end() - 1)
-                rest = rest[close + 1:] if close >= 0 else ""
-            if not re.match(r"\s*=(?!=)", rest):
-                out.append(p.name)
-                break
-    return out
+_THREE = {"float3": "float32", "double3": "float64", "int3": "int32", "uint3": "uint32"}
 
 
-def _match_bracket(text: str, at: int) -> int:
-    depth = 0
-    for i in range(at, len(text)):
-        depth += {"[": 1, "]": -1}.get(text[i], 0)
-        if depth == 0:
-            return i
-    return -1
+def _dtype(p) -> str:
+    base = p.base_type
+    return DTYPES.get(base) or (base if base in VECTORS else _THREE.get(base, "float32"))
 
 
-def accumulated(body: str, kernel: Kernel) -> list[str]:
-    """Pointers only added to (`p[i] += ...`, atomicAdd(&p[i], ...)): they must start at zero."""
-    return [p.name for p in kernel.params if p.is_pointer and p.name
-            and re.search(rf"(\b{re.escape(p.name)}\s*\[[^;]*?\]\s*\+=|atomic\w*\s*\(\s*&?\s*{re.escape(p.name)}\b)", body)
-            and not re.search(rf"\b{re.escape(p.name)}\s*\[[^;]*?\]\s*=(?!=)", body)]
+def _array(p, unit: cuda_ast.Unit, size: str, guesses: list) -> tuple[str, str]:
+    """The element type and length of an array argument: float3 is three floats an element, a struct
+    of one number type that many of them, a struct of mixed fields its bytes."""
+    base = p.base_type.replace("struct ", "").strip()
+    wrap = size if re.fullmatch(r"\w+", size) else f"({size})"
+    if base in _THREE:
+        return _THREE[base], f"3*{wrap}"
+    dtype, count = unit.structs.get(base, (None, 0))
+    if dtype:
+        return dtype, f"{count}*{wrap}" if count > 1 else size
+    if dtype == "":
+        guesses.append((f"args.{p.name}", f"struct {base} mixes number types: passed as its {count} bytes"))
+        return "uint8", f"{count}*{wrap}"
+    if base not in DTYPES and base not in VECTORS and base not in ("T", "real", "real_t", "scalar_t"):
+        guesses.append((f"args.{p.name}", (f"{base} is not a number type: drafted as float32 elements; "
+                        "give its type or a size in its element type")))
+    return _dtype(p), size
 
 
-def index_pointers(body: str, kernel: Kernel) -> list[str]:
-    """Int pointers read in the body: index arrays (`x[col_idx[j]]`, `x + cols[j]`, row offsets), bounded."""
-    written = set(written_pointers(body, kernel))
-    return [p.name for p in kernel.params
-            if p.is_pointer and p.name and p.name not in written
-            and DTYPES.get(p.base_type, "").startswith(("int", "uint"))
-            and re.search(rf"\b{re.escape(p.name)}\s*\[", body)]
-
-
-def _bounds(body: str, kernel: Kernel) -> list[str]:
-    """Int scalar parameters compared against (`i < n`, `y >= height`), in order of first use."""
-    ints = [p.name for p in kernel.params if not p.is_pointer and p.name
-            and DTYPES.get(p.base_type, "").startswith(("int", "uint"))]
-    used = []
-    for m in re.finditer(r"([A-Za-z_]\w*)?\s*\)?\s*(?<![<>])(?:<=?|>=?)(?![<>])\s*\(?\s*([A-Za-z_]\w*)?", body):
-        for name in (m.group(1), m.group(2)):
-            if name in ints and name not in used:
-                used.append(name)
-    return used
-
-
-def _axis(name: str) -> int:
-    """0 for x-like names (width, cols, nx), 1 for y-like, 2 for z-like, 3 unknown."""
-    low = name.lower()
-    for axis, words in enumerate((("width", "col", "nx", "_x", "w"), ("height", "row", "ny", "_y", "h"),
-                                  ("depth", "nz", "_z", "d"))):
-        if any(low.endswith(w) or low.startswith(w) for w in words):
-            return axis
-    return 3
-
-
-def rank_of(body: str) -> int:
-    if re.search(r"blockIdx\s*\.\s*z|block_size_z", body):
-        return 3
-    if re.search(r"blockIdx\s*\.\s*y|block_size_y", body):
-        return 2
-    return 1
+def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
+    """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it."""
+    why = ""
+    if src:
+        try:
+            unit = cuda_ast.parse(src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE
+                                  else _kernel_alone(src, kernel))
+            analysis = extents.analyse(unit, kernel.name)
+            if analysis is not None and analysis.ok:
+                return _from_analysis(kernel, unit, analysis, n)
+            why = " (the analysis did not find it, or it is too long to follow)"
+        except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
+            why = f" (the analysis stopped: {type(e).__name__})"
+    return _from_signature(kernel, n, why)
 
 
 def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
-    """The guess: rank, sizes, outputs (poisoned), inputs (random; index arrays bounded)."""
-    body = kernel_body(src, kernel) if src else ""
-    rank = rank_of(body) if body else 1
-    defined = defined_sizes(src) if src else {}
-    bounds = _bounds(body, kernel) if body else []
-    side = {1: n, 2: 1024, 3: 128}[rank]
-    dims = sorted(bounds, key=_axis)[:rank] or sorted(defined, key=_axis)[:rank]
-    if dims and not bounds and len(defined) < rank:  # one #define for a square problem (WIDTH x WIDTH)
-        dims += [dims[-1]] * (rank - len(dims))
-    dims += [f"n{_AXES[i]}" if rank > 1 else "n" for i in range(len(dims), rank)]
-    sizes = {d: defined.get(d, side) for d in dims}
-    for d in bounds:
-        sizes[d] = side
-    for k, v in defined.items():
-        sizes.setdefault(k, v)
-    total = "*".join(dims) if rank > 1 else dims[0]
-    bounds = [d for d in bounds if d not in dims]
-    written = written_pointers(body, kernel) if body else []
-    indices = index_pointers(body, kernel) if body else []
+    return draft(kernel, src, n).spec
+
+
+def _tuning(rank: int, block_axes: set | None = None, consts: dict | None = None) -> dict:
+    """Block sizes to tune per axis; an axis of one block per element (blockIdx alone) has no block
+    size there and no grid divisor, one scaled by a #define keeps that block size."""
+    block_axes, consts = block_axes or set(), consts or {}
+    flat = all(a in block_axes for a in range(1, rank))
+    values = {0: [32, 64, 128, 256, 512, 1024] if flat else [16, 32, 64, 128], 1: [1, 2, 4, 8, 16], 2: [1, 2, 4]}
+    first = {0: 256 if flat else 32, 1: 4, 2: 1}
+    tune, defaults, div = {}, {}, {}
+    for a in range(rank):
+        name = f"block_size_{extents.AXES[a]}"
+        if a in block_axes:
+            div[a] = []
+            if a > 0:
+                continue
+        if a in consts:
+            tune[name], defaults[name] = [consts[a]], consts[a]
+        else:
+            tune[name], defaults[name] = values[a], first[a]
+    both = "block_size_y" in tune and len(tune["block_size_y"]) > 1
+    return {"tune_params": tune, "defaults": defaults, "grid_div_x": div.get(0),
+            "grid_div_y": div.get(1, ["block_size_y"]) if rank > 1 else None,
+            "grid_div_z": div.get(2, ["block_size_z"]) if rank > 2 else None,
+            "restrictions": ["block_size_x * block_size_y <= 1024"] if both else []}
+
+
+def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
+    """No body to read: every array `n` long, every non-const pointer an output, all of it a guess."""
     args: list[Arg] = []
+    guesses = [("", (f"the kernel's body was not read{why}: every array is sized n and every pointer not "
+                    "const is taken as an output"))]
     for p in kernel.params:
-        dtype = DTYPES.get(p.base_type) or (p.base_type if p.base_type in VECTORS else "float32")
+        dtype = _dtype(p)
         if p.is_pointer:
-            is_out = p.name in written if body else "const" not in p.ctype.split("*")[0]
-            if not is_out:
-                init = "random"
-            elif p.name in accumulated(body, kernel):
-                init = "zeros"
-            else:  # read and written (y = a * x + y): it needs real values; written only: poison shows gaps
-                init = "random" if body and p.name in read_pointers(body, kernel) else "poison"
-            arg = Arg(name=p.name, type=dtype, size=total, init=init,
-                      seed=len(args) + 1, output=is_out)
-            if p.name in indices:
-                arg.low, arg.high = 0, dims[0]
-            args.append(arg)
+            out = "const" not in p.ctype.split("*")[0]
+            args.append(Arg(name=p.name, type=dtype, size="n", init="poison" if out else "random",
+                            seed=len(args) + 1, output=out))
         elif dtype.startswith(("int", "uint")):
-            if p.name in sizes:
-                value = p.name
-            elif not body and (_SIZE_NAMES.match(p.name) or not any(a.value == "n" for a in args)):
-                value = dims[0]
-            else:
-                value = 1
-            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
+            args.append(Arg(name=p.name, type=dtype, init="constant", value="n"))
         else:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=FLOAT_SCALAR))
+    _ensure_output(args, guesses)
+    spec = Spec(kernel=kernel.name, args=args, problem_size=["n"], sizes={"n": n}, **_tuning(1))
+    return Draft(spec, guesses)
+
+
+def _ensure_output(args: list[Arg], guesses: list) -> None:
     if args and not any(a.output for a in args):
         for a in args:
             if a.is_array:
                 a.output, a.init = True, "poison"
+                guesses.append((f"args.{a.name}", "no array is written; this one is taken as the output"))
                 break
-    tune = {"block_size_x": [32, 64, 128, 256, 512, 1024]} if rank == 1 else \
-        {"block_size_x": [16, 32, 64, 128], "block_size_y": [1, 2, 4, 8, 16]}
-    defaults = {"block_size_x": 256} if rank == 1 else {"block_size_x": 32, "block_size_y": 4}
-    if rank == 3:
-        tune["block_size_z"], defaults["block_size_z"] = [1, 2, 4], 1
-    return Spec(
-        kernel=kernel.name, args=args, problem_size=list(dims), sizes=sizes, tune_params=tune, defaults=defaults,
-        grid_div_y=["block_size_y"] if rank > 1 else None, grid_div_z=["block_size_z"] if rank > 2 else None,
-        restrictions=["block_size_x * block_size_y <= 1024"] if rank > 1 else [],
-        # a size fixed by a #define in the source cannot change: no checks at other sizes
-        verify_sizes=[] if any(d in defined for d in dims) else None,
-    )
+
+
+def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n: int) -> Draft:
+    sizing: Sizing = size_arrays(kernel, unit, an, n)
+    guesses = sizing.guesses
+    uses = an.uses
+    args: list[Arg] = []
+    for p in kernel.params:
+        dtype = _dtype(p)
+        if p.is_pointer:
+            use = uses.get(p.name) or extents.Use()
+            out = use.written
+            if not out:
+                init = "random"
+            elif use.atomic and not use.assigned and not use.compound:
+                init = "zeros"
+            elif use.read or use.compound:
+                init = "random"
+            else:
+                init = "poison"
+            dtype, size = _array(p, unit, sizing.extents.get(p.name, sizing.fallback), guesses)
+            if dtype == "uint8" and init == "random":
+                init = "zeros"  # random bytes would make any int field in it an index anywhere
+            arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1,
+                      output=out)
+            if p.name in sizing.index_high and p.name in an.loop_loads and not out:
+                arg.init = "range"
+                guesses.append((f"args.{p.name}", ("values 0, 1, 2, ...: they bound a loop (row offsets), "
+                                "so each row gets one element; give real offsets for real work")))
+            elif p.name in sizing.index_high:
+                arg.low, arg.high = 0, sizing.index_high[p.name]
+            elif dtype.startswith(("int", "uint")) and not out and use.compared:
+                arg.low, arg.high = 0, 2
+                guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))
+            elif dtype.startswith(("int", "uint")) and use.nonneg:
+                arg.low = 0
+            args.append(arg)
+        elif p.name in sizing.sizes:
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=p.name))
+        elif dtype.startswith(("int", "uint")):
+            if p.name in an.escape_bounds:
+                value, why = ESCAPE_ITERATIONS, "the bound of an escape-time loop"
+            elif p.name in an.loop_bounds:
+                value, why = LOOP_COUNT, "a loop count that sizes no array"
+            else:
+                value, why = INT_SCALAR, "an int that sizes nothing the analysis saw"
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
+            guesses.append((f"args.{p.name}", f"{value}: {why}"))
+        else:
+            value, why = _float_value(p.name, an, sizing)
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
+            guesses.append((f"args.{p.name}", why))
+    _ensure_output(args, guesses)
+    spec = Spec(kernel=kernel.name, args=args, problem_size=sizing.problem_size, sizes=sizing.sizes,
+                verify_sizes=sizing.verify_sizes,
+                **_tuning(len(sizing.problem_size), sizing.no_threads, sizing.block_consts))
+    fixed = set(unit.defines) & set(spec.sizes)
+    if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
+        tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
+        spec.verify_sizes = [t for t in tables if t]
+    return Draft(spec, guesses)
+
+
+def _float_value(name: str, an: extents.Analysis, sizing: Sizing) -> tuple:
+    role, axis = an.roles.get(name, ("", -1))
+    if role == "constant":  # added in each step of an iteration on a coordinate (a Julia set's c)
+        value = ITERATED[axis % len(ITERATED)]
+        return value, f"{value}: added in each step of a loop over a coordinate (keeps it bounded for a while)"
+    if role and 0 <= axis < len(sizing.problem_size):
+        lo, hi = REGION[axis]
+        where = f"axis {extents.AXES[axis]} spans [{lo}, {hi}]"
+        if role == "origin":
+            return lo, f"{lo}: the start of a coordinate ({where})"
+        if role == "end":
+            return hi, f"{hi}: the end of a coordinate ({where})"
+        size = sizing.problem_size[axis]
+        wrapped = size if re.fullmatch(r"\w+", size) else f"({size})"
+        if role == "zoom":
+            return f"{wrapped} / {hi - lo}", f"pixels per unit: {where} over the problem size"
+        return f"{hi - lo} / {wrapped}", f"a coordinate step: {where} over the problem size"
+    return FLOAT_SCALAR, f"{FLOAT_SCALAR}: chosen so that the kernel's arithmetic is not trivial (not 0 or 1)"
 
 
 def draft_note(spec: Spec) -> str:
@@ -201,3 +306,4 @@ def draft_note(spec: Spec) -> str:
         return ""
     return (f" {', '.join(names)} = {FLOAT_SCALAR}: a value chosen so that the kernel's arithmetic is not trivial "
             "(not 0 or 1); set the value you use.")
+

@@ -1,0 +1,262 @@
+"""The values kernel/extents.py computes with: an index's bounds as polynomials (Val), what a kernel
+does with each pointer argument (Use), what it found (Analysis), and the arithmetic on bounds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import cuda_ast
+from .cuda_ast import text
+from .poly import Poly, at_least, pmax, pmin
+
+AXES = "xyz"
+ATOMICS = {"atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicInc", "atomicDec", "atomicAnd",
+           "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "atomicAdd_block", "atomicAdd_system"}
+ACCUMULATING = {"atomicAdd", "atomicSub", "atomicInc", "atomicDec", "atomicOr", "atomicAdd_block",
+                "atomicAdd_system", "atomicMax", "atomicMin"}
+MAX_DEPTH = 150  # nested expressions / statements followed; deeper is unknown
+MAX_STEPS = 50_000  # expression and statement visits per kernel (a large kernel takes a few thousand)
+MAX_CALLS = 3  # __device__ calls followed inside one another
+
+
+def grid(axis: int) -> str:
+    return "@g" + AXES[axis]
+
+
+def block(axis: int) -> str:
+    return "@b" + AXES[axis]
+
+
+def load(array: str) -> str:
+    return "$" + array
+
+
+@dataclass(frozen=True)
+class Val:
+    lo: Poly | None = None
+    hi: Poly | None = None
+    base: str | None = None  # a pointer into this argument, at offset [lo, hi]
+    axes: frozenset = frozenset()  # thread axes the value derives from
+    params: frozenset = frozenset()  # scalar arguments it derives from
+    split: tuple | None = None  # ("q" | "r" | "qw", i.lo, i.hi, w): i / w, i % w, (i / w) * w
+
+
+UNKNOWN = Val()
+
+
+def const(c) -> Val:
+    p = Poly.const(c)
+    return Val(p, p)
+
+
+@dataclass
+class Use:
+    accesses: list = field(default_factory=list)  # upper bounds (Poly, or None: not bounded) of indices
+    lows: list = field(default_factory=list)
+    written: bool = False
+    assigned: bool = False  # `a[i] = ...` (not only accumulated into)
+    read: bool = False
+    compared: bool = False  # its values are compared with small constants or tested as true/false
+    nonneg: bool = False  # its values go through `%` or a shift into an index
+    atomic: bool = False  # written by an atomic
+    compound: bool = False  # written by `+=` and the like, or `++`
+
+
+@dataclass
+class Analysis:
+    uses: dict[str, Use] = field(default_factory=dict)
+    axes: dict[int, Poly] = field(default_factory=dict)  # thread axis -> its bound (problem size)
+    used_axes: set[int] = field(default_factory=set)
+    block_axes: set[int] = field(default_factory=set)  # axes indexed by blockIdx alone (a block per element)
+    block_consts: dict[int, int] = field(default_factory=dict)  # axis -> the #define'd block size blockIdx is scaled by
+    loop_bounds: set[str] = field(default_factory=set)  # scalars that bound a loop
+    guard_bounds: set[str] = field(default_factory=set)  # scalars that bound a value in an `if`
+    loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
+    escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test
+    trips: list[Poly] = field(default_factory=list)  # nested loop trip counts (the work per thread)
+    strides: list[Poly] = field(default_factory=list)  # what thread indices are multiplied by (row lengths)
+    roles: dict[str, tuple[str, int]] = field(default_factory=dict)  # float scalar -> (origin|step|end, axis)
+    ok: bool = True  # False: the kernel was not found in the tree
+
+
+class Stop(Exception):
+    pass
+
+
+def strip_parens(n):
+    while n is not None and n.type in ("parenthesized_expression", "condition_clause"):
+        inner = [c for c in n.named_children if c.type != "comment"]
+        n = inner[-1] if inner else None
+    return n
+
+
+def cond_of(n):
+    c = n.child_by_field_name("condition")
+    return c
+
+
+def declared_name(d) -> str:
+    while d is not None and d.type != "identifier":
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            nxt = next((c for c in d.named_children if c.type.endswith(("declarator", "identifier"))), None)
+        d = nxt
+    return text(d) if d is not None else ""
+
+
+def changed_in(node, tick) -> set[str]:
+    out: set[str] = set()
+    if node is None:
+        return out
+    for n in cuda_ast.walk(node, MAX_STEPS):
+        tick()
+        if n.type == "assignment_expression":
+            left = strip_parens(n.child_by_field_name("left"))
+            if left is not None and left.type == "identifier":
+                out.add(text(left))
+        elif n.type == "update_expression":
+            arg = strip_parens(n.child_by_field_name("argument"))
+            if arg is not None and arg.type == "identifier":
+                out.add(text(arg))
+    return out
+
+
+def direction(update, var) -> bool | None:
+    """True: the loop variable grows, False: it shrinks, None: not known."""
+    if update is None or var is None:
+        return None
+    t = text(update).replace(" ", "")
+    if t in (f"{var}++", f"++{var}") or t.startswith((f"{var}+=", f"{var}*=", f"{var}<<=")):
+        return True
+    if t in (f"{var}--", f"--{var}") or t.startswith((f"{var}-=", f"{var}/=", f"{var}>>=")):
+        return False
+    if t.startswith(f"{var}={var}+"):
+        return True
+    return None
+
+
+def number(t: str) -> Val:
+    t = t.lower().rstrip("ul")
+    try:
+        v = int(t, 0)
+    except ValueError:
+        try:
+            f = float(t.rstrip("f"))
+        except ValueError:
+            return UNKNOWN
+        return const(f) if abs(f) < 1e15 else UNKNOWN
+    return const(v)
+
+
+def integral(ctype: str) -> bool:
+    words = ctype.replace("const", "").split()
+    return bool(words) and (words[-1] in ("int", "short", "char", "long", "unsigned", "signed", "size_t")
+                            or ctype.startswith(("int", "uint", "unsigned", "size_t", "long")))
+
+
+def names_of(v: Val) -> set[str]:
+    return (v.hi.names() if v.hi is not None else set()) | (v.lo.names() if v.lo is not None else set())
+
+
+def grid_names(p: Poly) -> set[str]:
+    return {n for n in p.names() if n.startswith("@")}
+
+
+def loads(p: Poly) -> set[str]:
+    return {n for n in p.names() if n.startswith("$")}
+
+
+def same_value(a: Val, b: Val) -> bool:
+    return a is b or (a.lo == b.lo and a.hi == b.hi and a.base == b.base)
+
+
+def union(vals: list[Val]) -> Val:
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return UNKNOWN
+    lo, hi = vals[0].lo, vals[0].hi
+    for v in vals[1:]:
+        lo = pmin(lo, v.lo) if lo is not None and v.lo is not None else None
+        hi = pmax(hi, v.hi) if hi is not None and v.hi is not None else None
+    bases = {v.base for v in vals}
+    return Val(lo, hi, bases.pop() if len(bases) == 1 else None,
+               frozenset().union(*(v.axes for v in vals)), frozenset().union(*(v.params for v in vals)))
+
+
+def add(a: Poly | None, b: Poly | None) -> Poly | None:
+    return a + b if a is not None and b is not None else None
+
+
+def neg(v: Val) -> Val:
+    return Val(-v.hi if v.hi is not None else None, -v.lo if v.lo is not None else None, axes=v.axes, params=v.params)
+
+
+def offset(ptr: Val, by: Val) -> Val:
+    return Val(add(ptr.lo, by.lo), add(ptr.hi, by.hi), ptr.base, ptr.axes, ptr.params)
+
+
+def nonneg(p: Poly | None) -> bool:
+    return p is not None and at_least(p, Poly.const(0))
+
+
+def mul(a: Val, b: Val) -> tuple:
+    if nonneg(a.lo) and nonneg(b.lo):
+        return (a.lo * b.lo, a.hi * b.hi if a.hi is not None and b.hi is not None else None)
+    for x, y in ((a, b), (b, a)):  # an interval times one value that is not negative (k * nx, k in [-R, R])
+        if y.hi is not None and y.hi == y.lo and nonneg(y.lo) and x.lo is not None and x.hi is not None:
+            return (x.lo * y.hi, x.hi * y.hi)
+    for x, y in ((a, b), (b, a)):  # a constant times an interval
+        if x.hi is not None and x.hi == x.lo and x.hi.is_const() and y.lo is not None and y.hi is not None:
+            c = x.hi
+            return (c * y.lo, c * y.hi) if c.value() >= 0 else (c * y.hi, c * y.lo)
+    return None, None
+
+
+def div(a: Poly | None, d: Poly | None, low: bool = False) -> Poly | None:
+    if a is None or d is None:
+        return None
+    if d.is_const():
+        c = d.value()
+        if c <= 0:
+            return None
+        q = a * Poly.const(1 / c)
+        return q if not low else (q if q.is_const() and q.value() == int(q.value()) else None)
+    if low:
+        return Poly.const(0) if at_least(a, Poly.const(0)) else None
+    return a.divide(d)
+
+
+def product(polys: list) -> Poly:
+    out = Poly.const(1)
+    for p in polys:
+        out = out * p
+    return out
+
+
+def _signed_terms(n) -> list[tuple[str, object]]:
+    """a + b - (c + d) as [("+a", a), ("+b", b), ("-c", c), ("-d", d)]; texts without spaces."""
+    out, stack = [], [(True, n)]
+    while stack and len(out) < 64:
+        plus, node = stack.pop()
+        node = strip_parens(node)
+        if node is None:
+            continue
+        if node.type == "binary_expression" and text(node.child_by_field_name("operator")) in ("+", "-"):
+            minus = text(node.child_by_field_name("operator")) == "-"
+            stack.append((plus != minus, node.child_by_field_name("right")))
+            stack.append((plus, node.child_by_field_name("left")))
+        else:
+            out.append((("+" if plus else "-") + "".join(text(node).split()), node))
+    return out
+
+
+def sum_terms(n) -> list[str]:
+    return sorted(t for t, _ in _signed_terms(n))
+
+
+def terms_nodes(n) -> dict:
+    return dict(_signed_terms(n))
+
+
+def sum_key(n) -> str:
+    return "#" + "|".join(sum_terms(n))

@@ -1,0 +1,227 @@
+"""CUDA source as a syntax tree (tree-sitter's CUDA grammar): the `__global__` kernels, the `__device__`
+functions, their parameters and bodies, and the `#define`d integers. Parsing never raises: the grammar
+recovers from errors, so a file with syntax it does not know still gives the functions it can read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MAX_SOURCE = 2**20  # bytes parsed at most (a few seconds); kernel/draft.py cuts a larger file to the kernel
+MAX_NODES = 400_000  # nodes looked at per walk
+MAX_MACROS, MAX_MACRO = 500, 2000  # function-like macros kept, and the length of one
+_CONTAINERS = {"translation_unit", "linkage_specification", "template_declaration", "declaration_list",
+               "namespace_definition", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"}
+
+_PARSER = None
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter_cuda  # here: the grammar loads only when a draft is made
+        from tree_sitter import Language, Parser  # here: as above
+        _PARSER = Parser(Language(tree_sitter_cuda.language()))
+    return _PARSER
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str  # the base type as written: "float", "unsigned int", "float4", "T"
+    pointer: bool
+
+
+@dataclass
+class Function:
+    name: str
+    params: list[Param]
+    body: object  # the compound_statement node
+    is_kernel: bool
+
+
+@dataclass
+class Macro:
+    params: list[str]
+    body: object  # the expression node of its body, parsed on its own
+    tree: object = None  # keeps the body's tree alive
+
+
+@dataclass
+class Unit:
+    kernels: dict[str, Function] = field(default_factory=dict)
+    devices: dict[str, Function] = field(default_factory=dict)
+    defines: dict[str, int] = field(default_factory=dict)  # `#define N 1024`, not under #ifndef N
+    tunables: set[str] = field(default_factory=set)  # names defined under `#ifndef NAME` (kernel_tuner's style)
+    tunable_defaults: dict[str, int] = field(default_factory=dict)  # their values there
+    macros: dict[str, Macro] = field(default_factory=dict)  # `#define IDX(x, y) ((y) * W + (x))`
+    structs: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (dtype, count) or ("", bytes)
+
+
+def text(node) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
+
+
+def walk(node, budget: int = MAX_NODES):
+    """Every node under `node`, depth first, at most `budget` of them; no recursion."""
+    stack = [node]
+    while stack and budget > 0:
+        n = stack.pop()
+        budget -= 1
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def parse(src: str) -> Unit:
+    """The functions and defines of `src`; an empty Unit for input too large or not parsable."""
+    unit = Unit()
+    data = src.encode("utf-8", "replace")
+    if len(data) > MAX_SOURCE:
+        return unit
+    try:
+        tree = _parser().parse(data)
+    except (ValueError, RuntimeError, OSError):
+        return unit
+    for n in _top_level(tree.root_node):
+        kind = n.type
+        if kind == "preproc_def":
+            _define(n, unit)
+        elif kind == "preproc_function_def" and len(unit.macros) < MAX_MACROS:
+            _macro(n, unit)
+        elif kind in ("struct_specifier", "type_definition", "declaration"):
+            _struct(n, unit)
+        elif kind == "preproc_ifdef" and n.children and n.children[0].type == "#ifndef":
+            unit.tunables.add(text(n.child_by_field_name("name")))
+        elif kind == "function_definition":
+            fn = _function(n)
+            if fn is not None and (fn.is_kernel or _has(n, "__device__")):
+                (unit.kernels if fn.is_kernel else unit.devices).setdefault(fn.name, fn)
+    for name in unit.tunables:
+        if name in unit.defines:
+            unit.tunable_defaults[name] = unit.defines.pop(name)
+    return unit
+
+
+def _top_level(root):
+    """The declarations outside function bodies (in namespaces, extern "C", templates, #if groups)."""
+    stack, budget = [root], MAX_NODES
+    while stack and budget > 0:
+        n = stack.pop()
+        budget -= 1
+        yield n
+        if n.type in _CONTAINERS:
+            stack.extend(reversed(n.named_children))
+
+
+_SCALARS = {"float": ("float32", 4), "double": ("float64", 8), "int": ("int32", 4), "unsigned int": ("uint32", 4),
+            "unsigned": ("uint32", 4), "char": ("int8", 1), "unsigned char": ("uint8", 1), "short": ("int16", 2),
+            "long long": ("int64", 8), "unsigned long long": ("uint64", 8), "size_t": ("uint64", 8)}
+_SCALARS_BY_DTYPE = {dtype: size for dtype, size in _SCALARS.values()}
+_VECTOR = {"float": "float", "double": "double", "int": "int", "uint": "unsigned int"}
+
+
+def _field_type(name: str, unit: Unit) -> tuple[str, int, int] | None:
+    """(dtype, count, bytes) of a field's type, or None when unknown."""
+    name = " ".join(name.replace("const", "").replace("struct ", "").split())
+    if name in _SCALARS:
+        dtype, size = _SCALARS[name]
+        return dtype, 1, size
+    if name[-1:] in "234" and name[:-1] in _VECTOR:
+        dtype, size = _SCALARS[_VECTOR[name[:-1]]]
+        return dtype, int(name[-1]), size * int(name[-1])
+    if name in unit.structs:
+        dtype, count = unit.structs[name]
+        return (dtype, count, count * _SCALARS_BY_DTYPE[dtype]) if dtype else ("", 0, count)
+    return None
+
+
+def _struct(n, unit: Unit) -> None:
+    """`struct P { float x, y, z; };` (also in a typedef): as `count` values of one dtype, or its bytes."""
+    spec = n if n.type == "struct_specifier" else n.child_by_field_name("type")
+    if spec is None or spec.type != "struct_specifier" or spec.child_by_field_name("body") is None:
+        return
+    names = [text(spec.child_by_field_name("name"))] if spec.child_by_field_name("name") is not None else []
+    if n.type == "type_definition":
+        names += [text(d) for d in n.children_by_field_name("declarator") if d.type == "type_identifier"]
+    dtypes, count, size, align = set(), 0, 0, 1
+    for f in spec.child_by_field_name("body").named_children:
+        if f.type != "field_declaration":
+            continue
+        t = _field_type(text(f.child_by_field_name("type")), unit)
+        if t is None:
+            return
+        for d in f.children_by_field_name("declarator"):
+            k = 1
+            if d.type == "array_declarator":
+                length = text(d.child_by_field_name("size"))
+                if not length.isdigit():
+                    return
+                k = int(length)
+            step = t[2] // max(t[1], 1) if t[0] else 8
+            size = -(-size // step) * step + t[2] * k
+            align = max(align, step)
+            dtypes.add(t[0])
+            count += t[1] * k
+    if not count and not size:
+        return
+    size = -(-size // align) * align
+    value = (dtypes.pop(), count) if len(dtypes) == 1 and "" not in dtypes else ("", size)
+    for name in names:
+        if name:
+            unit.structs[name] = value
+
+
+def _macro(n, unit: Unit) -> None:
+    """A function-like macro whose body is one expression, kept to be evaluated where it is used."""
+    name, params = text(n.child_by_field_name("name")), n.child_by_field_name("parameters")
+    body = text(n.child_by_field_name("value")).strip()
+    if not body or len(body) > MAX_MACRO or params is None:
+        return
+    tree = _parser().parse(f"int macro_value = ({body});".encode("utf-8", "replace"))
+    decl = next((c for c in tree.root_node.named_children if c.type == "declaration"), None)
+    init = decl.child_by_field_name("declarator") if decl is not None else None
+    value = init.child_by_field_name("value") if init is not None and init.type == "init_declarator" else None
+    if value is not None and not value.has_error:
+        names = [text(p) for p in params.named_children if p.type == "identifier"]
+        unit.macros[name] = Macro(names, value, tree)
+
+
+def _define(n, unit: Unit) -> None:
+    name, value = text(n.child_by_field_name("name")), text(n.child_by_field_name("value")).strip()
+    value = value.strip("() \t").rstrip("uUlL")
+    if value.isdigit() and int(value) > 1:
+        unit.defines[name] = int(value)
+
+
+def _has(n, token: str) -> bool:
+    return any(c.type == token for c in n.children)
+
+
+def _function(n) -> Function | None:
+    decl = n.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    body = n.child_by_field_name("body")
+    if decl is None or body is None:
+        return None
+    name_node = decl.child_by_field_name("declarator")
+    name = text(name_node).split("::")[-1].split("<")[0].strip()
+    params = []
+    plist = decl.child_by_field_name("parameters")
+    for p in plist.named_children if plist is not None else []:
+        if p.type == "parameter_declaration":
+            params.append(_param(p))
+    return Function(name, params, body, _has(n, "__global__"))
+
+
+def _param(p) -> Param:
+    base = text(p.child_by_field_name("type")).replace("struct ", "").strip()
+    d = p.child_by_field_name("declarator")
+    pointer = False
+    while d is not None and d.type != "identifier":
+        if d.type in ("pointer_declarator", "array_declarator", "reference_declarator"):
+            pointer = pointer or d.type != "reference_declarator"
+        nxt = d.child_by_field_name("declarator")
+        if nxt is None:
+            nxt = next((c for c in d.named_children if c.type.endswith(("declarator", "identifier"))), None)
+        d = nxt
+    return Param(text(d) if d is not None else "", " ".join(base.split()), pointer)

@@ -1,0 +1,317 @@
+"""The sizes of a draft (kernel/draft.py): the problem size per thread axis, each array's length as an
+expression over [sizes], the bounds of index arrays' values, and the values of the sizes, from the
+index bounds that kernel/extents.py found. What it cannot derive it guesses, and says so."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from . import cuda_ast, extents
+from .poly import Poly, at_least, pmax
+from .source import Kernel
+
+SIDES = {1: (1 << 20, 1 << 16, 1 << 14, 4096, 1024), 2: (1024, 512, 256, 128, 64), 3: (128, 64, 32, 16)}
+MAX_ELEMENTS = 1 << 28  # all arrays together, at the draft's sizes
+MAX_WORK = 1 << 31  # threads times their loop trips
+STRIDE = 2  # a size that only scales or shifts an index (a stride, an offset)
+MODEST = 256  # a size that bounds an index in a check but is no thread axis (bins, a table)
+UNKNOWN_TRIPS = 16
+
+
+@dataclass
+class Sizing:
+    extents: dict[str, str] = field(default_factory=dict)  # array -> its length, over [sizes]
+    sizes: dict[str, int] = field(default_factory=dict)
+    problem_size: list[str] = field(default_factory=list)
+    index_high: dict[str, str | int] = field(default_factory=dict)  # index array -> the bound of its values
+    verify_sizes: list | None = None
+    block_consts: dict[int, int] = field(default_factory=dict)
+    no_threads: set[int] = field(default_factory=set)  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes
+    fallback: str = "n"  # the length of an array the analysis did not see: the problem's
+    guesses: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _loads(p: Poly) -> set[str]:
+    return {n[1:] for n in p.names() if n.startswith("$")}
+
+
+class _Sizer:
+    def __init__(self, kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis):
+        self.kernel, self.unit, self.an = kernel, unit, an
+        self.ints = {p.name for p in kernel.params if not p.is_pointer and p.name} | set(unit.defines)
+        self.taken = {p.name for p in kernel.params} | set(unit.defines) | set(unit.tunables)
+        self.out = Sizing()
+        self.axis: dict[int, Poly] = {}
+        self.fresh: dict[str, str] = {}  # new size names: why each was made
+        self.order: dict[str, int] = {}
+        self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
+
+    def name(self, want: str, why: str) -> Poly:
+        name, k = want, 2
+        while name in self.taken:
+            name, k = f"{want}{k}", k + 1
+        self.taken.add(name)
+        self.ints.add(name)
+        self.fresh[name] = why
+        self.out.guesses.append((f"sizes.{name}", why))
+        return Poly.var(name)
+
+    def axes(self) -> None:
+        an = self.an
+        rank = max(an.used_axes | set(an.axes)) + 1 if an.used_axes or an.axes else 1
+        for a in range(rank):
+            bound = an.axes.get(a)
+            if bound is not None and bound.names() <= self.ints and not bound.is_const():
+                c = bound.terms.get((), 0)
+                self.axis[a] = bound - Poly.const(c) if -8 <= c < 0 else bound  # `x < w - 1`: w threads
+            elif a not in an.used_axes:
+                self.axis[a] = Poly.const(1)
+                self.out.no_threads.add(a)
+            else:
+                label = "n" if rank == 1 else "n" + extents.AXES[a]
+                self.axis[a] = self.name(label, f"thread axis {extents.AXES[a]} is not bounded by a check "
+                                                "the analysis could read; the problem size there is a guess")
+                self.out.verify_sizes = []
+        for a in range(rank):
+            for v in sorted(self.axis[a].names(), key=lambda v: (v in self.unit.defines, v)):
+                self.order.setdefault(v, len(self.order))
+        self.out.problem_size = [self.axis[a].text(self.order) if not self.axis[a].is_const()
+                                 else str(int(self.axis[a].value())) for a in range(rank)]
+        self.out.fallback = "*".join(p if re.fullmatch(r"\w+", p) else f"({p})"
+                                     for p in self.out.problem_size if p != "1") or "1"
+        self.out.no_threads |= self.an.block_axes
+        self.out.block_consts = {a: v for a, v in self.an.block_consts.items() if a < rank}
+
+    def resolve(self, p: Poly | None) -> Poly | None:
+        """The index bound with the grid's extent replaced by the problem size; None if it still
+        depends on the launch (block size, grid) or on a name that is no size."""
+        if p is None:
+            return None
+        out = Poly()
+        for m, c in p.terms.items():
+            rest, term = list(m), Poly.const(c)
+            for a in range(3):
+                g, b = extents.grid(a), extents.block(a)
+                while g in rest and b in rest:
+                    if a not in self.axis:
+                        return None
+                    rest.remove(g)
+                    rest.remove(b)
+                    term = term * self.axis[a]
+                if g in rest and b not in rest and a in self.axis:  # blockIdx alone: at most one per element
+                    rest.remove(g)
+                    term = term * self.axis[a]
+                    if a not in self.an.block_axes:
+                        self.per_block = True
+            for v in rest:
+                term = term * Poly.var(v)
+            out = out + term
+        if any(not (v in self.ints or v.startswith("$")) for v in out.names()):
+            return None
+        return out
+
+    def arrays(self) -> dict[str, list[Poly]]:
+        an, found, rounded = self.an, {}, {}
+        shared: dict[tuple, Poly] = {}
+        problem = Poly.const(1)
+        for a in sorted(self.axis):
+            problem = problem * self.axis[a]
+        for name, use in an.uses.items():
+            self.per_block = False
+            his = [self.resolve(h) for h in use.accesses]
+            plain = [h + Poly.const(1) for h in his if h is not None and not _loads(h)]
+            loaded = tuple(sorted({h.text() for h in his if h is not None and _loads(h)}))
+            cands = [_round_volume(_round_rows(e, an.strides, rounded, name), set(self.unit.defines))
+                     for e in _maxes(plain)]
+            if self.per_block:
+                self.out.guesses.append((f"args.{name}", ("indexed by block number: sized by the problem size, "
+                                         "more than the number of blocks")))
+            if any(h is None for h in his):
+                cands = _maxes(cands + [problem])
+                self.out.guesses.append((f"args.{name}", ("an index the analysis could not bound (data-dependent "
+                                         "or through pointers it does not follow): sized at least the problem size")))
+            elif not his:
+                cands = [problem]
+                self.out.guesses.append((f"args.{name}", "the kernel does not index it: sized like the problem"))
+            elif not cands:
+                if loaded not in shared:
+                    arrays = ", ".join(sorted(_loads_of(loaded)))
+                    shared[loaded] = self.name(f"n_{name}", f"{name} is indexed only by values read from {arrays}:"
+                                               " its length is a size of its own")
+                cands = [shared[loaded]]
+            found[name] = cands
+        _unify(found, rounded)
+        return found
+
+    def index_bounds(self, found: dict[str, list[Poly]]) -> None:
+        """An int array whose values index another array: values below what they may reach."""
+        highs: dict[str, list] = {}
+        for b_name, use in self.an.uses.items():
+            ext = found[b_name]
+            for h in (self.resolve(h) for h in use.accesses):
+                for x in _loads(h) if h is not None else ():
+                    coef = h.terms.get((f"${x}",), Fraction(0))
+                    rest = h - Poly.var(f"${x}") * Poly.const(coef)
+                    ok = coef > 0 and not _loads(rest) and len(ext) == 1 and coef.denominator == 1
+                    highs.setdefault(x, []).append(_high(ext[0], rest, int(coef)) if ok else None)
+        for x, hs in highs.items():
+            if x not in self.an.uses:
+                continue
+            good = [h for h in hs if h is not None]
+            if len(good) < len(hs) or not good:
+                self.out.guesses.append((f"args.{x}", ("its values index an array in a way the analysis does not "
+                                         "follow: they are kept in [0, 1), so every index stays inside")))
+                self.out.index_high[x] = 1
+                continue
+            best = good[0]
+            for h in good[1:]:
+                best = best if at_least(h[0], best[0]) else h if at_least(best[0], h[0]) else (None, None)
+                if best[0] is None:
+                    break
+            if best[0] is None:
+                self.out.index_high[x] = f"min({', '.join(h[1](self.order) for h in good)})"
+            else:
+                self.out.index_high[x] = best[1](self.order)
+
+    def values(self, found: dict) -> None:
+        an = self.an
+        names: set[str] = set()
+        for cands in found.values():
+            for c in cands:
+                names |= c.names()
+        for p in self.axis.values():
+            names |= p.names()
+        for h in self.out.index_high.values():
+            names |= set(re.findall(r"[A-Za-z_]\w*", str(h)))
+        names = {n for n in names if not n.startswith("$")}
+        axis_names = set().union(*(p.names() for p in self.axis.values()))
+        big = {n for n in names if n not in self.unit.defines and (n in axis_names or n in an.loop_bounds
+                                                                  or n in self.fresh)}
+        loops = {n for n in big if n in an.loop_bounds}
+        for cands in found.values():  # a row stride with a loop over the row: at least as long as the loop
+            for c in cands:
+                if c.names() & loops:
+                    big |= {n for n in c.names() if n in names and any(n in s.names() for s in an.strides)}
+        modest = {n for n in names - big if n in an.guard_bounds and n not in self.unit.defines}
+        small = names - big - modest - set(self.unit.defines)
+        rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
+        chosen: dict[str, int] = {}
+        for side in SIDES.get(rank, SIDES[3]):
+            chosen = {n: self.unit.defines.get(n, side if n in big else MODEST if n in modest else STRIDE)
+                      for n in names}
+            if self._fits(found, chosen):
+                break
+        ordered = sorted(names, key=lambda n: (self.order.get(n, 99), n))
+        self.out.sizes = {n: chosen[n] for n in ordered}
+        for n in sorted(modest):
+            self.out.guesses.append((f"sizes.{n}", (f"{MODEST}: it bounds an index in a check but is no thread "
+                                     "axis (a bin or table count); set the value you use")))
+        for n in sorted(small):
+            self.out.guesses.append((f"sizes.{n}", (f"{STRIDE}: it scales or shifts an index (a stride or offset); "
+                                     "set the value you use")))
+        if any(p.names() and p.names() <= set(self.unit.defines) for p in self.axis.values()):
+            self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
+
+    def _fits(self, found: dict, at: dict) -> bool:
+        try:
+            elements = sum(max(int(c.value(at)) for c in cands) for cands in found.values())
+            threads = 1
+            for p in self.axis.values():
+                threads *= max(int(p.value(at)), 1)
+            trips = [t.value(at) if not t.names() - set(at) else UNKNOWN_TRIPS for t in self.an.trips]
+        except (ValueError, ZeroDivisionError):
+            return False
+        return elements <= MAX_ELEMENTS and threads * max(trips, default=1) <= MAX_WORK
+
+
+def _loads_of(keys: tuple) -> set[str]:
+    return {m[1:] for k in keys for m in re.findall(r"\$\w+", k)}
+
+
+def _high(ext: Poly, rest: Poly, coef: int) -> tuple:
+    """The exclusive bound of v with coef*v + rest < ext: (a polynomial to compare, its text)."""
+    top = ext - rest - Poly.const(1)
+    if coef == 1:
+        high = top + Poly.const(1)
+        return high, lambda order: high.text(order) if not high.is_const() else int(high.value())
+    approx = top * Poly.const(Fraction(1, coef)) + Poly.const(1)
+    return approx, lambda order: f"({top.text(order)}) // {coef} + 1" if not top.is_const() \
+        else int(top.value()) // coef + 1
+
+
+def _maxes(polys: list[Poly]) -> list[Poly]:
+    """The polynomials none of the others is always at least: the max of them is the max of all."""
+    out: list[Poly] = []
+    for p in polys:
+        if any(at_least(q, p) for q in out):
+            continue
+        out = [q for q in out if not at_least(p, q)] + [p]
+    return out
+
+
+def _round_rows(e: Poly, strides: list[Poly], rounded: dict, name: str) -> Poly:
+    """e up to whole rows of a stride the kernel multiplies a thread index by: h*(w + 2) + w + 1
+    becomes (h + 1)*(w + 2); `rounded` notes the stride used."""
+    for s in strides:
+        if s.degree() != 1 or len(s.terms) > 2:
+            continue
+        var = next(iter(n for m in s.terms for n in m))
+        a = s.terms[(var,)]
+        if a != 1 or any(m.count(var) > 1 for m in e.terms):
+            continue
+        b = s.terms.get((), Fraction(0))
+        with_v = Poly({tuple(x for x in m if x != var): c for m, c in e.terms.items() if var in m})
+        without = Poly({m: c for m, c in e.terms.items() if var not in m})
+        if with_v.is_const() or not with_v.terms:
+            continue
+        r = without - with_v * Poly.const(b)  # e == with_v * s + r
+        if r == Poly():
+            rounded[name] = s
+            return e
+        if at_least(Poly(), r) and at_least(s + r, Poly.const(1)):
+            rounded[name] = s
+            return with_v * s
+        if at_least(r, Poly.const(1)) and at_least(s - Poly.const(1), r):
+            rounded[name] = s
+            return (with_v + Poly.const(1)) * s
+    return e
+
+
+def _round_volume(e: Poly, fixed: set) -> Poly:
+    """An extent just short of a product of sizes (nx*ny*nz - R*nx*ny - R*nx - R) as that product;
+    `fixed` names (#defines) count as numbers."""
+    def degree(m):
+        return sum(1 for v in m if v not in fixed)
+    top = max((degree(m) for m in e.terms), default=0)
+    lead = [(m, c) for m, c in e.terms.items() if degree(m) == top]
+    if top < 1 or len(lead) != 1 or lead[0][1] != 1 or any(v in fixed for v in lead[0][0]):
+        return e
+    whole = Poly({lead[0][0]: Fraction(1)})
+    return whole if e != whole and at_least(whole, e) else e
+
+
+def _unify(found: dict[str, list[Poly]], rounded: dict) -> None:
+    """Arrays laid out in rows of the same stride, with the same leading term, are given the same
+    length (an interior written in a padded grid is as long as the grid)."""
+    names = [n for n in found if n in rounded and len(found[n]) == 1]
+    for a in names:
+        for b in names:
+            ea, eb = found[a][0], found[b][0]
+            if rounded[a] == rounded[b] and ea.leading() == eb.leading():
+                bigger = pmax(ea, eb)
+                if bigger is not None:
+                    found[a] = found[b] = [bigger]
+
+
+def size_arrays(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n: int = 1 << 20) -> Sizing:
+    s = _Sizer(kernel, unit, an)
+    s.axes()
+    found = s.arrays()
+    s.index_bounds(found)
+    s.values(found)
+    for name, cands in found.items():
+        texts = [c.text(s.order) if not c.is_const() else str(int(c.value())) for c in cands]
+        s.out.extents[name] = texts[0] if len(texts) == 1 else f"max({', '.join(texts)})"
+    return s.out

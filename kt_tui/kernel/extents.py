@@ -1,0 +1,328 @@
+"""What a kernel's index math reaches: per pointer argument, the largest index it can touch, as a
+polynomial over the scalar arguments and #defines, read from the syntax tree (kernel/cuda_ast.py).
+
+Thread indices are bounded by the conditions that guard them (`if (i < n)`, early returns), loop
+variables by their loop conditions; a value loaded from an int array and used in another array's
+subscript makes that array an index array. What cannot be bounded is left None: the draft guesses it
+and says so."""
+
+
+from __future__ import annotations
+
+from . import cuda_ast
+from .bounds import (
+    AXES,
+    MAX_DEPTH,
+    MAX_STEPS,
+    UNKNOWN,
+    Analysis,
+    Stop,
+    Use,
+    Val,
+    at_least,
+    block,
+    changed_in,
+    cond_of,
+    const,
+    declared_name,
+    direction,
+    grid,
+    grid_names,
+    loads,
+    names_of,
+    product,
+    same_value,
+    strip_parens,
+    sum_key,
+    union,
+)
+from .cuda_ast import text
+from .extents_expr import Expressions
+from .poly import Poly, TooBig, pmax, pmin
+
+__all__ = ["AXES", "Analysis", "Use", "analyse", "block", "grid"]
+
+
+class Walker(Expressions):
+    def __init__(self, unit: cuda_ast.Unit, fn: cuda_ast.Function):
+        self.unit, self.fn = unit, fn
+        self.out = Analysis(uses={p.name: Use() for p in fn.params if p.pointer and p.name})
+        self.ptypes = {p.name: p.type for p in fn.params}
+        self.scalars = {p.name for p in fn.params if not p.pointer and p.name}
+        self.floats = {p.name for p in fn.params if not p.pointer and p.type in ("float", "double", "half", "__half")}
+        self.steps = 0
+        self.calls = 0
+        self.depth = 0
+        self.loop_depth = 0
+        self.trip = [Poly.const(1)]
+        self.returned: list[Val] = []
+
+    # -- statements ----------------------------------------------------------------------
+    def run(self) -> Analysis:
+        env: dict[str, Val] = {}
+        for p in self.fn.params:
+            if p.pointer:
+                env[p.name] = Val(Poly.const(0), Poly.const(0), base=p.name)
+            elif p.name:
+                v = Poly.var(p.name)
+                env[p.name] = Val(v, v, params=frozenset([p.name]))
+        try:
+            self.block(self.fn.body, env)
+        except (Stop, TooBig, RecursionError):
+            self.out.ok = False
+        return self.out
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise Stop
+
+    def block(self, node, env: dict) -> bool:
+        """Runs the statements; True when the block ends in a return."""
+        for child in node.named_children:
+            if self.stmt(child, env):
+                return True
+        return False
+
+    def stmt(self, n, env: dict) -> bool:
+        self.tick()
+        self.depth += 1
+        try:
+            return False if self.depth > MAX_DEPTH or n is None else self._stmt(n, env)
+        finally:
+            self.depth -= 1
+
+    def _stmt(self, n, env: dict) -> bool:
+        kind = n.type
+        if kind == "compound_statement":  # its own scope: what it declares ends with it, the rest goes on
+            inner = dict(env)
+            ended = self.block(n, inner)
+            local = {declared_name(d) for c in n.named_children if c.type == "declaration"
+                     for d in c.children_by_field_name("declarator")}
+            for name, v in inner.items():
+                if name not in local or name not in env:
+                    env[name] = v
+            return ended
+        if kind == "declaration":
+            self.declare(n, env)
+        elif kind == "expression_statement":
+            for c in n.named_children:
+                self.expr(c, env)
+        elif kind == "if_statement":
+            return self.if_stmt(n, env)
+        elif kind == "for_statement":
+            self.for_stmt(n, env)
+        elif kind in ("while_statement", "do_statement"):
+            self.while_stmt(n, env)
+        elif kind == "return_statement":
+            for c in n.named_children:
+                self.returned.append(self.expr(c, env))
+            return True
+        elif kind in ("switch_statement", "case_statement", "labeled_statement", "preproc_if", "preproc_ifdef",
+                      "preproc_else", "preproc_elif"):
+            for c in n.named_children:
+                if c.type.endswith("statement") or c.type in ("declaration", "compound_statement"):
+                    self.stmt(c, env)
+                elif c.type in ("condition_clause", "parenthesized_expression"):
+                    self.expr(c, env)
+        return False
+
+
+
+    def declare(self, n, env: dict) -> None:
+        for d in n.children_by_field_name("declarator"):
+            if d.type == "init_declarator":
+                name = declared_name(d)
+                value = d.child_by_field_name("value")
+                env[name] = self.expr(value, env) if value is not None else UNKNOWN
+            else:
+                env[declared_name(d)] = UNKNOWN
+
+    def if_stmt(self, n, env: dict) -> bool:
+        cond = cond_of(n)
+        self._test(self.expr(cond, env))
+        yes, no = dict(env), dict(env)
+        self.constrain(cond, True, yes)
+        self.constrain(cond, False, no)
+        then_ends = self.stmt(n.child_by_field_name("consequence"), yes)
+        alt = n.child_by_field_name("alternative")
+        else_ends = False
+        if alt is not None:
+            body = alt.named_children[-1] if alt.type == "else_clause" and alt.named_children else alt
+            else_ends = self.stmt(body, no)
+        if then_ends and not else_ends:
+            env.clear()
+            env.update(no)
+        elif else_ends and not then_ends:
+            env.clear()
+            env.update(yes)
+        else:  # what a branch assigned is either branch's value; what it only tested is as before
+            changed = changed_in(n.child_by_field_name("consequence"), self.tick) | changed_in(alt, self.tick)
+            for name in changed & set(env):
+                env[name] = union([yes.get(name, env[name]), no.get(name, env[name])])
+        return then_ends and else_ends
+
+    def _widen(self, body, env: dict, keep: str | None = None) -> None:
+        for name in changed_in(body, self.tick):
+            if name in env and name != keep:
+                v = env[name]
+                env[name] = Val(base=v.base, axes=v.axes, params=v.params,
+                                lo=Poly.const(0) if v.lo is not None and at_least(v.lo, Poly.const(0)) else None)
+
+    def for_stmt(self, n, env: dict) -> None:
+        inner = dict(env)
+        init = n.child_by_field_name("initializer")
+        var = None
+        if init is not None:
+            if init.type == "declaration":
+                self.declare(init, inner)
+                decls = init.children_by_field_name("declarator")
+                var = declared_name(decls[0]) if decls else None
+            else:
+                self.expr(init, inner)
+                if init.type == "assignment_expression":
+                    var = text(init.child_by_field_name("left"))
+        cond = n.child_by_field_name("condition")
+        update = n.child_by_field_name("update")
+        start = inner.get(var, UNKNOWN) if var else UNKNOWN
+        self._widen(n.child_by_field_name("body"), inner, keep=var)
+        if var and update is not None:
+            self._widen(update, inner, keep=var)
+        up = direction(update, var)
+        step = self.expr(update.child_by_field_name("right"), inner) if update is not None and \
+            update.type == "assignment_expression" and update.child_by_field_name("right") is not None else UNKNOWN
+        if var:
+            inner[var] = Val(start.lo if up else None, start.hi if up is False else None, start.base,
+                             start.axes, start.params)
+        if cond is not None:
+            self.expr(cond, inner)
+            self.constrain(cond, True, inner, loop=True)
+        strided = bool(var and start.axes and any(v.startswith("@") for v in names_of(step)))
+        if strided and any(v.startswith("@g") for v in names_of(step)):  # a grid-stride loop
+            bound = inner.get(var, UNKNOWN).hi
+            if bound is not None and not grid_names(bound):
+                self.out.axes.setdefault(min(start.axes), bound + Poly.const(1))
+        counter = const(0) if strided else inner.get(var, UNKNOWN) if var else UNKNOWN  # strided: ~1 trip
+        self._loop_body(n.child_by_field_name("body"), inner, counter)
+        if update is not None:
+            self.expr(update, inner)
+        self._after_loop(n, env, inner)
+
+    def _after_loop(self, n, env: dict, inner: dict) -> None:
+        """After a loop, what it assigned is its value before or in the loop; the rest is as before."""
+        for name in changed_in(n, self.tick) & set(env):
+            if name in inner and not same_value(inner[name], env[name]):
+                env[name] = union([env[name], inner[name]])
+
+    def _loop_body(self, body, env: dict, counter: Val) -> None:
+        trip = None
+        if counter.hi is not None and counter.lo is not None and not grid_names(counter.hi):
+            trip = counter.hi - counter.lo + Poly.const(1)
+        self.trip.append(trip if trip is not None else Poly.const(16))
+        self.out.trips.append(product(self.trip))
+        if body is not None:
+            self.stmt(body, env)
+        self.trip.pop()
+
+    def while_stmt(self, n, env: dict) -> None:
+        inner = dict(env)
+        body = n.child_by_field_name("body")
+        self._widen(body, inner)
+        cond = cond_of(n)
+        if cond is not None:
+            self.expr(cond, inner)
+            self.constrain(cond, True, inner, loop=True)
+        self._loop_body(body, inner, UNKNOWN)
+        self._after_loop(n, env, inner)
+
+    # -- conditions ----------------------------------------------------------------------
+    def constrain(self, cond, truth: bool, env: dict, loop: bool = False) -> None:
+        cond = strip_parens(cond)
+        if cond is None:
+            return
+        if cond.type == "unary_expression" and text(cond.child_by_field_name("operator")) == "!":
+            self.constrain(cond.child_by_field_name("argument"), not truth, env, loop)
+            return
+        if cond.type != "binary_expression":
+            return
+        op = text(cond.child_by_field_name("operator"))
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        if (op == "&&" and truth) or (op == "||" and not truth):
+            self.constrain(left, truth, env, loop)
+            self.constrain(right, truth, env, loop)
+            if loop:
+                self._escape(left, right, env)
+            return
+        if op not in ("<", "<=", ">", ">="):
+            return
+        if not truth:
+            op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
+        for var_node, other, o in ((left, right, op), (right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op])):
+            var_node = strip_parens(var_node)
+            if var_node is not None and o in ("<", "<=") and (var_node.type == "field_expression" or (
+                    var_node.type == "binary_expression"
+                    and text(var_node.child_by_field_name("operator")) in ("+", "-"))):
+                name = sum_key(var_node)  # a guard on a sum: kept for the same sum in an index
+                env.setdefault(name, self.expr(var_node, env))
+            elif var_node is None or var_node.type != "identifier" or text(var_node) not in env:
+                continue
+            else:
+                name = text(var_node)
+            bound = self.expr(other, env)
+            if not loop and o in ("<", "<="):
+                self.out.guard_bounds.update(p for p in bound.params if p in self.scalars)
+            if loop:
+                self.out.loop_bounds.update(p for p in bound.params if p in self.scalars)
+                self.out.loop_loads.update(x[1:] for x in (loads(bound.hi) if bound.hi is not None else ()))
+            cur = env[name]
+            if o in ("<", "<=") and bound.hi is not None:
+                hi = bound.hi - Poly.const(1) if o == "<" else bound.hi
+                self._axis_bound(cur, hi)
+                if cur.hi is None or grid_names(cur.hi) or loads(cur.hi):
+                    new_hi = hi
+                else:
+                    new_hi = pmin(cur.hi, hi) or hi
+                env[name] = Val(cur.lo, new_hi, cur.base, cur.axes, cur.params)
+            elif o in (">", ">=") and bound.lo is not None:
+                lo = bound.lo + Poly.const(1) if o == ">" else bound.lo
+                env[name] = Val(lo if cur.lo is None else pmax(cur.lo, lo) or cur.lo, cur.hi, cur.base,
+                                cur.axes, cur.params)
+            return
+
+    def _axis_bound(self, cur: Val, hi: Poly) -> None:
+        """`if (x < w)` on a thread index: w is the problem size on x's axis (a block index alone:
+        one block per element of that axis)."""
+        if len(cur.axes) != 1 or cur.hi is None or grid_names(hi):
+            return
+        (axis,) = cur.axes
+        g = grid(axis)
+        if g not in cur.hi.names() or not grid_names(cur.hi) <= {g, block(axis)}:
+            return
+        start = cur.hi - (Poly.var(g) * Poly.var(block(axis)) - Poly.const(1))  # x = thread + R: R
+        shift = cur.lo if not grid_names(start) and cur.lo is not None and cur.lo == start else Poly.const(0)
+        self.out.axes.setdefault(axis, hi + Poly.const(1) - shift)
+        if cur.hi == Poly.var(g) - Poly.const(1):
+            self.out.block_axes.add(axis)
+
+    def _escape(self, left, right, env: dict) -> None:
+        """A loop `while (x*x + y*y < 4 && it < max_iter)`: max_iter bounds an escape-time loop."""
+        sides = [strip_parens(left), strip_parens(right)]
+        floaty = [s for s in sides if s is not None and ("." in text(s) or "float" in text(s))]
+        if floaty:
+            for s in sides:
+                if s is not None and s not in floaty:
+                    for ident in cuda_ast.walk(s, 200):
+                        if ident.type == "identifier" and text(ident) in self.scalars - self.floats:
+                            self.out.escape_bounds.add(text(ident))
+
+    def _test(self, v: Val) -> None:
+        """`if (grid[i])`: values tested as true or false."""
+        for name in loads(v.hi) if v.hi is not None else ():
+            self.out.uses[name[1:]].compared = True
+
+
+def analyse(unit: cuda_ast.Unit, name: str) -> Analysis | None:
+    fn = unit.kernels.get(name)
+    if fn is None:
+        return None
+    return Walker(unit, fn).run()

@@ -1,0 +1,421 @@
+"""The expressions of a kernel for kernel/extents.py: the bounds of each value, and every access to a
+pointer argument (read, written, accumulated) with the bound of its index."""
+
+from __future__ import annotations
+
+from . import cuda_ast
+from .bounds import (
+    ACCUMULATING,
+    ATOMICS,
+    AXES,
+    MAX_CALLS,
+    MAX_DEPTH,
+    UNKNOWN,
+    Val,
+    add,
+    block,
+    const,
+    div,
+    grid,
+    integral,
+    load,
+    loads,
+    mul,
+    neg,
+    number,
+    offset,
+    strip_parens,
+    sum_key,
+    sum_terms,
+    terms_nodes,
+    union,
+)
+from .cuda_ast import text
+from .poly import Poly, TooBig, at_least, pmin
+
+
+class Expressions:
+    def expr(self, n, env: dict) -> Val:
+        if n is None:
+            return UNKNOWN
+        self.tick()
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                return UNKNOWN
+            return self._expr(n, env)
+        except TooBig:  # float arithmetic on loaded values, say: no bound, the rest goes on
+            return UNKNOWN
+        finally:
+            self.depth -= 1
+
+    def _expr(self, n, env: dict) -> Val:
+        kind = n.type
+        if kind in ("parenthesized_expression", "condition_clause"):
+            inner = [c for c in n.named_children if c.type != "comment"]
+            return self.expr(inner[-1], env) if inner else UNKNOWN
+        if kind == "number_literal":
+            return number(text(n))
+        if kind in ("true", "false"):
+            return const(1 if kind == "true" else 0)
+        if kind == "identifier":
+            return self.ident(text(n), env)
+        if kind == "field_expression":
+            if any(k.startswith("#") for k in env):  # `if (threadIdx.x < nbins)`
+                known = env.get(sum_key(n))
+                if known is not None:
+                    return known
+            return self.field(n, env)
+        if kind == "binary_expression":
+            return self.binary(n, env)
+        if kind == "unary_expression":
+            op = text(n.child_by_field_name("operator"))
+            v = self.expr(n.child_by_field_name("argument"), env)
+            if op == "-":
+                return Val(-v.hi if v.hi is not None else None, -v.lo if v.lo is not None else None,
+                           axes=v.axes, params=v.params)
+            if op == "!":
+                return Val(Poly.const(0), Poly.const(1), params=v.params)
+            return v if op == "+" else Val(axes=v.axes, params=v.params)
+        if kind == "cast_expression":
+            return self.expr(n.child_by_field_name("value"), env)
+        if kind == "subscript_expression":
+            return self.subscript(n, env)
+        if kind == "pointer_expression":
+            return self.pointer(n, env)
+        if kind == "conditional_expression":
+            cond = n.child_by_field_name("condition")
+            self.expr(cond, env)
+            yes, no = dict(env), dict(env)
+            self.constrain(cond, True, yes)
+            self.constrain(cond, False, no)
+            return union([self.expr(n.child_by_field_name("consequence"), yes),
+                          self.expr(n.child_by_field_name("alternative"), no)])
+        if kind == "assignment_expression":
+            return self.assign(n, env)
+        if kind == "update_expression":
+            target = n.child_by_field_name("argument")
+            self.write(target, env, plain=False)
+            if target is not None and target.type == "identifier" and text(target) in env:
+                v = env[text(target)]
+                env[text(target)] = Val(axes=v.axes, params=v.params)
+            return UNKNOWN
+        if kind == "call_expression":
+            return self.call(n, env)
+        if kind in ("comma_expression", "initializer_list", "argument_list"):
+            vals = [self.expr(c, env) for c in n.named_children]
+            return vals[-1] if vals else UNKNOWN
+        for c in n.named_children:  # sizeof, templates, lambdas: the accesses inside still count
+            if c.type.endswith("expression") or c.type == "identifier":
+                self.expr(c, env)
+        return UNKNOWN
+
+    def ident(self, name: str, env: dict) -> Val:
+        if name in env:
+            return env[name]
+        if name in self.unit.defines:
+            v = Poly.var(name)
+            return Val(v, v, params=frozenset([name]))
+        if name.startswith("block_size_") and name[-1] in AXES:
+            v = Poly.var(block(AXES.index(name[-1])))
+            return Val(v, v)
+        if name in self.unit.tunable_defaults:  # a tuned #define: no size, but a block size when it scales blockIdx
+            v = Poly.var("%" + name)
+            return Val(v, v)
+        if name in ("warpSize",):
+            return const(32)
+        return UNKNOWN
+
+    def field(self, n, env: dict) -> Val:
+        arg, fld = n.child_by_field_name("argument"), text(n.child_by_field_name("field"))
+        name = text(arg)
+        if fld in AXES and name in ("threadIdx", "blockIdx", "blockDim", "gridDim") and name not in env:
+            axis = AXES.index(fld)
+            self.out.used_axes.add(axis)
+            g, b = Poly.var(grid(axis)), Poly.var(block(axis))
+            one = Poly.const(1)
+            return {"threadIdx": Val(Poly.const(0), b - one, axes=frozenset([axis])),
+                    "blockIdx": Val(Poly.const(0), g - one, axes=frozenset([axis])),
+                    "blockDim": Val(b, b), "gridDim": Val(g, g)}[name]
+        v = self.expr(arg, env)
+        return Val(axes=v.axes, params=v.params) if v.base is None else UNKNOWN
+
+    def binary(self, n, env: dict) -> Val:
+        op = text(n.child_by_field_name("operator"))
+        if op in ("+", "-") and any(k.startswith("#") for k in env):
+            known = self.guarded_sum(n, env)
+            if known is not None:
+                return known
+        a = self.expr(n.child_by_field_name("left"), env)
+        b = self.expr(n.child_by_field_name("right"), env)
+        axes, params = a.axes | b.axes, a.params | b.params
+        if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+            if op not in ("&&", "||"):
+                self._compared(a, b)
+            else:
+                for v in (a, b):
+                    for name in loads(v.hi) if v.hi is not None else ():
+                        self.out.uses[name[1:]].compared = True
+            return Val(Poly.const(0), Poly.const(1), params=params)
+        self._roles(op, n, a, b)
+        if op in ("+", "-"):
+            if a.base is not None and b.base is None:  # pointer arithmetic
+                return offset(a, b if op == "+" else neg(b))
+            if b.base is not None and op == "+":
+                return offset(b, a)
+            if op == "+" and a.split and b.split and {a.split[0], b.split[0]} == {"qw", "r"} \
+                    and a.split[1:] == b.split[1:]:  # (i / w) * w + i % w is i
+                return Val(a.split[1], a.split[2], axes=axes, params=params)
+            if op == "-":
+                b = neg(b)
+            return Val(add(a.lo, b.lo), add(a.hi, b.hi), axes=axes, params=params)
+        if op == "*":
+            for x, y in ((a, b), (b, a)):
+                self._block_const(x, y)
+                if x.axes and not y.axes and y.hi is not None and not y.hi.is_const() and y.hi == y.lo \
+                        and y.hi not in self.out.strides:
+                    self.out.strides.append(y.hi)
+            lo, hi = mul(a, b)
+            split = None
+            for x, y in ((a, b), (b, a)):
+                if x.split and x.split[0] == "q" and y.hi is not None and y.hi == y.lo == x.split[3]:
+                    split = ("qw", *x.split[1:])
+            return Val(lo, hi, axes=axes, params=params, split=split)
+        if op in ("/", ">>"):
+            d = b if op == "/" else (const(2 ** int(b.hi.value())) if b.hi is not None and b.hi.is_const()
+                                     and 0 <= b.hi.value() < 32 else UNKNOWN)
+            if op == ">>":
+                self._nonneg(a)
+            split = ("q", a.lo, a.hi, b.hi) if op == "/" and b.hi is not None and b.hi == b.lo else None
+            return Val(div(a.lo, d.hi, low=True), div(a.hi, d.lo), axes=axes, params=params, split=split)
+        if op == "%":
+            self._nonneg(a)
+            hi = b.hi - Poly.const(1) if b.hi is not None else None
+            if a.hi is not None and hi is not None and a.lo is not None and at_least(a.lo, Poly.const(0)):
+                hi = pmin(a.hi, hi) or hi
+            split = ("r", a.lo, a.hi, b.hi) if b.hi is not None and b.hi == b.lo else None
+            return Val(Poly.const(0), hi, axes=axes, params=params, split=split)
+        if op == "<<" and b.hi is not None and b.hi.is_const() and 0 <= b.hi.value() < 32:
+            lo, hi = mul(a, const(2 ** int(b.hi.value())))
+            return Val(lo, hi, axes=axes, params=params)
+        if op == "&" and b.hi is not None and b.hi.is_const() and b.hi.value() >= 0:
+            self._nonneg(a)
+            return Val(Poly.const(0), b.hi, axes=axes, params=params)
+        return Val(axes=axes, params=params)
+
+    def guarded_sum(self, n, env: dict) -> Val | None:
+        """a + b + c where a guard bounded b + c (`if (t * TILE + tx < K)`): the guard's bound for that part."""
+        terms = sum_terms(n)
+        for key, bound in env.items():
+            if not key.startswith("#"):
+                continue
+            want = key[1:].split("|")
+            rest = list(terms)
+            try:
+                for t in want:
+                    rest.remove(t)
+            except ValueError:
+                continue
+            total = bound
+            for t in rest:
+                v = self.expr(terms_nodes(n)[t], env)
+                total = Val(add(total.lo, v.lo if t[0] == "+" else neg(v).lo),
+                            add(total.hi, v.hi if t[0] == "+" else neg(v).hi),
+                            axes=total.axes | v.axes, params=total.params | v.params)
+            return total
+        return None
+
+    def _block_const(self, x: Val, y: Val) -> None:
+        """blockIdx.x * TILE with TILE a #define: the block must be TILE threads wide."""
+        if len(x.axes) == 1 and x.lo == Poly.const(0) and y.hi is not None and y.hi == y.lo \
+                and len(y.hi.terms) == 1 and len(y.hi.names()) == 1:
+            (axis,) = x.axes
+            (name,) = y.hi.names()
+            value = self.unit.defines.get(name, self.unit.tunable_defaults.get(name.lstrip("%")))
+            if x.hi == Poly.var(grid(axis)) - Poly.const(1) and y.hi == Poly.var(name) and value:
+                self.out.block_consts[axis] = value
+
+    def _nonneg(self, v: Val) -> None:
+        for name in loads(v.hi) if v.hi is not None else ():
+            self.out.uses[name[1:]].nonneg = True
+
+    def _compared(self, a: Val, b: Val) -> None:
+        for x, y in ((a, b), (b, a)):
+            if y.hi is not None and y.hi.is_const() and abs(y.hi.value()) <= 8 and x.hi is not None:
+                for name in loads(x.hi):
+                    self.out.uses[name[1:]].compared = True
+
+    def _roles(self, op: str, n, a: Val, b: Val) -> None:
+        """Float scalars that place a thread on a coordinate: `x0 + i * dx`, `xmin + i*(xmax - xmin)/w`."""
+        roles = self.out.roles
+        if op == "-" and len(a.params) == 1 and len(b.params) == 1 and not a.axes and not b.axes:
+            (pa,), (pb,) = a.params, b.params
+            if pa in self.floats and pb in self.floats:
+                roles.setdefault(pa, ("end", -1))
+                roles.setdefault(pb, ("origin", -1))
+        for x, y in ((a, b), (b, a)):
+            if not x.axes or y.axes:
+                continue
+            axis = min(x.axes)
+            for p in y.params & self.floats:
+                if op in ("*", "/"):
+                    role = roles.get(p)
+                    if role is None:  # i / zoom: zoom is pixels per unit
+                        roles[p] = ("zoom" if op == "/" and y is b and len(y.params) == 1 else "step", axis)
+                    elif role[1] < 0:
+                        roles[p] = (role[0], axis)
+                elif op in ("+", "-") and len(y.params) == 1 and len(self.trip) > 1:  # z = z*z + c, in a loop
+                    roles.setdefault(p, ("constant", sum(r[0] == "constant" for r in roles.values())))
+                elif op in ("+", "-") and len(y.params) == 1:
+                    role = roles.get(p)
+                    roles[p] = ("origin", axis) if role is None or role[1] < 0 else role
+
+    # -- memory ----------------------------------------------------------------------------
+    def access(self, ptr: Val, index: Val, write: bool = False, plain: bool = False, read: bool = True,
+               atomic: bool = False) -> Val:
+        """Records ptr[index]; the value loaded."""
+        name = ptr.base
+        use = self.out.uses.get(name) if name else None
+        if use is None:
+            return Val(axes=frozenset(), params=index.params & frozenset())
+        hi = add(ptr.hi, index.hi)
+        use.accesses.append(hi)
+        use.lows.append(add(ptr.lo, index.lo))
+        use.written |= write
+        use.assigned |= plain
+        use.atomic |= atomic
+        use.compound |= write and not plain and not atomic
+        use.read |= read
+        if not integral(self.ptypes.get(name, "")):
+            return UNKNOWN
+        v = Poly.var(load(name))
+        return Val(Poly.const(0), v)
+
+    def subscript(self, n, env: dict, write: bool = False, plain: bool = False, read: bool = True) -> Val:
+        ptr = self.expr(n.child_by_field_name("argument"), env)
+        idx_node = n.child_by_field_name("indices") or n.child_by_field_name("index")
+        index = self.expr(idx_node, env) if idx_node is not None else UNKNOWN
+        if idx_node is not None and idx_node.type == "subscript_argument_list":
+            parts = [self.expr(c, env) for c in idx_node.named_children]
+            index = parts[-1] if parts else UNKNOWN
+        return self.access(ptr, index, write, plain, read)
+
+    def pointer(self, n, env: dict, write: bool = False, plain: bool = False, read: bool = True) -> Val:
+        op = text(n.child_by_field_name("operator"))
+        arg = n.child_by_field_name("argument")
+        if op == "&":
+            return self.address(arg, env)
+        ptr = self.expr(arg, env)
+        return self.access(ptr, const(0), write, plain, read) if ptr.base else UNKNOWN
+
+    def address(self, n, env: dict) -> Val:
+        """&a[i]: a pointer into a at i (the access is counted where it is used)."""
+        n = strip_parens(n)
+        if n is not None and n.type == "subscript_expression":
+            ptr = self.expr(n.child_by_field_name("argument"), env)
+            idx_node = n.child_by_field_name("indices") or n.child_by_field_name("index")
+            parts = [self.expr(c, env) for c in (idx_node.named_children if idx_node is not None else [])]
+            if ptr.base is not None and parts:
+                return offset(ptr, parts[-1])
+            return UNKNOWN
+        if n is not None and n.type == "field_expression":
+            inner = strip_parens(n.child_by_field_name("argument"))
+            if inner is not None and inner.type == "subscript_expression":
+                return self.address(inner, env)
+        return self.expr(n, env) if n is not None else UNKNOWN
+
+    def write(self, target, env: dict, plain: bool) -> None:
+        target = strip_parens(target)
+        if target is None:
+            return
+        if target.type == "subscript_expression":
+            self.subscript(target, env, write=True, plain=plain, read=not plain)
+        elif target.type == "pointer_expression":
+            self.pointer(target, env, write=True, plain=plain, read=not plain)
+        elif target.type == "field_expression":  # a[i].x = ...
+            inner = strip_parens(target.child_by_field_name("argument"))
+            if inner is not None and inner.type in ("subscript_expression", "pointer_expression"):
+                self.write(inner, env, plain)
+            elif inner is not None:
+                self.expr(inner, env)
+
+    def assign(self, n, env: dict) -> Val:
+        op = text(n.child_by_field_name("operator"))
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        value = self.expr(right, env)
+        left = strip_parens(left)
+        if left is not None and left.type == "identifier":
+            name = text(left)
+            if name in self.out.uses or name not in env:
+                return value
+            cur = env[name]
+            if op == "=":
+                env[name] = value
+            elif op == "+=" and cur.base is not None:
+                env[name] = offset(cur, value)
+            elif op in ("+=", "-="):
+                v = value if op == "+=" else neg(value)
+                env[name] = Val(add(cur.lo, v.lo), add(cur.hi, v.hi), cur.base, cur.axes | value.axes,
+                                cur.params | value.params)
+            else:
+                env[name] = Val(base=cur.base, axes=cur.axes | value.axes, params=cur.params | value.params)
+            return env[name]
+        self.write(left, env, plain=op == "=")
+        return value
+
+    def call(self, n, env: dict) -> Val:
+        name = text(n.child_by_field_name("function")).split("<")[0].strip()
+        args_node = n.child_by_field_name("arguments")
+        arg_nodes = list(args_node.named_children) if args_node is not None else []
+        if name in ATOMICS and arg_nodes:
+            ptr = self.expr(arg_nodes[0], env)
+            rest = [self.expr(a, env) for a in arg_nodes[1:]]
+            if ptr.base:
+                self.access(ptr, const(0), write=True, plain=name not in ACCUMULATING, atomic=True)
+            return Val(params=frozenset().union(*(v.params for v in rest))) if rest else UNKNOWN
+        vals = [self.expr(a, env) for a in arg_nodes]
+        if name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu") and vals and vals[0].base:
+            return self.access(vals[0], const(0))
+        if name in ("min", "umin", "fminf", "fmin") and len(vals) == 2:
+            a, b = vals
+            his = [v.hi for v in (a, b) if v.hi is not None]
+            hi = (pmin(*his) or his[0]) if len(his) == 2 else (his[0] if his else None)
+            lo = pmin(a.lo, b.lo) if a.lo is not None and b.lo is not None else None
+            return Val(lo, hi, axes=a.axes | b.axes, params=a.params | b.params)
+        if name in ("max", "umax", "fmaxf", "fmax") and len(vals) == 2:
+            return union(vals)
+        fn = self.unit.devices.get(name)
+        if fn is not None and self.calls < MAX_CALLS:
+            return self.inline(fn, vals)
+        macro = self.unit.macros.get(name)
+        if macro is not None and len(macro.params) == len(vals) and self.calls < MAX_CALLS:
+            inner = {**env, **dict(zip(macro.params, vals))}
+            self.calls += 1
+            try:
+                return self.expr(macro.body, inner)
+            finally:
+                self.calls -= 1
+        for v in vals:  # a pointer to an argument passed where it cannot be followed: read, maybe written
+            if v.base:
+                use = self.out.uses[v.base]
+                use.read = True
+                use.accesses.append(None)
+        return Val(axes=frozenset().union(*(v.axes for v in vals)) if vals else frozenset(),
+                   params=frozenset().union(*(v.params for v in vals)) if vals else frozenset())
+
+    def inline(self, fn: cuda_ast.Function, vals: list[Val]) -> Val:
+        env = {p.name: (vals[i] if i < len(vals) else UNKNOWN) for i, p in enumerate(fn.params) if p.name}
+        saved_returned, saved_fn, saved_ptypes = self.returned, self.fn, self.ptypes
+        self.returned, self.calls = [], self.calls + 1
+        ptypes = dict(self.ptypes)
+        for i, p in enumerate(fn.params):
+            if i < len(vals) and vals[i].base:
+                ptypes[vals[i].base] = self.ptypes.get(vals[i].base, p.type)
+        self.ptypes = ptypes
+        try:
+            self.block(fn.body, env)
+            result = union(self.returned) if self.returned else UNKNOWN
+        finally:
+            self.returned, self.fn, self.ptypes = saved_returned, saved_fn, saved_ptypes
+            self.calls -= 1
+        return result

@@ -1,0 +1,197 @@
+"""Polynomials over named sizes with rational coefficients: the index bounds of kernel/extents.py
+(`3*npart`, `(w + 2)*(h + 2)`), written back in the spec's expression language."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+MAX_TERMS = 64
+
+
+class TooBig(ValueError):
+    pass
+
+
+class Poly:
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: dict | None = None):
+        self.terms = {m: c for m, c in (terms or {}).items() if c != 0}
+        if len(self.terms) > MAX_TERMS:
+            raise TooBig("polynomial too large")
+
+    @staticmethod
+    def const(c) -> Poly:
+        return Poly({(): Fraction(c)})
+
+    @staticmethod
+    def var(name: str) -> Poly:
+        return Poly({(name,): Fraction(1)})
+
+    def __add__(self, o: Poly) -> Poly:
+        t = dict(self.terms)
+        for m, c in o.terms.items():
+            t[m] = t.get(m, 0) + c
+        return Poly(t)
+
+    def __neg__(self) -> Poly:
+        return Poly({m: -c for m, c in self.terms.items()})
+
+    def __sub__(self, o: Poly) -> Poly:
+        return self + (-o)
+
+    def __mul__(self, o: Poly) -> Poly:
+        t: dict = {}
+        for m1, c1 in self.terms.items():
+            for m2, c2 in o.terms.items():
+                m = tuple(sorted(m1 + m2))
+                if len(m) > 6:
+                    raise TooBig("degree too high")
+                t[m] = t.get(m, 0) + c1 * c2
+        return Poly(t)
+
+    def __eq__(self, o) -> bool:
+        return isinstance(o, Poly) and self.terms == o.terms
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self.terms.items()))
+
+    def names(self) -> set[str]:
+        return {v for m in self.terms for v in m}
+
+    def is_const(self) -> bool:
+        return all(not m for m in self.terms)
+
+    def value(self, at: dict | int | None = None) -> Fraction:
+        """The value with every name at at[name] (a dict), or all at one number."""
+        total = Fraction(0)
+        for m, c in self.terms.items():
+            for v in m:
+                c *= at.get(v, 2) if isinstance(at, dict) else (at if at is not None else 2)
+            total += c
+        return total
+
+    def degree(self) -> int:
+        return max((len(m) for m in self.terms), default=0)
+
+    def leading(self) -> Poly:
+        d = self.degree()
+        return Poly({m: c for m, c in self.terms.items() if len(m) == d})
+
+    def divide(self, d: Poly) -> Poly | None:
+        """An upper bound of floor(self / d) for d a single positive monomial: terms not divisible are
+        dropped when negative (the quotient only grows; by one when they are less than d), else None."""
+        if len(d.terms) != 1:
+            return None
+        ((dm, dc),) = d.terms.items()
+        if dc <= 0:
+            return None
+        out, dropped = {}, Poly()
+        for m, c in self.terms.items():
+            rest = list(m)
+            try:
+                for v in dm:
+                    rest.remove(v)
+            except ValueError:
+                if c < 0:
+                    dropped = dropped + Poly({m: c})
+                    continue
+                return None
+            out[tuple(rest)] = out.get(tuple(rest), 0) + c / dc
+        q = Poly(out)
+        if dropped.terms and at_least(dropped + d, Poly()):  # w*Q - c with 0 < c <= w: floor is Q - 1
+            return q - Poly.const(1)
+        return q
+
+    def text(self, order: dict | None = None) -> str:
+        """In the spec's expression language, factored where it splits: `(w + 2)*(h + 2)`; names in
+        `order` (name -> rank) come first in a product."""
+        if not self.terms:
+            return "0"
+        scale = math.lcm(*(c.denominator for c in self.terms.values()))
+        if scale > 1:  # n/2: a size must be whole, and never under the bound
+            whole = self * Poly.const(scale)
+            inner = whole.text(order)
+            return f"ceil({inner if len(whole.terms) == 1 else f'({inner})'} / {scale})"
+        key = _key(order)
+        factored = _factor(self, order)
+        if factored:
+            return factored
+        parts = []
+        for m, c in sorted(self.terms.items(), key=lambda t: (-len(t[0]), t[1] < 0, sorted(map(key, t[0])))):
+            body = "*".join(sorted(m, key=key))
+            coef = _num(abs(c))
+            word = body if c in (1, -1) and body else (f"{coef}*{body}" if body else coef)
+            parts.append(("- " if c < 0 else "+ ") + word)
+        out = " ".join(parts)
+        return out[2:] if out.startswith("+ ") else "-" + out[2:]
+
+    def __repr__(self) -> str:
+        return f"Poly({self.text()})"
+
+
+def _num(c: Fraction) -> str:
+    return str(c.numerator) if c.denominator == 1 else f"{c.numerator}/{c.denominator}"
+
+
+def _key(order: dict | None):
+    return lambda name: ((order or {}).get(name, 99), name)
+
+
+def _factor(p: Poly, order: dict | None) -> str | None:
+    """p as (v + k)*A or v*A for a name v, when it splits that way."""
+    if len(p.terms) < 2 or p.degree() < 2:
+        return None
+    for v in sorted(p.names(), key=_key(order)):
+        with_v = {m: c for m, c in p.terms.items() if v in m}
+        if any(m.count(v) > 1 for m in with_v):
+            continue
+        a = Poly({tuple(x for x in m if x != v): c for m, c in with_v.items()})
+        b = Poly({m: c for m, c in p.terms.items() if v not in m})
+        if not a.terms or a.is_const():
+            continue
+        k = _ratio(b, a)
+        if k is not None:
+            first = v if k == 0 else f"({v} + {_num(k)})" if k > 0 else f"({v} - {_num(-k)})"
+            inner = _factor(a, order)
+            if inner is None:
+                inner = a.text(order)
+                inner = inner if len(a.terms) == 1 else f"({inner})"
+            return f"{first}*{inner}"
+    return None
+
+
+def _ratio(b: Poly, a: Poly):
+    """k with b == k*a (k may be 0), else None."""
+    if not b.terms:
+        return Fraction(0)
+    m, c = next(iter(a.terms.items()))
+    k = b.terms.get(m, Fraction(0)) / c
+    return k if k != 0 and (a * Poly.const(k)) == b else None
+
+
+def at_least(a: Poly, b: Poly) -> bool:
+    """a >= b at every sample point (names at 2, 7, 1000 and mixed): true for the bounds met here."""
+    d = a - b
+    points: list = [2, 7, 1000]
+    names = sorted(d.names())
+    for i in range(len(names)):
+        points.append({n: (1000 if j == i else 2) for j, n in enumerate(names)})
+    return all(d.value(p) >= 0 for p in points)
+
+
+def pmax(a: Poly, b: Poly) -> Poly | None:
+    if at_least(a, b):
+        return a
+    if at_least(b, a):
+        return b
+    return None
+
+
+def pmin(a: Poly, b: Poly) -> Poly | None:
+    if at_least(a, b):
+        return b
+    if at_least(b, a):
+        return a
+    return None

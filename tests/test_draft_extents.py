@@ -1,0 +1,563 @@
+"""Drafts from the kernel's index math (kernel/cuda_ast.py, kernel/extents.py, kernel/draft_sizes.py):
+each array as long as the largest index the kernel reaches, at the spec's size and at every check size."""
+
+import random
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from kt_tui.cli import main
+from kt_tui.kernel import cuda_ast
+from kt_tui.kernel.draft import draft, draft_spec
+from kt_tui.kernel.expr import evaluate
+from kt_tui.kernel.inputs import make_args
+from kt_tui.kernel.poly import Poly
+from kt_tui.kernel.source import Kernel, Param, find_kernels
+from kt_tui.kernel.spec import check_spec, dump_spec, parse_spec
+
+AOS = """
+__global__ void drift(float *pos, const float *vel, float dt, int npart) {
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= npart) return;
+    for (int d = 0; d < 3; ++d)
+        pos[p * 3 + d] += dt * vel[p * 3 + d];
+}
+"""
+SQUARE = """
+__global__ void sgemm(const float *A, const float *B, float *C, int dim) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < dim && col < dim) {
+        float acc = 0.0f;
+        for (int k = 0; k < dim; k++)
+            acc += A[row * dim + k] * B[k * dim + col];
+        C[row * dim + col] = acc;
+    }
+}
+"""
+HALO = """
+__global__ void heat(float *next, const float *cur, int w, int h, float alpha) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    int at = (y + 1) * (w + 2) + (x + 1);
+    next[at] = cur[at] + alpha * (cur[at - 1] + cur[at + 1] + cur[at - w - 2] + cur[at + w + 2] - 4.0f * cur[at]);
+}
+"""
+KMEANS = """
+__global__ void assign(const float *points, const float *centres, int *label, int npoints, int ncentres, int ndims) {
+    int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < npoints) {
+        float best = 1e30f; int who = 0;
+        for (int c = 0; c < ncentres; c++) {
+            float d2 = 0.0f;
+            for (int d = 0; d < ndims; d++) {
+                float t = points[p * ndims + d] - centres[c * ndims + d];
+                d2 += t * t;
+            }
+            if (d2 < best) { best = d2; who = c; }
+        }
+        label[p] = who;
+    }
+}
+"""
+LIFE = """
+__global__ void step(const int *cells, int *out, int width, int height) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) {
+        int around = 0;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+                if (dx || dy)
+                    around += cells[((y + dy + height) % height) * width + (x + dx + width) % width];
+        int me = cells[y * width + x];
+        out[y * width + x] = (around == 3 || (me && around == 2)) ? 1 : 0;
+    }
+}
+"""
+ESCAPE = """
+__global__ void escape(int *count, int width, int height, float x0, float y0, float dx, float dy, int max_iter) {
+    int px = blockIdx.x * blockDim.x + threadIdx.x;
+    int py = blockIdx.y * blockDim.y + threadIdx.y;
+    if (px >= width || py >= height) return;
+    float cr = x0 + px * dx, ci = y0 + py * dy;
+    float zr = 0.0f, zi = 0.0f;
+    int it = 0;
+    while (zr * zr + zi * zi < 4.0f && it < max_iter) {
+        float t = zr * zr - zi * zi + cr;
+        zi = 2.0f * zr * zi + ci;
+        zr = t;
+        it++;
+    }
+    count[py * width + px] = it;
+}
+"""
+GATHER = """
+__global__ void pick(float *out, const float *table, const int *which, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = table[which[i] * 2 + 1];
+}
+"""
+HELPER = """
+__device__ float dist2(const float *p, int i, int j) {
+    float dx = p[2 * i] - p[2 * j], dy = p[2 * i + 1] - p[2 * j + 1];
+    return dx * dx + dy * dy;
+}
+__device__ void put(float *where, int k, float v) { where[k] = v; }
+__global__ void closest(const float *pts, float *best, int npts) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npts) return;
+    float m = 1e30f;
+    for (int j = 0; j < npts; j++) if (j != i) m = fminf(m, dist2(pts, i, j));
+    put(best, i, m);
+}
+"""
+STRIDED = """
+__global__ void rowsum(const float *A, float *sums, int rows, int cols, int lda, int first) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) {
+        const float *row = A + r * lda + first;
+        float s = 0.0f;
+        for (int c = 0; c < cols; c++) s += row[c];
+        *(sums + r) = s;
+    }
+}
+"""
+GRID_STRIDE = """
+__global__ void axpy(float *y, const float *x, float a, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        y[i] += a * x[i];
+}
+"""
+BATCHED = """
+__global__ void scale_rows(float *out, const float *in, int n, int batch) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int b = blockIdx.z;
+    if (i < n && b < batch) out[b * n + i] = 2.0f * in[b * n + i];
+}
+"""
+FLAT = """
+__global__ void swap_axes(float *out, const float *in, int w, int h) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= w * h) return;
+    int x = i % w, y = i / w;
+    out[y * w + x] = in[x * h + y];
+}
+"""
+HIST = """
+__global__ void count(const int *data, unsigned int *bins, int n, int nbins) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[data[i] % nbins], 1u);
+}
+"""
+
+REDUCE = """
+__global__ void partial_sums(const float *in, float *partial, unsigned int n) {
+    extern __shared__ float buf[];
+    unsigned int t = threadIdx.x;
+    unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
+    float v = (i < n) ? in[i] : 0.0f;
+    if (i + blockDim.x < n) v += in[i + blockDim.x];
+    buf[t] = v;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) buf[t] += buf[t + s];
+        __syncthreads();
+    }
+    if (t == 0) partial[blockIdx.x] = buf[0];
+}
+"""
+TILED = """
+#ifndef TILE
+#define TILE 16
+#endif
+__global__ void tiled(const float *A, const float *B, float *C, int M, int N, int K) {
+    __shared__ float As[TILE][TILE], Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (K + TILE - 1) / TILE; t++) {
+        As[threadIdx.y][threadIdx.x] = (row < M && t * TILE + threadIdx.x < K) ? A[row * K + t * TILE + threadIdx.x] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (col < N && t * TILE + threadIdx.y < K) ? B[(t * TILE + threadIdx.y) * N + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < M && col < N) C[row * N + col] = acc;
+}
+"""
+STENCIL_3D = """
+#define RADIUS 2
+__global__ void laplace(const float *u, float *v, int nx, int ny, int nz) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x + RADIUS;
+    int y = blockIdx.y * blockDim.y + threadIdx.y + RADIUS;
+    int z = blockIdx.z * blockDim.z + threadIdx.z + RADIUS;
+    if (x >= nx - RADIUS || y >= ny - RADIUS || z >= nz - RADIUS) return;
+    int c = (z * ny + y) * nx + x;
+    float s = 0.0f;
+    for (int k = -RADIUS; k <= RADIUS; k++) s += u[c + k] + u[c + k * nx] + u[c + k * nx * ny];
+    v[c] = s;
+}
+"""
+FIXED_BLOCK = """
+#define TILE_DIM 32
+__global__ void flip(float *dst, const float *src, int width, int height) {
+    int x = blockIdx.x * TILE_DIM + threadIdx.x;
+    int y = blockIdx.y * TILE_DIM + threadIdx.y;
+    if (x < width && y < height) dst[x * height + y] = src[y * width + x];
+}
+"""
+NBODY = """
+__global__ void accel(const float4 *body, float3 *acc, int n, float soft) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float4 me = body[i];
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int j = 0; j < n; j++) {
+        float4 o = body[j];
+        float dx = o.x - me.x, dy = o.y - me.y, dz = o.z - me.z;
+        float r = rsqrtf(dx * dx + dy * dy + dz * dz + soft);
+        float f = o.w * r * r * r;
+        ax += dx * f; ay += dy * f; az += dz * f;
+    }
+    acc[i] = make_float3(ax, ay, az);
+}
+"""
+
+
+def _draft(src):
+    (k,) = find_kernels(src)
+    spec = draft_spec(k, src=src)
+    check_spec(spec, k)
+    assert parse_spec(dump_spec(spec), k).to_dict() == spec.to_dict()
+    return spec
+
+
+def _all_sizes(spec):
+    return [spec.sizes] + [t["sizes"] for t in spec.extra_sizes()]
+
+
+def _lengths(spec, sizes):
+    return {a.name: int(evaluate(a.size, sizes)) for a in spec.args if a.is_array}
+
+
+def _covers(spec, needed):
+    """At the spec's sizes and at every check size, each array is exactly as long as `needed` says
+    (a function of the sizes): never shorter (out of bounds), never guessed longer."""
+    for sizes in _all_sizes(spec):
+        have = _lengths(spec, sizes)
+        for name, f in needed.items():
+            assert have[name] == f(sizes), (name, sizes, have[name], f(sizes))
+
+
+def test_aos_particles_are_three_floats_each():
+    spec = _draft(AOS)
+    assert spec.problem_size == ["npart"] and list(spec.sizes) == ["npart"]
+    _covers(spec, {"pos": lambda s: 3 * s["npart"], "vel": lambda s: 3 * s["npart"]})
+    pos = spec.args[0]
+    assert pos.output and pos.init == "random"  # read and updated: starts with values
+
+
+def test_square_matmul_has_one_size_and_check_sizes_stay_in_bounds():
+    spec = _draft(SQUARE)
+    assert spec.problem_size == ["dim", "dim"] and list(spec.sizes) == ["dim"]
+    assert len(spec.extra_sizes()) == 2  # ragged and small: both a square dim
+    _covers(spec, {n: (lambda s: s["dim"] ** 2) for n in ("A", "B", "C")})
+    assert [a.name for a in spec.outputs()] == ["C"]
+
+
+def test_halo_grid_is_padded_by_one_on_each_side():
+    spec = _draft(HALO)
+    assert spec.problem_size == ["w", "h"]
+    assert {a.name: a.size for a in spec.args if a.is_array} == {"next": "(w + 2)*(h + 2)", "cur": "(w + 2)*(h + 2)"}
+    _covers(spec, {"cur": lambda s: (s["w"] + 2) * (s["h"] + 2)})
+
+
+def test_loop_bounds_are_not_thread_axes():
+    spec = _draft(KMEANS)
+    assert spec.problem_size == ["npoints"] and "block_size_y" not in spec.tune_params
+    _covers(spec, {"points": lambda s: s["npoints"] * s["ndims"], "centres": lambda s: s["ncentres"] * s["ndims"],
+                   "label": lambda s: s["npoints"]})
+    work = spec.sizes["npoints"] * spec.sizes["ncentres"] * spec.sizes["ndims"]
+    assert work <= 2**31 and min(spec.sizes.values()) > 1  # real work, not a million cubed
+    assert [a.name for a in spec.outputs()] == ["label"]
+
+
+def test_a_grid_of_flags_is_data_not_an_index_array():
+    spec = _draft(LIFE)
+    cells = spec.args[0]
+    assert (cells.low, cells.high) == (0, 2) and not cells.output
+    values = make_args(spec, {"width": 64, "height": 64})[0]
+    assert set(np.unique(values)) == {0, 1}  # a live grid, so the reference is not all zeros
+
+
+def _escape_counts(spec, w=96, h=64):
+    sizes = {**spec.sizes, "width": w, "height": h}
+    v = {a.name: evaluate(a.value, sizes) if isinstance(a.value, str) else a.value for a in spec.args if not a.is_array}
+    cr = v["x0"] + np.arange(w)[None, :] * v["dx"] + 0 * np.arange(h)[:, None]
+    ci = v["y0"] + np.arange(h)[:, None] * v["dy"] + 0 * np.arange(w)[None, :]
+    zr, zi, it = np.zeros_like(cr), np.zeros_like(cr), np.zeros(cr.shape, int)
+    for _ in range(int(v["max_iter"])):
+        alive = zr * zr + zi * zi < 4
+        zr, zi = np.where(alive, zr * zr - zi * zi + cr, zr), np.where(alive, 2 * zr * zi + ci, zi)
+        it += alive
+    return it
+
+
+def test_escape_time_coordinates_make_real_work():
+    spec = _draft(ESCAPE)
+    counts = _escape_counts(spec)
+    assert len(np.unique(counts)) > 10  # not every pixel stopping at the same iteration
+    assert counts.max() == spec.args[-1].value >= 100 and counts.min() <= 2
+
+
+def test_julia_set_constants_and_zoom_make_real_work():
+    spec = _draft("""
+__global__ void julia(int *out, int w, int h, float cx, float cy, float zoom, int maxit) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float zr = (x - w / 2) / zoom, zi = (y - h / 2) / zoom;
+    int k = 0;
+    for (; k < maxit && zr * zr + zi * zi < 4.0f; k++) {
+        float t = zr * zr - zi * zi + cx;
+        zi = 2.0f * zr * zi + cy;
+        zr = t;
+    }
+    out[y * w + x] = k;
+}
+""")
+    w, h = 96, 64
+    v = {a.name: evaluate(a.value, {**spec.sizes, "w": w, "h": h}) if isinstance(a.value, str) else a.value
+         for a in spec.args if not a.is_array}
+    zr = ((np.arange(w)[None, :] - w // 2) / v["zoom"]) + 0 * np.arange(h)[:, None]
+    zi = ((np.arange(h)[:, None] - h // 2) / v["zoom"]) + 0 * np.arange(w)[None, :]
+    k = np.zeros(zr.shape, int)
+    for _ in range(int(v["maxit"])):
+        alive = zr * zr + zi * zi < 4
+        zr, zi = np.where(alive, zr * zr - zi * zi + v["cx"], zr), np.where(alive, 2 * zr * zi + v["cy"], zi)
+        k += alive
+    assert len(np.unique(k)) > 10
+
+
+def test_a_bin_count_bounded_in_a_check_gets_a_modest_value():
+    spec = _draft("""
+__global__ void bins(const unsigned char *img, unsigned int *hist, int n, int nbins) {
+    extern __shared__ unsigned int local[];
+    if (threadIdx.x < nbins) local[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(&local[img[i] % nbins], 1);
+    __syncthreads();
+    if (threadIdx.x < nbins) atomicAdd(&hist[threadIdx.x], local[threadIdx.x]);
+}
+""")
+    img, hist = spec.args[:2]
+    assert spec.problem_size == ["n"] and hist.size == "nbins" and 16 <= spec.sizes["nbins"] <= 4096
+    assert hist.output and hist.init == "zeros" and img.low == 0
+
+
+def test_index_array_is_bounded_by_the_array_it_indexes():
+    spec = _draft(GATHER)
+    out, table, which, n = spec.args
+    assert not table.output and [a.name for a in spec.outputs()] == ["out"]
+    length = int(evaluate(table.size, spec.sizes))
+    high = int(evaluate(which.high, spec.sizes))
+    assert which.low == 0 and 2 * (high - 1) + 1 < length  # table[which[i] * 2 + 1] stays inside
+    assert 2 * high + 1 >= length  # and reaches the whole table
+
+
+def test_outputs_written_in_device_functions_and_read_through_them():
+    spec = _draft(HELPER)
+    assert [a.name for a in spec.outputs()] == ["best"]
+    _covers(spec, {"pts": lambda s: 2 * s["npts"], "best": lambda s: s["npts"]})
+
+
+def test_written_arrays_follow_device_functions():
+    from kt_tui.kernel.draft import written_arrays
+    (k,) = [k for k in find_kernels(HELPER) if k.name == "closest"]
+    assert written_arrays(HELPER, k) == ["best"]
+
+
+def test_strides_offsets_and_local_pointers():
+    spec = _draft(STRIDED)
+    assert [a.name for a in spec.outputs()] == ["sums"]
+    _covers(spec, {"A": lambda s: (s["rows"] - 1) * s["lda"] + s["first"] + s["cols"], "sums": lambda s: s["rows"]})
+    assert spec.sizes["lda"] >= spec.sizes["cols"]  # a row stride at least as long as the row it loops over
+
+
+def test_grid_stride_loop_is_the_problem_axis():
+    spec = _draft(GRID_STRIDE)
+    assert spec.problem_size == ["n"] and spec.sizes == {"n": 1 << 20}
+    _covers(spec, {"y": lambda s: s["n"], "x": lambda s: s["n"]})
+
+
+def test_block_index_batches_are_an_axis_of_their_own():
+    spec = _draft(BATCHED)
+    assert spec.problem_size == ["n", "1", "batch"] and spec.grid_div_z == []
+    assert "block_size_z" not in spec.tune_params
+    _covers(spec, {"out": lambda s: s["n"] * s["batch"], "in": lambda s: s["n"] * s["batch"]})
+
+
+def test_flattened_index_split_by_div_and_mod():
+    spec = _draft(FLAT)
+    _covers(spec, {"out": lambda s: s["w"] * s["h"], "in": lambda s: s["w"] * s["h"]})
+
+
+def test_histogram_values_go_through_modulo_so_they_are_not_negative():
+    spec = _draft(HIST)
+    data, bins, n, nbins = spec.args
+    assert data.low == 0 and bins.output and bins.init == "zeros" and bins.size == "nbins"
+
+
+def test_reduction_reads_two_elements_per_thread_within_n():
+    spec = _draft(REDUCE)
+    assert spec.problem_size == ["n"] and spec.args[0].size == "n"
+    partial = spec.args[1]
+    assert partial.output and int(evaluate(partial.size, spec.sizes)) >= spec.sizes["n"] // 256
+
+
+def test_tiled_matmul_bounds_come_from_its_guards_and_its_tile_is_the_block():
+    spec = _draft(TILED)
+    assert spec.problem_size == ["N", "M"] and spec.sizes["K"] > 1
+    _covers(spec, {"A": lambda s: s["M"] * s["K"], "B": lambda s: s["K"] * s["N"], "C": lambda s: s["M"] * s["N"]})
+    assert spec.tune_params["block_size_x"] == [16] and spec.tune_params["block_size_y"] == [16]
+
+
+def test_3d_stencil_with_a_defined_radius():
+    spec = _draft(STENCIL_3D)
+    assert spec.problem_size == ["nx - 2*RADIUS", "ny - 2*RADIUS", "nz - 2*RADIUS"]
+    _covers(spec, {"u": lambda s: s["nx"] * s["ny"] * s["nz"], "v": lambda s: s["nx"] * s["ny"] * s["nz"]})
+    assert spec.extra_sizes() and all(t["sizes"]["RADIUS"] == 2 for t in spec.extra_sizes())  # a #define stays
+
+
+def test_a_defined_tile_fixes_the_block_size():
+    spec = _draft(FIXED_BLOCK)
+    assert spec.tune_params == {"block_size_x": [32], "block_size_y": [32]}
+    _covers(spec, {"dst": lambda s: s["width"] * s["height"], "src": lambda s: s["width"] * s["height"]})
+
+
+def test_float3_arrays_are_three_floats_an_element():
+    spec = _draft(NBODY)
+    body, acc, n, soft = spec.args
+    assert (body.type, body.size) == ("float4", "n") and (acc.type, acc.size) == ("float32", "3*n")
+    assert acc.output and spec.sizes["n"] ** 2 <= 2**31  # n-body is n squared: a size that finishes
+
+
+def test_index_macros_are_expanded():
+    spec = _draft("""
+#define AT(x, y) ((y) * width + (x))
+__global__ void shift(float *out, const float *in, int width, int height) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width - 1 && y < height) out[AT(x, y)] = in[AT(x + 1, y)];
+}
+""")
+    _covers(spec, {"in": lambda s: s["width"] * s["height"]})
+    assert not any(a.size.startswith("max(") for a in spec.args if a.is_array)
+    assert spec.problem_size == ["width", "height"]  # `x < width - 1`: the grid still covers the width
+
+
+def test_an_array_of_structs_is_its_fields_per_element():
+    spec = _draft("""
+struct Particle { float x, y, z; float v[3]; };
+typedef struct { double m; int id; } Tagged;
+__global__ void advance(Particle *p, const Tagged *t, int n, float dt) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { p[i].x += dt * p[i].v[0] * t[i].m; p[i].y += dt * p[i].v[1]; p[i].z += dt * p[i].v[2]; }
+}
+""")
+    p, t = spec.args[:2]
+    assert (p.type, p.size, p.output) == ("float32", "6*n", True)
+    assert (t.type, t.size, t.init) == ("uint8", "16*n", "zeros")  # a double and an int, padded to 16 bytes
+
+
+def test_every_guess_is_marked_and_spec_prints_them(tmp_path, capsys):
+    cu = tmp_path / "escape.cu"
+    cu.write_text(ESCAPE)
+    (k,) = find_kernels(ESCAPE)
+    d = draft(k, ESCAPE)
+    assert {key for key, _ in d.guesses} >= {"args.x0", "args.dx", "args.max_iter"}
+    assert main(["spec", str(cu)]) == 0
+    out = capsys.readouterr().out
+    text = (tmp_path / "escape.cu.toml").read_text()
+    assert sum(line.startswith("# guess: ") for line in text.splitlines()) == len(d.guesses)
+    for line in d.lines():
+        assert f"  {line}\n" in out
+    assert f"{len(d.guesses)} guesses to check" in out
+
+
+def test_an_index_it_cannot_bound_is_a_guess_never_smaller_than_the_problem():
+    src = """
+__global__ void chase(float *out, const float *in, const float *where, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[(int)where[i]];
+}
+"""
+    (k,) = find_kernels(src)
+    d = draft(k, src)
+    assert any(key == "args.in" for key, _ in d.guesses)
+    assert int(evaluate(d.spec.args[1].size, d.spec.sizes)) >= d.spec.sizes["n"]
+
+
+def test_unguarded_kernel_has_no_ragged_check_sizes():
+    src = "__global__ void add(float *c, const float *a, const float *b) {\n" \
+          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  c[i] = a[i] + b[i];\n}\n"
+    spec = _draft(src)
+    assert spec.verify_sizes == [] and spec.extra_sizes() == []  # a ragged size would run past the arrays
+
+
+def test_polynomial_text_is_factored_in_axis_order():
+    w, h = Poly.var("w"), Poly.var("h")
+    assert ((w + Poly.const(2)) * (h + Poly.const(2))).text({"w": 0, "h": 1}) == "(w + 2)*(h + 2)"
+    assert (Poly.var("dim") * Poly.var("dim")).text() == "dim*dim"
+    assert (Poly.const(3) * Poly.var("npart")).text() == "3*npart"
+    assert evaluate("(w + 2)*(h + 2)", {"w": 3, "h": 4}) == 30
+    half = Poly.var("n") * Poly.const(Fraction(1, 2))
+    assert half.text() == "ceil(n / 2)" and evaluate(half.text(), {"n": 37}) == 19  # whole, never under n / 2
+
+
+def test_a_half_size_problem_is_whole_at_odd_sizes():
+    spec = _draft("""
+__global__ void pairs(float *out, const float *in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n / 2) out[i] = in[2 * i] + in[2 * i + 1];
+}
+""")
+    _covers(spec, {"in": lambda s: s["n"]})
+    for sizes in _all_sizes(spec):
+        assert int(evaluate(spec.args[0].size, sizes)) >= sizes["n"] // 2
+
+
+KERNEL = Kernel("k", (Param("a", "float *"), Param("n", "int")), 1)
+
+
+GARBAGE = [
+    " " * (1 << 20),
+    "__global__ void k(float *a, int n) { a[" + "(" * 30000 + "1" + ")" * 30000 + "] = 1; }",
+    "__global__ void k(float *a, int n) { " + "{" * 20000 + "a[0] = 1;" + "}" * 20000 + " }",
+    "__global__ void k(float *a, int n) { " + "if (n) " * 20000 + "a[0] = 1; }",
+    "__global__ void k(float *a, int n) { " + "for (int i = 0; i < n; i++) " * 2000 + "a[i] = 1; }",
+    "__global__ void k(float *a, int n) { a[" + "*".join(["n"] * 3000) + "] = 1; }",
+    "__device__ void f(float *a, int n) { f(a, n); a[n] = 1; }\n__global__ void k(float *a, int n) { f(a, n); }",
+    "__global__ void k(float *a, int n) {\n" + "a[n] = a[n] + 1;\n" * 80000 + "}",
+    "random",
+    "tokens",
+]
+
+
+@pytest.mark.parametrize("src", GARBAGE, ids=["blanks", "parens", "braces", "ifs", "fors", "product", "recursion",
+                                               "long", "random", "tokens"])
+def test_garbage_never_raises_and_takes_bounded_time(src):
+    rng = random.Random(len(src))
+    if src == "random":
+        src = bytes(rng.getrandbits(8) for _ in range(50_000)).decode("latin-1")
+    elif src == "tokens":
+        words = ["__global__", "void", "k", "(", ")", "{", "}", "[", "]", "a", "n", "i", "<", "=", ";", "for", "if",
+                 "+", "*", "float", "int", ",", "threadIdx", ".", "x", "1", "return", "while", "&", "->"]
+        src = "__global__ void k(float *a, int n) {" + " ".join(rng.choice(words) for _ in range(30_000)) + "}"
+    start = time.monotonic()
+    cuda_ast.parse(src)
+    d = draft(KERNEL, src)
+    check_spec(d.spec, KERNEL)
+    assert d.guesses and time.monotonic() - start < 30
