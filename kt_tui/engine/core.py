@@ -31,6 +31,7 @@ from .backend import BackendChoice
 from .checks import SizeChecks
 from .events import Decision, Event, Gate, event_from
 from .registry import get_strategy
+from .strength import first_baseline, vacuous_why
 from .summary import expected_from, unverified_reason
 from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, Outcome, trusted
 
@@ -83,6 +84,7 @@ class Engine:
             return Decision(d["choice"], d.get("value"), by="replay")
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
+        gate.vacuous = vacuous_why(self.store, self.sid)
         if expected := expected_from(self.store, self.sid):
             gate.expected = gate.expected or expected
         if not stored or stored["state"] == "decided":
@@ -236,6 +238,8 @@ class Engine:
         key = ",".join(str(params[n]) for n in spec.tune_params)
         have = self.known(vid).get(key)
         if have is None:
+            if vid == self.original:  # the check's strength, once per session (engine/strength.py)
+                first_baseline(self)
             self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
             have = self.known(vid).get(key)
         if have and have["time_ms"] is not None:

@@ -52,7 +52,7 @@ _TABLES = {
     "sessions": ({"id": str, "kernel_path": str, "kernel_name": str, "created": str, "updated": str,
                   "state": str, "strategy": str, "backend": str, "backend_request": str, "gpu": str,
                   "simulated": int, "sim_cache": str, "note": str, "settings": str, "baseline_ms": float,
-                  "best_ms": float, "best_version": str, "best_key": str, "error": str}, "id"),
+                  "best_ms": float, "best_version": str, "best_key": str, "error": str, "check_state": str}, "id"),
     "versions": ({"session": str, "id": str, "parent": str, "label": str, "source": str, "spec_toml": str,
                   "spec_json": str, "created": str}, ("session", "id")),
     "runs": ({"session": str, "id": str, "version": str, "kind": str, "strategy": str, "state": str,
