@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ..kernel import refkernel, strength
-from ..kernel.inputs import make_args
+from ..kernel.inputs import load_named, make_args
 from ..kernel.mutant import NoMutant, do_nothing
 from ..kernel.spec import Spec, spec_from_plain
 from .compile import _kill
@@ -225,9 +225,15 @@ def check_strength(source: str, spec: Spec, backend: str | None, timeout_s: floa
 
 
 def static_state(spec: Spec, why: str) -> dict:
-    """Without a GPU: what the spec alone tells (no outputs: nothing to check), the rest unchecked."""
-    if not spec.outputs():
-        return strength.verdict(["the spec declares no output: nothing is compared"])
+    """Without a GPU: the array tests on what needs no run (a reference file's outputs against the
+    inputs); the sanitizer, the mutant and the changed arguments are said to be unchecked."""
+    if isinstance(spec.reference, str) and spec.reference.endswith(".npz"):
+        refs = load_named(spec, spec.reference, "reference") or {}
+        before = {a.name: v for a, v in zip(spec.args, make_args(spec, spec.sizes)) if a.is_array}
+        outs = {a.name: refs[a.name] for a in spec.outputs() if a.name in refs}
+        reasons = strength.weak_outputs(outs, before, {a.name: a.tolerance() for a in spec.outputs()})
+        if reasons:
+            return strength.verdict(reasons, notes=[why])
     return strength.unchecked(why)
 
 
