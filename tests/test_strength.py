@@ -246,3 +246,55 @@ def test_the_child_saves_every_array_before_and_after(tmp_path, monkeypatch):
     state = checkrun.judge(spec(), arrays, runs, [])
     assert state["state"] == "vacuous" and state["result_params"] == {
         "max_iter": "at max_iter=200 `out` differs from the baseline's"}
+
+
+# -- `kt-tui spec --check` ------------------------------------------------------------------------
+@pytest.fixture
+def checked(monkeypatch, hermetic):
+    """`spec --check` on examples/vector_add.cu, with the GPU and the check's state stood in for."""
+    from kt_tui.cli import main
+    from kt_tui.front import spec_cmd
+
+    from .conftest import EXAMPLES
+
+    def run(capsys, state=None, backend="cupy", raises=None):
+        monkeypatch.setattr(spec_cmd, "gpu_backend", lambda request: (backend, "no NVIDIA driver on this machine"))
+
+        real = checkrun.check_strength
+
+        def fake(source, spec, be, *a, **kw):
+            if raises:
+                raise raises
+            return state if be else real(source, spec, be)
+        monkeypatch.setattr(checkrun, "check_strength", fake)
+        code = main(["spec", str(EXAMPLES / "vector_add.cu"), "--check"])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return run
+
+
+def test_spec_check_without_a_gpu_says_the_check_was_not_tested(checked, capsys):
+    code, out, err = checked(capsys, backend=None)
+    assert code == 0 and "spec ok" in out and "check NOT tested: no GPU here (no NVIDIA driver" in out
+
+
+def test_spec_check_out_of_bounds_exits_2_naming_the_argument(checked, capsys):
+    code, out, err = checked(capsys, raises=checkrun.OutOfBounds(
+        "the original kernel accesses memory out of bounds at n=349525 (3 error(s) under memcheck): `a`[349526] ..."))
+    assert code == 2 and "spec ok" not in out and "out of bounds at n=349525" in err and "`a`[349526]" in err
+
+
+def test_spec_check_on_a_vacuous_check_exits_2(checked, capsys):
+    code, out, err = checked(capsys, state=strength.verdict(["`c` is 1 everywhere (16777216 elements)"]))
+    assert code == 2 and "VACUOUS CHECK: the check proves nothing because `c` is 1 everywhere" in err
+
+
+def test_spec_check_flags_outputs_found_by_running(checked, capsys):
+    fixes = strength.output_fixes(["c"], ["c", "a", "b"], ["c", "a"])
+    code, out, err = checked(capsys, state=strength.verdict([], fixes, changed=["c", "a"]))
+    assert code == 2 and "`a` changed but is not in outputs: add it to [outputs]" in err
+
+
+def test_spec_check_with_a_check_that_can_fail(checked, capsys):
+    code, out, err = checked(capsys, state=strength.verdict([], [], changed=["c"], notes=[]))
+    assert code == 0 and "check tested on cupy: memcheck clean at" in out and "a do-nothing kernel fails it" in out
