@@ -24,7 +24,11 @@ def unchecked(why: str) -> dict:
 
 
 def check_state(store: Store, sid: str) -> dict | None:
-    s = store.session(sid) or {}
+    return state_of(store.session(sid) or {})
+
+
+def state_of(s: dict) -> dict | None:
+    """The check state stored in a session row, or None (not tested yet, or unreadable)."""
     try:
         state = json.loads(s.get("check_state") or "null")
     except ValueError:

@@ -16,6 +16,8 @@ from ..files import write_new
 from ..gpu import checkrun  # looked up at each call: tests replace check_strength
 from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..gpu.env import scrubbed_env
+from ..gpu.probe_cache import cached_probe, fingerprint
+from ..gpu.protocol import BACKENDS
 from ..kernel import refkernel
 from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
@@ -163,8 +165,6 @@ def check_command(args) -> int:
 
 def gpu_backend(request: str | None) -> tuple[str | None, str]:
     """The backend that runs the check's tests, or None and why there is none."""
-    from ..gpu.probe_cache import cached_probe, fingerprint
-    from ..gpu.protocol import BACKENDS
     request = request or "auto"
     if request == "sim":
         return None, "--backend sim"

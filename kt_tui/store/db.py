@@ -424,17 +424,18 @@ class Store:
             shown += self._result_rows(f"{where} AND NOT ({ran})", args, "rowid", n - len(shown))
         return [_decoded(r) for r in shown]
 
-    def plot_pages(self, sid: str, upto: int | None = None, size: int = 2000):
+    def plot_pages(self, sid: str, upto: int | None = None, size: int = 2000, reference: tuple = ("", "")):
         """The versions, keys and times of every result in the order stored, as three columns per
-        page of `size` results; a time is None when it did not run right. Nothing is JSON-decoded.
+        page of `size` results; a time is None when it is not trusted (engine/verdict.py trusted: ok
+        and verified, or the `reference` (version, key) without a verdict). Nothing is JSON-decoded.
         Each page is its own query (the rowid's range, no index): a caller may pause between pages,
         as the UI's reader does so that 100,000 rows read on a thread leave the UI thread its turns."""
-        sql = ("SELECT rowid, version, key, CASE WHEN status = 'ok' AND (verified IS NULL OR verified != 0) "
-               "THEN time_ms END FROM results NOT INDEXED WHERE session = ? AND rowid > ? AND rowid <= ? "
-               "ORDER BY rowid LIMIT ?")
+        sql = ("SELECT rowid, version, key, CASE WHEN status = 'ok' AND (verified = 1 OR (verified IS NULL AND "
+               "version = ? AND key = ?)) THEN time_ms END FROM results NOT INDEXED WHERE session = ? AND rowid > ? "
+               "AND rowid <= ? ORDER BY rowid LIMIT ?")
         after, last = 0, self.last_result() if upto is None else upto
         while True:
-            rows = self.conn.execute(sql, [sid, after, last, size]).fetchall()
+            rows = self.conn.execute(sql, [*reference, sid, after, last, size]).fetchall()
             if not rows:
                 return
             after = rows[-1][0]

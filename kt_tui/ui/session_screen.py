@@ -23,6 +23,8 @@ from ..engine.events import Decision, Gate
 from ..engine.gates import KernelGate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
+from ..engine.strength import vacuous_why
+from ..engine.verdict import trusted
 from ..errors import UserError
 from ..gpu.raypool import parse_gpus
 from ..kernel.spec import Spec
@@ -250,6 +252,8 @@ class SessionScreen(Screen):
             table.set_baseline(self.baseline_ms)
         if e.state is not None:
             self.state = e.state
+        if e.check_state is not None:
+            table.vacuous = e.check_state.get("why") if e.check_state.get("state") == "vacuous" else None
 
     def _on_run(self, e: ev.RunStarted) -> None:
         table = self.table
@@ -413,6 +417,7 @@ class SessionScreen(Screen):
         self.baseline_ms = s.get("baseline_ms")
         self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
+        table.vacuous = vacuous_why(self.store, self.sid)
         self._add_versions()
         mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
         total = self.store.count_results(self.sid, upto=mark)
@@ -444,7 +449,8 @@ class SessionScreen(Screen):
 
     @work(thread=True, group="stored")
     def _read_stored(self, mark: int, rows: int) -> None:
-        read_stored(self.store, self.sid, mark, rows, self.post_message)
+        reference = (self.store.versions(self.sid)[0]["id"], self.table.reference_key or "")
+        read_stored(self.store, self.sid, mark, rows, self.post_message, reference)
 
     def on_stored_rows(self, message: StoredRows) -> None:
         self.table.add_stored(message.rows)
@@ -466,11 +472,12 @@ class SessionScreen(Screen):
             return
         plot = self.query_one(TuningPlot)
         i = self.plotted.get((vid, r["key"]))
+        ref = self.table.row_key(vid, r["key"]) == self.table.reference_key
         if i is None:
             self.plotted[(vid, r["key"])] = len(plot.times)
-            plot.add(_plotted(r), vid)
+            plot.add(_plotted(r, ref), vid)
         else:
-            plot.set(i, _plotted(r))
+            plot.set(i, _plotted(r, ref))
 
     def _catch_up(self) -> None:
         if self.plot_stale:
@@ -653,6 +660,6 @@ class SessionScreen(Screen):
             self.store.unlock(self.sid)
 
 
-def _plotted(r: dict) -> float | None:
-    """What the plot shows of a result: its time when it ran and was right."""
-    return r["time_ms"] if r["status"] == "ok" and r.get("verified") is not False else None
+def _plotted(r: dict, is_reference: bool = False) -> float | None:
+    """What the plot shows of a result: its time when it is trusted (engine/verdict.py)."""
+    return r["time_ms"] if trusted(r, is_reference) else None
