@@ -488,7 +488,7 @@ class Engine:
             self.emit("note", keep=False, text=f"session {self.sid} {state}; `kt-tui resume {self.sid}` goes on from here")
             return state
         except Exception as e:  # noqa: BLE001 - the session records what went wrong
-            self.set_state("failed", error=f"{type(e).__name__}: {e}")
+            self.set_state("failed", error=str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}")
             self.emit("finished", state="failed", error=str(e))
             raise
 
