@@ -298,3 +298,48 @@ def test_spec_check_flags_outputs_found_by_running(checked, capsys):
 def test_spec_check_with_a_check_that_can_fail(checked, capsys):
     code, out, err = checked(capsys, state=strength.verdict([], [], changed=["c"], notes=[]))
     assert code == 0 and "check tested on cupy: memcheck clean at" in out and "a do-nothing kernel fails it" in out
+
+
+# -- a reference per configuration (item 4), in the worker, with kernel_tuner stood in for ---------
+def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_result_parameters(tmp_path, monkeypatch):
+    import kernel_tuner
+
+    from kt_tui.gpu.protocol import CheckJob, TuneJob
+    from kt_tui.gpu.worker import tuning
+    from kt_tui.gpu.worker.checking import run_check_job
+    from kt_tui.kernel.spec import load_spec
+
+    from .test_refkernel import KERNEL as SCALE, write
+
+    seen = []
+
+    def run_kernel(name, source, problem_size, args, params, **kw):
+        seen.append((name, dict(params)))
+        out = list(args)
+        out[0] = args[1] * params.get("tile", 1)  # the outputs depend on `tile`
+        return out
+    monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
+    got = {}
+
+    def fake_tune_kernel(name, source, problem_size, args, tune_params, **kw):
+        observer, strategy = kw["observers"][0], kw["strategy"]
+        for tile in (1, 2):
+            strategy.on_config({"block_size_x": 32, "tile": tile})
+            got[tile] = observer.reference["out"]
+        got["in"] = args[1]
+        return [], {"device_name": "fake"}
+    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
+    spec = load_spec(write(tmp_path))
+    job = TuneJob(run_id="r", source=SCALE, spec=spec.to_dict(), backend="cupy", cachefile=str(tmp_path / "c.json"),
+                  result_params=["tile"])
+    tuning.run_tune_job(job, lambda *a: None, lambda: False)
+    assert sorted(p["tile"] for n, p in seen if n == "scale_ref") == [1, 2]  # the reference kernel at each value
+    assert np.array_equal(got[1], got["in"]) and np.array_equal(got[2], got["in"] * 2)
+
+    events = []
+    check = CheckJob(run_id="c", source=SCALE, spec=spec.to_dict(), ref_source=SCALE, ref_spec=spec.to_dict(),
+                     ref_params={"block_size_x": 32, "tile": 1}, backend="cupy",
+                     sizes=[{"label": "n=37", "sizes": {"n": 37}}], configs=[{"block_size_x": 64, "tile": 2}],
+                     result_params=["tile"])
+    run_check_job(check, lambda kind, payload: events.append((kind, payload)))
+    assert [p["status"] for k, p in events if k == "check"] == ["ok"]  # tile=2 against the reference at tile=2

@@ -31,7 +31,7 @@ from .backend import BackendChoice
 from .checks import SizeChecks
 from .events import Decision, Event, Gate, event_from
 from .registry import get_strategy
-from .strength import first_baseline, vacuous_why
+from .strength import first_baseline, result_params, vacuous_why
 from .summary import expected_from, unverified_reason
 from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, Outcome, trusted
 
@@ -327,7 +327,8 @@ class Engine:
                       known=self._known_for_worker(vid, spec) if kind == "tune" else {},
                       reference=None if (capture or sim) else self.store.reference(self.sid, self.original),
                       capture_reference=capture, search=search, max_configs=max_configs,
-                      time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}))
+                      time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}),
+                      result_params=result_params(self.store, self.sid))
 
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":

@@ -42,6 +42,12 @@ def vacuous_why(store: Store, sid: str) -> str | None:
     return str(state.get("why") or "of the spec's inputs") if state and state.get("state") == "vacuous" else None
 
 
+def result_params(store: Store, sid: str) -> list[str]:
+    """The tuned parameters found to change the original's outputs (their reference is taken per
+    configuration from the [reference] kernel; without one the session was refused)."""
+    return list((check_state(store, sid) or {}).get("result_params") or {})
+
+
 def check_line(state: dict | None) -> str | None:
     """One line for gates and `run`: the vacuous reason, or what was left unchecked."""
     if not state:

@@ -3,6 +3,8 @@ spec's reference kernel run the same way."""
 
 from __future__ import annotations
 
+from itertools import product
+
 import numpy as np
 
 from ..ktimport import load as _load_kernel_tuner
@@ -44,7 +46,17 @@ def run_arrays(spec: Spec, source: str, params: dict, sizes: dict | None, backen
     return {a.name: np.asarray(out[i]) for i, a in enumerate(spec.args) if a.is_array}
 
 
-def reference_kernel_outputs(spec: Spec, sizes: dict | None, backend: str) -> dict[str, np.ndarray]:
-    """The expected outputs: the spec's [reference] kernel run once at its own configuration."""
-    derived, params = refkernel.run_spec(spec)
+def reference_kernel_outputs(spec: Spec, sizes: dict | None, backend: str,
+                             extra: dict | None = None) -> dict[str, np.ndarray]:
+    """The expected outputs: the spec's [reference] kernel run once at its own configuration (with
+    `extra`: a configuration's values of the parameters that change the outputs)."""
+    derived, params = refkernel.run_spec(spec, extra)
     return run_outputs(derived, refkernel.source(spec), params, sizes, backend)
+
+
+def references_by_config(spec: Spec, tune_params: dict, names: list[str], sizes: dict | None,
+                         backend: str) -> dict[tuple, dict]:
+    """The reference kernel's outputs for every combination of `names`' values (the tuned
+    parameters that change the outputs), keyed by their values in that order."""
+    return {combo: reference_kernel_outputs(spec, sizes, backend, dict(zip(names, combo)))
+            for combo in product(*(tune_params[n] for n in names))}
