@@ -42,9 +42,11 @@ def _run(hermetic, state, decide=None):
 
 def test_a_vacuous_check_is_said_and_nothing_is_called_verified(hermetic):
     state = strength.verdict(["`c` is 1 everywhere (16777216 elements)"], [], changed=["c"])
-    store, sid, gpu, engine, events = _run(hermetic, state)
+    gates = []
+    store, sid, gpu, engine, events = _run(hermetic, state, lambda g: gates.append(g) or Decision("approve"))
     assert engine.run(sweep) == "finished"
-    assert gpu.tested == [("vector_add", "cupy")]  # once, before the baseline
+    assert gpu.tested == [("vector_add", "cupy")]  # once, before the sweep gate
+    assert gates[0].key == "sweep:1" and gates[0].unverified.startswith("VACUOUS CHECK")  # said at the sweep gate
     summary = session_summary(store, sid)
     assert summary["check"]["state"] == "vacuous" and "`c` is 1 everywhere" in summary["check"]["why"]
     assert summary["best"]["verified"] == ("unchecked: the check proves nothing because `c` is 1 everywhere "
