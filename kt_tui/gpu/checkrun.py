@@ -88,7 +88,9 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str
     text = report.text
     m = _FINDING.search(text)
     where = f"at {label}" if label else "at the spec's size"
-    head = f"the original kernel accesses memory out of bounds {where} ({report.errors} error(s) under memcheck)"
+    oob = "out of bounds" in text or "Invalid __" in text
+    head = (f"the original kernel {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "
+            f"{where} ({report.errors} error(s) under memcheck)")
     if not m:
         first = next((ln.strip("= ").strip() for ln in text.splitlines() if ln.startswith("=========") and
                       "COMPUTE-SANITIZER" not in ln and ln.strip("= ").strip()), "")
@@ -108,7 +110,7 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str
             index = (int(address.group(1), 16) - start) // itemsize
             arg = " or ".join(f"`{n}`" for n, _ in names)
             return (f"{head}: {arg}[{index}] is read or written, {size // itemsize} elements long "
-                    f"({near.group(1)} bytes {near.group(2)} its end; {detail})")
+                    f"({detail}; the address {near.group(0)})")
         return f"{head}: {detail}; {near.group(0)}"
     return f"{head}: {detail}" + (f", address {address.group(1)}" if address else "")
 
