@@ -202,8 +202,8 @@ def test_out_of_bounds_names_the_argument_the_size_and_the_index():
     report = SanitizeReport("memcheck", False, 1490, text=MEMCHECK)
     text = checkrun.oob_text(report, s, {"n": 1024}, "n=1024")
     # `out` (int32) and `cx` (float32) both hold 4,096 bytes at n=1024: both named, index 1028
-    assert "at n=1024" in text and "1490 error(s)" in text and "`out` or `cx`[1028]" in text
-    assert "1024 elements long" in text and "kernel.cu:7" in text
+    assert "at n=1024" in text and "1490 error(s)" in text
+    assert "`out`[1028] (1024 elements long) or `cx`[1028] (1024 elements long)" in text and "kernel.cu:7" in text
 
     def oob(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None):
         return report if sizes != spec.sizes else SanitizeReport(tool, True, 0)

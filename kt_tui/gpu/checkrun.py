@@ -106,11 +106,9 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str
         names = _args_of_bytes(spec, sizes, size)
         start = int(near.group(3), 16)
         if names and address:
-            itemsize = names[0][1]
-            index = (int(address.group(1), 16) - start) // itemsize
-            arg = " or ".join(f"`{n}`" for n, _ in names)
-            return (f"{head}: {arg}[{index}] is read or written, {size // itemsize} elements long "
-                    f"({detail}; the address {near.group(0)})")
+            offset = int(address.group(1), 16) - start
+            arg = " or ".join(f"`{n}`[{offset // item}] ({size // item} elements long)" for n, item in names)
+            return f"{head}: {arg} is read or written ({detail}; the address {near.group(0)})"
         return f"{head}: {detail}; {near.group(0)}"
     return f"{head}: {detail}" + (f", address {address.group(1)}" if address else "")
 
