@@ -11,8 +11,6 @@ from ..errors import UserError
 from ..store import Store
 from .verdict import VACUOUS_TEXT
 
-NO_GPU = "no GPU here ({}): the check's strength (sanitizer, do-nothing kernel, changed arguments) was not tested"
-
 
 class CheckRefused(UserError):
     """The original kernel cannot be checked as the spec stands (out of bounds, a parameter that
@@ -66,7 +64,7 @@ def first_baseline(engine) -> dict | None:
         if state.get("refused"):
             raise CheckRefused(state["refused"])
         return state
-    from ..gpu.checkrun import refusal, static_state  # here: at the first baseline only
+    from ..gpu.checkrun import NO_GPU, refusal, static_state  # here: numpy, at the first baseline only
     source, spec = engine.version(engine.original)
     if engine.choice.simulated or engine.choice.backend == "none":
         state = static_state(spec, NO_GPU.format("a SIMULATED replay" if engine.choice.simulated else "no GPU backend"))
@@ -75,8 +73,11 @@ def first_baseline(engine) -> dict | None:
                                              "spec's size and every check size, then its do-nothing mutant")
         test = getattr(engine.gpu, "test_check", None)  # a pool of Ray workers has none
         timeout = max(engine.timeout_s or spec.timeout_s or 0, 300)
-        state = (test(source, spec.to_dict(), engine.choice.backend, timeout) if test is not None else None) \
-            or unchecked("this GPU worker (a Ray pool, or a stand-in) cannot test it")
+        try:
+            state = (test(source, spec.to_dict(), engine.choice.backend, timeout) if test is not None else None) \
+                or unchecked("this GPU worker (a Ray pool, or a stand-in) cannot test it")
+        except Exception as e:  # noqa: BLE001 - said as not tested, never as passed
+            state = unchecked(f"testing it failed: {type(e).__name__}: {e}")
     refused = state.get("refused") or refusal(spec, state.get("result_params") or {})
     if refused:
         state["refused"] = refused
@@ -88,6 +89,8 @@ def first_baseline(engine) -> dict | None:
         raise CheckRefused(refused)
     if line := check_line(state):
         engine.emit("note", text=line)
+    for note in state.get("notes") or []:
+        engine.emit("note", text=f"check: {note}")
     return state
 
 

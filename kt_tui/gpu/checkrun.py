@@ -31,7 +31,8 @@ from .compile import _kill
 from .env import scrubbed_env
 from .sanitize import SanitizeReport, sanitize
 
-NO_GPU = "no GPU here ({}): the check's strength (sanitizer, do-nothing kernel, changed arguments) was not tested"  # noqa: E501
+NO_GPU = ("no GPU here ({}): the check's strength (sanitizer, do-nothing kernel, changed arguments) "
+          "was not tested")
 GEOMETRY = ("block_size_x", "block_size_y", "block_size_z")
 
 
