@@ -111,7 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite files the import would write that exist")
     p = sub.add_parser("spec", help="draft a launch spec for a kernel, or check one (--check)")
     p.add_argument("kernel_path", metavar="KERNEL.cu")
-    p.add_argument("--check", action="store_true", help="validate the spec and compile the kernel (no GPU needed)")
+    p.add_argument("--check", action="store_true", help="validate the spec and compile the kernel; with a GPU, run "
+                   "the original under compute-sanitizer at every size and test that its check can fail")
+    p.add_argument("--backend", choices=("auto", "pycuda", "nvcuda", "cupy", "sim"),
+                   help="with --check: the GPU backend that runs the original (sim: none)")
     p.add_argument("--print", action="store_true", help="print the draft instead of writing KERNEL.cu.toml")
     p.add_argument("--spec", metavar="PATH", help="launch spec (default: KERNEL.cu.toml beside the kernel)")
     p.add_argument("--kernel", metavar="NAME", help="which __global__ kernel, when the file has several")

@@ -54,7 +54,8 @@ def test_sizes_before_and_after_are_counted_not_listed(holds_calls):
 def test_the_sweep_gate_shows_both_sizes(holds_calls):
     spec = conv_spec()
     engine = SimpleNamespace(original="v1", version=lambda vid: ("", spec), known=lambda vid: {},
-                             options={"search": "kt"}, choice=SimpleNamespace(label=lambda: "sim", backend="sim", gpu="x"))
+                             options={"search": "kt"}, choice=SimpleNamespace(label=lambda: "sim", backend="sim", gpu="x"),
+                             sid="s", store=SimpleNamespace(session=lambda sid: {"check_state": '{"state": "ok"}'}))
     gate = next(sweep(engine))
     assert "1867776 configurations, 3145728 before restrictions" in gate.title
     assert (gate.body["total"], gate.body["total_before"]) == (1867776, 3145728)

@@ -229,10 +229,10 @@ async def test_a_resumed_session_shows_its_top_rows_at_once_and_reads_the_rest_o
         reads.append(("fastest", n, threading.current_thread() is threading.main_thread()))
         return real_fastest(self, sid, n, upto)
 
-    def plot_pages(self, sid, upto=None, size=2000):
+    def plot_pages(self, sid, upto=None, size=2000, **kw):
         reads.append(("plot", None, threading.current_thread() is threading.main_thread()))
         hold.wait(30)  # the plot's points stay on their way until the test lets them through
-        yield from real_pages(self, sid, upto, size)
+        yield from real_pages(self, sid, upto, size, **kw)
     monkeypatch.setattr(Store, "fastest", fastest)
     monkeypatch.setattr(Store, "plot_pages", plot_pages)
     app = resumed_app(sid)

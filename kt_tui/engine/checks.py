@@ -10,6 +10,7 @@ from ..gpu.client import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
 from .verdict import trusted
+from .strength import result_params
 
 REMEASURE_TOP = 5  # a run over several GPUs: its fastest configurations measured again on one
 NO_RECORD = "not checked at other sizes (recorded cache has none)"
@@ -56,7 +57,8 @@ class SizeChecks:
             engine.emit("note", keep=False, text=f"checking {key} of {vid} at {labels}")
             job = CheckJob(run_id=f"check:{vid}:{key}", source=source, spec=spec.to_dict(), ref_source=ref_source,
                            ref_spec=ref_spec.to_dict(), ref_params=ref_spec.baseline_params(),
-                           backend=engine.choice.backend, sizes=missing, configs=[params], partial=self._partial())
+                           backend=engine.choice.backend, sizes=missing, configs=[params], partial=self._partial(),
+                           result_params=result_params(engine.store, engine.sid))
 
             def on_gpu(kind: str, payload: dict) -> None:
                 if kind == "check" and not payload.get("reference"):

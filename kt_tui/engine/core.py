@@ -32,6 +32,7 @@ from .checks import SizeChecks
 from .edits import decision_record
 from .events import Decision, Event, Gate, event_from
 from .registry import get_strategy
+from .strength import first_baseline, result_params, vacuous_why
 from .summary import expected_from, unverified_reason
 from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, Outcome, trusted
 
@@ -84,6 +85,7 @@ class Engine:
             return Decision(d["choice"], d.get("value"), by="replay")
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
+        gate.vacuous = vacuous_why(self.store, self.sid)
         if expected := expected_from(self.store, self.sid):
             gate.expected = gate.expected or expected
         if not stored or stored["state"] == "decided":
@@ -237,6 +239,8 @@ class Engine:
         key = ",".join(str(params[n]) for n in spec.tune_params)
         have = self.known(vid).get(key)
         if have is None:
+            if vid == self.original:  # the check's strength, once per session (engine/strength.py)
+                first_baseline(self)
             self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
             have = self.known(vid).get(key)
         if have and have["time_ms"] is not None:
@@ -326,7 +330,7 @@ class Engine:
                       known=known, reference=None if capture or sim else self.store.reference(self.sid, self.original),
                       capture_reference=capture, search=search, max_configs=max_configs,
                       time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}),
-                      one_worker=one_worker)
+                      one_worker=one_worker, result_params=result_params(self.store, self.sid))
 
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":
@@ -488,7 +492,7 @@ class Engine:
             self.emit("note", keep=False, text=f"session {self.sid} {state}; `kt-tui resume {self.sid}` goes on from here")
             return state
         except Exception as e:  # noqa: BLE001 - the session records what went wrong
-            self.set_state("failed", error=f"{type(e).__name__}: {e}")
+            self.set_state("failed", error=str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}")
             self.emit("finished", state="failed", error=str(e))
             raise
 

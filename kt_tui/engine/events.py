@@ -39,6 +39,7 @@ class SessionChanged(Event):
     best_key: str | None = None
     best_version: str | None = None
     baseline_ms: float | None = None
+    check_state: dict | None = None  # the check's strength (engine/strength.py), when it was tested
 
 
 @dataclass(kw_only=True)

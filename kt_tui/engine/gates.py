@@ -40,6 +40,7 @@ class Gate:
     choices: tuple[str, ...] = ()  # () : the kind's default_choices
     unverified: str | None = None  # set by the engine: why the session's results are not trusted
     expected: str | None = None  # set by the engine: where the expected outputs come from, when not the original
+    vacuous: str | None = None  # set by the engine: why the session's check proves nothing (engine/strength.py)
     extra: dict = field(default_factory=dict)  # stored fields this version does not know: kept as they were
 
     def __init_subclass__(cls, **kw) -> None:
@@ -52,9 +53,9 @@ class Gate:
 
     @property
     def body(self) -> dict:
-        """The fields as stored (`unverified` and `expected` only when set), then the unknown ones."""
+        """The fields as stored (`unverified`, `expected`, `vacuous` only when set), then the unknown ones."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_BODY}
-        for optional in ("unverified", "expected"):
+        for optional in ("unverified", "expected", "vacuous"):
             if out[optional] is None:
                 del out[optional]
         return {**out, **self.extra}
@@ -184,8 +185,11 @@ class AcceptGate(Gate):
     verdicts: list = field(default_factory=list)
     checks: list = field(default_factory=list)
     verified: str | None = None
+    effect: str = ""  # what accepting does, said at the gate (kernel_step._accept)
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        if self.vacuous:
+            return "skip", f"step {self.step}: not accepted: the check proves nothing because {self.vacuous}"
         return ("approve" if self.recommend else "skip"), None
 
 

@@ -17,6 +17,7 @@ from ..kernel.values import clean_tune_params
 from .checks import first_failure
 from .gates import AcceptGate, KernelGate
 from .manual import KERNEL_NOTE, is_manual
+from .strength import vacuous_why
 from .verdict import verdict_text
 
 GRID_NAMES = ("block_size_x", "block_size_y", "block_size_z")
@@ -181,7 +182,8 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
     if tuned.failed:
         engine.set_step(step_id, state="failed", reason=tuned.error)
         return
-    engine.set_step(step_id, state="verified")
+    # a vacuous check (engine/strength.py) calls nothing verified
+    engine.set_step(step_id, state="unchecked" if vacuous_why(engine.store, engine.sid) else "verified")
     yield from _accept(engine, step_id, title, vid)
 
 
@@ -211,14 +213,21 @@ def _accept(engine, step_id, title, vid):
     recommend = current is None or new["time_ms"] < current * (1 - threshold)
     title_ = (f"Accept step {step_id}? best {new['time_ms']:.4f} ms"
               + (f" vs {current:.4f} ms now ({gain:.2f}x)" if current else ""))
+    faster = current is None or new["time_ms"] < current
+    effect = (f"accepting makes it the new best ({new['time_ms']:.4f} ms)" if faster else
+              f"this kernel is slower than the current best ({new['time_ms']:.4f} ms vs {current:.4f} ms): accepting "
+              f"keeps it in the plan as accepted, but the best stays at {current:.4f} ms and the next steps start "
+              "from the best kernel")
     decision = yield AcceptGate(key=f"accept:{step_id}", title=title_, step=step_id, version=vid,
                                 new_ms=new["time_ms"], current_ms=current, params=new["params"], threshold=threshold,
                                 recommend=recommend, verdicts=new.get("verdicts") or [],
-                                checks=_check_lines(engine, vid, new),
-                                verified=verdict_text(new, engine.choice.simulated))
+                                checks=_check_lines(engine, vid, new), effect=effect,
+                                verified=verdict_text(new, engine.choice.simulated, vacuous=vacuous_why(engine.store,
+                                                                                                         engine.sid)))
     if decision.choice == "approve":
         engine.accept(vid)
-        engine.set_step(step_id, state="accepted", reason=f"{new['time_ms']:.4f} ms")
+        engine.set_step(step_id, state="accepted", reason=f"{new['time_ms']:.4f} ms" + (
+            "" if faster else f"; slower than the best ({current:.4f} ms), which stays the best"))
     else:
         engine.set_step(step_id, state="rejected",
                         reason=f"{new['time_ms']:.4f} ms" + ("" if recommend else f", not {threshold:.0%} faster"))

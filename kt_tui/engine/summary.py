@@ -6,6 +6,7 @@ import json
 from types import SimpleNamespace
 
 from ..store import Store
+from .strength import check_line, check_state, summary as check_summary, vacuous_why
 from .verdict import trusted, verdict_text
 
 STEP_STATE = {"approve": "approved", "edit": "edited", "skip": "skipped", "stop": "stopped"}
@@ -21,13 +22,15 @@ def _plain(text) -> dict:
 
 
 def unverified_reason(store: Store, sid: str) -> str | None:
-    """Why the session's results are not checked (the spec says verify = "none"), or None."""
+    """Why the session's results are not checked (the spec says verify = "none", or the check proves
+    nothing), or None."""
     versions = store.versions(sid)
     if not versions:
         return None
     spec = _plain(versions[0]["spec_json"])
     if spec.get("verify") != "none":
-        return None
+        state = check_state(store, sid)
+        return check_line(state) if state and state.get("state") == "vacuous" else None
     return f"UNVERIFIED: outputs are not checked (verify = \"none\": {spec.get('verify_reason') or 'no reason given'})"
 
 
@@ -71,10 +74,12 @@ def session_summary(store: Store, sid: str) -> dict:
                                            "kernel_version": best["version"],
                                            "verified": verdict_text(best, bool(s["simulated"]),
                                                                     best["version"] == store.versions(sid)[0]["id"]
-                                                                    and best["verified"] is None)},
+                                                                    and best["verified"] is None,
+                                                                    vacuous_why(store, sid))},
         "speedup": (s["baseline_ms"] / best["time_ms"]) if best and s["baseline_ms"] else None,
         "steps": steps, "note": s["note"] or None, "error": s["error"] or None,
         "checks": _checks(store, sid),
+        "check": check_summary(store, sid),
         "unverified": unverified_reason(store, sid),
         "expected": expected_from(store, sid),
     }

@@ -2,7 +2,12 @@
 
 verified is three-state: True (checked against the reference and right), False (wrong), None
 (nothing checked it: no reference, or a recording without a verdict). Only True counts, except for
-the original kernel at its baseline configuration, whose outputs are the reference itself."""
+the original kernel at its baseline configuration, whose outputs are the reference itself. Every
+view (table, plot, prompts, summary, export) asks trusted(), never `verified` itself.
+
+A fourth verdict belongs to the session, not the result: when its check proves nothing (an output
+constant, equal to its initial contents or an input, or matched by a do-nothing kernel;
+engine/strength.py), no result is called verified: verdict_text says "unchecked: ..."."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from dataclasses import dataclass
 NO_REFERENCE = "no reference: the original kernel's outputs could not be captured to check against"
 NO_VERDICT_SIM = "not verified (recording has no verdict)"
 NO_VERDICT = "not verified: nothing checked it against the reference"
+VACUOUS_TEXT = "unchecked: the check proves nothing because {}"
 
 
 def trusted(r: dict, is_reference: bool = False) -> bool:
@@ -20,10 +26,13 @@ def trusted(r: dict, is_reference: bool = False) -> bool:
     return r.get("verified") is True or (is_reference and r.get("verified") is None)
 
 
-def verdict_text(r: dict, simulated: bool, is_reference: bool = False) -> str:
+def verdict_text(r: dict, simulated: bool, is_reference: bool = False, vacuous: str | None = None) -> str:
+    """What a result is called; `vacuous`: why the session's check proves nothing (engine/strength.py)."""
     v = r.get("verified")
     if is_reference and v is None:
         return "reference"
+    if vacuous and v is not False:
+        return VACUOUS_TEXT.format(vacuous)
     if v is None:
         return NO_VERDICT_SIM if simulated else NO_VERDICT
     word = "verified" if v else "wrong"

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from ..files import write_output
 from ..engine.edits import edit_diff, edited_fields
+from ..engine.strength import check_line, state_of
+from ..engine.verdict import trusted, verdict_text
 from .bundle import Bundle, metrics
 
 # Imported where used: matplotlib and markdown-it, which only writing a report needs (the UI
@@ -41,9 +43,11 @@ def plot_svg(b: Bundle) -> str:
     n = 0
     for v in b.versions:
         xs, ys, bx, by, best = [], [], [], [], None
-        for time_ms, status, verified in b.store.result_times(b.sid, v["id"]):
+        for key, time_ms, status, verified in b.store.result_times(b.sid, v["id"]):
             n += 1
-            if status != "ok" or time_ms is None or verified == 0:
+            r = {"version": v["id"], "key": key, "time_ms": time_ms, "status": status,
+                 "verified": None if verified is None else bool(verified)}
+            if not trusted(r, _is_reference(b, r)):
                 continue
             xs.append(n)
             ys.append(time_ms)
@@ -141,16 +145,40 @@ def report_markdown(b: Bundle, store=None) -> str:
               f"| speedup | {speed} |", f"| parameters | {_cell(json.dumps(r['params']))} |",
               f"| kernel version | {_cell(r['version'])} ({_cell(b.version['label'])}) |",
               f"| launch | grid {tuple(launch['grid'])}, block {tuple(launch['block'])} |",
-              f"| verified | {_cell({True: 'yes', False: 'NO', None: 'not checked'}[r['verified']])} |", ""]
+              f"| verified | {_cell(_verdict(b, r))} |", ""]
     checks = [c for c in b.checks if c["version"] == r["version"] and c["key"] == r["key"]]
     if checks:
         lines += ["Checked at other sizes:", ""] + [
             f"- {_text(c['label'])}: {'passed' if c['ok'] else 'FAILED' if c['ok'] is False else 'not checked'}"
             + (f" ({_text(c['reason'])})" if c["reason"] else "") for c in checks] + [""]
-    lines += _metrics_md(b) + ["## Every measured configuration", "", _PLOT_MARK, ""]
+    lines += _check_md(b) + _metrics_md(b) + ["## Every measured configuration", "", _PLOT_MARK, ""]
     lines += _story_md(b, store)
     lines += ["## Best kernel source", "", _fence(b.version["source"], "cuda"), ""]
     return "\n".join(lines)
+
+
+def _is_reference(b: Bundle, r: dict) -> bool:
+    base = b.original_spec.baseline_params()
+    return r["version"] == b.original["id"] and r["key"] == ",".join(str(base[n]) for n in b.original_spec.tune_params)
+
+
+def _verdict(b: Bundle, r: dict) -> str:
+    state = state_of(b.session) or {}
+    vacuous = state.get("why") if state.get("state") == "vacuous" else None
+    return verdict_text(r, bool(b.session["simulated"]), _is_reference(b, r) and r["verified"] is None, vacuous)
+
+
+def _check_md(b: Bundle) -> list[str]:
+    """What the session's check can prove (engine/strength.py)."""
+    state = state_of(b.session)
+    if state is None:
+        return ["## The check", "", "Not tested (a session from before the check was tested).", ""]
+    said = check_line(state) or ("The check can fail: the original ran clean under compute-sanitizer, its "
+                                 "outputs change and a do-nothing kernel fails it.")
+    out = ["## The check", "", _text(said), ""]
+    out += [f"- outputs: {_text(f)}" for f in state.get("fixes") or []]
+    out += [f"- note: {_text(n)}" for n in state.get("notes") or []]
+    return out + ([""] if len(out) > 4 else [])
 
 
 def _metrics_md(b: Bundle) -> list[str]:
@@ -216,7 +244,13 @@ def _gate_md(i: int, g: dict) -> list[str]:
         out += [f"- fixed: {_text(f)}" for f in body["fixes"]] + [""]
     if body.get("new_ms") is not None:
         advice = {True: "; recommended: accept", False: "; recommended: reject"}.get(body.get("recommend"), "")
-        out += [f"New best {_ms(body['new_ms'])} against {_ms(body.get('current_ms'))} now{advice}", ""]
+        new, current = body["new_ms"], body.get("current_ms")
+        out += [f"Candidate {_ms(new)} against the best so far {_ms(current)}{advice}", ""]
+        if body.get("effect"):
+            out += [_text(body["effect"]), ""]
+        if d.get("choice") == "approve":
+            out += ["Accepted: the new best." if current is None or new < current else
+                    f"Accepted, but slower: the best stays at {_ms(current)}.", ""]
     comp = body.get("compile")
     if isinstance(comp, dict) and comp.get("ok") is not None:
         res = "; ".join(f"{_text(k)}: {v.get('registers')} registers, {v.get('shared_bytes')} B shared, "

@@ -15,6 +15,7 @@ from ..config import Settings
 from ..engine.backend import BackendChoice
 from ..engine.core import Engine
 from ..engine.registry import check_strategy
+from ..engine.strength import CheckRefused
 from ..engine.summary import session_summary
 from ..errors import UserError
 from ..files import SPEC_MAX, check_regular
@@ -134,8 +135,11 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
     if choice.note:
         print(for_terminal(choice.note), file=sys.stderr)
     engine = make_engine(store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer())
+    refused = None
     try:
         state = run_headless(engine, store.session(sid)["strategy"])
+    except CheckRefused as e:  # the spec cannot be checked as it stands: the summary, then exit 2
+        state, refused = "failed", e
     except sqlite3.Error as e:
         problem = db_problem(e, store.path, sid)
         if problem is None:
@@ -146,7 +150,10 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
         gpu.close()
         store.unlock(sid)
     mark("main: worker closed")
-    return _finish(store, sid, state, as_json)
+    code = _finish(store, sid, state, as_json)
+    if refused:
+        print(f"kt-tui: {refused}", file=sys.stderr)
+    return 2 if refused else code
 
 
 def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:

@@ -13,8 +13,11 @@ from ..config import load_settings
 from ..engine.precheck import compile_spec
 from ..errors import UserError
 from ..files import write_new
+from ..gpu import checkrun  # looked up at each call: tests replace check_strength
 from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..gpu.env import scrubbed_env
+from ..gpu.probe_cache import cached_probe, fingerprint
+from ..gpu.protocol import BACKENDS
 from ..kernel import refkernel
 from ..kernel.draft import draft, draft_note
 from ..kernel.source import pick_kernel
@@ -161,8 +164,68 @@ def check_command(args) -> int:
     unverified = f"; UNVERIFIED: verify = \"none\" ({spec.verify_reason})" if spec.verify == "none" else ""
     if refkernel.is_kernel(spec.reference):
         unverified += f"; expected: {refkernel.describe(spec)} (compiles)"
-    print(f"{kf.path}: spec ok, compiles at {spec.baseline_params()}{extra}{unverified}")
+    said = test_check(args, kf, spec) if spec.verify != "none" else ""
+    if said is None:
+        return 2
+    print(f"{kf.path}: spec ok, compiles at {spec.baseline_params()}{extra}{unverified}{said}")
     return 0
+
+
+def gpu_backend(request: str | None) -> tuple[str | None, str]:
+    """The backend that runs the check's tests, or None and why there is none."""
+    request = request or "auto"
+    if request == "sim":
+        return None, "--backend sim"
+    if fingerprint() is None:
+        return None, "no NVIDIA driver on this machine"
+    if request != "auto":
+        return request, ""
+    from ..gpu.client import GpuWorker  # here: only `spec --check` on a machine with a driver starts one
+    settings = load_settings({})
+    worker = GpuWorker()
+    try:
+        found = cached_probe(worker.probe, settings.data_dir / "backend-probe.json")(BACKENDS)
+    finally:
+        worker.close()
+    errors = "; ".join(f"{k}: {v}" for k, v in (found.get("errors") or {}).items())
+    return found.get("backend"), f"no backend ran the probe kernel ({errors or 'none found'})"
+
+
+def test_check(args, kf, spec) -> str | None:
+    """Whether the check can fail (gpu/checkrun.py): the text added to "spec ok", or None after
+    saying on stderr why the spec is refused (out of bounds, vacuous, wrong outputs, result parameters)."""
+    backend, why = gpu_backend(getattr(args, "backend", None))
+    if backend is None:
+        state = checkrun.check_strength(kf.source, spec, None)
+        if state["state"] == "unchecked":
+            return f"; check NOT tested: no GPU here ({why}): out of bounds, a check that proves nothing and " \
+                   "the outputs are unknown until a GPU runs it"
+    else:
+        try:
+            state = checkrun.check_strength(kf.source, spec, backend)
+        except checkrun.OutOfBounds as e:
+            print(f"kt-tui: {kf.path}: {e}", file=sys.stderr)
+            return None
+    problems = [f"the check proves nothing because {state['why']}"] if state["state"] == "vacuous" else []
+    problems += list(state.get("fixes") or [])
+    if refused := checkrun.refusal(spec, state.get("result_params") or {}):
+        problems.append(refused)
+    if problems:
+        print(f"kt-tui: {kf.path}: VACUOUS CHECK: {problems[0]}" if state["state"] == "vacuous"
+              else f"kt-tui: {kf.path}: {problems[0]}", file=sys.stderr)
+        for p in problems[1:]:
+            print(f"  {p}", file=sys.stderr)
+        return None
+    if state["state"] == "unchecked":
+        return f"; check NOT tested: {state['why']}"
+    notes = list(state.get("notes") or [])
+    memcheck = next((n for n in notes if n.startswith("memcheck")), None)
+    mutant = next((n for n in notes if n.startswith("no do-nothing kernel")), None)
+    sizes = 1 + len(spec.extra_sizes())
+    parts = [memcheck.replace(": not run:", " NOT run:") if memcheck else f"memcheck clean at {sizes} size(s)",
+             "the outputs change", mutant or "a do-nothing kernel fails it"]
+    rest = [n for n in notes if n not in (memcheck, mutant)]
+    return f"; check tested on {backend}: " + ", ".join(parts) + "".join(f"; {n}" for n in rest)
 
 
 def spec_command(args) -> int:

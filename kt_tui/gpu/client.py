@@ -192,6 +192,16 @@ class GpuWorker:
         self.kill()
         return {"backend": None, "gpu": None, "errors": {"worker": f"no answer within {timeout:.0f}s"}}
 
+    def test_check(self, source: str, spec: dict, backend: str, timeout_s: float) -> dict:
+        """Whether the original's check can fail (gpu/checkrun.py): its state. The sanitizer and the
+        runs are child processes of this one, beside the worker, each with its time limit."""
+        from .checkrun import OutOfBounds, check_strength  # here: numpy, at a session's first baseline only
+        from ..kernel.spec import spec_from_plain  # here too: the app's start needs no spec parser from this module
+        try:
+            return check_strength(source, spec_from_plain(spec), backend, timeout_s)
+        except OutOfBounds as e:
+            return {"state": "unsafe", "why": str(e), "refused": str(e), "fixes": []}
+
     def prepare(self, spec: dict, backend: str, source: str = "") -> None:
         """Have a running worker make the spec's inputs and open the device before the first job
         (gpu/protocol.py PrepareJob). A worker only prepared is still stopped at once by close()."""

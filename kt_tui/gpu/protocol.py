@@ -29,6 +29,8 @@ class TuneJob:
     time_limit_s: float | None = None  # budget: seconds of tuning in this run
     seeds: list[dict] = field(default_factory=list)  # configurations to evaluate first
     one_worker: bool = False  # several GPUs: run on the first only (a re-measure compares on one device)
+    result_params: list[str] = field(default_factory=list)  # tuned parameters that change the outputs:
+    # with a [reference] kernel, each configuration is checked against its outputs at their values
 
 
 @dataclass
@@ -73,6 +75,7 @@ class CheckJob:
     configs: list[dict]  # the candidate's configurations to check
     done: dict[str, dict] = field(default_factory=dict)  # unit -> check entry, not run again
     partial: list[str] = field(default_factory=list)  # outputs the original leaves partly unwritten at the spec size
+    result_params: list[str] = field(default_factory=list)  # as TuneJob.result_params
 
 # CheckJob messages: ("begin", run_id, {"key": unit, "params": dict}) before each kernel run,
 #   ("check", run_id, entry, see checking.entry), ("done", ...), ("failed", ...), ("restart", ...)

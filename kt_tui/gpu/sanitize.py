@@ -22,6 +22,7 @@ from .supervise import CANNOT_RUN, run_supervised
 
 TOOLS = ("memcheck", "racecheck")
 MAX_LINES = 80
+PADDING = 1 << 20  # bytes after each allocation under memcheck
 RAN = "kt-tui: the kernel ran once"
 NO_TOOL = ("compute-sanitizer not found: it ships with the CUDA toolkit (CUDA_HOME/bin); put it on PATH or "
            "set CUDA_HOME")
@@ -79,8 +80,11 @@ def sanitize(source: str, spec: Spec, params: dict, backend: str, tool: str = "m
         job = Path(tmp, "job.json")
         job.write_text(json.dumps({"source": source, "spec": spec.to_dict(), "params": params, "sizes": sizes,
                                    "backend": backend}))
-        report.command = [exe, "--tool", tool, "--print-limit", "20", sys.executable, "-m", "kt_tui.gpu.sanitize",
-                          str(job)]
+        # padding after every allocation: an access past an array lands there, and the finding names
+        # that array's allocation, not the next one's
+        padding = ["--padding", str(PADDING)] if tool == "memcheck" else []
+        report.command = [exe, "--tool", tool, *padding, "--print-limit", "20", sys.executable, "-m",
+                          "kt_tui.gpu.sanitize", str(job)]
         started = time.monotonic()
         try:  # the kernel's init code is user code: run in a tree that is always killed
             code, out = run_supervised(report.command, timeout_s, env=env, cwd=tmp)

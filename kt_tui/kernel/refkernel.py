@@ -109,11 +109,13 @@ def describe(spec) -> str:
     return f"outputs of the reference kernel {ref['kernel']}" + (f" at {params}" if params else "")
 
 
-def run_spec(spec):
-    """The spec that runs the reference kernel (the spec's arguments, its own launch); and its params."""
+def run_spec(spec, extra: dict | None = None):
+    """The spec that runs the reference kernel (the spec's arguments, its own launch); and its params.
+    `extra`: a configuration's values of the tuned parameters that change the outputs (they reach the
+    reference kernel as #defines too: its outputs are then that configuration's)."""
     ref = spec.reference
     _, func = file_and_name(ref)
-    params = dict(ref.get("params", {}))
+    params = {**dict(ref.get("params", {})), **(extra or {})}
     derived = dataclasses.replace(
         spec, kernel=func, problem_size=list(ref.get("problem_size", spec.problem_size)),
         grid_div_x=ref.get("grid_div_x"), grid_div_y=ref.get("grid_div_y"), grid_div_z=ref.get("grid_div_z"),

@@ -52,7 +52,7 @@ _TABLES = {
     "sessions": ({"id": str, "kernel_path": str, "kernel_name": str, "created": str, "updated": str,
                   "state": str, "strategy": str, "backend": str, "backend_request": str, "gpu": str,
                   "simulated": int, "sim_cache": str, "note": str, "settings": str, "baseline_ms": float,
-                  "best_ms": float, "best_version": str, "best_key": str, "error": str}, "id"),
+                  "best_ms": float, "best_version": str, "best_key": str, "error": str, "check_state": str}, "id"),
     "versions": ({"session": str, "id": str, "parent": str, "label": str, "source": str, "spec_toml": str,
                   "spec_json": str, "created": str}, ("session", "id")),
     "runs": ({"session": str, "id": str, "version": str, "kind": str, "strategy": str, "state": str,
@@ -373,8 +373,8 @@ class Store:
             yield _decoded(row)
 
     def result_times(self, sid: str, vid: str) -> list[tuple]:
-        """(time_ms, status, verified) of each result of `vid`, in the order stored: what a plot draws."""
-        return self.conn.execute("SELECT time_ms, status, verified FROM results WHERE session = ? AND version = ? "
+        """(key, time_ms, status, verified) of each result of `vid`, in the order stored: what a plot draws."""
+        return self.conn.execute("SELECT key, time_ms, status, verified FROM results WHERE session = ? AND version = ? "
                                  "ORDER BY rowid", [sid, vid]).fetchall()
 
     def _result_rows(self, where: str, args: list, order: str, limit: int | None = None):
@@ -426,17 +426,18 @@ class Store:
             shown += self._result_rows(f"{where} AND NOT ({ran})", args, "rowid", n - len(shown))
         return [_decoded(r) for r in shown]
 
-    def plot_pages(self, sid: str, upto: int | None = None, size: int = 2000):
+    def plot_pages(self, sid: str, upto: int | None = None, size: int = 2000, reference: tuple = ("", "")):
         """The versions, keys and times of every result in the order stored, as three columns per
-        page of `size` results; a time is None when it did not run right. Nothing is JSON-decoded.
+        page of `size` results; a time is None when it is not trusted (engine/verdict.py trusted: ok
+        and verified, or the `reference` (version, key) without a verdict). Nothing is JSON-decoded.
         Each page is its own query (the rowid's range, no index): a caller may pause between pages,
         as the UI's reader does so that 100,000 rows read on a thread leave the UI thread its turns."""
-        sql = ("SELECT rowid, version, key, CASE WHEN status = 'ok' AND (verified IS NULL OR verified != 0) "
-               "THEN time_ms END FROM results NOT INDEXED WHERE session = ? AND rowid > ? AND rowid <= ? "
-               "ORDER BY rowid LIMIT ?")
+        sql = ("SELECT rowid, version, key, CASE WHEN status = 'ok' AND (verified = 1 OR (verified IS NULL AND "
+               "version = ? AND key = ?)) THEN time_ms END FROM results NOT INDEXED WHERE session = ? AND rowid > ? "
+               "AND rowid <= ? ORDER BY rowid LIMIT ?")
         after, last = 0, self.last_result() if upto is None else upto
         while True:
-            rows = self.conn.execute(sql, [sid, after, last, size]).fetchall()
+            rows = self.conn.execute(sql, [*reference, sid, after, last, size]).fetchall()
             if not rows:
                 return
             after = rows[-1][0]

@@ -21,7 +21,7 @@ from .editors import KernelEditScreen, TextEditScreen, search_problem
 from .keys import CHOICE_IDS, choice_key
 
 DEFAULT_KEYS = {"start": "s", "edit": "e", "skip": "k", "stop": "x", "retry": "t", "approve_all": "A"}
-STEP_STYLE = {"accepted": "bold green", "verified": "green", "failed": "red", "rejected": "yellow",
+STEP_STYLE = {"accepted": "bold green", "verified": "green", "unchecked": "yellow", "failed": "red", "rejected": "yellow",
               "skipped": "dim", "running": "bold cyan", "approved": "cyan", "edited": "cyan", "proposed": ""}
 Render = Callable[[Gate, Text, dict, bool], None]  # (gate, text to append to, keys, simulated)
 
@@ -191,9 +191,14 @@ def _accept(gate: g.AcceptGate, text: Text, keys: dict, simulated: bool) -> None
     _unverified(gate, text)
     style = "green" if gate.recommend else "yellow"
     text.append(f"The {gate.threshold:.0%} threshold says: {'accept' if gate.recommend else 'reject'}\n", style=style)
+    if gate.effect:
+        text.append(gate.effect[0].upper() + gate.effect[1:] + ".\n", style="bold yellow" if "slower" in gate.effect else "")
+    if gate.vacuous:
+        text.append(f"VACUOUS CHECK: the check proves nothing because {gate.vacuous}: --auto does not accept "
+                    "this kernel.\n", style="bold red")
     if gate.verified:
-        text.append(f"At the spec's size: {gate.verified}.\n", style="green" if "recorded" not in gate.verified
-                    else "cyan")
+        text.append(f"At the spec's size: {gate.verified}.\n", style="yellow" if gate.verified.startswith("unchecked")
+                    else "green" if "recorded" not in gate.verified else "cyan")
     text.append_text(checks_text(gate.verdicts, gate.checks))
 
 

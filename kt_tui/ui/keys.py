@@ -19,7 +19,8 @@ GATES = {
     "step": "one step of the plan, before the LLM writes its kernel",
     "kernel": "a generated kernel with its diff (Kernel tab), safety flags and compile check; "
               "edit changes the code and its parameters",
-    "accept": "the tuned new kernel against the best so far: accept keeps it as the new best, reject drops it",
+    "accept": "the tuned new kernel against the best so far: accept keeps it in the plan as accepted and makes it "
+              "the best when it is faster (a slower one leaves the best as it is, the gate says so); reject drops it",
     "configs": "a batch of configurations the LLM proposes to measure next",
     "space": "the LLM's change to the search space, before and after",
     "llm failed": "the LLM call failed: retry, write the answer yourself, skip or stop",

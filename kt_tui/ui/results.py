@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from .confirm import MOVE_KEYS
+from ..engine.verdict import trusted
 
 STATUS_STYLE = {"ok": "green", "wrong_result": "bold red", "compile_error": "red", "runtime_error": "red",
                 "timeout": "magenta", "crash": "bold magenta", "invalid": "dim", "not_recorded": "dim yellow"}
@@ -23,10 +24,9 @@ def short_label(label: str | None, vid: str) -> str:
     return (label or "").split(":")[0].strip() or vid[:8]
 
 
-def _rank(r: dict) -> float:
-    """Which results the table shows first: the fastest that ran right; failures last."""
-    t = r.get("time_ms")
-    return t if t is not None and r.get("status") == "ok" and r.get("verified") is not False else math.inf
+def _rank(r: dict, is_reference: bool = False) -> float:
+    """Which results the table shows first: the fastest trusted ones (engine/verdict.py); the rest last."""
+    return r["time_ms"] if trusted(r, is_reference) else math.inf
 
 
 def _fmt_ms(v) -> str:
@@ -47,6 +47,7 @@ class ResultsTable(DataTable):
 
     BINDINGS = MOVE_KEYS
     MAX_ROWS = 1000
+    vacuous: str | None = None
     FILL_ROWS = 50  # rows added when the cursor or the view comes within NEAR_END rows of the last one
     NEAR_END = 10
 
@@ -62,6 +63,7 @@ class ResultsTable(DataTable):
         self.zebra_stripes = True
         self.best_key: str | None = None
         self.candidate: str | None = None
+        self.vacuous: str | None = None  # why the session's check proves nothing (engine/strength.py)
         self.baseline_ms: float | None = None
         self.rows_data: dict[str, dict] = {}
         self.stored_hidden = 0  # stored results, never loaded, slower than the rows shown
@@ -147,6 +149,8 @@ class ResultsTable(DataTable):
         if r.get("source") == "recorded":  # sim: the verdict was recorded on the GPU, not checked here
             verified = Text(("rec " + verified.plain) if r.get("verified") is not None else "no verdict",
                             verified.style)
+        if self.vacuous and r.get("verified") is not False:  # the session's check proves nothing
+            verified = Text("unchecked", "bold yellow")
         note = r.get("first_bad") if r["status"] == "wrong_result" else (r.get("error") or r.get("origin") or "")
         note = (note or "").strip().splitlines()[-1][:80] if note else ""
         row = self.row_key(vid, r["key"])
@@ -173,7 +177,7 @@ class ResultsTable(DataTable):
         if key != self.candidate and not self.matches(r):
             return key  # kept in rows_data: shows when the filter changes
         if self.shown >= self.MAX_ROWS and key != self.candidate:
-            if _rank(r) >= self._slowest_rank():
+            if _rank(r, key == self.reference_key) >= self._slowest_rank():
                 return key  # kept in rows_data, not shown
         self._show(key)
         if len(self.rows) >= 2 * self.MAX_ROWS:
@@ -188,7 +192,7 @@ class ResultsTable(DataTable):
             return
         for r in rs:
             self.rows_data[self.row_key(r.get("version"), r["key"])] = r
-        for k in heapq.nsmallest(self.MAX_ROWS, self.rows_data, key=lambda k: _rank(self.rows_data[k])):
+        for k in heapq.nsmallest(self.MAX_ROWS, self.rows_data, key=lambda k: self._rank_of(k)):
             self._show(k)
 
     def put_stored(self, fastest: list[dict], total: int) -> None:
@@ -243,11 +247,14 @@ class ResultsTable(DataTable):
         """Rows in the table, with those that show once scrolled to."""
         return len(self.rows) + len(self._pending)
 
+    def _rank_of(self, key: str) -> float:
+        return _rank(self.rows_data[key], key == self.reference_key)
+
     def _slowest_rank(self) -> float:
         """The rank a row needs to beat to show in a full table: the slowest shown or still to show."""
         worst = self._slowest_shown()
         rank = -worst[0] if worst is not None else -math.inf
-        return max(rank, _rank(self.rows_data[next(reversed(self._pending))])) if self._pending else rank
+        return max(rank, self._rank_of(next(reversed(self._pending)))) if self._pending else rank
 
     @property
     def hidden(self) -> int:
@@ -260,7 +267,7 @@ class ResultsTable(DataTable):
 
     def _trim(self) -> None:
         keep = set(heapq.nsmallest(self.MAX_ROWS, (k.value for k in self.rows),
-                                   key=lambda k: _rank(self.rows_data[k])))
+                                   key=lambda k: self._rank_of(k)))
         if self.candidate in self.rows:
             keep.add(self.candidate)
         self._rebuild([k.value for k in self.rows if k.value in keep])
@@ -268,7 +275,7 @@ class ResultsTable(DataTable):
     def _show(self, key: str) -> None:
         self._pending.pop(key, None)
         self._seq += 1
-        heapq.heappush(self._shown, (-_rank(self.rows_data[key]), self._seq, key))
+        heapq.heappush(self._shown, (-self._rank_of(key), self._seq, key))
         star = Text("★", style="bold yellow") if key == self.best_key else ""
         self.add_row(star, *self._cells(self.rows_data[key]), key=key)
 

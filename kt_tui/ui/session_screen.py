@@ -277,6 +277,8 @@ class SessionScreen(StoredView, SessionActions, Screen):
             table.set_baseline(self.baseline_ms)
         if e.state is not None:
             self.state = e.state
+        if e.check_state is not None:
+            table.vacuous = e.check_state.get("why") if e.check_state.get("state") == "vacuous" else None
 
     def _on_run(self, e: ev.RunStarted) -> None:
         self.run_info = {**e.data, "started": time.monotonic(), "done": e.known or 0, "paused_s": 0.0}

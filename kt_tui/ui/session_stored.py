@@ -8,6 +8,8 @@ from textual import work
 from textual.message import Message
 from textual.widgets import RichLog
 
+from ..engine.strength import vacuous_why
+from ..engine.verdict import trusted
 from .gate_view import PlanView
 from .plot import TuningPlot
 from .stored import StoredPoints, StoredRows, read_stored
@@ -51,6 +53,7 @@ class StoredView:
         self.baseline_ms = s.get("baseline_ms")
         self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
+        table.vacuous = vacuous_why(self.store, self.sid)
         self._add_versions()
         mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
         total = self.store.count_results(self.sid, upto=mark)
@@ -96,7 +99,8 @@ class StoredView:
 
     @work(thread=True, group="stored")
     def _read_stored(self, mark: int, rows: int) -> None:
-        read_stored(self.store, self.sid, mark, rows, self.post_message)
+        reference = (self.store.versions(self.sid)[0]["id"], self.table.reference_key or "")
+        read_stored(self.store, self.sid, mark, rows, self.post_message, reference)
 
     def on_stored_rows(self, message: StoredRows) -> None:
         self.table.add_stored(message.rows)
@@ -118,13 +122,14 @@ class StoredView:
             return
         plot = self.query_one(TuningPlot)
         i = self.plotted.get((vid, r["key"]))
+        ref = self.table.row_key(vid, r["key"]) == self.table.reference_key
         if i is None:
             self.plotted[(vid, r["key"])] = len(plot.times)
-            plot.add(_plotted(r), vid)
+            plot.add(_plotted(r, ref), vid)
         else:
-            plot.set(i, _plotted(r))
+            plot.set(i, _plotted(r, ref))
 
 
-def _plotted(r: dict) -> float | None:
-    """What the plot shows of a result: its time when it ran and was right."""
-    return r["time_ms"] if r["status"] == "ok" and r.get("verified") is not False else None
+def _plotted(r: dict, is_reference: bool = False) -> float | None:
+    """What the plot shows of a result: its time when it is trusted (engine/verdict.py)."""
+    return r["time_ms"] if trusted(r, is_reference) else None

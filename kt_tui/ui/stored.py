@@ -27,14 +27,14 @@ class StoredPoints(Message):
         self.points, self.plotted = points, plotted
 
 
-def read_stored(store: Store, sid: str, mark: int, rows: int, post) -> None:
+def read_stored(store: Store, sid: str, mark: int, rows: int, post, reference: tuple = ("", "")) -> None:
     """On a thread: `rows` of the fastest results, then every result's point, stored up to `mark`.
     It shares the interpreter with the UI thread: no loop in Python over 100,000 results, no call
     into C over all of them at once (it would hold the interpreter), and a pause after each page."""
     if rows:
         post(StoredRows(store.fastest(sid, rows, upto=mark)))
     vids, times, plotted = [], [], {}
-    for page_vids, page_keys, page_times in store.plot_pages(sid, upto=mark, size=1000):
+    for page_vids, page_keys, page_times in store.plot_pages(sid, upto=mark, size=1000, reference=reference):
         plotted.update(zip(zip(page_vids, page_keys), range(len(vids), len(vids) + len(page_keys))))
         vids += page_vids
         times += page_times

@@ -138,8 +138,7 @@ def _review_space(engine, vid, spec, source, r, reply):
 
 def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
     results = engine.store.results(engine.sid, vid)
-    ok = sorted((x for x in results if x["status"] == "ok" and x["verified"] is not False and x["time_ms"]),
-                key=lambda x: x["time_ms"])
+    ok = sorted((x for x in results if engine.trusted(vid, x)), key=lambda x: x["time_ms"])
     failed = [x for x in results if x not in ok]
     base = spec.baseline_params()
     anchors = [f"original: {base}"] + ([f"best: {ok[0]['params']} at {ok[0]['time_ms']:.4f} ms"] if ok else [])

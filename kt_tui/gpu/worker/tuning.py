@@ -35,7 +35,7 @@ from ..prefetch import Early, Prefetcher
 from ..prefetch import enabled as prefetch_enabled
 from ..protocol import TuneJob
 from ..timeline import mark
-from .outputs import reference_kernel_outputs
+from .outputs import reference_kernel_outputs, references_by_config
 from .prepare import early_for, job_args
 from .verify import compare_all, failure_text
 
@@ -170,6 +170,7 @@ class StreamingStrategy:
         self.pace = float(os.environ.get("KT_TUI_SIM_PACE") or 0)  # replay seconds per config (demos, tests)
         self.lazy = None  # a huge space (search/lazy.py): kernel_tuner was handed a one-configuration stand-in
         self.early: Early | None = None  # compiles started before kernel_tuner (gpu/prefetch.py)
+        self.on_config: Callable | None = None  # told each configuration before it runs (its reference)
 
     def tune(self, searchspace, runner, tuning_options):
         mark("worker: kernel_tuner ready (device, space)")
@@ -289,6 +290,8 @@ class _StreamingRunner:
             if not owner.evaluated:
                 mark(f"worker: first begin {key}")
             owner.emit("begin", {"key": key, "params": params})
+            if owner.on_config is not None:
+                owner.on_config(params)
             _inject_fault(key)
             sticky = None
             try:
@@ -399,12 +402,19 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     reference = job.reference
     if spec.verify == "none":
         reference = None
+    elif refkernel.is_kernel(spec.reference) and job.backend != "sim" and job.result_params:
+        reference = None  # one per configuration, chosen as each runs
     elif refkernel.is_kernel(spec.reference) and job.backend != "sim":
         reference = reference_kernel_outputs(spec, None, job.backend)
     elif spec.reference and job.backend != "sim":  # the spec's expected outputs (an imported `answer`)
         reference = reference_outputs(spec, job_args(spec, job.spec, False))
     observer = VerifyObserver(spec, reference, job.capture_reference)
     strategy = StreamingStrategy(job, names, emit, should_stop)
+    if (reference is None and job.result_params and spec.verify != "none" and job.backend != "sim"
+            and refkernel.is_kernel(spec.reference)):
+        refs = references_by_config(spec, tune_params, job.result_params, None, job.backend)
+        strategy.on_config = lambda params: setattr(observer, "reference",
+                                                    refs[tuple(params[n] for n in job.result_params)])
     restrictions = [restriction_function(spec.restrictions, names)] if spec.restrictions else None
     options = _budgeted(job)
     if job.configs is None and job.search not in ("kt", "brute_force") and is_huge(spec):

@@ -1,0 +1,275 @@
+"""Whether a spec's check can fail, found by running the original kernel (issue 21):
+
+1. compute-sanitizer memcheck on the original at the spec's size and at every check size: an access
+   out of bounds is named (the argument when its allocation's size tells it, the size, the index);
+2. one run each, in a child process (`python -m kt_tui.gpu.checkrun JOB DIR`), of the original, of its
+   do-nothing mutant (kernel/mutant.py) and of the original at another value of each tuned
+   parameter that is not launch geometry, every array argument saved before and after;
+3. the arrays judged by kernel/strength.py: outputs that prove nothing, arguments changed but not
+   declared outputs (or the reverse), parameters that change the outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..kernel import refkernel, strength
+from ..kernel.inputs import load_named, make_args
+from ..kernel.mutant import NoMutant, do_nothing
+from ..kernel.spec import Spec, spec_from_plain
+from .compile import _kill
+from .env import scrubbed_env
+from .sanitize import SanitizeReport, sanitize
+
+NO_GPU = ("no GPU here ({}): the check's strength (sanitizer, do-nothing kernel, changed arguments) "
+          "was not tested")
+GEOMETRY = ("block_size_x", "block_size_y", "block_size_z")
+
+
+class OutOfBounds(Exception):
+    """The original kernel reads or writes outside an argument at the spec's sizes."""
+
+
+# -- which tuned parameters may change the outputs ---------------------------------------------
+def result_param_candidates(spec: Spec, source: str) -> dict[str, object]:
+    """Tuned parameters that are not launch geometry (block sizes, grid divisors, launch math only)
+    and have another value: name -> that value (the first other one the restrictions allow)."""
+    geometry = set(spec.block_size_names or GEOMETRY)
+    for div in (spec.grid_div_x, spec.grid_div_y, spec.grid_div_z):
+        for expr in div or []:
+            geometry |= set(re.findall(r"[A-Za-z_]\w*", str(expr)))
+    words = set(re.findall(r"[A-Za-z_]\w*", source))
+    base = spec.baseline_params()
+    out = {}
+    for name, values in spec.tune_params.items():
+        if name in geometry or name.startswith("loop_unroll_factor_") or name not in words:
+            continue
+        other = next((v for v in values if v != base[name] and spec.allows({**base, name: v})), None)
+        if other is not None:
+            out[name] = other
+    return out
+
+
+def refusal(spec: Spec, changing: dict[str, str]) -> str:
+    """Why one reference cannot check this space ("" when a [reference] kernel takes each configuration's)."""
+    if not changing or refkernel.is_kernel(spec.reference):
+        return ""
+    said = "; ".join(f"`{n}`: {why}" for n, why in changing.items())
+    return (f"the tuned parameter(s) {', '.join(changing)} change the original's outputs ({said}): the "
+            "baseline's outputs cannot check other values of them. Add a [reference] kernel that reads them "
+            "(its outputs are then taken per configuration), or keep one value of each in [tune_params]")
+
+
+# -- compute-sanitizer at every size -----------------------------------------------------------
+_FINDING = re.compile(r"=+\s*(Invalid __\w+__ (?:read|write|atomic)[^\n]*|Out-of-range[^\n]*|"
+                      r"Misaligned[^\n]*|Program hit [^\n]*)")
+_AT = re.compile(r"=+\s+at (?:0x[0-9a-f]+ in )?([^\n]+)")
+_ADDRESS = re.compile(r"Address (0x[0-9a-fA-F]+)")
+_NEAREST = re.compile(r"is ([\d,]+) bytes? (after|before) the nearest allocation at (0x[0-9a-fA-F]+) of size "
+                      r"([\d,]+) bytes?")
+
+
+def _int(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str:
+    """One line: which argument (when its allocation's size tells it), at which size, which index;
+    otherwise the sanitizer's first finding."""
+    text = report.text
+    m = _FINDING.search(text)
+    where = f"at {label}" if label else "at the spec's size"
+    oob = "out of bounds" in text or "Invalid __" in text
+    head = (f"the original kernel {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "
+            f"{where} ({report.errors} error(s) under memcheck)")
+    if not m:
+        first = next((ln.strip("= ").strip() for ln in text.splitlines() if ln.startswith("=========") and
+                      "COMPUTE-SANITIZER" not in ln and ln.strip("= ").strip()), "")
+        return f"{head}: {first}" if first else head
+    what = m.group(1).strip()
+    rest = text[m.end():m.end() + 1200]
+    at = _AT.search(rest)
+    near = _NEAREST.search(rest)
+    address = _ADDRESS.search(rest)
+    detail = what + (f" at {at.group(1).strip()}" if at else "")
+    if near:
+        size = _int(near.group(4))
+        names = _args_of_bytes(spec, sizes, size)
+        start = int(near.group(3), 16)
+        if names and address:
+            offset = int(address.group(1), 16) - start
+            arg = " or ".join(f"`{n}`[{offset // item}] ({size // item} elements long)" for n, item in names)
+            return f"{head}: {arg} is read or written ({detail}; the address {near.group(0)})"
+        return f"{head}: {detail}; {near.group(0)}"
+    return f"{head}: {detail}" + (f", address {address.group(1)}" if address else "")
+
+
+def _args_of_bytes(spec: Spec, sizes: dict, nbytes: int) -> list[tuple[str, int]]:
+    try:
+        values = make_args(spec, sizes)
+    except Exception:  # noqa: BLE001 - the finding is said without the argument's name
+        return []
+    return [(a.name, v.itemsize) for a, v in zip(spec.args, values) if a.is_array and v.nbytes == nbytes]
+
+
+def sanitize_sizes(source: str, spec: Spec, backend: str, run: Callable = sanitize,
+                   timeout_s: float = 300.0) -> tuple[str, list[str]]:
+    """memcheck on the original at its baseline, at the spec's size and every check size:
+    ("" or the first out-of-bounds finding, notes on sizes that could not be checked)."""
+    params = spec.baseline_params()
+    notes: list[str] = []
+    for label, sizes in [("", spec.sizes)] + [(e["label"], e["sizes"]) for e in spec.extra_sizes()]:
+        report = run(source, spec, params, backend, tool="memcheck", timeout_s=timeout_s, sizes=sizes)
+        if report.ok is False:
+            return oob_text(report, spec, sizes, label), notes
+        if report.ok is None:
+            notes.append(f"memcheck {'at ' + label if label else 'at the spec size'}: not run: {report.reason}")
+            if "not found" in report.reason or "no GPU" in report.reason:
+                break  # the same at every size
+    return "", notes
+
+
+# -- one run each of the original, its mutant and other parameter values -------------------------
+def child_runs(source: str, spec: Spec) -> tuple[list[dict], str]:
+    """The runs the child makes, and why the mutant is missing ("" when it is there)."""
+    base = spec.baseline_params()
+    runs = [{"name": "original", "source": source, "params": base}]
+    why = ""
+    try:
+        runs.append({"name": "mutant", "source": do_nothing(source, spec.kernel), "params": base})
+    except NoMutant as e:
+        why = str(e)
+    for name, value in result_param_candidates(spec, source).items():
+        runs.append({"name": f"param:{name}", "param": name, "value": value, "source": source,
+                     "params": {**base, name: value}})
+    return runs, why
+
+
+def run_child(job: dict, out: Path, timeout_s: float) -> str:
+    """Run the child on `job`; "" or what went wrong. Arrays land in `out` as NAME.npz."""
+    Path(out, "job.json").write_text(json.dumps(job))
+    env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    cmd = [sys.executable, "-m", "kt_tui.gpu.checkrun", str(Path(out, "job.json")), str(out)]
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                                env=env, cwd=out, start_new_session=True)
+    except OSError as e:
+        return f"cannot run {sys.executable}: {e.strerror or e}"
+    try:
+        text, _ = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        proc.communicate()
+        return f"the check runs did not finish within {timeout_s:g} s"
+    if proc.returncode != 0:
+        last = [ln for ln in (text or "").splitlines() if ln.strip()][-3:]
+        return f"the check runs failed (exit status {proc.returncode}): {' | '.join(last)}"
+    return ""
+
+
+def judge(spec: Spec, arrays: dict[str, dict], runs: list[dict], notes: list[str]) -> dict:
+    """The check's state from the saved arrays: "before", and each run's arrays after it ran."""
+    before, original = arrays.get("before"), arrays.get("original")
+    if before is None or original is None:
+        return strength.unchecked("the original kernel's run was not captured", notes=notes)
+    tol = {a.name: a.tolerance() for a in spec.outputs()}
+    outs = {a.name: original[a.name] for a in spec.outputs() if a.name in original}
+    changed = strength.changed(before, original)
+    fixes = strength.output_fixes([a.name for a in spec.outputs()], list(before), changed)
+    reasons = strength.weak_outputs(outs, before, tol)
+    if "mutant" in arrays:
+        said = {r.split("`")[1] for r in reasons}
+        reasons += [r for r in strength.mutant_matches(outs, arrays["mutant"], tol) if r.split("`")[1] not in said]
+    changing = {}
+    for run in runs:
+        got = arrays.get(run["name"])
+        if run.get("param") and got is not None:
+            differ = [n for n in outs if n in got and not strength.same(got[n], outs[n], tol[n])]
+            if differ:
+                changing[run["param"]] = (f"at {run['param']}={run['value']} `{differ[0]}` differs from the baseline's")
+    return strength.verdict(reasons, fixes, changed=changed, notes=notes, result_params=changing)
+
+
+def check_strength(source: str, spec: Spec, backend: str | None, timeout_s: float = 300.0,
+                   sanitizer: Callable = sanitize, child: Callable = run_child) -> dict:
+    """The check's state: vacuous / ok / unchecked (no GPU) with why, the fixes to [outputs], the
+    parameters that change the outputs; raises OutOfBounds when the original leaves its arrays."""
+    if backend in (None, "sim", "none"):
+        return static_state(spec, NO_GPU.format("a SIMULATED replay" if backend == "sim" else "no GPU backend"))
+    started = time.monotonic()
+    oob, notes = sanitize_sizes(source, spec, backend, sanitizer, timeout_s)
+    if oob:
+        raise OutOfBounds(oob)
+    runs, why = child_runs(source, spec)
+    if why:
+        notes.append(f"no do-nothing kernel: {why}")
+    with tempfile.TemporaryDirectory(prefix="kt-checkrun-") as tmp:
+        error = child({"spec": spec.to_dict(), "backend": backend, "runs": runs}, Path(tmp), timeout_s)
+        arrays = load_arrays(Path(tmp), ["before"] + [r["name"] for r in runs])
+    if error and "original" not in arrays:
+        return strength.unchecked(f"the original kernel could not be run to test the check: {error}", notes=notes)
+    if error:
+        notes.append(error)
+    state = judge(spec, arrays, runs, notes)
+    state["seconds"] = round(time.monotonic() - started, 2)
+    return state
+
+
+def static_state(spec: Spec, why: str) -> dict:
+    """Without a GPU: the array tests on what needs no run (a reference file's outputs against the
+    inputs); the sanitizer, the mutant and the changed arguments are said to be unchecked."""
+    if isinstance(spec.reference, str) and spec.reference.endswith(".npz"):
+        refs = load_named(spec, spec.reference, "reference") or {}
+        before = {a.name: v for a, v in zip(spec.args, make_args(spec, spec.sizes)) if a.is_array}
+        outs = {a.name: refs[a.name] for a in spec.outputs() if a.name in refs}
+        reasons = strength.weak_outputs(outs, before, {a.name: a.tolerance() for a in spec.outputs()})
+        if reasons:
+            return strength.verdict(reasons, notes=[why])
+    return strength.unchecked(why)
+
+
+def load_arrays(out: Path, names: list[str]) -> dict[str, dict]:
+    arrays = {}
+    for name in names:
+        path = out / f"{name.replace(':', '_')}.npz"
+        if path.exists():
+            with np.load(path, allow_pickle=False) as data:
+                arrays[name] = {k: np.asarray(data[k]) for k in data.files}
+    return arrays
+
+
+def main(argv: list[str]) -> int:
+    """The child: each run on fresh inputs; every array argument before the first and after each."""
+    from .worker.outputs import run_arrays  # in this child process only: it loads kernel_tuner
+
+    job = json.loads(Path(argv[0]).read_text())
+    out = Path(argv[1])
+    spec = spec_from_plain(job["spec"])
+    for i, run in enumerate(job["runs"]):
+        args = make_args(spec, spec.sizes)
+        if i == 0:
+            np.savez(out / "before.npz", **{a.name: v for a, v in zip(spec.args, args) if a.is_array})
+        try:
+            arrays = run_arrays(spec, run["source"], run["params"], None, job["backend"], args)
+        except Exception as e:  # noqa: BLE001 - the original's failure is the answer; another run's is a note
+            print(f"kt-tui: {run['name']}: {type(e).__name__}: {str(e)[:300]}", flush=True)
+            if i == 0:
+                return 1
+            continue
+        np.savez(out / f"{run['name'].replace(':', '_')}.npz", **arrays)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+
