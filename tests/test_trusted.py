@@ -17,7 +17,7 @@ from .test_outcomes import FakeGpu, real_session
 # -- one trusted() -------------------------------------------------------------------------------
 def test_every_view_ranks_and_plots_by_trusted():
     from kt_tui.ui.results import _rank
-    from kt_tui.ui.session_screen import _plotted
+    from kt_tui.ui.session_stored import _plotted
     unverified = {"status": "ok", "time_ms": 1.0, "verified": None}
     assert _rank(unverified) == math.inf and _plotted(unverified) is None  # `is not False` let these through
     assert _rank(unverified, True) == 1.0 and _plotted(unverified, True) == 1.0  # the reference itself
