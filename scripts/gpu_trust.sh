@@ -2,17 +2,18 @@
 # Issue 21 on a GPU, in one call (device tool):
 #   source .gpubox/setup.sh && bash scripts/gpu_trust.sh
 # carry: .gpubox and .ktcheckout (a kernel_tuner checkout's examples/, read at benchmark time; the
-# repository keeps no copy). Results in $OUT (at most 8 files).
+# repository keeps no copy). Results in $OUT (at most 8 files). DRAFTS / IMPORTS: names to run.
 set -u
-export KT_TUI_DATA_DIR=/tmp/kt-data KT_TUI_DB=/tmp/kt-data/trust.db
+export KT_TUI_DATA_DIR=/tmp/kt-data KT_TUI_DB=/tmp/kt-data/trust.db KT_TUI_GPU_REPORT=$OUT/gpu-report.txt
 mkdir -p /tmp/kt-data
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; cat .ktcheckout/COMMIT; } > $OUT/gpu.txt
-timeout ${DRAFTS_S:-200} python benchmarks/drafts.py --gpu --hand --budget $(( ${DRAFTS_S:-200} - 20 )) \
-  --json $OUT/drafts-gpu.json > $OUT/drafts-gpu.txt 2>&1
-echo "drafts rc=$?" >> $OUT/gpu.txt
-timeout ${IMPORTS_S:-200} python benchmarks/imports.py --kt .ktcheckout --gpu --max-configs 30 \
-  --budget $(( ${IMPORTS_S:-200} - 20 )) --out $OUT/imports-gpu.json > $OUT/imports-gpu.txt 2>&1
-echo "imports rc=$?" >> $OUT/gpu.txt
-timeout ${TESTS_S:-150} python -m pytest -m gpu tests -q -p no:cacheprovider -x > $OUT/pytest-gpu.txt 2>&1
-echo "pytest rc=$?" >> $OUT/gpu.txt
-tail -3 $OUT/*.txt
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; cat .ktcheckout/COMMIT; which compute-sanitizer; } > $OUT/gpu.txt
+t0=$SECONDS
+timeout ${TESTS_S:-170} python -m pytest -m gpu tests -q -p no:cacheprovider > $OUT/pytest-gpu.txt 2>&1
+echo "pytest rc=$? $((SECONDS - t0)) s" >> $OUT/gpu.txt; t0=$SECONDS
+timeout ${DRAFTS_S:-230} python benchmarks/drafts.py --gpu --budget $(( ${DRAFTS_S:-230} - 40 )) \
+  --json $OUT/drafts-gpu.json ${DRAFTS:-} > $OUT/drafts-gpu.txt 2>&1
+echo "drafts rc=$? $((SECONDS - t0)) s" >> $OUT/gpu.txt; t0=$SECONDS
+timeout ${IMPORTS_S:-170} python benchmarks/imports.py --kt .ktcheckout --gpu --max-configs 20 --timeout 100 \
+  --budget $(( ${IMPORTS_S:-170} - 40 )) --out $OUT/imports-gpu.txt ${IMPORTS:-} > $OUT/imports-gpu.log 2>&1
+echo "imports rc=$? $((SECONDS - t0)) s" >> $OUT/gpu.txt
+tail -4 $OUT/pytest-gpu.txt $OUT/drafts-gpu.txt $OUT/imports-gpu.log; cat $OUT/gpu.txt
