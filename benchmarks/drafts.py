@@ -60,7 +60,7 @@ def _load_judge(kt: Path):
 
 
 def kt_tui(kt: Path, args: list[str], timeout: float, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(kt)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(kt), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([sys.executable, "-m", "kt_tui", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout, check=False)
 
