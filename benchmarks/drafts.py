@@ -43,8 +43,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
-OOB = re.compile(r"out[ -]of[ -]bounds|memcheck|compute-sanitizer|invalid (global|shared|local) (read|write)"
-                 r"|illegal (memory )?address", re.IGNORECASE)
+# flagged = the check refused it (non-zero exit) for an access outside an array; "memcheck clean" is no flag
+OOB = re.compile(r"out[ -]of[ -]bounds|invalid (global|shared|local) (read|write)|illegal (memory )?address",
+                 re.IGNORECASE)
 VACUOUS = re.compile(r"vacuous|proves nothing", re.IGNORECASE)
 GUESS = re.compile(r"^\s*#.*\bguess", re.IGNORECASE | re.MULTILINE)
 
@@ -133,7 +134,8 @@ def gpu_check(kt: Path, folder: Path, cu_name: str, timeout: float, who: str) ->
     lines = (done.stdout + done.stderr).strip().splitlines()
     text = "\n".join(lines)
     return {f"{who}_check_rc": done.returncode, f"{who}_check_lines": lines[-20:],
-            f"{who}_oob_flagged": bool(OOB.search(text)), f"{who}_vacuous_flagged": bool(VACUOUS.search(text))}
+            f"{who}_oob_flagged": done.returncode != 0 and bool(OOB.search(text)),
+            f"{who}_vacuous_flagged": done.returncode != 0 and bool(VACUOUS.search(text))}
 
 
 def table(rows: list[dict], gpu: bool, hand: bool) -> str:

@@ -29,10 +29,10 @@ def trusted(r: dict, is_reference: bool = False) -> bool:
 def verdict_text(r: dict, simulated: bool, is_reference: bool = False, vacuous: str | None = None) -> str:
     """What a result is called; `vacuous`: why the session's check proves nothing (engine/strength.py)."""
     v = r.get("verified")
+    if vacuous and v is not False:  # the reference too: a check that proves nothing vouches for no row
+        return VACUOUS_TEXT.format(vacuous)
     if is_reference and v is None:
         return "reference"
-    if vacuous and v is not False:
-        return VACUOUS_TEXT.format(vacuous)
     if v is None:
         return NO_VERDICT_SIM if simulated else NO_VERDICT
     word = "verified" if v else "wrong"
