@@ -343,3 +343,20 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
                      result_params=["tile"])
     run_check_job(check, lambda kind, payload: events.append((kind, payload)))
     assert [p["status"] for k, p in events if k == "check"] == ["ok"]  # tile=2 against the reference at tile=2
+
+
+def test_an_out_of_bounds_finding_without_an_address_line_still_names_the_argument():
+    """The H100's compute-sanitizer gave only the distance from the nearest allocation."""
+    from kt_tui.gpu.checkrun import oob_text
+    from kt_tui.gpu.sanitize import SanitizeReport
+    from kt_tui.kernel.source import find_kernels
+    from kt_tui.kernel.spec import parse_spec
+
+    from .test_gpu_checks import PARTICLES, PARTICLES_SPEC
+    spec = parse_spec(PARTICLES_SPEC, find_kernels(PARTICLES)[0])
+    report = SanitizeReport(tool="memcheck", ok=False)
+    report.text = ("========= Invalid __global__ read of size 4 bytes\n=========     at norms+0xb0 in kernel.cu:5\n"
+                   "=========     is 43,137 bytes after the nearest allocation at 0x7f7194c00000 of size 400,000 bytes\n")
+    report.errors = 133314
+    line = oob_text(report, spec, dict(spec.sizes), "")
+    assert "`pos`[110784] (100000 elements long)" in line and "out of bounds" in line

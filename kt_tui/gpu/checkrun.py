@@ -106,8 +106,10 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str
         size = _int(near.group(4))
         names = _args_of_bytes(spec, sizes, size)
         start = int(near.group(3), 16)
-        if names and address:
-            offset = int(address.group(1), 16) - start
+        if names:  # the offset from the allocation's start: the address, or the distance the sanitizer gives
+            gap = _int(near.group(1))
+            offset = (int(address.group(1), 16) - start if address
+                      else size + gap if near.group(2) == "after" else -gap)
             arg = " or ".join(f"`{n}`[{offset // item}] ({size // item} elements long)" for n, item in names)
             return f"{head}: {arg} is read or written ({detail}; the address {near.group(0)})"
         return f"{head}: {detail}; {near.group(0)}"
