@@ -18,7 +18,8 @@ from kt_tui.store import Store
 from kt_tui.front.commands import tui_app
 from kt_tui.ui.export_screen import ExportScreen
 from kt_tui.ui.session_screen import SessionScreen
-from kt_tui.ui.sessions_screen import ConfirmScreen, SessionsScreen
+from kt_tui.ui.confirm import AskScreen as ConfirmScreen
+from kt_tui.ui.sessions_screen import SessionsScreen
 
 from .conftest import EXAMPLES
 from .helpers import run_cli

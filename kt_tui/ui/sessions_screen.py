@@ -6,12 +6,12 @@ from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Header, Input, Static
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from ..store import Store
 from ..store.lock import SessionLocked
+from .confirm import AskScreen
 from .export_screen import ExportScreen
 
 COLUMNS = ("id", "kernel", "strategy", "state", "best ms", "speedup", "GPU", "date", "simulated")
@@ -22,29 +22,6 @@ def session_cells(s: dict) -> tuple[str, ...]:
     return (s["id"], Path(s["kernel_path"] or "").name, s["strategy"] or "-", s["state"] or "-",
             f"{best:.4f}" if best else "-", f"{base / best:.2f}x" if best and base else "-",
             s["gpu"] or "-", (s["created"] or "")[:16], "SIMULATED" if s["simulated"] else "")
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm.yes"),
-                Binding("n,escape", "answer(False)", "No", id="confirm.no")]
-
-    def __init__(self, question: str) -> None:
-        super().__init__()
-        self.question = question
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="editor"):
-            yield Static(self.question, id="confirm-question")
-            with Horizontal():
-                yield Button("Delete (y)", variant="error", id="yes")
-                yield Button("Keep (n)", id="no")
-        yield Footer()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
 
 
 class SessionsScreen(Screen):
@@ -132,7 +109,7 @@ class SessionsScreen(Screen):
                     return
                 self.notify(f"deleted session {sid}")
                 self.refill()
-        self.app.push_screen(ConfirmScreen(f"Delete session {sid} ({Path(s['kernel_path']).name}, {s['state']}, "
+        self.app.push_screen(AskScreen(f"Delete session {sid} ({Path(s['kernel_path']).name}, {s['state']}, "
                                            f"{s['created']}) and all its results? This cannot be undone."), done)
 
     def action_filter(self) -> None:
