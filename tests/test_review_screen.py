@@ -100,7 +100,8 @@ async def test_help_palette_tab_keys_strategy_and_a_footer_that_fits():
         screen = app.screen
         await wait_for(pilot, lambda: gate_key(screen) == "sweep:1")
         assert "strategy: sweep" in shown(screen, "#banner")
-        await pilot.pause()
+        # the footer is rebuilt once a frame after the gate takes the focus: wait for it, not for one pause
+        await wait_for(pilot, lambda: "Approve" in {k.description for k in screen.query_one(Footer).query(FooterKey)})
         keys = screen.query_one(Footer).query(FooterKey)
         assert sum(k.outer_size.width for k in keys) <= 100
         described = {k.description for k in keys}
