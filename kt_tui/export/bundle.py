@@ -31,9 +31,9 @@ class Bundle:
     versions: list[dict]
     checks: list[dict]
 
-    def results(self, vid: str | None = None, measured: bool = False):
+    def results(self, vid: str | None = None):
         """The session's results (of `vid`), in the order stored, one at a time."""
-        return self.store.iter_results(self.sid, vid, "status = 'ok' AND time_ms IS NOT NULL" if measured else "")
+        return self.store.iter_results(self.sid, vid)
 
     @property
     def count(self) -> int:

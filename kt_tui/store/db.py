@@ -365,11 +365,11 @@ class Store:
         where, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
         return [_decoded(row) for row in self._result_rows(where, args, "rowid")]
 
-    def iter_results(self, sid: str, vid: str | None = None, where: str = ""):
+    def iter_results(self, sid: str, vid: str | None = None):
         """Every result (of `vid`) in the order stored, decoded one at a time: an export of 100,000
-        results holds one of them at once. `where`: more SQL conditions on the row (no user text)."""
+        results holds one of them at once."""
         cond, args = ("session = ? AND version = ?", [sid, vid]) if vid else ("session = ?", [sid])
-        for row in self._result_rows(cond + (f" AND {where}" if where else ""), args, "rowid"):
+        for row in self._result_rows(cond, args, "rowid"):
             yield _decoded(row)
 
     def result_times(self, sid: str, vid: str) -> list[tuple]:
