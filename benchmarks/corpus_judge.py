@@ -30,12 +30,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 TRUTH_KEYS = {"outputs", "axes", "domain", "extents", "index", "values", "scalars", "spans", "bytes", "unseen"}
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-        ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
 _CALLS = {"min": min, "max": max}
-_VECTOR_BYTES = {f"{b}{n}": s * n for b, s in (("float", 4), ("double", 8), ("int", 4), ("uint", 4),
-                                               ("char", 1), ("uchar", 1), ("short", 2), ("ushort", 2),
-                                               ("longlong", 8), ("ulonglong", 8)) for n in (1, 2, 3, 4)}
+_VECTOR_BYTES = {
+    f"{b}{n}": s * n
+    for b, s in (
+        ("float", 4),
+        ("double", 8),
+        ("int", 4),
+        ("uint", 4),
+        ("char", 1),
+        ("uchar", 1),
+        ("short", 2),
+        ("ushort", 2),
+        ("longlong", 8),
+        ("ulonglong", 8),
+    )
+    for n in (1, 2, 3, 4)
+}
 
 
 class JudgeError(ValueError):
@@ -70,8 +89,13 @@ def safe_eval(expr, names: dict):
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = walk(node.operand)
             return -v if isinstance(node.op, ast.USub) else v
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CALLS
-                and node.args and not node.keywords):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _CALLS
+            and node.args
+            and not node.keywords
+        ):
             return _CALLS[node.func.id](*(walk(a) for a in node.args))
         raise JudgeError(f"{expr!r}: {type(node).__name__} is not allowed")
 
@@ -129,6 +153,7 @@ def elem_bytes(param, truth: Truth) -> int:
     if base in _VECTOR_BYTES:
         return _VECTOR_BYTES[base]
     from kt_tui.kernel.spec import DTYPES
+
     dtype = DTYPES.get(base)
     if dtype is None:
         raise JudgeError(f"{param.name}: element type {base!r} unknown; give it in [bytes]")
@@ -138,6 +163,7 @@ def elem_bytes(param, truth: Truth) -> int:
 def launch(spec, sizes: dict, params: dict) -> dict:
     """gridDim_* and blockDim_* as kernel_tuner computes them for `spec` at `sizes` and `params`."""
     from kt_tui.kernel.expr import evaluate
+
     names = {**params, **sizes}
     ps = [int(evaluate(p, names)) for p in spec.problem_size] + [1, 1, 1]
     bnames = spec.block_size_names or ["block_size_x", "block_size_y", "block_size_z"]
@@ -164,6 +190,7 @@ def value_range(arg, sizes: dict, functions: dict | None = None):
     own gen.py in the tests; a draft's are never called)."""
     from kt_tui.kernel.expr import evaluate
     from kt_tui.kernel.spec import random_bounds
+
     init = arg.init
     if init in ("random", "uniform", "positive", "normal"):
         return random_bounds(arg, sizes)
@@ -185,6 +212,7 @@ def value_range(arg, sizes: dict, functions: dict | None = None):
 def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -> dict:
     """Per concern, the problems found ([] = right): sizes, outputs, geometry, scalars."""
     from kt_tui.kernel.expr import evaluate
+
     problems = {"sizes": [], "outputs": [], "geometry": [], "scalars": []}
     args = {p.name: a for p, a in zip(kernel.params, spec.args)}
     outs = sorted(p.name for p, a in zip(kernel.params, spec.args) if a.output)

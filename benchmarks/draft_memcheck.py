@@ -24,8 +24,26 @@ from kt_tui.kernel.inputs import make_args  # noqa: E402
 from kt_tui.kernel.source import find_kernels  # noqa: E402
 from tests import test_draft_extents as cases  # noqa: E402
 
-KERNELS = ["AOS", "SQUARE", "HALO", "KMEANS", "LIFE", "ESCAPE", "GATHER", "HELPER", "STRIDED", "GRID_STRIDE",
-           "BATCHED", "FLAT", "HIST", "REDUCE", "TILED", "STENCIL_3D", "FIXED_BLOCK", "NBODY"]
+KERNELS = [
+    "AOS",
+    "SQUARE",
+    "HALO",
+    "KMEANS",
+    "LIFE",
+    "ESCAPE",
+    "GATHER",
+    "HELPER",
+    "STRIDED",
+    "GRID_STRIDE",
+    "BATCHED",
+    "FLAT",
+    "HIST",
+    "REDUCE",
+    "TILED",
+    "STENCIL_3D",
+    "FIXED_BLOCK",
+    "NBODY",
+]
 
 
 def main(argv: list[str]) -> int:
@@ -41,9 +59,18 @@ def main(argv: list[str]) -> int:
             args = make_args(spec, sizes)
             before = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
             try:
-                out = run_kernel(kernel.name, src, spec.problem_size_values(sizes), args, spec.baseline_params(),
-                                 grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, grid_div_z=spec.grid_div_z,
-                                 lang="CUDA", quiet=True)
+                out = run_kernel(
+                    kernel.name,
+                    src,
+                    spec.problem_size_values(sizes),
+                    args,
+                    spec.baseline_params(),
+                    grid_div_x=spec.grid_div_x,
+                    grid_div_y=spec.grid_div_y,
+                    grid_div_z=spec.grid_div_z,
+                    lang="CUDA",
+                    quiet=True,
+                )
             except Exception as e:  # noqa: BLE001  reported, the next one runs
                 failed += 1
                 print(f"{name:12} {label:28} FAILED {type(e).__name__}: {e}")
@@ -53,8 +80,9 @@ def main(argv: list[str]) -> int:
                 if a.output:
                     values = np.asarray(out[i])
                     changed = not np.array_equal(values, before[i], equal_nan=True)
-                    notes.append(f"{a.name}: {len(np.unique(values[:1_000_000]))} distinct"
-                                 + ("" if changed else ", UNCHANGED"))
+                    notes.append(
+                        f"{a.name}: {len(np.unique(values[:1_000_000]))} distinct" + ("" if changed else ", UNCHANGED")
+                    )
             print(f"{name:12} {label:28} ok  {'; '.join(notes)}")
     return 1 if failed else 0
 

@@ -44,8 +44,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 # flagged = the check refused it (non-zero exit) for an access outside an array; "memcheck clean" is no flag
-OOB = re.compile(r"out[ -]of[ -]bounds|invalid (global|shared|local) (read|write)|illegal (memory )?address",
-                 re.IGNORECASE)
+OOB = re.compile(
+    r"out[ -]of[ -]bounds|invalid (global|shared|local) (read|write)|illegal (memory )?address", re.IGNORECASE
+)
 VACUOUS = re.compile(r"vacuous|proves nothing", re.IGNORECASE)
 GUESS = re.compile(r"^\s*#.*\bguess", re.IGNORECASE | re.MULTILINE)
 
@@ -53,6 +54,7 @@ GUESS = re.compile(r"^\s*#.*\bguess", re.IGNORECASE | re.MULTILINE)
 def _load_judge(kt: Path):
     sys.path.insert(0, str(kt))  # kt_tui of the checkout under test reads the drafts
     import importlib.util
+
     spec = importlib.util.spec_from_file_location("corpus_judge", Path(__file__).with_name("corpus_judge.py"))
     mod = importlib.util.module_from_spec(spec)
     sys.modules["corpus_judge"] = mod
@@ -62,18 +64,36 @@ def _load_judge(kt: Path):
 
 def kt_tui(kt: Path, args: list[str], timeout: float, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(kt), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "kt_tui", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "kt_tui", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def draft_row(name: str, kt: Path, judge, scratch: Path, args) -> dict:
     from kt_tui.kernel.source import find_kernels
     from kt_tui.kernel.spec import parse_spec
+
     cu = CORPUS / f"{name}.cu"
     truth = judge.load_truth(CORPUS / "truth" / f"{name}.toml")
-    row = {"kernel": name, "unseen": truth.unseen, "drafted": False, "sizes": False, "outputs": False,
-           "geometry": False, "scalars": False, "guesses": 0, "fully_right": False, "problems": [],
-           "check_sizes": 0}
+    row = {
+        "kernel": name,
+        "unseen": truth.unseen,
+        "drafted": False,
+        "sizes": False,
+        "outputs": False,
+        "geometry": False,
+        "scalars": False,
+        "guesses": 0,
+        "fully_right": False,
+        "problems": [],
+        "check_sizes": 0,
+    }
     folder = scratch / name
     folder.mkdir()
     shutil.copy(cu, folder / cu.name)
@@ -129,13 +149,20 @@ def gpu_check(kt: Path, folder: Path, cu_name: str, timeout: float, who: str) ->
     try:
         done = kt_tui(kt, ["spec", cu_name, "--check"], timeout, folder)
     except subprocess.TimeoutExpired:
-        return {f"{who}_check_rc": None, f"{who}_check_lines": [f"timed out after {timeout:g} s"],
-                f"{who}_oob_flagged": False, f"{who}_vacuous_flagged": False}
+        return {
+            f"{who}_check_rc": None,
+            f"{who}_check_lines": [f"timed out after {timeout:g} s"],
+            f"{who}_oob_flagged": False,
+            f"{who}_vacuous_flagged": False,
+        }
     lines = (done.stdout + done.stderr).strip().splitlines()
     text = "\n".join(lines)
-    return {f"{who}_check_rc": done.returncode, f"{who}_check_lines": lines[-20:],
-            f"{who}_oob_flagged": done.returncode != 0 and bool(OOB.search(text)),
-            f"{who}_vacuous_flagged": done.returncode != 0 and bool(VACUOUS.search(text))}
+    return {
+        f"{who}_check_rc": done.returncode,
+        f"{who}_check_lines": lines[-20:],
+        f"{who}_oob_flagged": done.returncode != 0 and bool(OOB.search(text)),
+        f"{who}_vacuous_flagged": done.returncode != 0 and bool(VACUOUS.search(text)),
+    }
 
 
 def table(rows: list[dict], gpu: bool, hand: bool) -> str:
@@ -146,11 +173,19 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
     head.append("why")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [r["kernel"], "unseen" if r["unseen"] else "", *(yes[r[k]] if r["drafted"] else "-"
-                 for k in ("sizes", "outputs", "geometry", "scalars")), str(r["guesses"]), yes[r["fully_right"]]]
+        cells = [
+            r["kernel"],
+            "unseen" if r["unseen"] else "",
+            *(yes[r[k]] if r["drafted"] else "-" for k in ("sizes", "outputs", "geometry", "scalars")),
+            str(r["guesses"]),
+            yes[r["fully_right"]],
+        ]
         if gpu:
-            cells += [str(r.get("draft_check_rc", "-")), yes[r.get("draft_oob_flagged")],
-                      yes[r.get("draft_vacuous_flagged")]]
+            cells += [
+                str(r.get("draft_check_rc", "-")),
+                yes[r.get("draft_oob_flagged")],
+                yes[r.get("draft_vacuous_flagged")],
+            ]
             if hand:
                 cells.append(str(r.get("hand_check_rc", "-")))
         cells.append("; ".join(r["problems"][:3]) + (f" (+{len(r['problems']) - 3})" if len(r["problems"]) > 3 else ""))
@@ -162,17 +197,23 @@ def summary(rows: list[dict], gpu: bool) -> list[str]:
     n = len(rows)
     right = sum(r["fully_right"] for r in rows)
     unseen = [r for r in rows if r["unseen"]]
-    out = [(f"{n} kernels, {right} fully right ({100 * right / max(n, 1):.0f} %); "
-           f"sizes right {sum(r['sizes'] for r in rows)}, outputs right {sum(r['outputs'] for r in rows)}, "
-           f"geometry right {sum(r['geometry'] for r in rows)}, scalars right {sum(r['scalars'] for r in rows)}, "
-           f"drafts failed {sum(not r['drafted'] for r in rows)}, guesses marked {sum(r['guesses'] for r in rows)}"),
-           f"unseen-like set: {sum(r['fully_right'] for r in unseen)} of {len(unseen)} fully right"]
+    out = [
+        (
+            f"{n} kernels, {right} fully right ({100 * right / max(n, 1):.0f} %); "
+            f"sizes right {sum(r['sizes'] for r in rows)}, outputs right {sum(r['outputs'] for r in rows)}, "
+            f"geometry right {sum(r['geometry'] for r in rows)}, scalars right {sum(r['scalars'] for r in rows)}, "
+            f"drafts failed {sum(not r['drafted'] for r in rows)}, guesses marked {sum(r['guesses'] for r in rows)}"
+        ),
+        f"unseen-like set: {sum(r['fully_right'] for r in unseen)} of {len(unseen)} fully right",
+    ]
     if gpu:
         oob = [r for r in rows if r["drafted"] and not r["sizes"]]
         missed = [r["kernel"] for r in oob if not r.get("draft_oob_flagged") and r.get("draft_check_rc") == 0]
-        out.append(f"GPU: {len(oob)} drafts with sizes wrong by the truth, {len(missed)} of them passed "
-                   f"--check unflagged{': ' + ', '.join(missed) if missed else ''}; "
-                   f"vacuous flagged {sum(bool(r.get('draft_vacuous_flagged')) for r in rows)}")
+        out.append(
+            f"GPU: {len(oob)} drafts with sizes wrong by the truth, {len(missed)} of them passed "
+            f"--check unflagged{': ' + ', '.join(missed) if missed else ''}; "
+            f"vacuous flagged {sum(bool(r.get('draft_vacuous_flagged')) for r in rows)}"
+        )
     return out
 
 
@@ -184,8 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hand", action="store_true", help="with --gpu: also check the hand specs")
     p.add_argument("--json", type=Path, help="write the rows here")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per kt-tui command (default 60)")
-    p.add_argument("--budget", type=float, default=480.0,
-                   help="with --gpu: no GPU check starts after this many seconds (default 480); the rest are still judged")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=480.0,
+        help="with --gpu: no GPU check starts after this many seconds (default 480); the rest are still judged",
+    )
     args = p.parse_args(argv)
     args.stop_at = time.monotonic() + args.budget
     kt = args.kt.resolve()
@@ -205,11 +250,23 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 rows.append(draft_row(name, kt, judge, Path(tmp), args))
             except Exception as e:  # noqa: BLE001  (one kernel's trouble is its row, never the run's end)
-                rows.append({"kernel": name, "unseen": False, "drafted": False, "sizes": False, "outputs": False,
-                             "geometry": False, "scalars": False, "guesses": 0, "fully_right": False,
-                             "problems": [f"benchmark error: {type(e).__name__}: {e}"]})
-    commit = subprocess.run(["git", "-C", str(kt), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, check=False).stdout.strip()
+                rows.append(
+                    {
+                        "kernel": name,
+                        "unseen": False,
+                        "drafted": False,
+                        "sizes": False,
+                        "outputs": False,
+                        "geometry": False,
+                        "scalars": False,
+                        "guesses": 0,
+                        "fully_right": False,
+                        "problems": [f"benchmark error: {type(e).__name__}: {e}"],
+                    }
+                )
+    commit = subprocess.run(
+        ["git", "-C", str(kt), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
     print(f"kt-tui spec drafts on tests/corpus ({kt}, commit {commit or '?'}), {time.perf_counter() - t0:.0f} s")
     print(table(rows, args.gpu, args.hand))
     for line in summary(rows, args.gpu):

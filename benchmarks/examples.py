@@ -84,8 +84,14 @@ def run_kernel_tuner(script: Path, cap: int, calls: int, timeout: float, lang: s
     t0 = time.perf_counter()
     try:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-        proc = subprocess.run([sys.executable, "-c", RECORDER, script.name, str(out), str(cap), str(calls), lang],
-                              cwd=script.parent, capture_output=True, text=True, timeout=timeout, env=env)
+        proc = subprocess.run(
+            [sys.executable, "-c", RECORDER, script.name, str(out), str(cap), str(calls), lang],
+            cwd=script.parent,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+        )
         state = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {_tail(proc.stderr)}"
     except subprocess.TimeoutExpired:
         state = f"timeout after {timeout:g} s"
@@ -95,31 +101,54 @@ def run_kernel_tuner(script: Path, cap: int, calls: int, timeout: float, lang: s
 
 
 def run_kt(kernel: Path, backend: str, cap: int, timeout: float, db: Path) -> dict:
-    cmd = [sys.executable, "-m", "kt_tui", "run", str(kernel), "--auto", "--json", "--backend", backend,
-           "--search", "brute_force", "--no-seeds", "--db", str(db)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kt_tui",
+        "run",
+        str(kernel),
+        "--auto",
+        "--json",
+        "--backend",
+        backend,
+        "--search",
+        "brute_force",
+        "--no-seeds",
+        "--db",
+        str(db),
+    ]
     if cap:
         cmd += ["--max-configs", str(cap)]
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"wall": time.perf_counter() - t0, "state": f"timeout after {timeout:g} s", "summary": {}, "verdicts": {}}
+        return {
+            "wall": time.perf_counter() - t0,
+            "state": f"timeout after {timeout:g} s",
+            "summary": {},
+            "verdicts": {},
+        }
     wall = time.perf_counter() - t0
     try:
-        summary = json.loads(proc.stdout[proc.stdout.index("{"):])
+        summary = json.loads(proc.stdout[proc.stdout.index("{") :])
     except ValueError:
-        return {"wall": wall, "state": f"exit {proc.returncode}: {_tail(proc.stderr or proc.stdout)}",
-                "summary": {}, "verdicts": {}}
+        return {
+            "wall": wall,
+            "state": f"exit {proc.returncode}: {_tail(proc.stderr or proc.stdout)}",
+            "summary": {},
+            "verdicts": {},
+        }
     state = summary.get("state") or f"exit {proc.returncode}"
     if summary.get("error"):
         state += f" ({_tail(str(summary['error']))})"
-    return {"wall": wall, "state": state, "summary": summary,
-            "verdicts": verdicts(db, summary.get("session"))}
+    return {"wall": wall, "state": state, "summary": summary, "verdicts": verdicts(db, summary.get("session"))}
 
 
 def verdicts(db: Path, sid: str | None) -> dict:
     """How many measured configurations were verified, wrong or unverified."""
     from kt_tui.store.db import Store
+
     if not sid or not db.exists():
         return {}
     rows = Store(db).results(sid)
@@ -136,6 +165,7 @@ def verdicts(db: Path, sid: str | None) -> dict:
 
 def import_example(script: Path, out: Path) -> tuple[list, list[str]]:
     from kt_tui.importer.run import ImportFailed, import_script
+
     try:
         kernels, problems, _ = import_script(script, out)
     except ImportFailed as e:
@@ -144,8 +174,13 @@ def import_example(script: Path, out: Path) -> tuple[list, list[str]]:
 
 
 def check(kernel: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "kt_tui", "spec", str(kernel), "--check"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kt_tui", "spec", str(kernel), "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return "spec ok" if proc.returncode == 0 else f"check failed: {_tail(proc.stderr or proc.stdout)}"
 
 
@@ -159,8 +194,14 @@ def _num(v, fmt="{:.4g}") -> str:
 
 
 def table(rows: list[dict], head: str) -> str:
-    cols = ["kernel", "configs kt / ktuner", "best ms kt / ktuner", "wall s kt / ktuner",
-            "verified / wrong / unverified", "state"]
+    cols = [
+        "kernel",
+        "configs kt / ktuner",
+        "best ms kt / ktuner",
+        "wall s kt / ktuner",
+        "verified / wrong / unverified",
+        "state",
+    ]
     lines = [head, "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         lines.append("| " + " | ".join(str(r.get(c, "")) for c in cols) + " |")
@@ -179,8 +220,12 @@ def main(argv=None) -> int:
     ap.add_argument("--backend", default="pycuda")
     ap.add_argument("--max-configs", type=int, default=25, help="configurations per kernel, both tools (0: all)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds per example and tool")
-    ap.add_argument("--budget", type=float, default=420,
-                    help="no new work after this many seconds; nothing runs past it by more than a minute")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=420,
+        help="no new work after this many seconds; nothing runs past it by more than a minute",
+    )
     ap.add_argument("--dry-run", action="store_true", help="only import and check (no GPU)")
     a = ap.parse_args(argv)
     if a.max_configs < 0 or a.timeout <= 0 or a.budget <= 0:
@@ -202,8 +247,11 @@ def main(argv=None) -> int:
                 rows.append({"kernel": name, "state": "import failed: " + "; ".join(problems)[:120]})
                 continue
             late = time.perf_counter() - started > a.budget
-            kt_side = None if (a.dry_run or late) else run_kernel_tuner(script, a.max_configs, len(kernels),
-                                                                         left(a, started), a.backend)
+            kt_side = (
+                None
+                if (a.dry_run or late)
+                else run_kernel_tuner(script, a.max_configs, len(kernels), left(a, started), a.backend)
+            )
             for i, k in enumerate(kernels):
                 row = {"kernel": f"{name}: {k.kernel_path.name}"}
                 if a.dry_run:
@@ -214,21 +262,28 @@ def main(argv=None) -> int:
                     kt = run_kt(k.kernel_path, a.backend, a.max_configs, left(a, started), Path(tmp) / f"{name}-{i}.db")
                     call = kt_side["calls"][i] if i < len(kt_side["calls"]) else {}
                     s, v = kt["summary"], kt["verdicts"]
-                    row.update({
-                        "configs kt / ktuner": f"{_num(s.get('results'), '{}')} / {_num(call.get('configs'), '{}')}",
-                        "best ms kt / ktuner": f"{_num((s.get('best') or {}).get('time_ms'))} / {_num(call.get('best_ms'))}",
-                        "wall s kt / ktuner": f"{kt['wall']:.1f} / {_num(call.get('seconds'), '{:.1f}')} "
-                                              f"(script {kt_side['wall']:.1f})",
-                        "verified / wrong / unverified": f"{v.get('verified', '-')} / {v.get('wrong', '-')} / "
-                                                         f"{v.get('unverified', '-')}",
-                        "state": f"kt {kt['state']}; kernel_tuner {kt_side['state']}",
-                    })
+                    row.update(
+                        {
+                            "configs kt / ktuner": f"{_num(s.get('results'), '{}')} / {_num(call.get('configs'), '{}')}",
+                            "best ms kt / ktuner": f"{_num((s.get('best') or {}).get('time_ms'))} / {_num(call.get('best_ms'))}",
+                            "wall s kt / ktuner": f"{kt['wall']:.1f} / {_num(call.get('seconds'), '{:.1f}')} "
+                            f"(script {kt_side['wall']:.1f})",
+                            "verified / wrong / unverified": f"{v.get('verified', '-')} / {v.get('wrong', '-')} / "
+                            f"{v.get('unverified', '-')}",
+                            "state": f"kt {kt['state']}; kernel_tuner {kt_side['state']}",
+                        }
+                    )
                 rows.append(row)
-    cap = f"capped at the first {a.max_configs} configurations of brute-force order per kernel, both tools" \
-        if a.max_configs else "whole spaces"
-    head = (f"kernel_tuner examples, backend {a.backend}, {cap}; timeout {a.timeout:g} s per example and tool; "
-            f"kt-tui counts its baseline and runs with --no-seeds; wall s: kt-tui's whole command / kernel_tuner's "
-            f"tune_kernel call (and the whole script)" + (" (dry run: import and check only)" if a.dry_run else ""))
+    cap = (
+        f"capped at the first {a.max_configs} configurations of brute-force order per kernel, both tools"
+        if a.max_configs
+        else "whole spaces"
+    )
+    head = (
+        f"kernel_tuner examples, backend {a.backend}, {cap}; timeout {a.timeout:g} s per example and tool; "
+        f"kt-tui counts its baseline and runs with --no-seeds; wall s: kt-tui's whole command / kernel_tuner's "
+        f"tune_kernel call (and the whole script)" + (" (dry run: import and check only)" if a.dry_run else "")
+    )
     text = table(rows, head)
     print(text)
     out = Path(a.out)

@@ -29,18 +29,33 @@ from tui import fill  # noqa: E402
 
 
 def export_once(db: Path, sid: str, out: Path) -> dict:
-    env = dict(os.environ, KT_TUI_DB=str(db), KT_TUI_DATA_DIR=str(out.parent / "data"),
-               KT_TUI_CONFIG_DIR=str(out.parent / "cfg"), PYTHONPATH=str(ROOT))
+    env = dict(
+        os.environ,
+        KT_TUI_DB=str(db),
+        KT_TUI_DATA_DIR=str(out.parent / "data"),
+        KT_TUI_CONFIG_DIR=str(out.parent / "cfg"),
+        PYTHONPATH=str(ROOT),
+    )
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "kt_tui", "export", sid, "--out", str(out), "--force"],
-                          capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kt_tui", "export", sid, "--out", str(out), "--force"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     wall = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     sizes = {p.name: p.stat().st_size for p in out.rglob("*") if p.is_file()}
-    return {"rc": proc.returncode, "wall_s": round(wall, 2), "peak_rss_mb": round(max(rss, before) / 1024, 1),
-            "rss_grew": rss > before, "total_mb": round(sum(sizes.values()) / 1e6, 2),
-            "largest": sorted(sizes.items(), key=lambda kv: -kv[1])[:5], "stderr": proc.stderr[-300:]}
+    return {
+        "rc": proc.returncode,
+        "wall_s": round(wall, 2),
+        "peak_rss_mb": round(max(rss, before) / 1024, 1),
+        "rss_grew": rss > before,
+        "total_mb": round(sum(sizes.values()) / 1e6, 2),
+        "largest": sorted(sizes.items(), key=lambda kv: -kv[1])[:5],
+        "stderr": proc.stderr[-300:],
+    }
 
 
 def main() -> int:
@@ -59,8 +74,10 @@ def main() -> int:
     walls = [r["wall_s"] for r in rows]
     print(f"kt-tui export, {args.results} results, {platform.node()} {os.cpu_count()} cores, load {load[0]:.1f}")
     for r in rows:
-        print(f"  rc {r['rc']}  {r['wall_s']:6.2f} s  peak RSS {r['peak_rss_mb']:6.1f} MB  written {r['total_mb']} MB  "
-              f"largest {r['largest'][:3]}")
+        print(
+            f"  rc {r['rc']}  {r['wall_s']:6.2f} s  peak RSS {r['peak_rss_mb']:6.1f} MB  written {r['total_mb']} MB  "
+            f"largest {r['largest'][:3]}"
+        )
         if r["rc"]:
             print("  " + r["stderr"])
     print(f"median {statistics.median(walls):.2f} s (target <= 5 s, <= 200 MB, report.html <= 2 MB)")

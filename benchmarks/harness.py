@@ -64,17 +64,38 @@ def plain_kernel_tuner(path: str, backend: str, verify: bool, max_configs: int |
 
 def kt_tui(path: str, backend: str, prefetch: bool, max_configs: int | None) -> tuple[float, int, str]:
     with tempfile.TemporaryDirectory() as tmp:
-        env = _env(tmp, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp, KT_TUI_PREFETCH="1" if prefetch else "0",
-                   KT_TUI_PREFETCH_STATS=f"{tmp}/ahead.jsonl")
-        cmd = [sys.executable, "-m", "kt_tui", "run", str(ROOT / path), "--auto", "--json", "--backend", backend,
-               "--db", f"{tmp}/h.db", "--strategy", "sweep", "--search", "brute_force", "--no-seeds"]
+        env = _env(
+            tmp,
+            KT_TUI_DATA_DIR=tmp,
+            KT_TUI_CONFIG_DIR=tmp,
+            KT_TUI_PREFETCH="1" if prefetch else "0",
+            KT_TUI_PREFETCH_STATS=f"{tmp}/ahead.jsonl",
+        )
+        cmd = [
+            sys.executable,
+            "-m",
+            "kt_tui",
+            "run",
+            str(ROOT / path),
+            "--auto",
+            "--json",
+            "--backend",
+            backend,
+            "--db",
+            f"{tmp}/h.db",
+            "--strategy",
+            "sweep",
+            "--search",
+            "brute_force",
+            "--no-seeds",
+        ]
         cmd += ["--max-configs", str(max_configs)] if max_configs else []
         t0 = time.perf_counter()
         out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
         wall = time.perf_counter() - t0
         ahead = _ahead(Path(f"{tmp}/ahead.jsonl"))
     try:
-        summary = json.loads(out.stdout[out.stdout.index("{"):])
+        summary = json.loads(out.stdout[out.stdout.index("{") :])
     except ValueError:
         raise RunFailed(f"kt-tui gave no JSON on {path} (exit {out.returncode}):\n{out.stderr[-3000:]}") from None
     if summary.get("error"):
@@ -110,15 +131,17 @@ def main() -> None:
         a.kernels = kernel_paths(a.names)
     deadline = Deadline(a.deadline_s)
     n = a.max_configs or None
-    runs = {"kt-tui": lambda p: kt_tui(p, a.backend, True, n),
-            "kt-tui, no compile-ahead": lambda p: kt_tui(p, a.backend, False, n),
-            "kernel_tuner": lambda p: plain_kernel_tuner(p, a.backend, False, n),
-            "kernel_tuner+answer": lambda p: plain_kernel_tuner(p, a.backend, True, n)}
+    runs = {
+        "kt-tui": lambda p: kt_tui(p, a.backend, True, n),
+        "kt-tui, no compile-ahead": lambda p: kt_tui(p, a.backend, False, n),
+        "kernel_tuner": lambda p: plain_kernel_tuner(p, a.backend, False, n),
+        "kernel_tuner+answer": lambda p: plain_kernel_tuner(p, a.backend, True, n),
+    }
     runs = {k: v for k, v in runs.items() if not a.tools or k in a.tools.split(",")}
     rows, failed = [], []
     for path in a.kernels:
         for i in range(a.repeat):
-            for name in (list(runs) if i % 2 == 0 else list(reversed(runs))):
+            for name in list(runs) if i % 2 == 0 else list(reversed(runs)):
                 if not deadline.allows():
                     continue
                 try:
@@ -128,11 +151,22 @@ def main() -> None:
                     failed.append(f"{Path(path).stem} {name}: {str(e).splitlines()[0][:300]}")
                     continue
                 deadline.ran(wall)
-                rows.append({"kernel": Path(path).stem, "round": i, "tool": name, "configs": count, "seconds": wall,
-                             "s_per_config": wall / max(count, 1), "ahead": ahead})
-    lines = [f"# backend {a.backend}, {os.cpu_count()} cores, median of {a.repeat}, at most {n or 'all'} configurations; "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}{deadline.note()}",
-             f"{'kernel':14} {'tool':26} {'configs':>7} {'seconds':>8} {'s/config':>9}  kt-tui / this"]
+                rows.append(
+                    {
+                        "kernel": Path(path).stem,
+                        "round": i,
+                        "tool": name,
+                        "configs": count,
+                        "seconds": wall,
+                        "s_per_config": wall / max(count, 1),
+                        "ahead": ahead,
+                    }
+                )
+    lines = [
+        f"# backend {a.backend}, {os.cpu_count()} cores, median of {a.repeat}, at most {n or 'all'} configurations; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}{deadline.note()}",
+        f"{'kernel':14} {'tool':26} {'configs':>7} {'seconds':>8} {'s/config':>9}  kt-tui / this",
+    ]
     for path in a.kernels:
         stem = Path(path).stem
         mine = {t: [r for r in rows if r["kernel"] == stem and r["tool"] == t] for t in runs}
@@ -144,8 +178,10 @@ def main() -> None:
             per = statistics.median(r["s_per_config"] for r in rs)
             wall = statistics.median(r["seconds"] for r in rs)
             ratio = f"{kt / per:5.2f}" if kt else "  -"
-            lines.append(f"{stem:14} {tool:26} {rs[0]['configs']:7d} {wall:8.1f} {per:9.3f}  {ratio}"
-                         + (f"   {rs[0]['ahead']}" if rs[0]["ahead"] else ""))
+            lines.append(
+                f"{stem:14} {tool:26} {rs[0]['configs']:7d} {wall:8.1f} {per:9.3f}  {ratio}"
+                + (f"   {rs[0]['ahead']}" if rs[0]["ahead"] else "")
+            )
     lines += [f"FAILED {f}" for f in failed]
     table = "\n".join(lines)
     print(table)

@@ -115,28 +115,55 @@ def scripts(kt: Path, names: list[str]) -> list[Path]:
 def import_one(script: Path, work: Path, timeout: float) -> dict:
     """The import's outcome for one script, in a copy of its folder."""
     from kt_tui.importer.run import ImportFailed, import_script
+
     folder = work / f"{script.parent.name}-{script.stem}"
     shutil.copytree(script.parent, folder)
     t0 = time.perf_counter()
     try:
         done, problems, notes = import_script(folder / script.name, folder / "kt_import", timeout_s=timeout)
     except ImportFailed as e:
-        return {"script": f"{script.parent.name}/{script.name}", "status": "refused", "kernels": [],
-                "why": [str(e).replace(str(folder) + "/", "")], "seconds": time.perf_counter() - t0}
+        return {
+            "script": f"{script.parent.name}/{script.name}",
+            "status": "refused",
+            "kernels": [],
+            "why": [str(e).replace(str(folder) + "/", "")],
+            "seconds": time.perf_counter() - t0,
+        }
     losses = [f"{d.kernel}: {n}" for d in done for n in d.losses] + [f"not imported: {p}" for p in problems]
     status = "refused" if not done else "lossy" if losses else "faithful"
-    return {"script": f"{script.parent.name}/{script.name}", "status": status, "kernels": done, "why": losses,
-            "notes": [f"{d.kernel}: {n}" for d in done for n in d.notes] + notes, "folder": folder,
-            "seconds": time.perf_counter() - t0}
+    return {
+        "script": f"{script.parent.name}/{script.name}",
+        "status": status,
+        "kernels": done,
+        "why": losses,
+        "notes": [f"{d.kernel}: {n}" for d in done for n in d.notes] + notes,
+        "folder": folder,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def run_kt(kernel: Path, cap: int, timeout: float, db: Path, backend: str) -> dict:
     from kt_tui.store.db import Store
-    cmd = [sys.executable, "-m", "kt_tui", "run", str(kernel), "--auto", "--json", "--backend", backend,
-           "--search", "brute_force", "--no-seeds", "--db", str(db)] + (["--max-configs", str(cap)] if cap else [])
+
+    cmd = [
+        sys.executable,
+        "-m",
+        "kt_tui",
+        "run",
+        str(kernel),
+        "--auto",
+        "--json",
+        "--backend",
+        backend,
+        "--search",
+        "brute_force",
+        "--no-seeds",
+        "--db",
+        str(db),
+    ] + (["--max-configs", str(cap)] if cap else [])
     try:
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
-        summary = json.loads(proc.stdout[proc.stdout.index("{"):])
+        summary = json.loads(proc.stdout[proc.stdout.index("{") :])
     except (subprocess.TimeoutExpired, ValueError) as e:
         return {"state": f"failed: {type(e).__name__}", "verdicts": {}}
     rows = Store(db).results(summary["session"]) if summary.get("session") else []
@@ -145,8 +172,12 @@ def run_kt(kernel: Path, cap: int, timeout: float, db: Path, backend: str) -> di
         if r.get("status") not in ("ok", "wrong_result"):
             continue
         verdicts[json.dumps(r["params"], sort_keys=True)] = (
-            "wrong" if r.get("status") == "wrong_result" or r.get("verified") is False
-            else "verified" if r.get("verified") else "unverified")
+            "wrong"
+            if r.get("status") == "wrong_result" or r.get("verified") is False
+            else "verified"
+            if r.get("verified")
+            else "unverified"
+        )
     return {"state": summary.get("state"), "verdicts": verdicts, "unverified": summary.get("unverified")}
 
 
@@ -156,17 +187,35 @@ def run_kernel_tuner(row: dict, plan: dict, timeout: float, backend: str) -> dic
     plan_file.write_text(json.dumps(plan))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     try:
-        proc = subprocess.run([sys.executable, "-c", RECORDER, script, str(out), str(plan_file), backend],
-                              cwd=folder, capture_output=True, text=True, timeout=timeout, env=env)
-        state = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {(proc.stderr.strip().splitlines() or [''])[-1][:100]}"
+        proc = subprocess.run(
+            [sys.executable, "-c", RECORDER, script, str(out), str(plan_file), backend],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+        )
+        state = (
+            "ok"
+            if proc.returncode == 0
+            else f"exit {proc.returncode}: {(proc.stderr.strip().splitlines() or [''])[-1][:100]}"
+        )
     except subprocess.TimeoutExpired:
         state = f"timeout after {timeout:g} s"
     return {"state": state, "calls": {c["call"]: c for c in (json.loads(out.read_text()) if out.exists() else [])}}
 
 
 def compare(kt: dict, call: dict) -> dict:
-    counts = {"verified": 0, "wrong": 0, "unverified": 0, "pass": 0, "fail": 0, "unchecked": 0, "silent": 0,
-              "inspect": 0}
+    counts = {
+        "verified": 0,
+        "wrong": 0,
+        "unverified": 0,
+        "pass": 0,
+        "fail": 0,
+        "unchecked": 0,
+        "silent": 0,
+        "inspect": 0,
+    }
     for config, verdict in kt["verdicts"].items():
         counts[verdict] += 1
         check = call.get("checks", {}).get(config) if call.get("answer") else None
@@ -187,8 +236,12 @@ def main(argv=None) -> int:
     ap.add_argument("--gpu", action="store_true", help="also run each import and kernel_tuner on the GPU")
     ap.add_argument("--max-configs", type=int, default=50, help="--gpu: configurations per kernel (0: whole spaces)")
     ap.add_argument("--backend", default="pycuda")
-    ap.add_argument("--budget", type=float, default=0, help="--gpu: start no new script after this many seconds "
-                    "(0: no limit); the skipped ones are named")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=0,
+        help="--gpu: start no new script after this many seconds (0: no limit); the skipped ones are named",
+    )
     a = ap.parse_args(argv)
     kt = Path(a.kt)
     if not (kt / "examples" / "cuda").is_dir():
@@ -201,8 +254,10 @@ def main(argv=None) -> int:
             lines.append(f"{r['script']}: {r['status']} ({len(r['kernels'])} kernel(s), {r['seconds']:.1f} s)")
             lines += [f"    - {w}" for w in r["why"]]
         count = {s: sum(r["status"] == s for r in rows) for s in ("faithful", "lossy", "refused")}
-        lines.append(f"\n{len(rows)} scripts: {count['faithful']} faithful, {count['lossy']} lossy with a note, "
-                     f"{count['refused']} refused with a reason")
+        lines.append(
+            f"\n{len(rows)} scripts: {count['faithful']} faithful, {count['lossy']} lossy with a note, "
+            f"{count['refused']} refused with a reason"
+        )
         if a.gpu:
             lines += gpu_table(rows, a)
     text = "\n".join(lines) + "\n"
@@ -213,12 +268,20 @@ def main(argv=None) -> int:
 
 
 def gpu_table(rows: list[dict], a) -> list[str]:
-    cap = f"capped at the first {a.max_configs} configurations of brute-force order per kernel" if a.max_configs \
+    cap = (
+        f"capped at the first {a.max_configs} configurations of brute-force order per kernel"
+        if a.max_configs
         else "whole spaces"
-    out = ["", f"GPU: kt-tui run --backend {a.backend} --search brute_force --no-seeds, {cap}; kernel_tuner over "
-               "the same configurations", "",
-           "| kernel | kt-tui verified / wrong / unverified | kernel_tuner pass / fail / unchecked | silently wrong | "
-           "kt wrong, kernel_tuner unchecked (to inspect) | state |", "|---|---|---|---|---|---|"]
+    )
+    out = [
+        "",
+        f"GPU: kt-tui run --backend {a.backend} --search brute_force --no-seeds, {cap}; kernel_tuner over "
+        "the same configurations",
+        "",
+        "| kernel | kt-tui verified / wrong / unverified | kernel_tuner pass / fail / unchecked | silently wrong | "
+        "kt wrong, kernel_tuner unchecked (to inspect) | state |",
+        "|---|---|---|---|---|---|",
+    ]
     silent, started = 0, time.perf_counter()
     for r in rows:
         if not r["kernels"]:
@@ -228,15 +291,20 @@ def gpu_table(rows: list[dict], a) -> list[str]:
             continue
         kt_runs = {}
         for i, k in enumerate(r["kernels"]):
-            kt_runs[k.call] = (k, run_kt(k.kernel_path, a.max_configs, a.timeout, r["folder"] / f"kt-{i}.db", a.backend))
+            kt_runs[k.call] = (
+                k,
+                run_kt(k.kernel_path, a.max_configs, a.timeout, r["folder"] / f"kt-{i}.db", a.backend),
+            )
         plan = {c: [json.loads(p) for p in run["verdicts"]] for c, (_, run) in kt_runs.items() if run["verdicts"]}
         ktuner = run_kernel_tuner(r, plan, a.timeout, a.backend) if plan else {"state": "nothing to run", "calls": {}}
         for c, (k, run) in kt_runs.items():
             n = compare(run, ktuner["calls"].get(c, {}))
             silent += n["silent"]
-            out.append(f"| {r['script']}: {k.kernel_path.name} | {n['verified']} / {n['wrong']} / {n['unverified']} | "
-                       f"{n['pass']} / {n['fail']} / {n['unchecked']} | {n['silent']} | {n['inspect']} | "
-                       f"kt-tui {run['state']}; kernel_tuner {ktuner['state']} |")
+            out.append(
+                f"| {r['script']}: {k.kernel_path.name} | {n['verified']} / {n['wrong']} / {n['unverified']} | "
+                f"{n['pass']} / {n['fail']} / {n['unchecked']} | {n['silent']} | {n['inspect']} | "
+                f"kt-tui {run['state']}; kernel_tuner {ktuner['state']} |"
+            )
     out.append(f"\nsilently wrong configurations in all: {silent}")
     return out
 

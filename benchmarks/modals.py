@@ -85,10 +85,12 @@ def main() -> int:
         load_before = os.getloadavg()
         rows = asyncio.run(measure(args.repeat))
         load_after = os.getloadavg()
-    lines = [f"modal open times, ms (first = cold, then warm); {platform.node()}, {os.cpu_count()} cores, "
-             f"Python {platform.python_version()}",
-             f"load average before {load_before[0]:.2f} {load_before[1]:.2f}, after {load_after[0]:.2f} "
-             f"{load_after[1]:.2f}", ""]
+    lines = [
+        f"modal open times, ms (first = cold, then warm); {platform.node()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}",
+        f"load average before {load_before[0]:.2f} {load_before[1]:.2f}, after {load_after[0]:.2f} {load_after[1]:.2f}",
+        "",
+    ]
     lines += [f"{name:<28} " + "  ".join(f"{t:7.1f}" for t in times) for name, times in rows]
     worst = max(max(t) for _, t in rows)
     lines += ["", f"slowest: {worst:.1f} ms (target <= 300 ms)"]

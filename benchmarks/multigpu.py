@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 from kt_tui.engine.backend import choose_backend  # noqa: E402
 from kt_tui.front.session import load_kernel_spec, read_kernel_file  # noqa: E402
 from kt_tui.gpu.client import GpuWorker  # noqa: E402
-from kt_tui.gpu.protocol import BACKENDS, TuneJob  # noqa: E402
 from kt_tui.gpu.pool import GpuPool, parse_gpus  # noqa: E402
+from kt_tui.gpu.protocol import BACKENDS, TuneJob  # noqa: E402
 from kt_tui.kernel.spec import version_hash  # noqa: E402
 from kt_tui.search.space import configurations  # noqa: E402
 from kt_tui.store import Store  # noqa: E402
@@ -44,18 +44,28 @@ def sweep(label: str, gpu, job: TuneJob, store: Store, sid: str, expected: set, 
             counts[payload["key"]] += 1
             results[payload["key"]] = payload
             store.add_result(sid, label, job.run_id, payload)
+
     started = time.monotonic()
     info = gpu.run(job, on_event, timeout)
     seconds = time.monotonic() - started
-    ok = [r for r in results.values() if r["status"] == "ok" and r["time_ms"] is not None and r["verified"] is not False]
+    ok = [
+        r for r in results.values() if r["status"] == "ok" and r["time_ms"] is not None and r["verified"] is not False
+    ]
     best = min(ok, key=lambda r: r["time_ms"]) if ok else None
     stored = store.results(sid, label)
-    return {"label": label, "results": sum(counts.values()), "seconds": seconds,
-            "configs_per_s": sum(counts.values()) / seconds if seconds else None,
-            "best": {"params": best["params"], "time_ms": best["time_ms"]} if best else None,
-            "lost": sorted(expected - set(counts)), "duplicated": sorted(k for k, n in counts.items() if n > 1),
-            "stored": len(stored), "workers": sorted({r.get("worker") or "local" for r in results.values()}),
-            "statuses": dict(collections.Counter(r["status"] for r in results.values())), "device": info.get("device")}
+    return {
+        "label": label,
+        "results": sum(counts.values()),
+        "seconds": seconds,
+        "configs_per_s": sum(counts.values()) / seconds if seconds else None,
+        "best": {"params": best["params"], "time_ms": best["time_ms"]} if best else None,
+        "lost": sorted(expected - set(counts)),
+        "duplicated": sorted(k for k, n in counts.items() if n > 1),
+        "stored": len(stored),
+        "workers": sorted({r.get("worker") or "local" for r in results.values()}),
+        "statuses": dict(collections.Counter(r["status"] for r in results.values())),
+        "device": info.get("device"),
+    }
 
 
 def main() -> int:
@@ -79,8 +89,13 @@ def main() -> int:
     try:
         choice = choose_backend(a.backend, one.probe, spec.kernel, vid, [str(cu.parent / "recorded")])
         print(f"space {cu.name}: {len(expected)} configurations; {choice.label()}", flush=True)
-        base = dict(run_id="ref", source=kf.source, spec=spec.to_dict(), backend=choice.backend,
-                    sim_cache=str(choice.sim_cache_for(spec.kernel, vid)) if choice.simulated else None)
+        base = dict(
+            run_id="ref",
+            source=kf.source,
+            spec=spec.to_dict(),
+            backend=choice.backend,
+            sim_cache=str(choice.sim_cache_for(spec.kernel, vid)) if choice.simulated else None,
+        )
         reference = None
         if not choice.simulated:  # the original's outputs, to verify every configuration against
             got = {}
@@ -99,9 +114,12 @@ def main() -> int:
                 job = TuneJob(**dict(base, run_id=label), reference=reference, search="brute_force")
                 runs.append(sweep(label, gpu, job, store, sid, expected, a.timeout))
                 r = runs[-1]
-                print(f"{label}: {r['results']} results in {r['seconds']:.1f} s = {r['configs_per_s']:.2f} configs/s; "
-                      f"best {r['best']}; statuses {r['statuses']}; workers {len(r['workers'])}; "
-                      f"lost {len(r['lost'])}, duplicated {len(r['duplicated'])}, stored {r['stored']}", flush=True)
+                print(
+                    f"{label}: {r['results']} results in {r['seconds']:.1f} s = {r['configs_per_s']:.2f} configs/s; "
+                    f"best {r['best']}; statuses {r['statuses']}; workers {len(r['workers'])}; "
+                    f"lost {len(r['lost'])}, duplicated {len(r['duplicated'])}, stored {r['stored']}",
+                    flush=True,
+                )
     finally:
         one.close()
         pool.close()
@@ -110,8 +128,19 @@ def main() -> int:
     same_best = runs[0]["best"] and runs[1]["best"] and runs[0]["best"]["params"] == runs[1]["best"]["params"]
     print(f"best configuration: {'the same' if same_best else 'different'} ({', '.join(names)})")
     if a.json:
-        Path(a.json).write_text(json.dumps({"space": cu.name, "configurations": len(expected), "runs": runs,
-                                            "ratio": ratio, "backend": choice.backend, "gpu": choice.gpu}, indent=2))
+        Path(a.json).write_text(
+            json.dumps(
+                {
+                    "space": cu.name,
+                    "configurations": len(expected),
+                    "runs": runs,
+                    "ratio": ratio,
+                    "backend": choice.backend,
+                    "gpu": choice.gpu,
+                },
+                indent=2,
+            )
+        )
     broken = [r["label"] for r in runs if r["lost"] or r["duplicated"] or r["stored"] != len(expected)]
     if broken:
         print(f"FAILED: results lost, duplicated or not stored in {', '.join(broken)}")

@@ -34,12 +34,20 @@ def session(argv: list[str], tmp: str, label: str, timeout: float, script: str |
     db = f"{tmp}/{label}.sqlite"
     trace = f"{tmp}/{label}.trace"
     # one data dir for all: the backend probe is remembered there after the warm-up, as on a user's machine
-    env = dict(os.environ, KT_TUI_DB=db, KT_TUI_DATA_DIR=f"{tmp}/data", KT_TUI_CONFIG_DIR=f"{tmp}/cfg",
-               KT_TUI_TRACE=trace, PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        KT_TUI_DB=db,
+        KT_TUI_DATA_DIR=f"{tmp}/data",
+        KT_TUI_CONFIG_DIR=f"{tmp}/cfg",
+        KT_TUI_TRACE=trace,
+        PYTHONUNBUFFERED="1",
+    )
     started = time.time()
     # an LLM session talks to the test suite's scripted server (scripted replies, not a model's output)
     head = [sys.executable, "scripts/scripted_session.py", script] if script else [sys.executable, "-m", "kt_tui"]
-    proc = subprocess.Popen([*head, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [*head, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT
+    )
     lines: list[tuple[float, str]] = []
     first_result = None
     assert proc.stderr is not None
@@ -56,9 +64,18 @@ def session(argv: list[str], tmp: str, label: str, timeout: float, script: str |
         parses = True
     except ValueError:
         doc, parses = {}, False
-    row = {"label": label, "argv": argv, "rc": proc.returncode, "wall_s": round(wall, 2), "json_parses": parses,
-           "first_result_s": round(first_result, 2) if first_result else None, "state": doc.get("state"),
-           "error": doc.get("error"), "best": doc.get("best"), "stdout_head": out[:300] if not parses else None}
+    row = {
+        "label": label,
+        "argv": argv,
+        "rc": proc.returncode,
+        "wall_s": round(wall, 2),
+        "json_parses": parses,
+        "first_result_s": round(first_result, 2) if first_result else None,
+        "state": doc.get("state"),
+        "error": doc.get("error"),
+        "best": doc.get("best"),
+        "stdout_head": out[:300] if not parses else None,
+    }
     row.update(counts(db))
     row["duplicated"] = streamed_twice([s for _, s in lines])
     row["configs_per_s"] = round(row["measured"] / wall, 2) if wall else None
@@ -89,7 +106,7 @@ def streamed_twice(lines: list[str]) -> int:
     run, seen, twice = "", collections.Counter(), 0
     for line in lines:
         if line.startswith("run ") and " configurations on " in line:
-            run = line.split(":", 1)[0] if line.count(":") == 1 else line[4:line.index(": ")]
+            run = line.split(":", 1)[0] if line.count(":") == 1 else line[4 : line.index(": ")]
         elif line.startswith("[") and "] " in line:
             key = line.split("] ", 1)[1].split()[0]
             seen[(run, key)] += 1
@@ -104,15 +121,23 @@ def main() -> int:
     ap.add_argument("--gpus", type=int, default=2)
     ap.add_argument("--ray", dest="ray_address")
     ap.add_argument("--backend", default="pycuda")
-    ap.add_argument("--llm-session", metavar="SCRIPT.json:STRATEGY:KERNEL.cu",
-                    help="also an LLM session: scripted replies, e.g. tests/scripted/matmul.json:autonomous:examples/matmul.cu")
+    ap.add_argument(
+        "--llm-session",
+        metavar="SCRIPT.json:STRATEGY:KERNEL.cu",
+        help="also an LLM session: scripted replies, e.g. tests/scripted/matmul.json:autonomous:examples/matmul.cu",
+    )
     ap.add_argument("--timeout", type=float, default=540)
     ap.add_argument("--out")
     args = ap.parse_args()
     gpu = "unknown"
     try:
-        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                             text=True, timeout=20).stdout.strip().replace("\n", " + ")
+        gpu = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True, timeout=20
+            )
+            .stdout.strip()
+            .replace("\n", " + ")
+        )
     except (OSError, subprocess.SubprocessError):
         pass
     rows = []
@@ -122,11 +147,16 @@ def main() -> int:
         plans.append((budget, base + ([] if budget == "all" else ["--max-configs", budget]), None))
     if args.llm_session:
         script, strategy, kernel = args.llm_session.split(":")
-        plans.append(("llm", ["run", kernel, "--auto", "--json", "--backend", args.backend, "--strategy", strategy],
-                      script))
+        plans.append(
+            ("llm", ["run", kernel, "--auto", "--json", "--backend", args.backend, "--strategy", strategy], script)
+        )
     with tempfile.TemporaryDirectory() as tmp:
-        warm = session(["run", args.kernel, "--auto", "--json", "--backend", args.backend, "--max-configs", "1"],
-                       tmp, "warm-up", args.timeout)
+        warm = session(
+            ["run", args.kernel, "--auto", "--json", "--backend", args.backend, "--max-configs", "1"],
+            tmp,
+            "warm-up",
+            args.timeout,
+        )
         print(f"warm-up (probe remembered): rc {warm['rc']} wall {warm['wall_s']} s", flush=True)
         for budget, base, script in plans:
             runs = [("gpus", ["--gpus", "1"], 1), ("gpus", ["--gpus", str(args.gpus)], args.gpus)]
@@ -139,18 +169,27 @@ def main() -> int:
                 row.update(via=via, gpus=n, configs=budget)
                 if n == 1:
                     one = row
-                row["ratio"] = (round(row["configs_per_s"] / one["configs_per_s"], 2)
-                                if one and one.get("configs_per_s") and row.get("configs_per_s") else None)
+                row["ratio"] = (
+                    round(row["configs_per_s"] / one["configs_per_s"], 2)
+                    if one and one.get("configs_per_s") and row.get("configs_per_s")
+                    else None
+                )
                 row["wall_ratio"] = round(row["wall_s"] / one["wall_s"], 2) if one and one["wall_s"] else None
-                row["same_best"] = bool(one and row.get("best") and one.get("best")
-                                        and row["best"].get("params") == one["best"].get("params"))
-                row["lost"] = (max(0, one["measured"] - row["measured"]) if one and budget != "llm" else None)
+                row["same_best"] = bool(
+                    one
+                    and row.get("best")
+                    and one.get("best")
+                    and row["best"].get("params") == one["best"].get("params")
+                )
+                row["lost"] = max(0, one["measured"] - row["measured"]) if one and budget != "llm" else None
                 rows.append(row)
-                print(f"{label:>14}: rc {row['rc']} wall {row['wall_s']:7.2f} s  measured {row['measured']:4}  "
-                      f"{row['configs_per_s'] or 0:6.2f}/s  ratio {row['ratio']}  wall ratio {row['wall_ratio']}  "
-                      f"first {row['first_result_s']}  json {row['json_parses']}  dup {row['duplicated']}  "
-                      f"best {(row.get('best') or {}).get('params')} {(row.get('best') or {}).get('time_ms')}",
-                      flush=True)
+                print(
+                    f"{label:>14}: rc {row['rc']} wall {row['wall_s']:7.2f} s  measured {row['measured']:4}  "
+                    f"{row['configs_per_s'] or 0:6.2f}/s  ratio {row['ratio']}  wall ratio {row['wall_ratio']}  "
+                    f"first {row['first_result_s']}  json {row['json_parses']}  dup {row['duplicated']}  "
+                    f"best {(row.get('best') or {}).get('params')} {(row.get('best') or {}).get('time_ms')}",
+                    flush=True,
+                )
     doc = {"gpu": gpu, "date": time.strftime("%Y-%m-%d"), "host_cpus": os.cpu_count(), "sessions": rows}
     if args.out:
         Path(args.out).write_text(json.dumps(doc, indent=1))

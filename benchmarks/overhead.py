@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from benchmarks.short import Deadline, kernel_paths  # noqa: E402
 from kt_tui.gpu.timeline import read as read_trace  # noqa: E402
+
 SMALL = ["examples/vector_add.cu", "examples/reduction.cu", "examples/matmul.cu", "examples/transpose.cu"]
 
 
@@ -56,9 +57,25 @@ def kt_tui(kernel: str, extra: list[str], env: dict, probe: Path | None = None) 
             shutil.copy(probe, Path(tmp) / "backend-probe.json")
         env = dict(env, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp, KT_TUI_TRACE=f"{tmp}/trace")
         t0, wall0 = time.perf_counter(), time.time()
-        proc = subprocess.Popen([sys.executable, "-m", "kt_tui", "run", str(ROOT / kernel), "--auto", "--json",
-                                 "--db", f"{tmp}/o.db", *extra], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kt_tui",
+                "run",
+                str(ROOT / kernel),
+                "--auto",
+                "--json",
+                "--db",
+                f"{tmp}/o.db",
+                *extra,
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
         first = None
         for line in proc.stderr:  # the progress lines: "[1] key  time  status"
             if first is None and line.startswith("[1]"):
@@ -67,7 +84,7 @@ def kt_tui(kernel: str, extra: list[str], env: dict, probe: Path | None = None) 
         proc.wait()
         wall = time.perf_counter() - t0
         marks = [(round(t - wall0, 4), step) for t, _, step in read_trace(f"{tmp}/trace")]
-    summary = json.loads(out[out.index("{"):]) if "{" in out else {}
+    summary = json.loads(out[out.index("{") :]) if "{" in out else {}
     if proc.returncode != 0 or summary.get("error"):
         raise RunFailed(f"kt-tui failed on {kernel} (exit {proc.returncode}): {summary.get('error') or out[-2000:]}")
     return {"seconds": wall, "first_result_s": first, "configs": summary["results"], "marks": marks}
@@ -88,13 +105,16 @@ def first_result_steps(run: dict) -> list[str]:
 def remembered_probe(backend: str, env: dict, where: str) -> Path:
     """This machine's backend probe, as kt-tui remembers it after its first run (gpu/probe_cache.py)."""
     path = Path(where) / "backend-probe.json"
-    code = ("import sys; from pathlib import Path; from kt_tui.gpu.client import GpuWorker; "
-            "from kt_tui.gpu.probe_cache import cached_probe\n"
-            "if __name__ == '__main__':\n"
-            "    w = GpuWorker(); found = cached_probe(w.probe, Path(sys.argv[1]))((sys.argv[2],)); w.close()\n"
-            "    print(found)")
-    out = subprocess.run([sys.executable, "-c", code, str(path), backend], env=env, capture_output=True, text=True,
-                         cwd=ROOT)
+    code = (
+        "import sys; from pathlib import Path; from kt_tui.gpu.client import GpuWorker; "
+        "from kt_tui.gpu.probe_cache import cached_probe\n"
+        "if __name__ == '__main__':\n"
+        "    w = GpuWorker(); found = cached_probe(w.probe, Path(sys.argv[1]))((sys.argv[2],)); w.close()\n"
+        "    print(found)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path), backend], env=env, capture_output=True, text=True, cwd=ROOT
+    )
     if not path.is_file():
         raise SystemExit(f"the backend probe failed: {out.stdout[-1000:]}{out.stderr[-2000:]}")
     return path
@@ -102,18 +122,28 @@ def remembered_probe(backend: str, env: dict, where: str) -> Path:
 
 def plain(kernel: str, extra: list[str], env: dict) -> dict:
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "plain_kt.py"), str(ROOT / kernel), *extra],
-                         env=env, capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "plain_kt.py"), str(ROOT / kernel), *extra],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     wall = time.perf_counter() - t0
     if out.returncode != 0:
         raise RunFailed(f"kernel_tuner failed on {kernel}:\n{out.stderr[-3000:]}")
-    return {"seconds": wall, "first_result_s": None, "configs": json.loads(out.stdout.strip().splitlines()[-1])["configs"]}
+    return {
+        "seconds": wall,
+        "first_result_s": None,
+        "configs": json.loads(out.stdout.strip().splitlines()[-1])["configs"],
+    }
 
 
 def recorded_cache(kernel: str) -> str:
     from kt_tui.front.session import load_kernel_spec, read_kernel_file
     from kt_tui.gpu.simcache import find_cache
     from kt_tui.kernel.spec import version_hash
+
     kf = read_kernel_file(ROOT / kernel)
     _, spec = load_kernel_spec(kf, None, None)
     found = find_cache(ROOT / kernel.rsplit("/", 1)[0] / "recorded", spec.kernel, version_hash(kf.source, spec))
@@ -125,8 +155,16 @@ def recorded_cache(kernel: str) -> str:
 def machine() -> str:
     gpu = ""
     try:
-        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=20).stdout.strip().splitlines()[0]
+        gpu = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+            )
+            .stdout.strip()
+            .splitlines()[0]
+        )
     except (OSError, IndexError, subprocess.SubprocessError):
         gpu = "no GPU"
     return f"{platform.node()}: {os.cpu_count()} cores, {gpu}, Python {platform.python_version()}, load {os.getloadavg()[0]:.1f}"
@@ -136,11 +174,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("kernels", nargs="*", default=SMALL)
     ap.add_argument("--gpu", action="store_true", help="measure on this machine's GPU instead of in simulation")
-    ap.add_argument("--probe-cached", action="store_true",
-                    help="--gpu: each kt-tui run finds the backend probe remembered (a machine it ran on before)")
+    ap.add_argument(
+        "--probe-cached",
+        action="store_true",
+        help="--gpu: each kt-tui run finds the backend probe remembered (a machine it ran on before)",
+    )
     ap.add_argument("--backend", default="pycuda", choices=("pycuda", "nvcuda", "cupy"))
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--kernels", dest="names", help="comma-separated names under examples/ or benchmarks/spaces/ (instead of paths)")
+    ap.add_argument(
+        "--kernels", dest="names", help="comma-separated names under examples/ or benchmarks/spaces/ (instead of paths)"
+    )
     ap.add_argument("--max-configs", type=int, help="both tools stop after the first N configurations (brute force)")
     ap.add_argument("--deadline-s", type=float, default=0, help="start no run after this many seconds (0: none)")
     ap.add_argument("--out", help="write the table (overhead-*.txt) and the rows (JSON) into this folder")
@@ -166,22 +209,27 @@ def main() -> None:
         help_s.append(time.perf_counter() - t0)
     for kernel in a.kernels:
         if a.gpu:
-            sides = {"kt-tui": lambda k=kernel: kt_tui(k, ["--backend", a.backend, "--search", "brute_force",
-                                                          "--no-seeds", *limit], env, probe),
-                     "kernel_tuner+answer": lambda k=kernel: plain(k, ["--backend", a.backend, "--answer", *limit], env)}
+            sides = {
+                "kt-tui": lambda k=kernel: kt_tui(
+                    k, ["--backend", a.backend, "--search", "brute_force", "--no-seeds", *limit], env, probe
+                ),
+                "kernel_tuner+answer": lambda k=kernel: plain(k, ["--backend", a.backend, "--answer", *limit], env),
+            }
         else:
             try:
                 cache = recorded_cache(kernel)
             except SystemExit as e:
                 failed.append(f"{Path(kernel).stem}: {e}")
                 continue
-            sides = {"kt-tui": lambda k=kernel: kt_tui(k, ["--backend", "sim", *limit], env),
-                     "kernel_tuner sim": lambda k=kernel, c=cache: plain(k, ["--sim", c, *limit], env)}
+            sides = {
+                "kt-tui": lambda k=kernel: kt_tui(k, ["--backend", "sim", *limit], env),
+                "kernel_tuner sim": lambda k=kernel, c=cache: plain(k, ["--sim", c, *limit], env),
+            }
         for i in range(a.repeat):
             if not deadline.allows():
                 break
             pair = []
-            for name in (list(sides) if i % 2 == 0 else list(reversed(sides))):
+            for name in list(sides) if i % 2 == 0 else list(reversed(sides)):
                 try:
                     pair.append({"kernel": Path(kernel).stem, "tool": name, "round": i, **sides[name]()})
                 except RunFailed as e:
@@ -191,12 +239,14 @@ def main() -> None:
                     break
             deadline.ran(sum(r["seconds"] for r in pair))
             rows += pair
-    lines = [f"# {'GPU (' + a.backend + ')' if a.gpu else 'simulation'}, median of {a.repeat}; {machine()}; "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
-             f"{'; at most ' + str(a.max_configs) + ' configurations' if a.max_configs else ''}{deadline.note()}"
-             f"{'; backend probe remembered' if probe else ''}",
-             f"kt-tui --help: {statistics.median(help_s):.3f} s",
-             f"{'kernel':12} {'configs':>7} {'kt-tui s':>9} {'first result s':>14} {'kernel_tuner s':>14} {'ratio':>6}  target"]
+    lines = [
+        f"# {'GPU (' + a.backend + ')' if a.gpu else 'simulation'}, median of {a.repeat}; {machine()}; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+        f"{'; at most ' + str(a.max_configs) + ' configurations' if a.max_configs else ''}{deadline.note()}"
+        f"{'; backend probe remembered' if probe else ''}",
+        f"kt-tui --help: {statistics.median(help_s):.3f} s",
+        f"{'kernel':12} {'configs':>7} {'kt-tui s':>9} {'first result s':>14} {'kernel_tuner s':>14} {'ratio':>6}  target",
+    ]
     target = "<= 1.1, first result <= 2 s" if a.gpu else "<= 1.5"
     for kernel in a.kernels:
         stem = Path(kernel).stem
@@ -208,15 +258,20 @@ def main() -> None:
         kt_s, other_s = statistics.median(r["seconds"] for r in kt), statistics.median(r["seconds"] for r in other)
         firsts = [r["first_result_s"] for r in kt if r["first_result_s"] is not None]
         first = statistics.median(firsts) if firsts else float("nan")
-        lines.append(f"{stem:12} {kt[0]['configs']:7d} {kt_s:9.2f} {first:14.2f} {other_s:14.2f} "
-                     f"{kt_s / other_s:6.2f}  {target}")
+        lines.append(
+            f"{stem:12} {kt[0]['configs']:7d} {kt_s:9.2f} {first:14.2f} {other_s:14.2f} {kt_s / other_s:6.2f}  {target}"
+        )
     lines += [f"FAILED {f}" for f in failed]
     for kernel in a.kernels:
-        kt = sorted((r for r in rows if r["kernel"] == Path(kernel).stem and r["tool"] == "kt-tui"),
-                    key=lambda r: r["seconds"])
+        kt = sorted(
+            (r for r in rows if r["kernel"] == Path(kernel).stem and r["tool"] == "kt-tui"), key=lambda r: r["seconds"]
+        )
         if kt:
-            lines += [f"where the time to the first result went ({Path(kernel).stem}, kt-tui's median run, "
-                      f"{kt[len(kt) // 2]['seconds']:.2f} s in all):", *first_result_steps(kt[len(kt) // 2])]
+            lines += [
+                f"where the time to the first result went ({Path(kernel).stem}, kt-tui's median run, "
+                f"{kt[len(kt) // 2]['seconds']:.2f} s in all):",
+                *first_result_steps(kt[len(kt) // 2]),
+            ]
     table = "\n".join(lines)
     print(table)
     if a.out:
@@ -240,6 +295,7 @@ def timed_lines(cmd: list[str], env: dict) -> tuple[float, float, int]:
 
 def resume_table(n: int, repeat: int, out: str | None) -> None:
     from benchmarks.tui import fill
+
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp)
         os.environ.update(KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp)
@@ -257,12 +313,16 @@ def resume_table(n: int, repeat: int, out: str | None) -> None:
                 if code != 0:
                     raise SystemExit(f"kt-tui resume failed (exit {code}): {case}")
                 rows[case].append((first, end))
-    lines = [f"# kt-tui resume ID --auto of a session of {n} results, median of {repeat}; {machine()}; "
-             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-             f"{'session':44} {'first line s':>12} {'exit s':>8}  target"]
+    lines = [
+        f"# kt-tui resume ID --auto of a session of {n} results, median of {repeat}; {machine()}; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        f"{'session':44} {'first line s':>12} {'exit s':>8}  target",
+    ]
     for case, got in rows.items():
-        lines.append(f"{case:44} {statistics.median(f for f, _ in got):12.3f} "
-                     f"{statistics.median(e for _, e in got):8.3f}  first line <= 1 s")
+        lines.append(
+            f"{case:44} {statistics.median(f for f, _ in got):12.3f} "
+            f"{statistics.median(e for _, e in got):8.3f}  first line <= 1 s"
+        )
     table = "\n".join(lines)
     print(table)
     if out:

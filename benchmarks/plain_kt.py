@@ -27,7 +27,7 @@ class FirstN:
         self.n = n
 
     def tune(self, searchspace, runner, tuning_options):
-        return runner.run(searchspace.sorted_list()[:self.n], tuning_options)
+        return runner.run(searchspace.sorted_list()[: self.n], tuning_options)
 
 
 def main() -> None:
@@ -49,31 +49,51 @@ def main() -> None:
     _, spec = load_kernel_spec(kf, None, None)
     ps = spec.problem_size_values()
     ps = ps if len(ps) > 1 else ps[0]
-    common = dict(grid_div_x=spec.grid_div_x, grid_div_y=spec.grid_div_y, grid_div_z=spec.grid_div_z,
-                  block_size_names=spec.block_size_names, quiet=True)
+    common = dict(
+        grid_div_x=spec.grid_div_x,
+        grid_div_y=spec.grid_div_y,
+        grid_div_z=spec.grid_div_z,
+        block_size_names=spec.block_size_names,
+        quiet=True,
+    )
     args = make_args(spec)
-    kwargs = dict(restrictions=spec.restrictions or None, iterations=spec.iterations,
-                  compiler_options=spec.compiler_options or None)
+    kwargs = dict(
+        restrictions=spec.restrictions or None,
+        iterations=spec.iterations,
+        compiler_options=spec.compiler_options or None,
+    )
     if a.sim:
         kwargs.update(lang="CUDA", simulation_mode=True, cache=a.sim)
     else:
         kwargs.update(lang="CUDA")
         if a.answer:
             with cuda_lang(a.backend):
-                outs = run_kernel(spec.kernel, kf.source, ps, args, spec.baseline_params(), lang="CUDA",
-                                  compiler_options=spec.compiler_options or None, **common)
+                outs = run_kernel(
+                    spec.kernel,
+                    kf.source,
+                    ps,
+                    args,
+                    spec.baseline_params(),
+                    lang="CUDA",
+                    compiler_options=spec.compiler_options or None,
+                    **common,
+                )
             tols = [x.tolerance() if x.output else None for x in spec.args]
 
             def verify(answer, result_host, atol=None):  # compares like kt-tui, never aborts the run
-                all(w is None or np.allclose(g, w, atol=t[0], rtol=t[1], equal_nan=True)
-                    for w, g, t in zip(answer, result_host, tols))
+                all(
+                    w is None or np.allclose(g, w, atol=t[0], rtol=t[1], equal_nan=True)
+                    for w, g, t in zip(answer, result_host, tols)
+                )
                 return True
+
             kwargs.update(answer=[o if x.output else None for o, x in zip(outs, spec.args)], verify=verify)
     if a.max_configs:
         kwargs["strategy"] = FirstN(a.max_configs)
     with cuda_lang("sim" if a.sim else a.backend):
-        results, _ = tune_kernel(spec.kernel, kf.source, ps, args, {k: list(v) for k, v in spec.tune_params.items()},
-                                 **kwargs, **common)
+        results, _ = tune_kernel(
+            spec.kernel, kf.source, ps, args, {k: list(v) for k, v in spec.tune_params.items()}, **kwargs, **common
+        )
     print(json.dumps({"configs": len(results), "seconds": time.perf_counter() - T0}))
 
 

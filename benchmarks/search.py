@@ -56,9 +56,22 @@ from kt_tui.search.seeds import seed_configs  # noqa: E402
 SPACES_DIR = ROOT / "benchmarks" / "spaces"
 SPACES = ("matmul_tiled", "convolution", "reduction")
 OURS = ("kt", "kt_noseeds")
-KERNEL_TUNER = ("random_sample", "genetic_algorithm", "bayes_opt", "dual_annealing", "simulated_annealing", "pso",
-                "greedy_ils", "greedy_mls", "ordered_greedy_mls", "mls", "diff_evo", "firefly_algorithm",
-                "basinhopping", "minimize")
+KERNEL_TUNER = (
+    "random_sample",
+    "genetic_algorithm",
+    "bayes_opt",
+    "dual_annealing",
+    "simulated_annealing",
+    "pso",
+    "greedy_ils",
+    "greedy_mls",
+    "ordered_greedy_mls",
+    "mls",
+    "diff_evo",
+    "firefly_algorithm",
+    "basinhopping",
+    "minimize",
+)
 SLOW = {"basinhopping": 10}  # seconds per run are high here: fewer seeds (said in the output)
 LEVELS = (0.02, 0.05)
 TARGET_FRACTION = 0.10
@@ -162,8 +175,9 @@ def strategy(name: str):
 def baseline(ref: str):
     """kt_tui/search at a git ref, imported as a package of its own (its model and search code)."""
     if ref not in BASELINES:
-        listing = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{ref}:kt_tui/search"],
-                                 capture_output=True, text=True)
+        listing = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{ref}:kt_tui/search"], capture_output=True, text=True
+        )
         if listing.returncode:
             raise SystemExit(f"--strategies: no kt_tui/search at git ref {ref!r}: {listing.stderr.strip()}")
         pkg = Path(tempfile.mkdtemp(prefix="kt-baseline-"))
@@ -172,8 +186,12 @@ def baseline(ref: str):
         (pkg / name).mkdir()
         for f in listing.stdout.split():
             if f.endswith(".py"):
-                text = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:kt_tui/search/{f}"],
-                                      capture_output=True, text=True, check=True).stdout
+                text = subprocess.run(
+                    ["git", "-C", str(ROOT), "show", f"{ref}:kt_tui/search/{f}"],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
                 (pkg / name / f).write_text(text.replace("from ..", "from kt_tui."))
         sys.path.insert(0, str(pkg))
         BASELINES[ref] = importlib.import_module(f"{name}.kt_search")
@@ -195,20 +213,44 @@ def run_one(space: Space, name: str, seed: int, run_limit: float) -> dict:
     ps = spec.problem_size_values()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tune_kernel(spec.kernel, space.source, ps if len(ps) > 1 else ps[0], [], dict(spec.tune_params),
-                    **launch_callables(spec), block_size_names=spec.block_size_names,
-                    restrictions=[restriction_function(spec.restrictions, list(spec.tune_params))]
-                    if spec.restrictions else None,
-                    simulation_mode=True, cache=str(space.cache), strategy=rec, strategy_options=options,
-                    quiet=True, lang="CUDA")
-    return {"seed": seed, "evaluated": len(rec.seen), "cut": rec.cut,
-            "search_ms_per_eval": 1000 * rec.search_s / max(len(rec.seen), 1),
-            **{f"evals_{int(lv * 100)}": rec.hit.get(lv, (None, None))[0] for lv in LEVELS},
-            **{f"sim_s_{int(lv * 100)}": rec.hit.get(lv, (None, None))[1] for lv in LEVELS}}
+        tune_kernel(
+            spec.kernel,
+            space.source,
+            ps if len(ps) > 1 else ps[0],
+            [],
+            dict(spec.tune_params),
+            **launch_callables(spec),
+            block_size_names=spec.block_size_names,
+            restrictions=[restriction_function(spec.restrictions, list(spec.tune_params))]
+            if spec.restrictions
+            else None,
+            simulation_mode=True,
+            cache=str(space.cache),
+            strategy=rec,
+            strategy_options=options,
+            quiet=True,
+            lang="CUDA",
+        )
+    return {
+        "seed": seed,
+        "evaluated": len(rec.seen),
+        "cut": rec.cut,
+        "search_ms_per_eval": 1000 * rec.search_s / max(len(rec.seen), 1),
+        **{f"evals_{int(lv * 100)}": rec.hit.get(lv, (None, None))[0] for lv in LEVELS},
+        **{f"sim_s_{int(lv * 100)}": rec.hit.get(lv, (None, None))[1] for lv in LEVELS},
+    }
 
 
-COST_VALUES = [[16, 32, 64, 128, 256], [1, 2, 4, 8, 16], [1, 2, 4, 8], [1, 2, 4, 8], [2, 4, 8, 16, 32], [0, 1],
-               [1, 2, 4], [0, 1, 2]]  # with block_size_x * work_x <= 256: 21,600 configurations
+COST_VALUES = [
+    [16, 32, 64, 128, 256],
+    [1, 2, 4, 8, 16],
+    [1, 2, 4, 8],
+    [1, 2, 4, 8],
+    [2, 4, 8, 16, 32],
+    [0, 1],
+    [1, 2, 4],
+    [0, 1, 2],
+]  # with block_size_x * work_x <= 256: 21,600 configurations
 COST_NAMES = ["block_size_x", "work_x", "tile_a", "tile_b", "unroll", "flag", "vec", "mode", "split"]
 COST_EXTRA = [1, 2, 3, 4, 5]  # a ninth parameter for the larger space: 108,000 configurations
 COST_INITIAL = 10  # random configurations before our model (its default on these spaces)
@@ -217,8 +259,9 @@ COST_INITIAL = 10  # random configurations before our model (its default on thes
 def cost_space(tmp: Path, large: bool) -> tuple[dict, Path, float]:
     """A synthetic space, a simulation cache of it (a smooth bowl with its optimum inside) and its optimum."""
     import itertools
+
     vals = COST_VALUES + ([COST_EXTRA] if large else [])
-    names = COST_NAMES[:len(vals)]
+    names = COST_NAMES[: len(vals)]
     rng = np.random.default_rng(1)
     weights, centers = rng.random(len(vals)), rng.random(len(vals))
     cache, best = {}, math.inf
@@ -228,12 +271,28 @@ def cost_space(tmp: Path, large: bool) -> tuple[dict, Path, float]:
         pos = [v.index(x) / max(len(v) - 1, 1) for v, x in zip(vals, c)]
         t = math.exp(sum(w * (p - m) ** 2 for w, p, m in zip(weights, pos, centers)))
         best = min(best, t)
-        cache[",".join(map(str, c))] = {**dict(zip(names, c)), "time": t, "times": [t], "compile_time": 0.0,
-                                        "verification_time": 0.0, "benchmark_time": 0.0}
+        cache[",".join(map(str, c))] = {
+            **dict(zip(names, c)),
+            "time": t,
+            "times": [t],
+            "compile_time": 0.0,
+            "verification_time": 0.0,
+            "benchmark_time": 0.0,
+        }
     path = tmp / f"cost-{len(cache)}.json"
-    path.write_text(json.dumps({"device_name": "synthetic", "kernel_name": "synthetic", "problem_size": 1,
-                                "tune_params_keys": names, "tune_params": dict(zip(names, vals)),
-                                "objective": "time", "cache": cache}))
+    path.write_text(
+        json.dumps(
+            {
+                "device_name": "synthetic",
+                "kernel_name": "synthetic",
+                "problem_size": 1,
+                "tune_params_keys": names,
+                "tune_params": dict(zip(names, vals)),
+                "objective": "time",
+                "cache": cache,
+            }
+        )
+    )
     return dict(zip(names, vals)), path, best
 
 
@@ -283,12 +342,16 @@ class Timed:
 def model_cost(names: list[str], evaluations: int = 80, sizes: tuple = (False, True)) -> int:
     """Each strategy's own CPU cost per evaluation on two large synthetic spaces, in kernel_tuner's
     simulation mode: the time between its calls to the runner, per new configuration."""
-    print(f"# CPU ms per evaluation, {evaluations} evaluations, one run per strategy and space. setup: from the "
-          "start to the first configuration (pso: its first population too). mean .. max: each later "
-          "configuration (kt: the model's picks, after its random start; pso: each population's cost shared "
-          "among its configurations). run: setup and all evaluations, per evaluation.")
-    print(f"{'space':>8s} {'strategy':16s} {'setup ms':>8s} | {'mean':>6s} {'median':>6s} {'p95':>6s} {'max':>6s} | "
-          f"{'run':>6s} | {'best found':>10s}")
+    print(
+        f"# CPU ms per evaluation, {evaluations} evaluations, one run per strategy and space. setup: from the "
+        "start to the first configuration (pso: its first population too). mean .. max: each later "
+        "configuration (kt: the model's picks, after its random start; pso: each population's cost shared "
+        "among its configurations). run: setup and all evaluations, per evaluation."
+    )
+    print(
+        f"{'space':>8s} {'strategy':16s} {'setup ms':>8s} | {'mean':>6s} {'median':>6s} {'p95':>6s} {'max':>6s} | "
+        f"{'run':>6s} | {'best found':>10s}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for large in sizes:
             params, cache, optimum = cost_space(Path(tmp), large)
@@ -301,17 +364,36 @@ def model_cost(names: list[str], evaluations: int = 80, sizes: tuple = (False, T
                 random.seed(0)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    tune_kernel("synthetic", "__global__ void synthetic() {}", 1, [], params,
-                                grid_div_x=["block_size_x", "work_x"],
-                                restrictions=[restriction_function(["block_size_x * work_x <= 256"], list(params))],
-                                simulation_mode=True, cache=str(cache), strategy=timed, strategy_options=options,
-                                quiet=True, lang="CUDA")
-                ms = sorted(1000 * c for c in timed.per_eval[COST_INITIAL - 1 if base in OURS else 0:])
+                    tune_kernel(
+                        "synthetic",
+                        "__global__ void synthetic() {}",
+                        1,
+                        [],
+                        params,
+                        grid_div_x=["block_size_x", "work_x"],
+                        restrictions=[restriction_function(["block_size_x * work_x <= 256"], list(params))],
+                        simulation_mode=True,
+                        cache=str(cache),
+                        strategy=timed,
+                        strategy_options=options,
+                        quiet=True,
+                        lang="CUDA",
+                    )
+                ms = sorted(1000 * c for c in timed.per_eval[COST_INITIAL - 1 if base in OURS else 0 :])
                 run = 1000 * (timed.setup_s + sum(timed.per_eval)) / evaluations
-                stats = (f"{sum(ms) / len(ms):6.1f} {ms[len(ms) // 2]:6.1f} {ms[int(0.95 * (len(ms) - 1))]:6.1f} "
-                         f"{ms[-1]:6.1f}") if ms else f"{'-':>6s} {'-':>6s} {'-':>6s} {'-':>6s}"
-                print(f"{size:8d} {name:16s} {1000 * timed.setup_s:8.0f} | {stats} | {run:6.1f} | "
-                      f"{100 * (timed.best / optimum - 1):8.1f} %", flush=True)
+                stats = (
+                    (
+                        f"{sum(ms) / len(ms):6.1f} {ms[len(ms) // 2]:6.1f} {ms[int(0.95 * (len(ms) - 1))]:6.1f} "
+                        f"{ms[-1]:6.1f}"
+                    )
+                    if ms
+                    else f"{'-':>6s} {'-':>6s} {'-':>6s} {'-':>6s}"
+                )
+                print(
+                    f"{size:8d} {name:16s} {1000 * timed.setup_s:8.0f} | {stats} | {run:6.1f} | "
+                    f"{100 * (timed.best / optimum - 1):8.1f} %",
+                    flush=True,
+                )
     print("targets for kt on the ~20 k space: mean <= 20 ms, max < 100 ms. best found: % above the optimum")
     return 0
 
@@ -330,14 +412,20 @@ def show(x: float, fmt: str) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=20, help="random seeds per strategy (default 20)")
-    ap.add_argument("--strategies", help="comma-separated (default: ours and kernel_tuner's; with --model-cost "
-                    "kt,pso); kt@REF and kt_noseeds@REF: ours as committed at git REF")
+    ap.add_argument(
+        "--strategies",
+        help="comma-separated (default: ours and kernel_tuner's; with --model-cost "
+        "kt,pso); kt@REF and kt_noseeds@REF: ours as committed at git REF",
+    )
     ap.add_argument("--spaces", default=",".join(SPACES), help="comma-separated: " + ", ".join(SPACES))
     ap.add_argument("--json", metavar="FILE", help="write every run and the summary here")
     ap.add_argument("--run-limit", type=float, default=20.0, help="wall seconds per run before it is cut")
-    ap.add_argument("--model-cost", action="store_true",
-                    help="only: the strategies' own CPU cost per evaluation on synthetic spaces of 21,600 and "
-                         "108,000 configurations")
+    ap.add_argument(
+        "--model-cost",
+        action="store_true",
+        help="only: the strategies' own CPU cost per evaluation on synthetic spaces of 21,600 and "
+        "108,000 configurations",
+    )
     ap.add_argument("--evaluations", type=int, default=80, help="with --model-cost: evaluations per run (80)")
     args = ap.parse_args(argv)
     default = "kt,pso" if args.model_cost else ",".join(OURS + KERNEL_TUNER)
@@ -359,17 +447,30 @@ def main(argv=None) -> int:
                 n = min(args.seeds, SLOW.get(s, args.seeds))
                 started = time.perf_counter()
                 runs = [run_one(space, s, seed, args.run_limit) for seed in range(n)]
-                rows[s] = {"runs": runs, "wall_s": time.perf_counter() - started, "seeds": n,
-                           **{f"median_evals_{int(lv * 100)}": median([r[f"evals_{int(lv * 100)}"] for r in runs])
-                              for lv in LEVELS},
-                           **{f"median_sim_s_{int(lv * 100)}": median([r[f"sim_s_{int(lv * 100)}"] for r in runs])
-                              for lv in LEVELS},
-                           "reached_2": sum(r["evals_2"] is not None for r in runs),
-                           "search_ms_per_eval": median([r["search_ms_per_eval"] for r in runs])}
+                rows[s] = {
+                    "runs": runs,
+                    "wall_s": time.perf_counter() - started,
+                    "seeds": n,
+                    **{
+                        f"median_evals_{int(lv * 100)}": median([r[f"evals_{int(lv * 100)}"] for r in runs])
+                        for lv in LEVELS
+                    },
+                    **{
+                        f"median_sim_s_{int(lv * 100)}": median([r[f"sim_s_{int(lv * 100)}"] for r in runs])
+                        for lv in LEVELS
+                    },
+                    "reached_2": sum(r["evals_2"] is not None for r in runs),
+                    "search_ms_per_eval": median([r["search_ms_per_eval"] for r in runs]),
+                }
             print_space(space, rows)
-            report["spaces"][space_name] = {"size": space.size, "optimum_ms": space.optimum, "gpu": space.gpu,
-                                            "recorded": space.header.get("recorded"), "seeds_configs": space.seeds,
-                                            "strategies": rows}
+            report["spaces"][space_name] = {
+                "size": space.size,
+                "optimum_ms": space.optimum,
+                "gpu": space.gpu,
+                "recorded": space.header.get("recorded"),
+                "seeds_configs": space.seeds,
+                "strategies": rows,
+            }
             limit = TARGET_FRACTION * space.size
             theirs = {s: r["median_evals_2"] for s, r in rows.items() if s.partition("@")[0] not in OURS}
             best = min(theirs, key=theirs.get) if theirs else None
@@ -389,20 +490,24 @@ def main(argv=None) -> int:
 
 
 def print_space(space: Space, rows: dict) -> None:
-    lines = [f"\n{space.name}: {space.size} configurations, optimum {space.optimum:.5g} ms "
-             f"({space.within[0.02]} within 2 %, {space.within[0.05]} within 5 %), recorded on {space.gpu} "
-             f"{space.header.get('recorded', '')[:10]}; budget {space.size} evaluations; "
-             f"{len(space.seeds)} heuristic seeds",
-             f"{'strategy':22s} {'runs':>4s} | {'evals to 2 %':>12s} {'% space':>8s} {'sim s':>8s} | "
-             f"{'evals to 5 %':>12s} {'sim s':>8s} | {'reached 2 %':>11s} {'wall s':>7s} {'search ms/eval':>14s}"]
+    lines = [
+        f"\n{space.name}: {space.size} configurations, optimum {space.optimum:.5g} ms "
+        f"({space.within[0.02]} within 2 %, {space.within[0.05]} within 5 %), recorded on {space.gpu} "
+        f"{space.header.get('recorded', '')[:10]}; budget {space.size} evaluations; "
+        f"{len(space.seeds)} heuristic seeds",
+        f"{'strategy':22s} {'runs':>4s} | {'evals to 2 %':>12s} {'% space':>8s} {'sim s':>8s} | "
+        f"{'evals to 5 %':>12s} {'sim s':>8s} | {'reached 2 %':>11s} {'wall s':>7s} {'search ms/eval':>14s}",
+    ]
     for s, r in rows.items():
         e2, e5 = r["median_evals_2"], r["median_evals_5"]
         pct = show(100 * e2 / space.size, ".1f")
         note = " (cut)" if any(x["cut"] for x in r["runs"]) else ""
-        lines.append(f"{s:22s} {r['seeds']:4d} | {show(e2, '12.1f'):>12s} {pct:>8s} "
-                     f"{show(r['median_sim_s_2'], '8.1f'):>8s} | {show(e5, '12.1f'):>12s} "
-                     f"{show(r['median_sim_s_5'], '8.1f'):>8s} | {r['reached_2']:>5d} / {r['seeds']:<3d} "
-                     f"{r['wall_s']:7.1f} {r['search_ms_per_eval']:14.1f}{note}")
+        lines.append(
+            f"{s:22s} {r['seeds']:4d} | {show(e2, '12.1f'):>12s} {pct:>8s} "
+            f"{show(r['median_sim_s_2'], '8.1f'):>8s} | {show(e5, '12.1f'):>12s} "
+            f"{show(r['median_sim_s_5'], '8.1f'):>8s} | {r['reached_2']:>5d} / {r['seeds']:<3d} "
+            f"{r['wall_s']:7.1f} {r['search_ms_per_eval']:14.1f}{note}"
+        )
     fewer = [s for s in rows if rows[s]["seeds"] < max(x["seeds"] for x in rows.values())]
     if fewer:
         lines.append(f"(fewer seeds for {', '.join(fewer)}: slow in simulation)")
@@ -413,14 +518,20 @@ def print_verdicts(verdicts: dict) -> None:
     print()
     for o, v in verdicts.items():
         ok = all(x[3] for x in v["fraction"])
-        detail = ", ".join(f"{s} {show(m, '.1f')} <= {lim:.1f}" if good else f"{s} {show(m, '.1f')} > {lim:.1f}"
-                           for s, m, lim, good in v["fraction"])
-        print(f"{o}: reaches 2 % within 10 % of evaluations (median) on every space: {'yes' if ok else 'NO'} ({detail})")
+        detail = ", ".join(
+            f"{s} {show(m, '.1f')} <= {lim:.1f}" if good else f"{s} {show(m, '.1f')} > {lim:.1f}"
+            for s, m, lim, good in v["fraction"]
+        )
+        print(
+            f"{o}: reaches 2 % within 10 % of evaluations (median) on every space: {'yes' if ok else 'NO'} ({detail})"
+        )
         if v["ahead"]:
             ok = all(x[4] for x in v["ahead"])
             detail = ", ".join(f"{s} {show(m, '.1f')} vs {b} {show(bm, '.1f')}" for s, m, b, bm, _ in v["ahead"])
-            print(f"{o}: ahead of kernel_tuner's best strategy on every space (median evaluations to 2 %): "
-                  f"{'yes' if ok else 'NO'} ({detail})")
+            print(
+                f"{o}: ahead of kernel_tuner's best strategy on every space (median evaluations to 2 %): "
+                f"{'yes' if ok else 'NO'} ({detail})"
+            )
 
 
 if __name__ == "__main__":

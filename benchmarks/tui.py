@@ -49,6 +49,7 @@ class FakeGpu:
         import numpy as np
 
         from kt_tui.gpu.protocol import CheckJob
+
         if isinstance(job, CheckJob):
             return {"device": "FAKE", "stopped": False}
         names = list(job.spec["tune_params"])
@@ -66,9 +67,23 @@ class FakeGpu:
             if wait > 0:
                 time.sleep(wait)
             key = ",".join(str(params[n]) for n in names)
-            on_event("result", {"key": key, "params": params, "time_ms": 1.0 + (i % 97) / 100, "times": [1.0] * 7,
-                                "status": "ok", "error": None, "verified": True, "max_abs_err": 0.0,
-                                "first_bad": None, "compile_ms": 10.0, "source": "measured", "timestamp": None})
+            on_event(
+                "result",
+                {
+                    "key": key,
+                    "params": params,
+                    "time_ms": 1.0 + (i % 97) / 100,
+                    "times": [1.0] * 7,
+                    "status": "ok",
+                    "error": None,
+                    "verified": True,
+                    "max_abs_err": 0.0,
+                    "first_bad": None,
+                    "compile_ms": 10.0,
+                    "source": "measured",
+                    "timestamp": None,
+                },
+            )
             self.streamed += 1
         if job.capture_reference:
             on_event("reference", {"c": np.zeros(4, np.float32)})
@@ -93,6 +108,7 @@ def fill(db: Path, n: int) -> str:
     from kt_tui.front.session import load_kernel_spec, new_session, read_kernel_file
     from kt_tui.kernel.spec import version_hash
     from kt_tui.store import Store
+
     store = Store(db)
     kf = read_kernel_file(ROOT / "examples" / "vector_add.cu")
     _, spec = load_kernel_spec(kf, None, None)
@@ -100,9 +116,20 @@ def fill(db: Path, n: int) -> str:
     vid = version_hash(kf.source, spec)
     batch = []
     for i in range(n):
-        batch.append({"key": str(1_000_000 + i), "params": {"block_size_x": 1_000_000 + i}, "time_ms": 1.0 + i % 89,
-                      "times": [1.0] * 7, "status": "ok", "verified": True, "max_abs_err": 0.0, "compile_ms": 10.0,
-                      "source": "measured", "verdicts": [{"output": "c", "ok": True, "max_abs_err": 0.0}]})
+        batch.append(
+            {
+                "key": str(1_000_000 + i),
+                "params": {"block_size_x": 1_000_000 + i},
+                "time_ms": 1.0 + i % 89,
+                "times": [1.0] * 7,
+                "status": "ok",
+                "verified": True,
+                "max_abs_err": 0.0,
+                "compile_ms": 10.0,
+                "source": "measured",
+                "verdicts": [{"output": "c", "ok": True, "max_abs_err": 0.0}],
+            }
+        )
         if len(batch) == 5000:
             store.add_results(sid, vid, "old", batch)
             batch = []
@@ -114,13 +141,30 @@ def fill(db: Path, n: int) -> str:
 def more_sessions(db: Path, n: int) -> None:
     """n small sessions beside the big one, as a database used for a while holds them."""
     from kt_tui.store import Store
+
     store = Store(db)
     for i in range(n):
-        sid = store.create_session(kernel_path=f"/home/u/kernels/k{i}.cu", kernel_name=f"k{i}", strategy="sweep",
-                                   backend="pycuda", gpu="FAKE GPU", simulated=0, state="finished",
-                                   baseline_ms=2.0, best_ms=1.0 + i / n, settings=json.dumps({"db": str(db)}))
-        store.add_results(sid, "v", "r", [{"key": str(k), "params": {"x": k}, "time_ms": 1.0 + k, "status": "ok",
-                                           "verified": True} for k in range(20)])
+        sid = store.create_session(
+            kernel_path=f"/home/u/kernels/k{i}.cu",
+            kernel_name=f"k{i}",
+            strategy="sweep",
+            backend="pycuda",
+            gpu="FAKE GPU",
+            simulated=0,
+            state="finished",
+            baseline_ms=2.0,
+            best_ms=1.0 + i / n,
+            settings=json.dumps({"db": str(db)}),
+        )
+        store.add_results(
+            sid,
+            "v",
+            "r",
+            [
+                {"key": str(k), "params": {"x": k}, "time_ms": 1.0 + k, "status": "ok", "verified": True}
+                for k in range(20)
+            ],
+        )
 
 
 def store_rate(tmp: str, repeat: int = 3) -> tuple[float, float]:
@@ -129,8 +173,16 @@ def store_rate(tmp: str, repeat: int = 3) -> tuple[float, float]:
     from kt_tui.store import Store
 
     def r(i):
-        return {"key": str(i), "params": {"x": i}, "status": "ok", "time_ms": 1.0, "times": [1.0] * 7,
-                "verified": True, "verdicts": [{"output": "c", "ok": True}]}
+        return {
+            "key": str(i),
+            "params": {"x": i},
+            "status": "ok",
+            "time_ms": 1.0,
+            "times": [1.0] * 7,
+            "verified": True,
+            "verdicts": [{"output": "c", "ok": True}],
+        }
+
     singles, batched = [], []
     for k in range(repeat):
         store = Store(Path(tmp) / f"rate{k}.db")
@@ -175,12 +227,12 @@ class Stalls:
 
 
 async def drive(sid: str, db: Path, gpu: FakeGpu, keys: int) -> dict:
-    from kt_tui.front import commands
-    from kt_tui.config import load_settings
-    from kt_tui.store import Store
-    from kt_tui.front.commands import tui_app
     from textual.app import App
 
+    from kt_tui.config import load_settings
+    from kt_tui.front import commands
+    from kt_tui.front.commands import tui_app
+    from kt_tui.store import Store
     from kt_tui.ui.plot import TuningPlot
     from kt_tui.ui.session_screen import SessionScreen
     from kt_tui.ui.widgets import ResultsTable
@@ -193,6 +245,7 @@ async def drive(sid: str, db: Path, gpu: FakeGpu, keys: int) -> dict:
         real_display(self, screen, renderable)
         if not first_frame and isinstance(screen, SessionScreen) and screen.query_one(ResultsTable).row_count:
             first_frame.append(time.perf_counter())
+
     App._display = display
     batches = []
     real_flush = SessionScreen.on_flush
@@ -201,6 +254,7 @@ async def drive(sid: str, db: Path, gpu: FakeGpu, keys: int) -> dict:
         t = time.perf_counter()
         real_flush(self, message)
         batches.append(time.perf_counter() - t)
+
     SessionScreen.on_flush = timed_flush
     settings = load_settings({"db": str(db)})
     t0 = time.perf_counter()
@@ -226,6 +280,7 @@ async def drive(sid: str, db: Path, gpu: FakeGpu, keys: int) -> dict:
 
         def settled() -> bool:
             return bool(loaded_at) and time.perf_counter() - first_frame[0] > 2.0
+
         watching = asyncio.get_running_loop().create_task(watch())
         with Stalls() as stalls:  # keys while the rest of the table and the plot arrive, 2 s at least
             fill_keys = await key_latencies(app, table, 1000, until=settled, pause=0.0, gap=0.02)
@@ -266,10 +321,11 @@ async def key_latencies(app, table, keys: int, until=None, pause: float = 0.2, g
     queue in between, nothing else. (Pilot.press waits for the app to go idle, which a stream of
     results delays without end: its time is not the user's.) until: stop early once it is true."""
     from textual import events
+
     table.focus()
     await asyncio.sleep(pause)
     out = []
-    for i in range(keys):
+    for _i in range(keys):
         if out and until is not None and until():
             break
         before = table.cursor_coordinate
@@ -285,6 +341,7 @@ async def key_latencies(app, table, keys: int, until=None, pause: float = 0.2, g
 async def page_down(app, table, keys: int) -> list[float]:
     """pagedown, each timed from posted to the cursor moved, until the last row."""
     from textual import events
+
     out = []
     for _ in range(keys):
         before = table.cursor_coordinate
@@ -330,28 +387,32 @@ def main() -> None:
         got = asyncio.run(drive(sid, db, gpu, a.keys))
         # headless: the session now waits at its next gate or is finished; resume it to the end
         resume_headless = timed([*kt, "resume", sid, "--auto", "--json", "--db", str(db), "--backend", "sim"], env)
-    rows = [("results in the session", a.results, "", ""),
-            ("resume, TUI: first frame of the session screen", got["resume_tui_s"], "s", "<= 1"),
-            ("resume, TUI: table filled and plot drawn", got["loaded_s"], "s", ""),
-            (f"  key while they fill in, p95 ({got['fill_keys']} keys)", got["fill_key_p95_ms"], "ms", "<= 50"),
-            ("  key while they fill in, slowest", got["fill_key_max_ms"], "ms", ""),
-            ("  longest UI-thread stall while they fill in", got["fill_stall_ms"], "ms", "<= 100"),
-            (f"pagedown to the table's last row, p95 ({got['rows_paged']} rows)", got["page_p95_ms"], "ms", "<= 50"),
-            ("  pagedown, slowest", got["page_max_ms"], "ms", ""),
-            ("resume, headless: whole `resume --auto` command", resume_headless, "s", "<= 1"),
-            ("key to handled, p95", got["key_p95_ms"], "ms", "<= 50"),
-            ("key to handled, median", got["key_median_ms"], "ms", ""),
-            ("longest UI event batch", got["batch_max_ms"], "ms", "<= 100"),
-            ("UI event batch, p95", got["batch_p95_ms"], "ms", ""),
-            ("results/s streamed while keys were pressed", got["rate_seen"], "/s", f">= {a.rate:.0f} asked"),
-            ("peak RSS (this process: app + engine)", got["rss_peak_mb"], "MB", "<= 300"),
-            ("  of which before the app started", rss_before, "MB", ""),
-            (f"`kt-tui sessions` ({a.sessions + 1} sessions)", sessions_s, "s", "<= 0.3"),
-            ("store: one commit per result (median of 3)", single, "/s", ""),
-            ("store: batches of 500 (median of 3)", batched, "/s", ">= 20000"),
-            ("filling the session (batches of 5000)", a.results / fill_s, "/s", "")]
-    head = (f"# benchmarks/tui.py: {platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"load {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    rows = [
+        ("results in the session", a.results, "", ""),
+        ("resume, TUI: first frame of the session screen", got["resume_tui_s"], "s", "<= 1"),
+        ("resume, TUI: table filled and plot drawn", got["loaded_s"], "s", ""),
+        (f"  key while they fill in, p95 ({got['fill_keys']} keys)", got["fill_key_p95_ms"], "ms", "<= 50"),
+        ("  key while they fill in, slowest", got["fill_key_max_ms"], "ms", ""),
+        ("  longest UI-thread stall while they fill in", got["fill_stall_ms"], "ms", "<= 100"),
+        (f"pagedown to the table's last row, p95 ({got['rows_paged']} rows)", got["page_p95_ms"], "ms", "<= 50"),
+        ("  pagedown, slowest", got["page_max_ms"], "ms", ""),
+        ("resume, headless: whole `resume --auto` command", resume_headless, "s", "<= 1"),
+        ("key to handled, p95", got["key_p95_ms"], "ms", "<= 50"),
+        ("key to handled, median", got["key_median_ms"], "ms", ""),
+        ("longest UI event batch", got["batch_max_ms"], "ms", "<= 100"),
+        ("UI event batch, p95", got["batch_p95_ms"], "ms", ""),
+        ("results/s streamed while keys were pressed", got["rate_seen"], "/s", f">= {a.rate:.0f} asked"),
+        ("peak RSS (this process: app + engine)", got["rss_peak_mb"], "MB", "<= 300"),
+        ("  of which before the app started", rss_before, "MB", ""),
+        (f"`kt-tui sessions` ({a.sessions + 1} sessions)", sessions_s, "s", "<= 0.3"),
+        ("store: one commit per result (median of 3)", single, "/s", ""),
+        ("store: batches of 500 (median of 3)", batched, "/s", ">= 20000"),
+        ("filling the session (batches of 5000)", a.results / fill_s, "/s", ""),
+    ]
+    head = (
+        f"# benchmarks/tui.py: {platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"load {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
     lines = [head] + [f"{name:48} {v:12.3f} {unit:3} {target}" for name, v, unit, target in rows]
     print("\n".join(lines))
     if a.out:

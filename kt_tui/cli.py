@@ -12,10 +12,10 @@ import traceback
 
 from . import __version__
 from .errors import UserError, explain
-from .redact import for_terminal, scrub
 from .gpu.env import hide_this_process
 from .gpu.protocol import SEARCHES
 from .paths import data_dir, session_db
+from .redact import for_terminal, scrub
 
 # Imported where used: each command's own modules (front/, importer/, gpu/pool.py) and the
 # settings (config.py: pydantic), so that `--help` and every other command load only what they need,
@@ -28,57 +28,119 @@ EXIT_USAGE = 2
 def _common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("common options")
     g.add_argument("--db", help="session database (default: KT_TUI_DB, else the user data dir)")
-    g.add_argument("--backend", choices=("auto", "pycuda", "nvcuda", "cupy", "sim"),
-                   help="where numbers come from; sim replays a cache recorded on a real GPU (default: auto)")
-    g.add_argument("--sim-cache", dest="sim_cache", metavar="PATH",
-                   help="recorded kernel_tuner cachefile, or a folder of them looked up by kernel version")
+    g.add_argument(
+        "--backend",
+        choices=("auto", "pycuda", "nvcuda", "cupy", "sim"),
+        help="where numbers come from; sim replays a cache recorded on a real GPU (default: auto)",
+    )
+    g.add_argument(
+        "--sim-cache",
+        dest="sim_cache",
+        metavar="PATH",
+        help="recorded kernel_tuner cachefile, or a folder of them looked up by kernel version",
+    )
     g.add_argument("--spec", metavar="PATH", help="launch spec (default: KERNEL.cu.toml beside the kernel)")
     g.add_argument("--kernel", metavar="NAME", help="which __global__ kernel, when the file has several")
-    g.add_argument("--strategy", metavar="NAME",
-                   help="sweep (default), autonomous, explicit, one-prompt, config-search, or a plugin's name")
-    g.add_argument("--steps", metavar="PATH",
-                   help="steps file (TOML) for the explicit strategy (default: the library shipped with kt-tui)")
+    g.add_argument(
+        "--strategy",
+        metavar="NAME",
+        help="sweep (default), autonomous, explicit, one-prompt, config-search, or a plugin's name",
+    )
+    g.add_argument(
+        "--steps",
+        metavar="PATH",
+        help="steps file (TOML) for the explicit strategy (default: the library shipped with kt-tui)",
+    )
     g.add_argument("--base-url", dest="base_url", metavar="URL", help="OpenAI-compatible endpoint")
     g.add_argument("--model", metavar="NAME", help="LLM model name")
     g.add_argument("--llm", choices=("auto", "none"), help="none: manual mode, no LLM calls")
-    g.add_argument("--llm-timeout", dest="llm_timeout_s", type=_positive, metavar="SECONDS",
-                   help="total deadline of each LLM call attempt, the whole streamed reply included (default 120)")
+    g.add_argument(
+        "--llm-timeout",
+        dest="llm_timeout_s",
+        type=_positive,
+        metavar="SECONDS",
+        help="total deadline of each LLM call attempt, the whole streamed reply included (default 120)",
+    )
     g.add_argument("--theme", metavar="NAME", help="theme name (a file in themes/ or the user themes dir)")
     a = p.add_argument_group("autonomous strategy")
-    a.add_argument("--no-replanning", dest="with_replanning", action="store_const", const=False,
-                   help="do not ask for a new plan when the steps run out")
+    a.add_argument(
+        "--no-replanning",
+        dest="with_replanning",
+        action="store_const",
+        const=False,
+        help="do not ask for a new plan when the steps run out",
+    )
     a.add_argument("--max-replanning", type=int, metavar="N", help="new plans at most (default 1)")
-    a.add_argument("--breakdown", dest="breakdown_steps", action="store_const", const=True,
-                   help="let the LLM break a step into smaller steps")
+    a.add_argument(
+        "--breakdown",
+        dest="breakdown_steps",
+        action="store_const",
+        const=True,
+        help="let the LLM break a step into smaller steps",
+    )
     a.add_argument("--max-breakdowns", type=int, metavar="N", help="levels of breakdown (default 1)")
-    a.add_argument("--threshold", type=float, metavar="F",
-                   help="accept a kernel when at least this fraction faster (default 0.02)")
-    g.add_argument("--timeout", dest="timeout_s", type=float, metavar="SECONDS",
-                   help="watchdog per configuration (compile + verify + benchmark); default: the spec's timeout_s")
+    a.add_argument(
+        "--threshold", type=float, metavar="F", help="accept a kernel when at least this fraction faster (default 0.02)"
+    )
+    g.add_argument(
+        "--timeout",
+        dest="timeout_s",
+        type=float,
+        metavar="SECONDS",
+        help="watchdog per configuration (compile + verify + benchmark); default: the spec's timeout_s",
+    )
     r = p.add_argument_group("several GPUs (needs kt-tui[ray])")
     r.add_argument("--gpus", metavar="N|all", help="measure on N GPUs of this host (or of the --ray cluster) at once")
-    r.add_argument("--ray", dest="ray_address", metavar="ADDRESS", help="measure on a running Ray cluster (or RAY_ADDRESS)")
-    r.add_argument("--allow-mixed", dest="allow_mixed", action="store_const", const=True,
-                   help="tune on workers of different GPU models, recording the device of every result")
+    r.add_argument(
+        "--ray", dest="ray_address", metavar="ADDRESS", help="measure on a running Ray cluster (or RAY_ADDRESS)"
+    )
+    r.add_argument(
+        "--allow-mixed",
+        dest="allow_mixed",
+        action="store_const",
+        const=True,
+        help="tune on workers of different GPU models, recording the device of every result",
+    )
     t = p.add_argument_group("search (every tuning run)")
-    t.add_argument("--search", choices=SEARCHES, metavar="NAME", help="how to walk the space: kt (ours, default), "
-                   "brute_force, or a kernel_tuner strategy: " + ", ".join(SEARCHES[2:]))
-    t.add_argument("--search-option", dest="search_option", action="append", metavar="KEY=VALUE",
-                   help="an option for the search strategy (repeatable), e.g. popsize=10")
+    t.add_argument(
+        "--search",
+        choices=SEARCHES,
+        metavar="NAME",
+        help="how to walk the space: kt (ours, default), "
+        "brute_force, or a kernel_tuner strategy: " + ", ".join(SEARCHES[2:]),
+    )
+    t.add_argument(
+        "--search-option",
+        dest="search_option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option for the search strategy (repeatable), e.g. popsize=10",
+    )
     t.add_argument("--max-configs", dest="max_configs", type=int, metavar="N", help="budget: configurations per run")
     t.add_argument("--time-limit", dest="time_limit_s", type=float, metavar="SECONDS", help="budget: seconds per run")
-    t.add_argument("--no-seeds", dest="seeds", action="store_const", const=False,
-                   help="do not evaluate the heuristic seed configurations first")
+    t.add_argument(
+        "--no-seeds",
+        dest="seeds",
+        action="store_const",
+        const=False,
+        help="do not evaluate the heuristic seed configurations first",
+    )
     c = p.add_argument_group("config-search strategy")
     c.add_argument("--rounds", type=int, metavar="N", help="LLM rounds at most (default 6)")
-    c.add_argument("--batch-size", dest="batch_size", type=int, metavar="N", help="configurations per round (default 8)")
-    c.add_argument("--hybrid", metavar="SEARCH", help="after the LLM's first batch, go on with this search seeded by it")
+    c.add_argument(
+        "--batch-size", dest="batch_size", type=int, metavar="N", help="configurations per round (default 8)"
+    )
+    c.add_argument(
+        "--hybrid", metavar="SEARCH", help="after the LLM's first batch, go on with this search seeded by it"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="kt-tui", description="Tune CUDA kernels with kernel_tuner, an LLM and you, in the terminal.",
-        epilog="Open a kernel: kt-tui KERNEL.cu   (same as: kt-tui open KERNEL.cu)")
+        prog="kt-tui",
+        description="Tune CUDA kernels with kernel_tuner, an LLM and you, in the terminal.",
+        epilog="Open a kernel: kt-tui KERNEL.cu   (same as: kt-tui open KERNEL.cu)",
+    )
     parser.add_argument("--version", action="version", version=f"kt-tui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser("open", help="open a new session on a kernel in the terminal UI")
@@ -111,15 +173,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite files the import would write that exist")
     p = sub.add_parser("spec", help="draft a launch spec for a kernel, or check one (--check)")
     p.add_argument("kernel_path", metavar="KERNEL.cu")
-    p.add_argument("--check", action="store_true", help="validate the spec and compile the kernel; with a GPU, run "
-                   "the original under compute-sanitizer at every size and test that its check can fail")
-    p.add_argument("--backend", choices=("auto", "pycuda", "nvcuda", "cupy", "sim"),
-                   help="with --check: the GPU backend that runs the original (sim: none)")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="validate the spec and compile the kernel; with a GPU, run "
+        "the original under compute-sanitizer at every size and test that its check can fail",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("auto", "pycuda", "nvcuda", "cupy", "sim"),
+        help="with --check: the GPU backend that runs the original (sim: none)",
+    )
     p.add_argument("--print", action="store_true", help="print the draft instead of writing KERNEL.cu.toml")
     p.add_argument("--spec", metavar="PATH", help="launch spec (default: KERNEL.cu.toml beside the kernel)")
     p.add_argument("--kernel", metavar="NAME", help="which __global__ kernel, when the file has several")
-    p.add_argument("--llm", action="store_true", help="draft with the LLM (checked, shown as changes to the "
-                   "heuristic draft: approve, edit or skip; never overwrites)")
+    p.add_argument(
+        "--llm",
+        action="store_true",
+        help="draft with the LLM (checked, shown as changes to the "
+        "heuristic draft: approve, edit or skip; never overwrites)",
+    )
     p.add_argument("--approve", action="store_true", help="with --llm: write the LLM's draft without asking")
     p.add_argument("--model", metavar="NAME", help="LLM model name")
     p.add_argument("--base-url", dest="base_url", metavar="URL", help="OpenAI-compatible endpoint")
@@ -145,6 +218,7 @@ def _interactive() -> bool:
 def _flags(args: argparse.Namespace) -> dict:
     """The settings the command line gives: every Settings field that has a flag of the same dest."""
     from .config import setting_fields
+
     flags = {k: getattr(args, k, None) for k in setting_fields() if k not in ("api_key", "keys", "search_options")}
     if getattr(args, "search_option", None):
         flags["search_options"] = dict(_option(o) for o in args.search_option)
@@ -189,6 +263,7 @@ def _end_now(code: list[int]) -> None:
     if "sqlite3" in sys.modules:
         import gc
         import sqlite3
+
         for obj in gc.get_objects():
             if isinstance(obj, sqlite3.Connection):
                 try:
@@ -246,6 +321,7 @@ def _db_problem(args: argparse.Namespace, e: Exception) -> UserError | None:
     if "sqlite3" not in sys.modules:
         return None
     from .store.problems import db_problem  # here: only once a database was opened
+
     try:
         path = str(session_db(getattr(args, "db", None)))
     except Exception:  # noqa: BLE001 - a config file that cannot be read: the message names no file
@@ -278,17 +354,21 @@ def _flag_names() -> dict[str, str]:
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "import":
         from .importer.run import import_command
+
         return import_command(args)
     if args.command == "spec":
         from .front.spec_cmd import spec_command
+
         return spec_command(args)
 
     if args.command == "sessions" and (args.json or not _interactive()):
         from .front.listing import list_sessions  # here: listing loads no engine and no settings
+
         return list_sessions(session_db(args.db), args.json)
     gpu, said = None, False
     if args.command == "run":
         from .front.early import early_worker
+
         gpu = early_worker(args)
     elif args.command == "resume" and args.auto and (args.db or os.environ.get("KT_TUI_DB")):
         said = _where_it_stands(args.db or os.environ["KT_TUI_DB"], args.session)  # the settings are not needed
@@ -303,6 +383,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 def _where_it_stands(db: str, sid: str | None) -> bool:
     """`resume --auto`'s first line, before the engine loads and the GPU worker starts."""
     from .front.early import resume_line
+
     line = resume_line(db, sid)
     if line:
         print(for_terminal(line), file=sys.stderr, flush=True)
@@ -311,25 +392,32 @@ def _where_it_stands(db: str, sid: str | None) -> bool:
 
 def _with_settings(args: argparse.Namespace, gpu, said: bool) -> int:
     from .config import load_settings  # here: pydantic loads for the commands that need settings
+
     settings = load_settings(_flags(args), flag_names=_flag_names())
     if args.command == "sessions":
         from .front.commands import browse_sessions  # Textual and the engine load only for the browser
+
         return browse_sessions(settings)
     if args.command == "export":
         from .front.commands import export_results
+
         return export_results(settings, args)
     from .gpu.pool import check_settings, wanted
+
     check_settings(settings)
     if gpu is not None and wanted(settings):  # the config file asks for several GPUs: a pool instead
         gpu.close()
         gpu = None
     if args.command == "run":
         from .front.commands import run_auto
+
         return run_auto(settings, args, gpu)
     if args.command == "resume" and args.auto:
         if not said:
             _where_it_stands(settings.db, args.session)
         from .front.commands import resume_auto
+
         return resume_auto(settings, args)
     from .front.commands import open_tui
+
     return open_tui(settings, args)

@@ -27,11 +27,13 @@ from .tomlfile import TomlError, load_toml, problem_text
 ConfigError = TomlError  # one error class for every TOML file and setting
 
 
-def _f(default, help_text: str = "", *, env: str | None = None, strategy: bool = False, strict: bool | None = True,
-       **kw) -> Any:
+def _f(
+    default, help_text: str = "", *, env: str | None = None, strategy: bool = False, strict: bool | None = True, **kw
+) -> Any:
     """A setting: `env` is the variable that sets it, `strategy` marks an option the strategy reads."""
-    return Field(default, description=help_text, strict=strict,
-                 json_schema_extra={"env": env, "strategy": strategy}, **kw)
+    return Field(
+        default, description=help_text, strict=strict, json_schema_extra={"env": env, "strategy": strategy}, **kw
+    )
 
 
 class Settings(BaseSettings):
@@ -41,16 +43,18 @@ class Settings(BaseSettings):
     backend: str = _f("auto", "where numbers come from", env="KT_TUI_BACKEND")
     sim_cache: str | None = _f(None, "recorded kernel_tuner cachefile or folder", env="KT_TUI_SIM_CACHE")
     strategy: str = _f("sweep", "the session strategy")
-    steps: str | None = _f(None, "the explicit strategy's steps file (None: the library shipped with kt-tui)",
-                           strategy=True)
+    steps: str | None = _f(
+        None, "the explicit strategy's steps file (None: the library shipped with kt-tui)", strategy=True
+    )
     llm: str = _f("auto", "none: manual mode, no LLM calls", env="KT_TUI_LLM")
     base_url: str | None = _f(None, "OpenAI-compatible endpoint", env="OPENAI_BASE_URL")
     model: str | None = _f(None, "LLM model name", env="KT_TUI_MODEL")
     api_key: str | None = Field(None, repr=False, exclude=True, json_schema_extra={"env": "OPENAI_API_KEY"})
     theme: str = _f("kt-dark", "theme name", env="KT_TUI_THEME")
-    timeout_s: float | None = _f(None, "watchdog per configuration; the spec's timeout_s when unset",
-                                 gt=0, allow_inf_nan=False)
-    gpus: StrictInt | StrictStr = _f("", "N or \"all\": measure on that many GPUs at once (through Ray)", strict=None)
+    timeout_s: float | None = _f(
+        None, "watchdog per configuration; the spec's timeout_s when unset", gt=0, allow_inf_nan=False
+    )
+    gpus: StrictInt | StrictStr = _f("", 'N or "all": measure on that many GPUs at once (through Ray)', strict=None)
     ray_address: str = _f("", "a running Ray cluster to measure on", env="RAY_ADDRESS")
     allow_mixed: bool = _f(False, "let workers of different GPU models tune together")
     keys: dict[str, str] = _f({}, "binding id -> key, remaps the defaults")
@@ -59,16 +63,16 @@ class Settings(BaseSettings):
     max_replanning: int = _f(1, "new plans at most", strategy=True, ge=0)
     breakdown_steps: bool = _f(False, "let the LLM break a step into smaller ones", strategy=True)
     max_breakdowns: int = _f(1, "levels of breakdown", strategy=True, ge=0)
-    threshold: float = _f(0.02, "accept a kernel at least this fraction faster", strategy=True, ge=0,
-                          allow_inf_nan=False)
+    threshold: float = _f(
+        0.02, "accept a kernel at least this fraction faster", strategy=True, ge=0, allow_inf_nan=False
+    )
     llm_timeout_s: float = _f(120.0, "total deadline of each attempt of an LLM call", gt=0, lt=1e9)
     llm_retries: int = _f(3, "attempts per LLM call, in all", ge=1)
     llm_max_tokens: int = _f(4096, "max_tokens sent with every LLM request", ge=1)
     # how each tuning run searches its space
     search: str = _f("kt", "kt, brute_force or a kernel_tuner strategy", strategy=True)
     max_configs: int = _f(0, "configurations per run at most (0: no budget)", strategy=True, ge=0)
-    time_limit_s: float = _f(0.0, "seconds per run at most (0: no budget)", strategy=True, ge=0,
-                             allow_inf_nan=False)
+    time_limit_s: float = _f(0.0, "seconds per run at most (0: no budget)", strategy=True, ge=0, allow_inf_nan=False)
     seeds: bool = _f(True, "measure the heuristic seed configurations first", strategy=True)
     search_options: dict[str, Any] = _f({}, "passed to the search strategy", strategy=True)
     # the config-search strategy
@@ -79,8 +83,9 @@ class Settings(BaseSettings):
     space_edits: bool = _f(True, "let the LLM propose search-space edits on a plateau", strategy=True)
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
-                                   file_secret_settings):
+    def settings_customise_sources(
+        cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings
+    ):
         return init_settings, _Environment(settings_cls), _ConfigFile(settings_cls)
 
     def strategy_options(self) -> dict:
@@ -186,8 +191,9 @@ class _ConfigFile(PydanticBaseSettingsSource):
         return data
 
 
-def load_settings(flags: dict | None = None, config_file: Path | None = None,
-                  flag_names: dict[str, str] | None = None) -> Settings:
+def load_settings(
+    flags: dict | None = None, config_file: Path | None = None, flag_names: dict[str, str] | None = None
+) -> Settings:
     """flag_names: setting -> the command-line flag that sets it, for messages."""
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     token = _config_file.set(config_file)

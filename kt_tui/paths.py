@@ -37,8 +37,10 @@ def session_db(flag: str | None = None) -> str:
             db = tomllib.loads(read_text_file(path, "config", CONFIG_MAX)).get("db")
         except (tomllib.TOMLDecodeError, RecursionError) as e:
             from .tomlfile import TomlError  # here: it loads pydantic, which a good file never needs
+
             raise TomlError("", f"not valid TOML: {e or 'nested too deep'}", path) from None
     if db is not None and not isinstance(db, str):
         from .tomlfile import TomlError  # here: it loads pydantic, which a good file never needs
+
         raise TomlError("db", f"must be a string, not {db!r}", path)
     return db or str(data_dir() / "sessions.db")

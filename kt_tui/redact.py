@@ -20,11 +20,15 @@ MASK = "***"
 _registered: set[str] = set()
 
 _BEARER = re.compile(r"(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=:-]{6,}")
-_HEADER = re.compile(r"(?i)\b((?:proxy-)?authori[sz]ation|x-api-key|api-key)(\"?'?\s*[:=]\s*\"?'?)"
-                     r"(?!\*\*\*)(?:(?:bearer|basic|digest|token)\s+)?[^\s\"',;}\]]+")
+_HEADER = re.compile(
+    r"(?i)\b((?:proxy-)?authori[sz]ation|x-api-key|api-key)(\"?'?\s*[:=]\s*\"?'?)"
+    r"(?!\*\*\*)(?:(?:bearer|basic|digest|token)\s+)?[^\s\"',;}\]]+"
+)
 _URL = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s\"'<>`]+")
-_SECRET_QUERY = re.compile(r"(?i)([?&;](?:[a-z0-9_-]*(?:key|token|secret|password|passwd|pwd|auth|sig|signature|"
-                           r"credential|session)[a-z0-9_-]*)=)[^&#;\s]*")
+_SECRET_QUERY = re.compile(
+    r"(?i)([?&;](?:[a-z0-9_-]*(?:key|token|secret|password|passwd|pwd|auth|sig|signature|"
+    r"credential|session)[a-z0-9_-]*)=)[^&#;\s]*"
+)
 _TRIGGER = re.compile(r"(?i)bearer|authori[sz]ation|api-key|://")
 
 
@@ -49,7 +53,7 @@ def register_url(url: str | None) -> None:
     register_secret(password if password else user)
     for query in (parts.query, parts.fragment):
         for m in _SECRET_QUERY.finditer("?" + query):
-            register_secret(m.string[m.end(1):m.end()])
+            register_secret(m.string[m.end(1) : m.end()])
 
 
 def _secrets() -> set[str]:
@@ -116,8 +120,9 @@ class StreamScrubber:
         hold = 0
         for secret in _secrets():
             text = text.replace(secret, MASK)  # a whole one is masked before the text is cut
-            hold = max(hold, next((k for k in range(min(len(secret) - 1, len(text)), 0, -1)
-                                   if text.endswith(secret[:k])), 0))
+            hold = max(
+                hold, next((k for k in range(min(len(secret) - 1, len(text)), 0, -1) if text.endswith(secret[:k])), 0)
+            )
         for pattern in (_OPEN_TAIL, _LAST_WORD):
             tail = pattern.search(text, max(0, len(text) - 300))
             if tail:
@@ -138,7 +143,8 @@ _CONTROLS = re.compile(
     r"|\x1b[ -/]*[0-~]?"  # other escapes
     r"|[\x90\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x9c)?"  # C1 string controls
     r"|\x9b[0-?]*[ -/]*[@-~]?"  # C1 CSI
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # every other control character but \t and \n
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+)  # every other control character but \t and \n
 
 
 def for_terminal(text: str) -> str:

@@ -93,8 +93,15 @@ def problem_text(err: dict, words: dict | None = None) -> str:
         return "missing"
     if kind == "extra_forbidden":
         return "unknown key"
-    words = {"int": "an integer", "bool": "true or false", "float": "a number", "string": "a string",
-             "dict": "a table", "list": "a list", "finite_number": "a finite number"}
+    words = {
+        "int": "an integer",
+        "bool": "true or false",
+        "float": "a number",
+        "string": "a string",
+        "dict": "a table",
+        "list": "a list",
+        "finite_number": "a finite number",
+    }
     for prefix, word in words.items():
         if kind.startswith(prefix):
             return f"must be {word}, not {value!r}"
@@ -122,8 +129,9 @@ def place(loc) -> str:
     return out
 
 
-def first_error(e: ValidationError, path: str | Path | None = None, prefix: str = "",
-                words: dict | None = None) -> TomlError:
+def first_error(
+    e: ValidationError, path: str | Path | None = None, prefix: str = "", words: dict | None = None
+) -> TomlError:
     """The first of pydantic's errors as a TomlError at `prefix`.loc; a validator's BadValue or
     TomlError names its own place below the field it checked."""
     err = e.errors()[0]

@@ -52,7 +52,9 @@ def _spec(old: str, new: str) -> str:
 _FIELD_EDITS = {
     "restrictions": lambda e: _spec("restrictions = []", f"restrictions = [{e}]"),
     "grid_div_x": lambda e: _spec('grid_div_x = ["block_size_x"]', f"grid_div_x = [{e}]"),
-    "grid_div_y": lambda e: _spec('grid_div_x = ["block_size_x"]', f'grid_div_x = ["block_size_x"]\ngrid_div_y = [{e}]'),
+    "grid_div_y": lambda e: _spec(
+        'grid_div_x = ["block_size_x"]', f'grid_div_x = ["block_size_x"]\ngrid_div_y = [{e}]'
+    ),
     "problem_size": lambda e: _spec('problem_size = ["n"]', f"problem_size = [{e}]"),
     "args.size": lambda e: _spec('size = "n"\ninit = "random"\nseed = 1', f'size = {e}\ninit = "random"\nseed = 1'),
     "args.value": lambda e: _spec('value = "n"', f"value = {e}"),
@@ -84,8 +86,11 @@ def cases() -> list[Case]:
     out: list[Case] = []
     picks = ["round digits", "round 10**7", "import", "pow tower", "attribute", "long text", "deep parens"]
     for fname, edit in _FIELD_EDITS.items():
-        bombs = _SIZE_BOMBS if fname in ("problem_size", "args.size", "args.value", "args.high", "defines", "metrics") \
+        bombs = (
+            _SIZE_BOMBS
+            if fname in ("problem_size", "args.size", "args.value", "args.high", "defines", "metrics")
             else _BOMBS
+        )
         for b in picks if fname in ("restrictions", "grid_div_x", "defines") else picks[:3]:
             out.append(Case(f"expr {fname}: {b}", "run", spec=edit(_toml(bombs[b]))))
     for b in ("string repeat", "big constant", "lambda"):
@@ -132,20 +137,25 @@ def cases() -> list[Case]:
         "NUL in spec": SPEC.replace("iterations", "\0iterations"),
         "BOM in spec": "\ufeff" + SPEC,
         "not TOML": "kernel = \n[[[",
-        "duplicate key": SPEC + "\nkernel = \"vector_add\"\n",
+        "duplicate key": SPEC + '\nkernel = "vector_add"\n',
         "unknown key": SPEC.replace("iterations = 7", "iterations = 7\nevil = 1"),
         "kernel name with ; after template": _spec('kernel = "vector_add"', 'kernel = "vector_add<float>; import os"'),
         "kernel name template on a plain kernel": _spec('kernel = "vector_add"', 'kernel = "vector_add<float>"'),
         "kernel name with newline": _spec('kernel = "vector_add"', 'kernel = "vector_add\\n#include <x>"'),
         "kernel name unknown": _spec('kernel = "vector_add"', 'kernel = "nope"'),
         "huge tune value": _spec("block_size_x = [32, 64, 128, 256, 512, 1024]", "block_size_x = [32, 1e308]"),
-        "400-digit tune value": _spec("block_size_x = [32, 64, 128, 256, 512, 1024]",
-                                      "block_size_x = [32, " + "9" * 400 + "]"),
-        "a million tune values": _spec("block_size_x = [32, 64, 128, 256, 512, 1024]",
-                                       "block_size_x = [" + ", ".join(map(str, range(1, 300_000))) + "]"),
+        "400-digit tune value": _spec(
+            "block_size_x = [32, 64, 128, 256, 512, 1024]", "block_size_x = [32, " + "9" * 400 + "]"
+        ),
+        "a million tune values": _spec(
+            "block_size_x = [32, 64, 128, 256, 512, 1024]",
+            "block_size_x = [" + ", ".join(map(str, range(1, 300_000))) + "]",
+        ),
         "tune name with quote": _spec("[tune_params]\n", "[tune_params]\n'a\"b' = [1, 2]\n"),
         "tune value with newline": _spec("[tune_params]\n", '[tune_params]\nt = ["a\\n#include <x>", "b"]\n'),
-        "compiler option -Xcompiler": _spec("iterations = 7", 'iterations = 7\ncompiler_options = ["-Xcompiler=-fplugin=/x.so"]'),
+        "compiler option -Xcompiler": _spec(
+            "iterations = 7", 'iterations = 7\ncompiler_options = ["-Xcompiler=-fplugin=/x.so"]'
+        ),
         "size 2**62 elements": _spec("n = 16777216", "n = 4611686018427387904"),
         "negative size": _spec("n = 16777216", "n = -5"),
         "nan timeout": _spec("timeout_s = 30.0", "timeout_s = nan"),
@@ -195,9 +205,27 @@ def _base_db(folder: Path, env: dict) -> Path:
     """One finished sim session of the example, copied per case."""
     shutil.copy(EXAMPLES / "vector_add.cu", folder / "vector_add.cu")
     db = folder / "base.db"
-    subprocess.run(_cli("run", folder / "vector_add.cu", "--spec", EXAMPLES / "vector_add.cu.toml", "--auto",
-                        "--backend", "sim", "--sim-cache", EXAMPLES / "recorded", "--llm", "none", "--db", db),
-                   env=env, capture_output=True, check=True, timeout=300)
+    subprocess.run(
+        _cli(
+            "run",
+            folder / "vector_add.cu",
+            "--spec",
+            EXAMPLES / "vector_add.cu.toml",
+            "--auto",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            EXAMPLES / "recorded",
+            "--llm",
+            "none",
+            "--db",
+            db,
+        ),
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
     with sqlite3.connect(db) as c:
         c.execute("pragma wal_checkpoint(truncate)")
     return db
@@ -216,8 +244,9 @@ def _tamper(db: Path, case: Case) -> None:
                 plain = edit["raw"] if "raw" in edit else json.dumps({**json.loads(plain), **edit})
             if case.source_edit is not None:
                 source = case.source_edit
-            c.execute("update versions set spec_json = ?, source = ? where session = ? and id = ?",
-                      (plain, source, sid, vid))
+            c.execute(
+                "update versions set spec_json = ?, source = ? where session = ? and id = ?", (plain, source, sid, vid)
+            )
 
 
 def run_case(case: Case, base_db: Path, env: dict, timeout: float) -> dict:
@@ -273,8 +302,13 @@ def main() -> int:
     args = ap.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory(prefix="kt-bad-home-") as home:
-        env.update(HOME=home, XDG_CONFIG_HOME=f"{home}/config", XDG_DATA_HOME=f"{home}/data",
-                   XDG_CACHE_HOME=f"{home}/cache", KT_TUI_DB=f"{home}/default.db")
+        env.update(
+            HOME=home,
+            XDG_CONFIG_HOME=f"{home}/config",
+            XDG_DATA_HOME=f"{home}/data",
+            XDG_CACHE_HOME=f"{home}/cache",
+            KT_TUI_DB=f"{home}/default.db",
+        )
         env.pop("OPENAI_API_KEY", None)
         base = _base_db(Path(home), env)
         todo = [c for c in cases() if args.only in c.name]
@@ -288,10 +322,12 @@ def main() -> int:
         out.append(f"{r['case']:<{width}}  {r['command']:<8} {r['rc']!s:>4} {r['s']:6.1f}s  {r['verdict']:<12} {msg}")
     bad = [r for r in rows if r["verdict"] != "clean"]
     out.append("")
-    out.append(f"{len(rows)} cases: {len(rows) - len(bad)} clean, {sum(r['verdict'] == 'INTERNAL' for r in rows)} "
-               f"internal errors, {sum(r['verdict'] == 'HANG' for r in rows)} hangs, "
-               f"{sum(r['verdict'] == 'RAN CODE' for r in rows)} ran code, {len(bad)} not clean; "
-               f"slowest {max(r['s'] for r in rows):.1f} s")
+    out.append(
+        f"{len(rows)} cases: {len(rows) - len(bad)} clean, {sum(r['verdict'] == 'INTERNAL' for r in rows)} "
+        f"internal errors, {sum(r['verdict'] == 'HANG' for r in rows)} hangs, "
+        f"{sum(r['verdict'] == 'RAN CODE' for r in rows)} ran code, {len(bad)} not clean; "
+        f"slowest {max(r['s'] for r in rows):.1f} s"
+    )
     text = "\n".join(out)
     print(text)
     if args.out:

@@ -41,8 +41,12 @@ VECTOR_ADD = (ROOT / "examples" / "vector_add.cu").read_text()
 
 
 def good(code: str | None = None, explanation: str = "float4 loads", **extra) -> str:
-    reply = {"kernel_code": with_comment("rewritten") if code is None else code, "tune_params": {"block_size_x": [64, 128]},
-             "explanation": explanation, **extra}
+    reply = {
+        "kernel_code": with_comment("rewritten") if code is None else code,
+        "tune_params": {"block_size_x": [64, 128]},
+        "explanation": explanation,
+        **extra,
+    }
     return json.dumps(reply)
 
 
@@ -55,8 +59,14 @@ def auth(headers, body) -> str:
 
 
 def chunk(choices=None, **fields) -> bytes:
-    data = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m",
-            "choices": [{"index": 0, "delta": {"content": "hi"}}] if choices is None else choices, **fields}
+    data = {
+        "id": "x",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": "hi"}}] if choices is None else choices,
+        **fields,
+    }
     return b"data: " + json.dumps(data).encode()
 
 
@@ -64,8 +74,11 @@ def raw_chunk(text: str) -> bytes:
     return b"data: " + text.encode()
 
 
-DONE = [b'data: {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", '
-        b'"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}', b"data: [DONE]"]
+DONE = [
+    b'data: {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", '
+    b'"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}',
+    b"data: [DONE]",
+]
 DEEP = "[" * 50_000 + "]" * 50_000
 BIG_INT = "9" * 5000
 
@@ -87,8 +100,10 @@ def cases() -> list[tuple[str, list, dict]]:
     add("echo-key-as-url-credentials", {"reply": good(explanation=f"see https://user:{KEY}@example.com/x")})
     add("echo-key-in-500-message", {"status": 500, "message": f"upstream said Authorization: Bearer {KEY}"})
     add("echo-key-in-401-message", {"status": 401, "message": f"bad key {KEY}"})
-    add("echo-key-in-model-name", [{"sse": [chunk(model=KEY, choices=[{"index": 0, "delta": {"content": good()}}]),
-                                            *DONE]}] * 4)
+    add(
+        "echo-key-in-model-name",
+        [{"sse": [chunk(model=KEY, choices=[{"index": 0, "delta": {"content": good()}}]), *DONE]}] * 4,
+    )
     add("echo-key-in-html-page", {"raw": f"<html><body>{KEY}</body></html>".encode(), "type": "text/html"})
     add("echo-key-in-stream-error-event", {"sse": [b'data: {"error": {"message": "Bearer ' + KEY.encode() + b'"}}']})
     add("echo-key-in-think", {"reply": lambda h, b: "<think>" + auth(h, b) + "</think>" + good()})
@@ -105,15 +120,19 @@ def cases() -> list[tuple[str, list, dict]]:
     add("title-and-bel-in-code", good(VECTOR_ADD.replace("{", "{ \x1b]0;pwned\x07\x07 garbage here", 1)))
     add("c1-controls", good(VECTOR_ADD.replace("{", "{ \x9b2J\x9d0;t\x9c bad tokens", 1)))
     add("escapes-in-500", {"status": 500, "message": "\x1b]52;c;ZXZpbA==\x07\x1b[2Jboom"})
-    add("escapes-in-model-name", [{"sse": [chunk(model="\x1b]0;t\x07", choices=[{"index": 0, "delta": {
-        "content": good()}}]), *DONE]}] * 4)
+    add(
+        "escapes-in-model-name",
+        [{"sse": [chunk(model="\x1b]0;t\x07", choices=[{"index": 0, "delta": {"content": good()}}]), *DONE]}] * 4,
+    )
     # memory and bytes
     add("endless-sse-line", {"endless": True})
     add("gzip-bomb-stream", {"bomb": 2000})
     add("gzip-bomb-json", {"bomb": 2000, "stream": False})
     add("brotli-encoding", {"raw": b"\x00" * 100, "headers": {"Content-Encoding": "br"}, "type": "text/event-stream"})
-    add("corrupt-gzip", {"raw": b"\x1f\x8b\x08\x00garbage" * 10, "headers": {"Content-Encoding": "gzip"},
-                         "type": "text/event-stream"})
+    add(
+        "corrupt-gzip",
+        {"raw": b"\x1f\x8b\x08\x00garbage" * 10, "headers": {"Content-Encoding": "gzip"}, "type": "text/event-stream"},
+    )
     add("reply-over-256k", {"reply": "{" * 300_000})
     add("empty-chunk-flood", [{"sse": [chunk(choices=[{"index": 0, "delta": {}}])] * 150_000}] * 2)
     # slow, dropped, refused
@@ -128,21 +147,39 @@ def cases() -> list[tuple[str, list, dict]]:
     add("chunk-choices-string", {"sse": [raw_chunk('{"choices": "abc"}')]})
     add("chunk-delta-string", {"sse": [raw_chunk('{"choices": [{"index": 0, "delta": "abc"}]}')]})
     add("chunk-content-number", {"sse": [raw_chunk('{"choices": [{"index": 0, "delta": {"content": 42}}]}')]})
-    add("chunk-5000-digit-number", {"sse": [raw_chunk('{"choices": [], "usage": {"prompt_tokens": ' + BIG_INT + '}}')]})
+    add("chunk-5000-digit-number", {"sse": [raw_chunk('{"choices": [], "usage": {"prompt_tokens": ' + BIG_INT + "}}")]})
     add("chunk-50000-deep", {"sse": [raw_chunk(DEEP)]})
     add("chunk-choices-null-item", {"sse": [raw_chunk('{"choices": [null]}'), *DONE]})
     add("chunk-choices-string-item", {"sse": [raw_chunk('{"choices": ["x"]}')]})
-    add("chunk-finish-number", {"sse": [raw_chunk('{"choices": [{"index": 0, "delta": {"content": "a"}, '
-                                                  '"finish_reason": 42}]}')]})
-    add("chunk-model-number", {"sse": [raw_chunk('{"model": 42, "choices": [{"index": 0, "delta": '
-                                                 '{"content": "a"}, "finish_reason": "stop"}]}'), b"data: [DONE]"]})
+    add(
+        "chunk-finish-number",
+        {"sse": [raw_chunk('{"choices": [{"index": 0, "delta": {"content": "a"}, "finish_reason": 42}]}')]},
+    )
+    add(
+        "chunk-model-number",
+        {
+            "sse": [
+                raw_chunk(
+                    '{"model": 42, "choices": [{"index": 0, "delta": {"content": "a"}, "finish_reason": "stop"}]}'
+                ),
+                b"data: [DONE]",
+            ]
+        },
+    )
     add("chunk-usage-string", {"sse": [raw_chunk('{"choices": [], "usage": "abc"}'), *DONE]})
     add("chunk-top-level-list", {"sse": [raw_chunk("[1, 2]")]})
     add("chunk-top-level-string", {"sse": [raw_chunk('"hello"')]})
     add("chunk-null", {"sse": [raw_chunk("null")]})
     add("only-done", {"sse": [b"data: [DONE]"]})
-    add("chunk-huge-float", {"sse": [raw_chunk('{"choices": [{"index": 0, "delta": {"content": "a"}}], '
-                                               '"usage": {"prompt_tokens": 1e999}}'), *DONE]})
+    add(
+        "chunk-huge-float",
+        {
+            "sse": [
+                raw_chunk('{"choices": [{"index": 0, "delta": {"content": "a"}}], "usage": {"prompt_tokens": 1e999}}'),
+                *DONE,
+            ]
+        },
+    )
     add("chunk-non-utf8", {"sse": [b'data: {"choices": [{"index": 0, "delta": {"content": "caf\xe9"}}]}']})
     add("binary-garbage", {"raw": bytes(range(256)) * 40, "type": "text/event-stream"})
     add("empty-200", {"raw": b"", "type": "text/event-stream"})
@@ -165,10 +202,15 @@ def cases() -> list[tuple[str, list, dict]]:
     add("empty-content", {"reply": ""})
     add("think-only", {"reply": "<think>" + "hmm " * 500 + "</think>"})
     add("wrong-types", {"reply": json.dumps({"kernel_code": 42, "tune_params": "abc", "explanation": ["x"]})})
-    add("huge-numbers-in-params", {"reply": '{"kernel_code": ' + json.dumps(VECTOR_ADD) + ', "tune_params": '
-                                            '{"block_size_x": [' + BIG_INT + ', 1e308]}, "explanation": "x"}'})
+    add(
+        "huge-numbers-in-params",
+        {
+            "reply": '{"kernel_code": ' + json.dumps(VECTOR_ADD) + ', "tune_params": '
+            '{"block_size_x": [' + BIG_INT + ', 1e308]}, "explanation": "x"}'
+        },
+    )
     add("deep-json-content", {"reply": DEEP})
-    add("nul-bytes-in-code", good(VECTOR_ADD.replace("{", "{\x00#include \"/etc/passwd\"\n", 1)))
+    add("nul-bytes-in-code", good(VECTOR_ADD.replace("{", '{\x00#include "/etc/passwd"\n', 1)))
     add("bidi-and-zero-width", good(explanation="\u202eevil\u2066\u200b", code=with_comment("\u202e reversed")))
     add("kernel-200k", good(VECTOR_ADD + "\n// " + "x" * 200_000))
     return c
@@ -179,13 +221,38 @@ def run_case(name: str, script: list, opt: dict, work: Path) -> dict:
     (tmp / "config").mkdir()
     (tmp / "config" / "config.toml").write_text("llm_retries = 2\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "KT_TUI_")) and "proxy" not in k.lower()}
-    env.update(PYTHONPATH=str(ROOT), OPENAI_API_KEY=KEY, KT_TUI_CONFIG_DIR=str(tmp / "config"),
-               KT_TUI_DATA_DIR=str(tmp / "data"), KT_TUI_DB=str(tmp / "sessions.db"))
+    env.update(
+        PYTHONPATH=str(ROOT),
+        OPENAI_API_KEY=KEY,
+        KT_TUI_CONFIG_DIR=str(tmp / "config"),
+        KT_TUI_DATA_DIR=str(tmp / "data"),
+        KT_TUI_DB=str(tmp / "sessions.db"),
+    )
     server = None if opt.get("no_server") else ScriptedServer(script).start()
-    url = (opt.get("base_url") or "http://HOST/v1").replace("HOST", server.url.split("//")[1].split("/")[0]) \
-        if server else opt["base_url"]
-    argv = [sys.executable, "-m", "kt_tui", "run", "examples/vector_add.cu", "--auto", "--json", "--backend", "sim",
-            "--strategy", "one-prompt", "--base-url", url, "--model", "m", "--llm-timeout", "5"]
+    url = (
+        (opt.get("base_url") or "http://HOST/v1").replace("HOST", server.url.split("//")[1].split("/")[0])
+        if server
+        else opt["base_url"]
+    )
+    argv = [
+        sys.executable,
+        "-m",
+        "kt_tui",
+        "run",
+        "examples/vector_add.cu",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--strategy",
+        "one-prompt",
+        "--base-url",
+        url,
+        "--model",
+        "m",
+        "--llm-timeout",
+        "5",
+    ]
     start = time.monotonic()
     out_f, err_f = open(tmp / "stdout", "wb+"), open(tmp / "stderr", "wb+")
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out_f, stderr=err_f, start_new_session=True)
@@ -210,8 +277,14 @@ def run_case(name: str, script: list, opt: dict, work: Path) -> dict:
     outcome = _outcome(rc, stdout, stderr)
     exported = ""
     if '"session"' in stdout and '"session": null' not in stdout:
-        ex = subprocess.run([sys.executable, "-m", "kt_tui", "export", "--out", str(tmp / "export")], cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=120)
+        ex = subprocess.run(
+            [sys.executable, "-m", "kt_tui", "export", "--out", str(tmp / "export")],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         exported = f"export rc {ex.returncode}"
         stdout += ex.stdout
         stderr_export = ex.stderr
@@ -228,11 +301,27 @@ def run_case(name: str, script: list, opt: dict, work: Path) -> dict:
             secrets.append(f"export-stderr:{s[:6]}")
     escapes = len(ESC.findall(stderr))
     internal = "internal error" in stderr or rc not in (0, 1, 2)
-    defects = [d for d, bad in (("internal-error", internal), ("hang", hang), ("secret", bool(secrets)),
-                                ("escapes", escapes > 0), ("rss", rss_kb > RSS_BOUND_MB * 1024)) if bad]
-    row = {"kind": name, "rc": rc, "outcome": outcome + (f"; {exported}" if exported else ""),
-           "secrets": secrets, "escapes": escapes, "rss_mb": round(rss_kb / 1024), "seconds": round(seconds, 1),
-           "defects": defects}
+    defects = [
+        d
+        for d, bad in (
+            ("internal-error", internal),
+            ("hang", hang),
+            ("secret", bool(secrets)),
+            ("escapes", escapes > 0),
+            ("rss", rss_kb > RSS_BOUND_MB * 1024),
+        )
+        if bad
+    ]
+    row = {
+        "kind": name,
+        "rc": rc,
+        "outcome": outcome + (f"; {exported}" if exported else ""),
+        "secrets": secrets,
+        "escapes": escapes,
+        "rss_mb": round(rss_kb / 1024),
+        "seconds": round(seconds, 1),
+        "defects": defects,
+    }
     if not defects:
         shutil.rmtree(tmp, ignore_errors=True)
     else:
@@ -256,7 +345,7 @@ def _watch_rss(proc, peak: list) -> None:
 
 def _outcome(rc: int, stdout: str, stderr: str) -> str:
     try:
-        data = json.loads(stdout[stdout.find("{"):stdout.rfind("}") + 1] if "{" in stdout else "")
+        data = json.loads(stdout[stdout.find("{") : stdout.rfind("}") + 1] if "{" in stdout else "")
     except ValueError:
         data = None
     if isinstance(data, dict):
@@ -284,24 +373,36 @@ def main() -> int:
     with ThreadPoolExecutor(args.jobs) as pool:
         for row in pool.map(lambda c: run_case(*c, work), chosen):
             rows.append(row)
-            print(f"{len(rows)}/{len(chosen)} {row['kind']}: rc {row['rc']}, {row['seconds']} s, "
-                  f"defects {row['defects']}", file=sys.stderr, flush=True)
-    lines = [f"hostile LLM endpoint vs `kt-tui run --auto --json --backend sim --strategy one-prompt` "
-             f"({len(rows)} reply kinds, {args.jobs} at a time, per-case timeout {CASE_TIMEOUT_S} s, "
-             f"llm_retries 2, --llm-timeout 5; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-             f"{os.cpu_count()} cores)", "",
-             f"{'kind':<32} {'rc':>3} {'secrets':>7} {'esc':>3} {'rss MB':>6} {'s':>6}  outcome"]
+            print(
+                f"{len(rows)}/{len(chosen)} {row['kind']}: rc {row['rc']}, {row['seconds']} s, "
+                f"defects {row['defects']}",
+                file=sys.stderr,
+                flush=True,
+            )
+    lines = [
+        f"hostile LLM endpoint vs `kt-tui run --auto --json --backend sim --strategy one-prompt` "
+        f"({len(rows)} reply kinds, {args.jobs} at a time, per-case timeout {CASE_TIMEOUT_S} s, "
+        f"llm_retries 2, --llm-timeout 5; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{os.cpu_count()} cores)",
+        "",
+        f"{'kind':<32} {'rc':>3} {'secrets':>7} {'esc':>3} {'rss MB':>6} {'s':>6}  outcome",
+    ]
     for r in rows:
-        lines.append(f"{r['kind']:<32} {r['rc']:>3} {len(r['secrets']):>7} {r['escapes']:>3} {r['rss_mb']:>6} "
-                     f"{r['seconds']:>6}  {r['outcome']}" + (f"  DEFECTS: {r['defects']} {r['secrets']} "
-                                                             f"{r.get('kept', '')}" if r["defects"] else ""))
+        lines.append(
+            f"{r['kind']:<32} {r['rc']:>3} {len(r['secrets']):>7} {r['escapes']:>3} {r['rss_mb']:>6} "
+            f"{r['seconds']:>6}  {r['outcome']}"
+            + (f"  DEFECTS: {r['defects']} {r['secrets']} {r.get('kept', '')}" if r["defects"] else "")
+        )
     bad = [r for r in rows if r["defects"]]
-    lines += ["", f"{len(rows)} kinds: {len(rows) - len(bad)} clean, {len(bad)} with defects; "
-                  f"internal errors {sum('internal-error' in r['defects'] for r in rows)}, "
-                  f"hangs {sum('hang' in r['defects'] for r in rows)}, "
-                  f"secrets {sum(len(r['secrets']) for r in rows)}, "
-                  f"max RSS {max(r['rss_mb'] for r in rows)} MB (bound {RSS_BOUND_MB}); "
-                  f"{time.monotonic() - start:.0f} s in all"]
+    lines += [
+        "",
+        f"{len(rows)} kinds: {len(rows) - len(bad)} clean, {len(bad)} with defects; "
+        f"internal errors {sum('internal-error' in r['defects'] for r in rows)}, "
+        f"hangs {sum('hang' in r['defects'] for r in rows)}, "
+        f"secrets {sum(len(r['secrets']) for r in rows)}, "
+        f"max RSS {max(r['rss_mb'] for r in rows)} MB (bound {RSS_BOUND_MB}); "
+        f"{time.monotonic() - start:.0f} s in all",
+    ]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

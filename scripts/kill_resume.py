@@ -30,7 +30,7 @@ def main(argv: list[str]) -> int:
     if "--after" in rest:
         i = rest.index("--after")
         after = int(rest[i + 1])
-        del rest[i:i + 2]
+        del rest[i : i + 2]
     cmd = [sys.executable, "-m", "kt_tui", "run", kernel, "--auto", "--json", *rest]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
@@ -41,16 +41,28 @@ def main(argv: list[str]) -> int:
     before = rows(db)
     sid = sqlite3.connect(db).execute("SELECT id FROM sessions ORDER BY rowid DESC").fetchone()[0]
     t0 = time.monotonic()
-    res = subprocess.run([sys.executable, "-m", "kt_tui", "resume", sid, "--auto", "--json", *rest],
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, "-m", "kt_tui", "resume", sid, "--auto", "--json", *rest], capture_output=True, text=True
+    )
     after_rows = rows(db)
-    summary = json.loads(res.stdout[res.stdout.find("{"):]) if "{" in res.stdout else {"error": res.stderr[-500:]}
+    summary = json.loads(res.stdout[res.stdout.find("{") :]) if "{" in res.stdout else {"error": res.stderr[-500:]}
     lost = [k for k in before if k not in after_rows]
     changed = [k for k in before if k in after_rows and after_rows[k] != before[k]]
-    print(json.dumps({"session": sid, "rows_at_kill": len(before), "rows_after_resume": len(after_rows),
-                      "lost": len(lost), "remeasured": len(changed), "resume_exit": res.returncode,
-                      "resume_seconds": round(time.monotonic() - t0, 2), "state": summary.get("state"),
-                      "error": summary.get("error")}))
+    print(
+        json.dumps(
+            {
+                "session": sid,
+                "rows_at_kill": len(before),
+                "rows_after_resume": len(after_rows),
+                "lost": len(lost),
+                "remeasured": len(changed),
+                "resume_exit": res.returncode,
+                "resume_seconds": round(time.monotonic() - t0, 2),
+                "state": summary.get("state"),
+                "error": summary.get("error"),
+            }
+        )
+    )
     return 0 if not lost and not changed and res.returncode == 0 else 1
 
 

@@ -21,8 +21,7 @@ def run(script: str, argv: list[str]) -> int:
     replies = json.loads(Path(script).read_text())["replies"]
     with ScriptedServer(replies) as server:
         code = main([*argv, "--base-url", server.url, "--model", MODEL])
-        print(f"scripted server: {len(server.requests)} requests, {len(server.script)} replies left",
-              file=sys.stderr)
+        print(f"scripted server: {len(server.requests)} requests, {len(server.script)} replies left", file=sys.stderr)
     return code
 
 

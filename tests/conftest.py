@@ -72,6 +72,8 @@ def worker_loop_once():
                 if self.items:
                     return self.items.pop(0)
                 raise SystemExit
+
         with pytest.raises(SystemExit):
             worker.main(Requests(), None, None, None, os.getppid())
+
     return run

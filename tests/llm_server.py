@@ -82,8 +82,10 @@ def _handler(server: ScriptedServer):
 
         def do_GET(self):
             if self.path.rstrip("/") == "/v1/models":
-                self._json(200, {"object": "list", "data": [
-                    {"id": MODEL, "object": "model", "created": 0, "owned_by": "tests"}]})
+                self._json(
+                    200,
+                    {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "tests"}]},
+                )
             else:
                 self._error(404, f"no route {self.path}")
 
@@ -168,13 +170,20 @@ def _handler(server: ScriptedServer):
                 self.wfile.write(tail)
             else:
                 chunk = {"id": "chatcmpl-scripted", "created": 0, "model": MODEL, "object": "chat.completion.chunk"}
-                data = b"".join(b"data: " + json.dumps({**chunk, "choices": [c]}).encode() + b"\n\n" for c in (
-                    {"index": 0, "delta": {"content": item.get("reply", "")}},
-                    {"index": 0, "delta": {}, "finish_reason": "stop"})) + b"data: [DONE]\n\n"
+                data = (
+                    b"".join(
+                        b"data: " + json.dumps({**chunk, "choices": [c]}).encode() + b"\n\n"
+                        for c in (
+                            {"index": 0, "delta": {"content": item.get("reply", "")}},
+                            {"index": 0, "delta": {}, "finish_reason": "stop"},
+                        )
+                    )
+                    + b"data: [DONE]\n\n"
+                )
                 for i in range(len(data)):
                     if server.stopping.is_set():
                         return
-                    self.wfile.write(data[i:i + 1])
+                    self.wfile.write(data[i : i + 1])
                     self.wfile.flush()
                     time.sleep(item["drip"])
 
@@ -183,8 +192,12 @@ def _handler(server: ScriptedServer):
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
             self.close_connection = True
-            chunk = {"id": "chatcmpl-scripted", "created": 0, "model": body.get("model") or MODEL,
-                     "object": "chat.completion.chunk"}
+            chunk = {
+                "id": "chatcmpl-scripted",
+                "created": 0,
+                "model": body.get("model") or MODEL,
+                "object": "chat.completion.chunk",
+            }
             while not server.stopping.is_set():
                 self._event({**chunk, "choices": [{"index": 0, "delta": {"content": "tok "}}]})
                 time.sleep(every)
@@ -193,15 +206,21 @@ def _handler(server: ScriptedServer):
             item = item or {}
             model = body.get("model") or MODEL
             prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
-            usage = {"prompt_tokens": prompt, "completion_tokens": len(text.split()),
-                     "total_tokens": prompt + len(text.split())}
+            usage = {
+                "prompt_tokens": prompt,
+                "completion_tokens": len(text.split()),
+                "total_tokens": prompt + len(text.split()),
+            }
             base = {"id": "chatcmpl-scripted", "created": int(time.time()), "model": model}
             if not body.get("stream"):
                 message = {"role": "assistant", "content": text}
                 if item.get("tool_call"):
                     message = {"role": "assistant", "content": None, "tool_calls": [_TOOL_CALL]}
-                reply = {**base, "object": "chat.completion", "choices": item.get("choices", [
-                    {"index": 0, "message": message, "finish_reason": "stop"}])}
+                reply = {
+                    **base,
+                    "object": "chat.completion",
+                    "choices": item.get("choices", [{"index": 0, "message": message, "finish_reason": "stop"}]),
+                }
                 return self._json(200, {**reply, "usage": usage} if with_usage else reply)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -212,8 +231,14 @@ def _handler(server: ScriptedServer):
             if "choices" in item:
                 self._event({**chunk, "choices": item["choices"]})
             elif item.get("tool_call"):
-                self._event({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant",
-                                                                         "tool_calls": [{"index": 0, **_TOOL_CALL}]}}]})
+                self._event(
+                    {
+                        **chunk,
+                        "choices": [
+                            {"index": 0, "delta": {"role": "assistant", "tool_calls": [{"index": 0, **_TOOL_CALL}]}}
+                        ],
+                    }
+                )
                 self._event({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
             else:
                 self._event({**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
@@ -255,8 +280,13 @@ def _bomb_parts(stream: bool) -> tuple[bytes, bytes, bytes]:
     """A gzip stream's head, a block that inflates to 1 MB of "a" (sent as often as wanted: each block
     is flushed in full, so it inflates the same wherever it stands) and a tail."""
     import zlib
+
     z = zlib.compressobj(9, zlib.DEFLATED, 31)
-    start = b'data: {"choices": [{"index": 0, "delta": {"content": "' if stream else b'{"choices": [{"message": {"content": "'
+    start = (
+        b'data: {"choices": [{"index": 0, "delta": {"content": "'
+        if stream
+        else b'{"choices": [{"message": {"content": "'
+    )
     head = z.compress(start) + z.flush(zlib.Z_FULL_FLUSH)
     block = z.compress(b"a" * (1 << 20)) + z.flush(zlib.Z_FULL_FLUSH)
     return head, block, z.compress(b'"}}]}\n\n') + z.flush()
@@ -265,7 +295,7 @@ def _bomb_parts(stream: bool) -> tuple[bytes, bytes, bytes]:
 def _pieces(text: str, n: int = 3) -> list[str]:
     """The text in n (or fewer) consecutive pieces."""
     size = max(1, -(-len(text) // n))
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 @pytest.fixture

@@ -20,8 +20,23 @@ def replies(name: str) -> list[str]:
 
 def test_matmul_autonomous_session_headless(capsys, hermetic):
     with ScriptedServer(replies("matmul")) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--strategy", "autonomous", "--auto", "--json",
-                            "--backend", "sim", "--sim-cache", CACHES, "--base-url", server.url, "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "matmul.cu",
+            "--strategy",
+            "autonomous",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
         assert not server.script  # every scripted reply was asked for
     assert code == 0 and out["state"] == "finished"
     states = [(s["id"], s["state"]) for s in out["steps"]]
@@ -40,9 +55,23 @@ def test_matmul_autonomous_session_headless(capsys, hermetic):
 
 def test_vector_add_autonomous_session_headless(capsys):
     with ScriptedServer(replies("vector_add")) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "autonomous", "--auto",
-                            "--json", "--backend", "sim", "--sim-cache", CACHES, "--base-url", server.url,
-                            "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "autonomous",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
     assert code == 0
     assert [s["state"] for s in out["steps"]] == ["accepted", "accepted"]
 
@@ -52,8 +81,21 @@ def test_a_dead_endpoint_fails_clearly_and_keeps_the_session(capsys):
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--strategy", "autonomous", "--auto", "--json",
-                        "--backend", "sim", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m")
+    code, out = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "matmul.cu",
+        "--strategy",
+        "autonomous",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--base-url",
+        f"http://127.0.0.1:{port}/v1",
+        "--model",
+        "m",
+    )
     assert code == 1 and out["state"] == "failed"
     assert "unreachable" in out["error"] and str(port) in out["error"]
     code, rows = run_cli(capsys, "sessions", "--json")
@@ -61,8 +103,19 @@ def test_a_dead_endpoint_fails_clearly_and_keeps_the_session(capsys):
 
 
 def test_manual_mode_without_an_llm_says_how_to_connect(capsys):
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "autonomous", "--auto", "--json",
-                        "--backend", "sim", "--llm", "none")
+    code, out = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "vector_add.cu",
+        "--strategy",
+        "autonomous",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--llm",
+        "none",
+    )
     assert code == 1 and "--base-url" in out["error"]
 
 
@@ -70,9 +123,23 @@ def test_a_broken_reply_is_repaired_by_asking_again(capsys, hermetic):
     script = replies("vector_add")
     script.insert(0, "I think the plan should be: {steps: [first, second")  # not JSON
     with ScriptedServer(script) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "autonomous", "--auto",
-                            "--json", "--backend", "sim", "--sim-cache", CACHES, "--base-url", server.url,
-                            "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "autonomous",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
         repair = server.requests[1]["messages"][-1]["content"]
     assert code == 0 and [s["state"] for s in out["steps"]] == ["accepted", "accepted"]
     assert "JSON" in repair
@@ -80,20 +147,27 @@ def test_a_broken_reply_is_repaired_by_asking_again(capsys, hermetic):
 
 async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(hermetic):
     from kt_tui.config import load_settings
-    from kt_tui.front.session import read_kernel_file
     from kt_tui.front.commands import tui_app
+    from kt_tui.front.session import read_kernel_file
     from kt_tui.ui.editors import KernelEditScreen, TextEditScreen
     from kt_tui.ui.gate_view import PlanView
 
     from .test_ui import SIZE, Keys, wait_for
 
     async def at(pilot, screen, key):
-        await wait_for(pilot, lambda: screen.bridge.waiting and screen.gate is not None and screen.gate.key == key,
-                       timeout=60)
+        await wait_for(
+            pilot, lambda: screen.bridge.waiting and screen.gate is not None and screen.gate.key == key, timeout=60
+        )
 
     with ScriptedServer(replies("matmul")) as server:
-        flags = {"backend": "sim", "sim_cache": str(CACHES), "base_url": server.url, "model": MODEL,
-                 "strategy": "autonomous", "with_replanning": True}
+        flags = {
+            "backend": "sim",
+            "sim_cache": str(CACHES),
+            "base_url": server.url,
+            "model": MODEL,
+            "strategy": "autonomous",
+            "with_replanning": True,
+        }
         settings = load_settings(flags)
         app = tui_app(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "matmul.cu"))
         async with app.run_test(size=SIZE) as real_pilot:
@@ -127,7 +201,8 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
             code.text = code.text.replace(
                 "            float b = sB[k][tx];\n",
                 "            float b = sB[k][tx];\n"
-                "            #pragma unroll  // added by hand: work_per_thread is a compile-time constant\n")
+                "            #pragma unroll  // added by hand: work_per_thread is a compile-time constant\n",
+            )
             await pilot.press("ctrl+s")
             await at(pilot, screen, "kernel:3:2")  # the edit is checked and shown again before it runs
             assert screen.gate.body["compile"]["ok"] is True
@@ -167,11 +242,25 @@ def test_breakdown_splits_a_step_into_substeps(capsys):
     parts = json.dumps({"steps": [{"title": "Several elements per thread"}, {"title": "float4 loads"}]})
     script = [plan, va[1], parts, va[1], va[2], va[3], va[4], va[5]]
     with ScriptedServer(script) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "autonomous", "--auto",
-                            "--json", "--backend", "sim", "--sim-cache", CACHES, "--breakdown",
-                            "--base-url", server.url, "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "autonomous",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+            "--breakdown",
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
         assert not server.script
     assert code == 0
-    assert [(s["id"], s["state"]) for s in out["steps"]] == [("1", "skipped"), ("1.1", "accepted"),
-                                                             ("1.2", "accepted")]
+    assert [(s["id"], s["state"]) for s in out["steps"]] == [("1", "skipped"), ("1.1", "accepted"), ("1.2", "accepted")]
     assert "broken down into 2 steps" in out["steps"][0]["reason"]

@@ -2,7 +2,6 @@
 test_check), a vacuous check said everywhere and nothing called verified, sessions refused on out
 of bounds or a parameter that changes the outputs; one trusted(); accepting a slower kernel."""
 
-
 import numpy as np
 import pytest
 
@@ -46,8 +45,9 @@ def test_a_vacuous_check_is_said_and_nothing_is_called_verified(hermetic):
     assert gates[0].key == "sweep:1" and gates[0].unverified.startswith("VACUOUS CHECK")  # said at the sweep gate
     summary = session_summary(store, sid)
     assert summary["check"]["state"] == "vacuous" and "`c` is 1 everywhere" in summary["check"]["why"]
-    assert summary["best"]["verified"] == ("unchecked: the check proves nothing because `c` is 1 everywhere "
-                                           "(16777216 elements)")
+    assert summary["best"]["verified"] == (
+        "unchecked: the check proves nothing because `c` is 1 everywhere (16777216 elements)"
+    )
     assert summary["unverified"].startswith("VACUOUS CHECK: unchecked: the check proves nothing because")
     notes = [e.data.get("text") for e in events if e.kind == "note"]
     assert any(n and n.startswith("VACUOUS CHECK") for n in notes)
@@ -102,17 +102,20 @@ def test_run_exits_2_with_the_reason_and_the_check_in_json(hermetic, capsys):
     gpu = CheckingGpu({"state": "unsafe", "why": why, "refused": why, "fixes": []})
     code = _run(store, load_settings({"backend": "cupy"}), sid, gpu, choice, as_json=True)
     out, err = capsys.readouterr()
-    data = json.loads(out[out.find("{"):])
+    data = json.loads(out[out.find("{") :])
     assert code == 2 and "`b`[16777216]" in err
     assert data["state"] == "failed" and data["error"] == why and data["check"]["state"] == "unsafe"
 
 
 def test_a_vacuous_verdict_is_never_verified():
     from kt_tui.engine.verdict import verdict_text
+
     r = {"status": "ok", "time_ms": 1.0, "verified": True}
     assert verdict_text(r, False) == "verified"
-    assert verdict_text(r, False, vacuous="`c` is 0 everywhere") == \
-        "unchecked: the check proves nothing because `c` is 0 everywhere"
+    assert (
+        verdict_text(r, False, vacuous="`c` is 0 everywhere")
+        == "unchecked: the check proves nothing because `c` is 0 everywhere"
+    )
     assert verdict_text(dict(r, verified=False), False, vacuous="x") == "wrong"
     assert np.isfinite(r["time_ms"])
 
@@ -125,10 +128,12 @@ def test_the_report_says_the_check_and_calls_nothing_verified():
     from kt_tui.kernel.spec import parse_spec
 
     from .test_strength import SPEC_TEXT
+
     state = strength.verdict(["`out` is 1 everywhere (1000 elements)"], ["`cx` changed but is not in outputs: add it"])
     spec = parse_spec(SPEC_TEXT)
-    b = SimpleNamespace(session={"check_state": json.dumps(state), "simulated": 0}, original={"id": "v0"},
-                        original_spec=spec)
+    b = SimpleNamespace(
+        session={"check_state": json.dumps(state), "simulated": 0}, original={"id": "v0"}, original_spec=spec
+    )
     md = "\n".join(_check_md(b)).replace("\\`", "`")  # markdown escapes the backticks
     assert "VACUOUS CHECK: unchecked: the check proves nothing because `out` is 1 everywhere" in md
     assert "- outputs: `cx` changed but is not in outputs" in md

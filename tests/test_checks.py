@@ -8,10 +8,10 @@ import sqlite3
 import numpy as np
 import pytest
 
-from kt_tui.gpu.worker.checking import entry
 from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.protocol import CheckJob
 from kt_tui.gpu.simcache import finalize_cache, recorded_checks
+from kt_tui.gpu.worker.checking import entry
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec, version_hash
 from kt_tui.store import Store
 
@@ -35,11 +35,26 @@ __global__ void vector_add(float *c, const float *a, const float *b, int n) {
 
 
 def wrong_at(label: str, index: int, n: int) -> dict:
-    verdict = {"output": "c", "ok": False, "max_abs_err": 0.0, "max_rel_err": 0.0, "mismatches": 1,
-               "first_bad": index, "atol": 1e-5, "rtol": 1e-4, "reason": f"c[{index}] = nan, expected 0.5",
-               "excerpt": [[index - 1, "0.25", "0.25"], [index, "nan", "0.5"]]}
-    e = entry(label, {"n": n}, "", "wrong_result", f"wrong result at {label}: c[{index}] = nan, expected 0.5 "
-              "(max abs err 0, max rel err 0, 1 mismatch)", [verdict])
+    verdict = {
+        "output": "c",
+        "ok": False,
+        "max_abs_err": 0.0,
+        "max_rel_err": 0.0,
+        "mismatches": 1,
+        "first_bad": index,
+        "atol": 1e-5,
+        "rtol": 1e-4,
+        "reason": f"c[{index}] = nan, expected 0.5",
+        "excerpt": [[index - 1, "0.25", "0.25"], [index, "nan", "0.5"]],
+    }
+    e = entry(
+        label,
+        {"n": n},
+        "",
+        "wrong_result",
+        f"wrong result at {label}: c[{index}] = nan, expected 0.5 (max abs err 0, max rel err 0, 1 mismatch)",
+        [verdict],
+    )
     return {k: e[k] for k in ("label", "sizes", "ok", "status", "reason", "verdicts")}
 
 
@@ -48,8 +63,9 @@ def right_at(label: str, n: int) -> dict:
     return {k: e[k] for k in ("label", "sizes", "ok", "status", "reason", "verdicts")}
 
 
-def copy_cache(folder, name: str, kernel_version: str | None = None, checks: dict | None = None,
-               times: dict | None = None):
+def copy_cache(
+    folder, name: str, kernel_version: str | None = None, checks: dict | None = None, times: dict | None = None
+):
     data = json.loads(RECORDED.read_text())
     for key, t in (times or {}).items():
         data["cache"][key]["time"] = t
@@ -68,8 +84,7 @@ def copy_cache(folder, name: str, kernel_version: str | None = None, checks: dic
 # -- which sizes ---------------------------------------------------------------------------------
 def test_default_sizes_are_ragged_and_small():
     spec = load_spec(FAULTS / "scaled_add.cu.toml")
-    assert spec.extra_sizes() == [{"label": "n=349525", "sizes": {"n": 349525}},
-                                  {"label": "n=37", "sizes": {"n": 37}}]
+    assert spec.extra_sizes() == [{"label": "n=349525", "sizes": {"n": 349525}}, {"label": "n=37", "sizes": {"n": 37}}]
     for e in spec.extra_sizes():
         assert all(e["sizes"]["n"] % b for b in spec.tune_params["block_size_x"])
 
@@ -84,14 +99,19 @@ def test_verify_sizes_from_the_spec_and_an_empty_list(tmp_path):
     assert load_spec(spec_path).extra_sizes() == []
 
 
-@pytest.mark.parametrize("value,field,words", [
-    ('{n = 37}', "verify_sizes", "a list of tables"),
-    ('[37]', "verify_sizes[0]", "a table of size name"),
-    ('[{n = 0}]', "verify_sizes[0].n", "positive integer"),
-    ('[{m = 5}]', "verify_sizes[0].m", "not a name in [sizes] (known: n)"),
-])
+@pytest.mark.parametrize(
+    "value,field,words",
+    [
+        ("{n = 37}", "verify_sizes", "a list of tables"),
+        ("[37]", "verify_sizes[0]", "a table of size name"),
+        ("[{n = 0}]", "verify_sizes[0].n", "positive integer"),
+        ("[{m = 5}]", "verify_sizes[0].m", "not a name in [sizes] (known: n)"),
+    ],
+)
 def test_bad_verify_sizes_name_their_field(tmp_path, value, field, words):
-    text = (FAULTS / "scaled_add.cu.toml").read_text().replace("iterations = 3", f"iterations = 3\nverify_sizes = {value}")
+    text = (
+        (FAULTS / "scaled_add.cu.toml").read_text().replace("iterations = 3", f"iterations = 3\nverify_sizes = {value}")
+    )
     (tmp_path / "k.cu.toml").write_text(text)
     with pytest.raises(SpecError) as e:
         load_spec(tmp_path / "k.cu.toml")
@@ -102,7 +122,9 @@ def test_a_verify_size_invalid_for_an_arg_size_is_an_error():
     spec = parse_spec(GOOD.replace('size = "n"', 'size = "n / 4"', 1))
     assert [e["label"] for e in spec.extra_sizes()] == []  # no odd n makes n / 4 whole
     with pytest.raises(SpecError) as e:
-        parse_spec(GOOD.replace('size = "n"', 'size = "n / 4"', 1).replace("[sizes]", "verify_sizes = [{n = 10}]\n[sizes]"))
+        parse_spec(
+            GOOD.replace('size = "n"', 'size = "n / 4"', 1).replace("[sizes]", "verify_sizes = [{n = 10}]\n[sizes]")
+        )
     assert e.value.field == "verify_sizes[0]" and "args[0] (out).size" in e.value.problem
 
 
@@ -126,8 +148,10 @@ def test_recorded_cache_ids_do_not_change():
 def test_an_old_database_gains_the_new_column_and_table(tmp_path):
     db = tmp_path / "old.db"
     con = sqlite3.connect(db)
-    con.execute("CREATE TABLE results (session TEXT, version TEXT, key TEXT, run TEXT, params TEXT, "
-                "time_ms FLOAT, status TEXT, PRIMARY KEY (session, version, key))")
+    con.execute(
+        "CREATE TABLE results (session TEXT, version TEXT, key TEXT, run TEXT, params TEXT, "
+        "time_ms FLOAT, status TEXT, PRIMARY KEY (session, version, key))"
+    )
     con.execute("INSERT INTO results VALUES ('s', 'v', '256', 'r', '{}', 1.0, 'ok')")
     con.commit()
     con.close()
@@ -141,9 +165,17 @@ def test_an_old_database_gains_the_new_column_and_table(tmp_path):
 def check_job(backend="pycuda"):
     spec = load_spec(FAULTS / "scaled_add.cu.toml")
     source = (FAULTS / "scaled_add.cu").read_text()
-    return CheckJob(run_id="check:t", source=source, spec=spec.to_dict(), ref_source=source, ref_spec=spec.to_dict(),
-                    ref_params={"block_size_x": 256}, backend=backend, sizes=spec.extra_sizes(),
-                    configs=[{"block_size_x": 128}])
+    return CheckJob(
+        run_id="check:t",
+        source=source,
+        spec=spec.to_dict(),
+        ref_source=source,
+        ref_spec=spec.to_dict(),
+        ref_params={"block_size_x": 256},
+        backend=backend,
+        sizes=spec.extra_sizes(),
+        configs=[{"block_size_x": 128}],
+    )
 
 
 @pytest.mark.parametrize("fault,status", [("hang", "timeout"), ("crash", "crash")])
@@ -170,8 +202,9 @@ def test_sim_without_recorded_checks_says_so(capsys, hermetic):
     caches = hermetic / "caches-in"
     caches.mkdir()
     copy_cache(caches, RECORDED.name, times={"512": 0.05})  # the baseline (the reference) is not checked
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim",
-                        "--sim-cache", caches)
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim", "--sim-cache", caches
+    )
     assert code == 0 and out["best"]["params"] == {"block_size_x": 512}
     events = Store(hermetic / "sessions.db").events(out["session"])
     notes = [e["data"]["text"] for e in events if e["kind"] == "note"]
@@ -182,11 +215,14 @@ def test_sim_without_recorded_checks_says_so(capsys, hermetic):
 def test_the_best_is_checked_and_a_wrong_one_is_passed_over(capsys, hermetic):
     caches = hermetic / "caches-in"
     caches.mkdir()
-    checks = {"512": [right_at("n=5592405", 5592405), wrong_at("n=37", 36, 37)],
-              "128": [right_at("n=5592405", 5592405), right_at("n=37", 37)]}
+    checks = {
+        "512": [right_at("n=5592405", 5592405), wrong_at("n=37", 36, 37)],
+        "128": [right_at("n=5592405", 5592405), right_at("n=37", 37)],
+    }
     copy_cache(caches, RECORDED.name, checks=checks, times={"512": 0.05, "128": 0.06})
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim",
-                        "--sim-cache", caches)
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim", "--sim-cache", caches
+    )
     assert code == 0
     assert out["best"]["params"] == {"block_size_x": 128}
     store = Store(hermetic / "sessions.db")
@@ -206,12 +242,31 @@ def test_run_json_reports_a_generated_kernel_wrong_at_a_ragged_size(capsys, herm
     copy_cache(caches, RECORDED.name)
     copy_cache(caches, f"vector_add-{vid}.json", vid, {"256": [wrong_at("n=5592405", 5592404, 5592405)]})
     assert recorded_checks(caches / f"vector_add-{vid}.json", "256")[0]["ok"] is False
-    reply = json.dumps({"kernel_code": FLOAT4, "tune_params": {"block_size_x": [32, 64, 128, 256, 512, 1024]},
-                        "explanation": "float4 loads"})
+    reply = json.dumps(
+        {
+            "kernel_code": FLOAT4,
+            "tune_params": {"block_size_x": [32, 64, 128, 256, 512, 1024]},
+            "explanation": "float4 loads",
+        }
+    )
     with ScriptedServer([reply]) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "one-prompt", "--auto",
-                            "--json", "--backend", "sim", "--sim-cache", caches, "--base-url", server.url,
-                            "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "one-prompt",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            caches,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
     assert code == 0, out
     step = out["steps"][-1]
     assert step["version"] == vid and step["state"] == "failed"
@@ -221,8 +276,9 @@ def test_run_json_reports_a_generated_kernel_wrong_at_a_ragged_size(capsys, herm
     shown = [e["data"] for e in store.events(out["session"]) if e["kind"] == "verification"]
     assert shown and shown[-1]["where"] == "n=5592405" and shown[-1]["verdicts"][0]["first_bad"] == 5592404
     kernel_gate = store.gate(out["session"], "kernel:one-prompt")["body"]
-    assert kernel_gate["tolerances"] == [{"output": "c", "type": "float32", "atol": 1e-5, "rtol": 1e-4,
-                                          "atol_from": "default", "rtol_from": "default"}]
+    assert kernel_gate["tolerances"] == [
+        {"output": "c", "type": "float32", "atol": 1e-5, "rtol": 1e-4, "atol_from": "default", "rtol_from": "default"}
+    ]
     assert kernel_gate["verify_sizes"] == ["n=5592405", "n=37"]
 
 
@@ -237,8 +293,17 @@ def test_failures_and_checks_render_per_output():
     console = Console(width=160, record=True, file=io.StringIO())
     bad = wrong_at("n=37", 36, 37)
     console.print(render_verification({"reason": bad["reason"], "where": "n=37", "verdicts": bad["verdicts"]}))
-    gate = gate_from("accept", "accept:1", "Accept step 1?", {"recommend": True, "threshold": 0.02, "verdicts": [],
-                                                                  "checks": [{"label": "n=37", "status": "ok", "reason": ""}]})
+    gate = gate_from(
+        "accept",
+        "accept:1",
+        "Accept step 1?",
+        {
+            "recommend": True,
+            "threshold": 0.02,
+            "verdicts": [],
+            "checks": [{"label": "n=37", "status": "ok", "reason": ""}],
+        },
+    )
     console.print(render_gate(gate))
     text = console.export_text()
     assert "wrong result at n=37: c[36] = nan" in text and "outputs at n=37" in text
@@ -248,6 +313,7 @@ def test_failures_and_checks_render_per_output():
 
 def test_a_size_the_original_leaves_unwritten_is_not_checked():
     from kt_tui.gpu.worker.checking import unwritten
+
     spec = load_spec(FAULTS / "scaled_add.cu.toml")
     refs = {"out": np.array([1.0, np.nan, 2.0], np.float32)}
     assert unwritten(spec, refs, []) == "out[1]"

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from kt_tui.gpu.simcache import find_cache, read_header
-from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.kernel.source import find_kernels, read_source
+from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.store import Store
 
 from .conftest import EXAMPLES, HAS_GPU, ROOT
@@ -61,29 +61,46 @@ def test_no_gpu_and_no_cache_tells_what_to_do(capsys, tmp_path):
 def test_sim_cache_folder_is_searched_by_kernel_version(capsys, tmp_path):
     for f in ("matmul.cu", "matmul.cu.toml"):
         shutil.copy(EXAMPLES / f, tmp_path / f)
-    code, out = run_cli(capsys, "run", tmp_path / "matmul.cu", "--auto", "--json", "--backend", "sim",
-                        "--sim-cache", EXAMPLES / "recorded")
+    code, out = run_cli(
+        capsys,
+        "run",
+        tmp_path / "matmul.cu",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--sim-cache",
+        EXAMPLES / "recorded",
+    )
     assert code == 0 and out["results"] == 17
 
 
 def test_a_cache_for_another_kernel_fails_clearly_and_keeps_the_session(capsys):
     cache = next((EXAMPLES / "recorded").glob("matmul-*.json"))
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim",
-                        "--sim-cache", cache)
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim", "--sim-cache", cache
+    )
     assert code == 1
     assert "does not match" in out["error"]
     code, rows = run_cli(capsys, "sessions", "--json")
     assert [r["id"] for r in rows] == [out["session"]] and rows[0]["state"] == "failed"
 
 
-@pytest.mark.parametrize("content, spec, message", [
-    (b"int main() { return 0; }\n", None, "no __global__ kernel"),
-    (b"\xff\xfe__global__ void k(float *x) {}", None, "not UTF-8"),
-    (b"__global__ void k(float *x, int n) {}", None, "no launch spec"),
-    (b"__global__ void k(float *x, int n) {}", "kernel = 'k'\nproblem_size = ['n']\n[sizes]\nn = 8\n"
-     "[[args]]\nname = 'x'\ntype = 'flaot32'\nsize = 'n'\noutput = true\n", "args[0] (x).type"),
-    (b"__global__ void k(float *x, int n) {}", "this is = not toml [", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "content, spec, message",
+    [
+        (b"int main() { return 0; }\n", None, "no __global__ kernel"),
+        (b"\xff\xfe__global__ void k(float *x) {}", None, "not UTF-8"),
+        (b"__global__ void k(float *x, int n) {}", None, "no launch spec"),
+        (
+            b"__global__ void k(float *x, int n) {}",
+            "kernel = 'k'\nproblem_size = ['n']\n[sizes]\nn = 8\n"
+            "[[args]]\nname = 'x'\ntype = 'flaot32'\nsize = 'n'\noutput = true\n",
+            "args[0] (x).type",
+        ),
+        (b"__global__ void k(float *x, int n) {}", "this is = not toml [", "not valid TOML"),
+    ],
+)
 def test_bad_input_gets_a_message_and_exit_2(content, spec, message, capsys, tmp_path):
     cu = tmp_path / "k.cu"
     cu.write_bytes(content)
@@ -113,15 +130,18 @@ def test_sessions_lists_every_run(capsys):
 
 def main_text(capsys, *argv) -> str:
     from kt_tui.cli import main
+
     assert main(list(argv)) == 0
     return capsys.readouterr().out
 
 
 def test_help_and_version_do_not_load_the_heavy_parts():
-    code = ("import sys\nfrom kt_tui.cli import main\n"
-            "for argv in (['--help'], ['--version'], ['run', '--help']):\n"
-            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
-            "print(sorted(m for m in ('textual', 'numpy', 'kernel_tuner', 'openai') if m in sys.modules))")
+    code = (
+        "import sys\nfrom kt_tui.cli import main\n"
+        "for argv in (['--help'], ['--version'], ['run', '--help']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        "print(sorted(m for m in ('textual', 'numpy', 'kernel_tuner', 'openai') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
     assert "kt-tui 0.1.0" in out
@@ -150,8 +170,9 @@ def test_recorded_caches_say_which_gpu_and_when():
 
 def test_worker_hang_is_killed_and_the_next_config_runs(capsys, monkeypatch, hermetic):
     monkeypatch.setenv("KT_TUI_FAULT", "hang:64")
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim",
-                        "--timeout", "1")
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim", "--timeout", "1"
+    )
     assert code == 0
     rows = {r["key"]: r for r in Store(hermetic / "sessions.db").results(out["session"])}
     assert rows["64"]["status"] == "timeout" and "killed" in rows["64"]["error"]
@@ -170,9 +191,23 @@ def test_worker_crash_is_recorded_and_the_worker_restarted(capsys, monkeypatch, 
 def test_kill_9_mid_sweep_then_resume_loses_no_row(hermetic):
     env = dict(os.environ, KT_TUI_SIM_PACE="0.25")
     db = hermetic / "kill.db"
-    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "kill_resume.py"), str(EXAMPLES / "matmul.cu"),
-                          "--db", str(db), "--backend", "sim", "--after", "4"],
-                         capture_output=True, text=True, env=env, timeout=240)
+    res = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "kill_resume.py"),
+            str(EXAMPLES / "matmul.cu"),
+            "--db",
+            str(db),
+            "--backend",
+            "sim",
+            "--after",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
     report = json.loads(res.stdout.strip().splitlines()[-1])
     assert report["rows_at_kill"] >= 4 and report["rows_after_resume"] == 17
     assert report["lost"] == 0 and report["remeasured"] == 0 and report["state"] == "finished"
@@ -186,32 +221,39 @@ def test_resume_with_nothing_to_resume(capsys):
     assert code == 2 and "no session 'nope'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--timeout", "0"], "--timeout: must be more than 0"),
-    (["--timeout", "-1"], "--timeout: must be more than 0"),
-    (["--max-configs", "-5"], "--max-configs: must not be negative"),
-    (["--sim-cache", "nowhere.json"], "--sim-cache: nowhere.json: no such file or folder"),
-    (["--sim-cache", str(EXAMPLES / "vector_add.cu.toml")], "not a kernel_tuner cachefile"),
-    (["--base-url", "ftp://example.com/v1"], "--base-url: must be an http:// or https:// URL"),
-    (["--base-url", "localhost:8000"], "--base-url: must be an http:// or https:// URL"),
-    (["--theme", "no-such-theme"], "--theme: no-such-theme: no such theme"),
-])
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--timeout", "0"], "--timeout: must be more than 0"),
+        (["--timeout", "-1"], "--timeout: must be more than 0"),
+        (["--max-configs", "-5"], "--max-configs: must not be negative"),
+        (["--sim-cache", "nowhere.json"], "--sim-cache: nowhere.json: no such file or folder"),
+        (["--sim-cache", str(EXAMPLES / "vector_add.cu.toml")], "not a kernel_tuner cachefile"),
+        (["--base-url", "ftp://example.com/v1"], "--base-url: must be an http:// or https:// URL"),
+        (["--base-url", "localhost:8000"], "--base-url: must be an http:// or https:// URL"),
+        (["--theme", "no-such-theme"], "--theme: no-such-theme: no such theme"),
+    ],
+)
 def test_bad_flags_get_one_line_and_exit_2_before_any_work(flags, message, capsys, hermetic):
-    code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "sim",
-                                              *flags])
+    code = __import__("kt_tui.cli").cli.main(
+        ["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "sim", *flags]
+    )
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
     assert not (hermetic / "sessions.db").exists()
 
 
-@pytest.mark.parametrize("line, message", [
-    ('max_configs = "ten"', "config.toml: max_configs: must be an integer, not 'ten'"),
-    ("seeds = 1", "config.toml: seeds: must be true or false, not 1"),
-    ("timeout_s = true", "config.toml: timeout_s: must be a number, not True"),
-    ("keys = 3", "config.toml: keys: must be a table, not 3"),
-    ("time_limit_s = -2", "config.toml: time_limit_s: must not be negative"),
-    ('theme = "nope"', "config.toml: theme: nope: no such theme"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('max_configs = "ten"', "config.toml: max_configs: must be an integer, not 'ten'"),
+        ("seeds = 1", "config.toml: seeds: must be true or false, not 1"),
+        ("timeout_s = true", "config.toml: timeout_s: must be a number, not True"),
+        ("keys = 3", "config.toml: keys: must be a table, not 3"),
+        ("time_limit_s = -2", "config.toml: time_limit_s: must not be negative"),
+        ('theme = "nope"', "config.toml: theme: nope: no such theme"),
+    ],
+)
 def test_a_config_value_of_the_wrong_type_names_the_key_and_the_file(line, message, capsys, hermetic):
     config = hermetic / "config" / "config.toml"
     config.parent.mkdir(parents=True)
@@ -224,6 +266,7 @@ def test_a_config_value_of_the_wrong_type_names_the_key_and_the_file(line, messa
 
 def test_a_good_config_still_loads(hermetic):
     from kt_tui.config import load_settings
+
     config = hermetic / "config.toml"
     config.write_text('threshold = 1\nmax_configs = 5\nkeys = {start = "enter"}\ntheme = "kt-light"\n')
     s = load_settings({}, config_file=config)
@@ -235,9 +278,14 @@ def test_a_reader_that_goes_away_is_not_an_internal_error(tmp_path):
     import os
     import subprocess
     import sys
+
     env = dict(os.environ, KT_TUI_DATA_DIR=str(tmp_path), KT_TUI_CONFIG_DIR=str(tmp_path))
-    run = subprocess.Popen([sys.executable, "-m", "kt_tui", "run", "examples/vector_add.cu", "--auto", "--json",
-                            "--backend", "sim"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "kt_tui", "run", "examples/vector_add.cu", "--auto", "--json", "--backend", "sim"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     run.stdout.close()  # like `| head` that has read enough
     _, err = run.communicate(timeout=240)
     assert b"internal error" not in err and run.returncode == 141, err[-500:]

@@ -4,8 +4,16 @@ import time
 import pytest
 
 from kt_tui.gpu import compile as comp
-from kt_tui.gpu.compile import (CompileMessage, CompileResult, Resources, compile_check, demangle, format_errors,
-                                parse_messages, parse_resources)
+from kt_tui.gpu.compile import (
+    CompileMessage,
+    CompileResult,
+    Resources,
+    compile_check,
+    demangle,
+    format_errors,
+    parse_messages,
+    parse_resources,
+)
 
 from .conftest import EXAMPLES
 
@@ -58,9 +66,11 @@ def test_syntax_error_points_at_its_line():
 
 @needs_nvcc
 def test_too_much_static_shared_memory():
-    src = ("__global__ void big(float *out) {\n"
-           "    __shared__ float big[100000];\n"
-           "    big[threadIdx.x] = 1.0f;\n    __syncthreads();\n    out[threadIdx.x] = big[255 - threadIdx.x];\n}\n")
+    src = (
+        "__global__ void big(float *out) {\n"
+        "    __shared__ float big[100000];\n"
+        "    big[threadIdx.x] = 1.0f;\n    __syncthreads();\n    out[threadIdx.x] = big[255 - threadIdx.x];\n}\n"
+    )
     result = compile_check(src, {"block_size_x": 256})
     assert result.ok is False
     (error,) = result.errors
@@ -150,7 +160,7 @@ def test_nvrtc_fallback(tmp_path, monkeypatch):
     pkg.mkdir(parents=True)
     (tmp_path / "cuda" / "__init__.py").write_text("")
     (pkg / "__init__.py").write_text("")
-    (pkg / "nvrtc.py").write_text('''import ctypes
+    (pkg / "nvrtc.py").write_text("""import ctypes
 LOG = b'kernel.cu(4): error: expected an expression\\n'
 def nvrtcCreateProgram(src, name, n, headers, names):
     return 0, src
@@ -163,7 +173,7 @@ def nvrtcGetProgramLog(prog, buf):
     if len(buf) > 1:
         ctypes.memmove(ctypes.c_char_p(buf), LOG, len(LOG))
     return 0,
-''')
+""")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(comp, "find_nvcc", lambda: None)
     monkeypatch.setattr(comp, "find_nvrtc", lambda: True)
@@ -181,13 +191,15 @@ def test_parse_resources_and_demangle():
 
 
 def test_parse_messages_from_headers_and_tools():
-    log = ('helper.cuh(3): error: identifier "foo" is undefined\n\n'
-           'kernel.cu(2): warning #177-D: variable "i" was declared but never referenced\n'
-           "      int i = 0;\n          ^\n\n"
-           "kernel.cu(1): error: no instance of overloaded function \"f\" matches the argument list\n"
-           "            argument types are: (float *)\n\n"
-           "ptxas error   : Entry function '_Z1kPf' uses too much data for parameters\n"
-           "nvcc fatal   : Unsupported gpu architecture 'sm_999'\n")
+    log = (
+        'helper.cuh(3): error: identifier "foo" is undefined\n\n'
+        'kernel.cu(2): warning #177-D: variable "i" was declared but never referenced\n'
+        "      int i = 0;\n          ^\n\n"
+        'kernel.cu(1): error: no instance of overloaded function "f" matches the argument list\n'
+        "            argument types are: (float *)\n\n"
+        "ptxas error   : Entry function '_Z1kPf' uses too much data for parameters\n"
+        "nvcc fatal   : Unsupported gpu architecture 'sm_999'\n"
+    )
     msgs = parse_messages(log, "__global__ void k(float *x) {\n    int i = 0;\n}\n")
     assert msgs[0] == CompileMessage(0, "error", 'helper.cuh(3): identifier "foo" is undefined', "")
     assert (msgs[1].line, msgs[1].severity, msgs[1].source_line) == (2, "warning", "    int i = 0;")
@@ -198,10 +210,18 @@ def test_parse_messages_from_headers_and_tools():
 
 def test_format_errors_puts_errors_first_and_truncates():
     msgs = [CompileMessage(2, "warning", "unused", "int i;")] + [
-        CompileMessage(n, "error", f"bad {n}", f"line {n}") for n in range(3, 20)]
+        CompileMessage(n, "error", f"bad {n}", f"line {n}") for n in range(3, 20)
+    ]
     text = format_errors(CompileResult(ok=False, messages=msgs), max_lines=6)
-    assert text.splitlines() == ["line 3: error: bad 3", "    line 3", "line 4: error: bad 4", "    line 4",
-                                 "line 5: error: bad 5", "    line 5", "... 30 more"]
+    assert text.splitlines() == [
+        "line 3: error: bad 3",
+        "    line 3",
+        "line 4: error: bad 4",
+        "    line 4",
+        "line 5: error: bad 5",
+        "    line 5",
+        "... 30 more",
+    ]
     assert format_errors(CompileResult(ok=True)) == "compiled without errors"
 
 

@@ -60,7 +60,11 @@ def fake_pycuda(monkeypatch):
         return b"cubin:" + source.encode()
 
     compiler = types.ModuleType("pycuda.compiler")
-    compiler.SourceModule, compiler.DynamicSourceModule, compiler.DynamicModule = SourceModule, DynamicSourceModule, DynamicModule
+    compiler.SourceModule, compiler.DynamicSourceModule, compiler.DynamicModule = (
+        SourceModule,
+        DynamicSourceModule,
+        DynamicModule,
+    )
     compiler.compile = compile
     driver = types.ModuleType("pycuda.driver")
     driver.module_from_buffer = Module
@@ -74,6 +78,7 @@ def fake_pycuda(monkeypatch):
 
 def _pycuda_backend(source_mod, options):
     from kernel_tuner.backends.pycuda import PyCudaFunctions
+
     backend = PyCudaFunctions.__new__(PyCudaFunctions)  # no GPU: only what compile() reads
     backend.cc, backend.compiler_options, backend.source_mod = "90", options, source_mod
     backend.allocations, backend.texrefs = [], []
@@ -81,10 +86,12 @@ def _pycuda_backend(source_mod, options):
 
 
 @pytest.mark.parametrize("which", ["SourceModule", "DynamicSourceModule"])
-@pytest.mark.parametrize("source", ['__global__ void k(float *x) { x[0] = 1; }',
-                                    'extern "C" __global__ void k(float *x) { x[0] = 1; }'])
+@pytest.mark.parametrize(
+    "source", ["__global__ void k(float *x) { x[0] = 1; }", 'extern "C" __global__ void k(float *x) { x[0] = 1; }']
+)
 def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, source):
     from kt_tui.gpu.compilers import pycuda_arguments, pycuda_cubin
+
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(getattr(compiler, which), ["-O3", "-lineinfo"])
     instance = types.SimpleNamespace(kernel_string=source, name="k")
@@ -95,14 +102,16 @@ def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, so
     compiled_source, compiled_args = calls["compile"][-1]
     assert compiled_source == kt_source == source
     assert compiled_args["target"] == "cubin"
-    assert {k: v for k, v in compiled_args.items() if k not in ("options", "target")} == \
-        {k: v for k, v in kt_args.items() if k != "options"}
+    assert {k: v for k, v in compiled_args.items() if k not in ("options", "target")} == {
+        k: v for k, v in kt_args.items() if k != "options"
+    }
     extra = ["-rdc=true", "-lcudadevrt"] if which == "DynamicSourceModule" else []  # what DynamicSourceModule adds
     assert compiled_args["options"] == kt_args["options"] + extra
 
 
 def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda):
     from kt_tui.gpu.prefetch import Prefetcher
+
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(compiler.DynamicSourceModule, [])
     own = []
@@ -110,6 +119,7 @@ def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda):
 
     def instance(src, options, params, _):
         return types.SimpleNamespace(kernel_string=f"// {params}\n{src}", name="k")
+
     dev = types.SimpleNamespace(dev=backend, create_kernel_instance=instance)
     runner = types.SimpleNamespace(dev=dev, kernel_source="__global__ void k() {}", kernel_options=None)
     assert Prefetcher.usable(runner)
@@ -126,16 +136,21 @@ def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda):
 
 def test_failed_compile_ahead_compiles_again_the_normal_way(fake_pycuda, monkeypatch):
     from kt_tui.gpu import prefetch
+
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
     backend.compile = lambda inst: "kernel_tuner's error, as usual"
     monkeypatch.setattr(compiler, "compile", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("nvcc failed")))
-    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
-        kernel_string=str(p), name="k"))
-    ahead = prefetch.Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None),
-                                pool=ThreadPoolExecutor(1))
+    dev = types.SimpleNamespace(
+        dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(kernel_string=str(p), name="k")
+    )
+    ahead = prefetch.Prefetcher(
+        types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(1)
+    )
     ahead.upcoming([{"b": 1}])
-    assert backend.compile(types.SimpleNamespace(kernel_string="{'b': 1}", name="k")) == "kernel_tuner's error, as usual"
+    assert (
+        backend.compile(types.SimpleNamespace(kernel_string="{'b': 1}", name="k")) == "kernel_tuner's error, as usual"
+    )
     ahead.close()
 
 
@@ -143,6 +158,7 @@ def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
     from concurrent.futures.process import BrokenProcessPool
 
     from kt_tui.gpu.prefetch import Prefetcher
+
     compiler, _ = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
     backend.compile = lambda inst: "kernel_tuner's compile"
@@ -153,8 +169,10 @@ def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
 
         def shutdown(self, **kw):
             pass
-    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
-        kernel_string=str(p), name="k"))
+
+    dev = types.SimpleNamespace(
+        dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(kernel_string=str(p), name="k")
+    )
     ahead = Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=Broken())
     ahead.upcoming([{"b": 1}, {"b": 2}])  # no exception: the run goes on
     ahead.upcoming([{"b": 3}])
@@ -164,6 +182,7 @@ def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
 
 def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypatch):
     from kt_tui.gpu import compilers
+
     monkeypatch.setenv("KT_TUI_PREFETCH_WORKERS", "2")
     pool = compilers.process_pool(16)
     try:
@@ -174,6 +193,7 @@ def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypat
 
 def _pool_in_a_daemon(out, allow: bool) -> None:
     from kt_tui.gpu import compilers
+
     if allow:
         compilers.allow_children()
     try:
@@ -189,6 +209,7 @@ def test_a_daemonic_gpu_worker_can_start_its_compile_ahead_pool(allow):
     """The GPU worker is started as a daemon; multiprocessing forbids a daemon children, so the
     pool failed at its first submit and nothing was ever compiled ahead (the H100 showed 0 of 24)."""
     import multiprocessing as mp
+
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     p = ctx.Process(target=_pool_in_a_daemon, args=(out, allow), daemon=True)
@@ -203,6 +224,7 @@ def test_a_daemonic_gpu_worker_can_start_its_compile_ahead_pool(allow):
 
 def prefetch_pool_size() -> int:
     from kt_tui.gpu.compilers import pool_size
+
     return pool_size(4)
 
 
@@ -210,11 +232,13 @@ def test_the_gpu_worker_allows_itself_children():
     import inspect
 
     from kt_tui.gpu.worker import main
+
     assert "allow_children()" in inspect.getsource(main.main)
 
 
 def test_pycuda_compiles_ahead_on_threads_not_processes(fake_pycuda):
     from kt_tui.gpu.compilers import Pycuda
+
     compiler, _ = fake_pycuda
     pool = Pycuda(_pycuda_backend(compiler.SourceModule, [])).pool()
     try:
@@ -226,7 +250,9 @@ def test_pycuda_compiles_ahead_on_threads_not_processes(fake_pycuda):
 def _h100(monkeypatch):
     drv = sys.modules["pycuda.driver"]
     monkeypatch.setattr(drv, "init", lambda: None, raising=False)
-    monkeypatch.setattr(drv, "Device", lambda i: types.SimpleNamespace(compute_capability=lambda: (9, 0)), raising=False)
+    monkeypatch.setattr(
+        drv, "Device", lambda i: types.SimpleNamespace(compute_capability=lambda: (9, 0)), raising=False
+    )
 
 
 def test_the_baseline_compiles_while_its_inputs_are_made_and_kernel_tuner_gets_that_cubin(fake_pycuda, monkeypatch):
@@ -234,6 +260,7 @@ def test_the_baseline_compiles_while_its_inputs_are_made_and_kernel_tuner_gets_t
     from kt_tui.gpu.prefetch import Early, Prefetcher
     from kt_tui.kernel.source import find_kernels, read_source
     from kt_tui.kernel.spec import load_spec
+
     compiler, calls = fake_pycuda
     _h100(monkeypatch)
     source = read_source(ROOT / "examples" / "vector_add.cu")
@@ -258,19 +285,24 @@ def test_the_baseline_compiles_while_its_inputs_are_made_and_kernel_tuner_gets_t
 
 def test_no_early_compile_without_a_gpu_backend_or_configurations():
     from kt_tui.gpu.prefetch import Early
+
     assert Early.start("sim", None, "", [{"b": 1}]) is None
     assert Early.start("pycuda", types.SimpleNamespace(compiler_options=[]), "", []) is None
 
 
 def test_kernel_tuners_warm_up_compile_of_the_first_configuration_is_served_again(fake_pycuda):
     from kt_tui.gpu.prefetch import Prefetcher
+
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
     own = []
     backend.compile = lambda inst: own.append(inst) or "compiled by kernel_tuner"
-    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
-        kernel_string=str(p), name="k"))
-    ahead = Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(2))
+    dev = types.SimpleNamespace(
+        dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(kernel_string=str(p), name="k")
+    )
+    ahead = Prefetcher(
+        types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(2)
+    )
     ahead.upcoming([{"b": 1}, {"b": 2}])
     first = types.SimpleNamespace(kernel_string="{'b': 1}", name="k")
     assert backend.compile(first).blob == backend.compile(first).blob == b"cubin:{'b': 1}"  # warm-up, then the run
@@ -288,6 +320,7 @@ def test_checks_at_other_sizes_compile_every_kernel_at_once_and_run_those(fake_p
     from kt_tui.gpu.worker import checking
     from kt_tui.kernel.source import find_kernels, read_source
     from kt_tui.kernel.spec import load_spec
+
     compiler, calls = fake_pycuda
     _h100(monkeypatch)
     source = read_source(ROOT / "examples" / "vector_add.cu")
@@ -303,12 +336,20 @@ def test_checks_at_other_sizes_compile_every_kernel_at_once_and_run_those(fake_p
         dev.dev = backend
         ran.append(dev.compile_kernel(types.SimpleNamespace(kernel_string=text, name=name), False))
         return {"c": np.ones(sizes["n"], np.float32)}
+
     monkeypatch.setattr(checking, "run_outputs", run_outputs)
     original = core.DeviceInterface.compile_kernel
-    job = CheckJob(run_id="c", source=source, spec=spec, ref_source=source, ref_spec=spec,
-                   ref_params={"block_size_x": 256}, backend="pycuda",
-                   sizes=[{"label": "n=37", "sizes": {"n": 37}}, {"label": "n=1000", "sizes": {"n": 1000}}],
-                   configs=[{"block_size_x": 128}, {"block_size_x": 512}])
+    job = CheckJob(
+        run_id="c",
+        source=source,
+        spec=spec,
+        ref_source=source,
+        ref_spec=spec,
+        ref_params={"block_size_x": 256},
+        backend="pycuda",
+        sizes=[{"label": "n=37", "sizes": {"n": 37}}, {"label": "n=1000", "sizes": {"n": 1000}}],
+        configs=[{"block_size_x": 128}, {"block_size_x": 512}],
+    )
     events = []
     checking._REFS.clear()
     checking.run_check_job(job, lambda kind, payload: events.append((kind, payload)))
@@ -320,13 +361,15 @@ def test_checks_at_other_sizes_compile_every_kernel_at_once_and_run_those(fake_p
 
 
 def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the_first_job_takes_that(
-        fake_pycuda, monkeypatch, worker_loop_once):
+    fake_pycuda, monkeypatch, worker_loop_once
+):
     from kt_tui.gpu import compile as comp
     from kt_tui.gpu.protocol import PrepareJob, TuneJob
     from kt_tui.gpu.worker import main as worker
     from kt_tui.gpu.worker import prepare
     from kt_tui.kernel.source import find_kernels, read_source
     from kt_tui.kernel.spec import load_spec
+
     _, calls = fake_pycuda
     _h100(monkeypatch)
     monkeypatch.setattr(prepare, "job_args", lambda *a: [])
@@ -337,8 +380,14 @@ def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the
     worker_loop_once(PrepareJob(spec.to_dict(), "pycuda", source))
     baseline = comp.prepared_text(source, spec.baseline_params(), spec=spec)
     assert [c[0] for c in calls["compile"]] == [baseline]
-    job = TuneJob(run_id="baseline", source=source, spec=spec.to_dict(), backend="pycuda", cachefile="",
-                  configs=[spec.baseline_params(), {"block_size_x": 64}])
+    job = TuneJob(
+        run_id="baseline",
+        source=source,
+        spec=spec.to_dict(),
+        backend="pycuda",
+        cachefile="",
+        configs=[spec.baseline_params(), {"block_size_x": 64}],
+    )
     early = prepare.early_for(job, spec, list(spec.tune_params))
     assert prepare._PREPARED == {} and baseline in early.ahead and len(early.ahead) == 2
     [f.result(timeout=60) for f in early.ahead.values()]
@@ -348,14 +397,20 @@ def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the
 
 def test_an_unwritable_prefetch_stats_file_does_not_fail_the_job(fake_pycuda, monkeypatch, tmp_path, capsys):
     from kt_tui.gpu.prefetch import Prefetcher
+
     compiler, _ = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
     backend.compile = lambda inst: "compiled by kernel_tuner"
-    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(
-        kernel_string=str(p), name="k"))
+    dev = types.SimpleNamespace(
+        dev=backend, create_kernel_instance=lambda s, o, p, _: types.SimpleNamespace(kernel_string=str(p), name="k")
+    )
     monkeypatch.setenv("KT_TUI_PREFETCH_STATS", str(tmp_path / "no" / "such" / "dir" / "stats.jsonl"))
-    Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(1)).close()
+    Prefetcher(
+        types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(1)
+    ).close()
     assert "KT_TUI_PREFETCH_STATS" in capsys.readouterr().out
     monkeypatch.setenv("KT_TUI_PREFETCH_STATS", str(tmp_path / "stats.jsonl"))
-    Prefetcher(types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(1)).close()
+    Prefetcher(
+        types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(1)
+    ).close()
     assert json.loads((tmp_path / "stats.jsonl").read_text())["how"] == "pycuda"

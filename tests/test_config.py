@@ -44,14 +44,17 @@ def test_the_api_key_is_read_from_the_environment_only_and_never_stored(hermetic
     assert str(e.value).startswith(f"{config}: api_key: ") and "OPENAI_API_KEY" in str(e.value)
 
 
-@pytest.mark.parametrize("text, says", [
-    ("rounds = 0\n", "rounds: must be at least 1, not 0"),
-    ("gpus = true\n", "gpus: "),
-    ("keys = {start = 3}\n", "keys: "),
-    ("mystery = 1\n", "mystery: unknown setting (known: allow_mixed"),
-    ("rounds = \n", "not valid TOML"),
-    ("llm_timeout_s = 0\n", "llm_timeout_s: must be more than 0"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("rounds = 0\n", "rounds: must be at least 1, not 0"),
+        ("gpus = true\n", "gpus: "),
+        ("keys = {start = 3}\n", "keys: "),
+        ("mystery = 1\n", "mystery: unknown setting (known: allow_mixed"),
+        ("rounds = \n", "not valid TOML"),
+        ("llm_timeout_s = 0\n", "llm_timeout_s: must be more than 0"),
+    ],
+)
 def test_every_config_problem_is_one_error_saying_file_key_problem(hermetic, text, says):
     config = write_config(hermetic, text)
     with pytest.raises(TomlError) as e:
@@ -69,10 +72,34 @@ def test_an_environment_problem_names_the_variable(hermetic, monkeypatch):
 def test_the_model_is_the_list_of_settings(hermetic):
     dests = {a.dest for sub in build_parser()._subparsers._group_actions[0].choices.values() for a in sub._actions}
     fields = setting_fields()
-    flagged = {"db", "backend", "sim_cache", "strategy", "steps", "base_url", "model", "llm", "theme", "timeout_s",
-               "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold", "search",
-               "max_configs", "time_limit_s", "seeds", "rounds", "batch_size", "hybrid", "llm_timeout_s", "gpus",
-               "ray_address", "allow_mixed"}
+    flagged = {
+        "db",
+        "backend",
+        "sim_cache",
+        "strategy",
+        "steps",
+        "base_url",
+        "model",
+        "llm",
+        "theme",
+        "timeout_s",
+        "with_replanning",
+        "max_replanning",
+        "breakdown_steps",
+        "max_breakdowns",
+        "threshold",
+        "search",
+        "max_configs",
+        "time_limit_s",
+        "seeds",
+        "rounds",
+        "batch_size",
+        "hybrid",
+        "llm_timeout_s",
+        "gpus",
+        "ray_address",
+        "allow_mixed",
+    }
     assert flagged <= dests & set(fields)
     assert all(f.description for name, f in fields.items() if name != "api_key")
     assert set(Settings().strategy_options()) >= {"threshold", "rounds", "search", "steps"}

@@ -23,26 +23,59 @@ def batch(configs, reasoning="", prose="") -> str:
 
 
 SCRIPT = [
-    batch([cfg(16, 16, 4, 4, 16), cfg(32, 8, 4, 4, 16), cfg(16, 16, 2, 2, 16), cfg(32, 8, 2, 4, 16),
-           cfg(64, 32, 1, 1, 16),  # 2048 threads: breaks a restriction
-           {**cfg(16, 16, 4, 4, 16), "tile_k": 48},  # not a value of tile_k
-           cfg(16, 16, 4, 4, 16)],  # a duplicate
-          "register tiles of 2x2 to 4x4 raise the arithmetic intensity", prose="Here are my picks:"),
-    batch([cfg(16, 16, 4, 4, 32), cfg(32, 8, 4, 8, 32), cfg(64, 8, 2, 8, 32), cfg(64, 8, 1, 8, 32)],
-          "longer k-slabs amortise the barrier"),
+    batch(
+        [
+            cfg(16, 16, 4, 4, 16),
+            cfg(32, 8, 4, 4, 16),
+            cfg(16, 16, 2, 2, 16),
+            cfg(32, 8, 2, 4, 16),
+            cfg(64, 32, 1, 1, 16),  # 2048 threads: breaks a restriction
+            {**cfg(16, 16, 4, 4, 16), "tile_k": 48},  # not a value of tile_k
+            cfg(16, 16, 4, 4, 16),
+        ],  # a duplicate
+        "register tiles of 2x2 to 4x4 raise the arithmetic intensity",
+        prose="Here are my picks:",
+    ),
+    batch(
+        [cfg(16, 16, 4, 4, 32), cfg(32, 8, 4, 8, 32), cfg(64, 8, 2, 8, 32), cfg(64, 8, 1, 8, 32)],
+        "longer k-slabs amortise the barrier",
+    ),
     batch([cfg(32, 16, 2, 4, 32), cfg(16, 32, 4, 4, 32)]),
     batch([cfg(32, 8, 2, 8, 32), cfg(64, 4, 2, 8, 32)]),
-    json.dumps({"edits": [{"action": "add_values", "param": "tile_k", "values": [64]},
-                          {"action": "add_param", "param": "prefetch", "values": [0, 1], "default": 0}],
-                "reason": "the best configurations all use the largest tile_k"}),
+    json.dumps(
+        {
+            "edits": [
+                {"action": "add_values", "param": "tile_k", "values": [64]},
+                {"action": "add_param", "param": "prefetch", "values": [0, 1], "default": 0},
+            ],
+            "reason": "the best configurations all use the largest tile_k",
+        }
+    ),
     batch([cfg(64, 8, 2, 8, 64)]),
 ]
 
 
 def test_config_search_headless_on_a_recorded_space(capsys, hermetic):
     with ScriptedServer(list(SCRIPT)) as server:
-        code, out = run_cli(capsys, "run", KERNEL, "--strategy", "config-search", "--auto", "--json", "--backend",
-                            "sim", "--base-url", server.url, "--model", MODEL, "--rounds", "5", "--batch-size", "6")
+        code, out = run_cli(
+            capsys,
+            "run",
+            KERNEL,
+            "--strategy",
+            "config-search",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+            "--rounds",
+            "5",
+            "--batch-size",
+            "6",
+        )
         assert not server.script
     assert code == 0 and out["state"] == "finished", out
     store = Store(hermetic / "sessions.db")

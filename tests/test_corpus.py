@@ -65,19 +65,25 @@ def test_hand_spec_passes_the_static_check_and_is_in_bounds_by_its_truth(name):
 
 
 def _swap(spec, name: str, **changes):
-    spec = dataclasses.replace(spec, args=[dataclasses.replace(a, **changes) if a.name == name else a
-                                           for a in spec.args])
+    spec = dataclasses.replace(
+        spec, args=[dataclasses.replace(a, **changes) if a.name == name else a for a in spec.args]
+    )
     return spec
 
 
 def test_the_judge_catches_short_arrays_wrong_outputs_values_geometry_and_scalars():
     src, kernel, spec, truth = _hand("particles_aos")
-    assert judge.judge(_swap(spec, "pos", size="npart"), kernel, src, truth)["sizes"][0].startswith("pos: 200000 < 600000")
+    assert judge.judge(_swap(spec, "pos", size="npart"), kernel, src, truth)["sizes"][0].startswith(
+        "pos: 200000 < 600000"
+    )
     assert judge.judge(_swap(spec, "vel", output=True), kernel, src, truth)["outputs"]
     assert judge.judge(_swap(spec, "dt", value=0.0), kernel, src, truth)["scalars"]
 
     src, kernel, spec, truth = _hand("life_step")
-    assert "cells: values [0, 512), want [0, 2)" in judge.judge(_swap(spec, "cells", high="width"), kernel, src, truth)["sizes"]
+    assert (
+        "cells: values [0, 512), want [0, 2)"
+        in judge.judge(_swap(spec, "cells", high="width"), kernel, src, truth)["sizes"]
+    )
     assert judge.judge(_swap(spec, "cells", init="zeros"), kernel, src, truth)["sizes"]  # all dead: nothing to check
 
     src, kernel, spec, truth = _hand("matmul_square")  # a second size axis invented: ny
@@ -100,8 +106,10 @@ def test_check_sizes_are_judged_too():
     spec = _swap(spec, "out", size=700000)
     assert judge.judge(spec, kernel, src, truth)["sizes"] == []
     grown = dataclasses.replace(spec, verify_sizes=[{"rows": 1001}])
-    assert judge.judge(grown, kernel, src, truth)["sizes"] == ["out: 700000 < 700700 at rows=1001",
-                                                              "in: 700000 < 700700 at rows=1001"]
+    assert judge.judge(grown, kernel, src, truth)["sizes"] == [
+        "out: 700000 < 700700 at rows=1001",
+        "in: 700000 < 700700 at rows=1001",
+    ]
 
 
 def test_safe_eval_takes_arithmetic_and_names_only():
@@ -109,13 +117,17 @@ def test_safe_eval_takes_arithmetic_and_names_only():
     for bad in ("__import__('os')", "x.real", "[1][0]", "2 ** 8", "lambda: 1", "f(1)"):
         with pytest.raises(judge.JudgeError):
             judge.safe_eval(bad, {"x": 1, "f": 1})
-    assert judge.source_defines("#define A 4\n#define B (2 * A + 1)\n#define F(x) x\n#define S 16u // c\n") == \
-        {"A": 4, "B": 9, "S": 16}
+    assert judge.source_defines("#define A 4\n#define B (2 * A + 1)\n#define F(x) x\n#define S 16u // c\n") == {
+        "A": 4,
+        "B": 9,
+        "S": 16,
+    }
 
 
 def test_a_failed_draft_is_a_row_that_says_why(tmp_path, monkeypatch, capsys):
     def failing(kt, args, timeout, cwd):
         return subprocess.CompletedProcess(args, 2, "", "kt-tui: something is wrong\n")
+
     monkeypatch.setattr(drafts, "kt_tui", failing)
     assert drafts.main(["scale_offset", "gather", "--json", str(tmp_path / "rows.json")]) == 0
     out = capsys.readouterr().out
@@ -128,6 +140,7 @@ def test_a_right_draft_is_fully_right(tmp_path, monkeypatch, capsys):
         name = args[1]
         (cwd / f"{name}.toml").write_text((CORPUS / "specs" / f"{name}.toml").read_text())
         return subprocess.CompletedProcess(args, 0, "", "")
+
     monkeypatch.setattr(drafts, "kt_tui", hand_draft)
     assert drafts.main(["mandelbrot", "heat_stencil"]) == 0
     assert "2 kernels, 2 fully right (100 %)" in capsys.readouterr().out
@@ -142,6 +155,7 @@ def test_unknown_kernel_name_exits_2(capsys):
 @pytest.mark.parametrize("name", NAMES)
 def test_hand_spec_compiles(name):
     from kt_tui.engine.precheck import compile_spec
+
     src, _kernel, spec, _truth = _hand(name)
     assert compile_spec(src, spec).ok
 
@@ -161,6 +175,7 @@ def test_gpu_mode_reports_what_the_check_flagged(tmp_path, monkeypatch, capsys):
             (cwd / f"{name}.toml").write_text(text)
             return subprocess.CompletedProcess(args, 0, "", "")
         return subprocess.CompletedProcess(args, 2, "", "kt-tui: pos: out of bounds at npart=200000, index 200001\n")
+
     monkeypatch.setattr(drafts, "kt_tui", fake)
     assert drafts.main(["particles_aos", "--gpu", "--json", str(tmp_path / "rows.json")]) == 0
     out = capsys.readouterr().out

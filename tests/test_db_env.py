@@ -42,7 +42,8 @@ def test_a_full_disk_mid_session_is_exit_3_with_a_json_error_and_nothing_lost(ca
     out, err = capsys.readouterr()
     assert code == 3
     import json
-    data = json.loads(out[out.index("{"):])
+
+    data = json.loads(out[out.index("{") :])
     sid = data["session"]
     assert data["state"] == "error" and "the disk is full" in data["error"] and sid
     last = err.strip().splitlines()[-1]
@@ -61,6 +62,7 @@ def test_a_database_another_program_holds_locked_is_exit_3_and_no_session_claime
         c = plain_conn(self)
         c.execute("PRAGMA busy_timeout = 50")
         return c
+
     monkeypatch.setattr(dbm.Store, "conn", property(quick))
     monkeypatch.setattr(dbm, "SESSIONS_HERE", [])
     with closing(sqlite3.connect(db)) as other:
@@ -84,7 +86,9 @@ def test_a_results_table_without_its_primary_key_is_refused_with_no_new_rows(cap
     for _ in range(2):
         code, data = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
         assert code == 2
-        assert data["error"] == (f"{db}: table results lacks its primary key (session, version, key): a damaged or "
-                                 "foreign file, not opened (pass another --db)")
+        assert data["error"] == (
+            f"{db}: table results lacks its primary key (session, version, key): a damaged or "
+            "foreign file, not opened (pass another --db)"
+        )
     with closing(sqlite3.connect(db)) as conn:
         assert len(conn.execute("SELECT id FROM sessions").fetchall()) == before

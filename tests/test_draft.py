@@ -2,14 +2,14 @@
 
 import pytest
 
-from .llm_server import scripted_llm  # noqa: F401
-
 from kt_tui.cli import main
 from kt_tui.gpu.compile import find_nvcc
 from kt_tui.kernel.draft import FLOAT_SCALAR, draft_note, draft_spec
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import check_spec, dump_spec, load_spec, parse_spec
+
+from .llm_server import scripted_llm  # noqa: F401
 
 needs_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found")
 
@@ -153,14 +153,16 @@ type = "int32"
 value = "n"
 """)
     assert main(["spec", str(cu), "--check"]) == 0, capsys.readouterr().err
-    (tmp_path / "t.cu.toml").write_text((tmp_path / "t.cu.toml").read_text().replace("[defines]\nLIMIT = \"n\"\n", ""))
+    (tmp_path / "t.cu.toml").write_text((tmp_path / "t.cu.toml").read_text().replace('[defines]\nLIMIT = "n"\n', ""))
     assert main(["spec", str(cu), "--check"]) == 2
     assert "LIMIT" in capsys.readouterr().err
 
 
 def test_an_array_read_and_written_starts_with_values():
-    spec = _draft("__global__ void saxpy(float *y, const float *x, float a, int n) {\n"
-                  "  int i = blockIdx.x * block_size_x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}\n")
+    spec = _draft(
+        "__global__ void saxpy(float *y, const float *x, float a, int n) {\n"
+        "  int i = blockIdx.x * block_size_x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}\n"
+    )
     y, x, a, n = spec.args
     assert (y.output, y.init) == (True, "random") and (x.output, x.init) == (False, "random")
 
@@ -168,7 +170,9 @@ def test_an_array_read_and_written_starts_with_values():
 @needs_nvcc
 async def test_spec_editor_shows_the_source_and_checks_without_saving(tmp_path):
     from kt_tui.ui.setup_screens import SpecEditScreen
+
     from .test_ui import SIZE, new_app, wait_for
+
     cu = tmp_path / "blur.cu"
     cu.write_text(TWO_D)
     app = new_app(cu)
@@ -188,6 +192,7 @@ async def test_spec_editor_shows_the_source_and_checks_without_saving(tmp_path):
 
 def test_spec_llm_drafts_with_the_model_checked_like_any_spec(tmp_path, capsys, scripted_llm):
     from kt_tui.kernel.draft import draft_spec as draft
+
     cu = tmp_path / "blur.cu"
     cu.write_text(TWO_D)
     (k,) = find_kernels(TWO_D)
@@ -245,10 +250,13 @@ def test_spec_llm_gate_on_a_terminal_approve_edit_skip(tmp_path, capsys, scripte
     assert load_spec(path).sizes["width"] == int(expect.split()[-1])
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda t: t.replace('name = "in"', 'name = "input"'), "named 'input', the kernel's parameter 1 is 'in'"),
-    pytest.param(lambda t: "defines_only = true\n" + t, "does not compile", marks=needs_nvcc),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda t: t.replace('name = "in"', 'name = "input"'), "named 'input', the kernel's parameter 1 is 'in'"),
+        pytest.param(lambda t: "defines_only = true\n" + t, "does not compile", marks=needs_nvcc),
+    ],
+)
 def test_spec_llm_reply_that_only_looks_valid_does_not_pass(tmp_path, capsys, scripted_llm, change, words):
     looks_valid = change(_heuristic())
     parse_spec(looks_valid)  # a valid spec as far as the spec's own checks go
@@ -261,7 +269,9 @@ def test_spec_llm_reply_that_only_looks_valid_does_not_pass(tmp_path, capsys, sc
 async def test_spec_editor_llm_draft_gate_approve_edit_skip(tmp_path, scripted_llm, key):
     from kt_tui.ui.setup_screens import SpecEditScreen
     from kt_tui.ui.spec_draft import SpecDraftGate
+
     from .test_ui import SIZE, new_app, wait_for
+
     cu = tmp_path / "blur.cu"
     cu.write_text(TWO_D)
     good = _heuristic().replace("width = 1024", "width = 640")

@@ -278,8 +278,14 @@ def test_halo_grid_is_padded_by_one_on_each_side():
 def test_loop_bounds_are_not_thread_axes():
     spec = _draft(KMEANS)
     assert spec.problem_size == ["npoints"] and "block_size_y" not in spec.tune_params
-    _covers(spec, {"points": lambda s: s["npoints"] * s["ndims"], "centres": lambda s: s["ncentres"] * s["ndims"],
-                   "label": lambda s: s["npoints"]})
+    _covers(
+        spec,
+        {
+            "points": lambda s: s["npoints"] * s["ndims"],
+            "centres": lambda s: s["ncentres"] * s["ndims"],
+            "label": lambda s: s["npoints"],
+        },
+    )
     work = spec.sizes["npoints"] * spec.sizes["ncentres"] * spec.sizes["ndims"]
     assert work <= 2**31 and min(spec.sizes.values()) > 1  # real work, not a million cubed
     assert [a.name for a in spec.outputs()] == ["label"]
@@ -329,8 +335,11 @@ __global__ void julia(int *out, int w, int h, float cx, float cy, float zoom, in
 }
 """)
     w, h = 96, 64
-    v = {a.name: evaluate(a.value, {**spec.sizes, "w": w, "h": h}) if isinstance(a.value, str) else a.value
-         for a in spec.args if not a.is_array}
+    v = {
+        a.name: evaluate(a.value, {**spec.sizes, "w": w, "h": h}) if isinstance(a.value, str) else a.value
+        for a in spec.args
+        if not a.is_array
+    }
     zr = ((np.arange(w)[None, :] - w // 2) / v["zoom"]) + 0 * np.arange(h)[:, None]
     zi = ((np.arange(h)[:, None] - h // 2) / v["zoom"]) + 0 * np.arange(w)[None, :]
     k = np.zeros(zr.shape, int)
@@ -376,6 +385,7 @@ def test_outputs_written_in_device_functions_and_read_through_them():
 
 def test_written_arrays_follow_device_functions():
     from kt_tui.kernel.draft import written_arrays
+
     (k,) = [k for k in find_kernels(HELPER) if k.name == "closest"]
     assert written_arrays(HELPER, k) == ["best"]
 
@@ -501,8 +511,10 @@ __global__ void chase(float *out, const float *in, const float *where, int n) {
 
 
 def test_unguarded_kernel_has_no_ragged_check_sizes():
-    src = "__global__ void add(float *c, const float *a, const float *b) {\n" \
-          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  c[i] = a[i] + b[i];\n}\n"
+    src = (
+        "__global__ void add(float *c, const float *a, const float *b) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  c[i] = a[i] + b[i];\n}\n"
+    )
     spec = _draft(src)
     assert spec.verify_sizes == [] and spec.extra_sizes() == []  # a ragged size would run past the arrays
 
@@ -546,15 +558,48 @@ GARBAGE = [
 ]
 
 
-@pytest.mark.parametrize("src", GARBAGE, ids=["blanks", "parens", "braces", "ifs", "fors", "product", "recursion",
-                                               "long", "random", "tokens"])
+@pytest.mark.parametrize(
+    "src",
+    GARBAGE,
+    ids=["blanks", "parens", "braces", "ifs", "fors", "product", "recursion", "long", "random", "tokens"],
+)
 def test_garbage_never_raises_and_takes_bounded_time(src):
     rng = random.Random(len(src))
     if src == "random":
         src = bytes(rng.getrandbits(8) for _ in range(50_000)).decode("latin-1")
     elif src == "tokens":
-        words = ["__global__", "void", "k", "(", ")", "{", "}", "[", "]", "a", "n", "i", "<", "=", ";", "for", "if",
-                 "+", "*", "float", "int", ",", "threadIdx", ".", "x", "1", "return", "while", "&", "->"]
+        words = [
+            "__global__",
+            "void",
+            "k",
+            "(",
+            ")",
+            "{",
+            "}",
+            "[",
+            "]",
+            "a",
+            "n",
+            "i",
+            "<",
+            "=",
+            ";",
+            "for",
+            "if",
+            "+",
+            "*",
+            "float",
+            "int",
+            ",",
+            "threadIdx",
+            ".",
+            "x",
+            "1",
+            "return",
+            "while",
+            "&",
+            "->",
+        ]
         src = "__global__ void k(float *a, int n) {" + " ".join(rng.choice(words) for _ in range(30_000)) + "}"
     start = time.monotonic()
     cuda_ast.parse(src)

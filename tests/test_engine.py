@@ -6,8 +6,8 @@ from pathlib import Path
 from kt_tui.config import load_settings
 from kt_tui.engine.core import Engine
 from kt_tui.engine.events import Decision
-from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
 from kt_tui.engine.strategies.sweep import sweep
+from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
 from kt_tui.gpu.client import GpuWorker
 from kt_tui.kernel.spec import version_ids
 from kt_tui.store import Store
@@ -83,6 +83,7 @@ def test_stop_mid_sweep_then_resume_measures_nothing_twice(hermetic, monkeypatch
 
 def test_a_session_summary_has_the_contract_fields(hermetic):
     from kt_tui.engine.summary import session_summary
+
     store = Store(hermetic / "s.db")
     sid, gpu, choice = open_session(store)
     Engine(store, sid, gpu, choice, lambda g: Decision("approve")).run(sweep)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kt_tui.gpu.env import hide_this_process, scrubbed_env
+from kt_tui.gpu.env import scrubbed_env
 from kt_tui.importer.run import import_script
 
 from .test_import import _script
@@ -16,17 +16,44 @@ from .test_import import _script
 ROOT = Path(__file__).resolve().parents[1]
 
 SECRETS = {
-    "OPENAI_API_KEY": "sk-test-SECRET", "GITHUB_PAT": "ghp_x", "AWS_CREDENTIALS": "y",
-    "DATABASE_URL": "postgres://u:hunter2@h/db", "MYSQL_PWD": "p1", "DB_PASS": "p2", "PASS": "p3",
-    "SMTP_PASSWD": "p4", "PRIVATE_KEY_PEM": "k", "AUTH_HEADER": "h", "SENTRY_DSN": "https://abc@sentry.io/1",
-    "SLACK_WEBHOOK_URL": "https://hooks.slack.com/x", "JWT": "eyJ", "COOKIE": "c=1", "SESSION_TOKEN": "s",
-    "SSH_AUTH_SOCK": "/tmp/ssh-agent.sock", "GPG_AGENT_INFO": "/run/gpg", "XAUTHORITY": "/home/u/.Xauthority",
-    "GOOGLE_APPLICATION_CREDENTIALS": "/k.json", "INNOCENT_NAME": "-----BEGIN OPENSSH PRIVATE KEY-----\nabc",
-    "HEADER": "Bearer abc.def", "SOME_VALUE": "ghp_abcdef0123",
+    "OPENAI_API_KEY": "sk-test-SECRET",
+    "GITHUB_PAT": "ghp_x",
+    "AWS_CREDENTIALS": "y",
+    "DATABASE_URL": "postgres://u:hunter2@h/db",
+    "MYSQL_PWD": "p1",
+    "DB_PASS": "p2",
+    "PASS": "p3",
+    "SMTP_PASSWD": "p4",
+    "PRIVATE_KEY_PEM": "k",
+    "AUTH_HEADER": "h",
+    "SENTRY_DSN": "https://abc@sentry.io/1",
+    "SLACK_WEBHOOK_URL": "https://hooks.slack.com/x",
+    "JWT": "eyJ",
+    "COOKIE": "c=1",
+    "SESSION_TOKEN": "s",
+    "SSH_AUTH_SOCK": "/tmp/ssh-agent.sock",
+    "GPG_AGENT_INFO": "/run/gpg",
+    "XAUTHORITY": "/home/u/.Xauthority",
+    "GOOGLE_APPLICATION_CREDENTIALS": "/k.json",
+    "INNOCENT_NAME": "-----BEGIN OPENSSH PRIVATE KEY-----\nabc",
+    "HEADER": "Bearer abc.def",
+    "SOME_VALUE": "ghp_abcdef0123",
 }
-KEPT = {"PATH": "/usr/bin", "LD_LIBRARY_PATH": "/cuda/lib64", "CUDA_HOME": "/cuda", "CUDA_VISIBLE_DEVICES": "0",
-        "HOME": "/h", "TMPDIR": "/tmp", "PWD": "/work", "OLDPWD": "/", "USER": "u", "LANG": "C.UTF-8",
-        "PLAIN_URL": "https://example.org/x", "PYTHONPATH": "/p", "KT_TUI_DATA_DIR": "/d"}
+KEPT = {
+    "PATH": "/usr/bin",
+    "LD_LIBRARY_PATH": "/cuda/lib64",
+    "CUDA_HOME": "/cuda",
+    "CUDA_VISIBLE_DEVICES": "0",
+    "HOME": "/h",
+    "TMPDIR": "/tmp",
+    "PWD": "/work",
+    "OLDPWD": "/",
+    "USER": "u",
+    "LANG": "C.UTF-8",
+    "PLAIN_URL": "https://example.org/x",
+    "PYTHONPATH": "/p",
+    "KT_TUI_DATA_DIR": "/d",
+}
 
 
 def test_the_scrubber_removes_every_secret_of_the_hostile_list_and_keeps_what_cuda_needs():
@@ -36,11 +63,14 @@ def test_the_scrubber_removes_every_secret_of_the_hostile_list_and_keeps_what_cu
 def test_the_importers_script_gets_the_same_scrubbed_environment(tmp_path, monkeypatch):
     for k, v in SECRETS.items():
         monkeypatch.setenv(k, v)
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         import json, os
         open("env.json", "w").write(json.dumps(dict(os.environ)))
         tune_kernel("scale", "scale.cu", n, args, tp)
-    """)
+    """,
+    )
     import_script(script, tmp_path / "out")
     seen = json.loads((tmp_path / "env.json").read_text())
     assert not set(SECRETS) & set(seen)
@@ -48,8 +78,14 @@ def test_the_importers_script_gets_the_same_scrubbed_environment(tmp_path, monke
 
 
 def test_creds_auth_and_urls_with_a_user_part_are_secrets():
-    more = {"AWS_CREDS": "x", "MY_CREDS_FILE": "/c", "PROXY_AUTH": "u:p", "SENTRY_URL": "https://KEY123@o1.ingest.io/2",
-            "MIRROR": "https://token@example.org/simple", "GIT_REMOTE": "ssh://git@host/x.git"}
+    more = {
+        "AWS_CREDS": "x",
+        "MY_CREDS_FILE": "/c",
+        "PROXY_AUTH": "u:p",
+        "SENTRY_URL": "https://KEY123@o1.ingest.io/2",
+        "MIRROR": "https://token@example.org/simple",
+        "GIT_REMOTE": "ssh://git@host/x.git",
+    }
     kept = {"EMAIL": "me@example.org", "PROFILE_URL": "https://example.org/@me", "PLAIN_URL": "https://example.org/x"}
     assert scrubbed_env({**more, **kept}) == kept
 
@@ -89,7 +125,9 @@ def test_a_same_user_process_cannot_read_a_hidden_process_environment(mode):
 
 @pytest.mark.skipif(os.getuid() == 0, reason="root reads any process's environment (CAP_SYS_PTRACE)")
 def test_an_import_script_cannot_read_the_environment_of_any_process_above_it(tmp_path):
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         import os
         seen, pid = [], os.getppid()
         while pid > 1:
@@ -100,11 +138,17 @@ def test_an_import_script_cannot_read_the_environment_of_any_process_above_it(tm
             pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
         open("seen.txt", "w").write("\\n".join(seen))
         tune_kernel("scale", "scale.cu", n, args, tp)
-    """)
+    """,
+    )
     env = {**os.environ, "OPENAI_API_KEY": "sk-above-KEY", "PYTHONPATH": str(ROOT)}  # in kt-tui's own block
     env.pop("KT_TUI_DUMPABLE", None)
-    done = subprocess.run([sys.executable, "-m", "kt_tui", "import", str(script), "--out", str(tmp_path / "out")],
-                          env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "kt_tui", "import", str(script), "--out", str(tmp_path / "out")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     seen = (tmp_path / "seen.txt").read_text()
     assert "sk-above-KEY" not in seen and "PermissionError" in seen  # kt-tui's own environ was refused

@@ -33,7 +33,7 @@ def test_bad_arguments_exit_2(tmp_path, capsys):
     assert bench.main(["--timeout", "0", "--out", str(tmp_path)]) == 2
 
 
-FAKE_KT = '''
+FAKE_KT = """
 class Space:
     def sorted_list(self):
         return [(i,) for i in range(100)]
@@ -47,12 +47,12 @@ def tune_kernel(name, *args, strategy=None, **kw):
     # lang "CUDA" as the script says, on the backend kt-tui measures with
     assert kw.get("lang") == "CUDA" and core._select_default_cuda_backend().__name__ == "PyCudaFunctions", kw
     return strategy.tune(Space(), Runner(), {}), {}
-'''
+"""
 
-FAKE_CORE = '''
+FAKE_CORE = """
 def _select_default_cuda_backend():
     raise AssertionError("kernel_tuner's own pick: the recorder must pin the backend")
-'''
+"""
 
 
 def test_the_recorder_caps_each_call_and_stops_after_the_imported_ones(tmp_path):
@@ -67,16 +67,23 @@ def test_the_recorder_caps_each_call_and_stops_after_the_imported_ones(tmp_path)
     (pkg / "backends" / "__init__.py").write_text("")
     (pkg / "backends" / "pycuda.py").write_text("class PyCudaFunctions:\n    pass\n")
     script = tmp_path / "tune.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         from kernel_tuner import tune_kernel
         for k in range(5):
             tune_kernel("k", "src", 10, [], {"x": list(range(100))})
         open("reached_the_end", "w").write("")
-    """))
+    """)
+    )
     env = {"PYTHONPATH": os.pathsep.join([str(tmp_path / "lib"), str(bench.ROOT)]), "PATH": "/usr/bin:/bin"}
     out = tmp_path / "calls.json"
-    subprocess.run([sys.executable, "-c", bench.RECORDER, "tune.py", str(out), "7", "2", "pycuda"], cwd=tmp_path, env=env,
-                   check=True, timeout=60)
+    subprocess.run(
+        [sys.executable, "-c", bench.RECORDER, "tune.py", str(out), "7", "2", "pycuda"],
+        cwd=tmp_path,
+        env=env,
+        check=True,
+        timeout=60,
+    )
     calls = json.loads(out.read_text())
     assert [(c["configs"], c["best_ms"]) for c in calls] == [(7, 1.0), (7, 1.0)]
     assert not (tmp_path / "reached_the_end").exists()

@@ -29,12 +29,30 @@ def test_the_library_covers_the_usual_optimizations_and_renders():
     where, steps = load_steps()
     assert where == "library.toml"
     ids = [s.id for s in steps]
-    for wanted in ("block_xy", "two_per_thread", "n_per_thread", "grid_stride", "tile_inputs", "tile_outputs",
-                   "register_tile_2d", "unroll", "vector_loads", "read_only", "prefetch_ilp"):
+    for wanted in (
+        "block_xy",
+        "two_per_thread",
+        "n_per_thread",
+        "grid_stride",
+        "tile_inputs",
+        "tile_outputs",
+        "register_tile_2d",
+        "unroll",
+        "vector_loads",
+        "read_only",
+        "prefetch_ilp",
+    ):
         assert wanted in ids
     assert next(s for s in steps if s.id == "n_per_thread").depends_on == ["two_per_thread"]
-    values = {"kernel_string": "__global__ void k() {}", "kernel_name": "k", "tune_params": {}, "restrictions": [],
-              "problem_size": "n", "gpu": "H200", "results": "-"}
+    values = {
+        "kernel_string": "__global__ void k() {}",
+        "kernel_name": "k",
+        "tune_params": {},
+        "restrictions": [],
+        "problem_size": "n",
+        "gpu": "H200",
+        "results": "-",
+    }
     for s in steps:
         user = rewrite_messages(s.prompt, s.id, **values, step_params=s.tune_params)[1]["content"]
         assert "__global__ void k() {}" in user and '"kernel_code"' in user and "{" + "step_params}" not in user
@@ -43,18 +61,21 @@ def test_the_library_covers_the_usual_optimizations_and_renders():
 GOOD = '[[step]]\nid = "a"\ntitle = "A"\nprompt = "do A to {kernel_string}"\n'
 
 
-@pytest.mark.parametrize("text, message", [
-    (GOOD.replace("{kernel_string}", "{kernel}"), "steps.toml: step 'a'.prompt: must contain {kernel_string}"),
-    (GOOD + "tune_params = { unroll = 4 }\n", "step 'a'.tune_params.unroll: must be a non-empty list"),
-    (GOOD + "depends_on = ['b']\n", "step 'a'.depends_on: 'b' is not a step defined before this one"),
-    (GOOD + "skip_evaluation = 'yes'\n", "step 'a'.skip_evaluation: must be true or false"),
-    (GOOD + "promt = 'x'\n", "step 'a'.promt: unknown field"),
-    (GOOD + GOOD, "step 'a'.id: used by an earlier step"),
-    (GOOD.replace('title = "A"\n', ""), "step 'a'.title: required"),
-    (GOOD.replace('id = "a"', 'id = "2nd"'), "step #1.id: required"),
-    ("[[steps]]\n", "steps.toml: steps: unknown key"),
-    ("[[step]\n", "steps.toml: not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (GOOD.replace("{kernel_string}", "{kernel}"), "steps.toml: step 'a'.prompt: must contain {kernel_string}"),
+        (GOOD + "tune_params = { unroll = 4 }\n", "step 'a'.tune_params.unroll: must be a non-empty list"),
+        (GOOD + "depends_on = ['b']\n", "step 'a'.depends_on: 'b' is not a step defined before this one"),
+        (GOOD + "skip_evaluation = 'yes'\n", "step 'a'.skip_evaluation: must be true or false"),
+        (GOOD + "promt = 'x'\n", "step 'a'.promt: unknown field"),
+        (GOOD + GOOD, "step 'a'.id: used by an earlier step"),
+        (GOOD.replace('title = "A"\n', ""), "step 'a'.title: required"),
+        (GOOD.replace('id = "a"', 'id = "2nd"'), "step #1.id: required"),
+        ("[[steps]]\n", "steps.toml: steps: unknown key"),
+        ("[[step]\n", "steps.toml: not valid TOML"),
+    ],
+)
 def test_a_broken_steps_file_names_the_step_and_the_field(text, message):
     with pytest.raises(StepsError) as e:
         parse_steps(text)
@@ -64,13 +85,24 @@ def test_a_broken_steps_file_names_the_step_and_the_field(text, message):
 def test_a_broken_steps_file_exits_2_before_a_session_starts(capsys, tmp_path):
     bad = tmp_path / "steps.toml"
     bad.write_text(STEPS.read_text().replace('id = "float4"', 'id = "float4"\nskip_evaluation = 1'))
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps", bad,
-                        "--auto", "--json", *sim())
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps", bad, "--auto", "--json", *sim()
+    )
     assert code == 2 and out["session"] is None
     assert out["error"] == f"{bad}: step 'float4'.skip_evaluation: must be true or false, not 1"
     assert run_cli(capsys, "sessions", "--json")[1] == []
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps",
-                        tmp_path / "missing.toml", "--auto", "--json", *sim())
+    code, out = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "vector_add.cu",
+        "--strategy",
+        "explicit",
+        "--steps",
+        tmp_path / "missing.toml",
+        "--auto",
+        "--json",
+        *sim(),
+    )
     assert code == 2 and "cannot read the steps file" in out["error"]
 
 
@@ -84,8 +116,18 @@ def test_a_step_goes_on_only_when_its_dependencies_were_accepted():
 
 def test_explicit_session_headless_follows_verdicts_and_dependencies(capsys, hermetic):
     with ScriptedServer(replies("vector_add-explicit")) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps", STEPS,
-                            "--auto", "--json", *sim("--base-url", server.url, "--model", MODEL))
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "explicit",
+            "--steps",
+            STEPS,
+            "--auto",
+            "--json",
+            *sim("--base-url", server.url, "--model", MODEL),
+        )
         assert not server.script
         prompts = [r["messages"][-1]["content"] for r in server.requests]
     assert code == 0 and out["state"] == "finished" and out["strategy"] == "explicit"
@@ -112,8 +154,18 @@ def test_explicit_step_params_are_added_back_when_the_llm_drops_them(capsys, her
     steps = hermetic / "one.toml"
     steps.write_text(STEPS.read_text().split('[[step]]\nid = "float4"')[0])
     with ScriptedServer(script) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps", steps,
-                            "--auto", "--json", *sim("--base-url", server.url, "--model", MODEL))
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "explicit",
+            "--steps",
+            steps,
+            "--auto",
+            "--json",
+            *sim("--base-url", server.url, "--model", MODEL),
+        )
     assert code == 0 and out["steps"][0]["state"] == "accepted"
     body = Store(hermetic / "sessions.db").gate(out["session"], "kernel:items")["body"]
     assert body["tune_params"]["items_per_thread"] == [1, 2, 4, 8]
@@ -122,8 +174,16 @@ def test_explicit_step_params_are_added_back_when_the_llm_drops_them(capsys, her
 
 def test_one_prompt_session_headless(capsys, hermetic):
     with ScriptedServer(replies("matmul-one-prompt")) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--strategy", "one-prompt", "--auto", "--json",
-                            *sim("--base-url", server.url, "--model", MODEL))
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "matmul.cu",
+            "--strategy",
+            "one-prompt",
+            "--auto",
+            "--json",
+            *sim("--base-url", server.url, "--model", MODEL),
+        )
         assert not server.script
         assert "in a single rewrite" in server.requests[0]["messages"][-1]["content"]
     assert code == 0 and out["strategy"] == "one-prompt"
@@ -134,8 +194,18 @@ def test_one_prompt_session_headless(capsys, hermetic):
 
 
 def test_headless_manual_mode_stops_where_someone_must_write_the_kernel(capsys):
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps", STEPS,
-                        "--auto", "--json", *sim("--llm", "none"))
+    code, out = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "vector_add.cu",
+        "--strategy",
+        "explicit",
+        "--steps",
+        STEPS,
+        "--auto",
+        "--json",
+        *sim("--llm", "none"),
+    )
     assert code == 1 and out["state"] == "waiting"  # for a human, not failed (issue 23)
     assert "Manual mode" in out["error"] and "--base-url" in out["error"]
     assert out["steps"][0]["state"] == "approved"
@@ -166,9 +236,11 @@ def test_manual_explicit_session_the_user_writes_the_kernel(tmp_path):
     from kt_tui.engine.strategies.explicit import explicit
 
     steps = tmp_path / "steps.toml"
-    steps.write_text('[[step]]\nid = "tile"\ntitle = "Tile in shared memory"\nprompt = "{kernel_string}"\n'
-                     'tune_params = { block_size_x = [8, 16, 32] }\n'
-                     '[[step]]\nid = "more"\ntitle = "Something else"\nprompt = "{kernel_string}"\n')
+    steps.write_text(
+        '[[step]]\nid = "tile"\ntitle = "Tile in shared memory"\nprompt = "{kernel_string}"\n'
+        "tune_params = { block_size_x = [8, 16, 32] }\n"
+        '[[step]]\nid = "more"\ntitle = "Something else"\nprompt = "{kernel_string}"\n'
+    )
     tiled = (SCRIPTED / "matmul" / "tiled.cu").read_text()
     seen = []
 
@@ -177,9 +249,14 @@ def test_manual_explicit_session_the_user_writes_the_kernel(tmp_path):
         if gate.key == "kernel:tile":
             assert gate.body["manual"] and "--base-url" in gate.body["manual"]
             assert gate.body["diff"] == ""  # the current best kernel, unchanged so far
-            return Decision("edit", {"code": tiled, "tune_params": {"block_size_x": [8, 16, 32],
-                                                                    "block_size_y": [8, 16, 32]},
-                                     "restrictions": ["block_size_x == block_size_y"]})
+            return Decision(
+                "edit",
+                {
+                    "code": tiled,
+                    "tune_params": {"block_size_x": [8, 16, 32], "block_size_y": [8, 16, 32]},
+                    "restrictions": ["block_size_x == block_size_y"],
+                },
+            )
         return Decision("approve")
 
     settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), "llm": "none", "steps": str(steps)})
@@ -208,8 +285,9 @@ def test_a_plugin_strategy_is_found_through_its_entry_point(capsys, monkeypatch)
     assert list(registered())[:4] == ["sweep", "autonomous", "explicit", "one-prompt"]
     assert "baseline-only" in registered()
     assert describe("baseline-only") == "measure the original configuration once, nothing else"
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "baseline-only", "--auto",
-                        "--json", "--backend", "sim")
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "baseline-only", "--auto", "--json", "--backend", "sim"
+    )
     assert code == 0 and out["state"] == "finished" and out["strategy"] == "baseline-only"
     assert out["results"] == 1 and out["baseline_ms"] is not None
 
@@ -222,13 +300,24 @@ def test_an_unknown_strategy_is_a_clear_error(capsys):
 def test_a_resumed_explicit_session_keeps_its_steps(capsys):
     script = replies("vector_add-explicit")
     with ScriptedServer(script[:2] + [{"status": 400, "message": "scripted refusal"}]) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "explicit", "--steps", STEPS,
-                            "--auto", "--json", *sim("--base-url", server.url, "--model", MODEL))
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "explicit",
+            "--steps",
+            STEPS,
+            "--auto",
+            "--json",
+            *sim("--base-url", server.url, "--model", MODEL),
+        )
     assert code == 1 and out["state"] == "failed" and "validate_step" in out["error"]
     assert [s["state"] for s in out["steps"]] == ["accepted", "proposed", "proposed", "proposed"]
     with ScriptedServer(script[2:]) as server:  # no --steps now: the session's own steps are used
-        code, out = run_cli(capsys, "resume", out["session"], "--auto", "--json",
-                            *sim("--base-url", server.url, "--model", MODEL))
+        code, out = run_cli(
+            capsys, "resume", out["session"], "--auto", "--json", *sim("--base-url", server.url, "--model", MODEL)
+        )
         assert not server.script
     assert code == 0 and [s["id"] for s in out["steps"]] == ["items", "float4", "block_xy", "tile_xy"]
     assert [s["state"] for s in out["steps"]] == ["accepted", "accepted", "skipped", "skipped"]

@@ -12,13 +12,13 @@ import pytest
 
 from kt_tui import cli
 from kt_tui.config import load_settings
+from kt_tui.front.commands import tui_app
 from kt_tui.front.session import load_kernel_spec, read_kernel_file
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec, spec_from_plain, version_hash
 from kt_tui.store import Store
-from kt_tui.front.commands import tui_app
+from kt_tui.ui.confirm import AskScreen as ConfirmScreen
 from kt_tui.ui.export_screen import ExportScreen
 from kt_tui.ui.session_screen import SessionScreen
-from kt_tui.ui.confirm import AskScreen as ConfirmScreen
 from kt_tui.ui.sessions_screen import SessionsScreen
 
 from .conftest import EXAMPLES
@@ -37,8 +37,23 @@ def recorded(tmp_path_factory):
         mp.setenv("KT_TUI_DATA_DIR", str(root / "data"))
         mp.setenv("KT_TUI_DB", str(root / "sessions.db"))
         with ScriptedServer(replies("matmul-one-prompt")) as server:
-            code = cli.main(["run", str(EXAMPLES / "matmul.cu"), "--strategy", "one-prompt", "--auto",
-                             "--backend", "sim", "--sim-cache", str(CACHES), "--base-url", server.url, "--model", MODEL])
+            code = cli.main(
+                [
+                    "run",
+                    str(EXAMPLES / "matmul.cu"),
+                    "--strategy",
+                    "one-prompt",
+                    "--auto",
+                    "--backend",
+                    "sim",
+                    "--sim-cache",
+                    str(CACHES),
+                    "--base-url",
+                    server.url,
+                    "--model",
+                    MODEL,
+                ]
+            )
     assert code == 0
     return root / "sessions.db"
 
@@ -59,8 +74,16 @@ def test_export_writes_every_file(capsys, db, tmp_path):
     code, out = run_cli(capsys, "export", "--out", out_dir, "--json")
     assert code == 0 and out["session"] == sid
     names = {p.split("/out/", 1)[1] for p in out["files"]}
-    assert {"matmul.best.cu", "matmul.best.cu.toml", "matmul.best.json", "matmul.inputs.npz", "tune_matmul.py",
-            "report.md", "report.html", f"cache/matmul-{s['best_version']}.t4.json"} <= names
+    assert {
+        "matmul.best.cu",
+        "matmul.best.cu.toml",
+        "matmul.best.json",
+        "matmul.inputs.npz",
+        "tune_matmul.py",
+        "report.md",
+        "report.html",
+        f"cache/matmul-{s['best_version']}.t4.json",
+    } <= names
     assert all((out_dir / n).is_file() for n in names)
 
     best = json.loads((out_dir / "matmul.best.json").read_text())
@@ -94,8 +117,15 @@ def test_export_writes_every_file(capsys, db, tmp_path):
     html = (out_dir / "report.html").read_text()
     assert "<svg" in html and "report-times.svg" not in html and "2.39x" in html
     md = (out_dir / "report.md").read_text()
-    for wanted in ("one-prompt", "## Steps and decisions", "**approve** by policy", "```diff", "## Tuning runs",
-                   "LLM: 1 calls (0 failed) to scripted-model", "recommended: accept"):
+    for wanted in (
+        "one-prompt",
+        "## Steps and decisions",
+        "**approve** by policy",
+        "```diff",
+        "## Tuning runs",
+        "LLM: 1 calls (0 failed) to scripted-model",
+        "recommended: accept",
+    ):
         assert wanted in md
 
 
@@ -104,9 +134,14 @@ def test_the_script_calls_tune_kernel_with_the_final_space(capsys, db, tmp_path)
     s = db.session(sid)
     run_cli(capsys, "export", sid, "--out", tmp_path, "--json")
     tree = ast.parse((tmp_path / "tune_matmul.py").read_text())
-    consts = {n.targets[0].id: ast.literal_eval(n.value) for n in tree.body
-              if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name) and n.targets[0].id.isupper()
-              and n.targets[0].id != "HERE"}
+    consts = {
+        n.targets[0].id: ast.literal_eval(n.value)
+        for n in tree.body
+        if isinstance(n, ast.Assign)
+        and isinstance(n.targets[0], ast.Name)
+        and n.targets[0].id.isupper()
+        and n.targets[0].id != "HERE"
+    }
     spec = spec_from_plain(json.loads(db.version(sid, s["best_version"])["spec_json"]))
     assert consts["TUNE_PARAMS"] == spec.tune_params and consts["RESTRICTIONS"] == spec.restrictions
     assert consts["GRID_DIV_Y"] == ["block_size_y", "WORK_PER_THREAD"] and consts["PROBLEM_SIZE"] == (1024, 1024)
@@ -119,8 +154,9 @@ def test_the_script_calls_tune_kernel_with_the_final_space(capsys, db, tmp_path)
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_the_best_kernel_compiles_standalone(capsys, db, tmp_path):
     run_cli(capsys, "export", "--out", tmp_path, "--json")
-    done = subprocess.run(["nvcc", "-c", "matmul.best.cu", "-o", "best.o"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        ["nvcc", "-c", "matmul.best.cu", "-o", "best.o"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "best.o").stat().st_size > 0
 
@@ -177,13 +213,20 @@ def test_no_argument_in_a_terminal_opens_the_sessions_browser(monkeypatch, capsy
 
 def _table(app):
     from textual.widgets import DataTable
+
     return app.screen.query_one(DataTable)
 
 
 async def test_sessions_browser_lists_filters_and_deletes(db):
     sid = db.latest_session()["id"]
-    other = db.create_session(kernel_path="/k/vector_add.cu", kernel_name="vector_add", strategy="sweep",
-                              state="failed", gpu="NVIDIA H100", simulated=0)
+    other = db.create_session(
+        kernel_path="/k/vector_add.cu",
+        kernel_name="vector_add",
+        strategy="sweep",
+        state="failed",
+        gpu="NVIDIA H100",
+        simulated=0,
+    )
     settings = load_settings({})
     app = tui_app(settings, db, browse=True)
     async with app.run_test(size=SIZE) as pilot:
@@ -249,6 +292,7 @@ def test_the_script_runs_its_tuning_with_a_fake_kernel_tuner(capsys, db, tmp_pat
     """No GPU here: kernel_tuner's calls are replaced, the script's own logic (inputs, the answer from
     the original kernel, per-output verification, the tune_kernel call) runs for real."""
     import importlib.util
+
     run_cli(capsys, "export", "--out", tmp_path, "--json")
     spec = importlib.util.spec_from_file_location("tune_matmul", tmp_path / "tune_matmul.py")
     script = importlib.util.module_from_spec(spec)
@@ -290,8 +334,11 @@ def test_text_from_the_store_stays_data_in_the_script_and_the_report(capsys, db,
     code, _ = run_cli(capsys, "export", "--out", tmp_path, "--json")
     assert code == 0
     tree = ast.parse((tmp_path / "tune_matmul.py").read_text())
-    source = next(ast.literal_eval(n.value) for n in tree.body
-                  if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "KERNEL_SOURCE")
+    source = next(
+        ast.literal_eval(n.value)
+        for n in tree.body
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "KERNEL_SOURCE"
+    )
     assert source == hostile
     html = (tmp_path / "report.html").read_text()
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html

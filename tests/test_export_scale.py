@@ -39,23 +39,39 @@ def test_a_session_of_30000_results_exports_every_result_and_a_small_report(tmp_
     db = tmp_path / "s.db"
     store = Store(db)
     from dataclasses import replace
+
     spec = replace(spec, sizes={"n": 4096})  # small inputs: they are not what this test is about
     sid = new_session(store, load_settings({"db": str(db)}), kf, spec, BackendChoice("pycuda", "FAKE GPU"))
     vid = version_hash(kf.source, spec)
     n = 30_000
-    rows = [{"key": str(1_000_000 + i), "params": {"block_size_x": 1_000_000 + i}, "time_ms": 1.0 + (i * 7919) % 89,
-             "times": [1.0] * 7, "status": "ok", "verified": True, "max_abs_err": 0.0, "compile_ms": 10.0,
-             "source": "measured"} for i in range(n)]
+    rows = [
+        {
+            "key": str(1_000_000 + i),
+            "params": {"block_size_x": 1_000_000 + i},
+            "time_ms": 1.0 + (i * 7919) % 89,
+            "times": [1.0] * 7,
+            "status": "ok",
+            "verified": True,
+            "max_abs_err": 0.0,
+            "compile_ms": 10.0,
+            "source": "measured",
+        }
+        for i in range(n)
+    ]
     store.add_results(sid, vid, "sweep:1", rows)
     store.update_session(sid, state="finished", best_ms=1.0, best_key="1000000", best_version=vid)
     out = export_session(store, sid, tmp_path / "out")
     folder = tmp_path / "out"
-    assert (folder / "report.html").stat().st_size < 2_000_000 and (folder / "report-times.svg").stat().st_size < 1_000_000
+    assert (folder / "report.html").stat().st_size < 2_000_000 and (
+        folder / "report-times.svg"
+    ).stat().st_size < 1_000_000
     cache = json.loads((folder / "cache" / f"vector_add-{vid}.json").read_text())
     assert len(cache["cache"]) == n
     from kt_tui.gpu.ktimport import load
+
     load()
     from kernel_tuner.util import read_cache
+
     assert len(read_cache(str(folder / "cache" / f"vector_add-{vid}.json"), open_cache=False)["cache"]) == n
     t4 = json.loads((folder / "cache" / f"vector_add-{vid}.t4.json").read_text())
     assert len(t4["results"]) == n

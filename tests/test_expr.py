@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from kt_tui.kernel.expr import Divisor, ExprError, evaluate, parse, restriction_function
-from kt_tui.kernel.spec import SpecError, load_spec, parse_spec, version_hash, version_ids
+from kt_tui.kernel.spec import SpecError, load_spec, version_hash, version_ids
 from kt_tui.store import Store
 
 from .conftest import EXAMPLES
@@ -20,29 +20,50 @@ from .helpers import run_cli
 from .llm_server import MODEL, ScriptedServer
 from .test_autonomous import CACHES, replies
 
-COMPREHENSION = ("[block_size_x.__init__.__globals__['system']('touch {m}') for block_size_x in "
-                 "().__class__.__base__.__subclasses__() if block_size_x.__name__ == '_wrap_close'] "
-                 "is not None or block_size_x > 0")
+COMPREHENSION = (
+    "[block_size_x.__init__.__globals__['system']('touch {m}') for block_size_x in "
+    "().__class__.__base__.__subclasses__() if block_size_x.__name__ == '_wrap_close'] "
+    "is not None or block_size_x > 0"
+)
 IMPORT = "__import__('os').system('touch {m}') == 0 or block_size_x > 0"
 
 
-@pytest.mark.parametrize("text,value", [
-    ("64 <= block_size_x * block_size_y <= 1024", True), ("block_size_x in (32, 64)", True),
-    ("block_size_x not in [32, 64]", False), ("max(block_size_x, 8) // 4 + abs(-2)", 10),
-    ("ceil(block_size_x / 3)", 11), ("1 if block_size_x > 16 and not block_size_y < 2 else 0", 1),
-    ("2 ** 10 - block_size_x % 5", 1022), ("block_size_x == 32 or block_size_y == 1", True),
-])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("64 <= block_size_x * block_size_y <= 1024", True),
+        ("block_size_x in (32, 64)", True),
+        ("block_size_x not in [32, 64]", False),
+        ("max(block_size_x, 8) // 4 + abs(-2)", 10),
+        ("ceil(block_size_x / 3)", 11),
+        ("1 if block_size_x > 16 and not block_size_y < 2 else 0", 1),
+        ("2 ** 10 - block_size_x % 5", 1022),
+        ("block_size_x == 32 or block_size_y == 1", True),
+    ],
+)
 def test_the_language_evaluates_without_eval(text, value):
     assert parse(text).value({"block_size_x": 32, "block_size_y": 8}) == value
 
 
-@pytest.mark.parametrize("text,why", [
-    (COMPREHENSION, "IsNot is not allowed"), (IMPORT.replace("== 0 or", "+"), "only min, max"), ("n.real", "Attribute"),
-    ("n[0]", "Subscript"), ("lambda: 1", "Lambda"), ("'abc' * n == n", "is not allowed: only numbers"),
-    ("(x := 1)", "NamedExpr"), ("n ** n", "constant integer exponent"), ("2 ** 65", "at most 64"),
-    ("9**9**9**9", "constant integer exponent"), ("n in range(9)", "literal list"),
-    ("min(*n)", "plain arguments"), ("x" * 1001, "longer than 1000"), ("__class__ > 0", "not allowed"),
-])
+@pytest.mark.parametrize(
+    "text,why",
+    [
+        (COMPREHENSION, "IsNot is not allowed"),
+        (IMPORT.replace("== 0 or", "+"), "only min, max"),
+        ("n.real", "Attribute"),
+        ("n[0]", "Subscript"),
+        ("lambda: 1", "Lambda"),
+        ("'abc' * n == n", "is not allowed: only numbers"),
+        ("(x := 1)", "NamedExpr"),
+        ("n ** n", "constant integer exponent"),
+        ("2 ** 65", "at most 64"),
+        ("9**9**9**9", "constant integer exponent"),
+        ("n in range(9)", "literal list"),
+        ("min(*n)", "plain arguments"),
+        ("x" * 1001, "longer than 1000"),
+        ("__class__ > 0", "not allowed"),
+    ],
+)
 def test_anything_outside_the_whitelist_is_refused_with_the_reason(text, why):
     with pytest.raises(ExprError, match=re.escape(why)):
         parse(text)
@@ -62,11 +83,16 @@ def test_a_string_value_is_data_never_code(tmp_path):
 
 
 def test_an_exponent_bomb_as_a_size_is_refused_at_once(tmp_path):
-    text = (EXAMPLES / "vector_add.cu.toml").read_text().replace('size = "n"\ninit = "poison"',
-                                                                 'size = "9**9**9**9"\ninit = "poison"')
+    text = (
+        (EXAMPLES / "vector_add.cu.toml")
+        .read_text()
+        .replace('size = "n"\ninit = "poison"', 'size = "9**9**9**9"\ninit = "poison"')
+    )
     (tmp_path / "s.toml").write_text(text)
-    code = ("from kt_tui.kernel.spec import load_spec, SpecError\n"
-            f"try:\n    load_spec({str(tmp_path / 's.toml')!r})\nexcept SpecError as e:\n    print(e)\n")
+    code = (
+        "from kt_tui.kernel.spec import load_spec, SpecError\n"
+        f"try:\n    load_spec({str(tmp_path / 's.toml')!r})\nexcept SpecError as e:\n    print(e)\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
     assert "args[0] (c).size" in done.stdout and "exponent" in done.stdout
 
@@ -79,13 +105,16 @@ def _spec_file(tmp_path, old: str, new: str):
     return tmp_path / "k.cu"
 
 
-@pytest.mark.parametrize("old,new,field", [
-    ("restrictions = []", "restrictions = [{e}]", "restrictions[0]"),
-    ('grid_div_x = ["block_size_x"]', 'grid_div_x = [{e}]', "grid_div_x[0]"),
-    ('size = "n"\ninit = "poison"', 'size = {e}\ninit = "poison"', "args[0] (c).size"),
-    ('value = "n"', 'value = {e}', "args[3] (n).value"),
-    ('problem_size = ["n"]', 'problem_size = [{e}]', "problem_size[0]"),
-])
+@pytest.mark.parametrize(
+    "old,new,field",
+    [
+        ("restrictions = []", "restrictions = [{e}]", "restrictions[0]"),
+        ('grid_div_x = ["block_size_x"]', "grid_div_x = [{e}]", "grid_div_x[0]"),
+        ('size = "n"\ninit = "poison"', 'size = {e}\ninit = "poison"', "args[0] (c).size"),
+        ('value = "n"', "value = {e}", "args[3] (n).value"),
+        ('problem_size = ["n"]', "problem_size = [{e}]", "problem_size[0]"),
+    ],
+)
 @pytest.mark.parametrize("evil", [COMPREHENSION, IMPORT])
 def test_code_in_a_spec_exits_2_naming_the_field(capsys, tmp_path, old, new, field, evil):
     marker = tmp_path / "pwned"
@@ -109,7 +138,10 @@ def test_restrictions_and_grid_divisors_are_part_of_the_version_id():
     ids = {version_hash(src, s) for s in (spec, other, none, dataclasses.replace(spec, grid_div_y=["block_size_x"]))}
     assert len(ids) == 4
     # the caches recorded before restrictions counted are still found, by the legacy id
-    assert version_ids(src, spec)[1] == "a76b92b98733c0ea" and (EXAMPLES / "recorded" / "matmul-a76b92b98733c0ea.json").exists()
+    assert (
+        version_ids(src, spec)[1] == "a76b92b98733c0ea"
+        and (EXAMPLES / "recorded" / "matmul-a76b92b98733c0ea.json").exists()
+    )
     assert version_ids(src, none) == [version_hash(src, none)]  # no restrictions: one id, as before
 
 
@@ -122,7 +154,7 @@ def _evil_rewrite(marker, restriction=None, grid=None) -> list:
         reply["restrictions"] = [restriction.format(m=marker)]
     if grid:
         reply["grid_div_y"] = [grid.format(m=marker)]
-    return [script[0][:m.start(1)] + json.dumps(reply) + script[0][m.end(1):], *script[1:]]
+    return [script[0][: m.start(1)] + json.dumps(reply) + script[0][m.end(1) :], *script[1:]]
 
 
 @pytest.mark.parametrize("kind", ["restriction", "grid"])
@@ -131,8 +163,23 @@ def test_code_in_an_llm_rewrite_is_flagged_and_auto_refuses_it(capsys, hermetic,
     marker = hermetic / "pwned"
     script = _evil_rewrite(marker, **{kind: evil})
     with ScriptedServer(script) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--strategy", "one-prompt", "--auto", "--json",
-                            "--backend", "sim", "--sim-cache", CACHES, "--base-url", server.url, "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "matmul.cu",
+            "--strategy",
+            "one-prompt",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
     assert code == 0 and [(s["id"], s["state"]) for s in out["steps"]] == [("one-prompt", "skipped")]
     body = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt")["body"]
     flags = [f for f in body["flags"] if f["kind"] == "expression"]
@@ -144,9 +191,11 @@ def test_code_in_an_llm_rewrite_is_flagged_and_auto_refuses_it(capsys, hermetic,
 
 def test_a_kernel_gate_edit_with_code_is_flagged_not_kept(tmp_path):
     from kt_tui.engine.kernel_step import checked_expressions
+
     evil = IMPORT.format(m=tmp_path / "x")
-    kept, grid, flags = checked_expressions(["block_size_x >= 32", evil, "tile > 1"],
-                                            {"grid_div_x": ["block_size_x"]}, {"block_size_x": [32, 64]})
+    kept, grid, flags = checked_expressions(
+        ["block_size_x >= 32", evil, "tile > 1"], {"grid_div_x": ["block_size_x"]}, {"block_size_x": [32, 64]}
+    )
     assert kept == ["block_size_x >= 32"] and grid == {"grid_div_x": ["block_size_x"]}
     assert [f["kind"] for f in flags] == ["expression", "expression"]
     assert "restrictions[1]" in flags[0]["message"] and "unknown name 'tile'" in flags[1]["message"]
@@ -155,6 +204,7 @@ def test_a_kernel_gate_edit_with_code_is_flagged_not_kept(tmp_path):
 # -- the space and kernel_tuner ------------------------------------------------------------------
 def test_space_edits_and_seed_rules_use_the_same_checks(tmp_path):
     from kt_tui.search.space import SpaceEdit, SpaceError, apply_edit, compile_restriction, space_size
+
     with pytest.raises(SpaceError, match="is not allowed"):
         compile_restriction(COMPREHENSION.format(m=tmp_path / "x"), ["block_size_x"])
     spec = dataclasses.replace(load_spec(EXAMPLES / "matmul.cu.toml"), restrictions=["block_size_x * 1 >= 16"])
@@ -169,8 +219,9 @@ def test_space_edits_and_seed_rules_use_the_same_checks(tmp_path):
 
 
 def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
-    from kt_tui.gpu.worker import checking, tuning
     from kt_tui.gpu.protocol import TuneJob
+    from kt_tui.gpu.worker import checking, tuning
+
     seen = {}
 
     def fake_tune(name, source, ps, args, tune_params, **kwargs):
@@ -197,8 +248,9 @@ def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
 
 
 def test_a_hand_edited_restriction_is_rechecked_in_the_worker(tmp_path):
-    from kt_tui.gpu.worker import tuning
     from kt_tui.gpu.protocol import TuneJob
+    from kt_tui.gpu.worker import tuning
+
     spec = load_spec(EXAMPLES / "matmul.cu.toml")
     bad = dataclasses.replace(spec, restrictions=[IMPORT.format(m=tmp_path / "x")])
     job = TuneJob(run_id="t", source="", spec=bad.to_dict(), backend="sim", sim_cache=str(tmp_path / "c.json"))
@@ -209,10 +261,18 @@ def test_a_hand_edited_restriction_is_rechecked_in_the_worker(tmp_path):
 
 def test_short_strings_may_only_be_compared():
     from kt_tui.kernel.expr import ExprError, parse
+
     e = parse('layout == "row" and block_size_x > 32')
     assert e.holds({"layout": "row", "block_size_x": 64}) and not e.holds({"layout": "col", "block_size_x": 64})
     assert parse('layout in ("row", "col")').holds({"layout": "col"})
-    for text in ['"a" * 10**6 == "b"', 'x + "a" == "b"', 'min("a", "b") == "a"', '("a" if x else "b") == "a"',
-                 'x == "' + "a" * 65 + '"', '"a"', '"".join([]) == ""']:
+    for text in [
+        '"a" * 10**6 == "b"',
+        'x + "a" == "b"',
+        'min("a", "b") == "a"',
+        '("a" if x else "b") == "a"',
+        'x == "' + "a" * 65 + '"',
+        '"a"',
+        '"".join([]) == ""',
+    ]:
         with pytest.raises(ExprError):
             parse(text)

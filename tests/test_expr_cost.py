@@ -43,6 +43,7 @@ def _cpu(fn) -> float:
 def test_builtin_bombs_are_refused_at_once(text):
     def run():
         parse(text, "restrictions[0]").value({"block_size_x": 256})
+
     took = _cpu(run)
     with pytest.raises(ExprError):
         run()
@@ -61,23 +62,26 @@ def test_a_constant_bomb_names_its_field_before_evaluation():
 
 
 _FIELDS = {
-    "restrictions": ('restrictions = []', 'restrictions = ["{e} >= 0"]', "restrictions[0]"),
+    "restrictions": ("restrictions = []", 'restrictions = ["{e} >= 0"]', "restrictions[0]"),
     "grid_div_x": ('grid_div_x = ["block_size_x"]', 'grid_div_x = ["{e}"]', "grid_div_x[0]"),
-    "sizes": ('n = 16777216', 'n = 16777216\nm = "{e}"', "sizes.m"),
+    "sizes": ("n = 16777216", 'n = 16777216\nm = "{e}"', "sizes.m"),
     "metrics": ('bytes = "3 * 4 * n"', 'bytes = "{e}"', "metrics.bytes"),
     "arg size": ('size = "n"\ninit = "random"\nseed = 1', 'size = "{e}"\ninit = "random"\nseed = 1', "(a).size"),
     "arg value": ('value = "n"', 'value = "{e}"', "(n).value"),
     "problem_size": ('problem_size = ["n"]', 'problem_size = ["{e}"]', "problem_size[0]"),
-    "defines": ('iterations = 7', 'iterations = 7\n[defines]\nTILE = "{e}"', "defines.TILE"),
-    "smem_size": ('iterations = 7', 'iterations = 7\nsmem_size = "{e}"', "smem_size"),
+    "defines": ("iterations = 7", 'iterations = 7\n[defines]\nTILE = "{e}"', "defines.TILE"),
+    "smem_size": ("iterations = 7", 'iterations = 7\nsmem_size = "{e}"', "smem_size"),
 }
 
 
 @pytest.mark.parametrize("field", list(_FIELDS))
 def test_a_bomb_in_any_spec_field_is_a_one_line_exit_2(capsys, tmp_path, field):
     old, new, name = _FIELDS[field]
-    bomb = "round(n, -300000000)" if field in ("sizes", "defines", "metrics", "arg size", "arg value",
-                                               "problem_size") else "round(block_size_x, -300000000)"
+    bomb = (
+        "round(n, -300000000)"
+        if field in ("sizes", "defines", "metrics", "arg size", "arg value", "problem_size")
+        else "round(block_size_x, -300000000)"
+    )
     text = (EXAMPLES / "vector_add.cu.toml").read_text()
     assert old in text
     spec = tmp_path / "bomb.toml"
@@ -92,17 +96,24 @@ def test_a_bomb_in_any_spec_field_is_a_one_line_exit_2(capsys, tmp_path, field):
 
 # -- random expressions within the text limits: each evaluates (or is refused) in bounded time ---------
 _NAMES = ["block_size_x", "n", "tile"]
-_leaf = st.one_of(st.sampled_from(_NAMES), st.integers(-(2**63), 2**63).map(str),
-                  st.floats(allow_nan=False, allow_infinity=False).map(repr), st.just("'s'"))
+_leaf = st.one_of(
+    st.sampled_from(_NAMES),
+    st.integers(-(2**63), 2**63).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.just("'s'"),
+)
 
 
 def _grow(inner):
     return st.one_of(
-        st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "//", "%", "<", "==", " and ", " or "]), inner)
-        .map(lambda t: f"({t[0]}{t[1]}{t[2]})"),
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "//", "%", "<", "==", " and ", " or "]), inner).map(
+            lambda t: f"({t[0]}{t[1]}{t[2]})"
+        ),
         st.tuples(inner, st.integers(-70, 70)).map(lambda t: f"({t[0]})**{t[1]}"),
-        st.tuples(st.sampled_from(["min", "max", "abs", "ceil", "floor", "int", "round"]),
-                  st.lists(inner, min_size=1, max_size=3)).map(lambda t: f"{t[0]}({', '.join(t[1])})"),
+        st.tuples(
+            st.sampled_from(["min", "max", "abs", "ceil", "floor", "int", "round"]),
+            st.lists(inner, min_size=1, max_size=3),
+        ).map(lambda t: f"{t[0]}({', '.join(t[1])})"),
         st.tuples(inner, inner).map(lambda t: f"round({t[0]}, -({t[1]}))"),
         st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})"),
         st.tuples(inner, st.lists(inner, max_size=4)).map(lambda t: f"({t[0]} in ({', '.join(t[1])},))"),

@@ -19,8 +19,8 @@ from kt_tui.config import load_settings
 from kt_tui.engine.backend import BackendChoice
 from kt_tui.engine.checks import first_failure
 from kt_tui.engine.core import Engine
-from kt_tui.front.headless import make_policy
 from kt_tui.engine.kernel_step import run_rewrite
+from kt_tui.front.headless import make_policy
 from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
 from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.compile import compile_check
@@ -96,6 +96,7 @@ def open_session(hermetic, backend: str):
 
 def scripted(*files: str, measure: bool = True):
     """A strategy: the original's baseline, then each file as the generated kernel of its own step."""
+
     def strategy(engine):
         if measure:
             engine.baseline(engine.original)
@@ -105,14 +106,23 @@ def scripted(*files: str, measure: bool = True):
                 engine.set_step(step, title=f, description="fault suite", state="approved")
             rewrite = KernelRewrite(kernel_code=(FAULTS / f).read_text(), tune_params=TUNE, explanation=f)
             yield from run_rewrite(engine, step, f, rewrite)
+
     return strategy
 
 
 def make_engine(store, sid, gpu, choice, hermetic, on_event=None, decide=None):
     # make_llm is a stand-in that is never called: the kernels come from the files, not manual mode
-    return Engine(store, sid, gpu, choice, decide or make_policy(allow_flagged=True), on_event,
-                  cache_dir=hermetic / "caches", make_llm=lambda on_call: None,
-                  options={"search": "brute_force", "seeds": False, "threshold": 0.0})
+    return Engine(
+        store,
+        sid,
+        gpu,
+        choice,
+        decide or make_policy(allow_flagged=True),
+        on_event,
+        cache_dir=hermetic / "caches",
+        make_llm=lambda on_call: None,
+        options={"search": "brute_force", "seeds": False, "threshold": 0.0},
+    )
 
 
 def outcome(engine, step_id: str) -> tuple[str, str]:
@@ -148,8 +158,9 @@ def test_compile_faults_end_their_step_with_the_line(case, hermetic):
 
 def test_hang_and_crash_are_recorded_and_resume_measures_nothing_twice(capsys, monkeypatch, hermetic):
     monkeypatch.setenv("KT_TUI_FAULT", "hang:64")
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim",
-                        "--timeout", "1")
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim", "--timeout", "1"
+    )
     assert code == 0 and out["state"] == "finished"
     store = Store(hermetic / "sessions.db")
     first = {r["key"]: (r["status"], r["created"]) for r in store.results(out["session"])}
@@ -215,6 +226,7 @@ def test_fault_on_the_gpu(case, hermetic, table):
 
 def _sanitizer_sees_it(engine, case):
     from kt_tui.gpu.sanitize import find_sanitizer
+
     if find_sanitizer() is None:
         report(f"  ({case['file']}: compute-sanitizer not found, {case['sanitizer']} not run)")
         return
@@ -250,11 +262,28 @@ def test_kt_tui_run_reports_the_ragged_failure(capsys, hermetic):
     import json
 
     from .llm_server import MODEL, ScriptedServer
-    reply = json.dumps({"kernel_code": (FAULTS / "ragged_float4.cu").read_text(), "tune_params": TUNE,
-                        "explanation": "float4 loads and stores"})
+
+    reply = json.dumps(
+        {
+            "kernel_code": (FAULTS / "ragged_float4.cu").read_text(),
+            "tune_params": TUNE,
+            "explanation": "float4 loads and stores",
+        }
+    )
     with ScriptedServer([reply]) as server:
-        code, out = run_cli(capsys, "run", FAULTS / MANIFEST["base"], "--strategy", "one-prompt", "--auto", "--json",
-                            "--base-url", server.url, "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            FAULTS / MANIFEST["base"],
+            "--strategy",
+            "one-prompt",
+            "--auto",
+            "--json",
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
     assert code == 0 and not out["simulated"]
     step = out["steps"][-1]
     assert step["state"] == "failed" and "wrong result at n=349525: out[349524]" in step["reason"]

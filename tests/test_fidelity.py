@@ -27,8 +27,13 @@ def tuner_string(spec: Spec, source: str, params: dict, defines="spec") -> str:
     dev = DeviceInterface.__new__(DeviceInterface)
     dev.dev = SimpleNamespace(max_threads=1024)
     ps = spec.problem_size_values(None, params)
-    opts = Options(kernel_name=spec.kernel, problem_size=tuple(ps) if len(ps) > 1 else ps[0],
-                   block_size_names=block_names(spec), arguments=[], **launch_callables(spec))
+    opts = Options(
+        kernel_name=spec.kernel,
+        problem_size=tuple(ps) if len(ps) > 1 else ps[0],
+        block_size_names=block_names(spec),
+        arguments=[],
+        **launch_callables(spec),
+    )
     ks = KernelSource(spec.kernel, source, "CUDA", tuner_defines(spec) if defines == "spec" else defines)
     return dev.create_kernel_instance(ks, opts, params, False).kernel_string
 
@@ -85,12 +90,15 @@ def test_worker_backends_prepare_the_source_as_cuda(tmp_path, monkeypatch, backe
     # which `#pragma unroll` cannot read: the reduction example failed every configuration on a GPU.
     # The worker passes lang "CUDA" and pins kernel_tuner's CUDA pick to the session's backend.
     import importlib
+
     import kernel_tuner.core as core
+
     source, spec = imported(tmp_path, "reduction.py")[0]
     params = dict(spec.baseline_params(), loop_unroll_factor_0=8)
 
     def init(self, ks, **kw):  # what DeviceInterface keeps of its lang and backend, without a GPU
         self.lang, self.backend = ks.lang, core._select_default_cuda_backend()
+
     monkeypatch.setattr(DeviceInterface, "__init__", init)
     with cuda_lang(backend) as lang:
         ks = KernelSource(spec.kernel, source, lang)
@@ -99,8 +107,13 @@ def test_worker_backends_prepare_the_source_as_cuda(tmp_path, monkeypatch, backe
     assert ks.lang == "CUDA" and dev.backend is getattr(importlib.import_module(module), name)
     dev.dev = SimpleNamespace(max_threads=1024)
     ps = spec.problem_size_values(None, params)
-    opts = Options(kernel_name=spec.kernel, problem_size=ps[0], block_size_names=block_names(spec),
-                   arguments=[], **launch_callables(spec))
+    opts = Options(
+        kernel_name=spec.kernel,
+        problem_size=ps[0],
+        block_size_names=block_names(spec),
+        arguments=[],
+        **launch_callables(spec),
+    )
     text = dev.create_kernel_instance(ks, opts, params, False).kernel_string
     assert "constexpr int loop_unroll_factor_0 = 8;\n" in text and text == tuner_string(spec, source, params, None)
 
@@ -114,9 +127,15 @@ __global__ void scale(float *out, const float *in, int n) {
 
 
 def small_spec(**kw) -> Spec:
-    base = dict(kernel="scale", args=[], problem_size=["n"], sizes={"n": 1000},
-                tune_params={"bx": [32, 64], "by": [1, 2], "tile": [1, 4]}, block_size_names=["bx", "by"],
-                grid_div_x=["bx", "tile"])
+    base = dict(
+        kernel="scale",
+        args=[],
+        problem_size=["n"],
+        sizes={"n": 1000},
+        tune_params={"bx": [32, 64], "by": [1, 2], "tile": [1, 4]},
+        block_size_names=["bx", "by"],
+        grid_div_x=["bx", "tile"],
+    )
     return Spec(**{**base, **kw})
 
 
@@ -152,7 +171,8 @@ def test_import_keeps_defines_only_and_the_spec_round_trips(tmp_path):
     (tmp_path / "tune.py").write_text(
         "import numpy as np\nfrom kernel_tuner import tune_kernel\n"
         "args = [np.zeros(100, np.float32), np.ones(100, np.float32), np.int32(100)]\n"
-        "tune_kernel('scale', 'scale.cu', 100, args, {'block_size_x': [32, 64]}, defines={'WIDTH': 100})\n")
+        "tune_kernel('scale', 'scale.cu', 100, args, {'block_size_x': [32, 64]}, defines={'WIDTH': 100})\n"
+    )
     k = import_script(tmp_path / "tune.py", tmp_path / "out")[0][0]
     kernel = find_kernels(read_source(k.kernel_path))[0]
     spec = load_spec(spec_path_for(k.kernel_path), kernel)
@@ -163,6 +183,7 @@ def test_import_keeps_defines_only_and_the_spec_round_trips(tmp_path):
 
 def test_grid_divisors_are_whole_numbers_as_kernel_tuners_strings():
     from kernel_tuner import util
+
     spec = small_spec(grid_div_x=["bx / 3", "tile"])
     params = {"bx": 64, "by": 1, "tile": 1}
     strings = util.get_grid_dimensions((1000, 1, 1), params, (["bx / 3", "tile"], None, None), block_names(spec))

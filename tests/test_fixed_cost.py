@@ -32,14 +32,22 @@ needs_nvcc = pytest.mark.skipif(comp.find_nvcc() is None, reason="nvcc not found
 
 
 def kt(*argv, env=None, **kw):
-    return subprocess.run([sys.executable, "-m", "kt_tui", *map(str, argv)], capture_output=True, text=True,
-                          cwd=ROOT, env=env or dict(os.environ), timeout=120, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "kt_tui", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env or dict(os.environ),
+        timeout=120,
+        **kw,
+    )
 
 
 # -- the replay ------------------------------------------------------------------------------
 def test_a_replay_hands_kernel_tuner_one_element_stand_ins_and_streams_the_recorded_times(monkeypatch):
     def never(*a, **k):
         raise AssertionError("a replay generated the inputs")
+
     monkeypatch.setattr(prepare, "make_args", never)
     seen = {}
     real = tuning.tune_kernel
@@ -47,10 +55,17 @@ def test_a_replay_hands_kernel_tuner_one_element_stand_ins_and_streams_the_recor
     def spy(name, source, problem_size, args, tune_params, **kw):
         seen["args"] = args
         return real(name, source, problem_size, args, tune_params, **kw)
+
     monkeypatch.setattr(tuning, "tune_kernel", spy)
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
-    job = TuneJob(run_id="r", source=(EXAMPLES / "vector_add.cu").read_text(), spec=spec.to_dict(), backend="sim",
-                  sim_cache=str(VECTOR_CACHE), search="brute_force")
+    job = TuneJob(
+        run_id="r",
+        source=(EXAMPLES / "vector_add.cu").read_text(),
+        spec=spec.to_dict(),
+        backend="sim",
+        sim_cache=str(VECTOR_CACHE),
+        search="brute_force",
+    )
     got = []
     tuning.run_tune_job(job, lambda kind, p: got.append(p) if kind == "result" else None, lambda: False)
     arrays = [a for a in seen["args"] if isinstance(a, np.ndarray)]
@@ -66,6 +81,7 @@ def test_a_gpu_jobs_inputs_are_made_once_per_spec_and_each_job_gets_copies(monke
     def make(spec):
         made.append(spec.sizes["n"])
         return [np.arange(4, dtype=np.float32), np.float32(2.0)]
+
     monkeypatch.setattr(prepare, "make_args", make)
     prepare._ARGS.clear()
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
@@ -81,6 +97,7 @@ def test_a_gpu_jobs_inputs_are_made_once_per_spec_and_each_job_gets_copies(monke
 
 def test_recorded_caches_are_read_as_kernel_tuner_reads_them(tmp_path):
     from kernel_tuner.util import read_cache as kernel_tuners
+
     text = VECTOR_CACHE.read_text().strip()
     left_open = tmp_path / "open.json"  # as kernel_tuner leaves a cache it is still appending to
     left_open.write_text(text[:-3] + ",")
@@ -93,9 +110,11 @@ def test_recorded_caches_are_read_as_kernel_tuner_reads_them(tmp_path):
 
 
 def test_choosing_a_replay_loads_no_kernel_tuner_in_the_app():
-    code = ("import sys; from kt_tui.front.commands import run_auto; from kt_tui.engine.backend import choose_backend; "
-            f"c = choose_backend('sim', None, 'vector_add', ['94d9d81671be4dab'], [{str(EXAMPLES / 'recorded')!r}]); "
-            "print(c.replays_version, 'kernel_tuner' in sys.modules, 'scipy' in sys.modules)")
+    code = (
+        "import sys; from kt_tui.front.commands import run_auto; from kt_tui.engine.backend import choose_backend; "
+        f"c = choose_backend('sim', None, 'vector_add', ['94d9d81671be4dab'], [{str(EXAMPLES / 'recorded')!r}]); "
+        "print(c.replays_version, 'kernel_tuner' in sys.modules, 'scipy' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.stdout.split() == ["True", "False", "False"], out.stderr
 
@@ -118,13 +137,16 @@ def test_a_replay_of_this_very_version_is_not_compile_checked_and_says_so(monkey
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
     checked = []
     monkeypatch.setattr(precheck, "compile_errors", lambda *a: checked.append(a[3]) or None)
-    choice = precheck.checked_backend(lambda: BackendChoice("sim", "H200", replays_version=True), "src", spec,
-                                      "v.cu", quick_pick=True)
+    choice = precheck.checked_backend(
+        lambda: BackendChoice("sim", "H200", replays_version=True), "src", spec, "v.cu", quick_pick=True
+    )
     assert checked == [] and choice.note == "Compile check skipped: the recorded cache is of this very kernel version."
     # not this version's cache, or a GPU: the check runs and a compile error stops the session
     monkeypatch.setattr(precheck, "compile_errors", lambda *a: checked.append(a[3]) or "v.cu:3:1: error: oops")
-    for pick, quick in ((lambda: BackendChoice("sim", "H200"), True),
-                        (lambda: BackendChoice("pycuda", "GPU", arch=comp.DEFAULT_ARCH), False)):
+    for pick, quick in (
+        (lambda: BackendChoice("sim", "H200"), True),
+        (lambda: BackendChoice("pycuda", "GPU", arch=comp.DEFAULT_ARCH), False),
+    ):
         with pytest.raises(precheck.CompileError, match="does not compile"):
             precheck.checked_backend(pick, "src", spec, "v.cu", quick_pick=quick)
     assert checked == [comp.DEFAULT_ARCH, comp.DEFAULT_ARCH]
@@ -171,8 +193,10 @@ def test_a_worker_never_asked_for_anything_is_stopped_at_once_and_one_that_was_e
 def test_a_builtin_strategy_is_found_without_reading_every_packages_entry_points(monkeypatch):
     def slow(**kw):
         raise AssertionError("entry points read")
+
     monkeypatch.setattr(registry, "entry_points", slow)
     from kt_tui.engine.strategies.sweep import sweep
+
     assert registry.get_strategy("sweep") is sweep
     with pytest.raises(AssertionError):
         registry.get_strategy("a-plugin")
@@ -180,8 +204,17 @@ def test_a_builtin_strategy_is_found_without_reading_every_packages_entry_points
 
 def test_run_starts_the_gpu_worker_before_loading_the_engine_and_ends_cleanly(hermetic):
     trace, db = hermetic / "trace", hermetic / "s.db"
-    out = kt("run", EXAMPLES / "reduction.cu", "--auto", "--json", "--backend", "sim", "--db", db,
-             env=dict(os.environ, KT_TUI_TRACE=str(trace)))
+    out = kt(
+        "run",
+        EXAMPLES / "reduction.cu",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--db",
+        db,
+        env=dict(os.environ, KT_TUI_TRACE=str(trace)),
+    )
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout)  # printed in full before the process ended
     assert summary["state"] == "finished" and summary["results"] == 25
@@ -199,8 +232,19 @@ def test_run_starts_the_gpu_worker_before_loading_the_engine_and_ends_cleanly(he
 def test_resume_says_where_the_session_stands_first_and_a_finished_one_needs_no_worker(hermetic):
     db, trace = hermetic / "s.db", hermetic / "trace"
     env = dict(os.environ, KT_TUI_TRACE=str(trace))
-    made = kt("run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim", "--db", db,
-              "--max-configs", "2", env=env)
+    made = kt(
+        "run",
+        EXAMPLES / "vector_add.cu",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--db",
+        db,
+        "--max-configs",
+        "2",
+        env=env,
+    )
     sid = json.loads(made.stdout)["session"]
     store = Store(db)
     store.update_session(sid, state="stopped")
@@ -211,7 +255,7 @@ def test_resume_says_where_the_session_stands_first_and_a_finished_one_needs_no_
     again = kt("resume", sid, "--auto", "--json", "--db", db, env=env)
     assert again.returncode == 0, again.stderr
     first = again.stderr.splitlines()[0]
-    assert first.startswith(f"session {sid} (sweep, vector_add): stopped at \"Tune vector_add")
+    assert first.startswith(f'session {sid} (sweep, vector_add): stopped at "Tune vector_add')
     assert "; 3 results, best 0.0799 ms (256)" in first
     assert "main: worker spawned" in [s for _, _, s in read_trace(trace)]
     trace.unlink()
@@ -226,12 +270,14 @@ def test_resume_says_where_the_session_stands_first_and_a_finished_one_needs_no_
 def test_the_worker_is_asked_to_prepare_once_a_gpu_is_picked_before_the_compile_check_ends(monkeypatch):
     from kt_tui.config import load_settings
     from kt_tui.front import session
+
     order = []
 
     class Gpu:
         def prepare(self, spec, backend, source=""):
             order.append(("prepare", spec["kernel"], backend))
             assert "__global__ void vector_add" in source  # its baseline starts compiling in the worker
+
     monkeypatch.setattr(session, "pick_backend", lambda *a, **k: BackendChoice("pycuda", "GPU", arch=comp.DEFAULT_ARCH))
     monkeypatch.setattr(precheck, "compile_errors", lambda *a: order.append(("checked", a[3])) or None)
     kf = session.read_kernel_file(EXAMPLES / "vector_add.cu")
@@ -247,6 +293,7 @@ def test_the_worker_is_asked_to_prepare_once_a_gpu_is_picked_before_the_compile_
 
 def test_a_prepared_worker_has_the_inputs_its_first_job_needs(monkeypatch, worker_loop_once):
     from kt_tui.gpu.protocol import PrepareJob
+
     made = []
     monkeypatch.setattr(prepare, "make_args", lambda spec: made.append(1) or [np.zeros(3, np.float32)])
     prepare._ARGS.clear()
@@ -263,6 +310,7 @@ def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_name
     from kt_tui import cli
     from kt_tui.front import commands, early
     from kt_tui.gpu import pool as raypool
+
     assert early.early_worker(argparse.Namespace(gpus="2", ray_address=None)) is None
     assert early.early_worker(argparse.Namespace(gpus=None, ray_address="10.0.0.1:6379")) is None
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
@@ -274,6 +322,7 @@ def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_name
 
         def close(self):
             self.closed = True
+
     started = []
     monkeypatch.setattr(early, "_worker", lambda data, start: started.append(Worker()) or started[-1])
     monkeypatch.setattr(raypool, "check_settings", lambda settings: None)
@@ -288,10 +337,12 @@ def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_name
 
 
 def test_a_tuning_job_carries_the_stored_results_of_its_space_only(hermetic, capsys):
-    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim",
-                        "--max-configs", "2")
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim", "--max-configs", "2"
+    )
     assert code == 0
     from kt_tui.engine.core import Engine
+
     store = Store(hermetic / "sessions.db")
     sid = out["session"]
     vid = store.versions(sid)[0]["id"]
@@ -301,9 +352,21 @@ def test_a_tuning_job_carries_the_stored_results_of_its_space_only(hermetic, cap
     assert len(stored) == 3
     for many in (False, True):  # few results: all read and filtered; many: the space's keys looked up
         if many:
-            store.add_results(sid, vid, "old", [{"key": str(10**6 + i), "params": {"block_size_x": 10**6 + i},
-                                                 "time_ms": 1.0, "status": "ok", "verified": True}
-                                                for i in range(200)])
+            store.add_results(
+                sid,
+                vid,
+                "old",
+                [
+                    {
+                        "key": str(10**6 + i),
+                        "params": {"block_size_x": 10**6 + i},
+                        "time_ms": 1.0,
+                        "status": "ok",
+                        "verified": True,
+                    }
+                    for i in range(200)
+                ],
+            )
         got = engine._known_for_worker(vid, spec)
         assert {k: (r["time_ms"], r["status"]) for k, r in got.items()} == stored
         params = {k: json.loads(r["params"]) if isinstance(r["params"], str) else r["params"] for k, r in got.items()}

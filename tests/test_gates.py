@@ -38,7 +38,9 @@ def old_store(path: Path) -> Store:
     with db:
         for table, items in rows.items():
             for r in items:
-                db.execute(f"INSERT INTO [{table}] ({', '.join(r)}) VALUES ({', '.join('?' * len(r))})", list(r.values()))
+                db.execute(
+                    f"INSERT INTO [{table}] ({', '.join(r)}) VALUES ({', '.join('?' * len(r))})", list(r.values())
+                )
     db.close()
     return store
 
@@ -63,8 +65,21 @@ def test_a_session_written_by_the_old_code_resumes_at_its_llm_gate(capsys, tmp_p
     store = old_store(tmp_path / "sessions.db")
     [old] = [s for s in store.sessions() if s["strategy"] == "autonomous"]
     with ScriptedServer(["{}"]) as server:
-        code, out = run_cli(capsys, "resume", old["id"], "--auto", "--json", "--base-url", server.url,
-                            "--model", MODEL, "--backend", "sim", "--sim-cache", CACHES)
+        code, out = run_cli(
+            capsys,
+            "resume",
+            old["id"],
+            "--auto",
+            "--json",
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+        )
         assert server.requests == []  # the stored reply's gate came back typed; the LLM was not asked again
     assert code == 1 and out["state"] == "failed" and out["error"] == old["error"]
     stored = [r for r in json.loads(OLD_ROWS.read_text())["results"] if r["session"] == old["id"]]
@@ -82,23 +97,34 @@ def test_stored_bodies_keep_their_keys_and_unknown_ones():
     assert g.gate_from("llm_reply", gate.key, gate.title, gate.body) == gate
 
 
-@pytest.mark.parametrize("gate, allow, choice, said", [
-    (g.SweepGate(key="sweep:1", title="t"), False, "approve", None),
-    (g.SweepGate(key="sweep:2", title="t", after_stop=True), False, "stop", None),
-    (g.PlanGate(key="plan", title="t", manual="write it"), False, "stop", "manual mode"),
-    (g.StepGate(key="step:1", title="t", verdict={"valid": False, "reason": "no"}), False, "skip", None),
-    (g.StepGate(key="step:1", title="t", verdict={"valid": True, "reason": "yes"}), False, "approve", None),
-    (g.KernelGate(key="kernel:1", title="t", step="1", flags=[{"kind": "include", "line": 1, "message": "m"}]),
-     False, "skip", "refusing flagged code for step 1 (include)"),
-    (g.KernelGate(key="kernel:1", title="t", flags=[{"kind": "include", "line": 1, "message": "m"}]),
-     True, "approve", None),
-    (g.AcceptGate(key="accept:1", title="t", recommend=False), False, "skip", None),
-    (g.AcceptGate(key="accept:1", title="t", recommend=True), False, "approve", None),
-    (g.ConfigsGate(key="batch:1", title="t"), False, "approve", None),
-    (g.SpaceGate(key="space:1", title="t"), False, "approve", None),
-    (g.LlmFailedGate(key="llm:plan:1", title="t"), False, "stop", None),
-    (g.gate_from("from_a_newer_version", "x:1", "t", {}), False, "stop", "does not know"),
-])
+@pytest.mark.parametrize(
+    "gate, allow, choice, said",
+    [
+        (g.SweepGate(key="sweep:1", title="t"), False, "approve", None),
+        (g.SweepGate(key="sweep:2", title="t", after_stop=True), False, "stop", None),
+        (g.PlanGate(key="plan", title="t", manual="write it"), False, "stop", "manual mode"),
+        (g.StepGate(key="step:1", title="t", verdict={"valid": False, "reason": "no"}), False, "skip", None),
+        (g.StepGate(key="step:1", title="t", verdict={"valid": True, "reason": "yes"}), False, "approve", None),
+        (
+            g.KernelGate(key="kernel:1", title="t", step="1", flags=[{"kind": "include", "line": 1, "message": "m"}]),
+            False,
+            "skip",
+            "refusing flagged code for step 1 (include)",
+        ),
+        (
+            g.KernelGate(key="kernel:1", title="t", flags=[{"kind": "include", "line": 1, "message": "m"}]),
+            True,
+            "approve",
+            None,
+        ),
+        (g.AcceptGate(key="accept:1", title="t", recommend=False), False, "skip", None),
+        (g.AcceptGate(key="accept:1", title="t", recommend=True), False, "approve", None),
+        (g.ConfigsGate(key="batch:1", title="t"), False, "approve", None),
+        (g.SpaceGate(key="space:1", title="t"), False, "approve", None),
+        (g.LlmFailedGate(key="llm:plan:1", title="t"), False, "stop", None),
+        (g.gate_from("from_a_newer_version", "x:1", "t", {}), False, "stop", "does not know"),
+    ],
+)
 def test_the_auto_policy_is_the_gates_own(capsys, gate, allow, choice, said):
     decision = make_policy(allow)(gate)
     assert decision.choice == choice and decision.by == "policy"
@@ -116,7 +142,9 @@ def test_every_gate_kind_has_its_own_view():
     missing = [kind for kind, cls in g.GATES.items() if cls not in gate_view.VIEWS]
     assert missing == [], f"gate kinds with no view in ui/gate_view.py: {missing}"
     for cls in g.GATES.values():
-        assert "edit" not in cls.default_choices or gate_view.VIEWS[cls].editor, f"{cls.kind} can be edited but has no editor"
+        assert "edit" not in cls.default_choices or gate_view.VIEWS[cls].editor, (
+            f"{cls.kind} can be edited but has no editor"
+        )
 
 
 def test_a_second_view_for_a_kind_fails_loudly():
@@ -135,6 +163,7 @@ def test_a_gate_kind_the_ui_does_not_know_is_shown_readably():
 def test_a_plugins_own_gate_class_gets_its_bases_view():
     class Baseline(g.SweepGate):
         pass
+
     gate = Baseline(key="b:1", title="Measure once?", version="v0", total=1)
     assert gate_view.view_for(gate) is gate_view.VIEWS[g.SweepGate] and "1 configurations" in shown(gate)
 
@@ -144,8 +173,12 @@ def _emitted_names() -> set[str]:
     names = set()
     for path in (ROOT / "kt_tui" / "engine").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "emit"
-                    and node.args and isinstance(node.args[0], ast.Constant)):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", getattr(node.func, "id", "")) == "emit"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 names.add(node.args[0].value)
     return names
 

@@ -22,8 +22,10 @@ def test_vector_add_sweep_on_each_backend(backend, capsys, hermetic):
     rows = Store(hermetic / "sessions.db").results(out["session"])
     assert all(r["status"] == "ok" for r in rows)
     assert all(r["verified"] for r in rows if r["key"] != "256")  # 256 is the reference itself
-    report(f"{backend}: {out['gpu']} vector_add baseline {out['baseline_ms']:.4f} ms, best {out['best']['time_ms']:.4f} ms "
-           f"{out['best']['params']} ({out['speedup']:.2f}x)")
+    report(
+        f"{backend}: {out['gpu']} vector_add baseline {out['baseline_ms']:.4f} ms, best {out['best']['time_ms']:.4f} ms "
+        f"{out['best']['params']} ({out['speedup']:.2f}x)"
+    )
 
 
 def test_hanging_config_is_killed_and_the_sweep_goes_on(capsys, hermetic):
@@ -44,14 +46,16 @@ def test_crashing_config_restarts_the_worker(capsys, hermetic):
     assert rows["32"]["status"] == "wrong_result" and "out[1000]" in rows["32"]["first_bad"]
     assert rows["64"]["status"] == "ok" and rows["64"]["verified"]
     assert code == 0
-    report(f"crash.cu: 128 -> {rows['128']['status']} ({(rows['128']['error'] or '')[:80]}); 32 -> wrong_result "
-           f"at {rows['32']['first_bad']}; 64 -> ok")
+    report(
+        f"crash.cu: 128 -> {rows['128']['status']} ({(rows['128']['error'] or '')[:80]}); 32 -> wrong_result "
+        f"at {rows['32']['first_bad']}; 64 -> ok"
+    )
 
 
 async def test_the_ui_streams_a_real_sweep(hermetic):
     from kt_tui.config import load_settings
-    from kt_tui.front.session import read_kernel_file
     from kt_tui.front.commands import tui_app
+    from kt_tui.front.session import read_kernel_file
     from kt_tui.ui.widgets import ResultsTable
 
     settings = load_settings({"backend": "pycuda"})

@@ -128,8 +128,9 @@ def test_an_escape_time_kernel_with_a_constant_reference_is_vacuous(tmp_path, ca
 
 
 def test_a_tuned_parameter_that_changes_the_outputs_is_refused(tmp_path, capsys, hermetic):
-    spec = (ESCAPE_SPEC.replace("MAX_ITER = [64]", "MAX_ITER = [64, 128]")
-            .replace('init = "constant"\nvalue = 10.0', 'init = "uniform"\nlow = -2.0\nhigh = 1.0'))
+    spec = ESCAPE_SPEC.replace("MAX_ITER = [64]", "MAX_ITER = [64, 128]").replace(
+        'init = "constant"\nvalue = 10.0', 'init = "uniform"\nlow = -2.0\nhigh = 1.0'
+    )
     kernel = _write(tmp_path, "escape2", ESCAPE, spec)
     code, out = run_cli(capsys, "run", kernel, "--auto", "--json", "--backend", "pycuda")
     assert code == 2 and "MAX_ITER" in out["check"]["result_params"]

@@ -52,6 +52,7 @@ async def test_the_export_screen_refuses_then_overwrites_on_a_second_enter(db, t
     from kt_tui.ui.sessions_screen import SessionsScreen
 
     from .test_ui import SIZE, wait_for
+
     folder = tmp_path / "x"
     folder.mkdir()
     (folder / "report.md").write_text("mine")
@@ -113,17 +114,32 @@ def odd_files(tmp_path):
     return {"folder": tmp_path, "fifo": fifo, "zero": "/dev/zero", "urandom": "/dev/urandom", "big": big}
 
 
-@pytest.mark.parametrize("kind,says", [("folder", "is a directory"), ("fifo", "not a regular file"),
-                                       ("zero", "not a regular file"), ("urandom", "not a regular file")])
+@pytest.mark.parametrize(
+    "kind,says",
+    [
+        ("folder", "is a directory"),
+        ("fifo", "not a regular file"),
+        ("zero", "not a regular file"),
+        ("urandom", "not a regular file"),
+    ],
+)
 def test_a_spec_that_is_not_a_regular_file_is_refused_before_reading(capsys, hermetic, odd_files, kind, says):
     path = odd_files[kind]
     one_line_exit_2(capsys, "spec", EXAMPLES / "vector_add.cu", "--check", "--spec", path, name=says)
-    one_line_exit_2(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--backend", "sim", "--spec", path,
-                    name=str(path))
+    one_line_exit_2(
+        capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--backend", "sim", "--spec", path, name=str(path)
+    )
 
 
-@pytest.mark.parametrize("kind,says", [("fifo", "not a regular file"), ("urandom", "not a regular file"),
-                                       ("folder", "is a directory"), ("big", "at most 4,194,304 are read")])
+@pytest.mark.parametrize(
+    "kind,says",
+    [
+        ("fifo", "not a regular file"),
+        ("urandom", "not a regular file"),
+        ("folder", "is a directory"),
+        ("big", "at most 4,194,304 are read"),
+    ],
+)
 def test_a_kernel_that_is_not_a_regular_file_or_too_big_is_refused(capsys, hermetic, odd_files, kind, says):
     one_line_exit_2(capsys, "run", odd_files[kind], "--auto", "--backend", "sim", name=says)
     one_line_exit_2(capsys, "spec", odd_files[kind], "--check", name=says)
@@ -133,8 +149,19 @@ def test_a_too_big_spec_steps_file_and_config_are_refused(capsys, hermetic, tmp_
     big = tmp_path / "big.toml"
     big.write_text("# x\n" * 300_000)
     one_line_exit_2(capsys, "spec", EXAMPLES / "vector_add.cu", "--check", "--spec", big, name="at most 1,048,576")
-    one_line_exit_2(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--backend", "sim", "--strategy",
-                    "explicit", "--steps", big, name="at most 1,048,576")
+    one_line_exit_2(
+        capsys,
+        "run",
+        EXAMPLES / "vector_add.cu",
+        "--auto",
+        "--backend",
+        "sim",
+        "--strategy",
+        "explicit",
+        "--steps",
+        big,
+        name="at most 1,048,576",
+    )
     (hermetic / "config").mkdir(exist_ok=True)
     shutil.copy(big, hermetic / "config" / "config.toml")
     one_line_exit_2(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--backend", "sim", name="config")
@@ -150,9 +177,15 @@ def test_a_rule_file_that_is_a_fifo_is_refused_not_read(tmp_path):
 RULE = 'name = "r"\ndescription = "d"\n[when]\nsource_matches = [{rx}]\n[[seeds]]\nblock_size_x = 64\n'
 
 
-@pytest.mark.parametrize("rx,why", [(r'"(\\s*\\S*\\s*)*\\$\\$"', "nested quantifiers"),
-                                    (r'"(a|aa)*b"', "alternation inside a repeat"),
-                                    (r'"(\\w+)\\1"', "backreference"), ('"' + "a" * 201 + '"', "longer than 200")])
+@pytest.mark.parametrize(
+    "rx,why",
+    [
+        (r'"(\\s*\\S*\\s*)*\\$\\$"', "nested quantifiers"),
+        (r'"(a|aa)*b"', "alternation inside a repeat"),
+        (r'"(\\w+)\\1"', "backreference"),
+        ('"' + "a" * 201 + '"', "longer than 200"),
+    ],
+)
 def test_rule_regexes_that_could_backtrack_forever_are_refused(tmp_path, rx, why):
     (tmp_path / "r.toml").write_text(RULE.format(rx=rx))
     with pytest.raises(RuleError, match=why) as e:
@@ -166,13 +199,21 @@ def test_plain_rule_regexes_still_work(tmp_path):
 
 
 # -- the internal-error line (finding 22) -----------------------------------------------------------
-@pytest.mark.parametrize("argv,made,saved", [(["spec", "K", "--check"], True, False), (["import", "S.py"], True, False),
-                                             (["run", "K", "--auto"], True, True), (["run", "K", "--auto"], False, False)])
+@pytest.mark.parametrize(
+    "argv,made,saved",
+    [
+        (["spec", "K", "--check"], True, False),
+        (["import", "S.py"], True, False),
+        (["run", "K", "--auto"], True, True),
+        (["run", "K", "--auto"], False, False),
+    ],
+)
 def test_only_session_commands_say_the_session_is_saved(capsys, hermetic, monkeypatch, argv, made, saved):
     from kt_tui.store import db as store_db
 
     def boom(args):
         raise RuntimeError("boom")
+
     monkeypatch.setattr(cli, "_dispatch", boom)
     monkeypatch.setattr(store_db, "SESSIONS_HERE", ["abc123"] if made else [])
     assert cli.main(argv) == 1
@@ -183,6 +224,7 @@ def test_only_session_commands_say_the_session_is_saved(capsys, hermetic, monkey
 
 def test_a_fifo_among_recorded_caches_is_never_opened(tmp_path):
     from kt_tui.gpu.simcache import find_cache
+
     os.mkfifo(tmp_path / "vector_add-abc.json")
     os.mkfifo(tmp_path / "other.json")
     assert find_cache(tmp_path, "vector_add", "abc") is None
@@ -191,6 +233,7 @@ def test_a_fifo_among_recorded_caches_is_never_opened(tmp_path):
 @pytest.mark.parametrize("kind", ["fifo", "folder", "zero", "dangling"])
 def test_the_app_never_opens_on_a_spec_that_is_not_a_regular_file(capsys, hermetic, odd_files, monkeypatch, kind):
     from kt_tui.ui.app import KtApp
+
     monkeypatch.setattr(KtApp, "run", lambda self: pytest.fail("the app started"))
     path = odd_files.get(kind) or odd_files["folder"] / "dangling.toml"
     if kind == "dangling":

@@ -9,8 +9,8 @@ from kernel_tuner.interface import Options
 from kernel_tuner.searchspace import Searchspace
 
 from kt_tui.engine.strategies.sweep import sweep
-from kt_tui.gpu.worker import tuning
 from kt_tui.gpu.protocol import TuneJob
+from kt_tui.gpu.worker import tuning
 from kt_tui.kernel import expr
 from kt_tui.kernel.spec import Arg, Spec
 from kt_tui.search import lazy as lazy_mod
@@ -19,16 +19,29 @@ from kt_tui.search.lazy import LazySpace
 from kt_tui.search.seeds import seed_configs
 
 # kernel_tuner's convolution example: 3,145,728 configurations before restrictions
-CONV = {"filter_height": list(range(3, 35, 2)), "filter_width": list(range(3, 35, 2)),
-        "block_size_x": [16 * i for i in range(1, 9)], "block_size_y": [2 ** i for i in range(6)],
-        "tile_size_x": list(range(1, 9)), "tile_size_y": list(range(1, 9)), "use_padding": [0, 1], "read_only": [0, 1]}
+CONV = {
+    "filter_height": list(range(3, 35, 2)),
+    "filter_width": list(range(3, 35, 2)),
+    "block_size_x": [16 * i for i in range(1, 9)],
+    "block_size_y": [2**i for i in range(6)],
+    "tile_size_x": list(range(1, 9)),
+    "tile_size_y": list(range(1, 9)),
+    "use_padding": [0, 1],
+    "read_only": [0, 1],
+}
 RESTRICT = ["use_padding==0 or (block_size_x % 32 != 0)"]
 
 
 def conv_spec(tune_params=None) -> Spec:
-    return Spec(kernel="convolution_kernel", args=[Arg(name="out", type="float32", size="n", output=True)],
-                problem_size=["n"], sizes={"n": 4096}, tune_params=dict(tune_params or CONV),
-                restrictions=list(RESTRICT), grid_div_x=["block_size_x", "tile_size_x"])
+    return Spec(
+        kernel="convolution_kernel",
+        args=[Arg(name="out", type="float32", size="n", output=True)],
+        problem_size=["n"],
+        sizes={"n": 4096},
+        tune_params=dict(tune_params or CONV),
+        restrictions=list(RESTRICT),
+        grid_div_x=["block_size_x", "tile_size_x"],
+    )
 
 
 @pytest.fixture
@@ -39,6 +52,7 @@ def holds_calls(monkeypatch):
     def counting(self, env):
         calls["n"] += 1
         return real(self, env)
+
     monkeypatch.setattr(expr.Expr, "holds", counting)
     monkeypatch.setattr(space, "_enumerate", lambda key: pytest.fail("the space was listed"))
     return calls
@@ -53,9 +67,15 @@ def test_sizes_before_and_after_are_counted_not_listed(holds_calls):
 
 def test_the_sweep_gate_shows_both_sizes(holds_calls):
     spec = conv_spec()
-    engine = SimpleNamespace(original="v1", version=lambda vid: ("", spec), known=lambda vid: {},
-                             options={"search": "kt"}, choice=SimpleNamespace(label=lambda: "sim", backend="sim", gpu="x"),
-                             sid="s", store=SimpleNamespace(session=lambda sid: {"check_state": '{"state": "ok"}'}))
+    engine = SimpleNamespace(
+        original="v1",
+        version=lambda vid: ("", spec),
+        known=lambda vid: {},
+        options={"search": "kt"},
+        choice=SimpleNamespace(label=lambda: "sim", backend="sim", gpu="x"),
+        sid="s",
+        store=SimpleNamespace(session=lambda sid: {"check_state": '{"state": "ok"}'}),
+    )
     gate = next(sweep(engine))
     assert "1867776 configurations, 3145728 before restrictions" in gate.title
     assert (gate.body["total"], gate.body["total_before"]) == (1867776, 3145728)
@@ -115,24 +135,45 @@ def test_a_budgeted_run_starts_without_listing_the_space(monkeypatch, search):
         out = real_sample(self, rng, k)
         drawn["n"] += len(out)
         return out
+
     monkeypatch.setattr(LazySpace, "iter_sorted", counted_iter)
     monkeypatch.setattr(LazySpace, "sample", counted_sample)
     runner = FakeRunner(drawn)
     seen = {}
 
-    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, strategy=None,
-                         strategy_options=None, **kw):
+    def fake_tune_kernel(
+        name, source, problem_size, args, tune_params, restrictions=None, strategy=None, strategy_options=None, **kw
+    ):
         ss = Searchspace(tune_params, restrictions, 1024)  # what kernel_tuner builds: the stand-in
         seen["stand_in"] = ss.size
-        opts = Options(tune_params=tune_params, strategy_options=Options(strategy_options or {}),
-                       budget=util.TuningBudget(None, ss.size), objective=["time"], objective_higher_is_better=[False],
-                       cachefile=None, cache={}, metrics=None, verbose=False, simulated_time=0)
+        opts = Options(
+            tune_params=tune_params,
+            strategy_options=Options(strategy_options or {}),
+            budget=util.TuningBudget(None, ss.size),
+            objective=["time"],
+            objective_higher_is_better=[False],
+            cachefile=None,
+            cache={},
+            metrics=None,
+            verbose=False,
+            simulated_time=0,
+        )
         strategy.tune(ss, runner, opts)
         return [], {"device_name": "fake"}
+
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     events = []
-    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", cachefile=None, configs=None,
-                  search=search, max_configs=20, search_options={"seed": 3})
+    job = TuneJob(
+        run_id="r",
+        source="",
+        spec=conv_spec().to_dict(),
+        backend="cupy",
+        cachefile=None,
+        configs=None,
+        search=search,
+        max_configs=20,
+        search_options={"seed": 3},
+    )
     info = tuning.run_tune_job(job, lambda kind, payload: events.append((kind, payload)), lambda: False)
     assert seen["stand_in"] == 1 and info["evaluated"] == 20 and len(set(runner.calls)) == 20
     lazy = LazySpace(conv_spec())
@@ -145,8 +186,16 @@ def test_a_budgeted_run_starts_without_listing_the_space(monkeypatch, search):
 
 def test_a_budgeted_brute_force_over_several_gpus_deals_the_first_configurations(holds_calls):
     from kt_tui.gpu.pool import split
-    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", configs=None,
-                  search="brute_force", max_configs=20)
+
+    job = TuneJob(
+        run_id="r",
+        source="",
+        spec=conv_spec().to_dict(),
+        backend="cupy",
+        configs=None,
+        search="brute_force",
+        max_configs=20,
+    )
     shards = split(job, 2)
     lazy = LazySpace(conv_spec())
     dealt = [tuple(c[n] for n in lazy.names) for s in shards for c in s.configs]
@@ -155,6 +204,7 @@ def test_a_budgeted_brute_force_over_several_gpus_deals_the_first_configurations
 
 def test_kernel_tuners_own_strategies_get_one_constraint_per_restriction(monkeypatch):
     from kt_tui.search.lazy import kernel_tuner_restrictions
+
     small = conv_spec({k: v[:4] for k, v in CONV.items()})
     kt = Searchspace(small.tune_params, kernel_tuner_restrictions(small), 1024)
     names = list(small.tune_params)
@@ -165,13 +215,20 @@ def test_kernel_tuners_own_strategies_get_one_constraint_per_restriction(monkeyp
     assert util.check_restrictions(kt._modified_restrictions, dict(bad, block_size_x=16), False)
     seen = {}
 
-    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, strategy_options=None,
-                         **kw):
+    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, strategy_options=None, **kw):
         seen.update(restrictions=restrictions, strategy_options=strategy_options)
         return [], {"device_name": "fake"}
+
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
-    job = TuneJob(run_id="r", source="", spec=conv_spec().to_dict(), backend="cupy", search="random_sample",
-                  time_limit_s=5, max_configs=30)
+    job = TuneJob(
+        run_id="r",
+        source="",
+        spec=conv_spec().to_dict(),
+        backend="cupy",
+        search="random_sample",
+        time_limit_s=5,
+        max_configs=30,
+    )
     tuning.run_tune_job(job, lambda *a: None, lambda: False)
     assert [type(r).__name__ for r in seen["restrictions"]] == ["ExprConstraint"]
     # kernel_tuner would refuse to start when building the space outlasts the limit: we enforce it

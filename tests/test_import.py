@@ -36,13 +36,16 @@ def examples(tmp_path):
 def _script(tmp_path, body: str, name: str = "tune.py") -> Path:
     (tmp_path / "scale.cu").write_text(KERNEL)
     path = tmp_path / name
-    path.write_text(textwrap.dedent("""
+    path.write_text(
+        textwrap.dedent("""
         import numpy as np
         from kernel_tuner import tune_kernel
         n = 1000
         args = [np.zeros(n, np.float32), np.arange(n, dtype=np.float32), np.int32(n)]
         tp = {"block_size_x": [32, 64, 128], "tile": [1, 2]}
-    """) + textwrap.dedent(body))
+    """)
+        + textwrap.dedent(body)
+    )
     return path
 
 
@@ -52,12 +55,19 @@ def _spec(imported):
     return load_spec(spec_path_for(k), next(x for x in kernel if x.name == imported.kernel.split("<")[0]))
 
 
-@pytest.mark.parametrize("name,kernels", [
-    ("vector_add", ["vector_add"]), ("matmul", ["matmul_kernel"]), ("convolution", ["convolution_kernel"]),
-    ("stencil", ["stencil_kernel"]), ("zeromeanfilter", ["computeMeanVertically", "computeMeanHorizontally"]),
-    ("reduction", ["sum_floats"] * 2),  # the script stops at min() of the 2nd call's empty results
-    ("convolution_correct", ["convolution_naive", "convolution_kernel"]), ("host_add", ["add_kernel"]),
-])
+@pytest.mark.parametrize(
+    "name,kernels",
+    [
+        ("vector_add", ["vector_add"]),
+        ("matmul", ["matmul_kernel"]),
+        ("convolution", ["convolution_kernel"]),
+        ("stencil", ["stencil_kernel"]),
+        ("zeromeanfilter", ["computeMeanVertically", "computeMeanHorizontally"]),
+        ("reduction", ["sum_floats"] * 2),  # the script stops at min() of the 2nd call's empty results
+        ("convolution_correct", ["convolution_naive", "convolution_kernel"]),
+        ("host_add", ["add_kernel"]),
+    ],
+)
 def test_kernel_tuner_example_imports_and_checks(examples, name, kernels, capsys):
     out = examples / "out"
     done, problems, _ = import_script(examples / f"{name}.py", out)
@@ -100,13 +110,16 @@ def test_import_cmem_args_and_tuned_problem_size(examples):
 
 
 def test_problem_size_callable_string_tuple_and_restriction_lambda(tmp_path):
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         size = 32
         tune_kernel("scale", "scale.cu", lambda p: (p["block_size_x"] * 8, size), args, tp,
                     restrictions=[lambda p: p["block_size_x"] * p["tile"] <= 128, "tile < 2 or block_size_x > 32"])
         tune_kernel("scale", "scale.cu", "block_size_x", args, tp, restrictions=lambda p: p["tile"] == 1)
         tune_kernel("scale", "scale.cu", (n, 1), args, tp)
-    """)
+    """,
+    )
     done, problems, _ = import_script(script, tmp_path / "out")
     assert problems == []
     first, second, third = (_spec(d) for d in done)
@@ -119,13 +132,16 @@ def test_problem_size_callable_string_tuple_and_restriction_lambda(tmp_path):
 
 
 def test_restriction_function_that_is_not_an_expression_is_refused(tmp_path, capsys):
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         import math
         def check(p):
             x = p["tile"]
             return x < 2
         tune_kernel("scale", "scale.cu", n, args, tp, restrictions=[check])
-    """)
+    """,
+    )
     assert main(["import", str(script)]) == 2
     err = capsys.readouterr().err
     assert "restrictions[0] is a Python function: write it as an expression" in err
@@ -133,11 +149,14 @@ def test_restriction_function_that_is_not_an_expression_is_refused(tmp_path, cap
 
 
 def test_several_calls_and_chained_run_kernel(tmp_path):
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         from kernel_tuner import run_kernel
         ref = run_kernel("scale", "scale.cu", n, args, {"block_size_x": 64, "tile": 1})
         tune_kernel("scale", "scale.cu", n, args, tp, answer=[ref[0], None, None], atol=1e-3)
-    """)
+    """,
+    )
     done, problems, _ = import_script(script, tmp_path / "out")
     assert problems == [] and [d.kernel_path.name for d in done] == ["scale.cu", "scale_2.cu"]
     assert _spec(done[0]).tune_params == {"block_size_x": [64], "tile": [1]}
@@ -148,35 +167,52 @@ def test_several_calls_and_chained_run_kernel(tmp_path):
     assert spec.outputs()[0].atol == 1e-3
 
 
-@pytest.mark.parametrize("call,message", [
-    ('tune_kernel("scale", "scale.cu", n, args, tp, lang="OpenCL")',
-     "lang = 'OpenCL' is not supported: kt-tui tunes CUDA kernels"),
-    ('tune_kernel("scale", "scale.cu", n, args, tp, texmem_args={"tex": {"array": args[1]}})',
-     "texmem_args is not supported by kt-tui yet (tex)"),
-    ('tune_kernel("scale", "scale.cu", n, args, tp, smem_args={"size": 64, "x": 1})',
-     'smem_args: only "size" is supported (got size, x)'),
-    ('tune_kernel("scale", lambda p: "// " * p["block_size_x"], n, args, tp)',
-     "is a Python function (__main__:<lambda>) that generates code, and it fails when given parameter names"),
-    ('tune_kernel("scale", lambda p: "// %d" % (p["tile"] + 1), n, args, tp)', "it fails when given parameter names"),
-    ('tune_kernel("nope", "scale.cu", n, args, tp)', "no __global__ kernel named 'nope'"),
-])
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (
+            'tune_kernel("scale", "scale.cu", n, args, tp, lang="OpenCL")',
+            "lang = 'OpenCL' is not supported: kt-tui tunes CUDA kernels",
+        ),
+        (
+            'tune_kernel("scale", "scale.cu", n, args, tp, texmem_args={"tex": {"array": args[1]}})',
+            "texmem_args is not supported by kt-tui yet (tex)",
+        ),
+        (
+            'tune_kernel("scale", "scale.cu", n, args, tp, smem_args={"size": 64, "x": 1})',
+            'smem_args: only "size" is supported (got size, x)',
+        ),
+        (
+            'tune_kernel("scale", lambda p: "// " * p["block_size_x"], n, args, tp)',
+            "is a Python function (__main__:<lambda>) that generates code, and it fails when given parameter names",
+        ),
+        (
+            'tune_kernel("scale", lambda p: "// %d" % (p["tile"] + 1), n, args, tp)',
+            "it fails when given parameter names",
+        ),
+        ('tune_kernel("nope", "scale.cu", n, args, tp)', "no __global__ kernel named 'nope'"),
+    ],
+)
 def test_unsupported_calls_are_refused_clearly(tmp_path, capsys, call, message):
     script = _script(tmp_path, call + "\n")
     assert main(["import", str(script)]) == 2
     err = capsys.readouterr().err
-    assert f"kt-tui: import: call 1 (" in err and message in err
+    assert "kt-tui: import: call 1 (" in err and message in err
     assert "Traceback" not in err
 
 
 def test_script_cannot_see_api_keys(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
     monkeypatch.setenv("KT_TUI_FOR_SCRIPT", "visible")
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         import json, os
         open("env.json", "w").write(json.dumps(dict(os.environ)))
         assert __name__ == "__main__"
         tune_kernel("scale", "scale.cu", n, args, tp)
-    """)
+    """,
+    )
     done, problems, _ = import_script(script, tmp_path / "out")
     env = (tmp_path / "env.json").read_text()  # cwd is the script's folder
     assert "sk-secret" not in env and "OPENAI_API_KEY" not in env and "visible" in env
@@ -198,17 +234,21 @@ def test_script_with_no_call_or_an_error_before_it(tmp_path, capsys):
 
 
 def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path):
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         def close_enough(answer, result, atol=None):
             return np.allclose(answer[0], result[0], atol=atol)
         if __name__ == "__main__":
             tune_kernel("scale", "scale.cu", n, args, tp, answer=[args[1] * 2, None, None], verify=close_enough)
-    """)
+    """,
+    )
     done, problems, _ = import_script(script, tmp_path / "out")
     assert problems == []
     spec = _spec(done[0])
     assert spec.verify == "scale_verify:close_enough" and not (tmp_path / "out" / "tune.py").exists()
     from kt_tui.gpu.worker.tuning import user_verify
+
     fn = user_verify(spec)
     ref = np.load(tmp_path / "out" / spec.reference)["out"]
     assert fn([ref, None, None], [ref + 1e-7, None, None], atol=1e-5)
@@ -218,8 +258,9 @@ def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path)
 
 def test_worker_gets_the_imported_keys(examples, monkeypatch):
     """cmem_args, defines, a tuned problem size and the reference file reach kernel_tuner's tune_kernel."""
-    from kt_tui.gpu.worker import tuning
     from kt_tui.gpu.protocol import TuneJob
+    from kt_tui.gpu.worker import tuning
+
     done, _, _ = import_script(examples / "convolution.py", examples / "out")
     spec = _spec(done[0])
     spec.defines = {"EXTRA": "nx // 2"}
@@ -229,9 +270,16 @@ def test_worker_gets_the_imported_keys(examples, monkeypatch):
     def fake_tune_kernel(name, source, problem_size, args, tune_params, **kw):
         seen.update(kw, name=name, problem_size=problem_size, args=args)
         return [], {"device_name": "fake"}
+
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
-    job = TuneJob(run_id="r", source=done[0].kernel_path.read_text(), spec=spec.to_dict(), backend="cupy",
-                  cachefile=str(examples / "cache.json"), configs=None)
+    job = TuneJob(
+        run_id="r",
+        source=done[0].kernel_path.read_text(),
+        spec=spec.to_dict(),
+        backend="cupy",
+        cachefile=str(examples / "cache.json"),
+        configs=None,
+    )
     tuning.run_tune_job(job, lambda *a: None, lambda: False)
     assert list(seen["cmem_args"]) == ["d_filter"] and seen["defines"]["EXTRA"] == 128
     # added to kernel_tuner's own defines (which a `defines` argument would otherwise replace)
@@ -242,15 +290,18 @@ def test_worker_gets_the_imported_keys(examples, monkeypatch):
 
 def test_open_a_script_imports_it_first(tmp_path):
     from kt_tui.front.commands import _imported_kernel
+
     script = _script(tmp_path, 'tune_kernel("scale", "scale.cu", n, args, tp)\n')
     path = _imported_kernel(str(script))
     assert path.endswith("tune_kt/scale.cu") and Path(path + ".toml").is_file()
 
 
 def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys):
+    from kt_tui.store import Store
+
     from .conftest import EXAMPLES
     from .helpers import run_cli
-    from kt_tui.store import Store
+
     for f in ("vector_add.cu", "vector_add.cu.toml"):
         shutil.copy(EXAMPLES / f, tmp_path / f)
     shutil.copytree(EXAMPLES / "recorded", tmp_path / "recorded")
@@ -265,16 +316,21 @@ def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys)
 
 def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
     import kernel_tuner
+
     from kt_tui.gpu.worker.checking import run_outputs
     from kt_tui.kernel.spec import parse_spec
-    spec = parse_spec('kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 64\n[defines]\nN = "n"\n'
-                      '[tune_params]\nblock_size_x = [32]\n[[args]]\nname = "out"\ntype = "float32"\nsize = "n"\n'
-                      'output = true\n')
+
+    spec = parse_spec(
+        'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 64\n[defines]\nN = "n"\n'
+        '[tune_params]\nblock_size_x = [32]\n[[args]]\nname = "out"\ntype = "float32"\nsize = "n"\n'
+        "output = true\n"
+    )
     seen = {}
 
     def fake_run_kernel(name, source, problem_size, args, params, **kw):
         seen.update(kw, problem_size=problem_size)
         return args
+
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel)
     run_outputs(spec, "", {"block_size_x": 32}, {"n": 37}, "cupy")
     assert seen["defines"]["N"] == 37 and seen["problem_size"] == 37
@@ -282,11 +338,14 @@ def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
 
 
 def test_a_code_generator_that_fills_in_values_becomes_source(tmp_path):
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         def generate(p):
             return open("scale.cu").read().replace("2.0f", "(%s * 1.0f)" % p["tile"])
         tune_kernel("scale", generate, n, args, tp)
-    """)
+    """,
+    )
     done, problems, _ = import_script(script, tmp_path / "out")
     assert problems == [] and "out[i] = (tile * 1.0f) * in[i]" in done[0].kernel_path.read_text()
     assert any("generate's output with the parameter names" in n for n in done[0].notes)
@@ -295,10 +354,13 @@ def test_a_code_generator_that_fills_in_values_becomes_source(tmp_path):
 
 
 def test_smem_args_size_becomes_smem_size(tmp_path, monkeypatch):
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         tune_kernel("scale", "scale.cu", n, args, tp, smem_args={"size": lambda p: p["block_size_x"] * 4})
         tune_kernel("scale", "scale.cu", n, args, tp, smem_args={"size": 256})
-    """)
+    """,
+    )
     done, problems, _ = import_script(script, tmp_path / "out")
     assert problems == []
     first, second = (_spec(d) for d in done)
@@ -307,14 +369,17 @@ def test_smem_args_size_becomes_smem_size(tmp_path, monkeypatch):
 
 
 def test_verify_function_reading_locals_is_not_kept_and_the_kernel_says_unverified(tmp_path, capsys):
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         def tune():
             tol = 1e-3
             def close(answer, result, atol=None):
                 return np.allclose(answer[0], result[0], atol=tol)
             tune_kernel("scale", "scale.cu", n, args, tp, answer=[args[1] * 2, None, None], verify=close)
         tune()
-    """)
+    """,
+    )
     done, problems, _ = import_script(script, tmp_path / "out")
     spec = _spec(done[0])
     assert spec.verify == "none" and "close could not be copied" in spec.verify_reason
@@ -325,10 +390,13 @@ def test_verify_function_reading_locals_is_not_kept_and_the_kernel_says_unverifi
 
 
 def test_positional_options_odd_values_and_unknown_options(tmp_path, capsys):
-    script = _script(tmp_path, """
+    script = _script(
+        tmp_path,
+        """
         tune_kernel("scale", "scale.cu", n, args, tp, ["block_size_x"], observers=[object()], verbose=True)
         tune_kernel("scale", "scale.cu", n, args, {"block_size_x": [32, None]})
-    """)
+    """,
+    )
     done, problems, _ = import_script(script, tmp_path / "out")
     assert _spec(done[0]).grid_div_x == ["block_size_x"] and "not imported: observers" in done[0].losses
     assert problems == ["call 2 (scale): tune_params.block_size_x[1]: None: expected a number or a short word"]

@@ -9,7 +9,9 @@ import textwrap
 def test_kernel_tuner_loads_without_importing_torch_and_torch_stays_importable(tmp_path):
     fake = tmp_path / "torch"
     fake.mkdir()
-    (fake / "__init__.py").write_text("import os\nopen(os.environ['MARK'], 'a').write('imported\\n')\nTensor = object\n")
+    (fake / "__init__.py").write_text(
+        "import os\nopen(os.environ['MARK'], 'a').write('imported\\n')\nTensor = object\n"
+    )
     mark = tmp_path / "mark"
     code = textwrap.dedent("""
         import sys

@@ -1,11 +1,11 @@
 """kernel_tuner prepares a kernel as CUDA (constexpr loop_unroll_factor_*, template wrapping) only
 under lang "CUDA"; kt-tui passes "CUDA" and pins kernel_tuner's CUDA pick to the session's backend."""
 
+import kernel_tuner.core as core
 import pytest
 from kernel_tuner import util
 from kernel_tuner.backends.nvcuda import CudaFunctions
 from kernel_tuner.backends.pycuda import PyCudaFunctions
-import kernel_tuner.core as core
 
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.worker import tuning
@@ -43,8 +43,12 @@ value = "n"
 def test_kernel_tuner_under_a_backend_name_loses_the_unroll_constant():
     """Why the pin exists: the same parameter is a constexpr under "CUDA" and a #define otherwise."""
     params = {"block_size_x": 32, "loop_unroll_factor_j": 2}
-    as_cuda = util.prepare_kernel_string("k", SOURCE, params, (32, 1, 1), (32, 1, 1), ("block_size_x", "block_size_y", "block_size_z"), "CUDA", None)
-    as_pycuda = util.prepare_kernel_string("k", SOURCE, params, (32, 1, 1), (32, 1, 1), ("block_size_x", "block_size_y", "block_size_z"), "PYCUDA", None)
+    as_cuda = util.prepare_kernel_string(
+        "k", SOURCE, params, (32, 1, 1), (32, 1, 1), ("block_size_x", "block_size_y", "block_size_z"), "CUDA", None
+    )
+    as_pycuda = util.prepare_kernel_string(
+        "k", SOURCE, params, (32, 1, 1), (32, 1, 1), ("block_size_x", "block_size_y", "block_size_z"), "PYCUDA", None
+    )
     assert "constexpr int loop_unroll_factor_j = 2;" in as_cuda[1]
     assert "constexpr" not in as_pycuda[1]
 
@@ -64,10 +68,18 @@ def test_a_gpu_tuning_run_passes_lang_cuda_with_the_sessions_backend(monkeypatch
         seen["lang"] = kw["lang"]
         seen["backend"] = core._select_default_cuda_backend()
         return [], {"device_name": "fake"}
+
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     spec = parse_spec(SPEC, None, "k.cu.toml")
-    job = TuneJob(run_id="r", source=SOURCE, spec=spec.to_dict(), backend="pycuda", cachefile=None,
-                  configs=None, search="brute_force")
+    job = TuneJob(
+        run_id="r",
+        source=SOURCE,
+        spec=spec.to_dict(),
+        backend="pycuda",
+        cachefile=None,
+        configs=None,
+        search="brute_force",
+    )
     tuning.run_tune_job(job, lambda kind, payload: None, lambda: False)
     assert seen == {"lang": "CUDA", "backend": PyCudaFunctions}
 
@@ -76,12 +88,12 @@ def test_kernel_tuner_is_told_there_is_no_cupy_except_on_cupy(monkeypatch):
     import sys
     import types
 
-    import numpy as np
-
     import kernel_tuner.core as core
     import kernel_tuner.util as util
+    import numpy as np
 
     from kt_tui.gpu.worker.lang import numpy_arguments
+
     fake = types.ModuleType("cupy")
     fake.ndarray = type("ndarray", (), {})
     monkeypatch.setitem(sys.modules, "cupy", fake)

@@ -5,8 +5,8 @@ Textual, or when worker-process code reaches into the parent's side."""
 import ast
 import shutil
 import subprocess
-import tomllib
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -17,8 +17,10 @@ PACKAGES = sorted(p.parent for p in (ROOT / "kt_tui").rglob("__init__.py") if "_
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess:
     """lint-imports on the kt_tui found in `root` (its own process: this one has kt_tui imported)."""
-    code = ("import sys\nfrom importlinter.cli import lint_imports\n"
-            "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True, no_logo=True))")
+    code = (
+        "import sys\nfrom importlinter.cli import lint_imports\n"
+        "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True, no_logo=True))"
+    )
     return subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
 
 
@@ -36,16 +38,22 @@ def copy(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.mark.parametrize("module, text, broken", [
-    ("engine/bad.py", "import textual\n", "may load Textual"),
-    ("store/bad.py", "from ..ui import app\n", "may load Textual"),
-    ("gpu/bad.py", "from ..engine import core\n", "never imports the engine"),
-    ("gpu/worker/bad.py", "from ..client import GpuWorker\n", "imports nothing of the parent's side"),
-    ("ui/bad.py", "from ..front import commands\n", "imports only those below it"),
-    ("search/restrictions.py", "from .space import configurations\n", "no import cycles"),
-    ("engine/core.py", "def f():\n    from .strategies import sweep  # a function-level import counts too\n",
-     "strategies over the engine"),
-])
+@pytest.mark.parametrize(
+    "module, text, broken",
+    [
+        ("engine/bad.py", "import textual\n", "may load Textual"),
+        ("store/bad.py", "from ..ui import app\n", "may load Textual"),
+        ("gpu/bad.py", "from ..engine import core\n", "never imports the engine"),
+        ("gpu/worker/bad.py", "from ..client import GpuWorker\n", "imports nothing of the parent's side"),
+        ("ui/bad.py", "from ..front import commands\n", "imports only those below it"),
+        ("search/restrictions.py", "from .space import configurations\n", "no import cycles"),
+        (
+            "engine/core.py",
+            "def f():\n    from .strategies import sweep  # a function-level import counts too\n",
+            "strategies over the engine",
+        ),
+    ],
+)
 def test_a_module_that_breaks_a_contract_fails_the_check(copy, module, text, broken):
     path = copy / "kt_tui" / module
     before = path.read_text() if path.exists() else None
@@ -79,8 +87,14 @@ def imports_in_functions(tree: ast.Module) -> list[ast.stmt]:
     """Imports below the module level, except those in a `try` (an optional package)."""
     guarded = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) for s in t.body for n in ast.walk(s)}
     top = {id(n) for n in tree.body}
-    return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-            and id(n) not in top and id(n) not in guarded and not _in_top_level_if(tree, n)]
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        and id(n) not in top
+        and id(n) not in guarded
+        and not _in_top_level_if(tree, n)
+    ]
 
 
 def _in_top_level_if(tree: ast.Module, node) -> bool:
@@ -96,14 +110,19 @@ def test_an_import_inside_a_function_says_why():
         if "\n# Imported where used: " in text:
             continue
         lines = text.splitlines()
-        unexplained += [f"{path.relative_to(ROOT)}:{n.lineno}: {lines[n.lineno - 1].strip()}"
-                        for n in imports_in_functions(ast.parse(text)) if "#" not in lines[n.lineno - 1]]
+        unexplained += [
+            f"{path.relative_to(ROOT)}:{n.lineno}: {lines[n.lineno - 1].strip()}"
+            for n in imports_in_functions(ast.parse(text))
+            if "#" not in lines[n.lineno - 1]
+        ]
     assert unexplained == []
 
 
 def test_the_import_check_finds_an_unexplained_one():
-    tree = ast.parse("import os\ntry:\n    import ray\nexcept ImportError:\n    ray = None\n\n\n"
-                     "def f():\n    import json\n    return json\n")
+    tree = ast.parse(
+        "import os\ntry:\n    import ray\nexcept ImportError:\n    ray = None\n\n\n"
+        "def f():\n    import json\n    return json\n"
+    )
     assert [n.lineno for n in imports_in_functions(tree)] == [9]
 
 
@@ -129,6 +148,7 @@ async def test_the_app_runs_on_the_services_it_is_given(hermetic):
 
         def prepare(gpu):
             raise UserError("no backend in this test")
+
         return prepare
 
     def unused(*a, **k):
@@ -138,8 +158,14 @@ async def test_the_app_runs_on_the_services_it_is_given(hermetic):
         calls.append("worker")
         return Gpu()
 
-    services = Services(open_new=open_new, open_stored=unused, make_worker=make_worker, make_engine=unused,
-                        llm_factory=unused, make_policy=unused)
+    services = Services(
+        open_new=open_new,
+        open_stored=unused,
+        make_worker=make_worker,
+        make_engine=unused,
+        llm_factory=unused,
+        make_policy=unused,
+    )
     settings = load_settings({"backend": "sim"})
     app = KtApp(settings, Store(settings.db), services, kernel_file=read_kernel_file(ROOT / "examples/vector_add.cu"))
     async with app.run_test(size=(120, 40)):

@@ -67,9 +67,13 @@ def test_readers_stay_linear_on_hostile_shapes():
 _PIECE = st.one_of(
     st.text(max_size=40),
     st.binary(max_size=40).map(lambda b: b.decode("latin-1")),
-    st.builds(lambda s, n: s * n, st.sampled_from([" ", "\t", "\n", " é", "é", "a", "\\\n", "(", "{", "/*", '"',
-                                                    "R\"(", "#", "%:", "??=", "__global__ ", "0x"]),
-              st.integers(0, 60_000)),
+    st.builds(
+        lambda s, n: s * n,
+        st.sampled_from(
+            [" ", "\t", "\n", " é", "é", "a", "\\\n", "(", "{", "/*", '"', 'R"(', "#", "%:", "??=", "__global__ ", "0x"]
+        ),
+        st.integers(0, 60_000),
+    ),
 )
 
 

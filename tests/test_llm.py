@@ -36,6 +36,7 @@ def _finished(records):
 
 # -- client --------------------------------------------------------------------------------------
 
+
 def test_plain_reply_and_usage(scripted_llm):
     server = scripted_llm(["hello there"])
     records = []
@@ -147,8 +148,9 @@ def test_other_4xx_fails_at_once_with_the_server_message(scripted_llm):
 
 
 def test_records_never_hold_the_api_key(scripted_llm):
-    server = scripted_llm([{"status": 500, "message": f"bad key {KEY}"}, {"status": 429}, f"echo {KEY}",
-                           {"status": 403, "message": KEY}])
+    server = scripted_llm(
+        [{"status": 500, "message": f"bad key {KEY}"}, {"status": 429}, f"echo {KEY}", {"status": 403, "message": KEY}]
+    )
     records = []
     c = client(server, records)
     c.complete("greet", [{"role": "user", "content": f"my key is {KEY}"}], stream_to=lambda d: None)
@@ -173,24 +175,30 @@ def test_from_settings():
 
 # -- extract_json -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ('{"a": 1}', {"a": 1}),
-    ('Sure! Here it is:\n```json\n{"a": 1}\n```\nHope it helps.', {"a": 1}),
-    ('```json\n{"a": 1}\n```\nand corrected:\n```json\n{"a": 2}\n```', {"a": 2}),
-    ('```json\n{"a": 1}\n```\nbad one:\n```json\n{"a": \n```', {"a": 1}),
-    ('```\n[1, 2]\n```', [1, 2]),
-    ('The plan is {"steps": ["x", "y"]} as asked.', {"steps": ["x", "y"]}),
-    ('Use a[i] then: {"ok": true}', {"ok": True}),
-    ("{'valid': True, 'reason': None}", {"valid": True, "reason": None}),
-    ('{"valid": True, "reason": None}', {"valid": True, "reason": None}),
-    ('{"a": [1, 2,], "b": 3,}', {"a": [1, 2], "b": 3}),
-    ('{"code": "if (x) { y[0] = \'}\'; } // ]"}', {"code": "if (x) { y[0] = '}'; } // ]"}),
-    ('{"code": "line one\nline two"}', {"code": "line one\nline two"}),
-    ('```cuda\n__global__ void f(float *a) { a[0] = 1; }\n```\n{"explanation": "x"}', {"explanation": "x"}),
-    ('{"kernel_code": "```cuda\nint a[2];\n```", "tune_params": {}}',
-     {"kernel_code": "```cuda\nint a[2];\n```", "tune_params": {}}),
-    ('<think>maybe {"a": 0}?</think>{"a": 1}', {"a": 1}),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('Sure! Here it is:\n```json\n{"a": 1}\n```\nHope it helps.', {"a": 1}),
+        ('```json\n{"a": 1}\n```\nand corrected:\n```json\n{"a": 2}\n```', {"a": 2}),
+        ('```json\n{"a": 1}\n```\nbad one:\n```json\n{"a": \n```', {"a": 1}),
+        ("```\n[1, 2]\n```", [1, 2]),
+        ('The plan is {"steps": ["x", "y"]} as asked.', {"steps": ["x", "y"]}),
+        ('Use a[i] then: {"ok": true}', {"ok": True}),
+        ("{'valid': True, 'reason': None}", {"valid": True, "reason": None}),
+        ('{"valid": True, "reason": None}', {"valid": True, "reason": None}),
+        ('{"a": [1, 2,], "b": 3,}', {"a": [1, 2], "b": 3}),
+        ('{"code": "if (x) { y[0] = \'}\'; } // ]"}', {"code": "if (x) { y[0] = '}'; } // ]"}),
+        ('{"code": "line one\nline two"}', {"code": "line one\nline two"}),
+        ('```cuda\n__global__ void f(float *a) { a[0] = 1; }\n```\n{"explanation": "x"}', {"explanation": "x"}),
+        (
+            '{"kernel_code": "```cuda\nint a[2];\n```", "tune_params": {}}',
+            {"kernel_code": "```cuda\nint a[2];\n```", "tune_params": {}},
+        ),
+        ('<think>maybe {"a": 0}?</think>{"a": 1}', {"a": 1}),
+    ],
+)
 def test_extract_json(text, expected):
     assert extract_json(text) == expected
 
@@ -209,11 +217,15 @@ REPLIES = {
     "escaped newlines in code": ('{"source": "int x;\\nint y;\\n"}', {"source": "int x;\nint y;\n"}),
     "raw newlines in a string": ('{"source": "int x;\nint y;"}', {"source": "int x;\nint y;"}),
     "kernel braces in a string": (json.dumps({"source": KERNEL}), {"source": KERNEL}),
-    "kernel and prose with braces": ("Changed:\n" + json.dumps({"source": KERNEL}) + "\nHope { this helps }",
-                                     {"source": KERNEL}),
+    "kernel and prose with braces": (
+        "Changed:\n" + json.dumps({"source": KERNEL}) + "\nHope { this helps }",
+        {"source": KERNEL},
+    ),
     "cuda fence before the json": ('```cuda\nint a[2] = {1, 2};\n```\n```json\n{"a": 1}\n```', {"a": 1}),
-    "unquoted keys after prose with code": ("Use a[i] { not this }: {steps: ['x'], why: 'y'}",
-                                            {"steps": ["x"], "why": "y"}),
+    "unquoted keys after prose with code": (
+        "Use a[i] { not this }: {steps: ['x'], why: 'y'}",
+        {"steps": ["x"], "why": "y"},
+    ),
 }
 
 
@@ -223,21 +235,25 @@ def test_broken_replies_of_small_models_are_read(name):
     assert extract_json(text) == expected
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("I cannot help with that.", "no JSON"),
-    ("", "empty"),
-    ('{"steps": [{"title": "a"', "not closed"),
-    ("{this is not json}", "no JSON that parses"),
-    ('{"a": 1, "b": [1, 2}', "not closed"),  # mismatched brackets: json_repair would make {"a": 1, "b": [1, 2]}
-    ('{"a": 1, "b": [1, 2', "not closed"),  # cut off: json_repair would close it
-    ("{ if (a[0] > 0) { a[0] = 1; } }", "no JSON that parses"),  # json_repair: ['a[0']
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("I cannot help with that.", "no JSON"),
+        ("", "empty"),
+        ('{"steps": [{"title": "a"', "not closed"),
+        ("{this is not json}", "no JSON that parses"),
+        ('{"a": 1, "b": [1, 2}', "not closed"),  # mismatched brackets: json_repair would make {"a": 1, "b": [1, 2]}
+        ('{"a": 1, "b": [1, 2', "not closed"),  # cut off: json_repair would close it
+        ("{ if (a[0] > 0) { a[0] = 1; } }", "no JSON that parses"),  # json_repair: ['a[0']
+    ],
+)
 def test_extract_json_failures(text, reason):
     with pytest.raises(ExtractError, match=reason):
         extract_json(text)
 
 
 # -- ask_structured -----------------------------------------------------------------------------
+
 
 def test_ask_structured_repairs_a_wrong_field(scripted_llm):
     server = scripted_llm(['{"valid": "perhaps", "reason": "x"}', '```json\n{"valid": false, "reason": "y"}\n```'])
@@ -271,6 +287,7 @@ def test_a_repaired_reply_still_meets_the_schema():
 def test_ask_structured_normalize_and_parse_reply():
     def normalize(data):
         return {"worth_it": data.pop("verdict") == "yes", **data} if isinstance(data, dict) else data
+
     assert parse_reply('{"verdict": "yes", "reason": "r"}', Worth, normalize) == Worth(worth_it=True, reason="r")
     with pytest.raises(StructuredReplyError) as e:
         parse_reply("nothing", Worth)
@@ -279,6 +296,7 @@ def test_ask_structured_normalize_and_parse_reply():
 
 # -- schemas ------------------------------------------------------------------------------------
 
+
 def test_schemas_accept_drift():
     assert Plan.model_validate(["a", "b"]).steps[1].title == "b"
     assert Plan.model_validate({"plan": [{"name": "t", "details": "d"}]}).steps[0].description == "d"
@@ -286,23 +304,41 @@ def test_schemas_accept_drift():
     assert StepVerdict.model_validate({"is_valid": True}).valid is True
     assert StepVerdict.model_validate({"ok": False, "reason": "r"}) == StepVerdict(valid=False, reason="r")
     assert Worth.model_validate({"worth_it": True}).reason == ""
-    r = KernelRewrite.model_validate({"code": "```cuda\n__global__ void f() {}\n```",
-                                      "tunable_parameters": {"block_size_x": 128, "tile": ["2", 4], "flag": [True]}})
+    r = KernelRewrite.model_validate(
+        {
+            "code": "```cuda\n__global__ void f() {}\n```",
+            "tunable_parameters": {"block_size_x": 128, "tile": ["2", 4], "flag": [True]},
+        }
+    )
     assert r.kernel_code == "__global__ void f() {}"
     assert r.tune_params == {"block_size_x": [128], "tile": [2, 4], "flag": [True]}
     assert KernelRewrite.model_validate({"kernel": "k", "restrictions": "a > 1"}).restrictions == ["a > 1"]
     assert KernelRewrite.model_validate({"source": "k"}).model_dump() == {
-        "kernel_code": "k", "tune_params": {}, "restrictions": [], "explanation": "",
-        "grid_div_x": None, "grid_div_y": None, "grid_div_z": None}
+        "kernel_code": "k",
+        "tune_params": {},
+        "restrictions": [],
+        "explanation": "",
+        "grid_div_x": None,
+        "grid_div_y": None,
+        "grid_div_z": None,
+    }
     with pytest.raises(ValueError):
         KernelRewrite.model_validate({"tune_params": {}})
 
 
 # -- prompts ------------------------------------------------------------------------------------
 
-VALUES = dict(kernel_string="__global__ void vector_add(float *c) { c[0] = {0}[0]; }", kernel_name="vector_add",
-              tune_params={"block_size_x": [64, 128]}, restrictions=[], step="tile it",
-              previous_steps=[], results=[], gpu="NVIDIA H200", problem_size=[4096])
+VALUES = dict(
+    kernel_string="__global__ void vector_add(float *c) { c[0] = {0}[0]; }",
+    kernel_name="vector_add",
+    tune_params={"block_size_x": [64, 128]},
+    restrictions=[],
+    step="tile it",
+    previous_steps=[],
+    results=[],
+    gpu="NVIDIA H200",
+    problem_size=[4096],
+)
 
 
 def test_render_keeps_literal_braces():
@@ -315,8 +351,10 @@ def test_render_keeps_literal_braces():
 
 
 def test_templates_need_only_what_the_strategies_pass():
-    context = {k: VALUES[k] for k in ("kernel_string", "kernel_name", "tune_params", "restrictions",
-                                      "problem_size", "gpu", "results")}
+    context = {
+        k: VALUES[k]
+        for k in ("kernel_string", "kernel_name", "tune_params", "restrictions", "problem_size", "gpu", "results")
+    }
     render("plan", **context)
     for name in ("validate_step", "breakdown", "execute_step"):
         render(name, step="tile it", **context)

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from kt_tui.config import load_settings
+from kt_tui.front.commands import tui_app as KtApp
 from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
 from kt_tui.ui.editors import TextEditScreen
@@ -16,13 +17,15 @@ from .conftest import EXAMPLES, ROOT
 from .llm_server import MODEL, ScriptedServer
 from .test_ui import SIZE, Keys, wait_for
 
-from kt_tui.front.commands import tui_app as KtApp
-
 CACHES = ROOT / "sessions" / "caches"
 VA = json.loads((ROOT / "tests" / "scripted" / "vector_add.json").read_text())["replies"]
 FAIL = {"status": 400, "message": "scripted failure"}  # not retried: the call's gate opens at once
-BATCH = json.dumps({"configs": [dict(block_size_x=16, block_size_y=16, tile_size_x=4, tile_size_y=4, tile_k=16)],
-                    "reasoning": "scripted"})
+BATCH = json.dumps(
+    {
+        "configs": [dict(block_size_x=16, block_size_y=16, tile_size_x=4, tile_size_y=4, tile_k=16)],
+        "reasoning": "scripted",
+    }
+)
 HAND_PLAN = json.dumps({"steps": [{"title": "Hand-written step", "description": "written in the editor"}]})
 HAND_VERDICT = json.dumps({"valid": False, "reason": "judged by hand"})
 HAND_KERNEL = VA[2].replace("// c = a + b", "// edited by hand: c = a + b", 1)
@@ -31,30 +34,60 @@ HAND_BATCH = BATCH.replace('"tile_k": 16', '"tile_k": 32').replace("scripted", "
 # gate: (strategy, kernel, replies before the failing call, gates approved on the way, the call's key,
 #        its good reply, the user's answer, where retry/edit lead, where skip leads, replies skip needs)
 GATES = {
-    "plan": ("autonomous", EXAMPLES / "vector_add.cu", [], ["start"], "plan", VA[0], HAND_PLAN,
-             "plan", None, []),
-    "verdict": ("autonomous", EXAMPLES / "vector_add.cu", [VA[0]], ["start", "plan"], "validate:1", VA[1],
-                HAND_VERDICT, "step:1", "step:1", []),
-    "kernel": ("autonomous", EXAMPLES / "vector_add.cu", [VA[0], VA[1]], ["start", "plan", "step:1"], "execute:1",
-               VA[2], HAND_KERNEL, "kernel:1", "step:2", [VA[3]]),
-    "configs": ("config-search", ROOT / "benchmarks" / "spaces" / "matmul_tiled.cu", [], ["configs:start"],
-                "configs:1", BATCH, HAND_BATCH, "batch:1", None, []),
+    "plan": ("autonomous", EXAMPLES / "vector_add.cu", [], ["start"], "plan", VA[0], HAND_PLAN, "plan", None, []),
+    "verdict": (
+        "autonomous",
+        EXAMPLES / "vector_add.cu",
+        [VA[0]],
+        ["start", "plan"],
+        "validate:1",
+        VA[1],
+        HAND_VERDICT,
+        "step:1",
+        "step:1",
+        [],
+    ),
+    "kernel": (
+        "autonomous",
+        EXAMPLES / "vector_add.cu",
+        [VA[0], VA[1]],
+        ["start", "plan", "step:1"],
+        "execute:1",
+        VA[2],
+        HAND_KERNEL,
+        "kernel:1",
+        "step:2",
+        [VA[3]],
+    ),
+    "configs": (
+        "config-search",
+        ROOT / "benchmarks" / "spaces" / "matmul_tiled.cu",
+        [],
+        ["configs:start"],
+        "configs:1",
+        BATCH,
+        HAND_BATCH,
+        "batch:1",
+        None,
+        [],
+    ),
 }
 
 
 def _flags(server, strategy):
-    flags = {"backend": "sim", "base_url": server.url, "model": MODEL, "strategy": strategy,
-             "with_replanning": False}
+    flags = {"backend": "sim", "base_url": server.url, "model": MODEL, "strategy": strategy, "with_replanning": False}
     return flags if strategy == "config-search" else {**flags, "sim_cache": str(CACHES)}
 
 
 async def _at(screen, key):
     try:
-        await wait_for(None, lambda: screen.bridge.waiting and screen.gate is not None and screen.gate.key == key,
-                       timeout=60)
+        await wait_for(
+            None, lambda: screen.bridge.waiting and screen.gate is not None and screen.gate.key == key, timeout=60
+        )
     except AssertionError:
-        raise AssertionError(f"waited for gate {key}; the screen is at {getattr(screen.gate, 'key', None)} "
-                             f"({screen.state})") from None
+        raise AssertionError(
+            f"waited for gate {key}; the screen is at {getattr(screen.gate, 'key', None)} ({screen.state})"
+        ) from None
 
 
 @pytest.mark.parametrize("path", ["retry", "edit", "skip"])
@@ -97,8 +130,12 @@ async def test_an_llm_gate_retried_edited_or_skipped_then_resumed(hermetic, gate
             assert stored["by"] == "llm" and stored["text"] == good
         elif path == "edit":
             assert stored["by"] == "user" and stored["text"] == hand
-            assert {"plan": "Hand-written step", "verdict": "judged by hand", "kernel": "edited by hand",
-                    "configs": '"tile_k": 32'}[gate] in shown
+            assert {
+                "plan": "Hand-written step",
+                "verdict": "judged by hand",
+                "kernel": "edited by hand",
+                "configs": '"tile_k": 32',
+            }[gate] in shown
         else:
             assert stored["by"] == "user" and stored["value"] is None
             if gate == "verdict":

@@ -23,10 +23,13 @@ from .llm_server import MODEL, ScriptedServer, scripted_llm  # noqa: F401
 CACHES = ROOT / "sessions" / "caches"
 MSGS = [{"role": "user", "content": "plan it"}]
 PLAN = json.dumps({"steps": [{"title": "Unroll the loop", "description": "by four"}]})
-ECHO = json.dumps({"steps": [{"title": "short name of the change",
-                              "description": "what to change and why it should be faster"}]})
-BAD_UTF8 = (b'data: {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", '
-            b'"choices": [{"index": 0, "delta": {"content": "\xff\xfe"}}]}\n\n')
+ECHO = json.dumps(
+    {"steps": [{"title": "short name of the change", "description": "what to change and why it should be faster"}]}
+)
+BAD_UTF8 = (
+    b'data: {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", '
+    b'"choices": [{"index": 0, "delta": {"content": "\xff\xfe"}}]}\n\n'
+)
 
 
 @pytest.fixture
@@ -37,17 +40,36 @@ def one_attempt(hermetic):
 
 
 def autonomous(capsys, server, *extra):
-    return run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "autonomous", "--auto", "--json",
-                   "--backend", "sim", "--sim-cache", CACHES, "--base-url", server.url, "--model", MODEL, *extra)
+    return run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "vector_add.cu",
+        "--strategy",
+        "autonomous",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--sim-cache",
+        CACHES,
+        "--base-url",
+        server.url,
+        "--model",
+        MODEL,
+        *extra,
+    )
 
 
-@pytest.mark.parametrize("item, words", [
-    ({"raw": BAD_UTF8, "type": "text/event-stream"}, "not valid UTF-8"),
-    ({"raw": b"<html><body>Login</body></html>", "type": "text/html"}, "HTML page"),
-    ({"tool_call": True}, "only a tool call"),
-    ({"choices": []}, "no choices"),
-    ({"reply": "{\"steps\": [", "finish": False}, "without a finish reason"),
-])
+@pytest.mark.parametrize(
+    "item, words",
+    [
+        ({"raw": BAD_UTF8, "type": "text/event-stream"}, "not valid UTF-8"),
+        ({"raw": b"<html><body>Login</body></html>", "type": "text/html"}, "HTML page"),
+        ({"tool_call": True}, "only a tool call"),
+        ({"choices": []}, "no choices"),
+        ({"reply": '{"steps": [', "finish": False}, "without a finish reason"),
+    ],
+)
 def test_a_hostile_reply_ends_at_a_gate_with_a_json_summary(capsys, one_attempt, item, words):
     with ScriptedServer([item]) as server:
         code, out = autonomous(capsys, server)
@@ -67,8 +89,21 @@ def test_unknown_parameter_names_in_configs_are_not_answers(capsys, one_attempt)
     kernel = ROOT / "benchmarks" / "spaces" / "matmul_tiled.cu"
     echo = json.dumps({"configs": [{"param_a": 1, "param_b": 2}], "reasoning": "two sentences on why these"})
     with ScriptedServer([echo] * 3) as server:
-        code, out = run_cli(capsys, "run", kernel, "--strategy", "config-search", "--auto", "--json", "--backend",
-                            "sim", "--base-url", server.url, "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            kernel,
+            "--strategy",
+            "config-search",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
     assert code == 1 and "unknown parameter(s) param_a, param_b" in out["error"]
 
 
@@ -80,14 +115,27 @@ def test_resume_reopens_the_calls_gate_without_calling_again(capsys, one_attempt
     [gate] = [g for g in store.gates(out["session"]) if g["key"].startswith("llm:plan:")]
     assert gate["body"]["text"] == ECHO
     with ScriptedServer([PLAN]) as server:
-        code, again = run_cli(capsys, "resume", out["session"], "--auto", "--json", "--base-url", server.url,
-                              "--model", MODEL, "--backend", "sim", "--sim-cache", CACHES)
+        code, again = run_cli(
+            capsys,
+            "resume",
+            out["session"],
+            "--auto",
+            "--json",
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+        )
         assert server.requests == []  # the stored reply's gate came back; the LLM was not asked
     assert code == 1 and again["error"] == out["error"]
 
 
 def test_every_round_of_repairs_is_named_and_repairs_send_an_excerpt(scripted_llm):
-    bad = "x" * 20_000 + " {\"steps\": 3}"
+    bad = "x" * 20_000 + ' {"steps": 3}'
     server = scripted_llm([bad, "no json at all", ECHO])
     client = LlmClient(server.url, MODEL, "", backoff_s=0.01)
     with pytest.raises(Exception) as e:
@@ -113,6 +161,7 @@ def test_extraction_of_unclosed_brackets_is_bounded():
 
 
 # -- the gate itself, driven by hand ------------------------------------------------------
+
 
 class _Engine:
     def __init__(self, store, sid, client):
@@ -161,18 +210,18 @@ def test_an_llm_call_row_is_written_when_it_starts(tmp_path):
 
 def test_ctrl_c_headless_cancels_the_call_in_flight(capsys, hermetic):
     with ScriptedServer([{"trickle": 0.2}]) as server:
+
         def interrupt():
             while not server.requests:
                 threading.Event().wait(0.05)
             threading.Event().wait(0.3)
             os.kill(os.getpid(), signal.SIGINT)
+
         threading.Thread(target=interrupt, daemon=True).start()
         code, out = autonomous(capsys, server)
     assert code == 1 and out["state"] == "failed" and "cancelled" in out["error"]
     calls = Store(hermetic / "sessions.db").llm_calls(out["session"])
     assert [c["state"] for c in calls] == ["failed"]
-
-
 
 
 def test_llm_timeout_and_retries_reach_the_client(capsys, hermetic):
@@ -184,13 +233,16 @@ def test_llm_timeout_and_retries_reach_the_client(capsys, hermetic):
     assert code == 1 and "within 0.5 s" in out["error"] and "after 2 attempts" in out["error"]
 
 
-@pytest.mark.parametrize("args, config, words", [
-    (("--llm-timeout", "0"), "", "--llm-timeout"),
-    (("--llm-timeout", "soon"), "", "--llm-timeout"),
-    ((), "llm_timeout_s = -1\n", "llm_timeout_s"),
-    ((), "llm_retries = 0\n", "llm_retries"),
-    ((), "llm_max_tokens = \"many\"\n", "llm_max_tokens"),
-])
+@pytest.mark.parametrize(
+    "args, config, words",
+    [
+        (("--llm-timeout", "0"), "", "--llm-timeout"),
+        (("--llm-timeout", "soon"), "", "--llm-timeout"),
+        ((), "llm_timeout_s = -1\n", "llm_timeout_s"),
+        ((), "llm_retries = 0\n", "llm_retries"),
+        ((), 'llm_max_tokens = "many"\n', "llm_max_tokens"),
+    ],
+)
 def test_bad_llm_settings_are_refused(capsys, hermetic, args, config, words):
     (hermetic / "config").mkdir(exist_ok=True)
     (hermetic / "config" / "config.toml").write_text(config)

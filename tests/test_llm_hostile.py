@@ -50,18 +50,23 @@ def test_cancel_ends_a_call_in_flight_promptly(scripted_llm):
     assert len(server.requests) == 1  # not retried
 
 
-@pytest.mark.parametrize("item, words", [
-    ({"raw": b"<!doctype html><html><body>Welcome</body></html>", "type": "text/html"}, "HTML page"),
-    ({"raw": b'{"choices": [{"message": {"content": "caf\xe9"}}]}'}, "not valid UTF-8"),
-    ({"tool_call": True}, "only a tool call"),
-    ({"choices": []}, "no choices"),
-])
+@pytest.mark.parametrize(
+    "item, words",
+    [
+        ({"raw": b"<!doctype html><html><body>Welcome</body></html>", "type": "text/html"}, "HTML page"),
+        ({"raw": b'{"choices": [{"message": {"content": "caf\xe9"}}]}'}, "not valid UTF-8"),
+        ({"tool_call": True}, "only a tool call"),
+        ({"choices": []}, "no choices"),
+    ],
+)
 @pytest.mark.parametrize("streamed", [False, True])
 def test_bad_replies_have_their_own_message_and_are_retried(scripted_llm, item, words, streamed):
     if streamed and "raw" in item and b"html" not in item["raw"]:
-        item = {"raw": b'data: {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", '
-                       b'"choices": [{"index": 0, "delta": {"content": "caf\xe9"}}]}\n\n',
-                "type": "text/event-stream"}
+        item = {
+            "raw": b'data: {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", '
+            b'"choices": [{"index": 0, "delta": {"content": "caf\xe9"}}]}\n\n',
+            "type": "text/event-stream",
+        }
     server = scripted_llm([item, "fine"])
     records = []
     reply = client(server, records).complete("greet", MSGS, stream_to=(lambda d: None) if streamed else None)
@@ -123,6 +128,7 @@ def test_cancel_during_a_retry_wait_ends_the_call_without_another_attempt(script
         records.append(row)
         if row["state"] == "failed":  # the client is about to wait 60 s for the next attempt
             threading.Thread(target=c.cancel.set).start()
+
     c.on_call = on_call
     with pytest.raises(LlmCancelled) as e:
         c.complete("greet", MSGS)
@@ -157,12 +163,15 @@ def _connection_error(cause: BaseException):
         return error
 
 
-@pytest.mark.parametrize("cause, reason", [
-    (ConnectionRefusedError(111, "Verbindungsaufbau abgelehnt"), "connection refused"),
-    (__import__("socket").gaierror(-2, "Nom ou service inconnu"), "host name not found"),
-    (ConnectionResetError(104, "Connexion ré-initialisée"), "closed the connection without a reply"),
-    (__import__("ssl").SSLError(1, "wrong version number"), "TLS handshake failed"),
-])
+@pytest.mark.parametrize(
+    "cause, reason",
+    [
+        (ConnectionRefusedError(111, "Verbindungsaufbau abgelehnt"), "connection refused"),
+        (__import__("socket").gaierror(-2, "Nom ou service inconnu"), "host name not found"),
+        (ConnectionResetError(104, "Connexion ré-initialisée"), "closed the connection without a reply"),
+        (__import__("ssl").SSLError(1, "wrong version number"), "TLS handshake failed"),
+    ],
+)
 def test_connection_failures_are_told_apart_by_type_not_by_message(cause, reason):
     from kt_tui.llm.client import _classify
 
@@ -170,10 +179,15 @@ def test_connection_failures_are_told_apart_by_type_not_by_message(cause, reason
     assert failure.kind == "connection" and failure.retry and reason in failure.detail
 
 
-@pytest.mark.parametrize("headers, wait", [
-    ({"retry-after": "2"}, 2.0), ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5), ({"retry-after": "soon"}, None),
-    ({}, None),
-])
+@pytest.mark.parametrize(
+    "headers, wait",
+    [
+        ({"retry-after": "2"}, 2.0),
+        ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+    ],
+)
 def test_retry_after_is_read_as_the_sdk_reads_it(headers, wait):
     from kt_tui.llm.client import _retry_after
 

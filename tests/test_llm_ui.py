@@ -4,9 +4,9 @@ an answer written by hand that does not parse reopens the editor with the text a
 import time
 
 from kt_tui.config import load_settings
+from kt_tui.front.commands import tui_app
 from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
-from kt_tui.front.commands import tui_app
 from kt_tui.ui.editors import TextEditScreen
 
 from .conftest import EXAMPLES, ROOT
@@ -17,15 +17,21 @@ CACHES = ROOT / "sessions" / "caches"
 
 
 def _app(server):
-    flags = {"backend": "sim", "sim_cache": str(CACHES), "base_url": server.url, "model": MODEL,
-             "strategy": "autonomous"}
+    flags = {
+        "backend": "sim",
+        "sim_cache": str(CACHES),
+        "base_url": server.url,
+        "model": MODEL,
+        "strategy": "autonomous",
+    }
     settings = load_settings(flags)
     return settings, tui_app(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "vector_add.cu"))
 
 
 async def _in_call(pilot, screen, server):
-    await wait_for(pilot, lambda: screen.bridge.waiting and screen.gate is not None and screen.gate.key == "start",
-                   timeout=60)
+    await wait_for(
+        pilot, lambda: screen.bridge.waiting and screen.gate is not None and screen.gate.key == "start", timeout=60
+    )
     await pilot.press("s")
     await wait_for(pilot, lambda: len(server.requests) == 1 and not screen.bridge.waiting, timeout=60)
 
@@ -46,8 +52,14 @@ async def test_x_cancels_the_call_and_a_bad_hand_written_answer_reopens_the_edit
             assert "an example of the shape" in area.text and '"steps"' in area.text
             area.text = "step one: unroll"
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, TextEditScreen) and screen.gate is not None
-                           and screen.gate.key == "llm:plan:2")
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, TextEditScreen)
+                    and screen.gate is not None
+                    and screen.gate.key == "llm:plan:2"
+                ),
+            )
             assert app.screen.query_one("#edit-text").text == "step one: unroll"
             assert "Problems with this text" in app.screen.help_text
             assert len(server.requests) == 1  # nothing was asked of the LLM again

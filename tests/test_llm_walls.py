@@ -34,24 +34,31 @@ def no_proxy(monkeypatch):
 
 def one_prompt_reply(code_comment: str = "", explanation: str = "float4", **extra) -> str:
     code = VECTOR_ADD.replace("{", "{ /* " + code_comment + " */", 1)
-    return json.dumps({"kernel_code": code, "tune_params": {"block_size_x": [64, 128]}, "explanation": explanation,
-                       **extra})
+    return json.dumps(
+        {"kernel_code": code, "tune_params": {"block_size_x": [64, 128]}, "explanation": explanation, **extra}
+    )
 
 
 def files_holding(folder: Path, *secrets: str) -> list[str]:
-    return [f"{p}:{s}" for p in sorted(folder.rglob("*")) if p.is_file() for s in secrets if s.encode() in p.read_bytes()]
+    return [
+        f"{p}:{s}" for p in sorted(folder.rglob("*")) if p.is_file() for s in secrets if s.encode() in p.read_bytes()
+    ]
 
 
 def test_scrub_masks_the_key_header_forms_and_url_credentials():
     register_secret(KEY)
-    text = (f"Authorization: Bearer {KEY}\n{{\"authorization\": \"Basic dXNlcjpwdw==\"}} bearer abcdefgh1234 "
-            f"http://user:{PW}@host:8/v1?api_key={QK}&x=1 https://{KEY}@host/v1 x-api-key: zzzzzz9")
+    text = (
+        f'Authorization: Bearer {KEY}\n{{"authorization": "Basic dXNlcjpwdw=="}} bearer abcdefgh1234 '
+        f"http://user:{PW}@host:8/v1?api_key={QK}&x=1 https://{KEY}@host/v1 x-api-key: zzzzzz9"
+    )
     out = scrub(text)
     for secret in (KEY, PW, QK, "dXNlcjpwdw", "abcdefgh1234", "zzzzzz9"):
         assert secret not in out
     assert "http://***@host:8/v1?api_key=***&x=1" in out
-    assert scrub("each token represents a basic step; see http://example.com/a?b=1") == \
-        "each token represents a basic step; see http://example.com/a?b=1"
+    assert (
+        scrub("each token represents a basic step; see http://example.com/a?b=1")
+        == "each token represents a basic step; see http://example.com/a?b=1"
+    )
     assert mask_url(f"http://u:{PW}@h/v1") == "http://***@h/v1" and mask_url("https://h/v1") == "https://h/v1"
 
 
@@ -60,14 +67,16 @@ def test_a_key_split_across_stream_pieces_is_never_handed_on():
     text = f"one {KEY} two Authorization: Bearer abcdefghij123 three http://u:{PW}@h/x\n" * 2
     for size in (1, 2, 3, 5, 7, 11):
         s = StreamScrubber()
-        shown = "".join(s.feed(text[i:i + size]) for i in range(0, len(text), size)) + s.flush()
+        shown = "".join(s.feed(text[i : i + size]) for i in range(0, len(text), size)) + s.flush()
         assert KEY not in shown and "abcdefghij" not in shown and PW not in shown
         assert shown.count("one *** two") == 2
 
 
 def test_for_terminal_drops_escape_sequences_and_controls():
-    hostile = ("a\x1b]0;title\x07b\x1b]52;c;ZXZpbA==\x1b\\c\x1b[2J\x1b[Hd\x07e\x9b31mf\x9d0;x\x9cg"
-               "\x1bPq#0\x1b\\h\x1b(Bi\x00\x08\x7f\r\tj\nk")
+    hostile = (
+        "a\x1b]0;title\x07b\x1b]52;c;ZXZpbA==\x1b\\c\x1b[2J\x1b[Hd\x07e\x9b31mf\x9d0;x\x9cg"
+        "\x1bPq#0\x1b\\h\x1b(Bi\x00\x08\x7f\r\tj\nk"
+    )
     assert for_terminal(hostile) == "abcdefghi\tj\nk"
 
 
@@ -79,11 +88,26 @@ def test_an_echoed_key_is_in_no_file_log_output_or_export(hermetic, monkeypatch,
 
     def echo(headers, body):
         said = headers.get("authorization", "")
-        return one_prompt_reply(f"Authorization: {said}", explanation=f"you sent {said} and {said}",
-                                debug={"authorization": said})
+        return one_prompt_reply(
+            f"Authorization: {said}", explanation=f"you sent {said} and {said}", debug={"authorization": said}
+        )
+
     with ScriptedServer([{"reply": echo, "pieces": 600}] * 3) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "one-prompt", "--auto",
-                            "--json", "--backend", "sim", "--base-url", server.url, "--model", "m")
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "one-prompt",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--base-url",
+            server.url,
+            "--model",
+            "m",
+        )
         assert server.headers[0]["authorization"] == f"Bearer {KEY}"  # the endpoint did get it
     assert code == 0 and out["steps"][-1]["version"]
     code, _ = run_cli(capsys, "export", "--out", hermetic / "export", "--json")
@@ -101,10 +125,25 @@ def test_credentials_in_the_base_url_are_masked_where_stored_or_printed(hermetic
         host = server.url.split("//")[1].split("/")[0]
         url = f"http://user:{PW}@{host}/v1?api_key={QK}"
         code = __import__("kt_tui.cli", fromlist=["main"]).main(
-            ["run", str(EXAMPLES / "vector_add.cu"), "--strategy", "one-prompt", "--auto", "--json", "--backend",
-             "sim", "--base-url", url, "--model", "m", "--llm-timeout", "5"])
+            [
+                "run",
+                str(EXAMPLES / "vector_add.cu"),
+                "--strategy",
+                "one-prompt",
+                "--auto",
+                "--json",
+                "--backend",
+                "sim",
+                "--base-url",
+                url,
+                "--model",
+                "m",
+                "--llm-timeout",
+                "5",
+            ]
+        )
     printed = capsys.readouterr()
-    data = json.loads(printed.out[printed.out.find("{"):])
+    data = json.loads(printed.out[printed.out.find("{") :])
     assert code == 1 and "http://***@" in data["error"] and "api_key=***" in data["error"]
     assert PW not in printed.out + printed.err and QK not in printed.out + printed.err
     assert files_holding(hermetic, PW, QK) == []
@@ -116,8 +155,20 @@ def test_escapes_from_the_endpoint_never_reach_the_terminal(hermetic, monkeypatc
     hostile = "\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\x1b[2J\x9b31mboom\x07"
     with ScriptedServer([{"status": 500, "message": hostile}] * 4) as server:
         code = __import__("kt_tui.cli", fromlist=["main"]).main(
-            ["run", str(EXAMPLES / "vector_add.cu"), "--strategy", "one-prompt", "--auto", "--backend", "sim",
-             "--base-url", server.url, "--model", "m"])
+            [
+                "run",
+                str(EXAMPLES / "vector_add.cu"),
+                "--strategy",
+                "one-prompt",
+                "--auto",
+                "--backend",
+                "sim",
+                "--base-url",
+                server.url,
+                "--model",
+                "m",
+            ]
+        )
     printed = capsys.readouterr()
     assert code == 1 and "boom" in printed.err
     assert not any(c in printed.err + printed.out for c in "\x1b\x07\x9b\x9d")
@@ -149,10 +200,23 @@ def test_a_malformed_stream_chunk_is_a_retried_transport_error(scripted_llm, eve
 def test_malformed_chunks_end_a_headless_run_with_a_json_error(hermetic, capsys):
     with ScriptedServer([{"sse": [MALFORMED["choices a string"]]}] * 4) as server:
         code = __import__("kt_tui.cli", fromlist=["main"]).main(
-            ["run", str(EXAMPLES / "vector_add.cu"), "--strategy", "one-prompt", "--auto", "--json", "--backend",
-             "sim", "--base-url", server.url, "--model", "m"])
+            [
+                "run",
+                str(EXAMPLES / "vector_add.cu"),
+                "--strategy",
+                "one-prompt",
+                "--auto",
+                "--json",
+                "--backend",
+                "sim",
+                "--base-url",
+                server.url,
+                "--model",
+                "m",
+            ]
+        )
     printed = capsys.readouterr()
-    data = json.loads(printed.out[printed.out.find("{"):])
+    data = json.loads(printed.out[printed.out.find("{") :])
     assert code == 1 and "malformed stream chunk" in data["error"] and "internal error" not in printed.err
 
 
@@ -170,18 +234,27 @@ print("HWM", next(int(l.split()[1]) for l in open("/proc/self/status") if l.star
 """
 
 
-@pytest.mark.parametrize("item, stream, said", [
-    ({"endless": True}, "1", "16 MB on the wire"),
-    ({"bomb": 1500}, "1", "16 MB once inflated"),
-    ({"bomb": 1500, "stream": False}, "0", "16 MB once inflated"),
-], ids=["endless line", "gzip bomb streamed", "gzip bomb whole"])
+@pytest.mark.parametrize(
+    "item, stream, said",
+    [
+        ({"endless": True}, "1", "16 MB on the wire"),
+        ({"bomb": 1500}, "1", "16 MB once inflated"),
+        ({"bomb": 1500, "stream": False}, "0", "16 MB once inflated"),
+    ],
+    ids=["endless line", "gzip bomb streamed", "gzip bomb whole"],
+)
 def test_endless_and_compressed_replies_stay_within_a_memory_bound(item, stream, said):
     """Old main: the endless line grew the process by gigabytes until the deadline (and on, in the
     abandoned reader); 1.5 MB of gzip inflated to 1.5 GB."""
     with ScriptedServer([item] * 2) as server:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.run([sys.executable, "-c", PROBE, server.url, "20", stream], capture_output=True,
-                              text=True, timeout=120, env=env)
+        proc = subprocess.run(
+            [sys.executable, "-c", PROBE, server.url, "20", stream],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("ERROR") and said in lines[0], proc.stdout + proc.stderr
     assert int(lines[-1].split()[1]) < 300 * 1024  # kB
@@ -202,10 +275,13 @@ def test_an_abandoned_attempt_closes_its_connection(scripted_llm):
 
 
 def test_an_unread_content_encoding_is_refused_by_name(scripted_llm):
-    server = scripted_llm([{"raw": b"\x00" * 64, "headers": {"Content-Encoding": "br"}, "type": "text/event-stream"}] * 2)
+    server = scripted_llm(
+        [{"raw": b"\x00" * 64, "headers": {"Content-Encoding": "br"}, "type": "text/event-stream"}] * 2
+    )
     with pytest.raises(LlmError, match="Content-Encoding 'br'"):
         LlmClient(server.url, "m", "", timeout_s=5, max_retries=2, backoff_s=0.01).complete(
-            "greet", MSGS, stream_to=lambda d: None)
+            "greet", MSGS, stream_to=lambda d: None
+        )
 
 
 def test_export_force_never_writes_through_a_planted_link(hermetic, capsys):
@@ -234,6 +310,7 @@ def test_import_outputs_are_never_written_through_a_link(tmp_path):
     """The importer's writes go through refuse_existing (importer/convert.py): a planted link is
     refused even with --force."""
     from kt_tui.files import FileRefused, open_output, refuse_existing
+
     victim = tmp_path / "victim"
     victim.write_text("precious")
     (tmp_path / "out").mkdir()

@@ -25,8 +25,12 @@ time.sleep(120)
 
 
 def _holder(db: Path, sid: str) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(db), sid], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(db), sid],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.stdout.readline() == "locked\n"
     return proc
 

@@ -9,8 +9,8 @@ from kt_tui.config import load_settings
 from kt_tui.engine.backend import BackendChoice
 from kt_tui.engine.core import Engine
 from kt_tui.engine.events import Decision
-from kt_tui.front.session import load_kernel_spec, new_session, read_kernel_file
 from kt_tui.engine.strategies.sweep import sweep
+from kt_tui.front.session import load_kernel_spec, new_session, read_kernel_file
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.kernel.spec import spec_from_plain
 from kt_tui.store import Store
@@ -43,8 +43,19 @@ class FakeGpu:
             if key in job.known:
                 continue
             verified = True if (job.reference is not None and self.verdicts) else None
-            on_event("result", {"key": key, "params": dict(c), "time_ms": FASTER[key], "times": [FASTER[key]],
-                                "status": "ok", "error": None, "verified": verified, "source": "measured"})
+            on_event(
+                "result",
+                {
+                    "key": key,
+                    "params": dict(c),
+                    "time_ms": FASTER[key],
+                    "times": [FASTER[key]],
+                    "status": "ok",
+                    "error": None,
+                    "verified": verified,
+                    "source": "measured",
+                },
+            )
         return {"device": "Fake GPU"}
 
     def request_stop(self):
@@ -123,6 +134,7 @@ def test_a_damaged_refs_file_is_captured_again_not_taken_as_no_reference(hermeti
 
 def test_sim_recording_without_verdicts_does_not_pass_a_step(capsys, hermetic):
     from kt_tui.kernel.spec import load_spec, version_hash
+
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
     vid = version_hash(FLOAT4, spec)
     caches = hermetic / "caches-in"
@@ -134,17 +146,38 @@ def test_sim_recording_without_verdicts_does_not_pass_a_step(capsys, hermetic):
         entry["time"] = 0.001  # faster than anything: still must not become best
     data["kt_tui"] = dict(data.get("kt_tui") or {}, kernel_version=vid)
     (caches / f"vector_add-{vid}.json").write_text(json.dumps(data))
-    reply = json.dumps({"kernel_code": FLOAT4, "tune_params": {"block_size_x": [32, 64, 128, 256, 512, 1024]},
-                        "explanation": "float4 loads"})
+    reply = json.dumps(
+        {
+            "kernel_code": FLOAT4,
+            "tune_params": {"block_size_x": [32, 64, 128, 256, 512, 1024]},
+            "explanation": "float4 loads",
+        }
+    )
     with ScriptedServer([reply]) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "one-prompt", "--auto",
-                            "--json", "--backend", "sim", "--sim-cache", caches, "--base-url", server.url,
-                            "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "one-prompt",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            caches,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
     step = out["steps"][-1]
     assert step["version"] == vid and step["state"] == "failed"
     assert step["reason"] == "not verified (recording has no verdict)"
-    assert out["best"]["kernel_version"] != vid and out["best"]["verified"] in ("reference",
-                                                                               "verified (recorded verdict)")
+    assert out["best"]["kernel_version"] != vid and out["best"]["verified"] in (
+        "reference",
+        "verified (recorded verdict)",
+    )
 
 
 def test_config_search_where_every_run_failed_ends_failed_with_a_non_zero_exit(capsys, hermetic):
@@ -157,9 +190,25 @@ def test_config_search_where_every_run_failed_ends_failed_with_a_non_zero_exit(c
     (caches / RECORDED.name).write_text(json.dumps(data))
     reply = json.dumps({"configs": [{"block_size_x": 64}, {"block_size_x": 512}], "reasoning": "bigger blocks"})
     with ScriptedServer([reply]) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "config-search", "--auto",
-                            "--json", "--backend", "sim", "--sim-cache", caches, "--base-url", server.url,
-                            "--model", MODEL, "--rounds", "1")
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "config-search",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            caches,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+            "--rounds",
+            "1",
+        )
     assert code != 0 and out["state"] == "failed"
     assert out["error"].startswith("nothing could be measured: runtime_error") and out["best"] is None
     store = Store(hermetic / "sessions.db")
@@ -180,13 +229,15 @@ def test_the_accept_gate_says_a_sim_verdict_was_recorded():
     assert said == "verified (recorded verdict)"
     assert verdict_text({"verified": None}, simulated=True) == "not verified (recording has no verdict)"
     console = Console(width=160, record=True, file=io.StringIO())
-    console.print(render_gate(AcceptGate(key="accept:1", title="Accept?", recommend=True, threshold=0.02,
-                                         verified=said)))
+    console.print(
+        render_gate(AcceptGate(key="accept:1", title="Accept?", recommend=True, threshold=0.02, verified=said))
+    )
     assert "At the spec's size: verified (recorded verdict)." in console.export_text()
 
 
 def test_checks_at_other_sizes_capture_a_lost_reference_again(hermetic):
     from kt_tui.gpu.protocol import CheckJob
+
     store = Store(hermetic / "s.db")
     sid, choice = real_session(store)
     gpu = FakeGpu()

@@ -59,23 +59,30 @@ def test_renaming_fixes_the_code():
 
 
 def test_apply_renames_touches_whole_identifiers_only():
-    src = ('#include "TILE.h"\n'
-           "int a = TILE + TILE_ROWS + s.TILE + p->TILE + ns::TILE; /* TILE */\n"
-           'const char *m = "TILE"; char c = \'T\'; // TILE\n'
-           "#define TWICE (2 * TILE)\n")
+    src = (
+        '#include "TILE.h"\n'
+        "int a = TILE + TILE_ROWS + s.TILE + p->TILE + ns::TILE; /* TILE */\n"
+        "const char *m = \"TILE\"; char c = 'T'; // TILE\n"
+        "#define TWICE (2 * TILE)\n"
+    )
     out = apply_renames(src, {"TILE": "tile_size"})
-    assert out == ('#include "TILE.h"\n'
-                   "int a = tile_size + TILE_ROWS + s.TILE + p->TILE + ns::TILE; /* TILE */\n"
-                   'const char *m = "TILE"; char c = \'T\'; // TILE\n'
-                   "#define TWICE (2 * tile_size)\n")
+    assert out == (
+        '#include "TILE.h"\n'
+        "int a = tile_size + TILE_ROWS + s.TILE + p->TILE + ns::TILE; /* TILE */\n"
+        "const char *m = \"TILE\"; char c = 'T'; // TILE\n"
+        "#define TWICE (2 * tile_size)\n"
+    )
     assert apply_renames(src, {}) == src
 
 
 def test_case_and_underscore_drift_and_camel_case():
     src = "__global__ void k(float *x) { x[threadIdx.x] = ItemsPerThread * blockSizeX + TILE_size; }"
     report = check_params(src, {"block_size_x": [32], "items_per_thread": [1], "tile_size": [8]})
-    assert report.renames == {"ItemsPerThread": "items_per_thread", "blockSizeX": "block_size_x",
-                              "TILE_size": "tile_size"}
+    assert report.renames == {
+        "ItemsPerThread": "items_per_thread",
+        "blockSizeX": "block_size_x",
+        "TILE_size": "tile_size",
+    }
     assert report.ok
 
 
@@ -111,8 +118,11 @@ __global__ void k(float *x) {
 """
     report = check_params(src, {"use_shuffle": [0, 1], "loop_unroll_factor": [0, 4]})
     assert report.used_undeclared == ["USE_SHUFFLE", "UNROLL", "UNROLL_FACTOR"]
-    assert report.renames == {"USE_SHUFFLE": "use_shuffle", "UNROLL": "loop_unroll_factor",
-                              "UNROLL_FACTOR": "loop_unroll_factor"}
+    assert report.renames == {
+        "USE_SHUFFLE": "use_shuffle",
+        "UNROLL": "loop_unroll_factor",
+        "UNROLL_FACTOR": "loop_unroll_factor",
+    }
     assert report.declared_unused == ["use_shuffle", "loop_unroll_factor"]
 
 

@@ -18,6 +18,7 @@ def _counting_probe(answer):
     def probe(backends):
         calls.append(tuple(backends))
         return dict(answer)
+
     return probe, calls
 
 
@@ -67,16 +68,20 @@ def test_probe_cache_file_damaged(tmp_path):
 # -- no resource-tracker noise at exit -----------------------------------------------------------
 def test_no_resource_tracker_warning_on_stderr(tmp_path):
     import subprocess
+
     log = tmp_path / "worker.log"
-    code = ("import os, sys, multiprocessing as mp\n"
-            "from kt_tui.gpu.client import GpuWorker\n"
-            "w = GpuWorker(log_path=sys.argv[1]); w.start()\n"
-            "leak = mp.get_context('spawn').Lock()  # what a killed worker leaves behind\n"
-            "w.kill(); sys.stdout.flush(); os._exit(0)\n")
+    code = (
+        "import os, sys, multiprocessing as mp\n"
+        "from kt_tui.gpu.client import GpuWorker\n"
+        "w = GpuWorker(log_path=sys.argv[1]); w.start()\n"
+        "leak = mp.get_context('spawn').Lock()  # what a killed worker leaves behind\n"
+        "w.kill(); sys.stdout.flush(); os._exit(0)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code, str(log)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "resource_tracker" not in out.stderr and "leaked" not in out.stderr
     import time
+
     for _ in range(50):  # the tracker writes after its parent is gone
         if log.exists() and "leaked" in log.read_text():
             break
@@ -93,6 +98,7 @@ def test_a_small_unbudgeted_space_runs_seeds_then_in_order_without_the_model(cap
 
     from .conftest import EXAMPLES
     from .helpers import run_cli
+
     code, out = run_cli(capsys, "run", EXAMPLES / "reduction.cu", "--auto", "--json", "--backend", "sim")
     assert code == 0, out
     _, spec = load_kernel_spec(read_kernel_file(EXAMPLES / "reduction.cu"), None, None)
@@ -110,6 +116,7 @@ def test_average_ranks_match_scipy():
     from scipy.stats import rankdata
 
     from kt_tui.search.kt_search import average_ranks
+
     for a in (np.array([3.0, 1, 2, 2, np.inf, np.inf, 0]), np.random.default_rng(0).integers(0, 5, 50).astype(float)):
         np.testing.assert_allclose(average_ranks(a), rankdata(a))
 
@@ -149,7 +156,8 @@ def test_random_inputs_made_on_threads_are_the_ones_made_one_by_one():
 
     from kt_tui.kernel import inputs
     from kt_tui.kernel.spec import parse_spec
-    spec = parse_spec('''kernel = "k"
+
+    spec = parse_spec("""kernel = "k"
 problem_size = ["n"]
 [sizes]
 n = 100000
@@ -190,7 +198,7 @@ copy_of = "b"
 name = "n"
 type = "int32"
 value = "n"
-''')
+""")
     together = inputs.make_args(spec)
     done: dict = {}
     one_by_one = [None] * len(spec.args)
@@ -205,10 +213,11 @@ value = "n"
 def test_the_gpu_worker_starts_without_loading_our_searchs_model():
     """scipy (0.7 s) loads with the kt search's model, when a job asks for that search."""
     import subprocess
-    code = ("import sys\nfrom kt_tui.gpu.worker import tuning, checking, main\n"
-            "print(sorted(m for m in ('scipy', 'kt_tui.search.kt_search', 'kt_tui.search.model') if m in sys.modules))\n"
-            "tuning.search_module('kt')\nprint('kt_tui.search.kt_search' in sys.modules)")
+
+    code = (
+        "import sys\nfrom kt_tui.gpu.worker import tuning, checking, main\n"
+        "print(sorted(m for m in ('scipy', 'kt_tui.search.kt_search', 'kt_tui.search.model') if m in sys.modules))\n"
+        "tuning.search_module('kt')\nprint('kt_tui.search.kt_search' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.stdout.split("\n")[:2] == ["[]", "True"], out.stderr
-
-

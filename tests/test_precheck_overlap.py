@@ -18,11 +18,13 @@ def test_the_compile_check_overlaps_picking_the_backend(monkeypatch):
         archs.append(arch)
         compiling.set()
         return None
+
     monkeypatch.setattr(precheck, "compile_errors", errors)
 
     def pick():  # the probe: the compile has started before it returns
         assert compiling.wait(30)
         return BackendChoice("sim", "")
+
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
     choice = precheck.checked_backend(pick, "source", spec, "vector_add.cu")
     assert choice.backend == "sim" and archs == [DEFAULT_ARCH]

@@ -72,23 +72,46 @@ def test_the_reference_kernel_table_is_read_written_and_sent_as_is(tmp_path):
     assert again.reference == spec.reference and spec_from_plain(spec.to_dict()).reference == spec.reference
 
 
-@pytest.mark.parametrize("reference, naive, field, words", [
-    ('[reference]\nkernel = "naive.py:scale_ref"\n', NAIVE, "reference.kernel", 'expected "FILE.cu:NAME"'),
-    ('[reference]\nkernel = "other.cu:scale_ref"\n', NAIVE, "reference.kernel", "no such file"),
-    ('[reference]\nkernel = "naive.cu:nope"\n', NAIVE, "reference.kernel", "has no __global__ function 'nope'"),
-    ('[reference]\nkernel = "naive.cu:scale_ref"\n', NAIVE.replace(", int n", ""), "reference.kernel",
-     "takes 2 parameters, the spec's kernel 3"),
-    ('[reference]\nkernel = "naive.cu:scale_ref"\n', NAIVE.replace("int n", "int *n"), "reference.kernel",
-     "parameter n is a pointer"),
-    ('[reference]\nkernel = "naive.cu:scale_ref"\nblock = 1\n', NAIVE, "reference.block", "unknown key"),
-    ('[reference]\nkernel = "naive.cu:scale_ref"\nproblem_size = ["m"]\n', NAIVE, "reference.problem_size[0]",
-     "unknown name 'm'"),
-    ('[reference]\nkernel = "naive.cu:scale_ref"\ngrid_div_x = ["bs"]\n', NAIVE, "reference.grid_div_x[0]",
-     "unknown name 'bs'"),
-    ('[reference]\nkernel = "naive.cu:scale_ref"\nparams = {block_size_x = [1, 2]}\n', NAIVE,
-     "reference.params.block_size_x", ""),
-    ('reference = 3\n', NAIVE, "reference", "or a [reference] table"),
-])
+@pytest.mark.parametrize(
+    "reference, naive, field, words",
+    [
+        ('[reference]\nkernel = "naive.py:scale_ref"\n', NAIVE, "reference.kernel", 'expected "FILE.cu:NAME"'),
+        ('[reference]\nkernel = "other.cu:scale_ref"\n', NAIVE, "reference.kernel", "no such file"),
+        ('[reference]\nkernel = "naive.cu:nope"\n', NAIVE, "reference.kernel", "has no __global__ function 'nope'"),
+        (
+            '[reference]\nkernel = "naive.cu:scale_ref"\n',
+            NAIVE.replace(", int n", ""),
+            "reference.kernel",
+            "takes 2 parameters, the spec's kernel 3",
+        ),
+        (
+            '[reference]\nkernel = "naive.cu:scale_ref"\n',
+            NAIVE.replace("int n", "int *n"),
+            "reference.kernel",
+            "parameter n is a pointer",
+        ),
+        ('[reference]\nkernel = "naive.cu:scale_ref"\nblock = 1\n', NAIVE, "reference.block", "unknown key"),
+        (
+            '[reference]\nkernel = "naive.cu:scale_ref"\nproblem_size = ["m"]\n',
+            NAIVE,
+            "reference.problem_size[0]",
+            "unknown name 'm'",
+        ),
+        (
+            '[reference]\nkernel = "naive.cu:scale_ref"\ngrid_div_x = ["bs"]\n',
+            NAIVE,
+            "reference.grid_div_x[0]",
+            "unknown name 'bs'",
+        ),
+        (
+            '[reference]\nkernel = "naive.cu:scale_ref"\nparams = {block_size_x = [1, 2]}\n',
+            NAIVE,
+            "reference.params.block_size_x",
+            "",
+        ),
+        ("reference = 3\n", NAIVE, "reference", "or a [reference] table"),
+    ],
+)
 def test_a_bad_reference_kernel_is_named(tmp_path, reference, naive, field, words):
     with pytest.raises(SpecError) as e:
         load_spec(write(tmp_path, reference, naive))
@@ -115,17 +138,27 @@ def test_spec_check_compiles_the_reference_kernel_too(tmp_path, capsys):
 
 def fake_run_kernel(seen):
     def run(name, source, problem_size, args, params, **kw):
-        seen.append({"name": name, "source": source, "problem_size": problem_size, "params": params,
-                     "grid": kw["grid_div_x"], "lang": kw["lang"]})
+        seen.append(
+            {
+                "name": name,
+                "source": source,
+                "problem_size": problem_size,
+                "params": params,
+                "grid": kw["grid_div_x"],
+                "lang": kw["lang"],
+            }
+        )
         out = list(args)
         out[0] = args[1] * 2
         return out
+
     return run
 
 
 def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path, monkeypatch):
     from kt_tui.gpu.protocol import TuneJob
     from kt_tui.gpu.worker import tuning
+
     seen, tuned = [], {}
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel(seen))
 
@@ -133,13 +166,21 @@ def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path,
         tuned["reference"] = kw["observers"][0].reference
         tuned["in"] = args[1]
         return [], {"device_name": "fake"}
+
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     spec = load_spec(write(tmp_path))
-    job = TuneJob(run_id="r", source=KERNEL, spec=spec.to_dict(), backend="cupy",
-                  cachefile=str(tmp_path / "cache.json"), configs=None)
+    job = TuneJob(
+        run_id="r",
+        source=KERNEL,
+        spec=spec.to_dict(),
+        backend="cupy",
+        cachefile=str(tmp_path / "cache.json"),
+        configs=None,
+    )
     tuning.run_tune_job(job, lambda *a: None, lambda: False)
-    assert [(s["name"], s["source"], s["params"], s["problem_size"], s["lang"]) for s in seen] == \
-        [("scale_ref", NAIVE, {"block_size_x": 128}, 1000, "CUDA")]  # lang CUDA on the pinned backend
+    assert [(s["name"], s["source"], s["params"], s["problem_size"], s["lang"]) for s in seen] == [
+        ("scale_ref", NAIVE, {"block_size_x": 128}, 1000, "CUDA")
+    ]  # lang CUDA on the pinned backend
     assert seen[0]["grid"] is None  # kernel_tuner's default divisor (block_size_x), not the spec's
     assert np.array_equal(tuned["reference"]["out"], tuned["in"] * 2)
 
@@ -147,12 +188,21 @@ def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path,
 def test_checks_at_other_sizes_run_the_reference_kernel_there(tmp_path, monkeypatch):
     from kt_tui.gpu.protocol import CheckJob
     from kt_tui.gpu.worker.checking import run_check_job
+
     seen, events = [], []
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel(seen))
     spec = load_spec(write(tmp_path)).to_dict()
-    job = CheckJob(run_id="c", source=KERNEL, spec=spec, ref_source=KERNEL, ref_spec=spec,
-                   ref_params={"block_size_x": 32, "tile": 1}, backend="cupy",
-                   sizes=[{"label": "n=37", "sizes": {"n": 37}}], configs=[{"block_size_x": 64, "tile": 2}])
+    job = CheckJob(
+        run_id="c",
+        source=KERNEL,
+        spec=spec,
+        ref_source=KERNEL,
+        ref_spec=spec,
+        ref_params={"block_size_x": 32, "tile": 1},
+        backend="cupy",
+        sizes=[{"label": "n=37", "sizes": {"n": 37}}],
+        configs=[{"block_size_x": 64, "tile": 2}],
+    )
     run_check_job(job, lambda kind, payload: events.append((kind, payload)))
     assert [(s["name"], s["problem_size"]) for s in seen] == [("scale_ref", 37), ("scale", 37)]
     checks = [p for k, p in events if k == "check"]
@@ -163,6 +213,7 @@ def test_the_gate_and_the_report_say_what_the_outputs_are_compared_with(tmp_path
     from kt_tui.engine.gates import gate_from
     from kt_tui.engine.summary import expected_from
     from kt_tui.ui.gate_view import render_gate
+
     spec = load_spec(write(tmp_path))
     store = SimpleNamespace(versions=lambda sid: [{"spec_json": json.dumps(spec.to_dict())}])
     line = expected_from(store, "s")

@@ -22,17 +22,37 @@ from .test_autonomous import CACHES, replies
 
 def snapshot(store: Store, sid: str) -> dict:
     s = store.session(sid)
-    return {"state": s["state"], "best": (s["best_ms"], s["best_version"]), "strategy": s["strategy"],
-            "versions": [(v["id"], v["spec_json"]) for v in store.versions(sid)],
-            "runs": [(r["id"], r["state"]) for r in store.runs(sid)],
-            "results": len(store.results(sid)), "steps": [(x["id"], x["state"]) for x in store.steps(sid)]}
+    return {
+        "state": s["state"],
+        "best": (s["best_ms"], s["best_version"]),
+        "strategy": s["strategy"],
+        "versions": [(v["id"], v["spec_json"]) for v in store.versions(sid)],
+        "runs": [(r["id"], r["state"]) for r in store.runs(sid)],
+        "results": len(store.results(sid)),
+        "steps": [(x["id"], x["state"]) for x in store.steps(sid)],
+    }
 
 
 @pytest.fixture
 def autonomous_session(capsys, hermetic):
     with ScriptedServer(replies("matmul")) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--strategy", "autonomous", "--auto", "--json",
-                            "--backend", "sim", "--sim-cache", CACHES, "--base-url", server.url, "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "matmul.cu",
+            "--strategy",
+            "autonomous",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
         url = server.url
     assert code == 0 and out["state"] == "finished"
     return out["session"], url, Store(hermetic / "sessions.db")
@@ -73,6 +93,7 @@ def test_the_llm_a_session_was_made_with_is_offered_on_resume(capsys, monkeypatc
     assert f"Using the LLM this session was made with: {MODEL} at {url}" in captured.err
     from kt_tui.config import load_settings
     from kt_tui.front.session import stored_llm
+
     settings = load_settings({})
     assert MODEL in stored_llm(store, settings, sid) and settings.model == MODEL and settings.base_url == url
     assert stored_llm(store, load_settings({"llm": "none"}), sid) == ""
@@ -96,8 +117,14 @@ def test_a_fallback_from_the_stored_backend_is_an_event(hermetic):
     from kt_tui.front.session import resume_backend
 
     store = Store(hermetic / "sessions.db")
-    sid = store.create_session(kernel_path=str(EXAMPLES / "vector_add.cu"), kernel_name="vector_add",
-                               strategy="sweep", backend="nvcuda", backend_request="nvcuda", gpu="H100")
+    sid = store.create_session(
+        kernel_path=str(EXAMPLES / "vector_add.cu"),
+        kernel_name="vector_add",
+        strategy="sweep",
+        backend="nvcuda",
+        backend_request="nvcuda",
+        gpu="H100",
+    )
     store.add_version(sid, "v0", "src", "", {}, label="original")
 
     class NoGpu:
@@ -135,9 +162,23 @@ def lock_row(db) -> str | None:
 def test_a_second_process_on_a_session_is_refused_naming_the_first(capsys, hermetic):
     db = hermetic / "sessions.db"
     env = dict(os.environ, KT_TUI_SIM_PACE="0.5")
-    first = subprocess.Popen([sys.executable, "-m", "kt_tui", "run", str(EXAMPLES / "matmul.cu"), "--auto",
-                              "--backend", "sim", "--db", str(db)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kt_tui",
+            "run",
+            str(EXAMPLES / "matmul.cu"),
+            "--auto",
+            "--backend",
+            "sim",
+            "--db",
+            str(db),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         sid = wait_for(lambda: lock_row(db), "the first process to take its session")
         store = Store(db)
@@ -190,10 +231,9 @@ def sim_session(capsys) -> str:
 
 
 async def test_the_ui_says_which_process_holds_a_session(capsys, hermetic):
+    from .test_locks import _holder
     from .test_ui import SIZE, resumed_app
     from .test_ui import wait_for as ui_wait
-
-    from .test_locks import _holder
 
     sid = sim_session(capsys)
     store = Store(hermetic / "sessions.db")
@@ -204,7 +244,9 @@ async def test_the_ui_says_which_process_holds_a_session(capsys, hermetic):
         async with app.run_test(size=SIZE) as pilot:
             screen = app.screen
             await ui_wait(pilot, lambda: screen.state == "error")
-            assert f"session {sid} is open in process {live.pid} (since {since})" in str(screen.query_one("#gate").render())
+            assert f"session {sid} is open in process {live.pid} (since {since})" in str(
+                screen.query_one("#gate").render()
+            )
             await pilot.press("q")
         assert store.lock_holder(sid)["pid"] == live.pid
     finally:
@@ -231,8 +273,9 @@ async def test_a_finished_session_opens_as_it_is_and_w_goes_on(capsys, hermetic)
         await pilot.press("w")
         await ui_wait(pilot, lambda: isinstance(app.screen, StrategyPicker))
         options = app.screen.query_one(OptionList)
-        options.highlighted = next(i for i in range(options.option_count)
-                                   if options.get_option_at_index(i).id == "explicit")
+        options.highlighted = next(
+            i for i in range(options.option_count) if options.get_option_at_index(i).id == "explicit"
+        )
         await pilot.press("enter")
         await ui_wait(pilot, lambda: screen.bridge.waiting and screen.gate is not None)
         assert store.session(sid)["strategy"] == "explicit" and store.session(sid)["state"] == "waiting"

@@ -26,8 +26,10 @@ async def test_a_resumed_session_loads_only_the_rows_it_shows(monkeypatch):
         await pilot.press("q")
     store = Store(load_settings({}).db)
     measured = store.results(sid)
-    slow = [{"key": f"slow{i}", "params": {"x": i}, "status": "ok", "time_ms": 1000.0 + i, "verified": True}
-            for i in range(300)]
+    slow = [
+        {"key": f"slow{i}", "params": {"x": i}, "status": "ok", "time_ms": 1000.0 + i, "verified": True}
+        for i in range(300)
+    ]
     store.add_results(sid, vid, "old", slow + [{"key": "bad", "params": {}, "status": "compile_error"}])
     monkeypatch.setattr(ResultsTable, "MAX_ROWS", 20)
     reads = []
@@ -37,6 +39,7 @@ async def test_a_resumed_session_loads_only_the_rows_it_shows(monkeypatch):
         if threading.current_thread() is threading.main_thread():
             reads.append(args)
         return real(self, *args, **kwargs)
+
     monkeypatch.setattr(Store, "results", counting)
     app = resumed_app(sid)
     async with app.run_test(size=SIZE) as pilot:
@@ -56,6 +59,7 @@ def test_the_plot_converts_only_the_points_added_since_its_last_redraw(monkeypat
     import numpy as np
 
     from kt_tui.ui.plot import _Column
+
     col = _Column(float)
     times = [1.0, None, 3.0]
     assert np.array_equal(col.extend(times), [1.0, np.nan, 3.0], equal_nan=True)
@@ -108,12 +112,13 @@ def test_the_plot_colours_each_cell_as_a_dot_by_dot_drawing_does():
         got_styles, want_styles = styles_of(got), styles_of(want)
         for r in range(h):  # each line of the plot: a 10-character label, then the cells
             start = r * (w + 1)
-            assert got.plain[start + 10:start + w] == want.plain[r * (cw + 1):r * (cw + 1) + cw]
-            assert got_styles[start + 10:start + w] == want_styles[r * (cw + 1):r * (cw + 1) + cw]
+            assert got.plain[start + 10 : start + w] == want.plain[r * (cw + 1) : r * (cw + 1) + cw]
+            assert got_styles[start + 10 : start + w] == want_styles[r * (cw + 1) : r * (cw + 1) + cw]
 
 
 async def test_results_streaming_in_refresh_no_key_bindings(monkeypatch):
     from kt_tui.ui.session_screen import SessionScreen
+
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
     calls = []
     real = SessionScreen.refresh_bindings
@@ -126,11 +131,16 @@ async def test_results_streaming_in_refresh_no_key_bindings(monkeypatch):
         await wait_for(pilot, lambda: screen.state == "finished")
         from kt_tui.engine.events import event_from as Event
         from kt_tui.ui.bridge import Flush
+
         table = screen.query_one(ResultsTable)
         r = dict(next(iter(table.rows_data.values())), key="extra", time_ms=99.0)
         for kind in ("begin", "result"):
-            screen.bridge.on_event(Event(kind, {"run": None, "version": None, "result": r, "best": False,
-                                                "key": "extra", "params": r["params"]}))
+            screen.bridge.on_event(
+                Event(
+                    kind,
+                    {"run": None, "version": None, "result": r, "best": False, "key": "extra", "params": r["params"]},
+                )
+            )
         before = len(calls)
         screen.on_flush(Flush())
         assert "extra" in table.rows_data and len(calls) == before  # a batch of results alone
@@ -151,8 +161,13 @@ async def test_a_new_baseline_rebases_the_speedup_of_the_rows_shown():
     async with app.run_test() as pilot:
         table = app.query_one(ResultsTable)
         table.setup(["x"])
-        table.put_many([{"key": str(i), "params": {"x": i}, "time_ms": 0.5 * (i + 1), "status": "ok",
-                         "verified": True} for i in range(3)] + [{"key": "9", "params": {"x": 9}, "status": "crash"}])
+        table.put_many(
+            [
+                {"key": str(i), "params": {"x": i}, "time_ms": 0.5 * (i + 1), "status": "ok", "verified": True}
+                for i in range(3)
+            ]
+            + [{"key": "9", "params": {"x": 9}, "status": "crash"}]
+        )
         assert str(table.get_cell("1", "speedup")) == "-"
         table.set_baseline(2.0)
         assert [str(table.get_cell(k, "speedup")) for k in ("0", "1", "2", "9")] == ["4.00x", "2.00x", "1.33x", "-"]
@@ -165,6 +180,7 @@ async def test_the_plan_follows_step_events_without_reading_the_store(monkeypatc
     from kt_tui.engine.events import event_from
     from kt_tui.ui.bridge import Flush
     from kt_tui.ui.gate_view import PlanView
+
     reads = []
     real = Store.steps
 
@@ -172,6 +188,7 @@ async def test_the_plan_follows_step_events_without_reading_the_store(monkeypatc
         if threading.current_thread() is threading.main_thread():
             reads.append(args)
         return real(self, *args)
+
     app = new_app(EXAMPLES / "reduction.cu")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
@@ -192,14 +209,28 @@ def _stored_session(n: int):
     from kt_tui.engine.backend import BackendChoice
     from kt_tui.front.session import load_kernel_spec, new_session, read_kernel_file
     from kt_tui.kernel.spec import version_hash
+
     settings = load_settings({"backend": "sim"})
     store = Store(settings.db)
     kf = read_kernel_file(EXAMPLES / "vector_add.cu")
     _, spec = load_kernel_spec(kf, None, None)
     sid = new_session(store, settings, kf, spec, BackendChoice("sim", "NVIDIA H200"))
     vid = version_hash(kf.source, spec)
-    store.add_results(sid, vid, "old", [{"key": str(1000 + i), "params": {"block_size_x": 1000 + i},
-                                         "time_ms": 1.0 + i, "status": "ok", "verified": True} for i in range(n)])
+    store.add_results(
+        sid,
+        vid,
+        "old",
+        [
+            {
+                "key": str(1000 + i),
+                "params": {"block_size_x": 1000 + i},
+                "time_ms": 1.0 + i,
+                "status": "ok",
+                "verified": True,
+            }
+            for i in range(n)
+        ],
+    )
     store.update_session(sid, best_ms=1.0, best_key="1000", best_version=vid)
     return store, sid, vid
 
@@ -212,7 +243,9 @@ def _no_engine(monkeypatch):
     def open_stored(settings, store, sid):
         def prepare(gpu):
             raise UserError("no engine in this test")
+
         return prepare
+
     monkeypatch.setattr(commands, "open_stored", open_stored)
 
 
@@ -220,6 +253,7 @@ async def test_a_resumed_session_shows_its_top_rows_at_once_and_reads_the_rest_o
     from kt_tui.engine.events import event_from
     from kt_tui.ui.bridge import Flush
     from kt_tui.ui.widgets import ProgressLine
+
     store, sid, vid = _stored_session(1200)
     _no_engine(monkeypatch)
     hold, reads = threading.Event(), []
@@ -233,6 +267,7 @@ async def test_a_resumed_session_shows_its_top_rows_at_once_and_reads_the_rest_o
         reads.append(("plot", None, threading.current_thread() is threading.main_thread()))
         hold.wait(30)  # the plot's points stay on their way until the test lets them through
         yield from real_pages(self, sid, upto, size, **kw)
+
     monkeypatch.setattr(Store, "fastest", fastest)
     monkeypatch.setattr(Store, "plot_pages", plot_pages)
     app = resumed_app(sid)
@@ -293,6 +328,7 @@ async def test_the_rest_of_a_resumed_table_shows_as_the_cursor_or_the_view_nears
 
 async def test_the_footer_is_rebuilt_once_for_many_binding_changes_in_a_frame(monkeypatch):
     from textual.widgets import Footer
+
     store, sid, vid = _stored_session(3)
     _no_engine(monkeypatch)
     app = resumed_app(sid)
@@ -306,6 +342,7 @@ async def test_the_footer_is_rebuilt_once_for_many_binding_changes_in_a_frame(mo
         async def recompose(self):
             rebuilt.append(1)
             await real(self)
+
         monkeypatch.setattr(Footer, "recompose", recompose)
         for _ in range(5):  # a gate, the events around it, a change of focus
             screen.refresh_bindings()

@@ -46,8 +46,10 @@ def test_unchanged_and_clean_rewrite_have_no_flags():
 
 
 def test_comments_are_ignored():
-    generated = VECTOR_ADD.replace("{\n    int i", '{\n    // #include <cstdio> system("rm -rf /")\n'
-                                   '    /* printf("%d", i); asm("trap;"); */\n    int i')
+    generated = VECTOR_ADD.replace(
+        "{\n    int i",
+        '{\n    // #include <cstdio> system("rm -rf /")\n    /* printf("%d", i); asm("trap;"); */\n    int i',
+    )
     assert review(VECTOR_ADD, generated, "vector_add") == []
 
 
@@ -59,21 +61,27 @@ def test_new_include_is_flagged_with_its_line_but_an_existing_one_is_not():
 
 
 def test_host_functions():
-    generated = VECTOR_ADD + """
+    generated = (
+        VECTOR_ADD
+        + """
 __device__ float twice(float x) { return 2 * x; }
 __host__ __device__ float thrice(float x) { return 3 * x; }
 int main() { return 0; }
 """
+    )
     flags = [f for f in review(VECTOR_ADD, generated, "vector_add") if f.kind == "host_function"]
     assert [(f.line, "thrice" in f.message, "main" in f.message) for f in flags] == [
-        (10, True, False), (11, False, True)]
+        (10, True, False),
+        (11, False, True),
+    ]
     assert "__host__ __device__" in flags[0].message
     # the same host function in the original is not new
     assert review(generated, generated + "\n", "vector_add") == []
 
 
 def test_global_state():
-    generated = """__device__ int counter = 0;
+    generated = (
+        """__device__ int counter = 0;
 __device__ float weights[4];
 __constant__ float coeffs[2] = {0.5f, 0.25f};
 constexpr int PAD = 1;
@@ -81,7 +89,9 @@ __managed__ int calls;
 static float scale = 2.0f;
 int host_total;
 __device__ float4 initial = make_float4(0, 0, 0, 0);
-""" + VECTOR_ADD
+"""
+        + VECTOR_ADD
+    )
     flags = [f for f in review(VECTOR_ADD, generated, "vector_add") if f.kind == "global_state"]
     assert [f.line for f in flags] == [5, 6, 7, 8]
     assert "__managed__" in flags[0].message and "static" in flags[1].message
@@ -103,7 +113,8 @@ def test_inline_asm_counts_against_the_original():
 
 def test_printf_says_when_it_is_in_a_loop():
     generated = REDUCTION.replace("sum += in[i];", 'sum += in[i];\n            printf("%d\\n", i);').replace(
-        "partial[tid] = sum;", 'partial[tid] = sum;\n    if (tid == 0) printf("block %d\\n", blockIdx.x);')
+        "partial[tid] = sum;", 'partial[tid] = sum;\n    if (tid == 0) printf("block %d\\n", blockIdx.x);'
+    )
     flags = review(REDUCTION, generated, "reduce_sum")
     assert kinds(flags) == ["printf", "printf"]
     assert "in a loop" in flags[0].message and flags[0].line == 13
@@ -144,8 +155,10 @@ def test_removed_bounds_check_is_flagged():
 
 
 def test_other_forms_of_bounds_check_are_accepted():
-    stride = VECTOR_ADD.replace("if (i < n) {\n        c[i] = a[i] + b[i];\n    }",
-                                "for (; i < n; i += gridDim.x * block_size_x) c[i] = a[i] + b[i];")
+    stride = VECTOR_ADD.replace(
+        "if (i < n) {\n        c[i] = a[i] + b[i];\n    }",
+        "for (; i < n; i += gridDim.x * block_size_x) c[i] = a[i] + b[i];",
+    )
     assert review(VECTOR_ADD, stride, "vector_add") == []
     early = VECTOR_ADD.replace("if (i < n) {", "if (i >= n) return;\n    {")
     assert review(VECTOR_ADD, early, "vector_add") == []
@@ -154,18 +167,28 @@ def test_other_forms_of_bounds_check_are_accepted():
 
 
 def test_host_api_calls():
-    generated = VECTOR_ADD.replace("c[i] = a[i] + b[i];", "float *t = (float *)malloc(4);\n"
-                                   "        if (getenv(\"X\")) exit(1);\n        c[i] = a[i] + b[i];")
+    generated = VECTOR_ADD.replace(
+        "c[i] = a[i] + b[i];",
+        'float *t = (float *)malloc(4);\n        if (getenv("X")) exit(1);\n        c[i] = a[i] + b[i];',
+    )
     generated += "\nvoid setup(float **p) { cudaMalloc((void **)p, 4); }\n"
     flags = [f for f in review(VECTOR_ADD, generated, "vector_add") if f.kind == "host_api"]
     assert [(f.line, f.message.split(":")[0]) for f in flags] == [
-        (5, "new call to malloc"), (6, "new call to getenv"), (6, "new call to exit"), (11, "new call to cudaMalloc")]
+        (5, "new call to malloc"),
+        (6, "new call to getenv"),
+        (6, "new call to exit"),
+        (11, "new call to cudaMalloc"),
+    ]
     assert [f for f in review(generated, generated, "vector_add")] == []
 
 
 def test_summarize_counts_kinds_and_lists_lines():
-    flags = [Flag("include", 1, "new #include <cstdio>"), Flag("printf", 7, "new printf in a loop: printf(\"x\")"),
-             Flag("printf", 9, "new printf: printf(\"y\")"), Flag("missing_kernel", 0, "the kernel k is gone")]
+    flags = [
+        Flag("include", 1, "new #include <cstdio>"),
+        Flag("printf", 7, 'new printf in a loop: printf("x")'),
+        Flag("printf", 9, 'new printf: printf("y")'),
+        Flag("missing_kernel", 0, "the kernel k is gone"),
+    ]
     text = summarize(flags)
     assert text.splitlines()[0] == "review: 4 flags (1 include, 2 printf, 1 missing_kernel)"
     assert "  line 7: new printf in a loop" in text and "  the kernel k is gone" in text

@@ -7,8 +7,8 @@ import types
 from textual.widgets import TextArea
 
 from kt_tui.engine.events import event_from
-from kt_tui.store import Store
 from kt_tui.front.commands import tui_app
+from kt_tui.store import Store
 from kt_tui.ui.editors import KernelEditScreen, TextEditScreen
 from kt_tui.ui.keys import HelpScreen
 from kt_tui.ui.plot import TuningPlot
@@ -40,8 +40,14 @@ async def test_rows_columns_plot_and_source_follow_the_kernel_version():
             labels = {str(table.get_cell(k, "version")).rstrip(" ◆") for k in table.rows}
             assert labels == {"original", "step one-prompt"}
             original = [r for r in table.rows_data.values() if r["version"] != vid]
-            assert all(str(table.get_cell(k, "p:WORK_PER_THREAD")) == "" for k, r in table.rows_data.items()
-                       if r["version"] != vid) and original
+            assert (
+                all(
+                    str(table.get_cell(k, "p:WORK_PER_THREAD")) == ""
+                    for k, r in table.rows_data.items()
+                    if r["version"] != vid
+                )
+                and original
+            )
             cand = table.rows_data[table.candidate]
             assert cand["version"] == vid and cand["params"] == screen.gate.body["params"]
             assert "◆" in str(table.get_cell(table.candidate, "version"))
@@ -201,6 +207,7 @@ async def test_the_elapsed_time_stops_while_paused():
         clock = types.SimpleNamespace(now=100.0)
         fake = types.SimpleNamespace(monotonic=lambda: clock.now)
         import kt_tui.ui.session_screen as module
+
         real_time, module.time = module.time, fake
         try:
             screen.run_info = {"run": "r", "version": None, "started": 100.0, "done": 0, "paused_s": 0.0}

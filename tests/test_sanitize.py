@@ -33,8 +33,10 @@ kt-tui: the kernel ran once at {'n': 37} with {'block_size_x': 64}
 ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
 """
 CLEAN = "========= COMPUTE-SANITIZER\nkt-tui: the kernel ran once\n========= ERROR SUMMARY: 0 errors\n"
-NO_DEVICE = ("========= COMPUTE-SANITIZER\nImportError: cuInit failed: no CUDA-capable device is detected\n"
-             "========= Error: Target application returned an error\n========= ERROR SUMMARY: 0 errors\n")
+NO_DEVICE = (
+    "========= COMPUTE-SANITIZER\nImportError: cuInit failed: no CUDA-capable device is detected\n"
+    "========= Error: Target application returned an error\n========= ERROR SUMMARY: 0 errors\n"
+)
 
 
 def fake_sanitizer(folder, output: str, status: int = 0, sleep: float = 0):
@@ -42,7 +44,7 @@ def fake_sanitizer(folder, output: str, status: int = 0, sleep: float = 0):
     folder.mkdir(exist_ok=True)
     (folder / "out.txt").write_text(output)
     script = folder / "compute-sanitizer"
-    script.write_text(f"#!/bin/sh\necho \"$@\" > {folder}/args.txt\nsleep {sleep}\ncat {folder}/out.txt\nexit {status}\n")
+    script.write_text(f'#!/bin/sh\necho "$@" > {folder}/args.txt\nsleep {sleep}\ncat {folder}/out.txt\nexit {status}\n')
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return folder
 
@@ -51,6 +53,7 @@ def fake_sanitizer(folder, output: str, status: int = 0, sleep: float = 0):
 def path_with(monkeypatch):
     def use(folder):
         monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+
     return use
 
 
@@ -119,9 +122,10 @@ def test_long_reports_are_trimmed():
 
 
 def test_the_engine_stores_a_sanitizer_run(tmp_path, path_with, hermetic):
-    from .test_engine import open_session
     from kt_tui.engine.core import Engine
     from kt_tui.store import Store
+
+    from .test_engine import open_session
 
     path_with(fake_sanitizer(tmp_path / "bin", MEMCHECK))
     store = Store(hermetic / "s.db")
@@ -146,9 +150,9 @@ async def test_in_sim_the_kernel_gate_warns_and_has_no_sanitizer_keys(hermetic):
     from rich.console import Console
 
     from kt_tui.config import load_settings
+    from kt_tui.front.commands import tui_app
     from kt_tui.front.session import read_kernel_file
     from kt_tui.store import Store
-    from kt_tui.front.commands import tui_app
     from kt_tui.ui.gate_view import render_kernel
     from kt_tui.ui.report_screen import ReportScreen
 
@@ -156,8 +160,12 @@ async def test_in_sim_the_kernel_gate_warns_and_has_no_sanitizer_keys(hermetic):
     from .llm_server import MODEL, ScriptedServer
     from .test_ui import SIZE, gate_key, wait_for
 
-    reply = json.dumps({"kernel_code": (EXAMPLES / "vector_add.cu").read_text().replace("a[i] + b[i]", "b[i] + a[i]"),
-                        "tune_params": {"block_size_x": [32, 64, 128, 256, 512, 1024]}})
+    reply = json.dumps(
+        {
+            "kernel_code": (EXAMPLES / "vector_add.cu").read_text().replace("a[i] + b[i]", "b[i] + a[i]"),
+            "tune_params": {"block_size_x": [32, 64, 128, 256, 512, 1024]},
+        }
+    )
     with ScriptedServer([reply]) as server:
         settings = load_settings({"backend": "sim", "base_url": server.url, "model": MODEL, "strategy": "one-prompt"})
         app = tui_app(settings, Store(settings.db), kernel_file=read_kernel_file(EXAMPLES / "vector_add.cu"))

@@ -12,12 +12,12 @@ import threading
 
 import pytest
 
-from kt_tui.front.commands import make_worker
 from kt_tui.config import load_settings
+from kt_tui.front.commands import make_worker
 from kt_tui.front.session import load_kernel_spec, read_kernel_file
 from kt_tui.gpu.client import GpuWorker, WorkerError
-from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.pool import GpuPool, ScaleError, split
+from kt_tui.gpu.protocol import TuneJob
 from kt_tui.store import Store
 
 from .conftest import EXAMPLES
@@ -38,8 +38,19 @@ def test_ray_without_ray_says_how_to_install_it_and_local_gpus_need_none(capsys,
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if it were not installed
     code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "matmul.cu"), "--auto", "--ray", "10.0.0.1:6379"])
     assert code == 2 and "pip install 'kt-tui[ray]'" in capsys.readouterr().err
-    code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", "--gpus", "2",
-                        "--search", "brute_force")
+    code, out = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "matmul.cu",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--gpus",
+        "2",
+        "--search",
+        "brute_force",
+    )
     assert code == 0 and out["results"] == 17  # this host's GPUs: one worker process each, no Ray
 
 
@@ -139,16 +150,28 @@ def ray():
 
 
 def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, hermetic):
-    code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim",
-                        "--gpus", "2", "--search", "brute_force")
+    code, out = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "matmul.cu",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--gpus",
+        "2",
+        "--search",
+        "brute_force",
+    )
     assert code == 0 and out["state"] == "finished" and out["results"] == 17
     rows = Store(hermetic / "sessions.db").results(out["session"])
     assert len({r["key"] for r in rows}) == 17 and all(r["status"] == "ok" for r in rows)
     assert len({r["worker"] for r in rows if r["run"] == "sweep:1"}) == 2
     again = [r for r in rows if r["run"] == "sweep:1:remeasure"]  # the 5 fastest, timed again on one GPU
     assert len(again) == 5 and len({r["worker"] for r in again}) == 1
-    one, single = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim",
-                          "--search", "brute_force")
+    one, single = run_cli(
+        capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", "--search", "brute_force"
+    )
     assert one == 0 and single["best"] == out["best"]
 
 
@@ -161,6 +184,7 @@ def test_stop_ends_every_worker_after_its_configuration(ray, monkeypatch):
         if kind == "result":
             got.append(payload)
             pool.request_stop()
+
     info = pool.run(matmul_job(), on_event, 30)
     pool.close()
     assert info["stopped"] and 1 <= len(got) <= 4 and len({r["key"] for r in got}) == len(got)
@@ -186,11 +210,16 @@ def test_a_crash_and_a_hang_cost_one_configuration_each(ray, monkeypatch):
 
 def test_the_workers_never_see_the_api_key(ray, monkeypatch):
     from kt_tui.gpu.raypool import _actor_env
+
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")
     monkeypatch.setenv("KT_TUI_API_TOKEN", "never-sent-either")
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0")
-    assert _actor_env() == {"KT_TUI_SIM_PACE": "0"} or set(_actor_env()) <= {"KT_TUI_SIM_PACE", "KT_TUI_FAULT",
-                                                                              "KT_TUI_PREFETCH", "KT_TUI_PROFILE"}
+    assert _actor_env() == {"KT_TUI_SIM_PACE": "0"} or set(_actor_env()) <= {
+        "KT_TUI_SIM_PACE",
+        "KT_TUI_FAULT",
+        "KT_TUI_PREFETCH",
+        "KT_TUI_PROFILE",
+    }
     seen = ray.get(ray.remote(num_cpus=0)(lambda: sorted(os.environ)).remote())
     assert "OPENAI_API_KEY" not in seen and "KT_TUI_API_TOKEN" not in seen
 
@@ -231,6 +260,7 @@ def test_the_workers_cachefiles_merge_into_the_runs(tmp_path):
 
     from kt_tui.gpu.pool import merge_caches
     from kt_tui.gpu.simcache import read_header
+
     data = json.loads(CACHE.read_text())
     entries = list(data["cache"].items())
     parts = []
@@ -250,6 +280,7 @@ def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
 
     def refuse(**kwargs):
         raise ConnectionError(f"Failed to connect to Ray cluster at {kwargs['address']}")
+
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", refuse)
     with pytest.raises(ScaleError, match="--ray 10.9.9.9:6379: cannot start or join the Ray cluster"):
@@ -257,8 +288,9 @@ def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
 
 
 def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, hermetic):
-    code, out = run_cli(capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--gpus", "2",
-                        "--search", "brute_force")
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--gpus", "2", "--search", "brute_force"
+    )
     assert code == 0 and out["backend"] == "sim" and "No working CUDA backend" in out["note"]
     rows = Store(hermetic / "sessions.db").results(out["session"])
     assert len(rows) == 17 and len({r["worker"] for r in rows}) == 2
@@ -266,6 +298,7 @@ def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, h
 
 def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
     from collections import Counter
+
     kf = read_kernel_file(EXAMPLES.parent / "benchmarks" / "spaces" / "matmul_tiled.cu")
     _, spec = load_kernel_spec(kf, None, None)
     cache = next((EXAMPLES.parent / "benchmarks" / "spaces" / "recorded").glob("matmul_tiled-*.json"))
@@ -283,6 +316,7 @@ def test_the_headless_progress_names_the_worker():
 
     from kt_tui.engine.events import event_from
     from kt_tui.front.headless import progress_printer
+
     out = io.StringIO()
     show = progress_printer(out)
     result = {"key": "32,8", "time_ms": 0.5, "status": "ok"}
@@ -299,6 +333,7 @@ def test_each_local_worker_writes_its_own_cachefile_and_a_cluster_none(tmp_path)
         def run(self, job, on_event, timeout_s):
             seen.append(job.cachefile)
             return super().run(job, on_event, timeout_s)
+
     main = str(tmp_path / "run.json")
     for address, expected in ((None, {main[:-5] + ".w0.json", main[:-5] + ".w1.json"}), ("10.0.0.1:6379", {None})):
         pool, seen[:] = GpuPool(2, address), []
@@ -309,12 +344,14 @@ def test_each_local_worker_writes_its_own_cachefile_and_a_cluster_none(tmp_path)
 
 def test_quitting_during_a_run_interrupts_every_worker(ray, monkeypatch):
     from kt_tui.gpu.client import WorkerClosed
+
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
     pool = GpuPool(2, via="ray")
 
     def on_event(kind, payload):
         if kind == "result":
             threading.Thread(target=pool.shutdown).start()  # what the UI's quit does, from another thread
+
     with pytest.raises(WorkerClosed):
         pool.run(matmul_job(), on_event, 30)
     assert all(not w.alive() for w in pool.workers)
@@ -324,13 +361,39 @@ def test_ray_lines_stay_out_of_the_json_on_stdout(tmp_path):
     """A Ray cluster started by the session: its processes' output goes to the session's log."""
     import json
     import subprocess
+
     pytest.importorskip("ray")
-    env = dict(os.environ, KT_TUI_DB=str(tmp_path / "s.db"), KT_TUI_DATA_DIR=str(tmp_path / "data"),
-               KT_TUI_CONFIG_DIR=str(tmp_path / "cfg"), RAY_ADDRESS="")
+    env = dict(
+        os.environ,
+        KT_TUI_DB=str(tmp_path / "s.db"),
+        KT_TUI_DATA_DIR=str(tmp_path / "data"),
+        KT_TUI_CONFIG_DIR=str(tmp_path / "cfg"),
+        RAY_ADDRESS="",
+    )
     env.pop("OPENAI_API_KEY", None)
-    proc = subprocess.run([sys.executable, "-m", "kt_tui", "run", str(EXAMPLES / "matmul.cu"), "--auto", "--json",
-                           "--backend", "sim", "--ray", "local", "--gpus", "2", "--search", "brute_force"],
-                          capture_output=True, text=True, env=env, timeout=240)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kt_tui",
+            "run",
+            str(EXAMPLES / "matmul.cu"),
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--ray",
+            "local",
+            "--gpus",
+            "2",
+            "--search",
+            "brute_force",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
     out = json.loads(proc.stdout)  # one JSON document, nothing of Ray's before or after it
     assert proc.returncode == 0 and out["results"] == 17
     assert "Ray" not in proc.stderr.replace("Ray cluster", "")
@@ -341,6 +404,7 @@ def test_a_gpu_uuid_with_a_zero_byte_does_not_break_the_cupy_backend():
     import uuid
 
     from kt_tui.gpu.worker.lang import padded_uuid
+
     cut = bytes.fromhex("5a1f00")[:2]  # what cupy returns for a UUID that starts 5a 1f 00 ...
     with pytest.raises(ValueError, match="16-char"):
         uuid.UUID(bytes=cut)
@@ -355,6 +419,7 @@ def test_an_actor_runs_every_job_on_one_thread(monkeypatch):
     import time as _time
 
     from kt_tui.gpu import raypool
+
     threads = []
     monkeypatch.setattr(raypool._Actor, "_run", lambda self, job: threads.append(threading.get_ident()))
     actor = raypool._Actor(out=None)
@@ -369,10 +434,12 @@ def test_an_actor_runs_every_job_on_one_thread(monkeypatch):
 def test_the_clusters_error_messages_go_to_the_log(tmp_path, monkeypatch):
     ray_worker = pytest.importorskip("ray._private.worker")
     from kt_tui.gpu import raypool
+
     monkeypatch.setattr(ray_worker, "print_to_stdstream", ray_worker.print_to_stdstream)  # restored after
     raypool._errors_to(str(tmp_path / "log"))
-    ray_worker.print_to_stdstream({"lines": ["A worker died or was killed"], "pid": "raylet", "is_err": False},
-                                  ignore_prefix=False)
+    ray_worker.print_to_stdstream(
+        {"lines": ["A worker died or was killed"], "pid": "raylet", "is_err": False}, ignore_prefix=False
+    )
     assert "A worker died or was killed" in (tmp_path / "log").read_text()
 
 
@@ -382,11 +449,13 @@ def test_an_actor_goes_on_after_a_job_it_does_not_run_or_one_that_breaks(monkeyp
 
     from kt_tui.gpu import raypool
     from kt_tui.gpu.protocol import PrepareJob
+
     sent = []
 
     class Out:
         def put(self, message):
             sent.append(message)
+
     actor = raypool._Actor(out=Out())
     actor.submit(PrepareJob(spec={}, backend="pycuda"))
     actor.submit(object())  # not a job at all

@@ -15,8 +15,17 @@ from kt_tui.kernel.expr import launch_callables, restriction_function
 from kt_tui.kernel.spec import load_spec
 from kt_tui.search import kt_search
 from kt_tui.search.seeds import RuleError, load_rules, parse_rule, seed_configs
-from kt_tui.search.space import (SpaceEdit, SpaceError, apply_edit, check_configs, compile_restriction,
-                                 configurations, pattern, render, space_size)
+from kt_tui.search.space import (
+    SpaceEdit,
+    SpaceError,
+    apply_edit,
+    check_configs,
+    compile_restriction,
+    configurations,
+    pattern,
+    render,
+    space_size,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SPACES = ROOT / "benchmarks" / "spaces"
@@ -54,15 +63,19 @@ def test_render_names_types_patterns_restrictions_and_sizes():
 
 def test_check_configs_gives_a_reason_for_each_problem():
     spec = spec_of("matmul_tiled")
-    valid, invalid = check_configs(spec, [
-        {"block_size_x": 32, "block_size_y": 8, "tile_size_x": 2, "tile_size_y": 4, "tile_k": 16},
-        {"block_size_x": 32.0, "block_size_y": "8", "tile_size_x": 2, "tile_size_y": 4, "tile_k": 16},
-        {"block_size_x": 64, "block_size_y": 4},
-        {"block_size_x": 48},
-        {"block_size_x": 16, "block_size_y": 2},
-        {"block_size_x": 16, "colour": 1},
-        {"block_size_x": 16, "block_size_y": 16, "tile_size_x": 1, "tile_size_y": 1, "tile_k": 16},
-    ], known_keys={"16,16,1,1,16"})
+    valid, invalid = check_configs(
+        spec,
+        [
+            {"block_size_x": 32, "block_size_y": 8, "tile_size_x": 2, "tile_size_y": 4, "tile_k": 16},
+            {"block_size_x": 32.0, "block_size_y": "8", "tile_size_x": 2, "tile_size_y": 4, "tile_k": 16},
+            {"block_size_x": 64, "block_size_y": 4},
+            {"block_size_x": 48},
+            {"block_size_x": 16, "block_size_y": 2},
+            {"block_size_x": 16, "colour": 1},
+            {"block_size_x": 16, "block_size_y": 16, "tile_size_x": 1, "tile_size_y": 1, "tile_k": 16},
+        ],
+        known_keys={"16,16,1,1,16"},
+    )
     assert valid[0] == ({"block_size_x": 32, "block_size_y": 8, "tile_size_x": 2, "tile_size_y": 4, "tile_k": 16}, "")
     config, note = valid[1]
     assert config == {"block_size_x": 64, "block_size_y": 4, "tile_size_x": 1, "tile_size_y": 1, "tile_k": 16}
@@ -130,35 +143,50 @@ def test_rule_eligibility_by_dims_params_source_and_gpu(tmp_path):
     labels = {label for _, label in seed_configs(spec_of("matmul_tiled"), source_of("matmul_tiled"), "")}
     assert "block-2d + register-tiling" in labels and not any("block-1d" in x for x in labels)
     reduction = seed_configs(spec_of("reduction"), source_of("reduction"), "")
-    assert reduction[0] == ({"block_size_x": 256, "items_per_thread": 4, "vector": 4, "use_shuffle": 0},
-                            "block-1d + thread-coarsening + vector-width")
-    (tmp_path / "hopper.toml").write_text('name = "hopper-shuffle"\ndescription = "x"\n'
-                                          '[when]\ngpu = "H[12]00"\nsource_matches = ["__shfl"]\n'
-                                          '[[seeds]]\nuse_shuffle = 1\nblock_size_x = 1024\nlimit = 1\n')
+    assert reduction[0] == (
+        {"block_size_x": 256, "items_per_thread": 4, "vector": 4, "use_shuffle": 0},
+        "block-1d + thread-coarsening + vector-width",
+    )
+    (tmp_path / "hopper.toml").write_text(
+        'name = "hopper-shuffle"\ndescription = "x"\n'
+        '[when]\ngpu = "H[12]00"\nsource_matches = ["__shfl"]\n'
+        "[[seeds]]\nuse_shuffle = 1\nblock_size_x = 1024\nlimit = 1\n"
+    )
     spec, src = spec_of("reduction"), source_of("reduction")
-    assert any(label.startswith("hopper-shuffle") or "hopper-shuffle" in label
-               for _, label in seed_configs(spec, src, "NVIDIA H200", [tmp_path]))
+    assert any(
+        label.startswith("hopper-shuffle") or "hopper-shuffle" in label
+        for _, label in seed_configs(spec, src, "NVIDIA H200", [tmp_path])
+    )
     assert not any("hopper-shuffle" in label for _, label in seed_configs(spec, src, "Tesla V100", [tmp_path]))
-    assert not any("hopper-shuffle" in label for _, label in seed_configs(spec, "no shuffles", "NVIDIA H200", [tmp_path]))
+    assert not any(
+        "hopper-shuffle" in label for _, label in seed_configs(spec, "no shuffles", "NVIDIA H200", [tmp_path])
+    )
 
 
 def test_user_rule_replaces_builtin_and_missing_dir_is_fine(tmp_path):
-    (tmp_path / "mine.toml").write_text('name = "block-1d"\ndescription = "mine"\n[when]\ndims = 1\n'
-                                        '[[seeds]]\nblock_size_x = 64\n')
+    (tmp_path / "mine.toml").write_text(
+        'name = "block-1d"\ndescription = "mine"\n[when]\ndims = 1\n[[seeds]]\nblock_size_x = 64\n'
+    )
     seeds = seed_configs(spec_of("vector_add", EXAMPLES), "", "", [tmp_path, tmp_path / "absent"])
     assert seeds == [({"block_size_x": 64}, "block-1d")]
 
 
-@pytest.mark.parametrize("text,field", [
-    ('name = "r"\ndescription = "d"\n[[seeds]]\nblock_size_x = { multple_of = 32 }\n', "seeds[0].block_size_x.multple_of"),
-    ('name = "r"\ndescription = "d"\n[when]\ndims = 4\n[[seeds]]\nx = 1\n', "when.dims"),
-    ('name = "r"\ndescription = "d"\n[when]\nsize = 1\n[[seeds]]\nx = 1\n', "when.size"),
-    ('name = "r"\n[[seeds]]\nx = 1\n', "description"),
-    ('name = "r"\ndescription = "d"\n', "seeds"),
-    ('name = "r"\ndescription = "d"\n[[seeds]]\nx = 1\nwhere = "x.__class__"\n', "seeds[0].where"),
-    ('name = "r"\ndescription = "d"\n[[seeds]]\nx = 1\nlimit = 0\n', "seeds[0].limit"),
-    ('name = "r"\ndescription = "d"\n[when]\nsource_matches = ["("]\n[[seeds]]\nx = 1\n', "when.source_matches"),
-])
+@pytest.mark.parametrize(
+    "text,field",
+    [
+        (
+            'name = "r"\ndescription = "d"\n[[seeds]]\nblock_size_x = { multple_of = 32 }\n',
+            "seeds[0].block_size_x.multple_of",
+        ),
+        ('name = "r"\ndescription = "d"\n[when]\ndims = 4\n[[seeds]]\nx = 1\n', "when.dims"),
+        ('name = "r"\ndescription = "d"\n[when]\nsize = 1\n[[seeds]]\nx = 1\n', "when.size"),
+        ('name = "r"\n[[seeds]]\nx = 1\n', "description"),
+        ('name = "r"\ndescription = "d"\n', "seeds"),
+        ('name = "r"\ndescription = "d"\n[[seeds]]\nx = 1\nwhere = "x.__class__"\n', "seeds[0].where"),
+        ('name = "r"\ndescription = "d"\n[[seeds]]\nx = 1\nlimit = 0\n', "seeds[0].limit"),
+        ('name = "r"\ndescription = "d"\n[when]\nsource_matches = ["("]\n[[seeds]]\nx = 1\n', "when.source_matches"),
+    ],
+)
 def test_bad_rule_files_name_file_and_field(tmp_path, text, field):
     path = tmp_path / "bad.toml"
     path.write_text(text)
@@ -179,11 +207,23 @@ def simulate(name, where, cache, strat, tmp_path, **options):
     np.random.seed(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results, _ = tune_kernel(spec.kernel, source_of(name, where), ps if len(ps) > 1 else ps[0], [],
-                                 dict(spec.tune_params), **launch_callables(spec),
-                                 restrictions=[restriction_function(spec.restrictions, list(spec.tune_params))]
-                                 if spec.restrictions else None, simulation_mode=True, cache=str(path),
-                                 strategy=strat, strategy_options=options, quiet=True, lang="CUDA")
+        results, _ = tune_kernel(
+            spec.kernel,
+            source_of(name, where),
+            ps if len(ps) > 1 else ps[0],
+            [],
+            dict(spec.tune_params),
+            **launch_callables(spec),
+            restrictions=[restriction_function(spec.restrictions, list(spec.tune_params))]
+            if spec.restrictions
+            else None,
+            simulation_mode=True,
+            cache=str(path),
+            strategy=strat,
+            strategy_options=options,
+            quiet=True,
+            lang="CUDA",
+        )
     return spec, data["cache"], results
 
 
@@ -191,11 +231,13 @@ def best_time(results):
     return min(t for r in results if (t := kt_search.result_time(r)) is not None)
 
 
-@pytest.mark.parametrize("name,cache", [("reduction", "reduce_sum-ecd8e7051e842c20"),
-                                        ("transpose", "transpose-5293e5fb6c69e3f9")])
+@pytest.mark.parametrize(
+    "name,cache", [("reduction", "reduce_sum-ecd8e7051e842c20"), ("transpose", "transpose-5293e5fb6c69e3f9")]
+)
 def test_ours_finds_the_optimum_of_small_recorded_spaces(tmp_path, name, cache):
-    spec, entries, results = simulate(name, EXAMPLES, EXAMPLES / "recorded" / f"{cache}.json", kt_search, tmp_path,
-                                      seed=3)
+    spec, entries, results = simulate(
+        name, EXAMPLES, EXAMPLES / "recorded" / f"{cache}.json", kt_search, tmp_path, seed=3
+    )
     optimum = min(e["time"] for e in entries.values() if isinstance(e["time"], float) and e.get("kt_correct") != 0)
     assert best_time(results) == optimum
     keys = [tuple(r[n] for n in spec.tune_params) for r in results]
@@ -207,16 +249,17 @@ def test_ours_respects_max_fevals_seeds_and_wrong_results(tmp_path):
     entries = json.loads(cache.read_text())["cache"]
     wrong = [e for e in entries.values() if e.get("kt_correct") == 0]
     assert len(wrong) == 17 and all(e["time"] < 0.03 for e in wrong)  # bogus-fast: never the best
-    seeds = [{k: e[k] for k in ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "tile_k")}
-             for e in wrong[:3]] + [{"block_size_x": 16, "block_size_y": 16, "tile_size_x": 4, "tile_size_y": 4,
-                                     "tile_k": 32}]
+    seeds = [
+        {k: e[k] for k in ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "tile_k")} for e in wrong[:3]
+    ] + [{"block_size_x": 16, "block_size_y": 16, "tile_size_x": 4, "tile_size_y": 4, "tile_k": 32}]
     spec, _, results = simulate("matmul_tiled", SPACES, cache, kt_search, tmp_path, max_fevals=30, seeds=seeds, seed=0)
     keys = [tuple(r[n] for n in spec.tune_params) for r in results]
     assert len(set(keys)) == 30
     assert keys[0] == tuple(seeds[0].values()) and set(keys[:4]) == {tuple(s.values()) for s in seeds}
     wrong_keys = {tuple(s.values()) for s in seeds[:3]}
-    assert [kt_search.result_time(r) for r in results[:4] if tuple(r[n] for n in spec.tune_params) in wrong_keys
-            ] == [None] * 3
+    assert [kt_search.result_time(r) for r in results[:4] if tuple(r[n] for n in spec.tune_params) in wrong_keys] == [
+        None
+    ] * 3
     assert best_time(results) == pytest.approx(0.12670171580144338)  # the 4th seed, 0.2 % from the optimum
 
 

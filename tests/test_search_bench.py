@@ -17,10 +17,14 @@ def test_model_cost_prints_mean_median_p95_max_beside_pso(capsys):
     assert bench.model_cost(["kt", "pso"], evaluations=60, sizes=(False,)) == 0  # pso: a population of 50
     out = capsys.readouterr().out
     assert "mean median    p95    max" in out
-    rows = {m[0]: [float(v) for v in m[1:]] for m in re.findall(
-        r"^\s+21600 (kt|pso)\s+(\d+) \|\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) \|\s+([\d.]+) \|", out, re.M)}
+    rows = {
+        m[0]: [float(v) for v in m[1:]]
+        for m in re.findall(
+            r"^\s+21600 (kt|pso)\s+(\d+) \|\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) \|\s+([\d.]+) \|", out, re.M
+        )
+    }
     assert set(rows) == {"kt", "pso"}
-    for setup, mean, med, p95, top, run in rows.values():
+    for _setup, mean, med, p95, top, run in rows.values():
         assert 0 <= med <= p95 <= top and mean <= top and run > 0
 
 

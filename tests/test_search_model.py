@@ -59,7 +59,7 @@ def test_the_gp_gradient_matches_finite_differences():
         y = (y - y.mean()) / y.std()
         theta = rng.normal(-0.3, 0.5, 6)
         value, grad = gp._nll(theta, x, y)
-        numeric = approx_fprime(theta, lambda t: gp._nll(t, x, y)[0], 1e-6)
+        numeric = approx_fprime(theta, lambda t, x=x, y=y: gp._nll(t, x, y)[0], 1e-6)
         np.testing.assert_allclose(grad, numeric, rtol=1e-4, atol=1e-4)
 
 
@@ -80,8 +80,11 @@ def test_a_long_run_refits_on_a_growing_schedule_and_scores_a_sample(monkeypatch
     real = Trees.fit, Trees.refresh, GP.fit, GP._nll, GP.predict
     monkeypatch.setattr(Trees, "fit", lambda self, x, y: fits.append(len(y)) or real[0](self, x, y))
     monkeypatch.setattr(Trees, "refresh", lambda self, x, y: refreshes.append(len(y)) or real[1](self, x, y))
-    monkeypatch.setattr(GP, "fit", lambda self, x, y, tune=True, tune_on=None:
-                        tuned.append((len(y), tune)) or real[2](self, x, y, tune, tune_on))
+    monkeypatch.setattr(
+        GP,
+        "fit",
+        lambda self, x, y, tune=True, tune_on=None: tuned.append((len(y), tune)) or real[2](self, x, y, tune, tune_on),
+    )
     monkeypatch.setattr(GP, "_nll", lambda self, t, x, y: tune_rows.append(len(x)) or real[3](self, t, x, y))
     monkeypatch.setattr(GP, "predict", lambda self, xs: scored.append(len(xs)) or real[4](self, xs))
     monkeypatch.setattr(kt_search, "MAX_TRAIN", 120)  # the caps, small enough to be reached here
@@ -101,8 +104,9 @@ def test_a_long_run_refits_on_a_growing_schedule_and_scores_a_sample(monkeypatch
     assert len(later) <= math.log(seen / kt_search.TUNE_ALWAYS) / math.log(kt_search.TUNE_GROWTH) + 1
     assert max(n for n, _ in tuned) == 120 and max(tune_rows) == 50  # fitted on capped subsets
     assert len(fits) + len(refreshes) == search.steps
-    assert fits[:kt_search.TREES_ALWAYS - search.initial + 1] == [
-        min(n, 120) for n in range(search.initial, kt_search.TREES_ALWAYS + 1)]
+    assert fits[: kt_search.TREES_ALWAYS - search.initial + 1] == [
+        min(n, 120) for n in range(search.initial, kt_search.TREES_ALWAYS + 1)
+    ]
     assert 3 <= len(fits) - (kt_search.TREES_ALWAYS - search.initial + 1) <= 15 and len(refreshes) > 80
     assert max(scored) <= kt_search.MAX_CANDIDATES + sum(len(v) for v in VALS)  # a sample plus the best's neighbours
     assert len(space) > 5 * kt_search.MAX_CANDIDATES

@@ -78,9 +78,11 @@ def test_find_kernels_extern_c():
 
 
 def test_find_kernels_launch_bounds_before_name():
-    for src in ("__global__ void __launch_bounds__(256) k(float *x, int n) {}",
-                "__global__ void __launch_bounds__(256, 2) k(float *x, int n) {}",
-                "__global__ __launch_bounds__(128) void k(float *x, int n) {}"):
+    for src in (
+        "__global__ void __launch_bounds__(256) k(float *x, int n) {}",
+        "__global__ void __launch_bounds__(256, 2) k(float *x, int n) {}",
+        "__global__ __launch_bounds__(128) void k(float *x, int n) {}",
+    ):
         ks = find_kernels(src)
         assert [k.name for k in ks] == ["k"], src
         assert [p.name for p in ks[0].params] == ["x", "n"], src
@@ -104,11 +106,7 @@ def test_find_kernels_array_params():
 
 
 def test_find_kernels_declaration_and_definition_once():
-    src = (
-        "__global__ void k(float *x, int n);\n"
-        "\n"
-        "__global__ void k(float *x, int n) { x[0] = n; }\n"
-    )
+    src = "__global__ void k(float *x, int n);\n\n__global__ void k(float *x, int n) { x[0] = n; }\n"
     ks = find_kernels(src)
     assert len(ks) == 1
     assert ks[0].name == "k" and ks[0].line == 1
@@ -136,14 +134,17 @@ def test_find_kernels_unbalanced_parens():
 
 
 # -- Param -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("ctype,pointer,base", [
-    ("float *", True, "float"),
-    ("const float * __restrict__", True, "float"),
-    ("const volatile unsigned int*", True, "unsigned int"),
-    ("int", False, "int"),
-    ("const double", False, "double"),
-    ("float &", False, "float"),
-])
+@pytest.mark.parametrize(
+    "ctype,pointer,base",
+    [
+        ("float *", True, "float"),
+        ("const float * __restrict__", True, "float"),
+        ("const volatile unsigned int*", True, "unsigned int"),
+        ("int", False, "int"),
+        ("const double", False, "double"),
+        ("float &", False, "float"),
+    ],
+)
 def test_param_pointer_and_base_type(ctype, pointer, base):
     p = Param("x", ctype)
     assert p.is_pointer is pointer

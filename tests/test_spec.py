@@ -18,7 +18,7 @@ from .conftest import EXAMPLES
 SRC = "__global__ void k(float *out, const float *in, int n, float alpha) { }\n"
 KERNEL = find_kernels(SRC)[0]
 
-GOOD = '''
+GOOD = """
 kernel = "k"
 problem_size = ["n"]
 grid_div_x = ["block_size_x"]
@@ -57,7 +57,7 @@ value = "n"
 name = "alpha"
 type = "float32"
 value = 2.0
-'''
+"""
 
 
 def _example(name):
@@ -68,12 +68,15 @@ def _example(name):
 
 
 # -- the real examples -----------------------------------------------------------------------
-@pytest.mark.parametrize("name,kernel,space,baseline,psize", [
-    ("vector_add", "vector_add", 6, {"block_size_x": 256}, [1 << 24]),
-    ("matmul", "matmul", 24, {"block_size_x": 16, "block_size_y": 16}, [1024, 1024]),
-    ("transpose", "transpose", 24, {"block_size_x": 16, "block_size_y": 16}, [4096, 4096]),
-    ("reduction", "reduce_sum", 25, {"block_size_x": 256, "items_per_thread": 1}, [1 << 24]),
-])
+@pytest.mark.parametrize(
+    "name,kernel,space,baseline,psize",
+    [
+        ("vector_add", "vector_add", 6, {"block_size_x": 256}, [1 << 24]),
+        ("matmul", "matmul", 24, {"block_size_x": 16, "block_size_y": 16}, [1024, 1024]),
+        ("transpose", "transpose", 24, {"block_size_x": 16, "block_size_y": 16}, [4096, 4096]),
+        ("reduction", "reduce_sum", 25, {"block_size_x": 256, "items_per_thread": 1}, [1 << 24]),
+    ],
+)
 def test_example_specs_load(name, kernel, space, baseline, psize):
     spec = _example(name)
     assert spec.kernel == kernel
@@ -95,7 +98,11 @@ def test_example_matmul_details():
 @pytest.mark.parametrize("name", ["vector_add", "matmul", "transpose", "reduction"])
 def test_dump_parse_round_trip_examples(name):
     spec = _example(name)
-    again = parse_spec(dump_spec(spec), pick_kernel(find_kernels(read_source(EXAMPLES / f"{name}.cu")), None, name), base_dir=spec.base_dir)
+    again = parse_spec(
+        dump_spec(spec),
+        pick_kernel(find_kernels(read_source(EXAMPLES / f"{name}.cu")), None, name),
+        base_dir=spec.base_dir,
+    )
     assert again.to_dict() == spec.to_dict()
 
 
@@ -141,31 +148,54 @@ BROKEN = [
     ("missing kernel", _broken('kernel = "k"\n', ""), "kernel", "missing"),
     ("missing args", GOOD.split("[[args]]")[0], "args", "missing"),
     ("unknown top key", _broken('kernel = "k"', 'kernel = "k"\nthreads = 4'), "threads", "unknown key"),
-    ("unknown arg key", _broken('seed = 3', 'seed = 3\nsise = "n"'), "args[1].sise", "unknown key"),
+    ("unknown arg key", _broken("seed = 3", 'seed = 3\nsise = "n"'), "args[1].sise", "unknown key"),
     ("bad arg type", _broken('type = "float32"', 'type = "flaot32"'), "args[0] (out).type", "unknown type 'flaot32'"),
     ("bad init", _broken('init = "poison"', 'init = "garbage"'), "args[0] (out).init", "unknown init 'garbage'"),
-    ("pointer given no size", _broken('size = "n"\nseed = 3', 'value = 1.0\nseed = 3'), "args[1] (in)",
-     "is a pointer"),
+    ("pointer given no size", _broken('size = "n"\nseed = 3', "value = 1.0\nseed = 3"), "args[1] (in)", "is a pointer"),
     ("scalar given a size", _broken('value = "n"', 'size = "n"'), "args[2] (n)", "is a scalar"),
     ("wrong arg count", GOOD.rsplit("[[args]]", 1)[0], "args", "takes 4 parameters"),
     ("unknown size name", _broken('size = "n"\nseed', 'size = "m"\nseed'), "args[1] (in).size", "unknown name 'm'"),
     ("problem_size missing", _broken('problem_size = ["n"]\n', ""), "problem_size", "missing"),
-    ("problem_size unknown", _broken('problem_size = ["n"]', 'problem_size = ["w"]'), "problem_size[0]",
-     "unknown name 'w'"),
+    (
+        "problem_size unknown",
+        _broken('problem_size = ["n"]', 'problem_size = ["w"]'),
+        "problem_size[0]",
+        "unknown name 'w'",
+    ),
     ("tune value not a list", _broken("unroll = [1, 2]", "unroll = 2"), "tune_params.unroll", "non-empty list"),
     ("duplicate tune values", _broken("unroll = [1, 2]", "unroll = [1, 2, 1]"), "tune_params.unroll", "duplicate"),
-    ("default not a tune value", _broken("[defaults]\nblock_size_x = 128", "[defaults]\nblock_size_x = 100"),
-     "defaults.block_size_x", "100 is not one of its values"),
-    ("default not tunable", _broken("[defaults]\n", "[defaults]\ntile = 4\n"), "defaults.tile",
-     "not a tunable parameter"),
-    ("restriction unknown name", _broken('"block_size_x >= 64"', '"block_size_z >= 64"'), "restrictions[0]",
-     "unknown name 'block_size_z'"),
+    (
+        "default not a tune value",
+        _broken("[defaults]\nblock_size_x = 128", "[defaults]\nblock_size_x = 100"),
+        "defaults.block_size_x",
+        "100 is not one of its values",
+    ),
+    (
+        "default not tunable",
+        _broken("[defaults]\n", "[defaults]\ntile = 4\n"),
+        "defaults.tile",
+        "not a tunable parameter",
+    ),
+    (
+        "restriction unknown name",
+        _broken('"block_size_x >= 64"', '"block_size_z >= 64"'),
+        "restrictions[0]",
+        "unknown name 'block_size_z'",
+    ),
     ("restriction syntax", _broken('"block_size_x >= 64"', '"block_size_x >="'), "restrictions[0]", "cannot parse"),
-    ("grid_div_x unknown", _broken('grid_div_x = ["block_size_x"]', 'grid_div_x = ["bsx"]'), "grid_div_x[0]",
-     "unknown name 'bsx'"),
+    (
+        "grid_div_x unknown",
+        _broken('grid_div_x = ["block_size_x"]', 'grid_div_x = ["bsx"]'),
+        "grid_div_x[0]",
+        "unknown name 'bsx'",
+    ),
     ("no output", _broken("output = true\n", ""), "args", "output = true"),
-    ("scalar output", _broken('value = 2.0', 'value = 2.0\noutput = true'), "args[3] (alpha).output",
-     "scalar cannot be an output"),
+    (
+        "scalar output",
+        _broken("value = 2.0", "value = 2.0\noutput = true"),
+        "args[3] (alpha).output",
+        "scalar cannot be an output",
+    ),
     ("other kernel", _broken('kernel = "k"', 'kernel = "other"'), "kernel", "the spec is for 'other'"),
 ]
 
@@ -203,15 +233,25 @@ def test_version_hash():
 
     assert version_hash(SRC + "// changed\n", spec) != h
 
-    for change in (dict(sizes={"n": 2048}), dict(problem_size=["n", 1]), dict(grid_div_x=["unroll"]),
-                   dict(compiler_options=["-O3"]), dict(restrictions=[]), dict(restrictions=["block_size_x >= 128"])):
+    for change in (
+        dict(sizes={"n": 2048}),
+        dict(problem_size=["n", 1]),
+        dict(grid_div_x=["unroll"]),
+        dict(compiler_options=["-O3"]),
+        dict(restrictions=[]),
+        dict(restrictions=["block_size_x >= 128"]),
+    ):
         assert version_hash(SRC, dataclasses.replace(spec, **change)) != h, change
     args = [dataclasses.replace(a) for a in spec.args]
     args[1].seed = 99
     assert version_hash(SRC, dataclasses.replace(spec, args=args)) != h
 
-    for change in (dict(tune_params={"block_size_x": [64]}), dict(defaults={}),
-                   dict(timeout_s=1.0), dict(iterations=2)):
+    for change in (
+        dict(tune_params={"block_size_x": [64]}),
+        dict(defaults={}),
+        dict(timeout_s=1.0),
+        dict(iterations=2),
+    ):
         assert version_hash(SRC, dataclasses.replace(spec, **change)) == h, change
     args = [dataclasses.replace(a) for a in spec.args]
     args[0].atol, args[0].rtol = 0.5, 0.5
@@ -219,19 +259,49 @@ def test_version_hash():
 
 
 # -- expr ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("expr,value", [
-    ("1 + 2 * 3", 7), ("(n + 255) // 256", 4), ("n * m", 2048), ("n % 7", 2), ("2 ** 10", 1024),
-    ("-n + 1", -1023), ("n / 4", 256.0), ("min(n, m, 5)", 2), ("max(n, m)", 1024), ("ceil(n / 1000)", 2),
-    ("floor(7 / 2)", 3), (42, 42), (2.5, 2.5),
-])
+@pytest.mark.parametrize(
+    "expr,value",
+    [
+        ("1 + 2 * 3", 7),
+        ("(n + 255) // 256", 4),
+        ("n * m", 2048),
+        ("n % 7", 2),
+        ("2 ** 10", 1024),
+        ("-n + 1", -1023),
+        ("n / 4", 256.0),
+        ("min(n, m, 5)", 2),
+        ("max(n, m)", 1024),
+        ("ceil(n / 1000)", 2),
+        ("floor(7 / 2)", 3),
+        (42, 42),
+        (2.5, 2.5),
+    ],
+)
 def test_evaluate(expr, value):
     assert evaluate(expr, {"n": 1024, "m": 2}) == value
 
 
-@pytest.mark.parametrize("expr", [
-    "__import__('os')", "n.real", "open('x')", "[n]", "'abc'", "lambda: 1", "n < 3",
-    "x + 1", "1 / 0", "n // 0", "n % 0", "", "   ", "1 +", True, None,
-])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "__import__('os')",
+        "n.real",
+        "open('x')",
+        "[n]",
+        "'abc'",
+        "lambda: 1",
+        "n < 3",
+        "x + 1",
+        "1 / 0",
+        "n // 0",
+        "n % 0",
+        "",
+        "   ",
+        "1 +",
+        True,
+        None,
+    ],
+)
 def test_evaluate_rejects(expr):
     with pytest.raises(ExprError):
         evaluate(expr, {"n": 4})
@@ -283,8 +353,13 @@ def _spec(args, n=64):
 
 
 def test_make_args_deterministic_per_seed():
-    spec = _spec([Arg("f", "float32", size="n", seed=7), Arg("i", "int32", size="n", seed=7),
-                  Arg("u", "uint8", size="n", seed=7)])
+    spec = _spec(
+        [
+            Arg("f", "float32", size="n", seed=7),
+            Arg("i", "int32", size="n", seed=7),
+            Arg("u", "uint8", size="n", seed=7),
+        ]
+    )
     a1, a2 = make_args(spec), make_args(spec)
     for x, y in zip(a1, a2):
         assert x.dtype == y.dtype
@@ -295,20 +370,32 @@ def test_make_args_deterministic_per_seed():
 
 
 def test_make_args_different_seeds_differ():
-    spec = _spec([Arg("a", "float32", size="n", seed=1), Arg("b", "float32", size="n", seed=2),
-                  Arg("c", "int32", size="n", seed=1), Arg("d", "int32", size="n", seed=2)])
+    spec = _spec(
+        [
+            Arg("a", "float32", size="n", seed=1),
+            Arg("b", "float32", size="n", seed=2),
+            Arg("c", "int32", size="n", seed=1),
+            Arg("d", "int32", size="n", seed=2),
+        ]
+    )
     a, b, c, d = make_args(spec)
     assert not np.array_equal(a, b)
     assert not np.array_equal(c, d)
 
 
 def test_make_args_init_kinds():
-    spec = _spec([
-        Arg("z", "float64", size="n", init="zeros"), Arg("o", "int16", size="n", init="ones"),
-        Arg("r", "float32", size="n", init="range"), Arg("c", "float32", size="n", init="constant", value=2.5),
-        Arg("pf", "float32", size="n", init="poison"), Arg("pi", "int32", size="n", init="poison"),
-        Arg("pu", "uint16", size="n", init="poison"),
-    ], n=8)
+    spec = _spec(
+        [
+            Arg("z", "float64", size="n", init="zeros"),
+            Arg("o", "int16", size="n", init="ones"),
+            Arg("r", "float32", size="n", init="range"),
+            Arg("c", "float32", size="n", init="constant", value=2.5),
+            Arg("pf", "float32", size="n", init="poison"),
+            Arg("pi", "int32", size="n", init="poison"),
+            Arg("pu", "uint16", size="n", init="poison"),
+        ],
+        n=8,
+    )
     z, o, r, c, pf, pi, pu = make_args(spec)
     assert z.dtype == np.float64 and not z.any()
     assert o.dtype == np.int16 and (o == 1).all()
@@ -321,9 +408,15 @@ def test_make_args_init_kinds():
 
 
 def test_make_args_scalars_and_size_expressions():
-    spec = _spec([Arg("half", "float32", size="n // 2", init="ones"), Arg("n", "int32", init="constant", value="n"),
-                  Arg("alpha", "float32", init="constant", value=0.5), Arg("big", "uint64", init="constant",
-                                                                          value="n * 4")], n=10)
+    spec = _spec(
+        [
+            Arg("half", "float32", size="n // 2", init="ones"),
+            Arg("n", "int32", init="constant", value="n"),
+            Arg("alpha", "float32", init="constant", value=0.5),
+            Arg("big", "uint64", init="constant", value="n * 4"),
+        ],
+        n=10,
+    )
     half, n, alpha, big = make_args(spec)
     assert half.shape == (5,)
     assert isinstance(n, np.int32) and n == 10
@@ -368,11 +461,23 @@ output = true
     assert e.value.field == "restrictions"
 
 
-@pytest.mark.parametrize("option", ["-ccbin=/tmp/evil", "-Xcompiler=-fplugin=/tmp/x.so", "-include", "-o",
-                                    "--options-file=/tmp/opts", "--dependency-output=/tmp/d", "-I/a b"])
+@pytest.mark.parametrize(
+    "option",
+    [
+        "-ccbin=/tmp/evil",
+        "-Xcompiler=-fplugin=/tmp/x.so",
+        "-include",
+        "-o",
+        "--options-file=/tmp/opts",
+        "--dependency-output=/tmp/d",
+        "-I/a b",
+    ],
+)
 def test_compiler_options_that_run_read_or_write_files_are_refused(option):
-    text = ('kernel = "k"\nproblem_size = ["n"]\ncompiler_options = ["-O3", %s]\n[sizes]\nn = 64\n'
-            '[[args]]\nname = "out"\ntype = "float32"\nsize = "n"\noutput = true\n') % json.dumps(option)
+    text = (
+        f'kernel = "k"\nproblem_size = ["n"]\ncompiler_options = ["-O3", {json.dumps(option)}]\n[sizes]\nn = 64\n'
+        '[[args]]\nname = "out"\ntype = "float32"\nsize = "n"\noutput = true\n'
+    )
     with pytest.raises(SpecError) as e:
         parse_spec(text)
     assert e.value.field == "compiler_options[1]" and "not allowed" in e.value.problem

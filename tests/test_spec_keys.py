@@ -60,16 +60,19 @@ def test_inputs_from_npz_and_npy_files(tmp_path):
     assert parse_spec(dump_spec(spec), KERNEL, base_dir=tmp_path).to_dict() == spec.to_dict()
 
 
-@pytest.mark.parametrize("inp,message", [
-    ('init = "file"', 'args[1] (in).file: init = "file" needs file'),
-    ('init = "file"\nfile = "x.csv"', "args[1] (in).file: expected a .npy or .npz file name"),
-    ('init = "file"\nfile = "missing.npz"', "args[1] (in).file: no such file"),
-    ('init = "copy"', 'args[1] (in).copy_of: init = "copy" needs copy_of'),
-    ('init = "copy"\ncopy_of = "n"', "args[1] (in).copy_of: 'n' is not another array argument"),
-    ('low = "m"', "args[1] (in).low: unknown name 'm'"),
-    ('low = 5\nhigh = 2', "args[1] (in).high: must be above low (5)"),
-    ('high = true', "args[1] (in).high: expected a number or a size expression"),
-])
+@pytest.mark.parametrize(
+    "inp,message",
+    [
+        ('init = "file"', 'args[1] (in).file: init = "file" needs file'),
+        ('init = "file"\nfile = "x.csv"', "args[1] (in).file: expected a .npy or .npz file name"),
+        ('init = "file"\nfile = "missing.npz"', "args[1] (in).file: no such file"),
+        ('init = "copy"', 'args[1] (in).copy_of: init = "copy" needs copy_of'),
+        ('init = "copy"\ncopy_of = "n"', "args[1] (in).copy_of: 'n' is not another array argument"),
+        ('low = "m"', "args[1] (in).low: unknown name 'm'"),
+        ("low = 5\nhigh = 2", "args[1] (in).high: must be above low (5)"),
+        ("high = true", "args[1] (in).high: expected a number or a size expression"),
+    ],
+)
 def test_arg_key_messages(tmp_path, inp, message):
     with pytest.raises(SpecError) as e:
         _parse(inp=inp, tmp_path=tmp_path)
@@ -93,14 +96,16 @@ def test_random_kinds_bounds_and_copy():
 def test_defines_cmem_reference(tmp_path):
     np.savez(tmp_path / "k.cmem.npz", d_filter=np.ones(9, np.float32))
     np.savez(tmp_path / "k.reference.npz", out=np.zeros(64, np.float32))
-    spec = _parse(top='cmem_args = "k.cmem.npz"\nreference = "k.reference.npz"\n[defines]\nWIDTH = "n * 2"\nPI = 3',
-                  tmp_path=tmp_path)
+    spec = _parse(
+        top='cmem_args = "k.cmem.npz"\nreference = "k.reference.npz"\n[defines]\nWIDTH = "n * 2"\nPI = 3',
+        tmp_path=tmp_path,
+    )
     assert spec.define_values() == {"WIDTH": 128, "PI": 3}
     assert parse_spec(dump_spec(spec), KERNEL, base_dir=tmp_path).to_dict() == spec.to_dict()
     assert "cmem_args: no such file" in _error(top='cmem_args = "nope.npz"', tmp_path=tmp_path)
     assert "reference: expected a .npz file name" in _error(top='reference = "x.txt"')
     assert "defines.W: 'm': unknown name 'm': not a name in [sizes]" in _error(top='[defines]\nW = "m"')
-    assert "defines.W: expected a number or a size expression" in _error(top='[defines]\nW = true')
+    assert "defines.W: expected a number or a size expression" in _error(top="[defines]\nW = true")
 
 
 def test_verify_modes(tmp_path):
@@ -109,15 +114,20 @@ def test_verify_modes(tmp_path):
     assert (spec.verify, spec.verify_reason) == ("none", "the output is random")
     assert 'verify_reason: verify = "none" needs a reason' in _error(top='verify = "none"')
     assert "verify: expected one of elementwise, none" in _error(top='verify = "nearly"')
-    assert "verify: imports checks.py, which is not next to the spec" in _error(top='verify = "checks:close"',
-                                                                                tmp_path=tmp_path)
+    assert "verify: imports checks.py, which is not next to the spec" in _error(
+        top='verify = "checks:close"', tmp_path=tmp_path
+    )
     (tmp_path / "checks.py").write_text("def close(a, b, atol=None):\n    return True\n")
     assert _parse(top='verify = "checks:close"', tmp_path=tmp_path).verify == "checks:close"
 
 
 def test_template_kernel_and_problem_size_from_a_tuned_parameter():
-    spec = parse_spec(BASE.format(top="", out="", inp="").replace('kernel = "k"', 'kernel = "k<float>"')
-                      .replace('problem_size = ["n"]', 'problem_size = ["block_size_x * 2"]'), KERNEL)
+    spec = parse_spec(
+        BASE.format(top="", out="", inp="")
+        .replace('kernel = "k"', 'kernel = "k<float>"')
+        .replace('problem_size = ["n"]', 'problem_size = ["block_size_x * 2"]'),
+        KERNEL,
+    )
     assert spec.kernel_base_name() == "k" and spec.tuned_problem_size()
     assert spec.problem_size_values() == [64] and spec.problem_size_values(params={"block_size_x": 64}) == [128]
     with pytest.raises(SpecError) as e:
@@ -138,6 +148,7 @@ def test_vector_types_are_arrays_of_their_base_type():
     assert "args[2] (n).type: a float2 scalar is not supported" in str(e.value)
     (k,) = find_kernels("__global__ void v(float2 *out, const float2 *in, int n) { if (n) out[0] = in[0]; }")
     from kt_tui.kernel.draft import draft_spec
+
     assert [a.type for a in draft_spec(k).args][:2] == ["float2", "float2"]
 
 
@@ -151,16 +162,19 @@ def test_inputs_and_reference_from_a_python_function(tmp_path):
     (tmp_path / "gen.py").write_text(
         "import numpy as np\n"
         "def ramp(sizes):\n    return np.arange(sizes['n']) * 2\n"
-        "def expected(inputs, sizes):\n    return {'out': inputs['in'] + 1}\n")
+        "def expected(inputs, sizes):\n    return {'out': inputs['in'] + 1}\n"
+    )
     spec = _parse(top='reference = "gen:expected"', inp='init = "function"\nfunction = "gen:ramp"', tmp_path=tmp_path)
     from kt_tui.kernel.inputs import reference_outputs
+
     args = make_args(spec)
     assert args[1].dtype == np.float32 and np.array_equal(args[1], np.arange(64) * 2)
     assert np.array_equal(reference_outputs(spec, args)["out"], np.arange(64) * 2 + 1)
     assert parse_spec(dump_spec(spec), KERNEL, base_dir=tmp_path).to_dict() == spec.to_dict()
     assert 'args[1] (in).function: init = "function" needs function' in _error(inp='init = "function"')
     assert "args[1] (in).function: imports nope.py, which is not next to the spec" in _error(
-        inp='init = "function"\nfunction = "nope:ramp"', tmp_path=tmp_path)
+        inp='init = "function"\nfunction = "nope:ramp"', tmp_path=tmp_path
+    )
     assert "reference: imports nope.py" in _error(top='reference = "nope:f"', tmp_path=tmp_path)
     assert 'reference: expected a .npz file name or "module:function"' in _error(top='reference = "x y"')
 
@@ -181,6 +195,7 @@ def test_smem_size():
 
 def test_version_id_follows_the_data_files(tmp_path):
     from kt_tui.kernel.spec import version_hash
+
     np.savez(tmp_path / "k.inputs.npz", **{"in": np.ones(64, np.float32)})
     spec = _parse(inp='init = "file"\nfile = "k.inputs.npz"', tmp_path=tmp_path)
     before = version_hash("src", spec)

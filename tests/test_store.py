@@ -16,8 +16,15 @@ def store(tmp_path):
 
 
 def _result(key, **kw):
-    r = {"key": key, "params": {"block_size_x": int(key)}, "status": "ok", "time_ms": 1.5,
-         "times": [1.4, 1.5, 1.6], "verified": True, "max_abs_err": 0.0}
+    r = {
+        "key": key,
+        "params": {"block_size_x": int(key)},
+        "status": "ok",
+        "time_ms": 1.5,
+        "times": [1.4, 1.5, 1.6],
+        "verified": True,
+        "max_abs_err": 0.0,
+    }
     r.update(kw)
     return r
 
@@ -94,8 +101,14 @@ def test_runs_round_trip(store):
 def test_add_result_and_decode(store):
     sid = store.create_session(kernel_name="k")
     store.add_result(sid, "v1", "r1", _result("128", first_bad=None))
-    store.add_result(sid, "v1", "r1", _result("256", status="error", time_ms=None, times=None, verified=False,
-                                              error="wrong result", first_bad="out[3]"))
+    store.add_result(
+        sid,
+        "v1",
+        "r1",
+        _result(
+            "256", status="error", time_ms=None, times=None, verified=False, error="wrong result", first_bad="out[3]"
+        ),
+    )
     store.add_result(sid, "v2", "r2", _result("64", verified=None))
     rows = store.results(sid, "v1")
     assert [r["key"] for r in rows] == ["128", "256"]
@@ -186,13 +199,21 @@ def test_reference_altered_file(store):
 def test_reference_old_npz_still_read(store):
     import hashlib
     import io
+
     sid = store.create_session(kernel_name="k")
     buf = io.BytesIO()
     np.savez(buf, out_o=np.arange(3.0))
     store.refs_dir.mkdir(parents=True)
     (store.refs_dir / f"{sid}-v.npz").write_bytes(buf.getvalue())
-    store.db["refs"].insert({"session": sid, "version": "v", "file": f"{sid}-v.npz",
-                             "sha256": hashlib.sha256(buf.getvalue()).hexdigest(), "summary": "{}"})
+    store.db["refs"].insert(
+        {
+            "session": sid,
+            "version": "v",
+            "file": f"{sid}-v.npz",
+            "sha256": hashlib.sha256(buf.getvalue()).hexdigest(),
+            "summary": "{}",
+        }
+    )
     assert store.reference(sid, "v")["o"].tolist() == [0.0, 1.0, 2.0]
 
 
@@ -215,10 +236,13 @@ def test_results_batch_is_one_transaction(store):
 def test_result_committed_at_once_survives_a_kill(tmp_path):
     import subprocess
     import sys
+
     db = tmp_path / "k.db"
-    code = ("import os, sys; from kt_tui.store import Store; s = Store(sys.argv[1]); sid = s.create_session(id='s1');"
-            "[s.add_result(sid, 'v', 'r', {'key': str(i), 'params': {'x': i}, 'status': 'ok', 'time_ms': 1.0})"
-            " for i in range(50)]; os.kill(os.getpid(), 9)")
+    code = (
+        "import os, sys; from kt_tui.store import Store; s = Store(sys.argv[1]); sid = s.create_session(id='s1');"
+        "[s.add_result(sid, 'v', 'r', {'key': str(i), 'params': {'x': i}, 'status': 'ok', 'time_ms': 1.0})"
+        " for i in range(50)]; os.kill(os.getpid(), 9)"
+    )
     subprocess.run([sys.executable, "-c", code, str(db)], check=False)
     assert len(Store(db).results("s1")) == 50
 
@@ -230,8 +254,13 @@ def test_gates_open_decide_read(store):
     store.open_gate(sid, "g1", "confirm", "Run the sweep?", {"configs": 6})
     store.open_gate(sid, "g2", "pick", "Keep which?", {"options": ["a", "b"]})
     g = store.gate(sid, "g1")
-    assert (g["kind"], g["title"], g["body"], g["state"], g["decision"]) == \
-        ("confirm", "Run the sweep?", {"configs": 6}, "pending", None)
+    assert (g["kind"], g["title"], g["body"], g["state"], g["decision"]) == (
+        "confirm",
+        "Run the sweep?",
+        {"configs": 6},
+        "pending",
+        None,
+    )
 
     store.decide_gate(sid, "g1", {"choice": "yes", "value": 3})
     g = store.gate(sid, "g1")
@@ -308,6 +337,7 @@ def test_store_from_two_threads(store):
 def test_a_database_of_a_newer_schema_is_refused_and_not_restamped(tmp_path, capsys):
     from kt_tui.cli import main
     from kt_tui.store.db import SCHEMA_VERSION
+
     db = tmp_path / "newer.db"
     Store(db).create_session(kernel_path="k.cu", kernel_name="k", strategy="sweep")
     with sqlite3.connect(db) as conn:
@@ -322,6 +352,7 @@ def test_a_database_of_a_newer_schema_is_refused_and_not_restamped(tmp_path, cap
 
 def test_a_database_of_another_program_is_refused_and_left_alone(tmp_path, capsys):
     from kt_tui.cli import main
+
     db = tmp_path / "other.db"
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE invoices (id INTEGER, total REAL)")

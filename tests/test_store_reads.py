@@ -9,16 +9,22 @@ from kt_tui.store.db import SCHEMA_VERSION
 
 
 def _result(key, t, status="ok", verified=True):
-    return {"key": key, "params": {"x": int(key)}, "status": status, "time_ms": t, "times": [t],
-            "verified": verified, "verdicts": [{"output": "c", "ok": bool(verified)}]}
+    return {
+        "key": key,
+        "params": {"x": int(key)},
+        "status": status,
+        "time_ms": t,
+        "times": [t],
+        "verified": verified,
+        "verdicts": [{"output": "c", "ok": bool(verified)}],
+    }
 
 
 def _filled(tmp_path, n=50):
     store = Store(tmp_path / "s.db")
     sid = store.create_session(kernel_name="k")
     store.add_results(sid, "v1", "r1", [_result(str(i), 100.0 - i) for i in range(n)])
-    store.add_results(sid, "v1", "r2", [_result("900", None, "compile_error", None),
-                                        _result("901", 0.01, "ok", False)])
+    store.add_results(sid, "v1", "r2", [_result("900", None, "compile_error", None), _result("901", 0.01, "ok", False)])
     store.add_results(sid, "v2", "r3", [_result("7", 0.5, "ok", None)])
     return store, sid
 
@@ -55,6 +61,7 @@ def test_the_fastest_rows_come_first_and_wrong_ones_last(tmp_path):
 
 def test_the_worker_gets_keys_times_and_undecoded_params(tmp_path):
     from kt_tui.gpu.worker.tuning import _as_kt_result
+
     store, sid = _filled(tmp_path)
     known = store.known_for_worker(sid, "v1")
     assert len(known) == 52 and known["3"] == {"params": '{"x": 3}', "time_ms": 97.0, "status": "ok"}
@@ -76,12 +83,20 @@ def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")]
         assert "results_by_time" in names
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
-        plan = " ".join(str(r) for r in conn.execute(
-            "EXPLAIN QUERY PLAN SELECT key FROM results WHERE session = ? ORDER BY time_ms", [sid]))
+        plan = " ".join(
+            str(r)
+            for r in conn.execute(
+                "EXPLAIN QUERY PLAN SELECT key FROM results WHERE session = ? ORDER BY time_ms", [sid]
+            )
+        )
         assert "results_by_time" in plan
         assert "results_by_worker" in names
-        plan = " ".join(str(r) for r in conn.execute(
-            "EXPLAIN QUERY PLAN SELECT DISTINCT worker FROM results WHERE session = ? AND worker IS NOT NULL", [sid]))
+        plan = " ".join(
+            str(r)
+            for r in conn.execute(
+                "EXPLAIN QUERY PLAN SELECT DISTINCT worker FROM results WHERE session = ? AND worker IS NOT NULL", [sid]
+            )
+        )
         assert "results_by_worker" in plan
     assert reopened.count_results(sid) == 53 and [r["key"] for r in reopened.fastest(sid, 1)] == ["7"]
 
@@ -89,31 +104,72 @@ def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
 def test_listing_sessions_loads_neither_sqlite_utils_nor_numpy_nor_pydantic_nor_rich(tmp_path):
     import subprocess
     import sys
+
     store, sid = _filled(tmp_path)
     heavy = ("sqlite_utils", "numpy", "pydantic", "rich")
-    code = ("import sys; from kt_tui.cli import main; rc = main(sys.argv[2:] + ['--db', sys.argv[1]]); "
-            f"print(rc, *[m in sys.modules for m in {heavy!r}], file=sys.stderr)")
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "KT_TUI_DATA_DIR": str(tmp_path),
-           "KT_TUI_CONFIG_DIR": str(tmp_path)}
+    code = (
+        "import sys; from kt_tui.cli import main; rc = main(sys.argv[2:] + ['--db', sys.argv[1]]); "
+        f"print(rc, *[m in sys.modules for m in {heavy!r}], file=sys.stderr)"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "KT_TUI_DATA_DIR": str(tmp_path),
+        "KT_TUI_CONFIG_DIR": str(tmp_path),
+    }
     for args in (["sessions", "--json"], ["sessions"]):  # stdout is a pipe: the table
-        out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db"), *args], capture_output=True,
-                             text=True, env=env, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "s.db"), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
         assert out.stderr.strip().splitlines()[-1] == "0 False False False False"
-    assert out.stdout.splitlines()[1].split() == ["id", "kernel", "created", "state", "gpu", "baseline", "ms", "best",
-                                                  "ms"]
+    assert out.stdout.splitlines()[1].split() == [
+        "id",
+        "kernel",
+        "created",
+        "state",
+        "gpu",
+        "baseline",
+        "ms",
+        "best",
+        "ms",
+    ]
     assert out.stdout.splitlines()[2].split()[0] == sid
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db"), "sessions", "--json"],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "s.db"), "sessions", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert json.loads(out.stdout)[0]["id"] == sid
 
 
 def test_the_sessions_table_is_aligned_and_on_one_line_per_session(tmp_path, capsys):
     from kt_tui.front.listing import list_sessions
+
     store = Store(tmp_path / "s.db")
-    store.create_session(id="a1", kernel_path="/k/very_long_kernel_name.cu", state="finished", gpu="NVIDIA H200",
-                         simulated=1, baseline_ms=0.08, best_ms=0.05, created="2026-11-20 10:00:00")
-    store.create_session(id="b2", kernel_path="/k/x\nforged line.cu", state="stopped", gpu=None, simulated=0,
-                         created="2026-11-21 10:00:00")
+    store.create_session(
+        id="a1",
+        kernel_path="/k/very_long_kernel_name.cu",
+        state="finished",
+        gpu="NVIDIA H200",
+        simulated=1,
+        baseline_ms=0.08,
+        best_ms=0.05,
+        created="2026-11-20 10:00:00",
+    )
+    store.create_session(
+        id="b2",
+        kernel_path="/k/x\nforged line.cu",
+        state="stopped",
+        gpu=None,
+        simulated=0,
+        created="2026-11-21 10:00:00",
+    )
     assert list_sessions(str(tmp_path / "s.db"), False) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"kt-tui sessions in {tmp_path / 's.db'}" and len(lines) == 4
@@ -151,14 +207,24 @@ def test_reads_given_a_mark_see_only_the_results_stored_before_it(tmp_path):
 
 def test_results_are_stored_as_the_same_json_text_as_json_dumps(tmp_path):
     from kt_tui.store.db import _dumps
-    values = [{"block_size_x": 128, "name": "tile \"é\" \\ \n", "f": 0.1, "big": 2**70, "neg": -3, "b": True},
-              [1.0, 1e-300, 1.5e300, float("nan"), float("inf"), -float("inf"), 0.30000000000000004],
-              [{"output": "c", "ok": False, "max_abs_err": 1e20, "first_bad": None}], None, [], {}]
+
+    values = [
+        {"block_size_x": 128, "name": 'tile "é" \\ \n', "f": 0.1, "big": 2**70, "neg": -3, "b": True},
+        [1.0, 1e-300, 1.5e300, float("nan"), float("inf"), -float("inf"), 0.30000000000000004],
+        [{"output": "c", "ok": False, "max_abs_err": 1e20, "first_bad": None}],
+        None,
+        [],
+        {},
+    ]
     assert [_dumps(v) for v in values] == [json.dumps(v) for v in values]
     store = Store(tmp_path / "s.db")
     sid = store.create_session(kernel_name="k")
-    store.add_results(sid, "v", "r", [{"key": "1", "params": values[0], "status": "ok", "time_ms": 1.0,
-                                       "times": values[1], "verdicts": values[2]}])
+    store.add_results(
+        sid,
+        "v",
+        "r",
+        [{"key": "1", "params": values[0], "status": "ok", "time_ms": 1.0, "times": values[1], "verdicts": values[2]}],
+    )
     row = store.conn.execute("SELECT params, times, verdicts FROM results").fetchone()
     assert row == (json.dumps(values[0]), json.dumps(values[1]), json.dumps(values[2]))
     assert store.result(sid, "v", "1")["params"] == values[0]
@@ -170,12 +236,18 @@ def test_listing_finds_the_database_where_the_settings_do(tmp_path, monkeypatch,
     from kt_tui.cli import main
     from kt_tui.config import load_settings
     from kt_tui.paths import session_db
+
     config = tmp_path / "config" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     monkeypatch.delenv("KT_TUI_DB", raising=False)
-    cases = [("", None, None), ('db = "/from/config.db"\n', None, None), ('db = ""\n', None, None),
-             ('db = "/from/config.db"\n', "/from/env.db", None), ('db = "/from/config.db"\n', "", "/flag.db"),
-             ('theme = "kt-dark"\n', "/from/env.db", None)]
+    cases = [
+        ("", None, None),
+        ('db = "/from/config.db"\n', None, None),
+        ('db = ""\n', None, None),
+        ('db = "/from/config.db"\n', "/from/env.db", None),
+        ('db = "/from/config.db"\n', "", "/flag.db"),
+        ('theme = "kt-dark"\n', "/from/env.db", None),
+    ]
     for text, env, flag in cases:
         config.write_text(text)
         if env is None:
@@ -196,6 +268,7 @@ def test_listing_finds_the_database_where_the_settings_do(tmp_path, monkeypatch,
 def test_a_current_database_is_read_and_written_without_sqlite_utils(tmp_path):
     import subprocess
     import sys
+
     Store(tmp_path / "s.db")  # made (and migrated) here, with sqlite-utils
     code = """if True:
         import json, sys
@@ -230,13 +303,17 @@ def test_a_current_database_is_read_and_written_without_sqlite_utils(tmp_path):
         print(json.dumps(out, default=str))
         print("sqlite_utils" in sys.modules, file=sys.stderr)
     """
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s.db")], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "s.db")], capture_output=True, text=True, timeout=120
+    )
     assert out.stderr.strip().splitlines()[-1] == "False", out.stderr
     got = json.loads(out.stdout)
     assert (got["session"]["state"], got["session"]["best_ms"], got["session"]["strategy"]) == ("running", 1.5, "sweep")
-    assert (got["version"]["source"], got["version"]["spec_toml"], json.loads(got["version"]["spec_json"])) == \
-        ("src2", "toml2", {"b": 1})
+    assert (got["version"]["source"], got["version"]["spec_toml"], json.loads(got["version"]["spec_json"])) == (
+        "src2",
+        "toml2",
+        {"b": 1},
+    )
     assert (got["run"]["kind"], got["run"]["state"]) == ("tune", "finished")  # an upsert keeps what it is not given
     assert (got["result"]["verified"], got["result"]["first_bad"], got["result"]["time_ms"]) == (False, "out[0]", 2.0)
     assert got["gate"]["decision"] == {"choice": "approve"} and got["gate"]["body"] == {"n": 1}

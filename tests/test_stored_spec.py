@@ -30,8 +30,23 @@ def session_db(tmp_path_factory):
     kernel = folder / "vector_add.cu"
     shutil.copy(EXAMPLES / "vector_add.cu", kernel)
     db = folder / "s.db"
-    code = cli.main(["run", str(kernel), "--spec", str(EXAMPLES / "vector_add.cu.toml"), "--auto", "--backend", "sim",
-                     "--sim-cache", str(EXAMPLES / "recorded"), "--llm", "none", "--db", str(db)])
+    code = cli.main(
+        [
+            "run",
+            str(kernel),
+            "--spec",
+            str(EXAMPLES / "vector_add.cu.toml"),
+            "--auto",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            str(EXAMPLES / "recorded"),
+            "--llm",
+            "none",
+            "--db",
+            str(db),
+        ]
+    )
     assert code == 0
     return db
 
@@ -72,8 +87,22 @@ def test_resume_of_a_tampered_db_is_refused_before_anything_is_counted(capsys, t
     db = _tampered(session_db, tmp_path, "restrictions", [EVIL])
     before = _counts(db)
     monkeypatch.chdir(tmp_path)
-    _one_line_2(capsys, ["resume", "--db", db, "--auto", "--backend", "sim", "--sim-cache",
-                         str(EXAMPLES / "recorded"), "--llm", "none"], "restrictions[0]")
+    _one_line_2(
+        capsys,
+        [
+            "resume",
+            "--db",
+            db,
+            "--auto",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            str(EXAMPLES / "recorded"),
+            "--llm",
+            "none",
+        ],
+        "restrictions[0]",
+    )
     assert _counts(db) == before and not (tmp_path / "PWNED").exists()
 
 
@@ -103,8 +132,22 @@ def _raw(session_db, tmp_path, spec_json=None, source=None) -> str:
 def test_a_damaged_stored_spec_is_a_one_line_exit_2(capsys, tmp_path, session_db, damage):
     db = _raw(session_db, tmp_path, spec_json=damage)
     _one_line_2(capsys, ["export", "--db", db, "--out", str(tmp_path / "out")], "")
-    _one_line_2(capsys, ["resume", "--db", db, "--auto", "--backend", "sim", "--sim-cache",
-                         str(EXAMPLES / "recorded"), "--llm", "none"], "")
+    _one_line_2(
+        capsys,
+        [
+            "resume",
+            "--db",
+            db,
+            "--auto",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            str(EXAMPLES / "recorded"),
+            "--llm",
+            "none",
+        ],
+        "",
+    )
 
 
 def test_a_stored_kernel_with_a_nul_is_refused_by_export(capsys, tmp_path, session_db):

@@ -2,9 +2,9 @@
 in sim mode. The LLM replies are scripted (tests/scripted/build.py), not a model's output."""
 
 from kt_tui.config import load_settings
+from kt_tui.front.commands import tui_app
 from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
-from kt_tui.front.commands import tui_app
 
 from .conftest import EXAMPLES
 from .llm_server import MODEL, ScriptedServer
@@ -30,8 +30,9 @@ async def test_explicit_session_with_a_dependency_skip_and_an_overruled_verdict(
     from kt_tui.ui.gate_view import PlanView
 
     with ScriptedServer(replies("vector_add-explicit-overrule")) as server:
-        app, settings = app_for(EXAMPLES / "vector_add.cu", strategy="explicit", steps=str(STEPS),
-                                base_url=server.url, model=MODEL)
+        app, settings = app_for(
+            EXAMPLES / "vector_add.cu", strategy="explicit", steps=str(STEPS), base_url=server.url, model=MODEL
+        )
         async with app.run_test(size=SIZE) as real:
             pilot, screen = Keys(real), app.screen
             await answer(pilot, screen, "start", "s")
@@ -57,7 +58,10 @@ async def test_explicit_session_with_a_dependency_skip_and_an_overruled_verdict(
     assert steps["items"]["state"] == "accepted" and steps["float4"]["state"] == "accepted"
     assert store.gate(sid, "step:float4")["decision"]["choice"] == "approve"
     assert (steps["block_xy"]["state"], steps["block_xy"]["reason"]) == ("skipped", "skipped by the user")
-    assert (steps["tile_xy"]["state"], steps["tile_xy"]["reason"]) == ("skipped", "depends on block_xy, which was skipped")
+    assert (steps["tile_xy"]["state"], steps["tile_xy"]["reason"]) == (
+        "skipped",
+        "depends on block_xy, which was skipped",
+    )
     assert store.session(sid)["best_version"] == steps["float4"]["version"]
 
 
@@ -101,8 +105,9 @@ async def test_manual_session_the_user_writes_the_plan_and_the_kernel():
         await pilot.press("e")
         await wait_for(pilot, lambda: isinstance(app.screen, KernelEditScreen))
         app.screen.query_one("#edit-code").text = (SCRIPTED / "matmul" / "tiled.cu").read_text()
-        app.screen.query_one("#edit-params").text = ('block_size_x = [8, 16, 32]\nblock_size_y = [8, 16, 32]\n'
-                                                     'restrict = ["block_size_x == block_size_y"]\n')
+        app.screen.query_one(
+            "#edit-params"
+        ).text = 'block_size_x = [8, 16, 32]\nblock_size_y = [8, 16, 32]\nrestrict = ["block_size_x == block_size_y"]\n'
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: gate_key(screen) == "kernel:1:2", timeout=60)
         assert "__shared__" in screen.gate.body["diff"]
@@ -126,8 +131,9 @@ async def test_switching_strategy_between_steps_goes_on_from_the_best_kernel():
 
     script = replies("vector_add-explicit")[:4]  # the fourth answers the one-prompt call after the switch
     with ScriptedServer(script) as server:
-        app, settings = app_for(EXAMPLES / "vector_add.cu", strategy="explicit", steps=str(STEPS),
-                                base_url=server.url, model=MODEL)
+        app, settings = app_for(
+            EXAMPLES / "vector_add.cu", strategy="explicit", steps=str(STEPS), base_url=server.url, model=MODEL
+        )
         async with app.run_test(size=SIZE) as real:
             pilot, screen = Keys(real), app.screen
             for key in ("start", "step:items", "kernel:items", "accept:items"):
@@ -135,8 +141,9 @@ async def test_switching_strategy_between_steps_goes_on_from_the_best_kernel():
             await answer(pilot, screen, "step:float4", "w")
             await wait_for(pilot, lambda: isinstance(app.screen, StrategyPicker))
             options = app.screen.query_one(OptionList)
-            options.highlighted = next(i for i in range(options.option_count)
-                                       if options.get_option_at_index(i).id == "one-prompt")
+            options.highlighted = next(
+                i for i in range(options.option_count) if options.get_option_at_index(i).id == "one-prompt"
+            )
             await pilot.press("enter")
             await answer(pilot, screen, "kernel:one-prompt", "s")
             await answer(pilot, screen, "accept:one-prompt", "s")

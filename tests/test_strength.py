@@ -59,8 +59,9 @@ def test_changed_arguments_against_declared_outputs():
 
 def test_mutant_matches_names_the_outputs_a_do_nothing_kernel_gets_right():
     ref = {"c": np.zeros(4), "d": np.arange(4.0)}
-    assert strength.mutant_matches(ref, {"c": np.zeros(4), "d": np.zeros(4)}, {"c": TOL, "d": TOL}) == \
-        ["`c` is the same when the kernel's body is emptied"]
+    assert strength.mutant_matches(ref, {"c": np.zeros(4), "d": np.zeros(4)}, {"c": TOL, "d": TOL}) == [
+        "`c` is the same when the kernel's body is emptied"
+    ]
 
 
 # -- the do-nothing mutant -------------------------------------------------------------------------
@@ -129,11 +130,13 @@ def clean_sanitizer(calls):
     def run(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None):
         calls.append(sizes)
         return SanitizeReport(tool, True, 0, sizes=sizes)
+
     return run
 
 
 def fake_child(outputs: dict):
     """Writes before.npz and each run's arrays as the child would: outputs[name] -> out array."""
+
     def run(job, out: Path, timeout_s):
         s = checkrun.spec_from_plain(job["spec"])
         args = checkrun.make_args(s, s.sizes)
@@ -143,15 +146,20 @@ def fake_child(outputs: dict):
             if r["name"] in outputs:
                 np.savez(out / f"{r['name'].replace(':', '_')}.npz", **{**before, "out": outputs[r["name"]]})
         return ""
+
     return run
 
 
 def test_an_escape_time_kernel_with_a_constant_reference_is_vacuous():
     calls = []
     ones = np.ones(1000, np.int32)
-    state = checkrun.check_strength(KERNEL, spec(), "cupy", sanitizer=clean_sanitizer(calls),
-                                    child=fake_child({"original": ones, "mutant": np.zeros(1000, np.int32),
-                                                      "param:max_iter": ones}))
+    state = checkrun.check_strength(
+        KERNEL,
+        spec(),
+        "cupy",
+        sanitizer=clean_sanitizer(calls),
+        child=fake_child({"original": ones, "mutant": np.zeros(1000, np.int32), "param:max_iter": ones}),
+    )
     assert state["state"] == "vacuous" and "`out` is 1 everywhere" in state["why"]
     assert state["changed"] == ["out"] and state["fixes"] == []
     assert state["result_params"] == {}
@@ -160,20 +168,33 @@ def test_an_escape_time_kernel_with_a_constant_reference_is_vacuous():
 
 def test_a_do_nothing_mutant_that_matches_makes_it_vacuous_and_a_real_one_is_ok():
     ref = np.arange(1000, dtype=np.int32) % 7
-    same = checkrun.check_strength(KERNEL, spec(), "cupy", sanitizer=clean_sanitizer([]),
-                                   child=fake_child({"original": ref, "mutant": ref.copy(), "param:max_iter": ref}))
+    same = checkrun.check_strength(
+        KERNEL,
+        spec(),
+        "cupy",
+        sanitizer=clean_sanitizer([]),
+        child=fake_child({"original": ref, "mutant": ref.copy(), "param:max_iter": ref}),
+    )
     assert same["state"] == "vacuous" and "the same when the kernel's body is emptied" in same["why"]
-    ok = checkrun.check_strength(KERNEL, spec(), "cupy", sanitizer=clean_sanitizer([]),
-                                 child=fake_child({"original": ref, "mutant": np.zeros(1000, np.int32),
-                                                   "param:max_iter": ref}))
+    ok = checkrun.check_strength(
+        KERNEL,
+        spec(),
+        "cupy",
+        sanitizer=clean_sanitizer([]),
+        child=fake_child({"original": ref, "mutant": np.zeros(1000, np.int32), "param:max_iter": ref}),
+    )
     assert ok["state"] == "ok" and ok["why"] == ""
 
 
 def test_a_parameter_that_changes_the_outputs_is_found_and_refused_without_a_reference_kernel():
     ref = np.arange(1000, dtype=np.int32) % 7
-    state = checkrun.check_strength(KERNEL, spec(), "cupy", sanitizer=clean_sanitizer([]),
-                                    child=fake_child({"original": ref, "mutant": np.zeros(1000, np.int32),
-                                                      "param:max_iter": ref + 1}))
+    state = checkrun.check_strength(
+        KERNEL,
+        spec(),
+        "cupy",
+        sanitizer=clean_sanitizer([]),
+        child=fake_child({"original": ref, "mutant": np.zeros(1000, np.int32), "param:max_iter": ref + 1}),
+    )
     assert list(state["result_params"]) == ["max_iter"]
     why = checkrun.refusal(spec(), state["result_params"])
     assert "max_iter" in why and "[reference] kernel" in why
@@ -181,8 +202,11 @@ def test_a_parameter_that_changes_the_outputs_is_found_and_refused_without_a_ref
 
 
 def test_geometry_is_not_a_result_parameter():
-    s = replace(spec(), tune_params={"block_size_x": [64, 128], "tile": [1, 2], "max_iter": [100, 200],
-                                     "unused": [1, 2]}, grid_div_x=["block_size_x*tile"])
+    s = replace(
+        spec(),
+        tune_params={"block_size_x": [64, 128], "tile": [1, 2], "max_iter": [100, 200], "unused": [1, 2]},
+        grid_div_x=["block_size_x*tile"],
+    )
     assert checkrun.result_param_candidates(s, KERNEL + " tile") == {"max_iter": 200}
 
 
@@ -207,6 +231,7 @@ def test_out_of_bounds_names_the_argument_the_size_and_the_index():
 
     def oob(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None):
         return report if sizes != spec.sizes else SanitizeReport(tool, True, 0)
+
     with pytest.raises(checkrun.OutOfBounds, match="out of bounds at"):
         checkrun.check_strength(KERNEL, s, "cupy", sanitizer=oob, child=fake_child({}))
 
@@ -218,13 +243,19 @@ def test_without_a_gpu_the_check_is_unchecked_never_passed(tmp_path):
     np.savez(tmp_path / "ref.npz", out=np.zeros(1000, np.int32))
     (tmp_path / "k.cu.toml").write_text(SPEC_TEXT.replace("[sizes]", 'reference = "ref.npz"\n[sizes]'))
     from kt_tui.kernel.spec import load_spec
+
     state = checkrun.check_strength(KERNEL, load_spec(tmp_path / "k.cu.toml"), None)
     assert state["state"] == "vacuous" and "`out` is 0 everywhere" in state["why"]
 
 
 def test_a_child_that_cannot_run_the_original_leaves_it_unchecked():
-    state = checkrun.check_strength(KERNEL, spec(), "cupy", sanitizer=clean_sanitizer([]),
-                                    child=lambda job, out, t: "the check runs failed (exit status 1): boom")
+    state = checkrun.check_strength(
+        KERNEL,
+        spec(),
+        "cupy",
+        sanitizer=clean_sanitizer([]),
+        child=lambda job, out, t: "the check runs failed (exit status 1): boom",
+    )
     assert state["state"] == "unchecked" and "boom" in state["why"]
 
 
@@ -237,6 +268,7 @@ def test_the_child_saves_every_array_before_and_after(tmp_path, monkeypatch):
         if "emptied" not in source:
             out[0] = np.full_like(out[0], params["max_iter"])
         return out
+
     monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
     runs, why = checkrun.child_runs(KERNEL, spec())
     assert why == "" and [r["name"] for r in runs] == ["original", "mutant", "param:max_iter"]
@@ -245,7 +277,8 @@ def test_the_child_saves_every_array_before_and_after(tmp_path, monkeypatch):
     arrays = checkrun.load_arrays(tmp_path, ["before", "original", "mutant", "param:max_iter"])
     state = checkrun.judge(spec(), arrays, runs, [])
     assert state["state"] == "vacuous" and state["result_params"] == {
-        "max_iter": "at max_iter=200 `out` differs from the baseline's"}
+        "max_iter": "at max_iter=200 `out` differs from the baseline's"
+    }
 
 
 # -- `kt-tui spec --check` ------------------------------------------------------------------------
@@ -266,10 +299,12 @@ def checked(monkeypatch, hermetic):
             if raises:
                 raise raises
             return state if be else real(source, spec, be)
+
         monkeypatch.setattr(checkrun, "check_strength", fake)
         code = main(["spec", str(EXAMPLES / "vector_add.cu"), "--check"])
         out = capsys.readouterr()
         return code, out.out, out.err
+
     return run
 
 
@@ -279,8 +314,12 @@ def test_spec_check_without_a_gpu_says_the_check_was_not_tested(checked, capsys)
 
 
 def test_spec_check_out_of_bounds_exits_2_naming_the_argument(checked, capsys):
-    code, out, err = checked(capsys, raises=checkrun.OutOfBounds(
-        "the original kernel accesses memory out of bounds at n=349525 (3 error(s) under memcheck): `a`[349526] ..."))
+    code, out, err = checked(
+        capsys,
+        raises=checkrun.OutOfBounds(
+            "the original kernel accesses memory out of bounds at n=349525 (3 error(s) under memcheck): `a`[349526] ..."
+        ),
+    )
     assert code == 2 and "spec ok" not in out and "out of bounds at n=349525" in err and "`a`[349526]" in err
 
 
@@ -309,7 +348,8 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
     from kt_tui.gpu.worker.checking import run_check_job
     from kt_tui.kernel.spec import load_spec
 
-    from .test_refkernel import KERNEL as SCALE, write
+    from .test_refkernel import KERNEL as SCALE
+    from .test_refkernel import write
 
     seen = []
 
@@ -318,6 +358,7 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
         out = list(args)
         out[0] = args[1] * params.get("tile", 1)  # the outputs depend on `tile`
         return out
+
     monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
     got = {}
 
@@ -328,19 +369,34 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
             got[tile] = observer.reference["out"]
         got["in"] = args[1]
         return [], {"device_name": "fake"}
+
     monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     spec = load_spec(write(tmp_path))
-    job = TuneJob(run_id="r", source=SCALE, spec=spec.to_dict(), backend="cupy", cachefile=str(tmp_path / "c.json"),
-                  result_params=["tile"])
+    job = TuneJob(
+        run_id="r",
+        source=SCALE,
+        spec=spec.to_dict(),
+        backend="cupy",
+        cachefile=str(tmp_path / "c.json"),
+        result_params=["tile"],
+    )
     tuning.run_tune_job(job, lambda *a: None, lambda: False)
     assert sorted(p["tile"] for n, p in seen if n == "scale_ref") == [1, 2]  # the reference kernel at each value
     assert np.array_equal(got[1], got["in"]) and np.array_equal(got[2], got["in"] * 2)
 
     events = []
-    check = CheckJob(run_id="c", source=SCALE, spec=spec.to_dict(), ref_source=SCALE, ref_spec=spec.to_dict(),
-                     ref_params={"block_size_x": 32, "tile": 1}, backend="cupy",
-                     sizes=[{"label": "n=37", "sizes": {"n": 37}}], configs=[{"block_size_x": 64, "tile": 2}],
-                     result_params=["tile"])
+    check = CheckJob(
+        run_id="c",
+        source=SCALE,
+        spec=spec.to_dict(),
+        ref_source=SCALE,
+        ref_spec=spec.to_dict(),
+        ref_params={"block_size_x": 32, "tile": 1},
+        backend="cupy",
+        sizes=[{"label": "n=37", "sizes": {"n": 37}}],
+        configs=[{"block_size_x": 64, "tile": 2}],
+        result_params=["tile"],
+    )
     run_check_job(check, lambda kind, payload: events.append((kind, payload)))
     assert [p["status"] for k, p in events if k == "check"] == ["ok"]  # tile=2 against the reference at tile=2
 
@@ -353,10 +409,13 @@ def test_an_out_of_bounds_finding_without_an_address_line_still_names_the_argume
     from kt_tui.kernel.spec import parse_spec
 
     from .test_gpu_checks import PARTICLES, PARTICLES_SPEC
+
     spec = parse_spec(PARTICLES_SPEC, find_kernels(PARTICLES)[0])
     report = SanitizeReport(tool="memcheck", ok=False)
-    report.text = ("========= Invalid __global__ read of size 4 bytes\n=========     at norms+0xb0 in kernel.cu:5\n"
-                   "=========     is 43,137 bytes after the nearest allocation at 0x7f7194c00000 of size 400,000 bytes\n")
+    report.text = (
+        "========= Invalid __global__ read of size 4 bytes\n=========     at norms+0xb0 in kernel.cu:5\n"
+        "=========     is 43,137 bytes after the nearest allocation at 0x7f7194c00000 of size 400,000 bytes\n"
+    )
     report.errors = 133314
     line = oob_text(report, spec, dict(spec.sizes), "")
     assert "`pos`[110784] (100000 elements long)" in line and "out of bounds" in line

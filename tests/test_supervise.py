@@ -37,10 +37,14 @@ def _gone(pid_file) -> bool:
 
 
 def test_a_daemon_left_by_a_script_that_ends_dies_with_it(tmp_path):
-    script = _script(tmp_path, DAEMON + """
+    script = _script(
+        tmp_path,
+        DAEMON
+        + """
 daemon("daemon.pid")
 tune_kernel("scale", "scale.cu", n, args, tp)
-""")
+""",
+    )
     start = time.monotonic()
     done, problems, _ = import_script(script, tmp_path / "out", timeout_s=20)
     took = time.monotonic() - start
@@ -50,14 +54,18 @@ tune_kernel("scale", "scale.cu", n, args, tp)
 
 
 def test_a_script_that_never_ends_and_its_setsid_daemon_are_stopped_at_the_timeout(tmp_path, capsys):
-    script = _script(tmp_path, DAEMON + """
+    script = _script(
+        tmp_path,
+        DAEMON
+        + """
 daemon("daemon.pid")
 import subprocess
 subprocess.Popen(["sleep", "300"])
 open("main.pid", "w").write(str(os.getpid()))
 while True:
     time.sleep(1)
-""")
+""",
+    )
     start = time.monotonic()
     assert main(["import", str(script), "--timeout", "5"]) == 2
     took = time.monotonic() - start
@@ -69,8 +77,9 @@ while True:
 def test_the_supervisor_kills_what_is_left_when_told_to_stop(tmp_path):
     from kt_tui.gpu.supervise import run_supervised
 
-    code, out = run_supervised(["sh", "-c", "echo hello; setsid sleep 300 & echo $! > pid; exec sleep 300"], 1.5,
-                               cwd=tmp_path)
+    code, out = run_supervised(
+        ["sh", "-c", "echo hello; setsid sleep 300 & echo $! > pid; exec sleep 300"], 1.5, cwd=tmp_path
+    )
     assert code is None and "hello" in out
     pid = int((tmp_path / "pid").read_text())
     assert not os.path.exists(f"/proc/{pid}")
@@ -126,7 +135,9 @@ def test_a_daemon_a_verify_function_starts_in_the_gpu_worker_dies_with_it(tmp_pa
     """The GPU worker is a subreaper and is ended with its tree: user code there cannot leave a
     setsid daemon behind `kt-tui run`."""
     pid_file = tmp_path / "daemon.pid"
-    script = _script(tmp_path, f"""
+    script = _script(
+        tmp_path,
+        f"""
         def close_enough(answer, result, atol=None):
             import os, time
             if not os.path.exists({str(pid_file)!r}):
@@ -143,7 +154,8 @@ def test_a_daemon_a_verify_function_starts_in_the_gpu_worker_dies_with_it(tmp_pa
             return np.allclose(answer[0], result[0], atol=atol or 1e-6)
         if __name__ == "__main__":
             tune_kernel("scale", "scale.cu", n, args, tp, answer=[args[1] * 2, None, None], verify=close_enough)
-    """)
+    """,
+    )
     done, problems, _ = import_script(script, tmp_path / "out")
     assert problems == []
     code = main(["run", str(done[0].kernel_path), "--auto", "--json", "--max-configs", "2"])

@@ -26,40 +26,61 @@ DISCOVERY = [
     ('extern "C" {\n__global__ void k(float* a) {}\n}', [("k", ["a"], False)]),
     ("__global__ void __launch_bounds__(256, 2) k(float* a, int n) {}", [("k", ["a", "n"], False)]),
     # an explicit instantiation (the regex reader named it "float"; tree-sitter found no kernel)
-    ("template __global__ void vector_add<float>(float*, float*, float*, int);",
-     [("vector_add", ["", "", "", ""], False)]),
-    ("template<typename T> __global__ void vector_add(T* c, T* a, T* b, int n) {}\n"
-     "template __global__ void vector_add<float>(float*, float*, float*, int);",
-     [("vector_add", ["c", "a", "b", "n"], True)]),
+    (
+        "template __global__ void vector_add<float>(float*, float*, float*, int);",
+        [("vector_add", ["", "", "", ""], False)],
+    ),
+    (
+        "template<typename T> __global__ void vector_add(T* c, T* a, T* b, int n) {}\n"
+        "template __global__ void vector_add<float>(float*, float*, float*, int);",
+        [("vector_add", ["c", "a", "b", "n"], True)],
+    ),
     # `#if 0` groups are not compiled (both other readers found "dead")
     ("#if 0\n__global__ void dead(float* a) {}\n#endif\n__global__ void live(float* a) {}", [("live", ["a"], False)]),
-    ("#if 1\n__global__ void one(float* a) {}\n#else\n__global__ void other(float* a) {}\n#endif",
-     [("one", ["a"], False)]),
-    ("#if 0\n#ifdef X\n#else\n#endif\n__global__ void dead(float* a) {}\n#else\n__global__ void live(float* a) {}\n"
-     "#endif", [("live", ["a"], False)]),
-    ("#if 0\n__global__ void dead(float* a) {}\n#elif 1\n__global__ void live(float* a) {}\n#else\n"
-     "__global__ void later(float* a) {}\n#endif", [("live", ["a"], False)]),
+    (
+        "#if 1\n__global__ void one(float* a) {}\n#else\n__global__ void other(float* a) {}\n#endif",
+        [("one", ["a"], False)],
+    ),
+    (
+        "#if 0\n#ifdef X\n#else\n#endif\n__global__ void dead(float* a) {}\n#else\n__global__ void live(float* a) {}\n"
+        "#endif",
+        [("live", ["a"], False)],
+    ),
+    (
+        "#if 0\n__global__ void dead(float* a) {}\n#elif 1\n__global__ void live(float* a) {}\n#else\n"
+        "__global__ void later(float* a) {}\n#endif",
+        [("live", ["a"], False)],
+    ),
     # a condition that is not the literal 0 may hold: both groups count
-    ("#ifdef USE_A\n__global__ void a(float* x) {}\n#else\n__global__ void b(float* x) {}\n#endif",
-     [("a", ["x"], False), ("b", ["x"], False)]),
+    (
+        "#ifdef USE_A\n__global__ void a(float* x) {}\n#else\n__global__ void b(float* x) {}\n#endif",
+        [("a", ["x"], False), ("b", ["x"], False)],
+    ),
     ("#if 0 \\\n || 1\n__global__ void k(float* a) {}\n#endif", [("k", ["a"], False)]),
     ("#if 0 /* a comment */\n__global__ void dead(float* a) {}\n#endif", []),
     # macro bodies are not kernels (the regex reader found "name"; tree-sitter "KERNEL(k)")
     ("#define KERNEL(name) __global__ void name(float* a)\n__global__ void k(float* a) {}", [("k", ["a"], False)]),
-    ("#define IDX(i, j) \\\n  ((i) * N + (j))\n__global__ void k(float* a) { a[IDX(1, 2)] = 0; }",
-     [("k", ["a"], False)]),
+    (
+        "#define IDX(i, j) \\\n  ((i) * N + (j))\n__global__ void k(float* a) { a[IDX(1, 2)] = 0; }",
+        [("k", ["a"], False)],
+    ),
     # literals and comments (the regex reader found "fake" in the strings, nothing after a "/*" string)
     ('const char* s = "__global__ void fake(int x)";\n__global__ void k(float* a) {}', [("k", ["a"], False)]),
     ('const char* r = R"x(__global__ void fake() )x";\n__global__ void k(float* a) {}', [("k", ["a"], False)]),
     ('const char* r = R"(\n__global__ void fake(int x) {}\n)";\n__global__ void k(float* a) {}', [("k", ["a"], False)]),
     ('const char* s = "/*";\n__global__ void k(float* a) {}\nconst char* t = "*/";', [("k", ["a"], False)]),
-    ("// __global__ void c(int x)\n/* __global__ void d(int y) */\n__global__ void k(float* a) {}",
-     [("k", ["a"], False)]),
+    (
+        "// __global__ void c(int x)\n/* __global__ void d(int y) */\n__global__ void k(float* a) {}",
+        [("k", ["a"], False)],
+    ),
     ('__global__ void k(float* a) { asm volatile("mov.u32 %0, %%laneid;" : "=r"(a[0])); }', [("k", ["a"], False)]),
     ('#include "__global__ void fake(int x).h"\n__global__ void k(float* a) {}', [("k", ["a"], False)]),
     # code still being typed (tree-sitter turned this into one ERROR node and lost both kernels)
-    ("__global__ void k(float* a, int n) {\n  int i = threadIdx.x +\n  if (i < n) a[i] = \n}\n"
-     "__global__ void k2(float* b) { }", [("k", ["a", "n"], False), ("k2", ["b"], False)]),
+    (
+        "__global__ void k(float* a, int n) {\n  int i = threadIdx.x +\n  if (i < n) a[i] = \n}\n"
+        "__global__ void k2(float* b) { }",
+        [("k", ["a", "n"], False), ("k2", ["b"], False)],
+    ),
     ("__global__ void k(float* a) {}\n/* still typing", [("k", ["a"], False)]),
     ('__global__ void k(float* a) { printf("abc\n}\n', [("k", ["a"], False)]),
 ]
@@ -105,7 +126,7 @@ def test_every_prefix_of_a_kernel_reads_without_a_crash():
 
 def test_dead_spans_cover_the_skipped_groups_only():
     src = "a\n#if 0\nb\n#else\nc\n#endif\nd\n"
-    (start, end), = dead_spans(src)
+    ((start, end),) = dead_spans(src)
     assert src[start:end] == "#if 0\nb\n"
 
 
@@ -131,8 +152,10 @@ def test_the_kernel_inside_if_0_is_missing():
 
 
 def test_kernels_in_macro_bodies_and_if_0_groups_are_still_flagged():
-    for added in ("#define K(name) __global__ void name(float* p)\nK(evil) {}\n",
-                  "#if 0\n__global__ void evil(float* p) {}\n#endif\n"):
+    for added in (
+        "#define K(name) __global__ void name(float* p)\nK(evil) {}\n",
+        "#if 0\n__global__ void evil(float* p) {}\n#endif\n",
+    ):
         flags = review(VECTOR_ADD, VECTOR_ADD + added, "vector_add")
         assert "extra_kernel" in kinds(flags), added
 
@@ -145,8 +168,7 @@ def test_the_review_does_not_flag_asm_or_printf_spelled_inside_strings():
 
 # -- the parameter fixer reads the same code -------------------------------------------------
 def test_a_multi_line_raw_string_is_not_renamed():
-    src = ('__global__ void k(float* a) {\n  const char* doc = R"(\nblocksize\n)";\n'
-           "  a[threadIdx.x] = blocksize;\n}\n")
+    src = '__global__ void k(float* a) {\n  const char* doc = R"(\nblocksize\n)";\n  a[threadIdx.x] = blocksize;\n}\n'
     report = check_params(src, {"block_size_x": [32, 64]})
     assert report.renames == {"blocksize": "block_size_x"}
     fixed = apply_renames(src, report.renames)
@@ -155,8 +177,9 @@ def test_a_multi_line_raw_string_is_not_renamed():
 
 # -- the editors colour from the same lexer ----------------------------------------------------
 def styles(src):
-    return {(row, src.split("\n")[row].encode()[a:b].decode(), name) for row, a, b, name in highlights(src)
-            if b is not None}
+    return {
+        (row, src.split("\n")[row].encode()[a:b].decode(), name) for row, a, b, name in highlights(src) if b is not None
+    }
 
 
 def test_highlights_keywords_types_and_calls_but_not_inside_comments_and_strings():
@@ -169,7 +192,7 @@ def test_highlights_keywords_types_and_calls_but_not_inside_comments_and_strings
 
 
 def test_highlights_directives_multi_line_comments_and_utf8_columns():
-    src = '#include <cstdio>\n/* é\nstill */ int x;'
+    src = "#include <cstdio>\n/* é\nstill */ int x;"
     got = highlights(src)
     assert (0, 0, 1, "keyword") in got and (0, 1, 8, "keyword") in got
     assert (1, 0, None, "comment") in got and (2, 0, 8, "comment") in got
@@ -186,7 +209,9 @@ async def test_the_kernel_editor_colours_with_the_reader_and_follows_edits():
 
     class Host(App):
         def on_mount(self):
-            self.push_screen(KernelEditScreen("__global__ void k(float *x) { x[0] = 1.0f; }", {"block_size_x": [32]}, []))
+            self.push_screen(
+                KernelEditScreen("__global__ void k(float *x) { x[0] = 1.0f; }", {"block_size_x": [32]}, [])
+            )
 
     app = Host()
     async with app.run_test() as pilot:
@@ -228,8 +253,11 @@ async def test_the_spec_editor_shows_the_kernel_in_the_same_colours():
 
     class Host(App):
         def on_mount(self):
-            self.push_screen(SpecEditScreen('kernel = "k"\n', Path("k.cu.toml"), Kernel("k", (), 1),
-                                            source="// k\n__global__ void k() {}\n"))
+            self.push_screen(
+                SpecEditScreen(
+                    'kernel = "k"\n', Path("k.cu.toml"), Kernel("k", (), 1), source="// k\n__global__ void k() {}\n"
+                )
+            )
 
     app = Host()
     async with app.run_test() as pilot:
@@ -238,14 +266,17 @@ async def test_the_spec_editor_shows_the_kernel_in_the_same_colours():
         assert area._highlights[0] == [(0, 4, "comment")] and (0, 10, "keyword") in area._highlights[1]
 
 
-@pytest.mark.parametrize("added, kind", [
-    ('const char* s = R"(\n#include "/etc/passwd"\n)";\n', "include"),  # a raw string's line is read as one
-    ('#if 0\n#include "/etc/passwd"\n#endif\n', "include"),
-    ('#include /* a\n */ "/etc/passwd"\n', "include"),
-    ('#define X 1 /* \\\n*/ \n#include "/etc/passwd"\n', "include"),
-    ('#if 0\nasm("trap;");\n#endif\n', "inline_asm"),
-    ('#if 0\n__device__ void f() { printf("x"); }\n#endif\n', "printf"),
-])
+@pytest.mark.parametrize(
+    "added, kind",
+    [
+        ('const char* s = R"(\n#include "/etc/passwd"\n)";\n', "include"),  # a raw string's line is read as one
+        ('#if 0\n#include "/etc/passwd"\n#endif\n', "include"),
+        ('#include /* a\n */ "/etc/passwd"\n', "include"),
+        ('#define X 1 /* \\\n*/ \n#include "/etc/passwd"\n', "include"),
+        ('#if 0\nasm("trap;");\n#endif\n', "inline_asm"),
+        ('#if 0\n__device__ void f() { printf("x"); }\n#endif\n', "printf"),
+    ],
+)
 def test_the_review_stays_conservative_where_discovery_skips_code(added, kind):
     """Kernel discovery skips `#if 0` groups and literals; the safety flags never do."""
     assert kind in kinds(review(VECTOR_ADD, VECTOR_ADD + added, "vector_add"))

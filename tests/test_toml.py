@@ -6,11 +6,11 @@ import tomllib
 
 from kt_tui.config import load_settings
 from kt_tui.engine.strategies.sweep import parse_search, search_text
+from kt_tui.front.commands import tui_app as KtApp
 from kt_tui.front.session import read_kernel_file
 from kt_tui.kernel.spec import dump_spec, load_spec, parse_spec
 from kt_tui.store import Store
 from kt_tui.tomlfile import TomlError, dumps, load_toml
-from kt_tui.front.commands import tui_app as KtApp
 from kt_tui.ui.editors import tune_params_text
 from kt_tui.ui.session_screen import SessionScreen
 from kt_tui.ui.setup_screens import SpecEditScreen
@@ -27,9 +27,9 @@ async def wait_for(condition, timeout=30.0):
 
 
 def test_written_toml_reads_back_whatever_the_keys_and_strings_hold():
-    data = {"a b": ["x\"y", "it's", "line\nbreak", "\x7f"], 'k\n[x]': {"q": 1.5}, "n": None}
-    assert tomllib.loads(dumps(data)) == {"a b": ["x\"y", "it's", "line\nbreak", "\x7f"], 'k\n[x]': {"q": 1.5}}
-    assert tomllib.loads(tune_params_text({'x = 1\n[defines]\nQ': [1, 2]})) == {'x = 1\n[defines]\nQ': [1, 2]}
+    data = {"a b": ['x"y', "it's", "line\nbreak", "\x7f"], "k\n[x]": {"q": 1.5}, "n": None}
+    assert tomllib.loads(dumps(data)) == {"a b": ['x"y', "it's", "line\nbreak", "\x7f"], "k\n[x]": {"q": 1.5}}
+    assert tomllib.loads(tune_params_text({"x = 1\n[defines]\nQ": [1, 2]})) == {"x = 1\n[defines]\nQ": [1, 2]}
     settings = {"search": "kt", "max_configs": 3, "time_limit_s": 0.5, "seeds": False}
     assert parse_search(search_text(settings)) == settings
 

@@ -105,15 +105,26 @@ async def test_status_bar_shows_pause_sort_filter_and_a_budget(monkeypatch):
         stored = Store(app.settings.db).count_results(screen.sid, run["version"], run=run["run"])
         assert stored == 6 and run["done"] == run["known"] + stored  # the budget, counted from the store
         before = f" ({run['known']} measured before)" if run["known"] else ""
-        assert f"{run['done']} of {run['total']} configurations{before}, budget 6" in str(screen.query_one("#status").render())
+        assert f"{run['done']} of {run['total']} configurations{before}, budget 6" in str(
+            screen.query_one("#status").render()
+        )
         await pilot.press("o")  # sort: the column says so, the status bar too
         table = screen.query_one(ResultsTable)
         assert str(table.columns[table.sort_index].label).endswith("▲")
         assert "sort time ms ▲" in str(screen.query_one("#status").render())
         await pilot.press("slash", *"status=x")
         assert app.focused.id == "filter"
-        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace",
-                          "backspace", *"block_size_x=32")
+        await pilot.press(
+            "backspace",
+            "backspace",
+            "backspace",
+            "backspace",
+            "backspace",
+            "backspace",
+            "backspace",
+            "backspace",
+            *"block_size_x=32",
+        )
         shown = [table.rows_data[k.value] for k in table.rows]
         assert shown and all(r["params"]["block_size_x"] == 32 for r in shown) and len(shown) < len(table.rows_data)
         assert "filter “block_size_x=32”" in str(screen.query_one("#status").render())
@@ -129,8 +140,16 @@ def test_resume_keeps_what_the_session_was_started_with(tmp_path):
     from kt_tui.front.session import stored_llm
 
     store = Store(tmp_path / "s.db")
-    started = load_settings({"max_configs": 300, "search": "random_sample", "seeds": False,
-                             "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key": "sk-secret"})
+    started = load_settings(
+        {
+            "max_configs": 300,
+            "search": "random_sample",
+            "seeds": False,
+            "base_url": "http://127.0.0.1:9/v1",
+            "model": "m",
+            "api_key": "sk-secret",
+        }
+    )
     sid = store.create_session(kernel_name="k", strategy="sweep", settings=json.dumps(started.public()))
     now = load_settings({})
     assert "using the llm" in stored_llm(store, now, sid).lower()
@@ -139,8 +158,9 @@ def test_resume_keeps_what_the_session_was_started_with(tmp_path):
     given = load_settings({"max_configs": 5})  # a flag given at resume wins
     stored_llm(store, given, sid)
     assert given.max_configs == 5 and given.search == "random_sample"
-    bad = store.create_session(kernel_name="k", strategy="sweep", settings=json.dumps({"max_configs": -1,
-                                                                                      "search": "__import__"}))
+    bad = store.create_session(
+        kernel_name="k", strategy="sweep", settings=json.dumps({"max_configs": -1, "search": "__import__"})
+    )
     other = load_settings({})
     stored_llm(store, other, bad)  # refused as a flag would be: the defaults stay
     assert (other.max_configs, other.search) == (0, "kt")
@@ -168,6 +188,7 @@ async def test_help_footer_and_palette_follow_the_gate(tmp_path):
         assert "reject: drop the new kernel" in text and "edit:" not in text.split("How a session goes")[0]
         await pilot.press("escape")
         from dataclasses import replace
+
         open_gate(screen, replace(GATES["plan"], choices=("approve", "edit", "stop")))  # as autonomous asks it
         await pilot.pause()
         screen.action_help()
@@ -176,6 +197,7 @@ async def test_help_footer_and_palette_follow_the_gate(tmp_path):
         assert "skip:" not in text and "approve:" in text and "stop:" in text  # the plan gate has no skip
         await pilot.press("escape")
         from kt_tui.ui.keys import palette_commands
+
         commands = list(app.get_system_commands(screen)) + list(palette_commands(screen, {}))  # as KtApp lists them
         titles = [c.title for c in commands]
         assert "Approve (s)" in titles and "Skip (k)" not in titles and "Pause/resume (p)" not in titles
@@ -216,15 +238,22 @@ def test_an_edit_is_stored_and_reported_with_what_it_changed(tmp_path):
     from .test_explicit import _engine
 
     steps = tmp_path / "steps.toml"
-    steps.write_text('[[step]]\nid = "tile"\ntitle = "Tile in shared memory"\nprompt = "{kernel_string}"\n'
-                     'tune_params = { block_size_x = [8, 16, 32] }\n')
+    steps.write_text(
+        '[[step]]\nid = "tile"\ntitle = "Tile in shared memory"\nprompt = "{kernel_string}"\n'
+        "tune_params = { block_size_x = [8, 16, 32] }\n"
+    )
     tiled = (SCRIPTED / "matmul" / "tiled.cu").read_text()
 
     def decide(gate):
         if gate.key == "kernel:tile":
-            return Decision("edit", {"code": tiled, "tune_params": {"block_size_x": [8, 16, 32],
-                                                                    "block_size_y": [8, 16, 32]},
-                                     "restrictions": ["block_size_x == block_size_y"]})
+            return Decision(
+                "edit",
+                {
+                    "code": tiled,
+                    "tune_params": {"block_size_x": [8, 16, 32], "block_size_y": [8, 16, 32]},
+                    "restrictions": ["block_size_x == block_size_y"],
+                },
+            )
         return Decision("approve", by="policy")
 
     settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), "llm": "none", "steps": str(steps)})
@@ -254,9 +283,23 @@ async def test_the_llm_tab_is_rebuilt_from_the_store_on_resume(capsys, hermetic)
 
     script = ["not json at all, sorry", *replies("vector_add")]  # a failed parse first: a repair call
     with ScriptedServer(script) as server:
-        code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--strategy", "autonomous", "--auto",
-                            "--json", "--backend", "sim", "--sim-cache", CACHES, "--base-url", server.url,
-                            "--model", MODEL)
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "vector_add.cu",
+            "--strategy",
+            "autonomous",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
     assert code == 0
     store = Store(hermetic / "sessions.db")
     calls = store.llm_calls(out["session"])
@@ -300,8 +343,10 @@ def test_an_edited_plan_or_step_keeps_a_clean_title():
 
     edited = "1. **Step 1: Tile the loop**\n   in shared memory\n2.Unroll it\n# Use float4\n"
     assert [t for t, _ in plan_from_text(edited)] == ["Tile the loop", "Unroll it", "Use float4"]
-    assert _split_step("Step 3: Tile in registers\nfour outputs a thread") == ("Tile in registers",
-                                                                              "four outputs a thread")
+    assert _split_step("Step 3: Tile in registers\nfour outputs a thread") == (
+        "Tile in registers",
+        "four outputs a thread",
+    )
     steps = [("Tile the loop", "a\nb"), ("Unroll", "c")]
     assert plan_from_text(plan_text(steps)) == steps  # an unedited plan comes back as it was
 
@@ -312,8 +357,25 @@ def test_a_batch_counts_against_its_own_length_not_the_space(capsys, hermetic):
     from .test_config_search import KERNEL, SCRIPT
 
     with ScriptedServer(list(SCRIPT)) as server:
-        code, out = run_cli(capsys, "run", KERNEL, "--strategy", "config-search", "--auto", "--json", "--backend",
-                            "sim", "--base-url", server.url, "--model", MODEL, "--rounds", "2", "--batch-size", "6")
+        code, out = run_cli(
+            capsys,
+            "run",
+            KERNEL,
+            "--strategy",
+            "config-search",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+            "--rounds",
+            "2",
+            "--batch-size",
+            "6",
+        )
     assert code == 0, out
     store = Store(hermetic / "sessions.db")
     batches = [r for r in store.runs(out["session"]) if r["kind"] != "tune" and r["kind"] != "reference"]

@@ -18,6 +18,7 @@ from .test_outcomes import FakeGpu, real_session
 def test_every_view_ranks_and_plots_by_trusted():
     from kt_tui.ui.results import _rank
     from kt_tui.ui.session_stored import _plotted
+
     unverified = {"status": "ok", "time_ms": 1.0, "verified": None}
     assert _rank(unverified) == math.inf and _plotted(unverified) is None  # `is not False` let these through
     assert _rank(unverified, True) == 1.0 and _plotted(unverified, True) == 1.0  # the reference itself
@@ -26,15 +27,22 @@ def test_every_view_ranks_and_plots_by_trusted():
 
 def test_stored_plot_points_and_the_prompt_take_only_trusted_results(hermetic):
     from kt_tui.engine.strategies.config_search import _prompt_values
+
     store = Store(hermetic / "s.db")
     sid, choice = real_session(store)
     engine = Engine(store, sid, FakeGpu(), choice, lambda g: Decision("approve"))
     vid = engine.original
     ok = {"params": {"block_size_x": 64}, "times": [1.0], "status": "ok", "error": None, "source": "measured"}
-    store.add_results(sid, vid, "r", [dict(ok, key="256", time_ms=3.0, params={"block_size_x": 256},
-                                           verified=None),  # the reference
-                                      dict(ok, key="64", time_ms=1.0, verified=None),
-                                      dict(ok, key="128", time_ms=2.0, params={"block_size_x": 128}, verified=True)])
+    store.add_results(
+        sid,
+        vid,
+        "r",
+        [
+            dict(ok, key="256", time_ms=3.0, params={"block_size_x": 256}, verified=None),  # the reference
+            dict(ok, key="64", time_ms=1.0, verified=None),
+            dict(ok, key="128", time_ms=2.0, params={"block_size_x": 128}, verified=True),
+        ],
+    )
     points = {k: t for page in store.plot_pages(sid, reference=(vid, "256")) for _, k, t in zip(*page)}
     assert points == {"256": 3.0, "64": None, "128": 2.0}
     _, spec = engine.version(vid)
@@ -46,27 +54,55 @@ def test_stored_plot_points_and_the_prompt_take_only_trusted_results(hermetic):
 def _accept_engine(best_ms, new_ms):
     steps, accepted = {}, []
     return SimpleNamespace(
-        best_ms=best_ms, options={"threshold": 0.02}, choice=SimpleNamespace(simulated=False), sid="s",
-        store=SimpleNamespace(session=lambda sid: {}), accepted=accepted,
-        confirm_best=lambda vid: {"time_ms": new_ms, "params": {"b": 1}, "key": "1", "verified": True,
-                                  "status": "ok", "verdicts": []},
-        check_sizes=lambda vid, params: [], accept=accepted.append,
-        set_step=lambda sid, **f: steps.update({sid: f})), steps
+        best_ms=best_ms,
+        options={"threshold": 0.02},
+        choice=SimpleNamespace(simulated=False),
+        sid="s",
+        store=SimpleNamespace(session=lambda sid: {}),
+        accepted=accepted,
+        confirm_best=lambda vid: {
+            "time_ms": new_ms,
+            "params": {"b": 1},
+            "key": "1",
+            "verified": True,
+            "status": "ok",
+            "verdicts": [],
+        },
+        check_sizes=lambda vid, params: [],
+        accept=accepted.append,
+        set_step=lambda sid, **f: steps.update({sid: f}),
+    ), steps
 
 
 def test_accepting_a_slower_kernel_says_the_best_stays_and_the_report_says_what_happened():
     from kt_tui.export.report import _gate_md
+
     engine, steps = _accept_engine(1.0, 2.0)
     gen = kernel_step._accept(engine, "1", "t", "v2")
     gate = next(gen)
-    assert gate.effect.startswith("this kernel is slower than the current best (2.0000 ms vs 1.0000 ms): accepting "
-                                  "keeps it in the plan as accepted, but the best stays at 1.0000 ms")
+    assert gate.effect.startswith(
+        "this kernel is slower than the current best (2.0000 ms vs 1.0000 ms): accepting "
+        "keeps it in the plan as accepted, but the best stays at 1.0000 ms"
+    )
     with pytest.raises(StopIteration):
         gen.send(Decision("approve"))
-    assert steps["1"]["state"] == "accepted" and "slower than the best (1.0000 ms), which stays the best" in \
-        steps["1"]["reason"]
-    md = "\n".join(_gate_md(1, {"title": gate.title, "kind": "accept", "created": "", "decided": "",
-                                "decision": {"choice": "approve", "by": "user"}, "body": gate.body}))
+    assert (
+        steps["1"]["state"] == "accepted"
+        and "slower than the best (1.0000 ms), which stays the best" in steps["1"]["reason"]
+    )
+    md = "\n".join(
+        _gate_md(
+            1,
+            {
+                "title": gate.title,
+                "kind": "accept",
+                "created": "",
+                "decided": "",
+                "decision": {"choice": "approve", "by": "user"},
+                "body": gate.body,
+            },
+        )
+    )
     assert "New best" not in md and "Accepted, but slower: the best stays at 1.0000 ms." in md
     faster, _ = _accept_engine(2.0, 1.0)
     assert next(kernel_step._accept(faster, "1", "t", "v2")).effect == "accepting makes it the new best (1.0000 ms)"
@@ -74,5 +110,6 @@ def test_accepting_a_slower_kernel_says_the_best_stays_and_the_report_says_what_
 
 def test_help_says_what_accept_does():
     from kt_tui.ui.keys import GATES
+
     text = dict(GATES)["accept"]
     assert "keeps it as the new best" not in text and "a slower one leaves the best as it is" in text

@@ -19,16 +19,29 @@ SPACES = ROOT / "benchmarks" / "spaces"
 
 
 def test_a_budget_ends_the_run_as_finished_with_that_many_configs(capsys):
-    code, out = run_cli(capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim",
-                        "--max-configs", "40")
+    code, out = run_cli(
+        capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim", "--max-configs", "40"
+    )
     assert code == 0 and out["state"] == "finished"
     assert out["results"] == 40 + 1  # the baseline, then the budget
 
 
 def test_every_kernel_tuner_search_is_budgeted_brute_force_included(capsys):
     for search in ("brute_force", "random_sample", "genetic_algorithm"):
-        code, out = run_cli(capsys, "run", SPACES / "convolution.cu", "--auto", "--json", "--backend", "sim",
-                            "--search", search, "--max-configs", "25", "--no-seeds")
+        code, out = run_cli(
+            capsys,
+            "run",
+            SPACES / "convolution.cu",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--search",
+            search,
+            "--max-configs",
+            "25",
+            "--no-seeds",
+        )
         assert code == 0, (search, out)
         assert out["results"] <= 26, search
 
@@ -36,27 +49,30 @@ def test_every_kernel_tuner_search_is_budgeted_brute_force_included(capsys):
 def test_a_time_limit_stops_the_run(capsys, monkeypatch):
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
     t0 = time.monotonic()
-    code, out = run_cli(capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim",
-                        "--time-limit", "1.5")
+    code, out = run_cli(
+        capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim", "--time-limit", "1.5"
+    )
     assert code == 0 and out["state"] == "finished"
     assert 3 < out["results"] < 200
     assert time.monotonic() - t0 < 30
 
 
 def test_seed_configs_run_first_and_are_labelled(capsys, hermetic):
-    code, out = run_cli(capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim",
-                        "--max-configs", "30")
+    code, out = run_cli(
+        capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim", "--max-configs", "30"
+    )
     assert code == 0
     rows = Store(hermetic / "sessions.db").results(out["session"])
     seeded = [r for r in rows if (r["origin"] or "").startswith("seed: ")]
     assert seeded, "the reduction kernel is 1-D: the warp-multiple block size rule applies"
-    first_tuned = rows[1:1 + len(seeded)]  # after the baseline
+    first_tuned = rows[1 : 1 + len(seeded)]  # after the baseline
     assert [r["key"] for r in first_tuned] == [r["key"] for r in seeded]
 
 
 def test_our_search_finds_the_optimum_early_on_a_recorded_space(capsys):
-    code, out = run_cli(capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim",
-                        "--max-configs", "61")  # 10 % of the space
+    code, out = run_cli(
+        capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim", "--max-configs", "61"
+    )  # 10 % of the space
     assert code == 0
     assert out["best"]["time_ms"] <= 0.039374 * 1.02
 
@@ -71,11 +87,11 @@ def test_pause_holds_between_configs_and_resume_goes_on(hermetic, monkeypatch):
         if e.kind == "result" and len(store.results(sid)) == 4 and "paused" not in counts:
             counts["paused"] = True
             engine.pause(True)
-            threading.Timer(1.5, lambda: (counts.setdefault("held", len(store.results(sid))),
-                                          engine.pause(False))).start()
+            threading.Timer(
+                1.5, lambda: (counts.setdefault("held", len(store.results(sid))), engine.pause(False))
+            ).start()
 
-    engine = Engine(store, sid, gpu, choice, lambda g: Decision("approve"), on_event,
-                    options={"search": "brute_force"})
+    engine = Engine(store, sid, gpu, choice, lambda g: Decision("approve"), on_event, options={"search": "brute_force"})
     assert engine.run(sweep) == "finished"
     gpu.close()
     assert counts["held"] <= 6  # at most the configuration running when the pause came, and its neighbour
@@ -83,10 +99,16 @@ def test_pause_holds_between_configs_and_resume_goes_on(hermetic, monkeypatch):
 
 
 def test_search_settings_edit_at_the_gate_is_checked():
-    assert parse_search("search = 'random_sample'\nmax_configs = 10\n") == {"search": "random_sample",
-                                                                           "max_configs": 10}
-    for bad, why in (("search = 'nope'", "unknown"), ("max_configs = -1", ">= 0"), ("colour = 1", "unknown"),
-                     ("search = ", "not TOML")):
+    assert parse_search("search = 'random_sample'\nmax_configs = 10\n") == {
+        "search": "random_sample",
+        "max_configs": 10,
+    }
+    for bad, why in (
+        ("search = 'nope'", "unknown"),
+        ("max_configs = -1", ">= 0"),
+        ("colour = 1", "unknown"),
+        ("search = ", "not TOML"),
+    ):
         try:
             parse_search(bad)
         except ValueError as e:
@@ -145,8 +167,9 @@ def test_a_broken_user_rule_file_is_reported_and_tuning_goes_on(capsys, hermetic
     rules = hermetic / "config" / "rules"
     rules.mkdir(parents=True, exist_ok=True)
     (rules / "mine.toml").write_text("name = 3\n")
-    code, out = run_cli(capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim",
-                        "--max-configs", "5")
+    code, out = run_cli(
+        capsys, "run", SPACES / "reduction.cu", "--auto", "--json", "--backend", "sim", "--max-configs", "5"
+    )
     assert code == 0 and out["results"] == 6
     notes = [e["data"] for e in Store(hermetic / "sessions.db").events(out["session"]) if e["kind"] == "note"]
     assert any("no heuristic seeds" in str(n) and "mine.toml" in str(n) for n in notes)

@@ -7,9 +7,9 @@ import pytest
 from textual.pilot import WaitForScreenTimeout
 
 from kt_tui.config import load_settings
+from kt_tui.front.commands import tui_app
 from kt_tui.front.session import read_kernel_file
 from kt_tui.store import Store
-from kt_tui.front.commands import tui_app
 from kt_tui.ui.session_screen import SessionScreen
 from kt_tui.ui.setup_screens import KernelPickScreen, SpecEditScreen
 from kt_tui.ui.widgets import ResultsTable
@@ -122,8 +122,10 @@ async def test_the_table_sorts_by_any_column():
 
 async def test_a_kernel_without_spec_opens_a_draft_that_must_be_saved(tmp_path):
     cu = tmp_path / "scale.cu"
-    cu.write_text("__global__ void scale(float *out, const float *in, float alpha, int n) {\n"
-                  "  int i = blockIdx.x * block_size_x + threadIdx.x;\n  if (i < n) out[i] = alpha * in[i];\n}\n")
+    cu.write_text(
+        "__global__ void scale(float *out, const float *in, float alpha, int n) {\n"
+        "  int i = blockIdx.x * block_size_x + threadIdx.x;\n  if (i < n) out[i] = alpha * in[i];\n}\n"
+    )
     app = new_app(cu)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, SpecEditScreen))
@@ -140,8 +142,12 @@ async def test_a_broken_spec_shows_the_field_and_is_fixed_in_place(tmp_path):
         shutil.copy(EXAMPLES / f, tmp_path / f)
     spec = tmp_path / "vector_add.cu.toml"
     good = spec.read_text()
-    spec.write_text(good.replace('type = "float32"\nsize = "n"\ninit = "random"\nseed = 1',
-                                 'type = "float32"\nsize = "m"\ninit = "random"\nseed = 1'))
+    spec.write_text(
+        good.replace(
+            'type = "float32"\nsize = "n"\ninit = "random"\nseed = 1',
+            'type = "float32"\nsize = "m"\ninit = "random"\nseed = 1',
+        )
+    )
     app = new_app(tmp_path / "vector_add.cu")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, SpecEditScreen))
@@ -179,6 +185,7 @@ async def test_no_backend_is_a_recoverable_screen_not_a_crash(tmp_path):
 
 async def test_a_kernel_that_does_not_compile_shows_nvcc_first(tmp_path):
     from kt_tui.gpu.compile import find_nvcc
+
     if not find_nvcc():
         pytest.skip("no nvcc here")
     shutil.copy(EXAMPLES / "vector_add.cu.toml", tmp_path / "vector_add.cu.toml")
@@ -207,7 +214,8 @@ def test_spec_draft_screen_snapshot(snap_compare, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "saxpy.cu").write_text(
         "__global__ void saxpy(float *y, const float *x, float a, int n) {\n"
-        "  int i = blockIdx.x * block_size_x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}\n")
+        "  int i = blockIdx.x * block_size_x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}\n"
+    )
     app = new_app("saxpy.cu")
 
     async def until_shown(pilot):
@@ -219,6 +227,7 @@ def test_spec_draft_screen_snapshot(snap_compare, tmp_path, monkeypatch):
 
 async def test_a_recorded_gpu_session_opens_anywhere(tmp_path):
     from pathlib import Path
+
     src = next((Path(__file__).parent.parent / "sessions").glob("examples-pycuda-*.db"))
     db = tmp_path / src.name
     db.write_bytes(src.read_bytes())
@@ -256,7 +265,9 @@ async def test_the_kernel_editor_highlights_cuda():
 
     class Host(App):
         def on_mount(self):
-            self.push_screen(KernelEditScreen("__global__ void k(float *x) { x[0] = 1.0f; }", {"block_size_x": [32]}, []))
+            self.push_screen(
+                KernelEditScreen("__global__ void k(float *x) { x[0] = 1.0f; }", {"block_size_x": [32]}, [])
+            )
 
     app = Host()
     async with app.run_test() as pilot:
@@ -286,6 +297,7 @@ async def test_the_table_and_plot_follow_events_without_reading_the_store(monkey
     import threading
 
     from kt_tui.ui.plot import TuningPlot
+
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
     reads = []
     real = Store.results
@@ -294,6 +306,7 @@ async def test_the_table_and_plot_follow_events_without_reading_the_store(monkey
         if threading.current_thread() is threading.main_thread():
             reads.append(args)
         return real(self, *args, **kwargs)
+
     monkeypatch.setattr(Store, "results", counting)
     app = new_app(EXAMPLES / "reduction.cu")
     async with app.run_test(size=SIZE) as pilot:
@@ -320,6 +333,7 @@ async def test_a_large_session_shows_its_fastest_rows_and_keeps_the_rest():
 
     def result(i, t, status="ok"):
         return {"key": str(i), "params": {"x": i}, "time_ms": t, "status": status, "verified": True}
+
     app = One()
     async with app.run_test() as pilot:
         table = app.query_one(ResultsTable)
@@ -337,7 +351,7 @@ async def test_a_large_session_shows_its_fastest_rows_and_keeps_the_rest():
             table.put(result(600 + i, 0.6 + i / 1000))
             assert table.row_count < 2 * table.MAX_ROWS
         assert table.row_count <= 60 and len(table.rows_data) == 263
-        fastest = sorted(table.rows_data.values(), key=lambda r: r["time_ms"] or 1e9)[:table.row_count]
+        fastest = sorted(table.rows_data.values(), key=lambda r: r["time_ms"] or 1e9)[: table.row_count]
         assert {k.value for k in table.rows} == {r["key"] for r in fastest}
         table.set_baseline(2.0)  # re-bases the shown rows only
         table.sort_by("time")

@@ -28,7 +28,7 @@ def horizontal(image: np.ndarray, bx: int) -> np.ndarray:
             part[:, tx] += image[:, x]
     half = bx // 2
     while half > 0:  # for (half = block_size_x / 2; half > 0; half >>= 1) if (tx < half) ...
-        part[:, :half] += part[:, half:2 * half]
+        part[:, :half] += part[:, half : 2 * half]
         half >>= 1
     return image - (part[:, 0] / np.float32(w))[:, None]
 
@@ -55,8 +55,11 @@ def test_block_sizes_that_are_not_powers_of_two_give_wrong_results(imported):
     spec, image = imported
     reference = horizontal(image, spec.baseline_params()["block_size_x"]).ravel()
     atol, rtol = spec.args[2].tolerance()
-    wrong = {bx for bx in spec.tune_params["block_size_x"]
-             if not compare("input", reference, horizontal(image, bx).ravel(), atol, rtol)["ok"]}
+    wrong = {
+        bx
+        for bx in spec.tune_params["block_size_x"]
+        if not compare("input", reference, horizontal(image, bx).ravel(), atol, rtol)["ok"]
+    }
     assert wrong == {96, 160, 192, 224}
     # the baseline (32, 1) is the reference; of the next 20 configurations of kernel_tuner's order,
     # (32, 2) to (160, 2), 6 are wrong (the count the H100 run found on kernel_tuner's example)

@@ -27,9 +27,15 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
                 client = engine.llm_client(key)
                 engine.llm_cancel.clear()
                 engine.emit("llm_start", keep=False, key=key, purpose=template)
-                result = ask_structured(client, template, messages or messages_for(template, **values), model_cls,
-                                        normalize=normalize, check=check,
-                                        stream_to=lambda d: engine.emit("llm_delta", keep=False, key=key, text=d))
+                result = ask_structured(
+                    client,
+                    template,
+                    messages or messages_for(template, **values),
+                    model_cls,
+                    normalize=normalize,
+                    check=check,
+                    stream_to=lambda d: engine.emit("llm_delta", keep=False, key=key, text=d),
+                )
                 engine.store.put_llm_result(engine.sid, key, result.value.model_dump(), result.text, by="llm")
                 engine.emit("llm_done", key=key, repairs=result.repairs)
                 return result.value
@@ -42,8 +48,15 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
                 problem, problems = "call", [str(e)]
                 title = f"The LLM call for {template} failed: {e}"
             cls = LlmFailedGate if problem == "call" else LlmReplyGate
-            gate = cls(key=f"llm:{key}:{attempt}", title=title, call=key, template=template, text=text,
-                       problems=problems, example=example)
+            gate = cls(
+                key=f"llm:{key}:{attempt}",
+                title=title,
+                call=key,
+                template=template,
+                text=text,
+                problems=problems,
+                example=example,
+            )
         decision = yield gate
         gate = None
         if decision.choice == "skip":
@@ -55,10 +68,16 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
                 value = parse_reply(text, model_cls, normalize, check)
             except StructuredReplyError as e:
                 attempt += 1  # the user's text and its problems come back to the user, not to the LLM
-                gate = LlmReplyGate(key=f"llm:{key}:{attempt}",
-                                    title=f"Your answer for {template} is not valid: {'; '.join(e.problems)[:300]}",
-                                    call=key, template=template, text=text, problems=e.problems, example=example,
-                                    by_user=True)
+                gate = LlmReplyGate(
+                    key=f"llm:{key}:{attempt}",
+                    title=f"Your answer for {template} is not valid: {'; '.join(e.problems)[:300]}",
+                    call=key,
+                    template=template,
+                    text=text,
+                    problems=e.problems,
+                    example=example,
+                    by_user=True,
+                )
                 continue
             engine.store.put_llm_result(engine.sid, key, value.model_dump(), text, by="user")
             return value
@@ -69,7 +88,7 @@ def _open_gate(engine, key: str) -> tuple[int, Gate | None]:
     prefix = f"llm:{key}:"
     latest = None
     for g in engine.store.gates(engine.sid):
-        n = g["key"][len(prefix):]
+        n = g["key"][len(prefix) :]
         if g["key"].startswith(prefix) and n.isdigit() and (latest is None or int(n) > latest[0]):
             latest = (int(n), g)
     if latest is None:

@@ -54,9 +54,11 @@ class BackendChoice:
 
 
 def _what_to_do() -> str:
-    return ("On a machine with an NVIDIA GPU and the CUDA toolkit, install `kt-tui[cuda]` (pycuda), or "
-            "cuda-python or cupy. Without a GPU, replay a cache recorded on one: --backend sim "
-            "--sim-cache PATH (a kernel_tuner cachefile, or a folder of them).")
+    return (
+        "On a machine with an NVIDIA GPU and the CUDA toolkit, install `kt-tui[cuda]` (pycuda), or "
+        "cuda-python or cupy. Without a GPU, replay a cache recorded on one: --backend sim "
+        "--sim-cache PATH (a kernel_tuner cachefile, or a folder of them)."
+    )
 
 
 def choose_backend(request: str, probe, kernel: str, version: str | list[str], sim_sources: list[str]) -> BackendChoice:
@@ -76,9 +78,11 @@ def choose_backend(request: str, probe, kernel: str, version: str | list[str], s
     try:
         return _sim(kernel, version, sources, note=f"No working CUDA backend on this machine ({reasons}).")
     except BackendError:
-        raise BackendError(f"No working CUDA backend on this machine ({reasons}), and no recorded cache "
-                           f"for this kernel version ({_first(version)}) was found in: "
-                           f"{', '.join(sources) or 'nowhere'}. {_what_to_do()}") from None
+        raise BackendError(
+            f"No working CUDA backend on this machine ({reasons}), and no recorded cache "
+            f"for this kernel version ({_first(version)}) was found in: "
+            f"{', '.join(sources) or 'nowhere'}. {_what_to_do()}"
+        ) from None
 
 
 def _sim(kernel: str, version: str | list[str], sources: list[str], note: str) -> BackendChoice:
@@ -89,8 +93,9 @@ def _sim(kernel: str, version: str | list[str], sources: list[str], note: str) -
         raise BackendError(f"no recorded cache for kernel {kernel} version {_first(version)} in {where}")
     head = read_header(cache)
     choice.gpu = gpu_label(head)
-    choice.replays_version = head.get("kt_tui", {}).get("kernel_version") in ([version] if isinstance(version, str)
-                                                                             else list(version))
+    choice.replays_version = head.get("kt_tui", {}).get("kernel_version") in (
+        [version] if isinstance(version, str) else list(version)
+    )
     choice.note = (note + " " if note else "") + f"Replaying {cache} (SIMULATED; recorded on {choice.gpu})."
     return choice
 

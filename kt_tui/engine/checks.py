@@ -9,16 +9,23 @@ from pathlib import Path
 from ..gpu.client import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
-from .verdict import trusted
 from .strength import result_params
+from .verdict import trusted
 
 REMEASURE_TOP = 5  # a run over several GPUs: its fastest configurations measured again on one
 NO_RECORD = "not checked at other sizes (recorded cache has none)"
 
 
 def not_checked(extra: dict, key: str, reason: str) -> dict:
-    return {"label": extra["label"], "sizes": extra["sizes"], "key": key, "ok": None, "status": "not_checked",
-            "reason": reason, "verdicts": []}
+    return {
+        "label": extra["label"],
+        "sizes": extra["sizes"],
+        "key": key,
+        "ok": None,
+        "status": "not_checked",
+        "reason": reason,
+        "verdicts": [],
+    }
 
 
 def first_failure(checks: list[dict]) -> dict | None:
@@ -55,10 +62,19 @@ class SizeChecks:
         elif missing:
             labels = ", ".join(e["label"] for e in missing)
             engine.emit("note", keep=False, text=f"checking {key} of {vid} at {labels}")
-            job = CheckJob(run_id=f"check:{vid}:{key}", source=source, spec=spec.to_dict(), ref_source=ref_source,
-                           ref_spec=ref_spec.to_dict(), ref_params=ref_spec.baseline_params(),
-                           backend=engine.choice.backend, sizes=missing, configs=[params], partial=self._partial(),
-                           result_params=result_params(engine.store, engine.sid))
+            job = CheckJob(
+                run_id=f"check:{vid}:{key}",
+                source=source,
+                spec=spec.to_dict(),
+                ref_source=ref_source,
+                ref_spec=ref_spec.to_dict(),
+                ref_params=ref_spec.baseline_params(),
+                backend=engine.choice.backend,
+                sizes=missing,
+                configs=[params],
+                partial=self._partial(),
+                result_params=result_params(engine.store, engine.sid),
+            )
 
             def on_gpu(kind: str, payload: dict) -> None:
                 if kind == "check" and not payload.get("reference"):
@@ -83,6 +99,7 @@ class SizeChecks:
     def _partial(self) -> list[str]:
         """Outputs the original leaves partly unwritten at the spec's size (poison left in its reference)."""
         from ..gpu.worker.checking import poisoned  # here: it loads kernel_tuner, needed on a GPU only
+
         engine = self.engine
         ref = engine.reference() or {}  # a lost or damaged one is captured again
         return [name for name, a in ref.items() if poisoned(a).any()]
@@ -127,8 +144,11 @@ class SizeChecks:
         after = {r["key"]: r for r in engine.store.by_time(engine.sid, vid, limit=top * 4) if r["key"] in before}
         where = next((r.get("worker") for r in after.values() if r.get("worker")), "one GPU")
         best = engine.best_of(vid)
-        engine.emit("note", text=f"the {len(rows)} fastest of {run_id} measured again on {where}: best "
-                                 + (f"{best['key']} at {best['time_ms']:.4f} ms" if best else "none"))
+        engine.emit(
+            "note",
+            text=f"the {len(rows)} fastest of {run_id} measured again on {where}: best "
+            + (f"{best['key']} at {best['time_ms']:.4f} ms" if best else "none"),
+        )
 
     def confirm_best(self, vid: str, tries: int = 3) -> dict | None:
         """The version's best configuration, checked at the extra sizes. One that is wrong there is
@@ -144,16 +164,20 @@ class SizeChecks:
             self.mark_wrong(vid, best, bad)
         best = engine.best_of(vid)
         if best is not None:
-            engine.emit("note", text=f"{best['key']} of {vid} is not checked at other sizes: the {tries} faster "
-                                     "configurations were wrong there")
+            engine.emit(
+                "note",
+                text=f"{best['key']} of {vid} is not checked at other sizes: the {tries} faster "
+                "configurations were wrong there",
+            )
         return best
 
     def mark_wrong(self, vid: str, result: dict, check: dict) -> None:
         engine = self.engine
         bad = next((v for v in check["verdicts"] if not v["ok"]), None)
         where = f"{bad['output']}[{bad['first_bad']}] at {check['label']}" if bad else check["label"]
-        engine.store.mark_result(engine.sid, vid, result["key"], status="wrong_result", verified=0,
-                                 error=check["reason"], first_bad=where)
+        engine.store.mark_result(
+            engine.sid, vid, result["key"], status="wrong_result", verified=0, error=check["reason"], first_bad=where
+        )
         row = engine.known(vid)[result["key"]]
         engine.emit("result", keep=False, run=row["run"], version=vid, result=row, best=False)
         engine.emit("note", text=f"{result['key']} of {vid}: {check['reason']}")

@@ -14,8 +14,8 @@ import math
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Callable, Generator
 
 from ..config import config_dir
 from ..errors import UserError
@@ -44,10 +44,19 @@ class Interrupted(Exception):
 
 
 class Engine:
-    def __init__(self, store: Store, sid: str, gpu: GpuWorker, choice: BackendChoice,
-                 decide: Callable[[Gate], Decision | None], on_event: Callable[[Event], None] | None = None,
-                 cache_dir: str | Path | None = None, timeout_s: float | None = None,
-                 make_llm: Callable | None = None, options: dict | None = None):
+    def __init__(
+        self,
+        store: Store,
+        sid: str,
+        gpu: GpuWorker,
+        choice: BackendChoice,
+        decide: Callable[[Gate], Decision | None],
+        on_event: Callable[[Event], None] | None = None,
+        cache_dir: str | Path | None = None,
+        timeout_s: float | None = None,
+        make_llm: Callable | None = None,
+        options: dict | None = None,
+    ):
         self.store, self.sid, self.gpu, self.choice = store, sid, gpu, choice
         self.decide = decide
         self.on_event = on_event or (lambda e: None)
@@ -131,13 +140,25 @@ class Engine:
     def refresh_best(self) -> None:
         """The session's best over the accepted versions, after a result was found wrong."""
         ref = self.reference_key()  # the fastest trusted row per version, read in time order (no full decode)
-        rows = [next((dict(r, version=v) for r in self.store.by_time(self.sid, v)
-                      if trusted(r, v == self.original and r["key"] == ref)), None) for v in self.accepted]
+        rows = [
+            next(
+                (
+                    dict(r, version=v)
+                    for r in self.store.by_time(self.sid, v)
+                    if trusted(r, v == self.original and r["key"] == ref)
+                ),
+                None,
+            )
+            for v in self.accepted
+        ]
         best = min((r for r in rows if r), key=lambda r: r["time_ms"], default=None)
         if best is None and self.best_key is None:
             return
-        fields = {"best_ms": best and best["time_ms"], "best_key": best and best["key"],
-                  "best_version": best and best["version"]}
+        fields = {
+            "best_ms": best and best["time_ms"],
+            "best_key": best and best["key"],
+            "best_version": best and best["version"],
+        }
         if (self.best_ms, self.best_key) == (fields["best_ms"], fields["best_key"]):
             return
         self.best_ms, self.best_key = fields["best_ms"], fields["best_key"]
@@ -199,15 +220,19 @@ class Engine:
         ref = self.store.reference(self.sid, self.original)
         if ref is None and self.choice.backend != "none":
             _, spec = self.version(self.original)
-            self._run_job(self.original, f"reference:{self.original}", "reference",
-                          configs=[spec.baseline_params()], capture=True)
+            self._run_job(
+                self.original, f"reference:{self.original}", "reference", configs=[spec.baseline_params()], capture=True
+            )
             ref = self.store.reference(self.sid, self.original)
         return ref
 
     def no_reference(self) -> str:
         """NO_REFERENCE with what went wrong when the original's outputs were taken."""
-        why = [run["error"] for run in (self.store.run(self.sid, f"{kind}:{self.original}")
-                                        for kind in ("reference", "baseline")) if run and run.get("error")]
+        why = [
+            run["error"]
+            for run in (self.store.run(self.sid, f"{kind}:{self.original}") for kind in ("reference", "baseline"))
+            if run and run.get("error")
+        ]
         base = self.known(self.original).get(self.reference_key())
         if base and base["status"] != "ok":
             why.append(f"the original's run: {base['status']}: {(base.get('error') or '').strip()[:300]}")
@@ -215,9 +240,12 @@ class Engine:
 
     def llm_client(self, key: str):
         from ..llm.client import LlmUnavailable  # here, not at import: openai loads only when an LLM is used
+
         if self.make_llm is None:
-            raise LlmUnavailable("no LLM configured (manual mode): pass --base-url URL --model NAME, "
-                                 "or set OPENAI_BASE_URL and KT_TUI_MODEL")
+            raise LlmUnavailable(
+                "no LLM configured (manual mode): pass --base-url URL --model NAME, "
+                "or set OPENAI_BASE_URL and KT_TUI_MODEL"
+            )
         client = self.make_llm(lambda record: self.store.add_llm_call(self.sid, key, record))
         if hasattr(client, "cancel"):
             client.cancel = self.llm_cancel
@@ -248,8 +276,16 @@ class Engine:
             self.emit("session", keep=False, baseline_ms=have["time_ms"])
         return have
 
-    def tune(self, vid: str, run_id: str, search: str | None = None, configs: list[dict] | None = None,
-             labels: dict[str, str] | None = None, budget: dict | None = None, seeds: bool | list = True) -> Outcome:
+    def tune(
+        self,
+        vid: str,
+        run_id: str,
+        search: str | None = None,
+        configs: list[dict] | None = None,
+        labels: dict[str, str] | None = None,
+        budget: dict | None = None,
+        seeds: bool | list = True,
+    ) -> Outcome:
         """Tune one kernel version; returns how the run ended (engine/verdict.py Outcome).
 
         search: how to walk the space (the session's setting when None); configs: exactly these
@@ -264,8 +300,11 @@ class Engine:
             return self._outcome(vid, run_id)
         opts = self.options
         search = search or opts.get("search") or "kt"
-        budget = budget if budget is not None else {"max_configs": opts.get("max_configs") or None,
-                                                    "time_limit_s": opts.get("time_limit_s") or None}
+        budget = (
+            budget
+            if budget is not None
+            else {"max_configs": opts.get("max_configs") or None, "time_limit_s": opts.get("time_limit_s") or None}
+        )
         if isinstance(seeds, list):
             seed_list = [(c, "") for c in seeds]
         else:
@@ -273,16 +312,28 @@ class Engine:
         spec = self.version(vid)[1]
         self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule in seed_list if rule})
         self.labels.update(labels or {})
-        self._run_job(vid, run_id, "tune", configs=configs, search=search, seeds=[c for c, _ in seed_list],
-                      options=opts.get("search_options") or {}, **budget)
+        self._run_job(
+            vid,
+            run_id,
+            "tune",
+            configs=configs,
+            search=search,
+            seeds=[c for c, _ in seed_list],
+            options=opts.get("search_options") or {},
+            **budget,
+        )
         return self._outcome(vid, run_id)
 
     def _outcome(self, vid: str, run_id: str) -> Outcome:
         run = self.store.run(self.sid, run_id) or {}
         measured = self.store.count_results(self.sid, vid, run=run_id, measured=True)
         state = run.get("state") or "failed"
-        if (state == "finished" and not measured and not self._measured(vid)
-                and self.store.count_results(self.sid, vid, run=run_id)):
+        if (
+            state == "finished"
+            and not measured
+            and not self._measured(vid)
+            and self.store.count_results(self.sid, vid, run=run_id)
+        ):
             rows = [r for r in self.store.results(self.sid, vid) if r.get("run") == run_id]  # all failed: few
             return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
         return Outcome(state, run.get("error"), measured)
@@ -306,8 +357,20 @@ class Engine:
         self.gpu.pause(on)
         self.emit("paused", keep=False, on=on)
 
-    def _run_job(self, vid: str, run_id: str, kind: str, configs=None, capture=False, search="brute_force",
-                 max_configs=None, time_limit_s=None, seeds=(), options=None, one_worker=False) -> str:
+    def _run_job(
+        self,
+        vid: str,
+        run_id: str,
+        kind: str,
+        configs=None,
+        capture=False,
+        search="brute_force",
+        max_configs=None,
+        time_limit_s=None,
+        seeds=(),
+        options=None,
+        one_worker=False,
+    ) -> str:
         source, spec = self.version(vid)
         self.stop_requested.clear()
         sim = self.choice.simulated
@@ -315,22 +378,52 @@ class Engine:
         cachefile = None if one_worker else self.cachefile(vid, spec)  # a re-measure must not hit the cache
         started = time.strftime("%Y-%m-%d %H:%M:%S")
         total = len(configs) if configs else _space_total(spec)
-        self.store.put_run(self.sid, run_id, version=vid, kind=kind, strategy=search, state="running",
-                           total=total, cachefile=cachefile or (str(sim_cache) if sim_cache else None),
-                           device=self.choice.gpu, started=started)
+        self.store.put_run(
+            self.sid,
+            run_id,
+            version=vid,
+            kind=kind,
+            strategy=search,
+            state="running",
+            total=total,
+            cachefile=cachefile or (str(sim_cache) if sim_cache else None),
+            device=self.choice.gpu,
+            started=started,
+        )
         known = self._known_for_worker(vid, spec) if kind == "tune" and not (sim and sim_cache is None) else {}
-        self.emit("run", run=run_id, version=vid, kind=kind, total=total, backend=self.choice.backend,
-                  budget=max_configs or None, known=None if configs else len(known))  # known: measured before
+        self.emit(
+            "run",
+            run=run_id,
+            version=vid,
+            kind=kind,
+            total=total,
+            backend=self.choice.backend,
+            budget=max_configs or None,
+            known=None if configs else len(known),
+        )  # known: measured before
         if sim and sim_cache is None:
             return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
         if self.choice.backend == "none":
             return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
-        job = TuneJob(run_id=run_id, source=source, spec=spec.to_dict(), backend=self.choice.backend,
-                      cachefile=cachefile, sim_cache=str(sim_cache) if sim_cache else None, configs=configs,
-                      known=known, reference=None if capture or sim else self.store.reference(self.sid, self.original),
-                      capture_reference=capture, search=search, max_configs=max_configs,
-                      time_limit_s=time_limit_s, seeds=list(seeds), search_options=dict(options or {}),
-                      one_worker=one_worker, result_params=result_params(self.store, self.sid))
+        job = TuneJob(
+            run_id=run_id,
+            source=source,
+            spec=spec.to_dict(),
+            backend=self.choice.backend,
+            cachefile=cachefile,
+            sim_cache=str(sim_cache) if sim_cache else None,
+            configs=configs,
+            known=known,
+            reference=None if capture or sim else self.store.reference(self.sid, self.original),
+            capture_reference=capture,
+            search=search,
+            max_configs=max_configs,
+            time_limit_s=time_limit_s,
+            seeds=list(seeds),
+            search_options=dict(options or {}),
+            one_worker=one_worker,
+            result_params=result_params(self.store, self.sid),
+        )
 
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":
@@ -348,9 +441,17 @@ class Engine:
         except WorkerError as e:
             return self._end_run(run_id, "failed", str(e))
         if cachefile and Path(cachefile).exists():
-            finalize_cache(cachefile, {"kernel_version": vid, "backend": self.choice.backend,
-                                       "gpu": info.get("device") or self.choice.gpu, "recorded": started,
-                                       "session": self.sid}, spec.tune_params)
+            finalize_cache(
+                cachefile,
+                {
+                    "kernel_version": vid,
+                    "backend": self.choice.backend,
+                    "gpu": info.get("device") or self.choice.gpu,
+                    "recorded": started,
+                    "session": self.sid,
+                },
+                spec.tune_params,
+            )
         stopped = info.get("stopped") or self.stop_requested.is_set()
         state = self._end_run(run_id, "stopped" if stopped else "finished")
         if kind == "tune":
@@ -390,6 +491,7 @@ class Engine:
     def sanitize(self, source: str, spec: Spec, tool: str = "memcheck", params: dict | None = None) -> dict:
         """One run of `source` under compute-sanitizer at a small size; stored as an event."""
         from ..gpu.sanitize import sanitize  # here: only a kernel gate's m / R keys run it
+
         report = sanitize(source, spec, params or spec.baseline_params(), self.choice.backend, tool=tool)
         self.emit("sanitize", **report.to_dict())
         return report.to_dict()
@@ -404,8 +506,9 @@ class Engine:
         if runs and not self._measured():
             rows = self.store.results(self.sid)  # none ran: failures only
             failed = [r for r in runs if r["state"] == "failed"]
-            return "nothing could be measured: " + (failed[-1]["error"] if failed and failed[-1]["error"]
-                                                    else _common_error(rows))
+            return "nothing could be measured: " + (
+                failed[-1]["error"] if failed and failed[-1]["error"] else _common_error(rows)
+            )
         return None
 
     def _known_for_worker(self, vid: str, spec: Spec) -> dict:
@@ -415,8 +518,11 @@ class Engine:
         values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
         if math.prod(len(vs) for vs in values) * 16 < self.store.count_results(self.sid):
             known = self.known(vid)
-            return {k: {"params": r["params"], "time_ms": r["time_ms"], "status": r["status"]}
-                    for k in map(",".join, itertools.product(*values)) if (r := known.get(k)) is not None}
+            return {
+                k: {"params": r["params"], "time_ms": r["time_ms"], "status": r["status"]}
+                for k in map(",".join, itertools.product(*values))
+                if (r := known.get(k)) is not None
+            }
         return _in_space(spec, self.store.known_for_worker(self.sid, vid))
 
     def _measured(self, vid: str | None = None) -> bool:
@@ -432,8 +538,7 @@ class Engine:
     def _add_result(self, vid: str, run_id: str, r: dict) -> None:
         r = dict(r, origin=r.get("origin") or self.labels.get(r["key"]))
         self.store.add_result(self.sid, vid, run_id, r)
-        best = (vid in self.accepted and self.trusted(vid, r)
-                and (self.best_ms is None or r["time_ms"] < self.best_ms))
+        best = vid in self.accepted and self.trusted(vid, r) and (self.best_ms is None or r["time_ms"] < self.best_ms)
         if best:
             self.best_ms, self.best_key = r["time_ms"], r["key"]
             self.store.update_session(self.sid, best_ms=r["time_ms"], best_key=r["key"], best_version=vid)
@@ -489,7 +594,9 @@ class Engine:
             at_gate = self.store.gate(self.sid, str(e)) is not None
             state = "waiting" if at_gate else "interrupted"
             self.set_state(state)
-            self.emit("note", keep=False, text=f"session {self.sid} {state}; `kt-tui resume {self.sid}` goes on from here")
+            self.emit(
+                "note", keep=False, text=f"session {self.sid} {state}; `kt-tui resume {self.sid}` goes on from here"
+            )
             return state
         except Exception as e:  # noqa: BLE001 - the session records what went wrong
             self.set_state("failed", error=str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}")
@@ -499,8 +606,11 @@ class Engine:
 
 def _common_error(rows: list[dict]) -> str:
     """The most frequent failure among results, for a run or session that measured nothing."""
-    errors = Counter(f"{r['status']}: {(r['error'] or '').strip().splitlines()[-1][:200] if r['error'] else ''}"
-                     for r in rows if r["status"] != "ok")
+    errors = Counter(
+        f"{r['status']}: {(r['error'] or '').strip().splitlines()[-1][:200] if r['error'] else ''}"
+        for r in rows
+        if r["status"] != "ok"
+    )
     if not errors:
         return "no results"
     text, n = errors.most_common(1)[0]
@@ -514,8 +624,11 @@ def _in_space(spec: Spec, known: dict) -> dict:
     if math.prod(len(vs) for vs in values) <= len(known):  # fewer configurations than results: look each up
         return {k: known[k] for k in map(",".join, itertools.product(*values)) if k in known}
     sets = [set(vs) for vs in values]
-    return {k: r for k, r in known.items()
-            if len(parts := k.split(",")) == len(sets) and all(p in vs for p, vs in zip(parts, sets))}
+    return {
+        k: r
+        for k, r in known.items()
+        if len(parts := k.split(",")) == len(sets) and all(p in vs for p, vs in zip(parts, sets))
+    }
 
 
 def _space_total(spec: Spec) -> int:

@@ -49,6 +49,7 @@ def edit_diff(before: dict, value, width: int = 3) -> str:
         a, b = _as_text(old), _as_text(after.get(name))
         if a == b:
             continue
-        out += difflib.unified_diff(a.splitlines(), b.splitlines(), f"{name} (proposed)", f"{name} (edited)",
-                                    n=width, lineterm="")
+        out += difflib.unified_diff(
+            a.splitlines(), b.splitlines(), f"{name} (proposed)", f"{name} (edited)", n=width, lineterm=""
+        )
     return "\n".join(out)

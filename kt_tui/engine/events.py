@@ -32,6 +32,7 @@ class Event:
 @dataclass(kw_only=True)
 class SessionChanged(Event):
     """The session's state, best or baseline changed (only what changed is set)."""
+
     kind: ClassVar[str] = "session"
     state: str | None = None
     error: str | None = None
@@ -65,6 +66,7 @@ class SpaceChanged(Event):
 @dataclass(kw_only=True)
 class StepChanged(Event):
     """A plan step's fields changed (only those given are set)."""
+
     kind: ClassVar[str] = "step"
     id: str
     title: str | None = None
@@ -103,6 +105,7 @@ class RunStarted(Event):
 @dataclass(kw_only=True)
 class SpaceCounted(Event):
     """A run's space counted after restrictions."""
+
     kind: ClassVar[str] = "space"
     run: str
     total: int
@@ -111,6 +114,7 @@ class SpaceCounted(Event):
 @dataclass(kw_only=True)
 class Begin(Event):
     """A configuration starts to run."""
+
     kind: ClassVar[str] = "begin"
     run: str | None = None
     key: str | None = None
@@ -200,6 +204,7 @@ class Compiled(Event):
 @dataclass(kw_only=True)
 class Verification(Event):
     """A step's kernel failed verification: why, where, and each output's errors."""
+
     kind: ClassVar[str] = "verification"
     reason: str
     step: str | None = None
@@ -211,6 +216,7 @@ class Verification(Event):
 @dataclass(kw_only=True)
 class Checked(Event):
     """A configuration checked at another size."""
+
     kind: ClassVar[str] = "check"
     version: str
     key: str
@@ -222,6 +228,7 @@ class Checked(Event):
 @dataclass(kw_only=True)
 class UnknownEvent(Event):
     """An event of a name no class here has (a plug-in's, or a newer version's)."""
+
     name: str = ""
     kind = property(lambda self: self.name)  # type: ignore[assignment]
 

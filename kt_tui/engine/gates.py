@@ -74,8 +74,9 @@ class Gate:
 
 def _manual_stop(manual: str | None) -> tuple[str, str | None] | None:
     if manual:
-        return "stop", ("manual mode (no LLM): --auto cannot write a plan or a kernel; `kt-tui resume` opens the "
-                        "session in the app")
+        return "stop", (
+            "manual mode (no LLM): --auto cannot write a plan or a kernel; `kt-tui resume` opens the session in the app"
+        )
     return None
 
 
@@ -280,5 +281,10 @@ def gate_from(kind: str, key: str, title: str, body: dict | None, choices=None) 
         body["call"] = body.pop("key")
     names = {f.name for f in fields(cls)} - set(_NOT_BODY)
     known = {k: v for k, v in body.items() if k in names}
-    return cls(key=key, title=title, choices=tuple(choices or ()),
-               extra={k: v for k, v in body.items() if k not in names}, **known)
+    return cls(
+        key=key,
+        title=title,
+        choices=tuple(choices or ()),
+        extra={k: v for k, v in body.items() if k not in names},
+        **known,
+    )

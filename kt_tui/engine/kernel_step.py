@@ -24,7 +24,9 @@ GRID_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 
 
 def spec_text(spec: Spec) -> str:
-    return f"problem_size = {spec.problem_size} with {spec.sizes}; grid divisors x={spec.grid_div_x} y={spec.grid_div_y}"
+    return (
+        f"problem_size = {spec.problem_size} with {spec.sizes}; grid divisors x={spec.grid_div_x} y={spec.grid_div_y}"
+    )
 
 
 def prompt_context(engine) -> dict:
@@ -32,13 +34,26 @@ def prompt_context(engine) -> dict:
     vid = engine.current_best()
     source, spec = engine.version(vid)
     best = engine.best_of(vid)
-    return {"kernel_string": source, "kernel_name": spec.kernel, "tune_params": spec.tune_params,
-            "restrictions": spec.restrictions, "problem_size": spec_text(spec), "gpu": engine.choice.gpu,
-            "results": f"best {best['time_ms']:.4f} ms with {best['params']}" if best else "not measured yet"}
+    return {
+        "kernel_string": source,
+        "kernel_name": spec.kernel,
+        "tune_params": spec.tune_params,
+        "restrictions": spec.restrictions,
+        "problem_size": spec_text(spec),
+        "gpu": engine.choice.gpu,
+        "results": f"best {best['time_ms']:.4f} ms with {best['params']}" if best else "not measured yet",
+    }
 
 
-def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_spec: Spec,
-            grid: dict | None = None, suggested: dict | None = None) -> dict:
+def prepare(
+    engine,
+    code: str,
+    tune_params: dict,
+    restrictions: list[str],
+    base_spec: Spec,
+    grid: dict | None = None,
+    suggested: dict | None = None,
+) -> dict:
     """Fix parameter names, drop unused ones, and check the code: what the kernel gate shows.
     `suggested`: a step's candidate values (explicit strategy), for the names the code uses but
     the rewrite left out of its tune_params; they go after the rewrite's own (results are keyed
@@ -68,39 +83,60 @@ def prepare(engine, code: str, tune_params: dict, restrictions: list[str], base_
             tune[name] = list(base_spec.tune_params[name])
     report = check_params(code, tune, names)
     grid = grid or {}
-    keep = set(names) | {n for k in ("grid_div_x", "grid_div_y", "grid_div_z")
-                         for e in (grid.get(k) or getattr(base_spec, k) or []) for n in tune if n in str(e)}
+    keep = set(names) | {
+        n
+        for k in ("grid_div_x", "grid_div_y", "grid_div_z")
+        for e in (grid.get(k) or getattr(base_spec, k) or [])
+        for n in tune
+        if n in str(e)
+    }
     for name in report.declared_unused:
         if name not in keep:
             tune.pop(name, None)
             fixes.append(f"dropped {name}: declared but not used by the code")
     restrictions, grid, rejected = checked_expressions(restrictions, grid, tune)
-    spec = replace(base_spec, tune_params=tune, restrictions=restrictions,
-                   defaults={k: base_spec.defaults[k] for k in tune
-                             if k in base_spec.defaults and base_spec.defaults[k] in tune[k]},
-                   **{k: v for k, v in grid.items() if v})
+    spec = replace(
+        base_spec,
+        tune_params=tune,
+        restrictions=restrictions,
+        defaults={
+            k: base_spec.defaults[k] for k in tune if k in base_spec.defaults and base_spec.defaults[k] in tune[k]
+        },
+        **{k: v for k, v in grid.items() if v},
+    )
     unresolved = [n for n in check_params(code, tune, names).used_undeclared]
     rejected += [{"kind": "expression", "line": None, "message": f"rejected, not used: {m}"} for m in dropped]
-    flags = rejected + [{"kind": f.kind, "line": f.line, "message": f.message}
-                        for f in review(engine.version(engine.original)[0], code, base_spec.kernel)]
+    flags = rejected + [
+        {"kind": f.kind, "line": f.line, "message": f.message}
+        for f in review(engine.version(engine.original)[0], code, base_spec.kernel)
+    ]
     # flagged code (an #include of a path, a host call) is compiled only once the user approved it
     compiled = DEFERRED if flags else compile_for_gate(engine, code, spec)
-    return {"code": code, "spec": spec, "fixes": fixes, "unresolved": unresolved, "flags": flags,
-            "compile": compiled}
+    return {"code": code, "spec": spec, "fixes": fixes, "unresolved": unresolved, "flags": flags, "compile": compiled}
 
 
-DEFERRED = {"ok": None, "deferred": True, "errors": "", "resources": {},
-            "reason": "not compiled yet: flagged code is compiled only after you approve it"}
+DEFERRED = {
+    "ok": None,
+    "deferred": True,
+    "errors": "",
+    "resources": {},
+    "reason": "not compiled yet: flagged code is compiled only after you approve it",
+}
 
 
 def compile_for_gate(engine, code: str, spec: Spec) -> dict:
     """The offline compile check at the spec's first configuration, for the GPU the session uses."""
     arch, said = engine.choice.compile_arch()
-    compiled = gpu_compile.compile_check(code, spec.baseline_params(), arch=arch,
-                                         compiler_options=spec.compiler_options or None, spec=spec)
-    return {"ok": compiled.ok, "errors": format_errors(compiled) if compiled.ok is False else "",
-            "reason": compiled.reason, "arch": said,
-            "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()}}
+    compiled = gpu_compile.compile_check(
+        code, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None, spec=spec
+    )
+    return {
+        "ok": compiled.ok,
+        "errors": format_errors(compiled) if compiled.ok is False else "",
+        "reason": compiled.reason,
+        "arch": said,
+        "resources": {k: vars(r) for k, r in (compiled.resources or {}).items()},
+    }
 
 
 def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str], dict, list[dict]]:
@@ -119,8 +155,11 @@ def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str]
     for i, r in enumerate(restrictions if isinstance(restrictions, list) else [restrictions]):
         if not (isinstance(r, str) and not r.strip()) and ok(r, f"restrictions[{i}]"):
             kept.append(str(r).strip())
-    good = {k: v for k, v in grid.items()
-            if not v or all([ok(t, f"{k}[{i}]") for i, t in enumerate(v if isinstance(v, list) else [v])])}
+    good = {
+        k: v
+        for k, v in grid.items()
+        if not v or all([ok(t, f"{k}[{i}]") for i, t in enumerate(v if isinstance(v, list) else [v])])
+    }
     return kept, good, flags
 
 
@@ -130,32 +169,56 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
     base_vid = shown["body"]["base_version"] if shown else engine.current_best()
     base_src, base_spec = engine.version(base_vid)
     grid = {k: getattr(rewrite, k, None) for k in ("grid_div_x", "grid_div_y", "grid_div_z")}
-    checked = prepare(engine, rewrite.kernel_code, rewrite.tune_params, rewrite.restrictions, base_spec, grid,
-                      suggested)
+    checked = prepare(
+        engine, rewrite.kernel_code, rewrite.tune_params, rewrite.restrictions, base_spec, grid, suggested
+    )
     attempt = 1
     while True:
         key = f"kernel:{step_id}" + (f":{attempt}" if attempt > 1 else "")
         decision = yield KernelGate(
-            key=key, title=f"Kernel for step {step_id}: {title}", step=step_id, explanation=rewrite.explanation,
-            diff=unified_diff(base_src, checked["code"]), code=checked["code"],
-            tune_params=checked["spec"].tune_params, restrictions=checked["spec"].restrictions,
-            flags=checked["flags"], fixes=checked["fixes"], unresolved=checked["unresolved"],
-            compile=checked["compile"], base_version=base_vid, manual=KERNEL_NOTE if is_manual(engine) else None,
-            tolerances=checked["spec"].tolerances(), verify_sizes=[e["label"] for e in checked["spec"].extra_sizes()],
-            spec=checked["spec"].to_dict())
+            key=key,
+            title=f"Kernel for step {step_id}: {title}",
+            step=step_id,
+            explanation=rewrite.explanation,
+            diff=unified_diff(base_src, checked["code"]),
+            code=checked["code"],
+            tune_params=checked["spec"].tune_params,
+            restrictions=checked["spec"].restrictions,
+            flags=checked["flags"],
+            fixes=checked["fixes"],
+            unresolved=checked["unresolved"],
+            compile=checked["compile"],
+            base_version=base_vid,
+            manual=KERNEL_NOTE if is_manual(engine) else None,
+            tolerances=checked["spec"].tolerances(),
+            verify_sizes=[e["label"] for e in checked["spec"].extra_sizes()],
+            spec=checked["spec"].to_dict(),
+        )
         if decision.choice == "skip":
             engine.set_step(step_id, state="skipped", reason="generated kernel skipped")
             return
         if decision.choice != "edit":
             break
         value = decision.value if isinstance(decision.value, dict) else {"code": str(decision.value)}
-        checked = prepare(engine, value.get("code", checked["code"]), value.get("tune_params", checked["spec"].tune_params),
-                          value.get("restrictions", checked["spec"].restrictions), base_spec, grid, suggested)
+        checked = prepare(
+            engine,
+            value.get("code", checked["code"]),
+            value.get("tune_params", checked["spec"].tune_params),
+            value.get("restrictions", checked["spec"].restrictions),
+            base_spec,
+            grid,
+            suggested,
+        )
         attempt += 1
     if checked["compile"].get("deferred"):
         checked["compile"] = compile_for_gate(engine, checked["code"], checked["spec"])
-        engine.emit("compiled", step=step_id, ok=checked["compile"]["ok"], errors=checked["compile"]["errors"],
-                    arch=checked["compile"]["arch"])
+        engine.emit(
+            "compiled",
+            step=step_id,
+            ok=checked["compile"]["ok"],
+            errors=checked["compile"]["errors"],
+            arch=checked["compile"]["arch"],
+        )
     if checked["compile"]["ok"] is False:
         engine.set_step(step_id, state="failed", reason="does not compile: " + checked["compile"]["errors"][:500])
         return
@@ -168,14 +231,26 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
     check = verified.result
     if verified.failed:
         why = verified.error or _why(check)
-        engine.emit("verification", step=step_id, version=vid, reason=why, where="the spec size",
-                    verdicts=(check or {}).get("verdicts") or [])
+        engine.emit(
+            "verification",
+            step=step_id,
+            version=vid,
+            reason=why,
+            where="the spec size",
+            verdicts=(check or {}).get("verdicts") or [],
+        )
         engine.set_step(step_id, state="failed", reason=why)
         return
     bad = first_failure(engine.check_sizes(vid, check["params"]))
     if bad:
-        engine.emit("verification", step=step_id, version=vid, reason=bad["reason"], where=bad["label"],
-                    verdicts=bad["verdicts"])
+        engine.emit(
+            "verification",
+            step=step_id,
+            version=vid,
+            reason=bad["reason"],
+            where=bad["label"],
+            verdicts=bad["verdicts"],
+        )
         engine.set_step(step_id, state="failed", reason=bad["reason"])
         return
     tuned = engine.tune(vid, run_id=f"tune:{step_id}")
@@ -198,7 +273,8 @@ def candidate(engine, body: dict) -> tuple[str, Spec]:
 def _why(check) -> str:
     if check["status"] == "wrong_result" or check["verified"] is False:
         return failure_text(check.get("verdicts") or []) or (
-            f"wrong result at {check['first_bad']} (max abs err {check['max_abs_err']:.3g})")
+            f"wrong result at {check['first_bad']} (max abs err {check['max_abs_err']:.3g})"
+        )
     return f"{check['status']}: {(check['error'] or '').strip()[:300]}"
 
 
@@ -211,31 +287,53 @@ def _accept(engine, step_id, title, vid):
         return
     gain = (current / new["time_ms"]) if current else None
     recommend = current is None or new["time_ms"] < current * (1 - threshold)
-    title_ = (f"Accept step {step_id}? best {new['time_ms']:.4f} ms"
-              + (f" vs {current:.4f} ms now ({gain:.2f}x)" if current else ""))
+    title_ = f"Accept step {step_id}? best {new['time_ms']:.4f} ms" + (
+        f" vs {current:.4f} ms now ({gain:.2f}x)" if current else ""
+    )
     faster = current is None or new["time_ms"] < current
-    effect = (f"accepting makes it the new best ({new['time_ms']:.4f} ms)" if faster else
-              f"this kernel is slower than the current best ({new['time_ms']:.4f} ms vs {current:.4f} ms): accepting "
-              f"keeps it in the plan as accepted, but the best stays at {current:.4f} ms and the next steps start "
-              "from the best kernel")
-    decision = yield AcceptGate(key=f"accept:{step_id}", title=title_, step=step_id, version=vid,
-                                new_ms=new["time_ms"], current_ms=current, params=new["params"], threshold=threshold,
-                                recommend=recommend, verdicts=new.get("verdicts") or [],
-                                checks=_check_lines(engine, vid, new), effect=effect,
-                                verified=verdict_text(new, engine.choice.simulated, vacuous=vacuous_why(engine.store,
-                                                                                                         engine.sid)))
+    effect = (
+        f"accepting makes it the new best ({new['time_ms']:.4f} ms)"
+        if faster
+        else f"this kernel is slower than the current best ({new['time_ms']:.4f} ms vs {current:.4f} ms): accepting "
+        f"keeps it in the plan as accepted, but the best stays at {current:.4f} ms and the next steps start "
+        "from the best kernel"
+    )
+    decision = yield AcceptGate(
+        key=f"accept:{step_id}",
+        title=title_,
+        step=step_id,
+        version=vid,
+        new_ms=new["time_ms"],
+        current_ms=current,
+        params=new["params"],
+        threshold=threshold,
+        recommend=recommend,
+        verdicts=new.get("verdicts") or [],
+        checks=_check_lines(engine, vid, new),
+        effect=effect,
+        verified=verdict_text(new, engine.choice.simulated, vacuous=vacuous_why(engine.store, engine.sid)),
+    )
     if decision.choice == "approve":
         engine.accept(vid)
-        engine.set_step(step_id, state="accepted", reason=f"{new['time_ms']:.4f} ms" + (
-            "" if faster else f"; slower than the best ({current:.4f} ms), which stays the best"))
+        engine.set_step(
+            step_id,
+            state="accepted",
+            reason=f"{new['time_ms']:.4f} ms"
+            + ("" if faster else f"; slower than the best ({current:.4f} ms), which stays the best"),
+        )
     else:
-        engine.set_step(step_id, state="rejected",
-                        reason=f"{new['time_ms']:.4f} ms" + ("" if recommend else f", not {threshold:.0%} faster"))
+        engine.set_step(
+            step_id,
+            state="rejected",
+            reason=f"{new['time_ms']:.4f} ms" + ("" if recommend else f", not {threshold:.0%} faster"),
+        )
 
 
 def _check_lines(engine, vid, result) -> list[dict]:
-    return [{"label": c["label"], "status": c["status"], "reason": c["reason"]}
-            for c in engine.check_sizes(vid, result["params"])]
+    return [
+        {"label": c["label"], "status": c["status"], "reason": c["reason"]}
+        for c in engine.check_sizes(vid, result["params"])
+    ]
 
 
 def unified_diff(old: str, new: str) -> str:

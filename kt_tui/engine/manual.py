@@ -6,12 +6,18 @@ from __future__ import annotations
 
 from ..llm.schemas import KernelRewrite
 
-CONNECT = ("To connect an OpenAI-compatible endpoint: --base-url URL --model NAME, "
-           "or set OPENAI_BASE_URL and KT_TUI_MODEL (and OPENAI_API_KEY if it needs a key).")
-PLAN_NOTE = ("Manual mode (no LLM): write the plan yourself, one step per numbered line; an empty plan "
-             "ends the session. " + CONNECT)
-KERNEL_NOTE = ("Manual mode (no LLM): the kernel shown is the current best one. Edit it for this step, then "
-               "approve it to verify and tune it. " + CONNECT)
+CONNECT = (
+    "To connect an OpenAI-compatible endpoint: --base-url URL --model NAME, "
+    "or set OPENAI_BASE_URL and KT_TUI_MODEL (and OPENAI_API_KEY if it needs a key)."
+)
+PLAN_NOTE = (
+    "Manual mode (no LLM): write the plan yourself, one step per numbered line; an empty plan "
+    "ends the session. " + CONNECT
+)
+KERNEL_NOTE = (
+    "Manual mode (no LLM): the kernel shown is the current best one. Edit it for this step, then "
+    "approve it to verify and tune it. " + CONNECT
+)
 NO_VERDICT = "no LLM: the step was not evaluated"
 
 
@@ -31,5 +37,6 @@ def manual_rewrite(engine, suggested: dict | None = None):
     named in the note (run_rewrite gets them too, for the names the user's code comes to use)."""
     source, spec = engine.version(engine.current_best())
     note = KERNEL_NOTE + "".join(f"\nThis step suggests {k} = {v}." for k, v in (suggested or {}).items())
-    return KernelRewrite(kernel_code=source, tune_params=dict(spec.tune_params),
-                         restrictions=list(spec.restrictions), explanation=note)
+    return KernelRewrite(
+        kernel_code=source, tune_params=dict(spec.tune_params), restrictions=list(spec.restrictions), explanation=note
+    )

@@ -19,14 +19,16 @@ class CompileError(UserError):
 def compile_spec(source: str, spec: Spec):
     """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
     template wrapper included), for the default architecture."""
-    return gpu_compile.compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None,
-                                     spec=spec)
+    return gpu_compile.compile_check(
+        source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec
+    )
 
 
 def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str | None:
     """None when it compiles; else nvcc's errors as `file:line:col: error: text` lines. Raises nothing."""
-    result = gpu_compile.compile_check(source, spec.baseline_params(), arch=arch,
-                                       compiler_options=spec.compiler_options or None, spec=spec)
+    result = gpu_compile.compile_check(
+        source, spec.baseline_params(), arch=arch, compiler_options=spec.compiler_options or None, spec=spec
+    )
     if result.ok is None:
         return ""
     if result.ok:
@@ -54,8 +56,9 @@ def checked_backend(pick, source: str, spec: Spec, path: str | Path, quick_pick:
         except BackendError as e:
             choice, problem = None, e
         if ahead is None and choice is not None and choice.simulated and choice.replays_version:
-            choice.note = _noted(choice.note, "Compile check skipped: the recorded cache is of this very kernel "
-                                              "version.")
+            choice.note = _noted(
+                choice.note, "Compile check skipped: the recorded cache is of this very kernel version."
+            )
             return choice
         arch, said = (choice or BackendChoice("sim", "")).compile_arch()
         same = ahead is not None and arch == gpu_compile.DEFAULT_ARCH

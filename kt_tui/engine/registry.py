@@ -40,14 +40,16 @@ def get_strategy(name: str):
     eps = {name: EntryPoint(name, BUILTIN[name], GROUP)} if name in BUILTIN else registered()
     if name not in eps:
         if name in PLANNED:
-            raise UnknownStrategy(f"strategy {name!r} is not available in this version yet; "
-                                  f"use one of {', '.join(eps)}")
+            raise UnknownStrategy(
+                f"strategy {name!r} is not available in this version yet; use one of {', '.join(eps)}"
+            )
         raise UnknownStrategy(f"unknown strategy {name!r} (known: {', '.join([*eps, *PLANNED])})")
     try:
         strategy = eps[name].load()
     except Exception as e:  # noqa: BLE001 - a broken plugin is the user's to fix, with a clear message
-        raise UnknownStrategy(f"strategy {name!r} ({eps[name].value}) cannot be loaded: "
-                              f"{type(e).__name__}: {e}") from None
+        raise UnknownStrategy(
+            f"strategy {name!r} ({eps[name].value}) cannot be loaded: {type(e).__name__}: {e}"
+        ) from None
     if not callable(strategy):
         raise UnknownStrategy(f"strategy {name!r} ({eps[name].value}) is not callable")
     return strategy

@@ -65,17 +65,23 @@ def first_baseline(engine) -> dict | None:
             raise CheckRefused(state["refused"])
         return state
     from ..gpu.checkrun import NO_GPU, refusal, static_state  # here: numpy, at the first baseline only
+
     source, spec = engine.version(engine.original)
     if engine.choice.simulated or engine.choice.backend == "none":
         state = static_state(spec, NO_GPU.format("a SIMULATED replay" if engine.choice.simulated else "no GPU backend"))
     else:
-        engine.emit("note", keep=False, text="testing the check: the original kernel under compute-sanitizer at the "
-                                             "spec's size and every check size, then its do-nothing mutant")
+        engine.emit(
+            "note",
+            keep=False,
+            text="testing the check: the original kernel under compute-sanitizer at the "
+            "spec's size and every check size, then its do-nothing mutant",
+        )
         test = getattr(engine.gpu, "test_check", None)  # a pool of Ray workers has none
         timeout = max(engine.timeout_s or spec.timeout_s or 0, 300)
         try:
-            state = (test(source, spec.to_dict(), engine.choice.backend, timeout) if test is not None else None) \
-                or unchecked("this GPU worker (a Ray pool, or a stand-in) cannot test it")
+            state = (
+                test(source, spec.to_dict(), engine.choice.backend, timeout) if test is not None else None
+            ) or unchecked("this GPU worker (a Ray pool, or a stand-in) cannot test it")
         except Exception as e:  # noqa: BLE001 - said as not tested, never as passed
             state = unchecked(f"testing it failed: {type(e).__name__}: {e}")
     refused = state.get("refused") or refusal(spec, state.get("result_params") or {})

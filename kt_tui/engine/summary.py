@@ -6,7 +6,8 @@ import json
 from types import SimpleNamespace
 
 from ..store import Store
-from .strength import check_line, check_state, summary as check_summary, vacuous_why
+from .strength import check_line, check_state, vacuous_why
+from .strength import summary as check_summary
 from .verdict import trusted, verdict_text
 
 STEP_STATE = {"approve": "approved", "edit": "edited", "skip": "skipped", "stop": "stopped"}
@@ -31,7 +32,7 @@ def unverified_reason(store: Store, sid: str) -> str | None:
     if spec.get("verify") != "none":
         state = check_state(store, sid)
         return check_line(state) if state and state.get("state") == "vacuous" else None
-    return f"UNVERIFIED: outputs are not checked (verify = \"none\": {spec.get('verify_reason') or 'no reason given'})"
+    return f'UNVERIFIED: outputs are not checked (verify = "none": {spec.get("verify_reason") or "no reason given"})'
 
 
 def expected_from(store: Store, sid: str) -> str | None:
@@ -41,6 +42,7 @@ def expected_from(store: Store, sid: str) -> str | None:
     if not isinstance(spec.get("reference"), dict):
         return None
     from ..kernel import refkernel  # here: listing sessions needs no spec parser (numpy)
+
     return "expected outputs: " + refkernel.describe(SimpleNamespace(reference=spec["reference"]))
 
 
@@ -49,11 +51,11 @@ def best_result(store: Store, sid: str) -> dict | None:
     if not versions:  # a session that stopped before its kernel was stored
         return None
     from ..kernel.spec import spec_from_plain  # here: listing sessions needs no spec parser
+
     original = versions[0]
     base = spec_from_plain(original["spec_json"])
     ref = ",".join(str(v) for v in (base.baseline_params()[n] for n in base.tune_params))
-    return next((r for r in store.by_time(sid) if trusted(r, r["version"] == original["id"] and r["key"] == ref)),
-                None)
+    return next((r for r in store.by_time(sid) if trusted(r, r["version"] == original["id"] and r["key"] == ref)), None)
 
 
 def session_summary(store: Store, sid: str) -> dict:
@@ -61,23 +63,42 @@ def session_summary(store: Store, sid: str) -> dict:
     best = best_result(store, sid)
     plan = store.steps(sid)
     if plan:  # strategies with a plan: its steps; otherwise the gates that were decided
-        steps = [{"id": p["id"], "title": p["title"], "state": p["state"], "reason": p["reason"],
-                  "version": p["version"]} for p in plan]
+        steps = [
+            {"id": p["id"], "title": p["title"], "state": p["state"], "reason": p["reason"], "version": p["version"]}
+            for p in plan
+        ]
     else:
-        steps = [{"title": g["title"], "state": STEP_STATE.get((g["decision"] or {}).get("choice"), "proposed")}
-                 for g in store.gates(sid)]
+        steps = [
+            {"title": g["title"], "state": STEP_STATE.get((g["decision"] or {}).get("choice"), "proposed")}
+            for g in store.gates(sid)
+        ]
     return {
-        "session": s["id"], "kernel": s["kernel_path"], "state": s["state"], "backend": s["backend"],
-        "simulated": bool(s["simulated"]), "gpu": s["gpu"], "strategy": s["strategy"],
-        "results": store.count_results(sid), "baseline_ms": s["baseline_ms"],
-        "best": None if best is None else {"time_ms": best["time_ms"], "params": best["params"],
-                                           "kernel_version": best["version"],
-                                           "verified": verdict_text(best, bool(s["simulated"]),
-                                                                    best["version"] == store.versions(sid)[0]["id"]
-                                                                    and best["verified"] is None,
-                                                                    vacuous_why(store, sid))},
+        "session": s["id"],
+        "kernel": s["kernel_path"],
+        "state": s["state"],
+        "backend": s["backend"],
+        "simulated": bool(s["simulated"]),
+        "gpu": s["gpu"],
+        "strategy": s["strategy"],
+        "results": store.count_results(sid),
+        "baseline_ms": s["baseline_ms"],
+        "best": None
+        if best is None
+        else {
+            "time_ms": best["time_ms"],
+            "params": best["params"],
+            "kernel_version": best["version"],
+            "verified": verdict_text(
+                best,
+                bool(s["simulated"]),
+                best["version"] == store.versions(sid)[0]["id"] and best["verified"] is None,
+                vacuous_why(store, sid),
+            ),
+        },
         "speedup": (s["baseline_ms"] / best["time_ms"]) if best and s["baseline_ms"] else None,
-        "steps": steps, "note": s["note"] or None, "error": s["error"] or None,
+        "steps": steps,
+        "note": s["note"] or None,
+        "error": s["error"] or None,
         "checks": _checks(store, sid),
         "check": check_summary(store, sid),
         "unverified": unverified_reason(store, sid),
@@ -88,12 +109,24 @@ def session_summary(store: Store, sid: str) -> dict:
 def _checks(store: Store, sid: str) -> dict:
     """Results checked at other sizes: how many passed, and why the others did not."""
     rows = store.checks(sid)
-    return {"passed": sum(1 for c in rows if c["ok"]),
-            "failed": [f"{c['version']} {c['key']}: {c['reason']}" for c in rows if c["ok"] is False],
-            "not_checked": [f"{c['version']} {c['key']}: {c['reason']}" for c in rows if c["ok"] is None]}
+    return {
+        "passed": sum(1 for c in rows if c["ok"]),
+        "failed": [f"{c['version']} {c['key']}: {c['reason']}" for c in rows if c["ok"] is False],
+        "not_checked": [f"{c['version']} {c['key']}: {c['reason']}" for c in rows if c["ok"] is None],
+    }
 
 
 def session_row(s: dict) -> dict:
-    return {"id": s["id"], "kernel": s["kernel_path"], "created": s["created"], "updated": s["updated"],
-            "state": s["state"], "backend": s["backend"], "simulated": bool(s["simulated"]), "gpu": s["gpu"],
-            "strategy": s["strategy"], "best_time_ms": s["best_ms"], "baseline_ms": s["baseline_ms"]}
+    return {
+        "id": s["id"],
+        "kernel": s["kernel_path"],
+        "created": s["created"],
+        "updated": s["updated"],
+        "state": s["state"],
+        "backend": s["backend"],
+        "simulated": bool(s["simulated"]),
+        "gpu": s["gpu"],
+        "strategy": s["strategy"],
+        "best_time_ms": s["best_ms"],
+        "baseline_ms": s["baseline_ms"],
+    }

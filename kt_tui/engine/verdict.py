@@ -42,6 +42,7 @@ def verdict_text(r: dict, simulated: bool, is_reference: bool = False, vacuous: 
 @dataclass(frozen=True)
 class Outcome:
     """How a run (or a verification) ended. state: finished | stopped | failed | nothing (ran, measured none)."""
+
     state: str
     error: str | None = None
     measured: int = 0  # configurations timed successfully in this run

@@ -73,9 +73,17 @@ def load_bundle(store: Store, sid: str) -> Bundle:
         raise ExportError(f"session {s['id']} has no accepted best kernel yet: nothing to export")
     versions = store.versions(s["id"])
     version = next(v for v in versions if v["id"] == best["version"])
-    return Bundle(session=s, best=best, version=version, spec=spec_of(version), original=versions[0],
-                  original_spec=spec_of(versions[0]), store=store, versions=versions,
-                  checks=store.checks(s["id"]))
+    return Bundle(
+        session=s,
+        best=best,
+        version=version,
+        spec=spec_of(version),
+        original=versions[0],
+        original_spec=spec_of(versions[0]),
+        store=store,
+        versions=versions,
+        checks=store.checks(s["id"]),
+    )
 
 
 def spec_of(version: dict) -> Spec:
@@ -85,7 +93,7 @@ def spec_of(version: dict) -> Spec:
 
 def launch_config(spec: Spec, params: dict) -> dict:
     """Grid and block at the spec's sizes, by kernel_tuner's rules (grid = ceil(size / divisors))."""
-    names = list(spec.block_size_names or BLOCK_NAMES) + list(BLOCK_NAMES[len(spec.block_size_names or []):])
+    names = list(spec.block_size_names or BLOCK_NAMES) + list(BLOCK_NAMES[len(spec.block_size_names or []) :])
     block = [int(params.get(names[0], 256)), int(params.get(names[1], 1)), int(params.get(names[2], 1))]
     sizes = spec.problem_size_values() + [1, 1]
     grid = []
@@ -114,6 +122,5 @@ def metrics(spec: Spec, time_ms: float) -> list[dict]:
         except ExprError as e:
             out.append({"metric": key, "error": str(e)})
             continue
-        out.append({"metric": key, "per_run": per_run, "per_s": per_run / (time_ms * 1e-3), "unit": unit,
-                    "peak": None})
+        out.append({"metric": key, "per_run": per_run, "per_s": per_run / (time_ms * 1e-3), "unit": unit, "peak": None})
     return out

@@ -49,10 +49,18 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
 
 def planned_files(b: Bundle, out: Path) -> list[Path]:
     name = b.name
-    return [out / f"{name}.best.cu", out / f"{name}.best.cu.toml", out / f"{name}.best.json",
-            out / f"{name}.inputs.npz", out / f"tune_{name}.py", out / "report.md", out / PLOT, out / "report.html",
-            *(out / "cache" / f"{name}-{v['id']}.json" for v in b.tuned()),
-            out / "cache" / f"{name}-{b.best['version']}.t4.json"]
+    return [
+        out / f"{name}.best.cu",
+        out / f"{name}.best.cu.toml",
+        out / f"{name}.best.json",
+        out / f"{name}.inputs.npz",
+        out / f"tune_{name}.py",
+        out / "report.md",
+        out / PLOT,
+        out / "report.html",
+        *(out / "cache" / f"{name}-{v['id']}.json" for v in b.tuned()),
+        out / "cache" / f"{name}-{b.best['version']}.t4.json",
+    ]
 
 
 def _write(path: Path, text: str) -> Path:
@@ -61,13 +69,29 @@ def _write(path: Path, text: str) -> Path:
 
 def best_summary(b: Bundle) -> dict:
     r, s = b.best, b.session
-    checks = [{"label": c["label"], "ok": c["ok"], "status": c["status"], "reason": c["reason"]}
-              for c in b.checks if c["version"] == r["version"] and c["key"] == r["key"]]
-    return {"session": b.sid, "kernel": b.name, "params": r["params"], "time_ms": r["time_ms"],
-            "baseline_ms": s["baseline_ms"], "speedup": b.speedup, "gpu": s["gpu"], "backend": s["backend"],
-            "simulated": bool(s["simulated"]), "kernel_version": r["version"], "verified": r["verified"],
-            "max_abs_err": r["max_abs_err"], "verdicts": r["verdicts"], "checks": checks, **b.launch(),
-            "metrics": metrics(b.spec, r["time_ms"])}
+    checks = [
+        {"label": c["label"], "ok": c["ok"], "status": c["status"], "reason": c["reason"]}
+        for c in b.checks
+        if c["version"] == r["version"] and c["key"] == r["key"]
+    ]
+    return {
+        "session": b.sid,
+        "kernel": b.name,
+        "params": r["params"],
+        "time_ms": r["time_ms"],
+        "baseline_ms": s["baseline_ms"],
+        "speedup": b.speedup,
+        "gpu": s["gpu"],
+        "backend": s["backend"],
+        "simulated": bool(s["simulated"]),
+        "kernel_version": r["version"],
+        "verified": r["verified"],
+        "max_abs_err": r["max_abs_err"],
+        "verdicts": r["verdicts"],
+        "checks": checks,
+        **b.launch(),
+        "metrics": metrics(b.spec, r["time_ms"]),
+    }
 
 
 def best_source(b: Bundle) -> str:
@@ -75,12 +99,15 @@ def best_source(b: Bundle) -> str:
     launch = b.launch()
     speed = f"{b.speedup:.2f}x over the original" if b.speedup else "speedup unknown"
     sim = " (SIMULATED: replayed from a recorded cache)" if b.session["simulated"] else ""
-    lines = [f"// {b.name}: best kernel of kt-tui session {b.sid}",
-             f"// GPU: {_one_line(b.session['gpu'])}{sim}, backend {b.session['backend']}",
-             f"// time: {b.best['time_ms']:.4f} ms, {speed}; kernel version {b.best['version']}",
-             f"// launch: grid {tuple(launch['grid'])}, block {tuple(launch['block'])} at sizes "
-             + ", ".join(f"{k}={v}" for k, v in b.spec.sizes.items()),
-             f"// parameters: {json.dumps(b.best['params'])}", ""]
+    lines = [
+        f"// {b.name}: best kernel of kt-tui session {b.sid}",
+        f"// GPU: {_one_line(b.session['gpu'])}{sim}, backend {b.session['backend']}",
+        f"// time: {b.best['time_ms']:.4f} ms, {speed}; kernel version {b.best['version']}",
+        f"// launch: grid {tuple(launch['grid'])}, block {tuple(launch['block'])} at sizes "
+        + ", ".join(f"{k}={v}" for k, v in b.spec.sizes.items()),
+        f"// parameters: {json.dumps(b.best['params'])}",
+        "",
+    ]
     for k, v in b.best["params"].items():
         lines += [f"#ifndef {k}", f"#define {k} {_c_value(v)}", "#endif"]
     return "\n".join(lines) + "\n\n" + b.version["source"].rstrip() + "\n"
@@ -167,9 +194,11 @@ class T4File:
 
     def __init__(self, path: Path, tune_params: dict, chunk: int = 5000):
         from ..gpu.ktimport import load  # here: the UI imports export; kernel_tuner loads on use
+
         load()
         from kernel_tuner.file_utils import get_t4_results  # after load(): kernel_tuner without torch
         from kernel_tuner.util import NpEncoder  # after load(), as above
+
         self.t4, self.encoder = get_t4_results, NpEncoder
         self.path, self.tune_params, self.chunk = path, tune_params, chunk
         self.part: list = []
@@ -196,8 +225,9 @@ class T4File:
             if exc[0] is None:
                 self._flush()
                 head = self.t4([], self.tune_params, "time")
-                self.f.write("], " + json.dumps({k: v for k, v in head.items() if k != "results"},
-                                                cls=self.encoder)[1:] + "\n")
+                self.f.write(
+                    "], " + json.dumps({k: v for k, v in head.items() if k != "results"}, cls=self.encoder)[1:] + "\n"
+                )
         finally:
             self.f.close()
 
@@ -218,16 +248,30 @@ def _is_cache(path: Path) -> bool:
 
 
 def _kt_result(r: dict) -> dict:
-    return {**r["params"], "time": r["time_ms"], "times": r["times"] or [], "compile_time": r["compile_ms"] or 0,
-            "benchmark_time": 0, "framework_time": 0, "strategy_time": 0, "verification_time": 0,
-            "timestamp": r["created"]}
+    return {
+        **r["params"],
+        "time": r["time_ms"],
+        "times": r["times"] or [],
+        "compile_time": r["compile_ms"] or 0,
+        "benchmark_time": 0,
+        "framework_time": 0,
+        "strategy_time": 0,
+        "verification_time": 0,
+        "timestamp": r["created"],
+    }
 
 
 def _cache_header(b: Bundle, v: dict) -> dict:
     spec = spec_of(v)
-    return {"device_name": b.session["gpu"], "kernel_name": spec.kernel, "problem_size": spec.problem_size_values(),
-            "tune_params_keys": list(spec.tune_params), "tune_params": spec.tune_params, "objective": "time",
-            "kt_tui": {"session": b.sid, "kernel_version": v["id"], "backend": b.session["backend"]}}
+    return {
+        "device_name": b.session["gpu"],
+        "kernel_name": spec.kernel,
+        "problem_size": spec.problem_size_values(),
+        "tune_params_keys": list(spec.tune_params),
+        "tune_params": spec.tune_params,
+        "objective": "time",
+        "kt_tui": {"session": b.sid, "kernel_version": v["id"], "backend": b.session["backend"]},
+    }
 
 
 def _cache_entries(rows):
@@ -235,5 +279,6 @@ def _cache_entries(rows):
         entry = _kt_result(r)
         if r["status"] != "ok" or r["time_ms"] is None:
             entry["time"] = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}.get(
-                r["status"], "RuntimeFailedConfig")
+                r["status"], "RuntimeFailedConfig"
+            )
         yield r["key"], entry

@@ -8,10 +8,10 @@ import json
 import re
 from pathlib import Path
 
-from ..files import write_output
 from ..engine.edits import edit_diff, edited_fields
 from ..engine.strength import check_line, state_of
 from ..engine.verdict import trusted, verdict_text
+from ..files import write_output
 from .bundle import Bundle, metrics
 
 # Imported where used: matplotlib and markdown-it, which only writing a report needs (the UI
@@ -35,6 +35,7 @@ def write_report(b: Bundle, out: Path, store=None) -> list[Path]:
 def plot_svg(b: Bundle) -> str:
     """Every measured configuration in the order it ran, coloured by kernel version, and the best so far."""
     import matplotlib
+
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
@@ -45,8 +46,13 @@ def plot_svg(b: Bundle) -> str:
         xs, ys, bx, by, best = [], [], [], [], None
         for key, time_ms, status, verified in b.store.result_times(b.sid, v["id"]):
             n += 1
-            r = {"version": v["id"], "key": key, "time_ms": time_ms, "status": status,
-                 "verified": None if verified is None else bool(verified)}
+            r = {
+                "version": v["id"],
+                "key": key,
+                "time_ms": time_ms,
+                "status": status,
+                "verified": None if verified is None else bool(verified),
+            }
             if not trusted(r, _is_reference(b, r)):
                 continue
             xs.append(n)
@@ -63,7 +69,9 @@ def plot_svg(b: Bundle) -> str:
         sx, sy = steps(bx, by)
         ax.step(sx, sy, where="post", color=dots.get_facecolor()[0], alpha=1.0, linewidth=1.6)
     if b.session.get("baseline_ms"):
-        ax.axhline(b.session["baseline_ms"], color="grey", linestyle="--", linewidth=1, label="original, default params")
+        ax.axhline(
+            b.session["baseline_ms"], color="grey", linestyle="--", linewidth=1, label="original, default params"
+        )
     ax.set_xlabel("configuration, in the order measured")
     ax.set_ylabel("time (ms)")
     ax.set_title(f"{b.name}: every measured configuration, best so far per version")
@@ -129,28 +137,50 @@ def report_markdown(b: Bundle, store=None) -> str:
     s, r = b.session, b.best
     launch = b.launch()
     sim = " (SIMULATED: replayed from a cache recorded on a real GPU)" if s["simulated"] else ""
-    lines = [f"# {_text(b.name)}: kt-tui session {b.sid}", "",
-             "| | |", "|---|---|",
-             f"| kernel | {_cell(s['kernel_path'])} |", f"| strategy | {_cell(s['strategy'])} |",
-             f"| state | {_cell(s['state'])} |", f"| GPU | {_cell(s['gpu'])}{' ' + _cell(sim) if sim else ''} |",
-             f"| backend | {_cell(s['backend'])} |", f"| started / last change | {s['created']} / {s['updated']} |",
-             f"| configurations measured | {b.count} |", ""]
+    lines = [
+        f"# {_text(b.name)}: kt-tui session {b.sid}",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| kernel | {_cell(s['kernel_path'])} |",
+        f"| strategy | {_cell(s['strategy'])} |",
+        f"| state | {_cell(s['state'])} |",
+        f"| GPU | {_cell(s['gpu'])}{' ' + _cell(sim) if sim else ''} |",
+        f"| backend | {_cell(s['backend'])} |",
+        f"| started / last change | {s['created']} / {s['updated']} |",
+        f"| configurations measured | {b.count} |",
+        "",
+    ]
     if s.get("note"):
         lines += [_text(s["note"]), ""]
     if s.get("error"):
         lines += [f"**Error:** {_text(s['error'])}", ""]
     speed = f"{b.speedup:.2f}x" if b.speedup else "-"
-    lines += ["## Best kernel", "", "| | |", "|---|---|",
-              f"| time | {_ms(r['time_ms'])} |", f"| original, default parameters | {_ms(s['baseline_ms'])} |",
-              f"| speedup | {speed} |", f"| parameters | {_cell(json.dumps(r['params']))} |",
-              f"| kernel version | {_cell(r['version'])} ({_cell(b.version['label'])}) |",
-              f"| launch | grid {tuple(launch['grid'])}, block {tuple(launch['block'])} |",
-              f"| verified | {_cell(_verdict(b, r))} |", ""]
+    lines += [
+        "## Best kernel",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| time | {_ms(r['time_ms'])} |",
+        f"| original, default parameters | {_ms(s['baseline_ms'])} |",
+        f"| speedup | {speed} |",
+        f"| parameters | {_cell(json.dumps(r['params']))} |",
+        f"| kernel version | {_cell(r['version'])} ({_cell(b.version['label'])}) |",
+        f"| launch | grid {tuple(launch['grid'])}, block {tuple(launch['block'])} |",
+        f"| verified | {_cell(_verdict(b, r))} |",
+        "",
+    ]
     checks = [c for c in b.checks if c["version"] == r["version"] and c["key"] == r["key"]]
     if checks:
-        lines += ["Checked at other sizes:", ""] + [
-            f"- {_text(c['label'])}: {'passed' if c['ok'] else 'FAILED' if c['ok'] is False else 'not checked'}"
-            + (f" ({_text(c['reason'])})" if c["reason"] else "") for c in checks] + [""]
+        lines += (
+            ["Checked at other sizes:", ""]
+            + [
+                f"- {_text(c['label'])}: {'passed' if c['ok'] else 'FAILED' if c['ok'] is False else 'not checked'}"
+                + (f" ({_text(c['reason'])})" if c["reason"] else "")
+                for c in checks
+            ]
+            + [""]
+        )
     lines += _check_md(b) + _metrics_md(b) + ["## Every measured configuration", "", _PLOT_MARK, ""]
     lines += _story_md(b, store)
     lines += ["## Best kernel source", "", _fence(b.version["source"], "cuda"), ""]
@@ -173,8 +203,10 @@ def _check_md(b: Bundle) -> list[str]:
     state = state_of(b.session)
     if state is None:
         return ["## The check", "", "Not tested (a session from before the check was tested).", ""]
-    said = check_line(state) or ("The check can fail: the original ran clean under compute-sanitizer, its "
-                                 "outputs change and a do-nothing kernel fails it.")
+    said = check_line(state) or (
+        "The check can fail: the original ran clean under compute-sanitizer, its "
+        "outputs change and a do-nothing kernel fails it."
+    )
     out = ["## The check", "", _text(said), ""]
     out += [f"- outputs: {_text(f)}" for f in state.get("fixes") or []]
     out += [f"- note: {_text(n)}" for n in state.get("notes") or []]
@@ -192,8 +224,10 @@ def _metrics_md(b: Bundle) -> list[str]:
             continue
         scale = 1e9 if m["metric"] == "bytes" else 1e12
         unit = "GB/s" if m["metric"] == "bytes" else "TFLOP/s"
-        out.append(f"- {m['metric']}: {m['per_run']:.4g} per run, {m['per_s'] / scale:.4g} {unit} "
-                   "(peak unknown: no measured peak of this GPU is stored)")
+        out.append(
+            f"- {m['metric']}: {m['per_run']:.4g} per run, {m['per_s'] / scale:.4g} {unit} "
+            "(peak unknown: no measured peak of this GPU is stored)"
+        )
     return out + [""]
 
 
@@ -203,15 +237,21 @@ def _story_md(b: Bundle, store) -> list[str]:
         steps = store.steps(b.sid)
         if steps:
             out += ["## Plan", "", "| # | step | state | reason | version |", "|---|---|---|---|---|"]
-            out += [f"| {p['seq'] + 1} | {_cell(p['title'])} | {_cell(p['state'])} | {_cell(p['reason'])} | "
-                    f"{_cell(p['version'])} |" for p in steps] + [""]
+            out += [
+                f"| {p['seq'] + 1} | {_cell(p['title'])} | {_cell(p['state'])} | {_cell(p['reason'])} | "
+                f"{_cell(p['version'])} |"
+                for p in steps
+            ] + [""]
         calls = store.llm_calls(b.sid)
         if calls:
             models = ", ".join(sorted({str(c["model"]) for c in calls if c["model"]}))
             tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
             failed = sum(1 for c in calls if c["error"])
-            out += [f"LLM: {len(calls)} calls ({failed} failed) to {_text(models or 'unknown model')}, "
-                    f"{tokens[0]} tokens in, {tokens[1]} out.", ""]
+            out += [
+                f"LLM: {len(calls)} calls ({failed} failed) to {_text(models or 'unknown model')}, "
+                f"{tokens[0]} tokens in, {tokens[1]} out.",
+                "",
+            ]
         gates = store.gates(b.sid)
         if gates:
             out += ["## Steps and decisions", ""]
@@ -219,20 +259,30 @@ def _story_md(b: Bundle, store) -> list[str]:
                 out += _gate_md(i, g)
         runs = store.runs(b.sid)
         if runs:
-            out += ["## Tuning runs", "", "| run | version | kind | search | state | configurations | started | ended |",
-                    "|---|---|---|---|---|---|---|---|"]
-            out += [f"| {_cell(x['id'])} | {_cell(x['version'])} | {_cell(x['kind'])} | {_cell(x['strategy'])} | "
-                    f"{_cell(x['state'])} | {_cell(x['total'])} | {_cell(x['started'])} | {_cell(x['ended'])} |"
-                    for x in runs] + [""]
+            out += [
+                "## Tuning runs",
+                "",
+                "| run | version | kind | search | state | configurations | started | ended |",
+                "|---|---|---|---|---|---|---|---|",
+            ]
+            out += [
+                f"| {_cell(x['id'])} | {_cell(x['version'])} | {_cell(x['kind'])} | {_cell(x['strategy'])} | "
+                f"{_cell(x['state'])} | {_cell(x['total'])} | {_cell(x['started'])} | {_cell(x['ended'])} |"
+                for x in runs
+            ] + [""]
     return out
 
 
 def _gate_md(i: int, g: dict) -> list[str]:
     d = g["decision"] or {}
     who = {"policy": "policy (headless)", "user": "you", "autopilot": "autopilot"}.get(d.get("by"), d.get("by") or "-")
-    out = [f"### {i}. {_text(g['title'])}", "",
-           f"{_text(g['kind'])} gate, opened {g['created']}; decision: **{_text(d.get('choice') or 'pending')}** "
-           f"by {_text(who)}" + (f" at {g['decided']}" if g["decided"] else ""), ""]
+    out = [
+        f"### {i}. {_text(g['title'])}",
+        "",
+        f"{_text(g['kind'])} gate, opened {g['created']}; decision: **{_text(d.get('choice') or 'pending')}** "
+        f"by {_text(who)}" + (f" at {g['decided']}" if g["decided"] else ""),
+        "",
+    ]
     body = g["body"] if isinstance(g["body"], dict) else {}
     if d.get("choice") == "edit":
         before = d.get("before") if isinstance(d.get("before"), dict) else edited_fields(body, d.get("value"))
@@ -249,27 +299,48 @@ def _gate_md(i: int, g: dict) -> list[str]:
         if body.get("effect"):
             out += [_text(body["effect"]), ""]
         if d.get("choice") == "approve":
-            out += ["Accepted: the new best." if current is None or new < current else
-                    f"Accepted, but slower: the best stays at {_ms(current)}.", ""]
+            out += [
+                "Accepted: the new best."
+                if current is None or new < current
+                else f"Accepted, but slower: the best stays at {_ms(current)}.",
+                "",
+            ]
     comp = body.get("compile")
     if isinstance(comp, dict) and comp.get("ok") is not None:
-        res = "; ".join(f"{_text(k)}: {v.get('registers')} registers, {v.get('shared_bytes')} B shared, "
-                        f"{v.get('spill_stores', 0)} spill stores" for k, v in (comp.get("resources") or {}).items()
-                        if isinstance(v, dict))
-        out += [("Compiled with nvcc" + (f" ({res})" if res else "") if comp["ok"]
-                 else f"Did not compile: {_text(comp.get('reason') or comp.get('errors') or '')}"), ""]
+        res = "; ".join(
+            f"{_text(k)}: {v.get('registers')} registers, {v.get('shared_bytes')} B shared, "
+            f"{v.get('spill_stores', 0)} spill stores"
+            for k, v in (comp.get("resources") or {}).items()
+            if isinstance(v, dict)
+        )
+        out += [
+            (
+                "Compiled with nvcc" + (f" ({res})" if res else "")
+                if comp["ok"]
+                else f"Did not compile: {_text(comp.get('reason') or comp.get('errors') or '')}"
+            ),
+            "",
+        ]
     for c in body.get("checks") or []:
         if isinstance(c, dict):
-            out.append(f"- at {_text(c.get('label'))}: {_text(c.get('status'))}"
-                       + (f" ({_text(c['reason'])})" if c.get("reason") else ""))
+            out.append(
+                f"- at {_text(c.get('label'))}: {_text(c.get('status'))}"
+                + (f" ({_text(c['reason'])})" if c.get("reason") else "")
+            )
     if body.get("checks"):
         out.append("")
     verdicts = body.get("verdicts") or []
     if isinstance(verdicts, list) and verdicts:
-        out += ["Verification: " + "; ".join(
-            f"{_text(v.get('output'))} {'ok' if v.get('ok') else 'WRONG'}" + (
-                f" (max abs err {v['max_abs_err']:.3g})" if isinstance(v.get("max_abs_err"), (int, float)) else "")
-            for v in verdicts if isinstance(v, dict)), ""]
+        out += [
+            "Verification: "
+            + "; ".join(
+                f"{_text(v.get('output'))} {'ok' if v.get('ok') else 'WRONG'}"
+                + (f" (max abs err {v['max_abs_err']:.3g})" if isinstance(v.get("max_abs_err"), (int, float)) else "")
+                for v in verdicts
+                if isinstance(v, dict)
+            ),
+            "",
+        ]
     if body.get("diff"):
         out += [_fence(str(body["diff"]), "diff"), ""]
     return out
@@ -283,9 +354,12 @@ pre{background:#f5f5f5;padding:.6rem;overflow-x:auto;font-size:.85rem}svg{max-wi
 
 def report_html(b: Bundle, md: str, svg: str) -> str:
     from markdown_it import MarkdownIt
+
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(md)
-    inline = svg[svg.find("<svg"):]
+    inline = svg[svg.find("<svg") :]
     body = body.replace(f"<p>{_PLOT_MARK}</p>", f'<figure class="plot">{inline}</figure>')
     title = html.escape(f"{b.name}: kt-tui session {b.sid}")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-            f"<style>{CSS}</style></head><body>\n{body}</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"<style>{CSS}</style></head><body>\n{body}</body></html>\n"
+    )

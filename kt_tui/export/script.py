@@ -152,20 +152,33 @@ def script_text(b: Bundle, inputs_name: str) -> str:
     spec, orig = b.spec, b.original_spec
     outputs = {i: list(a.tolerance()) for i, a in enumerate(spec.args) if a.output}
     return TEMPLATE.format(
-        sid=_safe_doc(b.sid), kernel=_safe_doc(b.name), inputs=repr(inputs_name), script=_safe_doc(f"tune_{b.name}.py"),
-        cachefile=repr(f"tune_{b.name}.cache.json"), t4file=repr(f"tune_{b.name}.t4.json"),
-        kernel_name=repr(spec.kernel), problem_size=_py(_size(spec.problem_size_values())),
-        tune_params=_py(spec.tune_params), restrictions=_py(_parsed(spec.restrictions)),
-        grid_div_x=_py(_parsed(spec.grid_div_x)), grid_div_y=_py(_parsed(spec.grid_div_y)),
+        sid=_safe_doc(b.sid),
+        kernel=_safe_doc(b.name),
+        inputs=repr(inputs_name),
+        script=_safe_doc(f"tune_{b.name}.py"),
+        cachefile=repr(f"tune_{b.name}.cache.json"),
+        t4file=repr(f"tune_{b.name}.t4.json"),
+        kernel_name=repr(spec.kernel),
+        problem_size=_py(_size(spec.problem_size_values())),
+        tune_params=_py(spec.tune_params),
+        restrictions=_py(_parsed(spec.restrictions)),
+        grid_div_x=_py(_parsed(spec.grid_div_x)),
+        grid_div_y=_py(_parsed(spec.grid_div_y)),
         grid_div_z=_py(_parsed(spec.grid_div_z)),
-        block_size_names=_py(spec.block_size_names), compiler_options=_py(list(spec.compiler_options)),
-        iterations=repr(int(spec.iterations)), tolerances=_py(outputs),
+        block_size_names=_py(spec.block_size_names),
+        compiler_options=_py(list(spec.compiler_options)),
+        iterations=repr(int(spec.iterations)),
+        tolerances=_py(outputs),
         best=_py({"time_ms": b.best["time_ms"], "params": b.best["params"]}),
-        backend=repr(b.session.get("backend") if b.session.get("backend") in ("pycuda", "cupy", "nvcuda") else "pycuda"),
+        backend=repr(
+            b.session.get("backend") if b.session.get("backend") in ("pycuda", "cupy", "nvcuda") else "pycuda"
+        ),
         original_params=_py(orig.baseline_params()),
         original_grid_div=_py(tuple(_parsed(g) for g in (orig.grid_div_x, orig.grid_div_y, orig.grid_div_z))),
         original_block_size_names=_py(orig.block_size_names),
-        source=repr(b.version["source"]), original_source=repr(b.original["source"]))
+        source=repr(b.version["source"]),
+        original_source=repr(b.original["source"]),
+    )
 
 
 def _safe_doc(text: str) -> str:

@@ -26,10 +26,18 @@ from ..redact import for_terminal
 from ..store.problems import db_problem
 from ..ui.services import Services
 from .early import local_worker
-from .listing import open_store
 from .headless import make_policy, progress_printer, run_headless
-from .session import (checked_choice, load_kernel_spec, new_session, open_new, open_stored, read_kernel_file,
-                      resume_backend, stored_llm)
+from .listing import open_store
+from .session import (
+    checked_choice,
+    load_kernel_spec,
+    new_session,
+    open_new,
+    open_stored,
+    read_kernel_file,
+    resume_backend,
+    stored_llm,
+)
 
 
 class SessionNotFound(UserError):
@@ -47,8 +55,12 @@ def make_worker(settings: Settings, start: bool = False):
     if gpu_pool.wanted(settings):
         logs = settings.data_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
-        pool = gpu_pool.GpuPool(gpu_pool.parse_gpus(settings.gpus), settings.ray_address, settings.allow_mixed,
-                                log_path=str(logs / "gpu-worker.log"))
+        pool = gpu_pool.GpuPool(
+            gpu_pool.parse_gpus(settings.gpus),
+            settings.ray_address,
+            settings.allow_mixed,
+            log_path=str(logs / "gpu-worker.log"),
+        )
         pool.start_early()  # Ray and the workers start while the session loads and probes
         return pool
     return local_worker(settings, start)
@@ -56,14 +68,21 @@ def make_worker(settings: Settings, start: bool = False):
 
 def tui_services() -> Services:
     """What the terminal UI calls on this layer (it never imports front/)."""
-    return Services(open_new=open_new, open_stored=open_stored, make_worker=make_worker, make_engine=make_engine,
-                    llm_factory=llm_factory, make_policy=make_policy)
+    return Services(
+        open_new=open_new,
+        open_stored=open_stored,
+        make_worker=make_worker,
+        make_engine=make_engine,
+        llm_factory=llm_factory,
+        make_policy=make_policy,
+    )
 
 
 def tui_app(settings: Settings, store, **target):
     """The Textual app, given what it needs from here; target: kernel_file, spec_path, kernel_name,
     resume (a session id) or browse."""
     from ..ui.app import KtApp  # Textual loads only for the TUI
+
     return KtApp(settings, store, tui_services(), **target)
 
 
@@ -76,12 +95,16 @@ def browse_sessions(settings: Settings) -> int:
 
 def export_results(settings: Settings, args: argparse.Namespace) -> int:
     from ..export import export_session  # here: `run` and `resume` load no exporter
+
     store = open_store(settings)
     sid = find_session(store, args.session)["id"]
     holder = store.lock_holder(sid)
     if holder:  # read as it stands: every row is committed when written
-        print(f"kt-tui: note: session {sid} is running in process {holder.get('pid')} (since {holder.get('since')}): "
-              "exported what is stored now", file=sys.stderr)
+        print(
+            f"kt-tui: note: session {sid} is running in process {holder.get('pid')} (since {holder.get('since')}): "
+            "exported what is stored now",
+            file=sys.stderr,
+        )
     out = export_session(store, sid, args.out, force=args.force)
     if args.json:
         print(json.dumps(out, indent=2))
@@ -122,13 +145,25 @@ def llm_factory(settings: Settings):
 
     def make(on_call):
         from ..llm.client import LlmClient  # openai loads only when an LLM is used
+
         return LlmClient.from_settings(settings, on_call=on_call)
+
     return make
 
 
 def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_event):
-    return Engine(store, sid, gpu, choice, decide, on_event, cache_dir=settings.data_dir / "caches",
-                  timeout_s=settings.timeout_s, make_llm=llm_factory(settings), options=settings.strategy_options())
+    return Engine(
+        store,
+        sid,
+        gpu,
+        choice,
+        decide,
+        on_event,
+        cache_dir=settings.data_dir / "caches",
+        timeout_s=settings.timeout_s,
+        make_llm=llm_factory(settings),
+        options=settings.strategy_options(),
+    )
 
 
 def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_flagged: bool = False) -> int:
@@ -163,7 +198,6 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
     if gpu is None:
         gpu = make_worker(settings, start=True)
     try:
-
         check_strategy(settings.strategy, settings.strategy_options())
         kf = read_kernel_file(args.kernel_path)
         kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
@@ -204,6 +238,7 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
 def _imported_kernel(script: str) -> str:
     """`kt-tui SCRIPT.py`: import the kernel_tuner script, then open its first kernel."""
     from ..importer.run import ImportFailed, import_script  # here: only this command imports scripts
+
     done, problems, notes = import_script(script)
     for line in [*notes, *problems]:
         print(for_terminal(f"kt-tui: import: {line}"), file=sys.stderr)

@@ -8,8 +8,8 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..paths import data_dir
 from ..gpu.client import GpuWorker
+from ..paths import data_dir
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -41,6 +41,7 @@ def resume_line(db: str, sid: str | None) -> str | None:
     its results and best so far, from a few indexed reads (it may hold 100,000 results). None for
     a session not found (the command says so)."""
     from ..store import Store  # here: `run` starts its worker without loading the store first
+
     try:
         store = Store(db)
         rows = store.sessions()
@@ -50,8 +51,9 @@ def resume_line(db: str, sid: str | None) -> str | None:
     s = (found[0] if len(found) == 1 else None) if sid else (rows[0] if rows else None)
     if s is None:
         return None
-    pending = store.conn.execute("SELECT title FROM gates WHERE session = ? AND state = 'pending' "
-                                 "ORDER BY seq DESC LIMIT 1", [s["id"]]).fetchone()
+    pending = store.conn.execute(
+        "SELECT title FROM gates WHERE session = ? AND state = 'pending' ORDER BY seq DESC LIMIT 1", [s["id"]]
+    ).fetchone()
     line = f"session {s['id']} ({s['strategy']}, {s['kernel_name']}): {s['state']}"
     line += f' at "{pending[0]}"' if pending else ""
     line += f"; {store.count_results(s['id'])} results"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import signal
 import sys
 
-from ..engine.core import Engine
 from ..engine import events
+from ..engine.core import Engine
 from ..engine.events import Decision, Event, Gate
 from ..engine.registry import get_strategy
 from ..redact import for_terminal
@@ -23,6 +23,7 @@ def make_policy(allow_flagged: bool = False):
         if why:
             print(for_terminal(why), file=sys.stderr, flush=True)
         return Decision(choice, by="policy")
+
     return policy
 
 
@@ -56,6 +57,7 @@ def progress_printer(stream=None):
                 print(for_terminal(text), file=out, flush=True)
             case events.RunEnded(error=error) if error:
                 print(for_terminal(f"run {e.run} {e.state}: {error}"), file=out, flush=True)
+
     return on_event
 
 
@@ -64,8 +66,12 @@ def run_headless(engine: Engine, strategy_name: str) -> str:
     previous = signal.getsignal(signal.SIGINT)
 
     def on_sigint(signum, frame):
-        print("stopping: an LLM call in flight is cancelled, a tuning run ends after the current configuration "
-              "(Ctrl-C again to abort)", file=sys.stderr, flush=True)
+        print(
+            "stopping: an LLM call in flight is cancelled, a tuning run ends after the current configuration "
+            "(Ctrl-C again to abort)",
+            file=sys.stderr,
+            flush=True,
+        )
         engine.request_stop()
         signal.signal(signal.SIGINT, previous)
 

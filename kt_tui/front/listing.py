@@ -52,9 +52,18 @@ def list_sessions(db: str, as_json: bool) -> int:
     if not rows:
         print(f"no sessions yet in {store.path}")
         return 0
-    table = [COLUMNS] + [(r["id"], Path(r["kernel"] or "").name, r["created"], r["state"],
-                          (r["gpu"] or "") + (" (SIMULATED)" if r["simulated"] else ""),
-                          _ms(r["baseline_ms"]), _ms(r["best_time_ms"])) for r in rows]
+    table = [COLUMNS] + [
+        (
+            r["id"],
+            Path(r["kernel"] or "").name,
+            r["created"],
+            r["state"],
+            (r["gpu"] or "") + (" (SIMULATED)" if r["simulated"] else ""),
+            _ms(r["baseline_ms"]),
+            _ms(r["best_time_ms"]),
+        )
+        for r in rows
+    ]
     table = [[_text(v) for v in row] for row in table]
     widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
     lines = [f"kt-tui sessions in {store.path}"]

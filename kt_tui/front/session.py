@@ -14,8 +14,16 @@ from ..files import SPEC_MAX, FileRefused, read_text_file
 from ..gpu.client import GpuWorker
 from ..gpu.probe_cache import cached_probe
 from ..kernel.source import Kernel, SourceError, find_kernels, pick_kernel, read_source
-from ..kernel.spec import (Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for, version_hash,
-                           version_ids)
+from ..kernel.spec import (
+    Spec,
+    SpecError,
+    dump_spec,
+    load_spec,
+    spec_from_plain,
+    spec_path_for,
+    version_hash,
+    version_ids,
+)
 from ..redact import MASK
 from ..store import Store
 
@@ -50,12 +58,19 @@ def load_kernel_spec(kf: KernelFile, spec_path: str | Path | None, kernel_name: 
 
 
 def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
-    return [s for s in (settings.sim_cache, str(kernel_path.parent / "recorded"),
-                        str(settings.data_dir / "caches")) if s]
+    return [
+        s for s in (settings.sim_cache, str(kernel_path.parent / "recorded"), str(settings.data_dir / "caches")) if s
+    ]
 
 
-def pick_backend(settings: Settings, gpu: GpuWorker, kernel: str, version: str | list[str], kernel_path: Path,
-                 request: str | None = None) -> BackendChoice:
+def pick_backend(
+    settings: Settings,
+    gpu: GpuWorker,
+    kernel: str,
+    version: str | list[str],
+    kernel_path: Path,
+    request: str | None = None,
+) -> BackendChoice:
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
     return choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
 
@@ -63,24 +78,37 @@ def pick_backend(settings: Settings, gpu: GpuWorker, kernel: str, version: str |
 def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> BackendChoice:
     """The backend for a new session, and the kernel compile-checked for it. Once a GPU is picked,
     while nvcc still runs, the worker makes the inputs and opens the device for the first job."""
+
     def pick() -> BackendChoice:
         choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
         if prepare is not None and not choice.simulated:
             prepare(spec.to_dict(), choice.backend, kf.source)
         return choice
+
     return checked_backend(pick, kf.source, spec, kf.path, quick_pick=settings.backend == "sim")
 
 
 def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, choice: BackendChoice) -> str:
     vid = version_hash(kf.source, spec)
     sid = store.create_session(
-        kernel_path=str(kf.path.resolve()), kernel_name=spec.kernel, strategy=settings.strategy,
-        backend=choice.backend, backend_request=settings.backend, gpu=choice.gpu, simulated=int(choice.simulated),
-        sim_cache=settings.sim_cache, note=choice.note, settings=json.dumps(settings.public()))
+        kernel_path=str(kf.path.resolve()),
+        kernel_name=spec.kernel,
+        strategy=settings.strategy,
+        backend=choice.backend,
+        backend_request=settings.backend,
+        gpu=choice.gpu,
+        simulated=int(choice.simulated),
+        sim_cache=settings.sim_cache,
+        note=choice.note,
+        settings=json.dumps(settings.public()),
+    )
     store.add_version(sid, vid, kf.source, dump_spec(spec), spec.to_dict(), label="original")
-    store.add_event(sid, "created", {"kernel": str(kf.path), "version": vid, "backend": choice.backend,
-                                     "gpu": choice.gpu, "note": choice.note})
+    store.add_event(
+        sid,
+        "created",
+        {"kernel": str(kf.path), "version": vid, "backend": choice.backend, "gpu": choice.gpu, "note": choice.note},
+    )
     return sid
 
 
@@ -110,8 +138,9 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
             choice = BackendChoice("none", s.get("gpu") or "", note=f"Nothing can be measured here: {first}")
         store.add_event(sid, "backend_fallback", {"from": request, "to": choice.backend, "note": choice.note})
     if choice.backend != s.get("backend"):
-        store.update_session(sid, backend=choice.backend, gpu=choice.gpu, simulated=int(choice.simulated),
-                             note=choice.note)
+        store.update_session(
+            sid, backend=choice.backend, gpu=choice.gpu, simulated=int(choice.simulated), note=choice.note
+        )
     return choice
 
 
@@ -135,31 +164,39 @@ def stored_llm(store: Store, settings: Settings, sid: str) -> str:
     if not stored.get("model"):
         return ""
     if not settings.base_url and MASK in (stored.get("base_url") or ""):
-        return (f"The LLM this session was made with ({stored['model']} at {stored['base_url']}) is not called: "
-                "the endpoint's credentials were not stored; pass --base-url and --model again.")
+        return (
+            f"The LLM this session was made with ({stored['model']} at {stored['base_url']}) is not called: "
+            "the endpoint's credentials were not stored; pass --base-url and --model again."
+        )
     settings.model = stored["model"]
     settings.base_url = settings.base_url or stored.get("base_url")
-    return (f"Using the LLM this session was made with: {settings.model} at {settings.base_url or 'the default endpoint'} "
-            f"(--model/--base-url choose another, --llm none goes without).")
+    return (
+        f"Using the LLM this session was made with: {settings.model} at {settings.base_url or 'the default endpoint'} "
+        f"(--model/--base-url choose another, --llm none goes without)."
+    )
 
 
 def open_new(settings: Settings, store: Store, kf: KernelFile, spec: Spec):
     """prepare(gpu) -> (sid, choice) for a new session: the backend is picked (and the kernel
     compile-checked for it) once the GPU worker runs; the session is stored and locked."""
+
     def prepare(gpu):
         choice = checked_choice(settings, gpu, kf, spec)
         sid = new_session(store, settings, kf, spec, choice)
         store.lock(sid)
         return sid, choice
+
     return prepare
 
 
 def open_stored(settings: Settings, store: Store, sid: str):
     """prepare(gpu) -> (sid, choice) for a stored session: locked first, then its LLM and backend."""
+
     def prepare(gpu):
         store.lock(sid)  # SessionLocked: another process runs it; the screen says which
         note = stored_llm(store, settings, sid)
         choice = resume_backend(store, settings, gpu, sid)
         choice.note = " ".join(n for n in (choice.note, note) if n)
         return sid, choice
+
     return prepare

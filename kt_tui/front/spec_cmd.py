@@ -40,8 +40,10 @@ def draft_command(args) -> int:
     drafted = draft(kernel, src=kf.source)
     spec = drafted.spec
     note = draft_note(spec)
-    text = ("# drafted by kt-tui spec from the kernel's index math: check sizes, inputs and outputs,\n"
-            "# above all the values marked `# guess:`\n" + drafted.text())
+    text = (
+        "# drafted by kt-tui spec from the kernel's index math: check sizes, inputs and outputs,\n"
+        "# above all the values marked `# guess:`\n" + drafted.text()
+    )
     path = Path(args.spec) if args.spec else spec_path_for(kf.path)
     if getattr(args, "llm", False):
         return llm_gate(args, kf, kernel, text, drafted.text(), path)  # the model sees the guesses
@@ -68,6 +70,7 @@ def llm_gate(args, kf, kernel, heuristic: str, draft: str, path: Path) -> int:
     """The LLM drafts, its draft is checked, then shown as changes to the heuristic draft: approve
     writes it, edit opens it in $VISUAL / $EDITOR first, skip writes the heuristic draft."""
     from ..llm.client import LlmClient  # openai loads only for `spec --llm`
+
     if not args.print and os.path.lexists(path):
         raise UserError(f"{path}: exists; not overwritten (use --print to see a draft, --check to check it)")
     settings = load_settings({"model": args.model, "base_url": args.base_url})
@@ -108,8 +111,10 @@ def llm_gate(args, kf, kernel, heuristic: str, draft: str, path: Path) -> int:
 
 def _choose() -> str:
     if not sys.stdin.isatty():
-        raise UserError("not written: the LLM's draft waits for a decision; pass --approve to write it, "
-                        "--print to see it, or run on a terminal to approve, edit or skip")
+        raise UserError(
+            "not written: the LLM's draft waits for a decision; pass --approve to write it, "
+            "--print to see it, or run on a terminal to approve, edit or skip"
+        )
     while True:
         answer = input("[a]pprove  [e]dit  [s]kip (write the heuristic draft)  [q]uit: ").strip().lower()
         for choice in ("approve", "edit", "skip", "quit"):
@@ -139,7 +144,9 @@ def check_command(args) -> int:
     kf = read_kernel_file(args.kernel_path)
     kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
     if not gpu_compile.find_nvcc() and not gpu_compile.find_nvrtc():
-        raise UserError(f"{kf.path}: the spec is valid, but no CUDA compiler (nvcc or NVRTC) is here to compile-check it")
+        raise UserError(
+            f"{kf.path}: the spec is valid, but no CUDA compiler (nvcc or NVRTC) is here to compile-check it"
+        )
     result = compile_spec(kf.source, spec)
     if not result.ok:
         first = result.errors[0] if result.errors else None
@@ -151,17 +158,21 @@ def check_command(args) -> int:
         return 2
     if refkernel.is_kernel(spec.reference):
         derived, params = refkernel.run_spec(spec)
-        ref = gpu_compile.compile_check(refkernel.source(spec), params, compiler_options=spec.compiler_options or None, spec=derived)
+        ref = gpu_compile.compile_check(
+            refkernel.source(spec), params, compiler_options=spec.compiler_options or None, spec=derived
+        )
         if not ref.ok:
             first = ref.errors[0] if ref.errors else None
             line = f" line {first.line}" if first and first.line else ""
             text = first.text if first else (ref.reason or "the compile failed")
-            print(for_terminal(f"kt-tui: {kf.path}: reference.kernel ({spec.reference['kernel']}){line}: error: {text}"),
-                  file=sys.stderr)
+            print(
+                for_terminal(f"kt-tui: {kf.path}: reference.kernel ({spec.reference['kernel']}){line}: error: {text}"),
+                file=sys.stderr,
+            )
             return 2
     regs = result.resources.get(kernel.name) or next(iter(result.resources.values()), None)
     extra = f", {regs.registers} registers" if regs else ""
-    unverified = f"; UNVERIFIED: verify = \"none\" ({spec.verify_reason})" if spec.verify == "none" else ""
+    unverified = f'; UNVERIFIED: verify = "none" ({spec.verify_reason})' if spec.verify == "none" else ""
     if refkernel.is_kernel(spec.reference):
         unverified += f"; expected: {refkernel.describe(spec)} (compiles)"
     said = test_check(args, kf, spec) if spec.verify != "none" else ""
@@ -181,6 +192,7 @@ def gpu_backend(request: str | None) -> tuple[str | None, str]:
     if request != "auto":
         return request, ""
     from ..gpu.client import GpuWorker  # here: only `spec --check` on a machine with a driver starts one
+
     settings = load_settings({})
     worker = GpuWorker()
     try:
@@ -198,8 +210,10 @@ def test_check(args, kf, spec) -> str | None:
     if backend is None:
         state = checkrun.check_strength(kf.source, spec, None)
         if state["state"] == "unchecked":
-            return f"; check NOT tested: no GPU here ({why}): out of bounds, a check that proves nothing and " \
-                   "the outputs are unknown until a GPU runs it"
+            return (
+                f"; check NOT tested: no GPU here ({why}): out of bounds, a check that proves nothing and "
+                "the outputs are unknown until a GPU runs it"
+            )
     else:
         try:
             state = checkrun.check_strength(kf.source, spec, backend)
@@ -211,8 +225,12 @@ def test_check(args, kf, spec) -> str | None:
     if refused := checkrun.refusal(spec, state.get("result_params") or {}):
         problems.append(refused)
     if problems:
-        print(f"kt-tui: {kf.path}: VACUOUS CHECK: {problems[0]}" if state["state"] == "vacuous"
-              else f"kt-tui: {kf.path}: {problems[0]}", file=sys.stderr)
+        print(
+            f"kt-tui: {kf.path}: VACUOUS CHECK: {problems[0]}"
+            if state["state"] == "vacuous"
+            else f"kt-tui: {kf.path}: {problems[0]}",
+            file=sys.stderr,
+        )
         for p in problems[1:]:
             print(f"  {p}", file=sys.stderr)
         return None
@@ -222,8 +240,11 @@ def test_check(args, kf, spec) -> str | None:
     memcheck = next((n for n in notes if n.startswith("memcheck")), None)
     mutant = next((n for n in notes if n.startswith("no do-nothing kernel")), None)
     sizes = 1 + len(spec.extra_sizes())
-    parts = [memcheck.replace(": not run:", " NOT run:") if memcheck else f"memcheck clean at {sizes} size(s)",
-             "the outputs change", mutant or "a do-nothing kernel fails it"]
+    parts = [
+        memcheck.replace(": not run:", " NOT run:") if memcheck else f"memcheck clean at {sizes} size(s)",
+        "the outputs change",
+        mutant or "a do-nothing kernel fails it",
+    ]
     rest = [n for n in notes if n not in (memcheck, mutant)]
     return f"; check tested on {backend}: " + ", ".join(parts) + "".join(f"; {n}" for n in rest)
 

@@ -18,8 +18,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -31,8 +31,7 @@ from .compile import _kill
 from .env import scrubbed_env
 from .sanitize import SanitizeReport, sanitize
 
-NO_GPU = ("no GPU here ({}): the check's strength (sanitizer, do-nothing kernel, changed arguments) "
-          "was not tested")
+NO_GPU = "no GPU here ({}): the check's strength (sanitizer, do-nothing kernel, changed arguments) was not tested"
 GEOMETRY = ("block_size_x", "block_size_y", "block_size_z")
 
 
@@ -65,18 +64,24 @@ def refusal(spec: Spec, changing: dict[str, str]) -> str:
     if not changing or refkernel.is_kernel(spec.reference):
         return ""
     said = "; ".join(f"`{n}`: {why}" for n, why in changing.items())
-    return (f"the tuned parameter(s) {', '.join(changing)} change the original's outputs ({said}): the "
-            "baseline's outputs cannot check other values of them. Add a [reference] kernel that reads them "
-            "(its outputs are then taken per configuration), or keep one value of each in [tune_params]")
+    return (
+        f"the tuned parameter(s) {', '.join(changing)} change the original's outputs ({said}): the "
+        "baseline's outputs cannot check other values of them. Add a [reference] kernel that reads them "
+        "(its outputs are then taken per configuration), or keep one value of each in [tune_params]"
+    )
 
 
 # -- compute-sanitizer at every size -----------------------------------------------------------
-_FINDING = re.compile(r"=+\s*(Invalid __\w+__ (?:read|write|atomic)[^\n]*|Out-of-range[^\n]*|"
-                      r"Misaligned[^\n]*|Program hit [^\n]*)")
+_FINDING = re.compile(
+    r"=+\s*(Invalid __\w+__ (?:read|write|atomic)[^\n]*|Out-of-range[^\n]*|"
+    r"Misaligned[^\n]*|Program hit [^\n]*)"
+)
 _AT = re.compile(r"=+\s+at (?:0x[0-9a-f]+ in )?([^\n]+)")
 _ADDRESS = re.compile(r"Address (0x[0-9a-fA-F]+)")
-_NEAREST = re.compile(r"is ([\d,]+) bytes? (after|before) the nearest allocation at (0x[0-9a-fA-F]+) of size "
-                      r"([\d,]+) bytes?")
+_NEAREST = re.compile(
+    r"is ([\d,]+) bytes? (after|before) the nearest allocation at (0x[0-9a-fA-F]+) of size "
+    r"([\d,]+) bytes?"
+)
 
 
 def _int(text: str) -> int:
@@ -90,14 +95,22 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str
     m = _FINDING.search(text)
     where = f"at {label}" if label else "at the spec's size"
     oob = "out of bounds" in text or "Invalid __" in text
-    head = (f"the original kernel {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "
-            f"{where} ({report.errors} error(s) under memcheck)")
+    head = (
+        f"the original kernel {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "
+        f"{where} ({report.errors} error(s) under memcheck)"
+    )
     if not m:
-        first = next((ln.strip("= ").strip() for ln in text.splitlines() if ln.startswith("=========") and
-                      "COMPUTE-SANITIZER" not in ln and ln.strip("= ").strip()), "")
+        first = next(
+            (
+                ln.strip("= ").strip()
+                for ln in text.splitlines()
+                if ln.startswith("=========") and "COMPUTE-SANITIZER" not in ln and ln.strip("= ").strip()
+            ),
+            "",
+        )
         return f"{head}: {first}" if first else head
     what = m.group(1).strip()
-    rest = text[m.end():m.end() + 1200]
+    rest = text[m.end() : m.end() + 1200]
     at = _AT.search(rest)
     near = _NEAREST.search(rest)
     address = _ADDRESS.search(rest)
@@ -108,8 +121,7 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str
         start = int(near.group(3), 16)
         if names:  # the offset from the allocation's start: the address, or the distance the sanitizer gives
             gap = _int(near.group(1))
-            offset = (int(address.group(1), 16) - start if address
-                      else size + gap if near.group(2) == "after" else -gap)
+            offset = int(address.group(1), 16) - start if address else size + gap if near.group(2) == "after" else -gap
             arg = " or ".join(f"`{n}`[{offset // item}] ({size // item} elements long)" for n, item in names)
             return f"{head}: {arg} is read or written ({detail}; the address {near.group(0)})"
         return f"{head}: {detail}; {near.group(0)}"
@@ -124,8 +136,9 @@ def _args_of_bytes(spec: Spec, sizes: dict, nbytes: int) -> list[tuple[str, int]
     return [(a.name, v.itemsize) for a, v in zip(spec.args, values) if a.is_array and v.nbytes == nbytes]
 
 
-def sanitize_sizes(source: str, spec: Spec, backend: str, run: Callable = sanitize,
-                   timeout_s: float = 300.0) -> tuple[str, list[str]]:
+def sanitize_sizes(
+    source: str, spec: Spec, backend: str, run: Callable = sanitize, timeout_s: float = 300.0
+) -> tuple[str, list[str]]:
     """memcheck on the original at its baseline, at the spec's size and every check size:
     ("" or the first out-of-bounds finding, notes on sizes that could not be checked)."""
     params = spec.baseline_params()
@@ -152,8 +165,9 @@ def child_runs(source: str, spec: Spec) -> tuple[list[dict], str]:
     except NoMutant as e:
         why = str(e)
     for name, value in result_param_candidates(spec, source).items():
-        runs.append({"name": f"param:{name}", "param": name, "value": value, "source": source,
-                     "params": {**base, name: value}})
+        runs.append(
+            {"name": f"param:{name}", "param": name, "value": value, "source": source, "params": {**base, name: value}}
+        )
     return runs, why
 
 
@@ -163,8 +177,16 @@ def run_child(job: dict, out: Path, timeout_s: float) -> str:
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     cmd = [sys.executable, "-m", "kt_tui.gpu.checkrun", str(Path(out, "job.json")), str(out)]
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                                env=env, cwd=out, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            env=env,
+            cwd=out,
+            start_new_session=True,
+        )
     except OSError as e:
         return f"cannot run {sys.executable}: {e.strerror or e}"
     try:
@@ -198,12 +220,18 @@ def judge(spec: Spec, arrays: dict[str, dict], runs: list[dict], notes: list[str
         if run.get("param") and got is not None:
             differ = [n for n in outs if n in got and not strength.same(got[n], outs[n], tol[n])]
             if differ:
-                changing[run["param"]] = (f"at {run['param']}={run['value']} `{differ[0]}` differs from the baseline's")
+                changing[run["param"]] = f"at {run['param']}={run['value']} `{differ[0]}` differs from the baseline's"
     return strength.verdict(reasons, fixes, changed=changed, notes=notes, result_params=changing)
 
 
-def check_strength(source: str, spec: Spec, backend: str | None, timeout_s: float = 300.0,
-                   sanitizer: Callable = sanitize, child: Callable = run_child) -> dict:
+def check_strength(
+    source: str,
+    spec: Spec,
+    backend: str | None,
+    timeout_s: float = 300.0,
+    sanitizer: Callable = sanitize,
+    child: Callable = run_child,
+) -> dict:
     """The check's state: vacuous / ok / unchecked (no GPU) with why, the fixes to [outputs], the
     parameters that change the outputs; raises OutOfBounds when the original leaves its arrays."""
     if backend in (None, "sim", "none"):
@@ -274,4 +302,3 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-

@@ -10,14 +10,14 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Callable
 from multiprocessing import resource_tracker
-from typing import Callable
 
-from .worker.main import main as worker_main
 from .env import secret_names
 from .protocol import BACKENDS, CheckJob, PrepareJob, ProbeJob, TuneJob
 from .supervise import kill_tree
 from .timeline import mark
+from .worker.main import main as worker_main
 
 _ENV_LOCK = threading.Lock()
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
@@ -112,8 +112,19 @@ class GpuWorker:
                 if self.paused:
                     self.pause_flag.set()
                 self.proc = self._ctx.Process(
-                    target=_worker_entry, name="kt-tui-gpu", daemon=True,
-                    args=(dict(self.env), self.requests, _Sender(writer), self.stop_flag, self.log_path, os.getpid(), self.pause_flag))
+                    target=_worker_entry,
+                    name="kt-tui-gpu",
+                    daemon=True,
+                    args=(
+                        dict(self.env),
+                        self.requests,
+                        _Sender(writer),
+                        self.stop_flag,
+                        self.log_path,
+                        os.getpid(),
+                        self.pause_flag,
+                    ),
+                )
                 self.proc.start()
                 mark("main: worker spawned")
                 writer.close()
@@ -195,8 +206,9 @@ class GpuWorker:
     def test_check(self, source: str, spec: dict, backend: str, timeout_s: float) -> dict:
         """Whether the original's check can fail (gpu/checkrun.py): its state. The sanitizer and the
         runs are child processes of this one, beside the worker, each with its time limit."""
-        from .checkrun import OutOfBounds, check_strength  # here: numpy, at a session's first baseline only
         from ..kernel.spec import spec_from_plain  # here too: the app's start needs no spec parser from this module
+        from .checkrun import OutOfBounds, check_strength  # here: numpy, at a session's first baseline only
+
         try:
             return check_strength(source, spec_from_plain(spec), backend, timeout_s)
         except OutOfBounds as e:
@@ -222,13 +234,19 @@ class GpuWorker:
                 kind, run_id, payload = self.events.get(timeout=0.2)
             except queue.Empty:
                 if self.closing:
-                    raise WorkerClosed("the GPU worker was shut down")
+                    raise WorkerClosed("the GPU worker was shut down") from None
                 lost = None
                 if not self.alive():
-                    lost = ("crash", "the GPU worker process died (exit code "
-                            f"{self.proc.exitcode if self.proc else '?'}) while running this configuration")
+                    lost = (
+                        "crash",
+                        "the GPU worker process died (exit code "
+                        f"{self.proc.exitcode if self.proc else '?'}) while running this configuration",
+                    )
                 elif current and time.monotonic() - started > timeout_s * (2 if first else 1):
-                    lost = ("timeout", f"no result within {timeout_s:g}s; the kernel was killed and the worker restarted")
+                    lost = (
+                        "timeout",
+                        f"no result within {timeout_s:g}s; the kernel was killed and the worker restarted",
+                    )
                 if lost is None:
                     continue
                 fruitless += 1
@@ -236,7 +254,7 @@ class GpuWorker:
                     self._record_lost(job, current, *lost, on_event)
                 if fruitless > MAX_RESTARTS_WITHOUT_PROGRESS:
                     self.kill()
-                    raise WorkerError(f"the GPU worker failed {fruitless} times in a row: {lost[1]}")
+                    raise WorkerError(f"the GPU worker failed {fruitless} times in a row: {lost[1]}") from None
                 stop = self.stop_flag.is_set()
                 self.restart()
                 if stop:
@@ -273,17 +291,37 @@ class GpuWorker:
     def _record_lost(self, job: TuneJob | CheckJob, current: dict, status: str, why: str, on_event) -> None:
         if isinstance(job, CheckJob):
             from .worker.checking import lost_entry  # here: it loads numpy and kernel_tuner (worker side)
+
             lost = lost_entry(job, current["key"], status, why)
             job.done[lost["unit"]] = lost
             on_event("check", lost)
             return
-        result = {"key": current["key"], "params": current["params"], "time_ms": None, "times": None,
-                  "status": status, "error": why, "verified": None, "max_abs_err": None, "first_bad": None,
-                  "compile_ms": None, "source": "measured", "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")}
+        result = {
+            "key": current["key"],
+            "params": current["params"],
+            "time_ms": None,
+            "times": None,
+            "status": status,
+            "error": why,
+            "verified": None,
+            "max_abs_err": None,
+            "first_bad": None,
+            "compile_ms": None,
+            "source": "measured",
+            "timestamp": time.strftime("%Y-%m-%d %H:%M:%S"),
+        }
         job.known[current["key"]] = result
         on_event("result", result)
         if job.cachefile and os.path.exists(job.cachefile):
-            entry = dict(current["params"], time="RuntimeFailedConfig", compile_time=0, verification_time=0,
-                         benchmark_time=0, kt_status=status, kt_error=why, timestamp=result["timestamp"])
+            entry = dict(
+                current["params"],
+                time="RuntimeFailedConfig",
+                compile_time=0,
+                verification_time=0,
+                benchmark_time=0,
+                kt_status=status,
+                kt_error=why,
+                timestamp=result["timestamp"],
+            )
             with open(job.cachefile, "a") as f:
                 f.write("\n" + json.dumps({current["key"]: entry})[1:-1] + ",")

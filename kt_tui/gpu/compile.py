@@ -82,9 +82,15 @@ def find_nvrtc() -> bool:
         return False
 
 
-def compile_check(source: str, params: dict, arch: str | None = None,
-                  compiler_options: list[str] | None = None, timeout_s: float = 60,
-                  block_size_names: list[str] | None = None, spec=None) -> CompileResult:
+def compile_check(
+    source: str,
+    params: dict,
+    arch: str | None = None,
+    compiler_options: list[str] | None = None,
+    timeout_s: float = 60,
+    block_size_names: list[str] | None = None,
+    spec=None,
+) -> CompileResult:
     """Compile `source` as kernel_tuner would for one configuration `params`: with `spec`, the very
     string kernel_tuner prepares (gpu/ktsource.py); without, kernel_tuner's defines at a 1-block grid."""
     try:
@@ -96,8 +102,18 @@ def compile_check(source: str, params: dict, arch: str | None = None,
     arch = f"sm_{arch}" if arch.isdigit() else arch
     nvcc = find_nvcc()
     if nvcc:
-        cmd = [nvcc, "-cubin", f"-arch={arch}", "-Xptxas", "-v", "-lineinfo",
-               *(compiler_options or []), FILE_NAME, "-o", "kernel.cubin"]
+        cmd = [
+            nvcc,
+            "-cubin",
+            f"-arch={arch}",
+            "-Xptxas",
+            "-v",
+            "-lineinfo",
+            *(compiler_options or []),
+            FILE_NAME,
+            "-o",
+            "kernel.cubin",
+        ]
         return _run_nvcc(cmd, text, source, timeout_s)
     if find_nvrtc():
         options = [f"-arch={arch.replace('sm_', 'compute_')}", "-lineinfo", *(compiler_options or [])]
@@ -109,10 +125,13 @@ def prepared_text(source: str, params: dict, block_size_names=None, spec=None) -
     """The source with kernel_tuner's preprocessor lines for `params` (its own functions)."""
     if spec is not None:
         from .ktsource import kernel_string
+
         return kernel_string(spec, source, params)[1]
     from .ktimport import load
+
     load()
     from kernel_tuner import util
+
     names = list(block_size_names or util.default_block_size_names)
     threads = util.get_thread_block_dimensions(params, names)
     return util.prepare_kernel_string("kernel", source, params, (1, 1, 1), threads, names, "CUDA", None)[1]
@@ -122,8 +141,16 @@ def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> Compi
     with tempfile.TemporaryDirectory(prefix="kt-compile-") as tmp:
         Path(tmp, FILE_NAME).write_text(text, encoding="utf-8")
         try:
-            proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    text=True, errors="replace", env=scrubbed_env(), start_new_session=True)
+            proc = subprocess.Popen(
+                cmd,
+                cwd=tmp,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                errors="replace",
+                env=scrubbed_env(),
+                start_new_session=True,
+            )
         except OSError as e:
             return CompileResult(ok=None, command=cmd, reason=f"cannot run {cmd[0]}: {e.strerror or e}")
         log, timed_out = _wait(proc, timeout_s)
@@ -184,8 +211,9 @@ def _run_nvrtc(options: list[str], text: str, source: str, timeout_s: float) -> 
     """NVRTC in a child process, so a hang can be killed and a crash stays there."""
     cmd, shown = [sys.executable, "-c", _NVRTC_SCRIPT, json.dumps(options), FILE_NAME], ["nvrtc", *options]
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
+    )
     try:
         out, err = proc.communicate(text.encode(), timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -196,13 +224,19 @@ def _run_nvrtc(options: list[str], text: str, source: str, timeout_s: float) -> 
         reply = json.loads(out.decode().strip().splitlines()[-1])
     except (ValueError, IndexError):
         why = err.decode(errors="replace").strip().splitlines()
-        return CompileResult(ok=None, command=shown, log=err.decode(errors="replace"),
-                             reason=f"NVRTC could not be used: {why[-1] if why else 'no output'}")
+        return CompileResult(
+            ok=None,
+            command=shown,
+            log=err.decode(errors="replace"),
+            reason=f"NVRTC could not be used: {why[-1] if why else 'no output'}",
+        )
     return _result(bool(reply["ok"]), reply["log"], source, shown, f"NVRTC failed: {reply['status']}")
 
 
-_DIAG = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): (?P<sev>catastrophic error|error|warning)"
-                   r"(?: #[\w-]+)?: (?P<text>.*)$")
+_DIAG = re.compile(
+    r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): (?P<sev>catastrophic error|error|warning)"
+    r"(?: #[\w-]+)?: (?P<text>.*)$"
+)
 _GCC_DIAG = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):\d+: (?P<sev>fatal error|error|warning): (?P<text>.*)$")
 _TOOL = re.compile(r"^(?P<tool>nvcc|ptxas|nvlink)\s+(?P<sev>error|fatal|warning)\s*: (?P<text>.*)$")
 _MANGLED = re.compile(r"'(_Z\w+)'")
@@ -228,8 +262,11 @@ def parse_messages(log: str, source: str) -> list[CompileMessage]:
         else:
             continue
         src = lines[line - 1] if 0 < line <= len(lines) else ""
-        out.append(CompileMessage(line, "warning" if m["sev"] == "warning" else "error", text, src,
-                                  _column(log_lines[i + 1:i + 3], src)))
+        out.append(
+            CompileMessage(
+                line, "warning" if m["sev"] == "warning" else "error", text, src, _column(log_lines[i + 1 : i + 3], src)
+            )
+        )
     return out
 
 
@@ -260,7 +297,7 @@ def _safe_to_show(path: str) -> bool:
 def _details(log_lines: list[str], start: int) -> list[str]:
     """Explanations after a diagnostic ("argument types are: (int)"), not its echo of the line."""
     found = []
-    for raw in log_lines[start:start + 8]:
+    for raw in log_lines[start : start + 8]:
         if not raw.strip() or _DIAG.match(raw):
             break
         found += re.findall(r"^\s+(\w[\w ]* (?:are|is): .*)$", raw)
@@ -270,8 +307,10 @@ def _details(log_lines: list[str], start: int) -> list[str]:
 def _tool_text(tool: str, text: str, kernel_lines: dict[str, int]) -> tuple[str, int]:
     names = [demangle(n) for n in _MANGLED.findall(text)]
     if (m := _TOO_MUCH_SHARED.search(text)) and names:
-        text = (f"kernel {names[0]} uses too much shared memory: {int(m[1], 16)} bytes of static __shared__ "
-                f"data, the limit is {int(m[2], 16)} bytes")
+        text = (
+            f"kernel {names[0]} uses too much shared memory: {int(m[1], 16)} bytes of static __shared__ "
+            f"data, the limit is {int(m[2], 16)} bytes"
+        )
     else:
         text = f"{tool}: " + _MANGLED.sub(lambda x: f"'{demangle(x[1])}'", text)
     return text, kernel_lines.get(names[0], 0) if names else 0
@@ -282,11 +321,11 @@ def demangle(symbol: str) -> str:
     m = re.match(r"_Z(N)?", symbol)
     if not m:
         return symbol
-    rest, parts = symbol[m.end():], []
-    while (d := re.match(r"\d+", rest)):
+    rest, parts = symbol[m.end() :], []
+    while d := re.match(r"\d+", rest):
         n = int(d.group())
-        parts.append(rest[d.end():d.end() + n])
-        rest = rest[d.end() + n:]
+        parts.append(rest[d.end() : d.end() + n])
+        rest = rest[d.end() + n :]
         if not m.group(1):
             break
     return parts[-1] if parts else symbol
@@ -303,8 +342,9 @@ def parse_resources(log: str) -> dict[str, Resources]:
             found[current] = {}
         elif m := re.search(r"Function properties for (\S+)", line):
             props = m[1]
-        elif (m := re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads",
-                             line)) and props:
+        elif (
+            m := re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        ) and props:
             frames[props] = dict(stack_bytes=int(m[1]), spill_stores=int(m[2]), spill_loads=int(m[3]))
         elif (m := re.search(r"Used (\d+) registers", line)) and current:
             smem = re.search(r"(\d+) bytes smem", line)

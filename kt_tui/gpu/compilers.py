@@ -66,6 +66,7 @@ def process_pool(limit: int) -> ProcessPoolExecutor:
 class Nvrtc:
     def __init__(self, backend):
         from cuda.bindings import driver, nvrtc  # noqa: F401 - fail here when the backend is not nvcuda
+
         self.backend = backend
         self.options = self._options()
 
@@ -74,6 +75,7 @@ class Nvrtc:
 
     def _options(self) -> list[bytes]:
         from .ktimport import load
+
         load()
         from kernel_tuner.utils.nvcuda import find_cuda_home, to_valid_nvrtc_gpu_arch_cc
 
@@ -109,6 +111,7 @@ class Nvrtc:
 class Pycuda:
     def __init__(self, backend):
         import pycuda.compiler  # noqa: F401 - fail here when pycuda is not there
+
         self.backend = backend
 
     def pool(self) -> Executor:
@@ -148,14 +151,19 @@ def pycuda_arguments(backend, instance) -> dict:
     if backend.source_mod is not SourceModule:
         options += [o for o in ("-rdc=true", "-lcudadevrt") if o not in options]
     cc = backend.cc
-    return {"options": options, "arch": f"compute_{cc}" if cc != "00" else None,
-            "code": f"sm_{cc}" if cc != "00" else None, "cache_dir": False,
-            "no_extern_c": 'extern "C"' in instance.kernel_string}
+    return {
+        "options": options,
+        "arch": f"compute_{cc}" if cc != "00" else None,
+        "code": f"sm_{cc}" if cc != "00" else None,
+        "cache_dir": False,
+        "no_extern_c": 'extern "C"' in instance.kernel_string,
+    }
 
 
 class Cupy:
     def __init__(self, backend):
         import cupy  # noqa: F401 - fail here when cupy is not there
+
         self.backend = backend
 
     def pool(self) -> Executor:
@@ -196,11 +204,13 @@ def nvrtc_cubin(source: str, name: str, options: list[bytes]) -> tuple[bytes, by
 def pycuda_cubin(source: str, arguments: dict) -> bytes:
     """On a pool thread: nvcc through pycuda, to a cubin (pycuda runs nvcc in a temporary folder of its own)."""
     from pycuda.compiler import compile
+
     return compile(source, target="cubin", **arguments)
 
 
 def cupy_compile(source: str, name: str, options: tuple) -> bool:
     """In a pool process: cupy compiles (and caches on disk) what kernel_tuner will ask it for."""
     import cupy
+
     cupy.RawModule(code=source, options=options, name_expressions=[name]).compile()
     return True

@@ -16,11 +16,15 @@ PR_SET_CHILD_SUBREAPER = 36
 # PWD and OLDPWD are the working directory, not passwords: only *_PWD, *_PASS and PASS itself match
 SECRET_NAME = re.compile(
     r"API_?KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|CREDS|_PAT$|^PAT$|_KEY$|^KEY$"
-    r"|_PWD$|_PASS$|^PASS$|PRIVATE|AUTH|DSN|WEBHOOK|JWT|COOKIE|GPG_AGENT|SESSION_ID", re.I)
+    r"|_PWD$|_PASS$|^PASS$|PRIVATE|AUTH|DSN|WEBHOOK|JWT|COOKIE|GPG_AGENT|SESSION_ID",
+    re.I,
+)
 _SECRET_VALUE = re.compile(
     r"[a-z][a-z0-9+.-]*://[^/\s@]+@"  # a URL with a user part (user:password@ or a key@)
     r"|-----BEGIN|^\s*(Bearer|Basic)\s+\S"  # a PEM private key, an Authorization header
-    r"|^\s*(sk-|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA[0-9A-Z]{12})", re.I)
+    r"|^\s*(sk-|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA[0-9A-Z]{12})",
+    re.I,
+)
 
 
 def is_secret(name: str, value: str) -> bool:
@@ -44,6 +48,7 @@ def scrubbed_env(environ=None, **extra: str) -> dict[str, str]:
 def prctl(option: int, value: int) -> bool:
     """Linux prctl(option, value); False where it is not there or refused."""
     import ctypes  # here: a few milliseconds that `kt-tui --help` need not pay twice
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) == 0

@@ -23,6 +23,7 @@ def load() -> None:
         sys.modules["torch"] = None  # `import torch` raises ImportError while this is set
     try:
         import importlib
+
         for m in MODULES:
             importlib.import_module(m)
     finally:

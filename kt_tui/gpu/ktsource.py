@@ -24,7 +24,8 @@ def block_names(spec: Spec) -> list[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         names = util.check_block_size_params_names_list(
-            list(spec.block_size_names) if spec.block_size_names else None, spec.tune_params)
+            list(spec.block_size_names) if spec.block_size_names else None, spec.tune_params
+        )
     names = list(names) if names is not None else None
     util.append_default_block_size_names(names)
     return names or list(util.default_block_size_names)
@@ -33,9 +34,11 @@ def block_names(spec: Spec) -> list[str]:
 def problem_size(spec: Spec, sizes: dict | None = None):
     """kernel_tuner's problem_size argument: numbers, or a function of the configuration."""
     if spec.tuned_problem_size():
+
         def per_config(params: dict):
             values = spec.problem_size_values(sizes, params)
             return tuple(values) if len(values) > 1 else values[0]
+
         return per_config
     values = spec.problem_size_values(sizes)
     return tuple(values) if len(values) > 1 else values[0]
@@ -70,8 +73,9 @@ def tuner_defines(spec: Spec, sizes: dict | None = None) -> dict | None:
     return out
 
 
-def kernel_string(spec: Spec, source: str, params: dict, sizes: dict | None = None,
-                  lang: str = "CUDA") -> tuple[str, str]:
+def kernel_string(
+    spec: Spec, source: str, params: dict, sizes: dict | None = None, lang: str = "CUDA"
+) -> tuple[str, str]:
     """(kernel name, source) exactly as kernel_tuner prepares them for `params` (its
     DeviceInterface.create_kernel_instance, without a device)."""
     source = kernel_text(source, f"kernel {spec.kernel}")  # a BOM dropped, control characters refused
@@ -84,4 +88,3 @@ def kernel_string(spec: Spec, source: str, params: dict, sizes: dict | None = No
         except ValueError as e:  # kernel_tuner finds no template of that name with those arguments
             raise SpecError("kernel", f"{spec.kernel!r}: kernel_tuner cannot instantiate it: {e}") from None
     return name, text
-

@@ -24,6 +24,7 @@ from .simcache import finalize_cache
 # Imported where used: the worker's modules and kernel_tuner (they load numpy and CUDA's libraries,
 # which the app's process need not hold).
 
+
 def parse_gpus(value) -> int | str | None:
     """`--gpus` / config `gpus`: a positive number, "all", or unset (None)."""
     if value in (None, "", 0):
@@ -93,8 +94,14 @@ class GpuPool:
     with CUDA_VISIBLE_DEVICES, as the single local worker is (no Ray: nothing to start but the
     processes). via "ray" (`--ray ADDRESS`): one Ray actor per GPU of the cluster."""
 
-    def __init__(self, gpus: int | str | None = None, address: str | None = None, allow_mixed: bool = False,
-                 via: str | None = None, log_path: str | None = None):
+    def __init__(
+        self,
+        gpus: int | str | None = None,
+        address: str | None = None,
+        allow_mixed: bool = False,
+        via: str | None = None,
+        log_path: str | None = None,
+    ):
         self.gpus, self.address, self.allow_mixed = gpus or "all", address or None, allow_mixed
         self.via = via or ("ray" if self.address else "local")
         self.log_path = log_path
@@ -128,6 +135,7 @@ class GpuPool:
                 self._ensure(1 if self.via == "ray" else 0)
             except BaseException as e:  # noqa: BLE001 - raised by the first call that needs the workers
                 self._early_error = e
+
         self._early = threading.Thread(target=start, name="kt-tui-pool-start", daemon=True)
         self._early.start()
 
@@ -175,6 +183,7 @@ class GpuPool:
                 out[i] = fn(w)
             except Exception as e:  # noqa: BLE001 - raised below, after the others ended
                 errors.append(e)
+
         threads = [threading.Thread(target=one, args=(i, w)) for i, w in enumerate(self.workers)]
         for t in threads:
             t.start()
@@ -193,9 +202,12 @@ class GpuPool:
         self.devices = {w.label: f["gpu"] for w, f in zip(self.workers, found)}
         models = sorted(set(self.devices.values()))
         if len(models) > 1 and not self.allow_mixed:
-            raise ScaleError("the workers have different GPU models (" + ", ".join(
-                f"{k}: {v}" for k, v in self.devices.items()) + "), so their timings would not compare; "
-                "--allow-mixed tunes on them anyway and records the device of every result")
+            raise ScaleError(
+                "the workers have different GPU models ("
+                + ", ".join(f"{k}: {v}" for k, v in self.devices.items())
+                + "), so their timings would not compare; "
+                "--allow-mixed tunes on them anyway and records the device of every result"
+            )
         return dict(found[0], gpu=" + ".join(models) if len(models) > 1 else models[0])
 
     def _each_probe(self, backends, timeout) -> list[dict]:
@@ -222,22 +234,31 @@ class GpuPool:
         workers = self._ensure(0 if job.backend == "sim" and self.via == "ray" else 1)
         if isinstance(job, TuneJob) and job.one_worker:
             return self._run_split(job, on_event, timeout_s, workers[:1])
-        if (len(workers) > 1 and isinstance(job, TuneJob) and job.search == "kt" and job.configs is None
-                and not job.max_configs and not job.time_limit_s):
+        if (
+            len(workers) > 1
+            and isinstance(job, TuneJob)
+            and job.search == "kt"
+            and job.configs is None
+            and not job.max_configs
+            and not job.time_limit_s
+        ):
             # what an unbudgeted kt search does on one GPU, in two runs: the model's picks on one
             # worker, then the rest of the space in order, dealt over all of them
             from .worker.tuning import MODEL_STEPS
+
             got: dict = {}
 
             def keep(kind, payload):
                 if kind == "result":
                     got[payload["key"]] = payload
                 on_event(kind, payload)
+
             first = self._run_split(dataclasses.replace(job, max_configs=MODEL_STEPS + len(job.seeds)), keep, timeout_s)
             if first["stopped"]:
                 return first
-            rest = self._run_split(dataclasses.replace(job, search="brute_force", seeds=[],
-                                                       known={**job.known, **got}), keep, timeout_s)
+            rest = self._run_split(
+                dataclasses.replace(job, search="brute_force", seeds=[], known={**job.known, **got}), keep, timeout_s
+            )
             return dict(rest, evaluated=first["evaluated"] + rest["evaluated"])
         return self._run_split(job, on_event, timeout_s)
 
@@ -270,6 +291,7 @@ class GpuPool:
                     payload = dict(payload, worker=w.label, device=self.devices.get(w.label))
                 with self.lock:
                     on_event(kind, payload)
+
             try:
                 infos[i] = w.run(shard, forward, timeout_s)
             except WorkerClosed as e:
@@ -278,6 +300,7 @@ class GpuPool:
                 failed.append(e if isinstance(e, WorkerError) else WorkerError(f"{type(e).__name__}: {e}"))
                 if isinstance(shard, TuneJob):
                     lost(shard, seen, w.label, str(e), forward)
+
         threads = [threading.Thread(target=one, args=(i, s)) for i, s in enumerate(shards)]
         for t in threads:
             t.start()
@@ -291,9 +314,13 @@ class GpuPool:
         if not done:
             raise failed[0] if failed else WorkerError("no GPU worker finished the run")
         devices = sorted({i.get("device") for i in done if i.get("device")})
-        return {"device": " + ".join(devices) or None, "stopped": any(i.get("stopped") for i in done),
-                "simulated": job.backend == "sim", "evaluated": sum(i.get("evaluated") or 0 for i in done),
-                "workers": len(shards)}
+        return {
+            "device": " + ".join(devices) or None,
+            "stopped": any(i.get("stopped") for i in done),
+            "simulated": job.backend == "sim",
+            "evaluated": sum(i.get("evaluated") or 0 for i in done),
+            "workers": len(shards),
+        }
 
     def request_stop(self) -> None:
         for w in self.workers:
@@ -320,7 +347,6 @@ class GpuPool:
     @property
     def size(self) -> int:
         return len(self.workers)
-
 
 
 def split(job: TuneJob | CheckJob, n: int) -> list:
@@ -350,9 +376,16 @@ def split(job: TuneJob | CheckJob, n: int) -> list:
         return [job]
     budget = job.max_configs
     n = min(n, len(pending), budget or n)
-    return [dataclasses.replace(job, configs=pending[i::n], known=dict(job.known), seeds=[],
-                                max_configs=(budget // n + (i < budget % n)) if budget else None)
-            for i in range(n)]
+    return [
+        dataclasses.replace(
+            job,
+            configs=pending[i::n],
+            known=dict(job.known),
+            seeds=[],
+            max_configs=(budget // n + (i < budget % n)) if budget else None,
+        )
+        for i in range(n)
+    ]
 
 
 def spec_names(job: TuneJob) -> list[str]:
@@ -367,15 +400,29 @@ def lost(shard: TuneJob, seen: set, label: str, why: str, forward) -> None:
         if key in seen or key in shard.known:
             continue
         seen.add(key)
-        forward("result", {"key": key, "params": {k: c[k] for k in names}, "time_ms": None, "times": None,
-                           "status": "crash", "error": f"GPU worker {label} gave up: {why}", "verified": None,
-                           "max_abs_err": None, "first_bad": None, "compile_ms": None, "source": "measured",
-                           "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")})
+        forward(
+            "result",
+            {
+                "key": key,
+                "params": {k: c[k] for k in names},
+                "time_ms": None,
+                "times": None,
+                "status": "crash",
+                "error": f"GPU worker {label} gave up: {why}",
+                "verified": None,
+                "max_abs_err": None,
+                "first_bad": None,
+                "compile_ms": None,
+                "source": "measured",
+                "timestamp": time.strftime("%Y-%m-%d %H:%M:%S"),
+            },
+        )
 
 
 def merge_caches(main: str, parts: list[str]) -> None:
     """The workers' kernel_tuner cachefiles, as one: the run's, which the engine then closes."""
     from .ktimport import load
+
     load()
     from kernel_tuner.util import read_cache
 
@@ -387,8 +434,12 @@ def merge_caches(main: str, parts: list[str]) -> None:
         base["cache"].update(read_cache(p, open_cache=False)["cache"])
     cache = base.pop("cache")
     with open(main, "w") as f:
-        f.write(json.dumps(base, indent="")[:-2] + ',\n"cache": {' + ",".join(
-            "\n" + json.dumps({k: v})[1:-1] for k, v in cache.items()) + "\n}\n}")
+        f.write(
+            json.dumps(base, indent="")[:-2]
+            + ',\n"cache": {'
+            + ",".join("\n" + json.dumps({k: v})[1:-1] for k, v in cache.items())
+            + "\n}\n}"
+        )
     finalize_cache(main, {})
     for p in found:
         os.remove(p)

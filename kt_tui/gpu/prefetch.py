@@ -55,19 +55,20 @@ class Early:
         self.adopted = False
 
     @classmethod
-    def start(cls, backend: str, spec, source: str, params_list: list[dict]) -> "Early | None":
+    def start(cls, backend: str, spec, source: str, params_list: list[dict]) -> Early | None:
         """None where nothing can start early (another backend, no GPU, any error: it is only a head start)."""
         try:
             from .ktsource import kernel_string
 
-            return cls.start_texts(backend, list(spec.compiler_options or []),
-                                   [kernel_string(spec, source, p) for p in params_list])
+            return cls.start_texts(
+                backend, list(spec.compiler_options or []), [kernel_string(spec, source, p) for p in params_list]
+            )
         except Exception as e:  # noqa: BLE001 - kernel_tuner compiles as usual
             print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
             return None
 
     @classmethod
-    def start_texts(cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]]) -> "Early | None":
+    def start_texts(cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]]) -> Early | None:
         """Compile these (kernel name, kernel string) pairs, as kernel_tuner's `backend` would."""
         device = stand_in(backend, compiler_options) if named else None
         if device is None:
@@ -80,6 +81,7 @@ class Early:
     def add(self, spec, source: str, params_list: list[dict]) -> None:
         """Also compile these configurations (kept by an early start that a job took over)."""
         from .ktsource import kernel_string  # here: as in start()
+
         self.add_texts([kernel_string(spec, source, p) for p in params_list])
 
     def add_texts(self, named: list[tuple[str, str]]) -> None:
@@ -90,7 +92,7 @@ class Early:
 
     @staticmethod
     @contextmanager
-    def serving(earlies: list["Early"]):
+    def serving(earlies: list[Early]):
         """Inside: every kernel_tuner compile (run_kernel's included) of a string compiled early
         loads that instead; any other string, or a failed early compile, compiles as usual."""
         import kernel_tuner.core as core  # here: the app's process loads this module without kernel_tuner
@@ -193,9 +195,12 @@ class Prefetcher:
         # waits for the compiles under way: a pool's processes and semaphores are gone afterwards
         self.pool.shutdown(wait=True, cancel_futures=True)
         st = self.stats
-        print(f"kt-tui: compiled ahead {st['used']} of {st['used'] + st['failed'] + st['not_ahead']} configurations "
-              f"({st['failed']} failed, {st['not_ahead']} not ahead), waited {st['waited_s']:.2f} s on the pool"
-              + (f"; first failure: {st['first_failure']}" if st["first_failure"] else ""), flush=True)
+        print(
+            f"kt-tui: compiled ahead {st['used']} of {st['used'] + st['failed'] + st['not_ahead']} configurations "
+            f"({st['failed']} failed, {st['not_ahead']} not ahead), waited {st['waited_s']:.2f} s on the pool"
+            + (f"; first failure: {st['first_failure']}" if st["first_failure"] else ""),
+            flush=True,
+        )
         where = os.environ.get("KT_TUI_PREFETCH_STATS")
         if where:
             try:

@@ -12,9 +12,9 @@ import json
 import os
 import platform
 import sys
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Callable
 
 PACKAGES = ("pycuda", "cupy", "cupy-cuda12x", "cupy-cuda13x", "cuda-python", "cuda-bindings", "kernel_tuner")
 
@@ -42,8 +42,9 @@ def fingerprint() -> str | None:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def cached_probe(probe: Callable[[tuple], dict], path: Path,
-                 fingerprint: Callable[[], str | None] = fingerprint) -> Callable[[tuple], dict]:
+def cached_probe(
+    probe: Callable[[tuple], dict], path: Path, fingerprint: Callable[[], str | None] = fingerprint
+) -> Callable[[tuple], dict]:
     """`probe` with its successful answers remembered in `path` (JSON), keyed by the fingerprint."""
 
     def run(backends) -> dict:

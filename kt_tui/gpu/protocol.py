@@ -6,9 +6,24 @@ from dataclasses import dataclass, field
 
 BACKENDS = ("pycuda", "nvcuda", "cupy")
 # how a tuning run walks its space: ours, or kernel_tuner's strategies (kernel_tuner.interface.strategy_map)
-SEARCHES = ("kt", "brute_force", "random_sample", "genetic_algorithm", "bayes_opt", "dual_annealing",
-            "simulated_annealing", "pso", "greedy_ils", "greedy_mls", "ordered_greedy_mls", "mls", "diff_evo",
-            "firefly_algorithm", "basinhopping", "minimize")
+SEARCHES = (
+    "kt",
+    "brute_force",
+    "random_sample",
+    "genetic_algorithm",
+    "bayes_opt",
+    "dual_annealing",
+    "simulated_annealing",
+    "pso",
+    "greedy_ils",
+    "greedy_mls",
+    "ordered_greedy_mls",
+    "mls",
+    "diff_evo",
+    "firefly_algorithm",
+    "basinhopping",
+    "minimize",
+)
 
 
 @dataclass
@@ -43,6 +58,7 @@ class PrepareJob:
     """Sent once the backend is known, while the app still compile-checks the kernel: the worker
     makes the spec's inputs and opens the device's driver, which the first job then finds ready.
     Nothing is sent back; what fails here, the first job reports."""
+
     spec: dict  # Spec.to_dict()
     backend: str
     source: str = ""  # the kernel: its baseline starts compiling too
@@ -57,7 +73,6 @@ class PrepareJob:
 #   ("failed", run_id, {"error": str})
 #   ("probe", None, {"backend": str|None, "gpu": str|None, "errors": {backend: str}})
 #   ("restart", run_id, {"reason": str})  the CUDA context is gone; the app restarts the worker
-
 
 
 @dataclass
@@ -76,6 +91,7 @@ class CheckJob:
     done: dict[str, dict] = field(default_factory=dict)  # unit -> check entry, not run again
     partial: list[str] = field(default_factory=list)  # outputs the original leaves partly unwritten at the spec size
     result_params: list[str] = field(default_factory=list)  # as TuneJob.result_params
+
 
 # CheckJob messages: ("begin", run_id, {"key": unit, "params": dict}) before each kernel run,
 #   ("check", run_id, entry, see checking.entry), ("done", ...), ("failed", ...), ("restart", ...)

@@ -15,9 +15,9 @@ import socket
 import threading
 import time
 
+from ..errors import UserError
 from .client import _ENV_LOCK, GpuWorker, WorkerError
 from .env import is_secret
-from ..errors import UserError
 from .protocol import CheckJob, ProbeJob, TuneJob
 
 # Imported where used: ray (optional: kt-tui[ray]), the worker's modules (they run in the Ray
@@ -76,12 +76,14 @@ def _errors_to(log_path: str | None) -> None:
                     f.write(f"ray ({data.get('pid')}): {line}\n")
         except OSError:
             pass
+
     ray_worker.print_to_stdstream = to_log
 
 
 @contextlib.contextmanager
 def _output_to(log_path: str | None):
     import sys
+
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -105,7 +107,9 @@ def _output_to(log_path: str | None):
 def _no_secrets():
     """A local Ray cluster's processes inherit this environment: keys and tokens are taken out."""
     with _ENV_LOCK:
-        hidden = {k: os.environ.pop(k) for k in list(os.environ) if is_secret(k, os.environ[k]) and not k.startswith("RAY_")}
+        hidden = {
+            k: os.environ.pop(k) for k in list(os.environ) if is_secret(k, os.environ[k]) and not k.startswith("RAY_")
+        }
         try:
             yield
         finally:
@@ -114,8 +118,13 @@ def _no_secrets():
 
 def _actor_env() -> dict:
     """What an actor's environment gets from ours: kt-tui's own switches, never a secret."""
-    return {k: v for k, v in os.environ.items() if k.startswith("KT_TUI_") and not is_secret(k, v)
-            and k not in ("KT_TUI_DB", "KT_TUI_CONFIG_DIR", "KT_TUI_DATA_DIR")}
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k.startswith("KT_TUI_")
+        and not is_secret(k, v)
+        and k not in ("KT_TUI_DB", "KT_TUI_CONFIG_DIR", "KT_TUI_DATA_DIR")
+    }
 
 
 # -- inside the actor ----------------------------------------------------------------------
@@ -143,6 +152,7 @@ class _Actor:
 
     def where(self) -> dict:
         import ray
+
         return {"host": socket.gethostname(), "gpus": [str(g) for g in ray.get_gpu_ids()], "pid": os.getpid()}
 
     def submit(self, job) -> None:
@@ -159,8 +169,9 @@ class _Actor:
 
     def _run(self, job) -> None:
         from .worker.checking import run_check_job
-        from .worker.tuning import ContextLost, run_tune_job
         from .worker.main import _explain, _stop_or_wait, probe_backends
+        from .worker.tuning import ContextLost, run_tune_job
+
         if isinstance(job, ProbeJob):
             self._put(("probe", None, probe_backends(job.backends)))
             return
@@ -170,6 +181,7 @@ class _Actor:
 
         def emit(kind, payload):
             self._put((kind, job.run_id, payload))
+
         try:
             if isinstance(job, CheckJob):
                 info = run_check_job(job, emit)
@@ -191,6 +203,7 @@ class _ActorProc:
 
     def is_alive(self) -> bool:
         import ray
+
         if not self.dead:
             try:
                 ray.get(self.actor.ping.remote(), timeout=10)
@@ -202,6 +215,7 @@ class _ActorProc:
 
     def kill(self) -> None:
         import ray
+
         self.dead = True
         for actor in (self.actor, self.out.actor):
             with contextlib.suppress(Exception):
@@ -243,6 +257,7 @@ class _Events:
     def get(self, timeout: float):
         import ray
         from ray.util.queue import Empty
+
         try:
             return self.proc.out.get(timeout=timeout)
         except Empty:
@@ -264,10 +279,14 @@ class RayWorker(GpuWorker):
     def start(self) -> None:
         import ray
         from ray.util.queue import Queue
+
         out = Queue(actor_options={"num_cpus": 0})
         actor_class = ray.remote(_Actor).options(
-            num_gpus=self.num_gpus, num_cpus=0 if not self.num_gpus else 1, max_concurrency=4,
-            runtime_env={"env_vars": _actor_env()})
+            num_gpus=self.num_gpus,
+            num_cpus=0 if not self.num_gpus else 1,
+            max_concurrency=4,
+            runtime_env={"env_vars": _actor_env()},
+        )
         self.proc = _ActorProc(actor_class.remote(out), out)
         self.requests, self.events = _Requests(self.proc), _Events(self.proc)
         self.stop_flag, self.pause_flag = _Flag(self.proc, "stop"), _Flag(self.proc, "pause")

@@ -24,8 +24,7 @@ TOOLS = ("memcheck", "racecheck")
 MAX_LINES = 80
 PADDING = 1 << 20  # bytes after each allocation under memcheck
 RAN = "kt-tui: the kernel ran once"
-NO_TOOL = ("compute-sanitizer not found: it ships with the CUDA toolkit (CUDA_HOME/bin); put it on PATH or "
-           "set CUDA_HOME")
+NO_TOOL = "compute-sanitizer not found: it ships with the CUDA toolkit (CUDA_HOME/bin); put it on PATH or set CUDA_HOME"
 NO_GPU = "no GPU in this session ({}): compute-sanitizer runs the kernel on a real GPU"
 
 
@@ -62,8 +61,15 @@ def smallest_sizes(spec: Spec) -> dict:
     return min(options, key=lambda s: math.prod(spec.problem_size_values(s)))
 
 
-def sanitize(source: str, spec: Spec, params: dict, backend: str, tool: str = "memcheck",
-             timeout_s: float = 180.0, sizes: dict | None = None) -> SanitizeReport:
+def sanitize(
+    source: str,
+    spec: Spec,
+    params: dict,
+    backend: str,
+    tool: str = "memcheck",
+    timeout_s: float = 180.0,
+    sizes: dict | None = None,
+) -> SanitizeReport:
     if tool not in TOOLS:
         raise ValueError(f"unknown tool {tool!r} (use one of {', '.join(TOOLS)})")
     sizes = dict(sizes or smallest_sizes(spec))
@@ -78,13 +84,24 @@ def sanitize(source: str, spec: Spec, params: dict, backend: str, tool: str = "m
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     with tempfile.TemporaryDirectory(prefix="kt-sanitize-") as tmp:
         job = Path(tmp, "job.json")
-        job.write_text(json.dumps({"source": source, "spec": spec.to_dict(), "params": params, "sizes": sizes,
-                                   "backend": backend}))
+        job.write_text(
+            json.dumps({"source": source, "spec": spec.to_dict(), "params": params, "sizes": sizes, "backend": backend})
+        )
         # padding after every allocation: an access past an array lands there, and the finding names
         # that array's allocation, not the next one's
         padding = ["--padding", str(PADDING)] if tool == "memcheck" else []
-        report.command = [exe, "--tool", tool, *padding, "--print-limit", "20", sys.executable, "-m",
-                          "kt_tui.gpu.sanitize", str(job)]
+        report.command = [
+            exe,
+            "--tool",
+            tool,
+            *padding,
+            "--print-limit",
+            "20",
+            sys.executable,
+            "-m",
+            "kt_tui.gpu.sanitize",
+            str(job),
+        ]
         started = time.monotonic()
         try:  # the kernel's init code is user code: run in a tree that is always killed
             code, out = run_supervised(report.command, timeout_s, env=env, cwd=tmp)
@@ -100,13 +117,22 @@ def sanitize(source: str, spec: Spec, params: dict, backend: str, tool: str = "m
 
 _ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
 _RACES = re.compile(r"RACECHECK SUMMARY:\s*(\d+) hazards? displayed\s*\((\d+) errors?,\s*(\d+) warnings?\)")
-_NO_DEVICE = ("no cuda-capable device", "cuda_error_no_device", "cudaerrornodevice", "cuinit failed",
-              "no nvidia gpu", "device not found", "driver not loaded", "cuda driver version is insufficient",
-              "device not supported")
+_NO_DEVICE = (
+    "no cuda-capable device",
+    "cuda_error_no_device",
+    "cudaerrornodevice",
+    "cuinit failed",
+    "no nvidia gpu",
+    "device not found",
+    "driver not loaded",
+    "cuda driver version is insufficient",
+    "device not supported",
+)
 
 
-def parse_output(report: SanitizeReport, out: str, returncode: int | None, timed_out: bool = False,
-                 timeout_s: float = 0) -> SanitizeReport:
+def parse_output(
+    report: SanitizeReport, out: str, returncode: int | None, timed_out: bool = False, timeout_s: float = 0
+) -> SanitizeReport:
     """Fill `report` from what compute-sanitizer and the child printed."""
     report.text = trim(out)
     low = out.lower()
@@ -133,7 +159,9 @@ def parse_output(report: SanitizeReport, out: str, returncode: int | None, timed
     report.ok = report.errors == 0
     if RAN not in out:
         report.ok = False
-        report.reason = "the kernel did not complete under the sanitizer" + (f"; {report.reason}" if report.reason else "")
+        report.reason = "the kernel did not complete under the sanitizer" + (
+            f"; {report.reason}" if report.reason else ""
+        )
     return report
 
 
@@ -143,7 +171,7 @@ def trim(out: str, max_lines: int = MAX_LINES) -> str:
     tool = [ln for ln in lines if ln.startswith("=========")]
     other = [ln for ln in lines if not ln.startswith("=========") and ln.strip()]
     if len(tool) > max_lines:
-        tool = tool[:max_lines - 2] + [f"... {len(tool) - max_lines + 1} more lines", tool[-1]]
+        tool = tool[: max_lines - 2] + [f"... {len(tool) - max_lines + 1} more lines", tool[-1]]
     return "\n".join(tool + (["", *other[-12:]] if other else []))
 
 

@@ -72,8 +72,12 @@ def finalize_cache(path: str | Path, meta: dict, tune_params: dict | None = None
     if tune_params:
         data["tune_params"] = tune_params
     cache = data.pop("cache")
-    text = json.dumps(data, indent="")[:-2] + ',\n"cache": {' + ",".join(
-        "\n" + json.dumps({k: v})[1:-1] for k, v in cache.items()) + "\n}\n}"
+    text = (
+        json.dumps(data, indent="")[:-2]
+        + ',\n"cache": {'
+        + ",".join("\n" + json.dumps({k: v})[1:-1] for k, v in cache.items())
+        + "\n}\n}"
+    )
     Path(path).write_text(text)
 
 

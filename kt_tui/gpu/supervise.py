@@ -132,8 +132,9 @@ def run_supervised(cmd: list[str], timeout_s: float, **popen) -> tuple[int | Non
     stdout and stderr together, the last OUTPUT_MAX bytes). Every process it started is dead when
     this returns, within about timeout_s + 2 seconds."""
     sup = [sys.executable, "-m", "kt_tui.gpu.supervise", str(os.getpid()), *cmd]
-    proc = subprocess.Popen(sup, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True, **popen)
+    proc = subprocess.Popen(
+        sup, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, **popen
+    )
     deadline = time.monotonic() + timeout_s
     out = bytearray()
     fd = proc.stdout.fileno()

@@ -56,14 +56,17 @@ def chained_reference(call: dict, calls: list, files: dict) -> tuple[dict | None
         return None, "an answer entry is another argument's output of that call"
     run = calls[c]
     if len(run["args"]) != len(call["args"]) or any(
-            a.get("array", a.get("value")) != b.get("array", b.get("value")) for a, b in zip(run["args"], call["args"])):
+        a.get("array", a.get("value")) != b.get("array", b.get("value")) for a, b in zip(run["args"], call["args"])
+    ):
         return None, "run_kernel ran on other arguments than tune_kernel is given"
     if c not in files:
         return None, f"run_kernel call {c + 1} could not be imported itself"
     if run.get("defines") is not None:
         return None, "run_kernel was given its own defines"
-    table = {"kernel": f"{files[c]}:{run['kernel_name'].split('<')[0].strip()}",
-             "params": {k: v[0] for k, v in run["tune_params"].items()}}
+    table = {
+        "kernel": f"{files[c]}:{run['kernel_name'].split('<')[0].strip()}",
+        "params": {k: v[0] for k, v in run["tune_params"].items()},
+    }
     if run.get("problem_size") != call.get("problem_size"):
         ps = run.get("problem_size")
         if not all(isinstance(p, int) for p in (ps if isinstance(ps, list) else [ps])):
@@ -86,35 +89,49 @@ def decide(call: dict, src: str, kernel, calls: list, files: dict) -> Check:
             if table:
                 check.reference_kernel = table
                 at = ", ".join(f"{k}={v}" for k, v in table["params"].items())
-                check.notes.append(f"the answer is the output of run_kernel({run['kernel_name']}) at {at}: kt-tui "
-                                   f"runs that kernel as the [reference] kernel, as kernel_tuner's answer came from it")
+                check.notes.append(
+                    f"the answer is the output of run_kernel({run['kernel_name']}) at {at}: kt-tui "
+                    f"runs that kernel as the [reference] kernel, as kernel_tuner's answer came from it"
+                )
             else:
-                check.losses.append(f"the answer is the output of run_kernel({run['kernel_name']}), which ran nothing "
-                                    f"during the import, and it cannot be kt-tui's [reference] kernel ({why}): "
-                                    "it is checked against the original's outputs instead")
+                check.losses.append(
+                    f"the answer is the output of run_kernel({run['kernel_name']}), which ran nothing "
+                    f"during the import, and it cannot be kt-tui's [reference] kernel ({why}): "
+                    "it is checked against the original's outputs instead"
+                )
         if changing and not call.get("verify"):
-            check.notes.append("the script compares every configuration with one answer, while these parameters "
-                               f"change the result ({_said(changing)}): at their other values kernel_tuner's check "
-                               "fails, and kt-tui's (the same check) does too")
+            check.notes.append(
+                "the script compares every configuration with one answer, while these parameters "
+                f"change the result ({_said(changing)}): at their other values kernel_tuner's check "
+                "fails, and kt-tui's (the same check) does too"
+            )
         return check
     writes = kernel_writes(src, kernel)
     check = Check(list(writes.written))
     for p, fn in writes.unknown.items():
-        check.notes.append(f"kt-tui cannot tell whether the kernel writes {p}: it is passed to {fn}, whose code is "
-                           "not in the source; it is not checked (set output = true in the spec if it is an output)")
+        check.notes.append(
+            f"kt-tui cannot tell whether the kernel writes {p}: it is passed to {fn}, whose code is "
+            "not in the source; it is not checked (set output = true in the spec if it is an output)"
+        )
     none = "kernel_tuner checked nothing here (the script passes no answer)"
     if not check.outputs:
         first = next((p.name for p in kernel.params if p.is_pointer), None)
         check.outputs = [first] if first else []
-        check.unverified = (f"{none}, and kt-tui found no argument the kernel writes; mark the outputs "
-                            "(output = true) and remove verify = \"none\" to check them")
+        check.unverified = (
+            f"{none}, and kt-tui found no argument the kernel writes; mark the outputs "
+            '(output = true) and remove verify = "none" to check them'
+        )
     elif changing and not call.get("verify"):
-        check.unverified = (f"{none}, and these tuned parameters change the result, so no one configuration's "
-                            f"outputs are right for the others ({_said(changing)}); to check, give them one value "
-                            "each, or pass an answer computed at each")
+        check.unverified = (
+            f"{none}, and these tuned parameters change the result, so no one configuration's "
+            f"outputs are right for the others ({_said(changing)}); to check, give them one value "
+            "each, or pass an answer computed at each"
+        )
     elif not call.get("verify") and call["kind"] == "tune":
-        check.notes.append(f"{none}; kt-tui compares {', '.join(check.outputs)} (the arguments the kernel writes) "
-                           "with the default configuration's outputs")
+        check.notes.append(
+            f"{none}; kt-tui compares {', '.join(check.outputs)} (the arguments the kernel writes) "
+            "with the default configuration's outputs"
+        )
     if check.unverified:
-        check.losses.append(f"this kernel is UNVERIFIED (verify = \"none\"): {check.unverified}")
+        check.losses.append(f'this kernel is UNVERIFIED (verify = "none"): {check.unverified}')
     return check

@@ -132,15 +132,25 @@ def _exprs(value, what: str, call: dict):
 
 def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, params, kw: dict) -> dict:
     values = {str(k): list(v) if kind == "tune" else [v] for k, v in params.items()}
-    call = {"kind": kind, "kernel_name": str(kernel_name), "source": _source(kernel_source, values),
-            "errors": [], "notes": [], "losses": [], "args": []}
+    call = {
+        "kind": kind,
+        "kernel_name": str(kernel_name),
+        "source": _source(kernel_source, values),
+        "errors": [],
+        "notes": [],
+        "losses": [],
+        "args": [],
+    }
     if "generated" in call["source"]:
-        call["notes"].append(f"the source is {call['source']['generated']}'s output with the parameter names "
-                             "in place of their values (kernel_tuner defines them as macros)")
-    for i, a in enumerate(arguments):
+        call["notes"].append(
+            f"the source is {call['source']['generated']}'s output with the parameter names "
+            "in place of their values (kernel_tuner defines them as macros)"
+        )
+    for a in arguments:
         if isinstance(a, np.ndarray):
-            call["args"].append({"array": _stage(a), "dtype": str(a.dtype), "size": int(a.size),
-                                 "shape": list(a.shape)})
+            call["args"].append(
+                {"array": _stage(a), "dtype": str(a.dtype), "size": int(a.size), "shape": list(a.shape)}
+            )
         elif isinstance(a, (np.generic, int, float)) and not isinstance(a, bool):
             dtype = str(a.dtype) if isinstance(a, np.generic) else ("int32" if isinstance(a, int) else "float32")
             call["args"].append({"value": _plain(a), "dtype": dtype})
@@ -181,7 +191,7 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
     if kw.get("smem_args"):
         smem = dict(kw["smem_args"])
         if set(smem) - {"size"}:
-            call["errors"].append(f"smem_args: only \"size\" is supported (got {', '.join(map(str, smem))})")
+            call["errors"].append(f'smem_args: only "size" is supported (got {", ".join(map(str, smem))})')
         elif "size" in smem:
             call["smem_size"] = _exprs(smem["size"], "smem_args size", call)
     if kw.get("verify") is not None:
@@ -215,17 +225,36 @@ def _strategy(kw: dict, call: dict) -> None:
     else:
         call["strategy"] = {"custom": callable_name(strategy) if callable(strategy) else type(strategy).__name__}
     options = kw.get("strategy_options") or {}
-    call["strategy_options"] = {str(k): _plain(v) for k, v in dict(options).items()
-                                if isinstance(_plain(v), (int, float, str, bool))}
+    call["strategy_options"] = {
+        str(k): _plain(v) for k, v in dict(options).items() if isinstance(_plain(v), (int, float, str, bool))
+    }
     dropped = sorted(str(k) for k in dict(options) if str(k) not in call["strategy_options"])
     if dropped:
         call["losses"].append(f"strategy_options not imported (not a number or a word): {', '.join(dropped)}")
 
 
 IGNORED = {"verbose", "quiet", "log", "device", "platform", "compiler", "cache", "simulation_mode", "parallel", "seed"}
-HANDLED = {"grid_div_x", "grid_div_y", "grid_div_z", "restrictions", "answer", "atol", "verify", "lang", "smem_args",
-           "cmem_args", "texmem_args", "compiler_options", "defines", "iterations", "block_size_names", "metrics",
-           "objective", "strategy", "strategy_options"}
+HANDLED = {
+    "grid_div_x",
+    "grid_div_y",
+    "grid_div_z",
+    "restrictions",
+    "answer",
+    "atol",
+    "verify",
+    "lang",
+    "smem_args",
+    "cmem_args",
+    "texmem_args",
+    "compiler_options",
+    "defines",
+    "iterations",
+    "block_size_names",
+    "metrics",
+    "objective",
+    "strategy",
+    "strategy_options",
+}
 
 
 def _bind(original, args: tuple, kw: dict) -> dict:
@@ -283,8 +312,14 @@ def main(script: str, staging: str) -> int:
             SCRIPT_ERROR = f"the script exited with status {e.code}"
     except BaseException as e:  # noqa: BLE001 - the user's script: report, keep what was recorded
         tb = traceback.extract_tb(e.__traceback__)
-        where = next((f"{Path(f.filename).name}:{f.lineno}" for f in reversed(tb)
-                      if os.path.abspath(f.filename) == os.path.abspath(script)), Path(script).name)
+        where = next(
+            (
+                f"{Path(f.filename).name}:{f.lineno}"
+                for f in reversed(tb)
+                if os.path.abspath(f.filename) == os.path.abspath(script)
+            ),
+            Path(script).name,
+        )
         SCRIPT_ERROR = f"{where}: {type(e).__name__}: {e}"
     _save()
     return 0

@@ -52,8 +52,10 @@ def _unique_stem(base: str, taken: set) -> str:
 def _source_text(call: dict) -> tuple[str, list[Path]]:
     src = call["source"]
     if "generator" in src:
-        raise CallError(f"the kernel source is a Python function ({src['generator']}) that generates code, and "
-                        f"{src['why']}: write the CUDA text to a .cu file and pass that")
+        raise CallError(
+            f"the kernel source is a Python function ({src['generator']}) that generates code, and "
+            f"{src['why']}: write the CUDA text to a .cu file and pass that"
+        )
     if "text" in src:
         return src["text"], []
     files = [Path(f) for f in src["files"]]
@@ -110,6 +112,7 @@ def _size_name(n: int, sizes: dict):
 class Batch:
     """What the calls of one script share: file stems, each staged array's file in the output folder
     (written once, whoever uses it again), the files of calls imported so far."""
+
     staging: Path
     out_dir: Path
     calls: list
@@ -132,7 +135,7 @@ def _launched(call: dict, src: str, extra: list[Path]) -> tuple[dict, str, list[
     try:
         return launched_kernel(call, src, extra)
     except NotLaunchable as e:
-        raise CallError(f"lang = \"C\" (a host function) is not tuned by kt-tui, which tunes CUDA kernels: {e}") from None
+        raise CallError(f'lang = "C" (a host function) is not tuned by kt-tui, which tunes CUDA kernels: {e}') from None
 
 
 def _partial_reads(call: dict, arrays: list, problem_size: list, sizes: dict) -> list[str]:
@@ -140,9 +143,12 @@ def _partial_reads(call: dict, arrays: list, problem_size: list, sizes: dict) ->
     extent = int(np.prod([sizes.get(p, p) if not isinstance(sizes.get(p, p), str) else 1 for p in problem_size]))
     scalars = [a["value"] for a in call["args"] if isinstance(a.get("value"), int)]
     bound = max([extent, *scalars])
-    return [f"{name} holds {size} elements, while the problem size is {extent} and the largest integer argument "
-            f"{max(scalars, default=0)}: this call likely reads only part of it (it is stored whole, once)"
-            for name, size in arrays if size > 16 * bound]
+    return [
+        f"{name} holds {size} elements, while the problem size is {extent} and the largest integer argument "
+        f"{max(scalars, default=0)}: this call likely reads only part of it (it is stored whole, once)"
+        for name, size in arrays
+        if size > 16 * bound
+    ]
 
 
 def _strategy(call: dict, imported: Imported) -> None:
@@ -153,12 +159,14 @@ def _strategy(call: dict, imported: Imported) -> None:
     if isinstance(name, str) and name in SEARCHES:
         imported.search, imported.search_options = name, options
         flags = "".join(f" --search-option {k}={v}" for k, v in options.items())
-        imported.notes.append(f"strategy {name!r}: run it with --search {name}{flags} (kt-tui's default search "
-                              "is its own)")
+        imported.notes.append(
+            f"strategy {name!r}: run it with --search {name}{flags} (kt-tui's default search is its own)"
+        )
     else:
         what = name["custom"] if isinstance(name, dict) else repr(name)
-        imported.losses.append(f"strategy {what} has no kt-tui equivalent (known: {', '.join(SEARCHES)}); "
-                               "kt-tui's own search is used")
+        imported.losses.append(
+            f"strategy {what} has no kt-tui equivalent (known: {', '.join(SEARCHES)}); kt-tui's own search is used"
+        )
 
 
 def convert_call(call: dict, index: int, batch: Batch) -> Imported:
@@ -186,11 +194,15 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
     for i, (p, a) in enumerate(zip(kernel.params, call["args"])):
         where = f"argument {i} ({p.name})"
         if "unsupported" in a:
-            raise CallError(f"{where}: a {a['unsupported']} argument is not supported by kt-tui yet (numpy arrays and numbers are)")
+            raise CallError(
+                f"{where}: a {a['unsupported']} argument is not supported by kt-tui yet (numpy arrays and numbers are)"
+            )
         dtype = DTYPES.get(a["dtype"])
         if dtype is None:
-            raise CallError(f"{where}: numpy type {a['dtype']} is not supported "
-                            f"(use one of {', '.join(sorted(set(DTYPES.values())))})")
+            raise CallError(
+                f"{where}: numpy type {a['dtype']} is not supported "
+                f"(use one of {', '.join(sorted(set(DTYPES.values())))})"
+            )
         if "array" in a:
             name = batch.placed.get(a["array"]) or new_arrays.get(a["array"]) or f"{stem}.{p.name}.npy"
             if a["array"] not in batch.placed:
@@ -198,8 +210,17 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
             out = p.name in check.outputs
             if not out:
                 big.append((p.name, a["size"]))
-            args.append(Arg(name=p.name, type=dtype, size=_size_name(a["size"], sizes), init="file", file=name,
-                            output=out, atol=float(atol) if out and atol is not None else None))
+            args.append(
+                Arg(
+                    name=p.name,
+                    type=dtype,
+                    size=_size_name(a["size"], sizes),
+                    init="file",
+                    file=name,
+                    output=out,
+                    atol=float(atol) if out and atol is not None else None,
+                )
+            )
             answer = call.get("answer") or []
             if i < len(answer) and answer[i] and not check.reference_kernel and i not in call.get("chained", []):
                 reference[p.name] = batch.array(answer[i])
@@ -210,8 +231,14 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
     notes = launch_notes + list(call["notes"]) + check.notes + _partial_reads(call, big, problem_size, sizes)
     if not any(a.output for a in args):
         raise CallError("the kernel has no array argument to check")
-    spec = Spec(kernel=call["kernel_name"], args=args, problem_size=problem_size, sizes=sizes,
-                tune_params=call["tune_params"], verify_sizes=[])
+    spec = Spec(
+        kernel=call["kernel_name"],
+        args=args,
+        problem_size=problem_size,
+        sizes=sizes,
+        tune_params=call["tune_params"],
+        verify_sizes=[],
+    )
     for key in ("grid_div_x", "grid_div_y", "grid_div_z", "block_size_names"):
         if call.get(key) is not None:
             setattr(spec, key, [str(x) for x in call[key]])
@@ -229,8 +256,11 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
     kernel_file = batch.out_dir / f"{stem}.cu"
     files = [kernel_file, spec_path_for(kernel_file)]
     planned = files + [batch.out_dir / n for n in new_arrays.values()]
-    planned += [batch.out_dir / f"{stem}.reference.npz"] * bool(reference) + [batch.out_dir / f"{stem}.cmem.npz"] * bool(
-        call.get("cmem_args")) + [batch.out_dir / f"{stem}_verify.py"] * bool(call.get("verify") and call.get("verify_source"))
+    planned += (
+        [batch.out_dir / f"{stem}.reference.npz"] * bool(reference)
+        + [batch.out_dir / f"{stem}.cmem.npz"] * bool(call.get("cmem_args"))
+        + [batch.out_dir / f"{stem}_verify.py"] * bool(call.get("verify") and call.get("verify_source"))
+    )
     copies = [f for f in extra_files if f.is_file() and f.resolve() != (batch.out_dir / f.name).resolve()]
     planned += [batch.out_dir / f.name for f in copies]
     if check.reference_kernel:
@@ -257,8 +287,10 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
         files.append(batch.out_dir / spec.reference)
     if call.get("cmem_args"):
         spec.cmem_args = f"{stem}.cmem.npz"
-        np.savez(batch.out_dir / spec.cmem_args,
-                 **{k: np.asarray(batch.array(staged)).reshape(shape) for k, staged, shape in call["cmem_args"]})
+        np.savez(
+            batch.out_dir / spec.cmem_args,
+            **{k: np.asarray(batch.array(staged)).reshape(shape) for k, staged, shape in call["cmem_args"]},
+        )
         files.append(batch.out_dir / spec.cmem_args)
     _verify(call, spec, notes, losses, stem, files)
     for f in copies:
@@ -290,13 +322,17 @@ def _verify(call: dict, spec: Spec, notes: list, losses: list, stem: str, files:
         path.write_text(call["verify_source"], encoding="utf-8")
         files.append(path)
         spec.verify = f"{stem}_verify:{func}"
-        notes.append(f"verify = \"{spec.verify}\": the script's function, copied; it runs in the GPU worker only")
+        notes.append(f'verify = "{spec.verify}": the script\'s function, copied; it runs in the GPU worker only')
     else:
         spec.verify = "none"
-        spec.verify_reason = f"the script's verify function {func} could not be copied; write it in a .py file " \
-                             "next to the kernel and set verify = \"module:function\""
-        losses.append(f"verify function {func} not kept ({call.get('verify_why', 'see above')}): this kernel is "
-                      "UNVERIFIED until you fix that (verify_reason in the spec)")
+        spec.verify_reason = (
+            f"the script's verify function {func} could not be copied; write it in a .py file "
+            'next to the kernel and set verify = "module:function"'
+        )
+        losses.append(
+            f"verify function {func} not kept ({call.get('verify_why', 'see above')}): this kernel is "
+            "UNVERIFIED until you fix that (verify_reason in the spec)"
+        )
 
 
 def _header(call: dict, index: int, imported: Imported) -> str:

@@ -8,11 +8,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..kernel.source import SourceError, split_params, find_kernels, read_source
+from ..kernel.source import SourceError, find_kernels, read_source, split_params
 from .writes import functions
 
 _LAUNCH = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^<>;]*>)?\s*<<<([^;]*?)>>>\s*\(([^;]*)\)\s*;")
-_COPY = re.compile(r"\bcudaMemcpy(?:Async)?\s*\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*,[^;]*cudaMemcpy(HostToDevice|DeviceToHost)")
+_COPY = re.compile(
+    r"\bcudaMemcpy(?:Async)?\s*\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*,[^;]*cudaMemcpy(HostToDevice|DeviceToHost)"
+)
 _TO_SYMBOL = re.compile(r"\bcudaMemcpyToSymbol(?:Async)?\s*\(\s*([A-Za-z_]\w*)\s*,\s*([^,]+?)\s*,")
 
 
@@ -39,9 +41,11 @@ def launched_kernel(call: dict, src: str, extra: list[Path]) -> tuple[dict, str,
     fn = defs[-1]
     launches = _LAUNCH.findall(fn.body)
     if len(launches) != 1:
-        raise NotLaunchable(f"the host function {host} launches {len(launches) or 'no'} CUDA kernels"
-                            + (f" ({', '.join(k for k, _, _ in launches)})" if launches else "")
-                            + ": kt-tui imports one")
+        raise NotLaunchable(
+            f"the host function {host} launches {len(launches) or 'no'} CUDA kernels"
+            + (f" ({', '.join(k for k, _, _ in launches)})" if launches else "")
+            + ": kt-tui imports one"
+        )
     name, _, args = launches[0]
     where = next(((f, text) for f, text in _files(src, extra) if any(k.name == name for k in find_kernels(text))), None)
     offer = f"the host function {host} launches the CUDA kernel {name}" + (f" ({where[0]})" if where else "")
@@ -56,14 +60,18 @@ def launched_kernel(call: dict, src: str, extra: list[Path]) -> tuple[dict, str,
     for a in split_params(args):
         a = re.sub(r"^\([^()]*\)\s*", "", a.strip())  # a cast
         if a not in index:
-            raise NotLaunchable(f"{offer}, but passes it {a!r}, which is not one of {host}'s parameters: "
-                                f"write a spec for {name} (kt-tui spec FILE.cu)")
+            raise NotLaunchable(
+                f"{offer}, but passes it {a!r}, which is not one of {host}'s parameters: "
+                f"write a spec for {name} (kt-tui spec FILE.cu)"
+            )
         mapped.append(index[a])
     cmem = []
     for symbol, source in _TO_SYMBOL.findall(fn.body):
         if source.strip() not in index or "array" not in call["args"][index[source.strip()]]:
-            raise NotLaunchable(f"{offer}, but fills {symbol} from {source.strip()!r}, which the host code computes: "
-                                f"write a spec for {name} (kt-tui spec FILE.cu)")
+            raise NotLaunchable(
+                f"{offer}, but fills {symbol} from {source.strip()!r}, which the host code computes: "
+                f"write a spec for {name} (kt-tui spec FILE.cu)"
+            )
         a = call["args"][index[source.strip()]]
         cmem.append([symbol, a["array"], [a["size"]]])
     new = dict(call, kernel_name=name, lang="CUDA", args=[call["args"][i] for i in mapped])
@@ -71,16 +79,22 @@ def launched_kernel(call: dict, src: str, extra: list[Path]) -> tuple[dict, str,
     if answer is not None:
         lost = [i for i, a in enumerate(answer) if a is not None and i not in mapped]
         if lost:
-            raise NotLaunchable(f"{offer}, but the answer checks {host}'s argument {lost[0]}, which the kernel is not given")
+            raise NotLaunchable(
+                f"{offer}, but the answer checks {host}'s argument {lost[0]}, which the kernel is not given"
+            )
         new["answer"] = [answer[i] if i < len(answer) else None for i in mapped]
         new.pop("chained", None), new.pop("chained_from", None)
     if cmem:
         new["cmem_args"] = list(call.get("cmem_args") or []) + cmem
-    notes = [f"lang=\"C\": {offer}; that kernel is imported, with the arguments {host} gives it"
-             + (f" and {', '.join(s for s, _, _ in cmem)} filled as it does" if cmem else "")
-             + f"; kernel_tuner timed all of {host} (host code, copies), kt-tui times the kernel, on the grid "
-             "kernel_tuner computes for the problem size"]
+    notes = [
+        f'lang="C": {offer}; that kernel is imported, with the arguments {host} gives it'
+        + (f" and {', '.join(s for s, _, _ in cmem)} filled as it does" if cmem else "")
+        + f"; kernel_tuner timed all of {host} (host code, copies), kt-tui times the kernel, on the grid "
+        "kernel_tuner computes for the problem size"
+    ]
     if where[1] is src:
-        notes.append(f"the kernel file still holds {host}'s host code, which nvcc compiles (--backend pycuda) and "
-                     "NVRTC (cupy, nvcuda) does not: remove it for those backends")
+        notes.append(
+            f"the kernel file still holds {host}'s host code, which nvcc compiles (--backend pycuda) and "
+            "NVRTC (cupy, nvcuda) does not: remove it for those backends"
+        )
     return new, where[1], notes

@@ -11,9 +11,25 @@ import inspect
 import numbers
 import textwrap
 
-_ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.Compare, ast.BinOp, ast.UnaryOp, ast.Name,
-            ast.Constant, ast.Load, ast.Tuple, ast.List, ast.Call, ast.operator, ast.unaryop, ast.cmpop,
-            ast.IfExp)
+_ALLOWED = (
+    ast.Expression,
+    ast.BoolOp,
+    ast.And,
+    ast.Or,
+    ast.Compare,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Name,
+    ast.Constant,
+    ast.Load,
+    ast.Tuple,
+    ast.List,
+    ast.Call,
+    ast.operator,
+    ast.unaryop,
+    ast.cmpop,
+    ast.IfExp,
+)
 _FUNCS = {"min", "max", "ceil", "floor", "int"}
 
 
@@ -27,7 +43,7 @@ def _function_node(fn) -> ast.Lambda | ast.FunctionDef | None:
         text = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):
         return None
-    want = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+    want = list(fn.__code__.co_varnames[: fn.__code__.co_argcount])
     if fn.__name__ != "<lambda>":
         try:
             tree = ast.parse(text)
@@ -58,13 +74,18 @@ def _same(node: ast.Lambda, fn) -> bool:
     if free:
         outer = ast.parse("def _outer():\n" + "".join(f"    {v} = None\n" for v in free) + "    return None\n")
         outer.body[0].body[-1].value = node
-        code = next(c for c in compile(ast.fix_missing_locations(outer), "<lambda>", "exec").co_consts
-                    if hasattr(c, "co_code"))
+        code = next(
+            c for c in compile(ast.fix_missing_locations(outer), "<lambda>", "exec").co_consts if hasattr(c, "co_code")
+        )
     else:
         code = compile(ast.Expression(node), "<lambda>", "eval")
     inner = next((c for c in code.co_consts if hasattr(c, "co_code")), None)
-    return (inner is not None and inner.co_code == fn.__code__.co_code and inner.co_names == fn.__code__.co_names
-            and inner.co_consts == fn.__code__.co_consts)
+    return (
+        inner is not None
+        and inner.co_code == fn.__code__.co_code
+        and inner.co_names == fn.__code__.co_names
+        and inner.co_consts == fn.__code__.co_consts
+    )
 
 
 def _body(node) -> ast.expr | None:
@@ -82,8 +103,12 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Subscript(self, node):
         key = node.slice
-        if (isinstance(node.value, ast.Name) and node.value.id == self.param and isinstance(key, ast.Constant)
-                and isinstance(key.value, str)):
+        if (
+            isinstance(node.value, ast.Name)
+            and node.value.id == self.param
+            and isinstance(key, ast.Constant)
+            and isinstance(key.value, str)
+        ):
             return ast.copy_location(ast.Name(key.value, ast.Load()), node)
         self.problem = f"cannot read {ast.unparse(node)!r}"
         return node
@@ -96,7 +121,7 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Name(self, node):
         if node.id == self.param:
-            self.problem = f"uses {self.param!r} other than as {self.param}[\"name\"]"
+            self.problem = f'uses {self.param!r} other than as {self.param}["name"]'
         elif node.id in self.values:
             return ast.copy_location(ast.Constant(self.values[node.id]), node)
         return node
@@ -117,8 +142,9 @@ def as_expression(fn) -> tuple[str | list[str] | None, str]:
         scope = {**cv.globals, **cv.nonlocals}
     except (TypeError, ValueError):
         scope = {}
-    values = {k: v for k, v in scope.items()
-              if isinstance(v, numbers.Real) and not isinstance(v, bool) and k not in args}
+    values = {
+        k: v for k, v in scope.items() if isinstance(v, numbers.Real) and not isinstance(v, bool) and k not in args
+    }
     values = {k: (v.item() if hasattr(v, "item") else v) for k, v in values.items()}
     rewrite = _Rewrite(param, values)
     body = rewrite.visit(body)

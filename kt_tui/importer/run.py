@@ -42,8 +42,10 @@ def record_calls(script: Path, staging: Path, timeout_s: float = TIMEOUT_S) -> d
     cmd = [sys.executable, "-m", "kt_tui.importer.child", str(script), str(staging)]
     code, log = run_supervised(cmd, timeout_s, cwd=script.parent, env=script_env())
     if code is None:
-        raise ImportFailed(f"{script}: did not finish within {timeout_s:g} s and was stopped, with every process "
-                           "it started (kt-tui import runs the script with tune_kernel recorded, not tuned)")
+        raise ImportFailed(
+            f"{script}: did not finish within {timeout_s:g} s and was stopped, with every process "
+            "it started (kt-tui import runs the script with tune_kernel recorded, not tuned)"
+        )
     path = staging / "calls.json"
     if not path.is_file():
         tail = " / ".join(line.strip() for line in (log or "").strip().splitlines()[-3:]) or "no output"
@@ -51,8 +53,9 @@ def record_calls(script: Path, staging: Path, timeout_s: float = TIMEOUT_S) -> d
     return json.loads(path.read_text())
 
 
-def import_script(script: str | Path, out_dir: str | Path | None = None,
-                  timeout_s: float = TIMEOUT_S, force: bool = False) -> tuple[list[Imported], list[str], list[str]]:
+def import_script(
+    script: str | Path, out_dir: str | Path | None = None, timeout_s: float = TIMEOUT_S, force: bool = False
+) -> tuple[list[Imported], list[str], list[str]]:
     """(imported kernels, problems, notes). ImportFailed when nothing could be imported. Files that
     exist are not overwritten unless `force`."""
     script = Path(script).resolve()
@@ -62,12 +65,20 @@ def import_script(script: str | Path, out_dir: str | Path | None = None,
     out = check_out_dir(out_dir).resolve() if out_dir is not None else default_out_dir(script)
     # staged arrays are moved into the output folder: on its disk, that is a rename, not a copy
     near = next((p for p in (out, *out.parents) if p.is_dir()), None)
-    with tempfile.TemporaryDirectory(prefix=".kt-import-", dir=near if near and os.access(near, os.W_OK) else None) as tmp:
+    with tempfile.TemporaryDirectory(
+        prefix=".kt-import-", dir=near if near and os.access(near, os.W_OK) else None
+    ) as tmp:
         staging = Path(tmp)
         record = record_calls(script, staging, timeout_s)
         calls = record["calls"]
-        notes = [f"the script stopped after its kernel_tuner calls: {record['script_error']} "
-                 "(tune_kernel returns no results during an import)"] if record["script_error"] and calls else []
+        notes = (
+            [
+                f"the script stopped after its kernel_tuner calls: {record['script_error']} "
+                "(tune_kernel returns no results during an import)"
+            ]
+            if record["script_error"] and calls
+            else []
+        )
         if not calls:
             why = f": {record['script_error']}" if record["script_error"] else ""
             raise ImportFailed(f"{script}: made no tune_kernel or run_kernel call{why}")
@@ -96,7 +107,10 @@ def import_command(args) -> int:
     for p in problems:
         print(f"kt-tui: import: {p}", file=sys.stderr)
     if done:
-        search = "".join(f" --search {d.search}" + "".join(f" --search-option {k}={v}" for k, v in d.search_options.items())
-                         for d in done[:1] if d.search)
+        search = "".join(
+            f" --search {d.search}" + "".join(f" --search-option {k}={v}" for k, v in d.search_options.items())
+            for d in done[:1]
+            if d.search
+        )
         print(f"next: kt-tui {done[0].kernel_path}{search}   (check first: kt-tui spec {done[0].kernel_path} --check)")
     return 2 if problems or not done else 0

@@ -19,8 +19,11 @@ def _tune_dicts(tree: ast.AST) -> set[str]:
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
         if name != "tune_kernel":
             continue
-        arg = node.args[4] if len(node.args) > 4 else next((k.value for k in node.keywords if k.arg == "tune_params"),
-                                                              None)
+        arg = (
+            node.args[4]
+            if len(node.args) > 4
+            else next((k.value for k in node.keywords if k.arg == "tune_params"), None)
+        )
         if isinstance(arg, ast.Name):
             out.add(arg.id)
     return out
@@ -42,14 +45,21 @@ def sizing_params(script: str | Path, tuned: set[str]) -> dict[str, str]:
     parents = _parents(tree)
     out: dict[str, str] = {}
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name)
-                and node.value.id in dicts and isinstance(node.slice, ast.Constant) and node.slice.value in tuned):
+        if not (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in dicts
+            and isinstance(node.slice, ast.Constant)
+            and node.slice.value in tuned
+        ):
             continue
         stmt = node
         while stmt in parents and not isinstance(stmt, ast.stmt):
             stmt = parents[stmt]
-        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
-                                                and t.value.id in dicts for t in stmt.targets):
+        if isinstance(stmt, ast.Assign) and all(
+            isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in dicts for t in stmt.targets
+        ):
             continue  # tune_params["a"] = tune_params["b"][:]: one parameter's values given to another
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Subscript) and stmt.value is node:
             continue  # values = tune_params["a"]: kept aside, read later (counted where that is read)

@@ -10,15 +10,63 @@ from dataclasses import dataclass, field
 
 from ..kernel.source import Kernel, SourceError, code_text, match_paren, parse_param, split_params, strip_comments
 
-_NOT_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof", "defined",
-                  "__launch_bounds__", "__attribute__", "__align__", "__declspec", "static_assert"}
+_NOT_FUNCTIONS = {
+    "if",
+    "for",
+    "while",
+    "switch",
+    "catch",
+    "return",
+    "sizeof",
+    "decltype",
+    "alignof",
+    "defined",
+    "__launch_bounds__",
+    "__attribute__",
+    "__align__",
+    "__declspec",
+    "static_assert",
+}
 # functions that only read through the pointers they are given (or take no pointers)
-_READERS = {"__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv", "min", "max", "fmin", "fmax", "abs",
-            "fabs", "fabsf", "sqrt", "sqrtf", "printf", "assert", "static_cast", "reinterpret_cast",
-            "const_cast", "__syncthreads", "__shfl_sync", "__shfl_down_sync", "__shfl_xor_sync", "__shfl_up_sync"}
-_WRITERS = {"memcpy": 0, "memset": 0, "cudaMemcpy": 0, "cudaMemcpyAsync": 0, "cudaMemset": 0, "cudaMemsetAsync": 0}  # name -> the argument written
+_READERS = {
+    "__ldg",
+    "__ldcg",
+    "__ldca",
+    "__ldcs",
+    "__ldlu",
+    "__ldcv",
+    "min",
+    "max",
+    "fmin",
+    "fmax",
+    "abs",
+    "fabs",
+    "fabsf",
+    "sqrt",
+    "sqrtf",
+    "printf",
+    "assert",
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "__syncthreads",
+    "__shfl_sync",
+    "__shfl_down_sync",
+    "__shfl_xor_sync",
+    "__shfl_up_sync",
+}
+_WRITERS = {
+    "memcpy": 0,
+    "memset": 0,
+    "cudaMemcpy": 0,
+    "cudaMemcpyAsync": 0,
+    "cudaMemset": 0,
+    "cudaMemsetAsync": 0,
+}  # name -> the argument written
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^;{}()]*>)?\s*\(")
-_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()]*)\)([^\n]*)", re.MULTILINE)  # function-like macros
+_MACRO = re.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()]*)\)([^\n]*)", re.MULTILINE
+)  # function-like macros
 _OP = r"(?:[-+*/%&|^]|<<|>>)?=(?!=)"
 
 
@@ -46,16 +94,16 @@ def functions(src: str) -> dict[str, list[Function]]:
         close = match_paren(clean, m.end() - 1)
         if close < 0:
             continue
-        after = re.match(r"\s*(?:const\s*|noexcept\s*)*\{", clean[close + 1:])
+        after = re.match(r"\s*(?:const\s*|noexcept\s*)*\{", clean[close + 1 :])
         if not after:
             continue
         start = close + 1 + after.end() - 1
         end = _match_brace(clean, start)
         try:
-            params = [parse_param(p).name for p in split_params(clean[m.end():close])]
+            params = [parse_param(p).name for p in split_params(clean[m.end() : close])]
         except SourceError:
             params = []
-        out.setdefault(name, []).append(Function(name, params, clean[start:end + 1]))
+        out.setdefault(name, []).append(Function(name, params, clean[start : end + 1]))
     for name, params, body in _MACRO.findall(strip_comments(src).replace("\\\n", " ")):
         out.setdefault(name, []).append(Function(name, [p.strip() for p in params.split(",")], body))
     return out
@@ -72,11 +120,13 @@ def _match_brace(text: str, at: int) -> int:
 
 def _writes_directly(body: str, name: str) -> bool:
     n = re.escape(name)
-    return bool(re.search(rf"\b{n}\s*\[[^;]*?\]\s*{_OP}", body)
-                or re.search(rf"(?:^|[;{{}})])\s*\*\s*\(?\s*{n}\b[^;=]*?\)?\s*{_OP}", body)  # not `T *p = ...`
-                or re.search(rf"\(\s*{n}\s*(?:\+[^;()]*)?\)\s*\[[^;]*?\]\s*{_OP}", body)
-                or re.search(rf"\b{n}\s*->\s*\w+(?:\s*\[[^;]*?\])?\s*{_OP}", body)
-                or re.search(rf"atomic\w*\s*\(\s*&?\s*\(?\s*{n}\b", body))
+    return bool(
+        re.search(rf"\b{n}\s*\[[^;]*?\]\s*{_OP}", body)
+        or re.search(rf"(?:^|[;{{}})])\s*\*\s*\(?\s*{n}\b[^;=]*?\)?\s*{_OP}", body)  # not `T *p = ...`
+        or re.search(rf"\(\s*{n}\s*(?:\+[^;()]*)?\)\s*\[[^;]*?\]\s*{_OP}", body)
+        or re.search(rf"\b{n}\s*->\s*\w+(?:\s*\[[^;]*?\])?\s*{_OP}", body)
+        or re.search(rf"atomic\w*\s*\(\s*&?\s*\(?\s*{n}\b", body)
+    )
 
 
 def _aliases(body: str, name: str) -> set[str]:
@@ -91,9 +141,11 @@ def _passes(arg: str, name: str) -> bool:
     """Whether a call argument hands on the pointer `name` (`name`, `name + i`, `&name[i]`, a cast of it)."""
     a = arg.strip()
     n = re.escape(name)
-    return bool(re.fullmatch(rf"(?:\([^()]*\*\s*\)\s*)?{n}(?:\s*[-+][^,]*)?", a)
-                or re.fullmatch(rf"&\s*{n}\s*\[.*\]", a, re.DOTALL)
-                or re.fullmatch(rf"\w+_cast\s*<[^<>]*\*\s*>\s*\(\s*{n}(?:\s*[-+][^()]*)?\s*\)", a))
+    return bool(
+        re.fullmatch(rf"(?:\([^()]*\*\s*\)\s*)?{n}(?:\s*[-+][^,]*)?", a)
+        or re.fullmatch(rf"&\s*{n}\s*\[.*\]", a, re.DOTALL)
+        or re.fullmatch(rf"\w+_cast\s*<[^<>]*\*\s*>\s*\(\s*{n}(?:\s*[-+][^()]*)?\s*\)", a)
+    )
 
 
 def _follow(body: str, name: str, defined: dict, seen: set, out: Writes, top: str) -> bool:
@@ -107,7 +159,7 @@ def _follow(body: str, name: str, defined: dict, seen: set, out: Writes, top: st
         close = match_paren(body, m.end() - 1)
         if close < 0:
             continue
-        args = split_params(body[m.end():close])
+        args = split_params(body[m.end() : close])
         for k, arg in enumerate(args):
             if not any(_passes(arg, n) for n in names):
                 continue

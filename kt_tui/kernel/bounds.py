@@ -10,10 +10,32 @@ from .cuda_ast import text
 from .poly import Poly, at_least, pmax, pmin
 
 AXES = "xyz"
-ATOMICS = {"atomicAdd", "atomicSub", "atomicMax", "atomicMin", "atomicInc", "atomicDec", "atomicAnd",
-           "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "atomicAdd_block", "atomicAdd_system"}
-ACCUMULATING = {"atomicAdd", "atomicSub", "atomicInc", "atomicDec", "atomicOr", "atomicAdd_block",
-                "atomicAdd_system", "atomicMax", "atomicMin"}
+ATOMICS = {
+    "atomicAdd",
+    "atomicSub",
+    "atomicMax",
+    "atomicMin",
+    "atomicInc",
+    "atomicDec",
+    "atomicAnd",
+    "atomicOr",
+    "atomicXor",
+    "atomicExch",
+    "atomicCAS",
+    "atomicAdd_block",
+    "atomicAdd_system",
+}
+ACCUMULATING = {
+    "atomicAdd",
+    "atomicSub",
+    "atomicInc",
+    "atomicDec",
+    "atomicOr",
+    "atomicAdd_block",
+    "atomicAdd_system",
+    "atomicMax",
+    "atomicMin",
+}
 MAX_DEPTH = 150  # nested expressions / statements followed; deeper is unknown
 MAX_STEPS = 50_000  # expression and statement visits per kernel (a large kernel takes a few thousand)
 MAX_CALLS = 3  # __device__ calls followed inside one another
@@ -150,8 +172,10 @@ def number(t: str) -> Val:
 
 def integral(ctype: str) -> bool:
     words = ctype.replace("const", "").split()
-    return bool(words) and (words[-1] in ("int", "short", "char", "long", "unsigned", "signed", "size_t")
-                            or ctype.startswith(("int", "uint", "unsigned", "size_t", "long")))
+    return bool(words) and (
+        words[-1] in ("int", "short", "char", "long", "unsigned", "signed", "size_t")
+        or ctype.startswith(("int", "uint", "unsigned", "size_t", "long"))
+    )
 
 
 def names_of(v: Val) -> set[str]:
@@ -179,8 +203,13 @@ def union(vals: list[Val]) -> Val:
         lo = pmin(lo, v.lo) if lo is not None and v.lo is not None else None
         hi = pmax(hi, v.hi) if hi is not None and v.hi is not None else None
     bases = {v.base for v in vals}
-    return Val(lo, hi, bases.pop() if len(bases) == 1 else None,
-               frozenset().union(*(v.axes for v in vals)), frozenset().union(*(v.params for v in vals)))
+    return Val(
+        lo,
+        hi,
+        bases.pop() if len(bases) == 1 else None,
+        frozenset().union(*(v.axes for v in vals)),
+        frozenset().union(*(v.params for v in vals)),
+    )
 
 
 def add(a: Poly | None, b: Poly | None) -> Poly | None:

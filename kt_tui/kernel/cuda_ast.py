@@ -9,8 +9,17 @@ from dataclasses import dataclass, field
 MAX_SOURCE = 2**20  # bytes parsed at most (a few seconds); kernel/draft.py cuts a larger file to the kernel
 MAX_NODES = 400_000  # nodes looked at per walk
 MAX_MACROS, MAX_MACRO = 500, 2000  # function-like macros kept, and the length of one
-_CONTAINERS = {"translation_unit", "linkage_specification", "template_declaration", "declaration_list",
-               "namespace_definition", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"}
+_CONTAINERS = {
+    "translation_unit",
+    "linkage_specification",
+    "template_declaration",
+    "declaration_list",
+    "namespace_definition",
+    "preproc_if",
+    "preproc_ifdef",
+    "preproc_else",
+    "preproc_elif",
+}
 
 _PARSER = None
 
@@ -20,6 +29,7 @@ def _parser():
     if _PARSER is None:
         import tree_sitter_cuda  # here: the grammar loads only when a draft is made
         from tree_sitter import Language, Parser  # here: as above
+
         _PARSER = Parser(Language(tree_sitter_cuda.language()))
     return _PARSER
 
@@ -112,9 +122,19 @@ def _top_level(root):
             stack.extend(reversed(n.named_children))
 
 
-_SCALARS = {"float": ("float32", 4), "double": ("float64", 8), "int": ("int32", 4), "unsigned int": ("uint32", 4),
-            "unsigned": ("uint32", 4), "char": ("int8", 1), "unsigned char": ("uint8", 1), "short": ("int16", 2),
-            "long long": ("int64", 8), "unsigned long long": ("uint64", 8), "size_t": ("uint64", 8)}
+_SCALARS = {
+    "float": ("float32", 4),
+    "double": ("float64", 8),
+    "int": ("int32", 4),
+    "unsigned int": ("uint32", 4),
+    "unsigned": ("uint32", 4),
+    "char": ("int8", 1),
+    "unsigned char": ("uint8", 1),
+    "short": ("int16", 2),
+    "long long": ("int64", 8),
+    "unsigned long long": ("uint64", 8),
+    "size_t": ("uint64", 8),
+}
 _SCALARS_BY_DTYPE = {dtype: size for dtype, size in _SCALARS.values()}
 _VECTOR = {"float": "float", "double": "double", "int": "int", "uint": "unsigned int"}
 

@@ -31,7 +31,7 @@ class Preprocessed:
         text = text.replace("\r\n", "\n").replace("\r", "\n")  # a lone CR ends a line for nvcc too
         self.spliced, parts, last, size = [], [], 0, 0
         for m in _SPLICE.finditer(text):
-            parts.append(text[last:m.start()])
+            parts.append(text[last : m.start()])
             size += m.start() - last
             last = m.end()
             self.spliced.append(size)

@@ -72,7 +72,7 @@ def kernel_body(src: str, kernel: Kernel) -> str:
     for i in range(start, len(clean)):
         depth += {"{": 1, "}": -1}.get(clean[i], 0)
         if depth == 0:
-            return clean[start:i + 1]
+            return clean[start : i + 1]
     return clean[start:]
 
 
@@ -91,15 +91,17 @@ def written_arrays(src: str, kernel: Kernel) -> list[str] | None:
 def _kernel_alone(src: str, kernel: Kernel) -> str:
     """A file too large to parse whole: its #defines and the kernel's own text ("" if that is too
     large too); its __device__ helpers are lost. Read raw: a brace in a comment may cut it short."""
-    defines = "\n".join(re.findall(r"(?m)^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+\(?[ \t]*\d+[ \t]*\)?[ \t]*$", src)[:10_000])
+    defines = "\n".join(
+        re.findall(r"(?m)^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+\(?[ \t]*\d+[ \t]*\)?[ \t]*$", src)[:10_000]
+    )
     m = re.search(r"__global__[^;{]*?\b" + re.escape(kernel.name) + r"\s*\(", src)
     if not m:
         return defines
     depth, start = 0, src.rfind("\n", 0, m.start()) + 1
-    for b in re.finditer(r"[{}]", src[m.end():m.end() + cuda_ast.MAX_SOURCE]):
+    for b in re.finditer(r"[{}]", src[m.end() : m.end() + cuda_ast.MAX_SOURCE]):
         depth += 1 if b.group() == "{" else -1
         if depth == 0:
-            return defines + "\n" + src[start:m.end() + b.end()]
+            return defines + "\n" + src[start : m.end() + b.end()]
     return ""
 
 
@@ -110,9 +112,11 @@ def written_pointers(body: str, kernel: Kernel) -> list[str]:
         if not p.is_pointer or not p.name:
             continue
         n = re.escape(p.name)
-        if (re.search(rf"\b{n}\s*\[[^;]*?\]\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", body)
-                or re.search(rf"\*\s*\(?\s*{n}\b[^;=]*?\)?\s*(?:[-+*/]?)=(?!=)", body)
-                or re.search(rf"atomic\w*\s*\(\s*&?\s*{n}\b", body)):
+        if (
+            re.search(rf"\b{n}\s*\[[^;]*?\]\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", body)
+            or re.search(rf"\*\s*\(?\s*{n}\b[^;=]*?\)?\s*(?:[-+*/]?)=(?!=)", body)
+            or re.search(rf"atomic\w*\s*\(\s*&?\s*{n}\b", body)
+        ):
             out.append(p.name)
     return out
 
@@ -139,8 +143,15 @@ def _array(p, unit: cuda_ast.Unit, size: str, guesses: list) -> tuple[str, str]:
         guesses.append((f"args.{p.name}", f"struct {base} mixes number types: passed as its {count} bytes"))
         return "uint8", f"{count}*{wrap}"
     if base not in DTYPES and base not in VECTORS and base not in ("T", "real", "real_t", "scalar_t"):
-        guesses.append((f"args.{p.name}", (f"{base} is not a number type: drafted as float32 elements; "
-                        "give its type or a size in its element type")))
+        guesses.append(
+            (
+                f"args.{p.name}",
+                (
+                    f"{base} is not a number type: drafted as float32 elements; "
+                    "give its type or a size in its element type"
+                ),
+            )
+        )
     return _dtype(p), size
 
 
@@ -149,8 +160,9 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
     why = ""
     if src:
         try:
-            unit = cuda_ast.parse(src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE
-                                  else _kernel_alone(src, kernel))
+            unit = cuda_ast.parse(
+                src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else _kernel_alone(src, kernel)
+            )
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
                 return _from_analysis(kernel, unit, analysis, n)
@@ -183,23 +195,42 @@ def _tuning(rank: int, block_axes: set | None = None, consts: dict | None = None
         else:
             tune[name], defaults[name] = values[a], first[a]
     both = "block_size_y" in tune and len(tune["block_size_y"]) > 1
-    return {"tune_params": tune, "defaults": defaults, "grid_div_x": div.get(0),
-            "grid_div_y": div.get(1, ["block_size_y"]) if rank > 1 else None,
-            "grid_div_z": div.get(2, ["block_size_z"]) if rank > 2 else None,
-            "restrictions": ["block_size_x * block_size_y <= 1024"] if both else []}
+    return {
+        "tune_params": tune,
+        "defaults": defaults,
+        "grid_div_x": div.get(0),
+        "grid_div_y": div.get(1, ["block_size_y"]) if rank > 1 else None,
+        "grid_div_z": div.get(2, ["block_size_z"]) if rank > 2 else None,
+        "restrictions": ["block_size_x * block_size_y <= 1024"] if both else [],
+    }
 
 
 def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
     """No body to read: every array `n` long, every non-const pointer an output, all of it a guess."""
     args: list[Arg] = []
-    guesses = [("", (f"the kernel's body was not read{why}: every array is sized n and every pointer not "
-                    "const is taken as an output"))]
+    guesses = [
+        (
+            "",
+            (
+                f"the kernel's body was not read{why}: every array is sized n and every pointer not "
+                "const is taken as an output"
+            ),
+        )
+    ]
     for p in kernel.params:
         dtype = _dtype(p)
         if p.is_pointer:
             out = "const" not in p.ctype.split("*")[0]
-            args.append(Arg(name=p.name, type=dtype, size="n", init="poison" if out else "random",
-                            seed=len(args) + 1, output=out))
+            args.append(
+                Arg(
+                    name=p.name,
+                    type=dtype,
+                    size="n",
+                    init="poison" if out else "random",
+                    seed=len(args) + 1,
+                    output=out,
+                )
+            )
         elif dtype.startswith(("int", "uint")):
             args.append(Arg(name=p.name, type=dtype, init="constant", value="n"))
         else:
@@ -239,12 +270,18 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             dtype, size = _array(p, unit, sizing.extents.get(p.name, sizing.fallback), guesses)
             if dtype == "uint8" and init == "random":
                 init = "zeros"  # random bytes would make any int field in it an index anywhere
-            arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1,
-                      output=out)
+            arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
             if p.name in sizing.index_high and p.name in an.loop_loads and not out:
                 arg.init = "range"
-                guesses.append((f"args.{p.name}", ("values 0, 1, 2, ...: they bound a loop (row offsets), "
-                                "so each row gets one element; give real offsets for real work")))
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        (
+                            "values 0, 1, 2, ...: they bound a loop (row offsets), "
+                            "so each row gets one element; give real offsets for real work"
+                        ),
+                    )
+                )
             elif p.name in sizing.index_high:
                 arg.low, arg.high = 0, sizing.index_high[p.name]
             elif dtype.startswith(("int", "uint")) and not out and use.compared:
@@ -269,9 +306,14 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
             guesses.append((f"args.{p.name}", why))
     _ensure_output(args, guesses)
-    spec = Spec(kernel=kernel.name, args=args, problem_size=sizing.problem_size, sizes=sizing.sizes,
-                verify_sizes=sizing.verify_sizes,
-                **_tuning(len(sizing.problem_size), sizing.no_threads, sizing.block_consts))
+    spec = Spec(
+        kernel=kernel.name,
+        args=args,
+        problem_size=sizing.problem_size,
+        sizes=sizing.sizes,
+        verify_sizes=sizing.verify_sizes,
+        **_tuning(len(sizing.problem_size), sizing.no_threads, sizing.block_consts),
+    )
     fixed = set(unit.defines) & set(spec.sizes)
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
@@ -304,6 +346,7 @@ def draft_note(spec: Spec) -> str:
     names = [a.name for a in spec.args if not a.is_array and a.value == FLOAT_SCALAR and a.type.startswith("float")]
     if not names:
         return ""
-    return (f" {', '.join(names)} = {FLOAT_SCALAR}: a value chosen so that the kernel's arithmetic is not trivial "
-            "(not 0 or 1); set the value you use.")
-
+    return (
+        f" {', '.join(names)} = {FLOAT_SCALAR}: a value chosen so that the kernel's arithmetic is not trivial "
+        "(not 0 or 1); set the value you use."
+    )

@@ -28,7 +28,9 @@ class Sizing:
     index_high: dict[str, str | int] = field(default_factory=dict)  # index array -> the bound of its values
     verify_sizes: list | None = None
     block_consts: dict[int, int] = field(default_factory=dict)
-    no_threads: set[int] = field(default_factory=set)  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes
+    no_threads: set[int] = field(
+        default_factory=set
+    )  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes
     fallback: str = "n"  # the length of an array the analysis did not see: the problem's
     guesses: list[tuple[str, str]] = field(default_factory=list)
 
@@ -71,16 +73,22 @@ class _Sizer:
                 self.out.no_threads.add(a)
             else:
                 label = "n" if rank == 1 else "n" + extents.AXES[a]
-                self.axis[a] = self.name(label, f"thread axis {extents.AXES[a]} is not bounded by a check "
-                                                "the analysis could read; the problem size there is a guess")
+                self.axis[a] = self.name(
+                    label,
+                    f"thread axis {extents.AXES[a]} is not bounded by a check "
+                    "the analysis could read; the problem size there is a guess",
+                )
                 self.out.verify_sizes = []
         for a in range(rank):
             for v in sorted(self.axis[a].names(), key=lambda v: (v in self.unit.defines, v)):
                 self.order.setdefault(v, len(self.order))
-        self.out.problem_size = [self.axis[a].text(self.order) if not self.axis[a].is_const()
-                                 else str(int(self.axis[a].value())) for a in range(rank)]
-        self.out.fallback = "*".join(p if re.fullmatch(r"\w+", p) else f"({p})"
-                                     for p in self.out.problem_size if p != "1") or "1"
+        self.out.problem_size = [
+            self.axis[a].text(self.order) if not self.axis[a].is_const() else str(int(self.axis[a].value()))
+            for a in range(rank)
+        ]
+        self.out.fallback = (
+            "*".join(p if re.fullmatch(r"\w+", p) else f"({p})" for p in self.out.problem_size if p != "1") or "1"
+        )
         self.out.no_threads |= self.an.block_axes
         self.out.block_consts = {a: v for a, v in self.an.block_consts.items() if a < rank}
 
@@ -123,23 +131,37 @@ class _Sizer:
             his = [self.resolve(h) for h in use.accesses]
             plain = [h + Poly.const(1) for h in his if h is not None and not _loads(h)]
             loaded = tuple(sorted({h.text() for h in his if h is not None and _loads(h)}))
-            cands = [_round_volume(_round_rows(e, an.strides, rounded, name), set(self.unit.defines))
-                     for e in _maxes(plain)]
+            cands = [
+                _round_volume(_round_rows(e, an.strides, rounded, name), set(self.unit.defines)) for e in _maxes(plain)
+            ]
             if self.per_block:
-                self.out.guesses.append((f"args.{name}", ("indexed by block number: sized by the problem size, "
-                                         "more than the number of blocks")))
+                self.out.guesses.append(
+                    (
+                        f"args.{name}",
+                        ("indexed by block number: sized by the problem size, more than the number of blocks"),
+                    )
+                )
             if any(h is None for h in his):
                 cands = _maxes(cands + [problem])
-                self.out.guesses.append((f"args.{name}", ("an index the analysis could not bound (data-dependent "
-                                         "or through pointers it does not follow): sized at least the problem size")))
+                self.out.guesses.append(
+                    (
+                        f"args.{name}",
+                        (
+                            "an index the analysis could not bound (data-dependent "
+                            "or through pointers it does not follow): sized at least the problem size"
+                        ),
+                    )
+                )
             elif not his:
                 cands = [problem]
                 self.out.guesses.append((f"args.{name}", "the kernel does not index it: sized like the problem"))
             elif not cands:
                 if loaded not in shared:
                     arrays = ", ".join(sorted(_loads_of(loaded)))
-                    shared[loaded] = self.name(f"n_{name}", f"{name} is indexed only by values read from {arrays}:"
-                                               " its length is a size of its own")
+                    shared[loaded] = self.name(
+                        f"n_{name}",
+                        f"{name} is indexed only by values read from {arrays}: its length is a size of its own",
+                    )
                 cands = [shared[loaded]]
             found[name] = cands
         _unify(found, rounded)
@@ -161,8 +183,15 @@ class _Sizer:
                 continue
             good = [h for h in hs if h is not None]
             if len(good) < len(hs) or not good:
-                self.out.guesses.append((f"args.{x}", ("its values index an array in a way the analysis does not "
-                                         "follow: they are kept in [0, 1), so every index stays inside")))
+                self.out.guesses.append(
+                    (
+                        f"args.{x}",
+                        (
+                            "its values index an array in a way the analysis does not "
+                            "follow: they are kept in [0, 1), so every index stays inside"
+                        ),
+                    )
+                )
                 self.out.index_high[x] = 1
                 continue
             best = good[0]
@@ -187,8 +216,11 @@ class _Sizer:
             names |= set(re.findall(r"[A-Za-z_]\w*", str(h)))
         names = {n for n in names if not n.startswith("$")}
         axis_names = set().union(*(p.names() for p in self.axis.values()))
-        big = {n for n in names if n not in self.unit.defines and (n in axis_names or n in an.loop_bounds
-                                                                  or n in self.fresh)}
+        big = {
+            n
+            for n in names
+            if n not in self.unit.defines and (n in axis_names or n in an.loop_bounds or n in self.fresh)
+        }
         loops = {n for n in big if n in an.loop_bounds}
         for cands in found.values():  # a row stride with a loop over the row: at least as long as the loop
             for c in cands:
@@ -199,18 +231,27 @@ class _Sizer:
         rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
         chosen: dict[str, int] = {}
         for side in SIDES.get(rank, SIDES[3]):
-            chosen = {n: self.unit.defines.get(n, side if n in big else MODEST if n in modest else STRIDE)
-                      for n in names}
+            chosen = {
+                n: self.unit.defines.get(n, side if n in big else MODEST if n in modest else STRIDE) for n in names
+            }
             if self._fits(found, chosen):
                 break
         ordered = sorted(names, key=lambda n: (self.order.get(n, 99), n))
         self.out.sizes = {n: chosen[n] for n in ordered}
         for n in sorted(modest):
-            self.out.guesses.append((f"sizes.{n}", (f"{MODEST}: it bounds an index in a check but is no thread "
-                                     "axis (a bin or table count); set the value you use")))
+            self.out.guesses.append(
+                (
+                    f"sizes.{n}",
+                    (
+                        f"{MODEST}: it bounds an index in a check but is no thread "
+                        "axis (a bin or table count); set the value you use"
+                    ),
+                )
+            )
         for n in sorted(small):
-            self.out.guesses.append((f"sizes.{n}", (f"{STRIDE}: it scales or shifts an index (a stride or offset); "
-                                     "set the value you use")))
+            self.out.guesses.append(
+                (f"sizes.{n}", (f"{STRIDE}: it scales or shifts an index (a stride or offset); set the value you use"))
+            )
         if any(p.names() and p.names() <= set(self.unit.defines) for p in self.axis.values()):
             self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
 
@@ -237,8 +278,10 @@ def _high(ext: Poly, rest: Poly, coef: int) -> tuple:
         high = top + Poly.const(1)
         return high, lambda order: high.text(order) if not high.is_const() else int(high.value())
     approx = top * Poly.const(Fraction(1, coef)) + Poly.const(1)
-    return approx, lambda order: f"({top.text(order)}) // {coef} + 1" if not top.is_const() \
-        else int(top.value()) // coef + 1
+    return (
+        approx,
+        lambda order: f"({top.text(order)}) // {coef} + 1" if not top.is_const() else int(top.value()) // coef + 1,
+    )
 
 
 def _maxes(polys: list[Poly]) -> list[Poly]:
@@ -282,8 +325,10 @@ def _round_rows(e: Poly, strides: list[Poly], rounded: dict, name: str) -> Poly:
 def _round_volume(e: Poly, fixed: set) -> Poly:
     """An extent just short of a product of sizes (nx*ny*nz - R*nx*ny - R*nx - R) as that product;
     `fixed` names (#defines) count as numbers."""
+
     def degree(m):
         return sum(1 for v in m if v not in fixed)
+
     top = max((degree(m) for m in e.terms), default=0)
     lead = [(m, c) for m, c in e.terms.items() if degree(m) == top]
     if top < 1 or len(lead) != 1 or lead[0][1] != 1 or any(v in fixed for v in lead[0][0]):

@@ -30,19 +30,29 @@ MAX_ARGS = 32  # arguments of one call
 MAX_STRING = 64  # a string constant may only be compared (string-valued tunables): never computed with
 
 _BIN = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
 _CMP = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
 }
 FUNCS = {"min": min, "max": max, "abs": abs, "ceil": math.ceil, "floor": math.floor, "int": int, "round": round}
 _SAFE_FUNCS = {**FUNCS}  # what a call runs: round with its digits bounded (set below _round)
-_ALLOWED = "numbers, names, + - * / // % **, comparisons, and/or/not, `a if c else b`, " \
-           "`x in (1, 2)` and " + "/".join(FUNCS)
+_ALLOWED = "numbers, names, + - * / // % **, comparisons, and/or/not, `a if c else b`, `x in (1, 2)` and " + "/".join(
+    FUNCS
+)
 
 
 class ExprError(ValueError):
@@ -108,8 +118,10 @@ def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = Fals
         if isinstance(node.value, str) and compared and len(node.value) <= MAX_STRING:
             pass
         elif not isinstance(node.value, (int, float)):
-            bad(f"{node.value!r} is not allowed: only numbers (and True/False), and short strings compared "
-                "with == != in")
+            bad(
+                f"{node.value!r} is not allowed: only numbers (and True/False), and short strings compared "
+                "with == != in"
+            )
         elif isinstance(node.value, float) and not math.isfinite(node.value) or abs(node.value) > MAX_MAGNITUDE:
             bad(f"the constant {node.value!r} exceeds 2**63 or is not a finite number")
     elif isinstance(node, ast.Name):
@@ -120,8 +132,12 @@ def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = Fals
             e = node.right
             if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
                 e = e.operand
-            if not (isinstance(e, ast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool)
-                    and abs(e.value) <= MAX_EXPONENT):
+            if not (
+                isinstance(e, ast.Constant)
+                and isinstance(e.value, int)
+                and not isinstance(e.value, bool)
+                and abs(e.value) <= MAX_EXPONENT
+            ):
                 bad(f"** needs a constant integer exponent of at most {MAX_EXPONENT}")
         kids = [node.left, node.right]
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Not)):
@@ -145,8 +161,12 @@ def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = Fals
     elif isinstance(node, ast.IfExp):
         kids = [node.test, node.body, node.orelse]
     elif isinstance(node, ast.Call):
-        if not (isinstance(node.func, ast.Name) and node.func.id in FUNCS) or node.keywords \
-                or any(isinstance(a, ast.Starred) for a in node.args) or not node.args:
+        if (
+            not (isinstance(node.func, ast.Name) and node.func.id in FUNCS)
+            or node.keywords
+            or any(isinstance(a, ast.Starred) for a in node.args)
+            or not node.args
+        ):
             bad(f"only {', '.join(FUNCS)} may be called, with plain arguments")
         if len(node.args) > MAX_ARGS:
             bad(f"{node.func.id}() with more than {MAX_ARGS} arguments")
@@ -172,8 +192,9 @@ def _check_digits(node: ast.AST, bad) -> None:
 
 def _round_digits(n):
     if isinstance(n, bool) or not isinstance(n, int) or abs(n) > MAX_ROUND_DIGITS:
-        raise ExprError(f"round() takes an integer number of digits between -{MAX_ROUND_DIGITS} "
-                        f"and {MAX_ROUND_DIGITS}, got {n!r}")
+        raise ExprError(
+            f"round() takes an integer number of digits between -{MAX_ROUND_DIGITS} and {MAX_ROUND_DIGITS}, got {n!r}"
+        )
     return n
 
 
@@ -215,6 +236,7 @@ def _build(node: ast.AST, src: str):
             except KeyError:
                 known = ", ".join(sorted(map(str, env))) or "none defined"
                 raise ExprError(f"unknown name {name!r} in {src!r} (known: {known})") from None
+
         return lookup
     if isinstance(node, ast.BinOp):
         return _binop(node, src)
@@ -234,6 +256,7 @@ def _build(node: ast.AST, src: str):
                 if bool(result) == want:
                     return result
             return result
+
         return boolop
     if isinstance(node, ast.Compare):
         return _compare(node, src)
@@ -248,6 +271,7 @@ def _build(node: ast.AST, src: str):
                 return _bounded(func(*[_number(a(env), src) for a in args]), src)
             except (TypeError, ValueError, OverflowError) as e:
                 raise ExprError(f"bad call {text!r} in {src!r}: {e}") from None
+
         return call
     raise ExprError(f"{src!r}: {type(node).__name__} is not allowed")  # unreachable after _check
 
@@ -258,8 +282,7 @@ def _binop(node: ast.BinOp, src: str):
 
     def binop(env):
         a, b = _number(left(env), src), _number(right(env), src)
-        if power and isinstance(a, int) and isinstance(b, int) and abs(a) > 1 and b > 0 \
-                and b * math.log2(abs(a)) > 64:
+        if power and isinstance(a, int) and isinstance(b, int) and abs(a) > 1 and b > 0 and b * math.log2(abs(a)) > 64:
             raise ExprError(f"{src!r}: a value exceeds 2**63")
         try:
             v = op(a, b)
@@ -268,6 +291,7 @@ def _binop(node: ast.BinOp, src: str):
         except (OverflowError, TypeError, ValueError) as e:
             raise ExprError(f"cannot compute {src!r}: {e}") from None
         return _bounded(v, src)
+
     return binop
 
 
@@ -292,6 +316,7 @@ def _compare(node: ast.Compare, src: str):
                 raise ExprError(f"cannot compare in {src!r}: {e}") from None
             a = b
         return True
+
     return compare
 
 
@@ -340,6 +365,7 @@ def restriction_function(texts: list[str], param_names: list[str]):
     def restrict(*values, **config):
         env = config or dict(zip(names, values))
         return all(e.holds(env) for e in exprs)
+
     return restrict
 
 

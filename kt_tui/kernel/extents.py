@@ -6,7 +6,6 @@ variables by their loop conditions; a value loaded from an int array and used in
 subscript makes that array an index array. What cannot be bounded is left None: the draft guesses it
 and says so."""
 
-
 from __future__ import annotations
 
 from . import cuda_ast
@@ -97,8 +96,12 @@ class Walker(Expressions):
         if kind == "compound_statement":  # its own scope: what it declares ends with it, the rest goes on
             inner = dict(env)
             ended = self.block(n, inner)
-            local = {declared_name(d) for c in n.named_children if c.type == "declaration"
-                     for d in c.children_by_field_name("declarator")}
+            local = {
+                declared_name(d)
+                for c in n.named_children
+                if c.type == "declaration"
+                for d in c.children_by_field_name("declarator")
+            }
             for name, v in inner.items():
                 if name not in local or name not in env:
                     env[name] = v
@@ -118,16 +121,21 @@ class Walker(Expressions):
             for c in n.named_children:
                 self.returned.append(self.expr(c, env))
             return True
-        elif kind in ("switch_statement", "case_statement", "labeled_statement", "preproc_if", "preproc_ifdef",
-                      "preproc_else", "preproc_elif"):
+        elif kind in (
+            "switch_statement",
+            "case_statement",
+            "labeled_statement",
+            "preproc_if",
+            "preproc_ifdef",
+            "preproc_else",
+            "preproc_elif",
+        ):
             for c in n.named_children:
                 if c.type.endswith("statement") or c.type in ("declaration", "compound_statement"):
                     self.stmt(c, env)
                 elif c.type in ("condition_clause", "parenthesized_expression"):
                     self.expr(c, env)
         return False
-
-
 
     def declare(self, n, env: dict) -> None:
         for d in n.children_by_field_name("declarator"):
@@ -166,8 +174,12 @@ class Walker(Expressions):
         for name in changed_in(body, self.tick):
             if name in env and name != keep:
                 v = env[name]
-                env[name] = Val(base=v.base, axes=v.axes, params=v.params,
-                                lo=Poly.const(0) if v.lo is not None and at_least(v.lo, Poly.const(0)) else None)
+                env[name] = Val(
+                    base=v.base,
+                    axes=v.axes,
+                    params=v.params,
+                    lo=Poly.const(0) if v.lo is not None and at_least(v.lo, Poly.const(0)) else None,
+                )
 
     def for_stmt(self, n, env: dict) -> None:
         inner = dict(env)
@@ -189,11 +201,17 @@ class Walker(Expressions):
         if var and update is not None:
             self._widen(update, inner, keep=var)
         up = direction(update, var)
-        step = self.expr(update.child_by_field_name("right"), inner) if update is not None and \
-            update.type == "assignment_expression" and update.child_by_field_name("right") is not None else UNKNOWN
+        step = (
+            self.expr(update.child_by_field_name("right"), inner)
+            if update is not None
+            and update.type == "assignment_expression"
+            and update.child_by_field_name("right") is not None
+            else UNKNOWN
+        )
         if var:
-            inner[var] = Val(start.lo if up else None, start.hi if up is False else None, start.base,
-                             start.axes, start.params)
+            inner[var] = Val(
+                start.lo if up else None, start.hi if up is False else None, start.base, start.axes, start.params
+            )
         if cond is not None:
             self.expr(cond, inner)
             self.constrain(cond, True, inner, loop=True)
@@ -259,9 +277,17 @@ class Walker(Expressions):
             op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
         for var_node, other, o in ((left, right, op), (right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op])):
             var_node = strip_parens(var_node)
-            if var_node is not None and o in ("<", "<=") and (var_node.type == "field_expression" or (
-                    var_node.type == "binary_expression"
-                    and text(var_node.child_by_field_name("operator")) in ("+", "-"))):
+            if (
+                var_node is not None
+                and o in ("<", "<=")
+                and (
+                    var_node.type == "field_expression"
+                    or (
+                        var_node.type == "binary_expression"
+                        and text(var_node.child_by_field_name("operator")) in ("+", "-")
+                    )
+                )
+            ):
                 name = sum_key(var_node)  # a guard on a sum: kept for the same sum in an index
                 env.setdefault(name, self.expr(var_node, env))
             elif var_node is None or var_node.type != "identifier" or text(var_node) not in env:
@@ -285,8 +311,9 @@ class Walker(Expressions):
                 env[name] = Val(cur.lo, new_hi, cur.base, cur.axes, cur.params)
             elif o in (">", ">=") and bound.lo is not None:
                 lo = bound.lo + Poly.const(1) if o == ">" else bound.lo
-                env[name] = Val(lo if cur.lo is None else pmax(cur.lo, lo) or cur.lo, cur.hi, cur.base,
-                                cur.axes, cur.params)
+                env[name] = Val(
+                    lo if cur.lo is None else pmax(cur.lo, lo) or cur.lo, cur.hi, cur.base, cur.axes, cur.params
+                )
             return
 
     def _axis_bound(self, cur: Val, hi: Poly) -> None:

@@ -72,8 +72,12 @@ class Expressions:
             op = text(n.child_by_field_name("operator"))
             v = self.expr(n.child_by_field_name("argument"), env)
             if op == "-":
-                return Val(-v.hi if v.hi is not None else None, -v.lo if v.lo is not None else None,
-                           axes=v.axes, params=v.params)
+                return Val(
+                    -v.hi if v.hi is not None else None,
+                    -v.lo if v.lo is not None else None,
+                    axes=v.axes,
+                    params=v.params,
+                )
             if op == "!":
                 return Val(Poly.const(0), Poly.const(1), params=v.params)
             return v if op == "+" else Val(axes=v.axes, params=v.params)
@@ -89,8 +93,12 @@ class Expressions:
             yes, no = dict(env), dict(env)
             self.constrain(cond, True, yes)
             self.constrain(cond, False, no)
-            return union([self.expr(n.child_by_field_name("consequence"), yes),
-                          self.expr(n.child_by_field_name("alternative"), no)])
+            return union(
+                [
+                    self.expr(n.child_by_field_name("consequence"), yes),
+                    self.expr(n.child_by_field_name("alternative"), no),
+                ]
+            )
         if kind == "assignment_expression":
             return self.assign(n, env)
         if kind == "update_expression":
@@ -134,9 +142,12 @@ class Expressions:
             self.out.used_axes.add(axis)
             g, b = Poly.var(grid(axis)), Poly.var(block(axis))
             one = Poly.const(1)
-            return {"threadIdx": Val(Poly.const(0), b - one, axes=frozenset([axis])),
-                    "blockIdx": Val(Poly.const(0), g - one, axes=frozenset([axis])),
-                    "blockDim": Val(b, b), "gridDim": Val(g, g)}[name]
+            return {
+                "threadIdx": Val(Poly.const(0), b - one, axes=frozenset([axis])),
+                "blockIdx": Val(Poly.const(0), g - one, axes=frozenset([axis])),
+                "blockDim": Val(b, b),
+                "gridDim": Val(g, g),
+            }[name]
         v = self.expr(arg, env)
         return Val(axes=v.axes, params=v.params) if v.base is None else UNKNOWN
 
@@ -163,8 +174,13 @@ class Expressions:
                 return offset(a, b if op == "+" else neg(b))
             if b.base is not None and op == "+":
                 return offset(b, a)
-            if op == "+" and a.split and b.split and {a.split[0], b.split[0]} == {"qw", "r"} \
-                    and a.split[1:] == b.split[1:]:  # (i / w) * w + i % w is i
+            if (
+                op == "+"
+                and a.split
+                and b.split
+                and {a.split[0], b.split[0]} == {"qw", "r"}
+                and a.split[1:] == b.split[1:]
+            ):  # (i / w) * w + i % w is i
                 return Val(a.split[1], a.split[2], axes=axes, params=params)
             if op == "-":
                 b = neg(b)
@@ -172,8 +188,14 @@ class Expressions:
         if op == "*":
             for x, y in ((a, b), (b, a)):
                 self._block_const(x, y)
-                if x.axes and not y.axes and y.hi is not None and not y.hi.is_const() and y.hi == y.lo \
-                        and y.hi not in self.out.strides:
+                if (
+                    x.axes
+                    and not y.axes
+                    and y.hi is not None
+                    and not y.hi.is_const()
+                    and y.hi == y.lo
+                    and y.hi not in self.out.strides
+                ):
                     self.out.strides.append(y.hi)
             lo, hi = mul(a, b)
             split = None
@@ -182,8 +204,15 @@ class Expressions:
                     split = ("qw", *x.split[1:])
             return Val(lo, hi, axes=axes, params=params, split=split)
         if op in ("/", ">>"):
-            d = b if op == "/" else (const(2 ** int(b.hi.value())) if b.hi is not None and b.hi.is_const()
-                                     and 0 <= b.hi.value() < 32 else UNKNOWN)
+            d = (
+                b
+                if op == "/"
+                else (
+                    const(2 ** int(b.hi.value()))
+                    if b.hi is not None and b.hi.is_const() and 0 <= b.hi.value() < 32
+                    else UNKNOWN
+                )
+            )
             if op == ">>":
                 self._nonneg(a)
             split = ("q", a.lo, a.hi, b.hi) if op == "/" and b.hi is not None and b.hi == b.lo else None
@@ -219,16 +248,25 @@ class Expressions:
             total = bound
             for t in rest:
                 v = self.expr(terms_nodes(n)[t], env)
-                total = Val(add(total.lo, v.lo if t[0] == "+" else neg(v).lo),
-                            add(total.hi, v.hi if t[0] == "+" else neg(v).hi),
-                            axes=total.axes | v.axes, params=total.params | v.params)
+                total = Val(
+                    add(total.lo, v.lo if t[0] == "+" else neg(v).lo),
+                    add(total.hi, v.hi if t[0] == "+" else neg(v).hi),
+                    axes=total.axes | v.axes,
+                    params=total.params | v.params,
+                )
             return total
         return None
 
     def _block_const(self, x: Val, y: Val) -> None:
         """blockIdx.x * TILE with TILE a #define: the block must be TILE threads wide."""
-        if len(x.axes) == 1 and x.lo == Poly.const(0) and y.hi is not None and y.hi == y.lo \
-                and len(y.hi.terms) == 1 and len(y.hi.names()) == 1:
+        if (
+            len(x.axes) == 1
+            and x.lo == Poly.const(0)
+            and y.hi is not None
+            and y.hi == y.lo
+            and len(y.hi.terms) == 1
+            and len(y.hi.names()) == 1
+        ):
             (axis,) = x.axes
             (name,) = y.hi.names()
             value = self.unit.defines.get(name, self.unit.tunable_defaults.get(name.lstrip("%")))
@@ -271,8 +309,9 @@ class Expressions:
                     roles[p] = ("origin", axis) if role is None or role[1] < 0 else role
 
     # -- memory ----------------------------------------------------------------------------
-    def access(self, ptr: Val, index: Val, write: bool = False, plain: bool = False, read: bool = True,
-               atomic: bool = False) -> Val:
+    def access(
+        self, ptr: Val, index: Val, write: bool = False, plain: bool = False, read: bool = True, atomic: bool = False
+    ) -> Val:
         """Records ptr[index]; the value loaded."""
         name = ptr.base
         use = self.out.uses.get(name) if name else None
@@ -355,8 +394,9 @@ class Expressions:
                 env[name] = offset(cur, value)
             elif op in ("+=", "-="):
                 v = value if op == "+=" else neg(value)
-                env[name] = Val(add(cur.lo, v.lo), add(cur.hi, v.hi), cur.base, cur.axes | value.axes,
-                                cur.params | value.params)
+                env[name] = Val(
+                    add(cur.lo, v.lo), add(cur.hi, v.hi), cur.base, cur.axes | value.axes, cur.params | value.params
+                )
             else:
                 env[name] = Val(base=cur.base, axes=cur.axes | value.axes, params=cur.params | value.params)
             return env[name]
@@ -400,8 +440,10 @@ class Expressions:
                 use = self.out.uses[v.base]
                 use.read = True
                 use.accesses.append(None)
-        return Val(axes=frozenset().union(*(v.axes for v in vals)) if vals else frozenset(),
-                   params=frozenset().union(*(v.params for v in vals)) if vals else frozenset())
+        return Val(
+            axes=frozenset().union(*(v.axes for v in vals)) if vals else frozenset(),
+            params=frozenset().union(*(v.params for v in vals)) if vals else frozenset(),
+        )
 
     def inline(self, fn: cuda_ast.Function, vals: list[Val]) -> Val:
         env = {p.name: (vals[i] if i < len(vals) else UNKNOWN) for i, p in enumerate(fn.params) if p.name}

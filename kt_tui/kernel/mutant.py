@@ -28,12 +28,12 @@ def body_span(source: str, kernel: str) -> tuple[int, int]:
     """Offsets of the text between the braces of `kernel`'s definition (a declaration has none)."""
     clean = code_text(source)  # comments, strings and dead code blanked, offsets kept
     for m in re.finditer(rf"\b{re.escape(kernel)}\s*(<[^;{{}}()]*>\s*)?\(", clean):
-        if "__global__" not in clean[max(0, m.start() - 400):m.start()].split(";")[-1].split("}")[-1]:
+        if "__global__" not in clean[max(0, m.start() - 400) : m.start()].split(";")[-1].split("}")[-1]:
             continue
         close = _match(clean, m.end() - 1, "(", ")")
         if close < 0:
             continue
-        rest = clean[close + 1:]
+        rest = clean[close + 1 :]
         brace = re.match(r"[^;{}]*\{", rest)  # qualifiers or attributes, then the body
         if not brace:
             continue  # a declaration

@@ -11,7 +11,8 @@ BLOCK_SIZE_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
 # kernel_tuner defines these for every configuration, whatever the tune_params
 TUNER_DEFINES = {"grid_size_x", "grid_size_y", "grid_size_z", "kernel_tuner"}
 
-BUILTINS = set("""
+BUILTINS = set(
+    """
 threadIdx blockIdx blockDim gridDim warpSize
 auto bool char short int long float double void signed unsigned const volatile static extern inline
 constexpr consteval constinit mutable register thread_local typename template class struct union enum
@@ -23,30 +24,106 @@ size_t ptrdiff_t dim3 half half2 nv_bfloat16 nv_bfloat162 std cooperative_groups
 NULL INFINITY NAN HUGE_VAL HUGE_VALF FLT_MAX FLT_MIN FLT_EPSILON DBL_MAX DBL_MIN DBL_EPSILON INT_MAX
 INT_MIN UINT_MAX LONG_MAX LLONG_MAX SHRT_MAX CHAR_BIT M_PI M_E M_SQRT2 CUDART_INF_F CUDART_NAN_F
 CUDART_PI_F CUDART_INF CUDART_NAN CUDART_PI EOF RAND_MAX EXIT_SUCCESS EXIT_FAILURE
-""".split())
+""".split()
+)
 _VECTOR = re.compile(r"(u?(char|short|int|long|longlong)|float|double)[1-4]")
 _LOWER_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 _UPPER_SNAKE = re.compile(r"[A-Z][A-Z0-9_]*")
-_NOT_TYPES = {"return", "case", "else", "goto", "new", "delete", "sizeof", "throw", "do", "co_return",
-              "co_yield", "co_await", "operator", "defined", "alignof", "decltype", "typeid"}
-_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "constexpr", "static",
-               "__shared__", "__constant__", "__device__", "__managed__", "extern", "register", "inline",
-               "__forceinline__", "__noinline__", "__host__", "__global__"}
-_BASIC_TYPES = {"bool", "char", "short", "int", "long", "float", "double", "void", "auto", "half", "size_t",
-                "dim3", "half2", "__half", "__half2", "nv_bfloat16", "__nv_bfloat16", "unsigned", "signed"}
+_NOT_TYPES = {
+    "return",
+    "case",
+    "else",
+    "goto",
+    "new",
+    "delete",
+    "sizeof",
+    "throw",
+    "do",
+    "co_return",
+    "co_yield",
+    "co_await",
+    "operator",
+    "defined",
+    "alignof",
+    "decltype",
+    "typeid",
+}
+_QUALIFIERS = {
+    "const",
+    "volatile",
+    "__restrict__",
+    "__restrict",
+    "restrict",
+    "constexpr",
+    "static",
+    "__shared__",
+    "__constant__",
+    "__device__",
+    "__managed__",
+    "extern",
+    "register",
+    "inline",
+    "__forceinline__",
+    "__noinline__",
+    "__host__",
+    "__global__",
+}
+_BASIC_TYPES = {
+    "bool",
+    "char",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "void",
+    "auto",
+    "half",
+    "size_t",
+    "dim3",
+    "half2",
+    "__half",
+    "__half2",
+    "nv_bfloat16",
+    "__nv_bfloat16",
+    "unsigned",
+    "signed",
+}
 
 # alias spellings (lower case, no underscores) for common parameters; the key is the index in
 # block_size_names for thread block dimensions, or the canonical parameter name
 ALIASES: dict[int | str, set[str]] = {
-    0: {"blocksize", "blocksizex", "blockdim", "blockdimx", "blockx", "bdimx", "threads", "threadsx",
-        "numthreads", "nthreads", "threadsperblock", "tpb", "bsx", "bs"},
+    0: {
+        "blocksize",
+        "blocksizex",
+        "blockdim",
+        "blockdimx",
+        "blockx",
+        "bdimx",
+        "threads",
+        "threadsx",
+        "numthreads",
+        "nthreads",
+        "threadsperblock",
+        "tpb",
+        "bsx",
+        "bs",
+    },
     1: {"blocksizey", "blockdimy", "blocky", "bdimy", "threadsy", "bsy"},
     2: {"blocksizez", "blockdimz", "blockz", "bdimz", "threadsz", "bsz"},
     "tile_size": {"tile", "tilesize", "tiledim", "tilewidth", "tw", "ts"},
     "tile_size_x": {"tilex", "tilesizex", "tiledimx", "tilewidthx"},
     "tile_size_y": {"tiley", "tilesizey", "tiledimy", "tileheight"},
-    "items_per_thread": {"itemsperthread", "elementsperthread", "elemsperthread", "workperthread",
-                         "valuesperthread", "ipt", "ept", "itemsperthreadx"},
+    "items_per_thread": {
+        "itemsperthread",
+        "elementsperthread",
+        "elemsperthread",
+        "workperthread",
+        "valuesperthread",
+        "ipt",
+        "ept",
+        "itemsperthreadx",
+    },
     "loop_unroll_factor": {"unroll", "unrollfactor", "loopunroll", "loopunrollfactor"},
     "vector_size": {"vecsize", "vectorsize", "vectorwidth", "vecwidth", "vec"},
 }
@@ -65,12 +142,10 @@ class ParamReport:
     @property
     def ok(self) -> bool:
         targets = set(self.renames.values())
-        return (all(u in self.renames for u in self.used_undeclared)
-                and all(p in targets for p in self.declared_unused))
+        return all(u in self.renames for u in self.used_undeclared) and all(p in targets for p in self.declared_unused)
 
 
-def check_params(source: str, tune_params: dict[str, list],
-                 block_size_names: list[str] | None = None) -> ParamReport:
+def check_params(source: str, tune_params: dict[str, list], block_size_names: list[str] | None = None) -> ParamReport:
     """Compare the compile-time constants the code uses with the declared tunable parameters."""
     block_names = list(block_size_names or BLOCK_SIZE_NAMES)
     toks = tokens(source)
@@ -91,8 +166,12 @@ def check_params(source: str, tune_params: dict[str, list],
 
 
 def _is_builtin(name: str) -> bool:
-    return (name.startswith("_") or name.endswith("_t") or bool(_VECTOR.fullmatch(name))
-            or name.startswith(("atomic", "make_", "cuda")))
+    return (
+        name.startswith("_")
+        or name.endswith("_t")
+        or bool(_VECTOR.fullmatch(name))
+        or name.startswith(("atomic", "make_", "cuda"))
+    )
 
 
 def _looks_like_param(name: str) -> bool:
@@ -180,8 +259,9 @@ def _declared(toks: list[Token], source: str) -> set[str]:
         before = toks[j] if j >= 0 else None
         if before is None or before.kind != "ident" or before.directive is not None:
             continue
-        if before.text in _NOT_TYPES or (stars and not (before.text in types or _is_builtin(before.text)
-                                                        or (j and toks[j - 1].text == "::"))):
+        if before.text in _NOT_TYPES or (
+            stars and not (before.text in types or _is_builtin(before.text) or (j and toks[j - 1].text == "::"))
+        ):
             continue
         declared.add(t.text)
         decl_depth = depth
@@ -206,9 +286,8 @@ def apply_renames(source: str, renames: dict[str, str]) -> str:
         return source
     parts, last, prev = [], 0, ""
     for t in tokens(source):
-        if (t.kind == "ident" and t.text in renames and t.directive != "include"
-                and prev not in (".", "->", "::")):
-            parts.append(source[last:t.pos])
+        if t.kind == "ident" and t.text in renames and t.directive != "include" and prev not in (".", "->", "::"):
+            parts.append(source[last : t.pos])
             parts.append(renames[t.text])
             last = t.pos + len(t.text)
         prev = t.text
@@ -221,8 +300,9 @@ def rename_tune_params(tune_params: dict[str, list], renames: dict[str, str]) ->
     back: dict[str, str] = {}
     for code_name, param in renames.items():
         if param in back:
-            raise ValueError(f"the code uses both {back[param]!r} and {code_name!r} for {param!r}; "
-                             "rename the code instead")
+            raise ValueError(
+                f"the code uses both {back[param]!r} and {code_name!r} for {param!r}; rename the code instead"
+            )
         back[param] = code_name
     out: dict[str, list] = {}
     for key, values in tune_params.items():

@@ -35,16 +35,22 @@ def check_table(table: dict) -> dict:
     for k in table:
         _want(k in KEYS, f"reference.{k}", f"unknown key (known: {', '.join(KEYS)})")
     kernel = table.get("kernel")
-    _want(isinstance(kernel, str) and bool(_KERNEL.match(kernel.strip())), "reference.kernel",
-          f"expected \"FILE.cu:NAME\" (a __global__ function in a .cu beside the spec), got {kernel!r}")
+    _want(
+        isinstance(kernel, str) and bool(_KERNEL.match(kernel.strip())),
+        "reference.kernel",
+        f'expected "FILE.cu:NAME" (a __global__ function in a .cu beside the spec), got {kernel!r}',
+    )
     out = {"kernel": kernel.strip()}
     for key in KEYS[1:5]:
         v = table.get(key)
         if v is None:
             continue
         v = [v] if isinstance(v, (str, int)) and not isinstance(v, bool) else v
-        _want(isinstance(v, list) and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in v),
-              f"reference.{key}", "expected a list of expressions")
+        _want(
+            isinstance(v, list) and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in v),
+            f"reference.{key}",
+            "expected a list of expressions",
+        )
         _want(key != "problem_size" or 1 <= len(v) <= 3, f"reference.{key}", "expected 1 to 3 entries")
         out[key] = v
     params = table.get("params", {})
@@ -91,15 +97,24 @@ def check_file(spec) -> None:
         kernels = {k.name: k for k in find_kernels(read_source(path))}
     except SourceError as e:
         raise BadReference("reference.kernel", str(e)) from None
-    _want(func in kernels, "reference.kernel",
-          f"{name} has no __global__ function {func!r} (it has: {', '.join(kernels) or 'none'})")
+    _want(
+        func in kernels,
+        "reference.kernel",
+        f"{name} has no __global__ function {func!r} (it has: {', '.join(kernels) or 'none'})",
+    )
     params = kernels[func].params
-    _want(len(params) == len(spec.args), "reference.kernel",
-          f"{func} takes {len(params)} parameters, the spec's kernel {len(spec.args)}: it must take the same arguments")
+    _want(
+        len(params) == len(spec.args),
+        "reference.kernel",
+        f"{func} takes {len(params)} parameters, the spec's kernel {len(spec.args)}: it must take the same arguments",
+    )
     for p, a in zip(params, spec.args):
-        _want(p.is_pointer == a.is_array, "reference.kernel",
-              f"{func}'s parameter {p.name} is {'a pointer' if p.is_pointer else 'a scalar'}, "
-              f"the spec's argument {a.name} {'an array' if a.is_array else 'a scalar'}")
+        _want(
+            p.is_pointer == a.is_array,
+            "reference.kernel",
+            f"{func}'s parameter {p.name} is {'a pointer' if p.is_pointer else 'a scalar'}, "
+            f"the spec's argument {a.name} {'an array' if a.is_array else 'a scalar'}",
+        )
 
 
 def describe(spec) -> str:
@@ -117,10 +132,21 @@ def run_spec(spec, extra: dict | None = None):
     _, func = file_and_name(ref)
     params = {**dict(ref.get("params", {})), **(extra or {})}
     derived = dataclasses.replace(
-        spec, kernel=func, problem_size=list(ref.get("problem_size", spec.problem_size)),
-        grid_div_x=ref.get("grid_div_x"), grid_div_y=ref.get("grid_div_y"), grid_div_z=ref.get("grid_div_z"),
-        block_size_names=None, tune_params={k: [v] for k, v in params.items()}, defaults=dict(params),
-        restrictions=[], smem_size=None, reference=None, verify="elementwise", verify_reason=None)
+        spec,
+        kernel=func,
+        problem_size=list(ref.get("problem_size", spec.problem_size)),
+        grid_div_x=ref.get("grid_div_x"),
+        grid_div_y=ref.get("grid_div_y"),
+        grid_div_z=ref.get("grid_div_z"),
+        block_size_names=None,
+        tune_params={k: [v] for k, v in params.items()},
+        defaults=dict(params),
+        restrictions=[],
+        smem_size=None,
+        reference=None,
+        verify="elementwise",
+        verify_reason=None,
+    )
     return derived, params
 
 

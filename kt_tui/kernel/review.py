@@ -21,9 +21,11 @@ class Flag:
     message: str
 
 
-HOST_API = (r"system|popen|fopen|freopen|fwrite|fread|fputs|fprintf|remove|unlink|malloc|calloc|realloc|free"
-            r"|exit|_exit|abort|getenv|setenv|putenv|fork|exec[lv]p?e?|dlopen|cudaMalloc\w*|cudaMemcpy\w*"
-            r"|cudaMemset\w*|cudaFree\w*|cudaDeviceReset|cudaSetDevice|cudaDeviceSetLimit|cudaHostAlloc|cudaLaunch\w*")
+HOST_API = (
+    r"system|popen|fopen|freopen|fwrite|fread|fputs|fprintf|remove|unlink|malloc|calloc|realloc|free"
+    r"|exit|_exit|abort|getenv|setenv|putenv|fork|exec[lv]p?e?|dlopen|cudaMalloc\w*|cudaMemcpy\w*"
+    r"|cudaMemset\w*|cudaFree\w*|cudaDeviceReset|cudaSetDevice|cudaDeviceSetLimit|cudaHostAlloc|cudaLaunch\w*"
+)
 _ATTRIBUTES = {"__launch_bounds__", "__attribute__", "__align__", "alignas", "__declspec", "decltype", "noexcept"}
 _THREAD_SEEDS = {"threadIdx", "blockIdx", "blockDim", "gridDim"}
 _COMPARE = {"<", ">", "<=", ">=", "==", "!="}
@@ -65,7 +67,7 @@ class _Code:
 
     def span(self, i: int, j: int) -> str:
         end = self.toks[j].pos + len(self.toks[j].text)
-        return " ".join(self.text[self.toks[i].pos:end].split())
+        return " ".join(self.text[self.toks[i].pos : end].split())
 
 
 def review(original: str, generated: str, kernel_name: str) -> list[Flag]:
@@ -101,10 +103,19 @@ def _items(code: _Code):
                 start = i = i + 1
                 continue
             end = code.match(i)
-            fn = next((j - 1 for j in range(start + 1, i) if toks[j].text == "(" and toks[j - 1].kind == "ident"
-                       and toks[j - 1].text not in _ATTRIBUTES and "=" not in head[:j - start]), None)
+            fn = next(
+                (
+                    j - 1
+                    for j in range(start + 1, i)
+                    if toks[j].text == "("
+                    and toks[j - 1].kind == "ident"
+                    and toks[j - 1].text not in _ATTRIBUTES
+                    and "=" not in head[: j - start]
+                ),
+                None,
+            )
             if fn is not None:
-                yield "function", toks[fn].text, set(head[:fn - start]), "", toks[fn].pos
+                yield "function", toks[fn].text, set(head[: fn - start]), "", toks[fn].pos
                 start = end + 1
             elif "=" not in head:  # struct/class/enum: what follows the body up to ";" declares objects
                 semi = next((k for k in range(end + 1, len(toks)) if toks[k].text == ";"), len(toks) - 1)
@@ -130,11 +141,11 @@ def _variable(code: _Code, start: int, end: int):
     if not words or words[0] in ("using", "typedef", "template", "static_assert", "namespace", "friend"):
         return None
     stop = next((k for k, w in enumerate(words) if w in ("=", "[", ",", "{", "(")), len(words))
-    if stop < len(words) and words[stop] == "(" and not any(t.kind == "number" for t in code.toks[start + stop:end]):
+    if stop < len(words) and words[stop] == "(" and not any(t.kind == "number" for t in code.toks[start + stop : end]):
         return None  # a function declaration, not an object built by a constructor
     if stop == 0 or code.toks[start + stop - 1].kind != "ident":
         return None
-    return "variable", words[stop - 1], set(words[:stop - 1]), code.span(start, end), code.toks[start + stop - 1].pos
+    return "variable", words[stop - 1], set(words[: stop - 1]), code.span(start, end), code.toks[start + stop - 1].pos
 
 
 def _top_level(old: _Code, new: _Code) -> list[Flag]:
@@ -192,10 +203,15 @@ def _new_sites(old: _Code, new: _Code, names: str):
 
 def _calls(old: _Code, new: _Code) -> list[Flag]:
     toks = new.toks
-    loops = [new.body(new.match(i + 1) + 1 if t.text != "do" else i + 1) for i, t in enumerate(toks)
-             if t.text == "do" or (t.text in ("for", "while") and i + 1 < len(toks) and toks[i + 1].text == "(")]
-    flags = [Flag("inline_asm", new.line(toks[i].pos), f"new inline assembly: {text}")
-             for _, text, i in _new_sites(old, new, r"asm|__asm__|__asm")]
+    loops = [
+        new.body(new.match(i + 1) + 1 if t.text != "do" else i + 1)
+        for i, t in enumerate(toks)
+        if t.text == "do" or (t.text in ("for", "while") and i + 1 < len(toks) and toks[i + 1].text == "(")
+    ]
+    flags = [
+        Flag("inline_asm", new.line(toks[i].pos), f"new inline assembly: {text}")
+        for _, text, i in _new_sites(old, new, r"asm|__asm__|__asm")
+    ]
     depth = [0] * (len(toks) + 1)  # loops opened minus loops closed before each token
     for a, b in loops:
         depth[a] += 1
@@ -204,14 +220,19 @@ def _calls(old: _Code, new: _Code) -> list[Flag]:
     for _, text, i in _new_sites(old, new, r"printf"):
         where = " in a loop" if depth[i] > 0 else ""
         flags.append(Flag("printf", new.line(toks[i].pos), f"new printf{where}: {text}"))
-    return flags + [Flag("host_api", new.line(toks[i].pos), f"new call to {name}: {text}")
-                    for name, text, i in _new_sites(old, new, HOST_API)]
+    return flags + [
+        Flag("host_api", new.line(toks[i].pos), f"new call to {name}: {text}")
+        for name, text, i in _new_sites(old, new, HOST_API)
+    ]
 
 
 def _control(text: str) -> list[Flag]:
     found = control_character(text)
-    return [Flag("control", found[0], f"{found[1]}: the compiler skips it and reads what follows; "
-                 "such code is refused")] if found else []
+    return (
+        [Flag("control", found[0], f"{found[1]}: the compiler skips it and reads what follows; such code is refused")]
+        if found
+        else []
+    )
 
 
 def _defines(code: _Code) -> list[tuple[str, list[Token]]]:
@@ -257,8 +278,11 @@ def _kernels(old: _Code, new: _Code, name: str) -> list[Flag]:
     where the compiler reads it."""
     before, after = _kernel_map(old.text), _kernel_map(new.text)
     known = before | _kernel_map(old.text, unread=True)
-    flags = [Flag("extra_kernel", k.line, f"new __global__ function {k.name}()")
-             for k in (_kernel_map(new.text, unread=True) | after).values() if k.name not in known and k.name != name]
+    flags = [
+        Flag("extra_kernel", k.line, f"new __global__ function {k.name}()")
+        for k in (_kernel_map(new.text, unread=True) | after).values()
+        if k.name not in known and k.name != name
+    ]
     if name not in after:
         return flags + [Flag("missing_kernel", 0, f"the kernel {name} is not in the generated code")]
     if name in before:
@@ -287,27 +311,39 @@ def _signature(old: Kernel, new: Kernel) -> list[Flag]:
     for k, (a, b) in enumerate(zip(old.params, new.params), 1):
         if a.name != b.name or _param_type(a.ctype) != _param_type(b.ctype):
             changes.append(f"parameter {k} `{a.ctype} {a.name}` became `{b.ctype} {b.name}`")
-    return [Flag("signature", new.line, f"{new.name}: the parameter list changed: " + "; ".join(changes))
-            ] if changes else []
+    return (
+        [Flag("signature", new.line, f"{new.name}: the parameter list changed: " + "; ".join(changes))]
+        if changes
+        else []
+    )
 
 
 def _bounds(old: _Code, new: _Code, before: Kernel, after: Kernel) -> list[Flag]:
     body = _body(old, before.name)
-    thread_vars = _derived(old.toks[body[0]:body[1]], _THREAD_SEEDS)
+    thread_vars = _derived(old.toks[body[0] : body[1]], _THREAD_SEEDS)
     flags = []
     for k, p in enumerate(before.params):
         if p.is_pointer or re.search(r"float|double|half|bool|bfloat", p.base_type):
             continue
-        checks = [(lhs, rhs, pos) for lhs, rhs, pos in _comparisons(old.toks, *body)
-                  if (p.name in lhs and rhs & thread_vars) or (p.name in rhs and lhs & thread_vars)]
+        checks = [
+            (lhs, rhs, pos)
+            for lhs, rhs, pos in _comparisons(old.toks, *body)
+            if (p.name in lhs and rhs & thread_vars) or (p.name in rhs and lhs & thread_vars)
+        ]
         if not checks:
             continue
         now = after.params[k].name if k < len(after.params) else p.name
         sizes = _derived(new.toks, {now}, exclude=_derived(new.toks, _THREAD_SEEDS))
         if not any((lhs | rhs) & sizes for lhs, rhs, _ in _comparisons(new.toks, 0, len(new.toks))):
             line = old.line(checks[0][2])
-            flags.append(Flag("bounds_check", after.line, f"{after.name}: the original compares a thread index "
-                              f"with {p.name} (line {line}); the generated code never compares anything with {now}"))
+            flags.append(
+                Flag(
+                    "bounds_check",
+                    after.line,
+                    f"{after.name}: the original compares a thread index "
+                    f"with {p.name} (line {line}); the generated code never compares anything with {now}",
+                )
+            )
     return flags
 
 

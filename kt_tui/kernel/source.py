@@ -56,7 +56,7 @@ def read_source(path: str | Path) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SourceError(
-            f"{p}: not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r}); save it as UTF-8"
+            f"{p}: not UTF-8 text (byte {e.start}: {data[e.start : e.start + 1]!r}); save it as UTF-8"
         ) from None
     try:
         return kernel_text(text, str(p))
@@ -80,8 +80,26 @@ def split_params(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip() and p.strip() != "void"]
 
 
-_TYPE_WORDS = {"const", "volatile", "unsigned", "signed", "short", "long", "int", "char", "float", "double",
-               "bool", "void", "size_t", "half", "__half", "__restrict__", "__restrict", "restrict"}
+_TYPE_WORDS = {
+    "const",
+    "volatile",
+    "unsigned",
+    "signed",
+    "short",
+    "long",
+    "int",
+    "char",
+    "float",
+    "double",
+    "bool",
+    "void",
+    "size_t",
+    "half",
+    "__half",
+    "__restrict__",
+    "__restrict",
+    "restrict",
+}
 
 
 MAX_HEAD = 1000  # characters between `__global__` and its "(": a longer head is no kernel's
@@ -131,8 +149,8 @@ def find_kernels(src: str, *, unread: bool = False) -> list[Kernel]:
         if close < 0:
             raise SourceError(f"kernel {name}: unbalanced parentheses in its parameter list")
         inside = close
-        params = tuple(parse_param(p) for p in split_params(clean[paren + 1:close]))
-        before = clean[max(0, m.start() - 200):m.start()]
+        params = tuple(parse_param(p) for p in split_params(clean[paren + 1 : close]))
+        before = clean[max(0, m.start() - 200) : m.start()]
         templated = bool(re.search(r"template\s*<[^;{}]*>\s*(extern\s*)?$", before))
         line = bisect.bisect_left(newlines, m.start()) + 1
         known = kernels.get(name)
@@ -188,5 +206,5 @@ def pick_kernel(kernels: list[Kernel], name: str | None, where: str) -> Kernel:
         raise SourceError(f"{where}: no kernel named {name!r} (found: {have})")
     if len(kernels) > 1:
         have = ", ".join(k.name for k in kernels)
-        raise SourceError(f"{where}: several kernels ({have}); say which one with kernel = \"...\" in the spec")
+        raise SourceError(f'{where}: several kernels ({have}); say which one with kernel = "..." in the spec')
     return kernels[0]

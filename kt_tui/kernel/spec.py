@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from itertools import islice, product
 from pathlib import Path
@@ -18,27 +18,62 @@ import numpy as np
 
 from ..files import SPEC_MAX, FileRefused, read_text_file
 from ..tomlfile import TomlError, dumps, inline_tables, load_toml
-from .expr import ExprError, check_names, evaluate, names_in, parse
 from . import refkernel
+from .expr import ExprError, check_names, evaluate, names_in, parse
 from .source import Kernel
 from .spec_model import ArgFile, read_spec_file
 from .spec_stored import check_stored, plain_spec
 from .values import BadValue, check_tune_params, name_problem
 
 DTYPES = {
-    "float32": "float32", "float": "float32", "float64": "float64", "double": "float64",
-    "float16": "float16", "half": "float16", "__half": "float16",
-    "int8": "int8", "char": "int8", "signed char": "int8", "uint8": "uint8", "unsigned char": "uint8",
-    "int16": "int16", "short": "int16", "uint16": "uint16", "unsigned short": "uint16",
-    "int32": "int32", "int": "int32", "uint32": "uint32", "unsigned int": "uint32", "unsigned": "uint32",
-    "int64": "int64", "long long": "int64", "long": "int64", "size_t": "uint64",
-    "uint64": "uint64", "unsigned long long": "uint64",
+    "float32": "float32",
+    "float": "float32",
+    "float64": "float64",
+    "double": "float64",
+    "float16": "float16",
+    "half": "float16",
+    "__half": "float16",
+    "int8": "int8",
+    "char": "int8",
+    "signed char": "int8",
+    "uint8": "uint8",
+    "unsigned char": "uint8",
+    "int16": "int16",
+    "short": "int16",
+    "uint16": "uint16",
+    "unsigned short": "uint16",
+    "int32": "int32",
+    "int": "int32",
+    "uint32": "uint32",
+    "unsigned int": "uint32",
+    "unsigned": "uint32",
+    "int64": "int64",
+    "long long": "int64",
+    "long": "int64",
+    "size_t": "uint64",
+    "uint64": "uint64",
+    "unsigned long long": "uint64",
 }
 # CUDA vector types: arrays of them are arrays of their base type, `lanes` values per element
-VECTORS = {f"{c}{n}": (DTYPES_BASE, n) for c, DTYPES_BASE in
-           (("float", "float32"), ("double", "float64"), ("int", "int32"), ("uint", "uint32")) for n in (2, 4)}
-INITS = ("random", "zeros", "ones", "range", "constant", "poison", "uniform", "normal", "positive", "file", "copy",
-         "function")
+VECTORS = {
+    f"{c}{n}": (DTYPES_BASE, n)
+    for c, DTYPES_BASE in (("float", "float32"), ("double", "float64"), ("int", "int32"), ("uint", "uint32"))
+    for n in (2, 4)
+}
+INITS = (
+    "random",
+    "zeros",
+    "ones",
+    "range",
+    "constant",
+    "poison",
+    "uniform",
+    "normal",
+    "positive",
+    "file",
+    "copy",
+    "function",
+)
 VERIFY_MODES = ("elementwise", "none")  # or "module:function", a Python file next to the kernel
 # Default tolerances by dtype (atol, rtol); integers compare exactly.
 DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}
@@ -151,9 +186,16 @@ class Spec:
         out = []
         for a in self.outputs():
             atol, rtol = a.tolerance()
-            out.append({"output": a.name, "type": a.type, "atol": atol, "rtol": rtol,
-                        "atol_from": "spec" if a.atol is not None else "default",
-                        "rtol_from": "spec" if a.rtol is not None else "default"})
+            out.append(
+                {
+                    "output": a.name,
+                    "type": a.type,
+                    "atol": atol,
+                    "rtol": rtol,
+                    "atol_from": "spec" if a.atol is not None else "default",
+                    "rtol_from": "spec" if a.rtol is not None else "default",
+                }
+            )
         return out
 
     def extra_sizes(self) -> list[dict]:
@@ -210,8 +252,17 @@ class Spec:
         """What determines a kernel version's runs (not the parameter values or how it is checked).
         Restrictions count when there are any; `legacy`: the dict of older versions, without them."""
         d = asdict(self)
-        for k in ("tune_params", "defaults", "timeout_s", "iterations", "verify_sizes", "metrics", "base_dir",
-                  "verify", "verify_reason"):
+        for k in (
+            "tune_params",
+            "defaults",
+            "timeout_s",
+            "iterations",
+            "verify_sizes",
+            "metrics",
+            "base_dir",
+            "verify",
+            "verify_reason",
+        ):
             d.pop(k)
         if legacy or not d["restrictions"]:
             d.pop("restrictions")
@@ -265,6 +316,7 @@ def version_hash(source: str, spec: Spec, legacy: bool = False) -> str:
         h.update(f"{name}={digest}".encode())
     return h.hexdigest()[:16]
 
+
 def version_ids(source: str, spec: Spec) -> list[str]:
     """The version's id, then its legacy id when that differs: the ids a recorded cache may carry."""
     return list(dict.fromkeys([version_hash(source, spec), version_hash(source, spec, legacy=True)]))
@@ -297,8 +349,9 @@ def load_spec(path: str | Path, kernel: Kernel | None = None) -> Spec:
     return parse_spec(text, kernel, p)
 
 
-def parse_spec(text: str, kernel: Kernel | None = None, path: str | Path | None = None,
-               base_dir: str | Path | None = None) -> Spec:
+def parse_spec(
+    text: str, kernel: Kernel | None = None, path: str | Path | None = None, base_dir: str | Path | None = None
+) -> Spec:
     data = load_toml(text, path)
     try:
         spec = spec_from_dict(data)
@@ -320,11 +373,23 @@ def spec_from_dict(data: dict) -> Spec:
     values that depend on one another here; SpecError names the field."""
     f = read_spec_file(data)
     spec = Spec(
-        kernel=f.kernel, args=[_arg(i, a) for i, a in enumerate(f.args)], problem_size=f.problem_size,
-        sizes=f.sizes, tune_params=f.tune_params, defaults=f.defaults, grid_div_x=f.grid_div_x,
-        grid_div_y=f.grid_div_y, grid_div_z=f.grid_div_z, block_size_names=f.block_size_names,
-        restrictions=f.restrictions, compiler_options=f.compiler_options, verify_sizes=f.verify_sizes,
-        metrics=_metrics(f.metrics, f.sizes), defines=f.defines, defines_only=f.defines_only, smem_size=f.smem_size,
+        kernel=f.kernel,
+        args=[_arg(i, a) for i, a in enumerate(f.args)],
+        problem_size=f.problem_size,
+        sizes=f.sizes,
+        tune_params=f.tune_params,
+        defaults=f.defaults,
+        grid_div_x=f.grid_div_x,
+        grid_div_y=f.grid_div_y,
+        grid_div_z=f.grid_div_z,
+        block_size_names=f.block_size_names,
+        restrictions=f.restrictions,
+        compiler_options=f.compiler_options,
+        verify_sizes=f.verify_sizes,
+        metrics=_metrics(f.metrics, f.sizes),
+        defines=f.defines,
+        defines_only=f.defines_only,
+        smem_size=f.smem_size,
     )
     _check_options(spec.compiler_options)  # also when a stored spec is read back: a hand-edited DB is data too
     for key in ("cmem_args", "reference"):
@@ -334,16 +399,33 @@ def spec_from_dict(data: dict) -> Spec:
                 v = refkernel.check_table(v)
             except refkernel.BadReference as e:
                 raise SpecError(e.field, e.problem) from None
-        ok = v is None or refkernel.is_kernel(v) or (
-            isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
-        _want(ok, key, "expected a .npz file name" + (" or \"module:function\" or a [reference] table with"
-                                                      " kernel = \"FILE.cu:NAME\"" if key == "reference" else ""))
+        ok = (
+            v is None
+            or refkernel.is_kernel(v)
+            or (isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and _is_function_ref(v))))
+        )
+        _want(
+            ok,
+            key,
+            "expected a .npz file name"
+            + (
+                ' or "module:function" or a [reference] table with kernel = "FILE.cu:NAME"'
+                if key == "reference"
+                else ""
+            ),
+        )
         setattr(spec, key, v)
-    _want(isinstance(f.verify, str) and (f.verify in VERIFY_MODES or _is_function_ref(f.verify)), "verify",
-          f"expected one of {', '.join(VERIFY_MODES)} or \"module:function\" (a .py file next to the kernel), "
-          f"got {f.verify!r}")
-    _want(f.verify != "none" or bool(f.verify_reason and f.verify_reason.strip()), "verify_reason",
-          "verify = \"none\" needs a reason, e.g. verify_reason = \"the output is random\"")
+    _want(
+        isinstance(f.verify, str) and (f.verify in VERIFY_MODES or _is_function_ref(f.verify)),
+        "verify",
+        f'expected one of {", ".join(VERIFY_MODES)} or "module:function" (a .py file next to the kernel), '
+        f"got {f.verify!r}",
+    )
+    _want(
+        f.verify != "none" or bool(f.verify_reason and f.verify_reason.strip()),
+        "verify_reason",
+        'verify = "none" needs a reason, e.g. verify_reason = "the output is random"',
+    )
     spec.verify, spec.verify_reason = f.verify, f.verify_reason
     if f.timeout_s is not None:
         spec.timeout_s = float(f.timeout_s)
@@ -365,12 +447,19 @@ def default_verify_sizes(spec: Spec) -> list[dict]:
     """A ragged size (odd, no multiple of any tuned value, about a third of the spec's) and a small
     one, for each size the problem_size uses; a size not valid for the spec's expressions is left out."""
     dims = [n for n in spec.sizes if any(n in names_in(p) for p in spec.problem_size)]
-    divisors = {v for vals in spec.tune_params.values() for v in vals
-                if isinstance(v, int) and not isinstance(v, bool) and v > 1}
+    divisors = {
+        v
+        for vals in spec.tune_params.values()
+        for v in vals
+        if isinstance(v, int) and not isinstance(v, bool) and v > 1
+    }
     out = []
     for attempt in range(8):
-        ragged = {n: _ragged(spec.sizes[n] // 3 - 2 * (k + attempt), divisors)
-                  for k, n in enumerate(dims) if spec.sizes[n] >= 16}
+        ragged = {
+            n: _ragged(spec.sizes[n] // 3 - 2 * (k + attempt), divisors)
+            for k, n in enumerate(dims)
+            if spec.sizes[n] >= 16
+        }
         if ragged and _valid_at(spec, {**spec.sizes, **ragged}):
             out.append(ragged)
             break
@@ -399,23 +488,50 @@ def _arg(i: int, a: ArgFile) -> Arg:
     where = f"args[{i}] ({a.name})"
     t = a.type
     dtype = DTYPES.get(t.replace("*", "").strip()) or (t.strip() if t.strip() in VECTORS else None)
-    _want(dtype is not None, f"{where}.type", f"unknown type {t!r} (use one of "
-          f"{', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))})")
-    _want(dtype not in VECTORS or a.size is not None, f"{where}.type",
-          f"a {dtype} scalar is not supported; vector types are for arrays")
+    _want(
+        dtype is not None,
+        f"{where}.type",
+        f"unknown type {t!r} (use one of {', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))})",
+    )
+    _want(
+        dtype not in VECTORS or a.size is not None,
+        f"{where}.type",
+        f"a {dtype} scalar is not supported; vector types are for arrays",
+    )
     init = a.init if a.init is not None else "random" if a.size is not None else "constant"
     _want(init in INITS, f"{where}.init", f"unknown init {init!r} (use one of {', '.join(INITS)})")
-    _want(init != "file" or a.file, f"{where}.file", "init = \"file\" needs file = \"NAME.npy\" or \"NAME.npz\"")
-    _want(a.file is None or str(a.file).endswith((".npy", ".npz")), f"{where}.file",
-          "expected a .npy or .npz file name")
-    _want(init != "copy" or a.copy_of, f"{where}.copy_of", "init = \"copy\" needs copy_of = \"ARG\"")
+    _want(init != "file" or a.file, f"{where}.file", 'init = "file" needs file = "NAME.npy" or "NAME.npz"')
+    _want(
+        a.file is None or str(a.file).endswith((".npy", ".npz")), f"{where}.file", "expected a .npy or .npz file name"
+    )
+    _want(init != "copy" or a.copy_of, f"{where}.copy_of", 'init = "copy" needs copy_of = "ARG"')
     fn = a.function
-    _want(init != "function" or fn is not None, f"{where}.function",
-          "init = \"function\" needs function = \"module:function\" (a .py file next to the kernel)")
-    _want(fn is None or (isinstance(fn, str) and _is_function_ref(fn)), f"{where}.function",
-          f"expected \"module:function\", got {fn!r}")
-    return Arg(name=a.name, type=dtype, size=a.size, init=init, value=a.value, seed=a.seed, output=a.output,
-               atol=a.atol, rtol=a.rtol, file=a.file, low=a.low, high=a.high, copy_of=a.copy_of, function=fn)
+    _want(
+        init != "function" or fn is not None,
+        f"{where}.function",
+        'init = "function" needs function = "module:function" (a .py file next to the kernel)',
+    )
+    _want(
+        fn is None or (isinstance(fn, str) and _is_function_ref(fn)),
+        f"{where}.function",
+        f'expected "module:function", got {fn!r}',
+    )
+    return Arg(
+        name=a.name,
+        type=dtype,
+        size=a.size,
+        init=init,
+        value=a.value,
+        seed=a.seed,
+        output=a.output,
+        atol=a.atol,
+        rtol=a.rtol,
+        file=a.file,
+        low=a.low,
+        high=a.high,
+        copy_of=a.copy_of,
+        function=fn,
+    )
 
 
 def _is_function_ref(text: str) -> bool:
@@ -441,11 +557,16 @@ def _check_files(spec: Spec) -> None:
         return
     for i, a in enumerate(spec.args):
         if a.file:
-            _want(spec.file_path(a.file).is_file(), f"args[{i}] ({a.name}).file", f"no such file {spec.file_path(a.file)}")
+            _want(
+                spec.file_path(a.file).is_file(), f"args[{i}] ({a.name}).file", f"no such file {spec.file_path(a.file)}"
+            )
         if a.function:
             path = function_file(spec, a.function)
-            _want(path.is_file(), f"args[{i}] ({a.name}).function",
-                  f"imports {path.name}, which is not next to the spec ({path})")
+            _want(
+                path.is_file(),
+                f"args[{i}] ({a.name}).function",
+                f"imports {path.name}, which is not next to the spec ({path})",
+            )
     if refkernel.is_kernel(spec.reference):
         try:
             refkernel.check_file(spec)
@@ -456,7 +577,9 @@ def _check_files(spec: Spec) -> None:
         _want(path.is_file(), "reference", f"imports {path.name}, which is not next to the spec ({path})")
     for key in ("cmem_args", "reference"):
         if isinstance(getattr(spec, key), str) and getattr(spec, key).endswith(".npz"):
-            _want(spec.file_path(getattr(spec, key)).is_file(), key, f"no such file {spec.file_path(getattr(spec, key))}")
+            _want(
+                spec.file_path(getattr(spec, key)).is_file(), key, f"no such file {spec.file_path(getattr(spec, key))}"
+            )
     if _is_function_ref(spec.verify):
         path = function_file(spec, spec.verify)
         _want(path.is_file(), "verify", f"imports {path.name}, which is not next to the spec ({path})")
@@ -467,8 +590,11 @@ def check_spec(spec: Spec, kernel: Kernel | None = None) -> None:
     _check_sizes(spec, spec.sizes)
     for i, extra in enumerate(spec.verify_sizes or []):
         for k in extra:
-            _want(k in spec.sizes, f"verify_sizes[{i}].{k}",
-                  f"not a name in [sizes] (known: {', '.join(spec.sizes) or 'none'})")
+            _want(
+                k in spec.sizes,
+                f"verify_sizes[{i}].{k}",
+                f"not a name in [sizes] (known: {', '.join(spec.sizes) or 'none'})",
+            )
         try:
             _check_sizes(spec, {**spec.sizes, **extra})
         except SpecError as e:
@@ -501,7 +627,7 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
             _want(int(n) == n and n >= 1, f"{where}.size", f"must be a positive integer, got {n}")
             elements, nbytes = elements + int(n), nbytes + int(n) * _itemsize(a.dtype) * a.lanes
             if a.init == "constant":
-                _want(isinstance(a.value, (int, float)), f"{where}.value", "init = \"constant\" needs a numeric value")
+                _want(isinstance(a.value, (int, float)), f"{where}.value", 'init = "constant" needs a numeric value')
                 _fits(a, a.value, f"{where}.value")
             for key in ("low", "high"):
                 if getattr(a, key) is not None:
@@ -513,12 +639,18 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
                 _want(evaluate(a.low, sizes) < evaluate(a.high, sizes), f"{where}.high", f"must be above low ({a.low})")
             if a.init in ("random", "uniform", "normal", "positive"):
                 low, high = random_bounds(a, sizes)
-                _want(low < high and math.isfinite(high - low), f"{where}.low" if a.low is not None else f"{where}.high",
-                      f"the values are drawn from [{low}, {high}) in {a.dtype}: low must be below high "
-                      "(give both low and high)")
+                _want(
+                    low < high and math.isfinite(high - low),
+                    f"{where}.low" if a.low is not None else f"{where}.high",
+                    f"the values are drawn from [{low}, {high}) in {a.dtype}: low must be below high "
+                    "(give both low and high)",
+                )
             if a.init == "copy":
-                _want(a.copy_of in {b.name for b in spec.args if b.is_array and b is not a}, f"{where}.copy_of",
-                      f"{a.copy_of!r} is not another array argument")
+                _want(
+                    a.copy_of in {b.name for b in spec.args if b.is_array and b is not a},
+                    f"{where}.copy_of",
+                    f"{a.copy_of!r} is not another array argument",
+                )
         else:
             _want(not a.output, f"{where}.output", "a scalar cannot be an output (give it a size)")
             _want(a.value is not None, f"{where}.value", "a scalar needs a value (a number or a size name)")
@@ -526,17 +658,23 @@ def _check_sizes(spec: Spec, sizes: dict) -> None:
                 scalars.append((a, evaluate(a.value, sizes), f"{where}.value"))
             except ExprError as e:
                 raise SpecError(f"{where}.value", str(e)) from None
-    _want(nbytes <= MAX_ARRAY_BYTES and elements <= MAX_ARRAY_ELEMENTS, "args",
-          f"the arrays need {nbytes:.1e} bytes ({nbytes / 1e9:.3g} GB, {elements:.1e} elements), more than "
-          f"a GPU holds (at most {MAX_ARRAY_BYTES / 2**30:.0f} GiB and {MAX_ARRAY_ELEMENTS:.0e} elements)")
+    _want(
+        nbytes <= MAX_ARRAY_BYTES and elements <= MAX_ARRAY_ELEMENTS,
+        "args",
+        f"the arrays need {nbytes:.1e} bytes ({nbytes / 1e9:.3g} GB, {elements:.1e} elements), more than "
+        f"a GPU holds (at most {MAX_ARRAY_BYTES / 2**30:.0f} GiB and {MAX_ARRAY_ELEMENTS:.0e} elements)",
+    )
     for a, v, where in scalars:
         _fits(a, v, where)
 
 
 def _fits(a: Arg, v, where: str) -> None:
     """`v` can be stored in the argument's dtype (no overflow, no inf from a finite number)."""
-    _want(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), where,
-          f"expected a finite number, got {v!r}")
+    _want(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+        where,
+        f"expected a finite number, got {v!r}",
+    )
     if a.dtype.startswith("float"):
         big = float(np.finfo(a.dtype).max)
         _want(abs(v) <= big, where, f"{v!r} is beyond the range of {a.dtype} (at most {big:.4g})")
@@ -577,15 +715,19 @@ _OPTION = re.compile(
     r"|-gencode=arch=compute_\d+[af]?,code=(sm|compute)_\d+[af]?|--?maxrregcount=\d+"
     r"|--?(ftz|prec-div|prec-sqrt|fmad)=(true|false)|--extended-lambda|--expt-extended-lambda"
     r"|--expt-relaxed-constexpr|-rdc=(true|false)|--relocatable-device-code=(true|false)|-lcudadevrt"
-    r"|(-Xptxas=|--ptxas-options=)[-\w=,.]+|-I[\w./+-]+|--include-path=[\w./+-]+|-fopenmp")
+    r"|(-Xptxas=|--ptxas-options=)[-\w=,.]+|-I[\w./+-]+|--include-path=[\w./+-]+|-fopenmp"
+)
 
 
 def _check_options(options: list[str]) -> None:
     for i, o in enumerate(options):
-        _want(bool(_OPTION.fullmatch(o)), f"compiler_options[{i}]",
-              f"{o!r} is not allowed: options that run another program, read or write a named file "
-              "(-ccbin, -Xcompiler, -include, -o, ...) are refused; allowed are code generation, math, "
-              "warnings, -D/-U, -I and -Xptxas options")
+        _want(
+            bool(_OPTION.fullmatch(o)),
+            f"compiler_options[{i}]",
+            f"{o!r} is not allowed: options that run another program, read or write a named file "
+            "(-ccbin, -Xcompiler, -include, -o, ...) are refused; allowed are code generation, math, "
+            "warnings, -D/-U, -I and -Xptxas options",
+        )
 
 
 def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
@@ -603,8 +745,11 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
                 v = evaluate(e, spec.baseline_params())
             except ExprError as err:
                 raise SpecError(f"{key}[{i}]", str(err)) from None
-            _want(v > 0 and int(v) == v, f"{key}[{i}]",
-                  f"must be a positive integer at the default configuration, got {v} at {spec.baseline_params()}")
+            _want(
+                v > 0 and int(v) == v,
+                f"{key}[{i}]",
+                f"must be a positive integer at the default configuration, got {v} at {spec.baseline_params()}",
+            )
     _check_files(spec)
     try:
         check_tune_params(spec.tune_params)  # also for specs not read from TOML (import, LLM)
@@ -624,20 +769,32 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
     base = spec.baseline_params()
     if spec.tune_params and not spec.allows(base):
         where = "defaults" if spec.defaults else "restrictions"
-        problem = (f"the default configuration {base} breaks the restrictions or the 1024-thread limit"
-                   if spec.defaults else f"no configuration among the first {BASELINE_TRIES} satisfies them")
+        problem = (
+            f"the default configuration {base} breaks the restrictions or the 1024-thread limit"
+            if spec.defaults
+            else f"no configuration among the first {BASELINE_TRIES} satisfies them"
+        )
         raise SpecError(where, problem)
     if kernel is not None:
-        _want(spec.kernel_base_name() == kernel.name, "kernel",
-              f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}")
+        _want(
+            spec.kernel_base_name() == kernel.name,
+            "kernel",
+            f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}",
+        )
         want = [p.name for p in kernel.params]
         have = [a.name for a in spec.args]
-        _want(len(want) == len(have), "args",
-              f"the kernel takes {len(want)} parameters ({', '.join(want)}), the spec lists {len(have)}")
+        _want(
+            len(want) == len(have),
+            "args",
+            f"the kernel takes {len(want)} parameters ({', '.join(want)}), the spec lists {len(have)}",
+        )
         for i, (p, a) in enumerate(zip(kernel.params, spec.args)):
-            _want(p.is_pointer == a.is_array, f"args[{i}] ({a.name})",
-                  f"kernel parameter {p.name} is {'a pointer' if p.is_pointer else 'a scalar'}: "
-                  + ("give it a size" if p.is_pointer else "remove its size and give it a value"))
+            _want(
+                p.is_pointer == a.is_array,
+                f"args[{i}] ({a.name})",
+                f"kernel parameter {p.name} is {'a pointer' if p.is_pointer else 'a scalar'}: "
+                + ("give it a size" if p.is_pointer else "remove its size and give it a value"),
+            )
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -648,14 +805,24 @@ def dump_spec(spec: Spec) -> str:
         top[key] = getattr(spec, key)
     top["restrictions"] = spec.restrictions
     top["compiler_options"] = spec.compiler_options or None
-    top.update(timeout_s=spec.timeout_s, iterations=spec.iterations,
-               verify_sizes=None if spec.verify_sizes is None else inline_tables(spec.verify_sizes))
+    top.update(
+        timeout_s=spec.timeout_s,
+        iterations=spec.iterations,
+        verify_sizes=None if spec.verify_sizes is None else inline_tables(spec.verify_sizes),
+    )
     for key in ("cmem_args", "reference", "verify_reason", "smem_size"):
         top[key] = getattr(spec, key)
     top["verify"] = spec.verify if spec.verify != "elementwise" else None
     top["defines_only"] = spec.defines_only or None
-    top.update(sizes=spec.sizes, tune_params=spec.tune_params, defaults=spec.defaults,
-               metrics=spec.metrics or None, defines=spec.defines or None)
-    top["args"] = [{k: v for k, v in asdict(a).items() if not ((k == "seed" and v == 1) or (k == "output" and not v))}
-                   for a in spec.args]
+    top.update(
+        sizes=spec.sizes,
+        tune_params=spec.tune_params,
+        defaults=spec.defaults,
+        metrics=spec.metrics or None,
+        defines=spec.defines or None,
+    )
+    top["args"] = [
+        {k: v for k, v in asdict(a).items() if not ((k == "seed" and v == 1) or (k == "output" and not v))}
+        for a in spec.args
+    ]
     return dumps(top)

@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from ..tomlfile import TomlError, place, problem_text
 from .values import check_tune_params, name_problem
 
-
 _KERNEL_NAME = re.compile(r"[A-Za-z_]\w*(\s*<[\w\s,:<>*&.+\-()]*>)?")  # nothing after the template
 
 
@@ -36,6 +35,7 @@ def _str_list(v) -> list[str] | None:
 
 class ArgFile(BaseModel):
     """One [[args]] table."""
+
     model_config = ConfigDict(extra="forbid", validate_default=True)
 
     name: Any = None
@@ -62,7 +62,7 @@ class ArgFile(BaseModel):
     @field_validator("type")
     @classmethod
     def _type(cls, v):
-        _need(isinstance(v, str), "missing, e.g. \"float32\"")
+        _need(isinstance(v, str), 'missing, e.g. "float32"')
         return v
 
     @field_validator("atol", "rtol")
@@ -98,6 +98,7 @@ class ArgFile(BaseModel):
 
 class SpecFile(BaseModel):
     """The spec file's top level, in the order its problems are reported."""
+
     model_config = ConfigDict(extra="forbid", validate_default=True)
 
     kernel: Any = None
@@ -128,9 +129,11 @@ class SpecFile(BaseModel):
     @classmethod
     def _kernel(cls, v):
         _need(isinstance(v, str) and bool(v), "missing: the kernel's name")
-        _need(len(v) <= 200 and bool(_KERNEL_NAME.fullmatch(v)),
-              f"{v[:60]!r} is not a kernel name: a C++ name, or one with template arguments such as "
-              "\"vector_add<float, 4>\"")
+        _need(
+            len(v) <= 200 and bool(_KERNEL_NAME.fullmatch(v)),
+            f"{v[:60]!r} is not a kernel name: a C++ name, or one with template arguments such as "
+            '"vector_add<float, 4>"',
+        )
         return v
 
     @field_validator("args", mode="before")
@@ -151,7 +154,7 @@ class SpecFile(BaseModel):
     @field_validator("problem_size")
     @classmethod
     def _problem_size(cls, v):
-        _need(v is not None, "missing: 1 to 3 sizes, e.g. [\"n\"]")
+        _need(v is not None, 'missing: 1 to 3 sizes, e.g. ["n"]')
         v = v if isinstance(v, list) else [v]
         _need(1 <= len(v) <= 3, "expected 1 to 3 entries")
         return v
@@ -194,7 +197,7 @@ class SpecFile(BaseModel):
     @field_validator("metrics")
     @classmethod
     def _metrics(cls, v):
-        _need(isinstance(v, dict), "expected a table, e.g. bytes = \"3 * 4 * n\"")
+        _need(isinstance(v, dict), 'expected a table, e.g. bytes = "3 * 4 * n"')
         for k in v:
             if k not in ("bytes", "flops"):
                 raise TomlError(f"metrics.{k}", "unknown key (known: bytes, flops)")
@@ -222,8 +225,10 @@ class SpecFile(BaseModel):
     @field_validator("smem_size")
     @classmethod
     def _smem(cls, v):
-        _need(v is None or (isinstance(v, (int, str)) and not isinstance(v, bool)),
-              "expected bytes: a number or an expression over [sizes] and tuned parameters")
+        _need(
+            v is None or (isinstance(v, (int, str)) and not isinstance(v, bool)),
+            "expected bytes: a number or an expression over [sizes] and tuned parameters",
+        )
         return v
 
     @field_validator("verify_reason")
@@ -235,14 +240,19 @@ class SpecFile(BaseModel):
     @field_validator("timeout_s")
     @classmethod
     def _timeout(cls, v):
-        _need(v is None or (_number(v) and math.isfinite(v) and v > 0), f"expected a positive number of seconds, got {v!r}")
+        _need(
+            v is None or (_number(v) and math.isfinite(v) and v > 0),
+            f"expected a positive number of seconds, got {v!r}",
+        )
         return v
 
     @field_validator("iterations")
     @classmethod
     def _iterations(cls, v):
-        _need(v is None or (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 10**6),
-              f"expected a positive integer (at most 1000000), got {v!r}")
+        _need(
+            v is None or (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 10**6),
+            f"expected a positive integer (at most 1000000), got {v!r}",
+        )
         return v
 
 
@@ -266,9 +276,13 @@ def _spec_error(e: ValidationError, data: dict) -> TomlError:
     if getattr(inner, "field", None):
         loc = loc[:-1] + [inner.field]
     known = ARG_KEYS if len(loc) > 2 and loc[0] == "args" else TOP_KEYS
-    problem = (f"unknown key (known: {', '.join(sorted(known))})" if err["type"] == "extra_forbidden"
-               else "expected a table" if err["type"] == "model_type"
-               else str(getattr(inner, "problem", "") or problem_text(err)))
+    problem = (
+        f"unknown key (known: {', '.join(sorted(known))})"
+        if err["type"] == "extra_forbidden"
+        else "expected a table"
+        if err["type"] == "model_type"
+        else str(getattr(inner, "problem", "") or problem_text(err))
+    )
     where = place(loc)
     if len(loc) > 2 and loc[0] == "args" and loc[2] != "name" and err["type"] != "extra_forbidden":
         arg = data["args"][loc[1]]

@@ -32,8 +32,11 @@ def check_stored(spec) -> None:
         raise TomlError(e.field, e.problem) from None
     tuned, sizes = set(spec.tune_params), set(spec.sizes)
     fields = [(f"restrictions[{i}]", r, tuned) for i, r in enumerate(spec.restrictions or [])]
-    fields += [(f"{k}[{i}]", e, tuned) for k in ("grid_div_x", "grid_div_y", "grid_div_z")
-               for i, e in enumerate(getattr(spec, k) or [])]
+    fields += [
+        (f"{k}[{i}]", e, tuned)
+        for k in ("grid_div_x", "grid_div_y", "grid_div_z")
+        for i, e in enumerate(getattr(spec, k) or [])
+    ]
     fields += [(f"problem_size[{i}]", p, tuned | sizes) for i, p in enumerate(spec.problem_size or [])]
     fields += [(f"defines.{k}", v, sizes) for k, v in (spec.defines or {}).items()]
     fields += [(f"metrics.{k}", v, sizes) for k, v in (spec.metrics or {}).items()]

@@ -25,8 +25,9 @@ def same(a: np.ndarray, b: np.ndarray, tol: tuple[float, float] = (0.0, 0.0)) ->
         return True
     if np.issubdtype(a.dtype, np.floating) or np.issubdtype(b.dtype, np.floating):
         with np.errstate(invalid="ignore", over="ignore"):
-            return bool(np.allclose(a.astype(np.float64), b.astype(np.float64), atol=tol[0], rtol=tol[1],
-                                    equal_nan=True))
+            return bool(
+                np.allclose(a.astype(np.float64), b.astype(np.float64), atol=tol[0], rtol=tol[1], equal_nan=True)
+            )
     return bool(np.array_equal(a, b))
 
 
@@ -40,8 +41,13 @@ def constant(a: np.ndarray) -> bool:
     return bool((a == a[0]).all())
 
 
-def weak_output(name: str, out: np.ndarray, initial: np.ndarray | None, inputs: dict[str, np.ndarray],
-                tol: tuple[float, float] = (0.0, 0.0)) -> str:
+def weak_output(
+    name: str,
+    out: np.ndarray,
+    initial: np.ndarray | None,
+    inputs: dict[str, np.ndarray],
+    tol: tuple[float, float] = (0.0, 0.0),
+) -> str:
     """Why the output `name` proves nothing ("" when it may): constant, its initial contents, an input."""
     out = np.asarray(out).reshape(-1)
     if constant(out):
@@ -54,8 +60,9 @@ def weak_output(name: str, out: np.ndarray, initial: np.ndarray | None, inputs: 
     return ""
 
 
-def weak_outputs(outputs: dict[str, np.ndarray], before: dict[str, np.ndarray],
-                 tolerances: dict[str, tuple[float, float]]) -> list[str]:
+def weak_outputs(
+    outputs: dict[str, np.ndarray], before: dict[str, np.ndarray], tolerances: dict[str, tuple[float, float]]
+) -> list[str]:
     """The reasons, one per output that proves nothing. `before`: every array argument before the
     original ran (its initial contents and the inputs)."""
     inputs = {k: v for k, v in before.items() if k not in outputs}
@@ -67,11 +74,15 @@ def weak_outputs(outputs: dict[str, np.ndarray], before: dict[str, np.ndarray],
     return reasons
 
 
-def mutant_matches(reference: dict[str, np.ndarray], mutant: dict[str, np.ndarray],
-                   tolerances: dict[str, tuple[float, float]]) -> list[str]:
+def mutant_matches(
+    reference: dict[str, np.ndarray], mutant: dict[str, np.ndarray], tolerances: dict[str, tuple[float, float]]
+) -> list[str]:
     """The outputs a do-nothing kernel (its body emptied) gets right: the check cannot tell them apart."""
-    return [f"`{name}` is the same when the kernel's body is emptied" for name, ref in reference.items()
-            if name in mutant and same(mutant[name], ref, tolerances.get(name, (0.0, 0.0)))]
+    return [
+        f"`{name}` is the same when the kernel's body is emptied"
+        for name, ref in reference.items()
+        if name in mutant and same(mutant[name], ref, tolerances.get(name, (0.0, 0.0)))
+    ]
 
 
 def changed(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> list[str]:
@@ -81,10 +92,17 @@ def changed(before: dict[str, np.ndarray], after: dict[str, np.ndarray]) -> list
 
 def output_fixes(declared: list[str], arrays: list[str], changed_names: list[str]) -> list[str]:
     """What the spec's outputs should say, from what the original's run changed."""
-    fixes = [f"`{n}` changed but is not in outputs: add it to [outputs] (output = true)"
-             for n in arrays if n in changed_names and n not in declared]
-    fixes += [f"`{n}` is declared an output but the original never changed it: make it an input "
-              "(output = false), or give it other initial contents" for n in declared if n not in changed_names]
+    fixes = [
+        f"`{n}` changed but is not in outputs: add it to [outputs] (output = true)"
+        for n in arrays
+        if n in changed_names and n not in declared
+    ]
+    fixes += [
+        f"`{n}` is declared an output but the original never changed it: make it an input "
+        "(output = false), or give it other initial contents"
+        for n in declared
+        if n not in changed_names
+    ]
     return fixes
 
 

@@ -25,7 +25,8 @@ import re
 from itertools import accumulate
 from typing import NamedTuple
 
-_LEX = re.compile(r"""(?:
+_LEX = re.compile(
+    r"""(?:
     (?P<blank>\s+)
   | (?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))
   | (?P<string>(?<!\w)(?:u8|[uUL])?R"(?P<delim>[^()\\ \n]{0,16})\(.*?(?:\)(?P=delim)"|\Z)
@@ -34,7 +35,9 @@ _LEX = re.compile(r"""(?:
   | (?P<ident>[A-Za-z_]\w*)
   | (?P<number>\.?\d(?:[eEpP][+-]|'(?=\w)|[\w.])*)
   | (?P<op>::|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\#\#|\\\n|[^\s\w]))
-""", re.S | re.X)  # blanks are a lexeme of their own: a run of them is read once, never retried
+""",
+    re.S | re.X,
+)  # blanks are a lexeme of their own: a run of them is read once, never retried
 
 
 class Lexeme(NamedTuple):
@@ -140,7 +143,7 @@ def dead_spans(src: str, toks: list[Token] | None = None) -> list[tuple[int, int
     for i, t in enumerate(toks):
         if t.directive is None or t.place != 1 or t.text not in ("if", "ifdef", "ifndef", "elif", "else", "endif"):
             continue
-        rest = [x.text for x in toks[i + 1:i + 3] if x.directive is not None and x.place >= 2]
+        rest = [x.text for x in toks[i + 1 : i + 3] if x.directive is not None and x.place >= 2]
         value = rest[0] if len(rest) == 1 and rest[0] in ("0", "1") and t.text in ("if", "elif") else None
         if t.text.startswith("if"):
             frames.append([dead, value == "1", value == "0"])
@@ -163,18 +166,22 @@ def dead_spans(src: str, toks: list[Token] | None = None) -> list[tuple[int, int
     return spans
 
 
-KEYWORDS = set("""
+KEYWORDS = set(
+    """
 alignas alignof asm auto break case catch class const const_cast constexpr continue decltype default
 delete do dynamic_cast else enum explicit extern false for friend goto if inline mutable namespace new
 noexcept nullptr operator private protected public register reinterpret_cast return sizeof static
 static_assert static_cast struct switch template this throw true try typedef typename union using
 virtual volatile while restrict __restrict__ __restrict __global__ __device__ __host__ __shared__
 __constant__ __managed__ __forceinline__ __noinline__ __launch_bounds__ __asm__ __volatile__
-""".split())
-TYPES = set("""
+""".split()
+)
+TYPES = set(
+    """
 bool char short int long float double void signed unsigned size_t half half2 __half __half2
 nv_bfloat16 __nv_bfloat16 dim3
-""".split())
+""".split()
+)
 BUILTINS = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}
 _VECTOR = re.compile(r"(u?(char|short|int|long|longlong)|float|double)[1-4]|u?int\d+_t")
 
@@ -195,7 +202,7 @@ def highlights(source: str) -> list[tuple[int, int, int | None, str]]:
         k = bisect.bisect_right(starts, pos) - 1
         if k >= 0 and pos < dead[k][1] and source.find("\n", dead[k][0]) < pos:
             name = "comment"  # inside a skipped group, after its `#if` line
-        if kind == "op" and text == "#" and not source[rows[row]:pos].strip():
+        if kind == "op" and text == "#" and not source[rows[row] : pos].strip():
             directive_line, name = row, "keyword"
         elif kind == "ident" and row == directive_line and lexemes[n - 1].text == "#":
             name = "keyword"

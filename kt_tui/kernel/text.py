@@ -34,8 +34,10 @@ def kernel_text(text: str, where: str = "kernel") -> str:
     found = control_character(text)
     if found:
         line, name = found
-        raise KernelTextError(f"{where}: line {line}: {name}; CUDA source must be plain text "
-                              "(only tab, newline, carriage return and form feed are allowed)")
+        raise KernelTextError(
+            f"{where}: line {line}: {name}; CUDA source must be plain text "
+            "(only tab, newline, carriage return and form feed are allowed)"
+        )
     return text
 
 

@@ -46,8 +46,7 @@ def value_problem(v) -> str | None:
         return None if math.isfinite(v) else f"{v!r} is not a finite number"
     if isinstance(v, str):
         if len(v) > MAX_WORD or not WORD.fullmatch(v):
-            return (f"{v[:40]!r}: a string value must be at most {MAX_WORD} characters of "
-                    "letters, digits, _ and .")
+            return f"{v[:40]!r}: a string value must be at most {MAX_WORD} characters of letters, digits, _ and ."
         return None
     return f"{v!r}: expected a number or a short word"
 

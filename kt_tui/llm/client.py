@@ -26,9 +26,9 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Callable
 
 import openai
 
@@ -39,7 +39,8 @@ except ImportError:  # openai 1.x and 2.x use httpx
 
 from ..errors import UserError
 from ..redact import StreamScrubber, mask_url, register_secret, register_url, scrub, scrub_value
-from .transport import Attempt, BadReply as _BadReply, http_client
+from .transport import Attempt, http_client
+from .transport import BadReply as _BadReply
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 WAIT_CAP_S = 30.0
@@ -47,8 +48,10 @@ MAX_REPLY_CHARS = 256_000
 DEFAULT_MAX_TOKENS = 4096
 SHORT_REPLIES = {"validate_step": 1024}  # purposes whose answer is a sentence or two: a lower token cap
 POLL_S = 0.05
-HOW_TO_CONNECT = ("pass --base-url URL (or set OPENAI_BASE_URL) and --model NAME (or set KT_TUI_MODEL), "
-                  "and set OPENAI_API_KEY if the endpoint needs a key")
+HOW_TO_CONNECT = (
+    "pass --base-url URL (or set OPENAI_BASE_URL) and --model NAME (or set KT_TUI_MODEL), "
+    "and set OPENAI_API_KEY if the endpoint needs a key"
+)
 
 
 class LlmError(UserError):
@@ -84,9 +87,18 @@ class _Failure:
 
 
 class LlmClient:
-    def __init__(self, base_url: str | None, model: str, api_key: str | None, timeout_s: float = 120,
-                 max_retries: int = 3, backoff_s: float = 1.0, on_call: Callable[[dict], object] | None = None,
-                 max_tokens: int = DEFAULT_MAX_TOKENS, cancel: threading.Event | None = None):
+    def __init__(
+        self,
+        base_url: str | None,
+        model: str,
+        api_key: str | None,
+        timeout_s: float = 120,
+        max_retries: int = 3,
+        backoff_s: float = 1.0,
+        on_call: Callable[[dict], object] | None = None,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        cancel: threading.Event | None = None,
+    ):
         """`max_retries` is the number of attempts in all (at least one); `timeout_s` is each attempt's
         total deadline, the whole stream included; `cancel`, when set, ends the call at once."""
         self.model = model
@@ -100,31 +112,49 @@ class LlmClient:
         register_url(base_url)
         if base_url and not base_url.startswith(("http://", "https://")):
             raise LlmUnavailable(f"--base-url must start with http:// or https:// (got {mask_url(base_url)!r})")
-        self._client = openai.OpenAI(base_url=base_url or DEFAULT_BASE_URL, api_key=api_key or "none",
-                                     timeout=timeout_s, max_retries=0, http_client=http_client(timeout_s))
+        self._client = openai.OpenAI(
+            base_url=base_url or DEFAULT_BASE_URL,
+            api_key=api_key or "none",
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=http_client(timeout_s),
+        )
         self.base_url = mask_url(scrub(str(self._client.base_url).rstrip("/")))
 
     @classmethod
     def from_settings(cls, settings, on_call: Callable[[dict], object] | None = None) -> LlmClient:
         if getattr(settings, "llm", "auto") == "none":
-            raise LlmUnavailable(f"manual mode (--llm none or KT_TUI_LLM=none): no LLM is called. "
-                                 f"To connect an OpenAI-compatible endpoint, leave --llm none out, {HOW_TO_CONNECT}")
+            raise LlmUnavailable(
+                f"manual mode (--llm none or KT_TUI_LLM=none): no LLM is called. "
+                f"To connect an OpenAI-compatible endpoint, leave --llm none out, {HOW_TO_CONNECT}"
+            )
         if not getattr(settings, "model", None):
             raise LlmUnavailable(f"no model set: pass --model NAME or set KT_TUI_MODEL ({HOW_TO_CONNECT})")
-        return cls(settings.base_url, settings.model, settings.api_key, on_call=on_call,
-                   timeout_s=float(getattr(settings, "llm_timeout_s", 120.0)),
-                   max_retries=int(getattr(settings, "llm_retries", 3)),
-                   max_tokens=int(getattr(settings, "llm_max_tokens", DEFAULT_MAX_TOKENS)))
+        return cls(
+            settings.base_url,
+            settings.model,
+            settings.api_key,
+            on_call=on_call,
+            timeout_s=float(getattr(settings, "llm_timeout_s", 120.0)),
+            max_retries=int(getattr(settings, "llm_retries", 3)),
+            max_tokens=int(getattr(settings, "llm_max_tokens", DEFAULT_MAX_TOKENS)),
+        )
 
-    def complete(self, purpose: str, messages: list[dict], stream_to: Callable[[str], None] | None = None,
-                 temperature: float | None = None) -> LlmReply:
+    def complete(
+        self,
+        purpose: str,
+        messages: list[dict],
+        stream_to: Callable[[str], None] | None = None,
+        temperature: float | None = None,
+    ) -> LlmReply:
         attempts = max(1, self.max_retries)
         failures: list[_Failure] = []
         cap = min(self.max_tokens, SHORT_REPLIES.get(purpose.split(":")[0], self.max_tokens))
         for attempt in range(1, attempts + 1):
             start = time.monotonic()
-            row = self._record(purpose, messages, None, None, None, None, 0.0, attempt, stream_to is not None,
-                               state="running")
+            row = self._record(
+                purpose, messages, None, None, None, None, 0.0, attempt, stream_to is not None, state="running"
+            )
             shown = StreamScrubber() if stream_to is not None else None
             try:
                 text, model, tokens_in, tokens_out = self._once(messages, shown, stream_to, temperature, cap)
@@ -134,8 +164,19 @@ class LlmClient:
             except Exception as e:
                 failure = _classify(e, self.timeout_s)
                 failures.append(failure)
-                self._record(purpose, messages, None, failure.detail, None, None,
-                             time.monotonic() - start, attempt, stream_to is not None, row=row, state="failed")
+                self._record(
+                    purpose,
+                    messages,
+                    None,
+                    failure.detail,
+                    None,
+                    None,
+                    time.monotonic() - start,
+                    attempt,
+                    stream_to is not None,
+                    row=row,
+                    state="failed",
+                )
                 if failure.kind == "other":
                     raise
                 if failure.kind == "cancelled":
@@ -147,8 +188,19 @@ class LlmClient:
                     raise LlmCancelled(self._scrub(self._explain(failures))) from None
                 continue
             latency = time.monotonic() - start
-            self._record(purpose, messages, text, None, tokens_in, tokens_out, latency, attempt,
-                         stream_to is not None, row=row, state="done")
+            self._record(
+                purpose,
+                messages,
+                text,
+                None,
+                tokens_in,
+                tokens_out,
+                latency,
+                attempt,
+                stream_to is not None,
+                row=row,
+                state="done",
+            )
             return LlmReply(text, model, tokens_in, tokens_out, latency, attempt)
         raise AssertionError("unreachable")
 
@@ -159,8 +211,9 @@ class LlmClient:
         box: queue.Queue = queue.Queue()
         attempt = Attempt()
         args = dict(model=self.model, messages=messages, max_tokens=max_tokens, **extra)
-        threading.Thread(target=_exchange, args=(self._client, args, stream_to is not None, box, attempt),
-                         daemon=True).start()
+        threading.Thread(
+            target=_exchange, args=(self._client, args, stream_to is not None, box, attempt), daemon=True
+        ).start()
         deadline = time.monotonic() + self.timeout_s
         size = 0
         try:
@@ -177,8 +230,11 @@ class LlmClient:
                 if kind == "delta":
                     size += len(value)
                     if size > MAX_REPLY_CHARS:
-                        raise _BadReply("reply", f"the reply is over the {MAX_REPLY_CHARS // 1000} KB limit "
-                                                 "(refused; lower max_tokens or ask for less)")
+                        raise _BadReply(
+                            "reply",
+                            f"the reply is over the {MAX_REPLY_CHARS // 1000} KB limit "
+                            "(refused; lower max_tokens or ask for less)",
+                        )
                     if stream_to is not None and (piece := shown.feed(value)):
                         stream_to(piece)
                 elif kind == "error":
@@ -222,27 +278,51 @@ class LlmClient:
         if f.status == 403:
             return f"{where} returned {status}: check OPENAI_API_KEY and that it may use model {self.model!r}{said}"
         if f.status == 404:
-            return (f"{where} returned {status}: check --base-url (it usually ends in /v1) "
-                    f"and --model ({self.model!r}){said}")
+            return (
+                f"{where} returned {status}: check --base-url (it usually ends in /v1) "
+                f"and --model ({self.model!r}){said}"
+            )
         if f.status == 429:
             return f"{where} is rate limiting (429 Too Many Requests) {tries}{said}"
         if f.retry:
             return f"{where} returned {status} {tries}{said}"
         return f"{where} returned {status}{said}"
 
-    def _record(self, purpose, messages, reply, error, tokens_in, tokens_out, latency_s, attempt, streamed,
-                row=None, state="done"):
+    def _record(
+        self,
+        purpose,
+        messages,
+        reply,
+        error,
+        tokens_in,
+        tokens_out,
+        latency_s,
+        attempt,
+        streamed,
+        row=None,
+        state="done",
+    ):
         """Reports one attempt: state "running" when it starts (the answer is the row to complete),
         then "done" or "failed" with `row` set."""
         if self.on_call is None:
             return None
-        return self.on_call({
-            "purpose": purpose, "model": self.model, "base_url": self.base_url,
-            "messages": self._scrub(_plain(messages)), "reply": reply if reply is None else self._scrub(reply),
-            "error": error if error is None else self._scrub(error), "tokens_in": tokens_in,
-            "tokens_out": tokens_out, "latency_s": round(latency_s, 4), "attempt": attempt, "streamed": streamed,
-            "state": state, "row": row,
-        })
+        return self.on_call(
+            {
+                "purpose": purpose,
+                "model": self.model,
+                "base_url": self.base_url,
+                "messages": self._scrub(_plain(messages)),
+                "reply": reply if reply is None else self._scrub(reply),
+                "error": error if error is None else self._scrub(error),
+                "tokens_in": tokens_in,
+                "tokens_out": tokens_out,
+                "latency_s": round(latency_s, 4),
+                "attempt": attempt,
+                "streamed": streamed,
+                "state": state,
+                "row": row,
+            }
+        )
 
     @staticmethod
     def _scrub(value):
@@ -330,18 +410,25 @@ def _streamed(client, args: dict, box: queue.Queue, quit_flag: threading.Event):
         raise _BadReply("reply", TOOLS_ONLY)
     if finish is None:
         raise _BadReply("stream", "the stream ended without a finish reason (the server dropped it)")
-    return ("".join(text), model, _count(getattr(usage, "prompt_tokens", None)),
-            _count(getattr(usage, "completion_tokens", None)))
+    return (
+        "".join(text),
+        model,
+        _count(getattr(usage, "prompt_tokens", None)),
+        _count(getattr(usage, "completion_tokens", None)),
+    )
 
 
 def _malformed(where: str, field: str, value):
-    raise _BadReply(where, f"a malformed {'stream chunk' if where == 'stream' else 'reply'}: {field} is "
-                           f"{type(value).__name__}, not what the API sends")
+    raise _BadReply(
+        where,
+        f"a malformed {'stream chunk' if where == 'stream' else 'reply'}: {field} is "
+        f"{type(value).__name__}, not what the API sends",
+    )
 
 
 def _count(value) -> int | None:
     """A token count as the store keeps it: a plain non-negative integer, or None."""
-    return value if type(value) is int and 0 <= value < 2 ** 62 else None
+    return value if type(value) is int and 0 <= value < 2**62 else None
 
 
 def _plain(messages: list[dict]) -> list[dict]:
@@ -381,8 +468,10 @@ def _classify(e: Exception, timeout_s: float) -> _Failure:
 CONNECTION_REASONS = (  # (exception types, what the user reads), the first found along the cause chain wins
     (ConnectionRefusedError, "connection refused"),
     (socket.gaierror, "host name not found"),
-    ((httpx.RemoteProtocolError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError),
-     "the server closed the connection without a reply"),
+    (
+        (httpx.RemoteProtocolError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError),
+        "the server closed the connection without a reply",
+    ),
     (ssl.SSLError, "TLS handshake failed (is the URL http:// or https:// as the server expects?)"),
 )
 

@@ -10,11 +10,35 @@ from pathlib import Path
 from ..config import config_dir
 from ..errors import UserError
 
-NAMES = ("system", "plan", "validate_step", "breakdown", "execute_step", "replan", "one_prompt", "rewrite_reply",
-         "propose_configs", "edit_space")
-PLACEHOLDERS = ("kernel_string", "kernel_name", "tune_params", "restrictions", "step", "previous_steps",
-                "results", "gpu", "problem_size", "step_params", "space", "round", "anchors", "failed",
-                "batch_size")
+NAMES = (
+    "system",
+    "plan",
+    "validate_step",
+    "breakdown",
+    "execute_step",
+    "replan",
+    "one_prompt",
+    "rewrite_reply",
+    "propose_configs",
+    "edit_space",
+)
+PLACEHOLDERS = (
+    "kernel_string",
+    "kernel_name",
+    "tune_params",
+    "restrictions",
+    "step",
+    "previous_steps",
+    "results",
+    "gpu",
+    "problem_size",
+    "step_params",
+    "space",
+    "round",
+    "anchors",
+    "failed",
+    "batch_size",
+)
 PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 EXAMPLE_FENCE = re.compile(r"```json\s*\n(.*?)```", re.S)
 ANGLED = re.compile(r"^<[a-z][a-z0-9 ,'/-]*>$", re.I)  # "<short name of the change>": a template's placeholder
@@ -54,8 +78,10 @@ def render_text(text: str, what: str, **values) -> str:
 
 
 def messages_for(name: str, **values) -> list[dict]:
-    return [{"role": "system", "content": render("system", **values)},
-            {"role": "user", "content": render(name, **values)}]
+    return [
+        {"role": "system", "content": render("system", **values)},
+        {"role": "user", "content": render(name, **values)},
+    ]
 
 
 def rewrite_messages(prompt: str, what: str, **values) -> list[dict]:
@@ -93,8 +119,9 @@ def echoed(data) -> list[str]:
         elif isinstance(value, dict):
             for k, v in value.items():
                 if str(k) in EXAMPLE_KEYS or ANGLED.match(str(k).strip()):
-                    problems.append(f"{where or 'top level'}: {k!r} is the prompt's example parameter, not "
-                                    "one of the kernel's")
+                    problems.append(
+                        f"{where or 'top level'}: {k!r} is the prompt's example parameter, not one of the kernel's"
+                    )
                 walk(v, f"{where}.{k}" if where else str(k))
         elif isinstance(value, list):
             for i, v in enumerate(value):

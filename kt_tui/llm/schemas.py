@@ -64,10 +64,10 @@ Value = int | float | str | bool
 
 
 class KernelRewrite(BaseModel):
-    kernel_code: str = Field(validation_alias=AliasChoices("kernel_code", "code", "kernel", "source",
-                                                           "kernel_string"))
+    kernel_code: str = Field(validation_alias=AliasChoices("kernel_code", "code", "kernel", "source", "kernel_string"))
     tune_params: dict[str, list[Value]] = Field(
-        default_factory=dict, validation_alias=AliasChoices("tune_params", "tunable_parameters", "params"))
+        default_factory=dict, validation_alias=AliasChoices("tune_params", "tunable_parameters", "params")
+    )
     restrictions: list[str] = Field(default_factory=list)
     explanation: str = ""
     # when the rewrite changes how much work a block does: the grid divisors per dimension
@@ -88,8 +88,7 @@ class KernelRewrite(BaseModel):
             return {}
         if not isinstance(v, dict):
             return v
-        return {k: [_number(x) for x in (vals if isinstance(vals, (list, tuple)) else [vals])]
-                for k, vals in v.items()}
+        return {k: [_number(x) for x in (vals if isinstance(vals, (list, tuple)) else [vals])] for k, vals in v.items()}
 
     @field_validator("restrictions", mode="before")
     @classmethod
@@ -105,7 +104,7 @@ class KernelRewrite(BaseModel):
 
 
 def _number(x):
-    """"128" -> 128 and "0.5" -> 0.5; other values as they are."""
+    """ "128" -> 128 and "0.5" -> 0.5; other values as they are."""
     if isinstance(x, str):
         if INT.match(x):
             return int(x)
@@ -132,6 +131,7 @@ def _configs(data):
 
 class ConfigBatch(BaseModel):
     """config-search: configurations to benchmark next."""
+
     configs: list[dict]
     reasoning: str = Field("", validation_alias=AliasChoices("reasoning", "explanation", "reason", "why"))
 
@@ -163,6 +163,8 @@ class SpaceChange(BaseModel):
 
 class SpaceEdit(BaseModel):
     """config-search: changes to the search space, proposed from the results so far."""
-    edits: list[SpaceChange] = Field(default_factory=list,
-                                     validation_alias=AliasChoices("edits", "changes", "space_edits"))
+
+    edits: list[SpaceChange] = Field(
+        default_factory=list, validation_alias=AliasChoices("edits", "changes", "space_edits")
+    )
     reason: str = Field("", validation_alias=AliasChoices("reason", "reasoning", "explanation"))

@@ -48,7 +48,9 @@ def check_draft(text: str, kernel, source: str, compile_it: bool = True) -> Spec
         if p.name != a.name:
             raise SpecError(f"args[{i}]", f"named {a.name!r}, the kernel's parameter {i} is {p.name!r}")
     if compile_it:
-        result = compile_check(source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec)
+        result = compile_check(
+            source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec
+        )
         if result.ok is False:
             first = result.errors[0] if result.errors else None
             where = f"line {first.line}: " if first and first.line else ""
@@ -67,15 +69,22 @@ def ask(client, source: str, kernel, draft: str, compile_it: bool = True) -> str
             check_draft(text, kernel, source, compile_it)
         except SpecError as e:
             problem = str(e)
-            messages += [{"role": "assistant", "content": reply.text},
-                         {"role": "user", "content": f"That spec is not valid: {problem}. Reply with the corrected spec."}]
+            messages += [
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": f"That spec is not valid: {problem}. Reply with the corrected spec."},
+            ]
             continue
-        return f"# drafted by the LLM ({reply.model or client.model}) from the kernel and a guessed draft: " \
-               f"check it before running\n{text}"
+        return (
+            f"# drafted by the LLM ({reply.model or client.model}) from the kernel and a guessed draft: "
+            f"check it before running\n{text}"
+        )
     raise UserError(f"the LLM's spec is not valid: {problem}")
 
 
 def diff(heuristic: str, drafted: str) -> str:
     """The LLM's changes to the heuristic draft, as a unified diff ("" when it changed nothing)."""
-    return "".join(difflib.unified_diff(heuristic.splitlines(keepends=True), drafted.splitlines(keepends=True),
-                                        "heuristic draft", "LLM draft"))
+    return "".join(
+        difflib.unified_diff(
+            heuristic.splitlines(keepends=True), drafted.splitlines(keepends=True), "heuristic draft", "LLM draft"
+        )
+    )

@@ -15,8 +15,8 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import json_repair
 import pydantic
@@ -57,8 +57,9 @@ class Structured:
 def extract_json(text: str) -> object:
     """The reply's JSON value. Linear in the reply's length: each bracket span is matched once."""
     if len(text) > MAX_REPLY_CHARS:
-        raise ExtractError(f"the reply is {len(text) // 1000} KB, over the {MAX_REPLY_CHARS // 1000} KB limit "
-                           "(refused)")
+        raise ExtractError(
+            f"the reply is {len(text) // 1000} KB, over the {MAX_REPLY_CHARS // 1000} KB limit (refused)"
+        )
     text = THINK.sub("", text)
     fences = list(FENCE.finditer(text))
     for m in reversed(fences):
@@ -91,8 +92,9 @@ def extract_json(text: str) -> object:
     raise ExtractError("the reply has no JSON object or list")
 
 
-def parse_reply(text: str, model_cls: type[pydantic.BaseModel], normalize: Callable | None = None,
-                check: Callable | None = None):
+def parse_reply(
+    text: str, model_cls: type[pydantic.BaseModel], normalize: Callable | None = None, check: Callable | None = None
+):
     """The reply's JSON as a `model_cls` instance; StructuredReplyError says what is wrong. A reply that
     echoes the prompt's example values is wrong; so is one that `check(value)` finds problems in."""
     try:
@@ -111,9 +113,16 @@ def parse_reply(text: str, model_cls: type[pydantic.BaseModel], normalize: Calla
     return value
 
 
-def ask_structured(client, purpose: str, messages: list[dict], model_cls: type[pydantic.BaseModel],
-                   max_repairs: int = 2, stream_to: Callable[[str], None] | None = None,
-                   normalize: Callable | None = None, check: Callable | None = None) -> Structured:
+def ask_structured(
+    client,
+    purpose: str,
+    messages: list[dict],
+    model_cls: type[pydantic.BaseModel],
+    max_repairs: int = 2,
+    stream_to: Callable[[str], None] | None = None,
+    normalize: Callable | None = None,
+    check: Callable | None = None,
+) -> Structured:
     """A repair round sends the first request again with an excerpt of the bad reply and its problems,
     so the conversation does not grow with each round; the final error names every round's problems."""
     first = list(messages)
@@ -132,8 +141,12 @@ def ask_structured(client, purpose: str, messages: list[dict], model_cls: type[p
                 raise
         messages = first + [
             {"role": "assistant", "content": excerpt(reply.text)},
-            {"role": "user", "content": "That reply could not be used:\n" + "\n".join(f"- {p}" for p in rounds[-1])
-             + "\nReply again with the corrected JSON only, in the shape asked for, with no other text."},
+            {
+                "role": "user",
+                "content": "That reply could not be used:\n"
+                + "\n".join(f"- {p}" for p in rounds[-1])
+                + "\nReply again with the corrected JSON only, in the shape asked for, with no other text.",
+            },
         ]
 
 
@@ -161,9 +174,11 @@ _FAIL = object()
 
 def _parse(s: str):
     """json, then json with Python literals and trailing commas fixed, then a Python literal."""
-    for attempt in (lambda: json.loads(s, strict=False),
-                    lambda: json.loads(_clean(s, {"None": "null", "True": "true", "False": "false"}), strict=False),
-                    lambda: ast.literal_eval(_clean(s, {"null": "None", "true": "True", "false": "False"}))):
+    for attempt in (
+        lambda: json.loads(s, strict=False),
+        lambda: json.loads(_clean(s, {"None": "null", "True": "true", "False": "false"}), strict=False),
+        lambda: ast.literal_eval(_clean(s, {"null": "None", "true": "True", "false": "False"})),
+    ):
         try:
             value = attempt()
         except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
@@ -263,4 +278,4 @@ def _bracketed(text: str):
         i += 1
     if stack:
         spans += [None, *(s for frame in stack for s in frame[2])]
-    return [None if s is None else text[s[0]:s[1]] for s in spans]
+    return [None if s is None else text[s[0] : s[1]] for s in spans]

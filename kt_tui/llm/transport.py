@@ -68,8 +68,9 @@ class Attempt:
 
 def http_client(timeout_s: float):
     """The HTTP client the openai SDK is given: every response's body counted (see above)."""
-    return openai.DefaultHttpxClient(timeout=timeout_s, headers={"Accept-Encoding": "gzip, deflate"},
-                                     event_hooks={"response": [_on_response]})
+    return openai.DefaultHttpxClient(
+        timeout=timeout_s, headers={"Accept-Encoding": "gzip, deflate"}, event_hooks={"response": [_on_response]}
+    )
 
 
 def _on_response(response) -> None:
@@ -81,8 +82,11 @@ def _on_response(response) -> None:
     codings = [c.strip().lower() for c in response.headers.get("content-encoding", "").split(",")]
     codings = [c for c in codings if c not in ("", "identity")]
     if len(codings) > 1 or (codings and codings[0] not in ("gzip", "x-gzip", "deflate")):
-        raise BadReply("reply", f"the endpoint sent a body in Content-Encoding {', '.join(codings)[:40]!r}, which "
-                                "kt-tui does not read (it asks for gzip or none)")
+        raise BadReply(
+            "reply",
+            f"the endpoint sent a body in Content-Encoding {', '.join(codings)[:40]!r}, which "
+            "kt-tui does not read (it asks for gzip or none)",
+        )
     response.stream = _Counted(response.stream, codings[0] if codings else None, attempt)
     if codings:
         del response.headers["content-encoding"]
@@ -93,8 +97,9 @@ class _Counted(httpx.SyncByteStream):
         self.inner, self.coding, self.attempt = inner, coding, attempt
 
     def _over(self, what: str) -> BadReply:
-        return BadReply("reply", f"the endpoint sent more than {self.attempt.limit >> 20} MB {what} for one reply "
-                                 "(refused)")
+        return BadReply(
+            "reply", f"the endpoint sent more than {self.attempt.limit >> 20} MB {what} for one reply (refused)"
+        )
 
     def __iter__(self):
         inflate = None

@@ -43,15 +43,23 @@ class Search:
 
     products: groups of parameter positions whose product the models also see (see product_groups)."""
 
-    def __init__(self, space: list[tuple], values: list[list], rng: np.random.Generator,
-                 seeds: list = (), initial: int | None = None, products: list[list[int]] = ()):
+    def __init__(
+        self,
+        space: list[tuple],
+        values: list[list],
+        rng: np.random.Generator,
+        seeds: list = (),
+        initial: int | None = None,
+        products: list[list[int]] = (),
+    ):
         self.space = list(space)
         self.index = {c: i for i, c in enumerate(self.space)}
         self.x = np.concatenate([encode(self.space, values), product_features(self.space, products)], axis=1)
         self.values = [list(v) for v in values]
         self.rng = rng
-        self.seeds = spread([s for s in dict.fromkeys(tuple(s) for s in seeds) if s in self.index],
-                            lambda s: self.x[self.index[s]])
+        self.seeds = spread(
+            [s for s in dict.fromkeys(tuple(s) for s in seeds) if s in self.index], lambda s: self.x[self.index[s]]
+        )
         self.initial = initial if initial is not None else max(5, min(10, len(self.space) // 100))
         self.seen: dict[int, float | None] = {}  # space index -> log(time); None: failed
         self.free = np.ones(len(self.space), dtype=bool)
@@ -95,7 +103,7 @@ class Search:
     def _neighbours(self, i: int) -> np.ndarray:
         """The free configurations one parameter away from configuration i, looked up, not searched for."""
         c = self.space[i]
-        out = [self.index.get(c[:j] + (v,) + c[j + 1:]) for j, vals in enumerate(self.values) for v in vals]
+        out = [self.index.get(c[:j] + (v,) + c[j + 1 :]) for j, vals in enumerate(self.values) for v in vals]
         return np.array(sorted({k for k in out if k is not None and self.free[k]}), dtype=np.int64)
 
     def _refit_trees_now(self, n: int) -> bool:
@@ -108,7 +116,7 @@ class Search:
         """At most k of order (best first): its best half, then a random rest."""
         if len(order) <= k:
             return order
-        return np.concatenate([order[:k // 2], self.rng.choice(order[k // 2:], k - k // 2, replace=False)])
+        return np.concatenate([order[: k // 2], self.rng.choice(order[k // 2 :], k - k // 2, replace=False)])
 
     def _pick(self, free: np.ndarray) -> int:
         idx = np.array(list(self.seen))
@@ -118,8 +126,9 @@ class Search:
         train = self._best_and_random(np.argsort(raw, kind="stable"), MAX_TRAIN)
         idx, y = idx[train], y[train]
         tune = self._tune_now(len(raw))
-        self.gp.fit(self.x[idx], y, tune=tune,
-                    tune_on=self._best_and_random(np.arange(len(idx)), MAX_TUNE) if tune else None)
+        self.gp.fit(
+            self.x[idx], y, tune=tune, tune_on=self._best_and_random(np.arange(len(idx)), MAX_TUNE) if tune else None
+        )
         if self._refit_trees_now(len(raw)):
             self.trees.fit(self.x[idx], y)
         else:
@@ -128,8 +137,11 @@ class Search:
         if self.steps % 2 == 0 and len(near):
             mean, _ = self._predict(self.x[near])
             return int(near[int(np.argmin(mean))])
-        cand = free if len(free) <= MAX_CANDIDATES else np.union1d(
-            self.rng.choice(free, MAX_CANDIDATES, replace=False), near)
+        cand = (
+            free
+            if len(free) <= MAX_CANDIDATES
+            else np.union1d(self.rng.choice(free, MAX_CANDIDATES, replace=False), near)
+        )
         mean, sd = self._predict(self.x[cand])
         return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
 
@@ -172,12 +184,16 @@ def product_features(space: list[tuple], groups: list[list[int]]) -> np.ndarray:
     return np.stack(cols, axis=1) if cols else np.zeros((len(space), 0))
 
 
-def product_groups(names: list[str], values: list[list], grid_divs=(), block_names=DEFAULT_BLOCK_NAMES
-                   ) -> list[list[int]]:
+def product_groups(
+    names: list[str], values: list[list], grid_divs=(), block_names=DEFAULT_BLOCK_NAMES
+) -> list[list[int]]:
     """Parameter groups whose products matter: each grid divisor's tunable names (work per block),
     the same without the block sizes (work per thread), and the block sizes (threads per block)."""
-    numeric = {n for n, vals in zip(names, values)
-               if all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in vals)}
+    numeric = {
+        n
+        for n, vals in zip(names, values)
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in vals)
+    }
     block_names = list(block_names or DEFAULT_BLOCK_NAMES)
     out = []
     for div in [*grid_divs, block_names]:
@@ -204,8 +220,9 @@ def tune(searchspace, runner, tuning_options):
     ko = getattr(runner, "kernel_options", None) or {}
     divs = [ko.get(k) or () for k in ("grid_div_x", "grid_div_y", "grid_div_z")] if isinstance(ko, dict) else []
     blocks = ko.get("block_size_names") if isinstance(ko, dict) else None
-    search = Search(searchspace.list, values, rng, seeds, opts.get("initial"),
-                    product_groups(names, values, divs, blocks))
+    search = Search(
+        searchspace.list, values, rng, seeds, opts.get("initial"), product_groups(names, values, divs, blocks)
+    )
     cost = CostFunc(searchspace, tuning_options, runner)
     with one_blas_thread():
         try:

@@ -50,6 +50,7 @@ class LazySpace:
                 parent[i] = parent[parent[i]]
                 i = parent[i]
             return i
+
         for e in self.exprs:
             idx = [self.names.index(n) for n in e.names]
             for j in idx[1:]:
@@ -175,6 +176,7 @@ class LazySpace:
 def _holds(e: Expr, names: list[str]):
     def check(*values):
         return e.holds(dict(zip(names, values)))
+
     return check
 
 

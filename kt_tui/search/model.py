@@ -51,7 +51,7 @@ class GP:
         self.noise, self.prior, self.center = noise, prior, center
         self.log_ls: np.ndarray | None = None
 
-    def fit(self, x: np.ndarray, y: np.ndarray, tune: bool = True, tune_on: np.ndarray | None = None) -> "GP":
+    def fit(self, x: np.ndarray, y: np.ndarray, tune: bool = True, tune_on: np.ndarray | None = None) -> GP:
         """tune: fit the length scales first (from the last ones), on the points tune_on (rows of x)
         when given, else on all."""
         self.x = x
@@ -62,8 +62,15 @@ class GP:
             self.log_ls = np.full(d, math.log(self.center))
         if tune and len(y) >= 3:
             part = slice(None) if tune_on is None else tune_on
-            res = minimize(self._nll, self.log_ls, args=(x[part], self.y[part]), jac=True, method="L-BFGS-B",
-                           bounds=[(math.log(0.05), math.log(5.0))] * d, options={"maxiter": 40})
+            res = minimize(
+                self._nll,
+                self.log_ls,
+                args=(x[part], self.y[part]),
+                jac=True,
+                method="L-BFGS-B",
+                bounds=[(math.log(0.05), math.log(5.0))] * d,
+                options={"maxiter": 40},
+            )
             if np.isfinite(res.fun):
                 self.log_ls = res.x
         k = _matern(x, x, np.exp(self.log_ls))
@@ -87,11 +94,11 @@ class GP:
         except np.linalg.LinAlgError:
             return 1e10, np.zeros_like(log_ls)
         alpha = cho_solve(c, y)
-        pen = ((log_ls - math.log(self.center)) ** 2).sum() / (2 * self.prior ** 2)
+        pen = ((log_ls - math.log(self.center)) ** 2).sum() / (2 * self.prior**2)
         value = float(0.5 * y @ alpha + np.log(np.diag(c[0])).sum() + pen)
         # d k / d log ls_j = 5/3 (1 + sqrt5 r) e (a_ij - a_kj)^2; d nll = 1/2 tr((K^-1 - alpha alpha^T) dK)
         m = (cho_solve(c, np.eye(len(x))) - np.outer(alpha, alpha)) * (5.0 / 3.0 * (1.0 + SQRT5 * r) * e)
-        grad = (a * (m.sum(1)[:, None] * a - m @ a)).sum(0) + (log_ls - math.log(self.center)) / self.prior ** 2
+        grad = (a * (m.sum(1)[:, None] * a - m @ a)).sum(0) + (log_ls - math.log(self.center)) / self.prior**2
         return value, grad
 
     def predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -118,7 +125,7 @@ class Trees:
         self.n_trees, self.min_leaf = n_trees, min_leaf
         self.rng = rng or np.random.default_rng(0)
 
-    def fit(self, x: np.ndarray, y: np.ndarray) -> "Trees":
+    def fit(self, x: np.ndarray, y: np.ndarray) -> Trees:
         n, d = x.shape
         size = self.n_trees * max(2 * n - 1, 1)  # the most nodes a forest of n points can have
         feat, left = np.full(size, -1), np.full(size, -1)
@@ -142,8 +149,11 @@ class Trees:
             sl = np.add.reduceat(mask * ys[:, None], starts)
             nr = cnt[:, None] - nl
             with np.errstate(divide="ignore", invalid="ignore"):
-                gain = np.where((hi > lo) & (nl >= self.min_leaf) & (nr >= self.min_leaf),
-                                sl * sl / nl + (total[:, None] - sl) ** 2 / nr, -np.inf)
+                gain = np.where(
+                    (hi > lo) & (nl >= self.min_leaf) & (nr >= self.min_leaf),
+                    sl * sl / nl + (total[:, None] - sl) ** 2 / nr,
+                    -np.inf,
+                )
             f = np.argmax(gain, axis=1)
             pure = np.minimum.reduceat(ys, starts) == np.maximum.reduceat(ys, starts)
             split = (cnt >= 2 * self.min_leaf) & ~pure & (gain[np.arange(len(ids)), f] > -np.inf)
@@ -155,11 +165,16 @@ class Trees:
             go_left = mask[np.arange(len(rows)), f[seg]]
             rows, node = rows[keep], (left[node] + ~go_left)[keep]
         leaf = feat[:count] < 0  # a leaf leads to itself: feature 0, threshold inf, left child itself
-        self.forest = (leaf, np.where(leaf, 0, feat[:count]), np.where(leaf, np.inf, thr[:count]),
-                       np.where(leaf, np.arange(count), left[:count]), value[:count])
+        self.forest = (
+            leaf,
+            np.where(leaf, 0, feat[:count]),
+            np.where(leaf, np.inf, thr[:count]),
+            np.where(leaf, np.arange(count), left[:count]),
+            value[:count],
+        )
         return self
 
-    def refresh(self, x: np.ndarray, y: np.ndarray) -> "Trees":
+    def refresh(self, x: np.ndarray, y: np.ndarray) -> Trees:
         """Keep the trees' splits, give each leaf the mean of the targets that now fall in it (points
         added since the fit included); a leaf that none falls in keeps its value."""
         value = self.forest[-1]

@@ -30,8 +30,9 @@ def compile_restriction(text: str, names) -> Expr:
     r = parse_expression(text)
     unknown = sorted(r.names - set(names))
     if unknown:
-        raise SpaceError(f"restriction {text!r}: unknown name {unknown[0]!r} (parameters: {', '.join(names)})",
-                         unknown[0])
+        raise SpaceError(
+            f"restriction {text!r}: unknown name {unknown[0]!r} (parameters: {', '.join(names)})", unknown[0]
+        )
     return r
 
 

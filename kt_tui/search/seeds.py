@@ -33,12 +33,12 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from re import _constants as sre
+from re import _parser as sre_parser
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from re import _constants as sre, _parser as sre_parser
-
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..files import RULES_MAX, FileRefused, read_text_file
 from ..kernel.expr import Expr as Restriction
@@ -120,6 +120,7 @@ def backtracking_risk(rx: str) -> str | None:
             if found:
                 return found
         return None
+
     return walk(sre_parser.parse(rx), False)
 
 
@@ -144,6 +145,7 @@ def _regexes(rxs: list[str]) -> list[str]:
 
 class When(BaseModel):
     """The [when] table: all that are given must hold."""
+
     model_config = ConfigDict(extra="forbid")
 
     dims: list[int] | None = None
@@ -157,7 +159,9 @@ class When(BaseModel):
     @classmethod
     def _dims(cls, v):
         v = [v] if isinstance(v, int) else v
-        if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 3 for x in v):
+        if not isinstance(v, list) or not all(
+            isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 3 for x in v
+        ):
             raise ValueError("expected 1, 2 or 3, or a list of them")
         return v
 
@@ -176,6 +180,7 @@ class When(BaseModel):
 
 class RuleFile(BaseModel):
     """A rule file as written."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(min_length=1)
@@ -213,8 +218,9 @@ def _filter(v, path, where: str) -> dict:
                 raise RuleError(f"{where}[{i}]", value_problem(x), path)
         return {"values": v}
     if not isinstance(v, dict):
-        raise RuleError(where, f"expected a value, a list of values, or a table with {', '.join(sorted(FILTER_KEYS))}",
-                        path)
+        raise RuleError(
+            where, f"expected a value, a list of values, or a table with {', '.join(sorted(FILTER_KEYS))}", path
+        )
     for k in v:
         if k not in FILTER_KEYS:
             raise RuleError(f"{where}.{k}", f"unknown key (known: {', '.join(sorted(FILTER_KEYS))})", path)
@@ -254,8 +260,14 @@ def parse_rule(text: str, path: str = "<rule>") -> Rule:
         filters = {k: _filter(v, path, f"{where}.{k}") for k, v in s.items() if k not in SEED_KEYS}
         if not filters and "where" not in s:
             raise RuleError(where, "names no parameter and has no `where`: it picks nothing", path)
-        patterns.append(Pattern(filters, _expr(s["where"], path, f"{where}.where") if "where" in s else None,
-                                _expr(s["prefer"], path, f"{where}.prefer") if "prefer" in s else None, limit))
+        patterns.append(
+            Pattern(
+                filters,
+                _expr(s["where"], path, f"{where}.where") if "where" in s else None,
+                _expr(s["prefer"], path, f"{where}.prefer") if "prefer" in s else None,
+                limit,
+            )
+        )
     when = rule.when.model_dump(exclude_none=True)
     return Rule(rule.name, rule.description, path, when, patterns)
 
@@ -322,8 +334,11 @@ class _Picker:
         for e in (p.where, p.prefer):
             if e is not None and not e.names <= set(self.envs[0] if self.envs else ()):
                 return None
-        out = [i for i, env in enumerate(self.envs)
-               if all(_allows(f, env[n]) for n, f in keys.items()) and (p.where is None or p.where.holds(env))]
+        out = [
+            i
+            for i, env in enumerate(self.envs)
+            if all(_allows(f, env[n]) for n, f in keys.items()) and (p.where is None or p.where.holds(env))
+        ]
         named = set(keys)
         for e in (p.where, p.prefer):
             if e is not None:
@@ -343,6 +358,7 @@ class _Picker:
             moved = sum(env[n] != self.base[n] for n in free)
             dist = sum(abs(self.pos[n][env[n]] - self.pos[n][self.base[n]]) for n in free)
             return (*pref, moved, dist, i)
+
         return sorted(idx, key=key)
 
     def config(self, i: int) -> dict:

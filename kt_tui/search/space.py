@@ -16,8 +16,16 @@ from functools import lru_cache
 from ..kernel.spec import Spec
 from ..kernel.values import BadValue, check_tune_params, name_problem
 from .lazy import HUGE, LazySpace
-from .restrictions import (DEFAULT_BLOCK_NAMES, MAX_THREADS, SpaceError, block_names,  # noqa: F401 - re-exported
-                           compile_restriction, parse_expression, restrictions, thread_limit)
+from .restrictions import (  # noqa: F401 - re-exported
+    DEFAULT_BLOCK_NAMES,
+    MAX_THREADS,
+    SpaceError,
+    block_names,
+    compile_restriction,
+    parse_expression,
+    restrictions,
+    thread_limit,
+)
 
 MAX_PRODUCT = 10**7  # unrestricted size above which the space is not enumerated
 FORBIDDEN_NAMES = ("time", "grid_size_x", "grid_size_y", "grid_size_z")
@@ -25,8 +33,12 @@ FORBIDDEN_NAMES = ("time", "grid_size_x", "grid_size_y", "grid_size_z")
 
 # -- enumeration ---------------------------------------------------------------------------
 def _key(spec: Spec, max_threads) -> tuple:
-    return (tuple((k, tuple(v)) for k, v in spec.tune_params.items()), tuple(spec.restrictions),
-            tuple(block_names(spec)), max_threads)
+    return (
+        tuple((k, tuple(v)) for k, v in spec.tune_params.items()),
+        tuple(spec.restrictions),
+        tuple(block_names(spec)),
+        max_threads,
+    )
 
 
 def unrestricted_size(spec: Spec) -> int:
@@ -44,8 +56,14 @@ def _enumerate(key: tuple) -> tuple:
     names = [k for k, _ in params]
     if math.prod(len(v) for _, v in params) > MAX_PRODUCT:
         raise SpaceError(f"the space has more than {MAX_PRODUCT} configurations before restrictions: too large")
-    spec_like = Spec(kernel="", args=[], problem_size=[1], tune_params=dict(params), restrictions=list(restr),
-                     block_size_names=list(bnames) or None)
+    spec_like = Spec(
+        kernel="",
+        args=[],
+        problem_size=[1],
+        tune_params=dict(params),
+        restrictions=list(restr),
+        block_size_names=list(bnames) or None,
+    )
     rs = restrictions(spec_like, max_threads)
     at = [[] for _ in names]  # restrictions checked once their last parameter is set
     for r in rs:
@@ -102,8 +120,7 @@ def pattern(values: list) -> str:
         return ""
     s = sorted(values)
     lo, hi = s[0], s[-1]
-    if all(isinstance(v, int) and v > 0 and v & (v - 1) == 0 for v in s) and \
-            all(b == 2 * a for a, b in zip(s, s[1:])):
+    if all(isinstance(v, int) and v > 0 and v & (v - 1) == 0 for v in s) and all(b == 2 * a for a, b in zip(s, s[1:])):
         return f"powers of 2 from {lo} to {hi}"
     steps = {b - a for a, b in zip(s, s[1:])}
     if len(steps) == 1:
@@ -128,8 +145,11 @@ def render(spec: Spec, max_threads: int | None = MAX_THREADS) -> str:
     lines = [f"Search space of {spec.kernel}: {len(spec.tune_params)} parameters."]
     for name, values in spec.tune_params.items():
         shape = pattern(values)
-        lines.append(f"  {name} ({_kind(values)}, {len(values)} values): {values}"
-                     + (f" -- {shape}" if shape else "") + f"; default {base[name]!r}")
+        lines.append(
+            f"  {name} ({_kind(values)}, {len(values)} values): {values}"
+            + (f" -- {shape}" if shape else "")
+            + f"; default {base[name]!r}"
+        )
     rs = list(spec.restrictions)
     limit = thread_limit(spec, max_threads)
     if rs or limit:
@@ -167,8 +187,9 @@ def _match(value, values: list):
     return None
 
 
-def check_configs(spec: Spec, configs: list[dict], known_keys=(), max_threads: int | None = MAX_THREADS
-                  ) -> tuple[list[tuple[dict, str]], list[tuple[dict, str]]]:
+def check_configs(
+    spec: Spec, configs: list[dict], known_keys=(), max_threads: int | None = MAX_THREADS
+) -> tuple[list[tuple[dict, str]], list[tuple[dict, str]]]:
     """Split proposed configurations into (valid, invalid), each a list of (config, note).
 
     A valid config is complete, in the spec's value types, and new; its note says what was filled
@@ -209,7 +230,9 @@ def check_configs(spec: Spec, configs: list[dict], known_keys=(), max_threads: i
         if reason is None and key in known:
             reason = "already measured"
         if reason is not None:
-            invalid.append((given, reason + (f" (missing {', '.join(filled)} filled from the defaults)" if filled else "")))
+            invalid.append(
+                (given, reason + (f" (missing {', '.join(filled)} filled from the defaults)" if filled else ""))
+            )
             continue
         seen[key] = i
         valid.append((config, f"missing {', '.join(filled)} filled from the spec's defaults" if filled else ""))
@@ -231,13 +254,15 @@ class SpaceEdit:
     default: object = None
 
     @classmethod
-    def from_dict(cls, d: dict) -> "SpaceEdit":
+    def from_dict(cls, d: dict) -> SpaceEdit:
         if not isinstance(d, dict):
             raise SpaceError("an edit must be a table with kind, param, values (and default)")
         extra = set(d) - {"kind", "param", "values", "default"}
         if extra:
             raise SpaceError(f"unknown edit field(s): {', '.join(sorted(extra))}", d.get("param"))
-        return cls(kind=d.get("kind", ""), param=d.get("param", ""), values=d.get("values", []), default=d.get("default"))
+        return cls(
+            kind=d.get("kind", ""), param=d.get("param", ""), values=d.get("values", []), default=d.get("default")
+        )
 
 
 def _values_ok(values, param: str) -> list:
@@ -286,8 +311,11 @@ def apply_edit(spec: Spec, edit: SpaceEdit, max_threads: int | None = MAX_THREAD
                 raise SpaceError(f"{p}: {missing[0]!r} is not one of its values {old}", p)
             drop = {repr(_match(v, old)) for v in values}
             if repr(spec.baseline_params()[p]) in drop:
-                raise SpaceError(f"{p}: cannot drop {spec.baseline_params()[p]!r}, the default "
-                                 "(the original kernel's configuration)", p)
+                raise SpaceError(
+                    f"{p}: cannot drop {spec.baseline_params()[p]!r}, the default "
+                    "(the original kernel's configuration)",
+                    p,
+                )
             new.tune_params[p] = [v for v in old if repr(v) not in drop]
     if space_size(new, max_threads) == 0:
         raise SpaceError(f"{p}: after this edit no configuration satisfies the restrictions", p)

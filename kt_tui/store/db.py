@@ -49,34 +49,160 @@ from .lock import SessionLocked, acquire, held_here, holder, lock_path, release
 SCHEMA_VERSION = 3  # 2: results.verdicts, checks; 3: results indexed by time
 
 _TABLES = {
-    "sessions": ({"id": str, "kernel_path": str, "kernel_name": str, "created": str, "updated": str,
-                  "state": str, "strategy": str, "backend": str, "backend_request": str, "gpu": str,
-                  "simulated": int, "sim_cache": str, "note": str, "settings": str, "baseline_ms": float,
-                  "best_ms": float, "best_version": str, "best_key": str, "error": str, "check_state": str}, "id"),
-    "versions": ({"session": str, "id": str, "parent": str, "label": str, "source": str, "spec_toml": str,
-                  "spec_json": str, "created": str}, ("session", "id")),
-    "runs": ({"session": str, "id": str, "version": str, "kind": str, "strategy": str, "state": str,
-              "total": int, "cachefile": str, "device": str, "started": str, "ended": str, "error": str},
-             ("session", "id")),
-    "results": ({"session": str, "version": str, "key": str, "run": str, "params": str, "time_ms": float,
-                 "times": str, "status": str, "error": str, "verified": int, "max_abs_err": float,
-                 "first_bad": str, "compile_ms": float, "source": str, "origin": str, "created": str,
-                 "verdicts": str, "worker": str, "device": str}, ("session", "version", "key")),
-    "checks": ({"session": str, "version": str, "key": str, "label": str, "sizes": str, "ok": int, "status": str,
-                "reason": str, "verdicts": str, "source": str, "created": str}, ("session", "version", "key", "label")),
+    "sessions": (
+        {
+            "id": str,
+            "kernel_path": str,
+            "kernel_name": str,
+            "created": str,
+            "updated": str,
+            "state": str,
+            "strategy": str,
+            "backend": str,
+            "backend_request": str,
+            "gpu": str,
+            "simulated": int,
+            "sim_cache": str,
+            "note": str,
+            "settings": str,
+            "baseline_ms": float,
+            "best_ms": float,
+            "best_version": str,
+            "best_key": str,
+            "error": str,
+            "check_state": str,
+        },
+        "id",
+    ),
+    "versions": (
+        {
+            "session": str,
+            "id": str,
+            "parent": str,
+            "label": str,
+            "source": str,
+            "spec_toml": str,
+            "spec_json": str,
+            "created": str,
+        },
+        ("session", "id"),
+    ),
+    "runs": (
+        {
+            "session": str,
+            "id": str,
+            "version": str,
+            "kind": str,
+            "strategy": str,
+            "state": str,
+            "total": int,
+            "cachefile": str,
+            "device": str,
+            "started": str,
+            "ended": str,
+            "error": str,
+        },
+        ("session", "id"),
+    ),
+    "results": (
+        {
+            "session": str,
+            "version": str,
+            "key": str,
+            "run": str,
+            "params": str,
+            "time_ms": float,
+            "times": str,
+            "status": str,
+            "error": str,
+            "verified": int,
+            "max_abs_err": float,
+            "first_bad": str,
+            "compile_ms": float,
+            "source": str,
+            "origin": str,
+            "created": str,
+            "verdicts": str,
+            "worker": str,
+            "device": str,
+        },
+        ("session", "version", "key"),
+    ),
+    "checks": (
+        {
+            "session": str,
+            "version": str,
+            "key": str,
+            "label": str,
+            "sizes": str,
+            "ok": int,
+            "status": str,
+            "reason": str,
+            "verdicts": str,
+            "source": str,
+            "created": str,
+        },
+        ("session", "version", "key", "label"),
+    ),
     "refs": ({"session": str, "version": str, "file": str, "sha256": str, "summary": str}, ("session", "version")),
-    "gates": ({"session": str, "key": str, "seq": int, "kind": str, "title": str, "body": str,
-               "state": str, "decision": str, "created": str, "decided": str}, ("session", "key")),
+    "gates": (
+        {
+            "session": str,
+            "key": str,
+            "seq": int,
+            "kind": str,
+            "title": str,
+            "body": str,
+            "state": str,
+            "decision": str,
+            "created": str,
+            "decided": str,
+        },
+        ("session", "key"),
+    ),
     "events": ({"id": int, "session": str, "ts": str, "kind": str, "data": str}, "id"),
-    "llm_calls": ({"id": int, "session": str, "key": str, "purpose": str, "model": str, "base_url": str,
-                   "messages": str, "reply": str, "error": str, "tokens_in": int, "tokens_out": int,
-                   "latency_s": float, "attempt": int, "streamed": int, "created": str, "state": str}, "id"),
-    "llm_results": ({"session": str, "key": str, "value": str, "text": str, "by": str, "created": str},
-                    ("session", "key")),
+    "llm_calls": (
+        {
+            "id": int,
+            "session": str,
+            "key": str,
+            "purpose": str,
+            "model": str,
+            "base_url": str,
+            "messages": str,
+            "reply": str,
+            "error": str,
+            "tokens_in": int,
+            "tokens_out": int,
+            "latency_s": float,
+            "attempt": int,
+            "streamed": int,
+            "created": str,
+            "state": str,
+        },
+        "id",
+    ),
+    "llm_results": (
+        {"session": str, "key": str, "value": str, "text": str, "by": str, "created": str},
+        ("session", "key"),
+    ),
     # no longer written (store/lock.py holds the locks); kept so that no file needs a migration
     "locks": ({"session": str, "pid": int, "host": str, "since": str}, "session"),
-    "steps": ({"session": str, "id": str, "seq": int, "title": str, "description": str, "state": str,
-               "reason": str, "version": str, "parent": str, "updated": str}, ("session", "id")),
+    "steps": (
+        {
+            "session": str,
+            "id": str,
+            "seq": int,
+            "title": str,
+            "description": str,
+            "state": str,
+            "reason": str,
+            "version": str,
+            "parent": str,
+            "updated": str,
+        },
+        ("session", "id"),
+    ),
 }
 
 
@@ -85,7 +211,7 @@ _TABLES = {
 _INDEXES = {
     "results_by_time": "CREATE INDEX IF NOT EXISTS results_by_time ON results (session, time_ms)",
     "results_by_worker": "CREATE INDEX IF NOT EXISTS results_by_worker ON results (session, worker) "
-                         "WHERE worker IS NOT NULL",
+    "WHERE worker IS NOT NULL",
 }
 
 
@@ -93,11 +219,31 @@ class SchemaError(UserError):
     """The file is not a session database this kt-tui can read."""
 
 
-_RESULT_COLUMNS = ("session", "version", "key", "run", "params", "time_ms", "times", "status", "error", "verified",
-                   "max_abs_err", "first_bad", "compile_ms", "source", "origin", "created", "verdicts", "worker", "device")
-_RESULT_UPSERT = (f"INSERT INTO results ({', '.join(_RESULT_COLUMNS)}) VALUES ({', '.join('?' * len(_RESULT_COLUMNS))}) "
-                  "ON CONFLICT(session, version, key) DO UPDATE SET "
-                  + ", ".join(f"{c} = excluded.{c}" for c in _RESULT_COLUMNS[3:]))
+_RESULT_COLUMNS = (
+    "session",
+    "version",
+    "key",
+    "run",
+    "params",
+    "time_ms",
+    "times",
+    "status",
+    "error",
+    "verified",
+    "max_abs_err",
+    "first_bad",
+    "compile_ms",
+    "source",
+    "origin",
+    "created",
+    "verdicts",
+    "worker",
+    "device",
+)
+_RESULT_UPSERT = (
+    f"INSERT INTO results ({', '.join(_RESULT_COLUMNS)}) VALUES ({', '.join('?' * len(_RESULT_COLUMNS))}) "
+    "ON CONFLICT(session, version, key) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in _RESULT_COLUMNS[3:])
+)
 
 
 SESSIONS_HERE: list[str] = []  # the sessions this process created or locked, for its last words
@@ -111,6 +257,7 @@ def _json_dumps():
     """json.dumps(o) for the results' params, times and verdicts, the same text: the stdlib's C
     encoder made once, where json.dumps makes one at every call (about half of storing a result)."""
     from json.encoder import JSONEncoder, c_make_encoder, encode_basestring_ascii
+
     if c_make_encoder is None:
         return json.dumps
     encode = c_make_encoder(None, JSONEncoder().default, encode_basestring_ascii, None, ": ", ", ", False, False, True)
@@ -171,8 +318,10 @@ class Store:
             info = self.conn.execute(f"PRAGMA table_info([{name}])").fetchall()
             want = (pk,) if isinstance(pk, str) else pk
             if info and tuple(row[1] for row in sorted(info, key=lambda r: r[5]) if row[5]) != want:
-                raise SchemaError(f"{self.path}: table {name} lacks its primary key ({', '.join(want)}): a damaged "
-                                  "or foreign file, not opened (pass another --db)")
+                raise SchemaError(
+                    f"{self.path}: table {name} lacks its primary key ({', '.join(want)}): a damaged "
+                    "or foreign file, not opened (pass another --db)"
+                )
 
     def _migrate(self) -> None:
         if 0 <= self.conn.execute("PRAGMA user_version").fetchone()[0] <= SCHEMA_VERSION:
@@ -184,15 +333,20 @@ class Store:
         db = self.db
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version < 0:
-            raise SchemaError(f"{self.path} has schema version {version}, which no kt-tui writes: not opened "
-                              "(pass another --db)")
+            raise SchemaError(
+                f"{self.path} has schema version {version}, which no kt-tui writes: not opened (pass another --db)"
+            )
         if version > SCHEMA_VERSION:
-            raise SchemaError(f"{self.path} was made by a newer kt-tui (schema {version}, this one reads up to "
-                              f"{SCHEMA_VERSION}); upgrade kt-tui to open it")
+            raise SchemaError(
+                f"{self.path} was made by a newer kt-tui (schema {version}, this one reads up to "
+                f"{SCHEMA_VERSION}); upgrade kt-tui to open it"
+            )
         names = {n for n in db.table_names() if not n.startswith("sqlite_")}
         if names and not names & set(_TABLES):
-            raise SchemaError(f"{self.path} is not a kt-tui session database (it has other tables: "
-                              f"{', '.join(sorted(names)[:5])}); pass another --db")
+            raise SchemaError(
+                f"{self.path} is not a kt-tui session database (it has other tables: "
+                f"{', '.join(sorted(names)[:5])}); pass another --db"
+            )
         if self.path != ":memory:":
             db.enable_wal()
         for name, (columns, pk) in _TABLES.items():
@@ -247,9 +401,11 @@ class Store:
         pk = _TABLES[table][1]
         pk = pk if isinstance(pk, tuple) else (pk,)
         changed = [c for c in row if c not in pk]
-        sql = (f"INSERT INTO [{table}] ({_names(row)}) VALUES ({', '.join('?' * len(row))}) "
-               f"ON CONFLICT({', '.join(pk)}) DO " +
-               ("UPDATE SET " + ", ".join(f"[{c}] = excluded.[{c}]" for c in changed) if changed else "NOTHING"))
+        sql = (
+            f"INSERT INTO [{table}] ({_names(row)}) VALUES ({', '.join('?' * len(row))}) "
+            f"ON CONFLICT({', '.join(pk)}) DO "
+            + ("UPDATE SET " + ", ".join(f"[{c}] = excluded.[{c}]" for c in changed) if changed else "NOTHING")
+        )
         with self.conn as conn:
             conn.execute(sql, _values(row))
 
@@ -259,12 +415,17 @@ class Store:
         pk = _TABLES[table][1]
         pk, key = (pk, key) if isinstance(pk, tuple) else ((pk,), (key,))
         if not fields:
-            if not self.conn.execute(f"SELECT 1 FROM [{table}] WHERE " + " AND ".join(f"[{c}] = ?" for c in pk),
-                                     list(key)).fetchone():
+            if not self.conn.execute(
+                f"SELECT 1 FROM [{table}] WHERE " + " AND ".join(f"[{c}] = ?" for c in pk), list(key)
+            ).fetchone():
                 raise LookupError(f"{table}: no row {key}")
             return
-        sql = (f"UPDATE [{table}] SET " + ", ".join(f"[{c}] = ?" for c in fields) + " WHERE "
-               + " AND ".join(f"[{c}] = ?" for c in pk))
+        sql = (
+            f"UPDATE [{table}] SET "
+            + ", ".join(f"[{c}] = ?" for c in fields)
+            + " WHERE "
+            + " AND ".join(f"[{c}] = ?" for c in pk)
+        )
         with self.conn as conn:
             if conn.execute(sql, _values(fields) + list(key)).rowcount != 1:
                 raise LookupError(f"{table}: no row {key}")
@@ -312,10 +473,22 @@ class Store:
         return holder(lock_path(self.path, sid))
 
     # -- kernel versions -----------------------------------------------------------------
-    def add_version(self, sid: str, vid: str, source: str, spec_toml: str, spec: dict,
-                    parent: str | None = None, label: str = "") -> None:
-        self._upsert("versions", {"session": sid, "id": vid, "parent": parent, "label": label, "source": source,
-                                  "spec_toml": spec_toml, "spec_json": json.dumps(spec), "created": now()})
+    def add_version(
+        self, sid: str, vid: str, source: str, spec_toml: str, spec: dict, parent: str | None = None, label: str = ""
+    ) -> None:
+        self._upsert(
+            "versions",
+            {
+                "session": sid,
+                "id": vid,
+                "parent": parent,
+                "label": label,
+                "source": source,
+                "spec_toml": spec_toml,
+                "spec_json": json.dumps(spec),
+                "created": now(),
+            },
+        )
 
     def update_version(self, sid: str, vid: str, spec_toml: str, spec: dict) -> None:
         self._update("versions", (sid, vid), {"spec_toml": spec_toml, "spec_json": json.dumps(spec)})
@@ -346,12 +519,30 @@ class Store:
     def add_results(self, sid: str, vid: str, rid: str, rs: list[dict]) -> None:
         """Several results in one transaction: all of them are stored, or none."""
         stamp, dumps = now(), _dumps
-        rows = [(sid, vid, r["key"], rid, dumps(r["params"]), r.get("time_ms"), dumps(r.get("times")),
-                 r["status"], scrub(r.get("error")), None if r.get("verified") is None else int(r["verified"]),
-                 r.get("max_abs_err"), r.get("first_bad"), r.get("compile_ms"), scrub(r.get("source")), r.get("origin"),
-                 r.get("timestamp") or stamp, None if r.get("verdicts") is None else dumps(r["verdicts"]),
-                 r.get("worker"), r.get("device") if r.get("worker") else None)
-                for r in rs]
+        rows = [
+            (
+                sid,
+                vid,
+                r["key"],
+                rid,
+                dumps(r["params"]),
+                r.get("time_ms"),
+                dumps(r.get("times")),
+                r["status"],
+                scrub(r.get("error")),
+                None if r.get("verified") is None else int(r["verified"]),
+                r.get("max_abs_err"),
+                r.get("first_bad"),
+                r.get("compile_ms"),
+                scrub(r.get("source")),
+                r.get("origin"),
+                r.get("timestamp") or stamp,
+                None if r.get("verdicts") is None else dumps(r["verdicts"]),
+                r.get("worker"),
+                r.get("device") if r.get("worker") else None,
+            )
+            for r in rs
+        ]
         with self.conn as conn:
             conn.executemany(_RESULT_UPSERT, rows)
 
@@ -374,8 +565,10 @@ class Store:
 
     def result_times(self, sid: str, vid: str) -> list[tuple]:
         """(key, time_ms, status, verified) of each result of `vid`, in the order stored: what a plot draws."""
-        return self.conn.execute("SELECT key, time_ms, status, verified FROM results WHERE session = ? AND version = ? "
-                                 "ORDER BY rowid", [sid, vid]).fetchall()
+        return self.conn.execute(
+            "SELECT key, time_ms, status, verified FROM results WHERE session = ? AND version = ? ORDER BY rowid",
+            [sid, vid],
+        ).fetchall()
 
     def _result_rows(self, where: str, args: list, order: str, limit: int | None = None):
         sql = f"SELECT {', '.join(_RESULT_COLUMNS)} FROM results WHERE {where} ORDER BY {order}"
@@ -388,12 +581,13 @@ class Store:
         rows = list(self._result_rows("session = ? AND version = ? AND key = ?", [sid, vid, key], "rowid"))
         return _decoded(rows[0]) if rows else None
 
-    def known(self, sid: str, vid: str) -> "StoredResults":
+    def known(self, sid: str, vid: str) -> StoredResults:
         """The version's results as a read-only mapping key -> result, read from the database on use."""
         return StoredResults(self, sid, vid)
 
-    def count_results(self, sid: str, vid: str | None = None, run: str | None = None, measured: bool = False,
-                      upto: int | None = None) -> int:
+    def count_results(
+        self, sid: str, vid: str | None = None, run: str | None = None, measured: bool = False, upto: int | None = None
+    ) -> int:
         """How many results are stored; measured: only those that ran and have a time; upto: a mark
         from last_result()."""
         where, args = _where(sid, vid, run)
@@ -407,8 +601,9 @@ class Store:
         """Results that ran (status ok, with a time), fastest first, decoded one at a time as they are
         taken: the caller stops at the first one it wants (results_by_time index)."""
         where, args = _where(sid, vid, None)
-        for row in self._result_rows(where + " AND status = 'ok' AND time_ms IS NOT NULL", args, "time_ms, rowid",
-                                     limit):
+        for row in self._result_rows(
+            where + " AND status = 'ok' AND time_ms IS NOT NULL", args, "time_ms, rowid", limit
+        ):
             yield _decoded(row)
 
     def last_result(self) -> int:
@@ -432,9 +627,11 @@ class Store:
         and verified, or the `reference` (version, key) without a verdict). Nothing is JSON-decoded.
         Each page is its own query (the rowid's range, no index): a caller may pause between pages,
         as the UI's reader does so that 100,000 rows read on a thread leave the UI thread its turns."""
-        sql = ("SELECT rowid, version, key, CASE WHEN status = 'ok' AND (verified = 1 OR (verified IS NULL AND "
-               "version = ? AND key = ?)) THEN time_ms END FROM results NOT INDEXED WHERE session = ? AND rowid > ? "
-               "AND rowid <= ? ORDER BY rowid LIMIT ?")
+        sql = (
+            "SELECT rowid, version, key, CASE WHEN status = 'ok' AND (verified = 1 OR (verified IS NULL AND "
+            "version = ? AND key = ?)) THEN time_ms END FROM results NOT INDEXED WHERE session = ? AND rowid > ? "
+            "AND rowid <= ? ORDER BY rowid LIMIT ?"
+        )
         after, last = 0, self.last_result() if upto is None else upto
         while True:
             rows = self.conn.execute(sql, [*reference, sid, after, last, size]).fetchall()
@@ -459,11 +656,22 @@ class Store:
 
     def add_check(self, sid: str, vid: str, c: dict) -> None:
         """One configuration checked at one other size (gpu/worker/checking.entry)."""
-        self._upsert("checks", {"session": sid, "version": vid, "key": c["key"], "label": c["label"],
-                                "sizes": json.dumps(c.get("sizes") or {}), "status": c["status"],
-                                "ok": None if c.get("ok") is None else int(c["ok"]), "reason": c.get("reason") or "",
-                                "verdicts": json.dumps(c.get("verdicts") or []), "source": c.get("source"),
-                                "created": c.get("timestamp") or now()})
+        self._upsert(
+            "checks",
+            {
+                "session": sid,
+                "version": vid,
+                "key": c["key"],
+                "label": c["label"],
+                "sizes": json.dumps(c.get("sizes") or {}),
+                "status": c["status"],
+                "ok": None if c.get("ok") is None else int(c["ok"]),
+                "reason": c.get("reason") or "",
+                "verdicts": json.dumps(c.get("verdicts") or []),
+                "source": c.get("source"),
+                "created": c.get("timestamp") or now(),
+            },
+        )
 
     def checks(self, sid: str, vid: str | None = None, key: str | None = None) -> list[dict]:
         where, args = "session = ?", [sid]
@@ -471,9 +679,15 @@ class Store:
             where, args = where + " AND version = ?", args + [vid]
         if key is not None:
             where, args = where + " AND key = ?", args + [key]
-        return [dict(r, sizes=json.loads(r["sizes"]), verdicts=json.loads(r["verdicts"]),
-                     ok=None if r["ok"] is None else bool(r["ok"]))
-                for r in self._rows_where("checks", where, args, order_by="rowid")]
+        return [
+            dict(
+                r,
+                sizes=json.loads(r["sizes"]),
+                verdicts=json.loads(r["verdicts"]),
+                ok=None if r["ok"] is None else bool(r["ok"]),
+            )
+            for r in self._rows_where("checks", where, args, order_by="rowid")
+        ]
 
     def set_reference(self, sid: str, vid: str, outputs: dict) -> None:
         """Reference outputs: kept in memory for this process, and written beside the database as
@@ -481,6 +695,7 @@ class Store:
         files' checksum, is written after them. They are reproducible (inputs come from the spec's
         seeds), so a process killed before the row is written only makes the next run recompute them."""
         import numpy as np  # not at import: listing sessions needs no numpy
+
         outputs = {k: np.asarray(v) for k, v in outputs.items()}
         self._refs[(sid, vid)] = outputs
         if self.path == ":memory:":  # another thread would open another, empty, database
@@ -506,8 +721,16 @@ class Store:
             _np().save(path, arr, allow_pickle=False)
             _hash_file(digest, path)
         summary = {k: [str(v.dtype), list(v.shape)] for k, v in outputs.items()}
-        self._upsert("refs", {"session": sid, "version": vid, "file": f"{sid}-{vid}", "sha256": digest.hexdigest(),
-                              "summary": json.dumps(summary)})
+        self._upsert(
+            "refs",
+            {
+                "session": sid,
+                "version": vid,
+                "file": f"{sid}-{vid}",
+                "sha256": digest.hexdigest(),
+                "summary": json.dumps(summary),
+            },
+        )
 
     def reference(self, sid: str, vid: str) -> dict | None:
         """The reference outputs (memory-mapped from disk), or None when missing or damaged
@@ -545,14 +768,29 @@ class Store:
 
     def open_gate(self, sid: str, key: str, kind: str, title: str, body: dict) -> None:
         have = self.conn.execute("SELECT seq FROM gates WHERE session = ? AND key = ?", [sid, key]).fetchone()
-        seq = have[0] if have else self.conn.execute("SELECT count(*) FROM gates WHERE session = ?", [sid]).fetchone()[0]
-        self._upsert("gates", {"session": sid, "key": key, "seq": seq, "kind": kind, "title": title,
-                               "body": json.dumps(body, default=str), "state": "pending", "decision": None,
-                               "decided": None, "created": now()})
+        seq = (
+            have[0] if have else self.conn.execute("SELECT count(*) FROM gates WHERE session = ?", [sid]).fetchone()[0]
+        )
+        self._upsert(
+            "gates",
+            {
+                "session": sid,
+                "key": key,
+                "seq": seq,
+                "kind": kind,
+                "title": title,
+                "body": json.dumps(body, default=str),
+                "state": "pending",
+                "decision": None,
+                "decided": None,
+                "created": now(),
+            },
+        )
 
     def decide_gate(self, sid: str, key: str, decision: dict) -> None:
-        self._update("gates", (sid, key), {"state": "decided", "decision": json.dumps(decision, default=str),
-                                           "decided": now()})
+        self._update(
+            "gates", (sid, key), {"state": "decided", "decision": json.dumps(decision, default=str), "decided": now()}
+        )
 
     def gates(self, sid: str) -> list[dict]:
         return [self.gate(sid, g["key"]) for g in self._rows_where("gates", "session = ?", [sid], order_by="seq")]
@@ -562,24 +800,36 @@ class Store:
         """One attempt of one call, as the client reported it (never holds the API key). An attempt is
         written when it starts (state "running") and completed through its `row`: a row still running
         after the process is gone is a call that never completed."""
-        row = {"purpose": record.get("purpose"), "model": record.get("model"),
-               "base_url": record.get("base_url"), "messages": json.dumps(record.get("messages")),
-               "reply": record.get("reply"), "error": record.get("error"), "tokens_in": record.get("tokens_in"),
-               "tokens_out": record.get("tokens_out"), "latency_s": record.get("latency_s"),
-               "attempt": record.get("attempt"), "streamed": int(bool(record.get("streamed"))),
-               "state": record.get("state") or "done"}
+        row = {
+            "purpose": record.get("purpose"),
+            "model": record.get("model"),
+            "base_url": record.get("base_url"),
+            "messages": json.dumps(record.get("messages")),
+            "reply": record.get("reply"),
+            "error": record.get("error"),
+            "tokens_in": record.get("tokens_in"),
+            "tokens_out": record.get("tokens_out"),
+            "latency_s": record.get("latency_s"),
+            "attempt": record.get("attempt"),
+            "streamed": int(bool(record.get("streamed"))),
+            "state": record.get("state") or "done",
+        }
         if record.get("row") is not None:
             self._update("llm_calls", record["row"], row)
             return record["row"]
         return self._insert("llm_calls", {"session": sid, "key": key, **row, "created": now()})
 
     def llm_calls(self, sid: str) -> list[dict]:
-        return [dict(r, messages=json.loads(r["messages"])) for r in
-                self._rows_where("llm_calls", "session = ?", [sid], order_by="id")]
+        return [
+            dict(r, messages=json.loads(r["messages"]))
+            for r in self._rows_where("llm_calls", "session = ?", [sid], order_by="id")
+        ]
 
     def put_llm_result(self, sid: str, key: str, value, text: str, by: str) -> None:
-        self._upsert("llm_results", {"session": sid, "key": key, "value": json.dumps(value), "text": text,
-                                     "by": by, "created": now()})
+        self._upsert(
+            "llm_results",
+            {"session": sid, "key": key, "value": json.dumps(value), "text": text, "by": by, "created": now()},
+        )
 
     def llm_result(self, sid: str, key: str) -> dict | None:
         rows = self._rows_where("llm_results", "session = ? AND key = ?", [sid, key])
@@ -599,7 +849,9 @@ class Store:
         self._insert("events", {"session": sid, "ts": now(), "kind": kind, "data": json.dumps(data, default=str)})
 
     def events(self, sid: str) -> list[dict]:
-        return [dict(e, data=json.loads(e["data"])) for e in self._rows_where("events", "session = ?", [sid], order_by="id")]
+        return [
+            dict(e, data=json.loads(e["data"])) for e in self._rows_where("events", "session = ?", [sid], order_by="id")
+        ]
 
 
 class StoredResults:
@@ -648,8 +900,10 @@ def _names(row: dict) -> str:
 def _values(row: dict) -> list:
     """The row's values as SQLite takes them; a table or list as JSON text (as sqlite-utils wrote them);
     every text scrubbed of secrets (the LLM client scrubs first: this is the second line)."""
-    return [scrub(json.dumps(v, default=repr, ensure_ascii=False)) if isinstance(v, (dict, list, tuple))
-            else scrub(v) for v in row.values()]
+    return [
+        scrub(json.dumps(v, default=repr, ensure_ascii=False)) if isinstance(v, (dict, list, tuple)) else scrub(v)
+        for v in row.values()
+    ]
 
 
 def _decoded(row: dict) -> dict:
@@ -679,4 +933,5 @@ def _read_npz(path: Path, sha256: str) -> dict | None:
 
 def _np():
     import numpy  # not at import: listing sessions needs no numpy
+
     return numpy

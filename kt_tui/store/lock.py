@@ -36,8 +36,9 @@ def _started() -> str:
     """This process's start time (from /proc), for the record; "" where unknown."""
     try:
         ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
-        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
-                    if line.startswith("btime "))
+        boot = next(
+            int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines() if line.startswith("btime ")
+        )
         return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(boot + ticks / os.sysconf("SC_CLK_TCK")))
     except (OSError, ValueError, IndexError, StopIteration):
         return ""
@@ -54,8 +55,10 @@ def _record(fd: int) -> dict:
 def _message(sid: str, who: dict) -> str:
     host = who.get("host")
     where = f" on {host}" if host and host != socket.gethostname() else ""
-    return (f"session {sid} is open in process {who.get('pid', '?')}{where} (since {who.get('since', '?')}); "
-            "close it there first")
+    return (
+        f"session {sid} is open in process {who.get('pid', '?')}{where} (since {who.get('since', '?')}); "
+        "close it there first"
+    )
 
 
 def _open(path: Path) -> int:

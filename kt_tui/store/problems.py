@@ -16,8 +16,13 @@ _ENVIRONMENT = {
     "database is locked": "another program holds it locked",
 }
 _DAMAGED = ("database disk image is malformed", "file is not a database")
-_OS = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is used up", errno.EROFS: "it is read-only",
-       errno.EFBIG: "a file size limit was reached", errno.EACCES: "permission denied"}
+_OS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "it is read-only",
+    errno.EFBIG: "a file size limit was reached",
+    errno.EACCES: "permission denied",
+}
 
 
 def db_problem(e: BaseException, path: str, sid: str | None = None) -> UserError | None:
@@ -35,8 +40,14 @@ def db_problem(e: BaseException, path: str, sid: str | None = None) -> UserError
         why = None
     if why is None:
         return None
-    then = (f"; session {sid} stopped, what it stored before is kept (`kt-tui resume {sid}` goes on once the "
-            "database can be written)") if sid else ""
+    then = (
+        (
+            f"; session {sid} stopped, what it stored before is kept (`kt-tui resume {sid}` goes on once the "
+            "database can be written)"
+        )
+        if sid
+        else ""
+    )
     problem = EnvironmentProblem(f"cannot use {what}: {why}{then}")
     problem.session = sid
     return problem

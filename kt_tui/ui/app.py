@@ -14,8 +14,7 @@ from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for
 from ..store import Store
-from . import editors, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
-from . import prefs
+from . import editors, prefs, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
 from .keys import palette_commands
 from .services import Services
 from .session_screen import SessionScreen
@@ -38,9 +37,17 @@ class KtApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "kt-tui"
 
-    def __init__(self, settings: Settings, store: Store, services: Services, kernel_file=None,
-                 spec_path: str | None = None, kernel_name: str | None = None, resume: str | None = None,
-                 browse: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        services: Services,
+        kernel_file=None,
+        spec_path: str | None = None,
+        kernel_name: str | None = None,
+        resume: str | None = None,
+        browse: bool = False,
+    ) -> None:
         """kernel_file: the kernel to open (front/session.py: KernelFile); resume: a session id."""
         super().__init__()
         self.settings, self.store, self.services, self.browse = settings, store, services, browse
@@ -61,8 +68,11 @@ class KtApp(App):
         if self.settings.keys:
             known = binding_ids()
             for name in sorted(set(self.settings.keys) - known):
-                self.notify(f"config.toml [keys]: no key binding {name!r}; known: {', '.join(sorted(known))}",
-                            severity="warning", timeout=15)
+                self.notify(
+                    f"config.toml [keys]: no key binding {name!r}; known: {', '.join(sorted(known))}",
+                    severity="warning",
+                    timeout=15,
+                )
             self.set_keymap(self.settings.keys)
         if self.browse:
             self.push_screen(SessionsScreen(self.store))
@@ -100,11 +110,14 @@ class KtApp(App):
         path = self._spec_file
         if not path.exists():
             draft = draft_spec(kernel, src=self.kernel_file.source)
-            note = ("No launch spec was found, so this draft was inferred from the kernel's source. "
-                    "Check the sizes, inputs and outputs: nothing runs until you save it."
-                    + draft_note(draft))
-            self.push_screen(SpecEditScreen(dump_spec(draft), path, kernel, note=note, source=self.kernel_file.source),
-                             self._spec_ready(kernel))
+            note = (
+                "No launch spec was found, so this draft was inferred from the kernel's source. "
+                "Check the sizes, inputs and outputs: nothing runs until you save it." + draft_note(draft)
+            )
+            self.push_screen(
+                SpecEditScreen(dump_spec(draft), path, kernel, note=note, source=self.kernel_file.source),
+                self._spec_ready(kernel),
+            )
             return
         try:
             spec = load_spec(path, kernel)
@@ -113,8 +126,17 @@ class KtApp(App):
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:
                 text = dump_spec(draft_spec(kernel, src=self.kernel_file.source))
-            self.push_screen(SpecEditScreen(text, path, kernel, note="The spec has a problem; fix it to go on.",
-                                            error=str(e), source=self.kernel_file.source), self._spec_ready(kernel))
+            self.push_screen(
+                SpecEditScreen(
+                    text,
+                    path,
+                    kernel,
+                    note="The spec has a problem; fix it to go on.",
+                    error=str(e),
+                    source=self.kernel_file.source,
+                ),
+                self._spec_ready(kernel),
+            )
             return
         self._spec_ready(kernel)(spec)
 
@@ -124,8 +146,18 @@ class KtApp(App):
                 return
             kf = self.kernel_file
             prepare = self.services.open_new(self.settings, self.store, kf, spec)
-            self.push_screen(SessionScreen(self.settings, self.store, kf.source, spec, prepare,
-                                           kernel_label=kf.path.name, services=self.services))
+            self.push_screen(
+                SessionScreen(
+                    self.settings,
+                    self.store,
+                    kf.source,
+                    spec,
+                    prepare,
+                    kernel_label=kf.path.name,
+                    services=self.services,
+                )
+            )
+
         return open_session
 
     # -- resume --------------------------------------------------------------------------
@@ -134,8 +166,18 @@ class KtApp(App):
         original = self.store.versions(sid)[0]
         spec = spec_from_plain(original["spec_json"])  # a tampered DB is refused, naming the field
         prepare = self.services.open_stored(self.settings, self.store, sid)
-        self.push_screen(SessionScreen(self.settings, self.store, original["source"], spec, prepare, sid=sid,
-                                       kernel_label=Path(s["kernel_path"]).name, services=self.services))
+        self.push_screen(
+            SessionScreen(
+                self.settings,
+                self.store,
+                original["source"],
+                spec,
+                prepare,
+                sid=sid,
+                kernel_label=Path(s["kernel_path"]).name,
+                services=self.services,
+            )
+        )
 
     def open_stored(self, sid: str) -> None:
         """From the sessions browser; quitting that session comes back to it."""

@@ -14,8 +14,10 @@ MOVE_KEYS = [Binding("j", "cursor_down", "Down", show=False), Binding("k", "curs
 
 
 class AskScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("y", "answer(True)", "Yes", id="confirm.yes"),
-                Binding("n,escape", "answer(False)", "No", id="confirm.no")]
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
 
     def __init__(self, question: str) -> None:
         super().__init__()

@@ -4,7 +4,7 @@ tunable parameters. ctrl+s returns the edit, escape returns None."""
 from __future__ import annotations
 
 import tomllib
-from typing import Callable
+from collections.abc import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -37,11 +37,19 @@ def set_language(area: TextArea, language: str | None) -> None:
 
 
 class TextEditScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("ctrl+s", "save", "Use this", id="editor.save", priority=True),
-                Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True)]
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Use this", id="editor.save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True),
+    ]
 
-    def __init__(self, title: str, text: str, help_text: str = "", language: str | None = None,
-                 check: Callable[[str], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        text: str,
+        help_text: str = "",
+        language: str | None = None,
+        check: Callable[[str], str | None] | None = None,
+    ) -> None:
         """check: the problem with a text (shown here, the screen stays open), None when it is fine."""
         super().__init__()
         self.title_text, self.text, self.help_text, self.language = title, text, help_text, language
@@ -76,8 +84,10 @@ def tune_params_text(tune_params: dict) -> str:
 class KernelEditScreen(ModalScreen[dict | None]):
     """Edit the generated kernel and its tunable parameters (TOML: name = [values])."""
 
-    BINDINGS = [Binding("ctrl+s", "save", "Use this kernel", id="editor.save", priority=True),
-                Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True)]
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Use this kernel", id="editor.save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True),
+    ]
 
     def __init__(self, code: str, tune_params: dict, restrictions: list[str]) -> None:
         super().__init__()
@@ -85,11 +95,14 @@ class KernelEditScreen(ModalScreen[dict | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
-            yield Static(Text.assemble(("Edit the kernel", "bold"),
-                                       ("  (tab indents; ctrl+s uses it, escape cancels; click the parameters "
-                                        "below to edit them)", "dim")))
+            yield Static(
+                Text.assemble(
+                    ("Edit the kernel", "bold"),
+                    ("  (tab indents; ctrl+s uses it, escape cancels; click the parameters below to edit them)", "dim"),
+                )
+            )
             yield _area(self.code, "cuda", "edit-code")
-            yield Static("Tunable parameters (name = [values]) and restrictions (restrict = [\"...\"])", markup=False)
+            yield Static('Tunable parameters (name = [values]) and restrictions (restrict = ["..."])', markup=False)
             text = tune_params_text(self.tune_params) + dumps({"restrict": self.restrictions})
             yield _area(text, "toml", "edit-params")
             yield Static(id="edit-error")
@@ -107,11 +120,13 @@ class KernelEditScreen(ModalScreen[dict | None]):
         restrictions = data.pop("restrict", [])
         bad = [k for k, v in data.items() if not isinstance(v, list) or not v]
         if bad:
-            self.query_one("#edit-error", Static).update(Text(f"{bad[0]}: give a non-empty list of values",
-                                                              style="bold red"))
+            self.query_one("#edit-error", Static).update(
+                Text(f"{bad[0]}: give a non-empty list of values", style="bold red")
+            )
             return
-        self.dismiss({"code": self.query_one("#edit-code", TextArea).text, "tune_params": data,
-                      "restrictions": restrictions})
+        self.dismiss(
+            {"code": self.query_one("#edit-code", TextArea).text, "tune_params": data, "restrictions": restrictions}
+        )
 
     def action_cancel(self) -> None:
         self.dismiss(None)

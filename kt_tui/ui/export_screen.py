@@ -32,8 +32,13 @@ class ExportScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor"):
-            yield Static(Text(f"Export session {self.sid}: the best kernel, its spec, a kernel_tuner script, "
-                              "caches and a report. Folder (enter writes, escape closes):", style="bold"))
+            yield Static(
+                Text(
+                    f"Export session {self.sid}: the best kernel, its spec, a kernel_tuner script, "
+                    "caches and a report. Folder (enter writes, escape closes):",
+                    style="bold",
+                )
+            )
             yield Input(default_folder(self.store, self.sid), id="export-dir")
             with VerticalScroll():
                 yield Static("", id="export-result")
@@ -58,8 +63,9 @@ class ExportScreen(ModalScreen[None]):
         except UserError as e:
             exists = "already exists" in str(e)
             self.refused = folder if exists else None
-            text = Text(str(e).replace("--force overwrites it", "enter again overwrites it") if exists else str(e),
-                        style="red")
+            text = Text(
+                str(e).replace("--force overwrites it", "enter again overwrites it") if exists else str(e), style="red"
+            )
         except Exception as e:  # noqa: BLE001 - shown to the user; the session is not touched
             text = Text(f"export failed: {type(e).__name__}: {e}", style="red")
         else:

@@ -4,8 +4,8 @@ its editor. One registration per gate kind (engine/gates.py): `view_for` finds i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -21,8 +21,18 @@ from .editors import KernelEditScreen, TextEditScreen, search_problem
 from .keys import CHOICE_IDS, choice_key
 
 DEFAULT_KEYS = {"start": "s", "edit": "e", "skip": "k", "stop": "x", "retry": "t", "approve_all": "A"}
-STEP_STYLE = {"accepted": "bold green", "verified": "green", "unchecked": "yellow", "failed": "red", "rejected": "yellow",
-              "skipped": "dim", "running": "bold cyan", "approved": "cyan", "edited": "cyan", "proposed": ""}
+STEP_STYLE = {
+    "accepted": "bold green",
+    "verified": "green",
+    "unchecked": "yellow",
+    "failed": "red",
+    "rejected": "yellow",
+    "skipped": "dim",
+    "running": "bold cyan",
+    "approved": "cyan",
+    "edited": "cyan",
+    "proposed": "",
+}
 Render = Callable[[Gate, Text, dict, bool], None]  # (gate, text to append to, keys, simulated)
 
 
@@ -42,11 +52,13 @@ VIEWS: dict[type[Gate], GateView] = {}
 
 def view(cls: type[Gate], **kw):
     """Register the decorated function as the renderer of gate class `cls`."""
+
     def register(render: Render) -> Render:
         if cls in VIEWS:
             raise ValueError(f"gate kind {cls.kind!r} has two views")
         VIEWS[cls] = GateView(render, **kw)
         return render
+
     return register
 
 
@@ -98,9 +110,14 @@ FALLBACK = GateView(_fallback)
 
 
 def _edit_sweep(gate: g.SweepGate) -> ModalScreen:
-    return TextEditScreen("Search settings for this run", gate.text, "search: kt, brute_force or a kernel_tuner "
-                          "strategy; max_configs / time_limit_s: the budget (0: none); seeds: heuristic seeds first.",
-                          language="toml", check=search_problem)
+    return TextEditScreen(
+        "Search settings for this run",
+        gate.text,
+        "search: kt, brute_force or a kernel_tuner "
+        "strategy; max_configs / time_limit_s: the budget (0: none); seeds: heuristic seeds first.",
+        language="toml",
+        check=search_problem,
+    )
 
 
 @view(g.SweepGate, tab="tab-results", editor=_edit_sweep)
@@ -115,18 +132,29 @@ def _sweep(gate: g.SweepGate, text: Text, keys: dict, simulated: bool) -> None:
         text.append(f"{gate.done} of {about}{gate.total} configurations{which} measured so far.\n")
     else:  # a strategy's start gate: the product of the parameters' values
         text.append(f"{gate.done} of {gate.total} configurations (before restrictions) measured so far.\n")
-    budget = [f"{gate.max_configs} configurations" if gate.max_configs else "",
-              f"{gate.time_limit_s:g} s" if gate.time_limit_s else ""]
-    text.append(f"Search: {gate.search or 'kt'}" + (", heuristic seeds first" if gate.seeds is not False else "")
-                + f"; budget: {' and '.join(x for x in budget if x) or 'none (the whole space)'}.\n")
+    budget = [
+        f"{gate.max_configs} configurations" if gate.max_configs else "",
+        f"{gate.time_limit_s:g} s" if gate.time_limit_s else "",
+    ]
+    text.append(
+        f"Search: {gate.search or 'kt'}"
+        + (", heuristic seeds first" if gate.seeds is not False else "")
+        + f"; budget: {' and '.join(x for x in budget if x) or 'none (the whole space)'}.\n"
+    )
 
 
 def _edit_step(gate: g.StepGate) -> ModalScreen:
     if gate.prompt:
-        return TextEditScreen("Edit the step's prompt", gate.prompt, "What the LLM is asked for this step; "
-                              "{kernel_string} stands for the current best kernel.")
-    return TextEditScreen("Edit the step", f"{gate.title.split(': ', 1)[-1]}\n{gate.description}",
-                          "First line: the title; then the description.")
+        return TextEditScreen(
+            "Edit the step's prompt",
+            gate.prompt,
+            "What the LLM is asked for this step; {kernel_string} stands for the current best kernel.",
+        )
+    return TextEditScreen(
+        "Edit the step",
+        f"{gate.title.split(': ', 1)[-1]}\n{gate.description}",
+        "First line: the title; then the description.",
+    )
 
 
 @view(g.StepGate, tab="tab-plan", editor=_edit_step)
@@ -148,8 +176,11 @@ def _step(gate: g.StepGate, text: Text, keys: dict, simulated: bool) -> None:
 
 
 def _edit_plan(gate: g.PlanGate) -> ModalScreen:
-    return TextEditScreen("Edit the plan", gate.text, "One step per numbered line, its description indented "
-                          "below. Delete, reorder, reword or add steps.")
+    return TextEditScreen(
+        "Edit the plan",
+        gate.text,
+        "One step per numbered line, its description indented below. Delete, reorder, reword or add steps.",
+    )
 
 
 @view(g.PlanGate, tab="tab-plan", editor=_edit_plan)
@@ -167,13 +198,18 @@ def _edit_kernel(gate: g.KernelGate) -> ModalScreen:
 @view(g.KernelGate, tab="tab-kernel", editor=_edit_kernel, kernel_view=lambda gate: render_kernel(gate.body))
 def _kernel(gate: g.KernelGate, text: Text, keys: dict, simulated: bool) -> None:
     if simulated:
-        text.append(f"SIMULATED session: an edited kernel ([{keys['edit']}]) cannot be measured here, only the "
-                    "recorded one can. Sanitizers need a GPU too.\n", style="bold yellow")
+        text.append(
+            f"SIMULATED session: an edited kernel ([{keys['edit']}]) cannot be measured here, only the "
+            "recorded one can. Sanitizers need a GPU too.\n",
+            style="bold yellow",
+        )
     _unverified(gate, text)
     if gate.manual:
         text.append(gate.manual + "\n", style="bold yellow")
     flags = gate.flags
-    text.append(f"{len(flags)} safety flag(s). " if flags else "No safety flags. ", style="bold red" if flags else "green")
+    text.append(
+        f"{len(flags)} safety flag(s). " if flags else "No safety flags. ", style="bold red" if flags else "green"
+    )
     comp = gate.compile
     ok = comp.get("ok")
     said = {True: "Compiles", False: "Does NOT compile", None: "Not compile-checked (no compiler)"}[ok]
@@ -185,26 +221,44 @@ def _kernel(gate: g.KernelGate, text: Text, keys: dict, simulated: bool) -> None
     text.append("  The diff is in the Kernel tab.\n")
 
 
-@view(g.AcceptGate, tab="tab-results", labels={"approve": "accept", "skip": "reject"},
-      candidate=lambda gate: (gate.version, gate.params))
+@view(
+    g.AcceptGate,
+    tab="tab-results",
+    labels={"approve": "accept", "skip": "reject"},
+    candidate=lambda gate: (gate.version, gate.params),
+)
 def _accept(gate: g.AcceptGate, text: Text, keys: dict, simulated: bool) -> None:
     _unverified(gate, text)
     style = "green" if gate.recommend else "yellow"
     text.append(f"The {gate.threshold:.0%} threshold says: {'accept' if gate.recommend else 'reject'}\n", style=style)
     if gate.effect:
-        text.append(gate.effect[0].upper() + gate.effect[1:] + ".\n", style="bold yellow" if "slower" in gate.effect else "")
+        text.append(
+            gate.effect[0].upper() + gate.effect[1:] + ".\n", style="bold yellow" if "slower" in gate.effect else ""
+        )
     if gate.vacuous:
-        text.append(f"VACUOUS CHECK: the check proves nothing because {gate.vacuous}: --auto does not accept "
-                    "this kernel.\n", style="bold red")
+        text.append(
+            f"VACUOUS CHECK: the check proves nothing because {gate.vacuous}: --auto does not accept this kernel.\n",
+            style="bold red",
+        )
     if gate.verified:
-        text.append(f"At the spec's size: {gate.verified}.\n", style="yellow" if gate.verified.startswith("unchecked")
-                    else "green" if "recorded" not in gate.verified else "cyan")
+        text.append(
+            f"At the spec's size: {gate.verified}.\n",
+            style="yellow"
+            if gate.verified.startswith("unchecked")
+            else "green"
+            if "recorded" not in gate.verified
+            else "cyan",
+        )
     text.append_text(checks_text(gate.verdicts, gate.checks))
 
 
 def _edit_configs(gate: g.ConfigsGate) -> ModalScreen:
-    return TextEditScreen("Configurations to benchmark", gate.text, "One JSON object per line; each is checked "
-                          "against the space again.", language="json")
+    return TextEditScreen(
+        "Configurations to benchmark",
+        gate.text,
+        "One JSON object per line; each is checked against the space again.",
+        language="json",
+    )
 
 
 @view(g.ConfigsGate, tab="tab-results", editor=_edit_configs)
@@ -233,9 +287,12 @@ def _space(gate: g.SpaceGate, text: Text, keys: dict, simulated: bool) -> None:
 
 def _edit_answer(gate: g.LlmFailedGate) -> ModalScreen:
     problems = "".join(f"\n- {p}" for p in gate.problems)
-    return TextEditScreen("Write the answer yourself", gate.text or gate.example or "",
-                          "JSON in the shape of the example" + (f". Problems with this text:{problems}" if problems
-                                                                else ""), language="json")
+    return TextEditScreen(
+        "Write the answer yourself",
+        gate.text or gate.example or "",
+        "JSON in the shape of the example" + (f". Problems with this text:{problems}" if problems else ""),
+        language="json",
+    )
 
 
 def _llm(gate: g.LlmFailedGate, text: Text, keys: dict, simulated: bool) -> None:
@@ -246,8 +303,9 @@ def _llm(gate: g.LlmFailedGate, text: Text, keys: dict, simulated: bool) -> None
 
 
 view(g.LlmFailedGate, labels={"edit": "write it yourself"}, editor=_edit_answer)(_llm)
-view(g.LlmReplyGate, labels={"edit": "fix the reply"}, editor=_edit_answer,
-     reopen_editor=lambda gate: gate.by_user)(_llm)
+view(g.LlmReplyGate, labels={"edit": "fix the reply"}, editor=_edit_answer, reopen_editor=lambda gate: gate.by_user)(
+    _llm
+)
 
 
 def render_kernel(body: dict):
@@ -255,8 +313,12 @@ def render_kernel(body: dict):
     if body.get("explanation"):
         parts.append(Text(body["explanation"], style="italic"))
     for f in body.get("flags") or []:
-        parts.append(Text(f"FLAG {f['kind']}" + (f" (line {f['line']})" if f["line"] else "") + f": {f['message']}",
-                          style="bold red"))
+        parts.append(
+            Text(
+                f"FLAG {f['kind']}" + (f" (line {f['line']})" if f["line"] else "") + f": {f['message']}",
+                style="bold red",
+            )
+        )
     for fix in body.get("fixes") or []:
         parts.append(Text(f"fixed: {fix}", style="cyan"))
     for name in body.get("unresolved") or []:
@@ -268,10 +330,17 @@ def render_kernel(body: dict):
         parts.append(Text(comp["reason"], style="yellow"))
     res = comp.get("resources") or {}
     if res:
-        t = Table("kernel", "registers", "shared bytes", "spill st/ld", "stack", title="resource use", title_justify="left")
+        t = Table(
+            "kernel", "registers", "shared bytes", "spill st/ld", "stack", title="resource use", title_justify="left"
+        )
         for name, r in res.items():
-            t.add_row(name, str(r.get("registers")), str(r.get("shared_bytes")),
-                      f"{r.get('spill_stores')}/{r.get('spill_loads')}", str(r.get("stack_bytes")))
+            t.add_row(
+                name,
+                str(r.get("registers")),
+                str(r.get("shared_bytes")),
+                f"{r.get('spill_stores')}/{r.get('spill_loads')}",
+                str(r.get("stack_bytes")),
+            )
         parts.append(t)
     if body.get("tolerances"):
         parts.append(tolerance_table(body["tolerances"], body.get("verify_sizes")))
@@ -286,23 +355,41 @@ def tolerance_table(tolerances: list[dict], sizes: list[str] | None = None) -> T
     """Each output's atol / rtol, marked (spec) or (default for its dtype)."""
     t = Table("output", "type", "atol", "rtol", title="verification", title_justify="left")
     for tol in tolerances:
-        t.add_row(tol["output"], tol["type"], f"{tol['atol']:g} ({tol['atol_from']})",
-                  f"{tol['rtol']:g} ({tol['rtol_from']})")
+        t.add_row(
+            tol["output"], tol["type"], f"{tol['atol']:g} ({tol['atol_from']})", f"{tol['rtol']:g} ({tol['rtol_from']})"
+        )
     if sizes is not None:
-        t.caption = ("also checked at " + "; ".join(sizes)) if sizes else "no other sizes are checked (verify_sizes = [])"
+        t.caption = (
+            ("also checked at " + "; ".join(sizes)) if sizes else "no other sizes are checked (verify_sizes = [])"
+        )
         t.caption_justify = "left"
     return t
 
 
 def verdict_table(verdicts: list[dict], title: str) -> Table:
     """Per output: ok or not, max abs / rel error, mismatches, first failing index, and an excerpt."""
-    t = Table("output", "ok", "max abs err", "max rel err", "mismatches", "first bad", "got vs expected",
-              title=title, title_justify="left")
+    t = Table(
+        "output",
+        "ok",
+        "max abs err",
+        "max rel err",
+        "mismatches",
+        "first bad",
+        "got vs expected",
+        title=title,
+        title_justify="left",
+    )
     for v in verdicts:
         excerpt = "\n".join(f"[{i}] {got} vs {want}" for i, got, want in v.get("excerpt") or [])
-        t.add_row(v["output"], Text("yes" if v["ok"] else "NO", style="green" if v["ok"] else "bold red"),
-                  _num(v.get("max_abs_err")), _num(v.get("max_rel_err")), str(v.get("mismatches", "")),
-                  "" if v.get("first_bad") is None else str(v["first_bad"]), excerpt or v.get("reason", ""))
+        t.add_row(
+            v["output"],
+            Text("yes" if v["ok"] else "NO", style="green" if v["ok"] else "bold red"),
+            _num(v.get("max_abs_err")),
+            _num(v.get("max_rel_err")),
+            str(v.get("mismatches", "")),
+            "" if v.get("first_bad") is None else str(v["first_bad"]),
+            excerpt or v.get("reason", ""),
+        )
     return t
 
 
@@ -315,8 +402,10 @@ def checks_text(verdicts: list[dict], checks: list[dict]) -> Text:
     if verdicts:
         bad = [v for v in verdicts if not v["ok"]]
         worst = max((v.get("max_abs_err") or 0.0) for v in verdicts)
-        text.append(f"At the spec's size: {'WRONG' if bad else 'right'} (max abs err {worst:.3g}).\n",
-                    style="bold red" if bad else "green")
+        text.append(
+            f"At the spec's size: {'WRONG' if bad else 'right'} (max abs err {worst:.3g}).\n",
+            style="bold red" if bad else "green",
+        )
     for c in checks:
         style = {"ok": "green", "not_checked": "yellow"}.get(c["status"], "bold red")
         text.append(f"At {c['label']}: " + ("right" if c["status"] == "ok" else c["reason"]) + "\n", style=style)
@@ -345,5 +434,10 @@ class PlanView(DataTable):
     def show(self, steps: list[dict]) -> None:
         self.clear()
         for s in steps:
-            self.add_row(s["id"], Text(s["title"] or ""), Text(s["state"] or "", style=STEP_STYLE.get(s["state"], "")),
-                         Text((s["reason"] or "")[:100]), key=s["id"])
+            self.add_row(
+                s["id"],
+                Text(s["title"] or ""),
+                Text(s["state"] or "", style=STEP_STYLE.get(s["state"], "")),
+                Text((s["reason"] or "")[:100]),
+                key=s["id"],
+            )

@@ -18,33 +18,45 @@ GATES = {
     "plan": "the LLM's plan of steps: approve, edit the text or stop",
     "step": "one step of the plan, before the LLM writes its kernel",
     "kernel": "a generated kernel with its diff (Kernel tab), safety flags and compile check; "
-              "edit changes the code and its parameters",
+    "edit changes the code and its parameters",
     "accept": "the tuned new kernel against the best so far: accept keeps it in the plan as accepted and makes it "
-              "the best when it is faster (a slower one leaves the best as it is, the gate says so); reject drops it",
+    "the best when it is faster (a slower one leaves the best as it is, the gate says so); reject drops it",
     "configs": "a batch of configurations the LLM proposes to measure next",
     "space": "the LLM's change to the search space, before and after",
     "llm failed": "the LLM call failed: retry, write the answer yourself, skip or stop",
     "llm reply": "the LLM's reply does not fit what was asked: fix it by hand, retry, skip or stop",
 }
 # what each answer does, said once: the help's "this gate" part reads it with the gate's own names
-MEANING = {"approve": "go ahead with what the panel proposes", "edit": "change it first: an editor opens with it",
-           "skip": "leave it out and go on with the next thing", "retry": "ask the LLM again",
-           "stop": "end the session here; kt-tui resume comes back to this very question"}
-MEANING_AT = {("accept", "approve"): "keep the new kernel as the best", ("accept", "skip"): "drop the new kernel",
-              ("llm_failed", "edit"): "write the answer yourself", ("llm_reply", "edit"): "fix the reply by hand"}
+MEANING = {
+    "approve": "go ahead with what the panel proposes",
+    "edit": "change it first: an editor opens with it",
+    "skip": "leave it out and go on with the next thing",
+    "retry": "ask the LLM again",
+    "stop": "end the session here; kt-tui resume comes back to this very question",
+}
+MEANING_AT = {
+    ("accept", "approve"): "keep the new kernel as the best",
+    ("accept", "skip"): "drop the new kernel",
+    ("llm_failed", "edit"): "write the answer yourself",
+    ("llm_reply", "edit"): "fix the reply by hand",
+}
 # the palette's and help's words for the screen's other keys (a binding's own description is its name)
 DOES = {
     "approve_all": "decide this gate and every later one as `kt-tui run --auto` would",
     "settings": "the strategy's knobs: search, budget, threshold, replanning",
     "switch_strategy": "go on from the best kernel with another strategy",
-    "sort": "sort the results by the next column", "reverse": "reverse the results' order",
+    "sort": "sort the results by the next column",
+    "reverse": "reverse the results' order",
     "filter": "show only the results rows holding every word typed",
     "quit": "leave this session (kept; kt-tui resume reopens it)",
-    "sanitize": "run the kernel under compute-sanitizer memcheck", "racecheck": "run compute-sanitizer racecheck",
+    "sanitize": "run the kernel under compute-sanitizer memcheck",
+    "racecheck": "run compute-sanitizer racecheck",
     "export": "write the best kernel, spec, script, caches and report to a folder",
-    "toggle_source": "show the best or the original kernel", "toggle_pane": "fold or show the source pane",
+    "toggle_source": "show the best or the original kernel",
+    "toggle_pane": "fold or show the source pane",
     "pause": "hold the run after the current configuration, or let it go on",
-    "undo": "take back a skip or stop before it is sent", "help": "this page, for the gate that is open",
+    "undo": "take back a skip or stop before it is sent",
+    "help": "this page, for the gate that is open",
 }
 
 
@@ -74,10 +86,15 @@ def help_text(bindings, keymap: dict, gate=None, answers: dict[str, str] | None 
             text.append(f"  {choice_key(keys_by_id(bindings, keymap), choice):<8}", "bold")
             text.append(f"{label}: {MEANING_AT.get((gate.kind, choice), MEANING[choice])}\n")
         text.append("\n")
-    text.append_text(Text.assemble(("How a session goes\n", "bold"),
-                         "The engine stops at gates: it proposes, you decide. Nothing runs on the GPU and no "
-                         "kernel is kept until you approve. The panel at the top right says what is proposed "
-                         "and which keys answer it.\n\n", ("Gates\n", "bold")))
+    text.append_text(
+        Text.assemble(
+            ("How a session goes\n", "bold"),
+            "The engine stops at gates: it proposes, you decide. Nothing runs on the GPU and no "
+            "kernel is kept until you approve. The panel at the top right says what is proposed "
+            "and which keys answer it.\n\n",
+            ("Gates\n", "bold"),
+        )
+    )
     for kind, what in GATES.items():
         text.append(f"  {kind:<11}", "bold")
         text.append(what + "\n")
@@ -122,4 +139,5 @@ def palette_commands(screen, keymap: dict):
 def _runner(screen, action: str):
     async def run() -> None:
         await screen.run_action(action)
+
     return run

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 from rich.text import Text
 from textual.widgets import Static
@@ -38,8 +37,9 @@ class Canvas:
 SERIES = ("cyan", "magenta", "green", "blue", "red")
 
 
-def render_plot(times: list[float | None], width: int, height: int, styles: dict[str, str],
-                series: list[int] | None = None) -> Text:
+def render_plot(
+    times: list[float | None], width: int, height: int, styles: dict[str, str], series: list[int] | None = None
+) -> Text:
     """times: one entry per evaluation, None for a failed one; series: each one's series number
     (its colour: styles['point0'], ...). Log scale: tuning times span decades."""
     t = np.asarray(times, dtype=float)  # None -> nan
@@ -60,8 +60,8 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
     has_best = np.isfinite(best)
     rows = height * 4
     series = series if series is not None else ()
-    names = ([f"point{i}" for i in range(len(SERIES))] if len(series) else ["point"])
-    kinds = (np.asarray(series, dtype=int)[:n] % len(SERIES) if len(series) else np.zeros(n, dtype=int))
+    names = [f"point{i}" for i in range(len(SERIES))] if len(series) else ["point"]
+    kinds = np.asarray(series, dtype=int)[:n] % len(SERIES) if len(series) else np.zeros(n, dtype=int)
     names.append("best")
     cells = np.zeros(height * cw, dtype=np.int64)  # braille bits per cell, row by row
     styled = np.full(height * cw, -1)  # index into names; -1: none
@@ -85,7 +85,7 @@ def render_plot(times: list[float | None], width: int, height: int, styles: dict
     for r in range(height):
         label = f"{fastest:.4f}" if r == 0 else (f"{slowest:.4f}" if r == height - 1 else "")
         out.append(f"{label:>8}  ", "dim")
-        row, kind = cells[r * cw:(r + 1) * cw], styled[r * cw:(r + 1) * cw]
+        row, kind = cells[r * cw : (r + 1) * cw], styled[r * cw : (r + 1) * cw]
         text = "".join(map(chr, (row + 0x2800).tolist()))
         cuts = [0, *(np.flatnonzero(np.diff(kind)) + 1).tolist(), cw]
         for a, b in zip(cuts, cuts[1:]):  # one span per run of cells of one style
@@ -175,12 +175,12 @@ class _Column:
 
     def extend(self, values: list):
         if len(values) > self.n:
-            tail = self.np.asarray(values[self.n:], dtype=self.dtype)  # None -> nan
+            tail = self.np.asarray(values[self.n :], dtype=self.dtype)  # None -> nan
             while len(self.data) < len(values):
                 self.data = self.np.concatenate([self.data, self.np.empty(len(self.data), self.dtype)])
-            self.data[self.n:len(values)] = tail
+            self.data[self.n : len(values)] = tail
             self.n = len(values)
-        return self.data[:len(values)]
+        return self.data[: len(values)]
 
     def set(self, i: int, value) -> None:
         if i < self.n:

@@ -14,8 +14,10 @@ from ..engine.kernel_step import candidate
 
 
 class ReportScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "close", "Close", id="report.close"),
-                Binding("q", "close", "Close", show=False, id="report.quit")]
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="report.close"),
+        Binding("q", "close", "Close", show=False, id="report.quit"),
+    ]
 
     def __init__(self, title: str, body: str, style: str = "") -> None:
         super().__init__()
@@ -47,8 +49,9 @@ def start_sanitizer(screen, tool: str) -> None:
     if not isinstance(gate, KernelGate) or engine is None:
         return
     if gate.body.get("flags"):  # flagged code is neither compiled nor run before it is approved
-        screen.notify("This kernel has safety flags: it is compiled and run only after you approve it.",
-                      severity="warning")
+        screen.notify(
+            "This kernel has safety flags: it is compiled and run only after you approve it.", severity="warning"
+        )
         return
 
     def work() -> None:

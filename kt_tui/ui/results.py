@@ -9,11 +9,19 @@ import math
 from rich.text import Text
 from textual.widgets import DataTable
 
-from .confirm import MOVE_KEYS
 from ..engine.verdict import trusted
+from .confirm import MOVE_KEYS
 
-STATUS_STYLE = {"ok": "green", "wrong_result": "bold red", "compile_error": "red", "runtime_error": "red",
-                "timeout": "magenta", "crash": "bold magenta", "invalid": "dim", "not_recorded": "dim yellow"}
+STATUS_STYLE = {
+    "ok": "green",
+    "wrong_result": "bold red",
+    "compile_error": "red",
+    "runtime_error": "red",
+    "timeout": "magenta",
+    "crash": "bold magenta",
+    "invalid": "dim",
+    "not_recorded": "dim yellow",
+}
 # time, speedup and status come before the parameters: a narrow terminal cuts the right end off
 HEAD = (("time ms", "time"), ("speedup", "speedup"), ("status", "status"))
 TAIL = (("verified", "verified"), ("worker", "worker"), ("note", "note"))
@@ -51,8 +59,13 @@ class ResultsTable(DataTable):
     FILL_ROWS = 50  # rows added when the cursor or the view comes within NEAR_END rows of the last one
     NEAR_END = 10
 
-    def setup(self, param_names: list[str], reference_key: str | None = None, workers: bool = False,
-              original: str | None = None) -> None:
+    def setup(
+        self,
+        param_names: list[str],
+        reference_key: str | None = None,
+        workers: bool = False,
+        original: str | None = None,
+    ) -> None:
         self.param_names = list(param_names)
         self.by_worker = workers  # a column for the GPU worker that measured each row (--gpus, --ray)
         self.reference_key = reference_key
@@ -104,9 +117,16 @@ class ResultsTable(DataTable):
     def matches(self, r: dict) -> bool:
         if not self.filter_text:
             return True
-        text = " ".join([self.labels.get(r.get("version"), "original"), r["status"], r["key"],
-                         *(f"{k}={v}" for k, v in r["params"].items()), str(r.get("error") or ""),
-                         str(r.get("origin") or "")]).lower()
+        text = " ".join(
+            [
+                self.labels.get(r.get("version"), "original"),
+                r["status"],
+                r["key"],
+                *(f"{k}={v}" for k, v in r["params"].items()),
+                str(r.get("error") or ""),
+                str(r.get("origin") or ""),
+            ]
+        ).lower()
         return all(word in text for word in self.filter_text.lower().split())
 
     def set_filter(self, text: str) -> None:
@@ -114,8 +134,11 @@ class ResultsTable(DataTable):
         in the sort chosen."""
         self.filter_text = text.strip()
         self._pending = {}
-        keys = [k for k in heapq.nsmallest(self.MAX_ROWS, self.rows_data, key=lambda k: _rank(self.rows_data[k]))
-                if self.matches(self.rows_data[k])]
+        keys = [
+            k
+            for k in heapq.nsmallest(self.MAX_ROWS, self.rows_data, key=lambda k: _rank(self.rows_data[k]))
+            if self.matches(self.rows_data[k])
+        ]
         self._rebuild(keys)
         if self.sort_index:
             self.sort_by(self.sort_index, self.sort_reverse)
@@ -145,10 +168,13 @@ class ResultsTable(DataTable):
     def _cells(self, r: dict) -> list:
         vid = r.get("version")
         status = Text(r["status"], style=STATUS_STYLE.get(r["status"], ""))
-        verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[r.get("verified")]
+        verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[
+            r.get("verified")
+        ]
         if r.get("source") == "recorded":  # sim: the verdict was recorded on the GPU, not checked here
-            verified = Text(("rec " + verified.plain) if r.get("verified") is not None else "no verdict",
-                            verified.style)
+            verified = Text(
+                ("rec " + verified.plain) if r.get("verified") is not None else "no verdict", verified.style
+            )
         if self.vacuous and r.get("verified") is not False:  # the session's check proves nothing
             verified = Text("unchecked", "bold yellow")
         note = r.get("first_bad") if r["status"] == "wrong_result" else (r.get("error") or r.get("origin") or "")
@@ -161,9 +187,16 @@ class ResultsTable(DataTable):
             label = Text(f"{label.plain} ◆", "bold magenta")
             note = note or "the candidate: accept or reject it"
         params = r["params"]
-        return [label, Text(_fmt_ms(r.get("time_ms")), justify="right"), self._speedup(r), status,
-                *[Text(str(params[n])) if n in params else Text("") for n in self.param_names], verified,
-                *([Text(r.get("worker") or "-")] if self.by_worker else []), Text(note)]
+        return [
+            label,
+            Text(_fmt_ms(r.get("time_ms")), justify="right"),
+            self._speedup(r),
+            status,
+            *[Text(str(params[n])) if n in params else Text("") for n in self.param_names],
+            verified,
+            *([Text(r.get("worker") or "-")] if self.by_worker else []),
+            Text(note),
+        ]
 
     def put(self, r: dict, vid: str | None = None) -> str:
         if vid is not None:
@@ -266,8 +299,7 @@ class ResultsTable(DataTable):
         return len(self.rows_data) + self.stored_hidden
 
     def _trim(self) -> None:
-        keep = set(heapq.nsmallest(self.MAX_ROWS, (k.value for k in self.rows),
-                                   key=lambda k: self._rank_of(k)))
+        keep = set(heapq.nsmallest(self.MAX_ROWS, (k.value for k in self.rows), key=lambda k: self._rank_of(k)))
         if self.candidate in self.rows:
             keep.add(self.candidate)
         self._rebuild([k.value for k in self.rows if k.value in keep])
@@ -295,8 +327,9 @@ class ResultsTable(DataTable):
         """The row an accept gate asks about (None: no gate asks now)."""
         old, self.candidate = self.candidate, None
         if vid is not None:
-            self.candidate = next((k for k, r in self.rows_data.items()
-                                   if r.get("version") == vid and r["params"] == params), None)
+            self.candidate = next(
+                (k for k, r in self.rows_data.items() if r.get("version") == vid and r["params"] == params), None
+            )
             stored = self.find_stored(vid, params) if self.candidate is None and self.find_stored else None
             if stored is not None:
                 self.candidate = self.row_key(vid, stored["key"])

@@ -54,8 +54,11 @@ class SessionActions:
         if action == "approve_all":
             return not self.autopilot and self.state not in ("finished", "error")
         if action == "sanitize":  # a sanitizer needs a GPU: never in a simulated session
-            return (isinstance(self.gate, KernelGate) and self.bridge.waiting
-                    and not (self.choice and self.choice.simulated))
+            return (
+                isinstance(self.gate, KernelGate)
+                and self.bridge.waiting
+                and not (self.choice and self.choice.simulated)
+            )
         return True
 
     def footer_labels(self) -> dict[str, str]:
@@ -74,9 +77,14 @@ class SessionActions:
         if delay:
             timer = self.set_timer(delay, self._send_held)
             self.held = (gate, Decision(choice, value, by=by), timer)
-            self.query_one(GatePanel).update(Text.assemble(
-                (f"{choice}: ", "bold"), f"{gate.title}\n", (f"[{self.keys['undo']}] undoes it", "bold yellow"),
-                f" (sent in {delay:.0f} s)"))
+            self.query_one(GatePanel).update(
+                Text.assemble(
+                    (f"{choice}: ", "bold"),
+                    f"{gate.title}\n",
+                    (f"[{self.keys['undo']}] undoes it", "bold yellow"),
+                    f" (sent in {delay:.0f} s)",
+                )
+            )
             self.refresh_bindings()
             return
         self._send(Decision(choice, value, by=by))
@@ -138,8 +146,12 @@ class SessionActions:
     def action_pause(self) -> None:
         if self.engine is not None:
             self.engine.pause(not self.paused)
-            self.notify(f"Paused after the current configuration; {self.keys['pause']} resumes." if not self.paused
-                        else "Resumed.", markup=False)
+            self.notify(
+                f"Paused after the current configuration; {self.keys['pause']} resumes."
+                if not self.paused
+                else "Resumed.",
+                markup=False,
+            )
 
     def action_approve_all(self) -> None:
         """Autopilot: this gate and every later one are decided by the --auto policy."""
@@ -160,6 +172,7 @@ class SessionActions:
         def done(value) -> None:
             if value is not None and self.gate is gate:
                 self._decide("edit", value)
+
         self.app.push_screen(editor(gate), done)
 
     def action_switch_strategy(self) -> None:
@@ -174,6 +187,7 @@ class SessionActions:
                 self._engine_thread()
             elif name and self.gate is gate:
                 self._decide("switch", name)
+
         self.app.push_screen(StrategyPicker(self.store.session(self.sid)["strategy"]), chosen)
 
     def action_settings(self) -> None:
@@ -184,12 +198,14 @@ class SessionActions:
                 if self.engine is not None:
                     self.engine.options.update(values)
                 self.notify("Settings applied from the next decision on.")
+
         self.app.push_screen(SettingsScreen(self.settings.strategy_options(), self.strategy), apply)
 
     def action_help(self) -> None:
         gate = self.gate if self.bridge.waiting else None
-        self.app.push_screen(HelpScreen(help_text(self.BINDINGS, self.settings.keys or {}, gate,
-                                                  answers(gate) if gate else None)))
+        self.app.push_screen(
+            HelpScreen(help_text(self.BINDINGS, self.settings.keys or {}, gate, answers(gate) if gate else None))
+        )
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = f"tab-{tab}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -19,9 +19,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, RichLog, Static, TabbedContent, TabPane
 
 from ..config import Settings
+from ..engine import events as ev
 from ..engine.backend import BackendChoice
 from ..engine.edits import edit_diff
-from ..engine import events as ev
 from ..engine.events import Gate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
@@ -30,17 +30,17 @@ from ..gpu.pool import parse_gpus
 from ..kernel.spec import Spec
 from ..kernel.syntax import highlights
 from ..store import Store
+from . import prefs
 from .bridge import Bridge, Flush, GateOpened
-from .session_actions import SessionActions
-from .session_stored import StoredView
 from .gate_view import PlanView, render_gate, render_verification, view_for
 from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .results import short_label
 from .services import Services
-from . import prefs
-from .strategy_picker import strategies
+from .session_actions import SessionActions
+from .session_stored import StoredView
 from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
+from .strategy_picker import strategies
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 
@@ -84,9 +84,17 @@ class SessionScreen(StoredView, SessionActions, Screen):
         *[Binding(key, f"tab('{tab}')", f"{label} tab", id=f"tab_{tab}", show=False) for tab, label, key in TABS],
     ]
 
-    def __init__(self, settings: Settings, store: Store, source: str, spec: Spec,
-                 prepare: Callable, sid: str | None = None, kernel_label: str = "",
-                 services: Services | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        source: str,
+        spec: Spec,
+        prepare: Callable,
+        sid: str | None = None,
+        kernel_label: str = "",
+        services: Services | None = None,
+    ) -> None:
         super().__init__()
         self.settings, self.store, self.source, self.spec = settings, store, source, spec
         self.services = services  # from front/, through the app; None where no engine runs (snapshots)
@@ -134,8 +142,9 @@ class SessionScreen(StoredView, SessionActions, Screen):
                     with TabPane("Results", id="tab-results"):
                         yield ProgressLine(id="progress")
                         yield TuningPlot(id="plot")
-                        yield FilterInput(placeholder="filter: rows holding every word (enter keeps it, escape clears)",
-                                    id="filter")
+                        yield FilterInput(
+                            placeholder="filter: rows holding every word (enter keeps it, escape clears)", id="filter"
+                        )
                         yield ResultsTable(id="results")
                     with TabPane("Plan", id="tab-plan"):
                         yield PlanView(id="plan")
@@ -151,8 +160,11 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.query_one(SpecSummary).show(self.spec)
         table = self.table = self.query_one(ResultsTable)  # kept: the event handlers use it at every result
         base = self.spec.baseline_params()
-        table.setup(list(self.spec.tune_params), ",".join(str(base[n]) for n in self.spec.tune_params),
-                    workers=self._several_workers())
+        table.setup(
+            list(self.spec.tune_params),
+            ",".join(str(base[n]) for n in self.spec.tune_params),
+            workers=self._several_workers(),
+        )
         self.query_one(TuningPlot).labels = table.labels
         self._show_source()
         self._banner()
@@ -182,8 +194,9 @@ class SessionScreen(StoredView, SessionActions, Screen):
             self.post_message(Problem(str(e)))
             return
         self.post_message(Ready(sid, choice))
-        engine = self.services.make_engine(self.store, self.settings, sid, self.gpu, choice, self.bridge.decide,
-                             self.bridge.on_event)
+        engine = self.services.make_engine(
+            self.store, self.settings, sid, self.gpu, choice, self.bridge.decide, self.bridge.on_event
+        )
         self.engine = engine
         try:
             engine.run(get_strategy(self.store.session(sid)["strategy"]))
@@ -198,9 +211,13 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
         if self.services.llm_factory(self.settings) is None:
-            self.notify(f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
-                        f"you write the steps and kernels yourself. {CONNECT}", title="Manual mode", timeout=6,
-                        markup=False)
+            self.notify(
+                f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
+                f"you write the steps and kernels yourself. {CONNECT}",
+                title="Manual mode",
+                timeout=6,
+                markup=False,
+            )
         self.strategy = self.store.session(self.sid)["strategy"]
         self._add_versions()
         self._banner()
@@ -211,7 +228,9 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self._banner()
         self._show_progress()
         panel = self.query_one(GatePanel)
-        panel.update(Text.assemble(("Cannot go on: ", "bold red"), message.text, f"\n\nPress {self.keys['quit']} to quit."))
+        panel.update(
+            Text.assemble(("Cannot go on: ", "bold red"), message.text, f"\n\nPress {self.keys['quit']} to quit.")
+        )
         self.refresh_bindings()
 
     def on_gate_opened(self, message: GateOpened) -> None:
@@ -330,8 +349,9 @@ class SessionScreen(StoredView, SessionActions, Screen):
     def _on_llm_start(self, e: ev.LlmStart) -> None:
         self.query_one("#llm-log", RichLog).write(Text(f"--- {e.key} ({e.purpose}) ---", style="bold"))
         self.llm_line = ""
-        self.query_one(GatePanel).update(Text.assemble(("Asking the LLM: ", "bold"), e.key,
-                                                        (f"  ({self.keys['stop']} cancels the call)", "dim")))
+        self.query_one(GatePanel).update(
+            Text.assemble(("Asking the LLM: ", "bold"), e.key, (f"  ({self.keys['stop']} cancels the call)", "dim"))
+        )
 
     def _on_llm_delta(self, e: ev.LlmDelta) -> None:
         self.llm_line += e.text
@@ -344,26 +364,41 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if self.llm_line:
             log.write(self.llm_line)
             self.llm_line = ""
-        log.write(Text(f"--- {e.key} answered" + (f" after {e.repairs} repair(s)" if e.repairs else "") + " ---",
-                       style="dim"))
+        log.write(
+            Text(f"--- {e.key} answered" + (f" after {e.repairs} repair(s)" if e.repairs else "") + " ---", style="dim")
+        )
 
     def _on_decided(self, e: ev.Decided) -> None:
         """An edit of yours shows in the Kernel tab as a diff against what was proposed."""
         d = e.decision
         if d.get("choice") == "edit" and isinstance(d.get("before"), dict):
             diff = edit_diff(d["before"], d.get("value")) or "(the edit changed nothing)"
-            self.query_one("#kernel-view", Static).update(Group(
-                Text(f"Your edit at {e.key}, against what was proposed:", style="bold"),
-                Syntax(diff, "diff", theme="ansi_dark", word_wrap=True)))
+            self.query_one("#kernel-view", Static).update(
+                Group(
+                    Text(f"Your edit at {e.key}, against what was proposed:", style="bold"),
+                    Syntax(diff, "diff", theme="ansi_dark", word_wrap=True),
+                )
+            )
 
     def _on_finished(self, e: ev.Finished) -> None:
         self._finished({"state": e.state, "error": e.error})
 
     EVENT_HANDLERS = {
-        ev.Result: _on_result, ev.Begin: _on_begin, ev.SessionChanged: _on_session, ev.RunStarted: _on_run,
-        ev.SpaceCounted: _on_space, ev.RunEnded: _on_run_end, ev.Paused: _on_paused, ev.Switched: _on_switched,
-        ev.Verification: _on_verification, ev.Note: _on_note, ev.StepChanged: _on_step, ev.LlmStart: _on_llm_start,
-        ev.LlmDelta: _on_llm_delta, ev.LlmDone: _on_llm_done, ev.Finished: _on_finished,
+        ev.Result: _on_result,
+        ev.Begin: _on_begin,
+        ev.SessionChanged: _on_session,
+        ev.RunStarted: _on_run,
+        ev.SpaceCounted: _on_space,
+        ev.RunEnded: _on_run_end,
+        ev.Paused: _on_paused,
+        ev.Switched: _on_switched,
+        ev.Verification: _on_verification,
+        ev.Note: _on_note,
+        ev.StepChanged: _on_step,
+        ev.LlmStart: _on_llm_start,
+        ev.LlmDelta: _on_llm_delta,
+        ev.LlmDone: _on_llm_done,
+        ev.Finished: _on_finished,
         ev.Decided: _on_decided,
     }
 
@@ -373,10 +408,14 @@ class SessionScreen(StoredView, SessionActions, Screen):
         text = Text.assemble(("Session ", "bold"), (d["state"], "bold green" if d["state"] == "finished" else "bold"))
         if d.get("error"):
             text.append(f"\n{d['error']}", style="red")
-        more = (f", {self.keys['switch_strategy']} to go on from the best kernel with another strategy"
-                if d["state"] == "finished" else "")
-        text.append(f"\nPress {self.keys['quit']} to quit{more}. `kt-tui sessions` lists it; `kt-tui resume` "
-                    "reopens it.")
+        more = (
+            f", {self.keys['switch_strategy']} to go on from the best kernel with another strategy"
+            if d["state"] == "finished"
+            else ""
+        )
+        text.append(
+            f"\nPress {self.keys['quit']} to quit{more}. `kt-tui sessions` lists it; `kt-tui resume` reopens it."
+        )
         self.query_one(GatePanel).update(text)
 
     # -- display -------------------------------------------------------------------------
@@ -397,12 +436,15 @@ class SessionScreen(StoredView, SessionActions, Screen):
         return keys_by_id(self.BINDINGS, self.settings.keys or {})
 
     def _banner(self) -> None:
-        label = (self.choice.label() if self.choice
-                 else "no backend" if self.state == "error" else "choosing a backend…")
+        label = self.choice.label() if self.choice else "no backend" if self.state == "error" else "choosing a backend…"
         style = "bold black on yellow" if self.choice and self.choice.simulated else "bold"
-        self.query_one("#banner", Static).update(Text.assemble(
-            (f" {self.kernel_label} ", "bold"), f" session {self.sid or '(new)'}  strategy: {self.strategy}  ",
-            (f" {label} ", style)))
+        self.query_one("#banner", Static).update(
+            Text.assemble(
+                (f" {self.kernel_label} ", "bold"),
+                f" session {self.sid or '(new)'}  strategy: {self.strategy}  ",
+                (f" {label} ", style),
+            )
+        )
 
     def _add_versions(self, vid: str | None = None) -> None:
         """Tell the table about kernel versions it does not know yet (read once per version)."""
@@ -487,4 +529,3 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if key in table.sortable:
             table.sort_by(key, table.sort_index == key and not table.sort_reverse)
             self._show_progress()
-

@@ -31,12 +31,19 @@ def call_lines(c: dict) -> list[Text | str]:
     attempt = f"attempt {c.get('attempt') or 1}: {c.get('state') or '?'}"
     head = f"--- {c['key']} ({c['purpose']}), {attempt}{tokens}{took} ---"
     out: list[Text | str] = [Text(head, style="bold red" if c.get("error") else "bold")]
-    asked = next((m.get("content") for m in reversed(c.get("messages") or []) if isinstance(m, dict)
-                  and m.get("role") == "user"), None)
+    asked = next(
+        (
+            m.get("content")
+            for m in reversed(c.get("messages") or [])
+            if isinstance(m, dict) and m.get("role") == "user"
+        ),
+        None,
+    )
     if isinstance(asked, str) and asked:
         more = len(asked) - PROMPT_SHOWN
-        out.append(Text("asked: " + asked[:PROMPT_SHOWN] + (f"… ({more} more characters)" if more > 0 else ""),
-                        style="dim"))
+        out.append(
+            Text("asked: " + asked[:PROMPT_SHOWN] + (f"… ({more} more characters)" if more > 0 else ""), style="dim")
+        )
     if c.get("reply"):
         out.append(str(c["reply"]))
     if c.get("error"):

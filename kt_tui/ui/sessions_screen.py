@@ -19,9 +19,17 @@ COLUMNS = ("id", "kernel", "strategy", "state", "best ms", "speedup", "GPU", "da
 
 def session_cells(s: dict) -> tuple[str, ...]:
     best, base = s.get("best_ms"), s.get("baseline_ms")
-    return (s["id"], Path(s["kernel_path"] or "").name, s["strategy"] or "-", s["state"] or "-",
-            f"{best:.4f}" if best else "-", f"{base / best:.2f}x" if best and base else "-",
-            s["gpu"] or "-", (s["created"] or "")[:16], "SIMULATED" if s["simulated"] else "")
+    return (
+        s["id"],
+        Path(s["kernel_path"] or "").name,
+        s["strategy"] or "-",
+        s["state"] or "-",
+        f"{best:.4f}" if best else "-",
+        f"{base / best:.2f}x" if best and base else "-",
+        s["gpu"] or "-",
+        (s["created"] or "")[:16],
+        "SIMULATED" if s["simulated"] else "",
+    )
 
 
 class SessionsScreen(Screen):
@@ -67,8 +75,10 @@ class SessionsScreen(Screen):
             table.add_row(*cells, key=s["id"])
         shown = table.row_count
         self.query_one("#sessions-title", Static).update(
-            f"Sessions in {self.store.path}: {shown}" + (f" matching {self.filter!r}" if self.filter else "")
-            + ("  ·  enter opens or resumes the selected one" if shown else " (none)"))
+            f"Sessions in {self.store.path}: {shown}"
+            + (f" matching {self.filter!r}" if self.filter else "")
+            + ("  ·  enter opens or resumes the selected one" if shown else " (none)")
+        )
 
     def selected(self) -> str | None:
         table = self.query_one(DataTable)
@@ -96,8 +106,10 @@ class SessionsScreen(Screen):
         s = self.store.session(sid)
         holder = self.store.lock_holder(sid)
         if holder:  # a process runs it: refused here, and by delete_session itself
-            self.notify(f"session {sid} is running in process {holder.get('pid')} (since {holder.get('since')}): "
-                        "not deleted", severity="warning")
+            self.notify(
+                f"session {sid} is running in process {holder.get('pid')} (since {holder.get('since')}): not deleted",
+                severity="warning",
+            )
             return
 
         def done(yes: bool | None) -> None:
@@ -109,8 +121,14 @@ class SessionsScreen(Screen):
                     return
                 self.notify(f"deleted session {sid}")
                 self.refill()
-        self.app.push_screen(AskScreen(f"Delete session {sid} ({Path(s['kernel_path']).name}, {s['state']}, "
-                                           f"{s['created']}) and all its results? This cannot be undone."), done)
+
+        self.app.push_screen(
+            AskScreen(
+                f"Delete session {sid} ({Path(s['kernel_path']).name}, {s['state']}, "
+                f"{s['created']}) and all its results? This cannot be undone."
+            ),
+            done,
+        )
 
     def action_filter(self) -> None:
         box = self.query_one(Input)

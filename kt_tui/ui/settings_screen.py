@@ -27,8 +27,13 @@ def _knobs(*names: str) -> tuple:
 AUTONOMOUS = _knobs("with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold")
 SWEEP = _knobs("search", "max_configs", "time_limit_s", "seeds")
 CONFIG_SEARCH = _knobs("rounds", "batch_size", "plateau_rounds", "space_edits")
-KNOBS = {"sweep": SWEEP, "config-search": CONFIG_SEARCH, "autonomous": AUTONOMOUS,
-         "explicit": AUTONOMOUS[-1:], "one-prompt": AUTONOMOUS[-1:]}
+KNOBS = {
+    "sweep": SWEEP,
+    "config-search": CONFIG_SEARCH,
+    "autonomous": AUTONOMOUS,
+    "explicit": AUTONOMOUS[-1:],
+    "one-prompt": AUTONOMOUS[-1:],
+}
 
 
 def knobs_for(strategy: str) -> tuple:
@@ -54,8 +59,10 @@ def parse_knob(name: str, kind: type, low, raw) -> object:
 
 
 class SettingsScreen(ModalScreen[dict | None]):
-    BINDINGS = [Binding("ctrl+s", "save", "Apply", id="settings.save", priority=True),
-                Binding("escape", "cancel", "Cancel", id="settings.cancel")]
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Apply", id="settings.save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="settings.cancel"),
+    ]
 
     def __init__(self, values: dict, strategy: str = "autonomous") -> None:
         super().__init__()
@@ -64,8 +71,12 @@ class SettingsScreen(ModalScreen[dict | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="editor settings"):
-            yield Static(Text.assemble((f"Settings of the {self.strategy} strategy", "bold"),
-                                       ("  (ctrl+s applies them from the next decision on)", "dim")))
+            yield Static(
+                Text.assemble(
+                    (f"Settings of the {self.strategy} strategy", "bold"),
+                    ("  (ctrl+s applies them from the next decision on)", "dim"),
+                )
+            )
             with Grid(id="knobs"):
                 for name, help_text, kind, _ in self.knobs:
                     yield Label(Text.assemble(name, "\n", (help_text, "dim")))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual import work
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -14,11 +14,11 @@ from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ..engine.precheck import compile_spec
-from ..kernel.source import Kernel
-from .cuda_syntax import CudaArea
 from ..errors import UserError
 from ..kernel.draft import draft_spec
+from ..kernel.source import Kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, parse_spec
+from .cuda_syntax import CudaArea
 from .editors import set_language
 from .spec_draft import SpecDraftGate
 
@@ -35,8 +35,13 @@ class KernelPickScreen(Screen[str]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(f"{self.path} has {len(self.kernels)} kernels. Which one do you want to tune?", id="pick-title")
-        yield OptionList(*[Option(f"{k.name}({', '.join(p.name for p in k.params)})  line {k.line}", id=k.name)
-                           for k in self.kernels], id="kernels")
+        yield OptionList(
+            *[
+                Option(f"{k.name}({', '.join(p.name for p in k.params)})  line {k.line}", id=k.name)
+                for k in self.kernels
+            ],
+            id="kernels",
+        )
         yield Footer()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -57,8 +62,9 @@ class SpecEditScreen(Screen[Spec]):
         Binding("escape", "cancel", "Quit without saving", id="cancel", priority=True),  # one escape, from the text too
     ]
 
-    def __init__(self, text: str, path: Path, kernel: Kernel, note: str = "", error: str = "",
-                 source: str = "") -> None:
+    def __init__(
+        self, text: str, path: Path, kernel: Kernel, note: str = "", error: str = "", source: str = ""
+    ) -> None:
         super().__init__()
         self.text, self.path, self.kernel, self.note, self.error = text, path, kernel, note, error
         self.source = source
@@ -66,8 +72,10 @@ class SpecEditScreen(Screen[Spec]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical():
-            yield Static(Text.assemble((f"Launch spec for {self.kernel.name}", "bold"), f"  →  {self.path}\n",
-                                       self.note), id="spec-note")
+            yield Static(
+                Text.assemble((f"Launch spec for {self.kernel.name}", "bold"), f"  →  {self.path}\n", self.note),
+                id="spec-note",
+            )
             area = TextArea(self.text, id="spec-text", show_line_numbers=True, tab_behavior="indent")
             set_language(area, "toml")
             if self.source:
@@ -85,11 +93,16 @@ class SpecEditScreen(Screen[Spec]):
         self.query_one("#spec-text", TextArea).focus()
 
     def _show_error(self, message: str) -> None:
-        self.query_one("#spec-error", Static).update(Text(message, style="bold red") if message else
-                                                     Text("ctrl+s checks the spec, saves it and starts; "
-                                                          "ctrl+k checks it and compiles the kernel without saving; "
-                                                          "ctrl+l drafts it with the LLM",
-                                                          style="dim"))
+        self.query_one("#spec-error", Static).update(
+            Text(message, style="bold red")
+            if message
+            else Text(
+                "ctrl+s checks the spec, saves it and starts; "
+                "ctrl+k checks it and compiles the kernel without saving; "
+                "ctrl+l drafts it with the LLM",
+                style="dim",
+            )
+        )
 
     def action_check(self) -> None:
         try:
@@ -110,8 +123,10 @@ class SpecEditScreen(Screen[Spec]):
         else:
             first = result.errors[0] if result.errors else None
             where = f"line {first.line}: " if first and first.line else ""
-            message = Text(f"spec ok, the kernel does not compile: {where}{first.text if first else result.reason}",
-                           style="bold red")
+            message = Text(
+                f"spec ok, the kernel does not compile: {where}{first.text if first else result.reason}",
+                style="bold red",
+            )
         self.app.call_from_thread(self.query_one("#spec-error", Static).update, message)
 
     def action_llm_draft(self) -> None:
@@ -122,6 +137,7 @@ class SpecEditScreen(Screen[Spec]):
     def _llm_draft(self) -> None:
         from ..llm import spec_draft as spec_llm  # here: openai loads only when a draft is asked for
         from ..llm.client import LlmClient  # here: openai loads only when a draft is asked for
+
         heuristic = dump_spec(draft_spec(self.kernel, src=self.source))
         try:
             drafted = spec_llm.ask(LlmClient.from_settings(self.app.settings), self.source, self.kernel, heuristic)
@@ -141,6 +157,7 @@ class SpecEditScreen(Screen[Spec]):
             else:
                 self.query_one("#spec-error", Static).update(Text("the LLM's draft: edit it, then ctrl+s", style="dim"))
                 self.query_one("#spec-text", TextArea).focus()
+
         self._show_error("")
         self.app.push_screen(SpecDraftGate(self.kernel.name, changes), decided)
 

@@ -25,13 +25,24 @@ class SpecDraftGate(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="draft-gate"):
-            yield Static(Text.assemble(("Decide: ", "bold"), f"the LLM's launch spec for {self.kernel_name} "
-                                       "(checked; changes to the heuristic draft)"), id="draft-title")
+            yield Static(
+                Text.assemble(
+                    ("Decide: ", "bold"),
+                    f"the LLM's launch spec for {self.kernel_name} (checked; changes to the heuristic draft)",
+                ),
+                id="draft-title",
+            )
             with VerticalScroll():
-                yield Static(Syntax(self.changes, "diff", word_wrap=True) if self.changes else
-                             Text("no changes to the heuristic draft", style="dim"), id="draft-diff")
-            yield Static("a approve: save it and go on   e edit: put it in the editor   s skip: keep the editor's",
-                         id="draft-keys")
+                yield Static(
+                    Syntax(self.changes, "diff", word_wrap=True)
+                    if self.changes
+                    else Text("no changes to the heuristic draft", style="dim"),
+                    id="draft-diff",
+                )
+            yield Static(
+                "a approve: save it and go on   e edit: put it in the editor   s skip: keep the editor's",
+                id="draft-keys",
+            )
         yield Footer()
 
     def action_choose(self, choice: str) -> None:

@@ -9,8 +9,14 @@ from textual.binding import Binding
 from textual.widgets import Footer, Input, Static
 from textual.widgets._footer import FooterKey
 
-STATE_STYLE = {"RUNNING": "bold black on green", "PAUSED": "bold black on yellow", "STOPPING": "bold white on red",
-               "WAITING FOR YOU": "bold black on cyan", "ERROR": "bold white on red", "UNDO?": "bold black on yellow"}
+STATE_STYLE = {
+    "RUNNING": "bold black on green",
+    "PAUSED": "bold black on yellow",
+    "STOPPING": "bold white on red",
+    "WAITING FOR YOU": "bold black on cyan",
+    "ERROR": "bold white on red",
+    "UNDO?": "bold black on yellow",
+}
 
 
 class StatusBar(Static):
@@ -51,8 +57,11 @@ def status_text(screen) -> Text:
     word = state_word(screen)
     keys = screen.keys
     text = Text.assemble((f" {word} ", STATE_STYLE.get(word, "bold reverse")))
-    hint = {"PAUSED": f"{keys['pause']} resumes", "UNDO?": f"{keys['undo']} undoes",
-            "RUNNING": f"{keys['pause']} pauses, {keys['stop']} stops"}.get(word)
+    hint = {
+        "PAUSED": f"{keys['pause']} resumes",
+        "UNDO?": f"{keys['undo']} undoes",
+        "RUNNING": f"{keys['pause']} pauses, {keys['stop']} stops",
+    }.get(word)
     parts = [p for p in (hint, "autopilot" if screen.autopilot else "", run_progress(screen)) if p]
     table = screen.table
     parts.append(f"sort {table.sort_label}" if table.sort_label else "fastest first")
@@ -96,7 +105,7 @@ class FitFooter(Footer):
         if width() > room:
             for k in found:
                 k.description = self.SHORT.get(k.description) or k.description.split(" ")[0]
-        for k in sorted(found[self.KEEP:], key=lambda k: k.description in ("Help", "Quit")):
+        for k in sorted(found[self.KEEP :], key=lambda k: k.description in ("Help", "Quit")):
             if width() <= room:
                 break
             k.description = ""

@@ -48,8 +48,13 @@ class StrategyPicker(ModalScreen[str | None]):
             mark = "  (now)" if name == self.current else ""
             options.append(Option(Text.assemble((name, "bold"), mark, "\n  ", (about, "dim")), id=name))
         with Vertical(classes="picker"):
-            yield Static(Text.assemble(("Switch strategy", "bold"), "\nThe new strategy starts at once and goes on "
-                                       "from the current best kernel; `kt-tui resume` runs it from then on."))
+            yield Static(
+                Text.assemble(
+                    ("Switch strategy", "bold"),
+                    "\nThe new strategy starts at once and goes on "
+                    "from the current best kernel; `kt-tui resume` runs it from then on.",
+                )
+            )
             yield OptionList(*options, id="strategies")
         yield Footer()
 

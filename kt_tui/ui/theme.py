@@ -10,8 +10,23 @@ from textual.theme import Theme
 from ..config import config_dir
 from ..theme_files import theme_files
 
-_FIELDS = {"primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
-           "surface", "panel", "boost", "dark", "luminosity_spread", "text_alpha", "variables"}
+_FIELDS = {
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+    "dark",
+    "luminosity_spread",
+    "text_alpha",
+    "variables",
+}
 
 
 def load_themes() -> tuple[list, list[str]]:

@@ -26,8 +26,10 @@ class SpecSummary(Static):
         t.add_column(style="bold")
         t.add_column()
         t.add_row("kernel", Text(spec.kernel))
-        t.add_row("problem", Text(" x ".join(map(str, spec.problem_size)) + "  " +
-                                  ", ".join(f"{k}={v}" for k, v in spec.sizes.items())))
+        t.add_row(
+            "problem",
+            Text(" x ".join(map(str, spec.problem_size)) + "  " + ", ".join(f"{k}={v}" for k, v in spec.sizes.items())),
+        )
         for a in spec.args:
             what = f"{a.type}[{a.size}] {a.init}" if a.is_array else f"{a.type} = {a.value}"
             if a.output:

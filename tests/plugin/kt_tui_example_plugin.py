@@ -11,8 +11,12 @@ DESCRIPTION = "measure the original configuration once, nothing else"
 
 def baseline_only(engine):
     vid = engine.original
-    decision = yield SweepGate(key="baseline-only:start", title="Measure the original configuration once?",
-                               version=vid, choices=("approve", "skip", "stop"))
+    decision = yield SweepGate(
+        key="baseline-only:start",
+        title="Measure the original configuration once?",
+        version=vid,
+        choices=("approve", "skip", "stop"),
+    )
     if decision.choice == "approve":
         engine.baseline(vid)
 

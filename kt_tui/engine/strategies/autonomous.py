@@ -34,8 +34,9 @@ def autonomous(engine):
             if manual:
                 plan = stored_reply(engine, f"replan:{replans}", Plan)
             else:
-                plan = yield from llm_ask(engine, f"replan:{replans}", "replan", Plan,
-                                          previous_steps=steps_summary(engine), **ctx(engine))
+                plan = yield from llm_ask(
+                    engine, f"replan:{replans}", "replan", Plan, previous_steps=steps_summary(engine), **ctx(engine)
+                )
             steps = yield from _review_plan(engine, f"plan:{replans}", plan, manual)
             if not steps:
                 return
@@ -44,11 +45,17 @@ def autonomous(engine):
         if manual:
             verdict = stored_reply(engine, f"validate:{step_id}", StepVerdict)
         else:
-            verdict = yield from llm_ask(engine, f"validate:{step_id}", "validate_step", StepVerdict,
-                                         step=f"{title}\n{text}", **ctx(engine))
-        decision = yield StepGate(key=f"step:{step_id}", title=f"Step {step_id}: {title}", step=step_id,
-                                  description=text, verdict=verdict_body(verdict),
-                                  note=NO_VERDICT if manual and verdict is None else None)
+            verdict = yield from llm_ask(
+                engine, f"validate:{step_id}", "validate_step", StepVerdict, step=f"{title}\n{text}", **ctx(engine)
+            )
+        decision = yield StepGate(
+            key=f"step:{step_id}",
+            title=f"Step {step_id}: {title}",
+            step=step_id,
+            description=text,
+            verdict=verdict_body(verdict),
+            note=NO_VERDICT if manual and verdict is None else None,
+        )
         if decision.choice == "skip":
             why = "skipped by the user" if decision.by != "policy" else f"not a kernel change: {verdict.reason}"
             engine.set_step(step_id, state="skipped", reason=why)
@@ -60,8 +67,9 @@ def autonomous(engine):
             engine.set_step(step_id, state="approved")
         depth = step_id.count(".")
         if opts.get("breakdown_steps") and depth < opts.get("max_breakdowns", 1) and not manual:
-            parts = yield from llm_ask(engine, f"breakdown:{step_id}", "breakdown", Breakdown,
-                                       step=f"{title}\n{text}", **ctx(engine))
+            parts = yield from llm_ask(
+                engine, f"breakdown:{step_id}", "breakdown", Breakdown, step=f"{title}\n{text}", **ctx(engine)
+            )
             if parts and len(parts.steps) > 1:
                 subs = [(f"{step_id}.{i + 1}", p.title, p.description) for i, p in enumerate(parts.steps)]
                 for sid_, t, d in subs:
@@ -72,8 +80,9 @@ def autonomous(engine):
         if manual:
             rewrite = stored_reply(engine, f"execute:{step_id}", KernelRewrite) or manual_rewrite(engine)
         else:
-            rewrite = yield from llm_ask(engine, f"execute:{step_id}", "execute_step", KernelRewrite,
-                                         step=f"{title}\n{text}", **ctx(engine))
+            rewrite = yield from llm_ask(
+                engine, f"execute:{step_id}", "execute_step", KernelRewrite, step=f"{title}\n{text}", **ctx(engine)
+            )
         if rewrite is None:
             engine.set_step(step_id, state="skipped", reason="no kernel for this step")
             continue
@@ -85,9 +94,14 @@ def start(engine, then: str):
     is the same for every strategy that asks it, so after a switch it is not asked again."""
     vid = engine.original
     _, spec = engine.version(vid)
-    decision = yield SweepGate(key="start", title=f"Measure the original {spec.kernel} ({spec.space_size()} "
-                               f"configurations before restrictions), then {then}?",
-                               version=vid, total=spec.space_size(), choices=("approve", "skip", "stop"))
+    decision = yield SweepGate(
+        key="start",
+        title=f"Measure the original {spec.kernel} ({spec.space_size()} "
+        f"configurations before restrictions), then {then}?",
+        version=vid,
+        total=spec.space_size(),
+        choices=("approve", "skip", "stop"),
+    )
     if decision.choice == "approve":
         engine.baseline(vid)
         engine.tune(vid, run_id="tune:original")
@@ -108,27 +122,34 @@ def _review_plan(engine, key, plan, manual=False):
     proposed = [(p.title, p.description) for p in plan.steps] if plan else []
     prefix = "" if key == "plan" else key.split(":")[1] + "-"
     title = "Write the plan (manual mode, no LLM)" if manual else f"The LLM proposes {len(proposed)} steps"
-    decision = yield PlanGate(key=key, title=title, text=plan_text(proposed) if proposed else "",
-                              manual=PLAN_NOTE if manual else None, choices=("approve", "edit", "stop"))
+    decision = yield PlanGate(
+        key=key,
+        title=title,
+        text=plan_text(proposed) if proposed else "",
+        manual=PLAN_NOTE if manual else None,
+        choices=("approve", "edit", "stop"),
+    )
     items = plan_from_text(str(decision.value)) if decision.choice == "edit" else proposed
     out = []
     for i, (title, text) in enumerate(items):
         step_id = f"{prefix}{i + 1}"
-        engine.set_step(step_id, title=title, description=text,
-                        state="edited" if decision.choice == "edit" else "proposed")
+        engine.set_step(
+            step_id, title=title, description=text, state="edited" if decision.choice == "edit" else "proposed"
+        )
         out.append((step_id, title, text))
     return out
 
 
 def steps_summary(engine) -> str:
-    return "\n".join(f"- {s['title']}: {s['state']}" + (f" ({s['reason']})" if s["reason"] else "")
-                     for s in engine.store.steps(engine.sid))
+    return "\n".join(
+        f"- {s['title']}: {s['state']}" + (f" ({s['reason']})" if s["reason"] else "")
+        for s in engine.store.steps(engine.sid)
+    )
 
 
 def _split_step(text: str) -> tuple[str, str]:
     title, _, rest = text.strip().partition("\n")
     return clean_title(title), rest.strip()
-
 
 
 autonomous.NAME, autonomous.DESCRIPTION = NAME, "the LLM plans the steps and rewrites the kernel for each"

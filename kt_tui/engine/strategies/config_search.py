@@ -27,17 +27,28 @@ def config_search(engine):
     opts = engine.options
     vid = engine.current_best()
     _, spec = engine.version(vid)
-    decision = yield SweepGate(key="configs:start", title=f"Measure {spec.kernel} at its original configuration on "
-                               f"{engine.choice.label()}, then ask the LLM which configurations to try?",
-                               version=vid, total=spec.space_size(), choices=("approve", "stop"))
+    yield SweepGate(
+        key="configs:start",
+        title=f"Measure {spec.kernel} at its original configuration on "
+        f"{engine.choice.label()}, then ask the LLM which configurations to try?",
+        version=vid,
+        total=spec.space_size(),
+        choices=("approve", "stop"),
+    )
     engine.baseline(vid)
     budget = int(opts.get("max_configs") or 0)
     since_gain, edits = 0, 0
     for r in range(1, int(opts.get("rounds", 6)) + 1):
         source, spec = engine.version(vid)
         values = _prompt_values(engine, vid, source, spec, r, int(opts.get("batch_size", 8)))
-        batch = yield from llm_ask(engine, f"configs:{r}", "propose_configs", ConfigBatch,
-                                   check=lambda b, spec=spec: _unknown_names(spec, b.configs), **values)
+        batch = yield from llm_ask(
+            engine,
+            f"configs:{r}",
+            "propose_configs",
+            ConfigBatch,
+            check=lambda b, spec=spec: _unknown_names(spec, b.configs),
+            **values,
+        )
         if batch is None:
             break
         configs = yield from _review_batch(engine, vid, spec, r, batch)
@@ -47,8 +58,14 @@ def config_search(engine):
         labels = {config_key(spec, c): f"llm round {r}" for c in configs}
         if r == 1 and opts.get("hybrid"):
             left = max(budget - len(engine.known(vid)), 1) if budget else None
-            engine.tune(vid, "hybrid", search=opts["hybrid"], labels=labels, seeds=configs,
-                        budget={"max_configs": left, "time_limit_s": opts.get("time_limit_s") or None})
+            engine.tune(
+                vid,
+                "hybrid",
+                search=opts["hybrid"],
+                labels=labels,
+                seeds=configs,
+                budget={"max_configs": left, "time_limit_s": opts.get("time_limit_s") or None},
+            )
             return
         engine.tune(vid, f"configs:{r}", configs=configs, labels=labels)
         gained = engine.best_ms is not None and (before is None or engine.best_ms < before * (1 - GAIN))
@@ -80,9 +97,15 @@ def _review_batch(engine, vid, spec, r, batch):
     while True:
         key = f"batch:{r}" + (f":{attempt}" if attempt > 1 else "")
         decision = yield ConfigsGate(
-            key=key, title=f"Round {r}: benchmark {len(valid)} configuration(s) the LLM proposes ({len(invalid)} "
-            "dropped)?", round=r, configs=valid, reasoning=batch.reasoning, params=list(spec.tune_params),
-            invalid=[{"config": c, "why": why} for c, why in invalid], text=_lines(valid))
+            key=key,
+            title=f"Round {r}: benchmark {len(valid)} configuration(s) the LLM proposes ({len(invalid)} dropped)?",
+            round=r,
+            configs=valid,
+            reasoning=batch.reasoning,
+            params=list(spec.tune_params),
+            invalid=[{"config": c, "why": why} for c, why in invalid],
+            text=_lines(valid),
+        )
         if decision.choice == "skip":
             return []
         if decision.choice == "approve":
@@ -127,9 +150,16 @@ def _review_space(engine, vid, spec, source, r, reply):
         engine.emit("note", text="config-search: no usable space edit (" + "; ".join(problems) + ")")
         return False
     before, after = space_size(spec), space_size(new)
-    decision = yield SpaceGate(key=f"space:{r}", title=f"Change the search space ({before} -> {after} configurations)?",
-                               before=spec.tune_params, after=new.tune_params, size_before=before, size_after=after,
-                               reason=reply.reason, problems=problems)
+    decision = yield SpaceGate(
+        key=f"space:{r}",
+        title=f"Change the search space ({before} -> {after} configurations)?",
+        before=spec.tune_params,
+        after=new.tune_params,
+        size_before=before,
+        size_after=after,
+        reason=reply.reason,
+        problems=problems,
+    )
     if decision.choice != "approve":
         return False
     engine.update_space(vid, new)
@@ -142,10 +172,18 @@ def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
     failed = [x for x in results if x not in ok]
     base = spec.baseline_params()
     anchors = [f"original: {base}"] + ([f"best: {ok[0]['params']} at {ok[0]['time_ms']:.4f} ms"] if ok else [])
-    return {"kernel_string": source, "kernel_name": spec.kernel, "gpu": engine.choice.gpu or "unknown",
-            "problem_size": spec_text(spec), "space": render(spec), "round": r, "batch_size": batch_size,
-            "results": "\n".join(f"{x['time_ms']:.4f}  {x['params']}" for x in ok[:15]) or "nothing yet",
-            "anchors": "\n".join(anchors), "failed": _failures(failed)}
+    return {
+        "kernel_string": source,
+        "kernel_name": spec.kernel,
+        "gpu": engine.choice.gpu or "unknown",
+        "problem_size": spec_text(spec),
+        "space": render(spec),
+        "round": r,
+        "batch_size": batch_size,
+        "results": "\n".join(f"{x['time_ms']:.4f}  {x['params']}" for x in ok[:15]) or "nothing yet",
+        "anchors": "\n".join(anchors),
+        "failed": _failures(failed),
+    }
 
 
 def _failures(failed: list[dict]) -> str:

@@ -40,21 +40,45 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
     blocked = blocked_by(step, outcomes)
     if blocked:
         dep, state = blocked
-        engine.set_step(step.id, state="skipped", reason=f"depends on {dep}, which was {state}"
-                        + (" (it gained nothing)" if state == "rejected" else ""))
+        engine.set_step(
+            step.id,
+            state="skipped",
+            reason=f"depends on {dep}, which was {state}" + (" (it gained nothing)" if state == "rejected" else ""),
+        )
         return
-    values = {**prompt_context(engine), "step_params": step.tune_params, "step": f"{step.title}\n{step.description}",
-              "previous_steps": steps_summary(engine)}
+    values = {
+        **prompt_context(engine),
+        "step_params": step.tune_params,
+        "step": f"{step.title}\n{step.description}",
+        "previous_steps": steps_summary(engine),
+    }
     verdict = stored_reply(engine, f"validate:{step.id}", verdict_cls) if manual else None
     if not (manual or step.skip_evaluation):
         verdict = yield from llm_ask(engine, f"validate:{step.id}", "validate_step", verdict_cls, **values)
-    note = NO_VERDICT if manual and verdict is None else "skip_evaluation: the step was not evaluated" if step.skip_evaluation else None
-    decision = yield StepGate(key=f"step:{step.id}", title=f"Step {step.id}: {step.title}", step=step.id,
-                              description=step.description, verdict=verdict_body(verdict), note=note,
-                              tune_params=step.tune_params, depends_on=step.depends_on, prompt=step.prompt)
+    note = (
+        NO_VERDICT
+        if manual and verdict is None
+        else "skip_evaluation: the step was not evaluated"
+        if step.skip_evaluation
+        else None
+    )
+    decision = yield StepGate(
+        key=f"step:{step.id}",
+        title=f"Step {step.id}: {step.title}",
+        step=step.id,
+        description=step.description,
+        verdict=verdict_body(verdict),
+        note=note,
+        tune_params=step.tune_params,
+        depends_on=step.depends_on,
+        prompt=step.prompt,
+    )
     if decision.choice == "skip":
-        why = (f"the LLM judged it not worth it: {verdict.reason}" if decision.by == "policy" and verdict
-               else "skipped by the user")
+        why = (
+            f"the LLM judged it not worth it: {verdict.reason}"
+            if decision.by == "policy" and verdict
+            else "skipped by the user"
+        )
         engine.set_step(step.id, state="skipped", reason=why)
         return
     prompt = step.prompt
@@ -64,11 +88,13 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
             prompt += "\n\n```cuda\n{kernel_string}\n```\n"
         engine.set_step(step.id, state="edited", reason="prompt edited by the user")
     else:
-        engine.set_step(step.id, state="approved",
-                        reason="approved against the LLM's verdict" if verdict and not verdict.valid else "")
+        engine.set_step(
+            step.id,
+            state="approved",
+            reason="approved against the LLM's verdict" if verdict and not verdict.valid else "",
+        )
     if manual:
-        rewrite = (stored_reply(engine, f"execute:{step.id}", rewrite_cls)
-                   or manual_rewrite(engine, step.tune_params))
+        rewrite = stored_reply(engine, f"execute:{step.id}", rewrite_cls) or manual_rewrite(engine, step.tune_params)
     else:
         messages = rewrite_messages(prompt, f"step {step.id!r}.prompt", **values)
         rewrite = yield from llm_ask(engine, f"execute:{step.id}", "explicit_step", rewrite_cls, messages=messages)

@@ -34,6 +34,7 @@ StepsError = TomlError
 
 class StepFile(BaseModel):
     """One [[step]] table as written in the file."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
 
     id: str
@@ -75,8 +76,11 @@ class StepFile(BaseModel):
 
 
 STEP_KEYS = set(StepFile.model_fields)
-_WORDS = {"missing": "required: a non-empty string", "string_too_short": "required: a non-empty string",
-          "extra_forbidden": f"unknown field (known: {', '.join(sorted(STEP_KEYS))})"}
+_WORDS = {
+    "missing": "required: a non-empty string",
+    "string_too_short": "required: a non-empty string",
+    "extra_forbidden": f"unknown field (known: {', '.join(sorted(STEP_KEYS))})",
+}
 
 
 @dataclass
@@ -139,8 +143,9 @@ def _step(item: dict, label: str, where: str, earlier: set[str]) -> Step:
     for d in s.depends_on:
         if d not in earlier:
             raise StepsError(f"{at}.depends_on", f"{d!r} is not a step defined before this one", where)
-    return Step(sid, s.title.strip(), s.prompt, s.description.strip(), s.tune_params, s.skip_evaluation,
-                list(s.depends_on))
+    return Step(
+        sid, s.title.strip(), s.prompt, s.description.strip(), s.tune_params, s.skip_evaluation, list(s.depends_on)
+    )
 
 
 def blocked_by(step: Step, outcomes: dict[str, str]) -> tuple[str, str] | None:

@@ -62,13 +62,27 @@ def sweep(engine):
     while True:
         done = len(engine.known(vid))
         before, total, sizes = space_counts(spec)
-        title = (f"Tune {spec.kernel} ({sizes})?" if attempt == 1
-                 else f"Continue the sweep of {spec.kernel} ({done} of {total} measured)?")
+        title = (
+            f"Tune {spec.kernel} ({sizes})?"
+            if attempt == 1
+            else f"Continue the sweep of {spec.kernel} ({done} of {total} measured)?"
+        )
         decision = yield SweepGate(
-            key=f"sweep:{attempt}" + (f":{edits}" if edits else ""), title=title, version=vid,
-            tune_params=spec.tune_params, restrictions=spec.restrictions, total=total, total_before=before,
-            sizes=sizes, done=done, backend=engine.choice.backend, gpu=engine.choice.gpu, after_stop=attempt > 1,
-            text=search_text(settings), **settings)
+            key=f"sweep:{attempt}" + (f":{edits}" if edits else ""),
+            title=title,
+            version=vid,
+            tune_params=spec.tune_params,
+            restrictions=spec.restrictions,
+            total=total,
+            total_before=before,
+            sizes=sizes,
+            done=done,
+            backend=engine.choice.backend,
+            gpu=engine.choice.gpu,
+            after_stop=attempt > 1,
+            text=search_text(settings),
+            **settings,
+        )
         if decision.choice == "skip":
             return
         if decision.choice == "edit":
@@ -79,9 +93,17 @@ def sweep(engine):
                 edits += 1
                 continue
         engine.baseline(vid)
-        budget = {"max_configs": settings.get("max_configs") or None, "time_limit_s": settings.get("time_limit_s") or None}
-        tuned = engine.tune(vid, run_id=f"sweep:{attempt}", search=settings["search"], budget=budget,
-                            seeds=settings.get("seeds", True) is not False)
+        budget = {
+            "max_configs": settings.get("max_configs") or None,
+            "time_limit_s": settings.get("time_limit_s") or None,
+        }
+        tuned = engine.tune(
+            vid,
+            run_id=f"sweep:{attempt}",
+            search=settings["search"],
+            budget=budget,
+            seeds=settings.get("seeds", True) is not False,
+        )
         if not tuned.failed:  # a failed run fails the session (Engine.run decides)
             engine.confirm_best(vid)  # done after the run already; stored checks make this a replay
         if tuned.state != "stopped":

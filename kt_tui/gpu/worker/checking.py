@@ -5,8 +5,8 @@ its baseline configuration gives the reference, then each candidate configuratio
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
-from typing import Callable
 
 import numpy as np
 
@@ -32,9 +32,18 @@ def unit(label: str, key: str) -> str:
 def entry(label: str, sizes: dict, key: str, status: str, reason: str = "", verdicts=None, error=None) -> dict:
     """One configuration at one size: ok is True, False, or None when it could not be checked."""
     ok = {"ok": True, "not_checked": None}.get(status, False)
-    return {"unit": unit(label, key), "label": label, "sizes": sizes, "key": key, "ok": ok, "status": status,
-            "reason": reason, "verdicts": verdicts or [], "error": error,
-            "timestamp": time.strftime("%Y-%m-%d %H:%M:%S")}
+    return {
+        "unit": unit(label, key),
+        "label": label,
+        "sizes": sizes,
+        "key": key,
+        "ok": ok,
+        "status": status,
+        "reason": reason,
+        "verdicts": verdicts or [],
+        "error": error,
+        "timestamp": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
 
 
 def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
@@ -73,11 +82,16 @@ def _compile_early(job: CheckJob) -> list[Early]:
             to.append(kernel_string(*args))
         except Exception:  # noqa: BLE001 - that one compiles when it runs, and fails there as usual
             pass
+
     for size in job.sizes:
         label, sizes = size["label"], size["sizes"]
         todo = [c for c in job.configs if unit(label, _key(c, names)) not in job.done]
-        if todo and unit(label, "reference") not in job.done and _ref_key(job, sizes) not in _REFS \
-                and not refkernel.is_kernel(ref_spec.reference):
+        if (
+            todo
+            and unit(label, "reference") not in job.done
+            and _ref_key(job, sizes) not in _REFS
+            and not refkernel.is_kernel(ref_spec.reference)
+        ):
             add(refs, ref_spec, job.ref_source, job.ref_params, sizes)
         for c in todo:
             add(mine, spec, job.source, c, sizes)
@@ -95,7 +109,7 @@ def _ref_key(job: CheckJob, sizes: dict) -> str:
 
 
 def _check(job: CheckJob, emit: Callable) -> dict:
-    from .tuning import ContextLost, STICKY, _inject_fault, classify_exception
+    from .tuning import STICKY, ContextLost, _inject_fault, classify_exception
 
     spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
     names = list(spec.tune_params)
@@ -122,14 +136,28 @@ def _check(job: CheckJob, emit: Callable) -> dict:
             cache_key = _ref_key(job, sizes)
             refs = _REFS.get(cache_key)
             if refs is None:
-                refs, err = attempt(ref_unit, job.ref_params,
-                                    lambda: reference_kernel_outputs(ref_spec, sizes, job.backend)
-                                    if refkernel.is_kernel(ref_spec.reference) else
-                                    run_outputs(ref_spec, job.ref_source, job.ref_params, sizes, job.backend))
+                refs, err = attempt(
+                    ref_unit,
+                    job.ref_params,
+                    lambda: (
+                        reference_kernel_outputs(ref_spec, sizes, job.backend)
+                        if refkernel.is_kernel(ref_spec.reference)
+                        else run_outputs(ref_spec, job.ref_source, job.ref_params, sizes, job.backend)
+                    ),
+                )
                 if err:
                     first = err[1].strip().splitlines()
-                    failed = dict(entry(label, sizes, "reference", err[0], f"fails there ({err[0]}: "
-                                        f"{first[0][:200] if first else '?'})", error=err[1]), reference=True)
+                    failed = dict(
+                        entry(
+                            label,
+                            sizes,
+                            "reference",
+                            err[0],
+                            f"fails there ({err[0]}: {first[0][:200] if first else '?'})",
+                            error=err[1],
+                        ),
+                        reference=True,
+                    )
                     emit("check", failed)
                     if err[2]:
                         raise ContextLost(err[1])
@@ -143,24 +171,55 @@ def _check(job: CheckJob, emit: Callable) -> dict:
         for c in todo:
             key = _key(c, names)
             if refs is None:
-                emit("check", entry(label, sizes, key, "not_checked",
-                                    f"not checked at {label}: the original kernel {failed['reason']}"))
+                emit(
+                    "check",
+                    entry(
+                        label,
+                        sizes,
+                        key,
+                        "not_checked",
+                        f"not checked at {label}: the original kernel {failed['reason']}",
+                    ),
+                )
                 continue
             outs, err = attempt(unit(label, key), c, lambda: run_outputs(spec, job.source, c, sizes, job.backend))
             if err:
                 first = err[1].strip().splitlines()
-                emit("check", entry(label, sizes, key, err[0], f"{err[0]} at {label}: {first[0][:300] if first else ''}",
-                                    error=err[1]))
+                emit(
+                    "check",
+                    entry(
+                        label,
+                        sizes,
+                        key,
+                        err[0],
+                        f"{err[0]} at {label}: {first[0][:300] if first else ''}",
+                        error=err[1],
+                    ),
+                )
                 if err[2]:
                     raise ContextLost(err[1])
                 continue
             expected = refs
             if job.result_params and refkernel.is_kernel(ref_spec.reference):  # this configuration's reference
-                expected, err = attempt(ref_unit, c, lambda: reference_kernel_outputs(
-                    ref_spec, sizes, job.backend, {n: c[n] for n in job.result_params}))
+                expected, err = attempt(
+                    ref_unit,
+                    c,
+                    lambda: reference_kernel_outputs(
+                        ref_spec, sizes, job.backend, {n: c[n] for n in job.result_params}
+                    ),
+                )
                 if err:
-                    emit("check", entry(label, sizes, key, "not_checked", f"not checked at {label}: the reference "
-                                        f"kernel fails there ({err[0]})", error=err[1]))
+                    emit(
+                        "check",
+                        entry(
+                            label,
+                            sizes,
+                            key,
+                            "not_checked",
+                            f"not checked at {label}: the reference kernel fails there ({err[0]})",
+                            error=err[1],
+                        ),
+                    )
                     continue
             verdicts = compare_all(expected, outs, tol)
             bad = failure_text(verdicts, label)

@@ -72,6 +72,7 @@ def padded_uuid(get):
         if isinstance(found, bytes) and len(found) < 16:
             props = dict(props, uuid=found.ljust(16, b"\0"))
         return props
+
     return properties
 
 

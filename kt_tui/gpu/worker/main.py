@@ -15,8 +15,8 @@ import time
 import traceback
 
 from ..compilers import allow_children
-from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
 from ..env import PR_SET_CHILD_SUBREAPER, prctl
+from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
 from ..supervise import kill_tree
 from ..timeline import mark
 
@@ -41,7 +41,9 @@ _PROBE_SRC = "__global__ void kt_probe(float *x) { x[threadIdx.x] = threadIdx.x;
 
 def _try_backend(name: str) -> str:
     import numpy as np
+
     from ..ktimport import load
+
     load()
     from kernel_tuner import run_kernel
 
@@ -55,12 +57,15 @@ def _try_backend(name: str) -> str:
 def _device_name(name: str) -> str:
     if name == "pycuda":
         import pycuda.driver as drv
+
         drv.init()
         return drv.Device(0).name()
     if name == "cupy":
         import cupy
+
         return cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     from cuda.bindings import driver
+
     driver.cuInit(0)
     err, dev = driver.cuDeviceGet(0)
     err, raw = driver.cuDeviceGetName(256, dev)
@@ -72,13 +77,16 @@ def _arch(name: str) -> str:
     try:
         if name == "pycuda":
             import pycuda.driver as drv
+
             major, minor = drv.Device(0).compute_capability()
         elif name == "cupy":
             import cupy
+
             props = cupy.cuda.runtime.getDeviceProperties(0)
             major, minor = props["major"], props["minor"]
         else:
             from cuda.bindings import driver
+
             attr = driver.CUdevice_attribute
             _, dev = driver.cuDeviceGet(0)
             major = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)[1]
@@ -111,6 +119,7 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
     from .checking import run_check_job
     from .prepare import job_args, prepare_early
     from .tuning import ContextLost, run_tune_job
+
     mark("worker: imports done")
 
     while True:

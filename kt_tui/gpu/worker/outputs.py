@@ -26,8 +26,9 @@ def run_outputs(spec: Spec, source: str, params: dict, sizes: dict | None, backe
     return {a.name: arrays[a.name] for a in spec.args if a.output}
 
 
-def run_arrays(spec: Spec, source: str, params: dict, sizes: dict | None, backend: str,
-               args: list | None = None) -> dict[str, np.ndarray]:
+def run_arrays(
+    spec: Spec, source: str, params: dict, sizes: dict | None, backend: str, args: list | None = None
+) -> dict[str, np.ndarray]:
     """Run `source` once (on `args`, else the spec's inputs at `sizes`); every array argument after it ran."""
     sizes = sizes or spec.sizes
     ps = spec.problem_size_values(sizes, params)
@@ -39,24 +40,36 @@ def run_arrays(spec: Spec, source: str, params: dict, sizes: dict | None, backen
         extra["smem_args"] = {"size": spec.smem_function(sizes)}
     with cuda_lang(backend) as lang, numpy_arguments(backend):
         out = kernel_tuner.run_kernel(
-            spec.kernel, source, ps if len(ps) > 1 else ps[0], make_args(spec, sizes) if args is None else args,
+            spec.kernel,
+            source,
+            ps if len(ps) > 1 else ps[0],
+            make_args(spec, sizes) if args is None else args,
             dict(params),
-            **launch_callables(spec), lang=lang, compiler_options=list(spec.compiler_options) or None,
-            block_size_names=list(spec.block_size_names) if spec.block_size_names else None, quiet=True, **extra)
+            **launch_callables(spec),
+            lang=lang,
+            compiler_options=list(spec.compiler_options) or None,
+            block_size_names=list(spec.block_size_names) if spec.block_size_names else None,
+            quiet=True,
+            **extra,
+        )
     return {a.name: np.asarray(out[i]) for i, a in enumerate(spec.args) if a.is_array}
 
 
-def reference_kernel_outputs(spec: Spec, sizes: dict | None, backend: str,
-                             extra: dict | None = None) -> dict[str, np.ndarray]:
+def reference_kernel_outputs(
+    spec: Spec, sizes: dict | None, backend: str, extra: dict | None = None
+) -> dict[str, np.ndarray]:
     """The expected outputs: the spec's [reference] kernel run once at its own configuration (with
     `extra`: a configuration's values of the parameters that change the outputs)."""
     derived, params = refkernel.run_spec(spec, extra)
     return run_outputs(derived, refkernel.source(spec), params, sizes, backend)
 
 
-def references_by_config(spec: Spec, tune_params: dict, names: list[str], sizes: dict | None,
-                         backend: str) -> dict[tuple, dict]:
+def references_by_config(
+    spec: Spec, tune_params: dict, names: list[str], sizes: dict | None, backend: str
+) -> dict[tuple, dict]:
     """The reference kernel's outputs for every combination of `names`' values (the tuned
     parameters that change the outputs), keyed by their values in that order."""
-    return {combo: reference_kernel_outputs(spec, sizes, backend, dict(zip(names, combo)))
-            for combo in product(*(tune_params[n] for n in names))}
+    return {
+        combo: reference_kernel_outputs(spec, sizes, backend, dict(zip(names, combo)))
+        for combo in product(*(tune_params[n] for n in names))
+    }

@@ -13,7 +13,6 @@ from ...kernel.spec import Spec
 from ..prefetch import WINDOW, Early, enabled
 from ..protocol import TuneJob
 
-
 _ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
 KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each job rather than kept
 
@@ -23,8 +22,9 @@ def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
     against the signature, so each array is a one-element stand-in of its dtype. On a GPU, the
     spec's inputs are generated once per spec (seconds for large arrays) and each job gets copies."""
     if simulated:
-        return [np.zeros(1, np.dtype(a.dtype)) if a.is_array else make_arg(a, dict(spec.sizes), spec)
-                for a in spec.args]
+        return [
+            np.zeros(1, np.dtype(a.dtype)) if a.is_array else make_arg(a, dict(spec.sizes), spec) for a in spec.args
+        ]
     key = json.dumps([plain.get("args"), plain.get("sizes"), plain.get("base_dir")], sort_keys=True, default=str)
     if key not in _ARGS:
         _ARGS.clear()
@@ -58,8 +58,9 @@ def early_for(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:
     _PREPARED.clear()
     if not enabled():
         return None
-    listed = [c for c in [*(job.seeds or []), *(job.configs or [])]
-              if ",".join(str(c[n]) for n in names) not in job.known]
+    listed = [
+        c for c in [*(job.seeds or []), *(job.configs or [])] if ",".join(str(c[n]) for n in names) not in job.known
+    ]
     firsts = list({",".join(str(c[n]) for n in names): {n: c[n] for n in names} for c in listed}.values())[:WINDOW]
     if prepared is None:
         return Early.start(job.backend, spec, job.source, firsts)

@@ -13,10 +13,11 @@ import math
 import os
 import time
 from collections import deque
+from collections.abc import Callable
 from itertools import islice
-from typing import Callable
 
 import numpy as np
+
 from ..ktimport import load as _load_kernel_tuner
 
 _load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
@@ -30,18 +31,28 @@ from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
 from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
-from .lang import cuda_lang, numpy_arguments
 from ..prefetch import Early, Prefetcher
 from ..prefetch import enabled as prefetch_enabled
 from ..protocol import TuneJob
 from ..timeline import mark
+from .lang import cuda_lang, numpy_arguments
 from .outputs import reference_kernel_outputs, references_by_config
 from .prepare import early_for, job_args
 from .verify import compare_all, failure_text
 
-STICKY = ("illegal memory access", "illegal address", "unspecified launch failure", "misaligned address",
-          "illegal instruction", "launch failed", "hardware stack error", "ecc error", "launch timed out",
-          "context is destroyed", "invalid context")
+STICKY = (
+    "illegal memory access",
+    "illegal address",
+    "unspecified launch failure",
+    "misaligned address",
+    "illegal instruction",
+    "launch failed",
+    "hardware stack error",
+    "ecc error",
+    "launch timed out",
+    "context is destroyed",
+    "invalid context",
+)
 
 
 MODEL_STEPS = 60  # configurations our search picks by model before an unbudgeted run goes on in order
@@ -78,8 +89,16 @@ class VerifyObserver(OutputObserver):
             ref = [self.reference.get(n) for n in self.names]
             got = [outs.get(n) if n in self.reference else None for n in self.names]
             ok = bool(self.user_verify(ref, got, atol=self.atol))
-            self.verdicts = [{"output": name, "ok": ok, "reason": None if ok else "the spec's verify function said no",
-                              "max_abs_err": None, "first_bad": None} for name in self.reference]
+            self.verdicts = [
+                {
+                    "output": name,
+                    "ok": ok,
+                    "reason": None if ok else "the spec's verify function said no",
+                    "max_abs_err": None,
+                    "first_bad": None,
+                }
+                for name in self.reference
+            ]
         elif self.reference is not None:
             self.verdicts = compare_all(self.reference, outs, self.tol)
 
@@ -121,8 +140,11 @@ def normalize_result(raw: dict, names: list[str], source: str) -> dict:
             status = "runtime_error"
         elif raw.get("kt_correct") == 0:
             status = "wrong_result"
-            error = error or failure_text(raw.get("kt_verdicts") or []) or (
-                f"wrong result at {raw.get('kt_first_bad')} (max abs err {raw.get('kt_max_abs_err'):.3g})")
+            error = (
+                error
+                or failure_text(raw.get("kt_verdicts") or [])
+                or (f"wrong result at {raw.get('kt_first_bad')} (max abs err {raw.get('kt_max_abs_err'):.3g})")
+            )
         else:
             status = "ok"
     t = raw.get("time")
@@ -131,20 +153,28 @@ def normalize_result(raw: dict, names: list[str], source: str) -> dict:
     ok_time = isinstance(t, (int, float)) and status in ("ok", "wrong_result")
     verified = {1: True, 0: False}.get(raw.get("kt_correct"))
     return {
-        "key": ",".join(str(params[n]) for n in names), "params": params,
+        "key": ",".join(str(params[n]) for n in names),
+        "params": params,
         "time_ms": float(t) if ok_time else None,
         "times": [float(x) for x in raw.get("times", [])] if ok_time else None,
-        "status": status, "error": error, "verified": verified,
-        "max_abs_err": raw.get("kt_max_abs_err"), "first_bad": raw.get("kt_first_bad") or None,
-        "compile_ms": raw.get("compile_time"), "source": source, "timestamp": raw.get("timestamp"),
+        "status": status,
+        "error": error,
+        "verified": verified,
+        "max_abs_err": raw.get("kt_max_abs_err"),
+        "first_bad": raw.get("kt_first_bad") or None,
+        "compile_ms": raw.get("compile_time"),
+        "source": source,
+        "timestamp": raw.get("timestamp"),
         "verdicts": raw.get("kt_verdicts"),
     }
 
 
 def _sane_time(t, times) -> bool:
     """A time that can be compared: positive and finite (a cache may hold anything)."""
+
     def finite(x) -> bool:
         return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
     return finite(t) and t > 0 and all(finite(x) and x >= 0 for x in times or [])
 
 
@@ -239,8 +269,10 @@ class StreamingStrategy:
 
     def over_budget(self) -> bool:
         job = self.job
-        return bool((job.max_configs and self.evaluated >= job.max_configs)
-                    or (job.time_limit_s and time.monotonic() - self.started >= job.time_limit_s))
+        return bool(
+            (job.max_configs and self.evaluated >= job.max_configs)
+            or (job.time_limit_s and time.monotonic() - self.started >= job.time_limit_s)
+        )
 
 
 class _Sampled:
@@ -254,6 +286,7 @@ def search_module(name: str):
     """A search by name: ours ("kt") or one of kernel_tuner's strategies."""
     if name == "kt":
         from ...search import kt_search  # here: its model loads scipy, which most small runs never need
+
         return kt_search
     return strategy_map[name]
 
@@ -277,8 +310,9 @@ class _StreamingRunner:
                 self._start_prefetch()
             key = ",".join(str(v) for v in element)
             if self.prefetch is not None:
-                self.prefetch.upcoming([dict(zip(owner.names, e)) for e in ahead
-                                        if ",".join(map(str, e)) not in job.known])
+                self.prefetch.upcoming(
+                    [dict(zip(owner.names, e)) for e in ahead if ",".join(map(str, e)) not in job.known]
+                )
             if key in self.done or key in job.known:
                 out.append(self.done.get(key) or _as_kt_result(job.known[key], owner.names))
                 continue
@@ -304,8 +338,16 @@ class _StreamingRunner:
                 status, text = classify_exception(e)
                 if self.simulation_mode:
                     status, text = "not_recorded", "this configuration is not in the recorded cache"
-                raw = dict(params, time=1e20, compile_time=0, verification_time=0, benchmark_time=0,
-                           kt_status=status, kt_error=text, timestamp=time.strftime("%Y-%m-%d %H:%M:%S"))
+                raw = dict(
+                    params,
+                    time=1e20,
+                    compile_time=0,
+                    verification_time=0,
+                    benchmark_time=0,
+                    kt_status=status,
+                    kt_error=text,
+                    timestamp=time.strftime("%Y-%m-%d %H:%M:%S"),
+                )
                 raw["__error__"] = util.RuntimeFailedConfig()
                 if status in ("compile_error", "runtime_error"):
                     util.store_cache(key, raw, tuning_options.cachefile, tuning_options.cache)
@@ -321,7 +363,6 @@ class _StreamingRunner:
             if sticky:
                 raise ContextLost(sticky)
         return out
-
 
     def _start_prefetch(self) -> None:
         if self.prefetch is None and prefetch_enabled():
@@ -386,9 +427,11 @@ def _as_kt_result(stored: dict, names: list[str]) -> dict:
 
 def _problem_size_function(spec: Spec):
     """kernel_tuner calls this with each configuration: a problem size that depends on tuned parameters."""
+
     def problem_size(params: dict):
         values = [int(evaluate(p, {**params, **spec.sizes})) for p in spec.problem_size]
         return tuple(values) if len(values) > 1 else values[0]
+
     return problem_size
 
 
@@ -410,11 +453,17 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         reference = reference_outputs(spec, job_args(spec, job.spec, False))
     observer = VerifyObserver(spec, reference, job.capture_reference)
     strategy = StreamingStrategy(job, names, emit, should_stop)
-    if (reference is None and job.result_params and spec.verify != "none" and job.backend != "sim"
-            and refkernel.is_kernel(spec.reference)):
+    if (
+        reference is None
+        and job.result_params
+        and spec.verify != "none"
+        and job.backend != "sim"
+        and refkernel.is_kernel(spec.reference)
+    ):
         refs = references_by_config(spec, tune_params, job.result_params, None, job.backend)
-        strategy.on_config = lambda params: setattr(observer, "reference",
-                                                    refs[tuple(params[n] for n in job.result_params)])
+        strategy.on_config = lambda params: setattr(
+            observer, "reference", refs[tuple(params[n] for n in job.result_params)]
+        )
     restrictions = [restriction_function(spec.restrictions, names)] if spec.restrictions else None
     options = _budgeted(job)
     if job.configs is None and job.search not in ("kt", "brute_force") and is_huge(spec):
@@ -430,9 +479,14 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
             tune_params = {n: [v] for n, v in zip(names, first[0])}
     simulated = job.backend == "sim"
     kwargs = dict(
-        **launch_callables(spec), block_size_names=spec.block_size_names,
-        restrictions=restrictions, iterations=spec.iterations, compiler_options=spec.compiler_options or None, quiet=True,
-        strategy=strategy, strategy_options=options,
+        **launch_callables(spec),
+        block_size_names=spec.block_size_names,
+        restrictions=restrictions,
+        iterations=spec.iterations,
+        compiler_options=spec.compiler_options or None,
+        quiet=True,
+        strategy=strategy,
+        strategy_options=options,
     )
     defines = tuner_defines(spec)
     if defines is not None:
@@ -469,6 +523,9 @@ def _tune(job: TuneJob, spec: Spec, tune_params: dict, strategy, observer, emit,
         _, env = tune_kernel(spec.kernel, job.source, problem_size, args, tune_params, **kwargs)
     if observer.captured is not None:
         emit("reference", observer.captured)
-    return {"device": env.get("device_name"), "stopped": strategy.stopped, "simulated": simulated,
-            "evaluated": strategy.evaluated}
-
+    return {
+        "device": env.get("device_name"),
+        "stopped": strategy.stopped,
+        "simulated": simulated,
+        "evaluated": strategy.evaluated,
+    }

@@ -16,9 +16,18 @@ def compare(name: str, ref: np.ndarray, out: np.ndarray, atol: float, rtol: floa
     """One output's verdict: ok, max errors, mismatch count, the first failing index and an
     excerpt around it ([index, got, expected] as text)."""
     if out is None or out.shape != ref.shape:
-        return {"output": name, "ok": False, "reason": "output missing or of another shape",
-                "max_abs_err": None, "max_rel_err": None, "mismatches": int(ref.size), "first_bad": 0,
-                "atol": atol, "rtol": rtol, "excerpt": []}
+        return {
+            "output": name,
+            "ok": False,
+            "reason": "output missing or of another shape",
+            "max_abs_err": None,
+            "max_rel_err": None,
+            "mismatches": int(ref.size),
+            "first_bad": 0,
+            "atol": atol,
+            "rtol": rtol,
+            "excerpt": [],
+        }
     if np.issubdtype(ref.dtype, np.floating):
         with np.errstate(invalid="ignore", over="ignore"):
             diff = np.abs(out - ref)
@@ -46,14 +55,24 @@ def compare(name: str, ref: np.ndarray, out: np.ndarray, atol: float, rtol: floa
         bad = diff > atol
         max_abs, max_rel = float(diff.max()) if diff.size else 0.0, 0.0
     idx = np.flatnonzero(bad)
-    verdict = {"output": name, "ok": idx.size == 0, "max_abs_err": max_abs, "max_rel_err": max_rel,
-               "mismatches": int(idx.size), "first_bad": int(idx[0]) if idx.size else None,
-               "atol": atol, "rtol": rtol, "excerpt": []}
+    verdict = {
+        "output": name,
+        "ok": idx.size == 0,
+        "max_abs_err": max_abs,
+        "max_rel_err": max_rel,
+        "mismatches": int(idx.size),
+        "first_bad": int(idx[0]) if idx.size else None,
+        "atol": atol,
+        "rtol": rtol,
+        "excerpt": [],
+    }
     if idx.size:
         i = int(idx[0])
         verdict["reason"] = f"{name}[{i}] = {value_text(out.flat[i])}, expected {value_text(ref.flat[i])}"
-        verdict["excerpt"] = [[j, value_text(out.flat[j]), value_text(ref.flat[j])]
-                              for j in range(max(i - EXCERPT, 0), min(i + EXCERPT + 1, ref.size))]
+        verdict["excerpt"] = [
+            [j, value_text(out.flat[j]), value_text(ref.flat[j])]
+            for j in range(max(i - EXCERPT, 0), min(i + EXCERPT + 1, ref.size))
+        ]
     return verdict
 
 
