@@ -419,3 +419,18 @@ def test_an_out_of_bounds_finding_without_an_address_line_still_names_the_argume
     report.errors = 133314
     line = oob_text(report, spec, dict(spec.sizes), "")
     assert "`pos`[110784] (100000 elements long)" in line and "out of bounds" in line
+
+
+def test_a_run_that_fails_under_the_sanitizer_without_a_finding_says_why_not_memcheck():
+    s = parse_spec(SPEC_TEXT.replace("n = 1000", "n = 1024"))
+    out = (
+        "========= COMPUTE-SANITIZER\n"
+        "Traceback (most recent call last):\n"
+        "pycuda._driver.LogicError: cuModuleGetFunction failed: named symbol not found\n"
+        "========= Target application returned an error\n"
+        "========= ERROR SUMMARY: 0 errors\n"
+    )
+    report = SanitizeReport("memcheck", False, 0, text=out, reason="the kernel did not complete under the sanitizer")
+    text = checkrun.oob_text(report, s, {"n": 1024}, "")
+    assert "memcheck" not in text and "out of bounds" not in text
+    assert "did not run under compute-sanitizer" in text and "named symbol not found" in text

@@ -95,6 +95,10 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str
     m = _FINDING.search(text)
     where = f"at {label}" if label else "at the spec's size"
     oob = "out of bounds" in text or "Invalid __" in text
+    if report.errors == 0 and not oob:  # no finding: the run itself failed; say why, never "memcheck"
+        said = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("=========")]
+        why = said[-1][:400] if said else (report.reason or "no message")
+        return f"the original kernel did not run under compute-sanitizer {where} (no memory error found): {why}"
     head = (
         f"the original kernel {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "
         f"{where} ({report.errors} error(s) under memcheck)"
