@@ -247,10 +247,12 @@ def main(argv=None) -> int:
     if not (kt / "examples" / "cuda").is_dir():
         print(f"imports.py: --kt {kt}: no examples/cuda folder there", file=sys.stderr)
         return 2
-    lines = []
+    lines = Lines(a.out)
     with tempfile.TemporaryDirectory(prefix="kt-imports-") as tmp:
-        rows = [import_one(s, Path(tmp), a.timeout) for s in scripts(kt, a.names)]
-        for r in rows:
+        rows = []
+        for s in scripts(kt, a.names):
+            r = import_one(s, Path(tmp), a.timeout)
+            rows.append(r)
             lines.append(f"{r['script']}: {r['status']} ({len(r['kernels'])} kernel(s), {r['seconds']:.1f} s)")
             lines += [f"    - {w}" for w in r["why"]]
         count = {s: sum(r["status"] == s for r in rows) for s in ("faithful", "lossy", "refused")}
@@ -259,21 +261,39 @@ def main(argv=None) -> int:
             f"{count['refused']} refused with a reason"
         )
         if a.gpu:
-            lines += gpu_table(rows, a)
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.out:
-        Path(a.out).write_text(text)
+            gpu_table(rows, a, lines)
     return 0
 
 
-def gpu_table(rows: list[dict], a) -> list[str]:
+class Lines(list):
+    """The table's lines, printed and written to --out as they come (a run cut short keeps its rows)."""
+
+    def __init__(self, out: str | None):
+        super().__init__()
+        self.out = Path(out) if out else None
+        if self.out:
+            self.out.write_text("")
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        print(line, flush=True)
+        if self.out:
+            with self.out.open("a") as f:
+                f.write(line + "\n")
+
+    def __iadd__(self, more):
+        for line in more:
+            self.append(line)
+        return self
+
+
+def gpu_table(rows: list[dict], a, out: Lines) -> None:
     cap = (
         f"capped at the first {a.max_configs} configurations of brute-force order per kernel"
         if a.max_configs
         else "whole spaces"
     )
-    out = [
+    out += [
         "",
         f"GPU: kt-tui run --backend {a.backend} --search brute_force --no-seeds, {cap}; kernel_tuner over "
         "the same configurations",
@@ -306,7 +326,6 @@ def gpu_table(rows: list[dict], a) -> list[str]:
                 f"kt-tui {run['state']}; kernel_tuner {ktuner['state']} |"
             )
     out.append(f"\nsilently wrong configurations in all: {silent}")
-    return out
 
 
 if __name__ == "__main__":
