@@ -464,3 +464,14 @@ def test_an_actor_goes_on_after_a_job_it_does_not_run_or_one_that_breaks(monkeyp
     while not any(m[0] == "probe" for m in sent) and _time.monotonic() < deadline:
         _time.sleep(0.05)
     assert [m[0] for m in sent] == ["probe"]
+
+
+def test_an_unbudgeted_kt_search_of_a_small_space_is_dealt_over_every_worker_at_once():
+    pool = GpuPool(2)
+    pool.workers = [FakeWorker("a:gpu0", "H200"), FakeWorker("a:gpu1", "H200")]
+    got = []
+    info = pool.run(
+        matmul_job(backend="pycuda", search="kt"), lambda k, p: got.append(p) if k == "result" else None, 10
+    )
+    assert len(got) == 17 and len({r["key"] for r in got}) == 17 and not info["stopped"]
+    assert {r["worker"] for r in got} == {"a:gpu0", "a:gpu1"}  # before: all 17 picked by the model on one

@@ -243,8 +243,13 @@ class GpuPool:
             and not job.time_limit_s
         ):
             # what an unbudgeted kt search does on one GPU, in two runs: the model's picks on one
-            # worker, then the rest of the space in order, dealt over all of them
-            from .worker.tuning import MODEL_STEPS
+            # worker, then the rest of the space in order, dealt over all of them; a small space runs
+            # in order at once, dealt over all of them (every configuration runs anyway)
+            from .worker.tuning import MODEL_STEPS, SMALL_SPACE
+
+            spec = spec_from_plain(job.spec)
+            if not is_huge(spec) and len(configurations(spec)) <= SMALL_SPACE:
+                return self._run_split(dataclasses.replace(job, search="brute_force"), on_event, timeout_s)
 
             got: dict = {}
 

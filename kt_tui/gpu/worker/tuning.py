@@ -56,7 +56,10 @@ STICKY = (
 
 
 MODEL_STEPS = 60  # configurations our search picks by model before an unbudgeted run goes on in order
-SMALL_SPACE = 32  # an unbudgeted run of our search over no more configurations runs them in order
+# an unbudgeted run of our search over no more configurations runs them in order: every one runs
+# anyway, and in order they compile ahead on every core and deal over every GPU, where the model's
+# picks compile one by one (an LLM session's tuning runs are mostly this small)
+SMALL_SPACE = 128
 
 
 class StopTuning(Exception):
