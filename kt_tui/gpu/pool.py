@@ -18,23 +18,12 @@ from ..search.lazy import LazySpace, is_huge
 from ..search.space import configurations
 from .client import GpuWorker, WorkerClosed, WorkerError
 from .protocol import BACKENDS, CheckJob, TuneJob
-from .raypool import INSTALL, RayWorker, ScaleError, connect
+from .raypool import RayWorker, connect
+from .scale import INSTALL, ScaleError, parse_gpus
 from .simcache import finalize_cache
 
 # Imported where used: the worker's modules and kernel_tuner (they load numpy and CUDA's libraries,
 # which the app's process need not hold).
-
-
-def parse_gpus(value) -> int | str | None:
-    """`--gpus` / config `gpus`: a positive number, "all", or unset (None)."""
-    if value in (None, "", 0):
-        return None
-    text = str(value).strip().lower()
-    if text == "all":
-        return "all"
-    if text.isdigit() and int(text) > 0:
-        return int(text)
-    raise ScaleError(f"--gpus: expected a number of GPUs or 'all', got {value!r}")
 
 
 def wanted(settings) -> bool:

@@ -15,19 +15,13 @@ import socket
 import threading
 import time
 
-from ..errors import UserError
 from .client import _ENV_LOCK, GpuWorker, WorkerError
 from .env import is_secret
 from .protocol import CheckJob, ProbeJob, TuneJob
+from .scale import INSTALL, ScaleError
 
 # Imported where used: ray (optional: kt-tui[ray]), the worker's modules (they run in the Ray
 # actors' processes, with kernel_tuner) and kernel_tuner itself.
-
-INSTALL = "pip install 'kt-tui[ray]' (Ray 2.9 or newer)"
-
-
-class ScaleError(UserError):
-    pass
 
 
 def require_ray():

@@ -10,8 +10,8 @@ import numpy as np
 
 from ...kernel.inputs import make_arg, make_args
 from ...kernel.spec import Spec
-from ..prefetch import WINDOW, Early, enabled
 from ..protocol import TuneJob
+from .prefetch import WINDOW, Early, enabled
 
 _ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
 KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each job rather than kept

@@ -25,20 +25,20 @@ from kernel_tuner import tune_kernel, util
 from kernel_tuner.interface import strategy_map
 from kernel_tuner.observers.observer import OutputObserver
 
+from ...compare import compare_all, failure_text
 from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
 from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
-from ..prefetch import Early, Prefetcher
-from ..prefetch import enabled as prefetch_enabled
 from ..protocol import TuneJob
 from ..timeline import mark
 from .lang import cuda_lang, numpy_arguments
 from .outputs import reference_kernel_outputs, references_by_config
+from .prefetch import Early, Prefetcher
+from .prefetch import enabled as prefetch_enabled
 from .prepare import early_for, job_args
-from .verify import compare_all, failure_text
 
 STICKY = (
     "illegal memory access",
@@ -199,7 +199,7 @@ class StreamingStrategy:
         self.started = time.monotonic()
         self.pace = float(os.environ.get("KT_TUI_SIM_PACE") or 0)  # replay seconds per config (demos, tests)
         self.lazy = None  # a huge space (search/lazy.py): kernel_tuner was handed a one-configuration stand-in
-        self.early: Early | None = None  # compiles started before kernel_tuner (gpu/prefetch.py)
+        self.early: Early | None = None  # compiles started before kernel_tuner (gpu/worker/prefetch.py)
         self.on_config: Callable | None = None  # told each configuration before it runs (its reference)
 
     def tune(self, searchspace, runner, tuning_options):

@@ -58,7 +58,7 @@ class Early:
     def start(cls, backend: str, spec, source: str, params_list: list[dict]) -> Early | None:
         """None where nothing can start early (another backend, no GPU, any error: it is only a head start)."""
         try:
-            from .ktsource import kernel_string
+            from ..ktsource import kernel_string
 
             return cls.start_texts(
                 backend, list(spec.compiler_options or []), [kernel_string(spec, source, p) for p in params_list]
@@ -80,7 +80,7 @@ class Early:
 
     def add(self, spec, source: str, params_list: list[dict]) -> None:
         """Also compile these configurations (kept by an early start that a job took over)."""
-        from .ktsource import kernel_string  # here: as in start()
+        from ..ktsource import kernel_string  # here: as in start()
 
         self.add_texts([kernel_string(spec, source, p) for p in params_list])
 

@@ -1,4 +1,4 @@
-"""The compilers compile-ahead uses (gpu/prefetch.py), one per backend, each making what that
+"""The compilers compile-ahead uses (gpu/worker/prefetch.py), one per backend, each making what that
 backend's kernel_tuner compile step would make: NVRTC cubins (nvcuda), nvcc cubins through pycuda
 (pycuda), cupy's on-disk cache (cupy); and the pools they run on."""
 
@@ -74,7 +74,7 @@ class Nvrtc:
         return ThreadPoolExecutor(max_workers=pool_size(8))
 
     def _options(self) -> list[bytes]:
-        from .ktimport import load
+        from ..ktimport import load
 
         load()
         from kernel_tuner.utils.nvcuda import find_cuda_home, to_valid_nvrtc_gpu_arch_cc
