@@ -256,10 +256,11 @@ class GpuPool:
         if self.address and isinstance(job, TuneJob):
             job = dataclasses.replace(job, cachefile=None)  # its path is on this host, the workers are elsewhere
         shards = split(job, len(workers))
-        parts = []
-        if len(shards) > 1 and isinstance(job, TuneJob) and job.cachefile:
+        cachefile = job.cachefile if isinstance(job, TuneJob) else None
+        parts: list[str] = []
+        if len(shards) > 1 and cachefile:
             # one kernel_tuner cachefile per worker, merged into the run's afterwards
-            parts = [f"{job.cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
+            parts = [f"{cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
             shards = [dataclasses.replace(s, cachefile=parts[i]) for i, s in enumerate(shards)]
         if len(shards) > 1 and job.configs is None:
             total = sum(len(s.configs) for s in shards) + len(job.known)
@@ -295,8 +296,8 @@ class GpuPool:
             t.start()
         for t in threads:
             t.join()
-        if parts:
-            merge_caches(job.cachefile, parts)
+        if cachefile and parts:
+            merge_caches(cachefile, parts)
         if closed or self.closing:
             raise WorkerClosed("the GPU workers were shut down")
         done = [i for i in infos if i]

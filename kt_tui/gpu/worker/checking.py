@@ -49,7 +49,7 @@ def entry(label: str, sizes: dict, key: str, status: str, reason: str = "", verd
 def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
     """The entry for a unit whose run hung or took the worker down (the app's watchdog saw it)."""
     label, _, key = u.rpartition("@")
-    sizes = next((s["sizes"] for s in job.sizes if s["label"] == label), {})
+    sizes: dict = next((s["sizes"] for s in job.sizes if s["label"] == label), {})
     if key == "reference":
         return dict(entry(label, sizes, key, status, f"fails there ({status}: {why})", error=why), reference=True)
     return entry(label, sizes, key, status, f"{status} at {label}: {why}", error=why)
@@ -130,7 +130,7 @@ def _check(job: CheckJob, emit: Callable) -> dict:
         if not todo:
             continue
         ref_unit = unit(label, "reference")
-        failed = job.done.get(ref_unit)
+        failed: dict | None = job.done.get(ref_unit)
         refs = None
         if failed is None:
             cache_key = _ref_key(job, sizes)
@@ -171,6 +171,7 @@ def _check(job: CheckJob, emit: Callable) -> dict:
         for c in todo:
             key = _key(c, names)
             if refs is None:
+                assert failed is not None  # no reference outputs only where the reference failed
                 emit(
                     "check",
                     entry(

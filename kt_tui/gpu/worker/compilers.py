@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any, Protocol
 
 # Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
 # one in use need be installed, and kernel_tuner (this module also loads in the app's process).
@@ -17,6 +19,16 @@ def pool_size(limit: int = 16) -> int:
     if wanted and wanted.isdigit() and int(wanted) > 0:
         return int(wanted)
     return max(1, min(limit, (os.cpu_count() or 2) - 1))
+
+
+class Compiler(Protocol):
+    """One backend's compile ahead: its pool, the pool's job for a kernel instance, and loading
+    what that job made into kernel_tuner's backend (None: kernel_tuner compiles it itself)."""
+
+    def __init__(self, backend: Any) -> None: ...
+    def pool(self) -> Executor: ...
+    def job(self, instance: Any, /) -> tuple[Callable[..., Any], tuple[Any, ...]]: ...
+    def load(self, done: Any, instance: Any, /) -> Any: ...
 
 
 class Instance:

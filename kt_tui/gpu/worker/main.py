@@ -26,7 +26,7 @@ from .compilers import allow_children
 
 def probe_backends(backends) -> dict:
     """Try each backend for real: import it, open the device, compile and launch a tiny kernel."""
-    errors = {}
+    errors: dict[str, str] = {}
     for name in backends:
         try:
             gpu = _try_backend(name)

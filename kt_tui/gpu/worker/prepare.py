@@ -44,9 +44,9 @@ def prepare_early(spec: Spec, source: str, backend: str) -> None:
         early.close()
     _PREPARED.clear()
     if source and enabled():
-        early = Early.start(backend, spec, source, [spec.baseline_params()])
-        if early is not None:
-            _PREPARED[backend] = early
+        started = Early.start(backend, spec, source, [spec.baseline_params()])
+        if started is not None:
+            _PREPARED[backend] = started
 
 
 def early_for(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:
