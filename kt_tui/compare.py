@@ -130,4 +130,5 @@ def failure_text(verdicts: Sequence[Mapping[str, Any]], where: str = "") -> str:
 
 def poisoned(a: np.ndarray) -> np.ndarray:
     """Where an array still holds the poison value (NaN, or the integer maximum)."""
-    return np.isnan(a) if np.issubdtype(a.dtype, np.floating) else a == np.iinfo(a.dtype).max
+    hit: np.ndarray = np.isnan(a) if np.issubdtype(a.dtype, np.floating) else a == np.iinfo(a.dtype).max
+    return hit
