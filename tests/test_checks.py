@@ -319,3 +319,23 @@ def test_a_size_the_original_leaves_unwritten_is_not_checked():
     assert unwritten(spec, refs, []) == "out[1]"
     assert unwritten(spec, refs, ["out"]) == ""  # partly unwritten at the spec's size too: by design
     assert unwritten(spec, {"out": np.ones(3, np.float32)}, []) == ""
+
+
+def test_the_engine_finds_the_originals_poison_without_loading_the_worker_side():
+    """The engine reads poison in the stored reference with kt_tui/compare.py (numpy only): neither the
+    worker's checking code nor kernel_tuner load in the app's process for it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nimport numpy as np\nfrom kt_tui.engine.checks import SizeChecks\n"
+        "class Engine:\n"
+        "    def reference(self):\n"
+        "        return {'out': np.array([1.0, np.nan]), 'n': np.array([3, 4], np.int32),"
+        " 'idx': np.array([0, np.iinfo(np.int32).max], np.int32)}\n"
+        "print(SizeChecks(Engine())._partial(), sorted(m for m in sys.modules"
+        " if m in ('kernel_tuner', 'kt_tui.gpu.worker.checking', 'kt_tui.gpu.worker.outputs')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['out', 'idx'] []"

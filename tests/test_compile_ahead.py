@@ -1,4 +1,4 @@
-"""Compile ahead (gpu/prefetch.py, gpu/compilers.py): the same compiles as kernel_tuner's, done
+"""Compile ahead (gpu/worker/prefetch.py, gpu/worker/compilers.py): the same compiles as kernel_tuner's, done
 by a pool before kernel_tuner asks, and kernel_tuner then given what they made."""
 
 import json
@@ -90,7 +90,7 @@ def _pycuda_backend(source_mod, options):
     "source", ["__global__ void k(float *x) { x[0] = 1; }", 'extern "C" __global__ void k(float *x) { x[0] = 1; }']
 )
 def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, source):
-    from kt_tui.gpu.compilers import pycuda_arguments, pycuda_cubin
+    from kt_tui.gpu.worker.compilers import pycuda_arguments, pycuda_cubin
 
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(getattr(compiler, which), ["-O3", "-lineinfo"])
@@ -110,7 +110,7 @@ def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, so
 
 
 def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda):
-    from kt_tui.gpu.prefetch import Prefetcher
+    from kt_tui.gpu.worker.prefetch import Prefetcher
 
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(compiler.DynamicSourceModule, [])
@@ -135,7 +135,7 @@ def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda):
 
 
 def test_failed_compile_ahead_compiles_again_the_normal_way(fake_pycuda, monkeypatch):
-    from kt_tui.gpu import prefetch
+    from kt_tui.gpu.worker import prefetch
 
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
@@ -157,7 +157,7 @@ def test_failed_compile_ahead_compiles_again_the_normal_way(fake_pycuda, monkeyp
 def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
     from concurrent.futures.process import BrokenProcessPool
 
-    from kt_tui.gpu.prefetch import Prefetcher
+    from kt_tui.gpu.worker.prefetch import Prefetcher
 
     compiler, _ = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
@@ -181,7 +181,7 @@ def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
 
 
 def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypatch):
-    from kt_tui.gpu import compilers
+    from kt_tui.gpu.worker import compilers
 
     monkeypatch.setenv("KT_TUI_PREFETCH_WORKERS", "2")
     pool = compilers.process_pool(16)
@@ -192,7 +192,7 @@ def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypat
 
 
 def _pool_in_a_daemon(out, allow: bool) -> None:
-    from kt_tui.gpu import compilers
+    from kt_tui.gpu.worker import compilers
 
     if allow:
         compilers.allow_children()
@@ -223,7 +223,7 @@ def test_a_daemonic_gpu_worker_can_start_its_compile_ahead_pool(allow):
 
 
 def prefetch_pool_size() -> int:
-    from kt_tui.gpu.compilers import pool_size
+    from kt_tui.gpu.worker.compilers import pool_size
 
     return pool_size(4)
 
@@ -237,7 +237,7 @@ def test_the_gpu_worker_allows_itself_children():
 
 
 def test_pycuda_compiles_ahead_on_threads_not_processes(fake_pycuda):
-    from kt_tui.gpu.compilers import Pycuda
+    from kt_tui.gpu.worker.compilers import Pycuda
 
     compiler, _ = fake_pycuda
     pool = Pycuda(_pycuda_backend(compiler.SourceModule, [])).pool()
@@ -257,7 +257,7 @@ def _h100(monkeypatch):
 
 def test_the_baseline_compiles_while_its_inputs_are_made_and_kernel_tuner_gets_that_cubin(fake_pycuda, monkeypatch):
     from kt_tui.gpu import compile as comp
-    from kt_tui.gpu.prefetch import Early, Prefetcher
+    from kt_tui.gpu.worker.prefetch import Early, Prefetcher
     from kt_tui.kernel.source import find_kernels, read_source
     from kt_tui.kernel.spec import load_spec
 
@@ -284,14 +284,14 @@ def test_the_baseline_compiles_while_its_inputs_are_made_and_kernel_tuner_gets_t
 
 
 def test_no_early_compile_without_a_gpu_backend_or_configurations():
-    from kt_tui.gpu.prefetch import Early
+    from kt_tui.gpu.worker.prefetch import Early
 
     assert Early.start("sim", None, "", [{"b": 1}]) is None
     assert Early.start("pycuda", types.SimpleNamespace(compiler_options=[]), "", []) is None
 
 
 def test_kernel_tuners_warm_up_compile_of_the_first_configuration_is_served_again(fake_pycuda):
-    from kt_tui.gpu.prefetch import Prefetcher
+    from kt_tui.gpu.worker.prefetch import Prefetcher
 
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
@@ -396,7 +396,7 @@ def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the
 
 
 def test_an_unwritable_prefetch_stats_file_does_not_fail_the_job(fake_pycuda, monkeypatch, tmp_path, capsys):
-    from kt_tui.gpu.prefetch import Prefetcher
+    from kt_tui.gpu.worker.prefetch import Prefetcher
 
     compiler, _ = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])

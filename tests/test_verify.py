@@ -1,9 +1,9 @@
-"""kt_tui.gpu.worker.verify: comparing kernel outputs with reference outputs."""
+"""kt_tui.compare: comparing kernel outputs with reference outputs."""
 
 import numpy as np
 import pytest
 
-from kt_tui.gpu.worker.verify import compare, compare_all, failure_text
+from kt_tui.compare import compare, compare_all, failure_text
 
 
 def test_identical_arrays_pass():

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kt_tui.gpu.worker.verify import compare
+from kt_tui.compare import compare
 from kt_tui.importer.run import import_script
 from kt_tui.kernel.spec import load_spec
 

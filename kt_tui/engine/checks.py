@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..compare import poisoned
 from ..gpu.client import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
@@ -98,8 +99,6 @@ class SizeChecks:
 
     def _partial(self) -> list[str]:
         """Outputs the original leaves partly unwritten at the spec's size (poison left in its reference)."""
-        from ..gpu.worker.checking import poisoned  # here: it loads kernel_tuner, needed on a GPU only
-
         engine = self.engine
         ref = engine.reference() or {}  # a lost or damaged one is captured again
         return [name for name, a in ref.items() if poisoned(a).any()]

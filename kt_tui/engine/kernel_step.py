@@ -6,9 +6,9 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 
+from ..compare import failure_text
 from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..gpu.compile import format_errors
-from ..gpu.worker.verify import failure_text
 from ..kernel.expr import ExprError, check_names
 from ..kernel.params import apply_renames, check_params, tokens
 from ..kernel.review import review

@@ -74,7 +74,7 @@ def llm_gate(args, kf, kernel, heuristic: str, draft: str, path: Path) -> int:
     if not args.print and os.path.lexists(path):
         raise UserError(f"{path}: exists; not overwritten (use --print to see a draft, --check to check it)")
     settings = load_settings({"model": args.model, "base_url": args.base_url})
-    drafted = spec_llm.ask(LlmClient.from_settings(settings), kf.source, kernel, draft)
+    drafted = spec_llm.ask(LlmClient.from_settings(settings), kf.source, kernel, draft, compile_spec)
     changes = spec_llm.diff(heuristic, drafted) or "(no changes to the heuristic draft)\n"
     if args.print:  # nothing is written: the draft on stdout, the changes on stderr
         print(for_terminal(changes), end="", file=sys.stderr)

@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -162,7 +163,7 @@ def sanitize_sizes(
 def child_runs(source: str, spec: Spec) -> tuple[list[dict], str]:
     """The runs the child makes, and why the mutant is missing ("" when it is there)."""
     base = spec.baseline_params()
-    runs = [{"name": "original", "source": source, "params": base}]
+    runs: list[dict[str, Any]] = [{"name": "original", "source": source, "params": base}]
     why = ""
     try:
         runs.append({"name": "mutant", "source": do_nothing(source, spec.kernel), "params": base})
@@ -300,7 +301,7 @@ def main(argv: list[str]) -> int:
             if i == 0:
                 return 1
             continue
-        np.savez(out / f"{run['name'].replace(':', '_')}.npz", **arrays)
+        np.savez(out / f"{run['name'].replace(':', '_')}.npz", **arrays)  # type: ignore[arg-type]  # numpy's stub: a name might be allow_pickle
     return 0
 
 

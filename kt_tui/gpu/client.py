@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from multiprocessing import resource_tracker
+from typing import Any, Protocol
 
 from .env import secret_names
 from .protocol import BACKENDS, CheckJob, PrepareJob, ProbeJob, TuneJob
@@ -82,8 +83,37 @@ def _worker_entry(env: dict, *args) -> None:
     worker_main(*args)
 
 
+class Proc(Protocol):
+    """What GpuWorker holds of its worker: a spawned process, or a Ray actor (gpu/raypool.py)."""
+
+    @property
+    def exitcode(self) -> int | str | None: ...
+    def is_alive(self) -> bool: ...
+    def kill(self) -> None: ...
+    def join(self, timeout: float | None = None) -> None: ...
+
+
+class Requests(Protocol):
+    def put(self, job: Any, /) -> None: ...
+
+
+class Events(Protocol):
+    def get(self, timeout: float) -> Any: ...
+
+
+class Flag(Protocol):
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    def is_set(self) -> bool: ...
+
+
 class GpuWorker:
     env: dict[str, str] = {}  # set in the worker process before it loads anything
+    proc: Proc | None
+    requests: Requests
+    events: Events
+    stop_flag: Flag
+    pause_flag: Flag
 
     def __init__(self, log_path: str | None = None):
         self.log_path = log_path
@@ -111,7 +141,7 @@ class GpuWorker:
                 self.pause_flag = self._ctx.Event()
                 if self.paused:
                     self.pause_flag.set()
-                self.proc = self._ctx.Process(
+                proc = self._ctx.Process(
                     target=_worker_entry,
                     name="kt-tui-gpu",
                     daemon=True,
@@ -125,7 +155,8 @@ class GpuWorker:
                         self.pause_flag,
                     ),
                 )
-                self.proc.start()
+                self.proc = proc
+                proc.start()
                 mark("main: worker spawned")
                 writer.close()
                 self.events = _Receiver(reader)
@@ -140,8 +171,9 @@ class GpuWorker:
         proc = self.proc  # the UI thread and the engine thread may both get here
         if proc is not None:
             if proc.is_alive():
-                if isinstance(getattr(proc, "pid", None), int):
-                    kill_tree(proc.pid)  # the worker and all that user code in it started
+                pid = getattr(proc, "pid", None)
+                if isinstance(pid, int):
+                    kill_tree(pid)  # the worker and all that user code in it started
                 else:
                     proc.kill()  # a Ray actor: Ray ends it
             proc.join(5)
@@ -161,9 +193,10 @@ class GpuWorker:
     def close(self) -> None:
         """End the worker: one that was asked for something ends on its own; one that never was is
         stopped at once (it may still be importing kernel_tuner, and holds nothing)."""
-        if self.alive() and self.asked:
+        proc = self.proc
+        if proc is not None and proc.is_alive() and self.asked:
             self.requests.put(None)
-            self.proc.join(3)
+            proc.join(3)
         self.kill()
 
     def request_stop(self) -> None:
@@ -266,14 +299,14 @@ class GpuWorker:
                 continue
             if kind == "begin":
                 current, started = payload, time.monotonic()
-            elif kind == "result":
+            elif kind == "result" and isinstance(job, TuneJob):
                 results += 1
                 if results == 1:
                     mark(f"main: first result {job.run_id}")
                 current, first, fruitless = None, False, 0
                 job.known[payload["key"]] = payload
                 on_event(kind, payload)
-            elif kind == "check":
+            elif kind == "check" and isinstance(job, CheckJob):
                 current, first, fruitless = None, False, 0
                 job.done[payload["unit"]] = payload
                 on_event(kind, payload)

@@ -20,7 +20,7 @@ def load() -> None:
         return
     hide = "torch" not in sys.modules and os.environ.get("KT_TUI_TORCH") != "1"
     if hide:
-        sys.modules["torch"] = None  # `import torch` raises ImportError while this is set
+        sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` raises ImportError while this is set
     try:
         import importlib
 

@@ -57,10 +57,10 @@ def tuner_defines(spec: Spec, sizes: dict | None = None) -> dict | None:
     define those alone; kt-tui adds them to its own ones, unless `defines_only` (what a kernel_tuner
     script's `defines=` means)."""
     mine = spec.define_values(sizes) if spec.defines else None
-    if mine is None and not spec.defines_only:
-        return None
     if spec.defines_only:
         return dict(mine or {})
+    if mine is None:
+        return None
     out: dict = {}
     for i, name in enumerate(GRID_NAMES):
         out[name] = lambda p, i=i: launch(spec, p, sizes)[1][i]

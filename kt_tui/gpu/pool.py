@@ -18,23 +18,12 @@ from ..search.lazy import LazySpace, is_huge
 from ..search.space import configurations
 from .client import GpuWorker, WorkerClosed, WorkerError
 from .protocol import BACKENDS, CheckJob, TuneJob
-from .raypool import INSTALL, RayWorker, ScaleError, connect
+from .raypool import RayWorker, connect
+from .scale import INSTALL, ScaleError, parse_gpus
 from .simcache import finalize_cache
 
 # Imported where used: the worker's modules and kernel_tuner (they load numpy and CUDA's libraries,
 # which the app's process need not hold).
-
-
-def parse_gpus(value) -> int | str | None:
-    """`--gpus` / config `gpus`: a positive number, "all", or unset (None)."""
-    if value in (None, "", 0):
-        return None
-    text = str(value).strip().lower()
-    if text == "all":
-        return "all"
-    if text.isdigit() and int(text) > 0:
-        return int(text)
-    raise ScaleError(f"--gpus: expected a number of GPUs or 'all', got {value!r}")
 
 
 def wanted(settings) -> bool:
@@ -272,10 +261,11 @@ class GpuPool:
         if self.address and isinstance(job, TuneJob):
             job = dataclasses.replace(job, cachefile=None)  # its path is on this host, the workers are elsewhere
         shards = split(job, len(workers))
-        parts = []
-        if len(shards) > 1 and isinstance(job, TuneJob) and job.cachefile:
+        cachefile = job.cachefile if isinstance(job, TuneJob) else None
+        parts: list[str] = []
+        if len(shards) > 1 and cachefile:
             # one kernel_tuner cachefile per worker, merged into the run's afterwards
-            parts = [f"{job.cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
+            parts = [f"{cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
             shards = [dataclasses.replace(s, cachefile=parts[i]) for i, s in enumerate(shards)]
         if len(shards) > 1 and job.configs is None:
             total = sum(len(s.configs) for s in shards) + len(job.known)
@@ -311,8 +301,8 @@ class GpuPool:
             t.start()
         for t in threads:
             t.join()
-        if parts:
-            merge_caches(job.cachefile, parts)
+        if cachefile and parts:
+            merge_caches(cachefile, parts)
         if closed or self.closing:
             raise WorkerClosed("the GPU workers were shut down")
         done = [i for i in infos if i]

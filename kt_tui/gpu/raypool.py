@@ -14,20 +14,15 @@ import queue
 import socket
 import threading
 import time
+from typing import Any
 
-from ..errors import UserError
 from .client import _ENV_LOCK, GpuWorker, WorkerError
 from .env import is_secret
 from .protocol import CheckJob, ProbeJob, TuneJob
+from .scale import INSTALL, ScaleError
 
 # Imported where used: ray (optional: kt-tui[ray]), the worker's modules (they run in the Ray
 # actors' processes, with kernel_tuner) and kernel_tuner itself.
-
-INSTALL = "pip install 'kt-tui[ray]' (Ray 2.9 or newer)"
-
-
-class ScaleError(UserError):
-    pass
 
 
 def require_ray():
@@ -46,7 +41,7 @@ def connect(address: str | None, log_path: str | None = None):
     if ray.is_initialized():
         return ray
     with _no_secrets(), _output_to(log_path):
-        kwargs = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
         if address:  # kt-tui's own code goes with the session; its dependencies must be there
             here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             kwargs.update(address=address, runtime_env={"py_modules": [here]})
@@ -135,7 +130,7 @@ class _Actor:
     its stack (`pycuda::context_stack::~context_stack`; with a thread per job every actor died
     after its first job: "Worker unexpectedly exits with a connection error code 2")."""
 
-    def __init__(self, out):
+    def __init__(self, out: Any) -> None:
         self.out = out  # a Ray queue: a message is stored there before the next line can crash us
         self.flags = {"stop": threading.Event(), "pause": threading.Event()}
         self.jobs: queue.Queue = queue.Queue()
@@ -293,7 +288,7 @@ class RayWorker(GpuWorker):
         if self.paused:
             self.pause_flag.set()
         try:
-            where = ray.get(self.proc.actor.where.remote(), timeout=300)
+            where: dict = ray.get(self.proc.actor.where.remote(), timeout=300)
         except ray.exceptions.RayError as e:
             self.proc.kill()
             raise WorkerError(f"the Ray worker {self.label} did not start: {e}") from None

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import IO, cast
 
 from .env import PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, prctl
 
@@ -135,9 +136,10 @@ def run_supervised(cmd: list[str], timeout_s: float, **popen) -> tuple[int | Non
     proc = subprocess.Popen(
         sup, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, **popen
     )
+    stdout = cast(IO[bytes], proc.stdout)  # stdout=PIPE: never None
     deadline = time.monotonic() + timeout_s
     out = bytearray()
-    fd = proc.stdout.fileno()
+    fd = stdout.fileno()
     try:
         while True:
             left = deadline - time.monotonic()
@@ -159,7 +161,7 @@ def run_supervised(cmd: list[str], timeout_s: float, **popen) -> tuple[int | Non
         if proc.poll() is None:
             code = None
             _end(proc)
-        proc.stdout.close()
+        stdout.close()
     return (None if code == STOPPED else code), out.decode(errors="replace")
 
 

@@ -7,8 +7,8 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from ..config import config_dir
 from ..errors import UserError
+from ..paths import config_dir
 
 NAMES = (
     "system",

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import UserError
-from ..gpu.compile import compile_check
 from ..kernel.spec import Spec, SpecError, parse_spec
 
 PROMPT = """You write launch specs (TOML) for kt-tui, which tunes CUDA kernels with kernel_tuner.
@@ -28,6 +29,7 @@ Draft:
 ```toml
 {draft}
 ```"""
+CompileSpec = Callable[[str, Spec], Any]  # a compile check of a kernel at a spec's default configuration
 TRIES = 2  # the first reply, and one retry told what was wrong
 
 
@@ -36,10 +38,10 @@ def toml_block(text: str) -> str:
     return (m.group(1) if m else text).strip() + "\n"
 
 
-def check_draft(text: str, kernel, source: str, compile_it: bool = True) -> Spec:
+def check_draft(text: str, kernel, source: str, compile_with: CompileSpec | None) -> Spec:
     """The spec, or SpecError: valid as any spec for this kernel, its arguments named as the kernel's
     parameters, no file or Python function, and compiling at its default configuration when a
-    compiler is here."""
+    compiler is here (`compile_with`: the caller's compile check, engine/precheck.py's compile_spec)."""
     spec = parse_spec(text, kernel)
     refs = [a.function for a in spec.args if a.function] + [str(spec.reference or ""), spec.verify]
     if any(":" in r for r in refs) or any(a.file for a in spec.args) or spec.cmem_args or spec.reference:
@@ -47,10 +49,8 @@ def check_draft(text: str, kernel, source: str, compile_it: bool = True) -> Spec
     for i, (p, a) in enumerate(zip(kernel.params, spec.args)):
         if p.name != a.name:
             raise SpecError(f"args[{i}]", f"named {a.name!r}, the kernel's parameter {i} is {p.name!r}")
-    if compile_it:
-        result = compile_check(
-            source, spec.baseline_params(), compiler_options=spec.compiler_options or None, spec=spec
-        )
+    if compile_with is not None:
+        result = compile_with(source, spec)
         if result.ok is False:
             first = result.errors[0] if result.errors else None
             where = f"line {first.line}: " if first and first.line else ""
@@ -58,7 +58,7 @@ def check_draft(text: str, kernel, source: str, compile_it: bool = True) -> Spec
     return spec
 
 
-def ask(client, source: str, kernel, draft: str, compile_it: bool = True) -> str:
+def ask(client, source: str, kernel, draft: str, compile_with: CompileSpec | None) -> str:
     """The model's spec, with a header naming the model; UserError when it stays invalid."""
     messages = [{"role": "user", "content": PROMPT.format(source=source, draft=draft)}]
     problem = ""
@@ -66,7 +66,7 @@ def ask(client, source: str, kernel, draft: str, compile_it: bool = True) -> str
         reply = client.complete("draft_spec", messages)
         text = toml_block(reply.text)
         try:
-            check_draft(text, kernel, source, compile_it)
+            check_draft(text, kernel, source, compile_with)
         except SpecError as e:
             problem = str(e)
             messages += [

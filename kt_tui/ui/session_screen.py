@@ -26,7 +26,7 @@ from ..engine.events import Gate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
 from ..errors import UserError
-from ..gpu.pool import parse_gpus
+from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
 from ..kernel.syntax import highlights
 from ..store import Store

@@ -140,7 +140,9 @@ class SpecEditScreen(Screen[Spec]):
 
         heuristic = dump_spec(draft_spec(self.kernel, src=self.source))
         try:
-            drafted = spec_llm.ask(LlmClient.from_settings(self.app.settings), self.source, self.kernel, heuristic)
+            drafted = spec_llm.ask(
+                LlmClient.from_settings(self.app.settings), self.source, self.kernel, heuristic, compile_spec
+            )
         except UserError as e:
             self.app.call_from_thread(self._show_error, f"no LLM draft: {e}")
             return

@@ -10,15 +10,15 @@ from contextlib import nullcontext
 
 import numpy as np
 
+from ...compare import compare_all, failure_text, poisoned
 from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
-from .. import prefetch
-from ..prefetch import Early
 from ..protocol import CheckJob
+from . import prefetch
 from .outputs import reference_kernel_outputs, run_outputs
-from .verify import compare_all, failure_text
+from .prefetch import Early
 
-# Imported where used: the app's process imports this module too (poisoned, lost_entry,
+# Imported where used: the app's process imports this module too (lost_entry,
 # run_outputs), so kernel_tuner (and .tuning, ktsource, which import it) loads in the worker only.
 
 _REFS: dict[str, dict] = {}  # reference outputs by (kernel, sizes), kept for the next jobs
@@ -49,7 +49,7 @@ def entry(label: str, sizes: dict, key: str, status: str, reason: str = "", verd
 def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
     """The entry for a unit whose run hung or took the worker down (the app's watchdog saw it)."""
     label, _, key = u.rpartition("@")
-    sizes = next((s["sizes"] for s in job.sizes if s["label"] == label), {})
+    sizes: dict = next((s["sizes"] for s in job.sizes if s["label"] == label), {})
     if key == "reference":
         return dict(entry(label, sizes, key, status, f"fails there ({status}: {why})", error=why), reference=True)
     return entry(label, sizes, key, status, f"{status} at {label}: {why}", error=why)
@@ -57,7 +57,7 @@ def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
 
 def run_check_job(job: CheckJob, emit: Callable) -> dict:
     """Emits a "check" entry per configuration and size. Raises ContextLost when the GPU is wedged.
-    Every kernel the job runs starts compiling at once, on the compile-ahead pool (gpu/prefetch.py)."""
+    Every kernel the job runs starts compiling at once, on the compile-ahead pool (gpu/worker/prefetch.py)."""
     earlies = _compile_early(job)
     try:
         with Early.serving(earlies) if earlies else nullcontext():
@@ -130,7 +130,7 @@ def _check(job: CheckJob, emit: Callable) -> dict:
         if not todo:
             continue
         ref_unit = unit(label, "reference")
-        failed = job.done.get(ref_unit)
+        failed: dict | None = job.done.get(ref_unit)
         refs = None
         if failed is None:
             cache_key = _ref_key(job, sizes)
@@ -171,6 +171,7 @@ def _check(job: CheckJob, emit: Callable) -> dict:
         for c in todo:
             key = _key(c, names)
             if refs is None:
+                assert failed is not None  # no reference outputs only where the reference failed
                 emit(
                     "check",
                     entry(
@@ -237,11 +238,6 @@ def unwritten(spec: Spec, refs: dict, partial: list[str]) -> str:
         if idx.size:
             return f"{a.name}[{int(idx[0])}]"
     return ""
-
-
-def poisoned(a: np.ndarray) -> np.ndarray:
-    """Where an array still holds the poison value (NaN, or the integer maximum)."""
-    return np.isnan(a) if np.issubdtype(a.dtype, np.floating) else a == np.iinfo(a.dtype).max
 
 
 def _key(params: dict, names: list[str]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 from contextlib import contextmanager
+from typing import Any
 
 from ..ktimport import load
 
@@ -47,22 +48,24 @@ def whole_uuids(backend: str):
     backend then fails in `uuid.UUID(bytes=...)` ("bytes is not a 16-char string") on every GPU
     whose UUID holds a zero byte. Inside: the UUID is padded back to 16 bytes (the bytes after the
     cut are lost; kernel_tuner only records it)."""
-    cupy = None
-    if backend == "cupy":
-        try:
-            import cupy  # here: only a session on the cupy backend loads it
-        except ImportError:
-            pass
-    if cupy is None:
+    runtime = _cupy_runtime() if backend == "cupy" else None
+    if runtime is None:
         yield
         return
-    runtime = cupy.cuda.runtime
     saved = runtime.getDeviceProperties
     runtime.getDeviceProperties = padded_uuid(saved)
     try:
         yield
     finally:
         runtime.getDeviceProperties = saved
+
+
+def _cupy_runtime() -> Any:
+    try:
+        import cupy  # here: only a session on the cupy backend loads it
+    except ImportError:
+        return None
+    return cupy.cuda.runtime
 
 
 def padded_uuid(get):

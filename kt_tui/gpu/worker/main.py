@@ -14,11 +14,11 @@ import threading
 import time
 import traceback
 
-from ..compilers import allow_children
 from ..env import PR_SET_CHILD_SUBREAPER, prctl
 from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
 from ..supervise import kill_tree
 from ..timeline import mark
+from .compilers import allow_children
 
 # Imported where used: the app's process imports this module to start the worker (gpu/client.py),
 # so numpy, kernel_tuner, the CUDA libraries and the job code load in the worker only.
@@ -26,7 +26,7 @@ from ..timeline import mark
 
 def probe_backends(backends) -> dict:
     """Try each backend for real: import it, open the device, compile and launch a tiny kernel."""
-    errors = {}
+    errors: dict[str, str] = {}
     for name in backends:
         try:
             gpu = _try_backend(name)

@@ -4,6 +4,7 @@ spec's reference kernel run the same way."""
 from __future__ import annotations
 
 from itertools import product
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ def run_arrays(
     sizes = sizes or spec.sizes
     ps = spec.problem_size_values(sizes, params)
     defines = tuner_defines(spec, sizes)
-    extra = {"defines": defines} if defines is not None else {}
+    extra: dict[str, Any] = {"defines": defines} if defines is not None else {}
     if spec.cmem_args:
         extra["cmem_args"] = load_named(spec, spec.cmem_args, "cmem_args")
     if spec.smem_size is not None:

@@ -10,8 +10,8 @@ import numpy as np
 
 from ...kernel.inputs import make_arg, make_args
 from ...kernel.spec import Spec
-from ..prefetch import WINDOW, Early, enabled
 from ..protocol import TuneJob
+from .prefetch import WINDOW, Early, enabled
 
 _ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
 KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each job rather than kept
@@ -44,9 +44,9 @@ def prepare_early(spec: Spec, source: str, backend: str) -> None:
         early.close()
     _PREPARED.clear()
     if source and enabled():
-        early = Early.start(backend, spec, source, [spec.baseline_params()])
-        if early is not None:
-            _PREPARED[backend] = early
+        started = Early.start(backend, spec, source, [spec.baseline_params()])
+        if started is not None:
+            _PREPARED[backend] = started
 
 
 def early_for(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:

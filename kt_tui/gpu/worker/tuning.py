@@ -25,20 +25,20 @@ from kernel_tuner import tune_kernel, util
 from kernel_tuner.interface import strategy_map
 from kernel_tuner.observers.observer import OutputObserver
 
+from ...compare import compare_all, failure_text
 from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
 from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
-from ..prefetch import Early, Prefetcher
-from ..prefetch import enabled as prefetch_enabled
 from ..protocol import TuneJob
 from ..timeline import mark
 from .lang import cuda_lang, numpy_arguments
 from .outputs import reference_kernel_outputs, references_by_config
+from .prefetch import Early, Prefetcher
+from .prefetch import enabled as prefetch_enabled
 from .prepare import early_for, job_args
-from .verify import compare_all, failure_text
 
 STICKY = (
     "illegal memory access",
@@ -201,8 +201,10 @@ class StreamingStrategy:
         self.stopped = False
         self.started = time.monotonic()
         self.pace = float(os.environ.get("KT_TUI_SIM_PACE") or 0)  # replay seconds per config (demos, tests)
-        self.lazy = None  # a huge space (search/lazy.py): kernel_tuner was handed a one-configuration stand-in
-        self.early: Early | None = None  # compiles started before kernel_tuner (gpu/prefetch.py)
+        self.lazy: LazySpace | None = (
+            None  # a huge space (search/lazy.py): kernel_tuner was handed a one-configuration stand-in
+        )
+        self.early: Early | None = None  # compiles started before kernel_tuner (gpu/worker/prefetch.py)
         self.on_config: Callable | None = None  # told each configuration before it runs (its reference)
 
     def tune(self, searchspace, runner, tuning_options):
@@ -300,7 +302,7 @@ class _StreamingRunner:
         self.results: list = []
         self.done: dict[str, dict] = {}  # evaluated in this run: a strategy asking again gets it back
         self.simulation_mode = getattr(runner, "simulation_mode", False)
-        self.prefetch = None
+        self.prefetch: Prefetcher | None = None
 
     def __getattr__(self, name):
         return getattr(self.runner, name)
@@ -517,8 +519,8 @@ def _tune(job: TuneJob, spec: Spec, tune_params: dict, strategy, observer, emit,
         # the observer does the real check, so kernel_tuner's own comparison must never fail a run
         answer = [arg if a.output else None for arg, a in zip(args, spec.args)]
         kwargs.update(cache=job.cachefile, observers=[observer], answer=answer, verify=_checked_by_observer)
-    problem_size = spec.problem_size_values()
-    problem_size = problem_size if len(problem_size) > 1 else problem_size[0]
+    values = spec.problem_size_values()
+    problem_size: list[int] | int | Callable = values if len(values) > 1 else values[0]
     if spec.tuned_problem_size():
         problem_size = _problem_size_function(spec)
     with cuda_lang("sim" if simulated else job.backend) as lang, numpy_arguments(job.backend):

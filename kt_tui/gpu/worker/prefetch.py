@@ -31,13 +31,26 @@ import os
 import time
 from concurrent.futures import Executor, Future
 from contextlib import contextmanager
+from typing import TypedDict
 
-from .compilers import Cupy, Instance, Nvrtc, Pycuda, stand_in
+from .compilers import Compiler, Cupy, Instance, Nvrtc, Pycuda, stand_in
 
 # Imported where used: kernel_tuner and ktsource (this module also loads in the app's process).
 
 WINDOW = 24  # configurations compiled ahead of the one being measured
-COMPILERS = {"CudaFunctions": Nvrtc, "PyCudaFunctions": Pycuda, "CupyFunctions": Cupy}  # by kernel_tuner backend
+# by kernel_tuner backend
+COMPILERS: dict[str, type[Compiler]] = {"CudaFunctions": Nvrtc, "PyCudaFunctions": Pycuda, "CupyFunctions": Cupy}
+
+
+class Stats(TypedDict):
+    """A Prefetcher's count of its compiles (KT_TUI_PREFETCH_STATS writes it, a JSON line a job)."""
+
+    queued: int
+    used: int
+    not_ahead: int
+    failed: int
+    waited_s: float
+    first_failure: str | None
 
 
 def enabled() -> bool:
@@ -50,7 +63,7 @@ class Early:
     kernel_tuner sets up, nvcc or NVRTC already works on its first configurations. The Prefetcher
     of that job adopts the pool and what it compiled."""
 
-    def __init__(self, how, pool: Executor, ahead: dict[str, Future]):
+    def __init__(self, how: Compiler, pool: Executor, ahead: dict[str, Future]):
         self.how, self.pool, self.ahead = how, pool, ahead
         self.adopted = False
 
@@ -58,7 +71,7 @@ class Early:
     def start(cls, backend: str, spec, source: str, params_list: list[dict]) -> Early | None:
         """None where nothing can start early (another backend, no GPU, any error: it is only a head start)."""
         try:
-            from .ktsource import kernel_string
+            from ..ktsource import kernel_string
 
             return cls.start_texts(
                 backend, list(spec.compiler_options or []), [kernel_string(spec, source, p) for p in params_list]
@@ -73,14 +86,15 @@ class Early:
         device = stand_in(backend, compiler_options) if named else None
         if device is None:
             return None
-        how = {"nvcuda": Nvrtc, "pycuda": Pycuda}[backend](device)
+        makers: dict[str, type[Compiler]] = {"nvcuda": Nvrtc, "pycuda": Pycuda}
+        how = makers[backend](device)
         early = cls(how, how.pool(), {})
         early.add_texts(named)
         return early
 
     def add(self, spec, source: str, params_list: list[dict]) -> None:
         """Also compile these configurations (kept by an early start that a job took over)."""
-        from .ktsource import kernel_string  # here: as in start()
+        from ..ktsource import kernel_string  # here: as in start()
 
         self.add_texts([kernel_string(spec, source, p) for p in params_list])
 
@@ -126,7 +140,7 @@ class Prefetcher:
     def __init__(self, runner, pool: Executor | None = None, early: Early | None = None):
         self.runner = runner
         self.backend = runner.dev.dev
-        self.how = COMPILERS[type(self.backend).__name__](self.backend)
+        self.how: Compiler = COMPILERS[type(self.backend).__name__](self.backend)
         self.ahead: dict[str, Future] = {}
         if early is not None and type(early.how) is type(self.how):
             pool, self.ahead, early.adopted = pool or early.pool, dict(early.ahead), True
@@ -135,7 +149,14 @@ class Prefetcher:
         self.original = self.backend.compile
         self.backend.compile = self.compile
         self.last: tuple[str | None, Future | None] = (None, None)
-        self.stats = {"queued": 0, "used": 0, "not_ahead": 0, "failed": 0, "waited_s": 0.0, "first_failure": None}
+        self.stats: Stats = {
+            "queued": 0,
+            "used": 0,
+            "not_ahead": 0,
+            "failed": 0,
+            "waited_s": 0.0,
+            "first_failure": None,
+        }
 
     @staticmethod
     def usable(runner) -> bool:
@@ -179,7 +200,7 @@ class Prefetcher:
         try:
             done = future.result()
             func = self.how.load(done, instance)
-            why = None if func is not None else "the compiled module did not load"
+            why = "the compiled module did not load"  # said only when func is None
         except Exception as e:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it as usual
             func, why = None, f"{type(e).__name__}: {e}"
         self.stats["waited_s"] += time.perf_counter() - t0

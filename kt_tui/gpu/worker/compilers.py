@@ -1,4 +1,4 @@
-"""The compilers compile-ahead uses (gpu/prefetch.py), one per backend, each making what that
+"""The compilers compile-ahead uses (gpu/worker/prefetch.py), one per backend, each making what that
 backend's kernel_tuner compile step would make: NVRTC cubins (nvcuda), nvcc cubins through pycuda
 (pycuda), cupy's on-disk cache (cupy); and the pools they run on."""
 
@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any, Protocol
 
 # Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
 # one in use need be installed, and kernel_tuner (this module also loads in the app's process).
@@ -17,6 +19,16 @@ def pool_size(limit: int = 16) -> int:
     if wanted and wanted.isdigit() and int(wanted) > 0:
         return int(wanted)
     return max(1, min(limit, (os.cpu_count() or 2) - 1))
+
+
+class Compiler(Protocol):
+    """One backend's compile ahead: its pool, the pool's job for a kernel instance, and loading
+    what that job made into kernel_tuner's backend (None: kernel_tuner compiles it itself)."""
+
+    def __init__(self, backend: Any) -> None: ...
+    def pool(self) -> Executor: ...
+    def job(self, instance: Any, /) -> tuple[Callable[..., Any], tuple[Any, ...]]: ...
+    def load(self, done: Any, instance: Any, /) -> Any: ...
 
 
 class Instance:
@@ -74,7 +86,7 @@ class Nvrtc:
         return ThreadPoolExecutor(max_workers=pool_size(8))
 
     def _options(self) -> list[bytes]:
-        from .ktimport import load
+        from ..ktimport import load
 
         load()
         from kernel_tuner.utils.nvcuda import find_cuda_home, to_valid_nvrtc_gpu_arch_cc

@@ -1,0 +1,134 @@
+"""A kernel's outputs compared with the reference outputs, per output argument: the verdict.
+
+Both sides of the process wall use it: the GPU worker compares (gpu/worker/checking.py, tuning.py),
+the engine words a stored verdict (failure_text) and finds the poison the original left (poisoned).
+It imports numpy only, nothing of kt_tui, so importing it costs the app's process nothing more."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NotRequired, TypedDict
+
+import numpy as np
+
+__all__ = ["EXCERPT", "Verdict", "compare", "compare_all", "failure_text", "poisoned", "value_text"]
+
+EXCERPT = 2  # indices shown on each side of the first failing one
+
+
+class Verdict(TypedDict):
+    """One output's verdict, as the worker sends it and the store keeps it (JSON): the data of the
+    UI's verdict table. excerpt rows are [index, got, expected], the values as text."""
+
+    output: str
+    ok: bool
+    max_abs_err: float | None
+    max_rel_err: float | None
+    mismatches: int
+    first_bad: int | None
+    atol: float
+    rtol: float
+    excerpt: list[list[int | str]]
+    reason: NotRequired[str]
+
+
+def value_text(x: object) -> str:
+    item = getattr(x, "item", None)
+    x = item() if callable(item) else x
+    return f"{x:.6g}" if isinstance(x, float) else str(x)
+
+
+def compare(name: str, ref: np.ndarray, out: np.ndarray | None, atol: float, rtol: float) -> Verdict:
+    """One output's verdict: ok, max errors, mismatch count, the first failing index and an
+    excerpt around it."""
+    if out is None or out.shape != ref.shape:
+        return {
+            "output": name,
+            "ok": False,
+            "reason": "output missing or of another shape",
+            "max_abs_err": None,
+            "max_rel_err": None,
+            "mismatches": int(ref.size),
+            "first_bad": 0,
+            "atol": atol,
+            "rtol": rtol,
+            "excerpt": [],
+        }
+    max_abs, max_rel, bad = _errors(ref, out, atol, rtol)
+    idx = np.flatnonzero(bad)
+    verdict: Verdict = {
+        "output": name,
+        "ok": idx.size == 0,
+        "max_abs_err": max_abs,
+        "max_rel_err": max_rel,
+        "mismatches": int(idx.size),
+        "first_bad": int(idx[0]) if idx.size else None,
+        "atol": atol,
+        "rtol": rtol,
+        "excerpt": [],
+    }
+    if idx.size:
+        i = int(idx[0])
+        verdict["reason"] = f"{name}[{i}] = {value_text(out.flat[i])}, expected {value_text(ref.flat[i])}"
+        verdict["excerpt"] = [
+            [j, value_text(out.flat[j]), value_text(ref.flat[j])]
+            for j in range(max(i - EXCERPT, 0), min(i + EXCERPT + 1, ref.size))
+        ]
+    return verdict
+
+
+def _errors(ref: np.ndarray, out: np.ndarray, atol: float, rtol: float) -> tuple[float, float, np.ndarray]:
+    """The largest absolute and relative errors, and where `out` is off."""
+    if not np.issubdtype(ref.dtype, np.floating):
+        idiff = np.abs(out.astype(np.int64) - ref.astype(np.int64))
+        return (float(idiff.max()) if idiff.size else 0.0), 0.0, idiff > atol
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(out - ref)
+        # NaN compares False and an infinite reference accepts anything: both take the exact path
+        bad = ~(diff <= atol + rtol * np.abs(ref)) | np.isinf(ref)
+    if not bad.any():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel = diff / np.abs(ref)
+        max_rel = float(np.nanmax(np.where(np.isfinite(rel), rel, 0.0))) if rel.size else 0.0
+        return (float(diff.max()) if diff.size else 0.0), max_rel, bad
+    # the slow, exact path: in float64, NaN/Inf allowed where the reference has them
+    r, o = ref.astype(np.float64), out.astype(np.float64)
+    finite_ref = np.isfinite(r)
+    same_nonfinite = ~finite_ref & ((np.isnan(r) & np.isnan(o)) | (r == o))
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(o - r)
+        close = finite_ref & (diff <= atol + rtol * np.abs(np.where(finite_ref, r, 0.0)))
+    finite = np.isfinite(diff)
+    max_abs = float(diff[finite].max()) if finite.any() else 0.0
+    rel = diff[finite] / np.maximum(np.abs(r[finite]), np.finfo(np.float64).tiny)
+    return max_abs, (float(rel.max()) if rel.size else 0.0), ~(same_nonfinite | close)
+
+
+def compare_all(
+    refs: Mapping[str, np.ndarray],
+    outs: Mapping[str, np.ndarray],
+    tolerances: Mapping[str, tuple[float, float]],
+) -> list[Verdict]:
+    return [compare(name, ref, outs.get(name), *tolerances[name]) for name, ref in refs.items()]
+
+
+def failure_text(verdicts: Sequence[Mapping[str, Any]], where: str = "") -> str:
+    """One line for the first failing output: where, what, the errors and how many are off.
+    `verdicts` may come back from the store (JSON), so they are read as plain mappings."""
+    bad = [v for v in verdicts if not v["ok"]]
+    if not bad:
+        return ""
+    v = bad[0]
+    at = f" at {where}" if where else ""
+    errs = []
+    if v.get("max_abs_err") is not None:
+        errs.append(f"max abs err {v['max_abs_err']:.3g}, max rel err {v['max_rel_err']:.3g}")
+    errs.append(f"{v['mismatches']} mismatch{'es' * (v['mismatches'] != 1)}")
+    more = f"; {len(bad) - 1} more output(s) wrong" if len(bad) > 1 else ""
+    return f"wrong result{at}: {v.get('reason', v['output'])} ({', '.join(errs)}){more}"
+
+
+def poisoned(a: np.ndarray) -> np.ndarray:
+    """Where an array still holds the poison value (NaN, or the integer maximum)."""
+    hit: np.ndarray = np.isnan(a) if np.issubdtype(a.dtype, np.floating) else a == np.iinfo(a.dtype).max
+    return hit
