@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from .directives import file_flags
-from .params import Token, tokens
-from .source import Kernel, SourceError, find_kernels, strip_comments
-from .text import BOM, control_character, folded
+from .kernels import Kernel, SourceError
+from .parsed import ParsedKernel, parsed
+from .syntax import Token
+from .text import control_character
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,12 @@ _STOP = {"&&", "||", ";", ",", "?", ":", "{", "}", "return"} | _ASSIGN
 
 
 class _Code:
-    def __init__(self, text: str):
-        text = folded(text.removeprefix(BOM))  # what the preprocessor reads: `a\<newline>sm` is asm
-        self.text = strip_comments(text)
-        self.all_toks = tokens(text)
+    def __init__(self, source: ParsedKernel):
+        code = source.folded  # what the preprocessor reads: `a\<newline>sm` is asm
+        self.parsed = code
+        text = code.source
+        self.text = code.comment_free
+        self.all_toks = code.tokens
         self.toks = [t for t in self.all_toks if t.directive is None]
         self.newlines = [i for i, c in enumerate(text) if c == "\n"]
         self.closing: dict[int, int] = {}  # token index of a bracket -> index of the one closing it
@@ -70,11 +73,12 @@ class _Code:
         return " ".join(self.text[self.toks[i].pos : end].split())
 
 
-def review(original: str, generated: str, kernel_name: str) -> list[Flag]:
+def review(original: str | ParsedKernel, generated: str | ParsedKernel, kernel_name: str) -> list[Flag]:
     """Flags for what `generated` adds or changes relative to `original` that a human should look at."""
+    original, generated = parsed(original), parsed(generated)
     old, new = _Code(original), _Code(generated)
     flags = _includes(original, generated) + _top_level(old, new) + _calls(old, new) + _kernels(old, new, kernel_name)
-    flags += _macros(old, new) + _control(generated)
+    flags += _macros(old, new) + _control(generated.source)
     return sorted(flags, key=lambda f: (f.line, f.kind))
 
 
@@ -86,7 +90,7 @@ def summarize(flags: list[Flag]) -> str:
     return "\n".join(lines + [f"  line {f.line}: {f.message}" if f.line else f"  {f.message}" for f in flags])
 
 
-def _includes(original: str, generated: str) -> list[Flag]:
+def _includes(original: ParsedKernel, generated: ParsedKernel) -> list[Flag]:
     """Every file-touching directive the original lacks (any spelling); flagged code is compiled only
     after approval, so a path or a probe never reaches the compiler unseen."""
     return [Flag("include", line, message) for line, message in file_flags(original, generated)]
@@ -276,11 +280,11 @@ def _macros(old: _Code, new: _Code) -> list[Flag]:
 def _kernels(old: _Code, new: _Code, name: str) -> list[Flag]:
     """Extra kernels are looked for in macro bodies and `#if 0` groups too; the kernel itself must be
     where the compiler reads it."""
-    before, after = _kernel_map(old.text), _kernel_map(new.text)
-    known = before | _kernel_map(old.text, unread=True)
+    before, after = _kernel_map(old.parsed), _kernel_map(new.parsed)
+    known = before | _kernel_map(old.parsed, unread=True)
     flags = [
         Flag("extra_kernel", k.line, f"new __global__ function {k.name}()")
-        for k in (_kernel_map(new.text, unread=True) | after).values()
+        for k in (_kernel_map(new.parsed, unread=True) | after).values()
         if k.name not in known and k.name != name
     ]
     if name not in after:
@@ -291,9 +295,9 @@ def _kernels(old: _Code, new: _Code, name: str) -> list[Flag]:
     return flags
 
 
-def _kernel_map(text: str, unread: bool = False) -> dict[str, Kernel]:
+def _kernel_map(code: ParsedKernel, unread: bool = False) -> dict[str, Kernel]:
     try:
-        return {k.name: k for k in find_kernels(text, unread=unread)}
+        return {k.name: k for k in code.kernels(unread)}
     except SourceError:
         return {}
 

@@ -90,27 +90,30 @@ def _blank(text: str) -> str:
     return re.sub(r"[^\n]", " ", text)
 
 
-def _blanked(src: str, kinds: tuple[str, ...]) -> str:
+def _blanked(src: str, kinds: tuple[str, ...], lexemes: list[Lexeme] | None = None) -> str:
     parts, last = [], 0
-    for kind, text, pos in lex(src):
+    for kind, text, pos in lexemes if lexemes is not None else lex(src):
         if kind in kinds:
             parts += [src[last:pos], _blank(text)]
             last = pos + len(text)
     return "".join(parts) + src[last:]
 
 
-def strip_comments(src: str) -> str:
+def strip_comments(src: str, lexemes: list[Lexeme] | None = None) -> str:
     """Blank out comments (not `//` or `/*` inside a string) but keep line numbers and offsets."""
-    return _blanked(src, ("comment",))
+    return _blanked(src, ("comment",), lexemes)
 
 
-def code_text(src: str, unread: bool = False) -> str:
+def code_text(
+    src: str, unread: bool = False, lexemes: list[Lexeme] | None = None, toks: list[Token] | None = None
+) -> str:
     """What the compiler reads as C++: comments, literals, directive lines and `#if 0` groups blanked
-    (`unread`: only comments and literals), offsets and line numbers kept."""
-    chars = list(_blanked(src, ("comment", "string")))
+    (`unread`: only comments and literals), offsets and line numbers kept. `lexemes`, `toks`: `src`
+    already lexed (kernel/parsed.py)."""
+    chars = list(_blanked(src, ("comment", "string"), lexemes))
     if unread:
         return "".join(chars)
-    toks = tokens(src)
+    toks = tokens(src, lexemes) if toks is None else toks
     for start, end in _directive_spans(toks, src) + dead_spans(src, toks):
         chars[start:end] = _blank(src[start:end])
     return "".join(chars)
