@@ -43,7 +43,9 @@ _GLOBAL = re.compile(r"__global__")
 
 
 def split_params(text: str) -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "<([":
             depth += 1

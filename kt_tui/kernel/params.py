@@ -199,7 +199,7 @@ def _looks_like_param(name: str) -> bool:
     return bool(_LOWER_SNAKE.fullmatch(name) or _UPPER_SNAKE.fullmatch(name))
 
 
-def _rename_target(name: str, unused: list[str], tune_params: dict, block_names: list[str]) -> str | None:
+def _rename_target(name: str, unused: list[str], tune_params: dict[str, Any], block_names: list[str]) -> str | None:
     for p in unused:
         if _norm(p) == _norm(name):
             return p
@@ -319,7 +319,7 @@ def apply_renames(source: str | ParsedKernel, renames: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def rename_tune_params(tune_params: dict[str, list], renames: dict[str, str]) -> dict[str, list]:
+def rename_tune_params(tune_params: dict[str, list[Any]], renames: dict[str, str]) -> dict[str, list[Any]]:
     """The other direction: rename tune_params keys to the names the code uses, keeping the order."""
     back: dict[str, str] = {}
     for code_name, param in renames.items():
@@ -328,7 +328,7 @@ def rename_tune_params(tune_params: dict[str, list], renames: dict[str, str]) ->
                 f"the code uses both {back[param]!r} and {code_name!r} for {param!r}; rename the code instead"
             )
         back[param] = code_name
-    out: dict[str, list] = {}
+    out: dict[str, list[Any]] = {}
     for key, values in tune_params.items():
         new = back.get(key, key)
         if new in out or (new != key and new in tune_params):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -96,7 +97,7 @@ def _includes(original: ParsedKernel, generated: ParsedKernel) -> list[Flag]:
     return [Flag("include", line, message) for line, message in file_flags(original, generated)]
 
 
-def _items(code: _Code):
+def _items(code: _Code) -> Iterator[tuple[str, str, set[str], str, int]]:
     """Namespace-scope items as ("function" | "variable", name, qualifiers, text, position)."""
     toks, i, start = code.toks, 0, 0
     while i < len(toks):
@@ -140,7 +141,7 @@ def _items(code: _Code):
         i += 1
 
 
-def _variable(code: _Code, start: int, end: int):
+def _variable(code: _Code, start: int, end: int) -> tuple[str, str, set[str], str, int] | None:
     words = [t.text for t in code.toks[start:end]]
     if not words or words[0] in ("using", "typedef", "template", "static_assert", "namespace", "friend"):
         return None
@@ -182,7 +183,7 @@ def _state_problem(quals: set[str], text: str) -> str | None:
     return "new static global object" if "static" in quals else "new host global variable"
 
 
-def _call_sites(code: _Code, names: re.Pattern) -> list[tuple[str, str, int]]:
+def _call_sites(code: _Code, names: re.Pattern[str]) -> list[tuple[str, str, int]]:
     """(name, normalized call text, token index) for calls of the matching names."""
     toks, out = code.toks, []
     for i, t in enumerate(toks):
@@ -196,7 +197,7 @@ def _call_sites(code: _Code, names: re.Pattern) -> list[tuple[str, str, int]]:
     return out
 
 
-def _new_sites(old: _Code, new: _Code, names: str):
+def _new_sites(old: _Code, new: _Code, names: str) -> Iterator[tuple[str, str, int]]:
     pattern = re.compile(names)
     seen = Counter(text for _, text, _ in _call_sites(old, pattern))
     for name, text, i in _call_sites(new, pattern):
@@ -241,7 +242,8 @@ def _control(text: str) -> list[Flag]:
 
 def _defines(code: _Code) -> list[tuple[str, list[Token]]]:
     """(macro name, its parameter and replacement tokens) for each #define."""
-    out, group = [], []
+    out: list[tuple[str, list[Token]]] = []
+    group: list[Token] = []
     for t in code.all_toks + [Token("op", "#", -1, "", 0)]:
         if t.directive is not None and t.place == 0:
             if len(group) > 2 and group[1].text == "define" and group[2].kind == "ident":
@@ -361,7 +363,7 @@ def _body(code: _Code, name: str) -> tuple[int, int]:
     return 0, 0
 
 
-def _derived(toks: list[Token], seeds: set[str], exclude: set[str] = frozenset()) -> set[str]:
+def _derived(toks: list[Token], seeds: set[str], exclude: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """`seeds` and the variables assigned from expressions that use them (transitively)."""
     names, assigns = set(seeds), []
     for i, t in enumerate(toks):
@@ -378,7 +380,8 @@ def _derived(toks: list[Token], seeds: set[str], exclude: set[str] = frozenset()
 
 def _operand(toks: list[Token], i: int, step: int, end: int) -> set[str]:
     """Identifiers from toks[i] on (step 1) or back (step -1) until the end of the operand."""
-    names, depth, lo = set(), 0, 0
+    names: set[str] = set()
+    depth, lo = 0, 0
     while lo <= i < end:
         t = toks[i].text
         if t in ("(", "["):
@@ -393,7 +396,7 @@ def _operand(toks: list[Token], i: int, step: int, end: int) -> set[str]:
     return names
 
 
-def _comparisons(toks: list[Token], start: int, end: int):
+def _comparisons(toks: list[Token], start: int, end: int) -> Iterator[tuple[set[str], set[str], int]]:
     """(identifiers on the left, identifiers on the right, position) for each comparison."""
     for i in range(start, end):
         if toks[i].text in _COMPARE:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..files import KERNEL_MAX, FileRefused, read_bytes_file
-from .kernels import (  # noqa: F401  (read here by importer/, front/, gpu/ and ui/)
+from .kernels import (
     MAX_HEAD,
     MAX_PARAM,
     Kernel,
@@ -16,8 +16,25 @@ from .kernels import (  # noqa: F401  (read here by importer/, front/, gpu/ and 
     split_params,
 )
 from .parsed import ParsedKernel, parsed
-from .syntax import code_text, strip_comments  # noqa: F401  (draft.py and importer/ read it here)
+from .syntax import code_text, strip_comments
 from .text import KernelTextError, kernel_text
+
+__all__ = [  # kernels.py's names are read here by importer/, front/, gpu/ and ui/; syntax's by draft.py
+    "MAX_HEAD",
+    "MAX_PARAM",
+    "Kernel",
+    "Param",
+    "ParsedKernel",
+    "SourceError",
+    "code_text",
+    "find_kernels",
+    "match_paren",
+    "parse_param",
+    "pick_kernel",
+    "read_source",
+    "split_params",
+    "strip_comments",
+]
 
 
 def read_source(path: str | Path) -> str:

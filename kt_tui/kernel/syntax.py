@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from typing import NamedTuple
 
@@ -54,11 +55,12 @@ class Token(NamedTuple):
     place: int  # index within its directive: 0 is "#", 1 the directive's name; -1 outside directives
 
 
-def lex(source: str):
+def lex(source: str) -> Iterator[Lexeme]:
     """Every lexeme in order, comments and literals included; never fails, whatever the text."""
     for m in _LEX.finditer(source):
         if m.lastgroup != "blank":
-            yield Lexeme(m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup))
+            kind = str(m.lastgroup)
+            yield Lexeme(kind, m.group(kind), m.start(kind))
 
 
 def tokens(source: str, lexemes: list[Lexeme] | None = None) -> list[Token]:
@@ -221,7 +223,7 @@ def highlights(source: str) -> list[tuple[int, int, int | None, str]]:
     return out
 
 
-def _byte_offset(source: str):
+def _byte_offset(source: str) -> Callable[[int], int]:
     """The UTF-8 byte offset of a character offset, in O(1) after one pass."""
     if source.isascii():
         return lambda pos: pos
