@@ -80,3 +80,12 @@ def test_a_generated_kernel_is_lexed_once_on_its_way_to_the_kernel_gate(monkeypa
     assert calls[0] == 1  # the engine before ParsedKernel lexed it 10 times
     assert out["fixes"] == ["dropped unused: declared but not used by the code"] and out["flags"] == []
     assert out["compile"]["ok"] is True
+
+
+@pytest.mark.parametrize("name", ["vector_add", "matmul", "reduction", "transpose"])
+def test_the_tree_sitter_reading_finds_the_kernels_the_lexer_finds(name):
+    parsed = ParsedKernel((EXAMPLES / f"{name}.cu").read_text())
+    assert set(parsed.unit.kernels) == {k.name for k in parsed.kernels()}
+    for k in parsed.kernels():
+        assert [p.name for p in parsed.unit.kernels[k.name].params] == [p.name for p in k.params]
+    assert parsed.unit is parsed.unit  # parsed once
