@@ -168,7 +168,7 @@ def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = Fals
             if isinstance(op, (ast.In, ast.NotIn)):
                 if not isinstance(right, (ast.Tuple, ast.List)):
                     bad("`in` needs a literal list of numbers, e.g. x in (1, 2, 4)")
-                operands += right.elts  # type: ignore[attr-defined]
+                operands += right.elts
             else:
                 operands.append(right)
         for k in operands:

@@ -129,8 +129,8 @@ def _spec_error(e: ValidationError, data: dict[str, Any]) -> TomlError:
     inner = (err.get("ctx") or {}).get("error")
     if isinstance(inner, LateProblem):
         loc = loc + [inner.field]
-    elif getattr(inner, "field", None):
-        loc = loc[:-1] + [inner.field]  # type: ignore[union-attr]
+    elif inner is not None and getattr(inner, "field", None):
+        loc = loc[:-1] + [inner.field]
     known = ARG_KEYS if len(loc) > 2 and loc[0] == "args" else TOP_KEYS
     problem = (
         f"unknown key (known: {', '.join(sorted(known))})"

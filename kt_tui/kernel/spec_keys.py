@@ -215,7 +215,8 @@ def data_file(key: str, v: Any) -> str | dict[str, Any] | None:
         "expected a .npz file name"
         + (' or "module:function" or a [reference] table with kernel = "FILE.cu:NAME"' if key == "reference" else ""),
     )
-    return v  # type: ignore[no-any-return]
+    out: str | dict[str, Any] | None = v
+    return out
 
 
 def verify(mode: Any, reason: str | None) -> None:

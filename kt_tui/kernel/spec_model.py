@@ -171,7 +171,8 @@ class Spec:
         if checking(info):
             spec_keys.metrics_at(self.metrics, self.sizes)
             spec_keys.compiler_options(self.compiler_options)
-            self.cmem_args = spec_keys.data_file("cmem_args", self.cmem_args)  # type: ignore[assignment]
+            cmem = spec_keys.data_file("cmem_args", self.cmem_args)
+            self.cmem_args = cmem if isinstance(cmem, str) else None  # a table is refused above
             self.reference = spec_keys.data_file("reference", self.reference)
             spec_keys.verify(self.verify, self.verify_reason)
         return self
