@@ -10,7 +10,8 @@ from ..compare import failure_text
 from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..gpu.compile import format_errors
 from ..kernel.expr import ExprError, check_names
-from ..kernel.params import apply_renames, check_params, tokens
+from ..kernel.params import apply_renames, check_params
+from ..kernel.parsed import ParsedKernel
 from ..kernel.review import review
 from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.values import clean_tune_params
@@ -63,17 +64,18 @@ def prepare(
     suggested, more = clean_tune_params(suggested or {}, "suggested")
     dropped += more
     fixes = []
-    used = {t.text for t in tokens(code) if t.kind == "ident"}
+    parsed = ParsedKernel(code)  # read once here; the checks below and the review all use it
     for name, values in suggested.items():
-        if name not in tune and name in used:
+        if name not in tune and name in parsed.identifiers:
             tune[name] = list(values)
             fixes.append(f"{name} is used but was not declared: took the step's suggested values")
     names = list(base_spec.block_size_names or GRID_NAMES)
-    report = check_params(code, tune, names)
+    report = check_params(parsed, tune, names)
     if report.renames:
-        code = apply_renames(code, report.renames)
+        code = apply_renames(parsed, report.renames)
+        parsed = ParsedKernel(code)
         fixes += [f"renamed {a} to {b} in the code" for a, b in report.renames.items()]
-        report = check_params(code, tune, names)
+        report = check_params(parsed, tune, names)
     for name in report.used_undeclared:
         if name in base_spec.tune_params:
             tune[name] = list(base_spec.tune_params[name])
@@ -81,7 +83,7 @@ def prepare(
     for name in GRID_NAMES:
         if name in base_spec.tune_params and name not in tune:
             tune[name] = list(base_spec.tune_params[name])
-    report = check_params(code, tune, names)
+    report = check_params(parsed, tune, names)
     grid = grid or {}
     keep = set(names) | {
         n
@@ -104,11 +106,11 @@ def prepare(
         },
         **{k: v for k, v in grid.items() if v},
     )
-    unresolved = [n for n in check_params(code, tune, names).used_undeclared]
+    unresolved = [n for n in check_params(parsed, tune, names).used_undeclared]
     rejected += [{"kind": "expression", "line": None, "message": f"rejected, not used: {m}"} for m in dropped]
     flags = rejected + [
         {"kind": f.kind, "line": f.line, "message": f.message}
-        for f in review(engine.version(engine.original)[0], code, base_spec.kernel)
+        for f in review(engine.version(engine.original)[0], parsed, base_spec.kernel)
     ]
     # flagged code (an #include of a path, a host call) is compiled only once the user approved it
     compiled = DEFERRED if flags else compile_for_gate(engine, code, spec)

@@ -1,2 +1,2 @@
-"""The CUDA source and its launch spec: finding kernels and parameters, the spec file, inputs, the
-safe expression language, drafts and the safety review. Imports nothing else of kt-tui but files/errors."""
+"""The CUDA source and its launch spec: a source read once (parsed.py), parameters, the review, the one spec model
+(spec_model.py, its Launch the version id), inputs, expressions and drafts. Imports only files/errors/tomlfile."""

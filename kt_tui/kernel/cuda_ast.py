@@ -4,7 +4,11 @@ recovers from errors, so a file with syntax it does not know still gives the fun
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
+
+Node = Any  # a tree_sitter.Node; tree_sitter loads only when a source is parsed
 
 MAX_SOURCE = 2**20  # bytes parsed at most (a few seconds); kernel/draft.py cuts a larger file to the kernel
 MAX_NODES = 400_000  # nodes looked at per walk
@@ -21,10 +25,10 @@ _CONTAINERS = {
     "preproc_elif",
 }
 
-_PARSER = None
+_PARSER: Any = None
 
 
-def _parser():
+def _parser() -> Any:
     global _PARSER
     if _PARSER is None:
         import tree_sitter_cuda  # here: the grammar loads only when a draft is made
@@ -45,15 +49,15 @@ class Param:
 class Function:
     name: str
     params: list[Param]
-    body: object  # the compound_statement node
+    body: Node  # the compound_statement node
     is_kernel: bool
 
 
 @dataclass
 class Macro:
     params: list[str]
-    body: object  # the expression node of its body, parsed on its own
-    tree: object = None  # keeps the body's tree alive
+    body: Node  # the expression node of its body, parsed on its own
+    tree: Any = None  # keeps the body's tree alive
 
 
 @dataclass
@@ -67,11 +71,11 @@ class Unit:
     structs: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (dtype, count) or ("", bytes)
 
 
-def text(node) -> str:
+def text(node: Node) -> str:
     return node.text.decode("utf-8", "replace") if node is not None else ""
 
 
-def walk(node, budget: int = MAX_NODES):
+def walk(node: Node, budget: int = MAX_NODES) -> Iterator[Node]:
     """Every node under `node`, depth first, at most `budget` of them; no recursion."""
     stack = [node]
     while stack and budget > 0:
@@ -111,7 +115,7 @@ def parse(src: str) -> Unit:
     return unit
 
 
-def _top_level(root):
+def _top_level(root: Node) -> Iterator[Node]:
     """The declarations outside function bodies (in namespaces, extern "C", templates, #if groups)."""
     stack, budget = [root], MAX_NODES
     while stack and budget > 0:
@@ -154,7 +158,7 @@ def _field_type(name: str, unit: Unit) -> tuple[str, int, int] | None:
     return None
 
 
-def _struct(n, unit: Unit) -> None:
+def _struct(n: Node, unit: Unit) -> None:
     """`struct P { float x, y, z; };` (also in a typedef): as `count` values of one dtype, or its bytes."""
     spec = n if n.type == "struct_specifier" else n.child_by_field_name("type")
     if spec is None or spec.type != "struct_specifier" or spec.child_by_field_name("body") is None:
@@ -190,7 +194,7 @@ def _struct(n, unit: Unit) -> None:
             unit.structs[name] = value
 
 
-def _macro(n, unit: Unit) -> None:
+def _macro(n: Node, unit: Unit) -> None:
     """A function-like macro whose body is one expression, kept to be evaluated where it is used."""
     name, params = text(n.child_by_field_name("name")), n.child_by_field_name("parameters")
     body = text(n.child_by_field_name("value")).strip()
@@ -205,18 +209,18 @@ def _macro(n, unit: Unit) -> None:
         unit.macros[name] = Macro(names, value, tree)
 
 
-def _define(n, unit: Unit) -> None:
+def _define(n: Node, unit: Unit) -> None:
     name, value = text(n.child_by_field_name("name")), text(n.child_by_field_name("value")).strip()
     value = value.strip("() \t").rstrip("uUlL")
     if value.isdigit() and int(value) > 1:
         unit.defines[name] = int(value)
 
 
-def _has(n, token: str) -> bool:
+def _has(n: Node, token: str) -> bool:
     return any(c.type == token for c in n.children)
 
 
-def _function(n) -> Function | None:
+def _function(n: Node) -> Function | None:
     decl = n.child_by_field_name("declarator")
     while decl is not None and decl.type != "function_declarator":
         decl = decl.child_by_field_name("declarator")
@@ -233,7 +237,7 @@ def _function(n) -> Function | None:
     return Function(name, params, body, _has(n, "__global__"))
 
 
-def _param(p) -> Param:
+def _param(p: Node) -> Param:
     base = text(p.child_by_field_name("type")).replace("struct ", "").strip()
     d = p.child_by_field_name("declarator")
     pointer = False

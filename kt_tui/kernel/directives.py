@@ -5,15 +5,11 @@ no spelling hides a directive from the review."""
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import Counter
 
-from .syntax import strip_comments
+from .parsed import ParsedKernel, Preprocessed, parsed
 
-_TRIGRAPHS = {"=": "#", "/": "\\", "'": "^", "(": "[", ")": "]", "!": "|", "<": "{", ">": "}", "-": "~"}
-_SPLICE = re.compile(r"\\[ \t\f\v]*\n")
-_DIRECTIVE = re.compile(r"(?m)^[ \t\f\v]*(?:#|%:)[ \t\f\v]*([A-Za-z_]\w*|\d+)?[ \t\f\v]*(.*)$")
 _READS = {"include", "include_next", "import", "embed"}
 _PROBE = re.compile(r"(?<!\w)(?:\w*has_(?:include|embed)\w*|__has_\w*)")  # tried at word starts only
 _PRAGMA_OP = re.compile(r"\b(_Pragma|__pragma)\s*\(([^)\n]*)\)?")
@@ -23,34 +19,9 @@ _PLAIN_HEADER = re.compile(r"^(<[^<>]*>|\"[^\"]*\")$")
 _PATHLIKE = re.compile(r"^[<\"]\s*(/|~|\\)|\.\.|^[<\"][A-Za-z]:")
 
 
-class Preprocessed:
-    """The text after phases 1-3 of translation, with offsets mapped back to source lines."""
-
-    def __init__(self, source: str):
-        text = re.sub(r"\?\?([=/'()!<>-])", lambda m: _TRIGRAPHS[m[1]], source)
-        text = text.replace("\r\n", "\n").replace("\r", "\n")  # a lone CR ends a line for nvcc too
-        self.spliced, parts, last, size = [], [], 0, 0
-        for m in _SPLICE.finditer(text):
-            parts.append(text[last : m.start()])
-            size += m.start() - last
-            last = m.end()
-            self.spliced.append(size)
-        text = "".join(parts) + text[last:]
-        self.text = strip_comments(text)
-        self.newlines = [m.start() for m in re.finditer("\n", self.text)]
-
-    def line(self, pos: int) -> int:
-        return bisect.bisect_left(self.newlines, pos) + bisect.bisect_right(self.spliced, pos) + 1
-
-    def directives(self):
-        """(line, name, rest) for every directive; `%:` spells `#`."""
-        for m in _DIRECTIVE.finditer(self.text):
-            yield self.line(m.start()), m[1] or "", m[2].rstrip(" \t\f\v")
-
-
-def file_flags(original: str, generated: str) -> list[tuple[int, str]]:
+def file_flags(original: str | ParsedKernel, generated: str | ParsedKernel) -> list[tuple[int, str]]:
     """(line, message) for what `generated` adds that could make the compiler read or probe a file."""
-    old, new = _findings(Preprocessed(original)), _findings(Preprocessed(generated))
+    old, new = _findings(parsed(original).preprocessed), _findings(parsed(generated).preprocessed)
     seen, out = Counter(what for _, what in old), []
     for line, what in new:
         seen[what] -= 1

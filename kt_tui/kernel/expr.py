@@ -17,8 +17,13 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, NoReturn
+
+Env = Mapping[str, Any]  # the values of the names an expression reads
+Fn = Callable[[Env], Any]
 
 MAX_CHARS = 1000
 MAX_NODES = 400
@@ -48,8 +53,18 @@ _CMP = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
-FUNCS = {"min": min, "max": max, "abs": abs, "ceil": math.ceil, "floor": math.floor, "int": int, "round": round}
-_SAFE_FUNCS = {**FUNCS}  # what a call runs: round with its digits bounded (set below _round)
+FUNCS: dict[str, Callable[..., Any]] = {
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "ceil": math.ceil,
+    "floor": math.floor,
+    "int": int,
+    "round": round,
+}
+_SAFE_FUNCS: dict[str, Callable[..., Any]] = {
+    **FUNCS
+}  # what a call runs: round with its digits bounded (set below _round)
 _ALLOWED = "numbers, names, + - * / // % **, comparisons, and/or/not, `a if c else b`, `x in (1, 2)` and " + "/".join(
     FUNCS
 )
@@ -64,16 +79,16 @@ class Expr:
     """A checked expression: its text, the names it reads, and its tree as closures (_build)."""
 
     text: str
-    names: frozenset
-    fn: object
+    names: frozenset[str]
+    fn: Fn
 
-    def value(self, names: dict):
+    def value(self, names: Env) -> Any:
         """The value at `names`; ExprError with a readable reason."""
         return self.fn(names)
 
     evaluate = value
 
-    def holds(self, names: dict) -> bool:
+    def holds(self, names: Env) -> bool:
         """For restrictions: true when it evaluates to true; an error counts as false."""
         try:
             return bool(self.value(names))
@@ -81,7 +96,7 @@ class Expr:
             return False
 
 
-def parse(text, what: str = "expression") -> Expr:
+def parse(text: object, what: str = "expression") -> Expr:
     """Check `text` against the whitelist; its names are not checked here (see `check_names`)."""
     if isinstance(text, bool) or not isinstance(text, (str, int, float)):
         raise ExprError(f"{what}: expected an expression in a string, got {text!r}")
@@ -108,12 +123,12 @@ def _parse(text: str, what: str) -> Expr:
 
 
 def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = False) -> None:
-    def bad(why: str):
+    def bad(why: str) -> NoReturn:
         raise ExprError(f"{what} {src!r}: {why}")
 
     if depth > MAX_DEPTH:
         bad(f"nested more than {MAX_DEPTH} deep")
-    kids: list = []
+    kids: list[ast.expr] = []
     if isinstance(node, ast.Constant):
         if isinstance(node.value, str) and compared and len(node.value) <= MAX_STRING:
             pass
@@ -179,7 +194,7 @@ def _check(node: ast.AST, src: str, what: str, depth: int, compared: bool = Fals
         _check(k, src, what, depth + 1)
 
 
-def _check_digits(node: ast.AST, bad) -> None:
+def _check_digits(node: ast.AST, bad: Callable[[str], NoReturn]) -> None:
     """round()'s digits, when they are a constant (they read no name), checked before any evaluation."""
     if any(isinstance(n, ast.Name) for n in ast.walk(node)):
         return  # checked when evaluated (_round)
@@ -190,7 +205,7 @@ def _check_digits(node: ast.AST, bad) -> None:
         bad(f"round() takes an integer number of digits between -{MAX_ROUND_DIGITS} and {MAX_ROUND_DIGITS}")
 
 
-def _round_digits(n):
+def _round_digits(n: object) -> int:
     if isinstance(n, bool) or not isinstance(n, int) or abs(n) > MAX_ROUND_DIGITS:
         raise ExprError(
             f"round() takes an integer number of digits between -{MAX_ROUND_DIGITS} and {MAX_ROUND_DIGITS}, got {n!r}"
@@ -198,14 +213,14 @@ def _round_digits(n):
     return n
 
 
-def _round(x, n=None):
+def _round(x: float, n: object = None) -> float:
     return round(x) if n is None else round(x, _round_digits(n))
 
 
 _SAFE_FUNCS["round"] = _round
 
 
-def _number(v, src: str):
+def _number(v: Any, src: str) -> Any:
     if isinstance(v, (int, float)):
         return _bounded(v, src)
     if hasattr(v, "dtype") and hasattr(v, "item") and getattr(v, "ndim", 1) == 0:  # numpy scalars
@@ -213,7 +228,7 @@ def _number(v, src: str):
     raise ExprError(f"{src!r}: {v!r} is not a number")
 
 
-def _bounded(v, src: str):
+def _bounded(v: Any, src: str) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
         raise ExprError(f"{src!r}: the result is not a finite number")
     if abs(v) > MAX_MAGNITUDE:
@@ -221,7 +236,7 @@ def _bounded(v, src: str):
     return v
 
 
-def _build(node: ast.AST, src: str):
+def _build(node: ast.AST, src: str) -> Fn:
     """A function of the names dict for a checked node: the tree turned into closures once, so
     evaluating walks no ast and calls nothing but the whitelisted operations."""
     if isinstance(node, ast.Constant):
@@ -230,7 +245,7 @@ def _build(node: ast.AST, src: str):
     if isinstance(node, ast.Name):
         name = node.id
 
-        def lookup(env):
+        def lookup(env: Env) -> Any:
             try:
                 return env[name]
             except KeyError:
@@ -249,7 +264,7 @@ def _build(node: ast.AST, src: str):
     if isinstance(node, ast.BoolOp):
         parts, want = [_build(v, src) for v in node.values], isinstance(node.op, ast.Or)
 
-        def boolop(env):
+        def boolop(env: Env) -> Any:
             result = None
             for part in parts:
                 result = part(env)
@@ -264,9 +279,10 @@ def _build(node: ast.AST, src: str):
         test, body, orelse = _build(node.test, src), _build(node.body, src), _build(node.orelse, src)
         return lambda env: body(env) if test(env) else orelse(env)
     if isinstance(node, ast.Call):
-        func, args, text = _SAFE_FUNCS[node.func.id], [_build(a, src) for a in node.args], ast.unparse(node)
+        name = node.func.id  # type: ignore[attr-defined]
+        func, args, text = _SAFE_FUNCS[name], [_build(a, src) for a in node.args], ast.unparse(node)
 
-        def call(env):
+        def call(env: Env) -> Any:
             try:
                 return _bounded(func(*[_number(a(env), src) for a in args]), src)
             except (TypeError, ValueError, OverflowError) as e:
@@ -276,11 +292,11 @@ def _build(node: ast.AST, src: str):
     raise ExprError(f"{src!r}: {type(node).__name__} is not allowed")  # unreachable after _check
 
 
-def _binop(node: ast.BinOp, src: str):
+def _binop(node: ast.BinOp, src: str) -> Fn:
     left, right, op = _build(node.left, src), _build(node.right, src), _BIN[type(node.op)]
     power = isinstance(node.op, ast.Pow)
 
-    def binop(env):
+    def binop(env: Env) -> Any:
         a, b = _number(left(env), src), _number(right(env), src)
         if power and isinstance(a, int) and isinstance(b, int) and abs(a) > 1 and b > 0 and b * math.log2(abs(a)) > 64:
             raise ExprError(f"{src!r}: a value exceeds 2**63")
@@ -295,17 +311,17 @@ def _binop(node: ast.BinOp, src: str):
     return binop
 
 
-def _compare(node: ast.Compare, src: str):
+def _compare(node: ast.Compare, src: str) -> Fn:
     first = _build(node.left, src)
-    steps = []
+    steps: list[tuple[Callable[[Any, Any], Any], Fn]] = []
     for op, right in zip(node.ops, node.comparators):
         if isinstance(op, (ast.In, ast.NotIn)):
-            elts = [_build(e, src) for e in right.elts]
-            steps.append((_CMP[type(op)], lambda env, elts=elts: tuple(e(env) for e in elts)))
+            elts = [_build(e, src) for e in right.elts]  # type: ignore[attr-defined]
+            steps.append((_CMP[type(op)], _values(elts)))
         else:
             steps.append((_CMP[type(op)], _build(right, src)))
 
-    def compare(env):
+    def compare(env: Env) -> bool:
         a = first(env)
         for cmp, right in steps:
             b = right(env)
@@ -320,7 +336,11 @@ def _compare(node: ast.Compare, src: str):
     return compare
 
 
-def evaluate(expr: str | int | float, names: dict) -> int | float:
+def _values(elts: list[Fn]) -> Fn:
+    return lambda env: tuple(e(env) for e in elts)
+
+
+def evaluate(expr: object, names: Env) -> int | float:
     """A number: `expr` itself, or the expression evaluated over `names`."""
     if isinstance(expr, bool):
         raise ExprError("expected a number or an expression, got a boolean")
@@ -336,7 +356,7 @@ def evaluate(expr: str | int | float, names: dict) -> int | float:
     return value
 
 
-def names_in(expr) -> set[str]:
+def names_in(expr: object) -> set[str]:
     """The names an expression reads; empty for a number or text that does not parse."""
     if not isinstance(expr, str):
         return set()
@@ -346,7 +366,7 @@ def names_in(expr) -> set[str]:
         return set()
 
 
-def check_names(text, names, what: str, kind: str = "a tunable parameter") -> Expr:
+def check_names(text: object, names: Collection[str], what: str, kind: str = "a tunable parameter") -> Expr:
     """Parse `text` and require every name it reads to be in `names`."""
     e = parse(text, what)
     unknown = sorted(e.names - set(names))
@@ -356,13 +376,13 @@ def check_names(text, names, what: str, kind: str = "a tunable parameter") -> Ex
 
 
 # -- what kernel_tuner is handed: callables over our trees, never strings it would eval -----
-def restriction_function(texts: list[str], param_names: list[str]):
+def restriction_function(texts: list[str], param_names: list[str]) -> Callable[..., bool]:
     """One kernel_tuner restriction for all of `texts`. kernel_tuner calls it with the values
     positionally (in tune_params order, through python-constraint) or by keyword."""
     exprs = [check_names(t, param_names, f"restrictions[{i}]") for i, t in enumerate(texts)]
     names = list(param_names)
 
-    def restrict(*values, **config):
+    def restrict(*values: Any, **config: Any) -> bool:
         env = config or dict(zip(names, values))
         return all(e.holds(env) for e in exprs)
 
@@ -372,11 +392,11 @@ def restriction_function(texts: list[str], param_names: list[str]):
 class Divisor:
     """A kernel_tuner grid divisor (called with the configuration); `text` is what the spec says."""
 
-    def __init__(self, text: str, param_names=None, what: str = "grid divisor"):
+    def __init__(self, text: str, param_names: Collection[str] | None = None, what: str = "grid divisor") -> None:
         self.expr = check_names(text, param_names, what) if param_names is not None else parse(text, what)
         self.text = self.expr.text
 
-    def __call__(self, params: dict):
+    def __call__(self, params: Env) -> int:
         v = int(evaluate(self.text, params))  # as kernel_tuner does with a string divisor
         if v <= 0:
             raise ExprError(f"grid divisor {self.text!r} is {v} at {params}: it must be above 0")
@@ -386,13 +406,15 @@ class Divisor:
         return f"Divisor({self.text!r})"
 
 
-def grid_divisors(texts: list[str] | None, param_names=None, what: str = "grid_div") -> list[Divisor] | None:
+def grid_divisors(
+    texts: list[str] | None, param_names: Collection[str] | None = None, what: str = "grid_div"
+) -> list[Divisor] | None:
     if texts is None:
         return None
     return [Divisor(t, param_names, f"{what}[{i}]") for i, t in enumerate(texts)]
 
 
-def launch_callables(spec) -> dict:
+def launch_callables(spec: Any) -> dict[str, list[Divisor] | None]:
     """A Spec's grid divisors as kernel_tuner options, re-checked from the stored strings."""
     names = list(spec.tune_params)
     return {k: grid_divisors(getattr(spec, k), names, k) for k in ("grid_div_x", "grid_div_y", "grid_div_z")}

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -11,7 +13,7 @@ from .expr import evaluate
 from .spec import Arg, Spec, SpecError, function_file, random_bounds
 
 
-def poison_value(dtype: np.dtype):
+def poison_value(dtype: np.dtype[Any]) -> float | int:
     return np.nan if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).max
 
 
@@ -21,7 +23,8 @@ def load_array(spec: Spec, file: str, name: str, where: str, read_only: bool = F
     path = spec.file_path(file)
     try:
         if path.suffix == ".npy":
-            return np.load(path, mmap_mode="r" if read_only else None, allow_pickle=False).reshape(-1)
+            array: np.ndarray = np.load(path, mmap_mode="r" if read_only else None, allow_pickle=False)
+            return array.reshape(-1)
         with np.load(path, allow_pickle=False) as data:
             return np.asarray(data[name]).reshape(-1)
     except KeyError:
@@ -30,15 +33,18 @@ def load_array(spec: Spec, file: str, name: str, where: str, read_only: bool = F
         raise SpecError(where, f"cannot read {path}: {e}") from None
 
 
-def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: dict | None = None):
+def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: dict[str, Any] | None = None) -> Any:
     dtype = np.dtype(arg.dtype)
     if not arg.is_array:
         return dtype.type(evaluate(arg.value, sizes))
     if arg.init == "file":
+        assert spec is not None and arg.file is not None
         return load_array(spec, arg.file, arg.name, f"args ({arg.name}).file", not arg.output).astype(dtype, copy=False)
     if arg.init == "copy":
+        assert done is not None and arg.copy_of is not None
         return np.array(done[arg.copy_of], dtype)
     if arg.init == "function":
+        assert spec is not None and arg.function is not None
         return np.asarray(user_function(spec, arg.function)(dict(sizes)), dtype).reshape(-1)
     n = int(evaluate(arg.size, sizes)) * arg.lanes
     if arg.init == "zeros":
@@ -66,12 +72,12 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
 GENERATED = ("random", "normal", "uniform", "positive")  # made by numpy, which lets go of the GIL meanwhile
 
 
-def make_args(spec: Spec, sizes: dict | None = None) -> list:
+def make_args(spec: Spec, sizes: dict[str, int] | None = None) -> list[Any]:
     """The arguments at the spec's sizes, or at `sizes` (a check at another size). Random arrays
     are made on threads at once, each from its own seed, so the values do not depend on it."""
     sizes = dict(sizes or spec.sizes)
-    done: dict = {}
-    out: list = [None] * len(spec.args)
+    done: dict[str, Any] = {}
+    out: list[Any] = [None] * len(spec.args)
     generated = [i for i, a in enumerate(spec.args) if a.is_array and a.init in GENERATED]
     if len(generated) > 1:
         with ThreadPoolExecutor(min(len(generated), 8)) as pool:
@@ -84,28 +90,32 @@ def make_args(spec: Spec, sizes: dict | None = None) -> list:
     return out
 
 
-def user_function(spec: Spec, ref: str):
+def user_function(spec: Spec, ref: str) -> Callable[..., Any]:
     """The user's `module:function` from a .py file next to the spec. Only the GPU worker and its
     child processes call this: the TUI process never imports the user's Python."""
     path = function_file(spec, ref)
     loader = importlib.util.spec_from_file_location(f"kt_user_{path.stem}", path)
+    if loader is None or loader.loader is None:
+        raise SpecError(ref, f"cannot import {path}")
     module = importlib.util.module_from_spec(loader)
     loader.loader.exec_module(module)
-    return getattr(module, ref.partition(":")[2])
+    func: Callable[..., Any] = getattr(module, ref.partition(":")[2])
+    return func
 
 
-def reference_outputs(spec: Spec, args: list) -> dict | None:
+def reference_outputs(spec: Spec, args: list[Any]) -> dict[str, Any] | None:
     """The spec's expected outputs: from a .npz, or from `module:function` given the inputs by name."""
-    if not spec.reference:
-        return None
-    if spec.reference.endswith(".npz"):
-        return load_named(spec, spec.reference, "reference")
+    ref = spec.reference
+    if not isinstance(ref, str) or not ref:
+        return None  # none, or a reference kernel (gpu/worker runs it)
+    if ref.endswith(".npz"):
+        return load_named(spec, ref, "reference")
     inputs = {a.name: np.copy(v) for a, v in zip(spec.args, args)}
-    out = user_function(spec, spec.reference)(inputs, dict(spec.sizes))
+    out = user_function(spec, ref)(inputs, dict(spec.sizes))
     return {k: np.asarray(v).reshape(-1) for k, v in dict(out).items()}
 
 
-def load_named(spec: Spec, file: str | None, where: str) -> dict | None:
+def load_named(spec: Spec, file: str | None, where: str) -> dict[str, Any] | None:
     """All arrays of a .npz (cmem_args, reference) by name."""
     if not file:
         return None

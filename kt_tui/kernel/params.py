@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
-from .syntax import Token, code_text, tokens
+from .parsed import ParsedKernel, parsed
+from .syntax import Token
 
 BLOCK_SIZE_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
 # kernel_tuner defines these for every configuration, whatever the tune_params
@@ -129,6 +132,9 @@ ALIASES: dict[int | str, set[str]] = {
 }
 
 
+_NAMES: weakref.WeakKeyDictionary[ParsedKernel, _Names] = weakref.WeakKeyDictionary()  # kept while the parse is
+
+
 def _norm(name: str) -> str:
     return name.replace("_", "").lower()
 
@@ -145,16 +151,31 @@ class ParamReport:
         return all(u in self.renames for u in self.used_undeclared) and all(p in targets for p in self.declared_unused)
 
 
-def check_params(source: str, tune_params: dict[str, list], block_size_names: list[str] | None = None) -> ParamReport:
+class _Names:
+    """What check_params reads from one source, whatever the tunable parameters."""
+
+    def __init__(self, code: ParsedKernel) -> None:
+        toks = code.tokens
+        self.referenced = {t.text for t in toks if t.kind == "ident" and t.directive != "include"}
+        self.declared = _declared(toks, code)
+        self.used = _used_names(toks)
+
+
+def check_params(
+    source: str | ParsedKernel, tune_params: dict[str, list[Any]], block_size_names: list[str] | None = None
+) -> ParamReport:
     """Compare the compile-time constants the code uses with the declared tunable parameters."""
     block_names = list(block_size_names or BLOCK_SIZE_NAMES)
-    toks = tokens(source)
-    referenced = {t.text for t in toks if t.kind == "ident" and t.directive != "include"}
-    declared = _declared(toks, source)
-    known = declared | BUILTINS | set(tune_params) | set(block_names) | TUNER_DEFINES
+    code = parsed(source)
+    names = _NAMES.get(code)
+    if names is None:
+        names = _NAMES[code] = _Names(code)
+    referenced = names.referenced
+    known = names.declared | BUILTINS | set(tune_params) | set(block_names) | TUNER_DEFINES
     unused = [p for p in tune_params if p not in referenced and p not in block_names]
-    undeclared, renames = [], {}
-    for name in _used_names(toks):
+    undeclared: list[str] = []
+    renames: dict[str, str] = {}
+    for name in names.used:
         if name in known or name in undeclared or _is_builtin(name):
             continue
         target = _rename_target(name, unused, tune_params, block_names)
@@ -178,7 +199,7 @@ def _looks_like_param(name: str) -> bool:
     return bool(_LOWER_SNAKE.fullmatch(name) or _UPPER_SNAKE.fullmatch(name))
 
 
-def _rename_target(name: str, unused: list[str], tune_params: dict, block_names: list[str]) -> str | None:
+def _rename_target(name: str, unused: list[str], tune_params: dict[str, Any], block_names: list[str]) -> str | None:
     for p in unused:
         if _norm(p) == _norm(name):
             return p
@@ -220,9 +241,10 @@ def _counts_as_use(t: Token) -> bool:
     return t.directive == "pragma" and t.place >= 3
 
 
-def _declared(toks: list[Token], source: str) -> set[str]:
+def _declared(toks: list[Token], parsed_source: ParsedKernel) -> set[str]:
     """Names the code declares: macros and their parameters, variables, functions, types, enumerators."""
-    code = code_text(source, unread=True)
+    source = parsed_source.source
+    code = parsed_source.code_text(unread=True)
     declared = _enumerators(code) | {m[1] for m in re.finditer(r"\btypedef\b[^;{}]*?\b(\w+)\s*;", code)}
     types = set(_BASIC_TYPES) | declared
     depth, decl_depth = 0, None
@@ -280,12 +302,14 @@ def _enumerators(source: str) -> set[str]:
     return names
 
 
-def apply_renames(source: str, renames: dict[str, str]) -> str:
+def apply_renames(source: str | ParsedKernel, renames: dict[str, str]) -> str:
     """Rename whole identifiers outside comments, string literals, #include lines and member access."""
+    code = parsed(source)
+    source = code.source
     if not renames:
         return source
     parts, last, prev = [], 0, ""
-    for t in tokens(source):
+    for t in code.tokens:
         if t.kind == "ident" and t.text in renames and t.directive != "include" and prev not in (".", "->", "::"):
             parts.append(source[last : t.pos])
             parts.append(renames[t.text])
@@ -295,7 +319,7 @@ def apply_renames(source: str, renames: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def rename_tune_params(tune_params: dict[str, list], renames: dict[str, str]) -> dict[str, list]:
+def rename_tune_params(tune_params: dict[str, list[Any]], renames: dict[str, str]) -> dict[str, list[Any]]:
     """The other direction: rename tune_params keys to the names the code uses, keeping the order."""
     back: dict[str, str] = {}
     for code_name, param in renames.items():
@@ -304,7 +328,7 @@ def rename_tune_params(tune_params: dict[str, list], renames: dict[str, str]) ->
                 f"the code uses both {back[param]!r} and {code_name!r} for {param!r}; rename the code instead"
             )
         back[param] = code_name
-    out: dict[str, list] = {}
+    out: dict[str, list[Any]] = {}
     for key, values in tune_params.items():
         new = back.get(key, key)
         if new in out or (new != key and new in tune_params):

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any, TypeGuard
 
 from .expr import ExprError, check_names
-from .source import SourceError, find_kernels, read_source
+from .kernels import SourceError
+from .source import find_kernels, read_source
 from .values import BadValue, check_tune_params
 
 KEYS = ("kernel", "problem_size", "grid_div_x", "grid_div_y", "grid_div_z", "params")
@@ -21,16 +23,16 @@ class BadReference(ValueError):
         self.field, self.problem = field, problem
 
 
-def _want(cond: bool, field: str, problem: str) -> None:
+def _want(cond: object, field: str, problem: str) -> None:
     if not cond:
         raise BadReference(field, problem)
 
 
-def is_kernel(reference) -> bool:
+def is_kernel(reference: object) -> TypeGuard[dict[str, Any]]:
     return isinstance(reference, dict)
 
 
-def check_table(table: dict) -> dict:
+def check_table(table: dict[str, Any]) -> dict[str, Any]:
     """The [reference] table, each key checked; its names are checked by check_names."""
     for k in table:
         _want(k in KEYS, f"reference.{k}", f"unknown key (known: {', '.join(KEYS)})")
@@ -40,7 +42,7 @@ def check_table(table: dict) -> dict:
         "reference.kernel",
         f'expected "FILE.cu:NAME" (a __global__ function in a .cu beside the spec), got {kernel!r}',
     )
-    out = {"kernel": kernel.strip()}
+    out: dict[str, Any] = {"kernel": str(kernel).strip()}
     for key in KEYS[1:5]:
         v = table.get(key)
         if v is None:
@@ -64,12 +66,14 @@ def check_table(table: dict) -> dict:
     return out
 
 
-def file_and_name(reference: dict) -> tuple[str, str]:
+def file_and_name(reference: dict[str, Any]) -> tuple[str, str]:
     m = _KERNEL.match(reference["kernel"])
+    if m is None:
+        raise BadReference("reference.kernel", f'expected "FILE.cu:NAME", got {reference["kernel"]!r}')
     return m.group(1), m.group(2)
 
 
-def check_names_in(spec) -> None:
+def check_names_in(spec: Any) -> None:
     """Its problem size uses [sizes] and its params; its grid divisors its params."""
     ref = spec.reference
     params = set(ref.get("params", {}))
@@ -81,14 +85,14 @@ def check_names_in(spec) -> None:
             _names(d, params, f"reference.{key}[{i}]", "a reference.params name")
 
 
-def _names(expr, names: set, where: str, what: str) -> None:
+def _names(expr: object, names: set[str], where: str, what: str) -> None:
     try:
         check_names(expr, names, where, what)
     except ExprError as e:
         raise BadReference(where, str(e).removeprefix(f"{where} ")) from None
 
 
-def check_file(spec) -> None:
+def check_file(spec: Any) -> None:
     """The file is beside the spec and holds the kernel, whose parameters match the spec's arguments."""
     name, func = file_and_name(spec.reference)
     path = spec.file_path(name)
@@ -117,14 +121,14 @@ def check_file(spec) -> None:
         )
 
 
-def describe(spec) -> str:
+def describe(spec: Any) -> str:
     """One line for the gate and the spec summary."""
     ref = spec.reference
     params = ", ".join(f"{k}={v}" for k, v in ref.get("params", {}).items())
     return f"outputs of the reference kernel {ref['kernel']}" + (f" at {params}" if params else "")
 
 
-def run_spec(spec, extra: dict | None = None):
+def run_spec(spec: Any, extra: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """The spec that runs the reference kernel (the spec's arguments, its own launch); and its params.
     `extra`: a configuration's values of the tuned parameters that change the outputs (they reach the
     reference kernel as #defines too: its outputs are then that configuration's)."""
@@ -150,5 +154,5 @@ def run_spec(spec, extra: dict | None = None):
     return derived, params
 
 
-def source(spec) -> str:
+def source(spec: Any) -> str:
     return read_source(spec.file_path(file_and_name(spec.reference)[0]))

@@ -5,13 +5,15 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 
 from .directives import file_flags
-from .params import Token, tokens
-from .source import Kernel, SourceError, find_kernels, strip_comments
-from .text import BOM, control_character, folded
+from .kernels import Kernel, SourceError
+from .parsed import ParsedKernel, parsed
+from .syntax import Token
+from .text import control_character
 
 
 @dataclass(frozen=True)
@@ -35,10 +37,12 @@ _STOP = {"&&", "||", ";", ",", "?", ":", "{", "}", "return"} | _ASSIGN
 
 
 class _Code:
-    def __init__(self, text: str):
-        text = folded(text.removeprefix(BOM))  # what the preprocessor reads: `a\<newline>sm` is asm
-        self.text = strip_comments(text)
-        self.all_toks = tokens(text)
+    def __init__(self, source: ParsedKernel):
+        code = source.folded  # what the preprocessor reads: `a\<newline>sm` is asm
+        self.parsed = code
+        text = code.source
+        self.text = code.comment_free
+        self.all_toks = code.tokens
         self.toks = [t for t in self.all_toks if t.directive is None]
         self.newlines = [i for i, c in enumerate(text) if c == "\n"]
         self.closing: dict[int, int] = {}  # token index of a bracket -> index of the one closing it
@@ -70,11 +74,12 @@ class _Code:
         return " ".join(self.text[self.toks[i].pos : end].split())
 
 
-def review(original: str, generated: str, kernel_name: str) -> list[Flag]:
+def review(original: str | ParsedKernel, generated: str | ParsedKernel, kernel_name: str) -> list[Flag]:
     """Flags for what `generated` adds or changes relative to `original` that a human should look at."""
+    original, generated = parsed(original), parsed(generated)
     old, new = _Code(original), _Code(generated)
     flags = _includes(original, generated) + _top_level(old, new) + _calls(old, new) + _kernels(old, new, kernel_name)
-    flags += _macros(old, new) + _control(generated)
+    flags += _macros(old, new) + _control(generated.source)
     return sorted(flags, key=lambda f: (f.line, f.kind))
 
 
@@ -86,13 +91,13 @@ def summarize(flags: list[Flag]) -> str:
     return "\n".join(lines + [f"  line {f.line}: {f.message}" if f.line else f"  {f.message}" for f in flags])
 
 
-def _includes(original: str, generated: str) -> list[Flag]:
+def _includes(original: ParsedKernel, generated: ParsedKernel) -> list[Flag]:
     """Every file-touching directive the original lacks (any spelling); flagged code is compiled only
     after approval, so a path or a probe never reaches the compiler unseen."""
     return [Flag("include", line, message) for line, message in file_flags(original, generated)]
 
 
-def _items(code: _Code):
+def _items(code: _Code) -> Iterator[tuple[str, str, set[str], str, int]]:
     """Namespace-scope items as ("function" | "variable", name, qualifiers, text, position)."""
     toks, i, start = code.toks, 0, 0
     while i < len(toks):
@@ -136,7 +141,7 @@ def _items(code: _Code):
         i += 1
 
 
-def _variable(code: _Code, start: int, end: int):
+def _variable(code: _Code, start: int, end: int) -> tuple[str, str, set[str], str, int] | None:
     words = [t.text for t in code.toks[start:end]]
     if not words or words[0] in ("using", "typedef", "template", "static_assert", "namespace", "friend"):
         return None
@@ -178,7 +183,7 @@ def _state_problem(quals: set[str], text: str) -> str | None:
     return "new static global object" if "static" in quals else "new host global variable"
 
 
-def _call_sites(code: _Code, names: re.Pattern) -> list[tuple[str, str, int]]:
+def _call_sites(code: _Code, names: re.Pattern[str]) -> list[tuple[str, str, int]]:
     """(name, normalized call text, token index) for calls of the matching names."""
     toks, out = code.toks, []
     for i, t in enumerate(toks):
@@ -192,7 +197,7 @@ def _call_sites(code: _Code, names: re.Pattern) -> list[tuple[str, str, int]]:
     return out
 
 
-def _new_sites(old: _Code, new: _Code, names: str):
+def _new_sites(old: _Code, new: _Code, names: str) -> Iterator[tuple[str, str, int]]:
     pattern = re.compile(names)
     seen = Counter(text for _, text, _ in _call_sites(old, pattern))
     for name, text, i in _call_sites(new, pattern):
@@ -237,7 +242,8 @@ def _control(text: str) -> list[Flag]:
 
 def _defines(code: _Code) -> list[tuple[str, list[Token]]]:
     """(macro name, its parameter and replacement tokens) for each #define."""
-    out, group = [], []
+    out: list[tuple[str, list[Token]]] = []
+    group: list[Token] = []
     for t in code.all_toks + [Token("op", "#", -1, "", 0)]:
         if t.directive is not None and t.place == 0:
             if len(group) > 2 and group[1].text == "define" and group[2].kind == "ident":
@@ -276,11 +282,11 @@ def _macros(old: _Code, new: _Code) -> list[Flag]:
 def _kernels(old: _Code, new: _Code, name: str) -> list[Flag]:
     """Extra kernels are looked for in macro bodies and `#if 0` groups too; the kernel itself must be
     where the compiler reads it."""
-    before, after = _kernel_map(old.text), _kernel_map(new.text)
-    known = before | _kernel_map(old.text, unread=True)
+    before, after = _kernel_map(old.parsed), _kernel_map(new.parsed)
+    known = before | _kernel_map(old.parsed, unread=True)
     flags = [
         Flag("extra_kernel", k.line, f"new __global__ function {k.name}()")
-        for k in (_kernel_map(new.text, unread=True) | after).values()
+        for k in (_kernel_map(new.parsed, unread=True) | after).values()
         if k.name not in known and k.name != name
     ]
     if name not in after:
@@ -291,9 +297,9 @@ def _kernels(old: _Code, new: _Code, name: str) -> list[Flag]:
     return flags
 
 
-def _kernel_map(text: str, unread: bool = False) -> dict[str, Kernel]:
+def _kernel_map(code: ParsedKernel, unread: bool = False) -> dict[str, Kernel]:
     try:
-        return {k.name: k for k in find_kernels(text, unread=unread)}
+        return {k.name: k for k in code.kernels(unread)}
     except SourceError:
         return {}
 
@@ -357,7 +363,7 @@ def _body(code: _Code, name: str) -> tuple[int, int]:
     return 0, 0
 
 
-def _derived(toks: list[Token], seeds: set[str], exclude: set[str] = frozenset()) -> set[str]:
+def _derived(toks: list[Token], seeds: set[str], exclude: frozenset[str] | set[str] = frozenset()) -> set[str]:
     """`seeds` and the variables assigned from expressions that use them (transitively)."""
     names, assigns = set(seeds), []
     for i, t in enumerate(toks):
@@ -374,7 +380,8 @@ def _derived(toks: list[Token], seeds: set[str], exclude: set[str] = frozenset()
 
 def _operand(toks: list[Token], i: int, step: int, end: int) -> set[str]:
     """Identifiers from toks[i] on (step 1) or back (step -1) until the end of the operand."""
-    names, depth, lo = set(), 0, 0
+    names: set[str] = set()
+    depth, lo = 0, 0
     while lo <= i < end:
         t = toks[i].text
         if t in ("(", "["):
@@ -389,7 +396,7 @@ def _operand(toks: list[Token], i: int, step: int, end: int) -> set[str]:
     return names
 
 
-def _comparisons(toks: list[Token], start: int, end: int):
+def _comparisons(toks: list[Token], start: int, end: int) -> Iterator[tuple[set[str], set[str], int]]:
     """(identifiers on the left, identifiers on the right, position) for each comparison."""
     for i in range(start, end):
         if toks[i].text in _COMPARE:

@@ -4,6 +4,8 @@ arguments the original changed, against the ones the spec declares as outputs.""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 VACUOUS = "vacuous"
@@ -11,7 +13,7 @@ OK = "ok"
 UNCHECKED = "unchecked"
 
 
-def _value(x) -> str:
+def _value(x: Any) -> str:
     x = x.item() if hasattr(x, "item") else x
     return f"{x:.6g}" if isinstance(x, float) else str(x)
 
@@ -106,12 +108,12 @@ def output_fixes(declared: list[str], arrays: list[str], changed_names: list[str
     return fixes
 
 
-def verdict(reasons: list[str], fixes: list[str] | None = None, **extra) -> dict:
+def verdict(reasons: list[str], fixes: list[str] | None = None, **extra: Any) -> dict[str, Any]:
     """The check's state as stored and shown: vacuous with why, or ok."""
-    state = {"state": VACUOUS if reasons else OK, "why": "; ".join(reasons), "fixes": list(fixes or [])}
+    state: dict[str, Any] = {"state": VACUOUS if reasons else OK, "why": "; ".join(reasons), "fixes": list(fixes or [])}
     state.update(extra)
     return state
 
 
-def unchecked(why: str, fixes: list[str] | None = None, **extra) -> dict:
+def unchecked(why: str, fixes: list[str] | None = None, **extra: Any) -> dict[str, Any]:
     return {"state": UNCHECKED, "why": why, "fixes": list(fixes or []), **extra}

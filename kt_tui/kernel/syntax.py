@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from typing import NamedTuple
 
@@ -54,11 +55,12 @@ class Token(NamedTuple):
     place: int  # index within its directive: 0 is "#", 1 the directive's name; -1 outside directives
 
 
-def lex(source: str):
+def lex(source: str) -> Iterator[Lexeme]:
     """Every lexeme in order, comments and literals included; never fails, whatever the text."""
     for m in _LEX.finditer(source):
         if m.lastgroup != "blank":
-            yield Lexeme(m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup))
+            kind = str(m.lastgroup)
+            yield Lexeme(kind, m.group(kind), m.start(kind))
 
 
 def tokens(source: str, lexemes: list[Lexeme] | None = None) -> list[Token]:
@@ -90,27 +92,30 @@ def _blank(text: str) -> str:
     return re.sub(r"[^\n]", " ", text)
 
 
-def _blanked(src: str, kinds: tuple[str, ...]) -> str:
+def _blanked(src: str, kinds: tuple[str, ...], lexemes: list[Lexeme] | None = None) -> str:
     parts, last = [], 0
-    for kind, text, pos in lex(src):
+    for kind, text, pos in lexemes if lexemes is not None else lex(src):
         if kind in kinds:
             parts += [src[last:pos], _blank(text)]
             last = pos + len(text)
     return "".join(parts) + src[last:]
 
 
-def strip_comments(src: str) -> str:
+def strip_comments(src: str, lexemes: list[Lexeme] | None = None) -> str:
     """Blank out comments (not `//` or `/*` inside a string) but keep line numbers and offsets."""
-    return _blanked(src, ("comment",))
+    return _blanked(src, ("comment",), lexemes)
 
 
-def code_text(src: str, unread: bool = False) -> str:
+def code_text(
+    src: str, unread: bool = False, lexemes: list[Lexeme] | None = None, toks: list[Token] | None = None
+) -> str:
     """What the compiler reads as C++: comments, literals, directive lines and `#if 0` groups blanked
-    (`unread`: only comments and literals), offsets and line numbers kept."""
-    chars = list(_blanked(src, ("comment", "string")))
+    (`unread`: only comments and literals), offsets and line numbers kept. `lexemes`, `toks`: `src`
+    already lexed (kernel/parsed.py)."""
+    chars = list(_blanked(src, ("comment", "string"), lexemes))
     if unread:
         return "".join(chars)
-    toks = tokens(src)
+    toks = tokens(src, lexemes) if toks is None else toks
     for start, end in _directive_spans(toks, src) + dead_spans(src, toks):
         chars[start:end] = _blank(src[start:end])
     return "".join(chars)
@@ -218,7 +223,7 @@ def highlights(source: str) -> list[tuple[int, int, int | None, str]]:
     return out
 
 
-def _byte_offset(source: str):
+def _byte_offset(source: str) -> Callable[[int], int]:
     """The UTF-8 byte offset of a character offset, in O(1) after one pass."""
     if source.isascii():
         return lambda pos: pos

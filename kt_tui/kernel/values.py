@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 WORD = re.compile(r"[A-Za-z0-9_.]+")
@@ -27,7 +28,7 @@ class BadValue(ValueError):
         super().__init__(f"{field}: {problem}")
 
 
-def name_problem(name) -> str | None:
+def name_problem(name: object) -> str | None:
     """Why `name` cannot be a tunable (or #define) name, or None."""
     if not isinstance(name, str) or not NAME.fullmatch(name) or len(name) > MAX_NAME:
         return f"{name!r} is not a valid name (letters, digits and _, not starting with a digit)"
@@ -36,7 +37,7 @@ def name_problem(name) -> str | None:
     return None
 
 
-def value_problem(v) -> str | None:
+def value_problem(v: object) -> str | None:
     """Why `v` cannot be a tunable value, or None."""
     if isinstance(v, bool):
         return f"{v!r}: booleans are not allowed (use 0 and 1)"
@@ -51,7 +52,7 @@ def value_problem(v) -> str | None:
     return f"{v!r}: expected a number or a short word"
 
 
-def check_tune_params(tune, where: str = "tune_params") -> dict:
+def check_tune_params(tune: object, where: str = "tune_params") -> dict[str, list[Any]]:
     """`tune` as a dict of name -> list; BadValue naming the first bad name or value."""
     if not isinstance(tune, dict):
         raise BadValue(where, "expected a table of name = [values]")
@@ -70,16 +71,17 @@ def check_tune_params(tune, where: str = "tune_params") -> dict:
     return {k: list(v) for k, v in tune.items()}
 
 
-def clean_tune_params(tune: dict, where: str = "tune_params") -> tuple[dict, list[str]]:
+def clean_tune_params(tune: object, where: str = "tune_params") -> tuple[dict[str, list[Any]], list[str]]:
     """For untrusted input (an LLM's rewrite, a gate edit): the valid names and values, and one
     message per name or value left out."""
-    kept, dropped = {}, []
+    kept: dict[str, list[Any]] = {}
+    dropped: list[str] = []
     for name, values in (tune if isinstance(tune, dict) else {}).items():
         problem = name_problem(name)
         if problem:
             dropped.append(f"{where}: {problem}")
             continue
-        good = []
+        good: list[Any] = []
         for i, v in enumerate(values if isinstance(values, list) else [values]):
             problem = value_problem(v)
             if problem:

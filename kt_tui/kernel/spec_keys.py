@@ -1,0 +1,343 @@
+"""The launch spec's keys, one value at a time: what each accepts, worded as the user sees it. The
+model (spec_model.py) runs these on every spec it reads; checks across keys are in spec_checks.py."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..tomlfile import TomlError
+from . import refkernel
+from .expr import ExprError, evaluate
+from .values import check_tune_params, name_problem
+
+DTYPES = {
+    "float32": "float32",
+    "float": "float32",
+    "float64": "float64",
+    "double": "float64",
+    "float16": "float16",
+    "half": "float16",
+    "__half": "float16",
+    "int8": "int8",
+    "char": "int8",
+    "signed char": "int8",
+    "uint8": "uint8",
+    "unsigned char": "uint8",
+    "int16": "int16",
+    "short": "int16",
+    "uint16": "uint16",
+    "unsigned short": "uint16",
+    "int32": "int32",
+    "int": "int32",
+    "uint32": "uint32",
+    "unsigned int": "uint32",
+    "unsigned": "uint32",
+    "int64": "int64",
+    "long long": "int64",
+    "long": "int64",
+    "size_t": "uint64",
+    "uint64": "uint64",
+    "unsigned long long": "uint64",
+}
+# CUDA vector types: arrays of them are arrays of their base type, `lanes` values per element
+VECTORS = {
+    f"{c}{n}": (base, n)
+    for c, base in (("float", "float32"), ("double", "float64"), ("int", "int32"), ("uint", "uint32"))
+    for n in (2, 4)
+}
+INITS = (
+    "random",
+    "zeros",
+    "ones",
+    "range",
+    "constant",
+    "poison",
+    "uniform",
+    "normal",
+    "positive",
+    "file",
+    "copy",
+    "function",
+)
+VERIFY_MODES = ("elementwise", "none")  # or "module:function", a Python file next to the kernel
+# Default tolerances by dtype (atol, rtol); integers compare exactly.
+DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}
+
+_KERNEL_NAME = re.compile(r"[A-Za-z_]\w*(\s*<[\w\s,:<>*&.+\-()]*>)?")  # nothing after the template
+# nvcc/NVRTC options a spec may pass: code generation, math and warnings. Options that run another
+# program (-ccbin, -Xcompiler, -Xlinker), read a given file (-include, --options-file) or write
+# one (-o, --dependency-output, --keep-dir) are refused: a spec is data.
+_OPTION = re.compile(
+    r"-O[0-3]|--optimize=[0-3]|--?std=c\+\+\d\d|--?use_fast_math|-lineinfo|--generate-line-info|-w"
+    r"|--disable-warnings|-G|--device-debug|-D[A-Za-z_]\w*(=[\w.+-]*)?|-U[A-Za-z_]\w*"
+    r"|-arch=(sm|compute)_\d+[af]?|--gpu-architecture=(sm|compute)_\d+[af]?"
+    r"|-gencode=arch=compute_\d+[af]?,code=(sm|compute)_\d+[af]?|--?maxrregcount=\d+"
+    r"|--?(ftz|prec-div|prec-sqrt|fmad)=(true|false)|--extended-lambda|--expt-extended-lambda"
+    r"|--expt-relaxed-constexpr|-rdc=(true|false)|--relocatable-device-code=(true|false)|-lcudadevrt"
+    r"|(-Xptxas=|--ptxas-options=)[-\w=,.]+|-I[\w./+-]+|--include-path=[\w./+-]+|-fopenmp"
+)
+
+
+class LateProblem(TomlError):
+    """A problem seen once every key read well (one key against another); `field` is below the place
+    of the table that was checked, and it is reported after the keys' own problems."""
+
+
+def need(ok: object, problem: str) -> None:
+    if not ok:
+        raise ValueError(problem)
+
+
+def want(ok: object, field_name: str, problem: str) -> None:
+    if not ok:
+        raise LateProblem(field_name, problem)
+
+
+def is_number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def is_count(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v > 0
+
+
+def is_function_ref(text: object) -> bool:
+    if not isinstance(text, str):
+        return False
+    module, sep, func = text.partition(":")
+    return bool(sep) and module.replace("_", "a").isalnum() and func.replace("_", "a").isalnum()
+
+
+def str_list(v: Any) -> list[str] | None:
+    if v is None:
+        return None
+    v = [v] if isinstance(v, (str, int)) else v
+    need(isinstance(v, list) and all(isinstance(x, (str, int)) for x in v), "expected a list of strings")
+    return [str(x) for x in v]
+
+
+def kernel_name(v: Any) -> str:
+    need(isinstance(v, str) and bool(v), "missing: the kernel's name")
+    need(
+        len(v) <= 200 and bool(_KERNEL_NAME.fullmatch(v)),
+        f'{v[:60]!r} is not a kernel name: a C++ name, or one with template arguments such as "vector_add<float, 4>"',
+    )
+    return str(v)
+
+
+def sizes(v: Any) -> dict[str, int]:
+    need(isinstance(v, dict), "expected a table of name = integer")
+    for k, n in v.items():
+        if not is_count(n):
+            raise TomlError(f"sizes.{k}", f"expected a positive integer, got {n!r}")
+    return dict(v)
+
+
+def problem_size(v: Any) -> list[str | int]:
+    need(v is not None, 'missing: 1 to 3 sizes, e.g. ["n"]')
+    v = v if isinstance(v, list) else [v]
+    need(1 <= len(v) <= 3, "expected 1 to 3 entries")
+    return list(v)
+
+
+def verify_sizes(v: Any) -> list[dict[str, int]] | None:
+    if v is None:
+        return None
+    need(isinstance(v, list), "expected a list of tables, e.g. [{n = 1000}, {n = 37}]")
+    for i, t in enumerate(v):
+        if not (isinstance(t, dict) and t):
+            raise TomlError(f"verify_sizes[{i}]", "expected a table of size name = integer, e.g. {n = 1000}")
+        for k, n in t.items():
+            if not is_count(n):
+                raise TomlError(f"verify_sizes[{i}].{k}", f"expected a positive integer, got {n!r}")
+    return [dict(t) for t in v]
+
+
+def metrics(v: Any) -> dict[str, str | int | float]:
+    need(isinstance(v, dict), 'expected a table, e.g. bytes = "3 * 4 * n"')
+    for k in v:
+        if k not in ("bytes", "flops"):
+            raise TomlError(f"metrics.{k}", "unknown key (known: bytes, flops)")
+    return dict(v)
+
+
+def metrics_at(value: dict[str, Any], sizes: dict[str, int]) -> None:
+    """Each metric is a size expression >= 0 at `sizes`."""
+    for k, v in value.items():
+        try:
+            want(evaluate(v, sizes) >= 0, f"metrics.{k}", f"must be >= 0, got {v!r}")
+        except ExprError as e:
+            raise LateProblem(f"metrics.{k}", str(e)) from None
+
+
+def defines(v: Any) -> dict[str, str | int | float]:
+    need(isinstance(v, dict), "expected a table of NAME = value or size expression")
+    for k, x in v.items():
+        if name_problem(k) is not None:
+            raise TomlError(f"defines.{k!r}", str(name_problem(k)))
+        if not (is_number(x) or isinstance(x, str)):
+            raise TomlError(f"defines.{k}", f"expected a number or a size expression, got {x!r}")
+        if isinstance(x, float) and not math.isfinite(x):
+            raise TomlError(f"defines.{k}", f"expected a finite number, got {x!r}")
+    return dict(v)
+
+
+def compiler_options(options: list[str], late: bool = True) -> None:
+    for i, o in enumerate(options):
+        ok = bool(_OPTION.fullmatch(o))
+        problem = (
+            f"{o!r} is not allowed: options that run another program, read or write a named file "
+            "(-ccbin, -Xcompiler, -include, -o, ...) are refused; allowed are code generation, math, "
+            "warnings, -D/-U, -I and -Xptxas options"
+        )
+        if not ok:
+            raise (LateProblem if late else TomlError)(f"compiler_options[{i}]", problem)
+
+
+def data_file(key: str, v: Any) -> str | dict[str, Any] | None:
+    """`cmem_args` or `reference`: a .npz name, a "module:function" or a [reference] table."""
+    if key == "reference" and isinstance(v, dict):  # a reference kernel (kernel/refkernel.py)
+        try:
+            v = refkernel.check_table(v)
+        except refkernel.BadReference as e:
+            raise LateProblem(e.field, e.problem) from None
+    ok = (
+        v is None
+        or refkernel.is_kernel(v)
+        or (isinstance(v, str) and (v.endswith(".npz") or (key == "reference" and is_function_ref(v))))
+    )
+    want(
+        ok,
+        key,
+        "expected a .npz file name"
+        + (' or "module:function" or a [reference] table with kernel = "FILE.cu:NAME"' if key == "reference" else ""),
+    )
+    out: str | dict[str, Any] | None = v
+    return out
+
+
+def verify(mode: Any, reason: str | None) -> None:
+    want(
+        isinstance(mode, str) and (mode in VERIFY_MODES or is_function_ref(mode)),
+        "verify",
+        f'expected one of {", ".join(VERIFY_MODES)} or "module:function" (a .py file next to the kernel), got {mode!r}',
+    )
+    want(
+        mode != "none" or bool(reason and reason.strip()),
+        "verify_reason",
+        'verify = "none" needs a reason, e.g. verify_reason = "the output is random"',
+    )
+
+
+def arg_dtype(t: str, size: object) -> str:
+    """The numpy dtype of an argument's type as written ("float", "unsigned int", "float4")."""
+    dtype = DTYPES.get(t.replace("*", "").strip()) or (t.strip() if t.strip() in VECTORS else None)
+    want(
+        dtype is not None,
+        "type",
+        f"unknown type {t!r} (use one of {', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))})",
+    )
+    want(
+        dtype not in VECTORS or size is not None,
+        "type",
+        f"a {dtype} scalar is not supported; vector types are for arrays",
+    )
+    return str(dtype)
+
+
+def arg_init(init: str, file: str | None, copy_of: str | None, function: object) -> None:
+    want(init in INITS, "init", f"unknown init {init!r} (use one of {', '.join(INITS)})")
+    want(init != "file" or file, "file", 'init = "file" needs file = "NAME.npy" or "NAME.npz"')
+    want(file is None or str(file).endswith((".npy", ".npz")), "file", "expected a .npy or .npz file name")
+    want(init != "copy" or copy_of, "copy_of", 'init = "copy" needs copy_of = "ARG"')
+    want(
+        init != "function" or function is not None,
+        "function",
+        'init = "function" needs function = "module:function" (a .py file next to the kernel)',
+    )
+    want(
+        function is None or is_function_ref(function),
+        "function",
+        f'expected "module:function", got {function!r}',
+    )
+
+
+def _finite_at_least_0(v: Any) -> bool:
+    return v is None or (is_number(v) and math.isfinite(v) and v >= 0)
+
+
+_ARG_KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "name": (lambda v: isinstance(v, str) and bool(v), "missing"),
+    "type": (lambda v: isinstance(v, str), 'missing, e.g. "float32"'),
+    "atol": (_finite_at_least_0, "expected a finite number >= 0"),
+    "rtol": (_finite_at_least_0, "expected a finite number >= 0"),
+    "seed": (lambda v: isinstance(v, int), "expected an integer"),
+    "output": (lambda v: isinstance(v, bool), "expected true or false"),
+    "file": (lambda v: v is None or (isinstance(v, str) and bool(v)), "expected a non-empty string"),
+    "copy_of": (lambda v: v is None or (isinstance(v, str) and bool(v)), "expected a non-empty string"),
+    "low": (lambda v: v is None or isinstance(v, str) or is_number(v), "expected a number or a size expression"),
+    "high": (lambda v: v is None or isinstance(v, str) or is_number(v), "expected a number or a size expression"),
+}
+
+
+def arg_key(name: str, v: Any) -> Any:
+    """An [[args]] key's value as read; ValueError saying what it should be. Keys checked with the
+    others (type, init, file, function) are checked by arg_dtype and arg_init."""
+    ok, problem = _ARG_KEYS.get(name, (lambda v: True, ""))
+    need(ok(v), problem)
+    return v
+
+
+_TABLES = ("sizes", "tune_params", "defaults", "metrics", "defines")  # absent: empty
+_SPEC_KEYS: dict[str, Callable[[Any], Any]] = {
+    "kernel": kernel_name,
+    "sizes": sizes,
+    "problem_size": problem_size,
+    "tune_params": check_tune_params,  # BadValue names the parameter and value
+    "restrictions": lambda v: str_list(v) or [],
+    "compiler_options": lambda v: str_list(v) or [],
+    "grid_div_x": str_list,
+    "grid_div_y": str_list,
+    "grid_div_z": str_list,
+    "block_size_names": str_list,
+    "verify_sizes": verify_sizes,
+    "metrics": metrics,
+    "defines": defines,
+}
+_SPEC_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "defaults": (lambda v: isinstance(v, dict), "expected a table of name = value"),
+    "defines_only": (lambda v: isinstance(v, bool), "expected true or false, got {v!r}"),
+    "smem_size": (
+        lambda v: v is None or (isinstance(v, (int, str)) and not isinstance(v, bool)),
+        "expected bytes: a number or an expression over [sizes] and tuned parameters",
+    ),
+    "verify_reason": (lambda v: v is None or isinstance(v, str), "expected a string"),
+    "timeout_s": (
+        lambda v: is_number(v) and math.isfinite(v) and v > 0,
+        "expected a positive number of seconds, got {v!r}",
+    ),
+    "iterations": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 10**6,
+        "expected a positive integer (at most 1000000), got {v!r}",
+    ),
+}
+
+
+def spec_key(name: str, v: Any, check: bool) -> Any:
+    """A top-level key's value: checked when `check` (ValueError, or TomlError naming a place in it);
+    an absent table is empty, an absent list of strings is [], a timeout is a float."""
+    if v is None and name in _TABLES:
+        v = {}
+    elif v is None and name in ("restrictions", "compiler_options"):
+        v = []
+    if check and name in _SPEC_KEYS:
+        return _SPEC_KEYS[name](v)
+    if check and name in _SPEC_CHECKS:
+        ok, problem = _SPEC_CHECKS[name]
+        need(ok(v), problem.format(v=v))
+    if name == "timeout_s" and is_number(v):
+        return float(v)
+    return dict(v) if name in _TABLES else v
