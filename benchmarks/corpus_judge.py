@@ -13,6 +13,8 @@ A truth file says, for one kernel of tests/corpus/:
   [spans]    scale = ["width", 0.05, 6.0]   scale * width in [lo, hi] (a view that reaches the set)
   [bytes]    y = 4             element bytes where the kernel's type is a template parameter
   unseen = true                one of the 12 "unseen-like" kernels of issue 21
+  heldout = true               written after the drafter was last changed: its score is the check that
+                               a drafter change generalised (never edited once drafts were seen)
 
 Expressions are over the kernel's scalar arguments (by the kernel's parameter names), the source's
 #defines, gridDim_x/y/z and blockDim_x/y/z of the launch, and in [index] the arrays' lengths by
@@ -29,7 +31,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TRUTH_KEYS = {"outputs", "axes", "domain", "extents", "index", "values", "scalars", "spans", "bytes", "unseen"}
+TRUTH_KEYS = {"outputs", "axes", "domain", "extents", "index", "values", "scalars", "spans", "bytes", "unseen", "heldout"}
 _OPS = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -129,6 +131,7 @@ class Truth:
     spans: dict[str, list] = field(default_factory=dict)
     bytes: dict[str, int] = field(default_factory=dict)
     unseen: bool = False
+    heldout: bool = False
 
 
 def load_truth(path: Path) -> Truth:
