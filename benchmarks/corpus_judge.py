@@ -31,7 +31,19 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TRUTH_KEYS = {"outputs", "axes", "domain", "extents", "index", "values", "scalars", "spans", "bytes", "unseen", "heldout"}
+TRUTH_KEYS = {
+    "outputs",
+    "axes",
+    "domain",
+    "extents",
+    "index",
+    "values",
+    "scalars",
+    "spans",
+    "bytes",
+    "unseen",
+    "heldout",
+}
 _OPS = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import cuda_ast, extents
+from . import cuda_ast, draft_roles, extents
 from .draft_sizes import Sizing, size_arrays
 from .source import Kernel, strip_comments
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
@@ -23,6 +23,8 @@ ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a 
 INT_SCALAR = 3
 REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the escape-time set's region
 ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
+CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the drafted values on both sides
+STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
 
 
 @dataclass
@@ -253,6 +255,13 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     sizing: Sizing = size_arrays(kernel, unit, an, n)
     guesses = sizing.guesses
     uses = an.uses
+    fn = unit.kernels[kernel.name]
+    free = {p.name for p in kernel.params if not p.is_pointer and p.name not in sizing.sizes}
+    bounds = draft_roles.clamp_bounds(fn, free)
+    if set(bounds.values()) != {"lower", "upper"}:
+        bounds = {}  # one side alone is no pair to order
+    floats = {p.name for p in kernel.params if not p.is_pointer and _dtype(p).startswith("float")}
+    stencil = draft_roles.stencil_coefficients(fn, floats & free)
     args: list[Arg] = []
     for p in kernel.params:
         dtype = _dtype(p)
@@ -292,6 +301,26 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             args.append(arg)
         elif p.name in sizing.sizes:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=p.name))
+        elif p.name in bounds:
+            kind = "float" if dtype.startswith("float") else "uint" if dtype.startswith("uint") else "int"
+            value = CLAMP[kind][bounds[p.name] == "upper"]
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
+            guesses.append(
+                (
+                    f"args.{p.name}",
+                    f"{value}: the {bounds[p.name]} bound of a clamp or range, ordered with its other bound "
+                    "and inside the values it bounds",
+                )
+            )
+        elif p.name in stencil:
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=STENCIL_STEP))
+            guesses.append(
+                (
+                    f"args.{p.name}",
+                    f"{STENCIL_STEP}: it scales differences of neighbouring reads (a stencil step); "
+                    "small so an explicit step stays stable",
+                )
+            )
         elif dtype.startswith(("int", "uint")):
             if p.name in an.escape_bounds:
                 value, why = ESCAPE_ITERATIONS, "the bound of an escape-time loop"

@@ -1,0 +1,175 @@
+"""Roles of a kernel's scalar arguments that its syntax tree shows and its index math does not, for the
+values kernel/draft.py gives them:
+
+- bounds: a scalar one side of a clamp (`s < lo ? lo : s`, `max(lo, min(hi, v))`, `if (v > hi) v = hi`)
+  or of a range test (`v >= lo && v < hi`): "lower" or "upper". Drafted as an ordered pair that lies
+  inside the values clamped, so the clamp changes some of them and not all.
+- stencil: a float scalar that multiplies differences of three or more reads of one array (a discrete
+  Laplacian or gradient): the coefficient of an explicit step, drafted small so the step is stable.
+"""
+
+from __future__ import annotations
+
+from . import cuda_ast
+from .bounds import cond_of, strip_parens
+from .cuda_ast import text
+
+_LESS = ("<", "<=")
+_MORE = (">", ">=")
+_MIN = ("min", "fminf", "fmin", "umin", "llmin", "ullmin")
+_MAX = ("max", "fmaxf", "fmax", "umax", "llmax", "ullmax")
+STENCIL_READS = 3  # reads of one array at distinct indices: fewer is no stencil
+
+
+def _compare(n) -> tuple[str, str, str] | None:
+    """(left text, operator, right text) of a relational binary expression, else None."""
+    n = strip_parens(n)
+    if n is None or n.type != "binary_expression":
+        return None
+    op = text(n.child_by_field_name("operator"))
+    if op not in _LESS + _MORE:
+        return None
+    left, right = strip_parens(n.child_by_field_name("left")), strip_parens(n.child_by_field_name("right"))
+    return text(left).replace(" ", ""), op, text(right).replace(" ", "")
+
+
+def _side(cmp: tuple[str, str, str], name: str, picked: bool) -> str | None:
+    """`x < name ? name : ...` (picked: the branch taken when the test holds is `name`): the side of the
+    clamp `name` is on; with picked False the branch taken is the other value (a min or a max)."""
+    left, op, right = cmp
+    if right == name:
+        below = op in _LESS  # x < name
+    elif left == name:
+        below = op in _MORE  # name > x
+    else:
+        return None
+    if not picked:
+        below = not below
+    return "lower" if below else "upper"
+
+
+def clamp_bounds(fn: cuda_ast.Function, scalars: set[str]) -> dict[str, str]:
+    """Scalar arguments that bound a clamp or a range test: name -> "lower" or "upper"."""
+    out: dict[str, str] = {}
+    if fn.body is None:
+        return out
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "conditional_expression":
+            cmp = _compare(n.child_by_field_name("condition"))
+            if cmp is None:
+                continue
+            for branch, picked in (("consequence", True), ("alternative", False)):
+                b = strip_parens(n.child_by_field_name(branch))
+                if b is not None and b.type == "identifier" and text(b) in scalars:
+                    side = _side(cmp, text(b), picked)
+                    if side:
+                        out.setdefault(text(b), side)
+        elif n.type == "call_expression":
+            name = text(n.child_by_field_name("function"))
+            kind = "upper" if name in _MIN else "lower" if name in _MAX else None
+            args = n.child_by_field_name("arguments")
+            if kind is None or args is None or len(args.named_children) != 2:
+                continue
+            for a in args.named_children:
+                a = strip_parens(a)
+                if a is not None and a.type == "identifier" and text(a) in scalars:
+                    out.setdefault(text(a), kind)
+        elif n.type == "if_statement":
+            cmp = _compare(cond_of(n))
+            target = _assigned_one(n.child_by_field_name("consequence"))
+            if cmp is None or target is None:
+                continue
+            var, value = target
+            if value in scalars and var in (cmp[0], cmp[2]):
+                side = _side(cmp, value, True)
+                if side:
+                    out.setdefault(value, side)
+        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "&&":
+            _range(n, scalars, out)
+    return out
+
+
+def _assigned_one(stmt) -> tuple[str, str] | None:
+    """`v = P;` (alone, or the one statement of a block): (v, P) as text."""
+    while stmt is not None and stmt.type == "compound_statement" and len(stmt.named_children) == 1:
+        stmt = stmt.named_children[0]
+    if stmt is None or stmt.type != "expression_statement" or not stmt.named_children:
+        return None
+    e = strip_parens(stmt.named_children[0])
+    if e is None or e.type != "assignment_expression" or text(e.child_by_field_name("operator")) != "=":
+        return None
+    return (
+        text(e.child_by_field_name("left")).replace(" ", ""),
+        text(strip_parens(e.child_by_field_name("right"))).replace(" ", ""),
+    )
+
+
+def _range(n, scalars: set[str], out: dict[str, str]) -> None:
+    """`v >= lo && v < hi`: lo and hi bound the same value from either side."""
+    sides: dict[str, dict[str, str]] = {}
+    stack = [n]
+    while stack:
+        m = strip_parens(stack.pop())
+        if m is None:
+            continue
+        if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "&&":
+            stack += [m.child_by_field_name("left"), m.child_by_field_name("right")]
+            continue
+        cmp = _compare(m)
+        if cmp is None:
+            continue
+        left, op, right = cmp
+        for name, other in ((right, left), (left, right)):
+            if name in scalars:
+                side = _side(cmp, name, False)  # `v < hi`: hi is above
+                if side:
+                    sides.setdefault(other, {})[name] = side
+    for found in sides.values():
+        if set(found.values()) == {"lower", "upper"}:
+            for name, side in found.items():
+                out.setdefault(name, side)
+
+
+def stencil_coefficients(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalars multiplying differences of at least STENCIL_READS reads of one array."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    locals_: dict[str, object] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator":
+            d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+            if d is not None and d.type == "identifier" and v is not None:
+                locals_.setdefault(text(d), v)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "*":
+            continue
+        for a, b in (("left", "right"), ("right", "left")):
+            k = strip_parens(n.child_by_field_name(a))
+            if k is not None and k.type == "identifier" and text(k) in floats:
+                if _differences(n.child_by_field_name(b), locals_):
+                    out.add(text(k))
+    return out
+
+
+def _differences(node, locals_: dict, depth: int = 0) -> bool:
+    """Whether `node` (locals followed once) subtracts reads of one array at STENCIL_READS or more
+    distinct indices."""
+    reads: dict[str, set[str]] = {}
+    minus = False
+    stack = [(node, depth)]
+    while stack:
+        m, d = stack.pop()
+        if m is None:
+            continue
+        if m.type == "identifier" and text(m) in locals_ and d < 2:
+            stack.append((locals_[text(m)], d + 1))
+            continue
+        if m.type == "subscript_expression":  # a minus inside an index is an offset, not a difference
+            arr = text(m.child_by_field_name("argument"))
+            reads.setdefault(arr, set()).add(text(m).replace(" ", ""))
+            continue
+        if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "-":
+            minus = True
+        stack += [(c, d) for c in m.children]
+    return minus and any(len(r) >= STENCIL_READS for r in reads.values())

@@ -1,0 +1,70 @@
+"""Values a draft gives scalars and arrays from what the kernel does with them (issue 21 item 1): the
+two bounds of a clamp or range ordered, a stencil's coefficient small, an index array's values inside
+its own type, sizes subtracted from a thread bound kept small, loops whose variable steps in a comma
+or an assignment bounded, template kernels instantiated, and index values scaled by a division."""
+
+from kt_tui.kernel.draft import draft, draft_spec
+from kt_tui.kernel.source import find_kernels
+
+
+def _spec(src: str):
+    return draft_spec(find_kernels(src)[0], src=src)
+
+
+def _values(spec) -> dict:
+    return {a.name: a.value for a in spec.args if not a.is_array}
+
+
+CLAMPS = {
+    "ternary": "out[i] = v < floor_v ? floor_v : (v > ceil_v ? ceil_v : v);",
+    "min_max": "out[i] = max(floor_v, min(ceil_v, v));",
+    "if": "if (v < floor_v) v = floor_v; if (v > ceil_v) { v = ceil_v; } out[i] = v;",
+    "range": "out[i] = (v >= floor_v && v < ceil_v) ? 1 : 0;",
+    "mirrored": "out[i] = floor_v > v ? floor_v : (ceil_v < v ? ceil_v : v);",
+}
+
+
+def test_the_two_bounds_of_a_clamp_or_range_are_ordered_and_inside_the_values():
+    for how, line in CLAMPS.items():
+        for ctype in ("int", "float"):
+            src = f"""
+__global__ void saturate({ctype} *out, const {ctype} *in, {ctype} floor_v, {ctype} ceil_v, int count) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {{ {ctype} v = in[i] * 2; {line} }}
+}}
+"""
+            values = _values(_spec(src))
+            lo, hi = values["floor_v"], values["ceil_v"]
+            assert lo < 0 < hi, (how, ctype, lo, hi)  # the drafted inputs lie on both sides of 0
+
+
+def test_one_bound_alone_keeps_the_plain_guess():
+    src = """
+__global__ void relu_cap(float *out, const float *in, float cap, int count) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) out[i] = fminf(in[i], cap);
+}
+"""
+    assert _values(_spec(src))["cap"] == 1.5
+
+
+def test_a_coefficient_of_stencil_differences_is_a_stable_step_and_a_plain_weight_is_not():
+    src = """
+__global__ void diffuse(float *u_new, const float *u, int n, float nu) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1) {
+        float d2 = u[i - 1] - 2.0f * u[i] + u[i + 1];
+        u_new[i] = u[i] + nu * d2;
+    }
+}
+"""
+    d = draft(find_kernels(src)[0], src)
+    assert 0 < _values(d.spec)["nu"] <= 0.5 / 1
+    assert any("stencil" in what for _key, what in d.guesses)
+    weights = """
+__global__ void blur3(float *out, const float *in, int n, float w) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > 0 && i < n - 1) out[i] = w * (in[i - 1] + in[i] + in[i + 1]);
+}
+"""
+    assert _values(_spec(weights))["w"] == 1.5
