@@ -10,8 +10,9 @@ values kernel/draft.py gives them:
 
 from __future__ import annotations
 
+from tree_sitter import Node
+
 from . import cuda_ast
-from .bounds import cond_of, strip_parens
 from .cuda_ast import text
 
 _LESS = ("<", "<=")
@@ -21,7 +22,14 @@ _MAX = ("max", "fmaxf", "fmax", "umax", "llmax", "ullmax")
 STENCIL_READS = 3  # reads of one array at distinct indices: fewer is no stencil
 
 
-def _compare(n) -> tuple[str, str, str] | None:
+def strip_parens(n: Node | None) -> Node | None:
+    while n is not None and n.type in ("parenthesized_expression", "condition_clause"):
+        inner = [c for c in n.named_children if c.type != "comment"]
+        n = inner[-1] if inner else None
+    return n
+
+
+def _compare(n: Node | None) -> tuple[str, str, str] | None:
     """(left text, operator, right text) of a relational binary expression, else None."""
     n = strip_parens(n)
     if n is None or n.type != "binary_expression":
@@ -75,7 +83,7 @@ def clamp_bounds(fn: cuda_ast.Function, scalars: set[str]) -> dict[str, str]:
                 if a is not None and a.type == "identifier" and text(a) in scalars:
                     out.setdefault(text(a), kind)
         elif n.type == "if_statement":
-            cmp = _compare(cond_of(n))
+            cmp = _compare(n.child_by_field_name("condition"))
             target = _assigned_one(n.child_by_field_name("consequence"))
             if cmp is None or target is None:
                 continue
@@ -89,7 +97,7 @@ def clamp_bounds(fn: cuda_ast.Function, scalars: set[str]) -> dict[str, str]:
     return out
 
 
-def _assigned_one(stmt) -> tuple[str, str] | None:
+def _assigned_one(stmt: Node | None) -> tuple[str, str] | None:
     """`v = P;` (alone, or the one statement of a block): (v, P) as text."""
     while stmt is not None and stmt.type == "compound_statement" and len(stmt.named_children) == 1:
         stmt = stmt.named_children[0]
@@ -104,10 +112,10 @@ def _assigned_one(stmt) -> tuple[str, str] | None:
     )
 
 
-def _range(n, scalars: set[str], out: dict[str, str]) -> None:
+def _range(n: Node, scalars: set[str], out: dict[str, str]) -> None:
     """`v >= lo && v < hi`: lo and hi bound the same value from either side."""
     sides: dict[str, dict[str, str]] = {}
-    stack = [n]
+    stack: list[Node | None] = [n]
     while stack:
         m = strip_parens(stack.pop())
         if m is None:
@@ -135,7 +143,7 @@ def stencil_coefficients(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     out: set[str] = set()
     if fn.body is None:
         return out
-    locals_: dict[str, object] = {}
+    locals_: dict[str, Node] = {}
     for n in cuda_ast.walk(fn.body):
         if n.type == "init_declarator":
             d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
@@ -152,12 +160,12 @@ def stencil_coefficients(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     return out
 
 
-def _differences(node, locals_: dict, depth: int = 0) -> bool:
+def _differences(node: Node | None, locals_: dict[str, Node], depth: int = 0) -> bool:
     """Whether `node` (locals followed once) subtracts reads of one array at STENCIL_READS or more
     distinct indices."""
     reads: dict[str, set[str]] = {}
     minus = False
-    stack = [(node, depth)]
+    stack: list[tuple[Node | None, int]] = [(node, depth)]
     while stack:
         m, d = stack.pop()
         if m is None:
