@@ -4,7 +4,9 @@ its own type, sizes subtracted from a thread bound kept small, loops whose varia
 or an assignment bounded, template kernels instantiated, and index values scaled by a division."""
 
 from kt_tui.kernel.draft import draft, draft_spec
+from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.source import find_kernels
+from kt_tui.kernel.spec import check_spec, dump_spec, parse_spec
 
 
 def _spec(src: str):
@@ -68,3 +70,22 @@ __global__ void blur3(float *out, const float *in, int n, float w) {
 }
 """
     assert _values(_spec(weights))["w"] == 1.5
+
+
+def test_values_of_a_narrow_index_array_fit_its_type_and_the_table_it_indexes_is_its_reach():
+    src = """
+__global__ void decode(float *out, const unsigned char *codes, const float *table, int count) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) out[i] = table[codes[i]];
+}
+"""
+    kernel = find_kernels(src)[0]
+    spec = _spec(src)
+    text = dump_spec(spec)
+    again = parse_spec(text, kernel)  # readable: every value fits its type
+    args = {a.name: a for a in again.args}
+    sizes = again.sizes
+    assert evaluate(args["table"].size, sizes) == 256  # all a uint8 can reach, not a million entries
+    low, high = evaluate(args["codes"].low, sizes), evaluate(args["codes"].high, sizes)
+    assert 0 <= low and 2 < high <= 255 and args["codes"].init == "random"
+    check_spec(again, kernel)  # raises on a spec that does not fit the kernel

@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import cuda_ast, draft_roles, extents
 from .draft_sizes import Sizing, size_arrays
+from .expr import ExprError, evaluate
 from .source import Kernel, strip_comments
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 
@@ -292,7 +295,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     )
                 )
             elif p.name in sizing.index_high:
-                arg.low, arg.high = 0, sizing.index_high[p.name]
+                arg.init = "random" if not out else arg.init  # index values, not bytes of a struct
+                arg.low, arg.high = 0, _representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
             elif dtype.startswith(("int", "uint")) and not out and use.compared:
                 arg.low, arg.high = 0, 2
                 guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))
@@ -348,6 +352,22 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     return Draft(spec, guesses)
+
+
+def _representable(dtype: str, high: str | int, sizes: dict[str, int], guesses: list, name: str) -> str | int:
+    """An index array's exclusive bound of values, no more than its type holds (a uint8 array indexes
+    at most 256 entries: the values above its top are never drawn)."""
+    if not dtype.startswith(("int", "uint")):
+        return high
+    top = int(np.iinfo(dtype).max)
+    try:
+        over = evaluate(high, sizes) > top
+    except ExprError:
+        return high
+    if not over:
+        return high
+    guesses.append((f"args.{name}", f"values below {top}: what its type {dtype} holds, below the extent they index"))
+    return top if isinstance(high, int) else f"min({high}, {top})"
 
 
 def _float_value(name: str, an: extents.Analysis, sizing: Sizing) -> tuple:

@@ -8,9 +8,12 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import numpy as np
+
 from . import cuda_ast, extents
 from .poly import Poly, at_least, pmax
 from .source import Kernel
+from .spec import DTYPES
 
 SIDES = {1: (1 << 20, 1 << 16, 1 << 14, 4096, 1024), 2: (1024, 512, 256, 128, 64), 3: (128, 64, 32, 16)}
 MAX_ELEMENTS = 1 << 28  # all arrays together, at the draft's sizes
@@ -49,6 +52,7 @@ class _Sizer:
         self.fresh: dict[str, str] = {}  # new size names: why each was made
         self.order: dict[str, int] = {}
         self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
+        self.reach: dict[str, int] = {}  # a size indexed by values of narrow int arrays: how far they reach
 
     def name(self, want: str, why: str) -> Poly:
         name, k = want, 2
@@ -162,6 +166,9 @@ class _Sizer:
                         f"n_{name}",
                         f"{name} is indexed only by values read from {arrays}: its length is a size of its own",
                     )
+                    reach = [_type_reach(self.kernel, x) for x in _loads_of(loaded)]
+                    if reach and all(r is not None for r in reach):
+                        self.reach[shared[loaded].text()] = max(r for r in reach if r is not None)
                 cands = [shared[loaded]]
             found[name] = cands
         _unify(found, rounded)
@@ -234,6 +241,7 @@ class _Sizer:
             chosen = {
                 n: self.unit.defines.get(n, side if n in big else MODEST if n in modest else STRIDE) for n in names
             }
+            chosen.update({n: min(chosen[n], r) for n, r in self.reach.items() if n in chosen})
             if self._fits(found, chosen):
                 break
         ordered = sorted(names, key=lambda n: (self.order.get(n, 99), n))
@@ -265,6 +273,15 @@ class _Sizer:
         except (ValueError, ZeroDivisionError):
             return False
         return elements <= MAX_ELEMENTS and threads * max(trips, default=1) <= MAX_WORK
+
+
+def _type_reach(kernel: Kernel, name: str) -> int | None:
+    """How many values an int array of at most 16 bits can hold (an index it loads reaches below that)."""
+    p = next((p for p in kernel.params if p.name == name), None)
+    dtype = DTYPES.get(p.base_type) if p is not None else None
+    if dtype is None or not dtype.startswith(("int", "uint")) or np.iinfo(dtype).bits > 16:
+        return None
+    return int(np.iinfo(dtype).max) + 1
 
 
 def _loads_of(keys: tuple) -> set[str]:
