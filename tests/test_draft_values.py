@@ -89,3 +89,21 @@ __global__ void decode(float *out, const unsigned char *codes, const float *tabl
     low, high = evaluate(args["codes"].low, sizes), evaluate(args["codes"].high, sizes)
     assert 0 <= low and 2 < high <= 255 and args["codes"].init == "random"
     check_spec(again, kernel)  # raises on a spec that does not fit the kernel
+
+
+def test_a_loop_whose_variable_steps_inside_its_update_is_bounded_and_so_is_the_trailing_variable():
+    src = """
+__global__ void polygon_area(float *area, const float *corners, int nshapes, int ncorners) {
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < nshapes) {
+        float acc = 0.0f;
+        for (int a = 0, b = ncorners - 1; a < ncorners; b = a++)
+            acc += corners[2 * b] * corners[2 * a + 1] - corners[2 * a] * corners[2 * b + 1];
+        area[s] = 0.5f * acc;
+    }
+}
+"""
+    spec = _spec(src)
+    corners = next(a for a in spec.args if a.name == "corners")
+    for sizes in [spec.sizes] + [e["sizes"] for e in spec.extra_sizes()]:
+        assert evaluate(corners.size, sizes) == 2 * sizes["ncorners"]  # not the number of shapes

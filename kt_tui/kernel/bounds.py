@@ -154,6 +154,9 @@ def direction(update, var) -> bool | None:
         return False
     if t.startswith(f"{var}={var}+"):
         return True
+    for n in cuda_ast.walk(update, 200):  # `l = k++`, `i++, j--`: the step inside a larger update
+        if n.type == "update_expression" and text(n.child_by_field_name("argument")) == var:
+            return "++" in text(n)
     return None
 
 

@@ -107,6 +107,8 @@ class Expressions:
             if target is not None and target.type == "identifier" and text(target) in env:
                 v = env[text(target)]
                 env[text(target)] = Val(axes=v.axes, params=v.params)
+                if text(n).strip().startswith(text(target)) and v.base is None:  # k++: the value before
+                    return v
             return UNKNOWN
         if kind == "call_expression":
             return self.call(n, env)
