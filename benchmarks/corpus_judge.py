@@ -160,8 +160,43 @@ def load_truth(path: Path) -> Truth:
     return t
 
 
-def elem_bytes(param, truth: Truth) -> int:
-    """Bytes of one element of a kernel pointer parameter (the truth's [bytes] for template types)."""
+def instantiation(src: str, spec_kernel: str) -> dict:
+    """Template type parameter -> its bytes, where the spec names the kernel with its arguments
+    (`gemv<double>`); {} otherwise. Read from the source's `template <...>` text, never run."""
+    m = re.fullmatch(r"\s*(\w+)\s*<(.*)>\s*", spec_kernel)
+    if not m:
+        return {}
+    head = re.search(r"template\s*<([^;{}]*)>\s*(?:extern\s*)?__global__[^;{]*?\b" + m.group(1) + r"\s*\(", src)
+    if not head:
+        return {}
+    names = [re.findall(r"\w+", p.split("=")[0]) for p in head.group(1).split(",")]
+    given = [a.strip() for a in m.group(2).split(",")]
+    out = {}
+    for words, arg in zip(names, given):
+        if len(words) == 2 and words[0] in ("typename", "class"):
+            try:
+                out[words[1]] = _type_bytes(arg)
+            except JudgeError:
+                continue
+    return out
+
+
+def _type_bytes(base: str) -> int:
+    if base in _VECTOR_BYTES:
+        return _VECTOR_BYTES[base]
+    from kt_tui.kernel.spec import DTYPES
+
+    dtype = DTYPES.get(base)
+    if dtype is None:
+        raise JudgeError(f"element type {base!r} unknown")
+    return int("".join(c for c in dtype if c.isdigit())) // 8
+
+
+def elem_bytes(param, truth: Truth, template: dict | None = None) -> int:
+    """Bytes of one element of a kernel pointer parameter: for a template type, the spec's
+    instantiation of it (`template`, from instantiation()), else the truth's [bytes]."""
+    if template and param.base_type in template:
+        return template[param.base_type]
     if param.name in truth.bytes:
         return truth.bytes[param.name]
     base = param.base_type
@@ -234,6 +269,7 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
     if outs != sorted(truth.outputs):
         problems["outputs"].append(f"outputs {outs}, want {sorted(truth.outputs)}")
     defines = source_defines(src)
+    template = instantiation(src, spec.kernel)
     params = spec.baseline_params()
     axes = len(spec.problem_size)
     while axes > 1 and str(spec.problem_size[axes - 1]).strip() == "1":
@@ -256,7 +292,7 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
                 continue
             a = args[p.name]
             have = int(evaluate(a.size, sizes)) * a.lanes * _dtype_bytes(a.dtype)
-            eb = elem_bytes(p, truth)
+            eb = elem_bytes(p, truth, template)
             lengths[p.name] = have // eb
             need = safe_eval(truth.extents[p.name], names) * eb
             if have < need:

@@ -3,6 +3,9 @@ two bounds of a clamp or range ordered, a stencil's coefficient small, an index 
 its own type, sizes subtracted from a thread bound kept small, loops whose variable steps in a comma
 or an assignment bounded, template kernels instantiated, and index values scaled by a division."""
 
+import pytest
+
+from kt_tui.gpu.compile import find_nvcc
 from kt_tui.kernel.draft import draft, draft_spec
 from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.source import find_kernels
@@ -107,3 +110,36 @@ __global__ void polygon_area(float *area, const float *corners, int nshapes, int
     corners = next(a for a in spec.args if a.name == "corners")
     for sizes in [spec.sizes] + [e["sizes"] for e in spec.extra_sizes()]:
         assert evaluate(corners.size, sizes) == 2 * sizes["ncorners"]  # not the number of shapes
+
+
+TEMPLATED = """
+template <typename value_t, class index_t>
+__global__ void take(value_t *out, const value_t *src, const index_t *where, int count) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) out[i] = src[i] * (value_t)2;
+}
+"""
+
+
+def test_a_template_kernel_is_drafted_as_an_instantiation_of_the_types_its_arrays_have():
+    d = draft(find_kernels(TEMPLATED)[0], TEMPLATED)
+    assert d.spec.kernel == "take<float, float>"
+    assert {a.type for a in d.spec.args if a.is_array} == {"float32"}
+    assert any("template" in what for _key, what in d.guesses)
+    again = parse_spec(dump_spec(d.spec), find_kernels(TEMPLATED)[0])
+    assert again.kernel == "take<float, float>"
+
+
+def test_a_template_with_a_value_parameter_is_left_to_the_user_and_said():
+    src = TEMPLATED.replace("class index_t", "int unroll")
+    d = draft(find_kernels(src)[0], src)
+    assert d.spec.kernel == "take" and any("unroll" in what for _key, what in d.guesses)
+
+
+@pytest.mark.skipif(find_nvcc() is None, reason="needs nvcc")
+def test_a_drafted_template_instantiation_compiles():
+    from kt_tui.engine.precheck import compile_spec
+
+    src = TEMPLATED.replace(", class index_t", "").replace("index_t", "int")  # kernel_tuner wraps one type only
+    spec = draft_spec(find_kernels(src)[0], src=src)
+    assert spec.kernel == "take<float>" and compile_spec(src, spec).ok

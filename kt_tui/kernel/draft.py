@@ -170,11 +170,26 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             )
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
-                return _from_analysis(kernel, unit, analysis, n)
+                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src)
             why = " (the analysis did not find it, or it is too long to follow)"
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"
     return _from_signature(kernel, n, why)
+
+
+def _instantiated(d: Draft, kernel: Kernel, src: str) -> Draft:
+    """A template kernel named with its arguments: each type parameter float (as its arrays are drafted);
+    a value parameter is left for the user, said as a guess."""
+    params = draft_roles.template_params(src, kernel.name)
+    if not params or "<" in d.spec.kernel:
+        return d
+    if any(kind != "type" for kind, _ in params):
+        values = ", ".join(name for kind, name in params if kind != "type")
+        d.guesses.append(("", f'template parameters {values}: give their values in kernel = "{kernel.name}<...>"'))
+        return d
+    d.spec.kernel = f"{kernel.name}<{', '.join('float' for _ in params)}>"
+    d.guesses.append(("", f"kernel {d.spec.kernel}: each template type taken as float, as its arrays are drafted"))
+    return d
 
 
 def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:

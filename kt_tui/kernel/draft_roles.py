@@ -6,14 +6,19 @@ values kernel/draft.py gives them:
   inside the values clamped, so the clamp changes some of them and not all.
 - stencil: a float scalar that multiplies differences of three or more reads of one array (a discrete
   Laplacian or gradient): the coefficient of an explicit step, drafted small so the step is stable.
+
+and the template parameters of a kernel, which a draft must instantiate for it to be launched.
 """
 
 from __future__ import annotations
+
+import re
 
 from tree_sitter import Node
 
 from . import cuda_ast
 from .cuda_ast import text
+from .source import strip_comments
 
 _LESS = ("<", "<=")
 _MORE = (">", ">=")
@@ -181,3 +186,22 @@ def _differences(node: Node | None, locals_: dict[str, Node], depth: int = 0) ->
             minus = True
         stack += [(c, d) for c in m.children]
     return minus and any(len(r) >= STENCIL_READS for r in reads.values())
+
+
+def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
+    """The template parameters of kernel `name` in `src` as (kind, name), kind "type" or the type of a
+    value parameter; None when the kernel is no template."""
+    clean = strip_comments(src)
+    m = re.search(r"__global__[^;{]*?\b" + re.escape(name) + r"\s*\(", clean)
+    if not m:
+        return None
+    t = re.search(r"template\s*<([^;{}]*)>\s*(?:extern\s*)?$", clean[max(0, m.start() - 400) : m.start()])
+    if not t:
+        return None
+    out = []
+    for part in t.group(1).split(","):
+        words = re.findall(r"[A-Za-z_]\w*", part.split("=")[0])
+        if len(words) < 2:
+            return None
+        out.append(("type" if words[0] in ("typename", "class") else " ".join(words[:-1]), words[-1]))
+    return out
