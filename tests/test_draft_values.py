@@ -143,3 +143,21 @@ def test_a_drafted_template_instantiation_compiles():
     src = TEMPLATED.replace(", class index_t", "").replace("index_t", "int")  # kernel_tuner wraps one type only
     spec = draft_spec(find_kernels(src)[0], src=src)
     assert spec.kernel == "take<float>" and compile_spec(src, spec).ok
+
+
+def test_values_scaled_by_a_ratio_of_scalars_index_the_numerator_and_are_bounded_by_the_denominator():
+    src = """
+__global__ void bucket_count(unsigned int *counts, const int *scores, int nscores, int top_score, int nbuckets) {
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < nscores) {
+        int b = scores[s] * nbuckets / top_score;
+        atomicAdd(&counts[b], 1u);
+    }
+}
+"""
+    spec = _spec(src)
+    args = {a.name: a for a in spec.args}
+    for sizes in [spec.sizes] + [e["sizes"] for e in spec.extra_sizes()]:
+        assert evaluate(args["counts"].size, sizes) == sizes["nbuckets"] > 1  # not the number of scores
+        assert evaluate(args["scores"].low, sizes) == 0
+        assert evaluate(args["scores"].high, sizes) == sizes["top_score"] > 1

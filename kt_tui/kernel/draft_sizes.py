@@ -185,6 +185,9 @@ class _Sizer:
                     rest = h - Poly.var(f"${x}") * Poly.const(coef)
                     ok = coef > 0 and not _loads(rest) and len(ext) == 1 and coef.denominator == 1
                     highs.setdefault(x, []).append(_high(ext[0], rest, int(coef)) if ok else None)
+        for x, den in self.an.scaled.items():  # v * S / D indexes [0, S) for v in [0, D)
+            if x in self.an.uses and x not in highs:
+                self.out.index_high[x] = den.text(self.order)
         for x, hs in highs.items():
             if x not in self.an.uses:
                 continue
