@@ -161,3 +161,17 @@ __global__ void bucket_count(unsigned int *counts, const int *scores, int nscore
         assert evaluate(args["counts"].size, sizes) == sizes["nbuckets"] > 1  # not the number of scores
         assert evaluate(args["scores"].low, sizes) == 0
         assert evaluate(args["scores"].high, sizes) == sizes["top_score"] > 1
+
+
+def test_a_size_subtracted_from_a_thread_bound_is_small_so_every_size_leaves_threads_to_run():
+    src = """
+__global__ void drop_front(float *out, const float *in, int len, int skip) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= len - skip) return;
+    out[i] = in[i + skip];
+}
+"""
+    spec = _spec(src)
+    again = parse_spec(dump_spec(spec), find_kernels(src)[0])  # a problem size of 0 is refused here
+    for sizes in [again.sizes] + [e["sizes"] for e in again.extra_sizes()]:
+        assert evaluate(again.problem_size[0], sizes) >= sizes["len"] // 2 > 0

@@ -236,7 +236,16 @@ class _Sizer:
             for c in cands:
                 if c.names() & loops:
                     big |= {n for n in c.names() if n in names and any(n in s.names() for s in an.strides)}
-        modest = {n for n in names - big if n in an.guard_bounds and n not in self.unit.defines}
+        # a size only ever subtracted from a thread bound (`i < n - 1 - t`) shifts it: small, so every
+        # size the checks try leaves threads to run
+        signs: dict[str, set[bool]] = {}
+        for p in self.axis.values():
+            for m, c in p.terms.items():
+                for v in m:
+                    signs.setdefault(v, set()).add(c > 0)
+        shifts = {v for v, s in signs.items() if s == {False}}
+        big -= shifts
+        modest = {n for n in names - big - shifts if n in an.guard_bounds and n not in self.unit.defines}
         small = names - big - modest - set(self.unit.defines)
         rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
         chosen: dict[str, int] = {}
