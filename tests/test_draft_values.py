@@ -175,3 +175,18 @@ __global__ void drop_front(float *out, const float *in, int len, int skip) {
     again = parse_spec(dump_spec(spec), find_kernels(src)[0])  # a problem size of 0 is refused here
     for sizes in [again.sizes] + [e["sizes"] for e in again.extra_sizes()]:
         assert evaluate(again.problem_size[0], sizes) >= sizes["len"] // 2 > 0
+
+
+def test_row_numbers_read_from_an_array_are_bounded_by_the_rows_of_the_array_they_pick_from():
+    src = """
+__global__ void row_diff(float *out, const float *grid, const int *partner, int width, int height) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height)
+        out[y * width + x] = grid[y * width + x] - grid[partner[y] * width + x];
+}
+"""
+    spec = _spec(src)
+    partner = next(a for a in spec.args if a.name == "partner")
+    for sizes in [spec.sizes] + [e["sizes"] for e in spec.extra_sizes()]:
+        assert evaluate(partner.high, sizes) == sizes["height"]  # any row, not only row 0

@@ -184,6 +184,9 @@ class _Sizer:
                     coef = h.terms.get((f"${x}",), Fraction(0))
                     rest = h - Poly.var(f"${x}") * Poly.const(coef)
                     ok = coef > 0 and not _loads(rest) and len(ext) == 1 and coef.denominator == 1
+                    if not ok and len(ext) == 1:  # v * ncols + col: v picks a row of ncols
+                        highs.setdefault(x, []).append(_row_high(ext[0], h, f"${x}"))
+                        continue
                     highs.setdefault(x, []).append(_high(ext[0], rest, int(coef)) if ok else None)
         for x, den in self.an.scaled.items():  # v * S / D indexes [0, S) for v in [0, D)
             if x in self.an.uses and x not in highs:
@@ -311,6 +314,31 @@ def _high(ext: Poly, rest: Poly, coef: int) -> tuple:
         approx,
         lambda order: f"({top.text(order)}) // {coef} + 1" if not top.is_const() else int(top.value()) // coef + 1,
     )
+
+
+def _row_high(ext: Poly, h: Poly, v: str) -> tuple | None:
+    """The exclusive bound of v where h = v * S + rest < ext, S a product of sizes that divides
+    ext - rest - 1 exactly (rows of S elements): (ext - rest - 1) / S + 1; None otherwise."""
+    rows = [(m, c) for m, c in h.terms.items() if v in m]
+    if len(rows) != 1 or rows[0][1] != 1 or list(rows[0][0]).count(v) != 1:
+        return None
+    stride = [n for n in rows[0][0] if n != v]
+    rest = h - Poly({rows[0][0]: Fraction(1)})
+    if not stride or _loads(rest) or any(n.startswith("$") for n in stride):
+        return None
+    top = ext - rest - Poly.const(1)
+    quotient: dict[tuple, Fraction] = {}
+    for m, c in top.terms.items():
+        left = list(m)
+        for n in stride:
+            if n not in left:
+                return None
+            left.remove(n)
+        quotient[tuple(left)] = c
+    high = Poly(quotient) + Poly.const(1)
+    if not at_least(high, Poly.const(1)):
+        return None
+    return high, lambda order: high.text(order) if not high.is_const() else int(high.value())
 
 
 def _maxes(polys: list[Poly]) -> list[Poly]:
