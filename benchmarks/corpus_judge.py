@@ -9,12 +9,14 @@ A truth file says, for one kernel of tests/corpus/:
   [extents]  p = "3 * npart"   per pointer argument, the elements it can reach (of the kernel's type)
   [index]    map = "src"       an integer array whose values index another: each value in [0, bound)
   [values]   cells = [0, 2]    an array whose values must lie in [lo, hi) and take more than one value
+                               (a float array: lie in [lo, hi] and not be one value)
   [scalars]  k = [1e-4, 0.25]  scalars that bound loops or scale coordinates: a value in [lo, hi]
   [spans]    scale = ["width", 0.05, 6.0]   scale * width in [lo, hi] (a view that reaches the set)
   [bytes]    y = 4             element bytes where the kernel's type is a template parameter
   unseen = true                one of the 12 "unseen-like" kernels of issue 21
-  heldout = true               written after the drafter was last changed: its score is the check that
-                               a drafter change generalised (never edited once drafts were seen)
+  heldout = 1                  a held-out kernel, of batch 1 or 2: written, with its spec and truth, before
+                               the drafter ever ran on it and never edited after; its score is the check
+                               that drafter changes generalised
 
 Expressions are over the kernel's scalar arguments (by the kernel's parameter names), the source's
 #defines, gridDim_x/y/z and blockDim_x/y/z of the launch, and in [index] the arrays' lengths by
@@ -143,7 +145,7 @@ class Truth:
     spans: dict[str, list] = field(default_factory=dict)
     bytes: dict[str, int] = field(default_factory=dict)
     unseen: bool = False
-    heldout: bool = False
+    heldout: int = 0
 
 
 def load_truth(path: Path) -> Truth:
@@ -304,7 +306,8 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
                 problems["sizes"].append(f"{name}: values {_range_text(r, args[name])} index [0, {bound}){where}")
         for name, (lo, hi) in truth.values.items():
             r = value_range(args[name], sizes, functions)
-            if r is None or r[0] < lo or r[1] > hi or r[1] - r[0] < 2:
+            one = r is not None and (r[1] <= r[0] if args[name].dtype.startswith("float") else r[1] - r[0] < 2)
+            if r is None or r[0] < lo or r[1] > hi or one:
                 problems["sizes"].append(f"{name}: values {_range_text(r, args[name])}, want [{lo}, {hi}){where}")
         for name, (lo, hi) in truth.scalars.items():
             v = names[name]

@@ -176,7 +176,7 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
     for r in rows:
         cells = [
             r["kernel"],
-            "unseen" if r["unseen"] else "held-out" if r.get("heldout") else "",
+            "unseen" if r["unseen"] else f"held-out {int(r['heldout'])}" if r.get("heldout") else "",
             *(yes[r[k]] if r["drafted"] else "-" for k in ("sizes", "outputs", "geometry", "scalars")),
             str(r["guesses"]),
             yes[r["fully_right"]],
@@ -208,8 +208,9 @@ def summary(rows: list[dict], gpu: bool) -> list[str]:
         ),
         f"unseen-like set: {sum(r['fully_right'] for r in unseen)} of {len(unseen)} fully right",
     ]
-    if heldout:
-        out.append(f"held-out set: {sum(r['fully_right'] for r in heldout)} of {len(heldout)} fully right")
+    for batch in sorted({int(r["heldout"]) for r in heldout}):
+        rows_b = [r for r in heldout if int(r["heldout"]) == batch]
+        out.append(f"held-out batch {batch}: {sum(r['fully_right'] for r in rows_b)} of {len(rows_b)} fully right")
     if gpu:
         oob = [r for r in rows if r["drafted"] and not r["sizes"]]
         missed = [r["kernel"] for r in oob if not r.get("draft_oob_flagged") and r.get("draft_check_rc") == 0]
