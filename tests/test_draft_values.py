@@ -190,3 +190,19 @@ __global__ void row_diff(float *out, const float *grid, const int *partner, int 
     partner = next(a for a in spec.args if a.name == "partner")
     for sizes in [spec.sizes] + [e["sizes"] for e in spec.extra_sizes()]:
         assert evaluate(partner.high, sizes) == sizes["height"]  # any row, not only row 0
+
+
+def test_float_inputs_that_reach_a_log_or_a_square_root_are_drawn_positive():
+    src = """
+__global__ void poisson_loglik(float *ll, const float *rate, const float *weight, const int *counts, int nobs) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < nobs) {
+        float r = rate[i];
+        ll[i] = weight[i] * (counts[i] * logf(r) - r) + sqrtf(weight[i] * weight[i]);
+    }
+}
+"""
+    args = {a.name: a for a in _spec(src).args}
+    assert args["rate"].init == "positive"  # through the local r
+    assert args["weight"].init == "positive"  # a square's root is defined anyway, but drawn positive
+    assert args["counts"].init == "random" and args["ll"].output

@@ -280,6 +280,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         bounds = {}  # one side alone is no pair to order
     floats = {p.name for p in kernel.params if not p.is_pointer and _dtype(p).startswith("float")}
     stencil = draft_roles.stencil_coefficients(fn, floats & free)
+    float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
+    positive = draft_roles.positive_inputs(fn, float_arrays)
     args: list[Arg] = []
     for p in kernel.params:
         dtype = _dtype(p)
@@ -317,6 +319,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))
             elif dtype.startswith(("int", "uint")) and use.nonneg:
                 arg.low = 0
+            elif p.name in positive and arg.init == "random":
+                arg.init = "positive"
+                guesses.append((f"args.{p.name}", "values above 0: they reach a log or a square root"))
             args.append(arg)
         elif p.name in sizing.sizes:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=p.name))

@@ -205,3 +205,37 @@ def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
             return None
         out.append(("type" if words[0] in ("typename", "class") else " ".join(words[:-1]), words[-1]))
     return out
+
+
+_POSITIVE_ONLY = {"logf", "log", "log2f", "log2", "log10f", "log10", "sqrtf", "sqrt", "rsqrtf", "rsqrt", "__logf"}
+
+
+def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float array arguments whose values reach a log or a square root (through locals): drawn
+    positive, else every result is NaN and a check compares NaNs."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    locals_: dict[str, Node] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator":
+            d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+            if d is not None and d.type == "identifier" and v is not None:
+                locals_.setdefault(text(d), v)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _POSITIVE_ONLY:
+            continue
+        stack: list[tuple[Node | None, int]] = [(n.child_by_field_name("arguments"), 0)]
+        while stack:
+            m, depth = stack.pop()
+            if m is None:
+                continue
+            if m.type == "identifier" and text(m) in locals_ and depth < 3:
+                stack.append((locals_[text(m)], depth + 1))
+            elif m.type == "subscript_expression":
+                arr = text(m.child_by_field_name("argument"))
+                if arr in floats:
+                    out.add(arr)
+            elif m.type != "call_expression" or m is n:
+                stack += [(c, depth) for c in m.children]
+    return out
