@@ -18,7 +18,7 @@ from tree_sitter import Node
 
 from . import cuda_ast
 from .cuda_ast import text
-from .source import strip_comments
+from .syntax import strip_comments
 
 _LESS = ("<", "<=")
 _MORE = (">", ">=")
