@@ -374,7 +374,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     return Draft(spec, guesses)
 
 
-def _representable(dtype: str, high: str | int, sizes: dict[str, int], guesses: list, name: str) -> str | int:
+def _representable(
+    dtype: str, high: str | int, sizes: dict[str, int], guesses: list[tuple[str, str]], name: str
+) -> str | int:
     """An index array's exclusive bound of values, no more than its type holds (a uint8 array indexes
     at most 256 entries: the values above its top are never drawn)."""
     if not dtype.startswith(("int", "uint")):

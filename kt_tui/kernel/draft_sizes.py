@@ -5,6 +5,7 @@ index bounds that kernel/extents.py found. What it cannot derive it guesses, and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -316,9 +317,11 @@ def _high(ext: Poly, rest: Poly, coef: int) -> tuple:
     )
 
 
-def _row_high(ext: Poly, h: Poly, v: str) -> tuple | None:
+def _row_high(ext: Poly, h: Poly | None, v: str) -> tuple[Poly, Callable[[dict[str, int]], str | int]] | None:
     """The exclusive bound of v where h = v * S + rest < ext, S a product of sizes that divides
     ext - rest - 1 exactly (rows of S elements): (ext - rest - 1) / S + 1; None otherwise."""
+    if h is None:
+        return None
     rows = [(m, c) for m, c in h.terms.items() if v in m]
     if len(rows) != 1 or rows[0][1] != 1 or list(rows[0][0]).count(v) != 1:
         return None
@@ -327,7 +330,7 @@ def _row_high(ext: Poly, h: Poly, v: str) -> tuple | None:
     if not stride or _loads(rest) or any(n.startswith("$") for n in stride):
         return None
     top = ext - rest - Poly.const(1)
-    quotient: dict[tuple, Fraction] = {}
+    quotient: dict[tuple[str, ...], Fraction] = {}
     for m, c in top.terms.items():
         left = list(m)
         for n in stride:
