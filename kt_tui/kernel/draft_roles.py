@@ -13,13 +13,13 @@ and the template parameters of a kernel, which a draft must instantiate for it t
 from __future__ import annotations
 
 import re
-
-from tree_sitter import Node
+from typing import Any
 
 from . import cuda_ast
 from .cuda_ast import text
 from .syntax import strip_comments
 
+Node = Any  # a syntax tree node of cuda_ast's parse (only cuda_ast.py reads the tree-sitter API)
 _LESS = ("<", "<=")
 _MORE = (">", ">=")
 _MIN = ("min", "fminf", "fmin", "umin", "llmin", "ullmin")

@@ -8,8 +8,6 @@ and says so."""
 
 from __future__ import annotations
 
-from tree_sitter import Node
-
 from . import cuda_ast
 from .bounds import (
     AXES,
@@ -231,7 +229,7 @@ class Walker(Expressions):
             self.expr(update, inner)
         self._after_loop(n, env, inner)
 
-    def _follow(self, update: Node, var: str, start_env: dict[str, Val], inner: dict[str, Val]) -> None:
+    def _follow(self, update: object, var: str, start_env: dict[str, Val], inner: dict[str, Val]) -> None:
         """`l = k++` in a loop's update: l is its start or a value of k (the edge before k, say)."""
         for a in cuda_ast.walk(update, 200):
             if a.type != "assignment_expression" or text(a.child_by_field_name("operator")) != "=":
