@@ -206,3 +206,15 @@ __global__ void poisson_loglik(float *ll, const float *rate, const float *weight
     assert args["rate"].init == "positive"  # through the local r
     assert args["weight"].init == "positive"  # a square's root is defined anyway, but drawn positive
     assert args["counts"].init == "random" and args["ll"].output
+
+
+def test_an_array_of_bytes_is_drawn_at_random_so_a_byte_image_kernel_has_something_to_check():
+    src = """
+__global__ void binarize(unsigned char *mask, const unsigned char *pixels, unsigned char cut, int npix) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < npix) mask[i] = pixels[i] > cut ? 255 : 0;
+}
+"""
+    args = {a.name: a for a in _spec(src).args}
+    assert args["pixels"].init == "random"  # all zeros: every mask value the same, a check of nothing
+    assert args["mask"].output

@@ -297,8 +297,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             else:
                 init = "poison"
             dtype, size = _array(p, unit, sizing.extents.get(p.name, sizing.fallback), guesses)
-            if dtype == "uint8" and init == "random":
-                init = "zeros"  # random bytes would make any int field in it an index anywhere
+            if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
+                init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
             if p.name in sizing.index_high and p.name in an.loop_loads and not out:
                 arg.init = "range"
