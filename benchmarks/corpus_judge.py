@@ -9,10 +9,14 @@ A truth file says, for one kernel of tests/corpus/:
   [extents]  p = "3 * npart"   per pointer argument, the elements it can reach (of the kernel's type)
   [index]    map = "src"       an integer array whose values index another: each value in [0, bound)
   [values]   cells = [0, 2]    an array whose values must lie in [lo, hi) and take more than one value
+                               (a float array: lie in [lo, hi] and not be one value)
   [scalars]  k = [1e-4, 0.25]  scalars that bound loops or scale coordinates: a value in [lo, hi]
   [spans]    scale = ["width", 0.05, 6.0]   scale * width in [lo, hi] (a view that reaches the set)
   [bytes]    y = 4             element bytes where the kernel's type is a template parameter
   unseen = true                one of the 12 "unseen-like" kernels of issue 21
+  heldout = 1                  a held-out kernel, of batch 1 or 2: written, with its spec and truth, before
+                               the drafter ever ran on it and never edited after; its score is the check
+                               that drafter changes generalised
 
 Expressions are over the kernel's scalar arguments (by the kernel's parameter names), the source's
 #defines, gridDim_x/y/z and blockDim_x/y/z of the launch, and in [index] the arrays' lengths by
@@ -29,7 +33,19 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TRUTH_KEYS = {"outputs", "axes", "domain", "extents", "index", "values", "scalars", "spans", "bytes", "unseen"}
+TRUTH_KEYS = {
+    "outputs",
+    "axes",
+    "domain",
+    "extents",
+    "index",
+    "values",
+    "scalars",
+    "spans",
+    "bytes",
+    "unseen",
+    "heldout",
+}
 _OPS = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -129,6 +145,7 @@ class Truth:
     spans: dict[str, list] = field(default_factory=dict)
     bytes: dict[str, int] = field(default_factory=dict)
     unseen: bool = False
+    heldout: int = 0
 
 
 def load_truth(path: Path) -> Truth:
@@ -145,8 +162,43 @@ def load_truth(path: Path) -> Truth:
     return t
 
 
-def elem_bytes(param, truth: Truth) -> int:
-    """Bytes of one element of a kernel pointer parameter (the truth's [bytes] for template types)."""
+def instantiation(src: str, spec_kernel: str) -> dict:
+    """Template type parameter -> its bytes, where the spec names the kernel with its arguments
+    (`gemv<double>`); {} otherwise. Read from the source's `template <...>` text, never run."""
+    m = re.fullmatch(r"\s*(\w+)\s*<(.*)>\s*", spec_kernel)
+    if not m:
+        return {}
+    head = re.search(r"template\s*<([^;{}]*)>\s*(?:extern\s*)?__global__[^;{]*?\b" + m.group(1) + r"\s*\(", src)
+    if not head:
+        return {}
+    names = [re.findall(r"\w+", p.split("=")[0]) for p in head.group(1).split(",")]
+    given = [a.strip() for a in m.group(2).split(",")]
+    out = {}
+    for words, arg in zip(names, given):
+        if len(words) == 2 and words[0] in ("typename", "class"):
+            try:
+                out[words[1]] = _type_bytes(arg)
+            except JudgeError:
+                continue
+    return out
+
+
+def _type_bytes(base: str) -> int:
+    if base in _VECTOR_BYTES:
+        return _VECTOR_BYTES[base]
+    from kt_tui.kernel.spec import DTYPES
+
+    dtype = DTYPES.get(base)
+    if dtype is None:
+        raise JudgeError(f"element type {base!r} unknown")
+    return int("".join(c for c in dtype if c.isdigit())) // 8
+
+
+def elem_bytes(param, truth: Truth, template: dict | None = None) -> int:
+    """Bytes of one element of a kernel pointer parameter: for a template type, the spec's
+    instantiation of it (`template`, from instantiation()), else the truth's [bytes]."""
+    if template and param.base_type in template:
+        return template[param.base_type]
     if param.name in truth.bytes:
         return truth.bytes[param.name]
     base = param.base_type
@@ -219,6 +271,7 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
     if outs != sorted(truth.outputs):
         problems["outputs"].append(f"outputs {outs}, want {sorted(truth.outputs)}")
     defines = source_defines(src)
+    template = instantiation(src, spec.kernel)
     params = spec.baseline_params()
     axes = len(spec.problem_size)
     while axes > 1 and str(spec.problem_size[axes - 1]).strip() == "1":
@@ -241,7 +294,7 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
                 continue
             a = args[p.name]
             have = int(evaluate(a.size, sizes)) * a.lanes * _dtype_bytes(a.dtype)
-            eb = elem_bytes(p, truth)
+            eb = elem_bytes(p, truth, template)
             lengths[p.name] = have // eb
             need = safe_eval(truth.extents[p.name], names) * eb
             if have < need:
@@ -253,7 +306,8 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
                 problems["sizes"].append(f"{name}: values {_range_text(r, args[name])} index [0, {bound}){where}")
         for name, (lo, hi) in truth.values.items():
             r = value_range(args[name], sizes, functions)
-            if r is None or r[0] < lo or r[1] > hi or r[1] - r[0] < 2:
+            one = r is not None and (r[1] <= r[0] if args[name].dtype.startswith("float") else r[1] - r[0] < 2)
+            if r is None or r[0] < lo or r[1] > hi or one:
                 problems["sizes"].append(f"{name}: values {_range_text(r, args[name])}, want [{lo}, {hi}){where}")
         for name, (lo, hi) in truth.scalars.items():
             v = names[name]

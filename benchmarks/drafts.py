@@ -84,6 +84,7 @@ def draft_row(name: str, kt: Path, judge, scratch: Path, args) -> dict:
     row = {
         "kernel": name,
         "unseen": truth.unseen,
+        "heldout": getattr(truth, "heldout", False),
         "drafted": False,
         "sizes": False,
         "outputs": False,
@@ -175,7 +176,7 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
     for r in rows:
         cells = [
             r["kernel"],
-            "unseen" if r["unseen"] else "",
+            "unseen" if r["unseen"] else f"held-out {int(r['heldout'])}" if r.get("heldout") else "",
             *(yes[r[k]] if r["drafted"] else "-" for k in ("sizes", "outputs", "geometry", "scalars")),
             str(r["guesses"]),
             yes[r["fully_right"]],
@@ -197,6 +198,7 @@ def summary(rows: list[dict], gpu: bool) -> list[str]:
     n = len(rows)
     right = sum(r["fully_right"] for r in rows)
     unseen = [r for r in rows if r["unseen"]]
+    heldout = [r for r in rows if r.get("heldout")]
     out = [
         (
             f"{n} kernels, {right} fully right ({100 * right / max(n, 1):.0f} %); "
@@ -206,6 +208,9 @@ def summary(rows: list[dict], gpu: bool) -> list[str]:
         ),
         f"unseen-like set: {sum(r['fully_right'] for r in unseen)} of {len(unseen)} fully right",
     ]
+    for batch in sorted({int(r["heldout"]) for r in heldout}):
+        rows_b = [r for r in heldout if int(r["heldout"]) == batch]
+        out.append(f"held-out batch {batch}: {sum(r['fully_right'] for r in rows_b)} of {len(rows_b)} fully right")
     if gpu:
         oob = [r for r in rows if r["drafted"] and not r["sizes"]]
         missed = [r["kernel"] for r in oob if not r.get("draft_oob_flagged") and r.get("draft_check_rc") == 0]

@@ -181,3 +181,17 @@ def test_gpu_mode_reports_what_the_check_flagged(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "| particles_aos | unseen | NO | yes | yes | yes | 0 | NO | 2 | yes | NO |" in out
     assert "GPU: 1 drafts with sizes wrong by the truth, 0 of them passed --check unflagged" in out
+
+
+def test_a_template_instantiation_in_the_spec_sets_the_element_bytes_the_judge_uses():
+    src, kernel, spec, truth = _hand("matvec_template")  # the hand spec: gemv<double>, float64 arrays
+    assert judge.judge(spec, kernel, src, truth)["sizes"] == []
+    floats = {"A": "float32", "x": "float32", "y": "float32"}
+    as_float = dataclasses.replace(
+        spec, kernel="gemv<float>", args=[dataclasses.replace(a, type=floats.get(a.name, a.type)) for a in spec.args]
+    )
+    assert judge.judge(as_float, kernel, src, truth)["sizes"] == []  # right in its own instantiation
+    short = dataclasses.replace(as_float, kernel="gemv<double>")  # double elements in float32 arrays
+    assert "A: " in judge.judge(short, kernel, src, truth)["sizes"][0]
+    uninstantiated = dataclasses.replace(as_float, kernel="gemv")  # then the truth's [bytes] holds
+    assert judge.judge(uninstantiated, kernel, src, truth)["sizes"]

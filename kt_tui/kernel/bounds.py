@@ -98,6 +98,7 @@ class Analysis:
     trips: list[Poly] = field(default_factory=list)  # nested loop trip counts (the work per thread)
     strides: list[Poly] = field(default_factory=list)  # what thread indices are multiplied by (row lengths)
     roles: dict[str, tuple[str, int]] = field(default_factory=dict)  # float scalar -> (origin|step|end, axis)
+    scaled: dict[str, Poly] = field(default_factory=dict)  # int array -> D where its values v index as v * S / D
     ok: bool = True  # False: the kernel was not found in the tree
 
 
@@ -154,6 +155,9 @@ def direction(update, var) -> bool | None:
         return False
     if t.startswith(f"{var}={var}+"):
         return True
+    for n in cuda_ast.walk(update, 200):  # `l = k++`, `i++, j--`: the step inside a larger update
+        if n.type == "update_expression" and text(n.child_by_field_name("argument")) == var:
+            return "++" in text(n)
     return None
 
 

@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import cuda_ast, extents
+import numpy as np
+
+from . import cuda_ast, draft_roles, extents
 from .draft_sizes import Sizing, size_arrays
+from .expr import ExprError, evaluate
 from .source import Kernel, strip_comments
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 
@@ -23,6 +26,8 @@ ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a 
 INT_SCALAR = 3
 REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the escape-time set's region
 ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
+CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the drafted values on both sides
+STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
 
 
 @dataclass
@@ -165,11 +170,26 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             )
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
-                return _from_analysis(kernel, unit, analysis, n)
+                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src)
             why = " (the analysis did not find it, or it is too long to follow)"
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"
     return _from_signature(kernel, n, why)
+
+
+def _instantiated(d: Draft, kernel: Kernel, src: str) -> Draft:
+    """A template kernel named with its arguments: each type parameter float (as its arrays are drafted);
+    a value parameter is left for the user, said as a guess."""
+    params = draft_roles.template_params(src, kernel.name)
+    if not params or "<" in d.spec.kernel:
+        return d
+    if any(kind != "type" for kind, _ in params):
+        values = ", ".join(name for kind, name in params if kind != "type")
+        d.guesses.append(("", f'template parameters {values}: give their values in kernel = "{kernel.name}<...>"'))
+        return d
+    d.spec.kernel = f"{kernel.name}<{', '.join('float' for _ in params)}>"
+    d.guesses.append(("", f"kernel {d.spec.kernel}: each template type taken as float, as its arrays are drafted"))
+    return d
 
 
 def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
@@ -253,6 +273,15 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     sizing: Sizing = size_arrays(kernel, unit, an, n)
     guesses = sizing.guesses
     uses = an.uses
+    fn = unit.kernels[kernel.name]
+    free = {p.name for p in kernel.params if not p.is_pointer and p.name not in sizing.sizes}
+    bounds = draft_roles.clamp_bounds(fn, free)
+    if set(bounds.values()) != {"lower", "upper"}:
+        bounds = {}  # one side alone is no pair to order
+    floats = {p.name for p in kernel.params if not p.is_pointer and _dtype(p).startswith("float")}
+    stencil = draft_roles.stencil_coefficients(fn, floats & free)
+    float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
+    positive = draft_roles.positive_inputs(fn, float_arrays)
     args: list[Arg] = []
     for p in kernel.params:
         dtype = _dtype(p)
@@ -268,8 +297,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             else:
                 init = "poison"
             dtype, size = _array(p, unit, sizing.extents.get(p.name, sizing.fallback), guesses)
-            if dtype == "uint8" and init == "random":
-                init = "zeros"  # random bytes would make any int field in it an index anywhere
+            if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
+                init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
             if p.name in sizing.index_high and p.name in an.loop_loads and not out:
                 arg.init = "range"
@@ -283,15 +312,39 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     )
                 )
             elif p.name in sizing.index_high:
-                arg.low, arg.high = 0, sizing.index_high[p.name]
+                arg.init = "random" if not out else arg.init  # index values, not bytes of a struct
+                arg.low, arg.high = 0, _representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
             elif dtype.startswith(("int", "uint")) and not out and use.compared:
                 arg.low, arg.high = 0, 2
                 guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))
             elif dtype.startswith(("int", "uint")) and use.nonneg:
                 arg.low = 0
+            elif p.name in positive and arg.init == "random":
+                arg.init = "positive"
+                guesses.append((f"args.{p.name}", "values above 0: they reach a log or a square root"))
             args.append(arg)
         elif p.name in sizing.sizes:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=p.name))
+        elif p.name in bounds:
+            kind = "float" if dtype.startswith("float") else "uint" if dtype.startswith("uint") else "int"
+            value = CLAMP[kind][bounds[p.name] == "upper"]
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
+            guesses.append(
+                (
+                    f"args.{p.name}",
+                    f"{value}: the {bounds[p.name]} bound of a clamp or range, ordered with its other bound "
+                    "and inside the values it bounds",
+                )
+            )
+        elif p.name in stencil:
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=STENCIL_STEP))
+            guesses.append(
+                (
+                    f"args.{p.name}",
+                    f"{STENCIL_STEP}: it scales differences of neighbouring reads (a stencil step); "
+                    "small so an explicit step stays stable",
+                )
+            )
         elif dtype.startswith(("int", "uint")):
             if p.name in an.escape_bounds:
                 value, why = ESCAPE_ITERATIONS, "the bound of an escape-time loop"
@@ -319,6 +372,24 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     return Draft(spec, guesses)
+
+
+def _representable(
+    dtype: str, high: str | int, sizes: dict[str, int], guesses: list[tuple[str, str]], name: str
+) -> str | int:
+    """An index array's exclusive bound of values, no more than its type holds (a uint8 array indexes
+    at most 256 entries: the values above its top are never drawn)."""
+    if not dtype.startswith(("int", "uint")):
+        return high
+    top = int(np.iinfo(dtype).max)
+    try:
+        over = evaluate(high, sizes) > top
+    except ExprError:
+        return high
+    if not over:
+        return high
+    guesses.append((f"args.{name}", f"values below {top}: what its type {dtype} holds, below the extent they index"))
+    return top if isinstance(high, int) else f"min({high}, {top})"
 
 
 def _float_value(name: str, an: extents.Analysis, sizing: Sizing) -> tuple:

@@ -5,12 +5,16 @@ index bounds that kernel/extents.py found. What it cannot derive it guesses, and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+
+import numpy as np
 
 from . import cuda_ast, extents
 from .poly import Poly, at_least, pmax
 from .source import Kernel
+from .spec import DTYPES
 
 SIDES = {1: (1 << 20, 1 << 16, 1 << 14, 4096, 1024), 2: (1024, 512, 256, 128, 64), 3: (128, 64, 32, 16)}
 MAX_ELEMENTS = 1 << 28  # all arrays together, at the draft's sizes
@@ -49,6 +53,7 @@ class _Sizer:
         self.fresh: dict[str, str] = {}  # new size names: why each was made
         self.order: dict[str, int] = {}
         self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
+        self.reach: dict[str, int] = {}  # a size indexed by values of narrow int arrays: how far they reach
 
     def name(self, want: str, why: str) -> Poly:
         name, k = want, 2
@@ -162,6 +167,9 @@ class _Sizer:
                         f"n_{name}",
                         f"{name} is indexed only by values read from {arrays}: its length is a size of its own",
                     )
+                    reach = [_type_reach(self.kernel, x) for x in _loads_of(loaded)]
+                    if reach and all(r is not None for r in reach):
+                        self.reach[shared[loaded].text()] = max(r for r in reach if r is not None)
                 cands = [shared[loaded]]
             found[name] = cands
         _unify(found, rounded)
@@ -177,7 +185,13 @@ class _Sizer:
                     coef = h.terms.get((f"${x}",), Fraction(0))
                     rest = h - Poly.var(f"${x}") * Poly.const(coef)
                     ok = coef > 0 and not _loads(rest) and len(ext) == 1 and coef.denominator == 1
+                    if not ok and len(ext) == 1:  # v * ncols + col: v picks a row of ncols
+                        highs.setdefault(x, []).append(_row_high(ext[0], h, f"${x}"))
+                        continue
                     highs.setdefault(x, []).append(_high(ext[0], rest, int(coef)) if ok else None)
+        for x, den in self.an.scaled.items():  # v * S / D indexes [0, S) for v in [0, D)
+            if x in self.an.uses and x not in highs:
+                self.out.index_high[x] = den.text(self.order)
         for x, hs in highs.items():
             if x not in self.an.uses:
                 continue
@@ -226,7 +240,16 @@ class _Sizer:
             for c in cands:
                 if c.names() & loops:
                     big |= {n for n in c.names() if n in names and any(n in s.names() for s in an.strides)}
-        modest = {n for n in names - big if n in an.guard_bounds and n not in self.unit.defines}
+        # a size only ever subtracted from a thread bound (`i < n - 1 - t`) shifts it: small, so every
+        # size the checks try leaves threads to run
+        signs: dict[str, set[bool]] = {}
+        for p in self.axis.values():
+            for m, c in p.terms.items():
+                for v in m:
+                    signs.setdefault(v, set()).add(c > 0)
+        shifts = {v for v, s in signs.items() if s == {False}}
+        big -= shifts
+        modest = {n for n in names - big - shifts if n in an.guard_bounds and n not in self.unit.defines}
         small = names - big - modest - set(self.unit.defines)
         rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
         chosen: dict[str, int] = {}
@@ -234,6 +257,7 @@ class _Sizer:
             chosen = {
                 n: self.unit.defines.get(n, side if n in big else MODEST if n in modest else STRIDE) for n in names
             }
+            chosen.update({n: min(chosen[n], r) for n, r in self.reach.items() if n in chosen})
             if self._fits(found, chosen):
                 break
         ordered = sorted(names, key=lambda n: (self.order.get(n, 99), n))
@@ -267,6 +291,15 @@ class _Sizer:
         return elements <= MAX_ELEMENTS and threads * max(trips, default=1) <= MAX_WORK
 
 
+def _type_reach(kernel: Kernel, name: str) -> int | None:
+    """How many values an int array of at most 16 bits can hold (an index it loads reaches below that)."""
+    p = next((p for p in kernel.params if p.name == name), None)
+    dtype = DTYPES.get(p.base_type) if p is not None else None
+    if dtype is None or not dtype.startswith(("int", "uint")) or np.iinfo(dtype).bits > 16:
+        return None
+    return int(np.iinfo(dtype).max) + 1
+
+
 def _loads_of(keys: tuple) -> set[str]:
     return {m[1:] for k in keys for m in re.findall(r"\$\w+", k)}
 
@@ -282,6 +315,33 @@ def _high(ext: Poly, rest: Poly, coef: int) -> tuple:
         approx,
         lambda order: f"({top.text(order)}) // {coef} + 1" if not top.is_const() else int(top.value()) // coef + 1,
     )
+
+
+def _row_high(ext: Poly, h: Poly | None, v: str) -> tuple[Poly, Callable[[dict[str, int]], str | int]] | None:
+    """The exclusive bound of v where h = v * S + rest < ext, S a product of sizes that divides
+    ext - rest - 1 exactly (rows of S elements): (ext - rest - 1) / S + 1; None otherwise."""
+    if h is None:
+        return None
+    rows = [(m, c) for m, c in h.terms.items() if v in m]
+    if len(rows) != 1 or rows[0][1] != 1 or list(rows[0][0]).count(v) != 1:
+        return None
+    stride = [n for n in rows[0][0] if n != v]
+    rest = h - Poly({rows[0][0]: Fraction(1)})
+    if not stride or _loads(rest) or any(n.startswith("$") for n in stride):
+        return None
+    top = ext - rest - Poly.const(1)
+    quotient: dict[tuple[str, ...], Fraction] = {}
+    for m, c in top.terms.items():
+        left = list(m)
+        for n in stride:
+            if n not in left:
+                return None
+            left.remove(n)
+        quotient[tuple(left)] = c
+    high = Poly(quotient) + Poly.const(1)
+    if not at_least(high, Poly.const(1)):
+        return None
+    return high, lambda order: high.text(order) if not high.is_const() else int(high.value())
 
 
 def _maxes(polys: list[Poly]) -> list[Poly]:

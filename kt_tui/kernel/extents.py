@@ -197,6 +197,7 @@ class Walker(Expressions):
         cond = n.child_by_field_name("condition")
         update = n.child_by_field_name("update")
         start = inner.get(var, UNKNOWN) if var else UNKNOWN
+        start_env = dict(inner)
         self._widen(n.child_by_field_name("body"), inner, keep=var)
         if var and update is not None:
             self._widen(update, inner, keep=var)
@@ -215,6 +216,8 @@ class Walker(Expressions):
         if cond is not None:
             self.expr(cond, inner)
             self.constrain(cond, True, inner, loop=True)
+        if var and update is not None:
+            self._follow(update, var, start_env, inner)
         strided = bool(var and start.axes and any(v.startswith("@") for v in names_of(step)))
         if strided and any(v.startswith("@g") for v in names_of(step)):  # a grid-stride loop
             bound = inner.get(var, UNKNOWN).hi
@@ -225,6 +228,18 @@ class Walker(Expressions):
         if update is not None:
             self.expr(update, inner)
         self._after_loop(n, env, inner)
+
+    def _follow(self, update: object, var: str, start_env: dict[str, Val], inner: dict[str, Val]) -> None:
+        """`l = k++` in a loop's update: l is its start or a value of k (the edge before k, say)."""
+        for a in cuda_ast.walk(update, 200):
+            if a.type != "assignment_expression" or text(a.child_by_field_name("operator")) != "=":
+                continue
+            name = text(a.child_by_field_name("left"))
+            if name == var or name not in inner or name not in start_env or start_env[name].base is not None:
+                continue
+            value = self.expr(a.child_by_field_name("right"), dict(inner))
+            if value.lo is not None and value.hi is not None:
+                inner[name] = union([start_env[name], value])
 
     def _after_loop(self, n, env: dict, inner: dict) -> None:
         """After a loop, what it assigned is its value before or in the loop; the rest is as before."""

@@ -107,6 +107,8 @@ class Expressions:
             if target is not None and target.type == "identifier" and text(target) in env:
                 v = env[text(target)]
                 env[text(target)] = Val(axes=v.axes, params=v.params)
+                if text(n).strip().startswith(text(target)) and v.base is None:  # k++: the value before
+                    return v
             return UNKNOWN
         if kind == "call_expression":
             return self.call(n, env)
@@ -203,6 +205,8 @@ class Expressions:
                 if x.split and x.split[0] == "q" and y.hi is not None and y.hi == y.lo == x.split[3]:
                     split = ("qw", *x.split[1:])
             return Val(lo, hi, axes=axes, params=params, split=split)
+        if op == "/" and (rescaled := self._rescaled(a, b)) is not None:
+            return Val(Poly.const(0), rescaled, axes=axes, params=params)
         if op in ("/", ">>"):
             d = (
                 b
@@ -231,6 +235,28 @@ class Expressions:
             self._nonneg(a)
             return Val(Poly.const(0), b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
+
+    def _rescaled(self, a: Val, b: Val) -> Poly | None:
+        """`v * S / D` with v loaded from an int array and S, D scalars: v is a value in [0, D) mapped onto
+        [0, S) (a bin of a histogram, say): S - 1, with v noted as bounded by D."""
+        num, den = a.hi, b.hi
+        if num is None or den is None or den != b.lo or len(num.terms) != 1 or len(den.terms) != 1:
+            return None
+        ((mono, coef),) = num.terms.items()
+        ((dmono, dcoef),) = den.terms.items()
+        scalars = self.scalars | set(self.unit.defines)
+        lds = [v for v in mono if v.startswith("$")]
+        rest = [v for v in mono if not v.startswith("$")]
+        if len(lds) != 1 or not rest or coef <= 0 or dcoef != 1 or len(dmono) != 1 or dmono[0] not in scalars:
+            return None
+        if any(v not in scalars for v in rest) or a.lo is None or not at_least(a.lo, Poly.const(0)):
+            return None
+        self.out.scaled.setdefault(lds[0][1:], den)
+        self.out.guard_bounds.update({dmono[0], *rest} & self.scalars)
+        span = Poly.const(coef)
+        for v in rest:
+            span = span * Poly.var(v)
+        return span - Poly.const(1)
 
     def guarded_sum(self, n, env: dict) -> Val | None:
         """a + b + c where a guard bounded b + c (`if (t * TILE + tx < K)`): the guard's bound for that part."""

@@ -1,0 +1,241 @@
+"""Roles of a kernel's scalar arguments that its syntax tree shows and its index math does not, for the
+values kernel/draft.py gives them:
+
+- bounds: a scalar one side of a clamp (`s < lo ? lo : s`, `max(lo, min(hi, v))`, `if (v > hi) v = hi`)
+  or of a range test (`v >= lo && v < hi`): "lower" or "upper". Drafted as an ordered pair that lies
+  inside the values clamped, so the clamp changes some of them and not all.
+- stencil: a float scalar that multiplies differences of three or more reads of one array (a discrete
+  Laplacian or gradient): the coefficient of an explicit step, drafted small so the step is stable.
+
+and the template parameters of a kernel, which a draft must instantiate for it to be launched.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import cuda_ast
+from .cuda_ast import text
+from .syntax import strip_comments
+
+Node = Any  # a syntax tree node of cuda_ast's parse (only cuda_ast.py reads the tree-sitter API)
+_LESS = ("<", "<=")
+_MORE = (">", ">=")
+_MIN = ("min", "fminf", "fmin", "umin", "llmin", "ullmin")
+_MAX = ("max", "fmaxf", "fmax", "umax", "llmax", "ullmax")
+STENCIL_READS = 3  # reads of one array at distinct indices: fewer is no stencil
+
+
+def strip_parens(n: Node | None) -> Node | None:
+    while n is not None and n.type in ("parenthesized_expression", "condition_clause"):
+        inner = [c for c in n.named_children if c.type != "comment"]
+        n = inner[-1] if inner else None
+    return n
+
+
+def _compare(n: Node | None) -> tuple[str, str, str] | None:
+    """(left text, operator, right text) of a relational binary expression, else None."""
+    n = strip_parens(n)
+    if n is None or n.type != "binary_expression":
+        return None
+    op = text(n.child_by_field_name("operator"))
+    if op not in _LESS + _MORE:
+        return None
+    left, right = strip_parens(n.child_by_field_name("left")), strip_parens(n.child_by_field_name("right"))
+    return text(left).replace(" ", ""), op, text(right).replace(" ", "")
+
+
+def _side(cmp: tuple[str, str, str], name: str, picked: bool) -> str | None:
+    """`x < name ? name : ...` (picked: the branch taken when the test holds is `name`): the side of the
+    clamp `name` is on; with picked False the branch taken is the other value (a min or a max)."""
+    left, op, right = cmp
+    if right == name:
+        below = op in _LESS  # x < name
+    elif left == name:
+        below = op in _MORE  # name > x
+    else:
+        return None
+    if not picked:
+        below = not below
+    return "lower" if below else "upper"
+
+
+def clamp_bounds(fn: cuda_ast.Function, scalars: set[str]) -> dict[str, str]:
+    """Scalar arguments that bound a clamp or a range test: name -> "lower" or "upper"."""
+    out: dict[str, str] = {}
+    if fn.body is None:
+        return out
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "conditional_expression":
+            cmp = _compare(n.child_by_field_name("condition"))
+            if cmp is None:
+                continue
+            for branch, picked in (("consequence", True), ("alternative", False)):
+                b = strip_parens(n.child_by_field_name(branch))
+                if b is not None and b.type == "identifier" and text(b) in scalars:
+                    side = _side(cmp, text(b), picked)
+                    if side:
+                        out.setdefault(text(b), side)
+        elif n.type == "call_expression":
+            name = text(n.child_by_field_name("function"))
+            kind = "upper" if name in _MIN else "lower" if name in _MAX else None
+            args = n.child_by_field_name("arguments")
+            if kind is None or args is None or len(args.named_children) != 2:
+                continue
+            for a in args.named_children:
+                a = strip_parens(a)
+                if a is not None and a.type == "identifier" and text(a) in scalars:
+                    out.setdefault(text(a), kind)
+        elif n.type == "if_statement":
+            cmp = _compare(n.child_by_field_name("condition"))
+            target = _assigned_one(n.child_by_field_name("consequence"))
+            if cmp is None or target is None:
+                continue
+            var, value = target
+            if value in scalars and var in (cmp[0], cmp[2]):
+                side = _side(cmp, value, True)
+                if side:
+                    out.setdefault(value, side)
+        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "&&":
+            _range(n, scalars, out)
+    return out
+
+
+def _assigned_one(stmt: Node | None) -> tuple[str, str] | None:
+    """`v = P;` (alone, or the one statement of a block): (v, P) as text."""
+    while stmt is not None and stmt.type == "compound_statement" and len(stmt.named_children) == 1:
+        stmt = stmt.named_children[0]
+    if stmt is None or stmt.type != "expression_statement" or not stmt.named_children:
+        return None
+    e = strip_parens(stmt.named_children[0])
+    if e is None or e.type != "assignment_expression" or text(e.child_by_field_name("operator")) != "=":
+        return None
+    return (
+        text(e.child_by_field_name("left")).replace(" ", ""),
+        text(strip_parens(e.child_by_field_name("right"))).replace(" ", ""),
+    )
+
+
+def _range(n: Node, scalars: set[str], out: dict[str, str]) -> None:
+    """`v >= lo && v < hi`: lo and hi bound the same value from either side."""
+    sides: dict[str, dict[str, str]] = {}
+    stack: list[Node | None] = [n]
+    while stack:
+        m = strip_parens(stack.pop())
+        if m is None:
+            continue
+        if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "&&":
+            stack += [m.child_by_field_name("left"), m.child_by_field_name("right")]
+            continue
+        cmp = _compare(m)
+        if cmp is None:
+            continue
+        left, op, right = cmp
+        for name, other in ((right, left), (left, right)):
+            if name in scalars:
+                side = _side(cmp, name, False)  # `v < hi`: hi is above
+                if side:
+                    sides.setdefault(other, {})[name] = side
+    for found in sides.values():
+        if set(found.values()) == {"lower", "upper"}:
+            for name, side in found.items():
+                out.setdefault(name, side)
+
+
+def stencil_coefficients(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalars multiplying differences of at least STENCIL_READS reads of one array."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    locals_: dict[str, Node] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator":
+            d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+            if d is not None and d.type == "identifier" and v is not None:
+                locals_.setdefault(text(d), v)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "*":
+            continue
+        for a, b in (("left", "right"), ("right", "left")):
+            k = strip_parens(n.child_by_field_name(a))
+            if k is not None and k.type == "identifier" and text(k) in floats:
+                if _differences(n.child_by_field_name(b), locals_):
+                    out.add(text(k))
+    return out
+
+
+def _differences(node: Node | None, locals_: dict[str, Node], depth: int = 0) -> bool:
+    """Whether `node` (locals followed once) subtracts reads of one array at STENCIL_READS or more
+    distinct indices."""
+    reads: dict[str, set[str]] = {}
+    minus = False
+    stack: list[tuple[Node | None, int]] = [(node, depth)]
+    while stack:
+        m, d = stack.pop()
+        if m is None:
+            continue
+        if m.type == "identifier" and text(m) in locals_ and d < 2:
+            stack.append((locals_[text(m)], d + 1))
+            continue
+        if m.type == "subscript_expression":  # a minus inside an index is an offset, not a difference
+            arr = text(m.child_by_field_name("argument"))
+            reads.setdefault(arr, set()).add(text(m).replace(" ", ""))
+            continue
+        if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "-":
+            minus = True
+        stack += [(c, d) for c in m.children]
+    return minus and any(len(r) >= STENCIL_READS for r in reads.values())
+
+
+def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
+    """The template parameters of kernel `name` in `src` as (kind, name), kind "type" or the type of a
+    value parameter; None when the kernel is no template."""
+    clean = strip_comments(src)
+    m = re.search(r"__global__[^;{]*?\b" + re.escape(name) + r"\s*\(", clean)
+    if not m:
+        return None
+    t = re.search(r"template\s*<([^;{}]*)>\s*(?:extern\s*)?$", clean[max(0, m.start() - 400) : m.start()])
+    if not t:
+        return None
+    out = []
+    for part in t.group(1).split(","):
+        words = re.findall(r"[A-Za-z_]\w*", part.split("=")[0])
+        if len(words) < 2:
+            return None
+        out.append(("type" if words[0] in ("typename", "class") else " ".join(words[:-1]), words[-1]))
+    return out
+
+
+_POSITIVE_ONLY = {"logf", "log", "log2f", "log2", "log10f", "log10", "sqrtf", "sqrt", "rsqrtf", "rsqrt", "__logf"}
+
+
+def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float array arguments whose values reach a log or a square root (through locals): drawn
+    positive, else every result is NaN and a check compares NaNs."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    locals_: dict[str, Node] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator":
+            d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+            if d is not None and d.type == "identifier" and v is not None:
+                locals_.setdefault(text(d), v)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _POSITIVE_ONLY:
+            continue
+        stack: list[tuple[Node | None, int]] = [(n.child_by_field_name("arguments"), 0)]
+        while stack:
+            m, depth = stack.pop()
+            if m is None:
+                continue
+            if m.type == "identifier" and text(m) in locals_ and depth < 3:
+                stack.append((locals_[text(m)], depth + 1))
+            elif m.type == "subscript_expression":
+                arr = text(m.child_by_field_name("argument"))
+                if arr in floats:
+                    out.add(arr)
+            elif m.type != "call_expression" or m is n:
+                stack += [(c, depth) for c in m.children]
+    return out
