@@ -13,6 +13,8 @@ A truth file says, for one kernel of tests/corpus/:
   [scalars]  k = [1e-4, 0.25]  scalars that bound loops or scale coordinates: a value in [lo, hi]
   [spans]    scale = ["width", 0.05, 6.0]   scale * width in [lo, hi] (a view that reaches the set)
   [bytes]    y = 4             element bytes where the kernel's type is a template parameter
+  [threads]  x = "BLOCK"       the most threads a block may have on that axis (a shared array of that
+                               extent indexed by the thread number): every block size the spec tunes
   unseen = true                one of the 12 "unseen-like" kernels of issue 21
   heldout = 1                  a held-out kernel, of batch 1 or 2: written, with its spec and truth, before
                                the drafter ever ran on it and never edited after; its score is the check
@@ -43,6 +45,7 @@ TRUTH_KEYS = {
     "scalars",
     "spans",
     "bytes",
+    "threads",
     "unseen",
     "heldout",
 }
@@ -144,6 +147,7 @@ class Truth:
     scalars: dict[str, list] = field(default_factory=dict)
     spans: dict[str, list] = field(default_factory=dict)
     bytes: dict[str, int] = field(default_factory=dict)
+    threads: dict[str, str] = field(default_factory=dict)
     unseen: bool = False
     heldout: int = 0
 
@@ -278,6 +282,12 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
         axes -= 1
     if axes != truth.axes:
         problems["geometry"].append(f"{axes} grid axes, the kernel has {truth.axes}")
+    for axis, most in truth.threads.items():
+        name = f"block_size_{axis}"
+        tuned = [v for v in spec.tune_params.get(name, [params.get(name, 1)]) if isinstance(v, int)]
+        limit = safe_eval(most, defines)
+        if tuned and max(tuned) > limit:
+            problems["geometry"].append(f"{name} up to {max(tuned)}: more threads than the {limit} a block holds")
     for label, sizes in points(spec):
         where = "" if label == "default" else f" at {label}"
         try:

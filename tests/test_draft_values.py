@@ -218,3 +218,23 @@ __global__ void binarize(unsigned char *mask, const unsigned char *pixels, unsig
     args = {a.name: a for a in _spec(src).args}
     assert args["pixels"].init == "random"  # all zeros: every mask value the same, a check of nothing
     assert args["mask"].output
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "acc[threadIdx.x] = x[i]; __syncthreads(); if (threadIdx.x == 0) out[blockIdx.x] = acc[0] + acc[1];",
+        "unsigned int t = threadIdx.x; acc[t] = x[i]; __syncthreads(); if (t < 64) acc[t] += acc[t + 64];"
+        " if (t == 0) out[blockIdx.x] = acc[0];",
+    ],
+    ids=["direct", "through_a_local"],
+)
+def test_a_shared_array_indexed_by_the_thread_caps_the_block_sizes_drafted(body):
+    # found on an H100: memcheck flagged a draft of block size 1024 for a 128-element shared array
+    src = (
+        "#define LANES 128\n__global__ void part(float *out, const float *x, int n) {\n"
+        "  __shared__ float acc[LANES];\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"  if (i >= n) return;\n  {body}\n}}\n"
+    )
+    spec = _spec(src)
+    assert max(spec.tune_params["block_size_x"]) <= 128 and spec.baseline_params()["block_size_x"] <= 128

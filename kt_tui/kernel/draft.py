@@ -196,13 +196,20 @@ def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
     return draft(kernel, src, n).spec
 
 
-def _tuning(rank: int, block_axes: set | None = None, consts: dict | None = None) -> dict:
+def _tuning(
+    rank: int, block_axes: set | None = None, consts: dict | None = None, caps: dict[int, int] | None = None
+) -> dict:
     """Block sizes to tune per axis; an axis of one block per element (blockIdx alone) has no block
-    size there and no grid divisor, one scaled by a #define keeps that block size."""
-    block_axes, consts = block_axes or set(), consts or {}
+    size there and no grid divisor, one scaled by a #define keeps that block size; `caps`: the most
+    threads per axis a shared array indexed by the thread number holds."""
+    block_axes, consts, caps = block_axes or set(), consts or {}, caps or {}
     flat = all(a in block_axes for a in range(1, rank))
     values = {0: [32, 64, 128, 256, 512, 1024] if flat else [16, 32, 64, 128], 1: [1, 2, 4, 8, 16], 2: [1, 2, 4]}
     first = {0: 256 if flat else 32, 1: 4, 2: 1}
+    for a, cap in caps.items():
+        if a in values:
+            values[a] = [v for v in values[a] if v <= cap] or [cap]
+            first[a] = min(first[a], values[a][-1])
     tune, defaults, div = {}, {}, {}
     for a in range(rank):
         name = f"block_size_{extents.AXES[a]}"
@@ -365,7 +372,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         problem_size=sizing.problem_size,
         sizes=sizing.sizes,
         verify_sizes=sizing.verify_sizes,
-        **_tuning(len(sizing.problem_size), sizing.no_threads, sizing.block_consts),
+        **_tuning(
+            len(sizing.problem_size), sizing.no_threads, sizing.block_consts, draft_roles.shared_thread_caps(fn, unit)
+        ),
     )
     fixed = set(unit.defines) & set(spec.sizes)
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only

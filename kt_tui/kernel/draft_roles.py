@@ -239,3 +239,67 @@ def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
             elif m.type != "call_expression" or m is n:
                 stack += [(c, depth) for c in m.children]
     return out
+
+
+def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, int]:
+    """Per block axis (0 = x), the most threads a block may have: a `__shared__` array of constant
+    extent indexed by `threadIdx.<axis>` (directly, through a local equal to it, or plus an offset)
+    holds one element per thread of that axis, so a larger block writes past it."""
+    axes = {"x": 0, "y": 1, "z": 2}
+    arrays: dict[str, list[int | None]] = {}
+    alias: dict[str, int] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "declaration":
+            continue
+        shared = any(c.type == "type_qualifier" and text(c) == "__shared__" for c in n.children)
+        for d in n.named_children:
+            if shared and d.type == "array_declarator":
+                name, dims = _array_dims(d, unit)
+                if name:
+                    arrays[name] = dims
+            elif d.type == "init_declarator":
+                target, value = d.child_by_field_name("declarator"), d.child_by_field_name("value")
+                m = re.fullmatch(r"\(?\s*threadIdx\s*\.\s*([xyz])\s*\)?", text(value)) if value is not None else None
+                if target is not None and target.type == "identifier" and m:
+                    alias[text(target)] = axes[m.group(1)]
+    caps: dict[int, int] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "subscript_expression" or n.parent is not None and n.parent.type == "subscript_expression":
+            continue
+        indices, base = [], n
+        while base is not None and base.type == "subscript_expression":
+            args = base.child_by_field_name("indices") or base.named_children[-1]
+            indices.insert(0, args.named_children[0] if args.named_children else args)
+            base = base.child_by_field_name("argument") or base.named_children[0]
+        dims = arrays.get(text(base)) if base is not None else None
+        if not dims or len(dims) != len(indices):
+            continue
+        for index, extent in zip(indices, dims):
+            axis = _thread_axis(index, alias, axes)
+            if axis is not None and extent:
+                caps[axis] = min(caps.get(axis, extent), extent)
+    return caps
+
+
+def _array_dims(d: Node, unit: cuda_ast.Unit) -> tuple[str, list[int | None]]:
+    dims: list[int | None] = []
+    while d is not None and d.type == "array_declarator":
+        size = d.child_by_field_name("size")
+        word = text(size).strip() if size is not None else ""
+        value = int(word) if word.isdigit() else unit.defines.get(word)
+        dims.insert(0, value)
+        d = d.child_by_field_name("declarator")
+    return (text(d) if d is not None and d.type == "identifier" else ""), dims
+
+
+def _thread_axis(index: Node, alias: dict[str, int], axes: dict[str, int]) -> int | None:
+    """The axis whose thread number this index is, alone or plus an offset; None otherwise."""
+    index = strip_parens(index)
+    if index is None:
+        return None
+    if index.type == "binary_expression" and text(index.child_by_field_name("operator")) == "+":
+        found = {_thread_axis(index.child_by_field_name(s), alias, axes) for s in ("left", "right")} - {None}
+        return found.pop() if len(found) == 1 else None
+    word = re.sub(r"\s+", "", text(index))
+    m = re.fullmatch(r"threadIdx\.([xyz])", word)
+    return axes[m.group(1)] if m else alias.get(word)
