@@ -24,6 +24,7 @@ from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
+from ..records import Known, Result, as_result, replace
 from ..search.seeds import seed_configs
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import Store
@@ -89,15 +90,15 @@ class Engine:
     def ask(self, gate: Gate) -> Decision:
         stored = self.store.gate(self.sid, gate.key)
         # a stored "stop" ended the session; resuming it means asking that question again
-        if stored and stored["state"] == "decided" and stored["decision"]["choice"] != "stop":
-            d = stored["decision"]
+        if stored and stored.state == "decided" and stored.decision and stored.decision["choice"] != "stop":
+            d = stored.decision
             return Decision(d["choice"], d.get("value"), by="replay")
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
         gate.vacuous = vacuous_why(self.store, self.sid)
         if expected := expected_from(self.store, self.sid):
             gate.expected = gate.expected or expected
-        if not stored or stored["state"] == "decided":
+        if not stored or stored.state == "decided":
             self.store.open_gate(self.sid, gate.key, gate.kind, gate.title, gate.body)
         self.set_state("waiting")
         self.emit("gate", keep=False, gate=gate.to_dict())
@@ -133,31 +134,24 @@ class Engine:
         self.store.update_version(self.sid, vid, dump_spec(spec), spec.to_dict())
         self.emit("space_changed", version=vid, tune_params=spec.tune_params)
 
-    def best_of(self, vid: str) -> dict | None:
+    def best_of(self, vid: str) -> Result | None:
         ref = self.reference_key() if vid == self.original else None
-        return next((r for r in self.store.by_time(self.sid, vid) if trusted(r, r["key"] == ref)), None)
+        return next((r for r in self.store.by_time(self.sid, vid) if trusted(r, r.key == ref)), None)
 
     def refresh_best(self) -> None:
         """The session's best over the accepted versions, after a result was found wrong."""
         ref = self.reference_key()  # the fastest trusted row per version, read in time order (no full decode)
         rows = [
-            next(
-                (
-                    dict(r, version=v)
-                    for r in self.store.by_time(self.sid, v)
-                    if trusted(r, v == self.original and r["key"] == ref)
-                ),
-                None,
-            )
+            next((r for r in self.store.by_time(self.sid, v) if trusted(r, v == self.original and r.key == ref)), None)
             for v in self.accepted
         ]
-        best = min((r for r in rows if r), key=lambda r: r["time_ms"], default=None)
+        best = min((r for r in rows if r), key=lambda r: r.time_ms or 0.0, default=None)
         if best is None and self.best_key is None:
             return
         fields = {
-            "best_ms": best and best["time_ms"],
-            "best_key": best and best["key"],
-            "best_version": best and best["version"],
+            "best_ms": best.time_ms if best else None,
+            "best_key": best.key if best else None,
+            "best_version": best.version if best else None,
         }
         if (self.best_ms, self.best_key) == (fields["best_ms"], fields["best_key"]):
             return
@@ -165,9 +159,9 @@ class Engine:
         self.store.update_session(self.sid, **fields)
         self.emit("session", keep=False, **fields)
 
-    def trusted(self, vid: str, r: dict) -> bool:
-        """Measured and verified (engine/verdict.py): what may become best, be confirmed or pass a step."""
-        return trusted(r, vid == self.original and r["key"] == self.reference_key())
+    def trusted(self, vid: str, r: Result) -> bool:
+        """Measured and verified (records.trusted): what may become best, be confirmed or pass a step."""
+        return trusted(r, vid == self.original and r.key == self.reference_key())
 
     def reference_key(self) -> str:
         """The original's baseline configuration: its outputs are the reference. Asked per result:
@@ -176,24 +170,24 @@ class Engine:
         if self._reference_key[0] != spec_json:
             spec = spec_from_plain(spec_json)
             params = spec.baseline_params()
-            self._reference_key = (spec_json, ",".join(str(params[n]) for n in spec.tune_params))
+            self._reference_key = (spec_json, config_key(spec, params))
         return self._reference_key[1]
 
     def accept(self, vid: str) -> None:
         """`vid` becomes part of what the session offers as its best."""
         self.accepted.add(vid)
         best = self.best_of(vid)
-        if best and (self.best_ms is None or best["time_ms"] < self.best_ms):
-            self.best_ms, self.best_key = best["time_ms"], best["key"]
-            self.store.update_session(self.sid, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
-            self.emit("session", keep=False, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
+        if best and best.time_ms is not None and (self.best_ms is None or best.time_ms < self.best_ms):
+            self.best_ms, self.best_key = best.time_ms, best.key
+            self.store.update_session(self.sid, best_ms=best.time_ms, best_key=best.key, best_version=vid)
+            self.emit("session", keep=False, best_ms=best.time_ms, best_key=best.key, best_version=vid)
 
     def verify(self, vid: str) -> Outcome:
         """Run a new version's first configuration once, checked against the original's outputs.
         finished: its result is trusted; failed: the error says why (wrong, no reference, no verdict)."""
         _, spec = self.version(vid)
         params = spec.baseline_params()
-        key = ",".join(str(params[n]) for n in spec.tune_params)
+        key = config_key(spec, params)
         run_id = f"verify:{vid}"
         if key not in self.known(vid):
             if not self.choice.simulated and self.reference() is None:
@@ -204,8 +198,9 @@ class Engine:
             self._run_job(vid, run_id, "verify", configs=[params])
         r = self.known(vid).get(key)
         if r is None:
-            return Outcome("failed", (self.store.run(self.sid, run_id) or {}).get("error") or "no result")
-        if r["status"] != "ok" or r["verified"] is False:
+            run = self.store.run(self.sid, run_id)
+            return Outcome("failed", (run.error if run else None) or "no result")
+        if r.status != "ok" or r.verified is False:
             return Outcome("failed", None, result=r)
         if not self.trusted(vid, r):
             return Outcome("failed", NO_VERDICT_SIM if self.choice.simulated else NO_VERDICT, result=r)
@@ -229,13 +224,13 @@ class Engine:
     def no_reference(self) -> str:
         """NO_REFERENCE with what went wrong when the original's outputs were taken."""
         why = [
-            run["error"]
+            run.error
             for run in (self.store.run(self.sid, f"{kind}:{self.original}") for kind in ("reference", "baseline"))
-            if run and run.get("error")
+            if run and run.error
         ]
         base = self.known(self.original).get(self.reference_key())
-        if base and base["status"] != "ok":
-            why.append(f"the original's run: {base['status']}: {(base.get('error') or '').strip()[:300]}")
+        if base and base.status != "ok":
+            why.append(f"the original's run: {base.status}: {(base.error or '').strip()[:300]}")
         return NO_REFERENCE + (f" ({'; '.join(why)})" if why else "")
 
     def llm_client(self, key: str):
@@ -260,20 +255,20 @@ class Engine:
         return self.store.known(self.sid, vid)
 
     # -- measuring -----------------------------------------------------------------------
-    def baseline(self, vid: str) -> dict | None:
+    def baseline(self, vid: str) -> Result | None:
         """The original configuration's time and outputs (the reference), measured once."""
         source, spec = self.version(vid)
         params = spec.baseline_params()
-        key = ",".join(str(params[n]) for n in spec.tune_params)
+        key = config_key(spec, params)
         have = self.known(vid).get(key)
         if have is None:
             if vid == self.original:  # the check's strength, once per session (engine/strength.py)
                 first_baseline(self)
             self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
             have = self.known(vid).get(key)
-        if have and have["time_ms"] is not None:
-            self.store.update_session(self.sid, baseline_ms=have["time_ms"])
-            self.emit("session", keep=False, baseline_ms=have["time_ms"])
+        if have and have.time_ms is not None:
+            self.store.update_session(self.sid, baseline_ms=have.time_ms)
+            self.emit("session", keep=False, baseline_ms=have.time_ms)
         return have
 
     def tune(
@@ -292,7 +287,7 @@ class Engine:
         configurations instead; labels: config key -> where it came from, shown in the table;
         seeds: evaluate the heuristic seeds first (True), or these configurations."""
         run = self.store.run(self.sid, run_id)
-        if run and run["state"] in ("finished", "stopped", "failed"):
+        if run and run.state in ("finished", "stopped", "failed"):
             return self._outcome(vid, run_id)
         if not self.choice.simulated and self.choice.backend != "none" and self.reference() is None:
             self.store.put_run(self.sid, run_id, version=vid, kind="tune", state="running")
@@ -427,7 +422,7 @@ class Engine:
 
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":
-                self._add_result(vid, run_id, payload)
+                self._add_result(vid, run_id, as_result(payload))
             elif kind_ == "space" and not configs:  # a batch's total is its length, not its space's
                 self.store.put_run(self.sid, run_id, total=payload["total"])
                 self.emit("space", keep=False, run=run_id, total=payload["total"])
@@ -499,19 +494,19 @@ class Engine:
     def _why_failed(self) -> str | None:
         """The one place a finished strategy's runs decide the session's end: it failed when a run of
         the original kernel failed, or when no run measured anything."""
-        runs = [r for r in self.store.runs(self.sid) if r["kind"] != "reference"]
-        bad = [r for r in runs if r["state"] == "failed" and r["version"] == self.original]
+        runs = [r for r in self.store.runs(self.sid) if r.kind != "reference"]
+        bad = [r for r in runs if r.state == "failed" and r.version == self.original]
         if bad:
-            return bad[-1]["error"] or f"run {bad[-1]['id']} failed"
+            return bad[-1].error or f"run {bad[-1].id} failed"
         if runs and not self._measured():
             rows = self.store.results(self.sid)  # none ran: failures only
-            failed = [r for r in runs if r["state"] == "failed"]
+            failed = [r for r in runs if r.state == "failed"]
             return "nothing could be measured: " + (
-                failed[-1]["error"] if failed and failed[-1]["error"] else _common_error(rows)
+                failed[-1].error if failed and failed[-1].error else _common_error(rows)
             )
         return None
 
-    def _known_for_worker(self, vid: str, spec: Spec) -> dict:
+    def _known_for_worker(self, vid: str, spec: Spec) -> dict[str, Known]:
         """The stored results a tuning job must not measure again: those its space can meet. A
         space of few configurations in a large session is looked up key by key; otherwise every
         stored result of the version is read and those outside the space are left out."""
@@ -519,7 +514,7 @@ class Engine:
         if math.prod(len(vs) for vs in values) * 16 < self.store.count_results(self.sid):
             known = self.known(vid)
             return {
-                k: {"params": r["params"], "time_ms": r["time_ms"], "status": r["status"]}
+                k: Known(r.params, r.time_ms, r.status)
                 for k in map(",".join, itertools.product(*values))
                 if (r := known.get(k)) is not None
             }
@@ -535,13 +530,14 @@ class Engine:
         self.emit("run_end", run=run_id, state=state, error=error)
         return state
 
-    def _add_result(self, vid: str, run_id: str, r: dict) -> None:
-        r = dict(r, origin=r.get("origin") or self.labels.get(r["key"]))
+    def _add_result(self, vid: str, run_id: str, r: Result) -> None:
+        r = replace(r, origin=r.origin or self.labels.get(r.key), version=vid, run=run_id)
         self.store.add_result(self.sid, vid, run_id, r)
-        best = vid in self.accepted and self.trusted(vid, r) and (self.best_ms is None or r["time_ms"] < self.best_ms)
+        t = r.time_ms
+        best = vid in self.accepted and self.trusted(vid, r) and (self.best_ms is None or (t or 0.0) < self.best_ms)
         if best:
-            self.best_ms, self.best_key = r["time_ms"], r["key"]
-            self.store.update_session(self.sid, best_ms=r["time_ms"], best_key=r["key"], best_version=vid)
+            self.best_ms, self.best_key = t, r.key
+            self.store.update_session(self.sid, best_ms=t, best_key=r.key, best_version=vid)
         self.emit("result", keep=False, run=run_id, version=vid, result=r, best=best)
 
     # -- driving a strategy --------------------------------------------------------------
@@ -604,12 +600,12 @@ class Engine:
             raise
 
 
-def _common_error(rows: list[dict]) -> str:
+def _common_error(rows: list[Result]) -> str:
     """The most frequent failure among results, for a run or session that measured nothing."""
     errors = Counter(
-        f"{r['status']}: {(r['error'] or '').strip().splitlines()[-1][:200] if r['error'] else ''}"
+        f"{r.status}: {(r.error or '').strip().splitlines()[-1][:200] if r.error else ''}"
         for r in rows
-        if r["status"] != "ok"
+        if r.status != "ok"
     )
     if not errors:
         return "no results"

@@ -29,6 +29,7 @@ from ..errors import UserError
 from ..gpu.pool import parse_gpus
 from ..kernel.spec import Spec
 from ..kernel.syntax import highlights
+from ..records import config_key
 from ..store import Store
 from . import prefs
 from .bridge import Bridge, Flush, GateOpened
@@ -107,7 +108,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.state = "starting"
         self.run_info: dict = {}
         self.baseline_ms: float | None = None
-        self.best: dict | None = None
+        self.best: tuple[str, float | None] | None = None  # the session's best: key and time
         self.current: dict | None = None
         self.autopilot = False
         self.paused = False
@@ -162,7 +163,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         base = self.spec.baseline_params()
         table.setup(
             list(self.spec.tune_params),
-            ",".join(str(base[n]) for n in self.spec.tune_params),
+            config_key(list(self.spec.tune_params), base),
             workers=self._several_workers(),
         )
         self.query_one(TuningPlot).labels = table.labels
@@ -278,7 +279,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if e.run is not None and e.run == self.run_info.get("run"):
             self.run_info["done"] = self.run_info.get("done", 0) + 1
         if e.best:
-            self.best = e.result
+            self.best = (e.result.key, e.result.time_ms)
             table.mark_best(row)
             self._best_version(e.version)
 
@@ -288,7 +289,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
     def _on_session(self, e: ev.SessionChanged) -> None:
         table = self.table
         if e.best_key is not None:  # a new best, e.g. after a check found the old one wrong
-            self.best = {"key": e.best_key, "time_ms": e.best_ms}
+            self.best = (e.best_key, e.best_ms)
             table.mark_best(table.row_key(e.best_version, e.best_key))
             self._best_version(e.best_version)
         if e.baseline_ms is not None:
@@ -511,10 +512,11 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if run.get("started"):
             end = run.get("paused_at") or run.get("ended") or time.monotonic()
             parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
-        if self.best and self.best.get("time_ms") is not None:
-            parts.append(f"best {self.best['time_ms']:.4f} ms ({self.best['key']})")
+        if self.best and self.best[1] is not None:
+            best_key, best_ms = self.best
+            parts.append(f"best {best_ms:.4f} ms ({best_key})")
             if self.baseline_ms:
-                parts.append(f"{self.baseline_ms / self.best['time_ms']:.2f}x over baseline {self.baseline_ms:.4f} ms")
+                parts.append(f"{self.baseline_ms / best_ms:.2f}x over baseline {self.baseline_ms:.4f} ms")
         if self.paused:
             parts.append(f"PAUSED ({self.keys['pause']} resumes)")
         elif self.current and self.state == "running":

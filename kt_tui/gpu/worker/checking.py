@@ -109,7 +109,8 @@ def _ref_key(job: CheckJob, sizes: dict) -> str:
 
 
 def _check(job: CheckJob, emit: Callable) -> dict:
-    from .tuning import STICKY, ContextLost, _inject_fault, classify_exception
+    from .results import classify_exception
+    from .tuning import STICKY, ContextLost, _inject_fault
 
     spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
     names = list(spec.tune_params)
