@@ -46,7 +46,7 @@ class SizeChecks:
         extra = spec.extra_sizes()
         if not extra or (vid == engine.original and params == ref_spec.baseline_params()):
             return []  # the reference itself
-        stored = {c.label: c for c in engine.store.checks(engine.sid, vid, key)}
+        stored = {c.label: c for c in engine.data.checks(vid, key)}
         missing = [e for e in extra if e["label"] not in stored]
         why = ""
         if missing and engine.choice.simulated:
@@ -74,7 +74,7 @@ class SizeChecks:
             def on_gpu(kind: str, payload: dict) -> None:
                 if kind == "check" and not payload.get("reference"):
                     c = check_from_entry(vid, payload, source="measured")
-                    engine.store.add_check(engine.sid, vid, c)
+                    engine.data.add_check(vid, c)
                     stored[c.label] = c
                     engine.emit("check", version=vid, key=key, label=c.label, status=c.status, reason=c.reason)
                 elif kind == "begin":
@@ -107,7 +107,7 @@ class SizeChecks:
         for e in missing:
             if e["label"] in recorded:
                 c = check_from_entry(vid, recorded[e["label"]], key=key, source="recorded")
-                engine.store.add_check(engine.sid, vid, c)
+                engine.data.add_check(vid, c)
                 found[e["label"]] = c
         return found
 
@@ -118,7 +118,7 @@ class SizeChecks:
         if not path or not Path(path).exists():
             return
         checks: dict[str, list] = {}
-        for c in engine.store.checks(engine.sid, vid):
+        for c in engine.data.checks(vid):
             checks.setdefault(c.key, []).append(check_entry(c))
         finalize_cache(path, {"checks": checks})
 
@@ -129,7 +129,7 @@ class SizeChecks:
         if getattr(engine.gpu, "size", 1) < 2:
             return
         ref = engine.reference_key() if vid == engine.original else None
-        rows = [r for r in engine.store.by_time(engine.sid, vid, limit=top * 4) if trusted(r, r.key == ref)][:top]
+        rows = [r for r in engine.data.by_time(vid, limit=top * 4) if trusted(r, r.key == ref)][:top]
         if len({r.worker for r in rows}) < 2:
             return  # one device measured them all already
         before = {r.key: r.time_ms for r in rows}
@@ -137,7 +137,7 @@ class SizeChecks:
             vid, f"{run_id}:remeasure", "remeasure", configs=[dict(r.params) for r in rows], one_worker=True
         )
         engine.refresh_best()
-        after = {r.key: r for r in engine.store.by_time(engine.sid, vid, limit=top * 4) if r.key in before}
+        after = {r.key: r for r in engine.data.by_time(vid, limit=top * 4) if r.key in before}
         where = next((r.worker for r in after.values() if r.worker), "one GPU")
         best = engine.best_of(vid)
         engine.emit(

@@ -11,7 +11,7 @@ from ..kernel.expr import ExprError, evaluate
 from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.text import kernel_text
 from ..records import Check, Result
-from ..store import Store
+from ..store import SessionStore, Store
 
 BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 
@@ -34,15 +34,20 @@ class Bundle:
 
     def results(self, vid: str | None = None):
         """The session's results (of `vid`), in the order stored, one at a time."""
-        return self.store.iter_results(self.sid, vid)
+        return self.data.iter_results(vid)
 
     @property
     def count(self) -> int:
-        return self.store.count_results(self.sid)
+        return self.data.count_results()
 
     def tuned(self) -> list[dict]:
         """The versions that have results."""
-        return [v for v in self.versions if self.store.count_results(self.sid, v["id"])]
+        return [v for v in self.versions if self.data.count_results(v["id"])]
+
+    @property
+    def data(self) -> SessionStore:
+        """The session's view of the store: what an export reads."""
+        return SessionStore(self.store, self.sid)
 
     @property
     def sid(self) -> str:

@@ -141,7 +141,7 @@ def write_inputs(store: Store, b: Bundle, path: Path) -> Path:
             if a.name in copied:
                 done[a.name] = value
             _add_array(npz, f"arg{i}", value)
-        ref = store.reference(b.sid, b.original["id"])
+        ref = b.data.reference(b.original["id"])
         for i, a in enumerate(spec.args):
             if a.output and ref and a.name in ref:
                 _add_array(npz, f"answer{i}", np.asarray(ref[a.name]))
@@ -158,7 +158,7 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
     the stored results), and kernel_tuner's T4 results file of the best version."""
     folder.mkdir(exist_ok=True)
     written = []
-    runs = store.runs(b.sid)
+    runs = b.data.runs()
     t4 = folder / f"{b.name}-{b.best.version}.t4.json"
     with T4File(t4, b.spec.tune_params) as best_rows:
         for v in b.tuned():

@@ -45,7 +45,7 @@ def plot_svg(b: Bundle) -> str:
     n = 0
     for v in b.versions:
         xs, ys, bx, by, best = [], [], [], [], None
-        for key, time_ms, status, verified in b.store.result_times(b.sid, v["id"]):
+        for key, time_ms, status, verified in b.data.result_times(v["id"]):
             n += 1
             r = Result(
                 key=key,
@@ -236,7 +236,7 @@ def _metrics_md(b: Bundle) -> list[str]:
 def _story_md(b: Bundle, store) -> list[str]:
     out = []
     if store is not None:
-        steps = store.steps(b.sid)
+        steps = b.data.steps()
         if steps:
             out += ["## Plan", "", "| # | step | state | reason | version |", "|---|---|---|---|---|"]
             out += [
@@ -244,7 +244,7 @@ def _story_md(b: Bundle, store) -> list[str]:
                 f"{_cell(p['version'])} |"
                 for p in steps
             ] + [""]
-        calls = store.llm_calls(b.sid)
+        calls = b.data.llm_calls()
         if calls:
             models = ", ".join(sorted({str(c["model"]) for c in calls if c["model"]}))
             tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
@@ -254,12 +254,12 @@ def _story_md(b: Bundle, store) -> list[str]:
                 f"{tokens[0]} tokens in, {tokens[1]} out.",
                 "",
             ]
-        gates = store.gates(b.sid)
+        gates = b.data.gates()
         if gates:
             out += ["## Steps and decisions", ""]
             for i, g in enumerate(gates, 1):
                 out += _gate_md(i, g)
-        runs = store.runs(b.sid)
+        runs = b.data.runs()
         if runs:
             out += [
                 "## Tuning runs",

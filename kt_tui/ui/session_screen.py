@@ -160,12 +160,8 @@ class SessionScreen(StoredView, SessionActions, Screen):
     def on_mount(self) -> None:
         self.query_one(SpecSummary).show(self.spec)
         table = self.table = self.query_one(ResultsTable)  # kept: the event handlers use it at every result
-        base = self.spec.baseline_params()
-        table.setup(
-            list(self.spec.tune_params),
-            config_key(list(self.spec.tune_params), base),
-            workers=self._several_workers(),
-        )
+        names = list(self.spec.tune_params)
+        table.setup(names, config_key(names, self.spec.baseline_params()), workers=self._several_workers())
         self.query_one(TuningPlot).labels = table.labels
         self._show_source()
         self._banner()
@@ -219,7 +215,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
                 timeout=6,
                 markup=False,
             )
-        self.strategy = self.store.session(self.sid)["strategy"]
+        self.strategy = self.data.session()["strategy"]
         self._add_versions()
         self._banner()
 
@@ -316,7 +312,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.stopping = self.paused = False
         run = self.run_info
         if self.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
-            run["done"] = run.get("known", 0) + self.store.count_results(self.sid, run.get("version"), run=e.run)
+            run["done"] = run.get("known", 0) + self.data.count_results(run.get("version"), run=e.run)
         self.run_info["ended"] = time.monotonic()
         if e.error:
             self.notify(e.error, title=f"run {e.run} {e.state}", severity="error", timeout=5, markup=False)
@@ -452,7 +448,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         table = self.query_one(ResultsTable)
         if not self.sid or (vid is not None and vid in table.labels):
             return
-        for v in self.store.versions(self.sid):
+        for v in self.data.versions():
             if v["id"] not in table.labels:
                 names = list(json.loads(v["spec_json"]).get("tune_params", {}))
                 table.add_version(v["id"], short_label(v["label"], v["id"]), names)
@@ -474,7 +470,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if vid is None:
             source, label = self.source, "original kernel" + (f"  ([{key}] shows the best)" if best else "")
         else:
-            source = self.store.version(self.sid, vid)["source"]
+            source = self.data.version(vid)["source"]
             label = f"best kernel: {table.labels.get(vid, vid[:8])}  ([{key}] shows the original)"
         self.query_one("#source-label", Static).update(Text(label, style="bold"))
         self.query_one(SourceView).show(source)
@@ -489,7 +485,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
     def _several_workers(self) -> bool:
         if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
             return True
-        return bool(self.sid) and len(self.store.workers(self.sid, limit=2)) > 1
+        return bool(self.sid) and len(self.data.workers(limit=2)) > 1
 
     def _catch_up(self) -> None:
         if self.plot_stale:
@@ -513,10 +509,9 @@ class SessionScreen(StoredView, SessionActions, Screen):
             end = run.get("paused_at") or run.get("ended") or time.monotonic()
             parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
         if self.best and self.best[1] is not None:
-            best_key, best_ms = self.best
-            parts.append(f"best {best_ms:.4f} ms ({best_key})")
+            parts.append(f"best {self.best[1]:.4f} ms ({self.best[0]})")
             if self.baseline_ms:
-                parts.append(f"{self.baseline_ms / best_ms:.2f}x over baseline {self.baseline_ms:.4f} ms")
+                parts.append(f"{self.baseline_ms / self.best[1]:.2f}x over baseline {self.baseline_ms:.4f} ms")
         if self.paused:
             parts.append(f"PAUSED ({self.keys['pause']} resumes)")
         elif self.current and self.state == "running":
