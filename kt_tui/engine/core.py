@@ -321,18 +321,18 @@ class Engine:
         return self._outcome(vid, run_id)
 
     def _outcome(self, vid: str, run_id: str) -> Outcome:
-        run = self.data.run(run_id) or {}
+        run = self.data.run(run_id)
         measured = self.data.count_results(vid, run=run_id, measured=True)
-        state = run.get("state") or "failed"
+        state = (run.state if run else None) or "failed"
         if (
             state == "finished"
             and not measured
             and not self._measured(vid)
             and self.data.count_results(vid, run=run_id)
         ):
-            rows = [r for r in self.data.results(vid) if r.get("run") == run_id]  # all failed: few
+            rows = [r for r in self.data.results(vid) if r.run == run_id]  # all failed: few
             return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
-        return Outcome(state, run.get("error"), measured)
+        return Outcome(state, run.error if run else None, measured)
 
     def seed_configs(self, vid: str) -> list[tuple[dict, str]]:
         """The heuristic rules' seed configurations for this version, valid in its space."""

@@ -42,7 +42,7 @@ def prompt_context(engine) -> dict:
         "restrictions": spec.restrictions,
         "problem_size": spec_text(spec),
         "gpu": engine.choice.gpu,
-        "results": f"best {best['time_ms']:.4f} ms with {best['params']}" if best else "not measured yet",
+        "results": f"best {best.time_ms:.4f} ms with {dict(best.params)}" if best else "not measured yet",
     }
 
 

@@ -103,10 +103,10 @@ def best_source(b: Bundle) -> str:
     lines = [
         f"// {b.name}: best kernel of kt-tui session {b.sid}",
         f"// GPU: {_one_line(b.session['gpu'])}{sim}, backend {b.session['backend']}",
-        f"// time: {b.best['time_ms']:.4f} ms, {speed}; kernel version {b.best['version']}",
+        f"// time: {b.best.time_ms:.4f} ms, {speed}; kernel version {b.best.version}",
         f"// launch: grid {tuple(launch['grid'])}, block {tuple(launch['block'])} at sizes "
         + ", ".join(f"{k}={v}" for k, v in b.spec.sizes.items()),
-        f"// parameters: {json.dumps(b.best['params'])}",
+        f"// parameters: {json.dumps(dict(b.best.params))}",
         "",
     ]
     for k, v in b.best.params.items():

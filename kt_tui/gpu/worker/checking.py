@@ -12,6 +12,7 @@ import numpy as np
 
 from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
+from ...records import config_key
 from .. import prefetch
 from ..prefetch import Early
 from ..protocol import CheckJob
@@ -246,4 +247,4 @@ def poisoned(a: np.ndarray) -> np.ndarray:
 
 
 def _key(params: dict, names: list[str]) -> str:
-    return ",".join(str(params[n]) for n in names)
+    return config_key(names, params)
