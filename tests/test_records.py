@@ -10,7 +10,7 @@ import pytest
 
 from kt_tui import records
 from kt_tui.records import Check, Result, Run, StoredGate
-from kt_tui.store import SessionStore, Store
+from kt_tui.store import Store
 
 ROOT = Path(__file__).resolve().parents[1] / "kt_tui"
 
@@ -29,6 +29,8 @@ def test_the_worker_builds_a_result_that_crosses_the_process_boundary_as_it_is()
 
 
 def test_the_store_gives_records_and_a_session_view_without_session_ids(tmp_path):
+    from kt_tui.store import SessionStore
+
     store = Store(tmp_path / "s.db")
     sid = store.create_session(kernel_name="k")
     data = SessionStore(store, sid)
@@ -87,3 +89,18 @@ def test_no_store_module_is_over_500_lines():
     sizes = {p.name: len(p.read_text().splitlines()) for p in (ROOT / "store").glob("*.py")}
     assert max(sizes.values()) < 500, sizes
     assert len((ROOT / "gpu" / "worker" / "tuning.py").read_text().splitlines()) < 500
+
+
+def test_records_and_the_store_type_check_under_the_strict_flags():
+    import shutil
+    import subprocess
+    import sys
+
+    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent))
+    if mypy is None:
+        pytest.skip("mypy is not installed in this environment")
+    root = ROOT.parent
+    out = subprocess.run(
+        [mypy, "-p", "kt_tui.records", "-p", "kt_tui.store"], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stdout[-3000:]
