@@ -147,7 +147,7 @@ def run_kt(kernel: Path, backend: str, cap: int, timeout: float, db: Path) -> di
 
 def verdicts(db: Path, sid: str | None) -> dict:
     """How many measured configurations were verified, wrong or unverified."""
-    from kt_tui.store.db import Store
+    from kt_tui.store import Store
 
     if not sid or not db.exists():
         return {}

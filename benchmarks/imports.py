@@ -153,7 +153,7 @@ def import_one(script: Path, work: Path, timeout: float) -> dict:
 
 
 def run_kt(kernel: Path, cap: int, timeout: float, db: Path, backend: str) -> dict:
-    from kt_tui.store.db import Store
+    from kt_tui.store import Store
 
     cmd = [
         sys.executable,

@@ -13,3 +13,4 @@ class EnvironmentProblem(UserError):
     """The machine, not the input: a full disk, a read-only or locked database. Exit status 3."""
 
     exit_code = 3
+    session: str | None = None  # the session that was running, when there was one

@@ -11,9 +11,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["Check", "Result", "Run", "StoredGate", "config_key", "replace", "trusted"]
+__all__ = ["Check", "Known", "Result", "Run", "StoredGate", "as_result", "config_key", "replace", "trusted"]
 
 OK = "ok"
+
+
+class _Readable:
+    """`r["name"]` and `r.get("name")`, read-only, for code written when records were dicts (custom
+    strategies, older tests). kt_tui itself reads attributes."""
+
+    __slots__ = ()
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.__dataclass_fields__:  # type: ignore[attr-defined]
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return getattr(self, name) if name in self.__dataclass_fields__ else default  # type: ignore[attr-defined]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.__dataclass_fields__  # type: ignore[attr-defined]
 
 
 def config_key(names: Sequence[str], params: Mapping[str, Any]) -> str:
@@ -22,7 +40,7 @@ def config_key(names: Sequence[str], params: Mapping[str, Any]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Result:
+class Result(_Readable):
     """One configuration of one kernel version, measured (or recorded) once.
 
     verified is three-state: True (checked against the reference and right), False (wrong), None
@@ -54,6 +72,22 @@ class Result:
         return self.status == OK and self.time_ms is not None
 
 
+_REQUIRED = ("key", "status")
+
+
+def as_result(r: Result | Mapping[str, Any]) -> Result:
+    """A result given as a record, or as a mapping of Result's field names (what a test's or a
+    plug-in's GPU hands over); other names are left out, params defaults to none. KeyError without
+    a key or a status."""
+    if isinstance(r, Result):
+        return r
+    missing = [name for name in _REQUIRED if name not in r]
+    if missing:
+        raise KeyError(missing[0])
+    names = Result.__dataclass_fields__
+    return Result(**{"params": {}, **{k: v for k, v in r.items() if k in names}})
+
+
 def trusted(r: Result, is_reference: bool = False) -> bool:
     """A result that may become best, be confirmed or pass a step: measured, ok, and verified True;
     the original kernel at its baseline configuration (whose outputs are the reference) counts
@@ -64,7 +98,17 @@ def trusted(r: Result, is_reference: bool = False) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Run:
+class Known(_Readable):
+    """What a tuning job needs of a stored result so that it does not measure it again. params may
+    still be the stored JSON text: the worker decodes only those a search asks for."""
+
+    params: str | Mapping[str, Any]
+    time_ms: float | None
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class Run(_Readable):
     """One tuning or checking run of one version."""
 
     id: str
@@ -81,7 +125,7 @@ class Run:
 
 
 @dataclass(frozen=True, slots=True)
-class Check:
+class Check(_Readable):
     """One configuration checked at one other size (or strength probe) of one version."""
 
     version: str
@@ -97,7 +141,7 @@ class Check:
 
 
 @dataclass(frozen=True, slots=True)
-class StoredGate:
+class StoredGate(_Readable):
     """A gate as the store keeps it: opened with a body, then decided (state "decided")."""
 
     key: str

@@ -12,6 +12,7 @@ from kt_tui.engine.strategies.sweep import sweep
 from kt_tui.engine.strength import CheckRefused
 from kt_tui.engine.summary import session_summary
 from kt_tui.kernel import strength
+from kt_tui.records import Result, replace
 from kt_tui.store import Store
 
 from .test_outcomes import FakeGpu, real_session
@@ -110,13 +111,13 @@ def test_run_exits_2_with_the_reason_and_the_check_in_json(hermetic, capsys):
 def test_a_vacuous_verdict_is_never_verified():
     from kt_tui.engine.verdict import verdict_text
 
-    r = {"status": "ok", "time_ms": 1.0, "verified": True}
+    r = Result(key="1", params={}, status="ok", time_ms=1.0, verified=True)
     assert verdict_text(r, False) == "verified"
     assert (
         verdict_text(r, False, vacuous="`c` is 0 everywhere")
         == "unchecked: the check proves nothing because `c` is 0 everywhere"
     )
-    assert verdict_text(dict(r, verified=False), False, vacuous="x") == "wrong"
+    assert verdict_text(replace(r, verified=False), False, vacuous="x") == "wrong"
     assert np.isfinite(r["time_ms"])
 
 
@@ -137,5 +138,5 @@ def test_the_report_says_the_check_and_calls_nothing_verified():
     md = "\n".join(_check_md(b)).replace("\\`", "`")  # markdown escapes the backticks
     assert "VACUOUS CHECK: unchecked: the check proves nothing because `out` is 1 everywhere" in md
     assert "- outputs: `cx` changed but is not in outputs" in md
-    r = {"version": "v1", "key": "128,200", "status": "ok", "time_ms": 1.0, "verified": True}
+    r = Result(version="v1", key="128,200", params={}, status="ok", time_ms=1.0, verified=True)
     assert _verdict(b, r).startswith("unchecked: the check proves nothing because")

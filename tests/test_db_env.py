@@ -20,7 +20,7 @@ from .helpers import run_cli
 def full_after_migration(monkeypatch):
     """Every connection of a Store made from now on may not grow the file past its size once
     opened (PRAGMA max_page_count: a full disk, unprivileged)."""
-    plain_conn, plain_init = dbm.Store.conn.fget, dbm.Store.__init__
+    plain_conn, plain_init = dbm.Database.conn.fget, dbm.Database.__init__
 
     def conn(self):
         c = plain_conn(self)
@@ -33,8 +33,8 @@ def full_after_migration(monkeypatch):
         plain_init(self, *a, **k)
         self._full = plain_conn(self).execute("PRAGMA page_count").fetchone()[0]
 
-    monkeypatch.setattr(dbm.Store, "conn", property(conn))
-    monkeypatch.setattr(dbm.Store, "__init__", init)
+    monkeypatch.setattr(dbm.Database, "conn", property(conn))
+    monkeypatch.setattr(dbm.Database, "__init__", init)
 
 
 def test_a_full_disk_mid_session_is_exit_3_with_a_json_error_and_nothing_lost(capsys, hermetic, full_after_migration):
@@ -56,14 +56,14 @@ def test_a_full_disk_mid_session_is_exit_3_with_a_json_error_and_nothing_lost(ca
 def test_a_database_another_program_holds_locked_is_exit_3_and_no_session_claimed(capsys, hermetic, monkeypatch):
     db = hermetic / "sessions.db"
     Store(db)
-    plain_conn = dbm.Store.conn.fget
+    plain_conn = dbm.Database.conn.fget
 
     def quick(self):  # the 10 s busy timeout, shortened
         c = plain_conn(self)
         c.execute("PRAGMA busy_timeout = 50")
         return c
 
-    monkeypatch.setattr(dbm.Store, "conn", property(quick))
+    monkeypatch.setattr(dbm.Database, "conn", property(quick))
     monkeypatch.setattr(dbm, "SESSIONS_HERE", [])
     with closing(sqlite3.connect(db)) as other:
         other.execute("BEGIN EXCLUSIVE")

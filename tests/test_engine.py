@@ -69,14 +69,14 @@ def test_stop_mid_sweep_then_resume_measures_nothing_twice(hermetic, monkeypatch
     decisions = iter([Decision("approve"), Decision("stop")])
     holder["engine"] = engine = Engine(store, sid, gpu, choice, lambda g: next(decisions), on_event)
     assert engine.run(sweep) == "stopped"
-    first = {r["key"]: r["created"] for r in store.results(sid)}
+    first = {r["key"]: r.timestamp for r in store.results(sid)}
     assert 5 <= len(first) < 17
     assert store.run(sid, "sweep:1")["state"] == "stopped"
 
     engine = Engine(store, sid, gpu, choice, lambda g: Decision("approve"))
     assert engine.run(sweep) == "finished"
     gpu.close()
-    rows = {r["key"]: r["created"] for r in store.results(sid)}
+    rows = {r["key"]: r.timestamp for r in store.results(sid)}
     assert len(rows) == 17
     assert all(rows[k] == v for k, v in first.items())
 

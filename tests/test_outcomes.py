@@ -223,11 +223,14 @@ def test_the_accept_gate_says_a_sim_verdict_was_recorded():
 
     from kt_tui.engine.gates import AcceptGate
     from kt_tui.engine.verdict import verdict_text
+    from kt_tui.records import Result
     from kt_tui.ui.gate_view import render_gate
 
-    said = verdict_text({"verified": True, "source": "recorded"}, simulated=True)
+    said = verdict_text(Result("1", {}, "ok", verified=True, source="recorded"), simulated=True)
     assert said == "verified (recorded verdict)"
-    assert verdict_text({"verified": None}, simulated=True) == "not verified (recording has no verdict)"
+    assert (
+        verdict_text(Result("1", {}, "ok", verified=None), simulated=True) == "not verified (recording has no verdict)"
+    )
     console = Console(width=160, record=True, file=io.StringIO())
     console.print(
         render_gate(AcceptGate(key="accept:1", title="Accept?", recommend=True, threshold=0.02, verified=said))

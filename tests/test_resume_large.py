@@ -4,6 +4,7 @@ never every stored result decoded (issue 14)."""
 import threading
 
 from kt_tui.config import load_settings
+from kt_tui.records import replace
 from kt_tui.store import Store
 from kt_tui.ui.plot import TuningPlot
 from kt_tui.ui.widgets import ResultsTable
@@ -133,7 +134,7 @@ async def test_results_streaming_in_refresh_no_key_bindings(monkeypatch):
         from kt_tui.ui.bridge import Flush
 
         table = screen.query_one(ResultsTable)
-        r = dict(next(iter(table.rows_data.values())), key="extra", time_ms=99.0)
+        r = replace(next(iter(table.rows_data.values())), key="extra", time_ms=99.0)
         for kind in ("begin", "result"):
             screen.bridge.on_event(
                 Event(

@@ -8,6 +8,7 @@ from textual.widgets import TextArea
 
 from kt_tui.engine.events import event_from
 from kt_tui.front.commands import tui_app
+from kt_tui.records import Result
 from kt_tui.store import Store
 from kt_tui.ui.editors import KernelEditScreen, TextEditScreen
 from kt_tui.ui.keys import HelpScreen
@@ -230,7 +231,7 @@ def test_the_headless_progress_rows_have_a_header():
 
     out = io.StringIO()
     emit = progress_printer(out)
-    r = {"key": "32,1", "time_ms": 0.5, "status": "ok"}
+    r = Result("32,1", {}, "ok", time_ms=0.5)
     emit(event_from("result", {"result": r, "best": True}))
     emit(event_from("result", {"result": r, "best": False}))
     lines = out.getvalue().splitlines()

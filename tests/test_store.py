@@ -3,6 +3,7 @@
 import json
 import sqlite3
 import threading
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -114,7 +115,7 @@ def test_add_result_and_decode(store):
     assert [r["key"] for r in rows] == ["128", "256"]
     ok, bad = rows
     assert ok["params"] == {"block_size_x": 128}
-    assert ok["times"] == [1.4, 1.5, 1.6]
+    assert list(ok["times"]) == [1.4, 1.5, 1.6]
     assert ok["verified"] is True
     assert (ok["status"], ok["time_ms"], ok["run"]) == ("ok", 1.5, "r1")
     assert bad["times"] is None and bad["verified"] is False and bad["time_ms"] is None
@@ -131,7 +132,7 @@ def test_add_result_upserts_by_key(store):
     rows = store.results(sid, "v1")
     assert len(rows) == 1
     r = rows[0]
-    assert (r["status"], r["time_ms"], r["times"], r["verified"], r["run"]) == ("ok", 0.75, [0.75], True, "r2")
+    assert (r["status"], r["time_ms"], list(r["times"]), r["verified"], r["run"]) == ("ok", 0.75, [0.75], True, "r2")
     assert r["error"] is None
     # the same key under another version is another row
     store.add_result(sid, "v2", "r3", _result("128"))
@@ -368,7 +369,7 @@ def test_results_fresh_after_every_write(store):
     store.add_result(sid, "v1", "r1", _result("32"))
     first = store.results(sid)
     first[0]["params"]["block_size_x"] = 0  # a caller changing its copy changes nothing stored
-    first[0]["status"] = "changed"
+    first[0] = replace(first[0], status="changed")
     assert store.results(sid)[0]["status"] == "ok" and store.results(sid)[0]["params"] == {"block_size_x": 32}
     store.add_result(sid, "v1", "r1", _result("64"))
     assert [r["key"] for r in store.results(sid)] == ["32", "64"]

@@ -3,6 +3,7 @@ row by key come from indexed queries (issue 14)."""
 
 import json
 import sqlite3
+from dataclasses import asdict
 
 from kt_tui.store import Store
 from kt_tui.store.db import SCHEMA_VERSION
@@ -60,13 +61,13 @@ def test_the_fastest_rows_come_first_and_wrong_ones_last(tmp_path):
 
 
 def test_the_worker_gets_keys_times_and_undecoded_params(tmp_path):
-    from kt_tui.gpu.worker.tuning import _as_kt_result
+    from kt_tui.gpu.worker.results import as_kt_result
 
     store, sid = _filled(tmp_path)
     known = store.known_for_worker(sid, "v1")
-    assert len(known) == 52 and known["3"] == {"params": '{"x": 3}', "time_ms": 97.0, "status": "ok"}
-    assert _as_kt_result(known["3"], ["x"]) == {"x": 3, "time": 97.0}
-    assert _as_kt_result(known["900"], ["x"])["time"] == 1e20
+    assert len(known) == 52 and asdict(known["3"]) == {"params": '{"x": 3}', "time_ms": 97.0, "status": "ok"}
+    assert as_kt_result(known["3"]) == {"x": 3, "time": 97.0}
+    assert as_kt_result(known["900"])["time"] == 1e20
 
 
 def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
@@ -206,7 +207,7 @@ def test_reads_given_a_mark_see_only_the_results_stored_before_it(tmp_path):
 
 
 def test_results_are_stored_as_the_same_json_text_as_json_dumps(tmp_path):
-    from kt_tui.store.db import _dumps
+    from kt_tui.store.jsontext import dumps as _dumps
 
     values = [
         {"block_size_x": 128, "name": 'tile "é" \\ \n', "f": 0.1, "big": 2**70, "neg": -3, "b": True},
@@ -296,10 +297,11 @@ def test_a_current_database_is_read_and_written_without_sqlite_utils(tmp_path):
             s.update_session("nope", state="x")
         except LookupError:
             pass
-        out = {"session": s.session(sid), "version": s.version(sid, "v"), "run": s.run(sid, "r"),
-               "result": s.result(sid, "v", "1"), "gate": s.gate(sid, "g"), "steps": s.steps(sid),
+        from dataclasses import asdict
+        out = {"session": s.session(sid), "version": s.version(sid, "v"), "run": asdict(s.run(sid, "r")),
+               "result": asdict(s.result(sid, "v", "1")), "gate": asdict(s.gate(sid, "g")), "steps": s.steps(sid),
                "events": [e["data"] for e in s.events(sid)], "calls": s.llm_calls(sid),
-               "llm": s.llm_result(sid, "k"), "checks": s.checks(sid)}
+               "llm": s.llm_result(sid, "k"), "checks": [asdict(c) for c in s.checks(sid)]}
         print(json.dumps(out, default=str))
         print("sqlite_utils" in sys.modules, file=sys.stderr)
     """

@@ -9,6 +9,7 @@ import pytest
 from kt_tui.engine import kernel_step
 from kt_tui.engine.core import Engine
 from kt_tui.engine.events import Decision
+from kt_tui.records import Result, StoredGate, replace
 from kt_tui.store import Store
 
 from .test_outcomes import FakeGpu, real_session
@@ -19,10 +20,10 @@ def test_every_view_ranks_and_plots_by_trusted():
     from kt_tui.ui.results import _rank
     from kt_tui.ui.session_stored import _plotted
 
-    unverified = {"status": "ok", "time_ms": 1.0, "verified": None}
+    unverified = Result(key="1", params={}, status="ok", time_ms=1.0, verified=None)
     assert _rank(unverified) == math.inf and _plotted(unverified) is None  # `is not False` let these through
     assert _rank(unverified, True) == 1.0 and _plotted(unverified, True) == 1.0  # the reference itself
-    assert _rank(dict(unverified, verified=True)) == 1.0
+    assert _rank(replace(unverified, verified=True)) == 1.0
 
 
 def test_stored_plot_points_and_the_prompt_take_only_trusted_results(hermetic):
@@ -60,14 +61,9 @@ def _accept_engine(best_ms, new_ms):
         sid="s",
         store=SimpleNamespace(session=lambda sid: {}),
         accepted=accepted,
-        confirm_best=lambda vid: {
-            "time_ms": new_ms,
-            "params": {"b": 1},
-            "key": "1",
-            "verified": True,
-            "status": "ok",
-            "verdicts": [],
-        },
+        confirm_best=lambda vid: Result(
+            time_ms=new_ms, params={"b": 1}, key="1", verified=True, status="ok", verdicts=()
+        ),
         check_sizes=lambda vid, params: [],
         accept=accepted.append,
         set_step=lambda sid, **f: steps.update({sid: f}),
@@ -93,14 +89,16 @@ def test_accepting_a_slower_kernel_says_the_best_stays_and_the_report_says_what_
     md = "\n".join(
         _gate_md(
             1,
-            {
-                "title": gate.title,
-                "kind": "accept",
-                "created": "",
-                "decided": "",
-                "decision": {"choice": "approve", "by": "user"},
-                "body": gate.body,
-            },
+            StoredGate(
+                title=gate.title,
+                key="accept:1",
+                kind="accept",
+                state="decided",
+                created="",
+                decided="",
+                decision={"choice": "approve", "by": "user"},
+                body=gate.body,
+            ),
         )
     )
     assert "New best" not in md and "Accepted, but slower: the best stays at 1.0000 ms." in md

@@ -88,13 +88,13 @@ def _open_gate(engine, key: str) -> tuple[int, Gate | None]:
     prefix = f"llm:{key}:"
     latest = None
     for g in engine.store.gates(engine.sid):
-        n = g["key"][len(prefix) :]
-        if g["key"].startswith(prefix) and n.isdigit() and (latest is None or int(n) > latest[0]):
+        n = g.key[len(prefix) :]
+        if g.key.startswith(prefix) and n.isdigit() and (latest is None or int(n) > latest[0]):
             latest = (int(n), g)
     if latest is None:
         return 0, None
     n, g = latest
     # a reply to judge is shown again; a failed call (an endpoint that was down) is simply made again
-    if g["kind"] == "llm_reply" and (g["state"] == "pending" or (g["decision"] or {}).get("choice") == "stop"):
-        return n, gate_from(g["kind"], g["key"], g["title"], g["body"])
+    if g.kind == "llm_reply" and (g.state == "pending" or (g.decision or {}).get("choice") == "stop"):
+        return n, gate_from(g.kind, g.key, g.title, dict(g.body))
     return n, None

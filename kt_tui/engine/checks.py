@@ -10,27 +10,22 @@ from ..compare import poisoned
 from ..gpu.client import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
+from ..records import Check, Result, config_key, trusted
+from ..store.rows import check_entry, check_from_entry
 from .strength import result_params
-from .verdict import trusted
 
 REMEASURE_TOP = 5  # a run over several GPUs: its fastest configurations measured again on one
 NO_RECORD = "not checked at other sizes (recorded cache has none)"
 
 
-def not_checked(extra: dict, key: str, reason: str) -> dict:
-    return {
-        "label": extra["label"],
-        "sizes": extra["sizes"],
-        "key": key,
-        "ok": None,
-        "status": "not_checked",
-        "reason": reason,
-        "verdicts": [],
-    }
+def not_checked(vid: str, extra: dict, key: str, reason: str) -> Check:
+    return Check(
+        version=vid, key=key, label=extra["label"], ok=None, status="not_checked", sizes=extra["sizes"], reason=reason
+    )
 
 
-def first_failure(checks: list[dict]) -> dict | None:
-    return next((c for c in checks if c["ok"] is False), None)
+def first_failure(checks: list[Check]) -> Check | None:
+    return next((c for c in checks if c.ok is False), None)
 
 
 class SizeChecks:
@@ -41,18 +36,18 @@ class SizeChecks:
         self.engine = engine
         self.noted: set[str] = set()
 
-    def check_sizes(self, vid: str, params: dict) -> list[dict]:
+    def check_sizes(self, vid: str, params: dict) -> list[Check]:
         """`vid` at `params`, checked at the spec's extra sizes against the original kernel at its
         baseline. One entry per size: label, sizes, ok (None: not checked), status, reason, verdicts."""
         engine = self.engine
         source, spec = engine.version(vid)
         ref_source, ref_spec = engine.version(engine.original)
         params = {**spec.baseline_params(), **params}  # a result from before a space edit lacks the new names
-        key = ",".join(str(params[n]) for n in spec.tune_params)
+        key = config_key(list(spec.tune_params), params)
         extra = spec.extra_sizes()
         if not extra or (vid == engine.original and params == ref_spec.baseline_params()):
             return []  # the reference itself
-        stored = {c["label"]: c for c in engine.store.checks(engine.sid, vid, key)}
+        stored = {c.label: c for c in engine.data.checks(vid, key)}
         missing = [e for e in extra if e["label"] not in stored]
         why = ""
         if missing and engine.choice.simulated:
@@ -79,10 +74,10 @@ class SizeChecks:
 
             def on_gpu(kind: str, payload: dict) -> None:
                 if kind == "check" and not payload.get("reference"):
-                    c = dict(payload, source="measured")
-                    engine.store.add_check(engine.sid, vid, c)
-                    stored[c["label"]] = c
-                    engine.emit("check", version=vid, key=key, label=c["label"], status=c["status"], reason=c["reason"])
+                    c = check_from_entry(vid, payload, source="measured")
+                    engine.data.add_check(vid, c)
+                    stored[c.label] = c
+                    engine.emit("check", version=vid, key=key, label=c.label, status=c.status, reason=c.reason)
                 elif kind == "begin":
                     engine.emit("begin", keep=False, run=job.run_id, **payload)
 
@@ -91,10 +86,10 @@ class SizeChecks:
             except WorkerError as e:
                 why = f"not checked at other sizes: {e}"
             self._stamp(vid, spec)
-        out = [stored.get(e["label"]) or not_checked(e, key, why) for e in extra]
-        if any(c["ok"] is None for c in out) and vid not in self.noted:
+        out = [stored.get(e["label"]) or not_checked(vid, e, key, why) for e in extra]
+        if any(c.ok is None for c in out) and vid not in self.noted:
             self.noted.add(vid)
-            engine.emit("note", text=next(c["reason"] for c in out if c["ok"] is None))
+            engine.emit("note", text=next(c.reason for c in out if c.ok is None))
         return out
 
     def _partial(self) -> list[str]:
@@ -103,15 +98,15 @@ class SizeChecks:
         ref = engine.reference() or {}  # a lost or damaged one is captured again
         return [name for name, a in ref.items() if poisoned(a).any()]
 
-    def _recorded(self, vid: str, key: str, missing: list[dict]) -> dict:
+    def _recorded(self, vid: str, key: str, missing: list[dict]) -> dict[str, Check]:
         engine = self.engine
         path = engine.sim_cache(vid)
         recorded = {c["label"]: c for c in (recorded_checks(path, key) if path else [])}
         found = {}
         for e in missing:
             if e["label"] in recorded:
-                c = dict(recorded[e["label"]], key=key, source="recorded")
-                engine.store.add_check(engine.sid, vid, c)
+                c = check_from_entry(vid, recorded[e["label"]], key=key, source="recorded")
+                engine.data.add_check(vid, c)
                 found[e["label"]] = c
         return found
 
@@ -122,9 +117,8 @@ class SizeChecks:
         if not path or not Path(path).exists():
             return
         checks: dict[str, list] = {}
-        for c in engine.store.checks(engine.sid, vid):
-            keep = ("label", "sizes", "ok", "status", "reason", "verdicts")
-            checks.setdefault(c["key"], []).append({k: c[k] for k in keep})
+        for c in engine.data.checks(vid):
+            checks.setdefault(c.key, []).append(check_entry(c))
         finalize_cache(path, {"checks": checks})
 
     def remeasure_top(self, vid: str, run_id: str, top: int = REMEASURE_TOP) -> None:
@@ -134,22 +128,24 @@ class SizeChecks:
         if getattr(engine.gpu, "size", 1) < 2:
             return
         ref = engine.reference_key() if vid == engine.original else None
-        rows = [r for r in engine.store.by_time(engine.sid, vid, limit=top * 4) if trusted(r, r["key"] == ref)][:top]
-        if len({r.get("worker") for r in rows}) < 2:
+        rows = [r for r in engine.data.by_time(vid, limit=top * 4) if trusted(r, r.key == ref)][:top]
+        if len({r.worker for r in rows}) < 2:
             return  # one device measured them all already
-        before = {r["key"]: r["time_ms"] for r in rows}
-        engine._run_job(vid, f"{run_id}:remeasure", "remeasure", configs=[r["params"] for r in rows], one_worker=True)
+        before = {r.key: r.time_ms for r in rows}
+        engine._run_job(
+            vid, f"{run_id}:remeasure", "remeasure", configs=[dict(r.params) for r in rows], one_worker=True
+        )
         engine.refresh_best()
-        after = {r["key"]: r for r in engine.store.by_time(engine.sid, vid, limit=top * 4) if r["key"] in before}
-        where = next((r.get("worker") for r in after.values() if r.get("worker")), "one GPU")
+        after = {r.key: r for r in engine.data.by_time(vid, limit=top * 4) if r.key in before}
+        where = next((r.worker for r in after.values() if r.worker), "one GPU")
         best = engine.best_of(vid)
         engine.emit(
             "note",
             text=f"the {len(rows)} fastest of {run_id} measured again on {where}: best "
-            + (f"{best['key']} at {best['time_ms']:.4f} ms" if best else "none"),
+            + (f"{best.key} at {best.time_ms:.4f} ms" if best and best.time_ms is not None else "none"),
         )
 
-    def confirm_best(self, vid: str, tries: int = 3) -> dict | None:
+    def confirm_best(self, vid: str, tries: int = 3) -> Result | None:
         """The version's best configuration, checked at the extra sizes. One that is wrong there is
         marked wrong_result (excluded from best) and the next best is checked, `tries` at most."""
         engine = self.engine
@@ -157,7 +153,7 @@ class SizeChecks:
             best = engine.best_of(vid)
             if best is None:
                 return None
-            bad = first_failure(self.check_sizes(vid, best["params"]))
+            bad = first_failure(self.check_sizes(vid, dict(best.params)))
             if bad is None:
                 return best
             self.mark_wrong(vid, best, bad)
@@ -165,19 +161,19 @@ class SizeChecks:
         if best is not None:
             engine.emit(
                 "note",
-                text=f"{best['key']} of {vid} is not checked at other sizes: the {tries} faster "
+                text=f"{best.key} of {vid} is not checked at other sizes: the {tries} faster "
                 "configurations were wrong there",
             )
         return best
 
-    def mark_wrong(self, vid: str, result: dict, check: dict) -> None:
+    def mark_wrong(self, vid: str, result: Result, check: Check) -> None:
         engine = self.engine
-        bad = next((v for v in check["verdicts"] if not v["ok"]), None)
-        where = f"{bad['output']}[{bad['first_bad']}] at {check['label']}" if bad else check["label"]
+        bad = next((v for v in check.verdicts or () if not v["ok"]), None)
+        where = f"{bad['output']}[{bad['first_bad']}] at {check.label}" if bad else check.label
         engine.store.mark_result(
-            engine.sid, vid, result["key"], status="wrong_result", verified=0, error=check["reason"], first_bad=where
+            engine.sid, vid, result.key, status="wrong_result", verified=False, error=check.reason, first_bad=where
         )
-        row = engine.known(vid)[result["key"]]
-        engine.emit("result", keep=False, run=row["run"], version=vid, result=row, best=False)
-        engine.emit("note", text=f"{result['key']} of {vid}: {check['reason']}")
+        row = engine.known(vid)[result.key]
+        engine.emit("result", keep=False, run=row.run, version=vid, result=row, best=False)
+        engine.emit("note", text=f"{result.key} of {vid}: {check.reason}")
         engine.refresh_best()

@@ -24,9 +24,10 @@ from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
+from ..records import Known, Result, as_result, replace
 from ..search.seeds import seed_configs
 from ..search.space import SpaceError, config_key, space_sizes
-from ..store import Store
+from ..store import SessionStore, Store
 from .backend import BackendChoice
 from .checks import SizeChecks
 from .edits import decision_record
@@ -58,6 +59,7 @@ class Engine:
         options: dict | None = None,
     ):
         self.store, self.sid, self.gpu, self.choice = store, sid, gpu, choice
+        self.data = SessionStore(store, sid)  # what the engine reads and writes of its session
         self.decide = decide
         self.on_event = on_event or (lambda e: None)
         self.cache_dir = Path(cache_dir) if cache_dir else None
@@ -79,26 +81,26 @@ class Engine:
     # -- events and gates ----------------------------------------------------------------
     def emit(self, name: str, keep: bool = True, **data) -> None:
         if keep:
-            self.store.add_event(self.sid, name, data)
+            self.data.add_event(name, data)
         self.on_event(event_from(name, data))
 
     def set_state(self, state: str, **fields) -> None:
-        self.store.update_session(self.sid, state=state, **fields)
+        self.data.update_session(state=state, **fields)
         self.emit("session", keep=False, state=state, **fields)
 
     def ask(self, gate: Gate) -> Decision:
-        stored = self.store.gate(self.sid, gate.key)
+        stored = self.data.gate(gate.key)
         # a stored "stop" ended the session; resuming it means asking that question again
-        if stored and stored["state"] == "decided" and stored["decision"]["choice"] != "stop":
-            d = stored["decision"]
+        if stored and stored.state == "decided" and stored.decision and stored.decision["choice"] != "stop":
+            d = stored.decision
             return Decision(d["choice"], d.get("value"), by="replay")
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
         gate.vacuous = vacuous_why(self.store, self.sid)
         if expected := expected_from(self.store, self.sid):
             gate.expected = gate.expected or expected
-        if not stored or stored["state"] == "decided":
-            self.store.open_gate(self.sid, gate.key, gate.kind, gate.title, gate.body)
+        if not stored or stored.state == "decided":
+            self.data.open_gate(gate.key, gate.kind, gate.title, gate.body)
         self.set_state("waiting")
         self.emit("gate", keep=False, gate=gate.to_dict())
         decision = self.decide(gate)
@@ -108,14 +110,14 @@ class Engine:
             return decision
         if decision.choice not in gate.choices:
             raise ValueError(f"{decision.choice!r} is not a choice at gate {gate.key} ({', '.join(gate.choices)})")
-        self.store.decide_gate(self.sid, gate.key, stored := decision_record(gate.body, decision.to_dict()))
+        self.data.decide_gate(gate.key, stored := decision_record(gate.body, decision.to_dict()))
         self.emit("decided", key=gate.key, decision=stored)
         self.set_state("running")
         return decision
 
     # -- versions ------------------------------------------------------------------------
     def version(self, vid: str) -> tuple[str, Spec]:
-        v = self.store.version(self.sid, vid)
+        v = self.data.version(vid)
         return kernel_text(v["source"], "the stored kernel"), spec_from_plain(v["spec_json"])
 
     def sim_cache(self, vid: str):
@@ -124,88 +126,82 @@ class Engine:
 
     def new_version(self, source: str, spec: Spec, parent: str, label: str) -> str:
         vid = version_hash(source, spec)
-        if self.store.version(self.sid, vid) is None:
-            self.store.add_version(self.sid, vid, source, dump_spec(spec), spec.to_dict(), parent=parent, label=label)
+        if self.data.version(vid) is None:
+            self.data.add_version(vid, source, dump_spec(spec), spec.to_dict(), parent=parent, label=label)
         return vid
 
     def update_space(self, vid: str, spec: Spec) -> None:
         """A new search space for a version: its tune_params change, its code and launch do not."""
-        self.store.update_version(self.sid, vid, dump_spec(spec), spec.to_dict())
+        self.data.update_version(vid, dump_spec(spec), spec.to_dict())
         self.emit("space_changed", version=vid, tune_params=spec.tune_params)
 
-    def best_of(self, vid: str) -> dict | None:
+    def best_of(self, vid: str) -> Result | None:
         ref = self.reference_key() if vid == self.original else None
-        return next((r for r in self.store.by_time(self.sid, vid) if trusted(r, r["key"] == ref)), None)
+        return next((r for r in self.data.by_time(vid) if trusted(r, r.key == ref)), None)
 
     def refresh_best(self) -> None:
         """The session's best over the accepted versions, after a result was found wrong."""
         ref = self.reference_key()  # the fastest trusted row per version, read in time order (no full decode)
         rows = [
-            next(
-                (
-                    dict(r, version=v)
-                    for r in self.store.by_time(self.sid, v)
-                    if trusted(r, v == self.original and r["key"] == ref)
-                ),
-                None,
-            )
+            next((r for r in self.data.by_time(v) if trusted(r, v == self.original and r.key == ref)), None)
             for v in self.accepted
         ]
-        best = min((r for r in rows if r), key=lambda r: r["time_ms"], default=None)
+        best = min((r for r in rows if r), key=lambda r: r.time_ms or 0.0, default=None)
         if best is None and self.best_key is None:
             return
         fields = {
-            "best_ms": best and best["time_ms"],
-            "best_key": best and best["key"],
-            "best_version": best and best["version"],
+            "best_ms": best.time_ms if best else None,
+            "best_key": best.key if best else None,
+            "best_version": best.version if best else None,
         }
         if (self.best_ms, self.best_key) == (fields["best_ms"], fields["best_key"]):
             return
         self.best_ms, self.best_key = fields["best_ms"], fields["best_key"]
-        self.store.update_session(self.sid, **fields)
+        self.data.update_session(**fields)
         self.emit("session", keep=False, **fields)
 
-    def trusted(self, vid: str, r: dict) -> bool:
-        """Measured and verified (engine/verdict.py): what may become best, be confirmed or pass a step."""
-        return trusted(r, vid == self.original and r["key"] == self.reference_key())
+    def trusted(self, vid: str, r: Result) -> bool:
+        """Measured and verified (records.trusted): what may become best, be confirmed or pass a step."""
+        return trusted(r, vid == self.original and r.key == self.reference_key())
 
     def reference_key(self) -> str:
         """The original's baseline configuration: its outputs are the reference. Asked per result:
         worked out again only when the original's spec changes (update_space)."""
-        spec_json = self.store.version(self.sid, self.original)["spec_json"]
+        spec_json = self.data.version(self.original)["spec_json"]
         if self._reference_key[0] != spec_json:
             spec = spec_from_plain(spec_json)
             params = spec.baseline_params()
-            self._reference_key = (spec_json, ",".join(str(params[n]) for n in spec.tune_params))
+            self._reference_key = (spec_json, config_key(spec, params))
         return self._reference_key[1]
 
     def accept(self, vid: str) -> None:
         """`vid` becomes part of what the session offers as its best."""
         self.accepted.add(vid)
         best = self.best_of(vid)
-        if best and (self.best_ms is None or best["time_ms"] < self.best_ms):
-            self.best_ms, self.best_key = best["time_ms"], best["key"]
-            self.store.update_session(self.sid, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
-            self.emit("session", keep=False, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
+        if best and best.time_ms is not None and (self.best_ms is None or best.time_ms < self.best_ms):
+            self.best_ms, self.best_key = best.time_ms, best.key
+            self.data.update_session(best_ms=best.time_ms, best_key=best.key, best_version=vid)
+            self.emit("session", keep=False, best_ms=best.time_ms, best_key=best.key, best_version=vid)
 
     def verify(self, vid: str) -> Outcome:
         """Run a new version's first configuration once, checked against the original's outputs.
         finished: its result is trusted; failed: the error says why (wrong, no reference, no verdict)."""
         _, spec = self.version(vid)
         params = spec.baseline_params()
-        key = ",".join(str(params[n]) for n in spec.tune_params)
+        key = config_key(spec, params)
         run_id = f"verify:{vid}"
         if key not in self.known(vid):
             if not self.choice.simulated and self.reference() is None:
-                self.store.put_run(self.sid, run_id, version=vid, kind="verify", state="running")
+                self.data.put_run(run_id, version=vid, kind="verify", state="running")
                 why = self.no_reference()
                 self._end_run(run_id, "failed", why)
                 return Outcome("failed", why)
             self._run_job(vid, run_id, "verify", configs=[params])
         r = self.known(vid).get(key)
         if r is None:
-            return Outcome("failed", (self.store.run(self.sid, run_id) or {}).get("error") or "no result")
-        if r["status"] != "ok" or r["verified"] is False:
+            run = self.data.run(run_id)
+            return Outcome("failed", (run.error if run else None) or "no result")
+        if r.status != "ok" or r.verified is False:
             return Outcome("failed", None, result=r)
         if not self.trusted(vid, r):
             return Outcome("failed", NO_VERDICT_SIM if self.choice.simulated else NO_VERDICT, result=r)
@@ -217,25 +213,25 @@ class Engine:
         or when they cannot be had."""
         if self.choice.simulated:
             return None
-        ref = self.store.reference(self.sid, self.original)
+        ref = self.data.reference(self.original)
         if ref is None and self.choice.backend != "none":
             _, spec = self.version(self.original)
             self._run_job(
                 self.original, f"reference:{self.original}", "reference", configs=[spec.baseline_params()], capture=True
             )
-            ref = self.store.reference(self.sid, self.original)
+            ref = self.data.reference(self.original)
         return ref
 
     def no_reference(self) -> str:
         """NO_REFERENCE with what went wrong when the original's outputs were taken."""
         why = [
-            run["error"]
-            for run in (self.store.run(self.sid, f"{kind}:{self.original}") for kind in ("reference", "baseline"))
-            if run and run.get("error")
+            run.error
+            for run in (self.data.run(f"{kind}:{self.original}") for kind in ("reference", "baseline"))
+            if run and run.error
         ]
         base = self.known(self.original).get(self.reference_key())
-        if base and base["status"] != "ok":
-            why.append(f"the original's run: {base['status']}: {(base.get('error') or '').strip()[:300]}")
+        if base and base.status != "ok":
+            why.append(f"the original's run: {base.status}: {(base.error or '').strip()[:300]}")
         return NO_REFERENCE + (f" ({'; '.join(why)})" if why else "")
 
     def llm_client(self, key: str):
@@ -246,34 +242,34 @@ class Engine:
                 "no LLM configured (manual mode): pass --base-url URL --model NAME, "
                 "or set OPENAI_BASE_URL and KT_TUI_MODEL"
             )
-        client = self.make_llm(lambda record: self.store.add_llm_call(self.sid, key, record))
+        client = self.make_llm(lambda record: self.data.add_llm_call(key, record))
         if hasattr(client, "cancel"):
             client.cancel = self.llm_cancel
         return client
 
     def set_step(self, step_id: str, **fields) -> None:
-        self.store.put_step(self.sid, step_id, **fields)
+        self.data.put_step(step_id, **fields)
         self.emit("step", keep=False, id=step_id, **fields)
 
     def known(self, vid: str):
         """The version's stored results, key -> result (read from the store on use: sessions can be large)."""
-        return self.store.known(self.sid, vid)
+        return self.data.known(vid)
 
     # -- measuring -----------------------------------------------------------------------
-    def baseline(self, vid: str) -> dict | None:
+    def baseline(self, vid: str) -> Result | None:
         """The original configuration's time and outputs (the reference), measured once."""
         source, spec = self.version(vid)
         params = spec.baseline_params()
-        key = ",".join(str(params[n]) for n in spec.tune_params)
+        key = config_key(spec, params)
         have = self.known(vid).get(key)
         if have is None:
             if vid == self.original:  # the check's strength, once per session (engine/strength.py)
                 first_baseline(self)
             self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
             have = self.known(vid).get(key)
-        if have and have["time_ms"] is not None:
-            self.store.update_session(self.sid, baseline_ms=have["time_ms"])
-            self.emit("session", keep=False, baseline_ms=have["time_ms"])
+        if have and have.time_ms is not None:
+            self.data.update_session(baseline_ms=have.time_ms)
+            self.emit("session", keep=False, baseline_ms=have.time_ms)
         return have
 
     def tune(
@@ -291,11 +287,11 @@ class Engine:
         search: how to walk the space (the session's setting when None); configs: exactly these
         configurations instead; labels: config key -> where it came from, shown in the table;
         seeds: evaluate the heuristic seeds first (True), or these configurations."""
-        run = self.store.run(self.sid, run_id)
-        if run and run["state"] in ("finished", "stopped", "failed"):
+        run = self.data.run(run_id)
+        if run and run.state in ("finished", "stopped", "failed"):
             return self._outcome(vid, run_id)
         if not self.choice.simulated and self.choice.backend != "none" and self.reference() is None:
-            self.store.put_run(self.sid, run_id, version=vid, kind="tune", state="running")
+            self.data.put_run(run_id, version=vid, kind="tune", state="running")
             self._end_run(run_id, "failed", self.no_reference())
             return self._outcome(vid, run_id)
         opts = self.options
@@ -325,18 +321,18 @@ class Engine:
         return self._outcome(vid, run_id)
 
     def _outcome(self, vid: str, run_id: str) -> Outcome:
-        run = self.store.run(self.sid, run_id) or {}
-        measured = self.store.count_results(self.sid, vid, run=run_id, measured=True)
-        state = run.get("state") or "failed"
+        run = self.data.run(run_id)
+        measured = self.data.count_results(vid, run=run_id, measured=True)
+        state = (run.state if run else None) or "failed"
         if (
             state == "finished"
             and not measured
             and not self._measured(vid)
-            and self.store.count_results(self.sid, vid, run=run_id)
+            and self.data.count_results(vid, run=run_id)
         ):
-            rows = [r for r in self.store.results(self.sid, vid) if r.get("run") == run_id]  # all failed: few
+            rows = [r for r in self.data.results(vid) if r.run == run_id]  # all failed: few
             return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
-        return Outcome(state, run.get("error"), measured)
+        return Outcome(state, run.error if run else None, measured)
 
     def seed_configs(self, vid: str) -> list[tuple[dict, str]]:
         """The heuristic rules' seed configurations for this version, valid in its space."""
@@ -378,8 +374,7 @@ class Engine:
         cachefile = None if one_worker else self.cachefile(vid, spec)  # a re-measure must not hit the cache
         started = time.strftime("%Y-%m-%d %H:%M:%S")
         total = len(configs) if configs else _space_total(spec)
-        self.store.put_run(
-            self.sid,
+        self.data.put_run(
             run_id,
             version=vid,
             kind=kind,
@@ -414,7 +409,7 @@ class Engine:
             sim_cache=str(sim_cache) if sim_cache else None,
             configs=configs,
             known=known,
-            reference=None if capture or sim else self.store.reference(self.sid, self.original),
+            reference=None if capture or sim else self.data.reference(self.original),
             capture_reference=capture,
             search=search,
             max_configs=max_configs,
@@ -427,12 +422,12 @@ class Engine:
 
         def on_gpu(kind_: str, payload: dict) -> None:
             if kind_ == "result" and kind != "reference":
-                self._add_result(vid, run_id, payload)
+                self._add_result(vid, run_id, as_result(payload))
             elif kind_ == "space" and not configs:  # a batch's total is its length, not its space's
-                self.store.put_run(self.sid, run_id, total=payload["total"])
+                self.data.put_run(run_id, total=payload["total"])
                 self.emit("space", keep=False, run=run_id, total=payload["total"])
             elif kind_ == "reference":
-                self.store.set_reference(self.sid, vid, payload)
+                self.data.set_reference(vid, payload)
             elif kind_ == "begin":
                 self.emit("begin", keep=False, run=run_id, **payload)
 
@@ -485,7 +480,7 @@ class Engine:
 
     def current_best(self) -> str:
         """The accepted version that holds the session's best result (the original before any)."""
-        vid = self.store.session(self.sid).get("best_version") or self.original
+        vid = self.data.session().get("best_version") or self.original
         return vid if vid in self.accepted else self.original
 
     def sanitize(self, source: str, spec: Spec, tool: str = "memcheck", params: dict | None = None) -> dict:
@@ -499,49 +494,50 @@ class Engine:
     def _why_failed(self) -> str | None:
         """The one place a finished strategy's runs decide the session's end: it failed when a run of
         the original kernel failed, or when no run measured anything."""
-        runs = [r for r in self.store.runs(self.sid) if r["kind"] != "reference"]
-        bad = [r for r in runs if r["state"] == "failed" and r["version"] == self.original]
+        runs = [r for r in self.data.runs() if r.kind != "reference"]
+        bad = [r for r in runs if r.state == "failed" and r.version == self.original]
         if bad:
-            return bad[-1]["error"] or f"run {bad[-1]['id']} failed"
+            return bad[-1].error or f"run {bad[-1].id} failed"
         if runs and not self._measured():
-            rows = self.store.results(self.sid)  # none ran: failures only
-            failed = [r for r in runs if r["state"] == "failed"]
+            rows = self.data.results()  # none ran: failures only
+            failed = [r for r in runs if r.state == "failed"]
             return "nothing could be measured: " + (
-                failed[-1]["error"] if failed and failed[-1]["error"] else _common_error(rows)
+                failed[-1].error if failed and failed[-1].error else _common_error(rows)
             )
         return None
 
-    def _known_for_worker(self, vid: str, spec: Spec) -> dict:
+    def _known_for_worker(self, vid: str, spec: Spec) -> dict[str, Known]:
         """The stored results a tuning job must not measure again: those its space can meet. A
         space of few configurations in a large session is looked up key by key; otherwise every
         stored result of the version is read and those outside the space are left out."""
         values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
-        if math.prod(len(vs) for vs in values) * 16 < self.store.count_results(self.sid):
+        if math.prod(len(vs) for vs in values) * 16 < self.data.count_results():
             known = self.known(vid)
             return {
-                k: {"params": r["params"], "time_ms": r["time_ms"], "status": r["status"]}
+                k: Known(r.params, r.time_ms, r.status)
                 for k in map(",".join, itertools.product(*values))
                 if (r := known.get(k)) is not None
             }
-        return _in_space(spec, self.store.known_for_worker(self.sid, vid))
+        return _in_space(spec, self.data.known_for_worker(vid))
 
     def _measured(self, vid: str | None = None) -> bool:
         """Whether any result (of `vid`) ran and has a time: the fastest one is found by index, where
         counting them all reads every row of a large session."""
-        return next(iter(self.store.by_time(self.sid, vid, limit=1)), None) is not None
+        return next(iter(self.data.by_time(vid, limit=1)), None) is not None
 
     def _end_run(self, run_id: str, state: str, error: str | None = None) -> str:
-        self.store.put_run(self.sid, run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error)
+        self.data.put_run(run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error)
         self.emit("run_end", run=run_id, state=state, error=error)
         return state
 
-    def _add_result(self, vid: str, run_id: str, r: dict) -> None:
-        r = dict(r, origin=r.get("origin") or self.labels.get(r["key"]))
-        self.store.add_result(self.sid, vid, run_id, r)
-        best = vid in self.accepted and self.trusted(vid, r) and (self.best_ms is None or r["time_ms"] < self.best_ms)
+    def _add_result(self, vid: str, run_id: str, r: Result) -> None:
+        r = replace(r, origin=r.origin or self.labels.get(r.key), version=vid, run=run_id)
+        self.data.add_result(vid, run_id, r)
+        t = r.time_ms
+        best = vid in self.accepted and self.trusted(vid, r) and (self.best_ms is None or (t or 0.0) < self.best_ms)
         if best:
-            self.best_ms, self.best_key = r["time_ms"], r["key"]
-            self.store.update_session(self.sid, best_ms=r["time_ms"], best_key=r["key"], best_version=vid)
+            self.best_ms, self.best_key = t, r.key
+            self.data.update_session(best_ms=t, best_key=r.key, best_version=vid)
         self.emit("result", keep=False, run=run_id, version=vid, result=r, best=best)
 
     # -- driving a strategy --------------------------------------------------------------
@@ -550,10 +546,10 @@ class Engine:
         current best kernel; steps left unfinished are marked skipped. Resume runs `name`."""
         strategy = get_strategy(name)
         gen.close()
-        for s in self.store.steps(self.sid):
+        for s in self.data.steps():
             if s["state"] in ("proposed", "approved", "edited", "running"):
                 self.set_step(s["id"], state="skipped", reason=f"the strategy was switched to {name}")
-        self.store.update_session(self.sid, strategy=name)
+        self.data.update_session(strategy=name)
         self.emit("switched", strategy=name)
         self.emit("note", keep=False, text=f"strategy {name}: going on from the current best kernel")
         self.set_state("running")
@@ -562,7 +558,7 @@ class Engine:
     def run(self, strategy: Strategy) -> str:
         """Run `strategy` to its end; returns the session's state afterwards. A finished session
         stays as it is (nothing replays, nothing runs) until the user switches strategy."""
-        if self.store.session(self.sid)["state"] == "finished":
+        if self.data.session()["state"] == "finished":
             self.emit("finished", keep=False, state="finished", error=None)
             return "finished"
         self.set_state("running", error=None)
@@ -591,7 +587,7 @@ class Engine:
             self.emit("finished", state=state, error=error)
             return state
         except Interrupted as e:
-            at_gate = self.store.gate(self.sid, str(e)) is not None
+            at_gate = self.data.gate(str(e)) is not None
             state = "waiting" if at_gate else "interrupted"
             self.set_state(state)
             self.emit(
@@ -604,12 +600,12 @@ class Engine:
             raise
 
 
-def _common_error(rows: list[dict]) -> str:
+def _common_error(rows: list[Result]) -> str:
     """The most frequent failure among results, for a run or session that measured nothing."""
     errors = Counter(
-        f"{r['status']}: {(r['error'] or '').strip().splitlines()[-1][:200] if r['error'] else ''}"
+        f"{r.status}: {(r.error or '').strip().splitlines()[-1][:200] if r.error else ''}"
         for r in rows
-        if r["status"] != "ok"
+        if r.status != "ok"
     )
     if not errors:
         return "no results"

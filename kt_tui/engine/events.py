@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import ClassVar
 
+from .. import records
 from .gates import CHOICES, Decision, Gate  # noqa: F401 - the names older code imports from here
 
 EVENTS: dict[str, type[Event]] = {}
@@ -146,10 +147,13 @@ class RunEnded(Event):
 @dataclass(kw_only=True)
 class Result(Event):
     kind: ClassVar[str] = "result"
-    result: dict
+    result: records.Result
     run: str | None = None
     version: str | None = None
     best: bool = False
+
+    def __post_init__(self) -> None:
+        self.result = records.as_result(self.result)  # a listener always gets a record
 
 
 @dataclass(kw_only=True)

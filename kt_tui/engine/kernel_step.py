@@ -15,6 +15,7 @@ from ..kernel.parsed import ParsedKernel
 from ..kernel.review import review
 from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.values import clean_tune_params
+from ..records import Result
 from .checks import first_failure
 from .gates import AcceptGate, KernelGate
 from .manual import KERNEL_NOTE, is_manual
@@ -42,7 +43,7 @@ def prompt_context(engine) -> dict:
         "restrictions": spec.restrictions,
         "problem_size": spec_text(spec),
         "gpu": engine.choice.gpu,
-        "results": f"best {best['time_ms']:.4f} ms with {best['params']}" if best else "not measured yet",
+        "results": f"best {best.time_ms:.4f} ms with {dict(best.params)}" if best else "not measured yet",
     }
 
 
@@ -168,7 +169,7 @@ def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str]
 def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | None = None):
     # on resume, the base this kernel was first shown against, not what became best since
     shown = engine.store.gate(engine.sid, f"kernel:{step_id}")
-    base_vid = shown["body"]["base_version"] if shown else engine.current_best()
+    base_vid = shown.body["base_version"] if shown else engine.current_best()
     base_src, base_spec = engine.version(base_vid)
     grid = {k: getattr(rewrite, k, None) for k in ("grid_div_x", "grid_div_y", "grid_div_z")}
     checked = prepare(
@@ -239,21 +240,21 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
             version=vid,
             reason=why,
             where="the spec size",
-            verdicts=(check or {}).get("verdicts") or [],
+            verdicts=list(check.verdicts or []) if check else [],
         )
         engine.set_step(step_id, state="failed", reason=why)
         return
-    bad = first_failure(engine.check_sizes(vid, check["params"]))
+    bad = first_failure(engine.check_sizes(vid, dict(check.params)))
     if bad:
         engine.emit(
             "verification",
             step=step_id,
             version=vid,
-            reason=bad["reason"],
-            where=bad["label"],
-            verdicts=bad["verdicts"],
+            reason=bad.reason,
+            where=bad.label,
+            verdicts=list(bad.verdicts or []),
         )
-        engine.set_step(step_id, state="failed", reason=bad["reason"])
+        engine.set_step(step_id, state="failed", reason=bad.reason)
         return
     tuned = engine.tune(vid, run_id=f"tune:{step_id}")
     if tuned.failed:
@@ -272,12 +273,12 @@ def candidate(engine, body: dict) -> tuple[str, Spec]:
     return body["code"], replace(spec, tune_params=body["tune_params"], restrictions=body.get("restrictions") or [])
 
 
-def _why(check) -> str:
-    if check["status"] == "wrong_result" or check["verified"] is False:
-        return failure_text(check.get("verdicts") or []) or (
-            f"wrong result at {check['first_bad']} (max abs err {check['max_abs_err']:.3g})"
+def _why(check: Result) -> str:
+    if check.status == "wrong_result" or check.verified is False:
+        return failure_text(list(check.verdicts or [])) or (
+            f"wrong result at {check.first_bad} (max abs err {check.max_abs_err or 0.0:.3g})"
         )
-    return f"{check['status']}: {(check['error'] or '').strip()[:300]}"
+    return f"{check.status}: {(check.error or '').strip()[:300]}"
 
 
 def _accept(engine, step_id, title, vid):
@@ -287,16 +288,17 @@ def _accept(engine, step_id, title, vid):
     if new is None:
         engine.set_step(step_id, state="rejected", reason="no configuration passed verification")
         return
-    gain = (current / new["time_ms"]) if current else None
-    recommend = current is None or new["time_ms"] < current * (1 - threshold)
-    title_ = f"Accept step {step_id}? best {new['time_ms']:.4f} ms" + (
+    new_ms = new.time_ms or 0.0  # confirm_best gives a trusted result: it has a time
+    gain = (current / new_ms) if current else None
+    recommend = current is None or new_ms < current * (1 - threshold)
+    title_ = f"Accept step {step_id}? best {new_ms:.4f} ms" + (
         f" vs {current:.4f} ms now ({gain:.2f}x)" if current else ""
     )
-    faster = current is None or new["time_ms"] < current
+    faster = current is None or new_ms < current
     effect = (
-        f"accepting makes it the new best ({new['time_ms']:.4f} ms)"
+        f"accepting makes it the new best ({new_ms:.4f} ms)"
         if faster
-        else f"this kernel is slower than the current best ({new['time_ms']:.4f} ms vs {current:.4f} ms): accepting "
+        else f"this kernel is slower than the current best ({new_ms:.4f} ms vs {current:.4f} ms): accepting "
         f"keeps it in the plan as accepted, but the best stays at {current:.4f} ms and the next steps start "
         "from the best kernel"
     )
@@ -305,12 +307,12 @@ def _accept(engine, step_id, title, vid):
         title=title_,
         step=step_id,
         version=vid,
-        new_ms=new["time_ms"],
+        new_ms=new_ms,
         current_ms=current,
-        params=new["params"],
+        params=dict(new.params),
         threshold=threshold,
         recommend=recommend,
-        verdicts=new.get("verdicts") or [],
+        verdicts=list(new.verdicts or []),
         checks=_check_lines(engine, vid, new),
         effect=effect,
         verified=verdict_text(new, engine.choice.simulated, vacuous=vacuous_why(engine.store, engine.sid)),
@@ -320,21 +322,20 @@ def _accept(engine, step_id, title, vid):
         engine.set_step(
             step_id,
             state="accepted",
-            reason=f"{new['time_ms']:.4f} ms"
+            reason=f"{new_ms:.4f} ms"
             + ("" if faster else f"; slower than the best ({current:.4f} ms), which stays the best"),
         )
     else:
         engine.set_step(
             step_id,
             state="rejected",
-            reason=f"{new['time_ms']:.4f} ms" + ("" if recommend else f", not {threshold:.0%} faster"),
+            reason=f"{new_ms:.4f} ms" + ("" if recommend else f", not {threshold:.0%} faster"),
         )
 
 
-def _check_lines(engine, vid, result) -> list[dict]:
+def _check_lines(engine, vid: str, result: Result) -> list[dict]:
     return [
-        {"label": c["label"], "status": c["status"], "reason": c["reason"]}
-        for c in engine.check_sizes(vid, result["params"])
+        {"label": c.label, "status": c.status, "reason": c.reason} for c in engine.check_sizes(vid, dict(result.params))
     ]
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+from ..records import Result, config_key, trusted
 from ..store import Store
 from .strength import check_line, check_state, vacuous_why
 from .strength import summary as check_summary
-from .verdict import trusted, verdict_text
+from .verdict import verdict_text
 
 STEP_STATE = {"approve": "approved", "edit": "edited", "skip": "skipped", "stop": "stopped"}
 
@@ -46,7 +47,7 @@ def expected_from(store: Store, sid: str) -> str | None:
     return "expected outputs: " + refkernel.describe(SimpleNamespace(reference=spec["reference"]))
 
 
-def best_result(store: Store, sid: str) -> dict | None:
+def best_result(store: Store, sid: str) -> Result | None:
     versions = store.versions(sid)
     if not versions:  # a session that stopped before its kernel was stored
         return None
@@ -54,8 +55,8 @@ def best_result(store: Store, sid: str) -> dict | None:
 
     original = versions[0]
     base = spec_from_plain(original["spec_json"])
-    ref = ",".join(str(v) for v in (base.baseline_params()[n] for n in base.tune_params))
-    return next((r for r in store.by_time(sid) if trusted(r, r["version"] == original["id"] and r["key"] == ref)), None)
+    ref = config_key(list(base.tune_params), base.baseline_params())
+    return next((r for r in store.by_time(sid) if trusted(r, r.version == original["id"] and r.key == ref)), None)
 
 
 def session_summary(store: Store, sid: str) -> dict:
@@ -69,7 +70,7 @@ def session_summary(store: Store, sid: str) -> dict:
         ]
     else:
         steps = [
-            {"title": g["title"], "state": STEP_STATE.get((g["decision"] or {}).get("choice"), "proposed")}
+            {"title": g.title, "state": STEP_STATE.get((g.decision or {}).get("choice"), "proposed")}
             for g in store.gates(sid)
         ]
     return {
@@ -85,17 +86,17 @@ def session_summary(store: Store, sid: str) -> dict:
         "best": None
         if best is None
         else {
-            "time_ms": best["time_ms"],
-            "params": best["params"],
-            "kernel_version": best["version"],
+            "time_ms": best.time_ms,
+            "params": dict(best.params),
+            "kernel_version": best.version,
             "verified": verdict_text(
                 best,
                 bool(s["simulated"]),
-                best["version"] == store.versions(sid)[0]["id"] and best["verified"] is None,
+                best.version == store.versions(sid)[0]["id"] and best.verified is None,
                 vacuous_why(store, sid),
             ),
         },
-        "speedup": (s["baseline_ms"] / best["time_ms"]) if best and s["baseline_ms"] else None,
+        "speedup": (s["baseline_ms"] / best.time_ms) if best and best.time_ms and s["baseline_ms"] else None,
         "steps": steps,
         "note": s["note"] or None,
         "error": s["error"] or None,
@@ -110,9 +111,9 @@ def _checks(store: Store, sid: str) -> dict:
     """Results checked at other sizes: how many passed, and why the others did not."""
     rows = store.checks(sid)
     return {
-        "passed": sum(1 for c in rows if c["ok"]),
-        "failed": [f"{c['version']} {c['key']}: {c['reason']}" for c in rows if c["ok"] is False],
-        "not_checked": [f"{c['version']} {c['key']}: {c['reason']}" for c in rows if c["ok"] is None],
+        "passed": sum(1 for c in rows if c.ok),
+        "failed": [f"{c.version} {c.key}: {c.reason}" for c in rows if c.ok is False],
+        "not_checked": [f"{c.version} {c.key}: {c.reason}" for c in rows if c.ok is None],
     }
 
 

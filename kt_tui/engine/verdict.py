@@ -3,7 +3,8 @@
 verified is three-state: True (checked against the reference and right), False (wrong), None
 (nothing checked it: no reference, or a recording without a verdict). Only True counts, except for
 the original kernel at its baseline configuration, whose outputs are the reference itself. Every
-view (table, plot, prompts, summary, export) asks trusted(), never `verified` itself.
+view (table, plot, prompts, summary, export) asks trusted() (kt_tui/records.py, the one rule),
+never `verified` itself.
 
 A fourth verdict belongs to the session, not the result: when its check proves nothing (an output
 constant, equal to its initial contents or an input, or matched by a do-nothing kernel;
@@ -13,22 +14,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..records import Result, trusted
+
+__all__ = ["NO_REFERENCE", "NO_VERDICT", "NO_VERDICT_SIM", "Outcome", "trusted", "verdict_text"]
+
 NO_REFERENCE = "no reference: the original kernel's outputs could not be captured to check against"
 NO_VERDICT_SIM = "not verified (recording has no verdict)"
 NO_VERDICT = "not verified: nothing checked it against the reference"
 VACUOUS_TEXT = "unchecked: the check proves nothing because {}"
 
 
-def trusted(r: dict, is_reference: bool = False) -> bool:
-    """A result that may become best, be confirmed or pass a step."""
-    if r["status"] != "ok" or r["time_ms"] is None:
-        return False
-    return r.get("verified") is True or (is_reference and r.get("verified") is None)
-
-
-def verdict_text(r: dict, simulated: bool, is_reference: bool = False, vacuous: str | None = None) -> str:
+def verdict_text(r: Result, simulated: bool, is_reference: bool = False, vacuous: str | None = None) -> str:
     """What a result is called; `vacuous`: why the session's check proves nothing (engine/strength.py)."""
-    v = r.get("verified")
+    v = r.verified
     if vacuous and v is not False:  # the reference too: a check that proves nothing vouches for no row
         return VACUOUS_TEXT.format(vacuous)
     if is_reference and v is None:
@@ -36,7 +34,7 @@ def verdict_text(r: dict, simulated: bool, is_reference: bool = False, vacuous: 
     if v is None:
         return NO_VERDICT_SIM if simulated else NO_VERDICT
     word = "verified" if v else "wrong"
-    return f"{word} (recorded verdict)" if simulated or r.get("source") == "recorded" else word
+    return f"{word} (recorded verdict)" if simulated or r.source == "recorded" else word
 
 
 @dataclass(frozen=True)
@@ -46,7 +44,7 @@ class Outcome:
     state: str
     error: str | None = None
     measured: int = 0  # configurations timed successfully in this run
-    result: dict | None = None  # verify(): the result at the version's first configuration
+    result: Result | None = None  # verify(): the result at the version's first configuration
 
     @property
     def failed(self) -> bool:

@@ -10,7 +10,8 @@ from ..errors import UserError
 from ..kernel.expr import ExprError, evaluate
 from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.text import kernel_text
-from ..store import Store
+from ..records import Check, Result
+from ..store import SessionStore, Store
 
 BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 
@@ -22,26 +23,31 @@ class ExportError(UserError):
 @dataclass
 class Bundle:
     session: dict
-    best: dict  # the best result row
+    best: Result  # the best result
     version: dict  # its kernel version row
     spec: Spec  # the best version's spec
     original: dict  # the session's first version row
     original_spec: Spec
     store: Store  # results are read from it as they are written out, never all at once
     versions: list[dict]
-    checks: list[dict]
+    checks: list[Check]
 
     def results(self, vid: str | None = None):
         """The session's results (of `vid`), in the order stored, one at a time."""
-        return self.store.iter_results(self.sid, vid)
+        return self.data.iter_results(vid)
 
     @property
     def count(self) -> int:
-        return self.store.count_results(self.sid)
+        return self.data.count_results()
 
     def tuned(self) -> list[dict]:
         """The versions that have results."""
-        return [v for v in self.versions if self.store.count_results(self.sid, v["id"])]
+        return [v for v in self.versions if self.data.count_results(v["id"])]
+
+    @property
+    def data(self) -> SessionStore:
+        """The session's view of the store: what an export reads."""
+        return SessionStore(self.store, self.sid)
 
     @property
     def sid(self) -> str:
@@ -54,10 +60,10 @@ class Bundle:
     @property
     def speedup(self) -> float | None:
         base = self.session.get("baseline_ms")
-        return base / self.best["time_ms"] if base and self.best["time_ms"] else None
+        return base / self.best.time_ms if base and self.best.time_ms else None
 
     def launch(self) -> dict:
-        return launch_config(self.spec, self.best["params"])
+        return launch_config(self.spec, dict(self.best.params))
 
 
 def load_bundle(store: Store, sid: str) -> Bundle:
@@ -69,10 +75,10 @@ def load_bundle(store: Store, sid: str) -> Bundle:
         best = store.result(s["id"], s["best_version"], s["best_key"])
     if best is None:
         best = best_result(store, s["id"])
-    if best is None or best["time_ms"] is None:
+    if best is None or best.time_ms is None:
         raise ExportError(f"session {s['id']} has no accepted best kernel yet: nothing to export")
     versions = store.versions(s["id"])
-    version = next(v for v in versions if v["id"] == best["version"])
+    version = next(v for v in versions if v["id"] == best.version)
     return Bundle(
         session=s,
         best=best,

@@ -15,6 +15,7 @@ import numpy as np
 from ..files import check_out_dir, open_output, refuse_existing, write_output
 from ..kernel.inputs import make_arg
 from ..kernel.spec import dump_spec
+from ..records import Result
 from ..store import Store
 from .bundle import Bundle, ExportError, load_bundle, metrics, spec_of
 from .report import PLOT, write_report
@@ -37,7 +38,7 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
     name = b.name
     files = [
         _write(out / f"{name}.best.cu", best_source(b)),
-        _write(out / f"{name}.best.cu.toml", dump_spec(replace(b.spec, defaults=dict(b.best["params"])))),
+        _write(out / f"{name}.best.cu.toml", dump_spec(replace(b.spec, defaults=dict(b.best.params)))),
         _write(out / f"{name}.best.json", json.dumps(best_summary(b), indent=2) + "\n"),
         write_inputs(store, b, out / f"{name}.inputs.npz"),
         write_script(b, out / f"tune_{name}.py", f"{name}.inputs.npz"),
@@ -59,7 +60,7 @@ def planned_files(b: Bundle, out: Path) -> list[Path]:
         out / PLOT,
         out / "report.html",
         *(out / "cache" / f"{name}-{v['id']}.json" for v in b.tuned()),
-        out / "cache" / f"{name}-{b.best['version']}.t4.json",
+        out / "cache" / f"{name}-{b.best.version}.t4.json",
     ]
 
 
@@ -70,27 +71,27 @@ def _write(path: Path, text: str) -> Path:
 def best_summary(b: Bundle) -> dict:
     r, s = b.best, b.session
     checks = [
-        {"label": c["label"], "ok": c["ok"], "status": c["status"], "reason": c["reason"]}
+        {"label": c.label, "ok": c.ok, "status": c.status, "reason": c.reason}
         for c in b.checks
-        if c["version"] == r["version"] and c["key"] == r["key"]
+        if c.version == r.version and c.key == r.key
     ]
     return {
         "session": b.sid,
         "kernel": b.name,
-        "params": r["params"],
-        "time_ms": r["time_ms"],
+        "params": dict(r.params),
+        "time_ms": r.time_ms,
         "baseline_ms": s["baseline_ms"],
         "speedup": b.speedup,
         "gpu": s["gpu"],
         "backend": s["backend"],
         "simulated": bool(s["simulated"]),
-        "kernel_version": r["version"],
-        "verified": r["verified"],
-        "max_abs_err": r["max_abs_err"],
-        "verdicts": r["verdicts"],
+        "kernel_version": r.version,
+        "verified": r.verified,
+        "max_abs_err": r.max_abs_err,
+        "verdicts": None if r.verdicts is None else [dict(v) for v in r.verdicts],
         "checks": checks,
         **b.launch(),
-        "metrics": metrics(b.spec, r["time_ms"]),
+        "metrics": metrics(b.spec, r.time_ms),
     }
 
 
@@ -102,13 +103,13 @@ def best_source(b: Bundle) -> str:
     lines = [
         f"// {b.name}: best kernel of kt-tui session {b.sid}",
         f"// GPU: {_one_line(b.session['gpu'])}{sim}, backend {b.session['backend']}",
-        f"// time: {b.best['time_ms']:.4f} ms, {speed}; kernel version {b.best['version']}",
+        f"// time: {b.best.time_ms:.4f} ms, {speed}; kernel version {b.best.version}",
         f"// launch: grid {tuple(launch['grid'])}, block {tuple(launch['block'])} at sizes "
         + ", ".join(f"{k}={v}" for k, v in b.spec.sizes.items()),
-        f"// parameters: {json.dumps(b.best['params'])}",
+        f"// parameters: {json.dumps(dict(b.best.params))}",
         "",
     ]
-    for k, v in b.best["params"].items():
+    for k, v in b.best.params.items():
         lines += [f"#ifndef {k}", f"#define {k} {_c_value(v)}", "#endif"]
     return "\n".join(lines) + "\n\n" + b.version["source"].rstrip() + "\n"
 
@@ -140,7 +141,7 @@ def write_inputs(store: Store, b: Bundle, path: Path) -> Path:
             if a.name in copied:
                 done[a.name] = value
             _add_array(npz, f"arg{i}", value)
-        ref = store.reference(b.sid, b.original["id"])
+        ref = b.data.reference(b.original["id"])
         for i, a in enumerate(spec.args):
             if a.output and ref and a.name in ref:
                 _add_array(npz, f"answer{i}", np.asarray(ref[a.name]))
@@ -157,15 +158,15 @@ def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
     the stored results), and kernel_tuner's T4 results file of the best version."""
     folder.mkdir(exist_ok=True)
     written = []
-    runs = store.runs(b.sid)
-    t4 = folder / f"{b.name}-{b.best['version']}.t4.json"
+    runs = b.data.runs()
+    t4 = folder / f"{b.name}-{b.best.version}.t4.json"
     with T4File(t4, b.spec.tune_params) as best_rows:
         for v in b.tuned():
             path = folder / f"{b.name}-{v['id']}.json"
             rows = b.results(v["id"])
-            if v["id"] == b.best["version"]:  # one pass over the best version's rows writes both files
+            if v["id"] == b.best.version:  # one pass over the best version's rows writes both files
                 rows = _tap(rows, best_rows)
-            on_disk = [Path(r["cachefile"]) for r in runs if r["version"] == v["id"] and r.get("cachefile")]
+            on_disk = [Path(r.cachefile) for r in runs if r.version == v["id"] and r.cachefile]
             src = next((p for p in on_disk if p.is_file()), None)
             if src is not None and _is_cache(src):
                 with open(src, "rb") as fin, open_output(path, binary=True) as fout:
@@ -235,7 +236,7 @@ class T4File:
 def _tap(rows, t4: T4File):
     """The rows, each measured one also added to the T4 file on its way."""
     for r in rows:
-        if r["status"] == "ok" and r["time_ms"] is not None:
+        if r.ok:
             t4.add(_kt_result(r))
         yield r
 
@@ -247,17 +248,17 @@ def _is_cache(path: Path) -> bool:
         return False
 
 
-def _kt_result(r: dict) -> dict:
+def _kt_result(r: Result) -> dict:
     return {
-        **r["params"],
-        "time": r["time_ms"],
-        "times": r["times"] or [],
-        "compile_time": r["compile_ms"] or 0,
+        **r.params,
+        "time": r.time_ms,
+        "times": list(r.times or []),
+        "compile_time": r.compile_ms or 0,
         "benchmark_time": 0,
         "framework_time": 0,
         "strategy_time": 0,
         "verification_time": 0,
-        "timestamp": r["created"],
+        "timestamp": r.timestamp,
     }
 
 
@@ -277,8 +278,8 @@ def _cache_header(b: Bundle, v: dict) -> dict:
 def _cache_entries(rows):
     for r in rows:
         entry = _kt_result(r)
-        if r["status"] != "ok" or r["time_ms"] is None:
+        if not r.ok:
             entry["time"] = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}.get(
-                r["status"], "RuntimeFailedConfig"
+                r.status, "RuntimeFailedConfig"
             )
-        yield r["key"], entry
+        yield r.key, entry

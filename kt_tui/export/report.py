@@ -10,8 +10,9 @@ from pathlib import Path
 
 from ..engine.edits import edit_diff, edited_fields
 from ..engine.strength import check_line, state_of
-from ..engine.verdict import trusted, verdict_text
+from ..engine.verdict import verdict_text
 from ..files import write_output
+from ..records import Result, StoredGate, config_key, trusted
 from .bundle import Bundle, metrics
 
 # Imported where used: matplotlib and markdown-it, which only writing a report needs (the UI
@@ -44,15 +45,16 @@ def plot_svg(b: Bundle) -> str:
     n = 0
     for v in b.versions:
         xs, ys, bx, by, best = [], [], [], [], None
-        for key, time_ms, status, verified in b.store.result_times(b.sid, v["id"]):
+        for key, time_ms, status, verified in b.data.result_times(v["id"]):
             n += 1
-            r = {
-                "version": v["id"],
-                "key": key,
-                "time_ms": time_ms,
-                "status": status,
-                "verified": None if verified is None else bool(verified),
-            }
+            r = Result(
+                key=key,
+                params={},
+                status=status,
+                time_ms=time_ms,
+                verified=None if verified is None else bool(verified),
+                version=v["id"],
+            )
             if not trusted(r, _is_reference(b, r)):
                 continue
             xs.append(n)
@@ -161,22 +163,22 @@ def report_markdown(b: Bundle, store=None) -> str:
         "",
         "| | |",
         "|---|---|",
-        f"| time | {_ms(r['time_ms'])} |",
+        f"| time | {_ms(r.time_ms)} |",
         f"| original, default parameters | {_ms(s['baseline_ms'])} |",
         f"| speedup | {speed} |",
-        f"| parameters | {_cell(json.dumps(r['params']))} |",
-        f"| kernel version | {_cell(r['version'])} ({_cell(b.version['label'])}) |",
+        f"| parameters | {_cell(json.dumps(dict(r.params)))} |",
+        f"| kernel version | {_cell(r.version)} ({_cell(b.version['label'])}) |",
         f"| launch | grid {tuple(launch['grid'])}, block {tuple(launch['block'])} |",
         f"| verified | {_cell(_verdict(b, r))} |",
         "",
     ]
-    checks = [c for c in b.checks if c["version"] == r["version"] and c["key"] == r["key"]]
+    checks = [c for c in b.checks if c.version == r.version and c.key == r.key]
     if checks:
         lines += (
             ["Checked at other sizes:", ""]
             + [
-                f"- {_text(c['label'])}: {'passed' if c['ok'] else 'FAILED' if c['ok'] is False else 'not checked'}"
-                + (f" ({_text(c['reason'])})" if c["reason"] else "")
+                f"- {_text(c.label)}: {'passed' if c.ok else 'FAILED' if c.ok is False else 'not checked'}"
+                + (f" ({_text(c.reason)})" if c.reason else "")
                 for c in checks
             ]
             + [""]
@@ -187,15 +189,15 @@ def report_markdown(b: Bundle, store=None) -> str:
     return "\n".join(lines)
 
 
-def _is_reference(b: Bundle, r: dict) -> bool:
+def _is_reference(b: Bundle, r: Result) -> bool:
     base = b.original_spec.baseline_params()
-    return r["version"] == b.original["id"] and r["key"] == ",".join(str(base[n]) for n in b.original_spec.tune_params)
+    return r.version == b.original["id"] and r.key == config_key(list(b.original_spec.tune_params), base)
 
 
-def _verdict(b: Bundle, r: dict) -> str:
+def _verdict(b: Bundle, r: Result) -> str:
     state = state_of(b.session) or {}
     vacuous = state.get("why") if state.get("state") == "vacuous" else None
-    return verdict_text(r, bool(b.session["simulated"]), _is_reference(b, r) and r["verified"] is None, vacuous)
+    return verdict_text(r, bool(b.session["simulated"]), _is_reference(b, r) and r.verified is None, vacuous)
 
 
 def _check_md(b: Bundle) -> list[str]:
@@ -214,7 +216,7 @@ def _check_md(b: Bundle) -> list[str]:
 
 
 def _metrics_md(b: Bundle) -> list[str]:
-    rows = metrics(b.spec, b.best["time_ms"])
+    rows = metrics(b.spec, b.best.time_ms)
     if not rows:
         return []
     out = ["## Achieved throughput", ""]
@@ -234,7 +236,7 @@ def _metrics_md(b: Bundle) -> list[str]:
 def _story_md(b: Bundle, store) -> list[str]:
     out = []
     if store is not None:
-        steps = store.steps(b.sid)
+        steps = b.data.steps()
         if steps:
             out += ["## Plan", "", "| # | step | state | reason | version |", "|---|---|---|---|---|"]
             out += [
@@ -242,7 +244,7 @@ def _story_md(b: Bundle, store) -> list[str]:
                 f"{_cell(p['version'])} |"
                 for p in steps
             ] + [""]
-        calls = store.llm_calls(b.sid)
+        calls = b.data.llm_calls()
         if calls:
             models = ", ".join(sorted({str(c["model"]) for c in calls if c["model"]}))
             tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
@@ -252,12 +254,12 @@ def _story_md(b: Bundle, store) -> list[str]:
                 f"{tokens[0]} tokens in, {tokens[1]} out.",
                 "",
             ]
-        gates = store.gates(b.sid)
+        gates = b.data.gates()
         if gates:
             out += ["## Steps and decisions", ""]
             for i, g in enumerate(gates, 1):
                 out += _gate_md(i, g)
-        runs = store.runs(b.sid)
+        runs = b.data.runs()
         if runs:
             out += [
                 "## Tuning runs",
@@ -266,24 +268,24 @@ def _story_md(b: Bundle, store) -> list[str]:
                 "|---|---|---|---|---|---|---|---|",
             ]
             out += [
-                f"| {_cell(x['id'])} | {_cell(x['version'])} | {_cell(x['kind'])} | {_cell(x['strategy'])} | "
-                f"{_cell(x['state'])} | {_cell(x['total'])} | {_cell(x['started'])} | {_cell(x['ended'])} |"
+                f"| {_cell(x.id)} | {_cell(x.version)} | {_cell(x.kind)} | {_cell(x.strategy)} | "
+                f"{_cell(x.state)} | {_cell(x.total)} | {_cell(x.started)} | {_cell(x.ended)} |"
                 for x in runs
             ] + [""]
     return out
 
 
-def _gate_md(i: int, g: dict) -> list[str]:
-    d = g["decision"] or {}
+def _gate_md(i: int, g: StoredGate) -> list[str]:
+    d = g.decision or {}
     who = {"policy": "policy (headless)", "user": "you", "autopilot": "autopilot"}.get(d.get("by"), d.get("by") or "-")
     out = [
-        f"### {i}. {_text(g['title'])}",
+        f"### {i}. {_text(g.title)}",
         "",
-        f"{_text(g['kind'])} gate, opened {g['created']}; decision: **{_text(d.get('choice') or 'pending')}** "
-        f"by {_text(who)}" + (f" at {g['decided']}" if g["decided"] else ""),
+        f"{_text(g.kind)} gate, opened {g.created}; decision: **{_text(d.get('choice') or 'pending')}** "
+        f"by {_text(who)}" + (f" at {g.decided}" if g.decided else ""),
         "",
     ]
-    body = g["body"] if isinstance(g["body"], dict) else {}
+    body = g.body if isinstance(g.body, dict) else {}
     if d.get("choice") == "edit":
         before = d.get("before") if isinstance(d.get("before"), dict) else edited_fields(body, d.get("value"))
         diff = edit_diff(before, d.get("value"))

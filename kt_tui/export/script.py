@@ -169,7 +169,7 @@ def script_text(b: Bundle, inputs_name: str) -> str:
         compiler_options=_py(list(spec.compiler_options)),
         iterations=repr(int(spec.iterations)),
         tolerances=_py(outputs),
-        best=_py({"time_ms": b.best["time_ms"], "params": b.best["params"]}),
+        best=_py({"time_ms": b.best.time_ms, "params": dict(b.best.params)}),
         backend=repr(
             b.session.get("backend") if b.session.get("backend") in ("pycuda", "cupy", "nvcuda") else "pycuda"
         ),

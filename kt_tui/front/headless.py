@@ -41,10 +41,10 @@ def progress_printer(stream=None):
                 if not counts["header"]:
                     counts["header"] = True
                     print(f"{'#':<3} {'configuration':>16}  {'time':>14}  status", file=out, flush=True)
-                t = f"{r['time_ms']:.4f} ms" if r["time_ms"] is not None else "-"
+                t = f"{r.time_ms:.4f} ms" if r.time_ms is not None else "-"
                 mark = "  best" if best else ""
-                where = f"  ({r['worker']})" if r.get("worker") else ""
-                line = f"[{counts['n']}] {r['key']:>16}  {t:>14}  {r['status']}{mark}{where}"
+                where = f"  ({r.worker})" if r.worker else ""
+                line = f"[{counts['n']}] {r.key:>16}  {t:>14}  {r.status}{mark}{where}"
                 print(for_terminal(line), file=out, flush=True)
             case events.RunStarted():
                 print(f"run {e.run}: {e.total} configurations on {e.backend}", file=out, flush=True)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from multiprocessing import resource_tracker
 from typing import Any, Protocol
 
+from ..records import Result
 from .env import secret_names
 from .protocol import BACKENDS, CheckJob, PrepareJob, ProbeJob, TuneJob
 from .supervise import kill_tree
@@ -304,7 +305,7 @@ class GpuWorker:
                 if results == 1:
                     mark(f"main: first result {job.run_id}")
                 current, first, fruitless = None, False, 0
-                job.known[payload["key"]] = payload
+                job.known[payload.key] = payload
                 on_event(kind, payload)
             elif kind == "check" and isinstance(job, CheckJob):
                 current, first, fruitless = None, False, 0
@@ -329,21 +330,15 @@ class GpuWorker:
             job.done[lost["unit"]] = lost
             on_event("check", lost)
             return
-        result = {
-            "key": current["key"],
-            "params": current["params"],
-            "time_ms": None,
-            "times": None,
-            "status": status,
-            "error": why,
-            "verified": None,
-            "max_abs_err": None,
-            "first_bad": None,
-            "compile_ms": None,
-            "source": "measured",
-            "timestamp": time.strftime("%Y-%m-%d %H:%M:%S"),
-        }
-        job.known[current["key"]] = result
+        result = Result(
+            key=current["key"],
+            params=current["params"],
+            status=status,
+            error=why,
+            source="measured",
+            timestamp=time.strftime("%Y-%m-%d %H:%M:%S"),
+        )
+        job.known[result.key] = result
         on_event("result", result)
         if job.cachefile and os.path.exists(job.cachefile):
             entry = dict(
@@ -354,7 +349,7 @@ class GpuWorker:
                 benchmark_time=0,
                 kt_status=status,
                 kt_error=why,
-                timestamp=result["timestamp"],
+                timestamp=result.timestamp,
             )
             with open(job.cachefile, "a") as f:
                 f.write("\n" + json.dumps({current["key"]: entry})[1:-1] + ",")

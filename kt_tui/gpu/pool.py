@@ -14,6 +14,7 @@ import threading
 import time
 
 from ..kernel.spec import spec_from_plain
+from ..records import Result, as_result, config_key, replace
 from ..search.lazy import LazySpace, is_huge
 from ..search.space import configurations
 from .client import GpuWorker, WorkerClosed, WorkerError
@@ -244,7 +245,7 @@ class GpuPool:
 
             def keep(kind, payload):
                 if kind == "result":
-                    got[payload["key"]] = payload
+                    got[payload.key] = payload
                 on_event(kind, payload)
 
             first = self._run_split(dataclasses.replace(job, max_configs=MODEL_STEPS + len(job.seeds)), keep, timeout_s)
@@ -282,8 +283,8 @@ class GpuPool:
                 if kind == "space" and len(shards) > 1:
                     return
                 if kind == "result":
-                    seen.add(payload["key"])
-                    payload = dict(payload, worker=w.label, device=self.devices.get(w.label))
+                    payload = replace(as_result(payload), worker=w.label, device=self.devices.get(w.label))
+                    seen.add(payload.key)
                 with self.lock:
                     on_event(kind, payload)
 
@@ -363,7 +364,7 @@ def split(job: TuneJob | CheckJob, n: int) -> list:
     names = list(spec_names(job))
     keys, pending = set(), []
     for c in [*job.seeds, *todo]:  # seeds first, dealt like the rest
-        key = ",".join(str(c[k]) for k in names)
+        key = config_key(names, c)
         if key not in job.known and key not in keys:
             keys.add(key)
             pending.append(c)
@@ -391,26 +392,20 @@ def lost(shard: TuneJob, seen: set, label: str, why: str, forward) -> None:
     """A worker that failed for good: its configurations not measured yet are marked failed."""
     names = spec_names(shard)
     for c in shard.configs or []:
-        key = ",".join(str(c[k]) for k in names)
+        key = config_key(names, c)
         if key in seen or key in shard.known:
             continue
         seen.add(key)
         forward(
             "result",
-            {
-                "key": key,
-                "params": {k: c[k] for k in names},
-                "time_ms": None,
-                "times": None,
-                "status": "crash",
-                "error": f"GPU worker {label} gave up: {why}",
-                "verified": None,
-                "max_abs_err": None,
-                "first_bad": None,
-                "compile_ms": None,
-                "source": "measured",
-                "timestamp": time.strftime("%Y-%m-%d %H:%M:%S"),
-            },
+            Result(
+                key=key,
+                params={k: c[k] for k in names},
+                status="crash",
+                error=f"GPU worker {label} gave up: {why}",
+                source="measured",
+                timestamp=time.strftime("%Y-%m-%d %H:%M:%S"),
+            ),
         )
 
 

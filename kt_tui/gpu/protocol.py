@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..records import Known, Result
+
 BACKENDS = ("pycuda", "nvcuda", "cupy")
 # how a tuning run walks its space: ours, or kernel_tuner's strategies (kernel_tuner.interface.strategy_map)
 SEARCHES = (
@@ -35,7 +37,7 @@ class TuneJob:
     cachefile: str | None = None  # kernel_tuner cachefile this run appends to (real backends)
     sim_cache: str | None = None  # recorded cachefile to replay (sim)
     configs: list[dict] | None = None  # explicit configurations; None means the whole space
-    known: dict[str, dict] = field(default_factory=dict)  # config key -> stored result, not re-run
+    known: dict[str, Known | Result] = field(default_factory=dict)  # config key -> stored result, not re-run
     reference: dict | None = None  # output name -> array, to verify against
     capture_reference: bool = False  # send the first config's outputs back as the reference
     search: str = "brute_force"  # one of SEARCHES
@@ -67,7 +69,7 @@ class PrepareJob:
 # Worker -> app messages are tuples: (kind, run_id, payload)
 #   ("space", run_id, {"total": int})
 #   ("begin", run_id, {"key": str, "params": dict})
-#   ("result", run_id, result dict, see tuning.normalize_result)
+#   ("result", run_id, records.Result, see gpu/worker/results.normalize_result)
 #   ("reference", run_id, {name: array})
 #   ("done", run_id, {"device": str, "stopped": bool, "simulated": bool})
 #   ("failed", run_id, {"error": str})

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .. import records
 from ..kernel.spec import Spec
 from ..kernel.values import BadValue, check_tune_params, name_problem
 from .lazy import HUGE, LazySpace
@@ -170,8 +171,8 @@ def render(spec: Spec, max_threads: int | None = MAX_THREADS) -> str:
 
 # -- checking proposed configurations --------------------------------------------------------
 def config_key(spec: Spec, config: dict) -> str:
-    """kernel_tuner's cache key: the values in tune_params order, joined by commas."""
-    return ",".join(str(config[n]) for n in spec.tune_params)
+    """kernel_tuner's cache key of a configuration of `spec` (records.config_key)."""
+    return records.config_key(list(spec.tune_params), config)
 
 
 def _match(value, values: list):

@@ -1,6 +1,7 @@
 """Sessions in SQLite: every gate, decision, result, run, version and LLM call, stored before anyone
-hears of it. Of kt-tui it imports only errors.py."""
+hears of it and read back as records (kt_tui/records.py); SessionStore is one session's view."""
 
-from .db import Store
+from .session import SessionStore
+from .store import Store
 
-__all__ = ["Store"]
+__all__ = ["SessionStore", "Store"]

@@ -13,6 +13,7 @@ import os
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 from ..errors import EnvironmentProblem, UserError
 
@@ -44,7 +45,7 @@ def _started() -> str:
         return ""
 
 
-def _record(fd: int) -> dict:
+def _record(fd: int) -> dict[str, Any]:
     try:
         data = json.loads(os.pread(fd, 4096, 0) or b"{}")
         return data if isinstance(data, dict) else {}
@@ -52,7 +53,7 @@ def _record(fd: int) -> dict:
         return {}
 
 
-def _message(sid: str, who: dict) -> str:
+def _message(sid: str, who: dict[str, Any]) -> str:
     host = who.get("host")
     where = f" on {host}" if host and host != socket.gethostname() else ""
     return (
@@ -98,7 +99,7 @@ def acquire(path: Path | None, sid: str, since: str) -> None:
 
 def release(path: Path | None) -> None:
     fd = _HELD.pop(str(path), None) if path is not None else None
-    if fd is None:
+    if fd is None or path is None:
         return
     try:
         path.unlink()
@@ -107,7 +108,7 @@ def release(path: Path | None) -> None:
     os.close(fd)
 
 
-def holder(path: Path | None) -> dict | None:
+def holder(path: Path | None) -> dict[str, Any] | None:
     """Who holds the lock (the record it wrote), or None when no process does."""
     if path is None:
         return None

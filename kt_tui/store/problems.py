@@ -35,7 +35,7 @@ def db_problem(e: BaseException, path: str, sid: str | None = None) -> UserError
             return UserError(f"{path}: {e} (a damaged file): pass another --db")
         why = next((w for k, w in _ENVIRONMENT.items() if k in text), None)
     elif isinstance(e, OSError):
-        why, what = _OS.get(e.errno), e.filename or "a file"
+        why, what = (_OS.get(e.errno) if e.errno is not None else None), e.filename or "a file"
     else:
         why = None
     if why is None:

@@ -9,7 +9,7 @@ import math
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ..engine.verdict import trusted
+from ..records import Result, as_result, replace, trusted
 from .confirm import MOVE_KEYS
 
 STATUS_STYLE = {
@@ -32,9 +32,9 @@ def short_label(label: str | None, vid: str) -> str:
     return (label or "").split(":")[0].strip() or vid[:8]
 
 
-def _rank(r: dict, is_reference: bool = False) -> float:
-    """Which results the table shows first: the fastest trusted ones (engine/verdict.py); the rest last."""
-    return r["time_ms"] if trusted(r, is_reference) else math.inf
+def _rank(r: Result, is_reference: bool = False) -> float:
+    """Which results the table shows first: the fastest trusted ones (records.trusted); the rest last."""
+    return r.time_ms if r.time_ms is not None and trusted(r, is_reference) else math.inf
 
 
 def _fmt_ms(v) -> str:
@@ -114,17 +114,17 @@ class ResultsTable(DataTable):
         name = {k: t for t, k in HEAD + TAIL}.get(self.sort_index, self.sort_index.removeprefix("p:"))
         return f"{name} {'▼' if self.sort_reverse else '▲'}"
 
-    def matches(self, r: dict) -> bool:
+    def matches(self, r: Result) -> bool:
         if not self.filter_text:
             return True
         text = " ".join(
             [
-                self.labels.get(r.get("version"), "original"),
-                r["status"],
-                r["key"],
-                *(f"{k}={v}" for k, v in r["params"].items()),
-                str(r.get("error") or ""),
-                str(r.get("origin") or ""),
+                self.labels.get(r.version, "original"),
+                r.status,
+                r.key,
+                *(f"{k}={v}" for k, v in r.params.items()),
+                str(r.error or ""),
+                str(r.origin or ""),
             ]
         ).lower()
         return all(word in text for word in self.filter_text.lower().split())
@@ -161,47 +161,44 @@ class ResultsTable(DataTable):
     def sortable(self) -> list[str]:
         return ["version"] + [f"p:{n}" for n in self.param_names] + ["time", "speedup", "status", "verified"]
 
-    def _speedup(self, r: dict) -> Text:
-        speed = (self.baseline_ms / r["time_ms"]) if (self.baseline_ms and r.get("time_ms")) else None
+    def _speedup(self, r: Result) -> Text:
+        speed = (self.baseline_ms / r.time_ms) if (self.baseline_ms and r.time_ms) else None
         return Text(f"{speed:.2f}x" if speed else "-", justify="right")
 
-    def _cells(self, r: dict) -> list:
-        vid = r.get("version")
-        status = Text(r["status"], style=STATUS_STYLE.get(r["status"], ""))
-        verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[
-            r.get("verified")
-        ]
-        if r.get("source") == "recorded":  # sim: the verdict was recorded on the GPU, not checked here
-            verified = Text(
-                ("rec " + verified.plain) if r.get("verified") is not None else "no verdict", verified.style
-            )
-        if self.vacuous and r.get("verified") is not False:  # the session's check proves nothing
+    def _cells(self, r: Result) -> list:
+        vid = r.version
+        status = Text(r.status, style=STATUS_STYLE.get(r.status, ""))
+        verified = {True: Text("yes", "green"), False: Text("NO", "bold red"), None: Text("-", "dim")}[r.verified]
+        if r.source == "recorded":  # sim: the verdict was recorded on the GPU, not checked here
+            verified = Text(("rec " + verified.plain) if r.verified is not None else "no verdict", verified.style)
+        if self.vacuous and r.verified is not False:  # the session's check proves nothing
             verified = Text("unchecked", "bold yellow")
-        note = r.get("first_bad") if r["status"] == "wrong_result" else (r.get("error") or r.get("origin") or "")
+        note = r.first_bad if r.status == "wrong_result" else (r.error or r.origin or "")
         note = (note or "").strip().splitlines()[-1][:80] if note else ""
-        row = self.row_key(vid, r["key"])
+        row = self.row_key(vid, r.key)
         if row == self.reference_key:
             verified, note = Text("ref", "cyan"), note or "the original configuration: its outputs are the reference"
         label = Text(self.labels.get(vid, "original" if vid in (None, self.original) else vid[:8]))
         if row == self.candidate:
             label = Text(f"{label.plain} ◆", "bold magenta")
             note = note or "the candidate: accept or reject it"
-        params = r["params"]
+        params = r.params
         return [
             label,
-            Text(_fmt_ms(r.get("time_ms")), justify="right"),
+            Text(_fmt_ms(r.time_ms), justify="right"),
             self._speedup(r),
             status,
             *[Text(str(params[n])) if n in params else Text("") for n in self.param_names],
             verified,
-            *([Text(r.get("worker") or "-")] if self.by_worker else []),
+            *([Text(r.worker or "-")] if self.by_worker else []),
             Text(note),
         ]
 
-    def put(self, r: dict, vid: str | None = None) -> str:
+    def put(self, r: Result, vid: str | None = None) -> str:
+        r = as_result(r)
         if vid is not None:
-            r = {**r, "version": vid}
-        key = self.row_key(r.get("version"), r["key"])
+            r = replace(r, version=vid)
+        key = self.row_key(r.version, r.key)
         self.rows_data[key] = r
         if key in self.rows:
             for col, value in zip([c for c in self.columns if c != "best"], self._cells(r)):
@@ -217,28 +214,28 @@ class ResultsTable(DataTable):
             self._trim()  # removing rows one by one costs a DataTable far more than one rebuild
         return key
 
-    def put_many(self, rs: list[dict]) -> None:
+    def put_many(self, rs: list[Result]) -> None:
         """Stored results at once: only the ones that will show become rows."""
         if self.rows:
             for r in rs:
                 self.put(r)
             return
-        for r in rs:
-            self.rows_data[self.row_key(r.get("version"), r["key"])] = r
+        for r in map(as_result, rs):
+            self.rows_data[self.row_key(r.version, r.key)] = r
         for k in heapq.nsmallest(self.MAX_ROWS, self.rows_data, key=lambda k: self._rank_of(k)):
             self._show(k)
 
-    def put_stored(self, fastest: list[dict], total: int) -> None:
+    def put_stored(self, fastest: list[Result], total: int) -> None:
         """A resumed session: the store's fastest rows (Store.fastest) out of `total` stored."""
         self.put_many(fastest)
         self.stored_hidden = max(total - len(fastest), 0)
 
-    def add_stored(self, fastest: list[dict]) -> None:
+    def add_stored(self, fastest: list[Result]) -> None:
         """The rest of the stored rows counted by put_stored (Store.fastest with the same mark, so it
         starts with the rows already put): they show as the user scrolls to them. A row that an
         event has put since is newer than the store's and stays as it is."""
         for r in fastest:
-            key = self.row_key(r.get("version"), r["key"])
+            key = self.row_key(r.version, r.key)
             if key in self.rows_data:
                 continue
             self.rows_data[key] = r
@@ -328,11 +325,11 @@ class ResultsTable(DataTable):
         old, self.candidate = self.candidate, None
         if vid is not None:
             self.candidate = next(
-                (k for k, r in self.rows_data.items() if r.get("version") == vid and r["params"] == params), None
+                (k for k, r in self.rows_data.items() if r.version == vid and r.params == params), None
             )
             stored = self.find_stored(vid, params) if self.candidate is None and self.find_stored else None
             if stored is not None:
-                self.candidate = self.row_key(vid, stored["key"])
+                self.candidate = self.row_key(vid, stored.key)
                 self.rows_data[self.candidate] = stored
                 self.stored_hidden = max(self.stored_hidden - 1, 0)
         for key in {old, self.candidate} - {None}:
@@ -349,17 +346,19 @@ class ResultsTable(DataTable):
             self.update_cell(key.value, "speedup", self._speedup(self.rows_data[key.value]))
 
     def sort_by(self, column: str, reverse: bool = False) -> None:
-        def value(r: dict):
+        def value(r: Result):
             if column.startswith("p:"):
-                v = r["params"].get(column[2:])
+                v = r.params.get(column[2:])
             elif column == "version":
-                v = list(self.labels).index(r.get("version")) if r.get("version") in self.labels else None
+                v = list(self.labels).index(r.version) if r.version in self.labels else None
             elif column in ("time", "speedup"):
-                v = r.get("time_ms")
+                v = r.time_ms
                 if column == "speedup" and v is not None:
                     v = -v  # larger speedup first
+            elif column == "verified":
+                v = {True: 0, False: 2, None: 1}[r.verified]
             else:
-                v = {"verified": {True: 0, False: 2, None: 1}}.get(column, {}).get(r.get(column), r.get(column))
+                v = getattr(r, column, None)
             return (v is None, v if v is not None else 0) if not isinstance(v, str) else (False, v)
 
         self.sort_index, self.sort_reverse = column, reverse

@@ -180,15 +180,15 @@ class SessionActions:
 
         def chosen(name: str | None) -> None:
             if name and gate is None and self.state == "finished":  # go on with a finished session
-                self.store.update_session(self.sid, strategy=name, state="stopped")
-                self.store.add_event(self.sid, "switched", {"strategy": name, "after": "finished"})
+                self.data.update_session(strategy=name, state="stopped")
+                self.data.add_event("switched", {"strategy": name, "after": "finished"})
                 self.state, self.strategy = "starting", name
                 self._banner()
                 self._engine_thread()
             elif name and self.gate is gate:
                 self._decide("switch", name)
 
-        self.app.push_screen(StrategyPicker(self.store.session(self.sid)["strategy"]), chosen)
+        self.app.push_screen(StrategyPicker(self.data.session()["strategy"]), chosen)
 
     def action_settings(self) -> None:
         def apply(values: dict | None) -> None:
@@ -290,4 +290,4 @@ class SessionActions:
         if self.gpu is not None:
             self.gpu.shutdown()
         if self.sid:
-            self.store.unlock(self.sid)
+            self.data.unlock()

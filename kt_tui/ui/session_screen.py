@@ -29,6 +29,7 @@ from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
 from ..kernel.syntax import highlights
+from ..records import config_key
 from ..store import Store
 from . import prefs
 from .bridge import Bridge, Flush, GateOpened
@@ -107,7 +108,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.state = "starting"
         self.run_info: dict = {}
         self.baseline_ms: float | None = None
-        self.best: dict | None = None
+        self.best: tuple[str, float | None] | None = None  # the session's best: key and time
         self.current: dict | None = None
         self.autopilot = False
         self.paused = False
@@ -159,12 +160,8 @@ class SessionScreen(StoredView, SessionActions, Screen):
     def on_mount(self) -> None:
         self.query_one(SpecSummary).show(self.spec)
         table = self.table = self.query_one(ResultsTable)  # kept: the event handlers use it at every result
-        base = self.spec.baseline_params()
-        table.setup(
-            list(self.spec.tune_params),
-            ",".join(str(base[n]) for n in self.spec.tune_params),
-            workers=self._several_workers(),
-        )
+        names = list(self.spec.tune_params)
+        table.setup(names, config_key(names, self.spec.baseline_params()), workers=self._several_workers())
         self.query_one(TuningPlot).labels = table.labels
         self._show_source()
         self._banner()
@@ -218,7 +215,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
                 timeout=6,
                 markup=False,
             )
-        self.strategy = self.store.session(self.sid)["strategy"]
+        self.strategy = self.data.session()["strategy"]
         self._add_versions()
         self._banner()
 
@@ -278,7 +275,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if e.run is not None and e.run == self.run_info.get("run"):
             self.run_info["done"] = self.run_info.get("done", 0) + 1
         if e.best:
-            self.best = e.result
+            self.best = (e.result.key, e.result.time_ms)
             table.mark_best(row)
             self._best_version(e.version)
 
@@ -288,7 +285,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
     def _on_session(self, e: ev.SessionChanged) -> None:
         table = self.table
         if e.best_key is not None:  # a new best, e.g. after a check found the old one wrong
-            self.best = {"key": e.best_key, "time_ms": e.best_ms}
+            self.best = (e.best_key, e.best_ms)
             table.mark_best(table.row_key(e.best_version, e.best_key))
             self._best_version(e.best_version)
         if e.baseline_ms is not None:
@@ -315,7 +312,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.stopping = self.paused = False
         run = self.run_info
         if self.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
-            run["done"] = run.get("known", 0) + self.store.count_results(self.sid, run.get("version"), run=e.run)
+            run["done"] = run.get("known", 0) + self.data.count_results(run.get("version"), run=e.run)
         self.run_info["ended"] = time.monotonic()
         if e.error:
             self.notify(e.error, title=f"run {e.run} {e.state}", severity="error", timeout=5, markup=False)
@@ -451,7 +448,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         table = self.query_one(ResultsTable)
         if not self.sid or (vid is not None and vid in table.labels):
             return
-        for v in self.store.versions(self.sid):
+        for v in self.data.versions():
             if v["id"] not in table.labels:
                 names = list(json.loads(v["spec_json"]).get("tune_params", {}))
                 table.add_version(v["id"], short_label(v["label"], v["id"]), names)
@@ -473,7 +470,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if vid is None:
             source, label = self.source, "original kernel" + (f"  ([{key}] shows the best)" if best else "")
         else:
-            source = self.store.version(self.sid, vid)["source"]
+            source = self.data.version(vid)["source"]
             label = f"best kernel: {table.labels.get(vid, vid[:8])}  ([{key}] shows the original)"
         self.query_one("#source-label", Static).update(Text(label, style="bold"))
         self.query_one(SourceView).show(source)
@@ -488,7 +485,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
     def _several_workers(self) -> bool:
         if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
             return True
-        return bool(self.sid) and len(self.store.workers(self.sid, limit=2)) > 1
+        return bool(self.sid) and len(self.data.workers(limit=2)) > 1
 
     def _catch_up(self) -> None:
         if self.plot_stale:
@@ -511,10 +508,10 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if run.get("started"):
             end = run.get("paused_at") or run.get("ended") or time.monotonic()
             parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
-        if self.best and self.best.get("time_ms") is not None:
-            parts.append(f"best {self.best['time_ms']:.4f} ms ({self.best['key']})")
+        if self.best and self.best[1] is not None:
+            parts.append(f"best {self.best[1]:.4f} ms ({self.best[0]})")
             if self.baseline_ms:
-                parts.append(f"{self.baseline_ms / self.best['time_ms']:.2f}x over baseline {self.baseline_ms:.4f} ms")
+                parts.append(f"{self.baseline_ms / self.best[1]:.2f}x over baseline {self.baseline_ms:.4f} ms")
         if self.paused:
             parts.append(f"PAUSED ({self.keys['pause']} resumes)")
         elif self.current and self.state == "running":

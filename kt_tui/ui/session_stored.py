@@ -9,7 +9,8 @@ from textual.message import Message
 from textual.widgets import RichLog
 
 from ..engine.strength import vacuous_why
-from ..engine.verdict import trusted
+from ..records import Result, config_key, trusted
+from ..store import SessionStore
 from .gate_view import PlanView
 from .plot import TuningPlot
 from .stored import StoredPoints, StoredRows, read_stored
@@ -52,10 +53,15 @@ def call_lines(c: dict) -> list[Text | str]:
 
 
 class StoredView:
+    @property
+    def data(self) -> SessionStore:
+        """What the screen reads of its session (the engine writes it)."""
+        return SessionStore(self.store, self.sid)
+
     def _load_stored(self) -> None:
         """What the first frame shows: the session, its plan, its best and the top of the table.
         The rest of the table and the plot's points are read on a thread (ui/stored.py)."""
-        s = self.store.session(self.sid)
+        s = self.data.session()
         table = self.query_one(ResultsTable)
         self.baseline_ms = s.get("baseline_ms")
         self.strategy = s["strategy"]
@@ -63,15 +69,15 @@ class StoredView:
         table.vacuous = vacuous_why(self.store, self.sid)
         self._add_versions()
         mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
-        total = self.store.count_results(self.sid, upto=mark)
+        total = self.data.count_results(upto=mark)
         if s.get("best_key") and s.get("best_ms") is not None:
             table.best_key = table.row_key(s.get("best_version"), s["best_key"])
-            self.best = {"key": s["best_key"], "time_ms": s["best_ms"]}
+            self.best = (s["best_key"], s["best_ms"])
         first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
-        table.put_stored(self.store.fastest(self.sid, first, upto=mark), total)
+        table.put_stored(self.data.fastest(first, upto=mark), total)
         table.find_stored = self._find_stored
         self._read_calls()
-        self.steps = self.store.steps(self.sid)  # once here; then kept up to date from the step events
+        self.steps = self.data.steps()  # once here; then kept up to date from the step events
         self.query_one(PlanView).show(self.steps)
         if self.best:
             table.mark_best(table.best_key)
@@ -83,17 +89,17 @@ class StoredView:
             self._read_stored(mark, table.MAX_ROWS if total > table.row_count else 0)
         self._show_progress()
 
-    def _find_stored(self, vid: str, params: dict) -> dict | None:
+    def _find_stored(self, vid: str, params: dict) -> Result | None:
         """A stored result not loaded, that a gate asks about: one read by its configuration's key."""
         names = self.table.version_params.get(vid) or []
         if not names or any(n not in params for n in names):
             return None
-        r = self.store.result(self.sid, vid, ",".join(str(params[n]) for n in names))
-        return r if r is not None and r["params"] == params else None
+        r = self.data.result(vid, config_key(names, params))
+        return r if r is not None and r.params == params else None
 
     @work(thread=True, group="calls")
     def _read_calls(self) -> None:
-        calls = self.store.llm_calls(self.sid)
+        calls = self.data.llm_calls()
         if calls:
             self.post_message(StoredCalls(calls))
 
@@ -106,7 +112,7 @@ class StoredView:
 
     @work(thread=True, group="stored")
     def _read_stored(self, mark: int, rows: int) -> None:
-        reference = (self.store.versions(self.sid)[0]["id"], self.table.reference_key or "")
+        reference = (self.data.versions()[0]["id"], self.table.reference_key or "")
         read_stored(self.store, self.sid, mark, rows, self.post_message, reference)
 
     def on_stored_rows(self, message: StoredRows) -> None:
@@ -121,22 +127,22 @@ class StoredView:
             self._plot(r, vid)
         self.query_one(TuningPlot).redraw()
 
-    def _plot(self, r: dict, vid: str | None) -> None:
+    def _plot(self, r: Result, vid: str | None) -> None:
         """A result on the plot, in its version's colour: a new point, or a configuration measured
         again (a check) changes its point in place."""
         if self.unplotted is not None:  # the stored points are still being read
             self.unplotted.append((r, vid))
             return
         plot = self.query_one(TuningPlot)
-        i = self.plotted.get((vid, r["key"]))
-        ref = self.table.row_key(vid, r["key"]) == self.table.reference_key
+        i = self.plotted.get((vid, r.key))
+        ref = self.table.row_key(vid, r.key) == self.table.reference_key
         if i is None:
-            self.plotted[(vid, r["key"])] = len(plot.times)
+            self.plotted[(vid, r.key)] = len(plot.times)
             plot.add(_plotted(r, ref), vid)
         else:
             plot.set(i, _plotted(r, ref))
 
 
-def _plotted(r: dict, is_reference: bool = False) -> float | None:
-    """What the plot shows of a result: its time when it is trusted (engine/verdict.py)."""
-    return r["time_ms"] if trusted(r, is_reference) else None
+def _plotted(r: Result, is_reference: bool = False) -> float | None:
+    """What the plot shows of a result: its time when it is trusted (records.trusted)."""
+    return r.time_ms if trusted(r, is_reference) else None

@@ -168,10 +168,10 @@ def _review_space(engine, vid, spec, source, r, reply):
 
 def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
     results = engine.store.results(engine.sid, vid)
-    ok = sorted((x for x in results if engine.trusted(vid, x)), key=lambda x: x["time_ms"])
+    ok = sorted((x for x in results if engine.trusted(vid, x)), key=lambda x: x.time_ms)
     failed = [x for x in results if x not in ok]
     base = spec.baseline_params()
-    anchors = [f"original: {base}"] + ([f"best: {ok[0]['params']} at {ok[0]['time_ms']:.4f} ms"] if ok else [])
+    anchors = [f"original: {base}"] + ([f"best: {ok[0].params} at {ok[0].time_ms:.4f} ms"] if ok else [])
     return {
         "kernel_string": source,
         "kernel_name": spec.kernel,
@@ -180,18 +180,18 @@ def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
         "space": render(spec),
         "round": r,
         "batch_size": batch_size,
-        "results": "\n".join(f"{x['time_ms']:.4f}  {x['params']}" for x in ok[:15]) or "nothing yet",
+        "results": "\n".join(f"{x.time_ms:.4f}  {x.params}" for x in ok[:15]) or "nothing yet",
         "anchors": "\n".join(anchors),
         "failed": _failures(failed),
     }
 
 
-def _failures(failed: list[dict]) -> str:
-    """Failed configurations, and the parameter values every one of them shares (a pattern)."""
+def _failures(failed: list) -> str:
+    """Failed configurations (records.Result), and the parameter values every one of them shares (a pattern)."""
     if not failed:
         return "none"
-    lines = [f"{x['status']}: {x['params']}" for x in failed[:10]]
-    shared = {k: v for k, v in failed[0]["params"].items() if all(x["params"].get(k) == v for x in failed)}
+    lines = [f"{x.status}: {x.params}" for x in failed[:10]]
+    shared = {k: v for k, v in failed[0].params.items() if all(x.params.get(k) == v for x in failed)}
     if len(failed) > 1 and shared:
         lines.append(f"all {len(failed)} failures have {shared}")
     return "\n".join(lines)

@@ -13,6 +13,7 @@ import numpy as np
 from ...compare import compare_all, failure_text, poisoned
 from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
+from ...records import config_key
 from ..protocol import CheckJob
 from . import prefetch
 from .outputs import reference_kernel_outputs, run_outputs
@@ -109,7 +110,8 @@ def _ref_key(job: CheckJob, sizes: dict) -> str:
 
 
 def _check(job: CheckJob, emit: Callable) -> dict:
-    from .tuning import STICKY, ContextLost, _inject_fault, classify_exception
+    from .results import classify_exception
+    from .tuning import STICKY, ContextLost, _inject_fault
 
     spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
     names = list(spec.tune_params)
@@ -241,4 +243,4 @@ def unwritten(spec: Spec, refs: dict, partial: list[str]) -> str:
 
 
 def _key(params: dict, names: list[str]) -> str:
-    return ",".join(str(params[n]) for n in names)
+    return config_key(names, params)

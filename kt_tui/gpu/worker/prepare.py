@@ -10,6 +10,7 @@ import numpy as np
 
 from ...kernel.inputs import make_arg, make_args
 from ...kernel.spec import Spec
+from ...records import config_key
 from ..protocol import TuneJob
 from .prefetch import WINDOW, Early, enabled
 
@@ -58,10 +59,8 @@ def early_for(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:
     _PREPARED.clear()
     if not enabled():
         return None
-    listed = [
-        c for c in [*(job.seeds or []), *(job.configs or [])] if ",".join(str(c[n]) for n in names) not in job.known
-    ]
-    firsts = list({",".join(str(c[n]) for n in names): {n: c[n] for n in names} for c in listed}.values())[:WINDOW]
+    listed = [c for c in [*(job.seeds or []), *(job.configs or [])] if config_key(names, c) not in job.known]
+    firsts = list({config_key(names, c): {n: c[n] for n in names} for c in listed}.values())[:WINDOW]
     if prepared is None:
         return Early.start(job.backend, spec, job.source, firsts)
     try:

@@ -8,8 +8,6 @@ and check for a stop request before the next one. Any kernel_tuner strategy can 
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import time
 from collections import deque
@@ -25,7 +23,7 @@ from kernel_tuner import tune_kernel, util
 from kernel_tuner.interface import strategy_map
 from kernel_tuner.observers.observer import OutputObserver
 
-from ...compare import compare_all, failure_text
+from ...compare import compare_all
 from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, reference_outputs, user_function
@@ -39,6 +37,7 @@ from .outputs import reference_kernel_outputs, references_by_config
 from .prefetch import Early, Prefetcher
 from .prefetch import enabled as prefetch_enabled
 from .prepare import early_for, job_args
+from .results import as_kt_result, classify_exception, normalize_result
 
 STICKY = (
     "illegal memory access",
@@ -124,72 +123,6 @@ def user_verify(spec: Spec):
     if ":" not in spec.verify:
         return None
     return user_function(spec, spec.verify)
-
-
-def normalize_result(raw: dict, names: list[str], source: str) -> dict:
-    """A kernel_tuner result (or cache entry) as the store keeps it."""
-    params = {n: raw[n] for n in names}
-    err = raw.get("__error__")
-    status = raw.get("kt_status")
-    error = raw.get("kt_error")
-    if status is None:
-        if isinstance(err, util.CompilationFailedConfig):
-            status = "compile_error"
-        elif isinstance(err, util.RuntimeFailedConfig):
-            status = "runtime_error"
-        elif isinstance(err, util.InvalidConfig):
-            status, error = "invalid", error or "not a valid configuration (restrictions or launch limits)"
-        elif err is not None:
-            status = "runtime_error"
-        elif raw.get("kt_correct") == 0:
-            status = "wrong_result"
-            error = (
-                error
-                or failure_text(raw.get("kt_verdicts") or [])
-                or (f"wrong result at {raw.get('kt_first_bad')} (max abs err {raw.get('kt_max_abs_err'):.3g})")
-            )
-        else:
-            status = "ok"
-    t = raw.get("time")
-    if status in ("ok", "wrong_result") and not _sane_time(t, raw.get("times")):
-        status, error = "invalid_time", f"the measured time {t!r} ms is not a positive finite number"
-    ok_time = isinstance(t, (int, float)) and status in ("ok", "wrong_result")
-    verified = {1: True, 0: False}.get(raw.get("kt_correct"))
-    return {
-        "key": ",".join(str(params[n]) for n in names),
-        "params": params,
-        "time_ms": float(t) if ok_time else None,
-        "times": [float(x) for x in raw.get("times", [])] if ok_time else None,
-        "status": status,
-        "error": error,
-        "verified": verified,
-        "max_abs_err": raw.get("kt_max_abs_err"),
-        "first_bad": raw.get("kt_first_bad") or None,
-        "compile_ms": raw.get("compile_time"),
-        "source": source,
-        "timestamp": raw.get("timestamp"),
-        "verdicts": raw.get("kt_verdicts"),
-    }
-
-
-def _sane_time(t, times) -> bool:
-    """A time that can be compared: positive and finite (a cache may hold anything)."""
-
-    def finite(x) -> bool:
-        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-    return finite(t) and t > 0 and all(finite(x) and x >= 0 for x in times or [])
-
-
-def classify_exception(e: BaseException) -> tuple[str, str]:
-    text = f"{type(e).__name__}: {e}"
-    stderr = getattr(e, "stderr", None)
-    if stderr:
-        text += "\n" + (stderr.decode(errors="replace") if isinstance(stderr, bytes) else str(stderr))
-    low = text.lower()
-    if any(s in low for s in ("compil", "nvrtc", "ptxas", "nvcc")):
-        return "compile_error", text[-4000:]
-    return "runtime_error", text[-4000:]
 
 
 class StreamingStrategy:
@@ -319,7 +252,7 @@ class _StreamingRunner:
                     [dict(zip(owner.names, e)) for e in ahead if ",".join(map(str, e)) not in job.known]
                 )
             if key in self.done or key in job.known:
-                out.append(self.done.get(key) or _as_kt_result(job.known[key], owner.names))
+                out.append(self.done.get(key) or as_kt_result(job.known[key]))
                 continue
             if owner.should_stop():
                 raise StopTuning("user")
@@ -417,17 +350,6 @@ def _budgeted(job: TuneJob) -> dict:
     if job.seeds and job.search == "kt":
         options.setdefault("seeds", job.seeds)
     return options
-
-
-def _as_kt_result(stored: dict, names: list[str]) -> dict:
-    params = stored["params"]  # JSON text when it comes from the store (Store.known_for_worker)
-    r = dict(json.loads(params) if isinstance(params, str) else params)
-    if stored.get("time_ms") is not None and stored.get("status") == "ok":
-        r["time"] = stored["time_ms"]
-    else:
-        r["time"] = 1e20
-        r["__error__"] = util.RuntimeFailedConfig()
-    return r
 
 
 def _problem_size_function(spec: Spec):
