@@ -3,6 +3,7 @@ resume; a failed call or an invalid reply becomes a gate (retry, fix it by hand,
 
 from __future__ import annotations
 
+from ..llm.errors import LlmError, LlmUnavailable
 from ..llm.examples import example_for
 from ..llm.prompts import messages_for
 from ..llm.structured import StructuredReplyError, ask_structured, parse_reply
@@ -42,9 +43,7 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
             except StructuredReplyError as e:
                 problem, text, problems = "reply", e.text, e.problems
                 title = f"The LLM's reply for {template} is not valid: {'; '.join(e.problems)[:300]}"
-            except Exception as e:  # noqa: BLE001 - LlmError, LlmUnavailable: the user decides what next
-                if not any(c.__name__ in ("LlmError", "LlmUnavailable") for c in type(e).__mro__):
-                    raise
+            except (LlmError, LlmUnavailable) as e:  # the user decides what next
                 problem, problems = "call", [str(e)]
                 title = f"The LLM call for {template} failed: {e}"
             cls = LlmFailedGate if problem == "call" else LlmReplyGate

@@ -24,6 +24,7 @@ from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
+from ..llm.errors import LlmUnavailable
 from ..search.seeds import seed_configs
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import Store
@@ -239,8 +240,6 @@ class Engine:
         return NO_REFERENCE + (f" ({'; '.join(why)})" if why else "")
 
     def llm_client(self, key: str):
-        from ..llm.client import LlmUnavailable  # here, not at import: openai loads only when an LLM is used
-
         if self.make_llm is None:
             raise LlmUnavailable(
                 "no LLM configured (manual mode): pass --base-url URL --model NAME, "
