@@ -8,6 +8,18 @@ from ..llm.examples import example_for
 from ..llm.prompts import messages_for
 from ..llm.structured import StructuredReplyError, ask_structured, parse_reply
 from .gates import LLM_CHOICES, Gate, LlmFailedGate, LlmReplyGate, gate_from  # noqa: F401 - LLM_CHOICES: older imports
+from .manual import stored_reply
+
+
+def ask(engine, key: str, template: str, model_cls, without_llm=None, **kw):
+    """The one way a strategy asks for what an LLM writes (StrategyContext.ask): a stored answer is
+    used as it was; in manual mode with `without_llm`, nothing is called and `without_llm()` goes
+    to the strategy's next gate, where the user writes or edits it; otherwise llm_ask (in manual
+    mode its gate is where the user writes the answer by hand)."""
+    if engine.make_llm is None and without_llm is not None:
+        stored = stored_reply(engine, key, model_cls)
+        return stored if stored is not None else without_llm()
+    return (yield from llm_ask(engine, key, template, model_cls, **kw))
 
 
 def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages=None, check=None, **values):

@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Generator
 from pathlib import Path
+from typing import Any
 
 from ..config import config_dir
 from ..errors import UserError
@@ -28,6 +29,7 @@ from ..llm.errors import LlmUnavailable
 from ..search.seeds import seed_configs
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import Store
+from . import asking, kernel_step
 from .backend import BackendChoice
 from .checks import SizeChecks
 from .edits import decision_record
@@ -87,7 +89,8 @@ class Engine:
         self.store.update_session(self.sid, state=state, **fields)
         self.emit("session", keep=False, state=state, **fields)
 
-    def ask(self, gate: Gate) -> Decision:
+    def at_gate(self, gate: Gate) -> Decision:
+        """Store `gate`, wait for its decision (or replay the stored one) and store that."""
         stored = self.store.gate(self.sid, gate.key)
         # a stored "stop" ended the session; resuming it means asking that question again
         if stored and stored["state"] == "decided" and stored["decision"]["choice"] != "stop":
@@ -253,6 +256,36 @@ class Engine:
     def set_step(self, step_id: str, **fields) -> None:
         self.store.put_step(self.sid, step_id, **fields)
         self.emit("step", keep=False, id=step_id, **fields)
+
+    # -- what only strategies call (engine/context.py: StrategyContext) -------------------------
+    @property
+    def manual(self) -> bool:
+        return self.make_llm is None
+
+    def ask(self, key: str, template: str, model_cls, without_llm=None, **kw):
+        return asking.ask(self, key, template, model_cls, without_llm, **kw)
+
+    def kept(self, key: str) -> tuple[Any, str] | None:
+        stored = self.store.llm_result(self.sid, key)
+        return None if stored is None else (stored["value"], stored["text"])
+
+    def keep(self, key: str, value: Any, text: str, by: str) -> None:
+        self.store.put_llm_result(self.sid, key, value, text, by=by)
+
+    def steps(self) -> list[dict[str, Any]]:
+        return self.store.steps(self.sid)
+
+    def results(self, vid: str) -> list[Any]:
+        return self.store.results(self.sid, vid)
+
+    def first_baseline(self) -> None:
+        first_baseline(self)
+
+    def prompt_context(self) -> dict[str, Any]:
+        return kernel_step.prompt_context(self)
+
+    def run_rewrite(self, step_id: str, title: str, rewrite: Any, suggested: dict[str, Any] | None = None):
+        return kernel_step.run_rewrite(self, step_id, title, rewrite, suggested)
 
     def known(self, vid: str):
         """The version's stored results, key -> result (read from the store on use: sessions can be large)."""
@@ -569,7 +602,7 @@ class Engine:
         try:
             gate = next(gen)
             while True:
-                decision = self.ask(gate)
+                decision = self.at_gate(gate)
                 if decision.choice == "switch":
                     gen = self.switch(gen, str(decision.value))
                     gate = next(gen)

@@ -15,7 +15,6 @@ import json
 from ...llm.schemas import ConfigBatch, SpaceEdit
 from ...search import space
 from ...search.space import SpaceError, apply_edit, check_configs, config_key, render, space_size
-from ..asking import llm_ask
 from ..gates import ConfigsGate, SpaceGate, SweepGate
 from ..kernel_step import spec_text
 
@@ -41,8 +40,7 @@ def config_search(engine):
     for r in range(1, int(opts.get("rounds", 6)) + 1):
         source, spec = engine.version(vid)
         values = _prompt_values(engine, vid, source, spec, r, int(opts.get("batch_size", 8)))
-        batch = yield from llm_ask(
-            engine,
+        batch = yield from engine.ask(
             f"configs:{r}",
             "propose_configs",
             ConfigBatch,
@@ -78,7 +76,7 @@ def config_search(engine):
                 engine.emit("note", text=f"config-search: no gain in {since_gain} rounds; stopping")
                 return
             edits += 1
-            reply = yield from llm_ask(engine, f"space:{r}", "edit_space", SpaceEdit, **values)
+            reply = yield from engine.ask(f"space:{r}", "edit_space", SpaceEdit, **values)
             changed = yield from _review_space(engine, vid, spec, source, r, reply)
             if not changed:
                 return
@@ -167,7 +165,7 @@ def _review_space(engine, vid, spec, source, r, reply):
 
 
 def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
-    results = engine.store.results(engine.sid, vid)
+    results = engine.results(vid)
     ok = sorted((x for x in results if engine.trusted(vid, x)), key=lambda x: x["time_ms"])
     failed = [x for x in results if x not in ok]
     base = spec.baseline_params()

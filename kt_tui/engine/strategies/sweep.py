@@ -12,7 +12,6 @@ from ...gpu.protocol import SEARCHES
 from ...search.space import SpaceError, space_sizes, unrestricted_size
 from ...tomlfile import dumps, literal
 from ..gates import SweepGate
-from ..strength import first_baseline
 
 NAME = "sweep"
 SEARCH_KEYS = ("search", "max_configs", "time_limit_s", "seeds")
@@ -55,7 +54,7 @@ def space_counts(spec) -> tuple[int, int, str]:
 def sweep(engine):
     vid = engine.original
     _, spec = engine.version(vid)
-    first_baseline(engine)  # the check's strength, tested once and said at this gate (engine/strength.py)
+    engine.first_baseline()  # the check's strength, tested once and said at this gate (engine/strength.py)
     attempt, edits = 1, 0
     settings = {k: engine.options.get(k) for k in SEARCH_KEYS}
     settings["search"] = settings["search"] or "kt"

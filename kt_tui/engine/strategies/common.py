@@ -1,0 +1,48 @@
+"""What several strategies share: the first gate (measure the original), a verdict as a gate shows
+it, the steps so far as a prompt reads them. Strategies import these from here, never from a
+sibling strategy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context import Gates, StrategyContext
+from ..gates import SweepGate
+
+
+def start(engine: StrategyContext, then: str) -> Gates:
+    """Tune the original first: its best configuration is what every step must beat. The gate's key
+    is the same for every strategy that asks it, so after a switch it is not asked again."""
+    vid = engine.original
+    _, spec = engine.version(vid)
+    decision = yield SweepGate(
+        key="start",
+        title=f"Measure the original {spec.kernel} ({spec.space_size()} "
+        f"configurations before restrictions), then {then}?",
+        version=vid,
+        total=spec.space_size(),
+        choices=("approve", "skip", "stop"),
+    )
+    if decision.choice == "approve":
+        engine.baseline(vid)
+        engine.tune(vid, run_id="tune:original")
+    else:
+        engine.baseline(vid)
+
+
+def verdict_body(verdict: Any) -> dict[str, Any] | None:
+    """An LLM's StepVerdict as the step gate shows it (None: not evaluated)."""
+    return None if verdict is None else {"valid": verdict.valid, "reason": verdict.reason}
+
+
+def steps_summary(engine: StrategyContext) -> str:
+    """The steps so far and how each ended, one line each, for the prompts."""
+    return "\n".join(
+        f"- {s['title']}: {s['state']}" + (f" ({s['reason']})" if s["reason"] else "") for s in engine.steps()
+    )
+
+
+def nothing() -> None:
+    """`without_llm` for an answer the strategy's own next gate asks the user for (a plan) or that
+    manual mode goes without (a step's verdict)."""
+    return None

@@ -1,0 +1,120 @@
+"""The strategy contract: strategies see the engine only through StrategyContext, import no sibling
+strategy, and ask for what an LLM writes through one ask() (stored answer, manual mode, or the LLM)."""
+
+import ast
+import json
+
+import pytest
+
+import kt_tui.front.headless as headless
+from kt_tui.engine.context import StrategyContext
+from kt_tui.engine.events import Decision
+from kt_tui.llm.schemas import ConfigBatch, Plan
+
+from .conftest import EXAMPLES, ROOT
+from .helpers import run_cli
+from .llm_server import MODEL, ScriptedServer
+from .test_autonomous import CACHES, replies
+from .test_explicit import _engine
+
+STRATEGIES = ROOT / "kt_tui" / "engine" / "strategies"
+ALLOWED = {n for n in dir(StrategyContext) if not n.startswith("_")} | set(StrategyContext.__annotations__)
+
+
+class OnlyTheContext:
+    """The engine as a strategy may see it: a name StrategyContext does not declare is an error."""
+
+    def __init__(self, engine):
+        self._engine = engine
+
+    def __getattr__(self, name):
+        if name not in ALLOWED:
+            raise AssertionError(f"a strategy used engine.{name}, which StrategyContext does not declare")
+        return getattr(self._engine, name)
+
+
+def guarded(strategy):
+    return lambda engine: strategy(OnlyTheContext(engine))
+
+
+def test_strategies_import_no_sibling_strategy_and_fork_on_no_llm_nowhere():
+    strategies = {p.stem for p in STRATEGIES.glob("*.py")} - {"__init__", "common", "steps_file"}
+    for path in STRATEGIES.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                assert node.module not in strategies, f"{path.name} imports the strategy {node.module}"
+            if isinstance(node, ast.Name | ast.alias):
+                name = node.id if isinstance(node, ast.Name) else node.name
+                assert name not in ("llm_ask", "stored_reply", "is_manual"), f"{path.name} uses {name}"
+
+
+def test_an_autonomous_session_uses_only_the_context(capsys, monkeypatch):
+    original = headless.get_strategy
+    monkeypatch.setattr(headless, "get_strategy", lambda name: guarded(original(name)))
+    with ScriptedServer(replies("matmul")) as server:
+        code, out = run_cli(
+            capsys,
+            "run",
+            EXAMPLES / "matmul.cu",
+            "--strategy",
+            "autonomous",
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--sim-cache",
+            CACHES,
+            "--base-url",
+            server.url,
+            "--model",
+            MODEL,
+        )
+    assert code == 0 and out["state"] == "finished", out
+    assert [s["state"] for s in out["steps"]] == ["accepted", "failed", "accepted", "skipped"]
+
+
+@pytest.mark.parametrize("name", ["explicit", "one-prompt", "autonomous", "sweep"])
+def test_manual_sessions_use_only_the_context(tmp_path, name):
+    from kt_tui.config import load_settings
+    from kt_tui.engine.registry import get_strategy
+
+    steps = tmp_path / "steps.toml"
+    steps.write_text('[[step]]\nid = "tile"\ntitle = "Tile"\nprompt = "{kernel_string}"\n')
+    seen = []
+
+    def decide(gate):
+        seen.append(gate.key)
+        if gate.key == "plan":
+            return Decision("edit", "1. Unroll the loop")
+        return Decision("approve")
+
+    settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), "llm": "none", "steps": str(steps)})
+    engine, gpu = _engine(settings, EXAMPLES / "matmul.cu", decide)
+    try:
+        assert engine.run(guarded(get_strategy(name))) == "finished"
+    finally:
+        gpu.close()
+    assert seen[0] in ("start", "sweep:1") and not any(k.startswith("llm:") for k in seen)
+    assert engine.store.llm_calls(engine.sid) == []
+
+
+def test_ask_answers_from_the_store_in_manual_mode_or_opens_the_users_gate(tmp_path):
+    from kt_tui.config import load_settings
+
+    settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), "llm": "none"})
+    engine, gpu = _engine(settings, EXAMPLES / "matmul.cu", lambda gate: Decision("approve"))
+    gpu.close()
+    plan = {"steps": [{"title": "Unroll", "description": "by four"}]}
+    engine.store.put_llm_result(engine.sid, "plan", plan, json.dumps(plan), by="llm")
+    asked = engine.ask("plan", "plan", Plan, without_llm=lambda: None)
+    with pytest.raises(StopIteration) as done:
+        next(asked)
+    assert done.value.value.steps[0].title == "Unroll"  # the stored answer, not the manual one
+    with pytest.raises(StopIteration) as done:
+        next(engine.ask("replan:1", "replan", Plan, without_llm=lambda: Plan(steps=[])))
+    assert done.value.value == Plan(steps=[])
+    # no manual stand-in: the user writes the answer at the LLM's gate (no call is made)
+    gate = next(engine.ask("configs:1", "propose_configs", ConfigBatch))
+    assert gate.kind == "llm_failed" and "manual mode" in gate.title
+    assert engine.store.llm_calls(engine.sid) == []
