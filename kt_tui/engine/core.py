@@ -95,7 +95,7 @@ class Engine:
         # a stored "stop" ended the session; resuming it means asking that question again
         if stored and stored["state"] == "decided" and stored["decision"]["choice"] != "stop":
             d = stored["decision"]
-            return Decision(d["choice"], d.get("value"), by="replay")
+            return Decision(d["choice"], d.get("value"), by="replay", why=d.get("why"))
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
         gate.vacuous = vacuous_why(self.store, self.sid)

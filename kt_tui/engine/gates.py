@@ -8,19 +8,28 @@ subclass here with a `kind` and its fields, plus a renderer in ui/gate_view.py.
 
 from __future__ import annotations
 
+import json
+import tomllib
 from dataclasses import asdict, dataclass, field, fields
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from ..gpu.protocol import SEARCHES
+from .plan import clean_title, plan_from_text
 
 CHOICES = ("approve", "edit", "skip", "stop")
 LLM_CHOICES = ("retry", "edit", "skip", "stop")
 _NOT_BODY = ("key", "title", "choices", "extra")
 
 
+BY = ("user", "autopilot", "policy", "replay")  # who decided: you, the app's autopilot, --auto, a stored decision
+
+
 @dataclass
 class Decision:
     choice: str
     value: object = None  # the edited value, for "edit"
-    by: str = "user"  # user | policy | replay
+    by: str = "user"  # one of BY
+    why: str | None = None  # the reason a policy (or the autopilot) gave, when it gave one
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -71,6 +80,10 @@ class Gate:
         """Why a policy's "stop" here fails the session (None: it only stops it)."""
         return None
 
+    def parse_edit(self, value: object) -> Any:
+        """What an "edit" decision's value means at this gate; ValueError names what is wrong with it."""
+        return value
+
 
 def _manual_stop(manual: str | None) -> tuple[str, str | None] | None:
     if manual:
@@ -104,6 +117,10 @@ class SweepGate(Gate):
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         return ("stop", None) if self.after_stop else ("approve", None)
 
+    def parse_edit(self, value: object) -> dict[str, Any]:
+        """The edited search settings (TOML of SEARCH_KEYS)."""
+        return parse_search(str(value))
+
 
 @dataclass(kw_only=True)
 class PlanGate(Gate):
@@ -118,6 +135,10 @@ class PlanGate(Gate):
 
     def stop_error(self) -> str | None:
         return self.manual
+
+    def parse_edit(self, value: object) -> list[tuple[str, str]]:
+        """The edited plan: (title, description) per step (engine/plan.py)."""
+        return plan_from_text(str(value))
 
 
 @dataclass(kw_only=True)
@@ -135,6 +156,15 @@ class StepGate(Gate):
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         return ("skip", None) if self.verdict and not self.verdict["valid"] else ("approve", None)
+
+    def parse_edit(self, value: object) -> tuple[str, str]:
+        """A step with a prompt: ("prompt", the edited prompt, which always shows the kernel);
+        otherwise (title, description): the first line, then the rest."""
+        text = str(value)
+        if self.prompt is not None:
+            return "prompt", text if "{kernel_string}" in text else text + "\n\n```cuda\n{kernel_string}\n```\n"
+        title, _, rest = text.strip().partition("\n")
+        return clean_title(title), rest.strip()
 
 
 @dataclass(kw_only=True)
@@ -206,6 +236,13 @@ class ConfigsGate(Gate):
     invalid: list = field(default_factory=list)  # {"config", "why"} each
     text: str = ""
 
+    def parse_edit(self, value: object) -> list[Any]:
+        """One JSON object per line; each is checked against the space again by the strategy."""
+        try:
+            return [json.loads(line) for line in str(value).splitlines() if line.strip()]
+        except (ValueError, RecursionError) as e:
+            raise ValueError(f"not one JSON object per line: {e}") from None
+
 
 @dataclass(kw_only=True)
 class SpaceGate(Gate):
@@ -269,6 +306,26 @@ class UnknownGate(Gate):
     @property
     def body(self) -> dict:
         return dict(self.extra)
+
+
+SEARCH_KEYS = ("search", "max_configs", "time_limit_s", "seeds")
+
+
+def parse_search(text: str) -> dict[str, Any]:
+    """Edited search settings; ValueError names the problem."""
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as e:
+        raise ValueError(f"not TOML: {e or 'nested too deep'}") from None
+    unknown = set(data) - set(SEARCH_KEYS)
+    if unknown:
+        raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))} (known: {', '.join(SEARCH_KEYS)})")
+    if "search" in data and data["search"] not in SEARCHES:
+        raise ValueError(f"search: unknown {data['search']!r} (known: {', '.join(SEARCHES)})")
+    for k in ("max_configs", "time_limit_s"):
+        if k in data and (not isinstance(data[k], (int, float)) or data[k] < 0):
+            raise ValueError(f"{k}: expected a number >= 0 (0: no budget)")
+    return data
 
 
 def gate_from(kind: str, key: str, title: str, body: dict | None, choices=None) -> Gate:

@@ -280,7 +280,9 @@ def _gate_md(i: int, g: dict) -> list[str]:
         f"### {i}. {_text(g['title'])}",
         "",
         f"{_text(g['kind'])} gate, opened {g['created']}; decision: **{_text(d.get('choice') or 'pending')}** "
-        f"by {_text(who)}" + (f" at {g['decided']}" if g["decided"] else ""),
+        f"by {_text(who)}"
+        + (f" at {g['decided']}" if g["decided"] else "")
+        + (f": {_text(d['why'])}" if d.get("why") else ""),
         "",
     ]
     body = g["body"] if isinstance(g["body"], dict) else {}

@@ -67,7 +67,7 @@ class SessionActions:
             return {}
         return {CHOICE_IDS[c]: label[:1].upper() + label[1:] for c, label in answers(self.gate).items()}
 
-    def _decide(self, choice: str, value=None, by: str = "user") -> None:
+    def _decide(self, choice: str, value=None, by: str = "user", why: str | None = None) -> None:
         """Answer the open gate. A skip or stop of yours waits UNDO_S seconds, undoable, before
         the engine gets it: until then nothing has run on it."""
         gate = self.gate
@@ -76,7 +76,7 @@ class SessionActions:
         delay = undo_seconds() if by == "user" and choice in DESTRUCTIVE else 0.0
         if delay:
             timer = self.set_timer(delay, self._send_held)
-            self.held = (gate, Decision(choice, value, by=by), timer)
+            self.held = (gate, Decision(choice, value, by=by, why=why), timer)
             self.query_one(GatePanel).update(
                 Text.assemble(
                     (f"{choice}: ", "bold"),
@@ -87,7 +87,7 @@ class SessionActions:
             )
             self.refresh_bindings()
             return
-        self._send(Decision(choice, value, by=by))
+        self._send(Decision(choice, value, by=by, why=why))
 
     def _send(self, decision: Decision) -> None:
         if self.bridge.answer(decision):

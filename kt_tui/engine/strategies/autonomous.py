@@ -10,7 +10,7 @@ from ...llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
 from ..context import Gates, StrategyContext
 from ..gates import Decision, Gate, PlanGate, StepGate
 from ..manual import NO_VERDICT, PLAN_NOTE, manual_rewrite
-from ..plan import clean_title, plan_from_text, plan_text
+from ..plan import plan_text
 from .common import nothing, start, steps_summary, verdict_body
 
 NAME = "autonomous"
@@ -41,7 +41,7 @@ def autonomous(engine: StrategyContext) -> Gates:
         verdict = yield from engine.ask(
             f"validate:{step_id}", "validate_step", StepVerdict, without_llm=nothing, step=f"{title}\n{text}", **ctx()
         )
-        decision = yield StepGate(
+        gate = StepGate(
             key=f"step:{step_id}",
             title=f"Step {step_id}: {title}",
             step=step_id,
@@ -49,6 +49,7 @@ def autonomous(engine: StrategyContext) -> Gates:
             verdict=verdict_body(verdict),
             note=NO_VERDICT if manual and verdict is None else None,
         )
+        decision = yield gate
         if decision.choice == "skip":
             why = (
                 "skipped by the user"
@@ -58,7 +59,7 @@ def autonomous(engine: StrategyContext) -> Gates:
             engine.set_step(step_id, state="skipped", reason=why)
             continue
         if decision.choice == "edit" and decision.value:
-            title, text = _split_step(str(decision.value))
+            title, text = gate.parse_edit(decision.value)
             engine.set_step(step_id, title=title, description=text, state="edited")
         else:
             engine.set_step(step_id, state="approved")
@@ -99,14 +100,15 @@ def _review_plan(
     proposed = [(p.title, p.description) for p in plan.steps] if plan else []
     prefix = "" if key == "plan" else key.split(":")[1] + "-"
     title = "Write the plan (manual mode, no LLM)" if manual else f"The LLM proposes {len(proposed)} steps"
-    decision = yield PlanGate(
+    gate = PlanGate(
         key=key,
         title=title,
         text=plan_text(proposed) if proposed else "",
         manual=PLAN_NOTE if manual else None,
         choices=("approve", "edit", "stop"),
     )
-    items = plan_from_text(str(decision.value)) if decision.choice == "edit" else proposed
+    decision = yield gate
+    items = gate.parse_edit(decision.value) if decision.choice == "edit" else proposed
     out: list[tuple[str, str, str]] = []
     for i, (title, text) in enumerate(items):
         step_id = f"{prefix}{i + 1}"
@@ -115,11 +117,6 @@ def _review_plan(
         )
         out.append((step_id, title, text))
     return out
-
-
-def _split_step(text: str) -> tuple[str, str]:
-    title, _, rest = text.strip().partition("\n")
-    return clean_title(title), rest.strip()
 
 
 autonomous.NAME, autonomous.DESCRIPTION = NAME, "the LLM plans the steps and rewrites the kernel for each"

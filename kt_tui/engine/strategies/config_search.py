@@ -94,7 +94,7 @@ def _review_batch(engine, vid, spec, r, batch):
     attempt = 1
     while True:
         key = f"batch:{r}" + (f":{attempt}" if attempt > 1 else "")
-        decision = yield ConfigsGate(
+        gate = ConfigsGate(
             key=key,
             title=f"Round {r}: benchmark {len(valid)} configuration(s) the LLM proposes ({len(invalid)} dropped)?",
             round=r,
@@ -104,14 +104,15 @@ def _review_batch(engine, vid, spec, r, batch):
             invalid=[{"config": c, "why": why} for c, why in invalid],
             text=_lines(valid),
         )
+        decision = yield gate
         if decision.choice == "skip":
             return []
         if decision.choice == "approve":
             return valid
         try:
-            edited = [json.loads(line) for line in str(decision.value).splitlines() if line.strip()]
-        except json.JSONDecodeError as e:
-            edited, invalid = valid, [({}, f"the edit is not one JSON object per line: {e}")]
+            edited = gate.parse_edit(decision.value)
+        except ValueError as e:
+            edited, invalid = valid, [({}, f"the edit is {e}")]
         else:
             valid, invalid = _checked(spec, edited, known)
         attempt += 1

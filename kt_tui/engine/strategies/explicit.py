@@ -64,7 +64,7 @@ def _run_step(engine: StrategyContext, step: Step, outcomes: dict[str, str]) -> 
         if step.skip_evaluation
         else None
     )
-    decision = yield StepGate(
+    gate = StepGate(
         key=f"step:{step.id}",
         title=f"Step {step.id}: {step.title}",
         step=step.id,
@@ -75,6 +75,7 @@ def _run_step(engine: StrategyContext, step: Step, outcomes: dict[str, str]) -> 
         depends_on=step.depends_on,
         prompt=step.prompt,
     )
+    decision = yield gate
     if decision.choice == "skip":
         why = (
             f"the LLM judged it not worth it: {verdict.reason}"
@@ -85,9 +86,7 @@ def _run_step(engine: StrategyContext, step: Step, outcomes: dict[str, str]) -> 
         return
     prompt = step.prompt
     if decision.choice == "edit" and decision.value:  # the user rewrote the step's prompt
-        prompt = str(decision.value)
-        if "{kernel_string}" not in prompt:
-            prompt += "\n\n```cuda\n{kernel_string}\n```\n"
+        _, prompt = gate.parse_edit(decision.value)
         engine.set_step(step.id, state="edited", reason="prompt edited by the user")
     else:
         engine.set_step(

@@ -6,37 +6,16 @@ Gates: "start the sweep?" before anything runs, and "continue?" after the user s
 
 from __future__ import annotations
 
-import tomllib
-
-from ...gpu.protocol import SEARCHES
 from ...search.space import SpaceError, space_sizes, unrestricted_size
 from ...tomlfile import dumps, literal
-from ..gates import SweepGate
+from ..gates import SEARCH_KEYS, SweepGate, parse_search  # noqa: F401 - parse_search: older imports
 
 NAME = "sweep"
-SEARCH_KEYS = ("search", "max_configs", "time_limit_s", "seeds")
 
 
 def search_text(settings: dict) -> str:
     """The search settings as the TOML the user edits at the gate."""
     return dumps({k: literal(v) if isinstance(v, str) else v for k, v in ((k, settings.get(k)) for k in SEARCH_KEYS)})
-
-
-def parse_search(text: str) -> dict:
-    """The edited search settings; ValueError names the problem."""
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as e:
-        raise ValueError(f"not TOML: {e or 'nested too deep'}") from None
-    unknown = set(data) - set(SEARCH_KEYS)
-    if unknown:
-        raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))} (known: {', '.join(SEARCH_KEYS)})")
-    if "search" in data and data["search"] not in SEARCHES:
-        raise ValueError(f"search: unknown {data['search']!r} (known: {', '.join(SEARCHES)})")
-    for k in ("max_configs", "time_limit_s"):
-        if k in data and (not isinstance(data[k], (int, float)) or data[k] < 0):
-            raise ValueError(f"{k}: expected a number >= 0 (0: no budget)")
-    return data
 
 
 def space_counts(spec) -> tuple[int, int, str]:
@@ -66,7 +45,7 @@ def sweep(engine):
             if attempt == 1
             else f"Continue the sweep of {spec.kernel} ({done} of {total} measured)?"
         )
-        decision = yield SweepGate(
+        gate = SweepGate(
             key=f"sweep:{attempt}" + (f":{edits}" if edits else ""),
             title=title,
             version=vid,
@@ -82,11 +61,12 @@ def sweep(engine):
             text=search_text(settings),
             **settings,
         )
+        decision = yield gate
         if decision.choice == "skip":
             return
         if decision.choice == "edit":
             try:
-                settings.update(parse_search(str(decision.value)))
+                settings.update(gate.parse_edit(decision.value))
             except ValueError as e:  # asked again, under a new key, with the reason
                 engine.emit("note", text=f"search settings not changed: {e}")
                 edits += 1
