@@ -8,26 +8,16 @@ the user left at this gate, which stays pending in the store.
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import math
 import threading
-import time
-from collections import Counter
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
-from ..config import config_dir
 from ..errors import UserError
-from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
-from ..gpu.protocol import TuneJob
-from ..gpu.simcache import finalize_cache
+from ..gpu.client import GpuWorker
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
 from ..llm.errors import LlmUnavailable
-from ..search.seeds import seed_configs
-from ..search.space import SpaceError, config_key, space_sizes
 from ..store import Store
 from . import asking, kernel_step
 from .backend import BackendChoice
@@ -35,18 +25,15 @@ from .checks import SizeChecks
 from .edits import decision_record
 from .events import Decision, Event, Gate, event_from
 from .registry import get_strategy
-from .strength import first_baseline, result_params, vacuous_why
+from .runs import Interrupted, Runs
+from .strength import first_baseline, vacuous_why
 from .summary import expected_from, unverified_reason
-from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, Outcome, trusted
+from .verdict import trusted
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
 
 
-class Interrupted(Exception):
-    """The user left at a pending gate; the session resumes there."""
-
-
-class Engine:
+class Engine(Runs):
     def __init__(
         self,
         store: Store,
@@ -192,56 +179,6 @@ class Engine:
             self.store.update_session(self.sid, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
             self.emit("session", keep=False, best_ms=best["time_ms"], best_key=best["key"], best_version=vid)
 
-    def verify(self, vid: str) -> Outcome:
-        """Run a new version's first configuration once, checked against the original's outputs.
-        finished: its result is trusted; failed: the error says why (wrong, no reference, no verdict)."""
-        _, spec = self.version(vid)
-        params = spec.baseline_params()
-        key = ",".join(str(params[n]) for n in spec.tune_params)
-        run_id = f"verify:{vid}"
-        if key not in self.known(vid):
-            if not self.choice.simulated and self.reference() is None:
-                self.store.put_run(self.sid, run_id, version=vid, kind="verify", state="running")
-                why = self.no_reference()
-                self._end_run(run_id, "failed", why)
-                return Outcome("failed", why)
-            self._run_job(vid, run_id, "verify", configs=[params])
-        r = self.known(vid).get(key)
-        if r is None:
-            return Outcome("failed", (self.store.run(self.sid, run_id) or {}).get("error") or "no result")
-        if r["status"] != "ok" or r["verified"] is False:
-            return Outcome("failed", None, result=r)
-        if not self.trusted(vid, r):
-            return Outcome("failed", NO_VERDICT_SIM if self.choice.simulated else NO_VERDICT, result=r)
-        return Outcome("finished", measured=1, result=r)
-
-    def reference(self) -> dict | None:
-        """The original's outputs at its baseline, which every version is checked against; lost or
-        damaged ones are captured again by a reference job. None in sim (verdicts are recorded)
-        or when they cannot be had."""
-        if self.choice.simulated:
-            return None
-        ref = self.store.reference(self.sid, self.original)
-        if ref is None and self.choice.backend != "none":
-            _, spec = self.version(self.original)
-            self._run_job(
-                self.original, f"reference:{self.original}", "reference", configs=[spec.baseline_params()], capture=True
-            )
-            ref = self.store.reference(self.sid, self.original)
-        return ref
-
-    def no_reference(self) -> str:
-        """NO_REFERENCE with what went wrong when the original's outputs were taken."""
-        why = [
-            run["error"]
-            for run in (self.store.run(self.sid, f"{kind}:{self.original}") for kind in ("reference", "baseline"))
-            if run and run.get("error")
-        ]
-        base = self.known(self.original).get(self.reference_key())
-        if base and base["status"] != "ok":
-            why.append(f"the original's run: {base['status']}: {(base.get('error') or '').strip()[:300]}")
-        return NO_REFERENCE + (f" ({'; '.join(why)})" if why else "")
-
     def llm_client(self, key: str):
         if self.make_llm is None:
             raise LlmUnavailable(
@@ -287,294 +224,10 @@ class Engine:
     def run_rewrite(self, step_id: str, title: str, rewrite: Any, suggested: dict[str, Any] | None = None):
         return kernel_step.run_rewrite(self, step_id, title, rewrite, suggested)
 
-    def known(self, vid: str):
-        """The version's stored results, key -> result (read from the store on use: sessions can be large)."""
-        return self.store.known(self.sid, vid)
-
-    # -- measuring -----------------------------------------------------------------------
-    def baseline(self, vid: str) -> dict | None:
-        """The original configuration's time and outputs (the reference), measured once."""
-        source, spec = self.version(vid)
-        params = spec.baseline_params()
-        key = ",".join(str(params[n]) for n in spec.tune_params)
-        have = self.known(vid).get(key)
-        if have is None:
-            if vid == self.original:  # the check's strength, once per session (engine/strength.py)
-                first_baseline(self)
-            self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
-            have = self.known(vid).get(key)
-        if have and have["time_ms"] is not None:
-            self.store.update_session(self.sid, baseline_ms=have["time_ms"])
-            self.emit("session", keep=False, baseline_ms=have["time_ms"])
-        return have
-
-    def tune(
-        self,
-        vid: str,
-        run_id: str,
-        search: str | None = None,
-        configs: list[dict] | None = None,
-        labels: dict[str, str] | None = None,
-        budget: dict | None = None,
-        seeds: bool | list = True,
-    ) -> Outcome:
-        """Tune one kernel version; returns how the run ended (engine/verdict.py Outcome).
-
-        search: how to walk the space (the session's setting when None); configs: exactly these
-        configurations instead; labels: config key -> where it came from, shown in the table;
-        seeds: evaluate the heuristic seeds first (True), or these configurations."""
-        run = self.store.run(self.sid, run_id)
-        if run and run["state"] in ("finished", "stopped", "failed"):
-            return self._outcome(vid, run_id)
-        if not self.choice.simulated and self.choice.backend != "none" and self.reference() is None:
-            self.store.put_run(self.sid, run_id, version=vid, kind="tune", state="running")
-            self._end_run(run_id, "failed", self.no_reference())
-            return self._outcome(vid, run_id)
-        opts = self.options
-        search = search or opts.get("search") or "kt"
-        budget = (
-            budget
-            if budget is not None
-            else {"max_configs": opts.get("max_configs") or None, "time_limit_s": opts.get("time_limit_s") or None}
-        )
-        if isinstance(seeds, list):
-            seed_list = [(c, "") for c in seeds]
-        else:
-            seed_list = self.seed_configs(vid) if (seeds and configs is None and opts.get("seeds", True)) else []
-        spec = self.version(vid)[1]
-        self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule in seed_list if rule})
-        self.labels.update(labels or {})
-        self._run_job(
-            vid,
-            run_id,
-            "tune",
-            configs=configs,
-            search=search,
-            seeds=[c for c, _ in seed_list],
-            options=opts.get("search_options") or {},
-            **budget,
-        )
-        return self._outcome(vid, run_id)
-
-    def _outcome(self, vid: str, run_id: str) -> Outcome:
-        run = self.store.run(self.sid, run_id) or {}
-        measured = self.store.count_results(self.sid, vid, run=run_id, measured=True)
-        state = run.get("state") or "failed"
-        if (
-            state == "finished"
-            and not measured
-            and not self._measured(vid)
-            and self.store.count_results(self.sid, vid, run=run_id)
-        ):
-            rows = [r for r in self.store.results(self.sid, vid) if r.get("run") == run_id]  # all failed: few
-            return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
-        return Outcome(state, run.get("error"), measured)
-
-    def seed_configs(self, vid: str) -> list[tuple[dict, str]]:
-        """The heuristic rules' seed configurations for this version, valid in its space."""
-        source, spec = self.version(vid)
-        try:
-            return seed_configs(spec, source, self.choice.gpu or "", [config_dir() / "rules"])
-        except UserError as e:  # a broken rule file of the user's: say so, tune without seeds
-            self.emit("note", text=f"no heuristic seeds: {e}")
-            return []
-
-    def request_stop(self) -> None:
-        self.stop_requested.set()
-        self.llm_cancel.set()
-        self.gpu.request_stop()
-
-    def pause(self, on: bool) -> None:
-        """Hold the tuning run between configurations, or let it go on."""
-        self.gpu.pause(on)
-        self.emit("paused", keep=False, on=on)
-
-    def _run_job(
-        self,
-        vid: str,
-        run_id: str,
-        kind: str,
-        configs=None,
-        capture=False,
-        search="brute_force",
-        max_configs=None,
-        time_limit_s=None,
-        seeds=(),
-        options=None,
-        one_worker=False,
-    ) -> str:
-        source, spec = self.version(vid)
-        self.stop_requested.clear()
-        sim = self.choice.simulated
-        sim_cache = self.sim_cache(vid) if sim else None
-        cachefile = None if one_worker else self.cachefile(vid, spec)  # a re-measure must not hit the cache
-        started = time.strftime("%Y-%m-%d %H:%M:%S")
-        total = len(configs) if configs else _space_total(spec)
-        self.store.put_run(
-            self.sid,
-            run_id,
-            version=vid,
-            kind=kind,
-            strategy=search,
-            state="running",
-            total=total,
-            cachefile=cachefile or (str(sim_cache) if sim_cache else None),
-            device=self.choice.gpu,
-            started=started,
-        )
-        known = self._known_for_worker(vid, spec) if kind == "tune" and not (sim and sim_cache is None) else {}
-        self.emit(
-            "run",
-            run=run_id,
-            version=vid,
-            kind=kind,
-            total=total,
-            backend=self.choice.backend,
-            budget=max_configs or None,
-            known=None if configs else len(known),
-        )  # known: measured before
-        if sim and sim_cache is None:
-            return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
-        if self.choice.backend == "none":
-            return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
-        job = TuneJob(
-            run_id=run_id,
-            source=source,
-            spec=spec.to_dict(),
-            backend=self.choice.backend,
-            cachefile=cachefile,
-            sim_cache=str(sim_cache) if sim_cache else None,
-            configs=configs,
-            known=known,
-            reference=None if capture or sim else self.store.reference(self.sid, self.original),
-            capture_reference=capture,
-            search=search,
-            max_configs=max_configs,
-            time_limit_s=time_limit_s,
-            seeds=list(seeds),
-            search_options=dict(options or {}),
-            one_worker=one_worker,
-            result_params=result_params(self.store, self.sid),
-        )
-
-        def on_gpu(kind_: str, payload: dict) -> None:
-            if kind_ == "result" and kind != "reference":
-                self._add_result(vid, run_id, payload)
-            elif kind_ == "space" and not configs:  # a batch's total is its length, not its space's
-                self.store.put_run(self.sid, run_id, total=payload["total"])
-                self.emit("space", keep=False, run=run_id, total=payload["total"])
-            elif kind_ == "reference":
-                self.store.set_reference(self.sid, vid, payload)
-            elif kind_ == "begin":
-                self.emit("begin", keep=False, run=run_id, **payload)
-
-        try:
-            info = self.run_on_gpu(job, on_gpu, self.timeout_s or spec.timeout_s)
-        except WorkerError as e:
-            return self._end_run(run_id, "failed", str(e))
-        if cachefile and Path(cachefile).exists():
-            finalize_cache(
-                cachefile,
-                {
-                    "kernel_version": vid,
-                    "backend": self.choice.backend,
-                    "gpu": info.get("device") or self.choice.gpu,
-                    "recorded": started,
-                    "session": self.sid,
-                },
-                spec.tune_params,
-            )
-        stopped = info.get("stopped") or self.stop_requested.is_set()
-        state = self._end_run(run_id, "stopped" if stopped else "finished")
-        if kind == "tune":
-            if not stopped:
-                self.checks.remeasure_top(vid, run_id)
-            self.confirm_best(vid)
-        return state
-
-    def run_on_gpu(self, job, on_gpu, timeout_s: float) -> dict:
-        """One job on the GPU worker; a worker closed under it (the user left) interrupts the session."""
-        try:
-            return self.gpu.run(job, on_gpu, timeout_s)
-        except WorkerClosed:
-            raise Interrupted(job.run_id) from None
-
-    def cachefile(self, vid: str, spec: Spec) -> str | None:
-        """The kernel_tuner cachefile a real run of `vid` writes (None in sim mode or without a cache dir)."""
-        if self.choice.simulated or not self.cache_dir:
-            return None
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        # one file per version and parameter set: kernel_tuner refuses a cache of other parameters
-        names = hashlib.sha256(",".join(spec.tune_params).encode()).hexdigest()[:6]
-        return str(self.cache_dir / f"{self.kernel_name}-{vid}-{self.sid}-{names}.json")
-
-    # -- results at other sizes (engine/checks.py) ----------------------------------------
-    def check_sizes(self, vid: str, params: dict) -> list[dict]:
-        return self.checks.check_sizes(vid, params)
-
-    def confirm_best(self, vid: str, tries: int = 3) -> dict | None:
-        return self.checks.confirm_best(vid, tries)
-
     def current_best(self) -> str:
         """The accepted version that holds the session's best result (the original before any)."""
         vid = self.store.session(self.sid).get("best_version") or self.original
         return vid if vid in self.accepted else self.original
-
-    def sanitize(self, source: str, spec: Spec, tool: str = "memcheck", params: dict | None = None) -> dict:
-        """One run of `source` under compute-sanitizer at a small size; stored as an event."""
-        from ..gpu.sanitize import sanitize  # here: only a kernel gate's m / R keys run it
-
-        report = sanitize(source, spec, params or spec.baseline_params(), self.choice.backend, tool=tool)
-        self.emit("sanitize", **report.to_dict())
-        return report.to_dict()
-
-    def _why_failed(self) -> str | None:
-        """The one place a finished strategy's runs decide the session's end: it failed when a run of
-        the original kernel failed, or when no run measured anything."""
-        runs = [r for r in self.store.runs(self.sid) if r["kind"] != "reference"]
-        bad = [r for r in runs if r["state"] == "failed" and r["version"] == self.original]
-        if bad:
-            return bad[-1]["error"] or f"run {bad[-1]['id']} failed"
-        if runs and not self._measured():
-            rows = self.store.results(self.sid)  # none ran: failures only
-            failed = [r for r in runs if r["state"] == "failed"]
-            return "nothing could be measured: " + (
-                failed[-1]["error"] if failed and failed[-1]["error"] else _common_error(rows)
-            )
-        return None
-
-    def _known_for_worker(self, vid: str, spec: Spec) -> dict:
-        """The stored results a tuning job must not measure again: those its space can meet. A
-        space of few configurations in a large session is looked up key by key; otherwise every
-        stored result of the version is read and those outside the space are left out."""
-        values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
-        if math.prod(len(vs) for vs in values) * 16 < self.store.count_results(self.sid):
-            known = self.known(vid)
-            return {
-                k: {"params": r["params"], "time_ms": r["time_ms"], "status": r["status"]}
-                for k in map(",".join, itertools.product(*values))
-                if (r := known.get(k)) is not None
-            }
-        return _in_space(spec, self.store.known_for_worker(self.sid, vid))
-
-    def _measured(self, vid: str | None = None) -> bool:
-        """Whether any result (of `vid`) ran and has a time: the fastest one is found by index, where
-        counting them all reads every row of a large session."""
-        return next(iter(self.store.by_time(self.sid, vid, limit=1)), None) is not None
-
-    def _end_run(self, run_id: str, state: str, error: str | None = None) -> str:
-        self.store.put_run(self.sid, run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error)
-        self.emit("run_end", run=run_id, state=state, error=error)
-        return state
-
-    def _add_result(self, vid: str, run_id: str, r: dict) -> None:
-        r = dict(r, origin=r.get("origin") or self.labels.get(r["key"]))
-        self.store.add_result(self.sid, vid, run_id, r)
-        best = vid in self.accepted and self.trusted(vid, r) and (self.best_ms is None or r["time_ms"] < self.best_ms)
-        if best:
-            self.best_ms, self.best_key = r["time_ms"], r["key"]
-            self.store.update_session(self.sid, best_ms=r["time_ms"], best_key=r["key"], best_version=vid)
-        self.emit("result", keep=False, run=run_id, version=vid, result=r, best=best)
 
     # -- driving a strategy --------------------------------------------------------------
     def switch(self, gen, name: str):
@@ -634,38 +287,3 @@ class Engine:
             self.set_state("failed", error=str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}")
             self.emit("finished", state="failed", error=str(e))
             raise
-
-
-def _common_error(rows: list[dict]) -> str:
-    """The most frequent failure among results, for a run or session that measured nothing."""
-    errors = Counter(
-        f"{r['status']}: {(r['error'] or '').strip().splitlines()[-1][:200] if r['error'] else ''}"
-        for r in rows
-        if r["status"] != "ok"
-    )
-    if not errors:
-        return "no results"
-    text, n = errors.most_common(1)[0]
-    return f"{text.rstrip(': ')} ({n} of {len(rows)} configurations)"
-
-
-def _in_space(spec: Spec, known: dict) -> dict:
-    """The stored results a run over the spec's space can meet: keys made of its values (a version
-    may hold results of an earlier space); the others need not travel to the worker."""
-    values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
-    if math.prod(len(vs) for vs in values) <= len(known):  # fewer configurations than results: look each up
-        return {k: known[k] for k in map(",".join, itertools.product(*values)) if k in known}
-    sets = [set(vs) for vs in values]
-    return {
-        k: r
-        for k, r in known.items()
-        if len(parts := k.split(",")) == len(sets) and all(p in vs for p, vs in zip(parts, sets))
-    }
-
-
-def _space_total(spec: Spec) -> int:
-    """The configurations a run may measure: after restrictions, counted without listing them."""
-    try:
-        return space_sizes(spec)[1]
-    except SpaceError:
-        return spec.space_size()
