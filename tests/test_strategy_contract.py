@@ -118,3 +118,36 @@ def test_ask_answers_from_the_store_in_manual_mode_or_opens_the_users_gate(tmp_p
     gate = next(engine.ask("configs:1", "propose_configs", ConfigBatch))
     assert gate.kind == "llm_failed" and "manual mode" in gate.title
     assert engine.store.llm_calls(engine.sid) == []
+
+
+def test_option_changes_from_the_ui_wait_for_a_gate_boundary(tmp_path):
+    from kt_tui.config import load_settings
+    from kt_tui.engine.gates import SweepGate
+
+    seen = []
+
+    def decide(gate):
+        seen.append(dict(engine.options))
+        assert engine.change_options({"rounds": 3}) is True  # the engine waits at a gate: applied now
+        assert engine.options["rounds"] == 3
+        return Decision("approve")
+
+    settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), "llm": "none"})
+    engine, gpu = _engine(settings, EXAMPLES / "matmul.cu", decide)
+    gpu.close()
+    assert engine.change_options({"max_configs": 7}) is False  # the engine is running: held back
+    assert engine.options["max_configs"] != 7
+    engine.at_gate(SweepGate(key="s", title="t"))
+    assert seen[0]["max_configs"] == 7 and engine.options["rounds"] == 3
+
+
+def test_the_ui_changes_session_state_only_through_the_engine():
+    for path in (ROOT / "kt_tui" / "ui").glob("*.py"):
+        text = path.read_text()
+        for banned in ("update_session(", ".options.update(", ".options[", "add_event("):
+            assert banned not in text, f"{path.name} writes session state itself: {banned}"
+
+
+def test_no_engine_file_is_over_500_lines():
+    for path in (ROOT / "kt_tui" / "engine").rglob("*.py"):
+        assert len(path.read_text().splitlines()) <= 500, path

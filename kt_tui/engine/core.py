@@ -65,6 +65,9 @@ class Engine(Runs):
         self.best_ms, self.best_key = s.get("best_ms"), s.get("best_key")
         self.accepted = {self.original} | {st["version"] for st in store.steps(sid) if st["state"] == "accepted"}
         self.checks = SizeChecks(self)
+        self._changes = threading.Lock()  # guards the two below: the UI thread asks, the engine applies
+        self._pending: dict[str, Any] = {}  # option changes waiting for the next gate
+        self._waiting = False  # the engine is parked in decide(): between two gates
 
     # -- events and gates ----------------------------------------------------------------
     def emit(self, name: str, keep: bool = True, **data) -> None:
@@ -92,7 +95,11 @@ class Engine(Runs):
             self.store.open_gate(self.sid, gate.key, gate.kind, gate.title, gate.body)
         self.set_state("waiting")
         self.emit("gate", keep=False, gate=gate.to_dict())
-        decision = self.decide(gate)
+        self._between_gates(True)
+        try:
+            decision = self.decide(gate)
+        finally:
+            self._between_gates(False)
         if decision is None:
             raise Interrupted(gate.key)
         if decision.choice == "switch":  # not stored: the gate stays open for the strategy that asked it
@@ -103,6 +110,29 @@ class Engine(Runs):
         self.emit("decided", key=gate.key, decision=stored)
         self.set_state("running")
         return decision
+
+    # -- changes from the UI thread, applied between gates ----------------------------------
+    def change_options(self, values: dict[str, Any]) -> bool:
+        """Strategy options changed from another thread (the settings screen): applied now when the
+        engine waits at a gate, else when it reaches the next one, so a strategy never sees them
+        change mid-step. True: applied now."""
+        with self._changes:
+            if self._waiting:
+                self.options.update(values)
+                return True
+            self._pending.update(values)
+            return False
+
+    def switch_finished(self, name: str) -> None:
+        """A finished session goes on with strategy `name` (the next run of the engine starts it)."""
+        self.store.update_session(self.sid, strategy=name, state="stopped")
+        self.store.add_event(self.sid, "switched", {"strategy": name, "after": "finished"})
+
+    def _between_gates(self, waiting: bool) -> None:
+        with self._changes:
+            self.options.update(self._pending)
+            self._pending.clear()
+            self._waiting = waiting
 
     # -- versions ------------------------------------------------------------------------
     def version(self, vid: str) -> tuple[str, Spec]:

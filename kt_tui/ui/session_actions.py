@@ -179,9 +179,8 @@ class SessionActions:
         gate = self.gate
 
         def chosen(name: str | None) -> None:
-            if name and gate is None and self.state == "finished":  # go on with a finished session
-                self.store.update_session(self.sid, strategy=name, state="stopped")
-                self.store.add_event(self.sid, "switched", {"strategy": name, "after": "finished"})
+            if name and gate is None and self.state == "finished" and self.engine is not None:  # go on, finished
+                self.engine.switch_finished(name)
                 self.state, self.strategy = "starting", name
                 self._banner()
                 self._engine_thread()
@@ -196,7 +195,7 @@ class SessionActions:
                 for k, v in values.items():
                     setattr(self.settings, k, v)
                 if self.engine is not None:
-                    self.engine.options.update(values)
+                    self.engine.change_options(values)
                 self.notify("Settings applied from the next decision on.")
 
         self.app.push_screen(SettingsScreen(self.settings.strategy_options(), self.strategy), apply)
