@@ -151,3 +151,53 @@ def test_the_ui_changes_session_state_only_through_the_engine():
 def test_no_engine_file_is_over_500_lines():
     for path in (ROOT / "kt_tui" / "engine").rglob("*.py"):
         assert len(path.read_text().splitlines()) <= 500, path
+
+
+def _config(hermetic, text):
+    (hermetic / "config").mkdir(exist_ok=True)
+    (hermetic / "config" / "config.toml").write_text(text)
+
+
+def test_a_strategy_table_in_the_config_reaches_the_engine_and_a_flag_wins(hermetic):
+    from kt_tui.config import load_settings
+
+    _config(
+        hermetic,
+        '[strategy]\nname = "autonomous"\n[strategy.autonomous]\nthreshold = 0.5\nmax_replanning = 0\n'
+        "[strategy.config-search]\nrounds = 2\n",
+    )
+    settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), "llm": "none", "max_replanning": 3})
+    assert settings.strategy == "autonomous"
+    engine, gpu = _engine(settings, EXAMPLES / "matmul.cu", lambda gate: None)
+    gpu.close()
+    assert engine.options["threshold"] == 0.5 and engine.options["max_replanning"] == 3
+    assert engine.options["rounds"] == 6  # another strategy's table is that strategy's
+
+
+@pytest.mark.parametrize(
+    "table, words",
+    [
+        ("[strategy.autonomous]\nbudget = 3\n", "strategy.autonomous.budget: unknown option (known: search,"),
+        ("[strategy.autonomous]\nthreshold = 'high'\n", "strategy.autonomous.threshold:"),
+        ("[strategy.config-search]\nhybrid = 'nope'\n", "strategy.config-search.hybrid: 'nope': unknown search"),
+    ],
+)
+def test_a_bad_strategy_option_is_one_line_and_exit_2(capsys, hermetic, table, words):
+    name = "config-search" if "config-search" in table else "autonomous"
+    _config(hermetic, f'[strategy]\nname = "{name}"\n{table}')
+    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
+    assert code == 2 and words in out["error"] and "\n" not in out["error"]
+
+
+def test_a_plugin_strategy_declares_its_own_options(capsys, hermetic, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "plugin"))
+    _config(hermetic, '[strategy]\nname = "baseline-only"\n[strategy.baseline-only]\nnote = "from the plugin"\n')
+    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
+    assert code == 0 and out["strategy"] == "baseline-only"
+    from kt_tui.store import Store
+
+    events = Store(hermetic / "sessions.db").events(out["session"])
+    assert any(e["kind"] == "note" and e["data"].get("text") == "from the plugin" for e in events), events
+    _config(hermetic, '[strategy]\nname = "baseline-only"\n[strategy.baseline-only]\nrepeats = 2\n')
+    code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
+    assert code == 2 and "strategy.baseline-only.repeats: unknown option (known: note)" in out["error"]

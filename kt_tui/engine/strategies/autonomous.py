@@ -6,14 +6,25 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
+from pydantic import Field
+
 from ...llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
 from ..context import Gates, StrategyContext
 from ..gates import Decision, Gate, PlanGate, StepGate
 from ..manual import NO_VERDICT, PLAN_NOTE, manual_rewrite
 from ..plan import plan_text
-from .common import nothing, start, steps_summary, verdict_body
+from .common import AcceptOptions, nothing, start, steps_summary, verdict_body
 
 NAME = "autonomous"
+
+
+class Options(AcceptOptions):
+    """[strategy.autonomous] in config.toml."""
+
+    with_replanning: bool = Field(True, description="ask for a new plan when the steps run out")
+    max_replanning: int = Field(1, ge=0, description="new plans at most")
+    breakdown_steps: bool = Field(False, description="let the LLM break a step into smaller ones")
+    max_breakdowns: int = Field(1, ge=0, description="levels of breakdown")
 
 
 def autonomous(engine: StrategyContext) -> Gates:
@@ -119,4 +130,5 @@ def _review_plan(
     return out
 
 
+autonomous.Options = Options  # type: ignore[attr-defined]
 autonomous.NAME, autonomous.DESCRIPTION = NAME, "the LLM plans the steps and rewrites the kernel for each"

@@ -6,8 +6,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ...gpu.protocol import SEARCHES
 from ..context import Gates, StrategyContext
 from ..gates import SweepGate
+
+
+class SearchOptions(BaseModel):
+    """How every strategy's tuning runs search (engine.tune reads these): a strategy's `Options`
+    extends this model. Set in config.toml under [strategy.NAME], by flags, or in the app (F2)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    search: str = Field("kt", description="kt, brute_force or a kernel_tuner strategy")
+    max_configs: int = Field(0, ge=0, description="configurations per run at most (0: no budget)")
+    time_limit_s: float = Field(0.0, ge=0, allow_inf_nan=False, description="seconds per run at most (0: no budget)")
+    seeds: bool = Field(True, description="measure the heuristic seed configurations first")
+    search_options: dict[str, Any] = Field(default_factory=dict, description="passed to the search strategy")
+
+    @field_validator("search")
+    @classmethod
+    def _search(cls, v: str) -> str:
+        if v and v not in SEARCHES:
+            raise ValueError(f"{v!r}: unknown search (known: {', '.join(SEARCHES)})")
+        return v
+
+
+class AcceptOptions(SearchOptions):
+    """The options of a strategy whose steps end at an accept gate."""
+
+    threshold: float = Field(
+        0.02, ge=0, allow_inf_nan=False, description="accept a kernel at least this fraction faster"
+    )
 
 
 def start(engine: StrategyContext, then: str) -> Gates:

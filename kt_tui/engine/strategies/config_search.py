@@ -12,13 +12,36 @@ from __future__ import annotations
 
 import json
 
+from pydantic import Field, field_validator
+
+from ...gpu.protocol import SEARCHES
 from ...llm.schemas import ConfigBatch, SpaceEdit
 from ...search import space
 from ...search.space import SpaceError, apply_edit, check_configs, config_key, render, space_size
 from ..gates import ConfigsGate, SpaceGate, SweepGate
 from ..kernel_step import spec_text
+from .common import SearchOptions
 
 NAME = "config-search"
+
+
+class Options(SearchOptions):
+    """[strategy.config-search] in config.toml."""
+
+    rounds: int = Field(6, ge=1, description="rounds of LLM-proposed batches at most")
+    batch_size: int = Field(8, ge=1, description="configurations the LLM proposes per round")
+    plateau_rounds: int = Field(2, ge=0, description="stop after this many rounds without a 1 % gain")
+    hybrid: str = Field("", description="a search strategy that goes on from the LLM's first batch")
+    space_edits: bool = Field(True, description="let the LLM propose search-space edits on a plateau")
+
+    @field_validator("hybrid")
+    @classmethod
+    def _hybrid(cls, v: str) -> str:
+        if v and v not in SEARCHES:
+            raise ValueError(f"{v!r}: unknown search (known: {', '.join(SEARCHES)})")
+        return v
+
+
 GAIN = 0.01  # a round that improves the best by less than this is a round without gain
 
 
@@ -198,3 +221,6 @@ def _failures(failed: list[dict]) -> str:
 
 def _lines(configs: list[dict]) -> str:
     return "".join(json.dumps(c) + "\n" for c in configs)
+
+
+config_search.Options = Options  # type: ignore[attr-defined]

@@ -10,17 +10,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from ...llm.prompts import rewrite_messages
 from ...llm.schemas import KernelRewrite, StepVerdict
 from ..context import Gates, StrategyContext
 from ..gates import StepGate
 from ..manual import NO_VERDICT, manual_rewrite
-from .common import nothing, start, steps_summary, verdict_body
+from .common import AcceptOptions, nothing, start, steps_summary, verdict_body
 from .steps_file import Step, blocked_by, load_steps
 
 NAME = "explicit"
 DESCRIPTION = "the steps of a steps file (--steps), each judged by the LLM and decided by you"
 STEPS_KEY = "explicit:steps"
+
+
+class Options(AcceptOptions):
+    """[strategy.explicit] in config.toml."""
+
+    steps: str | None = Field(None, description="the steps file (None: the library shipped with kt-tui)")
 
 
 def explicit(engine: StrategyContext) -> Gates:
@@ -126,4 +134,4 @@ def check(options: dict[str, Any]) -> None:
     load_steps(options.get("steps"))
 
 
-explicit.NAME, explicit.DESCRIPTION, explicit.check = NAME, DESCRIPTION, check
+explicit.NAME, explicit.DESCRIPTION, explicit.check, explicit.Options = NAME, DESCRIPTION, check, Options

@@ -8,7 +8,7 @@ from ...llm.prompts import rewrite_messages, template_text
 from ...llm.schemas import KernelRewrite
 from ..context import Gates, StrategyContext
 from ..manual import manual_rewrite
-from .common import start, steps_summary
+from .common import AcceptOptions, start, steps_summary
 
 NAME = "one-prompt"
 DESCRIPTION = "one LLM call rewrites the whole kernel; then verify, tune and accept"
@@ -32,4 +32,5 @@ def one_prompt(engine: StrategyContext) -> Gates:
     yield from engine.run_rewrite(STEP, TITLE, rewrite)
 
 
-one_prompt.NAME, one_prompt.DESCRIPTION = NAME, DESCRIPTION
+Options = AcceptOptions  # [strategy.one-prompt] in config.toml
+one_prompt.NAME, one_prompt.DESCRIPTION, one_prompt.Options = NAME, DESCRIPTION, Options

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ...search.space import SpaceError, space_sizes, unrestricted_size
 from ...tomlfile import dumps, literal
 from ..gates import SEARCH_KEYS, SweepGate, parse_search  # noqa: F401 - parse_search: older imports
+from .common import SearchOptions
 
 NAME = "sweep"
 
@@ -90,4 +91,5 @@ def sweep(engine):
         attempt += 1
 
 
+sweep.Options = SearchOptions  # type: ignore[attr-defined]  # [strategy.sweep] in config.toml
 sweep.NAME, sweep.DESCRIPTION = NAME, "the original kernel's baseline, then every configuration of its spec"
