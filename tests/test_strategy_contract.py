@@ -201,3 +201,11 @@ def test_a_plugin_strategy_declares_its_own_options(capsys, hermetic, monkeypatc
     _config(hermetic, '[strategy]\nname = "baseline-only"\n[strategy.baseline-only]\nrepeats = 2\n')
     code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
     assert code == 2 and "strategy.baseline-only.repeats: unknown option (known: note)" in out["error"]
+
+
+def test_the_settings_screen_reads_a_strategys_options_model(monkeypatch):
+    from kt_tui.ui.settings_screen import knobs_for
+
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "plugin"))
+    assert [k[0] for k in knobs_for("baseline-only")] == ["note"]  # a plug-in's own Options
+    assert {k[0] for k in knobs_for("config-search")} == {"rounds", "batch_size", "plateau_rounds", "space_edits"}

@@ -193,12 +193,14 @@ class SessionActions:
         def apply(values: dict | None) -> None:
             if values:
                 for k, v in values.items():
-                    setattr(self.settings, k, v)
+                    if k in type(self.settings).model_fields:  # a plug-in's own options live in the engine only
+                        setattr(self.settings, k, v)
                 if self.engine is not None:
                     self.engine.change_options(values)
                 self.notify("Settings applied from the next decision on.")
 
-        self.app.push_screen(SettingsScreen(self.settings.strategy_options(), self.strategy), apply)
+        values = dict(self.engine.options) if self.engine is not None else self.settings.strategy_options()
+        self.app.push_screen(SettingsScreen(values, self.strategy), apply)
 
     def action_help(self) -> None:
         gate = self.gate if self.bridge.waiting else None
