@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from ..kernel.spec import Spec
 from .backend import BackendChoice
-from .events import Decision, Gate
+from .gates import Decision, Gate
 from .verdict import Outcome
 
 M = TypeVar("M", bound=BaseModel)

@@ -31,7 +31,7 @@ class Decision:
     by: str = "user"  # one of BY
     why: str | None = None  # the reason a policy (or the autopilot) gave, when it gave one
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -50,9 +50,9 @@ class Gate:
     unverified: str | None = None  # set by the engine: why the session's results are not trusted
     expected: str | None = None  # set by the engine: where the expected outputs come from, when not the original
     vacuous: str | None = None  # set by the engine: why the session's check proves nothing (engine/strength.py)
-    extra: dict = field(default_factory=dict)  # stored fields this version does not know: kept as they were
+    extra: dict[str, Any] = field(default_factory=dict)  # stored fields this version does not know: kept as they were
 
-    def __init_subclass__(cls, **kw) -> None:
+    def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         if isinstance(cls.__dict__.get("kind"), str) and cls.kind:
             GATES[cls.kind] = cls
@@ -61,7 +61,7 @@ class Gate:
         self.choices = tuple(self.choices or self.default_choices)
 
     @property
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         """The fields as stored (`unverified`, `expected`, `vacuous` only when set), then the unknown ones."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_BODY}
         for optional in ("unverified", "expected", "vacuous"):
@@ -69,7 +69,7 @@ class Gate:
                 del out[optional]
         return {**out, **self.extra}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "kind": self.kind, "title": self.title, "body": self.body, "choices": self.choices}
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
@@ -107,8 +107,8 @@ class SweepGate(Gate):
     gpu: str | None = None
     after_stop: bool = False  # asked again after the user stopped a run
     text: str = ""  # the search settings as the editor shows them
-    tune_params: dict | None = None
-    restrictions: list | None = None
+    tune_params: dict[str, Any] | None = None
+    restrictions: list[Any] | None = None
     search: str | None = None
     max_configs: int | None = None
     time_limit_s: float | None = None
@@ -148,10 +148,10 @@ class StepGate(Gate):
     kind: ClassVar[str] = "step"
     step: str | None = None
     description: str = ""
-    verdict: dict | None = None  # {"valid": bool, "reason": str}: the LLM's judgement
+    verdict: dict[str, Any] | None = None  # {"valid": bool, "reason": str}: the LLM's judgement
     note: str | None = None
-    tune_params: dict | None = None
-    depends_on: list | None = None
+    tune_params: dict[str, Any] | None = None
+    depends_on: list[Any] | None = None
     prompt: str | None = None  # a steps file's prompt: editing the step edits it
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
@@ -176,17 +176,17 @@ class KernelGate(Gate):
     explanation: str = ""
     diff: str = ""
     code: str = ""
-    tune_params: dict = field(default_factory=dict)
-    restrictions: list = field(default_factory=list)
-    flags: list = field(default_factory=list)  # {"kind", "line", "message"} each
-    fixes: list = field(default_factory=list)
-    unresolved: list = field(default_factory=list)
-    compile: dict = field(default_factory=dict)
+    tune_params: dict[str, Any] = field(default_factory=dict)
+    restrictions: list[Any] = field(default_factory=list)
+    flags: list[Any] = field(default_factory=list)  # {"kind", "line", "message"} each
+    fixes: list[Any] = field(default_factory=list)
+    unresolved: list[Any] = field(default_factory=list)
+    compile: dict[str, Any] = field(default_factory=dict)
     base_version: str | None = None
     manual: str | None = None
-    tolerances: list | None = None
-    verify_sizes: list | None = None
-    spec: dict | None = None
+    tolerances: list[Any] | None = None
+    verify_sizes: list[Any] | None = None
+    spec: dict[str, Any] | None = None
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         if stop := _manual_stop(self.manual):
@@ -210,11 +210,11 @@ class AcceptGate(Gate):
     version: str | None = None
     new_ms: float | None = None
     current_ms: float | None = None
-    params: dict | None = None
+    params: dict[str, Any] | None = None
     threshold: float = 0.0
     recommend: bool = False
-    verdicts: list = field(default_factory=list)
-    checks: list = field(default_factory=list)
+    verdicts: list[Any] = field(default_factory=list)
+    checks: list[Any] = field(default_factory=list)
     verified: str | None = None
     effect: str = ""  # what accepting does, said at the gate (kernel_step._accept)
 
@@ -230,10 +230,10 @@ class ConfigsGate(Gate):
 
     kind: ClassVar[str] = "configs"
     round: int | None = None
-    configs: list = field(default_factory=list)
+    configs: list[Any] = field(default_factory=list)
     reasoning: str = ""
-    params: list | None = None
-    invalid: list = field(default_factory=list)  # {"config", "why"} each
+    params: list[Any] | None = None
+    invalid: list[Any] = field(default_factory=list)  # {"config", "why"} each
     text: str = ""
 
     def parse_edit(self, value: object) -> list[Any]:
@@ -250,12 +250,12 @@ class SpaceGate(Gate):
 
     kind: ClassVar[str] = "space"
     default_choices: ClassVar[tuple[str, ...]] = ("approve", "skip", "stop")
-    before: dict = field(default_factory=dict)
-    after: dict = field(default_factory=dict)
+    before: dict[str, Any] = field(default_factory=dict)
+    after: dict[str, Any] = field(default_factory=dict)
     size_before: int | None = None
     size_after: int | None = None
     reason: str = ""
-    problems: list = field(default_factory=list)
+    problems: list[Any] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -267,7 +267,7 @@ class LlmFailedGate(Gate):
     call: str | None = None
     template: str | None = None
     text: str = ""
-    problems: list = field(default_factory=list)
+    problems: list[Any] = field(default_factory=list)
     example: str | None = None
     by_user: bool = False  # the text is the user's own answer, which did not parse
 
@@ -278,7 +278,7 @@ class LlmFailedGate(Gate):
         return self.title
 
     @property
-    def body(self) -> dict:  # the call's key is stored as "key", beside the gate's own
+    def body(self) -> dict[str, Any]:  # the call's key is stored as "key", beside the gate's own
         out = super().body
         if "call" in out:
             out = {"key": out.pop("call"), **out}
@@ -304,7 +304,7 @@ class UnknownGate(Gate):
         return "stop", f"gate {self.key} is of a kind this version does not know ({self.stored_kind})"
 
     @property
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         return dict(self.extra)
 
 
@@ -328,7 +328,9 @@ def parse_search(text: str) -> dict[str, Any]:
     return data
 
 
-def gate_from(kind: str, key: str, title: str, body: dict | None, choices=None) -> Gate:
+def gate_from(
+    kind: str, key: str, title: str, body: dict[str, Any] | None, choices: tuple[str, ...] | list[str] | None = None
+) -> Gate:
     """The typed gate of a stored row (kind, key, title, body); an unknown kind keeps its body as it was."""
     body = dict(body or {})
     cls = GATES.get(kind)

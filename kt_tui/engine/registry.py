@@ -30,7 +30,7 @@ class UnknownStrategy(UserError):
 
 def registered() -> dict[str, EntryPoint]:
     """Every strategy by name. A plugin cannot take a built-in name."""
-    found = {}
+    found: dict[str, EntryPoint] = {}
     for ep in entry_points(group=GROUP):
         own = ep.dist is not None and ep.dist.name.replace("_", "-").lower() == "kt-tui"
         if ep.name not in BUILTIN or own:
@@ -39,7 +39,7 @@ def registered() -> dict[str, EntryPoint]:
     return {**builtin, **found}
 
 
-def get_strategy(name: str):
+def get_strategy(name: str) -> Any:
     # a built-in name is always kt-tui's own: no need to read every installed package's entry points
     eps = {name: EntryPoint(name, BUILTIN[name], GROUP)} if name in BUILTIN else registered()
     if name not in eps:
@@ -90,7 +90,7 @@ def strategy_options(name: str, flat: dict[str, Any], table: dict[str, Any] | No
         if err["type"] == "extra_forbidden":
             known_names = ", ".join(model.model_fields)
             raise UserError(f"strategy.{name}.{where}: unknown option (known: {known_names})") from None
-        raise UserError(f"strategy.{name}.{where}: {problem_text(err)}") from None
+        raise UserError(f"strategy.{name}.{where}: {problem_text(dict(err))}") from None
     return {**flat, **valid.model_dump()}
 
 

@@ -13,7 +13,7 @@ from ..context import Gates, StrategyContext
 from ..gates import Decision, Gate, PlanGate, StepGate
 from ..manual import NO_VERDICT, PLAN_NOTE, manual_rewrite
 from ..plan import plan_text
-from .common import AcceptOptions, nothing, start, steps_summary, verdict_body
+from .common import AcceptOptions, declare, nothing, start, steps_summary, verdict_body
 
 NAME = "autonomous"
 
@@ -130,5 +130,4 @@ def _review_plan(
     return out
 
 
-autonomous.Options = Options  # type: ignore[attr-defined]
-autonomous.NAME, autonomous.DESCRIPTION = NAME, "the LLM plans the steps and rewrites the kernel for each"
+declare(autonomous, NAME, "the LLM plans the steps and rewrites the kernel for each", Options)

@@ -4,7 +4,8 @@ sibling strategy."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -39,6 +40,24 @@ class AcceptOptions(SearchOptions):
     threshold: float = Field(
         0.02, ge=0, allow_inf_nan=False, description="accept a kernel at least this fraction faster"
     )
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def declare(
+    strategy: F,
+    name: str,
+    description: str,
+    options: type[BaseModel] | None = None,
+    check: Callable[[dict[str, Any]], None] | None = None,
+) -> F:
+    """What the registry and the app read off a strategy: NAME, DESCRIPTION (the picker's line),
+    Options (its pydantic options model) and an optional check(options) run before a session."""
+    for attr, value in (("NAME", name), ("DESCRIPTION", description), ("Options", options), ("check", check)):
+        if value is not None:
+            setattr(strategy, attr, value)
+    return strategy
 
 
 def start(engine: StrategyContext, then: str) -> Gates:

@@ -11,16 +11,20 @@ strategy that goes on to the budget instead of more rounds.
 from __future__ import annotations
 
 import json
+from collections.abc import Generator
+from typing import Any
 
 from pydantic import Field, field_validator
 
 from ...gpu.protocol import SEARCHES
+from ...kernel.spec import Spec
 from ...llm.schemas import ConfigBatch, SpaceEdit
 from ...search import space
 from ...search.space import SpaceError, apply_edit, check_configs, config_key, render, space_size
-from ..gates import ConfigsGate, SpaceGate, SweepGate
+from ..context import Gates, StrategyContext
+from ..gates import ConfigsGate, Decision, Gate, SpaceGate, SweepGate
 from ..kernel_step import spec_text
-from .common import SearchOptions
+from .common import SearchOptions, declare
 
 NAME = "config-search"
 
@@ -45,7 +49,7 @@ class Options(SearchOptions):
 GAIN = 0.01  # a round that improves the best by less than this is a round without gain
 
 
-def config_search(engine):
+def config_search(engine: StrategyContext) -> Gates:
     opts = engine.options
     vid = engine.current_best()
     _, spec = engine.version(vid)
@@ -106,7 +110,9 @@ def config_search(engine):
             since_gain = 0
 
 
-def _review_batch(engine, vid, spec, r, batch):
+def _review_batch(
+    engine: StrategyContext, vid: str, spec: Spec, r: int, batch: ConfigBatch
+) -> Generator[Gate, Decision, list[dict[str, Any]]]:
     """The batch gate: returns the configurations to measure (possibly edited), or [] when skipped."""
     known = set(engine.known(vid))
     valid, invalid = _checked(spec, batch.configs, known)
@@ -141,7 +147,7 @@ def _review_batch(engine, vid, spec, r, batch):
         attempt += 1
 
 
-def _unknown_names(spec, configs) -> list[str]:
+def _unknown_names(spec: Spec, configs: list[Any]) -> list[str]:
     """A reply naming parameters the kernel does not have is not an answer (an echoed example, a guess)."""
     unknown = sorted({str(k) for c in configs if isinstance(c, dict) for k in c} - set(spec.tune_params))
     if not unknown:
@@ -149,12 +155,16 @@ def _unknown_names(spec, configs) -> list[str]:
     return [f"configs: unknown parameter(s) {', '.join(unknown)} (the kernel's are {', '.join(spec.tune_params)})"]
 
 
-def _checked(spec, configs, known):
+def _checked(
+    spec: Spec, configs: list[dict[str, Any]], known: set[str]
+) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]:
     valid, invalid = check_configs(spec, configs, known_keys=known)
     return [c for c, _ in valid], invalid
 
 
-def _review_space(engine, vid, spec, source, r, reply):
+def _review_space(
+    engine: StrategyContext, vid: str, spec: Spec, source: str, r: int, reply: SpaceEdit | None
+) -> Generator[Gate, Decision, bool]:
     """The space gate: before and after, with sizes. True when the space changed."""
     if reply is None or not reply.edits:
         engine.emit("note", text="config-search: the LLM proposes no change to the space; stopping")
@@ -188,7 +198,9 @@ def _review_space(engine, vid, spec, source, r, reply):
     return True
 
 
-def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
+def _prompt_values(
+    engine: StrategyContext, vid: str, source: str, spec: Spec, r: int, batch_size: int
+) -> dict[str, Any]:
     results = engine.results(vid)
     ok = sorted((x for x in results if engine.trusted(vid, x)), key=lambda x: x["time_ms"])
     failed = [x for x in results if x not in ok]
@@ -208,7 +220,7 @@ def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
     }
 
 
-def _failures(failed: list[dict]) -> str:
+def _failures(failed: list[dict[str, Any]]) -> str:
     """Failed configurations, and the parameter values every one of them shares (a pattern)."""
     if not failed:
         return "none"
@@ -219,8 +231,8 @@ def _failures(failed: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _lines(configs: list[dict]) -> str:
+def _lines(configs: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(c) + "\n" for c in configs)
 
 
-config_search.Options = Options  # type: ignore[attr-defined]
+declare(config_search, NAME, "", Options)

@@ -17,7 +17,7 @@ from ...llm.schemas import KernelRewrite, StepVerdict
 from ..context import Gates, StrategyContext
 from ..gates import StepGate
 from ..manual import NO_VERDICT, manual_rewrite
-from .common import AcceptOptions, nothing, start, steps_summary, verdict_body
+from .common import AcceptOptions, declare, nothing, start, steps_summary, verdict_body
 from .steps_file import Step, blocked_by, load_steps
 
 NAME = "explicit"
@@ -134,4 +134,4 @@ def check(options: dict[str, Any]) -> None:
     load_steps(options.get("steps"))
 
 
-explicit.NAME, explicit.DESCRIPTION, explicit.check, explicit.Options = NAME, DESCRIPTION, check, Options
+declare(explicit, NAME, DESCRIPTION, Options, check)

@@ -8,7 +8,7 @@ from ...llm.prompts import rewrite_messages, template_text
 from ...llm.schemas import KernelRewrite
 from ..context import Gates, StrategyContext
 from ..manual import manual_rewrite
-from .common import AcceptOptions, start, steps_summary
+from .common import AcceptOptions, declare, start, steps_summary
 
 NAME = "one-prompt"
 DESCRIPTION = "one LLM call rewrites the whole kernel; then verify, tune and accept"
@@ -32,5 +32,4 @@ def one_prompt(engine: StrategyContext) -> Gates:
     yield from engine.run_rewrite(STEP, TITLE, rewrite)
 
 
-Options = AcceptOptions  # [strategy.one-prompt] in config.toml
-one_prompt.NAME, one_prompt.DESCRIPTION, one_prompt.Options = NAME, DESCRIPTION, Options
+declare(one_prompt, NAME, DESCRIPTION, AcceptOptions)  # [strategy.one-prompt] in config.toml

@@ -6,20 +6,24 @@ Gates: "start the sweep?" before anything runs, and "continue?" after the user s
 
 from __future__ import annotations
 
+from typing import Any
+
+from ...kernel.spec import Spec
 from ...search.space import SpaceError, space_sizes, unrestricted_size
 from ...tomlfile import dumps, literal
+from ..context import Gates, StrategyContext
 from ..gates import SEARCH_KEYS, SweepGate, parse_search  # noqa: F401 - parse_search: older imports
-from .common import SearchOptions
+from .common import SearchOptions, declare
 
 NAME = "sweep"
 
 
-def search_text(settings: dict) -> str:
+def search_text(settings: dict[str, Any]) -> str:
     """The search settings as the TOML the user edits at the gate."""
     return dumps({k: literal(v) if isinstance(v, str) else v for k, v in ((k, settings.get(k)) for k in SEARCH_KEYS)})
 
 
-def space_counts(spec) -> tuple[int, int, str]:
+def space_counts(spec: Spec) -> tuple[int, int, str]:
     """(before restrictions, after, the line the gate shows), counted without listing the space."""
     try:
         before, after, exact = space_sizes(spec)
@@ -31,12 +35,12 @@ def space_counts(spec) -> tuple[int, int, str]:
     return before, after, text
 
 
-def sweep(engine):
+def sweep(engine: StrategyContext) -> Gates:
     vid = engine.original
     _, spec = engine.version(vid)
     engine.first_baseline()  # the check's strength, tested once and said at this gate (engine/strength.py)
     attempt, edits = 1, 0
-    settings = {k: engine.options.get(k) for k in SEARCH_KEYS}
+    settings: dict[str, Any] = {k: engine.options.get(k) for k in SEARCH_KEYS}
     settings["search"] = settings["search"] or "kt"
     while True:
         done = len(engine.known(vid))
@@ -91,5 +95,4 @@ def sweep(engine):
         attempt += 1
 
 
-sweep.Options = SearchOptions  # type: ignore[attr-defined]  # [strategy.sweep] in config.toml
-sweep.NAME, sweep.DESCRIPTION = NAME, "the original kernel's baseline, then every configuration of its spec"
+declare(sweep, NAME, "the original kernel's baseline, then every configuration of its spec", SearchOptions)
