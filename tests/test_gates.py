@@ -242,3 +242,17 @@ def test_a_policy_decision_stores_who_decided_and_why(capsys, hermetic):
     assert decision["by"] == "policy" and "manual mode (no LLM)" in decision["why"]
     start = store.gate(out["session"], "start")["decision"]
     assert start["by"] == "policy" and start["why"] is None
+
+
+def test_each_gate_says_itself_in_the_report():
+    from kt_tui.engine.gates import AcceptGate, KernelGate, PlanGate
+
+    accept = AcceptGate(key="accept:1", title="t", new_ms=1.0, current_ms=2.0, recommend=True, effect="kept")
+    lines = accept.summary_md({"choice": "approve"})
+    assert lines[:4] == ["Candidate 1.0000 ms against the best so far 2.0000 ms; recommended: accept", "", "kept", ""]
+    assert "Accepted: the new best." in lines
+    kernel = KernelGate(key="kernel:1", title="t", explanation="why *this*", compile={"ok": False, "reason": "boom"})
+    assert kernel.summary_md() == ["why \\*this\\*", "", "Did not compile: boom", ""]
+    plan = PlanGate(key="plan", title="t", text="1. a")
+    assert plan.summary_md({"choice": "edit", "value": "1. b"})[:2] == ["What was edited:", ""]
+    assert plan.summary_md({"choice": "approve"}) == []

@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 from ..gpu.protocol import SEARCHES
+from .edits import edit_diff, edited_fields
+from .markdown import md_fence, md_ms, md_text
 from .plan import clean_title, plan_from_text
 
 CHOICES = ("approve", "edit", "skip", "stop")
@@ -83,6 +85,16 @@ class Gate:
     def parse_edit(self, value: object) -> Any:
         """What an "edit" decision's value means at this gate; ValueError names what is wrong with it."""
         return value
+
+    def summary_md(self, decision: dict[str, Any] | None = None) -> list[str]:
+        """The gate in the report (markdown lines): what an edit changed, then what the kind shows."""
+        d = decision or {}
+        if d.get("choice") != "edit":
+            return []
+        stored = d.get("before")
+        before: dict[str, Any] = stored if isinstance(stored, dict) else edited_fields(self.body, d.get("value"))
+        diff = edit_diff(before, d.get("value"))
+        return ["What was edited:", "", md_fence(diff, "diff"), ""] if diff else ["The edit changed nothing.", ""]
 
 
 def _manual_stop(manual: str | None) -> tuple[str, str | None] | None:
@@ -199,6 +211,32 @@ class KernelGate(Gate):
     def stop_error(self) -> str | None:
         return self.manual
 
+    def summary_md(self, decision: dict[str, Any] | None = None) -> list[str]:
+        out = super().summary_md(decision)
+        if self.explanation:
+            out += [md_text(self.explanation), ""]
+        if self.fixes:
+            out += [f"- fixed: {md_text(f)}" for f in self.fixes] + [""]
+        comp = self.compile
+        if isinstance(comp, dict) and comp.get("ok") is not None:
+            res = "; ".join(
+                f"{md_text(k)}: {v.get('registers')} registers, {v.get('shared_bytes')} B shared, "
+                f"{v.get('spill_stores', 0)} spill stores"
+                for k, v in (comp.get("resources") or {}).items()
+                if isinstance(v, dict)
+            )
+            out += [
+                (
+                    "Compiled with nvcc" + (f" ({res})" if res else "")
+                    if comp["ok"]
+                    else f"Did not compile: {md_text(comp.get('reason') or comp.get('errors') or '')}"
+                ),
+                "",
+            ]
+        if self.diff:
+            out += [md_fence(str(self.diff), "diff"), ""]
+        return out
+
 
 @dataclass(kw_only=True)
 class AcceptGate(Gate):
@@ -222,6 +260,46 @@ class AcceptGate(Gate):
         if self.vacuous:
             return "skip", f"step {self.step}: not accepted: the check proves nothing because {self.vacuous}"
         return ("approve" if self.recommend else "skip"), None
+
+    def summary_md(self, decision: dict[str, Any] | None = None) -> list[str]:
+        out = super().summary_md(decision)
+        if self.new_ms is not None:
+            advice = {True: "; recommended: accept", False: "; recommended: reject"}.get(self.recommend, "")
+            new, current = self.new_ms, self.current_ms
+            out += [f"Candidate {md_ms(new)} against the best so far {md_ms(current)}{advice}", ""]
+            if self.effect:
+                out += [md_text(self.effect), ""]
+            if (decision or {}).get("choice") == "approve":
+                out += [
+                    "Accepted: the new best."
+                    if current is None or new < current
+                    else f"Accepted, but slower: the best stays at {md_ms(current)}.",
+                    "",
+                ]
+        for c in self.checks or []:
+            if isinstance(c, dict):
+                out.append(
+                    f"- at {md_text(c.get('label'))}: {md_text(c.get('status'))}"
+                    + (f" ({md_text(c['reason'])})" if c.get("reason") else "")
+                )
+        if self.checks:
+            out.append("")
+        if isinstance(self.verdicts, list) and self.verdicts:
+            out += [
+                "Verification: "
+                + "; ".join(
+                    f"{md_text(v.get('output'))} {'ok' if v.get('ok') else 'WRONG'}"
+                    + (
+                        f" (max abs err {v['max_abs_err']:.3g})"
+                        if isinstance(v.get("max_abs_err"), (int, float))
+                        else ""
+                    )
+                    for v in self.verdicts
+                    if isinstance(v, dict)
+                ),
+                "",
+            ]
+        return out
 
 
 @dataclass(kw_only=True)
