@@ -275,7 +275,9 @@ def _gate_md(i: int, g: dict) -> list[str]:
         "",
     ]
     body = g["body"] if isinstance(g["body"], dict) else {}
-    return out + gate_from(g["kind"], g["key"], g["title"], body).summary_md(d)  # each gate kind says what it shows
+    return out + gate_from(g["kind"], g.get("key") or "", g["title"], body).summary_md(
+        d
+    )  # each gate kind says what it shows
 
 
 # -- html ----------------------------------------------------------------------------------

@@ -130,4 +130,10 @@ def _review_plan(
     return out
 
 
+def _split_step(text: str) -> tuple[str, str]:
+    """An edited step as its gate reads it: the title line (cleaned), then the description."""
+    title, description = StepGate(key="", title="").parse_edit(text)
+    return title, description
+
+
 declare(autonomous, NAME, "the LLM plans the steps and rewrites the kernel for each", Options)
