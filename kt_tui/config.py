@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     backend: str = _f("auto", "where numbers come from", env="KT_TUI_BACKEND")
     sim_cache: str | None = _f(None, "recorded kernel_tuner cachefile or folder", env="KT_TUI_SIM_CACHE")
     strategy: str = _f("sweep", "the session strategy")
+    # [strategy.NAME] tables of config.toml: each strategy's own options, validated by its `Options`
+    # (engine/registry.py strategy_options); a flag given for a key wins over the table
+    strategy_tables: dict[str, dict[str, Any]] = _f({}, "per-strategy options from config.toml", strict=None)
     steps: str | None = _f(
         None, "the explicit strategy's steps file (None: the library shipped with kt-tui)", strategy=True
     )
@@ -89,7 +92,12 @@ class Settings(BaseSettings):
         return init_settings, _Environment(settings_cls), _ConfigFile(settings_cls)
 
     def strategy_options(self) -> dict:
+        """The flat strategy knobs (flags, variables, older config keys); the engine gets these with
+        the strategy's [strategy.NAME] table over them (engine/registry.py strategy_options)."""
         return {k: getattr(self, k) for k, f in type(self).model_fields.items() if _extra(f, "strategy")}
+
+    def table_for(self, strategy: str) -> dict[str, Any]:
+        return dict(self.strategy_tables.get(strategy) or {})
 
     def public(self) -> dict:
         """What may be written to the session store: everything but secrets."""
@@ -182,6 +190,7 @@ class _ConfigFile(PydanticBaseSettingsSource):
             data = load_toml(read_text_file(path, "config", CONFIG_MAX), path)
         except FileRefused as e:
             raise ConfigError("", str(e)) from None
+        data = _strategy_tables(data, path)
         for k in data:
             if k == "api_key":
                 raise ConfigError(k, "the API key is never read from a file: set OPENAI_API_KEY", path)
@@ -189,6 +198,27 @@ class _ConfigFile(PydanticBaseSettingsSource):
                 known = ", ".join(sorted(set(Settings.model_fields) - {"api_key"}))
                 raise ConfigError(k, f"unknown setting (known: {known})", path)
         return data
+
+
+def _strategy_tables(data: dict, path: Path) -> dict:
+    """`strategy` as a table: [strategy] name = "..." (the strategy to run) and one [strategy.NAME]
+    table of options per strategy. A plain `strategy = "NAME"` (older files) stays as it is."""
+    table = data.get("strategy")
+    if not isinstance(table, dict):
+        return data
+    data = dict(data)
+    tables = dict(table)
+    name = tables.pop("name", None)
+    del data["strategy"]
+    if name is not None:
+        data["strategy"] = name
+    for k, v in tables.items():
+        if not isinstance(v, dict):
+            raise ConfigError(f"strategy.{k}", "expected a table [strategy.NAME] of that strategy's options", path)
+    if "strategy_tables" in data:
+        raise ConfigError("strategy_tables", "set by [strategy.NAME] tables, not by its own key", path)
+    data["strategy_tables"] = tables
+    return data
 
 
 def load_settings(
@@ -206,6 +236,7 @@ def load_settings(
         _config_file.reset(token)
     if not s.db:
         s.db = str(data_dir() / "sessions.db")
+    s.strategy_tables = {n: {k: v for k, v in t.items() if k not in given} for n, t in s.strategy_tables.items()}
     return s
 
 

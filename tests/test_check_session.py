@@ -54,7 +54,7 @@ def test_a_vacuous_check_is_said_and_nothing_is_called_verified(hermetic):
     assert any(n and n.startswith("VACUOUS CHECK") for n in notes)
     seen = []
     engine.decide = lambda g: seen.append(g) or Decision("skip")
-    engine.ask(AcceptGate(key="accept:x", title="t", recommend=True))
+    engine.at_gate(AcceptGate(key="accept:x", title="t", recommend=True))
     assert seen[0].vacuous and seen[0].body["vacuous"].startswith("`c` is 1 everywhere")
     assert seen[0].auto()[0] == "skip" and "not accepted" in seen[0].auto()[1]  # --auto keeps no LLM kernel
 

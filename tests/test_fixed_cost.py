@@ -14,7 +14,7 @@ import pytest
 
 from kt_tui.engine import precheck, registry
 from kt_tui.engine.backend import BackendChoice, choose_backend
-from kt_tui.engine.core import _in_space
+from kt_tui.engine.runs import _in_space
 from kt_tui.gpu import compile as comp
 from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.protocol import TuneJob

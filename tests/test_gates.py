@@ -197,3 +197,62 @@ def test_events_are_typed_and_keep_their_plain_data():
     assert isinstance(begin, ev.Begin) and begin.extra == {"worker": "node2"} and begin.data["worker"] == "node2"
     other = event_from("a_plugins_event", {"x": 1})
     assert isinstance(other, ev.UnknownEvent) and other.kind == "a_plugins_event" and other.data == {"x": 1}
+
+
+def test_each_gate_parses_its_own_edit():
+    from kt_tui.engine.gates import ConfigsGate, PlanGate, StepGate, SweepGate
+
+    plan = PlanGate(key="plan", title="t").parse_edit("1. Unroll the loop\n   by four\n2. Tile")
+    assert plan == [("Unroll the loop", "by four"), ("Tile", "")]
+    assert StepGate(key="step:1", title="t").parse_edit("Step 1: Unroll\nby four") == ("Unroll", "by four")
+    prompt = StepGate(key="step:a", title="t", prompt="p").parse_edit("do it")
+    assert prompt == ("prompt", "do it\n\n```cuda\n{kernel_string}\n```\n")
+    assert SweepGate(key="s", title="t").parse_edit("max_configs = 5\n") == {"max_configs": 5}
+    with pytest.raises(ValueError, match="unknown setting"):
+        SweepGate(key="s", title="t").parse_edit("budget = 5\n")
+    assert ConfigsGate(key="c", title="t").parse_edit('{"a": 1}\n\n{"a": 2}\n') == [{"a": 1}, {"a": 2}]
+    with pytest.raises(ValueError, match="not one JSON object per line"):
+        ConfigsGate(key="c", title="t").parse_edit("{a}")
+
+
+def test_a_policy_decision_stores_who_decided_and_why(capsys, hermetic):
+    from kt_tui.store import Store
+
+    from .conftest import EXAMPLES, ROOT
+    from .helpers import run_cli
+
+    code, out = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "vector_add.cu",
+        "--strategy",
+        "autonomous",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--sim-cache",
+        ROOT / "sessions" / "caches",
+        "--llm",
+        "none",
+    )
+    store = Store(hermetic / "sessions.db")
+    assert out["state"] == "waiting"
+    decision = store.gate(out["session"], "plan")["decision"]
+    assert decision["by"] == "policy" and "manual mode (no LLM)" in decision["why"]
+    start = store.gate(out["session"], "start")["decision"]
+    assert start["by"] == "policy" and start["why"] is None
+
+
+def test_each_gate_says_itself_in_the_report():
+    from kt_tui.engine.gates import AcceptGate, KernelGate, PlanGate
+
+    accept = AcceptGate(key="accept:1", title="t", new_ms=1.0, current_ms=2.0, recommend=True, effect="kept")
+    lines = accept.summary_md({"choice": "approve"})
+    assert lines[:4] == ["Candidate 1.0000 ms against the best so far 2.0000 ms; recommended: accept", "", "kept", ""]
+    assert "Accepted: the new best." in lines
+    kernel = KernelGate(key="kernel:1", title="t", explanation="why *this*", compile={"ok": False, "reason": "boom"})
+    assert kernel.summary_md() == ["why \\*this\\*", "", "Did not compile: boom", ""]
+    plan = PlanGate(key="plan", title="t", text="1. a")
+    assert plan.summary_md({"choice": "edit", "value": "1. b"})[:2] == ["What was edited:", ""]
+    assert plan.summary_md({"choice": "approve"}) == []

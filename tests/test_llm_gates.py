@@ -252,3 +252,26 @@ def test_bad_llm_settings_are_refused(capsys, hermetic, args, config, words):
         code = e.code
     err = capsys.readouterr().err
     assert code == 2 and words in err and "Traceback" not in err
+
+
+class _Raises:
+    def __init__(self, error):
+        self.error = error
+
+    def complete(self, *a, **kw):
+        raise self.error
+
+
+def test_llm_errors_are_caught_by_type_not_by_class_name(tmp_path):
+    from kt_tui.llm.errors import LlmError
+
+    class LlmError_(Exception):  # a foreign class that only shares the name
+        pass
+
+    LlmError_.__name__ = "LlmError"
+    store = Store(tmp_path / "s.db")
+    sid = store.create_session(kernel_name="k")
+    gate = next(llm_ask(_Engine(store, sid, _Raises(LlmError("endpoint down"))), "plan", "plan", Plan, messages=MSGS))
+    assert gate.kind == "llm_failed" and "endpoint down" in gate.title
+    with pytest.raises(LlmError_):
+        next(llm_ask(_Engine(store, sid, _Raises(LlmError_("a bug"))), "plan:2", "plan", Plan, messages=MSGS))

@@ -3,13 +3,45 @@ resume; a failed call or an invalid reply becomes a gate (retry, fix it by hand,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator
+from typing import Any, cast
+
+from ..llm.errors import LlmError, LlmUnavailable
 from ..llm.examples import example_for
 from ..llm.prompts import messages_for
 from ..llm.structured import StructuredReplyError, ask_structured, parse_reply
-from .gates import LLM_CHOICES, Gate, LlmFailedGate, LlmReplyGate, gate_from  # noqa: F401 - LLM_CHOICES: older imports
+from .gates import LLM_CHOICES, Decision, Gate, LlmFailedGate, LlmReplyGate, gate_from  # noqa: F401 - LLM_CHOICES: older imports
+from .manual import M, stored_reply
 
 
-def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages=None, check=None, **values):
+def ask(
+    engine: Any,
+    key: str,
+    template: str,
+    model_cls: type[M],
+    without_llm: Callable[[], M | None] | None = None,
+    **kw: Any,
+) -> Generator[Gate, Decision, M | None]:
+    """The one way a strategy asks for what an LLM writes (StrategyContext.ask): a stored answer is
+    used as it was; in manual mode with `without_llm`, nothing is called and `without_llm()` goes
+    to the strategy's next gate, where the user writes or edits it; otherwise llm_ask (in manual
+    mode its gate is where the user writes the answer by hand)."""
+    if engine.make_llm is None and without_llm is not None:
+        stored = stored_reply(engine, key, model_cls)
+        return stored if stored is not None else without_llm()
+    return (yield from llm_ask(engine, key, template, model_cls, **kw))
+
+
+def llm_ask(
+    engine: Any,
+    key: str,
+    template: str,
+    model_cls: type[M],
+    normalize: Callable[[Any], Any] | None = None,
+    messages: list[dict[str, Any]] | None = None,
+    check: Callable[[M], list[str]] | None = None,
+    **values: Any,
+) -> Generator[Gate, Decision, M | None]:
     """Generator: `value = yield from llm_ask(...)`; the value is a `model_cls` instance or None (skipped).
     `messages` replaces the ones rendered from `template` (which then only names the call's purpose);
     `check(value)` lists problems that make a reply invalid beyond its shape.
@@ -38,13 +70,11 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
                 )
                 engine.store.put_llm_result(engine.sid, key, result.value.model_dump(), result.text, by="llm")
                 engine.emit("llm_done", key=key, repairs=result.repairs)
-                return result.value
+                return cast(M, result.value)  # ask_structured returns a model_cls instance
             except StructuredReplyError as e:
                 problem, text, problems = "reply", e.text, e.problems
                 title = f"The LLM's reply for {template} is not valid: {'; '.join(e.problems)[:300]}"
-            except Exception as e:  # noqa: BLE001 - LlmError, LlmUnavailable: the user decides what next
-                if not any(c.__name__ in ("LlmError", "LlmUnavailable") for c in type(e).__mro__):
-                    raise
+            except (LlmError, LlmUnavailable) as e:  # the user decides what next
                 problem, problems = "call", [str(e)]
                 title = f"The LLM call for {template} failed: {e}"
             cls = LlmFailedGate if problem == "call" else LlmReplyGate
@@ -80,10 +110,10 @@ def llm_ask(engine, key: str, template: str, model_cls, normalize=None, messages
                 )
                 continue
             engine.store.put_llm_result(engine.sid, key, value.model_dump(), text, by="user")
-            return value
+            return cast(M, value)
 
 
-def _open_gate(engine, key: str) -> tuple[int, Gate | None]:
+def _open_gate(engine: Any, key: str) -> tuple[int, Gate | None]:
     """The number of this call's latest gate, and that gate when it holds a reply still to be judged."""
     prefix = f"llm:{key}:"
     latest = None

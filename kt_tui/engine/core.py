@@ -8,43 +8,33 @@ the user left at this gate, which stays pending in the store.
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import math
 import threading
-import time
-from collections import Counter
 from collections.abc import Callable, Generator
 from pathlib import Path
+from typing import Any
 
-from ..config import config_dir
 from ..errors import UserError
-from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
-from ..gpu.protocol import TuneJob
-from ..gpu.simcache import finalize_cache
+from ..gpu.client import GpuWorker
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
-from ..records import Known, Result, as_result, replace
-from ..search.seeds import seed_configs
-from ..search.space import SpaceError, config_key, space_sizes
+from ..llm.errors import LlmUnavailable
+from ..search.space import config_key
 from ..store import SessionStore, Store
+from . import asking, kernel_step
 from .backend import BackendChoice
 from .checks import SizeChecks
 from .edits import decision_record
 from .events import Decision, Event, Gate, event_from
 from .registry import get_strategy
-from .strength import first_baseline, result_params, vacuous_why
+from .runs import Interrupted, Runs
+from .strength import first_baseline, vacuous_why
 from .summary import expected_from, unverified_reason
-from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, Outcome, trusted
+from .verdict import trusted
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
 
 
-class Interrupted(Exception):
-    """The user left at a pending gate; the session resumes there."""
-
-
-class Engine:
+class Engine(Runs):
     def __init__(
         self,
         store: Store,
@@ -77,6 +67,9 @@ class Engine:
         self.best_ms, self.best_key = s.get("best_ms"), s.get("best_key")
         self.accepted = {self.original} | {st["version"] for st in store.steps(sid) if st["state"] == "accepted"}
         self.checks = SizeChecks(self)
+        self._changes = threading.Lock()  # guards the two below: the UI thread asks, the engine applies
+        self._pending: dict[str, Any] = {}  # option changes waiting for the next gate
+        self._waiting = False  # the engine is parked in decide(): between two gates
 
     # -- events and gates ----------------------------------------------------------------
     def emit(self, name: str, keep: bool = True, **data) -> None:
@@ -88,12 +81,13 @@ class Engine:
         self.data.update_session(state=state, **fields)
         self.emit("session", keep=False, state=state, **fields)
 
-    def ask(self, gate: Gate) -> Decision:
+    def at_gate(self, gate: Gate) -> Decision:
+        """Store `gate`, wait for its decision (or replay the stored one) and store that."""
         stored = self.data.gate(gate.key)
         # a stored "stop" ended the session; resuming it means asking that question again
         if stored and stored.state == "decided" and stored.decision and stored.decision["choice"] != "stop":
             d = stored.decision
-            return Decision(d["choice"], d.get("value"), by="replay")
+            return Decision(d["choice"], d.get("value"), by="replay", why=d.get("why"))
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
         gate.vacuous = vacuous_why(self.store, self.sid)
@@ -103,7 +97,11 @@ class Engine:
             self.data.open_gate(gate.key, gate.kind, gate.title, gate.body)
         self.set_state("waiting")
         self.emit("gate", keep=False, gate=gate.to_dict())
-        decision = self.decide(gate)
+        self._between_gates(True)
+        try:
+            decision = self.decide(gate)
+        finally:
+            self._between_gates(False)
         if decision is None:
             raise Interrupted(gate.key)
         if decision.choice == "switch":  # not stored: the gate stays open for the strategy that asked it
@@ -114,6 +112,29 @@ class Engine:
         self.emit("decided", key=gate.key, decision=stored)
         self.set_state("running")
         return decision
+
+    # -- changes from the UI thread, applied between gates ----------------------------------
+    def change_options(self, values: dict[str, Any]) -> bool:
+        """Strategy options changed from another thread (the settings screen): applied now when the
+        engine waits at a gate, else when it reaches the next one, so a strategy never sees them
+        change mid-step. True: applied now."""
+        with self._changes:
+            if self._waiting:
+                self.options.update(values)
+                return True
+            self._pending.update(values)
+            return False
+
+    def switch_finished(self, name: str) -> None:
+        """A finished session goes on with strategy `name` (the next run of the engine starts it)."""
+        self.data.update_session(strategy=name, state="stopped")
+        self.data.add_event("switched", {"strategy": name, "after": "finished"})
+
+    def _between_gates(self, waiting: bool) -> None:
+        with self._changes:
+            self.options.update(self._pending)
+            self._pending.clear()
+            self._waiting = waiting
 
     # -- versions ------------------------------------------------------------------------
     def version(self, vid: str) -> tuple[str, Spec]:
@@ -135,7 +156,7 @@ class Engine:
         self.data.update_version(vid, dump_spec(spec), spec.to_dict())
         self.emit("space_changed", version=vid, tune_params=spec.tune_params)
 
-    def best_of(self, vid: str) -> Result | None:
+    def best_of(self, vid: str) -> dict | None:
         ref = self.reference_key() if vid == self.original else None
         return next((r for r in self.data.by_time(vid) if trusted(r, r.key == ref)), None)
 
@@ -143,7 +164,14 @@ class Engine:
         """The session's best over the accepted versions, after a result was found wrong."""
         ref = self.reference_key()  # the fastest trusted row per version, read in time order (no full decode)
         rows = [
-            next((r for r in self.data.by_time(v) if trusted(r, v == self.original and r.key == ref)), None)
+            next(
+                (
+                    dict(r, version=v)
+                    for r in self.data.by_time(v)
+                    if trusted(r, v == self.original and r["key"] == ref)
+                ),
+                None,
+            )
             for v in self.accepted
         ]
         best = min((r for r in rows if r), key=lambda r: r.time_ms or 0.0, default=None)
@@ -160,8 +188,8 @@ class Engine:
         self.data.update_session(**fields)
         self.emit("session", keep=False, **fields)
 
-    def trusted(self, vid: str, r: Result) -> bool:
-        """Measured and verified (records.trusted): what may become best, be confirmed or pass a step."""
+    def trusted(self, vid: str, r: dict) -> bool:
+        """Measured and verified (engine/verdict.py): what may become best, be confirmed or pass a step."""
         return trusted(r, vid == self.original and r.key == self.reference_key())
 
     def reference_key(self) -> str:
@@ -183,60 +211,7 @@ class Engine:
             self.data.update_session(best_ms=best.time_ms, best_key=best.key, best_version=vid)
             self.emit("session", keep=False, best_ms=best.time_ms, best_key=best.key, best_version=vid)
 
-    def verify(self, vid: str) -> Outcome:
-        """Run a new version's first configuration once, checked against the original's outputs.
-        finished: its result is trusted; failed: the error says why (wrong, no reference, no verdict)."""
-        _, spec = self.version(vid)
-        params = spec.baseline_params()
-        key = config_key(spec, params)
-        run_id = f"verify:{vid}"
-        if key not in self.known(vid):
-            if not self.choice.simulated and self.reference() is None:
-                self.data.put_run(run_id, version=vid, kind="verify", state="running")
-                why = self.no_reference()
-                self._end_run(run_id, "failed", why)
-                return Outcome("failed", why)
-            self._run_job(vid, run_id, "verify", configs=[params])
-        r = self.known(vid).get(key)
-        if r is None:
-            run = self.data.run(run_id)
-            return Outcome("failed", (run.error if run else None) or "no result")
-        if r.status != "ok" or r.verified is False:
-            return Outcome("failed", None, result=r)
-        if not self.trusted(vid, r):
-            return Outcome("failed", NO_VERDICT_SIM if self.choice.simulated else NO_VERDICT, result=r)
-        return Outcome("finished", measured=1, result=r)
-
-    def reference(self) -> dict | None:
-        """The original's outputs at its baseline, which every version is checked against; lost or
-        damaged ones are captured again by a reference job. None in sim (verdicts are recorded)
-        or when they cannot be had."""
-        if self.choice.simulated:
-            return None
-        ref = self.data.reference(self.original)
-        if ref is None and self.choice.backend != "none":
-            _, spec = self.version(self.original)
-            self._run_job(
-                self.original, f"reference:{self.original}", "reference", configs=[spec.baseline_params()], capture=True
-            )
-            ref = self.data.reference(self.original)
-        return ref
-
-    def no_reference(self) -> str:
-        """NO_REFERENCE with what went wrong when the original's outputs were taken."""
-        why = [
-            run.error
-            for run in (self.data.run(f"{kind}:{self.original}") for kind in ("reference", "baseline"))
-            if run and run.error
-        ]
-        base = self.known(self.original).get(self.reference_key())
-        if base and base.status != "ok":
-            why.append(f"the original's run: {base.status}: {(base.error or '').strip()[:300]}")
-        return NO_REFERENCE + (f" ({'; '.join(why)})" if why else "")
-
     def llm_client(self, key: str):
-        from ..llm.client import LlmUnavailable  # here, not at import: openai loads only when an LLM is used
-
         if self.make_llm is None:
             raise LlmUnavailable(
                 "no LLM configured (manual mode): pass --base-url URL --model NAME, "
@@ -251,294 +226,40 @@ class Engine:
         self.data.put_step(step_id, **fields)
         self.emit("step", keep=False, id=step_id, **fields)
 
-    def known(self, vid: str):
-        """The version's stored results, key -> result (read from the store on use: sessions can be large)."""
-        return self.data.known(vid)
+    # -- what only strategies call (engine/context.py: StrategyContext) -------------------------
+    @property
+    def manual(self) -> bool:
+        return self.make_llm is None
 
-    # -- measuring -----------------------------------------------------------------------
-    def baseline(self, vid: str) -> Result | None:
-        """The original configuration's time and outputs (the reference), measured once."""
-        source, spec = self.version(vid)
-        params = spec.baseline_params()
-        key = config_key(spec, params)
-        have = self.known(vid).get(key)
-        if have is None:
-            if vid == self.original:  # the check's strength, once per session (engine/strength.py)
-                first_baseline(self)
-            self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
-            have = self.known(vid).get(key)
-        if have and have.time_ms is not None:
-            self.data.update_session(baseline_ms=have.time_ms)
-            self.emit("session", keep=False, baseline_ms=have.time_ms)
-        return have
+    def ask(self, key: str, template: str, model_cls, without_llm=None, **kw):
+        return asking.ask(self, key, template, model_cls, without_llm, **kw)
 
-    def tune(
-        self,
-        vid: str,
-        run_id: str,
-        search: str | None = None,
-        configs: list[dict] | None = None,
-        labels: dict[str, str] | None = None,
-        budget: dict | None = None,
-        seeds: bool | list = True,
-    ) -> Outcome:
-        """Tune one kernel version; returns how the run ended (engine/verdict.py Outcome).
+    def kept(self, key: str) -> tuple[Any, str] | None:
+        stored = self.data.llm_result(key)
+        return None if stored is None else (stored["value"], stored["text"])
 
-        search: how to walk the space (the session's setting when None); configs: exactly these
-        configurations instead; labels: config key -> where it came from, shown in the table;
-        seeds: evaluate the heuristic seeds first (True), or these configurations."""
-        run = self.data.run(run_id)
-        if run and run.state in ("finished", "stopped", "failed"):
-            return self._outcome(vid, run_id)
-        if not self.choice.simulated and self.choice.backend != "none" and self.reference() is None:
-            self.data.put_run(run_id, version=vid, kind="tune", state="running")
-            self._end_run(run_id, "failed", self.no_reference())
-            return self._outcome(vid, run_id)
-        opts = self.options
-        search = search or opts.get("search") or "kt"
-        budget = (
-            budget
-            if budget is not None
-            else {"max_configs": opts.get("max_configs") or None, "time_limit_s": opts.get("time_limit_s") or None}
-        )
-        if isinstance(seeds, list):
-            seed_list = [(c, "") for c in seeds]
-        else:
-            seed_list = self.seed_configs(vid) if (seeds and configs is None and opts.get("seeds", True)) else []
-        spec = self.version(vid)[1]
-        self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule in seed_list if rule})
-        self.labels.update(labels or {})
-        self._run_job(
-            vid,
-            run_id,
-            "tune",
-            configs=configs,
-            search=search,
-            seeds=[c for c, _ in seed_list],
-            options=opts.get("search_options") or {},
-            **budget,
-        )
-        return self._outcome(vid, run_id)
+    def keep(self, key: str, value: Any, text: str, by: str) -> None:
+        self.data.put_llm_result(key, value, text, by=by)
 
-    def _outcome(self, vid: str, run_id: str) -> Outcome:
-        run = self.data.run(run_id)
-        measured = self.data.count_results(vid, run=run_id, measured=True)
-        state = (run.state if run else None) or "failed"
-        if (
-            state == "finished"
-            and not measured
-            and not self._measured(vid)
-            and self.data.count_results(vid, run=run_id)
-        ):
-            rows = [r for r in self.data.results(vid) if r.run == run_id]  # all failed: few
-            return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
-        return Outcome(state, run.error if run else None, measured)
+    def steps(self) -> list[dict[str, Any]]:
+        return self.data.steps()
 
-    def seed_configs(self, vid: str) -> list[tuple[dict, str]]:
-        """The heuristic rules' seed configurations for this version, valid in its space."""
-        source, spec = self.version(vid)
-        try:
-            return seed_configs(spec, source, self.choice.gpu or "", [config_dir() / "rules"])
-        except UserError as e:  # a broken rule file of the user's: say so, tune without seeds
-            self.emit("note", text=f"no heuristic seeds: {e}")
-            return []
+    def results(self, vid: str) -> list[Any]:
+        return self.data.results(vid)
 
-    def request_stop(self) -> None:
-        self.stop_requested.set()
-        self.llm_cancel.set()
-        self.gpu.request_stop()
+    def first_baseline(self) -> None:
+        first_baseline(self)
 
-    def pause(self, on: bool) -> None:
-        """Hold the tuning run between configurations, or let it go on."""
-        self.gpu.pause(on)
-        self.emit("paused", keep=False, on=on)
+    def prompt_context(self) -> dict[str, Any]:
+        return kernel_step.prompt_context(self)
 
-    def _run_job(
-        self,
-        vid: str,
-        run_id: str,
-        kind: str,
-        configs=None,
-        capture=False,
-        search="brute_force",
-        max_configs=None,
-        time_limit_s=None,
-        seeds=(),
-        options=None,
-        one_worker=False,
-    ) -> str:
-        source, spec = self.version(vid)
-        self.stop_requested.clear()
-        sim = self.choice.simulated
-        sim_cache = self.sim_cache(vid) if sim else None
-        cachefile = None if one_worker else self.cachefile(vid, spec)  # a re-measure must not hit the cache
-        started = time.strftime("%Y-%m-%d %H:%M:%S")
-        total = len(configs) if configs else _space_total(spec)
-        self.data.put_run(
-            run_id,
-            version=vid,
-            kind=kind,
-            strategy=search,
-            state="running",
-            total=total,
-            cachefile=cachefile or (str(sim_cache) if sim_cache else None),
-            device=self.choice.gpu,
-            started=started,
-        )
-        known = self._known_for_worker(vid, spec) if kind == "tune" and not (sim and sim_cache is None) else {}
-        self.emit(
-            "run",
-            run=run_id,
-            version=vid,
-            kind=kind,
-            total=total,
-            backend=self.choice.backend,
-            budget=max_configs or None,
-            known=None if configs else len(known),
-        )  # known: measured before
-        if sim and sim_cache is None:
-            return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
-        if self.choice.backend == "none":
-            return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
-        job = TuneJob(
-            run_id=run_id,
-            source=source,
-            spec=spec.to_dict(),
-            backend=self.choice.backend,
-            cachefile=cachefile,
-            sim_cache=str(sim_cache) if sim_cache else None,
-            configs=configs,
-            known=known,
-            reference=None if capture or sim else self.data.reference(self.original),
-            capture_reference=capture,
-            search=search,
-            max_configs=max_configs,
-            time_limit_s=time_limit_s,
-            seeds=list(seeds),
-            search_options=dict(options or {}),
-            one_worker=one_worker,
-            result_params=result_params(self.store, self.sid),
-        )
-
-        def on_gpu(kind_: str, payload: dict) -> None:
-            if kind_ == "result" and kind != "reference":
-                self._add_result(vid, run_id, as_result(payload))
-            elif kind_ == "space" and not configs:  # a batch's total is its length, not its space's
-                self.data.put_run(run_id, total=payload["total"])
-                self.emit("space", keep=False, run=run_id, total=payload["total"])
-            elif kind_ == "reference":
-                self.data.set_reference(vid, payload)
-            elif kind_ == "begin":
-                self.emit("begin", keep=False, run=run_id, **payload)
-
-        try:
-            info = self.run_on_gpu(job, on_gpu, self.timeout_s or spec.timeout_s)
-        except WorkerError as e:
-            return self._end_run(run_id, "failed", str(e))
-        if cachefile and Path(cachefile).exists():
-            finalize_cache(
-                cachefile,
-                {
-                    "kernel_version": vid,
-                    "backend": self.choice.backend,
-                    "gpu": info.get("device") or self.choice.gpu,
-                    "recorded": started,
-                    "session": self.sid,
-                },
-                spec.tune_params,
-            )
-        stopped = info.get("stopped") or self.stop_requested.is_set()
-        state = self._end_run(run_id, "stopped" if stopped else "finished")
-        if kind == "tune":
-            if not stopped:
-                self.checks.remeasure_top(vid, run_id)
-            self.confirm_best(vid)
-        return state
-
-    def run_on_gpu(self, job, on_gpu, timeout_s: float) -> dict:
-        """One job on the GPU worker; a worker closed under it (the user left) interrupts the session."""
-        try:
-            return self.gpu.run(job, on_gpu, timeout_s)
-        except WorkerClosed:
-            raise Interrupted(job.run_id) from None
-
-    def cachefile(self, vid: str, spec: Spec) -> str | None:
-        """The kernel_tuner cachefile a real run of `vid` writes (None in sim mode or without a cache dir)."""
-        if self.choice.simulated or not self.cache_dir:
-            return None
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        # one file per version and parameter set: kernel_tuner refuses a cache of other parameters
-        names = hashlib.sha256(",".join(spec.tune_params).encode()).hexdigest()[:6]
-        return str(self.cache_dir / f"{self.kernel_name}-{vid}-{self.sid}-{names}.json")
-
-    # -- results at other sizes (engine/checks.py) ----------------------------------------
-    def check_sizes(self, vid: str, params: dict) -> list[dict]:
-        return self.checks.check_sizes(vid, params)
-
-    def confirm_best(self, vid: str, tries: int = 3) -> dict | None:
-        return self.checks.confirm_best(vid, tries)
+    def run_rewrite(self, step_id: str, title: str, rewrite: Any, suggested: dict[str, Any] | None = None):
+        return kernel_step.run_rewrite(self, step_id, title, rewrite, suggested)
 
     def current_best(self) -> str:
         """The accepted version that holds the session's best result (the original before any)."""
         vid = self.data.session().get("best_version") or self.original
         return vid if vid in self.accepted else self.original
-
-    def sanitize(self, source: str, spec: Spec, tool: str = "memcheck", params: dict | None = None) -> dict:
-        """One run of `source` under compute-sanitizer at a small size; stored as an event."""
-        from ..gpu.sanitize import sanitize  # here: only a kernel gate's m / R keys run it
-
-        report = sanitize(source, spec, params or spec.baseline_params(), self.choice.backend, tool=tool)
-        self.emit("sanitize", **report.to_dict())
-        return report.to_dict()
-
-    def _why_failed(self) -> str | None:
-        """The one place a finished strategy's runs decide the session's end: it failed when a run of
-        the original kernel failed, or when no run measured anything."""
-        runs = [r for r in self.data.runs() if r.kind != "reference"]
-        bad = [r for r in runs if r.state == "failed" and r.version == self.original]
-        if bad:
-            return bad[-1].error or f"run {bad[-1].id} failed"
-        if runs and not self._measured():
-            rows = self.data.results()  # none ran: failures only
-            failed = [r for r in runs if r.state == "failed"]
-            return "nothing could be measured: " + (
-                failed[-1].error if failed and failed[-1].error else _common_error(rows)
-            )
-        return None
-
-    def _known_for_worker(self, vid: str, spec: Spec) -> dict[str, Known]:
-        """The stored results a tuning job must not measure again: those its space can meet. A
-        space of few configurations in a large session is looked up key by key; otherwise every
-        stored result of the version is read and those outside the space are left out."""
-        values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
-        if math.prod(len(vs) for vs in values) * 16 < self.data.count_results():
-            known = self.known(vid)
-            return {
-                k: Known(r.params, r.time_ms, r.status)
-                for k in map(",".join, itertools.product(*values))
-                if (r := known.get(k)) is not None
-            }
-        return _in_space(spec, self.data.known_for_worker(vid))
-
-    def _measured(self, vid: str | None = None) -> bool:
-        """Whether any result (of `vid`) ran and has a time: the fastest one is found by index, where
-        counting them all reads every row of a large session."""
-        return next(iter(self.data.by_time(vid, limit=1)), None) is not None
-
-    def _end_run(self, run_id: str, state: str, error: str | None = None) -> str:
-        self.data.put_run(run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error)
-        self.emit("run_end", run=run_id, state=state, error=error)
-        return state
-
-    def _add_result(self, vid: str, run_id: str, r: Result) -> None:
-        r = replace(r, origin=r.origin or self.labels.get(r.key), version=vid, run=run_id)
-        self.data.add_result(vid, run_id, r)
-        t = r.time_ms
-        best = vid in self.accepted and self.trusted(vid, r) and (self.best_ms is None or (t or 0.0) < self.best_ms)
-        if best:
-            self.best_ms, self.best_key = t, r.key
-            self.data.update_session(best_ms=t, best_key=r.key, best_version=vid)
-        self.emit("result", keep=False, run=run_id, version=vid, result=r, best=best)
 
     # -- driving a strategy --------------------------------------------------------------
     def switch(self, gen, name: str):
@@ -566,7 +287,7 @@ class Engine:
         try:
             gate = next(gen)
             while True:
-                decision = self.ask(gate)
+                decision = self.at_gate(gate)
                 if decision.choice == "switch":
                     gen = self.switch(gen, str(decision.value))
                     gate = next(gen)
@@ -598,38 +319,3 @@ class Engine:
             self.set_state("failed", error=str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}")
             self.emit("finished", state="failed", error=str(e))
             raise
-
-
-def _common_error(rows: list[Result]) -> str:
-    """The most frequent failure among results, for a run or session that measured nothing."""
-    errors = Counter(
-        f"{r.status}: {(r.error or '').strip().splitlines()[-1][:200] if r.error else ''}"
-        for r in rows
-        if r.status != "ok"
-    )
-    if not errors:
-        return "no results"
-    text, n = errors.most_common(1)[0]
-    return f"{text.rstrip(': ')} ({n} of {len(rows)} configurations)"
-
-
-def _in_space(spec: Spec, known: dict) -> dict:
-    """The stored results a run over the spec's space can meet: keys made of its values (a version
-    may hold results of an earlier space); the others need not travel to the worker."""
-    values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
-    if math.prod(len(vs) for vs in values) <= len(known):  # fewer configurations than results: look each up
-        return {k: known[k] for k in map(",".join, itertools.product(*values)) if k in known}
-    sets = [set(vs) for vs in values]
-    return {
-        k: r
-        for k, r in known.items()
-        if len(parts := k.split(",")) == len(sets) and all(p in vs for p, vs in zip(parts, sets))
-    }
-
-
-def _space_total(spec: Spec) -> int:
-    """The configurations a run may measure: after restrictions, counted without listing them."""
-    try:
-        return space_sizes(spec)[1]
-    except SpaceError:
-        return spec.space_size()

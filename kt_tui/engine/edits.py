@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import difflib
 import json
+from typing import Any
 
 _TEXT_FIELDS = ("text", "code", "prompt", "description")  # where a gate keeps the text an edit replaces
 
 
-def _as_text(value) -> str:
+def _as_text(value: object) -> str:
     """A line per parameter, configuration or restriction: the diff shows which one changed."""
     if value is None:
         return ""
@@ -22,7 +23,7 @@ def _as_text(value) -> str:
     return json.dumps(value, default=str)
 
 
-def edited_fields(body: dict, value) -> dict[str, object]:
+def edited_fields(body: dict[str, Any], value: object) -> dict[str, object]:
     """field -> the gate's proposed value, for the fields `value` (an edit decision's) replaces."""
     if isinstance(value, dict):
         return {k: body.get(k) for k in value}
@@ -34,14 +35,14 @@ def edited_fields(body: dict, value) -> dict[str, object]:
     return {"text": None}
 
 
-def decision_record(body: dict, decision: dict) -> dict:
+def decision_record(body: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
     """A decision as stored: an edit also keeps what it replaced ("before")."""
     if decision.get("choice") != "edit":
         return decision
     return {**decision, "before": edited_fields(body, decision.get("value"))}
 
 
-def edit_diff(before: dict, value, width: int = 3) -> str:
+def edit_diff(before: dict[str, Any], value: object, width: int = 3) -> str:
     """A unified diff per edited field ('' when the edit changed nothing)."""
     after = value if isinstance(value, dict) else {next(iter(before), "text"): value}
     out: list[str] = []

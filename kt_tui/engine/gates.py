@@ -8,21 +8,32 @@ subclass here with a `kind` and its fields, plus a renderer in ui/gate_view.py.
 
 from __future__ import annotations
 
+import json
+import tomllib
 from dataclasses import asdict, dataclass, field, fields
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from ..gpu.protocol import SEARCHES
+from .edits import edit_diff, edited_fields
+from .markdown import md_fence, md_ms, md_text
+from .plan import clean_title, plan_from_text
 
 CHOICES = ("approve", "edit", "skip", "stop")
 LLM_CHOICES = ("retry", "edit", "skip", "stop")
 _NOT_BODY = ("key", "title", "choices", "extra")
 
 
+BY = ("user", "autopilot", "policy", "replay")  # who decided: you, the app's autopilot, --auto, a stored decision
+
+
 @dataclass
 class Decision:
     choice: str
     value: object = None  # the edited value, for "edit"
-    by: str = "user"  # user | policy | replay
+    by: str = "user"  # one of BY
+    why: str | None = None  # the reason a policy (or the autopilot) gave, when it gave one
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -41,9 +52,9 @@ class Gate:
     unverified: str | None = None  # set by the engine: why the session's results are not trusted
     expected: str | None = None  # set by the engine: where the expected outputs come from, when not the original
     vacuous: str | None = None  # set by the engine: why the session's check proves nothing (engine/strength.py)
-    extra: dict = field(default_factory=dict)  # stored fields this version does not know: kept as they were
+    extra: dict[str, Any] = field(default_factory=dict)  # stored fields this version does not know: kept as they were
 
-    def __init_subclass__(cls, **kw) -> None:
+    def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         if isinstance(cls.__dict__.get("kind"), str) and cls.kind:
             GATES[cls.kind] = cls
@@ -52,7 +63,7 @@ class Gate:
         self.choices = tuple(self.choices or self.default_choices)
 
     @property
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         """The fields as stored (`unverified`, `expected`, `vacuous` only when set), then the unknown ones."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_BODY}
         for optional in ("unverified", "expected", "vacuous"):
@@ -60,7 +71,7 @@ class Gate:
                 del out[optional]
         return {**out, **self.extra}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "kind": self.kind, "title": self.title, "body": self.body, "choices": self.choices}
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
@@ -70,6 +81,20 @@ class Gate:
     def stop_error(self) -> str | None:
         """Why a policy's "stop" here fails the session (None: it only stops it)."""
         return None
+
+    def parse_edit(self, value: object) -> Any:
+        """What an "edit" decision's value means at this gate; ValueError names what is wrong with it."""
+        return value
+
+    def summary_md(self, decision: dict[str, Any] | None = None) -> list[str]:
+        """The gate in the report (markdown lines): what an edit changed, then what the kind shows."""
+        d = decision or {}
+        if d.get("choice") != "edit":
+            return []
+        stored = d.get("before")
+        before: dict[str, Any] = stored if isinstance(stored, dict) else edited_fields(self.body, d.get("value"))
+        diff = edit_diff(before, d.get("value"))
+        return ["What was edited:", "", md_fence(diff, "diff"), ""] if diff else ["The edit changed nothing.", ""]
 
 
 def _manual_stop(manual: str | None) -> tuple[str, str | None] | None:
@@ -94,8 +119,8 @@ class SweepGate(Gate):
     gpu: str | None = None
     after_stop: bool = False  # asked again after the user stopped a run
     text: str = ""  # the search settings as the editor shows them
-    tune_params: dict | None = None
-    restrictions: list | None = None
+    tune_params: dict[str, Any] | None = None
+    restrictions: list[Any] | None = None
     search: str | None = None
     max_configs: int | None = None
     time_limit_s: float | None = None
@@ -103,6 +128,10 @@ class SweepGate(Gate):
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         return ("stop", None) if self.after_stop else ("approve", None)
+
+    def parse_edit(self, value: object) -> dict[str, Any]:
+        """The edited search settings (TOML of SEARCH_KEYS)."""
+        return parse_search(str(value))
 
 
 @dataclass(kw_only=True)
@@ -119,6 +148,10 @@ class PlanGate(Gate):
     def stop_error(self) -> str | None:
         return self.manual
 
+    def parse_edit(self, value: object) -> list[tuple[str, str]]:
+        """The edited plan: (title, description) per step (engine/plan.py)."""
+        return plan_from_text(str(value))
+
 
 @dataclass(kw_only=True)
 class StepGate(Gate):
@@ -127,14 +160,23 @@ class StepGate(Gate):
     kind: ClassVar[str] = "step"
     step: str | None = None
     description: str = ""
-    verdict: dict | None = None  # {"valid": bool, "reason": str}: the LLM's judgement
+    verdict: dict[str, Any] | None = None  # {"valid": bool, "reason": str}: the LLM's judgement
     note: str | None = None
-    tune_params: dict | None = None
-    depends_on: list | None = None
+    tune_params: dict[str, Any] | None = None
+    depends_on: list[Any] | None = None
     prompt: str | None = None  # a steps file's prompt: editing the step edits it
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         return ("skip", None) if self.verdict and not self.verdict["valid"] else ("approve", None)
+
+    def parse_edit(self, value: object) -> tuple[str, str]:
+        """A step with a prompt: ("prompt", the edited prompt, which always shows the kernel);
+        otherwise (title, description): the first line, then the rest."""
+        text = str(value)
+        if self.prompt is not None:
+            return "prompt", text if "{kernel_string}" in text else text + "\n\n```cuda\n{kernel_string}\n```\n"
+        title, _, rest = text.strip().partition("\n")
+        return clean_title(title), rest.strip()
 
 
 @dataclass(kw_only=True)
@@ -146,17 +188,17 @@ class KernelGate(Gate):
     explanation: str = ""
     diff: str = ""
     code: str = ""
-    tune_params: dict = field(default_factory=dict)
-    restrictions: list = field(default_factory=list)
-    flags: list = field(default_factory=list)  # {"kind", "line", "message"} each
-    fixes: list = field(default_factory=list)
-    unresolved: list = field(default_factory=list)
-    compile: dict = field(default_factory=dict)
+    tune_params: dict[str, Any] = field(default_factory=dict)
+    restrictions: list[Any] = field(default_factory=list)
+    flags: list[Any] = field(default_factory=list)  # {"kind", "line", "message"} each
+    fixes: list[Any] = field(default_factory=list)
+    unresolved: list[Any] = field(default_factory=list)
+    compile: dict[str, Any] = field(default_factory=dict)
     base_version: str | None = None
     manual: str | None = None
-    tolerances: list | None = None
-    verify_sizes: list | None = None
-    spec: dict | None = None
+    tolerances: list[Any] | None = None
+    verify_sizes: list[Any] | None = None
+    spec: dict[str, Any] | None = None
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         if stop := _manual_stop(self.manual):
@@ -169,6 +211,32 @@ class KernelGate(Gate):
     def stop_error(self) -> str | None:
         return self.manual
 
+    def summary_md(self, decision: dict[str, Any] | None = None) -> list[str]:
+        out = super().summary_md(decision)
+        if self.explanation:
+            out += [md_text(self.explanation), ""]
+        if self.fixes:
+            out += [f"- fixed: {md_text(f)}" for f in self.fixes] + [""]
+        comp = self.compile
+        if isinstance(comp, dict) and comp.get("ok") is not None:
+            res = "; ".join(
+                f"{md_text(k)}: {v.get('registers')} registers, {v.get('shared_bytes')} B shared, "
+                f"{v.get('spill_stores', 0)} spill stores"
+                for k, v in (comp.get("resources") or {}).items()
+                if isinstance(v, dict)
+            )
+            out += [
+                (
+                    "Compiled with nvcc" + (f" ({res})" if res else "")
+                    if comp["ok"]
+                    else f"Did not compile: {md_text(comp.get('reason') or comp.get('errors') or '')}"
+                ),
+                "",
+            ]
+        if self.diff:
+            out += [md_fence(str(self.diff), "diff"), ""]
+        return out
+
 
 @dataclass(kw_only=True)
 class AcceptGate(Gate):
@@ -180,11 +248,11 @@ class AcceptGate(Gate):
     version: str | None = None
     new_ms: float | None = None
     current_ms: float | None = None
-    params: dict | None = None
+    params: dict[str, Any] | None = None
     threshold: float = 0.0
     recommend: bool = False
-    verdicts: list = field(default_factory=list)
-    checks: list = field(default_factory=list)
+    verdicts: list[Any] = field(default_factory=list)
+    checks: list[Any] = field(default_factory=list)
     verified: str | None = None
     effect: str = ""  # what accepting does, said at the gate (kernel_step._accept)
 
@@ -193,6 +261,46 @@ class AcceptGate(Gate):
             return "skip", f"step {self.step}: not accepted: the check proves nothing because {self.vacuous}"
         return ("approve" if self.recommend else "skip"), None
 
+    def summary_md(self, decision: dict[str, Any] | None = None) -> list[str]:
+        out = super().summary_md(decision)
+        if self.new_ms is not None:
+            advice = {True: "; recommended: accept", False: "; recommended: reject"}.get(self.recommend, "")
+            new, current = self.new_ms, self.current_ms
+            out += [f"Candidate {md_ms(new)} against the best so far {md_ms(current)}{advice}", ""]
+            if self.effect:
+                out += [md_text(self.effect), ""]
+            if (decision or {}).get("choice") == "approve":
+                out += [
+                    "Accepted: the new best."
+                    if current is None or new < current
+                    else f"Accepted, but slower: the best stays at {md_ms(current)}.",
+                    "",
+                ]
+        for c in self.checks or []:
+            if isinstance(c, dict):
+                out.append(
+                    f"- at {md_text(c.get('label'))}: {md_text(c.get('status'))}"
+                    + (f" ({md_text(c['reason'])})" if c.get("reason") else "")
+                )
+        if self.checks:
+            out.append("")
+        if isinstance(self.verdicts, list) and self.verdicts:
+            out += [
+                "Verification: "
+                + "; ".join(
+                    f"{md_text(v.get('output'))} {'ok' if v.get('ok') else 'WRONG'}"
+                    + (
+                        f" (max abs err {v['max_abs_err']:.3g})"
+                        if isinstance(v.get("max_abs_err"), (int, float))
+                        else ""
+                    )
+                    for v in self.verdicts
+                    if isinstance(v, dict)
+                ),
+                "",
+            ]
+        return out
+
 
 @dataclass(kw_only=True)
 class ConfigsGate(Gate):
@@ -200,11 +308,18 @@ class ConfigsGate(Gate):
 
     kind: ClassVar[str] = "configs"
     round: int | None = None
-    configs: list = field(default_factory=list)
+    configs: list[Any] = field(default_factory=list)
     reasoning: str = ""
-    params: list | None = None
-    invalid: list = field(default_factory=list)  # {"config", "why"} each
+    params: list[Any] | None = None
+    invalid: list[Any] = field(default_factory=list)  # {"config", "why"} each
     text: str = ""
+
+    def parse_edit(self, value: object) -> list[Any]:
+        """One JSON object per line; each is checked against the space again by the strategy."""
+        try:
+            return [json.loads(line) for line in str(value).splitlines() if line.strip()]
+        except (ValueError, RecursionError) as e:
+            raise ValueError(f"not one JSON object per line: {e}") from None
 
 
 @dataclass(kw_only=True)
@@ -213,12 +328,12 @@ class SpaceGate(Gate):
 
     kind: ClassVar[str] = "space"
     default_choices: ClassVar[tuple[str, ...]] = ("approve", "skip", "stop")
-    before: dict = field(default_factory=dict)
-    after: dict = field(default_factory=dict)
+    before: dict[str, Any] = field(default_factory=dict)
+    after: dict[str, Any] = field(default_factory=dict)
     size_before: int | None = None
     size_after: int | None = None
     reason: str = ""
-    problems: list = field(default_factory=list)
+    problems: list[Any] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -230,7 +345,7 @@ class LlmFailedGate(Gate):
     call: str | None = None
     template: str | None = None
     text: str = ""
-    problems: list = field(default_factory=list)
+    problems: list[Any] = field(default_factory=list)
     example: str | None = None
     by_user: bool = False  # the text is the user's own answer, which did not parse
 
@@ -241,7 +356,7 @@ class LlmFailedGate(Gate):
         return self.title
 
     @property
-    def body(self) -> dict:  # the call's key is stored as "key", beside the gate's own
+    def body(self) -> dict[str, Any]:  # the call's key is stored as "key", beside the gate's own
         out = super().body
         if "call" in out:
             out = {"key": out.pop("call"), **out}
@@ -267,11 +382,33 @@ class UnknownGate(Gate):
         return "stop", f"gate {self.key} is of a kind this version does not know ({self.stored_kind})"
 
     @property
-    def body(self) -> dict:
+    def body(self) -> dict[str, Any]:
         return dict(self.extra)
 
 
-def gate_from(kind: str, key: str, title: str, body: dict | None, choices=None) -> Gate:
+SEARCH_KEYS = ("search", "max_configs", "time_limit_s", "seeds")
+
+
+def parse_search(text: str) -> dict[str, Any]:
+    """Edited search settings; ValueError names the problem."""
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as e:
+        raise ValueError(f"not TOML: {e or 'nested too deep'}") from None
+    unknown = set(data) - set(SEARCH_KEYS)
+    if unknown:
+        raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))} (known: {', '.join(SEARCH_KEYS)})")
+    if "search" in data and data["search"] not in SEARCHES:
+        raise ValueError(f"search: unknown {data['search']!r} (known: {', '.join(SEARCHES)})")
+    for k in ("max_configs", "time_limit_s"):
+        if k in data and (not isinstance(data[k], (int, float)) or data[k] < 0):
+            raise ValueError(f"{k}: expected a number >= 0 (0: no budget)")
+    return data
+
+
+def gate_from(
+    kind: str, key: str, title: str, body: dict[str, Any] | None, choices: tuple[str, ...] | list[str] | None = None
+) -> Gate:
     """The typed gate of a stored row (kind, key, title, body); an unknown kind keeps its body as it was."""
     body = dict(body or {})
     cls = GATES.get(kind)

@@ -4,7 +4,13 @@ best kernel for the user to edit. Verification, tuning and acceptance are the sa
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
 from ..llm.schemas import KernelRewrite
+
+M = TypeVar("M", bound=BaseModel)
 
 CONNECT = (
     "To connect an OpenAI-compatible endpoint: --base-url URL --model NAME, "
@@ -21,18 +27,18 @@ KERNEL_NOTE = (
 NO_VERDICT = "no LLM: the step was not evaluated"
 
 
-def is_manual(engine) -> bool:
+def is_manual(engine: Any) -> bool:
     return engine.make_llm is None
 
 
-def stored_reply(engine, key: str, model_cls):
+def stored_reply(engine: Any, key: str, model_cls: type[M]) -> M | None:
     """What an LLM answered for `key` when the session had one: on resume without an LLM it is shown
     and used again as it was (a replayed decision then means what it meant), never replaced."""
     stored = engine.store.llm_result(engine.sid, key)
     return None if stored is None or stored["value"] is None else model_cls.model_validate(stored["value"])
 
 
-def manual_rewrite(engine, suggested: dict | None = None):
+def manual_rewrite(engine: Any, suggested: dict[str, Any] | None = None) -> KernelRewrite:
     """The current best kernel as the step's starting point; the step's suggested parameters are
     named in the note (run_rewrite gets them too, for the names the user's code comes to use)."""
     source, spec = engine.version(engine.current_best())

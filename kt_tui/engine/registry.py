@@ -6,8 +6,12 @@ package metadata is missing, as in a bare source tree, the BUILTIN table stands 
 from __future__ import annotations
 
 from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 from ..errors import UserError
+from ..tomlfile import problem_text
 
 GROUP = "kt_tui.strategies"
 BUILTIN = {
@@ -26,7 +30,7 @@ class UnknownStrategy(UserError):
 
 def registered() -> dict[str, EntryPoint]:
     """Every strategy by name. A plugin cannot take a built-in name."""
-    found = {}
+    found: dict[str, EntryPoint] = {}
     for ep in entry_points(group=GROUP):
         own = ep.dist is not None and ep.dist.name.replace("_", "-").lower() == "kt-tui"
         if ep.name not in BUILTIN or own:
@@ -35,7 +39,7 @@ def registered() -> dict[str, EntryPoint]:
     return {**builtin, **found}
 
 
-def get_strategy(name: str):
+def get_strategy(name: str) -> Any:
     # a built-in name is always kt-tui's own: no need to read every installed package's entry points
     eps = {name: EntryPoint(name, BUILTIN[name], GROUP)} if name in BUILTIN else registered()
     if name not in eps:
@@ -61,9 +65,39 @@ def describe(name: str) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-def check_strategy(name: str, options: dict) -> None:
-    """Before a session starts: the strategy exists, and its optional `check(options)` passes
-    (the explicit strategy reads its steps file there)."""
+def options_model(name: str) -> type[BaseModel] | None:
+    """The strategy's own pydantic `Options` (an attribute of the strategy callable), or None."""
+    model = getattr(get_strategy(name), "Options", None)
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def strategy_options(name: str, flat: dict[str, Any], table: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The options a session of `name` runs with: the flat settings (flags, variables, older config
+    keys), with its table [strategy.NAME] of config.toml over them, validated by the strategy's
+    `Options`. A bad or unknown key is a UserError naming `strategy.NAME.KEY`."""
+    table = dict(table or {})
+    model = options_model(name)
+    if model is None:
+        if table:
+            raise UserError(f"strategy.{name}: the strategy {name!r} takes no options (got {', '.join(table)})")
+        return dict(flat)
+    known = {k: v for k, v in flat.items() if k in model.model_fields}
+    try:
+        valid = model.model_validate({**known, **table})
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        if err["type"] == "extra_forbidden":
+            known_names = ", ".join(model.model_fields)
+            raise UserError(f"strategy.{name}.{where}: unknown option (known: {known_names})") from None
+        raise UserError(f"strategy.{name}.{where}: {problem_text(dict(err))}") from None
+    return {**flat, **valid.model_dump()}
+
+
+def check_strategy(name: str, options: dict[str, Any], table: dict[str, Any] | None = None) -> None:
+    """Before a session starts: the strategy exists, its options are valid, and its optional
+    `check(options)` passes (the explicit strategy reads its steps file there)."""
+    options = strategy_options(name, options, table)
     check = getattr(get_strategy(name), "check", None)
     if check is not None:
         check(options)

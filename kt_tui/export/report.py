@@ -5,10 +5,10 @@ from __future__ import annotations
 import html
 import io
 import json
-import re
 from pathlib import Path
 
-from ..engine.edits import edit_diff, edited_fields
+from ..engine.gates import gate_from
+from ..engine.markdown import md_fence, md_ms, md_text
 from ..engine.strength import check_line, state_of
 from ..engine.verdict import verdict_text
 from ..files import write_output
@@ -121,18 +121,7 @@ def _cell(value) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
 
 
-def _text(value) -> str:
-    """Free text from the store (an LLM's explanation, a reason) as a plain paragraph."""
-    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", " ".join(str(value).split()))
-
-
-def _fence(code: str, lang: str = "") -> str:
-    ticks = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", code)), default=0))
-    return f"{ticks}{lang}\n{code.rstrip()}\n{ticks}"
-
-
-def _ms(v) -> str:
-    return f"{v:.4f} ms" if isinstance(v, (int, float)) else "-"
+_text, _fence, _ms = md_text, md_fence, md_ms  # engine/markdown.py: the gates' summary_md() writes with them too
 
 
 def report_markdown(b: Bundle, store=None) -> str:
@@ -282,70 +271,15 @@ def _gate_md(i: int, g: StoredGate) -> list[str]:
         f"### {i}. {_text(g.title)}",
         "",
         f"{_text(g.kind)} gate, opened {g.created}; decision: **{_text(d.get('choice') or 'pending')}** "
-        f"by {_text(who)}" + (f" at {g.decided}" if g.decided else ""),
+        f"by {_text(who)}"
+        + (f" at {g.decided}" if g.decided else "")
+        + (f": {_text(d['why'])}" if d.get("why") else ""),
         "",
     ]
     body = g.body if isinstance(g.body, dict) else {}
-    if d.get("choice") == "edit":
-        before = d.get("before") if isinstance(d.get("before"), dict) else edited_fields(body, d.get("value"))
-        diff = edit_diff(before, d.get("value"))
-        out += ["What was edited:", "", _fence(diff, "diff"), ""] if diff else ["The edit changed nothing.", ""]
-    if body.get("explanation"):
-        out += [_text(body["explanation"]), ""]
-    if body.get("fixes"):
-        out += [f"- fixed: {_text(f)}" for f in body["fixes"]] + [""]
-    if body.get("new_ms") is not None:
-        advice = {True: "; recommended: accept", False: "; recommended: reject"}.get(body.get("recommend"), "")
-        new, current = body["new_ms"], body.get("current_ms")
-        out += [f"Candidate {_ms(new)} against the best so far {_ms(current)}{advice}", ""]
-        if body.get("effect"):
-            out += [_text(body["effect"]), ""]
-        if d.get("choice") == "approve":
-            out += [
-                "Accepted: the new best."
-                if current is None or new < current
-                else f"Accepted, but slower: the best stays at {_ms(current)}.",
-                "",
-            ]
-    comp = body.get("compile")
-    if isinstance(comp, dict) and comp.get("ok") is not None:
-        res = "; ".join(
-            f"{_text(k)}: {v.get('registers')} registers, {v.get('shared_bytes')} B shared, "
-            f"{v.get('spill_stores', 0)} spill stores"
-            for k, v in (comp.get("resources") or {}).items()
-            if isinstance(v, dict)
-        )
-        out += [
-            (
-                "Compiled with nvcc" + (f" ({res})" if res else "")
-                if comp["ok"]
-                else f"Did not compile: {_text(comp.get('reason') or comp.get('errors') or '')}"
-            ),
-            "",
-        ]
-    for c in body.get("checks") or []:
-        if isinstance(c, dict):
-            out.append(
-                f"- at {_text(c.get('label'))}: {_text(c.get('status'))}"
-                + (f" ({_text(c['reason'])})" if c.get("reason") else "")
-            )
-    if body.get("checks"):
-        out.append("")
-    verdicts = body.get("verdicts") or []
-    if isinstance(verdicts, list) and verdicts:
-        out += [
-            "Verification: "
-            + "; ".join(
-                f"{_text(v.get('output'))} {'ok' if v.get('ok') else 'WRONG'}"
-                + (f" (max abs err {v['max_abs_err']:.3g})" if isinstance(v.get("max_abs_err"), (int, float)) else "")
-                for v in verdicts
-                if isinstance(v, dict)
-            ),
-            "",
-        ]
-    if body.get("diff"):
-        out += [_fence(str(body["diff"]), "diff"), ""]
-    return out
+    return out + gate_from(g.kind, g.key or "", g.title, body).summary_md(
+        d
+    )  # each gate kind says what it shows
 
 
 # -- html ----------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..config import Settings
 from ..engine.backend import BackendChoice
 from ..engine.core import Engine
-from ..engine.registry import check_strategy
+from ..engine.registry import check_strategy, strategy_options
 from ..engine.strength import CheckRefused
 from ..engine.summary import session_summary
 from ..errors import UserError
@@ -152,6 +152,9 @@ def llm_factory(settings: Settings):
 
 
 def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_event):
+    options, name = settings.strategy_options(), store.session(sid)["strategy"]
+    if table := settings.table_for(name):  # its [strategy.NAME] table of config.toml over the flat knobs
+        options = strategy_options(name, options, table)
     return Engine(
         store,
         sid,
@@ -162,7 +165,7 @@ def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_eve
         cache_dir=settings.data_dir / "caches",
         timeout_s=settings.timeout_s,
         make_llm=llm_factory(settings),
-        options=settings.strategy_options(),
+        options=options,
     )
 
 
@@ -198,7 +201,7 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
     if gpu is None:
         gpu = make_worker(settings, start=True)
     try:
-        check_strategy(settings.strategy, settings.strategy_options())
+        check_strategy(settings.strategy, settings.strategy_options(), settings.table_for(settings.strategy))
         kf = read_kernel_file(args.kernel_path)
         kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
         store = open_store(settings)
@@ -252,7 +255,7 @@ def open_tui(settings: Settings, args: argparse.Namespace) -> int:
         store = open_store(settings)
         target = {"resume": find_session(store, args.session)["id"]}
     else:
-        check_strategy(settings.strategy, settings.strategy_options())
+        check_strategy(settings.strategy, settings.strategy_options(), settings.table_for(settings.strategy))
         if str(args.kernel_path).endswith(".py"):
             args.kernel_path = _imported_kernel(args.kernel_path)
         kf = read_kernel_file(args.kernel_path)  # unreadable files and files with no kernel fail here

@@ -22,7 +22,7 @@ def make_policy(allow_flagged: bool = False):
         choice, why = gate.auto(allow_flagged)
         if why:
             print(for_terminal(why), file=sys.stderr, flush=True)
-        return Decision(choice, by="policy")
+        return Decision(choice, by="policy", why=why)
 
     return policy
 

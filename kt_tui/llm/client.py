@@ -37,8 +37,8 @@ try:
 except ImportError:  # openai 1.x and 2.x use httpx
     import httpx  # openai before 3.0
 
-from ..errors import UserError
 from ..redact import StreamScrubber, mask_url, register_secret, register_url, scrub, scrub_value
+from .errors import LlmCancelled, LlmError, LlmUnavailable
 from .transport import Attempt, http_client
 from .transport import BadReply as _BadReply
 
@@ -52,18 +52,6 @@ HOW_TO_CONNECT = (
     "pass --base-url URL (or set OPENAI_BASE_URL) and --model NAME (or set KT_TUI_MODEL), "
     "and set OPENAI_API_KEY if the endpoint needs a key"
 )
-
-
-class LlmError(UserError):
-    """A call failed for good; str() says why in words a user can act on (never holds the key)."""
-
-
-class LlmCancelled(LlmError):
-    """The user cancelled the call (x in the app, Ctrl-C headless)."""
-
-
-class LlmUnavailable(UserError):
-    """No LLM can be called: manual mode, or the settings lack what a call needs."""
 
 
 @dataclass

@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
-from ..engine.strategies.sweep import parse_search
+from ..engine.gates import parse_search
 from ..tomlfile import dumps
 from .cuda_syntax import CudaArea
 

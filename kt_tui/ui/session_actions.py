@@ -67,7 +67,7 @@ class SessionActions:
             return {}
         return {CHOICE_IDS[c]: label[:1].upper() + label[1:] for c, label in answers(self.gate).items()}
 
-    def _decide(self, choice: str, value=None, by: str = "user") -> None:
+    def _decide(self, choice: str, value=None, by: str = "user", why: str | None = None) -> None:
         """Answer the open gate. A skip or stop of yours waits UNDO_S seconds, undoable, before
         the engine gets it: until then nothing has run on it."""
         gate = self.gate
@@ -76,7 +76,7 @@ class SessionActions:
         delay = undo_seconds() if by == "user" and choice in DESTRUCTIVE else 0.0
         if delay:
             timer = self.set_timer(delay, self._send_held)
-            self.held = (gate, Decision(choice, value, by=by), timer)
+            self.held = (gate, Decision(choice, value, by=by, why=why), timer)
             self.query_one(GatePanel).update(
                 Text.assemble(
                     (f"{choice}: ", "bold"),
@@ -87,7 +87,7 @@ class SessionActions:
             )
             self.refresh_bindings()
             return
-        self._send(Decision(choice, value, by=by))
+        self._send(Decision(choice, value, by=by, why=why))
 
     def _send(self, decision: Decision) -> None:
         if self.bridge.answer(decision):
@@ -179,9 +179,8 @@ class SessionActions:
         gate = self.gate
 
         def chosen(name: str | None) -> None:
-            if name and gate is None and self.state == "finished":  # go on with a finished session
-                self.data.update_session(strategy=name, state="stopped")
-                self.data.add_event("switched", {"strategy": name, "after": "finished"})
+            if name and gate is None and self.state == "finished" and self.engine is not None:  # go on, finished
+                self.engine.switch_finished(name)
                 self.state, self.strategy = "starting", name
                 self._banner()
                 self._engine_thread()
@@ -194,12 +193,14 @@ class SessionActions:
         def apply(values: dict | None) -> None:
             if values:
                 for k, v in values.items():
-                    setattr(self.settings, k, v)
+                    if k in type(self.settings).model_fields:  # a plug-in's own options live in the engine only
+                        setattr(self.settings, k, v)
                 if self.engine is not None:
-                    self.engine.options.update(values)
+                    self.engine.change_options(values)
                 self.notify("Settings applied from the next decision on.")
 
-        self.app.push_screen(SettingsScreen(self.settings.strategy_options(), self.strategy), apply)
+        values = dict(self.engine.options) if self.engine is not None else self.settings.strategy_options()
+        self.app.push_screen(SettingsScreen(values, self.strategy), apply)
 
     def action_help(self) -> None:
         gate = self.gate if self.bridge.waiting else None

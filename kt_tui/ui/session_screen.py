@@ -238,7 +238,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if self.autopilot:
             decision = self.services.make_policy()(gate)
             if decision.choice != "stop":
-                self._decide(decision.choice, decision.value, by="autopilot")
+                self._decide(decision.choice, decision.value, by="autopilot", why=decision.why)
                 return
             self.autopilot = False
         view = view_for(gate)

@@ -3,6 +3,7 @@ Each is typed and checked; a bad value keeps the screen open with the reason und
 
 from __future__ import annotations
 
+from pydantic import BaseModel
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,23 +11,29 @@ from textual.containers import Grid, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static, Switch
 
-from ..config import setting_fields
+from ..engine.registry import UnknownStrategy, options_model
+from ..engine.strategies import autonomous, config_search
+from ..engine.strategies.common import SearchOptions
 from ..gpu.protocol import SEARCHES
 
 
-def _knobs(*names: str) -> tuple:
-    """(name, help, type, lowest value allowed or None) of settings, read from the Settings model."""
+def _knobs(model: type[BaseModel], *names: str) -> tuple:
+    """(name, help, type, lowest value allowed or None) of options, read from a strategy's Options
+    model (all its plain fields when no names are given)."""
+    fields = model.model_fields
     out = []
-    for name in names:
-        f = setting_fields()[name]
+    for name in names or [n for n, f in fields.items() if f.annotation in (bool, int, float, str)]:
+        f = fields[name]
         low = next((m.ge for m in f.metadata if getattr(m, "ge", None) is not None), None)
         out.append((name, f.description, f.annotation, low))
     return tuple(out)
 
 
-AUTONOMOUS = _knobs("with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold")
-SWEEP = _knobs("search", "max_configs", "time_limit_s", "seeds")
-CONFIG_SEARCH = _knobs("rounds", "batch_size", "plateau_rounds", "space_edits")
+AUTONOMOUS = _knobs(
+    autonomous.Options, "with_replanning", "max_replanning", "breakdown_steps", "max_breakdowns", "threshold"
+)
+SWEEP = _knobs(SearchOptions, "search", "max_configs", "time_limit_s", "seeds")
+CONFIG_SEARCH = _knobs(config_search.Options, "rounds", "batch_size", "plateau_rounds", "space_edits")
 KNOBS = {
     "sweep": SWEEP,
     "config-search": CONFIG_SEARCH,
@@ -37,7 +44,14 @@ KNOBS = {
 
 
 def knobs_for(strategy: str) -> tuple:
-    return KNOBS.get(strategy, AUTONOMOUS)
+    """The built-in strategies' chosen knobs; a plug-in's are the plain fields of its Options."""
+    if strategy in KNOBS:
+        return KNOBS[strategy]
+    try:
+        model = options_model(strategy)
+    except UnknownStrategy:
+        model = None
+    return _knobs(model) if model is not None else ()
 
 
 def parse_knob(name: str, kind: type, low, raw) -> object:

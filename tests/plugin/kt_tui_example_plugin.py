@@ -3,14 +3,25 @@
 sys.path). A strategy is a generator of gates: it yields a Gate, gets the Decision back, and
 measures through the engine."""
 
+from pydantic import BaseModel, ConfigDict
+
 from kt_tui.engine.gates import SweepGate
 
 NAME = "baseline-only"
 DESCRIPTION = "measure the original configuration once, nothing else"
 
 
+class Options(BaseModel):
+    """[strategy.baseline-only] in config.toml: validated by kt-tui's strategy registry."""
+
+    model_config = ConfigDict(extra="forbid")
+    note: str = ""
+
+
 def baseline_only(engine):
     vid = engine.original
+    if engine.options.get("note"):
+        engine.emit("note", text=engine.options["note"])
     decision = yield SweepGate(
         key="baseline-only:start",
         title="Measure the original configuration once?",
@@ -21,4 +32,4 @@ def baseline_only(engine):
         engine.baseline(vid)
 
 
-baseline_only.NAME, baseline_only.DESCRIPTION = NAME, DESCRIPTION
+baseline_only.NAME, baseline_only.DESCRIPTION, baseline_only.Options = NAME, DESCRIPTION, Options

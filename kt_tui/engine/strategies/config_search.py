@@ -11,19 +11,46 @@ strategy that goes on to the budget instead of more rounds.
 from __future__ import annotations
 
 import json
+from collections.abc import Generator
+from typing import Any
 
+from pydantic import Field, field_validator
+
+from ...gpu.protocol import SEARCHES
+from ...kernel.spec import Spec
 from ...llm.schemas import ConfigBatch, SpaceEdit
+from ...records import Result
 from ...search import space
 from ...search.space import SpaceError, apply_edit, check_configs, config_key, render, space_size
-from ..asking import llm_ask
-from ..gates import ConfigsGate, SpaceGate, SweepGate
+from ..context import Gates, StrategyContext
+from ..gates import ConfigsGate, Decision, Gate, SpaceGate, SweepGate
 from ..kernel_step import spec_text
+from .common import SearchOptions, declare
 
 NAME = "config-search"
+
+
+class Options(SearchOptions):
+    """[strategy.config-search] in config.toml."""
+
+    rounds: int = Field(6, ge=1, description="rounds of LLM-proposed batches at most")
+    batch_size: int = Field(8, ge=1, description="configurations the LLM proposes per round")
+    plateau_rounds: int = Field(2, ge=0, description="stop after this many rounds without a 1 % gain")
+    hybrid: str = Field("", description="a search strategy that goes on from the LLM's first batch")
+    space_edits: bool = Field(True, description="let the LLM propose search-space edits on a plateau")
+
+    @field_validator("hybrid")
+    @classmethod
+    def _hybrid(cls, v: str) -> str:
+        if v and v not in SEARCHES:
+            raise ValueError(f"{v!r}: unknown search (known: {', '.join(SEARCHES)})")
+        return v
+
+
 GAIN = 0.01  # a round that improves the best by less than this is a round without gain
 
 
-def config_search(engine):
+def config_search(engine: StrategyContext) -> Gates:
     opts = engine.options
     vid = engine.current_best()
     _, spec = engine.version(vid)
@@ -41,8 +68,7 @@ def config_search(engine):
     for r in range(1, int(opts.get("rounds", 6)) + 1):
         source, spec = engine.version(vid)
         values = _prompt_values(engine, vid, source, spec, r, int(opts.get("batch_size", 8)))
-        batch = yield from llm_ask(
-            engine,
+        batch = yield from engine.ask(
             f"configs:{r}",
             "propose_configs",
             ConfigBatch,
@@ -78,14 +104,16 @@ def config_search(engine):
                 engine.emit("note", text=f"config-search: no gain in {since_gain} rounds; stopping")
                 return
             edits += 1
-            reply = yield from llm_ask(engine, f"space:{r}", "edit_space", SpaceEdit, **values)
+            reply = yield from engine.ask(f"space:{r}", "edit_space", SpaceEdit, **values)
             changed = yield from _review_space(engine, vid, spec, source, r, reply)
             if not changed:
                 return
             since_gain = 0
 
 
-def _review_batch(engine, vid, spec, r, batch):
+def _review_batch(
+    engine: StrategyContext, vid: str, spec: Spec, r: int, batch: ConfigBatch
+) -> Generator[Gate, Decision, list[dict[str, Any]]]:
     """The batch gate: returns the configurations to measure (possibly edited), or [] when skipped."""
     known = set(engine.known(vid))
     valid, invalid = _checked(spec, batch.configs, known)
@@ -96,7 +124,7 @@ def _review_batch(engine, vid, spec, r, batch):
     attempt = 1
     while True:
         key = f"batch:{r}" + (f":{attempt}" if attempt > 1 else "")
-        decision = yield ConfigsGate(
+        gate = ConfigsGate(
             key=key,
             title=f"Round {r}: benchmark {len(valid)} configuration(s) the LLM proposes ({len(invalid)} dropped)?",
             round=r,
@@ -106,20 +134,21 @@ def _review_batch(engine, vid, spec, r, batch):
             invalid=[{"config": c, "why": why} for c, why in invalid],
             text=_lines(valid),
         )
+        decision = yield gate
         if decision.choice == "skip":
             return []
         if decision.choice == "approve":
             return valid
         try:
-            edited = [json.loads(line) for line in str(decision.value).splitlines() if line.strip()]
-        except json.JSONDecodeError as e:
-            edited, invalid = valid, [({}, f"the edit is not one JSON object per line: {e}")]
+            edited = gate.parse_edit(decision.value)
+        except ValueError as e:
+            edited, invalid = valid, [({}, f"the edit is {e}")]
         else:
             valid, invalid = _checked(spec, edited, known)
         attempt += 1
 
 
-def _unknown_names(spec, configs) -> list[str]:
+def _unknown_names(spec: Spec, configs: list[Any]) -> list[str]:
     """A reply naming parameters the kernel does not have is not an answer (an echoed example, a guess)."""
     unknown = sorted({str(k) for c in configs if isinstance(c, dict) for k in c} - set(spec.tune_params))
     if not unknown:
@@ -127,12 +156,16 @@ def _unknown_names(spec, configs) -> list[str]:
     return [f"configs: unknown parameter(s) {', '.join(unknown)} (the kernel's are {', '.join(spec.tune_params)})"]
 
 
-def _checked(spec, configs, known):
+def _checked(
+    spec: Spec, configs: list[dict[str, Any]], known: set[str]
+) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]:
     valid, invalid = check_configs(spec, configs, known_keys=known)
     return [c for c, _ in valid], invalid
 
 
-def _review_space(engine, vid, spec, source, r, reply):
+def _review_space(
+    engine: StrategyContext, vid: str, spec: Spec, source: str, r: int, reply: SpaceEdit | None
+) -> Generator[Gate, Decision, bool]:
     """The space gate: before and after, with sizes. True when the space changed."""
     if reply is None or not reply.edits:
         engine.emit("note", text="config-search: the LLM proposes no change to the space; stopping")
@@ -166,8 +199,10 @@ def _review_space(engine, vid, spec, source, r, reply):
     return True
 
 
-def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
-    results = engine.store.results(engine.sid, vid)
+def _prompt_values(
+    engine: StrategyContext, vid: str, source: str, spec: Spec, r: int, batch_size: int
+) -> dict[str, Any]:
+    results = engine.results(vid)
     ok = sorted((x for x in results if engine.trusted(vid, x)), key=lambda x: x.time_ms)
     failed = [x for x in results if x not in ok]
     base = spec.baseline_params()
@@ -186,7 +221,7 @@ def _prompt_values(engine, vid, source, spec, r, batch_size) -> dict:
     }
 
 
-def _failures(failed: list) -> str:
+def _failures(failed: list[Result]) -> str:
     """Failed configurations (records.Result), and the parameter values every one of them shares (a pattern)."""
     if not failed:
         return "none"
@@ -197,5 +232,8 @@ def _failures(failed: list) -> str:
     return "\n".join(lines)
 
 
-def _lines(configs: list[dict]) -> str:
+def _lines(configs: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(c) + "\n" for c in configs)
+
+
+declare(config_search, NAME, "", Options)

@@ -8,13 +8,16 @@ autonomous strategy's numbered steps in the same session."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import Field
+
 from ...llm.prompts import rewrite_messages
 from ...llm.schemas import KernelRewrite, StepVerdict
-from ..asking import llm_ask
+from ..context import Gates, StrategyContext
 from ..gates import StepGate
-from ..kernel_step import prompt_context, run_rewrite
-from ..manual import NO_VERDICT, is_manual, manual_rewrite, stored_reply
-from .autonomous import start, steps_summary, verdict_body
+from ..manual import NO_VERDICT, manual_rewrite
+from .common import AcceptOptions, declare, nothing, start, steps_summary, verdict_body
 from .steps_file import Step, blocked_by, load_steps
 
 NAME = "explicit"
@@ -22,21 +25,26 @@ DESCRIPTION = "the steps of a steps file (--steps), each judged by the LLM and d
 STEPS_KEY = "explicit:steps"
 
 
-def explicit(engine):
+class Options(AcceptOptions):
+    """[strategy.explicit] in config.toml."""
+
+    steps: str | None = Field(None, description="the steps file (None: the library shipped with kt-tui)")
+
+
+def explicit(engine: StrategyContext) -> Gates:
     where, steps = _steps(engine)
-    manual = is_manual(engine)
     yield from start(engine, f"go through the {len(steps)} steps of {where}")
-    known = {s["id"] for s in engine.store.steps(engine.sid)}
+    known = {s["id"] for s in engine.steps()}
     for step in steps:
         if step.id not in known:
             engine.set_step(step.id, title=step.title, description=step.description, state="proposed")
     outcomes: dict[str, str] = {}  # dependencies come earlier in the file, so they are known in time
     for step in steps:
-        yield from _run_step(engine, step, outcomes, manual, KernelRewrite, StepVerdict)
-        outcomes[step.id] = next((s["state"] for s in engine.store.steps(engine.sid) if s["id"] == step.id), "")
+        yield from _run_step(engine, step, outcomes)
+        outcomes[step.id] = next((s["state"] for s in engine.steps() if s["id"] == step.id), "")
 
 
-def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, verdict_cls):
+def _run_step(engine: StrategyContext, step: Step, outcomes: dict[str, str]) -> Gates:
     blocked = blocked_by(step, outcomes)
     if blocked:
         dep, state = blocked
@@ -47,22 +55,24 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
         )
         return
     values = {
-        **prompt_context(engine),
+        **engine.prompt_context(),
         "step_params": step.tune_params,
         "step": f"{step.title}\n{step.description}",
         "previous_steps": steps_summary(engine),
     }
-    verdict = stored_reply(engine, f"validate:{step.id}", verdict_cls) if manual else None
-    if not (manual or step.skip_evaluation):
-        verdict = yield from llm_ask(engine, f"validate:{step.id}", "validate_step", verdict_cls, **values)
+    verdict = None
+    if not step.skip_evaluation:
+        verdict = yield from engine.ask(
+            f"validate:{step.id}", "validate_step", StepVerdict, without_llm=nothing, **values
+        )
     note = (
         NO_VERDICT
-        if manual and verdict is None
+        if engine.manual and verdict is None
         else "skip_evaluation: the step was not evaluated"
         if step.skip_evaluation
         else None
     )
-    decision = yield StepGate(
+    gate = StepGate(
         key=f"step:{step.id}",
         title=f"Step {step.id}: {step.title}",
         step=step.id,
@@ -73,6 +83,7 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
         depends_on=step.depends_on,
         prompt=step.prompt,
     )
+    decision = yield gate
     if decision.choice == "skip":
         why = (
             f"the LLM judged it not worth it: {verdict.reason}"
@@ -83,9 +94,7 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
         return
     prompt = step.prompt
     if decision.choice == "edit" and decision.value:  # the user rewrote the step's prompt
-        prompt = str(decision.value)
-        if "{kernel_string}" not in prompt:
-            prompt += "\n\n```cuda\n{kernel_string}\n```\n"
+        _, prompt = gate.parse_edit(decision.value)
         engine.set_step(step.id, state="edited", reason="prompt edited by the user")
     else:
         engine.set_step(
@@ -93,33 +102,36 @@ def _run_step(engine, step: Step, outcomes: dict, manual: bool, rewrite_cls, ver
             state="approved",
             reason="approved against the LLM's verdict" if verdict and not verdict.valid else "",
         )
-    if manual:
-        rewrite = stored_reply(engine, f"execute:{step.id}", rewrite_cls) or manual_rewrite(engine, step.tune_params)
-    else:
-        messages = rewrite_messages(prompt, f"step {step.id!r}.prompt", **values)
-        rewrite = yield from llm_ask(engine, f"execute:{step.id}", "explicit_step", rewrite_cls, messages=messages)
+    rewrite = yield from engine.ask(
+        f"execute:{step.id}",
+        "explicit_step",
+        KernelRewrite,
+        without_llm=lambda: manual_rewrite(engine, step.tune_params),
+        messages=rewrite_messages(prompt, f"step {step.id!r}.prompt", **values),
+    )
     if rewrite is None:
         engine.set_step(step.id, state="skipped", reason="no kernel for this step")
         return
     # the step's candidate values went to the LLM in the prompt ({step_params}); prepare() adds
     # back those the new code uses but the reply left out of its tune_params
-    yield from run_rewrite(engine, step.id, step.title, rewrite, suggested=step.tune_params)
+    yield from engine.run_rewrite(step.id, step.title, rewrite, suggested=step.tune_params)
 
 
-def _steps(engine) -> tuple[str, list[Step]]:
+def _steps(engine: StrategyContext) -> tuple[str, list[Step]]:
     """The steps this session runs: read from the file once, then from the store (a resumed
     session keeps its steps even when the file changed or --steps was not given again)."""
-    stored = engine.store.llm_result(engine.sid, STEPS_KEY)
-    if stored is not None:
-        return stored["text"], [Step(**s) for s in stored["value"]]
+    kept = engine.kept(STEPS_KEY)
+    if kept is not None:
+        value, text = kept
+        return text, [Step(**s) for s in value]
     where, steps = load_steps(engine.options.get("steps"))
-    engine.store.put_llm_result(engine.sid, STEPS_KEY, [s.to_dict() for s in steps], where, by="steps-file")
+    engine.keep(STEPS_KEY, [s.to_dict() for s in steps], where, by="steps-file")
     return where, steps
 
 
-def check(options: dict) -> None:
+def check(options: dict[str, Any]) -> None:
     """Before a session starts: a broken steps file is a clear error, not a failed session."""
     load_steps(options.get("steps"))
 
 
-explicit.NAME, explicit.DESCRIPTION, explicit.check = NAME, DESCRIPTION, check
+declare(explicit, NAME, DESCRIPTION, Options, check)

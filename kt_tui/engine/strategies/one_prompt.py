@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from ...llm.prompts import rewrite_messages, template_text
 from ...llm.schemas import KernelRewrite
-from ..asking import llm_ask
-from ..kernel_step import prompt_context, run_rewrite
-from ..manual import is_manual, manual_rewrite, stored_reply
-from .autonomous import start, steps_summary
+from ..context import Gates, StrategyContext
+from ..manual import manual_rewrite
+from .common import AcceptOptions, declare, start, steps_summary
 
 NAME = "one-prompt"
 DESCRIPTION = "one LLM call rewrites the whole kernel; then verify, tune and accept"
@@ -17,21 +16,20 @@ STEP = "one-prompt"
 TITLE = "Optimize the kernel in one rewrite"
 
 
-def one_prompt(engine):
-    manual = is_manual(engine)
+def one_prompt(engine: StrategyContext) -> Gates:
+    manual = engine.manual
     yield from start(engine, "write the rewrite yourself" if manual else "ask the LLM for one optimized rewrite")
-    if not any(s["id"] == STEP for s in engine.store.steps(engine.sid)):
+    if not any(s["id"] == STEP for s in engine.steps()):
         engine.set_step(STEP, title=TITLE, description="one prompt, one rewrite", state="approved")
-    if manual:
-        rewrite = stored_reply(engine, "one-prompt", KernelRewrite) or manual_rewrite(engine)
-    else:
-        values = {**prompt_context(engine), "step_params": {}, "step": TITLE, "previous_steps": steps_summary(engine)}
-        messages = rewrite_messages(template_text("one_prompt"), "prompt template 'one_prompt'", **values)
-        rewrite = yield from llm_ask(engine, "one-prompt", "one_prompt", KernelRewrite, messages=messages)
+    values = {**engine.prompt_context(), "step_params": {}, "step": TITLE, "previous_steps": steps_summary(engine)}
+    messages = rewrite_messages(template_text("one_prompt"), "prompt template 'one_prompt'", **values)
+    rewrite = yield from engine.ask(
+        "one-prompt", "one_prompt", KernelRewrite, without_llm=lambda: manual_rewrite(engine), messages=messages
+    )
     if rewrite is None:
         engine.set_step(STEP, state="skipped", reason="no kernel")
         return
-    yield from run_rewrite(engine, STEP, TITLE, rewrite)
+    yield from engine.run_rewrite(STEP, TITLE, rewrite)
 
 
-one_prompt.NAME, one_prompt.DESCRIPTION = NAME, DESCRIPTION
+declare(one_prompt, NAME, DESCRIPTION, AcceptOptions)  # [strategy.one-prompt] in config.toml

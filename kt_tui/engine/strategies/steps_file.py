@@ -61,14 +61,14 @@ class StepFile(BaseModel):
 
     @field_validator("tune_params", mode="before")
     @classmethod
-    def _tune(cls, v):
+    def _tune(cls, v: object) -> dict[str, list[Any]]:
         if not isinstance(v, dict):
             raise ValueError("must be a table of name = [values]")
         return check_tune_params(v)  # BadValue names the parameter
 
     @field_validator("depends_on", mode="before")
     @classmethod
-    def _deps(cls, v):
+    def _deps(cls, v: object) -> list[str]:
         v = [v] if isinstance(v, str) else v
         if not isinstance(v, list) or not all(isinstance(d, str) for d in v):
             raise ValueError("must be a list of step ids")
@@ -89,11 +89,11 @@ class Step:
     title: str
     prompt: str
     description: str = ""
-    tune_params: dict[str, list] = field(default_factory=dict)
+    tune_params: dict[str, list[Any]] = field(default_factory=dict)
     skip_evaluation: bool = False
     depends_on: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))
 
 
@@ -127,7 +127,7 @@ def parse_steps(text: str, where: str = "steps.toml") -> list[Step]:
     return steps
 
 
-def _step(item: dict, label: str, where: str, earlier: set[str]) -> Step:
+def _step(item: dict[str, Any], label: str, where: str, earlier: set[str]) -> Step:
     sid = item.get("id")
     if not isinstance(sid, str) or not ID.match(sid):
         raise StepsError(f"step {label}.id", "required: letters, digits, _ or -, starting with a letter", where)

@@ -6,41 +6,24 @@ Gates: "start the sweep?" before anything runs, and "continue?" after the user s
 
 from __future__ import annotations
 
-import tomllib
+from typing import Any
 
-from ...gpu.protocol import SEARCHES
+from ...kernel.spec import Spec
 from ...search.space import SpaceError, space_sizes, unrestricted_size
 from ...tomlfile import dumps, literal
-from ..gates import SweepGate
-from ..strength import first_baseline
+from ..context import Gates, StrategyContext
+from ..gates import SEARCH_KEYS, SweepGate, parse_search  # noqa: F401 - parse_search: older imports
+from .common import SearchOptions, declare
 
 NAME = "sweep"
-SEARCH_KEYS = ("search", "max_configs", "time_limit_s", "seeds")
 
 
-def search_text(settings: dict) -> str:
+def search_text(settings: dict[str, Any]) -> str:
     """The search settings as the TOML the user edits at the gate."""
     return dumps({k: literal(v) if isinstance(v, str) else v for k, v in ((k, settings.get(k)) for k in SEARCH_KEYS)})
 
 
-def parse_search(text: str) -> dict:
-    """The edited search settings; ValueError names the problem."""
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as e:
-        raise ValueError(f"not TOML: {e or 'nested too deep'}") from None
-    unknown = set(data) - set(SEARCH_KEYS)
-    if unknown:
-        raise ValueError(f"unknown setting(s): {', '.join(sorted(unknown))} (known: {', '.join(SEARCH_KEYS)})")
-    if "search" in data and data["search"] not in SEARCHES:
-        raise ValueError(f"search: unknown {data['search']!r} (known: {', '.join(SEARCHES)})")
-    for k in ("max_configs", "time_limit_s"):
-        if k in data and (not isinstance(data[k], (int, float)) or data[k] < 0):
-            raise ValueError(f"{k}: expected a number >= 0 (0: no budget)")
-    return data
-
-
-def space_counts(spec) -> tuple[int, int, str]:
+def space_counts(spec: Spec) -> tuple[int, int, str]:
     """(before restrictions, after, the line the gate shows), counted without listing the space."""
     try:
         before, after, exact = space_sizes(spec)
@@ -52,12 +35,12 @@ def space_counts(spec) -> tuple[int, int, str]:
     return before, after, text
 
 
-def sweep(engine):
+def sweep(engine: StrategyContext) -> Gates:
     vid = engine.original
     _, spec = engine.version(vid)
-    first_baseline(engine)  # the check's strength, tested once and said at this gate (engine/strength.py)
+    engine.first_baseline()  # the check's strength, tested once and said at this gate (engine/strength.py)
     attempt, edits = 1, 0
-    settings = {k: engine.options.get(k) for k in SEARCH_KEYS}
+    settings: dict[str, Any] = {k: engine.options.get(k) for k in SEARCH_KEYS}
     settings["search"] = settings["search"] or "kt"
     while True:
         done = len(engine.known(vid))
@@ -67,7 +50,7 @@ def sweep(engine):
             if attempt == 1
             else f"Continue the sweep of {spec.kernel} ({done} of {total} measured)?"
         )
-        decision = yield SweepGate(
+        gate = SweepGate(
             key=f"sweep:{attempt}" + (f":{edits}" if edits else ""),
             title=title,
             version=vid,
@@ -83,11 +66,12 @@ def sweep(engine):
             text=search_text(settings),
             **settings,
         )
+        decision = yield gate
         if decision.choice == "skip":
             return
         if decision.choice == "edit":
             try:
-                settings.update(parse_search(str(decision.value)))
+                settings.update(gate.parse_edit(decision.value))
             except ValueError as e:  # asked again, under a new key, with the reason
                 engine.emit("note", text=f"search settings not changed: {e}")
                 edits += 1
@@ -111,4 +95,4 @@ def sweep(engine):
         attempt += 1
 
 
-sweep.NAME, sweep.DESCRIPTION = NAME, "the original kernel's baseline, then every configuration of its spec"
+declare(sweep, NAME, "the original kernel's baseline, then every configuration of its spec", SearchOptions)

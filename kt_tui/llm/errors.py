@@ -1,0 +1,18 @@
+"""The LLM's error classes. They import nothing heavy (no openai), so the engine catches them by
+type without loading the client."""
+
+from __future__ import annotations
+
+from ..errors import UserError
+
+
+class LlmError(UserError):
+    """A call failed for good; str() says why in words a user can act on (never holds the key)."""
+
+
+class LlmCancelled(LlmError):
+    """The user cancelled the call (x in the app, Ctrl-C headless)."""
+
+
+class LlmUnavailable(UserError):
+    """No LLM can be called: manual mode, or the settings lack what a call needs."""
