@@ -64,7 +64,7 @@ from scipy.stats import mannwhitneyu  # noqa: E402
 from kt_tui.kernel.expr import launch_callables, restriction_function  # noqa: E402
 from kt_tui.kernel.spec import load_spec  # noqa: E402
 from kt_tui.search import kt_search as ours  # noqa: E402
-from kt_tui.search.seeds import seed_configs  # noqa: E402
+from kt_tui.search.seeds import grouped_seed_configs  # noqa: E402
 
 SPACES_DIR = ROOT / "benchmarks" / "spaces"
 SPACES = ("matmul_tiled", "convolution", "reduction")
@@ -141,7 +141,7 @@ class Space:
         self.data = json.loads(found[0].read_text())
         self.header = self.data.get("kt_tui", {})
         self.gpu = self.header.get("gpu") or self.data.get("device_name", "")
-        self.seeds = seed_configs(self.spec, self.source, self.gpu)
+        self.seeds = [(c, group) for c, _, group in grouped_seed_configs(self.spec, self.source, self.gpu)]
         ps = self.spec.problem_size_values()
         restrictions = (
             [restriction_function(self.spec.restrictions, list(self.spec.tune_params))]
@@ -320,7 +320,7 @@ def run_one(space: Space, name: str, seed: int, run_limit: float) -> dict:
     if base == "kt" and space.seeds:
         options["seeds"] = [c for c, _ in space.seeds]
         if "seed_rules" in getattr(inner, "OPTIONS", ()):
-            options["seed_rules"] = [rule for _, rule in space.seeds]
+            options["seed_rules"] = [group for _, group in space.seeds]
     rec = Recorder(inner, space, run_limit)
     args = dict(space.tune_args)
     with warnings.catch_warnings():

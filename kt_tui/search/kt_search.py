@@ -19,7 +19,9 @@ max_fevals and time_limit (kernel_tuner's budgets, enforced by its CostFunc).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from contextlib import nullcontext
+from typing import Any
 
 import numpy as np
 from kernel_tuner.strategies.common import CostFunc
@@ -28,39 +30,52 @@ from scipy.special import ndtri
 
 from .model import GP, Trees, encode, expected_improvement
 
-OPTIONS = ("seeds", "seed", "initial", "max_fevals", "time_limit", "searchspace_construction_options")
+OPTIONS = ("seeds", "seed_rules", "seed", "initial", "max_fevals", "time_limit", "searchspace_construction_options")
 DEFAULT_BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 MAX_CANDIDATES = 2000  # configurations scored per step in large spaces (a random sample + neighbours)
 MAX_TRAIN = 300  # observations the models are fitted on (the best half, then a random rest)
 MAX_TUNE = 150  # of those, the ones the GP's length scales are fitted on (chosen the same way)
 TUNE_ALWAYS = 60  # the length scales are refitted at every step up to this many observations,
 TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since the last refit
-TREES_ALWAYS, TREES_GROWTH = 100, 1.05  # the same for the trees (in between, new points only update the leaves)
+TREES_ALWAYS, TREES_GROWTH = 100, 1.05
+INITIAL = 3  # configurations measured before the model, seeds included (at least JUDGE_AFTER random ones)
+JUDGE_AFTER = 2  # random configurations measured before a seed rule is judged against them  # the same for the trees (in between, new points only update the leaves)
 
 
 class Search:
     """Ask / tell over an enumerated space of configurations (tuples in parameter order).
 
-    products: groups of parameter positions whose product the models also see (see product_groups)."""
+    seeds: configurations to consider first; seed_rules: the rules that picked each, a name or names
+    joined by " + " (seeds share the evidence of their rules; without seed_rules all are one rule). products: groups of parameter
+    positions whose product the models also see (see product_groups)."""
 
     def __init__(
         self,
-        space: list[tuple],
-        values: list[list],
+        space: list[tuple[Any, ...]],
+        values: list[list[Any]],
         rng: np.random.Generator,
-        seeds: list = (),
+        seeds: Sequence[tuple[Any, ...]] = (),
         initial: int | None = None,
-        products: list[list[int]] = (),
+        products: Sequence[list[int]] = (),
+        seed_rules: Sequence[str] | None = None,
     ):
         self.space = list(space)
         self.index = {c: i for i, c in enumerate(self.space)}
         self.x = np.concatenate([encode(self.space, values), product_features(self.space, products)], axis=1)
         self.values = [list(v) for v in values]
         self.rng = rng
-        self.seeds = spread(
-            [s for s in dict.fromkeys(tuple(s) for s in seeds) if s in self.index], lambda s: self.x[self.index[s]]
-        )
-        self.initial = initial if initial is not None else max(5, min(10, len(self.space) // 100))
+        rules = list(seed_rules) if seed_rules is not None else ["seeds"] * len(seeds)
+        if len(rules) != len(seeds):
+            raise ValueError(f"seed_rules: {len(rules)} rules for {len(seeds)} seeds")
+        rules_of: dict[tuple[Any, ...], frozenset[str]] = {}
+        for s, r in zip(seeds, rules):
+            if tuple(s) in self.index:
+                rules_of.setdefault(tuple(s), frozenset(part.strip() for part in str(r).split(" + ")))
+        self.seed_rules = rules_of
+        self.seeds = spread(list(rules_of), lambda s: self.x[self.index[s]])
+        self.dropped: set[str] = set()  # rules whose picks measured in the slow part of what has been seen
+        self.initial = initial if initial is not None else INITIAL
+        self.randoms = self.seed_picks = 0  # random picks and seed picks made so far
         self.seen: dict[int, float | None] = {}  # space index -> log(time); None: failed
         self.free = np.ones(len(self.space), dtype=bool)
         self.gp = GP()
@@ -68,7 +83,7 @@ class Search:
         self.steps = 0
         self.tuned_at = self.trees_at = 0  # observations at the last fit of the length scales, of the trees
 
-    def tell(self, config: tuple, time: float | None) -> None:
+    def tell(self, config: tuple[Any, ...], time: float | None) -> None:
         i = self.index.get(tuple(config))
         if i is not None:
             ok = time is not None and math.isfinite(time) and time > 0
@@ -78,16 +93,55 @@ class Search:
     def done(self) -> bool:
         return not self.free.any()
 
-    def ask(self) -> tuple:
-        for s in self.seeds:
-            if self.free[self.index[s]]:
-                return s
+    def ask(self) -> tuple[Any, ...]:
+        seed = self._next_seed()
+        if seed is not None:
+            return seed
         free = np.flatnonzero(self.free)
         ok = sum(v is not None for v in self.seen.values())
-        if ok < max(self.initial, 2):
+        if self.randoms < (min(self.initial, JUDGE_AFTER) if self.seeds else self.initial) or ok < max(self.initial, 2):
+            self.randoms += 1
             return self.space[int(self.rng.choice(free))]
         self.steps += 1
         return self.space[self._pick(free)]
+
+    def evidence(self) -> dict[str, float]:
+        """Per rule with measured picks: the mean quantile of its picks among all that has been seen
+        (0: faster than everything else, 1: slower; failed picks count as 1)."""
+        if not self.seen:
+            return {}
+        raw = np.array([np.inf if v is None else v for v in self.seen.values()])
+        quantile = (average_ranks(raw) - 0.5) / len(raw)
+        per: dict[str, list[float]] = {}
+        for i, q in zip(self.seen, quantile):
+            for rule in self.seed_rules.get(self.space[i], ()):
+                per.setdefault(rule, []).append(1.0 if self.seen[i] is None else float(q))
+        return {r: sum(qs) / len(qs) for r, qs in per.items()}
+
+    def _next_seed(self) -> tuple[Any, ...] | None:
+        """The next seed to measure, or None. A seed's score is the mean evidence of the rules that
+        picked it (a rule never measured counts as the middle, 0.5); the lowest goes first, the
+        seeds' order breaking ties. Once JUDGE_AFTER random picks stand beside them, a rule measuring
+        in the slow half is dropped, and so is every seed scoring there; a seed scoring in the fast
+        half is asked before anything else; otherwise seeds alternate with the other picks (random,
+        then the model's)."""
+        score = self.evidence()
+
+        def rank(s: tuple[Any, ...]) -> float:
+            rules = self.seed_rules[s]
+            return sum(score.get(r, 0.5) for r in rules) / len(rules)
+
+        judged = self.randoms >= JUDGE_AFTER
+        if judged:
+            self.dropped.update(r for r, q in score.items() if q > 0.5)
+        pending = [s for s in self.seeds if self.free[self.index[s]] and not (judged and rank(s) > 0.5)]
+        if not pending:
+            return None
+        best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
+        if judged and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
+            self.seed_picks += 1
+            return best
+        return None
 
     def _predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m1, s1 = self.gp.predict(xs)
@@ -221,7 +275,13 @@ def tune(searchspace, runner, tuning_options):
     divs = [ko.get(k) or () for k in ("grid_div_x", "grid_div_y", "grid_div_z")] if isinstance(ko, dict) else []
     blocks = ko.get("block_size_names") if isinstance(ko, dict) else None
     search = Search(
-        searchspace.list, values, rng, seeds, opts.get("initial"), product_groups(names, values, divs, blocks)
+        searchspace.list,
+        values,
+        rng,
+        seeds,
+        opts.get("initial"),
+        product_groups(names, values, divs, blocks),
+        opts.get("seed_rules"),
     )
     cost = CostFunc(searchspace, tuning_options, runner)
     with one_blas_thread():
