@@ -86,8 +86,7 @@ class Search:
     def tell(self, config: tuple[Any, ...], time: float | None) -> None:
         i = self.index.get(tuple(config))
         if i is not None:
-            ok = time is not None and math.isfinite(time) and time > 0
-            self.seen[i] = math.log(time) if ok else None
+            self.seen[i] = math.log(time) if time is not None and math.isfinite(time) and time > 0 else None
             self.free[i] = False
 
     def done(self) -> bool:
@@ -226,7 +225,7 @@ def average_ranks(a: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def product_features(space: list[tuple], groups: list[list[int]]) -> np.ndarray:
+def product_features(space: list[tuple[Any, ...]], groups: Sequence[Sequence[int]]) -> np.ndarray:
     """log2 of the products of parameter groups, scaled to [0, 1]."""
     cols = []
     columns = list(zip(*space))
@@ -298,7 +297,7 @@ def tune(searchspace, runner, tuning_options):
 def one_blas_thread():
     """The models' matrices are small: BLAS threads only contend (3x slower on a busy 2-core machine)."""
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
     except ImportError:
         return nullcontext()
     return threadpool_limits(1, user_api="blas")

@@ -30,12 +30,12 @@ import fnmatch
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from re import _constants as sre
-from re import _parser as sre_parser
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any
 
 import numpy as np
@@ -197,7 +197,7 @@ class RuleFile(BaseModel):
         return v.strip()
 
 
-def _problem(err: dict) -> dict:
+def _problem(err: Mapping[str, Any]) -> dict[str, str]:
     """Words for the errors whose pydantic wording says too little here."""
     top = err["loc"][0]
     if err["type"] == "extra_forbidden":
@@ -215,8 +215,9 @@ def _filter(v, path, where: str) -> dict:
         v = [v]
     if isinstance(v, list) and v and all(isinstance(x, (int, float, str, bool)) for x in v):
         for i, x in enumerate(v):
-            if value_problem(x):
-                raise RuleError(f"{where}[{i}]", value_problem(x), path)
+            problem = value_problem(x)
+            if problem:
+                raise RuleError(f"{where}[{i}]", problem, path)
         return {"values": v}
     if not isinstance(v, dict):
         raise RuleError(
