@@ -40,6 +40,7 @@ import atexit
 import importlib
 import json
 import math
+import multiprocessing
 import os
 import random
 import shutil
@@ -507,6 +508,34 @@ def model_cost(names: list[str], evaluations: int = 80, sizes: tuple = (False, T
     return 0
 
 
+CURRENT: list = []  # the space the forked workers run (closures in it do not pickle)
+
+
+def _run_forked(task: tuple) -> tuple:
+    name, seed, run_limit = task
+    started = time.perf_counter()
+    out = run_one(CURRENT[0], name, seed, run_limit)
+    return name, out, time.perf_counter() - started
+
+
+def run_all(space: Space, names: list[str], seeds: int, run_limit: float, jobs: int) -> dict:
+    """Every strategy's runs on a space: {name: (runs in seed order, wall seconds spent in them)}."""
+    tasks = [(name, seed, run_limit) for name in names for seed in range(seeds)]
+    CURRENT[:] = [space]
+    done = [_run_forked(tasks[0])]  # here: it learns the space's size
+    if jobs > 1:
+        for seed in range(seeds):
+            space.cache_for(seed)  # written once, before the fork
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            done += pool.map(_run_forked, tasks[1:], chunksize=1)
+    else:
+        done += [_run_forked(t) for t in tasks[1:]]
+    out: dict = {name: ([], 0.0) for name in names}
+    for name, run, wall in done:
+        out[name] = (out[name][0] + [run], out[name][1] + wall)
+    return out
+
+
 def median(values: list) -> float:
     """The median with runs that never got there counted as infinitely late (inf: over budget)."""
     v = sorted(math.inf if x is None else x for x in values)
@@ -551,6 +580,7 @@ def main(argv=None) -> int:
         "file (PATH.json, read where it lies); VARIANT easy or needle (default: each space in each variant)",
     )
     ap.add_argument("--json", metavar="FILE", help="write every run and the summary here")
+    ap.add_argument("--jobs", type=int, default=1, help="runs at once, in forked processes (default 1)")
     ap.add_argument("--run-limit", type=float, default=20.0, help="wall seconds per run before it is cut")
     ap.add_argument(
         "--model-cost",
@@ -580,13 +610,13 @@ def main(argv=None) -> int:
         for space_name in [s for s in args.spaces.split(",") if s]:
             space = Space(space_name, Path(tmp))
             rows = {}
+            every = run_all(space, names, args.seeds, args.run_limit, args.jobs)
             for s in names:
-                started = time.perf_counter()
-                runs = [run_one(space, s, seed, args.run_limit) for seed in range(args.seeds)]
+                runs, wall = every[s]
                 e2 = [r["evals_2"] for r in runs]
                 rows[s] = {
                     "runs": runs,
-                    "wall_s": time.perf_counter() - started,
+                    "wall_s": wall,
                     "seeds": len(runs),
                     **{
                         f"median_evals_{int(lv * 100)}": median([r[f"evals_{int(lv * 100)}"] for r in runs])
