@@ -1,19 +1,24 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
-Seeds first (the first one given, then each the farthest from those before it, so that unlike
-seeds come early), then a few random configurations, then a surrogate picks each next configuration.
-The surrogate averages a Gaussian process and a forest of randomized trees, both fitted to the
-ranks of the measured times (failed configurations rank last), over the parameters plus the log
-of their products that matter on a GPU (threads per block, work per block and per thread, read
-from the grid divisors). Picks alternate between the largest expected improvement anywhere and
-the best-predicted configuration one parameter away from the best so far. The GP's length scales
-and the trees are refitted at every step while the observations are few, then each time their
-number has grown by a fixed factor; in between, the GP keeps its length scales and the trees their
-splits, and both take the new observations (the trees' leaves take the current targets).
+Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before
+it) are weighed by what they measure: they alternate with random picks until two of those stand
+beside them, then a rule whose picks measure in the slow half of all seen is dropped and a seed
+of rules measuring in the fast half goes before anything else (see Search._next_seed). After
+INITIAL configurations a surrogate picks each next one. It averages a Gaussian process and a
+forest of randomized trees, both fitted to the ranks of the measured times (failed configurations
+rank last), over the parameters plus the log of their products that matter on a GPU (threads per
+block, work per block and per thread, read from the grid divisors). Picks alternate between the
+largest expected improvement anywhere and the best-predicted configuration one parameter away from
+the best so far; once STALL observations have brought no new best, the second kind explores
+instead: the configuration farthest from all seen. The GP's length scales and the trees are
+refitted at every step while the observations are few, then each time their number has grown by a
+fixed factor; in between, the GP keeps its length scales and the trees their splits, and both take
+the new observations (the trees' leaves take the current targets).
 
-strategy_options: seeds (configurations, dicts or tuples, evaluated first), seed (random seed;
-drawn from numpy's global RNG when absent), initial (random configurations before the model),
-max_fevals and time_limit (kernel_tuner's budgets, enforced by its CostFunc).
+strategy_options: seeds (configurations, dicts or tuples), seed_rules (the rules that picked each
+seed: a name, or names joined by " + "), seed (random seed; drawn from numpy's global RNG when
+absent), initial (configurations before the model), max_fevals and time_limit (kernel_tuner's
+budgets, enforced by its CostFunc).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ TUNE_ALWAYS = 60  # the length scales are refitted at every step up to this many
 TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since the last refit
 TREES_ALWAYS, TREES_GROWTH = 100, 1.05
 INITIAL = 3  # configurations measured before the model, seeds included (at least JUDGE_AFTER random ones)
+STALL = 10  # observations without a new best after which every other model pick explores instead
 JUDGE_AFTER = 2  # random configurations measured before a seed rule is judged against them  # the same for the trees (in between, new points only update the leaves)
 
 
@@ -81,13 +87,17 @@ class Search:
         self.gp = GP()
         self.trees = Trees(20, rng=rng)
         self.steps = 0
+        self.best, self.improved_at = math.inf, 0  # the best log(time) so far, and at which observation
         self.tuned_at = self.trees_at = 0  # observations at the last fit of the length scales, of the trees
 
     def tell(self, config: tuple[Any, ...], time: float | None) -> None:
         i = self.index.get(tuple(config))
         if i is not None:
-            self.seen[i] = math.log(time) if time is not None and math.isfinite(time) and time > 0 else None
+            value = math.log(time) if time is not None and math.isfinite(time) and time > 0 else None
+            self.seen[i] = value
             self.free[i] = False
+            if value is not None and value < self.best:
+                self.best, self.improved_at = value, len(self.seen)
 
     def done(self) -> bool:
         return not self.free.any()
@@ -187,6 +197,8 @@ class Search:
         else:
             self.trees.refresh(self.x[idx], y)
         near = self._neighbours(best)
+        if self.steps % 2 == 0 and len(self.seen) - self.improved_at >= STALL:
+            return self._farthest(free)
         if self.steps % 2 == 0 and len(near):
             mean, _ = self._predict(self.x[near])
             return int(near[int(np.argmin(mean))])
@@ -197,6 +209,14 @@ class Search:
         )
         mean, sd = self._predict(self.x[cand])
         return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
+
+    def _farthest(self, free: np.ndarray) -> int:
+        """Of a sample of the free configurations, the one farthest from every configuration seen."""
+        cand = free if len(free) <= MAX_CANDIDATES else self.rng.choice(free, MAX_CANDIDATES, replace=False)
+        seen = self.x[np.fromiter(self.seen, dtype=np.int64)]
+        xs = self.x[cand]
+        d2 = (xs * xs).sum(1)[:, None] + (seen * seen).sum(1)[None, :] - 2.0 * xs @ seen.T
+        return int(cand[int(np.argmax(d2.min(axis=1)))])
 
 
 def spread(items: list, point) -> list:
