@@ -212,8 +212,7 @@ class StreamingStrategy:
         proxy = _StreamingRunner(runner, self)
         try:
             small = not job.max_configs and searchspace.size <= SMALL_SPACE
-            if job.seeds and not (job.search == "kt" and job.configs is None and not small):
-                # our search weighs the seeds by what they measure (search/kt_search.py); others run them first
+            if job.seeds and not (job.search == "kt" and job.configs is None and not small):  # else kt weighs them
                 proxy.run([tuple(c[n] for n in self.names) for c in job.seeds], tuning_options)
             if job.configs is not None:
                 elements = [tuple(c[n] for n in self.names) for c in job.configs]
