@@ -125,7 +125,7 @@ def test_the_search_still_finds_the_optimum_of_a_smooth_space():
     assert found == best
 
 
-def test_seeds_run_first_the_first_one_then_each_the_farthest_from_those_before():
+def test_seeds_come_every_other_pick_the_first_one_then_each_the_farthest_from_those_before():
     vals = [[8, 16, 32], [4, 8, 16], [1, 2, 4]]
     space = list(itertools.product(*vals))
     seeds = [(16, 16, 1), (16, 8, 1), (16, 16, 2), (32, 4, 4), (16, 16, 4), (999, 1, 1)]  # a rule's cross product
