@@ -1,25 +1,32 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
-Seeds first (the first one given, then each the farthest from those before it, so that unlike
-seeds come early), then a few random configurations, then a surrogate picks each next configuration.
-The surrogate averages a Gaussian process and a forest of randomized trees, both fitted to the
-ranks of the measured times (failed configurations rank last), over the parameters plus the log
-of their products that matter on a GPU (threads per block, work per block and per thread, read
-from the grid divisors). Picks alternate between the largest expected improvement anywhere and
-the best-predicted configuration one parameter away from the best so far. The GP's length scales
-and the trees are refitted at every step while the observations are few, then each time their
-number has grown by a fixed factor; in between, the GP keeps its length scales and the trees their
-splits, and both take the new observations (the trees' leaves take the current targets).
+Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before
+it) are weighed by what they measure: they alternate with random picks until two of those stand
+beside them, then a rule whose picks measure in the slow half of all seen is dropped and a seed
+of rules measuring in the fast half goes before anything else (see Search._next_seed). After
+INITIAL configurations a surrogate picks each next one. It averages a Gaussian process and a
+forest of randomized trees, both fitted to the ranks of the measured times (failed configurations
+rank last), over the parameters plus the log of their products that matter on a GPU (threads per
+block, work per block and per thread, read from the grid divisors). Picks alternate between the
+largest expected improvement anywhere and the best-predicted configuration one parameter away from
+the best so far; once STALL observations have brought no new best, the second kind explores
+instead: the configuration farthest from all seen. The GP's length scales and the trees are
+refitted at every step while the observations are few, then each time their number has grown by a
+fixed factor; in between, the GP keeps its length scales and the trees their splits, and both take
+the new observations (the trees' leaves take the current targets).
 
-strategy_options: seeds (configurations, dicts or tuples, evaluated first), seed (random seed;
-drawn from numpy's global RNG when absent), initial (random configurations before the model),
-max_fevals and time_limit (kernel_tuner's budgets, enforced by its CostFunc).
+strategy_options: seeds (configurations, dicts or tuples), seed_rules (the rules that picked each
+seed: a name, or names joined by " + "), seed (random seed; drawn from numpy's global RNG when
+absent), initial (configurations before the model), max_fevals and time_limit (kernel_tuner's
+budgets, enforced by its CostFunc).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from contextlib import nullcontext
+from typing import Any
 
 import numpy as np
 from kernel_tuner.strategies.common import CostFunc
@@ -28,66 +35,122 @@ from scipy.special import ndtri
 
 from .model import GP, Trees, encode, expected_improvement
 
-OPTIONS = ("seeds", "seed", "initial", "max_fevals", "time_limit", "searchspace_construction_options")
+OPTIONS = ("seeds", "seed_rules", "seed", "initial", "max_fevals", "time_limit", "searchspace_construction_options")
 DEFAULT_BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 MAX_CANDIDATES = 2000  # configurations scored per step in large spaces (a random sample + neighbours)
 MAX_TRAIN = 300  # observations the models are fitted on (the best half, then a random rest)
 MAX_TUNE = 150  # of those, the ones the GP's length scales are fitted on (chosen the same way)
 TUNE_ALWAYS = 60  # the length scales are refitted at every step up to this many observations,
 TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since the last refit
-TREES_ALWAYS, TREES_GROWTH = 100, 1.05  # the same for the trees (in between, new points only update the leaves)
+TREES_ALWAYS, TREES_GROWTH = 100, 1.05
+INITIAL = 3  # configurations measured before the model, seeds included (at least JUDGE_AFTER random ones)
+STALL = 10  # observations without a new best after which every other model pick explores instead
+JUDGE_AFTER = 2  # random configurations measured before a seed rule is judged against them  # the same for the trees (in between, new points only update the leaves)
 
 
 class Search:
     """Ask / tell over an enumerated space of configurations (tuples in parameter order).
 
-    products: groups of parameter positions whose product the models also see (see product_groups)."""
+    seeds: configurations to consider first; seed_rules: the rules that picked each, a name or names
+    joined by " + " (seeds share the evidence of their rules; without seed_rules all are one rule). products: groups of parameter
+    positions whose product the models also see (see product_groups)."""
 
     def __init__(
         self,
-        space: list[tuple],
-        values: list[list],
+        space: list[tuple[Any, ...]],
+        values: list[list[Any]],
         rng: np.random.Generator,
-        seeds: list = (),
+        seeds: Sequence[tuple[Any, ...]] = (),
         initial: int | None = None,
-        products: list[list[int]] = (),
+        products: Sequence[list[int]] = (),
+        seed_rules: Sequence[str] | None = None,
     ):
         self.space = list(space)
         self.index = {c: i for i, c in enumerate(self.space)}
         self.x = np.concatenate([encode(self.space, values), product_features(self.space, products)], axis=1)
         self.values = [list(v) for v in values]
         self.rng = rng
-        self.seeds = spread(
-            [s for s in dict.fromkeys(tuple(s) for s in seeds) if s in self.index], lambda s: self.x[self.index[s]]
-        )
-        self.initial = initial if initial is not None else max(5, min(10, len(self.space) // 100))
+        rules = list(seed_rules) if seed_rules is not None else ["seeds"] * len(seeds)
+        if len(rules) != len(seeds):
+            raise ValueError(f"seed_rules: {len(rules)} rules for {len(seeds)} seeds")
+        rules_of: dict[tuple[Any, ...], frozenset[str]] = {}
+        for s, r in zip(seeds, rules):
+            if tuple(s) in self.index:
+                rules_of.setdefault(tuple(s), frozenset(part.strip() for part in str(r).split(" + ")))
+        self.seed_rules = rules_of
+        self.seeds = spread(list(rules_of), lambda s: self.x[self.index[s]])
+        self.dropped: set[str] = set()  # rules whose picks measured in the slow part of what has been seen
+        self.initial = initial if initial is not None else INITIAL
+        self.randoms = self.seed_picks = 0  # random picks and seed picks made so far
         self.seen: dict[int, float | None] = {}  # space index -> log(time); None: failed
         self.free = np.ones(len(self.space), dtype=bool)
         self.gp = GP()
         self.trees = Trees(20, rng=rng)
         self.steps = 0
+        self.best, self.improved_at = math.inf, 0  # the best log(time) so far, and at which observation
         self.tuned_at = self.trees_at = 0  # observations at the last fit of the length scales, of the trees
 
-    def tell(self, config: tuple, time: float | None) -> None:
+    def tell(self, config: tuple[Any, ...], time: float | None) -> None:
         i = self.index.get(tuple(config))
         if i is not None:
-            ok = time is not None and math.isfinite(time) and time > 0
-            self.seen[i] = math.log(time) if ok else None
+            value = math.log(time) if time is not None and math.isfinite(time) and time > 0 else None
+            self.seen[i] = value
             self.free[i] = False
+            if value is not None and value < self.best:
+                self.best, self.improved_at = value, len(self.seen)
 
     def done(self) -> bool:
         return not self.free.any()
 
-    def ask(self) -> tuple:
-        for s in self.seeds:
-            if self.free[self.index[s]]:
-                return s
+    def ask(self) -> tuple[Any, ...]:
+        seed = self._next_seed()
+        if seed is not None:
+            return seed
         free = np.flatnonzero(self.free)
         ok = sum(v is not None for v in self.seen.values())
-        if ok < max(self.initial, 2):
+        if self.randoms < (min(self.initial, JUDGE_AFTER) if self.seeds else self.initial) or ok < max(self.initial, 2):
+            self.randoms += 1
             return self.space[int(self.rng.choice(free))]
         self.steps += 1
         return self.space[self._pick(free)]
+
+    def evidence(self) -> dict[str, float]:
+        """Per rule with measured picks: the mean quantile of its picks among all that has been seen
+        (0: faster than everything else, 1: slower; failed picks count as 1)."""
+        if not self.seen:
+            return {}
+        raw = np.array([np.inf if v is None else v for v in self.seen.values()])
+        quantile = (average_ranks(raw) - 0.5) / len(raw)
+        per: dict[str, list[float]] = {}
+        for i, q in zip(self.seen, quantile):
+            for rule in self.seed_rules.get(self.space[i], ()):
+                per.setdefault(rule, []).append(1.0 if self.seen[i] is None else float(q))
+        return {r: sum(qs) / len(qs) for r, qs in per.items()}
+
+    def _next_seed(self) -> tuple[Any, ...] | None:
+        """The next seed to measure, or None. A seed's score is the mean evidence of the rules that
+        picked it (a rule never measured counts as the middle, 0.5); the lowest goes first, the
+        seeds' order breaking ties. Once JUDGE_AFTER random picks stand beside them, a rule measuring
+        in the slow half is dropped, and so is every seed scoring there; a seed scoring in the fast
+        half is asked before anything else; otherwise seeds alternate with the other picks (random,
+        then the model's)."""
+        score = self.evidence()
+
+        def rank(s: tuple[Any, ...]) -> float:
+            rules = self.seed_rules[s]
+            return sum(score.get(r, 0.5) for r in rules) / len(rules)
+
+        judged = self.randoms >= JUDGE_AFTER
+        if judged:
+            self.dropped.update(r for r, q in score.items() if q > 0.5)
+        pending = [s for s in self.seeds if self.free[self.index[s]] and not (judged and rank(s) > 0.5)]
+        if not pending:
+            return None
+        best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
+        if judged and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
+            self.seed_picks += 1
+            return best
+        return None
 
     def _predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m1, s1 = self.gp.predict(xs)
@@ -134,6 +197,8 @@ class Search:
         else:
             self.trees.refresh(self.x[idx], y)
         near = self._neighbours(best)
+        if self.steps % 2 == 0 and len(self.seen) - self.improved_at >= STALL:
+            return self._farthest(free)
         if self.steps % 2 == 0 and len(near):
             mean, _ = self._predict(self.x[near])
             return int(near[int(np.argmin(mean))])
@@ -144,6 +209,14 @@ class Search:
         )
         mean, sd = self._predict(self.x[cand])
         return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
+
+    def _farthest(self, free: np.ndarray) -> int:
+        """Of a sample of the free configurations, the one farthest from every configuration seen."""
+        cand = free if len(free) <= MAX_CANDIDATES else self.rng.choice(free, MAX_CANDIDATES, replace=False)
+        seen = self.x[np.fromiter(self.seen, dtype=np.int64)]
+        xs = self.x[cand]
+        d2 = (xs * xs).sum(1)[:, None] + (seen * seen).sum(1)[None, :] - 2.0 * xs @ seen.T
+        return int(cand[int(np.argmax(d2.min(axis=1)))])
 
 
 def spread(items: list, point) -> list:
@@ -172,7 +245,7 @@ def average_ranks(a: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def product_features(space: list[tuple], groups: list[list[int]]) -> np.ndarray:
+def product_features(space: list[tuple[Any, ...]], groups: Sequence[Sequence[int]]) -> np.ndarray:
     """log2 of the products of parameter groups, scaled to [0, 1]."""
     cols = []
     columns = list(zip(*space))
@@ -221,7 +294,13 @@ def tune(searchspace, runner, tuning_options):
     divs = [ko.get(k) or () for k in ("grid_div_x", "grid_div_y", "grid_div_z")] if isinstance(ko, dict) else []
     blocks = ko.get("block_size_names") if isinstance(ko, dict) else None
     search = Search(
-        searchspace.list, values, rng, seeds, opts.get("initial"), product_groups(names, values, divs, blocks)
+        searchspace.list,
+        values,
+        rng,
+        seeds,
+        opts.get("initial"),
+        product_groups(names, values, divs, blocks),
+        opts.get("seed_rules"),
     )
     cost = CostFunc(searchspace, tuning_options, runner)
     with one_blas_thread():
@@ -238,7 +317,7 @@ def tune(searchspace, runner, tuning_options):
 def one_blas_thread():
     """The models' matrices are small: BLAS threads only contend (3x slower on a busy 2-core machine)."""
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
     except ImportError:
         return nullcontext()
     return threadpool_limits(1, user_api="blas")

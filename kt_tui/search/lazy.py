@@ -11,10 +11,18 @@ build the whole list either.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from itertools import islice
+from typing import Any
 
 import numpy as np
-from constraint import FunctionConstraint, MaxProdConstraint, OptimizedBacktrackingSolver, Problem, Unassigned
+from constraint import (  # type: ignore[import-untyped]
+    FunctionConstraint,
+    MaxProdConstraint,
+    OptimizedBacktrackingSolver,
+    Problem,
+    Unassigned,
+)
 
 from ..kernel.expr import Expr
 from ..kernel.spec import Spec
@@ -93,16 +101,15 @@ class LazySpace:
         """The exact number of configurations after restrictions; None when a group was too large."""
         if not self.names or any(not e.names and not e.holds({}) for e in self.exprs):
             return 0  # as listing it gives (no parameters: nothing to tune)
-        if any(s is None for s in self.solved):
-            return None
-        return math.prod(len(s) for s in self.solved)
+        counts = [len(s) for s in self.solved if s is not None]
+        return math.prod(counts) if len(counts) == len(self.solved) else None
 
     def estimate(self, n: int = 4000, seed: int = 0) -> int:
         """The size, or an estimate from random draws when a tied group is too large to solve."""
         exact = self.size()
         if exact is not None:
             return exact
-        rng, est = np.random.default_rng(seed), 1
+        rng, est = np.random.default_rng(seed), 1.0
         for group, solved in zip(self.groups, self.solved):
             if solved is not None:
                 est *= len(solved)
@@ -113,11 +120,11 @@ class LazySpace:
         return int(round(est))
 
     # -- walking and sampling -------------------------------------------------------------
-    def iter_sorted(self):
+    def iter_sorted(self) -> Iterator[tuple[Any, ...]]:
         """Every configuration, in kernel_tuner's brute-force order (sorted by value positions)."""
         if not self.names:
             return
-        config: dict = {}
+        config: dict[str, Any] = {}
         stack = [iter(self.values[0])]
         while stack:
             depth = len(stack) - 1
@@ -144,10 +151,11 @@ class LazySpace:
 
     def sample(self, rng: np.random.Generator, k: int) -> list[tuple]:
         """Up to k distinct configurations drawn uniformly from the space."""
-        if all(sv is not None for sv in self.solved):
+        every = [sv for sv in self.solved if sv is not None]
+        if len(every) == len(self.solved):
             pos = {i: (g, j) for g, group in enumerate(self.groups) for j, i in enumerate(group)}
-            picks = [rng.integers(len(sv), size=2 * k) for sv in self.solved]
-            cols = [[self.solved[pos[i][0]][r][pos[i][1]] for r in picks[pos[i][0]]] for i in range(len(self.names))]
+            picks = [rng.integers(len(sv), size=2 * k) for sv in every]
+            cols = [[every[pos[i][0]][r][pos[i][1]] for r in picks[pos[i][0]]] for i in range(len(self.names))]
             return list(islice(dict.fromkeys(zip(*cols)), k))
         out: dict[tuple, None] = {}
         tries = 0

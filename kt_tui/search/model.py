@@ -102,6 +102,8 @@ class GP:
         return value, grad
 
     def predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.log_ls is None:
+            raise RuntimeError("GP.predict before GP.fit")
         ks = _matern(xs, self.x, np.exp(self.log_ls))
         mean = ks @ self.alpha
         v = solve_triangular(self.chol[0], ks.T, lower=True, check_finite=False)  # L v = ks: var = 1 - |v|^2

@@ -30,11 +30,12 @@ import fnmatch
 import itertools
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from re import _constants as sre
-from re import _parser as sre_parser
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any
 
 import numpy as np
@@ -196,7 +197,7 @@ class RuleFile(BaseModel):
         return v.strip()
 
 
-def _problem(err: dict) -> dict:
+def _problem(err: Mapping[str, Any]) -> dict[str, str]:
     """Words for the errors whose pydantic wording says too little here."""
     top = err["loc"][0]
     if err["type"] == "extra_forbidden":
@@ -214,8 +215,9 @@ def _filter(v, path, where: str) -> dict:
         v = [v]
     if isinstance(v, list) and v and all(isinstance(x, (int, float, str, bool)) for x in v):
         for i, x in enumerate(v):
-            if value_problem(x):
-                raise RuleError(f"{where}[{i}]", value_problem(x), path)
+            problem = value_problem(x)
+            if problem:
+                raise RuleError(f"{where}[{i}]", problem, path)
         return {"values": v}
     if not isinstance(v, dict):
         raise RuleError(
@@ -373,13 +375,24 @@ def _sample(spec: Spec) -> list[tuple]:
     return list(dict.fromkeys(([base] if lazy.contains(base) else []) + lazy.sample(np.random.default_rng(0), SAMPLE)))
 
 
-def seed_configs(spec: Spec, source: str, gpu: str = "", rule_dirs=()) -> list[tuple[dict, str]]:
+def seed_configs(
+    spec: Spec, source: str, gpu: str = "", rule_dirs: Sequence[str | Path] = ()
+) -> list[tuple[dict[str, Any], str]]:
     """(config, label) pairs, valid in the spec's space and without duplicates. The eligible rules'
     patterns are combined, one pattern per rule, in every combination (first patterns first); a
     pattern that would leave nothing is left out of its combination. Each combination gives its
     best configurations (as many as its largest limit, differing in the parameters the patterns
     name); the label names the rules that shaped it ("block-2d + register-tiling"). A rule left
     out of every combination gives its own picks."""
+    return [(c, label) for c, label, _ in grouped_seed_configs(spec, source, gpu, rule_dirs)]
+
+
+def grouped_seed_configs(
+    spec: Spec, source: str, gpu: str = "", rule_dirs: Sequence[str | Path] = ()
+) -> list[tuple[dict[str, Any], str, str]]:
+    """seed_configs with the group of each: the patterns that picked it ("block-2d[1] +
+    register-tiling[0]", each rule's [[seeds]] table by position), the unit the search weighs by
+    its measurements."""
     rules = [r for r in load_rules(rule_dirs) if r.eligible(spec, source, gpu)]
     if not rules:
         return []
@@ -389,27 +402,40 @@ def seed_configs(spec: Spec, source: str, gpu: str = "", rule_dirs=()) -> list[t
         return []
     options = []
     for r in rules:
-        applicable = [(p, m) for p in r.patterns if (m := pick.matches(p)) is not None and m[1]]
+        applicable = [
+            (f"{r.name}[{k}]", p, m) for k, p in enumerate(r.patterns) if (m := pick.matches(p)) is not None and m[1]
+        ]
         if applicable:
-            options.append([(r.name, p, m) for p, m in applicable])
-    out: dict[int, str] = {}
+            options.append(applicable)
+    out: dict[int, tuple[str, str]] = {}
     combined: set[str] = set()
     for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
-        used, pats, named, idx = [], [], set(), None
+        used: list[str] = []
+        pats: list[Pattern] = []
+        named: set[str] = set()
+        idx: set[int] | None = None
         for name, p, (keys, allowed) in combo:
             both = set(allowed) if idx is None else idx & set(allowed)
             if both:
                 used, pats, named, idx = used + [name], pats + [p], named | keys, both
-        combined.update(used)
-        _take(pick, sorted(idx), pats, named, " + ".join(used), out)
+        combined.update(n.rpartition("[")[0] for n in used)
+        label = " + ".join(n.rpartition("[")[0] for n in used)
+        _take(pick, sorted(idx or ()), pats, named, (label, " + ".join(used)), out)
     for opts in options:  # a rule that conflicts with the ones before it still gets its own picks
         for name, p, (keys, allowed) in opts:
-            if name not in combined:
-                _take(pick, allowed, [p], keys, name, out)
-    return [(pick.config(i), label) for i, label in out.items()]
+            if name.rpartition("[")[0] not in combined:
+                _take(pick, allowed, [p], keys, (name.rpartition("[")[0], name), out)
+    return [(pick.config(i), label, group) for i, (label, group) in out.items()]
 
 
-def _take(pick: _Picker, idx: list[int], pats: list[Pattern], named: set[str], label: str, out: dict) -> None:
+def _take(
+    pick: _Picker,
+    idx: list[int],
+    pats: list[Pattern],
+    named: set[str],
+    label: tuple[str, str],
+    out: dict[int, tuple[str, str]],
+) -> None:
     """The best configurations of idx that differ in the named parameters, up to the patterns' limit."""
     taken: set = set()
     for i in pick.rank(idx, pats, named):

@@ -12,6 +12,7 @@ import copy
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from .. import records
 from ..kernel.spec import Spec
@@ -66,7 +67,7 @@ def _enumerate(key: tuple) -> tuple:
         block_size_names=list(bnames) or None,
     )
     rs = restrictions(spec_like, max_threads)
-    at = [[] for _ in names]  # restrictions checked once their last parameter is set
+    at: list[list[Any]] = [[] for _ in names]  # restrictions checked once their last parameter is set
     for r in rs:
         at[max((names.index(n) for n in r.names), default=0)].append(r)
     out = []
@@ -225,7 +226,7 @@ def check_configs(
             config[n] = v
         if reason is None:
             reason = next((f"violates {label}" for label, r in rs if not r.holds(config)), None)
-        key = config_key(spec, config) if reason is None else None
+        key = config_key(spec, config) if reason is None else ""
         if reason is None and key in seen:
             reason = f"duplicate of configuration {seen[key] + 1} in this batch"
         if reason is None and key in known:

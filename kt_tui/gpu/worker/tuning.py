@@ -149,14 +149,15 @@ class StreamingStrategy:
         self.emit("space", {"total": int(searchspace.size)})
         proxy = _StreamingRunner(runner, self)
         try:
-            if job.seeds:
+            small = not job.max_configs and searchspace.size <= SMALL_SPACE
+            if job.seeds and not (job.search == "kt" and job.configs is None and not small):  # else kt weighs them
                 proxy.run([tuple(c[n] for n in self.names) for c in job.seeds], tuning_options)
             if job.configs is not None:
                 elements = [tuple(c[n] for n in self.names) for c in job.configs]
                 return proxy.run(elements, tuning_options)
             if job.search == "brute_force":
                 return proxy.run(searchspace.sorted_list(), tuning_options)
-            if job.search == "kt" and not job.max_configs and searchspace.size <= SMALL_SPACE:
+            if job.search == "kt" and small:
                 # every configuration runs anyway and there are few: a model costs more than its order gains
                 return proxy.run(searchspace.sorted_list(), tuning_options)
             if job.search == "kt" and not job.max_configs:
@@ -345,7 +346,7 @@ def _budgeted(job: TuneJob) -> dict:
     options = dict(job.search_options)
     if job.max_configs:
         options.setdefault("max_fevals", job.max_configs)
-    if job.time_limit_s:
+    if job.time_limit_s and job.search != "kt":  # ours counts from our first configuration (over_budget)
         options.setdefault("time_limit", job.time_limit_s)
     if job.seeds and job.search == "kt":
         options.setdefault("seeds", job.seeds)

@@ -1,0 +1,70 @@
+"""Our search weighs the heuristic seeds by what they measure (issue 24 item 4): seed rules ranked by
+evidence, dropped once their picks measure slow, and the model starting after few random picks."""
+
+import itertools
+
+import numpy as np
+
+from kt_tui.search import kt_search
+
+VALS = [[16, 32, 64, 128, 256, 512], [1, 2, 4, 8, 16], [1, 2, 4, 8]]
+SPACE = list(itertools.product(*VALS))
+
+
+def run(search: kt_search.Search, timing, steps: int) -> list[tuple]:
+    asked = []
+    with kt_search.one_blas_thread():
+        for _ in range(steps):
+            c = search.ask()
+            search.tell(c, timing(c))
+            asked.append(c)
+    return asked
+
+
+def bowl(c: tuple) -> float:
+    """Fastest at block 64, 4 items, vector 2; the big blocks and single items are slow."""
+    return 1.0 + abs(np.log2(c[0] / 64)) + abs(np.log2(c[1] / 4)) + 0.5 * abs(np.log2(c[2] / 2))
+
+
+def test_a_rule_whose_picks_measure_slow_is_dropped_and_the_one_measuring_fast_is_followed_first():
+    slow = [(512, 1, 1), (512, 1, 8), (256, 1, 1), (512, 16, 1)]  # the rule listed first: wrong here
+    fast = [(64, 4, 1), (64, 8, 2), (32, 4, 2)]
+    search = kt_search.Search(
+        SPACE, VALS, np.random.default_rng(0), seeds=slow + fast, seed_rules=["big-blocks"] * 4 + ["mid-blocks"] * 3
+    )
+    asked = run(search, bowl, 12)
+    assert asked[0] == slow[0]  # no evidence yet: the rules' order
+    assert search.evidence()["big-blocks"] > 0.5 > search.evidence()["mid-blocks"]
+    assert "big-blocks" in search.dropped and "mid-blocks" not in search.dropped
+    assert not set(slow[1:]) & set(asked)  # contradicted: its other picks never run
+    # the rule that measured fast is followed before the random picks and the model: all its picks early
+    assert set(fast) <= set(asked[:7])
+
+
+def test_a_seed_of_combined_rules_is_dropped_when_its_rules_measure_slow_on_the_whole():
+    seeds = [(512, 1, 1), (512, 2, 2), (64, 4, 2)]
+    rules = ["block-2d[0] + tiling[0]", "block-2d[0] + tiling[1]", "block-2d[1] + tiling[2]"]
+    search = kt_search.Search(SPACE, VALS, np.random.default_rng(1), seeds=seeds, seed_rules=rules)
+    asked = run(search, bowl, 10)
+    assert search.dropped == {"block-2d[0]", "tiling[0]"}
+    assert (512, 2, 2) not in asked and (64, 4, 2) in asked[:5]  # slow block-2d[0] outweighs unknown tiling[1]
+
+
+def test_without_rules_every_seed_counts_as_one_rule_that_can_still_be_dropped():
+    seeds = [(512, 1, 1), (512, 16, 8), (16, 1, 8)]
+    search = kt_search.Search(SPACE, VALS, np.random.default_rng(2), seeds=seeds)
+    asked = run(search, bowl, 8)
+    assert search.dropped == {"seeds"} and len(set(seeds) & set(asked)) < 3
+
+
+def test_on_an_easy_space_the_model_starts_after_at_most_three_random_picks():
+    """A fifth of the space is within 2 % of the optimum: the model picks from the fourth on."""
+    flat = sorted(bowl(c) for c in SPACE)[len(SPACE) // 5]
+    search = kt_search.Search(SPACE, VALS, np.random.default_rng(4))
+    steps = []
+    with kt_search.one_blas_thread():
+        for _ in range(8):
+            c = search.ask()
+            search.tell(c, max(bowl(c), flat))
+            steps.append(search.steps)
+    assert search.randoms <= 3 and steps[:4] == [0, 0, 0, 1] and steps[-1] == 5
