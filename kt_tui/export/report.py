@@ -277,9 +277,7 @@ def _gate_md(i: int, g: StoredGate) -> list[str]:
         "",
     ]
     body = g.body if isinstance(g.body, dict) else {}
-    return out + gate_from(g.kind, g.key or "", g.title, body).summary_md(
-        d
-    )  # each gate kind says what it shows
+    return out + gate_from(g.kind, g.key or "", g.title, body).summary_md(d)  # each gate kind says what it shows
 
 
 # -- html ----------------------------------------------------------------------------------
