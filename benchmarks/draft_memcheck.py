@@ -1,4 +1,4 @@
-"""Run every kernel of tests/test_draft_extents.py with its drafted spec, at the spec's sizes and at each
+"""Run every kernel of tests/kernel/test_draft_extents.py with its drafted spec, at the spec's sizes and at each
 check size, on a GPU; under compute-sanitizer an index past an array is reported.
 
     compute-sanitizer --tool memcheck --error-exitcode 3 python benchmarks/draft_memcheck.py [--small]

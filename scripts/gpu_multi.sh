@@ -13,7 +13,7 @@ nproc >> $OUT/gpus.txt
   echo "== cupy on this host"
   timeout 200 python -m kt_tui run examples/vector_add.cu --auto --json --backend cupy 2>&1 | tail -4
   echo "== pytest gpu (scale, cupy)"
-  timeout 200 python -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py -k "cupy or backend" 2>&1 | tail -4
+  timeout 200 python -m pytest -q -p no:cacheprovider -m gpu tests/gpu/test_gpu.py -k "cupy or backend" 2>&1 | tail -4
 } > $OUT/cupy.txt 2>&1
 ray() { python -c 'import sys; from ray.scripts.scripts import main; sys.argv[0]="ray"; main()' "$@"; }
 {

@@ -36,7 +36,7 @@ def no_animations(monkeypatch):
     """Apps under test do not animate. A gate that switches tabs animates the tab underline for 0.3 s;
     a key that quits the app meanwhile (q at a kernel gate) left Pilot.press waiting for that
     animation to end, for ever: the animator's timer was already stopped (Textual 8.2.8), and
-    tests/test_ui.py's Keys used to hide it by giving up on key presses after 5 s."""
+    tests/ui/test_ui.py's Keys used to hide it by giving up on key presses after 5 s."""
     import textual.constants
 
     monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")

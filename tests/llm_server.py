@@ -11,7 +11,7 @@ Script items, one per POST /v1/chat/completions:
   {"raw": b"...", "type": "text/html"} answer 200 with these bytes as they are
   {"tool_call": True}                  a reply that holds only a tool call, no text
   {"choices": []}                      a reply with an empty choices list
-Hostile modes (tests/test_llm_walls.py, scripts/hostile_llm.py):
+Hostile modes (tests/llm/test_hostile_endpoints.py, scripts/hostile_llm.py):
   {"reply": callable}                  the reply is callable(request headers, request body) -> text
   {"reply": "text", "pieces": 40}      stream the text in that many chunks
   {"raw": b"...", "headers": {...}}    extra response headers (Content-Encoding, ...)

@@ -2,7 +2,7 @@
 numbers, operators, `#` directives) that kernel discovery, the safety review, the parameter fixer and
 the editors' colours all use, so they cannot disagree about what is code.
 
-Why a lexer and not the tree-sitter-cuda tree (issue 15, item 5; tests/test_syntax.py holds the
+Why a lexer and not the tree-sitter-cuda tree (issue 15, item 5; tests/kernel/test_syntax.py holds the
 cases). Both readers were run over templates, macros, `#if 0`, comments and strings holding
 `__global__`, asm, raw strings, line continuations and kernel_tuner's examples:
 - tree-sitter reads code the way it is written, not the way the compiler reads it: no trigraphs,

@@ -1,7 +1,7 @@
 """One chat call to an OpenAI-compatible endpoint, with our own retries so every attempt is recorded.
 
 Our loop, not the SDK's retries (it gets max_retries=0). Read in openai 3.54's `SyncAPIClient.request`,
-the SDK's loop cannot give what every call here needs (tests/test_llm_hostile.py pins each point):
+the SDK's loop cannot give what every call here needs (tests/llm/test_llm_hostile.py pins each point):
 - it retries only up to the response headers: a stream that a small local model drops mid-reply,
   or ends without a finish reason, comes back as an error the SDK never retries;
 - its wait between attempts is a `time.sleep` (Retry-After honoured up to 120 s): a cancel (x in the

@@ -1,7 +1,7 @@
 """JSON out of an LLM's reply, validated by a pydantic model, with repair rounds when it does not fit.
 
 Finding the JSON is ours; repairing a found span is ours first, then json_repair's. Compared on the
-replies small local models send (tests/test_llm.py::REPLIES): json_repair alone got prose around a
+replies small local models send (tests/llm/test_llm.py::REPLIES): json_repair alone got prose around a
 kernel, a cuda fence before the JSON fence, truncated or mismatched brackets and replies with no JSON
 wrong (it answers something for any text, e.g. '' or a list of the code's words); ours alone failed on
 unquoted keys and /* */ or // comments in odd places. So: fences, <think> and the bracket scan pick

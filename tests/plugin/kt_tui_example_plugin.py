@@ -1,5 +1,5 @@
 """An example kt-tui strategy plugin, found through its entry point in the group
-`kt_tui.strategies` (see the .dist-info beside it; tests/test_explicit.py puts this folder on
+`kt_tui.strategies` (see the .dist-info beside it; tests/engine/test_explicit.py puts this folder on
 sys.path). A strategy is a generator of gates: it yields a Gate, gets the Decision back, and
 measures through the engine."""
 

@@ -1,0 +1,477 @@
+"""Several GPU workers in one session (--gpus, --ray): the split, the store, stop, crashes, hangs.
+
+Without a GPU the workers are CPU-only Ray actors replaying the recorded matmul cache (kernel_tuner
+refuses its `parallel` runner together with simulation mode, so each actor runs kt-tui's worker code).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+import pytest
+
+from kt_tui.config import load_settings
+from kt_tui.front.commands import make_worker
+from kt_tui.front.session import load_kernel_spec, read_kernel_file
+from kt_tui.gpu.client import GpuWorker, WorkerError
+from kt_tui.gpu.pool import GpuPool, ScaleError, split
+from kt_tui.gpu.protocol import TuneJob
+from kt_tui.store import Store
+
+from ..conftest import EXAMPLES
+from ..helpers import run_cli
+
+CACHE = next((EXAMPLES / "recorded").glob("matmul-*.json"))
+
+
+def matmul_job(**kw) -> TuneJob:
+    kf = read_kernel_file(EXAMPLES / "matmul.cu")
+    _, spec = load_kernel_spec(kf, None, None)
+    kw = {"backend": "sim", "search": "brute_force", **kw}
+    return TuneJob(run_id="r", source=kf.source, spec=spec.to_dict(), sim_cache=str(CACHE), **kw)
+
+
+# -- without Ray ---------------------------------------------------------------------------------
+def test_ray_without_ray_says_how_to_install_it_and_local_gpus_need_none(capsys, monkeypatch, hermetic):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if it were not installed
+    code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "matmul.cu"), "--auto", "--ray", "10.0.0.1:6379"])
+    assert code == 2 and "pip install 'kt-tui[ray]'" in capsys.readouterr().err
+    code, out = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "matmul.cu",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--gpus",
+        "2",
+        "--search",
+        "brute_force",
+    )
+    assert code == 0 and out["results"] == 17  # this host's GPUs: one worker process each, no Ray
+
+
+def test_a_bad_gpus_value_is_named(capsys):
+    code = __import__("kt_tui.cli").cli.main(["run", str(EXAMPLES / "matmul.cu"), "--auto", "--gpus", "two"])
+    assert code == 2 and "--gpus: expected a number of GPUs or 'all', got 'two'" in capsys.readouterr().err
+
+
+def test_one_gpu_or_no_flag_keeps_the_single_worker(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    for flags in ({}, {"gpus": "1"}):
+        assert type(make_worker(load_settings(flags))) is GpuWorker
+
+
+def test_the_config_file_and_ray_address_ask_for_several_gpus(hermetic, monkeypatch, capsys):
+    (hermetic / "config").mkdir()
+    (hermetic / "config" / "config.toml").write_text("gpus = 2\nallow_mixed = true\n")
+    pool = make_worker(load_settings({}))
+    assert isinstance(pool, GpuPool) and pool.gpus == 2 and pool.allow_mixed and pool.via == "local"
+    pool.close()
+    (hermetic / "config" / "config.toml").write_text("")
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
+    with pytest.raises(ScaleError, match="--ray 10.0.0.1:6379: cannot start or join"):
+        make_worker(load_settings({}))  # the cluster is joined as the pool is made
+    monkeypatch.setitem(sys.modules, "ray", None)
+    code = __import__("kt_tui.cli").cli.main(["sessions"])  # listing sessions needs no Ray
+    assert code == 0
+
+
+def test_the_space_is_dealt_once_over_the_workers_with_seeds_first():
+    seed = {"block_size_x": 64, "block_size_y": 16}
+    job = matmul_job(known={"16,16": {}}, seeds=[seed])
+    shards = split(job, 3)
+    keys = [f"{c['block_size_x']},{c['block_size_y']}" for s in shards for c in s.configs]
+    assert len(shards) == 3 and len(keys) == len(set(keys)) == 16 and "16,16" not in keys
+    assert shards[0].configs[0] == seed and all(s.seeds == [] for s in shards)
+    assert [s.max_configs for s in split(matmul_job(max_configs=5), 3)] == [2, 2, 1]
+    assert split(matmul_job(max_configs=1), 3)[0].max_configs == 1
+    assert len(split(matmul_job(search="genetic_algorithm"), 3)) == 1  # adaptive: one worker
+
+
+class FakeWorker:
+    """Stands in for a RayWorker: streams its configurations, or dies for good after the first."""
+
+    def __init__(self, label: str, gpu: str, dies: bool = False):
+        self.label, self.gpu, self.dies, self.num_gpus, self.restarts = label, gpu, dies, 1, 0
+
+    def probe(self, backends, timeout):
+        return {"backend": "pycuda", "gpu": self.gpu, "errors": {}}
+
+    def run(self, job, on_event, timeout_s):
+        names = list(job.spec["tune_params"])
+        for i, c in enumerate(job.configs):
+            if self.dies and i == 1:
+                raise WorkerError("the GPU worker failed 4 times in a row")
+            key = ",".join(str(c[n]) for n in names)
+            on_event("result", {"key": key, "params": c, "time_ms": 1.0, "status": "ok"})
+        return {"device": self.gpu, "stopped": False}
+
+
+def test_a_gpu_that_dies_marks_its_configurations_failed_and_the_rest_go_on():
+    pool = GpuPool(2)
+    pool.workers = [FakeWorker("a:gpu0", "H200"), FakeWorker("a:gpu1", "H200", dies=True)]
+    got = []
+    info = pool.run(matmul_job(backend="pycuda"), lambda k, p: got.append(p) if k == "result" else None, 10)
+    assert len(got) == 17 and len({r["key"] for r in got}) == 17 and not info["stopped"]
+    dead = [r for r in got if r["worker"] == "a:gpu1"]
+    assert [r["status"] for r in dead[:1]] == ["ok"] and {r["status"] for r in dead[1:]} == {"crash"}
+    assert all("gave up" in r["error"] for r in dead[1:])
+    assert {r["status"] for r in got if r["worker"] == "a:gpu0"} == {"ok"}
+
+
+def test_workers_of_different_gpu_models_are_refused_unless_allowed():
+    pool = GpuPool(2)
+    pool.workers = [FakeWorker("a:gpu0", "NVIDIA H200"), FakeWorker("b:gpu0", "NVIDIA A100")]
+    with pytest.raises(ScaleError, match="different GPU models.*--allow-mixed"):
+        pool.probe()
+    pool.allow_mixed = True
+    assert pool.probe()["gpu"] == "NVIDIA A100 + NVIDIA H200"
+    got = []
+    pool.run(matmul_job(backend="pycuda"), lambda k, p: got.append(p) if k == "result" else None, 10)
+    assert {(r["worker"], r["device"]) for r in got} == {("a:gpu0", "NVIDIA H200"), ("b:gpu0", "NVIDIA A100")}
+
+
+# -- on a local Ray cluster (CPU-only actors) -----------------------------------------------------
+@pytest.fixture(scope="module")
+def ray():
+    ray = pytest.importorskip("ray")
+    os.environ["OPENAI_API_KEY"] = "sk-never-sent"  # the cluster starts while a key is set
+    try:
+        pool = GpuPool(1)
+        pool._connect()
+    finally:
+        del os.environ["OPENAI_API_KEY"]
+    yield ray
+    ray.shutdown()
+
+
+def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, hermetic):
+    code, out = run_cli(
+        capsys,
+        "run",
+        EXAMPLES / "matmul.cu",
+        "--auto",
+        "--json",
+        "--backend",
+        "sim",
+        "--gpus",
+        "2",
+        "--search",
+        "brute_force",
+    )
+    assert code == 0 and out["state"] == "finished" and out["results"] == 17
+    rows = Store(hermetic / "sessions.db").results(out["session"])
+    assert len({r["key"] for r in rows}) == 17 and all(r["status"] == "ok" for r in rows)
+    assert len({r["worker"] for r in rows if r["run"] == "sweep:1"}) == 2
+    again = [r for r in rows if r["run"] == "sweep:1:remeasure"]  # the 5 fastest, timed again on one GPU
+    assert len(again) == 5 and len({r["worker"] for r in again}) == 1
+    one, single = run_cli(
+        capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", "--search", "brute_force"
+    )
+    assert one == 0 and single["best"] == out["best"]
+
+
+def test_stop_ends_every_worker_after_its_configuration(ray, monkeypatch):
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
+    pool = GpuPool(2, via="ray")
+    got = []
+
+    def on_event(kind, payload):
+        if kind == "result":
+            got.append(payload)
+            pool.request_stop()
+
+    info = pool.run(matmul_job(), on_event, 30)
+    pool.close()
+    assert info["stopped"] and 1 <= len(got) <= 4 and len({r["key"] for r in got}) == len(got)
+
+
+def test_a_crash_and_a_hang_cost_one_configuration_each(ray, monkeypatch):
+    monkeypatch.setenv("KT_TUI_FAULT", "crash:32,8")
+    pool = GpuPool(2, via="ray")
+    got = {}
+    pool.run(matmul_job(), lambda k, p: got.setdefault(p["key"], p) if k == "result" else None, 30)
+    pool.close()
+    assert len(got) == 17 and got["32,8"]["status"] == "crash"
+    assert [k for k, r in got.items() if r["status"] != "ok"] == ["32,8"]
+    monkeypatch.setenv("KT_TUI_FAULT", "hang:64,2")
+    pool, got = GpuPool(2, via="ray"), {}
+    pool.run(matmul_job(), lambda k, p: got.setdefault(p["key"], p) if k == "result" else None, 2)
+    assert len(got) == 17 and got["64,2"]["status"] == "timeout"
+    hung = got["64,2"]["worker"]
+    assert [w.restarts for w in pool.workers if w.label == hung] == [1]
+    assert [w.restarts for w in pool.workers if w.label != hung] == [0]  # the other worker was not touched
+    pool.close()
+
+
+def test_the_workers_never_see_the_api_key(ray, monkeypatch):
+    from kt_tui.gpu.raypool import _actor_env
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")
+    monkeypatch.setenv("KT_TUI_API_TOKEN", "never-sent-either")
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0")
+    assert _actor_env() == {"KT_TUI_SIM_PACE": "0"} or set(_actor_env()) <= {
+        "KT_TUI_SIM_PACE",
+        "KT_TUI_FAULT",
+        "KT_TUI_PREFETCH",
+        "KT_TUI_PROFILE",
+    }
+    seen = ray.get(ray.remote(num_cpus=0)(lambda: sorted(os.environ)).remote())
+    assert "OPENAI_API_KEY" not in seen and "KT_TUI_API_TOKEN" not in seen
+
+
+async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ray):
+    from kt_tui.front.commands import tui_app
+    from kt_tui.ui.widgets import ResultsTable
+
+    from ..ui.test_ui import SIZE, gate_key, new_app, wait_for
+
+    app = new_app(EXAMPLES / "matmul.cu", gpus="2", search="brute_force")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: gate_key(screen) is not None, timeout=120)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.state == "finished", timeout=120)
+        table = screen.query_one(ResultsTable)
+        assert "worker" in [c.value for c in table.columns]
+        shown = {str(table.get_cell(k, "worker")) for k in table.rows}
+        assert len(shown - {"-"}) == 2
+        sid = screen.sid
+        await pilot.press("q")
+    settings = load_settings({})
+    app = tui_app(settings, Store(settings.db), resume=sid)  # no --gpus now: the stored rows say who measured them
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.screen.query_one(ResultsTable).rows) == 17, timeout=120)
+        assert "worker" in [c.value for c in app.screen.query_one(ResultsTable).columns]
+        await pilot.press("q")
+    app = new_app(EXAMPLES / "matmul.cu")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: gate_key(app.screen) is not None)
+        assert "worker" not in [c.value for c in app.screen.query_one(ResultsTable).columns]
+        await pilot.press("q")
+
+
+def test_the_workers_cachefiles_merge_into_the_runs(tmp_path):
+    import json
+
+    from kt_tui.gpu.pool import merge_caches
+    from kt_tui.gpu.simcache import read_header
+
+    data = json.loads(CACHE.read_text())
+    entries = list(data["cache"].items())
+    parts = []
+    for i in range(2):
+        part = dict(data, cache=dict(entries[i::2]))
+        parts.append(str(tmp_path / f"run.w{i}.json"))
+        (tmp_path / f"run.w{i}.json").write_text(json.dumps(part))
+    main = str(tmp_path / "run.json")
+    merge_caches(main, [*parts, str(tmp_path / "run.w2.json")])  # a worker that wrote nothing
+    merged = json.loads((tmp_path / "run.json").read_text())
+    assert merged["cache"] == data["cache"] and read_header(main)["device_name"] == data["device_name"]
+    assert not any((tmp_path / f"run.w{i}.json").exists() for i in range(2))
+
+
+def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
+    ray = pytest.importorskip("ray")
+
+    def refuse(**kwargs):
+        raise ConnectionError(f"Failed to connect to Ray cluster at {kwargs['address']}")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    with pytest.raises(ScaleError, match="--ray 10.9.9.9:6379: cannot start or join the Ray cluster"):
+        GpuPool(2, "10.9.9.9:6379").probe()
+
+
+def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, hermetic):
+    code, out = run_cli(
+        capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--gpus", "2", "--search", "brute_force"
+    )
+    assert code == 0 and out["backend"] == "sim" and "No working CUDA backend" in out["note"]
+    rows = Store(hermetic / "sessions.db").results(out["session"])
+    assert len(rows) == 17 and len({r["worker"] for r in rows}) == 2
+
+
+def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
+    from collections import Counter
+
+    kf = read_kernel_file(EXAMPLES.parent / "benchmarks" / "spaces" / "matmul_tiled.cu")
+    _, spec = load_kernel_spec(kf, None, None)
+    cache = next((EXAMPLES.parent / "benchmarks" / "spaces" / "recorded").glob("matmul_tiled-*.json"))
+    job = TuneJob(run_id="kt", source=kf.source, spec=spec.to_dict(), backend="sim", sim_cache=str(cache), search="kt")
+    pool, seen = GpuPool(2, via="ray"), []
+    info = pool.run(job, lambda k, p: seen.append(p) if k == "result" else None, 30)
+    pool.close()
+    counts = Counter(r["key"] for r in seen)
+    assert len(counts) == 767 and max(counts.values()) == 1 and not info["stopped"]
+    assert len({r["worker"] for r in seen[:60]}) == 1 and len({r["worker"] for r in seen[60:]}) == 2
+
+
+def test_the_headless_progress_names_the_worker():
+    import io
+
+    from kt_tui.engine.events import event_from
+    from kt_tui.front.headless import progress_printer
+
+    out = io.StringIO()
+    show = progress_printer(out)
+    result = {"key": "32,8", "time_ms": 0.5, "status": "ok"}
+    show(event_from("result", {"result": dict(result, worker="node2:gpu1"), "best": False}))
+    show(event_from("result", {"result": result, "best": False}))
+    _header, first, second = out.getvalue().splitlines()
+    assert first.endswith("ok  (node2:gpu1)") and second.endswith("ok")
+
+
+def test_each_local_worker_writes_its_own_cachefile_and_a_cluster_none(tmp_path):
+    seen = []
+
+    class Recording(FakeWorker):
+        def run(self, job, on_event, timeout_s):
+            seen.append(job.cachefile)
+            return super().run(job, on_event, timeout_s)
+
+    main = str(tmp_path / "run.json")
+    for address, expected in ((None, {main[:-5] + ".w0.json", main[:-5] + ".w1.json"}), ("10.0.0.1:6379", {None})):
+        pool, seen[:] = GpuPool(2, address), []
+        pool.workers = [Recording("a:gpu0", "H200"), Recording("a:gpu1", "H200")]
+        pool.run(matmul_job(backend="pycuda", cachefile=main), lambda k, p: None, 10)
+        assert set(seen) == expected and len(seen) == 2
+
+
+def test_quitting_during_a_run_interrupts_every_worker(ray, monkeypatch):
+    from kt_tui.gpu.client import WorkerClosed
+
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
+    pool = GpuPool(2, via="ray")
+
+    def on_event(kind, payload):
+        if kind == "result":
+            threading.Thread(target=pool.shutdown).start()  # what the UI's quit does, from another thread
+
+    with pytest.raises(WorkerClosed):
+        pool.run(matmul_job(), on_event, 30)
+    assert all(not w.alive() for w in pool.workers)
+
+
+def test_ray_lines_stay_out_of_the_json_on_stdout(tmp_path):
+    """A Ray cluster started by the session: its processes' output goes to the session's log."""
+    import json
+    import subprocess
+
+    pytest.importorskip("ray")
+    env = dict(
+        os.environ,
+        KT_TUI_DB=str(tmp_path / "s.db"),
+        KT_TUI_DATA_DIR=str(tmp_path / "data"),
+        KT_TUI_CONFIG_DIR=str(tmp_path / "cfg"),
+        RAY_ADDRESS="",
+    )
+    env.pop("OPENAI_API_KEY", None)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kt_tui",
+            "run",
+            str(EXAMPLES / "matmul.cu"),
+            "--auto",
+            "--json",
+            "--backend",
+            "sim",
+            "--ray",
+            "local",
+            "--gpus",
+            "2",
+            "--search",
+            "brute_force",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
+    out = json.loads(proc.stdout)  # one JSON document, nothing of Ray's before or after it
+    assert proc.returncode == 0 and out["results"] == 17
+    assert "Ray" not in proc.stderr.replace("Ray cluster", "")
+
+
+def test_a_gpu_uuid_with_a_zero_byte_does_not_break_the_cupy_backend():
+    """cupy cuts a UUID at its first zero byte; kernel_tuner's cupy backend needs all 16 bytes."""
+    import uuid
+
+    from kt_tui.gpu.worker.lang import padded_uuid
+
+    cut = bytes.fromhex("5a1f00")[:2]  # what cupy returns for a UUID that starts 5a 1f 00 ...
+    with pytest.raises(ValueError, match="16-char"):
+        uuid.UUID(bytes=cut)
+    props = padded_uuid(lambda device: {"name": b"NVIDIA H100 80GB HBM3", "uuid": cut})(0)
+    assert str(uuid.UUID(bytes=props["uuid"])).startswith("5a1f0000-") and props["name"].startswith(b"NVIDIA")
+    whole = bytes(range(1, 17))
+    assert padded_uuid(lambda device: {"uuid": whole})(0)["uuid"] == whole
+
+
+def test_an_actor_runs_every_job_on_one_thread(monkeypatch):
+    """pycuda aborts a process whose thread ends with a CUDA context on its stack: one job thread."""
+    import time as _time
+
+    from kt_tui.gpu import raypool
+
+    threads = []
+    monkeypatch.setattr(raypool._Actor, "_run", lambda self, job: threads.append(threading.get_ident()))
+    actor = raypool._Actor(out=None)
+    for job in range(3):
+        actor.submit(job)
+    deadline = _time.monotonic() + 5
+    while len(threads) < 3 and _time.monotonic() < deadline:
+        _time.sleep(0.01)
+    assert len(threads) == 3 and len(set(threads)) == 1 and threads[0] != threading.get_ident()
+
+
+def test_the_clusters_error_messages_go_to_the_log(tmp_path, monkeypatch):
+    ray_worker = pytest.importorskip("ray._private.worker")
+    from kt_tui.gpu import raypool
+
+    monkeypatch.setattr(ray_worker, "print_to_stdstream", ray_worker.print_to_stdstream)  # restored after
+    raypool._errors_to(str(tmp_path / "log"))
+    ray_worker.print_to_stdstream(
+        {"lines": ["A worker died or was killed"], "pid": "raylet", "is_err": False}, ignore_prefix=False
+    )
+    assert "A worker died or was killed" in (tmp_path / "log").read_text()
+
+
+def test_an_actor_goes_on_after_a_job_it_does_not_run_or_one_that_breaks(monkeypatch):
+    """A PrepareJob (local workers only) or a job that raises must not end the actor's job thread."""
+    import time as _time
+
+    from kt_tui.gpu import raypool
+    from kt_tui.gpu.protocol import PrepareJob
+
+    sent = []
+
+    class Out:
+        def put(self, message):
+            sent.append(message)
+
+    actor = raypool._Actor(out=Out())
+    actor.submit(PrepareJob(spec={}, backend="pycuda"))
+    actor.submit(object())  # not a job at all
+    actor.submit(raypool.ProbeJob(backends=()))
+    deadline = _time.monotonic() + 30
+    while not any(m[0] == "probe" for m in sent) and _time.monotonic() < deadline:
+        _time.sleep(0.05)
+    assert [m[0] for m in sent] == ["probe"]
+
+
+def test_an_unbudgeted_kt_search_of_a_small_space_is_dealt_over_every_worker_at_once():
+    pool = GpuPool(2)
+    pool.workers = [FakeWorker("a:gpu0", "H200"), FakeWorker("a:gpu1", "H200")]
+    got = []
+    info = pool.run(
+        matmul_job(backend="pycuda", search="kt"), lambda k, p: got.append(p) if k == "result" else None, 10
+    )
+    assert len(got) == 17 and len({r["key"] for r in got}) == 17 and not info["stopped"]
+    assert {r["worker"] for r in got} == {"a:gpu0", "a:gpu1"}  # before: all 17 picked by the model on one

@@ -1,0 +1,54 @@
+"""One model of a spec (issue 25, item 4): `Spec` read from TOML, from the session database and from a
+worker's job by one reader, and its `Launch`, the part that makes a kernel version."""
+
+import dataclasses
+
+import pydantic
+import pytest
+
+from kt_tui.kernel.spec import Launch, SpecError, load_spec, parse_spec, read_spec, spec_from_plain, version_hash
+
+from ..conftest import EXAMPLES
+
+SRC = (EXAMPLES / "vector_add.cu").read_text()
+SPEC = load_spec(EXAMPLES / "vector_add.cu.toml")
+
+
+def test_the_launch_is_the_version_identity():
+    launch = SPEC.launch
+    assert isinstance(launch, Launch) and launch.version_id(SRC) == version_hash(SRC, SPEC)
+    args = [dataclasses.replace(a, atol=0.5, rtol=0.5) for a in SPEC.args]
+    same = dataclasses.replace(SPEC, tune_params={"block_size_x": [32]}, defaults={}, iterations=3, args=args)
+    assert same.launch == launch and version_hash(SRC, same) == version_hash(SRC, SPEC)
+    for change in ({"compiler_options": ["-O3"]}, {"problem_size": ["n * 2"]}, {"defines": {"W": 2}}):
+        other = dataclasses.replace(SPEC, **change)
+        assert other.launch != launch and version_hash(SRC, other) != version_hash(SRC, SPEC), change
+    with pytest.raises(pydantic.ValidationError):
+        launch.kernel = "other"  # frozen: an identity is not edited
+
+
+def test_toml_the_database_and_a_job_are_read_by_one_reader():
+    text = (EXAMPLES / "vector_add.cu.toml").read_text()
+    stored = SPEC.to_dict()
+    assert spec_from_plain(stored).to_dict() == stored == read_spec(stored, stored=True).to_dict()
+    bad = text.replace("iterations", "iterations = 0\n#", 1) if "iterations" in text else text + "\niterations = 0\n"
+    with pytest.raises(SpecError) as toml_error:
+        parse_spec(bad)
+    with pytest.raises(SpecError) as stored_error:
+        spec_from_plain({**stored, "iterations": 0})
+    assert toml_error.value.field == stored_error.value.field == "iterations"
+    assert (
+        toml_error.value.problem == stored_error.value.problem == "expected a positive integer (at most 1000000), got 0"
+    )
+
+
+@pytest.mark.parametrize("base_dir", [5, ["/tmp"], ""])
+def test_a_stored_folder_that_is_no_path_is_refused_naming_it(base_dir):
+    with pytest.raises(SpecError, match=r"^the stored spec: base_dir: expected the spec's folder"):
+        spec_from_plain({**SPEC.to_dict(), "base_dir": base_dir})
+
+
+def test_a_spec_file_cannot_name_its_own_folder():
+    text = (EXAMPLES / "vector_add.cu.toml").read_text()
+    with pytest.raises(SpecError, match=r"^base_dir: unknown key \(known: args, block_size_names"):
+        parse_spec('base_dir = "/etc"\n' + text)

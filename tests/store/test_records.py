@@ -1,0 +1,106 @@
+"""Issue 25 items 1-2: results are records from the worker to the UI, and the store is read through
+records and a session-bound view."""
+
+import dataclasses
+import pickle
+import re
+from pathlib import Path
+
+import pytest
+
+from kt_tui import records
+from kt_tui.records import Check, Result, Run, StoredGate
+from kt_tui.store import Store
+
+ROOT = Path(__file__).resolve().parents[2] / "kt_tui"
+
+
+def test_the_worker_builds_a_result_that_crosses_the_process_boundary_as_it_is():
+    from kt_tui.gpu.worker.results import normalize_result
+
+    raw = {"block_size_x": 32, "tile": 2, "time": 1.5, "times": [1.4, 1.6], "kt_correct": 1, "compile_time": 3.0}
+    r = normalize_result(raw, ["block_size_x", "tile"], "measured")
+    assert isinstance(r, Result) and pickle.loads(pickle.dumps(r)) == r  # what a pipe or Ray does to it
+    assert (r.key, r.time_ms, r.times, r.verified, r.status) == ("32,2", 1.5, (1.4, 1.6), True, "ok")
+    wrong = normalize_result(dict(raw, kt_correct=0, kt_first_bad="c[3]", kt_max_abs_err=2.0), ["block_size_x"], "x")
+    assert (wrong.status, wrong.verified, wrong.key) == ("wrong_result", False, "32") and "c[3]" in wrong.error
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.time_ms = 0.1  # type: ignore[misc]
+
+
+def test_the_store_gives_records_and_a_session_view_without_session_ids(tmp_path):
+    from kt_tui.store import SessionStore
+
+    store = Store(tmp_path / "s.db")
+    sid = store.create_session(kernel_name="k")
+    data = SessionStore(store, sid)
+    data.put_run("r1", version="v", kind="tune", state="finished")
+    data.add_result("v", "r1", Result("32", {"b": 32}, "ok", time_ms=2.0, times=(2.0,), verified=True))
+    data.add_result("v", "r1", {"key": "64", "params": {"b": 64}, "status": "compile_error", "error": "no"})
+    data.add_check("v", {"key": "32", "label": "n=37", "status": "ok", "ok": True, "verdicts": [{"ok": True}]})
+    data.open_gate("g", "sweep", "Tune?", {"n": 1})
+    data.decide_gate("g", {"choice": "approve"})
+    reads = [
+        *data.results(),
+        *data.iter_results("v"),
+        *data.by_time(),
+        *data.fastest(5),
+        data.result("v", "32"),
+        data.known("v")["64"],
+    ]
+    assert reads and all(type(r) is Result for r in reads)
+    best = next(data.by_time("v"))
+    assert (best.key, best.version, best.run, best.times, best.params) == ("32", "v", "r1", (2.0,), {"b": 32})
+    assert [type(x) for x in (data.run("r1"), *data.runs())] == [Run, Run]
+    assert data.run("r1").state == "finished"
+    assert [type(x) for x in (data.gate("g"), *data.gates())] == [StoredGate, StoredGate]
+    assert data.gate("g").decision == {"choice": "approve"} and data.gate("g").body == {"n": 1}
+    (check,) = data.checks("v")
+    assert type(check) is Check and (check.ok, check.label, check.verdicts) == (True, "n=37", ({"ok": True},))
+    assert data.results() == store.results(sid)  # the same rows as the store's own reads
+
+
+def test_one_trusted_rule_and_one_config_key():
+    from kt_tui.engine import verdict
+    from kt_tui.search import space
+
+    assert verdict.trusted is records.trusted
+    inline = re.compile(r'",".join\(str\((params|base|config|c)\[')
+    spelled = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py") if inline.search(p.read_text())]
+    assert spelled == ["records.py"], spelled
+    assert space.config_key(type("S", (), {"tune_params": {"a": [1], "b": [2]}})(), {"b": 2, "a": 1}) == "1,2"
+
+
+def test_result_fields_are_read_as_attributes_outside_the_store():
+    """Only store/rows.py maps a row's keys. Not results: the exported script's own dict (script.py, text
+    it writes) and the plain-data summaries the CLI prints (front/commands.py, engine/summary.py's JSON)."""
+    as_key = re.compile(r"""\[["'](time_ms|verified)["']\]|\.get\(["'](time_ms|verified)["']""")
+    found = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in ROOT.rglob("*.py")
+        if p.parent.name != "store" and p.name not in ("script.py", "commands.py")
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if as_key.search(line)
+    ]
+    assert found == []
+
+
+def test_no_store_module_is_over_500_lines():
+    sizes = {p.name: len(p.read_text().splitlines()) for p in (ROOT / "store").glob("*.py")}
+    assert max(sizes.values()) < 500, sizes
+    assert len((ROOT / "gpu" / "worker" / "tuning.py").read_text().splitlines()) < 500
+
+
+def test_records_and_the_store_type_check_under_the_strict_flags():
+    import shutil
+    import subprocess
+    import sys
+
+    mypy = shutil.which("mypy", path=str(Path(sys.executable).parent))
+    if mypy is None:
+        pytest.skip("mypy is not installed in this environment")
+    root = ROOT.parent
+    out = subprocess.run(
+        [mypy, "-p", "kt_tui.records", "-p", "kt_tui.store"], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stdout[-3000:]
