@@ -27,7 +27,7 @@ def pytest_collection_modifyitems(config, items):
         return
     skip = pytest.mark.skip(reason="no NVIDIA GPU found (nvidia-smi -L failed)")
     for item in items:
-        if "gpu" in item.keywords:
+        if item.get_closest_marker("gpu") is not None:  # the marker, not the keyword: tests/gpu/ is a folder
             item.add_marker(skip)
 
 

@@ -475,3 +475,35 @@ def test_an_unbudgeted_kt_search_of_a_small_space_is_dealt_over_every_worker_at_
     )
     assert len(got) == 17 and len({r["key"] for r in got}) == 17 and not info["stopped"]
     assert {r["worker"] for r in got} == {"a:gpu0", "a:gpu1"}  # before: all 17 picked by the model on one
+
+
+def test_the_backend_probe_runs_under_the_same_cuda_lang_as_the_jobs(monkeypatch):
+    """An H100 whose UUID holds a zero byte failed the cupy probe while cupy jobs would have run."""
+    import contextlib
+    import sys
+    import types
+
+    from kt_tui.gpu.worker import lang, main
+
+    seen = []
+
+    @contextlib.contextmanager
+    def spy(backend):
+        seen.append(backend)
+        yield "CUDA"
+
+    fake = types.ModuleType("kernel_tuner")
+
+    def run_kernel(name, src, size, args, params, lang=None, quiet=True):
+        import numpy as np
+
+        seen.append(lang)
+        return [np.arange(32, dtype=np.float32)]
+
+    fake.run_kernel = run_kernel
+    monkeypatch.setattr(lang, "cuda_lang", spy)
+    monkeypatch.setattr("kt_tui.gpu.ktimport.load", lambda: None)
+    monkeypatch.setitem(sys.modules, "kernel_tuner", fake)
+    monkeypatch.setattr(main, "_device_name", lambda name: "stand-in GPU")
+    assert main._try_backend("cupy") == "stand-in GPU"
+    assert seen == ["cupy", "CUDA"]  # before: lang="cupy" straight to kernel_tuner, no UUID padding

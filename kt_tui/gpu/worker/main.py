@@ -47,8 +47,11 @@ def _try_backend(name: str) -> str:
     load()
     from kernel_tuner import run_kernel
 
+    from .lang import cuda_lang
+
     x = np.zeros(32, np.float32)
-    out = run_kernel("kt_probe", _PROBE_SRC, 32, [x], {"block_size_x": 32}, lang=name, quiet=True)
+    with cuda_lang(name) as lang:  # as every job runs it (on cupy: a GPU UUID holding a zero byte padded)
+        out = run_kernel("kt_probe", _PROBE_SRC, 32, [x], {"block_size_x": 32}, lang=lang, quiet=True)
     if not np.array_equal(out[0], np.arange(32, dtype=np.float32)):
         raise RuntimeError("probe kernel ran but produced wrong values")
     return _device_name(name)
