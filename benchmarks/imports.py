@@ -108,6 +108,9 @@ def ran(*args, **kw):
     state["call"] += 1
     calls.append({"call": state["call"], "checks": {}, "answer": False, "configs": 0, "run_kernel": True})
     save()
+    if str(kw.get("lang") or "CUDA").upper() in ("CUDA", "CUPY", "NVCUDA", "PYCUDA"):
+        with cuda_lang(backend) as kw["lang"]:  # the same backend as the tune_kernel calls
+            return real_run(*args, **kw)
     return real_run(*args, **kw)
 
 kernel_tuner.tune_kernel = kernel_tuner.interface.tune_kernel = recorded
@@ -176,6 +179,8 @@ def run_kt(kernel: Path, cap: int, timeout: float, db: Path, backend: str) -> di
         summary = json.loads(proc.stdout[proc.stdout.index("{") :])
     except (subprocess.TimeoutExpired, ValueError) as e:
         return {"state": f"failed: {type(e).__name__}", "verdicts": {}}
+    if summary.get("state") == "failed" and summary.get("error"):
+        summary["state"] = f"failed: {str(summary['error'])[:160]}"
     rows = Store(db).results(summary["session"]) if summary.get("session") else []
     verdicts = {}
     for r in rows:

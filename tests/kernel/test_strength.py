@@ -434,3 +434,11 @@ def test_a_run_that_fails_under_the_sanitizer_without_a_finding_says_why_not_mem
     text = checkrun.oob_text(report, s, {"n": 1024}, "")
     assert "memcheck" not in text and "out of bounds" not in text
     assert "did not run under compute-sanitizer" in text and "named symbol not found" in text
+
+
+def test_an_unverified_spec_is_not_refused_for_parameters_that_change_its_outputs():
+    # kt-tui import writes verify = "none" for kernel_tuner scripts with no answer whose tuned filter
+    # size changes the result; `kt-tui run` then failed on them on an H100 (nothing is compared anyway)
+    changing = {"max_iter": "the outputs differ at 2 of its values"}
+    assert checkrun.refusal(spec(), changing) != ""
+    assert checkrun.refusal(replace(spec(), verify="none", verify_reason="no answer"), changing) == ""
