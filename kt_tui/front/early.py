@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def local_worker(settings: Settings, start: bool = False) -> GpuWorker:
-    return _worker(settings.data_dir, start)
+    return _worker(settings.data_dir, start, warm_cuda=settings.backend != "sim")
 
 
 def early_worker(args) -> GpuWorker | None:
@@ -24,13 +24,14 @@ def early_worker(args) -> GpuWorker | None:
     a Ray cluster (the command then makes its pool; cli.py closes this one if the config file does)."""
     if getattr(args, "gpus", None) or getattr(args, "ray_address", None) or os.environ.get("RAY_ADDRESS"):
         return None
-    return _worker(data_dir(), start=True)
+    return _worker(data_dir(), start=True, warm_cuda=getattr(args, "backend", None) != "sim")
 
 
-def _worker(data: Path, start: bool) -> GpuWorker:
+def _worker(data: Path, start: bool, warm_cuda: bool = True) -> GpuWorker:
     logs = data / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     worker = GpuWorker(log_path=str(logs / "gpu-worker.log"))
+    worker.warm_cuda = warm_cuda
     if start:
         worker.start()
     return worker

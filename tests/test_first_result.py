@@ -1,0 +1,142 @@
+"""The time to the first tuned result (issue 24 item 1, the CPU side): the GPU worker starts the
+CUDA driver while it imports (gpu/worker/cudawarm.py), and `kt-tui run --auto` loads only what its
+first result needs before that result. No GPU here: a stand-in libcuda.so.1 takes the driver's place."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+STAND_IN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+static void note(const char *what) {
+    const char *p = getenv("STANDIN_LOG");
+    if (!p) return;
+    FILE *f = fopen(p, "a");
+    fprintf(f, "%s %ld %d\n", what, (long)syscall(SYS_gettid), (int)getpid());
+    fclose(f);
+}
+int cuInit(unsigned flags) {
+    const char *gate = getenv("STANDIN_GATE");
+    note("cuInit");
+    for (int i = 0; gate && i < 600 && access(gate, F_OK) != 0; i++) usleep(100000);
+    return 0;
+}
+int cuDeviceGet(int *dev, int ordinal) { *dev = ordinal; note("cuDeviceGet"); return 0; }
+int cuDevicePrimaryCtxRetain(void **ctx, int dev) { static int c; *ctx = &c; note("cuDevicePrimaryCtxRetain"); return 0; }
+"""
+
+
+@pytest.fixture
+def stand_in_driver(tmp_path, monkeypatch):
+    """A libcuda.so.1 whose cuInit waits for a file (STANDIN_GATE) and which logs each call with its
+    thread: the spawned worker finds it through LD_LIBRARY_PATH."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build the stand-in driver")
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (tmp_path / "standin.c").write_text(STAND_IN)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(lib / "libcuda.so.1"), str(tmp_path / "standin.c")], check=True)
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(lib))
+    monkeypatch.setenv("STANDIN_LOG", str(tmp_path / "driver.log"))
+    monkeypatch.setenv("KT_TUI_TRACE", str(tmp_path / "trace"))
+    monkeypatch.delenv("KT_TUI_CUDA_WARM", raising=False)
+    return tmp_path
+
+
+def _wait_for(path: Path, step: str, timeout: float = 60) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        steps = [line.split(" ", 2)[2].strip() for line in path.read_text().splitlines()] if path.exists() else []
+        if step in steps:
+            return steps
+        time.sleep(0.05)
+    raise AssertionError(f"no {step!r} in the trace within {timeout:.0f} s: {steps}")
+
+
+def test_the_worker_imports_while_the_cuda_driver_starts_on_a_thread(stand_in_driver):
+    from kt_tui.gpu.client import GpuWorker
+
+    gate = stand_in_driver / "gate"
+    os.environ["STANDIN_GATE"] = str(gate)  # the stand-in's cuInit holds until this file exists
+    worker = GpuWorker(log_path=str(stand_in_driver / "worker.log"))
+    try:
+        worker.start()
+        trace = stand_in_driver / "trace"
+        steps = _wait_for(trace, "worker: imports done")  # done while cuInit still runs
+        assert "worker: CUDA context up" not in steps
+        gate.touch()
+        _wait_for(trace, "worker: CUDA context up")
+    finally:
+        os.environ.pop("STANDIN_GATE", None)
+        worker.close()
+    calls = [line.split() for line in (stand_in_driver / "driver.log").read_text().splitlines()]
+    assert [c[0] for c in calls] == ["cuInit", "cuDeviceGet", "cuDevicePrimaryCtxRetain"]
+    name, tid, pid = calls[0]
+    assert tid != pid  # on a thread of its own, not the worker's main thread
+
+
+def _modules_at_first_result(tmp: Path, *flags: str) -> dict:
+    """`kt-tui run examples/vector_add.cu --auto --json` in a fresh process; the modules loaded in
+    the app's process when its first result arrived (the trace's "main: first result" step)."""
+    out = tmp / "modules.json"
+    code = textwrap.dedent(f"""
+        import json, os, sys
+        import kt_tui.gpu.timeline as timeline
+
+        def mark(step, _mark=timeline.mark):
+            _mark(step)
+            if step.startswith("main: first result") and not os.path.exists({str(out)!r}):  # the first only
+                with open({str(out)!r}, "w") as f:
+                    json.dump(sorted(k for k, v in sys.modules.items() if v is not None), f)
+
+        if __name__ == "__main__":
+            timeline.mark = mark  # before kt_tui's modules bind it
+            from kt_tui.cli import entry
+            sys.argv[0] = "kt-tui"
+            raise SystemExit(entry())
+    """)
+    script = tmp / "run.py"
+    script.write_text(code)
+    env = dict(os.environ, PYTHONPATH=f"{tmp / 'site'}:{ROOT}", KT_TUI_DATA_DIR=str(tmp), KT_TUI_CONFIG_DIR=str(tmp))
+    cmd = [sys.executable, str(script), "run", str(ROOT / "examples/vector_add.cu"), "--auto", "--json"]
+    got = subprocess.run(
+        [*cmd, "--db", str(tmp / "o.db"), *flags], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert got.returncode == 0, got.stderr[-3000:]
+    assert json.loads(got.stdout[got.stdout.index("{") :])["results"] >= 1
+    return {"modules": json.loads(out.read_text()), "stderr": got.stderr}
+
+
+def test_run_auto_loads_no_gpu_library_or_llm_client_before_its_first_result(tmp_path):
+    """The app's process compile-checks the kernel with kernel_tuner's own source preparation, but
+    runs nothing on a GPU: no backend module (pycuda, here a stand-in that would be found), no
+    NVML, no LLM client, no Textual, no exporter before the first result."""
+    site = tmp_path / "site" / "pycuda"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text("")
+    (site / "driver.py").write_text(
+        "raise ImportError('a stand-in: no driver here')"
+    )  # found: only kt-tui keeps it out
+    got = _modules_at_first_result(tmp_path, "--backend", "auto")
+    assert "Replaying" in got["stderr"]  # the stand-in pycuda cannot run: the recorded cache is replayed
+    loaded = set(got["modules"])
+    assert "kernel_tuner.core" in loaded  # the compile check ran in this process
+    for name in ("pycuda", "pycuda.driver", "kernel_tuner.backends.pycuda", "kernel_tuner.observers.nvml"):
+        assert name not in loaded, name
+    for name in ("openai", "textual", "kt_tui.export", "kt_tui.gpu.worker.main", "cProfile"):
+        assert name not in loaded, name
