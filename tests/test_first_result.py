@@ -140,3 +140,50 @@ def test_run_auto_loads_no_gpu_library_or_llm_client_before_its_first_result(tmp
         assert name not in loaded, name
     for name in ("openai", "textual", "kt_tui.export", "kt_tui.gpu.worker.main", "cProfile"):
         assert name not in loaded, name
+
+
+def test_run_starts_the_compile_check_before_the_app_has_loaded_and_checks_once(hermetic, monkeypatch, tmp_path):
+    """nvcc checks the kernel while the settings, the engine and the store load; the session's
+    check is that one (for the usual arch), not a second compile."""
+    import threading
+
+    from kt_tui import cli
+    from kt_tui.engine import precheck
+
+    calls = []
+    real = precheck.compile_errors
+
+    def counted(source, spec, path, arch):
+        calls.append((threading.current_thread().name, arch))
+        return real(source, spec, path, arch)
+
+    monkeypatch.setattr(precheck, "compile_errors", counted)
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("KT_TUI_TRACE", str(trace))
+    assert cli.main(["run", str(ROOT / "examples/vector_add.cu"), "--auto", "--backend", "auto"]) == 0
+    from kt_tui.gpu.compile import DEFAULT_ARCH
+
+    assert calls == [("kt-tui-compile-check", DEFAULT_ARCH)]
+    steps = [line.split(" ", 2)[2].strip() for line in trace.read_text().splitlines()]
+    assert steps.index("main: early compile check started") < steps.index("main: imports done")
+
+
+def test_the_early_compile_check_says_a_compile_error_as_the_command_did(hermetic, tmp_path, capsys):
+    from kt_tui import cli
+
+    kernel = tmp_path / "vector_add.cu"
+    kernel.write_text((ROOT / "examples/vector_add.cu").read_text().replace("c[i] =", "c[i] = undeclared +", 1))
+    shutil.copy(ROOT / "examples/vector_add.cu.toml", tmp_path / "vector_add.cu.toml")
+    assert cli.main(["run", str(kernel), "--auto", "--backend", "auto"]) == 2
+    err = capsys.readouterr().err
+    assert "does not compile" in err and "undeclared" in err and f"{kernel}:" in err
+
+
+def test_a_replay_starts_no_early_compile_check(hermetic, monkeypatch, tmp_path):
+    from kt_tui import cli
+    from kt_tui.engine import precheck
+
+    calls = []
+    monkeypatch.setattr(precheck, "compile_errors", lambda *a: calls.append(a))
+    assert cli.main(["run", str(ROOT / "examples/vector_add.cu"), "--auto", "--backend", "sim"]) == 0
+    assert calls == []  # the recorded cache is of this very version: nothing is compiled

@@ -3,7 +3,7 @@ backend is picked or anything is measured, so a typo reads as nvcc's message, no
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from ..errors import UserError
@@ -40,16 +40,18 @@ def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str 
     return "\n".join(lines) or "does not compile"
 
 
-def checked_backend(pick, source: str, spec: Spec, path: str | Path, quick_pick: bool = False) -> BackendChoice:
+def checked_backend(
+    pick, source: str, spec: Spec, path: str | Path, quick_pick: bool = False, ahead: Future[str | None] | None = None
+) -> BackendChoice:
     """`pick()` the backend, then compile-check the kernel for its GPU; a compile error wins over
     a backend error (no GPU, no recorded cache). A skipped check is said in the backend's note.
 
     Without quick_pick, nvcc runs for the usual arch while the backend is picked (probed). With it
     (a replay was asked for: nothing is probed) the pick comes first, and a replay of this very
-    kernel version is not checked: it compiled where the cache was recorded."""
-    ahead = None
+    kernel version is not checked: it compiled where the cache was recorded. ahead: that check for
+    the usual arch, started earlier (front/early.py), instead of starting it here."""
     with ThreadPoolExecutor(1) as pool:
-        if not quick_pick:
+        if not quick_pick and ahead is None:
             ahead = pool.submit(compile_errors, source, spec, path, gpu_compile.DEFAULT_ARCH)
         try:
             choice, problem = pick(), None
