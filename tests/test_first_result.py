@@ -187,3 +187,52 @@ def test_a_replay_starts_no_early_compile_check(hermetic, monkeypatch, tmp_path)
     monkeypatch.setattr(precheck, "compile_errors", lambda *a: calls.append(a))
     assert cli.main(["run", str(ROOT / "examples/vector_add.cu"), "--auto", "--backend", "sim"]) == 0
     assert calls == []  # the recorded cache is of this very version: nothing is compiled
+
+
+def test_the_remembered_probe_keeps_the_gpus_arch_and_refuses_a_strange_one(tmp_path):
+    from kt_tui.gpu.probe_cache import cached_probe, remembered
+
+    calls = []
+
+    def probe(backends):
+        calls.append(backends)
+        return {"backend": "pycuda", "gpu": "NVIDIA A100", "arch": "sm_80", "errors": {}}
+
+    path = tmp_path / "probe.json"
+    assert cached_probe(probe, path, fingerprint=lambda: "fp")(("pycuda",))["arch"] == "sm_80"
+    again = cached_probe(probe, path, fingerprint=lambda: "fp")(("pycuda",))
+    assert (again["arch"], again["cached"], len(calls)) == ("sm_80", True, 1)
+    stored = json.loads(path.read_text())
+    stored["answers"]["pycuda"]["arch"] = "sm_80 -Xcompiler -fplugin=x.so"
+    path.write_text(json.dumps(stored))
+    assert "arch" not in cached_probe(probe, path, fingerprint=lambda: "fp")(("pycuda",))
+    assert remembered(path, ("pycuda",)) is None  # this machine has no NVIDIA driver: nothing is trusted
+
+
+def test_the_early_compile_check_targets_the_remembered_gpus_arch(hermetic, monkeypatch):
+    import argparse
+
+    from kt_tui.engine import precheck
+    from kt_tui.engine.backend import BackendChoice
+    from kt_tui.front import early
+    from kt_tui.front.kernelfile import load_kernel_spec, read_kernel_file
+    from kt_tui.gpu import probe_cache
+
+    monkeypatch.setattr(probe_cache, "fingerprint", lambda: "fp")
+    data = hermetic / "data"
+    data.mkdir()
+    answer = {"backend": "pycuda", "gpu": "NVIDIA A100", "arch": "sm_80"}
+    (data / "backend-probe.json").write_text(json.dumps({"fingerprint": "fp", "answers": {"pycuda": answer}}))
+    calls = []
+    monkeypatch.setattr(precheck, "compile_errors", lambda source, spec, path, arch: calls.append(arch))
+    kernel = ROOT / "examples/vector_add.cu"
+    early.start_compile_check(argparse.Namespace(kernel_path=str(kernel), spec=None, kernel=None, backend="pycuda"))
+    kf = read_kernel_file(kernel)
+    _, spec = load_kernel_spec(kf, None, None)
+    found = early.take_compile_check(kf.source, spec, kf.path)
+    assert found is not None and found[0] == "sm_80"
+    choice = precheck.checked_backend(
+        lambda: BackendChoice("pycuda", "NVIDIA A100", arch="sm_80"), kf.source, spec, kf.path, early=found
+    )
+    assert choice.backend == "pycuda" and calls == ["sm_80"]  # one compile, for the GPU's own arch
+    assert early.take_compile_check(kf.source, spec, kf.path) is None  # taken once

@@ -41,18 +41,25 @@ def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str 
 
 
 def checked_backend(
-    pick, source: str, spec: Spec, path: str | Path, quick_pick: bool = False, ahead: Future[str | None] | None = None
+    pick,
+    source: str,
+    spec: Spec,
+    path: str | Path,
+    quick_pick: bool = False,
+    early: tuple[str, Future[str | None]] | None = None,
 ) -> BackendChoice:
     """`pick()` the backend, then compile-check the kernel for its GPU; a compile error wins over
     a backend error (no GPU, no recorded cache). A skipped check is said in the backend's note.
 
     Without quick_pick, nvcc runs for the usual arch while the backend is picked (probed). With it
     (a replay was asked for: nothing is probed) the pick comes first, and a replay of this very
-    kernel version is not checked: it compiled where the cache was recorded. ahead: that check for
-    the usual arch, started earlier (front/early.py), instead of starting it here."""
+    kernel version is not checked: it compiled where the cache was recorded. early: (arch, errors)
+    of that check started before (front/early.py: for the arch of the GPU the remembered probe
+    found, else the usual one), taken instead of starting it here."""
+    ahead_arch, ahead = early if early is not None and not quick_pick else (gpu_compile.DEFAULT_ARCH, None)
     with ThreadPoolExecutor(1) as pool:
         if not quick_pick and ahead is None:
-            ahead = pool.submit(compile_errors, source, spec, path, gpu_compile.DEFAULT_ARCH)
+            ahead = pool.submit(compile_errors, source, spec, path, ahead_arch)
         try:
             choice, problem = pick(), None
         except BackendError as e:
@@ -63,7 +70,7 @@ def checked_backend(
             )
             return choice
         arch, said = (choice or BackendChoice("sim", "")).compile_arch()
-        same = ahead is not None and arch == gpu_compile.DEFAULT_ARCH
+        same = ahead is not None and arch == ahead_arch
         errors = ahead.result() if same else compile_errors(source, spec, path, arch)
     if errors:
         raise CompileError(f"{spec.kernel} does not compile ({said.replace('checked for', 'for')}):\n{errors}")

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..config import Settings
     from ..kernel.spec import Spec
 
-_CHECK: dict[str, Future[str | None]] = {}  # what the early compile check checks -> its errors (engine/precheck.py)
+_CHECK: dict[str, tuple[str, Future[str | None]]] = {}  # what the early check checks -> its arch, its errors
 
 
 def local_worker(settings: Settings, start: bool = False) -> GpuWorker:
@@ -54,26 +54,40 @@ def start_compile_check(args) -> None:
         kf = read_kernel_file(args.kernel_path)
         _, spec = load_kernel_spec(kf, args.spec, args.kernel)
         key = _check_key(kf.source, spec, kf.path)
+        arch = _remembered_arch(getattr(args, "backend", None) or os.environ.get("KT_TUI_BACKEND") or "auto")
     except Exception:  # noqa: BLE001 - see above
         return
+    arch = arch or gpu_compile.DEFAULT_ARCH
     future: Future[str | None] = Future()
 
     def check() -> None:
         try:
-            future.set_result(precheck.compile_errors(kf.source, spec, kf.path, gpu_compile.DEFAULT_ARCH))
+            future.set_result(precheck.compile_errors(kf.source, spec, kf.path, arch))
         except Exception as e:  # noqa: BLE001 - handed to whoever takes the result, as an executor would
             future.set_exception(e)
         mark("main: early compile check done")
 
     _CHECK.clear()
-    _CHECK[key] = future
+    _CHECK[key] = (arch, future)
     threading.Thread(target=check, name="kt-tui-compile-check").start()
     mark("main: early compile check started")
 
 
-def take_compile_check(source: str, spec: Spec, path: str | Path) -> Future[str | None] | None:
-    """The early compile check's errors for this very kernel, spec and path, or None."""
+def take_compile_check(source: str, spec: Spec, path: str | Path) -> tuple[str, Future[str | None]] | None:
+    """The early compile check of this very kernel, spec and path: (the arch, its errors), or None."""
     return _CHECK.pop(_check_key(source, spec, path), None)
+
+
+def _remembered_arch(request: str) -> str:
+    """The arch of the GPU this machine's remembered probe found for the request (gpu/probe_cache.py),
+    or "" (the usual arch is checked, and again for the GPU's once the probe has said)."""
+    from ..gpu.probe_cache import remembered
+    from ..gpu.protocol import BACKENDS
+
+    backends = BACKENDS if request == "auto" else (request,)
+    answer = remembered(data_dir() / "backend-probe.json", tuple(backends))
+    arch = (answer or {}).get("arch")
+    return arch if isinstance(arch, str) else ""
 
 
 def _check_key(source: str, spec: Spec, path: str | Path) -> str:

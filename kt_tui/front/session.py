@@ -49,8 +49,8 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
         return choice
 
     quick = settings.backend == "sim"
-    ahead = take_compile_check(kf.source, spec, kf.path)  # started by `kt-tui run` before the app loaded
-    return checked_backend(pick, kf.source, spec, kf.path, quick_pick=quick, ahead=None if quick else ahead)
+    early = take_compile_check(kf.source, spec, kf.path)  # started by `kt-tui run` before the app loaded
+    return checked_backend(pick, kf.source, spec, kf.path, quick_pick=quick, early=None if quick else early)
 
 
 def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, choice: BackendChoice) -> str:
