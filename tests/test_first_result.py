@@ -236,3 +236,19 @@ def test_the_early_compile_check_targets_the_remembered_gpus_arch(hermetic, monk
     )
     assert choice.backend == "pycuda" and calls == ["sm_80"]  # one compile, for the GPU's own arch
     assert early.take_compile_check(kf.source, spec, kf.path) is None  # taken once
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("backend", ["pycuda", "nvcuda", "cupy"])
+def test_on_a_gpu_the_worker_starts_the_driver_early_and_the_backend_runs_in_that_context(
+    backend, hermetic, tmp_path, monkeypatch, capsys
+):
+    from .helpers import run_cli
+
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("KT_TUI_TRACE", str(trace))
+    code, out = run_cli(capsys, "run", ROOT / "examples/vector_add.cu", "--auto", "--json", "--backend", backend)
+    assert code == 0, out
+    assert out["backend"] == backend and out["results"] == 6
+    steps = [line.split(" ", 2)[2].strip() for line in trace.read_text().splitlines()]
+    assert "worker: CUDA context up" in steps, steps

@@ -39,17 +39,17 @@ def early_worker(args) -> GpuWorker | None:
 
 
 def start_compile_check(args) -> None:
-    """Where a GPU may be used: read the kernel and its spec and start nvcc's check of it for the
-    usual arch on a thread, so that it runs while the settings, the engine and the store load.
+    """Where a GPU may be used: read the kernel and its spec and start nvcc's check of it (for the
+    arch of the GPU the remembered probe found, else the usual one) on a thread, so that it runs while the settings, the engine and the store load.
     The thread starts once everything it needs is loaded (no import runs on two threads at once).
     Anything amiss here is left to the command, which reads them again and says what is wrong."""
     if (getattr(args, "backend", None) or os.environ.get("KT_TUI_BACKEND")) == "sim":
         return  # a replay of a recorded version is not checked (engine/precheck.py)
     try:
-        from ..engine import precheck
-        from ..gpu import compile as gpu_compile
+        from ..engine import precheck  # here: `resume` and the listings load no compile check
+        from ..gpu import compile as gpu_compile  # here: as above
         from ..gpu import ktsource  # noqa: F401 - loaded here rather than on the checking thread
-        from .kernelfile import load_kernel_spec, read_kernel_file
+        from .kernelfile import load_kernel_spec, read_kernel_file  # here: as above (the spec needs pydantic)
 
         kf = read_kernel_file(args.kernel_path)
         _, spec = load_kernel_spec(kf, args.spec, args.kernel)
@@ -81,8 +81,8 @@ def take_compile_check(source: str, spec: Spec, path: str | Path) -> tuple[str, 
 def _remembered_arch(request: str) -> str:
     """The arch of the GPU this machine's remembered probe found for the request (gpu/probe_cache.py),
     or "" (the usual arch is checked, and again for the GPU's once the probe has said)."""
-    from ..gpu.probe_cache import remembered
-    from ..gpu.protocol import BACKENDS
+    from ..gpu.probe_cache import remembered  # here: the commands that start no check need no probe cache
+    from ..gpu.protocol import BACKENDS  # here: as above
 
     backends = BACKENDS if request == "auto" else (request,)
     answer = remembered(data_dir() / "backend-probe.json", tuple(backends))
