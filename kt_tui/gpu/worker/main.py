@@ -21,8 +21,8 @@ from ..timeline import mark
 from . import cudawarm
 from .compilers import allow_children
 
-# Imported where used: the app's process imports this module to start the worker (gpu/client.py),
-# so numpy, kernel_tuner, the CUDA libraries and the job code load in the worker only.
+# Imported where used: numpy, kernel_tuner, the CUDA libraries and the job code load after the
+# worker is up and its CUDA warm-up has started (and tests run this loop in their own process).
 
 
 def probe_backends(backends) -> dict:
