@@ -11,6 +11,10 @@ same spaces, alternating which runs first.
 Also: `kt-tui --help`, the time from start to kt-tui's first result line, and where that time went
 (the steps the app and the GPU worker mark with KT_TUI_TRACE, gpu/timeline.py) in kt-tui's median run.
 
+Before timing, kt-tui's modules are compiled to bytecode and one kt-tui run goes untimed (a machine
+kt-tui ran on before: with PYTHONDONTWRITEBYTECODE set, every start would otherwise compile them
+again); --no-warmup times the first runs as they come.
+
 --resume N: a session of N stored results (benchmarks/tui.py's generator) resumed headless with
 `kt-tui resume ID --auto`: with work left (the recorded sweep still to replay) and once finished,
 the time to its first line of output and to its exit. Target: first line <= 1 s.
@@ -120,6 +124,15 @@ def remembered_probe(backend: str, env: dict, where: str) -> Path:
     return path
 
 
+def warm_up(kernel: str, extra: list[str], env: dict, probe: Path | None) -> None:
+    """kt-tui's modules compiled to bytecode and one untimed run (its failure shows in the timed ones)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "kt_tui")], env=env, capture_output=True)
+    try:
+        kt_tui(kernel, extra, env, probe)
+    except RunFailed:
+        pass
+
+
 def plain(kernel: str, extra: list[str], env: dict) -> dict:
     t0 = time.perf_counter()
     out = subprocess.run(
@@ -188,6 +201,7 @@ def main() -> None:
     ap.add_argument("--deadline-s", type=float, default=0, help="start no run after this many seconds (0: none)")
     ap.add_argument("--out", help="write the table (overhead-*.txt) and the rows (JSON) into this folder")
     ap.add_argument("--resume", type=int, metavar="N", help="time `resume --auto` of a session of N results instead")
+    ap.add_argument("--no-warmup", dest="warmup", action="store_false", help="no bytecode compile, no untimed run")
     a = ap.parse_args()
     if a.resume:
         return resume_table(a.resume, a.repeat, a.out)
@@ -201,6 +215,9 @@ def main() -> None:
         env["CUDA_CACHE_DISABLE"] = "1"  # the driver's JIT cache would favour whichever runs second
         if a.probe_cached:
             probe = remembered_probe(a.backend, env, tempfile.mkdtemp())
+    if a.warmup:
+        gpu_flags = ["--backend", a.backend, "--search", "brute_force", "--no-seeds"]
+        warm_up(a.kernels[0], [*(gpu_flags if a.gpu else ["--backend", "sim"]), *limit], env, probe)
     rows, failed = [], []
     help_s = []
     for _ in range(a.repeat):
@@ -243,7 +260,7 @@ def main() -> None:
         f"# {'GPU (' + a.backend + ')' if a.gpu else 'simulation'}, median of {a.repeat}; {machine()}; "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
         f"{'; at most ' + str(a.max_configs) + ' configurations' if a.max_configs else ''}{deadline.note()}"
-        f"{'; backend probe remembered' if probe else ''}",
+        f"{'; backend probe remembered' if probe else ''}{'; warmed up (bytecode, one untimed run)' if a.warmup else ''}",
         f"kt-tui --help: {statistics.median(help_s):.3f} s",
         f"{'kernel':12} {'configs':>7} {'kt-tui s':>9} {'first result s':>14} {'kernel_tuner s':>14} {'ratio':>6}  target",
     ]

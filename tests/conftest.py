@@ -58,11 +58,13 @@ def hermetic(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def worker_loop_once():
+def worker_loop_once(monkeypatch):
     """Runs the GPU worker's job loop in this process over these jobs, then leaves it."""
     import os
 
     from kt_tui.gpu.worker import main as worker
+
+    monkeypatch.setenv("KT_TUI_CUDA_WARM", "0")  # no CUDA driver started in the test process
 
     def run(*jobs):
         class Requests:

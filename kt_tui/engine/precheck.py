@@ -3,7 +3,7 @@ backend is picked or anything is measured, so a typo reads as nvcc's message, no
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from ..errors import UserError
@@ -40,17 +40,26 @@ def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str 
     return "\n".join(lines) or "does not compile"
 
 
-def checked_backend(pick, source: str, spec: Spec, path: str | Path, quick_pick: bool = False) -> BackendChoice:
+def checked_backend(
+    pick,
+    source: str,
+    spec: Spec,
+    path: str | Path,
+    quick_pick: bool = False,
+    early: tuple[str, Future[str | None]] | None = None,
+) -> BackendChoice:
     """`pick()` the backend, then compile-check the kernel for its GPU; a compile error wins over
     a backend error (no GPU, no recorded cache). A skipped check is said in the backend's note.
 
     Without quick_pick, nvcc runs for the usual arch while the backend is picked (probed). With it
     (a replay was asked for: nothing is probed) the pick comes first, and a replay of this very
-    kernel version is not checked: it compiled where the cache was recorded."""
-    ahead = None
+    kernel version is not checked: it compiled where the cache was recorded. early: (arch, errors)
+    of that check started before (front/early.py: for the arch of the GPU the remembered probe
+    found, else the usual one), taken instead of starting it here."""
+    ahead_arch, ahead = early if early is not None and not quick_pick else (gpu_compile.DEFAULT_ARCH, None)
     with ThreadPoolExecutor(1) as pool:
-        if not quick_pick:
-            ahead = pool.submit(compile_errors, source, spec, path, gpu_compile.DEFAULT_ARCH)
+        if not quick_pick and ahead is None:
+            ahead = pool.submit(compile_errors, source, spec, path, ahead_arch)
         try:
             choice, problem = pick(), None
         except BackendError as e:
@@ -61,7 +70,7 @@ def checked_backend(pick, source: str, spec: Spec, path: str | Path, quick_pick:
             )
             return choice
         arch, said = (choice or BackendChoice("sim", "")).compile_arch()
-        same = ahead is not None and arch == gpu_compile.DEFAULT_ARCH
+        same = ahead is not None and arch == ahead_arch
         errors = ahead.result() if same else compile_errors(source, spec, path, arch)
     if errors:
         raise CompileError(f"{spec.kernel} does not compile ({said.replace('checked for', 'for')}):\n{errors}")

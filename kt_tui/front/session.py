@@ -3,58 +3,20 @@
 from __future__ import annotations
 
 import json
-import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Settings
 from ..engine.backend import BackendChoice, BackendError, choose_backend
 from ..engine.precheck import checked_backend
-from ..files import SPEC_MAX, FileRefused, read_text_file
 from ..gpu.client import GpuWorker
 from ..gpu.probe_cache import cached_probe
-from ..kernel.source import Kernel, SourceError, find_kernels, pick_kernel, read_source
-from ..kernel.spec import (
-    Spec,
-    SpecError,
-    dump_spec,
-    load_spec,
-    spec_from_plain,
-    spec_path_for,
-    version_hash,
-    version_ids,
-)
+from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..redact import MASK
 from ..store import Store
+from .early import take_compile_check
+from .kernelfile import KernelFile, load_kernel_spec, read_kernel_file
 
-
-@dataclass
-class KernelFile:
-    path: Path
-    source: str
-    kernels: list[Kernel]
-
-
-def read_kernel_file(path: str | Path) -> KernelFile:
-    p = Path(path)
-    source = read_source(p)
-    kernels = find_kernels(source)
-    if not kernels:
-        raise SourceError(f"{p}: no __global__ kernel found; kt-tui tunes CUDA kernels declared with __global__")
-    return KernelFile(p, source, kernels)
-
-
-def load_kernel_spec(kf: KernelFile, spec_path: str | Path | None, kernel_name: str | None) -> tuple[Kernel, Spec]:
-    """The kernel and its spec; SpecError when the spec is missing or broken."""
-    sp = Path(spec_path) if spec_path else spec_path_for(kf.path)
-    if not sp.exists():
-        raise SpecError("", f"no launch spec (expected {sp}); `kt-tui {kf.path}` drafts one from the signature", sp)
-    try:
-        name = kernel_name or tomllib.loads(read_text_file(sp, "spec", SPEC_MAX)).get("kernel")
-    except (tomllib.TOMLDecodeError, FileRefused, RecursionError):
-        name = kernel_name  # load_spec reports the problem
-    kernel = pick_kernel(kf.kernels, name.split("<")[0].strip() if isinstance(name, str) else None, str(kf.path))
-    return kernel, load_spec(sp, kernel)
+__all__ = ["KernelFile", "load_kernel_spec", "read_kernel_file"]  # read here by commands, spec_cmd and the tests
 
 
 def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
@@ -86,7 +48,9 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
             prepare(spec.to_dict(), choice.backend, kf.source)
         return choice
 
-    return checked_backend(pick, kf.source, spec, kf.path, quick_pick=settings.backend == "sim")
+    quick = settings.backend == "sim"
+    early = take_compile_check(kf.source, spec, kf.path)  # started by `kt-tui run` before the app loaded
+    return checked_backend(pick, kf.source, spec, kf.path, quick_pick=quick, early=None if quick else early)
 
 
 def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, choice: BackendChoice) -> str:

@@ -19,7 +19,6 @@ from .env import secret_names
 from .protocol import BACKENDS, CheckJob, PrepareJob, ProbeJob, TuneJob
 from .supervise import kill_tree
 from .timeline import mark
-from .worker.main import main as worker_main
 
 _ENV_LOCK = threading.Lock()
 MAX_RESTARTS_WITHOUT_PROGRESS = 3
@@ -81,7 +80,9 @@ def _worker_entry(env: dict, *args) -> None:
     """The worker process's first step: its own variables (a GPU pinned with CUDA_VISIBLE_DEVICES)
     are set before anything loads CUDA; the app's environment is never changed for them."""
     os.environ.update(env)
-    worker_main(*args)
+    from .worker.main import main  # here: the app's process needs none of the worker's modules
+
+    main(*args)
 
 
 class Proc(Protocol):
@@ -110,6 +111,7 @@ class Flag(Protocol):
 
 class GpuWorker:
     env: dict[str, str] = {}  # set in the worker process before it loads anything
+    warm_cuda = True  # start the CUDA driver while the worker imports (gpu/worker/cudawarm.py); off for a replay
     proc: Proc | None
     requests: Requests
     events: Events
@@ -147,7 +149,7 @@ class GpuWorker:
                     name="kt-tui-gpu",
                     daemon=True,
                     args=(
-                        dict(self.env),
+                        dict(self.env) | ({} if self.warm_cuda else {"KT_TUI_CUDA_WARM": "0"}),
                         self.requests,
                         _Sender(writer),
                         self.stop_flag,

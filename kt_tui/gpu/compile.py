@@ -127,9 +127,9 @@ def prepared_text(source: str, params: dict, block_size_names=None, spec=None) -
         from .ktsource import kernel_string
 
         return kernel_string(spec, source, params)[1]
-    from .ktimport import load
+    from .ktimport import SOURCE, load
 
-    load()
+    load(SOURCE)
     from kernel_tuner import util
 
     names = list(block_size_names or util.default_block_size_names)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import warnings
 
+from .ktimport import SOURCE
 from .ktimport import load as _load_kernel_tuner
 
-_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
+_load_kernel_tuner(SOURCE)  # before kernel_tuner's own imports, and no GPU backend: see gpu/ktimport.py
 from kernel_tuner import util
 from kernel_tuner.core import KernelSource, wrap_templated_kernel
 

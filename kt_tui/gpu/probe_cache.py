@@ -1,7 +1,8 @@
 """The backend probe, remembered per machine: compiling and launching the probe kernel costs
 seconds at every start, and its answer only changes with the driver, the GPUs or the Python
-packages. A successful probe is stored with a fingerprint of those; a different fingerprint (a
-new driver, another GPU, pycuda upgraded) probes again. Failures are never remembered.
+packages. A successful probe (the backend, the GPU's name and its arch) is stored with a
+fingerprint of those; a different fingerprint (a new driver, another GPU, pycuda upgraded) probes
+again. Failures are never remembered.
 `KT_TUI_PROBE_CACHE=0` always probes."""
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ import hashlib
 import json
 import os
 import platform
+import re
 import sys
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
+ARCH = re.compile(r"sm_[0-9]{2,3}[a-z]?")
 PACKAGES = ("pycuda", "cupy", "cupy-cuda12x", "cupy-cuda13x", "cuda-python", "cuda-bindings", "kernel_tuner")
 
 
@@ -51,18 +54,38 @@ def cached_probe(
         if os.environ.get("KT_TUI_PROBE_CACHE", "1") == "0":
             return probe(backends)
         mark = fingerprint()
-        key = ",".join(backends)
-        stored = _read(path)
-        if mark is not None and stored.get("fingerprint") == mark and key in stored.get("answers", {}):
-            return dict(stored["answers"][key], errors={}, cached=True)
+        known = _answer(path, tuple(backends), mark)
+        if known is not None:
+            return dict(known, errors={}, cached=True)
         found = probe(backends)
         if mark is not None and found.get("backend"):
-            answers = stored.get("answers", {}) if stored.get("fingerprint") == mark else {}
-            answers[key] = {"backend": found["backend"], "gpu": found["gpu"]}
+            stored = _read(path)
+            answers = stored.get("answers") if stored.get("fingerprint") == mark else None
+            answers = answers if isinstance(answers, dict) else {}
+            answer = {"backend": found["backend"], "gpu": found["gpu"]}
+            answers[",".join(backends)] = answer | ({"arch": found["arch"]} if found.get("arch") else {})
             _write(path, {"fingerprint": mark, "answers": answers})
         return found
 
     return run
+
+
+def remembered(path: Path, backends: tuple[str, ...]) -> dict | None:
+    """The stored answer for these backends on this machine as it is now, or None (nothing probed)."""
+    if os.environ.get("KT_TUI_PROBE_CACHE", "1") == "0":
+        return None
+    return _answer(path, backends, fingerprint())
+
+
+def _answer(path: Path, backends: tuple[str, ...], mark: str | None) -> dict | None:
+    stored = _read(path)
+    answers = stored.get("answers")
+    answer = answers.get(",".join(backends)) if isinstance(answers, dict) else None
+    if mark is None or stored.get("fingerprint") != mark or not isinstance(answer, dict):
+        return None
+    if not (isinstance(answer.get("arch"), str) and ARCH.fullmatch(answer["arch"])):
+        answer.pop("arch", None)  # the file is read, not trusted: an arch goes to nvcc's command line
+    return answer
 
 
 def _read(path: Path) -> dict:

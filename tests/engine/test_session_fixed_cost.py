@@ -324,7 +324,7 @@ def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_name
             self.closed = True
 
     started = []
-    monkeypatch.setattr(early, "_worker", lambda data, start: started.append(Worker()) or started[-1])
+    monkeypatch.setattr(early, "_worker", lambda data, start, **kw: started.append(Worker()) or started[-1])
     monkeypatch.setattr(raypool, "check_settings", lambda settings: None)
     given = []
     monkeypatch.setattr(commands, "run_auto", lambda settings, args, gpu: given.append(gpu) or 0)

@@ -18,10 +18,11 @@ from ..env import PR_SET_CHILD_SUBREAPER, prctl
 from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
 from ..supervise import kill_tree
 from ..timeline import mark
+from . import cudawarm
 from .compilers import allow_children
 
-# Imported where used: the app's process imports this module to start the worker (gpu/client.py),
-# so numpy, kernel_tuner, the CUDA libraries and the job code load in the worker only.
+# Imported where used: numpy, kernel_tuner, the CUDA libraries and the job code load after the
+# worker is up and its CUDA warm-up has started (and tests run this loop in their own process).
 
 
 def probe_backends(backends) -> dict:
@@ -113,6 +114,7 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
         os.dup2(fd, 1)
         os.dup2(fd, 2)
     mark("worker: up")
+    cudawarm.start()  # the driver and the device's context start while the imports below run
     # user code (init, verify, reference functions) runs here: what it starts, a setsid daemon
     # included, stays below this process and dies with it (here at exit, by the app's kill_tree)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
