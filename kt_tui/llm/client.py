@@ -38,13 +38,12 @@ except ImportError:  # openai 1.x and 2.x use httpx
     import httpx  # openai before 3.0
 
 from ..redact import StreamScrubber, mask_url, register_secret, register_url, scrub, scrub_value
-from .errors import LlmCancelled, LlmError, LlmUnavailable
+from .errors import MAX_REPLY_CHARS, LlmCancelled, LlmError, LlmUnavailable
 from .transport import Attempt, http_client
 from .transport import BadReply as _BadReply
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 WAIT_CAP_S = 30.0
-MAX_REPLY_CHARS = 256_000
 DEFAULT_MAX_TOKENS = 4096
 SHORT_REPLIES = {"validate_step": 1024}  # purposes whose answer is a sentence or two: a lower token cap
 POLL_S = 0.05

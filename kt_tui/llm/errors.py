@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from ..errors import UserError
 
+MAX_REPLY_CHARS = 256_000  # a reply longer than this is refused, streamed or not
+
 
 class LlmError(UserError):
     """A call failed for good; str() says why in words a user can act on (never holds the key)."""

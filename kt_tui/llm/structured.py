@@ -22,7 +22,7 @@ import json_repair
 import pydantic
 
 from ..errors import UserError
-from .client import MAX_REPLY_CHARS
+from .errors import MAX_REPLY_CHARS
 from .prompts import echoed
 
 # the info string is bounded and possessive, so a line of many ``` costs linear time, not quadratic
