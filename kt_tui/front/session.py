@@ -82,11 +82,11 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
     def pick() -> BackendChoice:
         choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
-        if prepare is not None and not choice.simulated:
+        if prepare is not None and not choice.simulated and not choice.unmeasured:
             prepare(spec.to_dict(), choice.backend, kf.source)
         return choice
 
-    return checked_backend(pick, kf.source, spec, kf.path, quick_pick=settings.backend == "sim")
+    return checked_backend(pick, kf.source, spec, kf.path, quick_pick=settings.backend in ("sim", "none"))
 
 
 def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, choice: BackendChoice) -> str:

@@ -25,6 +25,7 @@ from ..engine.edits import edit_diff
 from ..engine.events import Gate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
+from ..engine.verdict import UNMEASURED, waits_for_gpu
 from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
@@ -408,6 +409,8 @@ class SessionScreen(StoredView, SessionActions, Screen):
         more = (
             f", {self.keys['switch_strategy']} to go on from the best kernel with another strategy"
             if d["state"] == "finished"
+            else f". The {waits_for_gpu(self.sid or '?')}"
+            if d["state"] == UNMEASURED
             else ""
         )
         text.append(
