@@ -2,6 +2,7 @@
 compile-checked, every gate) and nothing is measured; the session waits for a GPU, and resuming it
 on one (sim stands in here) measures what was not measured and asks the accept gates again."""
 
+from kt_tui.cli import main
 from kt_tui.store import Store
 
 from ..conftest import EXAMPLES
@@ -53,8 +54,6 @@ def test_no_gpu_runs_every_gate_and_waits_for_one(capsys, hermetic):
 
 def test_the_last_line_says_how_to_go_on(capsys, hermetic):
     with ScriptedServer(replies("matmul")) as server:
-        from kt_tui.cli import main
-
         code = main(["run", str(EXAMPLES / "matmul.cu"), "--strategy", "autonomous", "--auto", "--backend", "none",
                      "--base-url", server.url, "--model", MODEL])  # fmt: skip
     lines = capsys.readouterr().out.strip().splitlines()
@@ -78,3 +77,12 @@ def test_resumed_on_a_gpu_it_is_measured_and_asked_again(capsys, hermetic):
     assert store.gate(sid, "accept:1")["body"]["new_ms"] > 0
     assert not [r for r in store.runs(sid) if r["state"] == "not measured"]
     assert "SIMULATED" in out["check"]["why"]  # the check state was worked out again on the new backend
+
+
+def test_an_unmeasured_session_is_listed_and_its_export_says_how_to_go_on(capsys, hermetic):
+    sid, _, _ = unmeasured_session(capsys, hermetic)
+    code, listed = run_cli(capsys, "sessions", "--json")
+    assert code == 0 and listed[0]["state"] == "unmeasured"
+    code = main(["export", sid, "--out", str(hermetic / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and "nothing measured to export yet" in err and f"kt-tui resume {sid}" in err
