@@ -43,3 +43,24 @@ async def test_ctrl_q_on_the_fatal_screen_exits_2(tmp_path):
         await wait_for(pilot, lambda: screen.state == "error")
         await pilot.press("ctrl+q")
     assert app.return_code == 2
+
+
+def test_an_unmeasured_accept_gate_says_there_is_no_time_to_compare():
+    from kt_tui.engine.gates import AcceptGate
+    from kt_tui.ui.gate_view import render_gate
+
+    gate = AcceptGate(
+        key="accept:1:unmeasured",
+        title="Keep step 1 for a GPU? not measured: no time to compare",
+        step="1",
+        recommend=True,
+        effect="there is no time to compare (no GPU here). Accept keeps this kernel",
+        verified="not checked: no GPU",
+        unmeasured=True,
+    )
+    text = render_gate(gate)
+    assert "NOT MEASURED" in text.plain and "threshold says" not in text.plain
+    assert "not checked: no GPU" in text.plain
+    said = next(s for s in text.spans if text.plain[s.start : s.end].startswith("At the spec's size: not checked"))
+    assert "green" not in str(said.style)  # never shown as passed
+    assert gate.auto() == ("approve", "step 1: not measured (no GPU here): kept, asked again once measured")
