@@ -4,7 +4,9 @@ parameters, review and compile it, show it at a gate, then verify, tune and comp
 from __future__ import annotations
 
 import difflib
+from collections.abc import Generator
 from dataclasses import replace
+from typing import Any
 
 from ..compare import failure_text
 from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
@@ -17,7 +19,7 @@ from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.values import clean_tune_params
 from ..records import Result
 from .checks import first_failure
-from .gates import AcceptGate, KernelGate
+from .gates import AcceptGate, Decision, Gate, KernelGate
 from .manual import KERNEL_NOTE, is_manual
 from .strength import vacuous_why
 from .verdict import NOT_CHECKED, NOT_MEASURED, verdict_text
@@ -341,7 +343,7 @@ def _accept(engine, step_id, title, vid):
         )
 
 
-def _keep_unmeasured(engine, step_id, vid):
+def _keep_unmeasured(engine: Any, step_id: str, vid: str) -> Generator[Gate, Decision, None]:
     """A kernel nothing could measure (no GPU here): no time to compare, so the gate asks whether it
     is measured and offered again when the session is resumed on a GPU."""
     engine.set_step(step_id, state=NOT_MEASURED, reason=NOT_CHECKED)
