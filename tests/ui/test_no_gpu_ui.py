@@ -27,6 +27,8 @@ async def test_no_gpu_in_the_tui_ends_waiting_for_one(tmp_path):
         assert screen.state == "unmeasured"
         await pilot.pause()
         panel = str(screen.query_one("#gate").render())
+        status = str(screen.query_one("#status").render())
+        assert "UNMEASURED" in status and "not measured (no GPU)" in status, status
         sid = screen.sid
         await pilot.press("q")
     assert app.return_code in (None, 0)
