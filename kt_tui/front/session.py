@@ -124,7 +124,8 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
     except (KeyError, TypeError, ValueError):
         original = [first["id"]]
     asked = settings.backend != "auto"  # asked for now (flag, env or config): it works or we refuse
-    request = settings.backend if asked else (s.get("backend_request") or "auto")
+    stored = s.get("backend_request")  # made with no GPU (none): here, whatever works
+    request = settings.backend if asked else stored if stored and stored != "none" else "auto"
     path = Path(s["kernel_path"])
     try:
         choice = pick_backend(settings, gpu, s["kernel_name"], original, path, request)
