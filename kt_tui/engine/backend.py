@@ -40,7 +40,7 @@ class BackendChoice:
 
     def label(self) -> str:
         if self.backend == "none":
-            return f"no GPU: not measured (stored results from {self.gpu or 'no earlier run'})"
+            return f"no GPU here: not measured (stored results from {self.gpu})" if self.gpu else "no GPU: not measured"
         if self.simulated:
             return f"SIMULATED (kernel_tuner replay of a cache recorded on {self.gpu})"
         return f"{self.gpu} via {self.backend}"

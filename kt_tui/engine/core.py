@@ -18,6 +18,7 @@ from ..gpu.client import GpuWorker
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
 from ..llm.errors import LlmUnavailable
+from ..records import replace
 from ..search.space import config_key
 from ..store import SessionStore, Store
 from . import asking, kernel_step
@@ -166,9 +167,9 @@ class Engine(Runs):
         rows = [
             next(
                 (
-                    dict(r, version=v)
+                    replace(r, version=v)
                     for r in self.data.by_time(v)
-                    if trusted(r, v == self.original and r["key"] == ref)
+                    if trusted(r, v == self.original and r.key == ref)
                 ),
                 None,
             )
