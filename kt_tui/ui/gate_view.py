@@ -25,6 +25,7 @@ STEP_STYLE = {
     "accepted": "bold green",
     "verified": "green",
     "unchecked": "yellow",
+    "not measured": "yellow",
     "failed": "red",
     "rejected": "yellow",
     "skipped": "dim",
