@@ -93,3 +93,16 @@ def test_resumed_without_a_backend_it_uses_what_works_here(capsys, hermetic):
     # no --backend: not the stored "none" but auto, which finds no GPU here and replays the caches
     code, out = run_cli(capsys, "resume", sid, "--auto", "--json", "--sim-cache", CACHES, "--llm", "none")
     assert code == 0 and out["state"] == "finished" and out["backend"] == "sim" and out["results"] > 0
+
+
+def test_a_kernel_rejected_without_times_is_never_measured(capsys, hermetic):
+    sid, _, db = unmeasured_session(capsys, hermetic)
+    store = Store(db)
+    vid = store.gate(sid, "accept:1:unmeasured")["body"]["version"]
+    store.decide_gate(sid, "accept:1:unmeasured", {"choice": "skip", "by": "user"})  # as `k` at that gate
+    code, out = run_cli(
+        capsys, "resume", sid, "--auto", "--json", "--backend", "sim", "--sim-cache", CACHES, "--llm", "none"
+    )
+    assert code == 0 and out["state"] == "finished", out
+    assert out["steps"][0]["state"] == "skipped" and "before it was measured" in out["steps"][0]["reason"]
+    assert not store.results(sid, vid) and store.gate(sid, "accept:1") is None
