@@ -30,8 +30,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--db", help="session database (default: KT_TUI_DB, else the user data dir)")
     g.add_argument(
         "--backend",
-        choices=("auto", "pycuda", "nvcuda", "cupy", "sim"),
-        help="where numbers come from; sim replays a cache recorded on a real GPU (default: auto)",
+        choices=("auto", "pycuda", "nvcuda", "cupy", "sim", "none"),
+        help="where numbers come from; sim replays a cache recorded on a real GPU; none measures nothing "
+        "(no GPU here: every gate runs, the session waits to be resumed on a GPU) (default: auto)",
     )
     g.add_argument(
         "--sim-cache",

@@ -1,5 +1,6 @@
 """Which backend the numbers come from: a real GPU through pycuda / nvcuda / cupy, or `sim`,
-kernel_tuner's simulation mode replaying a cache recorded on a real GPU."""
+kernel_tuner's simulation mode replaying a cache recorded on a real GPU, or `none`: nothing is
+measured (no GPU here); the session runs every gate and waits to be resumed on a GPU."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from ..gpu.compile import DEFAULT_ARCH
 from ..gpu.protocol import BACKENDS
 from ..gpu.simcache import find_cache, gpu_label, read_header
 
-CHOICES = ("auto", *BACKENDS, "sim")
+CHOICES = ("auto", *BACKENDS, "sim", "none")
+NO_GPU_NOTE = "No GPU backend (--backend none): kernels are compile-checked, nothing is measured."
 
 
 class BackendError(UserError):
@@ -31,9 +33,14 @@ class BackendChoice:
     def simulated(self) -> bool:
         return self.backend == "sim"
 
+    @property
+    def unmeasured(self) -> bool:
+        """Nothing is measured here (`--backend none`): runs end "not measured", the session waits for a GPU."""
+        return self.backend == "none"
+
     def label(self) -> str:
         if self.backend == "none":
-            return f"no backend here (stored results from {self.gpu or 'an earlier run'})"
+            return f"no GPU here: not measured (stored results from {self.gpu})" if self.gpu else "no GPU: not measured"
         if self.simulated:
             return f"SIMULATED (kernel_tuner replay of a cache recorded on {self.gpu})"
         return f"{self.gpu} via {self.backend}"
@@ -42,7 +49,13 @@ class BackendChoice:
         """The arch the offline compile check targets, and how the gate says it."""
         if self.arch:
             return self.arch, f"checked for {self.arch}" + (f" ({self.gpu})" if self.gpu else "")
-        why = "simulated" if self.simulated else "the GPU's compute capability is unknown"
+        why = (
+            "simulated"
+            if self.simulated
+            else "no GPU"
+            if self.unmeasured
+            else "the GPU's compute capability is unknown"
+        )
         return DEFAULT_ARCH, f"assumed {DEFAULT_ARCH} ({why})"
 
     def sim_cache_for(self, kernel: str, version: str | list[str]) -> Path | None:
@@ -69,6 +82,8 @@ def choose_backend(request: str, probe, kernel: str, version: str | list[str], s
     sources = [s for s in sim_sources if s]
     if request == "sim":
         return _sim(kernel, version, sources, note="")
+    if request == "none":
+        return BackendChoice("none", "", sources, note=NO_GPU_NOTE)
     found = probe(BACKENDS if request == "auto" else (request,))
     if found.get("backend"):
         return BackendChoice(found["backend"], found["gpu"], sources, arch=found.get("arch") or "")

@@ -18,6 +18,7 @@ from ..gpu.client import GpuWorker
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
 from ..llm.errors import LlmUnavailable
+from ..records import replace
 from ..search.space import config_key
 from ..store import SessionStore, Store
 from . import asking, kernel_step
@@ -29,7 +30,7 @@ from .registry import get_strategy
 from .runs import Interrupted, Runs
 from .strength import first_baseline, vacuous_why
 from .summary import expected_from, unverified_reason
-from .verdict import trusted
+from .verdict import UNMEASURED, trusted, waits_for_gpu
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
 
@@ -166,9 +167,9 @@ class Engine(Runs):
         rows = [
             next(
                 (
-                    dict(r, version=v)
+                    replace(r, version=v)
                     for r in self.data.by_time(v)
-                    if trusted(r, v == self.original and r["key"] == ref)
+                    if trusted(r, v == self.original and r.key == ref)
                 ),
                 None,
             )
@@ -302,10 +303,17 @@ class Engine(Runs):
                     return state
                 gate = gen.send(decision)
         except StopIteration:
+            left = self.unmeasured_runs()
+            if left and not self.choice.unmeasured:  # resumed on a GPU: what is left, its step never reached
+                for run_id in left:
+                    self._end_run(run_id, "stopped", "not run: its step ended before it (no GPU when it was made)")
+                left = []
             error = self.error or self._why_failed()
-            state = "failed" if error else "finished"
+            state = "failed" if error else UNMEASURED if left else "finished"
             self.set_state(state, error=error)
             self.emit("finished", state=state, error=error)
+            if state == UNMEASURED:
+                self.emit("note", keep=False, text=waits_for_gpu(self.sid))
             return state
         except Interrupted as e:
             at_gate = self.data.gate(str(e)) is not None

@@ -255,8 +255,11 @@ class AcceptGate(Gate):
     checks: list[Any] = field(default_factory=list)
     verified: str | None = None
     effect: str = ""  # what accepting does, said at the gate (kernel_step._accept)
+    unmeasured: bool = False  # no GPU here: no times; asked again once measured
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
+        if self.unmeasured:
+            return "approve", f"step {self.step}: not measured (no GPU here): kept, asked again once measured"
         if self.vacuous:
             return "skip", f"step {self.step}: not accepted: the check proves nothing because {self.vacuous}"
         return ("approve" if self.recommend else "skip"), None
@@ -276,6 +279,8 @@ class AcceptGate(Gate):
                     else f"Accepted, but slower: the best stays at {md_ms(current)}.",
                     "",
                 ]
+        elif self.unmeasured:
+            out += [md_text(self.effect), ""]
         for c in self.checks or []:
             if isinstance(c, dict):
                 out.append(

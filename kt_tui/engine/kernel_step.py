@@ -4,7 +4,9 @@ parameters, review and compile it, show it at a gate, then verify, tune and comp
 from __future__ import annotations
 
 import difflib
+from collections.abc import Generator
 from dataclasses import replace
+from typing import Any
 
 from ..compare import failure_text
 from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
@@ -17,10 +19,10 @@ from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.values import clean_tune_params
 from ..records import Result
 from .checks import first_failure
-from .gates import AcceptGate, KernelGate
+from .gates import AcceptGate, Decision, Gate, KernelGate
 from .manual import KERNEL_NOTE, is_manual
 from .strength import vacuous_why
-from .verdict import verdict_text
+from .verdict import NOT_CHECKED, NOT_MEASURED, verdict_text
 
 GRID_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 
@@ -230,7 +232,15 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
         engine.set_step(step_id, state="skipped", reason="the kernel is unchanged")
         return
     engine.set_step(step_id, state="running", version=vid)
+    earlier = engine.data.gate(f"accept:{step_id}:unmeasured")
+    if not engine.choice.unmeasured and earlier and (earlier.decision or {}).get("choice") == "skip":
+        engine.set_step(step_id, state="skipped", reason="skipped before it was measured (no GPU then)")
+        return
     verified = engine.verify(vid)
+    if verified.unmeasured:  # no GPU here: the decision is asked now, and again once there are times
+        engine.tune(vid, run_id=f"tune:{step_id}")
+        yield from _keep_unmeasured(engine, step_id, vid)
+        return
     check = verified.result
     if verified.failed:
         why = verified.error or _why(check)
@@ -331,6 +341,29 @@ def _accept(engine, step_id, title, vid):
             state="rejected",
             reason=f"{new_ms:.4f} ms" + ("" if recommend else f", not {threshold:.0%} faster"),
         )
+
+
+def _keep_unmeasured(engine: Any, step_id: str, vid: str) -> Generator[Gate, Decision, None]:
+    """A kernel nothing could measure (no GPU here): no time to compare, so the gate asks whether it
+    is measured and offered again when the session is resumed on a GPU."""
+    engine.set_step(step_id, state=NOT_MEASURED, reason=NOT_CHECKED)
+    decision = yield AcceptGate(
+        key=f"accept:{step_id}:unmeasured",
+        title=f"Keep step {step_id} for a GPU? not measured: no time to compare",
+        step=step_id,
+        version=vid,
+        threshold=float(engine.options.get("threshold", 0.02)),
+        recommend=True,
+        effect="there is no time to compare (no GPU here). Accept keeps this kernel: when the session is "
+        "resumed on a GPU it is verified and tuned, and this question is asked again with its times. "
+        "Reject leaves it out: it is never measured",
+        verified=NOT_CHECKED,
+        unmeasured=True,
+    )
+    if decision.choice == "approve":
+        engine.set_step(step_id, state=NOT_MEASURED, reason="kept: asked again with times when resumed on a GPU")
+    else:
+        engine.set_step(step_id, state="skipped", reason="skipped before it was measured (no GPU here)")
 
 
 def _check_lines(engine, vid: str, result: Result) -> list[dict]:

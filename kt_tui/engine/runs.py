@@ -24,7 +24,7 @@ from ..search.space import SpaceError, config_key, space_sizes
 from ..store import SessionStore, Store
 from .backend import BackendChoice
 from .strength import first_baseline, result_params
-from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, Outcome
+from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
 
 if TYPE_CHECKING:
     import threading
@@ -65,6 +65,10 @@ class Runs:
         key = config_key(spec, params)
         run_id = f"verify:{vid}"
         if key not in self.known(vid):
+            if self.choice.unmeasured:
+                self.data.put_run(run_id, version=vid, kind="verify", state="running")
+                self._end_run(run_id, NOT_MEASURED, NOT_CHECKED)
+                return Outcome(NOT_MEASURED, NOT_CHECKED)
             if not self.choice.simulated and self.reference() is None:
                 self.data.put_run(run_id, version=vid, kind="verify", state="running")
                 why = self.no_reference()
@@ -88,7 +92,7 @@ class Runs:
         if self.choice.simulated:
             return None
         ref = self.data.reference(self.original)
-        if ref is None and self.choice.backend != "none":
+        if ref is None and not self.choice.unmeasured:
             _, spec = self.version(self.original)
             self._run_job(
                 self.original, f"reference:{self.original}", "reference", configs=[spec.baseline_params()], capture=True
@@ -147,7 +151,7 @@ class Runs:
         run = self.data.run(run_id)
         if run and run.state in ("finished", "stopped", "failed"):
             return self._outcome(vid, run_id)
-        if not self.choice.simulated and self.choice.backend != "none" and self.reference() is None:
+        if not self.choice.simulated and not self.choice.unmeasured and self.reference() is None:
             self.data.put_run(run_id, version=vid, kind="tune", state="running")
             self._end_run(run_id, "failed", self.no_reference())
             return self._outcome(vid, run_id)
@@ -255,8 +259,8 @@ class Runs:
         )  # known: measured before
         if sim and sim_cache is None:
             return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
-        if self.choice.backend == "none":
-            return self._end_run(run_id, "failed", self.choice.note or "no GPU backend here to measure with")
+        if self.choice.unmeasured:  # resuming on a GPU runs it (tune() redoes runs not ended)
+            return self._end_run(run_id, NOT_MEASURED, "no GPU here: nothing was measured")
         job = TuneJob(
             run_id=run_id,
             source=source,
@@ -350,13 +354,17 @@ class Runs:
         bad = [r for r in runs if r.state == "failed" and r.version == self.original]
         if bad:
             return bad[-1].error or f"run {bad[-1].id} failed"
-        if runs and not self._measured():
+        if runs and not self._measured() and not self.unmeasured_runs():
             rows = self.data.results()  # none ran: failures only
             failed = [r for r in runs if r.state == "failed"]
             return "nothing could be measured: " + (
                 failed[-1].error if failed and failed[-1].error else _common_error(rows)
             )
         return None
+
+    def unmeasured_runs(self) -> list[str]:
+        """The runs that waited for a GPU (state NOT_MEASURED): a session with any ends "unmeasured"."""
+        return [r.id for r in self.data.runs() if r.state == NOT_MEASURED]
 
     def _known_for_worker(self, vid: str, spec: Spec) -> dict:
         """The stored results a tuning job must not measure again: those its space can meet. A

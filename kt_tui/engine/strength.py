@@ -60,6 +60,8 @@ def check_line(state: dict | None) -> str | None:
 def first_baseline(engine) -> dict | None:
     """Test the original's check once per session (stored); raises CheckRefused when it cannot be checked."""
     state = check_state(engine.store, engine.sid)
+    if state is not None and state.get("no_gpu") and not engine.choice.unmeasured:
+        state = None  # stored without a GPU (--backend none): tested now that there is one
     if state is not None:
         if state.get("refused"):
             raise CheckRefused(state["refused"])
@@ -67,8 +69,9 @@ def first_baseline(engine) -> dict | None:
     from ..gpu.checkrun import NO_GPU, refusal, static_state  # here: numpy, at the first baseline only
 
     source, spec = engine.version(engine.original)
-    if engine.choice.simulated or engine.choice.backend == "none":
+    if engine.choice.simulated or engine.choice.unmeasured:
         state = static_state(spec, NO_GPU.format("a SIMULATED replay" if engine.choice.simulated else "no GPU backend"))
+        state["no_gpu"] = engine.choice.unmeasured
     else:
         engine.emit(
             "note",

@@ -16,11 +16,25 @@ from dataclasses import dataclass
 
 from ..records import Result, trusted
 
-__all__ = ["NO_REFERENCE", "NO_VERDICT", "NO_VERDICT_SIM", "Outcome", "trusted", "verdict_text"]
+__all__ = [
+    "NOT_CHECKED",
+    "NOT_MEASURED",
+    "NO_REFERENCE",
+    "NO_VERDICT",
+    "NO_VERDICT_SIM",
+    "UNMEASURED",
+    "Outcome",
+    "trusted",
+    "verdict_text",
+    "waits_for_gpu",
+]
 
 NO_REFERENCE = "no reference: the original kernel's outputs could not be captured to check against"
 NO_VERDICT_SIM = "not verified (recording has no verdict)"
 NO_VERDICT = "not verified: nothing checked it against the reference"
+NOT_MEASURED = "not measured"  # a run's state with no GPU (--backend none): resuming on a GPU runs it
+NOT_CHECKED = "not checked: no GPU"
+UNMEASURED = "unmeasured"  # a session's state after a run with no GPU: every gate done, it waits for one
 VACUOUS_TEXT = "unchecked: the check proves nothing because {}"
 
 
@@ -37,9 +51,18 @@ def verdict_text(r: Result, simulated: bool, is_reference: bool = False, vacuous
     return f"{word} (recorded verdict)" if simulated or r.source == "recorded" else word
 
 
+def waits_for_gpu(sid: str) -> str:
+    """The last line of a session that waits for a GPU: how to go on."""
+    return (
+        f"session {sid} is unmeasured (no GPU here): copy the session database to a machine with a GPU "
+        f"and run `kt-tui resume {sid} --backend pycuda`"
+    )
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """How a run (or a verification) ended. state: finished | stopped | failed | nothing (ran, measured none)."""
+    """How a run (or a verification) ended. state: finished | stopped | failed | nothing (ran, measured none)
+    | not measured (no GPU here: nothing ran; NOT_MEASURED)."""
 
     state: str
     error: str | None = None
@@ -49,3 +72,7 @@ class Outcome:
     @property
     def failed(self) -> bool:
         return self.state in ("failed", "nothing")
+
+    @property
+    def unmeasured(self) -> bool:
+        return self.state == NOT_MEASURED

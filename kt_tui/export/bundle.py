@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from ..engine.summary import best_result
+from ..engine.verdict import UNMEASURED, waits_for_gpu
 from ..errors import UserError
 from ..kernel.expr import ExprError, evaluate
 from ..kernel.spec import Spec, spec_from_plain
@@ -75,6 +76,8 @@ def load_bundle(store: Store, sid: str) -> Bundle:
         best = store.result(s["id"], s["best_version"], s["best_key"])
     if best is None:
         best = best_result(store, s["id"])
+    if (best is None or best.time_ms is None) and s.get("state") == UNMEASURED:
+        raise ExportError(f"nothing measured to export yet: {waits_for_gpu(s['id'])}")
     if best is None or best.time_ms is None:
         raise ExportError(f"session {s['id']} has no accepted best kernel yet: nothing to export")
     versions = store.versions(s["id"])

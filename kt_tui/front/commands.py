@@ -17,6 +17,7 @@ from ..engine.core import Engine
 from ..engine.registry import check_strategy, strategy_options
 from ..engine.strength import CheckRefused
 from ..engine.summary import session_summary
+from ..engine.verdict import UNMEASURED, waits_for_gpu
 from ..errors import UserError
 from ..files import SPEC_MAX, check_regular
 from ..gpu import pool as gpu_pool
@@ -122,7 +123,7 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
         print(json.dumps(summary, indent=2))
     else:
         best = summary["best"]
-        line = f"session {sid}: {state} on {summary['gpu']} ({summary['backend']}), {summary['results']} results"
+        line = f"session {sid}: {state} on {summary['gpu'] or 'no GPU'} ({summary['backend']}), {summary['results']} results"
         if best:
             line += f"; best {best['time_ms']:.4f} ms with {best['params']}"
             if summary["speedup"]:
@@ -134,8 +135,10 @@ def _finish(store, sid: str, state: str, as_json: bool) -> int:
             print(for_terminal(summary["expected"]))
         if summary["error"]:
             print(for_terminal(f"error: {summary['error']}"), file=sys.stderr)
+        if state == UNMEASURED:
+            print(waits_for_gpu(sid))
     mark("main: summary printed")
-    return 0 if state == "finished" and not summary["error"] else 1
+    return 0 if state in ("finished", UNMEASURED) and not summary["error"] else 1
 
 
 def llm_factory(settings: Settings):

@@ -44,11 +44,11 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
     def pick() -> BackendChoice:
         choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
-        if prepare is not None and not choice.simulated:
+        if prepare is not None and not choice.simulated and not choice.unmeasured:
             prepare(spec.to_dict(), choice.backend, kf.source)
         return choice
 
-    quick = settings.backend == "sim"
+    quick = settings.backend in ("sim", "none")
     early = take_compile_check(kf.source, spec, kf.path)  # started by `kt-tui run` before the app loaded
     return checked_backend(pick, kf.source, spec, kf.path, quick_pick=quick, early=None if quick else early)
 
@@ -88,7 +88,8 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
     except (KeyError, TypeError, ValueError):
         original = [first["id"]]
     asked = settings.backend != "auto"  # asked for now (flag, env or config): it works or we refuse
-    request = settings.backend if asked else (s.get("backend_request") or "auto")
+    stored = s.get("backend_request")  # made with no GPU (none): here, whatever works
+    request = settings.backend if asked else stored if stored and stored != "none" else "auto"
     path = Path(s["kernel_path"])
     try:
         choice = pick_backend(settings, gpu, s["kernel_name"], original, path, request)

@@ -186,6 +186,13 @@ class KtApp(App):
         except UserError as e:  # a stored spec that does not pass its checks: said, the browser stays
             self.notify(str(e), severity="error", timeout=10)
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q and the palette's Quit leave a session as `q` does: after "Cannot go on", status 2 and why."""
+        if isinstance(self.screen, SessionScreen) and not self.browse:
+            self.screen.action_quit_session()
+        else:
+            self.exit()
+
     def get_system_commands(self, screen):
         yield from super().get_system_commands(screen)
         if isinstance(screen, SessionScreen):

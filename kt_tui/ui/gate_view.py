@@ -25,6 +25,7 @@ STEP_STYLE = {
     "accepted": "bold green",
     "verified": "green",
     "unchecked": "yellow",
+    "not measured": "yellow",
     "failed": "red",
     "rejected": "yellow",
     "skipped": "dim",
@@ -230,7 +231,12 @@ def _kernel(gate: g.KernelGate, text: Text, keys: dict, simulated: bool) -> None
 def _accept(gate: g.AcceptGate, text: Text, keys: dict, simulated: bool) -> None:
     _unverified(gate, text)
     style = "green" if gate.recommend else "yellow"
-    text.append(f"The {gate.threshold:.0%} threshold says: {'accept' if gate.recommend else 'reject'}\n", style=style)
+    if gate.unmeasured:
+        text.append("NOT MEASURED: no GPU here, no time to compare.\n", style="bold yellow")
+    else:
+        text.append(
+            f"The {gate.threshold:.0%} threshold says: {'accept' if gate.recommend else 'reject'}\n", style=style
+        )
     if gate.effect:
         text.append(
             gate.effect[0].upper() + gate.effect[1:] + ".\n", style="bold yellow" if "slower" in gate.effect else ""
@@ -244,7 +250,7 @@ def _accept(gate: g.AcceptGate, text: Text, keys: dict, simulated: bool) -> None
         text.append(
             f"At the spec's size: {gate.verified}.\n",
             style="yellow"
-            if gate.verified.startswith("unchecked")
+            if gate.verified.startswith(("unchecked", "not checked"))
             else "green"
             if "recorded" not in gate.verified
             else "cyan",

@@ -25,6 +25,7 @@ from ..engine.edits import edit_diff
 from ..engine.events import Gate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
+from ..engine.verdict import NOT_MEASURED, UNMEASURED, waits_for_gpu
 from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
@@ -313,9 +314,10 @@ class SessionScreen(StoredView, SessionActions, Screen):
         run = self.run_info
         if self.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
             run["done"] = run.get("known", 0) + self.data.count_results(run.get("version"), run=e.run)
-        self.run_info["ended"] = time.monotonic()
+        self.run_info["ended"], self.run_info["state"] = time.monotonic(), e.state
         if e.error:
-            self.notify(e.error, title=f"run {e.run} {e.state}", severity="error", timeout=5, markup=False)
+            bad = "warning" if e.state == NOT_MEASURED else "error"
+            self.notify(e.error, title=f"run {e.run} {e.state}", severity=bad, timeout=5, markup=False)
 
     def _on_paused(self, e: ev.Paused) -> None:
         self.paused = e.on
@@ -408,6 +410,8 @@ class SessionScreen(StoredView, SessionActions, Screen):
         more = (
             f", {self.keys['switch_strategy']} to go on from the best kernel with another strategy"
             if d["state"] == "finished"
+            else f". The {waits_for_gpu(self.sid or '?')}"
+            if d["state"] == UNMEASURED
             else ""
         )
         text.append(

@@ -16,6 +16,7 @@ STATE_STYLE = {
     "WAITING FOR YOU": "bold black on cyan",
     "ERROR": "bold white on red",
     "UNDO?": "bold black on yellow",
+    "UNMEASURED": "bold black on yellow",
 }
 
 
@@ -45,6 +46,8 @@ def run_progress(screen) -> str:
     if not run.get("total"):
         return ""
     label = screen.table.labels.get(run.get("version"), "this run")
+    if run.get("state") == "not measured":
+        return f"{label} {run.get('kind') or 'run'}: not measured (no GPU), {run['total']} configurations"
     text = f"{label} {run.get('kind') or 'run'}: {run['done']} of {run['total']} configurations"
     if run.get("known"):
         text += f" ({run['known']} measured before)"
