@@ -25,7 +25,7 @@ from ..kernel.spec import (
     version_ids,
 )
 from ..redact import MASK
-from ..store import Store
+from ..store import SessionStore, Store
 
 
 @dataclass
@@ -115,7 +115,7 @@ def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, ch
 def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -> BackendChoice:
     """The backend for a resumed session: what it used if that still works here, else what auto
     finds, else none (stored results can still be viewed; measuring fails with a clear message)."""
-    s = store.session(sid)
+    s = SessionStore(store, sid).session()
     if s.get("sim_cache") and not settings.sim_cache:
         settings.sim_cache = s["sim_cache"]
     first = store.versions(sid)[0]
@@ -149,7 +149,7 @@ def stored_llm(store: Store, settings: Settings, sid: str) -> str:
     now (flag, variable, config file); with no model given, the endpoint and model the session was
     made with (never a key: that comes from OPENAI_API_KEY now). Returns a note on the LLM, or ""."""
     try:
-        stored = json.loads(store.session(sid).get("settings") or "{}")
+        stored = json.loads(SessionStore(store, sid).session().get("settings") or "{}")
     except ValueError:
         return ""
     if isinstance(stored, dict):
