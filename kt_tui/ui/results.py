@@ -82,9 +82,8 @@ class ResultsTable(DataTable):
         self.baseline_ms: float | None = None
         self.rows_data: dict[str, Result] = {}
         self.stored_hidden = 0  # stored results, never loaded, slower than the rows shown
-        self.find_stored: Callable[[str, dict[str, Any]], Result | None] | None = (
-            None  # (version, params) -> a stored result not loaded, for mark_candidate
-        )
+        # (version, params) -> a stored result not loaded, for mark_candidate
+        self.find_stored: Callable[[str, dict[str, Any]], Result | None] | None = None
         self._shown: list[tuple[float, int, str]] = []  # heap of (-rank, seq, key) of shown rows: the slowest on top
         self._pending: dict[str, None] = {}  # stored rows that show once scrolled to, fastest first (add_stored)
         self._seq = 0
