@@ -344,8 +344,9 @@ def _log_crash() -> str:
 
 def _flag_names() -> dict[str, str]:
     """setting -> the flag that sets it (its longest spelling), for messages."""
-    names = {}
-    for sub in build_parser()._subparsers._group_actions[0].choices.values():
+    names: dict[str, str] = {}
+    commands = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    for sub in commands[0].choices.values():
         for action in sub._actions:
             if action.option_strings:
                 names.setdefault(action.dest, max(action.option_strings, key=len))

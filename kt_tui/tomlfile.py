@@ -7,7 +7,9 @@ A file the user edits in kt-tui (the spec editor) is saved as the user's text, c
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import tomlkit
 from pydantic import ValidationError
@@ -82,7 +84,7 @@ def _drop_none(v):
     return v
 
 
-def problem_text(err: dict, words: dict | None = None) -> str:
+def problem_text(err: Mapping[str, Any], words: dict | None = None) -> str:
     """One of pydantic's errors in kt-tui's words: `must be an integer, not 'ten'`; `words`: by error type."""
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if words and kind in words:
@@ -137,7 +139,8 @@ def first_error(
     err = e.errors()[0]
     loc = list(err["loc"])
     inner = (err.get("ctx") or {}).get("error")
-    if getattr(inner, "field", None):
-        loc = loc[:-1] + [inner.field]
+    field = getattr(inner, "field", None)
+    if field:
+        loc = loc[:-1] + [field]
     where = place(loc)
     return TomlError(f"{prefix}.{where}" if prefix and where else prefix or where, problem_text(err, words), path)

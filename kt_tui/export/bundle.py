@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from ..engine.summary import best_result
 from ..engine.verdict import UNMEASURED, waits_for_gpu
@@ -109,7 +110,7 @@ def launch_config(spec: Spec, params: dict) -> dict:
     for i, divs in enumerate((spec.grid_div_x, spec.grid_div_y, spec.grid_div_z)):
         if divs is None:  # kernel_tuner's default divisor: the block size of that dimension
             divs = [names[i]] if names[i] in params else []
-        divisor = 1
+        divisor: float = 1
         try:
             for d in divs:
                 divisor *= evaluate(d, params)
@@ -119,9 +120,9 @@ def launch_config(spec: Spec, params: dict) -> dict:
     return {"grid": grid, "block": block}
 
 
-def metrics(spec: Spec, time_ms: float) -> list[dict]:
+def metrics(spec: Spec, time_ms: float | None) -> list[dict[str, Any]]:
     """Achieved bytes/s and FLOP/s when the spec's [metrics] gives bytes or flops per run."""
-    out = []
+    out: list[dict[str, Any]] = []
     for key, unit in (("bytes", "B/s"), ("flops", "FLOP/s")):
         expr = (getattr(spec, "metrics", None) or {}).get(key)
         if expr is None or not time_ms:

@@ -55,7 +55,7 @@ def plot_svg(b: Bundle) -> str:
                 verified=None if verified is None else bool(verified),
                 version=v["id"],
             )
-            if not trusted(r, _is_reference(b, r)):
+            if time_ms is None or not trusted(r, _is_reference(b, r)):  # trusted ones have a time
                 continue
             xs.append(n)
             ys.append(time_ms)
@@ -266,7 +266,8 @@ def _story_md(b: Bundle, store) -> list[str]:
 
 def _gate_md(i: int, g: StoredGate) -> list[str]:
     d = g.decision or {}
-    who = {"policy": "policy (headless)", "user": "you", "autopilot": "autopilot"}.get(d.get("by"), d.get("by") or "-")
+    by = d.get("by") or "-"
+    who = {"policy": "policy (headless)", "user": "you", "autopilot": "autopilot"}.get(by, by)
     out = [
         f"### {i}. {_text(g.title)}",
         "",
@@ -277,7 +278,7 @@ def _gate_md(i: int, g: StoredGate) -> list[str]:
         "",
     ]
     body = g.body if isinstance(g.body, dict) else {}
-    return out + gate_from(g.kind, g.key or "", g.title, body).summary_md(d)  # each gate kind says what it shows
+    return out + gate_from(g.kind, g.key or "", g.title, body).summary_md(dict(d))  # each gate kind says what it shows
 
 
 # -- html ----------------------------------------------------------------------------------

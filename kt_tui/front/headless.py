@@ -8,7 +8,8 @@ import sys
 
 from ..engine import events
 from ..engine.core import Engine
-from ..engine.events import Decision, Event, Gate
+from ..engine.events import Event
+from ..engine.gates import Decision, Gate
 from ..engine.registry import get_strategy
 from ..redact import for_terminal
 

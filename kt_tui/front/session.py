@@ -12,7 +12,7 @@ from ..gpu.client import GpuWorker
 from ..gpu.probe_cache import cached_probe
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..redact import MASK
-from ..store import Store
+from ..store import SessionStore, Store
 from .early import take_compile_check
 from .kernelfile import KernelFile, load_kernel_spec, read_kernel_file
 
@@ -79,7 +79,7 @@ def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, ch
 def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -> BackendChoice:
     """The backend for a resumed session: what it used if that still works here, else what auto
     finds, else none (stored results can still be viewed; measuring fails with a clear message)."""
-    s = store.session(sid)
+    s = SessionStore(store, sid).session()
     if s.get("sim_cache") and not settings.sim_cache:
         settings.sim_cache = s["sim_cache"]
     first = store.versions(sid)[0]
@@ -114,7 +114,7 @@ def stored_llm(store: Store, settings: Settings, sid: str) -> str:
     now (flag, variable, config file); with no model given, the endpoint and model the session was
     made with (never a key: that comes from OPENAI_API_KEY now). Returns a note on the LLM, or ""."""
     try:
-        stored = json.loads(store.session(sid).get("settings") or "{}")
+        stored = json.loads(SessionStore(store, sid).session().get("settings") or "{}")
     except ValueError:
         return ""
     if isinstance(stored, dict):

@@ -25,7 +25,7 @@ def result_params(call: dict) -> dict[str, str]:
     """Tuned parameters (more than one value) that change what the kernel computes, by what shows it:
     the problem size is written with them, or the script sizes its data with them."""
     tuned = {k for k, v in call["tune_params"].items() if len(v) > 1}
-    out = {}
+    out: dict[str, str] = {}
     ps = call.get("problem_size")
     for p in ps if isinstance(ps, list) else [ps]:
         if isinstance(p, str):

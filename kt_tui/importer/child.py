@@ -17,6 +17,7 @@ import textwrap
 import traceback
 import zlib
 from pathlib import Path
+from typing import Any
 
 import kernel_tuner
 import kernel_tuner.interface
@@ -38,7 +39,7 @@ def _stage(a: np.ndarray) -> str:
     call's argument, an array passed twice) reuse that file. A checksum finds candidates; an array
     other than the one staged is compared in full before its file is reused."""
     flat = np.ascontiguousarray(a).reshape(-1)
-    key = (str(flat.dtype), flat.size, zlib.adler32(memoryview(flat).cast("B")))
+    key = (str(flat.dtype), flat.size, zlib.adler32(flat.data.cast("B")))
     if id(a) in SEEN and SEEN[id(a)][0] == key:
         return SEEN[id(a)][1]
     for name in STAGED.get(key, []):
@@ -93,7 +94,10 @@ def _function_module(fn) -> tuple[str | None, str]:
         return None, f"it reads {', '.join(fn.__code__.co_freevars)} from the function around it"
     try:
         text = textwrap.dedent(inspect.getsource(fn))
-        script = Path(inspect.getsourcefile(fn)).read_text()
+        where = inspect.getsourcefile(fn)
+        if where is None:
+            raise OSError("no source file")
+        script = Path(where).read_text()
         tree = ast.parse(script)
     except (OSError, TypeError, SyntaxError) as e:
         return None, f"its source cannot be read ({e})"
@@ -132,7 +136,7 @@ def _exprs(value, what: str, call: dict):
 
 def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, params, kw: dict) -> dict:
     values = {str(k): list(v) if kind == "tune" else [v] for k, v in params.items()}
-    call = {
+    call: dict[str, Any] = {
         "kind": kind,
         "kernel_name": str(kernel_name),
         "source": _source(kernel_source, values),

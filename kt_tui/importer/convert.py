@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +74,8 @@ def _problem_size(call: dict) -> tuple[list, dict]:
         ps = [ps]
     if not 1 <= len(ps) <= 3:
         raise CallError(f"problem_size: expected 1 to 3 entries, got {len(ps)}")
-    sizes, out = {}, []
+    sizes: dict[str, int] = {}
+    out: list[str | int] = []
     for i, p in enumerate(ps):
         if isinstance(p, bool) or not isinstance(p, (int, float, str)):
             raise CallError(f"problem_size[{i}]: cannot read {p!r}")
@@ -190,7 +192,9 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
     stem = _unique_stem(base, batch.taken)
     check = decide(call, src, kernel, batch.calls, batch.kernel_files)
     atol = call.get("atol")
-    args, new_arrays, reference, big = [], {}, {}, []
+    args, big = [], []
+    new_arrays: dict[str, str] = {}  # staged array -> its file name here
+    reference: dict[str, Any] = {}  # Any: numpy's savez stub would take an array for allow_pickle
     for i, (p, a) in enumerate(zip(kernel.params, call["args"])):
         where = f"argument {i} ({p.name})"
         if "unsupported" in a:
@@ -287,10 +291,10 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
         files.append(batch.out_dir / spec.reference)
     if call.get("cmem_args"):
         spec.cmem_args = f"{stem}.cmem.npz"
-        np.savez(
-            batch.out_dir / spec.cmem_args,
-            **{k: np.asarray(batch.array(staged)).reshape(shape) for k, staged, shape in call["cmem_args"]},
-        )
+        cmem: dict[str, Any] = {
+            k: np.asarray(batch.array(staged)).reshape(shape) for k, staged, shape in call["cmem_args"]
+        }
+        np.savez(batch.out_dir / spec.cmem_args, **cmem)
         files.append(batch.out_dir / spec.cmem_args)
     _verify(call, spec, notes, losses, stem, files)
     for f in copies:

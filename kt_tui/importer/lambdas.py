@@ -10,6 +10,7 @@ import ast
 import inspect
 import numbers
 import textwrap
+from typing import cast
 
 _ALLOWED = (
     ast.Expression,
@@ -73,7 +74,7 @@ def _same(node: ast.Lambda, fn) -> bool:
     free = fn.__code__.co_freevars
     if free:
         outer = ast.parse("def _outer():\n" + "".join(f"    {v} = None\n" for v in free) + "    return None\n")
-        outer.body[0].body[-1].value = node
+        cast(ast.Return, cast(ast.FunctionDef, outer.body[0]).body[-1]).value = node  # the shape parsed above
         code = next(
             c for c in compile(ast.fix_missing_locations(outer), "<lambda>", "exec").co_consts if hasattr(c, "co_code")
         )

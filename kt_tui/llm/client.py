@@ -29,13 +29,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import TYPE_CHECKING
 
 import openai
 
-try:
-    import httpx2 as httpx  # the openai SDK's HTTP library from openai 3 on
-except ImportError:  # openai 1.x and 2.x use httpx
-    import httpx  # openai before 3.0
+if TYPE_CHECKING:  # checked against the library installed with openai here
+    import httpx2 as httpx
+else:
+    try:
+        import httpx2 as httpx  # the openai SDK's HTTP library from openai 3 on
+    except ImportError:  # openai 1.x and 2.x use httpx
+        import httpx  # openai before 3.0
 
 from ..redact import StreamScrubber, mask_url, register_secret, register_url, scrub, scrub_value
 from .errors import MAX_REPLY_CHARS, LlmCancelled, LlmError, LlmUnavailable
@@ -146,7 +150,7 @@ class LlmClient:
             try:
                 text, model, tokens_in, tokens_out = self._once(messages, shown, stream_to, temperature, cap)
                 text, model = scrub(text), scrub(str(model))
-                if shown is not None and (rest := shown.flush()):
+                if stream_to is not None and shown is not None and (rest := shown.flush()):
                     stream_to(rest)
             except Exception as e:
                 failure = _classify(e, self.timeout_s)
@@ -423,6 +427,8 @@ def _plain(messages: list[dict]) -> list[dict]:
 
 
 def _phrase(status: int | None) -> str:
+    if status is None:
+        return "error"
     try:
         return HTTPStatus(status).phrase
     except (ValueError, TypeError):
@@ -464,7 +470,8 @@ CONNECTION_REASONS = (  # (exception types, what the user reads), the first foun
 
 
 def _along_causes(e: BaseException, kind: type):
-    seen, n = e, 0
+    seen: BaseException | None = e
+    n = 0
     while seen is not None and n < 20:
         if isinstance(seen, kind):
             return seen
@@ -473,7 +480,8 @@ def _along_causes(e: BaseException, kind: type):
 
 
 def _connection_reason(e: BaseException) -> str:
-    chain, seen = [], e
+    chain: list[BaseException] = []
+    seen: BaseException | None = e
     while seen is not None and len(chain) < 20:
         chain.append(seen)
         seen = seen.__cause__ or seen.__context__

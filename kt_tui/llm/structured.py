@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import json_repair
 import pydantic
@@ -68,7 +69,8 @@ def extract_json(text: str) -> object:
             if value is not _FAIL:
                 return value
     prose = FENCE.sub(lambda m: m.group(0) if m.group(1).lower() in JSON_TAGS else "", text)
-    best, cut_off = _FAIL, False
+    best: tuple[int, Any] | object = _FAIL  # (length, value) of the longest span that parses
+    cut_off = False
     # The longest span that parses wins: a code block's a[0] parses too, and a fence inside a
     # JSON string would be cut out of `prose`, so both texts are searched.
     for source in dict.fromkeys((prose, text)):
@@ -77,11 +79,11 @@ def extract_json(text: str) -> object:
                 cut_off = True
                 continue
             value = _parse(candidate)
-            if value is not _FAIL and (best is _FAIL or len(candidate) > best[0]):
+            if value is not _FAIL and (not isinstance(best, tuple) or len(candidate) > best[0]):
                 best = (len(candidate), value)
     if best is _FAIL:
         best = _repaired(prose, text)
-    if best is not _FAIL:
+    if isinstance(best, tuple):
         return best[1]
     if not text.strip():
         raise ExtractError("the reply is empty")
@@ -126,7 +128,8 @@ def ask_structured(
     """A repair round sends the first request again with an excerpt of the bad reply and its problems,
     so the conversation does not grow with each round; the final error names every round's problems."""
     first = list(messages)
-    messages, rounds = first, []
+    messages = first
+    rounds: list[list[str]] = []
     while True:
         repairs = len(rounds)
         reply = client.complete(purpose if repairs == 0 else f"{purpose}:repair", messages, stream_to=stream_to)

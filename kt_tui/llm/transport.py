@@ -13,13 +13,17 @@ from __future__ import annotations
 import socket
 import threading
 import zlib
+from typing import TYPE_CHECKING
 
 import openai
 
-try:
-    import httpx2 as httpx  # the openai SDK's HTTP library from openai 3 on
-except ImportError:  # openai 1.x and 2.x use httpx
-    import httpx  # openai before 3.0
+if TYPE_CHECKING:  # checked against the library installed with openai here
+    import httpx2 as httpx
+else:
+    try:
+        import httpx2 as httpx  # the openai SDK's HTTP library from openai 3 on
+    except ImportError:  # openai 1.x and 2.x use httpx
+        import httpx  # openai before 3.0
 
 MAX_BYTES = 16 << 20  # per attempt, before and after decoding: 4096 tokens of SSE are well under 2 MB
 _STEP = 1 << 16

@@ -16,8 +16,12 @@ class SessionStore:
         self.store, self.sid = store, sid
 
     # -- the session ----------------------------------------------------------------------
-    def session(self) -> dict[str, Any] | None:
-        return self.store.session(self.sid)
+    def session(self) -> dict[str, Any]:
+        """The session's row; a view is made for a session that exists, so a missing one is a bug."""
+        row = self.store.session(self.sid)
+        if row is None:
+            raise LookupError(f"no session {self.sid} in the store")
+        return row
 
     def update_session(self, **fields: Any) -> None:
         self.store.update_session(self.sid, **fields)

@@ -13,7 +13,7 @@ from ..errors import UserError
 from ..kernel.draft import draft_note, draft_spec
 from ..kernel.source import pick_kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for
-from ..store import Store
+from ..store import SessionStore, Store
 from . import editors, prefs, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
 from .keys import palette_commands
 from .services import Services
@@ -25,7 +25,8 @@ from .theme import load_themes
 
 def binding_ids() -> set[str]:
     """The ids a [keys] table in config.toml may remap: every screen's bindings that have one."""
-    found, todo = set(), [Screen, KtApp]
+    found: set[str] = set()
+    todo: list[type] = [Screen, KtApp]
     while todo:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
@@ -162,7 +163,7 @@ class KtApp(App):
 
     # -- resume --------------------------------------------------------------------------
     def _open_stored(self, sid: str) -> None:
-        s = self.store.session(sid)
+        s = SessionStore(self.store, sid).session()
         original = self.store.versions(sid)[0]
         spec = spec_from_plain(original["spec_json"])  # a tampered DB is refused, naming the field
         prepare = self.services.open_stored(self.settings, self.store, sid)

@@ -11,7 +11,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 from textual.message import Message
 
-from ..engine.events import Decision, Event, Gate
+from ..engine.events import Event
+from ..engine.gates import Decision, Gate
 
 
 class Flush(Message):

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 # j/k move in every list and table, as in lazygit, k9s and htop: they never reach a screen's keys
-MOVE_KEYS = [Binding("j", "cursor_down", "Down", show=False), Binding("k", "cursor_up", "Up", show=False)]
+MOVE_KEYS: list[BindingType] = [
+    Binding("j", "cursor_down", "Down", show=False),
+    Binding("k", "cursor_up", "Up", show=False),
+]
 
 
 class AskScreen(ModalScreen[bool]):

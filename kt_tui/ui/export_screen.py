@@ -13,11 +13,11 @@ from textual.widgets import Footer, Input, Static
 
 from ..errors import UserError
 from ..export import export_session
-from ..store import Store
+from ..store import SessionStore, Store
 
 
 def default_folder(store: Store, sid: str) -> str:
-    s = store.session(sid)
+    s = SessionStore(store, sid).session()
     return str(Path.cwd() / f"{s['kernel_name'] or 'kernel'}-{sid}-export")
 
 

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -43,7 +43,7 @@ class GateView:
     tab: str | None = None  # the tab the session screen shows with this gate
     labels: dict[str, str] = field(default_factory=dict)  # a choice's name at this gate
     editor: Callable[[Gate], ModalScreen] | None = None  # the screen whose value is the "edit" decision
-    kernel_view: Callable[[Gate], object] | None = None  # what the Kernel tab shows
+    kernel_view: Callable[[Gate], RenderableType] | None = None  # what the Kernel tab shows
     candidate: Callable[[Gate], tuple] | None = None  # (version, params): the results row it asks about
     reopen_editor: Callable[[Gate], bool] = lambda gate: False  # open the editor at once (the user's text failed)
 
@@ -315,7 +315,7 @@ view(g.LlmReplyGate, labels={"edit": "fix the reply"}, editor=_edit_answer, reop
 
 
 def render_kernel(body: dict):
-    parts = []
+    parts: list[RenderableType] = []
     if body.get("explanation"):
         parts.append(Text(body["explanation"], style="italic"))
     for f in body.get("flags") or []:
@@ -420,7 +420,7 @@ def checks_text(verdicts: list[dict], checks: list[dict]) -> Text:
 
 def render_verification(data: dict):
     """A failed verification: why, then each output's errors at the size it failed."""
-    parts = [Text(data.get("reason") or "verification failed", style="bold red")]
+    parts: list[RenderableType] = [Text(data.get("reason") or "verification failed", style="bold red")]
     if data.get("verdicts"):
         parts.append(verdict_table(data["verdicts"], f"outputs at {data.get('where') or 'the spec size'}"))
     return Group(*parts)

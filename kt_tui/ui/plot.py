@@ -59,7 +59,7 @@ def render_plot(
     best = np.fmin.accumulate(np.where(ran, t, np.inf))
     has_best = np.isfinite(best)
     rows = height * 4
-    series = series if series is not None else ()
+    series = series if series is not None else []
     names = [f"point{i}" for i in range(len(SERIES))] if len(series) else ["point"]
     kinds = np.asarray(series, dtype=int)[:n] % len(SERIES) if len(series) else np.zeros(n, dtype=int)
     names.append("best")
@@ -105,7 +105,7 @@ class TuningPlot(Static):
         self.times: list[float | None] = []
         self.series: list[int] = []
         self.versions: list[str | None] = []  # series number -> version id
-        self.labels: dict[str, str] = {}  # version id -> what the legend calls it
+        self.labels: dict[str | None, str] = {}  # version id -> what the legend calls it
         self.palette = {"point": "cyan", "best": "bold yellow", **{f"point{i}": c for i, c in enumerate(SERIES)}}
         self._drawn = _Column(float), _Column(int)  # times and series as arrays, extended at each redraw
         self.reading: int | None = None  # how many stored points are being read (load() ends it)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import DataTable
@@ -70,7 +72,7 @@ class ResultsTable(DataTable):
         self.by_worker = workers  # a column for the GPU worker that measured each row (--gpus, --ray)
         self.reference_key = reference_key
         self.original = original
-        self.labels: dict[str, str] = {}
+        self.labels: dict[str | None, str] = {}  # version id -> its short label
         self.version_params: dict[str, list[str]] = {}
         self.cursor_type = "row"
         self.zebra_stripes = True
@@ -78,13 +80,15 @@ class ResultsTable(DataTable):
         self.candidate: str | None = None
         self.vacuous: str | None = None  # why the session's check proves nothing (engine/strength.py)
         self.baseline_ms: float | None = None
-        self.rows_data: dict[str, dict] = {}
+        self.rows_data: dict[str, Result] = {}
         self.stored_hidden = 0  # stored results, never loaded, slower than the rows shown
-        self.find_stored = None  # (version, params) -> a stored result not loaded, for mark_candidate
+        # (version, params) -> a stored result not loaded, for mark_candidate
+        self.find_stored: Callable[[str, dict[str, Any]], Result | None] | None = None
         self._shown: list[tuple[float, int, str]] = []  # heap of (-rank, seq, key) of shown rows: the slowest on top
         self._pending: dict[str, None] = {}  # stored rows that show once scrolled to, fastest first (add_stored)
         self._seq = 0
-        self.sort_index, self.sort_reverse = None, False
+        self.sort_index: str | None = None
+        self.sort_reverse = False
         self.filter_text = ""  # rows whose text holds every word of it show; the others wait in rows_data
         self._add_columns()
 
@@ -152,7 +156,11 @@ class ResultsTable(DataTable):
         new = [n for n in names if n not in self.param_names]
         if new:
             self.param_names += new
-            self._rebuild([k.value for k in self.rows])
+            self._rebuild(self._row_keys())
+
+    def _row_keys(self) -> list[str]:
+        """The keys of the rows shown, in their order (every row is added with one)."""
+        return [k.value for k in self.rows if k.value is not None]
 
     def row_key(self, vid: str | None, key: str) -> str:
         return key if vid in (None, self.original) else f"{vid}:{key}"
@@ -296,10 +304,10 @@ class ResultsTable(DataTable):
         return len(self.rows_data) + self.stored_hidden
 
     def _trim(self) -> None:
-        keep = set(heapq.nsmallest(self.MAX_ROWS, (k.value for k in self.rows), key=lambda k: self._rank_of(k)))
-        if self.candidate in self.rows:
+        keep = set(heapq.nsmallest(self.MAX_ROWS, self._row_keys(), key=lambda k: self._rank_of(k)))
+        if self.candidate is not None and self.candidate in self.rows:
             keep.add(self.candidate)
-        self._rebuild([k.value for k in self.rows if k.value in keep])
+        self._rebuild([k for k in self._row_keys() if k in keep])
 
     def _show(self, key: str) -> None:
         self._pending.pop(key, None)
@@ -327,12 +335,16 @@ class ResultsTable(DataTable):
             self.candidate = next(
                 (k for k, r in self.rows_data.items() if r.version == vid and r.params == params), None
             )
-            stored = self.find_stored(vid, params) if self.candidate is None and self.find_stored else None
+            stored = (
+                self.find_stored(vid, params)
+                if self.candidate is None and self.find_stored and params is not None
+                else None
+            )
             if stored is not None:
                 self.candidate = self.row_key(vid, stored.key)
                 self.rows_data[self.candidate] = stored
                 self.stored_hidden = max(self.stored_hidden - 1, 0)
-        for key in {old, self.candidate} - {None}:
+        for key in {k for k in (old, self.candidate) if k is not None}:
             if key in self.rows:
                 self.put(self.rows_data[key])
         if self.candidate is not None and self.candidate not in self.rows:
@@ -342,8 +354,8 @@ class ResultsTable(DataTable):
         if ms == self.baseline_ms:
             return
         self.baseline_ms = ms
-        for key in self.rows:  # the shown rows: the others get theirs when they show
-            self.update_cell(key.value, "speedup", self._speedup(self.rows_data[key.value]))
+        for key in self._row_keys():  # the shown rows: the others get theirs when they show
+            self.update_cell(key, "speedup", self._speedup(self.rows_data[key]))
 
     def sort_by(self, column: str, reverse: bool = False) -> None:
         def value(r: Result):
@@ -362,7 +374,7 @@ class ResultsTable(DataTable):
             return (v is None, v if v is not None else 0) if not isinstance(v, str) else (False, v)
 
         self.sort_index, self.sort_reverse = column, reverse
-        keys = [k.value for k in self.rows] + list(self._pending)  # a sort rebuilds the table: all of them
+        keys = self._row_keys() + list(self._pending)  # a sort rebuilds the table: all of them
         self._rebuild(sorted(keys, key=lambda k: value(self.rows_data[k]), reverse=reverse))
 
     def _rebuild(self, order: list[str]) -> None:

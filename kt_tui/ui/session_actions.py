@@ -4,12 +4,12 @@ which owns the state these read."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import Input, TabbedContent
 
-from ..engine.events import Decision
-from ..engine.gates import KernelGate
+from ..engine.gates import Decision, KernelGate
 from . import prefs
 from .bridge import GateOpened
 from .confirm import AskScreen
@@ -35,7 +35,13 @@ def undo_seconds() -> float:
         return UNDO_DEFAULT
 
 
-class SessionActions:
+if TYPE_CHECKING:
+    from .session_shape import SessionShape as _Screen
+else:
+    _Screen = object
+
+
+class SessionActions(_Screen):
     # -- keys ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "undo":

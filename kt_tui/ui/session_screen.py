@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -22,7 +23,7 @@ from ..config import Settings
 from ..engine import events as ev
 from ..engine.backend import BackendChoice
 from ..engine.edits import edit_diff
-from ..engine.events import Gate
+from ..engine.gates import Gate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
 from ..engine.verdict import NOT_MEASURED, UNMEASURED, waits_for_gpu
@@ -30,8 +31,8 @@ from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
 from ..kernel.syntax import highlights
-from ..records import config_key
-from ..store import Store
+from ..records import Result, config_key
+from ..store import SessionStore, Store
 from . import prefs
 from .bridge import Bridge, Flush, GateOpened
 from .gate_view import PlanView, render_gate, render_verification, view_for
@@ -116,7 +117,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.llm_line = ""
         self.results_added = False
         self.plotted: dict[tuple, int] = {}  # (version, config key) -> its point on the plot
-        self.unplotted: list[tuple[dict, str | None]] | None = None  # results that came while the plot loads
+        self.unplotted: list[tuple[Result, str | None]] | None = None  # results that came while the plot loads
         self.steps: list[dict] = []  # the plan as shown: read once, then kept up to date from step events
         self.plot_stale = False
         self.strategy = settings.strategy
@@ -181,10 +182,15 @@ class SessionScreen(StoredView, SessionActions, Screen):
         strategies()
         highlights("__global__ void k(float *x) { x[0] = 1.0f; }\n")
 
+    def _services(self) -> Services:
+        if self.services is None:  # a screen made without them (snapshots) runs no engine
+            raise RuntimeError("this session screen has no services to run an engine with")
+        return self.services
+
     # -- engine thread -------------------------------------------------------------------
     @work(thread=True, group="engine", exclusive=True)
     def _engine_thread(self) -> None:
-        self.gpu = self.services.make_worker(self.settings)
+        self.gpu = self._services().make_worker(self.settings)
         try:
             sid, choice = self.prepare(self.gpu)
         except UserError as e:
@@ -192,12 +198,12 @@ class SessionScreen(StoredView, SessionActions, Screen):
             self.post_message(Problem(str(e)))
             return
         self.post_message(Ready(sid, choice))
-        engine = self.services.make_engine(
+        engine = self._services().make_engine(
             self.store, self.settings, sid, self.gpu, choice, self.bridge.decide, self.bridge.on_event
         )
         self.engine = engine
         try:
-            engine.run(get_strategy(self.store.session(sid)["strategy"]))
+            engine.run(get_strategy(SessionStore(self.store, sid).session()["strategy"]))
         except Exception as e:  # noqa: BLE001 - the engine stored the failure; show it, stay open
             self.post_message(Problem(f"the session failed: {type(e).__name__}: {e}"))
         finally:
@@ -208,7 +214,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.sid, self.choice = message.sid, message.choice
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
-        if self.services.llm_factory(self.settings) is None:
+        if self._services().llm_factory(self.settings) is None:
             self.notify(
                 f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
                 f"you write the steps and kernels yourself. {CONNECT}",
@@ -237,7 +243,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.state = "waiting"
         self.stopping = False
         if self.autopilot:
-            decision = self.services.make_policy()(gate)
+            decision = self._services().make_policy()(gate)
             if decision.choice != "stop":
                 self._decide(decision.choice, decision.value, by="autopilot", why=decision.why)
                 return
@@ -382,7 +388,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
     def _on_finished(self, e: ev.Finished) -> None:
         self._finished({"state": e.state, "error": e.error})
 
-    EVENT_HANDLERS = {
+    EVENT_HANDLERS: dict[type[ev.Event], Callable[[Any, Any], None]] = {
         ev.Result: _on_result,
         ev.Begin: _on_begin,
         ev.SessionChanged: _on_session,
@@ -471,10 +477,11 @@ class SessionScreen(StoredView, SessionActions, Screen):
             return
         self.shown_source = (vid, self.show_original)
         key = self.keys["toggle_source"]
-        if vid is None:
+        version = self.data.version(vid) if vid is not None else None
+        if vid is None or version is None:
             source, label = self.source, "original kernel" + (f"  ([{key}] shows the best)" if best else "")
         else:
-            source = self.data.version(vid)["source"]
+            source = version["source"]
             label = f"best kernel: {table.labels.get(vid, vid[:8])}  ([{key}] shows the original)"
         self.query_one("#source-label", Static).update(Text(label, style="bold"))
         self.query_one(SourceView).show(source)

@@ -3,6 +3,8 @@ rest of its rows and plot points read on a thread. A mixin of SessionScreen."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import work
 from textual.message import Message
@@ -52,10 +54,18 @@ def call_lines(c: dict) -> list[Text | str]:
     return out
 
 
-class StoredView:
+if TYPE_CHECKING:
+    from .session_shape import SessionShape as _Screen
+else:
+    _Screen = object
+
+
+class StoredView(_Screen):
     @property
     def data(self) -> SessionStore:
         """What the screen reads of its session (the engine writes it)."""
+        if self.sid is None:
+            raise LookupError("the session has not started")
         return SessionStore(self.store, self.sid)
 
     def _load_stored(self) -> None:
@@ -66,7 +76,7 @@ class StoredView:
         self.baseline_ms = s.get("baseline_ms")
         self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
-        table.vacuous = vacuous_why(self.store, self.sid)
+        table.vacuous = vacuous_why(self.store, self.data.sid)
         self._add_versions()
         mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
         total = self.data.count_results(upto=mark)
@@ -113,7 +123,7 @@ class StoredView:
     @work(thread=True, group="stored")
     def _read_stored(self, mark: int, rows: int) -> None:
         reference = (self.data.versions()[0]["id"], self.table.reference_key or "")
-        read_stored(self.store, self.sid, mark, rows, self.post_message, reference)
+        read_stored(self.store, self.data.sid, mark, rows, self.post_message, reference)
 
     def on_stored_rows(self, message: StoredRows) -> None:
         self.table.add_stored(message.rows)

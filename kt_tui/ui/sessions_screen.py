@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from ..store import Store
+from ..store import SessionStore, Store
 from ..store.lock import SessionLocked
 from .confirm import AskScreen
 from .export_screen import ExportScreen
+
+
+class OpensStored(Protocol):
+    """What this screen asks of the app (ui/app.py: KtApp)."""
+
+    def open_stored(self, sid: str) -> None: ...
+
 
 COLUMNS = ("id", "kernel", "strategy", "state", "best ms", "speedup", "GPU", "date", "simulated")
 
@@ -92,7 +100,7 @@ class SessionsScreen(Screen):
     def action_open(self) -> None:
         sid = self.selected()
         if sid:
-            self.app.open_stored(sid)
+            cast(OpensStored, self.app).open_stored(sid)
 
     def action_export(self) -> None:
         sid = self.selected()
@@ -103,7 +111,7 @@ class SessionsScreen(Screen):
         sid = self.selected()
         if not sid:
             return
-        s = self.store.session(sid)
+        s = SessionStore(self.store, sid).session()
         holder = self.store.lock_holder(sid)
         if holder:  # a process runs it: refused here, and by delete_session itself
             self.notify(

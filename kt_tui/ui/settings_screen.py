@@ -103,7 +103,8 @@ class SettingsScreen(ModalScreen[dict | None]):
         out = {}
         for name, _, kind, low in self.knobs:
             try:
-                out[name] = parse_knob(name, kind, low, self.query_one(f"#{name}").value)
+                box = self.query_one(f"#{name}", Switch) if kind is bool else self.query_one(f"#{name}", Input)
+                out[name] = parse_knob(name, kind, low, box.value)
             except ValueError as e:
                 self.query_one("#settings-error", Static).update(Text(str(e), style="bold red"))
                 self.query_one(f"#{name}").focus()

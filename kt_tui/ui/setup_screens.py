@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol, cast
 
 from rich.text import Text
 from textual import work
@@ -13,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ..config import Settings
 from ..engine.precheck import compile_spec
 from ..errors import UserError
 from ..kernel.draft import draft_spec
@@ -21,6 +23,12 @@ from ..kernel.spec import Spec, SpecError, dump_spec, parse_spec
 from .cuda_syntax import CudaArea
 from .editors import set_language
 from .spec_draft import SpecDraftGate
+
+
+class HasSettings(Protocol):
+    """What the spec screen reads of the app (ui/app.py: KtApp)."""
+
+    settings: Settings
 
 
 class KernelPickScreen(Screen[str]):
@@ -141,7 +149,11 @@ class SpecEditScreen(Screen[Spec]):
         heuristic = dump_spec(draft_spec(self.kernel, src=self.source))
         try:
             drafted = spec_llm.ask(
-                LlmClient.from_settings(self.app.settings), self.source, self.kernel, heuristic, compile_spec
+                LlmClient.from_settings(cast(HasSettings, self.app).settings),
+                self.source,
+                self.kernel,
+                heuristic,
+                compile_spec,
             )
         except UserError as e:
             self.app.call_from_thread(self._show_error, f"no LLM draft: {e}")

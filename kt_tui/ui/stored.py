@@ -7,6 +7,7 @@ import time
 
 from textual.message import Message
 
+from ..records import Result
 from ..store import Store
 from .plot import StoredColumns
 
@@ -14,7 +15,7 @@ from .plot import StoredColumns
 class StoredRows(Message):
     """The table's rows: the store's fastest, the first frame's among them."""
 
-    def __init__(self, rows: list[dict]) -> None:
+    def __init__(self, rows: list[Result]) -> None:
         super().__init__()
         self.rows = rows
 
@@ -22,7 +23,7 @@ class StoredRows(Message):
 class StoredPoints(Message):
     """The plot's points, ready to draw, and where each configuration's point is: (version, key) -> index."""
 
-    def __init__(self, points: StoredColumns, plotted: dict[tuple, int]) -> None:
+    def __init__(self, points: StoredColumns, plotted: dict[tuple[str | None, str], int]) -> None:
         super().__init__()
         self.points, self.plotted = points, plotted
 
@@ -33,7 +34,9 @@ def read_stored(store: Store, sid: str, mark: int, rows: int, post, reference: t
     into C over all of them at once (it would hold the interpreter), and a pause after each page."""
     if rows:
         post(StoredRows(store.fastest(sid, rows, upto=mark)))
-    vids, times, plotted = [], [], {}
+    vids: list[str | None] = []
+    times: list[float | None] = []
+    plotted: dict[tuple[str | None, str], int] = {}
     for page_vids, page_keys, page_times in store.plot_pages(sid, upto=mark, size=1000, reference=reference):
         plotted.update(zip(zip(page_vids, page_keys), range(len(vids), len(vids) + len(page_keys))))
         vids += page_vids

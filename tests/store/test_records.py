@@ -28,6 +28,17 @@ def test_the_worker_builds_a_result_that_crosses_the_process_boundary_as_it_is()
         r.time_ms = 0.1  # type: ignore[misc]
 
 
+def test_a_session_view_gives_its_row_and_never_none(tmp_path):
+    """SessionStore.session() is typed as a row: a view of a session that is gone says so by name."""
+    from kt_tui.store import SessionStore
+
+    store = Store(tmp_path / "s.db")
+    sid = store.create_session(kernel_name="k")
+    assert SessionStore(store, sid).session()["kernel_name"] == "k"
+    with pytest.raises(LookupError, match="no session gone"):
+        SessionStore(store, "gone").session()
+
+
 def test_the_store_gives_records_and_a_session_view_without_session_ids(tmp_path):
     from kt_tui.store import SessionStore
 
