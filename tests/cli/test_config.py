@@ -1,5 +1,7 @@
 """Settings: one pydantic-settings model, flags > environment > config.toml, one error format."""
 
+import json
+
 import pytest
 
 from kt_tui.cli import build_parser
@@ -96,3 +98,36 @@ def test_the_model_is_the_list_of_settings(hermetic):
     options = set().union(*(options_model(name).model_fields for name in BUILTIN))
     assert set(FLAT_STRATEGY_KEYS) == options and not options & set(fields)
     assert set(FLAT_STRATEGY_KEYS) - {"search_options", "plateau_rounds", "space_edits"} <= dests
+
+
+def test_an_older_config_with_flat_strategy_keys_still_loads_with_a_note(capsys, hermetic):
+    config = write_config(hermetic, 'strategy = "autonomous"\nthreshold = 0.5\nmax_configs = 4\n')
+    s = load_settings({})
+    err = capsys.readouterr().err
+    assert err.startswith(f"kt-tui: {config}: threshold, max_configs: ") and "[strategy.NAME]" in err
+    assert err.count("\n") == 1
+    assert session_options(s, "autonomous")["threshold"] == 0.5 and session_options(s, "sweep")["max_configs"] == 4
+    assert "threshold" not in session_options(s, "sweep")  # only a strategy that has the option takes it
+    load_settings({})
+    assert capsys.readouterr().err == ""  # one note per file
+    write_config(hermetic, "threshold = 0.5\nrounds = 0\n[strategy.autonomous]\nthreshold = 0.25\n")
+    assert session_options(load_settings({}), "autonomous")["threshold"] == 0.25  # its table wins
+    assert session_options(load_settings({"threshold": 0.125}), "autonomous")["threshold"] == 0.125  # a flag too
+    with pytest.raises(UserError, match=f"^{config}: rounds: must be at least 1, not 0$"):
+        session_options(load_settings({}), "config-search")
+
+
+def test_a_flag_the_strategy_has_no_option_for_is_one_line_and_exit_2(capsys, hermetic):
+    from kt_tui.store import Store
+
+    from ..conftest import EXAMPLES
+    from ..helpers import run_cli
+
+    argv = ("run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
+    code, out = run_cli(capsys, *argv, "--rounds", "3")
+    assert code == 2 and out["error"].startswith("--rounds: the strategy 'sweep' has no such option (known: search")
+    assert "\n" not in out["error"]
+    assert not (hermetic / "sessions.db").exists() or Store(hermetic / "sessions.db").sessions() == []
+    code, out = run_cli(capsys, *argv, "--max-configs", "3")  # one it has reaches the session's options
+    stored = json.loads(Store(hermetic / "sessions.db").session(out["session"])["settings"])
+    assert code == 0 and stored["strategy_options"]["max_configs"] == 3 and "max_configs" not in stored
