@@ -12,6 +12,7 @@ from ..config import FLAT_STRATEGY_KEYS, Settings
 from ..engine.backend import BackendChoice, BackendError, choose_backend
 from ..engine.precheck import checked_backend
 from ..engine.registry import strategy_options
+from ..errors import UserError
 from ..files import SPEC_MAX, FileRefused, read_text_file
 from ..gpu.client import GpuWorker
 from ..gpu.probe_cache import cached_probe
@@ -218,6 +219,11 @@ def open_stored(settings: Settings, store: Store, sid: str):
 
     def prepare(gpu):
         store.lock(sid)  # SessionLocked: another process runs it; the screen says which
+        try:
+            session_options(settings, (store.session(sid) or {}).get("strategy", ""), store, sid)
+        except UserError:  # a flag its strategy has no option for: the screen says so
+            store.unlock(sid)
+            raise
         note = stored_llm(store, settings, sid)
         choice = resume_backend(store, settings, gpu, sid)
         choice.note = " ".join(n for n in (choice.note, note) if n)
