@@ -217,10 +217,12 @@ def _interactive() -> bool:
 
 
 def _flags(args: argparse.Namespace) -> dict:
-    """The settings the command line gives: every Settings field that has a flag of the same dest."""
-    from .config import setting_fields
+    """The settings the command line gives: every Settings field, or option of a strategy that
+    load_settings sorts out, that has a flag of the same dest."""
+    from .config import FLAT_STRATEGY_KEYS, NOT_IN_FILE, setting_fields
 
-    flags = {k: getattr(args, k, None) for k in setting_fields() if k not in ("api_key", "keys", "search_options")}
+    names = [*setting_fields(), *FLAT_STRATEGY_KEYS]
+    flags = {k: getattr(args, k, None) for k in names if k not in (*NOT_IN_FILE, "keys", "search_options")}
     if getattr(args, "search_option", None):
         flags["search_options"] = dict(_option(o) for o in args.search_option)
     return flags
@@ -350,6 +352,7 @@ def _flag_names() -> dict[str, str]:
         for action in sub._actions:
             if action.option_strings:
                 names.setdefault(action.dest, max(action.option_strings, key=len))
+    names["search_options"] = names.get("search_option", "--search-option")
     return names
 
 

@@ -5,19 +5,18 @@ the knobs of the settings screen and what a session stores are all read from its
 
 from __future__ import annotations
 
-import math
 import os
+import sys
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from pydantic import Field, StrictInt, StrictStr, ValidationError, field_validator
+from pydantic import Field, PrivateAttr, StrictInt, StrictStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .files import CONFIG_MAX, FileRefused, read_text_file
-from .gpu.protocol import SEARCHES
 from .gpu.simcache import read_header
 from .paths import config_dir, data_dir  # noqa: F401 - the names other modules import from here
 from .redact import mask_url, register_url
@@ -27,13 +26,32 @@ from .tomlfile import TomlError, load_toml, problem_text
 ConfigError = TomlError  # one error class for every TOML file and setting
 
 
-def _f(
-    default, help_text: str = "", *, env: str | None = None, strategy: bool = False, strict: bool | None = True, **kw
-) -> Any:
-    """A setting: `env` is the variable that sets it, `strategy` marks an option the strategy reads."""
-    return Field(
-        default, description=help_text, strict=strict, json_schema_extra={"env": env, "strategy": strategy}, **kw
-    )
+# the strategy options older config files set as flat keys (now [strategy.NAME] tables)
+FLAT_STRATEGY_KEYS = (
+    "steps",
+    "with_replanning",
+    "max_replanning",
+    "breakdown_steps",
+    "max_breakdowns",
+    "threshold",
+    "search",
+    "max_configs",
+    "time_limit_s",
+    "seeds",
+    "search_options",
+    "rounds",
+    "batch_size",
+    "plateau_rounds",
+    "hybrid",
+    "space_edits",
+)
+NOT_IN_FILE = ("api_key", "strategy_tables", "strategy_defaults", "strategy_flags")
+_noted: set[Path] = set()
+
+
+def _f(default, help_text: str = "", *, env: str | None = None, strict: bool | None = True, **kw) -> Any:
+    """A setting: `env` is the variable that sets it."""
+    return Field(default, description=help_text, strict=strict, json_schema_extra={"env": env}, **kw)
 
 
 class Settings(BaseSettings):
@@ -46,9 +64,12 @@ class Settings(BaseSettings):
     # [strategy.NAME] tables of config.toml: each strategy's own options, validated by its `Options`
     # (engine/registry.py strategy_options); a flag given for a key wins over the table
     strategy_tables: dict[str, dict[str, Any]] = _f({}, "per-strategy options from config.toml", strict=None)
-    steps: str | None = _f(
-        None, "the explicit strategy's steps file (None: the library shipped with kt-tui)", strategy=True
-    )
+    # flat strategy keys of an older config.toml (`threshold = 0.05`): each strategy that has the option
+    # takes it, under its own table (engine/registry.py strategy_options)
+    strategy_defaults: dict[str, Any] = _f({}, "flat strategy keys of an older config.toml", strict=None)
+    # strategy options given by flags: option -> (the flag, its value); the chosen strategy's Options
+    # checks them, and a flag it has no option for is refused naming the flag
+    strategy_flags: dict[str, tuple[str, Any]] = _f({}, "strategy options given by flags", strict=None)
     llm: str = _f("auto", "none: manual mode, no LLM calls", env="KT_TUI_LLM")
     base_url: str | None = _f(None, "OpenAI-compatible endpoint", env="OPENAI_BASE_URL")
     model: str | None = _f(None, "LLM model name", env="KT_TUI_MODEL")
@@ -61,29 +82,16 @@ class Settings(BaseSettings):
     ray_address: str = _f("", "a running Ray cluster to measure on", env="RAY_ADDRESS")
     allow_mixed: bool = _f(False, "let workers of different GPU models tune together")
     keys: dict[str, str] = _f({}, "binding id -> key, remaps the defaults")
-    # the autonomous strategy
-    with_replanning: bool = _f(True, "ask for a new plan when the steps run out", strategy=True)
-    max_replanning: int = _f(1, "new plans at most", strategy=True, ge=0)
-    breakdown_steps: bool = _f(False, "let the LLM break a step into smaller ones", strategy=True)
-    max_breakdowns: int = _f(1, "levels of breakdown", strategy=True, ge=0)
-    threshold: float = _f(
-        0.02, "accept a kernel at least this fraction faster", strategy=True, ge=0, allow_inf_nan=False
-    )
     llm_timeout_s: float = _f(120.0, "total deadline of each attempt of an LLM call", gt=0, lt=1e9)
     llm_retries: int = _f(3, "attempts per LLM call, in all", ge=1)
     llm_max_tokens: int = _f(4096, "max_tokens sent with every LLM request", ge=1)
-    # how each tuning run searches its space
-    search: str = _f("kt", "kt, brute_force or a kernel_tuner strategy", strategy=True)
-    max_configs: int = _f(0, "configurations per run at most (0: no budget)", strategy=True, ge=0)
-    time_limit_s: float = _f(0.0, "seconds per run at most (0: no budget)", strategy=True, ge=0, allow_inf_nan=False)
-    seeds: bool = _f(True, "measure the heuristic seed configurations first", strategy=True)
-    search_options: dict[str, Any] = _f({}, "passed to the search strategy", strategy=True)
-    # the config-search strategy
-    rounds: int = _f(6, "rounds of LLM-proposed batches at most", strategy=True, ge=1)
-    batch_size: int = _f(8, "configurations the LLM proposes per round", strategy=True, ge=1)
-    plateau_rounds: int = _f(2, "stop after this many rounds without a 1 % gain", strategy=True, ge=0)
-    hybrid: str = _f("", "a search strategy that goes on from the LLM's first batch", strategy=True)
-    space_edits: bool = _f(True, "let the LLM propose search-space edits on a plateau", strategy=True)
+
+    _config_path: Path | None = PrivateAttr(None)
+
+    @property
+    def config_path(self) -> Path:
+        """The config file these settings read (strategy_defaults name it in messages)."""
+        return self._config_path or config_dir() / "config.toml"
 
     @classmethod
     def settings_customise_sources(
@@ -91,38 +99,18 @@ class Settings(BaseSettings):
     ):
         return init_settings, _Environment(settings_cls), _ConfigFile(settings_cls)
 
-    def strategy_options(self) -> dict:
-        """The flat strategy knobs (flags, variables, older config keys); the engine gets these with
-        the strategy's [strategy.NAME] table over them (engine/registry.py strategy_options)."""
-        return {k: getattr(self, k) for k, f in type(self).model_fields.items() if _extra(f, "strategy")}
-
     def table_for(self, strategy: str) -> dict[str, Any]:
         return dict(self.strategy_tables.get(strategy) or {})
 
     def public(self) -> dict:
         """What may be written to the session store: everything but secrets."""
-        public = self.model_dump(exclude={"api_key", "keys"})
+        public = self.model_dump(exclude={"api_key", "keys", "strategy_defaults", "strategy_flags"})
         public["base_url"] = mask_url(public["base_url"]) if public.get("base_url") else public.get("base_url")
         return public
 
     @property
     def data_dir(self) -> Path:
         return data_dir()
-
-    @field_validator("search", "hybrid")
-    @classmethod
-    def _search(cls, v: str) -> str:
-        if v and v not in SEARCHES:
-            raise ValueError(f"{v!r}: unknown search (known: {', '.join(SEARCHES)})")
-        return v
-
-    @field_validator("search_options")
-    @classmethod
-    def _options(cls, v: dict) -> dict:
-        for k, x in v.items():
-            if not _finite(x):
-                raise ValueError(f"{k}: must be finite numbers, not {x!r}")
-        return v
 
     @field_validator("base_url")
     @classmethod
@@ -194,10 +182,29 @@ class _ConfigFile(PydanticBaseSettingsSource):
         for k in data:
             if k == "api_key":
                 raise ConfigError(k, "the API key is never read from a file: set OPENAI_API_KEY", path)
-            if k not in Settings.model_fields:
-                known = ", ".join(sorted(set(Settings.model_fields) - {"api_key"}))
+            if k in NOT_IN_FILE[2:]:
+                raise ConfigError(k, "not a setting of the file: strategy options go in [strategy.NAME]", path)
+            if k not in Settings.model_fields and k not in FLAT_STRATEGY_KEYS:
+                known = ", ".join(sorted(set(Settings.model_fields) - set(NOT_IN_FILE)))
                 raise ConfigError(k, f"unknown setting (known: {known})", path)
+        return _flat_strategy_keys(data, path)
+
+
+def _flat_strategy_keys(data: dict, path: Path) -> dict:
+    """An older file's flat strategy keys (`threshold = 0.05`) were read by whichever strategy ran and
+    had that option: they still are, as strategy_defaults under every [strategy.NAME] table, with a
+    note once per file saying where they go now."""
+    flat = {k: data[k] for k in FLAT_STRATEGY_KEYS if k in data}
+    if not flat:
         return data
+    if path not in _noted:
+        _noted.add(path)
+        print(
+            f"kt-tui: {path}: {', '.join(flat)}: strategy options now go under [strategy.NAME] "
+            "(read for every strategy that has them until moved)",
+            file=sys.stderr,
+        )
+    return {**{k: v for k, v in data.items() if k not in flat}, "strategy_defaults": flat}
 
 
 def _strategy_tables(data: dict, path: Path) -> dict:
@@ -226,6 +233,11 @@ def load_settings(
 ) -> Settings:
     """flag_names: setting -> the command-line flag that sets it, for messages."""
     given = {k: v for k, v in (flags or {}).items() if v is not None}
+    options = {k: given.pop(k) for k in FLAT_STRATEGY_KEYS if k in given}
+    if options:  # the chosen strategy's Options checks them (engine/registry.py strategy_options)
+        names = flag_names or {}
+        flagged = {k: (names.get(k) or "--" + k.replace("_", "-"), v) for k, v in options.items()}
+        given["strategy_flags"] = {**given.get("strategy_flags", {}), **flagged}
     token = _config_file.set(config_file)
     try:
         s = Settings(**given)
@@ -236,7 +248,7 @@ def load_settings(
         _config_file.reset(token)
     if not s.db:
         s.db = str(data_dir() / "sessions.db")
-    s.strategy_tables = {n: {k: v for k, v in t.items() if k not in given} for n, t in s.strategy_tables.items()}
+    s._config_path = config_file
     return s
 
 
@@ -248,20 +260,6 @@ def _error(name: str, problem: str, given: dict, flag_names: dict | None, config
     if env and os.environ.get(env):
         return ConfigError(env, problem)
     return ConfigError(name, problem, config_file or config_dir() / "config.toml")
-
-
-def _finite(v) -> bool:
-    """No nan or inf in `v`, as a number, a number's text, or inside a list or table."""
-    if isinstance(v, (list, tuple)):
-        return all(map(_finite, v))
-    if isinstance(v, dict):
-        return all(map(_finite, v.values()))
-    if isinstance(v, str):
-        try:
-            v = float(v)
-        except ValueError:
-            return True
-    return not isinstance(v, float) or math.isfinite(v)
 
 
 def _check_sim_cache(value: str) -> None:

@@ -71,33 +71,70 @@ def options_model(name: str) -> type[BaseModel] | None:
     return model if isinstance(model, type) and issubclass(model, BaseModel) else None
 
 
-def strategy_options(name: str, flat: dict[str, Any], table: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The options a session of `name` runs with: the flat settings (flags, variables, older config
-    keys), with its table [strategy.NAME] of config.toml over them, validated by the strategy's
-    `Options`. A bad or unknown key is a UserError naming `strategy.NAME.KEY`."""
-    table = dict(table or {})
+Given = dict[str, tuple[str, Any]]  # option -> (the flag that gave it, its value)
+
+
+def strategy_options(
+    name: str,
+    table: dict[str, Any] | None = None,
+    *,
+    defaults: dict[str, Any] | None = None,
+    stored: dict[str, Any] | None = None,
+    given: Given | None = None,
+    defaults_from: str = "config.toml",
+) -> dict[str, Any]:
+    """The options a session of `name` runs with, validated by the strategy's `Options`: what the
+    session stored (resume), under the flat keys of an older config file (those the strategy has),
+    under its table [strategy.NAME] of config.toml, under the flags given now. A flag the strategy has
+    no option for, or a bad or unknown key, is a UserError naming the flag or `strategy.NAME.KEY`."""
+    table, given = dict(table or {}), dict(given or {})
     model = options_model(name)
     if model is None:
         if table:
             raise UserError(f"strategy.{name}: the strategy {name!r} takes no options (got {', '.join(table)})")
-        return dict(flat)
-    known = {k: v for k, v in flat.items() if k in model.model_fields}
+        if given:
+            flag = next(iter(given.values()))[0]
+            raise UserError(f"{flag}: the strategy {name!r} has no such option (it takes none)")
+        return {}
+    for option, (flag, _) in given.items():
+        if option not in model.model_fields:
+            raise UserError(
+                f"{flag}: the strategy {name!r} has no such option (known: {', '.join(model.model_fields)})"
+            )
+    kept = {k: v for k, v in (stored or {}).items() if k in model.model_fields and _valid(model, k, v)}
+    flat = {k: v for k, v in (defaults or {}).items() if k in model.model_fields}
+    flags = {k: v for k, (_, v) in given.items()}
     try:
-        valid = model.model_validate({**known, **table})
+        valid = model.model_validate({**kept, **flat, **table, **flags})
     except ValidationError as e:
         err = e.errors()[0]
+        key = str(err["loc"][0]) if err["loc"] else ""
         where = ".".join(str(x) for x in err["loc"])
         if err["type"] == "extra_forbidden":
             known_names = ", ".join(model.model_fields)
             raise UserError(f"strategy.{name}.{where}: unknown option (known: {known_names})") from None
-        raise UserError(f"strategy.{name}.{where}: {problem_text(dict(err))}") from None
-    return {**flat, **valid.model_dump()}
+        if key in flags:
+            where = given[key][0]
+        elif key not in table and key in flat:
+            where = f"{defaults_from}: {where}"
+        else:
+            where = f"strategy.{name}.{where}"
+        raise UserError(f"{where}: {problem_text(dict(err))}") from None
+    return valid.model_dump()
 
 
-def check_strategy(name: str, options: dict[str, Any], table: dict[str, Any] | None = None) -> None:
-    """Before a session starts: the strategy exists, its options are valid, and its optional
-    `check(options)` passes (the explicit strategy reads its steps file there)."""
-    options = strategy_options(name, options, table)
+def _valid(model: type[BaseModel], key: str, value: Any) -> bool:
+    """One stored option checked alone (the database is untrusted input): a bad one is dropped."""
+    try:
+        model.model_validate({key: value})
+    except ValidationError:
+        return False
+    return True
+
+
+def check_strategy(name: str, options: dict[str, Any]) -> None:
+    """Before a session starts: the strategy exists, and its optional `check(options)` passes (the
+    explicit strategy reads its steps file there); `options` come from strategy_options."""
     check = getattr(get_strategy(name), "check", None)
     if check is not None:
         check(options)

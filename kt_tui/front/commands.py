@@ -14,7 +14,7 @@ from pathlib import Path
 from ..config import Settings
 from ..engine.backend import BackendChoice
 from ..engine.core import Engine
-from ..engine.registry import check_strategy, strategy_options
+from ..engine.registry import check_strategy
 from ..engine.strength import CheckRefused
 from ..engine.summary import session_summary
 from ..engine.verdict import UNMEASURED, waits_for_gpu
@@ -37,6 +37,7 @@ from .session import (
     open_stored,
     read_kernel_file,
     resume_backend,
+    session_options,
     stored_llm,
 )
 
@@ -155,9 +156,7 @@ def llm_factory(settings: Settings):
 
 
 def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_event):
-    options, name = settings.strategy_options(), store.session(sid)["strategy"]
-    if table := settings.table_for(name):  # its [strategy.NAME] table of config.toml over the flat knobs
-        options = strategy_options(name, options, table)
+    options = session_options(settings, store.session(sid)["strategy"], store, sid)
     return Engine(
         store,
         sid,
@@ -204,7 +203,7 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
     if gpu is None:
         gpu = make_worker(settings, start=True)
     try:
-        check_strategy(settings.strategy, settings.strategy_options(), settings.table_for(settings.strategy))
+        check_strategy(settings.strategy, session_options(settings, settings.strategy))
         kf = read_kernel_file(args.kernel_path)
         kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
         store = open_store(settings)
@@ -224,6 +223,11 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     store = open_store(settings)
     s = find_session(store, args.session)
     store.lock(s["id"])  # before anything runs: a second process on this session stops here
+    try:
+        session_options(settings, s["strategy"], store, s["id"])  # a flag its strategy has no option for
+    except UserError:
+        store.unlock(s["id"])
+        raise
     finished = s["state"] == "finished"
     note = stored_llm(store, settings, s["id"])
     if note:
@@ -256,9 +260,11 @@ def _imported_kernel(script: str) -> str:
 def open_tui(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "resume":
         store = open_store(settings)
-        target = {"resume": find_session(store, args.session)["id"]}
+        s = find_session(store, args.session)
+        session_options(settings, s["strategy"], store, s["id"])  # a flag its strategy has no option for
+        target = {"resume": s["id"]}
     else:
-        check_strategy(settings.strategy, settings.strategy_options(), settings.table_for(settings.strategy))
+        check_strategy(settings.strategy, session_options(settings, settings.strategy))
         if str(args.kernel_path).endswith(".py"):
             args.kernel_path = _imported_kernel(args.kernel_path)
         kf = read_kernel_file(args.kernel_path)  # unreadable files and files with no kernel fail here

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from ..config import Settings
+from ..config import FLAT_STRATEGY_KEYS, Settings
 from ..engine.backend import BackendChoice, BackendError, choose_backend
 from ..engine.precheck import checked_backend
+from ..engine.registry import strategy_options
+from ..errors import UserError
 from ..gpu.client import GpuWorker
 from ..gpu.probe_cache import cached_probe
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
@@ -65,7 +68,7 @@ def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, ch
         simulated=int(choice.simulated),
         sim_cache=settings.sim_cache,
         note=choice.note,
-        settings=json.dumps(settings.public()),
+        settings=json.dumps({**settings.public(), "strategy_options": session_options(settings, settings.strategy)}),
     )
     store.add_version(sid, vid, kf.source, dump_spec(spec), spec.to_dict(), label="original")
     store.add_event(
@@ -109,21 +112,43 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
     return choice
 
 
+def session_options(settings: Settings, name: str, store: Store | None = None, sid: str | None = None) -> dict:
+    """The options strategy `name` runs with (engine/registry.py strategy_options): the session's
+    stored ones (resume), then the config file's, then the flags'."""
+    stored = _stored_options(store, sid) if store is not None and sid is not None else {}
+    return strategy_options(
+        name,
+        settings.table_for(name),
+        defaults=settings.strategy_defaults,
+        stored=stored,
+        given=settings.strategy_flags,
+        defaults_from=str(settings.config_path),
+    )
+
+
+def _stored_options(store: Store, sid: str) -> dict[str, Any]:
+    """What a session was made with: its "strategy_options", or in a session of an older version the
+    flat knobs among its settings. Each is checked again before use: the database is untrusted input."""
+    row = store.session(sid) or {}
+    try:
+        stored = json.loads(row.get("settings") or "{}")
+    except ValueError:
+        return {}
+    if not isinstance(stored, dict):
+        return {}
+    options = stored.get("strategy_options")
+    if isinstance(options, dict):
+        return options
+    return {k: v for k, v in stored.items() if k in FLAT_STRATEGY_KEYS}
+
+
 def stored_llm(store: Store, settings: Settings, sid: str) -> str:
-    """On resume, the session's own strategy options (budget, search, seeds, ...) where none is given
-    now (flag, variable, config file); with no model given, the endpoint and model the session was
-    made with (never a key: that comes from OPENAI_API_KEY now). Returns a note on the LLM, or ""."""
+    """On resume with no model given, the endpoint and model the session was made with (never a key:
+    that comes from OPENAI_API_KEY now; its strategy options: session_options). A note on the LLM, or ""."""
     try:
         stored = json.loads(SessionStore(store, sid).session().get("settings") or "{}")
     except ValueError:
         return ""
-    if isinstance(stored, dict):
-        for name in settings.strategy_options():
-            if name in stored and name not in settings.model_fields_set:
-                try:  # checked as the flag would be: the database is untrusted input
-                    settings.__pydantic_validator__.validate_assignment(settings, name, stored[name])
-                except ValueError:  # pydantic's ValidationError: this version refuses it, the default stays
-                    pass
     if settings.llm == "none" or settings.model or not isinstance(stored, dict):
         return ""
     if not stored.get("model"):
@@ -159,6 +184,11 @@ def open_stored(settings: Settings, store: Store, sid: str):
 
     def prepare(gpu):
         store.lock(sid)  # SessionLocked: another process runs it; the screen says which
+        try:
+            session_options(settings, (store.session(sid) or {}).get("strategy", ""), store, sid)
+        except UserError:  # a flag its strategy has no option for: the screen says so
+            store.unlock(sid)
+            raise
         note = stored_llm(store, settings, sid)
         choice = resume_backend(store, settings, gpu, sid)
         choice.note = " ".join(n for n in (choice.note, note) if n)

@@ -282,11 +282,12 @@ class GpuPool:
             def forward(kind: str, payload: dict) -> None:
                 if kind == "space" and len(shards) > 1:
                     return
+                event: dict | Result = payload
                 if kind == "result":
-                    payload = replace(as_result(payload), worker=w.label, device=self.devices.get(w.label))
-                    seen.add(payload.key)
+                    event = replace(as_result(payload), worker=w.label, device=self.devices.get(w.label))
+                    seen.add(event.key)
                 with self.lock:
-                    on_event(kind, payload)
+                    on_event(kind, event)
 
             try:
                 infos[i] = w.run(shard, forward, timeout_s)

@@ -3,10 +3,12 @@ does with each pointer argument (Use), what it found (Analysis), and the arithme
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from . import cuda_ast
-from .cuda_ast import text
+from .cuda_ast import Node, text
 from .poly import Poly, at_least, pmax, pmin
 
 AXES = "xyz"
@@ -53,28 +55,31 @@ def load(array: str) -> str:
     return "$" + array
 
 
+Split = tuple[str, Poly | None, Poly | None, Poly]  # ("q" | "r" | "qw", i.lo, i.hi, w)
+
+
 @dataclass(frozen=True)
 class Val:
     lo: Poly | None = None
     hi: Poly | None = None
     base: str | None = None  # a pointer into this argument, at offset [lo, hi]
-    axes: frozenset = frozenset()  # thread axes the value derives from
-    params: frozenset = frozenset()  # scalar arguments it derives from
-    split: tuple | None = None  # ("q" | "r" | "qw", i.lo, i.hi, w): i / w, i % w, (i / w) * w
+    axes: frozenset[int] = frozenset()  # thread axes the value derives from
+    params: frozenset[str] = frozenset()  # scalar arguments it derives from
+    split: Split | None = None  # ("q" | "r" | "qw", i.lo, i.hi, w): i / w, i % w, (i / w) * w
 
 
 UNKNOWN = Val()
 
 
-def const(c) -> Val:
+def const(c: int | float | Fraction) -> Val:
     p = Poly.const(c)
     return Val(p, p)
 
 
 @dataclass
 class Use:
-    accesses: list = field(default_factory=list)  # upper bounds (Poly, or None: not bounded) of indices
-    lows: list = field(default_factory=list)
+    accesses: list[Poly | None] = field(default_factory=list)  # upper bounds (Poly, or None: not bounded) of indices
+    lows: list[Poly | None] = field(default_factory=list)
     written: bool = False
     assigned: bool = False  # `a[i] = ...` (not only accumulated into)
     read: bool = False
@@ -106,19 +111,46 @@ class Stop(Exception):
     pass
 
 
-def strip_parens(n):
+Env = dict[str, Val]  # a variable (or "#" + a guarded sum, see sum_key) -> its bounds
+
+
+class WalkerState:
+    """What kernel/extents_expr.py's Expressions needs of kernel/extents.py's Walker, which sets and defines it."""
+
+    unit: cuda_ast.Unit
+    fn: cuda_ast.Function
+    out: Analysis
+    ptypes: dict[str, str]
+    scalars: set[str]
+    floats: set[str]
+    depth: int
+    calls: int
+    trip: list[Poly]
+    returned: list[Val]
+
+    def tick(self) -> None:
+        raise NotImplementedError
+
+    def block(self, node: Node, env: Env) -> bool:
+        raise NotImplementedError
+
+    def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
+        raise NotImplementedError
+
+
+def strip_parens(n: Node | None) -> Node | None:
     while n is not None and n.type in ("parenthesized_expression", "condition_clause"):
         inner = [c for c in n.named_children if c.type != "comment"]
         n = inner[-1] if inner else None
     return n
 
 
-def cond_of(n):
+def cond_of(n: Node) -> Node | None:
     c = n.child_by_field_name("condition")
     return c
 
 
-def declared_name(d) -> str:
+def declared_name(d: Node | None) -> str:
     while d is not None and d.type != "identifier":
         nxt = d.child_by_field_name("declarator")
         if nxt is None:
@@ -127,7 +159,7 @@ def declared_name(d) -> str:
     return text(d) if d is not None else ""
 
 
-def changed_in(node, tick) -> set[str]:
+def changed_in(node: Node | None, tick: Callable[[], None]) -> set[str]:
     out: set[str] = set()
     if node is None:
         return out
@@ -144,7 +176,7 @@ def changed_in(node, tick) -> set[str]:
     return out
 
 
-def direction(update, var) -> bool | None:
+def direction(update: Node | None, var: str | None) -> bool | None:
     """True: the loop variable grows, False: it shrinks, None: not known."""
     if update is None or var is None:
         return None
@@ -232,8 +264,8 @@ def nonneg(p: Poly | None) -> bool:
     return p is not None and at_least(p, Poly.const(0))
 
 
-def mul(a: Val, b: Val) -> tuple:
-    if nonneg(a.lo) and nonneg(b.lo):
+def mul(a: Val, b: Val) -> tuple[Poly | None, Poly | None]:
+    if a.lo is not None and b.lo is not None and nonneg(a.lo) and nonneg(b.lo):
         return (a.lo * b.lo, a.hi * b.hi if a.hi is not None and b.hi is not None else None)
     for x, y in ((a, b), (b, a)):  # an interval times one value that is not negative (k * nx, k in [-R, R])
         if y.hi is not None and y.hi == y.lo and nonneg(y.lo) and x.lo is not None and x.hi is not None:
@@ -259,16 +291,17 @@ def div(a: Poly | None, d: Poly | None, low: bool = False) -> Poly | None:
     return a.divide(d)
 
 
-def product(polys: list) -> Poly:
+def product(polys: list[Poly]) -> Poly:
     out = Poly.const(1)
     for p in polys:
         out = out * p
     return out
 
 
-def _signed_terms(n) -> list[tuple[str, object]]:
+def _signed_terms(n: Node | None) -> list[tuple[str, Node]]:
     """a + b - (c + d) as [("+a", a), ("+b", b), ("-c", c), ("-d", d)]; texts without spaces."""
-    out, stack = [], [(True, n)]
+    out: list[tuple[str, Node]] = []
+    stack: list[tuple[bool, Node | None]] = [(True, n)]
     while stack and len(out) < 64:
         plus, node = stack.pop()
         node = strip_parens(node)
@@ -283,13 +316,13 @@ def _signed_terms(n) -> list[tuple[str, object]]:
     return out
 
 
-def sum_terms(n) -> list[str]:
+def sum_terms(n: Node | None) -> list[str]:
     return sorted(t for t, _ in _signed_terms(n))
 
 
-def terms_nodes(n) -> dict:
+def terms_nodes(n: Node | None) -> dict[str, Node]:
     return dict(_signed_terms(n))
 
 
-def sum_key(n) -> str:
+def sum_key(n: Node | None) -> str:
     return "#" + "|".join(sum_terms(n))

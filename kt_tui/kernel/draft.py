@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from . import cuda_ast, draft_roles, extents
 from .draft_sizes import Sizing, size_arrays
 from .expr import ExprError, evaluate
+from .kernels import Param
 from .source import Kernel, strip_comments
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 
@@ -39,14 +41,14 @@ class Draft:
         """The spec as TOML, each guess as a `# guess:` comment above what it is about."""
         lines = dump_spec(self.spec).splitlines()
         about: dict[str, list[str]] = {}
-        for key, what in self.guesses:
-            about.setdefault(key, []).append(what)
+        for about_key, what in self.guesses:
+            about.setdefault(about_key, []).append(what)
         out = [f"# guess: {w}" for w in about.pop("", [])]
         section = ""
         for i, line in enumerate(lines):
             if line.startswith("["):
                 section = line.strip("[] ")
-            key = None
+            key: str | None = None
             m = re.match(r"^([A-Za-z_]\w*) = ", line)
             if section == "args" and line.startswith("[[args]]"):
                 name = re.match(r'^name = "(.*)"$', lines[i + 1]) if i + 1 < len(lines) else None
@@ -129,12 +131,12 @@ def written_pointers(body: str, kernel: Kernel) -> list[str]:
 _THREE = {"float3": "float32", "double3": "float64", "int3": "int32", "uint3": "uint32"}
 
 
-def _dtype(p) -> str:
+def _dtype(p: Param) -> str:
     base = p.base_type
     return DTYPES.get(base) or (base if base in VECTORS else _THREE.get(base, "float32"))
 
 
-def _array(p, unit: cuda_ast.Unit, size: str, guesses: list) -> tuple[str, str]:
+def _array(p: Param, unit: cuda_ast.Unit, size: str, guesses: list[tuple[str, str]]) -> tuple[str, str]:
     """The element type and length of an array argument: float3 is three floats an element, a struct
     of one number type that many of them, a struct of mixed fields its bytes."""
     base = p.base_type.replace("struct ", "").strip()
@@ -197,8 +199,11 @@ def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
 
 
 def _tuning(
-    rank: int, block_axes: set | None = None, consts: dict | None = None, caps: dict[int, int] | None = None
-) -> dict:
+    rank: int,
+    block_axes: set[int] | None = None,
+    consts: dict[int, int] | None = None,
+    caps: dict[int, int] | None = None,
+) -> dict[str, Any]:
     """Block sizes to tune per axis; an axis of one block per element (blockIdx alone) has no block
     size there and no grid divisor, one scaled by a #define keeps that block size; `caps`: the most
     threads per axis a shared array indexed by the thread number holds."""
@@ -210,7 +215,9 @@ def _tuning(
         if a in values:
             values[a] = [v for v in values[a] if v <= cap] or [cap]
             first[a] = min(first[a], values[a][-1])
-    tune, defaults, div = {}, {}, {}
+    tune: dict[str, list[int]] = {}
+    defaults: dict[str, int] = {}
+    div: dict[int, list[str]] = {}
     for a in range(rank):
         name = f"block_size_{extents.AXES[a]}"
         if a in block_axes:
@@ -267,7 +274,7 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
     return Draft(spec, guesses)
 
 
-def _ensure_output(args: list[Arg], guesses: list) -> None:
+def _ensure_output(args: list[Arg], guesses: list[tuple[str, str]]) -> None:
     if args and not any(a.output for a in args):
         for a in args:
             if a.is_array:
@@ -362,14 +369,14 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
             guesses.append((f"args.{p.name}", f"{value}: {why}"))
         else:
-            value, why = _float_value(p.name, an, sizing)
-            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
+            scalar, why = _float_value(p.name, an, sizing)
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,
         args=args,
-        problem_size=sizing.problem_size,
+        problem_size=list(sizing.problem_size),
         sizes=sizing.sizes,
         verify_sizes=sizing.verify_sizes,
         **_tuning(
@@ -401,7 +408,7 @@ def _representable(
     return top if isinstance(high, int) else f"min({high}, {top})"
 
 
-def _float_value(name: str, an: extents.Analysis, sizing: Sizing) -> tuple:
+def _float_value(name: str, an: extents.Analysis, sizing: Sizing) -> tuple[str | float, str]:
     role, axis = an.roles.get(name, ("", -1))
     if role == "constant":  # added in each step of an iteration on a coordinate (a Julia set's c)
         value = ITERATED[axis % len(ITERATED)]

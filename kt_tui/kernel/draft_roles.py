@@ -266,15 +266,16 @@ def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, 
     for n in cuda_ast.walk(fn.body):
         if n.type != "subscript_expression" or n.parent is not None and n.parent.type == "subscript_expression":
             continue
-        indices, base = [], n
+        indices: list[cuda_ast.Node] = []
+        base = n
         while base is not None and base.type == "subscript_expression":
             args = base.child_by_field_name("indices") or base.named_children[-1]
             indices.insert(0, args.named_children[0] if args.named_children else args)
             base = base.child_by_field_name("argument") or base.named_children[0]
-        dims = arrays.get(text(base)) if base is not None else None
-        if not dims or len(dims) != len(indices):
+        shape = arrays.get(text(base)) if base is not None else None
+        if not shape or len(shape) != len(indices):
             continue
-        for index, extent in zip(indices, dims):
+        for index, extent in zip(indices, shape):
             axis = _thread_axis(index, alias, axes)
             if axis is not None and extent:
                 caps[axis] = min(caps.get(axis, extent), extent)

@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import cuda_ast, extents
-from .poly import Poly, at_least, pmax
+from .poly import Mono, Poly, at_least, pmax
 from .source import Kernel
 from .spec import DTYPES
 
@@ -23,6 +23,8 @@ STRIDE = 2  # a size that only scales or shifts an index (a stride, an offset)
 MODEST = 256  # a size that bounds an index in a check but is no thread axis (bins, a table)
 UNKNOWN_TRIPS = 16
 
+High = tuple[Poly, Callable[[dict[str, int]], str | int]]  # a bound to compare, and its text given the size order
+
 
 @dataclass
 class Sizing:
@@ -30,7 +32,7 @@ class Sizing:
     sizes: dict[str, int] = field(default_factory=dict)
     problem_size: list[str] = field(default_factory=list)
     index_high: dict[str, str | int] = field(default_factory=dict)  # index array -> the bound of its values
-    verify_sizes: list | None = None
+    verify_sizes: list[dict[str, int]] | None = None
     block_consts: dict[int, int] = field(default_factory=dict)
     no_threads: set[int] = field(
         default_factory=set
@@ -126,8 +128,10 @@ class _Sizer:
         return out
 
     def arrays(self) -> dict[str, list[Poly]]:
-        an, found, rounded = self.an, {}, {}
-        shared: dict[tuple, Poly] = {}
+        an = self.an
+        found: dict[str, list[Poly]] = {}
+        rounded: dict[str, Poly] = {}
+        shared: dict[tuple[str, ...], Poly] = {}
         problem = Poly.const(1)
         for a in sorted(self.axis):
             problem = problem * self.axis[a]
@@ -177,11 +181,13 @@ class _Sizer:
 
     def index_bounds(self, found: dict[str, list[Poly]]) -> None:
         """An int array whose values index another array: values below what they may reach."""
-        highs: dict[str, list] = {}
+        highs: dict[str, list[High | None]] = {}
         for b_name, use in self.an.uses.items():
             ext = found[b_name]
             for h in (self.resolve(h) for h in use.accesses):
-                for x in _loads(h) if h is not None else ():
+                if h is None:
+                    continue
+                for x in _loads(h):
                     coef = h.terms.get((f"${x}",), Fraction(0))
                     rest = h - Poly.var(f"${x}") * Poly.const(coef)
                     ok = coef > 0 and not _loads(rest) and len(ext) == 1 and coef.denominator == 1
@@ -208,17 +214,17 @@ class _Sizer:
                 )
                 self.out.index_high[x] = 1
                 continue
-            best = good[0]
-            for h in good[1:]:
-                best = best if at_least(h[0], best[0]) else h if at_least(best[0], h[0]) else (None, None)
-                if best[0] is None:
+            best: High | None = good[0]
+            for other in good[1:]:
+                if best is None:
                     break
-            if best[0] is None:
-                self.out.index_high[x] = f"min({', '.join(h[1](self.order) for h in good)})"
+                best = best if at_least(other[0], best[0]) else other if at_least(best[0], other[0]) else None
+            if best is None:
+                self.out.index_high[x] = f"min({', '.join(str(g[1](self.order)) for g in good)})"
             else:
                 self.out.index_high[x] = best[1](self.order)
 
-    def values(self, found: dict) -> None:
+    def values(self, found: dict[str, list[Poly]]) -> None:
         an = self.an
         names: set[str] = set()
         for cands in found.values():
@@ -244,9 +250,9 @@ class _Sizer:
         # size the checks try leaves threads to run
         signs: dict[str, set[bool]] = {}
         for p in self.axis.values():
-            for m, c in p.terms.items():
+            for m, coef in p.terms.items():
                 for v in m:
-                    signs.setdefault(v, set()).add(c > 0)
+                    signs.setdefault(v, set()).add(coef > 0)
         shifts = {v for v, s in signs.items() if s == {False}}
         big -= shifts
         modest = {n for n in names - big - shifts if n in an.guard_bounds and n not in self.unit.defines}
@@ -279,7 +285,7 @@ class _Sizer:
         if any(p.names() and p.names() <= set(self.unit.defines) for p in self.axis.values()):
             self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
 
-    def _fits(self, found: dict, at: dict) -> bool:
+    def _fits(self, found: dict[str, list[Poly]], at: dict[str, int]) -> bool:
         try:
             elements = sum(max(int(c.value(at)) for c in cands) for cands in found.values())
             threads = 1
@@ -300,11 +306,11 @@ def _type_reach(kernel: Kernel, name: str) -> int | None:
     return int(np.iinfo(dtype).max) + 1
 
 
-def _loads_of(keys: tuple) -> set[str]:
+def _loads_of(keys: tuple[str, ...]) -> set[str]:
     return {m[1:] for k in keys for m in re.findall(r"\$\w+", k)}
 
 
-def _high(ext: Poly, rest: Poly, coef: int) -> tuple:
+def _high(ext: Poly, rest: Poly, coef: int) -> High:
     """The exclusive bound of v with coef*v + rest < ext: (a polynomial to compare, its text)."""
     top = ext - rest - Poly.const(1)
     if coef == 1:
@@ -317,7 +323,7 @@ def _high(ext: Poly, rest: Poly, coef: int) -> tuple:
     )
 
 
-def _row_high(ext: Poly, h: Poly | None, v: str) -> tuple[Poly, Callable[[dict[str, int]], str | int]] | None:
+def _row_high(ext: Poly, h: Poly | None, v: str) -> High | None:
     """The exclusive bound of v where h = v * S + rest < ext, S a product of sizes that divides
     ext - rest - 1 exactly (rows of S elements): (ext - rest - 1) / S + 1; None otherwise."""
     if h is None:
@@ -354,7 +360,7 @@ def _maxes(polys: list[Poly]) -> list[Poly]:
     return out
 
 
-def _round_rows(e: Poly, strides: list[Poly], rounded: dict, name: str) -> Poly:
+def _round_rows(e: Poly, strides: list[Poly], rounded: dict[str, Poly], name: str) -> Poly:
     """e up to whole rows of a stride the kernel multiplies a thread index by: h*(w + 2) + w + 1
     becomes (h + 1)*(w + 2); `rounded` notes the stride used."""
     for s in strides:
@@ -382,11 +388,11 @@ def _round_rows(e: Poly, strides: list[Poly], rounded: dict, name: str) -> Poly:
     return e
 
 
-def _round_volume(e: Poly, fixed: set) -> Poly:
+def _round_volume(e: Poly, fixed: set[str]) -> Poly:
     """An extent just short of a product of sizes (nx*ny*nz - R*nx*ny - R*nx - R) as that product;
     `fixed` names (#defines) count as numbers."""
 
-    def degree(m):
+    def degree(m: Mono) -> int:
         return sum(1 for v in m if v not in fixed)
 
     top = max((degree(m) for m in e.terms), default=0)
@@ -397,7 +403,7 @@ def _round_volume(e: Poly, fixed: set) -> Poly:
     return whole if e != whole and at_least(whole, e) else e
 
 
-def _unify(found: dict[str, list[Poly]], rounded: dict) -> None:
+def _unify(found: dict[str, list[Poly]], rounded: dict[str, Poly]) -> None:
     """Arrays laid out in rows of the same stride, with the same leading term, are given the same
     length (an interior written in a padded grid is as long as the grid)."""
     names = [n for n in found if n in rounded and len(found[n]) == 1]

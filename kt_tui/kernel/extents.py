@@ -15,10 +15,10 @@ from .bounds import (
     MAX_STEPS,
     UNKNOWN,
     Analysis,
+    Env,
     Stop,
     Use,
     Val,
-    at_least,
     block,
     changed_in,
     cond_of,
@@ -35,15 +35,15 @@ from .bounds import (
     sum_key,
     union,
 )
-from .cuda_ast import text
+from .cuda_ast import Node, text
 from .extents_expr import Expressions
-from .poly import Poly, TooBig, pmax, pmin
+from .poly import Poly, TooBig, at_least, pmax, pmin
 
 __all__ = ["AXES", "Analysis", "Use", "analyse", "block", "grid"]
 
 
 class Walker(Expressions):
-    def __init__(self, unit: cuda_ast.Unit, fn: cuda_ast.Function):
+    def __init__(self, unit: cuda_ast.Unit, fn: cuda_ast.Function) -> None:
         self.unit, self.fn = unit, fn
         self.out = Analysis(uses={p.name: Use() for p in fn.params if p.pointer and p.name})
         self.ptypes = {p.name: p.type for p in fn.params}
@@ -58,7 +58,7 @@ class Walker(Expressions):
 
     # -- statements ----------------------------------------------------------------------
     def run(self) -> Analysis:
-        env: dict[str, Val] = {}
+        env: Env = {}
         for p in self.fn.params:
             if p.pointer:
                 env[p.name] = Val(Poly.const(0), Poly.const(0), base=p.name)
@@ -76,14 +76,14 @@ class Walker(Expressions):
         if self.steps > MAX_STEPS:
             raise Stop
 
-    def block(self, node, env: dict) -> bool:
+    def block(self, node: Node, env: Env) -> bool:
         """Runs the statements; True when the block ends in a return."""
         for child in node.named_children:
             if self.stmt(child, env):
                 return True
         return False
 
-    def stmt(self, n, env: dict) -> bool:
+    def stmt(self, n: Node, env: Env) -> bool:
         self.tick()
         self.depth += 1
         try:
@@ -91,7 +91,7 @@ class Walker(Expressions):
         finally:
             self.depth -= 1
 
-    def _stmt(self, n, env: dict) -> bool:
+    def _stmt(self, n: Node, env: Env) -> bool:
         kind = n.type
         if kind == "compound_statement":  # its own scope: what it declares ends with it, the rest goes on
             inner = dict(env)
@@ -137,7 +137,7 @@ class Walker(Expressions):
                     self.expr(c, env)
         return False
 
-    def declare(self, n, env: dict) -> None:
+    def declare(self, n: Node, env: Env) -> None:
         for d in n.children_by_field_name("declarator"):
             if d.type == "init_declarator":
                 name = declared_name(d)
@@ -146,7 +146,7 @@ class Walker(Expressions):
             else:
                 env[declared_name(d)] = UNKNOWN
 
-    def if_stmt(self, n, env: dict) -> bool:
+    def if_stmt(self, n: Node, env: Env) -> bool:
         cond = cond_of(n)
         self._test(self.expr(cond, env))
         yes, no = dict(env), dict(env)
@@ -170,7 +170,7 @@ class Walker(Expressions):
                 env[name] = union([yes.get(name, env[name]), no.get(name, env[name])])
         return then_ends and else_ends
 
-    def _widen(self, body, env: dict, keep: str | None = None) -> None:
+    def _widen(self, body: Node, env: Env, keep: str | None = None) -> None:
         for name in changed_in(body, self.tick):
             if name in env and name != keep:
                 v = env[name]
@@ -181,7 +181,7 @@ class Walker(Expressions):
                     lo=Poly.const(0) if v.lo is not None and at_least(v.lo, Poly.const(0)) else None,
                 )
 
-    def for_stmt(self, n, env: dict) -> None:
+    def for_stmt(self, n: Node, env: Env) -> None:
         inner = dict(env)
         init = n.child_by_field_name("initializer")
         var = None
@@ -219,7 +219,7 @@ class Walker(Expressions):
         if var and update is not None:
             self._follow(update, var, start_env, inner)
         strided = bool(var and start.axes and any(v.startswith("@") for v in names_of(step)))
-        if strided and any(v.startswith("@g") for v in names_of(step)):  # a grid-stride loop
+        if var and strided and any(v.startswith("@g") for v in names_of(step)):  # a grid-stride loop
             bound = inner.get(var, UNKNOWN).hi
             if bound is not None and not grid_names(bound):
                 self.out.axes.setdefault(min(start.axes), bound + Poly.const(1))
@@ -229,7 +229,7 @@ class Walker(Expressions):
             self.expr(update, inner)
         self._after_loop(n, env, inner)
 
-    def _follow(self, update: object, var: str, start_env: dict[str, Val], inner: dict[str, Val]) -> None:
+    def _follow(self, update: Node, var: str, start_env: Env, inner: Env) -> None:
         """`l = k++` in a loop's update: l is its start or a value of k (the edge before k, say)."""
         for a in cuda_ast.walk(update, 200):
             if a.type != "assignment_expression" or text(a.child_by_field_name("operator")) != "=":
@@ -241,13 +241,13 @@ class Walker(Expressions):
             if value.lo is not None and value.hi is not None:
                 inner[name] = union([start_env[name], value])
 
-    def _after_loop(self, n, env: dict, inner: dict) -> None:
+    def _after_loop(self, n: Node, env: Env, inner: Env) -> None:
         """After a loop, what it assigned is its value before or in the loop; the rest is as before."""
         for name in changed_in(n, self.tick) & set(env):
             if name in inner and not same_value(inner[name], env[name]):
                 env[name] = union([env[name], inner[name]])
 
-    def _loop_body(self, body, env: dict, counter: Val) -> None:
+    def _loop_body(self, body: Node, env: Env, counter: Val) -> None:
         trip = None
         if counter.hi is not None and counter.lo is not None and not grid_names(counter.hi):
             trip = counter.hi - counter.lo + Poly.const(1)
@@ -257,7 +257,7 @@ class Walker(Expressions):
             self.stmt(body, env)
         self.trip.pop()
 
-    def while_stmt(self, n, env: dict) -> None:
+    def while_stmt(self, n: Node, env: Env) -> None:
         inner = dict(env)
         body = n.child_by_field_name("body")
         self._widen(body, inner)
@@ -269,7 +269,7 @@ class Walker(Expressions):
         self._after_loop(n, env, inner)
 
     # -- conditions ----------------------------------------------------------------------
-    def constrain(self, cond, truth: bool, env: dict, loop: bool = False) -> None:
+    def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
         cond = strip_parens(cond)
         if cond is None:
             return
@@ -346,7 +346,7 @@ class Walker(Expressions):
         if cur.hi == Poly.var(g) - Poly.const(1):
             self.out.block_axes.add(axis)
 
-    def _escape(self, left, right, env: dict) -> None:
+    def _escape(self, left: Node, right: Node, env: Env) -> None:
         """A loop `while (x*x + y*y < 4 && it < max_iter)`: max_iter bounds an escape-time loop."""
         sides = [strip_parens(left), strip_parens(right)]
         floaty = [s for s in sides if s is not None and ("." in text(s) or "float" in text(s))]

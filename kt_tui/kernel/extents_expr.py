@@ -11,7 +11,9 @@ from .bounds import (
     MAX_CALLS,
     MAX_DEPTH,
     UNKNOWN,
+    Env,
     Val,
+    WalkerState,
     add,
     block,
     const,
@@ -30,12 +32,12 @@ from .bounds import (
     terms_nodes,
     union,
 )
-from .cuda_ast import text
+from .cuda_ast import Node, text
 from .poly import Poly, TooBig, at_least, pmin
 
 
-class Expressions:
-    def expr(self, n, env: dict) -> Val:
+class Expressions(WalkerState):
+    def expr(self, n: Node, env: Env) -> Val:
         if n is None:
             return UNKNOWN
         self.tick()
@@ -49,7 +51,7 @@ class Expressions:
         finally:
             self.depth -= 1
 
-    def _expr(self, n, env: dict) -> Val:
+    def _expr(self, n: Node, env: Env) -> Val:
         kind = n.type
         if kind in ("parenthesized_expression", "condition_clause"):
             inner = [c for c in n.named_children if c.type != "comment"]
@@ -120,7 +122,7 @@ class Expressions:
                 self.expr(c, env)
         return UNKNOWN
 
-    def ident(self, name: str, env: dict) -> Val:
+    def ident(self, name: str, env: Env) -> Val:
         if name in env:
             return env[name]
         if name in self.unit.defines:
@@ -136,7 +138,7 @@ class Expressions:
             return const(32)
         return UNKNOWN
 
-    def field(self, n, env: dict) -> Val:
+    def field(self, n: Node, env: Env) -> Val:
         arg, fld = n.child_by_field_name("argument"), text(n.child_by_field_name("field"))
         name = text(arg)
         if fld in AXES and name in ("threadIdx", "blockIdx", "blockDim", "gridDim") and name not in env:
@@ -153,7 +155,7 @@ class Expressions:
         v = self.expr(arg, env)
         return Val(axes=v.axes, params=v.params) if v.base is None else UNKNOWN
 
-    def binary(self, n, env: dict) -> Val:
+    def binary(self, n: Node, env: Env) -> Val:
         op = text(n.child_by_field_name("operator"))
         if op in ("+", "-") and any(k.startswith("#") for k in env):
             known = self.guarded_sum(n, env)
@@ -258,7 +260,7 @@ class Expressions:
             span = span * Poly.var(v)
         return span - Poly.const(1)
 
-    def guarded_sum(self, n, env: dict) -> Val | None:
+    def guarded_sum(self, n: Node, env: Env) -> Val | None:
         """a + b + c where a guard bounded b + c (`if (t * TILE + tx < K)`): the guard's bound for that part."""
         terms = sum_terms(n)
         for key, bound in env.items():
@@ -309,7 +311,7 @@ class Expressions:
                 for name in loads(x.hi):
                     self.out.uses[name[1:]].compared = True
 
-    def _roles(self, op: str, n, a: Val, b: Val) -> None:
+    def _roles(self, op: str, n: Node, a: Val, b: Val) -> None:
         """Float scalars that place a thread on a coordinate: `x0 + i * dx`, `xmin + i*(xmax - xmin)/w`."""
         roles = self.out.roles
         if op == "-" and len(a.params) == 1 and len(b.params) == 1 and not a.axes and not b.axes:
@@ -341,7 +343,7 @@ class Expressions:
         """Records ptr[index]; the value loaded."""
         name = ptr.base
         use = self.out.uses.get(name) if name else None
-        if use is None:
+        if name is None or use is None:
             return Val(axes=frozenset(), params=index.params & frozenset())
         hi = add(ptr.hi, index.hi)
         use.accesses.append(hi)
@@ -356,7 +358,7 @@ class Expressions:
         v = Poly.var(load(name))
         return Val(Poly.const(0), v)
 
-    def subscript(self, n, env: dict, write: bool = False, plain: bool = False, read: bool = True) -> Val:
+    def subscript(self, n: Node, env: Env, write: bool = False, plain: bool = False, read: bool = True) -> Val:
         ptr = self.expr(n.child_by_field_name("argument"), env)
         idx_node = n.child_by_field_name("indices") or n.child_by_field_name("index")
         index = self.expr(idx_node, env) if idx_node is not None else UNKNOWN
@@ -365,7 +367,7 @@ class Expressions:
             index = parts[-1] if parts else UNKNOWN
         return self.access(ptr, index, write, plain, read)
 
-    def pointer(self, n, env: dict, write: bool = False, plain: bool = False, read: bool = True) -> Val:
+    def pointer(self, n: Node, env: Env, write: bool = False, plain: bool = False, read: bool = True) -> Val:
         op = text(n.child_by_field_name("operator"))
         arg = n.child_by_field_name("argument")
         if op == "&":
@@ -373,7 +375,7 @@ class Expressions:
         ptr = self.expr(arg, env)
         return self.access(ptr, const(0), write, plain, read) if ptr.base else UNKNOWN
 
-    def address(self, n, env: dict) -> Val:
+    def address(self, n: Node, env: Env) -> Val:
         """&a[i]: a pointer into a at i (the access is counted where it is used)."""
         n = strip_parens(n)
         if n is not None and n.type == "subscript_expression":
@@ -389,7 +391,7 @@ class Expressions:
                 return self.address(inner, env)
         return self.expr(n, env) if n is not None else UNKNOWN
 
-    def write(self, target, env: dict, plain: bool) -> None:
+    def write(self, target: Node, env: Env, plain: bool) -> None:
         target = strip_parens(target)
         if target is None:
             return
@@ -404,7 +406,7 @@ class Expressions:
             elif inner is not None:
                 self.expr(inner, env)
 
-    def assign(self, n, env: dict) -> Val:
+    def assign(self, n: Node, env: Env) -> Val:
         op = text(n.child_by_field_name("operator"))
         left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
         value = self.expr(right, env)
@@ -429,7 +431,7 @@ class Expressions:
         self.write(left, env, plain=op == "=")
         return value
 
-    def call(self, n, env: dict) -> Val:
+    def call(self, n: Node, env: Env) -> Val:
         name = text(n.child_by_field_name("function")).split("<")[0].strip()
         args_node = n.child_by_field_name("arguments")
         arg_nodes = list(args_node.named_children) if args_node is not None else []
@@ -477,8 +479,9 @@ class Expressions:
         self.returned, self.calls = [], self.calls + 1
         ptypes = dict(self.ptypes)
         for i, p in enumerate(fn.params):
-            if i < len(vals) and vals[i].base:
-                ptypes[vals[i].base] = self.ptypes.get(vals[i].base, p.type)
+            base = vals[i].base if i < len(vals) else None
+            if base:
+                ptypes[base] = self.ptypes.get(base, p.type)
         self.ptypes = ptypes
         try:
             self.block(fn.body, env)

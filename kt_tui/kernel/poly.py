@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 MAX_TERMS = 64
+
+Mono = tuple[str, ...]  # the names of a product, sorted, with repeats
+Terms = dict[Mono, Fraction]
 
 
 class TooBig(ValueError):
@@ -16,13 +20,13 @@ class TooBig(ValueError):
 class Poly:
     __slots__ = ("terms",)
 
-    def __init__(self, terms: dict | None = None):
+    def __init__(self, terms: Terms | None = None) -> None:
         self.terms = {m: c for m, c in (terms or {}).items() if c != 0}
         if len(self.terms) > MAX_TERMS:
             raise TooBig("polynomial too large")
 
     @staticmethod
-    def const(c) -> Poly:
+    def const(c: int | float | Fraction) -> Poly:
         return Poly({(): Fraction(c)})
 
     @staticmethod
@@ -32,7 +36,7 @@ class Poly:
     def __add__(self, o: Poly) -> Poly:
         t = dict(self.terms)
         for m, c in o.terms.items():
-            t[m] = t.get(m, 0) + c
+            t[m] = t.get(m, Fraction(0)) + c
         return Poly(t)
 
     def __neg__(self) -> Poly:
@@ -42,16 +46,16 @@ class Poly:
         return self + (-o)
 
     def __mul__(self, o: Poly) -> Poly:
-        t: dict = {}
+        t: Terms = {}
         for m1, c1 in self.terms.items():
             for m2, c2 in o.terms.items():
                 m = tuple(sorted(m1 + m2))
                 if len(m) > 6:
                     raise TooBig("degree too high")
-                t[m] = t.get(m, 0) + c1 * c2
+                t[m] = t.get(m, Fraction(0)) + c1 * c2
         return Poly(t)
 
-    def __eq__(self, o) -> bool:
+    def __eq__(self, o: object) -> bool:
         return isinstance(o, Poly) and self.terms == o.terms
 
     def __hash__(self) -> int:
@@ -63,7 +67,7 @@ class Poly:
     def is_const(self) -> bool:
         return all(not m for m in self.terms)
 
-    def value(self, at: dict | int | None = None) -> Fraction:
+    def value(self, at: dict[str, int] | int | None = None) -> Fraction:
         """The value with every name at at[name] (a dict), or all at one number."""
         total = Fraction(0)
         for m, c in self.terms.items():
@@ -87,7 +91,8 @@ class Poly:
         ((dm, dc),) = d.terms.items()
         if dc <= 0:
             return None
-        out, dropped = {}, Poly()
+        out: Terms = {}
+        dropped = Poly()
         for m, c in self.terms.items():
             rest = list(m)
             try:
@@ -98,13 +103,13 @@ class Poly:
                     dropped = dropped + Poly({m: c})
                     continue
                 return None
-            out[tuple(rest)] = out.get(tuple(rest), 0) + c / dc
+            out[tuple(rest)] = out.get(tuple(rest), Fraction(0)) + c / dc
         q = Poly(out)
         if dropped.terms and at_least(dropped + d, Poly()):  # w*Q - c with 0 < c <= w: floor is Q - 1
             return q - Poly.const(1)
         return q
 
-    def text(self, order: dict | None = None) -> str:
+    def text(self, order: dict[str, int] | None = None) -> str:
         """In the spec's expression language, factored where it splits: `(w + 2)*(h + 2)`; names in
         `order` (name -> rank) come first in a product."""
         if not self.terms:
@@ -135,11 +140,11 @@ def _num(c: Fraction) -> str:
     return str(c.numerator) if c.denominator == 1 else f"{c.numerator}/{c.denominator}"
 
 
-def _key(order: dict | None):
+def _key(order: dict[str, int] | None) -> Callable[[str], tuple[int, str]]:
     return lambda name: ((order or {}).get(name, 99), name)
 
 
-def _factor(p: Poly, order: dict | None) -> str | None:
+def _factor(p: Poly, order: dict[str, int] | None) -> str | None:
     """p as (v + k)*A or v*A for a name v, when it splits that way."""
     if len(p.terms) < 2 or p.degree() < 2:
         return None
@@ -162,7 +167,7 @@ def _factor(p: Poly, order: dict | None) -> str | None:
     return None
 
 
-def _ratio(b: Poly, a: Poly):
+def _ratio(b: Poly, a: Poly) -> Fraction | None:
     """k with b == k*a (k may be 0), else None."""
     if not b.terms:
         return Fraction(0)
@@ -174,7 +179,7 @@ def _ratio(b: Poly, a: Poly):
 def at_least(a: Poly, b: Poly) -> bool:
     """a >= b at every sample point (names at 2, 7, 1000 and mixed): true for the bounds met here."""
     d = a - b
-    points: list = [2, 7, 1000]
+    points: list[int | dict[str, int]] = [2, 7, 1000]
     names = sorted(d.names())
     for i in range(len(names)):
         points.append({n: (1000 if j == i else 2) for j, n in enumerate(names)})

@@ -10,6 +10,8 @@ from rich.text import Text
 from textual.widgets import Input, TabbedContent
 
 from ..engine.gates import Decision, KernelGate
+from ..engine.registry import strategy_options
+from ..errors import UserError
 from . import prefs
 from .bridge import GateOpened
 from .confirm import AskScreen
@@ -198,15 +200,22 @@ class SessionActions(_Screen):
     def action_settings(self) -> None:
         def apply(values: dict | None) -> None:
             if values:
-                for k, v in values.items():
-                    if k in type(self.settings).model_fields:  # a plug-in's own options live in the engine only
-                        setattr(self.settings, k, v)
                 if self.engine is not None:
                     self.engine.change_options(values)
                 self.notify("Settings applied from the next decision on.")
 
-        values = dict(self.engine.options) if self.engine is not None else self.settings.strategy_options()
+        values = dict(self.engine.options) if self.engine is not None else self._options()
         self.app.push_screen(SettingsScreen(values, self.strategy), apply)
+
+    def _options(self) -> dict:
+        """Before the engine runs: the options the strategy will start with (config file and flags)."""
+        s = self.settings
+        try:
+            return strategy_options(
+                self.strategy, s.table_for(self.strategy), defaults=s.strategy_defaults, given=s.strategy_flags
+            )
+        except UserError:  # refused before the session opened; here only the defaults are shown
+            return {}
 
     def action_help(self) -> None:
         gate = self.gate if self.bridge.waiting else None

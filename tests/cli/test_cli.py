@@ -266,11 +266,13 @@ def test_a_config_value_of_the_wrong_type_names_the_key_and_the_file(line, messa
 
 def test_a_good_config_still_loads(hermetic):
     from kt_tui.config import load_settings
+    from kt_tui.front.session import session_options
 
     config = hermetic / "config.toml"
     config.write_text('threshold = 1\nmax_configs = 5\nkeys = {start = "enter"}\ntheme = "kt-light"\n')
     s = load_settings({}, config_file=config)
-    assert (s.threshold, s.max_configs, s.keys, s.theme) == (1, 5, {"start": "enter"}, "kt-light")
+    options = session_options(s, "autonomous")
+    assert (options["threshold"], options["max_configs"], s.keys, s.theme) == (1, 5, {"start": "enter"}, "kt-light")
 
 
 def test_a_reader_that_goes_away_is_not_an_internal_error(tmp_path):

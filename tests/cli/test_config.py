@@ -1,10 +1,13 @@
 """Settings: one pydantic-settings model, flags > environment > config.toml, one error format."""
 
+import json
+
 import pytest
 
 from kt_tui.cli import build_parser
-from kt_tui.config import ConfigError, Settings, load_settings, setting_fields
+from kt_tui.config import FLAT_STRATEGY_KEYS, ConfigError, load_settings, setting_fields
 from kt_tui.errors import UserError
+from kt_tui.front.session import session_options
 from kt_tui.tomlfile import TomlError
 
 
@@ -19,9 +22,10 @@ def test_flags_beat_the_environment_which_beats_the_file(hermetic, monkeypatch):
     write_config(hermetic, 'model = "from-file"\nrounds = 3\ntheme = "kt-light"\n')
     monkeypatch.setenv("KT_TUI_MODEL", "from-env")
     s = load_settings({})
-    assert (s.model, s.rounds, s.theme) == ("from-env", 3, "kt-light")
+    assert (s.model, session_options(s, "config-search")["rounds"], s.theme) == ("from-env", 3, "kt-light")
     s = load_settings({"model": "from-flag", "rounds": None})
-    assert (s.model, s.rounds) == ("from-flag", 3)
+    assert (s.model, session_options(s, "config-search")["rounds"]) == ("from-flag", 3)
+    assert session_options(load_settings({"rounds": 4}), "config-search")["rounds"] == 4
     monkeypatch.setenv("KT_TUI_MODEL", "")  # an empty variable is unset
     assert load_settings({}).model == "from-file"
 
@@ -30,7 +34,7 @@ def test_only_the_documented_variables_are_read(hermetic, monkeypatch):
     monkeypatch.setenv("KT_TUI_ROUNDS", "not read")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     s = load_settings({})
-    assert s.rounds == 6 and s.base_url == "http://127.0.0.1:9/v1"
+    assert session_options(s, "config-search")["rounds"] == 6 and s.base_url == "http://127.0.0.1:9/v1"
 
 
 def test_the_api_key_is_read_from_the_environment_only_and_never_stored(hermetic, monkeypatch):
@@ -47,7 +51,6 @@ def test_the_api_key_is_read_from_the_environment_only_and_never_stored(hermetic
 @pytest.mark.parametrize(
     "text, says",
     [
-        ("rounds = 0\n", "rounds: must be at least 1, not 0"),
         ("gpus = true\n", "gpus: "),
         ("keys = {start = 3}\n", "keys: "),
         ("mystery = 1\n", "mystery: unknown setting (known: allow_mixed"),
@@ -77,24 +80,11 @@ def test_the_model_is_the_list_of_settings(hermetic):
         "backend",
         "sim_cache",
         "strategy",
-        "steps",
         "base_url",
         "model",
         "llm",
         "theme",
         "timeout_s",
-        "with_replanning",
-        "max_replanning",
-        "breakdown_steps",
-        "max_breakdowns",
-        "threshold",
-        "search",
-        "max_configs",
-        "time_limit_s",
-        "seeds",
-        "rounds",
-        "batch_size",
-        "hybrid",
         "llm_timeout_s",
         "gpus",
         "ray_address",
@@ -102,4 +92,42 @@ def test_the_model_is_the_list_of_settings(hermetic):
     }
     assert flagged <= dests & set(fields)
     assert all(f.description for name, f in fields.items() if name != "api_key")
-    assert set(Settings().strategy_options()) >= {"threshold", "rounds", "search", "steps"}
+    # the strategy knobs are the strategies' own options now, set by the same flags
+    from kt_tui.engine.registry import BUILTIN, options_model
+
+    options = set().union(*(options_model(name).model_fields for name in BUILTIN))
+    assert set(FLAT_STRATEGY_KEYS) == options and not options & set(fields)
+    assert set(FLAT_STRATEGY_KEYS) - {"search_options", "plateau_rounds", "space_edits"} <= dests
+
+
+def test_an_older_config_with_flat_strategy_keys_still_loads_with_a_note(capsys, hermetic):
+    config = write_config(hermetic, 'strategy = "autonomous"\nthreshold = 0.5\nmax_configs = 4\n')
+    s = load_settings({})
+    err = capsys.readouterr().err
+    assert err.startswith(f"kt-tui: {config}: threshold, max_configs: ") and "[strategy.NAME]" in err
+    assert err.count("\n") == 1
+    assert session_options(s, "autonomous")["threshold"] == 0.5 and session_options(s, "sweep")["max_configs"] == 4
+    assert "threshold" not in session_options(s, "sweep")  # only a strategy that has the option takes it
+    load_settings({})
+    assert capsys.readouterr().err == ""  # one note per file
+    write_config(hermetic, "threshold = 0.5\nrounds = 0\n[strategy.autonomous]\nthreshold = 0.25\n")
+    assert session_options(load_settings({}), "autonomous")["threshold"] == 0.25  # its table wins
+    assert session_options(load_settings({"threshold": 0.125}), "autonomous")["threshold"] == 0.125  # a flag too
+    with pytest.raises(UserError, match=f"^{config}: rounds: must be at least 1, not 0$"):
+        session_options(load_settings({}), "config-search")
+
+
+def test_a_flag_the_strategy_has_no_option_for_is_one_line_and_exit_2(capsys, hermetic):
+    from kt_tui.store import Store
+
+    from ..conftest import EXAMPLES
+    from ..helpers import run_cli
+
+    argv = ("run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
+    code, out = run_cli(capsys, *argv, "--rounds", "3")
+    assert code == 2 and out["error"].startswith("--rounds: the strategy 'sweep' has no such option (known: search")
+    assert "\n" not in out["error"]
+    assert not (hermetic / "sessions.db").exists() or Store(hermetic / "sessions.db").sessions() == []
+    code, out = run_cli(capsys, *argv, "--max-configs", "3")  # one it has reaches the session's options
+    stored = json.loads(Store(hermetic / "sessions.db").session(out["session"])["settings"])
+    assert code == 0 and stored["strategy_options"]["max_configs"] == 3 and "max_configs" not in stored

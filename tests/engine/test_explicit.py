@@ -259,7 +259,9 @@ def test_manual_explicit_session_the_user_writes_the_kernel(tmp_path):
             )
         return Decision("approve")
 
-    settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), "llm": "none", "steps": str(steps)})
+    settings = load_settings(
+        {"backend": "sim", "sim_cache": str(CACHES), "llm": "none", "steps": str(steps), "strategy": "explicit"}
+    )
     engine, gpu = _engine(settings, EXAMPLES / "matmul.cu", decide)
     try:
         assert engine.run(explicit) == "finished"

@@ -283,15 +283,15 @@ def test_spec_check_says_which_field_and_exits_2_never_a_traceback(capsys, tmp_p
     [
         (["--timeout", "nan"], "", "--timeout: must be a finite number"),
         (["--timeout", "inf"], "", "--timeout: must be a finite number"),
-        (["--threshold", "nan"], "", "--threshold: must be a finite number"),
+        (["--strategy", "autonomous", "--threshold", "nan"], "", "--threshold: must be a finite number"),
         (["--time-limit", "nan"], "", "--time-limit: must be a finite number"),
-        (["--batch-size", "0"], "", "--batch-size: must be at least 1"),
+        (["--strategy", "config-search", "--batch-size", "0"], "", "--batch-size: must be at least 1"),
         (["--search-option", "popsize=nan"], "", "popsize: must be finite numbers"),
         (["--search-option", "popsize=[1e999]"], "", "popsize: must be finite numbers"),
-        ([], "threshold = nan\n", "config.toml: threshold: must be a finite number"),
+        ([], 'strategy = "autonomous"\nthreshold = nan\n', "config.toml: threshold: must be a finite number"),
         ([], "timeout_s = 1e400\n", "config.toml: timeout_s: must be a finite number"),
         ([], 'search = "__import__"\n', "'__import__': unknown search (known: kt, brute_force"),
-        ([], 'hybrid = "nope"\n', "'nope': unknown search"),
+        ([], 'strategy = "config-search"\nhybrid = "nope"\n', "'nope': unknown search"),
     ],
 )
 def test_settings_refuse_non_finite_numbers_and_unknown_searches(capsys, hermetic, flags, config, says):

@@ -75,7 +75,9 @@ GATES = {
 
 
 def _flags(server, strategy):
-    flags = {"backend": "sim", "base_url": server.url, "model": MODEL, "strategy": strategy, "with_replanning": False}
+    flags = {"backend": "sim", "base_url": server.url, "model": MODEL, "strategy": strategy}
+    if strategy == "autonomous":
+        flags["with_replanning"] = False
     return flags if strategy == "config-search" else {**flags, "sim_cache": str(CACHES)}
 
 

@@ -137,7 +137,7 @@ def test_resume_keeps_what_the_session_was_started_with(tmp_path):
     import json
 
     from kt_tui.config import load_settings
-    from kt_tui.front.session import stored_llm
+    from kt_tui.front.session import session_options, stored_llm
 
     store = Store(tmp_path / "s.db")
     started = load_settings(
@@ -150,20 +150,28 @@ def test_resume_keeps_what_the_session_was_started_with(tmp_path):
             "api_key": "sk-secret",
         }
     )
-    sid = store.create_session(kernel_name="k", strategy="sweep", settings=json.dumps(started.public()))
+    stored = {**started.public(), "strategy_options": session_options(started, "sweep")}  # as new_session stores
+    sid = store.create_session(kernel_name="k", strategy="sweep", settings=json.dumps(stored))
     now = load_settings({})
     assert "using the llm" in stored_llm(store, now, sid).lower()
-    assert (now.max_configs, now.search, now.seeds, now.model) == (300, "random_sample", False, "m")
+    options = session_options(now, "sweep", store, sid)
+    assert (options["max_configs"], options["search"], options["seeds"], now.model) == (
+        300,
+        "random_sample",
+        False,
+        "m",
+    )
     assert now.api_key is None and "sk-secret" not in store.session(sid)["settings"]
     given = load_settings({"max_configs": 5})  # a flag given at resume wins
-    stored_llm(store, given, sid)
-    assert given.max_configs == 5 and given.search == "random_sample"
+    options = session_options(given, "sweep", store, sid)
+    assert options["max_configs"] == 5 and options["search"] == "random_sample"
+    older = store.create_session(kernel_name="k", strategy="sweep", settings=json.dumps({"max_configs": 300}))
+    assert session_options(load_settings({}), "sweep", store, older)["max_configs"] == 300  # flat, as stored before
     bad = store.create_session(
         kernel_name="k", strategy="sweep", settings=json.dumps({"max_configs": -1, "search": "__import__"})
     )
-    other = load_settings({})
-    stored_llm(store, other, bad)  # refused as a flag would be: the defaults stay
-    assert (other.max_configs, other.search) == (0, "kt")
+    options = session_options(load_settings({}), "sweep", store, bad)  # refused as a flag would be: defaults stay
+    assert (options["max_configs"], options["search"]) == (0, "kt")
 
 
 async def test_help_footer_and_palette_follow_the_gate(tmp_path):
@@ -256,7 +264,9 @@ def test_an_edit_is_stored_and_reported_with_what_it_changed(tmp_path):
             )
         return Decision("approve", by="policy")
 
-    settings = load_settings({"backend": "sim", "sim_cache": str(CACHES), "llm": "none", "steps": str(steps)})
+    settings = load_settings(
+        {"backend": "sim", "sim_cache": str(CACHES), "llm": "none", "steps": str(steps), "strategy": "explicit"}
+    )
     engine, gpu = _engine(settings, EXAMPLES / "matmul.cu", decide)
     try:
         engine.run(explicit)

@@ -4,6 +4,7 @@ sibling strategy."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -32,6 +33,28 @@ class SearchOptions(BaseModel):
         if v and v not in SEARCHES:
             raise ValueError(f"{v!r}: unknown search (known: {', '.join(SEARCHES)})")
         return v
+
+    @field_validator("search_options")
+    @classmethod
+    def _options(cls, v: dict[str, Any]) -> dict[str, Any]:
+        for k, x in v.items():
+            if not _finite(x):
+                raise ValueError(f"{k}: must be finite numbers, not {x!r}")
+        return v
+
+
+def _finite(v: object) -> bool:
+    """No nan or inf in `v`, as a number, a number's text, or inside a list or table."""
+    if isinstance(v, (list, tuple)):
+        return all(map(_finite, v))
+    if isinstance(v, dict):
+        return all(map(_finite, v.values()))
+    if isinstance(v, str):
+        try:
+            v = float(v)
+        except ValueError:
+            return True
+    return not isinstance(v, float) or math.isfinite(v)
 
 
 class AcceptOptions(SearchOptions):

@@ -34,7 +34,7 @@ def normalize_result(raw: Mapping[str, Any], names: list[str], source: str) -> R
         time_ms=float(t) if ok_time and t is not None else None,
         times=tuple(float(x) for x in raw.get("times", [])) if ok_time else None,
         error=error,
-        verified={1: True, 0: False}.get(raw.get("kt_correct")),  # type: ignore[call-overload]
+        verified=None if (correct := raw.get("kt_correct")) is None else {1: True, 0: False}.get(correct),
         max_abs_err=raw.get("kt_max_abs_err"),
         first_bad=raw.get("kt_first_bad") or None,
         compile_ms=raw.get("compile_time"),

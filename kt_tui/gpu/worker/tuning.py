@@ -13,6 +13,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from itertools import islice
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
-from ...search.lazy import SAMPLE, LazySpace, is_huge, kernel_tuner_restrictions
+from ...search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from ..protocol import TuneJob
 from ..timeline import mark
@@ -392,7 +393,9 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         strategy.on_config = lambda params: setattr(
             observer, "reference", refs[tuple(params[n] for n in job.result_params)]
         )
-    restrictions = [restriction_function(spec.restrictions, names)] if spec.restrictions else None
+    restrictions: list[Callable[..., bool]] | list[ExprConstraint] | None = (
+        [restriction_function(spec.restrictions, names)] if spec.restrictions else None
+    )
     options = _budgeted(job)
     if job.configs is None and job.search not in ("kt", "brute_force") and is_huge(spec):
         restrictions = kernel_tuner_restrictions(spec)  # kernel_tuner's strategies need its whole space
@@ -406,7 +409,7 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
             strategy.lazy, restrictions = lazy, None
             tune_params = {n: [v] for n, v in zip(names, first[0])}
     simulated = job.backend == "sim"
-    kwargs = dict(
+    kwargs: dict[str, Any] = dict(
         **launch_callables(spec),
         block_size_names=spec.block_size_names,
         restrictions=restrictions,
