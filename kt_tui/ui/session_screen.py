@@ -322,8 +322,10 @@ class SessionScreen(StoredView, SessionActions, Screen):
             run["done"] = run.get("known", 0) + self.data.count_results(run.get("version"), run=e.run)
         self.run_info["ended"], self.run_info["state"] = time.monotonic(), e.state
         if e.error:
-            bad = "warning" if e.state == NOT_MEASURED else "error"
-            self.notify(e.error, title=f"run {e.run} {e.state}", severity=bad, timeout=5, markup=False)
+            if e.state == NOT_MEASURED:
+                self.notify(e.error, title=f"run {e.run} {e.state}", severity="warning", timeout=5, markup=False)
+            else:
+                self.notify(e.error, title=f"run {e.run} {e.state}", severity="error", timeout=5, markup=False)
 
     def _on_paused(self, e: ev.Paused) -> None:
         self.paused = e.on
