@@ -14,8 +14,6 @@ import socket
 import threading
 import zlib
 
-import openai
-
 try:
     import httpx2 as httpx  # the openai SDK's HTTP library from openai 3 on
 except ImportError:  # openai 1.x and 2.x use httpx
@@ -68,6 +66,8 @@ class Attempt:
 
 def http_client(timeout_s: float):
     """The HTTP client the openai SDK is given: every response's body counted (see above)."""
+    import openai  # imported with the first client: see client.py
+
     return openai.DefaultHttpxClient(
         timeout=timeout_s, headers={"Accept-Encoding": "gzip, deflate"}, event_hooks={"response": [_on_response]}
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib.util
+import subprocess
+import sys
 import threading
 
 from kt_tui.config import load_settings
@@ -81,3 +83,11 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
         gpu.request_stop()
         app.exit()
     assert gc.get_freeze_count() == 0  # unfrozen when the app ends: its garbage can go
+
+
+def test_starting_the_tui_does_not_import_the_llm_sdk():
+    """The openai SDK takes 0.3-1.5 s to import on a busy 2-core machine: it comes with the first LLM
+    client, not before the TUI's first frame."""
+    code = "import sys, kt_tui.front.commands, kt_tui.ui.app; print('openai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "False"
