@@ -360,7 +360,7 @@ def _whole(client, args: dict):
 
 
 def _streamed(client, args: dict, box: queue.Queue, quit_flag: threading.Event):
-    import openai
+    import openai  # loaded by the client's constructor already (see there)
 
     stream = client.chat.completions.create(stream=True, stream_options={"include_usage": True}, **args)
     text, model, usage, finish, tools, choices = [], args["model"], None, None, False, False
@@ -433,7 +433,7 @@ def _phrase(status: int | None) -> str:
 
 
 def _classify(e: Exception, timeout_s: float) -> _Failure:
-    import openai
+    import openai  # loaded by the client's constructor already (see there)
 
     bad = _along_causes(e, _BadReply)  # the SDK wraps what the response hook raises
     if bad is not None:
