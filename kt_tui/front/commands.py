@@ -13,7 +13,6 @@ from pathlib import Path
 
 from ..config import Settings
 from ..engine.backend import BackendChoice
-from ..engine.core import Engine
 from ..engine.registry import check_strategy
 from ..engine.strength import CheckRefused
 from ..engine.summary import session_summary
@@ -156,6 +155,8 @@ def llm_factory(settings: Settings):
 
 
 def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_event):
+    from ..engine.core import Engine  # here: the TUI's first frame does not wait for the engine's imports
+
     options = session_options(settings, store.session(sid)["strategy"], store, sid)
     return Engine(
         store,

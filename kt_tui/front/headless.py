@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 from ..engine import events
-from ..engine.core import Engine
 from ..engine.events import Event
 from ..engine.gates import Decision, Gate
 from ..engine.registry import get_strategy
 from ..redact import for_terminal
+
+if TYPE_CHECKING:
+    from ..engine.core import Engine
 
 
 def make_policy(allow_flagged: bool = False):

@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import TYPE_CHECKING
 
-import openai
-
 if TYPE_CHECKING:  # checked against the library installed with openai here
     import httpx2 as httpx
 else:
@@ -103,6 +101,8 @@ class LlmClient:
         register_url(base_url)
         if base_url and not base_url.startswith(("http://", "https://")):
             raise LlmUnavailable(f"--base-url must start with http:// or https:// (got {mask_url(base_url)!r})")
+        import openai  # here, not at the top: it takes 0.3-1.5 s, and the TUI's first frame does not wait for it
+
         self._client = openai.OpenAI(
             base_url=base_url or DEFAULT_BASE_URL,
             api_key=api_key or "none",
@@ -363,6 +363,8 @@ def _whole(client, args: dict):
 
 
 def _streamed(client, args: dict, box: queue.Queue, quit_flag: threading.Event):
+    import openai  # loaded by the client's constructor already (see there)
+
     stream = client.chat.completions.create(stream=True, stream_options={"include_usage": True}, **args)
     text, model, usage, finish, tools, choices = [], args["model"], None, None, False, False
     try:
@@ -436,6 +438,8 @@ def _phrase(status: int | None) -> str:
 
 
 def _classify(e: Exception, timeout_s: float) -> _Failure:
+    import openai  # loaded by the client's constructor already (see there)
+
     bad = _along_causes(e, _BadReply)  # the SDK wraps what the response hook raises
     if bad is not None:
         return _Failure(bad.kind, bad.detail, bad.kind != "cancelled")

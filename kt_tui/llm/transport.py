@@ -15,8 +15,6 @@ import threading
 import zlib
 from typing import TYPE_CHECKING
 
-import openai
-
 if TYPE_CHECKING:  # checked against the library installed with openai here
     import httpx2 as httpx
 else:
@@ -72,6 +70,8 @@ class Attempt:
 
 def http_client(timeout_s: float):
     """The HTTP client the openai SDK is given: every response's body counted (see above)."""
+    import openai  # imported with the first client: see client.py
+
     return openai.DefaultHttpxClient(
         timeout=timeout_s, headers={"Accept-Encoding": "gzip, deflate"}, event_hooks={"response": [_on_response]}
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import tomllib
 from pathlib import Path
 
@@ -56,6 +57,7 @@ class KtApp(App):
         self.theme_problems: list[str] = []
 
     def on_mount(self) -> None:
+        gc.freeze()  # the imports' objects: full collections skip them (session_stored.freeze_heap says why)
         themes, self.theme_problems = load_themes()
         for theme in themes:
             self.register_theme(theme)
@@ -200,6 +202,7 @@ class KtApp(App):
             yield from palette_commands(screen, self.settings.keys or {})
 
     def on_unmount(self) -> None:
+        gc.unfreeze()
         for screen in self.screen_stack:
             if isinstance(screen, SessionScreen):
                 screen.shutdown()

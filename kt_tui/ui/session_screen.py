@@ -41,7 +41,7 @@ from .plot import TuningPlot
 from .results import short_label
 from .services import Services
 from .session_actions import SessionActions
-from .session_stored import StoredView
+from .session_stored import StoredView, freeze_heap
 from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
 from .strategy_picker import strategies
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
@@ -173,8 +173,9 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.set_interval(1.0, self._show_progress)
         self.set_interval(0.25, self._catch_up)
         self.query_one(GatePanel).focus()  # the decision keys act from here; j/k move in the table
-        self._engine_thread()
-        self._warm_up()
+        self.after_first_frame(freeze_heap)
+        self.after_first_frame(self._engine_thread)
+        self.after_first_frame(self._warm_up)
 
     @work(thread=True, group="warm")
     def _warm_up(self) -> None:

@@ -3,6 +3,7 @@ rest of its rows and plot points read on a thread. A mixin of SessionScreen."""
 
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -60,7 +61,24 @@ else:
     _Screen = object
 
 
+def freeze_heap() -> None:
+    """Takes the objects alive now out of the garbage collector's full passes. A full pass walks
+    every container object: with the imported modules, Textual's widgets and styles and a big
+    session's plot index it took 90-135 ms of CPU (0.3-1 s on a busy 2-core machine), paid by
+    whichever key or modal open it fell on. Objects made later are collected as before."""
+    gc.freeze()
+
+
 class StoredView(_Screen):
+    def on_unmount(self) -> None:
+        gc.unfreeze()  # what was frozen and is garbage now can go
+
+    def after_first_frame(self, work, *args) -> None:
+        """Starts `work` once the screen's first frame is drawn: threads started sooner share the
+        interpreter with the UI thread and delay that frame (a resumed session's first frame waits
+        for nothing but its visible rows)."""
+        self.call_after_refresh(work, *args)
+
     @property
     def data(self) -> SessionStore:
         """What the screen reads of its session (the engine writes it)."""
@@ -86,7 +104,7 @@ class StoredView(_Screen):
         first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
         table.put_stored(self.data.fastest(first, upto=mark), total)
         table.find_stored = self._find_stored
-        self._read_calls()
+        self.after_first_frame(self._read_calls)
         self.steps = self.data.steps()  # once here; then kept up to date from the step events
         self.query_one(PlanView).show(self.steps)
         if self.best:
@@ -96,7 +114,7 @@ class StoredView(_Screen):
             self.unplotted = []
             self.query_one(TuningPlot).reading = total
             self.query_one(TuningPlot).redraw()
-            self._read_stored(mark, table.MAX_ROWS if total > table.row_count else 0)
+            self.after_first_frame(self._read_stored, mark, table.MAX_ROWS if total > table.row_count else 0)
         self._show_progress()
 
     def _find_stored(self, vid: str, params: dict) -> Result | None:
@@ -136,6 +154,7 @@ class StoredView(_Screen):
         for r, vid in unplotted:
             self._plot(r, vid)
         self.query_one(TuningPlot).redraw()
+        freeze_heap()  # the plot's index of every stored configuration stays for the session
 
     def _plot(self, r: Result, vid: str | None) -> None:
         """A result on the plot, in its version's colour: a new point, or a configuration measured

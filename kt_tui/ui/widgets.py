@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -12,12 +15,32 @@ from ..kernel.spec import Spec
 from .results import STATUS_STYLE, ResultsTable  # noqa: F401 - the screen imports its parts from here
 
 
+class DrawnOnce:
+    """A renderable drawn once per width and kept. Rich's Syntax runs its lexer over the whole
+    source at each draw, and Textual draws the source pane to measure it, to show it, and again
+    under each modal screen."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self.drawn: dict[tuple, list[Segment]] = {}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        key = (options.max_width, options.min_width, options.height, options.no_wrap, options.overflow)
+        if key not in self.drawn:
+            self.drawn.clear()
+            self.drawn[key] = list(console.render(self.renderable, options))
+        yield from self.drawn[key]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.renderable)
+
+
 class SourceView(Static):
     """The kernel source, highlighted with Pygments' CUDA lexer."""
 
     def show(self, source: str) -> None:
         self.code = source
-        self.update(Syntax(source, "cuda", line_numbers=True, word_wrap=False, theme="ansi_dark"))
+        self.update(DrawnOnce(Syntax(source, "cuda", line_numbers=True, word_wrap=False, theme="ansi_dark")))
 
 
 class SpecSummary(Static):

@@ -1,0 +1,93 @@
+"""What a resumed session's first frame waits for (issue 24 item 3) and what the garbage collector
+walks afterwards (issue 23: modal opens): behaviour, not timings."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib.util
+import subprocess
+import sys
+import threading
+
+from kt_tui.config import load_settings
+from kt_tui.front import commands
+from kt_tui.front.commands import tui_app
+from kt_tui.store import Store
+from kt_tui.ui.plot import TuningPlot
+from kt_tui.ui.session_screen import SessionScreen
+from kt_tui.ui.widgets import ResultsTable
+
+from ..conftest import ROOT
+
+SIZE = (150, 45)
+RESULTS = 3000
+
+
+def bench_tui():
+    """benchmarks/tui.py: its FakeGpu worker and its fill() of a big session."""
+    spec = importlib.util.spec_from_file_location("bench_tui", ROOT / "benchmarks" / "tui.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def wait_for(condition, timeout=30.0):
+    waited = 0.0
+    while not condition():
+        assert waited < timeout, "timed out waiting for the UI"
+        await asyncio.sleep(0.02)
+        waited += 0.02
+
+
+async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(monkeypatch):
+    from textual.app import App
+
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, RESULTS)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    seen: dict = {}
+    real_display = App._display
+
+    def display(self, screen, renderable):
+        real_display(self, screen, renderable)
+        if not seen and isinstance(screen, SessionScreen) and screen.query_one(ResultsTable).row_count:
+            table, plot = screen.query_one(ResultsTable), screen.query_one(TuningPlot)
+            seen.update(
+                rows=table.row_count,
+                points=len(plot.times),
+                workers=sorted(w.group for w in self.workers if not w.is_finished or w.is_cancelled),
+                threads=sorted(t.name for t in threading.enumerate()),
+                engine=screen.engine,
+                frozen=gc.get_freeze_count(),
+            )
+
+    monkeypatch.setattr(App, "_display", display)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+    async with app.run_test(size=SIZE):
+        await wait_for(lambda: bool(seen))
+        screen = app.screen
+        table, plot = screen.query_one(ResultsTable), screen.query_one(TuningPlot)
+        # the first frame: the rows a screen holds, no plot points, nothing started on a thread yet
+        assert 0 < seen["rows"] <= SIZE[1]
+        assert seen["points"] == 0
+        assert seen["workers"] == [] and seen["engine"] is None
+        # then the rest arrives: every stored result's point, the table's rows as the view nears them
+        await wait_for(lambda: plot.reading is None and len(plot.times) >= RESULTS)
+        assert table.total >= RESULTS and table.shown == min(table.MAX_ROWS, RESULTS)
+        # full garbage collections skip what the app keeps: the imports' objects, then the plot's index
+        assert 0 < seen["frozen"] < gc.get_freeze_count()
+        await wait_for(lambda: screen.engine is not None)
+        gpu.request_stop()
+        app.exit()
+    assert gc.get_freeze_count() == 0  # unfrozen when the app ends: its garbage can go
+
+
+def test_starting_the_tui_leaves_the_engine_and_the_llm_sdk_for_later():
+    """The openai SDK and the engine's modules take 0.3-1.5 s to import on a busy 2-core machine: they
+    come with the first LLM client and the engine thread, after the TUI's first frame."""
+    code = "import sys, kt_tui.front.commands, kt_tui.ui.app; print(*sorted({'openai', 'kt_tui.engine.core'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.split() == []
