@@ -18,17 +18,12 @@ are told apart by exception type along the cause chain, never by message text.""
 
 from __future__ import annotations
 
-import email.utils
 import json
-import math
 import queue
-import socket
-import ssl
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from http import HTTPStatus
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # checked against the library installed with openai here
@@ -41,6 +36,7 @@ else:
 
 from ..redact import StreamScrubber, mask_url, register_secret, register_url, scrub, scrub_value
 from .errors import MAX_REPLY_CHARS, LlmCancelled, LlmError, LlmUnavailable
+from .failures import Failure, classify, phrase
 from .transport import Attempt, http_client
 from .transport import BadReply as _BadReply
 
@@ -63,16 +59,6 @@ class LlmReply:
     tokens_out: int | None
     latency_s: float
     attempts: int
-
-
-@dataclass
-class _Failure:
-    kind: str  # timeout | connection | status | stream | reply | cancelled | other
-    detail: str  # short, for the record
-    retry: bool
-    status: int | None = None
-    server_message: str = ""
-    retry_after: float | None = None
 
 
 class LlmClient:
@@ -139,7 +125,7 @@ class LlmClient:
         temperature: float | None = None,
     ) -> LlmReply:
         attempts = max(1, self.max_retries)
-        failures: list[_Failure] = []
+        failures: list[Failure] = []
         cap = min(self.max_tokens, SHORT_REPLIES.get(purpose.split(":")[0], self.max_tokens))
         for attempt in range(1, attempts + 1):
             start = time.monotonic()
@@ -153,7 +139,7 @@ class LlmClient:
                 if stream_to is not None and shown is not None and (rest := shown.flush()):
                     stream_to(rest)
             except Exception as e:
-                failure = _classify(e, self.timeout_s)
+                failure = classify(e, self.timeout_s)
                 failures.append(failure)
                 self._record(
                     purpose,
@@ -175,7 +161,7 @@ class LlmClient:
                 if not failure.retry or attempt == attempts:
                     raise LlmError(self._scrub(self._explain(failures))) from None
                 if self.cancel.wait(self._wait(attempt, failure.retry_after)):
-                    failures.append(_Failure("cancelled", "cancelled", False))
+                    failures.append(Failure("cancelled", "cancelled", False))
                     raise LlmCancelled(self._scrub(self._explain(failures))) from None
                 continue
             latency = time.monotonic() - start
@@ -242,14 +228,14 @@ class LlmClient:
             return min(max(retry_after, 0.0), WAIT_CAP_S)
         return min(self.backoff_s * 2 ** (attempt - 1), WAIT_CAP_S)
 
-    def _explain(self, failures: list[_Failure]) -> str:
+    def _explain(self, failures: list[Failure]) -> str:
         """The last failure in words, then every attempt's problem when there was more than one."""
         text = self._explain_one(failures[-1], len(failures))
         if len({f.detail for f in failures}) > 1:
             text += " [" + "; ".join(f"attempt {i}: {f.detail}" for i, f in enumerate(failures, 1)) + "]"
         return text
 
-    def _explain_one(self, f: _Failure, attempts: int) -> str:
+    def _explain_one(self, f: Failure, attempts: int) -> str:
         where = f"LLM endpoint {self.base_url}"
         tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
         if f.kind == "cancelled":
@@ -263,7 +249,7 @@ class LlmClient:
         if f.kind == "reply":
             return f"{where}: {f.detail} ({tries})"
         said = f": {f.server_message}" if f.server_message else ""
-        status = f"{f.status} {_phrase(f.status)}"
+        status = f"{f.status} {phrase(f.status)}"
         if f.status == 401:
             return f"{where} returned {status}: check OPENAI_API_KEY"
         if f.status == 403:
@@ -426,99 +412,3 @@ def _count(value) -> int | None:
 
 def _plain(messages: list[dict]) -> list[dict]:
     return [dict(m) for m in messages]
-
-
-def _phrase(status: int | None) -> str:
-    if status is None:
-        return "error"
-    try:
-        return HTTPStatus(status).phrase
-    except (ValueError, TypeError):
-        return "error"
-
-
-def _classify(e: Exception, timeout_s: float) -> _Failure:
-    import openai  # loaded by the client's constructor already (see there)
-
-    bad = _along_causes(e, _BadReply)  # the SDK wraps what the response hook raises
-    if bad is not None:
-        return _Failure(bad.kind, bad.detail, bad.kind != "cancelled")
-    if isinstance(e, UnicodeDecodeError):
-        return _Failure("reply", "the endpoint sent bytes that are not valid UTF-8 (refused)", True)
-    if isinstance(e, (openai.APITimeoutError, httpx.TimeoutException)):
-        return _Failure("timeout", f"timed out after {timeout_s:g} s", True)
-    if isinstance(e, (openai.APIConnectionError, httpx.TransportError)):
-        return _Failure("connection", _connection_reason(e), True)
-    if isinstance(e, openai.APIStatusError):
-        status = e.status_code
-        said = _server_message(e.body)
-        retry = status == 429 or status >= 500 or status in (408, 409)
-        detail = f"HTTP {status} {_phrase(status)}" + (f": {said}" if said else "")
-        return _Failure("status", detail, retry, status, said, _retry_after(e.response.headers))
-    if isinstance(e, openai.APIResponseValidationError):
-        return _Failure("status", f"unexpected response: {e.message}", False, e.status_code, e.message[:200])
-    if isinstance(e, openai.APIError):  # an error event in the middle of a stream
-        return _Failure("stream", e.message[:200], True)
-    return _Failure("other", f"{type(e).__name__}: {e}"[:300], False)
-
-
-CONNECTION_REASONS = (  # (exception types, what the user reads), the first found along the cause chain wins
-    (ConnectionRefusedError, "connection refused"),
-    (socket.gaierror, "host name not found"),
-    (
-        (httpx.RemoteProtocolError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError),
-        "the server closed the connection without a reply",
-    ),
-    (ssl.SSLError, "TLS handshake failed (is the URL http:// or https:// as the server expects?)"),
-)
-
-
-def _along_causes(e: BaseException, kind: type):
-    seen: BaseException | None = e
-    n = 0
-    while seen is not None and n < 20:
-        if isinstance(seen, kind):
-            return seen
-        seen, n = seen.__cause__ or seen.__context__, n + 1
-    return None
-
-
-def _connection_reason(e: BaseException) -> str:
-    chain: list[BaseException] = []
-    seen: BaseException | None = e
-    while seen is not None and len(chain) < 20:
-        chain.append(seen)
-        seen = seen.__cause__ or seen.__context__
-    for kinds, reason in CONNECTION_REASONS:
-        if any(isinstance(c, kinds) for c in chain):
-            return reason
-    cause = chain[-1]
-    return (str(cause) or type(cause).__name__)[:200]
-
-
-def _server_message(body) -> str:
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        body = inner.get("message", inner) if isinstance(inner, dict) else inner
-    return "" if body is None else str(body)[:200]
-
-
-def _retry_after(headers) -> float | None:
-    """Seconds to wait from retry-after-ms or Retry-After (seconds or an HTTP date), as the SDK reads them."""
-    if headers is None:
-        return None
-    for name, scale in (("retry-after-ms", 1000), ("retry-after", 1)):
-        try:
-            value = float(headers.get(name) or "")
-        except ValueError:
-            continue
-        if math.isfinite(value):
-            return value / scale
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return when.timestamp() - time.time()

@@ -173,7 +173,7 @@ def _connection_error(cause: BaseException):
     ],
 )
 def test_connection_failures_are_told_apart_by_type_not_by_message(cause, reason):
-    from kt_tui.llm.client import _classify
+    from kt_tui.llm.failures import classify as _classify
 
     failure = _classify(_connection_error(cause), 5)
     assert failure.kind == "connection" and failure.retry and reason in failure.detail
@@ -189,6 +189,6 @@ def test_connection_failures_are_told_apart_by_type_not_by_message(cause, reason
     ],
 )
 def test_retry_after_is_read_as_the_sdk_reads_it(headers, wait):
-    from kt_tui.llm.client import _retry_after
+    from kt_tui.llm.failures import _retry_after
 
     assert _retry_after(headers) == wait
