@@ -3,6 +3,7 @@ backend is picked or anything is measured, so a typo reads as nvcc's message, no
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,7 +17,7 @@ class CompileError(UserError):
     pass
 
 
-def compile_spec(source: str, spec: Spec):
+def compile_spec(source: str, spec: Spec) -> gpu_compile.CompileResult:
     """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
     template wrapper included), for the default architecture."""
     return gpu_compile.compile_check(
@@ -40,7 +41,9 @@ def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str 
     return "\n".join(lines) or "does not compile"
 
 
-def checked_backend(pick, source: str, spec: Spec, path: str | Path, quick_pick: bool = False) -> BackendChoice:
+def checked_backend(
+    pick: Callable[[], BackendChoice], source: str, spec: Spec, path: str | Path, quick_pick: bool = False
+) -> BackendChoice:
     """`pick()` the backend, then compile-check the kernel for its GPU; a compile error wins over
     a backend error (no GPU, no recorded cache). A skipped check is said in the backend's note.
 
@@ -62,11 +65,12 @@ def checked_backend(pick, source: str, spec: Spec, path: str | Path, quick_pick:
             return choice
         arch, said = (choice or BackendChoice("sim", "")).compile_arch()
         same = ahead is not None and arch == gpu_compile.DEFAULT_ARCH
-        errors = ahead.result() if same else compile_errors(source, spec, path, arch)
+        errors = ahead.result() if ahead is not None and same else compile_errors(source, spec, path, arch)
     if errors:
         raise CompileError(f"{spec.kernel} does not compile ({said.replace('checked for', 'for')}):\n{errors}")
     if problem is not None:
         raise problem
+    assert choice is not None  # pick() returned one or raised
     if errors == "":
         choice.note = _noted(choice.note, "Compile check skipped: no CUDA compiler found.")
     return choice

@@ -59,7 +59,7 @@ def _accept_engine(best_ms, new_ms):
         options={"threshold": 0.02},
         choice=SimpleNamespace(simulated=False),
         sid="s",
-        store=SimpleNamespace(session=lambda sid: {}),
+        data=SimpleNamespace(session=lambda: {}),
         accepted=accepted,
         confirm_best=lambda vid: Result(
             time_ms=new_ms, params={"b": 1}, key="1", verified=True, status="ok", verdicts=()

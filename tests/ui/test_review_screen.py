@@ -40,7 +40,7 @@ async def test_rows_columns_plot_and_source_follow_the_kernel_version():
             assert "p:WORK_PER_THREAD" in [c.value for c in table.columns]  # the new kernel's own parameter
             labels = {str(table.get_cell(k, "version")).rstrip(" ◆") for k in table.rows}
             assert labels == {"original", "step one-prompt"}
-            original = [r for r in table.rows_data.values() if r["version"] != vid]
+            original = [r for r in table.rows_data.values() if r.version != vid]
             assert (
                 all(
                     str(table.get_cell(k, "p:WORK_PER_THREAD")) == ""
