@@ -172,8 +172,8 @@ class SizeChecks:
         engine = self.engine
         bad = next((v for v in check.verdicts or () if not v["ok"]), None)
         where = f"{bad['output']}[{bad['first_bad']}] at {check.label}" if bad else check.label
-        engine.store.mark_result(
-            engine.sid, vid, result.key, status="wrong_result", verified=False, error=check.reason, first_bad=where
+        engine.data.mark_result(
+            vid, result.key, status="wrong_result", verified=False, error=check.reason, first_bad=where
         )
         row = engine.known(vid)[result.key]
         engine.emit("result", keep=False, run=row.run, version=vid, result=row, best=False)
