@@ -176,7 +176,7 @@ def test_worker_hang_is_killed_and_the_next_config_runs(capsys, monkeypatch, her
     assert code == 0
     rows = {r.key: r for r in Store(hermetic / "sessions.db").results(out["session"])}
     assert rows["64"].status == "timeout" and "killed" in rows["64"].error
-    assert [rows[k]["status"] for k in ("32", "128", "256", "512", "1024")] == ["ok"] * 5
+    assert [rows[k].status for k in ("32", "128", "256", "512", "1024")] == ["ok"] * 5
 
 
 def test_worker_crash_is_recorded_and_the_worker_restarted(capsys, monkeypatch, hermetic):

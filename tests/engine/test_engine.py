@@ -48,8 +48,8 @@ def test_each_result_is_in_the_store_before_its_event(hermetic):
 
     def on_event(e):
         if e.kind == "result":
-            keys = {r["key"] for r in Store(hermetic / "s.db").results(sid)}  # another connection
-            seen.append(e.data["result"]["key"] in keys)
+            keys = {r.key for r in Store(hermetic / "s.db").results(sid)}  # another connection
+            seen.append(e.data["result"].key in keys)
 
     Engine(store, sid, gpu, choice, lambda g: Decision("approve"), on_event).run(sweep)
     gpu.close()

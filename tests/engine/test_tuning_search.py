@@ -68,8 +68,8 @@ def test_seed_configs_are_labelled_and_weighed_by_our_search(capsys, hermetic):
     tuned = [r.key for r in rows[1:]]  # after the baseline
     # kt, not the worker, orders them: the first seed, then a random pick beside it (the seeds'
     # evidence), and every seed within the first picks (they measure fast here: followed)
-    assert tuned[0] == seeded[0]["key"] and tuned[1] not in {r["key"] for r in seeded}
-    assert {r["key"] for r in seeded} <= set(tuned[:6])
+    assert tuned[0] == seeded[0].key and tuned[1] not in {r.key for r in seeded}
+    assert {r.key for r in seeded} <= set(tuned[:6])
 
 
 def test_our_search_finds_the_optimum_early_on_a_recorded_space(capsys):

@@ -113,7 +113,7 @@ def test_resume_reopens_the_calls_gate_without_calling_again(capsys, one_attempt
     assert code == 1
     store = Store(one_attempt / "sessions.db")
     [gate] = [g for g in store.gates(out["session"]) if g.key.startswith("llm:plan:")]
-    assert gate["body"]["text"] == ECHO
+    assert gate.body["text"] == ECHO
     with ScriptedServer([PLAN]) as server:
         code, again = run_cli(
             capsys,

@@ -381,4 +381,4 @@ def test_a_batch_counts_against_its_own_length_not_the_space(capsys, hermetic):
     batches = [r for r in store.runs(out["session"]) if r.kind != "tune" and r.kind != "reference"]
     assert batches
     for r in batches:  # "4 of 4", never "4/16": the space's count does not replace a batch's length
-        assert r["total"] == store.count_results(out["session"], r["version"], run=r["id"]) <= 6
+        assert r.total == store.count_results(out["session"], r.version, run=r.id) <= 6
