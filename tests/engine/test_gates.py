@@ -57,8 +57,8 @@ def test_every_key_the_old_code_stored_is_a_field_of_its_gate(tmp_path):
     assert {row.kind for row in rows} == {"sweep", "llm_reply"}
     for row in rows:
         gate = g.gate_from(row.kind, row.key, row.title, row.body)
-        assert type(gate) is g.GATES[row["kind"]] and gate.extra == {}
-        assert {k: gate.body[k] for k in row["body"]} == row["body"]  # stored again, it says the same
+        assert type(gate) is g.GATES[row.kind] and gate.extra == {}
+        assert {k: gate.body[k] for k in row.body} == row.body  # stored again, it says the same
 
 
 def test_a_session_written_by_the_old_code_resumes_at_its_llm_gate(capsys, tmp_path):

@@ -86,8 +86,8 @@ def test_on_a_real_backend_an_unverified_result_never_becomes_best(hermetic):
     assert rows["512"].verified is None and rows["512"].time_ms < rows["256"].time_ms
     s = store.session(sid)
     assert s["best_key"] == "256"  # the reference itself, not the faster unverified ones
-    assert engine.best_of(engine.original)["key"] == "256"
-    assert engine.confirm_best(engine.original)["key"] == "256"
+    assert engine.best_of(engine.original).key == "256"
+    assert engine.confirm_best(engine.original).key == "256"
 
 
 def test_verified_results_do_become_best(hermetic):

@@ -369,5 +369,5 @@ def test_a_tuning_job_carries_the_stored_results_of_its_space_only(hermetic, cap
             )
         got = engine._known_for_worker(vid, spec)
         assert {k: (r.time_ms, r.status) for k, r in got.items()} == stored
-        params = {k: json.loads(r["params"]) if isinstance(r["params"], str) else r["params"] for k, r in got.items()}
+        params = {k: json.loads(r.params) if isinstance(r.params, str) else r.params for k, r in got.items()}
         assert params == {k: {"block_size_x": int(k)} for k in stored}

@@ -115,11 +115,11 @@ def test_add_result_and_decode(store):
     assert [r.key for r in rows] == ["128", "256"]
     ok, bad = rows
     assert ok.params == {"block_size_x": 128}
-    assert list(ok["times"]) == [1.4, 1.5, 1.6]
-    assert ok["verified"] is True
-    assert (ok["status"], ok["time_ms"], ok["run"]) == ("ok", 1.5, "r1")
-    assert bad["times"] is None and bad["verified"] is False and bad["time_ms"] is None
-    assert (bad["error"], bad["first_bad"]) == ("wrong result", "out[3]")
+    assert list(ok.times) == [1.4, 1.5, 1.6]
+    assert ok.verified is True
+    assert (ok.status, ok.time_ms, ok.run) == ("ok", 1.5, "r1")
+    assert bad.times is None and bad.verified is False and bad.time_ms is None
+    assert (bad.error, bad.first_bad) == ("wrong result", "out[3]")
     assert [r.key for r in store.results(sid)] == ["128", "256", "64"]
     assert store.results(sid, "v2")[0].verified is None
     assert store.results("nobody") == []

@@ -54,7 +54,7 @@ def test_the_fastest_rows_come_first_and_wrong_ones_last(tmp_path):
     assert [r.key for r in rows] == ["7", "49", "48"]  # "901" ran fastest but was found wrong
     every = store.fastest(sid, 100)
     assert len(every) == 53 and {r.key for r in every[-2:]} == {"900", "901"}
-    assert next(store.by_time(sid, "v1"))["key"] == "901"  # by_time: ran, verdict left to the caller
+    assert next(store.by_time(sid, "v1")).key == "901"  # by_time: ran, verdict left to the caller
     points = [p for page in store.plot_pages(sid, size=20) for p in zip(*page)]
     assert len(points) == 53 and points[0] == ("v1", "0", 100.0)
     assert ("v1", "900", None) in points and ("v1", "901", None) in points
