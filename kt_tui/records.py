@@ -16,31 +16,13 @@ __all__ = ["Check", "Known", "Result", "Run", "StoredGate", "as_result", "config
 OK = "ok"
 
 
-class _Readable:
-    """`r["name"]` and `r.get("name")`, read-only, for code written when records were dicts (custom
-    strategies, older tests). kt_tui itself reads attributes."""
-
-    __slots__ = ()
-
-    def __getitem__(self, name: str) -> Any:
-        if name not in self.__dataclass_fields__:  # type: ignore[attr-defined]
-            raise KeyError(name)
-        return getattr(self, name)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return getattr(self, name) if name in self.__dataclass_fields__ else default  # type: ignore[attr-defined]
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.__dataclass_fields__  # type: ignore[attr-defined]
-
-
 def config_key(names: Sequence[str], params: Mapping[str, Any]) -> str:
     """kernel_tuner's cache key: the values of `names` (tune_params order) joined by commas."""
     return ",".join(str(params[n]) for n in names)
 
 
 @dataclass(frozen=True, slots=True)
-class Result(_Readable):
+class Result:
     """One configuration of one kernel version, measured (or recorded) once.
 
     verified is three-state: True (checked against the reference and right), False (wrong), None
@@ -98,7 +80,7 @@ def trusted(r: Result, is_reference: bool = False) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Known(_Readable):
+class Known:
     """What a tuning job needs of a stored result so that it does not measure it again. params may
     still be the stored JSON text: the worker decodes only those a search asks for."""
 
@@ -108,7 +90,7 @@ class Known(_Readable):
 
 
 @dataclass(frozen=True, slots=True)
-class Run(_Readable):
+class Run:
     """One tuning or checking run of one version."""
 
     id: str
@@ -125,7 +107,7 @@ class Run(_Readable):
 
 
 @dataclass(frozen=True, slots=True)
-class Check(_Readable):
+class Check:
     """One configuration checked at one other size (or strength probe) of one version."""
 
     version: str
@@ -141,7 +123,7 @@ class Check(_Readable):
 
 
 @dataclass(frozen=True, slots=True)
-class StoredGate(_Readable):
+class StoredGate:
     """A gate as the store keeps it: opened with a body, then decided (state "decided")."""
 
     key: str

@@ -46,7 +46,7 @@ def llm_ask(
     `messages` replaces the ones rendered from `template` (which then only names the call's purpose);
     `check(value)` lists problems that make a reply invalid beyond its shape.
     On resume, a reply's gate left open (or stopped at) is asked again as it was: no new call."""
-    stored = engine.store.llm_result(engine.sid, key)
+    stored = engine.data.llm_result(key)
     if stored is not None:
         return None if stored["value"] is None else model_cls.model_validate(stored["value"])
     attempt, gate = _open_gate(engine, key)
@@ -68,7 +68,7 @@ def llm_ask(
                     check=check,
                     stream_to=lambda d: engine.emit("llm_delta", keep=False, key=key, text=d),
                 )
-                engine.store.put_llm_result(engine.sid, key, result.value.model_dump(), result.text, by="llm")
+                engine.data.put_llm_result(key, result.value.model_dump(), result.text, by="llm")
                 engine.emit("llm_done", key=key, repairs=result.repairs)
                 return cast(M, result.value)  # ask_structured returns a model_cls instance
             except StructuredReplyError as e:
@@ -90,7 +90,7 @@ def llm_ask(
         decision = yield gate
         gate = None
         if decision.choice == "skip":
-            engine.store.put_llm_result(engine.sid, key, None, "", by="user")
+            engine.data.put_llm_result(key, None, "", by="user")
             return None
         if decision.choice == "edit":
             text = str(decision.value or "")
@@ -109,7 +109,7 @@ def llm_ask(
                     by_user=True,
                 )
                 continue
-            engine.store.put_llm_result(engine.sid, key, value.model_dump(), text, by="user")
+            engine.data.put_llm_result(key, value.model_dump(), text, by="user")
             return cast(M, value)
 
 
@@ -117,7 +117,7 @@ def _open_gate(engine: Any, key: str) -> tuple[int, Gate | None]:
     """The number of this call's latest gate, and that gate when it holds a reply still to be judged."""
     prefix = f"llm:{key}:"
     latest = None
-    for g in engine.store.gates(engine.sid):
+    for g in engine.data.gates():
         n = g.key[len(prefix) :]
         if g.key.startswith(prefix) and n.isdigit() and (latest is None or int(n) > latest[0]):
             latest = (int(n), g)

@@ -4,8 +4,10 @@ measured (no GPU here); the session runs every gate and waits to be resumed on a
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import UserError
 from ..gpu.compile import DEFAULT_ARCH
@@ -74,7 +76,13 @@ def _what_to_do() -> str:
     )
 
 
-def choose_backend(request: str, probe, kernel: str, version: str | list[str], sim_sources: list[str]) -> BackendChoice:
+def choose_backend(
+    request: str,
+    probe: Callable[[Sequence[str]], dict[str, Any]],
+    kernel: str,
+    version: str | list[str],
+    sim_sources: list[str],
+) -> BackendChoice:
     """`probe(backends)` runs in the GPU worker and returns {"backend", "gpu", "errors"}.
     `version`: the kernel version's id, or its ids (spec.version_ids)."""
     if request not in CHOICES:

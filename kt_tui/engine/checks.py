@@ -5,11 +5,13 @@ anyone hears of it, and is never run twice; in sim mode it is read from the reco
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..compare import poisoned
 from ..gpu.client import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
+from ..kernel.spec import Spec
 from ..records import Check, Result, config_key, trusted
 from ..store.rows import check_entry, check_from_entry
 from .strength import result_params
@@ -18,7 +20,7 @@ REMEASURE_TOP = 5  # a run over several GPUs: its fastest configurations measure
 NO_RECORD = "not checked at other sizes (recorded cache has none)"
 
 
-def not_checked(vid: str, extra: dict, key: str, reason: str) -> Check:
+def not_checked(vid: str, extra: dict[str, Any], key: str, reason: str) -> Check:
     return Check(
         version=vid, key=key, label=extra["label"], ok=None, status="not_checked", sizes=extra["sizes"], reason=reason
     )
@@ -32,11 +34,11 @@ class SizeChecks:
     """The engine's checks at other sizes; the engine owns one (engine.checks) and so does its
     memory of which versions' unchecked sizes were already said."""
 
-    def __init__(self, engine):
+    def __init__(self, engine: Any) -> None:
         self.engine = engine
         self.noted: set[str] = set()
 
-    def check_sizes(self, vid: str, params: dict) -> list[Check]:
+    def check_sizes(self, vid: str, params: dict[str, Any]) -> list[Check]:
         """`vid` at `params`, checked at the spec's extra sizes against the original kernel at its
         baseline. One entry per size: label, sizes, ok (None: not checked), status, reason, verdicts."""
         engine = self.engine
@@ -69,10 +71,10 @@ class SizeChecks:
                 sizes=missing,
                 configs=[params],
                 partial=self._partial(),
-                result_params=result_params(engine.store, engine.sid),
+                result_params=result_params(engine.data),
             )
 
-            def on_gpu(kind: str, payload: dict) -> None:
+            def on_gpu(kind: str, payload: dict[str, Any]) -> None:
                 if kind == "check" and not payload.get("reference"):
                     c = check_from_entry(vid, payload, source="measured")
                     engine.data.add_check(vid, c)
@@ -98,7 +100,7 @@ class SizeChecks:
         ref = engine.reference() or {}  # a lost or damaged one is captured again
         return [name for name, a in ref.items() if poisoned(a).any()]
 
-    def _recorded(self, vid: str, key: str, missing: list[dict]) -> dict[str, Check]:
+    def _recorded(self, vid: str, key: str, missing: list[dict[str, Any]]) -> dict[str, Check]:
         engine = self.engine
         path = engine.sim_cache(vid)
         recorded = {c["label"]: c for c in (recorded_checks(path, key) if path else [])}
@@ -110,13 +112,13 @@ class SizeChecks:
                 found[e["label"]] = c
         return found
 
-    def _stamp(self, vid: str, spec) -> None:
+    def _stamp(self, vid: str, spec: Spec) -> None:
         """Write the version's checks into its cachefile's header: a replay of it shows them."""
         engine = self.engine
         path = engine.cachefile(vid, spec)
         if not path or not Path(path).exists():
             return
-        checks: dict[str, list] = {}
+        checks: dict[str, list[dict[str, Any]]] = {}
         for c in engine.data.checks(vid):
             checks.setdefault(c.key, []).append(check_entry(c))
         finalize_cache(path, {"checks": checks})
@@ -150,7 +152,7 @@ class SizeChecks:
         marked wrong_result (excluded from best) and the next best is checked, `tries` at most."""
         engine = self.engine
         for _ in range(tries):
-            best = engine.best_of(vid)
+            best: Result | None = engine.best_of(vid)
             if best is None:
                 return None
             bad = first_failure(self.check_sizes(vid, dict(best.params)))
@@ -170,8 +172,8 @@ class SizeChecks:
         engine = self.engine
         bad = next((v for v in check.verdicts or () if not v["ok"]), None)
         where = f"{bad['output']}[{bad['first_bad']}] at {check.label}" if bad else check.label
-        engine.store.mark_result(
-            engine.sid, vid, result.key, status="wrong_result", verified=False, error=check.reason, first_bad=where
+        engine.data.mark_result(
+            vid, result.key, status="wrong_result", verified=False, error=check.reason, first_bad=where
         )
         row = engine.known(vid)[result.key]
         engine.emit("result", keep=False, run=row.run, version=vid, result=row, best=False)

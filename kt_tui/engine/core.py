@@ -18,14 +18,16 @@ from ..gpu.client import GpuWorker
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
 from ..llm.errors import LlmUnavailable
-from ..records import replace
+from ..records import Result, replace
 from ..search.space import config_key
 from ..store import SessionStore, Store
 from . import asking, kernel_step
 from .backend import BackendChoice
 from .checks import SizeChecks
+from .context import Gates, M
 from .edits import decision_record
-from .events import Decision, Event, Gate, event_from
+from .events import Event, event_from
+from .gates import Decision, Gate
 from .registry import get_strategy
 from .runs import Interrupted, Runs
 from .strength import first_baseline, vacuous_why
@@ -46,8 +48,8 @@ class Engine(Runs):
         on_event: Callable[[Event], None] | None = None,
         cache_dir: str | Path | None = None,
         timeout_s: float | None = None,
-        make_llm: Callable | None = None,
-        options: dict | None = None,
+        make_llm: Callable[..., Any] | None = None,
+        options: dict[str, Any] | None = None,
     ):
         self.store, self.sid, self.gpu, self.choice = store, sid, gpu, choice
         self.data = SessionStore(store, sid)  # what the engine reads and writes of its session
@@ -62,7 +64,7 @@ class Engine(Runs):
         self.llm_cancel = threading.Event()  # set: the LLM call in flight ends now (cleared as each call starts)
         self.labels: dict[str, str] = {}  # config key -> where it came from (a seed rule, the LLM)
         self._reference_key: tuple[str | None, str] = (None, "")  # (the original's spec_json, its key)
-        s = store.session(sid)
+        s = self._session()
         self.kernel_name = s["kernel_name"]
         self.original = store.versions(sid)[0]["id"]
         self.best_ms, self.best_key = s.get("best_ms"), s.get("best_key")
@@ -73,12 +75,12 @@ class Engine(Runs):
         self._waiting = False  # the engine is parked in decide(): between two gates
 
     # -- events and gates ----------------------------------------------------------------
-    def emit(self, name: str, keep: bool = True, **data) -> None:
+    def emit(self, name: str, keep: bool = True, **data: Any) -> None:
         if keep:
             self.data.add_event(name, data)
         self.on_event(event_from(name, data))
 
-    def set_state(self, state: str, **fields) -> None:
+    def set_state(self, state: str, **fields: Any) -> None:
         self.data.update_session(state=state, **fields)
         self.emit("session", keep=False, state=state, **fields)
 
@@ -91,7 +93,7 @@ class Engine(Runs):
             return Decision(d["choice"], d.get("value"), by="replay", why=d.get("why"))
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
-        gate.vacuous = vacuous_why(self.store, self.sid)
+        gate.vacuous = vacuous_why(self.data)
         if expected := expected_from(self.store, self.sid):
             gate.expected = gate.expected or expected
         if not stored or stored.state == "decided":
@@ -109,8 +111,8 @@ class Engine(Runs):
             return decision
         if decision.choice not in gate.choices:
             raise ValueError(f"{decision.choice!r} is not a choice at gate {gate.key} ({', '.join(gate.choices)})")
-        self.data.decide_gate(gate.key, stored := decision_record(gate.body, decision.to_dict()))
-        self.emit("decided", key=gate.key, decision=stored)
+        self.data.decide_gate(gate.key, record := decision_record(gate.body, decision.to_dict()))
+        self.emit("decided", key=gate.key, decision=record)
         self.set_state("running")
         return decision
 
@@ -138,11 +140,19 @@ class Engine(Runs):
             self._waiting = waiting
 
     # -- versions ------------------------------------------------------------------------
+    def _session(self) -> dict[str, Any]:
+        s = self.data.session()
+        if s is None:
+            raise UserError(f"session {self.sid} is not in the store")
+        return s
+
     def version(self, vid: str) -> tuple[str, Spec]:
         v = self.data.version(vid)
+        if v is None:
+            raise UserError(f"kernel version {vid} is not in session {self.sid}")
         return kernel_text(v["source"], "the stored kernel"), spec_from_plain(v["spec_json"])
 
-    def sim_cache(self, vid: str):
+    def sim_cache(self, vid: str) -> Path | None:
         """The recorded cache of a version, found by its id or the legacy id of its source and spec."""
         return self.choice.sim_cache_for(self.kernel_name, [vid, *version_ids(*self.version(vid))])
 
@@ -157,7 +167,7 @@ class Engine(Runs):
         self.data.update_version(vid, dump_spec(spec), spec.to_dict())
         self.emit("space_changed", version=vid, tune_params=spec.tune_params)
 
-    def best_of(self, vid: str) -> dict | None:
+    def best_of(self, vid: str) -> Result | None:
         ref = self.reference_key() if vid == self.original else None
         return next((r for r in self.data.by_time(vid) if trusted(r, r.key == ref)), None)
 
@@ -178,7 +188,7 @@ class Engine(Runs):
         best = min((r for r in rows if r), key=lambda r: r.time_ms or 0.0, default=None)
         if best is None and self.best_key is None:
             return
-        fields = {
+        fields: dict[str, Any] = {
             "best_ms": best.time_ms if best else None,
             "best_key": best.key if best else None,
             "best_version": best.version if best else None,
@@ -189,14 +199,17 @@ class Engine(Runs):
         self.data.update_session(**fields)
         self.emit("session", keep=False, **fields)
 
-    def trusted(self, vid: str, r: dict) -> bool:
+    def trusted(self, vid: str, r: Result) -> bool:
         """Measured and verified (engine/verdict.py): what may become best, be confirmed or pass a step."""
         return trusted(r, vid == self.original and r.key == self.reference_key())
 
     def reference_key(self) -> str:
         """The original's baseline configuration: its outputs are the reference. Asked per result:
         worked out again only when the original's spec changes (update_space)."""
-        spec_json = self.data.version(self.original)["spec_json"]
+        original = self.data.version(self.original)
+        if original is None:
+            raise UserError(f"the original kernel is not in session {self.sid}")
+        spec_json = original["spec_json"]
         if self._reference_key[0] != spec_json:
             spec = spec_from_plain(spec_json)
             params = spec.baseline_params()
@@ -212,7 +225,7 @@ class Engine(Runs):
             self.data.update_session(best_ms=best.time_ms, best_key=best.key, best_version=vid)
             self.emit("session", keep=False, best_ms=best.time_ms, best_key=best.key, best_version=vid)
 
-    def llm_client(self, key: str):
+    def llm_client(self, key: str) -> Any:
         if self.make_llm is None:
             raise LlmUnavailable(
                 "no LLM configured (manual mode): pass --base-url URL --model NAME, "
@@ -223,7 +236,7 @@ class Engine(Runs):
             client.cancel = self.llm_cancel
         return client
 
-    def set_step(self, step_id: str, **fields) -> None:
+    def set_step(self, step_id: str, **fields: Any) -> None:
         self.data.put_step(step_id, **fields)
         self.emit("step", keep=False, id=step_id, **fields)
 
@@ -232,7 +245,14 @@ class Engine(Runs):
     def manual(self) -> bool:
         return self.make_llm is None
 
-    def ask(self, key: str, template: str, model_cls, without_llm=None, **kw):
+    def ask(
+        self,
+        key: str,
+        template: str,
+        model_cls: type[M],
+        without_llm: Callable[[], M | None] | None = None,
+        **kw: Any,
+    ) -> Generator[Gate, Decision, M | None]:
         return asking.ask(self, key, template, model_cls, without_llm, **kw)
 
     def kept(self, key: str) -> tuple[Any, str] | None:
@@ -254,19 +274,19 @@ class Engine(Runs):
     def prompt_context(self) -> dict[str, Any]:
         return kernel_step.prompt_context(self)
 
-    def run_rewrite(self, step_id: str, title: str, rewrite: Any, suggested: dict[str, Any] | None = None):
+    def run_rewrite(self, step_id: str, title: str, rewrite: Any, suggested: dict[str, Any] | None = None) -> Gates:
         return kernel_step.run_rewrite(self, step_id, title, rewrite, suggested)
 
     def current_best(self) -> str:
         """The accepted version that holds the session's best result (the original before any)."""
-        vid = self.data.session().get("best_version") or self.original
+        vid = self._session().get("best_version") or self.original
         return vid if vid in self.accepted else self.original
 
     # -- driving a strategy --------------------------------------------------------------
-    def switch(self, gen, name: str):
+    def switch(self, gen: Gates, name: str) -> Gates:
         """Leave the running strategy at its open gate and start `name`, which goes on from the
         current best kernel; steps left unfinished are marked skipped. Resume runs `name`."""
-        strategy = get_strategy(name)
+        strategy: Strategy = get_strategy(name)
         gen.close()
         for s in self.data.steps():
             if s["state"] in ("proposed", "approved", "edited", "running"):
@@ -280,7 +300,7 @@ class Engine(Runs):
     def run(self, strategy: Strategy) -> str:
         """Run `strategy` to its end; returns the session's state afterwards. A finished session
         stays as it is (nothing replays, nothing runs) until the user switches strategy."""
-        if self.data.session()["state"] == "finished":
+        if self._session()["state"] == "finished":
             self.emit("finished", keep=False, state="finished", error=None)
             return "finished"
         self.set_state("running", error=None)

@@ -5,7 +5,7 @@ Gates and decisions live in engine/gates.py (re-exported here for older imports)
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from .. import records
 from .gates import CHOICES, Decision, Gate  # noqa: F401 - the names older code imports from here
@@ -16,15 +16,15 @@ EVENTS: dict[str, type[Event]] = {}
 @dataclass(kw_only=True)
 class Event:
     kind: ClassVar[str] = ""
-    extra: dict = field(default_factory=dict)  # data this version does not know
+    extra: dict[str, Any] = field(default_factory=dict)  # data this version does not know
 
-    def __init_subclass__(cls, **kw) -> None:
+    def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         if isinstance(cls.__dict__.get("kind"), str) and cls.kind:
             EVENTS[cls.kind] = cls
 
     @property
-    def data(self) -> dict:
+    def data(self) -> dict[str, Any]:
         """The event as plain data: its fields that are set, then the unknown ones."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"}
         return {**{k: v for k, v in out.items() if v is not None}, **self.extra}
@@ -41,27 +41,27 @@ class SessionChanged(Event):
     best_key: str | None = None
     best_version: str | None = None
     baseline_ms: float | None = None
-    check_state: dict | None = None  # the check's strength (engine/strength.py), when it was tested
+    check_state: dict[str, Any] | None = None  # the check's strength (engine/strength.py), when it was tested
 
 
 @dataclass(kw_only=True)
 class GateAsked(Event):
     kind: ClassVar[str] = "gate"
-    gate: dict
+    gate: dict[str, Any]
 
 
 @dataclass(kw_only=True)
 class Decided(Event):
     kind: ClassVar[str] = "decided"
     key: str
-    decision: dict
+    decision: dict[str, Any]
 
 
 @dataclass(kw_only=True)
 class SpaceChanged(Event):
     kind: ClassVar[str] = "space_changed"
     version: str
-    tune_params: dict
+    tune_params: dict[str, Any]
 
 
 @dataclass(kw_only=True)
@@ -96,7 +96,7 @@ class RunStarted(Event):
     known: int | None = None  # configurations of its space measured before it: they count as done
 
     @property
-    def data(self) -> dict:
+    def data(self) -> dict[str, Any]:
         out = super().data
         if "run_kind" in out:
             out["kind"] = out.pop("run_kind")
@@ -119,7 +119,7 @@ class Begin(Event):
     kind: ClassVar[str] = "begin"
     run: str | None = None
     key: str | None = None
-    params: dict | None = None
+    params: dict[str, Any] | None = None
 
 
 @dataclass(kw_only=True)
@@ -130,9 +130,9 @@ class Sanitized(Event):
     errors: int | None = None
     text: str = ""
     reason: str = ""
-    sizes: dict | None = None
-    params: dict | None = None
-    command: list | None = None
+    sizes: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    command: list[Any] | None = None
     seconds: float | None = None
 
 
@@ -214,7 +214,7 @@ class Verification(Event):
     step: str | None = None
     version: str | None = None
     where: str | None = None
-    verdicts: list = field(default_factory=list)
+    verdicts: list[Any] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -237,14 +237,14 @@ class UnknownEvent(Event):
     kind = property(lambda self: self.name)  # type: ignore[assignment]
 
     @property
-    def data(self) -> dict:
+    def data(self) -> dict[str, Any]:
         return dict(self.extra)
 
 
-_RENAMED = {RunStarted: {"kind": "run_kind"}}
+_RENAMED: dict[type[Event], dict[str, str]] = {RunStarted: {"kind": "run_kind"}}
 
 
-def event_from(name: str, data: dict) -> Event:
+def event_from(name: str, data: dict[str, Any]) -> Event:
     """The typed event for `name` and its plain data; data it does not know is kept in `extra`."""
     cls = EVENTS.get(name)
     if cls is None:

@@ -27,13 +27,16 @@ from .verdict import NOT_CHECKED, NOT_MEASURED, verdict_text
 GRID_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 
 
+Gates = Generator[Gate, Decision, None]
+
+
 def spec_text(spec: Spec) -> str:
     return (
         f"problem_size = {spec.problem_size} with {spec.sizes}; grid divisors x={spec.grid_div_x} y={spec.grid_div_y}"
     )
 
 
-def prompt_context(engine) -> dict:
+def prompt_context(engine: Any) -> dict[str, Any]:
     """The current best kernel and its numbers: the values every prompt template can use."""
     vid = engine.current_best()
     source, spec = engine.version(vid)
@@ -50,14 +53,14 @@ def prompt_context(engine) -> dict:
 
 
 def prepare(
-    engine,
+    engine: Any,
     code: str,
-    tune_params: dict,
+    tune_params: dict[str, Any],
     restrictions: list[str],
     base_spec: Spec,
-    grid: dict | None = None,
-    suggested: dict | None = None,
-) -> dict:
+    grid: dict[str, Any] | None = None,
+    suggested: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Fix parameter names, drop unused ones, and check the code: what the kernel gate shows.
     `suggested`: a step's candidate values (explicit strategy), for the names the code uses but
     the rewrite left out of its tune_params; they go after the rewrite's own (results are keyed
@@ -120,7 +123,7 @@ def prepare(
     return {"code": code, "spec": spec, "fixes": fixes, "unresolved": unresolved, "flags": flags, "compile": compiled}
 
 
-DEFERRED = {
+DEFERRED: dict[str, Any] = {
     "ok": None,
     "deferred": True,
     "errors": "",
@@ -129,7 +132,7 @@ DEFERRED = {
 }
 
 
-def compile_for_gate(engine, code: str, spec: Spec) -> dict:
+def compile_for_gate(engine: Any, code: str, spec: Spec) -> dict[str, Any]:
     """The offline compile check at the spec's first configuration, for the GPU the session uses."""
     arch, said = engine.choice.compile_arch()
     compiled = gpu_compile.compile_check(
@@ -144,12 +147,14 @@ def compile_for_gate(engine, code: str, spec: Spec) -> dict:
     }
 
 
-def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str], dict, list[dict]]:
+def checked_expressions(
+    restrictions: list[str], grid: dict[str, Any], tune: dict[str, Any]
+) -> tuple[list[str], dict[str, Any], list[dict[str, Any]]]:
     """The restrictions and grid divisors that pass kernel/expr.py over the tunable names, and a
     safety flag for each one that does not (it is left out of the spec, never run)."""
     kept, flags = [], []
 
-    def ok(text, what: str) -> bool:
+    def ok(text: str, what: str) -> bool:
         try:
             check_names(text, tune, what)
             return True
@@ -168,9 +173,9 @@ def checked_expressions(restrictions, grid: dict, tune: dict) -> tuple[list[str]
     return kept, good, flags
 
 
-def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | None = None):
+def run_rewrite(engine: Any, step_id: str, title: str, rewrite: Any, suggested: dict[str, Any] | None = None) -> Gates:
     # on resume, the base this kernel was first shown against, not what became best since
-    shown = engine.store.gate(engine.sid, f"kernel:{step_id}")
+    shown = engine.data.gate(f"kernel:{step_id}")
     base_vid = shown.body["base_version"] if shown else engine.current_best()
     base_src, base_spec = engine.version(base_vid)
     grid = {k: getattr(rewrite, k, None) for k in ("grid_div_x", "grid_div_y", "grid_div_z")}
@@ -271,11 +276,11 @@ def run_rewrite(engine, step_id: str, title: str, rewrite, suggested: dict | Non
         engine.set_step(step_id, state="failed", reason=tuned.error)
         return
     # a vacuous check (engine/strength.py) calls nothing verified
-    engine.set_step(step_id, state="unchecked" if vacuous_why(engine.store, engine.sid) else "verified")
+    engine.set_step(step_id, state="unchecked" if vacuous_why(engine.data) else "verified")
     yield from _accept(engine, step_id, title, vid)
 
 
-def candidate(engine, body: dict) -> tuple[str, Spec]:
+def candidate(engine: Any, body: dict[str, Any]) -> tuple[str, Spec]:
     """The generated kernel a kernel gate shows, with its spec (for a sanitizer run)."""
     if body.get("spec"):
         return body["code"], spec_from_plain(body["spec"])
@@ -291,7 +296,7 @@ def _why(check: Result) -> str:
     return f"{check.status}: {(check.error or '').strip()[:300]}"
 
 
-def _accept(engine, step_id, title, vid):
+def _accept(engine: Any, step_id: str, title: str, vid: str) -> Gates:
     new = engine.confirm_best(vid)
     current = engine.best_ms
     threshold = float(engine.options.get("threshold", 0.02))
@@ -325,7 +330,7 @@ def _accept(engine, step_id, title, vid):
         verdicts=list(new.verdicts or []),
         checks=_check_lines(engine, vid, new),
         effect=effect,
-        verified=verdict_text(new, engine.choice.simulated, vacuous=vacuous_why(engine.store, engine.sid)),
+        verified=verdict_text(new, engine.choice.simulated, vacuous=vacuous_why(engine.data)),
     )
     if decision.choice == "approve":
         engine.accept(vid)
@@ -366,7 +371,7 @@ def _keep_unmeasured(engine: Any, step_id: str, vid: str) -> Generator[Gate, Dec
         engine.set_step(step_id, state="skipped", reason="skipped before it was measured (no GPU here)")
 
 
-def _check_lines(engine, vid: str, result: Result) -> list[dict]:
+def _check_lines(engine: Any, vid: str, result: Result) -> list[dict[str, Any]]:
     return [
         {"label": c.label, "status": c.status, "reason": c.reason} for c in engine.check_sizes(vid, dict(result.params))
     ]

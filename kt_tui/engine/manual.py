@@ -34,7 +34,7 @@ def is_manual(engine: Any) -> bool:
 def stored_reply(engine: Any, key: str, model_cls: type[M]) -> M | None:
     """What an LLM answered for `key` when the session had one: on resume without an LLM it is shown
     and used again as it was (a replayed decision then means what it meant), never replaced."""
-    stored = engine.store.llm_result(engine.sid, key)
+    stored = engine.data.llm_result(key)
     return None if stored is None or stored["value"] is None else model_cls.model_validate(stored["value"])
 
 

@@ -3,6 +3,7 @@ backend is picked or anything is measured, so a typo reads as nvcc's message, no
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,7 +17,7 @@ class CompileError(UserError):
     pass
 
 
-def compile_spec(source: str, spec: Spec):
+def compile_spec(source: str, spec: Spec) -> gpu_compile.CompileResult:
     """Compile the kernel at the spec's default configuration, as kernel_tuner prepares it (defines,
     template wrapper included), for the default architecture."""
     return gpu_compile.compile_check(
@@ -41,7 +42,7 @@ def compile_errors(source: str, spec: Spec, path: str | Path, arch: str) -> str 
 
 
 def checked_backend(
-    pick,
+    pick: Callable[[], BackendChoice],
     source: str,
     spec: Spec,
     path: str | Path,
@@ -70,12 +71,14 @@ def checked_backend(
             )
             return choice
         arch, said = (choice or BackendChoice("sim", "")).compile_arch()
-        same = ahead is not None and arch == ahead_arch
-        errors = ahead.result() if same else compile_errors(source, spec, path, arch)
+        errors = (
+            ahead.result() if ahead is not None and arch == ahead_arch else compile_errors(source, spec, path, arch)
+        )
     if errors:
         raise CompileError(f"{spec.kernel} does not compile ({said.replace('checked for', 'for')}):\n{errors}")
     if problem is not None:
         raise problem
+    assert choice is not None  # pick() returned one or raised
     if errors == "":
         choice.note = _noted(choice.note, "Compile check skipped: no CUDA compiler found.")
     return choice

@@ -9,6 +9,7 @@ import itertools
 import math
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,10 +19,11 @@ from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec
-from ..records import Known, Result, as_result, replace
+from ..records import Check, Known, Result, as_result, replace
 from ..search.seeds import seed_configs
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import SessionStore, Store
+from ..store.results import StoredResults
 from .backend import BackendChoice
 from .strength import first_baseline, result_params
 from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
@@ -57,6 +59,14 @@ class Runs:
     best_ms: float | None
     best_key: str | None
 
+    if TYPE_CHECKING:  # the Engine's own (engine/core.py)
+
+        def version(self, vid: str) -> tuple[str, Spec]: ...
+        def trusted(self, vid: str, r: Result) -> bool: ...
+        def reference_key(self) -> str: ...
+        def emit(self, name: str, keep: bool = True, **data: Any) -> None: ...
+        def sim_cache(self, vid: str) -> Path | None: ...
+
     def verify(self, vid: str) -> Outcome:
         """Run a new version's first configuration once, checked against the original's outputs.
         finished: its result is trusted; failed: the error says why (wrong, no reference, no verdict)."""
@@ -85,7 +95,7 @@ class Runs:
             return Outcome("failed", NO_VERDICT_SIM if self.choice.simulated else NO_VERDICT, result=r)
         return Outcome("finished", measured=1, result=r)
 
-    def reference(self) -> dict | None:
+    def reference(self) -> dict[str, Any] | None:
         """The original's outputs at its baseline, which every version is checked against; lost or
         damaged ones are captured again by a reference job. None in sim (verdicts are recorded)
         or when they cannot be had."""
@@ -112,12 +122,12 @@ class Runs:
             why.append(f"the original's run: {base.status}: {(base.error or '').strip()[:300]}")
         return NO_REFERENCE + (f" ({'; '.join(why)})" if why else "")
 
-    def known(self, vid: str):
+    def known(self, vid: str) -> StoredResults:
         """The version's stored results, key -> result (read from the store on use: sessions can be large)."""
         return self.data.known(vid)
 
     # -- measuring -----------------------------------------------------------------------
-    def baseline(self, vid: str) -> dict | None:
+    def baseline(self, vid: str) -> Result | None:
         """The original configuration's time and outputs (the reference), measured once."""
         source, spec = self.version(vid)
         params = spec.baseline_params()
@@ -138,10 +148,10 @@ class Runs:
         vid: str,
         run_id: str,
         search: str | None = None,
-        configs: list[dict] | None = None,
+        configs: list[dict[str, Any]] | None = None,
         labels: dict[str, str] | None = None,
-        budget: dict | None = None,
-        seeds: bool | list = True,
+        budget: dict[str, Any] | None = None,
+        seeds: bool | list[Any] = True,
     ) -> Outcome:
         """Tune one kernel version; returns how the run ended (engine/verdict.py Outcome).
 
@@ -182,7 +192,7 @@ class Runs:
         return self._outcome(vid, run_id)
 
     def _outcome(self, vid: str, run_id: str) -> Outcome:
-        run = self.data.run(run_id) or {}
+        run = self.data.run(run_id)
         measured = self.data.count_results(vid, run=run_id, measured=True)
         state = (run.state if run else None) or "failed"
         if (
@@ -195,7 +205,7 @@ class Runs:
             return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
         return Outcome(state, run.error if run else None, measured)
 
-    def seed_configs(self, vid: str) -> list[tuple[dict, str]]:
+    def seed_configs(self, vid: str) -> list[tuple[dict[str, Any], str]]:
         """The heuristic rules' seed configurations for this version, valid in its space."""
         source, spec = self.version(vid)
         try:
@@ -219,14 +229,14 @@ class Runs:
         vid: str,
         run_id: str,
         kind: str,
-        configs=None,
-        capture=False,
-        search="brute_force",
-        max_configs=None,
-        time_limit_s=None,
-        seeds=(),
-        options=None,
-        one_worker=False,
+        configs: list[dict[str, Any]] | None = None,
+        capture: bool = False,
+        search: str = "brute_force",
+        max_configs: int | None = None,
+        time_limit_s: float | None = None,
+        seeds: Any = (),
+        options: dict[str, Any] | None = None,
+        one_worker: bool = False,
     ) -> str:
         source, spec = self.version(vid)
         self.stop_requested.clear()
@@ -278,10 +288,10 @@ class Runs:
             seeds=list(seeds),
             search_options=dict(options or {}),
             one_worker=one_worker,
-            result_params=result_params(self.store, self.sid),
+            result_params=result_params(self.data),
         )
 
-        def on_gpu(kind_: str, payload: dict) -> None:
+        def on_gpu(kind_: str, payload: dict[str, Any]) -> None:
             if kind_ == "result" and kind != "reference":
                 self._add_result(vid, run_id, as_result(payload))
             elif kind_ == "space" and not configs:  # a batch's total is its length, not its space's
@@ -316,7 +326,7 @@ class Runs:
             self.confirm_best(vid)
         return state
 
-    def run_on_gpu(self, job, on_gpu, timeout_s: float) -> dict:
+    def run_on_gpu(self, job: Any, on_gpu: Callable[[str, dict[str, Any]], None], timeout_s: float) -> dict[str, Any]:
         """One job on the GPU worker; a worker closed under it (the user left) interrupts the session."""
         try:
             return self.gpu.run(job, on_gpu, timeout_s)
@@ -333,13 +343,15 @@ class Runs:
         return str(self.cache_dir / f"{self.kernel_name}-{vid}-{self.sid}-{names}.json")
 
     # -- results at other sizes (engine/checks.py) ----------------------------------------
-    def check_sizes(self, vid: str, params: dict) -> list[dict]:
+    def check_sizes(self, vid: str, params: dict[str, Any]) -> list[Check]:
         return self.checks.check_sizes(vid, params)
 
-    def confirm_best(self, vid: str, tries: int = 3) -> dict | None:
+    def confirm_best(self, vid: str, tries: int = 3) -> Result | None:
         return self.checks.confirm_best(vid, tries)
 
-    def sanitize(self, source: str, spec: Spec, tool: str = "memcheck", params: dict | None = None) -> dict:
+    def sanitize(
+        self, source: str, spec: Spec, tool: str = "memcheck", params: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """One run of `source` under compute-sanitizer at a small size; stored as an event."""
         from ..gpu.sanitize import sanitize  # here: only a kernel gate's m / R keys run it
 
@@ -366,7 +378,7 @@ class Runs:
         """The runs that waited for a GPU (state NOT_MEASURED): a session with any ends "unmeasured"."""
         return [r.id for r in self.data.runs() if r.state == NOT_MEASURED]
 
-    def _known_for_worker(self, vid: str, spec: Spec) -> dict:
+    def _known_for_worker(self, vid: str, spec: Spec) -> dict[str, Any]:
         """The stored results a tuning job must not measure again: those its space can meet. A
         space of few configurations in a large session is looked up key by key; otherwise every
         stored result of the version is read and those outside the space are left out."""
@@ -414,7 +426,7 @@ def _common_error(rows: list[Result]) -> str:
     return f"{text.rstrip(': ')} ({n} of {len(rows)} configurations)"
 
 
-def _in_space(spec: Spec, known: dict) -> dict:
+def _in_space(spec: Spec, known: dict[str, Any]) -> dict[str, Any]:
     """The stored results a run over the spec's space can meet: keys made of its values (a version
     may hold results of an earlier space); the others need not travel to the worker."""
     values = [[str(v) for v in vs] for vs in spec.tune_params.values()]

@@ -6,10 +6,16 @@ note, summary and export, and no result of the session is called verified."""
 from __future__ import annotations
 
 import json
+from typing import Any, Protocol
 
 from ..errors import UserError
-from ..store import Store
 from .verdict import VACUOUS_TEXT
+
+
+class SessionRow(Protocol):
+    """What these functions read of a session's store: its row (a SessionStore has it)."""
+
+    def session(self) -> dict[str, Any] | None: ...
 
 
 class CheckRefused(UserError):
@@ -17,15 +23,15 @@ class CheckRefused(UserError):
     changes the outputs); the message says what to fix."""
 
 
-def unchecked(why: str) -> dict:
+def unchecked(why: str) -> dict[str, Any]:
     return {"state": "unchecked", "why": why, "fixes": []}
 
 
-def check_state(store: Store, sid: str) -> dict | None:
-    return state_of(store.session(sid) or {})
+def check_state(data: SessionRow) -> dict[str, Any] | None:
+    return state_of(data.session() or {})
 
 
-def state_of(s: dict) -> dict | None:
+def state_of(s: dict[str, Any]) -> dict[str, Any] | None:
     """The check state stored in a session row, or None (not tested yet, or unreadable)."""
     try:
         state = json.loads(s.get("check_state") or "null")
@@ -34,19 +40,19 @@ def state_of(s: dict) -> dict | None:
     return state if isinstance(state, dict) else None
 
 
-def vacuous_why(store: Store, sid: str) -> str | None:
+def vacuous_why(data: SessionRow) -> str | None:
     """Why the session's check proves nothing, or None (it may, or it was not tested)."""
-    state = check_state(store, sid)
+    state = check_state(data)
     return str(state.get("why") or "of the spec's inputs") if state and state.get("state") == "vacuous" else None
 
 
-def result_params(store: Store, sid: str) -> list[str]:
+def result_params(data: SessionRow) -> list[str]:
     """The tuned parameters found to change the original's outputs (their reference is taken per
     configuration from the [reference] kernel; without one the session was refused)."""
-    return list((check_state(store, sid) or {}).get("result_params") or {})
+    return list((check_state(data) or {}).get("result_params") or {})
 
 
-def check_line(state: dict | None) -> str | None:
+def check_line(state: dict[str, Any] | None) -> str | None:
     """One line for gates and `run`: the vacuous reason, or what was left unchecked."""
     if not state:
         return None
@@ -57,9 +63,9 @@ def check_line(state: dict | None) -> str | None:
     return None
 
 
-def first_baseline(engine) -> dict | None:
+def first_baseline(engine: Any) -> dict[str, Any] | None:
     """Test the original's check once per session (stored); raises CheckRefused when it cannot be checked."""
-    state = check_state(engine.store, engine.sid)
+    state = check_state(engine.data)
     if state is not None and state.get("no_gpu") and not engine.choice.unmeasured:
         state = None  # stored without a GPU (--backend none): tested now that there is one
     if state is not None:
@@ -90,7 +96,7 @@ def first_baseline(engine) -> dict | None:
     refused = state.get("refused") or refusal(spec, state.get("result_params") or {})
     if refused:
         state["refused"] = refused
-    engine.store.update_session(engine.sid, check_state=json.dumps(state))
+    engine.data.update_session(check_state=json.dumps(state))
     engine.emit("session", keep=False, check_state=state)
     for fix in state.get("fixes") or []:
         engine.emit("note", text=f"outputs: {fix}")
@@ -103,9 +109,9 @@ def first_baseline(engine) -> dict | None:
     return state
 
 
-def summary(store: Store, sid: str) -> dict | None:
+def summary(data: SessionRow) -> dict[str, Any] | None:
     """The `check` field of `--json`: state, why, fixes, changed arguments, result parameters."""
-    state = check_state(store, sid)
+    state = check_state(data)
     if state is None:
         return None
     keep = ("state", "why", "fixes", "changed", "result_params", "notes")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from types import SimpleNamespace
+from typing import Any
 
+from ..errors import UserError
 from ..records import Result, config_key, trusted
-from ..store import Store
+from ..store import SessionStore, Store
 from .strength import check_line, check_state, vacuous_why
 from .strength import summary as check_summary
 from .verdict import verdict_text
@@ -14,7 +16,7 @@ from .verdict import verdict_text
 STEP_STATE = {"approve": "approved", "edit": "edited", "skip": "skipped", "stop": "stopped"}
 
 
-def _plain(text) -> dict:
+def _plain(text: str | None) -> dict[str, Any]:
     """A stored spec's JSON for a label; damage is reported where the spec is read (spec_from_plain)."""
     try:
         value = json.loads(text or "{}")
@@ -31,7 +33,7 @@ def unverified_reason(store: Store, sid: str) -> str | None:
         return None
     spec = _plain(versions[0]["spec_json"])
     if spec.get("verify") != "none":
-        state = check_state(store, sid)
+        state = check_state(SessionStore(store, sid))
         return check_line(state) if state and state.get("state") == "vacuous" else None
     return f'UNVERIFIED: outputs are not checked (verify = "none": {spec.get("verify_reason") or "no reason given"})'
 
@@ -59,8 +61,10 @@ def best_result(store: Store, sid: str) -> Result | None:
     return next((r for r in store.by_time(sid) if trusted(r, r.version == original["id"] and r.key == ref)), None)
 
 
-def session_summary(store: Store, sid: str) -> dict:
+def session_summary(store: Store, sid: str) -> dict[str, Any]:
     s = store.session(sid)
+    if s is None:
+        raise UserError(f"no session {sid} in the store")
     best = best_result(store, sid)
     plan = store.steps(sid)
     if plan:  # strategies with a plan: its steps; otherwise the gates that were decided
@@ -70,7 +74,7 @@ def session_summary(store: Store, sid: str) -> dict:
         ]
     else:
         steps = [
-            {"title": g.title, "state": STEP_STATE.get((g.decision or {}).get("choice"), "proposed")}
+            {"title": g.title, "state": STEP_STATE.get(str((g.decision or {}).get("choice")), "proposed")}
             for g in store.gates(sid)
         ]
     return {
@@ -93,7 +97,7 @@ def session_summary(store: Store, sid: str) -> dict:
                 best,
                 bool(s["simulated"]),
                 best.version == store.versions(sid)[0]["id"] and best.verified is None,
-                vacuous_why(store, sid),
+                vacuous_why(SessionStore(store, sid)),
             ),
         },
         "speedup": (s["baseline_ms"] / best.time_ms) if best and best.time_ms and s["baseline_ms"] else None,
@@ -101,13 +105,13 @@ def session_summary(store: Store, sid: str) -> dict:
         "note": s["note"] or None,
         "error": s["error"] or None,
         "checks": _checks(store, sid),
-        "check": check_summary(store, sid),
+        "check": check_summary(SessionStore(store, sid)),
         "unverified": unverified_reason(store, sid),
         "expected": expected_from(store, sid),
     }
 
 
-def _checks(store: Store, sid: str) -> dict:
+def _checks(store: Store, sid: str) -> dict[str, Any]:
     """Results checked at other sizes: how many passed, and why the others did not."""
     rows = store.checks(sid)
     return {
@@ -117,7 +121,7 @@ def _checks(store: Store, sid: str) -> dict:
     }
 
 
-def session_row(s: dict) -> dict:
+def session_row(s: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": s["id"],
         "kernel": s["kernel_path"],

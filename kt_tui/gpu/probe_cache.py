@@ -14,9 +14,10 @@ import os
 import platform
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 ARCH = re.compile(r"sm_[0-9]{2,3}[a-z]?")
 PACKAGES = ("pycuda", "cupy", "cupy-cuda12x", "cupy-cuda13x", "cuda-python", "cuda-bindings", "kernel_tuner")
@@ -46,11 +47,11 @@ def fingerprint() -> str | None:
 
 
 def cached_probe(
-    probe: Callable[[tuple], dict], path: Path, fingerprint: Callable[[], str | None] = fingerprint
-) -> Callable[[tuple], dict]:
+    probe: Callable[..., dict[str, Any]], path: Path, fingerprint: Callable[[], str | None] = fingerprint
+) -> Callable[[Sequence[str]], dict[str, Any]]:
     """`probe` with its successful answers remembered in `path` (JSON), keyed by the fingerprint."""
 
-    def run(backends) -> dict:
+    def run(backends: Sequence[str]) -> dict[str, Any]:
         if os.environ.get("KT_TUI_PROBE_CACHE", "1") == "0":
             return probe(backends)
         mark = fingerprint()

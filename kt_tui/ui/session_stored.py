@@ -94,7 +94,7 @@ class StoredView(_Screen):
         self.baseline_ms = s.get("baseline_ms")
         self.strategy = s["strategy"]
         table.baseline_ms = self.baseline_ms
-        table.vacuous = vacuous_why(self.store, self.data.sid)
+        table.vacuous = vacuous_why(self.data)
         self._add_versions()
         mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
         total = self.data.count_results(upto=mark)

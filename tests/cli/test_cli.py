@@ -174,18 +174,18 @@ def test_worker_hang_is_killed_and_the_next_config_runs(capsys, monkeypatch, her
         capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim", "--timeout", "1"
     )
     assert code == 0
-    rows = {r["key"]: r for r in Store(hermetic / "sessions.db").results(out["session"])}
-    assert rows["64"]["status"] == "timeout" and "killed" in rows["64"]["error"]
-    assert [rows[k]["status"] for k in ("32", "128", "256", "512", "1024")] == ["ok"] * 5
+    rows = {r.key: r for r in Store(hermetic / "sessions.db").results(out["session"])}
+    assert rows["64"].status == "timeout" and "killed" in rows["64"].error
+    assert [rows[k].status for k in ("32", "128", "256", "512", "1024")] == ["ok"] * 5
 
 
 def test_worker_crash_is_recorded_and_the_worker_restarted(capsys, monkeypatch, hermetic):
     monkeypatch.setenv("KT_TUI_FAULT", "crash:512")
     code, out = run_cli(capsys, "run", EXAMPLES / "vector_add.cu", "--auto", "--json", "--backend", "sim")
     assert code == 0
-    rows = {r["key"]: r for r in Store(hermetic / "sessions.db").results(out["session"])}
-    assert rows["512"]["status"] == "crash" and "exit code 77" in rows["512"]["error"]
-    assert rows["1024"]["status"] == "ok"
+    rows = {r.key: r for r in Store(hermetic / "sessions.db").results(out["session"])}
+    assert rows["512"].status == "crash" and "exit code 77" in rows["512"].error
+    assert rows["1024"].status == "ok"
 
 
 def test_kill_9_mid_sweep_then_resume_loses_no_row(hermetic):

@@ -104,8 +104,8 @@ def test_a_small_unbudgeted_space_runs_seeds_then_in_order_without_the_model(cap
     _, spec = load_kernel_spec(read_kernel_file(EXAMPLES / "reduction.cu"), None, None)
     assert spec.space_size() <= 32
     rows = Store(hermetic / "sessions.db").results(out["session"])
-    seeded = {r["key"] for r in rows if (r["origin"] or "").startswith("seed: ")}
-    tuned = [r["key"] for r in rows[1:] if r["key"] not in seeded]
+    seeded = {r.key for r in rows if (r.origin or "").startswith("seed: ")}
+    tuned = [r.key for r in rows[1:] if r.key not in seeded]
     in_order = [",".join(map(str, c)) for c in itertools.product(*spec.tune_params.values())]
     assert len(tuned) > 10 and tuned == [k for k in in_order if k in set(tuned)]
 

@@ -48,7 +48,7 @@ def test_matmul_autonomous_session_headless(capsys, hermetic):
     store = Store(hermetic / "sessions.db")
     calls = store.llm_calls(out["session"])
     assert len(calls) == 9 and all(c["model"] == MODEL for c in calls)
-    kernel3 = store.gate(out["session"], "kernel:3")["body"]
+    kernel3 = store.gate(out["session"], "kernel:3").body
     assert "renamed work_per_thread to WORK_PER_THREAD in the code" in kernel3["fixes"]
     assert kernel3["compile"]["ok"] is True and not kernel3["flags"]
 
@@ -213,8 +213,8 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
 
         store = Store(settings.db)
         assert store.session(sid)["state"] == "waiting"
-        assert store.gate(sid, "accept:3")["state"] == "pending"
-        rows_before = {(r["version"], r["key"]) for r in store.results(sid)}
+        assert store.gate(sid, "accept:3").state == "pending"
+        rows_before = {(r.version, r.key) for r in store.results(sid)}
         edited = store.steps(sid)[2]["version"]
         assert "#pragma unroll  // added by hand" in store.version(sid, edited)["source"]
 
@@ -232,7 +232,7 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
         assert not server.script
     states = [s["state"] for s in store.steps(sid)]
     assert states == ["accepted", "failed", "accepted", "skipped"]
-    assert rows_before <= {(r["version"], r["key"]) for r in store.results(sid)}
+    assert rows_before <= {(r.version, r.key) for r in store.results(sid)}
     assert store.session(sid)["best_version"] == edited
 
 

@@ -118,7 +118,7 @@ def test_a_vacuous_verdict_is_never_verified():
         == "unchecked: the check proves nothing because `c` is 0 everywhere"
     )
     assert verdict_text(replace(r, verified=False), False, vacuous="x") == "wrong"
-    assert np.isfinite(r["time_ms"])
+    assert np.isfinite(r.time_ms)
 
 
 def test_the_report_says_the_check_and_calls_nothing_verified():

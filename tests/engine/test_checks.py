@@ -156,9 +156,9 @@ def test_an_old_database_gains_the_new_column_and_table(tmp_path):
     con.commit()
     con.close()
     store = Store(db)
-    assert store.results("s")[0]["verdicts"] is None
+    assert store.results("s")[0].verdicts is None
     store.add_check("s", "v", dict(right_at("n=37", 37), key="256", source="measured"))
-    assert [c["ok"] for c in store.checks("s", "v", "256")] == [True]
+    assert [c.ok for c in store.checks("s", "v", "256")] == [True]
 
 
 # -- the check job in the worker (the watchdog, without a GPU) -----------------------------------
@@ -226,10 +226,10 @@ def test_the_best_is_checked_and_a_wrong_one_is_passed_over(capsys, hermetic):
     assert code == 0
     assert out["best"]["params"] == {"block_size_x": 128}
     store = Store(hermetic / "sessions.db")
-    rows = {r["key"]: r for r in store.results(out["session"])}
-    assert rows["512"]["status"] == "wrong_result" and rows["512"]["verified"] is False
-    assert "wrong result at n=37: c[36] = nan" in rows["512"]["error"]
-    assert rows["512"]["first_bad"] == "c[36] at n=37"
+    rows = {r.key: r for r in store.results(out["session"])}
+    assert rows["512"].status == "wrong_result" and rows["512"].verified is False
+    assert "wrong result at n=37: c[36] = nan" in rows["512"].error
+    assert rows["512"].first_bad == "c[36] at n=37"
     assert store.session(out["session"])["best_key"] == "128"
     assert out["checks"]["passed"] == 3 and len(out["checks"]["failed"]) == 1
 
@@ -275,7 +275,7 @@ def test_run_json_reports_a_generated_kernel_wrong_at_a_ragged_size(capsys, herm
     store = Store(hermetic / "sessions.db")
     shown = [e["data"] for e in store.events(out["session"]) if e["kind"] == "verification"]
     assert shown and shown[-1]["where"] == "n=5592405" and shown[-1]["verdicts"][0]["first_bad"] == 5592404
-    kernel_gate = store.gate(out["session"], "kernel:one-prompt")["body"]
+    kernel_gate = store.gate(out["session"], "kernel:one-prompt").body
     assert kernel_gate["tolerances"] == [
         {"output": "c", "type": "float32", "atol": 1e-5, "rtol": 1e-4, "atol_from": "default", "rtol_from": "default"}
     ]

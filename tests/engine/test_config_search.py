@@ -80,7 +80,7 @@ def test_config_search_headless_on_a_recorded_space(capsys, hermetic):
     assert code == 0 and out["state"] == "finished", out
     store = Store(hermetic / "sessions.db")
     sid = out["session"]
-    first = store.gate(sid, "batch:1")["body"]
+    first = store.gate(sid, "batch:1").body
     assert len(first["configs"]) == 4
     why = {json.dumps(b["config"]): b["why"] for b in first["invalid"]}
     assert any("restriction" in w for w in why.values())
@@ -89,10 +89,10 @@ def test_config_search_headless_on_a_recorded_space(capsys, hermetic):
     # round 2 found the recorded optimum, 0.1264 ms
     assert out["best"]["params"] == cfg(64, 8, 2, 8, 32)
     assert abs(out["best"]["time_ms"] - 0.1264) < 1e-3
-    space = store.gate(sid, "space:4")["body"]
+    space = store.gate(sid, "space:4").body
     assert space["after"]["tile_k"] == [4, 8, 16, 32, 64] and space["size_after"] > space["size_before"]
     assert any("prefetch" in p for p in space["problems"])  # the kernel never reads it
-    results = {r["key"]: r for r in store.results(sid)}
-    assert results["64,8,2,8,64"]["status"] == "not_recorded"  # a new value: the recorded cache has no time
-    assert results["64,8,2,8,32"]["origin"] == "llm round 2"
+    results = {r.key: r for r in store.results(sid)}
+    assert results["64,8,2,8,64"].status == "not_recorded"  # a new value: the recorded cache has no time
+    assert results["64,8,2,8,32"].origin == "llm round 2"
     assert len(results) == 1 + 4 + 4 + 2 + 2 + 1

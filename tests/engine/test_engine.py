@@ -30,7 +30,7 @@ def test_leaving_at_a_gate_keeps_it_pending_and_resume_asks_it_again(hermetic):
     asked = []
     state = Engine(store, sid, gpu, choice, lambda g: asked.append(g.key)).run(sweep)
     assert state == "waiting" and asked == ["sweep:1"]
-    assert store.gate(sid, "sweep:1")["state"] == "pending"
+    assert store.gate(sid, "sweep:1").state == "pending"
     assert store.results(sid) == []
 
     asked.clear()
@@ -38,7 +38,7 @@ def test_leaving_at_a_gate_keeps_it_pending_and_resume_asks_it_again(hermetic):
     gpu.close()
     assert state == "finished" and asked == ["sweep:1"]
     assert len(store.results(sid)) == 6
-    assert store.gate(sid, "sweep:1")["decision"]["choice"] == "approve"
+    assert store.gate(sid, "sweep:1").decision["choice"] == "approve"
 
 
 def test_each_result_is_in_the_store_before_its_event(hermetic):
@@ -48,8 +48,8 @@ def test_each_result_is_in_the_store_before_its_event(hermetic):
 
     def on_event(e):
         if e.kind == "result":
-            keys = {r["key"] for r in Store(hermetic / "s.db").results(sid)}  # another connection
-            seen.append(e.data["result"]["key"] in keys)
+            keys = {r.key for r in Store(hermetic / "s.db").results(sid)}  # another connection
+            seen.append(e.data["result"].key in keys)
 
     Engine(store, sid, gpu, choice, lambda g: Decision("approve"), on_event).run(sweep)
     gpu.close()
@@ -69,14 +69,14 @@ def test_stop_mid_sweep_then_resume_measures_nothing_twice(hermetic, monkeypatch
     decisions = iter([Decision("approve"), Decision("stop")])
     holder["engine"] = engine = Engine(store, sid, gpu, choice, lambda g: next(decisions), on_event)
     assert engine.run(sweep) == "stopped"
-    first = {r["key"]: r.timestamp for r in store.results(sid)}
+    first = {r.key: r.timestamp for r in store.results(sid)}
     assert 5 <= len(first) < 17
-    assert store.run(sid, "sweep:1")["state"] == "stopped"
+    assert store.run(sid, "sweep:1").state == "stopped"
 
     engine = Engine(store, sid, gpu, choice, lambda g: Decision("approve"))
     assert engine.run(sweep) == "finished"
     gpu.close()
-    rows = {r["key"]: r.timestamp for r in store.results(sid)}
+    rows = {r.key: r.timestamp for r in store.results(sid)}
     assert len(rows) == 17
     assert all(rows[k] == v for k, v in first.items())
 

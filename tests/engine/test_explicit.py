@@ -167,7 +167,7 @@ def test_explicit_step_params_are_added_back_when_the_llm_drops_them(capsys, her
             *sim("--base-url", server.url, "--model", MODEL),
         )
     assert code == 0 and out["steps"][0]["state"] == "accepted"
-    body = Store(hermetic / "sessions.db").gate(out["session"], "kernel:items")["body"]
+    body = Store(hermetic / "sessions.db").gate(out["session"], "kernel:items").body
     assert body["tune_params"]["items_per_thread"] == [1, 2, 4, 8]
     assert "items_per_thread is used but was not declared: took the step's suggested values" in body["fixes"]
 
@@ -189,7 +189,7 @@ def test_one_prompt_session_headless(capsys, hermetic):
     assert code == 0 and out["strategy"] == "one-prompt"
     assert [(s["id"], s["state"]) for s in out["steps"]] == [("one-prompt", "accepted")]
     assert out["speedup"] > 2
-    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt")["body"]
+    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt").body
     assert "renamed work_per_thread to WORK_PER_THREAD in the code" in gate["fixes"]
 
 

@@ -54,11 +54,11 @@ def shown(gate: g.Gate) -> str:
 def test_every_key_the_old_code_stored_is_a_field_of_its_gate(tmp_path):
     store = old_store(tmp_path / "sessions.db")
     rows = [row for s in store.sessions() for row in store.gates(s["id"])]
-    assert {row["kind"] for row in rows} == {"sweep", "llm_reply"}
+    assert {row.kind for row in rows} == {"sweep", "llm_reply"}
     for row in rows:
-        gate = g.gate_from(row["kind"], row["key"], row["title"], row["body"])
-        assert type(gate) is g.GATES[row["kind"]] and gate.extra == {}
-        assert {k: gate.body[k] for k in row["body"]} == row["body"]  # stored again, it says the same
+        gate = g.gate_from(row.kind, row.key, row.title, row.body)
+        assert type(gate) is g.GATES[row.kind] and gate.extra == {}
+        assert {k: gate.body[k] for k in row.body} == row.body  # stored again, it says the same
 
 
 def test_a_session_written_by_the_old_code_resumes_at_its_llm_gate(capsys, tmp_path):
@@ -85,7 +85,7 @@ def test_a_session_written_by_the_old_code_resumes_at_its_llm_gate(capsys, tmp_p
     stored = [r for r in json.loads(OLD_ROWS.read_text())["results"] if r["session"] == old["id"]]
     assert len(store.results(old["id"])) == len(stored) > 0  # the start gate's decision replayed: nothing re-run
     row = store.gate(old["id"], "llm:plan:1")
-    assert "is the prompt's example" in shown(g.gate_from(row["kind"], row["key"], row["title"], row["body"]))
+    assert "is the prompt's example" in shown(g.gate_from(row.kind, row.key, row.title, row.body))
 
 
 def test_stored_bodies_keep_their_keys_and_unknown_ones():
@@ -238,9 +238,9 @@ def test_a_policy_decision_stores_who_decided_and_why(capsys, hermetic):
     )
     store = Store(hermetic / "sessions.db")
     assert out["state"] == "waiting"
-    decision = store.gate(out["session"], "plan")["decision"]
+    decision = store.gate(out["session"], "plan").decision
     assert decision["by"] == "policy" and "manual mode (no LLM)" in decision["why"]
-    start = store.gate(out["session"], "start")["decision"]
+    start = store.gate(out["session"], "start").decision
     assert start["by"] == "policy" and start["why"] is None
 
 

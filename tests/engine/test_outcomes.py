@@ -82,12 +82,12 @@ def test_on_a_real_backend_an_unverified_result_never_becomes_best(hermetic):
     sid, choice = real_session(store)
     engine = Engine(store, sid, FakeGpu(verdicts=False), choice, approve)
     assert engine.run(sweep) == "finished"
-    rows = {r["key"]: r for r in store.results(sid)}
-    assert rows["512"]["verified"] is None and rows["512"]["time_ms"] < rows["256"]["time_ms"]
+    rows = {r.key: r for r in store.results(sid)}
+    assert rows["512"].verified is None and rows["512"].time_ms < rows["256"].time_ms
     s = store.session(sid)
     assert s["best_key"] == "256"  # the reference itself, not the faster unverified ones
-    assert engine.best_of(engine.original)["key"] == "256"
-    assert engine.confirm_best(engine.original)["key"] == "256"
+    assert engine.best_of(engine.original).key == "256"
+    assert engine.confirm_best(engine.original).key == "256"
 
 
 def test_verified_results_do_become_best(hermetic):
@@ -129,7 +129,7 @@ def test_a_damaged_refs_file_is_captured_again_not_taken_as_no_reference(hermeti
     assert any(j.run_id.startswith("reference:") for j in gpu.jobs)
     tune_job = next(j for j in gpu.jobs if j.run_id == "tune:1")
     assert tune_job.reference is not None
-    assert all(r["verified"] is True for r in store.results(sid) if r["key"] != "256")
+    assert all(r.verified is True for r in store.results(sid) if r.key != "256")
 
 
 def test_sim_recording_without_verdicts_does_not_pass_a_step(capsys, hermetic):
@@ -212,7 +212,7 @@ def test_config_search_where_every_run_failed_ends_failed_with_a_non_zero_exit(c
     assert code != 0 and out["state"] == "failed"
     assert out["error"].startswith("nothing could be measured: runtime_error") and out["best"] is None
     store = Store(hermetic / "sessions.db")
-    assert {r["status"] for r in store.results(out["session"])} == {"runtime_error"}
+    assert {r.status for r in store.results(out["session"])} == {"runtime_error"}
     assert len(store.results(out["session"])) == 3
 
 

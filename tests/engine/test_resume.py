@@ -27,7 +27,7 @@ def snapshot(store: Store, sid: str) -> dict:
         "best": (s["best_ms"], s["best_version"]),
         "strategy": s["strategy"],
         "versions": [(v["id"], v["spec_json"]) for v in store.versions(sid)],
-        "runs": [(r["id"], r["state"]) for r in store.runs(sid)],
+        "runs": [(r.id, r.state) for r in store.runs(sid)],
         "results": len(store.results(sid)),
         "steps": [(x["id"], x["state"]) for x in store.steps(sid)],
     }
@@ -69,14 +69,14 @@ def test_resuming_a_finished_session_without_an_llm_changes_nothing(capsys, auto
 def test_a_session_resumed_without_an_llm_keeps_what_the_llm_said(capsys, autonomous_session):
     sid, _, store = autonomous_session
     before = snapshot(store, sid)
-    verdict = store.gate(sid, "step:3")["body"]["verdict"]
+    verdict = store.gate(sid, "step:3").body["verdict"]
     assert verdict and verdict["valid"]
     with store.db.conn:  # as if the session had stopped at step 3's gate
         store.db.conn.execute("DELETE FROM gates WHERE session = ? AND key = 'step:3'", [sid])
     store.update_session(sid, state="waiting")
     code, out = run_cli(capsys, "resume", sid, "--auto", "--json", "--llm", "none")
     assert code == 0 and out["state"] == "finished" and out["error"] is None
-    shown = store.gate(sid, "step:3")["body"]
+    shown = store.gate(sid, "step:3").body
     assert shown["verdict"] == verdict and shown["note"] is None
     # the stored kernels are replayed as they were: no new version, nothing measured again
     assert snapshot(store, sid) == before

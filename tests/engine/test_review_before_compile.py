@@ -74,7 +74,7 @@ def test_an_include_of_a_key_file_is_never_compiled_before_approval_and_the_key_
     secret.write_text(f"{FAKE_KEY}\n")
     code, out = one_prompt(capsys, hermetic, including(str(secret)), *(["--allow-flagged"] if allow else []))
     store = Store(hermetic / "sessions.db")
-    gate = store.gate(out["session"], "kernel:one-prompt")["body"]
+    gate = store.gate(out["session"], "kernel:one-prompt").body
     assert gate["flags"][0]["kind"] == "include" and "the compiler would read it" in gate["flags"][0]["message"]
     assert gate["compile"]["deferred"] and gate["compile"]["ok"] is None
     flagged = [s for s in compiles if str(secret) in s]
@@ -82,7 +82,7 @@ def test_an_include_of_a_key_file_is_never_compiled_before_approval_and_the_key_
     if not allow:  # the policy refused it: never compiled at all
         assert flagged == [] and step["state"] == "skipped"
     else:  # compiled once, after the gate was approved
-        assert len(flagged) == 1 and store.gate(out["session"], "kernel:one-prompt")["state"] == "decided"
+        assert len(flagged) == 1 and store.gate(out["session"], "kernel:one-prompt").state == "decided"
         if find_nvcc():
             assert step["state"] == "failed" and "does not compile" in step["reason"]
             assert "its text is not shown" in step["reason"]
@@ -109,7 +109,7 @@ def test_path_and_macro_includes_are_flagged(line):
 
 def test_dev_zero_include_is_flagged_and_not_compiled(capsys, hermetic, compiles):
     code, out = one_prompt(capsys, hermetic, including("/dev/zero"))
-    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt")["body"]
+    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt").body
     assert gate["flags"] and gate["compile"].get("deferred")
     assert not [s for s in compiles if "/dev/zero" in s]
 
@@ -188,7 +188,7 @@ def test_the_probed_arch_reaches_the_compile_check(capsys, hermetic, monkeypatch
         lambda src, params, arch=None, **k: asked.append(arch) or compile_mod.CompileResult(ok=True),
     )
     code, out = one_prompt(capsys, hermetic, ORIGINAL.replace("int i =", "int i = 0 +"))
-    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt")["body"]
+    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt").body
     assert gate["compile"]["arch"] == "assumed sm_90 (simulated)" and "sm_90" in asked
 
 

@@ -71,8 +71,8 @@ def test_a_replay_hands_kernel_tuner_one_element_stand_ins_and_streams_the_recor
     arrays = [a for a in seen["args"] if isinstance(a, np.ndarray)]
     assert [(a.size, a.dtype.name) for a in arrays] == [(1, x.dtype) for x in spec.args if x.is_array]
     recorded = read_cache(VECTOR_CACHE)["cache"]
-    assert {r["key"]: r["time_ms"] for r in got} == {k: e["time"] for k, e in recorded.items()}
-    assert {r["source"] for r in got} == {"recorded"}
+    assert {r.key: r.time_ms for r in got} == {k: e["time"] for k, e in recorded.items()}
+    assert {r.source for r in got} == {"recorded"}
 
 
 def test_a_gpu_jobs_inputs_are_made_once_per_spec_and_each_job_gets_copies(monkeypatch):
@@ -348,7 +348,7 @@ def test_a_tuning_job_carries_the_stored_results_of_its_space_only(hermetic, cap
     vid = store.versions(sid)[0]["id"]
     engine = Engine(store, sid, None, BackendChoice("sim", "H200"), lambda gate: None)
     spec = engine.version(vid)[1]
-    stored = {k: (r["time_ms"], r["status"]) for k, r in store.known_for_worker(sid, vid).items()}
+    stored = {k: (r.time_ms, r.status) for k, r in store.known_for_worker(sid, vid).items()}
     assert len(stored) == 3
     for many in (False, True):  # few results: all read and filtered; many: the space's keys looked up
         if many:
@@ -368,6 +368,6 @@ def test_a_tuning_job_carries_the_stored_results_of_its_space_only(hermetic, cap
                 ],
             )
         got = engine._known_for_worker(vid, spec)
-        assert {k: (r["time_ms"], r["status"]) for k, r in got.items()} == stored
-        params = {k: json.loads(r["params"]) if isinstance(r["params"], str) else r["params"] for k, r in got.items()}
+        assert {k: (r.time_ms, r.status) for k, r in got.items()} == stored
+        params = {k: json.loads(r.params) if isinstance(r.params, str) else r.params for k, r in got.items()}
         assert params == {k: {"block_size_x": int(k)} for k in stored}

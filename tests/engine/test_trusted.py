@@ -59,7 +59,7 @@ def _accept_engine(best_ms, new_ms):
         options={"threshold": 0.02},
         choice=SimpleNamespace(simulated=False),
         sid="s",
-        store=SimpleNamespace(session=lambda sid: {}),
+        data=SimpleNamespace(session=lambda: {}),
         accepted=accepted,
         confirm_best=lambda vid: Result(
             time_ms=new_ms, params={"b": 1}, key="1", verified=True, status="ok", verdicts=()
@@ -111,3 +111,27 @@ def test_help_says_what_accept_does():
 
     text = dict(GATES)["accept"]
     assert "keeps it as the new best" not in text and "a slower one leaves the best as it is" in text
+
+
+def test_refreshing_the_best_after_a_wrong_result_takes_the_next_trusted_one(hermetic):
+    """refresh_best read each version's fastest trusted record as a dict (`dict(r, ...)`, `r["key"]`):
+    with records that raised as soon as one trusted row existed."""
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    engine = Engine(store, sid, FakeGpu(), choice, lambda g: Decision("approve"))
+    vid = engine.original
+    ok = {"times": [1.0], "status": "ok", "error": None, "source": "measured", "verified": True}
+    store.add_results(
+        sid,
+        vid,
+        "r",
+        [
+            dict(ok, key="64", time_ms=1.0, params={"block_size_x": 64}),
+            dict(ok, key="128", time_ms=2.0, params={"block_size_x": 128}),
+        ],
+    )
+    engine.best_ms, engine.best_key = 1.0, "64"
+    store.mark_result(sid, vid, "64", status="wrong_result", verified=False)
+    engine.refresh_best()
+    assert (engine.best_ms, engine.best_key) == (2.0, "128")
+    assert store.session(sid)["best_key"] == "128"

@@ -63,13 +63,13 @@ def test_seed_configs_are_labelled_and_weighed_by_our_search(capsys, hermetic):
     )
     assert code == 0
     rows = Store(hermetic / "sessions.db").results(out["session"])
-    seeded = [r for r in rows if (r["origin"] or "").startswith("seed: ")]
+    seeded = [r for r in rows if (r.origin or "").startswith("seed: ")]
     assert len(seeded) == 3, "the reduction kernel is 1-D: the warp-multiple block size rule applies"
-    tuned = [r["key"] for r in rows[1:]]  # after the baseline
+    tuned = [r.key for r in rows[1:]]  # after the baseline
     # kt, not the worker, orders them: the first seed, then a random pick beside it (the seeds'
     # evidence), and every seed within the first picks (they measure fast here: followed)
-    assert tuned[0] == seeded[0]["key"] and tuned[1] not in {r["key"] for r in seeded}
-    assert {r["key"] for r in seeded} <= set(tuned[:6])
+    assert tuned[0] == seeded[0].key and tuned[1] not in {r.key for r in seeded}
+    assert {r.key for r in seeded} <= set(tuned[:6])
 
 
 def test_our_search_finds_the_optimum_early_on_a_recorded_space(capsys):
@@ -127,7 +127,7 @@ def test_an_edited_search_at_the_sweep_gate_is_used(hermetic):
     assert Engine(store, sid, gpu, choice, decide).run(sweep) == "finished"
     gpu.close()
     run = store.run(sid, "sweep:1")
-    assert run["strategy"] == "brute_force"
+    assert run.strategy == "brute_force"
     assert len(store.results(sid)) == 1 + 7
 
 
@@ -163,7 +163,7 @@ async def test_the_ui_edits_the_search_plots_results_and_pauses(monkeypatch):
         assert len(plot.times) == 31 and all(t for t in plot.times)  # the baseline, then the run
         assert "⣀" in str(plot.render()) or any(chr(c) in str(plot.render()) for c in range(0x2801, 0x2900))
         await keys.press("q")
-    assert Store(load_settings({}).db).run(screen.sid, "sweep:1")["strategy"] == "random_sample"
+    assert Store(load_settings({}).db).run(screen.sid, "sweep:1").strategy == "random_sample"
 
 
 def test_a_broken_user_rule_file_is_reported_and_tuning_goes_on(capsys, hermetic):

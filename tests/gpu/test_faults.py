@@ -163,12 +163,12 @@ def test_hang_and_crash_are_recorded_and_resume_measures_nothing_twice(capsys, m
     )
     assert code == 0 and out["state"] == "finished"
     store = Store(hermetic / "sessions.db")
-    first = {r["key"]: (r["status"], r.timestamp) for r in store.results(out["session"])}
+    first = {r.key: (r.status, r.timestamp) for r in store.results(out["session"])}
     assert first["64"][0] == "timeout" and len(first) == 6
     monkeypatch.setenv("KT_TUI_FAULT", "crash:128")  # would crash if 128 were measured again
     code, again = run_cli(capsys, "resume", out["session"], "--auto", "--json", "--backend", "sim")
     assert code == 0 and again["session"] == out["session"] and again["state"] == "finished"
-    assert {r["key"]: (r["status"], r.timestamp) for r in store.results(out["session"])} == first
+    assert {r.key: (r.status, r.timestamp) for r in store.results(out["session"])} == first
 
 
 # -- on a GPU ------------------------------------------------------------------------------------
@@ -215,10 +215,10 @@ def test_fault_on_the_gpu(case, hermetic, table):
         if case.get("sanitizer"):
             _sanitizer_sees_it(engine, case)
         # the session is intact: a resume measures and checks nothing again
-        results = {(r["version"], r["key"]): r.timestamp for r in store.results(sid)}
+        results = {(r.version, r.key): r.timestamp for r in store.results(sid)}
         checks = len(store.checks(sid))
         assert make_engine(store, sid, gpu, choice, hermetic).run(strategy) == "finished"
-        assert {(r["version"], r["key"]): r.timestamp for r in store.results(sid)} == results
+        assert {(r.version, r.key): r.timestamp for r in store.results(sid)} == results
         assert len(store.checks(sid)) == checks
     finally:
         gpu.close()

@@ -20,8 +20,8 @@ def test_vector_add_sweep_on_each_backend(backend, capsys, hermetic):
     assert out["backend"] == backend and not out["simulated"]
     assert out["results"] == 6
     rows = Store(hermetic / "sessions.db").results(out["session"])
-    assert all(r["status"] == "ok" for r in rows)
-    assert all(r["verified"] for r in rows if r["key"] != "256")  # 256 is the reference itself
+    assert all(r.status == "ok" for r in rows)
+    assert all(r.verified for r in rows if r.key != "256")  # 256 is the reference itself
     report(
         f"{backend}: {out['gpu']} vector_add baseline {out['baseline_ms']:.4f} ms, best {out['best']['time_ms']:.4f} ms "
         f"{out['best']['params']} ({out['speedup']:.2f}x)"
@@ -32,23 +32,23 @@ def test_hanging_config_is_killed_and_the_sweep_goes_on(capsys, hermetic):
     t0 = time.monotonic()
     code, out = run_cli(capsys, "run", KERNELS / "hang.cu", "--auto", "--json", "--backend", "pycuda")
     elapsed = time.monotonic() - t0
-    rows = {r["key"]: r for r in Store(hermetic / "sessions.db").results(out["session"])}
-    assert rows["64"]["status"] == "timeout"
+    rows = {r.key: r for r in Store(hermetic / "sessions.db").results(out["session"])}
+    assert rows["64"].status == "timeout"
     assert all(rows[k]["status"] == "ok" for k in ("32", "128", "256"))
     assert code == 0
-    report(f"hang.cu: block 64 -> {rows['64']['status']}; whole sweep {elapsed:.1f} s with timeout 8 s")
+    report(f"hang.cu: block 64 -> {rows['64'].status}; whole sweep {elapsed:.1f} s with timeout 8 s")
 
 
 def test_crashing_config_restarts_the_worker(capsys, hermetic):
     code, out = run_cli(capsys, "run", KERNELS / "crash.cu", "--auto", "--json", "--backend", "pycuda")
-    rows = {r["key"]: r for r in Store(hermetic / "sessions.db").results(out["session"])}
-    assert rows["128"]["status"] in ("runtime_error", "crash")
-    assert rows["32"]["status"] == "wrong_result" and "out[1000]" in rows["32"]["first_bad"]
-    assert rows["64"]["status"] == "ok" and rows["64"]["verified"]
+    rows = {r.key: r for r in Store(hermetic / "sessions.db").results(out["session"])}
+    assert rows["128"].status in ("runtime_error", "crash")
+    assert rows["32"].status == "wrong_result" and "out[1000]" in rows["32"].first_bad
+    assert rows["64"].status == "ok" and rows["64"].verified
     assert code == 0
     report(
-        f"crash.cu: 128 -> {rows['128']['status']} ({(rows['128']['error'] or '')[:80]}); 32 -> wrong_result "
-        f"at {rows['32']['first_bad']}; 64 -> ok"
+        f"crash.cu: 128 -> {rows['128'].status} ({(rows['128'].error or '')[:80]}); 32 -> wrong_result "
+        f"at {rows['32'].first_bad}; 64 -> ok"
     )
 
 

@@ -311,7 +311,7 @@ def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys)
     assert code == 0 and out["simulated"] is True
     assert out["unverified"] == 'UNVERIFIED: outputs are not checked (verify = "none": testing the banner)'
     gates = Store(os.environ["KT_TUI_DB"]).gates(out["session"])
-    assert gates and all("UNVERIFIED" in g["body"]["unverified"] for g in gates)
+    assert gates and all("UNVERIFIED" in g.body["unverified"] for g in gates)
 
 
 def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):

@@ -181,7 +181,7 @@ def test_code_in_an_llm_rewrite_is_flagged_and_auto_refuses_it(capsys, hermetic,
             MODEL,
         )
     assert code == 0 and [(s["id"], s["state"]) for s in out["steps"]] == [("one-prompt", "skipped")]
-    body = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt")["body"]
+    body = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt").body
     flags = [f for f in body["flags"] if f["kind"] == "expression"]
     assert len(flags) == 1 and "rejected, not used" in flags[0]["message"]
     assert ("restrictions[0]" if kind == "restriction" else "grid_div_y[0]") in flags[0]["message"]

@@ -58,7 +58,7 @@ def test_the_line_of_a_digraph_include_is_its_line_in_the_source():
 @pytest.mark.parametrize("added", [SPELLINGS[0], SPELLINGS[4], SPELLINGS[7]])
 def test_digraph_probe_and_line_spellings_are_not_compiled_before_approval(capsys, hermetic, compiles, added):
     code, out = one_prompt(capsys, hermetic, added + "\n" + ORIGINAL)
-    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt")["body"]
+    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt").body
     assert gate["flags"] and gate["compile"].get("deferred")
     assert not [s for s in compiles if SECRET in s]
     assert out["steps"][-1]["state"] == "skipped"

@@ -74,7 +74,7 @@ J_CR = {**BASE, "tune_params": {"block_size_x": [64, 128, 256], "items_per_threa
 @pytest.mark.parametrize("reply", [LU_INC, J_CR], ids=["lu_inc", "j_cr"])
 def test_an_llm_value_that_would_write_source_is_dropped_flagged_and_never_compiled(capsys, hermetic, compiles, reply):
     code, out = one_prompt(capsys, reply)
-    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt")["body"]
+    gate = Store(hermetic / "sessions.db").gate(out["session"], "kernel:one-prompt").body
     assert [f["kind"] for f in gate["flags"]] == ["expression"] and "[0]" in gate["flags"][0]["message"]
     assert gate["compile"].get("deferred")
     assert all("#include" not in str(v) for vals in gate["tune_params"].values() for v in vals)
@@ -217,8 +217,8 @@ def test_a_recorded_time_that_is_not_a_positive_finite_number_is_never_ok_nor_be
         hermetic / "rec",
     )
     assert code == 0 and out["best"]["time_ms"] > 0 and out["best"]["params"]["block_size_x"] != int(fastest)
-    rows = {r["key"]: r for r in Store(hermetic / "sessions.db").results(out["session"])}
-    assert rows[fastest]["status"] == "invalid_time" and rows[fastest]["time_ms"] is None
+    rows = {r.key: r for r in Store(hermetic / "sessions.db").results(out["session"])}
+    assert rows[fastest].status == "invalid_time" and rows[fastest].time_ms is None
 
 
 def _arg(**kw):

@@ -14,7 +14,7 @@ from kt_tui.engine.events import Decision
 from kt_tui.llm.client import LlmClient
 from kt_tui.llm.schemas import Plan
 from kt_tui.llm.structured import ExtractError, ask_structured, extract_json
-from kt_tui.store import Store
+from kt_tui.store import SessionStore, Store
 
 from ..conftest import EXAMPLES, ROOT
 from ..helpers import run_cli
@@ -112,8 +112,8 @@ def test_resume_reopens_the_calls_gate_without_calling_again(capsys, one_attempt
         code, out = autonomous(capsys, server)
     assert code == 1
     store = Store(one_attempt / "sessions.db")
-    [gate] = [g for g in store.gates(out["session"]) if g["key"].startswith("llm:plan:")]
-    assert gate["body"]["text"] == ECHO
+    [gate] = [g for g in store.gates(out["session"]) if g.key.startswith("llm:plan:")]
+    assert gate.body["text"] == ECHO
     with ScriptedServer([PLAN]) as server:
         code, again = run_cli(
             capsys,
@@ -166,6 +166,7 @@ def test_extraction_of_unclosed_brackets_is_bounded():
 class _Engine:
     def __init__(self, store, sid, client):
         self.store, self.sid, self.client = store, sid, client
+        self.data = SessionStore(store, sid)
         self.llm_cancel = threading.Event()
 
     def llm_client(self, key):

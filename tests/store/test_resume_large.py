@@ -49,7 +49,7 @@ async def test_a_resumed_session_loads_only_the_rows_it_shows(monkeypatch):
         table = screen.query_one(ResultsTable)
         assert table.row_count == 20 and len(table.rows_data) == 20  # the rest stays in the store
         assert table.total == len(measured) + 301 and table.hidden == len(measured) + 281
-        assert {r["key"] for r in measured} <= set(rows(app))  # the fastest are the ones measured
+        assert {r.key for r in measured} <= set(rows(app))  # the fastest are the ones measured
         plot = screen.query_one(TuningPlot)
         assert len(plot.times) == len(measured) + 301 and sum(t is None for t in plot.times) >= 1
         await pilot.press("q")
@@ -139,7 +139,7 @@ async def test_results_streaming_in_refresh_no_key_bindings(monkeypatch):
             screen.bridge.on_event(
                 Event(
                     kind,
-                    {"run": None, "version": None, "result": r, "best": False, "key": "extra", "params": r["params"]},
+                    {"run": None, "version": None, "result": r, "best": False, "key": "extra", "params": r.params},
                 )
             )
         before = len(calls)
@@ -316,7 +316,7 @@ async def test_the_rest_of_a_resumed_table_shows_as_the_cursor_or_the_view_nears
         monkeypatch.setattr(Store, "results", lambda *a, **k: scanned.append(a) or [])
         table.mark_candidate(vid, {"block_size_x": 2150})  # a gate asks about a stored row that is not loaded
         assert table.candidate == "2150" and "2150" in [k.value for k in table.rows] and scanned == []
-        assert table.rows_data["2150"]["time_ms"] == 1151.0 and table.hidden == 199
+        assert table.rows_data["2150"].time_ms == 1151.0 and table.hidden == 199
         await pilot.press("q")
     app = resumed_app(sid)
     async with app.run_test(size=SIZE) as pilot:

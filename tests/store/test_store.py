@@ -94,8 +94,8 @@ def test_runs_round_trip(store):
     store.put_run(sid, "r1", version="v1", kind="sweep", state="running", total=6)
     store.put_run(sid, "r1", state="done")
     r = store.run(sid, "r1")
-    assert (r["version"], r["state"], r["total"]) == ("v1", "done", 6)
-    assert [x["id"] for x in store.runs(sid)] == ["r1"]
+    assert (r.version, r.state, r.total) == ("v1", "done", 6)
+    assert [x.id for x in store.runs(sid)] == ["r1"]
     assert store.run(sid, "r2") is None
 
 
@@ -112,16 +112,16 @@ def test_add_result_and_decode(store):
     )
     store.add_result(sid, "v2", "r2", _result("64", verified=None))
     rows = store.results(sid, "v1")
-    assert [r["key"] for r in rows] == ["128", "256"]
+    assert [r.key for r in rows] == ["128", "256"]
     ok, bad = rows
-    assert ok["params"] == {"block_size_x": 128}
-    assert list(ok["times"]) == [1.4, 1.5, 1.6]
-    assert ok["verified"] is True
-    assert (ok["status"], ok["time_ms"], ok["run"]) == ("ok", 1.5, "r1")
-    assert bad["times"] is None and bad["verified"] is False and bad["time_ms"] is None
-    assert (bad["error"], bad["first_bad"]) == ("wrong result", "out[3]")
-    assert [r["key"] for r in store.results(sid)] == ["128", "256", "64"]
-    assert store.results(sid, "v2")[0]["verified"] is None
+    assert ok.params == {"block_size_x": 128}
+    assert list(ok.times) == [1.4, 1.5, 1.6]
+    assert ok.verified is True
+    assert (ok.status, ok.time_ms, ok.run) == ("ok", 1.5, "r1")
+    assert bad.times is None and bad.verified is False and bad.time_ms is None
+    assert (bad.error, bad.first_bad) == ("wrong result", "out[3]")
+    assert [r.key for r in store.results(sid)] == ["128", "256", "64"]
+    assert store.results(sid, "v2")[0].verified is None
     assert store.results("nobody") == []
 
 
@@ -132,8 +132,8 @@ def test_add_result_upserts_by_key(store):
     rows = store.results(sid, "v1")
     assert len(rows) == 1
     r = rows[0]
-    assert (r["status"], r["time_ms"], list(r["times"]), r["verified"], r["run"]) == ("ok", 0.75, [0.75], True, "r2")
-    assert r["error"] is None
+    assert (r.status, r.time_ms, list(r.times), r.verified, r.run) == ("ok", 0.75, [0.75], True, "r2")
+    assert r.error is None
     # the same key under another version is another row
     store.add_result(sid, "v2", "r3", _result("128"))
     assert len(store.results(sid)) == 2
@@ -231,7 +231,7 @@ def test_results_batch_is_one_transaction(store):
     store.add_results(sid, "v1", "r1", [_result("32"), _result("64")])
     with pytest.raises(KeyError):
         store.add_results(sid, "v1", "r1", [_result("128"), {"key": "256"}])  # the second is broken
-    assert [r["key"] for r in store.results(sid)] == ["32", "64"]
+    assert [r.key for r in store.results(sid)] == ["32", "64"]
 
 
 def test_result_committed_at_once_survives_a_kill(tmp_path):
@@ -255,7 +255,7 @@ def test_gates_open_decide_read(store):
     store.open_gate(sid, "g1", "confirm", "Run the sweep?", {"configs": 6})
     store.open_gate(sid, "g2", "pick", "Keep which?", {"options": ["a", "b"]})
     g = store.gate(sid, "g1")
-    assert (g["kind"], g["title"], g["body"], g["state"], g["decision"]) == (
+    assert (g.kind, g.title, g.body, g.state, g.decision) == (
         "confirm",
         "Run the sweep?",
         {"configs": 6},
@@ -265,12 +265,12 @@ def test_gates_open_decide_read(store):
 
     store.decide_gate(sid, "g1", {"choice": "yes", "value": 3})
     g = store.gate(sid, "g1")
-    assert g["state"] == "decided"
-    assert g["decision"] == {"choice": "yes", "value": 3}
-    assert g["decided"]
-    assert store.gate(sid, "g2")["state"] == "pending"
-    assert [x["key"] for x in store.gates(sid)] == ["g1", "g2"]
-    assert [x["seq"] for x in store.gates(sid)] == [0, 1]
+    assert g.state == "decided"
+    assert g.decision == {"choice": "yes", "value": 3}
+    assert g.decided
+    assert store.gate(sid, "g2").state == "pending"
+    assert [x.key for x in store.gates(sid)] == ["g1", "g2"]
+    assert [x.seq for x in store.gates(sid)] == [0, 1]
 
 
 def test_events_in_order(store):
@@ -304,7 +304,7 @@ def test_two_instances_share_data(tmp_path):
     assert s2.session(sid)["kernel_name"] == "k"
     assert [e["kind"] for e in s2.events(sid)] == ["hello"]
     s2.add_result(sid, "v", "r", _result("32"))
-    assert [r["key"] for r in s1.results(sid)] == ["32"]
+    assert [r.key for r in s1.results(sid)] == ["32"]
     s1.add_event(sid, "again", {})
     assert [e["kind"] for e in s2.events(sid)] == ["hello", "again"]
 
@@ -332,7 +332,7 @@ def test_store_from_two_threads(store):
     evs = store.events(sid)
     assert len(evs) == 40
     assert [e["data"]["i"] for e in evs if e["kind"] == "a"] == list(range(20))
-    assert sorted(r["key"] for r in store.results(sid)) == ["100", "200"]
+    assert sorted(r.key for r in store.results(sid)) == ["100", "200"]
 
 
 def test_a_database_of_a_newer_schema_is_refused_and_not_restamped(tmp_path, capsys):
@@ -368,14 +368,14 @@ def test_results_fresh_after_every_write(store):
     sid = store.create_session(kernel_name="k")
     store.add_result(sid, "v1", "r1", _result("32"))
     first = store.results(sid)
-    first[0]["params"]["block_size_x"] = 0  # a caller changing its copy changes nothing stored
+    first[0].params["block_size_x"] = 0  # a caller changing its copy changes nothing stored
     first[0] = replace(first[0], status="changed")
-    assert store.results(sid)[0]["status"] == "ok" and store.results(sid)[0]["params"] == {"block_size_x": 32}
+    assert store.results(sid)[0].status == "ok" and store.results(sid)[0].params == {"block_size_x": 32}
     store.add_result(sid, "v1", "r1", _result("64"))
-    assert [r["key"] for r in store.results(sid)] == ["32", "64"]
-    assert [r["key"] for r in store.results(sid, "v1")] == ["32", "64"]
+    assert [r.key for r in store.results(sid)] == ["32", "64"]
+    assert [r.key for r in store.results(sid, "v1")] == ["32", "64"]
     store.mark_result(sid, "v1", "32", status="wrong_result")
-    assert store.results(sid, "v1")[0]["status"] == "wrong_result"
+    assert store.results(sid, "v1")[0].status == "wrong_result"
     other = store.create_session(kernel_name="k2")
     store.add_result(other, "v1", "r1", _result("128"))
     assert len(store.results(sid)) == 2 and len(store.results(other)) == 1
@@ -387,6 +387,6 @@ def test_results_seen_fresh_after_another_connection_writes(tmp_path):
     a.add_result(sid, "v", "r", _result("32"))
     assert len(a.results(sid)) == 1 and len(b.results(sid)) == 1
     b.add_result(sid, "v", "r", _result("64"))
-    assert [r["key"] for r in a.results(sid)] == ["32", "64"]
+    assert [r.key for r in a.results(sid)] == ["32", "64"]
     b.mark_result(sid, "v", "32", status="wrong_result")
-    assert a.results(sid)[0]["status"] == "wrong_result"
+    assert a.results(sid)[0].status == "wrong_result"

@@ -44,17 +44,17 @@ def test_counts_keys_and_single_rows_are_read_by_query(tmp_path, monkeypatch):
     store.add_results(sid, "v3", "r4", [dict(_result(str(i), 1.0), worker=f"gpu{i}") for i in range(3)])
     assert store.workers(sid) == {"gpu0", "gpu1", "gpu2"} and len(store.workers(sid, limit=2)) == 2
     assert decoded == []  # nothing above decoded a row
-    assert known["3"]["params"] == {"x": 3} and known.get("70") is None
+    assert known["3"].params == {"x": 3} and known.get("70") is None
     assert len(decoded) == 3  # params, times and verdicts of one row
 
 
 def test_the_fastest_rows_come_first_and_wrong_ones_last(tmp_path):
     store, sid = _filled(tmp_path)
     rows = store.fastest(sid, 3)
-    assert [r["key"] for r in rows] == ["7", "49", "48"]  # "901" ran fastest but was found wrong
+    assert [r.key for r in rows] == ["7", "49", "48"]  # "901" ran fastest but was found wrong
     every = store.fastest(sid, 100)
-    assert len(every) == 53 and {r["key"] for r in every[-2:]} == {"900", "901"}
-    assert next(store.by_time(sid, "v1"))["key"] == "901"  # by_time: ran, verdict left to the caller
+    assert len(every) == 53 and {r.key for r in every[-2:]} == {"900", "901"}
+    assert next(store.by_time(sid, "v1")).key == "901"  # by_time: ran, verdict left to the caller
     points = [p for page in store.plot_pages(sid, size=20) for p in zip(*page)]
     assert len(points) == 53 and points[0] == ("v1", "0", 100.0)
     assert ("v1", "900", None) in points and ("v1", "901", None) in points
@@ -99,7 +99,7 @@ def test_a_database_made_before_the_index_gets_it_on_open(tmp_path):
             )
         )
         assert "results_by_worker" in plan
-    assert reopened.count_results(sid) == 53 and [r["key"] for r in reopened.fastest(sid, 1)] == ["7"]
+    assert reopened.count_results(sid) == 53 and [r.key for r in reopened.fastest(sid, 1)] == ["7"]
 
 
 def test_listing_sessions_loads_neither_sqlite_utils_nor_numpy_nor_pydantic_nor_rich(tmp_path):
@@ -197,7 +197,7 @@ def test_reads_given_a_mark_see_only_the_results_stored_before_it(tmp_path):
     mark = store.last_result()
     store.add_results(sid, "v1", "r9", [_result("500", 0.001), _result("501", None, "crash", None)])
     assert store.count_results(sid, upto=mark) == 53 and store.count_results(sid) == 55
-    assert [r["key"] for r in store.fastest(sid, 1, upto=mark)] == ["7"] and store.fastest(sid, 1)[0]["key"] == "500"
+    assert [r.key for r in store.fastest(sid, 1, upto=mark)] == ["7"] and store.fastest(sid, 1)[0].key == "500"
     assert len(store.fastest(sid, 100, upto=mark)) == 53
     pages = list(store.plot_pages(sid, upto=mark, size=10))
     assert [len(keys) for _, keys, _ in pages] == [10] * 5 + [3]
@@ -228,7 +228,7 @@ def test_results_are_stored_as_the_same_json_text_as_json_dumps(tmp_path):
     )
     row = store.conn.execute("SELECT params, times, verdicts FROM results").fetchone()
     assert row == (json.dumps(values[0]), json.dumps(values[1]), json.dumps(values[2]))
-    assert store.result(sid, "v", "1")["params"] == values[0]
+    assert store.result(sid, "v", "1").params == values[0]
 
 
 def test_listing_finds_the_database_where_the_settings_do(tmp_path, monkeypatch, capsys):

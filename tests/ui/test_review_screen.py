@@ -40,17 +40,17 @@ async def test_rows_columns_plot_and_source_follow_the_kernel_version():
             assert "p:WORK_PER_THREAD" in [c.value for c in table.columns]  # the new kernel's own parameter
             labels = {str(table.get_cell(k, "version")).rstrip(" ◆") for k in table.rows}
             assert labels == {"original", "step one-prompt"}
-            original = [r for r in table.rows_data.values() if r["version"] != vid]
+            original = [r for r in table.rows_data.values() if r.version != vid]
             assert (
                 all(
                     str(table.get_cell(k, "p:WORK_PER_THREAD")) == ""
                     for k, r in table.rows_data.items()
-                    if r["version"] != vid
+                    if r.version != vid
                 )
                 and original
             )
             cand = table.rows_data[table.candidate]
-            assert cand["version"] == vid and cand["params"] == screen.gate.body["params"]
+            assert cand.version == vid and cand.params == screen.gate.body["params"]
             assert "◆" in str(table.get_cell(table.candidate, "version"))
             plot = screen.query_one(TuningPlot)
             assert len(plot.versions) == 2 and set(plot.series) == {0, 1}
@@ -58,7 +58,7 @@ async def test_rows_columns_plot_and_source_follow_the_kernel_version():
             progress = shown(screen, "#progress")
             run = screen.run_info
             assert f"step one-prompt tune: {run['done']} of {run['total']} configurations" in progress
-            assert 0 < run["done"] <= len([r for r in table.rows_data.values() if r["version"] == vid])
+            assert 0 < run["done"] <= len([r for r in table.rows_data.values() if r.version == vid])
             await pilot.press("s")
             await wait_for(pilot, lambda: screen.state == "finished", timeout=60)
             assert table.candidate is None

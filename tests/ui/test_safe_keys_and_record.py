@@ -34,7 +34,7 @@ async def test_j_j_k_in_the_table_moves_and_never_skips(monkeypatch):
         assert "undoes" in str(screen.query_one(GatePanel).render())
         await pilot.press("u")
         assert screen.held is None and gate_key(screen) == "sweep:1"
-        assert Store(app.settings.db).gate(screen.sid, "sweep:1")["state"] == "pending"
+        assert Store(app.settings.db).gate(screen.sid, "sweep:1").state == "pending"
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
@@ -51,7 +51,7 @@ async def test_approve_all_is_stored_as_autopilot():
         sid = screen.sid
         await pilot.press("q")
     gates = Store(app.settings.db).gates(sid)
-    assert gates and {g["decision"]["by"] for g in gates} == {"autopilot"}
+    assert gates and {g.decision["by"] for g in gates} == {"autopilot"}
 
 
 async def test_one_escape_leaves_the_spec_editor(tmp_path):
@@ -126,7 +126,7 @@ async def test_status_bar_shows_pause_sort_filter_and_a_budget(monkeypatch):
             *"block_size_x=32",
         )
         shown = [table.rows_data[k.value] for k in table.rows]
-        assert shown and all(r["params"]["block_size_x"] == 32 for r in shown) and len(shown) < len(table.rows_data)
+        assert shown and all(r.params["block_size_x"] == 32 for r in shown) and len(shown) < len(table.rows_data)
         assert "filter “block_size_x=32”" in str(screen.query_one("#status").render())
         await pilot.press("escape")
         assert len(table.rows) == len(table.rows_data) and app.focused is table
@@ -273,7 +273,7 @@ def test_an_edit_is_stored_and_reported_with_what_it_changed(tmp_path):
     finally:
         gpu.close()
     store = engine.store
-    d = store.gate(engine.sid, "kernel:tile")["decision"]
+    d = store.gate(engine.sid, "kernel:tile").decision
     assert d["choice"] == "edit" and d["by"] == "user"
     assert "__shared__" not in d["before"]["code"] and "__shared__" in d["value"]["code"]
     md = report_markdown(load_bundle(store, engine.sid), store)
@@ -388,7 +388,7 @@ def test_a_batch_counts_against_its_own_length_not_the_space(capsys, hermetic):
         )
     assert code == 0, out
     store = Store(hermetic / "sessions.db")
-    batches = [r for r in store.runs(out["session"]) if r["kind"] != "tune" and r["kind"] != "reference"]
+    batches = [r for r in store.runs(out["session"]) if r.kind != "tune" and r.kind != "reference"]
     assert batches
     for r in batches:  # "4 of 4", never "4/16": the space's count does not replace a batch's length
-        assert r["total"] == store.count_results(out["session"], r["version"], run=r["id"]) <= 6
+        assert r.total == store.count_results(out["session"], r.version, run=r.id) <= 6

@@ -56,7 +56,7 @@ async def test_explicit_session_with_a_dependency_skip_and_an_overruled_verdict(
     store = Store(settings.db)
     steps = {s["id"]: s for s in store.steps(sid)}
     assert steps["items"]["state"] == "accepted" and steps["float4"]["state"] == "accepted"
-    assert store.gate(sid, "step:float4")["decision"]["choice"] == "approve"
+    assert store.gate(sid, "step:float4").decision["choice"] == "approve"
     assert (steps["block_xy"]["state"], steps["block_xy"]["reason"]) == ("skipped", "skipped by the user")
     assert (steps["tile_xy"]["state"], steps["tile_xy"]["reason"]) == (
         "skipped",
@@ -159,4 +159,4 @@ async def test_switching_strategy_between_steps_goes_on_from_the_best_kernel():
         assert steps[name]["state"] == "skipped" and "switched to one-prompt" in steps[name]["reason"]
     new = store.version(sid, steps["one-prompt"]["version"])
     assert steps["one-prompt"]["state"] == "accepted" and new["parent"] == steps["items"]["version"]
-    assert store.gate(sid, "step:float4")["state"] == "pending"
+    assert store.gate(sid, "step:float4").state == "pending"

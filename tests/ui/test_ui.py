@@ -83,7 +83,7 @@ async def test_sweep_streams_stop_works_and_resume_continues(monkeypatch):
         await pilot.press("q")
     store = Store(load_settings({}).db)
     assert store.session(sid)["state"] == "waiting"
-    assert sorted(r["key"] for r in store.results(sid)) == sorted(shown)
+    assert sorted(r.key for r in store.results(sid)) == sorted(shown)
 
     app = resumed_app(sid)
     async with app.run_test(size=SIZE) as pilot:
@@ -94,8 +94,8 @@ async def test_sweep_streams_stop_works_and_resume_continues(monkeypatch):
         await wait_for(pilot, lambda: screen.state == "finished")
         assert len(rows(app)) == 17
         table = screen.query_one(ResultsTable)
-        best = min((r for r in table.rows_data.values() if r["time_ms"]), key=lambda r: r["time_ms"])
-        assert table.best_key == best["key"]
+        best = min((r for r in table.rows_data.values() if r.time_ms), key=lambda r: r.time_ms)
+        assert table.best_key == best.key
         await pilot.press("q")
     assert len(store.results(sid)) == 17
 
@@ -109,13 +109,13 @@ async def test_the_table_sorts_by_any_column():
         await wait_for(pilot, lambda: screen.state == "finished")
         table = screen.query_one(ResultsTable)
         await pilot.press("o")  # first sort: time
-        times = [table.rows_data[k.value]["time_ms"] for k in table.rows]
+        times = [table.rows_data[k.value].time_ms for k in table.rows]
         assert times == sorted(times)
         await pilot.press("r")
-        times = [table.rows_data[k.value]["time_ms"] for k in table.rows]
+        times = [table.rows_data[k.value].time_ms for k in table.rows]
         assert times == sorted(times, reverse=True)
         table.sort_by("p:items_per_thread")
-        values = [table.rows_data[k.value]["params"]["items_per_thread"] for k in table.rows]
+        values = [table.rows_data[k.value].params["items_per_thread"] for k in table.rows]
         assert values == sorted(values)
         await pilot.press("q")
 
@@ -318,7 +318,7 @@ async def test_the_table_and_plot_follow_events_without_reading_the_store(monkey
         plot = screen.query_one(TuningPlot)
         stored = real(app.screen.store, screen.sid)
         assert len(rows(app)) == len(stored) > 1
-        assert sorted(t for t in plot.times if t) == sorted(r["time_ms"] for r in stored if r["status"] == "ok")
+        assert sorted(t for t in plot.times if t) == sorted(r.time_ms for r in stored if r.status == "ok")
         assert table.best_key is not None
         await pilot.press("q")
     assert reads == []  # a new session: nothing stored to load, and the events carry the rest
@@ -351,10 +351,10 @@ async def test_a_large_session_shows_its_fastest_rows_and_keeps_the_rest():
             table.put(result(600 + i, 0.6 + i / 1000))
             assert table.row_count < 2 * table.MAX_ROWS
         assert table.row_count <= 60 and len(table.rows_data) == 263
-        fastest = sorted(table.rows_data.values(), key=lambda r: r["time_ms"] or 1e9)[: table.row_count]
-        assert {k.value for k in table.rows} == {r["key"] for r in fastest}
+        fastest = sorted(table.rows_data.values(), key=lambda r: r.time_ms or 1e9)[: table.row_count]
+        assert {k.value for k in table.rows} == {r.key for r in fastest}
         table.set_baseline(2.0)  # re-bases the shown rows only
         table.sort_by("time")
-        times = [table.rows_data[k.value]["time_ms"] for k in table.rows]
+        times = [table.rows_data[k.value].time_ms for k in table.rows]
         assert times == sorted(times) and times[0] == 0.5
         await pilot.pause()
