@@ -8,8 +8,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rich.console import Group
-from rich.syntax import Syntax
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,11 +20,9 @@ from textual.widgets import DataTable, Header, RichLog, Static, TabbedContent, T
 from ..config import Settings
 from ..engine import events as ev
 from ..engine.backend import BackendChoice
-from ..engine.edits import edit_diff
 from ..engine.gates import Gate
 from ..engine.manual import CONNECT
 from ..engine.registry import get_strategy
-from ..engine.verdict import NOT_MEASURED, UNMEASURED, waits_for_gpu
 from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
@@ -35,12 +31,13 @@ from ..records import Result, config_key
 from ..store import SessionStore, Store
 from . import prefs
 from .bridge import Bridge, Flush, GateOpened
-from .gate_view import PlanView, render_gate, render_verification, view_for
+from .gate_view import PlanView, render_gate, view_for
 from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .results import short_label
 from .services import Services
 from .session_actions import SessionActions
+from .session_events import SessionEvents
 from .session_stored import StoredView, freeze_heap
 from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
 from .strategy_picker import strategies
@@ -59,7 +56,7 @@ class Problem(Message):
         self.text = text
 
 
-class SessionScreen(StoredView, SessionActions, Screen):
+class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
     # below 120 columns the source pane folds away (c shows it); the table keeps time, speedup, status
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
@@ -111,7 +108,7 @@ class SessionScreen(StoredView, SessionActions, Screen):
         self.run_info: dict = {}
         self.baseline_ms: float | None = None
         self.best: tuple[str, float | None] | None = None  # the session's best: key and time
-        self.current: dict | None = None
+        self.current: dict[str, Any] | None = None
         self.autopilot = False
         self.paused = False
         self.llm_line = ""
@@ -272,161 +269,6 @@ class SessionScreen(StoredView, SessionActions, Screen):
         if any(not isinstance(e, (ev.Result, ev.Begin)) for e in events):  # results change no binding
             self._show_progress()
             self.refresh_bindings()
-
-    # -- one handler per event class (EVENT_HANDLERS below); events not listed change nothing here --
-    def _on_result(self, e: ev.Result) -> None:
-        table = self.table
-        row = table.put(e.result, e.version)
-        self._plot(e.result, e.version)
-        self.results_added = True
-        self.current = None
-        if e.run is not None and e.run == self.run_info.get("run"):
-            self.run_info["done"] = self.run_info.get("done", 0) + 1
-        if e.best:
-            self.best = (e.result.key, e.result.time_ms)
-            table.mark_best(row)
-            self._best_version(e.version)
-
-    def _on_begin(self, e: ev.Begin) -> None:
-        self.current = e.data
-
-    def _on_session(self, e: ev.SessionChanged) -> None:
-        table = self.table
-        if e.best_key is not None:  # a new best, e.g. after a check found the old one wrong
-            self.best = (e.best_key, e.best_ms)
-            table.mark_best(table.row_key(e.best_version, e.best_key))
-            self._best_version(e.best_version)
-        if e.baseline_ms is not None:
-            self.baseline_ms = e.baseline_ms
-            table.set_baseline(self.baseline_ms)
-        if e.state is not None:
-            self.state = e.state
-        if e.check_state is not None:
-            table.vacuous = e.check_state.get("why") if e.check_state.get("state") == "vacuous" else None
-
-    def _on_run(self, e: ev.RunStarted) -> None:
-        self.run_info = {**e.data, "started": time.monotonic(), "done": e.known or 0, "paused_s": 0.0}
-        self._add_versions(e.version)  # the plot keeps every version's points: no store read here
-        self.paused = False
-        self.state = "running"
-        self.query_one(GatePanel).update(self._running_text())
-
-    def _on_space(self, e: ev.SpaceCounted) -> None:
-        if self.run_info.get("run") == e.run:
-            self.run_info.update(total=e.total, restricted=True)
-
-    def _on_run_end(self, e: ev.RunEnded) -> None:
-        self._pause_clock(False)
-        self.stopping = self.paused = False
-        run = self.run_info
-        if self.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
-            run["done"] = run.get("known", 0) + self.data.count_results(run.get("version"), run=e.run)
-        self.run_info["ended"], self.run_info["state"] = time.monotonic(), e.state
-        if e.error:
-            if e.state == NOT_MEASURED:
-                self.notify(e.error, title=f"run {e.run} {e.state}", severity="warning", timeout=5, markup=False)
-            else:
-                self.notify(e.error, title=f"run {e.run} {e.state}", severity="error", timeout=5, markup=False)
-
-    def _on_paused(self, e: ev.Paused) -> None:
-        self.paused = e.on
-        self._pause_clock(e.on)
-        if self.state == "running" and not self.bridge.waiting:
-            self.query_one(GatePanel).update(self._running_text())
-
-    def _on_switched(self, e: ev.Switched) -> None:
-        self.strategy = e.strategy
-        self._banner()
-
-    def _on_verification(self, e: ev.Verification) -> None:
-        self.query_one("#kernel-view", Static).update(render_verification(e.data))
-
-    def _on_note(self, e: ev.Note) -> None:
-        self.notify(e.text, timeout=4, markup=False)
-
-    def _on_step(self, e: ev.StepChanged) -> None:
-        """The plan follows the event's fields: no store read on the UI thread."""
-        fields = {k: v for k, v in e.data.items() if k != "id" and v is not None}
-        step = next((s for s in self.steps if s["id"] == e.id), None)
-        if step is None:
-            self.steps.append({"id": e.id, "title": "", "state": "", "reason": "", **fields})
-        else:
-            step.update(fields)
-        self.query_one(PlanView).show(self.steps)
-
-    def _on_llm_start(self, e: ev.LlmStart) -> None:
-        self.query_one("#llm-log", RichLog).write(Text(f"--- {e.key} ({e.purpose}) ---", style="bold"))
-        self.llm_line = ""
-        self.query_one(GatePanel).update(
-            Text.assemble(("Asking the LLM: ", "bold"), e.key, (f"  ({self.keys['stop']} cancels the call)", "dim"))
-        )
-
-    def _on_llm_delta(self, e: ev.LlmDelta) -> None:
-        self.llm_line += e.text
-        *lines, self.llm_line = self.llm_line.split("\n")
-        for line in lines:
-            self.query_one("#llm-log", RichLog).write(line)
-
-    def _on_llm_done(self, e: ev.LlmDone) -> None:
-        log = self.query_one("#llm-log", RichLog)
-        if self.llm_line:
-            log.write(self.llm_line)
-            self.llm_line = ""
-        log.write(
-            Text(f"--- {e.key} answered" + (f" after {e.repairs} repair(s)" if e.repairs else "") + " ---", style="dim")
-        )
-
-    def _on_decided(self, e: ev.Decided) -> None:
-        """An edit of yours shows in the Kernel tab as a diff against what was proposed."""
-        d = e.decision
-        if d.get("choice") == "edit" and isinstance(d.get("before"), dict):
-            diff = edit_diff(d["before"], d.get("value")) or "(the edit changed nothing)"
-            self.query_one("#kernel-view", Static).update(
-                Group(
-                    Text(f"Your edit at {e.key}, against what was proposed:", style="bold"),
-                    Syntax(diff, "diff", theme="ansi_dark", word_wrap=True),
-                )
-            )
-
-    def _on_finished(self, e: ev.Finished) -> None:
-        self._finished({"state": e.state, "error": e.error})
-
-    EVENT_HANDLERS: dict[type[ev.Event], Callable[[Any, Any], None]] = {
-        ev.Result: _on_result,
-        ev.Begin: _on_begin,
-        ev.SessionChanged: _on_session,
-        ev.RunStarted: _on_run,
-        ev.SpaceCounted: _on_space,
-        ev.RunEnded: _on_run_end,
-        ev.Paused: _on_paused,
-        ev.Switched: _on_switched,
-        ev.Verification: _on_verification,
-        ev.Note: _on_note,
-        ev.StepChanged: _on_step,
-        ev.LlmStart: _on_llm_start,
-        ev.LlmDelta: _on_llm_delta,
-        ev.LlmDone: _on_llm_done,
-        ev.Finished: _on_finished,
-        ev.Decided: _on_decided,
-    }
-
-    def _finished(self, d: dict) -> None:
-        self.state = d["state"]
-        self.gate = None
-        text = Text.assemble(("Session ", "bold"), (d["state"], "bold green" if d["state"] == "finished" else "bold"))
-        if d.get("error"):
-            text.append(f"\n{d['error']}", style="red")
-        more = (
-            f", {self.keys['switch_strategy']} to go on from the best kernel with another strategy"
-            if d["state"] == "finished"
-            else f". The {waits_for_gpu(self.sid or '?')}"
-            if d["state"] == UNMEASURED
-            else ""
-        )
-        text.append(
-            f"\nPress {self.keys['quit']} to quit{more}. `kt-tui sessions` lists it; `kt-tui resume` reopens it."
-        )
-        self.query_one(GatePanel).update(text)
 
     # -- display -------------------------------------------------------------------------
     def refresh_bindings(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -42,6 +43,8 @@ class SessionShape(Screen[None]):
     show_original: bool
     held: tuple[Gate, Decision, Timer] | None
     table: ResultsTable
+    current: dict[str, Any] | None
+    results_added: bool
 
     @property
     def data(self) -> SessionStore:
@@ -57,5 +60,10 @@ class SessionShape(Screen[None]):
     def _show_source(self) -> None: ...
     def _add_versions(self, vid: str | None = None) -> None: ...
     def _best_version(self, vid: str | None) -> None: ...
+    def _plot(self, r: Result, vid: str | None) -> None: ...
+    def _running_text(self) -> Text:
+        raise NotImplementedError  # SessionActions has it
+
+    def _pause_clock(self, on: bool) -> None: ...
     def _decide(self, choice: str, value: Any = None, by: str = "user", why: str | None = None) -> None: ...
     def on_gate_opened(self, message: GateOpened) -> None: ...

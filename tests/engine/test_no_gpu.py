@@ -43,12 +43,12 @@ def test_no_gpu_runs_every_gate_and_waits_for_one(capsys, hermetic):
         ("4", "skipped"),
     ]
     store = Store(db)
-    runs = {r["id"]: r["state"] for r in store.runs(sid)}
+    runs = {r.id: r.state for r in store.runs(sid)}
     assert runs and set(runs.values()) == {"not measured"}, runs
     gate = store.gate(sid, "accept:1:unmeasured")
-    assert gate["body"]["verified"] == "not checked: no GPU" and gate["body"]["new_ms"] is None
-    assert "no time to compare" in gate["body"]["effect"]
-    kernel = store.gate(sid, "kernel:3")["body"]
+    assert gate.body["verified"] == "not checked: no GPU" and gate.body["new_ms"] is None
+    assert "no time to compare" in gate.body["effect"]
+    kernel = store.gate(sid, "kernel:3").body
     assert kernel["compile"]["ok"] is True  # nvcc checked it offline
 
 
@@ -73,9 +73,9 @@ def test_resumed_on_a_gpu_it_is_measured_and_asked_again(capsys, hermetic):
     assert states[:3] == [("1", "accepted"), ("2", "failed"), ("3", "accepted")]
     assert "wrong result" in out["steps"][1]["reason"]
     store = Store(db)
-    assert store.gate(sid, "accept:1")["decision"]["choice"] == "approve"  # asked again, with times
-    assert store.gate(sid, "accept:1")["body"]["new_ms"] > 0
-    assert not [r for r in store.runs(sid) if r["state"] == "not measured"]
+    assert store.gate(sid, "accept:1").decision["choice"] == "approve"  # asked again, with times
+    assert store.gate(sid, "accept:1").body["new_ms"] > 0
+    assert not [r for r in store.runs(sid) if r.state == "not measured"]
     assert "SIMULATED" in out["check"]["why"]  # the check state was worked out again on the new backend
 
 
@@ -98,7 +98,7 @@ def test_resumed_without_a_backend_it_uses_what_works_here(capsys, hermetic):
 def test_a_kernel_rejected_without_times_is_never_measured(capsys, hermetic):
     sid, _, db = unmeasured_session(capsys, hermetic)
     store = Store(db)
-    vid = store.gate(sid, "accept:1:unmeasured")["body"]["version"]
+    vid = store.gate(sid, "accept:1:unmeasured").body["version"]
     store.decide_gate(sid, "accept:1:unmeasured", {"choice": "skip", "by": "user"})  # as `k` at that gate
     code, out = run_cli(
         capsys, "resume", sid, "--auto", "--json", "--backend", "sim", "--sim-cache", CACHES, "--llm", "none"

@@ -34,7 +34,7 @@ async def test_no_gpu_in_the_tui_ends_waiting_for_one(tmp_path):
     assert app.return_code in (None, 0)
     store = Store(app.settings.db)
     assert store.session(sid)["state"] == "unmeasured"
-    assert {r["state"] for r in store.runs(sid)} == {"not measured"}
+    assert {r.state for r in store.runs(sid)} == {"not measured"}
     assert f"kt-tui resume {sid} --backend pycuda" in panel
 
 
