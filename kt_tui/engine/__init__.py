@@ -1,2 +1,2 @@
-"""The session engine (core.py): runs a strategy's gates, measures through gpu/, stores everything
-in store/ first and replays it on resume; plus the strategies and the parts they share. No Textual."""
+"""The session engine (core.py, runs.py): runs a strategy's gates, measures through gpu/, stores first, replays on
+resume; strategies see it only through StrategyContext (context.py). No Textual."""

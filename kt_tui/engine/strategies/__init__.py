@@ -1,2 +1,2 @@
-"""The session strategies, one module each: `strategy(engine)` returns a generator of gates.
-They are found by name through entry points (engine/registry.py); plug-ins add more."""
+"""The session strategies, one module each: `strategy(ctx)` takes a StrategyContext and yields gates; each may
+declare its pydantic `Options`. Found by name through entry points (engine/registry.py); plug-ins add more."""
