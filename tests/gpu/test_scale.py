@@ -116,11 +116,11 @@ def test_a_gpu_that_dies_marks_its_configurations_failed_and_the_rest_go_on():
     pool.workers = [FakeWorker("a:gpu0", "H200"), FakeWorker("a:gpu1", "H200", dies=True)]
     got = []
     info = pool.run(matmul_job(backend="pycuda"), lambda k, p: got.append(p) if k == "result" else None, 10)
-    assert len(got) == 17 and len({r["key"] for r in got}) == 17 and not info["stopped"]
-    dead = [r for r in got if r["worker"] == "a:gpu1"]
-    assert [r["status"] for r in dead[:1]] == ["ok"] and {r["status"] for r in dead[1:]} == {"crash"}
-    assert all("gave up" in r["error"] for r in dead[1:])
-    assert {r["status"] for r in got if r["worker"] == "a:gpu0"} == {"ok"}
+    assert len(got) == 17 and len({r.key for r in got}) == 17 and not info["stopped"]
+    dead = [r for r in got if r.worker == "a:gpu1"]
+    assert [r.status for r in dead[:1]] == ["ok"] and {r.status for r in dead[1:]} == {"crash"}
+    assert all("gave up" in r.error for r in dead[1:])
+    assert {r.status for r in got if r.worker == "a:gpu0"} == {"ok"}
 
 
 def test_workers_of_different_gpu_models_are_refused_unless_allowed():
@@ -132,7 +132,7 @@ def test_workers_of_different_gpu_models_are_refused_unless_allowed():
     assert pool.probe()["gpu"] == "NVIDIA A100 + NVIDIA H200"
     got = []
     pool.run(matmul_job(backend="pycuda"), lambda k, p: got.append(p) if k == "result" else None, 10)
-    assert {(r["worker"], r["device"]) for r in got} == {("a:gpu0", "NVIDIA H200"), ("b:gpu0", "NVIDIA A100")}
+    assert {(r.worker, r.device) for r in got} == {("a:gpu0", "NVIDIA H200"), ("b:gpu0", "NVIDIA A100")}
 
 
 # -- on a local Ray cluster (CPU-only actors) -----------------------------------------------------
@@ -165,10 +165,10 @@ def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, her
     )
     assert code == 0 and out["state"] == "finished" and out["results"] == 17
     rows = Store(hermetic / "sessions.db").results(out["session"])
-    assert len({r["key"] for r in rows}) == 17 and all(r["status"] == "ok" for r in rows)
-    assert len({r["worker"] for r in rows if r["run"] == "sweep:1"}) == 2
-    again = [r for r in rows if r["run"] == "sweep:1:remeasure"]  # the 5 fastest, timed again on one GPU
-    assert len(again) == 5 and len({r["worker"] for r in again}) == 1
+    assert len({r.key for r in rows}) == 17 and all(r.status == "ok" for r in rows)
+    assert len({r.worker for r in rows if r.run == "sweep:1"}) == 2
+    again = [r for r in rows if r.run == "sweep:1:remeasure"]  # the 5 fastest, timed again on one GPU
+    assert len(again) == 5 and len({r.worker for r in again}) == 1
     one, single = run_cli(
         capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", "--search", "brute_force"
     )
@@ -187,22 +187,22 @@ def test_stop_ends_every_worker_after_its_configuration(ray, monkeypatch):
 
     info = pool.run(matmul_job(), on_event, 30)
     pool.close()
-    assert info["stopped"] and 1 <= len(got) <= 4 and len({r["key"] for r in got}) == len(got)
+    assert info["stopped"] and 1 <= len(got) <= 4 and len({r.key for r in got}) == len(got)
 
 
 def test_a_crash_and_a_hang_cost_one_configuration_each(ray, monkeypatch):
     monkeypatch.setenv("KT_TUI_FAULT", "crash:32,8")
     pool = GpuPool(2, via="ray")
     got = {}
-    pool.run(matmul_job(), lambda k, p: got.setdefault(p["key"], p) if k == "result" else None, 30)
+    pool.run(matmul_job(), lambda k, p: got.setdefault(p.key, p) if k == "result" else None, 30)
     pool.close()
-    assert len(got) == 17 and got["32,8"]["status"] == "crash"
-    assert [k for k, r in got.items() if r["status"] != "ok"] == ["32,8"]
+    assert len(got) == 17 and got["32,8"].status == "crash"
+    assert [k for k, r in got.items() if r.status != "ok"] == ["32,8"]
     monkeypatch.setenv("KT_TUI_FAULT", "hang:64,2")
     pool, got = GpuPool(2, via="ray"), {}
-    pool.run(matmul_job(), lambda k, p: got.setdefault(p["key"], p) if k == "result" else None, 2)
-    assert len(got) == 17 and got["64,2"]["status"] == "timeout"
-    hung = got["64,2"]["worker"]
+    pool.run(matmul_job(), lambda k, p: got.setdefault(p.key, p) if k == "result" else None, 2)
+    assert len(got) == 17 and got["64,2"].status == "timeout"
+    hung = got["64,2"].worker
     assert [w.restarts for w in pool.workers if w.label == hung] == [1]
     assert [w.restarts for w in pool.workers if w.label != hung] == [0]  # the other worker was not touched
     pool.close()
@@ -293,7 +293,7 @@ def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, h
     )
     assert code == 0 and out["backend"] == "sim" and "No working CUDA backend" in out["note"]
     rows = Store(hermetic / "sessions.db").results(out["session"])
-    assert len(rows) == 17 and len({r["worker"] for r in rows}) == 2
+    assert len(rows) == 17 and len({r.worker for r in rows}) == 2
 
 
 def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
@@ -306,9 +306,9 @@ def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
     pool, seen = GpuPool(2, via="ray"), []
     info = pool.run(job, lambda k, p: seen.append(p) if k == "result" else None, 30)
     pool.close()
-    counts = Counter(r["key"] for r in seen)
+    counts = Counter(r.key for r in seen)
     assert len(counts) == 767 and max(counts.values()) == 1 and not info["stopped"]
-    assert len({r["worker"] for r in seen[:60]}) == 1 and len({r["worker"] for r in seen[60:]}) == 2
+    assert len({r.worker for r in seen[:60]}) == 1 and len({r.worker for r in seen[60:]}) == 2
 
 
 def test_the_headless_progress_names_the_worker():
@@ -473,8 +473,8 @@ def test_an_unbudgeted_kt_search_of_a_small_space_is_dealt_over_every_worker_at_
     info = pool.run(
         matmul_job(backend="pycuda", search="kt"), lambda k, p: got.append(p) if k == "result" else None, 10
     )
-    assert len(got) == 17 and len({r["key"] for r in got}) == 17 and not info["stopped"]
-    assert {r["worker"] for r in got} == {"a:gpu0", "a:gpu1"}  # before: all 17 picked by the model on one
+    assert len(got) == 17 and len({r.key for r in got}) == 17 and not info["stopped"]
+    assert {r.worker for r in got} == {"a:gpu0", "a:gpu1"}  # before: all 17 picked by the model on one
 
 
 def test_the_backend_probe_runs_under_the_same_cuda_lang_as_the_jobs(monkeypatch):
