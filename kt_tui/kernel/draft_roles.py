@@ -143,17 +143,23 @@ def _range(n: Node, scalars: set[str], out: dict[str, str]) -> None:
                 out.setdefault(name, side)
 
 
+def _locals(fn: cuda_ast.Function) -> dict[str, Node]:
+    """Each local the kernel declares with a value, to that value's node (the first declaration)."""
+    found: dict[str, Node] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator":
+            d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+            if d is not None and d.type == "identifier" and v is not None:
+                found.setdefault(text(d), v)
+    return found
+
+
 def stencil_coefficients(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     """Float scalars multiplying differences of at least STENCIL_READS reads of one array."""
     out: set[str] = set()
     if fn.body is None:
         return out
-    locals_: dict[str, Node] = {}
-    for n in cuda_ast.walk(fn.body):
-        if n.type == "init_declarator":
-            d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
-            if d is not None and d.type == "identifier" and v is not None:
-                locals_.setdefault(text(d), v)
+    locals_ = _locals(fn)
     for n in cuda_ast.walk(fn.body):
         if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "*":
             continue
@@ -216,12 +222,7 @@ def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     out: set[str] = set()
     if fn.body is None:
         return out
-    locals_: dict[str, Node] = {}
-    for n in cuda_ast.walk(fn.body):
-        if n.type == "init_declarator":
-            d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
-            if d is not None and d.type == "identifier" and v is not None:
-                locals_.setdefault(text(d), v)
+    locals_ = _locals(fn)
     for n in cuda_ast.walk(fn.body):
         if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _POSITIVE_ONLY:
             continue
