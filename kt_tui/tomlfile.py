@@ -84,8 +84,16 @@ def _drop_none(v):
     return v
 
 
+MAX_PROBLEM = 300  # characters of one problem's text: a file's 200 KB value is not echoed whole
+
+
 def problem_text(err: Mapping[str, Any], words: dict | None = None) -> str:
     """One of pydantic's errors in kt-tui's words: `must be an integer, not 'ten'`; `words`: by error type."""
+    text = _problem_text(err, words)
+    return text if len(text) <= MAX_PROBLEM else text[: MAX_PROBLEM - 1] + "…"
+
+
+def _problem_text(err: Mapping[str, Any], words: dict | None = None) -> str:
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if words and kind in words:
         return words[kind]

@@ -10,6 +10,8 @@ from kt_tui.errors import UserError
 from kt_tui.front.session import session_options
 from kt_tui.tomlfile import TomlError
 
+from ..conftest import EXAMPLES
+
 
 def write_config(hermetic, text):
     path = hermetic / "config" / "config.toml"
@@ -131,3 +133,20 @@ def test_a_flag_the_strategy_has_no_option_for_is_one_line_and_exit_2(capsys, he
     code, out = run_cli(capsys, *argv, "--max-configs", "3")  # one it has reaches the session's options
     stored = json.loads(Store(hermetic / "sessions.db").session(out["session"])["settings"])
     assert code == 0 and stored["strategy_options"]["max_configs"] == 3 and "max_configs" not in stored
+
+
+def test_a_huge_value_in_a_strategy_table_is_refused_in_one_short_line(tmp_path, monkeypatch, capsys):
+    from kt_tui.cli import main
+
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    (cfg / "config.toml").write_text('[strategy.sweep]\nsearch = "' + "x" * 200_000 + '"\n')
+    monkeypatch.setenv("KT_TUI_CONFIG_DIR", str(cfg))
+    monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
+    try:
+        code = main(["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--json"])
+    except SystemExit as e:
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == 2 and "strategy.sweep.search" in err
+    assert len(err) < 500 and err.count("\n") == 1  # before: the 200 KB value echoed whole
