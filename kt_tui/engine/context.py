@@ -98,8 +98,9 @@ class StrategyContext(Protocol):
 
     def update_space(self, vid: str, spec: Spec) -> None: ...
 
-    def first_baseline(self) -> None:
-        """Measure the original's baseline once and test how strong the output check is."""
+    def start_check(self) -> None:
+        """Start testing how strong the output check is (once per session; its state is said at
+        the next gate and before anything is called verified)."""
         ...
 
     def baseline(self, vid: str) -> Any: ...

@@ -30,7 +30,7 @@ from .events import Event, event_from
 from .gates import Decision, Gate
 from .registry import get_strategy
 from .runs import Interrupted, Runs
-from .strength import first_baseline, vacuous_why
+from .strength import CheckInFlight, settle_check, start_check, vacuous_why
 from .summary import expected_from, unverified_reason
 from .verdict import UNMEASURED, trusted, waits_for_gpu
 
@@ -70,6 +70,8 @@ class Engine(Runs):
         self.best_ms, self.best_key = s.get("best_ms"), s.get("best_key")
         self.accepted = {self.original} | {st["version"] for st in store.steps(sid) if st["state"] == "accepted"}
         self.checks = SizeChecks(self)
+        self.check_in_flight: CheckInFlight | None = None  # the check's test beside the first runs
+        self.disturbed: dict[str, set[str]] = {}  # version -> keys timed while that test shared the GPU
         self._changes = threading.Lock()  # guards the two below: the UI thread asks, the engine applies
         self._pending: dict[str, Any] = {}  # option changes waiting for the next gate
         self._waiting = False  # the engine is parked in decide(): between two gates
@@ -91,6 +93,8 @@ class Engine(Runs):
         if stored and stored.state == "decided" and stored.decision and stored.decision["choice"] != "stop":
             d = stored.decision
             return Decision(d["choice"], d.get("value"), by="replay", why=d.get("why"))
+        if self.check_in_flight is not None:  # said at the gate a person reads, and where --auto's choice needs it
+            settle_check(self, wait=gate.kind == "accept" or getattr(self.decide, "by", None) != "policy")
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
         gate.vacuous = vacuous_why(self.data)
@@ -268,8 +272,8 @@ class Engine(Runs):
     def results(self, vid: str) -> list[Any]:
         return self.data.results(vid)
 
-    def first_baseline(self) -> None:
-        first_baseline(self)
+    def start_check(self) -> None:
+        start_check(self)
 
     def prompt_context(self) -> dict[str, Any]:
         return kernel_step.prompt_context(self)
@@ -323,6 +327,12 @@ class Engine(Runs):
                     return state
                 gate = gen.send(decision)
         except StopIteration:
+            try:  # the check's test, when it still runs, ends the session too
+                self.settle_and_measure_again()
+            except Interrupted as e:
+                return self._interrupted(e)
+            except UserError as e:
+                self.error = self.error or str(e)
             left = self.unmeasured_runs()
             if left and not self.choice.unmeasured:  # resumed on a GPU: what is left, its step never reached
                 for run_id in left:
@@ -336,14 +346,15 @@ class Engine(Runs):
                 self.emit("note", keep=False, text=waits_for_gpu(self.sid))
             return state
         except Interrupted as e:
-            at_gate = self.data.gate(str(e)) is not None
-            state = "waiting" if at_gate else "interrupted"
-            self.set_state(state)
-            self.emit(
-                "note", keep=False, text=f"session {self.sid} {state}; `kt-tui resume {self.sid}` goes on from here"
-            )
-            return state
+            return self._interrupted(e)
         except Exception as e:  # noqa: BLE001 - the session records what went wrong
             self.set_state("failed", error=str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}")
             self.emit("finished", state="failed", error=str(e))
             raise
+
+    def _interrupted(self, e: Interrupted) -> str:
+        at_gate = self.data.gate(str(e)) is not None
+        state = "waiting" if at_gate else "interrupted"
+        self.set_state(state)
+        self.emit("note", keep=False, text=f"session {self.sid} {state}; `kt-tui resume {self.sid}` goes on from here")
+        return state

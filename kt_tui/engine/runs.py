@@ -25,7 +25,7 @@ from ..search.space import SpaceError, config_key, space_sizes
 from ..store import SessionStore, Store
 from ..store.results import StoredResults
 from .backend import BackendChoice
-from .strength import first_baseline, result_params
+from .strength import CheckInFlight, result_params, settle_check, start_check
 from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
 
 if TYPE_CHECKING:
@@ -58,6 +58,8 @@ class Runs:
     accepted: set[str]
     best_ms: float | None
     best_key: str | None
+    check_in_flight: CheckInFlight | None
+    disturbed: dict[str, set[str]]
 
     if TYPE_CHECKING:  # the Engine's own (engine/core.py)
 
@@ -66,6 +68,7 @@ class Runs:
         def reference_key(self) -> str: ...
         def emit(self, name: str, keep: bool = True, **data: Any) -> None: ...
         def sim_cache(self, vid: str) -> Path | None: ...
+        def refresh_best(self) -> None: ...
 
     def verify(self, vid: str) -> Outcome:
         """Run a new version's first configuration once, checked against the original's outputs.
@@ -80,6 +83,7 @@ class Runs:
                 self._end_run(run_id, NOT_MEASURED, NOT_CHECKED)
                 return Outcome(NOT_MEASURED, NOT_CHECKED)
             if not self.choice.simulated and self.reference() is None:
+                settle_check(self)  # an original out of bounds is said as that
                 self.data.put_run(run_id, version=vid, kind="verify", state="running")
                 why = self.no_reference()
                 self._end_run(run_id, "failed", why)
@@ -134,10 +138,12 @@ class Runs:
         key = config_key(spec, params)
         have = self.known(vid).get(key)
         if have is None:
-            if vid == self.original:  # the check's strength, once per session (engine/strength.py)
-                first_baseline(self)
+            if vid == self.original:  # the check's strength, once per session, tested beside (engine/strength.py)
+                start_check(self)
             self._run_job(vid, f"baseline:{vid}", "baseline", configs=[params], capture=not self.choice.simulated)
             have = self.known(vid).get(key)
+            if have is None or have.status != "ok":
+                settle_check(self)  # an original out of bounds is said as that, not as its crash
         if have and have.time_ms is not None:
             self.data.update_session(baseline_ms=have.time_ms)
             self.emit("session", keep=False, baseline_ms=have.time_ms)
@@ -162,6 +168,7 @@ class Runs:
         if run and run.state in ("finished", "stopped", "failed"):
             return self._outcome(vid, run_id)
         if not self.choice.simulated and not self.choice.unmeasured and self.reference() is None:
+            settle_check(self)
             self.data.put_run(run_id, version=vid, kind="tune", state="running")
             self._end_run(run_id, "failed", self.no_reference())
             return self._outcome(vid, run_id)
@@ -321,10 +328,32 @@ class Runs:
         stopped = info.get("stopped") or self.stop_requested.is_set()
         state = self._end_run(run_id, "stopped" if stopped else "finished")
         if kind == "tune":
+            self.settle_and_measure_again()
             if not stopped:
                 self.checks.remeasure_top(vid, run_id)
             self.confirm_best(vid)
         return state
+
+    def settle_and_measure_again(self) -> None:
+        """Wait for the check's test, then time again what was timed while it shared the GPU."""
+        settle_check(self)
+        while self.disturbed:
+            vid, keys = self.disturbed.popitem()
+            known = self.known(vid)
+            again = [dict(r.params) for k in sorted(keys) if (r := known.get(k)) and r.time_ms is not None]
+            if not again:
+                continue
+            self._run_job(vid, f"again:{vid}:{len(self.data.runs())}", "remeasure", configs=again, one_worker=True)
+            base = self.known(vid).get(self.reference_key()) if vid == self.original else None
+            if base is not None and base.time_ms is not None:
+                self.data.update_session(baseline_ms=base.time_ms)
+                self.emit("session", keep=False, baseline_ms=base.time_ms)
+            self.refresh_best()
+            self.emit(
+                "note",
+                text=f"{len(again)} configuration(s) of {vid} timed while the check was tested beside them "
+                "(compute-sanitizer on the same GPU): measured again",
+            )
 
     def run_on_gpu(self, job: Any, on_gpu: Callable[[str, dict[str, Any]], None], timeout_s: float) -> dict[str, Any]:
         """One job on the GPU worker; a worker closed under it (the user left) interrupts the session."""
@@ -405,6 +434,9 @@ class Runs:
     def _add_result(self, vid: str, run_id: str, r: Result) -> None:
         r = replace(r, origin=r.origin or self.labels.get(r.key), version=vid, run=run_id)
         self.data.add_result(vid, run_id, r)
+        flight = self.check_in_flight
+        if flight is not None and r.time_ms is not None and flight.shared_gpu(time.monotonic()):
+            self.disturbed.setdefault(vid, set()).add(r.key)
         t = r.time_ms
         best = vid in self.accepted and self.trusted(vid, r) and (self.best_ms is None or (t or 0.0) < self.best_ms)
         if best:

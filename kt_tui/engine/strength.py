@@ -1,11 +1,15 @@
-"""The session's check state (issue 21): before the first baseline of the original kernel, whether
-its check can fail (gpu/checkrun.py): out of bounds or a parameter that changes the outputs without
-a reference per configuration refuses the session; a vacuous check is stored, said in every gate,
-note, summary and export, and no result of the session is called verified."""
+"""The session's check state (issue 21): from the first baseline of the original kernel on, whether
+its check can fail (gpu/checkrun.py), tested beside the first measurements: out of bounds or a
+parameter that changes the outputs without a reference per configuration refuses the session; a
+vacuous check is stored, said in every gate, note, summary and export, and no result of the session
+is called verified. Results timed while the test shared the GPU are measured again (engine/runs.py)."""
 
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..errors import UserError
@@ -63,36 +67,92 @@ def check_line(state: dict[str, Any] | None) -> str | None:
     return None
 
 
-def first_baseline(engine: Any) -> dict[str, Any] | None:
-    """Test the original's check once per session (stored); raises CheckRefused when it cannot be checked."""
+class CheckInFlight:
+    """The check's test (seconds of compute-sanitizer and child runs) going on beside the first
+    measurements; the engine's thread applies its state (engine.settle_check) and measures again
+    what it timed while the test shared the GPU."""
+
+    MARGIN_S = 1.0  # a result that arrives this soon after the test ended was timed while it ran
+
+    def __init__(self, test: Callable[..., dict[str, Any]], *args: Any) -> None:
+        self.state: dict[str, Any] | None = None
+        self.ended: float | None = None
+        self.thread = threading.Thread(target=self._run, args=(test, *args), daemon=True, name="kt-check")
+        self.thread.start()
+
+    def _run(self, test: Callable[..., dict[str, Any]], *args: Any) -> None:
+        try:
+            self.state = test(*args)
+        except Exception as e:  # noqa: BLE001 - said as not tested, never as passed
+            self.state = unchecked(f"testing it failed: {type(e).__name__}: {e}")
+        finally:
+            self.ended = time.monotonic()
+
+    def done(self) -> bool:
+        return self.ended is not None
+
+    def shared_gpu(self, now: float) -> bool:
+        """Whether a result that arrived at `now` may have been timed while the test ran."""
+        return self.ended is None or now - self.ended < self.MARGIN_S
+
+    def result(self) -> dict[str, Any]:
+        self.thread.join()
+        return self.state or unchecked("the test ended without a state")
+
+
+def start_check(engine: Any) -> None:
+    """Test the original's check once per session (stored): on a GPU the test starts beside the
+    baseline and the first measurements; without one its static part is stored at once."""
+    if engine.check_in_flight is not None:
+        return
     state = check_state(engine.data)
     if state is not None and state.get("no_gpu") and not engine.choice.unmeasured:
         state = None  # stored without a GPU (--backend none): tested now that there is one
     if state is not None:
         if state.get("refused"):
             raise CheckRefused(state["refused"])
-        return state
-    from ..gpu.checkrun import NO_GPU, refusal, static_state  # here: numpy, at the first baseline only
+        return
+    from ..gpu.checkrun import NO_GPU, static_state  # here: numpy, at the first baseline only
 
     source, spec = engine.version(engine.original)
     if engine.choice.simulated or engine.choice.unmeasured:
         state = static_state(spec, NO_GPU.format("a SIMULATED replay" if engine.choice.simulated else "no GPU backend"))
         state["no_gpu"] = engine.choice.unmeasured
-    else:
-        engine.emit(
-            "note",
-            keep=False,
-            text="testing the check: the original kernel under compute-sanitizer at the "
-            "spec's size and every check size, then its do-nothing mutant",
-        )
-        test = getattr(engine.gpu, "test_check", None)  # a pool of Ray workers has none
-        timeout = max(engine.timeout_s or spec.timeout_s or 0, 300)
-        try:
-            state = (
-                test(source, spec.to_dict(), engine.choice.backend, timeout) if test is not None else None
-            ) or unchecked("this GPU worker (a Ray pool, or a stand-in) cannot test it")
-        except Exception as e:  # noqa: BLE001 - said as not tested, never as passed
-            state = unchecked(f"testing it failed: {type(e).__name__}: {e}")
+        apply_state(engine, state)
+        return
+    test = getattr(engine.gpu, "test_check", None)  # a pool of Ray workers has none
+    if test is None:
+        apply_state(engine, unchecked("this GPU worker (a Ray pool, or a stand-in) cannot test it"))
+        return
+    engine.emit(
+        "note",
+        keep=False,
+        text="testing the check beside the first measurements: the original kernel under compute-sanitizer "
+        "at the spec's size and every check size, and its do-nothing mutant",
+    )
+    timeout = max(engine.timeout_s or spec.timeout_s or 0, 300)
+    engine.check_in_flight = CheckInFlight(test, source, spec.to_dict(), engine.choice.backend, timeout)
+
+
+def settle_check(engine: Any, wait: bool = True) -> dict[str, Any] | None:
+    """The check's state once its test ended (waited for when `wait`), applied on the engine's
+    thread; None while it runs. Raises CheckRefused when the original cannot be checked."""
+    flight = engine.check_in_flight
+    if flight is None:
+        state = check_state(engine.data)
+        if state and state.get("refused"):
+            raise CheckRefused(state["refused"])
+        return state
+    if not wait and not flight.done():
+        return None
+    engine.check_in_flight = None
+    return apply_state(engine, flight.result())
+
+
+def apply_state(engine: Any, state: dict[str, Any]) -> dict[str, Any]:
+    from ..gpu.checkrun import refusal
+
+    _, spec = engine.version(engine.original)
     refused = state.get("refused") or refusal(spec, state.get("result_params") or {})
     if refused:
         state["refused"] = refused

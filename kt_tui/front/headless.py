@@ -28,6 +28,7 @@ def make_policy(allow_flagged: bool = False):
             print(for_terminal(why), file=sys.stderr, flush=True)
         return Decision(choice, by="policy", why=why)
 
+    policy.by = "policy"  # type: ignore[attr-defined]  # the engine: no person reads the gates (engine/core.py at_gate)
     return policy
 
 

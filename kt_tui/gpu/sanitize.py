@@ -1,6 +1,7 @@
 """compute-sanitizer on one run of a candidate kernel: memcheck (out-of-bounds and misaligned
-accesses, hardware exceptions) or racecheck (shared-memory races). The kernel runs once, at the
-spec's smallest check size and the given configuration, in a child process (`python -m
+accesses, hardware exceptions) or racecheck (shared-memory races). The kernel runs once per size
+(the spec's smallest check size unless told; `more` sizes run after it in the same process, so the
+tool and CUDA start once) at the given configuration, in a child process (`python -m
 kt_tui.gpu.sanitize JOB`) under the tool, with a time limit."""
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def sanitize(
     tool: str = "memcheck",
     timeout_s: float = 180.0,
     sizes: dict | None = None,
+    more: list[dict] | tuple[dict, ...] = (),
 ) -> SanitizeReport:
     if tool not in TOOLS:
         raise ValueError(f"unknown tool {tool!r} (use one of {', '.join(TOOLS)})")
@@ -85,7 +87,15 @@ def sanitize(
     with tempfile.TemporaryDirectory(prefix="kt-sanitize-") as tmp:
         job = Path(tmp, "job.json")
         job.write_text(
-            json.dumps({"source": source, "spec": spec.to_dict(), "params": params, "sizes": sizes, "backend": backend})
+            json.dumps(
+                {
+                    "source": source,
+                    "spec": spec.to_dict(),
+                    "params": params,
+                    "sizes": [sizes, *map(dict, more)],
+                    "backend": backend,
+                }
+            )
         )
         # padding after every allocation: an access past an array lands there, and the finding names
         # that array's allocation, not the next one's
@@ -112,7 +122,7 @@ def sanitize(
             report.reason = out.strip().removeprefix("kt-tui: ")
             return report
         report.seconds = time.monotonic() - started
-    return parse_output(report, out, code, code is None, timeout_s)
+    return parse_output(report, out, code, code is None, timeout_s, runs=1 + len(more))
 
 
 _ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
@@ -131,9 +141,15 @@ _NO_DEVICE = (
 
 
 def parse_output(
-    report: SanitizeReport, out: str, returncode: int | None, timed_out: bool = False, timeout_s: float = 0
+    report: SanitizeReport,
+    out: str,
+    returncode: int | None,
+    timed_out: bool = False,
+    timeout_s: float = 0,
+    runs: int = 1,
 ) -> SanitizeReport:
-    """Fill `report` from what compute-sanitizer and the child printed."""
+    """Fill `report` from what compute-sanitizer and the child printed (`runs`: the kernel runs the
+    child was to make; each prints RAN when it completed)."""
     report.text = trim(out)
     low = out.lower()
     races = _RACES.findall(out)
@@ -157,7 +173,7 @@ def parse_output(
         report.reason = f"compute-sanitizer printed no summary (exit status {returncode})"
         return report
     report.ok = report.errors == 0
-    if RAN not in out:
+    if out.count(RAN) < runs:
         report.ok = False
         report.reason = "the kernel did not complete under the sanitizer" + (
             f"; {report.reason}" if report.reason else ""
@@ -182,8 +198,10 @@ def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[0]).read_text())
     spec = spec_from_plain(job["spec"])
     spec.compiler_options = [*spec.compiler_options, "-lineinfo"]
-    run_outputs(spec, job["source"], job["params"], job["sizes"], job["backend"])
-    print(f"{RAN} at {job['sizes']} with {job['params']}", flush=True)
+    each = job["sizes"] if isinstance(job["sizes"], list) else [job["sizes"]]
+    for sizes in each:  # in order: the first that fails ends the process (its context is lost)
+        run_outputs(spec, job["source"], job["params"], sizes, job["backend"])
+        print(f"{RAN} at {sizes} with {job['params']}", flush=True)
     return 0
 
 

@@ -186,3 +186,21 @@ async def test_in_sim_the_kernel_gate_warns_and_has_no_sanitizer_keys(hermetic):
             assert app.screen is screen and not isinstance(app.screen, ReportScreen)
             await pilot.press("q")
     assert not [e for e in Store(settings.db).events(screen.sid) if e["kind"] == "sanitize"]
+
+
+def test_every_size_runs_in_one_sanitizer_process_and_each_must_complete(tmp_path, path_with):
+    """The spec's size and its check sizes go to one child under the tool (CUDA and the tool start
+    once); the report is clean only when the kernel completed at every one of them."""
+    folder = fake_sanitizer(tmp_path / "bin", CLEAN)
+    script = folder / "compute-sanitizer"  # also keeps the job the child was given
+    script.write_text(script.read_text().replace("sleep", f'for a; do last=$a; done; cp "$last" {folder}/job.json\nsleep'))
+    path_with(folder)
+    more = [{"n": 37}, {"n": 1000}]
+    once = san.sanitize(SOURCE, SPEC, {"block_size_x": 256}, "pycuda", sizes={"n": 4096}, more=more)
+    import json
+
+    assert json.loads((folder / "job.json").read_text())["sizes"] == [{"n": 4096}, *more]
+    assert once.ok is False and "did not complete" in once.reason  # one "ran" line for three sizes
+    (folder / "out.txt").write_text(CLEAN.replace("kt-tui: the kernel ran once\n", "kt-tui: the kernel ran once\n" * 3))
+    every = san.sanitize(SOURCE, SPEC, {"block_size_x": 256}, "pycuda", sizes={"n": 4096}, more=more)
+    assert (every.ok, every.errors) == (True, 0)

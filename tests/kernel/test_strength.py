@@ -127,8 +127,8 @@ def spec():
 
 
 def clean_sanitizer(calls):
-    def run(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None):
-        calls.append(sizes)
+    def run(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
+        calls.extend([sizes, *more])
         return SanitizeReport(tool, True, 0, sizes=sizes)
 
     return run
@@ -229,8 +229,8 @@ def test_out_of_bounds_names_the_argument_the_size_and_the_index():
     assert "at n=1024" in text and "1490 error(s)" in text
     assert "`out`[1028] (1024 elements long) or `cx`[1028] (1024 elements long)" in text and "kernel.cu:7" in text
 
-    def oob(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None):
-        return report if sizes != spec.sizes else SanitizeReport(tool, True, 0)
+    def oob(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
+        return report if more or sizes != spec.sizes else SanitizeReport(tool, True, 0)
 
     with pytest.raises(checkrun.OutOfBounds, match="out of bounds at"):
         checkrun.check_strength(KERNEL, s, "cupy", sanitizer=oob, child=fake_child({}))
@@ -442,3 +442,45 @@ def test_an_unverified_spec_is_not_refused_for_parameters_that_change_its_output
     changing = {"max_iter": "the outputs differ at 2 of its values"}
     assert checkrun.refusal(spec(), changing) != ""
     assert checkrun.refusal(replace(spec(), verify="none", verify_reason="no answer"), changing) == ""
+
+
+def test_memcheck_runs_every_size_in_one_process_and_each_alone_only_to_say_which():
+    s = spec()
+    sizes_of_each = [s.sizes] + [e["sizes"] for e in s.extra_sizes()]
+    calls = []
+
+    def clean(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
+        calls.append([sizes, *more])
+        return SanitizeReport(tool, True, 0, sizes=sizes)
+
+    assert checkrun.sanitize_sizes(KERNEL, s, "cupy", clean) == ("", [])
+    assert calls == [sizes_of_each]  # one process for all sizes
+    report = SanitizeReport("memcheck", False, 3, text=MEMCHECK)
+    calls.clear()
+
+    def finds(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
+        calls.append([sizes, *more])
+        return report if more or sizes == sizes_of_each[-1] else SanitizeReport(tool, True, 0)
+
+    oob, _ = checkrun.sanitize_sizes(KERNEL, s, "cupy", finds)
+    last = s.extra_sizes()[-1]["label"]
+    assert f"out of bounds at {last}" in oob and calls == [sizes_of_each, *([x] for x in sizes_of_each)]
+
+
+def test_the_check_runs_go_on_beside_the_sanitizer():
+    import threading
+
+    child_started, seen = threading.Event(), []
+
+    def sanitizer(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
+        seen.append(child_started.wait(10))  # run one after the other, this waits in vain
+        return SanitizeReport(tool, True, 0, sizes=sizes)
+
+    write = fake_child({"original": np.arange(1000, dtype=np.int32), "mutant": np.zeros(1000, np.int32)})
+
+    def child(job, out, timeout_s):
+        child_started.set()
+        return write(job, out, timeout_s)
+
+    state = checkrun.check_strength(KERNEL, spec(), "cupy", sanitizer=sanitizer, child=child)
+    assert seen == [True] and state["state"] in ("ok", "vacuous")

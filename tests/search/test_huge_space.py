@@ -75,7 +75,7 @@ def test_the_sweep_gate_shows_both_sizes(holds_calls):
         choice=SimpleNamespace(label=lambda: "sim", backend="sim", gpu="x"),
         sid="s",
         store=SimpleNamespace(session=lambda sid: {"check_state": '{"state": "ok"}'}),
-        first_baseline=lambda: None,  # StrategyContext: the check's strength was tested already
+        start_check=lambda: None,  # StrategyContext: the check's strength was tested already
     )
     gate = next(sweep(engine))
     assert "1867776 configurations, 3145728 before restrictions" in gate.title

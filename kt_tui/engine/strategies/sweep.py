@@ -38,7 +38,7 @@ def space_counts(spec: Spec) -> tuple[int, int, str]:
 def sweep(engine: StrategyContext) -> Gates:
     vid = engine.original
     _, spec = engine.version(vid)
-    engine.first_baseline()  # the check's strength, tested once and said at this gate (engine/strength.py)
+    engine.start_check()  # the check's strength, tested once and said at this gate (engine/strength.py)
     attempt, edits = 1, 0
     settings: dict[str, Any] = {k: engine.options.get(k) for k in SEARCH_KEYS}
     settings["search"] = settings["search"] or "kt"

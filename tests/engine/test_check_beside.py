@@ -1,0 +1,76 @@
+"""The check's test (seconds of compute-sanitizer) runs beside the first measurements under --auto:
+results come before its state, what it timed while they shared the GPU is timed again, and its
+verdict still decides what is called verified and whether the session is refused."""
+
+import threading
+
+import pytest
+
+from kt_tui.engine.core import Engine
+from kt_tui.engine.strategies.sweep import sweep
+from kt_tui.engine.strength import CheckRefused
+from kt_tui.engine.summary import session_summary
+from kt_tui.front.headless import make_policy
+from kt_tui.gpu.protocol import TuneJob
+from kt_tui.kernel import strength
+from kt_tui.store import Store
+
+from .test_outcomes import FakeGpu, real_session
+
+
+class SlowCheckGpu(FakeGpu):
+    """test_check answers only once the first tuning job has measured (or after 10 s)."""
+
+    def __init__(self, state, **kw):
+        super().__init__(**kw)
+        self.state, self.release, self.order = state, threading.Event(), []
+
+    def test_check(self, source, spec, backend, timeout_s):
+        self.release.wait(10)
+        self.order.append("check")
+        return dict(self.state)
+
+    def run(self, job, on_event, timeout_s):
+        info = super().run(job, on_event, timeout_s)
+        if isinstance(job, TuneJob):
+            self.order.append(job.run_id)
+            if job.run_id.startswith("sweep"):
+                self.release.set()
+        return info
+
+
+def _session(hermetic, state, **kw):
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    gpu = SlowCheckGpu(state, **kw)
+    return store, sid, gpu, Engine(store, sid, gpu, choice, make_policy())
+
+
+def test_under_auto_the_sweep_does_not_wait_for_the_check_and_what_shared_the_gpu_is_timed_again(hermetic):
+    store, sid, gpu, engine = _session(hermetic, strength.verdict([], [], changed=["c"]))
+    assert engine.run(sweep) == "finished"
+    # measured before the check's state came, then measured again once it had
+    assert gpu.order[0].startswith("baseline:") and gpu.order[1:3] == ["sweep:1", "check"]
+    assert gpu.order[3].startswith("again:")
+    again = next(j for j in gpu.jobs if isinstance(j, TuneJob) and j.run_id.startswith("again:"))
+    assert sorted(c["block_size_x"] for c in again.configs) == sorted({r.params["block_size_x"] for r in store.results(sid)})
+    assert session_summary(store, sid)["check"]["state"] == "ok"
+
+
+def test_a_vacuous_verdict_that_comes_after_the_sweep_started_still_calls_nothing_verified(hermetic):
+    store, sid, gpu, engine = _session(hermetic, strength.verdict(["`c` is 1 everywhere (16 elements)"], []))
+    engine.run(sweep)
+    summary = session_summary(store, sid)
+    assert summary["check"]["state"] == "vacuous"
+    assert gpu.order.index("check") > gpu.order.index("sweep:1")  # it did come after
+    assert summary["best"]["verified"].startswith("unchecked: the check proves nothing because `c` is 1")
+
+
+def test_an_original_out_of_bounds_is_said_as_that_when_its_baseline_failed_first(hermetic):
+    why = "the original kernel accesses memory out of bounds at n=37 (2 error(s) under memcheck): `a`[40] ..."
+    refused = {"state": "unsafe", "why": why, "refused": why, "fixes": []}
+    store, sid, gpu, engine = _session(hermetic, refused, capture=False)  # the baseline gives no reference
+    gpu.release.set()
+    with pytest.raises(CheckRefused, match="out of bounds at n=37"):
+        engine.run(sweep)
+    assert "`a`[40]" in store.session(sid)["error"]
