@@ -324,23 +324,39 @@ def gpu_table(rows: list[dict], a, out: Lines) -> None:
         if a.budget and time.perf_counter() - started > a.budget:
             out.append(f"| {r['script']} | - | - | - | - | skipped: over the {a.budget:g} s budget |")
             continue
-        kt_runs = {}
-        for i, k in enumerate(r["kernels"]):
-            kt_runs[k.call] = (
-                k,
-                run_kt(k.kernel_path, a.max_configs, a.timeout, r["folder"] / f"kt-{i}.db", a.backend),
-            )
-        plan = {c: [json.loads(p) for p in run["verdicts"]] for c, (_, run) in kt_runs.items() if run["verdicts"]}
-        ktuner = run_kernel_tuner(r, plan, a.timeout, a.backend) if plan else {"state": "nothing to run", "calls": {}}
-        for c, (k, run) in kt_runs.items():
-            n = compare(run, ktuner["calls"].get(c, {}))
-            silent += n["silent"]
+        try:
+            silent += gpu_rows(r, a, out)
+        except Exception as e:  # noqa: BLE001 - one script's failure is its row; the others go on
+            import traceback
+
+            where = traceback.extract_tb(e.__traceback__)[-1]
             out.append(
-                f"| {r['script']}: {k.kernel_path.name} | {n['verified']} / {n['wrong']} / {n['unverified']} | "
-                f"{n['pass']} / {n['fail']} / {n['unchecked']} | {n['silent']} | {n['inspect']} | "
-                f"kt-tui {run['state']}; kernel_tuner {ktuner['state']} |"
+                f"| {r['script']} | - | - | - | - | benchmark error: {type(e).__name__}: {e} "
+                f"({Path(where.filename).name}:{where.lineno}) |"
             )
     out.append(f"\nsilently wrong configurations in all: {silent}")
+
+
+def gpu_rows(r: dict, a, out: Lines) -> int:
+    """One script's rows: kt-tui's runs of its kernels, then kernel_tuner over the same configurations."""
+    silent = 0
+    kt_runs = {}
+    for i, k in enumerate(r["kernels"]):
+        kt_runs[k.call] = (
+            k,
+            run_kt(k.kernel_path, a.max_configs, a.timeout, r["folder"] / f"kt-{i}.db", a.backend),
+        )
+    plan = {c: [json.loads(p) for p in run["verdicts"]] for c, (_, run) in kt_runs.items() if run["verdicts"]}
+    ktuner = run_kernel_tuner(r, plan, a.timeout, a.backend) if plan else {"state": "nothing to run", "calls": {}}
+    for c, (k, run) in kt_runs.items():
+        n = compare(run, ktuner["calls"].get(c, {}))
+        silent += n["silent"]
+        out.append(
+            f"| {r['script']}: {k.kernel_path.name} | {n['verified']} / {n['wrong']} / {n['unverified']} | "
+            f"{n['pass']} / {n['fail']} / {n['unchecked']} | {n['silent']} | {n['inspect']} | "
+            f"kt-tui {run['state']}; kernel_tuner {ktuner['state']} |"
+        )
+    return silent
 
 
 if __name__ == "__main__":

@@ -95,14 +95,19 @@ def kt_tui(kernel: str, extra: list[str], env: dict, probe: Path | None = None) 
 
 
 def first_result_steps(run: dict) -> list[str]:
-    """The marked steps up to the first result line of one kt-tui run, each with its time after start."""
-    lines = []
+    """The marked steps up to the first result line of one kt-tui run, each with its time after start;
+    after it, the jobs sent and the check's test (it runs beside the first measurements)."""
+    lines, first = [], run["first_result_s"]
     for t, step in run["marks"]:
-        if run["first_result_s"] is not None and t > run["first_result_s"]:
-            break
+        after = first is not None and t > first
+        if after and not (step.startswith("main: job") or "check" in step):
+            continue
+        if after and first is not None:
+            lines.append(f"  {first:7.3f} s  first result line printed")
+            first = None
         lines.append(f"  {t:7.3f} s  {step}")
-    if run["first_result_s"] is not None:
-        lines.append(f"  {run['first_result_s']:7.3f} s  first result line printed")
+    if first is not None:
+        lines.append(f"  {first:7.3f} s  first result line printed")
     return lines
 
 

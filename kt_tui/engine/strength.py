@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..errors import UserError
+from ..gpu.timeline import mark
 from .verdict import VACUOUS_TEXT
 
 
@@ -46,8 +47,19 @@ def state_of(s: dict[str, Any]) -> dict[str, Any] | None:
 
 def vacuous_why(data: SessionRow) -> str | None:
     """Why the session's check proves nothing, or None (it may, or it was not tested)."""
-    state = check_state(data)
-    return str(state.get("why") or "of the spec's inputs") if state and state.get("state") == "vacuous" else None
+    return why_nothing_checked(check_state(data))
+
+
+def why_nothing_checked(state: dict[str, Any] | None) -> str | None:
+    """Why no result may be called verified under this check state: a vacuous check, or an original
+    that was refused after it ran beside the first measurements (out of bounds, ...)."""
+    if not state:
+        return None
+    if state.get("state") == "vacuous":
+        return str(state.get("why") or "of the spec's inputs")
+    if state.get("refused"):
+        return "the original kernel was refused: " + str(state["refused"])[:300]
+    return None
 
 
 def result_params(data: SessionRow) -> list[str]:
@@ -81,12 +93,14 @@ class CheckInFlight:
         self.thread.start()
 
     def _run(self, test: Callable[..., dict[str, Any]], *args: Any) -> None:
+        mark("main: check test started")
         try:
             self.state = test(*args)
         except Exception as e:  # noqa: BLE001 - said as not tested, never as passed
             self.state = unchecked(f"testing it failed: {type(e).__name__}: {e}")
         finally:
             self.ended = time.monotonic()
+            mark("main: check test ended")
 
     def done(self) -> bool:
         return self.ended is not None

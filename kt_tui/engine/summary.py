@@ -65,7 +65,8 @@ def session_summary(store: Store, sid: str) -> dict[str, Any]:
     s = store.session(sid)
     if s is None:
         raise UserError(f"no session {sid} in the store")
-    best = best_result(store, sid)
+    refused = (check_state(SessionStore(store, sid)) or {}).get("refused")
+    best = None if refused else best_result(store, sid)  # timed beside a test that refused the original
     plan = store.steps(sid)
     if plan:  # strategies with a plan: its steps; otherwise the gates that were decided
         steps = [

@@ -32,6 +32,7 @@ from ..kernel.spec import Spec, spec_from_plain
 from .compile import _kill
 from .env import scrubbed_env
 from .sanitize import SanitizeReport, sanitize
+from .timeline import mark
 
 NO_GPU = "no GPU here ({}): the check's strength (sanitizer, do-nothing kernel, changed arguments) was not tested"
 GEOMETRY = ("block_size_x", "block_size_y", "block_size_z")
@@ -263,7 +264,9 @@ def check_strength(
         beside = threading.Thread(target=lambda: said.update(error=child(job, Path(tmp), timeout_s)), daemon=True)
         beside.start()
         oob, notes = sanitize_sizes(source, spec, backend, sanitizer, timeout_s)
+        mark(f"main: check memcheck done ({len(spec.extra_sizes()) + 1} sizes)")
         beside.join()
+        mark("main: check runs done")
         if oob:
             raise OutOfBounds(oob)
         arrays = load_arrays(Path(tmp), ["before"] + [r["name"] for r in runs])

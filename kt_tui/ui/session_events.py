@@ -14,6 +14,7 @@ from textual.widgets import RichLog, Static
 
 from ..engine import events as ev
 from ..engine.edits import edit_diff
+from ..engine.strength import why_nothing_checked
 from ..engine.verdict import NOT_MEASURED, UNMEASURED, waits_for_gpu
 from .gate_view import PlanView, render_verification
 from .widgets import GatePanel
@@ -54,7 +55,7 @@ class SessionEvents(_Screen):
         if e.state is not None:
             self.state = e.state
         if e.check_state is not None:
-            table.vacuous = e.check_state.get("why") if e.check_state.get("state") == "vacuous" else None
+            table.vacuous = why_nothing_checked(e.check_state)
 
     def _on_run(self, e: ev.RunStarted) -> None:
         self.run_info = {**e.data, "started": time.monotonic(), "done": e.known or 0, "paused_s": 0.0}

@@ -74,3 +74,17 @@ def test_an_original_out_of_bounds_is_said_as_that_when_its_baseline_failed_firs
     with pytest.raises(CheckRefused, match="out of bounds at n=37"):
         engine.run(sweep)
     assert "`a`[40]" in store.session(sid)["error"]
+
+
+def test_an_original_refused_after_the_sweep_started_leaves_no_best_and_nothing_verified(hermetic):
+    why = "the original kernel accesses memory out of bounds at n=37 (2 error(s) under memcheck): `a`[40] ..."
+    store, sid, gpu, engine = _session(hermetic, {"state": "unsafe", "why": why, "refused": why, "fixes": []})
+    with pytest.raises(CheckRefused, match="out of bounds at n=37"):
+        engine.run(sweep)
+    assert gpu.order.index("check") > gpu.order.index("sweep:1") and store.count_results(sid) > 0
+    summary = session_summary(store, sid)
+    assert summary["state"] == "failed" and summary["best"] is None
+    from kt_tui.engine.strength import vacuous_why
+    from kt_tui.store import SessionStore
+
+    assert vacuous_why(SessionStore(store, sid)).startswith("the original kernel was refused: ")
