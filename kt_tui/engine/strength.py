@@ -164,7 +164,7 @@ def settle_check(engine: Any, wait: bool = True) -> dict[str, Any] | None:
 
 
 def apply_state(engine: Any, state: dict[str, Any]) -> dict[str, Any]:
-    from ..gpu.checkrun import refusal
+    from ..gpu.checkrun import refusal  # here: numpy, once a check state is known
 
     _, spec = engine.version(engine.original)
     refused = state.get("refused") or refusal(spec, state.get("result_params") or {})
