@@ -328,7 +328,7 @@ class Engine(Runs):
                 gate = gen.send(decision)
         except StopIteration:
             try:  # the check's test, when it still runs, ends the session too
-                self.settle_and_measure_again()
+                self.settle_and_measure_again(measure=not self.stop_requested.is_set())
             except Interrupted as e:
                 return self._interrupted(e)
             except UserError as e:

@@ -328,16 +328,17 @@ class Runs:
         stopped = info.get("stopped") or self.stop_requested.is_set()
         state = self._end_run(run_id, "stopped" if stopped else "finished")
         if kind == "tune":
-            self.settle_and_measure_again()
+            self.settle_and_measure_again(measure=not stopped)
             if not stopped:
                 self.checks.remeasure_top(vid, run_id)
             self.confirm_best(vid)
         return state
 
-    def settle_and_measure_again(self) -> None:
-        """Wait for the check's test, then time again what was timed while it shared the GPU."""
+    def settle_and_measure_again(self, measure: bool = True) -> None:
+        """Wait for the check's test, then time again what was timed while it shared the GPU (not
+        after the user stopped: the next run's end, or the session's, does it)."""
         settle_check(self)
-        while self.disturbed:
+        while measure and self.disturbed:
             vid, keys = self.disturbed.popitem()
             known = self.known(vid)
             again = [dict(r.params) for k in sorted(keys) if (r := known.get(k)) and r.time_ms is not None]
