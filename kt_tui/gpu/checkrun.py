@@ -282,6 +282,15 @@ def check_strength(
     return state
 
 
+def test_check(source: str, spec: dict, backend: str, timeout_s: float) -> dict:
+    """The check's state, tested from this process on this host's GPU (its children run beside
+    the GPU workers); out of bounds is a refused state."""
+    try:
+        return check_strength(source, spec_from_plain(spec), backend, timeout_s)
+    except OutOfBounds as e:
+        return {"state": "unsafe", "why": str(e), "refused": str(e), "fixes": []}
+
+
 def static_state(spec: Spec, why: str) -> dict:
     """Without a GPU: the array tests on what needs no run (a reference file's outputs against the
     inputs); the sanitizer, the mutant and the changed arguments are said to be unchecked."""
