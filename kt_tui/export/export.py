@@ -6,18 +6,15 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import zipfile
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from ..files import check_out_dir, open_output, refuse_existing, write_output
-from ..kernel.inputs import make_arg
 from ..kernel.spec import dump_spec
 from ..records import Result
 from ..store import Store
 from .bundle import Bundle, ExportError, load_bundle, metrics, spec_of
+from .inputs import write_inputs
 from .report import PLOT, write_report
 from .script import write_script
 
@@ -40,7 +37,7 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
         _write(out / f"{name}.best.cu", best_source(b)),
         _write(out / f"{name}.best.cu.toml", dump_spec(replace(b.spec, defaults=dict(b.best.params)))),
         _write(out / f"{name}.best.json", json.dumps(best_summary(b), indent=2) + "\n"),
-        write_inputs(store, b, out / f"{name}.inputs.npz"),
+        write_inputs(b, out / f"{name}.inputs.npz"),
         write_script(b, out / f"tune_{name}.py", f"{name}.inputs.npz"),
         *write_caches(b, store, out / "cache"),
         *write_report(b, out, store),
@@ -124,33 +121,6 @@ def _c_value(v) -> str:
     if isinstance(v, (int, float)):
         return repr(v)
     return json.dumps(str(v))
-
-
-def write_inputs(store: Store, b: Bundle, path: Path) -> Path:
-    """The arguments at the spec's sizes (the same seeds kt-tui used) and, when stored, the
-    original kernel's reference outputs: an uncompressed .npz written one array at a time, so that
-    memory holds one argument at once (a session's inputs can be gigabytes)."""
-    spec = b.spec
-    copied = {a.copy_of for a in spec.args if a.init == "copy"}
-    done: dict = {}
-    order = sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy")
-    with open_output(path, binary=True) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as npz:
-        for i in order:
-            a = spec.args[i]
-            value = np.asarray(make_arg(a, dict(spec.sizes), spec, done))
-            if a.name in copied:
-                done[a.name] = value
-            _add_array(npz, f"arg{i}", value)
-        ref = b.data.reference(b.original["id"])
-        for i, a in enumerate(spec.args):
-            if a.output and ref and a.name in ref:
-                _add_array(npz, f"answer{i}", np.asarray(ref[a.name]))
-    return path
-
-
-def _add_array(npz: zipfile.ZipFile, name: str, value: np.ndarray) -> None:
-    with npz.open(f"{name}.npy", "w", force_zip64=True) as f:
-        np.lib.format.write_array(f, value, allow_pickle=False)
 
 
 def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
