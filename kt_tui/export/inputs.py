@@ -92,12 +92,12 @@ def _draw(arg: Arg, dtype: np.dtype[Any], sizes: dict[str, int]) -> Any:
     rng = np.random.default_rng(arg.seed)
     floating = np.issubdtype(dtype, np.floating)
     if init == "normal" and floating:
-        return lambda start, k: rng.standard_normal(k).astype(dtype)
+        return lambda start, k: np.asarray(rng.standard_normal(k)).astype(dtype)
     low, high = random_bounds(arg, sizes)
     if floating and (init in ("uniform", "positive") or arg.low is not None or arg.high is not None):
-        return lambda start, k: rng.uniform(low, high, k).astype(dtype)
+        return lambda start, k: np.asarray(rng.uniform(low, high, k)).astype(dtype)
     if floating:
-        return lambda start, k: rng.standard_normal(k).astype(dtype)
+        return lambda start, k: np.asarray(rng.standard_normal(k)).astype(dtype)
     return lambda start, k: rng.integers(low, high, k).astype(dtype)
 
 
@@ -111,7 +111,7 @@ def _add_pieces(npz: zipfile.ZipFile, name: str, dtype: np.dtype[Any], n: int, p
     with npz.open(f"{name}.npy", "w", force_zip64=True) as f:
         _header(f, dtype, (n,))
         for p in parts:
-            f.write(memoryview(np.ascontiguousarray(p)).cast("B"))
+            f.write(np.ascontiguousarray(p).data.cast("B"))
 
 
 def _add_array(npz: zipfile.ZipFile, name: str, value: np.ndarray) -> None:
