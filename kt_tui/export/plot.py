@@ -14,6 +14,9 @@ from .bundle import Bundle
 
 CAP = 2000  # points drawn in all, whatever the session's size
 
+# Imported where used: matplotlib, which only drawing a report needs (the UI imports export/ when it
+# starts).
+
 
 def plot_svg(b: Bundle, cap: int = CAP) -> str:
     xs, ys, series = trusted_points(b)

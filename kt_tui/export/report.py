@@ -16,8 +16,8 @@ from .bundle import Bundle, metrics
 from .plot import plot_svg
 from .tables import CSV
 
-# Imported where used: matplotlib and markdown-it, which only writing a report needs (the UI
-# imports export/ when it starts).
+# Imported where used: markdown-it, which only writing a report needs (the UI imports export/ when it
+# starts).
 
 PLOT = "report-times.svg"
 TOP = 20  # rows of the report's table of the fastest configurations (every one is in results.csv)
