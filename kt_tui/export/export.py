@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from ..kernel.spec import dump_spec
 from ..store import Store
 from . import tables
 from .bundle import Bundle, ExportError, load_bundle, metrics
-from .inputs import write_inputs
+from .inputs import write_arrays
 from .report import PLOT, write_report
 from .script import write_script
 
@@ -33,15 +34,17 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
     except OSError as e:
         raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
     name = b.name
-    files = [
-        _write(out / f"{name}.best.cu", best_source(b)),
-        _write(out / f"{name}.best.cu.toml", dump_spec(replace(b.spec, defaults=dict(b.best.params)))),
-        _write(out / f"{name}.best.json", json.dumps(best_summary(b), indent=2) + "\n"),
-        write_inputs(b, out / f"{name}.inputs.npz"),
-        write_script(b, out / f"tune_{name}.py", f"{name}.inputs.npz"),
-        *tables.write_tables(b, out),
-        *write_report(b, out, store),
-    ]
+    with ThreadPoolExecutor(1) as pool:  # numpy makes the inputs and the disk takes them outside the GIL
+        inputs = pool.submit(write_arrays, b.spec, b.data.reference(b.original["id"]), out / f"{name}.inputs.npz")
+        files = [
+            _write(out / f"{name}.best.cu", best_source(b)),
+            _write(out / f"{name}.best.cu.toml", dump_spec(replace(b.spec, defaults=dict(b.best.params)))),
+            _write(out / f"{name}.best.json", json.dumps(best_summary(b), indent=2) + "\n"),
+            write_script(b, out / f"tune_{name}.py", f"{name}.inputs.npz"),
+            *tables.write_tables(b, out),
+            *write_report(b, out, store),
+        ]
+        files.insert(3, inputs.result())
     return {"session": b.sid, "out": str(out), "files": [str(f) for f in files], "best": best_summary(b)}
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..files import open_output
 from ..kernel.expr import evaluate
 from ..kernel.inputs import GENERATED, make_arg, poison_value
-from ..kernel.spec import Arg, random_bounds
+from ..kernel.spec import Arg, Spec, random_bounds
 from .bundle import Bundle
 
 PIECE = 1 << 18  # elements made and written at once
@@ -23,7 +23,12 @@ FILLS = ("zeros", "ones", "range", "constant", "poison")
 
 
 def write_inputs(b: Bundle, path: Path, piece: int = PIECE) -> Path:
-    spec = b.spec
+    return write_arrays(b.spec, b.data.reference(b.original["id"]), path, piece)
+
+
+def write_arrays(spec: Spec, ref: dict[str, Any] | None, path: Path, piece: int = PIECE) -> Path:
+    """The arguments of `spec` and the outputs of `ref` that are outputs of `spec` (no store: it may
+    run on a thread of its own)."""
     sizes = dict(spec.sizes)
     whole: dict[str, Any] = {}  # copied arguments that could not be made in pieces
     copied = {a.copy_of for a in spec.args if a.init == "copy"}
@@ -40,7 +45,6 @@ def write_inputs(b: Bundle, path: Path, piece: int = PIECE) -> Path:
                 _add_array(npz, f"arg{i}", value)
             else:
                 _add_pieces(npz, f"arg{i}", *made)
-        ref = b.data.reference(b.original["id"])
         for i, a in enumerate(spec.args):
             if a.output and ref and a.name in ref:
                 _add_stored(npz, f"answer{i}", ref[a.name])
