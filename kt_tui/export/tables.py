@@ -108,9 +108,10 @@ def kt_result(params: dict, time_ms: Any, times: list, compile_ms: Any, created:
     }
 
 
-def t4_result(result: dict, tune_params: dict) -> dict:
-    """One result as kernel_tuner's T4 results file holds a valid one (file_utils.get_t4_results)."""
-    skip = {*tune_params, *TIMINGS, "timestamp", "times"}
+def t4_result(result: dict, tune_params: dict, skip: set | None = None) -> dict:
+    """One result as kernel_tuner's T4 results file holds a valid one (file_utils.get_t4_results);
+    skip: what is not a measurement (made once by a caller of many)."""
+    skip = skip or {*tune_params, *TIMINGS, "timestamp", "times"}
     out: dict[str, Any] = {} if "timestamp" not in result else {"timestamp": result["timestamp"]}
     out["configuration"] = {k: v for k, v in result.items() if k in tune_params}
     out["times"] = {
@@ -169,6 +170,7 @@ class T4File:
 
     def __init__(self, path: Path, tune_params: dict):
         self.path, self.tune_params, self.first = path, tune_params, True
+        self.skip = {*tune_params, *TIMINGS, "timestamp", "times"}
 
     def __enter__(self) -> T4File:
         self.f: BinaryIO = open_output(self.path, binary=True)
@@ -176,7 +178,7 @@ class T4File:
         return self
 
     def add(self, result: dict) -> None:
-        self.f.write((b"" if self.first else b", ") + dumps(t4_result(result, self.tune_params)))
+        self.f.write((b"" if self.first else b", ") + dumps(t4_result(result, self.tune_params, self.skip)))
         self.first = False
 
     def __exit__(self, *exc: object) -> None:

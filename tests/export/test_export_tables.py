@@ -117,3 +117,15 @@ def test_a_result_whose_stored_parameters_are_not_json_is_refused_in_one_line(tm
     assert cli.main(["export", sid, "--out", str(tmp_path / "out2")]) == 2
     err = capsys.readouterr().err
     assert "stored parameters are not a JSON object" in err and "Traceback" not in err
+
+
+def test_the_plain_rows_come_a_page_at_a_time_in_the_order_stored_of_one_session(tmp_path):
+    store = Store(tmp_path / "s.db")
+    for i in range(23):  # two sessions' results interleaved
+        store.add_results("s1", "v", "r", [row(i)])
+        store.add_results("s2", "v", "r", [row(100 + i)])
+    store.add_results("s1", "v", "r", [row(3, time_ms=0.25)])  # an update keeps its place
+    got = list(store.result_columns("s1", ("key", "time_ms"), size=5))
+    assert [k for k, _ in got] == [str(i) for i in range(23)] and got[3][1] == 0.25
+    with pytest.raises(ValueError):
+        list(store.result_columns("s1", ("key; DROP TABLE results",)))
