@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -57,6 +56,7 @@ def export_once(db: Path, sid: str, out: Path) -> dict:
     return {
         "rc": proc.returncode,
         "wall_s": round(wall, 2),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
         "total_mb": round(sum(sizes.values()) / 1e6, 2),
         "files": sizes,
@@ -86,14 +86,16 @@ def main() -> int:
         f"python {platform.python_version()}"
     )
     lines.append(f"/proc/loadavg before: {before}   after: {after}")
-    lines.append("run  rc   wall s   peak RSS MB   written MB")
+    lines.append("run  rc   wall s   CPU s   peak RSS MB   written MB")
     for i, r in enumerate(rows):
-        lines.append(f"{i:>3}  {r['rc']:>2}  {r['wall_s']:>7.2f}  {r['peak_rss_mb']:>12.1f}  {r['total_mb']:>11.2f}")
+        lines.append(
+            f"{i:>3}  {r['rc']:>2}  {r['wall_s']:>7.2f}  {r['cpu_s']:>6.2f}  {r['peak_rss_mb']:>12.1f}  {r['total_mb']:>11.2f}"
+        )
         if r["rc"]:
             lines.append("     " + r["stderr"].replace("\n", " | "))
     walls = [r["wall_s"] for r in rows]
     lines.append(
-        f"median {statistics.median(walls):.2f} s, max peak RSS {max(r['peak_rss_mb'] for r in rows):.1f} MB "
+        f"median {statistics.median(walls):.2f} s (CPU {statistics.median(r['cpu_s'] for r in rows):.2f} s), max peak RSS {max(r['peak_rss_mb'] for r in rows):.1f} MB "
         "(targets: <= 5 s, <= 200 MB, report.html <= 2 MB)"
     )
     lines.append("files written (last run), bytes:")
@@ -104,7 +106,9 @@ def main() -> int:
         with open(args.out, "a") as f:
             f.write(text + "\n\n")
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": args.results, "load": [before, after], "runs": rows}, indent=1))
+        Path(args.json).write_text(
+            json.dumps({"results": args.results, "load": [before, after], "runs": rows}, indent=1)
+        )
     return 0
 
 

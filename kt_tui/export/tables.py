@@ -41,7 +41,7 @@ def write_tables(b: Bundle, out: Path) -> list[Path]:
     names = param_names(b)
     paths = planned(b, out)
     with ExitStack() as stack:
-        table = csv.writer(stack.enter_context(_text(open_output(out / CSV, binary=True))), lineterminator="\n")
+        table = csv.writer(stack.enter_context(_text(_output(out / CSV))), lineterminator="\n")
         table.writerow(["version", "key", "run", *names, "time_ms", "status", "verified", "max_abs_err"] + TAIL)
         caches: dict[str, CacheFile | None] = {}
         runs = b.data.runs()
@@ -70,9 +70,12 @@ def write_tables(b: Bundle, out: Path) -> list[Path]:
         ) in b.data.result_columns(COLUMNS):
             params = _params(params_text, vid, key)
             ok = status == "ok" and time_ms is not None
+            cells = [params.get(n) for n in names]
+            if str in map(type, cells):
+                cells = [_cell(c) for c in cells]
             table.writerow(
-                [vid, _cell(key), run, *(_cell(params.get(n)) for n in names), time_ms, status, verified, err]
-                + [compile_ms, created, _cell(error)]
+                [vid, _cell(key), run, *cells, time_ms, status, verified, err, compile_ms, created]
+                + [error and _cell(error)]
             )
             cache = caches.get(vid)
             if cache is None and not (ok and vid == best):
@@ -114,6 +117,14 @@ def t4_result(result: dict, tune_params: dict, skip: set | None = None) -> dict:
     skip = skip or {*tune_params, *TIMINGS, "timestamp", "times"}
     out: dict[str, Any] = {} if "timestamp" not in result else {"timestamp": result["timestamp"]}
     out["configuration"] = {k: v for k, v in result.items() if k in tune_params}
+    if result.keys() - skip == {"time"}:  # the usual one: a single measurement
+        measurements = [{"name": "time", "value": result["time"], "unit": "ms"}]
+    else:
+        measurements = [
+            {"name": k, "value": v, "unit": "ms" if k.startswith("time") else ""}
+            for k, v in result.items()
+            if k not in skip
+        ]
     out["times"] = {
         "compilation": result["compile_time"],
         "benchmark": result["benchmark_time"],
@@ -124,11 +135,7 @@ def t4_result(result: dict, tune_params: dict, skip: set | None = None) -> dict:
     }
     out["invalidity"] = "correct"
     out["correctness"] = 1
-    out["measurements"] = [
-        {"name": k, "value": v, "unit": "ms" if k.startswith("time") else ""}
-        for k, v in result.items()
-        if k not in skip
-    ]
+    out["measurements"] = measurements
     out["objectives"] = ["time"]
     return out
 
@@ -148,7 +155,7 @@ class CacheFile:
         self.path, self.header, self.first = path, header, True
 
     def __enter__(self) -> CacheFile:
-        self.f: BinaryIO = open_output(self.path, binary=True)
+        self.f: BinaryIO = _output(self.path)
         self.f.write((json.dumps(self.header, indent="")[:-2] + ',\n"cache": {').encode())
         return self
 
@@ -173,7 +180,7 @@ class T4File:
         self.skip = {*tune_params, *TIMINGS, "timestamp", "times"}
 
     def __enter__(self) -> T4File:
-        self.f: BinaryIO = open_output(self.path, binary=True)
+        self.f: BinaryIO = _output(self.path)
         self.f.write(b'{"results": [')
         return self
 
@@ -196,6 +203,12 @@ def _t4_head(tune_params: dict) -> dict:
     from kernel_tuner.file_utils import get_t4_results  # after load(): kernel_tuner without torch
 
     return {k: v for k, v in get_t4_results([], tune_params, "time").items() if k != "results"}
+
+
+def _output(path: Path) -> BinaryIO:
+    """open_output's file with a 1 MB buffer: fewer writes, each of which lets go of the GIL (the
+    inputs are written on a thread meanwhile)."""
+    return io.BufferedWriter(open_output(path, binary=True).detach(), 1 << 20)
 
 
 def _text(f: BinaryIO) -> io.TextIOWrapper:
