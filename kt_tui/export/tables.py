@@ -25,11 +25,12 @@ TIMINGS = ("compile_time", "benchmark_time", "framework_time", "strategy_time", 
 TAIL = ["compile_ms", "created", "error"]
 
 
-def planned(b: Bundle, out: Path) -> list[Path]:
+def planned(b: Bundle, out: Path, tuned: list[dict] | None = None) -> list[Path]:
+    """results.csv, then the cachefile of each version in `tuned` (those with results), then the T4 file."""
     folder = out / "cache"
     return [
         out / CSV,
-        *(folder / f"{b.name}-{v['id']}.json" for v in b.tuned()),
+        *(folder / f"{b.name}-{v['id']}.json" for v in (b.tuned() if tuned is None else tuned)),
         folder / f"{b.name}-{b.best.version}.t4.json",
     ]
 
@@ -39,13 +40,14 @@ def write_tables(b: Bundle, out: Path) -> list[Path]:
     folder = out / "cache"
     folder.mkdir(exist_ok=True)
     names = param_names(b)
-    paths = planned(b, out)
+    tuned = b.tuned()
+    paths = planned(b, out, tuned)
     with ExitStack() as stack:
         table = csv.writer(stack.enter_context(_text(_output(out / CSV))), lineterminator="\n")
         table.writerow(["version", "key", "run", *names, "time_ms", "status", "verified", "max_abs_err"] + TAIL)
         caches: dict[str, CacheFile | None] = {}
         runs = b.data.runs()
-        for v, path in zip(b.tuned(), paths[1:-1]):
+        for v, path in zip(tuned, paths[1:-1]):
             src = _on_disk(runs, v["id"])
             if src is None:
                 caches[v["id"]] = stack.enter_context(CacheFile(path, _cache_header(b, v)))
@@ -243,6 +245,13 @@ def _stdlib_loads(text: str) -> Any:
         return None
 
 
+def _json(text: bytes) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # NaN and Infinity, which the stdlib writes
+        return json.loads(text)
+
+
 def _cell(value: Any) -> Any:
     """A text a spreadsheet would read as a formula, quoted; a negative number stays one."""
     if isinstance(value, str) and value[:1] in ("=", "+", "@", "\t", "\r", "-") and value[1:2] not in "0123456789.":
@@ -258,8 +267,37 @@ def _on_disk(runs: list[Run], vid: str) -> Path | None:
 
 
 def _is_cache(path: Path) -> bool:
+    """A closed cachefile as kernel_tuner writes one: a JSON header ending in '"cache": {', an entry a
+    line, the closing braces. Read a line at a time: a cache of 100,000 entries parsed whole takes
+    hundreds of MB. A cache laid out otherwise is not copied (the stored results are written instead)."""
     try:
-        return isinstance(json.loads(path.read_text(encoding="utf-8")).get("cache"), dict)
+        with open(path, "rb") as f:
+            head = b""
+            for line in f:
+                head += line
+                if line.rstrip().endswith(b'"cache": {'):
+                    break
+                if len(head) > 1 << 20:
+                    return False
+            else:
+                return False
+            if not isinstance(_json(head.rstrip() + b"}}").get("cache"), dict):
+                return False
+            comma = None  # whether the entry before ended in a comma; None: no entry yet
+            for raw in f:
+                line = raw.strip()
+                if line != b"}":
+                    try:
+                        entry, closed = _json(b"{" + line.removesuffix(b",") + b"}"), False
+                    except ValueError:  # kernel_tuner closes the cache at the end of the last entry's line
+                        entry, closed = _json(b"{" + line[:-1] + b"}"), True
+                    if comma is False or len(entry) != 1 or not isinstance(next(iter(entry.values())), dict):
+                        return False
+                    comma = line.endswith(b",")
+                    if not closed:
+                        continue
+                return comma is not True and [x.strip() for x in f if x.strip()] == [b"}"]
+            return False
     except (OSError, ValueError, AttributeError):
         return False
 

@@ -129,3 +129,61 @@ def test_the_plain_rows_come_a_page_at_a_time_in_the_order_stored_of_one_session
     assert [k for k, _ in got] == [str(i) for i in range(23)] and got[3][1] == 0.25
     with pytest.raises(ValueError):
         list(store.result_columns("s1", ("key; DROP TABLE results",)))
+
+
+def test_a_cachefile_on_disk_is_checked_a_line_at_a_time(tmp_path):
+    from kt_tui.export.tables import CacheFile, _is_cache
+    from kt_tui.gpu.ktimport import load
+
+    load()
+    from kernel_tuner.util import close_cache, store_cache
+
+    header = {"device_name": "GPU", "kernel_name": "k", "tune_params_keys": ["x"], "tune_params": {"x": [1, 2]}}
+    kt = tmp_path / "kt.json"  # as kernel_tuner's process_cache, store_cache and close_cache write one
+    kt.write_text(json.dumps({**header, "cache": {}}, indent="")[:-3])
+    assert not _is_cache(kt)  # open: no entry yet
+    cache: dict = {}
+    for x in (1, 2):
+        store_cache(str(x), {"x": x, "time": 0.5 * x, "times": [float("nan")]}, str(kt), cache)
+    assert not _is_cache(kt)  # open: it ends with a comma
+    close_cache(str(kt))
+    assert _is_cache(kt) and len(json.loads(kt.read_text().replace("NaN", "0"))["cache"]) == 2
+    ours = tmp_path / "ours.json"
+    with CacheFile(ours, header) as f:
+        for x in (1, 2, 3):
+            f.add(str(x), {"x": x, "time": 1.0})
+    assert _is_cache(ours) and len(json.loads(ours.read_text())["cache"]) == 3
+    with CacheFile(tmp_path / "empty.json", header):
+        pass
+    assert _is_cache(tmp_path / "empty.json")
+    lines = ours.read_text().splitlines()
+    for bad in (
+        lines[:-1],  # not closed
+        lines[:-3] + [lines[-3] + ","] + lines[-2:],  # a comma before the closing brace
+        lines[:-3] + [lines[-3].rstrip(",")[:-2]] + lines[-2:],  # a broken entry
+        lines[:-4] + [lines[-4].rstrip(",")] + lines[-3:],  # a comma missing
+        lines[:-3] + ['"9": 3'] + lines[-2:],  # an entry that is not an object
+        lines + ["{}"],  # something after the end
+    ):
+        (tmp_path / "bad.json").write_text("\n".join(bad) + "\n")
+        assert not _is_cache(tmp_path / "bad.json"), bad[-4:]
+    (tmp_path / "one-line.json").write_text(json.dumps({**header, "cache": {"1": {"x": 1}}}))
+    assert not _is_cache(tmp_path / "one-line.json")  # laid out otherwise: the stored results are written instead
+
+
+def test_checking_a_big_cachefile_holds_a_line_of_it_not_the_file(tmp_path):
+    import tracemalloc
+
+    from kt_tui.export.tables import CacheFile, _is_cache
+
+    path = tmp_path / "big.json"
+    with CacheFile(path, {"kernel_name": "k"}) as f:
+        for x in range(50_000):
+            f.add(str(x), {"x": x, "time": 1.0, "times": [1.0] * 7, "timestamp": "2026-11-26 01:02:03"})
+    tracemalloc.start()
+    try:
+        assert _is_cache(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000 < path.stat().st_size / 5, peak
