@@ -1,5 +1,5 @@
 """Write a session's results to a folder: the best kernel standalone, its spec, a JSON summary, the
-inputs, a kernel_tuner script, kernel_tuner caches and a report."""
+inputs, a kernel_tuner script, every result (CSV, kernel_tuner caches, T4) and a report."""
 
 from __future__ import annotations
 
