@@ -106,6 +106,8 @@ def pick(y: np.ndarray, cap: int) -> np.ndarray:
     n = len(y)
     if n <= cap:
         return np.arange(n)
+    if cap < 3:  # room for the extremes at most
+        return np.unique([int(np.argmin(y)), int(np.argmax(y))][: max(cap, 0)])
     best = np.minimum.accumulate(y)
     must = np.flatnonzero(np.r_[True, best[1:] < best[:-1]])
     ends = np.array([int(np.argmin(y)), int(np.argmax(y))])

@@ -32,6 +32,7 @@ def test_the_points_drawn_keep_every_best_so_far_and_the_extremes_within_the_cap
     assert list(pick(y[:10], 500)) == list(range(10))
     falling = np.linspace(10, 1, 5000)  # each one a new best: more steps than the cap
     assert len(pick(falling, 100)) == 100 and {0, 4999} <= set(pick(falling, 100))
+    assert list(pick(y, 1)) == [int(np.argmin(y))] and len(pick(y, 0)) == 0 and len(pick(y, 2)) == 2
     assert shares([10, 100_000, 3], 2000) == [10, 1987, 3] and sum(shares([5000, 5000], 2000)) == 2000
 
 
