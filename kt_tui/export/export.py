@@ -1,23 +1,21 @@
 """Write a session's results to a folder: the best kernel standalone, its spec, a JSON summary, the
-inputs, a kernel_tuner script, kernel_tuner caches and a report."""
+inputs, a kernel_tuner script, every result (CSV, kernel_tuner caches, T4) and a report."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
-import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
-from ..files import check_out_dir, open_output, refuse_existing, write_output
-from ..kernel.inputs import make_arg
+from ..files import check_out_dir, refuse_existing, write_output
 from ..kernel.spec import dump_spec
-from ..records import Result
 from ..store import Store
-from .bundle import Bundle, ExportError, load_bundle, metrics, spec_of
+from . import tables
+from .bundle import Bundle, ExportError, load_bundle, metrics
+from .inputs import write_arrays
 from .report import PLOT, write_report
 from .script import write_script
 
@@ -36,15 +34,17 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
     except OSError as e:
         raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
     name = b.name
-    files = [
-        _write(out / f"{name}.best.cu", best_source(b)),
-        _write(out / f"{name}.best.cu.toml", dump_spec(replace(b.spec, defaults=dict(b.best.params)))),
-        _write(out / f"{name}.best.json", json.dumps(best_summary(b), indent=2) + "\n"),
-        write_inputs(store, b, out / f"{name}.inputs.npz"),
-        write_script(b, out / f"tune_{name}.py", f"{name}.inputs.npz"),
-        *write_caches(b, store, out / "cache"),
-        *write_report(b, out, store),
-    ]
+    with ThreadPoolExecutor(1) as pool:  # numpy makes the inputs and the disk takes them outside the GIL
+        inputs = pool.submit(write_arrays, b.spec, b.data.reference(b.original["id"]), out / f"{name}.inputs.npz")
+        files = [
+            _write(out / f"{name}.best.cu", best_source(b)),
+            _write(out / f"{name}.best.cu.toml", dump_spec(replace(b.spec, defaults=dict(b.best.params)))),
+            _write(out / f"{name}.best.json", json.dumps(best_summary(b), indent=2) + "\n"),
+            write_script(b, out / f"tune_{name}.py", f"{name}.inputs.npz"),
+            *tables.write_tables(b, out),
+            *write_report(b, out, store),
+        ]
+        files.insert(3, inputs.result())
     return {"session": b.sid, "out": str(out), "files": [str(f) for f in files], "best": best_summary(b)}
 
 
@@ -59,8 +59,7 @@ def planned_files(b: Bundle, out: Path) -> list[Path]:
         out / "report.md",
         out / PLOT,
         out / "report.html",
-        *(out / "cache" / f"{name}-{v['id']}.json" for v in b.tuned()),
-        out / "cache" / f"{name}-{b.best.version}.t4.json",
+        *tables.planned(b, out),
     ]
 
 
@@ -124,162 +123,3 @@ def _c_value(v) -> str:
     if isinstance(v, (int, float)):
         return repr(v)
     return json.dumps(str(v))
-
-
-def write_inputs(store: Store, b: Bundle, path: Path) -> Path:
-    """The arguments at the spec's sizes (the same seeds kt-tui used) and, when stored, the
-    original kernel's reference outputs: an uncompressed .npz written one array at a time, so that
-    memory holds one argument at once (a session's inputs can be gigabytes)."""
-    spec = b.spec
-    copied = {a.copy_of for a in spec.args if a.init == "copy"}
-    done: dict = {}
-    order = sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy")
-    with open_output(path, binary=True) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as npz:
-        for i in order:
-            a = spec.args[i]
-            value = np.asarray(make_arg(a, dict(spec.sizes), spec, done))
-            if a.name in copied:
-                done[a.name] = value
-            _add_array(npz, f"arg{i}", value)
-        ref = b.data.reference(b.original["id"])
-        for i, a in enumerate(spec.args):
-            if a.output and ref and a.name in ref:
-                _add_array(npz, f"answer{i}", np.asarray(ref[a.name]))
-    return path
-
-
-def _add_array(npz: zipfile.ZipFile, name: str, value: np.ndarray) -> None:
-    with npz.open(f"{name}.npy", "w", force_zip64=True) as f:
-        np.lib.format.write_array(f, value, allow_pickle=False)
-
-
-def write_caches(b: Bundle, store: Store, folder: Path) -> list[Path]:
-    """One kernel_tuner cachefile per version tuned (copied when it is on disk, else rebuilt from
-    the stored results), and kernel_tuner's T4 results file of the best version."""
-    folder.mkdir(exist_ok=True)
-    written = []
-    runs = b.data.runs()
-    t4 = folder / f"{b.name}-{b.best.version}.t4.json"
-    with T4File(t4, b.spec.tune_params) as best_rows:
-        for v in b.tuned():
-            path = folder / f"{b.name}-{v['id']}.json"
-            rows = b.results(v["id"])
-            if v["id"] == b.best.version:  # one pass over the best version's rows writes both files
-                rows = _tap(rows, best_rows)
-            on_disk = [Path(r.cachefile) for r in runs if r.version == v["id"] and r.cachefile]
-            src = next((p for p in on_disk if p.is_file()), None)
-            if src is not None and _is_cache(src):
-                with open(src, "rb") as fin, open_output(path, binary=True) as fout:
-                    while chunk := fin.read(1 << 22):
-                        fout.write(chunk)
-                for _ in rows:
-                    pass
-            else:
-                write_cache(path, _cache_header(b, v), _cache_entries(rows))
-            written.append(path)
-    return written + [t4]
-
-
-def write_cache(path: Path, header: dict, entries) -> None:
-    """A kernel_tuner cachefile as kernel_tuner writes one: the header, then one entry a line."""
-    with open_output(path) as f:
-        f.write(json.dumps(header, indent="")[:-2] + ',\n"cache": {')
-        for i, (key, entry) in enumerate(entries):
-            f.write(("," if i else "") + "\n" + json.dumps({key: entry})[1:-1])
-        f.write("\n}\n}\n")
-
-
-class T4File:
-    """kernel_tuner's T4 results file, built by its own get_t4_results a chunk at a time (its
-    store_output_file needs every result in memory and encodes them with Python's slow encoder)."""
-
-    def __init__(self, path: Path, tune_params: dict, chunk: int = 5000):
-        from ..gpu.ktimport import load  # here: the UI imports export; kernel_tuner loads on use
-
-        load()
-        from kernel_tuner.file_utils import get_t4_results  # after load(): kernel_tuner without torch
-        from kernel_tuner.util import NpEncoder  # after load(), as above
-
-        self.t4, self.encoder = get_t4_results, NpEncoder
-        self.path, self.tune_params, self.chunk = path, tune_params, chunk
-        self.part: list = []
-        self.first = True
-
-    def __enter__(self) -> T4File:
-        self.f = open_output(self.path)
-        self.f.write('{"results": [')
-        return self
-
-    def add(self, result: dict) -> None:
-        self.part.append(result)
-        if len(self.part) >= self.chunk:
-            self._flush()
-
-    def _flush(self) -> None:
-        if self.part:
-            body = json.dumps(self.t4(self.part, self.tune_params, "time")["results"], cls=self.encoder)[1:-1]
-            self.f.write(("" if self.first else ", ") + body)
-            self.first, self.part = False, []
-
-    def __exit__(self, *exc) -> None:
-        try:
-            if exc[0] is None:
-                self._flush()
-                head = self.t4([], self.tune_params, "time")
-                self.f.write(
-                    "], " + json.dumps({k: v for k, v in head.items() if k != "results"}, cls=self.encoder)[1:] + "\n"
-                )
-        finally:
-            self.f.close()
-
-
-def _tap(rows, t4: T4File):
-    """The rows, each measured one also added to the T4 file on its way."""
-    for r in rows:
-        if r.ok:
-            t4.add(_kt_result(r))
-        yield r
-
-
-def _is_cache(path: Path) -> bool:
-    try:
-        return isinstance(json.loads(path.read_text(encoding="utf-8")).get("cache"), dict)
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
-def _kt_result(r: Result) -> dict:
-    return {
-        **r.params,
-        "time": r.time_ms,
-        "times": list(r.times or []),
-        "compile_time": r.compile_ms or 0,
-        "benchmark_time": 0,
-        "framework_time": 0,
-        "strategy_time": 0,
-        "verification_time": 0,
-        "timestamp": r.timestamp,
-    }
-
-
-def _cache_header(b: Bundle, v: dict) -> dict:
-    spec = spec_of(v)
-    return {
-        "device_name": b.session["gpu"],
-        "kernel_name": spec.kernel,
-        "problem_size": spec.problem_size_values(),
-        "tune_params_keys": list(spec.tune_params),
-        "tune_params": spec.tune_params,
-        "objective": "time",
-        "kt_tui": {"session": b.sid, "kernel_version": v["id"], "backend": b.session["backend"]},
-    }
-
-
-def _cache_entries(rows):
-    for r in rows:
-        entry = _kt_result(r)
-        if not r.ok:
-            entry["time"] = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}.get(
-                r.status, "RuntimeFailedConfig"
-            )
-        yield r.key, entry

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import io
 import json
 from pathlib import Path
 
@@ -12,14 +11,16 @@ from ..engine.markdown import md_fence, md_ms, md_text
 from ..engine.strength import check_line, state_of
 from ..engine.verdict import verdict_text
 from ..files import write_output
-from ..records import Result, StoredGate, config_key, trusted
+from ..records import Result, StoredGate, config_key
 from .bundle import Bundle, metrics
+from .plot import plot_svg
+from .tables import CSV
 
-# Imported where used: matplotlib and markdown-it, which only writing a report needs (the UI
-# imports export/ when it starts).
+# Imported where used: markdown-it, which only writing a report needs (the UI imports export/ when it
+# starts).
 
 PLOT = "report-times.svg"
-PLOT_BINS = 1500  # a plot draws at most twice this many points per version
+TOP = 20  # rows of the report's table of the fastest configurations (every one is in results.csv)
 _PLOT_MARK = "KT-TUI-PLOT-HERE"
 
 
@@ -30,89 +31,6 @@ def write_report(b: Bundle, out: Path, store=None) -> list[Path]:
     write_output(out / "report.md", md.replace(_PLOT_MARK, f"![every measured configuration]({PLOT})"))
     write_output(out / "report.html", report_html(b, md, svg))
     return [out / "report.md", out / PLOT, out / "report.html"]
-
-
-# -- the plot ------------------------------------------------------------------------------
-def plot_svg(b: Bundle) -> str:
-    """Every measured configuration in the order it ran, coloured by kernel version, and the best so far."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4.5))
-    ax = fig.add_subplot()
-    n = 0
-    for v in b.versions:
-        xs, ys, bx, by, best = [], [], [], [], None
-        for key, time_ms, status, verified in b.data.result_times(v["id"]):
-            n += 1
-            r = Result(
-                key=key,
-                params={},
-                status=status,
-                time_ms=time_ms,
-                verified=None if verified is None else bool(verified),
-                version=v["id"],
-            )
-            if time_ms is None or not trusted(r, _is_reference(b, r)):  # trusted ones have a time
-                continue
-            xs.append(n)
-            ys.append(time_ms)
-            best = time_ms if best is None else min(best, time_ms)
-            bx.append(n)
-            by.append(best)
-        if not xs:
-            continue
-        label = _short(v["label"] or v["id"])
-        dx, dy = thin(xs, ys)
-        drawn = f", {len(dx)} drawn" if len(dx) < len(xs) else ""
-        dots = ax.scatter(dx, dy, s=14, alpha=0.6, label=f"{label} ({len(xs)} ok{drawn})")
-        sx, sy = steps(bx, by)
-        ax.step(sx, sy, where="post", color=dots.get_facecolor()[0], alpha=1.0, linewidth=1.6)
-    if b.session.get("baseline_ms"):
-        ax.axhline(
-            b.session["baseline_ms"], color="grey", linestyle="--", linewidth=1, label="original, default params"
-        )
-    ax.set_xlabel("configuration, in the order measured")
-    ax.set_ylabel("time (ms)")
-    ax.set_title(f"{b.name}: every measured configuration, best so far per version")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg")
-    return buf.getvalue()
-
-
-def thin(xs: list, ys: list, bins: int = PLOT_BINS) -> tuple[list, list]:
-    """At most two points a bin along x (the fastest and the slowest of it): the cloud keeps its
-    outline and its extremes, and a plot of 100,000 results stays a few hundred kB. Every result is
-    still in the caches and best.json."""
-    if len(xs) <= 2 * bins:
-        return xs, ys
-    per = -(-len(xs) // bins)
-    ox, oy = [], []
-    for start in range(0, len(xs), per):
-        part = range(start, min(start + per, len(xs)))
-        lo, hi = min(part, key=ys.__getitem__), max(part, key=ys.__getitem__)
-        for j in sorted({lo, hi}):
-            ox.append(xs[j])
-            oy.append(ys[j])
-    return ox, oy
-
-
-def steps(xs: list, ys: list) -> tuple[list, list]:
-    """The best-so-far line by its changes only (and its end): the same staircase, fewer points."""
-    keep = [i for i in range(len(ys)) if i == 0 or ys[i] != ys[i - 1]]
-    if xs and keep[-1] != len(xs) - 1:
-        keep.append(len(xs) - 1)
-    return [xs[i] for i in keep], [ys[i] for i in keep]
-
-
-def _short(text: str, n: int = 48) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 # -- markdown ------------------------------------------------------------------------------
@@ -173,9 +91,29 @@ def report_markdown(b: Bundle, store=None) -> str:
             + [""]
         )
     lines += _check_md(b) + _metrics_md(b) + ["## Every measured configuration", "", _PLOT_MARK, ""]
+    lines += _fastest_md(b)
     lines += _story_md(b, store)
     lines += ["## Best kernel source", "", _fence(b.version["source"], "cuda"), ""]
     return "\n".join(lines)
+
+
+def _fastest_md(b: Bundle) -> list[str]:
+    """The fastest configurations not found wrong, and where every result is."""
+    rows = b.data.fastest(TOP)
+    out = [
+        f"## Fastest {min(TOP, len(rows))} of {b.count} configurations",
+        "",
+        f"Every result, failed ones included: [{CSV}]({CSV}).",
+        "",
+    ]
+    if not rows:
+        return out
+    out += ["| # | time | parameters | version | verified |", "|---|---|---|---|---|"]
+    out += [
+        f"| {i} | {_ms(r.time_ms)} | {_cell(json.dumps(dict(r.params)))} | {_cell(r.version)} | {_cell(_verdict(b, r))} |"
+        for i, r in enumerate(rows, 1)
+    ]
+    return out + [""]
 
 
 def _is_reference(b: Bundle, r: Result) -> bool:

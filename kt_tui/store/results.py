@@ -71,6 +71,28 @@ class ResultStore(Database):
             f"SELECT {TIMES} FROM results WHERE session = ? AND version = ? ORDER BY rowid", [sid, vid]
         ).fetchall()
 
+    def result_columns(self, sid: str, columns: tuple[str, ...], size: int = 5000) -> Iterator[tuple[Any, ...]]:
+        """`columns` (of RESULT_COLUMNS) of every result in the order stored, as plain rows, JSON
+        columns still text: an export of 100,000 results writes them out without making records."""
+        unknown = set(columns) - set(RESULT_COLUMNS)
+        if unknown or not columns:
+            raise ValueError(f"results have no columns {sorted(unknown)}")
+        return self._column_pages(sid, columns, size)
+
+    def _column_pages(self, sid: str, columns: tuple[str, ...], size: int) -> Iterator[tuple[Any, ...]]:
+        # by rowid, a page a query (as plot_pages): the session's index would sort every row first
+        sql = (
+            f"SELECT rowid, {', '.join(columns)} FROM results NOT INDEXED WHERE session = ? AND rowid > ? "
+            "ORDER BY rowid LIMIT ?"
+        )
+        after = 0
+        while rows := self.conn.execute(sql, [sid, after, size]).fetchall():
+            after = rows[-1][0]
+            for r in rows:
+                yield r[1:]
+            if len(rows) < size:
+                return
+
     def _result_rows(self, where: str, args: list[Any], order: str, limit: int | None = None) -> Iterator[Result]:
         sql = f"SELECT {', '.join(RESULT_COLUMNS)} FROM results WHERE {where} ORDER BY {order}"
         cursor = self.conn.execute(sql + (f" LIMIT {int(limit)}" if limit is not None else ""), args)

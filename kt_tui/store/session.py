@@ -75,6 +75,9 @@ class SessionStore:
     def iter_results(self, vid: str | None = None) -> Iterator[Result]:
         return self.store.iter_results(self.sid, vid)
 
+    def result_columns(self, columns: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
+        return self.store.result_columns(self.sid, columns)
+
     def result(self, vid: str, key: str) -> Result | None:
         return self.store.result(self.sid, vid, key)
 

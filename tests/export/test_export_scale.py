@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 
 import numpy as np
 
 from kt_tui.config import load_settings
 from kt_tui.engine.backend import BackendChoice
 from kt_tui.export import export_session
-from kt_tui.export.report import PLOT_BINS, steps, thin
+from kt_tui.export.plot import CAP, pick, shares
 from kt_tui.front.session import load_kernel_spec, new_session, read_kernel_file
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.spec import version_hash
@@ -18,21 +20,30 @@ from kt_tui.store import Store
 from ..conftest import EXAMPLES
 
 
-def test_a_thinned_cloud_keeps_its_extremes_and_the_staircase_its_values():
+def test_the_points_drawn_keep_every_best_so_far_and_the_extremes_within_the_cap():
     rng = np.random.default_rng(1)
-    xs = list(range(100_000))
-    ys = list(rng.random(100_000) + 1.0)
-    dx, dy = thin(xs, ys)
-    assert len(dx) <= 2 * PLOT_BINS and min(dy) == min(ys) and max(dy) == max(ys)
-    assert dx == sorted(dx)
-    best = list(np.minimum.accumulate(ys))
-    sx, sy = steps(xs, best)
-    assert len(sx) < 100 and sx[-1] == xs[-1] and sy[-1] == best[-1]
-    assert all(best[x] == y for x, y in zip(sx, sy))
-    assert thin(xs[:10], ys[:10]) == (xs[:10], ys[:10])
+    y = rng.random(100_000) + 1.0
+    keep = pick(y, 500)
+    assert len(keep) == 500 and list(keep) == sorted(set(keep))
+    assert {int(np.argmin(y)), int(np.argmax(y))} <= set(keep)
+    best = np.minimum.accumulate(y)
+    changes = {0} | {i for i in range(1, len(y)) if best[i] < best[i - 1]}
+    assert changes <= set(keep)
+    assert list(pick(y[:10], 500)) == list(range(10))
+    falling = np.linspace(10, 1, 5000)  # each one a new best: more steps than the cap
+    assert len(pick(falling, 100)) == 100 and {0, 4999} <= set(pick(falling, 100))
+    assert list(pick(y, 1)) == [int(np.argmin(y))] and len(pick(y, 0)) == 0 and len(pick(y, 2)) == 2
+    assert shares([10, 100_000, 3], 2000) == [10, 1987, 3] and sum(shares([5000, 5000], 2000)) == 2000
 
 
-def test_a_session_of_30000_results_exports_every_result_and_a_small_report(tmp_path, monkeypatch):
+def drawn_points(svg: str) -> int:
+    """Markers of the plot's scatters (the legend's own markers left out)."""
+    svg = svg.split('<g id="legend_1">')[0]
+    groups = re.findall(r'<g id="PathCollection_\d+">(.*?)</g>', svg, re.S)
+    return sum(g.count("<use") for g in groups)
+
+
+def test_a_session_of_100000_results_exports_every_result_and_a_small_report(tmp_path, monkeypatch):
     monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
     kf = read_kernel_file(EXAMPLES / "vector_add.cu")
     _, spec = load_kernel_spec(kf, None, None)
@@ -43,7 +54,7 @@ def test_a_session_of_30000_results_exports_every_result_and_a_small_report(tmp_
     spec = replace(spec, sizes={"n": 4096})  # small inputs: they are not what this test is about
     sid = new_session(store, load_settings({"db": str(db)}), kf, spec, BackendChoice("pycuda", "FAKE GPU"))
     vid = version_hash(kf.source, spec)
-    n = 30_000
+    n = 100_000
     rows = [
         {
             "key": str(1_000_000 + i),
@@ -65,6 +76,12 @@ def test_a_session_of_30000_results_exports_every_result_and_a_small_report(tmp_
     assert (folder / "report.html").stat().st_size < 2_000_000 and (
         folder / "report-times.svg"
     ).stat().st_size < 1_000_000
+    svg, page = (folder / "report-times.svg").read_text(), (folder / "report.html").read_text()
+    assert drawn_points(svg) == CAP and f"{CAP} of {n} points drawn" in svg
+    assert drawn_points(page) == CAP and f"{CAP} of {n} points drawn" in page
+    assert 'href="results.csv"' in page and page.count("<tr>") <= 40
+    with open(folder / "results.csv", newline="") as f:
+        assert sum(1 for _ in csv.reader(f)) == n + 1
     cache = json.loads((folder / "cache" / f"vector_add-{vid}.json").read_text())
     assert len(cache["cache"]) == n
     from kt_tui.gpu.ktimport import load

@@ -1,0 +1,321 @@
+"""Every result as data: results.csv, a kernel_tuner cachefile per version tuned and kernel_tuner's
+T4 results file of the best version, written in one pass over the stored rows, a row at a time
+(no list of results is held; nothing is encoded as one object)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from ..files import open_output
+from ..records import Run
+from .bundle import Bundle, ExportError, spec_of
+
+CSV = "results.csv"
+COLUMNS: tuple[str, ...] = ("version", "key", "run", "params", "time_ms", "times", "status", "error", "verified")
+COLUMNS += ("max_abs_err", "compile_ms", "created")
+FAILED = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}  # else RuntimeFailedConfig
+TIMINGS = ("compile_time", "benchmark_time", "framework_time", "strategy_time", "verification_time")
+TAIL = ["compile_ms", "created", "error"]
+
+
+def planned(b: Bundle, out: Path, tuned: list[dict] | None = None) -> list[Path]:
+    """results.csv, then the cachefile of each version in `tuned` (those with results), then the T4 file."""
+    folder = out / "cache"
+    return [
+        out / CSV,
+        *(folder / f"{b.name}-{v['id']}.json" for v in (b.tuned() if tuned is None else tuned)),
+        folder / f"{b.name}-{b.best.version}.t4.json",
+    ]
+
+
+def write_tables(b: Bundle, out: Path) -> list[Path]:
+    """A version's cachefile is copied when kernel_tuner's own is on disk, else written from the rows."""
+    folder = out / "cache"
+    folder.mkdir(exist_ok=True)
+    names = param_names(b)
+    tuned = b.tuned()
+    paths = planned(b, out, tuned)
+    with ExitStack() as stack:
+        table = csv.writer(stack.enter_context(_text(_output(out / CSV))), lineterminator="\n")
+        table.writerow(["version", "key", "run", *names, "time_ms", "status", "verified", "max_abs_err"] + TAIL)
+        caches: dict[str, CacheFile | None] = {}
+        runs = b.data.runs()
+        for v, path in zip(tuned, paths[1:-1]):
+            src = _on_disk(runs, v["id"])
+            if src is None:
+                caches[v["id"]] = stack.enter_context(CacheFile(path, _cache_header(b, v)))
+            else:
+                _copy(src, path)
+                caches[v["id"]] = None
+        t4 = stack.enter_context(T4File(paths[-1], b.spec.tune_params))
+        best = b.best.version
+        for (
+            vid,
+            key,
+            run,
+            params_text,
+            time_ms,
+            times_text,
+            status,
+            error,
+            verified,
+            err,
+            compile_ms,
+            created,
+        ) in b.data.result_columns(COLUMNS):
+            params = _params(params_text, vid, key)
+            ok = status == "ok" and time_ms is not None
+            cells = [params.get(n) for n in names]
+            if str in map(type, cells):
+                cells = [_cell(c) for c in cells]
+            table.writerow(
+                [vid, _cell(key), run, *cells, time_ms, status, verified, err, compile_ms, created]
+                + [error and _cell(error)]
+            )
+            cache = caches.get(vid)
+            if cache is None and not (ok and vid == best):
+                continue
+            entry = kt_result(params, time_ms, _times(times_text), compile_ms, created)
+            if cache is not None:
+                cache.add(key, entry if ok else {**entry, "time": FAILED.get(status, "RuntimeFailedConfig")})
+            if ok and vid == best:
+                t4.add(entry)
+    return paths
+
+
+def param_names(b: Bundle) -> list[str]:
+    """The tunable parameters of every version, in the order first seen: the CSV's columns."""
+    names: dict[str, None] = {}
+    for v in b.versions:
+        names.update(dict.fromkeys(spec_of(v).tune_params))
+    return list(names)
+
+
+def kt_result(params: dict, time_ms: Any, times: list, compile_ms: Any, created: Any) -> dict:
+    """One result as kernel_tuner's tune_kernel returns it."""
+    return {
+        **params,
+        "time": time_ms,
+        "times": times,
+        "compile_time": compile_ms or 0,
+        "benchmark_time": 0,
+        "framework_time": 0,
+        "strategy_time": 0,
+        "verification_time": 0,
+        "timestamp": created,
+    }
+
+
+def t4_result(result: dict, tune_params: dict, skip: set | None = None) -> dict:
+    """One result as kernel_tuner's T4 results file holds a valid one (file_utils.get_t4_results);
+    skip: what is not a measurement (made once by a caller of many)."""
+    skip = skip or {*tune_params, *TIMINGS, "timestamp", "times"}
+    out: dict[str, Any] = {} if "timestamp" not in result else {"timestamp": result["timestamp"]}
+    out["configuration"] = {k: v for k, v in result.items() if k in tune_params}
+    if result.keys() - skip == {"time"}:  # the usual one: a single measurement
+        measurements = [{"name": "time", "value": result["time"], "unit": "ms"}]
+    else:
+        measurements = [
+            {"name": k, "value": v, "unit": "ms" if k.startswith("time") else ""}
+            for k, v in result.items()
+            if k not in skip
+        ]
+    out["times"] = {
+        "compilation": result["compile_time"],
+        "benchmark": result["benchmark_time"],
+        "framework": result["framework_time"],
+        "search_algorithm": result["strategy_time"],
+        "validation": result["verification_time"],
+        "runtimes": result.get("times", []),
+    }
+    out["invalidity"] = "correct"
+    out["correctness"] = 1
+    out["measurements"] = measurements
+    out["objectives"] = ["time"]
+    return out
+
+
+def dumps(value: Any) -> bytes:
+    """JSON bytes; orjson, or the stdlib where orjson refuses (an integer past 64 bits)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value).encode()
+
+
+class CacheFile:
+    """A kernel_tuner cachefile as kernel_tuner writes one: the header, then one entry a line."""
+
+    def __init__(self, path: Path, header: dict):
+        self.path, self.header, self.first = path, header, True
+
+    def __enter__(self) -> CacheFile:
+        self.f: BinaryIO = _output(self.path)
+        self.f.write((json.dumps(self.header, indent="")[:-2] + ',\n"cache": {').encode())
+        return self
+
+    def add(self, key: str, entry: dict) -> None:
+        self.f.write((b"\n" if self.first else b",\n") + dumps({key: entry})[1:-1])
+        self.first = False
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if exc[0] is None:
+                self.f.write(b"\n}\n}\n")
+        finally:
+            self.f.close()
+
+
+class T4File:
+    """kernel_tuner's T4 results file, a result at a time (its store_output_file needs every result
+    in memory); the header's schema version is kernel_tuner's own."""
+
+    def __init__(self, path: Path, tune_params: dict):
+        self.path, self.tune_params, self.first = path, tune_params, True
+        self.skip = {*tune_params, *TIMINGS, "timestamp", "times"}
+
+    def __enter__(self) -> T4File:
+        self.f: BinaryIO = _output(self.path)
+        self.f.write(b'{"results": [')
+        return self
+
+    def add(self, result: dict) -> None:
+        self.f.write((b"" if self.first else b", ") + dumps(t4_result(result, self.tune_params, self.skip)))
+        self.first = False
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if exc[0] is None:
+                self.f.write(b"], " + json.dumps(_t4_head(self.tune_params))[1:].encode() + b"\n")
+        finally:
+            self.f.close()
+
+
+def _t4_head(tune_params: dict) -> dict:
+    from ..gpu.ktimport import load  # here: the UI imports export; kernel_tuner loads on use
+
+    load()
+    from kernel_tuner.file_utils import get_t4_results  # after load(): kernel_tuner without torch
+
+    return {k: v for k, v in get_t4_results([], tune_params, "time").items() if k != "results"}
+
+
+def _output(path: Path) -> BinaryIO:
+    """open_output's file with a 1 MB buffer: fewer writes, each of which lets go of the GIL (the
+    inputs are written on a thread meanwhile)."""
+    return io.BufferedWriter(open_output(path, binary=True).detach(), 1 << 20)
+
+
+def _text(f: BinaryIO) -> io.TextIOWrapper:
+    return io.TextIOWrapper(f, encoding="utf-8", newline="")
+
+
+def _params(text: str, vid: str, key: str) -> dict:
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = _stdlib_loads(text)
+    if not isinstance(value, dict):
+        raise ExportError(f"result {key!r} of version {vid}: its stored parameters are not a JSON object")
+    return value
+
+
+def _times(text: str | None) -> list:
+    if not text:
+        return []
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = _stdlib_loads(text)
+    return value if isinstance(value, list) else []
+
+
+def _stdlib_loads(text: str) -> Any:
+    """What orjson refuses that the stdlib writes: NaN and Infinity; None for text that is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _json(text: bytes) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # NaN and Infinity, which the stdlib writes
+        return json.loads(text)
+
+
+def _cell(value: Any) -> Any:
+    """A text a spreadsheet would read as a formula, quoted; a negative number stays one."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "@", "\t", "\r", "-") and value[1:2] not in "0123456789.":
+        return "'" + value
+    return value
+
+
+def _on_disk(runs: list[Run], vid: str) -> Path | None:
+    for r in runs:
+        if r.version == vid and r.cachefile and Path(r.cachefile).is_file() and _is_cache(Path(r.cachefile)):
+            return Path(r.cachefile)
+    return None
+
+
+def _is_cache(path: Path) -> bool:
+    """A closed cachefile as kernel_tuner writes one: a JSON header ending in '"cache": {', an entry a
+    line, the closing braces. Read a line at a time: a cache of 100,000 entries parsed whole takes
+    hundreds of MB. A cache laid out otherwise is not copied (the stored results are written instead)."""
+    try:
+        with open(path, "rb") as f:
+            head = b""
+            for line in f:
+                head += line
+                if line.rstrip().endswith(b'"cache": {'):
+                    break
+                if len(head) > 1 << 20:
+                    return False
+            else:
+                return False
+            if not isinstance(_json(head.rstrip() + b"}}").get("cache"), dict):
+                return False
+            comma = None  # whether the entry before ended in a comma; None: no entry yet
+            for raw in f:
+                line = raw.strip()
+                if line != b"}":
+                    try:
+                        entry, closed = _json(b"{" + line.removesuffix(b",") + b"}"), False
+                    except ValueError:  # kernel_tuner closes the cache at the end of the last entry's line
+                        entry, closed = _json(b"{" + line[:-1] + b"}"), True
+                    if comma is False or len(entry) != 1 or not isinstance(next(iter(entry.values())), dict):
+                        return False
+                    comma = line.endswith(b",")
+                    if not closed:
+                        continue
+                return comma is not True and [x.strip() for x in f if x.strip()] == [b"}"]
+            return False
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _copy(src: Path, dest: Path) -> None:
+    with open(src, "rb") as fin, open_output(dest, binary=True) as fout:
+        while chunk := fin.read(1 << 22):
+            fout.write(chunk)
+
+
+def _cache_header(b: Bundle, v: dict) -> dict:
+    spec = spec_of(v)
+    return {
+        "device_name": b.session["gpu"],
+        "kernel_name": spec.kernel,
+        "problem_size": spec.problem_size_values(),
+        "tune_params_keys": list(spec.tune_params),
+        "tune_params": spec.tune_params,
+        "objective": "time",
+        "kt_tui": {"session": b.sid, "kernel_version": v["id"], "backend": b.session["backend"]},
+    }
