@@ -53,7 +53,9 @@ def test_under_auto_the_sweep_does_not_wait_for_the_check_and_what_shared_the_gp
     assert gpu.order[0].startswith("baseline:") and gpu.order[1:3] == ["sweep:1", "check"]
     assert gpu.order[3].startswith("again:")
     again = next(j for j in gpu.jobs if isinstance(j, TuneJob) and j.run_id.startswith("again:"))
-    assert sorted(c["block_size_x"] for c in again.configs) == sorted({r.params["block_size_x"] for r in store.results(sid)})
+    assert sorted(c["block_size_x"] for c in again.configs) == sorted(
+        {r.params["block_size_x"] for r in store.results(sid)}
+    )
     assert session_summary(store, sid)["check"]["state"] == "ok"
 
 

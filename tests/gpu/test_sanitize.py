@@ -193,7 +193,9 @@ def test_every_size_runs_in_one_sanitizer_process_and_each_must_complete(tmp_pat
     once); the report is clean only when the kernel completed at every one of them."""
     folder = fake_sanitizer(tmp_path / "bin", CLEAN)
     script = folder / "compute-sanitizer"  # also keeps the job the child was given
-    script.write_text(script.read_text().replace("sleep", f'for a; do last=$a; done; cp "$last" {folder}/job.json\nsleep'))
+    script.write_text(
+        script.read_text().replace("sleep", f'for a; do last=$a; done; cp "$last" {folder}/job.json\nsleep')
+    )
     path_with(folder)
     more = [{"n": 37}, {"n": 1000}]
     once = san.sanitize(SOURCE, SPEC, {"block_size_x": 256}, "pycuda", sizes={"n": 4096}, more=more)
