@@ -5,6 +5,7 @@ computed by numpy models of the kernels at the small check size)."""
 from __future__ import annotations
 
 import itertools
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,17 @@ def test_every_spec_checks_and_its_kernel_compiles():
             cwd=ROOT,
         )
         assert out.returncode == 0 and "spec ok, compiles at" in out.stdout, (name, out.stdout, out.stderr)
+
+
+def test_plain_kernel_tuner_side_dry_run_makes_the_spec_inputs():
+    out = subprocess.run(
+        [sys.executable, "benchmarks/plain_kt.py", "benchmarks/big/conv3x3.cu", "--dry-run"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    line = json.loads(out.stdout.strip().splitlines()[-1])
+    spec = _spec("conv3x3")
+    assert line["configs"] == 12 and line["problem_size"] == [4096, 4096] and line["outputs"] == ["out"]
+    assert line["bytes"] == sum(x.nbytes for x in make_args(spec) if isinstance(x, np.ndarray))
