@@ -7,7 +7,7 @@ __global__ void softmax_rows(float *out, const float *in, int rows, int cols) {
         return;
     }
     const float *row = in + (size_t)r * cols;
-    float m = -INFINITY;
+    float m = __int_as_float(0xff800000);  // -infinity, with no header needed (NVRTC)
     for (int c = threadIdx.x; c < cols; c += block_size_x) {
         m = fmaxf(m, row[c]);
     }
