@@ -2,13 +2,16 @@
 write it: inputs generated, the original configuration run for `answer`, then `tune_kernel` brute
 force over the spec's space. With --sim CACHE, kernel_tuner's own simulation mode on that cache.
 
-usage: python benchmarks/plain_kt.py KERNEL.cu (--backend pycuda|nvcuda|cupy [--answer] | --sim CACHE)
-prints one JSON line: {"configs": N, "seconds": wall inside the process}
+usage: python benchmarks/plain_kt.py KERNEL.cu (--backend pycuda|nvcuda|cupy [--answer] | --sim CACHE | --dry-run)
+prints one JSON line: {"configs": N, "seconds": wall inside the process, "inputs_s": making the inputs}
+--dry-run (no GPU): only the inputs and kernel_tuner's arguments, as a GPU run would make them;
+"configs" is then the size of the spec's space after its restrictions.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -37,6 +40,7 @@ def main() -> None:
     ap.add_argument("--answer", action="store_true", help="verify every configuration against the original's outputs")
     ap.add_argument("--sim", help="a recorded kernel_tuner cachefile: simulation mode")
     ap.add_argument("--max-configs", type=int, help="only the first N configurations in brute-force order")
+    ap.add_argument("--dry-run", action="store_true", help="make the inputs and arguments only (no GPU)")
     a = ap.parse_args()
     import numpy as np
     from kernel_tuner import run_kernel, tune_kernel
@@ -56,12 +60,21 @@ def main() -> None:
         block_size_names=spec.block_size_names,
         quiet=True,
     )
+    t_inputs = time.perf_counter()
     args = make_args(spec)
+    inputs_s = time.perf_counter() - t_inputs
     kwargs = dict(
         restrictions=spec.restrictions or None,
         iterations=spec.iterations,
         compiler_options=spec.compiler_options or None,
     )
+    if a.dry_run:
+        names = list(spec.tune_params)
+        space = sum(spec.allows(dict(zip(names, v))) for v in itertools.product(*spec.tune_params.values()))
+        arrays = sum(x.nbytes for x in args if isinstance(x, np.ndarray))
+        info = {"configs": space, "seconds": time.perf_counter() - T0, "inputs_s": inputs_s, "bytes": arrays}
+        print(json.dumps({**info, "problem_size": ps, "outputs": [x.name for x in spec.args if x.output]}))
+        return
     if a.sim:
         kwargs.update(lang="CUDA", simulation_mode=True, cache=a.sim)
     else:
@@ -94,7 +107,7 @@ def main() -> None:
         results, _ = tune_kernel(
             spec.kernel, kf.source, ps, args, {k: list(v) for k, v in spec.tune_params.items()}, **kwargs, **common
         )
-    print(json.dumps({"configs": len(results), "seconds": time.perf_counter() - T0}))
+    print(json.dumps({"configs": len(results), "seconds": time.perf_counter() - T0, "inputs_s": inputs_s}))
 
 
 if __name__ == "__main__":

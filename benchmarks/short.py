@@ -7,17 +7,29 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PLACES = ("examples", "benchmarks/spaces")
+PLACES = ("examples", "benchmarks/spaces", "benchmarks/big")
 
 
 def kernel_paths(names: str) -> list[str]:
-    """'vector_add,expdist_like' -> the .cu files of those names under examples/ or benchmarks/spaces/."""
-    out = []
+    """'vector_add,expdist_like' -> the .cu files of those names under examples/, benchmarks/spaces/
+    or benchmarks/big/. A name that is a folder (`big`, a folder under benchmarks/, or a path from the
+    repository root) stands for every kernel in it that has a spec beside it, in name order."""
+    out: list[str] = []
     for name in (n.strip() for n in names.split(",") if n.strip()):
-        found = [f"{p}/{name}.cu" for p in PLACES if (ROOT / p / f"{name}.cu").is_file()]
-        if not found:
-            raise SystemExit(f"--kernels: no kernel {name!r} in {' or '.join(PLACES)}")
-        out.append(found[0])
+        folder = next((f for f in (ROOT / "benchmarks" / name, ROOT / name) if f.is_dir()), None)
+        if folder is not None:
+            found = [
+                f.relative_to(ROOT).as_posix()
+                for f in sorted(folder.glob("*.cu"))
+                if f.with_suffix(".cu.toml").is_file()
+            ]
+            if not found:
+                raise SystemExit(f"--kernels: no kernel with a spec in the folder {name!r}")
+        else:
+            found = [f"{p}/{name}.cu" for p in PLACES if (ROOT / p / f"{name}.cu").is_file()][:1]
+            if not found:
+                raise SystemExit(f"--kernels: no kernel {name!r} in {' or '.join(PLACES)}")
+        out += [f for f in found if f not in out]
     return out
 
 

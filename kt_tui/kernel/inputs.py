@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -57,35 +59,68 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
         return np.full(n, arg.value, dtype)
     if arg.init == "poison":
         return np.full(n, poison_value(dtype), dtype)
-    rng = np.random.default_rng(arg.seed)
-    floating = np.issubdtype(dtype, np.floating)
-    if arg.init == "normal" and floating:
-        return rng.standard_normal(n).astype(dtype)
-    low, high = random_bounds(arg, sizes)
-    if floating and (arg.init in ("uniform", "positive") or arg.low is not None or arg.high is not None):
-        return rng.uniform(low, high, n).astype(dtype)
-    if floating:
-        return rng.standard_normal(n).astype(dtype)
-    return rng.integers(low, high, n).astype(dtype)
+    out, fills = random_fills(arg, n, sizes)
+    for fill in fills:
+        fill()
+    return out
 
 
 GENERATED = ("random", "normal", "uniform", "positive")  # made by numpy, which lets go of the GIL meanwhile
+GENERATOR = "chunked-2"  # how random arrays are drawn: stored references taken from other inputs are taken again
+CHUNK = 1 << 22  # elements drawn from one generator: large arrays are drawn in parts, on threads
+
+
+def random_fills(arg: Arg, n: int, sizes: dict[str, int]) -> tuple[np.ndarray, list[Callable[[], None]]]:
+    """An empty array for a random argument and the calls that fill it, one per CHUNK elements. Part
+    i is drawn from the i-th child of the argument's seed, so the values do not depend on the order
+    or the threads the parts are drawn on. Values are drawn in the array's float type, never in
+    float64 and then converted (float16 is drawn as float32)."""
+    dtype = np.dtype(arg.dtype)
+    out = np.empty(n, dtype)
+    floating = np.issubdtype(dtype, np.floating)
+    draw_type = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
+    normal = floating and (arg.init == "normal" or (arg.init == "random" and arg.low is None and arg.high is None))
+    low, high = (0, 0) if normal else random_bounds(arg, sizes)
+    children = np.random.SeedSequence(arg.seed).spawn(max(1, -(-n // CHUNK)))
+
+    def fill(i: int) -> None:
+        part = out[i * CHUNK : (i + 1) * CHUNK]
+        rng = np.random.default_rng(children[i])
+        if not floating:
+            part[:] = rng.integers(low, high, part.size, dtype=dtype)
+            return
+        drawn = part if draw_type == dtype else np.empty(part.size, draw_type)
+        if normal:
+            rng.standard_normal(out=drawn, dtype=draw_type)
+        else:
+            rng.random(out=drawn, dtype=draw_type)
+            drawn *= draw_type.type(high - low)
+            drawn += draw_type.type(low)
+        if drawn is not part:
+            part[:] = drawn
+
+    return out, [partial(fill, i) for i in range(len(children))]
 
 
 def make_args(spec: Spec, sizes: dict[str, int] | None = None) -> list[Any]:
-    """The arguments at the spec's sizes, or at `sizes` (a check at another size). Random arrays
-    are made on threads at once, each from its own seed, so the values do not depend on it."""
+    """The arguments at the spec's sizes, or at `sizes` (a check at another size). The parts of
+    every random array are drawn on threads at once (see random_fills)."""
     sizes = dict(sizes or spec.sizes)
     done: dict[str, Any] = {}
     out: list[Any] = [None] * len(spec.args)
-    generated = [i for i, a in enumerate(spec.args) if a.is_array and a.init in GENERATED]
-    if len(generated) > 1:
-        with ThreadPoolExecutor(min(len(generated), 8)) as pool:
-            for i, value in zip(generated, pool.map(lambda i: make_arg(spec.args[i], sizes, spec), generated)):
-                out[i] = done[spec.args[i].name] = value
-    order = sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy")
-    for i in order:
-        if i not in generated or len(generated) < 2:
+    fills: list[Callable[[], None]] = []
+    for i, a in enumerate(spec.args):
+        if a.is_array and a.init in GENERATED:
+            out[i], more = random_fills(a, int(evaluate(a.size, sizes)) * a.lanes, sizes)
+            done[a.name] = out[i]
+            fills += more
+    if len(fills) > 1:
+        with ThreadPoolExecutor(min(len(fills), os.cpu_count() or 1, 32)) as pool:
+            list(pool.map(lambda fill: fill(), fills))
+    elif fills:
+        fills[0]()
+    for i in sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy"):
+        if out[i] is None:
             out[i] = done[spec.args[i].name] = make_arg(spec.args[i], sizes, spec, done)
     return out
 

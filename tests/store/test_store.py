@@ -197,7 +197,8 @@ def test_reference_altered_file(store):
     assert fresh.reference(sid, "v1") is None
 
 
-def test_reference_old_npz_still_read(store):
+def test_reference_old_npz_is_taken_again(store):
+    """An .npz reference comes from a kt-tui whose inputs were generated otherwise: it reads as missing."""
     import hashlib
     import io
 
@@ -215,7 +216,19 @@ def test_reference_old_npz_still_read(store):
             "summary": "{}",
         }
     )
-    assert store.reference(sid, "v")["o"].tolist() == [0.0, 1.0, 2.0]
+    assert store.reference(sid, "v") is None
+
+
+def test_reference_from_inputs_generated_otherwise_is_taken_again(tmp_path, monkeypatch):
+    from kt_tui.kernel import inputs
+
+    s = Store(tmp_path / "a.db")
+    sid = s.create_session(kernel_name="k")
+    s.set_reference(sid, "v1", {"out": np.arange(4.0)})
+    s.flush_references()
+    assert Store(tmp_path / "a.db").reference(sid, "v1")["out"].tolist() == [0.0, 1.0, 2.0, 3.0]
+    monkeypatch.setattr(inputs, "GENERATOR", inputs.GENERATOR + "-next")
+    assert Store(tmp_path / "a.db").reference(sid, "v1") is None
 
 
 def test_reference_custom_refs_dir(tmp_path):
