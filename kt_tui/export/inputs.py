@@ -14,8 +14,8 @@ import numpy as np
 
 from ..files import open_output
 from ..kernel.expr import evaluate
-from ..kernel.inputs import GENERATED, make_arg, poison_value
-from ..kernel.spec import Arg, Spec, random_bounds
+from ..kernel.inputs import GENERATED, make_arg, poison_value, random_parts
+from ..kernel.spec import Arg, Spec
 from .bundle import Bundle
 
 PIECE = 1 << 18  # elements made and written at once
@@ -75,13 +75,16 @@ def pieces(
 
 
 def _made(arg: Arg, dtype: np.dtype[Any], n: int, sizes: dict[str, int], piece: int) -> Iterator[np.ndarray]:
-    """make_arg's values piece by piece: numpy's generator draws the same stream in pieces as at once."""
-    draw = _draw(arg, dtype, sizes)
+    """make_arg's values piece by piece (random ones in the parts make_arg draws them in)."""
+    if arg.init in GENERATED:
+        yield from random_parts(arg, n, sizes)
+        return
+    draw = _draw(arg, dtype)
     for start in range(0, n, piece):
         yield draw(start, min(piece, n - start))
 
 
-def _draw(arg: Arg, dtype: np.dtype[Any], sizes: dict[str, int]) -> Any:
+def _draw(arg: Arg, dtype: np.dtype[Any]) -> Any:
     init = arg.init
     if init == "zeros":
         return lambda start, k: np.zeros(k, dtype)
@@ -91,18 +94,7 @@ def _draw(arg: Arg, dtype: np.dtype[Any], sizes: dict[str, int]) -> Any:
         return lambda start, k: np.arange(start, start + k).astype(dtype)
     if init == "constant":
         return lambda start, k: np.full(k, arg.value, dtype)
-    if init == "poison":
-        return lambda start, k: np.full(k, poison_value(dtype), dtype)
-    rng = np.random.default_rng(arg.seed)
-    floating = np.issubdtype(dtype, np.floating)
-    if init == "normal" and floating:
-        return lambda start, k: np.asarray(rng.standard_normal(k)).astype(dtype)
-    low, high = random_bounds(arg, sizes)
-    if floating and (init in ("uniform", "positive") or arg.low is not None or arg.high is not None):
-        return lambda start, k: np.asarray(rng.uniform(low, high, k)).astype(dtype)
-    if floating:
-        return lambda start, k: np.asarray(rng.standard_normal(k)).astype(dtype)
-    return lambda start, k: rng.integers(low, high, k).astype(dtype)
+    return lambda start, k: np.full(k, poison_value(dtype), dtype)
 
 
 def _header(f: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
@@ -75,16 +75,33 @@ def random_fills(arg: Arg, n: int, sizes: dict[str, int]) -> tuple[np.ndarray, l
     i is drawn from the i-th child of the argument's seed, so the values do not depend on the order
     or the threads the parts are drawn on. Values are drawn in the array's float type, never in
     float64 and then converted (float16 is drawn as float32)."""
+    out = np.empty(n, np.dtype(arg.dtype))
+    draw = _part_drawer(arg, n, sizes)
+
+    def fill(i: int) -> None:
+        draw(i, out[i * CHUNK : (i + 1) * CHUNK])
+
+    return out, [partial(fill, i) for i in range(-(-n // CHUNK) or 1)]
+
+
+def random_parts(arg: Arg, n: int, sizes: dict[str, int]) -> Iterator[np.ndarray]:
+    """The same values as random_fills, one part (CHUNK elements) at a time (an export writes them)."""
+    draw = _part_drawer(arg, n, sizes)
+    for i in range(-(-n // CHUNK)):
+        part = np.empty(min(CHUNK, n - i * CHUNK), np.dtype(arg.dtype))
+        draw(i, part)
+        yield part
+
+
+def _part_drawer(arg: Arg, n: int, sizes: dict[str, int]) -> Callable[[int, np.ndarray], None]:
     dtype = np.dtype(arg.dtype)
-    out = np.empty(n, dtype)
     floating = np.issubdtype(dtype, np.floating)
     draw_type = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
     normal = floating and (arg.init == "normal" or (arg.init == "random" and arg.low is None and arg.high is None))
     low, high = (0, 0) if normal else random_bounds(arg, sizes)
     children = np.random.SeedSequence(arg.seed).spawn(max(1, -(-n // CHUNK)))
 
-    def fill(i: int) -> None:
-        part = out[i * CHUNK : (i + 1) * CHUNK]
+    def draw(i: int, part: np.ndarray) -> None:
         rng = np.random.default_rng(children[i])
         if not floating:
             part[:] = rng.integers(low, high, part.size, dtype=dtype)
@@ -99,7 +116,7 @@ def random_fills(arg: Arg, n: int, sizes: dict[str, int]) -> tuple[np.ndarray, l
         if drawn is not part:
             part[:] = drawn
 
-    return out, [partial(fill, i) for i in range(len(children))]
+    return draw
 
 
 def make_args(spec: Spec, sizes: dict[str, int] | None = None) -> list[Any]:

@@ -79,8 +79,12 @@ def test_the_written_npz_holds_the_made_arguments_and_the_stored_reference(tmp_p
         assert all(info.compress_type == zipfile.ZIP_STORED for info in zf.infolist())
 
 
-def test_writing_big_inputs_holds_a_piece_of_an_array_not_the_array(tmp_path):
+def test_writing_big_inputs_holds_a_piece_of_an_array_not_the_array(tmp_path, monkeypatch):
     import tracemalloc
+
+    from kt_tui.kernel import inputs
+
+    monkeypatch.setattr(inputs, "CHUNK", 1 << 18)  # random arrays are drawn in parts of this many elements
 
     n = 1 << 22  # 16 MB of float32 each; made whole, one random array alone takes 48 MB on its way
     text = f'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = {n}\n[tune_params]\nblock_size_x = [32]\n'
