@@ -1,25 +1,12 @@
 #!/usr/bin/env bash
-# One H100 (session 4, call 2): the overhead on eight big-array kernels (24 item 1's Done-when), issue 21's
-# last imports beside kernel_tuner (errors now a row each; reduction alone with a longer limit), and the six
-# corpus drafts the last GPU run did not reach. At most 8 files under $OUT.
+# One H100 (session 4, call 2): kt-tui against plain kernel_tuner on the eight big-array kernels of
+# benchmarks/big (24 item 1's Done-when), whole processes, streamed as each row ends.
 set -u
 export KT_TUI_DATA_DIR=/tmp/kt-data
 mkdir -p /tmp/kt-data
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } > $OUT/times.txt
 t0=$SECONDS
-timeout 290 python benchmarks/overhead.py --gpu --probe-cached --backend pycuda --repeat 1 --kernels big \
-  --deadline-s 260 > $OUT/overhead-big.txt 2>&1
-echo "overhead rc=$? $((SECONDS - t0)) s" >> $OUT/times.txt; t0=$SECONDS
-timeout 120 python benchmarks/imports.py --kt .ktcheckout --gpu --max-configs 20 --timeout 40 --budget 100 \
-  --out $OUT/imports-gpu.txt cuda/sepconv cuda/sepconv_parallel cuda/vector_add_codegen cuda/vector_add_jinja \
-  cuda/vector_add_metric cuda/vector_add_nvcuda cuda/vector_add_observers cuda/vector_add_parallel \
-  cuda-c++/vector_add cuda-c++/vector_add_defines > $OUT/imports.log 2>&1
-echo "imports rc=$? $((SECONDS - t0)) s" >> $OUT/times.txt; t0=$SECONDS
-timeout 100 python benchmarks/imports.py --kt .ktcheckout --gpu --max-configs 10 --timeout 95 \
-  --out $OUT/imports-reduction.txt cuda/reduction >> $OUT/imports.log 2>&1
-echo "reduction import rc=$? $((SECONDS - t0)) s" >> $OUT/times.txt; t0=$SECONDS
-timeout 70 python benchmarks/drafts.py --gpu --budget 60 --json $OUT/drafts-gpu.json \
-  stencil3d strided_copy syrk_update threshold_u8 transpose_naive warp_sum > $OUT/drafts-gpu.txt 2>&1
-echo "drafts rc=$? $((SECONDS - t0)) s" >> $OUT/times.txt
-sed -n '/^kernel /,/^where/p' $OUT/overhead-big.txt; grep "^| " $OUT/imports-gpu.txt $OUT/imports-reduction.txt | tail -14
-tail -n 9 $OUT/drafts-gpu.txt; cat $OUT/times.txt
+timeout 575 python benchmarks/overhead.py --gpu --probe-cached --backend pycuda --repeat 1 --kernels big \
+  --deadline-s 540 --out $OUT/ov > $OUT/overhead-big.txt 2>&1
+echo "overhead rc=$? $((SECONDS - t0)) s" >> $OUT/times.txt
+sed -n '/^kernel /,$p' $OUT/overhead-big.txt | head -80; cat $OUT/times.txt

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# One H100 (session 4, call 3): issue 21's last imports beside kernel_tuner (errors now a row each;
+# reduction alone with a longer limit) and the six corpus drafts the last GPU run did not reach.
+set -u
+export KT_TUI_DATA_DIR=/tmp/kt-data
+mkdir -p /tmp/kt-data
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } > $OUT/times.txt
+t0=$SECONDS
+timeout 200 python benchmarks/imports.py --kt .ktcheckout --gpu --max-configs 20 --timeout 40 --budget 170 \
+  --out $OUT/imports-gpu.txt cuda/sepconv cuda/sepconv_parallel cuda/vector_add_codegen cuda/vector_add_jinja \
+  cuda/vector_add_metric cuda/vector_add_nvcuda cuda/vector_add_observers cuda/vector_add_parallel \
+  cuda-c++/vector_add cuda-c++/vector_add_defines > $OUT/imports.log 2>&1
+echo "imports rc=$? $((SECONDS - t0)) s" >> $OUT/times.txt; t0=$SECONDS
+timeout 150 python benchmarks/imports.py --kt .ktcheckout --gpu --max-configs 10 --timeout 140 \
+  --out $OUT/imports-reduction.txt cuda/reduction >> $OUT/imports.log 2>&1
+echo "reduction import rc=$? $((SECONDS - t0)) s" >> $OUT/times.txt; t0=$SECONDS
+timeout 100 python benchmarks/drafts.py --gpu --budget 90 --json $OUT/drafts-gpu.json \
+  stencil3d strided_copy syrk_update threshold_u8 transpose_naive warp_sum > $OUT/drafts-gpu.txt 2>&1
+echo "drafts rc=$? $((SECONDS - t0)) s" >> $OUT/times.txt
+grep "^| " $OUT/imports-gpu.txt $OUT/imports-reduction.txt | tail -14; tail -n 9 $OUT/drafts-gpu.txt; cat $OUT/times.txt
