@@ -172,28 +172,34 @@ class GpuPool:
             self._each(lambda w: w.start())
             for w in self.workers:
                 w.pause(self.paused)
+            self._compiles_up()
             return self.workers
 
     def _compile_env(self, gpus: int) -> dict:
-        """The host's one compile-ahead pool for these workers, started once: its variable, or none."""
+        """The host's one compile-ahead pool for these workers, started once: its variable, or none.
+        The workers start meanwhile; they reach it at their first compile."""
         if gpus < 2 or os.environ.get("KT_TUI_PREFETCH") == "0":
             return {}
         if self.compiles is None:
             from .worker.sharedpool import Server, plan  # here: only a session on several GPUs starts one
 
             try:
-                server = Server(plan(gpus))
+                self.compiles = Server(plan(gpus))
             except OSError as e:
                 self._log(f"compile-ahead: no shared pool ({e}); each GPU worker compiles on its own")
                 return {}
-            if not server.wait():
-                server.close()
-                self._log("compile-ahead: the shared pool did not start; each GPU worker compiles on its own")
-                return {}
-            self.compiles = server
+        return self.compiles.env()
+
+    def _compiles_up(self) -> None:
+        """Says the pool's numbers in the session's log once it listens (or that it did not start)."""
+        server = self.compiles
+        if server is None or server.reader is None:
+            return
+        if server.wait():
             self._log(server.plan.describe())
             mark(f"main: {server.plan.describe()}")
-        return self.compiles.env()
+        else:
+            self._log("compile-ahead: the shared pool did not start; each GPU worker compiles on its own")
 
     def _log(self, line: str) -> None:
         if not self.log_path:

@@ -24,6 +24,7 @@ from typing import Any
 
 ENV = "KT_TUI_COMPILE_POOL"
 WINDOW = 24  # configurations compiled ahead of the one being measured, per GPU
+CONNECT_S = 20  # how long a worker waits for the server to listen
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,7 @@ class SharedPool(Executor):
     def _call(self, fn, args):
         conn = getattr(self.local, "conn", None)
         if conn is None:
-            conn = Client(self.address, family="AF_UNIX", authkey=self.authkey)
+            conn = self._connect()
             self.local.conn = conn
             with self.lock:
                 self.conns.append(conn)
@@ -185,6 +186,16 @@ class SharedPool(Executor):
         if not ok:
             raise RuntimeError(f"compile pool: {value}")
         return value
+
+    def _connect(self) -> Connection:
+        deadline = time.monotonic() + CONNECT_S  # the server starts beside the workers: it may not listen yet
+        while True:
+            try:
+                return Client(self.address, family="AF_UNIX", authkey=self.authkey)
+            except (FileNotFoundError, ConnectionRefusedError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.threads.shutdown(wait=wait, cancel_futures=cancel_futures)
@@ -199,7 +210,7 @@ def from_env() -> tuple[str, bytes, int] | None:
     value = os.environ.get(ENV, "")
     try:
         host, address, key, depth = value.split("|")
-        if host != socket.gethostname() or not os.path.exists(address):
+        if host != socket.gethostname() or not os.path.isdir(os.path.dirname(address)):
             return None
         return address, bytes.fromhex(key), max(1, int(depth))
     except ValueError:
