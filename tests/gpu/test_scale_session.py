@@ -124,6 +124,8 @@ def test_one_pool_compiles_off_the_kept_cores_at_most_its_size_at_once(monkeypat
         runs = [f.result(timeout=60).decode().rsplit(" ", 2) for f in futures]
         a.shutdown()
         b.shutdown()
+        with compilers.process_pool(1) as own:  # cupy's compiles, in processes of a worker's own
+            assert own.submit(os.sched_getaffinity, 0).result(timeout=60) == {cores[1]}
     finally:
         server.close()
     assert {r[0] for r in runs} == {str([cores[1]])}  # the compiler's children run on the compile core only

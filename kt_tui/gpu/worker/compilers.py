@@ -10,7 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
 
-from .sharedpool import shared_pool
+from .sharedpool import compile_cores, shared_pool
 
 # Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
 # one in use need be installed, and kernel_tuner (this module also loads in the app's process).
@@ -78,8 +78,16 @@ def allow_children() -> None:
 
 
 def process_pool(limit: int) -> ProcessPoolExecutor:
-    # spawn: the measuring process owns a CUDA context, which a forked child must not inherit
-    return ProcessPoolExecutor(max_workers=pool_size(limit), mp_context=mp.get_context("spawn"))
+    # spawn: the measuring process owns a CUDA context, which a forked child must not inherit;
+    # on the host's compile cores where several GPUs share them (gpu/worker/sharedpool.py)
+    return ProcessPoolExecutor(
+        max_workers=pool_size(limit), mp_context=mp.get_context("spawn"), initializer=_pin, initargs=(compile_cores(),)
+    )
+
+
+def _pin(cores: list[int] | None) -> None:
+    if cores:
+        os.sched_setaffinity(0, cores)
 
 
 class Nvrtc:

@@ -143,7 +143,8 @@ class Server:
         return ok
 
     def env(self) -> dict[str, str]:
-        return {ENV: f"{socket.gethostname()}|{self.address}|{self.authkey.hex()}|{self.plan.depth}"}
+        cores = ",".join(map(str, self.plan.cores))
+        return {ENV: f"{socket.gethostname()}|{self.address}|{self.authkey.hex()}|{self.plan.depth}|{cores}"}
 
     def close(self) -> None:
         if self.proc.is_alive():
@@ -205,11 +206,20 @@ class SharedPool(Executor):
             self.conns.clear()
 
 
+def compile_cores() -> list[int] | None:
+    """The cores the host's compiles run on (a worker's own compile processes go there too), or None."""
+    value = os.environ.get(ENV, "")
+    try:
+        return [int(c) for c in value.split("|")[4].split(",")] if from_env() else None
+    except (IndexError, ValueError):
+        return None
+
+
 def from_env() -> tuple[str, bytes, int] | None:
     """The host's compile server this process may use: (socket, authkey, depth), or None."""
     value = os.environ.get(ENV, "")
     try:
-        host, address, key, depth = value.split("|")
+        host, address, key, depth = value.split("|")[:4]
         if host != socket.gethostname() or not os.path.isdir(os.path.dirname(address)):
             return None
         return address, bytes.fromhex(key), max(1, int(depth))
