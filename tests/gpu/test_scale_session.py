@@ -104,6 +104,9 @@ AFFINITY_AND_TIMES = (
 
 
 def test_one_pool_compiles_off_the_kept_cores_at_most_its_size_at_once(monkeypatch):
+    monkeypatch.setenv("KT_TUI_PREFETCH_WORKERS", "3")
+    assert plan(2, list(range(16))).size == 3  # the user's size for it, whatever the cores
+    monkeypatch.delenv("KT_TUI_PREFETCH_WORKERS")
     numbers = plan(2, list(range(16)))
     assert (numbers.size, numbers.kept, numbers.depth) == (14, [0, 1], 24)
     assert "one pool of 14 compiles on cores 2-15 (16 cores here, 2 kept for the 2 GPU workers: 0-1)" in (

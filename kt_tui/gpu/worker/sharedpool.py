@@ -35,10 +35,11 @@ class Plan:
     kept: list[int]
     cores: list[int]
     gpus: int
+    limit: int | None = None  # KT_TUI_PREFETCH_WORKERS: the pool's size, whatever the cores
 
     @property
     def size(self) -> int:
-        return len(self.cores)
+        return self.limit or len(self.cores)
 
     @property
     def depth(self) -> int:
@@ -57,7 +58,9 @@ def plan(gpus: int, cores: list[int] | None = None) -> Plan:
     """One core per GPU worker kept free of compiles, as long as one is left to compile on."""
     have = sorted(cores if cores is not None else os.sched_getaffinity(0))
     keep = min(max(0, gpus), len(have) - 1)
-    return Plan(len(have), have[:keep], have[keep:], gpus)
+    wanted = os.environ.get("KT_TUI_PREFETCH_WORKERS", "")
+    limit = int(wanted) if wanted.isdigit() and int(wanted) > 0 else None
+    return Plan(len(have), have[:keep], have[keep:], gpus, limit)
 
 
 def _ranges(cores: list[int]) -> str:
