@@ -6,12 +6,10 @@ one worker. Nothing here touches CUDA."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shutil
 import subprocess
 import threading
-import time
 from typing import Any
 
 from ..kernel.spec import spec_from_plain
@@ -22,7 +20,7 @@ from .client import GpuWorker, WorkerClosed, WorkerError
 from .protocol import BACKENDS, CheckJob, TuneJob
 from .raypool import RayWorker, connect
 from .scale import INSTALL, ScaleError, parse_gpus
-from .simcache import finalize_cache
+from .shares import lost, merge_caches
 from .timeline import mark
 
 # Imported where used: the worker's modules and kernel_tuner (they load numpy and CUDA's libraries,
@@ -104,6 +102,7 @@ class GpuPool:
         self._early_error: BaseException | None = None
         self._early_done = threading.Event()
         self._connected = threading.Event()
+        self._connect_error: ScaleError | None = None
         self.compiles: Any = None  # the host's one compile-ahead pool (gpu/worker/sharedpool.py Server)
 
     @property
@@ -114,8 +113,8 @@ class GpuPool:
     def _connect(self):
         if self._early is not None and threading.current_thread() is not self._early:
             self._connected.wait()  # the early start joins the cluster; a second ray.init would race it
-            if isinstance(self._early_error, ScaleError):
-                raise self._early_error  # the cluster is not there: said once, not tried again
+            if self._connect_error is not None:
+                raise self._connect_error  # the cluster is not there: said once, not tried again
         return connect(self.address, self.log_path)
 
     def start_early(self) -> None:
@@ -130,6 +129,9 @@ class GpuPool:
                 if self.via == "ray":
                     try:
                         gpus = 1 if self._connect().cluster_resources().get("GPU") else 0
+                    except ScaleError as e:
+                        self._connect_error = e
+                        raise
                     finally:
                         self._connected.set()
                 mark("main: pool connected")
@@ -158,8 +160,8 @@ class GpuPool:
     def _ensure(self, num_gpus: float) -> list:
         if self._early is not None and threading.current_thread() is not self._early:
             self._early_done.wait()
-            if isinstance(self._early_error, ScaleError) and self.via == "ray":
-                raise self._early_error
+            if self._connect_error is not None:
+                raise self._connect_error
             if self._early_error is not None:  # tried again for what is asked now (a replay needs no GPU)
                 self._early_error = None
                 self._close_workers()
@@ -456,50 +458,3 @@ def split(job: TuneJob | CheckJob, n: int) -> list:
 
 def spec_names(job: TuneJob) -> list[str]:
     return list(job.spec["tune_params"])
-
-
-def lost(shard: TuneJob, seen: set, label: str, why: str, forward) -> None:
-    """A worker that failed for good: its configurations not measured yet are marked failed."""
-    names = spec_names(shard)
-    for c in shard.configs or []:
-        key = config_key(names, c)
-        if key in seen or key in shard.known:
-            continue
-        seen.add(key)
-        forward(
-            "result",
-            Result(
-                key=key,
-                params={k: c[k] for k in names},
-                status="crash",
-                error=f"GPU worker {label} gave up: {why}",
-                source="measured",
-                timestamp=time.strftime("%Y-%m-%d %H:%M:%S"),
-            ),
-        )
-
-
-def merge_caches(main: str, parts: list[str]) -> None:
-    """The workers' kernel_tuner cachefiles, as one: the run's, which the engine then closes."""
-    from .ktimport import load
-
-    load()
-    from kernel_tuner.util import read_cache
-
-    found = [p for p in parts if os.path.exists(p)]
-    if not found:
-        return
-    base = read_cache(main, open_cache=False) if os.path.exists(main) else read_cache(found[0], open_cache=False)
-    for p in found:
-        base["cache"].update(read_cache(p, open_cache=False)["cache"])
-    cache = base.pop("cache")
-    with open(main, "w") as f:
-        f.write(
-            json.dumps(base, indent="")[:-2]
-            + ',\n"cache": {'
-            + ",".join("\n" + json.dumps({k: v})[1:-1] for k, v in cache.items())
-            + "\n}\n}"
-        )
-    finalize_cache(main, {})
-    for p in found:
-        os.remove(p)
