@@ -20,6 +20,7 @@ from kt_tui.gpu import timeline
 from kt_tui.gpu.pool import GpuPool
 from kt_tui.gpu.worker import compilers, prefetch
 from kt_tui.gpu.worker.sharedpool import ENV, Server, SharedPool, plan
+from kt_tui.store import Store
 
 from ..conftest import EXAMPLES, ROOT
 from ..helpers import run_cli
@@ -204,3 +205,20 @@ def test_the_gpu_waits_on_compiles_are_marked_in_the_trace(tmp_path, monkeypatch
     waits = [s for s in steps if s.startswith("worker: compile waits ")]
     assert len(waits) == 1 and waits[0].endswith("over 2 configurations")
     assert float(waits[0].split()[3]) >= 0.1
+
+
+def test_a_cluster_not_there_is_one_line_before_a_session_is_made(capsys, hermetic, monkeypatch):
+    ray = pytest.importorskip("ray")
+
+    def refuse(**kwargs):
+        raise ConnectionError(f"Failed to connect to Ray cluster at {kwargs['address']}")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    argv = ["run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", "--ray", "10.9.9.9:6379"]
+    code = __import__("kt_tui.cli").cli.main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    out = json.loads(captured.out[captured.out.index("{") :])
+    assert code == 2 and out["session"] is None and "cannot start or join the Ray cluster" in out["error"]
+    assert [line for line in captured.err.splitlines() if "Ray cluster" in line] == [f"kt-tui: {out['error']}"]
+    assert not (hermetic / "sessions.db").exists() or not Store(hermetic / "sessions.db").sessions()
