@@ -170,6 +170,7 @@ class _Actor:
         threading.Thread(target=self._loop, name="kt-tui-jobs", daemon=True).start()
 
     def _loop(self) -> None:
+        self._warm()
         while True:
             job = self.jobs.get()
             if job is None:  # the app ends this actor: nothing runs when Ray then kills it
@@ -183,6 +184,22 @@ class _Actor:
             except BaseException as e:  # noqa: BLE001 - the loop outlives any one job
                 with contextlib.suppress(Exception):
                     self._put(("failed", getattr(job, "run_id", None), {"error": f"{type(e).__name__}: {e}"}))
+
+    def _warm(self) -> None:
+        """What the local worker does as it starts, before the first job comes: the CUDA driver on
+        a thread of its own (an actor holding a GPU) while the worker's modules and kernel_tuner load."""
+        import ray
+
+        from .timeline import mark
+        from .worker import cudawarm
+
+        if ray.get_gpu_ids():
+            cudawarm.start()
+        try:
+            from .worker import checking, main, tuning  # noqa: F401 - loaded now, not in the first job's time
+        except Exception:  # noqa: BLE001 - the first job meets it again and reports it
+            return
+        mark("worker: imports done")
 
     def where(self) -> dict:
         import ray

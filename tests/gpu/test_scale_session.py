@@ -64,6 +64,10 @@ def test_ray_joins_while_the_session_loads_and_its_actors_serve_every_run(tmp_pa
     # the same two actors ran the baseline, the sweep and the re-measure of its 5 fastest
     jobs = [pid for _, pid, s in found if s == "worker: inputs made"]
     assert len(jobs) == 4 and len(set(jobs)) == 2  # baseline, two shares of the sweep, the re-measure
+    # each actor loaded the worker's modules (and kernel_tuner) before its first job came
+    for pid in set(jobs):
+        own = [s for _, p, s in found if p == pid]
+        assert own.index("worker: imports done") < own.index("worker: inputs made"), own
     # each actor ended its job thread after its last job and before the app let it go
     closed = first(found, "main: worker closed")
     for pid in set(jobs):
