@@ -16,7 +16,8 @@ from ..kernel.spec import spec_from_plain
 from ..records import Result, as_result, config_key, replace
 from ..search.lazy import LazySpace, is_huge
 from ..search.space import configurations
-from .client import GpuWorker, WorkerClosed, WorkerError
+from .client import _ENV_LOCK, GpuWorker, WorkerClosed, WorkerError
+from .env import secret_names
 from .protocol import BACKENDS, CheckJob, TuneJob
 from .raypool import RayWorker, connect
 from .scale import INSTALL, ScaleError, parse_gpus
@@ -186,7 +187,12 @@ class GpuPool:
             from .worker.sharedpool import Server, plan  # here: only a session on several GPUs starts one
 
             try:
-                self.compiles = Server(plan(gpus))
+                with _ENV_LOCK:  # the pool's process and nvcc never see API keys or tokens, as the workers
+                    hidden = {k: os.environ.pop(k) for k in secret_names()}
+                    try:
+                        self.compiles = Server(plan(gpus))
+                    finally:
+                        os.environ.update(hidden)
             except OSError as e:
                 self._log(f"compile-ahead: no shared pool ({e}); each GPU worker compiles on its own")
                 return {}

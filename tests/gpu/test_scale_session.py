@@ -92,11 +92,17 @@ def test_local_gpus_start_with_the_session_and_share_one_compile_pool(capsys, he
     assert f"compile-ahead: one pool of {size} compiles on cores" in log
     assert f"{cores} cores here" in log and "per GPU (48 in all)" in log
     # the workers are told where that pool is; closing the session's pool ends it
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")
     pool = GpuPool(2, via="local", log_path=str(hermetic / "pool.log"))
     try:
         workers = pool._ensure(1)
         told = {w.env.get(ENV) for w in workers}
         assert len(told) == 1 and None not in told and pool.compiles.proc.is_alive()
+        assert pool.compiles.wait()
+        client = SharedPool(pool.compiles.address, pool.compiles.authkey, 1)
+        seen = client.submit(subprocess.check_output, ["env"]).result(timeout=60).decode()
+        client.shutdown()
+        assert "PATH=" in seen and "sk-never-sent" not in seen  # nvcc runs without the API key
     finally:
         server = pool.compiles
         pool.close()
