@@ -92,16 +92,20 @@ def compile_waits(marks: list[tuple[float, int, str]]) -> dict:
     """How long the GPUs waited on compile-ahead in the session (each worker marks it per run), per
     worker process, and the shared pool's numbers where one served several GPUs."""
     per: collections.Counter = collections.Counter()
+    failed = 0
     plan = None
     for _, pid, step in marks:
         if step.startswith("worker: compile waits "):
             per[pid] += float(step.split()[3])
+            if "(" in step:  # "(N failed ahead, M not ahead)": compiled again in the measuring process
+                failed += int(step.split("(", 1)[1].split()[0])
         elif step.startswith("main: compile-ahead: "):
             plan = step[len("main: ") :]
     return {
         "gpu_waited_on_compile_s": round(sum(per.values()), 2),
         "compile_waits_by_worker": {str(k): round(v, 2) for k, v in per.items()},
         "compile_pool": plan,
+        "compiles_failed_ahead": failed,
     }
 
 

@@ -224,6 +224,7 @@ class Prefetcher:
         st = self.stats
         mark(
             f"worker: compile waits {st['waited_s']:.3f} s over {st['used'] + st['failed'] + st['not_ahead']} configurations"
+            f" ({st['failed']} failed ahead, {st['not_ahead']} not ahead)"
         )
         print(
             f"kt-tui: compiled ahead {st['used']} of {st['used'] + st['failed'] + st['not_ahead']} configurations "
