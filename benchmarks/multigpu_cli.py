@@ -80,11 +80,33 @@ def session(argv: list[str], tmp: str, label: str, timeout: float, script: str |
     row["duplicated"] = streamed_twice([s for _, s in lines])
     row["configs_per_s"] = round(row["measured"] / wall, 2) if wall else None
     marks = read_trace(trace)
+    row.update(compile_waits(marks))
     if marks:
         t0 = marks[0][0]
         row["trace"] = [f"{t - t0:7.2f} {pid} {step}" for t, pid, step in marks][:80]
     row["stderr_tail"] = [f"{t:7.2f} {s}" for t, s in lines if not s.startswith("[")][-25:]
     return row
+
+
+def compile_waits(marks: list[tuple[float, int, str]]) -> dict:
+    """How long the GPUs waited on compile-ahead in the session (each worker marks it per run), per
+    worker process, and the shared pool's numbers where one served several GPUs."""
+    per: collections.Counter = collections.Counter()
+    failed = 0
+    plan = None
+    for _, pid, step in marks:
+        if step.startswith("worker: compile waits "):
+            per[pid] += float(step.split()[3])
+            if "(" in step:  # "(N failed ahead, M not ahead)": compiled again in the measuring process
+                failed += int(step.split("(", 1)[1].split()[0])
+        elif step.startswith("main: compile-ahead: "):
+            plan = step[len("main: ") :]
+    return {
+        "gpu_waited_on_compile_s": round(sum(per.values()), 2),
+        "compile_waits_by_worker": {str(k): round(v, 2) for k, v in per.items()},
+        "compile_pool": plan,
+        "compiles_failed_ahead": failed,
+    }
 
 
 def counts(db: str) -> dict:
@@ -187,6 +209,7 @@ def main() -> int:
                     f"{label:>14}: rc {row['rc']} wall {row['wall_s']:7.2f} s  measured {row['measured']:4}  "
                     f"{row['configs_per_s'] or 0:6.2f}/s  ratio {row['ratio']}  wall ratio {row['wall_ratio']}  "
                     f"first {row['first_result_s']}  json {row['json_parses']}  dup {row['duplicated']}  "
+                    f"GPU waited on compile {row['gpu_waited_on_compile_s']} s  "
                     f"best {(row.get('best') or {}).get('params')} {(row.get('best') or {}).get('time_ms')}",
                     flush=True,
                 )

@@ -25,6 +25,10 @@ ray() { python -c 'import sys; from ray.scripts.scripts import main; sys.argv[0]
 timeout 560 python benchmarks/multigpu_cli.py --configs ${CONFIGS:-300,all} --gpus 2 --ray 127.0.0.1:6390 \
   --llm-session tests/scripted/matmul.json:autonomous:examples/matmul.cu \
   --out $OUT/multigpu-cli-h100-$(date -u +%F).json 2>&1 | tee $OUT/multigpu-cli.txt
+# worker deaths (issue 26): none expected; every actor ends by ray.kill after its job thread ended
+{ echo "unexpected exits:"; grep -rh "unexpectedly exits\|SYSTEM_ERROR" /tmp/ray/session_latest/logs 2>/dev/null | head -20
+  echo "actors ended in order:"; grep -rh "Force kill actor request" /tmp/ray/session_latest/logs 2>/dev/null | wc -l
+} > $OUT/ray-deaths.txt
 ray stop --force > /dev/null 2>&1
 tar czf $OUT/logs.tgz -C /tmp kt-data/logs $(cd /tmp && ls -d ray/session_latest/logs 2>/dev/null) 2>/dev/null
 ls -la $OUT

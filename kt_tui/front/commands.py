@@ -209,10 +209,12 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
         kernel, spec = load_kernel_spec(kf, args.spec, args.kernel)
         store = open_store(settings)
         choice = checked_choice(settings, gpu, kf, spec)
+        mark("main: backend chosen")
+        if isinstance(gpu, gpu_pool.GpuPool):
+            gpu.wait_connected()  # joined meanwhile; a cluster not there is said before a session is made
     except BaseException:
         gpu.close()
         raise
-    mark("main: backend chosen")
     sid = new_session(store, settings, kf, spec, choice)
     store.lock(sid)
     return _run(store, settings, sid, gpu, choice, args.json, args.allow_flagged)

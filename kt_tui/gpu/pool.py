@@ -6,22 +6,23 @@ one worker. Nothing here touches CUDA."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shutil
 import subprocess
 import threading
-import time
+from typing import Any
 
 from ..kernel.spec import spec_from_plain
 from ..records import Result, as_result, config_key, replace
 from ..search.lazy import LazySpace, is_huge
 from ..search.space import configurations
-from .client import GpuWorker, WorkerClosed, WorkerError
+from .client import _ENV_LOCK, GpuWorker, WorkerClosed, WorkerError
+from .env import secret_names
 from .protocol import BACKENDS, CheckJob, TuneJob
 from .raypool import RayWorker, connect
 from .scale import INSTALL, ScaleError, parse_gpus
-from .simcache import finalize_cache
+from .shares import lost, merge_caches
+from .timeline import mark
 
 # Imported where used: the worker's modules and kernel_tuner (they load numpy and CUDA's libraries,
 # which the app's process need not hold).
@@ -60,20 +61,17 @@ def local_gpu_count() -> int | None:
 class DeviceWorker(GpuWorker):
     """The local GPU worker, pinned to this host's GPU number `index` (of those visible)."""
 
-    def __init__(self, index: int, num_gpus: float = 1, log_path: str | None = None, share: int = 1):
+    def __init__(self, index: int, num_gpus: float = 1, log_path: str | None = None, extra_env: dict | None = None):
         base, ext = os.path.splitext(log_path) if log_path else (None, "")
         super().__init__(log_path=f"{base}.gpu{index}{ext}" if base else None)
-        self.index, self.num_gpus, self.share = index, num_gpus, share
+        self.index, self.num_gpus, self.extra_env = index, num_gpus, dict(extra_env or {})
         self.label = f"gpu{index}"
 
     def start(self) -> None:
         visible = os.environ.get("CUDA_VISIBLE_DEVICES")
         ids = [d.strip() for d in visible.split(",")] if visible else None
-        self.env = {"CUDA_VISIBLE_DEVICES": ids[self.index] if ids and self.index < len(ids) else str(self.index)}
-        if self.share > 1 and not os.environ.get("KT_TUI_PREFETCH_WORKERS"):
-            # the host's cores shared by the GPUs' compile-ahead pools, one core left to each measuring process
-            cores = os.cpu_count() or 2
-            self.env["KT_TUI_PREFETCH_WORKERS"] = str(max(1, min(16, (cores - self.share) // self.share)))
+        device = ids[self.index] if ids and self.index < len(ids) else str(self.index)
+        self.env = {"CUDA_VISIBLE_DEVICES": device, **self.extra_env}
         super().start()
 
 
@@ -103,6 +101,10 @@ class GpuPool:
         self._starting = threading.Lock()
         self._early: threading.Thread | None = None
         self._early_error: BaseException | None = None
+        self._early_done = threading.Event()
+        self._connected = threading.Event()
+        self._connect_error: ScaleError | None = None
+        self.compiles: Any = None  # the host's one compile-ahead pool (gpu/worker/sharedpool.py Server)
 
     @property
     def restarts(self) -> int:
@@ -110,45 +112,116 @@ class GpuPool:
 
     # -- workers -----------------------------------------------------------------------
     def _connect(self):
+        if self._early is not None and threading.current_thread() is not self._early:
+            self._connected.wait()  # the early start joins the cluster; a second ray.init would race it
+            if self._connect_error is not None:
+                raise self._connect_error  # the cluster is not there: said once, not tried again
         return connect(self.address, self.log_path)
 
     def start_early(self) -> None:
         """Start the workers now, in the background, while the session loads, compile-checks the
-        kernel and probes: the first job then finds them up (a failure is raised by that job).
-        Ray is joined here, on the calling thread: a Ray driver started from another thread cannot
-        reach its own cluster afterwards (Ray 2.60: "Failed to connect to GCS")."""
-        if self.via == "ray":
-            self._connect()
+        kernel, probes and measures its baseline: the first job then finds them up (a failure is
+        raised by that job). Ray is joined on that thread too, which then stays: the processes of a
+        local cluster die with the thread that started them (Ray sets their parent-death signal)."""
 
         def start() -> None:
             try:
-                self._ensure(1 if self.via == "ray" else 0)
+                gpus = 1
+                if self.via == "ray":
+                    try:
+                        gpus = 1 if self._connect().cluster_resources().get("GPU") else 0
+                    except ScaleError as e:
+                        self._connect_error = e
+                        raise
+                    finally:
+                        self._connected.set()
+                mark("main: pool connected")
+                self._ensure(gpus)
+                mark("main: pool workers up")
             except BaseException as e:  # noqa: BLE001 - raised by the first call that needs the workers
                 self._early_error = e
+            finally:
+                self._connected.set()
+                self._early_done.set()
+            if self.via == "ray":
+                threading.Event().wait()
 
         self._early = threading.Thread(target=start, name="kt-tui-pool-start", daemon=True)
         self._early.start()
 
+    def wait_connected(self) -> None:
+        """Before a session is made: a Ray cluster that cannot be joined is a ScaleError (exit 2)."""
+        if self.via == "ray":
+            self._connect()
+
+    def _wait_early(self) -> None:
+        if self._early is not None and threading.current_thread() is not self._early:
+            self._early_done.wait()
+
     def _ensure(self, num_gpus: float) -> list:
         if self._early is not None and threading.current_thread() is not self._early:
-            self._early.join()
-            self._early = None
+            self._early_done.wait()
+            if self._connect_error is not None:
+                raise self._connect_error
             if self._early_error is not None:  # tried again for what is asked now (a replay needs no GPU)
                 self._early_error = None
-                self.close()
+                self._close_workers()
         with self._starting:
-            if self.workers and (self.via == "local" or all(w.num_gpus == num_gpus for w in self.workers)):
+            # a worker holding a GPU replays a cache too: the workers are kept for every run of the session
+            if self.workers and (self.via == "local" or all(w.num_gpus >= num_gpus for w in self.workers)):
                 return self.workers
-            self.close()
+            self._close_workers()
             self.workers = self._local(num_gpus) if self.via == "local" else self._ray(num_gpus)
             self._each(lambda w: w.start())
             for w in self.workers:
                 w.pause(self.paused)
+            self._compiles_up()
             return self.workers
+
+    def _compile_env(self, gpus: int) -> dict:
+        """The host's one compile-ahead pool for these workers, started once: its variable, or none.
+        The workers start meanwhile; they reach it at their first compile."""
+        if gpus < 2 or os.environ.get("KT_TUI_PREFETCH") == "0":
+            return {}
+        if self.compiles is None:
+            from .worker.sharedpool import Server, plan  # here: only a session on several GPUs starts one
+
+            try:
+                with _ENV_LOCK:  # the pool's process and nvcc never see API keys or tokens, as the workers
+                    hidden = {k: os.environ.pop(k) for k in secret_names()}
+                    try:
+                        self.compiles = Server(plan(gpus))
+                    finally:
+                        os.environ.update(hidden)
+            except OSError as e:
+                self._log(f"compile-ahead: no shared pool ({e}); each GPU worker compiles on its own")
+                return {}
+        return self.compiles.env()
+
+    def _compiles_up(self) -> None:
+        """Says the pool's numbers in the session's log once it listens (or that it did not start)."""
+        server = self.compiles
+        if server is None or server.reader is None:
+            return
+        if server.wait():
+            self._log(server.plan.describe())
+            mark(f"main: {server.plan.describe()}")
+        else:
+            self._log("compile-ahead: the shared pool did not start; each GPU worker compiles on its own")
+
+    def _log(self, line: str) -> None:
+        if not self.log_path:
+            return
+        try:
+            with open(self.log_path, "a") as f:
+                f.write(f"kt-tui: {line}\n")
+        except OSError:
+            pass
 
     def _local(self, num_gpus: float) -> list:
         n = (local_gpu_count() or 1) if self.gpus == "all" else int(self.gpus)
-        return [DeviceWorker(i, num_gpus, self.log_path, share=n) for i in range(n)]
+        env = self._compile_env(n)
+        return [DeviceWorker(i, num_gpus, self.log_path, env) for i in range(n)]
 
     def _ray(self, num_gpus: float) -> list:
         ray = self._connect()
@@ -162,7 +235,8 @@ class GpuPool:
             n = int(self.gpus)
             if num_gpus and n > have:
                 raise ScaleError(f"--gpus {n}: the Ray cluster {where} has {have} GPUs")
-        return [RayWorker(i, num_gpus) for i in range(n)]
+        env = self._compile_env(n) if num_gpus else {}
+        return [RayWorker(i, num_gpus, env) for i in range(n)]
 
     def _each(self, fn) -> list:
         out: list = [None] * len(self.workers)
@@ -334,11 +408,14 @@ class GpuPool:
             w.shutdown()
 
     def close(self) -> None:
-        early = self._early
-        if early is not None and early is not threading.current_thread():
-            early.join()
-        for w in self.workers:
-            w.close()
+        self._wait_early()
+        self._close_workers()
+        if self.compiles is not None:
+            self.compiles.close()
+            self.compiles = None
+
+    def _close_workers(self) -> None:
+        self._each(lambda w: w.close())  # each ends in order, all at once
         self.workers = []
 
     @property
@@ -387,50 +464,3 @@ def split(job: TuneJob | CheckJob, n: int) -> list:
 
 def spec_names(job: TuneJob) -> list[str]:
     return list(job.spec["tune_params"])
-
-
-def lost(shard: TuneJob, seen: set, label: str, why: str, forward) -> None:
-    """A worker that failed for good: its configurations not measured yet are marked failed."""
-    names = spec_names(shard)
-    for c in shard.configs or []:
-        key = config_key(names, c)
-        if key in seen or key in shard.known:
-            continue
-        seen.add(key)
-        forward(
-            "result",
-            Result(
-                key=key,
-                params={k: c[k] for k in names},
-                status="crash",
-                error=f"GPU worker {label} gave up: {why}",
-                source="measured",
-                timestamp=time.strftime("%Y-%m-%d %H:%M:%S"),
-            ),
-        )
-
-
-def merge_caches(main: str, parts: list[str]) -> None:
-    """The workers' kernel_tuner cachefiles, as one: the run's, which the engine then closes."""
-    from .ktimport import load
-
-    load()
-    from kernel_tuner.util import read_cache
-
-    found = [p for p in parts if os.path.exists(p)]
-    if not found:
-        return
-    base = read_cache(main, open_cache=False) if os.path.exists(main) else read_cache(found[0], open_cache=False)
-    for p in found:
-        base["cache"].update(read_cache(p, open_cache=False)["cache"])
-    cache = base.pop("cache")
-    with open(main, "w") as f:
-        f.write(
-            json.dumps(base, indent="")[:-2]
-            + ',\n"cache": {'
-            + ",".join("\n" + json.dumps({k: v})[1:-1] for k, v in cache.items())
-            + "\n}\n}"
-        )
-    finalize_cache(main, {})
-    for p in found:
-        os.remove(p)

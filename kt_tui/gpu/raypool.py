@@ -75,6 +75,25 @@ def _errors_to(log_path: str | None) -> None:
     ray_worker.print_to_stdstream = to_log
 
 
+class _ByThread:
+    """sys.stdout or sys.stderr while Ray starts: the main thread's lines go where they always go,
+    every other thread's (Ray's, as it starts on a thread of the pool) to the log."""
+
+    def __init__(self, real, log):
+        self.real, self.log, self.main = real, log, threading.main_thread()
+
+    def write(self, text: str) -> int:
+        return (self.real if threading.current_thread() is self.main else self.log).write(text)
+
+    def flush(self) -> None:
+        for stream in (self.real, self.log):
+            with contextlib.suppress(Exception):
+                stream.flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+
 @contextlib.contextmanager
 def _output_to(log_path: str | None):
     import sys
@@ -87,6 +106,16 @@ def _output_to(log_path: str | None):
     except OSError:
         fd = os.open(os.devnull, os.O_WRONLY)
     saved = [os.dup(1), os.dup(2)]
+    streams = sys.stdout, sys.stderr
+    routed: list[_ByThread] = []
+    if threading.current_thread() is not threading.main_thread():
+        # the main thread goes on meanwhile: its own output still reaches the terminal
+        log = open(os.dup(fd), "w", buffering=1, errors="replace")  # noqa: SIM115 - see below
+        for stream, real in zip(streams, (sys.__stdout__, sys.__stderr__)):
+            if stream is real:  # fd 1 or 2, which point at the log meanwhile: a copy of what they were
+                stream = open(os.dup(saved[len(routed)]), "w", buffering=1, errors="replace")  # noqa: SIM115
+            routed.append(_ByThread(stream, log))
+        sys.stdout, sys.stderr = routed[0], routed[1]
     try:
         os.dup2(fd, 1)
         os.dup2(fd, 2)
@@ -94,6 +123,9 @@ def _output_to(log_path: str | None):
     finally:
         os.dup2(saved[0], 1)
         os.dup2(saved[1], 2)
+        if routed:
+            # left open: a handler Ray made meanwhile may hold them (its threads' lines then go to the log)
+            sys.stdout, sys.stderr = streams
         for f in (*saved, fd):
             os.close(f)
 
@@ -134,16 +166,40 @@ class _Actor:
         self.out = out  # a Ray queue: a message is stored there before the next line can crash us
         self.flags = {"stop": threading.Event(), "pause": threading.Event()}
         self.jobs: queue.Queue = queue.Queue()
+        self.ended = threading.Event()
         threading.Thread(target=self._loop, name="kt-tui-jobs", daemon=True).start()
 
     def _loop(self) -> None:
+        self._warm()
         while True:
             job = self.jobs.get()
+            if job is None:  # the app ends this actor: nothing runs when Ray then kills it
+                from .timeline import mark
+
+                mark("worker: jobs ended")
+                self.ended.set()
+                return
             try:
                 self._run(job)
             except BaseException as e:  # noqa: BLE001 - the loop outlives any one job
                 with contextlib.suppress(Exception):
                     self._put(("failed", getattr(job, "run_id", None), {"error": f"{type(e).__name__}: {e}"}))
+
+    def _warm(self) -> None:
+        """What the local worker does as it starts, before the first job comes: the CUDA driver on
+        a thread of its own (an actor holding a GPU) while the worker's modules and kernel_tuner load."""
+        import ray
+
+        from .timeline import mark
+        from .worker import cudawarm
+
+        if ray.get_gpu_ids():
+            cudawarm.start()
+        try:
+            from .worker import checking, main, tuning  # noqa: F401 - loaded now, not in the first job's time
+        except Exception:  # noqa: BLE001 - the first job meets it again and reports it
+            return
+        mark("worker: imports done")
 
     def where(self) -> dict:
         import ray
@@ -152,6 +208,13 @@ class _Actor:
 
     def submit(self, job) -> None:
         self.jobs.put(job)
+
+    def end(self, timeout: float) -> bool:
+        """Stop after the job running now (if any) and end the job thread; True once it ended."""
+        self.flags["stop"].set()
+        self.flags["pause"].clear()
+        self.jobs.put(None)
+        return self.ended.wait(timeout)
 
     def ping(self) -> bool:
         return True
@@ -266,10 +329,14 @@ class _Events:
 class RayWorker(GpuWorker):
     """A GpuWorker whose process is a Ray actor holding one GPU (none when it replays a cache)."""
 
-    def __init__(self, index: int, num_gpus: float = 1):
+    END_S = 30  # how long an orderly end waits for the job running on the actor
+
+    def __init__(self, index: int, num_gpus: float = 1, env: dict | None = None):
         super().__init__()
-        self.index, self.num_gpus = index, num_gpus
+        self.index, self.num_gpus, self.extra_env = index, num_gpus, dict(env or {})
         self.label = f"w{index}"
+        self.actor_id: str | None = None
+        self.pid: int | None = None
 
     def start(self) -> None:
         import ray
@@ -280,7 +347,7 @@ class RayWorker(GpuWorker):
             num_gpus=self.num_gpus,
             num_cpus=0 if not self.num_gpus else 1,
             max_concurrency=4,
-            runtime_env={"env_vars": _actor_env()},
+            runtime_env={"env_vars": _actor_env() | self.extra_env},
         )
         self.proc = _ActorProc(actor_class.remote(out), out)
         self.requests, self.events = _Requests(self.proc), _Events(self.proc)
@@ -294,3 +361,17 @@ class RayWorker(GpuWorker):
             raise WorkerError(f"the Ray worker {self.label} did not start: {e}") from None
         gpu = ",".join(where["gpus"])
         self.label = f"{where['host']}:gpu{gpu}" if gpu else f"{where['host']}:w{self.index}"
+        self.pid, self.actor_id = where["pid"], self.proc.actor._actor_id.hex()
+
+    def close(self) -> None:
+        """An orderly end: the actor finishes what it runs and ends its job thread, its last
+        messages are read, and only then are it and its queue killed (never in the middle of a call)."""
+        import ray
+
+        proc = self.proc
+        if isinstance(proc, _ActorProc) and not proc.dead:
+            try:
+                ray.get(proc.actor.end.remote(self.END_S), timeout=self.END_S + 10)
+            except ray.exceptions.RayError:
+                pass  # gone already, or stuck in a kernel: killed below as before
+        self.kill()

@@ -73,8 +73,9 @@ def test_the_config_file_and_ray_address_ask_for_several_gpus(hermetic, monkeypa
     pool.close()
     (hermetic / "config" / "config.toml").write_text("")
     monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")
+    pool = make_worker(load_settings({}))  # the cluster is joined in the background as the session loads
     with pytest.raises(ScaleError, match="--ray 10.0.0.1:6379: cannot start or join"):
-        make_worker(load_settings({}))  # the cluster is joined as the pool is made
+        pool.wait_connected()  # and said before a session is made
     monkeypatch.setitem(sys.modules, "ray", None)
     code = __import__("kt_tui.cli").cli.main(["sessions"])  # listing sessions needs no Ray
     assert code == 0

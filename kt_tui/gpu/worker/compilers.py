@@ -10,6 +10,8 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
 
+from .sharedpool import compile_cores, shared_pool
+
 # Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
 # one in use need be installed, and kernel_tuner (this module also loads in the app's process).
 
@@ -18,7 +20,12 @@ def pool_size(limit: int = 16) -> int:
     wanted = os.environ.get("KT_TUI_PREFETCH_WORKERS")
     if wanted and wanted.isdigit() and int(wanted) > 0:
         return int(wanted)
-    return max(1, min(limit, (os.cpu_count() or 2) - 1))
+    return max(1, min(limit, len(os.sched_getaffinity(0)) - 1))
+
+
+def thread_pool(limit: int) -> Executor:
+    """The host's shared compile pool where the app started one (gpu/worker/sharedpool.py), else threads here."""
+    return shared_pool() or ThreadPoolExecutor(max_workers=pool_size(limit))
 
 
 class Compiler(Protocol):
@@ -71,8 +78,16 @@ def allow_children() -> None:
 
 
 def process_pool(limit: int) -> ProcessPoolExecutor:
-    # spawn: the measuring process owns a CUDA context, which a forked child must not inherit
-    return ProcessPoolExecutor(max_workers=pool_size(limit), mp_context=mp.get_context("spawn"))
+    # spawn: the measuring process owns a CUDA context, which a forked child must not inherit;
+    # on the host's compile cores where several GPUs share them (gpu/worker/sharedpool.py)
+    return ProcessPoolExecutor(
+        max_workers=pool_size(limit), mp_context=mp.get_context("spawn"), initializer=_pin, initargs=(compile_cores(),)
+    )
+
+
+def _pin(cores: list[int] | None) -> None:
+    if cores:
+        os.sched_setaffinity(0, cores)
 
 
 class Nvrtc:
@@ -83,7 +98,7 @@ class Nvrtc:
         self.options = self._options()
 
     def pool(self) -> Executor:
-        return ThreadPoolExecutor(max_workers=pool_size(8))
+        return thread_pool(8)
 
     def _options(self) -> list[bytes]:
         from ..ktimport import load
@@ -127,7 +142,7 @@ class Pycuda:
         self.backend = backend
 
     def pool(self) -> Executor:
-        return ThreadPoolExecutor(max_workers=pool_size(16))
+        return thread_pool(16)
 
     def job(self, instance):
         return pycuda_cubin, (instance.kernel_string, pycuda_arguments(self.backend, instance))

@@ -33,11 +33,13 @@ from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from typing import TypedDict
 
+from ..timeline import mark
 from .compilers import Compiler, Cupy, Instance, Nvrtc, Pycuda, stand_in
+from .sharedpool import depth
 
 # Imported where used: kernel_tuner and ktsource (this module also loads in the app's process).
 
-WINDOW = 24  # configurations compiled ahead of the one being measured
+LONG_WAIT_S = 0.05  # a wait on the pool this long gets a trace mark of its own
 # by kernel_tuner backend
 COMPILERS: dict[str, type[Compiler]] = {"CudaFunctions": Nvrtc, "PyCudaFunctions": Pycuda, "CupyFunctions": Cupy}
 
@@ -145,6 +147,7 @@ class Prefetcher:
         if early is not None and type(early.how) is type(self.how):
             pool, self.ahead, early.adopted = pool or early.pool, dict(early.ahead), True
         self.pool = pool or self.how.pool()
+        self.window = depth()  # configurations compiled ahead: more where one pool serves several GPUs
         self.queued: set[tuple] = set()
         self.original = self.backend.compile
         self.backend.compile = self.compile
@@ -166,13 +169,13 @@ class Prefetcher:
         return type(backend).__name__ in COMPILERS and not getattr(runner, "simulation_mode", False)
 
     def upcoming(self, params_list: list[dict]) -> None:
-        """Queue these configurations (in the order they will run), at most WINDOW ahead."""
+        """Queue these configurations (in the order they will run), at most `window` ahead."""
         dev, r = self.runner.dev, self.runner
         for params in params_list:
             key = tuple(params.values())
             if key in self.queued:
                 continue
-            if sum(not f.done() for f in self.ahead.values()) >= WINDOW:
+            if sum(not f.done() for f in self.ahead.values()) >= self.window:
                 return
             self.queued.add(key)
             instance = dev.create_kernel_instance(r.kernel_source, r.kernel_options, params, False)
@@ -203,7 +206,10 @@ class Prefetcher:
             why = "the compiled module did not load"  # said only when func is None
         except Exception as e:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it as usual
             func, why = None, f"{type(e).__name__}: {e}"
-        self.stats["waited_s"] += time.perf_counter() - t0
+        waited = time.perf_counter() - t0
+        self.stats["waited_s"] += waited
+        if waited >= LONG_WAIT_S:
+            mark(f"worker: waited {waited:.3f} s on compile")
         if func is None:
             self.stats["failed"] += 1
             self.stats["first_failure"] = self.stats["first_failure"] or why[:500]
@@ -216,6 +222,10 @@ class Prefetcher:
         # waits for the compiles under way: a pool's processes and semaphores are gone afterwards
         self.pool.shutdown(wait=True, cancel_futures=True)
         st = self.stats
+        mark(
+            f"worker: compile waits {st['waited_s']:.3f} s over {st['used'] + st['failed'] + st['not_ahead']} configurations"
+            f" ({st['failed']} failed ahead, {st['not_ahead']} not ahead)"
+        )
         print(
             f"kt-tui: compiled ahead {st['used']} of {st['used'] + st['failed'] + st['not_ahead']} configurations "
             f"({st['failed']} failed, {st['not_ahead']} not ahead), waited {st['waited_s']:.2f} s on the pool"

@@ -12,7 +12,8 @@ from ...kernel.inputs import make_arg, make_args
 from ...kernel.spec import Spec
 from ...records import config_key
 from ..protocol import TuneJob
-from .prefetch import WINDOW, Early, enabled
+from .prefetch import Early, enabled
+from .sharedpool import depth
 
 _ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
 KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each job rather than kept
@@ -60,7 +61,7 @@ def early_for(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:
     if not enabled():
         return None
     listed = [c for c in [*(job.seeds or []), *(job.configs or [])] if config_key(names, c) not in job.known]
-    firsts = list({config_key(names, c): {n: c[n] for n in names} for c in listed}.values())[:WINDOW]
+    firsts = list({config_key(names, c): {n: c[n] for n in names} for c in listed}.values())[: depth()]
     if prepared is None:
         return Early.start(job.backend, spec, job.source, firsts)
     try:

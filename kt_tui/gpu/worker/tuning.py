@@ -39,6 +39,7 @@ from .prefetch import Early, Prefetcher
 from .prefetch import enabled as prefetch_enabled
 from .prepare import early_for, job_args
 from .results import as_kt_result, classify_exception, normalize_result
+from .sharedpool import depth as ahead_depth
 
 STICKY = (
     "illegal memory access",
@@ -245,7 +246,7 @@ class _StreamingRunner:
     def run(self, parameter_space, tuning_options):
         owner, job = self.owner, self.owner.job
         out = []
-        for i, (element, ahead) in enumerate(_lookahead(parameter_space, 32)):
+        for i, (element, ahead) in enumerate(_lookahead(parameter_space, max(32, ahead_depth() + 8))):
             if i == 0 and (len(ahead) > 1 or owner.early):  # else a lone configuration gains nothing
                 self._start_prefetch()
             key = ",".join(str(v) for v in element)

@@ -1,0 +1,241 @@
+"""One compile-ahead pool for all the GPU workers of a host (`--gpus N`, and the Ray actors on the
+app's host): a server process, started by the app's GpuPool, runs the compiles that every worker's
+Prefetcher (gpu/worker/prefetch.py) hands it, at most `size` at a time, on the host's cores less one
+per GPU worker (its affinity, which nvcc and its children inherit). The workers keep the cores they
+measure on, and a GPU that runs ahead gets more of the pool than one that waits on its kernel.
+
+The workers reach it through KT_TUI_COMPILE_POOL (`host|socket path|authkey hex|depth`); a worker
+on another host, or one that cannot reach it, compiles ahead on a pool of its own.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import os
+import socket
+import tempfile
+import threading
+import time
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from multiprocessing.connection import Client, Connection, Listener
+from typing import Any
+
+ENV = "KT_TUI_COMPILE_POOL"
+WINDOW = 24  # configurations compiled ahead of the one being measured, per GPU
+CONNECT_S = 20  # how long a worker waits for the server to listen
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a host's cores are shared: `kept` for the measuring processes, `cores` for compiles."""
+
+    host_cores: int
+    kept: list[int]
+    cores: list[int]
+    gpus: int
+    limit: int | None = None  # KT_TUI_PREFETCH_WORKERS: the pool's size, whatever the cores
+
+    @property
+    def size(self) -> int:
+        return self.limit or len(self.cores)
+
+    @property
+    def depth(self) -> int:
+        """Compiles a GPU keeps asked for ahead of it: enough for its share of the pool twice over."""
+        return max(WINDOW, math.ceil(2 * self.size / max(1, self.gpus)))
+
+    def describe(self) -> str:
+        return (
+            f"compile-ahead: one pool of {self.size} compiles on cores {_ranges(self.cores)} "
+            f"({self.host_cores} cores here, {len(self.kept)} kept for the {self.gpus} GPU workers: "
+            f"{_ranges(self.kept) or 'none'}), {self.depth} configurations ahead per GPU ({self.depth * self.gpus} in all)"
+        )
+
+
+def plan(gpus: int, cores: list[int] | None = None) -> Plan:
+    """One core per GPU worker kept free of compiles, as long as one is left to compile on."""
+    have = sorted(cores if cores is not None else os.sched_getaffinity(0))
+    keep = min(max(0, gpus), len(have) - 1)
+    wanted = os.environ.get("KT_TUI_PREFETCH_WORKERS", "")
+    limit = int(wanted) if wanted.isdigit() and int(wanted) > 0 else None
+    return Plan(len(have), have[:keep], have[keep:], gpus, limit)
+
+
+def _ranges(cores: list[int]) -> str:
+    out, start = [], None
+    for i, c in enumerate(cores):
+        if start is None:
+            start = c
+        if i + 1 == len(cores) or cores[i + 1] != c + 1:
+            out.append(f"{start}" if start == c else f"{start}-{c}")
+            start = None
+    return ",".join(out)
+
+
+# -- the server (its own process) ------------------------------------------------------------
+def _serve(address: str, authkey: bytes, size: int, cores: list[int], parent: int, ready: Connection) -> None:
+    if cores:
+        os.sched_setaffinity(0, cores)  # nvcc, cicc and ptxas inherit it
+    gate = threading.BoundedSemaphore(size)
+    listener = Listener(address, family="AF_UNIX", authkey=authkey)
+    ready.send(os.getpid())
+    ready.close()
+
+    def watch() -> None:  # the app is gone (killed, even): so is the pool
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    def one(conn: Connection) -> None:
+        with conn:
+            while True:
+                try:
+                    fn, args = conn.recv()
+                except (EOFError, OSError):
+                    return
+                with gate:
+                    try:
+                        reply: tuple[bool, Any] = (True, fn(*args))
+                    except Exception as e:  # noqa: BLE001 - the worker compiles it again, the usual way
+                        reply = (False, f"{type(e).__name__}: {e}")
+                try:
+                    conn.send(reply)
+                except (OSError, ValueError):
+                    return
+
+    threading.Thread(target=watch, daemon=True).start()
+    while True:
+        try:
+            conn = listener.accept()
+        except (OSError, EOFError, mp.AuthenticationError):
+            continue
+        threading.Thread(target=one, args=(conn,), daemon=True).start()
+
+
+class Server:
+    """The app's handle on the pool's process."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.folder = tempfile.mkdtemp(prefix="kt-tui-compile-")  # 0700: only this user reaches the socket
+        self.address = os.path.join(self.folder, "pool")
+        self.authkey = os.urandom(16)
+        ctx = mp.get_context("spawn")
+        reader, writer = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(
+            target=_serve,
+            args=(self.address, self.authkey, plan.size, plan.cores, os.getpid(), writer),
+            name="kt-tui-compile",
+            daemon=True,
+        )
+        self.proc.start()
+        writer.close()
+        self.reader: Connection | None = reader
+
+    def wait(self, timeout: float = 30) -> bool:
+        """True once the server listens (the workers connect on their first compile)."""
+        if self.reader is None:
+            return True
+        ok = self.reader.poll(timeout)
+        if ok:
+            self.reader.recv()
+            self.reader.close()
+            self.reader = None
+        return ok
+
+    def env(self) -> dict[str, str]:
+        cores = ",".join(map(str, self.plan.cores))
+        return {ENV: f"{socket.gethostname()}|{self.address}|{self.authkey.hex()}|{self.plan.depth}|{cores}"}
+
+    def close(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        for name in os.listdir(self.folder) if os.path.isdir(self.folder) else []:
+            try:
+                os.remove(os.path.join(self.folder, name))
+            except OSError:
+                pass
+        try:
+            os.rmdir(self.folder)
+        except OSError:
+            pass
+
+
+# -- a worker's side ---------------------------------------------------------------------
+class SharedPool(Executor):
+    """An Executor whose calls run in the host's compile server; the threads here only wait."""
+
+    def __init__(self, address: str, authkey: bytes, depth: int):
+        self.address, self.authkey = address, authkey
+        self.threads = ThreadPoolExecutor(max_workers=depth, thread_name_prefix="kt-tui-compile")
+        self.local = threading.local()
+        self.conns: list[Connection] = []
+        self.lock = threading.Lock()
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:  # type: ignore[override]
+        return self.threads.submit(self._call, fn, args)
+
+    def _call(self, fn, args):
+        conn = getattr(self.local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self.local.conn = conn
+            with self.lock:
+                self.conns.append(conn)
+        conn.send((fn, args))
+        ok, value = conn.recv()
+        if not ok:
+            raise RuntimeError(f"compile pool: {value}")
+        return value
+
+    def _connect(self) -> Connection:
+        deadline = time.monotonic() + CONNECT_S  # the server starts beside the workers: it may not listen yet
+        while True:
+            try:
+                return Client(self.address, family="AF_UNIX", authkey=self.authkey)
+            except (FileNotFoundError, ConnectionRefusedError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.threads.shutdown(wait=wait, cancel_futures=cancel_futures)
+        with self.lock:
+            for conn in self.conns:
+                conn.close()
+            self.conns.clear()
+
+
+def compile_cores() -> list[int] | None:
+    """The cores the host's compiles run on (a worker's own compile processes go there too), or None."""
+    value = os.environ.get(ENV, "")
+    try:
+        return [int(c) for c in value.split("|")[4].split(",")] if from_env() else None
+    except (IndexError, ValueError):
+        return None
+
+
+def from_env() -> tuple[str, bytes, int] | None:
+    """The host's compile server this process may use: (socket, authkey, depth), or None."""
+    value = os.environ.get(ENV, "")
+    try:
+        host, address, key, depth = value.split("|")[:4]
+        if host != socket.gethostname() or not os.path.isdir(os.path.dirname(address)):
+            return None
+        return address, bytes.fromhex(key), max(1, int(depth))
+    except ValueError:
+        return None
+
+
+def depth() -> int:
+    """How many configurations this worker compiles ahead."""
+    found = from_env()
+    return found[2] if found else WINDOW
+
+
+def shared_pool() -> SharedPool | None:
+    found = from_env()
+    return SharedPool(*found) if found else None
