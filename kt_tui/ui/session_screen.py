@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -19,14 +19,10 @@ from textual.widgets import DataTable, Header, RichLog, Static, TabbedContent, T
 
 from ..config import Settings
 from ..engine import events as ev
-from ..engine.backend import BackendChoice
 from ..engine.gates import Gate
-from ..engine.manual import CONNECT
-from ..engine.registry import get_strategy
 from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
-from ..kernel.syntax import highlights
 from ..records import Result, config_key
 from ..store import SessionStore, Store
 from . import prefs
@@ -40,8 +36,10 @@ from .session_actions import SessionActions
 from .session_events import SessionEvents
 from .session_stored import StoredView, freeze_heap
 from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
-from .strategy_picker import strategies
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
+
+if TYPE_CHECKING:
+    from ..engine.backend import BackendChoice
 
 
 class Ready(Message):
@@ -177,6 +175,10 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
     @work(thread=True, group="warm")
     def _warm_up(self) -> None:
         """What the modals need the first time they open, loaded while the user reads the first gate."""
+        from ..kernel.syntax import highlights  # here: after the first frame, as the rest of this warm-up
+        from . import editors, export_screen, report_screen, settings_screen  # noqa: F401 - here: as above
+        from .strategy_picker import strategies  # here: as above
+
         strategies()
         highlights("__global__ void k(float *x) { x[0] = 1.0f; }\n")
 
@@ -200,6 +202,8 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
             self.store, self.settings, sid, self.gpu, choice, self.bridge.decide, self.bridge.on_event
         )
         self.engine = engine
+        from ..engine.registry import get_strategy  # here: the strategy's modules load on this thread
+
         try:
             engine.run(get_strategy(SessionStore(self.store, sid).session()["strategy"]))
         except Exception as e:  # noqa: BLE001 - the engine stored the failure; show it, stay open
@@ -213,6 +217,8 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
         if self._services().llm_factory(self.settings) is None:
+            from ..engine.manual import CONNECT  # here: it loads pydantic models the first frame does without
+
             self.notify(
                 f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
                 f"you write the steps and kernels yourself. {CONNECT}",

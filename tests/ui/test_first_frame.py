@@ -91,3 +91,76 @@ def test_starting_the_tui_leaves_the_engine_and_the_llm_sdk_for_later():
     code = "import sys, kt_tui.front.commands, kt_tui.ui.app; print(*sorted({'openai', 'kt_tui.engine.core'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.split() == []
+
+
+# What the first frame of a resumed session must not wait for: numpy, the engine's strategies and
+# core, the session openers (backend pick, compile check, GPU worker), the modals, the exporter and
+# the drafter. Each loads later: on the engine thread, with the first modal, or in the warm-up.
+NOT_BEFORE_THE_FIRST_FRAME = (
+    "numpy",
+    "kt_tui.engine.core",
+    "kt_tui.engine.registry",
+    "kt_tui.engine.strategies",
+    "kt_tui.engine.backend",
+    "kt_tui.engine.manual",
+    "kt_tui.front.session",
+    "kt_tui.gpu.client",
+    "kt_tui.export",
+    "kt_tui.kernel.draft",
+    "kt_tui.ui.editors",
+    "kt_tui.ui.export_screen",
+    "kt_tui.ui.settings_screen",
+    "kt_tui.ui.strategy_picker",
+    "kt_tui.ui.report_screen",
+    "kt_tui.ui.sessions_screen",
+    "kt_tui.ui.setup_screens",
+)
+
+FIRST_FRAME_CHILD = """
+import os, sys
+from textual.app import App
+from kt_tui.config import load_settings
+from kt_tui.front import commands
+from kt_tui.store import Store
+
+class Gpu:
+    def probe(self, *a, **k): return {"backend": "pycuda", "gpu": "FAKE", "errors": {}}
+    def run(self, *a, **k): return {"stopped": True}
+    def close(self, *a): pass
+    request_stop = shutdown = kill = pause = close
+
+commands.make_worker = lambda settings, start=False: Gpu()
+seen = []
+real = App._display
+
+def display(self, screen, renderable):
+    real(self, screen, renderable)
+    if not seen and type(screen).__name__ == "SessionScreen" and screen.table.row_count:
+        seen.append([name for name in WATCH if name in sys.modules])
+        self.exit()
+
+App._display = display
+db = sys.argv[1]
+app = commands.tui_app(load_settings({"db": db}), Store(db), resume=sys.argv[2])
+app.run(headless=True, size=(150, 45))
+print("loaded:", *seen[0], flush=True)
+os._exit(0)
+"""
+
+
+def test_a_resumed_sessions_first_frame_waits_for_no_numpy_engine_or_modal():
+    """Measured in a new process, as a user starts kt-tui: at the first frame none of the modules
+    above is loaded (on the old main numpy, the strategies, the session openers and every modal
+    were), and the screen still works from there (the other tests here)."""
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 200)
+    code = "WATCH = " + repr(NOT_BEFORE_THE_FIRST_FRAME) + "\n" + FIRST_FRAME_CHILD
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(settings.db), sid],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert out.stdout.split() == ["loaded:"], out.stdout + out.stderr
