@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, RichLog, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
 
 from ..config import Settings
 from ..engine import events as ev
@@ -144,17 +144,15 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
                             placeholder="filter: rows holding every word (enter keeps it, escape clears)", id="filter"
                         )
                         yield ResultsTable(id="results")
-                    with TabPane("Plan", id="tab-plan"):
-                        yield PlanView(id="plan")
-                    with TabPane("Kernel", id="tab-kernel"):
-                        with VerticalScroll():
-                            yield Static("No generated kernel yet.", id="kernel-view")
-                    with TabPane("LLM", id="tab-llm"):
-                        yield RichLog(id="llm-log", wrap=True, markup=False)
+                    # their contents come after the first frame (_fill_tabs): it shows the Results tab
+                    yield TabPane("Plan", id="tab-plan")
+                    yield TabPane("Kernel", id="tab-kernel")
+                    yield TabPane("LLM", id="tab-llm")
         yield StatusBar(id="status")
         yield FitFooter(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
 
     def on_mount(self) -> None:
+        self.after_first_frame(self._fill_tabs)  # first: whatever runs after the first frame may use them
         self.query_one(SpecSummary).show(self.spec)
         table = self.table = self.query_one(ResultsTable)  # kept: the event handlers use it at every result
         names = list(self.spec.tune_params)
@@ -171,6 +169,19 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         self.after_first_frame(freeze_heap)
         self.after_first_frame(self._engine_thread)
         self.after_first_frame(self._warm_up)
+
+    async def _fill_tabs(self) -> None:
+        """The hidden tabs' contents: the plan (shown as read by _load_stored), the generated
+        kernel and the LLM log."""
+        from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
+
+        await self.query_one("#tab-plan", TabPane).mount(PlanView(id="plan"))
+        await self.query_one("#tab-kernel", TabPane).mount(
+            VerticalScroll(Static("No generated kernel yet.", id="kernel-view"))
+        )
+        await self.query_one("#tab-llm", TabPane).mount(RichLog(id="llm-log", wrap=True, markup=False))
+        if self.steps:
+            self.query_one(PlanView).show(self.steps)
 
     @work(thread=True, group="warm")
     def _warm_up(self) -> None:

@@ -10,10 +10,13 @@ import subprocess
 import sys
 import threading
 
+from textual.widgets import RichLog, Static
+
 from kt_tui.config import load_settings
 from kt_tui.front import commands
 from kt_tui.front.commands import tui_app
 from kt_tui.store import Store
+from kt_tui.ui.gate_view import PlanView
 from kt_tui.ui.plot import TuningPlot
 from kt_tui.ui.session_screen import SessionScreen
 from kt_tui.ui.widgets import ResultsTable
@@ -46,6 +49,7 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
     bench = bench_tui()
     settings = load_settings({})
     sid = bench.fill(settings.db, RESULTS)
+    Store(settings.db).put_step(sid, "tile", title="Tile in shared memory", state="accepted", reason="1.3x")
     gpu = bench.FakeGpu(rate=1000, seconds=0.0)
     monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
     seen: dict = {}
@@ -62,6 +66,7 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
                 threads=sorted(t.name for t in threading.enumerate()),
                 engine=screen.engine,
                 frozen=gc.get_freeze_count(),
+                hidden_tabs=[len(screen.query(f"#{tab} > *")) for tab in ("tab-plan", "tab-kernel", "tab-llm")],
             )
 
     monkeypatch.setattr(App, "_display", display)
@@ -74,8 +79,17 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
         assert 0 < seen["rows"] <= SIZE[1]
         assert seen["points"] == 0
         assert seen["workers"] == [] and seen["engine"] is None
+        assert seen["hidden_tabs"] == [0, 0, 0]  # the Plan, Kernel and LLM tabs are filled after it
         # then the rest arrives: every stored result's point, the table's rows as the view nears them
         await wait_for(lambda: plot.reading is None and len(plot.times) >= RESULTS)
+        plan = screen.query_one(PlanView)  # the stored plan, read for the first frame, shown with its tab
+        assert plan.row_count == 1 and [str(c) for c in plan.get_row("tile")[1:]] == [
+            "Tile in shared memory",
+            "accepted",
+            "1.3x",
+        ]
+        assert screen.query_one("#llm-log", RichLog).lines == []
+        assert str(screen.query_one("#kernel-view", Static).render()) == "No generated kernel yet."
         assert table.total >= RESULTS and table.shown == min(table.MAX_ROWS, RESULTS)
         # full garbage collections skip what the app keeps: the imports' objects, then the plot's index
         assert 0 < seen["frozen"] < gc.get_freeze_count()
@@ -114,6 +128,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "kt_tui.ui.report_screen",
     "kt_tui.ui.sessions_screen",
     "kt_tui.ui.setup_screens",
+    "rich.pretty",  # with Textual's RichLog, the LLM tab's log
 )
 
 FIRST_FRAME_CHILD = """
