@@ -129,6 +129,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "kt_tui.ui.sessions_screen",
     "kt_tui.ui.setup_screens",
     "rich.pretty",  # with Textual's RichLog, the LLM tab's log
+    "tomlkit",  # TOML's writer: the config and the stored spec are only read
 )
 
 FIRST_FRAME_CHILD = """
