@@ -26,7 +26,16 @@ from .theme import load_themes
 
 def binding_ids() -> set[str]:
     """The ids a [keys] table in config.toml may remap: every screen's bindings that have one."""
-    from . import editors, report_screen, sessions_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401
+    from . import (  # noqa: F401 - here: every screen with bindings, which the first frame does not load
+        editors,
+        export_screen,
+        report_screen,
+        sessions_screen,
+        settings_screen,
+        setup_screens,
+        spec_draft,
+        strategy_picker,
+    )
 
     found: set[str] = set()
     todo: list[type] = [Screen, KtApp]

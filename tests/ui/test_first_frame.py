@@ -180,3 +180,18 @@ def test_a_resumed_sessions_first_frame_waits_for_no_numpy_engine_or_modal():
         timeout=120,
     )
     assert out.stdout.split() == ["loaded:"], out.stdout + out.stderr
+
+
+def test_the_key_ids_config_may_remap_are_all_known_though_the_screens_load_later():
+    """config.toml's [keys] is checked against every screen's binding ids (ui/app.py binding_ids):
+    in a new process, where the modals are not loaded yet, it knows as many as once all ui/ is."""
+    code = (
+        "import pkgutil, importlib, kt_tui.ui\n"
+        "from kt_tui.ui.app import binding_ids\n"
+        "first = binding_ids()\n"
+        "for m in pkgutil.iter_modules(kt_tui.ui.__path__): importlib.import_module('kt_tui.ui.' + m.name)\n"
+        "print(len(first), sorted(binding_ids() - first))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    count, missing = out.stdout.split(maxsplit=1)
+    assert int(count) > 30 and missing.strip() == "[]", out.stdout + out.stderr
