@@ -13,7 +13,7 @@ holds --sessions other sessions), and the store's write rate (one commit per res
 Targets (issue 14): key p95 <= 50 ms, no batch over 100 ms, RSS <= 300 MB, resume <= 1 s,
 sessions <= 0.3 s, storing >= 20,000 results/s batched.
 
-usage: python benchmarks/tui.py [--results 100000] [--sessions 300] [--rate 200] [--stream-s 10] [--out DIR]
+usage: python benchmarks/tui.py [--first-frame N] [--results 100000] [--sessions 300] [--rate 200] [--stream-s 10] [--out DIR]
 """
 
 from __future__ import annotations
@@ -357,8 +357,9 @@ async def page_down(app, table, keys: int) -> list[float]:
     return out
 
 
-async def first_frame_only(sid: str, db: Path) -> float:
-    """The first frame of the resumed session, in this process: time.time() when it is drawn."""
+async def first_frame_only(sid: str, db: Path) -> tuple[float, float, float]:
+    """The first frame of the resumed session, in this process: time.time() when it is drawn, the
+    seconds from making the app (imports done) to it, and the CPU seconds this process spent to it."""
     from textual.app import App
 
     from kt_tui.config import load_settings
@@ -377,29 +378,97 @@ async def first_frame_only(sid: str, db: Path) -> float:
         real_display(self, screen, renderable)
         if not drawn and isinstance(screen, SessionScreen) and screen.query_one(ResultsTable).row_count:
             drawn.append(time.time())
+            drawn.append(time.process_time())
 
     App._display = display
+    made = time.time()
     app = tui_app(load_settings({"db": str(db)}), Store(db), resume=sid)
     async with app.run_test(size=(150, 45)):
         while not drawn:
             await asyncio.sleep(0.001)
         gpu.request_stop()
         app.exit()
-    return drawn[0]
+    return drawn[0], drawn[0] - made, drawn[1]
 
 
-def process_first_frame(sid: str, db: Path, env: dict) -> float:
-    """From starting a Python process to the session's first frame: the imports a user waits for too."""
+def first_frame_cli(sid: str, db: Path) -> tuple[float, float, float]:
+    """`kt-tui resume ID` as a user starts it, the app run headless: what first_frame_only gives.
+    Nothing of kt_tui is imported before the command's own main() imports it."""
+    from textual.app import App
+
+    drawn: list[float] = []
+    made: list[float] = []
+    real_display, real_run, real_init = App._display, App.run, App.__init__
+
+    def init(self, *a, **k):
+        made.append(time.time())
+        real_init(self, *a, **k)
+
+    def display(self, screen, renderable):
+        real_display(self, screen, renderable)
+        table = next((w for w in screen.walk_children() if type(w).__name__ == "ResultsTable"), None)
+        if not drawn and table is not None and table.row_count:
+            drawn.append(time.time())
+            drawn.append(time.process_time())
+            self.exit()
+
+    App.__init__, App._display = init, display
+    App.run = lambda self, **k: real_run(self, headless=True, size=(150, 45))
+    os.environ["KT_TUI_BACKEND"] = "none"  # the engine thread, if it starts, runs nothing
+    from kt_tui.cli import main as kt_main
+
+    kt_main(["resume", sid, "--db", str(db)])
+    return drawn[0], drawn[0] - made[0], drawn[1]
+
+
+def process_first_frame(sid: str, db: Path, env: dict, cli: bool = False) -> tuple[float, float, float]:
+    """From starting a Python process to the session's first frame: the imports a user waits for too;
+    in that process, from making the app to that frame; and the CPU it spent to that frame.
+    cli: through `kt-tui resume ID`'s main()."""
     t0 = time.time()
     out = subprocess.run(
-        [sys.executable, __file__, "--first-frame-of", sid, "--db", str(db)],
+        [sys.executable, __file__, "--first-frame-cli" if cli else "--first-frame-of", sid, "--db", str(db)],
         env=env,
         capture_output=True,
         text=True,
         cwd=ROOT,
         check=True,
     )
-    return float(out.stdout.split()[-1]) - t0
+    drawn, in_process, cpu = map(float, out.stdout.split()[-3:])
+    return drawn - t0, in_process, cpu
+
+
+def first_frames(results: int, n: int) -> None:
+    """--first-frame N: the first frame of a resumed session of `results` results, N times, each in a
+    new process: from its start, and from making the app; the load average before and after."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.update(KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp)
+        db = Path(tmp) / "big.db"
+        sid = fill(db, results)
+        load_before = Path("/proc/loadavg").read_text().split()[:3]
+        runs = [process_first_frame(sid, db, dict(os.environ)) for _ in range(n)]
+        cli = [process_first_frame(sid, db, dict(os.environ), cli=True) for _ in range(n)]
+        load_after = Path("/proc/loadavg").read_text().split()[:3]
+    starts, ins, cpus = (sorted(r[i] for r in runs) for i in range(3))
+    cli_starts, cli_ins, cli_cpus = (sorted(r[i] for r in cli) for i in range(3))
+    print(
+        f"# benchmarks/tui.py --first-frame {n}: {platform.node()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {results} results; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+    print(f"load average (1, 5, 15 min) before {' '.join(load_before)}, after {' '.join(load_after)}")
+    print(f"first frame from a new process's start: median {statistics.median(starts):.3f} s, {_spread(starts)}")
+    print(f"first frame from making the app:        median {statistics.median(ins):.3f} s, {_spread(ins)}")
+    print(f"CPU the process spent to it:            median {statistics.median(cpus):.3f} s, {_spread(cpus)}")
+    print("the same through `kt-tui resume ID` (its main(), the app run headless):")
+    print(
+        f"  from a new process's start:           median {statistics.median(cli_starts):.3f} s, {_spread(cli_starts)}"
+    )
+    print(f"  from making the app:                  median {statistics.median(cli_ins):.3f} s, {_spread(cli_ins)}")
+    print(f"  CPU the process spent to it:          median {statistics.median(cli_cpus):.3f} s, {_spread(cli_cpus)}")
+
+
+def _spread(values: list[float]) -> str:
+    return "min {:.3f} max {:.3f} (all: {})".format(min(values), max(values), " ".join(f"{v:.2f}" for v in values))
 
 
 def timed(cmd: list[str], env: dict) -> float:
@@ -416,11 +485,24 @@ def main() -> None:
     ap.add_argument("--keys", type=int, default=40)
     ap.add_argument("--sessions", type=int, default=300, help="other sessions in the database, for `kt-tui sessions`")
     ap.add_argument("--out")
+    ap.add_argument(
+        "--first-frame",
+        type=int,
+        metavar="N",
+        help="only the first frame, from N new processes' start and in them (from making the app), one after the other",
+    )
     ap.add_argument("--first-frame-of", help=argparse.SUPPRESS)  # a session id: the child of process_first_frame
+    ap.add_argument("--first-frame-cli", help=argparse.SUPPRESS)  # the same through `kt-tui resume ID`
     ap.add_argument("--db", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.first_frame_of:
-        print(asyncio.run(first_frame_only(a.first_frame_of, Path(a.db))))
+        print(*asyncio.run(first_frame_only(a.first_frame_of, Path(a.db))))
+        return
+    if a.first_frame_cli:
+        print(*first_frame_cli(a.first_frame_cli, Path(a.db)), flush=True)
+        os._exit(0)  # as kt-tui's own entry() ends
+    if a.first_frame:
+        first_frames(a.results, a.first_frame)
         return
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp)
@@ -433,7 +515,7 @@ def main() -> None:
         kt = [sys.executable, "-m", "kt_tui"]
         sessions_s = statistics.median(timed([*kt, "sessions", "--db", str(db)], env) for _ in range(3))
         single, batched = store_rate(tmp)
-        process_s = statistics.median(process_first_frame(sid, db, env) for _ in range(3))
+        process_s = statistics.median(process_first_frame(sid, db, env)[0] for _ in range(3))
         rss_before = peak_rss_mb()
         gpu = FakeGpu(a.rate, a.stream_s)
         got = asyncio.run(drive(sid, db, gpu, a.keys))

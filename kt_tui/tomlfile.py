@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import tomlkit
 from pydantic import ValidationError
 
 from .errors import UserError
@@ -56,16 +55,22 @@ def check_depth(data: dict, path) -> None:
 
 def dumps(data: dict) -> str:
     """TOML for a fresh file; None values are left out (TOML has no null)."""
+    import tomlkit  # here: only the writers need it, not the readers (the TUI's first frame)
+
     return tomlkit.dumps(_drop_none(data))
 
 
 def literal(text: str):
     """`text` as a TOML literal string ('kt') when it can be one, else a basic string ("it's")."""
+    import tomlkit  # here: only the writers need it, not the readers (the TUI's first frame)
+
     return tomlkit.string(text, literal="'" not in text and text.isprintable())
 
 
 def inline_tables(rows: list[dict]):
     """A list of tables written on one line, `[{n = 1000}, {n = 37}]`, not as [[name]] sections."""
+    import tomlkit  # here: only the writers need it, not the readers (the TUI's first frame)
+
     out = tomlkit.array()
     for row in rows:
         t = tomlkit.inline_table()
@@ -75,6 +80,8 @@ def inline_tables(rows: list[dict]):
 
 
 def _drop_none(v):
+    import tomlkit  # here: only the writers need it, not the readers (the TUI's first frame)
+
     if isinstance(v, tomlkit.items.Item):
         return v
     if isinstance(v, dict):

@@ -10,35 +10,20 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config import Settings
-from ..engine.backend import BackendChoice
-from ..engine.registry import check_strategy
-from ..engine.strength import CheckRefused
-from ..engine.summary import session_summary
-from ..engine.verdict import UNMEASURED, waits_for_gpu
 from ..errors import UserError
-from ..files import SPEC_MAX, check_regular
-from ..gpu import pool as gpu_pool
 from ..gpu.timeline import mark
-from ..kernel.spec import spec_path_for
 from ..redact import for_terminal
-from ..store.problems import db_problem
 from ..ui.services import Services
-from .early import local_worker
-from .headless import make_policy, progress_printer, run_headless
 from .listing import open_store
-from .session import (
-    checked_choice,
-    load_kernel_spec,
-    new_session,
-    open_new,
-    open_stored,
-    read_kernel_file,
-    resume_backend,
-    session_options,
-    stored_llm,
-)
+
+if TYPE_CHECKING:
+    from ..config import Settings
+
+# Imported where used: the engine's, the GPU pool's and the session openers' modules, so that the
+# TUI's first frame (tui_app) waits for none of them and `kt-tui run --auto` for no Textual; each
+# function imports what it runs.
 
 
 class SessionNotFound(UserError):
@@ -53,6 +38,9 @@ def find_session(store, sid: str | None) -> dict:
 
 
 def make_worker(settings: Settings, start: bool = False):
+    from ..gpu import pool as gpu_pool
+    from .early import local_worker
+
     if gpu_pool.wanted(settings):
         logs = settings.data_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
@@ -67,8 +55,37 @@ def make_worker(settings: Settings, start: bool = False):
     return local_worker(settings, start)
 
 
+def open_new(*args):
+    """front/session.py's open_new, its modules loaded on the engine thread (prepare runs there)."""
+
+    def prepare(gpu):
+        from .session import open_new
+
+        return open_new(*args)(gpu)
+
+    return prepare
+
+
+def open_stored(*args):
+    """front/session.py's open_stored, as open_new."""
+
+    def prepare(gpu):
+        from .session import open_stored
+
+        return open_stored(*args)(gpu)
+
+    return prepare
+
+
+def make_policy(*args):
+    from .headless import make_policy
+
+    return make_policy(*args)
+
+
 def tui_services() -> Services:
-    """What the terminal UI calls on this layer (it never imports front/)."""
+    """What the terminal UI calls on this layer (it never imports front/): each loads its modules
+    when first called, after the first frame."""
     return Services(
         open_new=open_new,
         open_stored=open_stored,
@@ -82,7 +99,7 @@ def tui_services() -> Services:
 def tui_app(settings: Settings, store, **target):
     """The Textual app, given what it needs from here; target: kernel_file, spec_path, kernel_name,
     resume (a session id) or browse."""
-    from ..ui.app import KtApp  # Textual loads only for the TUI
+    from ..ui.app import KtApp
 
     return KtApp(settings, store, tui_services(), **target)
 
@@ -95,7 +112,7 @@ def browse_sessions(settings: Settings) -> int:
 
 
 def export_results(settings: Settings, args: argparse.Namespace) -> int:
-    from ..export import export_session  # here: `run` and `resume` load no exporter
+    from ..export import export_session
 
     store = open_store(settings)
     sid = find_session(store, args.session)["id"]
@@ -118,6 +135,9 @@ def export_results(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _finish(store, sid: str, state: str, as_json: bool) -> int:
+    from ..engine.summary import session_summary
+    from ..engine.verdict import UNMEASURED, waits_for_gpu
+
     summary = session_summary(store, sid)
     if as_json:
         print(json.dumps(summary, indent=2))
@@ -147,7 +167,7 @@ def llm_factory(settings: Settings):
         return None
 
     def make(on_call):
-        from ..llm.client import LlmClient  # openai loads only when an LLM is used
+        from ..llm.client import LlmClient
 
         return LlmClient.from_settings(settings, on_call=on_call)
 
@@ -155,7 +175,8 @@ def llm_factory(settings: Settings):
 
 
 def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_event):
-    from ..engine.core import Engine  # here: the TUI's first frame does not wait for the engine's imports
+    from ..engine.core import Engine
+    from .session import session_options
 
     options = session_options(settings, store.session(sid)["strategy"], store, sid)
     return Engine(
@@ -173,6 +194,10 @@ def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_eve
 
 
 def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_flagged: bool = False) -> int:
+    from ..engine.strength import CheckRefused
+    from ..store.problems import db_problem
+    from .headless import make_policy, progress_printer, run_headless
+
     if choice.note:
         print(for_terminal(choice.note), file=sys.stderr)
     engine = make_engine(store, settings, sid, gpu, choice, make_policy(allow_flagged), progress_printer())
@@ -199,6 +224,9 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
 
 def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
     """gpu: a worker cli.py started before importing this module (front/early.py), or None."""
+    from ..engine.registry import check_strategy
+    from .session import checked_choice, load_kernel_spec, new_session, read_kernel_file, session_options
+
     mark("main: imports done")
     # the worker starts first: it imports kernel_tuner while this process reads the kernel and the spec
     if gpu is None:
@@ -223,6 +251,9 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
 def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     """A finished session runs nothing: no GPU worker, and no backend is probed unless asked for.
     (cli.py has printed where the session stands: front/early.py resume_line.)"""
+    from ..engine.backend import BackendChoice
+    from .session import resume_backend, session_options, stored_llm
+
     store = open_store(settings)
     s = find_session(store, args.session)
     store.lock(s["id"])  # before anything runs: a second process on this session stops here
@@ -250,7 +281,7 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
 
 def _imported_kernel(script: str) -> str:
     """`kt-tui SCRIPT.py`: import the kernel_tuner script, then open its first kernel."""
-    from ..importer.run import ImportFailed, import_script  # here: only this command imports scripts
+    from ..importer.run import ImportFailed, import_script
 
     done, problems, notes = import_script(script)
     for line in [*notes, *problems]:
@@ -261,12 +292,19 @@ def _imported_kernel(script: str) -> str:
 
 
 def open_tui(settings: Settings, args: argparse.Namespace) -> int:
+    from .session import session_options
+
     if args.command == "resume":
         store = open_store(settings)
         s = find_session(store, args.session)
         session_options(settings, s["strategy"], store, s["id"])  # a flag its strategy has no option for
         target = {"resume": s["id"]}
     else:
+        from ..engine.registry import check_strategy
+        from ..files import SPEC_MAX, check_regular
+        from ..kernel.spec import spec_path_for
+        from .session import read_kernel_file
+
         check_strategy(settings.strategy, session_options(settings, settings.strategy))
         if str(args.kernel_path).endswith(".py"):
             args.kernel_path = _imported_kernel(args.kernel_path)

@@ -9,7 +9,6 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engine.summary import session_row
 from ..errors import UserError
 from ..store import Store
 
@@ -44,6 +43,8 @@ def _text(v) -> str:
 
 
 def list_sessions(db: str, as_json: bool) -> int:
+    from ..engine.summary import session_row  # here: open_store (the TUI's) loads no engine
+
     store = open_db(db)
     rows = [session_row(s) for s in store.sessions()]
     if as_json:

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import FLAT_STRATEGY_KEYS, Settings
-from ..engine.backend import BackendChoice, BackendError, choose_backend
-from ..engine.precheck import checked_backend
 from ..engine.registry import strategy_options
 from ..errors import UserError
-from ..gpu.client import GpuWorker
-from ..gpu.probe_cache import cached_probe
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..redact import MASK
 from ..store import SessionStore, Store
-from .early import take_compile_check
 from .kernelfile import KernelFile, load_kernel_spec, read_kernel_file
+
+if TYPE_CHECKING:
+    from ..engine.backend import BackendChoice
+    from ..gpu.client import GpuWorker
+
+# Imported where used: the backend's pick and the compile check (engine/backend.py, precheck.py),
+# which `kt-tui resume` in the TUI does on the engine thread, after the first frame; it checks the
+# strategy's options (session_options) before.
 
 __all__ = ["KernelFile", "load_kernel_spec", "read_kernel_file"]  # read here by commands, spec_cmd and the tests
 
@@ -36,6 +39,9 @@ def pick_backend(
     kernel_path: Path,
     request: str | None = None,
 ) -> BackendChoice:
+    from ..engine.backend import choose_backend
+    from ..gpu.probe_cache import cached_probe
+
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
     return choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
 
@@ -43,6 +49,8 @@ def pick_backend(
 def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> BackendChoice:
     """The backend for a new session, and the kernel compile-checked for it. Once a GPU is picked,
     while nvcc still runs, the worker makes the inputs and opens the device for the first job."""
+    from ..engine.precheck import checked_backend
+    from .early import take_compile_check
 
     def pick() -> BackendChoice:
         choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
@@ -82,6 +90,8 @@ def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, ch
 def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -> BackendChoice:
     """The backend for a resumed session: what it used if that still works here, else what auto
     finds, else none (stored results can still be viewed; measuring fails with a clear message)."""
+    from ..engine.backend import BackendChoice, BackendError
+
     s = SessionStore(store, sid).session()
     if s.get("sim_cache") and not settings.sim_cache:
         settings.sim_cache = s["sim_cache"]

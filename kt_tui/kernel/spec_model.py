@@ -16,7 +16,6 @@ from itertools import islice, product
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from pydantic import ConfigDict, ValidationInfo, field_validator, model_validator
 from pydantic.dataclasses import dataclass
 
@@ -426,11 +425,11 @@ def _fits(a: Arg, v: Any, where: str) -> None:
         f"expected a finite number, got {v!r}",
     )
     if a.dtype.startswith("float"):
-        big = float(np.finfo(a.dtype).max)
+        big = FLOAT_MAX[a.dtype]
         want(abs(v) <= big, where, f"{v!r} is beyond the range of {a.dtype} (at most {big:.4g})")
     else:
-        info = np.iinfo(a.dtype)
-        want(info.min <= int(v) <= info.max, where, f"{v!r} does not fit {a.dtype} ({info.min} to {info.max})")
+        low, high = int_range(a.dtype)
+        want(low <= int(v) <= high, where, f"{v!r} does not fit {a.dtype} ({low} to {high})")
 
 
 def random_bounds(a: Arg, sizes: dict[str, int]) -> tuple[Any, Any]:
@@ -446,9 +445,21 @@ def random_bounds(a: Arg, sizes: dict[str, int]) -> tuple[Any, Any]:
         low = lo if lo is not None else (-1.0 if wide else -100)
         high = hi if hi is not None else (1.0 if wide else 100)
     if not floating:
-        info = np.iinfo(a.dtype)
-        low, high = max(info.min, int(low)), min(info.max, int(high))
+        least, most = int_range(a.dtype)
+        low, high = max(least, int(low)), min(most, int(high))
     return low, high
+
+
+# The largest finite value of each float dtype and the range of each integer dtype, as numpy's
+# finfo and iinfo give them (tests/kernel/test_spec_model.py compares): numpy is not imported
+# for them, so that reading a spec (a resumed session's first frame does) waits for no numpy.
+FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+
+
+def int_range(dtype: str) -> tuple[int, int]:
+    """The least and the greatest value of an integer dtype such as int32 or uint8."""
+    bits = _itemsize(dtype) * 8
+    return (0, 2**bits - 1) if dtype.startswith("u") else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
 
 
 def _itemsize(dtype: str) -> int:

@@ -11,21 +11,32 @@ from textual.screen import Screen
 
 from ..config import Settings
 from ..errors import UserError
-from ..kernel.draft import draft_note, draft_spec
-from ..kernel.source import pick_kernel
 from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for
 from ..store import SessionStore, Store
-from . import editors, prefs, report_screen, settings_screen, setup_screens, strategy_picker  # noqa: F401 - their screens
+from . import prefs
 from .keys import palette_commands
 from .services import Services
 from .session_screen import SessionScreen
-from .sessions_screen import SessionsScreen
-from .setup_screens import KernelPickScreen, SpecEditScreen
 from .theme import load_themes
+
+# Imported where used: the screens a resumed session's first frame does not show (the sessions
+# browser, the kernel pick and spec editor, the modals) and the drafter, so that the first frame
+# does not wait for their imports.
 
 
 def binding_ids() -> set[str]:
     """The ids a [keys] table in config.toml may remap: every screen's bindings that have one."""
+    from . import (  # noqa: F401 - here: every screen with bindings, which the first frame does not load
+        editors,
+        export_screen,
+        report_screen,
+        sessions_screen,
+        settings_screen,
+        setup_screens,
+        spec_draft,
+        strategy_picker,
+    )
+
     found: set[str] = set()
     todo: list[type] = [Screen, KtApp]
     while todo:
@@ -78,6 +89,8 @@ class KtApp(App):
                 )
             self.set_keymap(self.settings.keys)
         if self.browse:
+            from .sessions_screen import SessionsScreen
+
             self.push_screen(SessionsScreen(self.store))
         elif self.resume:
             self._open_stored(self.resume)
@@ -95,6 +108,8 @@ class KtApp(App):
         return Path(self.spec_path) if self.spec_path else spec_path_for(self.kernel_file.path)
 
     def _choose_kernel(self) -> None:
+        from .setup_screens import KernelPickScreen
+
         kf = self.kernel_file
         name = self.kernel_name
         if name is None and self._spec_file.is_file():
@@ -109,6 +124,10 @@ class KtApp(App):
             self._kernel_chosen(name)
 
     def _kernel_chosen(self, name: str | None) -> None:
+        from ..kernel.draft import draft_note, draft_spec
+        from ..kernel.source import pick_kernel
+        from .setup_screens import SpecEditScreen
+
         kernel = pick_kernel(self.kernel_file.kernels, name, str(self.kernel_file.path))
         path = self._spec_file
         if not path.exists():

@@ -17,7 +17,6 @@ from textual.widgets import DataTable
 from ..engine import gates as g
 from ..engine.gates import Gate
 from .confirm import MOVE_KEYS
-from .editors import KernelEditScreen, TextEditScreen, search_problem
 from .keys import CHOICE_IDS, choice_key
 
 DEFAULT_KEYS = {"start": "s", "edit": "e", "skip": "k", "stop": "x", "retry": "t", "approve_all": "A"}
@@ -111,6 +110,8 @@ FALLBACK = GateView(_fallback)
 
 
 def _edit_sweep(gate: g.SweepGate) -> ModalScreen:
+    from .editors import TextEditScreen, search_problem  # here: the editors load when one opens
+
     return TextEditScreen(
         "Search settings for this run",
         gate.text,
@@ -145,6 +146,8 @@ def _sweep(gate: g.SweepGate, text: Text, keys: dict, simulated: bool) -> None:
 
 
 def _edit_step(gate: g.StepGate) -> ModalScreen:
+    from .editors import TextEditScreen  # here: the editors load when one opens
+
     if gate.prompt:
         return TextEditScreen(
             "Edit the step's prompt",
@@ -177,6 +180,8 @@ def _step(gate: g.StepGate, text: Text, keys: dict, simulated: bool) -> None:
 
 
 def _edit_plan(gate: g.PlanGate) -> ModalScreen:
+    from .editors import TextEditScreen  # here: the editors load when one opens
+
     return TextEditScreen(
         "Edit the plan",
         gate.text,
@@ -193,6 +198,8 @@ def _plan(gate: g.PlanGate, text: Text, keys: dict, simulated: bool) -> None:
 
 
 def _edit_kernel(gate: g.KernelGate) -> ModalScreen:
+    from .editors import KernelEditScreen  # here: the editors load when one opens
+
     return KernelEditScreen(gate.code, gate.tune_params, gate.restrictions)
 
 
@@ -259,6 +266,8 @@ def _accept(gate: g.AcceptGate, text: Text, keys: dict, simulated: bool) -> None
 
 
 def _edit_configs(gate: g.ConfigsGate) -> ModalScreen:
+    from .editors import TextEditScreen  # here: the editors load when one opens
+
     return TextEditScreen(
         "Configurations to benchmark",
         gate.text,
@@ -292,6 +301,8 @@ def _space(gate: g.SpaceGate, text: Text, keys: dict, simulated: bool) -> None:
 
 
 def _edit_answer(gate: g.LlmFailedGate) -> ModalScreen:
+    from .editors import TextEditScreen  # here: the editors load when one opens
+
     problems = "".join(f"\n- {p}" for p in gate.problems)
     return TextEditScreen(
         "Write the answer yourself",

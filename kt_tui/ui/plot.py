@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 from rich.text import Text
 from textual.widgets import Static
 
@@ -42,6 +41,8 @@ def render_plot(
 ) -> Text:
     """times: one entry per evaluation, None for a failed one; series: each one's series number
     (its colour: styles['point0'], ...). Log scale: tuning times span decades."""
+    import numpy as np  # here: a resumed session's first frame draws no points (and waits for no numpy)
+
     t = np.asarray(times, dtype=float)  # None -> nan
     n = len(t)
     ran = t > 0  # false for nan, failures and zero
@@ -138,6 +139,9 @@ class TuningPlot(Static):
             self.update(Text(f"loading the plot of {self.reading:,} stored results…", style="dim"))
             return
         width = max(self.size.width, 20)
+        if not self.times:
+            self.update(Text("no measurements yet", style="dim"))
+            return
         times, series = self._drawn[0].extend(self.times), self._drawn[1].extend(self.series)
         plot = render_plot(times, width, max(self.size.height - 2, 2), self.palette, series)
         if len(self.versions) > 1:
@@ -170,18 +174,22 @@ class _Column:
     redraw of 100,000 points does not walk them in Python."""
 
     def __init__(self, dtype):
-        self.np, self.dtype = np, dtype
-        self.data, self.n = np.empty(1024, dtype), 0
+        self.dtype = dtype
+        self.data, self.n = None, 0
 
     def extend(self, values: list):
+        import numpy as np  # here: as render_plot (loaded once; later imports are a lookup)
+
+        if self.data is None:
+            self.data = np.empty(1024, self.dtype)
         if len(values) > self.n:
-            tail = self.np.asarray(values[self.n :], dtype=self.dtype)  # None -> nan
+            tail = np.asarray(values[self.n :], dtype=self.dtype)  # None -> nan
             while len(self.data) < len(values):
-                self.data = self.np.concatenate([self.data, self.np.empty(len(self.data), self.dtype)])
+                self.data = np.concatenate([self.data, np.empty(len(self.data), self.dtype)])
             self.data[self.n : len(values)] = tail
             self.n = len(values)
         return self.data[: len(values)]
 
     def set(self, i: int, value) -> None:
         if i < self.n:
-            self.data[i] = self.np.nan if value is None else value
+            self.data[i] = float("nan") if value is None else value

@@ -10,18 +10,13 @@ from rich.text import Text
 from textual.widgets import Input, TabbedContent
 
 from ..engine.gates import Decision, KernelGate
-from ..engine.registry import strategy_options
 from ..errors import UserError
 from . import prefs
 from .bridge import GateOpened
 from .confirm import AskScreen
-from .export_screen import ExportScreen
 from .gate_view import answers, view_for
 from .keys import CHOICE_IDS, HelpScreen, help_text
-from .report_screen import start_sanitizer
-from .settings_screen import SettingsScreen
 from .status import FilterInput
-from .strategy_picker import StrategyPicker
 from .widgets import GatePanel, ResultsTable
 
 DESTRUCTIVE = ("skip", "stop")  # a decision held UNDO_S seconds before the engine gets it; u takes it back
@@ -195,6 +190,8 @@ class SessionActions(_Screen):
             elif name and self.gate is gate:
                 self._decide("switch", name)
 
+        from .strategy_picker import StrategyPicker  # here: a modal the first frame does without
+
         self.app.push_screen(StrategyPicker(self.data.session()["strategy"]), chosen)
 
     def action_settings(self) -> None:
@@ -204,11 +201,15 @@ class SessionActions(_Screen):
                     self.engine.change_options(values)
                 self.notify("Settings applied from the next decision on.")
 
+        from .settings_screen import SettingsScreen  # here: a modal the first frame does without
+
         values = dict(self.engine.options) if self.engine is not None else self._options()
         self.app.push_screen(SettingsScreen(values, self.strategy), apply)
 
     def _options(self) -> dict:
         """Before the engine runs: the options the strategy will start with (config file and flags)."""
+        from ..engine.registry import strategy_options  # here: it loads pydantic models of the strategies
+
         s = self.settings
         try:
             return strategy_options(
@@ -279,12 +280,16 @@ class SessionActions(_Screen):
         self._show_progress()
 
     def action_sanitize(self, tool: str) -> None:
+        from .report_screen import start_sanitizer  # here: a modal the first frame does without
+
         start_sanitizer(self, tool)
 
     def action_export(self) -> None:
         if self.sid is None:
             self.notify("nothing to export yet: the session has not started", severity="warning")
             return
+        from .export_screen import ExportScreen  # here: the exporter loads with its modal
+
         self.app.push_screen(ExportScreen(self.store, self.sid))
 
     def action_quit_session(self) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from ..engine import events as ev
 from ..engine.edits import edit_diff
@@ -108,7 +108,7 @@ class SessionEvents(_Screen):
         self.query_one(PlanView).show(self.steps)
 
     def _on_llm_start(self, e: ev.LlmStart) -> None:
-        self.query_one("#llm-log", RichLog).write(Text(f"--- {e.key} ({e.purpose}) ---", style="bold"))
+        self.llm_log.write(Text(f"--- {e.key} ({e.purpose}) ---", style="bold"))
         self.llm_line = ""
         self.query_one(GatePanel).update(
             Text.assemble(("Asking the LLM: ", "bold"), e.key, (f"  ({self.keys['stop']} cancels the call)", "dim"))
@@ -118,10 +118,10 @@ class SessionEvents(_Screen):
         self.llm_line += e.text
         *lines, self.llm_line = self.llm_line.split("\n")
         for line in lines:
-            self.query_one("#llm-log", RichLog).write(line)
+            self.llm_log.write(line)
 
     def _on_llm_done(self, e: ev.LlmDone) -> None:
-        log = self.query_one("#llm-log", RichLog)
+        log = self.llm_log
         if self.llm_line:
             log.write(self.llm_line)
             self.llm_line = ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -15,18 +15,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, RichLog, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
 
 from ..config import Settings
 from ..engine import events as ev
-from ..engine.backend import BackendChoice
 from ..engine.gates import Gate
-from ..engine.manual import CONNECT
-from ..engine.registry import get_strategy
 from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
-from ..kernel.syntax import highlights
 from ..records import Result, config_key
 from ..store import SessionStore, Store
 from . import prefs
@@ -40,8 +36,10 @@ from .session_actions import SessionActions
 from .session_events import SessionEvents
 from .session_stored import StoredView, freeze_heap
 from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
-from .strategy_picker import strategies
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
+
+if TYPE_CHECKING:
+    from ..engine.backend import BackendChoice
 
 
 class Ready(Message):
@@ -146,17 +144,15 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
                             placeholder="filter: rows holding every word (enter keeps it, escape clears)", id="filter"
                         )
                         yield ResultsTable(id="results")
-                    with TabPane("Plan", id="tab-plan"):
-                        yield PlanView(id="plan")
-                    with TabPane("Kernel", id="tab-kernel"):
-                        with VerticalScroll():
-                            yield Static("No generated kernel yet.", id="kernel-view")
-                    with TabPane("LLM", id="tab-llm"):
-                        yield RichLog(id="llm-log", wrap=True, markup=False)
+                    # their contents come after the first frame (_fill_tabs): it shows the Results tab
+                    yield TabPane("Plan", id="tab-plan")
+                    yield TabPane("Kernel", id="tab-kernel")
+                    yield TabPane("LLM", id="tab-llm")
         yield StatusBar(id="status")
         yield FitFooter(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
 
     def on_mount(self) -> None:
+        self.after_first_frame(self._fill_tabs)  # first: whatever runs after the first frame may use them
         self.query_one(SpecSummary).show(self.spec)
         table = self.table = self.query_one(ResultsTable)  # kept: the event handlers use it at every result
         names = list(self.spec.tune_params)
@@ -174,9 +170,26 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         self.after_first_frame(self._engine_thread)
         self.after_first_frame(self._warm_up)
 
+    async def _fill_tabs(self) -> None:
+        """The hidden tabs' contents: the plan (shown as read by _load_stored), the generated
+        kernel and the LLM log."""
+        from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
+
+        await self.query_one("#tab-plan", TabPane).mount(PlanView(id="plan"))
+        await self.query_one("#tab-kernel", TabPane).mount(
+            VerticalScroll(Static("No generated kernel yet.", id="kernel-view"))
+        )
+        await self.query_one("#tab-llm", TabPane).mount(RichLog(id="llm-log", wrap=True, markup=False))
+        if self.steps:
+            self.query_one(PlanView).show(self.steps)
+
     @work(thread=True, group="warm")
     def _warm_up(self) -> None:
         """What the modals need the first time they open, loaded while the user reads the first gate."""
+        from ..kernel.syntax import highlights  # here: after the first frame, as the rest of this warm-up
+        from . import editors, export_screen, report_screen, settings_screen  # noqa: F401 - here: as above
+        from .strategy_picker import strategies  # here: as above
+
         strategies()
         highlights("__global__ void k(float *x) { x[0] = 1.0f; }\n")
 
@@ -200,6 +213,8 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
             self.store, self.settings, sid, self.gpu, choice, self.bridge.decide, self.bridge.on_event
         )
         self.engine = engine
+        from ..engine.registry import get_strategy  # here: the strategy's modules load on this thread
+
         try:
             engine.run(get_strategy(SessionStore(self.store, sid).session()["strategy"]))
         except Exception as e:  # noqa: BLE001 - the engine stored the failure; show it, stay open
@@ -213,6 +228,8 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
         if self._services().llm_factory(self.settings) is None:
+            from ..engine.manual import CONNECT  # here: it loads pydantic models the first frame does without
+
             self.notify(
                 f"No LLM configured: with explicit or autonomous ([{self.keys['switch_strategy']}] switches) "
                 f"you write the steps and kernels yourself. {CONNECT}",

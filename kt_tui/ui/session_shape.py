@@ -8,6 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widgets import RichLog
 
 from ..config import Settings
 from ..engine.backend import BackendChoice
@@ -53,6 +54,10 @@ class SessionShape(Screen[None]):
     @property
     def keys(self) -> dict[str, str]:
         raise NotImplementedError
+
+    @property
+    def llm_log(self) -> RichLog:
+        raise NotImplementedError  # StoredView has it
 
     def _banner(self) -> None: ...
     def _engine_thread(self) -> Any: ...  # a textual worker

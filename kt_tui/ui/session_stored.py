@@ -9,12 +9,10 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import work
 from textual.message import Message
-from textual.widgets import RichLog
 
 from ..engine.strength import vacuous_why
 from ..records import Result, config_key, trusted
 from ..store import SessionStore
-from .gate_view import PlanView
 from .plot import TuningPlot
 from .stored import StoredPoints, StoredRows, read_stored
 from .widgets import ResultsTable
@@ -56,6 +54,8 @@ def call_lines(c: dict) -> list[Text | str]:
 
 
 if TYPE_CHECKING:
+    from textual.widgets import RichLog
+
     from .session_shape import SessionShape as _Screen
 else:
     _Screen = object
@@ -78,6 +78,13 @@ class StoredView(_Screen):
         interpreter with the UI thread and delay that frame (a resumed session's first frame waits
         for nothing but its visible rows)."""
         self.call_after_refresh(work, *args)
+
+    @property
+    def llm_log(self) -> RichLog:
+        """The LLM tab's log (mounted after the first frame: SessionScreen._fill_tabs)."""
+        from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
+
+        return self.query_one("#llm-log", RichLog)
 
     @property
     def data(self) -> SessionStore:
@@ -105,8 +112,7 @@ class StoredView(_Screen):
         table.put_stored(self.data.fastest(first, upto=mark), total)
         table.find_stored = self._find_stored
         self.after_first_frame(self._read_calls)
-        self.steps = self.data.steps()  # once here; then kept up to date from the step events
-        self.query_one(PlanView).show(self.steps)
+        self.steps = self.data.steps()  # once here, shown with the Plan tab; then kept up to date from the step events
         if self.best:
             table.mark_best(table.best_key)
             self._best_version(s.get("best_version"))
@@ -133,7 +139,7 @@ class StoredView(_Screen):
 
     def on_stored_calls(self, message: StoredCalls) -> None:
         """The LLM tab of a resumed session: every stored call, failed attempts too, before the new ones."""
-        log = self.query_one("#llm-log", RichLog)
+        log = self.llm_log
         for c in message.calls:
             for line in call_lines(c):
                 log.write(line)

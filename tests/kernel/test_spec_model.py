@@ -52,3 +52,26 @@ def test_a_spec_file_cannot_name_its_own_folder():
     text = (EXAMPLES / "vector_add.cu.toml").read_text()
     with pytest.raises(SpecError, match=r"^base_dir: unknown key \(known: args, block_size_names"):
         parse_spec('base_dir = "/etc"\n' + text)
+
+
+def test_the_dtype_ranges_a_spec_is_checked_against_are_numpys():
+    """Reading a spec checks scalars and random bounds against their dtype's range without importing
+    numpy (a resumed session's first frame reads one); the ranges are numpy's, for every dtype a spec
+    may name, vector types' bases included, and a value just past one is refused."""
+    import numpy as np
+
+    from kt_tui.kernel.spec_keys import DTYPES, VECTORS
+    from kt_tui.kernel.spec_model import FLOAT_MAX, int_range
+
+    dtypes = set(DTYPES.values()) | {base for base, _ in VECTORS.values()}
+    for dtype in sorted(dtypes):
+        if dtype.startswith("float"):
+            assert FLOAT_MAX[dtype] == float(np.finfo(dtype).max), dtype
+        else:
+            info = np.iinfo(dtype)
+            assert int_range(dtype) == (int(info.min), int(info.max)), dtype
+    text = (EXAMPLES / "vector_add.cu.toml").read_text()
+    assert text.count('value = "n"') == 1
+    parse_spec(text.replace('value = "n"', 'value = "2147483647"'))
+    with pytest.raises(SpecError, match="does not fit int32"):
+        parse_spec(text.replace('value = "n"', 'value = "2147483648"'))

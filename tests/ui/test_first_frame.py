@@ -10,10 +10,13 @@ import subprocess
 import sys
 import threading
 
+from textual.widgets import RichLog, Static
+
 from kt_tui.config import load_settings
 from kt_tui.front import commands
 from kt_tui.front.commands import tui_app
 from kt_tui.store import Store
+from kt_tui.ui.gate_view import PlanView
 from kt_tui.ui.plot import TuningPlot
 from kt_tui.ui.session_screen import SessionScreen
 from kt_tui.ui.widgets import ResultsTable
@@ -46,6 +49,7 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
     bench = bench_tui()
     settings = load_settings({})
     sid = bench.fill(settings.db, RESULTS)
+    Store(settings.db).put_step(sid, "tile", title="Tile in shared memory", state="accepted", reason="1.3x")
     gpu = bench.FakeGpu(rate=1000, seconds=0.0)
     monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
     seen: dict = {}
@@ -62,6 +66,7 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
                 threads=sorted(t.name for t in threading.enumerate()),
                 engine=screen.engine,
                 frozen=gc.get_freeze_count(),
+                hidden_tabs=[len(screen.query(f"#{tab} > *")) for tab in ("tab-plan", "tab-kernel", "tab-llm")],
             )
 
     monkeypatch.setattr(App, "_display", display)
@@ -74,8 +79,17 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
         assert 0 < seen["rows"] <= SIZE[1]
         assert seen["points"] == 0
         assert seen["workers"] == [] and seen["engine"] is None
+        assert seen["hidden_tabs"] == [0, 0, 0]  # the Plan, Kernel and LLM tabs are filled after it
         # then the rest arrives: every stored result's point, the table's rows as the view nears them
         await wait_for(lambda: plot.reading is None and len(plot.times) >= RESULTS)
+        plan = screen.query_one(PlanView)  # the stored plan, read for the first frame, shown with its tab
+        assert plan.row_count == 1 and [str(c) for c in plan.get_row("tile")[1:]] == [
+            "Tile in shared memory",
+            "accepted",
+            "1.3x",
+        ]
+        assert screen.query_one("#llm-log", RichLog).lines == []
+        assert str(screen.query_one("#kernel-view", Static).render()) == "No generated kernel yet."
         assert table.total >= RESULTS and table.shown == min(table.MAX_ROWS, RESULTS)
         # full garbage collections skip what the app keeps: the imports' objects, then the plot's index
         assert 0 < seen["frozen"] < gc.get_freeze_count()
@@ -91,3 +105,93 @@ def test_starting_the_tui_leaves_the_engine_and_the_llm_sdk_for_later():
     code = "import sys, kt_tui.front.commands, kt_tui.ui.app; print(*sorted({'openai', 'kt_tui.engine.core'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.split() == []
+
+
+# What the first frame of a resumed session must not wait for: numpy, the engine's strategies and
+# core, the session openers (backend pick, compile check, GPU worker), the modals, the exporter and
+# the drafter. Each loads later: on the engine thread, with the first modal, or in the warm-up.
+NOT_BEFORE_THE_FIRST_FRAME = (
+    "numpy",
+    "kt_tui.engine.core",
+    "kt_tui.engine.registry",
+    "kt_tui.engine.strategies",
+    "kt_tui.engine.backend",
+    "kt_tui.engine.manual",
+    "kt_tui.front.session",
+    "kt_tui.gpu.client",
+    "kt_tui.export",
+    "kt_tui.kernel.draft",
+    "kt_tui.ui.editors",
+    "kt_tui.ui.export_screen",
+    "kt_tui.ui.settings_screen",
+    "kt_tui.ui.strategy_picker",
+    "kt_tui.ui.report_screen",
+    "kt_tui.ui.sessions_screen",
+    "kt_tui.ui.setup_screens",
+    "rich.pretty",  # with Textual's RichLog, the LLM tab's log
+    "tomlkit",  # TOML's writer: the config and the stored spec are only read
+)
+
+FIRST_FRAME_CHILD = """
+import os, sys
+from textual.app import App
+from kt_tui.config import load_settings
+from kt_tui.front import commands
+from kt_tui.store import Store
+
+class Gpu:
+    def probe(self, *a, **k): return {"backend": "pycuda", "gpu": "FAKE", "errors": {}}
+    def run(self, *a, **k): return {"stopped": True}
+    def close(self, *a): pass
+    request_stop = shutdown = kill = pause = close
+
+commands.make_worker = lambda settings, start=False: Gpu()
+seen = []
+real = App._display
+
+def display(self, screen, renderable):
+    real(self, screen, renderable)
+    if not seen and type(screen).__name__ == "SessionScreen" and screen.table.row_count:
+        seen.append([name for name in WATCH if name in sys.modules])
+        self.exit()
+
+App._display = display
+db = sys.argv[1]
+app = commands.tui_app(load_settings({"db": db}), Store(db), resume=sys.argv[2])
+app.run(headless=True, size=(150, 45))
+print("loaded:", *seen[0], flush=True)
+os._exit(0)
+"""
+
+
+def test_a_resumed_sessions_first_frame_waits_for_no_numpy_engine_or_modal():
+    """Measured in a new process, as a user starts kt-tui: at the first frame none of the modules
+    above is loaded (on the old main numpy, the strategies, the session openers and every modal
+    were), and the screen still works from there (the other tests here)."""
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 200)
+    code = "WATCH = " + repr(NOT_BEFORE_THE_FIRST_FRAME) + "\n" + FIRST_FRAME_CHILD
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(settings.db), sid],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert out.stdout.split() == ["loaded:"], out.stdout + out.stderr
+
+
+def test_the_key_ids_config_may_remap_are_all_known_though_the_screens_load_later():
+    """config.toml's [keys] is checked against every screen's binding ids (ui/app.py binding_ids):
+    in a new process, where the modals are not loaded yet, it knows as many as once all ui/ is."""
+    code = (
+        "import pkgutil, importlib, kt_tui.ui\n"
+        "from kt_tui.ui.app import binding_ids\n"
+        "first = binding_ids()\n"
+        "for m in pkgutil.iter_modules(kt_tui.ui.__path__): importlib.import_module('kt_tui.ui.' + m.name)\n"
+        "print(len(first), sorted(binding_ids() - first))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    count, missing = out.stdout.split(maxsplit=1)
+    assert int(count) > 30 and missing.strip() == "[]", out.stdout + out.stderr
