@@ -238,8 +238,8 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
         store = open_store(settings)
         choice = checked_choice(settings, gpu, kf, spec)
         mark("main: backend chosen")
-        if isinstance(gpu, gpu_pool.GpuPool):
-            gpu.wait_connected()  # joined meanwhile; a cluster not there is said before a session is made
+        if (wait_connected := getattr(gpu, "wait_connected", None)) is not None:  # a pool (gpu/pool.py)
+            wait_connected()  # joined meanwhile; a cluster not there is said before a session is made
     except BaseException:
         gpu.close()
         raise
