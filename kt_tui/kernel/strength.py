@@ -18,19 +18,29 @@ def _value(x: Any) -> str:
     return f"{x:.6g}" if isinstance(x, float) else str(x)
 
 
+CHUNK = 1 << 20  # elements compared at once: big arrays in cache-sized pieces, and the first difference ends it
+
+
 def same(a: np.ndarray, b: np.ndarray, tol: tuple[float, float] = (0.0, 0.0)) -> bool:
     """Equal within (atol, rtol), NaN equal to NaN; arrays of other sizes are never the same."""
     a, b = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
     if a.size != b.size:
         return False
-    if a.size == 0:
-        return True
-    if np.issubdtype(a.dtype, np.floating) or np.issubdtype(b.dtype, np.floating):
-        with np.errstate(invalid="ignore", over="ignore"):
-            return bool(
-                np.allclose(a.astype(np.float64), b.astype(np.float64), atol=tol[0], rtol=tol[1], equal_nan=True)
-            )
-    return bool(np.array_equal(a, b))
+    floating = np.issubdtype(a.dtype, np.floating) or np.issubdtype(b.dtype, np.floating)
+    for start in range(0, a.size, CHUNK):
+        x, y = a[start : start + CHUNK], b[start : start + CHUNK]
+        if floating and tol == (0.0, 0.0):
+            if not np.array_equal(x, y, equal_nan=True):
+                return False
+        elif floating:
+            with np.errstate(invalid="ignore", over="ignore"):
+                if not np.allclose(
+                    x.astype(np.float64), y.astype(np.float64), atol=tol[0], rtol=tol[1], equal_nan=True
+                ):
+                    return False
+        elif not np.array_equal(x, y):
+            return False
+    return True
 
 
 def constant(a: np.ndarray) -> bool:
@@ -38,9 +48,12 @@ def constant(a: np.ndarray) -> bool:
     a = np.asarray(a).reshape(-1)
     if a.size < 2:
         return False
-    if np.issubdtype(a.dtype, np.floating) and np.isnan(a).all():
-        return True
-    return bool((a == a[0]).all())
+    nan = np.issubdtype(a.dtype, np.floating) and bool(np.isnan(a[0]))
+    for start in range(0, a.size, CHUNK):
+        part = a[start : start + CHUNK]
+        if not (np.isnan(part).all() if nan else (part == a[0]).all()):
+            return False
+    return True
 
 
 def weak_output(

@@ -135,3 +135,25 @@ def test_excerpt_and_failure_text():
     assert text.startswith("wrong result at n=37: c[6] = nan, expected 6 (max abs err 92")
     assert text.endswith("2 mismatches)")
     assert failure_text([compare("c", ref, ref.copy(), 0, 0)]) == ""
+
+
+def test_big_outputs_are_compared_a_piece_at_a_time_with_the_same_verdicts(monkeypatch):
+    """A piece-wise comparison (kt_tui/compare.py CHUNK) gives the verdict of the whole-array one:
+    errors, the first bad index, NaN and Inf where the reference has them."""
+    import numpy as np
+
+    from kt_tui import compare as cmp
+
+    rng = np.random.default_rng(3)
+    ref = rng.random(10_000, dtype=np.float32) + 0.5
+    cases = {"close": ref * (1 + 1e-7), "off": ref.copy(), "nan": ref.copy(), "inf_ref": ref.copy()}
+    cases["off"][7_777] += 1
+    cases["nan"][5] = np.nan
+    refs = {name: ref.copy() for name in cases}
+    refs["inf_ref"][9_000] = cases["inf_ref"][9_000] = np.inf  # the exact path: Inf where the reference has it
+    whole = {n: cmp.compare(n, refs[n], o, 1e-6, 1e-5) for n, o in cases.items()}
+    monkeypatch.setattr(cmp, "CHUNK", 1000)
+    pieces = {n: cmp.compare(n, refs[n], o, 1e-6, 1e-5) for n, o in cases.items()}
+    assert pieces == whole
+    assert whole["close"]["ok"] and whole["inf_ref"]["ok"]
+    assert (whole["off"]["first_bad"], whole["nan"]["first_bad"]) == (7_777, 5)
