@@ -244,6 +244,7 @@ class Runs:
         seeds: Any = (),
         options: dict[str, Any] | None = None,
         one_worker: bool = False,
+        timing_only: bool = False,
     ) -> str:
         source, spec = self.version(vid)
         self.stop_requested.clear()
@@ -287,7 +288,7 @@ class Runs:
             sim_cache=str(sim_cache) if sim_cache else None,
             configs=configs,
             known=known,
-            reference=None if capture or sim else self.data.reference(self.original),
+            reference=None if capture or sim or timing_only else self.data.reference(self.original),
             capture_reference=capture,
             search=search,
             max_configs=max_configs,
@@ -300,7 +301,11 @@ class Runs:
 
         def on_gpu(kind_: str, payload: dict[str, Any]) -> None:
             if kind_ == "result" and kind != "reference":
-                self._add_result(vid, run_id, as_result(payload))
+                r: Result | None = as_result(payload)
+                if timing_only:
+                    r = self._timed_again(vid, as_result(payload))
+                if r is not None:
+                    self._add_result(vid, run_id, r)
             elif kind_ == "space" and not configs:  # a batch's total is its length, not its space's
                 self.data.put_run(run_id, total=payload["total"])
                 self.emit("space", keep=False, run=run_id, total=payload["total"])
@@ -344,7 +349,8 @@ class Runs:
             again = [dict(r.params) for k in sorted(keys) if (r := known.get(k)) and r.time_ms is not None]
             if not again:
                 continue
-            self._run_job(vid, f"again:{vid}:{len(self.data.runs())}", "remeasure", configs=again, one_worker=True)
+            run_id = f"again:{vid}:{len(self.data.runs())}"
+            self._run_job(vid, run_id, "remeasure", configs=again, one_worker=True, timing_only=True)
             base = self.known(vid).get(self.reference_key()) if vid == self.original else None
             if base is not None and base.time_ms is not None:
                 self.data.update_session(baseline_ms=base.time_ms)
@@ -355,6 +361,14 @@ class Runs:
                 text=f"{len(again)} configuration(s) of {vid} timed while the check was tested beside them "
                 "(compute-sanitizer on the same GPU): measured again",
             )
+
+    def _timed_again(self, vid: str, new: Result) -> Result | None:
+        """A configuration timed again (its outputs were checked when first measured): its stored
+        result with the new times; None when this time it did not run (the first result stands)."""
+        stored = self.known(vid).get(new.key)
+        if stored is None or new.time_ms is None or new.status != "ok":
+            return None if stored is not None else new
+        return replace(stored, time_ms=new.time_ms, times=new.times, timestamp=new.timestamp, worker=new.worker)
 
     def run_on_gpu(self, job: Any, on_gpu: Callable[[str, dict[str, Any]], None], timeout_s: float) -> dict[str, Any]:
         """One job on the GPU worker; a worker closed under it (the user left) interrupts the session."""

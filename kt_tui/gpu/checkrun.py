@@ -269,15 +269,20 @@ def check_strength(
         mark("main: check runs done")
         if oob:
             raise OutOfBounds(oob)
-        arrays = load_arrays(Path(tmp), ["before"] + [r["name"] for r in runs])
+        judged = Path(tmp, "state.json")
+        child_state = json.loads(judged.read_text()) if judged.exists() else None
+        arrays = {} if child_state else load_arrays(Path(tmp), ["before"] + [r["name"] for r in runs])
     error = said.get("error", "the check runs did not report")
     if why:
         notes.append(f"no do-nothing kernel: {why}")
-    if error and "original" not in arrays:
+    if error and not child_state and "original" not in arrays:
         return strength.unchecked(f"the original kernel could not be run to test the check: {error}", notes=notes)
     if error:
         notes.append(error)
-    state = judge(spec, arrays, runs, notes)
+    if child_state:
+        state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
+    else:
+        state = judge(spec, arrays, runs, notes)
     state["seconds"] = round(time.monotonic() - started, 2)
     return state
 
@@ -315,24 +320,25 @@ def load_arrays(out: Path, names: list[str]) -> dict[str, dict]:
 
 
 def main(argv: list[str]) -> int:
-    """The child: each run on fresh inputs; every array argument before the first and after each."""
+    """The child: each run on fresh inputs, every array argument kept before the first and after
+    each, then judged here (state.json): a big session's arrays never cross to the app's process."""
     from .worker.outputs import run_arrays  # in this child process only: it loads kernel_tuner
 
     job = json.loads(Path(argv[0]).read_text())
     out = Path(argv[1])
     spec = spec_from_plain(job["spec"])
+    arrays: dict[str, dict] = {}
     for i, run in enumerate(job["runs"]):
         args = make_args(spec, spec.sizes)
         if i == 0:
-            np.savez(out / "before.npz", **{a.name: v for a, v in zip(spec.args, args) if a.is_array})
+            arrays["before"] = {a.name: v.copy() for a, v in zip(spec.args, args) if a.is_array}
         try:
-            arrays = run_arrays(spec, run["source"], run["params"], None, job["backend"], args)
+            arrays[run["name"]] = run_arrays(spec, run["source"], run["params"], None, job["backend"], args)
         except Exception as e:  # noqa: BLE001 - the original's failure is the answer; another run's is a note
             print(f"kt-tui: {run['name']}: {type(e).__name__}: {str(e)[:300]}", flush=True)
             if i == 0:
                 return 1
-            continue
-        np.savez(out / f"{run['name'].replace(':', '_')}.npz", **arrays)  # type: ignore[arg-type]  # numpy's stub: a name might be allow_pickle
+    (out / "state.json").write_text(json.dumps(judge(spec, arrays, job["runs"], [])))
     return 0
 
 

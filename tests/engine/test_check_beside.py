@@ -90,3 +90,13 @@ def test_an_original_refused_after_the_sweep_started_leaves_no_best_and_nothing_
     from kt_tui.store import SessionStore
 
     assert vacuous_why(SessionStore(store, sid)).startswith("the original kernel was refused: ")
+
+
+def test_timing_again_keeps_the_first_verdict_and_checks_no_outputs_again(hermetic):
+    store, sid, gpu, engine = _session(hermetic, strength.verdict([], [], changed=["c"]))
+    engine.run(sweep)
+    again = [j for j in gpu.jobs if isinstance(j, TuneJob) and j.run_id.startswith("again:")]
+    assert again and all(j.reference is None for j in again)  # timing only: no reference sent, no comparison
+    base = engine.reference_key()  # the baseline is the reference: nothing checks it
+    verified = {r.key: r.verified for r in store.results(sid)}
+    assert verified.pop(base) is None and set(verified.values()) == {True}  # the first verdicts stand
