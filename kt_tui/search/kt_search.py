@@ -3,18 +3,16 @@
 Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before
 it) are weighed by what they measure: they alternate with random picks until two of those stand
 beside them, then a rule whose picks measure in the slow half of all seen is dropped and a seed
-of rules measuring in the fast half goes before anything else; that seed goes first as soon as one
-random pick stands beside the seeds if the fastest configuration seen is a seed (see
-Search._next_seed). After INITIAL configurations a surrogate picks each next one. It averages a
-Gaussian process and a forest of randomized trees, both fitted to the ranks of the measured times
-(failed configurations rank last), over the parameters plus the log of their products that matter
-on a GPU (threads per block, work per block and per thread, read from the grid divisors). Picks
-alternate between the largest expected improvement anywhere and the best-predicted configuration
-one parameter away from the best so far. Once STALL observations have brought no new best, two of
-every three picks explore instead: of the configurations with the most unexplored ones (neither
-seen nor adjacent to one seen; adjacent: one step in one parameter's values) among themselves and
-their adjacent ones, where a small fast region that nothing seen borders is likeliest, the one of
-the largest expected improvement (of the model picks, that is). The GP's length scales and the trees are
+of rules measuring in the fast half goes before anything else (see Search._next_seed). After
+INITIAL configurations a surrogate picks each next one. It averages a Gaussian process and a
+forest of randomized trees, both fitted to the ranks of the measured times (failed configurations
+rank last), over the parameters plus the log of their products that matter on a GPU (threads per
+block, work per block and per thread, read from the grid divisors). Its picks alternate between
+the largest expected improvement anywhere and the best-predicted configuration one parameter away
+from the best so far. Once STALL observations have brought no new best, two of every three of its
+picks explore instead (Search._explore): where the most configurations are unexplored (neither
+seen nor adjacent to one seen; adjacent: one step in one parameter's values), as a small fast
+region that nothing seen borders is likeliest there. The GP's length scales and the trees are
 refitted at every step while the observations are few, then each time their number has grown by a
 fixed factor; in between, the GP keeps its length scales and the trees their splits, and both take
 the new observations (the trees' leaves take the current targets).
@@ -48,9 +46,8 @@ TUNE_ALWAYS = 60  # the length scales are refitted at every step up to this many
 TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since the last refit
 TREES_ALWAYS, TREES_GROWTH = 100, 1.05
 INITIAL = 3  # configurations measured before the model, seeds included (at least JUDGE_AFTER random ones)
-STALL = 10  # observations without a new best after which every other model pick explores instead
+STALL = 10  # observations without a new best after which two of every three model picks explore instead
 JUDGE_AFTER = 2  # random configurations measured before a seed rule is judged against them
-LEAD_AFTER = 1  # random configurations measured before the rules of the fastest seed so far are followed
 
 
 class Search:
@@ -157,15 +154,10 @@ class Search:
         if not pending:
             return None
         best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
-        if (judged or self._seed_leads()) and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
+        if judged and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
             self.seed_picks += 1
             return best
         return None
-
-    def _seed_leads(self) -> bool:
-        """Whether the fastest configuration seen is a seed and a random pick stands beside it."""
-        timed = [(v, i) for i, v in self.seen.items() if v is not None]
-        return self.randoms >= LEAD_AFTER and bool(timed) and self.space[min(timed)[1]] in self.seed_rules
 
     def _predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m1, s1 = self.gp.predict(xs)
@@ -226,10 +218,10 @@ class Search:
         return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
 
     def _explore(self, free: np.ndarray, target: float) -> int:
-        """Of a sample of the free configurations, one whose adjacent configurations (one step in one
-        parameter) hold the most that are still unexplored (none adjacent to them, nor they, seen):
-        a small fast region that nothing seen borders is likeliest found there. Of those, the one
-        with the largest expected improvement."""
+        """Of a sample of the free configurations, one that with its adjacent configurations (one step
+        in one parameter) holds the most unexplored ones (neither seen nor adjacent to one seen): a
+        small fast region that nothing seen borders is likeliest found there. Of those, the one with
+        the largest expected improvement; the farthest from all seen when nothing is adjacent."""
         if not self.grid.ok:
             return self._farthest(free)
         cand = free if len(free) <= MAX_CANDIDATES else self.rng.choice(free, MAX_CANDIDATES, replace=False)
