@@ -1,5 +1,6 @@
-"""Our search after the model stalls (issue 24 item 4): exploring where nothing adjacent has been
-measured finds a small fast region the model cannot predict."""
+"""Our search after the model stalls, and the seed that leads (issue 24 item 4): exploring where
+nothing adjacent has been measured finds a small fast region the model cannot predict; a seed whose
+rules picked the fastest configuration so far is followed before the next random pick."""
 
 import itertools
 
@@ -59,3 +60,19 @@ def test_once_stalled_the_search_finds_a_fast_region_the_model_cannot_predict():
     # random picks need about (348 + 1) / (6 + 1) = 50 evaluations just to land in a region of 6 or more;
     # the search before issue 24 item 4 (the farthest configuration from all seen) took 57 on these seeds
     assert np.mean(found) < 48, found
+
+
+def test_a_seed_whose_rules_picked_the_fastest_so_far_goes_before_the_next_random_pick():
+    slow = [(512, 1, 1, 2)]
+    fast = [(64, 4, 1, 0), (64, 4, 2, 0), (32, 4, 2, 1)]
+    search = kt_search.Search(
+        SPACE, VALS, np.random.default_rng(5), seeds=slow + fast, seed_rules=["big"] + ["mid"] * 3
+    )
+    asked = []
+    with kt_search.one_blas_thread():
+        for _ in range(4):
+            asked.append(search.ask())
+            search.tell(asked[-1], bowl(asked[-1]))
+    assert asked[0] == slow[0] and asked[2] in fast and search.randoms == 1  # seed, random, the other rule's seed
+    assert bowl(asked[2]) < min(bowl(asked[0]), bowl(asked[1]))  # ... which is the fastest so far
+    assert asked[3] in fast  # so its rule is followed now, not after a second random pick
