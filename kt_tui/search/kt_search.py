@@ -3,14 +3,17 @@
 Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before
 it) are weighed by what they measure: they alternate with random picks until two of those stand
 beside them, then a rule whose picks measure in the slow half of all seen is dropped and a seed
-of rules measuring in the fast half goes before anything else (see Search._next_seed). After
+of rules measuring in the fast half goes before anything else, as soon as one random pick stands
+beside them when the fastest configuration seen is a seed (see Search._next_seed). After
 INITIAL configurations a surrogate picks each next one. It averages a Gaussian process and a
 forest of randomized trees, both fitted to the ranks of the measured times (failed configurations
 rank last), over the parameters plus the log of their products that matter on a GPU (threads per
-block, work per block and per thread, read from the grid divisors). Picks alternate between the
-largest expected improvement anywhere and the best-predicted configuration one parameter away from
-the best so far; once STALL observations have brought no new best, the second kind explores
-instead: the configuration farthest from all seen. The GP's length scales and the trees are
+block, work per block and per thread, read from the grid divisors). Its picks alternate between
+the largest expected improvement anywhere and the best-predicted configuration one parameter away
+from the best so far. Once STALL observations have brought no new best, two of every three of its
+picks explore instead (Search._explore): where the most configurations are unexplored (neither
+seen nor adjacent to one seen; adjacent: one step in one parameter's values), as a small fast
+region that nothing seen borders is likeliest there. The GP's length scales and the trees are
 refitted at every step while the observations are few, then each time their number has grown by a
 fixed factor; in between, the GP keeps its length scales and the trees their splits, and both take
 the new observations (the trees' leaves take the current targets).
@@ -44,8 +47,9 @@ TUNE_ALWAYS = 60  # the length scales are refitted at every step up to this many
 TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since the last refit
 TREES_ALWAYS, TREES_GROWTH = 100, 1.05
 INITIAL = 3  # configurations measured before the model, seeds included (at least JUDGE_AFTER random ones)
-STALL = 10  # observations without a new best after which every other model pick explores instead
-JUDGE_AFTER = 2  # random configurations measured before a seed rule is judged against them  # the same for the trees (in between, new points only update the leaves)
+STALL = 10  # observations without a new best after which two of every three model picks explore instead
+JUDGE_AFTER = 2  # random configurations measured before a seed rule is judged against them
+LEAD_AFTER = 1  # random configurations measured before the rules of the fastest configuration, a seed, are followed
 
 
 class Search:
@@ -88,6 +92,8 @@ class Search:
         self.trees = Trees(20, rng=rng)
         self.steps = 0
         self.best, self.improved_at = math.inf, 0  # the best log(time) so far, and at which observation
+        self.grid = Adjacency(self.space, self.values)
+        self.covered = np.zeros(len(self.space), dtype=bool)  # a configuration one step from one seen (or seen)
         self.tuned_at = self.trees_at = 0  # observations at the last fit of the length scales, of the trees
 
     def tell(self, config: tuple[Any, ...], time: float | None) -> None:
@@ -96,6 +102,9 @@ class Search:
             value = math.log(time) if time is not None and math.isfinite(time) and time > 0 else None
             self.seen[i] = value
             self.free[i] = False
+            self.covered[i] = True
+            around = self.grid.adjacent(np.array([i]))
+            self.covered[around[around >= 0]] = True
             if value is not None and value < self.best:
                 self.best, self.improved_at = value, len(self.seen)
 
@@ -132,7 +141,8 @@ class Search:
         picked it (a rule never measured counts as the middle, 0.5); the lowest goes first, the
         seeds' order breaking ties. Once JUDGE_AFTER random picks stand beside them, a rule measuring
         in the slow half is dropped, and so is every seed scoring there; a seed scoring in the fast
-        half is asked before anything else; otherwise seeds alternate with the other picks (random,
+        half is asked before anything else (already after LEAD_AFTER random picks when the fastest
+        configuration seen is a seed); otherwise seeds alternate with the other picks (random,
         then the model's)."""
         score = self.evidence()
 
@@ -147,10 +157,15 @@ class Search:
         if not pending:
             return None
         best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
-        if judged and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
+        if (judged or self._seed_leads()) and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
             self.seed_picks += 1
             return best
         return None
+
+    def _seed_leads(self) -> bool:
+        """Whether the fastest configuration seen is a seed and LEAD_AFTER random picks stand beside it."""
+        timed = [(v, i) for i, v in self.seen.items() if v is not None]
+        return self.randoms >= LEAD_AFTER and bool(timed) and self.space[min(timed)[1]] in self.seed_rules
 
     def _predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m1, s1 = self.gp.predict(xs)
@@ -197,8 +212,8 @@ class Search:
         else:
             self.trees.refresh(self.x[idx], y)
         near = self._neighbours(best)
-        if self.steps % 2 == 0 and len(self.seen) - self.improved_at >= STALL:
-            return self._farthest(free)
+        if self.steps % 3 != 1 and len(self.seen) - self.improved_at >= STALL:
+            return self._explore(free, float(y.min()))
         if self.steps % 2 == 0 and len(near):
             mean, _ = self._predict(self.x[near])
             return int(near[int(np.argmin(mean))])
@@ -210,6 +225,21 @@ class Search:
         mean, sd = self._predict(self.x[cand])
         return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
 
+    def _explore(self, free: np.ndarray, target: float) -> int:
+        """Of a sample of the free configurations, one that with its adjacent configurations (one step
+        in one parameter) holds the most unexplored ones (neither seen nor adjacent to one seen): a
+        small fast region that nothing seen borders is likeliest found there. Of those, the one with
+        the largest expected improvement; the farthest from all seen when nothing is adjacent."""
+        if not self.grid.ok:
+            return self._farthest(free)
+        cand = free if len(free) <= MAX_CANDIDATES else self.rng.choice(free, MAX_CANDIDATES, replace=False)
+        around = self.grid.adjacent(cand)
+        open_ = ~self.covered
+        score = open_[cand].astype(int) + np.where(around >= 0, open_[np.maximum(around, 0)], False).sum(1)
+        top = cand[score == score.max()]
+        mean, sd = self._predict(self.x[top])
+        return int(top[int(np.argmax(expected_improvement(mean, sd, target)))])
+
     def _farthest(self, free: np.ndarray) -> int:
         """Of a sample of the free configurations, the one farthest from every configuration seen."""
         cand = free if len(free) <= MAX_CANDIDATES else self.rng.choice(free, MAX_CANDIDATES, replace=False)
@@ -217,6 +247,43 @@ class Search:
         xs = self.x[cand]
         d2 = (xs * xs).sum(1)[:, None] + (seen * seen).sum(1)[None, :] - 2.0 * xs @ seen.T
         return int(cand[int(np.argmax(d2.min(axis=1)))])
+
+
+class Adjacency:
+    """The configurations adjacent to each (the next or previous value of one parameter), looked up
+    by their positions in the parameters' value lists, numbered in mixed radix. ok is False when
+    that numbering would overflow or a value is not in its list (then nothing is adjacent)."""
+
+    def __init__(self, space: list[tuple[Any, ...]], values: list[list[Any]]):
+        self.sizes = np.array([len(v) for v in values], dtype=np.int64)
+        self.ok = bool(space) and math.prod(len(v) for v in values) < 2**62
+        self.pos = np.zeros((len(space), len(values)), dtype=np.int64)
+        for j, vals in enumerate(values):
+            at = {v: k for k, v in enumerate(vals)}
+            try:
+                self.pos[:, j] = [at[c[j]] for c in space]
+            except (KeyError, TypeError):
+                self.ok = False
+        self.stride = np.concatenate([[1], np.cumprod(self.sizes[:-1])]).astype(np.int64) if len(values) else self.sizes
+        codes = self.pos @ self.stride if self.ok else np.zeros(len(space), dtype=np.int64)
+        self.order = np.argsort(codes, kind="stable")
+        self.codes = codes[self.order]
+        self.ok = self.ok and bool(len(np.unique(self.codes)) == len(space))
+
+    def adjacent(self, idx: np.ndarray) -> np.ndarray:
+        """(len(idx), 2 * parameters): the adjacent configurations' indices, -1 where there is none."""
+        out = np.full((len(idx), 2 * len(self.sizes)), -1, dtype=np.int64)
+        if not self.ok or not len(idx):
+            return out
+        pos = self.pos[idx]
+        code = pos @ self.stride
+        for j in range(len(self.sizes)):
+            for k, step in enumerate((-1, 1)):
+                want = code + step * self.stride[j]
+                at = np.minimum(np.searchsorted(self.codes, want), len(self.codes) - 1)
+                hit = (self.codes[at] == want) & (pos[:, j] + step >= 0) & (pos[:, j] + step < self.sizes[j])
+                out[hit, 2 * j + k] = self.order[at[hit]]
+        return out
 
 
 def spread(items: list, point) -> list:
