@@ -134,9 +134,9 @@ def start_check(engine: Any) -> None:
         state["no_gpu"] = engine.choice.unmeasured
         apply_state(engine, state)
         return
-    test = getattr(engine.gpu, "test_check", None)  # a pool of Ray workers has none
+    test = getattr(engine.gpu, "test_check", None)  # a stand-in worker may have none
     if test is None:
-        apply_state(engine, unchecked("this GPU worker (a Ray pool, or a stand-in) cannot test it"))
+        apply_state(engine, unchecked("this GPU worker (a stand-in) cannot test it"))
         return
     engine.emit(
         "note",

@@ -242,13 +242,9 @@ class GpuWorker:
     def test_check(self, source: str, spec: dict, backend: str, timeout_s: float) -> dict:
         """Whether the original's check can fail (gpu/checkrun.py): its state. The sanitizer and the
         runs are child processes of this one, beside the worker, each with its time limit."""
-        from ..kernel.spec import spec_from_plain  # here too: the app's start needs no spec parser from this module
-        from .checkrun import OutOfBounds, check_strength  # here: numpy, at a session's first baseline only
+        from .checkrun import test_check  # here: numpy, at a session's first baseline only
 
-        try:
-            return check_strength(source, spec_from_plain(spec), backend, timeout_s)
-        except OutOfBounds as e:
-            return {"state": "unsafe", "why": str(e), "refused": str(e), "fixes": []}
+        return test_check(source, spec, backend, timeout_s)
 
     def prepare(self, spec: dict, backend: str, source: str = "") -> None:
         """Have a running worker make the spec's inputs and open the device before the first job

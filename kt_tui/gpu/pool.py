@@ -407,6 +407,13 @@ class GpuPool:
         for w in self.workers:
             w.shutdown()
 
+    def test_check(self, source: str, spec: dict, backend: str, timeout_s: float) -> dict:
+        """The original's check tested from this process on this host's GPU, beside the workers
+        (on a Ray head without a GPU it comes back not tested, with why)."""
+        from .checkrun import test_check  # here: numpy, at a session's first baseline only
+
+        return test_check(source, spec, backend, timeout_s)
+
     def close(self) -> None:
         self._wait_early()
         self._close_workers()

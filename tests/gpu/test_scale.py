@@ -508,3 +508,23 @@ def test_the_backend_probe_runs_under_the_same_cuda_lang_as_the_jobs(monkeypatch
     monkeypatch.setattr(main, "_device_name", lambda name: "stand-in GPU")
     assert main._try_backend("cupy") == "stand-in GPU"
     assert seen == ["cupy", "CUDA"]  # before: lang="cupy" straight to kernel_tuner, no UUID padding
+
+
+def test_a_session_over_several_gpus_tests_its_check_too(hermetic, monkeypatch):
+    """--gpus N / --ray: the original's check is tested from the app's host beside the workers
+    (it was "not tested" for pools), the same function as one worker's."""
+    from kt_tui.engine.core import Engine
+    from kt_tui.engine.events import Decision
+    from kt_tui.engine.strength import start_check
+    from kt_tui.gpu import checkrun
+
+    from ..engine.test_outcomes import real_session
+
+    called = []
+    monkeypatch.setattr(checkrun, "test_check", lambda *a: called.append(a[2]) or {"state": "ok", "fixes": []})
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    engine = Engine(store, sid, GpuPool(2), choice, lambda g: Decision("approve"))
+    start_check(engine)
+    assert engine.check_in_flight is not None and engine.check_in_flight.result()["state"] == "ok"
+    assert called == ["cupy"]
