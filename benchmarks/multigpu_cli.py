@@ -205,6 +205,9 @@ def main() -> int:
                 )
                 row["lost"] = max(0, one["measured"] - row["measured"]) if one and budget != "llm" else None
                 rows.append(row)
+                if args.out:  # each session as it ends: a run cut short keeps what it measured
+                    doc = {"gpu": gpu, "date": time.strftime("%Y-%m-%d"), "host_cpus": os.cpu_count(), "sessions": rows}
+                    Path(args.out).write_text(json.dumps(doc, indent=1))
                 print(
                     f"{label:>14}: rc {row['rc']} wall {row['wall_s']:7.2f} s  measured {row['measured']:4}  "
                     f"{row['configs_per_s'] or 0:6.2f}/s  ratio {row['ratio']}  wall ratio {row['wall_ratio']}  "

@@ -11,9 +11,9 @@ nvidia-smi --query-gpu=index,name,uuid,driver_version --format=csv > $OUT/gpus.t
 nproc >> $OUT/gpus.txt
 [ -n "${SKIP_CUPY:-}" ] || {
   echo "== cupy on this host"
-  timeout 200 python -m kt_tui run examples/vector_add.cu --auto --json --backend cupy 2>&1 | tail -4
+  timeout 60 python -m kt_tui run examples/vector_add.cu --auto --json --backend cupy 2>&1 | tail -4
   echo "== pytest gpu (scale, cupy)"
-  timeout 200 python -m pytest -q -p no:cacheprovider -m gpu tests/gpu/test_gpu.py -k "cupy or backend" 2>&1 | tail -4
+  timeout 75 python -m pytest -q -p no:cacheprovider -m gpu tests/gpu/test_gpu.py -k "cupy or backend" 2>&1 | tail -4
 } > $OUT/cupy.txt 2>&1
 ray() { python -c 'import sys; from ray.scripts.scripts import main; sys.argv[0]="ray"; main()' "$@"; }
 {
@@ -22,7 +22,7 @@ ray() { python -c 'import sys; from ray.scripts.scripts import main; sys.argv[0]
   CUDA_VISIBLE_DEVICES=1 ray start --address 127.0.0.1:6390 --num-gpus 1 --disable-usage-stats 2>&1 | tail -3
   python -c "import ray; ray.init(address='127.0.0.1:6390', log_to_driver=False); print('nodes', len([n for n in ray.nodes() if n['Alive']]), ray.cluster_resources().get('GPU'))" 2>&1 | tail -1
 } > $OUT/cluster.txt 2>&1
-timeout 560 python benchmarks/multigpu_cli.py --configs ${CONFIGS:-300,all} --gpus 2 --ray 127.0.0.1:6390 \
+timeout ${MULTI_S:-400} python benchmarks/multigpu_cli.py --configs ${CONFIGS:-300,all} --gpus 2 --ray 127.0.0.1:6390 --timeout 150 \
   --llm-session tests/scripted/matmul.json:autonomous:examples/matmul.cu \
   --out $OUT/multigpu-cli-h100-$(date -u +%F).json 2>&1 | tee $OUT/multigpu-cli.txt
 # worker deaths (issue 26): none expected; every actor ends by ray.kill after its job thread ended
