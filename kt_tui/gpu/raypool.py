@@ -178,7 +178,9 @@ class _Actor:
 
                 mark("worker: jobs ended")
                 self.ended.set()
-                return
+                # the thread stays: ending it with pycuda's context on its stack aborts the process
+                # (SIGABRT in ~context_stack, seen on the 2-GPU host as one "unexpected" death per actor)
+                threading.Event().wait()
             try:
                 self._run(job)
             except BaseException as e:  # noqa: BLE001 - the loop outlives any one job
@@ -210,7 +212,7 @@ class _Actor:
         self.jobs.put(job)
 
     def end(self, timeout: float) -> bool:
-        """Stop after the job running now (if any) and end the job thread; True once it ended."""
+        """Stop after the job running now (if any) and park the job thread; True once it is parked."""
         self.flags["stop"].set()
         self.flags["pause"].clear()
         self.jobs.put(None)

@@ -232,3 +232,20 @@ def test_a_cluster_not_there_is_one_line_before_a_session_is_made(capsys, hermet
     assert code == 2 and out["session"] is None and "cannot start or join the Ray cluster" in out["error"]
     assert [line for line in captured.err.splitlines() if "Ray cluster" in line] == [f"kt-tui: {out['error']}"]
     assert not (hermetic / "sessions.db").exists() or not Store(hermetic / "sessions.db").sessions()
+
+
+def test_an_ended_actor_parks_its_job_thread_for_ray_kill(monkeypatch):
+    """pycuda aborts the process when a thread ends with its context on the stack (SIGABRT in
+    ~context_stack: one "Worker unexpectedly exits" per actor at each session's end on the 2-GPU
+    host): the job thread is parked, never ended, and the actor is then killed by ray.kill."""
+    import queue
+    import threading
+
+    from kt_tui.gpu import raypool
+
+    monkeypatch.setattr(raypool._Actor, "_warm", lambda self: None)
+    actor = raypool._Actor(queue.Queue())
+    assert actor.end(5)
+    thread = next(t for t in threading.enumerate() if t.name == "kt-tui-jobs")
+    thread.join(0.5)
+    assert thread.is_alive()
