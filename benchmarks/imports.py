@@ -183,14 +183,14 @@ def run_kt(kernel: Path, cap: int, timeout: float, db: Path, backend: str) -> di
         summary["state"] = f"failed: {str(summary['error'])[:160]}"
     rows = Store(db).results(summary["session"]) if summary.get("session") else []
     verdicts = {}
-    for r in rows:
-        if r.get("status") not in ("ok", "wrong_result"):
+    for r in rows:  # records.Result, read by attribute
+        if r.status not in ("ok", "wrong_result"):
             continue
-        verdicts[json.dumps(r["params"], sort_keys=True)] = (
+        verdicts[json.dumps(dict(r.params), sort_keys=True)] = (
             "wrong"
-            if r.get("status") == "wrong_result" or r.get("verified") is False
+            if r.status == "wrong_result" or r.verified is False
             else "verified"
-            if r.get("verified")
+            if r.verified
             else "unverified"
         )
     return {"state": summary.get("state"), "verdicts": verdicts, "unverified": summary.get("unverified")}
