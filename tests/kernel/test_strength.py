@@ -445,6 +445,14 @@ def test_an_unverified_spec_is_not_refused_for_parameters_that_change_its_output
     assert checkrun.refusal(replace(spec(), verify="none", verify_reason="no answer"), changing) == ""
 
 
+def test_a_verify_function_of_the_users_judges_outputs_that_parameters_change():
+    # kernel_tuner's reduction example: num_blocks changes how many partial sums the first stage
+    # writes, and its verify function sums them; kt-tui refused it on an H100 while kernel_tuner
+    # passed every configuration (and so did kt-tui's own run of that function)
+    changing = {"num_blocks": "at num_blocks=2 `sum_global` differs from the baseline's"}
+    assert checkrun.refusal(replace(spec(), verify="reduction_verify:verify_partial_reduce"), changing) == ""
+
+
 def test_memcheck_runs_every_size_in_one_process_and_each_alone_only_to_say_which():
     s = spec()
     sizes_of_each = [s.sizes] + [e["sizes"] for e in s.extra_sizes()]
