@@ -187,11 +187,7 @@ def run_kt(kernel: Path, cap: int, timeout: float, db: Path, backend: str) -> di
         if r.status not in ("ok", "wrong_result"):
             continue
         verdicts[json.dumps(dict(r.params), sort_keys=True)] = (
-            "wrong"
-            if r.status == "wrong_result" or r.verified is False
-            else "verified"
-            if r.verified
-            else "unverified"
+            "wrong" if r.status == "wrong_result" or r.verified is False else "verified" if r.verified else "unverified"
         )
     return {"state": summary.get("state"), "verdicts": verdicts, "unverified": summary.get("unverified")}
 
