@@ -34,7 +34,7 @@ def test_hanging_config_is_killed_and_the_sweep_goes_on(capsys, hermetic):
     elapsed = time.monotonic() - t0
     rows = {r.key: r for r in Store(hermetic / "sessions.db").results(out["session"])}
     assert rows["64"].status == "timeout"
-    assert all(rows[k]["status"] == "ok" for k in ("32", "128", "256"))
+    assert all(rows[k].status == "ok" for k in ("32", "128", "256"))
     assert code == 0
     report(f"hang.cu: block 64 -> {rows['64'].status}; whole sweep {elapsed:.1f} s with timeout 8 s")
 

@@ -315,9 +315,9 @@ def test_gpu_reference_kernel_verifies_and_a_tuned_filter_size_is_never_called_w
             "12",
         )
         assert code == 0, out
-        rows = [r for r in Store(hermetic / "sessions.db").results(out["session"]) if r["status"] == "ok"]
+        rows = [r for r in Store(hermetic / "sessions.db").results(out["session"]) if r.status == "ok"]
         assert rows
         if script == "convolution_correct.py":
-            assert all(r["verified"] is True for r in rows)
+            assert all(r.verified is True for r in rows)
         else:
-            assert all(r["verified"] is None for r in rows) and "UNVERIFIED" in out["unverified"]
+            assert all(r.verified is None for r in rows) and "UNVERIFIED" in out["unverified"]
