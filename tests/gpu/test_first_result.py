@@ -243,7 +243,7 @@ def test_the_early_compile_check_targets_the_remembered_gpus_arch(hermetic, monk
 def test_on_a_gpu_the_worker_starts_the_driver_early_and_the_backend_runs_in_that_context(
     backend, hermetic, tmp_path, monkeypatch, capsys
 ):
-    from .helpers import run_cli
+    from ..helpers import run_cli
 
     trace = tmp_path / "trace"
     monkeypatch.setenv("KT_TUI_TRACE", str(trace))
