@@ -407,7 +407,7 @@ def _with_settings(args: argparse.Namespace, gpu, said: bool) -> int:
         from .front.commands import export_results
 
         return export_results(settings, args)
-    from .gpu.pool import check_settings, wanted
+    from .gpu.scale import check_settings, wanted  # not gpu.pool: it loads numpy before the first frame
 
     check_settings(settings)
     if gpu is not None and wanted(settings):  # the config file asks for several GPUs: a pool instead

@@ -38,10 +38,12 @@ def find_session(store, sid: str | None) -> dict:
 
 
 def make_worker(settings: Settings, start: bool = False):
-    from ..gpu import pool as gpu_pool
+    from ..gpu import scale
     from .early import local_worker
 
-    if gpu_pool.wanted(settings):
+    if scale.wanted(settings):
+        from ..gpu import pool as gpu_pool
+
         logs = settings.data_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         pool = gpu_pool.GpuPool(

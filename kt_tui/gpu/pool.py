@@ -20,27 +20,12 @@ from .client import _ENV_LOCK, GpuWorker, WorkerClosed, WorkerError
 from .env import secret_names
 from .protocol import BACKENDS, CheckJob, TuneJob
 from .raypool import RayWorker, connect
-from .scale import INSTALL, ScaleError, parse_gpus
+from .scale import INSTALL, ScaleError, check_settings, parse_gpus, wanted  # noqa: F401 - said here too
 from .shares import lost, merge_caches
 from .timeline import mark
 
 # Imported where used: the worker's modules and kernel_tuner (they load numpy and CUDA's libraries,
 # which the app's process need not hold).
-
-
-def wanted(settings) -> bool:
-    """True when the settings ask for more than today's one local GPU worker."""
-    return bool(settings.ray_address) or parse_gpus(settings.gpus) not in (None, 1)
-
-
-def check_settings(settings) -> None:
-    """Before a session starts: a clear message (exit 2) for a bad --gpus, or --ray without Ray."""
-    parse_gpus(settings.gpus)
-    if settings.ray_address:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise ScaleError(f"--ray needs Ray, which is not installed: {INSTALL}") from None
 
 
 def local_gpu_count() -> int | None:
