@@ -4,9 +4,10 @@
    out of bounds is named (the argument when its allocation's size tells it, the size, the index);
 2. one run each, in a child process (`python -m kt_tui.gpu.checkrun JOB DIR`), of the original, of its
    do-nothing mutant (kernel/mutant.py) and of the original at another value of each tuned
-   parameter that is not launch geometry, every array argument saved before and after;
-3. the arrays judged by kernel/strength.py: outputs that prove nothing, arguments changed but not
-   declared outputs (or the reverse), parameters that change the outputs.
+   parameter that is not launch geometry, every array argument kept before and after;
+3. the arrays judged there, by kernel/strength.py (only the state comes back): outputs that prove
+   nothing, arguments changed but not declared outputs (or the reverse), parameters that change
+   the outputs.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from ..kernel import refkernel, strength
 from ..kernel.inputs import load_named, make_args
@@ -272,20 +271,17 @@ def check_strength(
         mark("main: check runs done")
         if oob:
             raise OutOfBounds(oob)
-        judged = Path(tmp, "state.json")
+        judged = Path(tmp, "state.json")  # the child judged its arrays (main below)
         child_state = json.loads(judged.read_text()) if judged.exists() else None
-        arrays = {} if child_state else load_arrays(Path(tmp), ["before"] + [r["name"] for r in runs])
     error = said.get("error", "the check runs did not report")
     if why:
         notes.append(f"no do-nothing kernel: {why}")
-    if error and not child_state and "original" not in arrays:
-        return strength.unchecked(f"the original kernel could not be run to test the check: {error}", notes=notes)
+    if child_state is None:
+        why_not = error or "the check runs wrote no state"
+        return strength.unchecked(f"the original kernel could not be run to test the check: {why_not}", notes=notes)
     if error:
         notes.append(error)
-    if child_state:
-        state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
-    else:
-        state = judge(spec, arrays, runs, notes)
+    state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
     state["seconds"] = round(time.monotonic() - started, 2)
     return state
 
@@ -310,16 +306,6 @@ def static_state(spec: Spec, why: str) -> dict:
         if reasons:
             return strength.verdict(reasons, notes=[why])
     return strength.unchecked(why)
-
-
-def load_arrays(out: Path, names: list[str]) -> dict[str, dict]:
-    arrays = {}
-    for name in names:
-        path = out / f"{name.replace(':', '_')}.npz"
-        if path.exists():
-            with np.load(path, allow_pickle=False) as data:
-                arrays[name] = {k: np.asarray(data[k]) for k in data.files}
-    return arrays
 
 
 def main(argv: list[str]) -> int:
