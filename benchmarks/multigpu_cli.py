@@ -21,6 +21,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -51,13 +52,16 @@ def session(argv: list[str], tmp: str, label: str, timeout: float, script: str |
     lines: list[tuple[float, str]] = []
     first_result = None
     assert proc.stderr is not None
+    watchdog = threading.Timer(timeout, proc.kill)  # a session that does not end is a row of its own
+    watchdog.start()
     for line in proc.stderr:
         t = time.time() - started
         lines.append((round(t, 3), line.rstrip()))
         if first_result is None and line.startswith("[1] "):
             first_result = t
     out = proc.stdout.read() if proc.stdout else ""
-    proc.wait(timeout=timeout)
+    proc.wait()
+    watchdog.cancel()
     wall = time.time() - started
     try:
         doc = json.loads(out)
@@ -92,6 +96,7 @@ def compile_waits(marks: list[tuple[float, int, str]]) -> dict:
     """How long the GPUs waited on compile-ahead in the session (each worker marks it per run), per
     worker process, and the shared pool's numbers where one served several GPUs."""
     per: collections.Counter = collections.Counter()
+    loading = 0.0
     failed = 0
     plan = None
     for _, pid, step in marks:
@@ -99,10 +104,13 @@ def compile_waits(marks: list[tuple[float, int, str]]) -> dict:
             per[pid] += float(step.split()[3])
             if "(" in step:  # "(N failed ahead, M not ahead)": compiled again in the measuring process
                 failed += int(step.split("(", 1)[1].split()[0])
+            if " s of them loading" in step:
+                loading += float(step.rsplit(", ", 1)[1].split()[0])
         elif step.startswith("main: compile-ahead: "):
             plan = step[len("main: ") :]
     return {
         "gpu_waited_on_compile_s": round(sum(per.values()), 2),
+        "of_it_loading_s": round(loading, 2),
         "compile_waits_by_worker": {str(k): round(v, 2) for k, v in per.items()},
         "compile_pool": plan,
         "compiles_failed_ahead": failed,
@@ -212,7 +220,7 @@ def main() -> int:
                     f"{label:>14}: rc {row['rc']} wall {row['wall_s']:7.2f} s  measured {row['measured']:4}  "
                     f"{row['configs_per_s'] or 0:6.2f}/s  ratio {row['ratio']}  wall ratio {row['wall_ratio']}  "
                     f"first {row['first_result_s']}  json {row['json_parses']}  dup {row['duplicated']}  "
-                    f"GPU waited on compile {row['gpu_waited_on_compile_s']} s  "
+                    f"GPU waited on compile {row['gpu_waited_on_compile_s']} s ({row.get('of_it_loading_s')} s loading)  "
                     f"best {(row.get('best') or {}).get('params')} {(row.get('best') or {}).get('time_ms')}",
                     flush=True,
                 )

@@ -27,3 +27,25 @@ def report(line: str) -> None:
     if path:
         with open(path, "a") as f:
             f.write(line.rstrip() + "\n")
+
+
+def compile_pid() -> int:
+    """A compile job of CompilePool's that runs in its processes (gpu/worker/pools.py): says where it ran."""
+    return os.getpid()
+
+
+compile_pid.holds_gil = True  # type: ignore[attr-defined]
+
+
+def pool_children(queue) -> None:
+    """In a process of its own: a CompilePool's processes, their pids sent back, then wait to be killed."""
+    import time
+
+    from kt_tui.gpu.worker.pools import CompilePool
+
+    pool = CompilePool(2)
+    deadline = time.monotonic() + 60
+    while pool.submit(compile_pid).result() == os.getpid() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    queue.put([p.pid for p in (pool.processes._processes or {}).values()] if pool.processes else [])
+    time.sleep(120)

@@ -86,9 +86,10 @@ class CheckInFlight:
 
     MARGIN_S = 1.0  # a result that arrives this soon after the test ended was timed while it ran
 
-    def __init__(self, test: Callable[..., dict[str, Any]], *args: Any) -> None:
+    def __init__(self, test: Callable[..., dict[str, Any]], *args: Any, gpu: str | None = None) -> None:
         self.state: dict[str, Any] | None = None
         self.ended: float | None = None
+        self.gpu = gpu  # the worker whose GPU the test runs on, of several; None: any (one GPU, or not known)
         self.thread = threading.Thread(target=self._run, args=(test, *args), daemon=True, name="kt-check")
         self.thread.start()
 
@@ -105,8 +106,11 @@ class CheckInFlight:
     def done(self) -> bool:
         return self.ended is not None
 
-    def shared_gpu(self, now: float) -> bool:
-        """Whether a result that arrived at `now` may have been timed while the test ran."""
+    def shared_gpu(self, now: float, worker: str | None = None) -> bool:
+        """Whether a result that arrived at `now` from `worker` may have been timed while the test
+        ran on its GPU (results of the other GPUs of a pool were not)."""
+        if self.gpu is not None and worker is not None and worker != self.gpu:
+            return False
         return self.ended is None or now - self.ended < self.MARGIN_S
 
     def result(self) -> dict[str, Any]:
@@ -145,7 +149,8 @@ def start_check(engine: Any) -> None:
         "at the spec's size and every check size, and its do-nothing mutant",
     )
     timeout = max(engine.timeout_s or spec.timeout_s or 0, 300)
-    engine.check_in_flight = CheckInFlight(test, source, spec.to_dict(), engine.choice.backend, timeout)
+    gpu = getattr(engine.gpu, "check_gpu", lambda: None)()  # a pool tests it on its last GPU
+    engine.check_in_flight = CheckInFlight(test, source, spec.to_dict(), engine.choice.backend, timeout, gpu=gpu)
 
 
 def settle_check(engine: Any, wait: bool = True) -> dict[str, Any] | None:

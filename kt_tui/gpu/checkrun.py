@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -192,10 +193,13 @@ def child_runs(source: str, spec: Spec) -> tuple[list[dict], str]:
     return runs, why
 
 
-def run_child(job: dict, out: Path, timeout_s: float) -> str:
-    """Run the child on `job`; "" or what went wrong. Arrays land in `out` as NAME.npz."""
+def run_child(job: dict, out: Path, timeout_s: float, device: str | None = None) -> str:
+    """Run the child on `job` (on GPU `device` of this host's, where given); "" or what went wrong.
+    It judges its arrays itself and writes the state to `out`/state.json."""
     Path(out, "job.json").write_text(json.dumps(job))
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    if device is not None:
+        env["CUDA_VISIBLE_DEVICES"] = device
     cmd = [sys.executable, "-m", "kt_tui.gpu.checkrun", str(Path(out, "job.json")), str(out)]
     try:
         proc = subprocess.Popen(
@@ -286,11 +290,19 @@ def check_strength(
     return state
 
 
-def test_check(source: str, spec: dict, backend: str, timeout_s: float) -> dict:
-    """The check's state, tested from this process on this host's GPU (its children run beside
-    the GPU workers); out of bounds is a refused state."""
+def test_check(source: str, spec: dict, backend: str, timeout_s: float, device: str | None = None) -> dict:
+    """The check's state, tested from this process on this host's GPU (on `device` of several,
+    where given; its children run beside the GPU workers); out of bounds is a refused state."""
+    sanitizer, child = (
+        (sanitize, run_child)
+        if device is None
+        else (
+            functools.partial(sanitize, device=device),
+            functools.partial(run_child, device=device),
+        )
+    )
     try:
-        return check_strength(source, spec_from_plain(spec), backend, timeout_s)
+        return check_strength(source, spec_from_plain(spec), backend, timeout_s, sanitizer, child)
     except OutOfBounds as e:
         return {"state": "unsafe", "why": str(e), "refused": str(e), "fixes": []}
 

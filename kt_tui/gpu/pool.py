@@ -392,12 +392,21 @@ class GpuPool:
         for w in self.workers:
             w.shutdown()
 
+    def check_gpu(self) -> str | None:
+        """The worker whose GPU the check's test runs on (the last of several local ones: the
+        first measures the baseline), or None where it runs on whichever GPU this host gives it."""
+        local = [w for w in self.workers if isinstance(w, DeviceWorker) and w.env.get("CUDA_VISIBLE_DEVICES")]
+        return local[-1].label if self.via == "local" and len(local) > 1 else None
+
     def test_check(self, source: str, spec: dict, backend: str, timeout_s: float) -> dict:
         """The original's check tested from this process on this host's GPU, beside the workers
-        (on a Ray head without a GPU it comes back not tested, with why)."""
+        (on a Ray head without a GPU it comes back not tested, with why); of several local GPUs,
+        on check_gpu's: what the others measure meanwhile is not disturbed."""
         from .checkrun import test_check  # here: numpy, at a session's first baseline only
 
-        return test_check(source, spec, backend, timeout_s)
+        label = self.check_gpu()
+        device = next((w.env["CUDA_VISIBLE_DEVICES"] for w in self.workers if w.label == label), None)
+        return test_check(source, spec, backend, timeout_s, device)
 
     def close(self) -> None:
         self._wait_early()

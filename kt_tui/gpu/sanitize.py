@@ -71,6 +71,7 @@ def sanitize(
     timeout_s: float = 180.0,
     sizes: dict | None = None,
     more: list[dict] | tuple[dict, ...] = (),
+    device: str | None = None,
 ) -> SanitizeReport:
     if tool not in TOOLS:
         raise ValueError(f"unknown tool {tool!r} (use one of {', '.join(TOOLS)})")
@@ -84,6 +85,8 @@ def sanitize(
         report.reason = NO_TOOL
         return report
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    if device is not None:  # the GPU it runs on, of several (gpu/pool.py)
+        env["CUDA_VISIBLE_DEVICES"] = device
     with tempfile.TemporaryDirectory(prefix="kt-sanitize-") as tmp:
         job = Path(tmp, "job.json")
         job.write_text(

@@ -100,3 +100,38 @@ def test_timing_again_keeps_the_first_verdict_and_checks_no_outputs_again(hermet
     base = engine.reference_key()  # the baseline is the reference: nothing checks it
     verified = {r.key: r.verified for r in store.results(sid)}
     assert verified.pop(base) is None and set(verified.values()) == {True}  # the first verdicts stand
+
+
+class TwoGpus(SlowCheckGpu):
+    """Two GPUs of a pool: each job's results are dealt over gpu0 and gpu1; the check runs on gpu1."""
+
+    def __init__(self, state, **kw):
+        super().__init__(state, **kw)
+        self.dealt: dict[str, dict[str, str]] = {}  # run -> key -> the GPU that measured it
+
+    def check_gpu(self):
+        return "gpu1"
+
+    def run(self, job, on_event, timeout_s):
+        turn = iter(range(1_000_000))
+        dealt = self.dealt.setdefault(job.run_id, {})
+
+        def label(kind, payload):
+            if kind == "result":
+                worker = "gpu0" if job.one_worker else f"gpu{next(turn) % 2}"
+                dealt[payload["key"]] = worker
+                payload = dict(payload, worker=worker)
+            on_event(kind, payload)
+
+        return super().run(job, label, timeout_s)
+
+
+def test_of_several_gpus_only_what_the_checks_gpu_timed_beside_it_is_timed_again(hermetic):
+    store = Store(hermetic / "two.db")
+    sid, choice = real_session(store)
+    gpu = TwoGpus(strength.verdict([], [], changed=["c"]))
+    assert Engine(store, sid, gpu, choice, make_policy()).run(sweep) == "finished"
+    swept = gpu.dealt["sweep:1"]
+    again = next(j for j in gpu.jobs if isinstance(j, TuneJob) and j.run_id.startswith("again:"))
+    assert {str(c["block_size_x"]) for c in again.configs} == {k for k, w in swept.items() if w == "gpu1"}
+    assert "gpu0" in swept.values() and again.one_worker  # gpu0's were not disturbed; the rest timed on one GPU

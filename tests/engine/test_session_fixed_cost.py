@@ -75,7 +75,7 @@ def test_a_replay_hands_kernel_tuner_one_element_stand_ins_and_streams_the_recor
     assert {r.source for r in got} == {"recorded"}
 
 
-def test_a_gpu_jobs_inputs_are_made_once_per_spec_and_each_job_gets_copies(monkeypatch):
+def test_a_gpu_jobs_inputs_are_made_once_per_spec_and_no_job_can_change_them(monkeypatch):
     made = []
 
     def make(spec):
@@ -87,9 +87,11 @@ def test_a_gpu_jobs_inputs_are_made_once_per_spec_and_each_job_gets_copies(monke
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
     n = spec.sizes["n"]
     first = prepare.job_args(spec, spec.to_dict(), False)
-    first[0][:] = -1  # what one job does to its arrays, the next one does not see
+    with pytest.raises(ValueError, match="read-only"):
+        first[0][:] = -1  # what one job would do to its arrays fails loudly: the next one gets the same inputs
     second = prepare.job_args(spec, spec.to_dict(), False)
     assert made == [n] and second[0].tolist() == [0, 1, 2, 3] and second[1] == 2.0
+    assert second[0] is first[0]  # not copied for each job (512 MB took a quarter of a second)
     spec.sizes["n"] = 1000  # other sizes: made again
     prepare.job_args(spec, spec.to_dict(), False)
     assert made == [n, 1000]

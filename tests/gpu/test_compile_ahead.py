@@ -2,6 +2,8 @@
 by a pool before kernel_tuner asks, and kernel_tuner then given what they made."""
 
 import json
+import shutil
+import subprocess
 import sys
 import types
 from concurrent.futures import ThreadPoolExecutor
@@ -109,9 +111,32 @@ def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, so
     assert compiled_args["options"] == kt_args["options"] + extra
 
 
-def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda):
+def test_relocatable_code_is_linked_on_the_compile_pool_and_only_loaded_where_it_is_measured(fake_pycuda, monkeypatch):
+    from kt_tui.gpu.worker import compilers
     from kt_tui.gpu.worker.prefetch import Prefetcher
 
+    compiler, calls = fake_pycuda
+    monkeypatch.setattr(compilers, "device_link", lambda cubin, code: code.encode() + b" linked " + cubin)
+    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
+    backend.compile = lambda inst: pytest.fail("compiled again in the measuring process")
+
+    def instance(src, options, params, _):
+        return types.SimpleNamespace(kernel_string=f"// {params}\n{src}", name="k")
+
+    dev = types.SimpleNamespace(dev=backend, create_kernel_instance=instance)
+    runner = types.SimpleNamespace(dev=dev, kernel_source="__global__ void k() {}", kernel_options=None)
+    ahead = Prefetcher(runner, pool=ThreadPoolExecutor(2))
+    ahead.upcoming([{"b": 32}])
+    func = backend.compile(instance(runner.kernel_source, None, {"b": 32}, False))
+    assert func.blob == b"sm_90 linked cubin:// {'b': 32}\n__global__ void k() {}"
+    assert calls["linked"] == []  # nothing left to link where the GPU measures
+
+
+def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda, monkeypatch):
+    from kt_tui.gpu.worker import compilers
+    from kt_tui.gpu.worker.prefetch import Prefetcher
+
+    monkeypatch.setattr(compilers, "device_link", lambda cubin, code: None)  # nvcc could not link it ahead
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(compiler.DynamicSourceModule, [])
     own = []
@@ -414,3 +439,87 @@ def test_an_unwritable_prefetch_stats_file_does_not_fail_the_job(fake_pycuda, mo
         types.SimpleNamespace(dev=dev, kernel_source="", kernel_options=None), pool=ThreadPoolExecutor(1)
     ).close()
     assert json.loads((tmp_path / "stats.jsonl").read_text())["how"] == "pycuda"
+
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+def test_nvcc_device_links_relocatable_code_with_the_device_runtime(tmp_path):
+    from kt_tui.gpu.worker.compilers import device_link
+
+    # a kernel that launches a kernel: its relocatable code calls into the device runtime
+    src = tmp_path / "k.cu"
+    src.write_text(
+        'extern "C" __global__ void child(float *x) { x[threadIdx.x] = 1; }\n'
+        'extern "C" __global__ void parent(float *x) { child<<<1, 32>>>(x); }\n'
+    )
+    out = tmp_path / "k.cubin"
+    cmd = ["nvcc", "--cubin", "-rdc=true", "-arch=compute_90", "-code=sm_90", str(src), "-o", str(out)]
+    subprocess.run(cmd, check=True, capture_output=True)
+    linked = device_link(out.read_bytes(), "sm_90")
+    assert linked is not None and linked[:4] == b"\x7fELF" and linked != out.read_bytes()
+    assert device_link(b"not a cubin", "sm_90") is None  # pycuda's own link is then the way
+
+
+def test_nvrtc_compiles_run_in_processes_of_their_own_and_nvcc_ones_on_threads():
+    import os
+    import time
+
+    from kt_tui.gpu.worker.pools import CompilePool
+
+    from ..helpers import compile_pid
+
+    pool = CompilePool(2)
+    try:
+        assert pool.submit(os.getpid).result() == os.getpid()  # nvcc's: a thread that waits for nvcc
+        first = pool.submit(compile_pid).result()  # while the processes start: a thread here
+        deadline = time.monotonic() + 60
+        while (pid := pool.submit(compile_pid).result()) == os.getpid() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert first == os.getpid() and pid != os.getpid()
+        assert pool.submit(os.getpid).result() == os.getpid()
+    finally:
+        pool.shutdown()
+
+
+def test_the_compile_processes_die_with_the_process_that_made_them_killed_or_not():
+    import multiprocessing as mp
+    import os
+    import signal
+    import time
+
+    from ..helpers import pool_children
+
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    owner = ctx.Process(target=pool_children, args=(queue,))
+    owner.start()
+    try:
+        children = queue.get(timeout=60)
+        assert children and all(_alive(p) for p in children)
+        os.kill(owner.pid, signal.SIGKILL)  # as the app kills the compile server, or a user kills the app
+        owner.join(10)
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in children) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(p) for p in children)  # no orphan holds the GPU host's cores or the app's stderr
+    finally:
+        owner.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_compile_server_that_died_before_listening_is_said_not_up():
+    import multiprocessing as mp
+
+    from kt_tui.gpu.worker.sharedpool import Server
+
+    server = Server.__new__(Server)
+    reader, writer = mp.Pipe(duplex=False)
+    writer.close()
+    server.reader = reader
+    assert server.wait(timeout=1) is False

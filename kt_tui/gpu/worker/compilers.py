@@ -10,6 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
 
+from .pools import CompilePool, holds_gil
 from .sharedpool import compile_cores, shared_pool
 
 # Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
@@ -98,7 +99,8 @@ class Nvrtc:
         self.options = self._options()
 
     def pool(self) -> Executor:
-        return thread_pool(8)
+        # NVRTC holds the interpreter's lock while it compiles: processes (gpu/worker/pools.py)
+        return shared_pool() or CompilePool(pool_size(16), compile_cores())
 
     def _options(self) -> list[bytes]:
         from ..ktimport import load
@@ -145,14 +147,16 @@ class Pycuda:
         return thread_pool(16)
 
     def job(self, instance):
-        return pycuda_cubin, (instance.kernel_string, pycuda_arguments(self.backend, instance))
+        args = pycuda_arguments(self.backend, instance)
+        return pycuda_cubin, (instance.kernel_string, args, self.backend.source_mod.__name__ != "SourceModule")
 
-    def load(self, cubin: bytes, instance):
+    def load(self, done: tuple[bool, bytes], instance):
         from pycuda.compiler import DynamicModule, SourceModule
         from pycuda.driver import jit_input_type, module_from_buffer
 
         b = self.backend
-        if b.source_mod is SourceModule:
+        linked, cubin = done
+        if b.source_mod is SourceModule or linked:
             module = SourceModule.__new__(SourceModule)
             module.module = module_from_buffer(cubin)
             module._bind_module()
@@ -206,6 +210,7 @@ class Cupy:
         return None  # kernel_tuner's own compile now finds the module in cupy's cache
 
 
+@holds_gil
 def nvrtc_cubin(source: str, name: str, options: list[bytes]) -> tuple[bytes, bytes]:
     from cuda.bindings import nvrtc
 
@@ -228,11 +233,37 @@ def nvrtc_cubin(source: str, name: str, options: list[bytes]) -> tuple[bytes, by
         nvrtc.nvrtcDestroyProgram(program)
 
 
-def pycuda_cubin(source: str, arguments: dict) -> bytes:
-    """On a pool thread: nvcc through pycuda, to a cubin (pycuda runs nvcc in a temporary folder of its own)."""
+def pycuda_cubin(source: str, arguments: dict, relocatable: bool = False) -> tuple[bool, bytes]:
+    """On the compile pool: nvcc through pycuda, to a cubin (pycuda runs nvcc in a temporary folder
+    of its own); relocatable code is then linked with the device runtime there too (nvcc -dlink), so
+    the measuring process only loads it. (True, linked cubin), or (False, cubin) where that link
+    failed: the measuring process links it then, as pycuda's DynamicModule does."""
     from pycuda.compiler import compile
 
-    return compile(source, target="cubin", **arguments)
+    cubin = compile(source, target="cubin", **arguments)
+    if not relocatable or not arguments.get("code"):
+        return False, cubin
+    linked = device_link(cubin, arguments["code"])
+    return (True, linked) if linked is not None else (False, cubin)
+
+
+def device_link(cubin: bytes, code: str) -> bytes | None:
+    """`nvcc -dlink -cubin` of relocatable device code with the device runtime (what pycuda's
+    DynamicModule links in the CUDA driver, cuLink* with libcudadevrt), or None where nvcc cannot."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="kt-tui-dlink-") as d:
+        src, out = os.path.join(d, "kernel.cubin"), os.path.join(d, "linked.cubin")
+        with open(src, "wb") as f:
+            f.write(cubin)
+        cmd = ["nvcc", "-dlink", "--cubin", f"-arch={code}", src, "-lcudadevrt", "-o", out]
+        try:
+            subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+            with open(out, "rb") as f:
+                return f.read()
+        except (OSError, subprocess.SubprocessError):
+            return None
 
 
 def cupy_compile(source: str, name: str, options: tuple) -> bool:

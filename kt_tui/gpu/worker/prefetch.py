@@ -52,6 +52,7 @@ class Stats(TypedDict):
     not_ahead: int
     failed: int
     waited_s: float
+    loading_s: float
     first_failure: str | None
 
 
@@ -158,6 +159,7 @@ class Prefetcher:
             "not_ahead": 0,
             "failed": 0,
             "waited_s": 0.0,
+            "loading_s": 0.0,
             "first_failure": None,
         }
 
@@ -200,14 +202,18 @@ class Prefetcher:
             return self.original(instance)
         self.last = (instance.kernel_string, future)
         t0 = time.perf_counter()
+        t1 = t0
         try:
             done = future.result()
+            t1 = time.perf_counter()
             func = self.how.load(done, instance)
             why = "the compiled module did not load"  # said only when func is None
         except Exception as e:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it as usual
             func, why = None, f"{type(e).__name__}: {e}"
-        waited = time.perf_counter() - t0
+        t2 = time.perf_counter()
+        waited = t2 - t0
         self.stats["waited_s"] += waited
+        self.stats["loading_s"] += t2 - t1
         if waited >= LONG_WAIT_S:
             mark(f"worker: waited {waited:.3f} s on compile")
         if func is None:
@@ -224,7 +230,7 @@ class Prefetcher:
         st = self.stats
         mark(
             f"worker: compile waits {st['waited_s']:.3f} s over {st['used'] + st['failed'] + st['not_ahead']} configurations"
-            f" ({st['failed']} failed ahead, {st['not_ahead']} not ahead)"
+            f" ({st['failed']} failed ahead, {st['not_ahead']} not ahead), {st['loading_s']:.3f} s of them loading"
         )
         print(
             f"kt-tui: compiled ahead {st['used']} of {st['used'] + st['failed'] + st['not_ahead']} configurations "

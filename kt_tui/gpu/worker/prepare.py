@@ -22,7 +22,10 @@ KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each j
 def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
     """The kernel's arguments for a job. A replay runs nothing: kernel_tuner only checks the types
     against the signature, so each array is a one-element stand-in of its dtype. On a GPU, the
-    spec's inputs are generated once per spec (seconds for large arrays) and each job gets copies."""
+    spec's inputs are generated once per spec (seconds for large arrays) and every job gets them
+    read-only: kernel_tuner copies them to the GPU and back into new arrays, and anything that
+    tried to change them would fail loudly rather than hand the next job other inputs (copying
+    512 MB cost a quarter of a second before each job's first result)."""
     if simulated:
         return [
             np.zeros(1, np.dtype(a.dtype)) if a.is_array else make_arg(a, dict(spec.sizes), spec) for a in spec.args
@@ -31,10 +34,13 @@ def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
     if key not in _ARGS:
         _ARGS.clear()
         args = make_args(spec)
+        for a in args:
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
         if sum(a.nbytes for a in args if isinstance(a, np.ndarray)) > KEEP_BYTES:
             return args
         _ARGS[key] = args
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in _ARGS[key]]
+    return list(_ARGS[key])
 
 
 _PREPARED: dict[str, Early] = {}  # backend -> the baseline's compile a PrepareJob started, for the next job

@@ -1,5 +1,5 @@
 """One compile-ahead pool for all the GPU workers of a host (`--gpus N`, and the Ray actors on the
-app's host): a server process, started by the app's GpuPool, runs the compiles that every worker's
+app's host): a server process, started by the app's GpuPool, runs in processes of its own the compiles that every worker's
 Prefetcher (gpu/worker/prefetch.py) hands it, at most `size` at a time, on the host's cores less one
 per GPU worker (its affinity, which nvcc and its children inherit). The workers keep the cores they
 measure on, and a GPU that runs ahead gets more of the pool than one that waits on its kernel.
@@ -21,6 +21,8 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Client, Connection, Listener
 from typing import Any
+
+from .pools import CompilePool
 
 ENV = "KT_TUI_COMPILE_POOL"
 WINDOW = 24  # configurations compiled ahead of the one being measured, per GPU
@@ -79,6 +81,7 @@ def _serve(address: str, authkey: bytes, size: int, cores: list[int], parent: in
     if cores:
         os.sched_setaffinity(0, cores)  # nvcc, cicc and ptxas inherit it
     gate = threading.BoundedSemaphore(size)
+    pool = CompilePool(size, cores)  # NVRTC's compiles in processes of their own (pools.py)
     listener = Listener(address, family="AF_UNIX", authkey=authkey)
     ready.send(os.getpid())
     ready.close()
@@ -97,7 +100,7 @@ def _serve(address: str, authkey: bytes, size: int, cores: list[int], parent: in
                     return
                 with gate:
                     try:
-                        reply: tuple[bool, Any] = (True, fn(*args))
+                        reply: tuple[bool, Any] = (True, pool.submit(fn, *args).result())
                     except Exception as e:  # noqa: BLE001 - the worker compiles it again, the usual way
                         reply = (False, f"{type(e).__name__}: {e}")
                 try:
@@ -138,9 +141,13 @@ class Server:
         """True once the server listens (the workers connect on their first compile)."""
         if self.reader is None:
             return True
-        ok = self.reader.poll(timeout)
+        try:
+            ok = self.reader.poll(timeout)
+            if ok:
+                self.reader.recv()
+        except (EOFError, OSError):  # the server died before it listened: the workers compile on their own
+            ok = False
         if ok:
-            self.reader.recv()
             self.reader.close()
             self.reader = None
         return ok

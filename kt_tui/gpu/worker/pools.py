@@ -1,0 +1,89 @@
+"""A compile pool: threads for compilers that run as child processes (nvcc), processes for those
+that hold the interpreter's lock while they compile (NVRTC, marked `holds_gil`).
+
+On threads NVRTC's compiles run one at a time; in processes they run on every core
+(benchmarks/compilers.py: 44 against 248 compiles/s on 15 cores of an H100 host). The processes
+start at the first such call, which runs on a thread meanwhile, as do the calls after it until
+they are up (a few tenths of a second). They die with the process that made the pool, killed
+included: each asks the kernel for that (PR_SET_PDEATHSIG, which fires when the thread that
+started it ends, so one thread here starts them all and outlives them)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any
+
+from ..env import prctl
+
+PR_SET_PDEATHSIG = 1
+
+
+def holds_gil(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a compile function that is better run in a process of its own."""
+    fn.holds_gil = True  # type: ignore[attr-defined]
+    return fn
+
+
+class CompilePool(Executor):
+    def __init__(self, size: int, cores: list[int] | None = None):
+        self.size, self.cores = size, cores
+        self.threads = ThreadPoolExecutor(max_workers=size, thread_name_prefix="kt-tui-compile")
+        self.processes: ProcessPoolExecutor | None = None
+        self.up = threading.Event()  # the processes answered
+        self.broken = False
+        self.started = False
+        self.lock = threading.Lock()
+        self.closed = threading.Event()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:  # type: ignore[override]
+        if getattr(fn, "holds_gil", False) and self._processes_up():
+            try:
+                assert self.processes is not None
+                return self.processes.submit(fn, *args, **kwargs)
+            except RuntimeError:  # broken (a process was killed): threads from now on
+                self.broken = True
+        return self.threads.submit(fn, *args, **kwargs)
+
+    def _processes_up(self) -> bool:
+        with self.lock:
+            if not self.started:
+                self.started = True
+                threading.Thread(target=self._start, name="kt-tui-compile-processes", daemon=True).start()
+        return self.up.is_set() and not self.broken
+
+    def _start(self) -> None:
+        """Starts the processes and stays: they are its children for PR_SET_PDEATHSIG."""
+        try:
+            mp.current_process().daemon = False  # see compilers.allow_children
+            self.processes = ProcessPoolExecutor(
+                max_workers=self.size,
+                mp_context=mp.get_context("spawn"),
+                initializer=_child_setup,
+                initargs=(self.cores, os.getpid()),
+            )
+            # each submit to a pool without an idle process starts one, on this thread: all of them now
+            warm = [self.processes.submit(os.getpid) for _ in range(self.size)]
+            warm[0].result()
+            self.up.set()
+        except Exception:  # noqa: BLE001 - compiles stay on threads
+            self.broken = True
+        self.closed.wait()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.threads.shutdown(wait=wait, cancel_futures=cancel_futures)
+        if self.processes is not None:
+            self.processes.shutdown(wait=wait, cancel_futures=cancel_futures)
+        self.closed.set()
+
+
+def _child_setup(cores: list[int] | None, parent: int) -> None:
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(0)
+    if cores:
+        os.sched_setaffinity(0, cores)
