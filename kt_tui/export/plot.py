@@ -18,8 +18,10 @@ CAP = 2000  # points drawn in all, whatever the session's size
 # starts).
 
 
-def plot_svg(b: Bundle, cap: int = CAP) -> str:
-    xs, ys, series = trusted_points(b)
+def plot_svg(b: Bundle, cap: int = CAP, points: tuple[list[str], list[float | None]] | None = None) -> str:
+    """points: the version and trusted time (or None) of every result in the order stored, when the
+    caller has read them already (tables.Points); else they are read from the store."""
+    xs, ys, series = trusted_points(b) if points is None else _arrays(b, *points)
     labels = [_short(v["label"] or v["id"]) for v in b.versions]
     counts = [int(np.count_nonzero(series == i)) for i in range(len(labels))]
     budget = shares(counts, cap)
@@ -67,12 +69,25 @@ def plot_svg(b: Bundle, cap: int = CAP) -> str:
     return buf.getvalue()
 
 
+def reference_of(b: Bundle) -> tuple[str, str]:
+    """The version and key of the original kernel at its default parameters (trusted unverified)."""
+    spec = b.original_spec
+    return b.original["id"], config_key(list(spec.tune_params), spec.baseline_params())
+
+
+def _arrays(b: Bundle, versions: list[str], times: list[float | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    index = {v["id"]: i for i, v in enumerate(b.versions)}
+    t = np.array(times, dtype=float)  # None (not trusted) -> nan
+    ok = ~np.isnan(t)
+    series = np.array([index.get(v, -1) for v in versions], dtype=int)
+    return np.arange(1, len(t) + 1)[ok], t[ok], series[ok]
+
+
 def trusted_points(b: Bundle) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Position (1-based, in the order stored), time and version index of every trusted result,
     read a page at a time without decoding a record."""
     index = {v["id"]: i for i, v in enumerate(b.versions)}
-    spec = b.original_spec
-    reference = (b.original["id"], config_key(list(spec.tune_params), spec.baseline_params()))
+    reference = reference_of(b)
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
     series: list[np.ndarray] = []
