@@ -4,18 +4,15 @@ then an even sample): every result is still in results.csv and the caches."""
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import numpy as np
 
 from ..records import config_key
 from .bundle import Bundle
+from .chart import Series, chart
 
 CAP = 2000  # points drawn in all, whatever the session's size
-
-# Imported where used: matplotlib, which only drawing a report needs (the UI imports export/ when it
-# starts).
 
 
 def plot_svg(b: Bundle, cap: int = CAP, points: tuple[list[str], list[float | None]] | None = None) -> str:
@@ -26,14 +23,7 @@ def plot_svg(b: Bundle, cap: int = CAP, points: tuple[list[str], list[float | No
     counts = [int(np.count_nonzero(series == i)) for i in range(len(labels))]
     budget = shares(counts, cap)
     total, drawn = sum(counts), 0
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4.8))
-    ax = fig.add_subplot()
+    drawn_series = []
     for i, label in enumerate(labels):
         x, y = xs[series == i], ys[series == i]
         if not len(x):
@@ -41,32 +31,21 @@ def plot_svg(b: Bundle, cap: int = CAP, points: tuple[list[str], list[float | No
         keep = pick(y, budget[i])
         drawn += len(keep)
         part = f"{len(keep)} of {len(x)} drawn" if len(keep) < len(x) else f"{len(x)} drawn"
-        dots = ax.scatter(x[keep], y[keep], s=14, alpha=0.6, label=f"{label} ({part})")
         best = np.minimum.accumulate(y[keep])
-        ax.step(
-            np.append(x[keep], x[-1]),
-            np.append(best, best[-1]),
-            where="post",
-            color=dots.get_facecolor()[0],
-            linewidth=1.6,
-        )
-    if b.session.get("baseline_ms"):
-        ax.axhline(
-            b.session["baseline_ms"], color="grey", linestyle="--", linewidth=1, label="original, default params"
-        )
-    ax.set_xlabel("configuration, in the order measured")
-    ax.set_ylabel("time (ms)")
-    ax.set_title(f"{b.name}: trusted times and the best so far per version")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right")
+        step_x, step_y = np.append(x[keep], x[-1]), np.append(best, best[-1])
+        drawn_series.append(Series(f"{label} ({part})", x[keep], y[keep], step_x, step_y))
+    base = b.session.get("baseline_ms")
     note = f"{drawn} of {total} points drawn" + (
         " (every best so far, the fastest, the slowest and an even sample; all in results.csv)" if drawn < total else ""
     )
-    fig.text(0.01, 0.01, note, fontsize=8, color="dimgrey")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg")
-    return buf.getvalue()
+    return chart(
+        drawn_series,
+        (float(base), "original, default params") if base else None,
+        f"{b.name}: trusted times and the best so far per version",
+        "configuration, in the order measured",
+        "time (ms)",
+        note,
+    )
 
 
 def reference_of(b: Bundle) -> tuple[str, str]:

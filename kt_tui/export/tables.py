@@ -73,7 +73,7 @@ class Pages:
     """Each page of rows as CSV rows, cache entries and T4 results: an entry is encoded by orjson from
     one dict made as a literal; T4 results whose parameters are all tunable are made without a copy."""
 
-    def __init__(self, names: list[str], caches: dict[str, CacheFile | None], best: str, t4: T4File):
+    def __init__(self, names: list[str], caches: dict[str, CacheFile | None], best: str | None, t4: T4File):
         self.names, self.caches, self.best, self.t4 = names, caches, best, t4
         self.tunable = t4.tune_params.keys()
         # a tunable parameter named as a timing would be overwritten by it: those go the long way
