@@ -24,6 +24,7 @@ COLUMNS += ("max_abs_err", "compile_ms", "created")
 FAILED = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}  # else RuntimeFailedConfig
 TIMINGS = ("compile_time", "benchmark_time", "framework_time", "strategy_time", "verification_time")
 TAIL = ["compile_ms", "created", "error"]
+QUOTED = frozenset("=+@\t\r-")  # a cell starting so may be quoted (_cell)
 
 
 def planned(b: Bundle, out: Path, tuned: list[dict] | None = None) -> list[Path]:
@@ -85,14 +86,19 @@ class Pages:
         lines: dict[str, list[bytes]] = {}
         results: list[dict[str, Any]] = []
         for vid, key, run, params_text, time_ms, times_text, status, error, verified, err, compile_ms, created in page:
-            params = _params(params_text, vid, key)
-            cells = [params.get(n) for n in names]
+            try:
+                params = orjson.loads(params_text)
+            except orjson.JSONDecodeError:
+                params = None
+            if type(params) is not dict:
+                params = _params(params_text, vid, key)  # NaN, which the stdlib writes, or refused
+            cells = list(map(params.get, names))
             if str in map(type, cells):
                 cells = [_cell(c) for c in cells]
             table.append(
                 [
                     vid,
-                    _cell(key),
+                    key if type(key) is str and key[:1] not in QUOTED else _cell(key),
                     run,
                     *cells,
                     time_ms,
@@ -108,7 +114,12 @@ class Pages:
             ok = status == "ok" and time_ms is not None
             if cache is None and not (ok and vid == best):
                 continue
-            times = _times(times_text)
+            try:
+                times = orjson.loads(times_text) if times_text else []
+            except orjson.JSONDecodeError:
+                times = _stdlib_loads(times_text)
+            if type(times) is not list:
+                times = []
             entry = {
                 **params,
                 "time": time_ms if ok else FAILED.get(status, "RuntimeFailedConfig"),
@@ -121,16 +132,20 @@ class Pages:
                 "timestamp": created,
             }
             if cache is not None:
-                lines.setdefault(vid, []).append(dumps({key: entry})[1:-1])
+                try:
+                    encoded = orjson.dumps({key: entry})
+                except TypeError:  # an integer past 64 bits
+                    encoded = json.dumps({key: entry}).encode()
+                lines.setdefault(vid, []).append(encoded[1:-1])
             if ok and vid == best:
                 if plain and params.keys() <= tunable:
                     results.append(_t4_plain(params, time_ms, times, compile_ms, created))
                 else:
                     results.append(t4_result(entry, self.t4.tune_params, self.t4.skip))
-        for vid, encoded in lines.items():
+        for vid, entries in lines.items():
             cache = caches[vid]
             assert cache is not None
-            cache.add_encoded(encoded)
+            cache.add_encoded(entries)
         self.t4.add_many(results)
         return table
 
