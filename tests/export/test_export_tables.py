@@ -140,6 +140,26 @@ def test_the_t4_file_is_kernel_tuners_own_and_an_export_loads_no_kernel_tuner(tm
     assert len(t4["results"]) == 29
 
 
+def test_the_t4_results_are_kernel_tuners_of_the_cache_entries(tmp_path, monkeypatch):
+    """Written a page at a time, with and without parameters that are not tunable (measurements then)."""
+    from kt_tui.gpu.ktimport import load
+
+    load()
+    from kernel_tuner.file_utils import get_t4_results
+
+    monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
+    rows = [row(i, **({"params": {"block_size_x": i, "extra": i / 3}} if i % 7 == 0 else {})) for i in range(1, 95)]
+    rows += [row(200, "runtime_error"), row(201, times=[float("nan"), 1.0])]
+    store, sid, vid = session(tmp_path, rows)
+    export_session(store, sid, tmp_path / "out")
+    cache = json.loads((tmp_path / "out" / "cache" / f"vector_add-{vid}.json").read_text())
+    t4 = json.loads((tmp_path / "out" / "cache" / f"vector_add-{vid}.t4.json").read_text())
+    measured = [e for e in cache["cache"].values() if not isinstance(e["time"], str)]
+    assert len(measured) == 95 and measured[-1]["times"] == [None, 1.0]
+    assert t4["results"] == get_t4_results(measured, cache["tune_params"], "time")["results"]
+    assert {"name": "extra", "value": 7 / 3, "unit": ""} in t4["results"][6]["measurements"]
+
+
 def test_a_result_whose_stored_parameters_are_not_json_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("KT_TUI_CONFIG_DIR", str(tmp_path / "cfg"))
