@@ -22,6 +22,7 @@ ALIGN = 4096  # the array bytes start at a multiple of this; direct writes are w
 STAGE = 1 << 24  # bytes gathered in aligned memory for one direct write
 ZIP64 = 0xFFFFFFFF  # a 4-byte size or offset this big says: see the zip64 field
 END_LIMIT = ZIP64  # a central directory at or past this offset (or this long) needs the zip64 end records
+SLOW = 128e6  # bytes/s: a direct write slower than this (a disk, a network file system) ends direct writes
 PAD = 0x4B54  # id of the extra field that pads an entry's data to ALIGN (unknown ids are skipped)
 LOCAL = struct.Struct("<IHHHHHIIIHH")
 CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
@@ -134,7 +135,11 @@ class NpzWriter:
             try:
                 fcntl.fcntl(self.fd, fcntl.F_SETFL, self.flags | os.O_DIRECT)
                 try:
-                    return at + _pwrite_all(self.fd, data, at)
+                    began = time.perf_counter()
+                    done = _pwrite_all(self.fd, data, at)
+                    # the page cache lets the disk take its time after the export: better where it is slow
+                    self.direct = len(data) < ALIGN * 256 or done / (time.perf_counter() - began) >= SLOW
+                    return at + done
                 finally:
                     fcntl.fcntl(self.fd, fcntl.F_SETFL, self.flags)
             except OSError:  # EINVAL: no direct writes here (tmpfs, some network file systems)

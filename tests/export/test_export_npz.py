@@ -103,6 +103,11 @@ def test_the_zip64_end_records_and_a_file_system_without_direct_writes(tmp_path,
             raise OSError(22, "Invalid argument")
         return real(fd, cmd, arg)
 
+    monkeypatch.setattr(npz_module, "SLOW", 1e30)  # a disk slower than this: direct writes end
+    path, w = written(tmp_path, arrays, "slow.npz")
+    assert not w.direct
+    check_reads_back(path, arrays)
+
     monkeypatch.setattr(npz_module.fcntl, "fcntl", refused)
     path, w = written(tmp_path, arrays, "buffered.npz")
     assert not w.direct
