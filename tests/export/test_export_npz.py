@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from kt_tui.export import direct
 from kt_tui.export import npz as npz_module
 from kt_tui.export.inputs import write_inputs
 from kt_tui.export.npz import NpzWriter
@@ -103,12 +104,12 @@ def test_the_zip64_end_records_and_a_file_system_without_direct_writes(tmp_path,
             raise OSError(22, "Invalid argument")
         return real(fd, cmd, arg)
 
-    monkeypatch.setattr(npz_module, "SLOW", 1e30)  # a disk slower than this: direct writes end
+    monkeypatch.setattr(direct, "SLOW", 1e30)  # a disk slower than this: direct writes end
     path, w = written(tmp_path, arrays, "slow.npz")
     assert not w.direct
     check_reads_back(path, arrays)
 
-    monkeypatch.setattr(npz_module.fcntl, "fcntl", refused)
+    monkeypatch.setattr(direct.fcntl, "fcntl", refused)
     path, w = written(tmp_path, arrays, "buffered.npz")
     assert not w.direct
     check_reads_back(path, arrays)
