@@ -6,8 +6,10 @@ peak RSS, report.html <= 2 MB, every result still in the JSON / CSV data.
 
 usage: python benchmarks/export.py [--results 100000] [--repeat 5] [--busy 2] [--before DIR] [--out FILE.txt]
                                   [--json FILE]
---busy N: N busy loops run beside the exports (load), ended after; --before DIR: the exports of the
-code in DIR (a checkout's root) run in turn with this checkout's, under the same load.
+--busy N: N busy loops run beside the exports (load), ended after; with --apart each in a session of
+its own (as loops started from another terminal: Linux shares the CPU between sessions first, so
+loops in the exports' own session take more from them); --before DIR: the exports of the code in DIR
+(a checkout's root) run in turn with this checkout's, under the same load.
 """
 
 from __future__ import annotations
@@ -93,19 +95,23 @@ def main() -> int:
     ap.add_argument("--results", type=int, default=100_000, help="results in the session (100000)")
     ap.add_argument("--repeat", type=int, default=5, help="exports to run, each in a fresh process (5)")
     ap.add_argument("--busy", type=int, default=0, help="busy loops to run beside the exports (0)")
+    ap.add_argument("--apart", action="store_true", help="each busy loop in a session of its own")
     ap.add_argument("--before", help="a checkout whose exports run in turn with this one's (before / after)")
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--json", help="also write the numbers as JSON to this file")
     ap.add_argument("--title", default="", help="a line said above the table (which code, which machine)")
     args = ap.parse_args()
-    argv = " ".join(sys.argv[1:])
+    argv = " ".join(a for a in sys.argv[1:] if a != args.title and a != "--title")
     lines = [f"# python benchmarks/export.py {argv}  {args.title}".rstrip()]
     codes = {"after": ROOT} if not args.before else {"before": Path(args.before).resolve(), "after": ROOT}
     rows: dict[str, list[dict]] = {name: [] for name in codes}
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "big.db"
         sid = fill(db, args.results)
-        loops = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(args.busy)]
+        loops = [
+            subprocess.Popen([sys.executable, "-c", "while 1: pass"], start_new_session=args.apart)
+            for _ in range(args.busy)
+        ]
         try:
             time.sleep(10 if loops else 0)  # the load average follows the loops
             before = loadavg()
@@ -120,6 +126,7 @@ def main() -> int:
     lines.append(
         f"kt-tui export of {args.results} results, {platform.node()} {os.cpu_count()} cores, "
         f"python {platform.python_version()}, {args.busy} busy loops beside"
+        + (" (each in a session of its own)" if args.apart else " (in the exports' session)" if args.busy else "")
     )
     lines.append(f"/proc/loadavg before: {before}   after: {after}")
     for name, runs in rows.items():
