@@ -35,7 +35,7 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
     except OSError as e:
         raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
     name = b.name
-    points = tables.Points(reference_of(b))
+    points = tables.Points(reference_of(b), [v["id"] for v in b.versions])
     with ThreadPoolExecutor(1) as pool:  # numpy makes the inputs and the disk takes them outside the GIL
         inputs = pool.submit(write_arrays, b.spec, b.data.reference(b.original["id"]), out / f"{name}.inputs.npz")
         files = [

@@ -15,10 +15,10 @@ from .chart import Series, chart
 CAP = 2000  # points drawn in all, whatever the session's size
 
 
-def plot_svg(b: Bundle, cap: int = CAP, points: tuple[list[str], list[float | None]] | None = None) -> str:
-    """points: the version and trusted time (or None) of every result in the order stored, when the
-    caller has read them already (tables.Points); else they are read from the store."""
-    xs, ys, series = trusted_points(b) if points is None else _arrays(b, *points)
+def plot_svg(b: Bundle, cap: int = CAP, points: tuple[Any, Any] | None = None) -> str:
+    """points: the version index (of b.versions) and trusted time (NaN: not trusted) of every result in
+    the order stored, when the caller has read them already (tables.Points); else read from the store."""
+    xs, ys, series = trusted_points(b) if points is None else _arrays(*points)
     labels = [_short(v["label"] or v["id"]) for v in b.versions]
     counts = [int(np.count_nonzero(series == i)) for i in range(len(labels))]
     budget = shares(counts, cap)
@@ -54,12 +54,10 @@ def reference_of(b: Bundle) -> tuple[str, str]:
     return b.original["id"], config_key(list(spec.tune_params), spec.baseline_params())
 
 
-def _arrays(b: Bundle, versions: list[str], times: list[float | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    index = {v["id"]: i for i, v in enumerate(b.versions)}
-    t = np.array(times, dtype=float)  # None (not trusted) -> nan
+def _arrays(series: Any, times: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    t = np.array(times, dtype=float)
     ok = ~np.isnan(t)
-    series = np.array([index.get(v, -1) for v in versions], dtype=int)
-    return np.arange(1, len(t) + 1)[ok], t[ok], series[ok]
+    return np.arange(1, len(t) + 1)[ok], t[ok], np.array(series, dtype=int)[ok]
 
 
 def trusted_points(b: Bundle) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -26,7 +26,7 @@ _PLOT_MARK = "KT-TUI-PLOT-HERE"
 
 def write_report(b: Bundle, out: Path, store=None, points: Points | None = None) -> list[Path]:
     """points: what the plot draws, when write_tables gathered it (else it is read from the store)."""
-    svg = plot_svg(b, points=None if points is None else (points.versions, points.times))
+    svg = plot_svg(b, points=None if points is None else (points.series, points.times))
     md = report_markdown(b, store)
     write_output(out / PLOT, svg)
     write_output(out / "report.md", md.replace(_PLOT_MARK, f"![every measured configuration]({PLOT})"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from array import array
 from contextlib import ExitStack
 from itertools import islice
 from pathlib import Path
@@ -24,6 +25,7 @@ COLUMNS += ("max_abs_err", "compile_ms", "created")
 FAILED = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}  # else RuntimeFailedConfig
 TIMINGS = ("compile_time", "benchmark_time", "framework_time", "strategy_time", "verification_time")
 TAIL = ["compile_ms", "created", "error"]
+NAN = float("nan")
 QUOTED = frozenset("=+@\t\r-")  # a cell starting so may be quoted (_cell)
 
 
@@ -171,20 +173,26 @@ def _t4_plain(params: dict, time_ms: Any, times: list, compile_ms: Any, created:
 
 
 class Points:
-    """What the plot draws of each row, in the order stored: its version and its trusted time (None
-    when not trusted: records.trusted, as the store's plot_pages says it)."""
+    """What the plot draws of each row, in the order stored: the index of its version (-1: none known)
+    and its trusted time (NaN when not trusted: records.trusted, as the store's plot_pages says it)."""
 
-    def __init__(self, reference: tuple[str, str]):
+    def __init__(self, reference: tuple[str, str], versions: list[str]):
         self.reference = reference
-        self.versions: list[str] = []
-        self.times: list[float | None] = []
+        self.index = {v: i for i, v in enumerate(versions)}
+        self.series = array("q")
+        self.times = array("d")
 
     def add(self, page: list[tuple[Any, ...]]) -> None:
         rv, rk = self.reference
-        self.versions += [r[0] for r in page]
-        self.times += [
-            r[4] if r[6] == "ok" and (r[8] == 1 or (r[8] is None and r[0] == rv and r[1] == rk)) else None for r in page
-        ]
+        self.series.extend([self.index.get(r[0], -1) for r in page])
+        self.times.extend(
+            [
+                r[4]
+                if r[6] == "ok" and r[4] is not None and (r[8] == 1 or (r[8] is None and r[0] == rv and r[1] == rk))
+                else NAN
+                for r in page
+            ]
+        )
 
 
 def param_names(b: Bundle) -> list[str]:
