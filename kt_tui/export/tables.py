@@ -339,16 +339,6 @@ def _params(text: str, vid: str, key: str) -> dict:
     return value
 
 
-def _times(text: str | None) -> list:
-    if not text:
-        return []
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        value = _stdlib_loads(text)
-    return value if isinstance(value, list) else []
-
-
 def _stdlib_loads(text: str) -> Any:
     """What orjson refuses that the stdlib writes: NaN and Infinity; None for text that is not JSON."""
     try:
