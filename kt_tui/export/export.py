@@ -16,6 +16,7 @@ from ..store import Store
 from . import tables
 from .bundle import Bundle, ExportError, load_bundle, metrics
 from .inputs import write_arrays
+from .plot import reference_of
 from .report import PLOT, write_report
 from .script import write_script
 
@@ -34,6 +35,7 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
     except OSError as e:
         raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
     name = b.name
+    points = tables.Points(reference_of(b), [v["id"] for v in b.versions])
     with ThreadPoolExecutor(1) as pool:  # numpy makes the inputs and the disk takes them outside the GIL
         inputs = pool.submit(write_arrays, b.spec, b.data.reference(b.original["id"]), out / f"{name}.inputs.npz")
         files = [
@@ -41,8 +43,8 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
             _write(out / f"{name}.best.cu.toml", dump_spec(replace(b.spec, defaults=dict(b.best.params)))),
             _write(out / f"{name}.best.json", json.dumps(best_summary(b), indent=2) + "\n"),
             write_script(b, out / f"tune_{name}.py", f"{name}.inputs.npz"),
-            *tables.write_tables(b, out),
-            *write_report(b, out, store),
+            *tables.write_tables(b, out, points),
+            *write_report(b, out, store, points),
         ]
         files.insert(3, inputs.result())
     return {"session": b.sid, "out": str(out), "files": [str(f) for f in files], "best": best_summary(b)}

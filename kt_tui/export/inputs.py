@@ -5,8 +5,7 @@ piece of an array in memory, not the array (a session's inputs can be gigabytes)
 from __future__ import annotations
 
 import mmap
-import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from ..kernel.expr import evaluate
 from ..kernel.inputs import GENERATED, make_arg, poison_value, random_parts
 from ..kernel.spec import Arg, Spec
 from .bundle import Bundle
+from .npz import NpzWriter
 
 PIECE = 1 << 18  # elements made and written at once
 FILLS = ("zeros", "ones", "range", "constant", "poison")
@@ -34,20 +34,23 @@ def write_arrays(spec: Spec, ref: dict[str, Any] | None, path: Path, piece: int 
     copied = {a.copy_of for a in spec.args if a.init == "copy"}
     by_name = {a.name: a for a in spec.args}
     order = sorted(range(len(spec.args)), key=lambda i: spec.args[i].init == "copy")
-    with open_output(path, binary=True) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as npz:
+    with open_output(path, binary=True) as f:
+        npz = NpzWriter(f.fileno())
         for i in order:
             a = spec.args[i]
             made = pieces(a, sizes, by_name, whole, piece)
             if made is None:
-                value = np.asarray(make_arg(a, sizes, spec, whole))
+                value = np.asarray(make_arg(a, sizes, spec, whole), order="C")
                 if a.name in copied:
                     whole[a.name] = value
-                _add_array(npz, f"arg{i}", value)
+                npz.add(f"arg{i}", value.dtype, value.shape, [value])
             else:
-                _add_pieces(npz, f"arg{i}", *made)
+                dtype, n, parts = made
+                npz.add(f"arg{i}", dtype, (n,), (np.ascontiguousarray(p) for p in parts))
         for i, a in enumerate(spec.args):
             if a.output and ref and a.name in ref:
-                _add_stored(npz, f"answer{i}", ref[a.name])
+                npz.add(f"answer{i}", *_stored(ref[a.name]))
+        npz.close()
     return path
 
 
@@ -97,35 +100,20 @@ def _draw(arg: Arg, dtype: np.dtype[Any]) -> Any:
     return lambda start, k: np.full(k, poison_value(dtype), dtype)
 
 
-def _header(f: Any, dtype: np.dtype[Any], shape: tuple[int, ...]) -> None:
-    np.lib.format.write_array_header_2_0(
-        f, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": shape}
-    )
-
-
-def _add_pieces(npz: zipfile.ZipFile, name: str, dtype: np.dtype[Any], n: int, parts: Iterator[np.ndarray]) -> None:
-    with npz.open(f"{name}.npy", "w", force_zip64=True) as f:
-        _header(f, dtype, (n,))
-        for p in parts:
-            f.write(np.ascontiguousarray(p).data.cast("B"))
-
-
-def _add_array(npz: zipfile.ZipFile, name: str, value: np.ndarray) -> None:
-    with npz.open(f"{name}.npy", "w", force_zip64=True) as f:
-        np.lib.format.write_array(f, value, allow_pickle=False)
-
-
-def _add_stored(npz: zipfile.ZipFile, name: str, value: Any) -> None:
-    """A stored reference output: an array mapped whole from its .npy is copied from the file by
-    reads (the mapped pages would count in the export's memory); any other is written as it is."""
+def _stored(value: Any) -> tuple[np.dtype[Any], tuple[int, ...], Iterable[Any]]:
+    """A stored reference output's dtype, shape and bytes: an array mapped whole from its .npy is read
+    from the file a piece at a time (the mapped pages would count in the export's memory)."""
     mapped = isinstance(value, np.memmap) and isinstance(value.base, mmap.mmap) and value.filename
     if mapped and value.flags.c_contiguous:
-        with npz.open(f"{name}.npy", "w", force_zip64=True) as f, open(value.filename, "rb") as src:
-            _header(f, value.dtype, value.shape)
-            src.seek(value.offset)
-            left = value.nbytes
-            while left > 0 and (chunk := src.read(min(left, 1 << 22))):
-                f.write(chunk)
-                left -= len(chunk)
-        return
-    _add_array(npz, name, np.asarray(value))
+        return value.dtype, value.shape, _read(value.filename, value.offset, value.nbytes)
+    array = np.asarray(value, order="C")
+    return array.dtype, array.shape, [array]
+
+
+def _read(filename: str, offset: int, nbytes: int) -> Iterator[bytes]:
+    with open(filename, "rb") as src:
+        src.seek(offset)
+        left = nbytes
+        while left > 0 and (chunk := src.read(min(left, 1 << 22))):
+            yield chunk
+            left -= len(chunk)

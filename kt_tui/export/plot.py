@@ -4,34 +4,26 @@ then an even sample): every result is still in results.csv and the caches."""
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import numpy as np
 
 from ..records import config_key
 from .bundle import Bundle
+from .chart import Series, chart
 
 CAP = 2000  # points drawn in all, whatever the session's size
 
-# Imported where used: matplotlib, which only drawing a report needs (the UI imports export/ when it
-# starts).
 
-
-def plot_svg(b: Bundle, cap: int = CAP) -> str:
-    xs, ys, series = trusted_points(b)
+def plot_svg(b: Bundle, cap: int = CAP, points: tuple[Any, Any] | None = None) -> str:
+    """points: the version index (of b.versions) and trusted time (NaN: not trusted) of every result in
+    the order stored, when the caller has read them already (tables.Points); else read from the store."""
+    xs, ys, series = trusted_points(b) if points is None else _arrays(*points)
     labels = [_short(v["label"] or v["id"]) for v in b.versions]
     counts = [int(np.count_nonzero(series == i)) for i in range(len(labels))]
     budget = shares(counts, cap)
     total, drawn = sum(counts), 0
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9, 4.8))
-    ax = fig.add_subplot()
+    drawn_series = []
     for i, label in enumerate(labels):
         x, y = xs[series == i], ys[series == i]
         if not len(x):
@@ -39,40 +31,40 @@ def plot_svg(b: Bundle, cap: int = CAP) -> str:
         keep = pick(y, budget[i])
         drawn += len(keep)
         part = f"{len(keep)} of {len(x)} drawn" if len(keep) < len(x) else f"{len(x)} drawn"
-        dots = ax.scatter(x[keep], y[keep], s=14, alpha=0.6, label=f"{label} ({part})")
         best = np.minimum.accumulate(y[keep])
-        ax.step(
-            np.append(x[keep], x[-1]),
-            np.append(best, best[-1]),
-            where="post",
-            color=dots.get_facecolor()[0],
-            linewidth=1.6,
-        )
-    if b.session.get("baseline_ms"):
-        ax.axhline(
-            b.session["baseline_ms"], color="grey", linestyle="--", linewidth=1, label="original, default params"
-        )
-    ax.set_xlabel("configuration, in the order measured")
-    ax.set_ylabel("time (ms)")
-    ax.set_title(f"{b.name}: trusted times and the best so far per version")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right")
+        step_x, step_y = np.append(x[keep], x[-1]), np.append(best, best[-1])
+        drawn_series.append(Series(f"{label} ({part})", x[keep], y[keep], step_x, step_y))
+    base = b.session.get("baseline_ms")
     note = f"{drawn} of {total} points drawn" + (
         " (every best so far, the fastest, the slowest and an even sample; all in results.csv)" if drawn < total else ""
     )
-    fig.text(0.01, 0.01, note, fontsize=8, color="dimgrey")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg")
-    return buf.getvalue()
+    return chart(
+        drawn_series,
+        (float(base), "original, default params") if base else None,
+        f"{b.name}: trusted times and the best so far per version",
+        "configuration, in the order measured",
+        "time (ms)",
+        note,
+    )
+
+
+def reference_of(b: Bundle) -> tuple[str, str]:
+    """The version and key of the original kernel at its default parameters (trusted unverified)."""
+    spec = b.original_spec
+    return b.original["id"], config_key(list(spec.tune_params), spec.baseline_params())
+
+
+def _arrays(series: Any, times: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    t = np.array(times, dtype=float)
+    ok = ~np.isnan(t)
+    return np.arange(1, len(t) + 1)[ok], t[ok], np.array(series, dtype=int)[ok]
 
 
 def trusted_points(b: Bundle) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Position (1-based, in the order stored), time and version index of every trusted result,
     read a page at a time without decoding a record."""
     index = {v["id"]: i for i, v in enumerate(b.versions)}
-    spec = b.original_spec
-    reference = (b.original["id"], config_key(list(spec.tune_params), spec.baseline_params()))
+    reference = reference_of(b)
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
     series: list[np.ndarray] = []

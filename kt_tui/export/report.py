@@ -14,7 +14,7 @@ from ..files import write_output
 from ..records import Result, StoredGate, config_key
 from .bundle import Bundle, metrics
 from .plot import plot_svg
-from .tables import CSV
+from .tables import CSV, Points
 
 # Imported where used: markdown-it, which only writing a report needs (the UI imports export/ when it
 # starts).
@@ -24,8 +24,9 @@ TOP = 20  # rows of the report's table of the fastest configurations (every one 
 _PLOT_MARK = "KT-TUI-PLOT-HERE"
 
 
-def write_report(b: Bundle, out: Path, store=None) -> list[Path]:
-    svg = plot_svg(b)
+def write_report(b: Bundle, out: Path, store=None, points: Points | None = None) -> list[Path]:
+    """points: what the plot draws, when write_tables gathered it (else it is read from the store)."""
+    svg = plot_svg(b, points=None if points is None else (points.series, points.times))
     md = report_markdown(b, store)
     write_output(out / PLOT, svg)
     write_output(out / "report.md", md.replace(_PLOT_MARK, f"![every measured configuration]({PLOT})"))

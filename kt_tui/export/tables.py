@@ -7,7 +7,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from array import array
 from contextlib import ExitStack
+from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -23,6 +25,8 @@ COLUMNS += ("max_abs_err", "compile_ms", "created")
 FAILED = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}  # else RuntimeFailedConfig
 TIMINGS = ("compile_time", "benchmark_time", "framework_time", "strategy_time", "verification_time")
 TAIL = ["compile_ms", "created", "error"]
+NAN = float("nan")
+QUOTED = frozenset("=+@\t\r-")  # a cell starting so may be quoted (_cell)
 
 
 def planned(b: Bundle, out: Path, tuned: list[dict] | None = None) -> list[Path]:
@@ -35,8 +39,9 @@ def planned(b: Bundle, out: Path, tuned: list[dict] | None = None) -> list[Path]
     ]
 
 
-def write_tables(b: Bundle, out: Path) -> list[Path]:
-    """A version's cachefile is copied when kernel_tuner's own is on disk, else written from the rows."""
+def write_tables(b: Bundle, out: Path, points: Points | None = None) -> list[Path]:
+    """A version's cachefile is copied when kernel_tuner's own is on disk, else written from the rows.
+    points: also gathers what the plot draws of each row (the same pass: the rows are read once)."""
     folder = out / "cache"
     folder.mkdir(exist_ok=True)
     names = param_names(b)
@@ -55,39 +60,139 @@ def write_tables(b: Bundle, out: Path) -> list[Path]:
                 _copy(src, path)
                 caches[v["id"]] = None
         t4 = stack.enter_context(T4File(paths[-1], b.spec.tune_params))
-        best = b.best.version
-        for (
-            vid,
-            key,
-            run,
-            params_text,
-            time_ms,
-            times_text,
-            status,
-            error,
-            verified,
-            err,
-            compile_ms,
-            created,
-        ) in b.data.result_columns(COLUMNS):
-            params = _params(params_text, vid, key)
-            ok = status == "ok" and time_ms is not None
-            cells = [params.get(n) for n in names]
+        pages = Pages(names, caches, b.best.version, t4)
+        rows = b.data.result_columns(COLUMNS)
+        while page := list(islice(rows, PAGE)):
+            table.writerows(pages.write(page))
+            if points is not None:
+                points.add(page)
+    return paths
+
+
+PAGE = 20  # rows encoded and written at once (a small page's objects stay in the CPU's cache)
+
+
+class Pages:
+    """Each page of rows as CSV rows, cache entries and T4 results: an entry is encoded by orjson from
+    one dict made as a literal; T4 results whose parameters are all tunable are made without a copy."""
+
+    def __init__(self, names: list[str], caches: dict[str, CacheFile | None], best: str | None, t4: T4File):
+        self.names, self.caches, self.best, self.t4 = names, caches, best, t4
+        self.tunable = t4.tune_params.keys()
+        # a tunable parameter named as a timing would be overwritten by it: those go the long way
+        self.plain = not (self.tunable & {"time", *TIMINGS, "timestamp", "times"})
+
+    def write(self, page: list[tuple[Any, ...]]) -> list[list[Any]]:
+        names, caches, best, tunable, plain = self.names, self.caches, self.best, self.tunable, self.plain
+        table: list[list[Any]] = []
+        lines: dict[str, list[bytes]] = {}
+        results: list[dict[str, Any]] = []
+        for vid, key, run, params_text, time_ms, times_text, status, error, verified, err, compile_ms, created in page:
+            try:
+                params = orjson.loads(params_text)
+            except orjson.JSONDecodeError:
+                params = None
+            if type(params) is not dict:
+                params = _params(params_text, vid, key)  # NaN, which the stdlib writes, or refused
+            cells = list(map(params.get, names))
             if str in map(type, cells):
                 cells = [_cell(c) for c in cells]
-            table.writerow(
-                [vid, _cell(key), run, *cells, time_ms, status, verified, err, compile_ms, created]
-                + [error and _cell(error)]
+            table.append(
+                [
+                    vid,
+                    key if type(key) is str and key[:1] not in QUOTED else _cell(key),
+                    run,
+                    *cells,
+                    time_ms,
+                    status,
+                    verified,
+                    err,
+                    compile_ms,
+                    created,
+                    error and _cell(error),
+                ]
             )
             cache = caches.get(vid)
+            ok = status == "ok" and time_ms is not None
             if cache is None and not (ok and vid == best):
                 continue
-            entry = kt_result(params, time_ms, _times(times_text), compile_ms, created)
+            try:
+                times = orjson.loads(times_text) if times_text else []
+            except orjson.JSONDecodeError:
+                times = _stdlib_loads(times_text)
+            if type(times) is not list:
+                times = []
+            entry = {
+                **params,
+                "time": time_ms if ok else FAILED.get(status, "RuntimeFailedConfig"),
+                "times": times,
+                "compile_time": compile_ms or 0,
+                "benchmark_time": 0,
+                "framework_time": 0,
+                "strategy_time": 0,
+                "verification_time": 0,
+                "timestamp": created,
+            }
             if cache is not None:
-                cache.add(key, entry if ok else {**entry, "time": FAILED.get(status, "RuntimeFailedConfig")})
+                try:
+                    encoded = orjson.dumps({key: entry})
+                except TypeError:  # an integer past 64 bits
+                    encoded = json.dumps({key: entry}).encode()
+                lines.setdefault(vid, []).append(encoded[1:-1])
             if ok and vid == best:
-                t4.add(entry)
-    return paths
+                if plain and params.keys() <= tunable:
+                    results.append(_t4_plain(params, time_ms, times, compile_ms, created))
+                else:
+                    results.append(t4_result(entry, self.t4.tune_params, self.t4.skip))
+        for vid, entries in lines.items():
+            cache = caches[vid]
+            assert cache is not None
+            cache.add_encoded(entries)
+        self.t4.add_many(results)
+        return table
+
+
+def _t4_plain(params: dict, time_ms: Any, times: list, compile_ms: Any, created: Any) -> dict[str, Any]:
+    """t4_result of a result whose parameters are all tunable: the one measurement is its time."""
+    return {
+        "timestamp": created,
+        "configuration": params,
+        "times": {
+            "compilation": compile_ms or 0,
+            "benchmark": 0,
+            "framework": 0,
+            "search_algorithm": 0,
+            "validation": 0,
+            "runtimes": times,
+        },
+        "invalidity": "correct",
+        "correctness": 1,
+        "measurements": [{"name": "time", "value": time_ms, "unit": "ms"}],
+        "objectives": ["time"],
+    }
+
+
+class Points:
+    """What the plot draws of each row, in the order stored: the index of its version (-1: none known)
+    and its trusted time (NaN when not trusted: records.trusted, as the store's plot_pages says it)."""
+
+    def __init__(self, reference: tuple[str, str], versions: list[str]):
+        self.reference = reference
+        self.index = {v: i for i, v in enumerate(versions)}
+        self.series = array("q")
+        self.times = array("d")
+
+    def add(self, page: list[tuple[Any, ...]]) -> None:
+        rv, rk = self.reference
+        self.series.extend([self.index.get(r[0], -1) for r in page])
+        self.times.extend(
+            [
+                r[4]
+                if r[6] == "ok" and r[4] is not None and (r[8] == 1 or (r[8] is None and r[0] == rv and r[1] == rk))
+                else NAN
+                for r in page
+            ]
+        )
 
 
 def param_names(b: Bundle) -> list[str]:
@@ -162,8 +267,13 @@ class CacheFile:
         return self
 
     def add(self, key: str, entry: dict) -> None:
-        self.f.write((b"\n" if self.first else b",\n") + dumps({key: entry})[1:-1])
-        self.first = False
+        self.add_encoded([dumps({key: entry})[1:-1]])
+
+    def add_encoded(self, entries: list[bytes]) -> None:
+        """Entries already encoded as `"key": {...}`, one a line."""
+        if entries:
+            self.f.write((b"\n" if self.first else b",\n") + b",\n".join(entries))
+            self.first = False
 
     def __exit__(self, *exc: object) -> None:
         try:
@@ -187,24 +297,26 @@ class T4File:
         return self
 
     def add(self, result: dict) -> None:
-        self.f.write((b"" if self.first else b", ") + dumps(t4_result(result, self.tune_params, self.skip)))
-        self.first = False
+        self.add_many([t4_result(result, self.tune_params, self.skip)])
+
+    def add_many(self, results: list[dict]) -> None:
+        """T4 results (t4_result's), encoded at once."""
+        if results:
+            self.f.write((b"" if self.first else b", ") + b", ".join(map(dumps, results)))
+            self.first = False
 
     def __exit__(self, *exc: object) -> None:
         try:
             if exc[0] is None:
-                self.f.write(b"], " + json.dumps(_t4_head(self.tune_params))[1:].encode() + b"\n")
+                self.f.write(b"], " + json.dumps(T4_HEAD)[1:].encode() + b"\n")
         finally:
             self.f.close()
 
 
-def _t4_head(tune_params: dict) -> dict:
-    from ..gpu.ktimport import load  # here: the UI imports export; kernel_tuner loads on use
-
-    load()
-    from kernel_tuner.file_utils import get_t4_results  # after load(): kernel_tuner without torch
-
-    return {k: v for k, v in get_t4_results([], tune_params, "time").items() if k != "results"}
+# What kernel_tuner's get_t4_results puts beside the results, for the schema t4_result writes (a test
+# compares it with the installed kernel_tuner's): an export does not load kernel_tuner (~0.04 s here,
+# more where a GPU backend is installed, which kernel_tuner imports with it).
+T4_HEAD = {"schema_version": "1.0.0", "metadata": {"timeunit": "milliseconds"}}
 
 
 def _output(path: Path) -> BinaryIO:
@@ -225,16 +337,6 @@ def _params(text: str, vid: str, key: str) -> dict:
     if not isinstance(value, dict):
         raise ExportError(f"result {key!r} of version {vid}: its stored parameters are not a JSON object")
     return value
-
-
-def _times(text: str | None) -> list:
-    if not text:
-        return []
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        value = _stdlib_loads(text)
-    return value if isinstance(value, list) else []
 
 
 def _stdlib_loads(text: str) -> Any:

@@ -38,9 +38,8 @@ def test_the_points_drawn_keep_every_best_so_far_and_the_extremes_within_the_cap
 
 def drawn_points(svg: str) -> int:
     """Markers of the plot's scatters (the legend's own markers left out)."""
-    svg = svg.split('<g id="legend_1">')[0]
-    groups = re.findall(r'<g id="PathCollection_\d+">(.*?)</g>', svg, re.S)
-    return sum(g.count("<use") for g in groups)
+    groups = re.findall(r'<g class="points"[^>]*>(.*?)</g>', svg, re.S)
+    return sum(g.count("<circle") for g in groups)
 
 
 def test_a_session_of_100000_results_exports_every_result_and_a_small_report(tmp_path, monkeypatch):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -13,11 +15,14 @@ from kt_tui import cli
 from kt_tui.config import load_settings
 from kt_tui.engine.backend import BackendChoice
 from kt_tui.export import ExportError, export_session
+from kt_tui.export.tables import kt_result
 from kt_tui.front.session import load_kernel_spec, new_session, read_kernel_file
 from kt_tui.kernel.spec import version_hash
 from kt_tui.store import Store
 
 from ..conftest import EXAMPLES
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def session(tmp_path, rows):
@@ -103,6 +108,56 @@ def test_a_t4_result_is_what_kernel_tuner_writes():
         },
     ]
     assert [t4_result(r, tune_params) for r in results] == get_t4_results(results, tune_params, "time")["results"]
+
+
+def test_the_t4_file_is_kernel_tuners_own_and_an_export_loads_no_kernel_tuner(tmp_path):
+    """The export runs in a fresh process: kernel_tuner (and a GPU backend it imports) stays unloaded."""
+    import subprocess
+    import sys
+
+    from kt_tui.gpu.ktimport import load
+
+    load()
+    from kernel_tuner.file_utils import get_t4_results
+
+    store, sid, vid = session(tmp_path, [row(i) for i in range(1, 30)])
+    code = (
+        "import sys; from kt_tui.store import Store; from kt_tui.export import export_session; "
+        f"export_session(Store({str(store.path)!r}), {sid!r}, {str(tmp_path / 'out')!r}); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('kernel_tuner', 'pycuda', 'cupy', 'matplotlib')))"
+    )
+    env = {**os.environ, "KT_TUI_DATA_DIR": str(tmp_path / "data"), "KT_TUI_CONFIG_DIR": str(tmp_path / "cfg")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+    t4 = json.loads((tmp_path / "out" / "cache" / f"vector_add-{vid}.t4.json").read_text())
+    spec = store.version(sid, vid)
+    tune_params = json.loads(spec["spec_json"])["tune_params"]
+    want = get_t4_results([kt_result({"block_size_x": 1}, 2.0, [1.0, 2.0], 3.0, "t")], tune_params, "time")
+    assert t4.keys() == want.keys() and {k: t4[k] for k in want if k != "results"} == {
+        k: v for k, v in want.items() if k != "results"
+    }
+    assert len(t4["results"]) == 29
+
+
+def test_the_t4_results_are_kernel_tuners_of_the_cache_entries(tmp_path, monkeypatch):
+    """Written a page at a time, with and without parameters that are not tunable (measurements then)."""
+    from kt_tui.gpu.ktimport import load
+
+    load()
+    from kernel_tuner.file_utils import get_t4_results
+
+    monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
+    rows = [row(i, **({"params": {"block_size_x": i, "extra": i / 3}} if i % 7 == 0 else {})) for i in range(1, 95)]
+    rows += [row(200, "runtime_error"), row(201, times=[float("nan"), 1.0])]
+    store, sid, vid = session(tmp_path, rows)
+    export_session(store, sid, tmp_path / "out")
+    cache = json.loads((tmp_path / "out" / "cache" / f"vector_add-{vid}.json").read_text())
+    t4 = json.loads((tmp_path / "out" / "cache" / f"vector_add-{vid}.t4.json").read_text())
+    measured = [e for e in cache["cache"].values() if not isinstance(e["time"], str)]
+    assert len(measured) == 95 and measured[-1]["times"] == [None, 1.0]
+    assert t4["results"] == get_t4_results(measured, cache["tune_params"], "time")["results"]
+    assert {"name": "extra", "value": 7 / 3, "unit": ""} in t4["results"][6]["measurements"]
 
 
 def test_a_result_whose_stored_parameters_are_not_json_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
