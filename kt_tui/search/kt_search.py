@@ -1,10 +1,10 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
 Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before
-it) are weighed by what they measure: they alternate with random picks until two of those stand
-beside them, then a rule whose picks measure in the slow half of all seen is dropped and a seed
-of rules measuring in the fast half goes before anything else, as soon as one random pick stands
-beside them when the fastest configuration seen is a seed (see Search._next_seed). After
+it) are weighed by what they measure: once one random pick stands beside them, a rule whose picks
+measure in the slow half of all seen is dropped, a seed all of whose rules measure there is never
+run, and a seed of rules measuring in the fast half goes before anything else (see
+Search._next_seed). After
 INITIAL configurations a surrogate picks each next one. It averages a Gaussian process and a
 forest of randomized trees, both fitted to the ranks of the measured times (failed configurations
 rank last), over the parameters plus the log of their products that matter on a GPU (threads per
@@ -48,8 +48,7 @@ TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since 
 TREES_ALWAYS, TREES_GROWTH = 100, 1.05
 INITIAL = 3  # configurations measured before the model, seeds included (at least JUDGE_AFTER random ones)
 STALL = 10  # observations without a new best after which two of every three model picks explore instead
-JUDGE_AFTER = 2  # random configurations measured before a seed rule is judged against them
-LEAD_AFTER = 1  # random configurations measured before the rules of the fastest configuration, a seed, are followed
+JUDGE_AFTER = 1  # random configurations measured before a seed rule is judged against them
 
 
 class Search:
@@ -140,10 +139,11 @@ class Search:
         """The next seed to measure, or None. A seed's score is the mean evidence of the rules that
         picked it (a rule never measured counts as the middle, 0.5); the lowest goes first, the
         seeds' order breaking ties. Once JUDGE_AFTER random picks stand beside them, a rule measuring
-        in the slow half is dropped, and so is every seed scoring there; a seed scoring in the fast
-        half is asked before anything else (already after LEAD_AFTER random picks when the fastest
-        configuration seen is a seed); otherwise seeds alternate with the other picks (random,
-        then the model's)."""
+        in the slow half is dropped, and so is every seed all of whose rules are dropped (a seed that
+        a dropped rule shares with one measuring fast, or not measured yet, stays, ranked by its
+        score: the evidence cannot tell which of its rules was slow); a seed scoring in the fast half
+        is asked before anything else; otherwise seeds alternate with the other picks (random, then
+        the model's)."""
         score = self.evidence()
 
         def rank(s: tuple[Any, ...]) -> float:
@@ -153,19 +153,18 @@ class Search:
         judged = self.randoms >= JUDGE_AFTER
         if judged:
             self.dropped.update(r for r, q in score.items() if q > 0.5)
-        pending = [s for s in self.seeds if self.free[self.index[s]] and not (judged and rank(s) > 0.5)]
+        pending = [s for s in self.seeds if self.free[self.index[s]] and not (judged and self._all_slow(s, score))]
         if not pending:
             return None
         best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
-        if (judged or self._seed_leads()) and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
+        if judged and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
             self.seed_picks += 1
             return best
         return None
 
-    def _seed_leads(self) -> bool:
-        """Whether the fastest configuration seen is a seed and LEAD_AFTER random picks stand beside it."""
-        timed = [(v, i) for i, v in self.seen.items() if v is not None]
-        return self.randoms >= LEAD_AFTER and bool(timed) and self.space[min(timed)[1]] in self.seed_rules
+    def _all_slow(self, seed: tuple[Any, ...], score: dict[str, float]) -> bool:
+        """Whether every rule that picked the seed measures in the slow half (an unmeasured one does not)."""
+        return all(score.get(r, 0.5) > 0.5 for r in self.seed_rules[seed])
 
     def _predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m1, s1 = self.gp.predict(xs)
