@@ -1,12 +1,11 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
 Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before
-it) are weighed by what they measure: once one random pick stands beside them, a rule whose picks
-measure in the slow half of all seen is dropped, a seed all of whose rules measure there is never
-run, and a seed of rules measuring in the fast half goes before anything else (see
-Search._next_seed). After
-INITIAL configurations a surrogate picks each next one. It averages a Gaussian process and a
-forest of randomized trees, both fitted to the ranks of the measured times (failed configurations
+it) are weighed by what they measure: once one random pick stands beside them, a seed all of whose
+rules' picks measure in the slow half of all seen waits (for good, unless later measurements
+redeem a rule), and a seed of rules measuring in the fast half goes before anything else (see
+Search._next_seed). After INITIAL configurations a surrogate picks each next one. It averages a
+Gaussian process and a forest of randomized trees, both fitted to the ranks of the measured times (failed configurations
 rank last), over the parameters plus the log of their products that matter on a GPU (threads per
 block, work per block and per thread, read from the grid divisors). Its picks alternate between
 the largest expected improvement anywhere and the best-predicted configuration one parameter away
@@ -139,11 +138,11 @@ class Search:
         """The next seed to measure, or None. A seed's score is the mean evidence of the rules that
         picked it (a rule never measured counts as the middle, 0.5); the lowest goes first, the
         seeds' order breaking ties. Once JUDGE_AFTER random picks stand beside them, a rule measuring
-        in the slow half is dropped, and so is every seed all of whose rules are dropped (a seed that
-        a dropped rule shares with one measuring fast, or not measured yet, stays, ranked by its
-        score: the evidence cannot tell which of its rules was slow); a seed scoring in the fast half
-        is asked before anything else; otherwise seeds alternate with the other picks (random, then
-        the model's)."""
+        in the slow half is noted in `dropped`, and a seed all of whose rules measure there is not
+        asked (a seed that such a rule shares with one measuring fast, or not measured yet, stays,
+        ranked by its score: the evidence cannot tell which of its rules was slow); a seed scoring in
+        the fast half is asked before anything else; otherwise seeds alternate with the other picks
+        (random, then the model's)."""
         score = self.evidence()
 
         def rank(s: tuple[Any, ...]) -> float:
