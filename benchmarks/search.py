@@ -692,8 +692,8 @@ def print_space(space: Space, rows: dict, ref: str | None) -> None:
 
 
 def print_summary(summary: list) -> None:
-    """Per space: where the reference (kt) stands against kernel_tuner's strategies."""
-    if not summary:
+    """Per space: where the reference (kt) stands against kernel_tuner's strategies (nothing when none ran)."""
+    if not any(s.partition("@")[0] not in OURS for _, _, rows in summary for s in rows):
         return
     print("\nsummary (evaluations to 2 %, median / mean; vs kernel_tuner's strategies at p < 0.05):")
     everywhere = True

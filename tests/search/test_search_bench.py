@@ -126,3 +126,10 @@ def test_blind_picks_expect_size_plus_one_over_hits_plus_one():
     assert bench.blind(732, 108) == (733 / 109, 5)  # convolution:easy: 0.527 still missed after 4 picks
     assert bench.blind(10, 10) == (1.0, 1) and bench.blind(100, 1) == (50.5, 50)
     assert bench.blind(100, 0) == (math.inf, 101)
+
+
+def test_ours_beside_ourselves_claims_nothing_about_kernel_tuner(tmp_path, capsys):
+    cache = synthetic_cache(tmp_path / "synthetic.json")
+    assert bench.main(["--seeds", "2", "--spaces", str(cache), "--strategies", "kt,kt_noseeds"]) == 0
+    out = capsys.readouterr().out
+    assert "kt_noseeds" in out and "every kernel_tuner strategy" not in out and "summary" not in out
