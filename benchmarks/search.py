@@ -10,7 +10,8 @@ configuration within 2 % and within 5 % of the optimum is first measured, over 3
 it has reached 2 %. Per strategy the table gives the median and the mean evaluations to 2 % (a run
 that never gets there counts as the budget + 1 in the mean and the test) and the two-sided
 Mann-Whitney U test against the first strategy listed (kt): its p-value, and who is ahead when
-p < 0.05.
+p < 0.05. Beside each space: what distinct uniform random picks, knowing nothing of the
+kernel, need to reach 2 % (median and expected number; see blind).
 
 Spaces: the ones recorded in benchmarks/spaces/recorded, and any kernel_tuner cache file given as
 PATH.json (e.g. from a kernel_tuner checkout, read where it lies; its space is the configurations it
@@ -653,12 +654,26 @@ def main(argv=None) -> int:
     return 0
 
 
+def blind(size: int, hits: int) -> tuple[float, int]:
+    """Evaluations until the first of `hits` good configurations among `size` for distinct uniform
+    random picks (no knowledge of the kernel): the expected number, (size + 1) / (hits + 1), and the
+    median, the fewest picks that find one with probability at least a half."""
+    if not 0 < hits <= size:
+        return math.inf, size + 1
+    miss, k = 1.0, 0
+    while miss > 0.5:
+        miss *= (size - hits - k) / (size - k)
+        k += 1
+    return (size + 1) / (hits + 1), k
+
+
 def print_space(space: Space, rows: dict, ref: str | None) -> None:
+    mean, med = blind(space.size or 0, space.within[0.02])
     lines = [
         f"\n{space.label}: {space.size} configurations, optimum {space.optimum:.5g} ms "
         f"({space.within[0.02]} within 2 %, {space.within[0.05]} within 5 %), {space.gpu} "
         f"{space.header.get('recorded', '')[:10]}; budget {space.size} evaluations; "
-        f"{len(space.seeds)} heuristic seeds",
+        f"{len(space.seeds)} heuristic seeds; blind uniform picks need {med} / {mean:.1f} (median / mean) to 2 %",
         f"{'strategy':22s} {'runs':>4s} | {'evals to 2 %':>12s} {'mean':>7s} {'sim s':>7s} | {'to 5 %':>7s} | "
         f"{'reached':>7s} | {'p vs ' + (ref or '-'):>13s} {'ahead':>5s} | {'wall s':>6s} {'ms/eval':>7s}",
     ]
@@ -677,8 +692,8 @@ def print_space(space: Space, rows: dict, ref: str | None) -> None:
 
 
 def print_summary(summary: list) -> None:
-    """Per space: where the reference (kt) stands against kernel_tuner's strategies."""
-    if not summary:
+    """Per space: where the reference (kt) stands against kernel_tuner's strategies (nothing when none ran)."""
+    if not any(s.partition("@")[0] not in OURS for _, _, rows in summary for s in rows):
         return
     print("\nsummary (evaluations to 2 %, median / mean; vs kernel_tuner's strategies at p < 0.05):")
     everywhere = True

@@ -1,22 +1,21 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
-Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before
-it) are weighed by what they measure: they alternate with random picks until two of those stand
-beside them, then a rule whose picks measure in the slow half of all seen is dropped and a seed
-of rules measuring in the fast half goes before anything else, as soon as one random pick stands
-beside them when the fastest configuration seen is a seed (see Search._next_seed). After
-INITIAL configurations a surrogate picks each next one. It averages a Gaussian process and a
-forest of randomized trees, both fitted to the ranks of the measured times (failed configurations
-rank last), over the parameters plus the log of their products that matter on a GPU (threads per
-block, work per block and per thread, read from the grid divisors). Its picks alternate between
-the largest expected improvement anywhere and the best-predicted configuration one parameter away
-from the best so far. Once STALL observations have brought no new best, two of every three of its
-picks explore instead (Search._explore): where the most configurations are unexplored (neither
-seen nor adjacent to one seen; adjacent: one step in one parameter's values), as a small fast
-region that nothing seen borders is likeliest there. The GP's length scales and the trees are
-refitted at every step while the observations are few, then each time their number has grown by a
-fixed factor; in between, the GP keeps its length scales and the trees their splits, and both take
-the new observations (the trees' leaves take the current targets).
+Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before it)
+are weighed by what they measure: once one random pick stands beside them, a seed of rules measuring
+in the fast half of all seen goes before anything else, and once two picks that are not seeds stand
+beside them, a seed all of whose rules measure in the slow half waits (for good, unless later
+measurements redeem a rule; see Search._next_seed). After INITIAL configurations a surrogate picks
+each next one. It averages a Gaussian process and a forest of randomized trees, both fitted to the
+ranks of the measured times (failed configurations rank last), over the parameters plus the log of
+their products that matter on a GPU (threads per block, work per block and per thread, read from the
+grid divisors). Its picks alternate between the largest expected improvement anywhere and the
+best-predicted configuration one parameter away from the best so far. Once STALL observations have
+brought no new best, two of every three of its picks explore instead (Search._explore): where the
+most configurations are unexplored (neither seen nor adjacent to one seen; adjacent: one step in one
+parameter's values), as a small fast region that nothing seen borders is likeliest there. The GP's
+length scales and the trees are refitted at every step while the observations are few, then each
+time their number has grown by a fixed factor; in between, the GP keeps its length scales and the
+trees their splits, and both take the new observations (the trees' leaves take the current targets).
 
 strategy_options: seeds (configurations, dicts or tuples), seed_rules (the rules that picked each
 seed: a name, or names joined by " + "), seed (random seed; drawn from numpy's global RNG when
@@ -47,9 +46,9 @@ TUNE_ALWAYS = 60  # the length scales are refitted at every step up to this many
 TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since the last refit
 TREES_ALWAYS, TREES_GROWTH = 100, 1.05
 INITIAL = 3  # configurations measured before the model, seeds included (at least JUDGE_AFTER random ones)
+JUDGE_AFTER = 1  # random configurations measured before seed rules measuring fast are followed
+SKIP_AFTER = 2  # configurations not seeds (random or the model's) measured before a seed of rules measuring slow waits
 STALL = 10  # observations without a new best after which two of every three model picks explore instead
-JUDGE_AFTER = 2  # random configurations measured before a seed rule is judged against them
-LEAD_AFTER = 1  # random configurations measured before the rules of the fastest configuration, a seed, are followed
 
 
 class Search:
@@ -139,33 +138,34 @@ class Search:
     def _next_seed(self) -> tuple[Any, ...] | None:
         """The next seed to measure, or None. A seed's score is the mean evidence of the rules that
         picked it (a rule never measured counts as the middle, 0.5); the lowest goes first, the
-        seeds' order breaking ties. Once JUDGE_AFTER random picks stand beside them, a rule measuring
-        in the slow half is dropped, and so is every seed scoring there; a seed scoring in the fast
-        half is asked before anything else (already after LEAD_AFTER random picks when the fastest
-        configuration seen is a seed); otherwise seeds alternate with the other picks (random,
-        then the model's)."""
+        seeds' order breaking ties. Once JUDGE_AFTER random picks stand beside them, a seed scoring
+        in the fast half is asked before anything else; once SKIP_AFTER picks that are not seeds
+        (random or the model's) do, a rule measuring in the slow half is noted in `dropped`, and a
+        seed all of whose rules measure there is not asked (a seed that such a rule shares with one
+        measuring fast, or not measured yet, stays, ranked by its score: the evidence cannot tell
+        which of its rules was slow). Otherwise seeds alternate with the other picks (random, then
+        the model's)."""
         score = self.evidence()
 
         def rank(s: tuple[Any, ...]) -> float:
             rules = self.seed_rules[s]
             return sum(score.get(r, 0.5) for r in rules) / len(rules)
 
-        judged = self.randoms >= JUDGE_AFTER
-        if judged:
+        skip = self.randoms + self.steps >= SKIP_AFTER
+        if skip:
             self.dropped.update(r for r, q in score.items() if q > 0.5)
-        pending = [s for s in self.seeds if self.free[self.index[s]] and not (judged and rank(s) > 0.5)]
+        pending = [s for s in self.seeds if self.free[self.index[s]] and not (skip and self._all_slow(s, score))]
         if not pending:
             return None
         best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
-        if (judged or self._seed_leads()) and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
+        if self.randoms >= JUDGE_AFTER and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
             self.seed_picks += 1
             return best
         return None
 
-    def _seed_leads(self) -> bool:
-        """Whether the fastest configuration seen is a seed and LEAD_AFTER random picks stand beside it."""
-        timed = [(v, i) for i, v in self.seen.items() if v is not None]
-        return self.randoms >= LEAD_AFTER and bool(timed) and self.space[min(timed)[1]] in self.seed_rules
+    def _all_slow(self, seed: tuple[Any, ...], score: dict[str, float]) -> bool:
+        """Whether every rule that picked the seed measures in the slow half (an unmeasured one does not)."""
+        return all(score.get(r, 0.5) > 0.5 for r in self.seed_rules[seed])
 
     def _predict(self, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m1, s1 = self.gp.predict(xs)

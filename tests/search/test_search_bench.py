@@ -2,6 +2,7 @@
 search as committed at a git ref (kt@REF) for before/after tables in one run."""
 
 import importlib.util
+import math
 import re
 import sys
 from pathlib import Path
@@ -95,6 +96,9 @@ def test_every_space_runs_as_recorded_easy_and_needle_with_p_values_vs_kt(tmp_pa
         assert float(mean) >= 1 and (med == ">budget" or float(med) >= 1)
         assert (p, ahead) == ("-", "") if name == "kt" else 0 <= float(p) <= 1 and ahead in ("kt", "them", "=")
     assert "summary (evaluations to 2 %, median / mean" in out
+    assert re.search(
+        r"^synthetic.json:as-recorded: .*; blind uniform picks need 45 / 45.5 \(median / mean\) to 2 %$", out, re.M
+    )
 
 
 def test_the_needle_is_one_configuration_twice_as_fast_as_the_optimum_with_a_faster_ring_around_it(tmp_path):
@@ -115,3 +119,17 @@ def test_the_needle_is_one_configuration_twice_as_fast_as_the_optimum_with_a_fas
             steps += (at > 0) + (at < len(params[name]) - 1)
         assert 1 <= len(ring) <= steps and all(times[k] == 0.75 for k in ring)
         assert data["cache"][center]["time"] != 0.5  # the recorded data stays as it was
+
+
+def test_blind_picks_expect_size_plus_one_over_hits_plus_one():
+    """The yardstick printed beside each space: what picks without any knowledge need to reach 2 %."""
+    assert bench.blind(732, 108) == (733 / 109, 5)  # convolution:easy: 0.527 still missed after 4 picks
+    assert bench.blind(10, 10) == (1.0, 1) and bench.blind(100, 1) == (50.5, 50)
+    assert bench.blind(100, 0) == (math.inf, 101)
+
+
+def test_ours_beside_ourselves_claims_nothing_about_kernel_tuner(tmp_path, capsys):
+    cache = synthetic_cache(tmp_path / "synthetic.json")
+    assert bench.main(["--seeds", "2", "--spaces", str(cache), "--strategies", "kt,kt_noseeds"]) == 0
+    out = capsys.readouterr().out
+    assert "kt_noseeds" in out and "every kernel_tuner strategy" not in out and "summary" not in out
