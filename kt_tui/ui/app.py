@@ -108,8 +108,6 @@ class KtApp(App):
         return Path(self.spec_path) if self.spec_path else spec_path_for(self.kernel_file.path)
 
     def _choose_kernel(self) -> None:
-        from .setup_screens import KernelPickScreen
-
         kf = self.kernel_file
         name = self.kernel_name
         if name is None and self._spec_file.is_file():
@@ -119,18 +117,21 @@ class KtApp(App):
             except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
                 pass
         if name is None and len(kf.kernels) > 1:
+            from .setup_screens import KernelPickScreen  # here: the pick and the editor load where they open
+
             self.push_screen(KernelPickScreen(kf.path, kf.kernels), self._kernel_chosen)
         else:
             self._kernel_chosen(name)
 
     def _kernel_chosen(self, name: str | None) -> None:
-        from ..kernel.draft import draft_note, draft_spec
         from ..kernel.source import pick_kernel
-        from .setup_screens import SpecEditScreen
 
         kernel = pick_kernel(self.kernel_file.kernels, name, str(self.kernel_file.path))
         path = self._spec_file
         if not path.exists():
+            from ..kernel.draft import draft_note, draft_spec  # here: the drafter (numpy) only for a draft
+            from .setup_screens import SpecEditScreen  # here: the editor only where it opens
+
             draft = draft_spec(kernel, src=self.kernel_file.source)
             note = (
                 "No launch spec was found, so this draft was inferred from the kernel's source. "
@@ -144,6 +145,9 @@ class KtApp(App):
         try:
             spec = load_spec(path, kernel)
         except SpecError as e:
+            from ..kernel.draft import draft_spec
+            from .setup_screens import SpecEditScreen
+
             try:
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:

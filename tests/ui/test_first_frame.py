@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 
+import pytest
 from textual.widgets import RichLog, Static
 
 from kt_tui.config import load_settings
@@ -195,3 +196,87 @@ def test_the_key_ids_config_may_remap_are_all_known_though_the_screens_load_late
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     count, missing = out.stdout.split(maxsplit=1)
     assert int(count) > 30 and missing.strip() == "[]", out.stdout + out.stderr
+
+
+# `kt-tui resume ID` and `kt-tui KERNEL.cu` as a user starts them (cli.main, the app run headless):
+# what the first frame of the screen named WANT has loaded of WATCH.
+CLI_CHILD = """
+import os, shutil, sys
+from textual.app import App
+
+seen = []
+real_display, real_run = App._display, App.run
+
+def display(self, screen, renderable):
+    real_display(self, screen, renderable)
+    if not seen and type(screen).__name__ == "SessionScreen":
+        seen.append([name for name in WATCH if name in sys.modules])
+        self.exit()
+
+App._display = display
+App.run = lambda self, **k: real_run(self, headless=True, size=(150, 45))
+os.environ["KT_TUI_BACKEND"] = "none"  # the engine thread, started after the first frame, measures nothing
+from kt_tui.cli import main
+
+main(sys.argv[1:])
+print("loaded:", *seen[0], flush=True)
+os._exit(0)
+"""
+
+# imported on the old main before those first frames: the strategy (for a check of its options that
+# nothing given could fail) with its search space and numpy; pydantic-settings with the settings
+NOT_BEFORE_THE_COMMANDS_FIRST_FRAME = (
+    "numpy",
+    "pydantic_settings",
+    "kt_tui.engine.registry",
+    "kt_tui.engine.strategies",
+    "kt_tui.search",
+    "kt_tui.front.session",
+    "kt_tui.kernel.draft",
+    "kt_tui.ui.setup_screens",
+)
+
+
+def cli_first_frame(*argv: str) -> list[str]:
+    code = "WATCH = " + repr(NOT_BEFORE_THE_COMMANDS_FIRST_FRAME) + "\n" + CLI_CHILD
+    out = subprocess.run(
+        [sys.executable, "-c", code, *map(str, argv)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert out.stdout.startswith("loaded:"), out.stdout + out.stderr
+    return out.stdout.split()[1:]
+
+
+def test_kt_tui_resume_draws_its_first_frame_before_the_strategy_numpy_or_pydantic_settings_load():
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 200)
+    assert cli_first_frame("resume", sid) == []
+
+
+def test_kt_tui_on_a_kernel_draws_its_first_frame_before_the_strategy_or_numpy_load(tmp_path):
+    for name in ("vector_add.cu", "vector_add.cu.toml"):
+        (tmp_path / name).write_bytes((ROOT / "examples" / name).read_bytes())
+    assert cli_first_frame(tmp_path / "vector_add.cu") == []
+
+
+def test_strategy_options_given_are_still_refused_before_the_tui_starts(capsys, monkeypatch, tmp_path):
+    """The check the first frame no longer waits for runs as before wherever something given could
+    fail it: a flag, a [strategy.NAME] table of config.toml, a strategy named."""
+    from textual.app import App
+
+    from kt_tui.cli import main
+
+    monkeypatch.setattr(App, "run", lambda self, **k: pytest.fail("the TUI started"))
+    sid = bench_tui().fill(load_settings({}).db, 5)
+    assert main(["resume", sid, "--rounds", "3"]) == 2
+    assert "--rounds: the strategy 'sweep' has no such option" in capsys.readouterr().err
+    kernel = ROOT / "examples" / "vector_add.cu"
+    assert main([str(kernel), "--strategy", "nosuch"]) == 2
+    assert "unknown strategy 'nosuch'" in capsys.readouterr().err
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    (config / "config.toml").write_text("[strategy.sweep]\nrounds = 3\n")
+    assert main(["resume", sid]) == 2
+    assert "strategy.sweep.rounds" in capsys.readouterr().err
+    assert main([str(kernel)]) == 2
+    assert "strategy.sweep.rounds" in capsys.readouterr().err
