@@ -107,6 +107,7 @@ def tui_app(settings: Settings, store, **target):
     try:
         from ..ui.app import KtApp
     finally:
+        gc.freeze()  # and no later one either (KtApp.on_unmount unfreezes)
         if on:
             gc.enable()
     return KtApp(settings, store, tui_services(), **target)

@@ -65,17 +65,34 @@ class KtApp(App):
         super().__init__()
         self.settings, self.store, self.services, self.browse = settings, store, services, browse
         self.kernel_file, self.spec_path, self.kernel_name, self.resume = kernel_file, spec_path, kernel_name, resume
-        self.theme_problems: list[str] = []
-
-    def on_mount(self) -> None:
-        gc.freeze()  # the imports' objects: full collections skip them (session_stored.freeze_heap says why)
         themes, self.theme_problems = load_themes()
         for theme in themes:
             self.register_theme(theme)
         names = {t.name for t in themes} | set(self.available_themes)
         saved = prefs.load().get("theme")  # picked in the palette last time; a theme set in config.toml or
         wanted = self.settings.theme if "theme" in self.settings.model_fields_set or not saved else saved  # env wins
-        self.theme = self.shown_theme = wanted if wanted in names else "kt-dark"
+        self.shown_theme = wanted if wanted in names else "kt-dark"
+        self._first_theme(self.shown_theme)
+
+    def _first_theme(self, name: str) -> None:
+        """The theme, set before the stylesheet is first parsed: set later (in on_mount), Textual parses
+        every CSS source a second time, with its colours, before the first frame."""
+        self.set_reactive(App.theme, name)
+        theme = self.current_theme
+        self.update_classes(
+            {
+                **{c: False for c in self.classes if c.startswith("-theme-")},
+                f"-theme-{name}": True,
+                "-dark-mode": theme.dark,
+                "-light-mode": not theme.dark,
+            },
+            update=False,
+        )
+        self._refresh_truecolor_filter(self.ansi_theme)  # as App._watch_theme does (textual is pinned)
+        self.stylesheet.set_variables(self.get_css_variables())
+
+    def on_mount(self) -> None:
+        gc.freeze()  # the imports' objects: full collections skip them (session_stored.freeze_heap says why)
         self.theme_changed_signal.subscribe(self, self._theme_picked)
         for problem in self.theme_problems:
             self.notify(problem, severity="warning")

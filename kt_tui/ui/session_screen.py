@@ -18,8 +18,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
 
 from ..config import Settings
-from ..engine import events as ev
-from ..engine.gates import Gate
 from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
@@ -27,7 +25,6 @@ from ..records import Result, config_key
 from ..store import SessionStore, Store
 from . import prefs
 from .bridge import Bridge, Flush, GateOpened
-from .gate_view import PlanView, render_gate, view_for
 from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .results import short_label
@@ -40,6 +37,10 @@ from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSumm
 
 if TYPE_CHECKING:
     from ..engine.backend import BackendChoice
+    from ..engine.gates import Gate
+
+# Imported where used: the engine's events and gates and their views (gate_view.py), which the first
+# frame does without (session_events.py says why).
 
 
 class Ready(Message):
@@ -175,6 +176,8 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         kernel and the LLM log."""
         from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
 
+        from .gate_view import PlanView
+
         await self.query_one("#tab-plan", TabPane).mount(PlanView(id="plan"))
         await self.query_one("#tab-kernel", TabPane).mount(
             VerticalScroll(Static("No generated kernel yet.", id="kernel-view"))
@@ -263,6 +266,8 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
                 self._decide(decision.choice, decision.value, by="autopilot", why=decision.why)
                 return
             self.autopilot = False
+        from .gate_view import render_gate, view_for
+
         view = view_for(gate)
         self.query_one(GatePanel).update(render_gate(gate, self.keys, bool(self.choice and self.choice.simulated)))
         self.query_one(ResultsTable).mark_candidate(*(view.candidate(gate) if view.candidate else (None,)))
@@ -276,9 +281,12 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
 
     def on_flush(self, message: Flush) -> None:
         self.results_added = False
+        from ..engine import events as ev  # loaded by the engine that sent them
+
         events = self.bridge.drain()
+        handlers = self.event_handlers()
         for e in events:
-            handler = self.EVENT_HANDLERS.get(type(e))
+            handler = handlers.get(type(e))
             if handler:
                 handler(self, e)
         if self.results_added:

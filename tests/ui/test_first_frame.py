@@ -119,6 +119,9 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "kt_tui.engine.backend",
     "kt_tui.engine.manual",
     "kt_tui.front.session",
+    "kt_tui.engine.gates",  # ~35 dataclasses: they come with the engine's first event or gate
+    "kt_tui.engine.events",
+    "kt_tui.ui.gate_view",
     "kt_tui.gpu.client",
     "kt_tui.export",
     "kt_tui.kernel.draft",
