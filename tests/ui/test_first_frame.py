@@ -303,3 +303,28 @@ def test_the_source_panes_lexer_keeps_every_character_and_colours_as_the_editors
     assert kinds["// é: a comment"] in Comment and kinds["/* ü"] in Comment and kinds[" */"] in Comment
     assert kinds["__global__"] in Keyword and kinds["float"] in Keyword.Type and kinds["1.5f"] in Number
     assert kinds["threadIdx"] in Name.Builtin and kinds["f"] in Name.Function and kinds['"a//b"'] in String
+
+
+async def test_the_modals_css_is_read_when_the_first_modal_opens(monkeypatch):
+    """app.tcss holds the session screen's rules; the modals' (modal.tcss) are parsed when the first of
+    them opens, and apply there as before (the help screen's box: 90% wide, a round border)."""
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 50)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+
+    def modal_css() -> bool:
+        return any("modal.tcss" in str(source) for source in app.stylesheet.source)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, SessionScreen) and app.screen.table.row_count > 0)
+        assert not modal_css()
+        await pilot.press("question_mark")
+        await wait_for(lambda: type(app.screen).__name__ == "HelpScreen")
+        await pilot.pause()
+        box = app.screen.query_one(".editor")
+        assert modal_css() and box.styles.width.value == 90 and box.styles.border_top[0] == "round"
+        gpu.request_stop()
+        app.exit()
