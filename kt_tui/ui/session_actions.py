@@ -14,7 +14,7 @@ from . import prefs
 from .bridge import GateOpened
 from .confirm import AskScreen
 from .keys import CHOICE_IDS, HelpScreen, help_text
-from .status import FilterInput
+from .status import FILTER_HINT, FilterInput
 from .widgets import GatePanel, ResultsTable
 
 DESTRUCTIVE = ("skip", "stop")  # a decision held UNDO_S seconds before the engine gets it; u takes it back
@@ -285,8 +285,12 @@ class SessionActions(_Screen):
         self._pane(not shown)
         prefs.save(source_pane=not shown)
 
-    def action_filter(self) -> None:
-        box = self.query_one("#filter")
+    async def action_filter(self) -> None:
+        """The filter box, made the first time it opens: the first frame does without it."""
+        boxes = self.query("#filter")
+        box = boxes.first() if boxes else FilterInput(placeholder=FILTER_HINT, id="filter")
+        if not boxes:
+            await self.query_one("#tab-results").mount(box, before=self.query_one(ResultsTable))
         box.add_class("-shown")
         self.query_one(TabbedContent).active = "tab-results"
         box.focus()

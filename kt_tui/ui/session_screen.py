@@ -32,7 +32,7 @@ from .services import Services
 from .session_actions import SessionActions
 from .session_events import SessionEvents
 from .session_stored import StoredView, freeze_heap
-from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
+from .status import FitFooter, StatusBar, run_progress, status_text
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 if TYPE_CHECKING:
@@ -141,9 +141,6 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
                     with TabPane("Results", id="tab-results"):
                         yield ProgressLine(id="progress")
                         yield TuningPlot(id="plot")
-                        yield FilterInput(
-                            placeholder="filter: rows holding every word (enter keeps it, escape clears)", id="filter"
-                        )
                         yield ResultsTable(id="results")
                     # their contents come after the first frame (_fill_tabs): it shows the Results tab
                     yield TabPane("Plan", id="tab-plan")

@@ -62,12 +62,14 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
             table, plot = screen.query_one(ResultsTable), screen.query_one(TuningPlot)
             seen.update(
                 rows=table.row_count,
+                shown=table.size.height - 1,  # its lines less the header's
                 points=len(plot.times),
                 workers=sorted(w.group for w in self.workers if not w.is_finished or w.is_cancelled),
                 threads=sorted(t.name for t in threading.enumerate()),
                 engine=screen.engine,
                 frozen=gc.get_freeze_count(),
                 hidden_tabs=[len(screen.query(f"#{tab} > *")) for tab in ("tab-plan", "tab-kernel", "tab-llm")],
+                filter_box=len(screen.query("#filter")),
             )
 
     monkeypatch.setattr(App, "_display", display)
@@ -77,10 +79,11 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
         screen = app.screen
         table, plot = screen.query_one(ResultsTable), screen.query_one(TuningPlot)
         # the first frame: the rows a screen holds, no plot points, nothing started on a thread yet
-        assert 0 < seen["rows"] <= SIZE[1]
+        assert seen["shown"] <= seen["rows"] <= seen["shown"] + 5  # the lines it shows, hardly more: each is measured
         assert seen["points"] == 0
         assert seen["workers"] == [] and seen["engine"] is None
         assert seen["hidden_tabs"] == [0, 0, 0]  # the Plan, Kernel and LLM tabs are filled after it
+        assert seen["filter_box"] == 0  # made when / first opens it
         # then the rest arrives: every stored result's point, the table's rows as the view nears them
         await wait_for(lambda: plot.reading is None and len(plot.times) >= RESULTS)
         plan = screen.query_one(PlanView)  # the stored plan, read for the first frame, shown with its tab
