@@ -13,7 +13,7 @@ holds --sessions other sessions), and the store's write rate (one commit per res
 Targets (issue 14): key p95 <= 50 ms, no batch over 100 ms, RSS <= 300 MB, resume <= 1 s,
 sessions <= 0.3 s, storing >= 20,000 results/s batched.
 
-usage: python benchmarks/tui.py [--first-frame N] [--results 100000] [--sessions 300] [--rate 200] [--stream-s 10] [--out DIR]
+usage: python benchmarks/tui.py [--first-frame N [--versus DIR]] [--results 100000] [--sessions 300] [--rate 200] [--stream-s 10] [--out DIR]
 """
 
 from __future__ import annotations
@@ -501,6 +501,44 @@ def child_first_frame(code: str | None, env: dict, *args: str) -> tuple[float, f
     return drawn - t0, in_process, cpu
 
 
+def versus(results: int, n: int, other: Path) -> None:
+    """--first-frame N --versus DIR: `kt-tui resume ID`'s first frame from process start, N times with
+    this checkout's kt_tui and N times with DIR's (another checkout: its kt_tui/), one of each in
+    turn, so that both meet the same load; the wall, the CPU and the load average at each run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.update(KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp)
+        db = Path(tmp) / "big.db"
+        sid = fill(db, results)
+        got: dict[Path, list[tuple[float, float, float]]] = {ROOT: [], other: []}
+        for _ in range(n):
+            for tree in (other, ROOT):
+                load = os.getloadavg()[0]
+                t0 = time.time()
+                out = subprocess.run(
+                    [sys.executable, "-c", CLI_CHILD, "resume", sid, "--db", str(db)],
+                    env=dict(os.environ),
+                    capture_output=True,
+                    text=True,
+                    cwd=tree,  # `python -c` imports kt_tui from its working directory first
+                    check=True,
+                )
+                drawn, _, cpu = map(float, out.stdout.split()[-3:])
+                got[tree].append((drawn - t0, cpu, load))
+    print(
+        f"# benchmarks/tui.py --first-frame {n} --versus {other}: {platform.node()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {results} results; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+    print("`kt-tui resume ID` to its first frame, from process start; runs alternate between the two checkouts")
+    for tree, label in ((other, f"{other}"), (ROOT, "this checkout")):
+        walls, cpus, loads = (sorted(r[i] for r in got[tree]) for i in range(3))
+        print(f"{label}:")
+        print(f"  wall: median {statistics.median(walls):.3f} s, {_spread(walls)}")
+        print(f"  CPU:  median {statistics.median(cpus):.3f} s, {_spread(cpus)}")
+        print(f"  1-min load average at each start: median {statistics.median(loads):.2f}, {_spread(loads)}")
+        ratios = sorted(r[0] / r[1] for r in got[tree])
+        print(f"  wall over CPU: median {statistics.median(ratios):.2f}, {_spread(ratios)}")
+
+
 def first_frames(results: int, n: int) -> None:
     """--first-frame N: the first frame of a resumed session of `results` results, N times, each in a
     new process: from its start, and from making the app; the load average before and after."""
@@ -577,11 +615,19 @@ def main() -> None:
         metavar="N",
         help="only the first frame, from N new processes' start and in them (from making the app), one after the other",
     )
+    ap.add_argument(
+        "--versus",
+        metavar="DIR",
+        help="with --first-frame: `kt-tui resume ID` alternately with this checkout and DIR's (e.g. old main)",
+    )
     ap.add_argument("--first-frame-of", help=argparse.SUPPRESS)  # a session id: the child of process_first_frame
     ap.add_argument("--db", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.first_frame_of:
         print(*asyncio.run(first_frame_only(a.first_frame_of, Path(a.db))))
+        return
+    if a.first_frame and a.versus:
+        versus(a.results, a.first_frame, Path(a.versus).resolve())
         return
     if a.first_frame:
         first_frames(a.results, a.first_frame)
