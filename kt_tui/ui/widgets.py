@@ -61,8 +61,8 @@ class CudaLexer(Lexer):
     def get_tokens_unprocessed(self, text: str) -> Iterator[tuple[int, _TokenType, str]]:
         rows = text.split("\n")
         starts = [0]
-        for row in rows:
-            starts.append(starts[-1] + len(row) + 1)
+        for line in rows:
+            starts.append(starts[-1] + len(line) + 1)
         at = 0
         for row, start, end, name in highlights(text):
             line = rows[row]
