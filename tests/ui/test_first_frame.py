@@ -331,3 +331,40 @@ async def test_the_modals_css_is_read_when_the_first_modal_opens(monkeypatch):
         assert modal_css() and box.styles.width.value == 90 and box.styles.border_top[0] == "round"
         gpu.request_stop()
         app.exit()
+
+
+async def test_the_stylesheet_is_parsed_once_before_the_first_frame(monkeypatch):
+    """The theme is set before Textual first parses the CSS (ui/app.py _first_theme): set in on_mount,
+    as on the old main, Textual parsed every source again with the theme's colours before the first
+    frame. The theme still applies: its variables and its class."""
+    from textual.app import App
+    from textual.css.stylesheet import Stylesheet
+
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 20)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    reparsed: list[int] = []
+    real_reparse, real_display = Stylesheet.reparse, App._display
+    seen: dict = {}
+
+    def reparse(self):
+        reparsed.append(1)
+        real_reparse(self)
+
+    def display(self, screen, renderable):
+        real_display(self, screen, renderable)
+        if not seen and isinstance(screen, SessionScreen) and screen.query_one(ResultsTable).row_count:
+            seen.update(reparsed=len(reparsed), theme=self.theme, classes=set(self.classes))
+
+    monkeypatch.setattr(Stylesheet, "reparse", reparse)
+    monkeypatch.setattr(App, "_display", display)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+    async with app.run_test(size=SIZE):
+        await wait_for(lambda: bool(seen))
+        assert seen["reparsed"] == 0
+        assert seen["theme"] == "kt-dark" and {"-theme-kt-dark", "-dark-mode"} <= seen["classes"]
+        assert app.stylesheet._variables["primary"] == app.get_css_variables()["primary"]
+        gpu.request_stop()
+        app.exit()
