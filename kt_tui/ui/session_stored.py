@@ -108,9 +108,7 @@ class StoredView(_Screen):
         if s.get("best_key") and s.get("best_ms") is not None:
             table.best_key = table.row_key(s.get("best_version"), s["best_key"])
             self.best = (s["best_key"], s["best_ms"])
-        # the rows the table shows: the screen's lines less the session screen's other lines (18 at
-        # least; app.tcss); every row added now is measured before the first frame
-        first = min(max(self.app.size.height - 18, 10), table.MAX_ROWS)
+        first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
         table.put_stored(self.data.fastest(first, upto=mark), total)
         table.find_stored = self._find_stored
         self.after_first_frame(self._read_calls)
