@@ -13,7 +13,7 @@ holds --sessions other sessions), and the store's write rate (one commit per res
 Targets (issue 14): key p95 <= 50 ms, no batch over 100 ms, RSS <= 300 MB, resume <= 1 s,
 sessions <= 0.3 s, storing >= 20,000 results/s batched.
 
-usage: python benchmarks/tui.py [--first-frame N] [--results 100000] [--sessions 300] [--rate 200] [--stream-s 10] [--out DIR]
+usage: python benchmarks/tui.py [--first-frame N [--versus DIR]] [--results 100000] [--sessions 300] [--rate 200] [--stream-s 10] [--out DIR]
 """
 
 from __future__ import annotations
@@ -391,14 +391,32 @@ async def first_frame_only(sid: str, db: Path) -> tuple[float, float, float]:
     return drawn[0], drawn[0] - made, drawn[1]
 
 
-def first_frame_cli(sid: str, db: Path) -> tuple[float, float, float]:
-    """`kt-tui resume ID` as a user starts it, the app run headless: what first_frame_only gives.
-    Nothing of kt_tui is imported before the command's own main() imports it."""
-    from textual.app import App
+# `kt-tui resume ID` as a user starts it, the app run headless, in a new `python -c` process: Textual
+# is patched once kt-tui itself imports it (nothing is imported before its main() but this hook), and
+# the first frame of the session screen with rows in its table prints: time.time() then, the seconds
+# from making the app to it, and the CPU seconds the process spent to it.
+CLI_CHILD = r"""
+import importlib.machinery, os, sys, time
 
-    drawn: list[float] = []
-    made: list[float] = []
-    real_display, real_run, real_init = App._display, App.run, App.__init__
+
+class AfterImport:
+    def find_spec(self, name, path, target=None):
+        if name != "textual.app":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            patch(module.App)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def patch(App):
+    made, real_init, real_display, real_run = [], App.__init__, App._display, App.run
 
     def init(self, *a, **k):
         made.append(time.time())
@@ -407,27 +425,72 @@ def first_frame_cli(sid: str, db: Path) -> tuple[float, float, float]:
     def display(self, screen, renderable):
         real_display(self, screen, renderable)
         table = next((w for w in screen.walk_children() if type(w).__name__ == "ResultsTable"), None)
-        if not drawn and table is not None and table.row_count:
-            drawn.append(time.time())
-            drawn.append(time.process_time())
-            self.exit()
+        if table is not None and (table.row_count or os.environ.get("KT_BENCH_NO_ROWS")):  # a new session has none
+            now, cpu = time.time(), time.process_time()
+            print(now, now - made[0], cpu, flush=True)
+            os._exit(0)
 
     App.__init__, App._display = init, display
     App.run = lambda self, **k: real_run(self, headless=True, size=(150, 45))
-    os.environ["KT_TUI_BACKEND"] = "none"  # the engine thread, if it starts, runs nothing
-    from kt_tui.cli import main as kt_main
 
-    kt_main(["resume", sid, "--db", str(db)])
-    return drawn[0], drawn[0] - made[0], drawn[1]
+
+sys.meta_path.insert(0, AfterImport())
+os.environ["KT_TUI_BACKEND"] = "none"  # the engine thread, if it starts, runs nothing
+from kt_tui.cli import main
+
+main(sys.argv[1:])
+"""
+
+# The floor: a Textual app of a header, a line, a table of 40 rows and a footer, to its first frame
+# (time.time() then, 0, the CPU seconds spent), and `import textual.app` alone.
+MINIMAL_APP = r"""
+import os, time
+from textual.app import App
+from textual.widgets import DataTable, Footer, Header, Static
+
+
+class Minimal(App):
+    def compose(self):
+        yield Header()
+        yield Static("x" * 50)
+        yield DataTable()
+        yield Footer()
+
+    def on_mount(self):
+        table = self.query_one(DataTable)
+        table.add_columns("a", "b", "c", "d")
+        for i in range(40):
+            table.add_row(i, i * 2, "ok", 1.5 * i)
+
+
+def display(self, screen, renderable):
+    real(self, screen, renderable)
+    if screen.query(DataTable) and screen.query_one(DataTable).row_count:
+        print(time.time(), 0, time.process_time(), flush=True)
+        os._exit(0)
+
+
+real, App._display = App._display, display
+Minimal().run(headless=True, size=(150, 45))
+"""
+IMPORT_TEXTUAL = "import time, textual.app; print(time.time(), 0, time.process_time())"
 
 
 def process_first_frame(sid: str, db: Path, env: dict, cli: bool = False) -> tuple[float, float, float]:
     """From starting a Python process to the session's first frame: the imports a user waits for too;
     in that process, from making the app to that frame; and the CPU it spent to that frame.
     cli: through `kt-tui resume ID`'s main()."""
+    if cli:
+        return child_first_frame(CLI_CHILD, env, "resume", sid, "--db", str(db))
+    return child_first_frame(None, env, "--first-frame-of", sid, "--db", str(db))
+
+
+def child_first_frame(code: str | None, env: dict, *args: str) -> tuple[float, float, float]:
+    """A new process (`python -c code args`, or this file with args): from its start to the time it
+    prints, and the two numbers it prints after that time."""
     t0 = time.time()
     out = subprocess.run(
-        [sys.executable, __file__, "--first-frame-cli" if cli else "--first-frame-of", sid, "--db", str(db)],
+        [sys.executable, *(["-c", code] if code else [__file__]), *args],
         env=env,
         capture_output=True,
         text=True,
@@ -436,6 +499,44 @@ def process_first_frame(sid: str, db: Path, env: dict, cli: bool = False) -> tup
     )
     drawn, in_process, cpu = map(float, out.stdout.split()[-3:])
     return drawn - t0, in_process, cpu
+
+
+def versus(results: int, n: int, other: Path) -> None:
+    """--first-frame N --versus DIR: `kt-tui resume ID`'s first frame from process start, N times with
+    this checkout's kt_tui and N times with DIR's (another checkout: its kt_tui/), one of each in
+    turn, so that both meet the same load; the wall, the CPU and the load average at each run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.update(KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp)
+        db = Path(tmp) / "big.db"
+        sid = fill(db, results)
+        got: dict[Path, list[tuple[float, float, float]]] = {ROOT: [], other: []}
+        for _ in range(n):
+            for tree in (other, ROOT):
+                load = os.getloadavg()[0]
+                t0 = time.time()
+                out = subprocess.run(
+                    [sys.executable, "-c", CLI_CHILD, "resume", sid, "--db", str(db)],
+                    env=dict(os.environ),
+                    capture_output=True,
+                    text=True,
+                    cwd=tree,  # `python -c` imports kt_tui from its working directory first
+                    check=True,
+                )
+                drawn, _, cpu = map(float, out.stdout.split()[-3:])
+                got[tree].append((drawn - t0, cpu, load))
+    print(
+        f"# benchmarks/tui.py --first-frame {n} --versus {other}: {platform.node()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {results} results; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+    print("`kt-tui resume ID` to its first frame, from process start; runs alternate between the two checkouts")
+    for tree, label in ((other, f"{other}"), (ROOT, "this checkout")):
+        walls, cpus, loads = (sorted(r[i] for r in got[tree]) for i in range(3))
+        print(f"{label}:")
+        print(f"  wall: median {statistics.median(walls):.3f} s, {_spread(walls)}")
+        print(f"  CPU:  median {statistics.median(cpus):.3f} s, {_spread(cpus)}")
+        print(f"  1-min load average at each start: median {statistics.median(loads):.2f}, {_spread(loads)}")
+        ratios = sorted(r[0] / r[1] for r in got[tree])
+        print(f"  wall over CPU: median {statistics.median(ratios):.2f}, {_spread(ratios)}")
 
 
 def first_frames(results: int, n: int) -> None:
@@ -448,6 +549,12 @@ def first_frames(results: int, n: int) -> None:
         load_before = Path("/proc/loadavg").read_text().split()[:3]
         runs = [process_first_frame(sid, db, dict(os.environ)) for _ in range(n)]
         cli = [process_first_frame(sid, db, dict(os.environ), cli=True) for _ in range(n)]
+        floor = [child_first_frame(MINIMAL_APP, dict(os.environ)) for _ in range(n)]
+        textual_only = [child_first_frame(IMPORT_TEXTUAL, dict(os.environ)) for _ in range(n)]
+        for name in ("vector_add.cu", "vector_add.cu.toml"):  # `kt-tui KERNEL.cu`: a new session, its screen
+            (Path(tmp) / name).write_bytes((ROOT / "examples" / name).read_bytes())
+        fresh = dict(os.environ, KT_BENCH_NO_ROWS="1")
+        new = [child_first_frame(CLI_CHILD, fresh, str(Path(tmp) / "vector_add.cu")) for _ in range(n)]
         load_after = Path("/proc/loadavg").read_text().split()[:3]
     starts, ins, cpus = (sorted(r[i] for r in runs) for i in range(3))
     cli_starts, cli_ins, cli_cpus = (sorted(r[i] for r in cli) for i in range(3))
@@ -465,6 +572,23 @@ def first_frames(results: int, n: int) -> None:
     )
     print(f"  from making the app:                  median {statistics.median(cli_ins):.3f} s, {_spread(cli_ins)}")
     print(f"  CPU the process spent to it:          median {statistics.median(cli_cpus):.3f} s, {_spread(cli_cpus)}")
+    print(
+        "  wall over CPU (process start to the frame, each run): "
+        + " ".join(f"{r[0] / r[2]:.2f}" for r in cli)
+        + f" (median {statistics.median(r[0] / r[2] for r in cli):.2f})"
+    )
+    walls, cpus_ = sorted(r[0] for r in new), sorted(r[2] for r in new)
+    print(
+        f"`kt-tui KERNEL.cu` (a new session's screen): from process start median {statistics.median(walls):.3f} s, {_spread(walls)}"
+    )
+    print(f"  CPU: median {statistics.median(cpus_):.3f} s, {_spread(cpus_)}")
+    for label, rows in (
+        ("a minimal Textual app (table of 40 rows)", floor),
+        ("`import textual.app` alone", textual_only),
+    ):
+        walls, cpus_ = sorted(r[0] for r in rows), sorted(r[2] for r in rows)
+        print(f"the floor, {label}: from process start median {statistics.median(walls):.3f} s, {_spread(walls)}")
+        print(f"  CPU: median {statistics.median(cpus_):.3f} s, {_spread(cpus_)}")
 
 
 def _spread(values: list[float]) -> str:
@@ -491,16 +615,20 @@ def main() -> None:
         metavar="N",
         help="only the first frame, from N new processes' start and in them (from making the app), one after the other",
     )
+    ap.add_argument(
+        "--versus",
+        metavar="DIR",
+        help="with --first-frame: `kt-tui resume ID` alternately with this checkout and DIR's (e.g. old main)",
+    )
     ap.add_argument("--first-frame-of", help=argparse.SUPPRESS)  # a session id: the child of process_first_frame
-    ap.add_argument("--first-frame-cli", help=argparse.SUPPRESS)  # the same through `kt-tui resume ID`
     ap.add_argument("--db", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.first_frame_of:
         print(*asyncio.run(first_frame_only(a.first_frame_of, Path(a.db))))
         return
-    if a.first_frame_cli:
-        print(*first_frame_cli(a.first_frame_cli, Path(a.db)), flush=True)
-        os._exit(0)  # as kt-tui's own entry() ends
+    if a.first_frame and a.versus:
+        versus(a.results, a.first_frame, Path(a.versus).resolve())
+        return
     if a.first_frame:
         first_frames(a.results, a.first_frame)
         return

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import os
 import sys
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from pydantic import Field, PrivateAttr, StrictInt, StrictStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictInt, StrictStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .files import CONFIG_MAX, FileRefused, read_text_file
 from .gpu.simcache import read_header
@@ -54,8 +52,11 @@ def _f(default, help_text: str = "", *, env: str | None = None, strict: bool | N
     return Field(default, description=help_text, strict=strict, json_schema_extra={"env": env}, **kw)
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(extra="forbid", validate_default=False)
+class Settings(BaseModel):
+    """Made by load_settings, which merges its sources (pydantic-settings did, at ~50 ms of import
+    before the TUI's first frame, for a merge of three dicts)."""
+
+    model_config = ConfigDict(extra="forbid", validate_default=False, arbitrary_types_allowed=True)
 
     db: str = _f("", "session database", env="KT_TUI_DB")
     backend: str = _f("auto", "where numbers come from", env="KT_TUI_BACKEND")
@@ -92,12 +93,6 @@ class Settings(BaseSettings):
     def config_path(self) -> Path:
         """The config file these settings read (strategy_defaults name it in messages)."""
         return self._config_path or config_dir() / "config.toml"
-
-    @classmethod
-    def settings_customise_sources(
-        cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings
-    ):
-        return init_settings, _Environment(settings_cls), _ConfigFile(settings_cls)
 
     def table_for(self, strategy: str) -> dict[str, Any]:
         return dict(self.strategy_tables.get(strategy) or {})
@@ -145,49 +140,43 @@ def setting_fields() -> dict[str, FieldInfo]:
     return dict(Settings.model_fields)
 
 
-class _Environment(PydanticBaseSettingsSource):
+def _environment() -> dict[str, Any]:
     """The variables named on the fields (KT_TUI_DB, OPENAI_API_KEY, ...); an empty one is unset."""
-
-    def get_field_value(self, field: FieldInfo, field_name: str):
-        env = _extra(field, "env")
-        return (os.environ.get(env) or None) if env else None, field_name, False
-
-    def __call__(self) -> dict:
-        out = {}
-        for name, f in self.settings_cls.model_fields.items():
-            value = self.get_field_value(f, name)[0]
-            if value is not None:
-                out[name] = value
-        return out
+    out = {}
+    for name, f in Settings.model_fields.items():
+        env = _extra(f, "env")
+        value = (os.environ.get(env) or None) if env else None
+        if value is not None:
+            out[name] = value
+    return out
 
 
-_config_file: ContextVar[Path | None] = ContextVar("config_file", default=None)
-
-
-class _ConfigFile(PydanticBaseSettingsSource):
+def _config_file(path: Path) -> dict[str, Any]:
     """config.toml in the config dir (or the file load_settings is given), read under the size cap."""
+    if not path.is_file():
+        return {}
+    try:
+        data = load_toml(read_text_file(path, "config", CONFIG_MAX), path)
+    except FileRefused as e:
+        raise ConfigError("", str(e)) from None
+    data = _strategy_tables(data, path)
+    for k in data:
+        if k == "api_key":
+            raise ConfigError(k, "the API key is never read from a file: set OPENAI_API_KEY", path)
+        if k in NOT_IN_FILE[2:]:
+            raise ConfigError(k, "not a setting of the file: strategy options go in [strategy.NAME]", path)
+        if k not in Settings.model_fields and k not in FLAT_STRATEGY_KEYS:
+            known = ", ".join(sorted(set(Settings.model_fields) - set(NOT_IN_FILE)))
+            raise ConfigError(k, f"unknown setting (known: {known})", path)
+    return _flat_strategy_keys(data, path)
 
-    def get_field_value(self, field: FieldInfo, field_name: str):
-        return None, field_name, False
 
-    def __call__(self) -> dict:
-        path = _config_file.get() or config_dir() / "config.toml"
-        if not path.is_file():
-            return {}
-        try:
-            data = load_toml(read_text_file(path, "config", CONFIG_MAX), path)
-        except FileRefused as e:
-            raise ConfigError("", str(e)) from None
-        data = _strategy_tables(data, path)
-        for k in data:
-            if k == "api_key":
-                raise ConfigError(k, "the API key is never read from a file: set OPENAI_API_KEY", path)
-            if k in NOT_IN_FILE[2:]:
-                raise ConfigError(k, "not a setting of the file: strategy options go in [strategy.NAME]", path)
-            if k not in Settings.model_fields and k not in FLAT_STRATEGY_KEYS:
-                known = ", ".join(sorted(set(Settings.model_fields) - set(NOT_IN_FILE)))
-                raise ConfigError(k, f"unknown setting (known: {known})", path)
-        return _flat_strategy_keys(data, path)
+def _merged(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
+    """high over low; tables (dicts) in both are merged key by key, as pydantic-settings merged its sources."""
+    out = dict(low)
+    for k, v in high.items():
+        out[k] = _merged(out[k], v) if isinstance(out.get(k), dict) and isinstance(v, dict) else v
+    return out
 
 
 def _flat_strategy_keys(data: dict, path: Path) -> dict:
@@ -238,14 +227,12 @@ def load_settings(
         names = flag_names or {}
         flagged = {k: (names.get(k) or "--" + k.replace("_", "-"), v) for k, v in options.items()}
         given["strategy_flags"] = {**given.get("strategy_flags", {}), **flagged}
-    token = _config_file.set(config_file)
+    values = _merged(_merged(_config_file(config_file or config_dir() / "config.toml"), _environment()), given)
     try:
-        s = Settings(**given)
+        s = Settings(**values)
     except ValidationError as e:
         err = e.errors()[0]
         raise _error(str(err["loc"][0]), problem_text(err), given, flag_names, config_file) from None
-    finally:
-        _config_file.reset(token)
     if not s.db:
         s.db = str(data_dir() / "sessions.db")
     s._config_path = config_file

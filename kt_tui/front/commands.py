@@ -5,6 +5,7 @@ starts without the one, manual mode without the other."""
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sqlite3
@@ -101,8 +102,14 @@ def tui_services() -> Services:
 def tui_app(settings: Settings, store, **target):
     """The Textual app, given what it needs from here; target: kernel_file, spec_path, kernel_name,
     resume (a session id) or browse."""
-    from ..ui.app import KtApp
-
+    on = gc.isenabled()
+    gc.disable()  # Textual's and the screens' imports make no garbage: collections would only walk them
+    try:
+        from ..ui.app import KtApp
+    finally:
+        gc.freeze()  # and no later one either (KtApp.on_unmount unfreezes)
+        if on:
+            gc.enable()
     return KtApp(settings, store, tui_services(), **target)
 
 
@@ -293,21 +300,33 @@ def _imported_kernel(script: str) -> str:
     return str(done[0].kernel_path)
 
 
-def open_tui(settings: Settings, args: argparse.Namespace) -> int:
-    from .session import session_options
+def _options_given(settings: Settings, name: str) -> bool:
+    """Whether the options a session of strategy `name` runs with could be refused now: flags, the
+    config file's [strategy.NAME] table or its flat keys give some. With none, checking them before
+    the app loads (it imports the strategy, its search and numpy) could not fail: the session opener
+    checks them again on the engine thread, after the first frame, and the screen says what it finds."""
+    return bool(settings.strategy_flags or settings.table_for(name) or settings.strategy_defaults)
 
+
+def open_tui(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "resume":
         store = open_store(settings)
         s = find_session(store, args.session)
-        session_options(settings, s["strategy"], store, s["id"])  # a flag its strategy has no option for
+        if _options_given(settings, s["strategy"]):
+            from .session import session_options
+
+            session_options(settings, s["strategy"], store, s["id"])  # a flag its strategy has no option for
         target = {"resume": s["id"]}
     else:
-        from ..engine.registry import check_strategy
         from ..files import SPEC_MAX, check_regular
         from ..kernel.spec import spec_path_for
-        from .session import read_kernel_file
+        from .kernelfile import read_kernel_file
 
-        check_strategy(settings.strategy, session_options(settings, settings.strategy))
+        if "strategy" in settings.model_fields_set or _options_given(settings, settings.strategy):
+            from ..engine.registry import check_strategy
+            from .session import session_options
+
+            check_strategy(settings.strategy, session_options(settings, settings.strategy))
         if str(args.kernel_path).endswith(".py"):
             args.kernel_path = _imported_kernel(args.kernel_path)
         kf = read_kernel_file(args.kernel_path)  # unreadable files and files with no kernel fail here

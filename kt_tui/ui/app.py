@@ -65,17 +65,34 @@ class KtApp(App):
         super().__init__()
         self.settings, self.store, self.services, self.browse = settings, store, services, browse
         self.kernel_file, self.spec_path, self.kernel_name, self.resume = kernel_file, spec_path, kernel_name, resume
-        self.theme_problems: list[str] = []
-
-    def on_mount(self) -> None:
-        gc.freeze()  # the imports' objects: full collections skip them (session_stored.freeze_heap says why)
         themes, self.theme_problems = load_themes()
         for theme in themes:
             self.register_theme(theme)
         names = {t.name for t in themes} | set(self.available_themes)
         saved = prefs.load().get("theme")  # picked in the palette last time; a theme set in config.toml or
         wanted = self.settings.theme if "theme" in self.settings.model_fields_set or not saved else saved  # env wins
-        self.theme = self.shown_theme = wanted if wanted in names else "kt-dark"
+        self.shown_theme = wanted if wanted in names else "kt-dark"
+        self._first_theme(self.shown_theme)
+
+    def _first_theme(self, name: str) -> None:
+        """The theme, set before the stylesheet is first parsed: set later (in on_mount), Textual parses
+        every CSS source a second time, with its colours, before the first frame."""
+        self.set_reactive(App.theme, name)
+        theme = self.current_theme
+        self.update_classes(
+            {
+                **{c: False for c in self.classes if c.startswith("-theme-")},
+                f"-theme-{name}": True,
+                "-dark-mode": theme.dark,
+                "-light-mode": not theme.dark,
+            },
+            update=False,
+        )
+        self._refresh_truecolor_filter(self.ansi_theme)  # as App._watch_theme does (textual is pinned)
+        self.stylesheet.set_variables(self.get_css_variables())
+
+    def on_mount(self) -> None:
+        gc.freeze()  # the imports' objects: full collections skip them (session_stored.freeze_heap says why)
         self.theme_changed_signal.subscribe(self, self._theme_picked)
         for problem in self.theme_problems:
             self.notify(problem, severity="warning")
@@ -108,8 +125,6 @@ class KtApp(App):
         return Path(self.spec_path) if self.spec_path else spec_path_for(self.kernel_file.path)
 
     def _choose_kernel(self) -> None:
-        from .setup_screens import KernelPickScreen
-
         kf = self.kernel_file
         name = self.kernel_name
         if name is None and self._spec_file.is_file():
@@ -119,18 +134,21 @@ class KtApp(App):
             except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
                 pass
         if name is None and len(kf.kernels) > 1:
+            from .setup_screens import KernelPickScreen  # here: the pick and the editor load where they open
+
             self.push_screen(KernelPickScreen(kf.path, kf.kernels), self._kernel_chosen)
         else:
             self._kernel_chosen(name)
 
     def _kernel_chosen(self, name: str | None) -> None:
-        from ..kernel.draft import draft_note, draft_spec
         from ..kernel.source import pick_kernel
-        from .setup_screens import SpecEditScreen
 
         kernel = pick_kernel(self.kernel_file.kernels, name, str(self.kernel_file.path))
         path = self._spec_file
         if not path.exists():
+            from ..kernel.draft import draft_note, draft_spec  # here: the drafter (numpy) only for a draft
+            from .setup_screens import SpecEditScreen  # here: the editor only where it opens
+
             draft = draft_spec(kernel, src=self.kernel_file.source)
             note = (
                 "No launch spec was found, so this draft was inferred from the kernel's source. "
@@ -144,6 +162,9 @@ class KtApp(App):
         try:
             spec = load_spec(path, kernel)
         except SpecError as e:
+            from ..kernel.draft import draft_spec
+            from .setup_screens import SpecEditScreen
+
             try:
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError:

@@ -8,11 +8,13 @@ import threading
 from collections import deque
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ..engine.events import Event
-from ..engine.gates import Decision, Gate
+if TYPE_CHECKING:  # the engine's events and gates load with the engine, after the first frame
+    from ..engine.events import Event
+    from ..engine.gates import Decision, Gate
 
 
 class Flush(Message):

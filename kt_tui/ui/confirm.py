@@ -17,6 +17,7 @@ MOVE_KEYS: list[BindingType] = [
 
 
 class AskScreen(ModalScreen[bool]):
+    CSS_PATH = "modal.tcss"
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),

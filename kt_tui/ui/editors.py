@@ -37,6 +37,7 @@ def set_language(area: TextArea, language: str | None) -> None:
 
 
 class TextEditScreen(ModalScreen[str | None]):
+    CSS_PATH = "modal.tcss"
     BINDINGS = [
         Binding("ctrl+s", "save", "Use this", id="editor.save", priority=True),
         Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True),
@@ -83,6 +84,8 @@ def tune_params_text(tune_params: dict) -> str:
 
 class KernelEditScreen(ModalScreen[dict | None]):
     """Edit the generated kernel and its tunable parameters (TOML: name = [values])."""
+
+    CSS_PATH = "modal.tcss"
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Use this kernel", id="editor.save", priority=True),

@@ -22,6 +22,7 @@ def default_folder(store: Store, sid: str) -> str:
 
 
 class ExportScreen(ModalScreen[None]):
+    CSS_PATH = "modal.tcss"
     BINDINGS = [Binding("escape", "close", "Close", id="export.close")]
 
     def __init__(self, store: Store, sid: str) -> None:

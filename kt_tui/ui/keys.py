@@ -107,6 +107,7 @@ def help_text(bindings, keymap: dict, gate=None, answers: dict[str, str] | None 
 
 
 class HelpScreen(ModalScreen[None]):
+    CSS_PATH = "modal.tcss"
     BINDINGS = [Binding("escape", "close", "Close", id="help.close")]
 
     def __init__(self, text: Text) -> None:

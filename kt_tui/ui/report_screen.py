@@ -14,6 +14,7 @@ from ..engine.kernel_step import candidate
 
 
 class ReportScreen(ModalScreen[None]):
+    CSS_PATH = "modal.tcss"
     BINDINGS = [
         Binding("escape", "close", "Close", id="report.close"),
         Binding("q", "close", "Close", show=False, id="report.quit"),

@@ -9,14 +9,12 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Input, TabbedContent
 
-from ..engine.gates import Decision, KernelGate
 from ..errors import UserError
 from . import prefs
 from .bridge import GateOpened
 from .confirm import AskScreen
-from .gate_view import answers, view_for
 from .keys import CHOICE_IDS, HelpScreen, help_text
-from .status import FilterInput
+from .status import FILTER_HINT, FilterInput
 from .widgets import GatePanel, ResultsTable
 
 DESTRUCTIVE = ("skip", "stop")  # a decision held UNDO_S seconds before the engine gets it; u takes it back
@@ -33,9 +31,20 @@ def undo_seconds() -> float:
 
 
 if TYPE_CHECKING:
+    from ..engine.gates import Decision, Gate
     from .session_shape import SessionShape as _Screen
 else:
     _Screen = object
+
+
+# Imported where used: the engine's gates and their views (gate_view.py), loaded with the first gate,
+# after the first frame.
+
+
+def _answers(gate: Gate) -> dict[str, str]:
+    from .gate_view import answers  # here: a gate is open, so the engine has loaded the gates it views
+
+    return answers(gate)
 
 
 class SessionActions(_Screen):
@@ -43,7 +52,7 @@ class SessionActions(_Screen):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "undo":
             return self.held is not None
-        choices = answers(self.gate) if (self.gate and self.bridge.waiting and self.held is None) else {}
+        choices = _answers(self.gate) if (self.gate and self.bridge.waiting and self.held is None) else {}
         wanted = {"start": "approve", "edit": "edit", "skip": "skip", "retry": "retry"}.get(action)
         # False hides a key from the footer: it shows only what applies now
         if wanted:
@@ -57,6 +66,10 @@ class SessionActions(_Screen):
         if action == "approve_all":
             return not self.autopilot and self.state not in ("finished", "error")
         if action == "sanitize":  # a sanitizer needs a GPU: never in a simulated session
+            if self.gate is None:
+                return False
+            from ..engine.gates import KernelGate
+
             return (
                 isinstance(self.gate, KernelGate)
                 and self.bridge.waiting
@@ -68,11 +81,13 @@ class SessionActions(_Screen):
         """action -> its name at the open gate ("Accept", "Reject"), for the footer."""
         if not (self.gate and self.bridge.waiting):
             return {}
-        return {CHOICE_IDS[c]: label[:1].upper() + label[1:] for c, label in answers(self.gate).items()}
+        return {CHOICE_IDS[c]: label[:1].upper() + label[1:] for c, label in _answers(self.gate).items()}
 
     def _decide(self, choice: str, value=None, by: str = "user", why: str | None = None) -> None:
         """Answer the open gate. A skip or stop of yours waits UNDO_S seconds, undoable, before
         the engine gets it: until then nothing has run on it."""
+        from ..engine.gates import Decision  # loaded with the gate
+
         gate = self.gate
         if self.held is not None or gate is None or not self.bridge.waiting:
             return
@@ -168,6 +183,8 @@ class SessionActions(_Screen):
         if not gate or "edit" not in gate.choices:
             return
 
+        from .gate_view import view_for
+
         editor = view_for(gate).editor
         if editor is None:
             return
@@ -221,7 +238,7 @@ class SessionActions(_Screen):
     def action_help(self) -> None:
         gate = self.gate if self.bridge.waiting else None
         self.app.push_screen(
-            HelpScreen(help_text(self.BINDINGS, self.settings.keys or {}, gate, answers(gate) if gate else None))
+            HelpScreen(help_text(self.BINDINGS, self.settings.keys or {}, gate, _answers(gate) if gate else None))
         )
 
     def action_tab(self, tab: str) -> None:
@@ -268,8 +285,12 @@ class SessionActions(_Screen):
         self._pane(not shown)
         prefs.save(source_pane=not shown)
 
-    def action_filter(self) -> None:
-        box = self.query_one("#filter")
+    async def action_filter(self) -> None:
+        """The filter box, made the first time it opens: the first frame does without it."""
+        boxes = self.query("#filter")
+        box = boxes.first() if boxes else FilterInput(placeholder=FILTER_HINT, id="filter")
+        if not boxes:
+            await self.query_one("#tab-results").mount(box, before=self.query_one(ResultsTable))
         box.add_class("-shown")
         self.query_one(TabbedContent).active = "tab-results"
         box.focus()

@@ -1,4 +1,4 @@
-"""The session screen's answers to the engine's events, one handler per event class (EVENT_HANDLERS);
+"""The session screen's answers to the engine's events, one handler per event class (event_handlers);
 events not listed change nothing on the screen. A mixin of SessionScreen, run on the UI thread."""
 
 from __future__ import annotations
@@ -12,21 +12,25 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.widgets import Static
 
-from ..engine import events as ev
 from ..engine.edits import edit_diff
 from ..engine.strength import why_nothing_checked
 from ..engine.verdict import NOT_MEASURED, UNMEASURED, waits_for_gpu
-from .gate_view import PlanView, render_verification
 from .widgets import GatePanel
 
 if TYPE_CHECKING:
+    from ..engine import events as ev
     from .session_shape import SessionShape as _Screen
 else:
     _Screen = object
 
+# Imported where used: the engine's events and gates (~35 dataclasses) and the gates' views, which
+# come with the first event or gate, after the first frame.
+
+_HANDLERS: dict[type, Callable[[Any, Any], None]] = {}
+
 
 class SessionEvents(_Screen):
-    # -- one handler per event class (EVENT_HANDLERS below); events not listed change nothing here --
+    # -- one handler per event class (event_handlers below); events not listed change nothing here --
     def _on_result(self, e: ev.Result) -> None:
         table = self.table
         row = table.put(e.result, e.version)
@@ -92,6 +96,8 @@ class SessionEvents(_Screen):
         self._banner()
 
     def _on_verification(self, e: ev.Verification) -> None:
+        from .gate_view import render_verification
+
         self.query_one("#kernel-view", Static).update(render_verification(e.data))
 
     def _on_note(self, e: ev.Note) -> None:
@@ -105,6 +111,8 @@ class SessionEvents(_Screen):
             self.steps.append({"id": e.id, "title": "", "state": "", "reason": "", **fields})
         else:
             step.update(fields)
+        from .gate_view import PlanView
+
         self.query_one(PlanView).show(self.steps)
 
     def _on_llm_start(self, e: ev.LlmStart) -> None:
@@ -144,24 +152,34 @@ class SessionEvents(_Screen):
     def _on_finished(self, e: ev.Finished) -> None:
         self._finished({"state": e.state, "error": e.error})
 
-    EVENT_HANDLERS: dict[type[ev.Event], Callable[[Any, Any], None]] = {
-        ev.Result: _on_result,
-        ev.Begin: _on_begin,
-        ev.SessionChanged: _on_session,
-        ev.RunStarted: _on_run,
-        ev.SpaceCounted: _on_space,
-        ev.RunEnded: _on_run_end,
-        ev.Paused: _on_paused,
-        ev.Switched: _on_switched,
-        ev.Verification: _on_verification,
-        ev.Note: _on_note,
-        ev.StepChanged: _on_step,
-        ev.LlmStart: _on_llm_start,
-        ev.LlmDelta: _on_llm_delta,
-        ev.LlmDone: _on_llm_done,
-        ev.Finished: _on_finished,
-        ev.Decided: _on_decided,
-    }
+    @staticmethod
+    def event_handlers() -> dict[type, Callable[[Any, Any], None]]:
+        """Event class -> its handler, made at the first events (the engine has loaded their module)."""
+        if not _HANDLERS:
+            from ..engine import events as ev
+
+            c = SessionEvents
+            _HANDLERS.update(
+                {
+                    ev.Result: c._on_result,
+                    ev.Begin: c._on_begin,
+                    ev.SessionChanged: c._on_session,
+                    ev.RunStarted: c._on_run,
+                    ev.SpaceCounted: c._on_space,
+                    ev.RunEnded: c._on_run_end,
+                    ev.Paused: c._on_paused,
+                    ev.Switched: c._on_switched,
+                    ev.Verification: c._on_verification,
+                    ev.Note: c._on_note,
+                    ev.StepChanged: c._on_step,
+                    ev.LlmStart: c._on_llm_start,
+                    ev.LlmDelta: c._on_llm_delta,
+                    ev.LlmDone: c._on_llm_done,
+                    ev.Finished: c._on_finished,
+                    ev.Decided: c._on_decided,
+                }
+            )
+        return _HANDLERS
 
     def _finished(self, d: dict) -> None:
         self.state = d["state"]

@@ -18,8 +18,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
 
 from ..config import Settings
-from ..engine import events as ev
-from ..engine.gates import Gate
 from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..kernel.spec import Spec
@@ -27,7 +25,6 @@ from ..records import Result, config_key
 from ..store import SessionStore, Store
 from . import prefs
 from .bridge import Bridge, Flush, GateOpened
-from .gate_view import PlanView, render_gate, view_for
 from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .results import short_label
@@ -35,11 +32,15 @@ from .services import Services
 from .session_actions import SessionActions
 from .session_events import SessionEvents
 from .session_stored import StoredView, freeze_heap
-from .status import FilterInput, FitFooter, StatusBar, run_progress, status_text
+from .status import FitFooter, StatusBar, run_progress, status_text
 from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
 
 if TYPE_CHECKING:
     from ..engine.backend import BackendChoice
+    from ..engine.gates import Gate
+
+# Imported where used: the engine's events and gates and their views (gate_view.py), which the first
+# frame does without (session_events.py says why).
 
 
 class Ready(Message):
@@ -140,9 +141,6 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
                     with TabPane("Results", id="tab-results"):
                         yield ProgressLine(id="progress")
                         yield TuningPlot(id="plot")
-                        yield FilterInput(
-                            placeholder="filter: rows holding every word (enter keeps it, escape clears)", id="filter"
-                        )
                         yield ResultsTable(id="results")
                     # their contents come after the first frame (_fill_tabs): it shows the Results tab
                     yield TabPane("Plan", id="tab-plan")
@@ -174,6 +172,8 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         """The hidden tabs' contents: the plan (shown as read by _load_stored), the generated
         kernel and the LLM log."""
         from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
+
+        from .gate_view import PlanView
 
         await self.query_one("#tab-plan", TabPane).mount(PlanView(id="plan"))
         await self.query_one("#tab-kernel", TabPane).mount(
@@ -263,6 +263,8 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
                 self._decide(decision.choice, decision.value, by="autopilot", why=decision.why)
                 return
             self.autopilot = False
+        from .gate_view import render_gate, view_for
+
         view = view_for(gate)
         self.query_one(GatePanel).update(render_gate(gate, self.keys, bool(self.choice and self.choice.simulated)))
         self.query_one(ResultsTable).mark_candidate(*(view.candidate(gate) if view.candidate else (None,)))
@@ -276,9 +278,12 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
 
     def on_flush(self, message: Flush) -> None:
         self.results_added = False
+        from ..engine import events as ev  # loaded by the engine that sent them
+
         events = self.bridge.drain()
+        handlers = self.event_handlers()
         for e in events:
-            handler = self.EVENT_HANDLERS.get(type(e))
+            handler = handlers.get(type(e))
             if handler:
                 handler(self, e)
         if self.results_added:

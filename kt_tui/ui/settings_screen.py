@@ -73,6 +73,7 @@ def parse_knob(name: str, kind: type, low, raw) -> object:
 
 
 class SettingsScreen(ModalScreen[dict | None]):
+    CSS_PATH = "modal.tcss"
     BINDINGS = [
         Binding("ctrl+s", "save", "Apply", id="settings.save", priority=True),
         Binding("escape", "cancel", "Cancel", id="settings.cancel"),

@@ -34,6 +34,8 @@ class HasSettings(Protocol):
 class KernelPickScreen(Screen[str]):
     """The file has several __global__ kernels: which one?"""
 
+    CSS_PATH = "modal.tcss"
+
     BINDINGS = [Binding("escape", "cancel", "Quit", id="cancel")]
 
     def __init__(self, path: Path, kernels: list[Kernel]) -> None:
@@ -62,6 +64,8 @@ class KernelPickScreen(Screen[str]):
 class SpecEditScreen(Screen[Spec]):
     """Edit the launch spec as TOML beside the kernel source; checked against the kernel before it is
     saved, and on ctrl+k (spec and an offline compile) without saving."""
+
+    CSS_PATH = "modal.tcss"
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save and continue", id="save", priority=True),

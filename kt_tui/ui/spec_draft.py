@@ -13,6 +13,7 @@ from textual.widgets import Footer, Static
 
 
 class SpecDraftGate(ModalScreen[str]):
+    CSS_PATH = "modal.tcss"
     BINDINGS = [
         Binding("a", "choose('approve')", "Approve (save it)", id="approve"),
         Binding("e", "choose('edit')", "Edit it", id="edit"),

@@ -74,6 +74,9 @@ def status_text(screen) -> Text:
     return text
 
 
+FILTER_HINT = "filter: rows holding every word (enter keeps it, escape clears)"
+
+
 class FilterInput(Input):
     """`/` in the session: the results table shows the rows holding every word typed (a parameter's
     value as name=value, a status, a version). Enter goes back to the table with the filter kept;

@@ -33,6 +33,7 @@ _FOUND: list[tuple[str, str, bool]] | None = None
 
 
 class StrategyPicker(ModalScreen[str | None]):
+    CSS_PATH = "modal.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel")]
 
     def __init__(self, current: str) -> None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from pygments.lexer import Lexer
+from pygments.token import Comment, Keyword, Name, Number, String, _TokenType
+from pygments.token import Text as Plain
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
@@ -12,6 +17,7 @@ from textual.widgets import Static
 
 from ..kernel import refkernel
 from ..kernel.spec import Spec
+from ..kernel.syntax import highlights
 from .results import STATUS_STYLE, ResultsTable  # noqa: F401 - the screen imports its parts from here
 
 
@@ -35,12 +41,55 @@ class DrawnOnce:
         return Measurement.get(console, options, self.renderable)
 
 
+_TOKENS = {
+    "comment": Comment,
+    "string": String,
+    "number": Number,
+    "keyword": Keyword,
+    "type.builtin": Keyword.Type,
+    "variable.builtin": Name.Builtin,
+    "function.call": Name.Function,
+}
+
+
+class CudaLexer(Lexer):
+    """Pygments' side of kernel/syntax.py's lexer, the one the editors colour with (cuda_syntax.py):
+    Pygments' own CUDA lexer compiles its ~100 regexes at its first use, ~15 ms before the first frame."""
+
+    name = "CUDA (kt-tui)"
+
+    def get_tokens_unprocessed(self, text: str) -> Iterator[tuple[int, _TokenType, str]]:
+        rows = text.split("\n")
+        starts = [0]
+        for line in rows:
+            starts.append(starts[-1] + len(line) + 1)
+        at = 0
+        for row, start, end, name in highlights(text):
+            line = rows[row]
+            if line.isascii():
+                a, b = start, len(line) if end is None else end
+            else:  # highlights() counts UTF-8 bytes, as an editor does
+                raw = line.encode()
+                a = len(raw[:start].decode(errors="ignore"))
+                b = len(line) if end is None else len(raw[:end].decode(errors="ignore"))
+            a, b = starts[row] + a, starts[row] + b
+            if a < at or b <= a:
+                continue
+            if a > at:
+                yield at, Plain, text[at:a]
+            yield a, _TOKENS.get(name, Plain), text[a:b]
+            at = b
+        if at < len(text):
+            yield at, Plain, text[at:]
+
+
 class SourceView(Static):
-    """The kernel source, highlighted with Pygments' CUDA lexer."""
+    """The kernel source, highlighted by kernel/syntax.py's lexer (through CudaLexer)."""
 
     def show(self, source: str) -> None:
         self.code = source
-        self.update(DrawnOnce(Syntax(source, "cuda", line_numbers=True, word_wrap=False, theme="ansi_dark")))
+        lexer = CudaLexer(stripnl=False, ensurenl=True, tabsize=4)  # as Rich makes a lexer it looks up by name
+        self.update(DrawnOnce(Syntax(source, lexer, line_numbers=True, word_wrap=False, theme="ansi_dark")))
 
 
 class SpecSummary(Static):

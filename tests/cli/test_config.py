@@ -1,4 +1,4 @@
-"""Settings: one pydantic-settings model, flags > environment > config.toml, one error format."""
+"""Settings: one pydantic model, flags > environment > config.toml, one error format."""
 
 import json
 

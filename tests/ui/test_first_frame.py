@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 
+import pytest
 from textual.widgets import RichLog, Static
 
 from kt_tui.config import load_settings
@@ -61,12 +62,14 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
             table, plot = screen.query_one(ResultsTable), screen.query_one(TuningPlot)
             seen.update(
                 rows=table.row_count,
+                shown=table.size.height - 1,  # its lines less the header's
                 points=len(plot.times),
                 workers=sorted(w.group for w in self.workers if not w.is_finished or w.is_cancelled),
                 threads=sorted(t.name for t in threading.enumerate()),
                 engine=screen.engine,
                 frozen=gc.get_freeze_count(),
                 hidden_tabs=[len(screen.query(f"#{tab} > *")) for tab in ("tab-plan", "tab-kernel", "tab-llm")],
+                filter_box=len(screen.query("#filter")),
             )
 
     monkeypatch.setattr(App, "_display", display)
@@ -76,10 +79,11 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
         screen = app.screen
         table, plot = screen.query_one(ResultsTable), screen.query_one(TuningPlot)
         # the first frame: the rows a screen holds, no plot points, nothing started on a thread yet
-        assert 0 < seen["rows"] <= SIZE[1]
+        assert seen["shown"] <= seen["rows"] <= SIZE[1]  # the lines it shows, and the rest after
         assert seen["points"] == 0
         assert seen["workers"] == [] and seen["engine"] is None
         assert seen["hidden_tabs"] == [0, 0, 0]  # the Plan, Kernel and LLM tabs are filled after it
+        assert seen["filter_box"] == 0  # made when / first opens it
         # then the rest arrives: every stored result's point, the table's rows as the view nears them
         await wait_for(lambda: plot.reading is None and len(plot.times) >= RESULTS)
         plan = screen.query_one(PlanView)  # the stored plan, read for the first frame, shown with its tab
@@ -118,6 +122,9 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "kt_tui.engine.backend",
     "kt_tui.engine.manual",
     "kt_tui.front.session",
+    "kt_tui.engine.gates",  # ~35 dataclasses: they come with the engine's first event or gate
+    "kt_tui.engine.events",
+    "kt_tui.ui.gate_view",
     "kt_tui.gpu.client",
     "kt_tui.export",
     "kt_tui.kernel.draft",
@@ -128,6 +135,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "kt_tui.ui.report_screen",
     "kt_tui.ui.sessions_screen",
     "kt_tui.ui.setup_screens",
+    "pygments.lexers.c_cpp",  # Pygments' CUDA lexer: the source pane colours with kernel/syntax.py's
     "rich.pretty",  # with Textual's RichLog, the LLM tab's log
     "tomlkit",  # TOML's writer: the config and the stored spec are only read
 )
@@ -195,3 +203,168 @@ def test_the_key_ids_config_may_remap_are_all_known_though_the_screens_load_late
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     count, missing = out.stdout.split(maxsplit=1)
     assert int(count) > 30 and missing.strip() == "[]", out.stdout + out.stderr
+
+
+# `kt-tui resume ID` and `kt-tui KERNEL.cu` as a user starts them (cli.main, the app run headless):
+# what the first frame of the screen named WANT has loaded of WATCH.
+CLI_CHILD = """
+import os, shutil, sys
+from textual.app import App
+
+seen = []
+real_display, real_run = App._display, App.run
+
+def display(self, screen, renderable):
+    real_display(self, screen, renderable)
+    if not seen and type(screen).__name__ == "SessionScreen":
+        seen.append([name for name in WATCH if name in sys.modules])
+        self.exit()
+
+App._display = display
+App.run = lambda self, **k: real_run(self, headless=True, size=(150, 45))
+os.environ["KT_TUI_BACKEND"] = "none"  # the engine thread, started after the first frame, measures nothing
+from kt_tui.cli import main
+
+main(sys.argv[1:])
+print("loaded:", *seen[0], flush=True)
+os._exit(0)
+"""
+
+# imported on the old main before those first frames: the strategy (for a check of its options that
+# nothing given could fail) with its search space and numpy; pydantic-settings with the settings
+NOT_BEFORE_THE_COMMANDS_FIRST_FRAME = (
+    "numpy",
+    "pydantic_settings",
+    "kt_tui.engine.registry",
+    "kt_tui.engine.strategies",
+    "kt_tui.search",
+    "kt_tui.front.session",
+    "kt_tui.kernel.draft",
+    "kt_tui.ui.setup_screens",
+)
+
+
+def cli_first_frame(*argv: str) -> list[str]:
+    code = "WATCH = " + repr(NOT_BEFORE_THE_COMMANDS_FIRST_FRAME) + "\n" + CLI_CHILD
+    out = subprocess.run(
+        [sys.executable, "-c", code, *map(str, argv)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert out.stdout.startswith("loaded:"), out.stdout + out.stderr
+    return out.stdout.split()[1:]
+
+
+def test_kt_tui_resume_draws_its_first_frame_before_the_strategy_numpy_or_pydantic_settings_load():
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 200)
+    assert cli_first_frame("resume", sid) == []
+
+
+def test_kt_tui_on_a_kernel_draws_its_first_frame_before_the_strategy_or_numpy_load(tmp_path):
+    for name in ("vector_add.cu", "vector_add.cu.toml"):
+        (tmp_path / name).write_bytes((ROOT / "examples" / name).read_bytes())
+    assert cli_first_frame(tmp_path / "vector_add.cu") == []
+
+
+def test_strategy_options_given_are_still_refused_before_the_tui_starts(capsys, monkeypatch, tmp_path):
+    """The check the first frame no longer waits for runs as before wherever something given could
+    fail it: a flag, a [strategy.NAME] table of config.toml, a strategy named."""
+    from textual.app import App
+
+    from kt_tui.cli import main
+
+    monkeypatch.setattr(App, "run", lambda self, **k: pytest.fail("the TUI started"))
+    sid = bench_tui().fill(load_settings({}).db, 5)
+    assert main(["resume", sid, "--rounds", "3"]) == 2
+    assert "--rounds: the strategy 'sweep' has no such option" in capsys.readouterr().err
+    kernel = ROOT / "examples" / "vector_add.cu"
+    assert main([str(kernel), "--strategy", "nosuch"]) == 2
+    assert "unknown strategy 'nosuch'" in capsys.readouterr().err
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    (config / "config.toml").write_text("[strategy.sweep]\nrounds = 3\n")
+    assert main(["resume", sid]) == 2
+    assert "strategy.sweep.rounds" in capsys.readouterr().err
+    assert main([str(kernel)]) == 2
+    assert "strategy.sweep.rounds" in capsys.readouterr().err
+
+
+def test_the_source_panes_lexer_keeps_every_character_and_colours_as_the_editors_do():
+    """ui/widgets.py CudaLexer: kernel/syntax.py's highlights() as Pygments tokens, for Rich's Syntax."""
+    from pygments.token import Comment, Keyword, Name, Number, String
+
+    from kt_tui.ui.widgets import CudaLexer
+
+    source = (
+        "// é: a comment\n#define N 4\n__global__ void k(float *x) {\n"
+        '\tx[threadIdx.x] = 1.5f; /* ü\n */ const char *s = "a//b"; f(x);\n}'
+    )
+    tokens = list(CudaLexer().get_tokens_unprocessed(source))
+    assert "".join(text for _, _, text in tokens) == source
+    assert all(source[at : at + len(text)] == text for at, _, text in tokens)
+    kinds = {text: kind for _, kind, text in tokens}
+    assert kinds["// é: a comment"] in Comment and kinds["/* ü"] in Comment and kinds[" */"] in Comment
+    assert kinds["__global__"] in Keyword and kinds["float"] in Keyword.Type and kinds["1.5f"] in Number
+    assert kinds["threadIdx"] in Name.Builtin and kinds["f"] in Name.Function and kinds['"a//b"'] in String
+
+
+async def test_the_modals_css_is_read_when_the_first_modal_opens(monkeypatch):
+    """app.tcss holds the session screen's rules; the modals' (modal.tcss) are parsed when the first of
+    them opens, and apply there as before (the help screen's box: 90% wide, a round border)."""
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 50)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+
+    def modal_css() -> bool:
+        return any("modal.tcss" in str(source) for source in app.stylesheet.source)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, SessionScreen) and app.screen.table.row_count > 0)
+        assert not modal_css()
+        await pilot.press("question_mark")
+        await wait_for(lambda: type(app.screen).__name__ == "HelpScreen")
+        await pilot.pause()
+        box = app.screen.query_one(".editor")
+        assert modal_css() and box.styles.width.value == 90 and box.styles.border_top[0] == "round"
+        gpu.request_stop()
+        app.exit()
+
+
+async def test_the_stylesheet_is_parsed_once_before_the_first_frame(monkeypatch):
+    """The theme is set before Textual first parses the CSS (ui/app.py _first_theme): set in on_mount,
+    as on the old main, Textual parsed every source again with the theme's colours before the first
+    frame. The theme still applies: its variables and its class."""
+    from textual.app import App
+    from textual.css.stylesheet import Stylesheet
+
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 20)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    reparsed: list[int] = []
+    real_reparse, real_display = Stylesheet.reparse, App._display
+    seen: dict = {}
+
+    def reparse(self):
+        reparsed.append(1)
+        real_reparse(self)
+
+    def display(self, screen, renderable):
+        real_display(self, screen, renderable)
+        if not seen and isinstance(screen, SessionScreen) and screen.query_one(ResultsTable).row_count:
+            seen.update(reparsed=len(reparsed), theme=self.theme, classes=set(self.classes))
+
+    monkeypatch.setattr(Stylesheet, "reparse", reparse)
+    monkeypatch.setattr(App, "_display", display)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+    async with app.run_test(size=SIZE):
+        await wait_for(lambda: bool(seen))
+        assert seen["reparsed"] == 0
+        assert seen["theme"] == "kt-dark" and {"-theme-kt-dark", "-dark-mode"} <= seen["classes"]
+        assert app.stylesheet._variables["primary"] == app.get_css_variables()["primary"]
+        gpu.request_stop()
+        app.exit()

@@ -93,7 +93,8 @@ async def test_a_remapped_enter_approves_and_the_texts_say_enter():
         gate = shown(screen, "#gate")
         assert "[enter] approve" in gate and "[ctrl+x] stop" in gate and "[s] approve" not in gate
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.state == "finished")
+        # the session's state and the Finished event can come in two batches: wait for the panel too
+        await wait_for(pilot, lambda: screen.state == "finished" and "Press q" in shown(screen, "#gate"))
         assert "Press q to quit" in shown(screen, "#gate")
         await pilot.press("q")
 
@@ -123,7 +124,7 @@ async def test_help_palette_tab_keys_strategy_and_a_footer_that_fits():
         titles = [c.title for c in app.get_system_commands(screen)]
         assert "Approve (s)" in titles and "Show the Plan tab" in titles and "Settings (f2)" in titles
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen.state == "finished")
+        await wait_for(pilot, lambda: screen.state == "finished" and "Press q" in shown(screen, "#gate"))
         assert screen.check_action("switch_strategy", ()) is True  # go on from the best kernel
         assert "w to go on from the best kernel with another strategy" in shown(screen, "#gate")
         await pilot.press("q")
