@@ -122,17 +122,9 @@ class Pages:
                 times = _stdlib_loads(times_text)
             if type(times) is not list:
                 times = []
-            entry = {
-                **params,
-                "time": time_ms if ok else FAILED.get(status, "RuntimeFailedConfig"),
-                "times": times,
-                "compile_time": compile_ms or 0,
-                "benchmark_time": 0,
-                "framework_time": 0,
-                "strategy_time": 0,
-                "verification_time": 0,
-                "timestamp": created,
-            }
+            entry = kt_result(
+                params, time_ms if ok else FAILED.get(status, "RuntimeFailedConfig"), times, compile_ms, created
+            )
             if cache is not None:
                 try:
                     encoded = orjson.dumps({key: entry})

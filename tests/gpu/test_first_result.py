@@ -112,7 +112,8 @@ def _modules_at_first_result(tmp: Path, *flags: str) -> dict:
     """)
     script = tmp / "run.py"
     script.write_text(code)
-    env = dict(os.environ, PYTHONPATH=f"{tmp / 'site'}:{ROOT}", KT_TUI_DATA_DIR=str(tmp), KT_TUI_CONFIG_DIR=str(tmp))
+    path = os.pathsep.join(p for p in (str(tmp / "site"), str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = dict(os.environ, PYTHONPATH=path, KT_TUI_DATA_DIR=str(tmp), KT_TUI_CONFIG_DIR=str(tmp))
     cmd = [sys.executable, str(script), "run", str(ROOT / "examples/vector_add.cu"), "--auto", "--json"]
     got = subprocess.run(
         [*cmd, "--db", str(tmp / "o.db"), *flags], env=env, capture_output=True, text=True, timeout=300
