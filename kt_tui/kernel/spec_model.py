@@ -29,7 +29,7 @@ SMALL_SIZES = (37, 29, 23)  # the default small check size of the 1st, 2nd, 3rd 
 MAX_ARRAY_BYTES = 80 * 2**30  # what the largest GPUs kt-tui targets hold, with room to spare
 MAX_ARRAY_ELEMENTS = 10**10
 BASELINE_TRIES = 200_000  # configurations looked at for a valid baseline, in kernel_tuner's order
-_CONFIG = ConfigDict(extra="forbid", validate_default=True)
+_CONFIG = ConfigDict(extra="forbid", validate_default=True, defer_build=True)  # schemas built at first use
 _UNSET: Any = None  # a required key: its validator says it is missing
 
 
