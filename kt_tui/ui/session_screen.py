@@ -175,11 +175,12 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
 
         from .gate_view import PlanView
 
-        await self.query_one("#tab-plan", TabPane).mount(PlanView(id="plan"))
-        await self.query_one("#tab-kernel", TabPane).mount(
-            VerticalScroll(Static("No generated kernel yet.", id="kernel-view"))
-        )
-        await self.query_one("#tab-llm", TabPane).mount(RichLog(id="llm-log", wrap=True, markup=False))
+        panes = [self.query_one(f"#tab-{name}", TabPane) for name in ("plan", "kernel", "llm")]
+        if not all(p.is_attached for p in panes):
+            return  # the app is leaving already (quit at its first frame): nothing to fill
+        await panes[0].mount(PlanView(id="plan"))
+        await panes[1].mount(VerticalScroll(Static("No generated kernel yet.", id="kernel-view")))
+        await panes[2].mount(RichLog(id="llm-log", wrap=True, markup=False))
         if self.steps:
             self.query_one(PlanView).show(self.steps)
 

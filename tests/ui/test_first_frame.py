@@ -368,3 +368,17 @@ async def test_the_stylesheet_is_parsed_once_before_the_first_frame(monkeypatch)
         assert app.stylesheet._variables["primary"] == app.get_css_variables()["primary"]
         gpu.request_stop()
         app.exit()
+
+
+def test_leaving_at_the_first_frame_leaves_no_traceback():
+    """The hidden tabs are filled after the first frame: a user who quits at once (the app exits at
+    its first frame here) must not get a MountError from a screen that is already going."""
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 200)
+    code = "WATCH = ()\n" + CLI_CHILD
+    out = subprocess.run(
+        [sys.executable, "-c", code, "resume", sid], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert out.stdout.startswith("loaded:"), out.stdout + out.stderr
+    assert "MountError" not in out.stdout + out.stderr and "Traceback" not in out.stdout + out.stderr
