@@ -10,7 +10,6 @@ from typing import Any, TypeGuard
 
 from .expr import ExprError, check_names
 from .kernels import SourceError
-from .source import find_kernels, read_source
 from .values import BadValue, check_tune_params
 
 KEYS = ("kernel", "problem_size", "grid_div_x", "grid_div_y", "grid_div_z", "params")
@@ -98,6 +97,8 @@ def check_file(spec: Any) -> None:
     path = spec.file_path(name)
     _want(path.is_file(), "reference.kernel", f"no such file {path}")
     try:
+        from .source import find_kernels, read_source  # here: the CUDA parser only for a reference kernel
+
         kernels = {k.name: k for k in find_kernels(read_source(path))}
     except SourceError as e:
         raise BadReference("reference.kernel", str(e)) from None
@@ -155,4 +156,6 @@ def run_spec(spec: Any, extra: dict[str, Any] | None = None) -> tuple[Any, dict[
 
 
 def source(spec: Any) -> str:
+    from .source import read_source  # here: as above
+
     return read_source(spec.file_path(file_and_name(spec.reference)[0]))

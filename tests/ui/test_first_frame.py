@@ -138,6 +138,8 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "pygments.lexers.c_cpp",  # Pygments' CUDA lexer: the source pane colours with kernel/syntax.py's
     "rich.pretty",  # with Textual's RichLog, the LLM tab's log
     "tomlkit",  # TOML's writer: the config and the stored spec are only read
+    "tree_sitter",  # the CUDA parser: a stored spec's reference kernel is read when it runs
+    "kt_tui.kernel.parsed",
 )
 
 FIRST_FRAME_CHILD = """
