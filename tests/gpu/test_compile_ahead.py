@@ -523,3 +523,26 @@ def test_a_compile_server_that_died_before_listening_is_said_not_up():
     writer.close()
     server.reader = reader
     assert server.wait(timeout=1) is False
+
+
+def test_a_gpu_workers_own_compile_processes_serve_every_job_of_its_session():
+    import os
+    import time
+
+    from kt_tui.gpu.worker import pools
+
+    from ..helpers import compile_pid
+
+    first, second = pools.own_pool(2), pools.own_pool(2)
+    try:
+        assert first.pool is second.pool  # one pool for the worker's life: its processes start once
+        deadline = time.monotonic() + 60
+        while first.submit(compile_pid).result() == os.getpid() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        slow = [first.submit(time.sleep, 0.2) for _ in range(8)]
+        first.shutdown(wait=True, cancel_futures=True)  # one job ends: its queued calls go, the pool stays
+        assert any(f.cancelled() for f in slow) and all(f.done() for f in slow)
+        assert second.submit(compile_pid).result() != os.getpid()
+    finally:
+        second.shutdown()
+        pools._OWN.pop(2).shutdown()

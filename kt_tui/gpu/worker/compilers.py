@@ -10,7 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
 
-from .pools import CompilePool, holds_gil
+from .pools import holds_gil, own_pool
 from .sharedpool import compile_cores, shared_pool
 
 # Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
@@ -100,7 +100,7 @@ class Nvrtc:
 
     def pool(self) -> Executor:
         # NVRTC holds the interpreter's lock while it compiles: processes (gpu/worker/pools.py)
-        return shared_pool() or CompilePool(pool_size(16), compile_cores())
+        return shared_pool() or own_pool(pool_size(16), compile_cores())
 
     def _options(self) -> list[bytes]:
         from ..ktimport import load

@@ -16,6 +16,7 @@ import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
 from typing import Any
 
 from ..env import prctl
@@ -87,3 +88,34 @@ def _child_setup(cores: list[int] | None, parent: int) -> None:
         os._exit(0)
     if cores:
         os.sched_setaffinity(0, cores)
+
+
+_OWN: dict[int, CompilePool] = {}  # this process's pool, by size: it lasts as long as the process
+
+
+def own_pool(size: int, cores: list[int] | None = None) -> Executor:
+    """This process's compile pool, for one job: its processes start once per GPU worker, not once
+    per job (an LLM session runs many small jobs)."""
+    if size not in _OWN:
+        _OWN[size] = CompilePool(size, cores)
+    return Borrowed(_OWN[size])
+
+
+class Borrowed(Executor):
+    """A job's hold on a pool that outlives it: shutting it down ends this job's calls only."""
+
+    def __init__(self, pool: Executor):
+        self.pool, self.futures = pool, set[Future]()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:  # type: ignore[override]
+        future = self.pool.submit(fn, *args, **kwargs)
+        self.futures.add(future)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            for f in self.futures:
+                f.cancel()
+        if wait:
+            wait_for(self.futures)
+        self.futures.clear()
