@@ -32,7 +32,8 @@ def holds_gil(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 class CompilePool(Executor):
     def __init__(self, size: int, cores: list[int] | None = None):
-        self.size, self.cores = size, cores
+        # KT_TUI_PREFETCH_WORKERS may ask for any number: processes beyond the cores only wait
+        self.size, self.cores = max(1, min(size, len(cores or os.sched_getaffinity(0)))), cores
         self.threads = ThreadPoolExecutor(max_workers=size, thread_name_prefix="kt-tui-compile")
         self.processes: ProcessPoolExecutor | None = None
         self.up = threading.Event()  # the processes answered

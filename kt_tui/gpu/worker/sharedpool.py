@@ -80,7 +80,6 @@ def _ranges(cores: list[int]) -> str:
 def _serve(address: str, authkey: bytes, size: int, cores: list[int], parent: int, ready: Connection) -> None:
     if cores:
         os.sched_setaffinity(0, cores)  # nvcc, cicc and ptxas inherit it
-    gate = threading.BoundedSemaphore(size)
     pool = CompilePool(size, cores)  # NVRTC's compiles in processes of their own (pools.py)
     listener = Listener(address, family="AF_UNIX", authkey=authkey)
     ready.send(os.getpid())
@@ -98,11 +97,10 @@ def _serve(address: str, authkey: bytes, size: int, cores: list[int], parent: in
                     fn, args = conn.recv()
                 except (EOFError, OSError):
                     return
-                with gate:
-                    try:
-                        reply: tuple[bool, Any] = (True, pool.submit(fn, *args).result())
-                    except Exception as e:  # noqa: BLE001 - the worker compiles it again, the usual way
-                        reply = (False, f"{type(e).__name__}: {e}")
+                try:  # at most `size` at a time: the pool's threads or processes
+                    reply: tuple[bool, Any] = (True, pool.submit(fn, *args).result())
+                except Exception as e:  # noqa: BLE001 - the worker compiles it again, the usual way
+                    reply = (False, f"{type(e).__name__}: {e}")
                 try:
                     conn.send(reply)
                 except (OSError, ValueError):
