@@ -62,6 +62,44 @@ def nvcc_cubin(text: str, name: str, arch: str, rdc: bool, dlink: bool = False) 
         return Path(out).read_bytes()
 
 
+def nvcc_batch(named: list[tuple[str, str]], arch: str) -> bytes:
+    """kt-tui's batches (kt_tui/gpu/worker/batching.py): these configurations in one relocatable nvcc call."""
+    from kt_tui.gpu.worker.batching import alias, batch_source, functions
+
+    with tempfile.TemporaryDirectory() as d:
+        src, out = os.path.join(d, "k.cu"), os.path.join(d, "k.cubin")
+        Path(src).write_text(batch_source(named, functions(named[0][1])))
+        entries = ",".join(alias(n, i) for i, (n, _) in enumerate(named))
+        cmd = ["nvcc", "--cubin", f"-arch=compute_{arch}", f"-code=sm_{arch}", "-Xcompiler=-Wall", "-e", entries]
+        subprocess.run([*cmd, "-rdc=true", src, "-o", out], check=True, capture_output=True)
+        return Path(out).read_bytes()
+
+
+def batches(texts: list[tuple[str, str]], arch: str, pool: int, size: int) -> str:
+    """Configurations/s of kt-tui's batches of `size` on `pool` threads, and how many configurations
+    have the same machine code (ELF .text bytes) as nvcc -rdc alone."""
+    from kt_tui.gpu.worker.batching import alias, elf_section
+
+    groups = [texts[i : i + size] for i in range(0, len(texts), size)]
+    t = time.perf_counter()
+    nvcc_batch(groups[0], arch)
+    first = time.perf_counter() - t
+    t = time.perf_counter()
+    with ThreadPoolExecutor(pool) as ex:
+        made = list(ex.map(lambda g: nvcc_batch(g, arch), groups))
+    rate = len(texts) / (time.perf_counter() - t)
+    same = total = 0
+    for group, cubin in zip(groups[:3], made[:3]):
+        for i, (name, text) in enumerate(group):
+            alone = nvcc_cubin(text, name, arch, True)
+            total += 1
+            same += elf_section(cubin, f".text.{alias(name, i)}") == elf_section(alone, f".text.{name}") is not None
+    return (
+        f"{'nvcc -rdc, ' + str(size) + ' a call (kt-tui)':36} {first:8.3f} {rate:10.1f} {'-':>9} {'-':>8}"
+        f"   (one call of {len(groups[0])}; machine code as alone in {same} of {total})"
+    )
+
+
 def nvrtc_cubin(text: str, name: str, arch: str, rdc: bool) -> bytes:
     from cuda.bindings import nvrtc
 
@@ -111,6 +149,7 @@ def main() -> int:
     ap.add_argument("--configs", type=int, default=96)
     ap.add_argument("--pool", type=int, default=max(1, len(os.sched_getaffinity(0)) - 1))
     ap.add_argument("--paths", default=",".join(PATHS))
+    ap.add_argument("--batch", default="8", help="kt-tui's batch sizes to measure beside, comma-separated (0: none)")
     a = ap.parse_args()
 
     import numpy as np
@@ -162,6 +201,9 @@ def main() -> int:
             m.get_function(name)
             loads.append(time.perf_counter() - t)
         print(f"{p:36} {alone:8.3f} {threads:10.1f} {procs:9.1f} {1000 * statistics.median(loads):8.2f}", flush=True)
+
+    for size in [int(x) for x in a.batch.split(",") if int(x) > 0]:
+        print(batches(texts, arch, a.pool, size), flush=True)
 
     tool = next(
         (

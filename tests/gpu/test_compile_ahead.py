@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def fake_pycuda(monkeypatch):
-    """Just enough of pycuda for kernel_tuner's backend and ours, without CUDA."""
+    """Just enough of pycuda for kernel_tuner's backend and ours, without CUDA. One configuration per
+    nvcc call unless a test says otherwise (tests/gpu/test_compile_batches.py)."""
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "1")
     calls = {"compile": [], "source_mod": [], "linked": []}
 
     class Module:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, Protocol
 
+from .batching import BatchMismatch, alias, batch_source, batchable, elf_section, functions
 from .pools import holds_gil, own_pool
 from .sharedpool import compile_cores, shared_pool
 
@@ -142,6 +143,7 @@ class Pycuda:
         import pycuda.compiler  # noqa: F401 - fail here when pycuda is not there
 
         self.backend = backend
+        self.renamed: set[str] | None = None
 
     def pool(self) -> Executor:
         return thread_pool(16)
@@ -150,12 +152,29 @@ class Pycuda:
         args = pycuda_arguments(self.backend, instance)
         return pycuda_cubin, (instance.kernel_string, args, self.backend.source_mod.__name__ != "SourceModule")
 
-    def load(self, done: tuple[bool, bytes], instance):
+    def batch(self, instances: list, check: bool) -> tuple[Callable[..., Any], tuple[Any, ...], list[str]] | None:
+        """One nvcc call for these configurations (gpu/worker/batching.py), or None where they must go alone."""
+        named = [(i.name, i.kernel_string) for i in instances]
+        if not all(batchable(name, text) for name, text in named):
+            return None
+        if self.renamed is None:
+            self.renamed = functions(named[0][1])  # one kernel source a run: its functions' names
+        names = [alias(name, i) for i, (name, _) in enumerate(named)]
+        first = pycuda_arguments(self.backend, instances[0])
+        options = list(first["options"])
+        options[options.index("-e") + 1] = ",".join(names)
+        args = dict(first, options=options, no_extern_c=True)
+        relocatable = self.backend.source_mod.__name__ != "SourceModule"
+        checking = (named[0][1], first, named[0][0], names[0]) if check else None
+        return pycuda_batch, (batch_source(named, self.renamed), args, relocatable, checking), names
+
+    def load(self, done: tuple, instance):
         from pycuda.compiler import DynamicModule, SourceModule
         from pycuda.driver import jit_input_type, module_from_buffer
 
         b = self.backend
-        linked, cubin = done
+        linked, cubin = done[:2]
+        name = done[2] if len(done) > 2 else instance.name  # its name in a batch (gpu/worker/batching.py)
         if b.source_mod is SourceModule or linked:
             module = SourceModule.__new__(SourceModule)
             module.module = module_from_buffer(cubin)
@@ -167,7 +186,7 @@ class Pycuda:
             module.add_stdlib("cudadevrt")
             module.link()
         b.current_module = module
-        b.func = module.get_function(instance.name)
+        b.func = module.get_function(name)
         if not isinstance(b.func, str):
             b.num_regs = b.func.num_regs
         return b.func
@@ -241,6 +260,28 @@ def pycuda_cubin(source: str, arguments: dict, relocatable: bool = False) -> tup
     from pycuda.compiler import compile
 
     cubin = compile(source, target="cubin", **arguments)
+    if not relocatable or not arguments.get("code"):
+        return False, cubin
+    linked = device_link(cubin, arguments["code"])
+    return (True, linked) if linked is not None else (False, cubin)
+
+
+def pycuda_batch(
+    source: str, arguments: dict, relocatable: bool, check: tuple[str, dict, str, str] | None = None
+) -> tuple[bool, bytes]:
+    """On the compile pool: the batch through pycuda's nvcc, then linked as `compilers.pycuda_cubin`
+    links one configuration. `check` (the first member's own kernel string, its arguments, its
+    kernel name, its alias here): compiled alone too, and its kernel's machine code must be the
+    batch's byte for byte, else BatchMismatch."""
+    from pycuda.compiler import compile
+
+    cubin = compile(source, target="cubin", **arguments)
+    if check is not None:
+        text, alone_arguments, name, renamed = check
+        alone = compile(text, target="cubin", **alone_arguments)
+        mine, theirs = elf_section(cubin, f".text.{renamed}"), elf_section(alone, f".text.{name}")
+        if mine is None or mine != theirs:
+            raise BatchMismatch(f"{name}: its machine code compiled with others differs from it compiled alone")
     if not relocatable or not arguments.get("code"):
         return False, cubin
     linked = device_link(cubin, arguments["code"])

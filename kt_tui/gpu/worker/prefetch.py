@@ -29,11 +29,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from concurrent.futures import Executor, Future
+from collections.abc import Iterable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from ..timeline import mark
+from . import compiled
+from .batching import BatchMismatch, batch_size
 from .compilers import Compiler, Cupy, Instance, Nvrtc, Pycuda, stand_in
 from .sharedpool import depth
 
@@ -54,6 +57,9 @@ class Stats(TypedDict):
     waited_s: float
     loading_s: float
     first_failure: str | None
+    batches: int
+    batches_failed: int
+    reused: int
 
 
 def enabled() -> bool:
@@ -105,7 +111,7 @@ class Early:
         for name, text in named:
             if text not in self.ahead:
                 fn, args = self.how.job(Instance(name, text))
-                self.ahead[text] = self.pool.submit(fn, *args)
+                self.ahead[text] = compiled.submit(self.pool, fn, args)
 
     @staticmethod
     @contextmanager
@@ -148,11 +154,20 @@ class Prefetcher:
         if early is not None and type(early.how) is type(self.how):
             pool, self.ahead, early.adopted = pool or early.pool, dict(early.ahead), True
         self.pool = pool or self.how.pool()
-        self.window = depth()  # configurations compiled ahead: more where one pool serves several GPUs
+        # configurations per compile job (gpu/worker/batching.py: nvcc only), and compiled ahead:
+        # `depth` jobs, more where one pool serves several GPUs
+        self.batch = batch_size() if hasattr(self.how, "batch") else 1
+        self.window = depth() * self.batch
+        self.waiting: list = []  # instances not sent yet: their batch is still filling
+        self.members: dict[str, tuple[Future, tuple]] = {}  # kernel string: (its batch's job, its own job)
+        self.mismatched = False  # a batch's machine code differed from alone: no batch is kept or trusted
+        self.failed: list[Future] = []  # batch jobs that failed (their callbacks add them, on the pool's threads)
+        self.checked = False  # the first batch carries the check against a configuration compiled alone
         self.queued: set[tuple] = set()
         self.original = self.backend.compile
         self.backend.compile = self.compile
         self.last: tuple[str | None, Future | None] = (None, None)
+        self.reused_before = compiled.reused[0]
         self.stats: Stats = {
             "queued": 0,
             "used": 0,
@@ -161,6 +176,9 @@ class Prefetcher:
             "waited_s": 0.0,
             "loading_s": 0.0,
             "first_failure": None,
+            "batches": 0,
+            "batches_failed": 0,
+            "reused": 0,
         }
 
     @staticmethod
@@ -170,30 +188,95 @@ class Prefetcher:
             return False  # nothing on disk for kernel_tuner's compile to find
         return type(backend).__name__ in COMPILERS and not getattr(runner, "simulation_mode", False)
 
-    def upcoming(self, params_list: list[dict]) -> None:
-        """Queue these configurations (in the order they will run), at most `window` ahead."""
+    def upcoming(self, params_list: Iterable[dict]) -> int:
+        """Queue these configurations (in the order they will run), at most `window` ahead. Says how
+        many of them it went through: those are queued or known, the rest must be offered again."""
         dev, r = self.runner.dev, self.runner
+        seen = 0
         for params in params_list:
             key = tuple(params.values())
-            if key in self.queued:
-                continue
-            if sum(not f.done() for f in self.ahead.values()) >= self.window:
-                return
-            self.queued.add(key)
-            instance = dev.create_kernel_instance(r.kernel_source, r.kernel_options, params, False)
-            if not hasattr(instance, "kernel_string") or instance.kernel_string in self.ahead:
-                continue
-            fn, args = self.how.job(instance)
-            try:
-                self.ahead[instance.kernel_string] = self.pool.submit(fn, *args)
-                self.stats["queued"] += 1
-            except Exception as e:  # noqa: BLE001 - a broken pool: compile the normal way from now on
-                print(f"kt-tui: not compiling ahead any more: {type(e).__name__}: {e}", flush=True)
-                self.stats["first_failure"] = self.stats["first_failure"] or f"pool: {type(e).__name__}: {e}"[:500]
-                self.queued = _Everything()
-                return
+            if key not in self.queued:
+                if self._pending() >= self.window:
+                    break
+                self.queued.add(key)
+                instance = dev.create_kernel_instance(r.kernel_source, r.kernel_options, params, False)
+                text = getattr(instance, "kernel_string", None)
+                if text is not None and text not in self.ahead and text not in self.members:
+                    self.waiting.append(instance)
+                    if len(self.waiting) >= self.batch:
+                        self._send()
+            seen += 1
+        if self.waiting and self._pending() < 2 * self.batch:  # the GPU would wait soon: no fuller batch
+            self._send()
+        return seen
+
+    def _pending(self) -> int:
+        return sum(not f.done() for f in self.ahead.values()) + len(self.waiting)
+
+    def _send(self) -> None:
+        instances, self.waiting = self.waiting, []
+        try:
+            jobs = [self.how.job(instance) for instance in instances]
+            kept = [compiled.recall(fn, args) for fn, args in jobs]  # compiled by an earlier job of this worker
+            for instance, done in zip(instances, kept, strict=True):
+                if done is not None:
+                    self.ahead[instance.kernel_string] = _finished(done)
+            instances = [i for i, done in zip(instances, kept, strict=True) if done is None]
+            jobs = [j for j, done in zip(jobs, kept, strict=True) if done is None]
+            made = self.how.batch(instances, not self.checked) if len(instances) > 1 else None  # type: ignore[attr-defined]
+            if made is None:
+                for instance, (fn, args) in zip(instances, jobs, strict=True):
+                    self.ahead[instance.kernel_string] = compiled.submit(self.pool, fn, args)
+            else:
+                fn, args, names = made
+                whole = compiled.submit(self.pool, fn, args)
+                whole.add_done_callback(lambda f: self._batch_done(f, jobs, names))
+                self.checked = True
+                self.stats["batches"] += 1
+                for instance, name, own in zip(instances, names, jobs, strict=True):
+                    self.ahead[instance.kernel_string] = _member(whole, name)
+                    self.members[instance.kernel_string] = (whole, own)
+            self.stats["queued"] += len(instances)
+        except Exception as e:  # noqa: BLE001 - a broken pool: compile the normal way from now on
+            print(f"kt-tui: not compiling ahead any more: {type(e).__name__}: {e}", flush=True)
+            self.stats["first_failure"] = self.stats["first_failure"] or f"pool: {type(e).__name__}: {e}"[:500]
+            self.queued = _Everything()
+
+    def _batch_done(self, whole: Future, jobs: list, names: list[str]) -> None:
+        """On the pool's thread: a failed batch is noted; a good one is kept per configuration, so a
+        later job of this worker that compiles one of them alone finds it (compiled.py)."""
+        if whole.cancelled():
+            return
+        if whole.exception() is not None:
+            self.mismatched = self.mismatched or isinstance(whole.exception(), BatchMismatch)
+            self.failed.append(whole)
+            return
+        if self.mismatched:
+            return
+        for (fn, args), name in zip(jobs, names, strict=True):
+            compiled.keep(fn, args, (*whole.result(), name))
+
+    def _unbatch(self) -> None:
+        """Members of failed batches compile alone; after a batch whose machine code differed, all do."""
+        failed, self.failed = self.failed, []
+        self.stats["batches_failed"] += len(failed)
+        mismatch = any(isinstance(f.exception(), BatchMismatch) for f in failed)
+        if mismatch:
+            self.batch = 1
+            mark(f"worker: compiling one configuration at a time: {failed[0].exception()}")
+        for text, (whole, (fn, args)) in list(self.members.items()):
+            if mismatch:
+                compiled.drop(fn, args)  # kept from a batch that finished before the one that was checked
+            if (mismatch or whole in failed) and text in self.ahead:
+                del self.members[text]
+                self.ahead[text] = compiled.submit(self.pool, fn, args)
 
     def compile(self, instance):
+        if self.failed:
+            self._unbatch()
+        if any(w.kernel_string == instance.kernel_string for w in self.waiting):
+            self._send()
+        self.members.pop(instance.kernel_string, None)
         future = self.ahead.pop(instance.kernel_string, None)
         if future is None and self.last[0] == instance.kernel_string:
             future = self.last[1]  # kernel_tuner compiles its first configuration twice (a warm-up run)
@@ -225,12 +308,15 @@ class Prefetcher:
 
     def close(self) -> None:
         self.backend.compile = self.original
-        # waits for the compiles under way: a pool's processes and semaphores are gone afterwards
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.stats["reused"] = compiled.reused[0] - self.reused_before
+        # a process pool's processes and semaphores are gone after its running compiles; threads only
+        # wait on an nvcc, which nothing here needs any more (what it makes is kept: compiled.py)
+        self.pool.shutdown(wait=not isinstance(self.pool, ThreadPoolExecutor), cancel_futures=True)
         st = self.stats
         mark(
             f"worker: compile waits {st['waited_s']:.3f} s over {st['used'] + st['failed'] + st['not_ahead']} configurations"
-            f" ({st['failed']} failed ahead, {st['not_ahead']} not ahead), {st['loading_s']:.3f} s of them loading"
+            f" ({st['failed']} failed ahead, {st['not_ahead']} not ahead), {st['loading_s']:.3f} s of them loading;"
+            f" {st['batches']} batches ({st['batches_failed']} failed), {st['reused']} compiled before"
         )
         print(
             f"kt-tui: compiled ahead {st['used']} of {st['used'] + st['failed'] + st['not_ahead']} configurations "
@@ -245,6 +331,28 @@ class Prefetcher:
                     f.write(json.dumps(dict(st, how=type(self.how).__name__.lower())) + "\n")
             except OSError as e:  # a benchmark's record: never the job's failure
                 print(f"kt-tui: KT_TUI_PREFETCH_STATS: {e}", flush=True)
+
+
+def _finished(value: Any) -> Future:
+    done: Future = Future()
+    done.set_result(value)
+    return done
+
+
+def _member(whole: Future, name: str) -> Future:
+    """One configuration's share of a batch job: (linked, cubin, its kernel's name there)."""
+    part: Future = Future()
+
+    def done(f: Future) -> None:
+        if f.cancelled():
+            part.cancel()
+        elif f.exception() is not None:
+            part.set_exception(f.exception())
+        else:
+            part.set_result((*f.result(), name))
+
+    whole.add_done_callback(done)
+    return part
 
 
 class _Everything(set):

@@ -33,6 +33,7 @@ from ...search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tu
 from ..ktsource import tuner_defines
 from ..protocol import TuneJob
 from ..timeline import mark
+from .batching import batch_size
 from .lang import cuda_lang, numpy_arguments
 from .outputs import reference_kernel_outputs, references_by_config
 from .prefetch import Early, Prefetcher
@@ -246,14 +247,17 @@ class _StreamingRunner:
     def run(self, parameter_space, tuning_options):
         owner, job = self.owner, self.owner.job
         out = []
-        for i, (element, ahead) in enumerate(_lookahead(parameter_space, max(32, ahead_depth() + 8))):
+        offered = 0  # the configurations before this one went to the prefetcher already
+        for i, (element, ahead) in enumerate(_lookahead(parameter_space, max(32, ahead_depth() * batch_size() + 8))):
             if i == 0 and (len(ahead) > 1 or owner.early):  # else a lone configuration gains nothing
                 self._start_prefetch()
             key = ",".join(str(v) for v in element)
             if self.prefetch is not None:
-                self.prefetch.upcoming(
-                    [dict(zip(owner.names, e)) for e in ahead if ",".join(map(str, e)) not in job.known]
-                )
+                rest = ahead[max(0, offered - i) :]
+                fresh = [j for j, e in enumerate(rest) if ",".join(map(str, e)) not in job.known]
+                wanted = fresh[: max(0, job.max_configs - owner.evaluated)] if job.max_configs else fresh
+                seen = self.prefetch.upcoming(dict(zip(owner.names, rest[j])) for j in wanted)
+                offered = i + len(ahead) - len(rest) + (fresh[seen] if seen < len(fresh) else len(rest))
             if key in self.done or key in job.known:
                 out.append(self.done.get(key) or as_kt_result(job.known[key]))
                 continue
