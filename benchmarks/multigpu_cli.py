@@ -105,7 +105,7 @@ def compile_waits(marks: list[tuple[float, int, str]]) -> dict:
             if "(" in step:  # "(N failed ahead, M not ahead)": compiled again in the measuring process
                 failed += int(step.split("(", 1)[1].split()[0])
             if " s of them loading" in step:
-                loading += float(step.rsplit(", ", 1)[1].split()[0])
+                loading += float(step.split(" s of them loading")[0].rsplit(", ", 1)[1])
         elif step.startswith("main: compile-ahead: "):
             plan = step[len("main: ") :]
     return {

@@ -6,6 +6,7 @@ It imports numpy only, nothing of kt_tui, so importing it costs the app's proces
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, NotRequired, TypedDict
 
@@ -85,6 +86,9 @@ def _errors(ref: np.ndarray, out: np.ndarray, atol: float, rtol: float) -> tuple
         idiff = np.abs(out.astype(np.int64) - ref.astype(np.int64))
         return (float(idiff.max()) if idiff.size else 0.0), 0.0, np.flatnonzero(idiff > atol)
     r, o = ref.reshape(-1), out.reshape(-1)
+    if o.dtype == r.dtype and r.size <= KEPT_MAX and not ref.flags.writeable:
+        got = _bounds(ref, atol, rtol).close(r, o)
+        return _exact(ref, out, atol, rtol) if got is None else (*got, np.empty(0, np.intp))
     max_abs = max_rel = 0.0
     for start in range(0, r.size, CHUNK):  # the usual case, all close: a piece at a time
         close = _close_piece(r[start : start + CHUNK], o[start : start + CHUNK], atol, rtol)
@@ -92,6 +96,56 @@ def _errors(ref: np.ndarray, out: np.ndarray, atol: float, rtol: float) -> tuple
             return _exact(ref, out, atol, rtol)
         max_abs, max_rel = max(max_abs, close[0]), max(max_rel, close[1])
     return max_abs, max_rel, np.empty(0, np.intp)
+
+
+KEPT_MAX = 1 << 24  # elements: a read-only reference up to this size keeps its bounds between comparisons
+
+
+class _Bounds:
+    """What comparing with one read-only reference needs that no output changes: the bound of each
+    element (atol + rtol * |ref|) and its scale for the relative error; and the scratch arrays. A GPU
+    worker compares every configuration's outputs with the same reference, and that was most of its
+    CPU time (2.6x less this way: no temporaries, three passes fewer)."""
+
+    def __init__(self, ref: np.ndarray, atol: float, rtol: float):
+        r = ref.reshape(-1)
+        with np.errstate(invalid="ignore", over="ignore"):
+            scale = np.abs(r)
+            self.bound = atol + rtol * scale
+            self.scale = np.where(scale == 0, np.inf, scale)  # a zero reference gives relative error 0
+        self.ref, self.infinite = ref, bool(np.isinf(r).any())
+        self.diff, self.ok = np.empty_like(r), np.empty(r.shape, bool)
+        self.lock = threading.Lock()
+
+    def close(self, r: np.ndarray, o: np.ndarray) -> tuple[float, float] | None:
+        """As _close_piece, over the whole output, without allocating."""
+        if self.infinite or not r.size:
+            return None if self.infinite else (0.0, 0.0)
+        with self.lock, np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            d = self.diff
+            np.subtract(o, r, out=d)
+            np.abs(d, out=d)
+            if not np.less_equal(d, self.bound, out=self.ok).all():  # NaN compares False: the exact path
+                return None
+            max_abs = float(d.max())
+            np.divide(d, self.scale, out=d)
+            return max_abs, float(d.max())
+
+
+_kept: dict[tuple[int, float, float], _Bounds] = {}
+_kept_lock = threading.Lock()
+
+
+def _bounds(ref: np.ndarray, atol: float, rtol: float) -> _Bounds:
+    key = (id(ref), atol, rtol)
+    with _kept_lock:
+        found = _kept.get(key)
+        if found is not None and found.ref is ref:
+            return found
+        made = _kept[key] = _Bounds(ref, atol, rtol)
+        while len(_kept) > 4:  # the oldest go (each keeps its reference alive)
+            del _kept[next(iter(_kept))]
+        return made
 
 
 def _close_piece(r: np.ndarray, o: np.ndarray, atol: float, rtol: float) -> tuple[float, float] | None:

@@ -1,7 +1,11 @@
 """kt_tui.compare: comparing kernel outputs with reference outputs."""
 
+import json
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kt_tui.compare import compare, compare_all, failure_text
 
@@ -157,3 +161,45 @@ def test_big_outputs_are_compared_a_piece_at_a_time_with_the_same_verdicts(monke
     assert pieces == whole
     assert whole["close"]["ok"] and whole["inf_ref"]["ok"]
     assert (whole["off"]["first_bad"], whole["nan"]["first_bad"]) == (7_777, 5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, 1.0, -2.5, 1e-30, 3e38, float("nan"), float("inf"), 7.25]), min_size=1, max_size=40),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), min_size=40, max_size=40),
+    st.sampled_from([(1e-3, 1e-4), (0.0, 0.0), (1.0, 0.5)]),
+)
+def test_a_reference_kept_between_comparisons_gives_the_verdict_a_fresh_one_gives(ref_values, noise, tol):
+    """compare._Bounds (the worker's every-configuration path) against the chunked path."""
+    from kt_tui import compare as cmp
+
+    ref = np.array(ref_values, np.float32)
+    ref.flags.writeable = False  # as the worker holds it
+    out = (ref + np.array(noise[: ref.size], np.float32) * np.float32(1e-4)).astype(np.float32)
+    for got in (ref.copy(), out):
+        kept = cmp.compare("C", ref, got, *tol)
+        old, cmp.KEPT_MAX = cmp.KEPT_MAX, 0
+        try:
+            fresh = cmp.compare("C", ref, got, *tol)
+        finally:
+            cmp.KEPT_MAX = old
+        assert json.dumps(kept, sort_keys=True) == json.dumps(fresh, sort_keys=True)
+
+
+def test_a_writable_reference_is_compared_afresh_each_time():
+    from kt_tui import compare as cmp
+
+    ref = np.ones(1000, np.float32)
+    assert cmp.compare("C", ref, np.ones(1000, np.float32), 1e-3, 0)["ok"]
+    ref[7] = 2.0  # a caller's array that changed: no bounds kept from before
+    assert cmp.compare("C", ref, np.ones(1000, np.float32), 1e-3, 0)["first_bad"] == 7
+
+
+def test_a_kept_reference_is_never_mistaken_for_another_at_the_same_address():
+    from kt_tui import compare as cmp
+
+    for value in (1.0, 5.0, 9.0):  # each array may reuse the last one's memory and id
+        ref = np.full(1000, value, np.float32)
+        ref.flags.writeable = False
+        assert cmp.compare("C", ref, np.full(1000, value, np.float32), 1e-3, 0)["ok"]
+        assert not cmp.compare("C", ref, np.full(1000, value + 1, np.float32), 1e-3, 0)["ok"]
