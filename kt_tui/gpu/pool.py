@@ -17,6 +17,7 @@ from ..records import Result, as_result, config_key, replace
 from ..search.lazy import LazySpace, is_huge
 from ..search.space import configurations
 from .client import _ENV_LOCK, GpuWorker, WorkerClosed, WorkerError
+from .dealing import Busy, Dealer
 from .env import secret_names
 from .protocol import BACKENDS, CheckJob, TuneJob
 from .raypool import RayWorker, connect
@@ -90,6 +91,8 @@ class GpuPool:
         self._connected = threading.Event()
         self._connect_error: ScaleError | None = None
         self.compiles: Any = None  # the host's one compile-ahead pool (gpu/worker/sharedpool.py Server)
+        self.checking = Busy()  # the check's test is running (on check_gpu's GPU)
+        self.stop_asked = False
 
     @property
     def restarts(self) -> int:
@@ -318,52 +321,72 @@ class GpuPool:
 
     def _run_split(self, job: TuneJob | CheckJob, on_event, timeout_s: float, workers: list | None = None) -> dict:
         workers = workers or self.workers
+        self.stop_asked = False
         if self.address and isinstance(job, TuneJob):
             job = dataclasses.replace(job, cachefile=None)  # its path is on this host, the workers are elsewhere
-        shards = split(job, len(workers))
+        shards: list = split(job, len(workers))
+        late = self._late(workers) if len(shards) == len(workers) > 1 else None
+        if late is not None:  # it starts once the check's test has left its GPU, from the others' shares
+            shards = split(job, len(workers) - 1, dealt=True)
+            shards.insert(late, None)
         cachefile = job.cachefile if isinstance(job, TuneJob) else None
         parts: list[str] = []
         if len(shards) > 1 and cachefile:
             # one kernel_tuner cachefile per worker, merged into the run's afterwards
             parts = [f"{cachefile[:-5]}.w{i}.json" for i in range(len(shards))]
-            shards = [dataclasses.replace(s, cachefile=parts[i]) for i, s in enumerate(shards)]
         if len(shards) > 1 and job.configs is None:
-            total = sum(len(s.configs) for s in shards) + len(job.known)
+            total = sum(len(s.configs) for s in shards if s is not None) + len(job.known)
             on_event("space", {"total": total})
-        infos: list = [None] * len(shards)
+        infos: list = []
         closed: list = []
         failed: list = []
+        dealer = Dealer(workers[: len(shards)], shards, lambda: self.stop_asked or self.closing)
 
-        def one(i: int, shard) -> None:
+        def one(i: int) -> None:
             w = workers[i]
-            seen: set = set()
+            todo = dealer.first(i)
+            if i == late:
+                self.checking.wait_clear()
+                todo = dealer.steal(i)
+            while todo is not None:
+                if parts:
+                    todo = dataclasses.replace(todo, cachefile=parts[i])
+                seen: set = set()
 
-            def forward(kind: str, payload: dict) -> None:
-                if kind == "space" and len(shards) > 1:
+                def forward(kind: str, payload: dict, seen: set = seen) -> None:
+                    if kind == "space" and len(shards) > 1:
+                        return
+                    event: dict | Result = payload
+                    if kind == "result":
+                        event = replace(as_result(payload), worker=w.label, device=self.devices.get(w.label))
+                        seen.add(event.key)
+                        dealer.measured(i, event.key)
+                    with self.lock:
+                        on_event(kind, event)
+
+                try:
+                    info = w.run(todo, forward, timeout_s)
+                except WorkerClosed as e:
+                    closed.append(e)
+                    dealer.failed(i)
                     return
-                event: dict | Result = payload
-                if kind == "result":
-                    event = replace(as_result(payload), worker=w.label, device=self.devices.get(w.label))
-                    seen.add(event.key)
+                except Exception as e:  # noqa: BLE001 - a worker that gives up fails its share, not the run
+                    failed.append(e if isinstance(e, WorkerError) else WorkerError(f"{type(e).__name__}: {e}"))
+                    dealer.failed(i)
+                    if isinstance(todo, TuneJob):
+                        lost(todo, seen, w.label, str(e), forward)
+                    return
+                todo, info = dealer.next(i, info) if isinstance(todo, TuneJob) and len(shards) > 1 else (None, info)
                 with self.lock:
-                    on_event(kind, event)
+                    infos.append(info)
 
-            try:
-                infos[i] = w.run(shard, forward, timeout_s)
-            except WorkerClosed as e:
-                closed.append(e)
-            except Exception as e:  # noqa: BLE001 - a worker that gives up fails its share, not the run
-                failed.append(e if isinstance(e, WorkerError) else WorkerError(f"{type(e).__name__}: {e}"))
-                if isinstance(shard, TuneJob):
-                    lost(shard, seen, w.label, str(e), forward)
-
-        threads = [threading.Thread(target=one, args=(i, s)) for i, s in enumerate(shards)]
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(len(shards))]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         if cachefile and parts:
-            merge_caches(cachefile, parts)
+            merge_caches(cachefile, [p for p in parts if os.path.exists(p)])
         if closed or self.closing:
             raise WorkerClosed("the GPU workers were shut down")
         done = [i for i in infos if i]
@@ -378,7 +401,14 @@ class GpuPool:
             "workers": len(shards),
         }
 
+    def _late(self, workers: list) -> int | None:
+        """The worker whose GPU the check's test is on now, if it is one of several: it starts late."""
+        label = self.check_gpu() if self.checking.busy() else None
+        index = next((n for n, w in enumerate(workers) if w.label == label), None)
+        return index if len(workers) > 1 else None
+
     def request_stop(self) -> None:
+        self.stop_asked = True
         for w in self.workers:
             w.request_stop()
 
@@ -406,7 +436,8 @@ class GpuPool:
 
         label = self.check_gpu()
         device = next((w.env["CUDA_VISIBLE_DEVICES"] for w in self.workers if w.label == label), None)
-        return test_check(source, spec, backend, timeout_s, device)
+        with self.checking:
+            return test_check(source, spec, backend, timeout_s, device)
 
     def close(self) -> None:
         self._wait_early()
@@ -424,10 +455,11 @@ class GpuPool:
         return len(self.workers)
 
 
-def split(job: TuneJob | CheckJob, n: int) -> list:
-    """One job per worker: a run's configurations dealt round-robin. Checks, single configurations
-    and adaptive searches (each pick depends on the last result) stay on the first worker."""
-    if n < 2 or not isinstance(job, TuneJob):
+def split(job: TuneJob | CheckJob, n: int, dealt: bool = False) -> list:
+    """One job per worker: a run's configurations dealt round-robin (`dealt`: listed even for one).
+    Checks, single configurations and adaptive searches (each pick depends on the last result)
+    stay on the first worker."""
+    if (n < 2 and not dealt) or not isinstance(job, TuneJob):
         return [job]
     if job.configs is not None:
         todo = job.configs
