@@ -34,10 +34,16 @@ class Share:
 
 
 class Dealer:
-    def __init__(self, workers: list, shards: list[TuneJob | None], stopping: Callable[[], bool]):
+    def __init__(
+        self,
+        workers: list,
+        shards: list[TuneJob | None],
+        stopping: Callable[[], bool],
+        paused: Callable[[], bool] = lambda: False,
+    ):
         self.shares = [Share(w, s) for w, s in zip(workers, shards, strict=True)]
         self.cond = threading.Condition()
-        self.stopping = stopping
+        self.stopping, self.paused = stopping, paused
 
     def first(self, i: int) -> TuneJob | None:
         with self.cond:
@@ -87,6 +93,9 @@ class Dealer:
                     if me.inbox is not None:
                         job, me.inbox = me.inbox, None
                         return self._start(me, job)
+                    if self.paused():  # a stop asked of a paused worker would let it go on
+                        self.cond.wait(WAIT_S)
+                        continue
                     victim = self._victim(me)
                     if victim is None:
                         return None

@@ -340,7 +340,7 @@ class GpuPool:
         infos: list = []
         closed: list = []
         failed: list = []
-        dealer = Dealer(workers[: len(shards)], shards, lambda: self.stop_asked or self.closing)
+        dealer = Dealer(workers[: len(shards)], shards, lambda: self.stop_asked or self.closing, lambda: self.paused)
 
         def one(i: int) -> None:
             w = workers[i]

@@ -18,11 +18,18 @@ class Paced:
     def __init__(self, label: str, pace: float):
         self.label, self.pace, self.num_gpus, self.restarts = label, pace, 1, 0
         self.stop = threading.Event()
+        self.held = threading.Event()
         self.jobs: list[int] = []
         self.times: list[float] = []
+        self.stops: list[float] = []
 
     def request_stop(self) -> None:
+        self.stops.append(time.monotonic())
         self.stop.set()
+        self.held.clear()  # as a GpuWorker: a paused run stops at once
+
+    def pause(self, on: bool) -> None:
+        (self.held.set if on else self.held.clear)()
 
     def run(self, job, on_event, timeout_s):
         self.stop.clear()
@@ -32,6 +39,8 @@ class Paced:
         for c in job.configs:
             if self.stop.is_set() or (job.max_configs and done >= job.max_configs):
                 break
+            while self.held.is_set():
+                time.sleep(0.001)
             time.sleep(self.pace)
             self.times.append(time.monotonic())
             key = ",".join(str(c[n]) for n in names)
@@ -101,3 +110,23 @@ def test_a_stop_ends_the_run_and_nothing_is_dealt_after_it():
     got, info = _run(pool, matmul_job(configs=_space(400)))
     assert info["stopped"] and len(got) < 200
     assert len({r.key for r in got}) == len(got)
+
+
+def test_no_share_is_taken_from_a_paused_gpu():
+    pool = GpuPool(2)
+    fast, slow = Paced("gpu0", 0.0), Paced("gpu1", 0.02)
+    pool.workers = [fast, slow]
+    marks: dict[str, float] = {}
+
+    def pause_then_go() -> None:
+        pool.pause(True)
+        marks["paused"] = time.monotonic()
+        time.sleep(0.6)
+        marks["resumed"] = time.monotonic()
+        pool.pause(False)
+
+    threading.Timer(0.05, pause_then_go).start()
+    got, info = _run(pool, matmul_job(configs=_space(120)))
+    assert len({r.key for r in got}) == len(got) == 120 and not info["stopped"]
+    assert not [t for t in slow.stops if marks["paused"] < t < marks["resumed"]]  # the pause held
+    assert slow.stops and len(fast.jobs) >= 2  # and afterwards the run was dealt again
