@@ -251,7 +251,8 @@ class _StreamingRunner:
         owner, job = self.owner, self.owner.job
         out = []
         offered = 0  # the configurations before this one went to the prefetcher already
-        for i, (element, ahead) in enumerate(_lookahead(parameter_space, max(32, ahead_depth() * batch_size() + 8))):
+        batch = batch_size() if job.backend == "pycuda" and prefetch_enabled() else 1  # nvcc's batches need more
+        for i, (element, ahead) in enumerate(_lookahead(parameter_space, max(32, ahead_depth() * batch + 8))):
             if i == 0 and (len(ahead) > 1 or owner.early):  # else a lone configuration gains nothing
                 self._start_prefetch()
             key = ",".join(str(v) for v in element)
