@@ -250,3 +250,33 @@ def test_what_a_batch_compiled_serves_a_later_job_that_compiles_alone(fake_pycud
     again.close()
     assert names == [alias("k", i) for i in (2, 3, 4)] and len(calls["compile"]) == compiles
     assert again.stats["reused"] == 3
+
+
+def test_a_space_where_many_configurations_fail_to_compile_goes_back_to_one_a_call(fake_pycuda, monkeypatch):
+    from kt_tui.gpu.worker import batching, compilers
+    from kt_tui.gpu.worker.prefetch import Prefetcher
+
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "4")
+    compiler, calls = fake_pycuda
+
+    def compile(source, **kwargs):
+        calls["compile"].append((source, kwargs))
+        if "namespace" in source and any(f"{{'b': {b}}}" in source for b in range(0, 64, 3)):
+            raise RuntimeError("ptxas: too much shared data")
+        n = source.count("namespace kt_batch")
+        return _elf({f".text.{alias('k', i)}": b"CODE" for i in range(n)} if n else {".text.k": b"CODE"})
+
+    monkeypatch.setattr(compiler, "compile", compile)
+    monkeypatch.setattr(compilers, "device_link", lambda cubin, code: cubin)
+    monkeypatch.setattr(batching, "functions", lambda text: {"k"})
+    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
+    backend.compile = lambda inst: pytest.fail("compiled by kernel_tuner in the measuring process")
+    runner, instance = _runner(backend)
+    ahead = Prefetcher(runner, pool=ThreadPoolExecutor(1))
+    configs = [{"b": b} for b in range(64)]
+    for i, c in enumerate(configs):
+        ahead.upcoming(configs[i : i + 16])
+        backend.compile(instance(runner.kernel_source, None, c, False))
+    ahead.close()
+    assert ahead.batch == 1 and ahead.stats["batches_failed"] >= 3
+    assert ahead.stats["batches"] < 8  # no more batches once most of them failed

@@ -261,7 +261,9 @@ class Prefetcher:
         failed, self.failed = self.failed, []
         self.stats["batches_failed"] += len(failed)
         mismatch = any(isinstance(f.exception(), BatchMismatch) for f in failed)
-        if mismatch:
+        st = self.stats
+        if mismatch or (st["batches_failed"] >= 3 and 4 * st["batches_failed"] > st["batches"]):
+            # a space where many configurations fail to compile fails most batches: each is compiled twice
             self.batch = 1
             mark(f"worker: compiling one configuration at a time: {failed[0].exception()}")
         for text, (whole, (fn, args)) in list(self.members.items()):
