@@ -60,9 +60,13 @@ class KtApp(App):
         kernel_name: str | None = None,
         resume: str | None = None,
         browse: bool = False,
+        collect: bool = False,
     ) -> None:
-        """kernel_file: the kernel to open (front/session.py: KernelFile); resume: a session id."""
+        """kernel_file: the kernel to open (front/session.py: KernelFile); resume: a session id;
+        collect: garbage collection was on before front/commands.py tui_app turned it off, and comes
+        back on once the first screen is drawn (first_frame_drawn)."""
         super().__init__()
+        self.collect = collect
         self.settings, self.store, self.services, self.browse = settings, store, services, browse
         self.kernel_file, self.spec_path, self.kernel_name, self.resume = kernel_file, spec_path, kernel_name, resume
         themes, self.theme_problems = load_themes()
@@ -91,8 +95,18 @@ class KtApp(App):
         self._refresh_truecolor_filter(self.ansi_theme)  # as App._watch_theme does (textual is pinned)
         self.stylesheet.set_variables(self.get_css_variables())
 
+    def first_frame_drawn(self) -> None:
+        """The first screen is drawn: what exists now stays out of full collections (the imports'
+        objects, the widgets: session_stored.freeze_heap says why) and collection is back on."""
+        gc.freeze()
+        if self.collect:
+            self.collect = False
+            gc.enable()
+
     def on_mount(self) -> None:
         gc.freeze()  # the imports' objects: full collections skip them (session_stored.freeze_heap says why)
+        if not self.resume:  # a resumed session's screen says when it is drawn
+            self.call_after_refresh(self.first_frame_drawn)
         self.theme_changed_signal.subscribe(self, self._theme_picked)
         for problem in self.theme_problems:
             self.notify(problem, severity="warning")
@@ -243,6 +257,9 @@ class KtApp(App):
 
     def on_unmount(self) -> None:
         gc.unfreeze()
+        if self.collect:  # left before the first frame
+            self.collect = False
+            gc.enable()
         for screen in self.screen_stack:
             if isinstance(screen, SessionScreen):
                 screen.shutdown()

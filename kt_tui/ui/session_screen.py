@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
+from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -124,6 +125,17 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         self.held: tuple | None = None  # (gate, decision, timer): a skip or stop that u can still take back
         self.stopping = False
         self.problem: str | None = None
+        self._size_classes()
+
+    def _size_classes(self) -> None:
+        """The breakpoint classes for the app's size, set before the widgets are first styled: set
+        by the first Resize, as Textual does, they would style every widget again before the first frame."""
+        try:
+            width, height = self.app.size
+        except NoActiveAppError:  # made outside a running app (tests): the first Resize sets them
+            return
+        for size, points in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
+            self.add_class(*self._get_breakpoint_classes(size, points), update=False)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -164,7 +176,7 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         self.set_interval(1.0, self._show_progress)
         self.set_interval(0.25, self._catch_up)
         self.query_one(GatePanel).focus()  # the decision keys act from here; j/k move in the table
-        self.after_first_frame(freeze_heap)
+        self.after_first_frame(getattr(self.app, "first_frame_drawn", freeze_heap))  # KtApp's: collection back on
         self.after_first_frame(self._engine_thread)
         self.after_first_frame(self._warm_up)
 

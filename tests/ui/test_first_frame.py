@@ -68,6 +68,7 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
                 threads=sorted(t.name for t in threading.enumerate()),
                 engine=screen.engine,
                 frozen=gc.get_freeze_count(),
+                collecting=gc.isenabled(),
                 hidden_tabs=[len(screen.query(f"#{tab} > *")) for tab in ("tab-plan", "tab-kernel", "tab-llm")],
                 filter_box=len(screen.query("#filter")),
             )
@@ -97,6 +98,9 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
         assert table.total >= RESULTS and table.shown == min(table.MAX_ROWS, RESULTS)
         # full garbage collections skip what the app keeps: the imports' objects, then the plot's index
         assert 0 < seen["frozen"] < gc.get_freeze_count()
+        # no collection before the first frame (tui_app turned it off for the imports and the screen),
+        # and collection on again once it is drawn
+        assert seen["collecting"] is False and gc.isenabled()
         await wait_for(lambda: screen.engine is not None)
         gpu.request_stop()
         app.exit()
@@ -384,3 +388,42 @@ def test_leaving_at_the_first_frame_leaves_no_traceback():
     )
     assert out.stdout.startswith("loaded:"), out.stdout + out.stderr
     assert "MountError" not in out.stdout + out.stderr and "Traceback" not in out.stdout + out.stderr
+
+
+async def test_the_session_screens_widgets_are_not_styled_again_for_its_size_before_the_first_frame(monkeypatch):
+    """The screen's size classes (-wide/-narrow, -tall/-short) are set when it is made, from the app's
+    size: set by the first Resize, as Textual does, every widget of the screen was styled once more
+    before the first frame (~45 M instructions). They still follow the size: a resize changes them."""
+    from textual.app import App
+
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 50)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    restyled: list[set] = []
+    real_restyle, real_display = SessionScreen.update_node_styles, App._display
+    seen: dict = {}
+
+    def restyle(self, animate=True):
+        if not seen:
+            restyled.append(set(self.classes))
+        real_restyle(self, animate)
+
+    def display(self, screen, renderable):
+        real_display(self, screen, renderable)
+        if not seen and isinstance(screen, SessionScreen) and screen.query_one(ResultsTable).row_count:
+            seen.update(classes=set(screen.classes))
+
+    monkeypatch.setattr(SessionScreen, "update_node_styles", restyle)
+    monkeypatch.setattr(App, "_display", display)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: bool(seen))
+        assert {"-wide", "-tall"} <= seen["classes"] and not {"-narrow", "-short"} & seen["classes"]
+        assert len(restyled) == 1  # Textual's own, when the screen is shown; none for a change of size class
+        await pilot.resize_terminal(100, 25)
+        await wait_for(lambda: {"-narrow", "-short"} <= app.screen.classes)
+        assert not {"-wide", "-tall"} & app.screen.classes
+        gpu.request_stop()
+        app.exit()
