@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -125,7 +125,16 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         self.held: tuple | None = None  # (gate, decision, timer): a skip or stop that u can still take back
         self.stopping = False
         self.problem: str | None = None
+        self.shown_once = False
         self._size_classes()
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown the first time: its widgets were styled as they mounted, with the classes they have
+        (_size_classes), so Textual's restyling of every one of them (Screen._on_screen_resume, which
+        runs after this) would change nothing but delay the first frame. Shown again, it restyles."""
+        if not self.shown_once:
+            self.shown_once = True
+            event.refresh_styles = False
 
     def _size_classes(self) -> None:
         """The breakpoint classes for the app's size, set before the widgets are first styled: set
