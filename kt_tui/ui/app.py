@@ -5,13 +5,13 @@ from __future__ import annotations
 import gc
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.screen import Screen
 
 from ..config import Settings
 from ..errors import UserError
-from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for
 from ..store import SessionStore, Store
 from . import prefs
 from .keys import palette_commands
@@ -19,9 +19,12 @@ from .services import Services
 from .session_screen import SessionScreen
 from .theme import load_themes
 
+if TYPE_CHECKING:
+    from ..kernel.spec import Spec
+
 # Imported where used: the screens a resumed session's first frame does not show (the sessions
-# browser, the kernel pick and spec editor, the modals) and the drafter, so that the first frame
-# does not wait for their imports.
+# browser, the kernel pick and spec editor, the modals), the drafter and the spec's models (a stored
+# spec is checked after that frame: SessionScreen._check_spec), so that it does not wait for them.
 
 
 def binding_ids() -> set[str]:
@@ -136,6 +139,8 @@ class KtApp(App):
     # -- new session ---------------------------------------------------------------------
     @property
     def _spec_file(self) -> Path:
+        from ..kernel.spec import spec_path_for
+
         return Path(self.spec_path) if self.spec_path else spec_path_for(self.kernel_file.path)
 
     def _choose_kernel(self) -> None:
@@ -156,6 +161,7 @@ class KtApp(App):
 
     def _kernel_chosen(self, name: str | None) -> None:
         from ..kernel.source import pick_kernel
+        from ..kernel.spec import SpecError, dump_spec, load_spec
 
         kernel = pick_kernel(self.kernel_file.kernels, name, str(self.kernel_file.path))
         path = self._spec_file
@@ -218,17 +224,18 @@ class KtApp(App):
         return open_session
 
     # -- resume --------------------------------------------------------------------------
-    def _open_stored(self, sid: str) -> None:
+    def _open_stored(self, sid: str, spec: Spec | None = None) -> None:
+        """spec: the stored one, checked; without it the screen checks it after its first frame (a
+        tampered DB is refused there, naming the field)."""
         s = SessionStore(self.store, sid).session()
         original = self.store.versions(sid)[0]
-        spec = spec_from_plain(original["spec_json"])  # a tampered DB is refused, naming the field
         prepare = self.services.open_stored(self.settings, self.store, sid)
         self.push_screen(
             SessionScreen(
                 self.settings,
                 self.store,
                 original["source"],
-                spec,
+                spec or original["spec_json"],
                 prepare,
                 sid=sid,
                 kernel_label=Path(s["kernel_path"]).name,
@@ -238,10 +245,14 @@ class KtApp(App):
 
     def open_stored(self, sid: str) -> None:
         """From the sessions browser; quitting that session comes back to it."""
+        from ..kernel.spec import spec_from_plain
+
         try:
-            self._open_stored(sid)
+            spec = spec_from_plain(self.store.versions(sid)[0]["spec_json"])
         except UserError as e:  # a stored spec that does not pass its checks: said, the browser stays
             self.notify(str(e), severity="error", timeout=10)
+            return
+        self._open_stored(sid, spec)
 
     async def action_quit(self) -> None:
         """Ctrl+Q and the palette's Quit leave a session as `q` does: after "Cannot go on", status 2 and why."""

@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib.util
+import io
 import subprocess
 import sys
 import threading
 
 import pytest
+from rich.console import Console
 from textual.widgets import RichLog, Static
 
 from kt_tui.config import load_settings
@@ -144,6 +146,9 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "tomlkit",  # TOML's writer: the config and the stored spec are only read
     "tree_sitter",  # the CUDA parser: a stored spec's reference kernel is read when it runs
     "kt_tui.kernel.parsed",
+    "kt_tui.kernel.spec",  # the stored spec is checked after the first frame (SessionScreen._check_spec)
+    "kt_tui.kernel.spec_model",
+    "pydantic.dataclasses",
 )
 
 FIRST_FRAME_CHILD = """
@@ -433,3 +438,85 @@ async def test_the_session_screens_widgets_are_styled_once_before_the_first_fram
         assert again.refresh_styles  # shown again: Textual restyles it as it asks
         gpu.request_stop()
         app.exit()
+
+
+def _original_row(settings, sid: str, verified) -> str:
+    """A stored result of the original kernel at its baseline configuration (block_size_x 256 in
+    examples/vector_add.cu.toml), faster than every other row: the table's reference row."""
+    store = Store(settings.db)
+    vid = store.versions(sid)[0]["id"]
+    store.add_results(
+        sid,
+        vid,
+        "old",
+        [{"key": "256", "params": {"block_size_x": 256}, "time_ms": 0.5, "status": "ok", "verified": verified}],
+    )
+    return "256"
+
+
+async def test_a_resumed_sessions_spec_is_read_after_its_first_frame_then_shown(monkeypatch):
+    """The first frame shows the stored rows without the spec's models (pydantic); right after it the
+    spec is read through its checks: its summary shows, and the original configuration's row is
+    marked as the reference and ranked as a trusted row (nothing checks the reference itself)."""
+    from textual.app import App
+
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 100)
+    ref = _original_row(settings, sid, verified=None)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    seen: dict = {}
+    real_display = App._display
+
+    def display(self, screen, renderable):
+        real_display(self, screen, renderable)
+        if not seen and isinstance(screen, SessionScreen) and screen.table.row_count:
+            seen.update(spec=screen.spec, summary=str(screen.query_one("#spec", Static).render()))
+
+    monkeypatch.setattr(App, "_display", display)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+    async with app.run_test(size=SIZE):
+        await wait_for(lambda: bool(seen))
+        assert isinstance(seen["spec"], str) and seen["summary"] == ""  # the stored JSON, not read yet
+        screen = app.screen
+        await wait_for(lambda: not isinstance(screen.spec, str))
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(screen.query_one("#spec", Static).content)
+        summary = console.export_text()
+        assert "vector_add" in summary and "tune block_size_x" in summary
+        table = screen.table
+        assert table.reference_key == ref
+        assert [k.value for k in table.rows][0] == ref  # the fastest trusted row: first
+        assert str(table.get_row(ref)[table.get_column_index("verified")]) == "ref"
+        await wait_for(lambda: screen.engine is not None)  # the session goes on
+        gpu.request_stop()
+        app.exit()
+
+
+async def test_a_tampered_stored_spec_stops_the_resumed_session_on_its_screen(monkeypatch):
+    """A stored spec that does not pass its checks: the screen says so, naming the field, no engine
+    starts, and q leaves with status 2 and the reason (the old main raised it out of the app's
+    on_mount: Textual's traceback, then the line)."""
+    import json
+    import sqlite3
+
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 50)
+    with sqlite3.connect(settings.db) as c:
+        vid, plain = c.execute("select id, spec_json from versions where session = ?", [sid]).fetchone()
+        bad = {**json.loads(plain), "restrictions": ['__import__("os").system("true")']}
+        c.execute("update versions set spec_json = ? where id = ?", [json.dumps(bad), vid])
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, SessionScreen) and app.screen.problem is not None)
+        screen = app.screen
+        gate = str(screen.query_one("#gate", Static).render())
+        assert gate.startswith("Cannot go on: the stored spec: restrictions[0]") and "Press q to quit" in gate
+        await pilot.pause(0.3)
+        assert screen.engine is None and not [w for w in app.workers if w.group == "engine"]
+        await pilot.press("q")
+    assert app.return_code == 2
