@@ -255,8 +255,13 @@ NOT_BEFORE_THE_COMMANDS_FIRST_FRAME = (
 )
 
 
-def cli_first_frame(*argv: str) -> list[str]:
-    code = "WATCH = " + repr(NOT_BEFORE_THE_COMMANDS_FIRST_FRAME) + "\n" + CLI_CHILD
+# and before a resumed session's: pydantic's models (the settings are checked by pydantic-core schemas,
+# config.py; the stored spec after the first frame), with the look for pydantic plugins (importlib.metadata)
+NOT_BEFORE_RESUMES_FIRST_FRAME = ("pydantic.main", "pydantic.plugin._loader", "importlib.metadata")
+
+
+def cli_first_frame(*argv: str, watch: tuple[str, ...] = ()) -> list[str]:
+    code = "WATCH = " + repr(NOT_BEFORE_THE_COMMANDS_FIRST_FRAME + watch) + "\n" + CLI_CHILD
     out = subprocess.run(
         [sys.executable, "-c", code, *map(str, argv)], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
@@ -268,7 +273,7 @@ def test_kt_tui_resume_draws_its_first_frame_before_the_strategy_numpy_or_pydant
     bench = bench_tui()
     settings = load_settings({})
     sid = bench.fill(settings.db, 200)
-    assert cli_first_frame("resume", sid) == []
+    assert cli_first_frame("resume", sid, watch=NOT_BEFORE_RESUMES_FIRST_FRAME) == []
 
 
 def test_kt_tui_on_a_kernel_draws_its_first_frame_before_the_strategy_or_numpy_load(tmp_path):
