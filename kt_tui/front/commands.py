@@ -103,8 +103,10 @@ def tui_app(settings: Settings, store, **target):
     """The Textual app, given what it needs from here; target: kernel_file, spec_path, kernel_name,
     resume (a session id) or browse."""
     on = gc.isenabled()
-    gc.disable()  # until the first frame (KtApp turns it back on): the imports and the first screen make
-    try:  # no garbage, collections would only walk them
+    # off until the first frame (KtApp.first_frame_drawn turns it back on): the imports and the first
+    # screen make no garbage, collections would only walk them
+    gc.disable()
+    try:
         from ..ui.app import KtApp
 
         gc.freeze()  # nor any later collection (KtApp.on_unmount unfreezes)
