@@ -1,18 +1,21 @@
 """Settings: command-line flags > environment (OPENAI_*, KT_TUI_*) > config.toml in the XDG config dir.
 
-The Settings model is the one list of settings: the config file's keys, the flags the CLI passes on,
-the knobs of the settings screen and what a session stores are all read from its fields."""
+_FIELDS is the one list of settings: the config file's keys, the flags the CLI passes on and what a
+session stores are all read from it; each value is checked by its pydantic-core schema."""
 
 from __future__ import annotations
 
+import copy
+import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictInt, StrictStr, ValidationError, field_validator
-from pydantic.fields import FieldInfo
+from pydantic_core import SchemaValidator, ValidationError
+from pydantic_core import core_schema as cs
 
 from .files import CONFIG_MAX, FileRefused, read_text_file
 from .gpu.simcache import read_header
@@ -47,47 +50,148 @@ NOT_IN_FILE = ("api_key", "strategy_tables", "strategy_defaults", "strategy_flag
 _noted: set[Path] = set()
 
 
-def _f(default, help_text: str = "", *, env: str | None = None, strict: bool | None = True, **kw) -> Any:
-    """A setting: `env` is the variable that sets it."""
-    return Field(default, description=help_text, strict=strict, json_schema_extra={"env": env}, **kw)
+def _url(v: str | None) -> str | None:
+    register_url(v)
+    url = urlparse(v or "")
+    if v and (url.scheme not in ("http", "https") or not url.netloc):
+        raise ValueError(f"must be an http:// or https:// URL, not {mask_url(v)!r}")
+    return v
 
 
-class Settings(BaseModel):
-    """Made by load_settings, which merges its sources (pydantic-settings did, at ~50 ms of import
-    before the TUI's first frame, for a merge of three dicts)."""
+def _theme(v: str) -> str:
+    names = theme_names(config_dir() / "themes")
+    if v != "kt-dark" and v not in names:
+        raise ValueError(f"{v}: no such theme (have: {', '.join(sorted(names))})")
+    return v
 
-    model_config = ConfigDict(extra="forbid", validate_default=False, arbitrary_types_allowed=True)
 
-    db: str = _f("", "session database", env="KT_TUI_DB")
-    backend: str = _f("auto", "where numbers come from", env="KT_TUI_BACKEND")
-    sim_cache: str | None = _f(None, "recorded kernel_tuner cachefile or folder", env="KT_TUI_SIM_CACHE")
-    strategy: str = _f("sweep", "the session strategy")
+def _sim_cache(v: str | None) -> str | None:
+    if v:
+        _check_sim_cache(v)
+    return v
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its default, what it is, the pydantic-core schema its value must pass and the
+    environment variable that sets it. secret: never shown, stored or dumped (the API key)."""
+
+    default: Any
+    description: str
+    schema: cs.CoreSchema
+    env: str | None = None
+    secret: bool = False
+
+
+_STR = cs.str_schema(strict=True)
+_OPT_STR = cs.nullable_schema(_STR)
+_ANY_TABLE = cs.dict_schema(cs.str_schema(), cs.any_schema())
+_FIELDS: dict[str, Setting] = {
+    "db": Setting("", "session database", _STR, env="KT_TUI_DB"),
+    "backend": Setting("auto", "where numbers come from", _STR, env="KT_TUI_BACKEND"),
+    "sim_cache": Setting(
+        None,
+        "recorded kernel_tuner cachefile or folder",
+        cs.no_info_after_validator_function(_sim_cache, _OPT_STR),
+        env="KT_TUI_SIM_CACHE",
+    ),
+    "strategy": Setting("sweep", "the session strategy", _STR),
     # [strategy.NAME] tables of config.toml: each strategy's own options, validated by its `Options`
     # (engine/registry.py strategy_options); a flag given for a key wins over the table
-    strategy_tables: dict[str, dict[str, Any]] = _f({}, "per-strategy options from config.toml", strict=None)
+    "strategy_tables": Setting(
+        {}, "per-strategy options from config.toml", cs.dict_schema(cs.str_schema(), _ANY_TABLE)
+    ),
     # flat strategy keys of an older config.toml (`threshold = 0.05`): each strategy that has the option
     # takes it, under its own table (engine/registry.py strategy_options)
-    strategy_defaults: dict[str, Any] = _f({}, "flat strategy keys of an older config.toml", strict=None)
+    "strategy_defaults": Setting({}, "flat strategy keys of an older config.toml", _ANY_TABLE),
     # strategy options given by flags: option -> (the flag, its value); the chosen strategy's Options
     # checks them, and a flag it has no option for is refused naming the flag
-    strategy_flags: dict[str, tuple[str, Any]] = _f({}, "strategy options given by flags", strict=None)
-    llm: str = _f("auto", "none: manual mode, no LLM calls", env="KT_TUI_LLM")
-    base_url: str | None = _f(None, "OpenAI-compatible endpoint", env="OPENAI_BASE_URL")
-    model: str | None = _f(None, "LLM model name", env="KT_TUI_MODEL")
-    api_key: str | None = Field(None, repr=False, exclude=True, json_schema_extra={"env": "OPENAI_API_KEY"})
-    theme: str = _f("kt-dark", "theme name", env="KT_TUI_THEME")
-    timeout_s: float | None = _f(
-        None, "watchdog per configuration; the spec's timeout_s when unset", gt=0, allow_inf_nan=False
-    )
-    gpus: StrictInt | StrictStr = _f("", 'N or "all": measure on that many GPUs at once (through Ray)', strict=None)
-    ray_address: str = _f("", "a running Ray cluster to measure on", env="RAY_ADDRESS")
-    allow_mixed: bool = _f(False, "let workers of different GPU models tune together")
-    keys: dict[str, str] = _f({}, "binding id -> key, remaps the defaults")
-    llm_timeout_s: float = _f(120.0, "total deadline of each attempt of an LLM call", gt=0, lt=1e9)
-    llm_retries: int = _f(3, "attempts per LLM call, in all", ge=1)
-    llm_max_tokens: int = _f(4096, "max_tokens sent with every LLM request", ge=1)
+    "strategy_flags": Setting(
+        {},
+        "strategy options given by flags",
+        cs.dict_schema(cs.str_schema(), cs.tuple_schema([cs.str_schema(), cs.any_schema()])),
+    ),
+    "llm": Setting("auto", "none: manual mode, no LLM calls", _STR, env="KT_TUI_LLM"),
+    "base_url": Setting(
+        None, "OpenAI-compatible endpoint", cs.no_info_after_validator_function(_url, _OPT_STR), env="OPENAI_BASE_URL"
+    ),
+    "model": Setting(None, "LLM model name", _OPT_STR, env="KT_TUI_MODEL"),
+    "api_key": Setting(None, "", cs.nullable_schema(cs.str_schema()), env="OPENAI_API_KEY", secret=True),
+    "theme": Setting("kt-dark", "theme name", cs.no_info_after_validator_function(_theme, _STR), env="KT_TUI_THEME"),
+    "timeout_s": Setting(
+        None,
+        "watchdog per configuration; the spec's timeout_s when unset",
+        cs.nullable_schema(cs.float_schema(strict=True, gt=0, allow_inf_nan=False)),
+    ),
+    "gpus": Setting(
+        "",
+        'N or "all": measure on that many GPUs at once (through Ray)',
+        cs.union_schema([cs.int_schema(strict=True), _STR]),
+    ),
+    "ray_address": Setting("", "a running Ray cluster to measure on", _STR, env="RAY_ADDRESS"),
+    "allow_mixed": Setting(False, "let workers of different GPU models tune together", cs.bool_schema(strict=True)),
+    "keys": Setting({}, "binding id -> key, remaps the defaults", cs.dict_schema(_STR, _STR, strict=True)),
+    "llm_timeout_s": Setting(
+        120.0, "total deadline of each attempt of an LLM call", cs.float_schema(strict=True, gt=0, lt=1e9)
+    ),
+    "llm_retries": Setting(3, "attempts per LLM call, in all", cs.int_schema(strict=True, ge=1)),
+    "llm_max_tokens": Setting(4096, "max_tokens sent with every LLM request", cs.int_schema(strict=True, ge=1)),
+}
+_checker: list[SchemaValidator] = []  # made at the first load_settings
 
-    _config_path: Path | None = PrivateAttr(None)
+
+def _check(values: dict[str, Any]) -> dict[str, Any]:
+    """values through their settings' schemas (pydantic-core, without pydantic's model layer: it cost
+    ~270 M instructions, ~50 ms, before the TUI's first frame); a problem raises ValidationError."""
+    if not _checker:
+        fields = {name: cs.typed_dict_field(f.schema, required=False) for name, f in _FIELDS.items()}
+        _checker.append(SchemaValidator(cs.typed_dict_schema(fields, extra_behavior="forbid")))
+    checked: dict[str, Any] = _checker[0].validate_python(values)
+    return checked
+
+
+class Settings:
+    """Made by load_settings, which merges its sources (file < environment < flags) and checks them.
+    The settings are its attributes, one per _FIELDS entry; model_fields_set and model_dump are
+    named as pydantic's, whose model it was."""
+
+    db: str
+    backend: str
+    sim_cache: str | None
+    strategy: str
+    strategy_tables: dict[str, dict[str, Any]]
+    strategy_defaults: dict[str, Any]
+    strategy_flags: dict[str, tuple[str, Any]]
+    llm: str
+    base_url: str | None
+    model: str | None
+    api_key: str | None
+    theme: str
+    timeout_s: float | None
+    gpus: int | str
+    ray_address: str
+    allow_mixed: bool
+    keys: dict[str, str]
+    llm_timeout_s: float
+    llm_retries: int
+    llm_max_tokens: int
+
+    def __init__(self, **values: Any) -> None:
+        """values: checked ones (load_settings); the others take their defaults."""
+        for name, f in _FIELDS.items():
+            setattr(self, name, values[name] if name in values else copy.deepcopy(f.default))
+        self.model_fields_set = set(values)
+        self._config_path: Path | None = None
+
+    def __repr__(self) -> str:
+        return f"Settings({', '.join(f'{k}={v!r}' for k, v in self.model_dump().items())})"
+
+    def model_dump(self, exclude: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+        """The settings as a dict, the secret ones left out."""
+        return {name: getattr(self, name) for name, f in _FIELDS.items() if not f.secret and name not in exclude}
+
+    def model_dump_json(self) -> str:
+        return json.dumps(self.model_dump(), default=str)
 
     @property
     def config_path(self) -> Path:
@@ -107,44 +211,16 @@ class Settings(BaseModel):
     def data_dir(self) -> Path:
         return data_dir()
 
-    @field_validator("base_url")
-    @classmethod
-    def _url(cls, v: str | None) -> str | None:
-        register_url(v)
-        url = urlparse(v or "")
-        if v and (url.scheme not in ("http", "https") or not url.netloc):
-            raise ValueError(f"must be an http:// or https:// URL, not {mask_url(v)!r}")
-        return v
 
-    @field_validator("theme")
-    @classmethod
-    def _theme(cls, v: str) -> str:
-        names = theme_names(config_dir() / "themes")
-        if v != "kt-dark" and v not in names:
-            raise ValueError(f"{v}: no such theme (have: {', '.join(sorted(names))})")
-        return v
-
-    @field_validator("sim_cache")
-    @classmethod
-    def _sim_cache(cls, v: str | None) -> str | None:
-        if v:
-            _check_sim_cache(v)
-        return v
-
-
-def _extra(f: FieldInfo, key: str):
-    return (f.json_schema_extra or {}).get(key) if isinstance(f.json_schema_extra, dict) else None
-
-
-def setting_fields() -> dict[str, FieldInfo]:
-    return dict(Settings.model_fields)
+def setting_fields() -> dict[str, Setting]:
+    return dict(_FIELDS)
 
 
 def _environment() -> dict[str, Any]:
     """The variables named on the fields (KT_TUI_DB, OPENAI_API_KEY, ...); an empty one is unset."""
     out = {}
-    for name, f in Settings.model_fields.items():
-        env = _extra(f, "env")
+    for name, f in _FIELDS.items():
+        env = f.env
         value = (os.environ.get(env) or None) if env else None
         if value is not None:
             out[name] = value
@@ -165,8 +241,8 @@ def _config_file(path: Path) -> dict[str, Any]:
             raise ConfigError(k, "the API key is never read from a file: set OPENAI_API_KEY", path)
         if k in NOT_IN_FILE[2:]:
             raise ConfigError(k, "not a setting of the file: strategy options go in [strategy.NAME]", path)
-        if k not in Settings.model_fields and k not in FLAT_STRATEGY_KEYS:
-            known = ", ".join(sorted(set(Settings.model_fields) - set(NOT_IN_FILE)))
+        if k not in _FIELDS and k not in FLAT_STRATEGY_KEYS:
+            known = ", ".join(sorted(set(_FIELDS) - set(NOT_IN_FILE)))
             raise ConfigError(k, f"unknown setting (known: {known})", path)
     return _flat_strategy_keys(data, path)
 
@@ -229,7 +305,7 @@ def load_settings(
         given["strategy_flags"] = {**given.get("strategy_flags", {}), **flagged}
     values = _merged(_merged(_config_file(config_file or config_dir() / "config.toml"), _environment()), given)
     try:
-        s = Settings(**values)
+        s = Settings(**_check(values))
     except ValidationError as e:
         err = e.errors()[0]
         raise _error(str(err["loc"][0]), problem_text(err), given, flag_names, config_file) from None
@@ -243,7 +319,7 @@ def _error(name: str, problem: str, given: dict, flag_names: dict | None, config
     """The problem named where the value came from: the flag, the variable, or the file and key."""
     if name in given:
         return ConfigError((flag_names or {}).get(name) or "--" + name.replace("_", "-"), problem)
-    env = _extra(Settings.model_fields[name], "env")
+    env = _FIELDS[name].env
     if env and os.environ.get(env):
         return ConfigError(env, problem)
     return ConfigError(name, problem, config_file or config_dir() / "config.toml")

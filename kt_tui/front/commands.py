@@ -103,14 +103,18 @@ def tui_app(settings: Settings, store, **target):
     """The Textual app, given what it needs from here; target: kernel_file, spec_path, kernel_name,
     resume (a session id) or browse."""
     on = gc.isenabled()
-    gc.disable()  # Textual's and the screens' imports make no garbage: collections would only walk them
+    # off until the first frame (KtApp.first_frame_drawn turns it back on): the imports and the first
+    # screen make no garbage, collections would only walk them
+    gc.disable()
     try:
         from ..ui.app import KtApp
-    finally:
-        gc.freeze()  # and no later one either (KtApp.on_unmount unfreezes)
+
+        gc.freeze()  # nor any later collection (KtApp.on_unmount unfreezes)
+        return KtApp(settings, store, tui_services(), collect=on, **target)
+    except BaseException:
         if on:
             gc.enable()
-    return KtApp(settings, store, tui_services(), **target)
+        raise
 
 
 def browse_sessions(settings: Settings) -> int:

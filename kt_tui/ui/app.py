@@ -5,13 +5,13 @@ from __future__ import annotations
 import gc
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.screen import Screen
 
 from ..config import Settings
 from ..errors import UserError
-from ..kernel.spec import Spec, SpecError, dump_spec, load_spec, spec_from_plain, spec_path_for
 from ..store import SessionStore, Store
 from . import prefs
 from .keys import palette_commands
@@ -19,9 +19,12 @@ from .services import Services
 from .session_screen import SessionScreen
 from .theme import load_themes
 
+if TYPE_CHECKING:
+    from ..kernel.spec import Spec
+
 # Imported where used: the screens a resumed session's first frame does not show (the sessions
-# browser, the kernel pick and spec editor, the modals) and the drafter, so that the first frame
-# does not wait for their imports.
+# browser, the kernel pick and spec editor, the modals), the drafter and the spec's models (a stored
+# spec is checked after that frame: SessionScreen._check_spec), so that it does not wait for them.
 
 
 def binding_ids() -> set[str]:
@@ -60,9 +63,13 @@ class KtApp(App):
         kernel_name: str | None = None,
         resume: str | None = None,
         browse: bool = False,
+        collect: bool = False,
     ) -> None:
-        """kernel_file: the kernel to open (front/session.py: KernelFile); resume: a session id."""
+        """kernel_file: the kernel to open (front/session.py: KernelFile); resume: a session id;
+        collect: garbage collection was on before front/commands.py tui_app turned it off, and comes
+        back on once the first screen is drawn (first_frame_drawn)."""
         super().__init__()
+        self.collect = collect
         self.settings, self.store, self.services, self.browse = settings, store, services, browse
         self.kernel_file, self.spec_path, self.kernel_name, self.resume = kernel_file, spec_path, kernel_name, resume
         themes, self.theme_problems = load_themes()
@@ -91,8 +98,18 @@ class KtApp(App):
         self._refresh_truecolor_filter(self.ansi_theme)  # as App._watch_theme does (textual is pinned)
         self.stylesheet.set_variables(self.get_css_variables())
 
+    def first_frame_drawn(self) -> None:
+        """The first screen is drawn: what exists now stays out of full collections (the imports'
+        objects, the widgets: session_stored.freeze_heap says why) and collection is back on."""
+        gc.freeze()
+        if self.collect:
+            self.collect = False
+            gc.enable()
+
     def on_mount(self) -> None:
         gc.freeze()  # the imports' objects: full collections skip them (session_stored.freeze_heap says why)
+        if not self.resume:  # a resumed session's screen says when it is drawn
+            self.call_after_refresh(self.first_frame_drawn)
         self.theme_changed_signal.subscribe(self, self._theme_picked)
         for problem in self.theme_problems:
             self.notify(problem, severity="warning")
@@ -122,6 +139,8 @@ class KtApp(App):
     # -- new session ---------------------------------------------------------------------
     @property
     def _spec_file(self) -> Path:
+        from ..kernel.spec import spec_path_for
+
         return Path(self.spec_path) if self.spec_path else spec_path_for(self.kernel_file.path)
 
     def _choose_kernel(self) -> None:
@@ -142,6 +161,7 @@ class KtApp(App):
 
     def _kernel_chosen(self, name: str | None) -> None:
         from ..kernel.source import pick_kernel
+        from ..kernel.spec import SpecError, dump_spec, load_spec
 
         kernel = pick_kernel(self.kernel_file.kernels, name, str(self.kernel_file.path))
         path = self._spec_file
@@ -204,17 +224,18 @@ class KtApp(App):
         return open_session
 
     # -- resume --------------------------------------------------------------------------
-    def _open_stored(self, sid: str) -> None:
+    def _open_stored(self, sid: str, spec: Spec | None = None) -> None:
+        """spec: the stored one, checked; without it the screen checks it after its first frame (a
+        tampered DB is refused there, naming the field)."""
         s = SessionStore(self.store, sid).session()
         original = self.store.versions(sid)[0]
-        spec = spec_from_plain(original["spec_json"])  # a tampered DB is refused, naming the field
         prepare = self.services.open_stored(self.settings, self.store, sid)
         self.push_screen(
             SessionScreen(
                 self.settings,
                 self.store,
                 original["source"],
-                spec,
+                spec or original["spec_json"],
                 prepare,
                 sid=sid,
                 kernel_label=Path(s["kernel_path"]).name,
@@ -224,10 +245,14 @@ class KtApp(App):
 
     def open_stored(self, sid: str) -> None:
         """From the sessions browser; quitting that session comes back to it."""
+        from ..kernel.spec import spec_from_plain
+
         try:
-            self._open_stored(sid)
+            spec = spec_from_plain(self.store.versions(sid)[0]["spec_json"])
         except UserError as e:  # a stored spec that does not pass its checks: said, the browser stays
             self.notify(str(e), severity="error", timeout=10)
+            return
+        self._open_stored(sid, spec)
 
     async def action_quit(self) -> None:
         """Ctrl+Q and the palette's Quit leave a session as `q` does: after "Cannot go on", status 2 and why."""
@@ -243,6 +268,9 @@ class KtApp(App):
 
     def on_unmount(self) -> None:
         gc.unfreeze()
+        if self.collect:  # left before the first frame
+            self.collect = False
+            gc.enable()
         for screen in self.screen_stack:
             if isinstance(screen, SessionScreen):
                 screen.shutdown()

@@ -350,6 +350,18 @@ class ResultsTable(DataTable):
         if self.candidate is not None and self.candidate not in self.rows:
             self._show(self.candidate)  # the row the gate asks about shows, however slow
 
+    def set_reference(self, key: str) -> None:
+        """The row of the original configuration, once known (a resumed session's spec is read after
+        the first frame): marked, and ranked as a trusted row when nothing checked it (records.trusted)."""
+        self.reference_key = key
+        r = self.rows_data.get(key)
+        if r is None or key not in self.rows:
+            return
+        if _rank(r) == _rank(r, True):
+            self.put(r)
+        else:  # its place changes
+            self._rebuild(sorted(self._row_keys(), key=self._rank_of))
+
     def set_baseline(self, ms: float | None) -> None:
         if ms == self.baseline_ms:
             return

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
+from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -20,7 +21,6 @@ from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
 from ..config import Settings
 from ..errors import UserError
 from ..gpu.scale import parse_gpus
-from ..kernel.spec import Spec
 from ..records import Result, config_key
 from ..store import SessionStore, Store
 from . import prefs
@@ -38,9 +38,20 @@ from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSumm
 if TYPE_CHECKING:
     from ..engine.backend import BackendChoice
     from ..engine.gates import Gate
+    from ..kernel.spec import Spec
 
 # Imported where used: the engine's events and gates and their views (gate_view.py), which the first
 # frame does without (session_events.py says why).
+
+
+def _param_names(spec_json: str) -> list[str]:
+    """The tuned parameters' names of a stored spec, read before it is checked ([] if it cannot say)."""
+    try:
+        plain = json.loads(spec_json)
+    except ValueError:
+        return []
+    params = plain.get("tune_params") if isinstance(plain, dict) else None
+    return [str(n) for n in params] if isinstance(params, dict) else []
 
 
 class Ready(Message):
@@ -88,7 +99,7 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         settings: Settings,
         store: Store,
         source: str,
-        spec: Spec,
+        spec: Spec | str,
         prepare: Callable,
         sid: str | None = None,
         kernel_label: str = "",
@@ -124,6 +135,26 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         self.held: tuple | None = None  # (gate, decision, timer): a skip or stop that u can still take back
         self.stopping = False
         self.problem: str | None = None
+        self.shown_once = False
+        self._size_classes()
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown the first time: its widgets were styled as they mounted, with the classes they have
+        (_size_classes), so Textual's restyling of every one of them (Screen._on_screen_resume, which
+        runs after this) would change nothing but delay the first frame. Shown again, it restyles."""
+        if not self.shown_once:
+            self.shown_once = True
+            event.refresh_styles = False
+
+    def _size_classes(self) -> None:
+        """The breakpoint classes for the app's size, set before the widgets are first styled: set
+        by the first Resize, as Textual does, they would style every widget again before the first frame."""
+        try:
+            width, height = self.app.size
+        except NoActiveAppError:  # made outside a running app (tests): the first Resize sets them
+            return
+        for size, points in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
+            self.add_class(*self._get_breakpoint_classes(size, points), update=False)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -150,11 +181,15 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         yield FitFooter(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
 
     def on_mount(self) -> None:
-        self.after_first_frame(self._fill_tabs)  # first: whatever runs after the first frame may use them
-        self.query_one(SpecSummary).show(self.spec)
         table = self.table = self.query_one(ResultsTable)  # kept: the event handlers use it at every result
-        names = list(self.spec.tune_params)
-        table.setup(names, config_key(names, self.spec.baseline_params()), workers=self._several_workers())
+        if isinstance(self.spec, str):  # a stored spec: checked once the first frame is drawn, before the rest
+            self.after_first_frame(self._check_spec)
+            table.setup(_param_names(self.spec), workers=self._several_workers())
+        else:
+            self.query_one(SpecSummary).show(self.spec)
+            names = list(self.spec.tune_params)
+            table.setup(names, config_key(names, self.spec.baseline_params()), workers=self._several_workers())
+        self.after_first_frame(self._fill_tabs)  # first: whatever runs after the first frame may use them
         self.query_one(TuningPlot).labels = table.labels
         self._show_source()
         self._banner()
@@ -164,9 +199,29 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         self.set_interval(1.0, self._show_progress)
         self.set_interval(0.25, self._catch_up)
         self.query_one(GatePanel).focus()  # the decision keys act from here; j/k move in the table
-        self.after_first_frame(freeze_heap)
-        self.after_first_frame(self._engine_thread)
+        self.after_first_frame(getattr(self.app, "first_frame_drawn", freeze_heap))  # KtApp's: collection back on
+        self.after_first_frame(self._start_engine)
         self.after_first_frame(self._warm_up)
+
+    def _check_spec(self) -> None:
+        """The stored spec, read through its checks (kernel/spec.py, with pydantic) after the first
+        frame, which shows the stored rows without it: then its summary and the table's reference
+        row. One that does not pass them (a tampered database) stops the session, naming the field."""
+        from ..kernel.spec import spec_from_plain  # here: the spec's models load after the first frame
+
+        try:
+            spec = spec_from_plain(str(self.spec))
+        except UserError as e:
+            self.on_problem(Problem(str(e)))
+            return
+        self.spec = spec
+        self.query_one(SpecSummary).show(spec)
+        names = list(spec.tune_params)
+        self.table.set_reference(config_key(names, spec.baseline_params()))
+
+    def _start_engine(self) -> None:
+        if self.problem is None:  # none from _check_spec
+            self._engine_thread()
 
     async def _fill_tabs(self) -> None:
         """The hidden tabs' contents: the plan (shown as read by _load_stored), the generated

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from pygments.lexer import Lexer
 from pygments.token import Comment, Keyword, Name, Number, String, _TokenType
@@ -15,10 +16,11 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from ..kernel import refkernel
-from ..kernel.spec import Spec
 from ..kernel.syntax import highlights
 from .results import STATUS_STYLE, ResultsTable  # noqa: F401 - the screen imports its parts from here
+
+if TYPE_CHECKING:
+    from ..kernel.spec import Spec
 
 
 class DrawnOnce:
@@ -94,6 +96,8 @@ class SourceView(Static):
 
 class SpecSummary(Static):
     def show(self, spec: Spec) -> None:
+        from ..kernel import refkernel  # here: with the spec's models, after a resumed session's first frame
+
         t = Table.grid(padding=(0, 1))
         t.add_column(style="bold")
         t.add_column()

@@ -150,3 +150,40 @@ def test_a_huge_value_in_a_strategy_table_is_refused_in_one_short_line(tmp_path,
     err = capsys.readouterr().err
     assert code == 2 and "strategy.sweep.search" in err
     assert len(err) < 500 and err.count("\n") == 1  # before: the 200 KB value echoed whole
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("llm_retries = 0\n", "llm_retries: must be at least 1, not 0"),
+        ("llm_max_tokens = 1.5\n", "llm_max_tokens: must be an integer, not 1.5"),
+        ("timeout_s = inf\n", "timeout_s: must be a finite number, not inf"),
+        ("timeout_s = -2\n", "timeout_s: must be more than 0, not -2"),
+        ("llm_timeout_s = 1e10\n", "llm_timeout_s: must be below 1e+09, not 10000000000.0"),
+        ('allow_mixed = "yes"\n', "allow_mixed: must be true or false, not 'yes'"),
+        ("model = 3\n", "model: must be a string, not 3"),
+        ('base_url = "ftp://x"\n', "base_url: must be an http:// or https:// URL, not 'ftp://x'"),
+        ('keys = "q"\n', "keys: must be a table, not 'q'"),
+        ("[strategy]\nsweep = 1\n", "strategy.sweep: expected a table [strategy.NAME]"),
+    ],
+)
+def test_each_settings_check_says_what_it_did_with_pydantic(hermetic, text, says):
+    """The settings are checked by pydantic-core schemas now, not a pydantic model (~270 M instructions
+    before the TUI's first frame): the same checks, the same words."""
+    config = write_config(hermetic, text)
+    with pytest.raises(ConfigError) as e:
+        load_settings({})
+    assert str(e.value) == f"{config}: {says}" or str(e.value).startswith(f"{config}: {says}")
+
+
+def test_checked_settings_keep_their_types_and_defaults(hermetic, monkeypatch):
+    write_config(hermetic, 'gpus = 2\ntimeout_s = 3\nkeys = {start = "S"}\n[strategy.sweep]\nmax_configs = 5\n')
+    monkeypatch.setenv("KT_TUI_BACKEND", "sim")
+    s = load_settings({"rounds": 4}, flag_names={"rounds": "--rounds"})
+    assert (s.gpus, s.timeout_s, s.keys, s.backend) == (2, 3, {"start": "S"}, "sim")
+    assert s.strategy_tables == {"sweep": {"max_configs": 5}} and s.strategy_flags == {"rounds": ("--rounds", 4)}
+    assert {"gpus", "timeout_s", "keys", "backend", "strategy_tables", "strategy_flags"} <= s.model_fields_set
+    assert not {"llm_retries", "strategy", "theme"} & s.model_fields_set  # given: the defaults are not
+    assert (s.llm_retries, s.llm_timeout_s, s.strategy, s.model) == (3, 120.0, "sweep", None)
+    other = load_settings({})
+    assert other.strategy_defaults == {} and other.strategy_defaults is not load_settings({}).strategy_defaults

@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib.util
+import io
 import subprocess
 import sys
 import threading
 
 import pytest
+from rich.console import Console
 from textual.widgets import RichLog, Static
 
 from kt_tui.config import load_settings
@@ -68,6 +70,7 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
                 threads=sorted(t.name for t in threading.enumerate()),
                 engine=screen.engine,
                 frozen=gc.get_freeze_count(),
+                collecting=gc.isenabled(),
                 hidden_tabs=[len(screen.query(f"#{tab} > *")) for tab in ("tab-plan", "tab-kernel", "tab-llm")],
                 filter_box=len(screen.query("#filter")),
             )
@@ -97,6 +100,9 @@ async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(m
         assert table.total >= RESULTS and table.shown == min(table.MAX_ROWS, RESULTS)
         # full garbage collections skip what the app keeps: the imports' objects, then the plot's index
         assert 0 < seen["frozen"] < gc.get_freeze_count()
+        # no collection before the first frame (tui_app turned it off for the imports and the screen),
+        # and collection on again once it is drawn
+        assert seen["collecting"] is False and gc.isenabled()
         await wait_for(lambda: screen.engine is not None)
         gpu.request_stop()
         app.exit()
@@ -140,6 +146,9 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "tomlkit",  # TOML's writer: the config and the stored spec are only read
     "tree_sitter",  # the CUDA parser: a stored spec's reference kernel is read when it runs
     "kt_tui.kernel.parsed",
+    "kt_tui.kernel.spec",  # the stored spec is checked after the first frame (SessionScreen._check_spec)
+    "kt_tui.kernel.spec_model",
+    "pydantic.dataclasses",
 )
 
 FIRST_FRAME_CHILD = """
@@ -246,8 +255,13 @@ NOT_BEFORE_THE_COMMANDS_FIRST_FRAME = (
 )
 
 
-def cli_first_frame(*argv: str) -> list[str]:
-    code = "WATCH = " + repr(NOT_BEFORE_THE_COMMANDS_FIRST_FRAME) + "\n" + CLI_CHILD
+# and before a resumed session's: pydantic's models (the settings are checked by pydantic-core schemas,
+# config.py; the stored spec after the first frame), with the look for pydantic plugins (importlib.metadata)
+NOT_BEFORE_RESUMES_FIRST_FRAME = ("pydantic.main", "pydantic.plugin._loader", "importlib.metadata")
+
+
+def cli_first_frame(*argv: str, watch: tuple[str, ...] = ()) -> list[str]:
+    code = "WATCH = " + repr(NOT_BEFORE_THE_COMMANDS_FIRST_FRAME + watch) + "\n" + CLI_CHILD
     out = subprocess.run(
         [sys.executable, "-c", code, *map(str, argv)], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
@@ -259,7 +273,7 @@ def test_kt_tui_resume_draws_its_first_frame_before_the_strategy_numpy_or_pydant
     bench = bench_tui()
     settings = load_settings({})
     sid = bench.fill(settings.db, 200)
-    assert cli_first_frame("resume", sid) == []
+    assert cli_first_frame("resume", sid, watch=NOT_BEFORE_RESUMES_FIRST_FRAME) == []
 
 
 def test_kt_tui_on_a_kernel_draws_its_first_frame_before_the_strategy_or_numpy_load(tmp_path):
@@ -384,3 +398,130 @@ def test_leaving_at_the_first_frame_leaves_no_traceback():
     )
     assert out.stdout.startswith("loaded:"), out.stdout + out.stderr
     assert "MountError" not in out.stdout + out.stderr and "Traceback" not in out.stdout + out.stderr
+
+
+async def test_the_session_screens_widgets_are_styled_once_before_the_first_frame(monkeypatch):
+    """Its widgets are styled as they mount, and not again before the first frame: the screen's size
+    classes (-wide/-narrow, -tall/-short) are set when it is made, from the app's size (set by the
+    first Resize, as Textual does, every widget was styled again, ~45 M instructions), and Textual's
+    restyling of a screen as it is shown is skipped the first time (~45 M more). The classes still
+    follow the size, and a screen shown again is restyled as Textual asks."""
+    from textual import events
+    from textual.app import App
+
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 50)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    restyled: list[set] = []
+    real_restyle, real_display = SessionScreen.update_node_styles, App._display
+    seen: dict = {}
+
+    def restyle(self, animate=True):
+        if not seen:
+            restyled.append(set(self.classes))
+        real_restyle(self, animate)
+
+    def display(self, screen, renderable):
+        real_display(self, screen, renderable)
+        if not seen and isinstance(screen, SessionScreen) and screen.query_one(ResultsTable).row_count:
+            seen.update(classes=set(screen.classes))
+
+    monkeypatch.setattr(SessionScreen, "update_node_styles", restyle)
+    monkeypatch.setattr(App, "_display", display)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: bool(seen))
+        assert {"-wide", "-tall"} <= seen["classes"] and not {"-narrow", "-short"} & seen["classes"]
+        assert restyled == []  # the old main: twice, for the size classes and as the screen was shown
+        await pilot.resize_terminal(100, 25)
+        await wait_for(lambda: {"-narrow", "-short"} <= app.screen.classes)
+        assert not {"-wide", "-tall"} & app.screen.classes
+        again = events.ScreenResume()
+        app.screen.on_screen_resume(again)
+        assert again.refresh_styles  # shown again: Textual restyles it as it asks
+        gpu.request_stop()
+        app.exit()
+
+
+def _original_row(settings, sid: str, verified) -> str:
+    """A stored result of the original kernel at its baseline configuration (block_size_x 256 in
+    examples/vector_add.cu.toml), faster than every other row: the table's reference row."""
+    store = Store(settings.db)
+    vid = store.versions(sid)[0]["id"]
+    store.add_results(
+        sid,
+        vid,
+        "old",
+        [{"key": "256", "params": {"block_size_x": 256}, "time_ms": 0.5, "status": "ok", "verified": verified}],
+    )
+    return "256"
+
+
+async def test_a_resumed_sessions_spec_is_read_after_its_first_frame_then_shown(monkeypatch):
+    """The first frame shows the stored rows without the spec's models (pydantic); right after it the
+    spec is read through its checks: its summary shows, and the original configuration's row is
+    marked as the reference and ranked as a trusted row (nothing checks the reference itself)."""
+    from textual.app import App
+
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 100)
+    ref = _original_row(settings, sid, verified=None)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    seen: dict = {}
+    real_display = App._display
+
+    def display(self, screen, renderable):
+        real_display(self, screen, renderable)
+        if not seen and isinstance(screen, SessionScreen) and screen.table.row_count:
+            seen.update(spec=screen.spec, summary=str(screen.query_one("#spec", Static).render()))
+
+    monkeypatch.setattr(App, "_display", display)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+    async with app.run_test(size=SIZE):
+        await wait_for(lambda: bool(seen))
+        assert isinstance(seen["spec"], str) and seen["summary"] == ""  # the stored JSON, not read yet
+        screen = app.screen
+        await wait_for(lambda: not isinstance(screen.spec, str))
+        console = Console(width=120, record=True, file=io.StringIO())
+        console.print(screen.query_one("#spec", Static).content)
+        summary = console.export_text()
+        assert "vector_add" in summary and "tune block_size_x" in summary
+        table = screen.table
+        assert table.reference_key == ref
+        assert [k.value for k in table.rows][0] == ref  # the fastest trusted row: first
+        assert str(table.get_row(ref)[table.get_column_index("verified")]) == "ref"
+        await wait_for(lambda: screen.engine is not None)  # the session goes on
+        gpu.request_stop()
+        app.exit()
+
+
+async def test_a_tampered_stored_spec_stops_the_resumed_session_on_its_screen(monkeypatch):
+    """A stored spec that does not pass its checks: the screen says so, naming the field, no engine
+    starts, and q leaves with status 2 and the reason (the old main raised it out of the app's
+    on_mount: Textual's traceback, then the line)."""
+    import json
+    import sqlite3
+
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, 50)
+    with sqlite3.connect(settings.db) as c:
+        vid, plain = c.execute("select id, spec_json from versions where session = ?", [sid]).fetchone()
+        bad = {**json.loads(plain), "restrictions": ['__import__("os").system("true")']}
+        c.execute("update versions set spec_json = ? where id = ?", [json.dumps(bad), vid])
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    app = tui_app(settings, Store(settings.db), resume=sid)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(lambda: isinstance(app.screen, SessionScreen) and app.screen.problem is not None)
+        screen = app.screen
+        gate = str(screen.query_one("#gate", Static).render())
+        assert gate.startswith("Cannot go on: the stored spec: restrictions[0]") and "Press q to quit" in gate
+        await pilot.pause(0.3)
+        assert screen.engine is None and not [w for w in app.workers if w.group == "engine"]
+        await pilot.press("q")
+    assert app.return_code == 2
