@@ -174,12 +174,20 @@ async def test_autonomous_settings_are_its_own_knobs():
 
 async def test_texts_keep_their_brackets_toasts_are_short_and_totals_say_which():
     app = new_app(EXAMPLES / "vector_add.cu")
+    posted = []  # every toast, also one that timed out before the gate came (a loaded machine)
+    real_notify = app.notify
+
+    def notify(message, **kw):
+        posted.append((message, kw))
+        return real_notify(message, **kw)
+
+    app.notify = notify
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         await wait_for(pilot, lambda: gate_key(screen) == "sweep:1")
-        manual = [n for n in app._notifications if n.title == "Manual mode"]
-        assert manual and "([w] switches)" in manual[0].message and manual[0].markup is False
-        assert all(n.timeout <= 6 for n in app._notifications)
+        manual = [(m, kw) for m, kw in posted if kw.get("title") == "Manual mode"]
+        assert manual and "([w] switches)" in manual[0][0] and manual[0][1].get("markup") is False
+        assert all(kw.get("timeout", 5) <= 6 for _, kw in posted)
         assert "before restrictions" in screen.gate.title and "SIMULATED" not in screen.gate.title
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.state == "finished")
