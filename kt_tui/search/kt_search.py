@@ -76,10 +76,10 @@ class Search:
         rules = list(seed_rules) if seed_rules is not None else ["seeds"] * len(seeds)
         if len(rules) != len(seeds):
             raise ValueError(f"seed_rules: {len(rules)} rules for {len(seeds)} seeds")
-        rules_of: dict[tuple[Any, ...], frozenset[str]] = {}
+        rules_of: dict[tuple[Any, ...], tuple[str, ...]] = {}  # sorted: sums in the same order in any process
         for s, r in zip(seeds, rules):
             if tuple(s) in self.index:
-                rules_of.setdefault(tuple(s), frozenset(part.strip() for part in str(r).split(" + ")))
+                rules_of.setdefault(tuple(s), tuple(sorted({part.strip() for part in str(r).split(" + ")})))
         self.seed_rules = rules_of
         self.seeds = spread(list(rules_of), lambda s: self.x[self.index[s]])
         self.dropped: set[str] = set()  # rules whose picks measured in the slow part of what has been seen
