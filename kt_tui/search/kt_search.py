@@ -1,8 +1,10 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
 Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before it)
-are weighed by what they measure: once one random pick stands beside them, a seed of rules measuring
-in the fast half of all seen goes before anything else, and once two picks that are not seeds stand
+are weighed by what they measure: before any random pick, each seed whose rules were not measured yet
+runs (the rules' other patterns: one seed measures them all when it shares no rule with those before).
+Once one random pick, or a seed sharing no rule with another measured one, stands beside them, a seed
+of rules measuring in the fast half of all seen goes before anything else, and once two picks that are not seeds stand
 beside them, a seed all of whose rules measure in the slow half waits (for good, unless later
 measurements redeem a rule; see Search._next_seed). After INITIAL configurations a surrogate picks
 each next one. It averages a Gaussian process and a forest of randomized trees, both fitted to the
@@ -138,8 +140,10 @@ class Search:
     def _next_seed(self) -> tuple[Any, ...] | None:
         """The next seed to measure, or None. A seed's score is the mean evidence of the rules that
         picked it (a rule never measured counts as the middle, 0.5); the lowest goes first, the
-        seeds' order breaking ties. Once JUDGE_AFTER random picks stand beside them, a seed scoring
-        in the fast half is asked before anything else; once SKIP_AFTER picks that are not seeds
+        seeds' order breaking ties. Before any other pick, a seed none of whose rules was measured
+        goes first (on two rules of two patterns each, the second seed is the first's opposite: its
+        rules' alternatives). Once JUDGE_AFTER random picks stand beside them, or two measured seeds
+        share no rule (they judge each other), a seed scoring in the fast half is asked before anything else; once SKIP_AFTER picks that are not seeds
         (random or the model's) do, a rule measuring in the slow half is noted in `dropped`, and a
         seed all of whose rules measure there is not asked (a seed that such a rule shares with one
         measuring fast, or not measured yet, stays, ranked by its score: the evidence cannot tell
@@ -157,8 +161,16 @@ class Search:
         pending = [s for s in self.seeds if self.free[self.index[s]] and not (skip and self._all_slow(s, score))]
         if not pending:
             return None
+        tried = [self.seed_rules[s] for s in self.seeds if not self.free[self.index[s]]]
+        measured = {r for rules in tried for r in rules}
+        fresh = [s for s in pending if measured.isdisjoint(self.seed_rules[s])]
+        if fresh and not self.randoms + self.steps:
+            self.seed_picks += 1
+            return fresh[0]
+        contrasted = any(set(a).isdisjoint(b) for i, a in enumerate(tried) for b in tried[i + 1 :])
         best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
-        if self.randoms >= JUDGE_AFTER and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
+        judged = self.randoms >= JUDGE_AFTER or contrasted
+        if judged and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
             self.seed_picks += 1
             return best
         return None

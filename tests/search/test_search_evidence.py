@@ -85,3 +85,19 @@ def test_on_an_easy_space_the_model_starts_after_at_most_three_random_picks():
             search.tell(c, max(bowl(c), flat))
             steps.append(search.steps)
     assert search.randoms <= 3 and steps[:4] == [0, 0, 0, 1] and steps[-1] == 5
+
+
+def test_each_rules_other_pattern_is_measured_before_a_random_pick_and_the_faster_followed():
+    groups = {
+        "size[0] + items[0]": [(512, 1, 1), (512, 1, 2)],  # the rules' first patterns: slow here
+        "size[0] + items[1]": [(512, 4, 1), (512, 8, 2)],
+        "size[1] + items[0]": [(64, 1, 1), (32, 1, 2)],
+        "size[1] + items[1]": [(32, 8, 1), (64, 4, 2)],  # no pattern in common with the first: measured second
+    }
+    seeds = [c for cs in groups.values() for c in cs]
+    rules = [g for g, cs in groups.items() for _ in cs]
+    for seed in range(5):
+        search = kt_search.Search(SPACE, VALS, np.random.default_rng(seed), seeds=seeds, seed_rules=rules)
+        asked = run(search, bowl, 3)
+        assert asked[0] == (512, 1, 1) and asked[1] == (32, 8, 1) and search.randoms == 0, asked
+        assert asked[2] == (64, 4, 2)  # the two judge each other: the faster one's sibling, within 2 evaluations
