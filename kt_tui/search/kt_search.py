@@ -7,7 +7,7 @@ Once one random pick, or a seed sharing no rule with another measured one, stand
 of rules measuring in the fast half of all seen goes before anything else, and once two picks that are not seeds stand
 beside them, a seed all of whose rules measure in the slow half waits (for good, unless later
 measurements redeem a rule; see Search._next_seed). After INITIAL configurations a surrogate picks
-each next one. It averages a Gaussian process and a forest of randomized trees, both fitted to the
+each next one (with seeds, after one random pick, or none once two seeds sharing no rule are measured). It averages a Gaussian process and a forest of randomized trees, both fitted to the
 ranks of the measured times (failed configurations rank last), over the parameters plus the log of
 their products that matter on a GPU (threads per block, work per block and per thread, read from the
 grid divisors). Its picks alternate between the largest expected improvement anywhere and the
@@ -47,7 +47,7 @@ MAX_TUNE = 150  # of those, the ones the GP's length scales are fitted on (chose
 TUNE_ALWAYS = 60  # the length scales are refitted at every step up to this many observations,
 TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since the last refit
 TREES_ALWAYS, TREES_GROWTH = 100, 1.05
-INITIAL = 3  # configurations measured before the model, seeds included (at least JUDGE_AFTER random ones)
+INITIAL = 3  # configurations measured before the model, seeds included (JUDGE_AFTER random ones unless contrasted)
 JUDGE_AFTER = 1  # random configurations measured before seed rules measuring fast are followed
 SKIP_AFTER = 2  # configurations not seeds (random or the model's) measured before a seed of rules measuring slow waits
 STALL = 10  # observations without a new best after which two of every three model picks explore instead
@@ -87,6 +87,7 @@ class Search:
         self.dropped: set[str] = set()  # rules whose picks measured in the slow part of what has been seen
         self.initial = initial if initial is not None else INITIAL
         self.randoms = self.seed_picks = 0  # random picks and seed picks made so far
+        self.contrasted = False  # two measured seeds share no rule: they judge each other
         self.seen: dict[int, float | None] = {}  # space index -> log(time); None: failed
         self.free = np.ones(len(self.space), dtype=bool)
         self.gp = GP()
@@ -118,7 +119,8 @@ class Search:
             return seed
         free = np.flatnonzero(self.free)
         ok = sum(v is not None for v in self.seen.values())
-        if self.randoms < (min(self.initial, JUDGE_AFTER) if self.seeds else self.initial) or ok < max(self.initial, 2):
+        randoms = 0 if self.contrasted else min(self.initial, JUDGE_AFTER) if self.seeds else self.initial
+        if self.randoms < randoms or ok < max(self.initial, 2):
             self.randoms += 1
             return self.space[int(self.rng.choice(free))]
         self.steps += 1
@@ -167,7 +169,9 @@ class Search:
         if fresh and not self.randoms + self.steps:
             self.seed_picks += 1
             return fresh[0]
-        contrasted = any(set(a).isdisjoint(b) for i, a in enumerate(tried) for b in tried[i + 1 :])
+        contrasted = self.contrasted = self.contrasted or any(
+            set(a).isdisjoint(b) for i, a in enumerate(tried) for b in tried[i + 1 :]
+        )
         best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
         judged = self.randoms >= JUDGE_AFTER or contrasted
         if judged and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:

@@ -88,6 +88,7 @@ def test_on_an_easy_space_the_model_starts_after_at_most_three_random_picks():
 
 
 def test_each_rules_other_pattern_is_measured_before_a_random_pick_and_the_faster_followed():
+    """Two rules of two patterns each, as block-2d and register-tiling give a 2-D kernel."""
     groups = {
         "size[0] + items[0]": [(512, 1, 1), (512, 1, 2)],  # the rules' first patterns: slow here
         "size[0] + items[1]": [(512, 4, 1), (512, 8, 2)],
@@ -101,3 +102,5 @@ def test_each_rules_other_pattern_is_measured_before_a_random_pick_and_the_faste
         asked = run(search, bowl, 3)
         assert asked[0] == (512, 1, 1) and asked[1] == (32, 8, 1) and search.randoms == 0, asked
         assert asked[2] == (64, 4, 2)  # the two judge each other: the faster one's sibling, within 2 evaluations
+        run(search, bowl, 3)
+        assert search.randoms == 0 and search.steps >= 1  # nor is a random pick needed before the model
