@@ -1,16 +1,17 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
 Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before it)
-are weighed by what they measure: before any random pick, each seed whose rules were not measured yet
-runs (the rules' other patterns: one seed measures them all when it shares no rule with those before).
-Once one random pick, or a seed sharing no rule with another measured one, stands beside them, a seed
-of rules measuring in the fast half of all seen goes before anything else, and once two picks that are not seeds stand
-beside them, a seed all of whose rules measure in the slow half waits (for good, unless later
-measurements redeem a rule; see Search._next_seed). After INITIAL configurations a surrogate picks
-each next one (with seeds, after one random pick, or none once two seeds sharing no rule are measured). It averages a Gaussian process and a forest of randomized trees, both fitted to the
-ranks of the measured times (failed configurations rank last), over the parameters plus the log of
-their products that matter on a GPU (threads per block, work per block and per thread, read from the
-grid divisors). Its picks alternate between the largest expected improvement anywhere and the
+are weighed by what they measure. Before any other pick, each seed sharing no rule with those measured
+runs: on two rules of two patterns each, the first seed's opposite, so both patterns of every rule are
+measured at once. Once two measured seeds share no rule (they judge each other), or else once one
+random pick stands beside them, a seed of rules measuring in the fast half of all seen goes before
+anything else; once they share none, or else once two picks that are not seeds stand beside them, a
+seed all of whose rules measure in the slow half waits (for good, unless later measurements redeem a
+rule; see Search._next_seed). After INITIAL configurations (with seeds: after one random pick, or none
+once two seeds sharing no rule are measured) a surrogate picks each next one. It averages a Gaussian
+process and a forest of randomized trees, both fitted to the ranks of the measured times (failed
+configurations rank last), over the parameters plus the log of their products that matter on a GPU
+(threads per block, work per block and per thread, read from the grid divisors). Its picks alternate between the largest expected improvement anywhere and the
 best-predicted configuration one parameter away from the best so far. Once STALL observations have
 brought no new best, two of every three of its picks explore instead (Search._explore): where the
 most configurations are unexplored (neither seen nor adjacent to one seen; adjacent: one step in one
@@ -143,37 +144,37 @@ class Search:
         """The next seed to measure, or None. A seed's score is the mean evidence of the rules that
         picked it (a rule never measured counts as the middle, 0.5); the lowest goes first, the
         seeds' order breaking ties. Before any other pick, a seed none of whose rules was measured
-        goes first (on two rules of two patterns each, the second seed is the first's opposite: its
-        rules' alternatives). Once JUDGE_AFTER random picks stand beside them, or two measured seeds
-        share no rule (they judge each other), a seed scoring in the fast half is asked before anything else; once SKIP_AFTER picks that are not seeds
-        (random or the model's) do, a rule measuring in the slow half is noted in `dropped`, and a
-        seed all of whose rules measure there is not asked (a seed that such a rule shares with one
-        measuring fast, or not measured yet, stays, ranked by its score: the evidence cannot tell
-        which of its rules was slow). Otherwise seeds alternate with the other picks (random, then
-        the model's)."""
+        goes first (these screening picks after the first do not count in the alternation below).
+        Once two measured seeds share no rule (they judge each other), or JUDGE_AFTER random picks
+        stand beside them, a seed scoring in the fast half is asked before anything else; once two
+        measured seeds share no rule, or SKIP_AFTER picks that are not seeds (random or the model's)
+        stand beside them, a rule measuring in the slow half is noted in `dropped`, and a seed all of
+        whose rules measure there is not asked (a seed that such a rule shares with one measuring
+        fast, or not measured yet, stays, ranked by its score: the evidence cannot tell which of its
+        rules was slow). Otherwise seeds alternate with the other picks (random, then the model's)."""
         score = self.evidence()
 
         def rank(s: tuple[Any, ...]) -> float:
             rules = self.seed_rules[s]
             return sum(score.get(r, 0.5) for r in rules) / len(rules)
 
-        skip = self.randoms + self.steps >= SKIP_AFTER
+        tried = [self.seed_rules[s] for s in self.seeds if not self.free[self.index[s]]]
+        self.contrasted = self.contrasted or any(
+            set(a).isdisjoint(b) for i, a in enumerate(tried) for b in tried[i + 1 :]
+        )
+        skip = self.randoms + self.steps >= SKIP_AFTER or self.contrasted
         if skip:
             self.dropped.update(r for r, q in score.items() if q > 0.5)
         pending = [s for s in self.seeds if self.free[self.index[s]] and not (skip and self._all_slow(s, score))]
         if not pending:
             return None
-        tried = [self.seed_rules[s] for s in self.seeds if not self.free[self.index[s]]]
         measured = {r for rules in tried for r in rules}
         fresh = [s for s in pending if measured.isdisjoint(self.seed_rules[s])]
         if fresh and not self.randoms + self.steps:
-            self.seed_picks += 1
+            self.seed_picks += not tried  # the others only screen the rules: they wait for no other pick
             return fresh[0]
-        contrasted = self.contrasted = self.contrasted or any(
-            set(a).isdisjoint(b) for i, a in enumerate(tried) for b in tried[i + 1 :]
-        )
         best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
-        judged = self.randoms >= JUDGE_AFTER or contrasted
+        judged = self.randoms >= JUDGE_AFTER or self.contrasted
         if judged and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
             self.seed_picks += 1
             return best

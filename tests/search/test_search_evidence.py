@@ -54,7 +54,7 @@ def test_a_seed_of_combined_rules_is_dropped_only_when_all_its_rules_measure_slo
         search = kt_search.Search(SPACE, VALS, np.random.default_rng(seed), seeds=seeds, seed_rules=rules)
         asked = run(search, timing, 6)
         assert asked[0] == (512, 4, 2) and "a[0]" in search.dropped
-        assert (512, 4, 4) not in asked
+        assert (512, 4, 4) not in asked[:5]  # (at the 6th: b[0] is redeemed by a[1] + b[0], the optimum)
         assert (64, 8, 1) in asked[:3] and (64, 4, 2) in asked[:5], asked
 
 
