@@ -11,8 +11,9 @@ rule; see Search._next_seed). After INITIAL configurations (with seeds: after on
 once two seeds sharing no rule are measured) a surrogate picks each next one. It averages a Gaussian
 process and a forest of randomized trees, both fitted to the ranks of the measured times (failed
 configurations rank last), over the parameters plus the log of their products that matter on a GPU
-(threads per block, work per block and per thread, read from the grid divisors). Its picks alternate between the largest expected improvement anywhere and the
-best-predicted configuration one parameter away from the best so far. Once STALL observations have
+(threads per block, work per block and per thread, read from the grid divisors). Its picks alternate
+between the largest expected improvement anywhere and the best-predicted configuration one parameter
+away from the best so far. Once STALL observations have
 brought no new best, two of every three of its picks explore instead (Search._explore): where the
 most configurations are unexplored (neither seen nor adjacent to one seen; adjacent: one step in one
 parameter's values), as a small fast region that nothing seen borders is likeliest there. The GP's
@@ -58,8 +59,8 @@ class Search:
     """Ask / tell over an enumerated space of configurations (tuples in parameter order).
 
     seeds: configurations to consider first; seed_rules: the rules that picked each, a name or names
-    joined by " + " (seeds share the evidence of their rules; without seed_rules all are one rule). products: groups of parameter
-    positions whose product the models also see (see product_groups)."""
+    joined by " + " (seeds share the evidence of their rules; without seed_rules all are one rule).
+    products: groups of parameter positions whose product the models also see (see product_groups)."""
 
     def __init__(
         self,
