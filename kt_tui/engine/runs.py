@@ -20,7 +20,8 @@ from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec
 from ..records import Check, Known, Result, as_result, replace
-from ..search.seeds import seed_configs
+from ..search.options import search_options
+from ..search.seeds import grouped_seed_configs
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import SessionStore, Store
 from ..store.results import StoredResults
@@ -180,20 +181,21 @@ class Runs:
             else {"max_configs": opts.get("max_configs") or None, "time_limit_s": opts.get("time_limit_s") or None}
         )
         if isinstance(seeds, list):
-            seed_list = [(c, "") for c in seeds]
+            seed_list = [(c, "", "") for c in seeds]
         else:
             seed_list = self.seed_configs(vid) if (seeds and configs is None and opts.get("seeds", True)) else []
         spec = self.version(vid)[1]
-        self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule in seed_list if rule})
+        self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule, _ in seed_list if rule})
         self.labels.update(labels or {})
+        options = search_options(search, opts.get("search_options"), [g for _, _, g in seed_list], f"{vid}:{run_id}")
         self._run_job(
             vid,
             run_id,
             "tune",
             configs=configs,
             search=search,
-            seeds=[c for c, _ in seed_list],
-            options=opts.get("search_options") or {},
+            seeds=[c for c, _, _ in seed_list],
+            options=options,
             **budget,
         )
         return self._outcome(vid, run_id)
@@ -212,11 +214,12 @@ class Runs:
             return Outcome("nothing", "no configuration could be measured: " + _common_error(rows), 0)
         return Outcome(state, run.error if run else None, measured)
 
-    def seed_configs(self, vid: str) -> list[tuple[dict[str, Any], str]]:
-        """The heuristic rules' seed configurations for this version, valid in its space."""
+    def seed_configs(self, vid: str) -> list[tuple[dict[str, Any], str, str]]:
+        """The heuristic rules' seed configurations for this version, valid in its space: (config,
+        the rules that shaped it, the patterns that picked it: search/seeds.py grouped_seed_configs)."""
         source, spec = self.version(vid)
         try:
-            return seed_configs(spec, source, self.choice.gpu or "", [config_dir() / "rules"])
+            return grouped_seed_configs(spec, source, self.choice.gpu or "", [config_dir() / "rules"])
         except UserError as e:  # a broken rule file of the user's: say so, tune without seeds
             self.emit("note", text=f"no heuristic seeds: {e}")
             return []

@@ -1,15 +1,19 @@
 """Our default search, runnable as a kernel_tuner strategy: `tune(searchspace, runner, tuning_options)`.
 
 Seeds (the heuristic rules' picks; the first one given, then each the farthest from those before it)
-are weighed by what they measure: once one random pick stands beside them, a seed of rules measuring
-in the fast half of all seen goes before anything else, and once two picks that are not seeds stand
-beside them, a seed all of whose rules measure in the slow half waits (for good, unless later
-measurements redeem a rule; see Search._next_seed). After INITIAL configurations a surrogate picks
-each next one. It averages a Gaussian process and a forest of randomized trees, both fitted to the
-ranks of the measured times (failed configurations rank last), over the parameters plus the log of
-their products that matter on a GPU (threads per block, work per block and per thread, read from the
-grid divisors). Its picks alternate between the largest expected improvement anywhere and the
-best-predicted configuration one parameter away from the best so far. Once STALL observations have
+are weighed by what they measure. Before any other pick, each seed sharing no rule with those measured
+runs: on two rules of two patterns each, the first seed's opposite, so both patterns of every rule are
+measured at once. Once two measured seeds share no rule (they judge each other), or else once one
+random pick stands beside them, a seed of rules measuring in the fast half of all seen goes before
+anything else; once they share none, or else once two picks that are not seeds stand beside them, a
+seed all of whose rules measure in the slow half waits (for good, unless later measurements redeem a
+rule; see Search._next_seed). After INITIAL configurations (with seeds: after one random pick, or none
+once two seeds sharing no rule are measured) a surrogate picks each next one. It averages a Gaussian
+process and a forest of randomized trees, both fitted to the ranks of the measured times (failed
+configurations rank last), over the parameters plus the log of their products that matter on a GPU
+(threads per block, work per block and per thread, read from the grid divisors). Its picks alternate
+between the largest expected improvement anywhere and the best-predicted configuration one parameter
+away from the best so far. Once STALL observations have
 brought no new best, two of every three of its picks explore instead (Search._explore): where the
 most configurations are unexplored (neither seen nor adjacent to one seen; adjacent: one step in one
 parameter's values), as a small fast region that nothing seen borders is likeliest there. The GP's
@@ -45,7 +49,7 @@ MAX_TUNE = 150  # of those, the ones the GP's length scales are fitted on (chose
 TUNE_ALWAYS = 60  # the length scales are refitted at every step up to this many observations,
 TUNE_GROWTH = 1.1  # then when the observations have grown by this factor since the last refit
 TREES_ALWAYS, TREES_GROWTH = 100, 1.05
-INITIAL = 3  # configurations measured before the model, seeds included (at least JUDGE_AFTER random ones)
+INITIAL = 3  # configurations measured before the model, seeds included (JUDGE_AFTER random ones unless contrasted)
 JUDGE_AFTER = 1  # random configurations measured before seed rules measuring fast are followed
 SKIP_AFTER = 2  # configurations not seeds (random or the model's) measured before a seed of rules measuring slow waits
 STALL = 10  # observations without a new best after which two of every three model picks explore instead
@@ -55,8 +59,8 @@ class Search:
     """Ask / tell over an enumerated space of configurations (tuples in parameter order).
 
     seeds: configurations to consider first; seed_rules: the rules that picked each, a name or names
-    joined by " + " (seeds share the evidence of their rules; without seed_rules all are one rule). products: groups of parameter
-    positions whose product the models also see (see product_groups)."""
+    joined by " + " (seeds share the evidence of their rules; without seed_rules all are one rule).
+    products: groups of parameter positions whose product the models also see (see product_groups)."""
 
     def __init__(
         self,
@@ -76,15 +80,16 @@ class Search:
         rules = list(seed_rules) if seed_rules is not None else ["seeds"] * len(seeds)
         if len(rules) != len(seeds):
             raise ValueError(f"seed_rules: {len(rules)} rules for {len(seeds)} seeds")
-        rules_of: dict[tuple[Any, ...], frozenset[str]] = {}
+        rules_of: dict[tuple[Any, ...], tuple[str, ...]] = {}  # sorted: sums in the same order in any process
         for s, r in zip(seeds, rules):
             if tuple(s) in self.index:
-                rules_of.setdefault(tuple(s), frozenset(part.strip() for part in str(r).split(" + ")))
+                rules_of.setdefault(tuple(s), tuple(sorted({part.strip() for part in str(r).split(" + ")})))
         self.seed_rules = rules_of
         self.seeds = spread(list(rules_of), lambda s: self.x[self.index[s]])
         self.dropped: set[str] = set()  # rules whose picks measured in the slow part of what has been seen
         self.initial = initial if initial is not None else INITIAL
         self.randoms = self.seed_picks = 0  # random picks and seed picks made so far
+        self.contrasted = False  # two measured seeds share no rule: they judge each other
         self.seen: dict[int, float | None] = {}  # space index -> log(time); None: failed
         self.free = np.ones(len(self.space), dtype=bool)
         self.gp = GP()
@@ -116,7 +121,8 @@ class Search:
             return seed
         free = np.flatnonzero(self.free)
         ok = sum(v is not None for v in self.seen.values())
-        if self.randoms < (min(self.initial, JUDGE_AFTER) if self.seeds else self.initial) or ok < max(self.initial, 2):
+        randoms = 0 if self.contrasted else min(self.initial, JUDGE_AFTER) if self.seeds else self.initial
+        if self.randoms < randoms or ok < max(self.initial, 2):
             self.randoms += 1
             return self.space[int(self.rng.choice(free))]
         self.steps += 1
@@ -138,27 +144,39 @@ class Search:
     def _next_seed(self) -> tuple[Any, ...] | None:
         """The next seed to measure, or None. A seed's score is the mean evidence of the rules that
         picked it (a rule never measured counts as the middle, 0.5); the lowest goes first, the
-        seeds' order breaking ties. Once JUDGE_AFTER random picks stand beside them, a seed scoring
-        in the fast half is asked before anything else; once SKIP_AFTER picks that are not seeds
-        (random or the model's) do, a rule measuring in the slow half is noted in `dropped`, and a
-        seed all of whose rules measure there is not asked (a seed that such a rule shares with one
-        measuring fast, or not measured yet, stays, ranked by its score: the evidence cannot tell
-        which of its rules was slow). Otherwise seeds alternate with the other picks (random, then
-        the model's)."""
+        seeds' order breaking ties. Before any other pick, a seed none of whose rules was measured
+        goes first (these screening picks after the first do not count in the alternation below).
+        Once two measured seeds share no rule (they judge each other), or JUDGE_AFTER random picks
+        stand beside them, a seed scoring in the fast half is asked before anything else; once two
+        measured seeds share no rule, or SKIP_AFTER picks that are not seeds (random or the model's)
+        stand beside them, a rule measuring in the slow half is noted in `dropped`, and a seed all of
+        whose rules measure there is not asked (a seed that such a rule shares with one measuring
+        fast, or not measured yet, stays, ranked by its score: the evidence cannot tell which of its
+        rules was slow). Otherwise seeds alternate with the other picks (random, then the model's)."""
         score = self.evidence()
 
         def rank(s: tuple[Any, ...]) -> float:
             rules = self.seed_rules[s]
             return sum(score.get(r, 0.5) for r in rules) / len(rules)
 
-        skip = self.randoms + self.steps >= SKIP_AFTER
+        tried = [self.seed_rules[s] for s in self.seeds if not self.free[self.index[s]]]
+        self.contrasted = self.contrasted or any(
+            set(a).isdisjoint(b) for i, a in enumerate(tried) for b in tried[i + 1 :]
+        )
+        skip = self.randoms + self.steps >= SKIP_AFTER or self.contrasted
         if skip:
             self.dropped.update(r for r, q in score.items() if q > 0.5)
         pending = [s for s in self.seeds if self.free[self.index[s]] and not (skip and self._all_slow(s, score))]
         if not pending:
             return None
+        measured = {r for rules in tried for r in rules}
+        fresh = [s for s in pending if measured.isdisjoint(self.seed_rules[s])]
+        if fresh and not self.randoms + self.steps:
+            self.seed_picks += not tried  # the others only screen the rules: they wait for no other pick
+            return fresh[0]
         best = min(pending, key=rank)  # min keeps the first of equals: the seeds' order
-        if self.randoms >= JUDGE_AFTER and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
+        judged = self.randoms >= JUDGE_AFTER or self.contrasted
+        if judged and rank(best) < 0.5 or self.seed_picks <= self.randoms + self.steps:
             self.seed_picks += 1
             return best
         return None
