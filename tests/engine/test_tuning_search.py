@@ -181,27 +181,6 @@ def test_a_broken_user_rule_file_is_reported_and_tuning_goes_on(capsys, hermetic
     assert any("no heuristic seeds" in str(n) and "mine.toml" in str(n) for n in notes)
 
 
-def test_our_search_is_told_which_rules_picked_each_seed(hermetic):
-    store = Store(hermetic / "s.db")
-    sid, gpu, choice = open_session(store, "matmul")
-    jobs = []
-    real_run = gpu.run
-
-    def run(job, on_event, timeout_s):
-        jobs.append(job)
-        return real_run(job, on_event, timeout_s)
-
-    gpu.run = run
-    engine = Engine(store, sid, gpu, choice, lambda g: Decision("approve"), options={"max_configs": 12})
-    try:
-        assert engine.run(sweep) == "finished"
-    finally:
-        gpu.close()
-    tune = next(j for j in jobs if getattr(j, "search", None) == "kt" and j.seeds)
-    groups = tune.search_options["seed_rules"]  # one per seed: its rules' evidence is weighed together
-    assert len(groups) == len(tune.seeds) and all("[" in g and "]" in g for g in groups)
-
-
 def test_our_search_is_told_which_rules_picked_each_seed_and_a_seed_of_the_run(hermetic):
     store = Store(hermetic / "s.db")
     sid, gpu, choice = open_session(store, "matmul")

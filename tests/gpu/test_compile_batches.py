@@ -108,6 +108,29 @@ def test_elf_section_reads_a_cubins_sections():
     assert elf_section(blob, ".text.j") is None and elf_section(b"not elf", ".text.k") is None
 
 
+def _fake_nvcc(fake_pycuda, monkeypatch, batch_code=b"CODE", fails=lambda source: False):
+    """nvcc as pycuda runs it, faked: a batch's cubin holds each member's kernel (machine code
+    `batch_code`), one alone holds `k` (b"CODE"); `fails(source)` makes a call fail as ptxas would."""
+    from kt_tui.gpu.worker import batching, compilers
+
+    compiler, calls = fake_pycuda
+
+    def compile(source, **kwargs):
+        calls["compile"].append((source, kwargs))
+        if fails(source):
+            raise RuntimeError("ptxas: too much shared data")
+        n = source.count("namespace kt_batch")
+        return _elf({f".text.{alias('k', i)}": batch_code for i in range(n)} if n else {".text.k": b"CODE"})
+
+    monkeypatch.setattr(compiler, "compile", compile)
+    monkeypatch.setattr(compilers, "device_link", lambda cubin, code: cubin)
+    monkeypatch.setattr(batching, "functions", lambda text: {"k"})
+    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
+    backend.compile = lambda inst: pytest.fail("compiled by kernel_tuner in the measuring process")
+    runner, instance = _runner(backend)
+    return backend, runner, instance, calls
+
+
 def test_the_prefetcher_compiles_eight_configurations_a_call_and_loads_each_from_the_batch(fake_pycuda, monkeypatch):
     from kt_tui.gpu.worker import batching, compilers
     from kt_tui.gpu.worker.prefetch import Prefetcher
@@ -143,23 +166,10 @@ def test_the_prefetcher_compiles_eight_configurations_a_call_and_loads_each_from
 
 
 def test_a_batch_whose_machine_code_differs_stops_batching_and_all_compile_alone(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker import batching, compilers
     from kt_tui.gpu.worker.prefetch import Prefetcher
 
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "4")
-    compiler, calls = fake_pycuda
-
-    def compile(source, **kwargs):
-        calls["compile"].append((source, kwargs))
-        n = source.count("namespace kt_batch")
-        return _elf({f".text.{alias('k', i)}": b"OTHER" for i in range(n)} if n else {".text.k": b"CODE"})
-
-    monkeypatch.setattr(compiler, "compile", compile)
-    monkeypatch.setattr(compilers, "device_link", lambda cubin, code: cubin)
-    monkeypatch.setattr(batching, "functions", lambda text: {"k"})
-    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
-    backend.compile = lambda inst: pytest.fail("compiled by kernel_tuner in the measuring process")
-    runner, instance = _runner(backend)
+    backend, runner, instance, calls = _fake_nvcc(fake_pycuda, monkeypatch, batch_code=b"OTHER")
     ahead = Prefetcher(runner, pool=ThreadPoolExecutor(1))
     configs = [{"b": b} for b in range(8)]
     ahead.upcoming(configs)
@@ -171,25 +181,11 @@ def test_a_batch_whose_machine_code_differs_stops_batching_and_all_compile_alone
 
 
 def test_a_batch_that_fails_to_compile_is_compiled_one_by_one(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker import batching, compilers
     from kt_tui.gpu.worker.prefetch import Prefetcher
 
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "4")
-    compiler, calls = fake_pycuda
-
-    def compile(source, **kwargs):
-        calls["compile"].append((source, kwargs))
-        if "{'b': 5}" in source and "namespace" in source:
-            raise RuntimeError("ptxas: too much shared data")
-        n = source.count("namespace kt_batch")
-        return _elf({f".text.{alias('k', i)}": b"CODE" for i in range(n)} if n else {".text.k": b"CODE"})
-
-    monkeypatch.setattr(compiler, "compile", compile)
-    monkeypatch.setattr(compilers, "device_link", lambda cubin, code: cubin)
-    monkeypatch.setattr(batching, "functions", lambda text: {"k"})
-    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
-    backend.compile = lambda inst: pytest.fail("compiled by kernel_tuner in the measuring process")
-    runner, instance = _runner(backend)
+    fails = lambda source: "{'b': 5}" in source and "namespace" in source  # noqa: E731
+    backend, runner, instance, calls = _fake_nvcc(fake_pycuda, monkeypatch, fails=fails)
     ahead = Prefetcher(runner, pool=ThreadPoolExecutor(1))
     configs = [{"b": b} for b in range(8)]
     ahead.upcoming(configs)
@@ -219,22 +215,9 @@ def test_a_second_job_of_a_worker_takes_what_the_first_compiled(fake_pycuda):
 
 
 def test_what_a_batch_compiled_serves_a_later_job_that_compiles_alone(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker import batching, compilers
     from kt_tui.gpu.worker.prefetch import Prefetcher
 
-    compiler, calls = fake_pycuda
-
-    def compile(source, **kwargs):
-        calls["compile"].append((source, kwargs))
-        n = source.count("namespace kt_batch")
-        return _elf({f".text.{alias('k', i)}": b"CODE" for i in range(n)} if n else {".text.k": b"CODE"})
-
-    monkeypatch.setattr(compiler, "compile", compile)
-    monkeypatch.setattr(compilers, "device_link", lambda cubin, code: cubin)
-    monkeypatch.setattr(batching, "functions", lambda text: {"k"})
-    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
-    backend.compile = lambda inst: pytest.fail("compiled by kernel_tuner in the measuring process")
-    runner, instance = _runner(backend)
+    backend, runner, instance, calls = _fake_nvcc(fake_pycuda, monkeypatch)
     configs = [{"b": b} for b in range(8)]
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "8")
     sweep = Prefetcher(runner, pool=ThreadPoolExecutor(1))
@@ -253,25 +236,11 @@ def test_what_a_batch_compiled_serves_a_later_job_that_compiles_alone(fake_pycud
 
 
 def test_a_space_where_many_configurations_fail_to_compile_goes_back_to_one_a_call(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker import batching, compilers
     from kt_tui.gpu.worker.prefetch import Prefetcher
 
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "4")
-    compiler, calls = fake_pycuda
-
-    def compile(source, **kwargs):
-        calls["compile"].append((source, kwargs))
-        if "namespace" in source and any(f"{{'b': {b}}}" in source for b in range(0, 64, 3)):
-            raise RuntimeError("ptxas: too much shared data")
-        n = source.count("namespace kt_batch")
-        return _elf({f".text.{alias('k', i)}": b"CODE" for i in range(n)} if n else {".text.k": b"CODE"})
-
-    monkeypatch.setattr(compiler, "compile", compile)
-    monkeypatch.setattr(compilers, "device_link", lambda cubin, code: cubin)
-    monkeypatch.setattr(batching, "functions", lambda text: {"k"})
-    backend = _pycuda_backend(compiler.DynamicSourceModule, [])
-    backend.compile = lambda inst: pytest.fail("compiled by kernel_tuner in the measuring process")
-    runner, instance = _runner(backend)
+    fails = lambda source: "namespace" in source and any(f"{{'b': {b}}}" in source for b in range(0, 64, 3))  # noqa: E731
+    backend, runner, instance, calls = _fake_nvcc(fake_pycuda, monkeypatch, fails=fails)
     ahead = Prefetcher(runner, pool=ThreadPoolExecutor(1))
     configs = [{"b": b} for b in range(64)]
     for i, c in enumerate(configs):

@@ -46,15 +46,21 @@ async def wait_for(condition, timeout=30.0):
         waited += 0.02
 
 
+def _resumable(monkeypatch, results: int):
+    """A stored session of `results` results to resume, and the stand-in GPU its resume gets."""
+    bench = bench_tui()
+    settings = load_settings({})
+    sid = bench.fill(settings.db, results)
+    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
+    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    return settings, sid, gpu
+
+
 async def test_the_first_frame_holds_the_visible_rows_and_the_rest_comes_after(monkeypatch):
     from textual.app import App
 
-    bench = bench_tui()
-    settings = load_settings({})
-    sid = bench.fill(settings.db, RESULTS)
+    settings, sid, gpu = _resumable(monkeypatch, RESULTS)
     Store(settings.db).put_step(sid, "tile", title="Tile in shared memory", state="accepted", reason="1.3x")
-    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
-    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
     seen: dict = {}
     real_display = App._display
 
@@ -327,11 +333,7 @@ def test_the_source_panes_lexer_keeps_every_character_and_colours_as_the_editors
 async def test_the_modals_css_is_read_when_the_first_modal_opens(monkeypatch):
     """app.tcss holds the session screen's rules; the modals' (modal.tcss) are parsed when the first of
     them opens, and apply there as before (the help screen's box: 90% wide, a round border)."""
-    bench = bench_tui()
-    settings = load_settings({})
-    sid = bench.fill(settings.db, 50)
-    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
-    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    settings, sid, gpu = _resumable(monkeypatch, 50)
     app = tui_app(settings, Store(settings.db), resume=sid)
 
     def modal_css() -> bool:
@@ -356,11 +358,7 @@ async def test_the_stylesheet_is_parsed_once_before_the_first_frame(monkeypatch)
     from textual.app import App
     from textual.css.stylesheet import Stylesheet
 
-    bench = bench_tui()
-    settings = load_settings({})
-    sid = bench.fill(settings.db, 20)
-    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
-    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    settings, sid, gpu = _resumable(monkeypatch, 20)
     reparsed: list[int] = []
     real_reparse, real_display = Stylesheet.reparse, App._display
     seen: dict = {}
@@ -409,11 +407,7 @@ async def test_the_session_screens_widgets_are_styled_once_before_the_first_fram
     from textual import events
     from textual.app import App
 
-    bench = bench_tui()
-    settings = load_settings({})
-    sid = bench.fill(settings.db, 50)
-    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
-    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
+    settings, sid, gpu = _resumable(monkeypatch, 50)
     restyled: list[set] = []
     real_restyle, real_display = SessionScreen.update_node_styles, App._display
     seen: dict = {}
@@ -465,12 +459,8 @@ async def test_a_resumed_sessions_spec_is_read_after_its_first_frame_then_shown(
     marked as the reference and ranked as a trusted row (nothing checks the reference itself)."""
     from textual.app import App
 
-    bench = bench_tui()
-    settings = load_settings({})
-    sid = bench.fill(settings.db, 100)
+    settings, sid, gpu = _resumable(monkeypatch, 100)
     ref = _original_row(settings, sid, verified=None)
-    gpu = bench.FakeGpu(rate=1000, seconds=0.0)
-    monkeypatch.setattr(commands, "make_worker", lambda settings, start=False: gpu)
     seen: dict = {}
     real_display = App._display
 
