@@ -20,7 +20,7 @@ from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec
 from ..records import Check, Known, Result, as_result, replace
-from ..search.options import search_options
+from ..search.options import run_seed, search_options
 from ..search.seeds import grouped_seed_configs
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import SessionStore, Store
@@ -300,6 +300,7 @@ class Runs:
             search_options=dict(options or {}),
             one_worker=one_worker,
             result_params=result_params(self.data),
+            run_seed=run_seed(f"{vid}:{run_id}"),  # the same run of the same kernel walks the same way
         )
 
         def on_gpu(kind_: str, payload: dict[str, Any]) -> None:

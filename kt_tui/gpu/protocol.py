@@ -48,6 +48,7 @@ class TuneJob:
     one_worker: bool = False  # several GPUs: run on the first only (a re-measure compares on one device)
     result_params: list[str] = field(default_factory=list)  # tuned parameters that change the outputs:
     # with a [reference] kernel, each configuration is checked against its outputs at their values
+    run_seed: int | None = None  # kernel_tuner's strategies draw from numpy's and Python's generators: seeded with it
 
 
 @dataclass

@@ -9,6 +9,7 @@ and check for a stop request before the next one. Any kernel_tuner strategy can 
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections import deque
 from collections.abc import Callable
@@ -438,6 +439,9 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
     if spec.smem_size is not None and not simulated:
         kwargs["smem_args"] = {"size": spec.smem_function()}
     strategy.early = None if simulated else early_for(job, spec, names)
+    if job.run_seed is not None and job.search != "kt":  # ours takes its seed as an option
+        np.random.seed(job.run_seed)
+        random.seed(job.run_seed)
     try:
         return _tune(job, spec, tune_params, strategy, observer, emit, kwargs)
     finally:
