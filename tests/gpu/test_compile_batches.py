@@ -61,6 +61,8 @@ def test_what_would_change_in_a_namespace_is_compiled_alone():
     assert not batchable("k", "#include <cuda_fp16.h>\n__global__ void k(half *x) {}")
     assert not batchable("k", "__constant__ float c[4];\n__global__ void k(float *x) { x[0] = c[0]; }")
     assert not batchable("k<float>", "template <typename T> __global__ void k(T *x) {}")
+    # counts on from one configuration to the next in a batch: only the first is checked against alone
+    assert not batchable("k", "__global__ void k(int *x) { x[0] = __COUNTER__; }")
 
 
 def test_a_batch_undefines_each_configurations_macros_and_renames_its_functions():

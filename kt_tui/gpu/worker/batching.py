@@ -10,7 +10,8 @@ same as alone; the first batch of every run is checked for that, byte for byte, 
 configuration compiled alone (compilers.pycuda_batch), and batching stops for the run where it differs.
 
 Kernels that an extra namespace could change are compiled alone as before: anything with #include,
-#pragma once, constant or texture memory, or a name that is not a plain C identifier.
+#pragma once, constant or texture memory, __COUNTER__ (it counts on across the configurations of a
+batch), or a name that is not a plain C identifier.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 import re
 import struct
 
-UNSAFE = ("#include", "#pragma once", "__constant__", "texture", "surface", "__managed__")
+UNSAFE = ("#include", "#pragma once", "__constant__", "texture", "surface", "__managed__", "__COUNTER__")
 DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 SIZE = 8  # configurations per nvcc call
 
