@@ -30,6 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from kt_tui.gpu.timeline import read as read_trace  # noqa: E402
 
+TRACES = os.environ.get("KT_TUI_BENCH_TRACES")  # a folder: each session's whole trace is copied there
+
 
 def session(argv: list[str], tmp: str, label: str, timeout: float, script: str | None = None) -> dict:
     db = f"{tmp}/{label}.sqlite"
@@ -84,6 +86,9 @@ def session(argv: list[str], tmp: str, label: str, timeout: float, script: str |
     row["duplicated"] = streamed_twice([s for _, s in lines])
     row["configs_per_s"] = round(row["measured"] / wall, 2) if wall else None
     marks = read_trace(trace)
+    if TRACES and os.path.exists(trace):  # the whole trace, where the row keeps its first 80 marks
+        Path(TRACES).mkdir(parents=True, exist_ok=True)
+        Path(TRACES, f"{label}.trace").write_bytes(Path(trace).read_bytes())
     row.update(compile_waits(marks))
     if marks:
         t0 = marks[0][0]

@@ -25,7 +25,7 @@ ray() { python -c 'import sys; from ray.scripts.scripts import main; sys.argv[0]
   python -c "import ray; ray.init(address='127.0.0.1:6390', log_to_driver=False); print('nodes', len([n for n in ray.nodes() if n['Alive']]), ray.cluster_resources().get('GPU'))" 2>&1 | tail -1
 } > $OUT/cluster.txt 2>&1
 for b in ${BACKENDS:-pycuda}; do
-  timeout ${MULTI_S:-400} python benchmarks/multigpu_cli.py --configs ${CONFIGS:-300,all} --gpus 2 $RAYARG --timeout 150 \
+  KT_TUI_BENCH_TRACES=${KT_TUI_BENCH_TRACES:+$KT_TUI_BENCH_TRACES/$b} timeout ${MULTI_S:-400} python benchmarks/multigpu_cli.py --configs ${CONFIGS:-300,all} --gpus 2 $RAYARG --timeout 150 \
     --backend $b --llm-session tests/scripted/matmul.json:autonomous:examples/matmul.cu \
     --out $OUT/multigpu-cli-$b-$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -o "H[0-9]*" | head -1 | tr A-Z a-z)-$(date -u +%F).json 2>&1 | tee $OUT/multigpu-cli-$b.txt
 done
@@ -34,5 +34,5 @@ done
   echo "actors ended in order:"; grep -rh "Force kill actor request" /tmp/ray/session_latest/logs 2>/dev/null | wc -l
 } > $OUT/ray-deaths.txt
 [ -z "$RAYARG" ] || ray stop --force > /dev/null 2>&1
-tar czf $OUT/logs.tgz -C /tmp kt-data/logs $(cd /tmp && ls -d ray/session_latest/logs 2>/dev/null) 2>/dev/null
+tar czf $OUT/logs.tgz -C /tmp kt-data/logs $(cd /tmp && ls -d kt-data/traces 2>/dev/null) $(cd /tmp && ls -d ray/session_latest/logs 2>/dev/null) 2>/dev/null
 ls -la $OUT

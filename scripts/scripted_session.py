@@ -11,13 +11,15 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from kt_tui.cli import main  # noqa: E402
-from tests.llm_server import MODEL, ScriptedServer  # noqa: E402
+# Imported in run(): the GPU worker and the compile processes are spawned, and each imports this
+# script as its main module; at the top, each of them loaded the test suite's server (and pytest).
 
 
 def run(script: str, argv: list[str]) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from kt_tui.cli import main
+    from tests.llm_server import MODEL, ScriptedServer
+
     replies = json.loads(Path(script).read_text())["replies"]
     with ScriptedServer(replies) as server:
         code = main([*argv, "--base-url", server.url, "--model", MODEL])

@@ -454,7 +454,7 @@ class Runs:
         r = replace(r, origin=r.origin or self.labels.get(r.key), version=vid, run=run_id)
         self.data.add_result(vid, run_id, r)
         flight = self.check_in_flight
-        if flight is not None and r.time_ms is not None and flight.shared_gpu(time.monotonic(), r.worker):
+        if flight is not None and r.time_ms is not None and flight.shared_gpu(time.monotonic(), r.worker, r.timestamp):
             self.disturbed.setdefault(vid, set()).add(r.key)
         t = r.time_ms
         best = vid in self.accepted and self.trusted(vid, r) and (self.best_ms is None or (t or 0.0) < self.best_ms)

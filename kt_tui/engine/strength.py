@@ -10,6 +10,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, Protocol
 
 from ..errors import UserError
@@ -85,10 +86,12 @@ class CheckInFlight:
     what it timed while the test shared the GPU."""
 
     MARGIN_S = 1.0  # a result that arrives this soon after the test ended was timed while it ran
+    CLOCK_MARGIN_S = 0.1  # one measured on this host that ended this soon after the test ended
 
     def __init__(self, test: Callable[..., dict[str, Any]], *args: Any, gpu: str | None = None) -> None:
         self.state: dict[str, Any] | None = None
         self.ended: float | None = None
+        self.ended_at: float | None = None  # the same moment by the wall clock (results carry that)
         self.gpu = gpu  # the worker whose GPU the test runs on, of several; None: any (one GPU, or not known)
         self.thread = threading.Thread(target=self._run, args=(test, *args), daemon=True, name="kt-check")
         self.thread.start()
@@ -100,22 +103,53 @@ class CheckInFlight:
         except Exception as e:  # noqa: BLE001 - said as not tested, never as passed
             self.state = unchecked(f"testing it failed: {type(e).__name__}: {e}")
         finally:
-            self.ended = time.monotonic()
+            self.ended, self.ended_at = time.monotonic(), time.time()
             mark("main: check test ended")
 
     def done(self) -> bool:
         return self.ended is not None
 
-    def shared_gpu(self, now: float, worker: str | None = None) -> bool:
+    def shared_gpu(self, now: float, worker: str | None = None, measured: str | None = None) -> bool:
         """Whether a result that arrived at `now` from `worker` may have been timed while the test
-        ran on its GPU (results of the other GPUs of a pool were not)."""
+        ran on its GPU (results of the other GPUs of a pool were not). `measured`, the result's own
+        timestamp, decides for a worker of this host (one GPU, or the test's GPU of a local pool):
+        the GPU that starts after the test measured nothing beside it."""
         if self.gpu is not None and worker is not None and worker != self.gpu:
             return False
-        return self.ended is None or now - self.ended < self.MARGIN_S
+        if self.ended is None:
+            return True
+        at = _epoch(measured) if worker is None or worker == self.gpu else None
+        if at is not None and self.ended_at is not None:
+            return at < self.ended_at + self.CLOCK_MARGIN_S
+        return now - self.ended < self.MARGIN_S
 
     def result(self) -> dict[str, Any]:
         self.thread.join()
         return self.state or unchecked("the test ended without a state")
+
+
+_EARLY: dict[str, CheckInFlight] = {}  # started while the kernel is compile-checked, by its key
+
+
+def check_timeout(timeout_s: float | None, spec: Any) -> float:
+    return max(timeout_s or spec.timeout_s or 0, 300)
+
+
+def _early_key(source: str, spec: Any, backend: str, gpu: str | None) -> str:
+    return json.dumps([source, spec.to_dict(), backend, gpu], sort_keys=True, default=str)
+
+
+def start_early(gpu: Any, source: str, spec: Any, backend: str, timeout_s: float | None) -> None:
+    """Start the check's test of a new session's original as soon as its backend is picked, while
+    nvcc still compile-checks it (front/session.py): it holds the GPU it runs on for seconds, and
+    the session's start_check takes it over when it is for the same kernel, spec, backend and GPU."""
+    test = getattr(gpu, "test_check", None)
+    if test is None:
+        return
+    label = getattr(gpu, "check_gpu", lambda: None)()
+    _EARLY.clear()
+    key = _early_key(source, spec, backend, label)
+    _EARLY[key] = CheckInFlight(test, source, spec.to_dict(), backend, check_timeout(timeout_s, spec), gpu=label)
 
 
 def start_check(engine: Any) -> None:
@@ -148,9 +182,12 @@ def start_check(engine: Any) -> None:
         text="testing the check beside the first measurements: the original kernel under compute-sanitizer "
         "at the spec's size and every check size, and its do-nothing mutant",
     )
-    timeout = max(engine.timeout_s or spec.timeout_s or 0, 300)
     gpu = getattr(engine.gpu, "check_gpu", lambda: None)()  # a pool tests it on its last GPU
-    engine.check_in_flight = CheckInFlight(test, source, spec.to_dict(), engine.choice.backend, timeout, gpu=gpu)
+    early = _EARLY.pop(_early_key(source, spec, engine.choice.backend, gpu), None)
+    _EARLY.clear()
+    engine.check_in_flight = early or CheckInFlight(
+        test, source, spec.to_dict(), engine.choice.backend, check_timeout(engine.timeout_s, spec), gpu=gpu
+    )
 
 
 def settle_check(engine: Any, wait: bool = True) -> dict[str, Any] | None:
@@ -195,3 +232,14 @@ def summary(data: SessionRow) -> dict[str, Any] | None:
         return None
     keep = ("state", "why", "fixes", "changed", "result_params", "notes")
     return {k: state[k] for k in keep if k in state}
+
+
+def _epoch(timestamp: str | None) -> float | None:
+    """kernel_tuner's timestamp of a result (UTC, ISO 8601) as seconds since the epoch, or None."""
+    if not timestamp:
+        return None
+    try:
+        moment = datetime.fromisoformat(timestamp)
+    except (TypeError, ValueError):
+        return None
+    return moment.timestamp() if moment.tzinfo is not None else None

@@ -57,6 +57,10 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
         if prepare is not None and not choice.simulated and not choice.unmeasured:
             prepare(spec.to_dict(), choice.backend, kf.source)
+        if not choice.simulated and not choice.unmeasured:
+            from ..engine.strength import start_early  # here: as precheck
+
+            start_early(gpu, kf.source, spec, choice.backend, settings.timeout_s)
         return choice
 
     quick = settings.backend in ("sim", "none")

@@ -277,7 +277,10 @@ class GpuPool:
         return self._each(lambda w: w.probe(backends, timeout))
 
     def prepare(self, spec: dict, backend: str, source: str = "") -> None:
-        """Each local worker makes its inputs and opens its device while the app compile-checks."""
+        """Each local worker makes its inputs and opens its device while the app compile-checks;
+        with NVRTC the host's compile processes start too."""
+        if backend == "nvcuda" and self.compiles is not None:
+            self.compiles.start_processes()
         for w in self.workers:
             if isinstance(w, DeviceWorker):
                 w.prepare(spec, backend, source)

@@ -135,3 +135,53 @@ def test_of_several_gpus_only_what_the_checks_gpu_timed_beside_it_is_timed_again
     again = next(j for j in gpu.jobs if isinstance(j, TuneJob) and j.run_id.startswith("again:"))
     assert {str(c["block_size_x"]) for c in again.configs} == {k for k, w in swept.items() if w == "gpu1"}
     assert "gpu0" in swept.values() and again.one_worker  # gpu0's were not disturbed; the rest timed on one GPU
+
+
+def test_a_result_the_checks_gpu_measured_after_the_test_ended_is_not_timed_again():
+    """The GPU the test ran on starts measuring only after it (gpu/dealing.py): its first results
+    arrive within the arrival margin, but their own timestamps say they came after."""
+    import time
+    from datetime import UTC, datetime
+
+    from kt_tui.engine.strength import CheckInFlight
+
+    flight = CheckInFlight(lambda: {"state": "ok"}, gpu="gpu1")
+    flight.result()
+    now = time.monotonic()
+    after = str(datetime.fromtimestamp(flight.ended_at + 0.3, UTC))
+    during = str(datetime.fromtimestamp(flight.ended_at - 0.5, UTC))
+    assert not flight.shared_gpu(now, "gpu1", after)
+    assert flight.shared_gpu(now, "gpu1", during)
+    assert flight.shared_gpu(now, "gpu1", None)  # no timestamp: it arrived too soon after the test to tell
+    assert not flight.shared_gpu(now, "gpu0", during)  # another GPU of the pool
+    one = CheckInFlight(lambda: {"state": "ok"})  # one GPU: its worker is this host's
+    one.result()
+    assert not one.shared_gpu(time.monotonic(), None, after) and one.shared_gpu(time.monotonic(), None, during)
+    assert one.shared_gpu(time.monotonic(), "ray:node2", after)  # another host's clock: by arrival only
+
+
+def test_the_check_started_while_the_kernel_is_compile_checked_is_the_one_the_session_takes(hermetic):
+    """A new session's check test starts once its backend is picked (front/session.py), seconds of
+    the GPU sooner; the session takes that test over rather than starting a second one."""
+    from kt_tui.engine import strength as flights
+    from kt_tui.front.kernelfile import load_kernel_spec, read_kernel_file
+
+    from ..conftest import EXAMPLES
+
+    store = Store(hermetic / "early.db")
+    sid, choice = real_session(store)
+    gpu = SlowCheckGpu(strength.verdict([], [], changed=["c"]))
+    calls = []
+    test = gpu.test_check
+    gpu.test_check = lambda *a: calls.append(a) or test(*a)
+    kf = read_kernel_file(EXAMPLES / "vector_add.cu")
+    _, spec = load_kernel_spec(kf, None, None)
+    flights.start_early(gpu, kf.source, spec, choice.backend, None)
+    flights.start_early(gpu, kf.source, spec, "pycuda", None)  # another pick: the first is dropped
+    flights.start_early(gpu, kf.source, spec, choice.backend, None)
+    engine = Engine(store, sid, gpu, choice, make_policy())
+    early = next(iter(flights._EARLY.values()))
+    assert engine.run(sweep) == "finished"
+    assert len(calls) == 3 and engine.check_in_flight is None and not flights._EARLY
+    assert early.done() and session_summary(store, sid)["check"]["state"] == "ok"
+    assert gpu.order.count("check") == 3  # the three tests ran; the session waited on the last only

@@ -237,6 +237,40 @@ def test_what_a_batch_compiled_serves_a_later_job_that_compiles_alone(fake_pycud
     assert again.stats["reused"] == 3
 
 
+def test_a_job_that_ends_while_its_compiles_run_leaves_them_to_the_next_job(fake_pycuda, monkeypatch):
+    """A job stopped to hand half of its share to another GPU (gpu/dealing.py) ends at once, and
+    the job with the half it kept takes over the compiles under way, not compiling them again."""
+    import threading
+    import time
+
+    from kt_tui.gpu.worker.prefetch import Prefetcher
+
+    backend, runner, instance, calls = _fake_nvcc(fake_pycuda, monkeypatch)
+    compiler, _ = fake_pycuda
+    gate, fast = threading.Event(), compiler.compile
+
+    def slow(source, **kwargs):
+        gate.wait(30)
+        return fast(source, **kwargs)
+
+    monkeypatch.setattr(compiler, "compile", slow)
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "8")
+    configs = [{"b": b} for b in range(8)]
+    first = Prefetcher(runner, pool=ThreadPoolExecutor(1))
+    first.upcoming(configs)
+    t0 = time.monotonic()
+    first.close()
+    assert time.monotonic() - t0 < 1  # it did not wait for nvcc
+    kept = Prefetcher(runner, pool=ThreadPoolExecutor(1))
+    kept.upcoming(configs[:4])
+    gate.set()
+    names = [backend.compile(instance(runner.kernel_source, None, c, False)).name for c in configs[:4]]
+    kept.close()
+    assert names == [alias("k", i) for i in range(4)]
+    assert len(calls["compile"]) == 2  # the batch and the configuration it is checked against, once
+    compiled.forget()
+
+
 def test_a_space_where_many_configurations_fail_to_compile_goes_back_to_one_a_call(fake_pycuda, monkeypatch):
     from kt_tui.gpu.worker.prefetch import Prefetcher
 

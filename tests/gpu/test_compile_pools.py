@@ -102,3 +102,69 @@ def test_a_pool_asked_for_more_processes_than_cores_starts_no_more_than_the_core
         assert CompilePool(8, cores=[3, 4]).size == 2
     finally:
         pool.shutdown()
+
+
+def test_a_compile_process_started_by_a_thread_that_ended_keeps_compiling():
+    """ProcessPoolExecutor starts a process on whichever thread submits when none is idle, and the
+    compile server's threads end with their connections: the process must outlive that thread
+    (it was killed with it, the pool broke, and every compile after it ran on the server's threads)."""
+    import multiprocessing as mp
+    import os
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    from kt_tui.gpu.worker.pools import _child_setup
+
+    from ..helpers import compile_pid
+
+    pool = ProcessPoolExecutor(
+        1, mp_context=mp.get_context("spawn"), initializer=_child_setup, initargs=(None, os.getpid())
+    )
+    try:
+        got: list = []
+        first = threading.Thread(target=lambda: got.append(pool.submit(compile_pid).result(timeout=60)))
+        first.start()  # the pool has no process yet: this thread starts it
+        first.join()
+        assert got and got[0] != os.getpid()
+        for _ in range(3):  # the thread is gone; its process serves on
+            assert pool.submit(compile_pid).result(timeout=30) == got[0]
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def test_the_compile_server_starts_its_processes_when_the_app_picks_nvrtc():
+    """They take a second to start (the first compiles of a session ran on the server's threads
+    meanwhile): they start when the app picks nvcuda (GpuPool.prepare), before the first compile."""
+    import os
+    import time
+
+    from kt_tui.gpu.supervise import children
+    from kt_tui.gpu.worker.sharedpool import Plan, Server
+
+    cores = sorted(os.sched_getaffinity(0))
+    server = Server(Plan(len(cores), [], cores[-1:], 1))
+    try:
+        assert server.wait()
+        time.sleep(1)
+        assert not _compilers(children(server.proc.pid))  # pycuda's compiles need none
+        server.start_processes()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not _compilers(children(server.proc.pid)):
+            time.sleep(0.1)
+        assert _compilers(children(server.proc.pid))  # nothing was asked of it yet
+    finally:
+        server.close()
+
+
+def _compilers(pids: list[int]) -> list[int]:
+    """Those of `pids` that are a process pool's workers (not multiprocessing's resource tracker)."""
+    out = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if b"spawn_main" in cmd and b"resource_tracker" not in cmd:
+            out.append(pid)
+    return out

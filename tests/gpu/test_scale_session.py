@@ -44,7 +44,9 @@ def test_ray_joins_while_the_session_loads_and_its_actors_serve_every_run(tmp_pa
         KT_TUI_DATA_DIR=str(tmp_path / "data"),
         KT_TUI_CONFIG_DIR=str(tmp_path / "cfg"),
         KT_TUI_TRACE=str(trace),
-        PYTHONPATH=str(ROOT),
+        PYTHONPATH=os.pathsep.join(
+            p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p
+        ),  # kept: deps may be there
     )
     argv = ["run", str(EXAMPLES / "matmul.cu"), "--auto", "--json", "--backend", "sim", "--ray", "local"]
     proc = subprocess.run(
@@ -90,7 +92,7 @@ def test_local_gpus_start_with_the_session_and_share_one_compile_pool(capsys, he
     size = cores - min(2, cores - 1)
     log = (hermetic / "data" / "logs" / "gpu-worker.log").read_text()
     assert f"compile-ahead: one pool of {size} compiles on cores" in log
-    assert f"{cores} cores here" in log and "per GPU (48 in all)" in log
+    assert f"{cores} cores here" in log and f"per GPU ({plan(2).depth * 2} in all)" in log  # 48 up to 26 cores
     # the workers are told where that pool is; closing the session's pool ends it
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")
     pool = GpuPool(2, via="local", log_path=str(hermetic / "pool.log"))
@@ -131,7 +133,7 @@ def test_one_pool_compiles_off_the_kept_cores_at_most_its_size_at_once(monkeypat
     try:
         assert server.wait()
         monkeypatch.setenv(ENV, server.env()[ENV])
-        a, b = compilers.thread_pool(8), compilers.thread_pool(8)  # two GPU workers' pools
+        a, b = compilers.thread_pool(), compilers.thread_pool()  # two GPU workers' pools
         assert isinstance(a, SharedPool) and isinstance(b, SharedPool)
         cmd = [sys.executable, "-c", AFFINITY_AND_TIMES]
         futures = [p.submit(subprocess.check_output, cmd) for p in (a, b, a, b)]
@@ -145,6 +147,28 @@ def test_one_pool_compiles_off_the_kept_cores_at_most_its_size_at_once(monkeypat
     assert {r[0] for r in runs} == {str([cores[1]])}  # the compiler's children run on the compile core only
     spans = sorted((float(r[1]), float(r[2])) for r in runs)
     assert all(later[0] >= earlier[1] for earlier, later in zip(spans, spans[1:]))  # one at a time: its size
+
+
+def test_one_gpu_compiles_on_all_cores_but_its_own_and_its_compilers_keep_off_that_core(monkeypatch):
+    """With no compile server (one GPU), a worker's own pool is planned as the server's: every core
+    but one compiles (it was 16 at most), and nvcc, started from the pool's threads, runs there."""
+    from kt_tui.gpu.worker.sharedpool import WINDOW, depth, own_plan
+
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.delenv("KT_TUI_PREFETCH_WORKERS", raising=False)
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        pytest.skip("one core: nothing to keep apart")
+    mine = own_plan()
+    assert (mine.kept, mine.cores, mine.size) == (cores[:1], cores[1:], len(cores) - 1)
+    assert depth() == max(WINDOW, 2 * mine.size)
+    pool = compilers.thread_pool()
+    try:
+        assert isinstance(pool, ThreadPoolExecutor) and pool._max_workers == len(cores) - 1
+        cmd = [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"]
+        assert pool.submit(subprocess.check_output, cmd).result(timeout=60).decode().strip() == str(cores[1:])
+    finally:
+        pool.shutdown()
 
 
 @pytest.fixture

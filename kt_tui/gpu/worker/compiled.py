@@ -20,6 +20,7 @@ LIMIT_BYTES = 256 * 2**20
 
 _lock = threading.Lock()
 _kept: OrderedDict[tuple[str, str], tuple[Any, int]] = OrderedDict()
+_flying: dict[tuple[str, str], Future] = {}  # asked for and not back yet: a job that ended leaves them going
 _sizes = [0]
 reused = [0]  # compile jobs answered from here, in this process
 
@@ -68,8 +69,31 @@ def drop(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
             _sizes[0] -= gone[1]
 
 
+def pending(fn: Callable[..., Any], args: tuple[Any, ...]) -> Future | None:
+    """The compile of these arguments still under way for an earlier job of this worker, if any: a
+    job stopped to hand half of its share over keeps the other half, and its compiles."""
+    with _lock:
+        future = _flying.get(_key(fn, args))
+    return future if future is not None and not future.cancelled() else None
+
+
+def flying(fn: Callable[..., Any], args: tuple[Any, ...], future: Future) -> None:
+    """`future` makes what `fn(*args)` would (a batch member's share): later jobs may wait on it."""
+    key = _key(fn, args)
+    with _lock:
+        _flying[key] = future
+
+    def landed(f: Future) -> None:
+        with _lock:
+            if _flying.get(key) is f:
+                del _flying[key]
+
+    future.add_done_callback(landed)
+
+
 def forget() -> None:
     with _lock:
+        _flying.clear()
         _kept.clear()
         _sizes[0] = 0
         reused[0] = 0
@@ -82,7 +106,11 @@ def submit(pool: Executor, fn: Callable[..., Any], args: tuple[Any, ...]) -> Fut
         done: Future = Future()
         done.set_result(hit)
         return done
+    going = pending(fn, args)
+    if going is not None:
+        return going
     future = pool.submit(fn, *args)
+    flying(fn, args, future)
 
     def remember(f: Future) -> None:
         if not f.cancelled() and f.exception() is None:

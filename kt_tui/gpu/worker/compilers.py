@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from .batching import BatchMismatch, alias, batch_source, batchable, elf_section, functions
 from .pools import holds_gil, own_pool
-from .sharedpool import compile_cores, shared_pool
+from .sharedpool import compile_cores, own_plan, shared_pool
 
 # Imported where used: the backend's own libraries (pycuda, cupy, cuda-python), of which only the
 # one in use need be installed, and kernel_tuner (this module also loads in the app's process).
@@ -25,9 +25,15 @@ def pool_size(limit: int = 16) -> int:
     return max(1, min(limit, len(os.sched_getaffinity(0)) - 1))
 
 
-def thread_pool(limit: int) -> Executor:
-    """The host's shared compile pool where the app started one (gpu/worker/sharedpool.py), else threads here."""
-    return shared_pool() or ThreadPoolExecutor(max_workers=pool_size(limit))
+def thread_pool() -> Executor:
+    """The host's shared compile pool where the app started one (gpu/worker/sharedpool.py), else
+    threads here, one per compile core of this worker's plan; each thread is pinned to those cores,
+    and so is every nvcc it starts (a child keeps the affinity of the thread that made it)."""
+    shared = shared_pool()
+    if shared is not None:
+        return shared
+    mine = own_plan()
+    return ThreadPoolExecutor(max_workers=mine.size, initializer=_pin, initargs=(mine.cores,))
 
 
 class Compiler(Protocol):
@@ -101,7 +107,8 @@ class Nvrtc:
 
     def pool(self) -> Executor:
         # NVRTC holds the interpreter's lock while it compiles: processes (gpu/worker/pools.py)
-        return shared_pool() or own_pool(pool_size(16), compile_cores())
+        mine = own_plan()
+        return shared_pool() or own_pool(mine.size, mine.cores)
 
     def _options(self) -> list[bytes]:
         from ..ktimport import load
@@ -146,7 +153,7 @@ class Pycuda:
         self.renamed: set[str] | None = None
 
     def pool(self) -> Executor:
-        return thread_pool(16)
+        return thread_pool()
 
     def job(self, instance):
         args = pycuda_arguments(self.backend, instance)

@@ -5,23 +5,25 @@ On threads NVRTC's compiles run one at a time; in processes they run on every co
 (benchmarks/compilers.py: 44 against 248 compiles/s on 15 cores of an H100 host). The processes
 start at the first such call, which runs on a thread meanwhile, as do the calls after it until
 they are up (a few tenths of a second). They die with the process that made the pool, killed
-included: each asks the kernel for that (PR_SET_PDEATHSIG, which fires when the thread that
-started it ends, so one thread here starts them all and outlives them)."""
+included: each watches its parent. Not PR_SET_PDEATHSIG: that fires when the *thread* that started
+the child ends, and ProcessPoolExecutor starts a process on whichever thread submits when none is
+idle; the compile server's threads end with their connections, which killed their processes and
+broke the pool, so its compiles went on on threads (issue 26, session 7)."""
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
 from typing import Any
 
-from ..env import prctl
+from ..timeline import mark
 
-PR_SET_PDEATHSIG = 1
+WATCH_S = 0.2  # how often a compile process looks whether its parent is still there
 
 
 def holds_gil(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -40,16 +42,20 @@ class CompilePool(Executor):
         self.broken = False
         self.started = False
         self.lock = threading.Lock()
-        self.closed = threading.Event()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:  # type: ignore[override]
         if getattr(fn, "holds_gil", False) and self._processes_up():
             try:
                 assert self.processes is not None
                 return self.processes.submit(fn, *args, **kwargs)
-            except RuntimeError:  # broken (a process was killed): threads from now on
+            except RuntimeError as e:  # broken (a process was killed): threads from now on
                 self.broken = True
+                mark(f"compile pool: its processes broke ({type(e).__name__}: {e}); compiling on threads")
         return self.threads.submit(fn, *args, **kwargs)
+
+    def start(self) -> None:
+        """Start the processes now, in the background, before the first compile that wants them."""
+        self._processes_up()
 
     def _processes_up(self) -> bool:
         with self.lock:
@@ -59,7 +65,7 @@ class CompilePool(Executor):
         return self.up.is_set() and not self.broken
 
     def _start(self) -> None:
-        """Starts the processes and stays: they are its children for PR_SET_PDEATHSIG."""
+        """Starts the processes, in the background: the first calls run on threads meanwhile."""
         try:
             mp.current_process().daemon = False  # see compilers.allow_children
             self.processes = ProcessPoolExecutor(
@@ -74,21 +80,25 @@ class CompilePool(Executor):
             self.up.set()
         except Exception:  # noqa: BLE001 - compiles stay on threads
             self.broken = True
-        self.closed.wait()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.threads.shutdown(wait=wait, cancel_futures=cancel_futures)
         if self.processes is not None:
             self.processes.shutdown(wait=wait, cancel_futures=cancel_futures)
-        self.closed.set()
 
 
 def _child_setup(cores: list[int] | None, parent: int) -> None:
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # it died before the line above
+    if os.getppid() != parent:  # it died already
         os._exit(0)
+    threading.Thread(target=_watch, args=(parent,), name="kt-tui-parent", daemon=True).start()
     if cores:
         os.sched_setaffinity(0, cores)
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(WATCH_S)
+    os._exit(0)
 
 
 _OWN: dict[int, CompilePool] = {}  # this process's pool, by size: it lasts as long as the process

@@ -30,7 +30,7 @@ import json
 import os
 import time
 from collections.abc import Iterable
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from typing import Any, TypedDict
 
@@ -43,6 +43,7 @@ from .sharedpool import depth
 # Imported where used: kernel_tuner and ktsource (this module also loads in the app's process).
 
 LONG_WAIT_S = 0.05  # a wait on the pool this long gets a trace mark of its own
+MAX_AHEAD = 256  # configurations compiled ahead at most (the measuring process looks over them each time)
 # by kernel_tuner backend
 COMPILERS: dict[str, type[Compiler]] = {"CudaFunctions": Nvrtc, "PyCudaFunctions": Pycuda, "CupyFunctions": Cupy}
 
@@ -157,7 +158,7 @@ class Prefetcher:
         # configurations per compile job (gpu/worker/batching.py: nvcc only), and compiled ahead:
         # `depth` jobs, more where one pool serves several GPUs
         self.batch = batch_size() if hasattr(self.how, "batch") else 1
-        self.window = depth() * self.batch
+        self.window = min(depth() * self.batch, MAX_AHEAD)
         self.waiting: list = []  # instances not sent yet: their batch is still filling
         self.members: dict[str, tuple[Future, tuple]] = {}  # kernel string: (its batch's job, its own job)
         self.mismatched = False  # a batch's machine code differed from alone: no batch is kept or trusted
@@ -217,10 +218,13 @@ class Prefetcher:
         instances, self.waiting = self.waiting, []
         try:
             jobs = [self.how.job(instance) for instance in instances]
-            kept = [compiled.recall(fn, args) for fn, args in jobs]  # compiled by an earlier job of this worker
+            # compiled by an earlier job of this worker, or still compiling for it
+            kept = [
+                _finished(v) if (v := compiled.recall(fn, a)) is not None else compiled.pending(fn, a) for fn, a in jobs
+            ]
             for instance, done in zip(instances, kept, strict=True):
                 if done is not None:
-                    self.ahead[instance.kernel_string] = _finished(done)
+                    self.ahead[instance.kernel_string] = done
             instances = [i for i, done in zip(instances, kept, strict=True) if done is None]
             jobs = [j for j, done in zip(jobs, kept, strict=True) if done is None]
             made = self.how.batch(instances, not self.checked) if len(instances) > 1 else None  # type: ignore[attr-defined]
@@ -234,8 +238,9 @@ class Prefetcher:
                 self.checked = True
                 self.stats["batches"] += 1
                 for instance, name, own in zip(instances, names, jobs, strict=True):
-                    self.ahead[instance.kernel_string] = _member(whole, name)
+                    self.ahead[instance.kernel_string] = part = _member(whole, name)
                     self.members[instance.kernel_string] = (whole, own)
+                    compiled.flying(*own, part)
             self.stats["queued"] += len(instances)
         except Exception as e:  # noqa: BLE001 - a broken pool: compile the normal way from now on
             print(f"kt-tui: not compiling ahead any more: {type(e).__name__}: {e}", flush=True)
@@ -311,9 +316,9 @@ class Prefetcher:
     def close(self) -> None:
         self.backend.compile = self.original
         self.stats["reused"] = compiled.reused[0] - self.reused_before
-        # a process pool's processes and semaphores are gone after its running compiles; threads only
-        # wait on an nvcc, which nothing here needs any more (what it makes is kept: compiled.py)
-        self.pool.shutdown(wait=not isinstance(self.pool, ThreadPoolExecutor), cancel_futures=True)
+        # nothing waits for the compiles under way: the next job of this worker takes them over
+        # (compiled.py), a stopped job's included, where it keeps their configurations
+        self.pool.shutdown(wait=False, cancel_futures=True)
         st = self.stats
         mark(
             f"worker: compile waits {st['waited_s']:.3f} s over {st['used'] + st['failed'] + st['not_ahead']} configurations"

@@ -98,7 +98,11 @@ def _serve(address: str, authkey: bytes, size: int, cores: list[int], parent: in
                 except (EOFError, OSError):
                     return
                 try:  # at most `size` at a time: the pool's threads or processes
-                    reply: tuple[bool, Any] = (True, pool.submit(fn, *args).result())
+                    if fn is processes_wanted:  # the app picked NVRTC: they start now, not at its first compile
+                        pool.start()
+                        reply: tuple[bool, Any] = (True, None)
+                    else:
+                        reply = (True, pool.submit(fn, *args).result())
                 except Exception as e:  # noqa: BLE001 - the worker compiles it again, the usual way
                     reply = (False, f"{type(e).__name__}: {e}")
                 try:
@@ -150,6 +154,22 @@ class Server:
             self.reader = None
         return ok
 
+    def start_processes(self) -> None:
+        """Have the pool start its compile processes now (the session compiles with NVRTC), on a
+        thread here: the caller never waits for the server."""
+
+        def ask() -> None:
+            try:
+                pool = SharedPool(self.address, self.authkey, 1)
+                try:
+                    pool.submit(processes_wanted).result(timeout=CONNECT_S)
+                finally:
+                    pool.shutdown()
+            except Exception:  # noqa: BLE001 - they start at the first compile instead
+                pass
+
+        threading.Thread(target=ask, name="kt-tui-compile-start", daemon=True).start()
+
     def env(self) -> dict[str, str]:
         cores = ",".join(map(str, self.plan.cores))
         return {ENV: f"{socket.gethostname()}|{self.address}|{self.authkey.hex()}|{self.plan.depth}|{cores}"}
@@ -167,6 +187,10 @@ class Server:
             os.rmdir(self.folder)
         except OSError:
             pass
+
+
+def processes_wanted() -> None:
+    """A request the server answers itself (Server.start_processes): never run."""
 
 
 # -- a worker's side ---------------------------------------------------------------------
@@ -207,7 +231,17 @@ class SharedPool(Executor):
                 time.sleep(0.05)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Without `wait`, the calls under way go on (a later job may take their results over) and
+        the connections close once they are back."""
         self.threads.shutdown(wait=wait, cancel_futures=cancel_futures)
+        if wait:
+            self._close()
+        else:
+            threading.Thread(target=self._close, args=(True,), name="kt-tui-compile-close", daemon=True).start()
+
+    def _close(self, drain: bool = False) -> None:
+        if drain:
+            self.threads.shutdown(wait=True)
         with self.lock:
             for conn in self.conns:
                 conn.close()
@@ -235,10 +269,16 @@ def from_env() -> tuple[str, bytes, int] | None:
         return None
 
 
+def own_plan() -> Plan:
+    """A worker with no compile server (one GPU on this host) plans the host's cores for itself
+    alone: all but one core compile, as all but one per GPU do for several."""
+    return plan(1)
+
+
 def depth() -> int:
-    """How many configurations this worker compiles ahead."""
+    """How many compile jobs this worker keeps asked for ahead."""
     found = from_env()
-    return found[2] if found else WINDOW
+    return found[2] if found else own_plan().depth
 
 
 def shared_pool() -> SharedPool | None:
