@@ -285,3 +285,18 @@ def test_a_space_where_many_configurations_fail_to_compile_goes_back_to_one_a_ca
     ahead.close()
     assert ahead.batch == 1 and ahead.stats["batches_failed"] >= 3
     assert ahead.stats["batches"] < 8  # no more batches once most of them failed
+
+
+def test_a_compile_that_failed_for_an_earlier_job_is_asked_for_again():
+    from concurrent.futures import Future
+
+    going, failed = Future(), Future()
+    compiled.flying(len, ("a",), going)
+    compiled.flying(len, ("b",), failed)
+    failed.set_running_or_notify_cancel()
+    assert compiled.pending(len, ("a",)) is going
+    failed.set_exception(RuntimeError("ptxas"))
+    assert compiled.pending(len, ("b",)) is None  # landed, and failed: compiled again, not waited on
+    going.set_result(1)
+    assert compiled.pending(len, ("a",)) is None  # landed: what it made is kept (compiled.submit), not flying
+    compiled.forget()

@@ -74,7 +74,9 @@ def pending(fn: Callable[..., Any], args: tuple[Any, ...]) -> Future | None:
     job stopped to hand half of its share over keeps the other half, and its compiles."""
     with _lock:
         future = _flying.get(_key(fn, args))
-    return future if future is not None and not future.cancelled() else None
+    if future is None or future.cancelled() or (future.done() and future.exception() is not None):
+        return None  # a failed one is asked for again
+    return future
 
 
 def flying(fn: Callable[..., Any], args: tuple[Any, ...], future: Future) -> None:
