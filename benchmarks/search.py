@@ -40,7 +40,6 @@ import argparse
 import atexit
 import importlib
 import json
-import math
 import multiprocessing
 import os
 import random
@@ -61,8 +60,9 @@ import numpy as np  # noqa: E402
 from kernel_tuner import tune_kernel  # noqa: E402
 from kernel_tuner.interface import strategy_map  # noqa: E402
 from kernel_tuner.util import StopCriterionReached  # noqa: E402
-from scipy.stats import mannwhitneyu  # noqa: E402
 
+from benchmarks import search_cost  # noqa: E402
+from benchmarks.search_report import ALPHA, blind, censored, compare, median, print_space, print_summary, show  # noqa: E402,F401
 from kt_tui.kernel.expr import launch_callables, restriction_function  # noqa: E402
 from kt_tui.kernel.spec import load_spec  # noqa: E402
 from kt_tui.search import kt_search as ours  # noqa: E402
@@ -91,7 +91,6 @@ LEVELS = (0.02, 0.05)
 TARGET_FRACTION = 0.10
 VARIANTS = ("", "easy", "needle")
 NEEDLE_SPEEDUP = 2.0
-ALPHA = 0.05
 
 
 class Space:
@@ -352,161 +351,8 @@ def run_one(space: Space, name: str, seed: int, run_limit: float) -> dict:
     }
 
 
-COST_VALUES = [
-    [16, 32, 64, 128, 256],
-    [1, 2, 4, 8, 16],
-    [1, 2, 4, 8],
-    [1, 2, 4, 8],
-    [2, 4, 8, 16, 32],
-    [0, 1],
-    [1, 2, 4],
-    [0, 1, 2],
-]  # with block_size_x * work_x <= 256: 21,600 configurations
-COST_NAMES = ["block_size_x", "work_x", "tile_a", "tile_b", "unroll", "flag", "vec", "mode", "split"]
-COST_EXTRA = [1, 2, 3, 4, 5]  # a ninth parameter for the larger space: 108,000 configurations
-COST_INITIAL = 10  # random configurations before our model (its default on these spaces)
-
-
-def cost_space(tmp: Path, large: bool) -> tuple[dict, Path, float]:
-    """A synthetic space, a simulation cache of it (a smooth bowl with its optimum inside) and its optimum."""
-    import itertools
-
-    vals = COST_VALUES + ([COST_EXTRA] if large else [])
-    names = COST_NAMES[: len(vals)]
-    rng = np.random.default_rng(1)
-    weights, centers = rng.random(len(vals)), rng.random(len(vals))
-    cache, best = {}, math.inf
-    for c in itertools.product(*vals):
-        if c[0] * c[1] > 256:
-            continue
-        pos = [v.index(x) / max(len(v) - 1, 1) for v, x in zip(vals, c)]
-        t = math.exp(sum(w * (p - m) ** 2 for w, p, m in zip(weights, pos, centers)))
-        best = min(best, t)
-        cache[",".join(map(str, c))] = {
-            **dict(zip(names, c)),
-            "time": t,
-            "times": [t],
-            "compile_time": 0.0,
-            "verification_time": 0.0,
-            "benchmark_time": 0.0,
-        }
-    path = tmp / f"cost-{len(cache)}.json"
-    path.write_text(
-        json.dumps(
-            {
-                "device_name": "synthetic",
-                "kernel_name": "synthetic",
-                "problem_size": 1,
-                "tune_params_keys": names,
-                "tune_params": dict(zip(names, vals)),
-                "objective": "time",
-                "cache": cache,
-            }
-        )
-    )
-    return dict(zip(names, vals)), path, best
-
-
-class Timed:
-    """A kernel_tuner strategy object that runs another one and notes the CPU time it spends between
-    the runner's calls (its own cost: picking, kernel_tuner's bookkeeping), per new configuration."""
-
-    def __init__(self, inner, evaluations: int):
-        self.inner, self.evaluations = inner, evaluations
-
-    def tune(self, searchspace, runner, tuning_options):
-        self.setup_s, self.per_eval, self.best = None, [], math.inf
-        seen: set = set()
-        last = [time.process_time()]
-        rec = self
-
-        class Proxy:
-            def __getattr__(self, name):
-                return getattr(runner, name)
-
-            def run(self, parameter_space, options):
-                gap = time.process_time() - last[0]
-                out = runner.run(parameter_space, options)
-                new = 0
-                for r in out:
-                    key = r and tuple(r[n] for n in options.tune_params)
-                    if key and key not in seen and len(seen) < rec.evaluations:
-                        seen.add(key)
-                        new += 1
-                        rec.best = min(rec.best, ours.result_time(r) or math.inf)
-                if rec.setup_s is None:  # the first call: setting up, then picking what it holds
-                    rec.setup_s = gap
-                elif new:
-                    rec.per_eval += [gap / new] * new
-                if len(seen) >= rec.evaluations:
-                    raise StopCriterionReached("benchmark budget")
-                last[0] = time.process_time()
-                return out
-
-        try:
-            self.inner.tune(searchspace, Proxy(), tuning_options)
-        except StopCriterionReached:
-            pass
-        return []
-
-
 def model_cost(names: list[str], evaluations: int = 80, sizes: tuple = (False, True)) -> int:
-    """Each strategy's own CPU cost per evaluation on two large synthetic spaces, in kernel_tuner's
-    simulation mode: the time between its calls to the runner, per new configuration."""
-    print(
-        f"# CPU ms per evaluation, {evaluations} evaluations, one run per strategy and space. setup: from the "
-        "start to the first configuration (pso: its first population too). mean .. max: each later "
-        "configuration (kt: the model's picks, after its random start; pso: each population's cost shared "
-        "among its configurations). run: setup and all evaluations, per evaluation."
-    )
-    print(
-        f"{'space':>8s} {'strategy':16s} {'setup ms':>8s} | {'mean':>6s} {'median':>6s} {'p95':>6s} {'max':>6s} | "
-        f"{'run':>6s} | {'best found':>10s}"
-    )
-    with tempfile.TemporaryDirectory() as tmp:
-        for large in sizes:
-            params, cache, optimum = cost_space(Path(tmp), large)
-            size = len(json.loads(cache.read_text())["cache"])
-            for name in names:
-                base, module = strategy(name)
-                options = {"max_fevals": evaluations, **({"seed": 0, "initial": COST_INITIAL} if base in OURS else {})}
-                timed = Timed(module, evaluations)
-                np.random.seed(0)
-                random.seed(0)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    tune_kernel(
-                        "synthetic",
-                        "__global__ void synthetic() {}",
-                        1,
-                        [],
-                        params,
-                        grid_div_x=["block_size_x", "work_x"],
-                        restrictions=[restriction_function(["block_size_x * work_x <= 256"], list(params))],
-                        simulation_mode=True,
-                        cache=str(cache),
-                        strategy=timed,
-                        strategy_options=options,
-                        quiet=True,
-                        lang="CUDA",
-                    )
-                ms = sorted(1000 * c for c in timed.per_eval[COST_INITIAL - 1 if base in OURS else 0 :])
-                run = 1000 * (timed.setup_s + sum(timed.per_eval)) / evaluations
-                stats = (
-                    (
-                        f"{sum(ms) / len(ms):6.1f} {ms[len(ms) // 2]:6.1f} {ms[int(0.95 * (len(ms) - 1))]:6.1f} "
-                        f"{ms[-1]:6.1f}"
-                    )
-                    if ms
-                    else f"{'-':>6s} {'-':>6s} {'-':>6s} {'-':>6s}"
-                )
-                print(
-                    f"{size:8d} {name:16s} {1000 * timed.setup_s:8.0f} | {stats} | {run:6.1f} | "
-                    f"{100 * (timed.best / optimum - 1):8.1f} %",
-                    flush=True,
-                )
-    print("targets for kt on the ~20 k space: mean <= 20 ms, max < 100 ms. best found: % above the optimum")
-    return 0
+    return search_cost.model_cost(names, strategy, OURS, evaluations, sizes)
 
 
 CURRENT: list = []  # the space the forked workers run (closures in it do not pickle)
@@ -535,35 +381,6 @@ def run_all(space: Space, names: list[str], seeds: int, run_limit: float, jobs: 
     for name, run, wall in done:
         out[name] = (out[name][0] + [run], out[name][1] + wall)
     return out
-
-
-def median(values: list) -> float:
-    """The median with runs that never got there counted as infinitely late (inf: over budget)."""
-    v = sorted(math.inf if x is None else x for x in values)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-
-
-def censored(values: list, size: int) -> list[float]:
-    """Evaluations to the target, a run that never got there counted as the budget + 1."""
-    return [float(size + 1) if x is None else float(x) for x in values]
-
-
-def compare(ours_: list, theirs: list, size: int) -> tuple[float, str]:
-    """The two-sided Mann-Whitney U test of evaluations to 2 % (censored at the budget + 1), and who
-    is ahead: 'kt' or 'them' when p < ALPHA, '=' otherwise."""
-    a, b = censored(ours_, size), censored(theirs, size)
-    if a == b or len(set(a + b)) == 1:
-        return 1.0, "="
-    res = mannwhitneyu(a, b, alternative="two-sided")
-    p = float(res.pvalue)
-    if p >= ALPHA:
-        return p, "="
-    return p, "kt" if res.statistic < len(a) * len(b) / 2 else "them"
-
-
-def show(x: float, fmt: str) -> str:
-    return ">budget" if math.isinf(x) else format(x, fmt)
 
 
 def main(argv=None) -> int:
@@ -645,76 +462,13 @@ def main(argv=None) -> int:
             }
             if ref:
                 summary.append((space.label, ref, rows))
-    print_summary(summary)
+    print_summary(summary, OURS)
     wall = time.perf_counter() - t0
     print(f"\n{wall:.0f} s wall time.")
     if args.json:
         report["wall_s"] = wall
         Path(args.json).write_text(json.dumps(report, indent=1, default=str))
     return 0
-
-
-def blind(size: int, hits: int) -> tuple[float, int]:
-    """Evaluations until the first of `hits` good configurations among `size` for distinct uniform
-    random picks (no knowledge of the kernel): the expected number, (size + 1) / (hits + 1), and the
-    median, the fewest picks that find one with probability at least a half."""
-    if not 0 < hits <= size:
-        return math.inf, size + 1
-    miss, k = 1.0, 0
-    while miss > 0.5:
-        miss *= (size - hits - k) / (size - k)
-        k += 1
-    return (size + 1) / (hits + 1), k
-
-
-def print_space(space: Space, rows: dict, ref: str | None) -> None:
-    mean, med = blind(space.size or 0, space.within[0.02])
-    lines = [
-        f"\n{space.label}: {space.size} configurations, optimum {space.optimum:.5g} ms "
-        f"({space.within[0.02]} within 2 %, {space.within[0.05]} within 5 %), {space.gpu} "
-        f"{space.header.get('recorded', '')[:10]}; budget {space.size} evaluations; "
-        f"{len(space.seeds)} heuristic seeds; blind uniform picks need {med} / {mean:.1f} (median / mean) to 2 %",
-        f"{'strategy':22s} {'runs':>4s} | {'evals to 2 %':>12s} {'mean':>7s} {'sim s':>7s} | {'to 5 %':>7s} | "
-        f"{'reached':>7s} | {'p vs ' + (ref or '-'):>13s} {'ahead':>5s} | {'wall s':>6s} {'ms/eval':>7s}",
-    ]
-    for s, r in rows.items():
-        note = " (cut)" if any(x["cut"] for x in r["runs"]) else ""
-        errors = sum(x["error"] is not None for x in r["runs"])
-        note += f" ({errors} failed: {next(x['error'] for x in r['runs'] if x['error'])[:60]})" if errors else ""
-        p = f"{r['p']:.2g}" if "p" in r else "-"
-        lines.append(
-            f"{s:22s} {r['seeds']:4d} | {show(r['median_evals_2'], '12.1f'):>12s} {r['mean_evals_2']:7.1f} "
-            f"{show(r['median_sim_s_2'], '7.1f'):>7s} | {show(r['median_evals_5'], '7.1f'):>7s} | "
-            f"{r['reached_2']:>3d}/{r['seeds']:<3d} | {p:>13s} {r.get('ahead', ''):>5s} | "
-            f"{r['wall_s']:6.1f} {r['search_ms_per_eval']:7.1f}{note}"
-        )
-    print("\n".join(lines), flush=True)
-
-
-def print_summary(summary: list) -> None:
-    """Per space: where the reference (kt) stands against kernel_tuner's strategies (nothing when none ran)."""
-    if not any(s.partition("@")[0] not in OURS for _, _, rows in summary for s in rows):
-        return
-    print("\nsummary (evaluations to 2 %, median / mean; vs kernel_tuner's strategies at p < 0.05):")
-    everywhere = True
-    for label, ref, rows in summary:
-        theirs = {s: r for s, r in rows.items() if s.partition("@")[0] not in OURS}
-        if not theirs:
-            continue
-        best = min(theirs, key=lambda s: (theirs[s]["median_evals_2"], theirs[s]["mean_evals_2"]))
-        behind = [s for s, r in theirs.items() if r["ahead"] != "kt"]
-        everywhere &= not behind
-        mine = rows[ref]
-        lagging = "; not of: " + ", ".join(f"{s} ({theirs[s]['ahead']})" for s in behind) if behind else ""
-        print(
-            f"  {label:28s} {ref} {show(mine['median_evals_2'], '.1f')} / {mine['mean_evals_2']:.1f}; best of theirs "
-            f"{best} {show(theirs[best]['median_evals_2'], '.1f')} / {theirs[best]['mean_evals_2']:.1f} "
-            f"(p {theirs[best]['p']:.2g}); {ref} significantly ahead of {len(theirs) - len(behind)} of {len(theirs)}"
-            + lagging
-        )
-    print(
-        f"{summary[0][1]} significantly ahead of every kernel_tuner strategy everywhere: {'yes' if everywhere else 'NO'}"
-    )
 
 
 if __name__ == "__main__":

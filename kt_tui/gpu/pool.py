@@ -5,6 +5,7 @@ one worker. Nothing here touches CUDA."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -198,13 +199,9 @@ class GpuPool:
             self._log("compile-ahead: the shared pool did not start; each GPU worker compiles on its own")
 
     def _log(self, line: str) -> None:
-        if not self.log_path:
-            return
-        try:
-            with open(self.log_path, "a") as f:
+        if self.log_path:
+            with contextlib.suppress(OSError), open(self.log_path, "a") as f:
                 f.write(f"kt-tui: {line}\n")
-        except OSError:
-            pass
 
     def _local(self, num_gpus: float) -> list:
         n = (local_gpu_count() or 1) if self.gpus == "all" else int(self.gpus)

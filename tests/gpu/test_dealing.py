@@ -8,7 +8,7 @@ import time
 
 from kt_tui.gpu.pool import GpuPool
 
-from .test_scale import matmul_job
+from .scale_fakes import matmul_job
 
 
 class Paced:

@@ -7,7 +7,7 @@ import dataclasses
 
 from kt_tui.gpu.worker import tuning
 
-from .test_scale import matmul_job
+from .scale_fakes import matmul_job
 
 
 def _walk(job) -> list[str]:

@@ -24,7 +24,7 @@ from kt_tui.store import Store
 
 from ..conftest import EXAMPLES, ROOT
 from ..helpers import run_cli
-from .test_scale import matmul_job
+from .scale_fakes import matmul_job
 
 
 def marks(path) -> list[tuple[float, int, str]]:

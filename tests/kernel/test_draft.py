@@ -7,9 +7,10 @@ from kt_tui.gpu.compile import find_nvcc
 from kt_tui.kernel.draft import FLOAT_SCALAR, draft_note, draft_spec
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.source import find_kernels
-from kt_tui.kernel.spec import check_spec, dump_spec, load_spec, parse_spec
+from kt_tui.kernel.spec import dump_spec, load_spec, parse_spec
 
 from ..llm_server import scripted_llm  # noqa: F401
+from .extent_kernels import _draft
 
 needs_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found")
 
@@ -38,14 +39,6 @@ __global__ void gather(float *y, float *x, int *idx, float *sum, int n) {
     if (i < n) { y[i] = x[idx[i]]; atomicAdd(sum, x[i]); }
 }
 """
-
-
-def _draft(src):
-    (k,) = find_kernels(src)
-    spec = draft_spec(k, src=src)
-    check_spec(spec, k)
-    assert parse_spec(dump_spec(spec), k).to_dict() == spec.to_dict()
-    return spec
 
 
 def test_2d_kernel_drafts_a_2d_spec():
