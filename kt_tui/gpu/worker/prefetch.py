@@ -44,6 +44,13 @@ from .sharedpool import depth
 
 LONG_WAIT_S = 0.05  # a wait on the pool this long gets a trace mark of its own
 MAX_AHEAD = 256  # configurations compiled ahead at most (the measuring process looks over them each time)
+
+
+def window(batch: int) -> int:
+    """Configurations compiled ahead of the one measured: `depth` jobs of `batch` each, at most MAX_AHEAD."""
+    return min(depth() * batch, MAX_AHEAD)
+
+
 # by kernel_tuner backend
 COMPILERS: dict[str, type[Compiler]] = {"CudaFunctions": Nvrtc, "PyCudaFunctions": Pycuda, "CupyFunctions": Cupy}
 
@@ -158,7 +165,7 @@ class Prefetcher:
         # configurations per compile job (gpu/worker/batching.py: nvcc only), and compiled ahead:
         # `depth` jobs, more where one pool serves several GPUs
         self.batch = batch_size() if hasattr(self.how, "batch") else 1
-        self.window = min(depth() * self.batch, MAX_AHEAD)
+        self.window = window(self.batch)
         self.waiting: list = []  # instances not sent yet: their batch is still filling
         self.members: dict[str, tuple[Future, tuple]] = {}  # kernel string: (its batch's job, its own job)
         self.mismatched = False  # a batch's machine code differed from alone: no batch is kept or trusted

@@ -37,11 +37,10 @@ from ..timeline import mark
 from .batching import batch_size
 from .lang import cuda_lang, numpy_arguments
 from .outputs import reference_kernel_outputs, references_by_config
-from .prefetch import MAX_AHEAD, Early, Prefetcher
+from .prefetch import Early, Prefetcher, window
 from .prefetch import enabled as prefetch_enabled
 from .prepare import early_for, job_args
 from .results import as_kt_result, classify_exception, normalize_result
-from .sharedpool import depth as ahead_depth
 
 STICKY = (
     "illegal memory access",
@@ -253,9 +252,7 @@ class _StreamingRunner:
         out = []
         offered = 0  # the configurations before this one went to the prefetcher already
         batch = batch_size() if job.backend == "pycuda" and prefetch_enabled() else 1  # nvcc's batches need more
-        for i, (element, ahead) in enumerate(
-            _lookahead(parameter_space, max(32, min(ahead_depth() * batch, MAX_AHEAD) + 8))
-        ):
+        for i, (element, ahead) in enumerate(_lookahead(parameter_space, max(32, window(batch) + 8))):
             if i == 0 and (len(ahead) > 1 or owner.early):  # else a lone configuration gains nothing
                 self._start_prefetch()
             key = ",".join(str(v) for v in element)
