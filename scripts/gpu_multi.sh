@@ -7,6 +7,7 @@ set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export KT_TUI_DATA_DIR=/tmp/kt-data KT_TUI_DB=/tmp/kt-data/cupy.db RAY_AUTH_MODE=disabled
 mkdir -p /tmp/kt-data
+source scripts/gpu_bytecode.sh  # as installed: the box keeps no bytecode, for its own packages either
 nvidia-smi --query-gpu=index,name,uuid,driver_version --format=csv > $OUT/gpus.txt; date -u >> $OUT/gpus.txt
 nproc >> $OUT/gpus.txt
 [ -n "${SKIP_CUPY:-}" ] || {

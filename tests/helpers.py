@@ -49,3 +49,15 @@ def pool_children(queue) -> None:
         time.sleep(0.05)
     queue.put([p.pid for p in (pool.processes._processes or {}).values()] if pool.processes else [])
     time.sleep(120)
+
+
+def counted_compile(log: str, what: str, seconds: float) -> str:
+    """A compile job that says it ran (a line in `log`), takes `seconds`, and fails for "fail"."""
+    import time
+
+    with open(log, "a") as f:
+        f.write(what + "\n")
+    time.sleep(seconds)
+    if what == "fail":
+        raise ValueError("it does not compile")
+    return f"cubin of {what}"

@@ -85,13 +85,17 @@ class CheckInFlight:
     measurements; the engine's thread applies its state (engine.settle_check) and measures again
     what it timed while the test shared the GPU."""
 
-    MARGIN_S = 1.0  # a result that arrives this soon after the test ended was timed while it ran
-    CLOCK_MARGIN_S = 0.1  # one measured on this host that ended this soon after the test ended
+    MARGIN_S = 1.0  # a result that arrives this soon after the test left the GPU was timed while it ran
+    CLOCK_MARGIN_S = 0.1  # one measured on this host that ended this soon after the test left the GPU
 
     def __init__(self, test: Callable[..., dict[str, Any]], *args: Any, gpu: str | None = None) -> None:
         self.state: dict[str, Any] | None = None
         self.ended: float | None = None
-        self.ended_at: float | None = None  # the same moment by the wall clock (results carry that)
+        # when the test left the GPU (its child may still judge its arrays): by the monotonic clock,
+        # and by the wall clock (results carry that)
+        self.freed: float | None = None
+        self.freed_at: float | None = None
+        self.lock = threading.Lock()
         self.gpu = gpu  # the worker whose GPU the test runs on, of several; None: any (one GPU, or not known)
         self.thread = threading.Thread(target=self._run, args=(test, *args), daemon=True, name="kt-check")
         self.thread.start()
@@ -99,12 +103,18 @@ class CheckInFlight:
     def _run(self, test: Callable[..., dict[str, Any]], *args: Any) -> None:
         mark("main: check test started")
         try:
-            self.state = test(*args)
+            self.state = test(*args, gpu_free=self._free)
         except Exception as e:  # noqa: BLE001 - said as not tested, never as passed
             self.state = unchecked(f"testing it failed: {type(e).__name__}: {e}")
         finally:
-            self.ended, self.ended_at = time.monotonic(), time.time()
+            self._free()
+            self.ended = time.monotonic()
             mark("main: check test ended")
+
+    def _free(self) -> None:
+        with self.lock:
+            if self.freed is None:
+                self.freed, self.freed_at = time.monotonic(), time.time()
 
     def done(self) -> bool:
         return self.ended is not None
@@ -116,12 +126,14 @@ class CheckInFlight:
         the GPU that starts after the test measured nothing beside it."""
         if self.gpu is not None and worker is not None and worker != self.gpu:
             return False
-        if self.ended is None:
+        with self.lock:
+            freed, freed_at = self.freed, self.freed_at
+        if freed is None or freed_at is None:
             return True
         at = _epoch(measured) if worker is None or worker == self.gpu else None
-        if at is not None and self.ended_at is not None:
-            return at < self.ended_at + self.CLOCK_MARGIN_S
-        return now - self.ended < self.MARGIN_S
+        if at is not None:
+            return at < freed_at + self.CLOCK_MARGIN_S
+        return now - freed < self.MARGIN_S
 
     def result(self) -> dict[str, Any]:
         self.thread.join()

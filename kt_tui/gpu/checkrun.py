@@ -16,6 +16,7 @@ import functools
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -193,14 +194,23 @@ def child_runs(source: str, spec: Spec) -> tuple[list[dict], str]:
     return runs, why
 
 
-def run_child(job: dict, out: Path, timeout_s: float, device: str | None = None) -> str:
+GPU_DONE = "kt-tui: the check runs left the GPU"  # the child's line once its runs ended, before it judges
+# (followed by the job's token: a kernel's printf, which reaches the same stdout, cannot say it)
+
+
+def run_child(
+    job: dict, out: Path, timeout_s: float, device: str | None = None, gpu_done: Callable[[], None] | None = None
+) -> str:
     """Run the child on `job` (on GPU `device` of this host's, where given); "" or what went wrong.
-    It judges its arrays itself and writes the state to `out`/state.json."""
-    Path(out, "job.json").write_text(json.dumps(job))
+    It judges its arrays itself and writes the state to `out`/state.json; `gpu_done` is called
+    once its runs have ended (it still judges), or once it has exited."""
+    token = secrets.token_hex(8)
+    Path(out, "job.json").write_text(json.dumps({**job, "token": token}))
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     if device is not None:
         env["CUDA_VISIBLE_DEVICES"] = device
     cmd = [sys.executable, "-m", "kt_tui.gpu.checkrun", str(Path(out, "job.json")), str(out)]
+    done = gpu_done or (lambda: None)
     try:
         proc = subprocess.Popen(
             cmd,
@@ -213,16 +223,32 @@ def run_child(job: dict, out: Path, timeout_s: float, device: str | None = None)
             start_new_session=True,
         )
     except OSError as e:
+        done()
         return f"cannot run {sys.executable}: {e.strerror or e}"
+    lines: list[str] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.rstrip("\n") == f"{GPU_DONE} {token}":
+                done()
+            elif len(lines) < 2000:
+                lines.append(line)
+
+    reader = threading.Thread(target=read, daemon=True, name="kt-check-child")
+    reader.start()
     try:
-        text, _ = proc.communicate(timeout=timeout_s)
+        proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         _kill(proc)
-        proc.communicate()
+        proc.wait()
         return f"the check runs did not finish within {timeout_s:g} s"
+    finally:
+        reader.join(timeout=5)
+        done()
     if proc.returncode != 0:
-        last = [ln for ln in (text or "").splitlines() if ln.strip()][-3:]
-        return f"the check runs failed (exit status {proc.returncode}): {' | '.join(last)}"
+        last = [ln for ln in lines if ln.strip()][-3:]
+        return f"the check runs failed (exit status {proc.returncode}): {' | '.join(ln.strip() for ln in last)}"
     return ""
 
 
@@ -256,21 +282,38 @@ def check_strength(
     timeout_s: float = 300.0,
     sanitizer: Callable = sanitize,
     child: Callable = run_child,
+    gpu_free: Callable[[], None] | None = None,
 ) -> dict:
     """The check's state: vacuous / ok / unchecked (no GPU) with why, the fixes to [outputs], the
-    parameters that change the outputs; raises OutOfBounds when the original leaves its arrays."""
+    parameters that change the outputs; raises OutOfBounds when the original leaves its arrays.
+    `gpu_free` is called once nothing of the test runs on the GPU any more (the child may still
+    be judging its arrays)."""
     if backend in (None, "sim", "none"):
         return static_state(spec, NO_GPU.format("a SIMULATED replay" if backend == "sim" else "no GPU backend"))
     started = time.monotonic()
     runs, why = child_runs(source, spec)
+    child_off = threading.Event()
     with tempfile.TemporaryDirectory(prefix="kt-checkrun-") as tmp:
         # the runs need no sanitizer: they go on beside it (another process, another context)
         said: dict[str, str] = {}
         job = {"spec": spec.to_dict(), "backend": backend, "runs": runs}
-        beside = threading.Thread(target=lambda: said.update(error=child(job, Path(tmp), timeout_s)), daemon=True)
+
+        def runs_beside() -> None:
+            try:
+                said["error"] = child(job, Path(tmp), timeout_s, gpu_done=child_off.set)
+            finally:
+                child_off.set()
+
+        beside = threading.Thread(target=runs_beside, daemon=True)
         beside.start()
-        oob, notes = sanitize_sizes(source, spec, backend, sanitizer, timeout_s)
-        mark(f"main: check memcheck done ({len(spec.extra_sizes()) + 1} sizes)")
+        try:
+            oob, notes = sanitize_sizes(source, spec, backend, sanitizer, timeout_s)
+            mark(f"main: check memcheck done ({len(spec.extra_sizes()) + 1} sizes)")
+            child_off.wait()
+        finally:
+            if gpu_free is not None:
+                gpu_free()
+        mark("main: check left the GPU")
         beside.join()
         mark("main: check runs done")
         if oob:
@@ -290,9 +333,17 @@ def check_strength(
     return state
 
 
-def test_check(source: str, spec: dict, backend: str, timeout_s: float, device: str | None = None) -> dict:
+def test_check(
+    source: str,
+    spec: dict,
+    backend: str,
+    timeout_s: float,
+    device: str | None = None,
+    gpu_free: Callable[[], None] | None = None,
+) -> dict:
     """The check's state, tested from this process on this host's GPU (on `device` of several,
-    where given; its children run beside the GPU workers); out of bounds is a refused state."""
+    where given; its children run beside the GPU workers); out of bounds is a refused state.
+    `gpu_free`: called once the test has left the GPU (check_strength)."""
     sanitizer, child = (
         (sanitize, run_child)
         if device is None
@@ -302,7 +353,7 @@ def test_check(source: str, spec: dict, backend: str, timeout_s: float, device: 
         )
     )
     try:
-        return check_strength(source, spec_from_plain(spec), backend, timeout_s, sanitizer, child)
+        return check_strength(source, spec_from_plain(spec), backend, timeout_s, sanitizer, child, gpu_free)
     except OutOfBounds as e:
         return {"state": "unsafe", "why": str(e), "refused": str(e), "fixes": []}
 
@@ -323,8 +374,10 @@ def static_state(spec: Spec, why: str) -> dict:
 def main(argv: list[str]) -> int:
     """The child: each run on fresh inputs, every array argument kept before the first and after
     each, then judged here (state.json): a big session's arrays never cross to the app's process."""
+    mark("check child: up")
     from .worker.outputs import run_arrays  # in this child process only: it loads kernel_tuner
 
+    mark("check child: imports done")
     job = json.loads(Path(argv[0]).read_text())
     out = Path(argv[1])
     spec = spec_from_plain(job["spec"])
@@ -339,6 +392,8 @@ def main(argv: list[str]) -> int:
             print(f"kt-tui: {run['name']}: {type(e).__name__}: {str(e)[:300]}", flush=True)
             if i == 0:
                 return 1
+        mark(f"check child: ran {run['name']}")
+    print(GPU_DONE, job.get("token", ""), flush=True)
     (out / "state.json").write_text(json.dumps(judge(spec, arrays, job["runs"], [])))
     return 0
 

@@ -239,12 +239,15 @@ class GpuWorker:
         self.kill()
         return {"backend": None, "gpu": None, "errors": {"worker": f"no answer within {timeout:.0f}s"}}
 
-    def test_check(self, source: str, spec: dict, backend: str, timeout_s: float) -> dict:
+    def test_check(
+        self, source: str, spec: dict, backend: str, timeout_s: float, gpu_free: Callable[[], None] | None = None
+    ) -> dict:
         """Whether the original's check can fail (gpu/checkrun.py): its state. The sanitizer and the
-        runs are child processes of this one, beside the worker, each with its time limit."""
+        runs are child processes of this one, beside the worker, each with its time limit;
+        `gpu_free` is called once they have left the GPU."""
         from .checkrun import test_check  # here: numpy, at a session's first baseline only
 
-        return test_check(source, spec, backend, timeout_s)
+        return test_check(source, spec, backend, timeout_s, gpu_free=gpu_free)
 
     def prepare(self, spec: dict, backend: str, source: str = "") -> None:
         """Have a running worker make the spec's inputs and open the device before the first job

@@ -1,11 +1,11 @@
-"""A split run dealt again while it goes (gpu/pool.py).
+"""A run over several workers (gpu/pool.py): split, then dealt again while it goes.
 
-A run is first dealt round-robin, one share per worker. GPUs do not finish their shares together:
+A run is first dealt round-robin (`split`), one share per worker. GPUs do not finish their shares together:
 one waits longer on compiles, one runs the check's test first. So a worker that has finished takes
 half of what the busiest one has left: that one is asked to stop after its current configuration,
 keeps the first half (compiled ahead already) and hands over the second. A worker that starts late
-(the GPU the check's test is running on) starts that way, with no share of its own, and so measures
-nothing while the test could disturb its timings.
+(the GPU the check's test is running on) starts that way, with no share of its own, once the test
+has left its GPU, and so measures nothing while the test could disturb its timings.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..kernel.spec import spec_from_plain
 from ..records import config_key
-from .protocol import TuneJob
+from ..search.lazy import LazySpace, is_huge
+from ..search.space import configurations
+from .protocol import CheckJob, TuneJob
 
 MIN_HALF = 8  # configurations: a share with less than twice this left is not split
 WAIT_S = 0.5  # a thief asks the one it takes from again this often (a stop asked between two jobs is lost)
@@ -150,6 +153,17 @@ class Busy:
     def busy(self) -> bool:
         return self._count > 0
 
+    def hold(self) -> Callable[[], None]:
+        """Busy until the returned call (later calls of it do nothing)."""
+        self.__enter__()
+        left = threading.Lock()
+
+        def release() -> None:
+            if left.acquire(blocking=False):
+                self.__exit__()
+
+        return release
+
     def wait_clear(self, timeout: float | None = None) -> bool:
         with self._cond:
             return self._cond.wait_for(lambda: self._count == 0, timeout)
@@ -164,3 +178,47 @@ def _ask_stop(worker: Any) -> None:
 def _job(like: TuneJob | None, configs: list[dict]) -> TuneJob:
     assert like is not None
     return dataclasses.replace(like, configs=configs, max_configs=len(configs) if like.max_configs else None)
+
+
+def split(job: TuneJob | CheckJob, n: int, dealt: bool = False) -> list:
+    """One job per worker: a run's configurations dealt round-robin (`dealt`: listed even for one).
+    Checks, single configurations and adaptive searches (each pick depends on the last result)
+    stay on the first worker."""
+    if (n < 2 and not dealt) or not isinstance(job, TuneJob):
+        return [job]
+    if job.configs is not None:
+        todo = job.configs
+    elif job.search == "brute_force":
+        spec = spec_from_plain(job.spec)
+        if is_huge(spec) and job.max_configs:  # a budget needs only the first configurations in order
+            found = LazySpace(spec).first(job.max_configs + len(job.known) + len(job.seeds))
+        else:
+            found = configurations(spec)
+        todo = [dict(zip(spec.tune_params, c)) for c in found]
+    else:
+        return [job]
+    names = list(spec_names(job))
+    keys, pending = set(), []
+    for c in [*job.seeds, *todo]:  # seeds first, dealt like the rest
+        key = config_key(names, c)
+        if key not in job.known and key not in keys:
+            keys.add(key)
+            pending.append(c)
+    if len(pending) < 2:
+        return [job]
+    budget = job.max_configs
+    n = min(n, len(pending), budget or n)
+    return [
+        dataclasses.replace(
+            job,
+            configs=pending[i::n],
+            known=dict(job.known),
+            seeds=[],
+            max_configs=(budget // n + (i < budget % n)) if budget else None,
+        )
+        for i in range(n)
+    ]
+
+
+def spec_names(job: TuneJob) -> list[str]:
+    return list(job.spec["tune_params"])

@@ -11,14 +11,15 @@ import os
 import shutil
 import subprocess
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..kernel.spec import spec_from_plain
-from ..records import Result, as_result, config_key, replace
-from ..search.lazy import LazySpace, is_huge
+from ..records import Result, as_result, replace
+from ..search.lazy import is_huge
 from ..search.space import configurations
 from .client import _ENV_LOCK, GpuWorker, WorkerClosed, WorkerError
-from .dealing import Busy, Dealer
+from .dealing import Busy, Dealer, split
 from .env import secret_names
 from .protocol import BACKENDS, CheckJob, TuneJob
 from .raypool import RayWorker, connect
@@ -428,16 +429,28 @@ class GpuPool:
         local = [w for w in self.workers if isinstance(w, DeviceWorker) and w.env.get("CUDA_VISIBLE_DEVICES")]
         return local[-1].label if self.via == "local" and len(local) > 1 else None
 
-    def test_check(self, source: str, spec: dict, backend: str, timeout_s: float) -> dict:
+    def test_check(
+        self, source: str, spec: dict, backend: str, timeout_s: float, gpu_free: Callable[[], None] | None = None
+    ) -> dict:
         """The original's check tested from this process on this host's GPU, beside the workers
         (on a Ray head without a GPU it comes back not tested, with why); of several local GPUs,
-        on check_gpu's: what the others measure meanwhile is not disturbed."""
+        on check_gpu's: what the others measure meanwhile is not disturbed. Its GPU's worker
+        starts once the test has left that GPU (`gpu_free`), not once it has judged."""
         from .checkrun import test_check  # here: numpy, at a session's first baseline only
 
         label = self.check_gpu()
         device = next((w.env["CUDA_VISIBLE_DEVICES"] for w in self.workers if w.label == label), None)
-        with self.checking:
-            return test_check(source, spec, backend, timeout_s, device)
+        release = self.checking.hold()
+
+        def free() -> None:
+            release()
+            if gpu_free is not None:
+                gpu_free()
+
+        try:
+            return test_check(source, spec, backend, timeout_s, device, gpu_free=free)
+        finally:
+            release()
 
     def close(self) -> None:
         self._wait_early()
@@ -453,47 +466,3 @@ class GpuPool:
     @property
     def size(self) -> int:
         return len(self.workers)
-
-
-def split(job: TuneJob | CheckJob, n: int, dealt: bool = False) -> list:
-    """One job per worker: a run's configurations dealt round-robin (`dealt`: listed even for one).
-    Checks, single configurations and adaptive searches (each pick depends on the last result)
-    stay on the first worker."""
-    if (n < 2 and not dealt) or not isinstance(job, TuneJob):
-        return [job]
-    if job.configs is not None:
-        todo = job.configs
-    elif job.search == "brute_force":
-        spec = spec_from_plain(job.spec)
-        if is_huge(spec) and job.max_configs:  # a budget needs only the first configurations in order
-            found = LazySpace(spec).first(job.max_configs + len(job.known) + len(job.seeds))
-        else:
-            found = configurations(spec)
-        todo = [dict(zip(spec.tune_params, c)) for c in found]
-    else:
-        return [job]
-    names = list(spec_names(job))
-    keys, pending = set(), []
-    for c in [*job.seeds, *todo]:  # seeds first, dealt like the rest
-        key = config_key(names, c)
-        if key not in job.known and key not in keys:
-            keys.add(key)
-            pending.append(c)
-    if len(pending) < 2:
-        return [job]
-    budget = job.max_configs
-    n = min(n, len(pending), budget or n)
-    return [
-        dataclasses.replace(
-            job,
-            configs=pending[i::n],
-            known=dict(job.known),
-            seeds=[],
-            max_configs=(budget // n + (i < budget % n)) if budget else None,
-        )
-        for i in range(n)
-    ]
-
-
-def spec_names(job: TuneJob) -> list[str]:
-    return list(job.spec["tune_params"])

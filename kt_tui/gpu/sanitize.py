@@ -20,6 +20,7 @@ from ..kernel.spec import Spec, spec_from_plain
 from .compile import find_cuda_tool
 from .env import scrubbed_env
 from .supervise import CANNOT_RUN, run_supervised
+from .timeline import mark
 
 TOOLS = ("memcheck", "racecheck")
 MAX_LINES = 80
@@ -196,8 +197,10 @@ def trim(out: str, max_lines: int = MAX_LINES) -> str:
 
 def main(argv: list[str]) -> int:
     """The child: run the job's kernel once (under compute-sanitizer)."""
+    mark("sanitize child: up")
     from .worker.checking import run_outputs  # in the sanitizer's child process only
 
+    mark("sanitize child: imports done")
     job = json.loads(Path(argv[0]).read_text())
     spec = spec_from_plain(job["spec"])
     spec.compiler_options = [*spec.compiler_options, "-lineinfo"]
@@ -205,6 +208,7 @@ def main(argv: list[str]) -> int:
     for sizes in each:  # in order: the first that fails ends the process (its context is lost)
         run_outputs(spec, job["source"], job["params"], sizes, job["backend"])
         print(f"{RAN} at {sizes} with {job['params']}", flush=True)
+        mark("sanitize child: ran a size")
     return 0
 
 

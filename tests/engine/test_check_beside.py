@@ -25,7 +25,7 @@ class SlowCheckGpu(FakeGpu):
         super().__init__(**kw)
         self.state, self.release, self.order = state, threading.Event(), []
 
-    def test_check(self, source, spec, backend, timeout_s):
+    def test_check(self, source, spec, backend, timeout_s, gpu_free=None):
         self.release.wait(10)
         self.order.append("check")
         return dict(self.state)
@@ -145,16 +145,16 @@ def test_a_result_the_checks_gpu_measured_after_the_test_ended_is_not_timed_agai
 
     from kt_tui.engine.strength import CheckInFlight
 
-    flight = CheckInFlight(lambda: {"state": "ok"}, gpu="gpu1")
+    flight = CheckInFlight(lambda gpu_free: {"state": "ok"}, gpu="gpu1")
     flight.result()
     now = time.monotonic()
-    after = str(datetime.fromtimestamp(flight.ended_at + 0.3, UTC))
-    during = str(datetime.fromtimestamp(flight.ended_at - 0.5, UTC))
+    after = str(datetime.fromtimestamp(flight.freed_at + 0.3, UTC))
+    during = str(datetime.fromtimestamp(flight.freed_at - 0.5, UTC))
     assert not flight.shared_gpu(now, "gpu1", after)
     assert flight.shared_gpu(now, "gpu1", during)
     assert flight.shared_gpu(now, "gpu1", None)  # no timestamp: it arrived too soon after the test to tell
     assert not flight.shared_gpu(now, "gpu0", during)  # another GPU of the pool
-    one = CheckInFlight(lambda: {"state": "ok"})  # one GPU: its worker is this host's
+    one = CheckInFlight(lambda gpu_free: {"state": "ok"})  # one GPU: its worker is this host's
     one.result()
     assert not one.shared_gpu(time.monotonic(), None, after) and one.shared_gpu(time.monotonic(), None, during)
     assert one.shared_gpu(time.monotonic(), "ray:node2", after)  # another host's clock: by arrival only
@@ -173,7 +173,7 @@ def test_the_check_started_while_the_kernel_is_compile_checked_is_the_one_the_se
     gpu = SlowCheckGpu(strength.verdict([], [], changed=["c"]))
     calls = []
     test = gpu.test_check
-    gpu.test_check = lambda *a: calls.append(a) or test(*a)
+    gpu.test_check = lambda *a, **k: calls.append(a) or test(*a, **k)
     kf = read_kernel_file(EXAMPLES / "vector_add.cu")
     _, spec = load_kernel_spec(kf, None, None)
     flights.start_early(gpu, kf.source, spec, choice.backend, None)
@@ -185,3 +185,28 @@ def test_the_check_started_while_the_kernel_is_compile_checked_is_the_one_the_se
     assert len(calls) == 3 and engine.check_in_flight is None and not flights._EARLY
     assert early.done() and session_summary(store, sid)["check"]["state"] == "ok"
     assert gpu.order.count("check") == 3  # the three tests ran; the session waited on the last only
+
+
+def test_a_result_timed_after_the_test_left_the_gpu_is_not_timed_again_while_the_test_still_judges():
+    import threading
+    import time
+    from datetime import UTC, datetime
+
+    from kt_tui.engine.strength import CheckInFlight
+
+    judging = threading.Event()
+
+    def test(gpu_free):
+        gpu_free()  # the sanitizer and the runs are done; the child judges their arrays
+        judging.wait(10)
+        return {"state": "ok"}
+
+    flight = CheckInFlight(test, gpu="gpu1")
+    deadline = time.monotonic() + 10
+    while flight.freed_at is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not flight.done()
+    stamp = str(datetime.fromtimestamp(flight.freed_at + 0.2, UTC))
+    assert not flight.shared_gpu(time.monotonic(), "gpu1", stamp)
+    judging.set()
+    assert flight.result()["state"] == "ok"

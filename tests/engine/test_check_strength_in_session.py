@@ -23,7 +23,7 @@ class CheckingGpu(FakeGpu):
         super().__init__(**kw)
         self.state, self.tested = state, []
 
-    def test_check(self, source, spec, backend, timeout_s):
+    def test_check(self, source, spec, backend, timeout_s, gpu_free=None):
         self.tested.append((spec["kernel"], backend))
         return dict(self.state)
 

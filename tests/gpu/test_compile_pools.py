@@ -168,3 +168,54 @@ def _compilers(pids: list[int]) -> list[int]:
         if b"spawn_main" in cmd and b"resource_tracker" not in cmd:
             out.append(pid)
     return out
+
+
+def test_a_compile_two_workers_ask_the_server_for_runs_once(tmp_path):
+    """Half of a share handed over (gpu/dealing.py): the worker that takes it asks for compiles the
+    other asked for already; the server waits on those. One that failed is compiled again."""
+    import os
+    from concurrent.futures import wait
+
+    from kt_tui.gpu.worker.sharedpool import Plan, Server, SharedPool
+
+    from ..helpers import counted_compile
+
+    cores = sorted(os.sched_getaffinity(0))
+    server = Server(Plan(len(cores), [], cores[-1:], 2))
+    try:
+        assert server.wait()
+        giver, taker = (SharedPool(server.address, server.authkey, 4) for _ in range(2))
+        log = str(tmp_path / "calls")
+        asked = [giver.submit(counted_compile, log, "a", 0.3), taker.submit(counted_compile, log, "a", 0.3)]
+        asked += [taker.submit(counted_compile, log, "b", 0.0)]
+        wait(asked, timeout=30)
+        assert [f.result() for f in asked] == ["cubin of a", "cubin of a", "cubin of b"]
+        assert giver.submit(counted_compile, log, "a", 0.3).result() == "cubin of a"  # done: kept
+        with open(log) as f:
+            assert sorted(f.read().split()) == ["a", "b"]
+        for _ in range(2):  # one after the other: the second is asked once the first has failed
+            assert isinstance(giver.submit(counted_compile, log, "fail", 0.0).exception(timeout=30), RuntimeError)
+        with open(log) as f:
+            assert f.read().split().count("fail") == 2
+        giver.shutdown()
+        taker.shutdown()
+    finally:
+        server.close()
+
+
+def test_the_servers_memory_of_compiles_is_bounded_in_count_and_bytes():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kt_tui.gpu.worker.sharedpool import Recent
+
+    recent = Recent()
+    recent.KEEP, recent.KEEP_BYTES = 3, 1000
+    with ThreadPoolExecutor(2) as pool:
+        for i in range(6):
+            recent.submit(pool, bytes, (10,)).result()  # the same ask: kept once
+            recent.submit(pool, str, (i,)).result()
+        assert len(recent.futures) <= 3 and list(recent.sizes.values()).count(10) <= 1
+        recent.KEEP = 100
+        for i in range(20):
+            recent.submit(pool, bytes, (300 + i,)).result()  # 300 bytes and more each
+        assert sum(recent.sizes.values()) <= 1000 and len(recent.futures) <= 4

@@ -130,3 +130,34 @@ def test_no_share_is_taken_from_a_paused_gpu():
     assert len({r.key for r in got}) == len(got) == 120 and not info["stopped"]
     assert not [t for t in slow.stops if marks["paused"] < t < marks["resumed"]]  # the pause held
     assert slow.stops and len(fast.jobs) >= 2  # and afterwards the run was dealt again
+
+
+def test_the_checks_gpu_starts_once_the_test_has_left_it_not_once_the_test_has_judged(monkeypatch):
+    """The check's child judges its arrays after its runs (seconds of numpy for a large problem):
+    the GPU it ran on measures meanwhile."""
+    from kt_tui.gpu import checkrun
+
+    pool = GpuPool(2)
+    first, checked = Paced("gpu0", 0.005), Paced("gpu1", 0.005)
+    first.env, checked.env = {"CUDA_VISIBLE_DEVICES": "0"}, {"CUDA_VISIBLE_DEVICES": "1"}
+    pool.workers = [first, checked]
+    pool.check_gpu = lambda: "gpu1"
+    judged: list[float] = []
+
+    def test_check(source, spec, backend, timeout_s, device, gpu_free):
+        time.sleep(0.1)  # the sanitizer and the runs
+        gpu_free()
+        time.sleep(0.5)  # the child judges
+        judged.append(time.monotonic())
+        return {"state": "ok"}
+
+    monkeypatch.setattr(checkrun, "test_check", test_check)
+    t = threading.Thread(target=pool.test_check, args=("src", {}, "cupy", 60))
+    t.start()
+    deadline = time.monotonic() + 5
+    while not pool.checking.busy() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    got, _ = _run(pool, matmul_job(configs=_space(200)))
+    t.join()
+    assert len({r.key for r in got}) == 200 and not pool.checking.busy()
+    assert checked.times and min(checked.times) < judged[0]

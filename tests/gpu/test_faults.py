@@ -138,10 +138,10 @@ def outcome(engine, step_id: str) -> tuple[str, str]:
     first = engine.known(step["version"]).get(",".join(str(params[n]) for n in spec.tune_params))
     if first is None:
         return "run_failed", reason
-    if first["status"] != "ok":
-        return first["status"], reason
+    if first.status != "ok":
+        return first.status, reason
     bad = first_failure(engine.check_sizes(step["version"], params))
-    return (bad["status"] if bad else "ok"), reason
+    return (bad.status if bad else "ok"), reason
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if "compile" in c], ids=lambda c: Path(c["file"]).stem)
@@ -249,11 +249,11 @@ def test_a_version_wrong_only_at_a_ragged_size_ends_wrong_result_with_the_index(
         gpu.close()
     step = next(s for s in store.steps(sid) if s["id"] == "ragged_float4")
     first = engine.known(step["version"])["256"]
-    assert first["status"] == "ok" and first["verified"]  # right at the spec's size
+    assert first.status == "ok" and first.verified  # right at the spec's size
     assert step["state"] == "failed"
     assert step["reason"].startswith("wrong result at n=349525: out[349524] = nan, expected "), step["reason"]
     check = store.checks(sid, step["version"], "256")[0]
-    assert check["ok"] is False and check["verdicts"][0]["first_bad"] == 349524
+    assert check.ok is False and check.verdicts and check.verdicts[0]["first_bad"] == 349524
     report(f"ragged float4: {step['reason']}")
 
 

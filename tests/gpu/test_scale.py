@@ -396,7 +396,7 @@ def test_a_session_over_several_gpus_tests_its_check_too(hermetic, monkeypatch):
     from ..engine.test_outcomes import real_session
 
     called = []
-    monkeypatch.setattr(checkrun, "test_check", lambda *a: called.append(a[2]) or {"state": "ok", "fixes": []})
+    monkeypatch.setattr(checkrun, "test_check", lambda *a, **k: called.append(a[2]) or {"state": "ok", "fixes": []})
     store = Store(hermetic / "s.db")
     sid, choice = real_session(store)
     engine = Engine(store, sid, GpuPool(2), choice, lambda g: Decision("approve"))

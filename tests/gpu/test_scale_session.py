@@ -121,7 +121,7 @@ def test_one_pool_compiles_off_the_kept_cores_at_most_its_size_at_once(monkeypat
     assert plan(2, list(range(16))).size == 3  # the user's size for it, whatever the cores
     monkeypatch.delenv("KT_TUI_PREFETCH_WORKERS")
     numbers = plan(2, list(range(16)))
-    assert (numbers.size, numbers.kept, numbers.depth) == (14, [0, 1], 24)
+    assert (numbers.size, numbers.kept, numbers.depth) == (14, [0, 1], 56)
     assert "one pool of 14 compiles on cores 2-15 (16 cores here, 2 kept for the 2 GPU workers: 0-1)" in (
         numbers.describe()
     )
@@ -136,7 +136,7 @@ def test_one_pool_compiles_off_the_kept_cores_at_most_its_size_at_once(monkeypat
         a, b = compilers.thread_pool(), compilers.thread_pool()  # two GPU workers' pools
         assert isinstance(a, SharedPool) and isinstance(b, SharedPool)
         cmd = [sys.executable, "-c", AFFINITY_AND_TIMES]
-        futures = [p.submit(subprocess.check_output, cmd) for p in (a, b, a, b)]
+        futures = [p.submit(subprocess.check_output, [*cmd, str(i)]) for i, p in enumerate((a, b, a, b))]  # 4 asks
         runs = [f.result(timeout=60).decode().rsplit(" ", 2) for f in futures]
         a.shutdown()
         b.shutdown()
@@ -152,7 +152,7 @@ def test_one_pool_compiles_off_the_kept_cores_at_most_its_size_at_once(monkeypat
 def test_one_gpu_compiles_on_all_cores_but_its_own_and_its_compilers_keep_off_that_core(monkeypatch):
     """With no compile server (one GPU), a worker's own pool is planned as the server's: every core
     but one compiles (it was 16 at most), and nvcc, started from the pool's threads, runs there."""
-    from kt_tui.gpu.worker.sharedpool import WINDOW, depth, own_plan
+    from kt_tui.gpu.worker.sharedpool import AHEAD, WINDOW, depth, own_plan
 
     monkeypatch.delenv(ENV, raising=False)
     monkeypatch.delenv("KT_TUI_PREFETCH_WORKERS", raising=False)
@@ -161,7 +161,7 @@ def test_one_gpu_compiles_on_all_cores_but_its_own_and_its_compilers_keep_off_th
         pytest.skip("one core: nothing to keep apart")
     mine = own_plan()
     assert (mine.kept, mine.cores, mine.size) == (cores[:1], cores[1:], len(cores) - 1)
-    assert depth() == max(WINDOW, 2 * mine.size)
+    assert depth() == max(WINDOW, AHEAD * mine.size)
     pool = compilers.thread_pool()
     try:
         assert isinstance(pool, ThreadPoolExecutor) and pool._max_workers == len(cores) - 1

@@ -137,7 +137,7 @@ def clean_sanitizer(calls):
 def fake_child(outputs: dict):
     """Judges the arrays as the child would and writes its state: outputs[name] -> out array."""
 
-    def run(job, out: Path, timeout_s):
+    def run(job, out: Path, timeout_s, gpu_done=None):
         s = checkrun.spec_from_plain(job["spec"])
         args = checkrun.make_args(s, s.sizes)
         before = {a.name: v for a, v in zip(s.args, args) if a.is_array}
@@ -254,7 +254,7 @@ def test_a_child_that_cannot_run_the_original_leaves_it_unchecked():
         spec(),
         "cupy",
         sanitizer=clean_sanitizer([]),
-        child=lambda job, out, t: "the check runs failed (exit status 1): boom",
+        child=lambda job, out, t, gpu_done=None: "the check runs failed (exit status 1): boom",
     )
     assert state["state"] == "unchecked" and "boom" in state["why"]
 
@@ -487,7 +487,7 @@ def test_the_check_runs_go_on_beside_the_sanitizer():
 
     write = fake_child({"original": np.arange(1000, dtype=np.int32), "mutant": np.zeros(1000, np.int32)})
 
-    def child(job, out, timeout_s):
+    def child(job, out, timeout_s, gpu_done=None):
         child_started.set()
         return write(job, out, timeout_s)
 
