@@ -219,3 +219,18 @@ def test_the_servers_memory_of_compiles_is_bounded_in_count_and_bytes():
         for i in range(20):
             recent.submit(pool, bytes, (300 + i,)).result()  # 300 bytes and more each
         assert sum(recent.sizes.values()) <= 1000 and len(recent.futures) <= 4
+
+
+def test_a_compile_the_server_cancelled_is_compiled_again_when_asked():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kt_tui.gpu.worker.sharedpool import Recent
+
+    recent, hold = Recent(), threading.Event()
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(hold.wait, 10)  # the one thread is busy: the next ask waits in the queue
+        queued = recent.submit(pool, bytes, (4,))
+        assert queued.cancel()
+        hold.set()
+        assert recent.submit(pool, bytes, (4,)).result(timeout=10) == bytes(4)

@@ -145,7 +145,7 @@ class Recent:
         key = hashlib.sha256(pickle.dumps((fn.__module__, fn.__qualname__, args))).digest()
         with self.lock:
             known = self.futures.get(key)
-            if known is not None and not (known.done() and known.exception() is not None):
+            if known is not None and not _failed(known):
                 self.futures.move_to_end(key)
                 return known
             self._forget(key)
@@ -157,13 +157,17 @@ class Recent:
         with self.lock:
             if self.futures.get(key) is not future:
                 return
-            self.sizes[key] = 0 if future.exception() is not None else _nbytes(future.result())
+            self.sizes[key] = 0 if _failed(future) else _nbytes(future.result())
             while self.futures and (len(self.futures) > self.KEEP or sum(self.sizes.values()) > self.KEEP_BYTES):
                 self._forget(next(iter(self.futures)))
 
     def _forget(self, key: bytes) -> None:
         self.futures.pop(key, None)
         self.sizes.pop(key, None)
+
+
+def _failed(future: Future) -> bool:
+    return future.done() and (future.cancelled() or future.exception() is not None)
 
 
 def _nbytes(value: Any) -> int:
