@@ -157,7 +157,10 @@ class Recent:
         with self.lock:
             if self.futures.get(key) is not future:
                 return
-            self.sizes[key] = 0 if _failed(future) else _nbytes(future.result())
+            if _failed(future):
+                self._forget(key)
+                return
+            self.sizes[key] = _nbytes(future.result())
             while self.futures and (len(self.futures) > self.KEEP or sum(self.sizes.values()) > self.KEEP_BYTES):
                 self._forget(next(iter(self.futures)))
 
