@@ -5,8 +5,6 @@ holds the session's state these methods read."""
 from __future__ import annotations
 
 import hashlib
-import itertools
-import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -19,13 +17,14 @@ from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec
-from ..records import Check, Known, Result, as_result, replace
+from ..records import Check, Result, as_result, replace
 from ..search.options import run_seed, search_options
 from ..search.seeds import grouped_seed_configs
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import SessionStore, Store
 from ..store.results import StoredResults
 from .backend import BackendChoice
+from .known import known_in_space
 from .strength import CheckInFlight, result_params, settle_check, start_check
 from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
 
@@ -427,18 +426,7 @@ class Runs:
         return [r.id for r in self.data.runs() if r.state == NOT_MEASURED]
 
     def _known_for_worker(self, vid: str, spec: Spec) -> dict[str, Any]:
-        """The stored results a tuning job must not measure again: those its space can meet. A
-        space of few configurations in a large session is looked up key by key; otherwise every
-        stored result of the version is read and those outside the space are left out."""
-        values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
-        if math.prod(len(vs) for vs in values) * 16 < self.data.count_results():
-            known = self.known(vid)
-            return {
-                k: Known(r.params, r.time_ms, r.status)
-                for k in map(",".join, itertools.product(*values))
-                if (r := known.get(k)) is not None
-            }
-        return _in_space(spec, self.data.known_for_worker(vid))
+        return known_in_space(self.data, vid, spec)
 
     def _measured(self, vid: str | None = None) -> bool:
         """Whether any result (of `vid`) ran and has a time: the fastest one is found by index, where
@@ -475,20 +463,6 @@ def _common_error(rows: list[Result]) -> str:
         return "no results"
     text, n = errors.most_common(1)[0]
     return f"{text.rstrip(': ')} ({n} of {len(rows)} configurations)"
-
-
-def _in_space(spec: Spec, known: dict[str, Any]) -> dict[str, Any]:
-    """The stored results a run over the spec's space can meet: keys made of its values (a version
-    may hold results of an earlier space); the others need not travel to the worker."""
-    values = [[str(v) for v in vs] for vs in spec.tune_params.values()]
-    if math.prod(len(vs) for vs in values) <= len(known):  # fewer configurations than results: look each up
-        return {k: known[k] for k in map(",".join, itertools.product(*values)) if k in known}
-    sets = [set(vs) for vs in values]
-    return {
-        k: r
-        for k, r in known.items()
-        if len(parts := k.split(",")) == len(sets) and all(p in vs for p, vs in zip(parts, sets))
-    }
 
 
 def _space_total(spec: Spec) -> int:

@@ -14,7 +14,7 @@ import pytest
 
 from kt_tui.engine import precheck, registry
 from kt_tui.engine.backend import BackendChoice, choose_backend
-from kt_tui.engine.runs import _in_space
+from kt_tui.engine.known import in_space
 from kt_tui.gpu import compile as comp
 from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.protocol import TuneJob
@@ -173,10 +173,10 @@ def test_a_sim_session_of_the_recorded_version_says_its_check_was_skipped(capsys
 def test_in_space_keeps_the_stored_results_a_run_can_meet():
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
     known = {"256": 1, "1024": 2, "48": 3, "256,1": 4, "": 5, **{str(10**6 + i): i for i in range(20)}}
-    assert _in_space(spec, known) == {"256": 1, "1024": 2}  # looked up by the space's keys
-    assert _in_space(spec, {"256": 1, "48": 3}) == {"256": 1}  # filtered key by key
+    assert in_space(spec, known) == {"256": 1, "1024": 2}  # looked up by the space's keys
+    assert in_space(spec, {"256": 1, "48": 3}) == {"256": 1}  # filtered key by key
     spec.tune_params = {}
-    assert _in_space(spec, {"": 5, "256": 1}) == {"": 5}
+    assert in_space(spec, {"": 5, "256": 1}) == {"": 5}
 
 
 def test_a_worker_never_asked_for_anything_is_stopped_at_once_and_one_that_was_ends_cleanly(hermetic):
