@@ -8,6 +8,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,11 @@ def _load(name: str, path: Path):
 judge = _load("corpus_judge", ROOT / "benchmarks" / "corpus_judge.py")
 drafts = _load("drafts_bench", ROOT / "benchmarks" / "drafts.py")
 gen = _load("corpus_gen", CORPUS / "specs" / "gen.py")
-FUNCTIONS = {"gen:csr_row_ptr": gen.csr_row_ptr}  # the hand specs' own inputs, trusted here
+gen3 = _load("corpus_gen3", CORPUS / "specs" / "gen3.py")
+FUNCTIONS = {  # the hand specs' own inputs, trusted here
+    "gen:csr_row_ptr": gen.csr_row_ptr,
+    "gen3:csr_row_ptr_varied": gen3.csr_row_ptr_varied,
+}
 
 
 def _hand(name: str):
@@ -50,6 +55,8 @@ def test_every_kernel_has_a_spec_a_truth_and_a_source_line():
         first = (CORPUS / f"{name}.cu").read_text().splitlines()[0]
         assert first.startswith("// shape modelled on: ") and "written from scratch for kt-tui's corpus" in first, name
     assert sum(judge.load_truth(CORPUS / "truth" / f"{n}.toml").unseen for n in NAMES) == 12
+    batches = Counter(judge.load_truth(CORPUS / "truth" / f"{n}.toml").heldout for n in NAMES)
+    assert (batches[1], batches[2], batches[3]) == (8, 6, 12)  # held-out kernels per batch
 
 
 @pytest.mark.parametrize("name", NAMES)
