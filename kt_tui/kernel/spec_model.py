@@ -381,7 +381,7 @@ def check_sizes(spec: Spec, sizes: dict[str, int]) -> None:
             for key in ("low", "high"):
                 if getattr(a, key) is not None:
                     try:
-                        _fits(a, evaluate(getattr(a, key), sizes), f"{where}.{key}")
+                        _fits(a, evaluate(getattr(a, key), sizes), f"{where}.{key}", exclusive=key == "high")
                     except ExprError as e:
                         raise LateProblem(f"{where}.{key}", str(e)) from None
             if a.low is not None and a.high is not None:
@@ -417,8 +417,9 @@ def check_sizes(spec: Spec, sizes: dict[str, int]) -> None:
         _fits(a, v, where)
 
 
-def _fits(a: Arg, v: Any, where: str) -> None:
-    """`v` can be stored in the argument's dtype (no overflow, no inf from a finite number)."""
+def _fits(a: Arg, v: Any, where: str, exclusive: bool = False) -> None:
+    """`v` can be stored in the argument's dtype (no overflow, no inf from a finite number); an
+    exclusive integer bound (a random draw's `high`) may be one past the greatest value."""
     want(
         isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
         where,
@@ -429,6 +430,7 @@ def _fits(a: Arg, v: Any, where: str) -> None:
         want(abs(v) <= big, where, f"{v!r} is beyond the range of {a.dtype} (at most {big:.4g})")
     else:
         low, high = int_range(a.dtype)
+        high += exclusive
         want(low <= int(v) <= high, where, f"{v!r} does not fit {a.dtype} ({low} to {high})")
 
 
@@ -446,7 +448,7 @@ def random_bounds(a: Arg, sizes: dict[str, int]) -> tuple[Any, Any]:
         high = hi if hi is not None else (1.0 if wide else 100)
     if not floating:
         least, most = int_range(a.dtype)
-        low, high = max(least, int(low)), min(most, int(high))
+        low, high = max(least, int(low)), min(most + 1, int(high))  # high is exclusive
     return low, high
 
 

@@ -75,3 +75,40 @@ def test_the_dtype_ranges_a_spec_is_checked_against_are_numpys():
     parse_spec(text.replace('value = "n"', 'value = "2147483647"'))
     with pytest.raises(SpecError, match="does not fit int32"):
         parse_spec(text.replace('value = "n"', 'value = "2147483648"'))
+
+
+def test_a_random_draws_exclusive_high_may_be_one_past_the_dtypes_greatest_value():
+    """`high` is exclusive: every byte value, 255 included, is drawn with high = 256 (it was refused,
+    so byte inputs could never hold 255); one more is still refused."""
+    import numpy as np
+
+    from kt_tui.kernel.inputs import make_args
+
+    text = """kernel = "k"
+problem_size = ["n"]
+[sizes]
+n = 4096
+[[args]]
+name = "b"
+type = "uint8"
+size = "n"
+low = 0
+high = 256
+[[args]]
+name = "h"
+type = "int32"
+size = "256"
+init = "zeros"
+output = true
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+"""
+    spec = parse_spec(text)
+    drawn = make_args(spec, spec.sizes)[0]
+    assert drawn.dtype == np.uint8 and drawn.max() == 255 and drawn.min() == 0
+    with pytest.raises(SpecError, match="does not fit uint8"):
+        parse_spec(text.replace("high = 256", "high = 257"))
+    with pytest.raises(SpecError, match="does not fit uint8"):
+        parse_spec(text.replace("low = 0", "low = 256"))
