@@ -80,6 +80,17 @@ _TYPE_WORDS = {
     "__restrict",
     "restrict",
 }
+# type names that are no C++ keywords: after a type they are a parameter's name (`int half`)
+_TYPEDEF_WORDS = {"half", "__half", "size_t"}
+_QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict"}
+
+
+def _is_name(word: str, before: str) -> bool:
+    """`word`, following `before`, is the parameter's name rather than the last word of its type."""
+    if word not in _TYPE_WORDS:
+        return True
+    typed = "*" in before or "&" in before or any(w not in _QUALIFIERS for w in re.findall(r"\w+", before))
+    return word in _TYPEDEF_WORDS and typed
 
 
 MAX_HEAD = 1000  # characters between `__global__` and its "(": a longer head is no kernel's
@@ -92,7 +103,7 @@ def parse_param(text: str) -> Param:
         raise SourceError(f"a kernel parameter is longer than {MAX_PARAM} characters: {text[:40]!r}...")
     text = re.sub(r"\s*=.*$", "", text)  # default values
     m = re.match(r"^(.*?)([A-Za-z_]\w*)\s*(\[\s*\w*\s*\])?$", text)
-    if not m or not m.group(1).strip() or m.group(2) in _TYPE_WORDS:
+    if not m or not m.group(1).strip() or not _is_name(m.group(2), m.group(1)):
         if re.fullmatch(r"[\w\s:<>,*&]+", text):
             return Param(name="", ctype=text)  # unnamed, as in a declaration
         raise SourceError(f"cannot read kernel parameter {text!r}")

@@ -184,3 +184,16 @@ def test_pick_kernel_unknown_name():
     with pytest.raises(SourceError, match="no kernel named 'gamma'") as e:
         pick_kernel([_k("alpha"), _k("beta")], "gamma", "k.cu")
     assert "alpha, beta" in str(e.value)
+
+
+def test_a_parameter_named_like_a_type_name_that_is_no_keyword_keeps_its_name():
+    """`int half` is an int named half (it was read as an unnamed `int half`, and spec --check said ok
+    with no argument for it); `half x` and an unnamed `const half` still read as before."""
+    k = find_kernels("__global__ void f(float *a, int half, size_t size_t_n, __half h, const half) {}")[0]
+    assert [(p.name, p.ctype) for p in k.params] == [
+        ("a", "float *"),
+        ("half", "int"),
+        ("size_t_n", "size_t"),
+        ("h", "__half"),
+        ("", "const half"),
+    ]
