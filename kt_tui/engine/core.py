@@ -18,7 +18,7 @@ from ..gpu.client import GpuWorker
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
 from ..llm.errors import LlmUnavailable
-from ..records import Result, replace
+from ..records import Result
 from ..search.space import config_key
 from ..store import SessionStore, Store
 from . import asking, kernel_step
@@ -31,7 +31,7 @@ from .gates import Decision, Gate
 from .registry import get_strategy
 from .runs import Interrupted, Runs
 from .strength import CheckInFlight, settle_check, start_check, vacuous_why
-from .summary import expected_from, unverified_reason
+from .summary import expected_from, fastest_trusted, unverified_reason
 from .verdict import UNMEASURED, trusted, waits_for_gpu
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
@@ -172,24 +172,11 @@ class Engine(Runs):
         self.emit("space_changed", version=vid, tune_params=spec.tune_params)
 
     def best_of(self, vid: str) -> Result | None:
-        ref = self.reference_key() if vid == self.original else None
-        return next((r for r in self.data.by_time(vid) if trusted(r, r.key == ref)), None)
+        return fastest_trusted(self.data.by_time, [vid], self.original, self.reference_key())
 
     def refresh_best(self) -> None:
         """The session's best over the accepted versions, after a result was found wrong."""
-        ref = self.reference_key()  # the fastest trusted row per version, read in time order (no full decode)
-        rows = [
-            next(
-                (
-                    replace(r, version=v)
-                    for r in self.data.by_time(v)
-                    if trusted(r, v == self.original and r.key == ref)
-                ),
-                None,
-            )
-            for v in self.accepted
-        ]
-        best = min((r for r in rows if r), key=lambda r: r.time_ms or 0.0, default=None)
+        best = fastest_trusted(self.data.by_time, sorted(self.accepted), self.original, self.reference_key())
         if best is None and self.best_key is None:
             return
         fields: dict[str, Any] = {
