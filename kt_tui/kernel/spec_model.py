@@ -446,7 +446,7 @@ def random_bounds(a: Arg, sizes: dict[str, int]) -> tuple[Any, Any]:
         high = hi if hi is not None else (1.0 if wide else 100)
     if not floating:
         least, most = int_range(a.dtype)
-        low, high = max(least, int(low)), min(most, int(high))
+        low, high = max(least, int(low)), min(most + 1, int(high))  # high is left out: 256 for every byte
     return low, high
 
 
