@@ -332,7 +332,7 @@ class _Sites:
             for p, q in (("x", "y"), ("i", "j"), ("row", "col"), ("tx", "ty")):
                 if p in idents and q in idents:
                     inner = self.span(k + 1, close)
-                    new = re.sub(rf"\b({p}|{q})\b", lambda m: q if m.group(1) == p else p, inner)
+                    new = re.sub(rf"\b({p}|{q})\b", lambda m, p=p, q=q: q if m.group(1) == p else p, inner)
                     at, end = self.toks[k + 1].pos, self.toks[close].pos
                     self.add("swap", (at, end, new), f"`[{inner}]` -> `[{new}]`")
 
