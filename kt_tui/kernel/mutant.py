@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .syntax import Token, code_text, tokens
 
@@ -18,6 +20,7 @@ class NoMutant(ValueError):
 
 
 KINDS = ("nothing", "bound", "index", "swap", "sign", "drop", "half", "const", "type", "mask")
+T = TypeVar("T")
 CAP = 30  # mutants tested per kernel: a kind-balanced sample when there are more sites
 
 
@@ -279,7 +282,7 @@ class _Sites:
     def params(self) -> list[tuple[str, str, bool]]:
         """(name, base type, pointer?) of each kernel parameter."""
         out = []
-        depth, part = 0, []
+        depth, part = 0, list[Token]()
         for t in self.toks:
             if t.pos < self.params_at or t.pos >= self.body:
                 continue
@@ -332,7 +335,7 @@ class _Sites:
             for p, q in (("x", "y"), ("i", "j"), ("row", "col"), ("tx", "ty")):
                 if p in idents and q in idents:
                     inner = self.span(k + 1, close)
-                    new = re.sub(rf"\b({p}|{q})\b", lambda m, p=p, q=q: q if m.group(1) == p else p, inner)
+                    new = re.sub(rf"\b({p}|{q})\b", _swapper(p, q), inner)
                     at, end = self.toks[k + 1].pos, self.toks[close].pos
                     self.add("swap", (at, end, new), f"`[{inner}]` -> `[{new}]`")
 
@@ -358,7 +361,11 @@ class _Sites:
                 self.add("mask", (t.pos, end, f"({read} & {mask})"), f"`{read}` -> `({read} & {mask})`")
 
 
-def _spread(items: list, seed: int) -> list:
+def _swapper(p: str, q: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: q if m.group(1) == p else p
+
+
+def _spread(items: list[T], seed: int) -> list[T]:
     """The items in a fixed order that spreads them over the kernel (not the first lines first)."""
     order = list(items)
     random.Random(seed).shuffle(order)

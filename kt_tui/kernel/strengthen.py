@@ -61,11 +61,11 @@ def _value_cases(spec: Spec) -> list[dict[str, Any]]:
                     }
                 )
         elif a.dtype.startswith("float") and (a.init == "positive" or (low is not None and low >= 0)):
-            top = high if isinstance(high, (int, float)) and high > 0 else 1.0
+            wide = high if isinstance(high, (int, float)) and high > 0 else 1.0
             out.append(
                 {
                     "label": f"`{a.name}` with negative values",
-                    "args": {a.name: {"init": "uniform", "low": -top, "high": top}},
+                    "args": {a.name: {"init": "uniform", "low": -wide, "high": wide}},
                 }
             )
     return out
