@@ -30,7 +30,15 @@ from .events import Event, event_from
 from .gates import Decision, Gate
 from .registry import get_strategy
 from .runs import Interrupted, Runs
-from .strength import CheckInFlight, settle_check, start_check, vacuous_why
+from .strength import (
+    CheckInFlight,
+    check_state,
+    score_line,
+    settle_check,
+    start_check,
+    survivors_why,
+    vacuous_why,
+)
 from .summary import expected_from, fastest_trusted, unverified_reason
 from .verdict import UNMEASURED, trusted, waits_for_gpu
 
@@ -50,6 +58,7 @@ class Engine(Runs):
         timeout_s: float | None = None,
         make_llm: Callable[..., Any] | None = None,
         options: dict[str, Any] | None = None,
+        allow_survivors: bool = False,
     ):
         self.store, self.sid, self.gpu, self.choice = store, sid, gpu, choice
         self.data = SessionStore(store, sid)  # what the engine reads and writes of its session
@@ -59,6 +68,7 @@ class Engine(Runs):
         self.timeout_s = timeout_s  # per-configuration watchdog; the spec's timeout_s when None
         self.make_llm = make_llm  # make_llm(on_call) -> LLM client; raises LlmUnavailable in manual mode
         self.options = options or {}
+        self.allow_survivors = allow_survivors  # --auto may accept kernels on a check that wrong variants pass
         self.error: str | None = None  # set by a strategy when the session as a whole failed
         self.stop_requested = threading.Event()
         self.llm_cancel = threading.Event()  # set: the LLM call in flight ends now (cleared as each call starts)
@@ -98,6 +108,9 @@ class Engine(Runs):
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
         gate.vacuous = vacuous_why(self.data)
+        state = check_state(self.data)
+        gate.check = score_line(state)
+        gate.survivors = None if self.allow_survivors else survivors_why(state)
         if expected := expected_from(self.store, self.sid):
             gate.expected = gate.expected or expected
         if not stored or stored.state == "decided":

@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -587,10 +588,8 @@ def main(argv: list[str]) -> int:
 
 def _mutant_runs(spec: Spec, job: dict, out: Path, run_arrays: Callable) -> None:
     """The mutants' runs, their kernels compiled ahead on every core but one (gpu/worker/prefetch.py)."""
-    from contextlib import nullcontext
-
-    from .ktsource import kernel_string
-    from .worker import prefetch
+    from .ktsource import kernel_string  # in the child only: kernel_tuner
+    from .worker import prefetch  # in the child only: the worker's compile-ahead
 
     base = spec.baseline_params()
     texts = []

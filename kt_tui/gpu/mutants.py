@@ -135,8 +135,8 @@ def child_runs(spec: Spec, job: dict[str, Any], out: Path, run: Run, say: Callab
     known, so a child that is stopped or dies leaves what it found to the next. Raises what a run
     raised when the GPU context may be lost (the parent starts another child)."""
     from ..compare import compare_all, failure_text  # numpy, in the child only
-    from ..kernel import strength
-    from ..kernel.inputs import make_args
+    from ..kernel import strength  # numpy, in the child only
+    from ..kernel.inputs import make_args  # numpy, in the child only
 
     token = job.get("token", "")
     params = spec.baseline_params()
@@ -298,8 +298,3 @@ def score_line(killed: int, counted: int, survivors: list[dict[str, Any]]) -> st
         f"; and {len(survivors) - 3} more" if len(survivors) > 3 else ""
     )
     return f"{head}; {'this one survives' if len(survivors) == 1 else f'these {len(survivors)} survive'}: {said}"
-
-
-def survivor_text(m: dict[str, Any]) -> str:
-    """What a surviving mutant means for the check: a kernel that does this would pass it."""
-    return f"a kernel with {m['what']} would pass this check"

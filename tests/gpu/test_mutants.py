@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kt_tui.engine.strength import survivor_text
 from kt_tui.gpu import checkrun
 from kt_tui.gpu import mutants as mutation
 from kt_tui.gpu.sanitize import SanitizeReport
@@ -123,7 +124,7 @@ def test_mutants_run_at_every_size_and_the_survivors_on_stronger_inputs(tmp_path
     assert (score["counted"], score["killed_before"], score["killed"]) == (5, 2, 4)
     assert score["kept"] == [full] and score["strengthening"][1]["why"] == "kills no survivor"
     assert score["line"] == "the check catches 4 of 5 wrong variants; this one survives: i <= n"
-    assert mutation.survivor_text(score["survivors"][0]) == "a kernel with i <= n would pass this check"
+    assert survivor_text(score["survivors"][0]) == "a kernel with i <= n would pass this check"
 
 
 def test_a_case_memcheck_refuses_is_not_kept_and_equivalent_or_stillborn_mutants_do_not_count(tmp_path):
