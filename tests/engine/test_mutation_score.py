@@ -173,3 +173,29 @@ def test_the_report_gives_the_score_the_survivors_and_the_stronger_inputs():
     assert "- survives: a kernel with line 3:11: `<` -> `<=` in `if (i < n)` would pass this check" in md
     assert "- stronger inputs a second seed: kept, kills m07" in md
     assert "- equivalent (not counted): line 3:5" in md
+
+
+def test_a_generated_kernel_is_verified_only_once_the_checks_test_is_done(hermetic):
+    import time
+
+    from kt_tui.engine.strength import CheckInFlight, kept_cases
+
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    gpu = CheckingGpu(_state())
+    engine = Engine(store, sid, gpu, choice, lambda g: Decision("approve"))
+    engine.baseline(engine.original)
+    engine.settle_and_measure_again()
+
+    def slow(*a, gpu_free=None):
+        time.sleep(0.5)
+        return {**_state(), "cases": [CASE, {**CASE, "label": "later"}]}
+
+    engine.check_in_flight = CheckInFlight(slow)
+    source, spec = engine.version(engine.original)
+    vid = engine.new_version(source + "\n// generated\n", spec, engine.original, "step 1")
+    engine.verify(vid)
+    assert engine.check_in_flight is None and [c["label"] for c in kept_cases(engine.data)] == [
+        "a second seed",
+        "later",
+    ]
