@@ -276,6 +276,7 @@ def score(
         "killed": len(after),
         "survivors": [{"id": m["id"], "kind": m["kind"], "what": m["what"]} for m in survivors],
         "killed_how": {m["id"]: base[m["id"]].get("how", "") for m in before},
+        "killed_kinds": sorted({m["kind"] for m in counted if m["id"] in after}),
         "equivalent": [f"{m['what']}: {classes[m['id']][1]}" for m in equivalent],
         "stillborn": [
             f"{m['what']}: {classes.get(m['id'], ('', base.get(m['id'], {}).get('how', '')))[1]}" for m in stillborn
