@@ -19,36 +19,11 @@ from kt_tui.kernel.mutant import Mutant, mutants
 from kt_tui.kernel.spec import parse_spec
 from kt_tui.kernel.strengthen import case_spec
 
-SPEC = parse_spec(
-    """kernel = "hist"
-problem_size = ["n"]
-[sizes]
-n = 1000
-[tune_params]
-block_size_x = [64, 128]
-[[args]]
-name = "data"
-type = "uint8"
-size = "n"
-low = 0
-high = 100
-[[args]]
-name = "hist"
-type = "uint32"
-size = 256
-init = "zeros"
-output = true
-[[args]]
-name = "n"
-type = "int32"
-value = "n"
-"""
-)
-KERNEL = """__global__ void hist(const unsigned char *data, unsigned int *hist, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) atomicAdd(&hist[data[i]], 1u);
-}
-"""
+from ..kernel.test_mutants import HIST, HISTOGRAM
+
+SPEC = parse_spec(HISTOGRAM)
+KERNEL = HIST
+N = SPEC.sizes["size"]
 
 
 def stand_in(kernel_of):
@@ -58,7 +33,7 @@ def stand_in(kernel_of):
         from kt_tui.kernel.inputs import make_args
 
         args = dict(zip([a.name for a in s.args], make_args(s, s.sizes)))
-        args["hist"] = kernel_of(source)(args["data"], int(args["n"]))
+        args["hist"] = kernel_of(source)(args["data"], int(args["size"]))
         return args
 
     return run
@@ -73,9 +48,9 @@ def behaviour(source):
         return lambda d, n: right(d & 0x7F, n)
     if "// signed char" in source:
         return lambda d, n: right(np.where(d > 127, 0, d).astype(np.uint8), n)
-    if "// i <= n" in source:
+    if "// i <= size" in source:
         return right  # reads one past the end: the same outputs here
-    if "// n / 2" in source:
+    if "// size / 2" in source:
         return lambda d, n: right(d, n // 2)
     if "crash" in source:
         raise RuntimeError("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access")
@@ -86,8 +61,8 @@ MUTANTS = [
     {"id": "m00", "kind": "nothing", "what": "emptied", "source": "/* emptied */"},
     {"id": "m01", "kind": "mask", "what": "masked", "source": KERNEL + "// & 0x7f"},
     {"id": "m02", "kind": "type", "what": "signed", "source": KERNEL + "// signed char"},
-    {"id": "m03", "kind": "bound", "what": "i <= n", "source": KERNEL + "// i <= n"},
-    {"id": "m04", "kind": "half", "what": "half", "source": KERNEL + "// n / 2"},
+    {"id": "m03", "kind": "bound", "what": "i <= size", "source": KERNEL + "// i <= size"},
+    {"id": "m04", "kind": "half", "what": "half", "source": KERNEL + "// size / 2"},
 ]
 
 
@@ -97,7 +72,7 @@ def _emptied(source):
 
 def _job(**more):
     full = {"token": "t0", "source": KERNEL, "mutants": MUTANTS, "budget_s": 60, "strengthen_s": 60}
-    full["sizes"] = [{"label": "n=37", "sizes": {"n": 37}}]
+    full["sizes"] = [{"label": "size=37", "sizes": {"size": 37}}]
     full["cases"] = [
         {"label": "`data` over all 256 values of uint8", "sizes": {}, "args": {"data": {"low": 0, "high": 256}}},
         {"label": "a second seed", "sizes": {}, "args": {"data": {"seed": 1001}}},
@@ -123,8 +98,8 @@ def test_mutants_run_at_every_size_and_the_survivors_on_stronger_inputs(tmp_path
     score = mutation.score(MUTANTS, {}, list(records.values()), cases, {c["label"]: "" for c in cases})
     assert (score["counted"], score["killed_before"], score["killed"]) == (5, 2, 4)
     assert score["kept"] == [full] and score["strengthening"][1]["why"] == "kills no survivor"
-    assert score["line"] == "the check catches 4 of 5 wrong variants; this one survives: i <= n"
-    assert survivor_text(score["survivors"][0]) == "a kernel with i <= n would pass this check"
+    assert score["line"] == "the check catches 4 of 5 wrong variants; this one survives: i <= size"
+    assert survivor_text(score["survivors"][0]) == "a kernel with i <= size would pass this check"
 
 
 def test_a_case_memcheck_refuses_is_not_kept_and_equivalent_or_stillborn_mutants_do_not_count(tmp_path):
@@ -137,7 +112,7 @@ def test_a_case_memcheck_refuses_is_not_kept_and_equivalent_or_stillborn_mutants
     score = mutation.score(MUTANTS, classes, records, cases, legal)
     assert (score["counted"], score["killed_before"], score["killed"]) == (3, 1, 1)
     assert score["kept"] == [] and score["strengthening"][0] == {"label": full, "kept": False, "why": legal[full]}
-    assert score["equivalent"] == ["i <= n: compiles to the same code as the original (sm_90)"]
+    assert score["equivalent"] == ["i <= size: compiles to the same code as the original (sm_90)"]
     assert score["line"].startswith("the check catches 1 of 3 wrong variants; these 2 survive: masked; signed")
 
 
@@ -207,7 +182,7 @@ def test_check_strength_reports_the_score_and_keeps_the_case_that_kills(tmp_path
         from kt_tui.kernel.inputs import make_args
 
         before = {a.name: v for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
-        orig = {**before, "hist": right(before["data"], 1000)}
+        orig = {**before, "hist": right(before["data"], N)}
         (out / "state.json").write_text(json.dumps(checkrun.judge(s, {"before": before, "original": orig}, [], [])))
         mutation.child_runs(s, job, out, stand_in(generated), lambda line: None)
         on_survivors(2)
@@ -222,12 +197,12 @@ def test_check_strength_reports_the_score_and_keeps_the_case_that_kills(tmp_path
 
     state = checkrun.check_strength(source, SPEC, "cupy", sanitizer=sanitizer, child=child, classify=lambda *a: {})
     assert state["state"] == "ok" and len(cases_seen) == 2
-    made = mutants(source, "hist")
+    made = mutants(source, "histogram256")
     assert state["mutants"]["counted"] == len(made)
     assert state["cases"] == [
         {
             "label": "`data` over all 256 values of uint8",
-            "sizes": {"n": 1000},
+            "sizes": {"size": N},
             "args": {"data": {"low": 0, "high": 256}},
         }
     ]
@@ -255,7 +230,7 @@ def _judged(again=None, geometry=None):
     from kt_tui.kernel.inputs import make_args
 
     before = {a.name: v for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
-    orig = {**before, "hist": right(before["data"], 1000)}
+    orig = {**before, "hist": right(before["data"], N)}
     runs, _ = checkrun.child_runs(KERNEL, s)
     arrays = {"before": before, "original": orig}
     if again is not None:
@@ -294,7 +269,7 @@ def test_float_sums_reordered_within_tolerance_are_the_same_and_verify_functions
     s = replace(SPEC, verify="mod:check")
     assert [r["name"] for r in checkrun.child_runs(KERNEL, s)[0]] == ["original", "mutant"]
     assert checkrun.other_geometry(SPEC) == {"block_size_x": 128}
-    assert checkrun.other_geometry(replace(SPEC, tune_params={"block_size_x": [64]})) is None
+    assert checkrun.other_geometry(replace(SPEC, tune_params={"block_size_x": [64]}, defaults={})) is None
     f = parse_spec(
         """kernel = "k"
 problem_size = ["n"]
@@ -329,7 +304,7 @@ def test_a_blamed_spec_runs_no_mutants(tmp_path, monkeypatch):
     def run_kernel(name, source, problem_size, args, params, **kw):
         calls.append(source)
         out = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
-        out[1] = right(out[0], 1000 if params["block_size_x"] == 64 else 500)
+        out[1] = right(out[0], N if params["block_size_x"] == 64 else N // 2)
         return out
 
     monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
@@ -342,6 +317,6 @@ def test_a_blamed_spec_runs_no_mutants(tmp_path, monkeypatch):
 
 
 def test_case_spec_changes_only_what_the_case_names():
-    case = {"label": "x", "sizes": {"n": 37}, "args": {"data": {"low": 0, "high": 256}, "gone": {"seed": 3}}}
+    case = {"label": "x", "sizes": {"size": 37}, "args": {"data": {"low": 0, "high": 256}, "gone": {"seed": 3}}}
     s = case_spec(SPEC, case)
-    assert s.sizes == {"n": 37} and s.args[0].high == 256 and s.args[1] == SPEC.args[1] and SPEC.args[0].high == 100
+    assert s.sizes == {"size": 37} and s.args[0].high == 256 and s.args[1] == SPEC.args[1] and SPEC.args[0].high == 100
