@@ -173,7 +173,7 @@ def main() -> int:
     ap.add_argument("--gpu", action="store_true", help="run the check's test on this machine's GPU")
     ap.add_argument("--backend", default="pycuda", help="the GPU backend (default pycuda)")
     ap.add_argument("--cli", action="store_true", help="also time `kt-tui spec --check` in a fresh process")
-    ap.add_argument("--jobs", type=int, default=None, help="nvcc processes at once (default: cores - 1)")
+    ap.add_argument("--jobs", type=int, default=None, help="nvcc processes at once (default: half the cores)")
     ap.add_argument("--out", type=Path, help="also write the table (and FILE.json with every row) here")
     args = ap.parse_args()
     rows = []

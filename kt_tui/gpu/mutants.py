@@ -89,7 +89,8 @@ def classify(
             texts[m.id] = kernel_string(spec, m.source, params)[1]
         except Exception as e:  # noqa: BLE001 - kernel_tuner cannot even prepare it
             out[m.id] = ("stillborn", str(e)[:300])
-    with ThreadPoolExecutor(workers or max(1, (os.cpu_count() or 2) - 1)) as pool:
+    # half the cores: a session's first measurements compile ahead on the others meanwhile
+    with ThreadPoolExecutor(workers or max(1, (os.cpu_count() or 2) // 2)) as pool:
         built = dict(zip(texts, pool.map(lambda t: _cubin(nvcc, t, arch, options, 120), texts.values())))
     original = built.pop("")
     if not isinstance(original, bytes):
