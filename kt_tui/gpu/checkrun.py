@@ -23,7 +23,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -581,40 +580,9 @@ def main(argv: list[str]) -> int:
         judged.write_text(json.dumps(judge(spec, arrays, job["runs"], [])))
         del arrays
     if job.get("mutants") and not json.loads(judged.read_text()).get("blame"):
-        _mutant_runs(spec, job, out, run_arrays)
+        mutation.run_in_child(spec, job, out, run_arrays)
     print(GPU_DONE, job.get("token", ""), flush=True)
     return 0
-
-
-def _mutant_runs(spec: Spec, job: dict, out: Path, run_arrays: Callable) -> None:
-    """The mutants' runs, their kernels compiled ahead on every core but one (gpu/worker/prefetch.py)."""
-    from .ktsource import kernel_string  # in the child only: kernel_tuner
-    from .worker import prefetch  # in the child only: the worker's compile-ahead
-
-    base = spec.baseline_params()
-    texts = []
-    for m in job["mutants"]:
-        try:
-            texts.append(kernel_string(spec, m["source"], base))
-        except Exception:  # noqa: BLE001 - it fails where it runs, and is stillborn there
-            continue
-    texts += [kernel_string(spec, job["source"], base, e["sizes"]) for e in job.get("sizes") or []]
-    early = None
-    if job["backend"] in ("pycuda", "nvcuda") and prefetch.enabled():
-        early = prefetch.Early.start_texts(job["backend"], list(spec.compiler_options or []), texts)
-
-    def run(s: Spec, source: str, params: dict) -> dict:
-        return run_arrays(s, source, params, None, job["backend"], make_args(s, s.sizes))
-
-    def say(line: str) -> None:
-        print(line, flush=True)
-
-    try:
-        with prefetch.Early.serving([early]) if early else nullcontext():
-            mutation.child_runs(spec, job, out, run, say)
-    finally:
-        if early is not None:
-            early.close()
 
 
 if __name__ == "__main__":

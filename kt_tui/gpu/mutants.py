@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -300,3 +301,36 @@ def score_line(killed: int, counted: int, survivors: list[dict[str, Any]]) -> st
         f"; and {len(survivors) - 3} more" if len(survivors) > 3 else ""
     )
     return f"{head}; {'this one survives' if len(survivors) == 1 else f'these {len(survivors)} survive'}: {said}"
+
+
+def run_in_child(spec: Spec, job: dict, out: Path, run_arrays: Callable) -> None:
+    """The mutants' runs, their kernels compiled ahead on every core but one (gpu/worker/prefetch.py)."""
+    from .ktsource import kernel_string  # in the child only: kernel_tuner
+    from .worker import prefetch  # in the child only: the worker's compile-ahead
+
+    base = spec.baseline_params()
+    texts = []
+    for m in job["mutants"]:
+        try:
+            texts.append(kernel_string(spec, m["source"], base))
+        except Exception:  # noqa: BLE001 - it fails where it runs, and is stillborn there
+            continue
+    texts += [kernel_string(spec, job["source"], base, e["sizes"]) for e in job.get("sizes") or []]
+    early = None
+    if job["backend"] in ("pycuda", "nvcuda") and prefetch.enabled():
+        early = prefetch.Early.start_texts(job["backend"], list(spec.compiler_options or []), texts)
+
+    def run(s: Spec, source: str, params: dict) -> dict:
+        from ..kernel.inputs import make_args  # numpy, in the child only
+
+        return run_arrays(s, source, params, None, job["backend"], make_args(s, s.sizes))
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    try:
+        with prefetch.Early.serving([early]) if early else nullcontext():
+            child_runs(spec, job, out, run, say)
+    finally:
+        if early is not None:
+            early.close()
