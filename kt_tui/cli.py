@@ -102,6 +102,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         const=True,
         help="tune on workers of different GPU models, recording the device of every result",
     )
+    p.add_argument(
+        "--allow-survivors",
+        dest="allow_survivors",
+        action="store_const",
+        const=True,
+        help="let --auto accept generated kernels although wrong variants of the kernel pass the check",
+    )
     t = p.add_argument_group("search (every tuning run)")
     t.add_argument(
         "--search",

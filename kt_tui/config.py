@@ -130,6 +130,11 @@ _FIELDS: dict[str, Setting] = {
     ),
     "ray_address": Setting("", "a running Ray cluster to measure on", _STR, env="RAY_ADDRESS"),
     "allow_mixed": Setting(False, "let workers of different GPU models tune together", cs.bool_schema(strict=True)),
+    "allow_survivors": Setting(
+        False,
+        "let --auto accept generated kernels on a check that wrong variants of the kernel pass",
+        cs.bool_schema(strict=True),
+    ),
     "keys": Setting({}, "binding id -> key, remaps the defaults", cs.dict_schema(_STR, _STR, strict=True)),
     "llm_timeout_s": Setting(
         120.0, "total deadline of each attempt of an LLM call", cs.float_schema(strict=True, gt=0, lt=1e9)
@@ -171,6 +176,7 @@ class Settings:
     gpus: int | str
     ray_address: str
     allow_mixed: bool
+    allow_survivors: bool
     keys: dict[str, str]
     llm_timeout_s: float
     llm_retries: int

@@ -14,7 +14,7 @@ from ..gpu.simcache import finalize_cache, recorded_checks
 from ..kernel.spec import Spec
 from ..records import Check, Result, config_key, trusted
 from ..store.rows import check_entry, check_from_entry
-from .strength import result_params
+from .strength import kept_cases, result_params
 
 REMEASURE_TOP = 5  # a run over several GPUs: its fastest configurations measured again on one
 NO_RECORD = "not checked at other sizes (recorded cache has none)"
@@ -46,7 +46,7 @@ class SizeChecks:
         ref_source, ref_spec = engine.version(engine.original)
         params = {**spec.baseline_params(), **params}  # a result from before a space edit lacks the new names
         key = config_key(list(spec.tune_params), params)
-        extra = spec.extra_sizes()
+        extra = spec.extra_sizes() + kept_cases(engine.data)  # and the stronger inputs the check kept
         if not extra or (vid == engine.original and params == ref_spec.baseline_params()):
             return []  # the reference itself
         stored = {c.label: c for c in engine.data.checks(vid, key)}

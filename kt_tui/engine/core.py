@@ -18,7 +18,7 @@ from ..gpu.client import GpuWorker
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
 from ..llm.errors import LlmUnavailable
-from ..records import Result, replace
+from ..records import Result
 from ..search.space import config_key
 from ..store import SessionStore, Store
 from . import asking, kernel_step
@@ -30,8 +30,16 @@ from .events import Event, event_from
 from .gates import Decision, Gate
 from .registry import get_strategy
 from .runs import Interrupted, Runs
-from .strength import CheckInFlight, settle_check, start_check, vacuous_why
-from .summary import expected_from, unverified_reason
+from .strength import (
+    CheckInFlight,
+    check_state,
+    score_line,
+    settle_check,
+    start_check,
+    survivors_why,
+    vacuous_why,
+)
+from .summary import expected_from, fastest_trusted, unverified_reason
 from .verdict import UNMEASURED, trusted, waits_for_gpu
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
@@ -50,6 +58,7 @@ class Engine(Runs):
         timeout_s: float | None = None,
         make_llm: Callable[..., Any] | None = None,
         options: dict[str, Any] | None = None,
+        allow_survivors: bool = False,
     ):
         self.store, self.sid, self.gpu, self.choice = store, sid, gpu, choice
         self.data = SessionStore(store, sid)  # what the engine reads and writes of its session
@@ -59,6 +68,7 @@ class Engine(Runs):
         self.timeout_s = timeout_s  # per-configuration watchdog; the spec's timeout_s when None
         self.make_llm = make_llm  # make_llm(on_call) -> LLM client; raises LlmUnavailable in manual mode
         self.options = options or {}
+        self.allow_survivors = allow_survivors  # --auto may accept kernels on a check that wrong variants pass
         self.error: str | None = None  # set by a strategy when the session as a whole failed
         self.stop_requested = threading.Event()
         self.llm_cancel = threading.Event()  # set: the LLM call in flight ends now (cleared as each call starts)
@@ -98,6 +108,9 @@ class Engine(Runs):
         if reason := unverified_reason(self.store, self.sid):
             gate.unverified = gate.unverified or reason
         gate.vacuous = vacuous_why(self.data)
+        state = check_state(self.data)
+        gate.check = score_line(state)
+        gate.survivors = None if self.allow_survivors else survivors_why(state)
         if expected := expected_from(self.store, self.sid):
             gate.expected = gate.expected or expected
         if not stored or stored.state == "decided":
@@ -172,24 +185,11 @@ class Engine(Runs):
         self.emit("space_changed", version=vid, tune_params=spec.tune_params)
 
     def best_of(self, vid: str) -> Result | None:
-        ref = self.reference_key() if vid == self.original else None
-        return next((r for r in self.data.by_time(vid) if trusted(r, r.key == ref)), None)
+        return fastest_trusted(self.data.by_time, [vid], self.original, self.reference_key())
 
     def refresh_best(self) -> None:
         """The session's best over the accepted versions, after a result was found wrong."""
-        ref = self.reference_key()  # the fastest trusted row per version, read in time order (no full decode)
-        rows = [
-            next(
-                (
-                    replace(r, version=v)
-                    for r in self.data.by_time(v)
-                    if trusted(r, v == self.original and r.key == ref)
-                ),
-                None,
-            )
-            for v in self.accepted
-        ]
-        best = min((r for r in rows if r), key=lambda r: r.time_ms or 0.0, default=None)
+        best = fastest_trusted(self.data.by_time, sorted(self.accepted), self.original, self.reference_key())
         if best is None and self.best_key is None:
             return
         fields: dict[str, Any] = {

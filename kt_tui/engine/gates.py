@@ -52,6 +52,8 @@ class Gate:
     unverified: str | None = None  # set by the engine: why the session's results are not trusted
     expected: str | None = None  # set by the engine: where the expected outputs come from, when not the original
     vacuous: str | None = None  # set by the engine: why the session's check proves nothing (engine/strength.py)
+    check: str | None = None  # set by the engine: the check's mutation score ("the check catches 18 of 20 ...")
+    survivors: str | None = None  # set by the engine: wrong variants the check passes, when --auto may not allow them
     extra: dict[str, Any] = field(default_factory=dict)  # stored fields this version does not know: kept as they were
 
     def __init_subclass__(cls, **kw: Any) -> None:
@@ -64,9 +66,10 @@ class Gate:
 
     @property
     def body(self) -> dict[str, Any]:
-        """The fields as stored (`unverified`, `expected`, `vacuous` only when set), then the unknown ones."""
+        """The fields as stored (`unverified`, `expected`, `vacuous`, `check`, `survivors` only when set),
+        then the unknown ones."""
         out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_BODY}
-        for optional in ("unverified", "expected", "vacuous"):
+        for optional in ("unverified", "expected", "vacuous", "check", "survivors"):
             if out[optional] is None:
                 del out[optional]
         return {**out, **self.extra}
@@ -262,6 +265,8 @@ class AcceptGate(Gate):
             return "approve", f"step {self.step}: not measured (no GPU here): kept, asked again once measured"
         if self.vacuous:
             return "skip", f"step {self.step}: not accepted: the check proves nothing because {self.vacuous}"
+        if self.survivors:
+            return "skip", f"step {self.step}: not accepted: {self.survivors}"
         return ("approve" if self.recommend else "skip"), None
 
     def summary_md(self, decision: dict[str, Any] | None = None) -> list[str]:

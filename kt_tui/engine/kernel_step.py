@@ -21,7 +21,7 @@ from ..records import Result
 from .checks import first_failure
 from .gates import AcceptGate, Decision, Gate, KernelGate
 from .manual import KERNEL_NOTE, is_manual
-from .strength import vacuous_why
+from .strength import kept_cases, vacuous_why
 from .verdict import NOT_CHECKED, NOT_MEASURED, verdict_text
 
 GRID_NAMES = ("block_size_x", "block_size_y", "block_size_z")
@@ -201,7 +201,7 @@ def run_rewrite(engine: Any, step_id: str, title: str, rewrite: Any, suggested: 
             base_version=base_vid,
             manual=KERNEL_NOTE if is_manual(engine) else None,
             tolerances=checked["spec"].tolerances(),
-            verify_sizes=[e["label"] for e in checked["spec"].extra_sizes()],
+            verify_sizes=[e["label"] for e in checked["spec"].extra_sizes() + kept_cases(engine.data)],
             spec=checked["spec"].to_dict(),
         )
         if decision.choice == "skip":

@@ -73,6 +73,8 @@ class Runs:
     def verify(self, vid: str) -> Outcome:
         """Run a new version's first configuration once, checked against the original's outputs.
         finished: its result is trusted; failed: the error says why (wrong, no reference, no verdict)."""
+        if vid != self.original:
+            settle_check(self)  # its checks run the stronger inputs the check's test kept (engine/checks.py)
         _, spec = self.version(vid)
         params = spec.baseline_params()
         key = config_key(spec, params)

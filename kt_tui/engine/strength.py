@@ -69,6 +69,39 @@ def result_params(data: SessionRow) -> list[str]:
     return list((check_state(data) or {}).get("result_params") or {})
 
 
+def score_line(state: dict[str, Any] | None) -> str | None:
+    """The check's mutation score, with the stronger inputs it kept (gpu/mutants.py), or None."""
+    score = (state or {}).get("mutants")
+    if not isinstance(score, dict) or not score.get("line"):
+        return None
+    kept = [c.get("label") for c in (state or {}).get("cases") or [] if isinstance(c, dict)]
+    return str(score["line"]) + (f" (with stronger inputs: {'; '.join(map(str, kept))})" if kept else "")
+
+
+def survivor_text(m: dict[str, Any]) -> str:
+    """What a mutant the check passes means: a kernel that makes this mistake would pass it."""
+    return f"a kernel with {m.get('what')} would pass this check"
+
+
+SURVIVORS_ALLOWED = "--allow-survivors (or allow_survivors = true) lets --auto accept it"
+
+
+def survivors_why(state: dict[str, Any] | None) -> str | None:
+    """Why --auto accepts no generated kernel on this check: wrong variants it passes, that no stronger
+    input killed; None when every counted one is caught."""
+    score = (state or {}).get("mutants")
+    if not isinstance(score, dict) or not score.get("survivors"):
+        return None
+    return f"{score['line']}: a kernel with such a mistake would be kept; {SURVIVORS_ALLOWED}"
+
+
+def kept_cases(data: SessionRow) -> list[dict[str, Any]]:
+    """The stronger inputs the check kept: every later check of a generated kernel runs them too, as
+    checks at other sizes (engine/checks.py)."""
+    cases = (check_state(data) or {}).get("cases") or []
+    return [c for c in cases if isinstance(c, dict) and c.get("label") and isinstance(c.get("sizes"), dict)]
+
+
 def check_line(state: dict[str, Any] | None) -> str | None:
     """One line for gates and `run`: the vacuous reason, or what was left unchecked."""
     if not state:
@@ -232,6 +265,12 @@ def apply_state(engine: Any, state: dict[str, Any]) -> dict[str, Any]:
         raise CheckRefused(refused)
     if line := check_line(state):
         engine.emit("note", text=line)
+    if line := score_line(state):
+        engine.emit("note", text=f"check: {line}")
+    for tried in (state.get("mutants") or {}).get("strengthening") or []:
+        engine.emit(
+            "note", text=f"check: stronger inputs {tried['label']}: {'kept, ' if tried['kept'] else ''}{tried['why']}"
+        )
     for note in state.get("notes") or []:
         engine.emit("note", text=f"check: {note}")
     return state
@@ -242,8 +281,11 @@ def summary(data: SessionRow) -> dict[str, Any] | None:
     state = check_state(data)
     if state is None:
         return None
-    keep = ("state", "why", "fixes", "changed", "result_params", "notes")
-    return {k: state[k] for k in keep if k in state}
+    keep = ("state", "why", "fixes", "changed", "result_params", "notes", "blame", "mutants")
+    out = {k: state[k] for k in keep if k in state}
+    if "cases" in state:
+        out["cases"] = [c.get("label") for c in state["cases"] if isinstance(c, dict)]
+    return out
 
 
 def _epoch(timestamp: str | None) -> float | None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from types import SimpleNamespace
 from typing import Any
 
 from ..errors import UserError
-from ..records import Result, config_key, trusted
+from ..records import Result, config_key, replace, trusted
 from ..store import SessionStore, Store
 from .strength import check_line, check_state, vacuous_why
 from .strength import summary as check_summary
@@ -49,6 +50,28 @@ def expected_from(store: Store, sid: str) -> str | None:
     return "expected outputs: " + refkernel.describe(SimpleNamespace(reference=spec["reference"]))
 
 
+def fastest_trusted(
+    by_time: Callable[[str], Iterable[Result]], versions: Iterable[str], original: str, reference_key: str
+) -> Result | None:
+    """The one best: the fastest trusted result of these versions (the accepted ones; the original
+    at its baseline counts when nothing checked it). A rejected or failed step's kernel is never
+    among them, however fast. The engine, `--json`, the report and the export all ask this."""
+    firsts = (
+        next((replace(r, version=v) for r in by_time(v) if trusted(r, v == original and r.key == reference_key)), None)
+        for v in versions
+    )
+    return min((r for r in firsts if r is not None), key=lambda r: (r.time_ms or 0.0, r.version, r.key), default=None)
+
+
+def accepted_versions(store: Store, sid: str) -> list[str]:
+    """The original and every version whose step was accepted, as stored."""
+    versions = store.versions(sid)
+    if not versions:
+        return []
+    steps = [st["version"] for st in store.steps(sid) if st["state"] == "accepted" and st["version"]]
+    return list(dict.fromkeys([versions[0]["id"], *steps]))
+
+
 def best_result(store: Store, sid: str) -> Result | None:
     versions = store.versions(sid)
     if not versions:  # a session that stopped before its kernel was stored
@@ -58,7 +81,8 @@ def best_result(store: Store, sid: str) -> Result | None:
     original = versions[0]
     base = spec_from_plain(original["spec_json"])
     ref = config_key(list(base.tune_params), base.baseline_params())
-    return next((r for r in store.by_time(sid) if trusted(r, r.version == original["id"] and r.key == ref)), None)
+    data = SessionStore(store, sid)
+    return fastest_trusted(data.by_time, accepted_versions(store, sid), original["id"], ref)
 
 
 def session_summary(store: Store, sid: str) -> dict[str, Any]:

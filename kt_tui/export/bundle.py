@@ -72,11 +72,7 @@ def load_bundle(store: Store, sid: str) -> Bundle:
     s = store.session(sid)
     if s is None:
         raise ExportError(f"no session {sid!r} in {store.path}")
-    best = None
-    if s.get("best_version") and s.get("best_key"):
-        best = store.result(s["id"], s["best_version"], s["best_key"])
-    if best is None:
-        best = best_result(store, s["id"])
+    best = best_result(store, s["id"])  # the one best (engine/summary.py), as `--json` and the table name it
     if (best is None or best.time_ms is None) and s.get("state") == UNMEASURED:
         raise ExportError(f"nothing measured to export yet: {waits_for_gpu(s['id'])}")
     if best is None or best.time_ms is None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..engine.gates import gate_from
 from ..engine.markdown import md_fence, md_ms, md_text
-from ..engine.strength import check_line, state_of
+from ..engine.strength import check_line, score_line, state_of, survivor_text
 from ..engine.verdict import verdict_text
 from ..files import write_output
 from ..records import Result, StoredGate, config_key
@@ -138,6 +138,17 @@ def _check_md(b: Bundle) -> list[str]:
         "outputs change and a do-nothing kernel fails it."
     )
     out = ["## The check", "", _text(said), ""]
+    if line := score_line(state):
+        out += [f"Mutation score: {_text(line)}.", ""]
+        score = state.get("mutants") or {}
+        out += [f"- survives: {_text(survivor_text(m))}" for m in score.get("survivors") or []]
+        out += [
+            f"- stronger inputs {_text(t['label'])}: {'kept, ' if t['kept'] else ''}{_text(t['why'])}"
+            for t in score.get("strengthening") or []
+        ]
+        out += [f"- equivalent (not counted): {_text(e)}" for e in score.get("equivalent") or []]
+        out += [f"- stillborn, does not compile (not counted): {_text(e)}" for e in score.get("stillborn") or []]
+        out += [f"- not run within the time budget: {_text(e)}" for e in score.get("not_run") or []]
     out += [f"- outputs: {_text(f)}" for f in state.get("fixes") or []]
     out += [f"- note: {_text(n)}" for n in state.get("notes") or []]
     return out + ([""] if len(out) > 4 else [])

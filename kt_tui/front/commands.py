@@ -203,6 +203,7 @@ def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_eve
         timeout_s=settings.timeout_s,
         make_llm=llm_factory(settings),
         options=options,
+        allow_survivors=settings.allow_survivors,
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..config import load_settings
 from ..engine.precheck import compile_spec
+from ..engine.strength import score_line, survivor_text
 from ..errors import UserError
 from ..files import write_new
 from ..gpu import checkrun  # looked up at each call: tests replace check_strength
@@ -221,6 +222,8 @@ def test_check(args, kf, spec) -> str | None:
             print(f"kt-tui: {kf.path}: {e}", file=sys.stderr)
             return None
     problems = [f"the check proves nothing because {state['why']}"] if state["state"] == "vacuous" else []
+    if state.get("blame"):
+        problems.insert(0, state["blame"])
     problems += list(state.get("fixes") or [])
     if refused := checkrun.refusal(spec, state.get("result_params") or {}):
         problems.append(refused)
@@ -246,7 +249,21 @@ def test_check(args, kf, spec) -> str | None:
         mutant or "a do-nothing kernel fails it",
     ]
     rest = [n for n in notes if n not in (memcheck, mutant)]
-    return f"; check tested on {backend}: " + ", ".join(parts) + "".join(f"; {n}" for n in rest)
+    if line := score_line(state):
+        rest.append(line)
+        score = state.get("mutants") or {}
+        rest += [
+            f"stronger inputs {t['label']}: {'kept, ' if t['kept'] else ''}{t['why']}"
+            for t in score.get("strengthening") or []
+        ]
+        rest += [survivor_text(m) for m in score.get("survivors") or []]
+        if score.get("equivalent") or score.get("stillborn"):
+            rest.append(
+                f"not counted: {len(score.get('equivalent') or [])} equivalent (the same compiled code), "
+                f"{len(score.get('stillborn') or [])} stillborn (do not compile)"
+            )
+    seconds = f" in {state['seconds']:g} s" if state.get("seconds") is not None else ""
+    return f"; check tested on {backend}{seconds}: " + ", ".join(parts) + "".join(f"; {n}" for n in rest)
 
 
 def spec_command(args) -> int:

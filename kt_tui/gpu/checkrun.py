@@ -28,8 +28,10 @@ from typing import Any
 
 from ..kernel import refkernel, strength
 from ..kernel.inputs import load_named, make_args
-from ..kernel.mutant import NoMutant, do_nothing
+from ..kernel.mutant import NoMutant, do_nothing, mutants
 from ..kernel.spec import Spec, spec_from_plain
+from ..kernel.strengthen import candidates, case_spec, check_entry
+from . import mutants as mutation
 from .compile import _kill
 from .env import scrubbed_env
 from .sanitize import SanitizeReport, sanitize
@@ -191,19 +193,86 @@ def child_runs(source: str, spec: Spec) -> tuple[list[dict], str]:
         runs.append(
             {"name": f"param:{name}", "param": name, "value": value, "source": source, "params": {**base, name: value}}
         )
+    if spec.verify == "elementwise":  # a verify function or "none" judges outputs its own way (as refusal())
+        runs.append({"name": "again", "source": source, "params": base})
+        if (other := other_geometry(spec)) is not None:
+            runs.append({"name": "geometry", "source": source, "params": other})
     return runs, why
+
+
+def other_geometry(spec: Spec) -> dict | None:
+    """The baseline at another block size the space allows (the first block size name with one)."""
+    base = spec.baseline_params()
+    for name in spec.block_size_names or GEOMETRY:
+        for value in spec.tune_params.get(name, []):
+            if value != base[name] and spec.allows({**base, name: value}):
+                return {**base, name: value}
+    return None
+
+
+def _params_text(params: dict, names: list[str]) -> str:
+    return ", ".join(f"{n}={params[n]}" for n in names) or "its baseline"
+
+
+def blame(spec: Spec, original: dict, runs: list[dict], arrays: dict[str, dict]) -> str:
+    """Why the spec's launch or the original is the likely cause of wrong results to come: two runs
+    of the baseline that differ (a race), or outputs that depend on the block size; "" when neither."""
+    from ..compare import compare_all  # numpy: in the child
+
+    tol = {a.name: a.tolerance() for a in spec.outputs()}
+    base = spec.baseline_params()
+    geometry = [n for n in spec.block_size_names or GEOMETRY if n in base]
+    for run in runs:
+        got = arrays.get(run["name"])
+        if run["name"] not in ("again", "geometry") or got is None:
+            continue
+        bad = [v for v in compare_all(original, got, tol) if not v["ok"]]
+        if not bad:
+            continue
+        v = bad[0]
+        n = original[v["output"]].size
+        numbers = (
+            f"`{v['output']}` differs in {v['mismatches']} of {n} elements"
+            + (f" (largest difference {v['max_abs_err']:.4g}" if v.get("max_abs_err") is not None else " (")
+            + f", first at {v['output']}[{v['first_bad']}])"
+        )
+        if run["name"] == "again":
+            return (
+                f"two runs of the original kernel at its baseline ({_params_text(base, geometry)}) give different "
+                f"outputs: {numbers}. A race in the original, or a launch (grid, stride, sizes) that makes threads "
+                "or arrays overlap: the spec's launch or the original is the likely cause, not a generated kernel. "
+                "Fix it before tuning"
+            )
+        changed = [n for n in geometry if run["params"][n] != base[n]]
+        return (
+            f"the original kernel's outputs depend on its block size: at {_params_text(run['params'], changed)} "
+            f"{numbers} from its baseline's ({_params_text(base, changed)}). The spec's launch (grid divisors, "
+            "stride, sizes) or the original is the likely cause (e.g. one block per row with the default grid "
+            "divisor leaves rows uncomputed), not a generated kernel. Fix it before tuning"
+        )
+    return ""
 
 
 GPU_DONE = "kt-tui: the check runs left the GPU"  # the child's line once its runs ended, before it judges
 # (followed by the job's token: a kernel's printf, which reaches the same stdout, cannot say it)
 
 
+MAX_CHILDREN = 8  # children started for one test: one, and one more after each mutant that hung or crashed
+
+
 def run_child(
-    job: dict, out: Path, timeout_s: float, device: str | None = None, gpu_done: Callable[[], None] | None = None
+    job: dict,
+    out: Path,
+    timeout_s: float,
+    device: str | None = None,
+    gpu_done: Callable[[], None] | None = None,
+    on_survivors: Callable[[int], object] | None = None,
 ) -> str:
     """Run the child on `job` (on GPU `device` of this host's, where given); "" or what went wrong.
     It judges its arrays itself and writes the state to `out`/state.json; `gpu_done` is called
-    once its runs have ended (it still judges), or once it has exited."""
+    once its runs have ended (it still judges), or once it has exited. A mutant's run that hangs
+    (gpu/mutants.py HANG_S) or takes the child down is recorded as killed, and another child goes on
+    with the rest; `on_survivors` hears how many mutants survived every size."""
     token = secrets.token_hex(8)
     Path(out, "job.json").write_text(json.dumps({**job, "token": token}))
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
@@ -211,6 +280,29 @@ def run_child(
         env["CUDA_VISIBLE_DEVICES"] = device
     cmd = [sys.executable, "-m", "kt_tui.gpu.checkrun", str(Path(out, "job.json")), str(out)]
     done = gpu_done or (lambda: None)
+    deadline = time.monotonic() + timeout_s
+    try:
+        for _ in range(MAX_CHILDREN):
+            error, running = _one_child(cmd, env, out, token, deadline, timeout_s, done, on_survivors or (lambda n: 0))
+            if not error or running is None:
+                return error
+            _record_lost(out, running, error)
+        return error
+    finally:
+        done()
+
+
+def _one_child(
+    cmd: list[str],
+    env: dict,
+    out: Path,
+    token: str,
+    deadline: float,
+    timeout_s: float,
+    done: Callable[[], None],
+    on_survivors: Callable[[int], object],
+) -> tuple[str, list[str] | None]:
+    """One child: "" or what went wrong, and the mutant or case it was running when it hung or died."""
     try:
         proc = subprocess.Popen(
             cmd,
@@ -223,33 +315,58 @@ def run_child(
             start_new_session=True,
         )
     except OSError as e:
-        done()
-        return f"cannot run {sys.executable}: {e.strerror or e}"
+        return f"cannot run {sys.executable}: {e.strerror or e}", None
     lines: list[str] = []
+    running: dict[str, Any] = {"what": None, "since": 0.0}
 
     def read() -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
-            if line.rstrip("\n") == f"{GPU_DONE} {token}":
+            text = line.rstrip("\n")
+            if text == f"{GPU_DONE} {token}":
                 done()
+            elif text.startswith(f"{mutation.MARK} {token} "):
+                running["what"], running["since"] = text.split(" ", 6)[3:], time.monotonic()
+            elif text.startswith(f"{mutation.SURVIVORS} {token} "):
+                on_survivors(int(text.rsplit(" ", 1)[-1]))
             elif len(lines) < 2000:
                 lines.append(line)
 
     reader = threading.Thread(target=read, daemon=True, name="kt-check-child")
     reader.start()
     try:
-        proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        proc.wait()
-        return f"the check runs did not finish within {timeout_s:g} s"
+        while True:
+            try:
+                proc.wait(timeout=0.2)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            what = running["what"]
+            if now > deadline or (what is not None and now - running["since"] > mutation.HANG_S):
+                _kill(proc)
+                proc.wait()
+                if what is not None and now <= deadline:
+                    return f"hangs: stopped after {mutation.HANG_S:g} s", what
+                return f"the check runs did not finish within {timeout_s:g} s", None
     finally:
         reader.join(timeout=5)
-        done()
     if proc.returncode != 0:
         last = [ln for ln in lines if ln.strip()][-3:]
-        return f"the check runs failed (exit status {proc.returncode}): {' | '.join(ln.strip() for ln in last)}"
-    return ""
+        said = " | ".join(ln.strip() for ln in last)
+        return f"the check runs failed (exit status {proc.returncode}): {said}", running["what"]
+    return "", None
+
+
+def _record_lost(out: Path, running: list[str], error: str) -> None:
+    """What a child was running when it hung or died: a mutant killed by it, or stronger inputs the
+    original cannot take."""
+    kind, mid, phase, label = (running + ["", "", "", ""])[:4]
+    case = label if phase == "case" else None
+    if kind == "case":
+        mutation.append(Path(out, mutation.CASES), {"label": case, "ok": False, "why": f"the original {error}"})
+    elif not any(r["id"] == mid and r.get("case") == case for r in mutation.read_jsonl(Path(out, mutation.RECORDS))):
+        mutation.append(Path(out, mutation.RECORDS), {"id": mid, "case": case, "killed": True, "how": error})
 
 
 def judge(spec: Spec, arrays: dict[str, dict], runs: list[dict], notes: list[str]) -> dict:
@@ -272,7 +389,10 @@ def judge(spec: Spec, arrays: dict[str, dict], runs: list[dict], notes: list[str
             differ = [n for n in outs if n in got and not strength.same(got[n], outs[n], tol[n])]
             if differ:
                 changing[run["param"]] = f"at {run['param']}={run['value']} `{differ[0]}` differs from the baseline's"
-    return strength.verdict(reasons, fixes, changed=changed, notes=notes, result_params=changing)
+    state = strength.verdict(reasons, fixes, changed=changed, notes=notes, result_params=changing)
+    if why := blame(spec, outs, runs, arrays):
+        state["blame"] = state["refused"] = why
+    return state
 
 
 def check_strength(
@@ -283,32 +403,68 @@ def check_strength(
     sanitizer: Callable = sanitize,
     child: Callable = run_child,
     gpu_free: Callable[[], None] | None = None,
+    classify: Callable | None = None,
 ) -> dict:
     """The check's state: vacuous / ok / unchecked (no GPU) with why, the fixes to [outputs], the
-    parameters that change the outputs; raises OutOfBounds when the original leaves its arrays.
-    `gpu_free` is called once nothing of the test runs on the GPU any more (the child may still
-    be judging its arrays)."""
+    parameters that change the outputs, what blames the spec, the mutation score and the stronger
+    cases kept; raises OutOfBounds when the original leaves its arrays. `gpu_free` is called once
+    nothing of the test runs on the GPU any more (the child may still be judging its arrays)."""
     if backend in (None, "sim", "none"):
         return static_state(spec, NO_GPU.format("a SIMULATED replay" if backend == "sim" else "no GPU backend"))
     started = time.monotonic()
     runs, why = child_runs(source, spec)
-    child_off = threading.Event()
+    try:
+        wrong = mutants(source, spec.kernel) if spec.verify == "elementwise" else []
+    except NoMutant:
+        wrong = []
+    cases = candidates(spec) if wrong else []
+    classes: dict[str, tuple[str, str]] = {}
+    sorting = threading.Thread(
+        target=lambda: classes.update((classify or mutation.classify)(source, spec, wrong)), daemon=True
+    )
+    sorting.start()  # nvcc on the CPU while the GPU runs them
+    child_off, survived = threading.Event(), threading.Event()
+    found: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="kt-checkrun-") as tmp:
         # the runs need no sanitizer: they go on beside it (another process, another context)
         said: dict[str, str] = {}
-        job = {"spec": spec.to_dict(), "backend": backend, "runs": runs}
+        entries = [mutation.job_entry(m) for m in wrong]
+        job = {
+            "spec": spec.to_dict(),
+            "backend": backend,
+            "runs": runs,
+            "source": source,
+            "mutants": entries,
+            "sizes": spec.extra_sizes(),
+            "cases": cases,
+            "budget_s": mutation.BUDGET_S,
+            "strengthen_s": mutation.STRENGTHEN_S,
+        }
+
+        def heard(n: int) -> None:
+            found["survivors"] = n
+            survived.set()
+
+        def off() -> None:  # the child's runs ended: it said its survivors before, if any
+            child_off.set()
+            survived.set()
 
         def runs_beside() -> None:
             try:
-                said["error"] = child(job, Path(tmp), timeout_s, gpu_done=child_off.set)
+                said["error"] = child(job, Path(tmp), timeout_s, gpu_done=off, on_survivors=heard)
             finally:
                 child_off.set()
+                survived.set()
 
         beside = threading.Thread(target=runs_beside, daemon=True)
         beside.start()
+        legal: dict[str, str] = {}
         try:
             oob, notes = sanitize_sizes(source, spec, backend, sanitizer, timeout_s)
             mark(f"main: check memcheck done ({len(spec.extra_sizes()) + 1} sizes)")
+            survived.wait()
+            if cases and found.get("survivors") and not oob:
+                legal = sanitize_cases(source, spec, backend, cases, sanitizer, timeout_s)
             child_off.wait()
         finally:
             if gpu_free is not None:
@@ -320,6 +476,8 @@ def check_strength(
             raise OutOfBounds(oob)
         judged = Path(tmp, "state.json")  # the child judged its arrays (main below)
         child_state = json.loads(judged.read_text()) if judged.exists() else None
+        records = mutation.read_jsonl(Path(tmp, mutation.RECORDS))
+        tried = mutation.read_jsonl(Path(tmp, mutation.CASES))
     error = said.get("error", "the check runs did not report")
     if why:
         notes.append(f"no do-nothing kernel: {why}")
@@ -329,8 +487,30 @@ def check_strength(
     if error:
         notes.append(error)
     state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
+    sorting.join()
+    if wrong and not state.get("blame"):
+        score = mutation.score(entries, classes, records, tried, legal)
+        state["mutants"] = {k: v for k, v in score.items() if k != "kept"}
+        state["cases"] = [check_entry(spec, c) for c in cases if c["label"] in score["kept"]]
     state["seconds"] = round(time.monotonic() - started, 2)
     return state
+
+
+def sanitize_cases(
+    source: str, spec: Spec, backend: str, cases: list[dict], run: Callable = sanitize, timeout_s: float = 300.0
+) -> dict[str, str]:
+    """memcheck on the original with each stronger case: label -> "" (clean) or why it is not legal.
+    All in one process; only when that finds something is each case run on its own."""
+    params = spec.baseline_params()
+    specs = [case_spec(spec, c) for c in cases]
+    report = run(source, spec, params, backend, tool="memcheck", timeout_s=timeout_s, cases=specs)
+    if report.ok:
+        return {c["label"]: "" for c in cases}
+    out = {}
+    for c, s in zip(cases, specs):
+        one = run(source, s, params, backend, tool="memcheck", timeout_s=timeout_s, sizes=s.sizes)
+        out[c["label"]] = "" if one.ok else "memcheck: " + oob_text(one, s, s.sizes, c["label"])
+    return out
 
 
 def test_check(
@@ -373,7 +553,9 @@ def static_state(spec: Spec, why: str) -> dict:
 
 def main(argv: list[str]) -> int:
     """The child: each run on fresh inputs, every array argument kept before the first and after
-    each, then judged here (state.json): a big session's arrays never cross to the app's process."""
+    each, then judged here (state.json): a big session's arrays never cross to the app's process.
+    Then the mutants (gpu/mutants.py), unless the original is blamed; a child started again after a
+    mutant hung or crashed finds state.json and goes on with the mutants left."""
     mark("check child: up")
     from .worker.outputs import run_arrays  # in this child process only: it loads kernel_tuner
 
@@ -381,20 +563,25 @@ def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[0]).read_text())
     out = Path(argv[1])
     spec = spec_from_plain(job["spec"])
-    arrays: dict[str, dict] = {}
-    for i, run in enumerate(job["runs"]):
-        args = make_args(spec, spec.sizes)
-        if i == 0:
-            arrays["before"] = {a.name: v.copy() for a, v in zip(spec.args, args) if a.is_array}
-        try:
-            arrays[run["name"]] = run_arrays(spec, run["source"], run["params"], None, job["backend"], args)
-        except Exception as e:  # noqa: BLE001 - the original's failure is the answer; another run's is a note
-            print(f"kt-tui: {run['name']}: {type(e).__name__}: {str(e)[:300]}", flush=True)
+    judged = out / "state.json"
+    if not judged.exists():
+        arrays: dict[str, dict] = {}
+        for i, run in enumerate(job["runs"]):
+            args = make_args(spec, spec.sizes)
             if i == 0:
-                return 1
-        mark(f"check child: ran {run['name']}")
+                arrays["before"] = {a.name: v.copy() for a, v in zip(spec.args, args) if a.is_array}
+            try:
+                arrays[run["name"]] = run_arrays(spec, run["source"], run["params"], None, job["backend"], args)
+            except Exception as e:  # noqa: BLE001 - the original's failure is the answer; another run's is a note
+                print(f"kt-tui: {run['name']}: {type(e).__name__}: {str(e)[:300]}", flush=True)
+                if i == 0:
+                    return 1
+            mark(f"check child: ran {run['name']}")
+        judged.write_text(json.dumps(judge(spec, arrays, job["runs"], [])))
+        del arrays
+    if job.get("mutants") and not json.loads(judged.read_text()).get("blame"):
+        mutation.run_in_child(spec, job, out, run_arrays)
     print(GPU_DONE, job.get("token", ""), flush=True)
-    (out / "state.json").write_text(json.dumps(judge(spec, arrays, job["runs"], [])))
     return 0
 
 

@@ -73,7 +73,10 @@ def sanitize(
     sizes: dict | None = None,
     more: list[dict] | tuple[dict, ...] = (),
     device: str | None = None,
+    cases: list[Spec] | tuple[Spec, ...] = (),
 ) -> SanitizeReport:
+    """One run of `source` at `sizes`, then at each of `more`, then on each spec of `cases` (other
+    inputs: gpu/mutants.py's stronger cases) at its own sizes, all under `tool` in one process."""
     if tool not in TOOLS:
         raise ValueError(f"unknown tool {tool!r} (use one of {', '.join(TOOLS)})")
     sizes = dict(sizes or smallest_sizes(spec))
@@ -97,6 +100,7 @@ def sanitize(
                     "spec": spec.to_dict(),
                     "params": params,
                     "sizes": [sizes, *map(dict, more)],
+                    "cases": [c.to_dict() for c in cases],
                     "backend": backend,
                 }
             )
@@ -126,7 +130,7 @@ def sanitize(
             report.reason = out.strip().removeprefix("kt-tui: ")
             return report
         report.seconds = time.monotonic() - started
-    return parse_output(report, out, code, code is None, timeout_s, runs=1 + len(more))
+    return parse_output(report, out, code, code is None, timeout_s, runs=1 + len(more) + len(cases))
 
 
 _ERRORS = re.compile(r"ERROR SUMMARY:\s*(\d+) errors?")
@@ -209,6 +213,11 @@ def main(argv: list[str]) -> int:
         run_outputs(spec, job["source"], job["params"], sizes, job["backend"])
         print(f"{RAN} at {sizes} with {job['params']}", flush=True)
         mark("sanitize child: ran a size")
+    for plain in job.get("cases") or []:
+        case = spec_from_plain(plain)
+        case.compiler_options = [*case.compiler_options, "-lineinfo"]
+        run_outputs(case, job["source"], job["params"], None, job["backend"])
+        print(f"{RAN} on other inputs at {case.sizes}", flush=True)
     return 0
 
 

@@ -1,15 +1,36 @@
-"""A do-nothing mutant of a kernel: the same source with the named kernel's body emptied. A check
-that this mutant passes cannot tell a working kernel from one that does nothing."""
+"""Wrong variants of a kernel, of the kinds a rewrite gets wrong (issue 35): a check that one of them
+passes cannot tell it from the original. Each mutant is one edit of the kernel's tokens (syntax.py's
+lexer; nothing is evaluated): a bound or a subscript off by one, two index axes or two sizes swapped,
+`+` <-> `-`, a dropped term, half a loop or reduction, a changed constant, a signed <-> unsigned or
+narrowed type, a mask on an integer load, and the do-nothing kernel (its body emptied)."""
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
 
-from .syntax import code_text
+from .syntax import Token, code_text, tokens
 
 
 class NoMutant(ValueError):
     """The kernel's definition (its body) was not found in the source."""
+
+
+KINDS = ("nothing", "bound", "index", "swap", "sign", "drop", "half", "const", "type", "mask")
+T = TypeVar("T")
+CAP = 30  # mutants tested per kernel: a kind-balanced sample when there are more sites
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str  # "m07": its place in the sample
+    kind: str  # one of KINDS
+    line: int  # 1-based line of the edit
+    what: str  # "line 12:11: `<` -> `<=` in `if (i < n)`" (line:column)
+    source: str
 
 
 def _match(text: str, at: int, open_: str, close: str) -> int:
@@ -24,22 +45,31 @@ def _match(text: str, at: int, open_: str, close: str) -> int:
     return -1
 
 
-def body_span(source: str, kernel: str) -> tuple[int, int]:
-    """Offsets of the text between the braces of `kernel`'s definition (a declaration has none)."""
+def _definitions(source: str) -> list[tuple[str, int, int, int]]:
+    """(name, parameter list start, body start, body end) of every __global__ function defined."""
     clean = code_text(source)  # comments, strings and dead code blanked, offsets kept
-    for m in re.finditer(rf"\b{re.escape(kernel)}\s*(<[^;{{}}()]*>\s*)?\(", clean):
+    out = []
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*(<[^;{}()]*>\s*)?\(", clean):
         if "__global__" not in clean[max(0, m.start() - 400) : m.start()].split(";")[-1].split("}")[-1]:
             continue
         close = _match(clean, m.end() - 1, "(", ")")
         if close < 0:
             continue
-        rest = clean[close + 1 :]
-        brace = re.match(r"[^;{}]*\{", rest)  # qualifiers or attributes, then the body
+        brace = re.match(r"[^;{}]*\{", clean[close + 1 :])  # qualifiers or attributes, then the body
         if not brace:
             continue  # a declaration
         start = close + 1 + brace.end()
         end = _match(clean, start - 1, "{", "}")
         if end > 0:
+            out.append((m.group(1), m.end() - 1, start, end))
+    return out
+
+
+def body_span(source: str, kernel: str) -> tuple[int, int]:
+    """Offsets of the text between the braces of `kernel`'s definition (a declaration has none)."""
+    name = kernel.split("<")[0].strip()
+    for found, _, start, end in _definitions(source):
+        if found == name:
             return start, end
     raise NoMutant(f"no definition of the kernel {kernel!r} found in the source")
 
@@ -48,3 +78,320 @@ def do_nothing(source: str, kernel: str) -> str:
     """The source with `kernel`'s body emptied (line numbers after it shift; nothing else changes)."""
     start, end = body_span(source, kernel)
     return source[:start] + " /* emptied by kt-tui: a do-nothing mutant */ " + source[end:]
+
+
+# -- the sites ------------------------------------------------------------------------------------
+Edit = tuple[int, int, str]  # replace source[start:end] with the text
+_BINARY_BEFORE = {"ident", "number"}
+_TERM_END = {"+", "-", ";", ",", ")", "]", "?", ":", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "=", "}", "{"}
+_TERM_END |= {"+=", "-=", "*=", "/=", "&", "|", "^", "<<", ">>", "%="}
+_PAIRS = (("w", "h"), ("x", "y"), ("width", "height"), ("rows", "cols"), ("row", "col"), ("m", "n"), ("i", "j"))
+_TYPE_SWAP = {
+    ("unsigned", "char"): "signed char",
+    ("signed", "char"): "unsigned char",
+    ("char",): "unsigned char",
+    ("unsigned", "int"): "int",
+    ("unsigned", "short"): "short",
+    ("uint8_t",): "int8_t",
+    ("int8_t",): "uint8_t",
+    ("uint16_t",): "int16_t",
+    ("uint32_t",): "int32_t",
+    ("double",): "float",
+    ("long",): "int",
+}
+_MASKS = {"char": "0x7f", "uint8_t": "0x7f", "int8_t": "0x7f", "short": "0x7fff", "uint16_t": "0x7fff"}
+
+
+class _Sites:
+    """Every edit of each kind in the kernel's code (and its __device__ helpers: what the kernel does
+    not use compiles to the same code, which the equivalence test sees)."""
+
+    def __init__(self, source: str, kernel: str) -> None:
+        self.source = source
+        defs = _definitions(source)
+        name = kernel.split("<")[0].strip()
+        mine = [d for d in defs if d[0] == name]
+        if not mine:
+            raise NoMutant(f"no definition of the kernel {kernel!r} found in the source")
+        _, self.params_at, self.body, self.end = mine[0]
+        others = [(s, e) for n, _, s, e in defs if n != name]  # other kernels' bodies are not this kernel
+        self.toks = [
+            t
+            for t in tokens(source)
+            if t.directive is None and t.pos < self.end and not any(s <= t.pos < e for s, e in others)
+        ]
+        self.found: dict[str, list[tuple[Edit, str]]] = {k: [] for k in KINDS}
+        self.macros = set(re.findall(r"^\s*#\s*define\s+([A-Za-z_]\w*)\s", source, re.M))
+
+    # text helpers
+    def line_of(self, pos: int) -> int:
+        return self.source.count("\n", 0, pos) + 1
+
+    def where(self, pos: int) -> str:
+        return f"line {self.line_of(pos)}:{pos - self.source.rfind(chr(10), 0, pos)}"
+
+    def context(self, pos: int) -> str:
+        start = self.source.rfind("\n", 0, pos) + 1
+        end = self.source.find("\n", pos)
+        text = " ".join(self.source[start : end if end >= 0 else None].split())
+        return text if len(text) <= 70 else text[:67] + "..."
+
+    def add(self, kind: str, edit: Edit, change: str) -> None:
+        at = edit[0]
+        self.found[kind].append((edit, f"{self.where(at)}: {change} in `{self.context(at)}`"))
+
+    def in_body(self, t: Token) -> bool:
+        return t.pos >= self.body or t.pos < self.params_at  # the kernel's body, or a helper before it
+
+    def shared_line(self, t: Token) -> bool:
+        return "__shared__" in self.context(t.pos) or "__constant__" in self.context(t.pos)
+
+    def binary(self, i: int) -> bool:
+        prev = self.toks[i - 1] if i else None
+        return prev is not None and (prev.kind in _BINARY_BEFORE or prev.text in (")", "]"))
+
+    def term_end(self, i: int) -> int:
+        """The index of the token after the multiplicative term that starts at token i."""
+        depth = 0
+        for j in range(i, len(self.toks)):
+            t = self.toks[j].text
+            if t in ("(", "["):
+                depth += 1
+            elif t in (")", "]") and depth:
+                depth -= 1
+            elif depth == 0 and t in _TERM_END and j > i:
+                return j
+        return len(self.toks)
+
+    def closing(self, i: int, open_: str, close: str) -> int:
+        depth = 0
+        for j in range(i, len(self.toks)):
+            if self.toks[j].text == open_:
+                depth += 1
+            elif self.toks[j].text == close:
+                depth -= 1
+                if depth == 0:
+                    return j
+        return -1
+
+    def span(self, i: int, j: int) -> str:
+        """The source text of tokens i .. j-1."""
+        end = self.toks[j - 1]
+        return self.source[self.toks[i].pos : end.pos + len(end.text)]
+
+    # the kinds
+    def collect(self) -> None:
+        for i, t in enumerate(self.toks):
+            if not self.in_body(t):
+                self.signature(i, t)
+                continue
+            if t.kind == "op":
+                self.operator(i, t)
+            elif t.kind == "number" and not self.shared_line(t):
+                self.constant(t)
+            elif t.kind == "ident":
+                if t.text == "for":
+                    self.loop(i)
+                self.type_(i, t)
+        self.swaps()
+        self.masks()
+
+    def operator(self, i: int, t: Token) -> None:
+        flip = {"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
+        nxt = self.toks[i + 1].text if i + 1 < len(self.toks) else ""
+        if t.text in flip and self.binary(i) and not self.shared_line(t) and nxt not in ("<", ">"):
+            self.add("bound", (t.pos, t.pos + len(t.text), flip[t.text]), f"`{t.text}` -> `{flip[t.text]}`")
+        if t.text in ("+", "-", "+=", "-=") and (self.binary(i) or len(t.text) == 2):
+            other = {"+": "-", "-": "+", "+=": "-=", "-=": "+="}[t.text]
+            self.add("sign", (t.pos, t.pos + len(t.text), other), f"`{t.text}` -> `{other}`")
+        if t.text in ("+", "-") and self.binary(i):
+            j = self.term_end(i + 1)
+            if j > i + 1:
+                end = self.toks[j - 1]
+                self.add("drop", (t.pos, end.pos + len(end.text), ""), f"dropped `{self.span(i, j)}`")
+        if t.text == "[" and i and (self.toks[i - 1].kind == "ident" or self.toks[i - 1].text == "]"):
+            close = self.closing(i, "[", "]")
+            if close > i + 1 and not self.shared_line(t):
+                step = " + 1" if len(self.found["index"]) % 2 == 0 else " - 1"
+                at = self.toks[close].pos
+                inner = self.span(i + 1, close)
+                self.add("index", (at, at, step), f"`[{inner}]` -> `[{inner}{step}]`")
+
+    def constant(self, t: Token) -> None:
+        text = t.text
+        m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|\d+)([uUlL]*)", text)
+        if m:
+            value = int(m.group(1), 0) + 1
+            new = (hex(value) if m.group(1).lower().startswith("0x") else str(value)) + m.group(2)
+        else:
+            f = re.fullmatch(r"((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([fF]?)", text)
+            if not f:
+                return
+            value_f = float(f.group(1))
+            new = (repr(value_f * 2) if value_f else "1.0") + f.group(2)
+        self.add("const", (t.pos, t.pos + len(text), new), f"`{text}` -> `{new}`")
+
+    def loop(self, i: int) -> None:
+        """Half a loop: an ascending loop's bound halved, a descending one (a reduction's stride,
+        a shuffle ladder) started at half."""
+        if i + 1 >= len(self.toks) or self.toks[i + 1].text != "(":
+            return
+        close = self.closing(i + 1, "(", ")")
+        semis = [j for j in range(i + 2, close) if self.toks[j].text == ";"]
+        if close < 0 or len(semis) != 2:
+            return
+        step = {t.text for t in self.toks[semis[1] + 1 : close]}
+        cond = self.toks[semis[0] + 1 : semis[1]]
+        if step & {"++", "+=", "*=", "<<="} and len(cond) >= 3 and cond[1].text in ("<", "<="):
+            a, b = cond[2], cond[-1]
+            bound = self.source[a.pos : b.pos + len(b.text)]
+            self.add("half", (a.pos, b.pos + len(b.text), f"({bound}) / 2"), f"loop bound `{bound}` halved")
+        elif step & {"--", "-=", "/=", ">>="}:
+            init = self.toks[i + 2 : semis[0]]
+            eq = next((k for k, t in enumerate(init) if t.text == "="), -1)
+            if 0 <= eq < len(init) - 1:
+                a, b = init[eq + 1], init[-1]
+                start = self.source[a.pos : b.pos + len(b.text)]
+                self.add("half", (a.pos, b.pos + len(b.text), f"({start}) / 2"), f"loop start `{start}` halved")
+
+    def type_(self, i: int, t: Token) -> None:
+        prev = self.toks[i - 1].text if i else ""
+        if prev in ("unsigned", "signed") or self.shared_line(t):
+            return
+        nxt = self.toks[i + 1].text if i + 1 < len(self.toks) else ""
+        key: tuple[str, ...] = (t.text, nxt) if t.text in ("unsigned", "signed") else (t.text,)
+        if (
+            key not in _TYPE_SWAP
+            and t.text == "int"
+            and self.toks[i + 1].kind == "ident"
+            and prev in ("(", ";", "{", "}")
+        ):
+            key, new = ("int",), "short"  # an int index narrowed
+        elif key in _TYPE_SWAP:
+            new = _TYPE_SWAP[key]
+        else:
+            return
+        end = self.toks[i + len(key) - 1]
+        old = " ".join(key)
+        self.add("type", (t.pos, end.pos + len(end.text), new), f"`{old}` -> `{new}`")
+
+    def signature(self, i: int, t: Token) -> None:
+        if t.pos > self.params_at and t.kind == "ident" and self.toks[i - 1].text in ("(", ",", "const"):
+            self.type_(i, t)
+
+    def params(self) -> list[tuple[str, str, bool]]:
+        """(name, base type, pointer?) of each kernel parameter."""
+        out = []
+        depth, part = 0, list[Token]()
+        for t in self.toks:
+            if t.pos < self.params_at or t.pos >= self.body:
+                continue
+            if t.text == "(":
+                depth += 1
+                if depth == 1:
+                    continue
+            if t.text == ")":
+                depth -= 1
+            if depth == 0 or (depth == 1 and t.text == ","):
+                words = [p.text for p in part if p.kind == "ident"]
+                if words:
+                    base = [w for w in words[:-1] if w not in ("const", "__restrict__", "restrict", "volatile")]
+                    out.append((words[-1], " ".join(base), any(p.text == "*" for p in part)))
+                part = []
+                continue
+            part.append(t)
+        return out
+
+    def swaps(self) -> None:
+        """Two sizes swapped at one use (fw for fh, w for h), and two index axes swapped in a subscript
+        or in an index's definition (threadIdx.x for threadIdx.y)."""
+        names = {n for n, _, ptr in self.params() if not ptr} | self.macros
+        pairs = {}
+        for a in names:
+            for p, q in _PAIRS:
+                for b in {a.replace(p, q), a.replace(p.upper(), q.upper())} - {a}:
+                    if b in names:
+                        pairs[a] = b
+        body = [t for t in self.toks if self.in_body(t)]
+        for t in body:
+            if t.kind == "ident" and t.text in pairs:
+                self.add("swap", (t.pos, t.pos + len(t.text), pairs[t.text]), f"`{t.text}` -> `{pairs[t.text]}`")
+        two_d = any(t.text == "y" and self.toks[k - 1].text == "." for k, t in enumerate(self.toks) if k)
+        for k, t in enumerate(self.toks):
+            if not self.in_body(t) or t.text != "=" or not two_d:
+                continue
+            end = next((j for j in range(k, len(self.toks)) if self.toks[j].text in (";", ")")), k)
+            axis = [j for j in range(k + 1, end) if self.toks[j].text in ("x", "y") and self.toks[j - 1].text == "."]
+            if axis and {self.toks[j].text for j in axis} == {"x"}:
+                rhs = self.span(k + 1, end)
+                new = re.sub(r"\.x\b", ".y", rhs)
+                self.add("swap", (self.toks[k + 1].pos, self.toks[end - 1].pos + len(self.toks[end - 1].text), new),
+                         f"`{rhs}` -> `{new}`")  # fmt: skip
+        for k, t in enumerate(self.toks):
+            if t.text != "[" or not self.in_body(t) or self.shared_line(t):
+                continue
+            close = self.closing(k, "[", "]")
+            idents = {self.toks[j].text for j in range(k + 1, close) if self.toks[j].kind == "ident"}
+            for p, q in (("x", "y"), ("i", "j"), ("row", "col"), ("tx", "ty")):
+                if p in idents and q in idents:
+                    inner = self.span(k + 1, close)
+                    new = re.sub(rf"\b({p}|{q})\b", _swapper(p, q), inner)
+                    at, end = self.toks[k + 1].pos, self.toks[close].pos
+                    self.add("swap", (at, end, new), f"`[{inner}]` -> `[{new}]`")
+
+    def masks(self) -> None:
+        """An integer array's element masked where it is read (`& 0x7f` on a byte)."""
+        for name, base, ptr in self.params():
+            words = base.split()
+            mask = _MASKS.get(
+                words[-1] if words else "", "0xffff" if words and words[-1] in ("int", "unsigned") else ""
+            )
+            if not ptr or not mask:
+                continue
+            for k, t in enumerate(self.toks):
+                if t.text != name or not self.in_body(t) or k + 1 >= len(self.toks) or self.toks[k + 1].text != "[":
+                    continue
+                close = self.closing(k + 1, "[", "]")
+                after = self.toks[close + 1].text if close + 1 < len(self.toks) else ""
+                before = self.toks[k - 1].text if k else ""
+                if close < 0 or after in ("=", "+=", "-=", "*=", "/=", "++", "--") or before in ("&", "++", "--"):
+                    continue  # written, or its address taken
+                read = self.span(k, close + 1)
+                end = self.toks[close].pos + 1
+                self.add("mask", (t.pos, end, f"({read} & {mask})"), f"`{read}` -> `({read} & {mask})`")
+
+
+def _swapper(p: str, q: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: q if m.group(1) == p else p
+
+
+def _spread(items: list[T], seed: int) -> list[T]:
+    """The items in a fixed order that spreads them over the kernel (not the first lines first)."""
+    order = list(items)
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def mutants(source: str, kernel: str, cap: int = CAP) -> list[Mutant]:
+    """Up to `cap` mutants of `kernel` in `source`, kind-balanced and deterministic: the kinds take
+    turns, each in a fixed spread order of its sites; the do-nothing mutant comes first."""
+    sites = _Sites(source, kernel)
+    sites.collect()
+    start, _ = body_span(source, kernel)
+    queues = {k: _spread(v, len(v)) for k, v in sites.found.items()}
+    out: list[Mutant] = []
+    seen = {source}
+    nothing = do_nothing(source, kernel)
+    out.append(Mutant("m00", "nothing", sites.line_of(start), "the kernel's body emptied (it does nothing)", nothing))
+    seen.add(nothing)
+    while len(out) < cap and any(queues.values()):
+        for kind in KINDS:
+            if not queues[kind] or len(out) >= cap:
+                continue
+            (a, b, text), what = queues[kind].pop(0)
+            changed = source[:a] + text + source[b:]
+            if changed in seen:
+                continue
+            seen.add(changed)
+            out.append(Mutant(f"m{len(out):02d}", kind, sites.line_of(a), what, changed))
+    return out

@@ -97,6 +97,12 @@ def _unverified(gate: Gate, text: Text) -> None:
         text.append(gate.unverified + "\n", style="bold red")
     if gate.expected:
         text.append(gate.expected + "\n", style="bold")
+    if gate.check:  # the mutation score (engine/strength.py score_line)
+        text.append(f"Check: {gate.check}\n", style="yellow" if " survive" in gate.check else "green")
+    if gate.survivors:
+        text.append(
+            "--auto accepts no generated kernel on this check (--allow-survivors lets it)\n", style="bold yellow"
+        )
 
 
 def _fallback(gate: Gate, text: Text, keys: dict, simulated: bool) -> None:

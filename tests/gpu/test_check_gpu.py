@@ -10,7 +10,7 @@ from kt_tui.gpu import checkrun
 from kt_tui.gpu.pool import DeviceWorker, GpuPool
 from kt_tui.gpu.sanitize import SanitizeReport
 
-from ..kernel.test_strength import KERNEL, fake_child, spec
+from ..kernel.test_strength import KERNEL, _no_nvcc_for_mutants, fake_child, spec  # noqa: F401 - a fixture
 
 
 def _pool(n: int, via: str = "local") -> GpuPool:
@@ -79,7 +79,7 @@ def test_the_test_says_it_left_the_gpu_before_its_child_has_judged():
     order = []
     write = fake_child({"original": np.arange(1000, dtype=np.int32), "mutant": np.zeros(1000, np.int32)})
 
-    def child(job, out, timeout_s, gpu_done=None):
+    def child(job, out, timeout_s, gpu_done=None, **kw):
         gpu_done()
         order.append(("freed while judging", freed.wait(5)))
         return write(job, out, timeout_s)

@@ -17,6 +17,12 @@ from kt_tui.kernel.spec import parse_spec
 TOL = (1e-6, 1e-5)
 
 
+@pytest.fixture(autouse=True)
+def _no_nvcc_for_mutants(monkeypatch):
+    """The stand-in children here run no mutants: nothing to sort with nvcc (tests/gpu/test_mutants.py does)."""
+    monkeypatch.setattr(checkrun.mutation, "classify", lambda *a, **k: {})
+
+
 # -- arrays only ---------------------------------------------------------------------------------
 def test_a_constant_output_proves_nothing():
     why = strength.weak_output("iters", np.ones(64, np.int32), np.zeros(64, np.int32), {}, TOL)
@@ -137,7 +143,7 @@ def clean_sanitizer(calls):
 def fake_child(outputs: dict):
     """Judges the arrays as the child would and writes its state: outputs[name] -> out array."""
 
-    def run(job, out: Path, timeout_s, gpu_done=None):
+    def run(job, out: Path, timeout_s, **kw):
         s = checkrun.spec_from_plain(job["spec"])
         args = checkrun.make_args(s, s.sizes)
         before = {a.name: v for a, v in zip(s.args, args) if a.is_array}
@@ -254,7 +260,7 @@ def test_a_child_that_cannot_run_the_original_leaves_it_unchecked():
         spec(),
         "cupy",
         sanitizer=clean_sanitizer([]),
-        child=lambda job, out, t, gpu_done=None: "the check runs failed (exit status 1): boom",
+        child=lambda job, out, t, **kw: "the check runs failed (exit status 1): boom",
     )
     assert state["state"] == "unchecked" and "boom" in state["why"]
 
@@ -272,7 +278,7 @@ def test_the_child_judges_its_arrays_itself_and_sends_only_the_state(tmp_path, m
 
     monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
     runs, why = checkrun.child_runs(KERNEL, spec())
-    assert why == "" and [r["name"] for r in runs] == ["original", "mutant", "param:max_iter"]
+    assert why == "" and [r["name"] for r in runs] == ["original", "mutant", "param:max_iter", "again", "geometry"]
     (tmp_path / "job.json").write_text(json.dumps({"spec": spec().to_dict(), "backend": "cupy", "runs": runs}))
     assert checkrun.main([str(tmp_path / "job.json"), str(tmp_path)]) == 0
     state = json.loads((tmp_path / "state.json").read_text())
@@ -487,7 +493,7 @@ def test_the_check_runs_go_on_beside_the_sanitizer():
 
     write = fake_child({"original": np.arange(1000, dtype=np.int32), "mutant": np.zeros(1000, np.int32)})
 
-    def child(job, out, timeout_s, gpu_done=None):
+    def child(job, out, timeout_s, gpu_done=None, **kw):
         child_started.set()
         return write(job, out, timeout_s)
 

@@ -13,6 +13,7 @@ import numpy as np
 from ...compare import compare_all, failure_text, poisoned
 from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
+from ...kernel.strengthen import case_spec
 from ...records import config_key
 from ..protocol import CheckJob
 from . import prefetch
@@ -90,7 +91,7 @@ def _compile_early(job: CheckJob) -> list[Early]:
         if (
             todo
             and unit(label, "reference") not in job.done
-            and _ref_key(job, sizes) not in _REFS
+            and _ref_key(job, size) not in _REFS
             and not refkernel.is_kernel(ref_spec.reference)
         ):
             add(refs, ref_spec, job.ref_source, job.ref_params, sizes)
@@ -105,8 +106,14 @@ def _compile_early(job: CheckJob) -> list[Early]:
     return [e for e in started if e is not None]
 
 
-def _ref_key(job: CheckJob, sizes: dict) -> str:
-    return repr((job.ref_source, job.ref_spec, sorted(job.ref_params.items()), sorted(sizes.items())))
+def _ref_key(job: CheckJob, size: dict) -> str:
+    changes = sorted((size.get("args") or {}).items())
+    return repr((job.ref_source, job.ref_spec, sorted(job.ref_params.items()), sorted(size["sizes"].items()), changes))
+
+
+def _at(spec: Spec, size: dict) -> Spec:
+    """The spec at a check's size, with the argument values of a stronger case the check kept."""
+    return case_spec(spec, size) if size.get("args") else spec
 
 
 def _check(job: CheckJob, emit: Callable) -> dict:
@@ -126,16 +133,18 @@ def _check(job: CheckJob, emit: Callable) -> dict:
             status, text = classify_exception(e)
             return None, (status, text, any(s in text.lower() for s in STICKY))
 
+    base, base_ref = spec, ref_spec
     for size in job.sizes:
         label, sizes = size["label"], size["sizes"]
         todo = [c for c in job.configs if unit(label, _key(c, names)) not in job.done]
         if not todo:
             continue
+        spec, ref_spec = _at(base, size), _at(base_ref, size)
         ref_unit = unit(label, "reference")
         failed: dict | None = job.done.get(ref_unit)
         refs = None
         if failed is None:
-            cache_key = _ref_key(job, sizes)
+            cache_key = _ref_key(job, size)
             refs = _REFS.get(cache_key)
             if refs is None:
                 refs, err = attempt(

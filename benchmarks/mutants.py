@@ -1,0 +1,197 @@
+"""How many wrong variants of each corpus kernel does its check catch? (issue 35)
+
+For every kernel of tests/corpus/ with its hand spec (tests/corpus/specs/), kt-tui's mutants
+(kernel/mutant.py) are made and sorted by nvcc (gpu/mutants.py: stillborn, equivalent, live). With
+--gpu the check's test runs as `spec --check` runs it (gpu/checkrun.py check_strength: memcheck, the
+original's runs, the mutants at the spec's size and every check size, stronger inputs for the
+survivors) and the table gives, per kernel: mutants made, equivalent, stillborn, counted, killed
+before and after strengthening, not run within the budget, the stronger inputs kept, the seconds the
+test took, and each survivor ("a kernel with ... would pass this check"). With --cli it also times the
+whole `kt-tui spec KERNEL.cu --spec SPEC --check` per kernel (a fresh process: probe, compile check,
+test). Target (issue 35): >= 90 % of the counted mutants killed after strengthening for every kernel
+with >= 10 of them, `spec --check` <= 10 s.
+
+Without --gpu (no GPU needed, nvcc only) it only makes and compiles the mutants.
+
+usage: python benchmarks/mutants.py [--gpu [--backend B] [--cli]] [--out FILE] [--jobs N] [NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+sys.path.insert(0, str(ROOT))
+
+from kt_tui.gpu import checkrun  # noqa: E402 - the checkout's kt_tui, whatever is installed
+from kt_tui.gpu import mutants as mutation  # noqa: E402
+from kt_tui.kernel.mutant import NoMutant, mutants  # noqa: E402
+from kt_tui.kernel.spec import load_spec  # noqa: E402
+
+
+def kernels(names: list[str]) -> list[tuple[str, Path, Path]]:
+    out = []
+    for spec in sorted((CORPUS / "specs").glob("*.cu.toml")):
+        name = spec.name.removesuffix(".cu.toml")
+        if not names or name in names:
+            out.append((name, CORPUS / f"{name}.cu", spec))
+    return out
+
+
+def compile_only(name: str, kernel: Path, spec_path: Path, jobs: int | None) -> dict:
+    spec = load_spec(spec_path)
+    source = kernel.read_text()
+    started = time.monotonic()
+    try:
+        made = mutants(source, spec.kernel)
+    except NoMutant as e:
+        return {"kernel": name, "error": str(e)}
+    classes = mutation.classify(source, spec, made, workers=jobs)
+    kinds = sorted({m.kind for m in made})
+    count = {k: sum(1 for c, _ in classes.values() if c == k) for k in ("live", "equivalent", "stillborn")}
+    return {
+        "kernel": name,
+        "made": len(made),
+        **count,
+        "kinds": len(kinds),
+        "seconds": round(time.monotonic() - started, 1),
+        "equivalent_list": [m.what for m in made if classes.get(m.id, ("",))[0] == "equivalent"],
+    }
+
+
+def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) -> dict:
+    spec = load_spec(spec_path)
+    source = kernel.read_text()
+    started = time.monotonic()
+    try:
+        state = checkrun.check_strength(source, spec, backend)
+    except checkrun.OutOfBounds as e:
+        return {"kernel": name, "error": f"out of bounds: {e}"}
+    row = {"kernel": name, "state": state.get("state"), "check_s": round(time.monotonic() - started, 1)}
+    if state.get("blame"):
+        row["error"] = f"blamed: {state['blame']}"
+    score = state.get("mutants") or {}
+    row.update(
+        made=score.get("made", 0),
+        equivalent=len(score.get("equivalent") or []),
+        stillborn=len(score.get("stillborn") or []),
+        counted=score.get("counted", 0),
+        before=score.get("killed_before", 0),
+        after=score.get("killed", 0),
+        not_run=len(score.get("not_run") or []),
+        kept=[c["label"] for c in state.get("cases") or []],
+        survivors=[m["what"] for m in score.get("survivors") or []],
+        tried=score.get("strengthening") or [],
+    )
+    if cli:
+        t = time.monotonic()
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "kt_tui",
+                "spec",
+                str(kernel),
+                "--spec",
+                str(spec_path),
+                "--check",
+                "--backend",
+                backend,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        row["cli_s"] = round(time.monotonic() - t, 1)
+        row["cli_exit"] = done.returncode
+    return row
+
+
+def pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.0f}%" if b else "-"
+
+
+def table(rows: list[dict], gpu: bool) -> list[str]:
+    if not gpu:
+        head = f"{'kernel':<20} {'mutants':>7} {'live':>5} {'equiv':>5} {'stillb':>6} {'kinds':>5} {'nvcc s':>7}"
+        lines = [head, "-" * len(head)]
+        for r in rows:
+            if "error" in r:
+                lines.append(f"{r['kernel']:<20} {r['error']}")
+                continue
+            lines.append(
+                f"{r['kernel']:<20} {r['made']:>7} {r['live']:>5} {r['equivalent']:>5} {r['stillborn']:>6} "
+                f"{r['kinds']:>5} {r['seconds']:>7}"
+            )
+        made = sum(r.get("made", 0) for r in rows)
+        equiv = sum(r.get("equivalent", 0) for r in rows)
+        still = sum(r.get("stillborn", 0) for r in rows)
+        lines += ["", f"{len(rows)} kernels, {made} mutants: {equiv} equivalent, {still} stillborn"]
+        return lines
+    head = (
+        f"{'kernel':<20} {'made':>4} {'eq':>3} {'sb':>3} {'count':>5} {'before':>7} {'after':>7} {'norun':>5} "
+        f"{'check s':>7}" + (f" {'cli s':>6}" if any("cli_s" in r for r in rows) else "")
+    )
+    lines = [head, "-" * len(head)]
+    short = []
+    for r in rows:
+        if "error" in r and not r.get("counted"):
+            lines.append(f"{r['kernel']:<20} {r['error'][:200]}")
+            continue
+        line = (
+            f"{r['kernel']:<20} {r['made']:>4} {r['equivalent']:>3} {r['stillborn']:>3} {r['counted']:>5} "
+            f"{pct(r['before'], r['counted']):>7} {pct(r['after'], r['counted']):>7} {r['not_run']:>5} {r['check_s']:>7}"
+        )
+        if "cli_s" in r:
+            line += f" {r['cli_s']:>6}" + ("" if r["cli_exit"] == 0 else f" (exit {r['cli_exit']})")
+        lines.append(line)
+        for t in r["tried"]:
+            lines.append(f"{'':<22}stronger inputs {t['label']}: {'kept, ' if t['kept'] else ''}{t['why']}")
+        for s in r["survivors"]:
+            lines.append(f"{'':<22}survives: a kernel with {s} would pass this check")
+        if r["counted"] >= 10 and r["after"] < 0.9 * r["counted"]:
+            short.append(r["kernel"])
+    scored = [r for r in rows if r.get("counted", 0) >= 10]
+    slow = [r["kernel"] for r in rows if max(r.get("check_s", 0), r.get("cli_s", 0)) > 10]
+    lines += [
+        "",
+        f"{len(scored)} kernels with >= 10 counted mutants; below 90 % after strengthening: {', '.join(short) or 'none'}",
+        f"over 10 s: {', '.join(slow) or 'none'}",
+    ]
+    return lines
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*", help="corpus kernels (default: all with a hand spec)")
+    ap.add_argument("--gpu", action="store_true", help="run the check's test on this machine's GPU")
+    ap.add_argument("--backend", default="pycuda", help="the GPU backend (default pycuda)")
+    ap.add_argument("--cli", action="store_true", help="also time `kt-tui spec --check` in a fresh process")
+    ap.add_argument("--jobs", type=int, default=None, help="nvcc processes at once (default: half the cores)")
+    ap.add_argument("--out", type=Path, help="also write the table (and FILE.json with every row) here")
+    args = ap.parse_args()
+    rows = []
+    for name, kernel, spec in kernels(args.names):
+        row = (
+            on_gpu(name, kernel, spec, args.backend, args.cli)
+            if args.gpu
+            else compile_only(name, kernel, spec, args.jobs)
+        )
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+    lines = table(rows, args.gpu)
+    print("\n".join(lines))
+    if args.out:
+        args.out.write_text("\n".join(lines) + "\n")
+        args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

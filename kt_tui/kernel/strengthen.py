@@ -1,0 +1,153 @@
+"""Stronger inputs for a check that wrong kernels survive (issue 35, item 2): from the spec (and the
+kernel's parameters), the cases that could tell more kernels apart — values over an integer type's
+whole range (all 256 byte values, negatives, high bits), distinct values for sizes that are equal
+(fw = fh, w = h) and filters larger than 2, non-square odd sizes, a second seed. A case is the spec's
+sizes and arguments with some values changed; gpu/checkrun.py keeps one only when the original still
+runs clean with it (memcheck), its outputs stay non-degenerate and it kills a surviving mutant.
+Kept cases are run by every later check, as the checks at other sizes are (engine/checks.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from .expr import ExprError, evaluate, names_in
+from .spec_model import Spec, _valid_at, int_range
+
+MAX_CASES = 6
+_FILTER = 8  # a size this small or smaller is a filter width, a factor, a radius: not a problem size
+
+
+def case_spec(spec: Spec, case: dict[str, Any]) -> Spec:
+    """The spec with a case's sizes and argument values (arguments it names that the spec lacks are
+    left out: a generated kernel keeps the original's arguments)."""
+    changes = dict(case.get("args") or {})
+    args = [replace(a, **changes[a.name]) if a.name in changes else a for a in spec.args]
+    return replace(spec, sizes={**spec.sizes, **dict(case.get("sizes") or {})}, args=args)
+
+
+def _int_type(dtype: str) -> bool:
+    return dtype.startswith(("int", "uint"))
+
+
+def _bounded_by_sizes(a: Any) -> bool:
+    """An index array's values are bounded by a size (`high = "cols"`): other values leave the arrays."""
+    return any(isinstance(v, str) and names_in(v) for v in (a.low, a.high))
+
+
+def _value_cases(spec: Spec) -> list[dict[str, Any]]:
+    out = []
+    for a in spec.args:
+        if not a.is_array or a.output or a.init not in ("random", "uniform", "positive") or _bounded_by_sizes(a):
+            continue
+        try:
+            low, high = (evaluate(v, spec.sizes) if v is not None else None for v in (a.low, a.high))
+        except ExprError:
+            continue
+        if _int_type(a.dtype):
+            least, most = int_range(a.dtype)
+            bits = int("".join(c for c in a.dtype if c.isdigit()))
+            if bits <= 16 and (low, high) != (least, most + 1):
+                what = f"all {most - least + 1} values of {a.dtype}" if bits == 8 else f"the whole range of {a.dtype}"
+                out.append({"label": f"`{a.name}` over {what}", "args": {a.name: {"low": least, "high": most + 1}}})
+            elif least < 0 and (low is None or low >= 0):
+                top = high if isinstance(high, int) and high > 0 else 100
+                out.append({"label": f"`{a.name}` with negative values", "args": {a.name: {"low": -top, "high": top}}})
+            elif least == 0 and (high is None or high <= 2 ** (bits - 1)):
+                out.append(
+                    {
+                        "label": f"`{a.name}` with the high bits set",
+                        "args": {a.name: {"low": 2 ** (bits - 1), "high": most + 1}},
+                    }
+                )
+        elif a.dtype.startswith("float") and (a.init == "positive" or (low is not None and low >= 0)):
+            wide = high if isinstance(high, (int, float)) and high > 0 else 1.0
+            out.append(
+                {
+                    "label": f"`{a.name}` with negative values",
+                    "args": {a.name: {"init": "uniform", "low": -wide, "high": wide}},
+                }
+            )
+    return out
+
+
+def _used_sizes(spec: Spec) -> list[str]:
+    """The sizes the launch or the arguments read, in the spec's order."""
+    used: set[str] = set()
+    texts = [*spec.problem_size, *(a.size for a in spec.args), *(a.value for a in spec.args)]
+    for t in texts:
+        if isinstance(t, str):
+            try:
+                used |= names_in(t)
+            except ExprError:
+                continue
+    return [n for n in spec.sizes if n in used]
+
+
+def _odd(v: int) -> int:
+    return max(3, v if v % 2 else v - 1)
+
+
+def _size_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Sizes that are equal told apart (fw != fh, w != h, filters larger than 2), non-square and odd."""
+    names = _used_sizes(spec)
+    out = []
+    small = [n for n in names if spec.sizes[n] <= _FILTER]
+    big = [n for n in names if spec.sizes[n] > _FILTER]
+    if small and (len({spec.sizes[n] for n in small}) < len(small) or min(spec.sizes[n] for n in small) <= 2):
+        change = {n: 5 - 2 * (k % 2) + 2 * (k // 2) for k, n in enumerate(small)}  # 5, 3, 7, 5, ...
+        if change != {n: spec.sizes[n] for n in small}:
+            out.append(change)
+    dims = [n for n in big if any(n in _names(p) for p in spec.problem_size)]
+    if len(dims) >= 2 and len({spec.sizes[n] for n in dims}) < len(dims):
+        out.append({n: _odd(spec.sizes[n] // 3 - 14 * k) for k, n in enumerate(dims)})
+    cases = []
+    for sizes in out:
+        if _valid_at(spec, {**spec.sizes, **sizes}):
+            label = ", ".join(f"{n}={v}" for n, v in sizes.items())
+            cases.append({"label": label, "sizes": sizes})
+    return cases
+
+
+def _names(text: Any) -> set[str]:
+    try:
+        return names_in(text) if isinstance(text, str) else set()
+    except ExprError:
+        return set()
+
+
+def _scalar_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Scalars given equal numbers (not sizes) made distinct: a drafted fw = fh = 2."""
+    nums = {
+        a.name: a.value for a in spec.args if not a.is_array and isinstance(a.value, int) and 0 < a.value <= _FILTER
+    }
+    equal = [n for n in nums if list(nums.values()).count(nums[n]) > 1 or nums[n] <= 2]
+    if not equal:
+        return []
+    values = {n: 5 - 2 * (k % 2) + 2 * (k // 2) for k, n in enumerate(equal)}
+    label = ", ".join(f"{n}={v}" for n, v in values.items())
+    return [{"label": label, "args": {n: {"value": v} for n, v in values.items()}}]
+
+
+def _seed_case(spec: Spec) -> list[dict[str, Any]]:
+    seeded = [a for a in spec.args if a.is_array and a.init in ("random", "uniform", "normal", "positive")]
+    if not seeded:
+        return []
+    return [{"label": "a second seed", "args": {a.name: {"seed": a.seed + 1000} for a in seeded}}]
+
+
+def candidates(spec: Spec) -> list[dict[str, Any]]:
+    """The cases to try, each {"label", "sizes"?, "args"?}: values over the types' range first, then
+    sizes and scalars told apart, then a second seed; at most MAX_CASES. None for file inputs."""
+    if any(a.init == "file" for a in spec.args):
+        return []
+    out = [*_value_cases(spec), *_size_cases(spec), *_scalar_cases(spec), *_seed_case(spec)]
+    for case in out:
+        case.setdefault("sizes", {})
+        case.setdefault("args", {})
+    return out[:MAX_CASES]
+
+
+def check_entry(spec: Spec, case: dict[str, Any]) -> dict[str, Any]:
+    """A kept case as a check at other sizes takes it: label, the sizes in full, the argument changes."""
+    return {"label": case["label"], "sizes": {**spec.sizes, **case["sizes"]}, "args": case["args"]}

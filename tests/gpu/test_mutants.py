@@ -1,0 +1,322 @@
+"""Issue 35 items 1, 2 and 4 without a GPU: the check child's mutant runs (gpu/mutants.py) with a
+stand-in for the kernel runs, the score, a mutant that hangs costing itself, nvcc's trivial compiler
+equivalence, and the spec blamed from the original's own runs. tests/gpu/test_mutants_gpu.py runs
+the same on a GPU."""
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kt_tui.engine.strength import survivor_text
+from kt_tui.gpu import checkrun
+from kt_tui.gpu import mutants as mutation
+from kt_tui.gpu.sanitize import SanitizeReport
+from kt_tui.kernel.mutant import Mutant, mutants
+from kt_tui.kernel.spec import parse_spec
+from kt_tui.kernel.strengthen import case_spec
+
+from ..kernel.test_mutants import HIST, HISTOGRAM
+
+SPEC = parse_spec(HISTOGRAM)
+KERNEL = HIST
+N = SPEC.sizes["size"]
+
+
+def stand_in(kernel_of):
+    """A run: the arrays after `kernel_of(source)` ran on the spec's inputs at its sizes."""
+
+    def run(s, source, params):
+        from kt_tui.kernel.inputs import make_args
+
+        args = dict(zip([a.name for a in s.args], make_args(s, s.sizes)))
+        args["hist"] = kernel_of(source)(args["data"], int(args["size"]))
+        return args
+
+    return run
+
+
+def right(data, n):
+    return np.bincount(data[:n], minlength=256).astype(np.uint32)
+
+
+def behaviour(source):
+    if "// & 0x7f" in source:  # a masked byte: wrong only for bytes over 127
+        return lambda d, n: right(d & 0x7F, n)
+    if "// signed char" in source:
+        return lambda d, n: right(np.where(d > 127, 0, d).astype(np.uint8), n)
+    if "// i <= size" in source:
+        return right  # reads one past the end: the same outputs here
+    if "// size / 2" in source:
+        return lambda d, n: right(d, n // 2)
+    if "crash" in source:
+        raise RuntimeError("CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access")
+    return right
+
+
+MUTANTS = [
+    {"id": "m00", "kind": "nothing", "what": "emptied", "source": "/* emptied */"},
+    {"id": "m01", "kind": "mask", "what": "masked", "source": KERNEL + "// & 0x7f"},
+    {"id": "m02", "kind": "type", "what": "signed", "source": KERNEL + "// signed char"},
+    {"id": "m03", "kind": "bound", "what": "i <= size", "source": KERNEL + "// i <= size"},
+    {"id": "m04", "kind": "half", "what": "half", "source": KERNEL + "// size / 2"},
+]
+
+
+def _emptied(source):
+    return (lambda d, n: np.zeros(256, np.uint32)) if "emptied" in source else behaviour(source)
+
+
+def _job(**more):
+    full = {"token": "t0", "source": KERNEL, "mutants": MUTANTS, "budget_s": 60, "strengthen_s": 60}
+    full["sizes"] = [{"label": "size=37", "sizes": {"size": 37}}]
+    full["cases"] = [
+        {"label": "`data` over all 256 values of uint8", "sizes": {}, "args": {"data": {"low": 0, "high": 256}}},
+        {"label": "a second seed", "sizes": {}, "args": {"data": {"seed": 1001}}},
+    ]
+    return {**full, **more}
+
+
+def test_mutants_run_at_every_size_and_the_survivors_on_stronger_inputs(tmp_path):
+    said = []
+    mutation.child_runs(SPEC, _job(), tmp_path, stand_in(_emptied), said.append)
+    records = {(r["id"], r["case"]): r for r in mutation.read_jsonl(tmp_path / mutation.RECORDS)}
+    assert records["m00", None]["killed"] and records["m04", None]["killed"]  # caught at the spec's size
+    for mid in ("m01", "m02", "m03"):  # bytes 0-99 cannot tell these from the original
+        assert not records[mid, None]["killed"]
+    full = "`data` over all 256 values of uint8"
+    assert records["m01", full]["killed"] and records["m02", full]["killed"]
+    assert "hist[" in records["m01", full]["how"] and not records["m03", full]["killed"]
+    assert f"{mutation.SURVIVORS} t0 3" in said
+    assert f"{mutation.MARK} t0 mutant m01 case {full}" in said
+    cases = mutation.read_jsonl(tmp_path / mutation.CASES)
+    assert [c["ok"] for c in cases] == [True, True]
+
+    score = mutation.score(MUTANTS, {}, list(records.values()), cases, {c["label"]: "" for c in cases})
+    assert (score["counted"], score["killed_before"], score["killed"]) == (5, 2, 4)
+    assert score["kept"] == [full] and score["strengthening"][1]["why"] == "kills no survivor"
+    assert score["line"] == "the check catches 4 of 5 wrong variants; this one survives: i <= size"
+    assert survivor_text(score["survivors"][0]) == "a kernel with i <= size would pass this check"
+
+
+def test_a_case_memcheck_refuses_is_not_kept_and_equivalent_or_stillborn_mutants_do_not_count(tmp_path):
+    mutation.child_runs(SPEC, _job(), tmp_path, stand_in(_emptied), lambda line: None)
+    records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
+    cases = mutation.read_jsonl(tmp_path / mutation.CASES)
+    full = "`data` over all 256 values of uint8"
+    legal = {full: "memcheck: out of bounds", "a second seed": ""}
+    classes = {"m03": ("equivalent", "compiles to the same code as the original (sm_90)"), "m04": ("stillborn", "x")}
+    score = mutation.score(MUTANTS, classes, records, cases, legal)
+    assert (score["counted"], score["killed_before"], score["killed"]) == (3, 1, 1)
+    assert score["kept"] == [] and score["strengthening"][0] == {"label": full, "kept": False, "why": legal[full]}
+    assert score["equivalent"] == ["i <= size: compiles to the same code as the original (sm_90)"]
+    assert score["line"].startswith("the check catches 1 of 3 wrong variants; these 2 survive: masked; signed")
+
+
+def test_a_failing_mutant_is_killed_and_ends_the_child_whose_context_it_may_have_lost(tmp_path):
+    job = _job(mutants=[*MUTANTS[:2], {"id": "m09", "kind": "index", "what": "crashes", "source": "crash"}])
+    with pytest.raises(mutation.Killed):
+        mutation.child_runs(SPEC, job, tmp_path, stand_in(_emptied), lambda line: None)
+    records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
+    assert records[-1] == {
+        "id": "m09",
+        "case": None,
+        "killed": True,
+        "how": "fails: RuntimeError: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access",
+    }
+    said = []
+    mutation.child_runs(SPEC, job, tmp_path, stand_in(_emptied), said.append)  # the next child goes on
+    assert not any("mutant m00" in s or "mutant m09 base" in s for s in said)  # nothing run twice
+
+
+def test_a_mutant_that_hangs_costs_itself_and_another_child_goes_on(monkeypatch, tmp_path):
+    monkeypatch.setattr(mutation, "HANG_S", 0.3)
+    started = []
+
+    class Proc:
+        def __init__(self, cmd, **kw):
+            self.token = json.loads(Path(cmd[-2]).read_text())["token"]
+            self.first = not started
+            started.append(self)
+            self.returncode = None
+            self.stdout = iter([f"{mutation.MARK} {self.token} mutant m03 base -\n"] if self.first else [])
+
+        def wait(self, timeout=None):
+            if self.first and self.returncode is None:
+                import subprocess
+                import time
+
+                time.sleep(timeout or 0)
+                raise subprocess.TimeoutExpired("child", timeout)
+            self.returncode = self.returncode if self.returncode is not None else 0
+            return self.returncode
+
+    monkeypatch.setattr(checkrun.subprocess, "Popen", Proc)
+    monkeypatch.setattr(checkrun, "_kill", lambda proc: setattr(proc, "returncode", -9))
+    assert checkrun.run_child({"runs": []}, tmp_path, 30) == ""
+    assert len(started) == 2
+    assert mutation.read_jsonl(tmp_path / mutation.RECORDS) == [
+        {"id": "m03", "case": None, "killed": True, "how": "hangs: stopped after 0.3 s"}
+    ]
+
+
+def generated(source):
+    """How the mutants kernel/mutant.py makes of KERNEL behave: all wrong everywhere but two."""
+    if source == KERNEL:
+        return right
+    if "(data[i] & 0x7f)" in source:
+        return lambda d, n: right(d & 0x7F, n)
+    if "const signed char *data" in source:
+        return lambda d, n: right(np.where(d > 127, 0, d).astype(np.uint8), n)
+    return lambda d, n: right(d, n) + 1
+
+
+def test_check_strength_reports_the_score_and_keeps_the_case_that_kills(tmp_path):
+    source = KERNEL
+
+    def child(job, out, timeout_s, gpu_done=None, on_survivors=None):
+        s = checkrun.spec_from_plain(job["spec"])
+        from kt_tui.kernel.inputs import make_args
+
+        before = {a.name: v for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
+        orig = {**before, "hist": right(before["data"], N)}
+        (out / "state.json").write_text(json.dumps(checkrun.judge(s, {"before": before, "original": orig}, [], [])))
+        mutation.child_runs(s, job, out, stand_in(generated), lambda line: None)
+        on_survivors(2)
+        gpu_done()
+        return ""
+
+    cases_seen = []
+
+    def sanitizer(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=(), cases=()):
+        cases_seen.extend(cases)
+        return SanitizeReport(tool, True, 0, sizes=sizes)
+
+    state = checkrun.check_strength(source, SPEC, "cupy", sanitizer=sanitizer, child=child, classify=lambda *a: {})
+    assert state["state"] == "ok" and len(cases_seen) == 2
+    made = mutants(source, "histogram256")
+    assert state["mutants"]["counted"] == len(made)
+    assert state["cases"] == [
+        {
+            "label": "`data` over all 256 values of uint8",
+            "sizes": {"size": N},
+            "args": {"data": {"low": 0, "high": 256}},
+        }
+    ]
+    assert state["mutants"]["line"].startswith(f"the check catches {state['mutants']['killed']} of {len(made)}")
+    assert state["mutants"]["killed"] == len(made) == state["mutants"]["killed_before"] + 2
+    assert state["mutants"]["survivors"] == []
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (compile only)")
+def test_nvcc_tells_equivalent_and_stillborn_mutants_from_live_ones():
+    conv = Path(__file__).parents[1] / "corpus" / "conv2d.cu"
+    spec = parse_spec((conv.parent / "specs" / "conv2d.cu.toml").read_text())
+    source = conv.read_text()
+    same = Mutant("m01", "swap", 13, "x + i -> i + x", source.replace("(x + i)", "(i + x)"))
+    broken = Mutant("m02", "const", 13, "broken", source.replace("float sum = 0.0f;", "float sum = ;"))
+    wrong = Mutant("m03", "swap", 9, "axes", source.replace("(y + j) * in_w + (x + i)", "(x + j) * in_w + (y + i)"))
+    classes = mutation.classify(source, spec, [same, broken, wrong], arch="sm_90", workers=2)
+    assert classes["m01"][0] == "equivalent" and classes["m03"] == ("live", "")
+    assert classes["m02"][0] == "stillborn" and "error" in classes["m02"][1]
+
+
+# -- item 4: the spec blamed ---------------------------------------------------------------------------
+def _judged(again=None, geometry=None):
+    s = SPEC
+    from kt_tui.kernel.inputs import make_args
+
+    before = {a.name: v for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
+    orig = {**before, "hist": right(before["data"], N)}
+    runs, _ = checkrun.child_runs(KERNEL, s)
+    arrays = {"before": before, "original": orig}
+    if again is not None:
+        arrays["again"] = {**before, "hist": again}
+    if geometry is not None:
+        arrays["geometry"] = {**before, "hist": geometry}
+    return checkrun.judge(s, arrays, runs, []), orig["hist"]
+
+
+def test_two_runs_of_the_original_that_differ_blame_a_race_with_the_numbers():
+    _, hist = _judged()
+    racy = hist.copy()
+    racy[[3, 9]] -= 1
+    state, _ = _judged(again=racy)
+    assert state["refused"] == state["blame"]
+    assert state["blame"].startswith(
+        "two runs of the original kernel at its baseline (block_size_x=64) give different outputs: `hist` differs "
+        "in 2 of 256 elements (largest difference 1, first at hist[3])"
+    )
+
+
+def test_outputs_that_depend_on_the_block_size_blame_the_launch_and_agreeing_ones_do_not():
+    _, hist = _judged()
+    half = hist.copy()
+    half[50:] = 0
+    state, _ = _judged(again=hist.copy(), geometry=half)
+    assert state["blame"].startswith(
+        "the original kernel's outputs depend on its block size: at block_size_x=128 `hist` differs in"
+    )
+    assert "from its baseline's (block_size_x=64)" in state["blame"]
+    state, _ = _judged(again=hist.copy(), geometry=hist.copy())
+    assert "blame" not in state and "refused" not in state
+
+
+def test_float_sums_reordered_within_tolerance_are_the_same_and_verify_functions_are_exempt():
+    s = replace(SPEC, verify="mod:check")
+    assert [r["name"] for r in checkrun.child_runs(KERNEL, s)[0]] == ["original", "mutant"]
+    assert checkrun.other_geometry(SPEC) == {"block_size_x": 128}
+    assert checkrun.other_geometry(replace(SPEC, tune_params={"block_size_x": [64]}, defaults={})) is None
+    f = parse_spec(
+        """kernel = "k"
+problem_size = ["n"]
+[sizes]
+n = 100
+[tune_params]
+block_size_x = [32, 64]
+[[args]]
+name = "total"
+type = "float32"
+size = 4
+init = "zeros"
+output = true
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+"""
+    )
+    total = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    runs = checkrun.child_runs("__global__ void k(float *total, int n) { total[0] += 1; }", f)[0]
+    arrays = {"before": {"total": np.zeros(4, np.float32)}, "original": {"total": total}}
+    arrays["geometry"] = {"total": total + np.float32(1e-7)}
+    assert "blame" not in checkrun.judge(f, arrays, runs, [])
+
+
+def test_a_blamed_spec_runs_no_mutants(tmp_path, monkeypatch):
+    import kernel_tuner
+
+    calls = []
+
+    def run_kernel(name, source, problem_size, args, params, **kw):
+        calls.append(source)
+        out = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+        out[1] = right(out[0], N if params["block_size_x"] == 64 else N // 2)
+        return out
+
+    monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
+    runs, _ = checkrun.child_runs(KERNEL, SPEC)
+    job = {"spec": SPEC.to_dict(), "backend": "cupy", "runs": runs, **_job()}
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    assert checkrun.main([str(tmp_path / "job.json"), str(tmp_path)]) == 0
+    state = json.loads((tmp_path / "state.json").read_text())
+    assert "depend on its block size" in state["blame"] and len(calls) == len(runs)
+
+
+def test_case_spec_changes_only_what_the_case_names():
+    case = {"label": "x", "sizes": {"size": 37}, "args": {"data": {"low": 0, "high": 256}, "gone": {"seed": 3}}}
+    s = case_spec(SPEC, case)
+    assert s.sizes == {"size": 37} and s.args[0].high == 256 and s.args[1] == SPEC.args[1] and SPEC.args[0].high == 100

@@ -1,0 +1,139 @@
+"""Issue 35 on a real GPU: every kind of mutant killed on a small kernel, stronger inputs that decide
+(a byte histogram drafted with bytes 0-99: the signed-char and masked variants die only on all 256
+byte values), the spec blamed for a block-per-row kernel given the default grid divisor, and a
+scripted one-prompt reply proposing a signed-char histogram that must not come out verified.
+Skipped without a GPU; tests/gpu/test_mutants.py runs the same machinery with stand-ins."""
+
+import json
+
+import pytest
+
+from kt_tui.cli import main
+from kt_tui.gpu import checkrun
+from kt_tui.gpu import mutants as mutation
+from kt_tui.gpu.sanitize import find_sanitizer
+from kt_tui.kernel.mutant import KINDS
+from kt_tui.kernel.spec import load_spec
+
+from ..helpers import report, run_cli
+from ..kernel.test_mutants import CONV, CONV_SPEC, HIST
+from ..kernel.test_mutants import HISTOGRAM as HIST_SPEC
+from .test_gpu_checks import _write
+
+pytestmark = pytest.mark.gpu
+BACKEND = "pycuda"
+
+# one block per row, its rows of n elements scanned in shared memory; the spec keeps the default grid
+# divisor (blocks = rows * n / block_size_x): right at block 32 = n, rows left out at 64 and 128
+SCAN = """__global__ void scan_rows(const float *in, float *out, int n)
+{
+    __shared__ float buf[1024];
+    int row = blockIdx.x;
+    int t = threadIdx.x;
+    buf[t] = t < n ? in[row * n + t] : 0.0f;
+    for (int s = 1; s < blockDim.x; s *= 2) {
+        __syncthreads();
+        float v = t >= s ? buf[t - s] : 0.0f;
+        __syncthreads();
+        buf[t] += v;
+    }
+    if (t < n)
+        out[row * n + t] = buf[t];
+}
+"""
+SCAN_SPEC = """kernel = "scan_rows"
+problem_size = ["rows * n"]
+[sizes]
+rows = 3
+n = 32
+[tune_params]
+block_size_x = [32, 64, 128]
+[[args]]
+name = "in"
+type = "float32"
+size = "rows * n"
+[[args]]
+name = "out"
+type = "float32"
+size = "rows * n"
+init = "poison"
+output = true
+atol = 1e-4
+rtol = 1e-4
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+"""
+
+
+GPU_CONV = CONV.replace(
+    "        for (int s = 16; s > 0; s /= 2)\n            sum += __shfl_down_sync(0xffffffff, sum, s);\n", ""
+)  # a shuffle inside a branch some lanes skip: not for a GPU
+
+
+def _state(tmp_path, name, source, spec):
+    kernel = _write(tmp_path, name, source, spec)
+    return checkrun.check_strength(source, load_spec(kernel.with_suffix(".cu.toml")), BACKEND)
+
+
+def test_every_kind_of_mutant_is_killed_on_a_small_kernel(tmp_path, monkeypatch):
+    monkeypatch.setattr(mutation, "BUDGET_S", 120.0)  # kills here; the time is benchmarks/mutants.py's
+    monkeypatch.setattr(mutation, "STRENGTHEN_S", 120.0)
+    state = _state(tmp_path, "conv_hist", GPU_CONV, CONV_SPEC)
+    score = state["mutants"]
+    report(f"conv_hist: {score['line']}; kinds killed {score['killed_kinds']}; {state['seconds']} s")
+    assert score["counted"] >= 20 and not score["not_run"]
+    assert set(score["killed_kinds"]) == set(KINDS), set(KINDS) - set(score["killed_kinds"])
+    assert score["killed"] > score["killed_before"]  # fw = fh and bytes 0-99 let some through before
+    labels = [c["label"] for c in state["cases"]]
+    assert "fw=5, fh=3" in labels and "`bytes` over all 256 values of uint8" in labels
+    assert score["killed"] >= 0.9 * score["counted"]
+
+
+def test_all_256_byte_values_kill_the_signed_char_and_masked_histograms(tmp_path):
+    state = _state(tmp_path, "histogram256", HIST, HIST_SPEC)
+    score = state["mutants"]
+    report(f"histogram 0-99: {score['line']}; tried {score['strengthening']}")
+    survivors = " ".join(m["what"] for m in score["survivors"])
+    assert "signed char" not in survivors and "& 0x7f" not in survivors
+    assert [c["label"] for c in state["cases"]][0] == "`data` over all 256 values of uint8"
+    tried = next(t for t in score["strengthening"] if t["label"] == "`data` over all 256 values of uint8")
+    assert tried["kept"]
+
+
+def test_a_block_per_row_kernel_with_the_default_grid_divisor_blames_the_spec(tmp_path, capsys, hermetic):
+    if find_sanitizer() is None:
+        pytest.skip("compute-sanitizer not found")
+    kernel = _write(tmp_path, "scan_rows", SCAN, SCAN_SPEC)
+    assert main(["spec", str(kernel), "--check", "--backend", BACKEND]) == 2
+    err = capsys.readouterr().err
+    assert "depend on its block size: at block_size_x=64 `out` differs in 32 of 96 elements" in err, err
+    report(f"spec --check scan_rows (default grid divisor): {err.strip()[:300]}")
+    code, out = run_cli(capsys, "run", kernel, "--auto", "--json", "--backend", BACKEND)
+    assert code == 2 and "depend on its block size" in out["check"]["blame"]
+    assert out["best"] is None and not any(s["state"] == "failed" for s in out["steps"])
+
+
+def test_a_scripted_signed_char_histogram_does_not_come_out_verified(tmp_path, capsys, hermetic):
+    from ..llm_server import MODEL, ScriptedServer
+
+    kernel = _write(tmp_path, "histogram256", HIST, HIST_SPEC)
+    reply = json.dumps(
+        {
+            "kernel_code": HIST.replace("const unsigned char *data", "const signed char *data"),
+            "tune_params": {"block_size_x": [64, 128, 256]},
+            "explanation": "scripted reply (not a model's): the bytes read as signed char",
+        }
+    )
+    with ScriptedServer([reply]) as server:
+        code, out = run_cli(
+            capsys, "run", kernel, "--strategy", "one-prompt", "--auto", "--json", "--backend", BACKEND,
+            "--base-url", server.url, "--model", MODEL,
+        )  # fmt: skip
+    step = out["steps"][-1]
+    report(f"one-prompt signed-char histogram: step {step['state']}: {(step['reason'] or '')[:200]}")
+    assert code == 0 and step["state"] == "failed"
+    assert "`data` over all 256 values of uint8" in step["reason"]
+    assert out["best"]["kernel_version"] != step["version"]
+    assert out["check"]["cases"][0] == "`data` over all 256 values of uint8"
