@@ -330,6 +330,7 @@ class Runs:
                     "gpu": info.get("device") or self.choice.gpu,
                     "recorded": started,
                     "session": self.sid,
+                    **({"device": self.choice.facts} if self.choice.facts else {}),  # replays show them
                 },
                 spec.tune_params,
             )
