@@ -141,7 +141,15 @@ def profile(
             return ProfileReport("failed", f"ncu exit status {code}, no profile: {said}", command=report.command)
         pages = {}
         for page in ("raw", "details"):
-            args = [exe, "--import", str(rep), "--csv", "--page", page, *(["--print-rule-details"] * (page == "details"))]
+            args = [
+                exe,
+                "--import",
+                str(rep),
+                "--csv",
+                "--page",
+                page,
+                *(["--print-rule-details"] * (page == "details")),
+            ]
             code, text = run_supervised(args, IMPORT_TIMEOUT_S, env=env, cwd=tmp)
             pages[page] = text if code == 0 else ""
     summary = summarize(pages["raw"], pages["details"])
@@ -194,26 +202,21 @@ def summarize(raw: str, details: str) -> dict[str, Any]:
             out["stalls"] = [[n, round(v, 2)] for n, v in stalls[:3] if v > 0]
     rules: list[dict[str, Any]] = []
     drows = _rows(details)
-    if drows:
-        col = {name: i for i, name in enumerate(drows[0])}
-        need = ("Section Name", "Metric Name", "Metric Value", "Rule Name", "Rule Type", "Rule Description")
-        if all(n in col for n in need):
-            for row in drows[1:]:
-                if len(row) < len(drows[0]) - 2:
-                    continue
-                get = lambda n: row[col[n]] if col[n] < len(row) else ""  # noqa: E731
-                key = (get("Section Name"), get("Metric Name"))
-                if key in DETAILS and DETAILS[key] not in out and (v := _number(get("Metric Value"))) is not None:
-                    out[DETAILS[key]] = v
-                if get("Rule Name") and get("Rule Type") in ("OPT", "INF", "WRN") and get("Rule Description"):
-                    text = " ".join(get("Rule Description").split())
-                    if "could not be found" in text:  # ncu on a metric it did not collect, not on the kernel
-                        continue
-                    speedup = _number(get("Estimated Speedup")) if "Estimated Speedup" in col else None
-                    rules.append(
-                        {"rule": get("Rule Name")[:60], "type": get("Rule Type"), "text": text[:MAX_RULE_TEXT]}
-                        | ({"speedup_pct": speedup} if speedup is not None else {})
-                    )
+    for row in drows[1:]:
+        cell = dict(zip(drows[0], row))
+        key = (cell.get("Section Name", ""), cell.get("Metric Name", ""))
+        if key in DETAILS and DETAILS[key] not in out and (v := _number(cell.get("Metric Value", ""))) is not None:
+            out[DETAILS[key]] = v
+        text = " ".join(cell.get("Rule Description", "").split())
+        if not cell.get("Rule Name") or cell.get("Rule Type") not in ("OPT", "INF", "WRN") or not text:
+            continue
+        if "could not be found" in text:  # ncu on a metric it did not collect, not on the kernel
+            continue
+        speedup = _number(cell.get("Estimated Speedup", ""))
+        rules.append(
+            {"rule": cell["Rule Name"][:60], "type": cell["Rule Type"], "text": text[:MAX_RULE_TEXT]}
+            | ({"speedup_pct": speedup} if speedup is not None else {})
+        )
     rules.sort(key=lambda r: (r["type"] != "OPT", -(r.get("speedup_pct") or 0)))
     if rules:
         out["rules"] = rules[:MAX_RULES]
