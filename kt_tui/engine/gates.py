@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from ..gpu.protocol import SEARCHES
 from .edits import edit_diff, edited_fields
 from .markdown import md_fence, md_ms, md_text
-from .plan import clean_title, plan_from_text
+from .plan import clean_title, plan_from_text, split_performance
 
 CHOICES = ("approve", "edit", "skip", "stop")
 LLM_CHOICES = ("retry", "edit", "skip", "stop")
@@ -151,6 +151,11 @@ class PlanGate(Gate):
     def parse_edit(self, value: object) -> list[tuple[str, str]]:
         """The edited plan: (title, description) per step (engine/plan.py)."""
         return plan_from_text(str(value))
+
+    def edited_performance(self, value: object) -> str | None:
+        """The performance block as edited (None: left as shown, or its mark deleted)."""
+        block = split_performance(str(value))[1]
+        return block if block is not None and block != split_performance(self.text)[1] else None
 
 
 @dataclass(kw_only=True)

@@ -21,6 +21,7 @@ from ..records import Result
 from .checks import first_failure
 from .gates import AcceptGate, Decision, Gate, KernelGate
 from .manual import KERNEL_NOTE, is_manual
+from .profiles import engine_block
 from .strength import vacuous_why
 from .verdict import NOT_CHECKED, NOT_MEASURED, verdict_text
 
@@ -49,6 +50,7 @@ def prompt_context(engine: Any) -> dict[str, Any]:
         "problem_size": spec_text(spec),
         "gpu": engine.choice.gpu,
         "results": f"best {best.time_ms:.4f} ms with {dict(best.params)}" if best else "not measured yet",
+        "performance": engine_block(engine),
     }
 
 

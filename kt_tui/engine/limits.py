@@ -121,10 +121,11 @@ def _mib(n: Any) -> str:
     return f"{n / 2**20:.0f} MiB" if n else "?"
 
 
-def facts_text(facts: dict[str, Any] | None, gpu: str = "") -> str:
+def facts_text(facts: dict[str, Any] | None, gpu: str = "", simulated: bool = False) -> str:
     """The device's facts in a few compact lines (what a prompt, the Profile tab and the report say)."""
     if not facts:
-        return f"{gpu or 'GPU'}: {NOT_RECORDED}" + (" (replayed from a recording that has none)" if gpu else "")
+        why = " (replayed from a recording that has none)" if simulated else ""
+        return f"{gpu or 'GPU'}: {NOT_RECORDED}{why}"
     f = facts
     lines = [
         f"{f['name']}, compute capability {f.get('cc', '?')}, {f.get('sms', '?')} SMs at "

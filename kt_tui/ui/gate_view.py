@@ -185,14 +185,15 @@ def _edit_plan(gate: g.PlanGate) -> ModalScreen:
     return TextEditScreen(
         "Edit the plan",
         gate.text,
-        "One step per numbered line, its description indented below. Delete, reorder, reword or add steps.",
+        "One step per numbered line, its description indented below. Delete, reorder, reword or add steps. "
+        "Below the --- line: what every prompt is told of performance (edit it there).",
     )
 
 
 @view(g.PlanGate, tab="tab-plan", editor=_edit_plan)
 def _plan(gate: g.PlanGate, text: Text, keys: dict, simulated: bool) -> None:
     _unverified(gate, text)
-    text.append(gate.text[:1500])
+    text.append(gate.text[:3200])  # the plan, then the performance block (at most 1,500)
     if gate.manual:
         text.append(gate.manual + "\n", style="bold yellow")
 
