@@ -204,6 +204,7 @@ class KernelGate(Gate):
     tolerances: list[Any] | None = None
     verify_sizes: list[Any] | None = None
     spec: dict[str, Any] | None = None
+    profile: list[str] = field(default_factory=list)  # the current best's % of the peak and profile
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         if stop := _manual_stop(self.manual):
@@ -261,6 +262,7 @@ class AcceptGate(Gate):
     verified: str | None = None
     effect: str = ""  # what accepting does, said at the gate (kernel_step._accept)
     unmeasured: bool = False  # no GPU here: no times; asked again once measured
+    limits: list[str] = field(default_factory=list)  # the candidate's and the best's % of the peak, profiles
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         if self.unmeasured:
@@ -277,6 +279,7 @@ class AcceptGate(Gate):
             out += [f"Candidate {md_ms(new)} against the best so far {md_ms(current)}{advice}", ""]
             if self.effect:
                 out += [md_text(self.effect), ""]
+            out += [f"- {md_text(line)}" for line in self.limits] + ([""] if self.limits else [])
             if (decision or {}).get("choice") == "approve":
                 out += [
                     "Accepted: the new best."

@@ -56,23 +56,32 @@ def work_of(spec: Spec) -> Work:
         return Work(error=str(e)[:200])
 
 
+def per_ms(work: Work, facts: dict[str, Any] | None) -> dict[str, float]:
+    """Each rate times the run's time in ms: GB/s, GFLOP/s and their % of the measured peaks are
+    these divided by time_ms (one division a row where a table has many)."""
+    facts = facts or {}
+    out: dict[str, float] = {}
+    if work.bytes is not None:
+        out["gbps"] = work.bytes / 1e6
+        if facts.get("copy_gbps"):
+            out["pct_bw"] = 100 * out["gbps"] / facts["copy_gbps"]
+    if work.flops is not None:
+        out["gflops"] = work.flops / 1e6
+        if facts.get("fma_gflops"):
+            out["pct_fp32"] = 100 * out["gflops"] / facts["fma_gflops"]
+    return out
+
+
 def limits(work: Work, time_ms: float | None, facts: dict[str, Any] | None) -> dict[str, Any] | None:
     """Achieved GB/s and GFLOP/s of one result and their % of the measured peaks (None: no time)."""
     if not time_ms or time_ms <= 0 or (work.bytes is None and work.flops is None):
         return None
-    seconds = time_ms * 1e-3
     out: dict[str, Any] = {"estimated": work.estimated}
-    facts = facts or {}
     if work.bytes is not None:
         out["bytes"] = work.bytes
-        out["gbps"] = work.bytes / seconds / 1e9
-        if facts.get("copy_gbps"):
-            out["pct_bw"] = 100 * out["gbps"] / facts["copy_gbps"]
     if work.flops is not None:
         out["flops"] = work.flops
-        out["gflops"] = work.flops / seconds / 1e9
-        if facts.get("fma_gflops"):
-            out["pct_fp32"] = 100 * out["gflops"] / facts["fma_gflops"]
+    out |= {k: v / time_ms for k, v in per_ms(work, facts).items()}
     shares = {k: out[k] for k in ("pct_bw", "pct_fp32") if k in out}
     if shares:
         bound = max(shares, key=lambda k: shares[k])

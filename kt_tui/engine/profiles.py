@@ -189,6 +189,18 @@ def engine_block(engine: Any) -> str:
     )
 
 
+def result_lines(engine: Any, what: str, vid: str, r: Result | None) -> list[str]:
+    """A result's distance to the limit and its profile, a line or three (the kernel and accept gates)."""
+    if r is None or r.time_ms is None:
+        return []
+    facts = stored_facts(engine.data.session() or {})
+    lines = [f"{what}: {r.time_ms:.4f} ms, " + limits_text(limits(work_of(engine.version(vid)[1]), r.time_ms, facts))]
+    p = profile_of(engine.data, vid, r.key)
+    if p is not None and p["state"] in ("done", "recorded"):
+        lines += [f"{what}, Nsight Compute: {profile_line(p['summary'])}", *advice(p["summary"], 1, 300)]
+    return lines
+
+
 def profile_after_tune(engine: Any, vid: str) -> None:
     """After a tune run: the original's baseline configuration and the run's best when it is a new
     best (of the session, or a candidate beating it), each profiled once. Never every configuration."""

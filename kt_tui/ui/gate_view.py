@@ -228,6 +228,8 @@ def _kernel(gate: g.KernelGate, text: Text, keys: dict, simulated: bool) -> None
         said += f" ({comp['arch']})"
     text.append(said + ". ", style={True: "green", False: "bold red", None: "yellow"}[ok])
     text.append("  The diff is in the Kernel tab.\n")
+    for line in gate.profile:  # the kernel it changes: its % of the peak and profile (Profile tab: all)
+        text.append(line[:300] + "\n", style="dim")
 
 
 @view(
@@ -264,6 +266,8 @@ def _accept(gate: g.AcceptGate, text: Text, keys: dict, simulated: bool) -> None
             else "cyan",
         )
     text.append_text(checks_text(gate.verdicts, gate.checks))
+    for line in gate.limits:
+        text.append(line[:300] + "\n", style="dim")
 
 
 def _edit_configs(gate: g.ConfigsGate) -> ModalScreen:

@@ -6,6 +6,7 @@ out and `peak_error` says why."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -65,8 +66,11 @@ __global__ void kt_fma_peak(float *out, int iters) {
 """
 
 
-def device_facts(backend: str, name: str, peaks: bool = True) -> dict[str, Any]:
-    """The facts of device 0 as `backend` reads them (gpu/facts.py names the fields)."""
+def device_facts(backend: str, name: str, peaks: bool | None = None) -> dict[str, Any]:
+    """The facts of device 0 as `backend` reads them (gpu/facts.py names the fields); the peaks are
+    measured unless KT_TUI_PEAKS=0 (the tests: each has a data dir of its own, so nothing is cached)."""
+    if peaks is None:
+        peaks = os.environ.get("KT_TUI_PEAKS", "1") != "0"
     raw = _read(backend)
     facts: dict[str, Any] = {"name": name, "backend": backend, "recorded": time.strftime("%Y-%m-%d")}
     facts["cc"] = f"{raw.pop('cc_major', 0)}.{raw.pop('cc_minor', 0)}"
