@@ -116,8 +116,8 @@ def session_summary(store: Store, sid: str) -> dict[str, Any]:
 def _distance(store: Store, s: dict[str, Any], best: Result | None) -> dict[str, Any]:
     """The device's facts, the baseline's and the best's distance to the GPU's limit, the profiles."""
     from ..kernel.spec import spec_from_plain  # here: listing sessions needs no spec parser
-    from .limits import limits, stored_facts, work_of
-    from .profiles import session_profiles
+    from .limits import limits, stored_facts, work_of  # here: as spec_from_plain
+    from .profiles import session_profiles  # here: as spec_from_plain
 
     facts = stored_facts(s)
     versions = {v["id"]: v for v in store.versions(s["id"])}

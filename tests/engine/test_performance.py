@@ -26,28 +26,19 @@ def _prompt(server: ScriptedServer, i: int) -> str:
     return server.requests[i]["messages"][-1]["content"]
 
 
-def test_the_plan_prompt_has_the_h100_facts_the_baseline_time_and_its_share_of_the_copy_peak(capsys, hermetic):
+def _plan_prompt(capsys, kernel, *flags) -> tuple[dict, str]:
+    """An autonomous session, replayed, whose plan is empty: its JSON and the plan prompt it sent."""
     with ScriptedServer([NO_STEPS]) as server:
         code, out = run_cli(
-            capsys,
-            "run",
-            H100 / "vadd.cu",
-            "--strategy",
-            "autonomous",
-            "--no-replanning",
-            "--auto",
-            "--json",
-            "--backend",
-            "sim",
-            "--sim-cache",
-            H100 / "recorded",
-            "--base-url",
-            server.url,
-            "--model",
-            MODEL,
-        )
-        plan = _prompt(server, 0)
-    assert code == 0, out
+            capsys, "run", kernel, "--strategy", "autonomous", "--no-replanning", "--auto", "--json",
+            "--backend", "sim", "--base-url", server.url, "--model", MODEL, *flags,
+        )  # fmt: skip
+        assert code == 0, out
+        return out, _prompt(server, 0)
+
+
+def test_the_plan_prompt_has_the_h100_facts_the_baseline_time_and_its_share_of_the_copy_peak(capsys, hermetic):
+    out, plan = _plan_prompt(capsys, H100 / "vadd.cu", "--sim-cache", H100 / "recorded")
     assert "NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs" in plan
     assert "measured peaks: copy 3024 GB/s (read + write)" in plan
     # 3 * 4 * 2**26 bytes (estimated: no [metrics]) in 0.2906 ms: 2771 GB/s, 91.6 % of 3024 GB/s
@@ -63,25 +54,7 @@ def test_the_plan_prompt_has_the_h100_facts_the_baseline_time_and_its_share_of_t
 
 
 def test_an_h200_recording_without_facts_says_so_and_shows_no_other_gpus_facts(capsys, hermetic):
-    with ScriptedServer([NO_STEPS]) as server:
-        code, out = run_cli(
-            capsys,
-            "run",
-            EXAMPLES / "vector_add.cu",
-            "--strategy",
-            "autonomous",
-            "--no-replanning",
-            "--auto",
-            "--json",
-            "--backend",
-            "sim",
-            "--base-url",
-            server.url,
-            "--model",
-            MODEL,
-        )
-        plan = _prompt(server, 0)
-    assert code == 0
+    out, plan = _plan_prompt(capsys, EXAMPLES / "vector_add.cu")
     assert "NVIDIA H200 (recorded 2026-11-22): device facts not recorded (replayed from a recording" in plan
     assert "H100" not in plan and "measured peaks:" not in plan and "Nsight Compute," not in plan
     assert "baseline {'block_size_x': 256}: 0.0799 ms; 2519 GB/s" in plan  # [metrics] bytes, no peak to divide by

@@ -12,6 +12,9 @@ from typing import Any
 
 from ..facts import theoretical_gbps
 
+# Imported where used: the backend's own module (pycuda, cupy or cuda-python: only the one the probe
+# found loads) and kernel_tuner with numpy, for the peaks.
+
 # CUdevice_attribute names (pycuda's device_attribute has the same, cuda-python's the prefix too)
 ATTRS = {
     "sms": "MULTIPROCESSOR_COUNT",
