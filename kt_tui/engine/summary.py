@@ -116,12 +116,17 @@ def session_summary(store: Store, sid: str) -> dict[str, Any]:
 def _distance(store: Store, s: dict[str, Any], best: Result | None) -> dict[str, Any]:
     """The device's facts, the baseline's and the best's distance to the GPU's limit, the profiles."""
     from ..kernel.spec import spec_from_plain  # here: listing sessions needs no spec parser
-    from .limits import limits, stored_facts, work_of  # here: as spec_from_plain
+    from .limits import Work, limits, stored_facts, work_of  # here: as spec_from_plain
     from .profiles import session_profiles  # here: as spec_from_plain
 
     facts = stored_facts(s)
     versions = {v["id"]: v for v in store.versions(s["id"])}
-    works = {vid: work_of(spec_from_plain(v["spec_json"])) for vid, v in versions.items()}
+    works = {}
+    for vid, v in versions.items():
+        try:
+            works[vid] = work_of(spec_from_plain(v["spec_json"]))
+        except UserError as e:  # a tampered stored spec: the session's error says so
+            works[vid] = Work(error=str(e)[:200])
     first = next(iter(versions), None)
     out: dict[str, Any] = {
         "device": facts,

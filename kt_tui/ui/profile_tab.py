@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from ..engine.limits import facts_text, limits, pct_cell, stored_facts, work_of
 from ..engine.profiles import advice, profile_line, session_profiles
+from ..errors import UserError
 from ..kernel.spec import spec_from_plain
 from ..records import Result
 from ..store import SessionStore
@@ -58,7 +59,10 @@ def peak_cells(data: SessionStore) -> Callable[[Result], str]:
     def cell(r: Result) -> str:
         if r.version not in works:
             v = data.version(r.version) if r.version else None
-            works[r.version] = work_of(spec_from_plain(v["spec_json"])) if v else None
+            try:
+                works[r.version] = work_of(spec_from_plain(v["spec_json"])) if v else None
+            except UserError:  # a tampered stored spec: the screen says so where it reads it (session_screen)
+                works[r.version] = None
         work = works[r.version]
         return pct_cell(limits(work, r.time_ms, facts)) if work is not None and r.ok else "-"
 
