@@ -54,6 +54,9 @@ def hermetic(tmp_path, monkeypatch):
     compiled.forget()  # a GPU worker's compiles are kept for its process's next jobs: a test is a fresh worker
 
     monkeypatch.setattr(session_actions, "UNDO_DEFAULT", 0.0)
+    # a profile (ncu) and the device's peaks cost seconds on a GPU: the tests that want them say so
+    monkeypatch.setenv("KT_TUI_NCU", "0")
+    monkeypatch.setenv("KT_TUI_PEAKS", "0")
     for k in list(os.environ):
         if k.startswith("OPENAI_") or k in ("KT_TUI_BACKEND", "KT_TUI_SIM_CACHE", "KT_TUI_SIM_PACE", "RAY_ADDRESS"):
             monkeypatch.delenv(k, raising=False)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..gpu.compile import DEFAULT_ARCH
+from ..gpu.facts import clean_facts
 from ..gpu.protocol import BACKENDS
 from ..gpu.simcache import find_cache, gpu_label, read_header
 
@@ -30,6 +31,7 @@ class BackendChoice:
     note: str = ""
     arch: str = ""  # the device's compute capability as "sm_90"; "" in sim or when the probe could not tell
     replays_version: bool = False  # sim: the cache's header says it was recorded from this very kernel version
+    facts: dict[str, Any] | None = None  # the device's facts and measured peaks (gpu/facts.py); in sim, the recording's
 
     @property
     def simulated(self) -> bool:
@@ -94,7 +96,8 @@ def choose_backend(
         return BackendChoice("none", "", sources, note=NO_GPU_NOTE)
     found = probe(BACKENDS if request == "auto" else (request,))
     if found.get("backend"):
-        return BackendChoice(found["backend"], found["gpu"], sources, arch=found.get("arch") or "")
+        facts = clean_facts(found.get("facts"))
+        return BackendChoice(found["backend"], found["gpu"], sources, arch=found.get("arch") or "", facts=facts)
     reasons = "; ".join(f"{k}: {v}" for k, v in found.get("errors", {}).items())
     if request != "auto":
         raise BackendError(f"backend {request} does not work here ({reasons}). {_what_to_do()}")
@@ -116,6 +119,7 @@ def _sim(kernel: str, version: str | list[str], sources: list[str], note: str) -
         raise BackendError(f"no recorded cache for kernel {kernel} version {_first(version)} in {where}")
     head = read_header(cache)
     choice.gpu = gpu_label(head)
+    choice.facts = clean_facts(head.get("kt_tui", {}).get("device"))  # none in a recording made before they were
     choice.replays_version = head.get("kt_tui", {}).get("kernel_version") in (
         [version] if isinstance(version, str) else list(version)
     )

@@ -137,6 +137,18 @@ class Sanitized(Event):
 
 
 @dataclass(kw_only=True)
+class Profiled(Event):
+    """A result's Nsight Compute profile was stored (engine/profiles.py)."""
+
+    kind: ClassVar[str] = "profile"
+    version: str
+    key: str
+    state: str
+    line: str = ""
+    seconds: float | None = None
+
+
+@dataclass(kw_only=True)
 class RunEnded(Event):
     kind: ClassVar[str] = "run_end"
     run: str

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from ..gpu.protocol import SEARCHES
 from .edits import edit_diff, edited_fields
 from .markdown import md_fence, md_ms, md_text
-from .plan import clean_title, plan_from_text
+from .plan import clean_title, plan_from_text, split_performance
 
 CHOICES = ("approve", "edit", "skip", "stop")
 LLM_CHOICES = ("retry", "edit", "skip", "stop")
@@ -155,6 +155,11 @@ class PlanGate(Gate):
         """The edited plan: (title, description) per step (engine/plan.py)."""
         return plan_from_text(str(value))
 
+    def edited_performance(self, value: object) -> str | None:
+        """The performance block as edited (None: left as shown, or its mark deleted)."""
+        block = split_performance(str(value))[1]
+        return block if block is not None and block != split_performance(self.text)[1] else None
+
 
 @dataclass(kw_only=True)
 class StepGate(Gate):
@@ -202,6 +207,7 @@ class KernelGate(Gate):
     tolerances: list[Any] | None = None
     verify_sizes: list[Any] | None = None
     spec: dict[str, Any] | None = None
+    profile: list[str] = field(default_factory=list)  # the current best's % of the peak and profile
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         if stop := _manual_stop(self.manual):
@@ -259,6 +265,7 @@ class AcceptGate(Gate):
     verified: str | None = None
     effect: str = ""  # what accepting does, said at the gate (kernel_step._accept)
     unmeasured: bool = False  # no GPU here: no times; asked again once measured
+    limits: list[str] = field(default_factory=list)  # the candidate's and the best's % of the peak, profiles
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         if self.unmeasured:
@@ -277,6 +284,7 @@ class AcceptGate(Gate):
             out += [f"Candidate {md_ms(new)} against the best so far {md_ms(current)}{advice}", ""]
             if self.effect:
                 out += [md_text(self.effect), ""]
+            out += [f"- {md_text(line)}" for line in self.limits] + ([""] if self.limits else [])
             if (decision or {}).get("choice") == "approve":
                 out += [
                     "Accepted: the new best."

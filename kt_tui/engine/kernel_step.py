@@ -21,6 +21,7 @@ from ..records import Result
 from .checks import first_failure
 from .gates import AcceptGate, Decision, Gate, KernelGate
 from .manual import KERNEL_NOTE, is_manual
+from .profiles import engine_block, result_lines
 from .strength import kept_cases, vacuous_why
 from .verdict import NOT_CHECKED, NOT_MEASURED, verdict_text
 
@@ -49,6 +50,7 @@ def prompt_context(engine: Any) -> dict[str, Any]:
         "problem_size": spec_text(spec),
         "gpu": engine.choice.gpu,
         "results": f"best {best.time_ms:.4f} ms with {dict(best.params)}" if best else "not measured yet",
+        "performance": engine_block(engine),
     }
 
 
@@ -203,6 +205,7 @@ def run_rewrite(engine: Any, step_id: str, title: str, rewrite: Any, suggested: 
             tolerances=checked["spec"].tolerances(),
             verify_sizes=[e["label"] for e in checked["spec"].extra_sizes() + kept_cases(engine.data)],
             spec=checked["spec"].to_dict(),
+            profile=result_lines(engine, "the current best", base_vid, engine.best_of(base_vid)),
         )
         if decision.choice == "skip":
             engine.set_step(step_id, state="skipped", reason="generated kernel skipped")
@@ -331,6 +334,8 @@ def _accept(engine: Any, step_id: str, title: str, vid: str) -> Gates:
         checks=_check_lines(engine, vid, new),
         effect=effect,
         verified=verdict_text(new, engine.choice.simulated, vacuous=vacuous_why(engine.data)),
+        limits=result_lines(engine, "candidate", vid, new)
+        + result_lines(engine, "best so far", engine.current_best(), engine.best_of(engine.current_best())),
     )
     if decision.choice == "approve":
         engine.accept(vid)

@@ -24,9 +24,23 @@ def plan_text(steps: list[tuple[str, str]]) -> str:
     return "\n".join(out) + "\n"
 
 
+PERFORMANCE_MARK = "--- what every prompt is told of performance (kt-tui's measurements; edit to change it) ---"
+
+
+def with_performance(plan: str, block: str) -> str:
+    """The plan gate's text: the plan, then the performance block the prompts carry."""
+    return plan.rstrip("\n") + "\n\n" + PERFORMANCE_MARK + "\n" + block.strip() + "\n" if block else plan
+
+
+def split_performance(text: str) -> tuple[str, str | None]:
+    """(the plan, the performance block after the mark or None when the mark is gone)."""
+    plan, mark, block = text.partition(PERFORMANCE_MARK)
+    return plan, block.strip() if mark else None
+
+
 def plan_from_text(text: str) -> list[tuple[str, str]]:
     steps: list[tuple[str, list[str]]] = []
-    for line in text.splitlines():
+    for line in split_performance(text)[0].splitlines():
         m = _HEAD.match(line)
         if m and not line.startswith((" ", "\t")):
             steps.append((clean_title(m.group(1)), []))

@@ -25,6 +25,7 @@ from ..store import SessionStore, Store
 from ..store.results import StoredResults
 from .backend import BackendChoice
 from .known import known_in_space
+from .profiles import profile_after_tune
 from .strength import CheckInFlight, result_params, settle_check, start_check
 from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
 
@@ -332,6 +333,7 @@ class Runs:
                     "gpu": info.get("device") or self.choice.gpu,
                     "recorded": started,
                     "session": self.sid,
+                    **({"device": self.choice.facts} if self.choice.facts else {}),  # replays show them
                 },
                 spec.tune_params,
             )
@@ -342,6 +344,8 @@ class Runs:
             if not stopped:
                 self.checks.remeasure_top(vid, run_id)
             self.confirm_best(vid)
+            if not stopped:
+                profile_after_tune(self, vid)
         return state
 
     def settle_and_measure_again(self, measure: bool = True) -> None:

@@ -133,7 +133,35 @@ def session_summary(store: Store, sid: str) -> dict[str, Any]:
         "check": check_summary(SessionStore(store, sid)),
         "unverified": unverified_reason(store, sid),
         "expected": expected_from(store, sid),
+        **_distance(store, s, best),
     }
+
+
+def _distance(store: Store, s: dict[str, Any], best: Result | None) -> dict[str, Any]:
+    """The device's facts, the baseline's and the best's distance to the GPU's limit, the profiles."""
+    from ..kernel.spec import spec_from_plain  # here: listing sessions needs no spec parser
+    from .limits import Work, limits, stored_facts, work_of  # here: as spec_from_plain
+    from .profiles import session_profiles  # here: as spec_from_plain
+
+    facts = stored_facts(s)
+    versions = {v["id"]: v for v in store.versions(s["id"])}
+    works = {}
+    for vid, v in versions.items():
+        try:
+            works[vid] = work_of(spec_from_plain(v["spec_json"]))
+        except UserError as e:  # a tampered stored spec: the session's error says so
+            works[vid] = Work(error=str(e)[:200])
+    first = next(iter(versions), None)
+    out: dict[str, Any] = {
+        "device": facts,
+        "baseline_limits": limits(works[first], s["baseline_ms"], facts) if first else None,
+        "best_limits": limits(works[best.version], best.time_ms, facts) if best and best.version in works else None,
+        "profiles": [
+            {"version": p["version"], "key": p["key"], "state": p["state"], **p["summary"]}
+            for p in session_profiles(SessionStore(store, s["id"]))
+        ],
+    }
+    return out
 
 
 def _checks(store: Store, sid: str) -> dict[str, Any]:

@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.limits import stored_facts
+from ..engine.profiles import profile_of
 from ..engine.summary import best_result
 from ..engine.verdict import UNMEASURED, waits_for_gpu
 from ..errors import UserError
@@ -67,6 +69,16 @@ class Bundle:
     def launch(self) -> dict:
         return launch_config(self.spec, dict(self.best.params))
 
+    @property
+    def facts(self) -> dict[str, Any] | None:
+        """The device's facts and measured peaks the session stored (None: not recorded)."""
+        return stored_facts(self.session)
+
+    def profile_of(self, r: Result) -> dict[str, Any] | None:
+        """A result's stored profile: its state and summary (None: not profiled)."""
+        p = profile_of(self.data, r.version or "", r.key)
+        return None if p is None else {"state": p["state"], **p["summary"]}
+
 
 def load_bundle(store: Store, sid: str) -> Bundle:
     s = store.session(sid)
@@ -116,9 +128,11 @@ def launch_config(spec: Spec, params: dict) -> dict:
     return {"grid": grid, "block": block}
 
 
-def metrics(spec: Spec, time_ms: float | None) -> list[dict[str, Any]]:
-    """Achieved bytes/s and FLOP/s when the spec's [metrics] gives bytes or flops per run."""
+def metrics(spec: Spec, time_ms: float | None, facts: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Achieved bytes/s and FLOP/s when the spec's [metrics] gives bytes or flops per run; `peak`:
+    the device's measured one (a device-to-device copy, FP32 FMAs), when its facts are stored."""
     out: list[dict[str, Any]] = []
+    peaks = {"bytes": (facts or {}).get("copy_gbps"), "flops": (facts or {}).get("fma_gflops")}
     for key, unit in (("bytes", "B/s"), ("flops", "FLOP/s")):
         expr = (getattr(spec, "metrics", None) or {}).get(key)
         if expr is None or not time_ms:
@@ -128,5 +142,7 @@ def metrics(spec: Spec, time_ms: float | None) -> list[dict[str, Any]]:
         except ExprError as e:
             out.append({"metric": key, "error": str(e)})
             continue
-        out.append({"metric": key, "per_run": per_run, "per_s": per_run / (time_ms * 1e-3), "unit": unit, "peak": None})
+        measured = peaks[key]
+        peak = measured * 1e9 if measured else None
+        out.append({"metric": key, "per_run": per_run, "per_s": per_run / (time_ms * 1e-3), "unit": unit, "peak": peak})
     return out

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from ..engine.limits import limits, work_of
 from ..files import check_out_dir, refuse_existing, write_output
 from ..kernel.spec import dump_spec
 from ..store import Store
@@ -92,7 +93,10 @@ def best_summary(b: Bundle) -> dict:
         "verdicts": None if r.verdicts is None else [dict(v) for v in r.verdicts],
         "checks": checks,
         **b.launch(),
-        "metrics": metrics(b.spec, r.time_ms),
+        "metrics": metrics(b.spec, r.time_ms, b.facts),
+        "device": b.facts,
+        "limits": limits(work_of(b.spec), r.time_ms, b.facts),
+        "profile": b.profile_of(r),
     }
 
 

@@ -7,13 +7,16 @@ import json
 from pathlib import Path
 
 from ..engine.gates import gate_from
+from ..engine.limits import facts_text, limits, work_of
 from ..engine.markdown import md_fence, md_ms, md_text
+from ..engine.profiles import advice, profile_line, session_profiles
 from ..engine.strength import check_line, score_line, state_of, survivor_text
 from ..engine.verdict import verdict_text
 from ..files import write_output
 from ..records import Result, StoredGate, config_key
-from .bundle import Bundle, metrics
+from .bundle import Bundle, metrics, spec_of
 from .plot import plot_svg
+from .roofline import Point, roofline_svg
 from .tables import CSV, Points
 
 # Imported where used: markdown-it, which only writing a report needs (the UI imports export/ when it
@@ -22,16 +25,25 @@ from .tables import CSV, Points
 PLOT = "report-times.svg"
 TOP = 20  # rows of the report's table of the fastest configurations (every one is in results.csv)
 _PLOT_MARK = "KT-TUI-PLOT-HERE"
+_ROOF_MARK = "KT-TUI-ROOFLINE-HERE"
+ROOFLINE = "report-roofline.svg"
 
 
 def write_report(b: Bundle, out: Path, store=None, points: Points | None = None) -> list[Path]:
     """points: what the plot draws, when write_tables gathered it (else it is read from the store)."""
     svg = plot_svg(b, points=None if points is None else (points.series, points.times))
+    roof = _roofline(b)
     md = report_markdown(b, store)
     write_output(out / PLOT, svg)
-    write_output(out / "report.md", md.replace(_PLOT_MARK, f"![every measured configuration]({PLOT})"))
-    write_output(out / "report.html", report_html(b, md, svg))
-    return [out / "report.md", out / PLOT, out / "report.html"]
+    said = f"![the roofline]({ROOFLINE})" if roof else "(No roofline: the device's measured peaks are not recorded.)"
+    write_output(
+        out / "report.md",
+        md.replace(_PLOT_MARK, f"![every measured configuration]({PLOT})").replace(_ROOF_MARK, said),
+    )
+    if roof:
+        write_output(out / ROOFLINE, roof)
+    write_output(out / "report.html", report_html(b, md, svg, roof))
+    return [out / "report.md", out / PLOT, *([out / ROOFLINE] if roof else []), out / "report.html"]
 
 
 # -- markdown ------------------------------------------------------------------------------
@@ -91,7 +103,7 @@ def report_markdown(b: Bundle, store=None) -> str:
             ]
             + [""]
         )
-    lines += _check_md(b) + _metrics_md(b) + ["## Every measured configuration", "", _PLOT_MARK, ""]
+    lines += _check_md(b) + _limits_md(b) + ["## Every measured configuration", "", _PLOT_MARK, ""]
     lines += _fastest_md(b)
     lines += _story_md(b, store)
     lines += ["## Best kernel source", "", _fence(b.version["source"], "cuda"), ""]
@@ -154,22 +166,69 @@ def _check_md(b: Bundle) -> list[str]:
     return out + ([""] if len(out) > 4 else [])
 
 
-def _metrics_md(b: Bundle) -> list[str]:
-    rows = metrics(b.spec, b.best.time_ms)
-    if not rows:
-        return []
-    out = ["## Achieved throughput", ""]
-    for m in rows:
+def _limits_md(b: Bundle) -> list[str]:
+    """How far the baseline and the best are from the GPU's limit, the roofline, the profiles."""
+    facts = b.facts
+    out = ["## Distance to the GPU's limit", ""]
+    out += [
+        f"- {_text(line)}"
+        for line in facts_text(facts, b.session["gpu"] or "", bool(b.session["simulated"])).splitlines()
+    ]
+    out += ["", "| | time | GB/s | GFLOP/s | % of the measured peak |", "|---|---|---|---|---|"]
+    for label, r in _roofline_results(b):
+        lim = limits(work_of(_spec(b, r.version)), r.time_ms, facts) or {}
+        pct = f"{lim['pct']:.1f} % ({lim['bound']})" if "pct" in lim else "-"
+        gbps = f"{lim['gbps']:.0f}" if "gbps" in lim else "-"
+        gflops = f"{lim['gflops']:.0f}" if "gflops" in lim else "-"
+        out.append(f"| {_cell(label)} | {_ms(r.time_ms)} | {gbps} | {gflops} | {pct} |")
+    work = work_of(b.spec)
+    if work.estimated:
+        out += [
+            "",
+            "Bytes estimated from the spec's arrays (every input read once, every output written once): "
+            "give `[metrics] bytes` for the exact count.",
+        ]
+    for m in metrics(b.spec, b.best.time_ms, facts):
         if "error" in m:
             out.append(f"- {m['metric']}: cannot evaluate ({_text(m['error'])})")
-            continue
-        scale = 1e9 if m["metric"] == "bytes" else 1e12
-        unit = "GB/s" if m["metric"] == "bytes" else "TFLOP/s"
-        out.append(
-            f"- {m['metric']}: {m['per_run']:.4g} per run, {m['per_s'] / scale:.4g} {unit} "
-            "(peak unknown: no measured peak of this GPU is stored)"
-        )
-    return out + [""]
+    out += ["", _ROOF_MARK, ""]
+    profiles = [p for p in session_profiles(b.data)]
+    if profiles:
+        labels = {v["id"]: v["label"] or v["id"] for v in b.versions}
+        out += ["### Nsight Compute profiles", ""]
+        for p in profiles:
+            head = f"{labels.get(p['version'], p['version'])} {p['key']}"
+            if p["state"] not in ("done", "recorded"):
+                out.append(f"- {_text(head)}: no profile ({p['state']}): {_text(p['summary'].get('reason', ''))}")
+                continue
+            out.append(f"- {_text(head)} ({p['state']}): {_text(profile_line(p['summary']))}")
+            out += [f"  - {_text(a)}" for a in advice(p["summary"], 4, 500)]
+        out.append("")
+    return out
+
+
+def _spec(b: Bundle, vid: str | None):
+    return next((spec_of(v) for v in b.versions if v["id"] == vid), b.spec)
+
+
+def _roofline_results(b: Bundle) -> list[tuple[str, Result]]:
+    """The original's baseline configuration and each version's fastest trusted result."""
+    base_spec = b.original_spec
+    base = b.data.result(b.original["id"], config_key(list(base_spec.tune_params), base_spec.baseline_params()))
+    out = [("baseline", base)] if base is not None and base.time_ms else []
+    for v in b.tuned():
+        best = next((r for r in b.data.by_time(v["id"]) if r.verified is not False and r.ok), None)
+        if best is not None and (best.version, best.key) != (b.original["id"], base.key if base else None):
+            out.append(((v["label"] or v["id"]).split(":")[0] + " best", best))
+    return out
+
+
+def _roofline(b: Bundle) -> str | None:
+    points = []
+    for label, r in _roofline_results(b):
+        work = work_of(_spec(b, r.version))
+        points.append(Point(label, work.bytes, work.flops, r.time_ms or 0.0))
+    return roofline_svg(points, b.facts)
 
 
 def _story_md(b: Bundle, store) -> list[str]:
@@ -237,12 +296,18 @@ table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;paddin
 pre{background:#f5f5f5;padding:.6rem;overflow-x:auto;font-size:.85rem}svg{max-width:100%;height:auto}"""
 
 
-def report_html(b: Bundle, md: str, svg: str) -> str:
+def report_html(b: Bundle, md: str, svg: str, roof: str | None = None) -> str:
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(md)
     inline = svg[svg.find("<svg") :]
     body = body.replace(f"<p>{_PLOT_MARK}</p>", f'<figure class="plot">{inline}</figure>')
+    body = body.replace(
+        f"<p>{_ROOF_MARK}</p>",
+        f'<figure class="roofline">{roof}</figure>'
+        if roof
+        else "<p>(No roofline: the device's measured peaks are not recorded.)</p>",
+    )
     title = html.escape(f"{b.name}: kt-tui session {b.sid}")
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'

@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from ..engine.limits import per_ms, stored_facts, work_of
 from ..files import open_output
 from ..records import Run
 from .bundle import Bundle, ExportError, spec_of
@@ -25,6 +26,7 @@ COLUMNS += ("max_abs_err", "compile_ms", "created")
 FAILED = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}  # else RuntimeFailedConfig
 TIMINGS = ("compile_time", "benchmark_time", "framework_time", "strategy_time", "verification_time")
 TAIL = ["compile_ms", "created", "error"]
+RATES = ["gb_per_s", "gflop_per_s", "pct_of_peak"]  # engine/limits.py: of the measured peak nearest
 NAN = float("nan")
 QUOTED = frozenset("=+@\t\r-")  # a cell starting so may be quoted (_cell)
 
@@ -49,7 +51,7 @@ def write_tables(b: Bundle, out: Path, points: Points | None = None) -> list[Pat
     paths = planned(b, out, tuned)
     with ExitStack() as stack:
         table = csv.writer(stack.enter_context(_text(_output(out / CSV))), lineterminator="\n")
-        table.writerow(["version", "key", "run", *names, "time_ms", "status", "verified", "max_abs_err"] + TAIL)
+        table.writerow(["version", "key", "run", *names, "time_ms", "status", "verified", "max_abs_err"] + TAIL + RATES)
         caches: dict[str, CacheFile | None] = {}
         runs = b.data.runs()
         for v, path in zip(tuned, paths[1:-1]):
@@ -60,7 +62,8 @@ def write_tables(b: Bundle, out: Path, points: Points | None = None) -> list[Pat
                 _copy(src, path)
                 caches[v["id"]] = None
         t4 = stack.enter_context(T4File(paths[-1], b.spec.tune_params))
-        pages = Pages(names, caches, b.best.version, t4)
+        facts = stored_facts(b.session)
+        pages = Pages(names, caches, b.best.version, t4, {v["id"]: per_ms(work_of(spec_of(v)), facts) for v in tuned})
         rows = b.data.result_columns(COLUMNS)
         while page := list(islice(rows, PAGE)):
             table.writerows(pages.write(page))
@@ -76,8 +79,16 @@ class Pages:
     """Each page of rows as CSV rows, cache entries and T4 results: an entry is encoded by orjson from
     one dict made as a literal; T4 results whose parameters are all tunable are made without a copy."""
 
-    def __init__(self, names: list[str], caches: dict[str, CacheFile | None], best: str | None, t4: T4File):
+    def __init__(
+        self,
+        names: list[str],
+        caches: dict[str, CacheFile | None],
+        best: str | None,
+        t4: T4File,
+        rates: dict[str, dict[str, float]] | None = None,
+    ):
         self.names, self.caches, self.best, self.t4 = names, caches, best, t4
+        self.rates = rates or {}  # version -> engine/limits.py per_ms
         self.tunable = t4.tune_params.keys()
         # a tunable parameter named as a timing would be overwritten by it: those go the long way
         self.plain = not (self.tunable & {"time", *TIMINGS, "timestamp", "times"})
@@ -110,6 +121,7 @@ class Pages:
                     compile_ms,
                     created,
                     error and _cell(error),
+                    *_rates(self.rates.get(vid), time_ms if status == "ok" else None),
                 ]
             )
             cache = caches.get(vid)
@@ -142,6 +154,18 @@ class Pages:
             cache.add_encoded(entries)
         self.t4.add_many(results)
         return table
+
+
+def _rates(k: dict[str, float] | None, time_ms: Any) -> list[float | None]:
+    """GB/s, GFLOP/s and % of the nearest measured peak of one row (None where unknown)."""
+    if not k or not time_ms or time_ms <= 0:
+        return [None, None, None]
+    shares = [k[p] / time_ms for p in ("pct_bw", "pct_fp32") if p in k]
+    return [
+        round(k["gbps"] / time_ms, 3) if "gbps" in k else None,
+        round(k["gflops"] / time_ms, 3) if "gflops" in k else None,
+        round(max(shares), 2) if shares else None,
+    ]
 
 
 def _t4_plain(params: dict, time_ms: Any, times: list, compile_ms: Any, created: Any) -> dict[str, Any]:

@@ -58,6 +58,9 @@ def progress_printer(stream=None):
                 print(for_terminal(said), file=out, flush=True)
             case events.LlmDone():
                 print(for_terminal(f"LLM answered {e.key}"), file=out, flush=True)
+            case events.Profiled(state="done" | "recorded"):
+                said = f"profile of {e.version} {e.key} ({e.state}" + (f", {e.seconds:.1f} s" if e.seconds else "")
+                print(for_terminal(f"{said}): {e.line}"), file=out, flush=True)
             case events.Note(text=text) if text:
                 print(for_terminal(text), file=out, flush=True)
             case events.RunEnded(error=error) if error:

@@ -80,6 +80,7 @@ def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, ch
         simulated=int(choice.simulated),
         sim_cache=settings.sim_cache,
         note=choice.note,
+        device=json.dumps(choice.facts) if choice.facts else None,
         settings=json.dumps({**settings.public(), "strategy_options": session_options(settings, settings.strategy)}),
     )
     store.add_version(sid, vid, kf.source, dump_spec(spec), spec.to_dict(), label="original")
@@ -123,6 +124,8 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
         store.update_session(
             sid, backend=choice.backend, gpu=choice.gpu, simulated=int(choice.simulated), note=choice.note
         )
+    if choice.facts and not choice.unmeasured:  # the GPU (or recording) the numbers now come from
+        store.update_session(sid, device=json.dumps(choice.facts))
     return choice
 
 

@@ -1,6 +1,7 @@
 """The backend probe, remembered per machine: compiling and launching the probe kernel costs
 seconds at every start, and its answer only changes with the driver, the GPUs or the Python
-packages. A successful probe (the backend, the GPU's name and its arch) is stored with a
+packages. A successful probe (the backend, the GPU's name, its arch and its facts with the two
+measured peaks, gpu/facts.py) is stored with a
 fingerprint of those; a different fingerprint (a new driver, another GPU, pycuda upgraded) probes
 again. Failures are never remembered.
 `KT_TUI_PROBE_CACHE=0` always probes."""
@@ -18,6 +19,8 @@ from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from .facts import clean_facts
 
 ARCH = re.compile(r"sm_[0-9]{2,3}[a-z]?")
 PACKAGES = ("pycuda", "cupy", "cupy-cuda12x", "cupy-cuda13x", "cuda-python", "cuda-bindings", "kernel_tuner")
@@ -64,7 +67,8 @@ def cached_probe(
             answers = stored.get("answers") if stored.get("fingerprint") == mark else None
             answers = answers if isinstance(answers, dict) else {}
             answer = {"backend": found["backend"], "gpu": found["gpu"]}
-            answers[",".join(backends)] = answer | ({"arch": found["arch"]} if found.get("arch") else {})
+            answer |= {k: found[k] for k in ("arch", "facts") if found.get(k)}
+            answers[",".join(backends)] = answer
             _write(path, {"fingerprint": mark, "answers": answers})
         return found
 
@@ -86,7 +90,8 @@ def _answer(path: Path, backends: tuple[str, ...], mark: str | None) -> dict | N
         return None
     if not (isinstance(answer.get("arch"), str) and ARCH.fullmatch(answer["arch"])):
         answer.pop("arch", None)  # the file is read, not trusted: an arch goes to nvcc's command line
-    return answer
+    facts = clean_facts(answer.pop("facts", None))
+    return answer | ({"facts": facts} if facts else {})
 
 
 def _read(path: Path) -> dict:

@@ -38,6 +38,7 @@ PLACEHOLDERS = (
     "anchors",
     "failed",
     "batch_size",
+    "performance",  # engine/profiles.py: device facts, % of peak, profiles (at most 1,500 characters)
 )
 PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 EXAMPLE_FENCE = re.compile(r"```json\s*\n(.*?)```", re.S)

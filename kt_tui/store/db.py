@@ -67,6 +67,7 @@ _TABLES: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
             "best_key": str,
             "error": str,
             "check_state": str,
+            "device": str,  # the device's facts and measured peaks as JSON (gpu/facts.py); the recording's in sim
         },
         "id",
     ),
@@ -139,6 +140,11 @@ _TABLES: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
             "created": str,
         },
         ("session", "version", "key", "label"),
+    ),
+    # an Nsight Compute profile of one result (gpu/profile.py): its state and summary (JSON)
+    "profiles": (
+        {"session": str, "version": str, "key": str, "state": str, "summary": str, "created": str},
+        ("session", "version", "key"),
     ),
     "refs": ({"session": str, "version": str, "file": str, "sha256": str, "summary": str}, ("session", "version")),
     "gates": (

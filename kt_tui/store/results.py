@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -178,6 +179,25 @@ class ResultStore(Database):
     def add_check(self, sid: str, vid: str, c: Check | Mapping[str, Any]) -> None:
         """One configuration checked at one other size (gpu/worker/checking.entry)."""
         self._upsert("checks", check_row(sid, vid, c, now()))
+
+    def put_profile(self, sid: str, vid: str, key: str, state: str, summary: Mapping[str, Any]) -> None:
+        """A result's profile (gpu/profile.py), or why there is none ("absent", "denied", ...)."""
+        self._upsert(
+            "profiles",
+            {"session": sid, "version": vid, "key": key, "state": state, "summary": dict(summary), "created": now()},
+        )
+
+    def profiles(self, sid: str) -> list[dict[str, Any]]:
+        """The session's profiles in the order made: version, key, state, created and the summary
+        as stored (decoded JSON, untrusted: engine/profiles.py reads it)."""
+        out = []
+        for row in self._rows_where("profiles", "session = ?", [sid], order_by="rowid"):
+            try:
+                row["summary"] = json.loads(row["summary"] or "{}")
+            except (ValueError, RecursionError):
+                row["summary"] = {}
+            out.append(row)
+        return out
 
     def checks(self, sid: str, vid: str | None = None, key: str | None = None) -> list[Check]:
         where, args = "session = ?", [sid]

@@ -119,6 +119,12 @@ class SessionStore:
         return self.store.checks(self.sid, vid, key)
 
     # -- reference outputs -------------------------------------------------------------------
+    def put_profile(self, vid: str, key: str, state: str, summary: Mapping[str, Any]) -> None:
+        self.store.put_profile(self.sid, vid, key, state, summary)
+
+    def profiles(self) -> list[dict[str, Any]]:
+        return self.store.profiles(self.sid)
+
     def set_reference(self, vid: str, outputs: dict[str, Any]) -> None:
         self.store.set_reference(self.sid, vid, outputs)
 

@@ -191,14 +191,15 @@ def _edit_plan(gate: g.PlanGate) -> ModalScreen:
     return TextEditScreen(
         "Edit the plan",
         gate.text,
-        "One step per numbered line, its description indented below. Delete, reorder, reword or add steps.",
+        "One step per numbered line, its description indented below. Delete, reorder, reword or add steps. "
+        "Below the --- line: what every prompt is told of performance (edit it there).",
     )
 
 
 @view(g.PlanGate, tab="tab-plan", editor=_edit_plan)
 def _plan(gate: g.PlanGate, text: Text, keys: dict, simulated: bool) -> None:
     _unverified(gate, text)
-    text.append(gate.text[:1500])
+    text.append(gate.text[:3200])  # the plan, then the performance block (at most 1,500)
     if gate.manual:
         text.append(gate.manual + "\n", style="bold yellow")
 
@@ -233,6 +234,8 @@ def _kernel(gate: g.KernelGate, text: Text, keys: dict, simulated: bool) -> None
         said += f" ({comp['arch']})"
     text.append(said + ". ", style={True: "green", False: "bold red", None: "yellow"}[ok])
     text.append("  The diff is in the Kernel tab.\n")
+    for line in gate.profile:  # the kernel it changes: its % of the peak and profile (Profile tab: all)
+        text.append(line[:300] + "\n", style="dim")
 
 
 @view(
@@ -269,6 +272,8 @@ def _accept(gate: g.AcceptGate, text: Text, keys: dict, simulated: bool) -> None
             else "cyan",
         )
     text.append_text(checks_text(gate.verdicts, gate.checks))
+    for line in gate.limits:
+        text.append(line[:300] + "\n", style="dim")
 
 
 def _edit_configs(gate: g.ConfigsGate) -> ModalScreen:

@@ -11,7 +11,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 CHOICE_IDS = {"approve": "start", "edit": "edit", "skip": "skip", "stop": "stop", "retry": "retry"}
-TABS = (("results", "Results", "1"), ("plan", "Plan", "2"), ("kernel", "Kernel", "3"), ("llm", "LLM", "4"))
+TABS = (
+    ("results", "Results", "1"),
+    ("plan", "Plan", "2"),
+    ("kernel", "Kernel", "3"),
+    ("llm", "LLM", "4"),
+    ("profile", "Profile", "5"),
+)
 
 GATES = {
     "sweep": "tune the original kernel: approve, edit the search settings and budget, skip or stop",

@@ -25,7 +25,7 @@ STATUS_STYLE = {
     "not_recorded": "dim yellow",
 }
 # time, speedup and status come before the parameters: a narrow terminal cuts the right end off
-HEAD = (("time ms", "time"), ("speedup", "speedup"), ("status", "status"))
+HEAD = (("time ms", "time"), ("speedup", "speedup"), ("%peak", "peak"), ("status", "status"))
 TAIL = (("verified", "verified"), ("worker", "worker"), ("note", "note"))
 
 
@@ -80,6 +80,7 @@ class ResultsTable(DataTable):
         self.candidate: str | None = None
         self.vacuous: str | None = None  # why the session's check proves nothing (engine/strength.py)
         self.baseline_ms: float | None = None
+        self.peak_of: Callable[[Result], str] | None = None  # ui/profile_tab.py peak_cells, after the first frame
         self.rows_data: dict[str, Result] = {}
         self.stored_hidden = 0  # stored results, never loaded, slower than the rows shown
         # (version, params) -> a stored result not loaded, for mark_candidate
@@ -195,6 +196,7 @@ class ResultsTable(DataTable):
             label,
             Text(_fmt_ms(r.time_ms), justify="right"),
             self._speedup(r),
+            Text(self.peak_of(replace(r, version=vid or self.original)) if self.peak_of else "-", justify="right"),
             status,
             *[Text(str(params[n])) if n in params else Text("") for n in self.param_names],
             verified,
@@ -368,6 +370,15 @@ class ResultsTable(DataTable):
         self.baseline_ms = ms
         for key in self._row_keys():  # the shown rows: the others get theirs when they show
             self.update_cell(key, "speedup", self._speedup(self.rows_data[key]))
+
+    def set_peak(self, peak_of: Callable[[Result], str]) -> None:
+        """Fill the "%peak" column: each result's share of the device's measured peak."""
+        self.peak_of = peak_of
+        for key in self._row_keys():
+            r = self.rows_data[key]
+            self.update_cell(
+                key, "peak", Text(peak_of(replace(r, version=r.version or self.original)), justify="right")
+            )
 
     def sort_by(self, column: str, reverse: bool = False) -> None:
         def value(r: Result):

@@ -103,6 +103,9 @@ class SessionEvents(_Screen):
     def _on_note(self, e: ev.Note) -> None:
         self.notify(e.text, timeout=4, markup=False)
 
+    def _on_profile(self, e: ev.Profiled) -> None:
+        self.show_profile()
+
     def _on_step(self, e: ev.StepChanged) -> None:
         """The plan follows the event's fields: no store read on the UI thread."""
         fields = {k: v for k, v in e.data.items() if k != "id" and v is not None}
@@ -171,6 +174,7 @@ class SessionEvents(_Screen):
                     ev.Switched: c._on_switched,
                     ev.Verification: c._on_verification,
                     ev.Note: c._on_note,
+                    ev.Profiled: c._on_profile,
                     ev.StepChanged: c._on_step,
                     ev.LlmStart: c._on_llm_start,
                     ev.LlmDelta: c._on_llm_delta,

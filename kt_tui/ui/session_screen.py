@@ -177,6 +177,7 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
                     yield TabPane("Plan", id="tab-plan")
                     yield TabPane("Kernel", id="tab-kernel")
                     yield TabPane("LLM", id="tab-llm")
+                    yield TabPane("Profile", id="tab-profile")
         yield StatusBar(id="status")
         yield FitFooter(compact=True, show_command_palette=False)  # ctrl+p still opens it; ? says so
 
@@ -229,15 +230,26 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
 
         from .gate_view import PlanView
+        from .profile_tab import ProfileView
 
-        panes = [self.query_one(f"#tab-{name}", TabPane) for name in ("plan", "kernel", "llm")]
+        panes = [self.query_one(f"#tab-{name}", TabPane) for name in ("plan", "kernel", "llm", "profile")]
         if not all(p.is_attached for p in panes):
             return  # the app is leaving already (quit at its first frame): nothing to fill
         await panes[0].mount(PlanView(id="plan"))
         await panes[1].mount(VerticalScroll(Static("No generated kernel yet.", id="kernel-view")))
         await panes[2].mount(RichLog(id="llm-log", wrap=True, markup=False))
+        await panes[3].mount(ProfileView(id="profile"))
+        self.show_profile()
         if self.steps:
             self.query_one(PlanView).show(self.steps)
+
+    def show_profile(self) -> None:
+        """The Profile tab and the table's %peak column, from the store (a profile or the facts changed)."""
+        from .profile_tab import ProfileView, peak_cells
+
+        if self.sid and self.query(ProfileView):
+            self.query_one(ProfileView).show(self.data, bool(self.choice and self.choice.simulated))
+            self.query_one(ResultsTable).set_peak(peak_cells(self.data))
 
     @work(thread=True, group="warm")
     def _warm_up(self) -> None:
@@ -281,6 +293,7 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
     # -- messages from the engine (UI thread) ----------------------------------------------
     def on_ready(self, message: Ready) -> None:
         self.sid, self.choice = message.sid, message.choice
+        self.show_profile()
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
         if self._services().llm_factory(self.settings) is None:

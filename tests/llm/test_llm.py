@@ -338,6 +338,7 @@ VALUES = dict(
     results=[],
     gpu="NVIDIA H200",
     problem_size=[4096],
+    performance="NVIDIA H200: device facts not recorded",
 )
 
 
@@ -353,7 +354,16 @@ def test_render_keeps_literal_braces():
 def test_templates_need_only_what_the_strategies_pass():
     context = {
         k: VALUES[k]
-        for k in ("kernel_string", "kernel_name", "tune_params", "restrictions", "problem_size", "gpu", "results")
+        for k in (
+            "kernel_string",
+            "kernel_name",
+            "tune_params",
+            "restrictions",
+            "problem_size",
+            "gpu",
+            "results",
+            "performance",
+        )
     }
     render("plan", **context)
     for name in ("validate_step", "breakdown", "execute_step"):

@@ -12,7 +12,8 @@ from ...llm.schemas import Breakdown, KernelRewrite, Plan, StepVerdict
 from ..context import Gates, StrategyContext
 from ..gates import Decision, Gate, PlanGate, StepGate
 from ..manual import NO_VERDICT, PLAN_NOTE, manual_rewrite
-from ..plan import plan_text
+from ..plan import plan_text, with_performance
+from ..profiles import EDITED
 from .common import AcceptOptions, declare, nothing, start, steps_summary, verdict_body
 
 NAME = "autonomous"
@@ -111,15 +112,19 @@ def _review_plan(
     proposed = [(p.title, p.description) for p in plan.steps] if plan else []
     prefix = "" if key == "plan" else key.split(":")[1] + "-"
     title = "Write the plan (manual mode, no LLM)" if manual else f"The LLM proposes {len(proposed)} steps"
+    block = engine.prompt_context()["performance"]  # what the prompts were told: seen and edited here
     gate = PlanGate(
         key=key,
         title=title,
-        text=plan_text(proposed) if proposed else "",
+        text=with_performance(plan_text(proposed) if proposed else "", block),
         manual=PLAN_NOTE if manual else None,
         choices=("approve", "edit", "stop"),
     )
     decision = yield gate
     items = gate.parse_edit(decision.value) if decision.choice == "edit" else proposed
+    edited = gate.edited_performance(decision.value) if decision.choice == "edit" else None
+    if edited is not None:
+        engine.keep(EDITED, None, edited, by=decision.by)
     out: list[tuple[str, str, str]] = []
     for i, (title, text) in enumerate(items):
         step_id = f"{prefix}{i + 1}"

@@ -218,6 +218,7 @@ def _prompt_values(
         "results": "\n".join(f"{x.time_ms:.4f}  {x.params}" for x in ok[:15]) or "nothing yet",
         "anchors": "\n".join(anchors),
         "failed": _failures(failed),
+        "performance": engine.prompt_context()["performance"],
     }
 
 

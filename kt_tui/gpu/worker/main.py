@@ -31,7 +31,7 @@ def probe_backends(backends) -> dict:
     for name in backends:
         try:
             gpu = _try_backend(name)
-            return {"backend": name, "gpu": gpu, "errors": errors, "arch": _arch(name)}
+            return {"backend": name, "gpu": gpu, "errors": errors, "arch": _arch(name), "facts": _facts(name, gpu)}
         except Exception as e:  # noqa: BLE001 - every failure is a reason to report
             errors[name] = f"{type(e).__name__}: {e}".split(", install using")[0].strip()[:300]
     return {"backend": None, "gpu": None, "errors": errors}
@@ -98,6 +98,17 @@ def _arch(name: str) -> str:
         return f"sm_{int(major)}{int(minor)}"
     except Exception:  # noqa: BLE001 - the offline check then says which arch it assumed
         return ""
+
+
+def _facts(name: str, gpu: str) -> dict | None:
+    """The device's facts and measured peaks (gpu/worker/device.py); None when they cannot be read."""
+    from .device import device_facts
+
+    try:
+        return device_facts(name, gpu)
+    except Exception:  # noqa: BLE001 - the backend works; the prompts then say the facts are unknown
+        traceback.print_exc()
+        return None
 
 
 def _watch_parent(parent_pid: int) -> None:

@@ -1,0 +1,131 @@
+"""Nsight Compute profiles (gpu/profile.py, engine/profiles.py) without a GPU: ncu's pages as
+recorded on an NVIDIA H100 80GB HBM3 on 2026-12-06 (tests/fixtures/h100-2026-12-06) read into a
+summary, and a stand-in ncu (tests/gpu/fake_ncu.py) for what the runner and the engine do with its
+answers: a profile, counters not permitted, a hang, no ncu at all."""
+
+import json
+import time
+
+import pytest
+
+from kt_tui.engine.backend import BackendChoice
+from kt_tui.engine.core import Engine
+from kt_tui.engine.profiles import clean_profile, performance_block, profile_line, session_profiles
+from kt_tui.engine.strategies.sweep import sweep
+from kt_tui.gpu import profile as prof
+from kt_tui.kernel.spec import read_spec
+from kt_tui.store import Store
+
+from ..conftest import ROOT
+from ..engine.test_outcomes import FakeGpu, approve, real_session
+
+H100 = ROOT / "tests" / "fixtures" / "h100-2026-12-06"
+FAKE = ROOT / "tests" / "gpu" / "fake_ncu.py"
+
+
+def _spec():
+    import tomllib
+
+    return read_spec(tomllib.loads((H100 / "vadd.cu.toml").read_text()))
+
+
+def test_the_h100_pages_read_into_sm_and_dram_throughput_occupancy_stalls_and_rules():
+    s = prof.summarize((H100 / "ncu-vadd-raw.csv").read_text(), (H100 / "ncu-vadd-details.csv").read_text())
+    assert round(s["sm_pct"], 1) == 41.5 and round(s["dram_pct"], 1) == 81.6
+    assert round(s["occupancy_achieved"], 1) == 75.8 and s["occupancy_theoretical"] == 100
+    assert s["stalls"][0] == ["long scoreboard", 57.89] and [n for n, _ in s["stalls"]] == [
+        "long scoreboard",
+        "wait",
+        "short scoreboard",
+    ]  # "selected" is issuing, not a stall
+    assert [(r["rule"], r["type"]) for r in s["rules"][:2]] == [("CPIStall", "OPT"), ("AchievedOccupancy", "OPT")]
+    assert s["rules"][0]["speedup_pct"] == 84.1
+    assert not any("could not be found" in r["text"] for r in s["rules"])  # ncu on its own metrics
+    assert s["dram_bytes_per_s"] == pytest.approx(2.734427e12)
+    assert profile_line(s).startswith("SM 41 %, DRAM 82 % of peak; occupancy 76 % of 100 % theoretical")
+
+
+def test_pages_that_are_not_ncus_give_no_summary_and_a_hostile_summary_is_cut_down():
+    assert prof.summarize("", "") == {} and prof.summarize("garbage\n1,2,3", '"ID",x\n' * 5000) == {}
+    hostile = {
+        "sm_pct": float("nan"),
+        "dram_pct": "81",
+        "stalls": [["x" * 10**6, 1e300], "no"],
+        "rules": [{"text": "t" * 10**6}] * 50,
+    }
+    clean = clean_profile(hostile)
+    assert "sm_pct" not in clean and "dram_pct" not in clean
+    assert len(clean["stalls"][0][0]) == 40 and len(clean["rules"]) == 4 and len(clean["rules"][0]["text"]) == 500
+    assert clean_profile("not a dict") == {}
+
+
+def test_a_profile_through_ncu_is_read_from_its_report(monkeypatch, tmp_path):
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setenv("FAKE_NCU_LOG", str(tmp_path / "calls"))
+    report = prof.profile("__global__ void vadd() {}", _spec(), {"block_size_x": 256}, "cupy")
+    assert report.state == "done", report.reason
+    assert round(report.summary["dram_pct"], 1) == 81.6 and report.summary["seconds"] >= 0
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert len(calls) == 3  # one profiled run, two imports of its report
+    for section in prof.SECTIONS:
+        assert f"--section {section}" in calls[0]
+    assert (
+        "--launch-count 1" in calls[0]
+        and "--kernel-name regex:vadd" in calls[0]
+        and "-m kt_tui.gpu.profile" in calls[0]
+    )
+    assert "--page raw" in calls[1] and "--page details --print-rule-details" in calls[2]
+
+
+def test_counters_not_permitted_a_hang_and_no_ncu_are_each_a_state_and_a_line(monkeypatch):
+    spec = _spec()
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setenv("FAKE_NCU_MODE", "denied")
+    denied = prof.profile("", spec, {"block_size_x": 256}, "cupy")
+    assert denied.state == "denied" and "ERR_NVGPUCTRPERM" in denied.reason and not denied.summary
+    monkeypatch.setenv("FAKE_NCU_MODE", "hang")
+    started = time.monotonic()
+    hung = prof.profile("", spec, {"block_size_x": 256}, "cupy", timeout_s=1)
+    assert hung.state == "timeout" and time.monotonic() - started < 10
+    monkeypatch.setenv("KT_TUI_NCU", str(ROOT / "no-such-ncu"))
+    assert prof.profile("", spec, {}, "cupy").state == "absent"
+    monkeypatch.setenv("KT_TUI_NCU", "0")
+    assert prof.profile("", spec, {}, "cupy").reason == prof.OFF
+    assert prof.profile("", spec, {}, "sim").state == "no_gpu"
+
+
+def test_the_engine_profiles_the_baseline_and_the_new_best_once_each_and_stamps_the_cache(monkeypatch, hermetic):
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    events = []
+    engine = Engine(store, sid, FakeGpu(), choice, approve, events.append, cache_dir=hermetic / "caches")
+    assert engine.run(sweep) == "finished"
+    rows = session_profiles(engine.data)
+    assert [(p["key"], p["state"]) for p in rows] == [("256", "done"), ("512", "done")]  # baseline, best
+    assert [e.kind for e in events].count("profile") == 2
+    block = performance_block(
+        "Fake GPU", False, None, (store.result(sid, engine.original, "256"), None), (None, None), rows
+    )
+    assert "Nsight Compute, baseline: SM 41 %, DRAM 82 %" in block
+
+
+def test_no_ncu_is_one_note_and_the_session_is_otherwise_the_same(monkeypatch, hermetic):
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    events = []
+    assert Engine(store, sid, FakeGpu(), choice, approve, events.append).run(sweep) == "finished"
+    notes = [e.text for e in events if e.kind == "note" and "profile" in e.text]
+    assert notes == [f"no Nsight Compute profiles in this session: {prof.OFF}"]
+    assert store.session(sid)["best_key"] == "512" and len(store.results(sid)) == 6
+    # a second tune run of the session tries no profile and says nothing again
+    engine = Engine(store, sid, FakeGpu(), choice, approve, events.append)
+    engine.tune(engine.original, "tune:again", configs=[{"block_size_x": 512}])
+    assert [e.text for e in events if e.kind == "note" and "profile" in e.text] == notes
+    assert [p["state"] for p in session_profiles(engine.data)] == ["absent"]
+
+
+def test_a_recorded_profile_and_the_facts_are_read_back_checked(hermetic):
+    head = json.loads((H100 / "recorded" / "vadd-6e49c09320ca5bd7.json").read_text())["kt_tui"]
+    assert head["device"]["copy_gbps"] == 3024.0 and head["profiles"]["256"]["stalls"][0][0] == "long scoreboard"
+    assert BackendChoice("sim", "x").facts is None

@@ -1,0 +1,63 @@
+"""On a GPU with Nsight Compute (issue 39): a scripted autonomous session (the replies are scripted,
+tests/llm_server.py) profiles the baseline and the best, its plan prompt carries the device's measured
+facts, the baseline's time and % of the copy peak and the profile, and on a bandwidth-bound kernel
+kt-tui's own % of the measured copy peak agrees with Nsight Compute's DRAM throughput.
+
+    KT_TUI_GPU_REPORT=limits.md python -m pytest -m gpu tests/gpu/test_profile_gpu.py
+"""
+
+import json
+import tomllib
+
+import pytest
+import tomlkit
+
+from kt_tui.gpu.compile import find_cuda_tool
+
+from ..conftest import ROOT
+from ..helpers import report, run_cli
+from ..llm_server import MODEL, ScriptedServer
+
+pytestmark = pytest.mark.gpu
+H100 = ROOT / "tests" / "fixtures" / "h100-2026-12-06"
+
+
+def test_the_baseline_and_the_best_are_profiled_and_the_plan_prompt_carries_them(capsys, hermetic, monkeypatch):
+    ncu = find_cuda_tool("ncu")
+    if ncu is None:
+        pytest.skip("no Nsight Compute (ncu) on this machine")
+    monkeypatch.setenv("KT_TUI_NCU", ncu)
+    monkeypatch.setenv("KT_TUI_PEAKS", "1")
+    # the vector add of the H100 recording (n = 2**26: 805 MB moved a run), over four block sizes
+    spec = tomllib.loads((H100 / "vadd.cu.toml").read_text())
+    spec["tune_params"]["block_size_x"] = [128, 256, 512, 1024]
+    kernel = hermetic / "vadd.cu"
+    kernel.write_text((H100 / "vadd.cu").read_text())
+    (hermetic / "vadd.cu.toml").write_text(tomlkit.dumps(spec))
+    with ScriptedServer([json.dumps({"steps": []})]) as server:
+        code, out = run_cli(
+            capsys, "run", kernel, "--strategy", "autonomous", "--no-replanning", "--auto", "--json",
+            "--base-url", server.url, "--model", MODEL,
+        )  # fmt: skip
+        plan = server.requests[0]["messages"][-1]["content"]
+    assert code == 0 and not out["simulated"], out
+    facts = out["device"]
+    assert facts["copy_gbps"] > 0 and facts["fma_gflops"] > 0 and facts["sms"] > 0
+    profiles = {(p["version"], p["key"]): p for p in out["profiles"]}
+    base_key = (out["best"]["kernel_version"], "256")
+    best_key = (out["best"]["kernel_version"], ",".join(str(v) for v in out["best"]["params"].values()))
+    assert profiles[base_key]["state"] == "done" and profiles[best_key]["state"] == "done"
+    assert f"measured peaks: copy {facts['copy_gbps']:.0f} GB/s" in plan
+    assert f"baseline {{'block_size_x': 256}}: {out['baseline_ms']:.4f} ms" in plan
+    assert "% of the measured copy bandwidth" in plan and "Nsight Compute, baseline: SM" in plan
+    base = profiles[base_key]
+    ours = out["baseline_limits"]["pct_bw"]
+    # ncu's DRAM throughput is a share of the theoretical bandwidth; against the same measured copy peak:
+    theirs = 100 * base["dram_bytes_per_s"] / 1e9 / facts["copy_gbps"]
+    report(
+        f"vadd n=2**26 on {facts['name']}: kt-tui {ours:.1f} % of the measured copy peak ({facts['copy_gbps']:.0f} GB/s); "
+        f"ncu DRAM {base['dram_pct']:.1f} % of theoretical ({facts.get('bandwidth_gbps', 0):.0f} GB/s), "
+        f"{theirs:.1f} % of the copy peak; profiles took {[p.get('seconds') for p in profiles.values()]} s; "
+        f"peaks measured in {facts.get('measure_s')} s"
+    )
+    assert abs(ours - theirs) <= 10
