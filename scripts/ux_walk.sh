@@ -47,7 +47,7 @@ walk() {  # walk SIZE SCENARIO
       sleep "$SETTLE"  # the screen shows the gate
       n=$((n + 1)); set -- $now
       tmux capture-pane -p -t "$tmux" > "$dir/$(printf %02d "$n")-$2.txt"
-      case $4 in approve) key=s ;; skip) key=k ;; retry) key=t ;; *) key=x ;; esac
+      case $4 in approve) key=s ;; skip) key=n ;; retry) key=t ;; *) key=x ;; esac
       if [[ $2 == llm_* && -z $retried ]]; then key=t retried=1; fi  # the scripted failure, then a retry
       tmux send-keys -t "$tmux" "$key"
       last=$now waited=0
