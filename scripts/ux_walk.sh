@@ -4,34 +4,21 @@
 # replies written by us), the numbers are replays of recorded caches (--backend sim).
 #
 # usage: scripts/ux_walk.sh [OUT_DIR]        (default: ux-walk/; needs tmux)
+#        SIZES="80x24" SCENARIOS="explicit" SETTLE=0.5 scripts/ux_walk.sh DIR   (one walk, as the test does)
 # OUT_DIR/WxH/SCENARIO/NN-KIND.txt is the screen at each gate; NN-end.txt the screen at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$(realpath -m "${1:-ux-walk}")
 PY=${PYTHON:-python3}
+SETTLE=${SETTLE:-1.5}  # seconds the screen gets to show a gate before it is kept
+PATIENCE=${PATIENCE:-360}  # polls (0.5 s each) without a new gate before a walk counts as stuck
 command -v tmux >/dev/null || { echo "ux_walk.sh: tmux is needed" >&2; exit 2; }
 mkdir -p "$OUT/replies"
 WORK=$(mktemp -d)  # the sessions' databases and config dir: thrown away at the end
 trap 'rm -rf "$WORK"' EXIT
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 
-# the scripted replies of each scenario
-"$PY" - "$OUT/replies" <<'PYEOF'
-import json, sys
-from pathlib import Path
-from tests.test_config_search import SCRIPT
-out = Path(sys.argv[1])
-vector_add = json.loads(Path("tests/scripted/vector_add.json").read_text())["replies"]
-scenarios = {
-    "autonomous": json.loads(Path("tests/scripted/matmul.json").read_text())["replies"],
-    "explicit": json.loads(Path("tests/scripted/vector_add-explicit.json").read_text())["replies"],
-    "config-search": list(SCRIPT),
-    "llm-failed": [{"status": 500, "message": "scripted outage"}] * 3 + vector_add,
-    "llm-reply": ["no JSON here, sorry"] * 3 + vector_add,
-}
-for name, replies in scenarios.items():
-    (out / f"{name}.json").write_text(json.dumps({"replies": replies}))
-PYEOF
+"$PY" "$ROOT/scripts/ux_walk.py" replies "$OUT/replies"  # the scripted replies of each scenario
 
 scenario_args() {
   case $1 in
@@ -44,44 +31,28 @@ scenario_args() {
 
 # the open gate (kind, key and what `run --auto` would answer) or, once none is open, the session's
 # state, read from the store
-where() {
-  "$PY" - "$1" <<'PYEOF'
-import json, sqlite3, sys
-from kt_tui.engine.gates import gate_from
-try:
-    db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=1)
-    gate = db.execute("SELECT kind, key, title, body FROM gates WHERE state = 'pending' ORDER BY rowid DESC LIMIT 1").fetchone()
-    state = db.execute("SELECT state FROM sessions ORDER BY rowid DESC LIMIT 1").fetchone()
-    if gate:
-        auto = gate_from(gate[0], gate[1], gate[2], json.loads(gate[3] or "{}")).auto()[0]
-        print(f"gate {gate[0]} {gate[1]} {auto}")
-    else:
-        print(f"state {state[0] if state else 'none'}")
-except sqlite3.Error:
-    print("state none")
-PYEOF
-}
+where() { "$PY" "$ROOT/scripts/ux_walk.py" where "$1"; }
 
 walk() {  # walk SIZE SCENARIO
   local size=$1 name=$2 w=${1%x*} h=${1#*x}
   local dir="$OUT/$size/$name" db="$WORK/$size-$name.db" tmux="ktwalk-$$-$name-$size"
   mkdir -p "$dir" && rm -f "$db"
   tmux new-session -d -s "$tmux" -x "$w" -y "$h" \
-    "cd '$ROOT' && KT_TUI_DB='$db' KT_TUI_CONFIG_DIR='$WORK/config' KT_TUI_UNDO_S=0 $PY scripts/scripted_session.py \
+    "cd '$ROOT' && KT_TUI_DB='$db' KT_TUI_CONFIG_DIR='$WORK/config' KT_TUI_DATA_DIR='$WORK/data' KT_TUI_UNDO_S=0 $PY scripts/scripted_session.py \
      '$OUT/replies/$name.json' $(scenario_args "$name") --backend sim; echo \"exit status \$?\"; sleep 600"
   local n=0 last="" waited=0 now retried=""
   while :; do
     now=$(where "$db")
     if [[ $now == gate* && $now != "$last" ]]; then
-      sleep 1.5  # the screen shows the gate
+      sleep "$SETTLE"  # the screen shows the gate
       n=$((n + 1)); set -- $now
       tmux capture-pane -p -t "$tmux" > "$dir/$(printf %02d "$n")-$2.txt"
-      case $4 in approve) key=s ;; skip) key=k ;; retry) key=t ;; *) key=x ;; esac
+      case $4 in approve) key=s ;; skip) key=n ;; retry) key=t ;; *) key=x ;; esac
       if [[ $2 == llm_* && -z $retried ]]; then key=t retried=1; fi  # the scripted failure, then a retry
       tmux send-keys -t "$tmux" "$key"
       last=$now waited=0
     elif [[ $now == state* && $now != "state running" && $now != "state none" && $n -gt 0 ]]; then
-      sleep 1.5
+      sleep "$SETTLE"
       tmux capture-pane -p -t "$tmux" > "$dir/$(printf %02d $((n + 1)))-end.txt"
       tmux send-keys -t "$tmux" q
       sleep 1
@@ -89,17 +60,20 @@ walk() {  # walk SIZE SCENARIO
       break
     fi
     sleep 0.5; waited=$((waited + 1))
-    if (( waited > 360 )); then
-      tmux capture-pane -p -t "$tmux" > "$dir/stuck.txt"; echo "ux_walk.sh: $name at $size stuck ($now)" >&2; break
+    if (( waited > PATIENCE )); then
+      tmux capture-pane -p -t "$tmux" > "$dir/stuck.txt"; echo "ux_walk.sh: $name at $size stuck ($now)" >&2
+      STUCK=$((STUCK + 1)); break
     fi
   done
   tmux kill-session -t "$tmux" 2>/dev/null || true
   echo "$size $name: $n gates -> $dir"
 }
 
+STUCK=0
 for size in ${SIZES:-80x24 200x50}; do
   for name in ${SCENARIOS:-autonomous explicit config-search llm-failed llm-reply}; do
     walk "$size" "$name"
   done
 done
 echo "kinds seen:"; ls "$OUT"/*/*/ | sed -n 's/^[0-9]*-\(.*\)\.txt$/\1/p' | sort | uniq -c
+(( STUCK == 0 )) || { echo "ux_walk.sh: $STUCK walk(s) stuck" >&2; exit 1; }

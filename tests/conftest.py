@@ -49,11 +49,11 @@ def hermetic(tmp_path, monkeypatch):
     monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("KT_TUI_DB", str(tmp_path / "sessions.db"))
     from kt_tui.gpu.worker import compiled
-    from kt_tui.ui import session_actions  # a skip or stop goes at once; the undo's own tests set KT_TUI_UNDO_S
+    from kt_tui.ui import deciding  # a skip or stop goes at once; the undo's own tests set KT_TUI_UNDO_S
 
     compiled.forget()  # a GPU worker's compiles are kept for its process's next jobs: a test is a fresh worker
 
-    monkeypatch.setattr(session_actions, "UNDO_DEFAULT", 0.0)
+    monkeypatch.setattr(deciding, "UNDO_DEFAULT", 0.0)
     # a profile (ncu) and the device's peaks cost seconds on a GPU: the tests that want them say so
     monkeypatch.setenv("KT_TUI_NCU", "0")
     monkeypatch.setenv("KT_TUI_PEAKS", "0")

@@ -9,10 +9,13 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-# j/k move in every list and table, as in lazygit, k9s and htop: they never reach a screen's keys
+# j/k and g/G move in every list and table, as in lazygit, k9s and htop (the arrows, page and home/end
+# keys too, as Textual has them): no movement key is ever a decision
 MOVE_KEYS: list[BindingType] = [
     Binding("j", "cursor_down", "Down", show=False),
     Binding("k", "cursor_up", "Up", show=False),
+    Binding("g", "scroll_top", "First row", show=False),
+    Binding("G", "scroll_bottom", "Last row", show=False),
 ]
 
 

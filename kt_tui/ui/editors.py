@@ -86,6 +86,7 @@ class KernelEditScreen(ModalScreen[dict | None]):
     """Edit the generated kernel and its tunable parameters (TOML: name = [values])."""
 
     CSS_PATH = "modal.tcss"
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # short: the whole screen, the code gets most of it
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Use this kernel", id="editor.save", priority=True),
@@ -102,10 +103,15 @@ class KernelEditScreen(ModalScreen[dict | None]):
                 Text.assemble(
                     ("Edit the kernel", "bold"),
                     ("  (tab indents; ctrl+s uses it, escape cancels; click the parameters below to edit them)", "dim"),
+                    no_wrap=True,
+                    overflow="ellipsis",
                 )
             )
             yield _area(self.code, "cuda", "edit-code")
-            yield Static('Tunable parameters (name = [values]) and restrictions (restrict = ["..."])', markup=False)
+            yield Static(
+                Text('Tunable parameters (name = [values]) and restrictions (restrict = ["..."])', no_wrap=True),
+                classes="edit-label",
+            )
             text = tune_params_text(self.tune_params) + dumps({"restrict": self.restrictions})
             yield _area(text, "toml", "edit-params")
             yield Static(id="edit-error")

@@ -19,7 +19,7 @@ from ..engine.gates import Gate
 from .confirm import MOVE_KEYS
 from .keys import CHOICE_IDS, choice_key
 
-DEFAULT_KEYS = {"start": "s", "edit": "e", "skip": "k", "stop": "x", "retry": "t", "approve_all": "A"}
+DEFAULT_KEYS = {"start": "s", "edit": "e", "skip": "n", "stop": "x", "retry": "t", "approve_all": "A"}
 STEP_STYLE = {
     "accepted": "bold green",
     "verified": "green",
@@ -81,14 +81,17 @@ def keys_line(gate: Gate, keys: dict[str, str] | None = None) -> Text:
     """The keys that answer gate, as the keymap has them (keys: binding id -> key)."""
     keys = {**DEFAULT_KEYS, **(keys or {})}
     parts = [f"[{choice_key(keys, c)}] {label}" for c, label in answers(gate).items()]
-    return Text("   ".join(parts + [f"[{keys['approve_all']}] approve all remaining"]), style="bold")
+    return Text("  ".join(parts + [f"[{keys['approve_all']}] approve all"]), style="bold")
 
 
 def render_gate(gate: Gate, keys: dict[str, str] | None = None, simulated: bool = False) -> Text:
+    """The question, the keys that answer it (above the fold at any height), then what it is about."""
     keys = {**DEFAULT_KEYS, **(keys or {})}
     text = Text.assemble(("Decide: ", "bold"), gate.title, "\n")
-    view_for(gate).render(gate, text, keys, simulated)
     text.append_text(keys_line(gate, keys))
+    text.append("\n")
+    view_for(gate).render(gate, text, keys, simulated)
+    text.rstrip()
     return text
 
 
@@ -450,6 +453,7 @@ def render_verification(data: dict):
 
 class PlanView(DataTable):
     BINDINGS = MOVE_KEYS
+    HELP_NAME = "the plan"
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         # selecting a step does nothing here: leave enter to whatever the keymap gives it

@@ -81,9 +81,12 @@ def choice_key(keys: dict[str, str], choice: str) -> str:
     return keys.get(CHOICE_IDS.get(choice, ""), "?")
 
 
-def help_text(bindings, keymap: dict, gate=None, answers: dict[str, str] | None = None) -> Text:
-    """The help page; with a gate open it starts with that gate's keys (answers: choice -> the
-    name the panel and footer give it, gate_view.answers)."""
+def help_text(
+    bindings, keymap: dict, gate=None, answers: dict[str, str] | None = None, here=None, session: bool = True
+) -> Text:
+    """The help page of one view: with a gate open it starts with that gate's keys (answers: choice
+    -> the name the panel and footer give it, gate_view.answers), then the keys of the widget that
+    has the focus (here: its name and bindings), then `bindings`: the view's keys that apply now."""
     text = Text()
     if gate is not None:
         text.append(f"This gate: {gate.title}\n", "bold")
@@ -92,19 +95,26 @@ def help_text(bindings, keymap: dict, gate=None, answers: dict[str, str] | None 
             text.append(f"  {choice_key(keys_by_id(bindings, keymap), choice):<8}", "bold")
             text.append(f"{label}: {MEANING_AT.get((gate.kind, choice), MEANING[choice])}\n")
         text.append("\n")
-    text.append_text(
-        Text.assemble(
-            ("How a session goes\n", "bold"),
-            "The engine stops at gates: it proposes, you decide. Nothing runs on the GPU and no "
-            "kernel is kept until you approve. The panel at the top right says what is proposed "
-            "and which keys answer it.\n\n",
-            ("Gates\n", "bold"),
+    if session:  # what the session screen's gates are
+        text.append_text(
+            Text.assemble(
+                ("How a session goes\n", "bold"),
+                "The engine stops at gates: it proposes, you decide. Nothing runs on the GPU and no "
+                "kernel is kept until you approve. The panel at the top right says what is proposed "
+                "and which keys answer it.\n\n",
+                ("Gates\n", "bold"),
+            )
         )
-    )
-    for kind, what in GATES.items():
-        text.append(f"  {kind:<11}", "bold")
-        text.append(what + "\n")
-    text.append("\nKeys", "bold")
+        for kind, what in GATES.items():
+            text.append(f"  {kind:<11}", "bold")
+            text.append(what + "\n")
+    if here is not None:
+        name, moves = here
+        text.append(f"\nIn {name}\n", "bold")
+        for b in moves:
+            text.append(f"  {b.key.replace(',', '/'):<10}", "bold")
+            text.append(f"{b.description}\n")
+    text.append("\nKeys that apply now", "bold")
     text.append(" (remapped by [keys] in config.toml; the command palette, ctrl+p, lists them too)\n", "dim")
     for b in bindings:
         text.append(f"  {key_for(keymap, b):<8}", "bold")

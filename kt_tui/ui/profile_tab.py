@@ -51,9 +51,12 @@ class ProfileView(VerticalScroll):
         self.query_one("#profile-text", Static).update(profile_text(data, simulated))
 
 
-def peak_cells(data: SessionStore) -> Callable[[Result], str]:
-    """A result's "% peak" cell: its share of the device's measured peak (the bound nearest)."""
+def peak_cells(data: SessionStore) -> Callable[[Result], str] | None:
+    """A result's "% peak" cell: its share of the device's measured peak (the bound nearest); None
+    when the session has no device facts (nothing to show a share of)."""
     facts = stored_facts(data.session())
+    if not facts:
+        return None
     works: dict[str | None, Any] = {}
 
     def cell(r: Result) -> str:

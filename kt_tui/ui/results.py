@@ -9,7 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
+from textual._two_way_dict import TwoWayDict
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowKey
 
 from ..records import Result, as_result, replace, trusted
 from .confirm import MOVE_KEYS
@@ -24,9 +26,32 @@ STATUS_STYLE = {
     "invalid": "dim",
     "not_recorded": "dim yellow",
 }
-# time, speedup and status come before the parameters: a narrow terminal cuts the right end off
-HEAD = (("time ms", "time"), ("speedup", "speedup"), ("%peak", "peak"), ("status", "status"))
-TAIL = (("verified", "verified"), ("worker", "worker"), ("note", "note"))
+# time, speedup, % of peak, status and the verdict come before the parameters, the note last: below 120 columns
+# the headers shorten (NARROW, abbreviate) and the note is cut; the row's detail (RowDetail) has it all
+HEAD = (("time ms", "time"), ("speedup", "speedup"), ("%peak", "peak"), ("status", "status"), ("verified", "verified"))
+# "%peak" is shown only once the session has the device's facts (a recording without them has none to show)
+TAIL = (("worker", "worker"), ("note", "note"))
+NARROW = {"time": "ms", "speedup": "x", "peak": "%pk", "verified": "ok?", "version": "ver"}
+NOTE_NARROW = 24  # characters of the note a row shows below 120 columns
+STATUS_NARROW = {
+    "compile_error": "compile",
+    "runtime_error": "runtime",
+    "wrong_result": "WRONG",
+    "not_recorded": "no rec",
+}
+
+
+def abbreviate(names: list[str]) -> dict[str, str]:
+    """Short column headers for parameter names, each distinct: block_size_x -> bsx, tile_k -> tk,
+    WORK_PER_THREAD -> WPT; a name of 4 characters or fewer stays."""
+    out: dict[str, str] = {}
+    for name in names:
+        parts = [p for p in name.split("_") if p]
+        short = name if len(name) <= 4 or len(parts) < 2 else "".join(p[0] for p in parts)
+        while short in out.values() and short != name:
+            short = name[: len(short) + 1]
+        out[name] = short
+    return out
 
 
 def short_label(label: str | None, vid: str) -> str:
@@ -56,8 +81,10 @@ class ResultsTable(DataTable):
     visible row after each add, so rows filled in behind the user's back would hold up their keys."""
 
     BINDINGS = MOVE_KEYS
+    HELP_NAME = "the results table"
     MAX_ROWS = 1000
     vacuous: str | None = None
+    narrow = False  # short headers, statuses and notes (below 120 columns)
     FILL_ROWS = 50  # rows added when the cursor or the view comes within NEAR_END rows of the last one
     NEAR_END = 10
 
@@ -98,15 +125,19 @@ class ResultsTable(DataTable):
         return False if action == "select_cursor" else True
 
     def _add_columns(self) -> None:
+        short = abbreviate(self.param_names) if self.narrow else {}
+
         def label(text: str, key: str) -> str:
+            text = NARROW.get(key, text) if self.narrow else text
             return text + ((" ▼" if self.sort_reverse else " ▲") if key == self.sort_index else "")
 
         self.add_column("", key="best", width=1)
         self.add_column(label("version", "version"), key="version")
         for text, key in HEAD:
-            self.add_column(label(text, key), key=key)
+            if key != "peak" or self.peak_of:
+                self.add_column(label(text, key), key=key)
         for n in self.param_names:
-            self.add_column(label(n, f"p:{n}"), key=f"p:{n}")
+            self.add_column(label(short.get(n, n), f"p:{n}"), key=f"p:{n}")
         for text, key in TAIL:
             if key != "worker" or self.by_worker:
                 self.add_column(label(text, key), key=key)
@@ -160,8 +191,8 @@ class ResultsTable(DataTable):
             self._rebuild(self._row_keys())
 
     def _row_keys(self) -> list[str]:
-        """The keys of the rows shown, in their order (every row is added with one)."""
-        return [k.value for k in self.rows if k.value is not None]
+        """The keys of the rows shown, in their order on screen (every row is added with one)."""
+        return [row.key.value for row in self.ordered_rows if row.key.value is not None]
 
     def row_key(self, vid: str | None, key: str) -> str:
         return key if vid in (None, self.original) else f"{vid}:{key}"
@@ -182,8 +213,11 @@ class ResultsTable(DataTable):
             verified = Text(("rec " + verified.plain) if r.verified is not None else "no verdict", verified.style)
         if self.vacuous and r.verified is not False:  # the session's check proves nothing
             verified = Text("unchecked", "bold yellow")
-        note = r.first_bad if r.status == "wrong_result" else (r.error or r.origin or "")
-        note = (note or "").strip().splitlines()[-1][:80] if note else ""
+        note = self._note(r)
+        if note:
+            note = note.strip().splitlines()[-1] if note.strip() else ""
+            cut = NOTE_NARROW if self.narrow else 80
+            note = note[: cut - 1] + "…" if len(note) > cut else note
         row = self.row_key(vid, r.key)
         if row == self.reference_key:
             verified, note = Text("ref", "cyan"), note or "the original configuration: its outputs are the reference"
@@ -191,18 +225,57 @@ class ResultsTable(DataTable):
         if row == self.candidate:
             label = Text(f"{label.plain} ◆", "bold magenta")
             note = note or "the candidate: accept or reject it"
+        if self.narrow:
+            status = Text(STATUS_NARROW.get(r.status, r.status), status.style)
         params = r.params
         return [
             label,
             Text(_fmt_ms(r.time_ms), justify="right"),
             self._speedup(r),
-            Text(self.peak_of(replace(r, version=vid or self.original)) if self.peak_of else "-", justify="right"),
+            *([Text(self.peak_of(replace(r, version=vid or self.original)), justify="right")] if self.peak_of else []),
             status,
-            *[Text(str(params[n])) if n in params else Text("") for n in self.param_names],
             verified,
+            *[Text(str(params[n])) if n in params else Text("") for n in self.param_names],
             *([Text(r.worker or "-")] if self.by_worker else []),
             Text(note),
         ]
+
+    @staticmethod
+    def _note(r: Result) -> str:
+        """What went wrong with a row (the first bad output, the compiler's or the run's error), or
+        where its configuration came from."""
+        return str((r.first_bad if r.status == "wrong_result" else (r.error or r.origin or "")) or "")
+
+    def detail(self, key: str | None) -> Text:
+        """Everything about one row, for the pane under the table: its version, time, verdict, every
+        parameter by its full name, and its whole note (a compile error's reason included)."""
+        r = self.rows_data.get(key) if key is not None else None
+        if r is None:
+            return Text("")
+        cells = self._cells(r)
+        text = Text.assemble(
+            ("◆ " if key == self.candidate else "★ " if key == self.best_key else "", "bold"),
+            (cells[0].plain.rstrip(" ◆"), "bold"),
+            f"  {_fmt_ms(r.time_ms)} ms  {cells[2].plain}  "
+            + (f"{cells[3].plain} of peak  " if self.peak_of and cells[3].plain.strip("-") else ""),
+            (r.status, STATUS_STYLE.get(r.status, "")),
+            "  verified ",
+            cells[1 + [key for _, key in HEAD if key != "peak" or self.peak_of].index("verified")],
+            "  " + " ".join(f"{k}={v}" for k, v in r.params.items()),
+        )
+        if r.worker:
+            text.append(f"  on {r.worker}")
+        note = self._note(r).strip()
+        if key == self.reference_key:
+            note = note or "the original configuration: its outputs are the reference"
+        if note:
+            text.append("\n" + note, style="red" if r.status not in ("ok", "invalid") else "dim")
+        return text
+
+    def set_narrow(self, narrow: bool) -> None:
+        """Short headers, statuses and notes below 120 columns; the rows stay where they are."""
+        self.narrow = narrow
+        self._rebuild(self._row_keys())
 
     def put(self, r: Result, vid: str | None = None) -> str:
         r = as_result(r)
@@ -351,6 +424,9 @@ class ResultsTable(DataTable):
                 self.put(self.rows_data[key])
         if self.candidate is not None and self.candidate not in self.rows:
             self._show(self.candidate)  # the row the gate asks about shows, however slow
+        if self.candidate is not None:  # pinned first, where it shows without scrolling
+            self.keep_order()
+            self.move_cursor(row=0)
 
     def set_reference(self, key: str) -> None:
         """The row of the original configuration, once known (a resumed session's spec is read after
@@ -371,9 +447,16 @@ class ResultsTable(DataTable):
         for key in self._row_keys():  # the shown rows: the others get theirs when they show
             self.update_cell(key, "speedup", self._speedup(self.rows_data[key]))
 
-    def set_peak(self, peak_of: Callable[[Result], str]) -> None:
-        """Fill the "%peak" column: each result's share of the device's measured peak."""
+    def set_peak(self, peak_of: Callable[[Result], str] | None) -> None:
+        """Fill the "%peak" column: each result's share of the device's measured peak (None: no facts,
+        no column)."""
+        if (peak_of is None) != (self.peak_of is None):
+            self.peak_of = peak_of
+            self._rebuild(self._row_keys())
+            return
         self.peak_of = peak_of
+        if peak_of is None:
+            return
         for key in self._row_keys():
             r = self.rows_data[key]
             self.update_cell(
@@ -396,9 +479,35 @@ class ResultsTable(DataTable):
                 v = getattr(r, column, None)
             return (v is None, v if v is not None else 0) if not isinstance(v, str) else (False, v)
 
+        relabel = (column, reverse) != (self.sort_index, self.sort_reverse)
         self.sort_index, self.sort_reverse = column, reverse
-        keys = self._row_keys() + list(self._pending)  # a sort rebuilds the table: all of them
-        self._rebuild(sorted(keys, key=lambda k: value(self.rows_data[k]), reverse=reverse))
+        if relabel:  # the headers' marks change: the columns are made again
+            self._rebuild(self._row_keys())
+        self._fill(len(self._pending))  # a sorted table has all its rows
+        self._order(sorted(self._row_keys(), key=lambda k: value(self.rows_data[k]), reverse=reverse))
+
+    def keep_order(self) -> None:
+        """Rows as the status bar says: fastest first (failures last), or the sort chosen; the
+        candidate of an accept gate first. Rows move; the cursor stays on its row."""
+        if self.sort_index:
+            self.sort_by(self.sort_index, self.sort_reverse)
+            return
+        keys = self._row_keys()
+        seq = {k: i for i, k in enumerate(keys)}  # ties keep the order they had
+        self._order(sorted(keys, key=lambda k: (self._rank_of(k), seq[k])))
+
+    def _order(self, keys: list[str]) -> None:
+        """Puts the rows in this order (each shown row once), as DataTable.sort does (Textual is pinned)."""
+        if self.candidate is not None and self.candidate in self.rows:
+            keys = [self.candidate, *(k for k in keys if k != self.candidate)]
+        if keys == self._row_keys():
+            return
+        at = self.coordinate_to_cell_key(self.cursor_coordinate).row_key if self.row_count else None
+        self._row_locations = TwoWayDict({RowKey(k): i for i, k in enumerate(keys)})
+        self._update_count += 1
+        self.refresh()
+        if at is not None and at.value in self.rows:
+            self.move_cursor(row=self.get_row_index(at), scroll=False)
 
     def _rebuild(self, order: list[str]) -> None:
         best = self.best_key

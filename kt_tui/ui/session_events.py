@@ -1,5 +1,6 @@
-"""The session screen's answers to the engine's events, one handler per event class (event_handlers);
-events not listed change nothing on the screen. A mixin of SessionScreen, run on the UI thread."""
+"""The engine's events on the session screen: one function per event class (HANDLERS), run by the
+screen's Flush handler over each batch the bridge delivers. Each sets the screen's view model
+and puts results in its table; events not listed change nothing on the screen."""
 
 from __future__ import annotations
 
@@ -10,195 +11,201 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
-from textual.widgets import Static
 
 from ..engine.edits import edit_diff
 from ..engine.strength import why_nothing_checked
-from ..engine.verdict import NOT_MEASURED, UNMEASURED, waits_for_gpu
-from .widgets import GatePanel
+from ..engine.verdict import NOT_MEASURED
+from .session_stored import add_versions, best_version, plot
 
 if TYPE_CHECKING:
     from ..engine import events as ev
-    from .session_shape import SessionShape as _Screen
-else:
-    _Screen = object
 
-# Imported where used: the engine's events and gates (~35 dataclasses) and the gates' views, which
-# come with the first event or gate, after the first frame.
+# Imported where used: the engine's events (~35 dataclasses) and the gates' views, which come with
+# the first event, after the first frame.
 
 _HANDLERS: dict[type, Callable[[Any, Any], None]] = {}
 
 
-class SessionEvents(_Screen):
-    # -- one handler per event class (event_handlers below); events not listed change nothing here --
-    def _on_result(self, e: ev.Result) -> None:
-        table = self.table
-        row = table.put(e.result, e.version)
-        self._plot(e.result, e.version)
-        self.results_added = True
-        self.current = None
-        if e.run is not None and e.run == self.run_info.get("run"):
-            self.run_info["done"] = self.run_info.get("done", 0) + 1
-        if e.best:
-            self.best = (e.result.key, e.result.time_ms)
-            table.mark_best(row)
-            self._best_version(e.version)
+def handle(screen, events: list) -> None:
+    from ..engine import events as ev  # loaded by the engine that sent them
 
-    def _on_begin(self, e: ev.Begin) -> None:
-        self.current = e.data
+    screen.results_added = False
+    handlers = _handlers()
+    for e in events:
+        handler = handlers.get(type(e))
+        if handler:
+            handler(screen, e)
+    if screen.results_added:
+        screen.table.keep_order()  # fastest first at every batch, the cursor on its row
+        screen.plot_stale = True  # the plot and the progress line catch up on a timer
+    if any(not isinstance(e, (ev.Result, ev.Begin)) for e in events):  # results change no binding
+        screen._show_progress()
+        screen.refresh_bindings()
 
-    def _on_session(self, e: ev.SessionChanged) -> None:
-        table = self.table
-        if e.best_key is not None:  # a new best, e.g. after a check found the old one wrong
-            self.best = (e.best_key, e.best_ms)
-            table.mark_best(table.row_key(e.best_version, e.best_key))
-            self._best_version(e.best_version)
-        if e.baseline_ms is not None:
-            self.baseline_ms = e.baseline_ms
-            table.set_baseline(self.baseline_ms)
-        if e.state is not None:
-            self.state = e.state
-        if e.check_state is not None:
-            table.vacuous = why_nothing_checked(e.check_state)
 
-    def _on_run(self, e: ev.RunStarted) -> None:
-        self.run_info = {**e.data, "started": time.monotonic(), "done": e.known or 0, "paused_s": 0.0}
-        self._add_versions(e.version)  # the plot keeps every version's points: no store read here
-        self.paused = False
-        self.state = "running"
-        self.query_one(GatePanel).update(self._running_text())
+def _result(screen, e: ev.Result) -> None:
+    table = screen.table
+    row = table.put(e.result, e.version)
+    plot(screen, e.result, e.version)
+    screen.results_added = True
+    screen.current = None
+    if e.run is not None and e.run == screen.run_info.get("run"):
+        screen.run_info["done"] = screen.run_info.get("done", 0) + 1
+    if e.best:
+        screen.best = (e.result.key, e.result.time_ms)
+        table.mark_best(row)
+        best_version(screen, e.version)
 
-    def _on_space(self, e: ev.SpaceCounted) -> None:
-        if self.run_info.get("run") == e.run:
-            self.run_info.update(total=e.total, restricted=True)
 
-    def _on_run_end(self, e: ev.RunEnded) -> None:
-        self._pause_clock(False)
-        self.stopping = self.paused = False
-        run = self.run_info
-        if self.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
-            run["done"] = run.get("known", 0) + self.data.count_results(run.get("version"), run=e.run)
-        self.run_info["ended"], self.run_info["state"] = time.monotonic(), e.state
-        if e.error:
-            if e.state == NOT_MEASURED:
-                self.notify(e.error, title=f"run {e.run} {e.state}", severity="warning", timeout=5, markup=False)
-            else:
-                self.notify(e.error, title=f"run {e.run} {e.state}", severity="error", timeout=5, markup=False)
+def _begin(screen, e: ev.Begin) -> None:
+    screen.current = e.data
 
-    def _on_paused(self, e: ev.Paused) -> None:
-        self.paused = e.on
-        self._pause_clock(e.on)
-        if self.state == "running" and not self.bridge.waiting:
-            self.query_one(GatePanel).update(self._running_text())
 
-    def _on_switched(self, e: ev.Switched) -> None:
-        self.strategy = e.strategy
-        self._banner()
+def _session(screen, e: ev.SessionChanged) -> None:
+    table = screen.table
+    if e.best_key is not None:  # a new best, e.g. after a check found the old one wrong
+        screen.best = (e.best_key, e.best_ms)
+        table.mark_best(table.row_key(e.best_version, e.best_key))
+        best_version(screen, e.best_version)
+    if e.baseline_ms is not None:
+        screen.baseline_ms = e.baseline_ms
+        table.set_baseline(screen.baseline_ms)
+    if e.state is not None:
+        screen.state = e.state
+    if e.check_state is not None:
+        table.vacuous = why_nothing_checked(e.check_state)
 
-    def _on_verification(self, e: ev.Verification) -> None:
-        from .gate_view import render_verification
 
-        self.query_one("#kernel-view", Static).update(render_verification(e.data))
+def _run(screen, e: ev.RunStarted) -> None:
+    screen.run_info = {**e.data, "started": time.monotonic(), "done": e.known or 0, "paused_s": 0.0}
+    add_versions(screen, e.version)  # the plot keeps every version's points: no store read here
+    screen.paused = False
+    screen.state = "running"
+    screen.activity = ("running",)
 
-    def _on_note(self, e: ev.Note) -> None:
-        self.notify(e.text, timeout=4, markup=False)
 
-    def _on_profile(self, e: ev.Profiled) -> None:
-        self.show_profile()
+def _space(screen, e: ev.SpaceCounted) -> None:
+    if screen.run_info.get("run") == e.run:
+        screen.run_info.update(total=e.total, restricted=True)
 
-    def _on_step(self, e: ev.StepChanged) -> None:
-        """The plan follows the event's fields: no store read on the UI thread."""
-        fields = {k: v for k, v in e.data.items() if k != "id" and v is not None}
-        step = next((s for s in self.steps if s["id"] == e.id), None)
-        if step is None:
-            self.steps.append({"id": e.id, "title": "", "state": "", "reason": "", **fields})
+
+def _run_end(screen, e: ev.RunEnded) -> None:
+    screen.paused = screen.stopping = False
+    run = screen.run_info
+    if screen.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
+        run["done"] = run.get("known", 0) + screen.data.count_results(run.get("version"), run=e.run)
+    run["ended"], run["state"] = time.monotonic(), e.state
+    if e.error:
+        title = f"run {e.run} {e.state}"
+        if e.state == NOT_MEASURED:
+            screen.notify(e.error, title=title, severity="warning", timeout=5, markup=False)
         else:
-            step.update(fields)
-        from .gate_view import PlanView
+            screen.notify(e.error, title=title, severity="error", timeout=5, markup=False)
 
-        self.query_one(PlanView).show(self.steps)
 
-    def _on_llm_start(self, e: ev.LlmStart) -> None:
-        self.llm_log.write(Text(f"--- {e.key} ({e.purpose}) ---", style="bold"))
-        self.llm_line = ""
-        self.query_one(GatePanel).update(
-            Text.assemble(("Asking the LLM: ", "bold"), e.key, (f"  ({self.keys['stop']} cancels the call)", "dim"))
-        )
+def _paused(screen, e: ev.Paused) -> None:
+    screen.paused = e.on
 
-    def _on_llm_delta(self, e: ev.LlmDelta) -> None:
-        self.llm_line += e.text
-        *lines, self.llm_line = self.llm_line.split("\n")
-        for line in lines:
-            self.llm_log.write(line)
 
-    def _on_llm_done(self, e: ev.LlmDone) -> None:
-        log = self.llm_log
-        if self.llm_line:
-            log.write(self.llm_line)
-            self.llm_line = ""
-        log.write(
-            Text(f"--- {e.key} answered" + (f" after {e.repairs} repair(s)" if e.repairs else "") + " ---", style="dim")
-        )
+def _switched(screen, e: ev.Switched) -> None:
+    screen.strategy = e.strategy
 
-    def _on_decided(self, e: ev.Decided) -> None:
-        """An edit of yours shows in the Kernel tab as a diff against what was proposed."""
-        d = e.decision
-        if d.get("choice") == "edit" and isinstance(d.get("before"), dict):
-            diff = edit_diff(d["before"], d.get("value")) or "(the edit changed nothing)"
-            self.query_one("#kernel-view", Static).update(
-                Group(
-                    Text(f"Your edit at {e.key}, against what was proposed:", style="bold"),
-                    Syntax(diff, "diff", theme="ansi_dark", word_wrap=True),
-                )
+
+def _verification(screen, e: ev.Verification) -> None:
+    from .gate_view import render_verification
+
+    screen.show_kernel_view(render_verification(e.data))
+
+
+def _note(screen, e: ev.Note) -> None:
+    screen.notify(e.text, timeout=4, markup=False)
+
+
+def _step(screen, e: ev.StepChanged) -> None:
+    """The plan follows the event's fields: no store read on the UI thread."""
+    fields = {k: v for k, v in e.data.items() if k != "id" and v is not None}
+    step = next((s for s in screen.steps if s["id"] == e.id), None)
+    if step is None:
+        screen.steps.append({"id": e.id, "title": "", "state": "", "reason": "", **fields})
+    else:
+        step.update(fields)
+    from .gate_view import PlanView
+
+    screen.query_one(PlanView).show(screen.steps)
+
+
+def _llm_start(screen, e: ev.LlmStart) -> None:
+    screen.llm_log.write(Text(f"--- {e.key} ({e.purpose}) ---", style="bold"))
+    screen.llm_line = ""
+    screen.activity = ("asking", e.key)
+
+
+def _llm_delta(screen, e: ev.LlmDelta) -> None:
+    screen.llm_line += e.text
+    *lines, screen.llm_line = screen.llm_line.split("\n")
+    log = screen.llm_log
+    for line in lines:
+        log.write(line)
+
+
+def _llm_done(screen, e: ev.LlmDone) -> None:
+    log = screen.llm_log
+    if screen.llm_line:
+        log.write(screen.llm_line)
+        screen.llm_line = ""
+    log.write(
+        Text(f"--- {e.key} answered" + (f" after {e.repairs} repair(s)" if e.repairs else "") + " ---", style="dim")
+    )
+
+
+def _decided(screen, e: ev.Decided) -> None:
+    """An edit of yours shows in the Kernel tab as a diff against what was proposed."""
+    d = e.decision
+    if d.get("choice") == "edit" and isinstance(d.get("before"), dict):
+        diff = edit_diff(d["before"], d.get("value")) or "(the edit changed nothing)"
+        screen.show_kernel_view(
+            Group(
+                Text(f"Your edit at {e.key}, against what was proposed:", style="bold"),
+                Syntax(diff, "diff", theme="ansi_dark", word_wrap=True),
             )
-
-    def _on_finished(self, e: ev.Finished) -> None:
-        self._finished({"state": e.state, "error": e.error})
-
-    @staticmethod
-    def event_handlers() -> dict[type, Callable[[Any, Any], None]]:
-        """Event class -> its handler, made at the first events (the engine has loaded their module)."""
-        if not _HANDLERS:
-            from ..engine import events as ev
-
-            c = SessionEvents
-            _HANDLERS.update(
-                {
-                    ev.Result: c._on_result,
-                    ev.Begin: c._on_begin,
-                    ev.SessionChanged: c._on_session,
-                    ev.RunStarted: c._on_run,
-                    ev.SpaceCounted: c._on_space,
-                    ev.RunEnded: c._on_run_end,
-                    ev.Paused: c._on_paused,
-                    ev.Switched: c._on_switched,
-                    ev.Verification: c._on_verification,
-                    ev.Note: c._on_note,
-                    ev.Profiled: c._on_profile,
-                    ev.StepChanged: c._on_step,
-                    ev.LlmStart: c._on_llm_start,
-                    ev.LlmDelta: c._on_llm_delta,
-                    ev.LlmDone: c._on_llm_done,
-                    ev.Finished: c._on_finished,
-                    ev.Decided: c._on_decided,
-                }
-            )
-        return _HANDLERS
-
-    def _finished(self, d: dict) -> None:
-        self.state = d["state"]
-        self.gate = None
-        text = Text.assemble(("Session ", "bold"), (d["state"], "bold green" if d["state"] == "finished" else "bold"))
-        if d.get("error"):
-            text.append(f"\n{d['error']}", style="red")
-        more = (
-            f", {self.keys['switch_strategy']} to go on from the best kernel with another strategy"
-            if d["state"] == "finished"
-            else f". The {waits_for_gpu(self.sid or '?')}"
-            if d["state"] == UNMEASURED
-            else ""
         )
-        text.append(
-            f"\nPress {self.keys['quit']} to quit{more}. `kt-tui sessions` lists it; `kt-tui resume` reopens it."
+
+
+def _profile(screen, e: ev.Profiled) -> None:
+    screen.show_profile()
+
+
+def _finished(screen, e: ev.Finished) -> None:
+    screen.state = e.state
+    screen.gate = None
+    screen.autopilot = False
+    screen.activity = ("finished", e.state, e.error)
+
+
+def _handlers() -> dict[type, Callable[[Any, Any], None]]:
+    """Event class -> its function, made at the first events (the engine has loaded their module)."""
+    if not _HANDLERS:
+        from ..engine import events as ev
+
+        _HANDLERS.update(
+            {
+                ev.Result: _result,
+                ev.Begin: _begin,
+                ev.SessionChanged: _session,
+                ev.RunStarted: _run,
+                ev.SpaceCounted: _space,
+                ev.RunEnded: _run_end,
+                ev.Paused: _paused,
+                ev.Switched: _switched,
+                ev.Verification: _verification,
+                ev.Note: _note,
+                ev.Profiled: _profile,
+                ev.StepChanged: _step,
+                ev.LlmStart: _llm_start,
+                ev.LlmDelta: _llm_delta,
+                ev.LlmDone: _llm_done,
+                ev.Finished: _finished,
+                ev.Decided: _decided,
+            }
         )
-        self.query_one(GatePanel).update(text)
+    return _HANDLERS

@@ -1,57 +1,52 @@
-"""The session screen: kernel and spec on the left; the pending decision, progress and live
-benchmark table on the right. The engine runs in a thread worker and talks through a Bridge."""
+"""The session screen: the pending decision, progress and live benchmark table, the kernel and spec
+beside them. Its view model is the reactive attributes below, changed only by message handlers
+(the engine's events, through ui/bridge.py; keys; stored rows read on a thread); their watchers and
+bound widgets redraw what depends on them."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
+from rich.console import RenderableType
 from textual import events, on, work
 from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane, Tabs
 
 from ..config import Settings
 from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..records import Result, config_key
 from ..store import SessionStore, Store
-from . import prefs
+from . import deciding, prefs, session_actions, session_events, session_stored
 from .bridge import Bridge, Flush, GateOpened
+from .deciding import Held
 from .keys import TABS, keys_by_id
 from .plot import TuningPlot
-from .results import short_label
 from .services import Services
-from .session_actions import SessionActions
-from .session_events import SessionEvents
-from .session_stored import StoredView, freeze_heap
-from .status import FitFooter, StatusBar, run_progress, status_text
-from .widgets import GatePanel, ProgressLine, ResultsTable, SourceView, SpecSummary
+from .session_stored import StoredCalls
+from .status import FilterInput, FitFooter, StatusBar, panel_text, progress_text, status_text
+from .stored import StoredPoints, StoredRows
+from .widgets import Banner, GatePanel, ProgressLine, ResultsTable, RowDetail, SourceView, SpecSummary
 
 if TYPE_CHECKING:
+    from textual.widgets import RichLog
+
     from ..engine.backend import BackendChoice
+    from ..engine.core import Engine
     from ..engine.gates import Gate
     from ..kernel.spec import Spec
 
 # Imported where used: the engine's events and gates and their views (gate_view.py), which the first
-# frame does without (session_events.py says why).
-
-
-def _param_names(spec_json: str) -> list[str]:
-    """The tuned parameters' names of a stored spec, read before it is checked ([] if it cannot say)."""
-    try:
-        plain = json.loads(spec_json)
-    except ValueError:
-        return []
-    params = plain.get("tune_params") if isinstance(plain, dict) else None
-    return [str(n) for n in params] if isinstance(params, dict) else []
+# frame does without: they load with the engine, after it.
 
 
 class Ready(Message):
@@ -66,14 +61,14 @@ class Problem(Message):
         self.text = text
 
 
-class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
-    # below 120 columns the source pane folds away (c shows it); the table keeps time, speedup, status
+class SessionScreen(Screen[None]):
+    # below 120 columns the source pane folds away (c shows it) and the table abbreviates its headers
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
     BINDINGS = [
         Binding("s", "start", "Approve", id="start"),
         Binding("e", "edit", "Edit", id="edit"),
-        Binding("k", "skip", "Skip", id="skip"),
+        Binding("n", "skip", "Skip", id="skip"),
         Binding("t", "retry", "Retry", id="retry"),
         Binding("x", "stop", "Stop", id="stop"),
         Binding("p", "pause", "Pause/resume", id="pause"),
@@ -94,6 +89,19 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         *[Binding(key, f"tab('{tab}')", f"{label} tab", id=f"tab_{tab}", show=False) for tab, label, key in TABS],
     ]
 
+    # -- the view model ------------------------------------------------------------------
+    sid: var[str | None] = var(None, init=False)
+    strategy: var[str] = var("", init=False)
+    choice: var[BackendChoice | None] = var(None, init=False)  # the backend: the banner names its GPU
+    state: var[str] = var("starting", init=False, bindings=True)  # the session's, as the engine says it
+    problem: var[str | None] = var(None, init=False, bindings=True)  # why the session cannot go on
+    gate: var[Gate | None] = var(None, init=False, bindings=True)  # the gate shown, until it is answered
+    held: var[Held | None] = var(None, init=False, bindings=True)  # a decision waiting out its undo
+    autopilot: var[bool] = var(False, init=False, bindings=True)  # gates decided as --auto would
+    paused: var[bool] = var(False, init=False, bindings=True)
+    stopping: var[bool] = var(False, init=False)
+    activity: var[tuple | None] = var(None, init=False)  # what the engine does while no gate waits
+
     def __init__(
         self,
         settings: Settings,
@@ -108,33 +116,25 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         super().__init__()
         self.settings, self.store, self.source, self.spec = settings, store, source, spec
         self.services = services  # from front/, through the app; None where no engine runs (snapshots)
-        self.prepare, self.sid, self.kernel_label = prepare, sid, kernel_label
+        self.prepare, self.kernel_label = prepare, kernel_label
+        self.set_reactive(SessionScreen.sid, sid)
+        self.set_reactive(SessionScreen.strategy, settings.strategy)
         self.bridge = Bridge(self)
-        self.engine = None
-        self.gpu = None
-        self.gate: Gate | None = None
-        self.choice: BackendChoice | None = None
-        self.state = "starting"
-        self.run_info: dict = {}
+        self.engine: Engine | None = None
+        self.gpu: Any = None  # the GPU worker or pool, as services.make_worker made it (ui never imports gpu/)
+        # the current run (RunStarted's fields, counted as results come) and the session's numbers
+        self.run_info: dict[str, Any] = {}
         self.baseline_ms: float | None = None
         self.best: tuple[str, float | None] | None = None  # the session's best: key and time
-        self.current: dict[str, Any] | None = None
-        self.autopilot = False
-        self.paused = False
-        self.llm_line = ""
-        self.results_added = False
+        self.best_version: str | None = None
+        self.current: dict[str, Any] | None = None  # the configuration running now
+        self.steps: list[dict] = []  # the plan as shown: read once, then kept up to date from step events
         self.plotted: dict[tuple, int] = {}  # (version, config key) -> its point on the plot
         self.unplotted: list[tuple[Result, str | None]] | None = None  # results that came while the plot loads
-        self.steps: list[dict] = []  # the plan as shown: read once, then kept up to date from step events
-        self.plot_stale = False
-        self.strategy = settings.strategy
-        self.best_version: str | None = None
+        self.llm_line = ""
+        self.results_added = self.plot_stale = self.bindings_stale = False
         self.show_original = False
         self.shown_source: tuple | None = None
-        self.bindings_stale = False
-        self.held: tuple | None = None  # (gate, decision, timer): a skip or stop that u can still take back
-        self.stopping = False
-        self.problem: str | None = None
         self.shown_once = False
         self._size_classes()
 
@@ -158,7 +158,9 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="banner")
+        yield Banner(self.kernel_label, id="banner").data_bind(
+            SessionScreen.sid, SessionScreen.strategy, SessionScreen.choice, SessionScreen.problem
+        )
         with Horizontal():
             with Vertical(id="left"):
                 yield Static(id="source-label")
@@ -166,13 +168,14 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
                     yield SourceView(id="source")
                 yield SpecSummary(id="spec")
             with Vertical(id="right"):
-                with VerticalScroll(id="gate-scroll"):
+                with VerticalScroll(id="gate-scroll", can_focus=False):
                     yield GatePanel("Preparing…", id="gate")
                 with TabbedContent(id="tabs"):
                     with TabPane("Results", id="tab-results"):
                         yield ProgressLine(id="progress")
                         yield TuningPlot(id="plot")
                         yield ResultsTable(id="results")
+                        yield RowDetail(id="row-detail")
                     # their contents come after the first frame (_fill_tabs): it shows the Results tab
                     yield TabPane("Plan", id="tab-plan")
                     yield TabPane("Kernel", id="tab-kernel")
@@ -183,26 +186,41 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
 
     def on_mount(self) -> None:
         table = self.table = self.query_one(ResultsTable)  # kept: the event handlers use it at every result
+        self.query_one(Tabs).can_focus = False  # 1-4 pick a tab: Tab goes from the gate panel to the table
+        table.narrow = self.app.size.width < 120
         if isinstance(self.spec, str):  # a stored spec: checked once the first frame is drawn, before the rest
             self.after_first_frame(self._check_spec)
-            table.setup(_param_names(self.spec), workers=self._several_workers())
+            table.setup(session_stored.param_names(self.spec), workers=self._several_workers())
         else:
             self.query_one(SpecSummary).show(self.spec)
             names = list(self.spec.tune_params)
             table.setup(names, config_key(names, self.spec.baseline_params()), workers=self._several_workers())
         self.after_first_frame(self._fill_tabs)  # first: whatever runs after the first frame may use them
         self.query_one(TuningPlot).labels = table.labels
-        self._show_source()
-        self._banner()
+        self.show_source()
         self._pane(prefs.load().get("source_pane"))
         if self.sid:
-            self._load_stored()
+            session_stored.load(self)
         self.set_interval(1.0, self._show_progress)
         self.set_interval(0.25, self._catch_up)
-        self.query_one(GatePanel).focus()  # the decision keys act from here; j/k move in the table
-        self.after_first_frame(getattr(self.app, "first_frame_drawn", freeze_heap))  # KtApp's: collection back on
+        self.query_one(GatePanel).focus()  # the decision keys act from here; j/k scroll it, Tab goes to the table
+        self.after_first_frame(getattr(self.app, "first_frame_drawn", session_stored.freeze_heap))
         self.after_first_frame(self._start_engine)
         self.after_first_frame(self._warm_up)
+
+    def on_unmount(self) -> None:
+        session_stored.unfreeze()
+
+    def after_first_frame(self, work, *args) -> None:
+        """Starts `work` once the screen's first frame is drawn: threads started sooner share the
+        interpreter with the UI thread and delay that frame (a resumed session's first frame waits
+        for nothing but its visible rows)."""
+        self.call_after_refresh(work, *args)
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = self.app.size.width < 120
+        if narrow != self.table.narrow:
+            self.table.set_narrow(narrow)
 
     def _check_spec(self) -> None:
         """The stored spec, read through its checks (kernel/spec.py, with pydantic) after the first
@@ -222,11 +240,11 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
 
     def _start_engine(self) -> None:
         if self.problem is None:  # none from _check_spec
-            self._engine_thread()
+            self.engine_thread()
 
     async def _fill_tabs(self) -> None:
-        """The hidden tabs' contents: the plan (shown as read by _load_stored), the generated
-        kernel and the LLM log."""
+        """The hidden tabs' contents: the plan (shown as read from the store), the generated kernel
+        and the LLM log."""
         from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
 
         from .gate_view import PlanView
@@ -261,15 +279,35 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         strategies()
         highlights("__global__ void k(float *x) { x[0] = 1.0f; }\n")
 
-    def _services(self) -> Services:
+    def services_or_fail(self) -> Services:
         if self.services is None:  # a screen made without them (snapshots) runs no engine
             raise RuntimeError("this session screen has no services to run an engine with")
         return self.services
 
-    # -- engine thread -------------------------------------------------------------------
+    @property
+    def data(self) -> SessionStore:
+        """What the screen reads of its session (the engine writes it)."""
+        if self.sid is None:
+            raise LookupError("the session has not started")
+        return SessionStore(self.store, self.sid)
+
+    @property
+    def llm_log(self) -> RichLog:
+        """The LLM tab's log (mounted after the first frame: _fill_tabs)."""
+        from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
+
+        return self.query_one("#llm-log", RichLog)
+
+    @property
+    def keys(self) -> dict[str, str]:
+        """Binding id -> the key that triggers it, with config.toml's [keys] applied."""
+        return keys_by_id(self.BINDINGS, self.settings.keys or {})
+
+    # -- the engine thread ---------------------------------------------------------------
     @work(thread=True, group="engine", exclusive=True)
-    def _engine_thread(self) -> None:
-        self.gpu = self._services().make_worker(self.settings)
+    def engine_thread(self) -> None:
+        services = self.services_or_fail()
+        self.gpu = services.make_worker(self.settings)
         try:
             sid, choice = self.prepare(self.gpu)
         except UserError as e:
@@ -277,7 +315,7 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
             self.post_message(Problem(str(e)))
             return
         self.post_message(Ready(sid, choice))
-        engine = self._services().make_engine(
+        engine = services.make_engine(
             self.store, self.settings, sid, self.gpu, choice, self.bridge.decide, self.bridge.on_event
         )
         self.engine = engine
@@ -290,13 +328,13 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         finally:
             self.gpu.close()
 
-    # -- messages from the engine (UI thread) ----------------------------------------------
+    # -- messages: the only places the model changes --------------------------------------
     def on_ready(self, message: Ready) -> None:
         self.sid, self.choice = message.sid, message.choice
         self.show_profile()
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
-        if self._services().llm_factory(self.settings) is None:
+        if self.services_or_fail().llm_factory(self.settings) is None:
             from ..engine.manual import CONNECT  # here: it loads pydantic models the first frame does without
 
             self.notify(
@@ -307,106 +345,123 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
                 markup=False,
             )
         self.strategy = self.data.session()["strategy"]
-        self._add_versions()
-        self._banner()
+        session_stored.add_versions(self)
 
     def on_problem(self, message: Problem) -> None:
-        self.state = "error"
         self.problem = message.text  # said again on the terminal when the app exits, with status 2
-        self._banner()
-        self._show_progress()
-        panel = self.query_one(GatePanel)
-        panel.update(
-            Text.assemble(("Cannot go on: ", "bold red"), message.text, f"\n\nPress {self.keys['quit']} to quit.")
-        )
-        self.refresh_bindings()
+        self.state = "error"
 
     def on_gate_opened(self, message: GateOpened) -> None:
-        gate = message.gate
-        self.gate = gate
-        self.state = "waiting"
-        self.stopping = False
+        self.open_gate(message.gate)
+
+    def open_gate(self, gate: Gate) -> None:
+        self.state, self.stopping = "waiting", False
         if self.autopilot:
-            decision = self._services().make_policy()(gate)
-            if decision.choice != "stop":
-                self._decide(decision.choice, decision.value, by="autopilot", why=decision.why)
+            decision = deciding.autopilot_decision(self, gate)
+            if decision is not None:
+                deciding.send(self, decision)
                 return
-            self.autopilot = False
-        from .gate_view import render_gate, view_for
+            self.autopilot = False  # the policy stops here: the gate is yours
+        from .gate_view import view_for
 
         view = view_for(gate)
-        self.query_one(GatePanel).update(render_gate(gate, self.keys, bool(self.choice and self.choice.simulated)))
-        self.query_one(ResultsTable).mark_candidate(*(view.candidate(gate) if view.candidate else (None,)))
+        self.gate = gate
+        self.table.mark_candidate(*(view.candidate(gate) if view.candidate else (None,)))
         if view.kernel_view:
             self.query_one("#kernel-view", Static).update(view.kernel_view(gate))
         if view.tab:
-            self.query_one(TabbedContent).active = view.tab
-        self.refresh_bindings()
+            self.show_tab(view.tab)
         if view.reopen_editor(gate):
             self.action_edit()  # the user's own answer did not parse: back to it, with its problems
 
     def on_flush(self, message: Flush) -> None:
-        self.results_added = False
-        from ..engine import events as ev  # loaded by the engine that sent them
+        session_events.handle(self, self.bridge.drain())
 
-        events = self.bridge.drain()
-        handlers = self.event_handlers()
-        for e in events:
-            handler = handlers.get(type(e))
-            if handler:
-                handler(self, e)
-        if self.results_added:
-            self.plot_stale = True  # the plot, the sort and the progress line catch up on a timer
-        if any(not isinstance(e, (ev.Result, ev.Begin)) for e in events):  # results change no binding
+    def on_stored_calls(self, message: StoredCalls) -> None:
+        session_stored.show_calls(self, message.calls)
+
+    def on_stored_rows(self, message: StoredRows) -> None:
+        self.table.add_stored(message.rows)
+        self._show_progress()
+
+    def on_stored_points(self, message: StoredPoints) -> None:
+        session_stored.show_points(self, message)
+
+    # -- watchers: what each part of the model redraws ------------------------------------
+    def _watch_gate(self, gate: Gate | None) -> None:
+        if gate is None:
+            self.table.mark_candidate(None)
+        self._show_panel()
+        self._show_status()
+
+    def _watch_held(self) -> None:
+        self._show_panel()
+        self._show_status()
+
+    def _watch_activity(self) -> None:
+        self._show_panel()
+
+    def _watch_problem(self) -> None:
+        self._show_panel()
+        self._show_progress()
+
+    def _watch_paused(self, paused: bool) -> None:
+        self._pause_clock(paused)
+        self._show_panel()
+        self._show_status()
+
+    def _watch_state(self) -> None:
+        self._show_status()
+
+    def _watch_stopping(self) -> None:
+        self._show_progress()
+
+    def _watch_autopilot(self) -> None:
+        self._show_status()
+
+    def _show_panel(self) -> None:
+        self.query_one(GatePanel).update(panel_text(self))
+
+    def _show_status(self) -> None:
+        self.query_one(StatusBar).update(status_text(self))
+
+    def _show_progress(self) -> None:
+        self.query_one(ProgressLine).update(progress_text(self))
+        self._show_status()
+
+    def _pause_clock(self, on: bool) -> None:
+        run = self.run_info
+        if on and run.get("started") and not run.get("paused_at"):
+            run["paused_at"] = time.monotonic()
+        elif not on and run.get("paused_at"):
+            run["paused_s"] += time.monotonic() - run.pop("paused_at")
+
+    def _catch_up(self) -> None:
+        if self.plot_stale:
+            self.plot_stale = False
             self._show_progress()
-            self.refresh_bindings()
+            self.query_one(TuningPlot).redraw()
 
-    # -- display -------------------------------------------------------------------------
-    def refresh_bindings(self) -> None:
-        """Once a frame at most: the footer rebuilds itself at each call (tens of ms), and a gate,
-        the events around it and a change of focus call this several times in a row."""
-        if not self.bindings_stale:
-            self.bindings_stale = True
-            self.call_after_refresh(self._publish_bindings)
-
-    def _publish_bindings(self) -> None:
-        self.bindings_stale = False
-        super().refresh_bindings()
-
-    @property
-    def keys(self) -> dict[str, str]:
-        """Binding id -> the key that triggers it, with config.toml's [keys] applied."""
-        return keys_by_id(self.BINDINGS, self.settings.keys or {})
-
-    def _banner(self) -> None:
-        label = self.choice.label() if self.choice else "no backend" if self.state == "error" else "choosing a backend…"
-        style = "bold black on yellow" if self.choice and self.choice.simulated else "bold"
-        self.query_one("#banner", Static).update(
-            Text.assemble(
-                (f" {self.kernel_label} ", "bold"),
-                f" session {self.sid or '(new)'}  strategy: {self.strategy}  ",
-                (f" {label} ", style),
-            )
-        )
-
-    def _add_versions(self, vid: str | None = None) -> None:
-        """Tell the table about kernel versions it does not know yet (read once per version)."""
-        table = self.query_one(ResultsTable)
-        if not self.sid or (vid is not None and vid in table.labels):
+    def show_tab(self, tab: str) -> None:
+        """Shows a tab; a focus left in the tab that hides goes to what shows (j moves there)."""
+        tabs = self.query_one(TabbedContent)
+        if tabs.active == tab:
             return
-        for v in self.data.versions():
-            if v["id"] not in table.labels:
-                names = list(json.loads(v["spec_json"]).get("tune_params", {}))
-                table.add_version(v["id"], short_label(v["label"], v["id"]), names)
+        focused = self.focused
+        tabs.active = tab
+        if focused is None or tabs in focused.ancestors:  # it was in the pane that hid
+            self.call_after_refresh(self.focus_visible)
 
-    def _best_version(self, vid: str | None) -> None:
-        if vid and vid != self.best_version:
-            self.best_version = vid
-            self._show_source()
+    def focus_visible(self) -> None:
+        """The focus on the visible tab's table or view (the gate panel when it has none)."""
+        tabs = self.query_one(TabbedContent)
+        pane = tabs.get_pane(tabs.active) if tabs.active else None
+        target: Widget | None = next((w for w in (pane.query("*") if pane else []) if w.can_focus), None)
+        (target or self.query_one(GatePanel)).focus()
 
-    def _show_source(self) -> None:
+    def show_source(self) -> None:
         """The current best kernel, labelled; the original one key away."""
-        table = self.query_one(ResultsTable)
+        table = self.table
         best = self.best_version if self.best_version not in (None, table.original) else None
         vid = None if self.show_original or best is None else best
         if (vid, self.show_original) == self.shown_source:
@@ -419,57 +474,156 @@ class SessionScreen(StoredView, SessionActions, SessionEvents, Screen):
         else:
             source = version["source"]
             label = f"best kernel: {table.labels.get(vid, vid[:8])}  ([{key}] shows the original)"
-        self.query_one("#source-label", Static).update(Text(label, style="bold"))
+        self.query_one("#source-label", Static).update(label)
         self.query_one(SourceView).show(source)
 
-    def _pause_clock(self, on: bool) -> None:
-        run = self.run_info
-        if on and run.get("started") and not run.get("paused_at"):
-            run["paused_at"] = time.monotonic()
-        elif not on and run.get("paused_at"):
-            run["paused_s"] += time.monotonic() - run.pop("paused_at")
+    def show_kernel_view(self, renderable: RenderableType) -> None:
+        self.query_one("#kernel-view", Static).update(renderable)
 
     def _several_workers(self) -> bool:
         if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
             return True
         return bool(self.sid) and len(self.data.workers(limit=2)) > 1
 
-    def _catch_up(self) -> None:
-        if self.plot_stale:
-            self.plot_stale = False
-            self._show_progress()
-            self.query_one(TuningPlot).redraw()
-            table = self.query_one(ResultsTable)
-            if table.sort_index:
-                table.sort_by(table.sort_index, table.sort_reverse)
+    def _pane(self, shown: bool | None) -> None:
+        """The source pane: shown, hidden, or (None) as the width has it."""
+        self.set_class(shown is True, "-source-shown")
+        self.set_class(shown is False, "-source-hidden")
 
-    def _show_progress(self) -> None:
-        table = self.query_one(ResultsTable)
-        parts = [f"{table.total} measured"]
-        run = self.run_info
-        if run.get("total"):
-            which = "after restrictions" if run.get("restricted") else "before restrictions"
-            parts[0] = f"{run_progress(self)} ({which})"
-        if table.hidden:
-            parts.append(f"the table shows the {table.shown} fastest")
-        if run.get("started"):
-            end = run.get("paused_at") or run.get("ended") or time.monotonic()
-            parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
-        if self.best and self.best[1] is not None:
-            parts.append(f"best {self.best[1]:.4f} ms ({self.best[0]})")
-            if self.baseline_ms:
-                parts.append(f"{self.baseline_ms / self.best[1]:.2f}x over baseline {self.baseline_ms:.4f} ms")
-        if self.paused:
-            parts.append(f"PAUSED ({self.keys['pause']} resumes)")
-        elif self.current and self.state == "running":
-            parts.append(f"running {self.current['key']}")
-        self.query_one(ProgressLine).update("  ·  ".join(parts))
-        self.query_one(StatusBar).update(status_text(self))
+    def refresh_bindings(self) -> None:
+        """Once a frame at most: the footer rebuilds itself at each call (tens of ms), and a gate,
+        the events around it and a change of focus call this several times in a row."""
+        if not self.bindings_stale:
+            self.bindings_stale = True
+            self.call_after_refresh(self._publish_bindings)
+
+    def _publish_bindings(self) -> None:
+        self.bindings_stale = False
+        super().refresh_bindings()
+
+    # -- keys ----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        return session_actions.applies(self, action)
+
+    def footer_labels(self) -> dict[str, str]:
+        return session_actions.footer_labels(self)
+
+    def action_start(self) -> None:
+        deciding.decide(self, "approve")
+
+    def action_skip(self) -> None:
+        deciding.skip(self)
+
+    def action_retry(self) -> None:
+        deciding.decide(self, "retry")
+
+    def action_stop(self) -> None:
+        deciding.stop(self)
+
+    def action_undo(self) -> None:
+        deciding.undo(self)
+
+    def action_approve_all(self) -> None:
+        deciding.approve_all(self)
+
+    def action_pause(self) -> None:
+        if self.engine is not None:
+            self.engine.pause(not self.paused)
+            self.notify(
+                f"Paused after the current configuration; {self.keys['pause']} resumes."
+                if not self.paused
+                else "Resumed.",
+                markup=False,
+            )
+
+    def action_edit(self) -> None:
+        session_actions.edit(self)
+
+    def action_switch_strategy(self) -> None:
+        session_actions.switch_strategy(self)
+
+    def action_settings(self) -> None:
+        session_actions.settings(self)
+
+    def action_help(self) -> None:
+        session_actions.show_help(self)
+
+    def action_tab(self, tab: str) -> None:
+        self.show_tab(f"tab-{tab}")
+
+    def action_toggle_source(self) -> None:
+        self.show_original = not self.show_original
+        self.show_source()
+
+    def action_toggle_pane(self) -> None:
+        shown = self.query_one("#left").display
+        self._pane(not shown)
+        prefs.save(source_pane=not shown)
+
+    def action_sort(self) -> None:
+        table = self.table
+        cols = table.sortable
+        nxt = cols[(cols.index(table.sort_index) + 1) % len(cols)] if table.sort_index in cols else "time"
+        table.sort_by(nxt, False)
+        self._show_progress()
+
+    def action_reverse(self) -> None:
+        table = self.table
+        table.sort_by(table.sort_index or "time", not table.sort_reverse)
+        self._show_progress()
+
+    async def action_filter(self) -> None:
+        await session_actions.open_filter(self)
+
+    def action_sanitize(self, tool: str) -> None:
+        from .report_screen import start_sanitizer  # here: a modal the first frame does without
+
+        start_sanitizer(self, tool)
+
+    def action_export(self) -> None:
+        session_actions.export(self)
+
+    def action_quit_session(self) -> None:
+        if self.held is not None:  # a skip or stop waiting out its undo: it was meant
+            deciding.send_held(self)
+        self.shutdown()
+        if getattr(self.app, "browse", False):
+            self.app.pop_screen()
+        elif self.problem:  # the session could not go on: the shell gets status 2 and the reason
+            from rich.text import Text
+
+            self.app.exit(return_code=2, message=Text(f"kt-tui: {self.problem}"))
+        else:
+            self.app.exit()
+
+    def shutdown(self) -> None:
+        self.bridge.close()
+        if self.engine is not None:
+            self.engine.llm_cancel.set()  # the engine thread leaves an LLM call at once
+        if self.gpu is not None:
+            self.gpu.shutdown()
+        if self.sid:
+            self.data.unlock()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if isinstance(event.input, FilterInput):
+            self.table.set_filter(event.value)
+            self._show_progress()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if isinstance(event.input, FilterInput):
+            if not event.value.strip():
+                event.input.remove_class("-shown")
+            self.table.focus()
 
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
-        table = self.query_one(ResultsTable)
+        table = self.table
         key = str(event.column_key.value)
         if key in table.sortable:
             table.sort_by(key, table.sort_index == key and not table.sort_reverse)
             self._show_progress()
+
+    @on(DataTable.RowHighlighted, "#results")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.query_one(RowDetail).show(self.table.detail(event.row_key.value if event.row_key else None))

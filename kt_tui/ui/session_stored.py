@@ -1,21 +1,20 @@
-"""The session screen's stored part: what a resumed session shows in its first frame, and the
-rest of its rows and plot points read on a thread. A mixin of SessionScreen."""
+"""A resumed session's stored part on the session screen: what its first frame shows, the rest of
+its rows and plot points read on a thread (ui/stored.py), its stored LLM calls, and the plot's
+points as results come."""
 
 from __future__ import annotations
 
 import gc
-from typing import TYPE_CHECKING
+import json
 
 from rich.text import Text
-from textual import work
 from textual.message import Message
 
 from ..engine.strength import vacuous_why
 from ..records import Result, config_key, trusted
-from ..store import SessionStore
 from .plot import TuningPlot
-from .stored import StoredPoints, StoredRows, read_stored
-from .widgets import ResultsTable
+from .results import short_label
+from .stored import StoredPoints, read_stored
 
 PROMPT_SHOWN = 1500  # characters of each stored prompt the LLM tab shows
 
@@ -24,6 +23,16 @@ class StoredCalls(Message):
     def __init__(self, calls: list[dict]) -> None:
         super().__init__()
         self.calls = calls
+
+
+def param_names(spec_json: str) -> list[str]:
+    """The tuned parameters' names of a stored spec, read before it is checked ([] if it cannot say)."""
+    try:
+        plain = json.loads(spec_json)
+    except ValueError:
+        return []
+    params = plain.get("tune_params") if isinstance(plain, dict) else None
+    return [str(n) for n in params] if isinstance(params, dict) else []
 
 
 def call_lines(c: dict) -> list[Text | str]:
@@ -53,14 +62,6 @@ def call_lines(c: dict) -> list[Text | str]:
     return out
 
 
-if TYPE_CHECKING:
-    from textual.widgets import RichLog
-
-    from .session_shape import SessionShape as _Screen
-else:
-    _Screen = object
-
-
 def freeze_heap() -> None:
     """Takes the objects alive now out of the garbage collector's full passes. A full pass walks
     every container object: with the imported modules, Textual's widgets and styles and a big
@@ -69,113 +70,115 @@ def freeze_heap() -> None:
     gc.freeze()
 
 
-class StoredView(_Screen):
-    def on_unmount(self) -> None:
-        gc.unfreeze()  # what was frozen and is garbage now can go
+def unfreeze() -> None:
+    gc.unfreeze()  # what was frozen and is garbage now can go
 
-    def after_first_frame(self, work, *args) -> None:
-        """Starts `work` once the screen's first frame is drawn: threads started sooner share the
-        interpreter with the UI thread and delay that frame (a resumed session's first frame waits
-        for nothing but its visible rows)."""
-        self.call_after_refresh(work, *args)
 
-    @property
-    def llm_log(self) -> RichLog:
-        """The LLM tab's log (mounted after the first frame: SessionScreen._fill_tabs)."""
-        from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
+def load(screen) -> None:
+    """What the first frame shows: the session, its plan, its best and the top of the table.
+    The rest of the table and the plot's points are read on a thread (ui/stored.py)."""
+    data = screen.data
+    s = data.session()
+    table = screen.table
+    screen.baseline_ms = s.get("baseline_ms")
+    screen.strategy = s["strategy"]
+    table.baseline_ms = screen.baseline_ms
+    table.vacuous = vacuous_why(data)
+    add_versions(screen)
+    mark = screen.store.last_result()  # every read of the stored results stops here: the engine adds after it
+    total = data.count_results(upto=mark)
+    if s.get("best_key") and s.get("best_ms") is not None:
+        table.best_key = table.row_key(s.get("best_version"), s["best_key"])
+        screen.best = (s["best_key"], s["best_ms"])
+    first = min(max(screen.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
+    table.put_stored(data.fastest(first, upto=mark), total)
+    table.find_stored = lambda vid, params: find_stored(screen, vid, params)
+    screen.after_first_frame(lambda: screen.run_worker(lambda: _read_calls(screen), thread=True, group="calls"))
+    screen.steps = data.steps()  # once here, shown with the Plan tab; then kept up to date from the step events
+    if screen.best:
+        table.mark_best(table.best_key)
+        best_version(screen, s.get("best_version"))
+    if total:
+        screen.unplotted = []
+        plotted = screen.query_one(TuningPlot)
+        plotted.reading = total
+        plotted.redraw()
+        rows = table.MAX_ROWS if total > table.row_count else 0
+        screen.after_first_frame(
+            lambda: screen.run_worker(lambda: _read_stored(screen, mark, rows), thread=True, group="stored")
+        )
+    screen._show_progress()
 
-        return self.query_one("#llm-log", RichLog)
 
-    @property
-    def data(self) -> SessionStore:
-        """What the screen reads of its session (the engine writes it)."""
-        if self.sid is None:
-            raise LookupError("the session has not started")
-        return SessionStore(self.store, self.sid)
+def add_versions(screen, vid: str | None = None) -> None:
+    """Tell the table about kernel versions it does not know yet (read once per version)."""
+    table = screen.table
+    if not screen.sid or (vid is not None and vid in table.labels):
+        return
+    for v in screen.data.versions():
+        if v["id"] not in table.labels:
+            names = list(json.loads(v["spec_json"]).get("tune_params", {}))
+            table.add_version(v["id"], short_label(v["label"], v["id"]), names)
 
-    def _load_stored(self) -> None:
-        """What the first frame shows: the session, its plan, its best and the top of the table.
-        The rest of the table and the plot's points are read on a thread (ui/stored.py)."""
-        s = self.data.session()
-        table = self.query_one(ResultsTable)
-        self.baseline_ms = s.get("baseline_ms")
-        self.strategy = s["strategy"]
-        table.baseline_ms = self.baseline_ms
-        table.vacuous = vacuous_why(self.data)
-        self._add_versions()
-        mark = self.store.last_result()  # every read of the stored results stops here: the engine adds after it
-        total = self.data.count_results(upto=mark)
-        if s.get("best_key") and s.get("best_ms") is not None:
-            table.best_key = table.row_key(s.get("best_version"), s["best_key"])
-            self.best = (s["best_key"], s["best_ms"])
-        first = min(max(self.app.size.height, 20), table.MAX_ROWS)  # the rows a screen can show
-        table.put_stored(self.data.fastest(first, upto=mark), total)
-        table.find_stored = self._find_stored
-        self.after_first_frame(self._read_calls)
-        self.steps = self.data.steps()  # once here, shown with the Plan tab; then kept up to date from the step events
-        if self.best:
-            table.mark_best(table.best_key)
-            self._best_version(s.get("best_version"))
-        if total:
-            self.unplotted = []
-            self.query_one(TuningPlot).reading = total
-            self.query_one(TuningPlot).redraw()
-            self.after_first_frame(self._read_stored, mark, table.MAX_ROWS if total > table.row_count else 0)
-        self._show_progress()
 
-    def _find_stored(self, vid: str, params: dict) -> Result | None:
-        """A stored result not loaded, that a gate asks about: one read by its configuration's key."""
-        names = self.table.version_params.get(vid) or []
-        if not names or any(n not in params for n in names):
-            return None
-        r = self.data.result(vid, config_key(names, params))
-        return r if r is not None and r.params == params else None
+def best_version(screen, vid: str | None) -> None:
+    if vid and vid != screen.best_version:
+        screen.best_version = vid
+        screen.show_source()
 
-    @work(thread=True, group="calls")
-    def _read_calls(self) -> None:
-        calls = self.data.llm_calls()
-        if calls:
-            self.post_message(StoredCalls(calls))
 
-    def on_stored_calls(self, message: StoredCalls) -> None:
-        """The LLM tab of a resumed session: every stored call, failed attempts too, before the new ones."""
-        log = self.llm_log
-        for c in message.calls:
-            for line in call_lines(c):
-                log.write(line)
+def find_stored(screen, vid: str, params: dict) -> Result | None:
+    """A stored result not loaded, that a gate asks about: one read by its configuration's key."""
+    names = screen.table.version_params.get(vid) or []
+    if not names or any(n not in params for n in names):
+        return None
+    r = screen.data.result(vid, config_key(names, params))
+    return r if r is not None and r.params == params else None
 
-    @work(thread=True, group="stored")
-    def _read_stored(self, mark: int, rows: int) -> None:
-        reference = (self.data.versions()[0]["id"], self.table.reference_key or "")
-        read_stored(self.store, self.data.sid, mark, rows, self.post_message, reference)
 
-    def on_stored_rows(self, message: StoredRows) -> None:
-        self.table.add_stored(message.rows)
-        self._show_progress()
+def _read_calls(screen) -> None:
+    calls = screen.data.llm_calls()
+    if calls:
+        screen.post_message(StoredCalls(calls))
 
-    def on_stored_points(self, message: StoredPoints) -> None:
-        self.plotted = message.plotted
-        self.query_one(TuningPlot).load(message.points)
-        unplotted, self.unplotted = self.unplotted or [], None
-        for r, vid in unplotted:
-            self._plot(r, vid)
-        self.query_one(TuningPlot).redraw()
-        freeze_heap()  # the plot's index of every stored configuration stays for the session
 
-    def _plot(self, r: Result, vid: str | None) -> None:
-        """A result on the plot, in its version's colour: a new point, or a configuration measured
-        again (a check) changes its point in place."""
-        if self.unplotted is not None:  # the stored points are still being read
-            self.unplotted.append((r, vid))
-            return
-        plot = self.query_one(TuningPlot)
-        i = self.plotted.get((vid, r.key))
-        ref = self.table.row_key(vid, r.key) == self.table.reference_key
-        if i is None:
-            self.plotted[(vid, r.key)] = len(plot.times)
-            plot.add(_plotted(r, ref), vid)
-        else:
-            plot.set(i, _plotted(r, ref))
+def show_calls(screen, calls: list[dict]) -> None:
+    """The LLM tab of a resumed session: every stored call, failed attempts too, before the new ones."""
+    log = screen.llm_log
+    for c in calls:
+        for line in call_lines(c):
+            log.write(line)
+
+
+def _read_stored(screen, mark: int, rows: int) -> None:
+    reference = (screen.data.versions()[0]["id"], screen.table.reference_key or "")
+    read_stored(screen.store, screen.data.sid, mark, rows, screen.post_message, reference)
+
+
+def show_points(screen, message: StoredPoints) -> None:
+    screen.plotted = message.plotted
+    screen.query_one(TuningPlot).load(message.points)
+    unplotted, screen.unplotted = screen.unplotted or [], None
+    for r, vid in unplotted:
+        plot(screen, r, vid)
+    screen.query_one(TuningPlot).redraw()
+    freeze_heap()  # the plot's index of every stored configuration stays for the session
+
+
+def plot(screen, r: Result, vid: str | None) -> None:
+    """A result on the plot, in its version's colour: a new point, or a configuration measured
+    again (a check) changes its point in place."""
+    if screen.unplotted is not None:  # the stored points are still being read
+        screen.unplotted.append((r, vid))
+        return
+    points = screen.query_one(TuningPlot)
+    i = screen.plotted.get((vid, r.key))
+    ref = screen.table.row_key(vid, r.key) == screen.table.reference_key
+    if i is None:
+        screen.plotted[(vid, r.key)] = len(points.times)
+        points.add(_plotted(r, ref), vid)
+    else:
+        points.set(i, _plotted(r, ref))
 
 
 def _plotted(r: Result, is_reference: bool = False) -> float | None:

@@ -12,8 +12,9 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from ..store import SessionStore, Store
 from ..store.lock import SessionLocked
-from .confirm import AskScreen
+from .confirm import MOVE_KEYS, AskScreen
 from .export_screen import ExportScreen
+from .keys import HelpScreen, help_text
 
 
 class OpensStored(Protocol):
@@ -22,22 +23,32 @@ class OpensStored(Protocol):
     def open_stored(self, sid: str) -> None: ...
 
 
-COLUMNS = ("id", "kernel", "strategy", "state", "best ms", "speedup", "GPU", "date", "simulated")
+# what a narrow terminal must keep comes first: which session, on what GPU, when, and whether replayed
+COLUMNS = ("id", "kernel", "GPU", "date", "sim", "state", "best ms", "speedup", "strategy")
+GPU_WIDTH = 16  # characters of the GPU's name a row shows ("NVIDIA " left out)
 
 
 def session_cells(s: dict) -> tuple[str, ...]:
     best, base = s.get("best_ms"), s.get("baseline_ms")
+    gpu = (s["gpu"] or "-").removeprefix("NVIDIA ").split(" (recorded")[0]
     return (
         s["id"],
         Path(s["kernel_path"] or "").name,
-        s["strategy"] or "-",
+        gpu if len(gpu) <= GPU_WIDTH else gpu[: GPU_WIDTH - 1] + "…",
+        (s["created"] or "")[:16],
+        "SIMULATED" if s["simulated"] else "",
         s["state"] or "-",
         f"{best:.4f}" if best else "-",
         f"{base / best:.2f}x" if best and base else "-",
-        s["gpu"] or "-",
-        (s["created"] or "")[:16],
-        "SIMULATED" if s["simulated"] else "",
+        s["strategy"] or "-",
     )
+
+
+class SessionsTable(DataTable):
+    """The list: enter opens the selected session (and says so in the footer); j/k, g/G move."""
+
+    BINDINGS = [*MOVE_KEYS, Binding("enter", "select_cursor", "Open / resume", id="sessions.enter")]
+    HELP_NAME = "the list of sessions"
 
 
 class SessionsScreen(Screen):
@@ -48,6 +59,7 @@ class SessionsScreen(Screen):
         Binding("slash", "filter", "Filter", id="sessions.filter"),
         Binding("escape", "clear_filter", "Clear filter", id="sessions.clear", show=False),
         Binding("q", "quit", "Quit", id="sessions.quit"),
+        Binding("question_mark,f1", "help", "Help", id="sessions.help", key_display="?"),
     ]
 
     def __init__(self, store: Store) -> None:
@@ -59,7 +71,7 @@ class SessionsScreen(Screen):
         yield Header()
         yield Static(f"Sessions in {self.store.path}", id="sessions-title")
         yield Input(placeholder="filter: any text in a row (enter keeps it, escape clears)", id="sessions-filter")
-        yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        yield SessionsTable(id="sessions", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -73,7 +85,9 @@ class SessionsScreen(Screen):
         self.refill()
 
     def refill(self) -> None:
+        """The rows again (after a delete, a filter, a session closed); the cursor stays at its place."""
         table = self.query_one(DataTable)
+        at = table.cursor_row
         table.clear()
         needle = self.filter.lower()
         for s in self.store.sessions():
@@ -82,6 +96,8 @@ class SessionsScreen(Screen):
                 continue
             table.add_row(*cells, key=s["id"])
         shown = table.row_count
+        if shown:
+            table.move_cursor(row=min(at, shown - 1))
         self.query_one("#sessions-title", Static).update(
             f"Sessions in {self.store.path}: {shown}"
             + (f" matching {self.filter!r}" if self.filter else "")
@@ -159,3 +175,10 @@ class SessionsScreen(Screen):
 
     def action_quit(self) -> None:
         self.app.exit()
+
+    def action_help(self) -> None:
+        table = self.query_one(SessionsTable)
+        keys = [b for b in self.BINDINGS if isinstance(b, Binding) and b.id != "sessions.open"]
+        keymap = getattr(getattr(self.app, "settings", None), "keys", None) or {}
+        here = (table.HELP_NAME, table.BINDINGS)
+        self.app.push_screen(HelpScreen(help_text(keys, keymap, here=here, session=False)))

@@ -1,13 +1,19 @@
-"""The session screen's status bar: what the session is doing (running, paused, stopping, waiting
-for you), how far the run is (measured of planned, with its budget), the table's sort and filter.
-One line, always shown, cut from the right only in its least useful parts."""
+"""What the session screen says, from its view model: the gate panel (the open gate, a decision
+waiting out its undo, the run, the LLM call, the end), the progress line, and the status bar (what
+the session is doing, how far the run is, autopilot, the table's order and filter; one line, always
+shown, cut from the right only in its least useful parts). The footer fits one line."""
 
 from __future__ import annotations
 
+import time
+
+from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Footer, Input, Static
 from textual.widgets._footer import FooterKey
+
+from ..engine.verdict import UNMEASURED, waits_for_gpu
 
 STATE_STYLE = {
     "RUNNING": "bold black on green",
@@ -60,17 +66,101 @@ def status_text(screen) -> Text:
     word = state_word(screen)
     keys = screen.keys
     text = Text.assemble((f" {word} ", STATE_STYLE.get(word, "bold reverse")))
+    if screen.autopilot:
+        text.append(" ")
+        text.append(f" AUTOPILOT on ({keys['approve_all']} turns it off) ", "bold black on magenta")
     hint = {
         "PAUSED": f"{keys['pause']} resumes",
         "UNDO?": f"{keys['undo']} undoes",
         "RUNNING": f"{keys['pause']} pauses, {keys['stop']} stops",
     }.get(word)
-    parts = [p for p in (hint, "autopilot" if screen.autopilot else "", run_progress(screen)) if p]
+    parts = [p for p in (hint, run_progress(screen)) if p]
     table = screen.table
     parts.append(f"sort {table.sort_label}" if table.sort_label else "fastest first")
     if table.filter_text:
         parts.append(f"filter “{table.filter_text}”: {len(table.rows)} rows")
     text.append(" " + " · ".join(parts))
+    return text
+
+
+def progress_text(screen) -> str:
+    """The Results tab's line: measured of planned, elapsed (paused time left out), the best."""
+    table = screen.table
+    parts = [f"{table.total} measured"]
+    run = screen.run_info
+    if run.get("total"):
+        which = "after restrictions" if run.get("restricted") else "before restrictions"
+        parts[0] = f"{run_progress(screen)} ({which})"
+    if table.hidden:
+        parts.append(f"the table shows the {table.shown} fastest")
+    if run.get("started"):
+        end = run.get("paused_at") or run.get("ended") or time.monotonic()
+        parts.append(f"{end - run['started'] - run.get('paused_s', 0.0):.0f} s elapsed")
+    if screen.best and screen.best[1] is not None:
+        parts.append(f"best {screen.best[1]:.4f} ms ({screen.best[0]})")
+        if screen.baseline_ms:
+            parts.append(f"{screen.baseline_ms / screen.best[1]:.2f}x over baseline {screen.baseline_ms:.4f} ms")
+    if screen.paused:
+        parts.append(f"PAUSED ({screen.keys['pause']} resumes)")
+    elif screen.current and screen.state == "running":
+        parts.append(f"running {screen.current['key']}")
+    return "  ·  ".join(parts)
+
+
+def panel_text(screen) -> RenderableType:
+    """The gate panel: why the session cannot go on, a decision waiting out its undo, the open gate,
+    else what the engine does (a run, an LLM call) or how the session ended."""
+    keys = screen.keys
+    if screen.problem:
+        return Text.assemble(("Cannot go on: ", "bold red"), screen.problem, f"\n\nPress {keys['quit']} to quit.")
+    held = screen.held
+    if held is not None:
+        return Text.assemble(
+            (f"{held.what}: ", "bold"),
+            f"{held.title}\n",
+            (f"[{keys['undo']}] undoes it", "bold yellow"),
+            f" (sent in {held.seconds:.0f} s)",
+        )
+    if screen.gate is not None and screen.bridge.waiting:
+        from .gate_view import render_gate  # here: a gate is open, so the engine has loaded the gates
+
+        return render_gate(screen.gate, keys, bool(screen.choice and screen.choice.simulated))
+    kind, *about = screen.activity or (None,)
+    if kind == "sent":
+        return Text(f"{about[0]}: going on…")
+    if kind == "running":
+        return _running_text(screen)
+    if kind == "asking":
+        return Text.assemble(("Asking the LLM: ", "bold"), about[0], (f"  ({keys['stop']} cancels the call)", "dim"))
+    if kind == "finished":
+        return _finished_text(screen, *about)
+    return Text("Preparing…")
+
+
+def _running_text(screen) -> Text:
+    run, keys = screen.run_info, screen.keys
+    what = f"{run.get('kind') or 'run'} of {screen.table.labels.get(run.get('version'), 'the kernel')}"
+    if screen.paused:
+        return Text.assemble(
+            ("Paused ", "bold yellow"), what, "\n", (f"[{keys['pause']}] resumes, [{keys['stop']}] stops", "bold")
+        )
+    stop = f"[{keys['stop']}] stop after the current configuration, [{keys['pause']}] pause"
+    return Text.assemble(("Running ", "bold"), what, "\n", (stop, "bold"))
+
+
+def _finished_text(screen, state: str, error: str | None) -> Text:
+    keys = screen.keys
+    text = Text.assemble(("Session ", "bold"), (state, "bold green" if state == "finished" else "bold"))
+    if error:
+        text.append(f"\n{error}", style="red")
+    more = (
+        f", {keys['switch_strategy']} to go on from the best kernel with another strategy"
+        if state == "finished"
+        else f". The {waits_for_gpu(screen.sid or '?')}"
+        if state == UNMEASURED
+        else ""
+    )
+    text.append(f"\nPress {keys['quit']} to quit{more}. `kt-tui sessions` lists it; `kt-tui resume` reopens it.")
     return text
 
 
@@ -91,11 +181,11 @@ class FilterInput(Input):
 
 
 class FitFooter(Footer):
-    """The footer in one line at any width: descriptions shorten to their first word, then the
-    keys past the decisions lose theirs, Help and Quit last (? lists every key and what it does)."""
+    """The footer in one line at any width, every key shown with its name: names shorten to their
+    first word, then the keys past the decisions go, Help and Quit last (? lists every key)."""
 
-    KEEP = 6  # the first keys (the gate's decisions) keep a word to the end
-    SHORT = {"Approve all": "All", "Pause/resume": "Pause"}
+    KEEP = 6  # the first keys (the gate's decisions) stay to the end
+    SHORT = {"Approve all": "All", "Autopilot off": "Autopilot", "Pause/resume": "Pause"}
 
     def compose(self):
         keys = list(super().compose())
@@ -105,14 +195,16 @@ class FitFooter(Footer):
             k.description = labels.get(k.action, k.description)
         room = self.app.size.width
 
-        def width() -> int:
-            return sum(len(k.key_display) + (len(k.description) + 1 if k.description else 0) + 2 for k in found)
+        def width(shown: list[FooterKey]) -> int:
+            return sum(len(k.key_display) + len(k.description) + 3 for k in shown)
 
-        if width() > room:
+        if width(found) > room:
             for k in found:
                 k.description = self.SHORT.get(k.description) or k.description.split(" ")[0]
+        kept = list(found)
         for k in sorted(found[self.KEEP :], key=lambda k: k.description in ("Help", "Quit")):
-            if width() <= room:
+            if width(kept) <= room:
                 break
-            k.description = ""
-        yield from keys
+            kept.remove(k)
+        self.styles.grid_size_columns = len(kept)
+        yield from (k for k in keys if not isinstance(k, FooterKey) or k in kept)

@@ -14,12 +14,16 @@ from rich.segment import Segment
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ..kernel.syntax import highlights
 from .results import STATUS_STYLE, ResultsTable  # noqa: F401 - the screen imports its parts from here
 
 if TYPE_CHECKING:
+    from ..engine.backend import BackendChoice
     from ..kernel.spec import Spec
 
 
@@ -128,7 +132,60 @@ class SpecSummary(Static):
 
 class GatePanel(Static, can_focus=True):
     """What the engine waits for, or what it is doing. Focused, its keys act at once; from any other
-    widget a destructive one asks first."""
+    widget a destructive one asks first. The movement keys scroll it, and only that."""
+
+    HELP_NAME = "the gate panel"
+    BINDINGS = [
+        Binding("j,down", "scroll('down')", "Scroll down", show=False),
+        Binding("k,up", "scroll('up')", "Scroll up", show=False),
+        Binding("g,home", "scroll('home')", "Top", show=False),
+        Binding("G,end", "scroll('end')", "Bottom", show=False),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False),
+        Binding("pagedown", "scroll('page_down')", "Page down", show=False),
+    ]
+
+    def action_scroll(self, where: str) -> None:
+        scroller = self.parent
+        if isinstance(scroller, Widget):
+            getattr(scroller, f"scroll_{where}")(animate=False)
+
+
+class Banner(Widget):
+    """One line: the backend first (the GPU, and SIMULATED for a replay: never cut), then the
+    kernel, the session and its strategy."""
+
+    sid: reactive[str | None] = reactive(None)
+    strategy: reactive[str] = reactive("")
+    choice: reactive[BackendChoice | None] = reactive(None)
+    problem: reactive[str | None] = reactive(None)
+
+    def __init__(self, kernel_label: str, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.kernel_label = kernel_label
+
+    def render(self) -> Text:
+        choice = self.choice
+        if choice is None:
+            badge, style = ("no backend" if self.problem else "choosing a backend…"), "bold"
+        elif choice.simulated:
+            badge, style = f"SIMULATED replay · {choice.gpu}", "bold black on yellow"
+        else:
+            badge, style = choice.label(), "bold"
+        return Text.assemble(
+            (f" {badge} ", style),
+            (f" {self.kernel_label} ", "bold"),
+            f" session {self.sid or '(new)'}  strategy: {self.strategy}",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
+
+
+class RowDetail(Static):
+    """The results row under the cursor in full: every parameter by name, its verdict, and its whole
+    note (a compile error's reason), wrapped, whatever the width."""
+
+    def show(self, text: Text) -> None:
+        self.update(text)
 
 
 class ProgressLine(Static):

@@ -226,7 +226,7 @@ async def test_an_autonomous_session_in_the_ui_edited_skipped_quit_and_resumed(h
             await pilot.press("s")
             await at(pilot, screen, "step:4")
             assert "NOT a kernel change" in str(screen.query_one("#gate").render())
-            await pilot.press("k")
+            await pilot.press("n")
             await wait_for(pilot, lambda: screen.state == "finished", timeout=60)
             await pilot.press("q")
         assert not server.script

@@ -463,7 +463,7 @@ async def test_a_resumed_sessions_spec_is_read_after_its_first_frame_then_shown(
         assert "vector_add" in summary and "tune block_size_x" in summary
         table = screen.table
         assert table.reference_key == ref
-        assert [k.value for k in table.rows][0] == ref  # the fastest trusted row: first
+        assert [r.key.value for r in table.ordered_rows][0] == ref  # the fastest trusted row: first
         assert str(table.get_row(ref)[table.get_column_index("verified")]) == "ref"
         await wait_for(lambda: screen.engine is not None)  # the session goes on
         gpu.request_stop()

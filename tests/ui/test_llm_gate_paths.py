@@ -116,7 +116,7 @@ async def test_an_llm_gate_retried_edited_or_skipped_then_resumed(hermetic, gate
                 app.screen.query_one("#edit-text").text = hand
                 await pilot.press("ctrl+s")
             else:
-                await pilot.press("k")
+                await pilot.press("n")
             reached = after_skip if path == "skip" else after
             if reached is None:
                 await wait_for(pilot, lambda: screen.state == "finished", timeout=60)

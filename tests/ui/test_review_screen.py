@@ -217,8 +217,9 @@ async def test_the_elapsed_time_stops_while_paused():
         clock = types.SimpleNamespace(now=100.0)
         fake = types.SimpleNamespace(monotonic=lambda: clock.now)
         import kt_tui.ui.session_screen as module
+        import kt_tui.ui.status as status
 
-        real_time, module.time = module.time, fake
+        real_time, module.time, status.time = module.time, fake, fake
         try:
             screen.run_info = {"run": "r", "version": None, "started": 100.0, "done": 0, "paused_s": 0.0}
             clock.now = 110.0
@@ -231,7 +232,7 @@ async def test_the_elapsed_time_stops_while_paused():
             screen._show_progress()
             assert "15 s elapsed" in shown(screen, "#progress")
         finally:
-            module.time = real_time
+            module.time = status.time = real_time
         await pilot.press("q")
 
 

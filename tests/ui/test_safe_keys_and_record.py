@@ -23,13 +23,13 @@ async def test_j_j_k_in_the_table_moves_and_never_skips(monkeypatch):
         screen.query_one(ResultsTable).focus()
         await pilot.press("j", "j", "k")  # lazygit's, k9s's and htop's scrolling
         assert gate_key(screen) == "sweep:1" and not isinstance(app.screen, AskScreen)
-        screen.query_one("#tabs").query_one("Tabs").focus()  # neither the gate nor a list: k asks first
-        await pilot.press("k")
+        screen.query_one("#tabs").query_one("Tabs").focus()  # neither the gate nor a list: n asks first
+        await pilot.press("n")
         assert isinstance(app.screen, AskScreen)
         await pilot.press("n")
         assert app.screen is screen and gate_key(screen) == "sweep:1" and screen.held is None
-        screen.query_one(GatePanel).focus()  # from the gate panel k acts, held for undo
-        await pilot.press("k")
+        screen.query_one(GatePanel).focus()  # from the gate panel n acts, held for undo
+        await pilot.press("n")
         assert screen.held is not None and gate_key(screen) == "sweep:1"
         assert "undoes" in str(screen.query_one(GatePanel).render())
         await pilot.press("u")
@@ -46,7 +46,7 @@ async def test_approve_all_is_stored_as_autopilot():
     async with app.run_test(size=SIZE) as real:
         pilot, screen = Keys(real), app.screen
         await wait_for(real, lambda: gate_key(screen) == "sweep:1")
-        await pilot.press("A")
+        await pilot.press("A", "y")
         await wait_for(real, lambda: screen.state == "finished", timeout=60)
         sid = screen.sid
         await pilot.press("q")
@@ -71,7 +71,7 @@ async def test_export_moves_focus_off_the_path_when_written(tmp_path):
     async with app.run_test(size=SIZE) as real:
         pilot, screen = Keys(real), app.screen
         await wait_for(real, lambda: gate_key(screen) == "sweep:1")
-        await pilot.press("A")
+        await pilot.press("A", "y")
         await wait_for(real, lambda: screen.state == "finished", timeout=60)
         await pilot.press("X")
         await wait_for(real, lambda: isinstance(app.screen, ExportScreen))

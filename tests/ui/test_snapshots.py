@@ -132,7 +132,7 @@ def result(params: dict, ms: float | None, status: str = "ok") -> dict:
 class StillSession(SessionScreen):
     """The session screen with no engine behind it: what it shows is set by the test."""
 
-    def _engine_thread(self) -> None:
+    def engine_thread(self) -> None:
         pass
 
 
@@ -168,7 +168,6 @@ def session_app(theme: str, tmp_path) -> SnapApp:
 def open_gate(screen: SessionScreen, gate: Gate) -> None:
     screen.sid, screen.strategy = "s0001", "autonomous"
     screen.choice = BackendChoice("sim", "NVIDIA H200")
-    screen._banner()
     table = screen.query_one(ResultsTable)
     table.add_version("v0", "original", list(P0))
     table.add_version("v1", "step 1", [*P0, "WORK_PER_THREAD"])
@@ -206,6 +205,21 @@ def test_session_screen_at_each_gate(snap_compare, tmp_path, theme, kind):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=at_gate)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("kind", list(GATES))
+def test_each_gate_at_80x24_and_120x40(snap_compare, tmp_path, kind, size):
+    """Issue 37: at 80x24 the gate's keys, the GPU and SIMULATED, every parameter, the verdict and
+    the note's start show; the row under the cursor in full below the table."""
+    app = session_app("kt-dark", tmp_path)
+
+    async def at_gate(pilot):
+        await pilot.pause()
+        open_gate(app.screen, GATES[kind])
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=at_gate)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (200, 50)])
@@ -281,6 +295,17 @@ def test_sessions_browser(snap_compare, tmp_path, monkeypatch, theme):
     stored_sessions(store)
     app = SnapApp(load_settings({"theme": theme}), store, lambda app: SessionsScreen(store))
     assert snap_compare(app, terminal_size=SIZE)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_sessions_browser_at_80x24_and_120x40(snap_compare, tmp_path, monkeypatch, size):
+    from kt_tui.ui.sessions_screen import SessionsScreen
+
+    monkeypatch.chdir(tmp_path)
+    store = Store("sessions.db")
+    stored_sessions(store)
+    app = SnapApp(load_settings({}), store, lambda app: SessionsScreen(store))
+    assert snap_compare(app, terminal_size=size)
 
 
 @pytest.mark.parametrize("theme", THEMES)

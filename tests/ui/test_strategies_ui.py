@@ -48,7 +48,7 @@ async def test_explicit_session_with_a_dependency_skip_and_an_overruled_verdict(
             await pilot.press("s")  # the user overrules the LLM
             for key in ("kernel:float4", "accept:float4"):
                 await answer(pilot, screen, key, "s")
-            await answer(pilot, screen, "step:block_xy", "k")
+            await answer(pilot, screen, "step:block_xy", "n")
             await wait_for(pilot, lambda: screen.state == "finished", timeout=60)
             sid = screen.sid
             await pilot.press("q")
