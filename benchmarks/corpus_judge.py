@@ -341,7 +341,9 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
         for name, (lo, hi) in truth.covers.items():
             r = value_range(args[name], sizes, functions)
             if r is None or r[0] > lo or r[1] < hi:
-                problems["sizes"].append(f"{name}: values {_range_text(r, args[name])}, want all of [{lo}, {hi}){where}")
+                problems["sizes"].append(
+                    f"{name}: values {_range_text(r, args[name])}, want all of [{lo}, {hi}){where}"
+                )
         for a, b in truth.differ.items():
             seen_pairs.setdefault((a, b), set()).add(names[a] == names[b])
         for name, (by, lo, hi) in truth.spans.items():
