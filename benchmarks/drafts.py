@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import tomllib
 import os
 import re
 import shutil
@@ -45,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -354,7 +354,7 @@ def record_seen(rows: list[dict], commit: str) -> None:
     for batch in sorted({int(r["heldout"]) for r in rows if r.get("heldout")}):
         if str(batch) not in batches and commit:
             batches[str(batch)] = {"seen": commit}
-            print(f"held-out batch {batch}: recorded as seen at {commit} in {SEEN.relative_to(ROOT)}")
+            print(f"held-out batch {batch}: recorded as seen at {commit} in {SEEN}")
     SEEN.write_text(tomlkit.dumps(doc))
 
 
