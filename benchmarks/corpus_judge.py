@@ -83,7 +83,7 @@ _VECTOR_BYTES = {
         ("ulonglong", 8),
     )
     for n in (1, 2, 3, 4)
-}
+} | {"cuFloatComplex": 8, "cuComplex": 8, "cufftComplex": 8, "cuDoubleComplex": 16, "cufftDoubleComplex": 16}
 
 
 class JudgeError(ValueError):

@@ -134,15 +134,30 @@ def written_pointers(body: str, kernel: Kernel) -> list[str]:
 _THREE = {"float3": "float32", "double3": "float64", "int3": "int32", "uint3": "uint32"}
 
 
+_COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
+    "cuFloatComplex": "float2",
+    "cuComplex": "float2",
+    "cufftComplex": "float2",
+    "cuDoubleComplex": "double2",
+    "cufftDoubleComplex": "double2",
+}
+
+
+def _base(p: Param) -> str:
+    base = p.base_type.replace("struct ", "").strip()
+    m = re.fullmatch(r"(?:\w+::)*complex\s*<\s*(float|double)\s*>", base)  # thrust::complex<float>, ...
+    return f"{m.group(1)}2" if m else _COMPLEX.get(base, base)
+
+
 def _dtype(p: Param) -> str:
-    base = p.base_type
+    base = _base(p)
     return DTYPES.get(base) or (base if base in VECTORS else _THREE.get(base, "float32"))
 
 
 def _array(p: Param, unit: cuda_ast.Unit, size: str, guesses: list[tuple[str, str]]) -> tuple[str, str]:
     """The element type and length of an array argument: float3 is three floats an element, a struct
     of one number type that many of them, a struct of mixed fields its bytes."""
-    base = p.base_type.replace("struct ", "").strip()
+    base = _base(p)
     wrap = size if re.fullmatch(r"\w+", size) else f"({size})"
     if base in _THREE:
         return _THREE[base], f"3*{wrap}"
@@ -173,27 +188,42 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else _kernel_alone(src, kernel)
             )
+            values = draft_roles.template_values(
+                kernel_body(src, kernel), draft_roles.template_params(src, kernel.name) or []
+            )
+            for name, value in values.items():  # a value template parameter is a number, as a #define is
+                unit.defines.setdefault(name, value)
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
-                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src)
+                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values)
             why = " (the analysis did not find it, or it is too long to follow)"
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"
     return _from_signature(kernel, n, why)
 
 
-def _instantiated(d: Draft, kernel: Kernel, src: str) -> Draft:
-    """A template kernel named with its arguments: each type parameter float (as its arrays are drafted);
-    a value parameter is left for the user, said as a guess."""
+def _instantiated(d: Draft, kernel: Kernel, src: str, values: dict[str, int]) -> Draft:
+    """A template kernel named with its arguments: each type parameter float (as its arrays are drafted),
+    each integer value parameter the value the draft took for it (draft_roles.template_values); any other
+    value parameter is left for the user, said as a guess."""
     params = draft_roles.template_params(src, kernel.name)
     if not params or "<" in d.spec.kernel:
         return d
-    if any(kind != "type" for kind, _ in params):
-        values = ", ".join(name for kind, name in params if kind != "type")
-        d.guesses.append(("", f'template parameters {values}: give their values in kernel = "{kernel.name}<...>"'))
+    if any(kind != "type" and name not in values for kind, name in params):
+        left = ", ".join(name for kind, name in params if kind != "type" and name not in values)
+        d.guesses.append(("", f'template parameters {left}: give their values in kernel = "{kernel.name}<...>"'))
         return d
-    d.spec.kernel = f"{kernel.name}<{', '.join('float' for _ in params)}>"
-    d.guesses.append(("", f"kernel {d.spec.kernel}: each template type taken as float, as its arrays are drafted"))
+    d.spec.kernel = (
+        f"{kernel.name}<{', '.join('float' if kind == 'type' else str(values[name]) for kind, name in params)}>"
+    )
+    taken = [f"{name} = {values[name]}" for kind, name in params if kind != "type"]
+    d.guesses.append(
+        (
+            "",
+            f"kernel {d.spec.kernel}: each template type taken as float, as its arrays are drafted"
+            + (f"; {', '.join(taken)} (a block size where it sizes one, else a small count)" if taken else ""),
+        )
+    )
     return d
 
 

@@ -273,10 +273,20 @@ class Walker(Expressions):
         if not start.axes or bound is None or grid_names(bound) or not any(v.startswith("@g") for v in names_of(step)):
             return
         axis = min(start.axes)
-        self.out.axes.setdefault(axis, bound + Poly.const(1))
         g = grid(axis)
+        per = self._per_item(start.hi, axis) if start.hi is not None else 1
+        self.out.axes.setdefault(axis, (bound + Poly.const(1)) * Poly.const(per))
+        if per > 1:
+            self.out.per_item.setdefault(axis, per)
         if start.hi == Poly.var(g) - Poly.const(1) and step.hi == Poly.var(g):
             self.out.block_axes.add(axis)
+
+    @staticmethod
+    def _per_item(index: Poly, axis: int) -> int:
+        """Threads per item of an index over the grid: 32 for `(blockIdx * blockDim + threadIdx) / 32`."""
+        threads = Poly.var(grid(axis)) * Poly.var(block(axis))
+        per = index.terms.get(next(iter(threads.terms)), Fraction(0))
+        return int(1 / per) if 0 < per < 1 and (1 / per).denominator == 1 else 1
 
     def _follow(self, update: Node, var: str, start_env: Env, inner: Env) -> None:
         """`l = k++` in a loop's update: l is its start or a value of k (the edge before k, say)."""
@@ -409,13 +419,12 @@ class Walker(Expressions):
         g = grid(axis)
         if g not in cur.hi.names() or not grid_names(cur.hi) <= {g, block(axis)}:
             return
-        threads = Poly.var(g) * Poly.var(block(axis))
-        start = cur.hi - (threads - Poly.const(1))  # x = thread + R: R
+        start = cur.hi - (Poly.var(g) * Poly.var(block(axis)) - Poly.const(1))  # x = thread + R: R
         shift = cur.lo if not grid_names(start) and cur.lo is not None and cur.lo == start else Poly.const(0)
-        per = cur.hi.terms.get(next(iter(threads.terms)), Fraction(0))
-        if 0 < per < 1 and (1 / per).denominator == 1:  # (thread) / 32: 32 threads per item (a warp)
-            self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(1 / per))
-            self.out.per_item.setdefault(axis, int(1 / per))
+        per = self._per_item(cur.hi, axis)
+        if per > 1:  # (thread) / 32: 32 threads per item (a warp)
+            self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(per))
+            self.out.per_item.setdefault(axis, per)
             return
         self.out.axes.setdefault(axis, hi + Poly.const(1) - shift)
         if cur.hi == Poly.var(g) - Poly.const(1):

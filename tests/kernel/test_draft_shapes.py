@@ -121,6 +121,21 @@ __global__ void row_max(const float *m, float *best, int nrows, int ncols) {{
         assert evaluate(next(a.size for a in spec.args if a.name == "m"), at) == at["nrows"] * at["ncols"]
 
 
+def test_a_grid_stride_loop_over_warps_takes_32_threads_per_item():
+    src = """
+__global__ void row_sums(const float *m, float *sums, int nrows, int ncols) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int r = t / 32; r < nrows; r += (blockDim.x / 32) * gridDim.x) {
+        float s = 0.0f;
+        for (int c = t % 32; c < ncols; c += 32) s += m[r * ncols + c];
+        for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffff, s, o);
+        if (t % 32 == 0) sums[r] = s;
+    }
+}
+"""
+    assert _draft(src).spec.problem_size == ["32*nrows"]
+
+
 # -- sizes derived by division -----------------------------------------------------------------
 SHRINK = """
 __global__ void shrink(const float *img, float *small, int w, int h, int f) {
@@ -294,6 +309,19 @@ __global__ void csr_scale(const int *starts, float *vals, const float *f, int nr
         for (int j = starts[r]; j < starts[r + 1]; j++) vals[j] *= f[r];
 }
 """
+
+
+def test_complex_types_of_cuda_headers_are_pairs_of_floats_or_doubles():
+    src = """
+#include <cuComplex.h>
+__global__ void conj_mul(const cuFloatComplex *a, const cuDoubleComplex *b, cufftComplex *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = cuCmulf(a[i], cuConjf(make_cuFloatComplex((float)b[i].x, (float)b[i].y)));
+}
+"""
+    d = _draft(src)
+    assert {a.name: a.type for a in d.spec.args if a.is_array} == {"a": "float2", "b": "double2", "c": "float2"}
+    assert not any("not a number type" in what for _key, what in d.guesses)
 
 
 def test_sizes_of_a_kind_are_apart_and_a_filter_is_larger_than_two():
