@@ -103,6 +103,29 @@ def test_the_judge_catches_short_arrays_wrong_outputs_values_geometry_and_scalar
     assert judge.judge(blocks, kernel, src, truth)["geometry"]
 
 
+def test_the_judge_catches_swappable_sizes_narrow_bytes_and_idle_threads():
+    src, kernel, spec, truth = _hand("conv2d_filter_args")  # fw = fh: the filter's axes swapped would pass
+    square = dataclasses.replace(spec, sizes={**spec.sizes, "fh": spec.sizes["fw"]})
+    assert (
+        "fw = fh at every size: a kernel that swaps them passes" in judge.judge(square, kernel, src, truth)["scalars"]
+    )
+
+    src, kernel, spec, truth = _hand("histogram_shared_u8")  # bytes below 100: char and unsigned char agree
+    assert (
+        "buffer: values [0, 100), want all of [0, 255)"
+        in judge.judge(_swap(spec, "buffer", high=100), kernel, src, truth)["sizes"]
+    )
+
+    src, kernel, spec, truth = _hand("downsample_box")  # a thread per input pixel: 15 of 16 idle
+    wide = dataclasses.replace(spec, problem_size=["width", "height"])
+    assert any("most idle" in p for p in judge.judge(wide, kernel, src, truth)["geometry"])
+    src, kernel, spec, truth = _hand("row_max_block")  # a block per element, not per row
+    assert any(
+        "most idle" in p
+        for p in judge.judge(dataclasses.replace(spec, problem_size=["N * C"]), kernel, src, truth)["geometry"]
+    )
+
+
 def test_check_sizes_are_judged_too():
     src, kernel, spec, truth = _hand("transpose_naive")  # right at the default sizes, short at the checks
     spec = _swap(spec, "in", size=700000)
