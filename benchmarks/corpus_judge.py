@@ -5,20 +5,27 @@ A truth file says, for one kernel of tests/corpus/:
   outputs = ["y"]              the arguments the kernel writes
   axes = 2                     how many grid axes it has
   domain = ["w", "h"]          per axis (x, y, z), what its bound checks cover: the threads needed
-                               ("blocks:E": blocks needed, one per item; "any": a grid-stride loop)
+                               ("blocks:E": blocks needed, one per item; "any": a grid-stride loop); a
+                               grid of more than twice that (and a block) leaves most threads idle
   [extents]  p = "3 * npart"   per pointer argument, the elements it can reach (of the kernel's type)
   [index]    map = "src"       an integer array whose values index another: each value in [0, bound)
   [values]   cells = [0, 2]    an array whose values must lie in [lo, hi) and take more than one value
                                (a float array: lie in [lo, hi] and not be one value)
   [scalars]  k = [1e-4, 0.25]  scalars that bound loops or scale coordinates: a value in [lo, hi]
   [spans]    scale = ["width", 0.05, 6.0]   scale * width in [lo, hi] (a view that reaches the set)
+  [differ]   fw = "fh"         two scalars that size different things: unequal at some size the spec runs
+                               (else a kernel that swaps them passes)
+  [covers]   data = [0, 255]   an int array whose values must reach over all of [lo, hi) (bytes with the
+                               high bit set tell `char` from `unsigned char`)
   [bytes]    y = 4             element bytes where the kernel's type is a template parameter
   [threads]  x = "BLOCK"       the most threads a block may have on that axis (a shared array of that
                                extent indexed by the thread number): every block size the spec tunes
   unseen = true                one of the 12 "unseen-like" kernels of issue 21
-  heldout = 1                  a held-out kernel, of batch 1 or 2: written, with its spec and truth, before
+  heldout = 1                  a held-out kernel, of batch 1, 2, ...: written, with its spec and truth, before
                                the drafter ever ran on it and never edited after; its score is the check
-                               that drafter changes generalised
+                               that drafter changes generalised (tests/corpus/heldout.toml: when each was seen)
+  tuning = 35                  written (with spec and truth, before drafting) to develop the drafter for
+                               issue 35's shapes: seen by the drafter's author, not held out
 
 Expressions are over the kernel's scalar arguments (by the kernel's parameter names), the source's
 #defines, gridDim_x/y/z and blockDim_x/y/z of the launch, and in [index] the arrays' lengths by
@@ -48,6 +55,9 @@ TRUTH_KEYS = {
     "threads",
     "unseen",
     "heldout",
+    "tuning",
+    "differ",
+    "covers",
 }
 _OPS = {
     ast.Add: operator.add,
@@ -73,7 +83,7 @@ _VECTOR_BYTES = {
         ("ulonglong", 8),
     )
     for n in (1, 2, 3, 4)
-}
+} | {"cuFloatComplex": 8, "cuComplex": 8, "cufftComplex": 8, "cuDoubleComplex": 16, "cufftDoubleComplex": 16}
 
 
 class JudgeError(ValueError):
@@ -148,8 +158,11 @@ class Truth:
     spans: dict[str, list] = field(default_factory=dict)
     bytes: dict[str, int] = field(default_factory=dict)
     threads: dict[str, str] = field(default_factory=dict)
+    differ: dict[str, str] = field(default_factory=dict)
+    covers: dict[str, list] = field(default_factory=dict)
     unseen: bool = False
     heldout: int = 0
+    tuning: int = 0
 
 
 def load_truth(path: Path) -> Truth:
@@ -288,6 +301,7 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
         limit = safe_eval(most, defines)
         if tuned and max(tuned) > limit:
             problems["geometry"].append(f"{name} up to {max(tuned)}: more threads than the {limit} a block holds")
+    seen_pairs: dict[tuple[str, str], set[bool]] = {}
     for label, sizes in points(spec):
         where = "" if label == "default" else f" at {label}"
         try:
@@ -324,6 +338,14 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
             lo_v, hi_v = safe_eval(lo, names), safe_eval(hi, names)
             if not lo_v <= v <= hi_v:
                 problems["scalars"].append(f"{name} = {v:g}, want [{lo_v:g}, {hi_v:g}]{where}")
+        for name, (lo, hi) in truth.covers.items():
+            r = value_range(args[name], sizes, functions)
+            if r is None or r[0] > lo or r[1] < hi:
+                problems["sizes"].append(
+                    f"{name}: values {_range_text(r, args[name])}, want all of [{lo}, {hi}){where}"
+                )
+        for a, b in truth.differ.items():
+            seen_pairs.setdefault((a, b), set()).add(names[a] == names[b])
         for name, (by, lo, hi) in truth.spans.items():
             span = names[name] * safe_eval(by, names)
             if not lo <= span <= hi:
@@ -338,10 +360,19 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
                     need = safe_eval(d.removeprefix("blocks:"), names)
                     if grid < need:
                         problems["geometry"].append(f"grid {axis}: {grid} blocks < {need}{where}")
+                    elif grid > 2 * need:
+                        problems["geometry"].append(f"grid {axis}: {grid} blocks for {need} items (most idle){where}")
                 else:
                     need = safe_eval(d, names)
                     if grid * block < need:
                         problems["geometry"].append(f"grid {axis}: {grid * block} threads < {need}{where}")
+                    elif grid * block > 2 * need + block:
+                        problems["geometry"].append(
+                            f"grid {axis}: {grid * block} threads for {need} (most idle){where}"
+                        )
+    for a, b in truth.differ.items():
+        if seen_pairs.get((a, b)) == {True}:
+            problems["scalars"].append(f"{a} = {b} at every size: a kernel that swaps them passes")
     return {k: list(dict.fromkeys(v)) for k, v in problems.items()}
 
 

@@ -18,14 +18,19 @@ PYTHONPATH of the checkout given by --kt). The draft is judged against tests/cor
   scalars   the scalars that bound loops or scale coordinates have values that make the kernel work
   guesses   the comment lines of the draft that mention a guess (what the draft itself marks)
 
-"fully right" = sizes, outputs, geometry and scalars all right.
+"fully right" = sizes, outputs, geometry and scalars all right. Each held-out batch (truth `heldout = N`,
+written before the drafter saw it) and the tuning set (truth `tuning = 35`: written before drafting but
+used to develop the drafter) is scored apart. tests/corpus/heldout.toml records the commit at which each
+held-out batch was first drafted; the summary says how many commits have changed the drafter since (then
+the batch's score is no longer a first draft), and `--record-seen` records a batch drafted for the first time.
 
 --gpu also runs `kt-tui spec KERNEL.cu --check` on every draft on this machine's GPU and reports
 its exit code and whether its lines flag an out-of-bounds access (compute-sanitizer) or a vacuous
 check; --hand does the same for the hand specs (which must pass). The GPU summary counts the drafts
 that the truth says index out of bounds but the check did not flag.
 
-usage: python benchmarks/drafts.py [--kt PATH] [--gpu [--hand] [--budget S]] [--json OUT] [--timeout S] [NAME ...]
+usage: python benchmarks/drafts.py [--kt PATH] [--gpu [--hand] [--budget S]] [--json OUT] [--timeout S]
+                                  [--record-seen] [NAME ...]
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +55,14 @@ OOB = re.compile(
 )
 VACUOUS = re.compile(r"vacuous|proves nothing", re.IGNORECASE)
 GUESS = re.compile(r"^\s*#.*\bguess", re.IGNORECASE | re.MULTILINE)
+SEEN = CORPUS / "heldout.toml"
+DRAFTER = [  # the modules whose changes change a draft (kt_tui/kernel/draft*.py and the index math they read)
+    "kt_tui/kernel/draft*.py",
+    "kt_tui/kernel/cuda_ast.py",
+    "kt_tui/kernel/extents*.py",
+    "kt_tui/kernel/bounds.py",
+    "kt_tui/kernel/poly.py",
+]
 
 
 def _load_judge(kt: Path):
@@ -84,7 +98,8 @@ def draft_row(name: str, kt: Path, judge, scratch: Path, args) -> dict:
     row = {
         "kernel": name,
         "unseen": truth.unseen,
-        "heldout": getattr(truth, "heldout", False),
+        "heldout": truth.heldout,
+        "tuning": truth.tuning,
         "drafted": False,
         "sizes": False,
         "outputs": False,
@@ -176,7 +191,7 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
     for r in rows:
         cells = [
             r["kernel"],
-            "unseen" if r["unseen"] else f"held-out {int(r['heldout'])}" if r.get("heldout") else "",
+            _set_name(r),
             *(yes[r[k]] if r["drafted"] else "-" for k in ("sizes", "outputs", "geometry", "scalars")),
             str(r["guesses"]),
             yes[r["fully_right"]],
@@ -194,11 +209,47 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
     return "\n".join(lines)
 
 
-def summary(rows: list[dict], gpu: bool) -> list[str]:
+def _set_name(r: dict) -> str:
+    if r.get("unseen"):
+        return "unseen"
+    if r.get("heldout"):
+        return f"held-out {int(r['heldout'])}"
+    return "tuning" if r.get("tuning") else ""
+
+
+def _git(kt: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(kt), *args], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def seen_batches() -> dict[int, str]:
+    """Held-out batch -> the commit at which it was first drafted (tests/corpus/heldout.toml)."""
+    if not SEEN.is_file():
+        return {}
+    return {int(k): v["seen"] for k, v in tomllib.loads(SEEN.read_text()).get("batch", {}).items()}
+
+
+def batch_note(kt: Path, batch: int, seen: dict[int, str]) -> str:
+    """Whether this score is the batch's first draft: the drafter's commits since it was seen."""
+    if batch not in seen:
+        return "first draft: not recorded as seen yet (--record-seen records it)"
+    changed = _git(kt, "log", "--format=%h", f"{seen[batch]}..HEAD", "--", *DRAFTER).split()
+    dirty = _git(kt, "status", "--porcelain", "--", *DRAFTER)
+    if not changed and not dirty:
+        return f"seen at {seen[batch]}, the drafter unchanged since"
+    what = f"{len(changed)} commit(s) changed the drafter since" if changed else "the drafter has uncommitted changes"
+    if changed and dirty:
+        what += ", and it has uncommitted changes"
+    return f"seen at {seen[batch]}; {what}: no longer a first draft"
+
+
+def summary(rows: list[dict], gpu: bool, kt: Path | None = None) -> list[str]:
     n = len(rows)
     right = sum(r["fully_right"] for r in rows)
     unseen = [r for r in rows if r["unseen"]]
     heldout = [r for r in rows if r.get("heldout")]
+    tuning = [r for r in rows if r.get("tuning")]
+    seen = seen_batches()
     out = [
         (
             f"{n} kernels, {right} fully right ({100 * right / max(n, 1):.0f} %); "
@@ -210,7 +261,15 @@ def summary(rows: list[dict], gpu: bool) -> list[str]:
     ]
     for batch in sorted({int(r["heldout"]) for r in heldout}):
         rows_b = [r for r in heldout if int(r["heldout"]) == batch]
-        out.append(f"held-out batch {batch}: {sum(r['fully_right'] for r in rows_b)} of {len(rows_b)} fully right")
+        note = f" ({batch_note(kt, batch, seen)})" if kt is not None else ""
+        out.append(
+            f"held-out batch {batch}: {sum(r['fully_right'] for r in rows_b)} of {len(rows_b)} fully right{note}"
+        )
+    if tuning:
+        out.append(
+            f"tuning set (seen while the drafter was developed, not held out): "
+            f"{sum(r['fully_right'] for r in tuning)} of {len(tuning)} fully right"
+        )
     if gpu:
         oob = [r for r in rows if r["drafted"] and not r["sizes"]]
         missed = [r["kernel"] for r in oob if not r.get("draft_oob_flagged") and r.get("draft_check_rc") == 0]
@@ -229,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gpu", action="store_true", help="also run `kt-tui spec --check` on each draft (needs a GPU)")
     p.add_argument("--hand", action="store_true", help="with --gpu: also check the hand specs")
     p.add_argument("--json", type=Path, help="write the rows here")
+    p.add_argument(
+        "--record-seen",
+        action="store_true",
+        help="record in tests/corpus/heldout.toml each held-out batch drafted here that has no commit recorded",
+    )
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per kt-tui command (default 60)")
     p.add_argument(
         "--budget",
@@ -269,16 +333,29 @@ def main(argv: list[str] | None = None) -> int:
                         "problems": [f"benchmark error: {type(e).__name__}: {e}"],
                     }
                 )
-    commit = subprocess.run(
-        ["git", "-C", str(kt), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    print(f"kt-tui spec drafts on tests/corpus ({kt}, commit {commit or '?'}), {time.perf_counter() - t0:.0f} s")
+    commit = _git(kt, "rev-parse", "--short", "HEAD")
+    dirty = " with uncommitted drafter changes" if _git(kt, "status", "--porcelain", "--", *DRAFTER) else ""
+    print(f"kt-tui spec drafts on tests/corpus ({kt}, commit {commit or '?'}{dirty}), {time.perf_counter() - t0:.0f} s")
     print(table(rows, args.gpu, args.hand))
-    for line in summary(rows, args.gpu):
+    for line in summary(rows, args.gpu, kt):
         print(line)
+    if args.record_seen:
+        record_seen(rows, commit)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 0
+
+
+def record_seen(rows: list[dict], commit: str) -> None:
+    import tomlkit
+
+    doc = tomlkit.parse(SEEN.read_text()) if SEEN.is_file() else tomlkit.document()
+    batches = doc.setdefault("batch", tomlkit.table(is_super_table=True))
+    for batch in sorted({int(r["heldout"]) for r in rows if r.get("heldout")}):
+        if str(batch) not in batches and commit:
+            batches[str(batch)] = {"seen": commit}
+            print(f"held-out batch {batch}: recorded as seen at {commit} in {SEEN}")
+    SEEN.write_text(tomlkit.dumps(doc))
 
 
 if __name__ == "__main__":

@@ -66,6 +66,7 @@ class Val:
     axes: frozenset[int] = frozenset()  # thread axes the value derives from
     params: frozenset[str] = frozenset()  # scalar arguments it derives from
     split: Split | None = None  # ("q" | "r" | "qw", i.lo, i.hi, w): i / w, i % w, (i / w) * w
+    unit: int = 0  # a pointer cast to another element type: its offset counts elements of `unit` bytes
 
 
 UNKNOWN = Val()
@@ -95,6 +96,11 @@ class Analysis:
     axes: dict[int, Poly] = field(default_factory=dict)  # thread axis -> its bound (problem size)
     used_axes: set[int] = field(default_factory=set)
     block_axes: set[int] = field(default_factory=set)  # axes indexed by blockIdx alone (a block per element)
+    per_item: dict[int, int] = field(default_factory=dict)  # axis -> threads per item ((thread) / 32: a warp)
+    read: set[str] = field(default_factory=set)  # scalar arguments the kernel reads
+    scales: dict[str, set[int]] = field(default_factory=dict)  # scalar -> thread axes of what it multiplies (-1: none)
+    # sizes by division: a name q for (v + rest) / f with v, f scalar arguments -> (v, f, rest)
+    quotients: dict[str, tuple[str, str, Poly]] = field(default_factory=dict)
     block_consts: dict[int, int] = field(default_factory=dict)  # axis -> the #define'd block size blockIdx is scaled by
     loop_bounds: set[str] = field(default_factory=set)  # scalars that bound a loop
     guard_bounds: set[str] = field(default_factory=set)  # scalars that bound a value in an `if`
@@ -239,12 +245,14 @@ def union(vals: list[Val]) -> Val:
         lo = pmin(lo, v.lo) if lo is not None and v.lo is not None else None
         hi = pmax(hi, v.hi) if hi is not None and v.hi is not None else None
     bases = {v.base for v in vals}
+    units = {v.unit for v in vals}
     return Val(
         lo,
         hi,
         bases.pop() if len(bases) == 1 else None,
         frozenset().union(*(v.axes for v in vals)),
         frozenset().union(*(v.params for v in vals)),
+        unit=units.pop() if len(units) == 1 else 0,
     )
 
 
@@ -257,7 +265,7 @@ def neg(v: Val) -> Val:
 
 
 def offset(ptr: Val, by: Val) -> Val:
-    return Val(add(ptr.lo, by.lo), add(ptr.hi, by.hi), ptr.base, ptr.axes, ptr.params)
+    return Val(add(ptr.lo, by.lo), add(ptr.hi, by.hi), ptr.base, ptr.axes, ptr.params, unit=ptr.unit)
 
 
 def nonneg(p: Poly | None) -> bool:
@@ -285,7 +293,9 @@ def div(a: Poly | None, d: Poly | None, low: bool = False) -> Poly | None:
         if c <= 0:
             return None
         q = a * Poly.const(1 / c)
-        return q if not low else (q if q.is_const() and q.value() == int(q.value()) else None)
+        if low and not (q.is_const() and q.value() == int(q.value())):  # the floor is not q: 0 when a >= 0
+            return Poly.const(0) if at_least(a, Poly.const(0)) else None
+        return q
     if low:
         return Poly.const(0) if at_least(a, Poly.const(0)) else None
     return a.divide(d)

@@ -158,6 +158,17 @@ def _field_type(name: str, unit: Unit) -> tuple[str, int, int] | None:
     return None
 
 
+def type_bytes(name: str, unit: Unit) -> int | None:
+    """The bytes of one element of a C type name (`const unsigned char`, `float4`, a struct), or None."""
+    words = [w for w in name.replace("*", " ").split() if w not in ("const", "volatile", "__restrict__", "restrict")]
+    if not words:
+        return None
+    alias = {"uint8_t": "unsigned char", "int8_t": "char", "signed char": "char", "unsigned short": "short"}
+    joined = " ".join(words)
+    t = _field_type(alias.get(joined, joined), unit)
+    return t[2] if t is not None and t[2] else None
+
+
 def _struct(n: Node, unit: Unit) -> None:
     """`struct P { float x, y, z; };` (also in a typedef): as `count` values of one dtype, or its bytes."""
     spec = n if n.type == "struct_specifier" else n.child_by_field_name("type")

@@ -23,6 +23,7 @@ from .source import Kernel, strip_comments
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 
 FLOAT_SCALAR = 1.5  # not 0 or 1, so a multiply or add by it changes the result
+FLOAT_SCALARS = (FLOAT_SCALAR, 0.75, 2.5, 1.25, 3.5)  # one each, apart: a kernel that swaps two of them fails
 LOOP_COUNT = 100  # a scalar that bounds a loop and no array: enough trips to be real work
 ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
 INT_SCALAR = 3
@@ -30,6 +31,8 @@ REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the es
 ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
 CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the drafted values on both sides
 STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
+BYTE_RANGE = {"uint8": (0, 255), "int8": (-128, 127)}  # bytes nothing bounds: over the type's range
+ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
 
 
 @dataclass
@@ -131,15 +134,30 @@ def written_pointers(body: str, kernel: Kernel) -> list[str]:
 _THREE = {"float3": "float32", "double3": "float64", "int3": "int32", "uint3": "uint32"}
 
 
+_COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
+    "cuFloatComplex": "float2",
+    "cuComplex": "float2",
+    "cufftComplex": "float2",
+    "cuDoubleComplex": "double2",
+    "cufftDoubleComplex": "double2",
+}
+
+
+def _base(p: Param) -> str:
+    base = p.base_type.replace("struct ", "").strip()
+    m = re.fullmatch(r"(?:\w+::)*complex\s*<\s*(float|double)\s*>", base)  # thrust::complex<float>, ...
+    return f"{m.group(1)}2" if m else _COMPLEX.get(base, base)
+
+
 def _dtype(p: Param) -> str:
-    base = p.base_type
+    base = _base(p)
     return DTYPES.get(base) or (base if base in VECTORS else _THREE.get(base, "float32"))
 
 
 def _array(p: Param, unit: cuda_ast.Unit, size: str, guesses: list[tuple[str, str]]) -> tuple[str, str]:
     """The element type and length of an array argument: float3 is three floats an element, a struct
     of one number type that many of them, a struct of mixed fields its bytes."""
-    base = p.base_type.replace("struct ", "").strip()
+    base = _base(p)
     wrap = size if re.fullmatch(r"\w+", size) else f"({size})"
     if base in _THREE:
         return _THREE[base], f"3*{wrap}"
@@ -170,27 +188,42 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else _kernel_alone(src, kernel)
             )
+            values = draft_roles.template_values(
+                kernel_body(src, kernel), draft_roles.template_params(src, kernel.name) or []
+            )
+            for name, value in values.items():  # a value template parameter is a number, as a #define is
+                unit.defines.setdefault(name, value)
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
-                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src)
+                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values)
             why = " (the analysis did not find it, or it is too long to follow)"
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"
     return _from_signature(kernel, n, why)
 
 
-def _instantiated(d: Draft, kernel: Kernel, src: str) -> Draft:
-    """A template kernel named with its arguments: each type parameter float (as its arrays are drafted);
-    a value parameter is left for the user, said as a guess."""
+def _instantiated(d: Draft, kernel: Kernel, src: str, values: dict[str, int]) -> Draft:
+    """A template kernel named with its arguments: each type parameter float (as its arrays are drafted),
+    each integer value parameter the value the draft took for it (draft_roles.template_values); any other
+    value parameter is left for the user, said as a guess."""
     params = draft_roles.template_params(src, kernel.name)
     if not params or "<" in d.spec.kernel:
         return d
-    if any(kind != "type" for kind, _ in params):
-        values = ", ".join(name for kind, name in params if kind != "type")
-        d.guesses.append(("", f'template parameters {values}: give their values in kernel = "{kernel.name}<...>"'))
+    if any(kind != "type" and name not in values for kind, name in params):
+        left = ", ".join(name for kind, name in params if kind != "type" and name not in values)
+        d.guesses.append(("", f'template parameters {left}: give their values in kernel = "{kernel.name}<...>"'))
         return d
-    d.spec.kernel = f"{kernel.name}<{', '.join('float' for _ in params)}>"
-    d.guesses.append(("", f"kernel {d.spec.kernel}: each template type taken as float, as its arrays are drafted"))
+    d.spec.kernel = (
+        f"{kernel.name}<{', '.join('float' if kind == 'type' else str(values[name]) for kind, name in params)}>"
+    )
+    taken = [f"{name} = {values[name]}" for kind, name in params if kind != "type"]
+    d.guesses.append(
+        (
+            "",
+            f"kernel {d.spec.kernel}: each template type taken as float, as its arrays are drafted"
+            + (f"; {', '.join(taken)} (a block size where it sizes one, else a small count)" if taken else ""),
+        )
+    )
     return d
 
 
@@ -203,11 +236,13 @@ def _tuning(
     block_axes: set[int] | None = None,
     consts: dict[int, int] | None = None,
     caps: dict[int, int] | None = None,
+    per_item: dict[int, int] | None = None,
 ) -> dict[str, Any]:
     """Block sizes to tune per axis; an axis of one block per element (blockIdx alone) has no block
     size there and no grid divisor, one scaled by a #define keeps that block size; `caps`: the most
-    threads per axis a shared array indexed by the thread number holds."""
-    block_axes, consts, caps = block_axes or set(), consts or {}, caps or {}
+    threads per axis a shared array indexed by the thread number holds; `per_item`: threads that work
+    on one item together (a warp), so a block holds whole items."""
+    block_axes, consts, caps, per_item = block_axes or set(), consts or {}, caps or {}, per_item or {}
     flat = all(a in block_axes for a in range(1, rank))
     values = {0: [32, 64, 128, 256, 512, 1024] if flat else [16, 32, 64, 128], 1: [1, 2, 4, 8, 16], 2: [1, 2, 4]}
     first = {0: 256 if flat else 32, 1: 4, 2: 1}
@@ -215,6 +250,10 @@ def _tuning(
         if a in values:
             values[a] = [v for v in values[a] if v <= cap] or [cap]
             first[a] = min(first[a], values[a][-1])
+    for a, k in per_item.items():
+        if a in values:
+            values[a] = [v for v in values[a] if v % k == 0] or [k]
+            first[a] = max(first[a], values[a][0])
     tune: dict[str, list[int]] = {}
     defaults: dict[str, int] = {}
     div: dict[int, list[str]] = {}
@@ -284,10 +323,11 @@ def _ensure_output(args: list[Arg], guesses: list[tuple[str, str]]) -> None:
 
 
 def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n: int) -> Draft:
-    sizing: Sizing = size_arrays(kernel, unit, an, n)
+    fn = unit.kernels[kernel.name]
+    caps = draft_roles.shared_thread_caps(fn, unit)
+    sizing: Sizing = size_arrays(kernel, unit, an, n, caps)
     guesses = sizing.guesses
     uses = an.uses
-    fn = unit.kernels[kernel.name]
     free = {p.name for p in kernel.params if not p.is_pointer and p.name not in sizing.sizes}
     bounds = draft_roles.clamp_bounds(fn, free)
     if set(bounds.values()) != {"lower", "upper"}:
@@ -314,14 +354,27 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
                 init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
-            if p.name in sizing.index_high and p.name in an.loop_loads and not out:
+            if p.name in sizing.index_high and p.name in an.loop_loads and not out and _rows_written(an, p.name):
                 arg.init = "range"
                 guesses.append(
                     (
                         f"args.{p.name}",
                         (
-                            "values 0, 1, 2, ...: they bound a loop (row offsets), "
-                            "so each row gets one element; give real offsets for real work"
+                            "values 0, 1, 2, ...: they bound a loop (row offsets) over elements the kernel writes, "
+                            "so each row gets one element of its own; give real offsets for real work"
+                        ),
+                    )
+                )
+            elif p.name in an.loop_loads and not out and dtype.startswith(("int", "uint")):
+                high = _representable(dtype, sizing.index_high.get(p.name, ROW_SPAN), sizing.sizes, guesses, p.name)
+                arg.low, arg.high = 0, f"min({high}, {ROW_SPAN})" if isinstance(high, str) else min(high, ROW_SPAN)
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        (
+                            f"values at random below {ROW_SPAN}: they bound a loop (row offsets) over elements the "
+                            f"kernel only reads, so rows of 0 to {ROW_SPAN - 1} elements are checked (unsorted: a "
+                            "row that ends before it starts is empty); give real offsets for real work"
                         ),
                     )
                 )
@@ -336,9 +389,21 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in positive and arg.init == "random":
                 arg.init = "positive"
                 guesses.append((f"args.{p.name}", "values above 0: they reach a log or a square root"))
+            if dtype in BYTE_RANGE and arg.init == "random" and arg.low is None and arg.high is None:
+                arg.low, arg.high = BYTE_RANGE[dtype]
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        f"bytes from {arg.low} to {arg.high - 1} (the spec's high is a value of the type, so its top "
+                        "is left out): high bits set, so a kernel that reads them with the wrong sign or masks "
+                        "them off fails",
+                    )
+                )
             args.append(arg)
         elif p.name in sizing.sizes:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=p.name))
+        elif p.name in sizing.derived:
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=sizing.derived[p.name]))
         elif p.name in bounds:
             kind = "float" if dtype.startswith("float") else "uint" if dtype.startswith("uint") else "int"
             value = CLAMP[kind][bounds[p.name] == "upper"]
@@ -369,7 +434,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
             guesses.append((f"args.{p.name}", f"{value}: {why}"))
         else:
-            scalar, why = _float_value(p.name, an, sizing)
+            plain = sum(1 for a in args if not a.is_array and a.value in FLOAT_SCALARS and a.type.startswith("float"))
+            scalar, why = _float_value(p.name, an, sizing, plain)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
     _ensure_output(args, guesses)
@@ -380,7 +446,11 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         sizes=sizing.sizes,
         verify_sizes=sizing.verify_sizes,
         **_tuning(
-            len(sizing.problem_size), sizing.no_threads, sizing.block_consts, draft_roles.shared_thread_caps(fn, unit)
+            len(sizing.problem_size),
+            sizing.no_threads,
+            sizing.block_consts,
+            caps,
+            sizing.per_item,
         ),
     )
     fixed = set(unit.defines) & set(spec.sizes)
@@ -388,6 +458,14 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     return Draft(spec, guesses)
+
+
+def _rows_written(an: extents.Analysis, offsets: str) -> bool:
+    """Whether the kernel writes an array at an index bounded by values read from `offsets`."""
+    return any(
+        use.written and any(h is None or f"${offsets}" in h.names() for h in use.accesses + use.lows)
+        for use in an.uses.values()
+    )
 
 
 def _representable(
@@ -408,7 +486,8 @@ def _representable(
     return top if isinstance(high, int) else f"min({high}, {top})"
 
 
-def _float_value(name: str, an: extents.Analysis, sizing: Sizing) -> tuple[str | float, str]:
+def _float_value(name: str, an: extents.Analysis, sizing: Sizing, plain: int) -> tuple[str | float, str]:
+    """`plain`: how many float scalars before this one were given a made-up value."""
     role, axis = an.roles.get(name, ("", -1))
     if role == "constant":  # added in each step of an iteration on a coordinate (a Julia set's c)
         value = ITERATED[axis % len(ITERATED)]
@@ -425,15 +504,24 @@ def _float_value(name: str, an: extents.Analysis, sizing: Sizing) -> tuple[str |
         if role == "zoom":
             return f"{wrapped} / {hi - lo}", f"pixels per unit: {where} over the problem size"
         return f"{hi - lo} / {wrapped}", f"a coordinate step: {where} over the problem size"
-    return FLOAT_SCALAR, f"{FLOAT_SCALAR}: chosen so that the kernel's arithmetic is not trivial (not 0 or 1)"
+    value = FLOAT_SCALARS[plain % len(FLOAT_SCALARS)]
+    return (
+        value,
+        f"{value}: chosen so that the kernel's arithmetic is not trivial (not 0 or 1, and apart from the others)",
+    )
 
 
 def draft_note(spec: Spec) -> str:
     """What the user must look at in a draft: the float scalars given a made-up value."""
-    names = [a.name for a in spec.args if not a.is_array and a.value == FLOAT_SCALAR and a.type.startswith("float")]
-    if not names:
+    made_up = [a for a in spec.args if not a.is_array and a.value in FLOAT_SCALARS and a.type.startswith("float")]
+    if not made_up:
         return ""
+    if len(made_up) == 1:
+        return (
+            f" {made_up[0].name} = {made_up[0].value}: a value chosen so that the kernel's arithmetic is not trivial "
+            "(not 0 or 1); set the value you use."
+        )
     return (
-        f" {', '.join(names)} = {FLOAT_SCALAR}: a value chosen so that the kernel's arithmetic is not trivial "
-        "(not 0 or 1); set the value you use."
+        f" {', '.join(f'{a.name} = {a.value}' for a in made_up)}: values chosen so that the kernel's arithmetic "
+        "is not trivial (not 0 or 1, and apart); set the values you use."
     )

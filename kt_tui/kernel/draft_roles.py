@@ -213,6 +213,25 @@ def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
     return out
 
 
+TEMPLATE_BLOCK = 128  # a value template parameter that sizes a block (a shared array, blockIdx * B)
+TEMPLATE_VALUE = 4  # one that does not: an unroll factor, items per thread, a radius
+
+
+def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
+    """A value for each integer value parameter of a template kernel, from what `body` does with it:
+    the extent of a `__shared__` array or a factor of blockIdx is a block size, the rest a small count."""
+    out = {}
+    for kind, name in params:
+        if kind == "type" or not re.search(r"\b(int|unsigned|size_t|short|long)\b", kind):
+            continue
+        n = re.escape(name)
+        block = re.search(
+            rf"__shared__[^;]*\[\s*{n}\s*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body
+        )
+        out[name] = TEMPLATE_BLOCK if block else TEMPLATE_VALUE
+    return out
+
+
 _POSITIVE_ONLY = {"logf", "log", "log2f", "log2", "log10f", "log10", "sqrtf", "sqrt", "rsqrtf", "rsqrt", "__logf"}
 
 

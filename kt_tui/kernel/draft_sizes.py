@@ -12,6 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import cuda_ast, extents
+from .draft_layout import divided, item_strides, padding
 from .poly import Mono, Poly, at_least, pmax
 from .source import Kernel
 from .spec import DTYPES
@@ -19,9 +20,12 @@ from .spec import DTYPES
 SIDES = {1: (1 << 20, 1 << 16, 1 << 14, 4096, 1024), 2: (1024, 512, 256, 128, 64), 3: (128, 64, 32, 16)}
 MAX_ELEMENTS = 1 << 28  # all arrays together, at the draft's sizes
 MAX_WORK = 1 << 31  # threads times their loop trips
-STRIDE = 2  # a size that only scales or shifts an index (a stride, an offset)
-MODEST = 256  # a size that bounds an index in a check but is no thread axis (bins, a table)
+SMALL_VALUES = (3, 5, 2, 4, 6, 7)  # sizes that only scale or shift an index (a stride, an offset, a filter's)
+MODEST_VALUES = (256, 192, 224, 160)  # sizes that bound an index in a check but are no thread axis (bins, a table)
+BIG_SHAPES = (8, 6, 5, 7)  # eighths of the side: the first big size is the side, the next ones smaller, apart
 UNKNOWN_TRIPS = 16
+MAX_BLOCK = (1024, 1024, 64)  # CUDA's most threads a block has per axis
+FACTORS = (4, 3, 5, 6)  # sizes that divide another (`w / f`): above 1, distinct, so a kernel that swaps them fails
 
 High = tuple[Poly, Callable[[dict[str, int]], str | int]]  # a bound to compare, and its text given the size order
 
@@ -34,10 +38,12 @@ class Sizing:
     index_high: dict[str, str | int] = field(default_factory=dict)  # index array -> the bound of its values
     verify_sizes: list[dict[str, int]] | None = None
     block_consts: dict[int, int] = field(default_factory=dict)
+    per_item: dict[int, int] = field(default_factory=dict)  # axis -> threads that work on one item (a warp)
     no_threads: set[int] = field(
         default_factory=set
     )  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes
     fallback: str = "n"  # the length of an array the analysis did not see: the problem's
+    derived: dict[str, str] = field(default_factory=dict)  # scalar argument -> its value over [sizes]
     guesses: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -46,8 +52,8 @@ def _loads(p: Poly) -> set[str]:
 
 
 class _Sizer:
-    def __init__(self, kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis):
-        self.kernel, self.unit, self.an = kernel, unit, an
+    def __init__(self, kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, caps: dict[int, int]):
+        self.kernel, self.unit, self.an, self.caps = kernel, unit, an, caps
         self.ints = {p.name for p in kernel.params if not p.is_pointer and p.name} | set(unit.defines)
         self.taken = {p.name for p in kernel.params} | set(unit.defines) | set(unit.tunables)
         self.out = Sizing()
@@ -56,6 +62,11 @@ class _Sizer:
         self.order: dict[str, int] = {}
         self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
         self.reach: dict[str, int] = {}  # a size indexed by values of narrow int arrays: how far they reach
+        self.factors = {f for _, f, _ in an.quotients.values()}
+        self.ints |= set(an.quotients)
+        self.taken |= set(an.quotients)
+        if an.quotients:
+            self.an = divided(an)
 
     def name(self, want: str, why: str) -> Poly:
         name, k = want, 2
@@ -78,6 +89,9 @@ class _Sizer:
             elif a not in an.used_axes:
                 self.axis[a] = Poly.const(1)
                 self.out.no_threads.add(a)
+            elif self._block_alone(a):
+                self.out.no_threads.add(a)
+                self.axis[a] = self._item_count(a)
             else:
                 label = "n" if rank == 1 else "n" + extents.AXES[a]
                 self.axis[a] = self.name(
@@ -98,6 +112,40 @@ class _Sizer:
         )
         self.out.no_threads |= self.an.block_axes
         self.out.block_consts = {a: v for a, v in self.an.block_consts.items() if a < rank}
+        self.out.per_item = {a: v for a, v in self.an.per_item.items() if a < rank}
+
+    def _block_alone(self, a: int) -> bool:
+        """Axis a indexes arrays by blockIdx alone, never blockIdx * blockDim: one block per item."""
+        g, b = extents.grid(a), extents.block(a)
+        monos = [m for use in self.an.uses.values() for h in use.accesses if h is not None for m in h.terms]
+        return any(g in m and b not in m for m in monos) and not any(g in m and b in m for m in monos)
+
+    def _item_count(self, a: int) -> Poly:
+        """The number of items of a block-per-item axis no check bounds: the one int argument the kernel
+        never reads (the launch's grid, passed along), else a new size; a guess either way."""
+        unread = [
+            p.name
+            for p in self.kernel.params
+            if not p.is_pointer
+            and p.name
+            and p.name not in self.an.read
+            and DTYPES.get(p.base_type, "").startswith(("int", "uint"))
+        ]
+        axis = extents.AXES[a]
+        if len(unread) == 1:
+            self.out.guesses.append(
+                (
+                    f"sizes.{unread[0]}",
+                    f"one block per item on axis {axis} and nothing tests the block number: "
+                    f"{unread[0]}, which the kernel never reads, taken as the number of items (the grid)",
+                )
+            )
+            return Poly.var(unread[0])
+        return self.name(
+            "n_blocks" if a == 0 else f"n_blocks_{axis}",
+            f"one block per item on axis {axis} and nothing tests the block number: the number of items "
+            "(the grid) is a guess",
+        )
 
     def resolve(self, p: Poly | None) -> Poly | None:
         """The index bound with the grid's extent replaced by the problem size; None if it still
@@ -118,8 +166,11 @@ class _Sizer:
                 if g in rest and b not in rest and a in self.axis:  # blockIdx alone: at most one per element
                     rest.remove(g)
                     term = term * self.axis[a]
-                    if a not in self.an.block_axes:
+                    if a not in self.out.no_threads:
                         self.per_block = True
+                while b in rest and g not in rest:  # threadIdx alone: below the most threads a block has
+                    rest.remove(b)
+                    term = term * Poly.const(self.caps.get(a, MAX_BLOCK[a]))
             for v in rest:
                 term = term * Poly.var(v)
             out = out + term
@@ -234,7 +285,7 @@ class _Sizer:
             names |= p.names()
         for h in self.out.index_high.values():
             names |= set(re.findall(r"[A-Za-z_]\w*", str(h)))
-        names = {n for n in names if not n.startswith("$")}
+        names = {n for n in names if not n.startswith("$")} | self.factors | set(an.quotients)
         axis_names = set().union(*(p.names() for p in self.axis.values()))
         big = {
             n
@@ -255,35 +306,88 @@ class _Sizer:
                     signs.setdefault(v, set()).add(coef > 0)
         shifts = {v for v, s in signs.items() if s == {False}}
         big -= shifts
+        big -= self.factors
         modest = {n for n in names - big - shifts if n in an.guard_bounds and n not in self.unit.defines}
-        small = names - big - modest - set(self.unit.defines)
+        modest -= self.factors
+        small = names - big - modest - self.factors - set(self.unit.defines)
         rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
-        chosen: dict[str, int] = {}
-        for side in SIDES.get(rank, SIDES[3]):
+        rank = min(max(rank, len(axis_names - set(self.unit.defines))), 3)  # c*h*w threads on one axis: 3 sides
+        ordered = sorted(names, key=lambda n: (self.order.get(n, 99), n))
+        # sizes of a kind get distinct values (w != h, fw != fh): a kernel that swaps two of them fails; a
+        # length of its own (indexed by values read from another array) stays the side, as long as they reach
+        rank_in: dict[str, int] = {}
+        for kind in (big - set(self.fresh), modest, small):
+            rank_in.update({n: k for k, n in enumerate(m for m in ordered if m in kind)})
+        fixed = {f: FACTORS[i % len(FACTORS)] for i, f in enumerate(sorted(self.factors))}
+        candidates = names - axis_names - an.loop_bounds - set(self.fresh) - self.factors - set(self.unit.defines)
+        layouts = item_strides(self.an, candidates, self.resolve, self.out.no_threads)
+        pads: dict[str, Fraction] = {}
+
+        def at(side: int, ranks: dict[str, int]) -> dict[str, int]:
             chosen = {
-                n: self.unit.defines.get(n, side if n in big else MODEST if n in modest else STRIDE) for n in names
+                n: self.unit.defines.get(n, fixed.get(n, 0)) or self._value(n, big, modest, side, ranks) for n in names
             }
             chosen.update({n: min(chosen[n], r) for n, r in self.reach.items() if n in chosen})
-            if self._fits(found, chosen):
-                break
-        ordered = sorted(names, key=lambda n: (self.order.get(n, 99), n))
+            for s, (item, per) in layouts.items():
+                pads[s] = padding(item, per, chosen)
+                chosen[s] = int(item.value(chosen) / per + pads[s])
+            return chosen
+
+        sides = SIDES.get(rank, SIDES[3])  # the first side where equal sizes fit; then apart, no larger
+        side = next((s for s in sides if self._fits(found, at(s, {}))), sides[-1])
+        chosen = at(side, rank_in)
+        for s, (item, per) in layouts.items():
+            by = item * Poly.const(1 / per) + Poly.const(pads[s])
+            self.out.derived[s] = by.text(self.order)
+            for cands in found.values():
+                cands[:] = [c.substitute(s, by) for c in cands]
+            names.discard(s)
+            small.discard(s)
+            self.out.guesses.append(
+                (
+                    f"args.{s}",
+                    f"{s} = {self.out.derived[s]}: it steps from one item (a row, a matrix) to the next; at least "
+                    f"{(item * Poly.const(1 / per)).text(self.order)}, what one item spans, so items do not "
+                    "overlap, and padded; set the stride you use",
+                )
+            )
+        ordered = [n for n in ordered if n in names]
         self.out.sizes = {n: chosen[n] for n in ordered}
         for n in sorted(modest):
             self.out.guesses.append(
                 (
                     f"sizes.{n}",
                     (
-                        f"{MODEST}: it bounds an index in a check but is no thread "
+                        f"{chosen[n]}: it bounds an index in a check but is no thread "
                         "axis (a bin or table count); set the value you use"
                     ),
                 )
             )
         for n in sorted(small):
             self.out.guesses.append(
-                (f"sizes.{n}", (f"{STRIDE}: it scales or shifts an index (a stride or offset); set the value you use"))
+                (
+                    f"sizes.{n}",
+                    f"{chosen[n]}: it scales or shifts an index (a stride or offset); set the value you use",
+                )
+            )
+        for q, (v, f, rest) in an.quotients.items():
+            self.out.derived[v] = (Poly.var(q) * Poly.var(f) - rest).text(self.order)
+            self.out.guesses.append(
+                (
+                    f"sizes.{f}",
+                    f"{chosen[f]}: {v} is divided by it; above 1, with {v} = {self.out.derived[v]} so that "
+                    f"the size {q} it divides out is exact and large",
+                )
             )
         if any(p.names() and p.names() <= set(self.unit.defines) for p in self.axis.values()):
             self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
+
+    @staticmethod
+    def _value(n: str, big: set[str], modest: set[str], side: int, rank_in: dict[str, int]) -> int:
+        k = rank_in.get(n, 0)
+        if n in big:
+            return max(side * BIG_SHAPES[k % len(BIG_SHAPES)] // 8, 1)
+        return MODEST_VALUES[k % len(MODEST_VALUES)] if n in modest else SMALL_VALUES[k % len(SMALL_VALUES)]
 
     def _fits(self, found: dict[str, list[Poly]], at: dict[str, int]) -> bool:
         try:
@@ -416,8 +520,11 @@ def _unify(found: dict[str, list[Poly]], rounded: dict[str, Poly]) -> None:
                     found[a] = found[b] = [bigger]
 
 
-def size_arrays(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n: int = 1 << 20) -> Sizing:
-    s = _Sizer(kernel, unit, an)
+def size_arrays(
+    kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n: int = 1 << 20, caps: dict[int, int] | None = None
+) -> Sizing:
+    """`caps`: per block axis, the most threads a block may have (draft_roles.shared_thread_caps)."""
+    s = _Sizer(kernel, unit, an, caps or {})
     s.axes()
     found = s.arrays()
     s.index_bounds(found)

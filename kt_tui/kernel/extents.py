@@ -8,6 +8,8 @@ and says so."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from . import cuda_ast
 from .bounds import (
     AXES,
@@ -19,6 +21,7 @@ from .bounds import (
     Stop,
     Use,
     Val,
+    add,
     block,
     changed_in,
     cond_of,
@@ -29,10 +32,13 @@ from .bounds import (
     grid_names,
     loads,
     names_of,
+    neg,
     product,
     same_value,
     strip_parens,
     sum_key,
+    sum_terms,
+    terms_nodes,
     union,
 )
 from .cuda_ast import Node, text
@@ -178,6 +184,7 @@ class Walker(Expressions):
                     base=v.base,
                     axes=v.axes,
                     params=v.params,
+                    unit=v.unit,
                     lo=Poly.const(0) if v.lo is not None and at_least(v.lo, Poly.const(0)) else None,
                 )
 
@@ -197,6 +204,8 @@ class Walker(Expressions):
         cond = n.child_by_field_name("condition")
         update = n.child_by_field_name("update")
         start = inner.get(var, UNKNOWN) if var else UNKNOWN
+        if start.hi is not None:  # `for (i = begin[s]; ...)`: begin's values bound a loop too
+            self.out.loop_loads.update(x[1:] for x in loads(start.hi))
         start_env = dict(inner)
         self._widen(n.child_by_field_name("body"), inner, keep=var)
         if var and update is not None:
@@ -219,15 +228,65 @@ class Walker(Expressions):
         if var and update is not None:
             self._follow(update, var, start_env, inner)
         strided = bool(var and start.axes and any(v.startswith("@") for v in names_of(step)))
-        if var and strided and any(v.startswith("@g") for v in names_of(step)):  # a grid-stride loop
-            bound = inner.get(var, UNKNOWN).hi
-            if bound is not None and not grid_names(bound):
-                self.out.axes.setdefault(min(start.axes), bound + Poly.const(1))
+        if var and strided:
+            self._grid_stride(start, step, inner.get(var, UNKNOWN).hi)
         counter = const(0) if strided else inner.get(var, UNKNOWN) if var else UNKNOWN  # strided: ~1 trip
-        self._loop_body(n.child_by_field_name("body"), inner, counter)
+        span = self._span(init, cond, var, start_env) if var and not strided else None
+        self._loop_body(n.child_by_field_name("body"), inner, counter if span is None else span)
         if update is not None:
             self.expr(update, inner)
         self._after_loop(n, env, inner)
+
+    def _span(self, init: Node, cond: Node | None, var: str, env: Env) -> Val | None:
+        """`for (h = s; h < s + len; h++)`: len trips whatever s is (the counter's values from 0)."""
+        first = init.child_by_field_name("right") if init.type == "assignment_expression" else None
+        if init.type == "declaration":
+            decls = init.children_by_field_name("declarator")
+            first = decls[0].child_by_field_name("value") if decls and decls[0].type == "init_declarator" else None
+        test = strip_parens(cond)
+        if first is None or test is None or test.type != "binary_expression":
+            return None
+        op = text(test.child_by_field_name("operator"))
+        if op not in ("<", "<=") or text(strip_parens(test.child_by_field_name("left"))) != var:
+            return None
+        right = test.child_by_field_name("right")
+        rest = sum_terms(right)
+        try:
+            for t in sum_terms(first):
+                rest.remove(t)
+        except ValueError:
+            return None
+        nodes = terms_nodes(right)
+        total = const(1 if op == "<=" else 0)
+        for t in rest:
+            v = self.expr(nodes[t], dict(env))
+            total = Val(
+                add(total.lo, v.lo if t[0] == "+" else neg(v).lo), add(total.hi, v.hi if t[0] == "+" else neg(v).hi)
+            )
+        if not rest or total.hi is None:
+            return None
+        return Val(Poly.const(0), total.hi - Poly.const(1))
+
+    def _grid_stride(self, start: Val, step: Val, bound: Poly | None) -> None:
+        """A loop from a thread index up to `bound` by a step of the grid: the problem axis is `bound`,
+        and a loop from blockIdx by gridDim alone takes an item per block."""
+        if not start.axes or bound is None or grid_names(bound) or not any(v.startswith("@g") for v in names_of(step)):
+            return
+        axis = min(start.axes)
+        g = grid(axis)
+        per = self._per_item(start.hi, axis) if start.hi is not None else 1
+        self.out.axes.setdefault(axis, (bound + Poly.const(1)) * Poly.const(per))
+        if per > 1:
+            self.out.per_item.setdefault(axis, per)
+        if start.hi == Poly.var(g) - Poly.const(1) and step.hi == Poly.var(g):
+            self.out.block_axes.add(axis)
+
+    @staticmethod
+    def _per_item(index: Poly, axis: int) -> int:
+        """Threads per item of an index over the grid: 32 for `(blockIdx * blockDim + threadIdx) / 32`."""
+        threads = Poly.var(grid(axis)) * Poly.var(block(axis))
+        per = index.terms.get(next(iter(threads.terms)), Fraction(0))
+        return int(1 / per) if 0 < per < 1 and (1 / per).denominator == 1 else 1
 
     def _follow(self, update: Node, var: str, start_env: Env, inner: Env) -> None:
         """`l = k++` in a loop's update: l is its start or a value of k (the edge before k, say)."""
@@ -247,6 +306,25 @@ class Walker(Expressions):
             if name in inner and not same_value(inner[name], env[name]):
                 env[name] = union([env[name], inner[name]])
 
+    def _while_stride(self, cond: Node, body: Node | None, before: Env, inner: Env) -> None:
+        """`while (i < n) { ...; i += blockDim.x * gridDim.x; }` with i a thread index: a grid-stride loop."""
+        test = strip_parens(cond)
+        if body is None or test is None or test.type != "binary_expression":
+            return
+        left = strip_parens(test.child_by_field_name("left"))
+        if left is None or left.type != "identifier" or text(test.child_by_field_name("operator")) not in ("<", "<="):
+            return
+        var = text(left)
+        for a in cuda_ast.walk(body, 2000):
+            if (
+                a.type == "assignment_expression"
+                and text(a.child_by_field_name("operator")) == "+="
+                and text(strip_parens(a.child_by_field_name("left"))) == var
+            ):
+                step = self.expr(a.child_by_field_name("right"), dict(inner))
+                self._grid_stride(before.get(var, UNKNOWN), step, inner.get(var, UNKNOWN).hi)
+                return
+
     def _loop_body(self, body: Node, env: Env, counter: Val) -> None:
         trip = None
         if counter.hi is not None and counter.lo is not None and not grid_names(counter.hi):
@@ -265,6 +343,7 @@ class Walker(Expressions):
         if cond is not None:
             self.expr(cond, inner)
             self.constrain(cond, True, inner, loop=True)
+            self._while_stride(cond, body, env, inner)
         self._loop_body(body, inner, UNKNOWN)
         self._after_loop(n, env, inner)
 
@@ -323,7 +402,7 @@ class Walker(Expressions):
                     new_hi = hi
                 else:
                     new_hi = pmin(cur.hi, hi) or hi
-                env[name] = Val(cur.lo, new_hi, cur.base, cur.axes, cur.params)
+                env[name] = Val(cur.lo, new_hi, cur.base, cur.axes, cur.params, unit=cur.unit)
             elif o in (">", ">=") and bound.lo is not None:
                 lo = bound.lo + Poly.const(1) if o == ">" else bound.lo
                 env[name] = Val(
@@ -342,6 +421,11 @@ class Walker(Expressions):
             return
         start = cur.hi - (Poly.var(g) * Poly.var(block(axis)) - Poly.const(1))  # x = thread + R: R
         shift = cur.lo if not grid_names(start) and cur.lo is not None and cur.lo == start else Poly.const(0)
+        per = self._per_item(cur.hi, axis)
+        if per > 1:  # (thread) / 32: 32 threads per item (a warp)
+            self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(per))
+            self.out.per_item.setdefault(axis, per)
+            return
         self.out.axes.setdefault(axis, hi + Poly.const(1) - shift)
         if cur.hi == Poly.var(g) - Poly.const(1):
             self.out.block_axes.add(axis)

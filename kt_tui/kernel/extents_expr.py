@@ -3,6 +3,8 @@ pointer argument (read, written, accumulated) with the bound of its index."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from . import cuda_ast
 from .bounds import (
     ACCUMULATING,
@@ -17,6 +19,7 @@ from .bounds import (
     add,
     block,
     const,
+    declared_name,
     div,
     grid,
     integral,
@@ -34,6 +37,14 @@ from .bounds import (
 )
 from .cuda_ast import Node, text
 from .poly import Poly, TooBig, at_least, pmin
+
+
+def _one_name(v: Val) -> str:
+    """The name when v is exactly one name (`f`, not `2*f` or `f + 1`), else ""."""
+    if v.hi is None or v.hi != v.lo or len(v.hi.terms) != 1:
+        return ""
+    ((mono, coef),) = v.hi.terms.items()
+    return mono[0] if coef == 1 and len(mono) == 1 else ""
 
 
 class Expressions(WalkerState):
@@ -84,7 +95,7 @@ class Expressions(WalkerState):
                 return Val(Poly.const(0), Poly.const(1), params=v.params)
             return v if op == "+" else Val(axes=v.axes, params=v.params)
         if kind == "cast_expression":
-            return self.expr(n.child_by_field_name("value"), env)
+            return self.cast(n, self.expr(n.child_by_field_name("value"), env))
         if kind == "subscript_expression":
             return self.subscript(n, env)
         if kind == "pointer_expression":
@@ -122,7 +133,22 @@ class Expressions(WalkerState):
                 self.expr(c, env)
         return UNKNOWN
 
+    def cast(self, n: Node, v: Val) -> Val:
+        """`(char *)p + bytes`: a pointer cast to another element type counts its offset in that type."""
+        kind = text(n.child_by_field_name("type"))
+        if v.base is None or "*" not in kind:
+            return v
+        to = cuda_ast.type_bytes(kind.split("*")[0], self.unit)
+        have = v.unit or cuda_ast.type_bytes(self.ptypes.get(v.base, ""), self.unit)
+        if to is None or have is None or to == have:
+            return v
+        scale = Poly.const(Fraction(have, to))
+        lo, hi = (p * scale if p is not None else None for p in (v.lo, v.hi))
+        return Val(lo, hi, v.base, v.axes, v.params, unit=to)
+
     def ident(self, name: str, env: Env) -> Val:
+        if name in self.scalars:
+            self.out.read.add(name)
         if name in env:
             return env[name]
         if name in self.unit.defines:
@@ -192,6 +218,9 @@ class Expressions(WalkerState):
         if op == "*":
             for x, y in ((a, b), (b, a)):
                 self._block_const(x, y)
+                scalar = _one_name(y)
+                if scalar in self.scalars:  # what a scalar argument multiplies (a stride: an index)
+                    self.out.scales.setdefault(scalar, set()).update(x.axes or {-1})
                 if (
                     x.axes
                     and not y.axes
@@ -207,6 +236,8 @@ class Expressions(WalkerState):
                 if x.split and x.split[0] == "q" and y.hi is not None and y.hi == y.lo == x.split[3]:
                     split = ("qw", *x.split[1:])
             return Val(lo, hi, axes=axes, params=params, split=split)
+        if op == "/" and (quotient := self._quotient(n, a, b)) is not None:
+            return quotient
         if op == "/" and (rescaled := self._rescaled(a, b)) is not None:
             return Val(Poly.const(0), rescaled, axes=axes, params=params)
         if op in ("/", ">>"):
@@ -237,6 +268,38 @@ class Expressions(WalkerState):
             self._nonneg(a)
             return Val(Poly.const(0), b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
+
+    def _quotient(self, n: Node, a: Val, b: Val) -> Val | None:
+        """`w / f` with w and f int arguments (`(n - k) / f`: w plus sizes taken away): a size of its own,
+        q, with w = q * f - rest (a whole multiple of f) wherever w is used; named as the local it
+        initialises (`int out_w = w / f;`)."""
+        num, f = a.hi, _one_name(b)
+        ints = self.scalars - self.floats
+        if a.axes or b.axes or num is None or num != a.lo or f not in ints:
+            return None
+        if not num.names() <= ints | set(self.unit.defines) or f in num.names():
+            return None
+        picks = [m[0] for m, c in num.terms.items() if len(m) == 1 and c == 1 and m[0] in ints]
+        for v in picks:
+            rest = num - Poly.var(v)
+            if v in rest.names() or not at_least(-rest, Poly.const(0)):
+                continue
+            for q, (v2, f2, rest2) in self.out.quotients.items():
+                if (v2, f2, rest2) == (v, f, rest):
+                    return Val(Poly.var(q), Poly.var(q), params=a.params)
+                if v2 == v:
+                    return None  # w divided two ways: w cannot be a multiple of both by construction
+            parent = n.parent
+            while parent is not None and parent.type == "parenthesized_expression":
+                parent = parent.parent
+            local = declared_name(parent) if parent is not None and parent.type == "init_declarator" else ""
+            taken = set(self.ptypes) | set(self.unit.defines) | set(self.out.quotients)
+            q = local if local and local not in taken else f"{v}_per_{f}"
+            if q in taken:
+                return None
+            self.out.quotients[q] = (v, f, rest)
+            return Val(Poly.var(q), Poly.var(q), params=a.params)
+        return None
 
     def _rescaled(self, a: Val, b: Val) -> Poly | None:
         """`v * S / D` with v loaded from an int array and S, D scalars: v is a value in [0, D) mapped onto
@@ -345,9 +408,12 @@ class Expressions(WalkerState):
         use = self.out.uses.get(name) if name else None
         if name is None or use is None:
             return Val(axes=frozenset(), params=index.params & frozenset())
-        hi = add(ptr.hi, index.hi)
+        hi, lo = add(ptr.hi, index.hi), add(ptr.lo, index.lo)
+        own = cuda_ast.type_bytes(self.ptypes.get(name, ""), self.unit)
+        if ptr.unit and own and ptr.unit != own:  # ((char *)p)[k]: k bytes into elements of p's type
+            hi, lo = (x * Poly.const(Fraction(ptr.unit, own)) if x is not None else None for x in (hi, lo))
         use.accesses.append(hi)
-        use.lows.append(add(ptr.lo, index.lo))
+        use.lows.append(lo)
         use.written |= write
         use.assigned |= plain
         use.atomic |= atomic

@@ -76,6 +76,16 @@ class Poly:
             total += c
         return total
 
+    def substitute(self, name: str, by: Poly) -> Poly:
+        """This polynomial with `name` replaced by `by` wherever it appears."""
+        out = Poly()
+        for m, c in self.terms.items():
+            term = Poly({tuple(v for v in m if v != name): c})
+            for _ in range(m.count(name)):
+                term = term * by
+            out = out + term
+        return out
+
     def degree(self) -> int:
         return max((len(m) for m in self.terms), default=0)
 

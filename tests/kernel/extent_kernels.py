@@ -225,7 +225,9 @@ def _draft(src):
 
 
 def _all_sizes(spec):
-    return [spec.sizes] + [t["sizes"] for t in spec.extra_sizes()]
+    """The sizes at the default and at each check, with the scalar arguments' values besides."""
+    tables = [spec.sizes] + [t["sizes"] for t in spec.extra_sizes()]
+    return [{**t, **{a.name: evaluate(a.value, t) for a in spec.args if not a.is_array}} for t in tables]
 
 
 def _lengths(spec, sizes):

@@ -54,8 +54,11 @@ def test_every_kernel_has_a_spec_a_truth_and_a_source_line():
     for name in NAMES:
         first = (CORPUS / f"{name}.cu").read_text().splitlines()[0]
         assert first.startswith("// shape modelled on: ") and "written from scratch for kt-tui's corpus" in first, name
-    assert sum(judge.load_truth(CORPUS / "truth" / f"{n}.toml").unseen for n in NAMES) == 12
-    batches = Counter(judge.load_truth(CORPUS / "truth" / f"{n}.toml").heldout for n in NAMES)
+    truths = [judge.load_truth(CORPUS / "truth" / f"{n}.toml") for n in NAMES]
+    assert sum(t.unseen for t in truths) == 12
+    assert sum(t.tuning == 35 for t in truths) == 14  # issue 35's tuning set: seen, not held out
+    assert not any(t.tuning and t.heldout for t in truths)
+    batches = Counter(t.heldout for t in truths)
     assert (batches[1], batches[2], batches[3]) == (8, 6, 12)  # held-out kernels per batch
 
 
@@ -105,6 +108,29 @@ def test_the_judge_catches_short_arrays_wrong_outputs_values_geometry_and_scalar
     src, kernel, spec, truth = _hand("layernorm_rows")  # one block per row: a grid of N / 128 blocks is short
     blocks = dataclasses.replace(spec, grid_div_x=None)
     assert judge.judge(blocks, kernel, src, truth)["geometry"]
+
+
+def test_the_judge_catches_swappable_sizes_narrow_bytes_and_idle_threads():
+    src, kernel, spec, truth = _hand("conv2d_filter_args")  # fw = fh: the filter's axes swapped would pass
+    square = dataclasses.replace(spec, sizes={**spec.sizes, "fh": spec.sizes["fw"]})
+    assert (
+        "fw = fh at every size: a kernel that swaps them passes" in judge.judge(square, kernel, src, truth)["scalars"]
+    )
+
+    src, kernel, spec, truth = _hand("histogram_shared_u8")  # bytes below 100: char and unsigned char agree
+    assert (
+        "buffer: values [0, 100), want all of [0, 255)"
+        in judge.judge(_swap(spec, "buffer", high=100), kernel, src, truth)["sizes"]
+    )
+
+    src, kernel, spec, truth = _hand("downsample_box")  # a thread per input pixel: 15 of 16 idle
+    wide = dataclasses.replace(spec, problem_size=["width", "height"])
+    assert any("most idle" in p for p in judge.judge(wide, kernel, src, truth)["geometry"])
+    src, kernel, spec, truth = _hand("row_max_block")  # a block per element, not per row
+    assert any(
+        "most idle" in p
+        for p in judge.judge(dataclasses.replace(spec, problem_size=["N * C"]), kernel, src, truth)["geometry"]
+    )
 
 
 def test_check_sizes_are_judged_too():
@@ -202,3 +228,55 @@ def test_a_template_instantiation_in_the_spec_sets_the_element_bytes_the_judge_u
     assert "A: " in judge.judge(short, kernel, src, truth)["sizes"][0]
     uninstantiated = dataclasses.replace(as_float, kernel="gemv")  # then the truth's [bytes] holds
     assert judge.judge(uninstantiated, kernel, src, truth)["sizes"]
+
+
+def _hand_draft(kt, args, timeout, cwd):  # the "drafter" writes the hand spec
+    name = args[1]
+    (cwd / f"{name}.toml").write_text((CORPUS / "specs" / f"{name}.toml").read_text())
+    return subprocess.CompletedProcess(args, 0, "", "")
+
+
+def test_a_new_held_out_batch_is_scored_apart_as_a_first_draft_until_recorded_as_seen(tmp_path, monkeypatch, capsys):
+    corpus = tmp_path / "corpus"
+    (corpus / "truth").mkdir(parents=True)
+    (corpus / "specs").mkdir()
+    for name, batch in (("mandelbrot", 3), ("gather", 0)):
+        (corpus / f"{name}.cu").write_text((CORPUS / f"{name}.cu").read_text())
+        (corpus / "specs" / f"{name}.cu.toml").write_text((CORPUS / "specs" / f"{name}.cu.toml").read_text())
+        truth = (CORPUS / "truth" / f"{name}.toml").read_text().replace("unseen = true\n", "")
+        (corpus / "truth" / f"{name}.toml").write_text(
+            f"heldout = {batch}\n" + truth if batch else "tuning = 35\n" + truth
+        )
+    seen = tmp_path / "heldout.toml"
+    seen.write_text((CORPUS / "heldout.toml").read_text())
+    monkeypatch.setattr(drafts, "CORPUS", corpus)
+    monkeypatch.setattr(drafts, "SEEN", seen)
+    monkeypatch.setattr(drafts, "kt_tui", _hand_draft)
+
+    assert drafts.main([]) == 0
+    out = capsys.readouterr().out
+    assert "| mandelbrot | held-out 3 |" in out and "| gather | tuning |" in out
+    assert "held-out batch 3: 1 of 1 fully right (first draft: not recorded as seen yet" in out
+    assert "tuning set (seen while the drafter was developed, not held out): 1 of 1 fully right" in out
+
+    assert drafts.main(["--record-seen"]) == 0
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    assert f"held-out batch 3: recorded as seen at {commit.stdout.strip()}" in capsys.readouterr().out
+    assert drafts.seen_batches() == {1: "23be152", 2: "3e06eab", 3: commit.stdout.strip()}
+    assert drafts.main([]) == 0
+    assert f"held-out batch 3: 1 of 1 fully right (seen at {commit.stdout.strip()}" in capsys.readouterr().out
+
+
+def test_the_summary_says_when_the_drafter_changed_after_a_batch_was_seen(monkeypatch):
+    rows = [
+        {"kernel": "k", "heldout": 1, "fully_right": True, "unseen": False, "drafted": True}
+        | dict.fromkeys(("sizes", "outputs", "geometry", "scalars"), True)
+        | {"guesses": 0}
+    ]
+    monkeypatch.setattr(drafts, "_git", lambda kt, *args: "abc1234\ndef5678" if args[0] == "log" else "")
+    assert (
+        "held-out batch 1: 1 of 1 fully right (seen at 23be152; 2 commit(s) changed the drafter since: no longer "
+        "a first draft)" in drafts.summary(rows, False, ROOT)
+    )
+    monkeypatch.setattr(drafts, "_git", lambda kt, *args: "")
+    assert "(seen at 23be152, the drafter unchanged since)" in "\n".join(drafts.summary(rows, False, ROOT))

@@ -130,10 +130,32 @@ def test_a_template_kernel_is_drafted_as_an_instantiation_of_the_types_its_array
     assert again.kernel == "take<float, float>"
 
 
-def test_a_template_with_a_value_parameter_is_left_to_the_user_and_said():
+BLOCK_TEMPLATE = """
+template <typename T, int TILE>
+__global__ void tile_sums(const T *in, T *out, int n) {
+    __shared__ T part[TILE];
+    int i = blockIdx.x * TILE + threadIdx.x;
+    part[threadIdx.x] = i < n ? in[i] : T(0);
+    __syncthreads();
+    for (int h = TILE / 2; h > 0; h /= 2) {
+        if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = part[0];
+}
+"""
+
+
+def test_a_template_value_parameter_is_a_small_count_or_the_block_size_it_sizes_and_is_said():
     src = TEMPLATED.replace("class index_t", "int unroll")
     d = draft(find_kernels(src)[0], src)
-    assert d.spec.kernel == "take" and any("unroll" in what for _key, what in d.guesses)
+    assert d.spec.kernel == "take<float, 4>" and any("unroll = 4" in what for _key, what in d.guesses)
+    d = draft(find_kernels(BLOCK_TEMPLATE)[0], BLOCK_TEMPLATE)
+    assert d.spec.kernel == "tile_sums<float, 128>" and d.spec.tune_params["block_size_x"] == [128]
+    assert d.spec.problem_size == ["n"]  # one thread per element: TILE threads a block
+    src = TEMPLATED.replace("class index_t", "bool flag")  # no number the draft can take: left, said
+    d = draft(find_kernels(src)[0], src)
+    assert d.spec.kernel == "take" and any("flag" in what for _key, what in d.guesses)
 
 
 @pytest.mark.skipif(find_nvcc() is None, reason="needs nvcc")
@@ -143,6 +165,8 @@ def test_a_drafted_template_instantiation_compiles():
     src = TEMPLATED.replace(", class index_t", "").replace("index_t", "int")  # kernel_tuner wraps one type only
     spec = draft_spec(find_kernels(src)[0], src=src)
     assert spec.kernel == "take<float>" and compile_spec(src, spec).ok
+    spec = draft_spec(find_kernels(BLOCK_TEMPLATE)[0], src=BLOCK_TEMPLATE)
+    assert compile_spec(BLOCK_TEMPLATE, spec).ok
 
 
 def test_values_scaled_by_a_ratio_of_scalars_index_the_numerator_and_are_bounded_by_the_denominator():

@@ -1,0 +1,97 @@
+"""Layouts a draft (kernel/draft_sizes.py) must give beyond array lengths: a size derived by division
+(`w / f`) made exact by taking w a whole multiple of f, and a stride from one item (a row, a matrix) to
+the next at least what one item spans, so items do not overlap (a batch stride >= M * K, a pitch >=
+nx + halo, a byte pitch >= 4 * width for floats)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from fractions import Fraction
+
+from . import extents
+from .poly import Poly, at_least
+
+ROW_ALIGN = 32  # a stride is padded past one item to a multiple of this many elements, as pitched allocations are
+
+
+def divided(an: extents.Analysis) -> extents.Analysis:
+    """The analysis with each divided argument w of a size by division q = (w + rest) / f written as
+    q * f - rest: w a whole multiple of f (plus what was taken away), so q is exact."""
+
+    def sub(p: Poly | None) -> Poly | None:
+        if p is None:
+            return None
+        for q, (v, f, rest) in an.quotients.items():
+            p = p.substitute(v, Poly.var(q) * Poly.var(f) - rest)
+        return p
+
+    def subs(ps: list[Poly | None]) -> list[Poly | None]:
+        return [sub(p) for p in ps]
+
+    uses = {k: replace(u, accesses=subs(u.accesses), lows=subs(u.lows)) for k, u in an.uses.items()}
+    return replace(
+        an,
+        uses=uses,
+        axes={a: p for a, b in an.axes.items() if (p := sub(b)) is not None},
+        trips=[p for p in subs(list(an.trips)) if p is not None],
+        strides=[p for p in subs(list(an.strides)) if p is not None],
+        scaled={k: p for k, b in an.scaled.items() if (p := sub(b)) is not None},
+    )
+
+
+Resolve = Callable[[Poly | None], Poly | None]  # an index bound over the launch -> over the sizes
+
+
+def item_strides(
+    an: extents.Analysis, candidates: set[str], resolve: Resolve, no_threads: set[int]
+) -> dict[str, tuple[Poly, Fraction]]:
+    """Strides that step from one item to the next: s -> (E, c) where every index s is in is s times
+    an item number times c (1; 1/4 for a byte pitch into floats) plus what reaches E - 1 within the
+    item: the layout needs s * c >= E. Ordered so that an item's span uses no stride still to come; in
+    a cycle (`b * sb + i * inc`) a stride of the x thread index is the inner one, left as it is."""
+    items = {s: item for s in sorted(candidates) if (item := _item(an, s, resolve)) is not None}
+    inner = {s for s in items if 0 in an.scales.get(s, set()) and 0 not in no_threads}
+    out: dict[str, tuple[Poly, Fraction]] = {}
+    while items:
+        ready = [s for s, (e, _) in items.items() if not e.names() & (set(items) - {s})]
+        if not ready:
+            cut = [s for s in items if s in inner]
+            if not cut:
+                break
+            for s in cut:
+                del items[s]
+            continue
+        for s in ready:
+            out[s] = items.pop(s)
+    return out
+
+
+def _item(an: extents.Analysis, s: str, resolve: Resolve) -> tuple[Poly, Fraction] | None:
+    spans: list[Poly] = []
+    per: set[Fraction] = set()
+    for use in an.uses.values():
+        for raw in use.accesses:
+            if raw is None or s not in raw.names():
+                continue
+            h = resolve(raw)
+            if h is None or any(m.count(s) > 1 for m in h.terms):
+                return None
+            coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+            rest = h - coef * Poly.var(s)
+            if coef.is_const() or any(v.startswith("$") for v in rest.names()) or rest.is_const():
+                return None
+            per.add(next(iter(coef.leading().terms.values())))
+            spans.append(rest + Poly.const(1))
+    widest = [p for p in spans if all(at_least(p, q) for q in spans)]
+    if not widest or len(per) != 1 or (c := per.pop()) <= 0:
+        return None
+    return widest[0], c
+
+
+def padding(item: Poly, per: Fraction, at: dict[str, int]) -> Fraction:
+    """What a stride adds past one item's span at the sizes `at`: up to the next multiple of ROW_ALIGN
+    elements (in the stride's own unit), never 0, so a kernel that uses the span for the stride fails."""
+    least = item.value(at) / per
+    step = ROW_ALIGN / per
+    return (least // step + 1) * step - least
