@@ -2,6 +2,7 @@
 kernel does, said at the gate, in the plan and in the report."""
 
 import math
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from kt_tui.engine import kernel_step
 from kt_tui.engine.core import Engine
 from kt_tui.engine.events import Decision
+from kt_tui.kernel.spec import load_spec
 from kt_tui.records import Result, StoredGate, replace
 from kt_tui.store import Store
 
@@ -52,6 +54,9 @@ def test_stored_plot_points_and_the_prompt_take_only_trusted_results(hermetic):
 
 
 # -- accepting a slower kernel ---------------------------------------------------------------------
+_SPEC = load_spec(Path(__file__).resolve().parents[2] / "examples" / "vector_add.cu.toml")
+
+
 def _accept_engine(best_ms, new_ms):
     steps, accepted = {}, []
     return SimpleNamespace(
@@ -59,7 +64,10 @@ def _accept_engine(best_ms, new_ms):
         options={"threshold": 0.02},
         choice=SimpleNamespace(simulated=False),
         sid="s",
-        data=SimpleNamespace(session=lambda: {}),
+        data=SimpleNamespace(session=lambda: {}, profiles=lambda: []),
+        version=lambda vid: (vid, _SPEC),  # the gate says the distance to the limit from the spec's work
+        current_best=lambda: "v1",
+        best_of=lambda vid: None,
         accepted=accepted,
         confirm_best=lambda vid: Result(
             time_ms=new_ms, params={"b": 1}, key="1", verified=True, status="ok", verdicts=()
