@@ -9,6 +9,7 @@ from pprint import pformat
 
 from ..files import write_output
 from ..kernel.expr import parse
+from ..kernel.text import compile_options
 from .bundle import Bundle
 
 TEMPLATE = '''\
@@ -166,7 +167,7 @@ def script_text(b: Bundle, inputs_name: str) -> str:
         grid_div_y=_py(_parsed(spec.grid_div_y)),
         grid_div_z=_py(_parsed(spec.grid_div_z)),
         block_size_names=_py(spec.block_size_names),
-        compiler_options=_py(list(spec.compiler_options)),
+        compiler_options=_py(compile_options(spec.compiler_options)),
         iterations=repr(int(spec.iterations)),
         tolerances=_py(outputs),
         best=_py({"time_ms": b.best.time_ms, "params": dict(b.best.params)}),

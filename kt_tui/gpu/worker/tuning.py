@@ -30,6 +30,7 @@ from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
+from ...kernel.text import compile_options
 from ...search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
 from ..protocol import TuneJob
@@ -423,7 +424,7 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         block_size_names=spec.block_size_names,
         restrictions=restrictions,
         iterations=spec.iterations,
-        compiler_options=spec.compiler_options or None,
+        compiler_options=compile_options(spec.compiler_options),
         quiet=True,
         strategy=strategy,
         strategy_options=options,
