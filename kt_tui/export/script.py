@@ -11,6 +11,7 @@ from ..files import write_output
 from ..kernel.expr import parse
 from ..kernel.text import compile_options
 from .bundle import Bundle
+from .inputs import not_made
 
 TEMPLATE = '''\
 """Reproduce the final tuning of kt-tui session {sid} ({kernel}) with kernel_tuner alone.
@@ -44,6 +45,10 @@ ITERATIONS = {iterations}
 TOLERANCES = {tolerances}
 BEST_IN_SESSION = {best}
 SESSION_BACKEND = {backend}
+
+# arguments not in the inputs file: made by the user's Python, which kt-tui's export does not run
+NOT_IN_INPUTS = {not_made}
+N_ARGS = {n_args}
 
 ORIGINAL_PARAMS = {original_params}
 ORIGINAL_GRID_DIV = {original_grid_div}
@@ -84,8 +89,10 @@ def as_cuda(backend):
 
 
 def load_inputs():
+    if NOT_IN_INPUTS:
+        raise SystemExit("not in %s: %s; make them and add them as arg<N>" % ({inputs}, "; ".join(NOT_IN_INPUTS.values())))
     with np.load(HERE / {inputs}) as z:
-        args = [z["arg%d" % i] for i in range(len([k for k in z.files if k.startswith("arg")]))]
+        args = [z["arg%d" % i] for i in range(N_ARGS)]
         args = [a[()] if a.ndim == 0 else a for a in args]
         stored = {{int(k[len("answer"):]): z[k] for k in z.files if k.startswith("answer")}}
     return args, stored
@@ -174,6 +181,8 @@ def script_text(b: Bundle, inputs_name: str) -> str:
         backend=repr(
             b.session.get("backend") if b.session.get("backend") in ("pycuda", "cupy", "nvcuda") else "pycuda"
         ),
+        not_made=_py(not_made(spec)),
+        n_args=repr(len(spec.args)),
         original_params=_py(orig.baseline_params()),
         original_grid_div=_py(tuple(_parsed(g) for g in (orig.grid_div_x, orig.grid_div_y, orig.grid_div_z))),
         original_block_size_names=_py(orig.block_size_names),

@@ -175,7 +175,7 @@ class _Expander:
         params = macro.params or ()
         raw = {p: [t for t, _ in args[k]] if k < len(args) else [] for k, p in enumerate(params)}
         done: dict[str, list[Token]] = {}
-        body, out = macro.body, []
+        body, out = macro.body, list[Token]()
         i = 0
         while i < len(body):
             t = body[i]
