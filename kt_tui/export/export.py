@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..files import check_out_dir, refuse_existing, write_output
 from ..kernel.spec import dump_spec
+from ..redact import for_terminal
 from ..store import Store
 from . import tables
 from .bundle import Bundle, ExportError, load_bundle, metrics
@@ -171,6 +172,7 @@ def best_source(b: Bundle) -> str:
         f"// parameters: {json.dumps(dict(b.best.params))}",
         "",
     ]
+    lines = [for_terminal(line) for line in lines]  # the session's words, from a database
     for k, v in b.best.params.items():
         lines += [f"#ifndef {k}", f"#define {k} {_c_value(v)}", "#endif"]
     return "\n".join(lines) + "\n\n" + b.version["source"].rstrip() + "\n"

@@ -12,6 +12,7 @@ from ..engine.strength import check_line, state_of
 from ..engine.verdict import verdict_text
 from ..files import write_output
 from ..records import Result, StoredGate, config_key
+from ..redact import for_terminal
 from .bundle import Bundle, metrics
 from .plot import plot_svg
 from .tables import CSV, Points
@@ -26,11 +27,12 @@ _PLOT_MARK = "KT-TUI-PLOT-HERE"
 
 def write_report(b: Bundle, out: Path, store=None, points: Points | None = None) -> list[Path]:
     """points: what the plot draws, when write_tables gathered it (else it is read from the store)."""
-    svg = plot_svg(b, points=None if points is None else (points.series, points.times))
-    md = report_markdown(b, store)
+    # text from an LLM or a database is written without escape sequences or control characters
+    svg = for_terminal(plot_svg(b, points=None if points is None else (points.series, points.times)))
+    md = for_terminal(report_markdown(b, store))
     write_output(out / PLOT, svg)
     write_output(out / "report.md", md.replace(_PLOT_MARK, f"![every measured configuration]({PLOT})"))
-    write_output(out / "report.html", report_html(b, md, svg))
+    write_output(out / "report.html", for_terminal(report_html(b, md, svg)))
     return [out / "report.md", out / PLOT, out / "report.html"]
 
 
