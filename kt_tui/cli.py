@@ -410,6 +410,9 @@ def _with_settings(args: argparse.Namespace, gpu, said: bool) -> int:
     from .gpu.scale import check_settings, wanted  # not gpu.pool: it loads numpy before the first frame
 
     check_settings(settings)
+    from .llm.errors import check_model  # nothing heavy: the client loads with the first call
+
+    check_model(settings.model)
     if gpu is not None and wanted(settings):  # the config file asks for several GPUs: a pool instead
         gpu.close()
         gpu = None
