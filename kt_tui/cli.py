@@ -371,6 +371,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return list_sessions(session_db(args.db), args.json)
     gpu, said = None, False
+    if args.command in ("run", "resume", "open"):
+        from .gpu.protocol import sim_pace  # light: the worker reads it too
+
+        sim_pace()
     if args.command == "run":
         from .front.early import early_worker
 

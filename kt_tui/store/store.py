@@ -18,6 +18,8 @@ from .refs import ReferenceFiles
 from .results import ResultStore
 from .rows import gate_from_row
 
+LISTED = 1000  # characters of each value sessions() reads
+
 
 class Store(ResultStore, ReferenceFiles):
     """Sessions, their kernel versions, runs, results, checks, reference outputs, gates, LLM calls,
@@ -43,8 +45,14 @@ class Store(ResultStore, ReferenceFiles):
         return rows[0]
 
     def sessions(self) -> list[dict[str, Any]]:
-        cursor = self.conn.execute("SELECT * FROM sessions ORDER BY created DESC, rowid DESC")
-        names = [d[0] for d in cursor.description]
+        """Every session's row for a listing: each value cut to LISTED characters and the settings
+        left out, so a hand-made 400 MB value stays in the file (session(sid) reads a whole row)."""
+        names = [r[1] for r in self.conn.execute("PRAGMA table_info(sessions)") if r[1] != "settings"]
+        cut = ", ".join(
+            f"CASE typeof([{n}]) WHEN 'text' THEN substr([{n}], 1, {LISTED}) WHEN 'blob' THEN NULL ELSE [{n}] END"
+            for n in names
+        )
+        cursor = self.conn.execute(f"SELECT {cut} FROM sessions ORDER BY created DESC, rowid DESC")
         return [dict(zip(names, row)) for row in cursor]
 
     def delete_session(self, sid: str) -> None:
@@ -66,8 +74,8 @@ class Store(ResultStore, ReferenceFiles):
             release(path)
 
     def latest_session(self) -> dict[str, Any] | None:
-        rows = self.sessions()
-        return rows[0] if rows else None
+        row = self.conn.execute("SELECT id FROM sessions ORDER BY created DESC, rowid DESC LIMIT 1").fetchone()
+        return self.session(row[0]) if row else None
 
     # -- one process runs a session at a time ---------------------------------------------
     def lock(self, sid: str) -> None:
