@@ -78,11 +78,12 @@ def http_client(timeout_s: float, base_url: str):
     named = _origin(httpx.URL(base_url))
 
     def same_host(request) -> None:
-        if _origin(request.url) != named:
+        scheme, host, port = _origin(request.url)
+        if (scheme, host, port) != named:
             raise BadReply(
                 "refused",
-                f"the endpoint redirected the request to {request.url.scheme}://{request.url.host}, not "
-                f"the host of --base-url: kt-tui sends the prompt only where you point it (not followed)",
+                f"the endpoint redirected the request to {scheme}://{host}:{port}, not the host of "
+                "--base-url: kt-tui sends the prompt only where you point it (not followed)",
             )
 
     return openai.DefaultHttpxClient(
