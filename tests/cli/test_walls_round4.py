@@ -63,3 +63,12 @@ def test_listing_reads_a_bounded_part_of_each_row(capsys, tmp_path):
     capsys.readouterr()
     assert cli.main(["sessions", "--json", "--db", str(db)]) == 0
     assert len(json.loads(capsys.readouterr().out)[0]["gpu"]) == 1000
+
+
+def test_a_locks_path_that_is_a_file_is_named(capsys, tmp_path):
+    db = tmp_path / "s.db"
+    (tmp_path / "s.db.locks").write_text("not a folder")
+    argv = ["run", str(EXAMPLES / "vector_add.cu"), "--auto", "--backend", "sim", "--llm", "none"]
+    assert cli.main([*argv, "--sim-cache", str(EXAMPLES / "recorded"), "--db", str(db)]) == 3
+    err = capsys.readouterr().err
+    assert "s.db.locks is not a folder" in err and "internal error" not in err
