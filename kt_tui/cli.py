@@ -378,6 +378,10 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return list_sessions(session_db(args.db), args.json)
     gpu, said = None, False
+    if args.command in ("run", "resume", "open"):
+        from .gpu.protocol import sim_pace  # light: the worker reads it too
+
+        sim_pace()
     if args.command == "run":
         from .front.early import early_worker
 
@@ -417,6 +421,9 @@ def _with_settings(args: argparse.Namespace, gpu, said: bool) -> int:
     from .gpu.scale import check_settings, wanted  # not gpu.pool: it loads numpy before the first frame
 
     check_settings(settings)
+    from .llm.errors import check_model  # nothing heavy: the client loads with the first call
+
+    check_model(settings.model)
     if gpu is not None and wanted(settings):  # the config file asks for several GPUs: a pool instead
         gpu.close()
         gpu = None

@@ -42,6 +42,8 @@ class Case:
     source_edit: str | None = None  # for export/resume: the stored source replaced
     expect: tuple = (0, 2)
     files: dict = field(default_factory=dict)
+    sql: tuple = ()  # for export/resume/sessions: statements run on the copied database ({dir}: the case's folder)
+    env: dict = field(default_factory=dict)
 
 
 def _spec(old: str, new: str) -> str:
@@ -193,6 +195,47 @@ def cases() -> list[Case]:
     out.append(Case("db sessions: garbage file", "sessions", files={"s.db": b"not a database" * 100}))
     out.append(Case("db sessions: a folder", "sessions", files={"s.db/x": b""}))
     out.append(Case("db export: garbage file", "export", files={"s.db": b"SQLite format 3\0" + b"\xff" * 4000}))
+    # issue 36: user modules, damaged references, sizes and settings
+    evil = {
+        "evilmod.py": "from pathlib import Path\nPath(__file__).with_name('PWNED').touch()\ndef f(s):\n    return [1.0]\n"
+    }
+    here = ("update sessions set kernel_path = '{dir}/vector_add.cu'",)
+    for ref in ("evilmod:f", "os:system"):
+        out.append(Case(f"db export: input made by {ref}", "export", db_edit={"function": ref}, files=evil, sql=here))
+        out.append(Case(f"db resume: input made by {ref}", "resume", db_edit={"function": ref}, files=evil, sql=here))
+    out.append(
+        Case(
+            "db export: base_dir outside the kernel folder",
+            "export",
+            db_edit={"function": "evilmod:f", "base_dir": "/tmp"},
+        )
+    )
+    out.append(
+        Case(
+            "db resume: base_dir outside the kernel folder",
+            "resume",
+            db_edit={"function": "evilmod:f", "base_dir": "/tmp"},
+        )
+    )
+    nowhere = ("update results set version = 'nosuch'", "update sessions set best_version = 'nosuch'")
+    out.append(Case("db export: results name no version", "export", sql=nowhere))
+    out.append(
+        Case(
+            "db sessions: a 100 MB settings value",
+            "sessions",
+            sql=("update sessions set settings = printf('%.*c', 100000000, 'x')",),
+        )
+    )
+    for pace in ("abc", "1e9"):
+        out.append(Case(f"env KT_TUI_SIM_PACE={pace}", "run", env={"KT_TUI_SIM_PACE": pace}))
+    for name in ("min", "round", "len"):
+        out.append(
+            Case(
+                f"spec: a tunable named {name}",
+                "check",
+                spec=_spec("[tune_params]\n", f"[tune_params]\n{name} = [1, 2]\n"),
+            )
+        )
     return out
 
 
@@ -240,8 +283,14 @@ def _tamper(db: Path, case: Case) -> None:
         rows = c.execute("select session, id, spec_json, source from versions").fetchall()
         for sid, vid, plain, source in rows:
             if case.db_edit is not None:
-                edit = case.db_edit
+                edit = dict(case.db_edit)
+                function = edit.pop("function", None)
                 plain = edit["raw"] if "raw" in edit else json.dumps({**json.loads(plain), **edit})
+                if function:  # an input made by the user's Python, beside the kernel unless base_dir says
+                    spec = json.loads(plain)
+                    spec["base_dir"] = case.db_edit.get("base_dir", str(db.parent))
+                    spec["args"][1] = {**spec["args"][1], "init": "function", "function": function}
+                    plain = json.dumps(spec)
             if case.source_edit is not None:
                 source = case.source_edit
             c.execute(
@@ -257,9 +306,12 @@ def run_case(case: Case, base_db: Path, env: dict, timeout: float) -> dict:
         db = d / "s.db"
         for name, data in case.files.items():
             _write(d / name, data)
-        if case.command in ("export", "resume") and not case.files:
+        if case.command in ("export", "resume", "sessions") and not (set(case.files) & {"s.db", "s.db/x"}):
             shutil.copy(base_db, db)
             _tamper(db, case)
+            with sqlite3.connect(db) as c:
+                for statement in case.sql:
+                    c.execute(statement.replace("{dir}", str(d)))
         common = ["--backend", "sim", "--sim-cache", EXAMPLES / "recorded", "--llm", "none"]
         argv = {
             "run": ["run", d / "vector_add.cu", "--auto", "--json", *common, "--db", db],
@@ -270,7 +322,9 @@ def run_case(case: Case, base_db: Path, env: dict, timeout: float) -> dict:
         }[case.command]
         start = time.monotonic()
         try:
-            p = subprocess.run(_cli(*argv), env=env, cwd=d, capture_output=True, timeout=timeout, check=False)
+            p = subprocess.run(
+                _cli(*argv), env={**env, **case.env}, cwd=d, capture_output=True, timeout=timeout, check=False
+            )
             rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
         except subprocess.TimeoutExpired:
             rc, err = None, ""

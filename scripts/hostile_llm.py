@@ -213,6 +213,14 @@ def cases() -> list[tuple[str, list, dict]]:
     add("nul-bytes-in-code", good(VECTOR_ADD.replace("{", '{\x00#include "/etc/passwd"\n', 1)))
     add("bidi-and-zero-width", good(explanation="\u202eevil\u2066\u200b", code=with_comment("\u202e reversed")))
     add("kernel-200k", good(VECTOR_ADD + "\n// " + "x" * 200_000))
+    # issue 36: where the prompt may go, TLS, names, escapes written into the export
+    add("redirect-307-other-host", {"redirect": "OTHER/chat/completions", "code": 307}, other_server=True)
+    add("redirect-308-other-host", {"redirect": "OTHER/chat/completions", "code": 308}, other_server=True)
+    add("redirect-307-same-host", [{"redirect": "SELF/chat/completions", "code": 307}, good()] * 2)
+    add("tls-self-signed", good(), tls=True)
+    add("tls-to-plain-http", good(), base_url="https://HOST/v1")
+    add("model-name-100k", good(), model="m" * 100_000)
+    add("escapes-in-explanation-exported", good(explanation="\x1b]0;t\x07\x1b[2J\x1b]52;c;ZXZpbA==\x07\x9b1m done"))
     return c
 
 
@@ -228,9 +236,18 @@ def run_case(name: str, script: list, opt: dict, work: Path) -> dict:
         KT_TUI_DATA_DIR=str(tmp / "data"),
         KT_TUI_DB=str(tmp / "sessions.db"),
     )
-    server = None if opt.get("no_server") else ScriptedServer(script).start()
+    other = ScriptedServer(["stolen"] * 4).start() if opt.get("other_server") else None
+    server = None if opt.get("no_server") else ScriptedServer([], tls=bool(opt.get("tls"))).start()
+    if server:
+        for item in script:
+            if isinstance(item, dict) and "redirect" in item:
+                where = (other or server).url
+                item = {**item, "redirect": item["redirect"].replace("OTHER", where).replace("SELF", where)}
+            server.script.append(item)
     url = (
-        (opt.get("base_url") or "http://HOST/v1").replace("HOST", server.url.split("//")[1].split("/")[0])
+        (opt.get("base_url") or server.url.split("//")[0] + "//HOST/v1").replace(
+            "HOST", server.url.split("//")[1].split("/")[0]
+        )
         if server
         else opt["base_url"]
     )
@@ -249,7 +266,7 @@ def run_case(name: str, script: list, opt: dict, work: Path) -> dict:
         "--base-url",
         url,
         "--model",
-        "m",
+        opt.get("model", "m"),
         "--llm-timeout",
         "5",
     ]
@@ -268,6 +285,8 @@ def run_case(name: str, script: list, opt: dict, work: Path) -> dict:
         timer.cancel()
         if server:
             server.stop()
+        if other:
+            other.stop()
     seconds = time.monotonic() - start
     watch.join()
     rss_kb = rss_kb[0]
@@ -300,6 +319,14 @@ def run_case(name: str, script: list, opt: dict, work: Path) -> dict:
         if s in stderr_export:
             secrets.append(f"export-stderr:{s[:6]}")
     escapes = len(ESC.findall(stderr))
+    for written in ("report.md", "report.html", "vector_add.best.cu", "results.csv"):  # in files, not shown
+        path = tmp / "export" / written
+        escapes += (
+            len(ESC.findall(path.read_text(errors="replace").replace("\n", " ").replace("\t", " ")))
+            if path.exists()
+            else 0
+        )
+    leaked = bool(other and other.requests)
     internal = "internal error" in stderr or rc not in (0, 1, 2)
     defects = [
         d
@@ -309,6 +336,7 @@ def run_case(name: str, script: list, opt: dict, work: Path) -> dict:
             ("secret", bool(secrets)),
             ("escapes", escapes > 0),
             ("rss", rss_kb > RSS_BOUND_MB * 1024),
+            ("prompt-sent-to-another-host", leaked),
         )
         if bad
     ]

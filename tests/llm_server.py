@@ -19,6 +19,8 @@ Hostile modes (tests/llm/test_hostile_endpoints.py, scripts/hostile_llm.py):
   {"endless": True, "pace": 0.01}      an SSE line that never ends (64 KB every pace s), until the client goes away
   {"bomb": 2000, "stream": True}       a gzip body of about that many MB once inflated (2 KB per MB sent)
   {"drip": 0.05, "reply": "text"}      a whole streamed reply, one byte every 0.05 s
+  {"redirect": URL, "code": 307}       a redirect to URL (another host's, or this one's)
+ScriptedServer(script, tls=True): served over TLS with a self-signed certificate (openssl makes it).
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ MODEL = "scripted-model"
 
 
 class ScriptedServer:
-    def __init__(self, script: list):
+    def __init__(self, script: list, tls: bool = False):
+        self.tls = tls
         self.script = list(script)
         self.requests: list[dict] = []
         self.headers: list[dict] = []
@@ -48,10 +51,12 @@ class ScriptedServer:
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{'https' if self.tls else 'http'}://{host}:{port}/v1"
 
     def start(self) -> ScriptedServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        if self.tls:
+            self._httpd.socket = _self_signed().wrap_socket(self._httpd.socket, server_side=True)
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         return self
 
@@ -117,6 +122,12 @@ def _handler(server: ScriptedServer):
                 except OSError:
                     pass
                 return
+            if "redirect" in item:
+                self.send_response(item.get("code", 307))
+                self.send_header("Location", item["redirect"])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return None
             if callable(item.get("reply")):
                 item = {**item, "reply": item["reply"](server.headers[-1], body)}
             if "raw" in item:
@@ -309,3 +320,26 @@ def scripted_llm():
     yield start
     for s in servers:
         s.stop()
+
+
+def _self_signed():
+    """An SSL context serving a fresh self-signed certificate for 127.0.0.1 (the openssl command)."""
+    import shutil
+    import ssl
+    import subprocess
+    import tempfile
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed: no self-signed certificate")
+    folder = tempfile.mkdtemp(prefix="kt-tui-tls-")
+    cert, key = f"{folder}/cert.pem", f"{folder}/key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"]
+        + ["-keyout", key, "-out", cert],
+        check=True,
+        capture_output=True,
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    shutil.rmtree(folder, ignore_errors=True)
+    return context

@@ -90,7 +90,12 @@ def load_bundle(store: Store, sid: str) -> Bundle:
     if best is None or best.time_ms is None:
         raise ExportError(f"session {s['id']} has no accepted best kernel yet: nothing to export")
     versions = store.versions(s["id"])
-    version = next(v for v in versions if v["id"] == best.version)
+    version = next((v for v in versions if v["id"] == best.version), None)
+    if version is None:
+        raise ExportError(
+            f"session {s['id']}: its best result names kernel version {best.version!r}, which the "
+            "session does not hold (a damaged database): nothing to export"
+        )
     return Bundle(
         session=s,
         best=best,

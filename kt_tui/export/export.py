@@ -3,38 +3,69 @@ inputs, a kernel_tuner script, every result (CSV, kernel_tuner caches, T4) and a
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 from ..engine.limits import limits, work_of
 from ..files import check_out_dir, refuse_existing, write_output
 from ..kernel.spec import dump_spec
+from ..redact import for_terminal
 from ..store import Store
 from . import tables
 from .bundle import Bundle, ExportError, load_bundle, metrics
-from .inputs import write_arrays
+from .inputs import not_made, write_arrays
 from .plot import reference_of
 from .report import PLOT, write_report
 from .script import write_script
 
+MANIFEST = ".kt-tui-export.json"  # the session and files of the export a folder holds
+
 
 def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = False) -> dict:
-    """Write every file; returns {"session", "out", "files": [paths], "best": {...}}. Refuses the root
-    folder, an empty path, and (unless `force`) a folder holding any file it would write."""
+    """Write every file; returns {"session", "out", "files": [paths], "not_written": [why], "best":
+    {...}}. Refuses the root folder, an empty path, and (unless `force`) a folder holding any file it
+    would write. Everything is written into a folder of its own inside `out` first and moved in only
+    once all of it was written, under a lock on `out`: a failed export leaves `out` as it was, and
+    two exports into one folder never mix their files (the files of the export it replaces go)."""
     b = load_bundle(store, sid)
     out = check_out_dir(out_dir)
     refuse_existing(planned_files(b, out), force)
+    made = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".kt-tui-write-test-", dir=out)
-        os.close(fd)
-        os.unlink(probe)
+        staging = Path(tempfile.mkdtemp(prefix=".kt-tui-export-", dir=out))
     except OSError as e:
         raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
+    try:
+        written = _write_all(b, store, staging)
+        with _folder_lock(out):
+            refuse_existing(planned_files(b, out), force)  # another export may have come meanwhile
+            files = _move_in(staging, out, written, b.sid)
+    except OSError as e:
+        raise ExportError(f"--out {out}: nothing was exported ({e.strerror or e})") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if made and not any(out.iterdir()):
+            out.rmdir()
+    not_written = [f"{why}: made by the user's Python, which export does not run" for why in not_made(b.spec).values()]
+    return {
+        "session": b.sid,
+        "out": str(out),
+        "files": [str(f) for f in files],
+        "not_written": not_written,
+        "best": best_summary(b),
+    }
+
+
+def _write_all(b: Bundle, store: Store, out: Path) -> list[Path]:
     name = b.name
     points = tables.Points(reference_of(b), [v["id"] for v in b.versions])
     with ThreadPoolExecutor(1) as pool:  # numpy makes the inputs and the disk takes them outside the GIL
@@ -48,7 +79,38 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
             *write_report(b, out, store, points),
         ]
         files.insert(3, inputs.result())
-    return {"session": b.sid, "out": str(out), "files": [str(f) for f in files], "best": best_summary(b)}
+    return files
+
+
+@contextmanager
+def _folder_lock(out: Path) -> Iterator[None]:
+    fd = os.open(out / ".kt-tui-export.lock", os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _move_in(staging: Path, out: Path, written: list[Path], sid: str) -> list[Path]:
+    """The staged files moved into `out`, after the files of the export `out` held before (its
+    manifest lists them) were removed; a new manifest."""
+    names = [str(p.relative_to(staging)) for p in written]
+    try:
+        before = json.loads((out / MANIFEST).read_text()).get("files", [])
+    except (OSError, ValueError, AttributeError):
+        before = []
+    for name in set(before) - set(names) if isinstance(before, list) else ():
+        old = out / str(name)
+        if out.resolve() in old.resolve().parents and old.is_file() and not old.is_symlink():
+            old.unlink()
+    moved = []
+    for name in names:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staging / name, out / name)
+        moved.append(out / name)
+    write_output(out / MANIFEST, json.dumps({"session": sid, "files": names}) + "\n")
+    return moved
 
 
 def planned_files(b: Bundle, out: Path) -> list[Path]:
@@ -114,6 +176,7 @@ def best_source(b: Bundle) -> str:
         f"// parameters: {json.dumps(dict(b.best.params))}",
         "",
     ]
+    lines = [for_terminal(line) for line in lines]  # the session's words, from a database
     for k, v in b.best.params.items():
         lines += [f"#ifndef {k}", f"#define {k} {_c_value(v)}", "#endif"]
     return "\n".join(lines) + "\n\n" + b.version["source"].rstrip() + "\n"

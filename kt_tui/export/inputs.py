@@ -26,10 +26,26 @@ def write_inputs(b: Bundle, path: Path, piece: int = PIECE) -> Path:
     return write_arrays(b.spec, b.data.reference(b.original["id"]), path, piece)
 
 
+def not_made(spec: Spec) -> dict[int, str]:
+    """The arguments an export does not make, by position, each with its recipe: those the user's
+    Python makes (it runs only in the GPU worker, issue 36 item 3) and copies of them."""
+    out: dict[int, str] = {}
+    for i, a in enumerate(spec.args):
+        if a.init == "function":
+            out[i] = f'args[{i}] ({a.name}): init = "function", function = "{a.function}"'
+    for _ in spec.args:  # copies of copies
+        for i, a in enumerate(spec.args):
+            src = next((k for k, b in enumerate(spec.args) if b.name == a.copy_of), None)
+            if a.init == "copy" and src in out and i not in out:
+                out[i] = f"args[{i}] ({a.name}): a copy of {out[src]}"
+    return out
+
+
 def write_arrays(spec: Spec, ref: dict[str, Any] | None, path: Path, piece: int = PIECE) -> Path:
-    """The arguments of `spec` and the outputs of `ref` that are outputs of `spec` (no store: it may
-    run on a thread of its own)."""
+    """The arguments of `spec` (but those not_made) and the outputs of `ref` that are outputs of
+    `spec` (no store: it may run on a thread of its own)."""
     sizes = dict(spec.sizes)
+    skipped = not_made(spec)
     whole: dict[str, Any] = {}  # copied arguments that could not be made in pieces
     copied = {a.copy_of for a in spec.args if a.init == "copy"}
     by_name = {a.name: a for a in spec.args}
@@ -38,6 +54,8 @@ def write_arrays(spec: Spec, ref: dict[str, Any] | None, path: Path, piece: int 
         npz = NpzWriter(f.fileno())
         for i in order:
             a = spec.args[i]
+            if i in skipped:
+                continue
             made = pieces(a, sizes, by_name, whole, piece)
             if made is None:
                 value = np.asarray(make_arg(a, sizes, spec, whole), order="C")

@@ -14,6 +14,7 @@ from ..engine.strength import check_line, score_line, state_of, survivor_text
 from ..engine.verdict import verdict_text
 from ..files import write_output
 from ..records import Result, StoredGate, config_key
+from ..redact import for_terminal
 from .bundle import Bundle, metrics, spec_of
 from .plot import plot_svg
 from .roofline import Point, roofline_svg
@@ -31,9 +32,11 @@ ROOFLINE = "report-roofline.svg"
 
 def write_report(b: Bundle, out: Path, store=None, points: Points | None = None) -> list[Path]:
     """points: what the plot draws, when write_tables gathered it (else it is read from the store)."""
-    svg = plot_svg(b, points=None if points is None else (points.series, points.times))
+    # text from an LLM or a database is written without escape sequences or control characters
+    svg = for_terminal(plot_svg(b, points=None if points is None else (points.series, points.times)))
     roof = _roofline(b)
-    md = report_markdown(b, store)
+    roof = for_terminal(roof) if roof else roof
+    md = for_terminal(report_markdown(b, store))
     write_output(out / PLOT, svg)
     said = f"![the roofline]({ROOFLINE})" if roof else "(No roofline: the device's measured peaks are not recorded.)"
     write_output(
@@ -42,7 +45,7 @@ def write_report(b: Bundle, out: Path, store=None, points: Points | None = None)
     )
     if roof:
         write_output(out / ROOFLINE, roof)
-    write_output(out / "report.html", report_html(b, md, svg, roof))
+    write_output(out / "report.html", for_terminal(report_html(b, md, svg, roof)))
     return [out / "report.md", out / PLOT, *([out / ROOFLINE] if roof else []), out / "report.html"]
 
 

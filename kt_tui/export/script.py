@@ -9,7 +9,9 @@ from pprint import pformat
 
 from ..files import write_output
 from ..kernel.expr import parse
+from ..kernel.text import compile_options
 from .bundle import Bundle
+from .inputs import not_made
 
 TEMPLATE = '''\
 """Reproduce the final tuning of kt-tui session {sid} ({kernel}) with kernel_tuner alone.
@@ -43,6 +45,10 @@ ITERATIONS = {iterations}
 TOLERANCES = {tolerances}
 BEST_IN_SESSION = {best}
 SESSION_BACKEND = {backend}
+
+# arguments not in the inputs file: made by the user's Python, which kt-tui's export does not run
+NOT_IN_INPUTS = {not_made}
+N_ARGS = {n_args}
 
 ORIGINAL_PARAMS = {original_params}
 ORIGINAL_GRID_DIV = {original_grid_div}
@@ -83,8 +89,10 @@ def as_cuda(backend):
 
 
 def load_inputs():
+    if NOT_IN_INPUTS:
+        raise SystemExit("not in %s: %s; make them and add them as arg<N>" % ({inputs}, "; ".join(NOT_IN_INPUTS.values())))
     with np.load(HERE / {inputs}) as z:
-        args = [z["arg%d" % i] for i in range(len([k for k in z.files if k.startswith("arg")]))]
+        args = [z["arg%d" % i] for i in range(N_ARGS)]
         args = [a[()] if a.ndim == 0 else a for a in args]
         stored = {{int(k[len("answer"):]): z[k] for k in z.files if k.startswith("answer")}}
     return args, stored
@@ -166,13 +174,15 @@ def script_text(b: Bundle, inputs_name: str) -> str:
         grid_div_y=_py(_parsed(spec.grid_div_y)),
         grid_div_z=_py(_parsed(spec.grid_div_z)),
         block_size_names=_py(spec.block_size_names),
-        compiler_options=_py(list(spec.compiler_options)),
+        compiler_options=_py(compile_options(spec.compiler_options)),
         iterations=repr(int(spec.iterations)),
         tolerances=_py(outputs),
         best=_py({"time_ms": b.best.time_ms, "params": dict(b.best.params)}),
         backend=repr(
             b.session.get("backend") if b.session.get("backend") in ("pycuda", "cupy", "nvcuda") else "pycuda"
         ),
+        not_made=_py(not_made(spec)),
+        n_args=repr(len(spec.args)),
         original_params=_py(orig.baseline_params()),
         original_grid_div=_py(tuple(_parsed(g) for g in (orig.grid_div_x, orig.grid_div_y, orig.grid_div_z))),
         original_block_size_names=_py(orig.block_size_names),

@@ -18,6 +18,7 @@ import orjson
 from ..engine.limits import per_ms, stored_facts, work_of
 from ..files import open_output
 from ..records import Run
+from ..redact import for_terminal
 from .bundle import Bundle, ExportError, spec_of
 
 CSV = "results.csv"
@@ -50,7 +51,7 @@ def write_tables(b: Bundle, out: Path, points: Points | None = None) -> list[Pat
     tuned = b.tuned()
     paths = planned(b, out, tuned)
     with ExitStack() as stack:
-        table = csv.writer(stack.enter_context(_text(_output(out / CSV))), lineterminator="\n")
+        table = csv.writer(_Plain(stack.enter_context(_text(_output(out / CSV)))), lineterminator="\n")
         table.writerow(["version", "key", "run", *names, "time_ms", "status", "verified", "max_abs_err"] + TAIL + RATES)
         caches: dict[str, CacheFile | None] = {}
         runs = b.data.runs()
@@ -343,6 +344,17 @@ def _output(path: Path) -> BinaryIO:
 
 def _text(f: BinaryIO) -> io.TextIOWrapper:
     return io.TextIOWrapper(f, encoding="utf-8", newline="")
+
+
+class _Plain:
+    """A text file whose every line is written without escape sequences or control characters: the
+    cells are a database's text (an error message, a parameter value)."""
+
+    def __init__(self, f: io.TextIOWrapper) -> None:
+        self.f = f
+
+    def write(self, text: str) -> int:
+        return self.f.write(for_terminal(text))
 
 
 def _params(text: str, vid: str, key: str) -> dict:

@@ -144,6 +144,8 @@ def export_results(settings: Settings, args: argparse.Namespace) -> int:
         speed = f", {best['speedup']:.2f}x over the original" if best["speedup"] else ""
         print(f"session {sid}: best {best['time_ms']:.4f} ms with {best['params']}{speed}")
         print("\n".join(f"  {f}" for f in out["files"]))
+    for why in out["not_written"]:
+        print(f"kt-tui: note: not written: {why}", file=sys.stderr)
     return 0
 
 

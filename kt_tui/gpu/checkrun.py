@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..kernel import refkernel, strength
-from ..kernel.inputs import load_named, make_args
+from ..kernel.inputs import allow_user_code, load_named, make_args
 from ..kernel.mutant import NoMutant, do_nothing, mutants
 from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.strengthen import candidates, case_spec, check_entry
@@ -541,7 +541,7 @@ def test_check(
 def static_state(spec: Spec, why: str) -> dict:
     """Without a GPU: the array tests on what needs no run (a reference file's outputs against the
     inputs); the sanitizer, the mutant and the changed arguments are said to be unchecked."""
-    if isinstance(spec.reference, str) and spec.reference.endswith(".npz"):
+    if isinstance(spec.reference, str) and spec.reference.endswith(".npz") and not _made_by_functions(spec):
         refs = load_named(spec, spec.reference, "reference") or {}
         before = {a.name: v for a, v in zip(spec.args, make_args(spec, spec.sizes)) if a.is_array}
         outs = {a.name: refs[a.name] for a in spec.outputs() if a.name in refs}
@@ -551,6 +551,11 @@ def static_state(spec: Spec, why: str) -> dict:
     return strength.unchecked(why)
 
 
+def _made_by_functions(spec: Spec) -> bool:
+    """Inputs from the user's Python, which only the GPU worker runs (kernel/inputs.py user_function)."""
+    return any(a.init == "function" for a in spec.args)
+
+
 def main(argv: list[str]) -> int:
     """The child: each run on fresh inputs, every array argument kept before the first and after
     each, then judged here (state.json): a big session's arrays never cross to the app's process.
@@ -558,6 +563,8 @@ def main(argv: list[str]) -> int:
     mutant hung or crashed finds state.json and goes on with the mutants left."""
     mark("check child: up")
     from .worker.outputs import run_arrays  # in this child process only: it loads kernel_tuner
+
+    allow_user_code()
 
     mark("check child: imports done")
     job = json.loads(Path(argv[0]).read_text())

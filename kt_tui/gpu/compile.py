@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..kernel.source import SourceError, find_kernels
-from ..kernel.text import KernelTextError, kernel_text
+from ..kernel.text import KernelTextError, compile_options, kernel_text
 from .env import scrubbed_env
 
 # Imported where used: kernel_tuner (ktsource.py imports it), at the first compile rather than
@@ -109,14 +109,14 @@ def compile_check(
             "-Xptxas",
             "-v",
             "-lineinfo",
-            *(compiler_options or []),
+            *compile_options(compiler_options),
             FILE_NAME,
             "-o",
             "kernel.cubin",
         ]
         return _run_nvcc(cmd, text, source, timeout_s)
     if find_nvrtc():
-        options = [f"-arch={arch.replace('sm_', 'compute_')}", "-lineinfo", *(compiler_options or [])]
+        options = [f"-arch={arch.replace('sm_', 'compute_')}", "-lineinfo", *compile_options(compiler_options)]
         return _run_nvrtc(options, text, source, timeout_s)
     return CompileResult(ok=None, reason=NO_COMPILER)
 

@@ -16,19 +16,26 @@ PR_SET_CHILD_SUBREAPER = 36
 # PWD and OLDPWD are the working directory, not passwords: only *_PWD, *_PASS and PASS itself match
 SECRET_NAME = re.compile(
     r"API_?KEY|TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|CREDENTIAL|CREDS|_PAT$|^PAT$|_KEY$|^KEY$"
-    r"|_PWD$|_PASS$|^PASS$|PRIVATE|AUTH|DSN|WEBHOOK|JWT|COOKIE|GPG_AGENT|SESSION_ID",
+    r"|_PWD$|_PASS$|^PASS$|PRIVATE|AUTH|DSN|WEBHOOK|JWT|COOKIE|GPG_AGENT|SESSION_ID"
+    r"|ACCOUNT_?KEY|ACCESS_?KEY|SHARED_?ACCESS|CONNECTION_?STRING",  # Azure's AccountKey=, SAS
     re.I,
 )
+# NAME= inside a value: a connection string's `;AccountKey=...`, or a value that smuggles a line
+# `OPENAI_API_KEY=...` (a .env file pasted into one variable); each name is judged as a variable's
+_ASSIGNED = re.compile(r"(?:^|[\n\r;&?,\s])(?:export\s+)?([A-Za-z_][\w.-]*)\s*=")
 _SECRET_VALUE = re.compile(
     r"[a-z][a-z0-9+.-]*://[^/\s@]+@"  # a URL with a user part (user:password@ or a key@)
     r"|-----BEGIN|^\s*(Bearer|Basic)\s+\S"  # a PEM private key, an Authorization header
     r"|^\s*(sk-|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA[0-9A-Z]{12})",
-    re.I,
+    re.I | re.M,  # on any line of the value
 )
 
 
 def is_secret(name: str, value: str) -> bool:
-    return bool(SECRET_NAME.search(name) or _SECRET_VALUE.search(value or ""))
+    value = value or ""
+    if SECRET_NAME.search(name) or _SECRET_VALUE.search(value):
+        return True
+    return any(SECRET_NAME.search(m[1]) for m in _ASSIGNED.finditer(value))
 
 
 def secret_names(environ=None) -> list[str]:

@@ -27,6 +27,7 @@ from typing import Any
 from ..kernel.mutant import Mutant
 from ..kernel.spec import Spec
 from ..kernel.strengthen import case_spec
+from ..kernel.text import compile_options
 from .compile import DEFAULT_ARCH, find_nvcc
 from .env import scrubbed_env
 
@@ -81,7 +82,7 @@ def classify(
     if nvcc is None or not mutants:
         return {}
     params = spec.baseline_params()
-    options = [o for o in spec.compiler_options if o not in ("-lineinfo", "-G")]
+    options = compile_options([o for o in spec.compiler_options if o not in ("-lineinfo", "-G")])
     arch = arch or gpu_arch()
     texts = {"": kernel_string(spec, source, params)[1]}
     out: dict[str, tuple[str, str]] = {}

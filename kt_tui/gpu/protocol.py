@@ -2,11 +2,34 @@
 
 from __future__ import annotations
 
+import math
+import os
 from dataclasses import dataclass, field
 
+from ..errors import UserError
 from ..records import Known, Result
 
 BACKENDS = ("pycuda", "nvcuda", "cupy")
+MAX_SIM_PACE_S = 60.0
+
+
+def sim_pace(environ=None) -> float:
+    """KT_TUI_SIM_PACE: the seconds a replay waits per configuration (demos, tests); UserError, naming
+    the variable, for anything but a number from 0 to MAX_SIM_PACE_S. Read by the app before the
+    worker starts (cli.py) and by the worker."""
+    text = (os.environ if environ is None else environ).get("KT_TUI_SIM_PACE") or "0"
+    try:
+        pace = float(text)
+    except ValueError:
+        pace = math.nan
+    if not 0 <= pace <= MAX_SIM_PACE_S:
+        raise UserError(
+            f"KT_TUI_SIM_PACE: expected the seconds a replay waits per configuration, from 0 to "
+            f"{MAX_SIM_PACE_S:g}, got {text[:40]!r}"
+        )
+    return pace
+
+
 # how a tuning run walks its space: ours, or kernel_tuner's strategies (kernel_tuner.interface.strategy_map)
 SEARCHES = (
     "kt",

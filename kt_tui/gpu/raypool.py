@@ -228,10 +228,12 @@ class _Actor:
         self.out.put(message)
 
     def _run(self, job) -> None:
+        from ..kernel.inputs import allow_user_code
         from .worker.checking import run_check_job
         from .worker.main import _explain, _stop_or_wait, probe_backends
         from .worker.tuning import ContextLost, run_tune_job
 
+        allow_user_code()  # the actor is a GPU worker: init, verify and reference functions run here
         if isinstance(job, ProbeJob):
             self._put(("probe", None, probe_backends(job.backends)))
             return

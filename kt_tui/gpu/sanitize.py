@@ -202,7 +202,10 @@ def trim(out: str, max_lines: int = MAX_LINES) -> str:
 def main(argv: list[str]) -> int:
     """The child: run the job's kernel once (under compute-sanitizer)."""
     mark("sanitize child: up")
+    from ..kernel.inputs import allow_user_code  # in the sanitizer's child process only
     from .worker.checking import run_outputs  # in the sanitizer's child process only
+
+    allow_user_code()
 
     mark("sanitize child: imports done")
     job = json.loads(Path(argv[0]).read_text())

@@ -31,6 +31,8 @@ KEEP: list = []  # keeps staged arrays and run_kernel outputs alive, so that the
 
 
 STAGED: dict[tuple, list[str]] = {}  # (dtype, size, adler32) -> the staged .npy files with that key
+MAX_STAGED = 2 << 30  # bytes of distinct arrays an import takes (kt-tui then reads them to write the inputs)
+STAGED_BYTES = [0]
 SEEN: dict[int, tuple[tuple, str]] = {}  # id(array) -> (its key, its file); KEEP holds the arrays
 
 
@@ -46,6 +48,13 @@ def _stage(a: np.ndarray) -> str:
         if np.array_equal(np.load(Path(STAGING, name), mmap_mode="r"), flat):
             break
     else:
+        STAGED_BYTES[0] += flat.nbytes
+        if STAGED_BYTES[0] > MAX_STAGED:
+            raise MemoryError(
+                f"kt-tui import takes at most {MAX_STAGED >> 30} GiB of arrays in all; this script passes "
+                f"more ({STAGED_BYTES[0] / 2**30:.2f} GiB with this {flat.nbytes / 2**20:.0f} MiB array): "
+                "import it at a smaller size"
+            )
         name = f"a{sum(map(len, STAGED.values()))}.npy"
         np.save(Path(STAGING, name), flat)
         STAGED.setdefault(key, []).append(name)
@@ -280,6 +289,7 @@ def _split(kind: str, args: tuple, kw: dict) -> tuple[list, dict]:
 def tune_kernel(*args, **kw):
     head, kept = _split("tune", args, kw)
     _record("tune", *head, kept)
+    _save()  # on disk now: a script that waits or hangs afterwards keeps what it asked for
     return [], {}
 
 
@@ -287,6 +297,7 @@ def run_kernel(*args, **kw):
     head, kept = _split("run", args, kw)
     arguments = head[3]
     _record("run", *head, kept)
+    _save()
     out = [np.copy(a) if isinstance(a, np.ndarray) else a for a in arguments]
     for j, a in enumerate(out):
         if isinstance(a, np.ndarray):

@@ -41,12 +41,19 @@ def record_calls(script: Path, staging: Path, timeout_s: float = TIMEOUT_S) -> d
     """The recorded calls of one run of `script` (see importer/child.py)."""
     cmd = [sys.executable, "-m", "kt_tui.importer.child", str(script), str(staging)]
     code, log = run_supervised(cmd, timeout_s, cwd=script.parent, env=script_env())
-    if code is None:
-        raise ImportFailed(
-            f"{script}: did not finish within {timeout_s:g} s and was stopped, with every process "
-            "it started (kt-tui import runs the script with tune_kernel recorded, not tuned)"
-        )
     path = staging / "calls.json"
+    stopped = (
+        f"did not finish within {timeout_s:g} s and was stopped, with every process it started "
+        "(kt-tui import runs the script with tune_kernel recorded, not tuned)"
+    )
+    if code is None:
+        try:  # each call is written as it is made: what the script asked for before it hung is kept
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            record = None
+        if not isinstance(record, dict) or not record.get("calls"):
+            raise ImportFailed(f"{script}: {stopped}")
+        return {**record, "script_error": f"it {stopped}"}
     if not path.is_file():
         tail = " / ".join(line.strip() for line in (log or "").strip().splitlines()[-3:]) or "no output"
         raise ImportFailed(f"{script}: the script could not be run ({tail})")

@@ -1,6 +1,6 @@
 """What the preprocessor would do with a source that touches files: #include and its kin, #line file
 names, __has_include probes, file-reading pragmas. The source is read the way a compiler reads it
-(trigraphs, every line-end spelling, line splices, string-aware comments, the `%:` digraph) so that
+(C++17: no trigraphs; every line-end spelling, line splices, string-aware comments, the `%:` digraph) so that
 no spelling hides a directive from the review."""
 
 from __future__ import annotations

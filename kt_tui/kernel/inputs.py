@@ -142,9 +142,20 @@ def make_args(spec: Spec, sizes: dict[str, int] | None = None) -> list[Any]:
     return out
 
 
+_USER_CODE = [False]  # set by allow_user_code() in the GPU worker and its children, nowhere else
+
+
+def allow_user_code() -> None:
+    """This process may import the user's Python: the GPU worker (a process or a Ray actor), the
+    sanitizer's and the strength check's children. The app, export and the UI never call it."""
+    _USER_CODE[0] = True
+
+
 def user_function(spec: Spec, ref: str) -> Callable[..., Any]:
-    """The user's `module:function` from a .py file next to the spec. Only the GPU worker and its
-    child processes call this: the TUI process never imports the user's Python."""
+    """The user's `module:function` from a .py file next to the spec, in a process that allowed it
+    (allow_user_code); elsewhere a SpecError: the app's process never imports the user's Python."""
+    if not _USER_CODE[0]:
+        raise SpecError(ref, "the user's Python runs only in the GPU worker, not in this process")
     path = function_file(spec, ref)
     loader = importlib.util.spec_from_file_location(f"kt_user_{path.stem}", path)
     if loader is None or loader.loader is None:

@@ -5,7 +5,7 @@ kernel discovery (source.py) take a ParsedKernel, so a generated kernel is lexed
 them read it (engine/kernel_step.py parses it once and passes it on).
 
 Tokens come from the lexer, not from the tree: the tree reads `#if 0` groups as live code, knows no
-trigraphs or splices, and loses every kernel after an unclosed bracket (syntax.py's docstring)."""
+splices, and loses every kernel after an unclosed bracket (syntax.py's docstring)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from .kernels import Kernel, kernels_in
 from .syntax import Lexeme, Token, code_text, strip_comments, tokens
 from .text import BOM, folded
 
-_TRIGRAPHS = {"=": "#", "/": "\\", "'": "^", "(": "[", ")": "]", "!": "|", "<": "{", ">": "}", "-": "~"}
 _SPLICE = re.compile(r"\\[ \t\f\v]*\n")
 _DIRECTIVE = re.compile(r"(?m)^[ \t\f\v]*(?:#|%:)[ \t\f\v]*([A-Za-z_]\w*|\d+)?[ \t\f\v]*(.*)$")
 
@@ -70,7 +69,7 @@ class ParsedKernel:
 
     @cached_property
     def folded(self) -> ParsedKernel:
-        """The source after trigraphs, splices and `%:` (text.folded), without a BOM: itself when that
+        """The source after splices and `%:` (text.folded), without a BOM: itself when that
         changes nothing."""
         text = folded(self.source.removeprefix(BOM))
         return self if text == self.source else ParsedKernel(text)
@@ -91,12 +90,11 @@ def parsed(source: str | ParsedKernel) -> ParsedKernel:
 
 
 class Preprocessed:
-    """The text after phases 1-3 of translation (trigraphs, every line-end spelling, splices, comments),
-    with offsets mapped back to source lines."""
+    """The text after phases 1-3 of translation in C++17 (every line-end spelling, splices, comments;
+    no trigraphs: kernel/text.py STANDARD), with offsets mapped back to source lines."""
 
     def __init__(self, source: str, parsed_source: ParsedKernel | None = None) -> None:
-        text = re.sub(r"\?\?([=/'()!<>-])", lambda m: _TRIGRAPHS[m[1]], source)
-        text = text.replace("\r\n", "\n").replace("\r", "\n")  # a lone CR ends a line for nvcc too
+        text = source.replace("\r\n", "\n").replace("\r", "\n")  # a lone CR ends a line for nvcc too
         self.spliced: list[int] = []
         parts, last, size = [], 0, 0
         for m in _SPLICE.finditer(text):

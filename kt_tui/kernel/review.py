@@ -11,6 +11,7 @@ from itertools import accumulate
 
 from .directives import file_flags
 from .kernels import Kernel, SourceError
+from .macros import MADE, Macro, directives, expand
 from .parsed import ParsedKernel, parsed
 from .syntax import Token
 from .text import control_character
@@ -43,7 +44,8 @@ class _Code:
         text = code.source
         self.text = code.comment_free
         self.all_toks = code.tokens
-        self.toks = [t for t in self.all_toks if t.directive is None]
+        self.expansion = expand(self.all_toks)  # the code tokens the compiler gets: macros expanded
+        self.toks = self.expansion.tokens
         self.newlines = [i for i, c in enumerate(text) if c == "\n"]
         self.closing: dict[int, int] = {}  # token index of a bracket -> index of the one closing it
         self.semicolon = [len(self.toks) - 1] * (len(self.toks) + 1)  # index of the first ";" from i on
@@ -70,6 +72,8 @@ class _Code:
         return i, self.semicolon[min(i, len(self.toks))]
 
     def span(self, i: int, j: int) -> str:
+        if any(t.place == MADE for t in self.toks[i : j + 1]):
+            return " ".join(t.text for t in self.toks[i : j + 1])
         end = self.toks[j].pos + len(self.toks[j].text)
         return " ".join(self.text[self.toks[i].pos : end].split())
 
@@ -79,7 +83,7 @@ def review(original: str | ParsedKernel, generated: str | ParsedKernel, kernel_n
     original, generated = parsed(original), parsed(generated)
     old, new = _Code(original), _Code(generated)
     flags = _includes(original, generated) + _top_level(old, new) + _calls(old, new) + _kernels(old, new, kernel_name)
-    flags += _macros(old, new) + _control(generated.source)
+    flags += _macros(old, new) + _expansion(old, new, {(f.kind, f.line) for f in flags}) + _control(generated.source)
     return sorted(flags, key=lambda f: (f.line, f.kind))
 
 
@@ -240,42 +244,67 @@ def _control(text: str) -> list[Flag]:
     )
 
 
-def _defines(code: _Code) -> list[tuple[str, list[Token]]]:
-    """(macro name, its parameter and replacement tokens) for each #define."""
-    out: list[tuple[str, list[Token]]] = []
-    group: list[Token] = []
-    for t in code.all_toks + [Token("op", "#", -1, "", 0)]:
-        if t.directive is not None and t.place == 0:
-            if len(group) > 2 and group[1].text == "define" and group[2].kind == "ident":
-                out.append((group[2].text, group[3:]))
-            group = []
-        if t.directive is not None:
-            group.append(t)
-    return out
+def _risk(name: str) -> str | None:
+    if name in ("asm", "__asm__", "__asm"):
+        return "inline assembly"
+    return "a call to " + name if re.fullmatch(HOST_API, name) else None
 
 
 def _macros(old: _Code, new: _Code) -> list[Flag]:
     """A new macro that expands to inline assembly or a host call (`#define A asm` then `A volatile(...)`
-    is inline assembly under another name); macros that expand to such macros count too."""
-    risky = {w: "inline assembly" for w in ("asm", "__asm__", "__asm")}
-    defines = _defines(new)
-    grown = True
-    while grown:
-        grown = False
-        for name, body in defines:
-            for t in body:
-                what = risky.get(t.text) or ("a call to " + t.text if re.fullmatch(HOST_API, t.text) else None)
-                if what and name not in risky and t.text != name:
-                    risky[name], grown = what, True
-    before = Counter(name + " " + " ".join(t.text for t in body) for name, body in _defines(old))
+    is inline assembly under another name); macros that expand to such macros count too, whichever
+    definition the compiler keeps. Linear: each macro's body is read once, and a risky name marks
+    the macros that use it once."""
+    defines = [(name, m) for _, name, m in directives(new.all_toks) if m is not None]
+    users: dict[str, set[str]] = {}
+    risky: dict[str, str] = {}
+    for name, m in defines:
+        for t in m.body:
+            users.setdefault(t.text, set()).add(name)
+            what = _risk(t.text)
+            if what and t.text != name:
+                risky.setdefault(name, what)
+    todo = list(risky)
+    while todo:
+        name = todo.pop()
+        for user in users.get(name, ()):
+            if user not in risky and _risk(user) is None:
+                risky[user] = risky[name]
+                todo.append(user)
+    before = Counter(_define_text(name, m) for _, name, m in directives(old.all_toks) if m is not None)
     flags = []
-    for name, body in defines:
-        key = name + " " + " ".join(t.text for t in body)
+    for name, m in defines:
+        key = _define_text(name, m)
         before[key] -= 1
         if name in risky and before[key] < 0:
             kind = "inline_asm" if risky[name] == "inline assembly" else "host_api"
-            pos = body[0].pos if body else 0
+            pos = m.body[0].pos if m.body else 0
             flags.append(Flag(kind, new.line(pos), f"new macro {name} expands to {risky[name]}: #define {key}"[:160]))
+    return flags
+
+
+def _define_text(name: str, m: Macro) -> str:
+    params = "(" + ", ".join(m.params) + ") " if m.params is not None else ""
+    return name + " " + params + " ".join(t.text for t in m.body)
+
+
+def _expansion(old: _Code, new: _Code, taken: set[tuple[str, int]]) -> list[Flag]:
+    """Expansion the review refused (too big, too deep: the code is flagged and read unexpanded), and
+    risky words handed to a function-like macro, which some definition the review did not pick
+    (another `#if` group) could make into code."""
+    flags = []
+    if new.expansion.refused:
+        line = new.line(new.expansion.refused_at)
+        flags.append(Flag("macro_expansion", line, f"{new.expansion.refused}: such code is refused"))
+    seen = Counter((name, t.text) for name, t in old.expansion.arguments if _risk(t.text))
+    for name, t in new.expansion.arguments:
+        what = _risk(t.text)
+        kind = "inline_asm" if what == "inline assembly" else "host_api"
+        if what and seen[(name, t.text)] <= 0 and (kind, new.line(t.pos)) not in taken:
+            flags.append(
+                Flag(kind, new.line(t.pos), f"{t.text} is handed to the macro {name}: it could expand to {what}")
+            )
+        seen[(name, t.text)] -= 1
     return flags
 
 

@@ -71,7 +71,7 @@ _KERNEL_NAME = re.compile(r"[A-Za-z_]\w*(\s*<[\w\s,:<>*&.+\-()]*>)?")  # nothing
 # program (-ccbin, -Xcompiler, -Xlinker), read a given file (-include, --options-file) or write
 # one (-o, --dependency-output, --keep-dir) are refused: a spec is data.
 _OPTION = re.compile(
-    r"-O[0-3]|--optimize=[0-3]|--?std=c\+\+\d\d|--?use_fast_math|-lineinfo|--generate-line-info|-w"
+    r"-O[0-3]|--optimize=[0-3]|--?std=c\+\+(17|20|23)|--?use_fast_math|-lineinfo|--generate-line-info|-w"
     r"|--disable-warnings|-G|--device-debug|-D[A-Za-z_]\w*(=[\w.+-]*)?|-U[A-Za-z_]\w*"
     r"|-arch=(sm|compute)_\d+[af]?|--gpu-architecture=(sm|compute)_\d+[af]?"
     r"|-gencode=arch=compute_\d+[af]?,code=(sm|compute)_\d+[af]?|--?maxrregcount=\d+"
@@ -189,7 +189,10 @@ def compiler_options(options: list[str], late: bool = True) -> None:
     for i, o in enumerate(options):
         ok = bool(_OPTION.fullmatch(o))
         problem = (
-            f"{o!r} is not allowed: options that run another program, read or write a named file "
+            f"{o!r}: kernels are compiled as C++17 or later, the language the safety review reads "
+            "(an older standard reads `??/` trigraphs, which could hide a line from the review)"
+            if re.fullmatch(r"--?std=.*", o)
+            else f"{o!r} is not allowed: options that run another program, read or write a named file "
             "(-ccbin, -Xcompiler, -include, -o, ...) are refused; allowed are code generation, math, "
             "warnings, -D/-U, -I and -Xptxas options"
         )

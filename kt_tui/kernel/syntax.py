@@ -5,7 +5,7 @@ the editors' colours all use, so they cannot disagree about what is code.
 Why a lexer and not the tree-sitter-cuda tree (issue 15, item 5; tests/kernel/test_syntax.py holds the
 cases). Both readers were run over templates, macros, `#if 0`, comments and strings holding
 `__global__`, asm, raw strings, line continuations and kernel_tuner's examples:
-- tree-sitter reads code the way it is written, not the way the compiler reads it: no trigraphs,
+- tree-sitter reads code the way it is written, not the way the compiler reads it: no
   splices inside words or `%:` digraphs, and `#if 0` blocks parse as live code; the review needs those
   read as nvcc reads them (kernel/directives.py), so it would keep a second reader anyway.
 - on code still being typed (an unclosed `{` or `(`) tree-sitter turns the whole file into one ERROR

@@ -1,8 +1,10 @@
 """Kernel text checked and normalised before anything reads it (issue 22, item 3): a leading UTF-8 BOM
 is dropped (kernel_tuner puts its #defines first, and nvcc rejects a BOM after them); NUL and other
 control characters (all but tab, newline, carriage return and form feed) are refused with their line,
-because gcc's preprocessor skips a NUL that hides a directive from a reader of the raw text; and
-`folded()` gives the review the text after the preprocessor's first phases."""
+because gcc's preprocessor skips a NUL that hides a directive from a reader of the raw text;
+`folded()` gives the review the text after the preprocessor's first phases; and `compile_options()`
+names the language every compile uses, C++17, in which those phases are the ones `folded()` does:
+no trigraphs (issue 36, item 1: `// note ??/` splices the next line into the comment only in C++14)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,10 @@ from ..errors import UserError
 
 BOM = "\ufeff"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
-_TRIGRAPHS = {"=": "#", "/": "\\", "'": "^", "(": "[", ")": "]", "!": "|", "<": "{", ">": "}", "-": "~"}
+# The language standard of every compile of a kernel (the offline check, the GPU worker's backends,
+# the checks, the sanitizer, an exported script): without it kernel_tuner's nvcuda and cupy backends
+# ask NVRTC for C++11, where `??/` is a backslash. A spec may name C++17 or later (kernel/spec_keys.py).
+STANDARD = "-std=c++17"
 
 
 class KernelTextError(UserError, ValueError):
@@ -41,11 +46,17 @@ def kernel_text(text: str, where: str = "kernel") -> str:
     return text
 
 
+def compile_options(options: list[str] | tuple[str, ...] | None) -> list[str]:
+    """`options` with the language standard first unless they name one (C++17 or later)."""
+    options = list(options or [])
+    return options if any(o.startswith(("-std=", "--std=")) for o in options) else [STANDARD, *options]
+
+
 def folded(text: str) -> str:
-    """What the preprocessor reads after trigraphs (nvcc honours them under -std=c++14), line splices
-    and the `%:` digraph of `#`, with line numbers kept: a spliced line is joined and the newlines it
-    lost follow it, so everything after it stays on its own line."""
-    text = re.sub(r"\?\?([=/'()!<>-])", lambda m: _TRIGRAPHS[m[1]], text).replace("\r\n", "\n")
+    """What the C++17 preprocessor reads after line splices and the `%:` digraph of `#` (`??/` is
+    plain text: trigraphs are gone from C++17; a lone CR ends a line), with line numbers kept: a spliced line is joined and
+    the newlines it lost follow it, so everything after it stays on its own line."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # a lone CR ends a line for nvcc too
     out, pending, lines = [], 0, text.split("\n")
     for i, line in enumerate(lines):
         last = i == len(lines) - 1  # a backslash at the very end splices nothing

@@ -9,6 +9,8 @@ is compiled: a name must be a C identifier and a value a finite number or a shor
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import math
 import re
 from typing import Any
@@ -18,6 +20,13 @@ WORD = re.compile(r"[A-Za-z0-9_.]+")
 MAX_WORD = 64
 MAX_INT = 2**63
 MAX_NAME = 128
+# names a restriction cannot read as a parameter: the expression language's functions (kernel/expr.py),
+# and the Python keywords and builtins that kernel_tuner's restriction strings, which it evals, would
+# read instead (a tunable named `min` makes "min(a, b) < 64" call it)
+RESERVED = frozenset(
+    {"min", "max", "abs", "ceil", "floor", "int", "round", *keyword.kwlist, *keyword.softkwlist}
+    | {n for n in dir(builtins) if not n.startswith("_")}
+)
 
 
 class BadValue(ValueError):
@@ -34,6 +43,8 @@ def name_problem(name: object) -> str | None:
         return f"{name!r} is not a valid name (letters, digits and _, not starting with a digit)"
     if name.startswith("__"):
         return f"{name!r} is not allowed (names may not start with __)"
+    if name in RESERVED:
+        return f"{name!r} is the name of a function or keyword that restrictions read (choose another name)"
     return None
 
 

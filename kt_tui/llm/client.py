@@ -35,7 +35,7 @@ else:
         import httpx  # openai before 3.0
 
 from ..redact import StreamScrubber, mask_url, register_secret, register_url, scrub, scrub_value
-from .errors import MAX_REPLY_CHARS, LlmCancelled, LlmError, LlmUnavailable
+from .errors import MAX_REPLY_CHARS, LlmCancelled, LlmError, LlmUnavailable, check_model
 from .failures import Failure, classify, phrase
 from .transport import Attempt, http_client
 from .transport import BadReply as _BadReply
@@ -76,6 +76,7 @@ class LlmClient:
     ):
         """`max_retries` is the number of attempts in all (at least one); `timeout_s` is each attempt's
         total deadline, the whole stream included; `cancel`, when set, ends the call at once."""
+        check_model(model)
         self.model = model
         self.timeout_s = timeout_s
         self.max_retries = max_retries
@@ -94,7 +95,7 @@ class LlmClient:
             api_key=api_key or "none",
             timeout=timeout_s,
             max_retries=0,
-            http_client=http_client(timeout_s),
+            http_client=http_client(timeout_s, base_url or DEFAULT_BASE_URL),
         )
         self.base_url = mask_url(scrub(str(self._client.base_url).rstrip("/")))
 
@@ -246,7 +247,7 @@ class LlmClient:
             return f"{where} unreachable ({f.detail}) {tries}"
         if f.kind == "stream":
             return f"{where} broke off the reply ({f.detail}) {tries}"
-        if f.kind == "reply":
+        if f.kind in ("reply", "refused"):
             return f"{where}: {f.detail} ({tries})"
         said = f": {f.server_message}" if f.server_message else ""
         status = f"{f.status} {phrase(f.status)}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..errors import UserError
 
 MAX_REPLY_CHARS = 256_000  # a reply longer than this is refused, streamed or not
+MAX_MODEL_CHARS = 256  # a model's name: OpenAI's are under 64, a Hugging Face path well under 200
 
 
 class LlmError(UserError):
@@ -18,3 +19,14 @@ class LlmCancelled(LlmError):
 
 class LlmUnavailable(UserError):
     """No LLM can be called: manual mode, or the settings lack what a call needs."""
+
+
+def check_model(name: str | None) -> None:
+    """A model name kt-tui can send: refused before anything starts when it is too long or holds a
+    character no HTTP request can carry (the name is sent in the body and shown in every message)."""
+    if name is None:
+        return
+    if len(name) > MAX_MODEL_CHARS:
+        raise LlmUnavailable(f"--model: a model name is at most {MAX_MODEL_CHARS} characters (got {len(name):,})")
+    if not name.isprintable():
+        raise LlmUnavailable("--model: the model name holds a control character")

@@ -47,13 +47,14 @@ def classify(e: Exception, timeout_s: float) -> Failure:
 
     bad = _along_causes(e, _BadReply)  # the SDK wraps what the response hook raises
     if bad is not None:
-        return Failure(bad.kind, bad.detail, bad.kind != "cancelled")
+        return Failure(bad.kind, bad.detail, bad.kind not in ("cancelled", "refused"))
     if isinstance(e, UnicodeDecodeError):
         return Failure("reply", "the endpoint sent bytes that are not valid UTF-8 (refused)", True)
     if isinstance(e, (openai.APITimeoutError, httpx.TimeoutException)):
         return Failure("timeout", f"timed out after {timeout_s:g} s", True)
     if isinstance(e, (openai.APIConnectionError, httpx.TransportError)):
-        return Failure("connection", _connection_reason(e), True)
+        reason = _connection_reason(e)
+        return Failure("connection", reason, reason not in LASTING)
     if isinstance(e, openai.APIStatusError):
         status = e.status_code
         said = _server_message(e.body)
@@ -74,8 +75,17 @@ CONNECTION_REASONS = (  # (exception types, what the user reads), the first foun
         (httpx.RemoteProtocolError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError),
         "the server closed the connection without a reply",
     ),
+    (
+        ssl.SSLCertVerificationError,
+        "a TLS certificate problem: the server's certificate is not trusted (self-signed, expired or for another host)",
+    ),
     (ssl.SSLError, "TLS handshake failed (is the URL http:// or https:// as the server expects?)"),
+    (
+        httpx.LocalProtocolError,
+        "kt-tui could not send a valid HTTP request: a header holds a character HTTP forbids (check OPENAI_API_KEY)",
+    ),
 )
+LASTING = {reason for _, reason in CONNECTION_REASONS[-3:]}  # the same on every attempt: not retried
 
 
 def _along_causes(e: BaseException, kind: type):

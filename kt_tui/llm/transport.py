@@ -30,7 +30,8 @@ _local = threading.local()
 
 class BadReply(Exception):
     """A reply that arrived but cannot be used (an HTML page, no choices, a malformed chunk, too many
-    bytes, ...): retried like a transport error."""
+    bytes, ...): retried like a transport error, but for kind "refused" (a redirect to another host),
+    which another attempt would meet again."""
 
     def __init__(self, kind: str, detail: str):
         super().__init__(detail)
@@ -68,13 +69,32 @@ class Attempt:
                 pass
 
 
-def http_client(timeout_s: float):
-    """The HTTP client the openai SDK is given: every response's body counted (see above)."""
+def http_client(timeout_s: float, base_url: str):
+    """The HTTP client the openai SDK is given: every response's body counted (see above), and a
+    redirect followed only to the host of `base_url` (the SDK's client follows any): the prompt,
+    the kernel's source in it, never goes to a host the user did not name."""
     import openai  # imported with the first client: see client.py
 
+    named = _origin(httpx.URL(base_url))
+
+    def same_host(request) -> None:
+        scheme, host, port = _origin(request.url)
+        if (scheme, host, port) != named:
+            raise BadReply(
+                "refused",
+                f"the endpoint redirected the request to {scheme}://{host}:{port}, not the host of "
+                "--base-url: kt-tui sends the prompt only where you point it (not followed)",
+            )
+
     return openai.DefaultHttpxClient(
-        timeout=timeout_s, headers={"Accept-Encoding": "gzip, deflate"}, event_hooks={"response": [_on_response]}
+        timeout=timeout_s,
+        headers={"Accept-Encoding": "gzip, deflate"},
+        event_hooks={"request": [same_host], "response": [_on_response]},
     )
+
+
+def _origin(url) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port or {"http": 80, "https": 443}.get(url.scheme)
 
 
 def _on_response(response) -> None:

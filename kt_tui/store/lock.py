@@ -63,6 +63,11 @@ def _message(sid: str, who: dict[str, Any]) -> str:
 
 
 def _open(path: Path) -> int:
+    if os.path.lexists(path.parent) and not path.parent.is_dir():
+        raise EnvironmentProblem(
+            f"{path.parent} is not a folder: kt-tui keeps its session locks in a folder of that name beside "
+            "the database (move the file away)"
+        )
     try:
         path.parent.mkdir(exist_ok=True)
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)

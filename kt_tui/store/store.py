@@ -6,8 +6,10 @@ from __future__ import annotations
 import atexit
 import json
 import uuid
+from pathlib import Path
 from typing import Any
 
+from ..errors import UserError
 from ..records import StoredGate
 from . import db as database
 from .db import _TABLES, now
@@ -15,6 +17,8 @@ from .lock import SessionLocked, acquire, held_here, holder, lock_path, release
 from .refs import ReferenceFiles
 from .results import ResultStore
 from .rows import gate_from_row
+
+LISTED = 1000  # characters of each value sessions() reads
 
 
 class Store(ResultStore, ReferenceFiles):
@@ -41,8 +45,14 @@ class Store(ResultStore, ReferenceFiles):
         return rows[0]
 
     def sessions(self) -> list[dict[str, Any]]:
-        cursor = self.conn.execute("SELECT * FROM sessions ORDER BY created DESC, rowid DESC")
-        names = [d[0] for d in cursor.description]
+        """Every session's row for a listing: each value cut to LISTED characters and the settings
+        left out, so a hand-made 400 MB value stays in the file (session(sid) reads a whole row)."""
+        names = [r[1] for r in self.conn.execute("PRAGMA table_info(sessions)") if r[1] != "settings"]
+        cut = ", ".join(
+            f"CASE typeof([{n}]) WHEN 'text' THEN substr([{n}], 1, {LISTED}) WHEN 'blob' THEN NULL ELSE [{n}] END"
+            for n in names
+        )
+        cursor = self.conn.execute(f"SELECT {cut} FROM sessions ORDER BY created DESC, rowid DESC")
         return [dict(zip(names, row)) for row in cursor]
 
     def delete_session(self, sid: str) -> None:
@@ -64,8 +74,8 @@ class Store(ResultStore, ReferenceFiles):
             release(path)
 
     def latest_session(self) -> dict[str, Any] | None:
-        rows = self.sessions()
-        return rows[0] if rows else None
+        row = self.conn.execute("SELECT id FROM sessions ORDER BY created DESC, rowid DESC LIMIT 1").fetchone()
+        return self.session(row[0]) if row else None
 
     # -- one process runs a session at a time ---------------------------------------------
     def lock(self, sid: str) -> None:
@@ -112,10 +122,18 @@ class Store(ResultStore, ReferenceFiles):
 
     def version(self, sid: str, vid: str) -> dict[str, Any] | None:
         rows = self._rows_where("versions", "session = ? AND id = ?", [sid, vid])
-        return rows[0] if rows else None
+        return self._checked(sid, rows)[0] if rows else None
 
     def versions(self, sid: str) -> list[dict[str, Any]]:
-        return self._rows_where("versions", "session = ?", [sid], order_by="rowid")
+        return self._checked(sid, self._rows_where("versions", "session = ?", [sid], order_by="rowid"))
+
+    def _checked(self, sid: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Version rows whose specs read files only beside the session's kernel (kernel/spec_checks.py)."""
+        if any('"base_dir"' in (r.get("spec_json") or "") for r in rows):
+            session = self.session(sid) or {}
+            for r in rows:
+                _check_folder(r.get("spec_json"), session.get("kernel_path"))
+        return rows
 
     # -- gates and events ----------------------------------------------------------------
     def gate(self, sid: str, key: str) -> StoredGate | None:
@@ -208,3 +226,32 @@ class Store(ResultStore, ReferenceFiles):
         return [
             dict(e, data=json.loads(e["data"])) for e in self._rows_where("events", "session = ?", [sid], order_by="id")
         ]
+
+
+def _check_folder(spec_json: str | None, kernel_path: str | None) -> None:
+    """A spec read back from a session database reads files (inputs, a reference, the user's Python)
+    only in its session's kernel folder or below it (issue 36, item 3): a hand-edited `base_dir`
+    cannot point the GPU worker at another folder's Python. A spec that reads no file may keep any
+    folder (`--spec` from elsewhere). Plain JSON here: listing sessions loads no spec parser."""
+    try:
+        plain = json.loads(spec_json or "{}")
+    except (ValueError, RecursionError):
+        return  # the spec's reader says what is wrong with it
+    base = plain.get("base_dir") if isinstance(plain, dict) else None
+    if not isinstance(base, str) or not kernel_path or not _reads_files(plain):
+        return
+    folder, where = Path(kernel_path).parent.resolve(), Path(base).resolve()
+    if where != folder and folder not in where.parents:
+        raise UserError(
+            f"the stored spec: base_dir: {base} is outside the session's kernel folder {folder}; "
+            "a stored spec reads its files and Python functions only beside its kernel"
+        )
+
+
+def _reads_files(plain: dict[str, Any]) -> bool:
+    args = plain.get("args") if isinstance(plain.get("args"), list) else []
+    named = any(isinstance(a, dict) and (a.get("file") or a.get("function")) for a in args or [])
+    verify = plain.get("verify")
+    return (
+        named or bool(plain.get("reference") or plain.get("cmem_args")) or verify not in (None, "elementwise", "none")
+    )

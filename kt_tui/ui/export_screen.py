@@ -72,6 +72,8 @@ class ExportScreen(ModalScreen[None]):
         else:
             self.written, done = out["files"], True
             text = Text(f"Wrote {len(out['files'])} files:\n" + "\n".join(out["files"]), style="green")
+            if out["not_written"]:
+                text.append("\nNot written:\n" + "\n".join(out["not_written"]), style="yellow")
         self.app.call_from_thread(self._show, text, done)
 
     def _show(self, text: Text, done: bool) -> None:

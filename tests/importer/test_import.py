@@ -14,7 +14,7 @@ from kt_tui.gpu.compile import find_nvcc
 from kt_tui.importer.run import import_script
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.source import find_kernels, read_source
-from kt_tui.kernel.spec import load_spec, spec_path_for
+from kt_tui.kernel.spec import SpecError, load_spec, spec_path_for
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "kernel_tuner_examples"
 needs_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found")
@@ -233,7 +233,7 @@ def test_script_with_no_call_or_an_error_before_it(tmp_path, capsys):
     assert "made no tune_kernel or run_kernel call" in err and "RuntimeError: no data file" in err
 
 
-def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path):
+def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path, monkeypatch):
     script = _script(
         tmp_path,
         """
@@ -248,7 +248,11 @@ def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path)
     spec = _spec(done[0])
     assert spec.verify == "scale_verify:close_enough" and not (tmp_path / "out" / "tune.py").exists()
     from kt_tui.gpu.worker.tuning import user_verify
+    from kt_tui.kernel import inputs
 
+    with pytest.raises(SpecError, match="runs only in the GPU worker"):
+        user_verify(spec)
+    monkeypatch.setattr(inputs, "_USER_CODE", [True])  # as the GPU worker does (allow_user_code)
     fn = user_verify(spec)
     ref = np.load(tmp_path / "out" / spec.reference)["out"]
     assert fn([ref, None, None], [ref + 1e-7, None, None], atol=1e-5)

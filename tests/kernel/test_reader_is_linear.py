@@ -57,6 +57,14 @@ def test_readers_stay_linear_on_hostile_shapes():
         "heads without (": VECTOR_ADD + "__global__ " * (n // 10),
         "loops and printf": VECTOR_ADD + "for(a) printf(x);" * (n // 20),
         "unclosed brackets": VECTOR_ADD + "{([" * (n // 3),
+        # issue 36, item 2: a 10 000-deep macro chain took 29 s to review
+        "a deep macro chain": "".join(f"#define A{k} A{k - 1}\n" for k in range(10_000, 0, -1))
+        + "#define A0 asm\n"
+        + VECTOR_ADD.replace("{", "{ A10000 volatile(1);", 1),
+        "a macro bomb": "#define A0 x x\n"
+        + "".join(f"#define A{k} A{k - 1} A{k - 1}\n" for k in range(1, 34))
+        + VECTOR_ADD.replace("{", "{ A33;", 1),
+        "nested macro arguments": "#define A(x) x\n" + VECTOR_ADD.replace("{", "{" + ("A(" * 150 + ")" * 150) * 600, 1),
     }
     for what, text in shapes.items():
         for fn in (tokens, code_text, highlights, find_kernels, _review):

@@ -16,7 +16,6 @@ SPELLINGS = [
     f'%:include "{SECRET}"',  # i_trig: the digraph of #
     f'%:  include "{SECRET}"',
     f'  %:include_next "{SECRET}"',
-    f'??=include "{SECRET}"',  # trigraph
     f'#if __has_include("{SECRET}")\n#define X 1\n#endif',  # i_has: a file-existence oracle
     f'%:if __has_include_next("{SECRET}")\n%:endif',
     f"#if defined(__has_include) && __has_include(<{SECRET}>)\n#endif",
@@ -33,7 +32,6 @@ SPELLINGS = [
     f'int xR = 0; const char *t = xR"(";\n#include "{SECRET}"\n//)";',
     f'#\f include "{SECRET}"',
     f'#inc\\  \nlude "{SECRET}"',
-    f'#inc??/\nlude "{SECRET}"',
 ]
 
 

@@ -158,18 +158,19 @@ def test_file_inputs_are_checked_at_their_one_size(tmp_path):
     assert spec.verify_sizes is None and spec.extra_sizes() == []
 
 
-def test_inputs_and_reference_from_a_python_function(tmp_path):
+def test_inputs_and_reference_from_a_python_function(tmp_path, monkeypatch):
     (tmp_path / "gen.py").write_text(
         "import numpy as np\n"
         "def ramp(sizes):\n    return np.arange(sizes['n']) * 2\n"
         "def expected(inputs, sizes):\n    return {'out': inputs['in'] + 1}\n"
     )
     spec = _parse(top='reference = "gen:expected"', inp='init = "function"\nfunction = "gen:ramp"', tmp_path=tmp_path)
-    from kt_tui.kernel.inputs import reference_outputs
+    from kt_tui.kernel import inputs
 
+    monkeypatch.setattr(inputs, "_USER_CODE", [True])  # as in the GPU worker (allow_user_code)
     args = make_args(spec)
     assert args[1].dtype == np.float32 and np.array_equal(args[1], np.arange(64) * 2)
-    assert np.array_equal(reference_outputs(spec, args)["out"], np.arange(64) * 2 + 1)
+    assert np.array_equal(inputs.reference_outputs(spec, args)["out"], np.arange(64) * 2 + 1)
     assert parse_spec(dump_spec(spec), KERNEL, base_dir=tmp_path).to_dict() == spec.to_dict()
     assert 'args[1] (in).function: init = "function" needs function' in _error(inp='init = "function"')
     assert "args[1] (in).function: imports nope.py, which is not next to the spec" in _error(

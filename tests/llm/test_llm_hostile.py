@@ -176,7 +176,8 @@ def test_connection_failures_are_told_apart_by_type_not_by_message(cause, reason
     from kt_tui.llm.failures import classify as _classify
 
     failure = _classify(_connection_error(cause), 5)
-    assert failure.kind == "connection" and failure.retry and reason in failure.detail
+    assert failure.kind == "connection" and reason in failure.detail
+    assert failure.retry == (reason != "TLS handshake failed")  # issue 36: a TLS failure is not transient
 
 
 @pytest.mark.parametrize(

@@ -118,8 +118,6 @@ class Nvrtc:
 
         b = self.backend
         opts = [o for o in b.compiler_options if not o.startswith(("-arch", "--arch", "--gpu-architecture"))]
-        if not any(o.startswith(("-std=", "--std=")) for o in opts):
-            opts.append("--std=c++11")
         opts.append(f"--gpu-architecture=sm_{to_valid_nvrtc_gpu_arch_cc(b.cc)}")
         home = find_cuda_home()
         if home:
@@ -227,10 +225,8 @@ class Cupy:
         return process_pool(8)  # each process opens a CUDA context to load what it compiled
 
     def job(self, instance):
-        opts = list(self.backend.compiler_options or [])
-        if not any("-std=" in o for o in opts):  # as kernel_tuner's cupy backend does
-            opts = ["--std=c++11"] + opts
-        return cupy_compile, (instance.kernel_string, instance.name, tuple(opts))
+        # the options name the standard (kernel/text.py compile_options), so cupy adds none
+        return cupy_compile, (instance.kernel_string, instance.name, tuple(self.backend.compiler_options or []))
 
     def load(self, done, instance):
         return None  # kernel_tuner's own compile now finds the module in cupy's cache

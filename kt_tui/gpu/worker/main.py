@@ -131,11 +131,13 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
     allow_children()
+    from ...kernel.inputs import allow_user_code
     from ...kernel.spec import spec_from_plain
     from .checking import run_check_job
     from .prepare import job_args, prepare_early
     from .tuning import ContextLost, run_tune_job
 
+    allow_user_code()  # init, verify and reference functions run here
     mark("worker: imports done")
 
     while True:

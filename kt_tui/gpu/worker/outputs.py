@@ -17,6 +17,7 @@ from ...kernel import refkernel
 from ...kernel.expr import launch_callables
 from ...kernel.inputs import load_named, make_args
 from ...kernel.spec import Spec
+from ...kernel.text import compile_options
 from ..ktsource import tuner_defines
 from .lang import cuda_lang, numpy_arguments
 
@@ -48,7 +49,7 @@ def run_arrays(
             dict(params),
             **launch_callables(spec),
             lang=lang,
-            compiler_options=list(spec.compiler_options) or None,
+            compiler_options=compile_options(spec.compiler_options),
             block_size_names=list(spec.block_size_names) if spec.block_size_names else None,
             quiet=True,
             **extra,

@@ -34,6 +34,7 @@ from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from typing import Any, TypedDict
 
+from ...kernel.text import compile_options
 from ..timeline import mark
 from . import compiled
 from .batching import BatchMismatch, batch_size
@@ -100,7 +101,7 @@ class Early:
     @classmethod
     def start_texts(cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]]) -> Early | None:
         """Compile these (kernel name, kernel string) pairs, as kernel_tuner's `backend` would."""
-        device = stand_in(backend, compiler_options) if named else None
+        device = stand_in(backend, compile_options(compiler_options)) if named else None
         if device is None:
             return None
         makers: dict[str, type[Compiler]] = {"nvcuda": Nvrtc, "pycuda": Pycuda}

@@ -30,9 +30,10 @@ from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
+from ...kernel.text import compile_options
 from ...search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tuner_restrictions
 from ..ktsource import tuner_defines
-from ..protocol import TuneJob
+from ..protocol import TuneJob, sim_pace
 from ..timeline import mark
 from .batching import batch_size
 from .lang import cuda_lang, numpy_arguments
@@ -139,7 +140,7 @@ class StreamingStrategy:
         self.evaluated = 0
         self.stopped = False
         self.started = time.monotonic()
-        self.pace = float(os.environ.get("KT_TUI_SIM_PACE") or 0)  # replay seconds per config (demos, tests)
+        self.pace = sim_pace()  # replay seconds per config (demos, tests); the app checked it
         self.lazy: LazySpace | None = (
             None  # a huge space (search/lazy.py): kernel_tuner was handed a one-configuration stand-in
         )
@@ -423,7 +424,7 @@ def run_tune_job(job: TuneJob, emit: Callable, should_stop: Callable[[], bool]) 
         block_size_names=spec.block_size_names,
         restrictions=restrictions,
         iterations=spec.iterations,
-        compiler_options=spec.compiler_options or None,
+        compiler_options=compile_options(spec.compiler_options),
         quiet=True,
         strategy=strategy,
         strategy_options=options,
