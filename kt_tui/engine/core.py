@@ -27,7 +27,7 @@ from .checks import SizeChecks
 from .context import Gates, M
 from .edits import decision_record
 from .events import Event, event_from
-from .gates import Decision, Gate
+from .gates import BY, Decision, Gate
 from .registry import get_strategy
 from .runs import Interrupted, Runs
 from .strength import CheckInFlight, settle_check, start_check, vacuous_why
@@ -91,8 +91,9 @@ class Engine(Runs):
         stored = self.data.gate(gate.key)
         # a stored "stop" ended the session; resuming it means asking that question again
         if stored and stored.state == "decided" and stored.decision and stored.decision["choice"] != "stop":
-            d = stored.decision
-            return Decision(d["choice"], d.get("value"), by="replay", why=d.get("why"))
+            d = stored.decision  # replayed as it was taken, by whom it was taken: a step's reason says the same again
+            by = str(d.get("by")) if d.get("by") in BY else "replay"
+            return Decision(d["choice"], d.get("value"), by=by, why=d.get("why"))
         if self.check_in_flight is not None:  # said at the gate a person reads, and where --auto's choice needs it
             settle_check(self, wait=gate.kind == "accept" or getattr(self.decide, "by", None) != "policy")
         if reason := unverified_reason(self.store, self.sid):
@@ -115,7 +116,7 @@ class Engine(Runs):
             return decision
         if decision.choice not in gate.choices:
             raise ValueError(f"{decision.choice!r} is not a choice at gate {gate.key} ({', '.join(gate.choices)})")
-        self.data.decide_gate(gate.key, record := decision_record(gate.body, decision.to_dict()))
+        self.data.decide_gate(gate.key, record := decision_record(gate, decision.to_dict()))
         self.emit("decided", key=gate.key, decision=record)
         self.set_state("running")
         return decision
@@ -307,6 +308,11 @@ class Engine(Runs):
         if self._session()["state"] == "finished":
             self.emit("finished", keep=False, state="finished", error=None)
             return "finished"
+        if self.choice.read_only:  # prepared without a GPU, opened where none is (front/prepared.py)
+            state = str(self._session()["state"])
+            self.emit("note", keep=False, text=self.choice.note)
+            self.emit("finished", keep=False, state=state, error=None)
+            return state
         self.set_state("running", error=None)
         gen = strategy(self)
         try:

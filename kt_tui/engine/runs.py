@@ -26,7 +26,7 @@ from ..store.results import StoredResults
 from .backend import BackendChoice
 from .known import known_in_space
 from .strength import CheckInFlight, result_params, settle_check, start_check
-from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
+from .verdict import NO_RECORDING, NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
 
 if TYPE_CHECKING:
     import threading
@@ -278,7 +278,7 @@ class Runs:
             known=None if configs else len(known),
         )  # known: measured before
         if sim and sim_cache is None:
-            return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
+            return self._end_run(run_id, "failed", NO_RECORDING.format(vid))
         if self.choice.unmeasured:  # resuming on a GPU runs it (tune() redoes runs not ended)
             return self._end_run(run_id, NOT_MEASURED, "no GPU here: nothing was measured")
         job = TuneJob(

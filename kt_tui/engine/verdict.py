@@ -19,6 +19,7 @@ from ..records import Result, trusted
 __all__ = [
     "NOT_CHECKED",
     "NOT_MEASURED",
+    "NO_RECORDING",
     "NO_REFERENCE",
     "NO_VERDICT",
     "NO_VERDICT_SIM",
@@ -35,6 +36,7 @@ NO_VERDICT = "not verified: nothing checked it against the reference"
 NOT_MEASURED = "not measured"  # a run's state with no GPU (--backend none): resuming on a GPU runs it
 NOT_CHECKED = "not checked: no GPU"
 UNMEASURED = "unmeasured"  # a session's state after a run with no GPU: every gate done, it waits for one
+NO_RECORDING = "no recorded cache for version {}: nothing to replay"  # a replay's run of a version never recorded
 VACUOUS_TEXT = "unchecked: the check proves nothing because {}"
 
 

@@ -207,17 +207,19 @@ def _gate_md(i: int, g: StoredGate) -> list[str]:
     d = g.decision or {}
     by = d.get("by") or "-"
     who = {"policy": "policy (headless)", "user": "you", "autopilot": "autopilot"}.get(by, by)
+    body = g.body if isinstance(g.body, dict) else {}
+    gate = gate_from(g.kind, g.key or "", g.title, body)
+    choice = d.get("as") or (gate.choice_name(str(d["choice"])) if d.get("choice") else "pending")
     out = [
         f"### {i}. {_text(g.title)}",
         "",
-        f"{_text(g.kind)} gate, opened {g.created}; decision: **{_text(d.get('choice') or 'pending')}** "
+        f"{_text(g.kind)} gate, opened {g.created}; decision: **{_text(choice)}** "
         f"by {_text(who)}"
         + (f" at {g.decided}" if g.decided else "")
         + (f": {_text(d['why'])}" if d.get("why") else ""),
         "",
     ]
-    body = g.body if isinstance(g.body, dict) else {}
-    return out + gate_from(g.kind, g.key or "", g.title, body).summary_md(dict(d))  # each gate kind says what it shows
+    return out + gate.summary_md(dict(d))  # each gate kind says what it shows
 
 
 # -- html ----------------------------------------------------------------------------------

@@ -265,17 +265,22 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     """A finished session runs nothing: no GPU worker, and no backend is probed unless asked for.
     (cli.py has printed where the session stands: front/early.py resume_line.)"""
     from ..engine.backend import BackendChoice
-    from .session import resume_backend, session_options, stored_llm
+    from .session import replay_damaged, resume_backend, session_options, stored_llm
 
     store = open_store(settings)
     s = find_session(store, args.session)
-    store.lock(s["id"])  # before anything runs: a second process on this session stops here
+    try:
+        store.lock(s["id"])  # before anything runs: a second process on this session stops here
+    except UserError as e:
+        e.session = s["id"]  # --json names the session it could not resume
+        raise
     try:
         session_options(settings, s["strategy"], store, s["id"])  # a flag its strategy has no option for
-    except UserError:
+    except UserError as e:
         store.unlock(s["id"])
+        e.session = s["id"]
         raise
-    finished = s["state"] == "finished"
+    finished = s["state"] == "finished" and not replay_damaged(store, s["id"])
     note = stored_llm(store, settings, s["id"])
     if note:
         print(for_terminal(note), file=sys.stderr)
@@ -285,9 +290,10 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
             choice = BackendChoice(s["backend"], s["gpu"] or "")
         else:
             choice = resume_backend(store, settings, gpu, s["id"])
-    except UserError:
+    except UserError as e:
         gpu.close()
         store.unlock(s["id"])
+        e.session = s["id"]
         raise
     return _run(store, settings, s["id"], gpu, choice, args.json, getattr(args, "allow_flagged", False))
 

@@ -108,10 +108,11 @@ class SessionActions(_Screen):
         self._send(Decision(choice, value, by=by, why=why))
 
     def _send(self, decision: Decision) -> None:
+        named = self.gate.choice_name(decision.choice) if self.gate is not None else decision.choice  # reject, not skip
         if self.bridge.answer(decision):
             self.gate = None
             self.query_one(ResultsTable).mark_candidate(None)
-            self.query_one(GatePanel).update(f"{decision.choice}: going on…")
+            self.query_one(GatePanel).update(f"{named}: going on…")
             self.refresh_bindings()
 
     def _send_held(self) -> None:

@@ -59,7 +59,7 @@ def _accept_engine(best_ms, new_ms):
         options={"threshold": 0.02},
         choice=SimpleNamespace(simulated=False),
         sid="s",
-        data=SimpleNamespace(session=lambda: {}),
+        data=SimpleNamespace(session=lambda: {}, gate=lambda key: None),
         accepted=accepted,
         confirm_best=lambda vid: Result(
             time_ms=new_ms, params={"b": 1}, key="1", verified=True, status="ok", verdicts=()
