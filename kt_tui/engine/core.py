@@ -32,7 +32,7 @@ from .registry import get_strategy
 from .runs import Interrupted, Runs
 from .strength import CheckInFlight, settle_check, start_check, vacuous_why
 from .summary import expected_from, unverified_reason
-from .verdict import UNMEASURED, trusted, waits_for_gpu
+from .verdict import NOT_REACHED, UNMEASURED, trusted, waits_for_gpu
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
 
@@ -342,7 +342,7 @@ class Engine(Runs):
             left = self.unmeasured_runs()
             if left and not self.choice.unmeasured:  # resumed on a GPU: what is left, its step never reached
                 for run_id in left:
-                    self._end_run(run_id, "stopped", "not run: its step ended before it (no GPU when it was made)")
+                    self._end_run(run_id, "stopped", NOT_REACHED)
                 left = []
             error = self.error or self._why_failed()
             state = "failed" if error else UNMEASURED if left else "finished"

@@ -19,6 +19,7 @@ from ..records import Result, trusted
 __all__ = [
     "NOT_CHECKED",
     "NOT_MEASURED",
+    "NOT_REACHED",
     "NO_RECORDING",
     "NO_REFERENCE",
     "NO_VERDICT",
@@ -37,6 +38,7 @@ NOT_MEASURED = "not measured"  # a run's state with no GPU (--backend none): res
 NOT_CHECKED = "not checked: no GPU"
 UNMEASURED = "unmeasured"  # a session's state after a run with no GPU: every gate done, it waits for one
 NO_RECORDING = "no recorded cache for version {}: nothing to replay"  # a replay's run of a version never recorded
+NOT_REACHED = "not run: its step ended before it (no GPU when it was made)"  # a run left "not measured", ended
 VACUOUS_TEXT = "unchecked: the check proves nothing because {}"
 
 

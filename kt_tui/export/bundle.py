@@ -22,6 +22,10 @@ class ExportError(UserError):
     pass
 
 
+class NotMeasured(ExportError):
+    """A session prepared without a GPU: export/unmeasured.py writes what it has."""
+
+
 @dataclass
 class Bundle:
     session: dict
@@ -78,7 +82,7 @@ def load_bundle(store: Store, sid: str) -> Bundle:
     if best is None:
         best = best_result(store, s["id"])
     if (best is None or best.time_ms is None) and s.get("state") == UNMEASURED:
-        raise ExportError(f"nothing measured to export yet: {waits_for_gpu(s['id'])}")
+        raise NotMeasured(f"nothing measured to export yet: {waits_for_gpu(s['id'])}")
     if best is None or best.time_ms is None:
         raise ExportError(f"session {s['id']} has no accepted best kernel yet: nothing to export")
     versions = store.versions(s["id"])

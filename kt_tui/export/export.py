@@ -14,17 +14,22 @@ from ..files import check_out_dir, refuse_existing, write_output
 from ..kernel.spec import dump_spec
 from ..store import Store
 from . import tables
-from .bundle import Bundle, ExportError, load_bundle, metrics
+from .bundle import Bundle, ExportError, NotMeasured, load_bundle, metrics
 from .inputs import write_arrays
 from .plot import reference_of
 from .report import PLOT, write_report
 from .script import write_script
+from .unmeasured import export_unmeasured
 
 
 def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = False) -> dict:
-    """Write every file; returns {"session", "out", "files": [paths], "best": {...}}. Refuses the root
+    """Write every file; returns {"session", "out", "files": [paths], "best": {...}} (of a session that
+    waits for a GPU: what it has, "best" None, export/unmeasured.py). Refuses the root
     folder, an empty path, and (unless `force`) a folder holding any file it would write."""
-    b = load_bundle(store, sid)
+    try:
+        b = load_bundle(store, sid)
+    except NotMeasured:
+        return export_unmeasured(store, store.session(sid) or {}, out_dir, force)
     out = check_out_dir(out_dir)
     refuse_existing(planned_files(b, out), force)
     try:

@@ -12,6 +12,7 @@ from ..engine.strength import check_line, state_of
 from ..engine.verdict import verdict_text
 from ..files import write_output
 from ..records import Result, StoredGate, config_key
+from ..store import SessionStore
 from .bundle import Bundle, metrics
 from .plot import plot_svg
 from .tables import CSV, Points
@@ -93,7 +94,7 @@ def report_markdown(b: Bundle, store=None) -> str:
         )
     lines += _check_md(b) + _metrics_md(b) + ["## Every measured configuration", "", _PLOT_MARK, ""]
     lines += _fastest_md(b)
-    lines += _story_md(b, store)
+    lines += story_md(b.data) if store is not None else []
     lines += ["## Best kernel source", "", _fence(b.version["source"], "cuda"), ""]
     return "\n".join(lines)
 
@@ -161,45 +162,45 @@ def _metrics_md(b: Bundle) -> list[str]:
     return out + [""]
 
 
-def _story_md(b: Bundle, store) -> list[str]:
+def story_md(data: SessionStore) -> list[str]:
+    """The plan, the LLM's calls, every gate with its decision and the tuning runs."""
     out = []
-    if store is not None:
-        steps = b.data.steps()
-        if steps:
-            out += ["## Plan", "", "| # | step | state | reason | version |", "|---|---|---|---|---|"]
-            out += [
-                f"| {p['seq'] + 1} | {_cell(p['title'])} | {_cell(p['state'])} | {_cell(p['reason'])} | "
-                f"{_cell(p['version'])} |"
-                for p in steps
-            ] + [""]
-        calls = b.data.llm_calls()
-        if calls:
-            models = ", ".join(sorted({str(c["model"]) for c in calls if c["model"]}))
-            tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
-            failed = sum(1 for c in calls if c["error"])
-            out += [
-                f"LLM: {len(calls)} calls ({failed} failed) to {_text(models or 'unknown model')}, "
-                f"{tokens[0]} tokens in, {tokens[1]} out.",
-                "",
-            ]
-        gates = b.data.gates()
-        if gates:
-            out += ["## Steps and decisions", ""]
-            for i, g in enumerate(gates, 1):
-                out += _gate_md(i, g)
-        runs = b.data.runs()
-        if runs:
-            out += [
-                "## Tuning runs",
-                "",
-                "| run | version | kind | search | state | configurations | started | ended |",
-                "|---|---|---|---|---|---|---|---|",
-            ]
-            out += [
-                f"| {_cell(x.id)} | {_cell(x.version)} | {_cell(x.kind)} | {_cell(x.strategy)} | "
-                f"{_cell(x.state)} | {_cell(x.total)} | {_cell(x.started)} | {_cell(x.ended)} |"
-                for x in runs
-            ] + [""]
+    steps = data.steps()
+    if steps:
+        out += ["## Plan", "", "| # | step | state | reason | version |", "|---|---|---|---|---|"]
+        out += [
+            f"| {p['seq'] + 1} | {_cell(p['title'])} | {_cell(p['state'])} | {_cell(p['reason'])} | "
+            f"{_cell(p['version'])} |"
+            for p in steps
+        ] + [""]
+    calls = data.llm_calls()
+    if calls:
+        models = ", ".join(sorted({str(c["model"]) for c in calls if c["model"]}))
+        tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
+        failed = sum(1 for c in calls if c["error"])
+        out += [
+            f"LLM: {len(calls)} calls ({failed} failed) to {_text(models or 'unknown model')}, "
+            f"{tokens[0]} tokens in, {tokens[1]} out.",
+            "",
+        ]
+    gates = data.gates()
+    if gates:
+        out += ["## Steps and decisions", ""]
+        for i, g in enumerate(gates, 1):
+            out += _gate_md(i, g)
+    runs = data.runs()
+    if runs:
+        out += [
+            "## Tuning runs",
+            "",
+            "| run | version | kind | search | state | configurations | started | ended |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {_cell(x.id)} | {_cell(x.version)} | {_cell(x.kind)} | {_cell(x.strategy)} | "
+            f"{_cell(x.state)} | {_cell(x.total)} | {_cell(x.started)} | {_cell(x.ended)} |"
+            for x in runs
+        ] + [""]
     return out
 
 
@@ -229,12 +230,17 @@ pre{background:#f5f5f5;padding:.6rem;overflow-x:auto;font-size:.85rem}svg{max-wi
 
 
 def report_html(b: Bundle, md: str, svg: str) -> str:
+    return page_html(f"{b.name}: kt-tui session {b.sid}", md, svg)
+
+
+def page_html(title: str, md: str, svg: str = "") -> str:
+    """A self-contained HTML page of the report's markdown (the plot inlined where it is marked)."""
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(md)
     inline = svg[svg.find("<svg") :]
     body = body.replace(f"<p>{_PLOT_MARK}</p>", f'<figure class="plot">{inline}</figure>')
-    title = html.escape(f"{b.name}: kt-tui session {b.sid}")
+    title = html.escape(title)
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
         f"<style>{CSS}</style></head><body>\n{body}</body></html>\n"

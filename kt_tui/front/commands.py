@@ -139,6 +139,9 @@ def export_results(settings: Settings, args: argparse.Namespace) -> int:
     out = export_session(store, sid, args.out, force=args.force)
     if args.json:
         print(json.dumps(out, indent=2))
+    elif out["best"] is None:  # prepared without a GPU: its kernels, specs and report (export/unmeasured.py)
+        print(for_terminal(f"session {sid}: not measured; wrote what it has. {out['note']}"))
+        print("\n".join(f"  {f}" for f in out["files"]))
     else:
         best = out["best"]
         speed = f", {best['speedup']:.2f}x over the original" if best["speedup"] else ""

@@ -6,7 +6,7 @@ failed for want of a recording) is repaired when it is resumed where it can be m
 
 from __future__ import annotations
 
-from ..engine.verdict import NO_RECORDING, NOT_MEASURED, UNMEASURED
+from ..engine.verdict import NO_RECORDING, NOT_MEASURED, NOT_REACHED, UNMEASURED
 from ..errors import UserError
 from ..store import SessionStore, Store
 
@@ -24,7 +24,7 @@ def made_without_gpu(data: SessionStore) -> bool:
 def replay_damaged(store: Store, sid: str) -> bool:
     """Made without a GPU, then replayed where versions had no recording: runs failed for that alone."""
     data = SessionStore(store, sid)
-    return made_without_gpu(data) and any(_lost(r.state, r.error) for r in data.runs())
+    return made_without_gpu(data) and any(r.state == "failed" and _lost(r.state, r.error) for r in data.runs())
 
 
 def prepared(store: Store, sid: str) -> bool:
@@ -64,4 +64,7 @@ def repair_replay(store: Store, sid: str) -> int:
 
 
 def _lost(state: str | None, error: str | None) -> bool:
-    return state == "failed" and (error or "").startswith(_NO_RECORDING)
+    """Failed for want of a recording, or never reached because a step before it failed so."""
+    return (state == "failed" and (error or "").startswith(_NO_RECORDING)) or (
+        state == "stopped" and error == NOT_REACHED
+    )
