@@ -38,6 +38,11 @@ class Interrupted(Exception):
     """The user left at a pending gate; the session resumes there."""
 
 
+class Stopped(Exception):
+    """A signal (Ctrl-C, SIGTERM) stopped the session: the run it cut stays "stopped" and nothing more
+    is asked or run; a resume goes on from there (engine/core.py Engine.interrupt)."""
+
+
 class Runs:
     """The measuring half of the Engine: what it reads of the session is declared here."""
 
@@ -55,6 +60,7 @@ class Runs:
     checks: SizeChecks
     stop_requested: threading.Event
     llm_cancel: threading.Event
+    interrupted: str | None
     accepted: set[str]
     best_ms: float | None
     best_key: str | None
@@ -158,14 +164,18 @@ class Runs:
         labels: dict[str, str] | None = None,
         budget: dict[str, Any] | None = None,
         seeds: bool | list[Any] = True,
+        counts_with: tuple[str, ...] = (),
     ) -> Outcome:
         """Tune one kernel version; returns how the run ended (engine/verdict.py Outcome).
 
         search: how to walk the space (the session's setting when None); configs: exactly these
         configurations instead; labels: config key -> where it came from, shown in the table;
-        seeds: evaluate the heuristic seeds first (True), or these configurations."""
+        seeds: evaluate the heuristic seeds first (True), or these configurations. The budget's
+        max_configs counts what the store holds of this run (and of the runs in `counts_with`, earlier
+        parts of the same search), across any number of resumes. A run that was stopped (Ctrl-C, a
+        stop, a quit) goes on from where it stopped: a finished or failed one is not run again."""
         run = self.data.run(run_id)
-        if run and run.state in ("finished", "stopped", "failed"):
+        if run and run.state in ("finished", "failed"):
             return self._outcome(vid, run_id)
         if not self.choice.simulated and not self.choice.unmeasured and self.reference() is None:
             settle_check(self)
@@ -187,6 +197,14 @@ class Runs:
         self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule, _ in seed_list if rule})
         self.labels.update(labels or {})
         options = search_options(search, opts.get("search_options"), [g for _, _, g in seed_list], f"{vid}:{run_id}")
+        again = self.data.count_results(vid, run=run_id) if run else 0
+        spent = again + sum(self.data.count_results(vid, run=r) for r in counts_with)
+        whole = budget.get("max_configs") or None
+        if whole is not None and spent >= whole:  # spent before a resume: the run ends as it would have
+            self.emit("run", run=run_id, version=vid, kind="tune", total=run.total if run else None, budget=whole)
+            self._end_run(run_id, "finished")
+            self._after_tune(vid, run_id, stopped=False)
+            return self._outcome(vid, run_id)
         self._run_job(
             vid,
             run_id,
@@ -195,7 +213,8 @@ class Runs:
             search=search,
             seeds=[c for c, _, _ in seed_list],
             options=options,
-            **budget,
+            spent=(spent, again),
+            **{**budget, "max_configs": whole - spent if whole else None},
         )
         return self._outcome(vid, run_id)
 
@@ -247,7 +266,11 @@ class Runs:
         options: dict[str, Any] | None = None,
         one_worker: bool = False,
         timing_only: bool = False,
+        spent: tuple[int, int] = (0, 0),
     ) -> str:
+        """spent: (configurations the budget counted before this job, of which this very run measured)."""
+        if self.interrupted:
+            raise Stopped(run_id)
         source, spec = self.version(vid)
         self.stop_requested.clear()
         sim = self.choice.simulated
@@ -274,8 +297,9 @@ class Runs:
             kind=kind,
             total=total,
             backend=self.choice.backend,
-            budget=max_configs or None,
+            budget=max_configs + spent[0] if max_configs else None,
             known=None if configs else len(known),
+            again=spent[1],
         )  # known: measured before
         if sim and sim_cache is None:
             return self._end_run(run_id, "failed", NO_RECORDING.format(vid))
@@ -335,12 +359,17 @@ class Runs:
             )
         stopped = info.get("stopped") or self.stop_requested.is_set()
         state = self._end_run(run_id, "stopped" if stopped else "finished")
+        if self.interrupted:  # nothing after the run: no re-measure, no check, no next gate
+            raise Stopped(run_id)
         if kind == "tune":
-            self.settle_and_measure_again(measure=not stopped)
-            if not stopped:
-                self.checks.remeasure_top(vid, run_id)
-            self.confirm_best(vid)
+            self._after_tune(vid, run_id, stopped)
         return state
+
+    def _after_tune(self, vid: str, run_id: str, stopped: bool) -> None:
+        self.settle_and_measure_again(measure=not stopped)
+        if not stopped:
+            self.checks.remeasure_top(vid, run_id)
+        self.confirm_best(vid)
 
     def settle_and_measure_again(self, measure: bool = True) -> None:
         """Wait for the check's test, then time again what was timed while it shared the GPU (not

@@ -212,7 +212,7 @@ def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_eve
 def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_flagged: bool = False) -> int:
     from ..engine.strength import CheckRefused
     from ..store.problems import db_problem
-    from .headless import make_policy, progress_printer, run_headless
+    from .headless import EXIT_CODES, make_policy, progress_printer, run_headless
 
     if choice.note:
         print(for_terminal(choice.note), file=sys.stderr)
@@ -235,6 +235,8 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
     code = _finish(store, sid, state, as_json)
     if refused:
         print(f"kt-tui: {refused}", file=sys.stderr)
+    if engine.interrupted:  # stopped by a signal: never 0, as a shell reports a process it ended
+        return EXIT_CODES.get(engine.interrupted, 130)
     return 2 if refused else code
 
 

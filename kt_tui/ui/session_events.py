@@ -77,7 +77,9 @@ class SessionEvents(_Screen):
         self.stopping = self.paused = False
         run = self.run_info
         if self.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
-            run["done"] = run.get("known", 0) + self.data.count_results(run.get("version"), run=e.run)
+            run["done"] = (
+                (run.get("known") or 0) - run.get("again", 0) + self.data.count_results(run.get("version"), run=e.run)
+            )
         self.run_info["ended"], self.run_info["state"] = time.monotonic(), e.state
         if e.error:
             if e.state == NOT_MEASURED:

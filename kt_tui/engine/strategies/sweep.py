@@ -87,6 +87,7 @@ def sweep(engine: StrategyContext) -> Gates:
             search=settings["search"],
             budget=budget,
             seeds=settings.get("seeds", True) is not False,
+            counts_with=tuple(f"sweep:{i}" for i in range(1, attempt)),  # one budget for the whole sweep
         )
         if not tuned.failed:  # a failed run fails the session (Engine.run decides)
             engine.confirm_best(vid)  # done after the run already; stored checks make this a replay
