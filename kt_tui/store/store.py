@@ -41,8 +41,11 @@ class Store(ResultStore, ReferenceFiles):
         return rows[0]
 
     def sessions(self) -> list[dict[str, Any]]:
-        cursor = self.conn.execute("SELECT * FROM sessions ORDER BY created DESC, rowid DESC")
-        names = [d[0] for d in cursor.description]
+        """Every session's row but its stored settings (read per session by session(): a listing
+        never holds what a database may carry there, however large)."""
+        names = [r[1] for r in self.conn.execute("PRAGMA table_info(sessions)") if r[1] != "settings"]
+        columns = ", ".join('"' + n.replace('"', '""') + '"' for n in names)  # the table's own column names
+        cursor = self.conn.execute(f"SELECT {columns} FROM sessions ORDER BY created DESC, rowid DESC")
         return [dict(zip(names, row)) for row in cursor]
 
     def delete_session(self, sid: str) -> None:
