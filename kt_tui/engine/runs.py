@@ -170,10 +170,9 @@ class Runs:
 
         search: how to walk the space (the session's setting when None); configs: exactly these
         configurations instead; labels: config key -> where it came from, shown in the table;
-        seeds: evaluate the heuristic seeds first (True), or these configurations. The budget's
-        max_configs counts what the store holds of this run (and of the runs in `counts_with`, earlier
-        parts of the same search), across any number of resumes. A run that was stopped (Ctrl-C, a
-        stop, a quit) goes on from where it stopped: a finished or failed one is not run again."""
+        seeds: evaluate the heuristic seeds first (True), or these configurations. max_configs counts
+        what the store holds of this run and of `counts_with` (earlier parts of one search), across
+        resumes. A stopped run goes on from where it stopped; a finished or failed one is not run again."""
         run = self.data.run(run_id)
         if run and run.state in ("finished", "failed"):
             return self._outcome(vid, run_id)
@@ -201,7 +200,6 @@ class Runs:
         spent = again + sum(self.data.count_results(vid, run=r) for r in counts_with)
         whole = budget.get("max_configs") or None
         if whole is not None and spent >= whole:  # spent before a resume: the run ends as it would have
-            self.emit("run", run=run_id, version=vid, kind="tune", total=run.total if run else None, budget=whole)
             self._end_run(run_id, "finished")
             self._after_tune(vid, run_id, stopped=False)
             return self._outcome(vid, run_id)
@@ -299,7 +297,7 @@ class Runs:
             backend=self.choice.backend,
             budget=max_configs + spent[0] if max_configs else None,
             known=None if configs else len(known),
-            again=spent[1],
+            again=spent[1] or None,
         )  # known: measured before
         if sim and sim_cache is None:
             return self._end_run(run_id, "failed", NO_RECORDING.format(vid))
