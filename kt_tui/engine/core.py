@@ -32,7 +32,7 @@ from .registry import get_strategy
 from .runs import Interrupted, Runs, Stopped
 from .strength import CheckInFlight, settle_check, start_check, vacuous_why
 from .summary import expected_from, unverified_reason
-from .verdict import NOT_REACHED, UNMEASURED, trusted, waits_for_gpu
+from .verdict import CUT, NOT_REACHED, UNMEASURED, trusted, waits_for_gpu
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
 
@@ -373,19 +373,14 @@ class Engine(Runs):
         self.request_stop()
 
     def _stopped(self) -> str:
-        cut = next((r for r in reversed(self.data.runs()) if r.state == "stopped" and r.error is None), None)
+        cut = next(
+            (r for r in reversed(self.data.runs()) if r.state == "stopped" and (r.error or "").startswith(CUT)), None
+        )
         said = ""
         if cut is not None and cut.version:
             done = self.data.count_results(cut.version, run=cut.id)
             said = f" after {done} of {cut.total} configurations of run {cut.id} (the rest are measured on resume)"
-        self.set_state("stopped", error=None)
-        self.emit("finished", state="stopped", error=None)
-        self.emit(
-            "note",
-            text=f"session {self.sid} stopped by {self.interrupted}{said}; "
-            f"`kt-tui resume {self.sid} --auto` goes on from where it stopped",
-        )
-        return "stopped"
+        return self._left_stopped(f"stopped by {self.interrupted}{said}")
 
     def abort(self, why: str) -> str:
         """Stop at once (a second signal): the worker is killed, the configuration in flight is lost
@@ -395,11 +390,13 @@ class Engine(Runs):
         for r in self.data.runs():
             if r.state == "running":
                 self._end_run(r.id, "stopped", f"aborted by {why}")
+        return self._left_stopped(f"aborted by {why}: the configuration in flight was not recorded")
+
+    def _left_stopped(self, what: str) -> str:
         self.set_state("stopped", error=None)
+        self.emit("finished", state="stopped", error=None)
         self.emit(
-            "note",
-            text=f"session {self.sid} aborted by {why}: the configuration in flight was not recorded; "
-            f"`kt-tui resume {self.sid} --auto` goes on from where it stopped",
+            "note", text=f"session {self.sid} {what}; `kt-tui resume {self.sid} --auto` goes on from where it stopped"
         )
         return "stopped"
 

@@ -26,7 +26,7 @@ from ..store.results import StoredResults
 from .backend import BackendChoice
 from .known import known_in_space
 from .strength import CheckInFlight, result_params, settle_check, start_check
-from .verdict import NO_RECORDING, NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
+from .verdict import CUT, NO_RECORDING, NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
 
 if TYPE_CHECKING:
     import threading
@@ -39,8 +39,7 @@ class Interrupted(Exception):
 
 
 class Stopped(Exception):
-    """A signal (Ctrl-C, SIGTERM) stopped the session: the run it cut stays "stopped" and nothing more
-    is asked or run; a resume goes on from there (engine/core.py Engine.interrupt)."""
+    """A signal stopped the session (Engine.interrupt): nothing more is asked or run; a resume goes on."""
 
 
 class Runs:
@@ -174,8 +173,9 @@ class Runs:
         what the store holds of this run and of `counts_with` (earlier parts of one search), across
         resumes. A stopped run goes on from where it stopped; a finished or failed one is not run again."""
         run = self.data.run(run_id)
-        if run and run.state in ("finished", "failed"):
-            return self._outcome(vid, run_id)
+        cut = run is not None and run.state == "stopped" and (run.error or "").startswith(CUT)  # by a signal
+        if run and run.state in ("finished", "failed", "stopped") and not cut:
+            return replace(self._outcome(vid, run_id), replayed=True)
         if not self.choice.simulated and not self.choice.unmeasured and self.reference() is None:
             settle_check(self)
             self.data.put_run(run_id, version=vid, kind="tune", state="running")
@@ -264,9 +264,8 @@ class Runs:
         options: dict[str, Any] | None = None,
         one_worker: bool = False,
         timing_only: bool = False,
-        spent: tuple[int, int] = (0, 0),
+        spent: tuple[int, int] = (0, 0),  # (what the budget counted before this job, of which this run measured)
     ) -> str:
-        """spent: (configurations the budget counted before this job, of which this very run measured)."""
         if self.interrupted:
             raise Stopped(run_id)
         source, spec = self.version(vid)
@@ -356,7 +355,8 @@ class Runs:
                 spec.tune_params,
             )
         stopped = info.get("stopped") or self.stop_requested.is_set()
-        state = self._end_run(run_id, "stopped" if stopped else "finished")
+        cut = f"stopped by {self.interrupted}" if stopped and self.interrupted else None
+        state = self._end_run(run_id, "stopped" if stopped else "finished", cut)
         if self.interrupted:  # nothing after the run: no re-measure, no check, no next gate
             raise Stopped(run_id)
         if kind == "tune":
