@@ -165,25 +165,15 @@ def test_ctrl_c_during_an_llm_call_skips_no_step(capsys, hermetic):
 def test_a_stored_policy_stop_after_a_cut_sweep_is_left_by_a_resume(capsys, hermetic, monkeypatch):
     """A session an older kt-tui left this way (one Ctrl-C stored a policy "stop" at "Continue the
     sweep?", which every `resume --auto` replayed): a resume goes on and finishes."""
-    from kt_tui.engine.core import Engine
     from kt_tui.engine.events import Decision
-    from kt_tui.engine.strategies.sweep import sweep
 
-    from ..engine.test_engine import open_session
+    from ..engine.test_engine import sweep_stopped_at
 
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
     store = Store(hermetic / "sessions.db")
-    sid, gpu, choice = open_session(store, "matmul")
-    holder = {}
-
-    def on_event(e):
-        if e.kind == "result" and store.count_results(sid) == 3:
-            holder["engine"].request_stop()
-
     decisions = iter([Decision("approve", by="policy"), Decision("stop", by="policy")])
-    holder["engine"] = engine = Engine(store, sid, gpu, choice, lambda g: next(decisions), on_event)
-    assert engine.run(sweep) == "stopped"
-    gpu.close()
+    sid, state = sweep_stopped_at(store, 3, lambda g: next(decisions))
+    assert state == "stopped"
     assert store.gate(sid, "sweep:2").decision["choice"] == "stop"
     code, out = run_cli(capsys, "resume", sid, "--auto", "--json")
     assert code == 0 and out["state"] == "finished" and out["results"] == 17, out

@@ -9,15 +9,13 @@ from __future__ import annotations
 import os
 import signal
 
-from kt_tui.engine.core import Engine
 from kt_tui.engine.events import Decision
-from kt_tui.engine.strategies.sweep import sweep
 from kt_tui.store import Store
 
 from ..cli.test_signals import Headless
 from ..conftest import EXAMPLES
 from ..helpers import run_cli
-from .test_engine import open_session
+from .test_engine import sweep_stopped_at
 
 ARGS = ("run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", "--max-configs", "8")
 
@@ -71,15 +69,6 @@ def test_stopped_and_continued_in_one_session_the_sweep_keeps_one_budget(hermeti
     the first left of the budget."""
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
     store = Store(hermetic / "s.db")
-    sid, gpu, choice = open_session(store, "matmul")
-    holder = {}
-
-    def on_event(e):
-        if e.kind == "result" and store.count_results(sid) == 4:
-            holder["engine"].request_stop()
-
-    engine = Engine(store, sid, gpu, choice, lambda g: Decision("approve"), on_event, options={"max_configs": 8})
-    holder["engine"] = engine
-    assert engine.run(sweep) == "finished"
-    gpu.close()
+    sid, state = sweep_stopped_at(store, 4, lambda g: Decision("approve"), options={"max_configs": 8})
+    assert state == "finished"
     assert store.run(sid, "sweep:2") is not None and store.count_results(sid) == 9
