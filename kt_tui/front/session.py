@@ -115,6 +115,7 @@ def resume_backend(
     stored = s.get("backend_request")  # made with no GPU (none): here, whatever works
     request = settings.backend if asked else stored if stored and stored != "none" else "auto"
     path = Path(s["kernel_path"])
+    fallback: dict[str, Any] | None = None
     try:
         choice = pick_backend(settings, gpu, s["kernel_name"], original, path, request)
     except BackendError as first:
@@ -125,13 +126,14 @@ def resume_backend(
             choice.note = f"The session's backend {request} does not work here: {first} " + choice.note
         except BackendError:
             choice = BackendChoice("none", s.get("gpu") or "", note=f"Nothing can be measured here: {first}")
-        if not prepared(store, sid):
-            store.add_event(sid, "backend_fallback", {"from": request, "to": choice.backend, "note": choice.note})
-    if not asked and (choice.simulated or choice.unmeasured) and prepared(store, sid):
+        fallback = {"from": request, "to": choice.backend, "note": choice.note}
+    if not asked and (choice.simulated or choice.unmeasured) and prepared(store, sid):  # left as it is
         why = "no working GPU backend here"
         if not read_only_here:
             raise NeedsGpu(waits_here(sid, why))
         return BackendChoice("none", s.get("gpu") or "", note=waits_here(sid, why), read_only=True)
+    if fallback is not None:
+        store.add_event(sid, "backend_fallback", fallback)
     if not choice.unmeasured and replay_damaged(store, sid):
         again = f"{repair_replay(store, sid)} run(s) that a replay failed for want of a recording run again."
         choice.note = f"{choice.note} {again}".strip()
