@@ -1,21 +1,24 @@
 """Settings: command-line flags > environment (OPENAI_*, KT_TUI_*) > config.toml in the XDG config dir.
 
-_FIELDS is the one list of settings: the config file's keys, the flags the CLI passes on and what a
-session stores are all read from it; each value is checked by its pydantic-core schema."""
+The Settings model (pydantic-settings) is the one list of settings: the config file's keys, the flags
+the CLI passes on and what a session stores are all read from its fields. Its sources are the flags
+(init), the variables named on the fields, and config.toml with its sections: `[keys]` and one
+`[strategy.NAME]` table per strategy, merged key by key with what the flags give (pydantic-settings'
+deep merge of its sources)."""
 
 from __future__ import annotations
 
-import copy
-import json
 import os
+import re
 import sys
-from dataclasses import dataclass
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlparse
 
-from pydantic_core import SchemaValidator, ValidationError
-from pydantic_core import core_schema as cs
+from pydantic import AfterValidator, Field, PrivateAttr, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .files import CONFIG_MAX, FileRefused, read_text_file
 from .gpu.simcache import read_header
@@ -47,7 +50,16 @@ FLAT_STRATEGY_KEYS = (
     "space_edits",
 )
 NOT_IN_FILE = ("api_key", "strategy_tables", "strategy_defaults", "strategy_flags")
+TEXT_MAX = 4096  # characters of any setting's text: a path, a URL, a model's name, a key binding
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _noted: set[Path] = set()
+
+
+def _plain(v: str) -> str:
+    """No control characters: a CR/LF in a URL or a name would end up in a request's headers."""
+    if m := _CONTROL.search(v):
+        raise ValueError(f"must not hold control characters (found {m.group()!r})")
+    return v
 
 
 def _url(v: str | None) -> str | None:
@@ -71,133 +83,72 @@ def _sim_cache(v: str | None) -> str | None:
     return v
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One setting: its default, what it is, the pydantic-core schema its value must pass and the
-    environment variable that sets it. secret: never shown, stored or dumped (the API key)."""
-
-    default: Any
-    description: str
-    schema: cs.CoreSchema
-    env: str | None = None
-    secret: bool = False
+Text = Annotated[StrictStr, Field(max_length=TEXT_MAX), AfterValidator(_plain)]
+_Table = dict[StrictStr, Any]
 
 
-_STR = cs.str_schema(strict=True)
-_OPT_STR = cs.nullable_schema(_STR)
-_ANY_TABLE = cs.dict_schema(cs.str_schema(), cs.any_schema())
-_FIELDS: dict[str, Setting] = {
-    "db": Setting("", "session database", _STR, env="KT_TUI_DB"),
-    "backend": Setting("auto", "where numbers come from", _STR, env="KT_TUI_BACKEND"),
-    "sim_cache": Setting(
-        None,
-        "recorded kernel_tuner cachefile or folder",
-        cs.no_info_after_validator_function(_sim_cache, _OPT_STR),
-        env="KT_TUI_SIM_CACHE",
-    ),
-    "strategy": Setting("sweep", "the session strategy", _STR),
-    # [strategy.NAME] tables of config.toml: each strategy's own options, validated by its `Options`
-    # (engine/registry.py strategy_options); a flag given for a key wins over the table
-    "strategy_tables": Setting(
-        {}, "per-strategy options from config.toml", cs.dict_schema(cs.str_schema(), _ANY_TABLE)
-    ),
+def _f(default: Any, description: str, env: str | None = None, **kw: Any) -> Any:
+    """A setting: its default, what it does, and the one variable that sets it (when one does)."""
+    extra: dict[str, Any] | None = {"env": env} if env else None
+    if isinstance(default, dict):
+        return Field(default_factory=dict, description=description, json_schema_extra=extra, **kw)
+    return Field(default, description=description, json_schema_extra=extra, **kw)
+
+
+class Settings(BaseSettings):
+    """Made by load_settings from its sources (file < environment < flags), each value checked."""
+
+    model_config = SettingsConfigDict(extra="forbid", validate_default=False, strict=True)
+
+    db: Text = _f("", "session database", env="KT_TUI_DB")
+    backend: Text = _f("auto", "where numbers come from", env="KT_TUI_BACKEND")
+    sim_cache: Annotated[Text | None, AfterValidator(_sim_cache)] = _f(
+        None, "recorded kernel_tuner cachefile or folder", env="KT_TUI_SIM_CACHE"
+    )
+    strategy: Text = _f("sweep", "the session strategy")
+    # [strategy.NAME] sections of config.toml: each strategy's own options, validated by its `Options`
+    # (engine/registry.py strategy_options); a flag given for a key wins over the section
+    strategy_tables: dict[StrictStr, _Table] = _f({}, "per-strategy options from config.toml")
     # flat strategy keys of an older config.toml (`threshold = 0.05`): each strategy that has the option
-    # takes it, under its own table (engine/registry.py strategy_options)
-    "strategy_defaults": Setting({}, "flat strategy keys of an older config.toml", _ANY_TABLE),
+    # takes it, under its own section (engine/registry.py strategy_options)
+    strategy_defaults: _Table = _f({}, "flat strategy keys of an older config.toml")
     # strategy options given by flags: option -> (the flag, its value); the chosen strategy's Options
     # checks them, and a flag it has no option for is refused naming the flag
-    "strategy_flags": Setting(
-        {},
-        "strategy options given by flags",
-        cs.dict_schema(cs.str_schema(), cs.tuple_schema([cs.str_schema(), cs.any_schema()])),
-    ),
-    "llm": Setting("auto", "none: manual mode, no LLM calls", _STR, env="KT_TUI_LLM"),
-    "base_url": Setting(
-        None, "OpenAI-compatible endpoint", cs.no_info_after_validator_function(_url, _OPT_STR), env="OPENAI_BASE_URL"
-    ),
-    "model": Setting(None, "LLM model name", _OPT_STR, env="KT_TUI_MODEL"),
-    "api_key": Setting(None, "", cs.nullable_schema(cs.str_schema()), env="OPENAI_API_KEY", secret=True),
-    "theme": Setting("kt-dark", "theme name", cs.no_info_after_validator_function(_theme, _STR), env="KT_TUI_THEME"),
-    "timeout_s": Setting(
-        None,
-        "watchdog per configuration; the spec's timeout_s when unset",
-        cs.nullable_schema(cs.float_schema(strict=True, gt=0, allow_inf_nan=False)),
-    ),
-    "gpus": Setting(
-        "",
-        'N or "all": measure on that many GPUs at once (through Ray)',
-        cs.union_schema([cs.int_schema(strict=True), _STR]),
-    ),
-    "ray_address": Setting("", "a running Ray cluster to measure on", _STR, env="RAY_ADDRESS"),
-    "allow_mixed": Setting(False, "let workers of different GPU models tune together", cs.bool_schema(strict=True)),
-    "allow_survivors": Setting(
-        False,
-        "let --auto accept generated kernels on a check that wrong variants of the kernel pass",
-        cs.bool_schema(strict=True),
-    ),
-    "keys": Setting({}, "binding id -> key, remaps the defaults", cs.dict_schema(_STR, _STR, strict=True)),
-    "llm_timeout_s": Setting(
-        120.0, "total deadline of each attempt of an LLM call", cs.float_schema(strict=True, gt=0, lt=1e9)
-    ),
-    "llm_retries": Setting(3, "attempts per LLM call, in all", cs.int_schema(strict=True, ge=1)),
-    "llm_max_tokens": Setting(4096, "max_tokens sent with every LLM request", cs.int_schema(strict=True, ge=1)),
-}
-_checker: list[SchemaValidator] = []  # made at the first load_settings
+    strategy_flags: dict[StrictStr, tuple[StrictStr, Any]] = _f({}, "strategy options given by flags")
+    llm: Text = _f("auto", "none: manual mode, no LLM calls", env="KT_TUI_LLM")
+    base_url: Annotated[Text | None, AfterValidator(_url)] = _f(
+        None, "OpenAI-compatible endpoint", env="OPENAI_BASE_URL"
+    )
+    model: Text | None = _f(None, "LLM model name", env="KT_TUI_MODEL")
+    api_key: Text | None = Field(None, exclude=True, repr=False, json_schema_extra={"env": "OPENAI_API_KEY"})
+    theme: Annotated[Text, AfterValidator(_theme)] = _f("kt-dark", "theme name", env="KT_TUI_THEME")
+    timeout_s: float | None = _f(
+        None, "watchdog per configuration; the spec's timeout_s when unset", gt=0, allow_inf_nan=False
+    )
+    gpus: StrictInt | Text = _f("", 'N or "all": measure on that many GPUs at once (through Ray)')
+    ray_address: Text = _f("", "a running Ray cluster to measure on", env="RAY_ADDRESS")
+    allow_mixed: StrictBool = _f(False, "let workers of different GPU models tune together")
+    allow_survivors: StrictBool = _f(
+        False, "let --auto accept generated kernels on a check that wrong variants of the kernel pass"
+    )
+    keys: dict[Text, Text] = _f({}, "binding id -> key, remaps the defaults (the [keys] section)", max_length=1000)
+    llm_timeout_s: float = _f(120.0, "total deadline of each attempt of an LLM call", gt=0, lt=1e9)
+    llm_retries: StrictInt = _f(3, "attempts per LLM call, in all", ge=1, le=10)
+    llm_max_tokens: StrictInt = _f(4096, "max_tokens sent with every LLM request", ge=1, le=1_000_000)
+    _config_path: Path | None = PrivateAttr(None)
 
-
-def _check(values: dict[str, Any]) -> dict[str, Any]:
-    """values through their settings' schemas (pydantic-core, without pydantic's model layer: it cost
-    ~270 M instructions, ~50 ms, before the TUI's first frame); a problem raises ValidationError."""
-    if not _checker:
-        fields = {name: cs.typed_dict_field(f.schema, required=False) for name, f in _FIELDS.items()}
-        _checker.append(SchemaValidator(cs.typed_dict_schema(fields, extra_behavior="forbid")))
-    checked: dict[str, Any] = _checker[0].validate_python(values)
-    return checked
-
-
-class Settings:
-    """Made by load_settings, which merges its sources (file < environment < flags) and checks them.
-    The settings are its attributes, one per _FIELDS entry; model_fields_set and model_dump are
-    named as pydantic's, whose model it was."""
-
-    db: str
-    backend: str
-    sim_cache: str | None
-    strategy: str
-    strategy_tables: dict[str, dict[str, Any]]
-    strategy_defaults: dict[str, Any]
-    strategy_flags: dict[str, tuple[str, Any]]
-    llm: str
-    base_url: str | None
-    model: str | None
-    api_key: str | None
-    theme: str
-    timeout_s: float | None
-    gpus: int | str
-    ray_address: str
-    allow_mixed: bool
-    allow_survivors: bool
-    keys: dict[str, str]
-    llm_timeout_s: float
-    llm_retries: int
-    llm_max_tokens: int
-
-    def __init__(self, **values: Any) -> None:
-        """values: checked ones (load_settings); the others take their defaults."""
-        for name, f in _FIELDS.items():
-            setattr(self, name, values[name] if name in values else copy.deepcopy(f.default))
-        self.model_fields_set = set(values)
-        self._config_path: Path | None = None
-
-    def __repr__(self) -> str:
-        return f"Settings({', '.join(f'{k}={v!r}' for k, v in self.model_dump().items())})"
-
-    def model_dump(self, exclude: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
-        """The settings as a dict, the secret ones left out."""
-        return {name: getattr(self, name) for name, f in _FIELDS.items() if not f.secret and name not in exclude}
-
-    def model_dump_json(self) -> str:
-        return json.dumps(self.model_dump(), default=str)
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Flags (init) over the variables named on the fields over config.toml: no .env file, no
+        other variable (KT_TUI_ROUNDS is not read)."""
+        return init_settings, _Environment(settings_cls), _ConfigFile(settings_cls)
 
     @property
     def config_path(self) -> Path:
@@ -218,47 +169,64 @@ class Settings:
         return data_dir()
 
 
-def setting_fields() -> dict[str, Setting]:
-    return dict(_FIELDS)
+def setting_fields() -> dict[str, FieldInfo]:
+    return dict(Settings.model_fields)
 
 
-def _environment() -> dict[str, Any]:
+def env_name(field: FieldInfo) -> str | None:
+    extra = field.json_schema_extra
+    env = extra.get("env") if isinstance(extra, dict) else None
+    return env if isinstance(env, str) else None
+
+
+class _Environment(PydanticBaseSettingsSource):
     """The variables named on the fields (KT_TUI_DB, OPENAI_API_KEY, ...); an empty one is unset."""
-    out = {}
-    for name, f in _FIELDS.items():
-        env = f.env
-        value = (os.environ.get(env) or None) if env else None
-        if value is not None:
-            out[name] = value
-    return out
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        env = env_name(field)
+        return (os.environ.get(env) or None) if env else None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        out = {}
+        for name, f in self.settings_cls.model_fields.items():
+            value = self.get_field_value(f, name)[0]
+            if value is not None:
+                out[name] = value
+        return out
 
 
-def _config_file(path: Path) -> dict[str, Any]:
-    """config.toml in the config dir (or the file load_settings is given), read under the size cap."""
-    if not path.is_file():
-        return {}
-    try:
-        data = load_toml(read_text_file(path, "config", CONFIG_MAX), path)
-    except FileRefused as e:
-        raise ConfigError("", str(e)) from None
-    data = _strategy_tables(data, path)
-    for k in data:
-        if k == "api_key":
-            raise ConfigError(k, "the API key is never read from a file: set OPENAI_API_KEY", path)
-        if k in NOT_IN_FILE[2:]:
-            raise ConfigError(k, "not a setting of the file: strategy options go in [strategy.NAME]", path)
-        if k not in _FIELDS and k not in FLAT_STRATEGY_KEYS:
-            known = ", ".join(sorted(set(_FIELDS) - set(NOT_IN_FILE)))
-            raise ConfigError(k, f"unknown setting (known: {known})", path)
-    return _flat_strategy_keys(data, path)
+_reading: ContextVar[Path | None] = ContextVar("config_file", default=None)  # load_settings' file, while it loads
 
 
-def _merged(low: dict[str, Any], high: dict[str, Any]) -> dict[str, Any]:
-    """high over low; tables (dicts) in both are merged key by key, as pydantic-settings merged its sources."""
-    out = dict(low)
-    for k, v in high.items():
-        out[k] = _merged(out[k], v) if isinstance(out.get(k), dict) and isinstance(v, dict) else v
-    return out
+def _config_file_path() -> Path:
+    return _reading.get() or config_dir() / "config.toml"
+
+
+class _ConfigFile(PydanticBaseSettingsSource):
+    """config.toml in the config dir (or the file load_settings is given), read under the size cap.
+    A FIFO, a device, a folder or a link to one is refused (one line), never skipped or read for ever."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        path = _config_file_path()
+        if not os.path.lexists(path):
+            return {}
+        try:
+            data = load_toml(read_text_file(path, "config", CONFIG_MAX), path)
+        except FileRefused as e:
+            raise ConfigError("", str(e)) from None
+        data = _strategy_tables(data, path)
+        for k in data:
+            if k == "api_key":
+                raise ConfigError(k, "the API key is never read from a file: set OPENAI_API_KEY", path)
+            if k in NOT_IN_FILE[2:]:
+                raise ConfigError(k, "not a setting of the file: strategy options go in [strategy.NAME]", path)
+            if k not in Settings.model_fields and k not in FLAT_STRATEGY_KEYS:
+                known = ", ".join(sorted(set(Settings.model_fields) - set(NOT_IN_FILE)))
+                raise ConfigError(k, f"unknown setting (known: {known})", path)
+        return _flat_strategy_keys(data, path)
 
 
 def _flat_strategy_keys(data: dict, path: Path) -> dict:
@@ -309,26 +277,28 @@ def load_settings(
         names = flag_names or {}
         flagged = {k: (names.get(k) or "--" + k.replace("_", "-"), v) for k, v in options.items()}
         given["strategy_flags"] = {**given.get("strategy_flags", {}), **flagged}
-    values = _merged(_merged(_config_file(config_file or config_dir() / "config.toml"), _environment()), given)
+    token = _reading.set(config_file)
     try:
-        s = Settings(**_check(values))
+        s = Settings(**given)
     except ValidationError as e:
-        err = e.errors()[0]
-        raise _error(str(err["loc"][0]), problem_text(err), given, flag_names, config_file) from None
+        err = e.errors(include_url=False)[0]
+        raise _error(str(err["loc"][0]), problem_text(err), given, flag_names) from None
+    finally:
+        _reading.reset(token)
+    s._config_path = config_file
     if not s.db:
         s.db = str(data_dir() / "sessions.db")
-    s._config_path = config_file
     return s
 
 
-def _error(name: str, problem: str, given: dict, flag_names: dict | None, config_file: Path | None) -> ConfigError:
+def _error(name: str, problem: str, given: dict, flag_names: dict | None) -> ConfigError:
     """The problem named where the value came from: the flag, the variable, or the file and key."""
     if name in given:
         return ConfigError((flag_names or {}).get(name) or "--" + name.replace("_", "-"), problem)
-    env = _FIELDS[name].env
+    env = env_name(Settings.model_fields[name]) if name in Settings.model_fields else None
     if env and os.environ.get(env):
         return ConfigError(env, problem)
-    return ConfigError(name, problem, config_file or config_dir() / "config.toml")
+    return ConfigError(name, problem, _config_file_path())  # load_settings' file is still set here
 
 
 def _check_sim_cache(value: str) -> None:

@@ -4,6 +4,8 @@
 class UserError(Exception):
     """Bad input or an environment problem the user can fix; str() is the message."""
 
+    session: str | None = None  # the session the command was about, when there was one (--json names it)
+
 
 def explain(e: BaseException) -> str:
     return str(e) or type(e).__name__

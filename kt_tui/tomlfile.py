@@ -110,6 +110,9 @@ def _problem_text(err: Mapping[str, Any], words: dict | None = None) -> str:
         return "missing"
     if kind == "extra_forbidden":
         return "unknown key"
+    if kind in ("string_too_long", "too_long"):  # the value itself may be huge: its length, not its text
+        size = len(value) if isinstance(value, (str, bytes, list, dict, tuple)) else "more"
+        return f"must be at most {ctx.get('max_length')} {'characters' if kind.startswith('string') else 'items'} long, not {size}"
     words = {
         "int": "an integer",
         "bool": "true or false",
@@ -127,8 +130,10 @@ def _problem_text(err: Mapping[str, Any], words: dict | None = None) -> str:
     if kind == "greater_than_equal":
         low = "must not be negative" if ctx["ge"] == 0 else f"must be at least {_num(ctx['ge'])}"
         return f"{low}, not {value!r}"
-    if kind in ("less_than", "less_than_equal"):
-        return f"must be below {_num(ctx.get('lt', ctx.get('le')))}, not {value!r}"
+    if kind == "less_than":
+        return f"must be below {_num(ctx['lt'])}, not {value!r}"
+    if kind == "less_than_equal":
+        return f"must be at most {_num(ctx['le'])}, not {value!r}"
     if kind == "literal_error":
         return f"must be one of {ctx['expected']}, not {value!r}"
     return f"{err['msg'][:1].lower()}{err['msg'][1:]}, not {value!r}"

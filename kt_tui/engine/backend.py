@@ -32,6 +32,7 @@ class BackendChoice:
     arch: str = ""  # the device's compute capability as "sm_90"; "" in sim or when the probe could not tell
     replays_version: bool = False  # sim: the cache's header says it was recorded from this very kernel version
     facts: dict[str, Any] | None = None  # the device's facts and measured peaks (gpu/facts.py); in sim, the recording's
+    read_only: bool = False  # a session prepared without a GPU, opened where none is: shown, nothing runs
 
     @property
     def simulated(self) -> bool:
@@ -43,6 +44,8 @@ class BackendChoice:
         return self.backend == "none"
 
     def label(self) -> str:
+        if self.read_only:
+            return "PREPARED: waits for a GPU (read-only here; resume it on a GPU)"
         if self.backend == "none":
             return f"no GPU here: not measured (stored results from {self.gpu})" if self.gpu else "no GPU: not measured"
         if self.simulated:

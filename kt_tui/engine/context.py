@@ -114,7 +114,11 @@ class StrategyContext(Protocol):
         labels: dict[str, str] | None = None,
         budget: dict[str, Any] | None = None,
         seeds: bool | list[dict[str, Any]] = True,
-    ) -> Outcome: ...
+        counts_with: tuple[str, ...] = (),
+    ) -> Outcome:
+        """Tune a version (Runs.tune): budget["max_configs"] counts what this run (and the runs in
+        `counts_with`) measured, across resumes; a stopped run goes on from where it stopped."""
+        ...
 
     def confirm_best(self, vid: str, tries: int = 3) -> Any: ...
 

@@ -27,9 +27,9 @@ from .checks import SizeChecks
 from .context import Gates, M
 from .edits import decision_record
 from .events import Event, event_from
-from .gates import Decision, Gate
+from .gates import BY, Decision, Gate
 from .registry import get_strategy
-from .runs import Interrupted, Runs
+from .runs import Interrupted, Runs, Stopped
 from .strength import (
     CheckInFlight,
     check_state,
@@ -40,7 +40,7 @@ from .strength import (
     vacuous_why,
 )
 from .summary import expected_from, fastest_trusted, unverified_reason
-from .verdict import UNMEASURED, trusted, waits_for_gpu
+from .verdict import CUT, NOT_REACHED, UNMEASURED, trusted, waits_for_gpu
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
 
@@ -71,6 +71,7 @@ class Engine(Runs):
         self.allow_survivors = allow_survivors  # --auto may accept kernels on a check that wrong variants pass
         self.error: str | None = None  # set by a strategy when the session as a whole failed
         self.stop_requested = threading.Event()
+        self.interrupted: str | None = None  # the signal that stopped the session ("Ctrl-C", "SIGTERM")
         self.llm_cancel = threading.Event()  # set: the LLM call in flight ends now (cleared as each call starts)
         self.labels: dict[str, str] = {}  # config key -> where it came from (a seed rule, the LLM)
         self._reference_key: tuple[str | None, str] = (None, "")  # (the original's spec_json, its key)
@@ -101,8 +102,11 @@ class Engine(Runs):
         stored = self.data.gate(gate.key)
         # a stored "stop" ended the session; resuming it means asking that question again
         if stored and stored.state == "decided" and stored.decision and stored.decision["choice"] != "stop":
-            d = stored.decision
-            return Decision(d["choice"], d.get("value"), by="replay", why=d.get("why"))
+            d = stored.decision  # replayed as it was taken, by whom it was taken: a step's reason says the same again
+            by = str(d.get("by")) if d.get("by") in BY else "replay"
+            return Decision(d["choice"], d.get("value"), by=by, why=d.get("why"))
+        if self.interrupted:  # a signal stops the session here: the gate is asked on resume, not by policy now
+            raise Stopped(gate.key)
         if self.check_in_flight is not None:  # said at the gate a person reads, and where --auto's choice needs it
             settle_check(self, wait=gate.kind == "accept" or getattr(self.decide, "by", None) != "policy")
         if reason := unverified_reason(self.store, self.sid):
@@ -128,7 +132,7 @@ class Engine(Runs):
             return decision
         if decision.choice not in gate.choices:
             raise ValueError(f"{decision.choice!r} is not a choice at gate {gate.key} ({', '.join(gate.choices)})")
-        self.data.decide_gate(gate.key, record := decision_record(gate.body, decision.to_dict()))
+        self.data.decide_gate(gate.key, record := decision_record(gate, decision.to_dict()))
         self.emit("decided", key=gate.key, decision=record)
         self.set_state("running")
         return decision
@@ -307,6 +311,11 @@ class Engine(Runs):
         if self._session()["state"] == "finished":
             self.emit("finished", keep=False, state="finished", error=None)
             return "finished"
+        if self.choice.read_only:  # prepared without a GPU, opened where none is (front/prepared.py)
+            state = str(self._session()["state"])
+            self.emit("note", keep=False, text=self.choice.note)
+            self.emit("finished", keep=False, state=state, error=None)
+            return state
         self.set_state("running", error=None)
         gen = strategy(self)
         try:
@@ -328,15 +337,17 @@ class Engine(Runs):
                 gate = gen.send(decision)
         except StopIteration:
             try:  # the check's test, when it still runs, ends the session too
-                self.settle_and_measure_again(measure=not self.stop_requested.is_set())
+                self.settle_and_measure_again(measure=not self.stop_requested.is_set() and not self.interrupted)
             except Interrupted as e:
                 return self._interrupted(e)
+            except Stopped:
+                return self._stopped()
             except UserError as e:
                 self.error = self.error or str(e)
             left = self.unmeasured_runs()
             if left and not self.choice.unmeasured:  # resumed on a GPU: what is left, its step never reached
                 for run_id in left:
-                    self._end_run(run_id, "stopped", "not run: its step ended before it (no GPU when it was made)")
+                    self._end_run(run_id, "stopped", NOT_REACHED)
                 left = []
             error = self.error or self._why_failed()
             state = "failed" if error else UNMEASURED if left else "finished"
@@ -347,10 +358,47 @@ class Engine(Runs):
             return state
         except Interrupted as e:
             return self._interrupted(e)
+        except Stopped:
+            return self._stopped()
         except Exception as e:  # noqa: BLE001 - the session records what went wrong
             self.set_state("failed", error=str(e) if isinstance(e, UserError) else f"{type(e).__name__}: {e}")
             self.emit("finished", state="failed", error=str(e))
             raise
+
+    # -- signals (front/headless.py) ------------------------------------------------------
+    def interrupt(self, why: str) -> None:
+        """A signal asks the session to stop: an LLM call in flight is cancelled, a run ends after
+        the configuration it is running and stays "stopped", and no gate is asked after it."""
+        self.interrupted = why
+        self.request_stop()
+
+    def _stopped(self) -> str:
+        cut = next(
+            (r for r in reversed(self.data.runs()) if r.state == "stopped" and (r.error or "").startswith(CUT)), None
+        )
+        said = ""
+        if cut is not None and cut.version:
+            done = self.data.count_results(cut.version, run=cut.id)
+            said = f" after {done} of {cut.total} configurations of run {cut.id} (the rest are measured on resume)"
+        return self._left_stopped(f"stopped by {self.interrupted}{said}")
+
+    def abort(self, why: str) -> str:
+        """Stop at once (a second signal): the worker is killed, the configuration in flight is lost
+        (measured again on resume), and the session is left stopped, never "running"."""
+        self.interrupted = self.interrupted or why
+        self.gpu.shutdown()
+        for r in self.data.runs():
+            if r.state == "running":
+                self._end_run(r.id, "stopped", f"aborted by {why}")
+        return self._left_stopped(f"aborted by {why}: the configuration in flight was not recorded")
+
+    def _left_stopped(self, what: str) -> str:
+        self.set_state("stopped", error=None)
+        self.emit("finished", state="stopped", error=None)
+        self.emit(
+            "note", text=f"session {self.sid} {what}; `kt-tui resume {self.sid} --auto` goes on from where it stopped"
+        )
+        return "stopped"
 
     def _interrupted(self, e: Interrupted) -> str:
         at_gate = self.data.gate(str(e)) is not None

@@ -35,11 +35,13 @@ def edited_fields(body: dict[str, Any], value: object) -> dict[str, object]:
     return {"text": None}
 
 
-def decision_record(body: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
-    """A decision as stored: an edit also keeps what it replaced ("before")."""
+def decision_record(gate: Any, decision: dict[str, Any]) -> dict[str, Any]:
+    """A decision as stored: with the choice as the gate names it ("as": an accept gate's skip is a
+    reject), and for an edit what it replaced ("before", the gate's `proposed`)."""
+    record = {**decision, "as": gate.choice_name(decision.get("choice"))}
     if decision.get("choice") != "edit":
-        return decision
-    return {**decision, "before": edited_fields(body, decision.get("value"))}
+        return record
+    return {**record, "before": gate.proposed(decision.get("value"))}
 
 
 def edit_diff(before: dict[str, Any], value: object, width: int = 3) -> str:

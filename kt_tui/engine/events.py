@@ -92,8 +92,9 @@ class RunStarted(Event):
     total: int | None = None
     backend: str | None = None
     run_kind: str | None = None  # "kind" in the stored data
-    budget: int | None = None  # --max-configs for this run
+    budget: int | None = None  # --max-configs for this run, counted across resumes (Runs.tune)
     known: int | None = None  # configurations of its space measured before it: they count as done
+    again: int | None = None  # of those, measured by this very run before a resume (its budget counts them)
 
     @property
     def data(self) -> dict[str, Any]:

@@ -89,13 +89,22 @@ class Gate:
         """What an "edit" decision's value means at this gate; ValueError names what is wrong with it."""
         return value
 
+    def proposed(self, value: object) -> dict[str, Any]:
+        """field -> what the gate proposed, for each field an edit's `value` replaces (stored with the
+        decision as "before": the app and the report show the edit as a diff against it)."""
+        return edited_fields(self.body, value)
+
+    def choice_name(self, choice: str) -> str:
+        """A choice as this gate names it (an accept gate's skip is a reject), stored with the decision."""
+        return choice
+
     def summary_md(self, decision: dict[str, Any] | None = None) -> list[str]:
         """The gate in the report (markdown lines): what an edit changed, then what the kind shows."""
         d = decision or {}
         if d.get("choice") != "edit":
             return []
         stored = d.get("before")
-        before: dict[str, Any] = stored if isinstance(stored, dict) else edited_fields(self.body, d.get("value"))
+        before: dict[str, Any] = stored if isinstance(stored, dict) else self.proposed(d.get("value"))
         diff = edit_diff(before, d.get("value"))
         return ["What was edited:", "", md_fence(diff, "diff"), ""] if diff else ["The edit changed nothing.", ""]
 
@@ -186,6 +195,28 @@ class StepGate(Gate):
         title, _, rest = text.strip().partition("\n")
         return clean_title(title), rest.strip()
 
+    def proposed(self, value: object) -> dict[str, Any]:
+        """The editor shows the title, then the description (or the steps file's prompt): an edit
+        replaces that text, so a new title is a change of its first line, not of the description."""
+        if self.prompt is not None or isinstance(value, dict):
+            return super().proposed(value)
+        return {"step": f"{self.title.split(': ', 1)[-1]}\n{self.description}"}
+
+    def edited_parts(self, value: object) -> str:
+        """What an edit of the step changed: "title", "description", both, or "prompt"."""
+        if self.prompt is not None:
+            return "prompt"
+        title, text = self.parse_edit(value)
+        parts = [
+            name
+            for name, old, new in (
+                ("title", clean_title(self.title.split(": ", 1)[-1]), title),
+                ("description", self.description.strip(), text),
+            )
+            if old != new
+        ]
+        return " and ".join(parts) or "nothing"
+
 
 @dataclass(kw_only=True)
 class KernelGate(Gate):
@@ -266,6 +297,9 @@ class AcceptGate(Gate):
     effect: str = ""  # what accepting does, said at the gate (kernel_step._accept)
     unmeasured: bool = False  # no GPU here: no times; asked again once measured
     limits: list[str] = field(default_factory=list)  # the candidate's and the best's % of the peak, profiles
+
+    def choice_name(self, choice: str) -> str:
+        return {"approve": "accept", "skip": "reject"}.get(choice, choice)
 
     def auto(self, allow_flagged: bool = False) -> tuple[str, str | None]:
         if self.unmeasured:

@@ -307,6 +307,10 @@ def _accept(engine: Any, step_id: str, title: str, vid: str) -> Gates:
         engine.set_step(step_id, state="rejected", reason="no configuration passed verification")
         return
     new_ms = new.time_ms or 0.0  # confirm_best gives a trusted result: it has a time
+    asked = engine.data.gate(f"accept:{step_id}")
+    if asked is not None and asked.state == "decided" and isinstance(asked.body.get("new_ms"), (int, float)):
+        # replayed: the times it was asked with (the session's best may hold this very kernel by now)
+        new_ms, current = float(asked.body["new_ms"]), asked.body.get("current_ms")
     gain = (current / new_ms) if current else None
     recommend = current is None or new_ms < current * (1 - threshold)
     title_ = f"Accept step {step_id}? best {new_ms:.4f} ms" + (
@@ -343,7 +347,12 @@ def _accept(engine: Any, step_id: str, title: str, vid: str) -> Gates:
             step_id,
             state="accepted",
             reason=f"{new_ms:.4f} ms"
-            + ("" if faster else f"; slower than the best ({current:.4f} ms), which stays the best"),
+            + (
+                ""
+                if faster
+                else f"; {'slower than' if new_ms > current else 'as fast as'} the best ({current:.4f} ms), "
+                "which stays the best"
+            ),
         )
     else:
         engine.set_step(

@@ -27,7 +27,7 @@ from .backend import BackendChoice
 from .known import known_in_space
 from .profiles import profile_after_tune
 from .strength import CheckInFlight, result_params, settle_check, start_check
-from .verdict import NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
+from .verdict import CUT, NO_RECORDING, NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
 
 if TYPE_CHECKING:
     import threading
@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 class Interrupted(Exception):
     """The user left at a pending gate; the session resumes there."""
+
+
+class Stopped(Exception):
+    """A signal stopped the session (Engine.interrupt): nothing more is asked or run; a resume goes on."""
 
 
 class Runs:
@@ -56,6 +60,7 @@ class Runs:
     checks: SizeChecks
     stop_requested: threading.Event
     llm_cancel: threading.Event
+    interrupted: str | None
     accepted: set[str]
     best_ms: float | None
     best_key: str | None
@@ -161,15 +166,19 @@ class Runs:
         labels: dict[str, str] | None = None,
         budget: dict[str, Any] | None = None,
         seeds: bool | list[Any] = True,
+        counts_with: tuple[str, ...] = (),
     ) -> Outcome:
         """Tune one kernel version; returns how the run ended (engine/verdict.py Outcome).
 
         search: how to walk the space (the session's setting when None); configs: exactly these
         configurations instead; labels: config key -> where it came from, shown in the table;
-        seeds: evaluate the heuristic seeds first (True), or these configurations."""
+        seeds: evaluate the heuristic seeds first (True), or these configurations. max_configs counts
+        what the store holds of this run and of `counts_with` (earlier parts of one search), across
+        resumes. A stopped run goes on from where it stopped; a finished or failed one is not run again."""
         run = self.data.run(run_id)
-        if run and run.state in ("finished", "stopped", "failed"):
-            return self._outcome(vid, run_id)
+        cut = run is not None and run.state == "stopped" and (run.error or "").startswith(CUT)  # by a signal
+        if run and run.state in ("finished", "failed", "stopped") and not cut:
+            return replace(self._outcome(vid, run_id), replayed=True)
         if not self.choice.simulated and not self.choice.unmeasured and self.reference() is None:
             settle_check(self)
             self.data.put_run(run_id, version=vid, kind="tune", state="running")
@@ -190,6 +199,13 @@ class Runs:
         self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule, _ in seed_list if rule})
         self.labels.update(labels or {})
         options = search_options(search, opts.get("search_options"), [g for _, _, g in seed_list], f"{vid}:{run_id}")
+        again = self.data.count_results(vid, run=run_id) if run else 0
+        spent = again + sum(self.data.count_results(vid, run=r) for r in counts_with)
+        whole = budget.get("max_configs") or None
+        if whole is not None and spent >= whole:  # spent before a resume: the run ends as it would have
+            self._end_run(run_id, "finished")
+            self._after_tune(vid, run_id, stopped=False)
+            return self._outcome(vid, run_id)
         self._run_job(
             vid,
             run_id,
@@ -198,7 +214,8 @@ class Runs:
             search=search,
             seeds=[c for c, _, _ in seed_list],
             options=options,
-            **budget,
+            spent=(spent, again),
+            **{**budget, "max_configs": whole - spent if whole else None},
         )
         return self._outcome(vid, run_id)
 
@@ -250,7 +267,10 @@ class Runs:
         options: dict[str, Any] | None = None,
         one_worker: bool = False,
         timing_only: bool = False,
+        spent: tuple[int, int] = (0, 0),  # (what the budget counted before this job, of which this run measured)
     ) -> str:
+        if self.interrupted:
+            raise Stopped(run_id)
         source, spec = self.version(vid)
         self.stop_requested.clear()
         sim = self.choice.simulated
@@ -277,11 +297,12 @@ class Runs:
             kind=kind,
             total=total,
             backend=self.choice.backend,
-            budget=max_configs or None,
+            budget=max_configs + spent[0] if max_configs else None,
             known=None if configs else len(known),
+            again=spent[1] or None,
         )  # known: measured before
         if sim and sim_cache is None:
-            return self._end_run(run_id, "failed", f"no recorded cache for version {vid}: nothing to replay")
+            return self._end_run(run_id, "failed", NO_RECORDING.format(vid))
         if self.choice.unmeasured:  # resuming on a GPU runs it (tune() redoes runs not ended)
             return self._end_run(run_id, NOT_MEASURED, "no GPU here: nothing was measured")
         job = TuneJob(
@@ -338,15 +359,21 @@ class Runs:
                 spec.tune_params,
             )
         stopped = info.get("stopped") or self.stop_requested.is_set()
-        state = self._end_run(run_id, "stopped" if stopped else "finished")
+        cut = f"stopped by {self.interrupted}" if stopped and self.interrupted else None
+        state = self._end_run(run_id, "stopped" if stopped else "finished", cut)
+        if self.interrupted:  # nothing after the run: no re-measure, no check, no next gate
+            raise Stopped(run_id)
         if kind == "tune":
-            self.settle_and_measure_again(measure=not stopped)
-            if not stopped:
-                self.checks.remeasure_top(vid, run_id)
-            self.confirm_best(vid)
-            if not stopped:
-                profile_after_tune(self, vid)
+            self._after_tune(vid, run_id, stopped)
         return state
+
+    def _after_tune(self, vid: str, run_id: str, stopped: bool) -> None:
+        self.settle_and_measure_again(measure=not stopped)
+        if not stopped:
+            self.checks.remeasure_top(vid, run_id)
+        self.confirm_best(vid)
+        if not stopped:
+            profile_after_tune(self, vid)
 
     def settle_and_measure_again(self, measure: bool = True) -> None:
         """Wait for the check's test, then time again what was timed while it shared the GPU (not

@@ -19,6 +19,9 @@ from ..records import Result, trusted
 __all__ = [
     "NOT_CHECKED",
     "NOT_MEASURED",
+    "NOT_REACHED",
+    "CUT",
+    "NO_RECORDING",
     "NO_REFERENCE",
     "NO_VERDICT",
     "NO_VERDICT_SIM",
@@ -35,6 +38,9 @@ NO_VERDICT = "not verified: nothing checked it against the reference"
 NOT_MEASURED = "not measured"  # a run's state with no GPU (--backend none): resuming on a GPU runs it
 NOT_CHECKED = "not checked: no GPU"
 UNMEASURED = "unmeasured"  # a session's state after a run with no GPU: every gate done, it waits for one
+NO_RECORDING = "no recorded cache for version {}: nothing to replay"  # a replay's run of a version never recorded
+NOT_REACHED = "not run: its step ended before it (no GPU when it was made)"  # a run left "not measured", ended
+CUT = ("stopped by ", "aborted by ")  # the start of the error of a run a signal cut: a resume goes on with it
 VACUOUS_TEXT = "unchecked: the check proves nothing because {}"
 
 
@@ -68,6 +74,7 @@ class Outcome:
     error: str | None = None
     measured: int = 0  # configurations timed successfully in this run
     result: Result | None = None  # verify(): the result at the version's first configuration
+    replayed: bool = False  # ended before this process: read from the store, nothing ran now
 
     @property
     def failed(self) -> bool:

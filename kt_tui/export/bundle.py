@@ -24,6 +24,10 @@ class ExportError(UserError):
     pass
 
 
+class NotMeasured(ExportError):
+    """A session prepared without a GPU: export/unmeasured.py writes what it has."""
+
+
 @dataclass
 class Bundle:
     session: dict
@@ -86,7 +90,7 @@ def load_bundle(store: Store, sid: str) -> Bundle:
         raise ExportError(f"no session {sid!r} in {store.path}")
     best = best_result(store, s["id"])  # the one best (engine/summary.py), as `--json` and the table name it
     if (best is None or best.time_ms is None) and s.get("state") == UNMEASURED:
-        raise ExportError(f"nothing measured to export yet: {waits_for_gpu(s['id'])}")
+        raise NotMeasured(f"nothing measured to export yet: {waits_for_gpu(s['id'])}")
     if best is None or best.time_ms is None:
         raise ExportError(f"session {s['id']} has no accepted best kernel yet: nothing to export")
     versions = store.versions(s["id"])

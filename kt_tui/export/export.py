@@ -20,22 +20,27 @@ from ..kernel.spec import dump_spec
 from ..redact import for_terminal
 from ..store import Store
 from . import tables
-from .bundle import Bundle, ExportError, load_bundle, metrics
+from .bundle import Bundle, ExportError, NotMeasured, load_bundle, metrics
 from .inputs import not_made, write_arrays
 from .plot import reference_of
 from .report import PLOT, write_report
 from .script import write_script
+from .unmeasured import export_unmeasured
 
 MANIFEST = ".kt-tui-export.json"  # the session and files of the export a folder holds
 
 
 def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = False) -> dict:
     """Write every file; returns {"session", "out", "files": [paths], "not_written": [why], "best":
-    {...}}. Refuses the root folder, an empty path, and (unless `force`) a folder holding any file it
+    {...}} (of a session that waits for a GPU: what it has, "best" None, export/unmeasured.py).
+    Refuses the root folder, an empty path, and (unless `force`) a folder holding any file it
     would write. Everything is written into a folder of its own inside `out` first and moved in only
     once all of it was written, under a lock on `out`: a failed export leaves `out` as it was, and
     two exports into one folder never mix their files (the files of the export it replaces go)."""
-    b = load_bundle(store, sid)
+    try:
+        b = load_bundle(store, sid)
+    except NotMeasured:
+        return export_unmeasured(store, store.session(sid) or {}, out_dir, force)
     out = check_out_dir(out_dir)
     refuse_existing(planned_files(b, out), force)
     made = not out.exists()

@@ -15,6 +15,7 @@ from ..engine.verdict import verdict_text
 from ..files import write_output
 from ..records import Result, StoredGate, config_key
 from ..redact import for_terminal
+from ..store import SessionStore
 from .bundle import Bundle, metrics, spec_of
 from .plot import plot_svg
 from .roofline import Point, roofline_svg
@@ -108,7 +109,7 @@ def report_markdown(b: Bundle, store=None) -> str:
         )
     lines += _check_md(b) + _limits_md(b) + ["## Every measured configuration", "", _PLOT_MARK, ""]
     lines += _fastest_md(b)
-    lines += _story_md(b, store)
+    lines += story_md(b.data) if store is not None else []
     lines += ["## Best kernel source", "", _fence(b.version["source"], "cuda"), ""]
     return "\n".join(lines)
 
@@ -234,45 +235,45 @@ def _roofline(b: Bundle) -> str | None:
     return roofline_svg(points, b.facts)
 
 
-def _story_md(b: Bundle, store) -> list[str]:
+def story_md(data: SessionStore) -> list[str]:
+    """The plan, the LLM's calls, every gate with its decision and the tuning runs."""
     out = []
-    if store is not None:
-        steps = b.data.steps()
-        if steps:
-            out += ["## Plan", "", "| # | step | state | reason | version |", "|---|---|---|---|---|"]
-            out += [
-                f"| {p['seq'] + 1} | {_cell(p['title'])} | {_cell(p['state'])} | {_cell(p['reason'])} | "
-                f"{_cell(p['version'])} |"
-                for p in steps
-            ] + [""]
-        calls = b.data.llm_calls()
-        if calls:
-            models = ", ".join(sorted({str(c["model"]) for c in calls if c["model"]}))
-            tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
-            failed = sum(1 for c in calls if c["error"])
-            out += [
-                f"LLM: {len(calls)} calls ({failed} failed) to {_text(models or 'unknown model')}, "
-                f"{tokens[0]} tokens in, {tokens[1]} out.",
-                "",
-            ]
-        gates = b.data.gates()
-        if gates:
-            out += ["## Steps and decisions", ""]
-            for i, g in enumerate(gates, 1):
-                out += _gate_md(i, g)
-        runs = b.data.runs()
-        if runs:
-            out += [
-                "## Tuning runs",
-                "",
-                "| run | version | kind | search | state | configurations | started | ended |",
-                "|---|---|---|---|---|---|---|---|",
-            ]
-            out += [
-                f"| {_cell(x.id)} | {_cell(x.version)} | {_cell(x.kind)} | {_cell(x.strategy)} | "
-                f"{_cell(x.state)} | {_cell(x.total)} | {_cell(x.started)} | {_cell(x.ended)} |"
-                for x in runs
-            ] + [""]
+    steps = data.steps()
+    if steps:
+        out += ["## Plan", "", "| # | step | state | reason | version |", "|---|---|---|---|---|"]
+        out += [
+            f"| {p['seq'] + 1} | {_cell(p['title'])} | {_cell(p['state'])} | {_cell(p['reason'])} | "
+            f"{_cell(p['version'])} |"
+            for p in steps
+        ] + [""]
+    calls = data.llm_calls()
+    if calls:
+        models = ", ".join(sorted({str(c["model"]) for c in calls if c["model"]}))
+        tokens = [sum(c[k] or 0 for c in calls) for k in ("tokens_in", "tokens_out")]
+        failed = sum(1 for c in calls if c["error"])
+        out += [
+            f"LLM: {len(calls)} calls ({failed} failed) to {_text(models or 'unknown model')}, "
+            f"{tokens[0]} tokens in, {tokens[1]} out.",
+            "",
+        ]
+    gates = data.gates()
+    if gates:
+        out += ["## Steps and decisions", ""]
+        for i, g in enumerate(gates, 1):
+            out += _gate_md(i, g)
+    runs = data.runs()
+    if runs:
+        out += [
+            "## Tuning runs",
+            "",
+            "| run | version | kind | search | state | configurations | started | ended |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| {_cell(x.id)} | {_cell(x.version)} | {_cell(x.kind)} | {_cell(x.strategy)} | "
+            f"{_cell(x.state)} | {_cell(x.total)} | {_cell(x.started)} | {_cell(x.ended)} |"
+            for x in runs
+        ] + [""]
     return out
 
 
@@ -280,17 +281,19 @@ def _gate_md(i: int, g: StoredGate) -> list[str]:
     d = g.decision or {}
     by = d.get("by") or "-"
     who = {"policy": "policy (headless)", "user": "you", "autopilot": "autopilot"}.get(by, by)
+    body = g.body if isinstance(g.body, dict) else {}
+    gate = gate_from(g.kind, g.key or "", g.title, body)
+    choice = d.get("as") or (gate.choice_name(str(d["choice"])) if d.get("choice") else "pending")
     out = [
         f"### {i}. {_text(g.title)}",
         "",
-        f"{_text(g.kind)} gate, opened {g.created}; decision: **{_text(d.get('choice') or 'pending')}** "
+        f"{_text(g.kind)} gate, opened {g.created}; decision: **{_text(choice)}** "
         f"by {_text(who)}"
         + (f" at {g.decided}" if g.decided else "")
         + (f": {_text(d['why'])}" if d.get("why") else ""),
         "",
     ]
-    body = g.body if isinstance(g.body, dict) else {}
-    return out + gate_from(g.kind, g.key or "", g.title, body).summary_md(dict(d))  # each gate kind says what it shows
+    return out + gate.summary_md(dict(d))  # each gate kind says what it shows
 
 
 # -- html ----------------------------------------------------------------------------------
@@ -300,6 +303,12 @@ pre{background:#f5f5f5;padding:.6rem;overflow-x:auto;font-size:.85rem}svg{max-wi
 
 
 def report_html(b: Bundle, md: str, svg: str, roof: str | None = None) -> str:
+    return page_html(f"{b.name}: kt-tui session {b.sid}", md, svg, roof)
+
+
+def page_html(title: str, md: str, svg: str = "", roof: str | None = None) -> str:
+    """A self-contained HTML page of the report's markdown (the plot and the roofline inlined where
+    they are marked)."""
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(md)
@@ -311,7 +320,7 @@ def report_html(b: Bundle, md: str, svg: str, roof: str | None = None) -> str:
         if roof
         else "<p>(No roofline: the device's measured peaks are not recorded.)</p>",
     )
-    title = html.escape(f"{b.name}: kt-tui session {b.sid}")
+    title = html.escape(title)
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
         f"<style>{CSS}</style></head><body>\n{body}</body></html>\n"

@@ -139,6 +139,9 @@ def export_results(settings: Settings, args: argparse.Namespace) -> int:
     out = export_session(store, sid, args.out, force=args.force)
     if args.json:
         print(json.dumps(out, indent=2))
+    elif out["best"] is None:  # prepared without a GPU: its kernels, specs and report (export/unmeasured.py)
+        print(for_terminal(f"session {sid}: not measured; wrote what it has. {out['note']}"))
+        print("\n".join(f"  {f}" for f in out["files"]))
     else:
         best = out["best"]
         speed = f", {best['speedup']:.2f}x over the original" if best["speedup"] else ""
@@ -212,7 +215,7 @@ def make_engine(store, settings: Settings, sid: str, gpu, choice, decide, on_eve
 def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_flagged: bool = False) -> int:
     from ..engine.strength import CheckRefused
     from ..store.problems import db_problem
-    from .headless import make_policy, progress_printer, run_headless
+    from .headless import EXIT_CODES, make_policy, progress_printer, run_headless
 
     if choice.note:
         print(for_terminal(choice.note), file=sys.stderr)
@@ -235,6 +238,8 @@ def _run(store, settings: Settings, sid: str, gpu, choice, as_json: bool, allow_
     code = _finish(store, sid, state, as_json)
     if refused:
         print(f"kt-tui: {refused}", file=sys.stderr)
+    if engine.interrupted:  # stopped by a signal: never 0, as a shell reports a process it ended
+        return EXIT_CODES.get(engine.interrupted, 130)
     return 2 if refused else code
 
 
@@ -268,17 +273,22 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
     """A finished session runs nothing: no GPU worker, and no backend is probed unless asked for.
     (cli.py has printed where the session stands: front/early.py resume_line.)"""
     from ..engine.backend import BackendChoice
-    from .session import resume_backend, session_options, stored_llm
+    from .session import replay_damaged, resume_backend, session_options, stored_llm
 
     store = open_store(settings)
     s = find_session(store, args.session)
-    store.lock(s["id"])  # before anything runs: a second process on this session stops here
+    try:
+        store.lock(s["id"])  # before anything runs: a second process on this session stops here
+    except UserError as e:
+        e.session = s["id"]  # --json names the session it could not resume
+        raise
     try:
         session_options(settings, s["strategy"], store, s["id"])  # a flag its strategy has no option for
-    except UserError:
+    except UserError as e:
         store.unlock(s["id"])
+        e.session = s["id"]
         raise
-    finished = s["state"] == "finished"
+    finished = s["state"] == "finished" and not replay_damaged(store, s["id"])
     note = stored_llm(store, settings, s["id"])
     if note:
         print(for_terminal(note), file=sys.stderr)
@@ -288,9 +298,10 @@ def resume_auto(settings: Settings, args: argparse.Namespace) -> int:
             choice = BackendChoice(s["backend"], s["gpu"] or "")
         else:
             choice = resume_backend(store, settings, gpu, s["id"])
-    except UserError:
+    except UserError as e:
         gpu.close()
         store.unlock(s["id"])
+        e.session = s["id"]
         raise
     return _run(store, settings, s["id"], gpu, choice, args.json, getattr(args, "allow_flagged", False))
 

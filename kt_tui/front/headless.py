@@ -69,22 +69,35 @@ def progress_printer(stream=None):
     return on_event
 
 
-def run_headless(engine: Engine, strategy_name: str) -> str:
-    strategy = get_strategy(strategy_name)
-    previous = signal.getsignal(signal.SIGINT)
+SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+EXIT_CODES = {"Ctrl-C": 130, "SIGTERM": 143}  # 128 + the signal, as a shell reports a process it ended
 
-    def on_sigint(signum, frame):
+
+def run_headless(engine: Engine, strategy_name: str) -> str:
+    """The session under the policy. One Ctrl-C or SIGTERM stops it (engine.interrupt: the run it cut
+    stays "stopped" and a resume measures the rest); a second aborts at once (engine.abort)."""
+    strategy = get_strategy(strategy_name)
+    previous = {s: signal.getsignal(s) for s in SIGNALS}
+
+    def on_signal(signum, frame):
+        why = SIGNALS[signum]
+        if engine.interrupted:
+            raise KeyboardInterrupt(why)  # the second: out of whatever runs now, to abort below
         print(
-            "stopping: an LLM call in flight is cancelled, a tuning run ends after the current configuration "
-            "(Ctrl-C again to abort)",
+            f"stopping ({why}): an LLM call in flight is cancelled, a tuning run ends after the current "
+            f"configuration and the session is left to resume ({why} again aborts at once)",
             file=sys.stderr,
             flush=True,
         )
-        engine.request_stop()
-        signal.signal(signal.SIGINT, previous)
+        engine.interrupt(why)
 
-    signal.signal(signal.SIGINT, on_sigint)
+    for s in SIGNALS:
+        signal.signal(s, on_signal)
     try:
-        return engine.run(strategy)
+        try:
+            return engine.run(strategy)
+        except KeyboardInterrupt as e:
+            return engine.abort(f"a second {e.args[0] if e.args else 'Ctrl-C'}")
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)

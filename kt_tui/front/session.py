@@ -13,6 +13,7 @@ from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, versio
 from ..redact import MASK
 from ..store import SessionStore, Store
 from .kernelfile import KernelFile, load_kernel_spec, read_kernel_file
+from .prepared import NeedsGpu, prepared, repair_replay, replay_damaged, waits_here
 
 if TYPE_CHECKING:
     from ..engine.backend import BackendChoice
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 # which `kt-tui resume` in the TUI does on the engine thread, after the first frame; it checks the
 # strategy's options (session_options) before.
 
-__all__ = ["KernelFile", "load_kernel_spec", "read_kernel_file"]  # read here by commands, spec_cmd and the tests
+# read here by commands, spec_cmd and the tests
+__all__ = ["KernelFile", "load_kernel_spec", "read_kernel_file", "replay_damaged"]
 
 
 def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
@@ -92,9 +94,14 @@ def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, ch
     return sid
 
 
-def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -> BackendChoice:
+def resume_backend(
+    store: Store, settings: Settings, gpu: GpuWorker, sid: str, read_only_here: bool = False
+) -> BackendChoice:
     """The backend for a resumed session: what it used if that still works here, else what auto
-    finds, else none (stored results can still be viewed; measuring fails with a clear message)."""
+    finds, else none (stored results can still be viewed; measuring fails with a clear message).
+    A session prepared without a GPU (front/prepared.py) is not replayed unless sim is asked for by
+    name: where no GPU is found it raises NeedsGpu, or with `read_only_here` (the app) it is opened
+    read-only; where it can be measured, its runs an earlier replay failed run again."""
     from ..engine.backend import BackendChoice, BackendError
 
     s = SessionStore(store, sid).session()
@@ -109,6 +116,7 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
     stored = s.get("backend_request")  # made with no GPU (none): here, whatever works
     request = settings.backend if asked else stored if stored and stored != "none" else "auto"
     path = Path(s["kernel_path"])
+    fallback: dict[str, Any] | None = None
     try:
         choice = pick_backend(settings, gpu, s["kernel_name"], original, path, request)
     except BackendError as first:
@@ -119,7 +127,17 @@ def resume_backend(store: Store, settings: Settings, gpu: GpuWorker, sid: str) -
             choice.note = f"The session's backend {request} does not work here: {first} " + choice.note
         except BackendError:
             choice = BackendChoice("none", s.get("gpu") or "", note=f"Nothing can be measured here: {first}")
-        store.add_event(sid, "backend_fallback", {"from": request, "to": choice.backend, "note": choice.note})
+        fallback = {"from": request, "to": choice.backend, "note": choice.note}
+    if not asked and (choice.simulated or choice.unmeasured) and prepared(store, sid):  # left as it is
+        why = "no working GPU backend here"
+        if not read_only_here:
+            raise NeedsGpu(waits_here(sid, why))
+        return BackendChoice("none", s.get("gpu") or "", note=waits_here(sid, why), read_only=True)
+    if fallback is not None:
+        store.add_event(sid, "backend_fallback", fallback)
+    if not choice.unmeasured and replay_damaged(store, sid):
+        again = f"{repair_replay(store, sid)} run(s) that a replay failed for want of a recording run again."
+        choice.note = f"{choice.note} {again}".strip()
     if choice.backend != s.get("backend"):
         store.update_session(
             sid, backend=choice.backend, gpu=choice.gpu, simulated=int(choice.simulated), note=choice.note
@@ -207,7 +225,11 @@ def open_stored(settings: Settings, store: Store, sid: str):
             store.unlock(sid)
             raise
         note = stored_llm(store, settings, sid)
-        choice = resume_backend(store, settings, gpu, sid)
+        try:
+            choice = resume_backend(store, settings, gpu, sid, read_only_here=True)
+        except UserError:
+            store.unlock(sid)
+            raise
         choice.note = " ".join(n for n in (choice.note, note) if n)
         return sid, choice
 

@@ -7,6 +7,7 @@ import json
 import multiprocessing as mp
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -80,6 +81,9 @@ def _worker_entry(env: dict, *args) -> None:
     """The worker process's first step: its own variables (a GPU pinned with CUDA_VISIBLE_DEVICES)
     are set before anything loads CUDA; the app's environment is never changed for them."""
     os.environ.update(env)
+    # Ctrl-C at a terminal reaches the whole process group: the app stops the run through the stop
+    # flag, so the worker (and nvcc, which inherits this) never dies mid-configuration from it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .worker.main import main  # here: the app's process needs none of the worker's modules
 
     main(*args)

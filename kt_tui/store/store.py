@@ -48,9 +48,10 @@ class Store(ResultStore, ReferenceFiles):
         """Every session's row for a listing: each value cut to LISTED characters and the settings
         left out, so a hand-made 400 MB value stays in the file (session(sid) reads a whole row)."""
         names = [r[1] for r in self.conn.execute("PRAGMA table_info(sessions)") if r[1] != "settings"]
+        quoted = ['"' + n.replace('"', '""') + '"' for n in names]  # the table's own column names
         cut = ", ".join(
-            f"CASE typeof([{n}]) WHEN 'text' THEN substr([{n}], 1, {LISTED}) WHEN 'blob' THEN NULL ELSE [{n}] END"
-            for n in names
+            f"CASE typeof({q}) WHEN 'text' THEN substr({q}, 1, {LISTED}) WHEN 'blob' THEN NULL ELSE {q} END"
+            for q in quoted
         )
         cursor = self.conn.execute(f"SELECT {cut} FROM sessions ORDER BY created DESC, rowid DESC")
         return [dict(zip(names, row)) for row in cursor]

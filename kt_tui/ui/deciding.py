@@ -63,9 +63,11 @@ def decide(screen, choice: str, value: Any = None, by: str = "user", why: str | 
 
 
 def send(screen, decision: Decision) -> None:
+    gate = screen.gate
+    named = gate.choice_name(decision.choice) if gate is not None else decision.choice  # reject, not skip
     if screen.bridge.answer(decision):
         screen.gate = None
-        screen.activity = ("sent", decision.choice)
+        screen.activity = ("sent", named)
 
 
 def send_held(screen) -> None:

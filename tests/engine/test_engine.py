@@ -24,6 +24,22 @@ def open_session(store, name="vector_add"):
     return new_session(store, settings, kf, spec, choice), gpu, choice
 
 
+def sweep_stopped_at(store, results: int, decide, options=None) -> tuple[str, str]:
+    """A matmul sweep (sim) whose run the user stops (`x`) once `results` are stored: (sid, its end state)."""
+    sid, gpu, choice = open_session(store, "matmul")
+    holder = {}
+
+    def on_event(e):
+        if e.kind == "result" and store.count_results(sid) == results:
+            holder["engine"].request_stop()
+
+    holder["engine"] = engine = Engine(store, sid, gpu, choice, decide, on_event, options=options)
+    try:
+        return sid, engine.run(sweep)
+    finally:
+        gpu.close()
+
+
 def test_leaving_at_a_gate_keeps_it_pending_and_resume_asks_it_again(hermetic):
     store = Store(hermetic / "s.db")
     sid, gpu, choice = open_session(store)

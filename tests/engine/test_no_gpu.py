@@ -84,15 +84,9 @@ def test_an_unmeasured_session_is_listed_and_its_export_says_how_to_go_on(capsys
     code, listed = run_cli(capsys, "sessions", "--json")
     assert code == 0 and listed[0]["state"] == "unmeasured"
     code = main(["export", sid, "--out", str(hermetic / "out")])
-    err = capsys.readouterr().err
-    assert code == 2 and "nothing measured to export yet" in err and f"kt-tui resume {sid}" in err
-
-
-def test_resumed_without_a_backend_it_uses_what_works_here(capsys, hermetic):
-    sid, _, _ = unmeasured_session(capsys, hermetic)
-    # no --backend: not the stored "none" but auto, which finds no GPU here and replays the caches
-    code, out = run_cli(capsys, "resume", sid, "--auto", "--json", "--sim-cache", CACHES, "--llm", "none")
-    assert code == 0 and out["state"] == "finished" and out["backend"] == "sim" and out["results"] > 0
+    out = capsys.readouterr().out
+    assert code == 0 and "not measured; wrote what it has" in out and f"kt-tui resume {sid}" in out
+    assert (hermetic / "out" / "report.md").exists()  # what it has: tests/engine/test_prepared_resume.py
 
 
 def test_a_kernel_rejected_without_times_is_never_measured(capsys, hermetic):

@@ -14,7 +14,7 @@ from ..gates import Decision, Gate, PlanGate, StepGate
 from ..manual import NO_VERDICT, PLAN_NOTE, manual_rewrite
 from ..plan import plan_text, with_performance
 from ..profiles import EDITED
-from .common import AcceptOptions, declare, nothing, start, steps_summary, verdict_body
+from .common import AcceptOptions, declare, nothing, skipped_why, start, steps_summary, verdict_body
 
 NAME = "autonomous"
 
@@ -63,16 +63,13 @@ def autonomous(engine: StrategyContext) -> Gates:
         )
         decision = yield gate
         if decision.choice == "skip":
-            why = (
-                "skipped by the user"
-                if decision.by != "policy"
-                else f"not a kernel change: {verdict.reason if verdict else ''}"
-            )
+            why = skipped_why(decision, f"not a kernel change: {verdict.reason if verdict else ''}")
             engine.set_step(step_id, state="skipped", reason=why)
             continue
         if decision.choice == "edit" and decision.value:
             title, text = gate.parse_edit(decision.value)
-            engine.set_step(step_id, title=title, description=text, state="edited")
+            edited = f"{gate.edited_parts(decision.value)} edited by the user"
+            engine.set_step(step_id, title=title, description=text, state="edited", reason=edited)
         else:
             engine.set_step(step_id, state="approved")
         depth = step_id.count(".")

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...gpu.protocol import SEARCHES
 from ..context import Gates, StrategyContext
-from ..gates import SweepGate
+from ..gates import Decision, SweepGate
 
 
 class SearchOptions(BaseModel):
@@ -101,6 +101,16 @@ def start(engine: StrategyContext, then: str) -> Gates:
         engine.tune(vid, run_id="tune:original")
     else:
         engine.baseline(vid)
+
+
+def skipped_why(decision: Decision, policy_why: str) -> str:
+    """A skipped step's reason, by who skipped it (a replayed decision keeps its `by`): the policy's
+    reason when `--auto` skipped it, or the app's autopilot, which decides as the policy does."""
+    if decision.by == "policy":
+        return policy_why
+    if decision.by == "autopilot":
+        return f"{policy_why} (autopilot)"
+    return "skipped by the user"
 
 
 def verdict_body(verdict: Any) -> dict[str, Any] | None:

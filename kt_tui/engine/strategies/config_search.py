@@ -83,7 +83,8 @@ def config_search(engine: StrategyContext) -> Gates:
         before = engine.best_ms
         labels = {config_key(spec, c): f"llm round {r}" for c in configs}
         if r == 1 and opts.get("hybrid"):
-            left = max(budget - len(engine.known(vid)), 1) if budget else None
+            own = sum(1 for x in engine.results(vid) if x.run == "hybrid")  # tune counts its own run's
+            left = max(budget - (len(engine.known(vid)) - own), 1) if budget else None
             engine.tune(
                 vid,
                 "hybrid",

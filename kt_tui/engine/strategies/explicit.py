@@ -17,7 +17,7 @@ from ...llm.schemas import KernelRewrite, StepVerdict
 from ..context import Gates, StrategyContext
 from ..gates import StepGate
 from ..manual import NO_VERDICT, manual_rewrite
-from .common import AcceptOptions, declare, nothing, start, steps_summary, verdict_body
+from .common import AcceptOptions, declare, nothing, skipped_why, start, steps_summary, verdict_body
 from .steps_file import Step, blocked_by, load_steps
 
 NAME = "explicit"
@@ -85,11 +85,7 @@ def _run_step(engine: StrategyContext, step: Step, outcomes: dict[str, str]) -> 
     )
     decision = yield gate
     if decision.choice == "skip":
-        why = (
-            f"the LLM judged it not worth it: {verdict.reason}"
-            if decision.by == "policy" and verdict
-            else "skipped by the user"
-        )
+        why = skipped_why(decision, f"the LLM judged it not worth it: {verdict.reason if verdict else ''}")
         engine.set_step(step.id, state="skipped", reason=why)
         return
     prompt = step.prompt

@@ -40,6 +40,7 @@ def sweep(engine: StrategyContext) -> Gates:
     _, spec = engine.version(vid)
     engine.start_check()  # the check's strength, tested once and said at this gate (engine/strength.py)
     attempt, edits = 1, 0
+    tuned = None  # how the last part of the sweep ended
     settings: dict[str, Any] = {k: engine.options.get(k) for k in SEARCH_KEYS}
     settings["search"] = settings["search"] or "kt"
     while True:
@@ -62,7 +63,9 @@ def sweep(engine: StrategyContext) -> Gates:
             done=done,
             backend=engine.choice.backend,
             gpu=engine.choice.gpu,
-            after_stop=attempt > 1,
+            # stopped now (`x`): the policy (or the autopilot) stops too; stopped before this resume:
+            # going on is what resuming means, so the policy goes on
+            after_stop=tuned is not None and not tuned.replayed,
             text=search_text(settings),
             **settings,
         )
@@ -87,6 +90,7 @@ def sweep(engine: StrategyContext) -> Gates:
             search=settings["search"],
             budget=budget,
             seeds=settings.get("seeds", True) is not False,
+            counts_with=tuple(f"sweep:{i}" for i in range(1, attempt)),  # one budget for the whole sweep
         )
         if not tuned.failed:  # a failed run fails the session (Engine.run decides)
             engine.confirm_best(vid)  # done after the run already; stored checks make this a replay

@@ -17,6 +17,7 @@ import math
 import multiprocessing as mp
 import os
 import pickle
+import signal
 import socket
 import tempfile
 import threading
@@ -85,6 +86,7 @@ def _ranges(cores: list[int]) -> str:
 
 # -- the server (its own process) ------------------------------------------------------------
 def _serve(address: str, authkey: bytes, size: int, cores: list[int], parent: int, ready: Connection) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the app's to handle (front/headless.py)
     if cores:
         os.sched_setaffinity(0, cores)  # nvcc, cicc and ptxas inherit it
     pool = CompilePool(size, cores)  # NVRTC's compiles in processes of their own (pools.py)
