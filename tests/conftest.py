@@ -52,6 +52,9 @@ def hermetic(tmp_path, monkeypatch):
     from kt_tui.ui import deciding  # a skip or stop goes at once; the undo's own tests set KT_TUI_UNDO_S
 
     compiled.forget()  # a GPU worker's compiles are kept for its process's next jobs: a test is a fresh worker
+    from kt_tui.kernel import inputs
+
+    monkeypatch.setattr(inputs, "_USER_CODE", [False])  # a worker run in-process by an earlier test allowed it
 
     monkeypatch.setattr(deciding, "UNDO_DEFAULT", 0.0)
     # a profile (ncu) and the device's peaks cost seconds on a GPU: the tests that want them say so

@@ -8,7 +8,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
@@ -25,7 +25,7 @@ from .inputs import not_made, write_arrays
 from .plot import reference_of
 from .report import PLOT, write_report
 from .script import write_script
-from .unmeasured import export_unmeasured
+from .unmeasured import Unmeasured
 
 MANIFEST = ".kt-tui-export.json"  # the session and files of the export a folder holds
 
@@ -40,26 +40,12 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
     try:
         b = load_bundle(store, sid)
     except NotMeasured:
-        return export_unmeasured(store, store.session(sid) or {}, out_dir, force)
+        u = Unmeasured(store, store.session(sid) or {})
+        out = check_out_dir(out_dir)
+        files = _staged(out, [out / n for n in u.names()], force, u.write, sid)
+        return {"session": sid, "out": str(out), "files": [str(f) for f in files], "not_written": [], **u.summary()}
     out = check_out_dir(out_dir)
-    refuse_existing(planned_files(b, out), force)
-    made = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".kt-tui-export-", dir=out))
-    except OSError as e:
-        raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
-    try:
-        written = _write_all(b, store, staging)
-        with _folder_lock(out):
-            refuse_existing(planned_files(b, out), force)  # another export may have come meanwhile
-            files = _move_in(staging, out, written, b.sid)
-    except OSError as e:
-        raise ExportError(f"--out {out}: nothing was exported ({e.strerror or e})") from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if made and not any(out.iterdir()):
-            out.rmdir()
+    files = _staged(out, planned_files(b, out), force, lambda staging: _write_all(b, store, staging), b.sid)
     not_written = [f"{why}: made by the user's Python, which export does not run" for why in not_made(b.spec).values()]
     return {
         "session": b.sid,
@@ -68,6 +54,28 @@ def export_session(store: Store, sid: str, out_dir: str | Path, force: bool = Fa
         "not_written": not_written,
         "best": best_summary(b),
     }
+
+
+def _staged(out: Path, planned: list[Path], force: bool, write: Callable[[Path], list[Path]], sid: str) -> list[Path]:
+    """`write` into a folder of its own inside `out`, then its files moved in under the folder's lock."""
+    refuse_existing(planned, force)
+    made = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".kt-tui-export-", dir=out))
+    except OSError as e:
+        raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
+    try:
+        written = write(staging)
+        with _folder_lock(out):
+            refuse_existing(planned, force)  # another export may have come meanwhile
+            return _move_in(staging, out, written, sid)
+    except OSError as e:
+        raise ExportError(f"--out {out}: nothing was exported ({e.strerror or e})") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if made and not any(out.iterdir()):
+            out.rmdir()
 
 
 def _write_all(b: Bundle, store: Store, out: Path) -> list[Path]:

@@ -10,46 +10,45 @@ from typing import Any
 
 from ..engine.markdown import md_fence, md_text
 from ..engine.verdict import waits_for_gpu
-from ..files import check_out_dir, refuse_existing, write_output
+from ..files import write_output
 from ..kernel.spec import dump_spec
+from ..redact import for_terminal
 from ..store import SessionStore, Store
-from .bundle import ExportError, spec_of
+from .bundle import spec_of
 from .report import page_html, story_md
 
 
-def export_unmeasured(store: Store, session: dict[str, Any], out_dir: str | Path, force: bool = False) -> dict:
-    """Write the session's kernels, specs and report; returns {"session", "out", "files", "best": None,
-    "state", "note"} (no best: nothing was measured)."""
-    data = SessionStore(store, session["id"])
-    versions = data.versions()
-    name = spec_of(versions[0]).kernel
-    out = check_out_dir(out_dir)
-    kernels = {}
-    for i, v in enumerate(versions):
-        stem = name if i == 0 else f"{name}.{_slug(v.get('label') or '', v['id'])}"
-        kernels[stem] = v
-    planned = [out / f"{stem}{ext}" for stem in kernels for ext in (".cu", ".cu.toml")]
-    planned += [out / "report.md", out / "report.html"]
-    refuse_existing(planned, force)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ExportError(f"--out {out}: cannot write there ({e.strerror or e})") from None
-    files = []
-    for stem, v in kernels.items():
-        files.append(write_output(out / f"{stem}.cu", v["source"].rstrip() + "\n"))
-        files.append(write_output(out / f"{stem}.cu.toml", dump_spec(spec_of(v))))  # checked, never the stored text
-    md = _report(session, data, name, kernels)
-    files.append(write_output(out / "report.md", md))
-    files.append(write_output(out / "report.html", page_html(f"{name}: kt-tui session {session['id']}", md)))
-    return {
-        "session": session["id"],
-        "out": str(out),
-        "files": [str(f) for f in files],
-        "best": None,
-        "state": session.get("state"),
-        "note": waits_for_gpu(session["id"]),
-    }
+class Unmeasured:
+    """What an unmeasured session exports: the original kernel and each generated one with its spec
+    (`matmul.step-2.cu`), and the report; export.py writes them as it writes a measured session's."""
+
+    def __init__(self, store: Store, session: dict[str, Any]) -> None:
+        self.session = session
+        self.data = SessionStore(store, session["id"])
+        versions = self.data.versions()
+        self.name = spec_of(versions[0]).kernel
+        self.kernels: dict[str, dict] = {}
+        for i, v in enumerate(versions):
+            self.kernels[self.name if i == 0 else f"{self.name}.{_slug(v.get('label') or '', v['id'])}"] = v
+
+    def names(self) -> list[str]:
+        return [f"{stem}{ext}" for stem in self.kernels for ext in (".cu", ".cu.toml")] + ["report.md", "report.html"]
+
+    def write(self, out: Path) -> list[Path]:
+        files = []
+        for stem, v in self.kernels.items():
+            files.append(write_output(out / f"{stem}.cu", v["source"].rstrip() + "\n"))
+            files.append(write_output(out / f"{stem}.cu.toml", dump_spec(spec_of(v))))  # checked, never the stored text
+        # text from an LLM or a database is written without escape sequences or control characters
+        md = for_terminal(_report(self.session, self.data, self.name, self.kernels))
+        files.append(write_output(out / "report.md", md))
+        title = f"{self.name}: kt-tui session {self.session['id']}"
+        files.append(write_output(out / "report.html", for_terminal(page_html(title, md))))
+        return files
+
+    def summary(self) -> dict[str, Any]:
+        """No best: nothing was measured."""
+        return {"best": None, "state": self.session.get("state"), "note": waits_for_gpu(self.session["id"])}
 
 
 def _slug(label: str, vid: str) -> str:

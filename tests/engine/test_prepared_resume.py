@@ -94,7 +94,6 @@ def test_an_unmeasured_session_exports_what_it_has(capsys, hermetic):
 
 
 async def test_the_app_opens_a_prepared_session_read_only_without_a_gpu(capsys, hermetic):
-    from textual.widgets import Static
 
     from kt_tui.config import load_settings
     from kt_tui.front.commands import tui_app
@@ -110,7 +109,7 @@ async def test_the_app_opens_a_prepared_session_read_only_without_a_gpu(capsys, 
         await wait_for(lambda: isinstance(app.screen, SessionScreen) and app.screen.choice is not None, 60)
         screen = app.screen
         await wait_for(lambda: screen.engine is not None and screen.state == "unmeasured", 60)
-        banner = str(screen.query_one("#banner", Static).render())
+        banner = str(screen.query_one("#banner").render())
         assert "PREPARED: waits for a GPU" in banner and screen.gate is None
         app.exit()
     assert _record(store, sid) == before  # nothing replayed, nothing failed
