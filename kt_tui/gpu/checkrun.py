@@ -30,7 +30,7 @@ from ..kernel import refkernel, strength
 from ..kernel.inputs import allow_user_code, load_named, make_args
 from ..kernel.mutant import NoMutant, do_nothing, mutants
 from ..kernel.spec import Spec, spec_from_plain
-from ..kernel.strengthen import candidates, case_spec, check_entry
+from ..kernel.strengthen import candidates, case_spec, check_entry, kept_as_given
 from . import mutants as mutation
 from .compile import _kill
 from .env import scrubbed_env
@@ -490,6 +490,8 @@ def check_strength(
     sorting.join()
     if wrong and not state.get("blame"):
         score = mutation.score(entries, classes, records, tried, legal)
+        if score["survivors"] and (given := kept_as_given(spec)):
+            score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}
         state["cases"] = [check_entry(spec, c) for c in cases if c["label"] in score["kept"]]
     state["seconds"] = round(time.monotonic() - started, 2)

@@ -17,9 +17,9 @@ from kt_tui.gpu import mutants as mutation
 from kt_tui.gpu.sanitize import SanitizeReport
 from kt_tui.kernel.mutant import Mutant, mutants
 from kt_tui.kernel.spec import parse_spec
-from kt_tui.kernel.strengthen import case_spec
+from kt_tui.kernel.strengthen import candidates, case_spec
 
-from ..kernel.test_mutants import HIST, HISTOGRAM
+from ..kernel.test_mutants import HIST, HISTOGRAM, SPMV, SPMV_SPEC, VARIED
 
 SPEC = parse_spec(HISTOGRAM)
 KERNEL = HIST
@@ -100,6 +100,42 @@ def test_mutants_run_at_every_size_and_the_survivors_on_stronger_inputs(tmp_path
     assert score["kept"] == [full] and score["strengthening"][1]["why"] == "kills no survivor"
     assert score["line"] == "the check catches 4 of 5 wrong variants; this one survives: i <= size"
     assert survivor_text(score["survivors"][0]) == "a kernel with i <= size would pass this check"
+
+
+def spmv_warp(s, source, params):
+    """The warp-per-row SpMV of tests/kernel/test_mutants.py on the spec's inputs, its lanes followed:
+    a row's element d goes to lane d % stride (missed where that is a 33rd lane), and the shuffle
+    ladder from `start` leaves lane 0 the sum of lanes below 2 * start."""
+    from kt_tui.kernel.inputs import make_args
+
+    start = 8 if "offset = (16) / 2" in source else 16
+    stride = 33 if "jj += 33" in source else 32
+    args = dict(zip([a.name for a in s.args], make_args(s, s.sizes)))
+    ptr, rows = args["ptr"].astype(np.int64), int(args["num_rows"])
+    lengths = np.maximum(ptr[1 : rows + 1] - ptr[:rows], 0)
+    row = np.repeat(np.arange(rows), lengths)
+    d = np.arange(row.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    jj = ptr[row] + d
+    keep = d % stride < min(32, 2 * start)
+    terms = (args["data"][jj] * args["x"][args["indices"][jj]])[keep]
+    args["y"] = (args["y"] + np.bincount(row[keep], weights=terms, minlength=rows)).astype(np.float32)
+    return args
+
+
+def test_rows_of_one_nonzero_pass_half_a_warp_reduction_and_rows_of_varied_lengths_kill_it(tmp_path):
+    spec = parse_spec(SPMV_SPEC)
+    made = {m.what.split(" in ")[0]: m for m in mutants(SPMV, "spmv_csr_vector")}
+    half, wide = made["line 14:27: loop start `16` halved"], made["line 12:61: `32` -> `33`"]
+    wrong = [mutation.job_entry(m) for m in (half, wide)]
+    job = {"token": "t1", "source": SPMV, "mutants": wrong, "budget_s": 60, "strengthen_s": 60}
+    job["cases"] = candidates(spec)
+    mutation.child_runs(spec, job, tmp_path, spmv_warp, lambda line: None)
+    records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
+    cases = mutation.read_jsonl(tmp_path / mutation.CASES)
+    score = mutation.score(wrong, {}, records, cases, {c["label"]: "" for c in cases})
+    assert (score["counted"], score["killed_before"], score["killed"]) == (2, 0, 2)  # one nonzero per row: both pass
+    assert score["kept"] == [VARIED] and score["survivors"] == []
+    assert score["strengthening"][0] == {"label": VARIED, "kept": True, "why": f"kills {half.id}, {wide.id}"}
 
 
 def test_a_case_memcheck_refuses_is_not_kept_and_equivalent_or_stillborn_mutants_do_not_count(tmp_path):
