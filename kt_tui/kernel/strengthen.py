@@ -80,7 +80,7 @@ def _offset_cases(spec: Spec) -> list[dict[str, Any]]:
     scalar's value); they keep the values' bounds (a range's: its own length)."""
     out = []
     for a in spec.args:
-        if not (a.is_array and not a.output and _int_type(a.dtype) and a.lanes == 1 and _delimits_rows(spec, a)):
+        if not (a.is_array and not a.output and _int_type(a.dtype) and a.lanes == 1 and delimits_rows(spec, a)):
             continue
         low: Any
         high: Any
@@ -100,7 +100,7 @@ def _offset_cases(spec: Spec) -> list[dict[str, Any]]:
     return out
 
 
-def _delimits_rows(spec: Spec, offsets: Any) -> bool:
+def delimits_rows(spec: Spec, offsets: Any) -> bool:
     """Whether the array is one element longer than something it can delimit: another array's
     length or an integer scalar's value, at the spec's sizes and at others (not by coincidence)."""
     counts: list[Any] = [b.size for b in spec.args if b.is_array and b is not offsets]
