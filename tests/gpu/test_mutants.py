@@ -124,8 +124,9 @@ def spmv_warp(s, source, params):
 
 def test_rows_of_one_nonzero_pass_half_a_warp_reduction_and_rows_of_varied_lengths_kill_it(tmp_path):
     spec = parse_spec(SPMV_SPEC)
-    made = {m.what.split(" in ")[0]: m for m in mutants(SPMV, "spmv_csr_vector")}
-    half, wide = made["line 14:27: loop start `16` halved"], made["line 12:61: `32` -> `33`"]
+    made = mutants(SPMV, "spmv_csr_vector")
+    half = next(m for m in made if "loop start `16` halved" in m.what)
+    wide = next(m for m in made if "`32` -> `33` in `for (int jj" in m.what)
     wrong = [mutation.job_entry(m) for m in (half, wide)]
     job = {"token": "t1", "source": SPMV, "mutants": wrong, "budget_s": 60, "strengthen_s": 60}
     job["cases"] = candidates(spec)

@@ -4,6 +4,7 @@ mutants survive (kernel/strengthen.py)."""
 
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -205,27 +206,8 @@ def test_no_cases_for_file_inputs_and_index_arrays_keep_their_bounds():
     assert [c["label"] for c in candidates(spec)] == ["a second seed"]
 
 
-# one warp per CSR row (tests/corpus/spmv_csr_warp.cu): lanes stride the row, a shuffle ladder sums them
-SPMV = """__global__ void spmv_csr_vector(int num_rows, const int *ptr, const int *indices, const float *data,
-                                const float *x, float *y)
-{
-    int thread_id = blockDim.x * blockIdx.x + threadIdx.x;
-    int warp_id = thread_id / 32;
-    int lane = thread_id & (32 - 1);
-    int row = warp_id;
-    if (row < num_rows) {
-        int row_start = ptr[row];
-        int row_end = ptr[row + 1];
-        float sum = 0.0f;
-        for (int jj = row_start + lane; jj < row_end; jj += 32)
-            sum += data[jj] * x[indices[jj]];
-        for (int offset = 16; offset > 0; offset /= 2)
-            sum += __shfl_down_sync(0xffffffff, sum, offset);
-        if (lane == 0)
-            y[row] += sum;
-    }
-}
-"""
+# one warp per CSR row: lanes stride the row, a shuffle ladder sums them
+SPMV = (Path(__file__).parents[1] / "corpus" / "spmv_csr_warp.cu").read_text()
 # the row offsets as `init = "range"` gives them: one nonzero per row, which a halved ladder passes
 SPMV_SPEC = """kernel = "spmv_csr_vector"
 problem_size = ["32 * rows"]
