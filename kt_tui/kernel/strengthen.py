@@ -4,7 +4,8 @@ whole range (all 256 byte values, negatives, high bits), row offsets with rows o
 distinct values for sizes that are equal (fw = fh, w = h) and filters larger than 2, non-square odd
 sizes, a second seed. A case is the spec's sizes and arguments with some values changed;
 gpu/checkrun.py keeps one only when the original still runs clean with it (memcheck), its outputs
-stay non-degenerate and it kills a surviving mutant. Kept cases are run by every later check, as the checks at other sizes are (engine/checks.py)."""
+stay non-degenerate and it kills a surviving mutant. Kept cases are run by every later check, as the
+checks at other sizes are (engine/checks.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from .expr import ExprError, evaluate, names_in
 from .spec_keys import ROW_LENGTHS
-from .spec_model import Spec, _valid_at, int_range
+from .spec_model import Arg, Spec, _valid_at, int_range
 
 MAX_CASES = 6
 _FILTER = 8  # a size this small or smaller is a filter width, a factor, a radius: not a problem size
@@ -100,7 +101,7 @@ def _offset_cases(spec: Spec) -> list[dict[str, Any]]:
     return out
 
 
-def delimits_rows(spec: Spec, offsets: Any) -> bool:
+def delimits_rows(spec: Spec, offsets: Arg) -> bool:
     """Whether the array is one element longer than something it can delimit: another array's
     length or an integer scalar's value, at the spec's sizes and at others (not by coincidence)."""
     counts: list[Any] = [b.size for b in spec.args if b.is_array and b is not offsets]

@@ -282,3 +282,6 @@ def test_only_an_array_one_longer_than_the_rows_it_delimits_is_taken_for_offsets
         "inputs the user's Python makes (`ptr` (gen:csr_row_ptr)) are kept as they are: none stronger was drawn for them"
     )
     assert kept_as_given(parse_spec(SPMV_SPEC)) == ""
+    spec = parse_spec(SPMV_SPEC)
+    filed = replace(spec, args=[replace(a, init="file", file="k.npz") if a.name == "x" else a for a in spec.args])
+    assert candidates(filed) == [] and kept_as_given(filed) == "inputs from files (`x`): no stronger inputs were drawn"
