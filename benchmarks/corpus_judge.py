@@ -261,7 +261,7 @@ def value_range(arg, sizes: dict, functions: dict | None = None):
     from kt_tui.kernel.spec import random_bounds
 
     init = arg.init
-    if init in ("random", "uniform", "positive", "normal"):
+    if init in ("random", "uniform", "positive", "normal", "offsets"):
         return random_bounds(arg, sizes)
     if init == "zeros":
         return 0, 1

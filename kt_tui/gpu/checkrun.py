@@ -28,9 +28,9 @@ from typing import Any
 
 from ..kernel import refkernel, strength
 from ..kernel.inputs import allow_user_code, load_named, make_args
-from ..kernel.mutant import NoMutant, do_nothing, mutants
+from ..kernel.mutant import NoMutant, blocks_reversed, do_nothing, mutants
 from ..kernel.spec import Spec, spec_from_plain
-from ..kernel.strengthen import candidates, case_spec, check_entry
+from ..kernel.strengthen import candidates, case_spec, check_entry, kept_as_given
 from . import mutants as mutation
 from .compile import _kill
 from .env import scrubbed_env
@@ -194,7 +194,10 @@ def child_runs(source: str, spec: Spec) -> tuple[list[dict], str]:
             {"name": f"param:{name}", "param": name, "value": value, "source": source, "params": {**base, name: value}}
         )
     if spec.verify == "elementwise":  # a verify function or "none" judges outputs its own way (as refusal())
-        runs.append({"name": "again", "source": source, "params": base})
+        # the second run with the blocks in another order: a race between blocks that comes out the
+        # same way twice in one order gets another winner; a correct kernel computes the same outputs
+        reordered = blocks_reversed(source)
+        runs.append({"name": "again", "source": reordered or source, "params": base, "reversed": bool(reordered)})
         if (other := other_geometry(spec)) is not None:
             runs.append({"name": "geometry", "source": source, "params": other})
     return runs, why
@@ -208,6 +211,9 @@ def other_geometry(spec: Spec) -> dict | None:
             if value != base[name] and spec.allows({**base, name: value}):
                 return {**base, name: value}
     return None
+
+
+BLAME_RUNS = {"again": "the race check", "geometry": "the block size check"}  # the runs blame() reads
 
 
 def _params_text(params: dict, names: list[str]) -> str:
@@ -237,9 +243,16 @@ def blame(spec: Spec, original: dict, runs: list[dict], arrays: dict[str, dict])
             + f", first at {v['output']}[{v['first_bad']}])"
         )
         if run["name"] == "again":
+            runs_said = (
+                "the original kernel's outputs depend on the order its blocks run in: run again at its baseline "
+                f"({_params_text(base, geometry)}) with its blocks in reverse order (the block started first doing "
+                "the last one's work), "
+                if run.get("reversed")
+                else f"two runs of the original kernel at its baseline ({_params_text(base, geometry)}) give "
+                "different outputs: "
+            )
             return (
-                f"two runs of the original kernel at its baseline ({_params_text(base, geometry)}) give different "
-                f"outputs: {numbers}. A race in the original, or a launch (grid, stride, sizes) that makes threads "
+                f"{runs_said}{numbers}. A race in the original, or a launch (grid, stride, sizes) that makes threads "
                 "or arrays overlap: the spec's launch or the original is the likely cause, not a generated kernel. "
                 "Fix it before tuning"
             )
@@ -490,6 +503,8 @@ def check_strength(
     sorting.join()
     if wrong and not state.get("blame"):
         score = mutation.score(entries, classes, records, tried, legal)
+        if score["survivors"] and (given := kept_as_given(spec)):
+            score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}
         state["cases"] = [check_entry(spec, c) for c in cases if c["label"] in score["kept"]]
     state["seconds"] = round(time.monotonic() - started, 2)
@@ -573,6 +588,7 @@ def main(argv: list[str]) -> int:
     judged = out / "state.json"
     if not judged.exists():
         arrays: dict[str, dict] = {}
+        notes = []
         for i, run in enumerate(job["runs"]):
             args = make_args(spec, spec.sizes)
             if i == 0:
@@ -583,8 +599,13 @@ def main(argv: list[str]) -> int:
                 print(f"kt-tui: {run['name']}: {type(e).__name__}: {str(e)[:300]}", flush=True)
                 if i == 0:
                     return 1
+                if run["name"] in BLAME_RUNS:
+                    said = f"{type(e).__name__}: {str(e)[:200]}"
+                    notes.append(
+                        f"{BLAME_RUNS[run['name']]} did not run: the original's run `{run['name']}` failed ({said})"
+                    )
             mark(f"check child: ran {run['name']}")
-        judged.write_text(json.dumps(judge(spec, arrays, job["runs"], [])))
+        judged.write_text(json.dumps(judge(spec, arrays, job["runs"], notes)))
         del arrays
     if job.get("mutants") and not json.loads(judged.read_text()).get("blame"):
         mutation.run_in_child(spec, job, out, run_arrays)

@@ -21,6 +21,8 @@ from .expr import ExprError, evaluate
 from .kernels import Param
 from .source import Kernel, strip_comments
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
+from .spec_keys import ROW_LENGTHS
+from .strengthen import delimits_rows
 
 FLOAT_SCALAR = 1.5  # not 0 or 1, so a multiply or add by it changes the result
 FLOAT_SCALARS = (FLOAT_SCALAR, 0.75, 2.5, 1.25, 3.5)  # one each, apart: a kernel that swaps two of them fails
@@ -337,6 +339,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
     positive = draft_roles.positive_inputs(fn, float_arrays)
     args: list[Arg] = []
+    rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
         dtype = _dtype(p)
         if p.is_pointer:
@@ -354,6 +357,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
                 init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
+            if p.name in an.loop_loads and not out and dtype.startswith(("int", "uint")):
+                top = _representable(dtype, sizing.index_high.get(p.name, ROW_SPAN), sizing.sizes, guesses, p.name)
+                rows[p.name] = (top, len(guesses))  # row offsets, when they delimit rows (_offsets_for_rows)
             if p.name in sizing.index_high and p.name in an.loop_loads and not out and _rows_written(an, p.name):
                 arg.init = "range"
                 guesses.append(
@@ -366,7 +372,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     )
                 )
             elif p.name in an.loop_loads and not out and dtype.startswith(("int", "uint")):
-                high = _representable(dtype, sizing.index_high.get(p.name, ROW_SPAN), sizing.sizes, guesses, p.name)
+                high = rows[p.name][0]
                 arg.low, arg.high = 0, f"min({high}, {ROW_SPAN})" if isinstance(high, str) else min(high, ROW_SPAN)
                 guesses.append(
                     (
@@ -453,11 +459,30 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             sizing.per_item,
         ),
     )
+    _offsets_for_rows(spec, rows, guesses)
     fixed = set(unit.defines) & set(spec.sizes)
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     return Draft(spec, guesses)
+
+
+def _offsets_for_rows(spec: Spec, rows: dict[str, tuple[str | int, int]], guesses: list[tuple[str, str]]) -> None:
+    """Loop bounds read from an array one element longer than the rows it delimits (strengthening's
+    rule: another array's length or a scalar's value, plus one) are row offsets: drawn sorted, rows of
+    every length in ROW_LENGTHS, below the bound of the values (the work is bounded by it, not by the
+    number of rows). Other arrays of loop bounds (a begin and an end apart) keep their values."""
+    for a in spec.args:
+        if a.name not in rows or not delimits_rows(spec, a):
+            continue
+        high, at = rows[a.name]
+        a.init, a.low, a.high = "offsets", 0, high
+        guesses[at] = (
+            f"args.{a.name}",
+            "row offsets: they bound a loop over the rows they delimit, so sorted rows of "
+            f"{', '.join(map(str, ROW_LENGTHS[:-1]))} and {ROW_LENGTHS[-1]} elements in turn are checked, the "
+            f"offsets below {high} (the rows past it empty); give real offsets for real work",
+        )
 
 
 def _rows_written(an: extents.Analysis, offsets: str) -> bool:

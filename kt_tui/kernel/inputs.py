@@ -13,6 +13,7 @@ import numpy as np
 
 from .expr import evaluate
 from .spec import Arg, Spec, SpecError, function_file, random_bounds
+from .spec_keys import ROW_LENGTHS
 
 
 def poison_value(dtype: np.dtype[Any]) -> float | int:
@@ -59,9 +60,28 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
         return np.full(n, arg.value, dtype)
     if arg.init == "poison":
         return np.full(n, poison_value(dtype), dtype)
+    if arg.init == "offsets":
+        return row_offsets(arg, n, sizes)
     out, fills = random_fills(arg, n, sizes)
     for fill in fills:
         fill()
+    return out
+
+
+def row_offsets(arg: Arg, n: int, sizes: dict[str, int]) -> np.ndarray:
+    """n offsets that delimit n - 1 rows: from low, non-decreasing, each row's length one of
+    ROW_LENGTHS, all of them in every 8 rows in an order drawn from the seed. Once the rows reach
+    high - 1 the rest are empty (so only the rows that fit are drawn: the work is bounded by the span)."""
+    low, high = random_bounds(arg, sizes)
+    top = high - 1
+    lengths = np.array(ROW_LENGTHS, np.int64)
+    rounds = min(-(-(n - 1) // lengths.size), (top - low) // int(lengths.sum()) + 1)
+    steps = np.random.default_rng(arg.seed).permuted(np.tile(lengths, (rounds, 1)), axis=1).reshape(-1)[: n - 1]
+    dtype = np.dtype(arg.dtype)
+    wide = np.dtype(np.uint64 if dtype == np.uint64 else np.int64)  # holds low + a row's end, of any int type
+    ends = np.minimum(np.concatenate(([0], np.cumsum(steps))), min(top - low, 1 << 62)).astype(wide)
+    out = np.full(n, top, dtype)
+    out[: ends.size] = ends + wide.type(low)
     return out
 
 

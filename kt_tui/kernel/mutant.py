@@ -2,7 +2,8 @@
 passes cannot tell it from the original. Each mutant is one edit of the kernel's tokens (syntax.py's
 lexer; nothing is evaluated): a bound or a subscript off by one, two index axes or two sizes swapped,
 `+` <-> `-`, a dropped term, half a loop or reduction, a changed constant, a signed <-> unsigned or
-narrowed type, a mask on an integer load, and the do-nothing kernel (its body emptied)."""
+narrowed type, a mask on an integer load, and the do-nothing kernel (its body emptied). Also the one
+variant that is not wrong, for the check's race test: the kernel with its blocks in reverse order."""
 
 from __future__ import annotations
 
@@ -78,6 +79,28 @@ def do_nothing(source: str, kernel: str) -> str:
     """The source with `kernel`'s body emptied (line numbers after it shift; nothing else changes)."""
     start, end = body_span(source, kernel)
     return source[:start] + " /* emptied by kt-tui: a do-nothing mutant */ " + source[end:]
+
+
+# words that name a block's place other than through blockIdx (cooperative groups, clusters, PTX's special
+# registers): with blockIdx reversed alone, they would say another block than the code around them
+_BLOCK_PLACE = re.compile(
+    r"cooperative_groups|__cluster|cluster_|clusterid|ctaid|ctarank|smid|this_grid|grid_group|block_index|group_index"
+    r"|block_rank"
+)
+REVERSE_BLOCKS = (
+    "#define blockIdx uint3{gridDim.x - 1 - blockIdx.x, gridDim.y - 1 - blockIdx.y, gridDim.z - 1 - blockIdx.z}\n"
+)
+
+
+def blocks_reversed(source: str) -> str | None:
+    """The source with its grid's blocks in reverse order on every axis: the block the GPU starts first
+    does the last block's work (in the kernel and every function it calls; the macro's own `blockIdx`
+    is the built-in one). Not a wrong variant: CUDA runs a grid's blocks in any order, so a kernel
+    without a race between blocks computes the same outputs; blocks that race for the same elements
+    get another winner. None where the code reads a block's place another way (_BLOCK_PLACE)."""
+    if _BLOCK_PLACE.search(source):  # PTX in a string included; a comment that names one only costs the reversal
+        return None
+    return REVERSE_BLOCKS + source
 
 
 # -- the sites ------------------------------------------------------------------------------------

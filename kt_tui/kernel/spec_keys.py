@@ -61,7 +61,11 @@ INITS = (
     "file",
     "copy",
     "function",
+    "offsets",
 )
+# init = "offsets": the rows' lengths (the steps between offsets), each once per 8 rows in an order the seed
+# picks: empty rows, one element, a few, just under and over a warp of 32, two warps, more
+ROW_LENGTHS = (0, 1, 2, 7, 31, 33, 64, 100)
 VERIFY_MODES = ("elementwise", "none")  # or "module:function", a Python file next to the kernel
 # Default tolerances by dtype (atol, rtol); integers compare exactly.
 DEFAULT_TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4), "float16": (1e-2, 1e-2)}

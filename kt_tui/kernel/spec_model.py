@@ -386,7 +386,19 @@ def check_sizes(spec: Spec, sizes: dict[str, int]) -> None:
                         raise LateProblem(f"{where}.{key}", str(e)) from None
             if a.low is not None and a.high is not None:
                 want(evaluate(a.low, sizes) < evaluate(a.high, sizes), f"{where}.high", f"must be above low ({a.low})")
-            if a.init in ("random", "uniform", "normal", "positive"):
+            if a.init == "offsets":
+                want(
+                    a.dtype.startswith(("int", "uint")) and a.lanes == 1,
+                    f"{where}.type",
+                    f'init = "offsets" makes row offsets, integers: got {a.type}',
+                )
+                want(
+                    a.high is not None,
+                    f"{where}.high",
+                    'init = "offsets" needs high: the offsets stay below it (the length of the arrays they '
+                    'index, plus one: high = "nnz + 1")',
+                )
+            if a.init in ("random", "uniform", "normal", "positive", "offsets"):
                 low, high = random_bounds(a, sizes)
                 want(
                     low < high and math.isfinite(high - low),
@@ -435,11 +447,13 @@ def _fits(a: Arg, v: Any, where: str, exclusive: bool = False) -> None:
 
 
 def random_bounds(a: Arg, sizes: dict[str, int]) -> tuple[Any, Any]:
-    """The [low, high) an array's random values are drawn from: the spec's, else its init's defaults
-    (integers clipped to the dtype's range, as kernel/inputs.py draws them)."""
+    """The [low, high) an array's random values (or offsets) are drawn from: the spec's, else its
+    init's defaults (integers clipped to the dtype's range, as kernel/inputs.py draws them)."""
     floating = a.dtype.startswith("float")
     lo, hi = (evaluate(v, sizes) if v is not None else None for v in (a.low, a.high))
-    if a.init == "positive":
+    if a.init == "offsets":  # high is required (check_sizes)
+        low, high = lo if lo is not None else 0, hi if hi is not None else 1
+    elif a.init == "positive":
         low = max(lo if lo is not None else 0.0 if floating else 1, 1e-3 if floating else 1)
         high = hi or (1.0 if floating else 100)
     else:

@@ -1,10 +1,11 @@
 """Stronger inputs for a check that wrong kernels survive (issue 35, item 2): from the spec (and the
 kernel's parameters), the cases that could tell more kernels apart — values over an integer type's
-whole range (all 256 byte values, negatives, high bits), distinct values for sizes that are equal
-(fw = fh, w = h) and filters larger than 2, non-square odd sizes, a second seed. A case is the spec's
-sizes and arguments with some values changed; gpu/checkrun.py keeps one only when the original still
-runs clean with it (memcheck), its outputs stay non-degenerate and it kills a surviving mutant.
-Kept cases are run by every later check, as the checks at other sizes are (engine/checks.py)."""
+whole range (all 256 byte values, negatives, high bits), row offsets with rows of varied lengths,
+distinct values for sizes that are equal (fw = fh, w = h) and filters larger than 2, non-square odd
+sizes, a second seed. A case is the spec's sizes and arguments with some values changed;
+gpu/checkrun.py keeps one only when the original still runs clean with it (memcheck), its outputs
+stay non-degenerate and it kills a surviving mutant. Kept cases are run by every later check, as the
+checks at other sizes are (engine/checks.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from .expr import ExprError, evaluate, names_in
-from .spec_model import Spec, _valid_at, int_range
+from .spec_keys import ROW_LENGTHS
+from .spec_model import Arg, Spec, _valid_at, int_range
 
 MAX_CASES = 6
 _FILTER = 8  # a size this small or smaller is a filter width, a factor, a radius: not a problem size
@@ -69,6 +71,53 @@ def _value_cases(spec: Spec) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def _offset_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Row offsets drawn as one element per row (`range`) or at random below an array's length, made
+    into offsets with rows of every length in ROW_LENGTHS: a warp reduction cut in half, a loop over
+    a row cut short, a kernel that never sees an empty row pass rows of one element. Offsets are an
+    integer input one element longer than the rows they delimit (another array's length, or a
+    scalar's value); they keep the values' bounds (a range's: its own length)."""
+    out = []
+    for a in spec.args:
+        if not (a.is_array and not a.output and _int_type(a.dtype) and a.lanes == 1 and delimits_rows(spec, a)):
+            continue
+        low: Any
+        high: Any
+        if a.init == "range":
+            low, high = 0, a.size
+        elif a.init in ("random", "uniform", "positive") and _bounded_by_sizes(a):
+            low, high = a.low if a.low is not None else 0, a.high
+        else:
+            continue
+        rows = ", ".join(map(str, ROW_LENGTHS[:-1])) + f" and {ROW_LENGTHS[-1]}"
+        out.append(
+            {
+                "label": f"`{a.name}` as row offsets, rows of {rows} elements",
+                "args": {a.name: {"init": "offsets", "low": low, "high": high}},
+            }
+        )
+    return out
+
+
+def delimits_rows(spec: Spec, offsets: Arg) -> bool:
+    """Whether the array is one element longer than something it can delimit: another array's
+    length or an integer scalar's value, at the spec's sizes and at others (not by coincidence)."""
+    counts: list[Any] = [b.size for b in spec.args if b.is_array and b is not offsets]
+    counts += [b.value for b in spec.args if not b.is_array and _int_type(b.dtype)]
+    other = {k: 2 * v + 3 for k, v in spec.sizes.items()}
+    try:
+        wanted = [evaluate(offsets.size, at) - 1 for at in (spec.sizes, other)]
+    except ExprError:
+        return False
+    for count in counts:
+        try:
+            if [evaluate(count, at) for at in (spec.sizes, other)] == wanted:
+                return True
+        except ExprError:
+            continue
+    return False
 
 
 def _used_sizes(spec: Spec) -> list[str]:
@@ -130,7 +179,7 @@ def _scalar_cases(spec: Spec) -> list[dict[str, Any]]:
 
 
 def _seed_case(spec: Spec) -> list[dict[str, Any]]:
-    seeded = [a for a in spec.args if a.is_array and a.init in ("random", "uniform", "normal", "positive")]
+    seeded = [a for a in spec.args if a.is_array and a.init in ("random", "uniform", "normal", "positive", "offsets")]
     if not seeded:
         return []
     return [{"label": "a second seed", "args": {a.name: {"seed": a.seed + 1000} for a in seeded}}]
@@ -138,14 +187,28 @@ def _seed_case(spec: Spec) -> list[dict[str, Any]]:
 
 def candidates(spec: Spec) -> list[dict[str, Any]]:
     """The cases to try, each {"label", "sizes"?, "args"?}: values over the types' range first, then
-    sizes and scalars told apart, then a second seed; at most MAX_CASES. None for file inputs."""
+    row offsets with varied rows, sizes and scalars told apart, then a second seed; at most MAX_CASES.
+    None for file inputs; an input the user's function makes is kept as it is (kept_as_given)."""
     if any(a.init == "file" for a in spec.args):
         return []
-    out = [*_value_cases(spec), *_size_cases(spec), *_scalar_cases(spec), *_seed_case(spec)]
+    out = [*_value_cases(spec), *_offset_cases(spec), *_size_cases(spec), *_scalar_cases(spec), *_seed_case(spec)]
     for case in out:
         case.setdefault("sizes", {})
         case.setdefault("args", {})
     return out[:MAX_CASES]
+
+
+def kept_as_given(spec: Spec) -> str:
+    """What no stronger case changes, for the survivors' line: inputs from files or the user's Python."""
+    files = [f"`{a.name}`" for a in spec.args if a.init == "file"]
+    made = [f"`{a.name}` ({a.function})" for a in spec.args if a.init == "function"]
+    if files:
+        return f"inputs from files ({', '.join(files)}): no stronger inputs were drawn"
+    if made:
+        return (
+            f"inputs the user's Python makes ({', '.join(made)}) are kept as they are: none stronger was drawn for them"
+        )
+    return ""
 
 
 def check_entry(spec: Spec, case: dict[str, Any]) -> dict[str, Any]:

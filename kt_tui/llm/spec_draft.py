@@ -15,7 +15,8 @@ PROMPT = """You write launch specs (TOML) for kt-tui, which tunes CUDA kernels w
 Here is the kernel and a draft that was guessed from its source. Correct the draft: the problem size
 and its rank, [sizes] (from the bounds the kernel checks), which pointers are outputs (written by the
 kernel), how inputs are initialised (init = random | uniform | normal | positive | zeros | ones |
-range | constant | poison, with low / high for bounded values such as indices), scalar values, and
+range | constant | poison, with low / high for bounded values such as indices; init = offsets with
+high = the indexed length + 1 for row offsets such as CSR row pointers), scalar values, and
 the tune_params / restrictions / grid_div_x / grid_div_y the kernel reads. Keep one [[args]] table
 per kernel parameter, in order, named as the kernel names them. Do not reference files or Python
 functions. Reply with the whole spec in one ```toml block.

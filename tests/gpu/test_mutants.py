@@ -15,11 +15,11 @@ from kt_tui.engine.strength import survivor_text
 from kt_tui.gpu import checkrun
 from kt_tui.gpu import mutants as mutation
 from kt_tui.gpu.sanitize import SanitizeReport
-from kt_tui.kernel.mutant import Mutant, mutants
+from kt_tui.kernel.mutant import REVERSE_BLOCKS, Mutant, blocks_reversed, mutants
 from kt_tui.kernel.spec import parse_spec
-from kt_tui.kernel.strengthen import case_spec
+from kt_tui.kernel.strengthen import candidates, case_spec
 
-from ..kernel.test_mutants import HIST, HISTOGRAM
+from ..kernel.test_mutants import HIST, HISTOGRAM, SPMV, SPMV_SPEC, VARIED
 
 SPEC = parse_spec(HISTOGRAM)
 KERNEL = HIST
@@ -100,6 +100,43 @@ def test_mutants_run_at_every_size_and_the_survivors_on_stronger_inputs(tmp_path
     assert score["kept"] == [full] and score["strengthening"][1]["why"] == "kills no survivor"
     assert score["line"] == "the check catches 4 of 5 wrong variants; this one survives: i <= size"
     assert survivor_text(score["survivors"][0]) == "a kernel with i <= size would pass this check"
+
+
+def spmv_warp(s, source, params):
+    """The warp-per-row SpMV of tests/kernel/test_mutants.py on the spec's inputs, its lanes followed:
+    a row's element d goes to lane d % stride (missed where that is a 33rd lane), and the shuffle
+    ladder from `start` leaves lane 0 the sum of lanes below 2 * start."""
+    from kt_tui.kernel.inputs import make_args
+
+    start = 8 if "offset = (16) / 2" in source else 16
+    stride = 33 if "jj += 33" in source else 32
+    args = dict(zip([a.name for a in s.args], make_args(s, s.sizes)))
+    ptr, rows = args["ptr"].astype(np.int64), int(args["num_rows"])
+    lengths = np.maximum(ptr[1 : rows + 1] - ptr[:rows], 0)
+    row = np.repeat(np.arange(rows), lengths)
+    d = np.arange(row.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    jj = ptr[row] + d
+    keep = d % stride < min(32, 2 * start)
+    terms = (args["data"][jj] * args["x"][args["indices"][jj]])[keep]
+    args["y"] = (args["y"] + np.bincount(row[keep], weights=terms, minlength=rows)).astype(np.float32)
+    return args
+
+
+def test_rows_of_one_nonzero_pass_half_a_warp_reduction_and_rows_of_varied_lengths_kill_it(tmp_path):
+    spec = parse_spec(SPMV_SPEC)
+    made = mutants(SPMV, "spmv_csr_vector")
+    half = next(m for m in made if "loop start `16` halved" in m.what)
+    wide = next(m for m in made if "`32` -> `33` in `for (int jj" in m.what)
+    wrong = [mutation.job_entry(m) for m in (half, wide)]
+    job = {"token": "t1", "source": SPMV, "mutants": wrong, "budget_s": 60, "strengthen_s": 60}
+    job["cases"] = candidates(spec)
+    mutation.child_runs(spec, job, tmp_path, spmv_warp, lambda line: None)
+    records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
+    cases = mutation.read_jsonl(tmp_path / mutation.CASES)
+    score = mutation.score(wrong, {}, records, cases, {c["label"]: "" for c in cases})
+    assert (score["counted"], score["killed_before"], score["killed"]) == (2, 0, 2)  # one nonzero per row: both pass
+    assert score["kept"] == [VARIED] and score["survivors"] == []
+    assert score["strengthening"][0] == {"label": VARIED, "kept": True, "why": f"kills {half.id}, {wide.id}"}
 
 
 def test_a_case_memcheck_refuses_is_not_kept_and_equivalent_or_stillborn_mutants_do_not_count(tmp_path):
@@ -225,13 +262,13 @@ def test_nvcc_tells_equivalent_and_stillborn_mutants_from_live_ones():
 
 
 # -- item 4: the spec blamed ---------------------------------------------------------------------------
-def _judged(again=None, geometry=None):
+def _judged(again=None, geometry=None, source=KERNEL):
     s = SPEC
     from kt_tui.kernel.inputs import make_args
 
     before = {a.name: v for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
     orig = {**before, "hist": right(before["data"], N)}
-    runs, _ = checkrun.child_runs(KERNEL, s)
+    runs, _ = checkrun.child_runs(source, s)
     arrays = {"before": before, "original": orig}
     if again is not None:
         arrays["again"] = {**before, "hist": again}
@@ -247,9 +284,72 @@ def test_two_runs_of_the_original_that_differ_blame_a_race_with_the_numbers():
     state, _ = _judged(again=racy)
     assert state["refused"] == state["blame"]
     assert state["blame"].startswith(
+        "the original kernel's outputs depend on the order its blocks run in: run again at its baseline "
+        "(block_size_x=64) with its blocks in reverse order (the block started first doing the last one's work), "
+        "`hist` differs in 2 of 256 elements (largest difference 1, first at hist[3])"
+    )
+    state, _ = _judged(again=racy, source=COOPERATIVE)  # its blocks cannot be reordered: run again as they are
+    assert state["blame"].startswith(
         "two runs of the original kernel at its baseline (block_size_x=64) give different outputs: `hist` differs "
         "in 2 of 256 elements (largest difference 1, first at hist[3])"
     )
+
+
+# reads its block's place through cooperative groups: reversing blockIdx alone would split the two
+COOPERATIVE = "#include <cooperative_groups.h>\n" + KERNEL.replace(
+    "blockIdx.x", "cooperative_groups::this_thread_block().group_index().x"
+)
+
+
+def test_the_race_checks_second_run_has_the_blocks_in_reverse_order_where_nothing_else_reads_their_place():
+    again = next(r for r in checkrun.child_runs(KERNEL, SPEC)[0] if r["name"] == "again")
+    assert again["reversed"] and again["source"] == REVERSE_BLOCKS + KERNEL
+    assert REVERSE_BLOCKS == (
+        "#define blockIdx uint3{gridDim.x - 1 - blockIdx.x, gridDim.y - 1 - blockIdx.y, gridDim.z - 1 - blockIdx.z}\n"
+    )
+    again = next(r for r in checkrun.child_runs(COOPERATIVE, SPEC)[0] if r["name"] == "again")
+    assert not again["reversed"] and again["source"] == COOPERATIVE
+    for other in (
+        'asm("mov.u32 %0, %%ctaid.x;" : "=r"(b));',
+        'asm("mov.u32 %0, %%smid;" : "=r"(b));',
+        "__cluster_dims__(2, 1, 1)",
+        "cg::grid_group g = cg::this_grid();",
+    ):
+        assert blocks_reversed(KERNEL.replace("int stride", other + "\n    int stride")) is None, other
+    kmeans = KERNEL.replace("int size)", "int nclusters)")
+    assert blocks_reversed(kmeans) == REVERSE_BLOCKS + kmeans  # a name: nothing reads the place
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (compile only)")
+@pytest.mark.parametrize("name", ["gemm_strided_batched", "axpy_template", "spmv_csr_warp"])
+def test_the_kernel_with_its_blocks_reversed_compiles_to_other_code(name):
+    corpus = Path(__file__).parents[1] / "corpus"
+    source = (corpus / f"{name}.cu").read_text()
+    spec = parse_spec((corpus / "specs" / f"{name}.cu.toml").read_text())
+    reordered = Mutant("r", "order", 1, "blocks reversed", blocks_reversed(source))
+    assert mutation.classify(source, spec, [reordered], arch="sm_90", workers=1) == {"r": ("live", "")}
+
+
+def test_a_race_check_whose_run_failed_says_so_and_blames_nothing(tmp_path, monkeypatch):
+    import kernel_tuner
+
+    def run_kernel(name, source, problem_size, args, params, **kw):
+        if source.startswith(REVERSE_BLOCKS):
+            raise RuntimeError("compile error: blockIdx")
+        out = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+        out[1] = right(out[0], N)
+        return out
+
+    monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
+    runs, _ = checkrun.child_runs(KERNEL, SPEC)
+    job = {"spec": SPEC.to_dict(), "backend": "cupy", "runs": runs, "source": KERNEL}
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    assert checkrun.main([str(tmp_path / "job.json"), str(tmp_path)]) == 0
+    state = json.loads((tmp_path / "state.json").read_text())
+    assert "blame" not in state
+    assert state["notes"] == [
+        "the race check did not run: the original's run `again` failed (RuntimeError: compile error: blockIdx)"
+    ]
 
 
 def test_outputs_that_depend_on_the_block_size_blame_the_launch_and_agreeing_ones_do_not():

@@ -1,10 +1,13 @@
 """Issue 35 on a real GPU: every kind of mutant killed on a small kernel, stronger inputs that decide
 (a byte histogram drafted with bytes 0-99: the signed-char and masked variants die only on all 256
-byte values), the spec blamed for a block-per-row kernel given the default grid divisor, and a
-scripted one-prompt reply proposing a signed-char histogram that must not come out verified.
+byte values; CSR rows of one nonzero: half a warp reduction dies only on rows of varied lengths),
+the spec blamed for a block-per-row kernel given the default grid divisor and for a batched matmul
+whose matrices overlap (a race the second run, its blocks reversed, sees), and a scripted one-prompt
+reply proposing a signed-char histogram that must not come out verified.
 Skipped without a GPU; tests/gpu/test_mutants.py runs the same machinery with stand-ins."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -13,15 +16,16 @@ from kt_tui.gpu import checkrun
 from kt_tui.gpu import mutants as mutation
 from kt_tui.gpu.sanitize import find_sanitizer
 from kt_tui.kernel.mutant import KINDS
-from kt_tui.kernel.spec import load_spec
+from kt_tui.kernel.spec import load_spec, parse_spec
 
 from ..helpers import report, run_cli
-from ..kernel.test_mutants import CONV, CONV_SPEC, HIST
+from ..kernel.test_mutants import CONV, CONV_SPEC, HIST, SPMV, SPMV_SPEC, VARIED
 from ..kernel.test_mutants import HISTOGRAM as HIST_SPEC
 from .test_gpu_checks import _write
 
 pytestmark = pytest.mark.gpu
 BACKEND = "pycuda"
+CORPUS = Path(__file__).parents[1] / "corpus"
 
 # one block per row, its rows of n elements scanned in shared memory; the spec keeps the default grid
 # divisor (blocks = rows * n / block_size_x): right at block 32 = n, rows left out at 64 and 128
@@ -137,3 +141,50 @@ def test_a_scripted_signed_char_histogram_does_not_come_out_verified(tmp_path, c
     assert "`data` over all 256 values of uint8" in step["reason"]
     assert out["best"]["kernel_version"] != step["version"]
     assert out["check"]["cases"][0] == "`data` over all 256 values of uint8"
+
+
+def test_rows_of_varied_lengths_kill_half_a_warp_reduction(tmp_path, monkeypatch):
+    """A warp-per-row SpMV whose row offsets are `init = "range"` (one nonzero per row): a halved
+    shuffle ladder and a lane stride of 33 pass, and the row offsets case kills them."""
+    if find_sanitizer() is None:
+        pytest.skip("compute-sanitizer not found: a case is legal only once memcheck passes it")
+    monkeypatch.setattr(mutation, "BUDGET_S", 120.0)
+    monkeypatch.setattr(mutation, "STRENGTHEN_S", 120.0)
+    state = _state(tmp_path, "spmv_csr_vector", SPMV, SPMV_SPEC)
+    score = state["mutants"]
+    report(f"spmv warp, range row offsets: {score['line']}; tried {score['strengthening']}; {state['seconds']} s")
+    assert VARIED in [c["label"] for c in state["cases"]]
+    survivors = " ".join(m["what"] for m in score["survivors"])
+    assert "loop start `16` halved" not in survivors and "`32` -> `33` in `for (int jj" not in survivors
+
+
+# a strided batched matmul (tests/corpus/gemm_strided_batched.cu) with one block size: only the second
+# run of the original can tell a race. C's matrices lie `stride_c` floats apart: M * N + 8 keeps them
+# apart; N makes them overlap, so up to M blocks write each element and the last one to run wins.
+GEMM = (CORPUS / "gemm_strided_batched.cu").read_text()
+GEMM_SPEC = (CORPUS / "specs" / "gemm_strided_batched.cu.toml").read_text()
+GEMM_SPEC = GEMM_SPEC.replace(
+    "block_size_x = [8, 16, 32]\nblock_size_y = [4, 8, 16]", "block_size_x = [16]\nblock_size_y = [16]"
+)
+OVERLAPPING = GEMM_SPEC.replace('size = "batch * (M * N + 8)"', 'size = "batch * N + M * N"').replace(
+    'value = "M * N + 8"', 'value = "N"'
+)
+
+
+def _race_state(tmp_path, spec_text, backend, reversed_blocks=True):
+    spec = parse_spec(spec_text)
+    runs = [r for r in checkrun.child_runs(GEMM, spec)[0] if r["name"] in ("original", "again")]
+    if not reversed_blocks:  # as before: the same source twice
+        runs[1] = {**runs[1], "source": GEMM, "reversed": False}
+    job = {"spec": spec.to_dict(), "backend": backend, "runs": runs, "source": GEMM}
+    assert checkrun.run_child(job, tmp_path, 300) == ""
+    return json.loads((tmp_path / "state.json").read_text())
+
+
+def test_a_strided_batched_matmul_whose_matrices_overlap_is_blamed_and_one_whose_do_not_is_not(tmp_path):
+    assert "the order its blocks run in" in _race_state(tmp_path / "a", OVERLAPPING, BACKEND).get("blame", "")
+    plain = _race_state(tmp_path / "b", OVERLAPPING, BACKEND, reversed_blocks=False)
+    report(f"overlapping strided batched matmul, run twice in one block order: {plain.get('blame') or 'not blamed'}")
+    for backend in ("pycuda", "nvcuda", "cupy"):
+        state = _race_state(tmp_path / backend, GEMM_SPEC, backend)
+        assert "blame" not in state and not state.get("notes"), (backend, state)

@@ -4,13 +4,15 @@ mutants survive (kernel/strengthen.py)."""
 
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.mutant import CAP, KINDS, mutants
 from kt_tui.kernel.spec import parse_spec
-from kt_tui.kernel.strengthen import candidates, case_spec
+from kt_tui.kernel.spec_keys import ROW_LENGTHS
+from kt_tui.kernel.strengthen import candidates, case_spec, kept_as_given
 
 # a small kernel with a site of every kind: a bound, subscripts, two index axes and two sizes
 # (fw / fh), + and -, a reduction ladder, a constant, a byte type and a byte load
@@ -202,3 +204,84 @@ def test_a_convolution_with_fw_equal_to_fh_gets_distinct_larger_filters_and_a_no
 def test_no_cases_for_file_inputs_and_index_arrays_keep_their_bounds():
     spec = parse_spec(HISTOGRAM.replace('type = "uint8"', 'type = "int32"').replace("high = 100", 'high = "size"'))
     assert [c["label"] for c in candidates(spec)] == ["a second seed"]
+
+
+# one warp per CSR row: lanes stride the row, a shuffle ladder sums them
+SPMV = (Path(__file__).parents[1] / "corpus" / "spmv_csr_warp.cu").read_text()
+# the row offsets as `init = "range"` gives them: one nonzero per row, which a halved ladder passes
+SPMV_SPEC = """kernel = "spmv_csr_vector"
+problem_size = ["32 * rows"]
+[sizes]
+rows = 4096
+cols = 3000
+[tune_params]
+block_size_x = [128]
+[[args]]
+name = "num_rows"
+type = "int32"
+value = "rows"
+[[args]]
+name = "ptr"
+type = "int32"
+size = "rows + 1"
+init = "range"
+[[args]]
+name = "indices"
+type = "int32"
+size = "rows"
+low = 0
+high = "cols"
+[[args]]
+name = "data"
+type = "float32"
+size = "rows"
+[[args]]
+name = "x"
+type = "float32"
+size = "cols"
+seed = 2
+[[args]]
+name = "y"
+type = "float32"
+size = "rows"
+seed = 3
+output = true
+atol = 1e-4
+"""
+VARIED = "`ptr` as row offsets, rows of 0, 1, 2, 7, 31, 33, 64 and 100 elements"
+
+
+def test_row_offsets_of_one_element_per_row_become_rows_of_every_length_within_their_bounds():
+    spec = parse_spec(SPMV_SPEC)
+    cases = candidates(spec)
+    assert [c["label"] for c in cases] == [VARIED, "a second seed"]
+    assert cases[0]["args"] == {"ptr": {"init": "offsets", "low": 0, "high": "rows + 1"}}
+    ptr = make_args(case_spec(spec, cases[0]), spec.sizes)[1]
+    steps = np.diff(ptr)
+    assert ptr[0] == 0 and ptr.max() <= spec.sizes["rows"] and (steps >= 0).all()  # as far as the range reached
+    assert set(ROW_LENGTHS) <= set(steps.tolist())
+
+
+def test_random_row_offsets_bounded_by_an_array_length_keep_their_bounds_as_offsets():
+    drafted = SPMV_SPEC.replace('init = "range"', 'low = 0\nhigh = "min(rows + 1, 256)"')
+    spec = parse_spec(drafted)
+    case = candidates(spec)[0]
+    assert case["label"] == VARIED
+    assert case["args"] == {"ptr": {"init": "offsets", "low": 0, "high": "min(rows + 1, 256)"}}
+    ptr = make_args(case_spec(spec, case), spec.sizes)[1]
+    assert ptr.max() == 255 and sorted(np.diff(ptr)[:8]) == sorted(ROW_LENGTHS)
+
+
+def test_only_an_array_one_longer_than_the_rows_it_delimits_is_taken_for_offsets():
+    gather = SPMV_SPEC.replace('size = "rows + 1"\ninit = "range"', 'size = "rows + 2"\nlow = 0\nhigh = "rows"')
+    assert not any("row offsets" in c["label"] for c in candidates(parse_spec(gather)))
+    # the user's Python makes them: kept as they are, and the survivors' line will say so
+    made = parse_spec(SPMV_SPEC.replace('init = "range"', 'init = "function"\nfunction = "gen:csr_row_ptr"'))
+    assert [c["label"] for c in candidates(made)] == ["a second seed"]
+    assert kept_as_given(made) == (
+        "inputs the user's Python makes (`ptr` (gen:csr_row_ptr)) are kept as they are: none stronger was drawn for them"
+    )
+    assert kept_as_given(parse_spec(SPMV_SPEC)) == ""
+    spec = parse_spec(SPMV_SPEC)
+    filed = replace(spec, args=[replace(a, init="file", file="k.npz") if a.name == "x" else a for a in spec.args])
+    assert candidates(filed) == [] and kept_as_given(filed) == "inputs from files (`x`): no stronger inputs were drawn"

@@ -7,6 +7,7 @@ import pytest
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec
+from kt_tui.kernel.spec_keys import ROW_LENGTHS
 
 KERNEL = find_kernels("template <typename T> __global__ void k(T *out, const T *in, int n) {}")[0]
 BASE = """
@@ -204,3 +205,48 @@ def test_version_id_follows_the_data_files(tmp_path):
     assert version_hash("src", spec) != before
     plain = _parse()
     assert version_hash("src", plain) == version_hash("src", _parse())
+
+
+# -- init = "offsets": row offsets with rows of varied lengths (issue 35 item 2) ------------------------
+OFFSETS = BASE.replace('name = "in"\ntype = "float32"', 'name = "in"\ntype = "int32"')
+
+
+def test_offsets_are_non_decreasing_from_low_below_high_with_rows_of_every_length():
+    spec = parse_spec(OFFSETS.format(top="", out="", inp='init = "offsets"\nhigh = "n * 40"'), KERNEL)
+    ptr = make_args(spec)[1]
+    steps = np.diff(ptr)
+    assert ptr.dtype == np.int32 and ptr[0] == 0 and (steps >= 0).all() and ptr[-1] < 64 * 40
+    for start in range(0, 56, 8):  # every 8 rows hold one row of each length, in an order the seed picks
+        assert sorted(steps[start : start + 8]) == sorted(ROW_LENGTHS)
+    assert len({tuple(steps[s : s + 8]) for s in range(0, 56, 8)}) > 1
+    assert np.array_equal(make_args(spec)[1], ptr)  # deterministic
+    other = parse_spec(OFFSETS.format(top="", out="", inp='init = "offsets"\nhigh = "n * 40"\nseed = 9'), KERNEL)
+    assert not np.array_equal(make_args(other)[1], ptr) and sorted(np.diff(make_args(other)[1])[:8]) == sorted(
+        ROW_LENGTHS
+    )
+
+
+def test_offsets_stop_at_high_and_start_at_low():
+    spec = parse_spec(OFFSETS.format(top="", out="", inp='init = "offsets"\nlow = 5\nhigh = 300'), KERNEL)
+    ptr = make_args(spec)[1]
+    assert ptr[0] == 5 and ptr[-1] == 299 and (np.diff(ptr) >= 0).all()
+    assert sorted(np.diff(ptr)[:8]) == sorted(ROW_LENGTHS)  # the first rows fit: 238 elements
+    assert (np.diff(ptr)[16:] == 0).all()  # the span spent: the rows after are empty
+
+
+@pytest.mark.parametrize(
+    "inp,message",
+    [
+        ('init = "offsets"', 'args[1] (in).high: init = "offsets" needs high'),
+        ('init = "offsets"\nlow = 10\nhigh = 10', "args[1] (in).high: must be above low (10)"),
+        ('init = "offsets"\nhigh = "m"', "args[1] (in).high: unknown name 'm'"),
+        ('init = "offsets"\nhigh = 3000000000', "args[1] (in).high: 3000000000 does not fit int32"),
+    ],
+)
+def test_offsets_keys_are_checked(inp, message):
+    with pytest.raises(SpecError) as e:
+        parse_spec(OFFSETS.format(top="", out="", inp=inp), KERNEL)
+    assert message in str(e.value)
+    with pytest.raises(SpecError) as e:
+        _parse(inp='init = "offsets"\nhigh = 100')  # a float array
+    assert 'args[1] (in).type: init = "offsets" makes row offsets, integers: got float32' in str(e.value)
