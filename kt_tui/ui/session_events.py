@@ -93,7 +93,9 @@ def _run_end(screen, e: ev.RunEnded) -> None:
     screen.paused = screen.stopping = False
     run = screen.run_info
     if screen.sid and run.get("run") == e.run:  # the count the store holds, whatever the events said
-        run["done"] = (run.get("known") or 0) - run.get("again", 0) + screen.data.count_results(run.get("version"), run=e.run)
+        run["done"] = (
+            (run.get("known") or 0) - run.get("again", 0) + screen.data.count_results(run.get("version"), run=e.run)
+        )
     run["ended"], run["state"] = time.monotonic(), e.state
     if e.error:
         title = f"run {e.run} {e.state}"
