@@ -13,8 +13,8 @@ started by the child's compile, run without ncu's injection); `--clock-control n
 GPU at its base clocks by default, 1.59 GHz where an H100 boosts to 1.98: the kernel runs at the
 clocks kernel_tuner timed it at, its Duration comparable to kernel_tuner's time; the throughputs
 are shares of the peak at the clock it ran, so they hardly move); the cache control stays ncu's
-default (`all`: the caches flushed before each replay pass, so that every pass sees the same cold
-start and the passes' counters add up to one run).
+default (`all`: the caches flushed before each replay pass, so that every pass starts from the same
+cold caches and the counters of different passes describe the same run).
 
 Where a profile's seconds go is stored with it (`split`): ncu's start to the child's first line
 (ncu, its injection, the interpreter), the child's imports (its compile starts first, in threads),
@@ -63,7 +63,7 @@ DENIED = (
 )
 MAX_RULES = 4
 MAX_RULE_TEXT = 500
-MAX_ROWS = 2000  # of the details page: a few sections of one kernel are about 100
+MAX_ROWS = 2000  # of the details page: four sections of one kernel are about 70
 CMDLINE = "Command line profiler metrics"
 _STALL = re.compile(r"smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio")
 _PASSES = re.compile(r"==PROF== Profiling .* - (\d+) pass")
