@@ -2,7 +2,8 @@
 else the bytes estimated from its arrays: every input read once, every output written once), the
 achieved GB/s and GFLOP/s, and their share of the peaks measured on the device (gpu/facts.py: a
 device-to-device copy, FP32 FMAs). One place computes them for the table, the gates, `--json`,
-results.csv, the report and the prompts."""
+results.csv, the report and the prompts. Every time is kernel_tuner's, launch included: where the
+launch measured with the peaks is a fair share of a time, the text says so; no time is corrected."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ..kernel.expr import ExprError, evaluate
 from ..kernel.spec import Spec
 
 NOT_RECORDED = "device facts not recorded"
+LAUNCH_SAID = 5.0  # % of a time that is kernel_tuner's launch (gpu/worker/device.py), from which it is said
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,10 @@ def limits(work: Work, time_ms: float | None, facts: dict[str, Any] | None) -> d
         bound = max(shares, key=lambda k: shares[k])
         out["pct"] = shares[bound]
         out["bound"] = "memory" if bound == "pct_bw" else "compute"
+    launch_us = (facts or {}).get("launch_us")
+    if launch_us:
+        out["launch_us"] = launch_us
+        out["launch_pct"] = min(100.0, 100 * launch_us / 1000 / time_ms)
     return out
 
 
@@ -115,6 +121,10 @@ def limits_text(lim: dict[str, Any] | None) -> str:
     text = "; ".join(parts)
     if lim.get("estimated"):
         text += " (bytes estimated: every input read once, every output written once)"
+    if lim.get("launch_pct", 0) >= LAUNCH_SAID:
+        text += (
+            f"; kernel_tuner's time includes the launch (~{lim['launch_us']:.0f} us, {lim['launch_pct']:.0f} % of it)"
+        )
     return text
 
 
@@ -151,6 +161,11 @@ def facts_text(facts: dict[str, Any] | None, gpu: str = "", simulated: bool = Fa
             f"measured peaks: copy {f.get('copy_gbps', 0):.0f} GB/s (read + write), "
             f"FP32 FMA {f.get('fma_gflops', 0) / 1000:.1f} TFLOP/s"
             + (f" (on {f['recorded']})" if f.get("recorded") else "")
+            + (
+                f"; launch ~{f['launch_us']:.0f} us (kernel_tuner's time of a kernel doing next to nothing)"
+                if f.get("launch_us")
+                else ""
+            )
         )
     elif f.get("peak_error"):
         lines.append(f"peaks not measured: {f['peak_error']}")

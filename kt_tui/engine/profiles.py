@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ..gpu.profile import SPLIT
 from ..gpu.simcache import finalize_cache, read_header
 from ..kernel.spec import Spec
 from .limits import facts_text, limits, limits_text, stored_facts, work_of
@@ -30,7 +31,12 @@ _NUMBERS = (
     "dram_bytes_per_s",
     "seconds",
     "time_ms",
+    "passes",
 )
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def clean_profile(value: Any) -> dict[str, Any]:
@@ -39,9 +45,8 @@ def clean_profile(value: Any) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     for k in _NUMBERS:
-        v = value.get(k)
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-            out[k] = v
+        if _finite(value.get(k)):
+            out[k] = value[k]
     stalls = value.get("stalls")
     if isinstance(stalls, list):
         out["stalls"] = [
@@ -60,6 +65,9 @@ def clean_profile(value: Any) -> dict[str, Any]:
             for r in rules[:4]
             if isinstance(r, dict) and isinstance(r.get("text"), str)
         ]
+    split = value.get("split")
+    if isinstance(split, dict):
+        out["split"] = {k: split[k] for k in SPLIT if _finite(split.get(k))}
     for k in ("reason", "kernel"):
         if isinstance(value.get(k), str):
             out[k] = "".join(c for c in value[k][:400] if c.isprintable())

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from ..engine.gates import gate_from
-from ..engine.limits import facts_text, limits, work_of
+from ..engine.limits import LAUNCH_SAID, facts_text, limits, work_of
 from ..engine.markdown import md_fence, md_ms, md_text
 from ..engine.profiles import advice, profile_line, session_profiles
 from ..engine.strength import check_line, score_line, state_of, survivor_text
@@ -182,6 +182,8 @@ def _limits_md(b: Bundle) -> list[str]:
     for label, r in _roofline_results(b):
         lim = limits(work_of(_spec(b, r.version)), r.time_ms, facts) or {}
         pct = f"{lim['pct']:.1f} % ({lim['bound']})" if "pct" in lim else "-"
+        if lim.get("launch_pct", 0) >= LAUNCH_SAID:
+            pct += f", {lim['launch_pct']:.0f} % of the time the launch"
         gbps = f"{lim['gbps']:.0f}" if "gbps" in lim else "-"
         gflops = f"{lim['gflops']:.0f}" if "gflops" in lim else "-"
         out.append(f"| {_cell(label)} | {_ms(r.time_ms)} | {gbps} | {gflops} | {pct} |")

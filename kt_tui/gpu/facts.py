@@ -25,6 +25,7 @@ NUMBERS = (
     "bandwidth_gbps",  # theoretical: 2 transfers a memory clock over the bus
     "copy_gbps",  # measured: a device-to-device copy, bytes read + written per second
     "fma_gflops",  # measured: FP32 fused multiply-adds, 2 FLOP each
+    "launch_us",  # measured: kernel_tuner's time of a kernel that does next to nothing (worker/device.py)
     "measure_s",  # what measuring the two peaks cost, once
 )
 TEXTS = ("name", "cc", "backend", "recorded", "peak_error")

@@ -106,3 +106,22 @@ def engine_strategy():
     from kt_tui.engine.strategies.autonomous import autonomous
 
     return autonomous
+
+
+def test_a_share_of_the_peak_says_how_much_of_the_time_is_the_launch_and_never_corrects_the_time():
+    import tomllib
+
+    from kt_tui.engine.limits import facts_text, limits, limits_text, work_of
+    from kt_tui.kernel.spec import read_spec
+
+    spec = read_spec(tomllib.loads((EXAMPLES / "vector_add.cu.toml").read_text()))  # [metrics] bytes = 3 * 4 * n
+    facts = dict(json.loads((H100 / "facts.json").read_text()), copy_gbps=2955.8, launch_us=21.0)
+    short = limits(work_of(spec), 0.1010, facts)  # the H100's example vector add (pycuda, 2026-12-06)
+    assert round(short["pct_bw"], 1) == 67.4 and round(short["launch_pct"], 1) == 20.8  # the time as measured
+    assert limits_text(short).endswith(
+        "67.4 % of the measured copy bandwidth; kernel_tuner's time includes the launch (~21 us, 21 % of it)"
+    )
+    long = limits(work_of(spec), 0.5, facts)
+    assert round(long["launch_pct"], 1) == 4.2 and "launch" not in limits_text(long)  # under 5 %: not said
+    assert "launch ~21 us (kernel_tuner's time of a kernel doing next to nothing)" in facts_text(facts)
+    assert "launch_pct" not in limits(work_of(spec), 0.1010, dict(facts, launch_us=None))

@@ -96,3 +96,25 @@ def test_a_real_run_stamps_the_facts_into_its_cache_and_a_replay_of_it_shows_the
     vid = store.versions(sid)[0]["id"]
     replay = choose_backend("sim", lambda b: {}, "vector_add", vid, [str(hermetic / "caches")])
     assert replay.facts == FACTS
+
+
+def test_the_peaks_and_the_launch_are_measured_with_kernel_tuners_own_times(monkeypatch):
+    import kernel_tuner
+
+    asked = []
+
+    def tune_kernel(name, src, size, args, params, **kw):
+        asked.append((name, size))
+        if name == "kt_fma_peak":
+            times = [0.2, 0.25]
+        elif size == 256:  # the copy on one block: next to nothing but the launch
+            times = [0.019, 0.021, 0.023]
+        else:
+            times = [0.3633, 0.37]
+        return [{"times": times, "time": sum(times) / len(times)}], {}
+
+    monkeypatch.setattr(kernel_tuner, "tune_kernel", tune_kernel)
+    peaks = device.measure_peaks("stand-in", 132)
+    assert peaks["copy_gbps"] == round(2 * device.COPY_BYTES / 0.3633e-3 / 1e9, 1)  # the best run of the copy
+    assert peaks["launch_us"] == 21.0  # kernel_tuner's time (the mean), as every result's
+    assert ("kt_copy_peak", 256) in asked and clean_facts(dict(FACTS, **peaks))["launch_us"] == 21.0
