@@ -108,7 +108,7 @@ def classify(
     for mid, cubin in built.items():
         if isinstance(cubin, str):
             out[mid] = ("stillborn", cubin)
-        elif cubin == original:
+        elif machine_code(cubin) == machine_code(original):
             out[mid] = ("equivalent", f"compiles to the same code as the original ({arch})")
         else:
             out[mid] = ("live", "")
