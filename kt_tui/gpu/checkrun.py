@@ -563,8 +563,9 @@ def main(argv: list[str]) -> int:
     mark("check child: imports done")
     job = json.loads(Path(argv[0]).read_text())
     spec = spec_from_plain(job["spec"])
-    with mutation.compiled_ahead(spec, job) as ahead:  # every kernel it runs, compiled from the start
-        return _runs(spec, job, Path(argv[1]), run_arrays, ahead)
+    out = Path(argv[1])
+    with mutation.compiled_ahead(spec, job, out) as ahead:  # every kernel it runs, compiled from the start
+        return _runs(spec, job, out, run_arrays, ahead)
 
 
 def _runs(spec: Spec, job: dict, out: Path, run_arrays: Callable, ahead: Any) -> int:

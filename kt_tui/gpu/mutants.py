@@ -457,16 +457,20 @@ class Ahead:
 
 
 @contextmanager
-def compiled_ahead(spec: Spec, job: dict[str, Any]) -> Iterator[Ahead | None]:
+def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead | None]:
     """In the check's child, from its start: the kernels of the original's runs (job["runs"]), the
     original at every check size and, when there are mutants, each of them at the first size, compiled
-    on every core but one; kernel_tuner's compile step loads them inside."""
+    on every core but one; kernel_tuner's compile step loads them inside. A child started again after
+    one died (a mutant's illegal address, a poisoned index) compiles only what is left to run."""
     from .ktsource import kernel_string  # in the child only: kernel_tuner
     from .worker import prefetch  # in the child only
 
-    mutants = job.get("mutants") or []
+    done = {r["id"] for r in read_jsonl(out / RECORDS) if r.get("case") is None}
+    mutants = [m for m in job.get("mutants") or [] if m["id"] not in done]
     try:
         runs = [kernel_string(spec, r["source"], r["params"]) for r in job.get("runs") or []]
+        if (out / "state.json").exists():
+            runs = runs[:1]  # judged already: the original's kernel is all it runs again
         ahead = Ahead(spec, job["backend"], runs)
         if mutants:
             order = sizes_in_order(spec, job)
