@@ -6,10 +6,14 @@ For every kernel of tests/corpus/ with its hand spec (tests/corpus/specs/), kt-t
 original's runs, the mutants at the spec's size and every check size, stronger inputs for the
 survivors) and the table gives, per kernel: mutants made, equivalent, stillborn, counted, killed
 before and after strengthening, not run within the budget, the stronger inputs kept, the seconds the
-test took, and each survivor ("a kernel with ... would pass this check"). With --cli it also times the
-whole `kt-tui spec KERNEL.cu --spec SPEC --check` per kernel (a fresh process: probe, compile check,
-test). Target (issue 35): >= 90 % of the counted mutants killed after strengthening for every kernel
-with >= 10 of them, `spec --check` <= 10 s.
+test took, and each survivor ("a kernel with ... would pass this check"); then where the test's
+seconds went (KT_TUI_TRACE marks, gpu/timeline.py), from its start: memcheck of the original at every
+size (in the app, beside the child), the child's start (python, kernel_tuner, the GPU), the original's
+runs, the mutants at every size (of which the seconds they waited on nvcc), the memcheck of the
+stronger cases and the survivors' runs on them. With --cli it also times the whole `kt-tui spec
+KERNEL.cu --spec SPEC --check` per kernel (a fresh process: probe, compile check, test). Target
+(issue 35): >= 90 % of the counted mutants killed after strengthening for every kernel with >= 10 of
+them, `spec --check` <= 10 s.
 
 Without --gpu (no GPU needed, nvcc only) it only makes and compiles the mutants.
 
@@ -20,8 +24,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 sys.path.insert(0, str(ROOT))
 
-from kt_tui.gpu import checkrun  # noqa: E402 - the checkout's kt_tui, whatever is installed
+from kt_tui.gpu import checkrun, timeline  # noqa: E402 - the checkout's kt_tui, whatever is installed
 from kt_tui.gpu import mutants as mutation  # noqa: E402
 from kt_tui.kernel.mutant import NoMutant, mutants  # noqa: E402
 from kt_tui.kernel.spec import load_spec  # noqa: E402
@@ -68,12 +74,20 @@ def compile_only(name: str, kernel: Path, spec_path: Path, jobs: int | None) -> 
 def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) -> dict:
     spec = load_spec(spec_path)
     source = kernel.read_text()
+    fd, trace = tempfile.mkstemp(prefix="kt-mutants-trace-")
+    os.close(fd)
+    os.environ["KT_TUI_TRACE"] = trace  # the check's child inherits it
+    t0 = time.time()
     started = time.monotonic()
     try:
         state = checkrun.check_strength(source, spec, backend)
     except checkrun.OutOfBounds as e:
         return {"kernel": name, "error": f"out of bounds: {e}"}
+    finally:
+        del os.environ["KT_TUI_TRACE"]
     row = {"kernel": name, "state": state.get("state"), "check_s": round(time.monotonic() - started, 1)}
+    row["split"] = split(timeline.read(trace), t0)
+    os.unlink(trace)
     if state.get("blame"):
         row["error"] = f"blamed: {state['blame']}"
     score = state.get("mutants") or {}
@@ -111,6 +125,36 @@ def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) ->
         row["cli_s"] = round(time.monotonic() - t, 1)
         row["cli_exit"] = done.returncode
     return row
+
+
+PARTS = ("memcheck", "child", "original", "mutants", "nvcc", "cases mc", "stronger")
+
+
+def split(marks: list[tuple[float, int, str]], t0: float) -> dict[str, float]:
+    """Where the check's seconds went, from the trace's marks (s from the test's start; parts overlap:
+    memcheck runs in the app beside the child, and nvcc is the part of the mutants' seconds spent
+    waiting on their compiles)."""
+
+    def at(step: str, last: bool = False) -> float | None:
+        hits = [t for t, _, s in marks if s.startswith(step)]
+        return (hits[-1] if last else hits[0]) - t0 if hits else None
+
+    def span(a: float | None, b: float | None) -> float:
+        return round(b - a, 1) if a is not None and b is not None else 0.0
+
+    imports, ran = at("check child: imports done"), at("check child: ran ", last=True)
+    mutants, stronger = at("check child: mutants done", last=True), at("check child: strengthening done", last=True)
+    cases = at("main: check memcheck of", last=True)
+    waited = sum(float(s.split()[3]) for _, _, s in marks if s.startswith("check child: waited"))
+    return {
+        "memcheck": span(0.0, at("main: check memcheck done")),
+        "child": span(0.0, imports),
+        "original": span(imports, ran),
+        "mutants": span(ran, mutants),
+        "nvcc": round(waited, 1),
+        "cases mc": span(max(filter(None, (at("main: check memcheck done"), mutants)), default=None), cases),
+        "stronger": span(mutants, stronger),
+    }
 
 
 def pct(a: int, b: int) -> str:
@@ -151,6 +195,9 @@ def table(rows: list[dict], gpu: bool) -> list[str]:
         if "cli_s" in r:
             line += f" {r['cli_s']:>6}" + ("" if r["cli_exit"] == 0 else f" (exit {r['cli_exit']})")
         lines.append(line)
+        if r.get("split"):
+            said = ", ".join(f"{k} {r['split'][k]}" for k in PARTS)
+            lines.append(f"{'':<22}seconds in: {said}")
         for t in r["tried"]:
             lines.append(f"{'':<22}stronger inputs {t['label']}: {'kept, ' if t['kept'] else ''}{t['why']}")
         for s in r["survivors"]:

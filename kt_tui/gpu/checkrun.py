@@ -416,7 +416,6 @@ def check_strength(
     sanitizer: Callable = sanitize,
     child: Callable = run_child,
     gpu_free: Callable[[], None] | None = None,
-    classify: Callable | None = None,
 ) -> dict:
     """The check's state: vacuous / ok / unchecked (no GPU) with why, the fixes to [outputs], the
     parameters that change the outputs, what blames the spec, the mutation score and the stronger
@@ -431,11 +430,6 @@ def check_strength(
     except NoMutant:
         wrong = []
     cases = candidates(spec) if wrong else []
-    classes: dict[str, tuple[str, str]] = {}
-    sorting = threading.Thread(
-        target=lambda: classes.update((classify or mutation.classify)(source, spec, wrong)), daemon=True
-    )
-    sorting.start()  # nvcc on the CPU while the GPU runs them
     child_off, survived = threading.Event(), threading.Event()
     found: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="kt-checkrun-") as tmp:
@@ -478,6 +472,7 @@ def check_strength(
             survived.wait()
             if cases and found.get("survivors") and not oob:
                 legal = sanitize_cases(source, spec, backend, cases, sanitizer, timeout_s)
+                mark(f"main: check memcheck of {len(cases)} stronger cases done")
             child_off.wait()
         finally:
             if gpu_free is not None:
@@ -500,9 +495,8 @@ def check_strength(
     if error:
         notes.append(error)
     state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
-    sorting.join()
     if wrong and not state.get("blame"):
-        score = mutation.score(entries, classes, records, tried, legal)
+        score = mutation.score(entries, records, tried, legal)
         if score["survivors"] and (given := kept_as_given(spec)):
             score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}
@@ -583,14 +577,19 @@ def main(argv: list[str]) -> int:
 
     mark("check child: imports done")
     job = json.loads(Path(argv[0]).read_text())
-    out = Path(argv[1])
     spec = spec_from_plain(job["spec"])
+    out = Path(argv[1])
+    with mutation.compiled_ahead(spec, job, out) as ahead:  # every kernel it runs, compiled from the start
+        return _runs(spec, job, out, run_arrays, ahead)
+
+
+def _runs(spec: Spec, job: dict, out: Path, run_arrays: Callable, ahead: Any) -> int:
     judged = out / "state.json"
     if not judged.exists():
         arrays: dict[str, dict] = {}
         notes = []
+        args = make_args(spec, spec.sizes)  # once: kernel_tuner copies them to the GPU, never back
         for i, run in enumerate(job["runs"]):
-            args = make_args(spec, spec.sizes)
             if i == 0:
                 arrays["before"] = {a.name: v.copy() for a, v in zip(spec.args, args) if a.is_array}
             try:
@@ -608,10 +607,12 @@ def main(argv: list[str]) -> int:
         judged.write_text(json.dumps(judge(spec, arrays, job["runs"], notes)))
         del arrays
     if job.get("mutants") and not json.loads(judged.read_text()).get("blame"):
-        mutation.run_in_child(spec, job, out, run_arrays)
+        mutation.run_in_child(spec, job, out, run_arrays, ahead)
     print(GPU_DONE, job.get("token", ""), flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    os._exit(code)  # not waiting at exit for a compile ahead still running: the parent waits for this exit

@@ -4,11 +4,16 @@ says how many wrong variants the check catches. When some survive, the stronger 
 kernel/strengthen.py are tried on them; a case is kept when the original runs clean with it
 (memcheck, gpu/checkrun.py), its outputs stay non-degenerate and it kills a survivor.
 
-Which mutants count: one that does not compile is stillborn, one whose cubin (nvcc, the spec's
-options, the baseline's defines) is byte for byte the original's is equivalent by construction
-(trivial compiler equivalence); neither is counted. The child writes a record per mutant as it goes
-(mutants.jsonl) and says which one it runs; a mutant that hangs is stopped after HANG_S, one that
-takes the child down is recorded as killed by it, and a new child goes on with the rest."""
+Which mutants count: one that does not compile is stillborn, one whose machine code (the spec's
+options, the baseline's defines) is the original's is equivalent by construction (trivial compiler
+equivalence); neither is counted. The child compiles every kernel it runs once, from its start, on
+every core but one (Ahead): the cubins it runs are the ones compared, so an equivalent mutant is never
+run. Its runs are guarded (kernel/guards.py: a zone of poison or canaries after every array) on inputs
+made once per size, the cheapest size first; a mutant stops at the first size where it differs, and
+the next size's kernel of one that passes compiles while the others run. The child writes a record
+per mutant as it goes (mutants.jsonl) and says which one it runs; a mutant that hangs is stopped
+after HANG_S, one that takes the child down is recorded as killed by it, and a new child goes on with
+the rest."""
 
 from __future__ import annotations
 
@@ -17,19 +22,22 @@ import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..kernel.expr import ExprError, evaluate
 from ..kernel.mutant import Mutant
 from ..kernel.spec import Spec
 from ..kernel.strengthen import case_spec
 from ..kernel.text import compile_options
 from .compile import DEFAULT_ARCH, find_nvcc
 from .env import scrubbed_env
+from .timeline import mark
 
 BUDGET_S = 5.0  # the mutants' runs at the spec's and check sizes, in the child, after the original's
 STRENGTHEN_S = 3.0  # then the survivors' runs on stronger inputs
@@ -100,7 +108,7 @@ def classify(
     for mid, cubin in built.items():
         if isinstance(cubin, str):
             out[mid] = ("stillborn", cubin)
-        elif cubin == original:
+        elif machine_code(cubin) == machine_code(original):
             out[mid] = ("equivalent", f"compiles to the same code as the original ({arch})")
         else:
             out[mid] = ("live", "")
@@ -132,25 +140,59 @@ def append(path: Path, record: dict[str, Any]) -> None:
 Run = Callable[[Spec, str, dict], dict]  # (spec at a case, source, params) -> every array after the run
 
 
-def child_runs(spec: Spec, job: dict[str, Any], out: Path, run: Run, say: Callable[[str], None]) -> None:
-    """The mutants at the spec's size, then at each check size while they pass, then the survivors on
-    each stronger case the original handles; every outcome appended to out/mutants.jsonl as it is
-    known, so a child that is stopped or dies leaves what it found to the next. Raises what a run
-    raised when the GPU context may be lost (the parent starts another child)."""
+def sizes_in_order(spec: Spec, job: dict[str, Any]) -> list[tuple[str, Spec]]:
+    """The spec's size and the check sizes, the cheapest first (the fewest array elements): most
+    mutants die at the first, so most runs are small."""
+    base = [("", spec)] + [(e["label"], replace(spec, sizes=e["sizes"])) for e in job.get("sizes") or []]
+    return sorted(base, key=lambda ls: _elements(ls[1]))
+
+
+def _elements(s: Spec) -> int:
+    total = 0
+    for a in s.args:
+        if a.is_array:
+            try:
+                total += int(evaluate(a.size, s.sizes)) * a.lanes
+            except (ExprError, TypeError, ValueError):
+                continue  # a file's array: the same at every size
+    return total
+
+
+def child_runs(
+    spec: Spec,
+    job: dict[str, Any],
+    out: Path,
+    run: Run,
+    say: Callable[[str], None],
+    sort: Callable[[str], tuple[str, str]] = lambda source: ("live", ""),
+    compile_at: Callable[[Spec, str], None] = lambda s, source: None,
+) -> None:
+    """The mutants at each size, the cheapest first, each until the first size where it differs; then
+    the survivors on each stronger case the original handles. Every outcome appended to
+    out/mutants.jsonl as it is known, so a child that is stopped or dies leaves what it found to the
+    next. `sort(source)`: ("live" | "equivalent" | "stillborn", why) from the mutant's compile at the
+    first size; only a live one runs. `compile_at(spec, source)`: one that passed a size runs at this next.
+    Raises what a run raised when the GPU context may be lost (the parent starts another child)."""
     from ..compare import compare_all, failure_text  # numpy, in the child only
     from ..kernel import strength  # numpy, in the child only
+    from ..kernel.guards import PastTheEnd  # numpy, in the child only
     from ..kernel.inputs import make_args  # numpy, in the child only
 
     token = job.get("token", "")
     params = spec.baseline_params()
     tol = {a.name: a.tolerance() for a in spec.outputs()}
-    base = [("", spec)] + [(e["label"], replace(spec, sizes=e["sizes"])) for e in job.get("sizes") or []]
-    refs: dict[str, dict] = {}
+    base = sizes_in_order(spec, job)
+    refs: dict[str, dict | None] = {}
     cases_by_label = {c["label"]: c for c in job.get("cases") or []}
 
-    def expected(label: str, s: Spec) -> dict:
+    def expected(label: str, s: Spec) -> dict | None:
         if label not in refs:
-            got = run(s, job["source"], params)
+            try:
+                got = run(s, job["source"], params)
+            except PastTheEnd as e:  # memcheck names it: the spec is refused, nothing is judged here
+                print(f"kt-tui: the original kernel {e} at {label or 'the spec size'}", flush=True)
+                refs[label] = None
+                return None
             refs[label] = {a.name: got[a.name] for a in s.outputs() if a.name in got}
         return refs[label]
 
@@ -158,8 +200,12 @@ def child_runs(spec: Spec, job: dict[str, Any], out: Path, run: Run, say: Callab
         phase = "case" if label in cases_by_label else "base"
         say(f"{MARK} {token} mutant {m['id']} {phase} {label or '-'}")
         want = expected(label, s)
+        if want is None:
+            return False, ""
         try:
             got = run(s, m["source"], params)
+        except PastTheEnd as e:
+            return True, f"{e}{' at ' + label if label else ''}"
         except Exception as e:  # noqa: BLE001 - a failure is what a check would see: killed
             text = f"{type(e).__name__}: {e}".strip().splitlines()[0][:200]
             if any(w in text.lower() for w in ("compil", "nvrtc", "ptxas", "nvcc")):
@@ -168,31 +214,47 @@ def child_runs(spec: Spec, job: dict[str, Any], out: Path, run: Run, say: Callab
         bad = failure_text(compare_all(want, got, tol), label or "the spec's size")
         return bool(bad), bad
 
+    def judged(m: dict, label: str, s: Spec, case: str | None) -> tuple[bool, str]:
+        try:
+            return judge(m, label, s)
+        except Killed as e:
+            append(path, {"id": m["id"], "case": case, "killed": True, "how": str(e)})
+            raise
+
     path = out / RECORDS
     recorded = {(r["id"], r.get("case")) for r in read_jsonl(path)}
     deadline = time.monotonic() + float(job.get("budget_s", BUDGET_S))
-    for m in job.get("mutants") or []:
-        if (m["id"], None) in recorded:
-            continue
-        if time.monotonic() > deadline:
-            break
-        killed, how, at = False, "", ""
-        for label, s in base:
-            try:
-                killed, how = judge(m, label, s)
-            except Killed as e:
-                append(path, {"id": m["id"], "case": None, "killed": True, "how": str(e)})
-                raise
-            if killed:
-                at = label
+    alive = [m for m in job.get("mutants") or [] if (m["id"], None) not in recorded]
+    for k, (label, s) in enumerate(base):
+        following = base[k + 1][1] if k + 1 < len(base) else None
+        passed = []
+        for m in alive:
+            if time.monotonic() > deadline:
                 break
-        append(path, {"id": m["id"], "case": None, "killed": killed, "how": how, "at": at})
+            if k == 0 and (sorted_ := sort(m["source"]))[0] != "live":
+                append(path, {"id": m["id"], "case": None, "killed": False, "how": sorted_[1], "class": sorted_[0]})
+                continue
+            killed, how = judged(m, label, s, None)
+            if killed:
+                append(path, {"id": m["id"], "case": None, "killed": True, "how": how, "at": label})
+                continue
+            passed.append(m)
+            if following is not None:
+                compile_at(following, m["source"])
+        alive = passed
+    if time.monotonic() <= deadline:  # else those left were not run at every size
+        for m in alive:
+            append(path, {"id": m["id"], "case": None, "killed": False, "how": "", "at": ""})
+    mark("check child: mutants done")
     records = read_jsonl(path)
     survivors = [m for m in job.get("mutants") or [] if any(r["id"] == m["id"] and r.get("case") is None
-                 and not r["killed"] for r in records)]  # fmt: skip
+                 and not r["killed"] and not r.get("class") for r in records)]  # fmt: skip
     say(f"{SURVIVORS} {token} {len(survivors)}")
     if not survivors:
         return
+    for case in job.get("cases") or []:  # those at other sizes compile while the first runs
+        for source in [job["source"], *(m["source"] for m in survivors)]:
+            compile_at(case_spec(spec, case), source)
     cases_path = out / CASES
     tried = {c["label"]: c for c in read_jsonl(cases_path)}
     deadline = max(deadline, time.monotonic()) + float(job.get("strengthen_s", STRENGTHEN_S))
@@ -205,7 +267,7 @@ def child_runs(spec: Spec, job: dict[str, Any], out: Path, run: Run, say: Callab
             say(f"{MARK} {token} case - case {label}")
             before = {a.name: v.copy() for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
             outs = expected(label, s)  # the original's run on these inputs (a failure: the parent says so)
-            weak = strength.weak_outputs(outs, before, tol)
+            weak = strength.weak_outputs(outs, before, tol) if outs is not None else ["the original writes past an end"]
             tried[label] = {"label": label, "ok": not weak, "why": "; ".join(weak)}
             append(cases_path, tried[label])
         if not tried[label]["ok"]:
@@ -213,12 +275,9 @@ def child_runs(spec: Spec, job: dict[str, Any], out: Path, run: Run, say: Callab
         for m in survivors:
             if (m["id"], label) in recorded or time.monotonic() > deadline:
                 continue
-            try:
-                killed, how = judge(m, label, s)
-            except Killed as e:
-                append(path, {"id": m["id"], "case": label, "killed": True, "how": str(e)})
-                raise
+            killed, how = judged(m, label, s, label)
             append(path, {"id": m["id"], "case": label, "killed": killed, "how": how, "at": label})
+    mark("check child: strengthening done")
 
 
 class Killed(Exception):
@@ -228,25 +287,24 @@ class Killed(Exception):
 # -- the score --------------------------------------------------------------------------------------
 def score(
     mutants: list[dict[str, Any]],
-    classes: dict[str, tuple[str, str]],
     records: list[dict[str, Any]],
     cases: list[dict[str, Any]],
     legal: dict[str, str],
 ) -> dict[str, Any]:
-    """The mutation score from what the child found. `cases`: the child's verdict on each stronger
-    case (outputs non-degenerate); `legal`: label -> "" when memcheck found it clean, else why not."""
+    """The mutation score from what the child found: its records (each mutant's compile sorted it
+    "equivalent" or "stillborn", else its runs killed it or not). `cases`: the child's verdict on each
+    stronger case (outputs non-degenerate); `legal`: label -> "" when memcheck found it clean, else why not."""
     base = {r["id"]: r for r in records if r.get("case") is None}
     later: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         if r.get("case") is not None:
             later.setdefault(r["id"], []).append(r)
-    equivalent = [m for m in mutants if classes.get(m["id"], ("live",))[0] == "equivalent"]
-    stillborn = [
-        m
-        for m in mutants
-        if classes.get(m["id"], ("live",))[0] == "stillborn"
-        or str(base.get(m["id"], {}).get("how", "")).startswith("stillborn")
-    ]
+    sorted_ = {i: (r["class"], r.get("how", "")) for i, r in base.items() if r.get("class")}
+    for i, r in base.items():
+        if str(r.get("how", "")).startswith("stillborn"):  # its compile for a run failed
+            sorted_[i] = ("stillborn", r["how"].removeprefix("stillborn: "))
+    equivalent = [m for m in mutants if sorted_.get(m["id"], ("",))[0] == "equivalent"]
+    stillborn = [m for m in mutants if sorted_.get(m["id"], ("",))[0] == "stillborn"]
     left = {m["id"] for m in equivalent + stillborn}
     counted = [m for m in mutants if m["id"] not in left and m["id"] in base]
     not_run = [m for m in mutants if m["id"] not in left and m["id"] not in base]
@@ -280,10 +338,8 @@ def score(
         "survivors": [{"id": m["id"], "kind": m["kind"], "what": m["what"]} for m in survivors],
         "killed_how": {m["id"]: base[m["id"]].get("how", "") for m in before},
         "killed_kinds": sorted({m["kind"] for m in counted if m["id"] in after}),
-        "equivalent": [f"{m['what']}: {classes[m['id']][1]}" for m in equivalent],
-        "stillborn": [
-            f"{m['what']}: {classes.get(m['id'], ('', base.get(m['id'], {}).get('how', '')))[1]}" for m in stillborn
-        ],
+        "equivalent": [f"{m['what']}: {sorted_[m['id']][1]}" for m in equivalent],
+        "stillborn": [f"{m['what']}: {sorted_[m['id']][1]}" for m in stillborn],
         "not_run": [m["what"] for m in not_run],
         "strengthening": tried,
         "kept": kept,
@@ -304,34 +360,156 @@ def score_line(killed: int, counted: int, survivors: list[dict[str, Any]]) -> st
     return f"{head}; {'this one survives' if len(survivors) == 1 else f'these {len(survivors)} survive'}: {said}"
 
 
-def run_in_child(spec: Spec, job: dict, out: Path, run_arrays: Callable) -> None:
-    """The mutants' runs, their kernels compiled ahead on every core but one (gpu/worker/prefetch.py)."""
-    from .ktsource import kernel_string  # in the child only: kernel_tuner
-    from .worker import prefetch  # in the child only: the worker's compile-ahead
+MACHINE = (".text.", ".nv.constant", ".nv.shared.", ".nv.global", ".nv.info")  # a cubin's code and data, no debug
 
-    base = spec.baseline_params()
-    texts = []
-    for m in job["mutants"]:
+
+def machine_code(cubin: bytes) -> bytes:
+    """What of a cubin the GPU runs: its code and data sections by name (line tables and notes, which
+    name the compile's folder under -lineinfo, left out)."""
+    from .worker.batching import elf_sections  # the GPU worker's ELF reader
+
+    named = sorted((n, b) for n, b in elf_sections(cubin).items() if n.startswith(MACHINE))
+    return b"".join(n.encode() + b"\0" + len(b).to_bytes(8, "little") + b for n, b in named)
+
+
+class Ahead:
+    """Every kernel the check's child runs, compiled once, from its start, on every core but one: the
+    original's runs, the original at every check size, each mutant at the first size; a mutant's next
+    size once it passes one. pycuda and nvcuda compile as kernel_tuner's backend would
+    (gpu/worker/prefetch.py Early), and kernel_tuner's compile step loads those cubins; cupy compiles
+    through its own cache at the run, so here nvcc makes the cubins that sort the mutants only."""
+
+    def __init__(self, spec: Spec, backend: str, runs: list[tuple[str, str]]):
+        from .worker import prefetch  # in the child only: the worker's compile-ahead
+
+        self.spec, self.early = spec, None
+        self.waited = 0.0
+        if backend in ("pycuda", "nvcuda") and prefetch.enabled():
+            self.early = prefetch.Early.start_texts(backend, list(spec.compiler_options or []), runs)
+        self.nvcc = find_nvcc() if self.early is None else None
+        self.pool = ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1)) if self.nvcc else None
+        self.mine: dict[str, Future] = {}
+        if self.pool is not None:  # the runs' kernels are cupy's to compile: only the mutants' are sorted here
+            self.arch = gpu_arch()
+            self.options = compile_options([o for o in spec.compiler_options if o not in ("-lineinfo", "-G")])
+
+    def add(self, named: list[tuple[str, str]]) -> None:
+        if self.early is not None:
+            self.early.add_texts(named)
+        elif self.pool is not None and self.nvcc is not None:
+            nvcc = self.nvcc
+            for _, text in named:
+                if text not in self.mine:
+                    self.mine[text] = self.pool.submit(_cubin, nvcc, text, self.arch, self.options, 120)
+
+    def text(self, source: str, sizes: dict | None = None) -> tuple[str, str] | None:
+        from .ktsource import kernel_string  # in the child only: kernel_tuner
+
         try:
-            texts.append(kernel_string(spec, m["source"], base))
+            return kernel_string(self.spec, source, self.spec.baseline_params(), sizes)
         except Exception:  # noqa: BLE001 - it fails where it runs, and is stillborn there
-            continue
-    texts += [kernel_string(spec, job["source"], base, e["sizes"]) for e in job.get("sizes") or []]
-    early = None
-    if job["backend"] in ("pycuda", "nvcuda") and prefetch.enabled():
-        early = prefetch.Early.start_texts(job["backend"], list(spec.compiler_options or []), texts)
+            return None
+
+    def compile_at(self, s: Spec, source: str) -> None:
+        named = self.text(source, s.sizes)
+        if named is not None:
+            self.add([named])
+
+    def _code(self, text: str) -> bytes | str | None:
+        """The machine code of a kernel string, nvcc's error, or None (no compile of it ahead)."""
+        future = self.early.ahead.get(text) if self.early is not None else self.mine.get(text)
+        if future is None:
+            return None
+        t0 = time.monotonic()
+        try:
+            done = future.result()
+        except Exception:  # noqa: BLE001 - compiled again at the run, where a failure is said as usual
+            return None
+        finally:
+            self.waited += time.monotonic() - t0
+        if isinstance(done, str):
+            return done
+        blob = next((x for x in (done if isinstance(done, tuple) else (done,)) if isinstance(x, bytes)), b"")
+        return machine_code(blob) or None
+
+    def sorter(self, first: Spec, source: str) -> Callable[[str], tuple[str, str]]:
+        """sort(mutant source) for child_runs, against `source` (the original) at the first size."""
+        original = self.text(source, first.sizes)
+        arch = self.arch if self.pool is not None else "this GPU"
+
+        def sort(mutant: str) -> tuple[str, str]:
+            mine = self.text(mutant, first.sizes)
+            theirs = self._code(original[1]) if original is not None else None
+            code = self._code(mine[1]) if mine is not None else None
+            if isinstance(code, str):
+                return "stillborn", code
+            if isinstance(code, bytes) and code == theirs:
+                return "equivalent", f"compiles to the same code as the original ({arch})"
+            return "live", ""
+
+        return sort
+
+    def close(self) -> None:
+        mark(f"check child: waited {self.waited:.3f} s on the compiles of mutants")
+        for pool in (self.early.pool if self.early is not None else None, self.pool):
+            if pool is not None:  # nothing waits for a compile still running: its result is not needed
+                pool.shutdown(wait=False, cancel_futures=True)
+
+
+@contextmanager
+def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead | None]:
+    """In the check's child, from its start: the kernels of the original's runs (job["runs"]), the
+    original at every check size and, when there are mutants, each of them at the first size, compiled
+    on every core but one; kernel_tuner's compile step loads them inside. A child started again after
+    one died (a mutant's illegal address, a poisoned index) compiles only what is left to run."""
+    from .ktsource import kernel_string  # in the child only: kernel_tuner
+    from .worker import prefetch  # in the child only
+
+    done = {r["id"] for r in read_jsonl(out / RECORDS) if r.get("case") is None}
+    mutants = [m for m in job.get("mutants") or [] if m["id"] not in done]
+    try:
+        runs = [kernel_string(spec, r["source"], r["params"]) for r in job.get("runs") or []]
+        if (out / "state.json").exists():
+            runs = runs[:1]  # judged already: the original's kernel is all it runs again
+        ahead = Ahead(spec, job["backend"], runs)
+        if mutants:
+            order = sizes_in_order(spec, job)
+            ahead.add([kernel_string(spec, job["source"], spec.baseline_params(), s.sizes) for _, s in order])
+            ahead.add([t for m in mutants if (t := ahead.text(m["source"], order[0][1].sizes)) is not None])
+    except Exception as e:  # noqa: BLE001 - only a head start: kernel_tuner compiles as usual
+        print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
+        yield None
+        return
+    try:
+        with prefetch.Early.serving([ahead.early]) if ahead.early is not None else nullcontext():
+            yield ahead
+    finally:
+        ahead.close()
+
+
+def run_in_child(spec: Spec, job: dict, out: Path, run_arrays: Callable, ahead: Ahead | None) -> None:
+    """The mutants' runs (child_runs) on guarded inputs (kernel/guards.py), made once per size: the
+    check sizes' are kept, a stronger case's until the next one's."""
+    from ..kernel.guards import Guarded  # numpy, in the child only
+    from ..kernel.inputs import make_args  # numpy, in the child only
+
+    inputs: OrderedDict[str, Guarded] = OrderedDict()
+    keep = 1 + len(job.get("sizes") or [])
 
     def run(s: Spec, source: str, params: dict) -> dict:
-        from ..kernel.inputs import make_args  # numpy, in the child only
-
-        return run_arrays(s, source, params, None, job["backend"], make_args(s, s.sizes))
+        key = repr((sorted(s.sizes.items()), s.args))
+        made = inputs.get(key)
+        if made is None:
+            if len(inputs) > keep:
+                inputs.popitem()  # the last stronger case's
+            made = inputs[key] = Guarded(s, make_args(s, s.sizes))
+        return made.unguard(run_arrays(s, source, params, None, job["backend"], made.args))
 
     def say(line: str) -> None:
         print(line, flush=True)
 
-    try:
-        with prefetch.Early.serving([early]) if early else nullcontext():
-            child_runs(spec, job, out, run, say)
-    finally:
-        if early is not None:
-            early.close()
+    if ahead is None:
+        child_runs(spec, job, out, run, say)
+        return
+    first = sizes_in_order(spec, job)[0][1]
+    child_runs(spec, job, out, run, say, ahead.sorter(first, job["source"]), ahead.compile_at)

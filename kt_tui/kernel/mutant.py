@@ -2,8 +2,10 @@
 passes cannot tell it from the original. Each mutant is one edit of the kernel's tokens (syntax.py's
 lexer; nothing is evaluated): a bound or a subscript off by one, two index axes or two sizes swapped,
 `+` <-> `-`, a dropped term, half a loop or reduction, a changed constant, a signed <-> unsigned or
-narrowed type, a mask on an integer load, and the do-nothing kernel (its body emptied). Also the one
-variant that is not wrong, for the check's race test: the kernel with its blocks in reverse order."""
+narrowed element type, a mask on an integer load, and the do-nothing kernel (its body emptied).
+Edits that mean nothing are not made: an index or size variable narrowed, a warp's mask changed, a
+single-writer guard after a barrier moved to another thread. Also the one variant that is not wrong,
+for the check's race test: the kernel with its blocks in reverse order."""
 
 from __future__ import annotations
 
@@ -109,19 +111,43 @@ _BINARY_BEFORE = {"ident", "number"}
 _TERM_END = {"+", "-", ";", ",", ")", "]", "?", ":", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "=", "}", "{"}
 _TERM_END |= {"+=", "-=", "*=", "/=", "&", "|", "^", "<<", ">>", "%="}
 _PAIRS = (("w", "h"), ("x", "y"), ("width", "height"), ("rows", "cols"), ("row", "col"), ("m", "n"), ("i", "j"))
-_TYPE_SWAP = {
+# an element type read another way: the same width, the other signedness (pointees, casts, locals) ...
+_FLIP = {
     ("unsigned", "char"): "signed char",
     ("signed", "char"): "unsigned char",
     ("char",): "unsigned char",
     ("unsigned", "int"): "int",
+    ("unsigned",): "int",
+    ("int",): "unsigned int",
     ("unsigned", "short"): "short",
+    ("short",): "unsigned short",
     ("uint8_t",): "int8_t",
     ("int8_t",): "uint8_t",
     ("uint16_t",): "int16_t",
+    ("int16_t",): "uint16_t",
     ("uint32_t",): "int32_t",
-    ("double",): "float",
-    ("long",): "int",
+    ("int32_t",): "uint32_t",
 }
+_WIDE = {("unsigned", "int"), ("unsigned",), ("int",), ("uint32_t",), ("int32_t",)}
+# ... or narrowed (casts and locals only: a narrowed pointee reads another layout, which any check sees)
+_NARROW = {
+    ("int",): "short",
+    ("unsigned", "int"): "unsigned short",
+    ("long", "long"): "int",
+    ("long",): "int",
+    ("int64_t",): "int32_t",
+    ("double",): "float",
+}
+_QUALIFIERS = ("const", "__restrict__", "restrict", "volatile")
+_FULL_MASK = 0xFFFFFFFF
+_UNIFORM = {
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "x",
+    "y",
+    "z",
+}  # the same for every thread of a block  # a warp's full mask: a value of no computation, +1 of it is no plausible rewrite
 _MASKS = {"char": "0x7f", "uint8_t": "0x7f", "int8_t": "0x7f", "short": "0x7fff", "uint16_t": "0x7fff"}
 
 
@@ -206,16 +232,16 @@ class _Sites:
     def collect(self) -> None:
         for i, t in enumerate(self.toks):
             if not self.in_body(t):
-                self.signature(i, t)
                 continue
             if t.kind == "op":
                 self.operator(i, t)
-            elif t.kind == "number" and not self.shared_line(t):
+            elif t.kind == "number" and not self.shared_line(t) and not self.no_value(i):
                 self.constant(t)
             elif t.kind == "ident":
                 if t.text == "for":
                     self.loop(i)
                 self.type_(i, t)
+        self.pointees()
         self.swaps()
         self.masks()
 
@@ -254,6 +280,65 @@ class _Sites:
             new = (repr(value_f * 2) if value_f else "1.0") + f.group(2)
         self.add("const", (t.pos, t.pos + len(text), new), f"`{text}` -> `{new}`")
 
+    def no_value(self, i: int) -> bool:
+        """A constant no rewrite gets wrong by one: a warp's mask (0xffffffff wherever it is, e.g.
+        compared with `__activemask()`, or the first argument of a `__*_sync` intrinsic), or the 0 of
+        a single-writer guard."""
+        m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|\d+)[uUlL]*", self.toks[i].text)
+        value = int(m.group(1), 0) if m else None
+        call = self.toks[i - 2].text if i >= 2 and self.toks[i - 1].text == "(" else ""
+        if value == _FULL_MASK or re.fullmatch(r"__\w+_sync|__syncwarp", call):
+            return True
+        return value == 0 and self.single_writer(i)
+
+    def single_writer(self, i: int) -> bool:
+        """Whether token i is the 0 of `if (tid == 0)` after a barrier, guarding a statement that
+        writes only what every thread of the block sees alike (`partial[blockIdx.x] = sdata[0];`):
+        `tid == 1` writes the same, a true equivalent wherever a block has two threads, which no
+        input can kill; the guard is not mutated."""
+        toks = self.toks
+        if toks[i - 1].text != "==" and (i + 1 >= len(toks) or toks[i + 1].text != "=="):
+            return False
+        open_ = next((j for j in range(i - 1, self.body_index(), -1) if toks[j].text == "("), -1)
+        close = self.closing(open_, "(", ")") if open_ > 0 else -1
+        if close < 0 or toks[open_ - 1].text != "if":
+            return False
+        guard = {toks[j].text for j in range(open_ + 1, close)}
+        if not (guard & ({"threadIdx"} | self.thread_names())) or "blockIdx" in guard:
+            return False
+        if not any(toks[j].text == "__syncthreads" for j in range(self.body_index(), open_)):
+            return False
+        end = (
+            self.closing(close + 1, "{", "}")
+            if toks[close + 1].text == "{"
+            else next((j for j in range(close, len(toks)) if toks[j].text == ";"), -1)
+        )
+        uniform = self.shared_names() | {n for n, *_ in self.param_spans()} | _UNIFORM
+        used = [j for j in range(close + 1, end) if toks[j].kind == "ident" and toks[j + 1].text != "("]
+        return end > 0 and all(toks[j].text in uniform for j in used)
+
+    def body_index(self) -> int:
+        return next((j for j, t in enumerate(self.toks) if t.pos >= self.body), len(self.toks))
+
+    def thread_names(self) -> set[str]:
+        """Locals set from threadIdx alone (`unsigned int tid = threadIdx.x;`)."""
+        out = set()
+        for j in range(self.body_index(), len(self.toks) - 1):
+            if self.toks[j].kind == "ident" and self.toks[j + 1].text == "=":
+                end = next((k for k in range(j, len(self.toks)) if self.toks[k].text == ";"), len(self.toks))
+                words = {t.text for t in self.toks[j + 2 : end]}
+                if "threadIdx" in words and "blockIdx" not in words:
+                    out.add(self.toks[j].text)
+        return out
+
+    def shared_names(self) -> set[str]:
+        toks = self.toks
+        return {
+            t.text
+            for j, t in enumerate(toks[:-1])
+            if t.kind == "ident" and toks[j + 1].text == "[" and self.shared_line(t)
+        }
+
     def loop(self, i: int) -> None:
         """Half a loop: an ascending loop's bound halved, a descending one (a reduction's stride,
         a shuffle ladder) started at half."""
@@ -277,36 +362,77 @@ class _Sites:
                 start = self.source[a.pos : b.pos + len(b.text)]
                 self.add("half", (a.pos, b.pos + len(b.text), f"({start}) / 2"), f"loop start `{start}` halved")
 
-    def type_(self, i: int, t: Token) -> None:
-        prev = self.toks[i - 1].text if i else ""
-        if prev in ("unsigned", "signed") or self.shared_line(t):
-            return
+    def type_key(self, i: int) -> tuple[str, ...]:
+        """The words of a type named at token i (`unsigned int`, `long long`, `float`)."""
+        t = self.toks[i].text
         nxt = self.toks[i + 1].text if i + 1 < len(self.toks) else ""
-        key: tuple[str, ...] = (t.text, nxt) if t.text in ("unsigned", "signed") else (t.text,)
-        if (
-            key not in _TYPE_SWAP
-            and t.text == "int"
-            and self.toks[i + 1].kind == "ident"
-            and prev in ("(", ";", "{", "}")
-        ):
-            key, new = ("int",), "short"  # an int index narrowed
-        elif key in _TYPE_SWAP:
-            new = _TYPE_SWAP[key]
-        else:
+        if t in ("unsigned", "signed"):
+            return (t, nxt) if nxt in ("char", "short", "int") else (t,) if nxt != "long" and t == "unsigned" else ()
+        return ("long", "long") if t == nxt == "long" else (t,)
+
+    def retype(self, i: int, *tables: dict[tuple[str, ...], str]) -> None:
+        key = self.type_key(i)
+        new = next((table[key] for table in tables if key in table), None)
+        if new is None or self.shared_line(self.toks[i]):
             return
-        end = self.toks[i + len(key) - 1]
-        old = " ".join(key)
-        self.add("type", (t.pos, end.pos + len(end.text), new), f"`{old}` -> `{new}`")
+        t, end = self.toks[i], self.toks[i + len(key) - 1]
+        self.add("type", (t.pos, end.pos + len(end.text), new), f"`{' '.join(key)}` -> `{new}`")
 
-    def signature(self, i: int, t: Token) -> None:
-        if t.pos > self.params_at and t.kind == "ident" and self.toks[i - 1].text in ("(", ",", "const"):
-            self.type_(i, t)
+    def type_(self, i: int, t: Token) -> None:
+        """An element type read another way where a value is loaded: a cast of a load (`(int)p[i]`), a
+        local that holds one (`int v = raw[i];`, any `double`), never an index or size variable (a
+        loop's counter, `int x = blockIdx.x * ...`): narrowing those is equivalent below 2**15."""
+        prev = self.toks[i - 1].text if i else ""
+        if prev in ("unsigned", "signed", "long"):
+            return
+        key = self.type_key(i)
+        after = i + len(key)
+        if not key or after + 1 >= len(self.toks):
+            return
+        if prev == "(" and self.toks[after].text == ")" and self.load_at(after + 1):
+            self.retype(i, _NARROW, _FLIP)
+            return
+        before = self.toks[i - 2].text if prev == "const" and i >= 2 else prev
+        if before not in (";", "{", "}") or self.toks[after].kind != "ident" or self.toks[after + 1].text != "=":
+            return
+        end = next((j for j in range(after, len(self.toks)) if self.toks[j].text == ";"), len(self.toks))
+        if key == ("double",) or any(self.load_at(j) for j in range(after + 2, end)):
+            self.retype(i, _NARROW, _FLIP)
 
-    def params(self) -> list[tuple[str, str, bool]]:
-        """(name, base type, pointer?) of each kernel parameter."""
+    def load_at(self, j: int) -> bool:
+        """Whether token j starts a subscript read (`p[...]` not assigned to)."""
+        if j + 1 >= len(self.toks) or self.toks[j].kind != "ident" or self.toks[j + 1].text != "[":
+            return False
+        close = self.closing(j + 1, "[", "]")
+        return close > 0 and (close + 1 >= len(self.toks) or self.toks[close + 1].text != "=")
+
+    def pointees(self) -> None:
+        """The pointee of each pointer parameter the kernel reads through, its signedness flipped
+        (`const unsigned char *data` -> `signed char`): 8 and 16 bits, which every use promotes to
+        int. A 32-bit flip is the same bits in a register, seen only by a few uses (almost always
+        equivalent: index arrays, loads into int locals), and a pointer only stored to or handed to
+        an atomic writes the same bits: neither is mutated."""
+        for name, first, _, ptr in self.param_spans():
+            if ptr and self.reads(name) and self.type_key(first) not in _WIDE:
+                self.retype(first, _FLIP)
+
+    def reads(self, name: str) -> bool:
+        for k, t in enumerate(self.toks):
+            if t.text != name or t.pos < self.body:
+                continue
+            before = self.toks[k - 1].text
+            if before == "&" or (before == "(" and self.toks[k - 2].text.startswith("atomic")):
+                continue
+            if self.toks[k + 1].text == "[" and not self.load_at(k):
+                continue  # stored to
+            return True
+        return False
+
+    def param_spans(self) -> list[tuple[str, int, str, bool]]:
+        """(name, index of its first type word, base type, pointer?) of each kernel parameter."""
         out = []
-        depth, part = 0, list[Token]()
-        for t in self.toks:
+        depth, part = 0, list[int]()
+        for k, t in enumerate(self.toks):
             if t.pos < self.params_at or t.pos >= self.body:
                 continue
             if t.text == "(":
@@ -316,14 +442,19 @@ class _Sites:
             if t.text == ")":
                 depth -= 1
             if depth == 0 or (depth == 1 and t.text == ","):
-                words = [p.text for p in part if p.kind == "ident"]
-                if words:
-                    base = [w for w in words[:-1] if w not in ("const", "__restrict__", "restrict", "volatile")]
-                    out.append((words[-1], " ".join(base), any(p.text == "*" for p in part)))
+                words = [j for j in part if self.toks[j].kind == "ident"]
+                base = [j for j in words[:-1] if self.toks[j].text not in _QUALIFIERS]
+                if words and base:
+                    text = " ".join(self.toks[j].text for j in base)
+                    out.append((self.toks[words[-1]].text, base[0], text, any(self.toks[j].text == "*" for j in part)))
                 part = []
                 continue
-            part.append(t)
+            part.append(k)
         return out
+
+    def params(self) -> list[tuple[str, str, bool]]:
+        """(name, base type, pointer?) of each kernel parameter."""
+        return [(name, base, ptr) for name, _, base, ptr in self.param_spans()]
 
     def swaps(self) -> None:
         """Two sizes swapped at one use (fw for fh, w for h), and two index axes swapped in a subscript

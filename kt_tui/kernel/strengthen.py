@@ -14,10 +14,12 @@ from typing import Any
 
 from .expr import ExprError, evaluate, names_in
 from .spec_keys import ROW_LENGTHS
-from .spec_model import Arg, Spec, _valid_at, int_range
+from .spec_model import Arg, Spec, _itemsize, _valid_at, int_range
 
 MAX_CASES = 6
 _FILTER = 8  # a size this small or smaller is a filter width, a factor, a radius: not a problem size
+WIDE = 1 << 16  # an index this large or larger: a mask of its low 16 bits, or a 16-bit index, bites
+_BUDGET = 256 << 20  # bytes of all arrays a wider case may take, or twice the spec's where that is more
 
 
 def case_spec(spec: Spec, case: dict[str, Any]) -> Spec:
@@ -158,6 +160,33 @@ def _size_cases(spec: Spec) -> list[dict[str, Any]]:
     return cases
 
 
+def _wide_index_cases(spec: Spec) -> list[dict[str, Any]]:
+    """An index array bounded by one size (`col_idx` in [0, cols)) whose values all fit 16 bits: that
+    size raised above 2**16 (odd), so that an index masked to its low 16 bits (`& 0xffff`) or held in
+    16 bits reads another element. Only within the memory budget; memcheck decides whether the
+    original takes it."""
+    out = []
+    for a in spec.args:
+        bound = a.high.strip() if isinstance(a.high, str) else ""
+        if not a.is_array or a.output or not _int_type(a.dtype) or spec.sizes.get(bound, WIDE + 1) > WIDE:
+            continue
+        wide = {**spec.sizes, bound: 2 * WIDE + 1}
+        if _valid_at(spec, wide) and _bytes(spec, wide) <= max(_BUDGET, 2 * _bytes(spec, spec.sizes)):
+            out.append({"label": f"{bound}={wide[bound]}: `{a.name}` above 16 bits", "sizes": {bound: wide[bound]}})
+    return out
+
+
+def _bytes(spec: Spec, sizes: dict[str, Any]) -> int:
+    total = 0
+    for a in spec.args:
+        if a.is_array:
+            try:
+                total += int(evaluate(a.size, sizes)) * a.lanes * _itemsize(a.dtype)
+            except (ExprError, ValueError):
+                continue
+    return total
+
+
 def _names(text: Any) -> set[str]:
     try:
         return names_in(text) if isinstance(text, str) else set()
@@ -187,11 +216,19 @@ def _seed_case(spec: Spec) -> list[dict[str, Any]]:
 
 def candidates(spec: Spec) -> list[dict[str, Any]]:
     """The cases to try, each {"label", "sizes"?, "args"?}: values over the types' range first, then
-    row offsets with varied rows, sizes and scalars told apart, then a second seed; at most MAX_CASES.
-    None for file inputs; an input the user's function makes is kept as it is (kept_as_given)."""
+    row offsets with varied rows, indices above 16 bits, sizes and scalars told apart, then a second
+    seed; at most MAX_CASES. None for file inputs; an input the user's function makes is kept as it is
+    (kept_as_given)."""
     if any(a.init == "file" for a in spec.args):
         return []
-    out = [*_value_cases(spec), *_offset_cases(spec), *_size_cases(spec), *_scalar_cases(spec), *_seed_case(spec)]
+    out = [
+        *_value_cases(spec),
+        *_offset_cases(spec),
+        *_wide_index_cases(spec),
+        *_size_cases(spec),
+        *_scalar_cases(spec),
+        *_seed_case(spec),
+    ]
     for case in out:
         case.setdefault("sizes", {})
         case.setdefault("args", {})

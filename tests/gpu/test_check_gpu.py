@@ -10,7 +10,7 @@ from kt_tui.gpu import checkrun
 from kt_tui.gpu.pool import DeviceWorker, GpuPool
 from kt_tui.gpu.sanitize import SanitizeReport
 
-from ..kernel.test_strength import KERNEL, _no_nvcc_for_mutants, fake_child, spec  # noqa: F401 - a fixture
+from ..kernel.test_strength import KERNEL, fake_child, spec
 
 
 def _pool(n: int, via: str = "local") -> GpuPool:

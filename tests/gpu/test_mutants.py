@@ -95,7 +95,7 @@ def test_mutants_run_at_every_size_and_the_survivors_on_stronger_inputs(tmp_path
     cases = mutation.read_jsonl(tmp_path / mutation.CASES)
     assert [c["ok"] for c in cases] == [True, True]
 
-    score = mutation.score(MUTANTS, {}, list(records.values()), cases, {c["label"]: "" for c in cases})
+    score = mutation.score(MUTANTS, list(records.values()), cases, {c["label"]: "" for c in cases})
     assert (score["counted"], score["killed_before"], score["killed"]) == (5, 2, 4)
     assert score["kept"] == [full] and score["strengthening"][1]["why"] == "kills no survivor"
     assert score["line"] == "the check catches 4 of 5 wrong variants; this one survives: i <= size"
@@ -145,8 +145,10 @@ def test_a_case_memcheck_refuses_is_not_kept_and_equivalent_or_stillborn_mutants
     cases = mutation.read_jsonl(tmp_path / mutation.CASES)
     full = "`data` over all 256 values of uint8"
     legal = {full: "memcheck: out of bounds", "a second seed": ""}
-    classes = {"m03": ("equivalent", "compiles to the same code as the original (sm_90)"), "m04": ("stillborn", "x")}
-    score = mutation.score(MUTANTS, classes, records, cases, legal)
+    sorted_ = {"m03": ("equivalent", "compiles to the same code as the original (sm_90)"), "m04": ("stillborn", "x")}
+    records = [r for r in records if r["id"] not in sorted_]
+    records += [{"id": i, "case": None, "killed": False, "how": why, "class": c} for i, (c, why) in sorted_.items()]
+    score = mutation.score(MUTANTS, records, cases, legal)
     assert (score["counted"], score["killed_before"], score["killed"]) == (3, 1, 1)
     assert score["kept"] == [] and score["strengthening"][0] == {"label": full, "kept": False, "why": legal[full]}
     assert score["equivalent"] == ["i <= size: compiles to the same code as the original (sm_90)"]
@@ -158,12 +160,15 @@ def test_a_failing_mutant_is_killed_and_ends_the_child_whose_context_it_may_have
     with pytest.raises(mutation.Killed):
         mutation.child_runs(SPEC, job, tmp_path, stand_in(_emptied), lambda line: None)
     records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
-    assert records[-1] == {
-        "id": "m09",
-        "case": None,
-        "killed": True,
-        "how": "fails: RuntimeError: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access",
-    }
+    assert (
+        records[-1]
+        == {
+            "id": "m09",
+            "case": None,
+            "killed": True,
+            "how": "fails at size=37: RuntimeError: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access",  # the cheapest size first
+        }
+    )
     said = []
     mutation.child_runs(SPEC, job, tmp_path, stand_in(_emptied), said.append)  # the next child goes on
     assert not any("mutant m00" in s or "mutant m09 base" in s for s in said)  # nothing run twice
@@ -232,7 +237,7 @@ def test_check_strength_reports_the_score_and_keeps_the_case_that_kills(tmp_path
         cases_seen.extend(cases)
         return SanitizeReport(tool, True, 0, sizes=sizes)
 
-    state = checkrun.check_strength(source, SPEC, "cupy", sanitizer=sanitizer, child=child, classify=lambda *a: {})
+    state = checkrun.check_strength(source, SPEC, "cupy", sanitizer=sanitizer, child=child)
     assert state["state"] == "ok" and len(cases_seen) == 2
     made = mutants(source, "histogram256")
     assert state["mutants"]["counted"] == len(made)
@@ -420,3 +425,45 @@ def test_case_spec_changes_only_what_the_case_names():
     case = {"label": "x", "sizes": {"size": 37}, "args": {"data": {"low": 0, "high": 256}, "gone": {"seed": 3}}}
     s = case_spec(SPEC, case)
     assert s.sizes == {"size": 37} and s.args[0].high == 256 and s.args[1] == SPEC.args[1] and SPEC.args[0].high == 100
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (compile only)")
+def test_the_childs_own_compiles_sort_the_mutants_and_an_equivalent_one_is_not_run(tmp_path):
+    """Compiled once, in the check's child (gpu/mutants.py Ahead): its cubins tell equivalent and
+    stillborn mutants from live ones (here nvcc's, as for cupy; pycuda and nvcuda compare the cubins
+    they run), and only the live ones run."""
+    conv = Path(__file__).parents[1] / "corpus" / "conv2d.cu"
+    spec = parse_spec((conv.parent / "specs" / "conv2d.cu.toml").read_text())
+    source = conv.read_text()
+    same = source.replace("(x + i)", "(i + x)")
+    broken = source.replace("float sum = 0.0f;", "float sum = ;")
+    wrong = source.replace("(y + j) * in_w + (x + i)", "(x + j) * in_w + (y + i)")
+    job = {"token": "t", "source": source, "sizes": spec.extra_sizes(), "budget_s": 60, "strengthen_s": 0}
+    job["mutants"] = [{"id": f"m0{k}", "kind": "k", "what": w, "source": t} for k, (w, t) in
+                      enumerate([("same", same), ("broken", broken), ("wrong", wrong)], 1)]  # fmt: skip
+    first = mutation.sizes_in_order(spec, job)[0][1]
+    assert first.sizes != spec.sizes  # the cheapest size first
+    ahead = mutation.Ahead(spec, "cupy", [])
+    try:
+        ahead.add([ahead.text(t, first.sizes) for t in (source, same, broken, wrong)])
+        sort = ahead.sorter(first, source)
+        assert sort(same) == ("equivalent", f"compiles to the same code as the original ({ahead.arch})")
+        assert sort(broken)[0] == "stillborn" and "error" in sort(broken)[1]
+        assert sort(wrong) == ("live", "") and len(ahead.mine) == 4  # each compiled once
+        ran = []
+
+        def run(s, src, params):
+            ran.append(src)
+            from kt_tui.kernel.inputs import make_args
+
+            out = dict(zip([a.name for a in s.args], make_args(s, s.sizes)))
+            out["output"] = np.full_like(out["output"], 1.0 if src == wrong else 0.0)
+            return out
+
+        mutation.child_runs(spec, job, tmp_path, run, lambda line: None, sort, ahead.compile_at)
+    finally:
+        ahead.close()
+    assert same not in ran and broken not in ran and wrong in ran
+    records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
+    score = mutation.score(job["mutants"], records, [], {})
+    assert (score["counted"], score["killed"], len(score["equivalent"]), len(score["stillborn"])) == (1, 1, 1, 1)

@@ -17,12 +17,6 @@ from kt_tui.kernel.spec import parse_spec
 TOL = (1e-6, 1e-5)
 
 
-@pytest.fixture(autouse=True)
-def _no_nvcc_for_mutants(monkeypatch):
-    """The stand-in children here run no mutants: nothing to sort with nvcc (tests/gpu/test_mutants.py does)."""
-    monkeypatch.setattr(checkrun.mutation, "classify", lambda *a, **k: {})
-
-
 # -- arrays only ---------------------------------------------------------------------------------
 def test_a_constant_output_proves_nothing():
     why = strength.weak_output("iters", np.ones(64, np.int32), np.zeros(64, np.int32), {}, TOL)

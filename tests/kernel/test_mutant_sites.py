@@ -1,0 +1,89 @@
+"""Issue 35, mutants that mean something (CPU): over every corpus kernel with its hand spec, no mutant
+narrows an index or size variable (equivalent below 2**15, which no check size reaches), none changes a
+warp's mask (0xffffffff + 1 is no value, it is undefined), and no single-writer guard after a barrier is
+moved to another thread (`tid == 1` writes what `tid == 0` did). Element types are still read another
+way where a value is loaded: the pointee of an input, a cast of a load, a local that holds one."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kt_tui.kernel.mutant import mutants
+from kt_tui.kernel.spec import load_spec
+
+CORPUS = Path(__file__).parents[1] / "corpus"
+KERNELS = sorted(p.name.removesuffix(".cu.toml") for p in (CORPUS / "specs").glob("*.cu.toml"))
+ALL = 1000  # every site, not the sample
+
+
+def _all(name: str):
+    spec = load_spec(CORPUS / "specs" / f"{name}.cu.toml")
+    return mutants((CORPUS / f"{name}.cu").read_text(), spec.kernel, cap=ALL)
+
+
+def _context(what: str) -> str:
+    return what.split(" in `", 1)[1]
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_no_index_variable_is_narrowed_and_no_warp_mask_changed(name):
+    for m in _all(name):
+        if m.kind == "type":
+            line = _context(m.what)
+            computed = re.sub(r"\[[^]]*\]", "[]", line)  # what is computed, not where it is loaded from
+            assert not re.search(r"\b(threadIdx|blockIdx|blockDim|gridDim)\b", computed), m.what
+            assert not line.startswith("for ("), m.what  # a loop's counter
+            if "__global__" in line:  # a pointer parameter's pointee, never a scalar size
+                assert "char" in m.what or "short" in m.what or "int8" in m.what or "int16" in m.what, m.what
+        if m.kind == "const":
+            assert "0xffffffff" not in m.what.lower() and "_sync(" not in _context(m.what), m.what
+
+
+def test_the_corpus_kernels_of_the_h100_table_keep_their_meaningful_type_mutants():
+    """The first GPU run's survivors (2026-12-06) among those that are gone, and those kept."""
+    said = {name: [m.what for m in _all(name) if m.kind == "type"] for name in ("conv2d", "spmv_csr", "rgb_to_gray")}
+    assert said["conv2d"] == [] and said["spmv_csr"] == []  # index variables and `int *` index arrays
+    # the input's bytes read as signed; the output only stored to keeps the same bits: not mutated
+    assert said["rgb_to_gray"] == [
+        "line 3:56: `unsigned char` -> `signed char` in `__global__ void rgb_to_gray(unsigned char *gray, const unsigned cha...`"
+    ]
+    lut = [m.what for m in _all("lut_u16") if m.kind == "type"]
+    assert any("`int` -> `short` in `int v = raw[i];`" in w for w in lut)  # a local holding a load, narrowed
+    bins = [m.what for m in _all("histogram_bins") if m.kind == "type"]
+    assert any("`long long` -> `int`" in w for w in bins)  # a cast of a load, narrowed
+    assert any("`double` -> `float` in `double temp = 0.0;`" in m.what for m in _all("dot_double"))
+
+
+def test_a_single_writer_guard_after_a_barrier_is_not_moved_but_a_lane_guard_after_shuffles_is():
+    reduce_consts = [m.what for m in _all("reduce_shared") if m.kind == "const"]
+    assert not any("if (tid == 0)" in w for w in reduce_consts)
+    assert any("partial[blockIdx.x] = sdata[0];" in w for w in reduce_consts)  # what it writes still is
+    dot = [m.what for m in _all("dot_double") if m.kind == "const"]
+    assert not any("if (threadIdx.x == 0)" in w for w in dot)
+    # after a shuffle ladder only lane 0 holds the sum: lane 1 writing it is wrong, and it is made
+    warp = [m.what for m in _all("warp_sum") if m.kind == "const"]
+    assert "line 15:31: `0` -> `1` in `if ((threadIdx.x & 31) == 0)`" in warp
+    # a guard that writes a thread's own value is no single writer of a shared result
+    own = """__global__ void k(float *out, const float *in) {
+    __shared__ float s[64];
+    unsigned int tid = threadIdx.x;
+    s[tid] = in[tid];
+    __syncthreads();
+    float mine = s[63 - tid] * 2.0f;
+    if (tid == 0)
+        out[blockIdx.x] = mine;
+}
+"""
+    assert any("`0` -> `1` in `if (tid == 0)`" in m.what for m in mutants(own, "k", cap=ALL))
+
+
+def test_the_sample_still_has_twenty_mutants_where_the_kernel_has_the_sites():
+    short = {}
+    for name in KERNELS:
+        spec = load_spec(CORPUS / "specs" / f"{name}.cu.toml")
+        source = (CORPUS / f"{name}.cu").read_text()
+        sample, sites = mutants(source, spec.kernel), _all(name)
+        if len(sites) >= 20 and len(sample) < 20:
+            short[name] = len(sample)
+    assert not short
