@@ -133,7 +133,7 @@ def test_rows_of_one_nonzero_pass_half_a_warp_reduction_and_rows_of_varied_lengt
     mutation.child_runs(spec, job, tmp_path, spmv_warp, lambda line: None)
     records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
     cases = mutation.read_jsonl(tmp_path / mutation.CASES)
-    score = mutation.score(wrong, {}, records, cases, {c["label"]: "" for c in cases})
+    score = mutation.score(wrong, records, cases, {c["label"]: "" for c in cases})
     assert (score["counted"], score["killed_before"], score["killed"]) == (2, 0, 2)  # one nonzero per row: both pass
     assert score["kept"] == [VARIED] and score["survivors"] == []
     assert score["strengthening"][0] == {"label": VARIED, "kept": True, "why": f"kills {half.id}, {wide.id}"}
