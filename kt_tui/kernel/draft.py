@@ -231,18 +231,16 @@ def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
     return draft(kernel, src, n).spec
 
 
-def _tuning(
-    rank: int,
-    block_axes: set[int] | None = None,
-    consts: dict[int, int] | None = None,
-    caps: dict[int, int] | None = None,
-    per_item: dict[int, int] | None = None,
-) -> dict[str, Any]:
+def _tuning(sizing: Sizing, caps: dict[int, int] | None = None) -> dict[str, Any]:
     """Block sizes to tune per axis; an axis of one block per element (blockIdx alone) has no block
-    size there and no grid divisor, one scaled by a #define keeps that block size; `caps`: the most
-    threads per axis a shared array indexed by the thread number holds; `per_item`: threads that work
-    on one item together (a warp), so a block holds whole items."""
-    block_axes, consts, caps, per_item = block_axes or set(), consts or {}, caps or {}, per_item or {}
+    size there and no grid divisor, one scaled by a #define (or stepped by a constant) keeps that
+    block size; `caps`: the most threads per axis a shared array indexed by the thread number holds;
+    `per_item`: threads that work on one item together (a warp), so a block holds whole items;
+    `folded`: items of a grid axis numbered by another axis's threads (a warp per row on 2-D blocks),
+    so the grid there is divided by that block size."""
+    rank = len(sizing.problem_size)
+    block_axes, consts, per_item, caps = sizing.no_threads, sizing.block_consts, sizing.per_item, caps or {}
+    lanes = set(sizing.folded.values())
     flat = all(a in block_axes for a in range(1, rank))
     values = {0: [32, 64, 128, 256, 512, 1024] if flat else [16, 32, 64, 128], 1: [1, 2, 4, 8, 16], 2: [1, 2, 4]}
     first = {0: 256 if flat else 32, 1: 4, 2: 1}
@@ -257,17 +255,21 @@ def _tuning(
     tune: dict[str, list[int]] = {}
     defaults: dict[str, int] = {}
     div: dict[int, list[str]] = {}
-    for a in range(rank):
+    for a in range(max(rank, sizing.block_rank)):
         name = f"block_size_{extents.AXES[a]}"
-        if a in block_axes:
+        if a in block_axes and a not in lanes:
             div[a] = []
             if a > 0:
                 continue
+        if a >= rank and a not in lanes:
+            continue
         if a in consts:
             tune[name], defaults[name] = [consts[a]], consts[a]
         else:
             tune[name], defaults[name] = values[a], first[a]
-    both = "block_size_y" in tune and len(tune["block_size_y"]) > 1
+    for a, b in sizing.folded.items():
+        div[a] = [f"block_size_{extents.AXES[b]}"]
+    both = max(tune.get("block_size_x", [1])) * max(tune.get("block_size_y", [1])) > 1024
     return {
         "tune_params": tune,
         "defaults": defaults,
@@ -309,7 +311,9 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
         else:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=FLOAT_SCALAR))
     _ensure_output(args, guesses)
-    spec = Spec(kernel=kernel.name, args=args, problem_size=["n"], sizes={"n": n}, **_tuning(1))
+    spec = Spec(
+        kernel=kernel.name, args=args, problem_size=["n"], sizes={"n": n}, **_tuning(Sizing(problem_size=["n"]))
+    )
     return Draft(spec, guesses)
 
 
@@ -445,13 +449,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         problem_size=list(sizing.problem_size),
         sizes=sizing.sizes,
         verify_sizes=sizing.verify_sizes,
-        **_tuning(
-            len(sizing.problem_size),
-            sizing.no_threads,
-            sizing.block_consts,
-            caps,
-            sizing.per_item,
-        ),
+        smem_size=sizing.smem,
+        **_tuning(sizing, caps),
     )
     fixed = set(unit.defines) & set(spec.sizes)
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only

@@ -219,14 +219,14 @@ TEMPLATE_VALUE = 4  # one that does not: an unroll factor, items per thread, a r
 
 def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
     """A value for each integer value parameter of a template kernel, from what `body` does with it:
-    the extent of a `__shared__` array or a factor of blockIdx is a block size, the rest a small count."""
+    what sizes a `__shared__` array (`[B]`, `[B + 2]`) or scales blockIdx is a block size, the rest a small count."""
     out = {}
     for kind, name in params:
         if kind == "type" or not re.search(r"\b(int|unsigned|size_t|short|long)\b", kind):
             continue
         n = re.escape(name)
         block = re.search(
-            rf"__shared__[^;]*\[\s*{n}\s*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body
+            rf"__shared__[^;]*\[[^\];]*\b{n}\b[^\];]*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body
         )
         out[name] = TEMPLATE_BLOCK if block else TEMPLATE_VALUE
     return out
@@ -263,25 +263,29 @@ def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
 
 def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, int]:
     """Per block axis (0 = x), the most threads a block may have: a `__shared__` array of constant
-    extent indexed by `threadIdx.<axis>` (directly, through a local equal to it, or plus an offset)
-    holds one element per thread of that axis, so a larger block writes past it."""
-    axes = {"x": 0, "y": 1, "z": 2}
+    extent (a number, #defines, constexpr or template values: `[2 * BLOCK]`, `[TILE + 2 * R]`) indexed by
+    `a * threadIdx.<axis> + b` (directly or through locals such as `l = threadIdx.x + R`) holds the
+    indices a block's threads reach, so a larger block writes past it. Parts of an index that are not
+    constant (a loop's counter, blockDim) are taken as 0; an access only the first threads make (under
+    `if (threadIdx.x < RADIUS)`) caps nothing."""
+    values = dict(unit.defines)
+    affine: dict[str, Affine] = {}
     arrays: dict[str, list[int | None]] = {}
-    alias: dict[str, int] = {}
     for n in cuda_ast.walk(fn.body):
         if n.type != "declaration":
             continue
+        values.update(cuda_ast.constants(n, values))
         shared = any(c.type == "type_qualifier" and text(c) == "__shared__" for c in n.children)
         for d in n.named_children:
             if shared and d.type == "array_declarator":
-                name, dims = _array_dims(d, unit)
+                name, dims = _array_dims(d, values)
                 if name:
                     arrays[name] = dims
             elif d.type == "init_declarator":
                 target, value = d.child_by_field_name("declarator"), d.child_by_field_name("value")
-                m = re.fullmatch(r"\(?\s*threadIdx\s*\.\s*([xyz])\s*\)?", text(value)) if value is not None else None
-                if target is not None and target.type == "identifier" and m:
-                    alias[text(target)] = axes[m.group(1)]
+                form = _affine(value, affine, values) if target is not None and target.type == "identifier" else None
+                if form is not None and form[0] is not None:
+                    affine[text(target)] = form
     caps: dict[int, int] = {}
     for n in cuda_ast.walk(fn.body):
         if n.type != "subscript_expression" or n.parent is not None and n.parent.type == "subscript_expression":
@@ -296,31 +300,82 @@ def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, 
         if not shape or len(shape) != len(indices):
             continue
         for index, extent in zip(indices, shape):
-            axis = _thread_axis(index, alias, axes)
-            if axis is not None and extent:
-                caps[axis] = min(caps.get(axis, extent), extent)
+            form = _affine(index, affine, values)
+            axis, a, b = form or (None, 0, 0)
+            if axis is None or not extent or _guarded(n, axis, affine, values):
+                continue
+            most = (extent - 1 - b) // a + 1 if a > 0 else b // -a + 1  # threads whose index stays in [0, extent)
+            caps[axis] = max(min(caps.get(axis, most), most), 1)
     return caps
 
 
-def _array_dims(d: Node, unit: cuda_ast.Unit) -> tuple[str, list[int | None]]:
+def _guarded(n: Node, axis: int, locals_: dict[str, Affine], values: dict[str, int]) -> bool:
+    """Whether `n` runs only where a test bounds the thread number on `axis` by a constant (`if (t < R)`,
+    `threadIdx.x < 4 ? ... : ...`, the test's first operand of an `&&`)."""
+    child, parent = n, n.parent
+    while parent is not None and parent.type != "function_definition":
+        branch = parent.child_by_field_name("consequence")
+        if parent.type in ("if_statement", "conditional_expression") and branch is not None:
+            if (branch.start_byte, branch.end_byte) == (child.start_byte, child.end_byte):
+                stack = [parent.child_by_field_name("condition")]
+                while stack:
+                    c = strip_parens(stack.pop())
+                    if c is None or c.type != "binary_expression":
+                        continue
+                    op = text(c.child_by_field_name("operator"))
+                    if op == "&&":
+                        stack += [c.child_by_field_name("left"), c.child_by_field_name("right")]
+                        continue
+                    left, right = c.child_by_field_name("left"), c.child_by_field_name("right")
+                    if op in (">", ">="):
+                        left, right = right, left
+                    form = _affine(left, locals_, values) if op in ("<", "<=", ">", ">=") else None
+                    if form is not None and form[0] == axis and form[1] > 0:
+                        if cuda_ast.constant(right, values) is not None:
+                            return True
+        child, parent = parent, parent.parent
+    return False
+
+
+Affine = tuple[int | None, int, int]  # a * threadIdx.<axis> + b: (axis or None for a constant, a, b)
+
+
+def _affine(n: Node | None, locals_: dict[str, Affine], values: dict[str, int], depth: int = 0) -> Affine | None:
+    """`n` as a * threadIdx.<axis> + b with a, b integers; a part that is neither constant nor a thread's
+    number (a variable, blockDim) counts as 0 in a sum; None when `n` is no such form."""
+    n = strip_parens(n)
+    if n is None or depth > 50:
+        return None
+    word = re.sub(r"\s+", "", text(n))
+    if m := re.fullmatch(r"threadIdx\.([xyz])", word):
+        return "xyz".index(m.group(1)), 1, 0
+    if n.type == "identifier" and word in locals_:
+        return locals_[word]
+    if (c := cuda_ast.constant(n, values)) is not None:
+        return None, 0, c
+    if n.type == "cast_expression":
+        return _affine(n.child_by_field_name("value"), locals_, values, depth + 1)
+    if n.type != "binary_expression":
+        return None
+    op = text(n.child_by_field_name("operator"))
+    left = _affine(n.child_by_field_name("left"), locals_, values, depth + 1)
+    right = _affine(n.child_by_field_name("right"), locals_, values, depth + 1)
+    if op in ("+", "-"):
+        left, right = left or (None, 0, 0), right or (None, 0, 0)  # an unknown part: taken as 0
+        sign = 1 if op == "+" else -1
+        if left[0] is not None and right[0] is not None:
+            return None
+        return left[0] if left[0] is not None else right[0], left[1] + sign * right[1], left[2] + sign * right[2]
+    if op == "*" and left is not None and right is not None:
+        for (axis, a, b), (other, _, k) in ((left, right), (right, left)):
+            if other is None:
+                return axis, a * k, b * k
+    return None
+
+
+def _array_dims(d: Node, values: dict[str, int]) -> tuple[str, list[int | None]]:
     dims: list[int | None] = []
     while d is not None and d.type == "array_declarator":
-        size = d.child_by_field_name("size")
-        word = text(size).strip() if size is not None else ""
-        value = int(word) if word.isdigit() else unit.defines.get(word)
-        dims.insert(0, value)
+        dims.insert(0, cuda_ast.constant(d.child_by_field_name("size"), values))
         d = d.child_by_field_name("declarator")
     return (text(d) if d is not None and d.type == "identifier" else ""), dims
-
-
-def _thread_axis(index: Node, alias: dict[str, int], axes: dict[str, int]) -> int | None:
-    """The axis whose thread number this index is, alone or plus an offset; None otherwise."""
-    index = strip_parens(index)
-    if index is None:
-        return None
-    if index.type == "binary_expression" and text(index.child_by_field_name("operator")) == "+":
-        found = {_thread_axis(index.child_by_field_name(s), alias, axes) for s in ("left", "right")} - {None}
-        return found.pop() if len(found) == 1 else None
-    word = re.sub(r"\s+", "", text(index))
-    m = re.fullmatch(r"threadIdx\.([xyz])", word)
-    return axes[m.group(1)] if m else alias.get(word)

@@ -8,6 +8,7 @@ and says so."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from . import cuda_ast
@@ -61,6 +62,7 @@ class Walker(Expressions):
         self.loop_depth = 0
         self.trip = [Poly.const(1)]
         self.returned: list[Val] = []
+        self.counters: dict[str, frozenset[str]] = {}
 
     # -- statements ----------------------------------------------------------------------
     def run(self) -> Analysis:
@@ -144,8 +146,17 @@ class Walker(Expressions):
         return False
 
     def declare(self, n: Node, env: Env) -> None:
+        words = {text(c) for c in n.children if c.type in ("type_qualifier", "storage_class_specifier")}
         for d in n.children_by_field_name("declarator"):
-            if d.type == "init_declarator":
+            inner = d.child_by_field_name("declarator") if d.type == "array_declarator" else None
+            if "__shared__" in words and inner is not None and inner.type == "identifier":  # one dimension
+                name = text(inner)
+                env[name] = Val(Poly.const(0), Poly.const(0), base=name)
+                self.out.shared[name] = Use()
+                size = cuda_ast.type_bytes(text(n.child_by_field_name("type")), self.unit)
+                if "extern" in words and size:
+                    self.out.shared_bytes[name] = size
+            elif d.type == "init_declarator":
                 name = declared_name(d)
                 value = d.child_by_field_name("value")
                 env[name] = self.expr(value, env) if value is not None else UNKNOWN
@@ -230,9 +241,15 @@ class Walker(Expressions):
         strided = bool(var and start.axes and any(v.startswith("@") for v in names_of(step)))
         if var and strided:
             self._grid_stride(start, step, inner.get(var, UNKNOWN).hi)
+        self._block_step(start, step)
         counter = const(0) if strided else inner.get(var, UNKNOWN) if var else UNKNOWN  # strided: ~1 trip
         span = self._span(init, cond, var, start_env) if var and not strided else None
+        saved = dict(self.counters)
+        step_one = rf"(\+\+|--){re.escape(var or '')}|{re.escape(var or '')}(\+\+|--|[-+]=1)"
+        if var and update is not None and re.fullmatch(step_one, re.sub(r"\s+", "", text(update))):
+            self.counters[var] = frozenset(names_of(inner.get(var, UNKNOWN)) & self.scalars)  # a step of 1
         self._loop_body(n.child_by_field_name("body"), inner, counter if span is None else span)
+        self.counters = saved
         if update is not None:
             self.expr(update, inner)
         self._after_loop(n, env, inner)
@@ -272,6 +289,11 @@ class Walker(Expressions):
         and a loop from blockIdx by gridDim alone takes an item per block."""
         if not start.axes or bound is None or grid_names(bound) or not any(v.startswith("@g") for v in names_of(step)):
             return
+        folded = self._folded(start.hi) if start.hi is not None else None
+        if folded:
+            self.out.axes.setdefault(folded[0], bound + Poly.const(1))
+            self.out.folded.setdefault(*folded)
+            return
         axis = min(start.axes)
         g = grid(axis)
         per = self._per_item(start.hi, axis) if start.hi is not None else 1
@@ -280,6 +302,26 @@ class Walker(Expressions):
             self.out.per_item.setdefault(axis, per)
         if start.hi == Poly.var(g) - Poly.const(1) and step.hi == Poly.var(g):
             self.out.block_axes.add(axis)
+
+    def _block_step(self, start: Val, step: Val) -> None:
+        """`for (c = threadIdx.x; ...; c += 32)`: the block's threads on that axis step together by 32, so the
+        kernel was written for blocks of exactly 32 threads there."""
+        if len(start.axes) != 1 or step.hi is None or step.hi != step.lo or step.hi.names() - set(self.unit.defines):
+            return
+        (axis,) = start.axes
+        k = step.hi.value(self.unit.defines)
+        if start.lo == Poly.const(0) and start.hi == Poly.var(block(axis)) - Poly.const(1) and k > 1 == k.denominator:
+            self.out.block_consts.setdefault(axis, int(k))
+
+    @staticmethod
+    def _folded(index: Poly) -> tuple[int, int] | None:
+        """(A, B) for `blockIdx.A * blockDim.B + threadIdx.B` with A != B: items on grid axis A, blockDim.B
+        of them a block."""
+        for a in range(3):
+            for b in range(3):
+                if a != b and index == Poly.var(grid(a)) * Poly.var(block(b)) - Poly.const(1):
+                    return a, b
+        return None
 
     @staticmethod
     def _per_item(index: Poly, axis: int) -> int:
@@ -412,7 +454,13 @@ class Walker(Expressions):
 
     def _axis_bound(self, cur: Val, hi: Poly) -> None:
         """`if (x < w)` on a thread index: w is the problem size on x's axis (a block index alone:
-        one block per element of that axis)."""
+        one block per element of that axis; `blockIdx.x * blockDim.y + threadIdx.y`: w items on x,
+        blockDim.y of them a block)."""
+        folded = self._folded(cur.hi) if cur.hi is not None and not grid_names(hi) else None
+        if folded:
+            self.out.axes.setdefault(folded[0], hi + Poly.const(1))
+            self.out.folded.setdefault(*folded)
+            return
         if len(cur.axes) != 1 or cur.hi is None or grid_names(hi):
             return
         (axis,) = cur.axes
