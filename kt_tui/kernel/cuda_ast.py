@@ -70,6 +70,7 @@ class Unit:
     tunable_defaults: dict[str, int] = field(default_factory=dict)  # their values there
     macros: dict[str, Macro] = field(default_factory=dict)  # `#define IDX(x, y) ((y) * W + (x))`
     structs: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (dtype, count) or ("", bytes)
+    shared: dict[str, tuple[str, bool]] = field(default_factory=dict)  # file-scope __shared__: (type, extern)
 
 
 def text(node: Node) -> str:
@@ -105,6 +106,7 @@ def parse(src: str) -> Unit:
         elif kind in ("struct_specifier", "type_definition", "declaration"):
             _struct(n, unit)
             unit.defines.update(constants(n, unit.defines))
+            unit.shared.update(shared_arrays(n))
         elif kind == "preproc_ifdef" and n.children and n.children[0].type == "#ifndef":
             unit.tunables.add(text(n.child_by_field_name("name")))
         elif kind == "function_definition":
@@ -289,6 +291,19 @@ def constants(n: Node, values: dict[str, int]) -> dict[str, int]:
         value = constant(d.child_by_field_name("value"), {**values, **out}) if name is not None else None
         if name is not None and name.type == "identifier" and value is not None and value > 1:
             out[text(name)] = value
+    return out
+
+
+def shared_arrays(n: Node) -> dict[str, tuple[str, bool]]:
+    """The one-dimensional `__shared__` arrays a declaration names: name -> (element type, extern)."""
+    words = {text(c) for c in n.children if c.type in ("type_qualifier", "storage_class_specifier")}
+    if n.type != "declaration" or "__shared__" not in words:
+        return {}
+    out = {}
+    for d in n.children_by_field_name("declarator"):
+        inner = d.child_by_field_name("declarator") if d.type == "array_declarator" else None
+        if inner is not None and inner.type == "identifier":
+            out[text(inner)] = (text(n.child_by_field_name("type")), "extern" in words)
     return out
 
 

@@ -240,7 +240,7 @@ def _tuning(sizing: Sizing, caps: dict[int, int] | None = None) -> dict[str, Any
     so the grid there is divided by that block size."""
     rank = len(sizing.problem_size)
     block_axes, consts, per_item, caps = sizing.no_threads, sizing.block_consts, sizing.per_item, caps or {}
-    lanes = set(sizing.folded.values())
+    lanes = set(sizing.folded.values())  # threads that number another axis's items: a block size, no grid
     flat = all(a in block_axes for a in range(1, rank))
     values = {0: [32, 64, 128, 256, 512, 1024] if flat else [16, 32, 64, 128], 1: [1, 2, 4, 8, 16], 2: [1, 2, 4]}
     first = {0: 256 if flat else 32, 1: 4, 2: 1}
@@ -261,8 +261,6 @@ def _tuning(sizing: Sizing, caps: dict[int, int] | None = None) -> dict[str, Any
             div[a] = []
             if a > 0:
                 continue
-        if a >= rank and a not in lanes:
-            continue
         if a in consts:
             tune[name], defaults[name] = [consts[a]], consts[a]
         else:
@@ -340,6 +338,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     stencil = draft_roles.stencil_coefficients(fn, floats & free)
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
     positive = draft_roles.positive_inputs(fn, float_arrays)
+    fractions = draft_roles.fraction_inputs(fn, float_arrays)
     args: list[Arg] = []
     for p in kernel.params:
         dtype = _dtype(p)
@@ -393,6 +392,14 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in positive and arg.init == "random":
                 arg.init = "positive"
                 guesses.append((f"args.{p.name}", "values above 0: they reach a log or a square root"))
+            elif p.name in fractions and arg.init == "random":
+                arg.init, arg.low, arg.high = "uniform", 0, 1
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        "values in [0, 1): converted to an integer, they index an array (a bin), so none is negative",
+                    )
+                )
             if dtype in BYTE_RANGE and arg.init == "random" and arg.low is None and arg.high is None:
                 arg.low, arg.high = BYTE_RANGE[dtype]
                 guesses.append(

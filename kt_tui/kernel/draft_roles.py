@@ -143,14 +143,15 @@ def _range(n: Node, scalars: set[str], out: dict[str, str]) -> None:
                 out.setdefault(name, side)
 
 
-def _locals(fn: cuda_ast.Function) -> dict[str, Node]:
-    """Each local the kernel declares with a value, to that value's node (the first declaration)."""
-    found: dict[str, Node] = {}
+def _locals(fn: cuda_ast.Function) -> dict[str, list[Node]]:
+    """Each local the kernel declares with a value, to the value of each declaration of that name (a
+    name declared in two scopes has two)."""
+    found: dict[str, list[Node]] = {}
     for n in cuda_ast.walk(fn.body):
         if n.type == "init_declarator":
             d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
             if d is not None and d.type == "identifier" and v is not None:
-                found.setdefault(text(d), v)
+                found.setdefault(text(d), []).append(v)
     return found
 
 
@@ -171,7 +172,7 @@ def stencil_coefficients(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     return out
 
 
-def _differences(node: Node | None, locals_: dict[str, Node], depth: int = 0) -> bool:
+def _differences(node: Node | None, locals_: dict[str, list[Node]], depth: int = 0) -> bool:
     """Whether `node` (locals followed once) subtracts reads of one array at STENCIL_READS or more
     distinct indices."""
     reads: dict[str, set[str]] = {}
@@ -182,7 +183,7 @@ def _differences(node: Node | None, locals_: dict[str, Node], depth: int = 0) ->
         if m is None:
             continue
         if m.type == "identifier" and text(m) in locals_ and d < 2:
-            stack.append((locals_[text(m)], d + 1))
+            stack += [(v, d + 1) for v in locals_[text(m)]]
             continue
         if m.type == "subscript_expression":  # a minus inside an index is an offset, not a difference
             arr = text(m.child_by_field_name("argument"))
@@ -251,13 +252,58 @@ def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
             if m is None:
                 continue
             if m.type == "identifier" and text(m) in locals_ and depth < 3:
-                stack.append((locals_[text(m)], depth + 1))
+                stack += [(v, depth + 1) for v in locals_[text(m)]]
             elif m.type == "subscript_expression":
                 arr = text(m.child_by_field_name("argument"))
                 if arr in floats:
                     out.add(arr)
             elif m.type != "call_expression" or m is n:
                 stack += [(c, depth) for c in m.children]
+    return out
+
+
+_TO_INT = re.compile(r"\b(int|unsigned|long|short|size_t|u?int\d+_t)\b")
+
+
+def fraction_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float array arguments whose values, converted to an integer, index an array (`bins[(int)(v[i] *
+    nbins)]`, through locals): drawn in [0, 1), a fraction of what they index, since a negative value
+    indexes before it."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "subscript_expression":
+            continue
+        for m in _through(n.child_by_field_name("indices") or n.child_by_field_name("index"), locals_):
+            callee = text(m.child_by_field_name("function")) if m.type == "call_expression" else ""
+            if m.type == "cast_expression" and _TO_INT.search(text(m.child_by_field_name("type"))):
+                value = m.child_by_field_name("value")
+            elif re.match(r"__(float|double)2u?(int|ll)|static_cast\s*<\s*(unsigned|int|long|size_t)", callee):
+                value = m.child_by_field_name("arguments")
+            else:
+                continue
+            out |= {
+                text(r.child_by_field_name("argument"))
+                for r in _through(value, locals_)
+                if r.type == "subscript_expression"
+            }
+    return out & floats
+
+
+def _through(node: Node | None, locals_: dict[str, list[Node]]) -> list[Node]:
+    """Every node under `node`, a local's name followed into the value it was declared with (3 deep)."""
+    out: list[Node] = []
+    stack: list[tuple[Node | None, int]] = [(node, 0)]
+    while stack and len(out) < 10_000:
+        m, depth = stack.pop()
+        if m is None:
+            continue
+        out.append(m)
+        if m.type == "identifier" and text(m) in locals_ and depth < 3:
+            stack += [(v, depth + 1) for v in locals_[text(m)]]
+        stack += [(c, depth) for c in m.children]
     return out
 
 

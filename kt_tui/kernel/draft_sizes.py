@@ -84,7 +84,7 @@ class _Sizer:
 
     def axes(self) -> None:
         an = self.an
-        lanes = {b for b in an.folded.values() if b not in an.grid_axes and b not in an.axes}  # threads only
+        lanes = an.used_axes - an.grid_axes - set(an.axes)  # threads only (lanes): no grid there, one block
         used = (an.used_axes | set(an.axes)) - lanes
         rank = max(used) + 1 if used else 1
         self.out.block_rank = max(an.used_axes | set(an.axes), default=0) + 1
@@ -168,6 +168,12 @@ class _Sizer:
         out = Poly()
         for m, c in p.terms.items():
             rest, term = list(m), Poly.const(c)
+            for a in range(3):  # blockIdx.x * BLOCK, BLOCK the threads numbering x's items
+                threads = extents.block(self.an.folded.get(a, a))
+                per = self.out.block_consts.get(self.an.folded.get(a, a), 0)
+                fixed = [v for v in rest if self.unit.defines.get(v) == per]
+                if extents.grid(a) in rest and threads not in rest and fixed:
+                    rest[rest.index(fixed[0])] = threads
             for a, lanes in self.an.folded.items():  # blockIdx.x * blockDim.y: items of axis x, by their number
                 while extents.grid(a) in rest and extents.block(lanes) in rest and a in self.axis:
                     rest.remove(extents.grid(a))
@@ -175,9 +181,6 @@ class _Sizer:
                     term = term * self.axis[a]
             for a in range(3):
                 g, b = extents.grid(a), extents.block(a)
-                fixed = [v for v in rest if self.unit.defines.get(v) == self.out.block_consts.get(a, 0)]
-                if g in rest and b not in rest and fixed:  # blockIdx.x * BLOCK, BLOCK the block's threads
-                    rest[rest.index(fixed[0])] = b
                 while g in rest and b in rest:
                     if a not in self.axis:
                         return None

@@ -73,6 +73,8 @@ class Walker(Expressions):
             elif p.name:
                 v = Poly.var(p.name)
                 env[p.name] = Val(v, v, params=frozenset([p.name]))
+        for name, (kind, extern) in self.unit.shared.items():  # `extern __shared__ float s[];` outside the kernel
+            self.shared(name, kind, extern, env)
         try:
             self.block(self.fn.body, env)
         except (Stop, TooBig, RecursionError):
@@ -145,17 +147,21 @@ class Walker(Expressions):
                     self.expr(c, env)
         return False
 
+    def shared(self, name: str, kind: str, extern: bool, env: Env) -> None:
+        """A one-dimensional `__shared__` array: accessed as a pointer argument is (its extent is the
+        block's shared memory, or a table a count bounds)."""
+        env[name] = Val(Poly.const(0), Poly.const(0), base=name)
+        self.out.shared[name] = Use()
+        self.ptypes[name] = kind
+        size = cuda_ast.type_bytes(kind, self.unit)
+        if extern and size:
+            self.out.shared_bytes[name] = size
+
     def declare(self, n: Node, env: Env) -> None:
-        words = {text(c) for c in n.children if c.type in ("type_qualifier", "storage_class_specifier")}
+        shared = cuda_ast.shared_arrays(n)
         for d in n.children_by_field_name("declarator"):
-            inner = d.child_by_field_name("declarator") if d.type == "array_declarator" else None
-            if "__shared__" in words and inner is not None and inner.type == "identifier":  # one dimension
-                name = text(inner)
-                env[name] = Val(Poly.const(0), Poly.const(0), base=name)
-                self.out.shared[name] = Use()
-                size = cuda_ast.type_bytes(text(n.child_by_field_name("type")), self.unit)
-                if "extern" in words and size:
-                    self.out.shared_bytes[name] = size
+            if declared_name(d) in shared:
+                self.shared(declared_name(d), *shared[declared_name(d)], env)
             elif d.type == "init_declarator":
                 name = declared_name(d)
                 value = d.child_by_field_name("value")
@@ -245,7 +251,8 @@ class Walker(Expressions):
         counter = const(0) if strided else inner.get(var, UNKNOWN) if var else UNKNOWN  # strided: ~1 trip
         span = self._span(init, cond, var, start_env) if var and not strided else None
         saved = dict(self.counters)
-        step_one = rf"(\+\+|--){re.escape(var or '')}|{re.escape(var or '')}(\+\+|--|[-+]=1)"
+        name = re.escape(var or "")
+        step_one = rf"(\+\+|--){name}|{name}(\+\+|--|[-+]=1|={name}[-+]1)"
         if var and update is not None and re.fullmatch(step_one, re.sub(r"\s+", "", text(update))):
             self.counters[var] = frozenset(names_of(inner.get(var, UNKNOWN)) & self.scalars)  # a step of 1
         self._loop_body(n.child_by_field_name("body"), inner, counter if span is None else span)
@@ -289,10 +296,7 @@ class Walker(Expressions):
         and a loop from blockIdx by gridDim alone takes an item per block."""
         if not start.axes or bound is None or grid_names(bound) or not any(v.startswith("@g") for v in names_of(step)):
             return
-        folded = self._folded(start.hi) if start.hi is not None else None
-        if folded:
-            self.out.axes.setdefault(folded[0], bound + Poly.const(1))
-            self.out.folded.setdefault(*folded)
+        if start.hi is not None and self._fold(start.hi, bound):
             return
         axis = min(start.axes)
         g = grid(axis)
@@ -313,15 +317,31 @@ class Walker(Expressions):
         if start.lo == Poly.const(0) and start.hi == Poly.var(block(axis)) - Poly.const(1) and k > 1 == k.denominator:
             self.out.block_consts.setdefault(axis, int(k))
 
-    @staticmethod
-    def _folded(index: Poly) -> tuple[int, int] | None:
-        """(A, B) for `blockIdx.A * blockDim.B + threadIdx.B` with A != B: items on grid axis A, blockDim.B
-        of them a block."""
+    def _fold(self, index: Poly, bound: Poly) -> bool:
+        """`blockIdx.A * blockDim.B + threadIdx.B` (A != B; or `blockIdx.A * ROWS + threadIdx.B`, ROWS a
+        #define) below `bound`: `bound` items on grid axis A, numbered by the threads of block axis B
+        (a warp per row on 2-D blocks), so many of them a block (ROWS threads on B)."""
+        one = Poly.const(1)
         for a in range(3):
             for b in range(3):
-                if a != b and index == Poly.var(grid(a)) * Poly.var(block(b)) - Poly.const(1):
-                    return a, b
-        return None
+                g = Poly.var(grid(a))
+                if a != b and index == g * Poly.var(block(b)) - one:
+                    per = None
+                elif a != b and len(names := index.names() - {grid(a), block(b)}) == 1:
+                    (name,) = names
+                    per, rows = self.unit.defines.get(name), Poly.var(name)
+                    if per is None or index != g * rows + Poly.var(block(b)) - rows - one:
+                        continue
+                else:
+                    continue
+                self.out.axes.setdefault(a, bound + one)
+                self.out.folded.setdefault(a, b)
+                if per is not None:  # ROWS is the block's size on B, not on A
+                    if self.out.block_consts.get(a) == per:
+                        del self.out.block_consts[a]
+                    self.out.block_consts[b] = per
+                return True
+        return False
 
     @staticmethod
     def _per_item(index: Poly, axis: int) -> int:
@@ -456,10 +476,7 @@ class Walker(Expressions):
         """`if (x < w)` on a thread index: w is the problem size on x's axis (a block index alone:
         one block per element of that axis; `blockIdx.x * blockDim.y + threadIdx.y`: w items on x,
         blockDim.y of them a block)."""
-        folded = self._folded(cur.hi) if cur.hi is not None and not grid_names(hi) else None
-        if folded:
-            self.out.axes.setdefault(folded[0], hi + Poly.const(1))
-            self.out.folded.setdefault(*folded)
+        if cur.hi is not None and not grid_names(hi) and self._fold(cur.hi, hi):
             return
         if len(cur.axes) != 1 or cur.hi is None or grid_names(hi):
             return

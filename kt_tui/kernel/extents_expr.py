@@ -298,6 +298,8 @@ class Expressions(WalkerState):
         if op == "&" and b.hi is not None and nonneg(b.lo):  # x & mask: at most the mask (`t & (span - 1)`)
             self._nonneg(a)
             return Val(Poly.const(0), b.hi, axes=axes, params=params)
+        if op == "|" and a.hi is not None and b.hi is not None and nonneg(a.lo) and nonneg(b.lo):  # at most a + b
+            return Val(Poly.const(0), a.hi + b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
 
     def _window(self, n: Node, env: Env) -> None:
@@ -487,6 +489,8 @@ class Expressions(WalkerState):
         own = cuda_ast.type_bytes(self.ptypes.get(name, ""), self.unit)
         if ptr.unit and own and ptr.unit != own:  # ((char *)p)[k]: k bytes into elements of p's type
             hi, lo = (x * Poly.const(Fraction(ptr.unit, own)) if x is not None else None for x in (hi, lo))
+            if hi is not None and ptr.unit > own:  # ((float *)bytes)[k] reaches the last byte of element k
+                hi = hi + Poly.const(Fraction(ptr.unit, own) - 1)
         use.accesses.append(hi)
         use.lows.append(lo)
         use.written |= write

@@ -97,6 +97,39 @@ __global__ void warp_sums(float *out, const float *v, int nrows) {
     assert spec.tune_params["block_size_x"] == [32]
 
 
+def test_rows_per_block_fixed_by_a_define_are_the_block_size_on_the_rows_axis():
+    src = """
+#define ROWS 4
+__global__ void row_max(float *out, const float *m, int nrows, int ncols) {
+    int r = blockIdx.x * ROWS + threadIdx.y;
+    if (r >= nrows) return;
+    float v = -1e30f;
+    for (int c = threadIdx.x; c < ncols; c += 32) v = fmaxf(v, m[r * ncols + c]);
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, o));
+    if (threadIdx.x == 0) out[r] = v;
+}
+"""
+    spec = _draft(src).spec
+    assert spec.problem_size == ["nrows"] and spec.grid_div_x == ["block_size_y"]
+    assert (spec.tune_params["block_size_x"], spec.tune_params["block_size_y"]) == ([32], [4])
+
+
+def test_lanes_without_a_grid_axis_take_one_block_there():
+    src = """
+__global__ void rows_y(float *out, const float *m, int nrows, int ncols) {
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < nrows) {
+        float s = 0.0f;
+        for (int c = threadIdx.x; c < ncols; c += 32) s += m[r * ncols + c];
+        if (threadIdx.x == 0) out[r] = s;
+    }
+}
+"""
+    spec = _draft(src).spec
+    assert spec.problem_size == ["1", "nrows"] and spec.tune_params["block_size_x"] == [32]
+    assert spec.verify_sizes != []  # nothing guessed: checks at other sizes stay
+
+
 # -- 2. a loop over a neighbourhood, bounded by a runtime window ---------------------------------
 FILTER_CLAMPED = """
 __global__ void filt(float *dst, const float *src, const float *k, int w, int h, int kw, int kh) {
@@ -150,6 +183,20 @@ def test_a_runtime_window_that_bounds_a_neighbourhood_loop_is_small_and_apart_pe
         assert all(3 <= at[w] <= 15 for w in windows), {w: at[w] for w in windows}
         assert len({at[w] for w in windows}) == len(windows)  # a kernel that swaps two of them fails
     assert max(v for k, v in spec.sizes.items() if k not in windows) >= 256  # the data stays large
+
+
+def test_a_loop_that_steps_by_tiles_is_no_window():
+    src = """
+__global__ void row_scan(const float *in, float *out, int rows, int cols) {
+    int row = blockIdx.x;
+    float carry = 0.0f;
+    for (int base = 0; base < cols; base += blockDim.x) {
+        int c = base + threadIdx.x;
+        if (c < cols) { carry += in[row * cols + c]; out[row * cols + c] = carry; }
+    }
+}
+"""
+    assert _draft(src).spec.sizes["cols"] >= 64
 
 
 def test_a_loop_over_a_row_stays_the_length_of_the_row():
@@ -208,23 +255,58 @@ def test_a_count_that_sizes_dynamic_shared_memory_is_small_and_smem_size_holds_i
     assert spec.sizes["n"] >= 100_000
 
 
-def test_dynamic_shared_memory_indexed_by_the_thread_number_takes_a_block_of_it():
-    src = """
-__global__ void block_max(float *out, const float *in, int n) {
-    extern __shared__ float red[];
+@pytest.mark.parametrize(
+    "declared",
+    ["    extern __shared__ float red[];", "    extern __shared__ char raw[];\n    float *red = (float *)raw;"],
+)
+def test_dynamic_shared_memory_indexed_by_the_thread_number_takes_a_block_of_it(declared):
+    src = f"""
+__global__ void block_max(float *out, const float *in, int n) {{
+{declared}
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     red[threadIdx.x] = i < n ? in[i] : -1e30f;
     __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {{
         if (threadIdx.x < s) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + s]);
         __syncthreads();
-    }
+    }}
     if (threadIdx.x == 0) out[blockIdx.x] = red[0];
-}
+}}
 """
     spec = _draft(src).spec
     for params in _configs(spec):
         assert evaluate(spec.smem_size, {**params, **spec.sizes}) >= 4 * params["block_size_x"]
+
+
+def test_file_scope_dynamic_shared_memory_is_sized_too():
+    src = """
+extern __shared__ int counts[];
+__global__ void tally(int *out, const int *keys, int n, int nkeys) {
+    for (int b = threadIdx.x; b < nkeys; b += blockDim.x) counts[b] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&counts[keys[i] % nkeys], 1);
+    __syncthreads();
+    for (int b = threadIdx.x; b < nkeys; b += blockDim.x) atomicAdd(&out[b], counts[b]);
+}
+"""
+    spec = _draft(src).spec
+    for at in _points(spec):
+        assert 64 <= at["nkeys"] <= 256 and evaluate(spec.smem_size, at) >= 4 * at["nkeys"]
+
+
+def test_float_values_converted_to_an_index_are_drawn_as_fractions():
+    src = """
+__global__ void bin(unsigned int *hist, const float *v, int n, int nbins) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = min((int)(v[i] * nbins), nbins - 1);
+        atomicAdd(&hist[b], 1u);
+    }
+}
+"""
+    v = next(a for a in _draft(src).spec.args if a.name == "v")
+    assert (v.low, v.high) == (0, 1)
 
 
 # -- 4. a shared array whose extent is a constant caps the block ---------------------------------
@@ -238,6 +320,21 @@ __global__ void pairs(float *out, const float *in, int n) {
     __syncthreads();
     if (base + 2 * threadIdx.x + 1 < n)
         out[base + 2 * threadIdx.x + 1] = t[2 * threadIdx.x] + t[2 * threadIdx.x + 1];
+}
+"""
+GUARDED_HALO = """
+#define R 2
+template <int BLOCK>
+__global__ void avg(float *out, const float *in, int n) {
+    __shared__ float tile[BLOCK + 2 * R];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    tile[threadIdx.x + R] = in[min(i, n - 1)];
+    if (threadIdx.x < R) {
+        tile[threadIdx.x] = in[max(i - R, 0)];
+        tile[threadIdx.x + BLOCK + R] = in[min(i + BLOCK, n - 1)];
+    }
+    __syncthreads();
+    if (i < n) out[i] = tile[threadIdx.x] + tile[threadIdx.x + R] + tile[threadIdx.x + 2 * R];
 }
 """
 CONSTEXPR_HALO = """
@@ -273,6 +370,11 @@ def test_a_shared_array_of_constant_extent_caps_the_block_size(src, most):
     spec = _draft(src).spec
     assert max(spec.tune_params["block_size_x"]) <= most and spec.baseline_params()["block_size_x"] <= most
     assert len(spec.tune_params["block_size_x"]) > 1  # the kernel reads blockDim.x: below the cap is fine
+
+
+def test_a_halo_only_the_first_threads_load_caps_nothing():
+    spec = _draft(GUARDED_HALO).spec  # tile[threadIdx.x + BLOCK + R] under threadIdx.x < R: not a cap of R
+    assert max(spec.tune_params["block_size_x"]) == 128
 
 
 def test_a_kernel_that_steps_by_the_extent_of_its_shared_array_gets_exactly_that_many_threads():
