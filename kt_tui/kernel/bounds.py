@@ -117,7 +117,9 @@ class Analysis:
     roles: dict[str, tuple[str, int]] = field(default_factory=dict)  # float scalar -> (origin|step|end, axis)
     scaled: dict[str, Poly] = field(default_factory=dict)  # int array -> D where its values v index as v * S / D
     shared: dict[str, Use] = field(default_factory=dict)  # the kernel's __shared__ arrays, as its pointers
-    shared_bytes: dict[str, int] = field(default_factory=dict)  # extern __shared__ array -> bytes of an element
+    shared_bytes: dict[str, int] = field(
+        default_factory=dict
+    )  # extern __shared__ array -> its element's bytes (0: unknown)
     ok: bool = True  # False: the kernel was not found in the tree
 
 

@@ -188,11 +188,13 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else _kernel_alone(src, kernel)
             )
-            values = draft_roles.template_values(
-                kernel_body(src, kernel), draft_roles.template_params(src, kernel.name) or []
-            )
+            params = draft_roles.template_params(src, kernel.name) or []
+            values = draft_roles.template_values(kernel_body(src, kernel), params)
             for name, value in values.items():  # a value template parameter is a number, as a #define is
                 unit.defines.setdefault(name, value)
+            for kind, name in params:  # a type parameter is float, as _instantiated names the kernel
+                if kind == "type":
+                    unit.structs.setdefault(name, ("float32", 1))
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
                 return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values)

@@ -445,7 +445,7 @@ class _Sizer:
                 if r is not None:
                     spans.append((r + Poly.const(1)) * Poly.const(size))
         arrays = ", ".join(sorted(self.an.shared_bytes))
-        if not spans:
+        if not spans or not all(self.an.shared_bytes.values()):
             self.out.guesses.append(
                 ("", f"{arrays}: dynamic shared memory the analysis could not size: give smem_size in bytes")
             )

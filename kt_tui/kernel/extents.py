@@ -153,9 +153,8 @@ class Walker(Expressions):
         env[name] = Val(Poly.const(0), Poly.const(0), base=name)
         self.out.shared[name] = Use()
         self.ptypes[name] = kind
-        size = cuda_ast.type_bytes(kind, self.unit)
-        if extern and size:
-            self.out.shared_bytes[name] = size
+        if extern:
+            self.out.shared_bytes[name] = cuda_ast.type_bytes(kind, self.unit) or 0  # 0: not known
 
     def declare(self, n: Node, env: Env) -> None:
         shared = cuda_ast.shared_arrays(n)

@@ -278,6 +278,23 @@ __global__ void block_max(float *out, const float *in, int n) {{
         assert evaluate(spec.smem_size, {**params, **spec.sizes}) >= 4 * params["block_size_x"]
 
 
+def test_dynamic_shared_memory_of_a_template_type_is_sized_as_the_type_is_drafted():
+    src = """
+template <typename T>
+__global__ void block_sum(T *out, const T *in, int n) {
+    extern __shared__ T part[];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    part[threadIdx.x] = i < n ? in[i] : T(0);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = part[0] + part[blockDim.x - 1];
+}
+"""
+    spec = _draft(src).spec
+    assert spec.kernel == "block_sum<float>"
+    for params in _configs(spec):
+        assert evaluate(spec.smem_size, {**params, **spec.sizes}) >= 4 * params["block_size_x"]
+
+
 def test_file_scope_dynamic_shared_memory_is_sized_too():
     src = """
 extern __shared__ int counts[];
