@@ -11,21 +11,9 @@ import pytest
 from kt_tui.kernel.draft import draft
 from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.source import find_kernels
-from kt_tui.kernel.spec import check_spec, dump_spec, parse_spec
 
-
-def _draft(src: str):
-    kernel = find_kernels(src)[0]
-    d = draft(kernel, src)
-    check_spec(d.spec, kernel)
-    assert parse_spec(dump_spec(d.spec), kernel).to_dict() == d.spec.to_dict()
-    return d
-
-
-def _points(spec) -> list[dict]:
-    """The sizes at the default and at each check, with every scalar argument's value besides."""
-    tables = [dict(spec.sizes)] + [t["sizes"] for t in spec.extra_sizes()]
-    return [{**t, **{a.name: evaluate(a.value, t) for a in spec.args if not a.is_array}} for t in tables]
+from .extent_kernels import _all_sizes as _points
+from .extent_kernels import _draft
 
 
 def _length(spec, name: str, at: dict) -> int:
@@ -70,7 +58,7 @@ __global__ void row_norm(float *out, const float *m, int nrows, int ncols) {{
     if (threadIdx.x == 0) out[r] = sqrtf(s);
 }}
 """
-    spec = _draft(src).spec
+    spec = _draft(src)
     assert spec.problem_size == ["nrows"] and spec.grid_div_x == ["block_size_y"]  # one axis of work
     assert spec.tune_params["block_size_x"] == [32] and len(spec.tune_params["block_size_y"]) > 1
     for at in _points(spec):
@@ -92,7 +80,7 @@ __global__ void warp_sums(float *out, const float *v, int nrows) {
     }
 }
 """
-    spec = _draft(src).spec
+    spec = _draft(src)
     assert spec.problem_size == ["nrows"] and spec.grid_div_x == ["block_size_y"]
     assert spec.tune_params["block_size_x"] == [32]
 
@@ -109,7 +97,7 @@ __global__ void row_max(float *out, const float *m, int nrows, int ncols) {
     if (threadIdx.x == 0) out[r] = v;
 }
 """
-    spec = _draft(src).spec
+    spec = _draft(src)
     assert spec.problem_size == ["nrows"] and spec.grid_div_x == ["block_size_y"]
     assert (spec.tune_params["block_size_x"], spec.tune_params["block_size_y"]) == ([32], [4])
 
@@ -125,7 +113,7 @@ __global__ void rows_y(float *out, const float *m, int nrows, int ncols) {
     }
 }
 """
-    spec = _draft(src).spec
+    spec = _draft(src)
     assert spec.problem_size == ["1", "nrows"] and spec.tune_params["block_size_x"] == [32]
     assert spec.verify_sizes != []  # nothing guessed: checks at other sizes stay
 
@@ -178,7 +166,7 @@ __global__ void fir(float *y, const float *x, const float *taps, int n, int ntap
     "src, windows", [(FILTER_CLAMPED, ("kw", "kh")), (RADII, ("rx", "ry")), (FIR, ("ntaps",))], ids=str
 )
 def test_a_runtime_window_that_bounds_a_neighbourhood_loop_is_small_and_apart_per_axis(src, windows):
-    spec = _draft(src).spec
+    spec = _draft(src)
     for at in _points(spec):
         assert all(3 <= at[w] <= 15 for w in windows), {w: at[w] for w in windows}
         assert len({at[w] for w in windows}) == len(windows)  # a kernel that swaps two of them fails
@@ -196,7 +184,7 @@ __global__ void row_scan(const float *in, float *out, int rows, int cols) {
     }
 }
 """
-    assert _draft(src).spec.sizes["cols"] >= 64
+    assert _draft(src).sizes["cols"] >= 64
 
 
 def test_a_loop_over_a_row_stays_the_length_of_the_row():
@@ -211,7 +199,7 @@ __global__ void matmul(const float *A, const float *B, float *C, int M, int N, i
     }
 }
 """
-    assert _draft(src).spec.sizes["K"] >= 64
+    assert _draft(src).sizes["K"] >= 64
 
 
 # -- 3. a count that sizes a shared table, and the dynamic shared memory it needs ----------------
@@ -245,8 +233,7 @@ __global__ void horner(float *y, const float *x, const double *coef, int n, int 
     "src, count, bytes_each", [(SHARED_BINS, "nbins", 4), (SHARED_TABLE, "ncoef", 8)], ids=["bins", "table"]
 )
 def test_a_count_that_sizes_dynamic_shared_memory_is_small_and_smem_size_holds_it(src, count, bytes_each):
-    d = _draft(src)
-    spec = d.spec
+    spec = _draft(src)
     assert spec.smem_size is not None
     for at in _points(spec):
         assert 64 <= at[count] <= 256
@@ -273,7 +260,7 @@ __global__ void block_max(float *out, const float *in, int n) {{
     if (threadIdx.x == 0) out[blockIdx.x] = red[0];
 }}
 """
-    spec = _draft(src).spec
+    spec = _draft(src)
     for params in _configs(spec):
         assert evaluate(spec.smem_size, {**params, **spec.sizes}) >= 4 * params["block_size_x"]
 
@@ -289,7 +276,7 @@ __global__ void block_sum(T *out, const T *in, int n) {
     if (threadIdx.x == 0) out[blockIdx.x] = part[0] + part[blockDim.x - 1];
 }
 """
-    spec = _draft(src).spec
+    spec = _draft(src)
     assert spec.kernel == "block_sum<float>"
     for params in _configs(spec):
         assert evaluate(spec.smem_size, {**params, **spec.sizes}) >= 4 * params["block_size_x"]
@@ -307,7 +294,7 @@ __global__ void tally(int *out, const int *keys, int n, int nkeys) {
     for (int b = threadIdx.x; b < nkeys; b += blockDim.x) atomicAdd(&out[b], counts[b]);
 }
 """
-    spec = _draft(src).spec
+    spec = _draft(src)
     for at in _points(spec):
         assert 64 <= at["nkeys"] <= 256 and evaluate(spec.smem_size, at) >= 4 * at["nkeys"]
 
@@ -322,7 +309,7 @@ __global__ void bin(unsigned int *hist, const float *v, int n, int nbins) {
     }
 }
 """
-    v = next(a for a in _draft(src).spec.args if a.name == "v")
+    v = next(a for a in _draft(src).args if a.name == "v")
     assert (v.low, v.high) == (0, 1)
 
 
@@ -384,13 +371,13 @@ __global__ void shift(float *out, const float *in, int n) {
     ids=["2 * BLOCK", "constexpr", "template"],
 )
 def test_a_shared_array_of_constant_extent_caps_the_block_size(src, most):
-    spec = _draft(src).spec
+    spec = _draft(src)
     assert max(spec.tune_params["block_size_x"]) <= most and spec.baseline_params()["block_size_x"] <= most
     assert len(spec.tune_params["block_size_x"]) > 1  # the kernel reads blockDim.x: below the cap is fine
 
 
 def test_a_halo_only_the_first_threads_load_caps_nothing():
-    spec = _draft(GUARDED_HALO).spec  # tile[threadIdx.x + BLOCK + R] under threadIdx.x < R: not a cap of R
+    spec = _draft(GUARDED_HALO)  # tile[threadIdx.x + BLOCK + R] under threadIdx.x < R: not a cap of R
     assert max(spec.tune_params["block_size_x"]) == 128
 
 
@@ -411,7 +398,7 @@ __global__ void row_sums(float *out, const float *m, int nrows, int ncols) {
     if (threadIdx.x == 0) out[row] = part[0];
 }
 """
-    spec = _draft(src).spec
+    spec = _draft(src)
     assert spec.tune_params["block_size_x"] == [128] and spec.problem_size == ["nrows"]
 
 
@@ -452,7 +439,7 @@ __global__ void dz(float *out, const float *v, int nx, int ny, int nz, int ld) {
 
 
 def test_a_leading_dimension_inside_a_batch_stride_holds_its_row_and_the_batch_stride_its_matrix():
-    d = _draft(LDA_BATCHED)
+    d = draft(find_kernels(LDA_BATCHED)[0], LDA_BATCHED)
     for at in _points(d.spec):
         assert at["lda"] > at["n"]  # rows do not overlap, and a kernel that uses n for lda fails
         assert at["strideA"] >= (at["m"] - 1) * at["lda"] + at["n"]
@@ -461,14 +448,14 @@ def test_a_leading_dimension_inside_a_batch_stride_holds_its_row_and_the_batch_s
 
 
 def test_row_and_slice_strides_of_a_volume_hold_a_row_and_a_slice():
-    spec = _draft(STRIDED_VOLUME).spec
+    spec = _draft(STRIDED_VOLUME)
     for at in _points(spec):
         assert at["row_stride"] > at["nx"]
         assert at["slice_stride"] >= (at["ny"] - 1) * at["row_stride"] + at["nx"]
 
 
 def test_a_pitch_whose_slice_is_pitch_times_rows_holds_a_row():
-    spec = _draft(PITCHED_NEIGHBOURS).spec
+    spec = _draft(PITCHED_NEIGHBOURS)
     for at in _points(spec):
         assert at["ld"] > at["nx"]
         assert _length(spec, "v", at) >= (at["nz"] * at["ny"] - 1) * at["ld"] + at["nx"]
@@ -494,7 +481,7 @@ __global__ void stage({param}, int n, int s) {{
     d[i1] = d[i0];
 }}
 """
-    spec = _draft(src).spec
+    spec = _draft(src)
     for at in _points(spec):
         n, s = at["n"], at["s"]
         assert s >= 2
