@@ -154,6 +154,9 @@ class WalkerState:
     def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
         raise NotImplementedError
 
+    def window(self, n: Node, env: Env) -> None:
+        raise NotImplementedError
+
 
 def strip_parens(n: Node | None) -> Node | None:
     while n is not None and n.type in ("parenthesized_expression", "condition_clause"):

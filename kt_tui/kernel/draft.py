@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import cuda_ast, draft_roles, extents
+from . import cuda_ast, draft_roles, draft_shared, extents
 from .draft_sizes import Sizing, size_arrays
 from .expr import ExprError, evaluate
 from .kernels import Param
@@ -328,7 +328,7 @@ def _ensure_output(args: list[Arg], guesses: list[tuple[str, str]]) -> None:
 
 def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n: int) -> Draft:
     fn = unit.kernels[kernel.name]
-    caps = draft_roles.shared_thread_caps(fn, unit)
+    caps = draft_shared.shared_thread_caps(fn, unit)
     sizing: Sizing = size_arrays(kernel, unit, an, n, caps)
     guesses = sizing.guesses
     uses = an.uses

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import cuda_ast, extents
+from . import cuda_ast, draft_shared, extents
 from .draft_layout import divided, item_strides, padding
 from .poly import Mono, Poly, at_least, pmax
 from .source import Kernel
@@ -331,7 +331,7 @@ class _Sizer:
         shifts = {v for v, s in signs.items() if s == {False}}
         params = [p.name for p in self.kernel.params if not p.is_pointer and p.name]
         windows = {n for n in an.windows if True not in signs.get(n, set())} - self.factors
-        tables = self._tables() - windows - axis_names
+        tables = draft_shared.table_counts(self.an, set(params) - set(self.unit.defines)) - windows - axis_names
         names |= windows | tables
         big -= shifts | windows | tables
         big -= self.factors
@@ -424,63 +424,25 @@ class _Sizer:
         if any(p.names() and p.names() <= set(self.unit.defines) for p in self.axis.values()):
             self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
 
-    def _tables(self) -> set[str]:
-        """Scalar arguments that bound an index into a `__shared__` array: the length of a table a block
-        holds (bins, coefficients), small enough for a block's shared memory."""
-        scalars = {p.name for p in self.kernel.params if not p.is_pointer and p.name}
-        return {n for use in self.an.shared.values() for h in use.accesses if h is not None for n in h.names()} & (
-            scalars - set(self.unit.defines)
-        )
-
     def smem(self) -> None:
-        """The bytes of dynamic shared memory the kernel reaches: every `extern __shared__` array starts at
-        the same address, so the longest of them, over [sizes] and the block sizes (`block_size_x` for
-        `red[threadIdx.x]`); a guess either way."""
-        if not self.an.shared_bytes:
-            return
-        spans: list[Poly] = []
-        for name, size in self.an.shared_bytes.items():
-            for h in self.an.shared[name].accesses:
-                r = self._per_block(h)
-                if r is not None:
-                    spans.append((r + Poly.const(1)) * Poly.const(size))
+        """smem_size: the bytes of dynamic shared memory the kernel reaches (draft_shared.smem_spans); a
+        guess either way."""
+        spans = draft_shared.smem_spans(self.an, self.unit, self.ints)
         arrays = ", ".join(sorted(self.an.shared_bytes))
-        if not spans or not all(self.an.shared_bytes.values()):
+        if spans is None:
             self.out.guesses.append(
                 ("", f"{arrays}: dynamic shared memory the analysis could not size: give smem_size in bytes")
             )
-            return
-        most = _maxes(spans)
-        texts = [p.text(self.order) if not p.is_const() else str(int(p.value())) for p in most]
-        self.out.smem = texts[0] if len(texts) == 1 else f"max({', '.join(texts)})"
-        self.out.guesses.append(
-            (
-                "smem_size",
-                f"{self.out.smem}: the bytes of {arrays} (dynamic shared memory) at the largest index the kernel "
-                "reaches; set what your launch gives",
+        elif spans:
+            texts = [p.text(self.order) if not p.is_const() else str(int(p.value())) for p in _maxes(spans)]
+            self.out.smem = texts[0] if len(texts) == 1 else f"max({', '.join(texts)})"
+            self.out.guesses.append(
+                (
+                    "smem_size",
+                    f"{self.out.smem}: the bytes of {arrays} (dynamic shared memory) at the largest index the "
+                    "kernel reaches; set what your launch gives",
+                )
             )
-        )
-
-    def _per_block(self, h: Poly | None) -> Poly | None:
-        """An index bound of a shared array over [sizes] and block sizes: None when it depends on the grid,
-        on values loaded from memory or on names that are no size."""
-        if h is None:
-            return None
-        out = Poly()
-        for m, c in h.terms.items():
-            term = Poly.const(c)
-            for v in m:
-                axis = next((a for a in range(3) if v == extents.block(a)), None)
-                if axis is not None:
-                    term = term * Poly.var(f"block_size_{extents.AXES[axis]}")
-                elif v in self.unit.defines:
-                    term = term * Poly.const(self.unit.defines[v])
-                elif v in self.ints and not v.startswith(("@", "$")):
-                    term = term * Poly.var(v)
-                else:
-                    return None
-            out = out + term
-        return out
 
     @staticmethod
     def _value(n: str, big: set[str], modest: set[str], side: int, rank_in: dict[str, int]) -> int:

@@ -408,6 +408,50 @@ class Walker(Expressions):
         self._loop_body(body, inner, UNKNOWN)
         self._after_loop(n, env, inner)
 
+    def window(self, n: Node, env: Env) -> None:
+        """A sum of a thread's coordinate and the counter of a loop bounded by scalar arguments (`x + i - kw / 2`,
+        `y + dy`, `i - k`, `i * decim + t`): those scalars bound a window around each thread (a filter, a
+        radius, taps), not a length of the data."""
+        parent = n.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        if parent is not None and parent.type == "binary_expression":
+            if text(parent.child_by_field_name("operator")) in ("+", "-"):
+                return  # a part of a larger sum: that sum is looked at whole
+        found: set[str] = set()
+        coordinate = False
+        for node in terms_nodes(n).values():
+            name = text(node)
+            if node.type == "identifier" and name in self.counters and not env.get(name, UNKNOWN).axes:
+                found |= self.counters[name]
+            else:
+                coordinate = coordinate or self._coordinate(node, env)
+        if coordinate:
+            self.out.windows |= found
+
+    def _coordinate(self, node: Node, env: Env) -> bool:
+        """A thread's own coordinate: `threadIdx.x`, or a local of a thread axis at unit scale (`x`, not
+        `row * ncols`), or one scaled by a number or by the divisor of a size by division (`i * decim`)."""
+        node = strip_parens(node)
+        if node is None:
+            return False
+        if node.type == "binary_expression" and text(node.child_by_field_name("operator")) == "*":
+            factors = {f for _, f, _ in self.out.quotients.values()}
+            sides = [strip_parens(node.child_by_field_name(s)) for s in ("left", "right")]
+            scaled = [s is not None and (s.type == "number_literal" or text(s) in factors) for s in sides]
+            return scaled.count(True) == 1 and self._coordinate(sides[scaled.index(False)], env)
+        if node.type == "field_expression":
+            return text(node.child_by_field_name("argument")) == "threadIdx"
+        v = env.get(text(node)) if node.type == "identifier" else None
+        if v is None or not v.axes or v.hi is None or v.base is not None or v.hi.is_const():
+            return False
+        for m in v.hi.terms:
+            sizes = [x for x in m if not x.startswith("@")]
+            launch = {x[2:] for x in m if x.startswith("@")}  # @gx * @bx: the grid's threads on an axis
+            if len(sizes) > 1 or len(launch) > 1 or len(m) - len(sizes) not in (0, 2):
+                return False
+        return True
+
     # -- conditions ----------------------------------------------------------------------
     def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
         cond = strip_parens(cond)
