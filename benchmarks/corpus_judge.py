@@ -20,6 +20,9 @@ A truth file says, for one kernel of tests/corpus/:
   [bytes]    y = 4             element bytes where the kernel's type is a template parameter
   [threads]  x = "BLOCK"       the most threads a block may have on that axis (a shared array of that
                                extent indexed by the thread number): every block size the spec tunes
+  smem = "4 * nbins"           the bytes of dynamic shared memory (`extern __shared__`) the kernel reaches:
+                               the spec's smem_size at least that, at every size (blockDim_x, ... name the
+                               block's threads)
   unseen = true                one of the 12 "unseen-like" kernels of issue 21
   heldout = 1                  a held-out kernel, of batch 1, 2, ...: written, with its spec and truth, before
                                the drafter ever ran on it and never edited after; its score is the check
@@ -58,6 +61,7 @@ TRUTH_KEYS = {
     "tuning",
     "differ",
     "covers",
+    "smem",
 }
 _OPS = {
     ast.Add: operator.add,
@@ -160,6 +164,7 @@ class Truth:
     threads: dict[str, str] = field(default_factory=dict)
     differ: dict[str, str] = field(default_factory=dict)
     covers: dict[str, list] = field(default_factory=dict)
+    smem: str = ""
     unseen: bool = False
     heldout: int = 0
     tuning: int = 0
@@ -344,6 +349,11 @@ def judge(spec, kernel, src: str, truth: Truth, functions: dict | None = None) -
                 problems["sizes"].append(
                     f"{name}: values {_range_text(r, args[name])}, want all of [{lo}, {hi}){where}"
                 )
+        if truth.smem:
+            need = safe_eval(truth.smem, names)
+            have = int(evaluate(spec.smem_size, {**params, **sizes})) if spec.smem_size is not None else 0
+            if have < need:
+                problems["sizes"].append(f"smem_size: {have} bytes < {need:g}{where}")
         for a, b in truth.differ.items():
             seen_pairs.setdefault((a, b), set()).add(names[a] == names[b])
         for name, (by, lo, hi) in truth.spans.items():

@@ -55,7 +55,7 @@ def load(array: str) -> str:
     return "$" + array
 
 
-Split = tuple[str, Poly | None, Poly | None, Poly]  # ("q" | "r" | "qw", i.lo, i.hi, w)
+Split = tuple[str, Poly | None, Poly | None, Poly, Fraction]  # ("q" | "r" | "qw", i.lo, i.hi, w, c): c times it
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Val:
     base: str | None = None  # a pointer into this argument, at offset [lo, hi]
     axes: frozenset[int] = frozenset()  # thread axes the value derives from
     params: frozenset[str] = frozenset()  # scalar arguments it derives from
-    split: Split | None = None  # ("q" | "r" | "qw", i.lo, i.hi, w): i / w, i % w, (i / w) * w
+    split: Split | None = None  # ("q" | "r" | "qw", i.lo, i.hi, w, c): c * (i / w), i % w, c * (i / w) * w
     unit: int = 0  # a pointer cast to another element type: its offset counts elements of `unit` bytes
 
 
@@ -97,12 +97,18 @@ class Analysis:
     used_axes: set[int] = field(default_factory=set)
     block_axes: set[int] = field(default_factory=set)  # axes indexed by blockIdx alone (a block per element)
     per_item: dict[int, int] = field(default_factory=dict)  # axis -> threads per item ((thread) / 32: a warp)
+    # grid axis -> the block axis whose threads number its items (blockIdx.x * blockDim.y + threadIdx.y)
+    folded: dict[int, int] = field(default_factory=dict)
+    grid_axes: set[int] = field(default_factory=set)  # axes whose blockIdx or gridDim the kernel reads
+    block_read: set[int] = field(default_factory=set)  # axes whose blockDim the kernel reads
+    shuffles: bool = False  # warp shuffles (__shfl_*): a warp's 32 lanes work together
     read: set[str] = field(default_factory=set)  # scalar arguments the kernel reads
     scales: dict[str, set[int]] = field(default_factory=dict)  # scalar -> thread axes of what it multiplies (-1: none)
     # sizes by division: a name q for (v + rest) / f with v, f scalar arguments -> (v, f, rest)
     quotients: dict[str, tuple[str, str, Poly]] = field(default_factory=dict)
     block_consts: dict[int, int] = field(default_factory=dict)  # axis -> the #define'd block size blockIdx is scaled by
     loop_bounds: set[str] = field(default_factory=set)  # scalars that bound a loop
+    windows: set[str] = field(default_factory=set)  # ... whose counter offsets a thread's coordinate (a filter)
     guard_bounds: set[str] = field(default_factory=set)  # scalars that bound a value in an `if`
     loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
     escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test
@@ -110,6 +116,10 @@ class Analysis:
     strides: list[Poly] = field(default_factory=list)  # what thread indices are multiplied by (row lengths)
     roles: dict[str, tuple[str, int]] = field(default_factory=dict)  # float scalar -> (origin|step|end, axis)
     scaled: dict[str, Poly] = field(default_factory=dict)  # int array -> D where its values v index as v * S / D
+    shared: dict[str, Use] = field(default_factory=dict)  # the kernel's __shared__ arrays, as its pointers
+    shared_bytes: dict[str, int] = field(
+        default_factory=dict
+    )  # extern __shared__ array -> its element's bytes (0: unknown)
     ok: bool = True  # False: the kernel was not found in the tree
 
 
@@ -133,6 +143,7 @@ class WalkerState:
     calls: int
     trip: list[Poly]
     returned: list[Val]
+    counters: dict[str, frozenset[str]]  # the loop variables of the loops around, to the scalars bounding each
 
     def tick(self) -> None:
         raise NotImplementedError
@@ -141,6 +152,9 @@ class WalkerState:
         raise NotImplementedError
 
     def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
+        raise NotImplementedError
+
+    def window(self, n: Node, env: Env) -> None:
         raise NotImplementedError
 
 

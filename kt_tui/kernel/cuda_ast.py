@@ -4,7 +4,8 @@ recovers from errors, so a file with syntax it does not know still gives the fun
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,11 +65,12 @@ class Macro:
 class Unit:
     kernels: dict[str, Function] = field(default_factory=dict)
     devices: dict[str, Function] = field(default_factory=dict)
-    defines: dict[str, int] = field(default_factory=dict)  # `#define N 1024`, not under #ifndef N
+    defines: dict[str, int] = field(default_factory=dict)  # `#define N 1024` (not under #ifndef N), `constexpr int`
     tunables: set[str] = field(default_factory=set)  # names defined under `#ifndef NAME` (kernel_tuner's style)
     tunable_defaults: dict[str, int] = field(default_factory=dict)  # their values there
     macros: dict[str, Macro] = field(default_factory=dict)  # `#define IDX(x, y) ((y) * W + (x))`
     structs: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (dtype, count) or ("", bytes)
+    shared: dict[str, tuple[str, bool]] = field(default_factory=dict)  # file-scope __shared__: (type, extern)
 
 
 def text(node: Node) -> str:
@@ -103,6 +105,8 @@ def parse(src: str) -> Unit:
             _macro(n, unit)
         elif kind in ("struct_specifier", "type_definition", "declaration"):
             _struct(n, unit)
+            unit.defines.update(constants(n, unit.defines))
+            unit.shared.update(shared_arrays(n))
         elif kind == "preproc_ifdef" and n.children and n.children[0].type == "#ifndef":
             unit.tunables.add(text(n.child_by_field_name("name")))
         elif kind == "function_definition":
@@ -222,9 +226,88 @@ def _macro(n: Node, unit: Unit) -> None:
 
 def _define(n: Node, unit: Unit) -> None:
     name, value = text(n.child_by_field_name("name")), text(n.child_by_field_name("value")).strip()
-    value = value.strip("() \t").rstrip("uUlL")
-    if value.isdigit() and int(value) > 1:
-        unit.defines[name] = int(value)
+    word = value.strip("() \t").rstrip("uUlL")
+    if word.isdigit():
+        number: int | None = int(word)
+    elif len(value) <= 200 and re.fullmatch(r"[\w\s()+\-*/%<>]+", value):  # `(2 * TILE + 1)`
+        tree = _parser().parse(f"int v = ({value});".encode("utf-8", "replace"))
+        decl = next((c for c in tree.root_node.named_children if c.type == "declaration"), None)
+        init = decl.child_by_field_name("declarator") if decl is not None else None
+        number = constant(init.child_by_field_name("value"), unit.defines) if init is not None else None
+    else:
+        number = None
+    if number is not None and number > 1:
+        unit.defines[name] = number
+
+
+_OPS: dict[str, Callable[[int, int], int | None]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a // b if b else None,
+    "%": lambda a, b: a % b if b else None,
+    "<<": lambda a, b: a << b if 0 <= b < 63 else None,
+    ">>": lambda a, b: a >> b if 0 <= b < 63 else None,
+}
+
+
+def constant(n: Node | None, values: dict[str, int], depth: int = 0) -> int | None:
+    """The value of a constant integer expression (numbers, names in `values`, + - * / % << >>,
+    parentheses, unary minus); None for anything else."""
+    if n is None or depth > 50:
+        return None
+    kind = n.type
+    if kind in ("parenthesized_expression", "condition_clause") and n.named_children:
+        return constant(n.named_children[-1], values, depth + 1)
+    if kind == "number_literal":
+        word = text(n).lower().rstrip("ul")
+        try:
+            return int(word, 0)
+        except ValueError:
+            return None
+    if kind == "identifier":
+        return values.get(text(n))
+    if kind == "unary_expression" and text(n.child_by_field_name("operator")) == "-":
+        v = constant(n.child_by_field_name("argument"), values, depth + 1)
+        return -v if v is not None else None
+    if kind == "binary_expression" and text(n.child_by_field_name("operator")) in _OPS:
+        a = constant(n.child_by_field_name("left"), values, depth + 1)
+        b = constant(n.child_by_field_name("right"), values, depth + 1)
+        out = _OPS[text(n.child_by_field_name("operator"))](a, b) if a is not None and b is not None else None
+        return out if out is None or abs(out) < 2**62 else None
+    return None
+
+
+def constants(n: Node, values: dict[str, int]) -> dict[str, int]:
+    """`constexpr int TILE = 64;` or `const int R = 2 * TILE;`: integer constants a declaration names, as
+    a #define names them (above 1)."""
+    words = {text(c) for c in n.children if c.type in ("type_qualifier", "storage_class_specifier")}
+    kind = text(n.child_by_field_name("type"))
+    if n.type != "declaration" or not words & {"constexpr", "const"} or kind not in _INTEGERS:
+        return {}
+    out: dict[str, int] = {}
+    for d in n.children_by_field_name("declarator"):
+        name = d.child_by_field_name("declarator") if d.type == "init_declarator" else None
+        value = constant(d.child_by_field_name("value"), {**values, **out}) if name is not None else None
+        if name is not None and name.type == "identifier" and value is not None and value > 1:
+            out[text(name)] = value
+    return out
+
+
+def shared_arrays(n: Node) -> dict[str, tuple[str, bool]]:
+    """The one-dimensional `__shared__` arrays a declaration names: name -> (element type, extern)."""
+    words = {text(c) for c in n.children if c.type in ("type_qualifier", "storage_class_specifier")}
+    if n.type != "declaration" or "__shared__" not in words:
+        return {}
+    out = {}
+    for d in n.children_by_field_name("declarator"):
+        inner = d.child_by_field_name("declarator") if d.type == "array_declarator" else None
+        if inner is not None and inner.type == "identifier":
+            out[text(inner)] = (text(n.child_by_field_name("type")), "extern" in words)
+    return out
+
+
+_INTEGERS = {"int", "unsigned", "unsigned int", "long", "long long", "size_t", "short", "unsigned long", "int32_t"}
 
 
 def _has(n: Node, token: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import cuda_ast, draft_roles, extents
+from . import cuda_ast, draft_roles, draft_shared, extents
 from .draft_sizes import Sizing, size_arrays
 from .expr import ExprError, evaluate
 from .kernels import Param
@@ -190,11 +190,13 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else _kernel_alone(src, kernel)
             )
-            values = draft_roles.template_values(
-                kernel_body(src, kernel), draft_roles.template_params(src, kernel.name) or []
-            )
+            params = draft_roles.template_params(src, kernel.name) or []
+            values = draft_roles.template_values(kernel_body(src, kernel), params)
             for name, value in values.items():  # a value template parameter is a number, as a #define is
                 unit.defines.setdefault(name, value)
+            for kind, name in params:  # a type parameter is float, as _instantiated names the kernel
+                if kind == "type":
+                    unit.structs.setdefault(name, ("float32", 1))
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
                 return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values)
@@ -233,18 +235,16 @@ def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
     return draft(kernel, src, n).spec
 
 
-def _tuning(
-    rank: int,
-    block_axes: set[int] | None = None,
-    consts: dict[int, int] | None = None,
-    caps: dict[int, int] | None = None,
-    per_item: dict[int, int] | None = None,
-) -> dict[str, Any]:
+def _tuning(sizing: Sizing, caps: dict[int, int] | None = None) -> dict[str, Any]:
     """Block sizes to tune per axis; an axis of one block per element (blockIdx alone) has no block
-    size there and no grid divisor, one scaled by a #define keeps that block size; `caps`: the most
-    threads per axis a shared array indexed by the thread number holds; `per_item`: threads that work
-    on one item together (a warp), so a block holds whole items."""
-    block_axes, consts, caps, per_item = block_axes or set(), consts or {}, caps or {}, per_item or {}
+    size there and no grid divisor, one scaled by a #define (or stepped by a constant) keeps that
+    block size; `caps`: the most threads per axis a shared array indexed by the thread number holds;
+    `per_item`: threads that work on one item together (a warp), so a block holds whole items;
+    `folded`: items of a grid axis numbered by another axis's threads (a warp per row on 2-D blocks),
+    so the grid there is divided by that block size."""
+    rank = len(sizing.problem_size)
+    block_axes, consts, per_item, caps = sizing.no_threads, sizing.block_consts, sizing.per_item, caps or {}
+    lanes = set(sizing.folded.values())  # threads that number another axis's items: a block size, no grid
     flat = all(a in block_axes for a in range(1, rank))
     values = {0: [32, 64, 128, 256, 512, 1024] if flat else [16, 32, 64, 128], 1: [1, 2, 4, 8, 16], 2: [1, 2, 4]}
     first = {0: 256 if flat else 32, 1: 4, 2: 1}
@@ -259,9 +259,9 @@ def _tuning(
     tune: dict[str, list[int]] = {}
     defaults: dict[str, int] = {}
     div: dict[int, list[str]] = {}
-    for a in range(rank):
+    for a in range(max(rank, sizing.block_rank)):
         name = f"block_size_{extents.AXES[a]}"
-        if a in block_axes:
+        if a in block_axes and a not in lanes:
             div[a] = []
             if a > 0:
                 continue
@@ -269,7 +269,9 @@ def _tuning(
             tune[name], defaults[name] = [consts[a]], consts[a]
         else:
             tune[name], defaults[name] = values[a], first[a]
-    both = "block_size_y" in tune and len(tune["block_size_y"]) > 1
+    for a, b in sizing.folded.items():
+        div[a] = [f"block_size_{extents.AXES[b]}"]
+    both = max(tune.get("block_size_x", [1])) * max(tune.get("block_size_y", [1])) > 1024
     return {
         "tune_params": tune,
         "defaults": defaults,
@@ -311,7 +313,9 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
         else:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=FLOAT_SCALAR))
     _ensure_output(args, guesses)
-    spec = Spec(kernel=kernel.name, args=args, problem_size=["n"], sizes={"n": n}, **_tuning(1))
+    spec = Spec(
+        kernel=kernel.name, args=args, problem_size=["n"], sizes={"n": n}, **_tuning(Sizing(problem_size=["n"]))
+    )
     return Draft(spec, guesses)
 
 
@@ -326,7 +330,7 @@ def _ensure_output(args: list[Arg], guesses: list[tuple[str, str]]) -> None:
 
 def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n: int) -> Draft:
     fn = unit.kernels[kernel.name]
-    caps = draft_roles.shared_thread_caps(fn, unit)
+    caps = draft_shared.shared_thread_caps(fn, unit)
     sizing: Sizing = size_arrays(kernel, unit, an, n, caps)
     guesses = sizing.guesses
     uses = an.uses
@@ -338,6 +342,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     stencil = draft_roles.stencil_coefficients(fn, floats & free)
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
     positive = draft_roles.positive_inputs(fn, float_arrays)
+    fractions = draft_roles.fraction_inputs(fn, float_arrays)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
@@ -395,6 +400,14 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in positive and arg.init == "random":
                 arg.init = "positive"
                 guesses.append((f"args.{p.name}", "values above 0: they reach a log or a square root"))
+            elif p.name in fractions and arg.init == "random":
+                arg.init, arg.low, arg.high = "uniform", 0, 1
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        "values in [0, 1): converted to an integer, they index an array (a bin), so none is negative",
+                    )
+                )
             if dtype in BYTE_RANGE and arg.init == "random" and arg.low is None and arg.high is None:
                 arg.low, arg.high = BYTE_RANGE[dtype]
                 guesses.append(
@@ -451,13 +464,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         problem_size=list(sizing.problem_size),
         sizes=sizing.sizes,
         verify_sizes=sizing.verify_sizes,
-        **_tuning(
-            len(sizing.problem_size),
-            sizing.no_threads,
-            sizing.block_consts,
-            caps,
-            sizing.per_item,
-        ),
+        smem_size=sizing.smem,
+        **_tuning(sizing, caps),
     )
     _offsets_for_rows(spec, rows, guesses)
     fixed = set(unit.defines) & set(spec.sizes)

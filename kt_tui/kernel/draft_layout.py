@@ -48,26 +48,41 @@ def item_strides(
 ) -> dict[str, tuple[Poly, Fraction]]:
     """Strides that step from one item to the next: s -> (E, c) where every index s is in is s times
     an item number times c (1; 1/4 for a byte pitch into floats) plus what reaches E - 1 within the
-    item: the layout needs s * c >= E. Ordered so that an item's span uses no stride still to come; in
-    a cycle (`b * sb + i * inc`) a stride of the x thread index is the inner one, left as it is."""
+    item: the layout needs s * c >= E. Ordered so that an item's span uses no stride still to come. In
+    a cycle (`b * strideA + row * lda + j`) the stride of the lowest thread axis is the inner one: its
+    item is what the index reaches without the other strides (lda >= n); with nothing left (`b * sb +
+    i * inc`) it spaces elements within an item and is left as it is."""
     items = {s: item for s in sorted(candidates) if (item := _item(an, s, resolve)) is not None}
-    inner = {s for s in items if 0 in an.scales.get(s, set()) and 0 not in no_threads}
+
+    def axis(s: str) -> int:
+        threads = [a for a in an.scales.get(s, set()) if a >= 0 and a not in no_threads]
+        return min(threads, default=3)
+
     out: dict[str, tuple[Poly, Fraction]] = {}
     while items:
         ready = [s for s, (e, _) in items.items() if not e.names() & (set(items) - {s})]
         if not ready:
-            cut = [s for s in items if s in inner]
-            if not cut:
+            inner = min(items, key=lambda s: (axis(s), s))
+            if axis(inner) > 2:
                 break
-            for s in cut:
-                del items[s]
+            alone = _item(an, inner, resolve, set(items) - {inner})
+            if alone is None:
+                del items[inner]
+            else:
+                out[inner] = alone
+                del items[inner]
             continue
         for s in ready:
             out[s] = items.pop(s)
     return out
 
 
-def _item(an: extents.Analysis, s: str, resolve: Resolve) -> tuple[Poly, Fraction] | None:
+def _item(
+    an: extents.Analysis, s: str, resolve: Resolve, without: set[str] | None = None
+) -> tuple[Poly, Fraction] | None:
+    """(E, c) for stride s (see item_strides); `without`: strides whose terms are no part of s's item.
+    Over-approximated indices (`at + (min(z + 1, nz - 1) - z) * slice`) step faster than s: the slowest
+    step is the item's."""
     spans: list[Poly] = []
     per: set[Fraction] = set()
     for use in an.uses.values():
@@ -79,12 +94,13 @@ def _item(an: extents.Analysis, s: str, resolve: Resolve) -> tuple[Poly, Fractio
                 return None
             coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
             rest = h - coef * Poly.var(s)
+            rest = Poly({m: c for m, c in rest.terms.items() if not set(m) & (without or set())})
             if coef.is_const() or any(v.startswith("$") for v in rest.names()) or rest.is_const():
                 return None
             per.add(next(iter(coef.leading().terms.values())))
             spans.append(rest + Poly.const(1))
     widest = [p for p in spans if all(at_least(p, q) for q in spans)]
-    if not widest or len(per) != 1 or (c := per.pop()) <= 0:
+    if not widest or not per or (c := min(per)) <= 0:
         return None
     return widest[0], c
 

@@ -143,14 +143,15 @@ def _range(n: Node, scalars: set[str], out: dict[str, str]) -> None:
                 out.setdefault(name, side)
 
 
-def _locals(fn: cuda_ast.Function) -> dict[str, Node]:
-    """Each local the kernel declares with a value, to that value's node (the first declaration)."""
-    found: dict[str, Node] = {}
+def _locals(fn: cuda_ast.Function) -> dict[str, list[Node]]:
+    """Each local the kernel declares with a value, to the value of each declaration of that name (a
+    name declared in two scopes has two)."""
+    found: dict[str, list[Node]] = {}
     for n in cuda_ast.walk(fn.body):
         if n.type == "init_declarator":
             d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
             if d is not None and d.type == "identifier" and v is not None:
-                found.setdefault(text(d), v)
+                found.setdefault(text(d), []).append(v)
     return found
 
 
@@ -171,7 +172,7 @@ def stencil_coefficients(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     return out
 
 
-def _differences(node: Node | None, locals_: dict[str, Node], depth: int = 0) -> bool:
+def _differences(node: Node | None, locals_: dict[str, list[Node]], depth: int = 0) -> bool:
     """Whether `node` (locals followed once) subtracts reads of one array at STENCIL_READS or more
     distinct indices."""
     reads: dict[str, set[str]] = {}
@@ -182,7 +183,7 @@ def _differences(node: Node | None, locals_: dict[str, Node], depth: int = 0) ->
         if m is None:
             continue
         if m.type == "identifier" and text(m) in locals_ and d < 2:
-            stack.append((locals_[text(m)], d + 1))
+            stack += [(v, d + 1) for v in locals_[text(m)]]
             continue
         if m.type == "subscript_expression":  # a minus inside an index is an offset, not a difference
             arr = text(m.child_by_field_name("argument"))
@@ -219,14 +220,14 @@ TEMPLATE_VALUE = 4  # one that does not: an unroll factor, items per thread, a r
 
 def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
     """A value for each integer value parameter of a template kernel, from what `body` does with it:
-    the extent of a `__shared__` array or a factor of blockIdx is a block size, the rest a small count."""
+    what sizes a `__shared__` array (`[B]`, `[B + 2]`) or scales blockIdx is a block size, the rest a small count."""
     out = {}
     for kind, name in params:
         if kind == "type" or not re.search(r"\b(int|unsigned|size_t|short|long)\b", kind):
             continue
         n = re.escape(name)
         block = re.search(
-            rf"__shared__[^;]*\[\s*{n}\s*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body
+            rf"__shared__[^;]*\[[^\];]*\b{n}\b[^\];]*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body
         )
         out[name] = TEMPLATE_BLOCK if block else TEMPLATE_VALUE
     return out
@@ -251,7 +252,7 @@ def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
             if m is None:
                 continue
             if m.type == "identifier" and text(m) in locals_ and depth < 3:
-                stack.append((locals_[text(m)], depth + 1))
+                stack += [(v, depth + 1) for v in locals_[text(m)]]
             elif m.type == "subscript_expression":
                 arr = text(m.child_by_field_name("argument"))
                 if arr in floats:
@@ -261,66 +262,46 @@ def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     return out
 
 
-def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, int]:
-    """Per block axis (0 = x), the most threads a block may have: a `__shared__` array of constant
-    extent indexed by `threadIdx.<axis>` (directly, through a local equal to it, or plus an offset)
-    holds one element per thread of that axis, so a larger block writes past it."""
-    axes = {"x": 0, "y": 1, "z": 2}
-    arrays: dict[str, list[int | None]] = {}
-    alias: dict[str, int] = {}
+_TO_INT = re.compile(r"\b(int|unsigned|long|short|size_t|u?int\d+_t)\b")
+
+
+def fraction_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float array arguments whose values, converted to an integer, index an array (`bins[(int)(v[i] *
+    nbins)]`, through locals): drawn in [0, 1), a fraction of what they index, since a negative value
+    indexes before it."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    locals_ = _locals(fn)
     for n in cuda_ast.walk(fn.body):
-        if n.type != "declaration":
+        if n.type != "subscript_expression":
             continue
-        shared = any(c.type == "type_qualifier" and text(c) == "__shared__" for c in n.children)
-        for d in n.named_children:
-            if shared and d.type == "array_declarator":
-                name, dims = _array_dims(d, unit)
-                if name:
-                    arrays[name] = dims
-            elif d.type == "init_declarator":
-                target, value = d.child_by_field_name("declarator"), d.child_by_field_name("value")
-                m = re.fullmatch(r"\(?\s*threadIdx\s*\.\s*([xyz])\s*\)?", text(value)) if value is not None else None
-                if target is not None and target.type == "identifier" and m:
-                    alias[text(target)] = axes[m.group(1)]
-    caps: dict[int, int] = {}
-    for n in cuda_ast.walk(fn.body):
-        if n.type != "subscript_expression" or n.parent is not None and n.parent.type == "subscript_expression":
+        for m in _through(n.child_by_field_name("indices") or n.child_by_field_name("index"), locals_):
+            callee = text(m.child_by_field_name("function")) if m.type == "call_expression" else ""
+            if m.type == "cast_expression" and _TO_INT.search(text(m.child_by_field_name("type"))):
+                value = m.child_by_field_name("value")
+            elif re.match(r"__(float|double)2u?(int|ll)|static_cast\s*<\s*(unsigned|int|long|size_t)", callee):
+                value = m.child_by_field_name("arguments")
+            else:
+                continue
+            out |= {
+                text(r.child_by_field_name("argument"))
+                for r in _through(value, locals_)
+                if r.type == "subscript_expression"
+            }
+    return out & floats
+
+
+def _through(node: Node | None, locals_: dict[str, list[Node]]) -> list[Node]:
+    """Every node under `node`, a local's name followed into the value it was declared with (3 deep)."""
+    out: list[Node] = []
+    stack: list[tuple[Node | None, int]] = [(node, 0)]
+    while stack and len(out) < 10_000:
+        m, depth = stack.pop()
+        if m is None:
             continue
-        indices: list[cuda_ast.Node] = []
-        base = n
-        while base is not None and base.type == "subscript_expression":
-            args = base.child_by_field_name("indices") or base.named_children[-1]
-            indices.insert(0, args.named_children[0] if args.named_children else args)
-            base = base.child_by_field_name("argument") or base.named_children[0]
-        shape = arrays.get(text(base)) if base is not None else None
-        if not shape or len(shape) != len(indices):
-            continue
-        for index, extent in zip(indices, shape):
-            axis = _thread_axis(index, alias, axes)
-            if axis is not None and extent:
-                caps[axis] = min(caps.get(axis, extent), extent)
-    return caps
-
-
-def _array_dims(d: Node, unit: cuda_ast.Unit) -> tuple[str, list[int | None]]:
-    dims: list[int | None] = []
-    while d is not None and d.type == "array_declarator":
-        size = d.child_by_field_name("size")
-        word = text(size).strip() if size is not None else ""
-        value = int(word) if word.isdigit() else unit.defines.get(word)
-        dims.insert(0, value)
-        d = d.child_by_field_name("declarator")
-    return (text(d) if d is not None and d.type == "identifier" else ""), dims
-
-
-def _thread_axis(index: Node, alias: dict[str, int], axes: dict[str, int]) -> int | None:
-    """The axis whose thread number this index is, alone or plus an offset; None otherwise."""
-    index = strip_parens(index)
-    if index is None:
-        return None
-    if index.type == "binary_expression" and text(index.child_by_field_name("operator")) == "+":
-        found = {_thread_axis(index.child_by_field_name(s), alias, axes) for s in ("left", "right")} - {None}
-        return found.pop() if len(found) == 1 else None
-    word = re.sub(r"\s+", "", text(index))
-    m = re.fullmatch(r"threadIdx\.([xyz])", word)
-    return axes[m.group(1)] if m else alias.get(word)
+        out.append(m)
+        if m.type == "identifier" and text(m) in locals_ and depth < 3:
+            stack += [(v, depth + 1) for v in locals_[text(m)]]
+        stack += [(c, depth) for c in m.children]
+    return out

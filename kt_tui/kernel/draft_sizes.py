@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import cuda_ast, extents
+from . import cuda_ast, draft_shared, extents
 from .draft_layout import divided, item_strides, padding
 from .poly import Mono, Poly, at_least, pmax
 from .source import Kernel
@@ -26,6 +26,7 @@ BIG_SHAPES = (8, 6, 5, 7)  # eighths of the side: the first big size is the side
 UNKNOWN_TRIPS = 16
 MAX_BLOCK = (1024, 1024, 64)  # CUDA's most threads a block has per axis
 FACTORS = (4, 3, 5, 6)  # sizes that divide another (`w / f`): above 1, distinct, so a kernel that swaps them fails
+WINDOWS = (5, 3, 7, 9, 11)  # the bounds of a loop over a window around a thread (a filter, a radius): apart
 
 High = tuple[Poly, Callable[[dict[str, int]], str | int]]  # a bound to compare, and its text given the size order
 
@@ -39,6 +40,9 @@ class Sizing:
     verify_sizes: list[dict[str, int]] | None = None
     block_consts: dict[int, int] = field(default_factory=dict)
     per_item: dict[int, int] = field(default_factory=dict)  # axis -> threads that work on one item (a warp)
+    folded: dict[int, int] = field(default_factory=dict)  # grid axis -> the block axis numbering its items
+    block_rank: int = 1  # block axes the kernel reads (a warp per row on 2-D blocks: 2, for a 1-D problem)
+    smem: str | None = None  # bytes of dynamic shared memory, over [sizes] and block sizes
     no_threads: set[int] = field(
         default_factory=set
     )  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes
@@ -80,12 +84,17 @@ class _Sizer:
 
     def axes(self) -> None:
         an = self.an
-        rank = max(an.used_axes | set(an.axes)) + 1 if an.used_axes or an.axes else 1
+        lanes = an.used_axes - an.grid_axes - set(an.axes)  # threads only (lanes): no grid there, one block
+        used = (an.used_axes | set(an.axes)) - lanes
+        rank = max(used) + 1 if used else 1
+        self.out.block_rank = max(an.used_axes | set(an.axes), default=0) + 1
         for a in range(rank):
             bound = an.axes.get(a)
             if bound is not None and bound.names() <= self.ints and not bound.is_const():
                 c = bound.terms.get((), 0)
                 self.axis[a] = bound - Poly.const(c) if -8 <= c < 0 else bound  # `x < w - 1`: w threads
+            elif a in lanes:
+                self.axis[a] = Poly.const(1)
             elif a not in an.used_axes:
                 self.axis[a] = Poly.const(1)
                 self.out.no_threads.add(a)
@@ -111,7 +120,11 @@ class _Sizer:
             "*".join(p if re.fullmatch(r"\w+", p) else f"({p})" for p in self.out.problem_size if p != "1") or "1"
         )
         self.out.no_threads |= self.an.block_axes
-        self.out.block_consts = {a: v for a, v in self.an.block_consts.items() if a < rank}
+        self.out.folded = {a: b for a, b in an.folded.items() if a < rank}
+        consts = dict(an.block_consts)
+        if an.shuffles:  # a warp per item whose lanes shuffle: the whole warp, 32 threads, on the item's axis
+            consts.update({a: 32 for a in self.out.folded if a not in consts})
+        self.out.block_consts = {a: v for a, v in consts.items() if a < self.out.block_rank}
         self.out.per_item = {a: v for a, v in self.an.per_item.items() if a < rank}
 
     def _block_alone(self, a: int) -> bool:
@@ -155,6 +168,17 @@ class _Sizer:
         out = Poly()
         for m, c in p.terms.items():
             rest, term = list(m), Poly.const(c)
+            for a in range(3):  # blockIdx.x * BLOCK, BLOCK the threads numbering x's items
+                threads = extents.block(self.an.folded.get(a, a))
+                per = self.out.block_consts.get(self.an.folded.get(a, a), 0)
+                fixed = [v for v in rest if self.unit.defines.get(v) == per]
+                if extents.grid(a) in rest and threads not in rest and fixed:
+                    rest[rest.index(fixed[0])] = threads
+            for a, lanes in self.an.folded.items():  # blockIdx.x * blockDim.y: items of axis x, by their number
+                while extents.grid(a) in rest and extents.block(lanes) in rest and a in self.axis:
+                    rest.remove(extents.grid(a))
+                    rest.remove(extents.block(lanes))
+                    term = term * self.axis[a]
             for a in range(3):
                 g, b = extents.grid(a), extents.block(a)
                 while g in rest and b in rest:
@@ -305,11 +329,15 @@ class _Sizer:
                 for v in m:
                     signs.setdefault(v, set()).add(coef > 0)
         shifts = {v for v, s in signs.items() if s == {False}}
-        big -= shifts
+        params = [p.name for p in self.kernel.params if not p.is_pointer and p.name]
+        windows = {n for n in an.windows if True not in signs.get(n, set())} - self.factors
+        tables = draft_shared.table_counts(self.an, set(params) - set(self.unit.defines)) - windows - axis_names
+        names |= windows | tables
+        big -= shifts | windows | tables
         big -= self.factors
         modest = {n for n in names - big - shifts if n in an.guard_bounds and n not in self.unit.defines}
-        modest -= self.factors
-        small = names - big - modest - self.factors - set(self.unit.defines)
+        modest = (modest | tables) - self.factors - windows
+        small = names - big - modest - self.factors - windows - set(self.unit.defines)
         rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
         rank = min(max(rank, len(axis_names - set(self.unit.defines))), 3)  # c*h*w threads on one axis: 3 sides
         ordered = sorted(names, key=lambda n: (self.order.get(n, 99), n))
@@ -319,7 +347,9 @@ class _Sizer:
         for kind in (big - set(self.fresh), modest, small):
             rank_in.update({n: k for k, n in enumerate(m for m in ordered if m in kind)})
         fixed = {f: FACTORS[i % len(FACTORS)] for i, f in enumerate(sorted(self.factors))}
+        fixed |= {w: WINDOWS[i % len(WINDOWS)] for i, w in enumerate(n for n in params if n in windows)}
         candidates = names - axis_names - an.loop_bounds - set(self.fresh) - self.factors - set(self.unit.defines)
+        candidates -= tables
         layouts = item_strides(self.an, candidates, self.resolve, self.out.no_threads)
         pads: dict[str, Fraction] = {}
 
@@ -336,19 +366,23 @@ class _Sizer:
         sides = SIDES.get(rank, SIDES[3])  # the first side where equal sizes fit; then apart, no larger
         side = next((s for s in sides if self._fits(found, at(s, {}))), sides[-1])
         chosen = at(side, rank_in)
+        strides: dict[str, Poly] = {}  # each stride over [sizes]: an outer item spans inner strides
         for s, (item, per) in layouts.items():
-            by = item * Poly.const(1 / per) + Poly.const(pads[s])
-            self.out.derived[s] = by.text(self.order)
+            span = item * Poly.const(1 / per)
+            for inner, by in strides.items():
+                span = span.substitute(inner, by)
+            strides[s] = span + Poly.const(pads[s])
+            self.out.derived[s] = strides[s].text(self.order)
             for cands in found.values():
-                cands[:] = [c.substitute(s, by) for c in cands]
+                cands[:] = [c.substitute(s, strides[s]) for c in cands]
             names.discard(s)
             small.discard(s)
             self.out.guesses.append(
                 (
                     f"args.{s}",
                     f"{s} = {self.out.derived[s]}: it steps from one item (a row, a matrix) to the next; at least "
-                    f"{(item * Poly.const(1 / per)).text(self.order)}, what one item spans, so items do not "
-                    "overlap, and padded; set the stride you use",
+                    f"{span.text(self.order)}, what one item spans, so items do not overlap, and padded; set the "
+                    "stride you use",
                 )
             )
         ordered = [n for n in ordered if n in names]
@@ -370,6 +404,14 @@ class _Sizer:
                     f"{chosen[n]}: it scales or shifts an index (a stride or offset); set the value you use",
                 )
             )
+        for n in sorted(windows):
+            self.out.guesses.append(
+                (
+                    f"sizes.{n}",
+                    f"{chosen[n]}: it bounds a loop over a window around each thread (a filter's size, a radius, "
+                    "taps): small, and apart from the other windows; set the value you use",
+                )
+            )
         for q, (v, f, rest) in an.quotients.items():
             self.out.derived[v] = (Poly.var(q) * Poly.var(f) - rest).text(self.order)
             self.out.guesses.append(
@@ -381,6 +423,26 @@ class _Sizer:
             )
         if any(p.names() and p.names() <= set(self.unit.defines) for p in self.axis.values()):
             self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
+
+    def smem(self) -> None:
+        """smem_size: the bytes of dynamic shared memory the kernel reaches (draft_shared.smem_spans); a
+        guess either way."""
+        spans = draft_shared.smem_spans(self.an, self.unit, self.ints)
+        arrays = ", ".join(sorted(self.an.shared_bytes))
+        if spans is None:
+            self.out.guesses.append(
+                ("", f"{arrays}: dynamic shared memory the analysis could not size: give smem_size in bytes")
+            )
+        elif spans:
+            texts = [p.text(self.order) if not p.is_const() else str(int(p.value())) for p in _maxes(spans)]
+            self.out.smem = texts[0] if len(texts) == 1 else f"max({', '.join(texts)})"
+            self.out.guesses.append(
+                (
+                    "smem_size",
+                    f"{self.out.smem}: the bytes of {arrays} (dynamic shared memory) at the largest index the "
+                    "kernel reaches; set what your launch gives",
+                )
+            )
 
     @staticmethod
     def _value(n: str, big: set[str], modest: set[str], side: int, rank_in: dict[str, int]) -> int:
@@ -529,6 +591,7 @@ def size_arrays(
     found = s.arrays()
     s.index_bounds(found)
     s.values(found)
+    s.smem()
     for name, cands in found.items():
         texts = [c.text(s.order) if not c.is_const() else str(int(c.value())) for c in cands]
         s.out.extents[name] = texts[0] if len(texts) == 1 else f"max({', '.join(texts)})"

@@ -8,6 +8,7 @@ and says so."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 from . import cuda_ast
@@ -61,6 +62,7 @@ class Walker(Expressions):
         self.loop_depth = 0
         self.trip = [Poly.const(1)]
         self.returned: list[Val] = []
+        self.counters: dict[str, frozenset[str]] = {}
 
     # -- statements ----------------------------------------------------------------------
     def run(self) -> Analysis:
@@ -71,6 +73,8 @@ class Walker(Expressions):
             elif p.name:
                 v = Poly.var(p.name)
                 env[p.name] = Val(v, v, params=frozenset([p.name]))
+        for name, (kind, extern) in self.unit.shared.items():  # `extern __shared__ float s[];` outside the kernel
+            self.shared(name, kind, extern, env)
         try:
             self.block(self.fn.body, env)
         except (Stop, TooBig, RecursionError):
@@ -143,9 +147,21 @@ class Walker(Expressions):
                     self.expr(c, env)
         return False
 
+    def shared(self, name: str, kind: str, extern: bool, env: Env) -> None:
+        """A one-dimensional `__shared__` array: accessed as a pointer argument is (its extent is the
+        block's shared memory, or a table a count bounds)."""
+        env[name] = Val(Poly.const(0), Poly.const(0), base=name)
+        self.out.shared[name] = Use()
+        self.ptypes[name] = kind
+        if extern:
+            self.out.shared_bytes[name] = cuda_ast.type_bytes(kind, self.unit) or 0  # 0: not known
+
     def declare(self, n: Node, env: Env) -> None:
+        shared = cuda_ast.shared_arrays(n)
         for d in n.children_by_field_name("declarator"):
-            if d.type == "init_declarator":
+            if declared_name(d) in shared:
+                self.shared(declared_name(d), *shared[declared_name(d)], env)
+            elif d.type == "init_declarator":
                 name = declared_name(d)
                 value = d.child_by_field_name("value")
                 env[name] = self.expr(value, env) if value is not None else UNKNOWN
@@ -230,9 +246,16 @@ class Walker(Expressions):
         strided = bool(var and start.axes and any(v.startswith("@") for v in names_of(step)))
         if var and strided:
             self._grid_stride(start, step, inner.get(var, UNKNOWN).hi)
+        self._block_step(start, step)
         counter = const(0) if strided else inner.get(var, UNKNOWN) if var else UNKNOWN  # strided: ~1 trip
         span = self._span(init, cond, var, start_env) if var and not strided else None
+        saved = dict(self.counters)
+        name = re.escape(var or "")
+        step_one = rf"(\+\+|--){name}|{name}(\+\+|--|[-+]=1|={name}[-+]1)"
+        if var and update is not None and re.fullmatch(step_one, re.sub(r"\s+", "", text(update))):
+            self.counters[var] = frozenset(names_of(inner.get(var, UNKNOWN)) & self.scalars)  # a step of 1
         self._loop_body(n.child_by_field_name("body"), inner, counter if span is None else span)
+        self.counters = saved
         if update is not None:
             self.expr(update, inner)
         self._after_loop(n, env, inner)
@@ -272,6 +295,8 @@ class Walker(Expressions):
         and a loop from blockIdx by gridDim alone takes an item per block."""
         if not start.axes or bound is None or grid_names(bound) or not any(v.startswith("@g") for v in names_of(step)):
             return
+        if start.hi is not None and self._fold(start.hi, bound):
+            return
         axis = min(start.axes)
         g = grid(axis)
         per = self._per_item(start.hi, axis) if start.hi is not None else 1
@@ -280,6 +305,42 @@ class Walker(Expressions):
             self.out.per_item.setdefault(axis, per)
         if start.hi == Poly.var(g) - Poly.const(1) and step.hi == Poly.var(g):
             self.out.block_axes.add(axis)
+
+    def _block_step(self, start: Val, step: Val) -> None:
+        """`for (c = threadIdx.x; ...; c += 32)`: the block's threads on that axis step together by 32, so the
+        kernel was written for blocks of exactly 32 threads there."""
+        if len(start.axes) != 1 or step.hi is None or step.hi != step.lo or step.hi.names() - set(self.unit.defines):
+            return
+        (axis,) = start.axes
+        k = step.hi.value(self.unit.defines)
+        if start.lo == Poly.const(0) and start.hi == Poly.var(block(axis)) - Poly.const(1) and k > 1 == k.denominator:
+            self.out.block_consts.setdefault(axis, int(k))
+
+    def _fold(self, index: Poly, bound: Poly) -> bool:
+        """`blockIdx.A * blockDim.B + threadIdx.B` (A != B; or `blockIdx.A * ROWS + threadIdx.B`, ROWS a
+        #define) below `bound`: `bound` items on grid axis A, numbered by the threads of block axis B
+        (a warp per row on 2-D blocks), so many of them a block (ROWS threads on B)."""
+        one = Poly.const(1)
+        for a in range(3):
+            for b in range(3):
+                g = Poly.var(grid(a))
+                if a != b and index == g * Poly.var(block(b)) - one:
+                    per = None
+                elif a != b and len(names := index.names() - {grid(a), block(b)}) == 1:
+                    (name,) = names
+                    per, rows = self.unit.defines.get(name), Poly.var(name)
+                    if per is None or index != g * rows + Poly.var(block(b)) - rows - one:
+                        continue
+                else:
+                    continue
+                self.out.axes.setdefault(a, bound + one)
+                self.out.folded.setdefault(a, b)
+                if per is not None:  # ROWS is the block's size on B, not on A
+                    if self.out.block_consts.get(a) == per:
+                        del self.out.block_consts[a]
+                    self.out.block_consts[b] = per
+                return True
+        return False
 
     @staticmethod
     def _per_item(index: Poly, axis: int) -> int:
@@ -347,6 +408,50 @@ class Walker(Expressions):
         self._loop_body(body, inner, UNKNOWN)
         self._after_loop(n, env, inner)
 
+    def window(self, n: Node, env: Env) -> None:
+        """A sum of a thread's coordinate and the counter of a loop bounded by scalar arguments (`x + i - kw / 2`,
+        `y + dy`, `i - k`, `i * decim + t`): those scalars bound a window around each thread (a filter, a
+        radius, taps), not a length of the data."""
+        parent = n.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        if parent is not None and parent.type == "binary_expression":
+            if text(parent.child_by_field_name("operator")) in ("+", "-"):
+                return  # a part of a larger sum: that sum is looked at whole
+        found: set[str] = set()
+        coordinate = False
+        for node in terms_nodes(n).values():
+            name = text(node)
+            if node.type == "identifier" and name in self.counters and not env.get(name, UNKNOWN).axes:
+                found |= self.counters[name]
+            else:
+                coordinate = coordinate or self._coordinate(node, env)
+        if coordinate:
+            self.out.windows |= found
+
+    def _coordinate(self, node: Node, env: Env) -> bool:
+        """A thread's own coordinate: `threadIdx.x`, or a local of a thread axis at unit scale (`x`, not
+        `row * ncols`), or one scaled by a number or by the divisor of a size by division (`i * decim`)."""
+        node = strip_parens(node)
+        if node is None:
+            return False
+        if node.type == "binary_expression" and text(node.child_by_field_name("operator")) == "*":
+            factors = {f for _, f, _ in self.out.quotients.values()}
+            sides = [strip_parens(node.child_by_field_name(s)) for s in ("left", "right")]
+            scaled = [s is not None and (s.type == "number_literal" or text(s) in factors) for s in sides]
+            return scaled.count(True) == 1 and self._coordinate(sides[scaled.index(False)], env)
+        if node.type == "field_expression":
+            return text(node.child_by_field_name("argument")) == "threadIdx"
+        v = env.get(text(node)) if node.type == "identifier" else None
+        if v is None or not v.axes or v.hi is None or v.base is not None or v.hi.is_const():
+            return False
+        for m in v.hi.terms:
+            sizes = [x for x in m if not x.startswith("@")]
+            launch = {x[2:] for x in m if x.startswith("@")}  # @gx * @bx: the grid's threads on an axis
+            if len(sizes) > 1 or len(launch) > 1 or len(m) - len(sizes) not in (0, 2):
+                return False
+        return True
+
     # -- conditions ----------------------------------------------------------------------
     def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
         cond = strip_parens(cond)
@@ -412,7 +517,10 @@ class Walker(Expressions):
 
     def _axis_bound(self, cur: Val, hi: Poly) -> None:
         """`if (x < w)` on a thread index: w is the problem size on x's axis (a block index alone:
-        one block per element of that axis)."""
+        one block per element of that axis; `blockIdx.x * blockDim.y + threadIdx.y`: w items on x,
+        blockDim.y of them a block)."""
+        if cur.hi is not None and not grid_names(hi) and self._fold(cur.hi, hi):
+            return
         if len(cur.axes) != 1 or cur.hi is None or grid_names(hi):
             return
         (axis,) = cur.axes

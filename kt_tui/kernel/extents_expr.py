@@ -27,6 +27,7 @@ from .bounds import (
     loads,
     mul,
     neg,
+    nonneg,
     number,
     offset,
     strip_parens,
@@ -37,6 +38,15 @@ from .bounds import (
 )
 from .cuda_ast import Node, text
 from .poly import Poly, TooBig, at_least, pmin
+
+
+def _multiple(p: Poly, w: Poly) -> Fraction | None:
+    """k > 0 with p == k * w; None otherwise."""
+    if not w.terms:
+        return None
+    mono, c = next(iter(w.terms.items()))
+    k = p.terms.get(mono, Fraction(0)) / c
+    return k if k > 0 and w * Poly.const(k) == p else None
 
 
 def _one_name(v: Val) -> str:
@@ -170,6 +180,10 @@ class Expressions(WalkerState):
         if fld in AXES and name in ("threadIdx", "blockIdx", "blockDim", "gridDim") and name not in env:
             axis = AXES.index(fld)
             self.out.used_axes.add(axis)
+            if name in ("blockIdx", "gridDim"):
+                self.out.grid_axes.add(axis)
+            elif name == "blockDim":
+                self.out.block_read.add(axis)
             g, b = Poly.var(grid(axis)), Poly.var(block(axis))
             one = Poly.const(1)
             return {
@@ -199,6 +213,8 @@ class Expressions(WalkerState):
                         self.out.uses[name[1:]].compared = True
             return Val(Poly.const(0), Poly.const(1), params=params)
         self._roles(op, n, a, b)
+        if op in ("+", "-") and self.counters:
+            self.window(n, env)
         if op in ("+", "-"):
             if a.base is not None and b.base is None:  # pointer arithmetic
                 return offset(a, b if op == "+" else neg(b))
@@ -209,9 +225,13 @@ class Expressions(WalkerState):
                 and a.split
                 and b.split
                 and {a.split[0], b.split[0]} == {"qw", "r"}
-                and a.split[1:] == b.split[1:]
-            ):  # (i / w) * w + i % w is i
-                return Val(a.split[1], a.split[2], axes=axes, params=params)
+                and a.split[1:4] == b.split[1:4]
+            ):  # (i / w) * w + i % w is i; c * (i / w) * w + i % w = c * i - (c - 1) * (i % w): at most c * i
+                c = max(a.split[4], b.split[4])
+                if c == 1:
+                    return Val(a.split[1], a.split[2], axes=axes, params=params)
+                if a.split[2] is not None and nonneg(a.split[1]):
+                    return Val(Poly.const(0), a.split[2] * Poly.const(c), axes=axes, params=params)
             if op == "-":
                 b = neg(b)
             return Val(add(a.lo, b.lo), add(a.hi, b.hi), axes=axes, params=params)
@@ -233,8 +253,19 @@ class Expressions(WalkerState):
             lo, hi = mul(a, b)
             split = None
             for x, y in ((a, b), (b, a)):
-                if x.split and x.split[0] == "q" and y.hi is not None and y.hi == y.lo == x.split[3]:
-                    split = ("qw", *x.split[1:])
+                if x.split is None or x.split[0] == "r" or y.hi is None or y.hi != y.lo:
+                    continue
+                kind, i_lo, i_hi, w, c = x.split
+                k = _multiple(y.hi, w) if kind == "q" else None
+                if k is not None and k.denominator == 1:  # (i / w) * k * w: at most k * i
+                    kind = "qw"
+                    if i_hi is not None and nonneg(i_lo):
+                        lo, hi = Poly.const(0), i_hi * Poly.const(c * k)
+                elif y.hi.is_const() and y.hi.value() > 0:  # 2 * (i / w)
+                    k = y.hi.value()
+                else:
+                    continue
+                split = (kind, i_lo, i_hi, w, c * k)
             return Val(lo, hi, axes=axes, params=params, split=split)
         if op == "/" and (quotient := self._quotient(n, a, b)) is not None:
             return quotient
@@ -252,21 +283,23 @@ class Expressions(WalkerState):
             )
             if op == ">>":
                 self._nonneg(a)
-            split = ("q", a.lo, a.hi, b.hi) if op == "/" and b.hi is not None and b.hi == b.lo else None
+            split = ("q", a.lo, a.hi, b.hi, Fraction(1)) if op == "/" and b.hi is not None and b.hi == b.lo else None
             return Val(div(a.lo, d.hi, low=True), div(a.hi, d.lo), axes=axes, params=params, split=split)
         if op == "%":
             self._nonneg(a)
             hi = b.hi - Poly.const(1) if b.hi is not None else None
             if a.hi is not None and hi is not None and a.lo is not None and at_least(a.lo, Poly.const(0)):
                 hi = pmin(a.hi, hi) or hi
-            split = ("r", a.lo, a.hi, b.hi) if b.hi is not None and b.hi == b.lo else None
+            split = ("r", a.lo, a.hi, b.hi, Fraction(1)) if b.hi is not None and b.hi == b.lo else None
             return Val(Poly.const(0), hi, axes=axes, params=params, split=split)
         if op == "<<" and b.hi is not None and b.hi.is_const() and 0 <= b.hi.value() < 32:
             lo, hi = mul(a, const(2 ** int(b.hi.value())))
             return Val(lo, hi, axes=axes, params=params)
-        if op == "&" and b.hi is not None and b.hi.is_const() and b.hi.value() >= 0:
+        if op == "&" and b.hi is not None and nonneg(b.lo):  # x & mask: at most the mask (`t & (span - 1)`)
             self._nonneg(a)
             return Val(Poly.const(0), b.hi, axes=axes, params=params)
+        if op == "|" and a.hi is not None and b.hi is not None and nonneg(a.lo) and nonneg(b.lo):  # at most a + b
+            return Val(Poly.const(0), a.hi + b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
 
     def _quotient(self, n: Node, a: Val, b: Val) -> Val | None:
@@ -405,13 +438,15 @@ class Expressions(WalkerState):
     ) -> Val:
         """Records ptr[index]; the value loaded."""
         name = ptr.base
-        use = self.out.uses.get(name) if name else None
+        use = (self.out.uses.get(name) or self.out.shared.get(name)) if name else None
         if name is None or use is None:
             return Val(axes=frozenset(), params=index.params & frozenset())
         hi, lo = add(ptr.hi, index.hi), add(ptr.lo, index.lo)
         own = cuda_ast.type_bytes(self.ptypes.get(name, ""), self.unit)
         if ptr.unit and own and ptr.unit != own:  # ((char *)p)[k]: k bytes into elements of p's type
             hi, lo = (x * Poly.const(Fraction(ptr.unit, own)) if x is not None else None for x in (hi, lo))
+            if hi is not None and ptr.unit > own:  # ((float *)bytes)[k] reaches the last byte of element k
+                hi = hi + Poly.const(Fraction(ptr.unit, own) - 1)
         use.accesses.append(hi)
         use.lows.append(lo)
         use.written |= write
@@ -419,7 +454,7 @@ class Expressions(WalkerState):
         use.atomic |= atomic
         use.compound |= write and not plain and not atomic
         use.read |= read
-        if not integral(self.ptypes.get(name, "")):
+        if name in self.out.shared or not integral(self.ptypes.get(name, "")):
             return UNKNOWN
         v = Poly.var(load(name))
         return Val(Poly.const(0), v)
@@ -499,6 +534,7 @@ class Expressions(WalkerState):
 
     def call(self, n: Node, env: Env) -> Val:
         name = text(n.child_by_field_name("function")).split("<")[0].strip()
+        self.out.shuffles |= name.startswith("__shfl")
         args_node = n.child_by_field_name("arguments")
         arg_nodes = list(args_node.named_children) if args_node is not None else []
         if name in ATOMICS and arg_nodes:
@@ -530,8 +566,8 @@ class Expressions(WalkerState):
             finally:
                 self.calls -= 1
         for v in vals:  # a pointer to an argument passed where it cannot be followed: read, maybe written
-            if v.base:
-                use = self.out.uses[v.base]
+            use = (self.out.uses.get(v.base) or self.out.shared.get(v.base)) if v.base else None
+            if use is not None:
                 use.read = True
                 use.accesses.append(None)
         return Val(
