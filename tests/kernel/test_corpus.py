@@ -237,34 +237,36 @@ def _hand_draft(kt, args, timeout, cwd):  # the "drafter" writes the hand spec
 
 
 def test_a_new_held_out_batch_is_scored_apart_as_a_first_draft_until_recorded_as_seen(tmp_path, monkeypatch, capsys):
+    seen = tmp_path / "heldout.toml"
+    seen.write_text((CORPUS / "heldout.toml").read_text())
+    monkeypatch.setattr(drafts, "SEEN", seen)
+    recorded = drafts.seen_batches()
+    batch = max(recorded) + 1  # a batch no drafter has run on yet
     corpus = tmp_path / "corpus"
     (corpus / "truth").mkdir(parents=True)
     (corpus / "specs").mkdir()
-    for name, batch in (("mandelbrot", 3), ("gather", 0)):
+    for name, heldout in (("mandelbrot", batch), ("gather", 0)):
         (corpus / f"{name}.cu").write_text((CORPUS / f"{name}.cu").read_text())
         (corpus / "specs" / f"{name}.cu.toml").write_text((CORPUS / "specs" / f"{name}.cu.toml").read_text())
         truth = (CORPUS / "truth" / f"{name}.toml").read_text().replace("unseen = true\n", "")
         (corpus / "truth" / f"{name}.toml").write_text(
-            f"heldout = {batch}\n" + truth if batch else "tuning = 35\n" + truth
+            f"heldout = {heldout}\n" + truth if heldout else "tuning = 35\n" + truth
         )
-    seen = tmp_path / "heldout.toml"
-    seen.write_text((CORPUS / "heldout.toml").read_text())
     monkeypatch.setattr(drafts, "CORPUS", corpus)
-    monkeypatch.setattr(drafts, "SEEN", seen)
     monkeypatch.setattr(drafts, "kt_tui", _hand_draft)
 
     assert drafts.main([]) == 0
     out = capsys.readouterr().out
-    assert "| mandelbrot | held-out 3 |" in out and "| gather | tuning |" in out
-    assert "held-out batch 3: 1 of 1 fully right (first draft: not recorded as seen yet" in out
+    assert f"| mandelbrot | held-out {batch} |" in out and "| gather | tuning |" in out
+    assert f"held-out batch {batch}: 1 of 1 fully right (first draft: not recorded as seen yet" in out
     assert "tuning set (seen while the drafter was developed, not held out): 1 of 1 fully right" in out
 
     assert drafts.main(["--record-seen"]) == 0
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    assert f"held-out batch 3: recorded as seen at {commit.stdout.strip()}" in capsys.readouterr().out
-    assert drafts.seen_batches() == {1: "23be152", 2: "3e06eab", 3: commit.stdout.strip()}
+    assert f"held-out batch {batch}: recorded as seen at {commit.stdout.strip()}" in capsys.readouterr().out
+    assert drafts.seen_batches() == recorded | {batch: commit.stdout.strip()}
     assert drafts.main([]) == 0
-    assert f"held-out batch 3: 1 of 1 fully right (seen at {commit.stdout.strip()}" in capsys.readouterr().out
+    assert f"held-out batch {batch}: 1 of 1 fully right (seen at {commit.stdout.strip()}" in capsys.readouterr().out
 
 
 def test_the_summary_says_when_the_drafter_changed_after_a_batch_was_seen(monkeypatch):
