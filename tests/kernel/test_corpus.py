@@ -33,9 +33,11 @@ judge = _load("corpus_judge", ROOT / "benchmarks" / "corpus_judge.py")
 drafts = _load("drafts_bench", ROOT / "benchmarks" / "drafts.py")
 gen = _load("corpus_gen", CORPUS / "specs" / "gen.py")
 gen3 = _load("corpus_gen3", CORPUS / "specs" / "gen3.py")
+gen4 = _load("corpus_gen4", CORPUS / "specs" / "gen4.py")
 FUNCTIONS = {  # the hand specs' own inputs, trusted here
     "gen:csr_row_ptr": gen.csr_row_ptr,
     "gen3:csr_row_ptr_varied": gen3.csr_row_ptr_varied,
+    "gen4:bag_offsets": gen4.bag_offsets,
 }
 
 
@@ -59,7 +61,7 @@ def test_every_kernel_has_a_spec_a_truth_and_a_source_line():
     assert sum(t.tuning == 35 for t in truths) == 26  # issue 35's tuning set: seen, not held out
     assert not any(t.tuning and t.heldout for t in truths)
     batches = Counter(t.heldout for t in truths)
-    assert (batches[1], batches[2], batches[3]) == (8, 6, 12)  # held-out kernels per batch
+    assert (batches[1], batches[2], batches[3], batches[4]) == (8, 6, 12, 12)  # held-out kernels per batch
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -247,36 +249,36 @@ def _hand_draft(kt, args, timeout, cwd):  # the "drafter" writes the hand spec
 
 
 def test_a_new_held_out_batch_is_scored_apart_as_a_first_draft_until_recorded_as_seen(tmp_path, monkeypatch, capsys):
-    before = drafts.seen_batches()
-    new = max(before) + 1  # a batch not recorded yet
+    seen = tmp_path / "heldout.toml"
+    seen.write_text((CORPUS / "heldout.toml").read_text())
+    monkeypatch.setattr(drafts, "SEEN", seen)
+    recorded = drafts.seen_batches()
+    batch = max(recorded) + 1  # a batch no drafter has run on yet
     corpus = tmp_path / "corpus"
     (corpus / "truth").mkdir(parents=True)
     (corpus / "specs").mkdir()
-    for name, batch in (("mandelbrot", new), ("gather", 0)):
+    for name, heldout in (("mandelbrot", batch), ("gather", 0)):
         (corpus / f"{name}.cu").write_text((CORPUS / f"{name}.cu").read_text())
         (corpus / "specs" / f"{name}.cu.toml").write_text((CORPUS / "specs" / f"{name}.cu.toml").read_text())
         truth = (CORPUS / "truth" / f"{name}.toml").read_text().replace("unseen = true\n", "")
         (corpus / "truth" / f"{name}.toml").write_text(
-            f"heldout = {batch}\n" + truth if batch else "tuning = 35\n" + truth
+            f"heldout = {heldout}\n" + truth if heldout else "tuning = 35\n" + truth
         )
-    seen = tmp_path / "heldout.toml"
-    seen.write_text((CORPUS / "heldout.toml").read_text())
     monkeypatch.setattr(drafts, "CORPUS", corpus)
-    monkeypatch.setattr(drafts, "SEEN", seen)
     monkeypatch.setattr(drafts, "kt_tui", _hand_draft)
 
     assert drafts.main([]) == 0
     out = capsys.readouterr().out
-    assert f"| mandelbrot | held-out {new} |" in out and "| gather | tuning |" in out
-    assert f"held-out batch {new}: 1 of 1 fully right (first draft: not recorded as seen yet" in out
+    assert f"| mandelbrot | held-out {batch} |" in out and "| gather | tuning |" in out
+    assert f"held-out batch {batch}: 1 of 1 fully right (first draft: not recorded as seen yet" in out
     assert "tuning set (seen while the drafter was developed, not held out): 1 of 1 fully right" in out
 
     assert drafts.main(["--record-seen"]) == 0
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    assert f"held-out batch {new}: recorded as seen at {commit.stdout.strip()}" in capsys.readouterr().out
-    assert drafts.seen_batches() == {**before, new: commit.stdout.strip()}
+    assert f"held-out batch {batch}: recorded as seen at {commit.stdout.strip()}" in capsys.readouterr().out
+    assert drafts.seen_batches() == recorded | {batch: commit.stdout.strip()}
     assert drafts.main([]) == 0
-    assert f"held-out batch {new}: 1 of 1 fully right (seen at {commit.stdout.strip()}" in capsys.readouterr().out
+    assert f"held-out batch {batch}: 1 of 1 fully right (seen at {commit.stdout.strip()}" in capsys.readouterr().out
 
 
 def test_the_summary_says_when_the_drafter_changed_after_a_batch_was_seen(monkeypatch):
