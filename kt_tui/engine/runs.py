@@ -337,6 +337,8 @@ class Runs:
                 },
                 spec.tune_params,
             )
+        if info.get("note"):
+            self.emit("note", text=f"run {run_id}: {info['note']}")
         stopped = info.get("stopped") or self.stop_requested.is_set()
         state = self._end_run(run_id, "stopped" if stopped else "finished")
         if kind == "tune":
