@@ -4,14 +4,8 @@ split into parts the solver checks as soon as their parameters are set (counted 
 prunes); when no draw meets them the count is a bound, never 0, and the sweep runs what a walk in
 order finds, or says plainly that it found none and what to change."""
 
-from types import SimpleNamespace
-
 import pytest
-from kernel_tuner import util
-from kernel_tuner.interface import Options
-from kernel_tuner.searchspace import Searchspace
 
-from kt_tui.engine.strategies.sweep import sweep
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.worker import tuning
 from kt_tui.kernel.spec import Arg, Spec
@@ -19,6 +13,8 @@ from kt_tui.search import lazy as lazy_mod
 from kt_tui.search import space
 from kt_tui.search.lazy import LazySpace
 from kt_tui.search.restrictions import SpaceError, parse_expression
+
+from .test_huge_space import fake_tune_kernel, sweep_gate
 
 TWELVE = [f"p{i}" for i in range(12)]  # with block_size_x: 6 * 10**12 configurations
 SUM_IS_ONE = " + ".join(TWELVE) + " == 1"  # 72 configurations: one p is 1, the others 0
@@ -42,18 +38,6 @@ def spec_of(restrictions: list[str], names: list[str] = TWELVE) -> Spec:
     )
 
 
-def gate_of(spec: Spec):
-    engine = SimpleNamespace(
-        original="v1",
-        version=lambda vid: ("", spec),
-        known=lambda vid: {},
-        options={"search": "kt"},
-        choice=SimpleNamespace(label=lambda: "sim", backend="sim", gpu="x"),
-        start_check=lambda: None,
-    )
-    return next(sweep(engine))
-
-
 @pytest.mark.parametrize(
     "restrictions",
     [
@@ -68,7 +52,7 @@ def gate_of(spec: Spec):
 def test_a_tight_restriction_over_6e12_configurations_is_counted_exactly(restrictions):
     spec = spec_of(restrictions)
     assert space.space_sizes(spec) == (6 * 10**12, 54, "exact")  # p0 = ... = p10 = p11 + 1 in 1..9
-    assert "Tune k (54 configurations, 6000000000000 before restrictions)?" == gate_of(spec).title
+    assert "Tune k (54 configurations, 6000000000000 before restrictions)?" == sweep_gate(spec).title
     lazy = LazySpace(spec)
     assert len(lazy.first(100)) == 54 and all(lazy.contains(c) for c in lazy.first(100))
 
@@ -94,7 +78,7 @@ def test_when_no_draw_meets_the_restrictions_the_count_is_a_bound_not_zero():
     spec = spec_of([SUM_IS_ONE])
     before, after, how = space.space_sizes(spec)
     assert (before, how) == (6 * 10**12, "fewer than about") and after >= 72  # 72 meet it
-    gate = gate_of(spec)
+    gate = sweep_gate(spec)
     said = f"fewer than about {after} configurations (no random draw met the restrictions), {before} before"
     assert said in gate.title and gate.body["total"] == after
 
@@ -119,24 +103,7 @@ def tune(monkeypatch, spec: Spec, search: str, max_configs: int | None):
     monkeypatch.setenv("KT_TUI_PREFETCH", "0")
     runner, events = Runner(list(spec.tune_params)), []
 
-    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, strategy=None, **kw):
-        ss = Searchspace(tune_params, restrictions, 1024)
-        opts = Options(
-            tune_params=tune_params,
-            strategy_options=Options(kw.get("strategy_options") or {}),
-            budget=util.TuningBudget(None, ss.size),
-            objective=["time"],
-            objective_higher_is_better=[False],
-            cachefile=None,
-            cache={},
-            metrics=None,
-            verbose=False,
-            simulated_time=0,
-        )
-        strategy.tune(ss, runner, opts)
-        return [], {"device_name": "fake"}
-
-    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
+    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel(runner))
     job = TuneJob(
         run_id="r",
         source="",
