@@ -384,7 +384,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         sim_pace()
     if args.command == "run":
         from .front.early import early_worker
+        from .store.db import refuse_read_only  # light, and loaded for the run anyway
 
+        refuse_read_only(session_db(args.db))  # before a worker starts for a run that cannot be stored
         gpu = early_worker(args)
     elif args.command == "resume" and args.auto and (args.db or os.environ.get("KT_TUI_DB")):
         said = _where_it_stands(args.db or os.environ["KT_TUI_DB"], args.session)  # the settings are not needed

@@ -44,6 +44,9 @@ class Case:
     files: dict = field(default_factory=dict)
     sql: tuple = ()  # for export/resume/sessions: statements run on the copied database ({dir}: the case's folder)
     env: dict = field(default_factory=dict)
+    read_only: str = ""  # "file" (mode 0444) or "folder" (0555): the copied database, run by a user they bind
+    llm: tuple = ()  # resume: (replies of the one-prompt run that makes the session, replies at the resume)
+    extra: tuple = ()  # more arguments for the command
 
 
 def _spec(old: str, new: str) -> str:
@@ -78,6 +81,18 @@ _BOMBS = {
     "big constant": "9" * 400,
 }
 _SIZE_BOMBS = {k: v.replace("block_size_x", "n") for k, v in _BOMBS.items()}
+
+
+def _tight(rule: str, ones: list[str]) -> str:
+    """The example's spec with twelve more tunables of 10 values (6*10^12 configurations), `rule` the
+    restriction, and a default configuration that meets it (the parameters in `ones` at 1)."""
+    params = "".join(f"p{i} = {list(range(10))}\n" for i in range(12))
+    defaults = "".join(f"p{i} = {int(f'p{i}' in ones)}\n" for i in range(12))
+    spec = _spec(
+        "block_size_x = [32, 64, 128, 256, 512, 1024]\n", "block_size_x = [32, 64, 128, 256, 512, 1024]\n" + params
+    )
+    spec = spec.replace("block_size_x = 256\n", "block_size_x = 256\n" + defaults, 1)
+    return spec.replace("restrictions = []", f"restrictions = [{_toml(rule)}]", 1)
 
 
 def _toml(text: str) -> str:
@@ -226,6 +241,35 @@ def cases() -> list[Case]:
             sql=("update sessions set settings = printf('%.*c', 100000000, 'x')",),
         )
     )
+    # issue 36 item 6, the last three: a read-only database, a resume after a reply that failed its
+    # format, a tight restriction over 6*10^12 configurations
+    for how in ("file", "folder"):
+        out.append(Case(f"db sessions: read-only {how}", "sessions", read_only=how, expect=(0,)))
+        out.append(Case(f"db export: read-only {how}", "export", read_only=how, expect=(0,)))
+        out.append(Case(f"db resume: read-only {how}", "resume", read_only=how, expect=(3,)))
+        out.append(Case(f"db run: into a read-only {how}", "run", read_only=how, expect=(3,)))
+    replies = json.loads((ROOT / "tests" / "scripted" / "matmul-one-prompt.json").read_text())["replies"]
+    out.append(
+        Case(
+            "db resume: a reply that failed its format, then a server that answers",
+            "resume",
+            llm=(["no json here"] * 3, replies),
+            expect=(0,),
+        )
+    )
+    twelve = [f"p{i}" for i in range(12)]
+    for name, rule, ones in (
+        ("sum", " + ".join(twelve) + " == 1", twelve[:1]),  # 72 of 6*10^12 meet it: no random draw does
+        ("chain", " == ".join(twelve) + " + 1", twelve[:11]),  # 54 meet it: counted exactly
+    ):
+        out.append(
+            Case(
+                f"spec run: a tight {name} restriction over 6e12",
+                "run",
+                spec=_tight(rule, ones),
+                extra=("--backend", "none"),
+            )
+        )
     for pace in ("abc", "1e9"):
         out.append(Case(f"env KT_TUI_SIM_PACE={pace}", "run", env={"KT_TUI_SIM_PACE": pace}))
     for name in ("min", "round", "len"):
@@ -274,6 +318,34 @@ def _base_db(folder: Path, env: dict) -> Path:
     return db
 
 
+def _one_prompt(db: Path, replies: list, env: dict, folder: Path):
+    """A one-prompt session of the example matmul in `db`, made against a scripted server that gives
+    these replies (scripted, not a model's); the server, still running, for the resume."""
+    sys.path.insert(0, str(ROOT))
+    from tests.llm_server import MODEL, ScriptedServer
+
+    server = ScriptedServer(list(replies)).start()
+    argv = ["run", EXAMPLES / "matmul.cu", "--strategy", "one-prompt", "--auto", "--backend", "sim"]
+    argv += ["--sim-cache", ROOT / "sessions" / "caches", "--base-url", server.url, "--model", MODEL, "--db", db]
+    subprocess.run(_cli(*argv), env=env, cwd=folder, capture_output=True, timeout=300, check=False)
+    return server
+
+
+def _as_reader(folder: Path, db: Path, how: str, command: list[str], env: dict) -> tuple[list[str], dict]:
+    """The database made read-only to the command's user: its file (0444, in a folder that may be
+    written) or its folder (0555); as root, whom modes do not bind, the command runs as nobody."""
+    home = folder / "home"
+    home.mkdir(exist_ok=True)
+    home.chmod(0o777)
+    db.chmod(0o444 if how == "file" else 0o644)
+    folder.chmod(0o777 if how == "file" else 0o555)
+    env = dict(env, HOME=str(home), XDG_CONFIG_HOME=f"{home}/config", XDG_DATA_HOME=f"{home}/data")
+    env["XDG_CACHE_HOME"], env["KT_TUI_DB"] = f"{home}/cache", f"{home}/default.db"
+    if os.geteuid() == 0 and shutil.which("setpriv"):  # Python's user= drops the rights to reach the venv first
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    return command, env
+
+
 def _cli(*argv) -> list[str]:
     return [sys.executable, "-m", "kt_tui", *map(str, argv)]
 
@@ -306,28 +378,41 @@ def run_case(case: Case, base_db: Path, env: dict, timeout: float) -> dict:
         db = d / "s.db"
         for name, data in case.files.items():
             _write(d / name, data)
-        if case.command in ("export", "resume", "sessions") and not (set(case.files) & {"s.db", "s.db/x"}):
+        made = case.command in ("export", "resume", "sessions") or case.read_only
+        if made and not case.llm and not (set(case.files) & {"s.db", "s.db/x"}):
             shutil.copy(base_db, db)
             _tamper(db, case)
             with sqlite3.connect(db) as c:
                 for statement in case.sql:
                     c.execute(statement.replace("{dir}", str(d)))
         common = ["--backend", "sim", "--sim-cache", EXAMPLES / "recorded", "--llm", "none"]
+        server = None
+        if case.llm:  # a one-prompt session whose reply failed its format, resumed against `server`
+            server = _one_prompt(db, case.llm[0], env, d)
+            server.script = list(case.llm[1])
+            common = ["--backend", "sim", "--sim-cache", ROOT / "sessions" / "caches", "--base-url", server.url]
+            common += ["--model", "scripted-model"]
+        out = d / "home" / "out" if case.read_only else d / "out"
         argv = {
-            "run": ["run", d / "vector_add.cu", "--auto", "--json", *common, "--db", db],
+            "run": ["run", d / "vector_add.cu", "--auto", "--json", *common, "--db", db, *case.extra],
             "check": ["spec", d / "vector_add.cu", "--check"],
-            "export": ["export", "--db", db, "--out", d / "out", "--json"],
+            "export": ["export", "--db", db, "--out", out, "--json"],
             "resume": ["resume", "--db", db, "--auto", "--json", *common],
             "sessions": ["sessions", "--db", db, "--json"],
         }[case.command]
+        command, run_env = _cli(*argv), {**env, **case.env}
+        if case.read_only:
+            command, run_env = _as_reader(d, db, case.read_only, command, run_env)
         start = time.monotonic()
         try:
-            p = subprocess.run(
-                _cli(*argv), env={**env, **case.env}, cwd=d, capture_output=True, timeout=timeout, check=False
-            )
+            p = subprocess.run(command, env=run_env, cwd=d, capture_output=True, timeout=timeout, check=False)
             rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
         except subprocess.TimeoutExpired:
             rc, err = None, ""
+        finally:
+            if server is not None:
+                server.stop()
+            d.chmod(0o755)
         took = time.monotonic() - start
         pwned = (d / "PWNED").exists()
     lines = [line for line in err.splitlines() if line.strip() and not line.startswith(("Replaying", "run ", "#", "["))]

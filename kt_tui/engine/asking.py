@@ -45,7 +45,8 @@ def llm_ask(
     """Generator: `value = yield from llm_ask(...)`; the value is a `model_cls` instance or None (skipped).
     `messages` replaces the ones rendered from `template` (which then only names the call's purpose);
     `check(value)` lists problems that make a reply invalid beyond its shape.
-    On resume, a reply's gate left open (or stopped at) is asked again as it was: no new call."""
+    On resume, what the user decided is kept (an answer written or the call skipped is the stored
+    result); a failure that was the LLM's is asked of the LLM again (_open_gate)."""
     stored = engine.data.llm_result(key)
     if stored is not None:
         return None if stored["value"] is None else model_cls.model_validate(stored["value"])
@@ -114,7 +115,11 @@ def llm_ask(
 
 
 def _open_gate(engine: Any, key: str) -> tuple[int, Gate | None]:
-    """The number of this call's latest gate, and that gate when it holds a reply still to be judged."""
+    """The number of this call's latest gate, and that gate when it holds the user's own answer, which
+    did not parse: it comes back to the user as it was. A failure of the LLM's (a reply that failed
+    its format, a transport error, a timeout), left open or stopped at, is no decision of the user's:
+    the resume asks the LLM again (the endpoint may answer well now; the failed reply stays in the
+    stored calls)."""
     prefix = f"llm:{key}:"
     latest = None
     for g in engine.data.gates():
@@ -124,7 +129,6 @@ def _open_gate(engine: Any, key: str) -> tuple[int, Gate | None]:
     if latest is None:
         return 0, None
     n, g = latest
-    # a reply to judge is shown again; a failed call (an endpoint that was down) is simply made again
-    if g.kind == "llm_reply" and (g.state == "pending" or (g.decision or {}).get("choice") == "stop"):
+    if g.body.get("by_user") and (g.state == "pending" or (g.decision or {}).get("choice") == "stop"):
         return n, gate_from(g.kind, g.key, g.title, dict(g.body))
     return n, None

@@ -358,6 +358,8 @@ class Runs:
                 },
                 spec.tune_params,
             )
+        if info.get("note"):
+            self.emit("note", text=f"run {run_id}: {info['note']}")
         stopped = info.get("stopped") or self.stop_requested.is_set()
         cut = f"stopped by {self.interrupted}" if stopped and self.interrupted else None
         state = self._end_run(run_id, "stopped" if stopped else "finished", cut)

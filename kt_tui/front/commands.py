@@ -330,6 +330,7 @@ def open_tui(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "resume":
         store = open_store(settings)
         s = find_session(store, args.session)
+        store.check_writable()
         if _options_given(settings, s["strategy"]):
             from .session import session_options
 
@@ -353,6 +354,7 @@ def open_tui(settings: Settings, args: argparse.Namespace) -> int:
             check_regular(spec, "spec", SPEC_MAX)
         target = {"kernel_file": kf, "spec_path": args.spec, "kernel_name": args.kernel}
         store = open_store(settings)
+        store.check_writable()
     app = tui_app(settings, store, **target)
     app.run()
     return app.return_code or 0

@@ -3,6 +3,8 @@ language (kernel/expr.py), and the implicit thread limit on the block sizes."""
 
 from __future__ import annotations
 
+import ast
+
 from ..kernel.expr import Expr, ExprError, parse
 from ..kernel.spec import Spec
 
@@ -51,3 +53,25 @@ def restrictions(spec: Spec, max_threads: int | None = MAX_THREADS) -> list[Expr
     out = [compile_restriction(r, names) for r in spec.restrictions]
     limit = thread_limit(spec, max_threads)
     return out + ([compile_restriction(limit, names)] if limit else [])
+
+
+def parts(restriction: Expr) -> list[Expr]:
+    """A restriction as parts that all hold exactly when it holds: `a and b` split at its top-level
+    `and`s, `x < y <= z` into `x < y` and `y <= z` (each part parsed and checked again). A part names
+    fewer parameters, so a walk or a solver checks it as soon as those are set, and parameters that only
+    a split `and` tied fall into groups of their own. An error in a part fails it, as it fails the whole."""
+    tree = ast.parse(restriction.text, mode="eval").body  # parsed before: cannot fail
+    if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And):
+        pieces = [ast.unparse(v) for v in tree.values]
+    elif isinstance(tree, ast.Compare) and len(tree.ops) > 1:
+        operands = [tree.left, *tree.comparators]
+        pieces = [
+            ast.unparse(ast.Compare(left=a, ops=[op], comparators=[b]))
+            for a, op, b in zip(operands, tree.ops, operands[1:])
+        ]
+    else:
+        return [restriction]
+    try:
+        return [p for piece in pieces for p in parts(parse(piece, "restriction"))]
+    except ExprError:  # a piece the whitelist reads only inside the whole (`x in (1, 2) < y`)
+        return [restriction]

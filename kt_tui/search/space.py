@@ -17,7 +17,7 @@ from typing import Any
 from .. import records
 from ..kernel.spec import Spec
 from ..kernel.values import BadValue, check_tune_params, name_problem
-from .lazy import HUGE, LazySpace
+from .lazy import ABOUT, EXACT, FEWER, HUGE, LazySpace  # noqa: F401 - ABOUT, FEWER: re-exported
 from .restrictions import (  # noqa: F401 - re-exported
     DEFAULT_BLOCK_NAMES,
     MAX_THREADS,
@@ -96,14 +96,14 @@ def space_size(spec: Spec, max_threads: int | None = MAX_THREADS) -> int:
     return n if n is not None else len(_enumerate(_key(spec, max_threads)))
 
 
-def space_sizes(spec: Spec, max_threads: int | None = MAX_THREADS) -> tuple[int, int, bool]:
-    """(before restrictions, after, exact): `after` is estimated from random draws when a group of
-    tied parameters is too large to solve and the product too large to list."""
+def space_sizes(spec: Spec, max_threads: int | None = MAX_THREADS) -> tuple[int, int, str]:
+    """(before restrictions, after, how `after` is known: search/lazy.py's EXACT, ABOUT or FEWER):
+    estimated from random draws, or bounded above, when a group of tied parameters is too large to
+    solve and the product too large to list."""
     lazy = LazySpace(spec, max_threads)
-    n = lazy.size()
-    if n is None and lazy.before <= HUGE:
-        n = len(_enumerate(_key(spec, max_threads)))
-    return lazy.before, n if n is not None else lazy.estimate(), n is not None
+    if lazy.size() is None and lazy.before <= HUGE:
+        return lazy.before, len(_enumerate(_key(spec, max_threads))), EXACT
+    return lazy.before, *lazy.count()
 
 
 # -- rendering -----------------------------------------------------------------------------

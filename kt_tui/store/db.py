@@ -10,6 +10,7 @@ Events are append-only; sessions, gates, runs and results are upserted by their 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import sys
 import threading
@@ -20,6 +21,7 @@ from typing import Any
 from ..errors import UserError
 from ..redact import scrub
 from .lock import SessionLocked  # noqa: F401 - the name older code imports from here
+from .problems import read_only_problem
 
 
 def _sqlite_utils() -> Any:
@@ -234,17 +236,26 @@ class Database:
 
     def __init__(self, path: str | Path):
         self.path = str(path)
-        if self.path != ":memory:":
+        self.read_only = self.path != ":memory:" and _read_only(Path(self.path))
+        if self.path != ":memory:" and not self.read_only:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._migrate()
+
+    def check_writable(self) -> None:
+        """EnvironmentProblem (exit 3) saying what to do, for a database this process may only read."""
+        if self.read_only:
+            raise read_only_problem(self.path)
 
     @property
     def conn(self) -> sqlite3.Connection:
         """This thread's connection."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path)
+            if self.read_only:
+                conn = sqlite3.connect(_read_only_uri(self.path), uri=True)
+            else:
+                conn = sqlite3.connect(self.path)
             conn.execute("PRAGMA busy_timeout = 10000")
             # WAL + NORMAL: every commit survives the app being killed (not a power cut) without an fsync each
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -287,7 +298,7 @@ class Database:
         if 0 <= self.conn.execute("PRAGMA user_version").fetchone()[0] <= SCHEMA_VERSION:
             self._check_keys()  # (a file of another version is refused below, saying so)
         if self._current():
-            if self.path != ":memory:":
+            if self.path != ":memory:" and not self.read_only:
                 self.conn.execute("PRAGMA journal_mode = wal")
             return
         db = self.db
@@ -307,6 +318,8 @@ class Database:
                 f"{self.path} is not a kt-tui session database (it has other tables: "
                 f"{', '.join(sorted(names)[:5])}); pass another --db"
             )
+        if self.read_only:
+            raise read_only_problem(self.path, schema=version)
         if self.path != ":memory:":
             db.enable_wal()
         for name, (columns, pk) in _TABLES.items():
@@ -370,6 +383,29 @@ class Database:
         with self.conn as conn:
             if conn.execute(sql, _values(fields) + list(key)).rowcount != 1:
                 raise LookupError(f"{table}: no row {key}")
+
+
+def refuse_read_only(path: str) -> None:
+    """Database.check_writable before the database is opened (`run` says so before its worker starts)."""
+    if path != ":memory:" and _read_only(Path(path)):
+        raise read_only_problem(path)
+
+
+def _read_only(path: Path) -> bool:
+    """A database that exists and that this process may read but not write: the file, or its folder
+    (where SQLite keeps its -wal and -shm files and kt-tui its locks), is not writable, or the mount
+    is read-only. Such a file is opened read-only and nothing is made beside it."""
+    return path.is_file() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+
+
+def _read_only_uri(path: str) -> str:
+    """SQLite's read-only URI for the file. Without a -wal or -journal file no connection has it open
+    (the last one to close removes them), so it is opened immutable: SQLite then reads the file
+    alone and needs no -shm file, which it could not make in a read-only folder. With one, a writer
+    may be at work: plain mode=ro reads its log as well."""
+    file = Path(path).resolve()
+    busy = any(file.with_name(file.name + end).exists() for end in ("-wal", "-journal"))
+    return file.as_uri() + ("?mode=ro" if busy else "?mode=ro&immutable=1")
 
 
 def _names(row: dict[str, Any]) -> str:

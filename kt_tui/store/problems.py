@@ -51,3 +51,18 @@ def db_problem(e: BaseException, path: str, sid: str | None = None) -> UserError
     problem = EnvironmentProblem(f"cannot use {what}: {why}{then}")
     problem.session = sid
     return problem
+
+
+def read_only_problem(path: str, schema: int | None = None) -> EnvironmentProblem:
+    """A database this process may read but not write (store/db.py opens it read-only): listing and
+    export work, what would write says so and what to do; `schema`: an older one, which must be
+    brought up to date (written) before anything reads it."""
+    what = (
+        f"was made by an older kt-tui (schema {schema}) and must be brought up to date"
+        if schema is not None
+        else "listing and export work; to resume, run or delete,"
+    )
+    return EnvironmentProblem(
+        f"the session database {path} is read-only here: {what} copy it to a folder you can write and pass "
+        "the copy with --db"
+    )

@@ -27,6 +27,7 @@ class Store(ResultStore, ReferenceFiles):
 
     # -- sessions ------------------------------------------------------------------------
     def create_session(self, **fields: Any) -> str:
+        self.check_writable()
         sid = fields.pop("id", None) or uuid.uuid4().hex[:8]
         row = {"id": sid, "created": now(), "updated": now(), "state": "new", **fields}
         self._insert("sessions", row)
@@ -59,6 +60,7 @@ class Store(ResultStore, ReferenceFiles):
     def delete_session(self, sid: str) -> None:
         """The session and every row and reference file that belongs to it. SessionLocked when a
         process (this one included) is running it."""
+        self.check_writable()
         path = lock_path(self.path, sid)
         if held_here(path):
             raise SessionLocked(f"session {sid} is open in this kt-tui; close it first")
@@ -82,6 +84,7 @@ class Store(ResultStore, ReferenceFiles):
     def lock(self, sid: str) -> None:
         """Take the session for this process (store/lock.py); SessionLocked when another live
         process holds it. Released by unlock() or when this process ends, however it ends."""
+        self.check_writable()
         acquire(lock_path(self.path, sid), sid, now())
         database.SESSIONS_HERE.append(sid)
         atexit.register(self.unlock, sid)

@@ -246,7 +246,10 @@ class KtApp(App):
     def open_stored(self, sid: str) -> None:
         """From the sessions browser; quitting that session comes back to it."""
         from ..kernel.spec import spec_from_plain
+        from .sessions_screen import writable  # loaded: the browser calls this
 
+        if not writable(self, self.store):  # a read-only database is listed; a session in it cannot run
+            return
         try:
             spec = spec_from_plain(self.store.versions(sid)[0]["spec_json"])
         except UserError as e:  # a stored spec that does not pass its checks: said, the browser stays

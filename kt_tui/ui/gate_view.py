@@ -135,7 +135,8 @@ def _edit_sweep(gate: g.SweepGate) -> ModalScreen:
 def _sweep(gate: g.SweepGate, text: Text, keys: dict, simulated: bool) -> None:
     _unverified(gate, text)
     if gate.sizes is not None:  # the sweep's gate: counted after restrictions (engine/strategies/sweep.py space_counts)
-        about = "about " if gate.sizes.startswith("about ") else ""
+        # how the count is known (search/lazy.py's FEWER, ABOUT; not imported: it loads numpy)
+        about = next((f"{how} " for how in ("fewer than about", "about") if gate.sizes.startswith(f"{how} ")), "")
         if gate.sizes.endswith("configurations before restrictions"):  # not counted after them
             which = " (before restrictions)"
         else:

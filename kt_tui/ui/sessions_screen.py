@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol, cast
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
+from ..errors import UserError
 from ..store import SessionStore, Store
 from ..store.lock import SessionLocked
 from .confirm import MOVE_KEYS, AskScreen
@@ -42,6 +43,16 @@ def session_cells(s: dict) -> tuple[str, ...]:
         f"{base / best:.2f}x" if best and base else "-",
         s["strategy"] or "-",
     )
+
+
+def writable(screen: Screen | App, store: Store) -> bool:
+    """Whether the store can be written; if not, a notice says so and what to do (store/problems.py)."""
+    try:
+        store.check_writable()
+    except UserError as e:
+        screen.notify(str(e), severity="error", timeout=10)
+        return False
+    return True
 
 
 class SessionsTable(DataTable):
@@ -125,7 +136,7 @@ class SessionsScreen(Screen):
 
     def action_delete(self) -> None:
         sid = self.selected()
-        if not sid:
+        if not sid or not writable(self, self.store):
             return
         s = SessionStore(self.store, sid).session()
         holder = self.store.lock_holder(sid)

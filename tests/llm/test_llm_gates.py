@@ -107,13 +107,13 @@ def test_unknown_parameter_names_in_configs_are_not_answers(capsys, one_attempt)
     assert code == 1 and "unknown parameter(s) param_a, param_b" in out["error"]
 
 
-def test_resume_reopens_the_calls_gate_without_calling_again(capsys, one_attempt):
+def test_resume_after_a_reply_that_failed_its_format_asks_the_llm_again(capsys, one_attempt):
     with ScriptedServer([ECHO] * 3) as server:
         code, out = autonomous(capsys, server)
-    assert code == 1
+    assert code == 1 and "prompt's example" in out["error"]
     store = Store(one_attempt / "sessions.db")
     [gate] = [g for g in store.gates(out["session"]) if g.key.startswith("llm:plan:")]
-    assert gate.body["text"] == ECHO
+    assert gate.body["text"] == ECHO and gate.decision["choice"] == "stop"
     with ScriptedServer([PLAN]) as server:
         code, again = run_cli(
             capsys,
@@ -130,8 +130,12 @@ def test_resume_reopens_the_calls_gate_without_calling_again(capsys, one_attempt
             "--sim-cache",
             CACHES,
         )
-        assert server.requests == []  # the stored reply's gate came back; the LLM was not asked
-    assert code == 1 and again["error"] == out["error"]
+        asked = len(server.requests)
+    assert asked == 2  # the plan again, then the step's verdict (which the script no longer answers)
+    plan = store.llm_result(out["session"], "plan")
+    assert plan["by"] == "llm" and plan["value"] == json.loads(PLAN)
+    assert "Unroll the loop" in [s["title"] for s in again["steps"]]  # it went on with the good answer
+    assert "validate_step" in again["error"]
 
 
 def test_every_round_of_repairs_is_named_and_repairs_send_an_excerpt(scripted_llm):
@@ -197,6 +201,49 @@ def test_a_users_answer_that_does_not_parse_comes_back_to_the_user(tmp_path, scr
         ask.send(Decision("edit", PLAN))
     assert done.value.value.steps[0].title == "Unroll the loop"
     assert engine.store.llm_result(engine.sid, "plan")["by"] == "user"
+
+
+def _stored(engine, gate, choice=None):
+    """The gate as Engine.run stores it: opened, and decided when `choice` is given."""
+    engine.store.open_gate(engine.sid, gate.key, gate.kind, gate.title, gate.body)
+    if choice:
+        engine.store.decide_gate(engine.sid, gate.key, {"choice": choice})
+
+
+@pytest.mark.parametrize("decided", [None, "stop"])
+def test_on_resume_the_llms_bad_reply_is_asked_again_and_the_users_own_answer_comes_back(
+    tmp_path, scripted_llm, decided
+):
+    server = scripted_llm(["no"] * 3 + [PLAN])
+    engine = _engine(tmp_path, server)
+    gate = next(llm_ask(engine, "plan", "plan", Plan, messages=MSGS))
+    _stored(engine, gate, decided)  # left open (the app quit) or stopped at (--auto)
+    with pytest.raises(StopIteration) as done:  # the resume: the LLM's failure is asked of it again
+        next(llm_ask(engine, "plan", "plan", Plan, messages=MSGS))
+    assert len(server.requests) == 4 and done.value.value.steps[0].title == "Unroll the loop"
+    assert engine.store.llm_result(engine.sid, "plan")["by"] == "llm"
+
+    engine = _engine(tmp_path / "2", scripted_llm(["no"] * 3))
+    ask = llm_ask(engine, "plan", "plan", Plan, messages=MSGS)
+    _stored(engine, next(ask), "edit")
+    mine = ask.send(Decision("edit", "my plan: unroll"))  # the user's answer, which does not parse
+    _stored(engine, mine, decided)
+    again = next(llm_ask(engine, "plan", "plan", Plan, messages=MSGS))
+    assert again.key == mine.key and again.body["text"] == "my plan: unroll" and again.body["by_user"]
+
+
+@pytest.mark.parametrize("choice, value", [("skip", None), ("edit", PLAN)])
+def test_on_resume_what_the_user_decided_at_a_failed_calls_gate_is_kept(tmp_path, scripted_llm, choice, value):
+    server = scripted_llm(["no"] * 3)
+    engine = _engine(tmp_path, server)
+    ask = llm_ask(engine, "plan", "plan", Plan, messages=MSGS)
+    _stored(engine, next(ask), choice)
+    with pytest.raises(StopIteration) as first:
+        ask.send(Decision(choice, value))
+    with pytest.raises(StopIteration) as resumed:
+        next(llm_ask(engine, "plan", "plan", Plan, messages=MSGS))
+    assert len(server.requests) == 3  # nothing asked again
+    assert resumed.value.value == first.value.value and (value is None) == (resumed.value.value is None)
 
 
 def test_an_llm_call_row_is_written_when_it_starts(tmp_path):

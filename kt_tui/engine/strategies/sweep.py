@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...kernel.spec import Spec
-from ...search.space import SpaceError, space_sizes, unrestricted_size
+from ...search.space import EXACT, FEWER, SpaceError, space_sizes, unrestricted_size
 from ...tomlfile import dumps, literal
 from ..context import Gates, StrategyContext
 from ..gates import SEARCH_KEYS, SweepGate, parse_search  # noqa: F401 - parse_search: older imports
@@ -26,13 +26,15 @@ def search_text(settings: dict[str, Any]) -> str:
 def space_counts(spec: Spec) -> tuple[int, int, str]:
     """(before restrictions, after, the line the gate shows), counted without listing the space."""
     try:
-        before, after, exact = space_sizes(spec)
+        before, after, how = space_sizes(spec)
     except SpaceError:
         before = after = unrestricted_size(spec)
         return before, after, f"{before} configurations before restrictions"
     # both counts always, so that the total says which it is (the same when no restriction excludes any)
-    text = f"{after if exact else f'about {after}'} configurations, {before} before restrictions"
-    return before, after, text
+    said = f"{after} configurations" if how == EXACT else f"{how} {after} configurations"
+    if how == FEWER:
+        said += " (no random draw met the restrictions)"
+    return before, after, f"{said}, {before} before restrictions"
 
 
 def sweep(engine: StrategyContext) -> Gates:

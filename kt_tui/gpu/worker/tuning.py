@@ -189,7 +189,7 @@ class StreamingStrategy:
         tuning_options.tune_params = dict(zip(lazy.names, lazy.values))
         old = tuning_options.budget
         tuning_options.budget = util.TuningBudget(old.time_limit, job.max_configs or None)
-        self.emit("space", {"total": int(lazy.estimate())})
+        self.emit("space", {"total": lazy.count()[0]})  # as the sweep's gate counts it (search/space.py)
         proxy = _StreamingRunner(runner, self)
         try:
             seeds = [tuple(c[n] for n in self.names) for c in job.seeds]
@@ -472,4 +472,5 @@ def _tune(job: TuneJob, spec: Spec, tune_params: dict, strategy, observer, emit,
         "stopped": strategy.stopped,
         "simulated": simulated,
         "evaluated": strategy.evaluated,
+        "note": strategy.lazy.gave_up if strategy.lazy else "",  # a huge space's walk that ended early
     }
