@@ -43,12 +43,12 @@ def test_crashing_config_restarts_the_worker(capsys, hermetic):
     code, out = run_cli(capsys, "run", KERNELS / "crash.cu", "--auto", "--json", "--backend", "pycuda")
     rows = {r.key: r for r in Store(hermetic / "sessions.db").results(out["session"])}
     assert rows["128"].status in ("runtime_error", "crash")
-    assert rows["32"].status == "wrong_result" and "out[1000]" in rows["32"].first_bad
-    assert rows["64"].status == "ok" and rows["64"].verified
+    assert rows["64"].status == "wrong_result" and "out[1000]" in rows["64"].first_bad
+    assert rows["32"].status == "ok" and rows["32"].verified
     assert code == 0
     report(
-        f"crash.cu: 128 -> {rows['128'].status} ({(rows['128'].error or '')[:80]}); 32 -> wrong_result "
-        f"at {rows['32'].first_bad}; 64 -> ok"
+        f"crash.cu: 128 -> {rows['128'].status} ({(rows['128'].error or '')[:80]}); 64 -> wrong_result "
+        f"at {rows['64'].first_bad}; 32 -> ok"
     )
 
 
