@@ -30,7 +30,8 @@ class Headless:
 
     def __init__(self, hermetic: Path, *args, pace: float = 0.25):
         self.err = hermetic / "stderr.txt"
-        env = {**os.environ, "KT_TUI_SIM_PACE": str(pace), "PYTHONPATH": str(ROOT)}
+        path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])  # a box's packages too
+        env = {**os.environ, "KT_TUI_SIM_PACE": str(pace), "PYTHONPATH": path}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kt_tui", *map(str, args)],
             stdout=subprocess.PIPE,

@@ -125,7 +125,8 @@ def test_a_scripted_signed_char_histogram_does_not_come_out_verified(tmp_path, c
     kernel = _write(tmp_path, "histogram256", HIST, HIST_SPEC)
     reply = json.dumps(
         {
-            "kernel_code": HIST.replace("const unsigned char *data", "const signed char *data"),
+            # a cast, not the parameter's type: a changed signature is flagged and --auto never runs it
+            "kernel_code": HIST.replace("&hist[data[i]]", "&hist[(signed char)data[i]]"),
             "tune_params": {"block_size_x": [64, 128, 256]},
             "explanation": "scripted reply (not a model's): the bytes read as signed char",
         }
@@ -177,6 +178,7 @@ def _race_state(tmp_path, spec_text, backend, reversed_blocks=True):
     if not reversed_blocks:  # as before: the same source twice
         runs[1] = {**runs[1], "source": GEMM, "reversed": False}
     job = {"spec": spec.to_dict(), "backend": backend, "runs": runs, "source": GEMM}
+    tmp_path.mkdir(parents=True, exist_ok=True)
     assert checkrun.run_child(job, tmp_path, 300) == ""
     return json.loads((tmp_path / "state.json").read_text())
 
