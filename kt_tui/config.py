@@ -50,7 +50,8 @@ FLAT_STRATEGY_KEYS = (
     "space_edits",
 )
 NOT_IN_FILE = ("api_key", "strategy_tables", "strategy_defaults", "strategy_flags")
-TEXT_MAX = 4096  # characters of any setting's text: a path, a URL, a model's name, a key binding
+TEXT_MAX = 4096  # characters of any setting's text: a path, a URL, a key binding
+MODEL_MAX = 256  # a model's name: OpenAI's are under 64, a Hugging Face path well under 200
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _noted: set[Path] = set()
 
@@ -84,6 +85,7 @@ def _sim_cache(v: str | None) -> str | None:
 
 
 Text = Annotated[StrictStr, Field(max_length=TEXT_MAX), AfterValidator(_plain)]
+ModelName = Annotated[StrictStr, Field(max_length=MODEL_MAX), AfterValidator(_plain)]
 _Table = dict[StrictStr, Any]
 
 
@@ -119,7 +121,7 @@ class Settings(BaseSettings):
     base_url: Annotated[Text | None, AfterValidator(_url)] = _f(
         None, "OpenAI-compatible endpoint", env="OPENAI_BASE_URL"
     )
-    model: Text | None = _f(None, "LLM model name", env="KT_TUI_MODEL")
+    model: ModelName | None = _f(None, "LLM model name", env="KT_TUI_MODEL")
     api_key: Text | None = Field(None, exclude=True, repr=False, json_schema_extra={"env": "OPENAI_API_KEY"})
     theme: Annotated[Text, AfterValidator(_theme)] = _f("kt-dark", "theme name", env="KT_TUI_THEME")
     timeout_s: float | None = _f(

@@ -24,7 +24,8 @@ SECRET_NAME = re.compile(
 # `OPENAI_API_KEY=...` (a .env file pasted into one variable); each name is judged as a variable's
 _ASSIGNED = re.compile(r"(?:^|[\n\r;&?,\s])(?:export\s+)?([A-Za-z_][\w.-]*)\s*=")
 _SECRET_VALUE = re.compile(
-    r"[a-z][a-z0-9+.-]*://[^/\s@]+@"  # a URL with a user part (user:password@ or a key@)
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://[^/\s@]+@"  # a URL with a user part (user:password@ or a key@);
+    # the scheme starts where no scheme character stands before it: one try per run, linear in the value
     r"|-----BEGIN|^\s*(Bearer|Basic)\s+\S"  # a PEM private key, an Authorization header
     r"|^\s*(sk-|ghp_|gho_|ghs_|github_pat_|glpat-|xox[abpr]-|AKIA[0-9A-Z]{12})",
     re.I | re.M,  # on any line of the value

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..errors import UserError
 
 MAX_REPLY_CHARS = 256_000  # a reply longer than this is refused, streamed or not
-MAX_MODEL_CHARS = 256  # a model's name: OpenAI's are under 64, a Hugging Face path well under 200
+MAX_MODEL_CHARS = 256  # a model's name (config.py MODEL_MAX bounds the setting the same; this, a client made otherwise)
 
 
 class LlmError(UserError):

@@ -53,7 +53,7 @@ def test_a_base_url_with_a_control_character_is_refused_before_anything_starts(c
 def test_every_setting_text_is_bounded_in_size(capsys, hermetic, monkeypatch):
     monkeypatch.setenv("KT_TUI_MODEL", "m" * 5000)  # a longer one: gpu/env.py scans values in quadratic time
     code, out = run_cli(capsys, *RUN)
-    assert code == 2 and out["error"] == "KT_TUI_MODEL: must be at most 4096 characters long, not 5000"
+    assert code == 2 and out["error"] == "KT_TUI_MODEL: must be at most 256 characters long, not 5000"
     monkeypatch.delenv("KT_TUI_MODEL")
     config = write_config(hermetic, "[keys]\n" + "".join(f'k{i} = "x"\n' for i in range(1001)))
     with pytest.raises(ConfigError, match=f"^{config}: keys: must be at most 1000 items long, not 1001$"):
