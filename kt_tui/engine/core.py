@@ -33,6 +33,7 @@ from .runs import Interrupted, Runs, Stopped
 from .strength import (
     CheckInFlight,
     check_state,
+    measure_again,
     score_line,
     settle_check,
     start_check,
@@ -337,7 +338,7 @@ class Engine(Runs):
                 gate = gen.send(decision)
         except StopIteration:
             try:  # the check's test, when it still runs, ends the session too
-                self.settle_and_measure_again(measure=not self.stop_requested.is_set() and not self.interrupted)
+                measure_again(self, measure=not self.stop_requested.is_set() and not self.interrupted)
             except Interrupted as e:
                 return self._interrupted(e)
             except Stopped:

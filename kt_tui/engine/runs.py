@@ -26,7 +26,7 @@ from ..store.results import StoredResults
 from .backend import BackendChoice
 from .known import known_in_space
 from .profiles import profile_after_tune
-from .strength import CheckInFlight, result_params, settle_check, start_check
+from .strength import CheckInFlight, measure_again, result_params, settle_check, start_check
 from .verdict import CUT, NO_RECORDING, NO_REFERENCE, NO_VERDICT, NO_VERDICT_SIM, NOT_CHECKED, NOT_MEASURED, Outcome
 
 if TYPE_CHECKING:
@@ -370,35 +370,12 @@ class Runs:
         return state
 
     def _after_tune(self, vid: str, run_id: str, stopped: bool) -> None:
-        self.settle_and_measure_again(measure=not stopped)
+        measure_again(self, measure=not stopped)
         if not stopped:
             self.checks.remeasure_top(vid, run_id)
         self.confirm_best(vid)
         if not stopped:
             profile_after_tune(self, vid)
-
-    def settle_and_measure_again(self, measure: bool = True) -> None:
-        """Wait for the check's test, then time again what was timed while it shared the GPU (not
-        after the user stopped: the next run's end, or the session's, does it)."""
-        settle_check(self)
-        while measure and self.disturbed:
-            vid, keys = self.disturbed.popitem()
-            known = self.known(vid)
-            again = [dict(r.params) for k in sorted(keys) if (r := known.get(k)) and r.time_ms is not None]
-            if not again:
-                continue
-            run_id = f"again:{vid}:{len(self.data.runs())}"
-            self._run_job(vid, run_id, "remeasure", configs=again, one_worker=True, timing_only=True)
-            base = self.known(vid).get(self.reference_key()) if vid == self.original else None
-            if base is not None and base.time_ms is not None:
-                self.data.update_session(baseline_ms=base.time_ms)
-                self.emit("session", keep=False, baseline_ms=base.time_ms)
-            self.refresh_best()
-            self.emit(
-                "note",
-                text=f"{len(again)} configuration(s) of {vid} timed while the check was tested beside them "
-                "(compute-sanitizer on the same GPU): measured again",
-            )
 
     def _timed_again(self, vid: str, new: Result) -> Result | None:
         """A configuration timed again (its outputs were checked when first measured): its stored

@@ -297,3 +297,27 @@ def _epoch(timestamp: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return moment.timestamp() if moment.tzinfo is not None else None
+
+
+def measure_again(engine: Any, measure: bool = True) -> None:
+    """Wait for the check's test, then time again what was timed while it shared the GPU (not
+    after the user stopped: the next run's end, or the session's, does it)."""
+    settle_check(engine)
+    while measure and engine.disturbed:
+        vid, keys = engine.disturbed.popitem()
+        known = engine.known(vid)
+        again = [dict(r.params) for k in sorted(keys) if (r := known.get(k)) and r.time_ms is not None]
+        if not again:
+            continue
+        run_id = f"again:{vid}:{len(engine.data.runs())}"
+        engine._run_job(vid, run_id, "remeasure", configs=again, one_worker=True, timing_only=True)
+        base = engine.known(vid).get(engine.reference_key()) if vid == engine.original else None
+        if base is not None and base.time_ms is not None:
+            engine.data.update_session(baseline_ms=base.time_ms)
+            engine.emit("session", keep=False, baseline_ms=base.time_ms)
+        engine.refresh_best()
+        engine.emit(
+            "note",
+            text=f"{len(again)} configuration(s) of {vid} timed while the check was tested beside them "
+            "(compute-sanitizer on the same GPU): measured again",
+        )

@@ -178,14 +178,14 @@ def test_the_report_gives_the_score_the_survivors_and_the_stronger_inputs():
 def test_a_generated_kernel_is_verified_only_once_the_checks_test_is_done(hermetic):
     import time
 
-    from kt_tui.engine.strength import CheckInFlight, kept_cases
+    from kt_tui.engine.strength import CheckInFlight, kept_cases, measure_again
 
     store = Store(hermetic / "s.db")
     sid, choice = real_session(store)
     gpu = CheckingGpu(_state())
     engine = Engine(store, sid, gpu, choice, lambda g: Decision("approve"))
     engine.baseline(engine.original)
-    engine.settle_and_measure_again()
+    measure_again(engine)
 
     def slow(*a, gpu_free=None):
         time.sleep(0.5)
