@@ -95,6 +95,8 @@ def test_the_workers_never_see_the_api_key(ray, monkeypatch):
         "KT_TUI_FAULT",
         "KT_TUI_PREFETCH",
         "KT_TUI_PROFILE",
+        "KT_TUI_NCU",  # tests/conftest.py: no ncu, no peaks in the suite
+        "KT_TUI_PEAKS",
     }
     seen = ray.get(ray.remote(num_cpus=0)(lambda: sorted(os.environ)).remote())
     assert "OPENAI_API_KEY" not in seen and "KT_TUI_API_TOKEN" not in seen
