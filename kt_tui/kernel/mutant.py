@@ -282,14 +282,34 @@ class _Sites:
 
     def no_value(self, i: int) -> bool:
         """A constant no rewrite gets wrong by one: a warp's mask (0xffffffff wherever it is, e.g.
-        compared with `__activemask()`, or the first argument of a `__*_sync` intrinsic), or the 0 of
-        a single-writer guard."""
+        compared with `__activemask()`, or the first argument of a `__*_sync` intrinsic), a shuffle's
+        width, or the 0 of a single-writer guard."""
         m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|\d+)[uUlL]*", self.toks[i].text)
         value = int(m.group(1), 0) if m else None
         call = self.toks[i - 2].text if i >= 2 and self.toks[i - 1].text == "(" else ""
         if value == _FULL_MASK or re.fullmatch(r"__\w+_sync|__syncwarp", call):
             return True
+        if self.shuffle_width(i):
+            return True
         return value == 0 and self.single_writer(i)
+
+    def shuffle_width(self, i: int) -> bool:
+        """Whether token i is the width of a `__shfl*_sync` (its fourth argument): a power of two up to
+        32, so one more is no plausible rewrite (and undefined)."""
+        toks, depth, commas = self.toks, 0, 0
+        for j in range(i - 1, max(-1, i - 64), -1):
+            text = toks[j].text
+            if text in (")", "]"):
+                depth += 1
+            elif text in ("(", "["):
+                if depth == 0:
+                    return commas == 3 and j > 0 and toks[j - 1].text.startswith("__shfl")
+                depth -= 1
+            elif text == "," and depth == 0:
+                commas += 1
+            elif text in (";", "{", "}"):
+                return False
+        return False
 
     def single_writer(self, i: int) -> bool:
         """Whether token i is the 0 of `if (tid == 0)` after a barrier, guarding a statement that
