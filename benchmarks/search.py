@@ -66,10 +66,27 @@ from kernel_tuner.interface import strategy_map  # noqa: E402
 from kernel_tuner.util import StopCriterionReached  # noqa: E402
 
 from benchmarks import search_cost  # noqa: E402
-from benchmarks.search_hub import CacheSpace, RunCache, beside, file_hash, held_out, hub_spaces, read_cache  # noqa: E402
-from benchmarks.search_hub import source_defaults  # noqa: E402
-from benchmarks.search_report import ALPHA, blind, censored, compare, median, print_space, print_summary, show  # noqa: E402,F401
-from benchmarks.search_report import print_held_out  # noqa: E402
+from benchmarks.search_hub import (  # noqa: E402
+    CacheSpace,
+    RunCache,
+    beside,
+    file_hash,
+    held_out,
+    hub_spaces,
+    read_cache,
+    source_defaults,
+)
+from benchmarks.search_report import (  # noqa: E402,F401
+    ALPHA,
+    blind,
+    censored,
+    compare,
+    median,
+    print_held_out,
+    print_space,
+    print_summary,
+    show,
+)
 from kt_tui.kernel.expr import launch_callables, restriction_function  # noqa: E402
 from kt_tui.kernel.spec import load_spec  # noqa: E402
 from kt_tui.kernel.spec_model import Spec  # noqa: E402
@@ -110,7 +127,9 @@ class Space:
     def __init__(self, name: str, tmp: Path, where: CacheSpace | None = None):
         self.name = name
         cached = where is not None or name.partition(":")[0].endswith((".json", ".json.gz"))
-        base, _, variant = name.rpartition(":") if ":" in name and not name.endswith((".json", ".gz")) else (name, "", "")
+        base, _, variant = (
+            name.rpartition(":") if ":" in name and not name.endswith((".json", ".gz")) else (name, "", "")
+        )
         if variant not in VARIANTS:
             raise SystemExit(f"space {name}: unknown variant {variant!r} (known: {', '.join(VARIANTS[1:])})")
         self.variant, self.tmp = variant, tmp
@@ -428,18 +447,27 @@ def cache_name(name: str, space: Space) -> str | None:
     return f"{base}@{sha.stdout.strip()}" if sha.returncode == 0 else None
 
 
-def run_all(space: Space, names: list[str], seeds: int, run_limit: float, jobs: int, cache: RunCache) -> dict:
+def run_all(
+    space: Space, names: list[str], seeds: int, run_limit: float, jobs: int, cache: RunCache, cached_only: bool = False
+) -> dict:
     """Every strategy's runs on a space: {name: (runs in seed order, wall seconds spent in them)}.
-    Runs kept in `cache` are read from it, not run again."""
+    Runs kept in `cache` are read from it, not run again (cached_only: nor run when missing)."""
     keys = {
-        (name, seed): cache.key(space.hash if "@" in kept else space.data_hash, space.variant, kept, seed, space.cap or 0)
+        (name, seed): cache.key(
+            space.hash if "@" in kept else space.data_hash, space.variant, kept, seed, space.cap or 0
+        )
         for name in names
         if (kept := cache_name(name, space))
         for seed in range(seeds)
     }
     done = [(name, run) for (name, seed), key in keys.items() if (run := cache.get(key)) is not None]
     have = {(name, run["seed"]) for name, run in done}
-    tasks = [(name, seed, run_limit) for name in names for seed in range(seeds) if (name, seed) not in have]
+    tasks = [
+        (name, seed, run_limit)
+        for name in names
+        for seed in range(seeds)
+        if (name, seed) not in have and not (cached_only and (name, seed) in keys)
+    ]
     CURRENT[:] = [space]
     if tasks:
 
@@ -485,6 +513,11 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--max-evals", type=int, help="evaluations per run at most (default: the whole space)")
     ap.add_argument("--cache-dir", metavar="DIR", help="keep kernel_tuner's and kt@REF's runs here, read them back")
+    ap.add_argument(
+        "--cached-only",
+        action="store_true",
+        help="with --cache-dir: kernel_tuner's and kt@REF's runs only as kept there (the runs column says how many)",
+    )
     ap.add_argument("--json", metavar="FILE", help="write every run and the summary here")
     ap.add_argument("--jobs", type=int, default=1, help="runs at once, in forked processes (default 1)")
     ap.add_argument("--run-limit", type=float, default=20.0, help="wall seconds per run before it is cut")
@@ -571,17 +604,21 @@ def main(argv=None) -> int:
 def space_rows(space: Space, names: list[str], args, ref: str | None, cache: RunCache) -> dict:
     """Every strategy's row on a space: its runs and their statistics (p and who is ahead vs ref)."""
     rows = {}
-    every = run_all(space, names, args.seeds, args.run_limit, args.jobs, cache)
+    every = run_all(space, names, args.seeds, args.run_limit, args.jobs, cache, args.cached_only)
     for s in names:
         runs, wall = every[s]
+        if not runs:  # --cached-only and none kept
+            continue
+        for r in runs:  # a strategy that asks for a batch at once may go past the cap: what came after is not counted
+            for lv in LEVELS:
+                if (r[f"evals_{int(lv * 100)}"] or 0) > space.budget:
+                    r[f"evals_{int(lv * 100)}"] = r[f"sim_s_{int(lv * 100)}"] = None
         e2 = [r["evals_2"] for r in runs]
         rows[s] = {
             "runs": runs,
             "wall_s": wall,
             "seeds": len(runs),
-            **{
-                f"median_evals_{int(lv * 100)}": median([r[f"evals_{int(lv * 100)}"] for r in runs]) for lv in LEVELS
-            },
+            **{f"median_evals_{int(lv * 100)}": median([r[f"evals_{int(lv * 100)}"] for r in runs]) for lv in LEVELS},
             "mean_evals_2": sum(censored(e2, space.budget)) / len(e2),
             "median_sim_s_2": median([r["sim_s_2"] for r in runs]),
             "reached_2": sum(x is not None for x in e2),

@@ -215,7 +215,9 @@ def test_kernel_tuners_runs_are_kept_on_disk_and_only_ours_runs_again(tmp_path, 
     first = capsys.readouterr().out
     ran = []
     real = bench.run_one
-    monkeypatch.setattr(bench, "run_one", lambda space, name, seed, limit: ran.append(name) or real(space, name, seed, limit))
+    monkeypatch.setattr(
+        bench, "run_one", lambda space, name, seed, limit: ran.append(name) or real(space, name, seed, limit)
+    )
     assert bench.main(argv) == 0
     again = capsys.readouterr().out
     assert ran == ["kt"] * 3  # kernel_tuner's came from the disk
@@ -238,5 +240,7 @@ def test_the_hub_specs_give_exactly_the_spaces_their_manifest_names():
     # the recorded caches hold these many configurations (benchmark_hub at 8eeb99e)
     assert sizes == {"convolution": 6768, "pnpoly": 4092, "convolution_milo": 4362, "dedispersion": 11130}
     for e in manifest.values():
-        held = [bench.held_out(gpu) for gpu in (e["caches"][0].rpartition("/")[2].replace("_", " "), "NVIDIA TITAN RTX")]
+        held = [
+            bench.held_out(gpu) for gpu in (e["caches"][0].rpartition("/")[2].replace("_", " "), "NVIDIA TITAN RTX")
+        ]
         assert held == [False, True]  # the first of each kernel is recorded on a tuning GPU
