@@ -26,8 +26,9 @@ holds). Each in three variants:
 
 `kt@REF` (and `kt_noseeds@REF`) is our search as committed at git REF, for before/after in one run.
 --max-evals N caps each run (a run that gets nowhere within it counts as N + 1). --cache-dir DIR keeps
-each run of kernel_tuner's strategies and of kt@REF on disk (see search_hub.RunCache): they do not
-change while ours does, so only ours runs again.
+each run on disk (see search_hub.RunCache): kernel_tuner's strategies by name, kt@REF by its commit,
+ours by the files of kt_tui/search, so after a change of ours only ours runs again; --cached-only
+takes kernel_tuner's and kt@REF's runs only from there.
 `--model-cost` measures instead each strategy's own CPU time per evaluation on synthetic spaces of
 21,600 and 108,000 configurations (see model_cost).
 
@@ -436,13 +437,14 @@ def _run_forked(task: tuple) -> tuple:
 
 
 def cache_name(name: str, space: Space) -> str | None:
-    """What a strategy's runs are kept under: kernel_tuner's by name, kt@REF by its commit (and its
-    seeds); None for ours as it is now (it changes)."""
+    """What a strategy's runs are kept under: kernel_tuner's by name, kt@REF by its commit and ours as
+    it is in the working tree by its files (both with the space's source and spec)."""
     base, _, ref = name.partition("@")
     if base not in OURS:
         return name
     if not ref:
-        return None
+        search = ROOT / "kt_tui" / "search"
+        return f"{base}@tree:{file_hash(*sorted(search.rglob('*.py')), *sorted(search.rglob('*.toml')))}"
     sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", f"{ref}^{{commit}}"], capture_output=True, text=True)
     return f"{base}@{sha.stdout.strip()}" if sha.returncode == 0 else None
 
@@ -466,7 +468,7 @@ def run_all(
         (name, seed, run_limit)
         for name in names
         for seed in range(seeds)
-        if (name, seed) not in have and not (cached_only and (name, seed) in keys)
+        if (name, seed) not in have and not (cached_only and (name, seed) in keys and name not in OURS)
     ]
     CURRENT[:] = [space]
     if tasks:
@@ -512,7 +514,7 @@ def main(argv=None) -> int:
         "--held-out", action="store_true", help="also run the spaces recorded on GPUs the search is not tuned on"
     )
     ap.add_argument("--max-evals", type=int, help="evaluations per run at most (default: the whole space)")
-    ap.add_argument("--cache-dir", metavar="DIR", help="keep kernel_tuner's and kt@REF's runs here, read them back")
+    ap.add_argument("--cache-dir", metavar="DIR", help="keep every run here (ours by its files), read them back")
     ap.add_argument(
         "--cached-only",
         action="store_true",

@@ -220,10 +220,14 @@ def test_kernel_tuners_runs_are_kept_on_disk_and_only_ours_runs_again(tmp_path, 
     )
     assert bench.main(argv) == 0
     again = capsys.readouterr().out
-    assert ran == ["kt"] * 3  # kernel_tuner's came from the disk
+    assert ran == []  # all came from the disk: ours too, kept by the files of kt_tui/search
+    monkeypatch.setattr(bench, "cache_name", lambda name, space: name if name != "kt" else "kt@tree:changed")
+    assert bench.main(argv) == 0
+    assert ran == ["kt"] * 3  # ours changed: only ours runs again
     rows = lambda out: re.findall(r"^(random_sample|pso)\s+3 \|\s+(\S+)\s+([\d.]+)", out, re.M)  # noqa: E731
     assert rows(first) == rows(again) and len(rows(first)) == 2
     assert "budget 40 evaluations" in again
+    assert "kt@tree:" in bench.cache_name("kt", None) and bench.cache_name("pso", None) == "pso"
 
 
 def test_the_hub_specs_give_exactly_the_spaces_their_manifest_names():
