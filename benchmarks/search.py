@@ -68,12 +68,15 @@ from kernel_tuner.util import StopCriterionReached  # noqa: E402
 
 from benchmarks import search_cost  # noqa: E402
 from benchmarks.search_hub import (  # noqa: E402
+    NEEDLE_SPEEDUP,
     CacheSpace,
     RunCache,
     beside,
     file_hash,
+    held_only,
     held_out,
     hub_spaces,
+    needle,
     read_cache,
     source_defaults,
 )
@@ -117,7 +120,6 @@ KERNEL_TUNER = (
 LEVELS = (0.02, 0.05)
 TARGET_FRACTION = 0.10
 VARIANTS = ("", "easy", "needle")
-NEEDLE_SPEEDUP = 2.0
 
 
 class Space:
@@ -259,36 +261,6 @@ class Space:
             path.write_text(json.dumps(data))
             self._caches[key] = path
         return self._caches[key]
-
-
-def held_only(names: list[str], held: set):
-    """A kernel_tuner restriction (called positionally or by keyword) that admits the held configurations."""
-
-    def restrict(*values, **config):
-        env = config or dict(zip(names, values))
-        return tuple(str(env[n]) for n in names) in held
-
-    return restrict
-
-
-def needle(data: dict, params: dict, optimum: float, seed: int) -> dict:
-    """The cache with a needle: one measured configuration drawn with the seed becomes NEEDLE_SPEEDUP
-    times faster than the optimum, its one-step neighbours (the next or previous value of one
-    parameter) NEEDLE_SPEEDUP / 1.5 times faster; the rest stays as recorded."""
-    names = list(params)
-    cache = {k: dict(v) for k, v in data["cache"].items()}
-    ok = sorted(k for k, e in cache.items() if isinstance(e.get("time"), (int, float)))
-    center = cache[ok[int(np.random.default_rng(seed).integers(len(ok)))]]
-    by_config = {tuple(e[n] for n in names): e for e in cache.values()}
-    config = tuple(center[n] for n in names)
-    for j, n in enumerate(names):
-        at = params[n].index(config[j])
-        for k in (at - 1, at + 1):
-            e = by_config.get(config[:j] + (params[n][k],) + config[j + 1 :]) if 0 <= k < len(params[n]) else None
-            if e is not None and isinstance(e.get("time"), (int, float)):
-                e["time"] = min(e["time"], optimum * 1.5 / NEEDLE_SPEEDUP)
-    center["time"] = optimum / NEEDLE_SPEEDUP
-    return {**data, "cache": cache}
 
 
 class Recorder:

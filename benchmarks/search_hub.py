@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import kernel_tuner
+import numpy as np
 
 HUB = Path(__file__).resolve().parent / "spaces" / "hub"
 TUNING_GPUS = ("RTX 3090", "A100", "H200")  # the GPUs whose recordings the search may be tuned on
 RESULTS_FORMAT = 1  # bump when what a cached run holds or how it is measured changes
+NEEDLE_SPEEDUP = 2.0
 
 
 @dataclass
@@ -120,3 +122,33 @@ class RunCache:
             tmp = self.folder / f"{key}.json.tmp"
             tmp.write_text(json.dumps(run))
             tmp.replace(self.folder / f"{key}.json")
+
+
+def held_only(names: list[str], held: set):
+    """A kernel_tuner restriction (called positionally or by keyword) that admits the held configurations."""
+
+    def restrict(*values, **config):
+        env = config or dict(zip(names, values))
+        return tuple(str(env[n]) for n in names) in held
+
+    return restrict
+
+
+def needle(data: dict, params: dict, optimum: float, seed: int) -> dict:
+    """The cache with a needle: one measured configuration drawn with the seed becomes NEEDLE_SPEEDUP
+    times faster than the optimum, its one-step neighbours (the next or previous value of one
+    parameter) NEEDLE_SPEEDUP / 1.5 times faster; the rest stays as recorded."""
+    names = list(params)
+    cache = {k: dict(v) for k, v in data["cache"].items()}
+    ok = sorted(k for k, e in cache.items() if isinstance(e.get("time"), (int, float)))
+    center = cache[ok[int(np.random.default_rng(seed).integers(len(ok)))]]
+    by_config = {tuple(e[n] for n in names): e for e in cache.values()}
+    config = tuple(center[n] for n in names)
+    for j, n in enumerate(names):
+        at = params[n].index(config[j])
+        for k in (at - 1, at + 1):
+            e = by_config.get(config[:j] + (params[n][k],) + config[j + 1 :]) if 0 <= k < len(params[n]) else None
+            if e is not None and isinstance(e.get("time"), (int, float)):
+                e["time"] = min(e["time"], optimum * 1.5 / NEEDLE_SPEEDUP)
+    center["time"] = optimum / NEEDLE_SPEEDUP
+    return {**data, "cache": cache}
