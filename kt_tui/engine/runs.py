@@ -19,7 +19,7 @@ from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec
 from ..records import Check, Result, as_result, replace
 from ..search.options import run_seed, search_options
-from ..search.seeds import grouped_seed_configs
+from ..search.seeds import grouped_seed_configs, named_params
 from ..search.space import SpaceError, config_key, space_sizes
 from ..store import SessionStore, Store
 from ..store.results import StoredResults
@@ -198,7 +198,10 @@ class Runs:
         spec = self.version(vid)[1]
         self.labels.update({config_key(spec, c): f"seed: {rule}" for c, rule, _ in seed_list if rule})
         self.labels.update(labels or {})
-        options = search_options(search, opts.get("search_options"), [g for _, _, g in seed_list], f"{vid}:{run_id}")
+        groups = [g for _, _, g in seed_list]
+        options = search_options(
+            search, opts.get("search_options"), groups, f"{vid}:{run_id}", self.seed_named(vid, groups)
+        )
         again = self.data.count_results(vid, run=run_id) if run else 0
         spent = again + sum(self.data.count_results(vid, run=r) for r in counts_with)
         whole = budget.get("max_configs") or None
@@ -241,6 +244,15 @@ class Runs:
             return grouped_seed_configs(spec, source, self.choice.gpu or "", [config_dir() / "rules"])
         except UserError as e:  # a broken rule file of the user's: say so, tune without seeds
             self.emit("note", text=f"no heuristic seeds: {e}")
+            return []
+
+    def seed_named(self, vid: str, groups: list[str]) -> list[list[str]]:
+        """The parameters each seed's patterns name (search/seeds.py named_params); none without groups."""
+        if not groups or not all(groups):
+            return []
+        try:
+            return named_params(self.version(vid)[1], groups, [config_dir() / "rules"])
+        except UserError:  # said by seed_configs already
             return []
 
     def request_stop(self) -> None:

@@ -7,29 +7,37 @@ measured at once. Once two measured seeds share no rule (they judge each other),
 random pick stands beside them, a seed of rules measuring in the fast half of all seen goes before
 anything else; once they share none, or else once two picks that are not seeds stand beside them, a
 seed all of whose rules measure in the slow half waits (for good, unless later measurements redeem a
-rule; see Search._next_seed). After INITIAL configurations (with seeds: after one random pick, or none
+rule; see Search._next_seed). A rule whose every pick measured slower than every configuration no
+rule picked is proven poor: its seeds are not asked again. A seed asked once INITIAL results are in
+keeps what its rules name and takes the other parameters (the spec's defaults until then) from the
+model (Search._complete). After INITIAL configurations (with seeds: after one random pick, or none
 once two seeds sharing no rule are measured) a surrogate picks each next one. It averages a Gaussian
-process and a forest of randomized trees, both fitted to the ranks of the measured times (failed
-configurations rank last), over the parameters plus the log of their products that matter on a GPU
-(threads per block, work per block and per thread, read from the grid divisors). Its picks alternate
-between the largest expected improvement anywhere and the best-predicted configuration one parameter
-away from the best so far. Once STALL observations have
-brought no new best, two of every three of its picks explore instead (Search._explore): where the
-most configurations are unexplored (neither seen nor adjacent to one seen; adjacent: one step in one
-parameter's values), as a small fast region that nothing seen borders is likeliest there. The GP's
-length scales and the trees are refitted at every step while the observations are few, then each
-time their number has grown by a fixed factor; in between, the GP keeps its length scales and the
-trees their splits, and both take the new observations (the trees' leaves take the current targets).
+process and a forest of randomized trees, both fitted to what has been measured (see targets: ranks
+for the first EARLY picks, then the log times), over the parameters (a method selector as one column
+per choice: model.categorical) plus the log of their products that matter on a GPU (threads per
+block, work per block and per thread, read from the grid divisors). Its first EARLY picks alternate
+between the largest expected improvement anywhere and the best-predicted configuration one
+parameter away from the best so far; then the largest expected improvement one or two parameters
+away (two changed together: move_pairs) takes a turn too. Once STALL observations have brought no
+new best, every fourth pick explores (Search._explore: the most unexplored surroundings, expected
+improvement among equals), and every other one while fewer than EXPLORE_FRUITLESS explore picks
+since the last new best measured in the slow half: exploring backs off when it does not pay. The GP's length
+scales and the trees are refitted at every step while the observations are few, then each time
+their number has grown by a fixed factor; in between, the GP keeps its length scales and the trees
+their splits, and both take the new observations (the trees' leaves take the current targets).
 
 strategy_options: seeds (configurations, dicts or tuples), seed_rules (the rules that picked each
-seed: a name, or names joined by " + "), seed (random seed; drawn from numpy's global RNG when
-absent), initial (configurations before the model), max_fevals and time_limit (kernel_tuner's
-budgets, enforced by its CostFunc).
+seed: a name, or names joined by " + "), seed_named (per seed, the parameters its rules name),
+seed (random seed; drawn from numpy's global RNG when absent), initial (configurations before the
+model), known (what the session measured before the run, the baseline among them: configuration key
+"v1,v2,..." -> time, None for a failure; the search learns from them and asks none of them again),
+max_fevals and time_limit (kernel_tuner's budgets, enforced by its CostFunc).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import Any
@@ -41,7 +49,17 @@ from scipy.special import ndtri
 
 from .model import GP, Trees, encode, expected_improvement
 
-OPTIONS = ("seeds", "seed_rules", "seed", "initial", "max_fevals", "time_limit", "searchspace_construction_options")
+OPTIONS = (
+    "seeds",
+    "seed_rules",
+    "seed_named",
+    "seed",
+    "initial",
+    "known",
+    "max_fevals",
+    "time_limit",
+    "searchspace_construction_options",
+)
 DEFAULT_BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 MAX_CANDIDATES = 2000  # configurations scored per step in large spaces (a random sample + neighbours)
 MAX_TRAIN = 300  # observations the models are fitted on (the best half, then a random rest)
@@ -52,7 +70,9 @@ TREES_ALWAYS, TREES_GROWTH = 100, 1.05
 INITIAL = 3  # configurations measured before the model, seeds included (JUDGE_AFTER random ones unless contrasted)
 JUDGE_AFTER = 1  # random configurations measured before seed rules measuring fast are followed
 SKIP_AFTER = 2  # configurations not seeds (random or the model's) measured before a seed of rules measuring slow waits
-STALL = 10  # observations without a new best after which two of every three model picks explore instead
+STALL = 10  # observations without a new best after which model picks explore (see _pick)
+EARLY = 8  # the model's first picks: on ranks (see targets), in turn anywhere and one step away
+EXPLORE_FRUITLESS = 6  # explore picks in the slow half since the last new best after which half as many explore
 
 
 class Search:
@@ -71,6 +91,8 @@ class Search:
         initial: int | None = None,
         products: Sequence[list[int]] = (),
         seed_rules: Sequence[str] | None = None,
+        names: Sequence[str] | None = None,
+        seed_named: Sequence[Sequence[str]] | None = None,
     ):
         self.space = list(space)
         self.index = {c: i for i, c in enumerate(self.space)}
@@ -85,6 +107,12 @@ class Search:
             if tuple(s) in self.index:
                 rules_of.setdefault(tuple(s), tuple(sorted({part.strip() for part in str(r).split(" + ")})))
         self.seed_rules = rules_of
+        names = list(names) if names is not None else names_of(len(values))
+        self.seed_free: dict[tuple[Any, ...], list[int]] = {}  # the parameters no rule of the seed names
+        for s, named in zip(seeds, seed_named or ()):
+            if tuple(s) in self.index:
+                self.seed_free.setdefault(tuple(s), [j for j, n in enumerate(names) if n not in set(named)])
+        self.taken: set[tuple[Any, ...]] = set()  # seeds asked for (as given or completed)
         self.seeds = spread(list(rules_of), lambda s: self.x[self.index[s]])
         self.dropped: set[str] = set()  # rules whose picks measured in the slow part of what has been seen
         self.initial = initial if initial is not None else INITIAL
@@ -99,6 +127,9 @@ class Search:
         self.grid = Adjacency(self.space, self.values)
         self.covered = np.zeros(len(self.space), dtype=bool)  # a configuration one step from one seen (or seen)
         self.tuned_at = self.trees_at = 0  # observations at the last fit of the length scales, of the trees
+        self.pairs = move_pairs(names, self.values, products)
+        self.explored: set[int] = set()  # the explore picks (space indices)
+        self.fruitless = 0  # explore picks since the last new best that measured in the slow half
 
     def tell(self, config: tuple[Any, ...], time: float | None) -> None:
         i = self.index.get(tuple(config))
@@ -110,7 +141,9 @@ class Search:
             around = self.grid.adjacent(np.array([i]))
             self.covered[around[around >= 0]] = True
             if value is not None and value < self.best:
-                self.best, self.improved_at = value, len(self.seen)
+                self.best, self.improved_at, self.fruitless = value, len(self.seen), 0
+            elif i in self.explored and (value is None or value > float(np.median(self._values()))):
+                self.fruitless += 1
 
     def done(self) -> bool:
         return not self.free.any()
@@ -118,10 +151,13 @@ class Search:
     def ask(self) -> tuple[Any, ...]:
         seed = self._next_seed()
         if seed is not None:
-            return seed
+            self.taken.add(seed)
+            config = self._complete(seed)
+            self.seed_rules.setdefault(config, self.seed_rules[seed])
+            return config
         free = np.flatnonzero(self.free)
-        ok = sum(v is not None for v in self.seen.values())
         randoms = 0 if self.contrasted else min(self.initial, JUDGE_AFTER) if self.seeds else self.initial
+        ok = sum(v is not None for v in self.seen.values())
         if self.randoms < randoms or ok < max(self.initial, 2):
             self.randoms += 1
             return self.space[int(self.rng.choice(free))]
@@ -159,14 +195,23 @@ class Search:
             rules = self.seed_rules[s]
             return sum(score.get(r, 0.5) for r in rules) / len(rules)
 
-        tried = [self.seed_rules[s] for s in self.seeds if not self.free[self.index[s]]]
+        tried = [self.seed_rules[s] for s in self.seeds if s in self.taken or not self.free[self.index[s]]]
         self.contrasted = self.contrasted or any(
             set(a).isdisjoint(b) for i, a in enumerate(tried) for b in tried[i + 1 :]
         )
         skip = self.randoms + self.steps >= SKIP_AFTER or self.contrasted
         if skip:
             self.dropped.update(r for r, q in score.items() if q > 0.5)
-        pending = [s for s in self.seeds if self.free[self.index[s]] and not (skip and self._all_slow(s, score))]
+        poor = self._proven_poor()
+        self.dropped |= poor
+        pending = [
+            s
+            for s in self.seeds
+            if s not in self.taken
+            and self.free[self.index[s]]
+            and not (skip and self._all_slow(s, score))
+            and not set(self.seed_rules[s]) <= poor
+        ]
         if not pending:
             return None
         measured = {r for rules in tried for r in rules}
@@ -180,6 +225,39 @@ class Search:
             self.seed_picks += 1
             return best
         return None
+
+    def _complete(self, seed: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The seed with the parameters no rule of it names (the spec's defaults there) set to those the
+        model predicts fastest, among the free configurations that keep what its rules named; the
+        seed as given while fewer than INITIAL results are measured."""
+        free_pos = self.seed_free.get(seed)
+        ok = sum(v is not None for v in self.seen.values())
+        if not free_pos or ok < INITIAL or not self.grid.ok:
+            return seed
+        keep = [j for j in range(len(self.values)) if j not in free_pos]
+        at = self.grid.pos[self.index[seed]]
+        mask = self.free & (self.grid.pos[:, keep] == at[keep]).all(axis=1)
+        cand = np.flatnonzero(mask)
+        if len(cand) <= 1:
+            return seed
+        if len(cand) > MAX_CANDIDATES:
+            cand = np.union1d(self.rng.choice(cand, MAX_CANDIDATES, replace=False), [self.index[seed]])
+        self._fit()
+        mean, _ = self._predict(self.x[cand])
+        return self.space[int(cand[int(np.argmin(mean))])]
+
+    def _proven_poor(self) -> set[str]:
+        """The rules whose every measured pick is slower than every configuration measured that no rule
+        picked (random, the model's, known before the run), or failed: not to be followed again."""
+        others = [v for i, v in self.seen.items() if self.space[i] not in self.seed_rules]
+        if not others:
+            return set()
+        slowest = max((v for v in others if v is not None), default=-math.inf)
+        picks: dict[str, list[float | None]] = {}
+        for i, v in self.seen.items():
+            for rule in self.seed_rules.get(self.space[i], ()):
+                picks.setdefault(rule, []).append(v)
+        return {r for r, vs in picks.items() if all(v is None or v > slowest for v in vs)}
 
     def _all_slow(self, seed: tuple[Any, ...], score: dict[str, float]) -> bool:
         """Whether every rule that picked the seed measures in the slow half (an unmeasured one does not)."""
@@ -196,10 +274,19 @@ class Search:
             return True
         return False
 
-    def _neighbours(self, i: int) -> np.ndarray:
-        """The free configurations one parameter away from configuration i, looked up, not searched for."""
+    def _values(self) -> np.ndarray:
+        return np.array([np.inf if v is None else v for v in self.seen.values()])
+
+    def _neighbours(self, i: int, pairs: bool = True) -> np.ndarray:
+        """The free configurations one parameter away from configuration i, or (pairs) two of them
+        (see move_pairs) together, looked up, not searched for."""
         c = self.space[i]
         out = [self.index.get(c[:j] + (v,) + c[j + 1 :]) for j, vals in enumerate(self.values) for v in vals]
+        for j, k in self.pairs if pairs else ():
+            for a in self.values[j]:
+                if a != c[j]:
+                    row = c[:j] + (a,) + c[j + 1 :]
+                    out += [self.index.get(row[:k] + (b,) + row[k + 1 :]) for b in self.values[k] if b != c[k]]
         return np.array(sorted({k for k in out if k is not None and self.free[k]}), dtype=np.int64)
 
     def _refit_trees_now(self, n: int) -> bool:
@@ -214,11 +301,13 @@ class Search:
             return order
         return np.concatenate([order[: k // 2], self.rng.choice(order[k // 2 :], k - k // 2, replace=False)])
 
-    def _pick(self, free: np.ndarray) -> int:
+    def _fit(self) -> tuple[int, float]:
+        """Fit the models to what has been seen (see targets); returns the best configuration seen and
+        the lowest target."""
         idx = np.array(list(self.seen))
-        raw = np.array([np.inf if v is None else v for v in self.seen.values()])
-        y = ndtri((average_ranks(raw) - 0.5) / len(raw))  # ranks: robust to outliers and failures
-        best = idx[int(np.argmin(raw))]
+        raw = self._values()
+        y = targets(raw, self.steps <= EARLY)
+        best = int(idx[int(np.argmin(raw))])
         train = self._best_and_random(np.argsort(raw, kind="stable"), MAX_TRAIN)
         idx, y = idx[train], y[train]
         tune = self._tune_now(len(raw))
@@ -229,34 +318,51 @@ class Search:
             self.trees.fit(self.x[idx], y)
         else:
             self.trees.refresh(self.x[idx], y)
-        near = self._neighbours(best)
-        if self.steps % 3 != 1 and len(self.seen) - self.improved_at >= STALL:
-            return self._explore(free, float(y.min()))
-        if self.steps % 2 == 0 and len(near):
-            mean, _ = self._predict(self.x[near])
-            return int(near[int(np.argmin(mean))])
+        return best, float(y.min())
+
+    def _pick(self, free: np.ndarray) -> int:
+        """The first EARLY picks alternate between the largest expected improvement anywhere (turn 1)
+        and the best-predicted configuration one parameter away from the best so far (turn 2); then
+        the largest expected improvement one or two parameters away takes turn 0. Once STALL results
+        brought no new best, turn 3 explores (see _explore), and turn 1 too while fewer than
+        EXPLORE_FRUITLESS explore picks since the last new best measured in the slow half."""
+        best, low = self._fit()
+        turn = (1 if self.steps % 2 else 2) if self.steps <= EARLY else self.steps % 4
+        stalled = len(self.seen) - self.improved_at >= STALL
+        if stalled and (turn == 3 or turn == 1 and self.fruitless < EXPLORE_FRUITLESS):
+            pick = self._explore(free, low)
+            self.explored.add(pick)
+            return pick
+        if turn in (0, 2):
+            near = self._neighbours(best, pairs=turn == 0)
+            if len(near):
+                mean, sd = self._predict(self.x[near])
+                score = -mean if turn == 2 else expected_improvement(mean, sd, low)
+                return int(near[int(np.argmax(score))])
+        near = self._neighbours(best, pairs=False)
         cand = (
             free
             if len(free) <= MAX_CANDIDATES
             else np.union1d(self.rng.choice(free, MAX_CANDIDATES, replace=False), near)
         )
         mean, sd = self._predict(self.x[cand])
-        return int(cand[int(np.argmax(expected_improvement(mean, sd, float(y.min()))))])
+        return int(cand[int(np.argmax(expected_improvement(mean, sd, low)))])
 
     def _explore(self, free: np.ndarray, target: float) -> int:
         """Of a sample of the free configurations, one that with its adjacent configurations (one step
         in one parameter) holds the most unexplored ones (neither seen nor adjacent to one seen): a
-        small fast region that nothing seen borders is likeliest found there. Of those, the one with
-        the largest expected improvement; the farthest from all seen when nothing is adjacent."""
+        small fast region that nothing seen borders is likeliest found there; the expected
+        improvement, scaled to less than one such configuration, chooses among equals. The farthest
+        from all seen when nothing is adjacent."""
         if not self.grid.ok:
             return self._farthest(free)
         cand = free if len(free) <= MAX_CANDIDATES else self.rng.choice(free, MAX_CANDIDATES, replace=False)
         around = self.grid.adjacent(cand)
         open_ = ~self.covered
         score = open_[cand].astype(int) + np.where(around >= 0, open_[np.maximum(around, 0)], False).sum(1)
-        top = cand[score == score.max()]
-        mean, sd = self._predict(self.x[top])
-        return int(top[int(np.argmax(expected_improvement(mean, sd, target)))])
+        mean, sd = self._predict(self.x[cand])
+        ei = expected_improvement(mean, sd, target)
+        return int(cand[int(np.argmax(score + ei / max(float(ei.max()), 1e-300)))])
 
     def _farthest(self, free: np.ndarray) -> int:
         """Of a sample of the free configurations, the one farthest from every configuration seen."""
@@ -302,6 +408,49 @@ class Adjacency:
                 hit = (self.codes[at] == want) & (pos[:, j] + step >= 0) & (pos[:, j] + step < self.sizes[j])
                 out[hit, 2 * j + k] = self.order[at[hit]]
         return out
+
+
+def names_of(n: int) -> list[str]:
+    return [f"p{j}" for j in range(n)]
+
+
+SLOW_CAP = 0.9  # the quantile of the measured times above which the models see all times alike
+
+
+def targets(raw: np.ndarray, early: bool = False) -> np.ndarray:
+    """What the models are fitted to, from the log times (inf: failed). Early (the model's first EARLY
+    picks): the ranks' normal scores, which spread a few results evenly and so say which way is
+    faster. Later: the log times, the slowest tenth and the failures at the 90th percentile; ranks
+    would make the small gaps among many near-equal good configurations look as large as any, and
+    the models would chase that noise (pnpoly's 31 block sizes within 3 % of each other)."""
+    if early:
+        return ndtri((average_ranks(raw) - 0.5) / len(raw))
+    finite = raw[np.isfinite(raw)]
+    cap = float(np.quantile(finite, SLOW_CAP)) if len(finite) else 0.0
+    return np.minimum(np.where(np.isfinite(raw), raw, cap), cap)
+
+
+def move_pairs(names: Sequence[str], values: Sequence[Sequence[Any]], products=()) -> list[tuple[int, int]]:
+    """The pairs of parameters a local move may change together: every pair, unless their moves would
+    number more than MAX_CANDIDATES, then the coupled ones (coupled_pairs)."""
+    multi = [j for j, v in enumerate(values) if len(v) > 1]
+    every = [(a, b) for a in multi for b in multi if a < b]
+    if sum((len(values[a]) - 1) * (len(values[b]) - 1) for a, b in every) <= MAX_CANDIDATES:
+        return every
+    return coupled_pairs(names, products)
+
+
+def coupled_pairs(names: Sequence[str], products: Sequence[Sequence[int]] = ()) -> list[tuple[int, int]]:
+    """Pairs of parameters a move changes together: two in a product group (threads per block, work
+    per block or per thread), or two whose names differ only in a last _x, _y or _z (tile_size_x and
+    tile_size_y): the good configurations often lie two such steps from a good one, each step alone slower."""
+    pairs = {(a, b) for g in products for a in g for b in g if a < b}
+    axis = re.compile(r"_[xyz]$")
+    for a, na in enumerate(names):
+        for b in range(a + 1, len(names)):
+            if axis.search(na) and axis.sub("", na) == axis.sub("", names[b]) and axis.search(names[b]):
+                pairs.add((a, b))
+    return sorted(pairs)
 
 
 def spread(items: list, point) -> list:
@@ -386,7 +535,15 @@ def tune(searchspace, runner, tuning_options):
         opts.get("initial"),
         product_groups(names, values, divs, blocks),
         opts.get("seed_rules"),
+        names,
+        opts.get("seed_named"),
     )
+    known = opts.get("known") or {}
+    if known:  # configuration key ("v1,v2,...") -> time, None when it failed
+        for config in searchspace.list:
+            key = ",".join(map(str, config))
+            if key in known:
+                search.tell(tuple(config), known[key])
     cost = CostFunc(searchspace, tuning_options, runner)
     with one_blas_thread():
         try:

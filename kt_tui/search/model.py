@@ -14,11 +14,16 @@ SQRT5 = math.sqrt(5.0)
 
 def encode(configs: list[tuple], values: list[list]) -> np.ndarray:
     """Configurations as points in [0, 1]^d: log2 of wide positive numeric ranges, else the value
-    itself for numbers, else the value's position in its list."""
+    itself for numbers; a selector (see categorical) as one column per value (1 where it is that
+    value), so that no two of its choices are nearer than two others; other values by their
+    position in their list."""
     cols = []
     columns = list(zip(*configs)) or [()] * len(values)
     for i, vals in enumerate(values):
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
+        if categorical(vals):
+            cols += [np.array([float(v == choice) for v in columns[i]]) for choice in vals]
+            continue
         if numeric and min(vals) > 0 and max(vals) >= 4 * min(vals):
             col = np.log2(np.array(columns[i], dtype=float))
         elif numeric:
@@ -29,6 +34,20 @@ def encode(configs: list[tuple], values: list[list]) -> np.ndarray:
         lo, hi = (col.min(), col.max()) if len(col) else (0.0, 0.0)
         cols.append((col - lo) / (hi - lo) if hi > lo else col * 0.0)
     return np.stack(cols, axis=1) if cols else np.zeros((len(configs), 0))
+
+
+MAX_CHOICES = 8  # a selector has at most this many choices
+
+
+def categorical(vals: list) -> bool:
+    """Whether a parameter's values name choices rather than amounts: 3 to MAX_CHOICES of them, either
+    not numbers or the integers 0, 1, 2, ... (a method selector such as between_method = [0, 1, 2, 3]).
+    Two values (a flag) need no more than one column."""
+    if not 3 <= len(vals) <= MAX_CHOICES:
+        return False
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        return len(set(map(str, vals))) == len(vals)
+    return sorted(vals) == list(range(len(vals)))
 
 
 def _matern(a: np.ndarray, b: np.ndarray, ls: np.ndarray) -> np.ndarray:

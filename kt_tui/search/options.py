@@ -17,15 +17,22 @@ def run_seed(identity: str) -> int:
 
 
 def search_options(
-    search: str, given: Mapping[str, Any] | None, seed_groups: Sequence[str], identity: str
+    search: str,
+    given: Mapping[str, Any] | None,
+    seed_groups: Sequence[str],
+    identity: str,
+    seed_named: Sequence[Sequence[str]] = (),
 ) -> dict[str, Any]:
     """The strategy options of a run. For kt: the patterns that picked each seed (seed_rules, when every
-    seed has one: it weighs each rule's seeds by their measurements) and a seed from the run's identity
+    seed has one: it weighs each rule's seeds by their measurements), the parameters they name
+    (seed_named: it sets the others from what it has measured) and a seed from the run's identity
     unless one is given. kernel_tuner's strategies reject options they do not know: theirs pass as given."""
     options = dict(given or {})
     if search != "kt":
         return options
     if seed_groups and all(seed_groups):
         options["seed_rules"] = list(seed_groups)
+        if len(seed_named) == len(seed_groups):
+            options["seed_named"] = [list(n) for n in seed_named]
     options.setdefault("seed", run_seed(identity))
     return options

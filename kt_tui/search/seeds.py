@@ -341,11 +341,7 @@ class _Picker:
             for i, env in enumerate(self.envs)
             if all(_allows(f, env[n]) for n, f in keys.items()) and (p.where is None or p.where.holds(env))
         ]
-        named = set(keys)
-        for e in (p.where, p.prefer):
-            if e is not None:
-                named |= {n for n in e.names if n in self.pos} | (set(self.block) if "threads" in e.names else set())
-        return named, out
+        return pattern_names(p, self.names, self.block), out
 
     def rank(self, idx: list[int], patterns: list[Pattern], named: set[str]) -> list[int]:
         def key(i):
@@ -365,6 +361,34 @@ class _Picker:
 
     def config(self, i: int) -> dict:
         return dict(zip(self.names, self.space[i]))
+
+
+def pattern_names(p: Pattern, names: list[str], block: Sequence[str]) -> set[str]:
+    """The parameters a pattern names: those its keys match, and those its `where` and `prefer` read
+    (`threads`: the block sizes)."""
+    named = {n for key in p.filters for n in fnmatch.filter(names, key)}
+    for e in (p.where, p.prefer):
+        if e is not None:
+            named |= {n for n in e.names if n in names} | (set(block) if "threads" in e.names else set())
+    return named
+
+
+def named_params(spec: Spec, groups: Sequence[str], rule_dirs: Sequence[str | Path] = ()) -> list[list[str]]:
+    """Per seed group ("block-2d[1] + register-tiling[0]", as grouped_seed_configs gives them), the
+    parameters its patterns name, in the spec's order: the others were only set near the defaults,
+    and the search may set them from what it has measured (kt_search.Search._complete)."""
+    rules = {r.name: r for r in load_rules(rule_dirs)}
+    names, block = list(spec.tune_params), block_names(spec)
+    out = []
+    for group in groups:
+        named: set[str] = set()
+        for part in str(group).split(" + "):
+            rule, _, at = part.strip().rpartition("[")
+            k = int(at.rstrip("]")) if at.rstrip("]").isdigit() else -1
+            if rule in rules and 0 <= k < len(rules[rule].patterns):
+                named |= pattern_names(rules[rule].patterns[k], names, block)
+        out.append([n for n in names if n in named])
+    return out
 
 
 def _sample(spec: Spec) -> list[tuple]:

@@ -200,6 +200,9 @@ def test_our_search_is_told_which_rules_picked_each_seed_and_a_seed_of_the_run(h
     tune = next(j for j in jobs if getattr(j, "search", None) == "kt" and j.seeds)
     groups = tune.search_options["seed_rules"]  # one per seed: its rules' evidence is weighed together
     assert len(groups) == len(tune.seeds) and all("[" in g and "]" in g for g in groups)
+    named = tune.search_options["seed_named"]  # what each seed's rules name: kt sets the rest (issue 40)
+    assert len(named) == len(groups) and all(n and set(n) <= set(tune.seeds[0]) for n in named)
+    assert all("tile_size_x" in n for n, g in zip(named, groups) if "register-tiling" in g)
     version = store.run(sid, tune.run_id).version
     assert tune.search_options["seed"] == run_seed(f"{version}:{tune.run_id}")  # not drawn afresh in the worker
 

@@ -58,8 +58,11 @@ def test_once_stalled_the_search_finds_a_fast_region_the_model_cannot_predict():
                 search.tell(asked[-1], timing(asked[-1]))
         found.append(len(asked))
     # random picks need about (348 + 1) / (6 + 1) = 50 evaluations just to land in a region of 6 or more;
-    # the search before issue 24 item 4 (the farthest configuration from all seen) took 57 on these seeds
-    assert np.mean(found) < 48, found
+    # the search before issue 24 item 4 (the farthest configuration from all seen) took 57 on these seeds,
+    # after it 48 (two picks in three explored once stalled). Issue 40 explores half as often and backs
+    # off further when exploring finds nothing (pnpoly, where exploring poor regions cost hundreds of
+    # picks): 65 to 69 here; the recorded spaces' needles did not get worse (benchmarks/results/search-*)
+    assert np.mean(found) < 75, found
 
 
 def test_a_seed_whose_rules_picked_the_fastest_so_far_goes_before_a_random_pick():

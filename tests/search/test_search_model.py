@@ -71,7 +71,9 @@ def test_neighbours_are_the_free_configurations_one_parameter_away():
     ix = np.array(space)
     for i in (0, 5, len(space) // 2, len(space) - 1):
         scan = np.flatnonzero(((ix != ix[i]).sum(1) <= 1) & search.free)
-        assert search._neighbours(i).tolist() == scan.tolist()
+        assert search._neighbours(i, pairs=False).tolist() == scan.tolist()
+        two = np.flatnonzero(((ix != ix[i]).sum(1) <= 2) & search.free)  # a small space: every pair moves
+        assert search._neighbours(i).tolist() == two.tolist()
 
 
 def test_a_long_run_refits_on_a_growing_schedule_and_scores_a_sample(monkeypatch):

@@ -361,6 +361,8 @@ def _budgeted(job: TuneJob) -> dict:
         options.setdefault("time_limit", job.time_limit_s)
     if job.seeds and job.search == "kt":
         options.setdefault("seeds", job.seeds)
+    if job.known and job.search == "kt":  # what the session measured: ours learns from it, asks none again
+        options.setdefault("known", {k: r.time_ms if r.status == "ok" else None for k, r in job.known.items()})
     return options
 
 
