@@ -63,6 +63,12 @@ def fastest_trusted(
     return min((r for r in firsts if r is not None), key=lambda r: (r.time_ms or 0.0, r.version, r.key), default=None)
 
 
+def refused_why(store: Store, sid: str) -> str | None:
+    """Why the check refused the session's original (out of bounds, ...), or None."""
+    refused = (check_state(SessionStore(store, sid)) or {}).get("refused")
+    return str(refused) if refused else None
+
+
 def accepted_versions(store: Store, sid: str) -> list[str]:
     """The original and every version whose step was accepted, as stored."""
     versions = store.versions(sid)
@@ -73,8 +79,12 @@ def accepted_versions(store: Store, sid: str) -> list[str]:
 
 
 def best_result(store: Store, sid: str) -> Result | None:
+    """The session's one best (fastest_trusted); None when the check refused the original: what was
+    timed beside its test is not trusted."""
     versions = store.versions(sid)
     if not versions:  # a session that stopped before its kernel was stored
+        return None
+    if refused_why(store, sid):
         return None
     from ..kernel.spec import spec_from_plain  # here: listing sessions needs no spec parser
 
@@ -89,8 +99,7 @@ def session_summary(store: Store, sid: str) -> dict[str, Any]:
     s = store.session(sid)
     if s is None:
         raise UserError(f"no session {sid} in the store")
-    refused = (check_state(SessionStore(store, sid)) or {}).get("refused")
-    best = None if refused else best_result(store, sid)  # timed beside a test that refused the original
+    best = best_result(store, sid)
     plan = store.steps(sid)
     if plan:  # strategies with a plan: its steps; otherwise the gates that were decided
         steps = [

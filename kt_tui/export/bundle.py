@@ -8,7 +8,7 @@ from typing import Any
 
 from ..engine.limits import stored_facts
 from ..engine.profiles import profile_of
-from ..engine.summary import best_result
+from ..engine.summary import best_result, refused_why
 from ..engine.verdict import UNMEASURED, waits_for_gpu
 from ..errors import UserError
 from ..kernel.expr import ExprError, evaluate
@@ -91,6 +91,11 @@ def load_bundle(store: Store, sid: str) -> Bundle:
     best = best_result(store, s["id"])  # the one best (engine/summary.py), as `--json` and the table name it
     if (best is None or best.time_ms is None) and s.get("state") == UNMEASURED:
         raise NotMeasured(f"nothing measured to export yet: {waits_for_gpu(s['id'])}")
+    if best is None and (why := refused_why(store, s["id"])):
+        raise ExportError(
+            f"session {s['id']}: the original kernel was refused ({why[:300]}): nothing it measured is "
+            "trusted, nothing to export"
+        )
     if best is None or best.time_ms is None:
         raise ExportError(f"session {s['id']} has no accepted best kernel yet: nothing to export")
     versions = store.versions(s["id"])

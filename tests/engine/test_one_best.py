@@ -59,3 +59,24 @@ def test_a_rejected_step_within_2_percent_or_a_failed_faster_one_is_never_the_be
     engine.accept(close)  # once accepted it is the best everywhere
     engine.set_step("1", state="accepted")
     assert _everyone_names(store, sid, engine) == {(close, 0.198)}
+
+
+def test_an_original_the_check_refused_gives_no_best_to_json_or_the_export(hermetic):
+    """--json names no best when the check refused the original (its times were taken beside that
+    test); the export, which asks the same function, names none either and says why."""
+    import pytest
+
+    from kt_tui.engine.strength import CheckRefused
+    from kt_tui.export.bundle import ExportError
+    from kt_tui.export.export import export_session
+
+    from .test_check_beside import _session
+
+    why = "the original kernel accesses memory out of bounds at n=37 (2 error(s) under memcheck): `a`[40] ..."
+    store, sid, _, engine = _session(hermetic, {"state": "unsafe", "why": why, "refused": why, "fixes": []})
+    with pytest.raises(CheckRefused):
+        engine.run(sweep)
+    assert store.count_results(sid) > 0 and session_summary(store, sid)["best"] is None
+    with pytest.raises(ExportError, match=r"the original kernel was refused \(.*out of bounds at n=37"):
+        export_session(store, sid, hermetic / "out")
+    assert not (hermetic / "out").exists()
