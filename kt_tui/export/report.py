@@ -13,7 +13,7 @@ from ..engine.profiles import advice, profile_line, session_profiles
 from ..engine.strength import check_line, score_line, state_of, survivor_text
 from ..engine.verdict import verdict_text
 from ..files import write_output
-from ..records import Result, StoredGate, config_key
+from ..records import Result, StoredGate, config_key, trusted
 from ..redact import for_terminal
 from ..store import SessionStore
 from .bundle import Bundle, metrics, spec_of
@@ -223,7 +223,7 @@ def _roofline_results(b: Bundle) -> list[tuple[str, Result]]:
     base = b.data.result(b.original["id"], config_key(list(base_spec.tune_params), base_spec.baseline_params()))
     out = [("baseline", base)] if base is not None and base.time_ms else []
     for v in b.tuned():
-        best = next((r for r in b.data.by_time(v["id"]) if r.verified is not False and r.ok), None)
+        best = next((r for r in b.data.by_time(v["id"]) if trusted(r)), None)  # as the table ranks them
         if best is not None and (best.version, best.key) != (b.original["id"], base.key if base else None):
             out.append(((v["label"] or v["id"]).split(":")[0] + " best", best))
     return out

@@ -80,3 +80,21 @@ def test_an_original_the_check_refused_gives_no_best_to_json_or_the_export(herme
     with pytest.raises(ExportError, match=r"the original kernel was refused \(.*out of bounds at n=37"):
         export_session(store, sid, hermetic / "out")
     assert not (hermetic / "out").exists()
+
+
+def test_the_reports_distance_to_the_limit_takes_each_versions_fastest_trusted_result(hermetic):
+    """The report's table and roofline (export/report.py) place each version by the result the table
+    ranks first, trusted(): a faster result nothing verified is not that version's best."""
+    from kt_tui.export.report import _roofline_results
+
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    engine = Engine(store, sid, FakeGpu(), choice, lambda g: Decision("approve"))
+    assert engine.run(sweep) == "finished"
+    vid = _step(engine, "1", 0.15)  # trusted
+    ok = {"params": {"block_size_x": 64}, "times": [0.01], "status": "ok", "error": None, "source": "measured"}
+    engine.data.add_results(vid, "tune:1b", [dict(ok, key="64", time_ms=0.01, verified=None)])  # unchecked
+    engine.accept(vid)
+    engine.set_step("1", state="accepted")
+    points = {label: r.time_ms for label, r in _roofline_results(load_bundle(store, sid))}
+    assert points["step 1 best"] == 0.15
