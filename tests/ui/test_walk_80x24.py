@@ -3,8 +3,11 @@ autopilot): each test drives the screen as the walk did."""
 
 from __future__ import annotations
 
+from kt_tui.ui.profile_tab import ProfileView
+
 from ..conftest import EXAMPLES
 from .test_keys_and_80x24 import panel_lines
+from .test_no_gpu_ui import copied
 from .test_ui import Keys, gate_key, new_app, wait_for
 
 
@@ -21,3 +24,35 @@ async def test_the_panel_names_the_run_going_on_not_the_one_before(monkeypatch):
         await real.pause()
         assert "Running tune of original" in panel_lines(screen)[0]
         await pilot.press("q")
+
+
+def _profile_text(app) -> str:
+    return str(app.screen.query_one("#profile-text").render())
+
+
+async def test_the_profile_tab_of_a_replay_does_not_promise_a_profile():
+    """A finished replay of a recording without profiles said "No profiles yet: ... profiled with
+    Nsight Compute after a run": none ever comes, since a replay runs nothing."""
+    app = new_app(EXAMPLES / "vector_add.cu", max_configs=2)
+    async with app.run_test(size=(80, 24)) as real:
+        screen = app.screen
+        await wait_for(real, lambda: gate_key(screen) is not None)
+        await Keys(real).press("s")
+        await wait_for(real, lambda: screen.state in ("finished", "failed", "error"))
+        await wait_for(real, lambda: screen.query(ProfileView) and "Device" in _profile_text(app))
+        text = _profile_text(app)
+        assert "a replay runs nothing" in text and "after a run" not in text
+        await Keys(real).press("q")
+
+
+async def test_the_profile_tab_without_a_gpu_says_when_profiles_come(tmp_path):
+    app = new_app(copied(tmp_path, "vector_add"), backend="none")
+    async with app.run_test(size=(80, 24)) as real:
+        screen = app.screen
+        await wait_for(real, lambda: gate_key(screen) is not None)
+        await Keys(real).press("s")
+        await wait_for(real, lambda: screen.state in ("unmeasured", "finished", "failed", "error"))
+        await wait_for(real, lambda: screen.query(ProfileView) and "Device" in _profile_text(app))
+        text = _profile_text(app)
+        assert "resumed on a GPU" in text and "after a run" not in text
+        await Keys(real).press("q")
