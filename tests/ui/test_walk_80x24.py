@@ -4,8 +4,9 @@ autopilot): each test drives the screen as the walk did."""
 from __future__ import annotations
 
 from kt_tui.ui.profile_tab import ProfileView
+from kt_tui.ui.widgets import ResultsTable
 
-from ..conftest import EXAMPLES
+from ..conftest import EXAMPLES, ROOT
 from .test_keys_and_80x24 import panel_lines
 from .test_no_gpu_ui import copied
 from .test_ui import Keys, gate_key, new_app, wait_for
@@ -55,4 +56,21 @@ async def test_the_profile_tab_without_a_gpu_says_when_profiles_come(tmp_path):
         await wait_for(real, lambda: screen.query(ProfileView) and "Device" in _profile_text(app))
         text = _profile_text(app)
         assert "resumed on a GPU" in text and "after a run" not in text
+        await Keys(real).press("q")
+
+
+async def test_a_speedup_that_arrives_after_its_row_is_shown_whole():
+    """The H100 recording's one configuration at 80x24: its speedup read "1" where "1.00x" belongs."""
+    h100 = ROOT / "tests" / "fixtures" / "h100-2026-12-06"
+    app = new_app(h100 / "vadd.cu", sim_cache=str(h100 / "recorded"))
+    async with app.run_test(size=(80, 24)) as real:
+        screen = app.screen
+        await wait_for(real, lambda: gate_key(screen) is not None)
+        await Keys(real).press("s")
+        await wait_for(real, lambda: screen.state in ("finished", "failed", "error"))
+        table = screen.query_one(ResultsTable)
+        await wait_for(real, lambda: table.peak_of is not None)
+        await real.pause()
+        for column, text in (("speedup", "1.00x"), ("peak", "~92%")):
+            assert table.columns[column].get_render_width(table) - 2 * table.cell_padding >= len(text), column
         await Keys(real).press("q")
