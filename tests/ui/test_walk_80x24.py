@@ -3,8 +3,9 @@ autopilot): each test drives the screen as the walk did."""
 
 from __future__ import annotations
 
+from kt_tui.ui import deciding
 from kt_tui.ui.profile_tab import ProfileView
-from kt_tui.ui.widgets import ResultsTable
+from kt_tui.ui.widgets import GatePanel, ResultsTable
 
 from ..conftest import EXAMPLES, ROOT
 from .test_keys_and_80x24 import panel_lines
@@ -74,3 +75,25 @@ async def test_a_speedup_that_arrives_after_its_row_is_shown_whole():
         for column, text in (("speedup", "1.00x"), ("peak", "~92%")):
             assert table.columns[column].get_render_width(table) - 2 * table.cell_padding >= len(text), column
         await Keys(real).press("q")
+
+
+async def test_undoing_a_stop_of_the_run_gives_the_autopilot_back(monkeypatch):
+    """Autopilot on, x during the tune, then u: the run went on, but the autopilot stayed off."""
+    monkeypatch.setenv("KT_TUI_UNDO_S", "30")
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
+    app = new_app(EXAMPLES / "matmul.cu")
+    async with app.run_test(size=(80, 24)) as real:
+        pilot, screen = Keys(real), app.screen
+        await wait_for(real, lambda: gate_key(screen) == "sweep:1")
+        await pilot.press("s")
+        await wait_for(real, lambda: screen.state == "running" and screen.run_info.get("kind") == "tune", timeout=60)
+        screen.autopilot = True
+        screen.query_one(GatePanel).focus()
+        await pilot.press("x")
+        assert screen.held is not None and not screen.autopilot  # the stop is held; the autopilot waits
+        await pilot.press("u")
+        assert screen.held is None and screen.autopilot and not screen.stopping
+        await pilot.press("x")
+        deciding.send_held(screen)  # the stop goes: the autopilot is off for good
+        assert screen.stopping and not screen.autopilot
+        await pilot.press("q")
