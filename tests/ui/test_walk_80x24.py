@@ -13,16 +13,26 @@ from .test_no_gpu_ui import copied
 from .test_ui import Keys, gate_key, new_app, wait_for
 
 
+def matmul_paced(monkeypatch):
+    """A sweep of examples/matmul.cu replayed at 0.3 s a configuration: slow enough to act on."""
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
+    return new_app(EXAMPLES / "matmul.cu")
+
+
+async def until_the_tune(real, screen) -> None:
+    """Approve the sweep's gate and wait until its tune (after the baseline) runs."""
+    await wait_for(real, lambda: gate_key(screen) == "sweep:1")
+    await Keys(real).press("s")
+    await wait_for(real, lambda: screen.state == "running" and screen.run_info.get("kind") == "tune", timeout=60)
+
+
 async def test_the_panel_names_the_run_going_on_not_the_one_before(monkeypatch):
     """The sweep runs the baseline, then the tune: the panel said "Running baseline" for the
     whole tune, since both runs set the same activity and the panel was not drawn again."""
-    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
-    app = new_app(EXAMPLES / "matmul.cu")
+    app = matmul_paced(monkeypatch)
     async with app.run_test(size=(80, 24)) as real:
         pilot, screen = Keys(real), app.screen
-        await wait_for(real, lambda: gate_key(screen) == "sweep:1")
-        await pilot.press("s")
-        await wait_for(real, lambda: screen.run_info.get("kind") == "tune", timeout=60)
+        await until_the_tune(real, screen)
         await real.pause()
         assert "Running tune of original" in panel_lines(screen)[0]
         await pilot.press("q")
@@ -80,13 +90,10 @@ async def test_a_speedup_that_arrives_after_its_row_is_shown_whole():
 async def test_undoing_a_stop_of_the_run_gives_the_autopilot_back(monkeypatch):
     """Autopilot on, x during the tune, then u: the run went on, but the autopilot stayed off."""
     monkeypatch.setenv("KT_TUI_UNDO_S", "30")
-    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
-    app = new_app(EXAMPLES / "matmul.cu")
+    app = matmul_paced(monkeypatch)
     async with app.run_test(size=(80, 24)) as real:
         pilot, screen = Keys(real), app.screen
-        await wait_for(real, lambda: gate_key(screen) == "sweep:1")
-        await pilot.press("s")
-        await wait_for(real, lambda: screen.state == "running" and screen.run_info.get("kind") == "tune", timeout=60)
+        await until_the_tune(real, screen)
         screen.autopilot = True
         screen.query_one(GatePanel).focus()
         await pilot.press("x")
