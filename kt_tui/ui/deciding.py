@@ -37,15 +37,16 @@ class Held:
     send: Callable[[], None]
     timer: Timer
     seconds: float  # the wait
+    autopilot: bool = False  # a stop that turned the autopilot off: u turns it on again
 
 
-def hold(screen, what: str, title: str, send: Callable[[], None]) -> None:
+def hold(screen, what: str, title: str, send: Callable[[], None], autopilot: bool = False) -> None:
     """`send` after the undo time (at once when it is 0)."""
     delay = undo_seconds()
     if not delay:
         send()
         return
-    screen.held = Held(what, title, send, screen.set_timer(delay, lambda: send_held(screen)), delay)
+    screen.held = Held(what, title, send, screen.set_timer(delay, lambda: send_held(screen)), delay, autopilot)
 
 
 def decide(screen, choice: str, value: Any = None, by: str = "user", why: str | None = None) -> None:
@@ -84,6 +85,8 @@ def undo(screen) -> None:
     held.timer.stop()
     if held.what == "autopilot":
         screen.autopilot = False
+    elif held.autopilot and screen.state == "running" and not screen.bridge.waiting:
+        screen.autopilot = True  # the run it was stopping goes on, and so does the autopilot
     screen.notify(f"{held.what} undone", timeout=2)  # the gate, still open, shows again
 
 
@@ -109,12 +112,14 @@ def stop(screen) -> None:
 
 
 def stop_now(screen) -> None:
-    """A stop at the gate, or of the running run or LLM call: held like a skip, u takes it back."""
-    screen.autopilot = False
+    """A stop at the gate, or of the running run or LLM call: held like a skip, u takes it back
+    (with the autopilot, when it was on)."""
+    autopilot, screen.autopilot = screen.autopilot, False
     if screen.bridge.waiting:
         decide(screen, "stop")
     elif screen.engine is not None and screen.state == "running" and not screen.stopping:
-        hold(screen, "stop", "the run, after the configuration running now", lambda: _stop_run(screen))
+        what = "the run, after the configuration running now"
+        hold(screen, "stop", what, lambda: _stop_run(screen), autopilot=autopilot)
 
 
 def _stop_run(screen) -> None:

@@ -20,7 +20,8 @@ from ..records import Result
 from ..store import SessionStore
 
 
-def profile_text(data: SessionStore, simulated: bool) -> Text:
+def profile_text(data: SessionStore, simulated: bool, measured: bool) -> Text:
+    """`measured`: this session measures here (not a session prepared without a GPU)."""
     s = data.session()
     text = Text()
     text.append("Device\n", style="bold")
@@ -28,7 +29,7 @@ def profile_text(data: SessionStore, simulated: bool) -> Text:
     labels = {v["id"]: v["label"] or v["id"] for v in data.versions()}
     profiles = session_profiles(data)
     if not profiles:
-        text.append("No profiles yet: the baseline and each new best are profiled with Nsight Compute after a run.\n")
+        text.append(_no_profile(simulated, measured) + "\n")
     for p in profiles:
         head = f"{labels.get(p['version'], p['version'])} {p['key']}"
         summary = p["summary"]
@@ -43,12 +44,23 @@ def profile_text(data: SessionStore, simulated: bool) -> Text:
     return text
 
 
+def _no_profile(simulated: bool, measured: bool) -> str:
+    if not measured:
+        return (
+            "No profiles: nothing is measured here; the baseline and each new best are profiled once the "
+            "session is resumed on a GPU."
+        )
+    if simulated:
+        return "No profiles: a replay runs nothing; only profiles recorded in its cache show here, after the run."
+    return "No profiles yet: the baseline and each new best are profiled with Nsight Compute after a run."
+
+
 class ProfileView(VerticalScroll):
     def compose(self):
         yield Static("", id="profile-text")
 
-    def show(self, data: SessionStore, simulated: bool) -> None:
-        self.query_one("#profile-text", Static).update(profile_text(data, simulated))
+    def show(self, data: SessionStore, simulated: bool, measured: bool) -> None:
+        self.query_one("#profile-text", Static).update(profile_text(data, simulated, measured))
 
 
 def peak_cells(data: SessionStore) -> Callable[[Result], str] | None:

@@ -285,7 +285,7 @@ class ResultsTable(DataTable):
         self.rows_data[key] = r
         if key in self.rows:
             for col, value in zip([c for c in self.columns if c != "best"], self._cells(r)):
-                self.update_cell(key, col, value)
+                self.update_cell(key, col, value, update_width=True)
             return key
         if key != self.candidate and not self.matches(r):
             return key  # kept in rows_data: shows when the filter changes
@@ -445,7 +445,8 @@ class ResultsTable(DataTable):
             return
         self.baseline_ms = ms
         for key in self._row_keys():  # the shown rows: the others get theirs when they show
-            self.update_cell(key, "speedup", self._speedup(self.rows_data[key]))
+            # a row shown before the baseline's time had "-" there: the column widens to "1.00x"
+            self.update_cell(key, "speedup", self._speedup(self.rows_data[key]), update_width=True)
 
     def set_peak(self, peak_of: Callable[[Result], str] | None) -> None:
         """Fill the "%peak" column: each result's share of the device's measured peak (None: no facts,
@@ -459,9 +460,8 @@ class ResultsTable(DataTable):
             return
         for key in self._row_keys():
             r = self.rows_data[key]
-            self.update_cell(
-                key, "peak", Text(peak_of(replace(r, version=r.version or self.original)), justify="right")
-            )
+            cell = Text(peak_of(replace(r, version=r.version or self.original)), justify="right")
+            self.update_cell(key, "peak", cell, update_width=True)
 
     def sort_by(self, column: str, reverse: bool = False) -> None:
         def value(r: Result):

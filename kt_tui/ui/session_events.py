@@ -81,7 +81,7 @@ def _run(screen, e: ev.RunStarted) -> None:
     add_versions(screen, e.version)  # the plot keeps every version's points: no store read here
     screen.paused = False
     screen.state = "running"
-    screen.activity = ("running",)
+    screen.activity = ("running", e.run)  # each run its own value: the panel names the run going on
 
 
 def _space(screen, e: ev.SpaceCounted) -> None:

@@ -266,7 +266,9 @@ class SessionScreen(Screen[None]):
         from .profile_tab import ProfileView, peak_cells
 
         if self.sid and self.query(ProfileView):
-            self.query_one(ProfileView).show(self.data, bool(self.choice and self.choice.simulated))
+            choice = self.choice
+            measured = choice is None or not (choice.unmeasured or choice.read_only)
+            self.query_one(ProfileView).show(self.data, bool(choice and choice.simulated), measured)
             self.query_one(ResultsTable).set_peak(peak_cells(self.data))
 
     @work(thread=True, group="warm")
