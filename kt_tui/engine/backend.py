@@ -49,7 +49,7 @@ class BackendChoice:
         if self.backend == "none":
             return f"no GPU here: not measured (stored results from {self.gpu})" if self.gpu else "no GPU: not measured"
         if self.simulated:
-            return f"SIMULATED (kernel_tuner replay of a cache recorded on {self.gpu})"
+            return f"SIMULATED (kernel_tuner replay of a cache from {self.gpu})"  # the GPU's name, then its date
         return f"{self.gpu} via {self.backend}"
 
     def compile_arch(self) -> tuple[str, str]:
@@ -126,7 +126,7 @@ def _sim(kernel: str, version: str | list[str], sources: list[str], note: str) -
     choice.replays_version = head.get("kt_tui", {}).get("kernel_version") in (
         [version] if isinstance(version, str) else list(version)
     )
-    choice.note = (note + " " if note else "") + f"Replaying {cache} (SIMULATED; recorded on {choice.gpu})."
+    choice.note = (note + " " if note else "") + f"Replaying {cache} (SIMULATED; from {choice.gpu})."
     return choice
 
 

@@ -37,7 +37,9 @@ from .env import scrubbed_env
 from .sanitize import SanitizeReport, sanitize
 from .timeline import mark
 
-NO_GPU = "no GPU here ({}): the check's strength (sanitizer, mutants, changed arguments, the spec's launch) was not tested"
+NO_GPU = (
+    "no GPU here ({}): the check's strength (sanitizer, mutants, changed arguments, the spec's launch) was not tested"
+)
 GEOMETRY = ("block_size_x", "block_size_y", "block_size_z")
 
 

@@ -254,7 +254,14 @@ class SessionScreen(Screen[None]):
         if not all(p.is_attached for p in panes):
             return  # the app is leaving already (quit at its first frame): nothing to fill
         await panes[0].mount(PlanView(id="plan"))
-        await panes[1].mount(VerticalScroll(Static("No generated kernel yet.", id="kernel-view")))
+        await panes[1].mount(
+            VerticalScroll(
+                Static(
+                    "A generated kernel shows here while its gate is open (the Plan tab lists each step's version).",
+                    id="kernel-view",
+                )
+            )
+        )
         await panes[2].mount(RichLog(id="llm-log", wrap=True, markup=False))
         await panes[3].mount(ProfileView(id="profile"))
         self.show_profile()

@@ -112,7 +112,7 @@ class SessionsScreen(Screen):
         self.query_one("#sessions-title", Static).update(
             f"Sessions in {self.store.path}: {shown}"
             + (f" matching {self.filter!r}" if self.filter else "")
-            + ("  ·  enter opens or resumes the selected one" if shown else " (none)")
+            + ("  ·  enter opens or resumes the selected one" if shown else " (none: `kt-tui KERNEL.cu` starts one)")
         )
 
     def selected(self) -> str | None:
