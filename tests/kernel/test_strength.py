@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kt_tui.gpu import checkrun
+from kt_tui.gpu import checkrun, memcheck
 from kt_tui.gpu.sanitize import SanitizeReport
 from kt_tui.kernel import strength
 from kt_tui.kernel.mutant import NoMutant, body_span, do_nothing
@@ -224,7 +224,7 @@ MEMCHECK = """========= COMPUTE-SANITIZER
 def test_out_of_bounds_names_the_argument_the_size_and_the_index():
     s = parse_spec(SPEC_TEXT.replace("n = 1000", "n = 1024"))
     report = SanitizeReport("memcheck", False, 1490, text=MEMCHECK)
-    text = checkrun.oob_text(report, s, {"n": 1024}, "n=1024")
+    text = memcheck.oob_text(report, s, {"n": 1024}, "n=1024")
     # `out` (int32) and `cx` (float32) both hold 4,096 bytes at n=1024: both named, index 1028
     assert "at n=1024" in text and "1490 error(s)" in text
     assert "`out`[1028] (1024 elements long) or `cx`[1028] (1024 elements long)" in text and "kernel.cu:7" in text
@@ -404,7 +404,7 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
 
 def test_an_out_of_bounds_finding_without_an_address_line_still_names_the_argument():
     """The H100's compute-sanitizer gave only the distance from the nearest allocation."""
-    from kt_tui.gpu.checkrun import oob_text
+    from kt_tui.gpu.memcheck import oob_text
     from kt_tui.gpu.sanitize import SanitizeReport
     from kt_tui.kernel.source import find_kernels
     from kt_tui.kernel.spec import parse_spec
@@ -432,7 +432,7 @@ def test_a_run_that_fails_under_the_sanitizer_without_a_finding_says_why_not_mem
         "========= ERROR SUMMARY: 0 errors\n"
     )
     report = SanitizeReport("memcheck", False, 0, text=out, reason="the kernel did not complete under the sanitizer")
-    text = checkrun.oob_text(report, s, {"n": 1024}, "")
+    text = memcheck.oob_text(report, s, {"n": 1024}, "")
     assert "memcheck" not in text and "out of bounds" not in text
     assert "did not run under compute-sanitizer" in text and "named symbol not found" in text
 
@@ -462,7 +462,7 @@ def test_memcheck_runs_every_size_in_one_process_and_each_alone_only_to_say_whic
         calls.append([sizes, *more])
         return SanitizeReport(tool, True, 0, sizes=sizes)
 
-    assert checkrun.sanitize_sizes(KERNEL, s, "cupy", clean) == ("", [])
+    assert memcheck.sanitize_sizes(KERNEL, s, "cupy", clean) == ("", [])
     assert calls == [sizes_of_each]  # one process for all sizes
     report = SanitizeReport("memcheck", False, 3, text=MEMCHECK)
     calls.clear()
@@ -471,7 +471,7 @@ def test_memcheck_runs_every_size_in_one_process_and_each_alone_only_to_say_whic
         calls.append([sizes, *more])
         return report if more or sizes == sizes_of_each[-1] else SanitizeReport(tool, True, 0)
 
-    oob, _ = checkrun.sanitize_sizes(KERNEL, s, "cupy", finds)
+    oob, _ = memcheck.sanitize_sizes(KERNEL, s, "cupy", finds)
     last = s.extra_sizes()[-1]["label"]
     assert f"out of bounds at {last}" in oob and calls == [sizes_of_each, *([x] for x in sizes_of_each)]
 

@@ -1,0 +1,110 @@
+"""compute-sanitizer memcheck on the original kernel at the spec's size and at every check size, for the
+check's test (gpu/checkrun.py): the first out-of-bounds finding named by its argument (when its
+allocation's size tells it), its size and its index; otherwise the sanitizer's first finding."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..kernel.spec import Spec
+from .sanitize import SanitizeReport, sanitize
+
+_FINDING = re.compile(
+    r"=+\s*(Invalid __\w+__ (?:read|write|atomic)[^\n]*|Out-of-range[^\n]*|"
+    r"Misaligned[^\n]*|Program hit [^\n]*)"
+)
+_AT = re.compile(r"=+\s+at (?:0x[0-9a-f]+ in )?([^\n]+)")
+_ADDRESS = re.compile(r"Address (0x[0-9a-fA-F]+)")
+_NEAREST = re.compile(
+    r"is ([\d,]+) bytes? (after|before) the nearest allocation at (0x[0-9a-fA-F]+) of size "
+    r"([\d,]+) bytes?"
+)
+
+
+def _int(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str:
+    """One line: which argument (when its allocation's size tells it), at which size, which index;
+    otherwise the sanitizer's first finding."""
+    text = report.text
+    m = _FINDING.search(text)
+    where = f"at {label}" if label else "at the spec's size"
+    oob = "out of bounds" in text or "Invalid __" in text
+    if report.errors == 0 and not oob:  # no finding: the run itself failed; say why, never "memcheck"
+        said = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("=========")]
+        why = said[-1][:400] if said else (report.reason or "no message")
+        return f"the original kernel did not run under compute-sanitizer {where} (no memory error found): {why}"
+    head = (
+        f"the original kernel {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "
+        f"{where} ({report.errors} error(s) under memcheck)"
+    )
+    if not m:
+        first = next(
+            (
+                ln.strip("= ").strip()
+                for ln in text.splitlines()
+                if ln.startswith("=========") and "COMPUTE-SANITIZER" not in ln and ln.strip("= ").strip()
+            ),
+            "",
+        )
+        return f"{head}: {first}" if first else head
+    what = m.group(1).strip()
+    rest = text[m.end() : m.end() + 1200]
+    at = _AT.search(rest)
+    near = _NEAREST.search(rest)
+    address = _ADDRESS.search(rest)
+    detail = what + (f" at {at.group(1).strip()}" if at else "")
+    if near:
+        size = _int(near.group(4))
+        names = _args_of_bytes(spec, sizes, size)
+        start = int(near.group(3), 16)
+        if names:  # the offset from the allocation's start: the address, or the distance the sanitizer gives
+            gap = _int(near.group(1))
+            offset = int(address.group(1), 16) - start if address else size + gap if near.group(2) == "after" else -gap
+            arg = " or ".join(f"`{n}`[{offset // item}] ({size // item} elements long)" for n, item in names)
+            return f"{head}: {arg} is read or written ({detail}; the address {near.group(0)})"
+        return f"{head}: {detail}; {near.group(0)}"
+    return f"{head}: {detail}" + (f", address {address.group(1)}" if address else "")
+
+
+def _args_of_bytes(spec: Spec, sizes: dict, nbytes: int) -> list[tuple[str, int]]:
+    from ..kernel.inputs import make_args  # numpy: only once something was found
+
+    try:
+        values = make_args(spec, sizes)
+    except Exception:  # noqa: BLE001 - the finding is said without the argument's name
+        return []
+    return [(a.name, v.itemsize) for a, v in zip(spec.args, values) if a.is_array and v.nbytes == nbytes]
+
+
+def sanitize_sizes(
+    source: str, spec: Spec, backend: str, run: Callable = sanitize, timeout_s: float = 300.0
+) -> tuple[str, list[str]]:
+    """memcheck on the original at its baseline, at the spec's size and every check size:
+    ("" or the first out-of-bounds finding, notes on sizes that could not be checked). All sizes run
+    in one process under the tool; only when that finds something is each size run on its own, to
+    say which size it was."""
+    params = spec.baseline_params()
+    notes: list[str] = []
+    every = [("", spec.sizes)] + [(e["label"], e["sizes"]) for e in spec.extra_sizes()]
+    if len(every) > 1:
+        report = run(
+            source, spec, params, backend, tool="memcheck", timeout_s=timeout_s, sizes=spec.sizes,
+            more=[sizes for _, sizes in every[1:]],
+        )  # fmt: skip
+        if report.ok:
+            return "", notes
+        if report.ok is None and ("not found" in report.reason or "no GPU" in report.reason):
+            return "", [f"memcheck at every size: not run: {report.reason}"]
+    for label, sizes in every:
+        report = run(source, spec, params, backend, tool="memcheck", timeout_s=timeout_s, sizes=sizes)
+        if report.ok is False:
+            return oob_text(report, spec, sizes, label), notes
+        if report.ok is None:
+            notes.append(f"memcheck {'at ' + label if label else 'at the spec size'}: not run: {report.reason}")
+            if "not found" in report.reason or "no GPU" in report.reason:
+                break  # the same at every size
+    return "", notes
