@@ -30,8 +30,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..kernel.equivalent import survival
 from ..kernel.expr import ExprError, evaluate
-from ..kernel.mutant import Mutant, survival
+from ..kernel.mutant import Mutant
 from ..kernel.spec import Spec
 from ..kernel.strengthen import case_spec
 from ..kernel.text import compile_options

@@ -1,7 +1,7 @@
-"""Mutants equivalent by construction (issue 35): edits of kernel/mutant.py that no input can tell from
-the original under the check's comparison, recognised by their pattern in the tokens, each with the
-reason a reader can verify. They are explained and not counted; anything an input could kill is left
-to the runs.
+"""Mutants equivalent by construction (issue 35), and why the others may survive a check. The
+equivalents are edits of kernel/mutant.py that no input can tell from the original under the check's
+comparison, recognised by their pattern in the tokens, each with the reason a reader can verify.
+They are explained and not counted; anything an input could kill is left to the runs.
 
 - a select between the two sides it compares (`v > 0.0f ? v : 0.0f`, `if (x > m) m = x;`): at the tie
   both arms hold the same value, so `>` and `>=` give the same result;
@@ -15,6 +15,8 @@ to the runs.
 """
 
 from __future__ import annotations
+
+import re
 
 from .syntax import Token
 
@@ -223,3 +225,20 @@ def _lane_dependent(toks: list[Token], name: str, lane: str, before: int) -> boo
             ):
                 return True
     return False
+
+
+def survival(m: dict[str, str]) -> str:
+    """Why a mutant of this kind may survive a check, for the survivors' line (a reason to look for
+    the input that kills it, not a proof)."""
+    what = m.get("what", "")
+    if m.get("kind") == "bound":
+        if any(w in what for w in ("threadIdx", "blockIdx", "for (")) or re.search(r"`if \(\w+ [<>]=? \w+\)", what):
+            return "no thread or loop reaches the bound's edge at the sizes and block sizes checked"
+        return "no input makes the two sides equal (a tie)"
+    if m.get("kind") in ("type", "mask"):
+        return "the values never leave the narrower type's range in the inputs checked"
+    if m.get("kind") == "const":
+        return "the constant changes the outputs only for inputs beyond it (a sentinel, a start), or not at all"
+    if m.get("kind") in ("drop", "sign", "swap") and "threadIdx" in what:
+        return "the term is zero at the block size checked"
+    return "every input tried gives the original's outputs"

@@ -584,20 +584,3 @@ def mutants(source: str, kernel: str, cap: int = CAP) -> list[Mutant]:
                 Mutant(f"m{len(out):02d}", kind, sites.line_of(a), what, changed, sites.equivalent(kind, a, text))
             )
     return out
-
-
-def survival(m: dict[str, str]) -> str:
-    """Why a mutant of this kind may survive a check, for the survivors' line (a reason to look for
-    the input that kills it, not a proof)."""
-    what = m.get("what", "")
-    if m.get("kind") == "bound":
-        if any(w in what for w in ("threadIdx", "blockIdx", "for (")) or re.search(r"`if \(\w+ [<>]=? \w+\)", what):
-            return "no thread or loop reaches the bound's edge at the sizes and block sizes checked"
-        return "no input makes the two sides equal (a tie)"
-    if m.get("kind") in ("type", "mask"):
-        return "the values never leave the narrower type's range in the inputs checked"
-    if m.get("kind") == "const":
-        return "the constant changes the outputs only for inputs beyond it (a sentinel, a start), or not at all"
-    if m.get("kind") in ("drop", "sign", "swap") and "threadIdx" in what:
-        return "the term is zero at the block size checked"
-    return "every input tried gives the original's outputs"
