@@ -96,6 +96,8 @@ def spiked_rows(arg: Arg, n: int, sizes: dict[str, int]) -> np.ndarray:
     SPIKES[r % 3]. A max over a row that misses one element, or reads the next row's first, changes a
     softmax only where one value stands out: exp overflows without the right max."""
     dtype = np.dtype(arg.dtype)
+    if dtype.name not in SPIKES or arg.value is None:
+        raise SpecError(f"args ({arg.name}).value", 'init = "spikes" needs a float type and value = the row length')
     out = np.random.default_rng(arg.seed).standard_normal(n).astype(dtype)
     width = max(1, int(evaluate(arg.value, sizes)))
     rows = np.arange(n // width)
