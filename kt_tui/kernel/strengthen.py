@@ -89,19 +89,26 @@ def _value_cases(spec: Spec) -> list[dict[str, Any]]:
 _DRAWN = ("random", "uniform", "normal", "positive")
 
 
-def _float_inputs(spec: Spec) -> list[Arg]:
-    return [a for a in spec.args if a.is_array and not a.output and a.dtype in SPIKES and a.init in _DRAWN]
+def _float_inputs(spec: Spec, outputs: bool = False) -> list[Arg]:
+    """Float arrays drawn at random: the inputs, and with `outputs` those read and written too."""
+    return [a for a in spec.args if a.is_array and (outputs or not a.output) and a.dtype in SPIKES and a.init in _DRAWN]
 
 
 def _tie_cases(spec: Spec) -> list[dict[str, Any]]:
-    """Float inputs drawn as whole numbers -2 .. 2: values equal to each other and to the constants a
-    kernel compares them with (0, 1, 2), so that `<` and `<=` on data (a distance against the best so
-    far, a value against a threshold) meet the tie that random floats never draw."""
-    floats = [a.name for a in _float_inputs(spec)]
+    """Float arrays drawn at random (those read and written too) as whole numbers -2 .. 2 and float
+    scalars 1: values equal to each other, to the constants a kernel compares them with (0, 1, 2) and
+    to its scalars (a box, a threshold), so that `<` and `<=` on data (a distance against the best so
+    far, a position against the box) meet the tie that random floats never draw; a tiny scalar added
+    (an epsilon) becomes one that shows."""
+    floats = [a.name for a in _float_inputs(spec, outputs=True)]
     if not floats:
         return []
-    label = f"{', '.join(f'`{n}`' for n in floats)} as whole numbers -2 .. 2 (ties)"
-    return [{"label": label, "args": {n: {"init": "whole", "low": -2, "high": 3} for n in floats}}]
+    scalars = [a.name for a in spec.args if not a.is_array and a.dtype in SPIKES and isinstance(a.value, (int, float))]
+    label = f"{', '.join(f'`{n}`' for n in floats)} as whole numbers -2 .. 2" + (
+        f", {', '.join(f'`{n}`' for n in scalars)} = 1" if scalars else ""
+    )
+    changes: dict[str, dict[str, Any]] = {n: {"init": "whole", "low": -2, "high": 3} for n in floats}
+    return [{"label": f"{label} (ties)", "args": {**changes, **{n: {"value": 1.0} for n in scalars}}}]
 
 
 def _spike_cases(spec: Spec) -> list[dict[str, Any]]:

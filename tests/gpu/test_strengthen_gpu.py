@@ -50,6 +50,12 @@ def test_floats_that_tie_kill_a_strict_comparison_made_loose(tmp_path):
     assert any("(ties)" in c["label"] for c in state["cases"])
 
 
+def test_whole_positions_and_a_box_of_1_kill_a_bounce_at_the_box_made_loose(tmp_path):
+    state, score, survivors = _check(tmp_path, "particles_float3", ("count = 300000", "count = 50000"))
+    assert "`>` -> `>=` in `if (p.x > box)" not in survivors and "`<` -> `<=` in `if (p.z < -box)" not in survivors
+    assert score["killed"] >= 0.9 * score["counted"]
+
+
 def test_a_16_bit_index_over_its_whole_range_kills_the_narrowed_and_masked_lut(tmp_path):
     state, score, survivors = _check(tmp_path, "lut_u16", ("npixels = 1000000", "npixels = 300000"))
     for gone in ("`unsigned short` -> `short`", "& 0x7fff", "`>=` -> `>` in `if (v >= levels)`"):

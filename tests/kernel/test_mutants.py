@@ -251,7 +251,7 @@ atol = 1e-4
 """
 VARIED = "`ptr` as row offsets, rows of 0, 1, 2, 7, 31, 33, 64 and 100 elements"
 WIDE = "cols=131073: `indices` above 16 bits"  # the indices of x, bounded by cols (kernel/strengthen.py)
-TIES = "`data`, `x` as whole numbers -2 .. 2 (ties)"
+TIES = "`data`, `x`, `y` as whole numbers -2 .. 2 (ties)"
 
 
 def test_row_offsets_of_one_element_per_row_become_rows_of_every_length_within_their_bounds():

@@ -111,3 +111,15 @@ def test_spiked_rows_need_a_float_type_and_a_row_length():
         parse_spec(text.replace('init = "normal"', 'init = "spikes"'))
     ties = parse_spec(text.replace('init = "normal"', 'init = "whole"\nlow = -2\nhigh = 3'))
     assert set(np.unique(make_args(ties, ties.sizes)[0]).tolist()) == {-2.0, -1.0, 0.0, 1.0, 2.0}
+
+
+def test_arrays_read_and_written_and_float_scalars_tie_too():
+    spec = load_spec(SPECS / "particles_float3.cu.toml")  # `if (p.x > box)` -> `>=` flips v at the tie
+    case = _case(spec, "(ties)")
+    assert case["label"] == "`pos`, `vel` as whole numbers -2 .. 2, `dt`, `box` = 1 (ties)"
+    args = _args(spec, case)
+    p = args["pos"] + args["vel"] * args["dt"]
+    at_box = (np.abs(p) == args["box"]) & (args["vel"] != 0)
+    assert at_box.mean() > 0.05  # where `>` and `>=` differ: v is flipped only by the mutant
+    eps = _case(load_spec(SPECS / "layernorm_rows.cu.toml"), "(ties)")  # a dropped `+ eps` shows at eps = 1
+    assert eps["args"]["eps"] == {"value": 1.0}
