@@ -42,7 +42,7 @@ from .timeline import mark
 
 BUDGET_S = 5.0  # the mutants' runs at the spec's and check sizes, in the child, after the original's
 STRENGTHEN_S = 3.0  # then the survivors' runs on stronger inputs
-GEOMETRY_S = 1.0  # the survivors at another block size, after the budget
+GEOMETRY_S = 2.0  # then the survivors at another block size
 HANG_S = 5.0  # a mutant's run that takes longer is stopped: it hangs, which a check sees
 MARK = "kt-tui: running"  # the child's line before each run: "<MARK> TOKEN mutant|case ID base|case LABEL"
 SURVIVORS = "kt-tui: survivors"  # once the mutants ran at every size: "<SURVIVORS> TOKEN N"
@@ -167,13 +167,14 @@ def child_runs(
     run: Run,
     say: Callable[[str], None],
     sort: Callable[[str], tuple[str, str]] = lambda source: ("live", ""),
-    compile_at: Callable[[Spec, str], None] = lambda s, source: None,
+    compile_at: Callable[..., None] = lambda s, source, params=None: None,
 ) -> None:
     """The mutants at each size, the cheapest first, each until the first size where it differs; then
     the survivors on each stronger case the original handles. Every outcome appended to
     out/mutants.jsonl as it is known, so a child that is stopped or dies leaves what it found to the
     next. `sort(source)`: ("live" | "equivalent" | "stillborn", why) from the mutant's compile at the
-    first size; only a live one runs. `compile_at(spec, source)`: one that passed a size runs at this next.
+    first size; only a live one runs. `compile_at(spec, source, params=None)`: one that passed a size runs
+    at this next (or at these parameters: the survivors at another block size).
     Raises what a run raised when the GPU context may be lost (the parent starts another child)."""
     from ..compare import compare_all, failure_text  # numpy, in the child only
     from ..kernel import strength  # numpy, in the child only
@@ -260,9 +261,13 @@ def child_runs(
                  and not r["killed"] and not r.get("class") for r in records)]  # fmt: skip
     if survivors and job.get("geometry"):  # a session verifies every block size: so does the check, for these
         geometry, label = job["geometry"], geometry_label(job["geometry"], baseline)
+        for _, s in base:  # every kernel they may run, compiled at once
+            for source in [job["source"], *(m["source"] for m in survivors)]:
+                compile_at(s, source, geometry)
+        moved = max(deadline, time.monotonic()) + GEOMETRY_S
         for size, s in base:
             for m in survivors:
-                if (m["id"], label) not in recorded and time.monotonic() <= deadline + GEOMETRY_S:
+                if (m["id"], label) not in recorded and time.monotonic() <= moved:
                     killed, how = judged(m, size, s, label, geometry)
                     if killed:
                         append(
@@ -437,16 +442,16 @@ class Ahead:
                 if text not in self.mine:
                     self.mine[text] = self.pool.submit(_cubin, nvcc, text, self.arch, self.options, 120)
 
-    def text(self, source: str, sizes: dict | None = None) -> tuple[str, str] | None:
+    def text(self, source: str, sizes: dict | None = None, params: dict | None = None) -> tuple[str, str] | None:
         from .ktsource import kernel_string  # in the child only: kernel_tuner
 
         try:
-            return kernel_string(self.spec, source, self.spec.baseline_params(), sizes)
+            return kernel_string(self.spec, source, params or self.spec.baseline_params(), sizes)
         except Exception:  # noqa: BLE001 - it fails where it runs, and is stillborn there
             return None
 
-    def compile_at(self, s: Spec, source: str) -> None:
-        named = self.text(source, s.sizes)
+    def compile_at(self, s: Spec, source: str, params: dict | None = None) -> None:
+        named = self.text(source, s.sizes, params)
         if named is not None:
             self.add([named])
 

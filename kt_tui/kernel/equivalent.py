@@ -165,11 +165,13 @@ def butterfly_start(toks: list[Token], i: int, new: str) -> str:
 
 
 def _xor_of(body: str, offset: str) -> str:
-    """The variable a statement `v += __shfl_xor_sync(mask, v, offset)` reduces, or ""."""
+    """The variable a statement `v += __shfl_xor_sync(mask, v, offset)` (a width of the whole warp
+    allowed) reduces, or ""."""
     head, sep, call = body.partition("+=__shfl_xor_sync(")
-    if not sep or not call.endswith(f",{offset})"):
+    end = next((e for e in (f",{offset})", f",{offset},32)", f",{offset},warpSize)") if call.endswith(e)), "")
+    if not sep or not end:
         return ""
-    parts = call[: -len(f",{offset})")].split(",")
+    parts = call[: -len(end)].split(",")
     return head if len(parts) == 2 and parts[1] == head else ""
 
 

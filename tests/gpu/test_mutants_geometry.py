@@ -87,8 +87,9 @@ def test_a_survivor_at_block_size_y_1_dies_at_the_next_block_size_and_an_equival
     assert geometry == {"block_size_x": 64, "block_size_y": 2}
     job = {"token": "t", "source": RELU, "mutants": MUTANTS, "budget_s": 60, "strengthen_s": 60}
     job.update(sizes=[], cases=[], geometry=geometry)
-    said = []
-    mutation.child_runs(SPEC, job, tmp_path, run, said.append)
+    said, compiled = [], []
+    mutation.child_runs(SPEC, job, tmp_path, run, said.append, compile_at=lambda s, src, p=None: compiled.append(p))
+    assert compiled == [geometry, geometry]  # the original and the survivor at the other block size, ahead
     records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
     label = "at block_size_x=64, block_size_y=2 (another block size)"
     assert {(r["id"], r["case"], r["killed"]) for r in records} == {

@@ -57,3 +57,8 @@ def test_a_shuffle_down_ladder_is_not_a_butterfly_and_its_mutants_count():
     labels = _labelled("rows_dot_warp", "rows_dot")
     assert not any(labels.values()), {w: e for w, e in labels.items() if e}
     assert not any(_labelled("softmax_rows", "softmax_rows").values())
+
+
+def test_a_butterfly_with_the_warps_width_is_one_too():
+    labels = _labelled("rms_norm_warp", "rms_norm_rows")  # __shfl_xor_sync(~0, sumsq, mask, 32)
+    assert "a xor butterfly started at 17" in _find(labels, "`16` -> `17` in `for (int mask = 16;")
