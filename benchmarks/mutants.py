@@ -4,9 +4,11 @@ For every kernel of tests/corpus/ with its hand spec (tests/corpus/specs/), kt-t
 (kernel/mutant.py) are made and sorted by nvcc (gpu/mutants.py: stillborn, equivalent, live). With
 --gpu the check's test runs as `spec --check` runs it (gpu/checkrun.py check_strength: memcheck, the
 original's runs, the mutants at the spec's size and every check size, stronger inputs for the
-survivors) and the table gives, per kernel: mutants made, equivalent, stillborn, counted, killed
-before and after strengthening, not run within the budget, the stronger inputs kept, the seconds the
-test took, and each survivor ("a kernel with ... would pass this check"); then where the test's
+survivors, the survivors again at another block size) and the table gives, per kernel: mutants made,
+equivalent (`pat`: of them, equivalent by construction, kernel/equivalent.py, each listed with its
+reason), stillborn, counted, killed before and after strengthening, not run within the budget, the
+stronger inputs tried and kept, the seconds the test took, and each survivor ("a kernel with ...
+would pass this check", with why such a mutant may survive); then where the test's
 seconds went (KT_TUI_TRACE marks, gpu/timeline.py), from its start: memcheck of the original at every
 size (in the app, beside the child), the child's start (python, kernel_tuner, the GPU), the original's
 runs, the mutants at every size (of which the seconds they waited on nvcc), the memcheck of the
@@ -61,6 +63,7 @@ def compile_only(name: str, kernel: Path, spec_path: Path, jobs: int | None) -> 
     classes = mutation.classify(source, spec, made, workers=jobs)
     kinds = sorted({m.kind for m in made})
     count = {k: sum(1 for c, _ in classes.values() if c == k) for k in ("live", "equivalent", "stillborn")}
+    count["pattern"] = sum(1 for m in made if m.equivalent)  # never run by the check: not counted either
     return {
         "kernel": name,
         "made": len(made),
@@ -68,6 +71,7 @@ def compile_only(name: str, kernel: Path, spec_path: Path, jobs: int | None) -> 
         "kinds": len(kinds),
         "seconds": round(time.monotonic() - started, 1),
         "equivalent_list": [m.what for m in made if classes.get(m.id, ("",))[0] == "equivalent"],
+        "pattern_list": [f"{m.what}: {m.equivalent}" for m in made if m.equivalent],
     }
 
 
@@ -94,13 +98,14 @@ def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) ->
     row.update(
         made=score.get("made", 0),
         equivalent=len(score.get("equivalent") or []),
+        pattern=[e for e in score.get("equivalent") or [] if SAME_CODE not in e],
         stillborn=len(score.get("stillborn") or []),
         counted=score.get("counted", 0),
         before=score.get("killed_before", 0),
         after=score.get("killed", 0),
         not_run=len(score.get("not_run") or []),
         kept=[c["label"] for c in state.get("cases") or []],
-        survivors=[m["what"] for m in score.get("survivors") or []],
+        survivors=[[m["what"], m.get("why", "")] for m in score.get("survivors") or []],
         tried=score.get("strengthening") or [],
     )
     if cli:
@@ -127,6 +132,7 @@ def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) ->
     return row
 
 
+SAME_CODE = "compiles to the same code"  # gpu/mutants.py: an equivalent found by nvcc, not by its pattern
 PARTS = ("memcheck", "child", "original", "mutants", "nvcc", "cases mc", "stronger")
 
 
@@ -163,23 +169,28 @@ def pct(a: int, b: int) -> str:
 
 def table(rows: list[dict], gpu: bool) -> list[str]:
     if not gpu:
-        head = f"{'kernel':<20} {'mutants':>7} {'live':>5} {'equiv':>5} {'stillb':>6} {'kinds':>5} {'nvcc s':>7}"
+        head = f"{'kernel':<20} {'mutants':>7} {'live':>5} {'equiv':>5} {'pat':>3} {'stillb':>6} {'kinds':>5} {'nvcc s':>7}"
         lines = [head, "-" * len(head)]
         for r in rows:
             if "error" in r:
                 lines.append(f"{r['kernel']:<20} {r['error']}")
                 continue
             lines.append(
-                f"{r['kernel']:<20} {r['made']:>7} {r['live']:>5} {r['equivalent']:>5} {r['stillborn']:>6} "
-                f"{r['kinds']:>5} {r['seconds']:>7}"
+                f"{r['kernel']:<20} {r['made']:>7} {r['live']:>5} {r['equivalent']:>5} {r['pattern']:>3} "
+                f"{r['stillborn']:>6} {r['kinds']:>5} {r['seconds']:>7}"
             )
+            lines += [f"{'':<22}equivalent by construction: {e}" for e in r["pattern_list"]]
         made = sum(r.get("made", 0) for r in rows)
         equiv = sum(r.get("equivalent", 0) for r in rows)
         still = sum(r.get("stillborn", 0) for r in rows)
-        lines += ["", f"{len(rows)} kernels, {made} mutants: {equiv} equivalent, {still} stillborn"]
+        pattern = sum(r.get("pattern", 0) for r in rows)
+        lines += [
+            "",
+            f"{len(rows)} kernels, {made} mutants: {equiv} equivalent ({pattern} by pattern), {still} stillborn",
+        ]
         return lines
     head = (
-        f"{'kernel':<20} {'made':>4} {'eq':>3} {'sb':>3} {'count':>5} {'before':>7} {'after':>7} {'norun':>5} "
+        f"{'kernel':<20} {'made':>4} {'eq':>3} {'pat':>3} {'sb':>3} {'count':>5} {'before':>7} {'after':>7} {'norun':>5} "
         f"{'check s':>7}" + (f" {'cli s':>6}" if any("cli_s" in r for r in rows) else "")
     )
     lines = [head, "-" * len(head)]
@@ -189,7 +200,7 @@ def table(rows: list[dict], gpu: bool) -> list[str]:
             lines.append(f"{r['kernel']:<20} {r['error'][:200]}")
             continue
         line = (
-            f"{r['kernel']:<20} {r['made']:>4} {r['equivalent']:>3} {r['stillborn']:>3} {r['counted']:>5} "
+            f"{r['kernel']:<20} {r['made']:>4} {r['equivalent']:>3} {len(r['pattern']):>3} {r['stillborn']:>3} {r['counted']:>5} "
             f"{pct(r['before'], r['counted']):>7} {pct(r['after'], r['counted']):>7} {r['not_run']:>5} {r['check_s']:>7}"
         )
         if "cli_s" in r:
@@ -198,17 +209,20 @@ def table(rows: list[dict], gpu: bool) -> list[str]:
         if r.get("split"):
             said = ", ".join(f"{k} {r['split'][k]}" for k in PARTS)
             lines.append(f"{'':<22}seconds in: {said}")
+        lines += [f"{'':<22}equivalent by construction: {e}" for e in r["pattern"]]
         for t in r["tried"]:
-            lines.append(f"{'':<22}stronger inputs {t['label']}: {'kept, ' if t['kept'] else ''}{t['why']}")
-        for s in r["survivors"]:
-            lines.append(f"{'':<22}survives: a kernel with {s} would pass this check")
+            said = t["label"] if t["label"].startswith("the survivors ") else f"stronger inputs {t['label']}"
+            lines.append(f"{'':<22}{said}: {'kept, ' if t['kept'] else ''}{t['why']}")
+        for what, why in r["survivors"]:
+            lines.append(f"{'':<22}survives: a kernel with {what} would pass this check ({why})")
         if r["counted"] >= 10 and r["after"] < 0.9 * r["counted"]:
             short.append(r["kernel"])
     scored = [r for r in rows if r.get("counted", 0) >= 10]
     slow = [r["kernel"] for r in rows if max(r.get("check_s", 0), r.get("cli_s", 0)) > 10]
     lines += [
         "",
-        f"{len(scored)} kernels with >= 10 counted mutants; below 90 % after strengthening: {', '.join(short) or 'none'}",
+        f"{len(scored)} kernels with >= 10 counted mutants; {len(short)} below 90 % after strengthening: "
+        f"{', '.join(short) or 'none'}",
         f"over 10 s: {', '.join(slow) or 'none'}",
     ]
     return lines

@@ -117,6 +117,22 @@ def other_geometry(spec: Spec) -> dict | None:
     return None
 
 
+def survivor_geometry(spec: Spec) -> dict | None:
+    """The baseline with every block size name that has another value the space allows at its next
+    one: a term of threadIdx.y dropped is zero at block_size_y = 1, one of threadIdx.x at one warp per
+    block. The survivors run there (gpu/mutants.py), as a session verifies every block size."""
+    base = spec.baseline_params()
+    now = dict(base)
+    for name in spec.block_size_names or GEOMETRY:
+        values = spec.tune_params.get(name, [])
+        after = values[values.index(now[name]) + 1 :] if now.get(name) in values else []
+        for value in after + values:  # the next larger first
+            if value != now[name] and spec.allows({**now, name: value}):
+                now[name] = value
+                break
+    return now if now != base else None
+
+
 BLAME_RUNS = {"again": "the race check", "geometry": "the block size check"}  # the runs blame() reads
 
 
@@ -348,6 +364,7 @@ def check_strength(
             "mutants": entries,
             "sizes": spec.extra_sizes(),
             "cases": cases,
+            "geometry": survivor_geometry(spec),
             "budget_s": mutation.BUDGET_S,
             "strengthen_s": mutation.STRENGTHEN_S,
         }

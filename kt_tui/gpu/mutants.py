@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..kernel.equivalent import survival
 from ..kernel.expr import ExprError, evaluate
 from ..kernel.mutant import Mutant
 from ..kernel.spec import Spec
@@ -41,6 +42,7 @@ from .timeline import mark
 
 BUDGET_S = 5.0  # the mutants' runs at the spec's and check sizes, in the child, after the original's
 STRENGTHEN_S = 3.0  # then the survivors' runs on stronger inputs
+GEOMETRY_S = 2.0  # then the survivors at another block size
 HANG_S = 5.0  # a mutant's run that takes longer is stopped: it hangs, which a check sees
 MARK = "kt-tui: running"  # the child's line before each run: "<MARK> TOKEN mutant|case ID base|case LABEL"
 SURVIVORS = "kt-tui: survivors"  # once the mutants ran at every size: "<SURVIVORS> TOKEN N"
@@ -116,7 +118,7 @@ def classify(
 
 
 def job_entry(m: Mutant) -> dict[str, Any]:
-    return {"id": m.id, "kind": m.kind, "what": m.what, "source": m.source}
+    return {"id": m.id, "kind": m.kind, "what": m.what, "source": m.source, "equivalent": m.equivalent}
 
 
 # -- in the check's child -------------------------------------------------------------------------
@@ -165,13 +167,14 @@ def child_runs(
     run: Run,
     say: Callable[[str], None],
     sort: Callable[[str], tuple[str, str]] = lambda source: ("live", ""),
-    compile_at: Callable[[Spec, str], None] = lambda s, source: None,
+    compile_at: Callable[..., None] = lambda s, source, params=None: None,
 ) -> None:
     """The mutants at each size, the cheapest first, each until the first size where it differs; then
     the survivors on each stronger case the original handles. Every outcome appended to
     out/mutants.jsonl as it is known, so a child that is stopped or dies leaves what it found to the
     next. `sort(source)`: ("live" | "equivalent" | "stillborn", why) from the mutant's compile at the
-    first size; only a live one runs. `compile_at(spec, source)`: one that passed a size runs at this next.
+    first size; only a live one runs. `compile_at(spec, source, params=None)`: one that passed a size runs
+    at this next (or at these parameters: the survivors at another block size).
     Raises what a run raised when the GPU context may be lost (the parent starts another child)."""
     from ..compare import compare_all, failure_text  # numpy, in the child only
     from ..kernel import strength  # numpy, in the child only
@@ -179,27 +182,28 @@ def child_runs(
     from ..kernel.inputs import make_args  # numpy, in the child only
 
     token = job.get("token", "")
-    params = spec.baseline_params()
+    baseline = spec.baseline_params()
     tol = {a.name: a.tolerance() for a in spec.outputs()}
     base = sizes_in_order(spec, job)
-    refs: dict[str, dict | None] = {}
+    refs: dict[tuple[str, str], dict | None] = {}
     cases_by_label = {c["label"]: c for c in job.get("cases") or []}
 
-    def expected(label: str, s: Spec) -> dict | None:
-        if label not in refs:
+    def expected(label: str, s: Spec, params: dict) -> dict | None:
+        key = (label, repr(sorted(params.items())))
+        if key not in refs:
             try:
                 got = run(s, job["source"], params)
             except PastTheEnd as e:  # memcheck names it: the spec is refused, nothing is judged here
                 print(f"kt-tui: the original kernel {e} at {label or 'the spec size'}", flush=True)
-                refs[label] = None
+                refs[key] = None
                 return None
-            refs[label] = {a.name: got[a.name] for a in s.outputs() if a.name in got}
-        return refs[label]
+            refs[key] = {a.name: got[a.name] for a in s.outputs() if a.name in got}
+        return refs[key]
 
-    def judge(m: dict, label: str, s: Spec) -> tuple[bool, str]:
+    def judge(m: dict, label: str, s: Spec, params: dict = baseline) -> tuple[bool, str]:
         phase = "case" if label in cases_by_label else "base"
         say(f"{MARK} {token} mutant {m['id']} {phase} {label or '-'}")
-        want = expected(label, s)
+        want = expected(label, s, params)
         if want is None:
             return False, ""
         try:
@@ -214,11 +218,12 @@ def child_runs(
         bad = failure_text(compare_all(want, got, tol), label or "the spec's size")
         return bool(bad), bad
 
-    def judged(m: dict, label: str, s: Spec, case: str | None) -> tuple[bool, str]:
+    def judged(m: dict, label: str, s: Spec, case: str | None, params: dict = baseline) -> tuple[bool, str]:
         try:
-            return judge(m, label, s)
+            return judge(m, label, s, params)
         except Killed as e:
-            append(path, {"id": m["id"], "case": case, "killed": True, "how": str(e)})
+            moved = {"geometry": True} if params != baseline else {}
+            append(path, {"id": m["id"], "case": case, "killed": True, "how": str(e), **moved})
             raise
 
     path = out / RECORDS
@@ -231,6 +236,11 @@ def child_runs(
         for m in alive:
             if time.monotonic() > deadline:
                 break
+            if k == 0 and m.get("equivalent"):  # by construction (kernel/mutant.py): never run
+                append(
+                    path, {"id": m["id"], "case": None, "killed": False, "how": m["equivalent"], "class": "equivalent"}
+                )
+                continue
             if k == 0 and (sorted_ := sort(m["source"]))[0] != "live":
                 append(path, {"id": m["id"], "case": None, "killed": False, "how": sorted_[1], "class": sorted_[0]})
                 continue
@@ -249,6 +259,24 @@ def child_runs(
     records = read_jsonl(path)
     survivors = [m for m in job.get("mutants") or [] if any(r["id"] == m["id"] and r.get("case") is None
                  and not r["killed"] and not r.get("class") for r in records)]  # fmt: skip
+    if survivors and job.get("geometry"):  # a session verifies every block size: so does the check, for these
+        geometry, label = job["geometry"], geometry_label(job["geometry"], baseline)
+        for _, s in base:  # every kernel they may run, compiled at once
+            for source in [job["source"], *(m["source"] for m in survivors)]:
+                compile_at(s, source, geometry)
+        moved = max(deadline, time.monotonic()) + GEOMETRY_S
+        for size, s in base:
+            for m in survivors:
+                if (m["id"], label) not in recorded and time.monotonic() <= moved:
+                    killed, how = judged(m, size, s, label, geometry)
+                    if killed:
+                        append(
+                            path,
+                            {"id": m["id"], "case": label, "killed": True, "how": how, "at": size, "geometry": True},
+                        )
+                        recorded.add((m["id"], label))
+        survivors = [m for m in survivors if (m["id"], label) not in recorded]
+        mark("check child: survivors at another block size done")
     say(f"{SURVIVORS} {token} {len(survivors)}")
     if not survivors:
         return
@@ -266,7 +294,7 @@ def child_runs(
                 break
             say(f"{MARK} {token} case - case {label}")
             before = {a.name: v.copy() for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
-            outs = expected(label, s)  # the original's run on these inputs (a failure: the parent says so)
+            outs = expected(label, s, baseline)  # the original's run on these inputs (a failure: the parent says so)
             weak = strength.weak_outputs(outs, before, tol) if outs is not None else ["the original writes past an end"]
             tried[label] = {"label": label, "ok": not weak, "why": "; ".join(weak)}
             append(cases_path, tried[label])
@@ -278,6 +306,12 @@ def child_runs(
             killed, how = judged(m, label, s, label)
             append(path, {"id": m["id"], "case": label, "killed": killed, "how": how, "at": label})
     mark("check child: strengthening done")
+
+
+def geometry_label(params: dict[str, Any], baseline: dict[str, Any]) -> str:
+    """ "at block_size_x=64, block_size_y=2 (another block size)" """
+    changed = ", ".join(f"{k}={v}" for k, v in params.items() if baseline.get(k) != v)
+    return f"at {changed} (another block size)"
 
 
 class Killed(Exception):
@@ -317,6 +351,12 @@ def score(
         for r in later.get(m["id"], []):
             if r["killed"] and r["case"] in usable and not base[m["id"]]["killed"]:
                 killed_by.setdefault(r["case"], []).append(m["id"])
+    moved = sorted({r["case"] for m in counted for r in later.get(m["id"], []) if r.get("geometry")})
+    for label in moved:  # a session verifies every block size: no memcheck, nothing to keep
+        ids = [m["id"] for m in counted if not base[m["id"]]["killed"] and any(
+            r["killed"] and r["case"] == label for r in later.get(m["id"], []))]  # fmt: skip
+        killed_by[label] = ids
+        tried.append({"label": f"the survivors {label}", "kept": False, "why": f"kills {', '.join(ids)}"})
     for c in cases:
         label = c["label"]
         why = legal.get(label, "not tested under memcheck")
@@ -328,14 +368,14 @@ def score(
             if ids:
                 kept.append(label)
         tried.append({"label": label, "kept": label in kept, "why": why})
-    after = {m["id"] for m in before} | {i for label in kept for i in killed_by[label]}
+    after = {m["id"] for m in before} | {i for label in [*moved, *kept] for i in killed_by[label]}
     survivors = [m for m in counted if m["id"] not in after]
     return {
         "made": len(mutants),
         "counted": len(counted),
         "killed_before": len(before),
         "killed": len(after),
-        "survivors": [{"id": m["id"], "kind": m["kind"], "what": m["what"]} for m in survivors],
+        "survivors": [{"id": m["id"], "kind": m["kind"], "what": m["what"], "why": survival(m)} for m in survivors],
         "killed_how": {m["id"]: base[m["id"]].get("how", "") for m in before},
         "killed_kinds": sorted({m["kind"] for m in counted if m["id"] in after}),
         "equivalent": [f"{m['what']}: {sorted_[m['id']][1]}" for m in equivalent],
@@ -402,16 +442,16 @@ class Ahead:
                 if text not in self.mine:
                     self.mine[text] = self.pool.submit(_cubin, nvcc, text, self.arch, self.options, 120)
 
-    def text(self, source: str, sizes: dict | None = None) -> tuple[str, str] | None:
+    def text(self, source: str, sizes: dict | None = None, params: dict | None = None) -> tuple[str, str] | None:
         from .ktsource import kernel_string  # in the child only: kernel_tuner
 
         try:
-            return kernel_string(self.spec, source, self.spec.baseline_params(), sizes)
+            return kernel_string(self.spec, source, params or self.spec.baseline_params(), sizes)
         except Exception:  # noqa: BLE001 - it fails where it runs, and is stillborn there
             return None
 
-    def compile_at(self, s: Spec, source: str) -> None:
-        named = self.text(source, s.sizes)
+    def compile_at(self, s: Spec, source: str, params: dict | None = None) -> None:
+        named = self.text(source, s.sizes, params)
         if named is not None:
             self.add([named])
 

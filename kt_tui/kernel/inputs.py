@@ -13,7 +13,7 @@ import numpy as np
 
 from .expr import evaluate
 from .spec import Arg, Spec, SpecError, function_file, random_bounds
-from .spec_keys import ROW_LENGTHS
+from .spec_keys import ROW_LENGTHS, SPIKE_PLACES, SPIKES
 
 
 def poison_value(dtype: np.dtype[Any]) -> float | int:
@@ -62,6 +62,11 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
         return np.full(n, poison_value(dtype), dtype)
     if arg.init == "offsets":
         return row_offsets(arg, n, sizes)
+    if arg.init == "whole":
+        low, high = random_bounds(arg, sizes)
+        return np.random.default_rng(arg.seed).integers(int(low), int(high), n).astype(dtype)
+    if arg.init == "spikes":
+        return spiked_rows(arg, n, sizes)
     out, fills = random_fills(arg, n, sizes)
     for fill in fills:
         fill()
@@ -82,6 +87,22 @@ def row_offsets(arg: Arg, n: int, sizes: dict[str, int]) -> np.ndarray:
     ends = np.minimum(np.concatenate(([0], np.cumsum(steps))), min(top - low, 1 << 62)).astype(wide)
     out = np.full(n, top, dtype)
     out[: ends.size] = ends + wide.type(low)
+    return out
+
+
+def spiked_rows(arg: Arg, n: int, sizes: dict[str, int]) -> np.ndarray:
+    """Normal values with one large value in each row of `value` elements: row r's at the first, the
+    last, the second, the middle or the one before the last place (r % SPIKE_PLACES), of the size
+    SPIKES[r % 3]. A max over a row that misses one element, or reads the next row's first, changes a
+    softmax only where one value stands out: exp overflows without the right max."""
+    dtype = np.dtype(arg.dtype)
+    if dtype.name not in SPIKES or arg.value is None:
+        raise SpecError(f"args ({arg.name}).value", 'init = "spikes" needs a float type and value = the row length')
+    out = np.random.default_rng(arg.seed).standard_normal(n).astype(dtype)
+    width = max(1, int(evaluate(arg.value, sizes)))
+    rows = np.arange(n // width)
+    places = np.array([0, width - 1, 1, width // 2, width - 2]) % width
+    out[rows * width + places[rows % SPIKE_PLACES]] = np.array(SPIKES[dtype.name], dtype)[rows % 3]
     return out
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from . import equivalent
 from .syntax import Token, code_text, tokens
 
 
@@ -34,6 +35,7 @@ class Mutant:
     line: int  # 1-based line of the edit
     what: str  # "line 12:11: `<` -> `<=` in `if (i < n)`" (line:column)
     source: str
+    equivalent: str = ""  # why no input can kill it (kernel/equivalent.py), or ""
 
 
 def _match(text: str, at: int, open_: str, close: str) -> int:
@@ -188,6 +190,17 @@ class _Sites:
     def add(self, kind: str, edit: Edit, change: str) -> None:
         at = edit[0]
         self.found[kind].append((edit, f"{self.where(at)}: {change} in `{self.context(at)}`"))
+
+    def equivalent(self, kind: str, at: int, new: str) -> str:
+        """Why the edit at `at` is equivalent by construction (kernel/equivalent.py), or ""."""
+        i = next((k for k, t in enumerate(self.toks) if t.pos == at), -1)
+        if i < 0:
+            return ""
+        if kind == "bound":
+            return equivalent.comparison(self.toks, i)
+        if kind == "const":
+            return equivalent.butterfly_start(self.toks, i, new) or equivalent.lane_guard(self.toks, i, new)
+        return ""
 
     def in_body(self, t: Token) -> bool:
         return t.pos >= self.body or t.pos < self.params_at  # the kernel's body, or a helper before it
@@ -567,5 +580,7 @@ def mutants(source: str, kernel: str, cap: int = CAP) -> list[Mutant]:
             if changed in seen:
                 continue
             seen.add(changed)
-            out.append(Mutant(f"m{len(out):02d}", kind, sites.line_of(a), what, changed))
+            out.append(
+                Mutant(f"m{len(out):02d}", kind, sites.line_of(a), what, changed, sites.equivalent(kind, a, text))
+            )
     return out

@@ -398,7 +398,19 @@ def check_sizes(spec: Spec, sizes: dict[str, int]) -> None:
                     'init = "offsets" needs high: the offsets stay below it (the length of the arrays they '
                     'index, plus one: high = "nnz + 1")',
                 )
-            if a.init in ("random", "uniform", "normal", "positive", "offsets"):
+            if a.init == "spikes":
+                want(
+                    a.dtype in spec_keys.SPIKES and a.value is not None,
+                    f"{where}.value",
+                    'init = "spikes" makes float rows with one large value each: it needs a float type and '
+                    'value = the row length ("cols")',
+                )
+                try:
+                    width = evaluate(a.value, sizes) if a.value is not None else 1
+                except ExprError as e:
+                    raise LateProblem(f"{where}.value", str(e)) from None
+                want(width >= 1, f"{where}.value", f"the row length must be >= 1, got {width}")
+            if a.init in ("random", "uniform", "normal", "positive", "offsets", "whole"):
                 low, high = random_bounds(a, sizes)
                 want(
                     low < high and math.isfinite(high - low),

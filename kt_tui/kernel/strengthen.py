@@ -13,11 +13,12 @@ from dataclasses import replace
 from typing import Any
 
 from .expr import ExprError, evaluate, names_in
-from .spec_keys import ROW_LENGTHS
-from .spec_model import Arg, Spec, _itemsize, _valid_at, int_range
+from .spec_keys import ROW_LENGTHS, SPIKES
+from .spec_model import Arg, Spec, _itemsize, _valid_at, int_range, random_bounds
 
-MAX_CASES = 6
+MAX_CASES = 9
 _FILTER = 8  # a size this small or smaller is a filter width, a factor, a radius: not a problem size
+NARROW = 1 << 15  # values within +-this fit a 16-bit type
 WIDE = 1 << 16  # an index this large or larger: a mask of its low 16 bits, or a 16-bit index, bites
 _BUDGET = 256 << 20  # bytes of all arrays a wider case may take, or twice the spec's where that is more
 
@@ -42,21 +43,31 @@ def _bounded_by_sizes(a: Any) -> bool:
 def _value_cases(spec: Spec) -> list[dict[str, Any]]:
     out = []
     for a in spec.args:
-        if not a.is_array or a.output or a.init not in ("random", "uniform", "positive") or _bounded_by_sizes(a):
+        if not a.is_array or a.output or a.init not in ("random", "uniform", "positive"):
             continue
         try:
             low, high = (evaluate(v, spec.sizes) if v is not None else None for v in (a.low, a.high))
         except ExprError:
             continue
+        least, most = int_range(a.dtype) if _int_type(a.dtype) else (0, 0)
+        bits = int("".join(c for c in a.dtype if c.isdigit()))
+        if _bounded_by_sizes(a):  # an index: only a narrow type's whole range (a kernel that clamps takes it)
+            if _int_type(a.dtype) and bits <= 16 and (low, high) != (least, most + 1):
+                label = f"`{a.name}` over the whole range of {a.dtype}, past its bound `{a.high}`"
+                out.append({"label": label, "args": {a.name: {"low": least, "high": most + 1}}})
+            continue
         if _int_type(a.dtype):
-            least, most = int_range(a.dtype)
-            bits = int("".join(c for c in a.dtype if c.isdigit()))
             if bits <= 16 and (low, high) != (least, most + 1):
                 what = f"all {most - least + 1} values of {a.dtype}" if bits == 8 else f"the whole range of {a.dtype}"
                 out.append({"label": f"`{a.name}` over {what}", "args": {a.name: {"low": least, "high": most + 1}}})
-            elif least < 0 and (low is None or low >= 0):
+                continue
+            if least < 0 and (low is None or low >= 0):
                 top = high if isinstance(high, int) and high > 0 else 100
                 out.append({"label": f"`{a.name}` with negative values", "args": {a.name: {"low": -top, "high": top}}})
+            drawn = random_bounds(a, spec.sizes)
+            if least < 0 and -NARROW <= drawn[0] and drawn[1] <= NARROW:  # a 16-bit copy would hold them all
+                label = f"`{a.name}` above 16 bits (within +-{2 * WIDE})"
+                out.append({"label": label, "args": {a.name: {"low": -2 * WIDE, "high": 2 * WIDE}}})
             elif least == 0 and (high is None or high <= 2 ** (bits - 1)):
                 out.append(
                     {
@@ -73,6 +84,51 @@ def _value_cases(spec: Spec) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+_DRAWN = ("random", "uniform", "normal", "positive")
+
+
+def _float_inputs(spec: Spec, outputs: bool = False) -> list[Arg]:
+    """Float arrays drawn at random: the inputs, and with `outputs` those read and written too."""
+    return [a for a in spec.args if a.is_array and (outputs or not a.output) and a.dtype in SPIKES and a.init in _DRAWN]
+
+
+def _tie_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Float arrays drawn at random (those read and written too) as whole numbers -2 .. 2 and float
+    scalars 1: values equal to each other, to the constants a kernel compares them with (0, 1, 2) and
+    to its scalars (a box, a threshold), so that `<` and `<=` on data (a distance against the best so
+    far, a position against the box) meet the tie that random floats never draw; a tiny scalar added
+    (an epsilon) becomes one that shows."""
+    floats = [a.name for a in _float_inputs(spec, outputs=True)]
+    if not floats:
+        return []
+    scalars = [a.name for a in spec.args if not a.is_array and a.dtype in SPIKES and isinstance(a.value, (int, float))]
+    label = f"{', '.join(f'`{n}`' for n in floats)} as whole numbers -2 .. 2" + (
+        f", {', '.join(f'`{n}`' for n in scalars)} = 1" if scalars else ""
+    )
+    changes: dict[str, dict[str, Any]] = {n: {"init": "whole", "low": -2, "high": 3} for n in floats}
+    return [{"label": f"{label} (ties)", "args": {**changes, **{n: {"value": 1.0} for n in scalars}}}]
+
+
+def _spike_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Float inputs laid out as rows (size `rows * cols`, the launch over rows) with one large value in
+    each row (kernel/inputs.py spiked_rows): a softmax subtracts its row's max only for stability, so
+    a max that misses an element, or reads the next row's, changes the outputs only when one value
+    stands out and exp overflows without the right max."""
+    dims = set().union(*(_names(p) for p in spec.problem_size)) if spec.problem_size else set()
+    spiked = {}
+    for a in _float_inputs(spec):
+        factors = [f.strip() for f in str(a.size).split("*")]
+        if len(factors) != 2 or not all(f in spec.sizes for f in factors):
+            continue
+        widths = [f for f in factors if f not in dims]
+        if len(widths) == 1 and len(set(factors) & dims) == 1 and spec.sizes[widths[0]] >= 3:
+            spiked[a.name] = widths[0]
+    if not spiked:
+        return []
+    label = f"{', '.join(f'`{n}`' for n in spiked)} with one large value in each row of `{next(iter(spiked.values()))}`"
+    return [{"label": label, "args": {n: {"init": "spikes", "value": w} for n, w in spiked.items()}}]
 
 
 def _offset_cases(spec: Spec) -> list[dict[str, Any]]:
@@ -216,8 +272,8 @@ def _seed_case(spec: Spec) -> list[dict[str, Any]]:
 
 def candidates(spec: Spec) -> list[dict[str, Any]]:
     """The cases to try, each {"label", "sizes"?, "args"?}: values over the types' range first, then
-    row offsets with varied rows, indices above 16 bits, sizes and scalars told apart, then a second
-    seed; at most MAX_CASES. None for file inputs; an input the user's function makes is kept as it is
+    row offsets with varied rows, indices above 16 bits, sizes and scalars told apart, rows with one
+    large value, float values that tie, then a second seed; at most MAX_CASES. None for file inputs; an input the user's function makes is kept as it is
     (kept_as_given)."""
     if any(a.init == "file" for a in spec.args):
         return []
@@ -227,6 +283,8 @@ def candidates(spec: Spec) -> list[dict[str, Any]]:
         *_wide_index_cases(spec),
         *_size_cases(spec),
         *_scalar_cases(spec),
+        *_spike_cases(spec),
+        *_tie_cases(spec),
         *_seed_case(spec),
     ]
     for case in out:

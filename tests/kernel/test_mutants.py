@@ -192,6 +192,7 @@ def test_a_convolution_with_fw_equal_to_fh_gets_distinct_larger_filters_and_a_no
         "`filt` with negative values",
         "`bytes` over all 256 values of uint8",
         "fw=5, fh=3",
+        "`in`, `filt` as whole numbers -2 .. 2 (ties)",
         "a second seed",
     ]
     filters = case_spec(spec, candidates(spec)[2])
@@ -250,12 +251,13 @@ atol = 1e-4
 """
 VARIED = "`ptr` as row offsets, rows of 0, 1, 2, 7, 31, 33, 64 and 100 elements"
 WIDE = "cols=131073: `indices` above 16 bits"  # the indices of x, bounded by cols (kernel/strengthen.py)
+TIES = "`data`, `x`, `y` as whole numbers -2 .. 2 (ties)"
 
 
 def test_row_offsets_of_one_element_per_row_become_rows_of_every_length_within_their_bounds():
     spec = parse_spec(SPMV_SPEC)
     cases = candidates(spec)
-    assert [c["label"] for c in cases] == [VARIED, WIDE, "a second seed"]
+    assert [c["label"] for c in cases] == [VARIED, WIDE, TIES, "a second seed"]
     assert cases[0]["args"] == {"ptr": {"init": "offsets", "low": 0, "high": "rows + 1"}}
     ptr = make_args(case_spec(spec, cases[0]), spec.sizes)[1]
     steps = np.diff(ptr)
@@ -278,7 +280,7 @@ def test_only_an_array_one_longer_than_the_rows_it_delimits_is_taken_for_offsets
     assert not any("row offsets" in c["label"] for c in candidates(parse_spec(gather)))
     # the user's Python makes them: kept as they are, and the survivors' line will say so
     made = parse_spec(SPMV_SPEC.replace('init = "range"', 'init = "function"\nfunction = "gen:csr_row_ptr"'))
-    assert [c["label"] for c in candidates(made)] == [WIDE, "a second seed"]
+    assert [c["label"] for c in candidates(made)] == [WIDE, TIES, "a second seed"]
     assert kept_as_given(made) == (
         "inputs the user's Python makes (`ptr` (gen:csr_row_ptr)) are kept as they are: none stronger was drawn for them"
     )
