@@ -40,7 +40,7 @@ from .strength import (
     survivors_why,
     vacuous_why,
 )
-from .summary import expected_from, fastest_trusted, unverified_reason
+from .summary import best_result, expected_from, fastest_trusted, unverified_reason
 from .verdict import CUT, NOT_REACHED, UNMEASURED, trusted, waits_for_gpu
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
@@ -195,10 +195,9 @@ class Engine(Runs):
         return fastest_trusted(self.data.by_time, [vid], self.original, self.reference_key())
 
     def refresh_best(self) -> None:
-        """The session's best over the accepted versions, after a result was found wrong."""
-        best = fastest_trusted(self.data.by_time, sorted(self.accepted), self.original, self.reference_key())
-        if best is None and self.best_key is None:
-            return
+        """The session's best as summary.best_result has it (every reader's), after a result was
+        found wrong or the check refused the original (then none)."""
+        best = best_result(self.store, self.sid)
         fields: dict[str, Any] = {
             "best_ms": best.time_ms if best else None,
             "best_key": best.key if best else None,
