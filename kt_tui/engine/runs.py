@@ -206,8 +206,8 @@ class Runs:
         spent = again + sum(self.data.count_results(vid, run=r) for r in counts_with)
         whole = budget.get("max_configs") or None
         if whole is not None and spent >= whole:  # spent before a resume: the run ends as it would have
-            first = {} if run else {"version": vid, "kind": "tune", "strategy": search, "total": 0}  # never stored
-            self._end_run(run_id, "finished", **first)
+            first: dict[str, Any] = {} if run else {"version": vid, "kind": "tune", "strategy": search, "total": 0}
+            self._end_run(run_id, "finished", **first)  # never stored before: one whole row
             self._after_tune(vid, run_id, stopped=False)
             return self._outcome(vid, run_id)
         self._run_job(

@@ -33,9 +33,9 @@ from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .services import Services
 from .session_stored import StoredCalls
-from .status import FilterInput, FitFooter, StatusBar, panel_text, progress_text, status_text
+from .status import FilterInput, StatusBar, panel_text, progress_text, status_text
 from .stored import StoredPoints, StoredRows
-from .widgets import Banner, GatePanel, ProgressLine, ResultsTable, RowDetail, SourceView, SpecSummary
+from .widgets import Banner, FitFooter, GatePanel, ProgressLine, ResultsTable, RowDetail, SourceView, SpecSummary
 
 if TYPE_CHECKING:
     from textual.widgets import RichLog
@@ -165,7 +165,7 @@ class SessionScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Banner(self.kernel_label, id="banner").data_bind(
-            SessionScreen.sid, SessionScreen.strategy, SessionScreen.choice, SessionScreen.problem
+            SessionScreen.sid, SessionScreen.strategy, SessionScreen.choice, SessionScreen.problem, SessionScreen.state
         )
         with Horizontal():
             with Vertical(id="left"):
@@ -466,6 +466,8 @@ class SessionScreen(Screen[None]):
             run["paused_s"] += time.monotonic() - run.pop("paused_at")
 
     def _catch_up(self) -> None:
+        if self.held is not None:  # its countdown
+            self._show_panel()
         if self.plot_stale:
             self.plot_stale = False
             self._show_progress()

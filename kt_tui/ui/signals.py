@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -18,9 +18,9 @@ from . import deciding
 if TYPE_CHECKING:
     from textual.app import App
 
-    from .session_screen import SessionScreen
+SessionScreen = Any  # ui/session_screen.py's, which imports this module
 
-SIGNALS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
+SIGNALS: dict[int, str] = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
 
 
 def install(app: App, on_signal) -> None:
