@@ -96,6 +96,15 @@ def open_gate(store: Store, session: dict) -> str | None:
     return rows[-1][0] if rows else None
 
 
+def tuning(store: Store, pace: float, results: int) -> tuple[Terminal, str]:
+    """matmul's sweep approved in the app and tuning, `results` stored: the app and the session."""
+    tui = Terminal(EXAMPLES / "matmul.cu", "--backend", "sim", pace=pace)
+    until(store, lambda s: open_gate(store, s) == "sweep:1", tui.proc)
+    time.sleep(0.5)  # the screen shows it
+    tui.type("s")
+    return tui, until(store, lambda s: s["id"] if store.count_results(s["id"]) >= results else None, tui.proc)
+
+
 async def test_sigterm_at_a_gate_stops_the_session_there_and_resume_asks_it_again(hermetic):
     store = Store(hermetic / "sessions.db")
     tui = Terminal(EXAMPLES / "matmul.cu", "--backend", "sim")
@@ -119,11 +128,7 @@ async def test_sigterm_at_a_gate_stops_the_session_there_and_resume_asks_it_agai
 
 def test_the_terminal_closed_during_a_tune_stops_the_run_and_resume_measures_the_rest(capsys, hermetic):
     store = Store(hermetic / "sessions.db")
-    tui = Terminal(EXAMPLES / "matmul.cu", "--backend", "sim", pace=0.3)
-    until(store, lambda s: open_gate(store, s) == "sweep:1", tui.proc)
-    time.sleep(0.5)
-    tui.type("s")
-    sid = until(store, lambda s: s["id"] if store.count_results(s["id"]) >= 4 else None, tui.proc)
+    tui, sid = tuning(store, 0.3, 4)
     tui.hang_up()
     code = tui.wait()
     assert code == 129
@@ -137,11 +142,7 @@ def test_the_terminal_closed_during_a_tune_stops_the_run_and_resume_measures_the
 
 def test_a_second_sigterm_aborts_at_once_and_leaves_the_session_stopped(capsys, hermetic):
     store = Store(hermetic / "sessions.db")
-    tui = Terminal(EXAMPLES / "matmul.cu", "--backend", "sim", pace=2.0)
-    until(store, lambda s: open_gate(store, s) == "sweep:1", tui.proc)
-    time.sleep(0.5)
-    tui.type("s")
-    sid = until(store, lambda s: s["id"] if store.count_results(s["id"]) >= 2 else None, tui.proc)
+    tui, sid = tuning(store, 2.0, 2)
     tui.proc.send_signal(signal.SIGTERM)
     time.sleep(0.3)
     started = time.monotonic()
