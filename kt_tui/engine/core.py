@@ -40,7 +40,7 @@ from .strength import (
     survivors_why,
     vacuous_why,
 )
-from .summary import expected_from, fastest_trusted, unverified_reason
+from .summary import best_result, expected_from, fastest_trusted, unverified_reason
 from .verdict import CUT, NOT_REACHED, UNMEASURED, trusted, waits_for_gpu
 
 Strategy = Callable[["Engine"], Generator[Gate, Decision, None]]
@@ -72,7 +72,9 @@ class Engine(Runs):
         self.allow_survivors = allow_survivors  # --auto may accept kernels on a check that wrong variants pass
         self.error: str | None = None  # set by a strategy when the session as a whole failed
         self.stop_requested = threading.Event()
-        self.interrupted: str | None = None  # the signal that stopped the session ("Ctrl-C", "SIGTERM")
+        self.interrupted: str | None = None  # the signal that stopped the session ("Ctrl-C", "SIGTERM", "SIGHUP")
+        self.aborting: str | None = None  # a second signal, taken on another thread (abort_soon)
+        self.stop_line: str | None = None  # how a stop left the session and how to go on (_left_stopped)
         self.llm_cancel = threading.Event()  # set: the LLM call in flight ends now (cleared as each call starts)
         self.labels: dict[str, str] = {}  # config key -> where it came from (a seed rule, the LLM)
         self._reference_key: tuple[str | None, str] = (None, "")  # (the original's spec_json, its key)
@@ -127,8 +129,8 @@ class Engine(Runs):
             decision = self.decide(gate)
         finally:
             self._between_gates(False)
-        if decision is None:
-            raise Interrupted(gate.key)
+        if decision is None:  # the UI went away: left waiting here, or stopped by a signal
+            raise Stopped(gate.key) if self.interrupted else Interrupted(gate.key)
         if decision.choice == "switch":  # not stored: the gate stays open for the strategy that asked it
             return decision
         if decision.choice not in gate.choices:
@@ -193,10 +195,9 @@ class Engine(Runs):
         return fastest_trusted(self.data.by_time, [vid], self.original, self.reference_key())
 
     def refresh_best(self) -> None:
-        """The session's best over the accepted versions, after a result was found wrong."""
-        best = fastest_trusted(self.data.by_time, sorted(self.accepted), self.original, self.reference_key())
-        if best is None and self.best_key is None:
-            return
+        """The session's best as summary.best_result has it (every reader's), after a result was
+        found wrong or the check refused the original (then none)."""
+        best = best_result(self.store, self.sid)
         fields: dict[str, Any] = {
             "best_ms": best.time_ms if best else None,
             "best_key": best.key if best else None,
@@ -396,12 +397,20 @@ class Engine(Runs):
     def _left_stopped(self, what: str) -> str:
         self.set_state("stopped", error=None)
         self.emit("finished", state="stopped", error=None)
-        self.emit(
-            "note", text=f"session {self.sid} {what}; `kt-tui resume {self.sid} --auto` goes on from where it stopped"
-        )
+        again = f"kt-tui resume {self.sid}" + (" --auto" if getattr(self.decide, "by", None) == "policy" else "")
+        self.stop_line = f"session {self.sid} {what}; `{again}` goes on from where it stopped"
+        self.emit("note", text=self.stop_line)
         return "stopped"
 
+    def abort_soon(self, why: str) -> None:
+        """abort() for a session whose engine runs on another thread (the app's): the GPU worker is
+        killed now, and the engine thread, unwound by it, leaves the session as abort() does."""
+        self.aborting = why
+        self.gpu.shutdown()
+
     def _interrupted(self, e: Interrupted) -> str:
+        if self.aborting:  # the worker killed under the run by abort_soon
+            return self.abort(self.aborting)
         at_gate = self.data.gate(str(e)) is not None
         state = "waiting" if at_gate else "interrupted"
         self.set_state(state)

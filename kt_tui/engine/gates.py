@@ -297,6 +297,8 @@ class AcceptGate(Gate):
     effect: str = ""  # what accepting does, said at the gate (kernel_step._accept)
     unmeasured: bool = False  # no GPU here: no times; asked again once measured
     limits: list[str] = field(default_factory=list)  # the candidate's and the best's % of the peak, profiles
+    best: str | None = None  # the version holding the best now, as the table names it ("original", "step 2")
+    baseline_ms: float | None = None  # the original's baseline: the candidate's speedup is over it
 
     def choice_name(self, choice: str) -> str:
         return {"approve": "accept", "skip": "reject"}.get(choice, choice)

@@ -340,6 +340,8 @@ def _accept(engine: Any, step_id: str, title: str, vid: str) -> Gates:
         verified=verdict_text(new, engine.choice.simulated, vacuous=vacuous_why(engine.data)),
         limits=result_lines(engine, "candidate", vid, new)
         + result_lines(engine, "best so far", engine.current_best(), engine.best_of(engine.current_best())),
+        best=str((engine.data.version(engine.current_best()) or {}).get("label") or "original").split(":")[0],
+        baseline_ms=engine.data.session().get("baseline_ms"),
     )
     if decision.choice == "approve":
         engine.accept(vid)

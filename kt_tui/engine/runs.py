@@ -206,7 +206,8 @@ class Runs:
         spent = again + sum(self.data.count_results(vid, run=r) for r in counts_with)
         whole = budget.get("max_configs") or None
         if whole is not None and spent >= whole:  # spent before a resume: the run ends as it would have
-            self._end_run(run_id, "finished")
+            first: dict[str, Any] = {} if run else {"version": vid, "kind": "tune", "strategy": search, "total": 0}
+            self._end_run(run_id, "finished", **first)  # never stored before: one whole row
             self._after_tune(vid, run_id, stopped=False)
             return self._outcome(vid, run_id)
         self._run_job(
@@ -457,8 +458,9 @@ class Runs:
         counting them all reads every row of a large session."""
         return next(iter(self.data.by_time(vid, limit=1)), None) is not None
 
-    def _end_run(self, run_id: str, state: str, error: str | None = None) -> str:
-        self.data.put_run(run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error)
+    def _end_run(self, run_id: str, state: str, error: str | None = None, **fields: Any) -> str:
+        """fields: what a run that ends before it was stored is (one row, written once)."""
+        self.data.put_run(run_id, state=state, ended=time.strftime("%Y-%m-%d %H:%M:%S"), error=error, **fields)
         self.emit("run_end", run=run_id, state=state, error=error)
         return state
 

@@ -262,6 +262,7 @@ def apply_state(engine: Any, state: dict[str, Any]) -> dict[str, Any]:
     for fix in state.get("fixes") or []:
         engine.emit("note", text=f"outputs: {fix}")
     if refused:
+        engine.refresh_best()  # nothing timed beside it is trusted: the session row keeps no best
         raise CheckRefused(refused)
     if line := check_line(state):
         engine.emit("note", text=line)

@@ -5,7 +5,10 @@ listing loads no engine, numpy, sqlite-utils, pydantic or Rich: it is given the 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,19 +60,65 @@ def list_sessions(db: str, as_json: bool) -> int:
         (
             r["id"],
             Path(r["kernel"] or "").name,
-            r["created"],
+            str(r["created"] or "")[:16],  # to the minute
             r["state"],
-            (r["gpu"] or "") + (" (SIMULATED)" if r["simulated"] else ""),
+            ("SIMULATED " if r["simulated"] else "") + (r["gpu"] or ""),
             _ms(r["baseline_ms"]),
             _ms(r["best_time_ms"]),
         )
         for r in rows
     ]
-    table = [[_text(v) for v in row] for row in table]
-    widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
+    table = _fit([[_text(v) for v in row] for row in table], _pipe_width())
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = [f"kt-tui sessions in {store.path}"]
     for row in table:
-        cells = [v.rjust(w) if name.endswith(" ms") else v.ljust(w) for v, w, name in zip(row, widths, COLUMNS)]
+        cells = [v.rjust(w) if name.endswith(" ms") else v.ljust(w) for v, w, name in zip(row, widths, table[0])]
         lines.append("  ".join(cells).rstrip())
     print("\n".join(lines))
     return 0
+
+
+# Where a line is too long for the terminal a pipe ends in: these columns are cut (… marks a cut),
+# down to these widths, in this order; the baseline column goes first when that is not enough.
+LEAST = {"kernel": 8, "gpu": 16}
+
+
+def _pipe_width() -> int | None:
+    """The width of the terminal a pipe (`kt-tui sessions | less`) is read in: $COLUMNS, else the
+    terminal of stderr or stdin, else 80; None (no limit) when stdout is a file."""
+    try:
+        if not stat.S_ISFIFO(os.fstat(sys.stdout.fileno()).st_mode):
+            return None
+    except (OSError, ValueError):
+        return None
+    if os.environ.get("COLUMNS", "").isdigit():
+        return max(40, int(os.environ["COLUMNS"]))
+    for fd in (2, 0):
+        try:
+            return os.get_terminal_size(fd).columns
+        except OSError:
+            continue
+    return 80
+
+
+def _fit(table: list[list[str]], width: int | None) -> list[list[str]]:
+    """Rows (the header first) whose aligned lines fit `width`: no line wraps."""
+
+    def line_width(t: list[list[str]]) -> int:
+        return sum(max(len(row[i]) for row in t) for i in range(len(t[0]))) + 2 * (len(t[0]) - 1)
+
+    if width is None or line_width(table) <= width:
+        return table
+    spare = sum(max(len(row[i]) for row in table) - LEAST[c] for i, c in enumerate(table[0]) if c in LEAST)
+    if line_width(table) - width > spare:
+        drop = table[0].index("baseline ms")
+        table = [row[:drop] + row[drop + 1 :] for row in table]
+    for name, least in LEAST.items():
+        over = line_width(table) - width
+        if over <= 0:
+            break
+        i = table[0].index(name)
+        room = max(least, max(len(row[i]) for row in table) - over)
+        for row in table[1:]:
+            row[i] = row[i] if len(row[i]) <= room else row[i][: room - 1] + "…"
+    return table

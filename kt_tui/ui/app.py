@@ -13,7 +13,7 @@ from textual.screen import Screen
 from ..config import Settings
 from ..errors import UserError
 from ..store import SessionStore, Store
-from . import prefs
+from . import prefs, signals
 from .keys import palette_commands
 from .services import Services
 from .session_screen import SessionScreen
@@ -107,6 +107,7 @@ class KtApp(App):
             gc.enable()
 
     def on_mount(self) -> None:
+        signals.install(self, self._signalled)
         gc.freeze()  # the imports' objects: full collections skip them (session_stored.freeze_heap says why)
         if not self.resume:  # a resumed session's screen says when it is drawn
             self.call_after_refresh(self.first_frame_drawn)
@@ -130,6 +131,15 @@ class KtApp(App):
             self._open_stored(self.resume)
         else:
             self._choose_kernel()
+
+    def _signalled(self, signum: int) -> None:
+        """SIGTERM, SIGHUP or Ctrl-C from outside: each open session stops as a headless one does and
+        the app exits with 128 + the signal once they have (ui/signals.py); with none, at once."""
+        sessions = [s for s in self.screen_stack if isinstance(s, SessionScreen)]
+        for screen in sessions:
+            signals.stop_session(screen, signum)
+        if not sessions:
+            self.exit(return_code=128 + signum)
 
     def _theme_picked(self, theme) -> None:
         if theme.name != self.shown_theme:  # not the one shown at start: picked in the palette
@@ -270,6 +280,7 @@ class KtApp(App):
             yield from palette_commands(screen, self.settings.keys or {})
 
     def on_unmount(self) -> None:
+        signals.remove()
         gc.unfreeze()
         if self.collect:  # left before the first frame
             self.collect = False

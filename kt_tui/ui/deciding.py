@@ -4,7 +4,9 @@ held UNDO_S seconds first (u takes them back). What is held is the screen's `hel
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -36,8 +38,11 @@ class Held:
     title: str  # what it is about
     send: Callable[[], None]
     timer: Timer
-    seconds: float  # the wait
+    until: float  # time.monotonic() when it is sent: the panel counts down to it
     autopilot: bool = False  # a stop that turned the autopilot off: u turns it on again
+
+    def seconds_left(self) -> int:
+        return max(0, math.ceil(self.until - time.monotonic()))
 
 
 def hold(screen, what: str, title: str, send: Callable[[], None], autopilot: bool = False) -> None:
@@ -46,7 +51,8 @@ def hold(screen, what: str, title: str, send: Callable[[], None], autopilot: boo
     if not delay:
         send()
         return
-    screen.held = Held(what, title, send, screen.set_timer(delay, lambda: send_held(screen)), delay, autopilot)
+    timer = screen.set_timer(delay, lambda: send_held(screen))
+    screen.held = Held(what, title, send, timer, time.monotonic() + delay, autopilot)
 
 
 def decide(screen, choice: str, value: Any = None, by: str = "user", why: str | None = None) -> None:

@@ -249,6 +249,15 @@ def _kernel(gate: g.KernelGate, text: Text, keys: dict, simulated: bool) -> None
     candidate=lambda gate: (gate.version, gate.params),
 )
 def _accept(gate: g.AcceptGate, text: Text, keys: dict, simulated: bool) -> None:
+    if gate.new_ms is not None:  # first: what is compared (the table's row shows it too)
+        over = f", {gate.baseline_ms / gate.new_ms:.2f}x over the baseline" if gate.baseline_ms and gate.new_ms else ""
+        params = ", ".join(f"{k}={v}" for k, v in (gate.params or {}).items())
+        text.append(f"Candidate step {gate.step}: {gate.new_ms:.4f} ms{over}\n", style="bold")
+        if gate.current_ms is not None:
+            best = f"{gate.best}, " if gate.best else ""
+            text.append(f"Best now: {best}{gate.current_ms:.4f} ms\n", style="bold")
+        if params:
+            text.append(f"The candidate's configuration: {params}\n")
     _unverified(gate, text)
     style = "green" if gate.recommend else "yellow"
     if gate.unmeasured:

@@ -26,16 +26,16 @@ from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..records import Result, config_key
 from ..store import SessionStore, Store
-from . import deciding, prefs, session_actions, session_events, session_stored
+from . import deciding, prefs, session_actions, session_events, session_stored, signals
 from .bridge import Bridge, Flush, GateOpened
 from .deciding import Held
 from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .services import Services
 from .session_stored import StoredCalls
-from .status import FilterInput, FitFooter, StatusBar, panel_text, progress_text, status_text
+from .status import FilterInput, StatusBar, panel_text, progress_text, status_text
 from .stored import StoredPoints, StoredRows
-from .widgets import Banner, GatePanel, ProgressLine, ResultsTable, RowDetail, SourceView, SpecSummary
+from .widgets import Banner, FitFooter, GatePanel, ProgressLine, ResultsTable, RowDetail, SourceView, SpecSummary
 
 if TYPE_CHECKING:
     from textual.widgets import RichLog
@@ -53,6 +53,10 @@ class Ready(Message):
     def __init__(self, sid: str, choice: BackendChoice) -> None:
         super().__init__()
         self.sid, self.choice = sid, choice
+
+
+class EngineEnded(Message):
+    """The engine thread has returned."""
 
 
 class Problem(Message):
@@ -121,6 +125,8 @@ class SessionScreen(Screen[None]):
         self.set_reactive(SessionScreen.strategy, settings.strategy)
         self.bridge = Bridge(self)
         self.engine: Engine | None = None
+        self.engine_running = False  # the engine thread has started and not yet ended
+        self.signalled: int | None = None  # the signal that stops the session (ui/signals.py)
         self.gpu: Any = None  # the GPU worker or pool, as services.make_worker made it (ui never imports gpu/)
         # the current run (RunStarted's fields, counted as results come) and the session's numbers
         self.run_info: dict[str, Any] = {}
@@ -159,7 +165,7 @@ class SessionScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Banner(self.kernel_label, id="banner").data_bind(
-            SessionScreen.sid, SessionScreen.strategy, SessionScreen.choice, SessionScreen.problem
+            SessionScreen.sid, SessionScreen.strategy, SessionScreen.choice, SessionScreen.problem, SessionScreen.state
         )
         with Horizontal():
             with Vertical(id="left"):
@@ -239,8 +245,14 @@ class SessionScreen(Screen[None]):
         self.table.set_reference(config_key(names, spec.baseline_params()))
 
     def _start_engine(self) -> None:
-        if self.problem is None:  # none from _check_spec
+        if self.problem is None and self.signalled is None:  # no problem from _check_spec, no signal yet
+            self.engine_running = True
             self.engine_thread()
+
+    def on_engine_ended(self, message: EngineEnded) -> None:
+        self.engine_running = False
+        if self.signalled is not None:
+            signals.leave(self)
 
     async def _fill_tabs(self) -> None:
         """The hidden tabs' contents: the plan (shown as read from the store), the generated kernel
@@ -315,6 +327,12 @@ class SessionScreen(Screen[None]):
     # -- the engine thread ---------------------------------------------------------------
     @work(thread=True, group="engine", exclusive=True)
     def engine_thread(self) -> None:
+        try:
+            self._engine_thread()
+        finally:
+            self.post_message(EngineEnded())
+
+    def _engine_thread(self) -> None:
         services = self.services_or_fail()
         self.gpu = services.make_worker(self.settings)
         try:
@@ -328,6 +346,8 @@ class SessionScreen(Screen[None]):
             self.store, self.settings, sid, self.gpu, choice, self.bridge.decide, self.bridge.on_event
         )
         self.engine = engine
+        if self.signalled is not None:  # it came while the session was being prepared
+            engine.interrupt(signals.SIGNALS[self.signalled])
         from ..engine.registry import get_strategy  # here: the strategy's modules load on this thread
 
         try:
@@ -446,6 +466,8 @@ class SessionScreen(Screen[None]):
             run["paused_s"] += time.monotonic() - run.pop("paused_at")
 
     def _catch_up(self) -> None:
+        if self.held is not None:  # its countdown
+            self._show_panel()
         if self.plot_stale:
             self.plot_stale = False
             self._show_progress()

@@ -23,6 +23,7 @@ from ..kernel.spec import Spec, SpecError, dump_spec, parse_spec
 from .cuda_syntax import CudaArea
 from .editors import set_language
 from .spec_draft import SpecDraftGate
+from .widgets import FitFooter
 
 
 class HasSettings(Protocol):
@@ -98,7 +99,7 @@ class SpecEditScreen(Screen[Spec]):
             else:
                 yield area
             yield Static(id="spec-error")
-        yield Footer()
+        yield FitFooter(show_command_palette=False)  # esc's name stays at 80 columns; ctrl+p still opens it
 
     def on_mount(self) -> None:
         self._show_error(self.error)

@@ -1,7 +1,7 @@
 """What the session screen says, from its view model: the gate panel (the open gate, a decision
 waiting out its undo, the run, the LLM call, the end), the progress line, and the status bar (what
 the session is doing, how far the run is, autopilot, the table's order and filter; one line, always
-shown, cut from the right only in its least useful parts). The footer fits one line."""
+shown, cut from the right only in its least useful parts)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import time
 from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import Footer, Input, Static
-from textual.widgets._footer import FooterKey
+from textual.widgets import Input, Static
 
 from ..engine.verdict import UNMEASURED, waits_for_gpu
 
@@ -119,7 +118,7 @@ def panel_text(screen) -> RenderableType:
             (f"{held.what}: ", "bold"),
             f"{held.title}\n",
             (f"[{keys['undo']}] undoes it", "bold yellow"),
-            f" (sent in {held.seconds:.0f} s)",
+            f" (sent in {held.seconds_left()} s)",
         )
     if screen.gate is not None and screen.bridge.waiting:
         from .gate_view import render_gate  # here: a gate is open, so the engine has loaded the gates
@@ -178,33 +177,3 @@ class FilterInput(Input):
         self.value = ""
         self.remove_class("-shown")
         self.screen.query_one("#results").focus()
-
-
-class FitFooter(Footer):
-    """The footer in one line at any width, every key shown with its name: names shorten to their
-    first word, then the keys past the decisions go, Help and Quit last (? lists every key)."""
-
-    KEEP = 6  # the first keys (the gate's decisions) stay to the end
-    SHORT = {"Approve all": "All", "Autopilot off": "Autopilot", "Pause/resume": "Pause"}
-
-    def compose(self):
-        keys = list(super().compose())
-        found = [k for k in keys if isinstance(k, FooterKey)]
-        labels = self.screen.footer_labels() if hasattr(self.screen, "footer_labels") else {}
-        for k in found:  # the gate's own names: Accept and Reject at an accept gate
-            k.description = labels.get(k.action, k.description)
-        room = self.app.size.width
-
-        def width(shown: list[FooterKey]) -> int:
-            return sum(len(k.key_display) + len(k.description) + 3 for k in shown)
-
-        if width(found) > room:
-            for k in found:
-                k.description = self.SHORT.get(k.description) or k.description.split(" ")[0]
-        kept = list(found)
-        for k in sorted(found[self.KEEP :], key=lambda k: k.description in ("Help", "Quit")):
-            if width(kept) <= room:
-                break
-            kept.remove(k)
-        self.styles.grid_size_columns = len(kept)
-        yield from (k for k in keys if not isinstance(k, FooterKey) or k in kept)

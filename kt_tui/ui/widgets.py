@@ -17,7 +17,8 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
 
 from ..kernel.syntax import highlights
 from .results import STATUS_STYLE, ResultsTable  # noqa: F401 - the screen imports its parts from here
@@ -151,13 +152,15 @@ class GatePanel(Static, can_focus=True):
 
 
 class Banner(Widget):
-    """One line: the backend first (the GPU, and SIMULATED for a replay: never cut), then the
-    kernel, the session and its strategy."""
+    """One line: the backend first (the GPU, and SIMULATED for a replay), the kernel, the session
+    and its state, the strategy. Where it does not fit, what follows the GPU's name goes first (a
+    recording's date), then the kernel, then the strategy: the session id and state stay."""
 
     sid: reactive[str | None] = reactive(None)
     strategy: reactive[str] = reactive("")
     choice: reactive[BackendChoice | None] = reactive(None)
     problem: reactive[str | None] = reactive(None)
+    state: reactive[str] = reactive("")
 
     def __init__(self, kernel_label: str, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -171,13 +174,21 @@ class Banner(Widget):
             badge, style = f"SIMULATED replay · {choice.gpu}", "bold black on yellow"
         else:
             badge, style = choice.label(), "bold"
-        return Text.assemble(
-            (f" {badge} ", style),
-            (f" {self.kernel_label} ", "bold"),
-            f" session {self.sid or '(new)'}  strategy: {self.strategy}",
-            no_wrap=True,
-            overflow="ellipsis",
+        session = f" session {self.sid or '(new)'}" + (f" · {self.state}" if self.state else "") + " "
+        kernel: tuple[str, str] = (f" {self.kernel_label} ", "bold")
+        strategy = f" strategy: {self.strategy}"
+        short = badge.split(" (")[0]  # the GPU's name without its recording date, the label without its aside
+        shown: tuple[list[str | tuple[str, str]], ...] = (
+            [(f" {badge} ", style), kernel, session, strategy],
+            [(f" {short} ", style), kernel, session, strategy],
+            [(f" {short} ", style), session, strategy],
+            [(f" {short} ", style), session],
         )
+        for parts in shown:
+            text = Text.assemble(*parts, no_wrap=True, overflow="ellipsis")
+            if text.cell_len <= (self.size.width or text.cell_len):
+                return text
+        return text
 
 
 class RowDetail(Static):
@@ -190,3 +201,33 @@ class RowDetail(Static):
 
 class ProgressLine(Static):
     pass
+
+
+class FitFooter(Footer):
+    """The footer in one line at any width, every key shown with its name: names shorten to their
+    first word, then the keys past the decisions go, Help and Quit last (? lists every key)."""
+
+    KEEP = 6  # the first keys (the gate's decisions) stay to the end
+    SHORT = {"Approve all": "All", "Autopilot off": "Autopilot", "Pause/resume": "Pause"}
+
+    def compose(self):
+        keys = list(super().compose())
+        found = [k for k in keys if isinstance(k, FooterKey)]
+        labels = self.screen.footer_labels() if hasattr(self.screen, "footer_labels") else {}
+        for k in found:  # the gate's own names: Accept and Reject at an accept gate
+            k.description = labels.get(k.action, k.description)
+        room = self.app.size.width
+
+        def width(shown: list[FooterKey]) -> int:
+            return sum(len(k.key_display) + len(k.description) + 3 for k in shown)
+
+        if width(found) > room:
+            for k in found:
+                k.description = self.SHORT.get(k.description) or k.description.split(" ")[0]
+        kept = list(found)
+        for k in sorted(found[self.KEEP :], key=lambda k: k.description in ("Help", "Quit")):
+            if width(kept) <= room:
+                break
+            kept.remove(k)
+        self.styles.grid_size_columns = len(kept)
+        yield from (k for k in keys if not isinstance(k, FooterKey) or k in kept)

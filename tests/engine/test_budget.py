@@ -72,3 +72,30 @@ def test_stopped_and_continued_in_one_session_the_sweep_keeps_one_budget(hermeti
     sid, state = sweep_stopped_at(store, 4, lambda g: Decision("approve"), options={"max_configs": 8})
     assert state == "finished"
     assert store.run(sid, "sweep:2") is not None and store.count_results(sid) == 9
+
+
+def test_a_resume_that_finds_the_budget_spent_stores_the_run_it_ends_whole(hermetic, monkeypatch):
+    """Stopped once the sweep's first run had measured its whole budget, then stopped at "Continue
+    the sweep?": the resume's second run ends before it starts, and its row says what it was."""
+    from kt_tui.config import load_settings
+    from kt_tui.engine.core import Engine
+    from kt_tui.engine.strategies.sweep import sweep
+    from kt_tui.front.session import resume_backend
+    from kt_tui.gpu.client import GpuWorker
+
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
+    store = Store(hermetic / "s.db")
+    options = {"max_configs": 8}
+    first = {"sweep:1": Decision("approve")}
+    sid, state = sweep_stopped_at(store, 9, lambda g: first.get(g.key, Decision("stop")), options=options)
+    assert state == "stopped" and store.run(sid, "sweep:2") is None
+    gpu = GpuWorker()
+    try:
+        choice = resume_backend(store, load_settings({"backend": "sim"}), gpu, sid)
+        assert Engine(store, sid, gpu, choice, lambda g: Decision("approve"), options=options).run(sweep) == "finished"
+    finally:
+        gpu.close()
+    run = store.run(sid, "sweep:2")
+    assert run is not None and run.state == "finished"
+    assert run.version == store.versions(sid)[0]["id"] and run.kind == "tune"
+    assert store.count_results(sid) == 9

@@ -90,6 +90,8 @@ def test_an_original_refused_after_the_sweep_started_leaves_no_best_and_nothing_
     from kt_tui.store import SessionStore
 
     assert vacuous_why(SessionStore(store, sid)).startswith("the original kernel was refused: ")
+    row = store.session(sid)  # the row the sessions table and its star read says the same: no best
+    assert (row["best_ms"], row["best_key"], row["best_version"]) == (None, None, None)
 
 
 def test_timing_again_keeps_the_first_verdict_and_checks_no_outputs_again(hermetic):

@@ -175,7 +175,7 @@ def test_the_sessions_table_is_aligned_and_on_one_line_per_session(tmp_path, cap
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"kt-tui sessions in {tmp_path / 's.db'}" and len(lines) == 4
     assert lines[2].split("  ")[0] == "b2" and "x?forged line.cu" in lines[2]
-    assert "very_long_kernel_name.cu" in lines[3] and "NVIDIA H200 (SIMULATED)" in lines[3]
+    assert "very_long_kernel_name.cu" in lines[3] and "SIMULATED NVIDIA H200" in lines[3]
     assert lines[3].endswith("0.0800   0.0500") and lines[1].index("best ms") + 7 == len(lines[3])
     Store(tmp_path / "empty.db")
     assert list_sessions(str(tmp_path / "empty.db"), False) == 0
