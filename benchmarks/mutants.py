@@ -7,6 +7,8 @@ original's runs, the mutants at the spec's size and every check size, stronger i
 survivors, the survivors again at another block size) and the table gives, per kernel: mutants made,
 equivalent (`pat`: of them, equivalent by construction, kernel/equivalent.py, each listed with its
 reason), stillborn, counted, killed before and after strengthening, not run within the budget, the
+mutants killed by hanging (each stopped after 20x the original's run at that size, 1 to 5 s, then a
+new child: about 2 s more each), the
 stronger inputs tried and kept, the seconds the test took, and each survivor ("a kernel with ...
 would pass this check", with why such a mutant may survive); then where the test's
 seconds went (KT_TUI_TRACE marks, gpu/timeline.py), from its start: memcheck of the original at every
@@ -104,6 +106,7 @@ def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) ->
         before=score.get("killed_before", 0),
         after=score.get("killed", 0),
         not_run=len(score.get("not_run") or []),
+        hangs=len(score.get("hangs") or []),
         kept=[c["label"] for c in state.get("cases") or []],
         survivors=[[m["what"], m.get("why", "")] for m in score.get("survivors") or []],
         tried=score.get("strengthening") or [],
@@ -190,7 +193,7 @@ def table(rows: list[dict], gpu: bool) -> list[str]:
         ]
         return lines
     head = (
-        f"{'kernel':<20} {'made':>4} {'eq':>3} {'pat':>3} {'sb':>3} {'count':>5} {'before':>7} {'after':>7} {'norun':>5} "
+        f"{'kernel':<20} {'made':>4} {'eq':>3} {'pat':>3} {'sb':>3} {'count':>5} {'before':>7} {'after':>7} {'norun':>5} {'hangs':>5} "
         f"{'check s':>7}" + (f" {'cli s':>6}" if any("cli_s" in r for r in rows) else "")
     )
     lines = [head, "-" * len(head)]
@@ -201,7 +204,8 @@ def table(rows: list[dict], gpu: bool) -> list[str]:
             continue
         line = (
             f"{r['kernel']:<20} {r['made']:>4} {r['equivalent']:>3} {len(r['pattern']):>3} {r['stillborn']:>3} {r['counted']:>5} "
-            f"{pct(r['before'], r['counted']):>7} {pct(r['after'], r['counted']):>7} {r['not_run']:>5} {r['check_s']:>7}"
+            f"{pct(r['before'], r['counted']):>7} {pct(r['after'], r['counted']):>7} {r['not_run']:>5} {r.get('hangs', 0):>5} "
+            f"{r['check_s']:>7}"
         )
         if "cli_s" in r:
             line += f" {r['cli_s']:>6}" + ("" if r["cli_exit"] == 0 else f" (exit {r['cli_exit']})")

@@ -204,7 +204,7 @@ def run_child(
     """Run the child on `job` (on GPU `device` of this host's, where given); "" or what went wrong.
     It judges its arrays itself and writes the state to `out`/state.json; `gpu_done` is called
     once its runs have ended (it still judges), or once it has exited. A mutant's run that hangs
-    (gpu/mutants.py HANG_S) or takes the child down is recorded as killed, and another child goes on
+    (past the limit the child's line gives it, gpu/mutants.py hang_limit) or takes the child down is recorded as killed, and another child goes on
     with the rest; `on_survivors` hears how many mutants survived every size."""
     token = secrets.token_hex(8)
     Path(out, "job.json").write_text(json.dumps({**job, "token": token}))
@@ -250,7 +250,7 @@ def _one_child(
     except OSError as e:
         return f"cannot run {sys.executable}: {e.strerror or e}", None
     lines: list[str] = []
-    running: dict[str, Any] = {"what": None, "since": 0.0}
+    running: dict[str, Any] = {"what": None, "since": 0.0, "limit": mutation.HANG_S}
 
     def read() -> None:
         assert proc.stdout is not None
@@ -259,7 +259,9 @@ def _one_child(
             if text == f"{GPU_DONE} {token}":
                 done()
             elif text.startswith(f"{mutation.MARK} {token} "):
-                running["what"], running["since"] = text.split(" ", 6)[3:], time.monotonic()
+                parts = text.split(" ", 7)
+                running["what"], running["since"] = parts[4:], time.monotonic()
+                running["limit"] = _seconds(parts[3])
             elif text.startswith(f"{mutation.SURVIVORS} {token} "):
                 on_survivors(int(text.rsplit(" ", 1)[-1]))
             elif len(lines) < 2000:
@@ -275,12 +277,12 @@ def _one_child(
             except subprocess.TimeoutExpired:
                 pass
             now = time.monotonic()
-            what = running["what"]
-            if now > deadline or (what is not None and now - running["since"] > mutation.HANG_S):
+            what, limit = running["what"], running["limit"]
+            if now > deadline or (what is not None and now - running["since"] > limit):
                 _kill(proc)
                 proc.wait()
                 if what is not None and now <= deadline:
-                    return f"hangs: stopped after {mutation.HANG_S:g} s", what
+                    return f"{mutation.HANGS} {limit:g} s", what
                 return f"the check runs did not finish within {timeout_s:g} s", None
     finally:
         reader.join(timeout=5)
@@ -291,11 +293,21 @@ def _one_child(
     return "", None
 
 
+def _seconds(text: str) -> float:
+    """A run's limit from the child's line: at most HANG_S, whatever a kernel's printf says."""
+    try:
+        return min(mutation.HANG_S, max(mutation.HANG_FLOOR_S, float(text)))
+    except ValueError:
+        return mutation.HANG_S
+
+
 def _record_lost(out: Path, running: list[str], error: str) -> None:
     """What a child was running when it hung or died: a mutant killed by it, or stronger inputs the
-    original cannot take."""
+    original cannot take (the original's own run at a check size kills nothing)."""
     kind, mid, phase, label = (running + ["", "", "", ""])[:4]
     case = label if phase == "case" else None
+    if kind == "original":
+        return
     if kind == "case":
         mutation.append(Path(out, mutation.CASES), {"label": case, "ok": False, "why": f"the original {error}"})
     elif not any(r["id"] == mid and r.get("case") == case for r in mutation.read_jsonl(Path(out, mutation.RECORDS))):

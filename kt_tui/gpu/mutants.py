@@ -11,9 +11,11 @@ every core but one (Ahead): the cubins it runs are the ones compared, so an equi
 run. Its runs are guarded (kernel/guards.py: a zone of poison or canaries after every array) on inputs
 made once per size, the cheapest size first; a mutant stops at the first size where it differs, and
 the next size's kernel of one that passes compiles while the others run. The child writes a record
-per mutant as it goes (mutants.jsonl) and says which one it runs; a mutant that hangs is stopped
-after HANG_S, one that takes the child down is recorded as killed by it, and a new child goes on with
-the rest."""
+per mutant as it goes (mutants.jsonl) and says which one it runs, and for how long it may: a mutant
+that hangs is stopped after HANG_FACTOR times the original's own run at that size (at least
+HANG_FLOOR_S, at most HANG_S), one that takes the child down is recorded as killed by it, and a new
+child goes on with the rest, within the deadlines the first child set (deadlines.json): a child
+started again gets no fresh budget."""
 
 from __future__ import annotations
 
@@ -44,9 +46,14 @@ BUDGET_S = 5.0  # the mutants' runs at the spec's and check sizes, in the child,
 STRENGTHEN_S = 3.0  # then the survivors' runs on stronger inputs
 GEOMETRY_S = 2.0  # then the survivors at another block size
 HANG_S = 5.0  # a mutant's run that takes longer is stopped: it hangs, which a check sees
-MARK = "kt-tui: running"  # the child's line before each run: "<MARK> TOKEN mutant|case ID base|case LABEL"
+# A mutant's run (its kernel compiled) that takes HANG_FACTOR times the original's whole run at that
+# size (inputs made, copied, run, copied back) is stopped as hanging: a kernel that slow is never
+# accepted by a session, whose steps must be faster. The floor keeps host jitter from killing one.
+HANG_FACTOR, HANG_FLOOR_S = 20.0, 1.0
+MARK = "kt-tui: running"  # before each run: "<MARK> TOKEN LIMIT_S original|mutant|case ID base|case LABEL"
 SURVIVORS = "kt-tui: survivors"  # once the mutants ran at every size: "<SURVIVORS> TOKEN N"
-RECORDS, CASES = "mutants.jsonl", "cases.jsonl"
+RECORDS, CASES, DEADLINES = "mutants.jsonl", "cases.jsonl", "deadlines.json"
+HANGS = "hangs: stopped after"  # how a run stopped by its parent is recorded
 
 
 # -- which mutants count -------------------------------------------------------------------------
@@ -168,13 +175,16 @@ def child_runs(
     say: Callable[[str], None],
     sort: Callable[[str], tuple[str, str]] = lambda source: ("live", ""),
     compile_at: Callable[..., None] = lambda s, source, params=None: None,
+    ready: Callable[..., bool] = lambda s, source, params: False,
 ) -> None:
     """The mutants at each size, the cheapest first, each until the first size where it differs; then
     the survivors on each stronger case the original handles. Every outcome appended to
     out/mutants.jsonl as it is known, so a child that is stopped or dies leaves what it found to the
     next. `sort(source)`: ("live" | "equivalent" | "stillborn", why) from the mutant's compile at the
     first size; only a live one runs. `compile_at(spec, source, params=None)`: one that passed a size runs
-    at this next (or at these parameters: the survivors at another block size).
+    at this next (or at these parameters: the survivors at another block size). `ready(spec, source,
+    params)`: whether that kernel is compiled (waited for): only then is a mutant's run held to the
+    original's time (hang_limit), else to HANG_S.
     Raises what a run raised when the GPU context may be lost (the parent starts another child)."""
     from ..compare import compare_all, failure_text  # numpy, in the child only
     from ..kernel import strength  # numpy, in the child only
@@ -186,26 +196,33 @@ def child_runs(
     tol = {a.name: a.tolerance() for a in spec.outputs()}
     base = sizes_in_order(spec, job)
     refs: dict[tuple[str, str], dict | None] = {}
+    took: dict[tuple[str, str], float] = {}  # the original's run, in seconds
     cases_by_label = {c["label"]: c for c in job.get("cases") or []}
 
     def expected(label: str, s: Spec, params: dict) -> dict | None:
         key = (label, repr(sorted(params.items())))
         if key not in refs:
+            said = f"case - case {label}" if label in cases_by_label else f"original - base {label or '-'}"
+            say(f"{MARK} {token} {HANG_S:g} {said}")
+            t0 = time.monotonic()
             try:
                 got = run(s, job["source"], params)
             except PastTheEnd as e:  # memcheck names it: the spec is refused, nothing is judged here
                 print(f"kt-tui: the original kernel {e} at {label or 'the spec size'}", flush=True)
                 refs[key] = None
                 return None
+            took[key] = time.monotonic() - t0
             refs[key] = {a.name: got[a.name] for a in s.outputs() if a.name in got}
         return refs[key]
 
     def judge(m: dict, label: str, s: Spec, params: dict = baseline) -> tuple[bool, str]:
         phase = "case" if label in cases_by_label else "base"
-        say(f"{MARK} {token} mutant {m['id']} {phase} {label or '-'}")
         want = expected(label, s, params)
         if want is None:
             return False, ""
+        key = (label, repr(sorted(params.items())))
+        limit = hang_limit(took[key]) if ready(s, m["source"], params) else HANG_S
+        say(f"{MARK} {token} {limit:.3g} mutant {m['id']} {phase} {label or '-'}")
         try:
             got = run(s, m["source"], params)
         except PastTheEnd as e:
@@ -228,7 +245,7 @@ def child_runs(
 
     path = out / RECORDS
     recorded = {(r["id"], r.get("case")) for r in read_jsonl(path)}
-    deadline = time.monotonic() + float(job.get("budget_s", BUDGET_S))
+    deadline = phase_deadline(out, "mutants", float(job.get("budget_s", BUDGET_S)))
     alive = [m for m in job.get("mutants") or [] if (m["id"], None) not in recorded]
     for k, (label, s) in enumerate(base):
         following = base[k + 1][1] if k + 1 < len(base) else None
@@ -264,7 +281,7 @@ def child_runs(
         for _, s in base:  # every kernel they may run, compiled at once
             for source in [job["source"], *(m["source"] for m in survivors)]:
                 compile_at(s, source, geometry)
-        moved = max(deadline, time.monotonic()) + GEOMETRY_S
+        moved = phase_deadline(out, "geometry", GEOMETRY_S, after=deadline)
         for size, s in base:
             for m in survivors:
                 if (m["id"], label) not in recorded and time.monotonic() <= moved:
@@ -285,14 +302,13 @@ def child_runs(
             compile_at(case_spec(spec, case), source)
     cases_path = out / CASES
     tried = {c["label"]: c for c in read_jsonl(cases_path)}
-    deadline = max(deadline, time.monotonic()) + float(job.get("strengthen_s", STRENGTHEN_S))
+    deadline = phase_deadline(out, "stronger", float(job.get("strengthen_s", STRENGTHEN_S)), after=deadline)
     for case in job.get("cases") or []:
         label = case["label"]
         s = case_spec(spec, case)
         if label not in tried:
             if time.monotonic() > deadline:
                 break
-            say(f"{MARK} {token} case - case {label}")
             before = {a.name: v.copy() for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
             outs = expected(label, s, baseline)  # the original's run on these inputs (a failure: the parent says so)
             weak = strength.weak_outputs(outs, before, tol) if outs is not None else ["the original writes past an end"]
@@ -306,6 +322,24 @@ def child_runs(
             killed, how = judged(m, label, s, label)
             append(path, {"id": m["id"], "case": label, "killed": killed, "how": how, "at": label})
     mark("check child: strengthening done")
+
+
+def hang_limit(original_s: float) -> float:
+    """How long a mutant's run may take where the original's took `original_s`."""
+    return min(HANG_S, max(HANG_FLOOR_S, HANG_FACTOR * original_s))
+
+
+def phase_deadline(out: Path, phase: str, seconds: float, after: float | None = None) -> float:
+    """A phase's deadline (on time.monotonic()): `seconds` from now, or from `after` where that is
+    later, set by the first child that reaches the phase and kept in out/deadlines.json, so that a
+    child started again after a mutant hung or crashed goes on within it."""
+    path = out / DEADLINES
+    known = json.loads(path.read_text()) if path.exists() else {}
+    now, wall = time.monotonic(), time.time()
+    if phase not in known:
+        known[phase] = wall + max(after if after is not None else now, now) - now + seconds
+        path.write_text(json.dumps(known))
+    return now + float(known[phase]) - wall
 
 
 def geometry_label(params: dict[str, Any], baseline: dict[str, Any]) -> str:
@@ -343,6 +377,7 @@ def score(
     counted = [m for m in mutants if m["id"] not in left and m["id"] in base]
     not_run = [m for m in mutants if m["id"] not in left and m["id"] not in base]
     before = [m for m in counted if base[m["id"]]["killed"]]
+    hangs = [m["id"] for m in before if str(base[m["id"]].get("how", "")).startswith(HANGS)]
     kept: list[str] = []
     tried = []
     usable = {c["label"] for c in cases if c.get("ok") and not legal.get(c["label"], "not tested under memcheck")}
@@ -377,21 +412,24 @@ def score(
         "killed": len(after),
         "survivors": [{"id": m["id"], "kind": m["kind"], "what": m["what"], "why": survival(m)} for m in survivors],
         "killed_how": {m["id"]: base[m["id"]].get("how", "") for m in before},
+        "hangs": hangs,
         "killed_kinds": sorted({m["kind"] for m in counted if m["id"] in after}),
         "equivalent": [f"{m['what']}: {sorted_[m['id']][1]}" for m in equivalent],
         "stillborn": [f"{m['what']}: {sorted_[m['id']][1]}" for m in stillborn],
         "not_run": [m["what"] for m in not_run],
         "strengthening": tried,
         "kept": kept,
-        "line": score_line(len(after), len(counted), survivors),
+        "line": score_line(len(after), len(counted), survivors, len(hangs)),
     }
 
 
-def score_line(killed: int, counted: int, survivors: list[dict[str, Any]]) -> str:
-    """ "the check catches 18 of 20 wrong variants; these 2 survive: ..." """
+def score_line(killed: int, counted: int, survivors: list[dict[str, Any]], hangs: int = 0) -> str:
+    """ "the check catches 18 of 20 wrong variants (2 of them hang); these 2 survive: ..." """
     if not counted:
         return "no wrong variant of the kernel could be run: the check's strength is not measured"
     head = f"the check catches {killed} of {counted} wrong variants"
+    if hangs:
+        head += f" ({hangs} of them hang{'s' if hangs == 1 else ''})"
     if not survivors:
         return head
     said = "; ".join(m["what"] for m in survivors[:3]) + (
@@ -454,6 +492,12 @@ class Ahead:
         named = self.text(source, s.sizes, params)
         if named is not None:
             self.add([named])
+
+    def ready(self, s: Spec, source: str, params: dict | None = None) -> bool:
+        """Whether the kernel kernel_tuner loads for this run is compiled ahead and done (waited for
+        here, so that its compile is not in the run's time); cupy compiles at the run: never."""
+        named = self.text(source, s.sizes, params) if self.early is not None else None
+        return named is not None and isinstance(self._code(named[1]), bytes)
 
     def _code(self, text: str) -> bytes | str | None:
         """The machine code of a kernel string, nvcc's error, or None (no compile of it ahead)."""
@@ -552,4 +596,4 @@ def run_in_child(spec: Spec, job: dict, out: Path, run_arrays: Callable, ahead: 
         child_runs(spec, job, out, run, say)
         return
     first = sizes_in_order(spec, job)[0][1]
-    child_runs(spec, job, out, run, say, ahead.sorter(first, job["source"]), ahead.compile_at)
+    child_runs(spec, job, out, run, say, ahead.sorter(first, job["source"]), ahead.compile_at, ahead.ready)

@@ -219,17 +219,36 @@ def _size_cases(spec: Spec) -> list[dict[str, Any]]:
 def _wide_index_cases(spec: Spec) -> list[dict[str, Any]]:
     """An index array bounded by one size (`col_idx` in [0, cols)) whose values all fit 16 bits: that
     size raised above 2**16 (odd), so that an index masked to its low 16 bits (`& 0xffff`) or held in
-    16 bits reads another element. Only within the memory budget; memcheck decides whether the
-    original takes it."""
+    16 bits reads another element (sizes tied to it kept so: widened()). Only within the memory
+    budget; memcheck decides whether the original takes it."""
     out = []
     for a in spec.args:
         bound = a.high.strip() if isinstance(a.high, str) else ""
         if not a.is_array or a.output or not _int_type(a.dtype) or spec.sizes.get(bound, WIDE + 1) > WIDE:
             continue
-        wide = {**spec.sizes, bound: 2 * WIDE + 1}
-        if _valid_at(spec, wide) and _bytes(spec, wide) <= max(_BUDGET, 2 * _bytes(spec, spec.sizes)):
-            out.append({"label": f"{bound}={wide[bound]}: `{a.name}` above 16 bits", "sizes": {bound: wide[bound]}})
+        wide = widened(spec, bound, 2 * WIDE + 1)
+        if wide:
+            said = ", ".join(f"{n}={v}" for n, v in wide.items())
+            out.append({"label": f"{said}: `{a.name}` above 16 bits", "sizes": wide})
     return out
+
+
+def widened(spec: Spec, name: str, value: int) -> dict[str, int] | None:
+    """The sizes that change when size `name` is raised to `value`: every size at least as large at
+    the spec's sizes is raised by as much (a row length padded to Vp >= V stays at least V: a kernel
+    that reads V elements of rows Vp apart stays within its arrays), then the problem's other
+    dimensions are halved until the arrays fit the budget. None when no such sizes are valid."""
+    old = spec.sizes[name]
+    sizes = {n: v + value - old if v >= old else v for n, v in spec.sizes.items()}
+    dims = {
+        n for n in _used_sizes(spec) if sizes[n] == spec.sizes[n] and any(n in _names(p) for p in spec.problem_size)
+    }
+    budget = max(_BUDGET, 2 * _bytes(spec, spec.sizes))
+    while _bytes(spec, sizes) > budget and any(sizes[n] > 1 for n in dims):
+        sizes = {n: max(1, v // 2) if n in dims else v for n, v in sizes.items()}
+    if _bytes(spec, sizes) > budget or not _valid_at(spec, sizes):
+        return None
+    return {n: v for n, v in sizes.items() if v != spec.sizes[n]}
 
 
 def _bytes(spec: Spec, sizes: dict[str, Any]) -> int:

@@ -91,7 +91,7 @@ def test_mutants_run_at_every_size_and_the_survivors_on_stronger_inputs(tmp_path
     assert records["m01", full]["killed"] and records["m02", full]["killed"]
     assert "hist[" in records["m01", full]["how"] and not records["m03", full]["killed"]
     assert f"{mutation.SURVIVORS} t0 3" in said
-    assert f"{mutation.MARK} t0 mutant m01 case {full}" in said
+    assert f"{mutation.MARK} t0 {mutation.HANG_S:g} mutant m01 case {full}" in said
     cases = mutation.read_jsonl(tmp_path / mutation.CASES)
     assert [c["ok"] for c in cases] == [True, True]
 
@@ -184,7 +184,7 @@ def test_a_mutant_that_hangs_costs_itself_and_another_child_goes_on(monkeypatch,
             self.first = not started
             started.append(self)
             self.returncode = None
-            self.stdout = iter([f"{mutation.MARK} {self.token} mutant m03 base -\n"] if self.first else [])
+            self.stdout = iter([f"{mutation.MARK} {self.token} 0.3 mutant m03 base -\n"] if self.first else [])
 
         def wait(self, timeout=None):
             if self.first and self.returncode is None:

@@ -123,3 +123,16 @@ def test_arrays_read_and_written_and_float_scalars_tie_too():
     assert at_box.mean() > 0.05  # where `>` and `>=` differ: v is flipped only by the mutant
     eps = _case(load_spec(SPECS / "layernorm_rows.cu.toml"), "(ties)")  # a dropped `+ eps` shows at eps = 1
     assert eps["args"]["eps"] == {"value": 1.0}
+
+
+def test_a_size_raised_for_wide_indices_keeps_the_sizes_tied_to_it_and_fits_the_budget():
+    """cross_entropy_warp reads V logits of rows Vp apart (V = 8000 <= Vp = 8064): V raised alone
+    to 131073 made the original read past `logits` (memcheck refused the case, after a memcheck of
+    each case on its own). Vp is raised by as much, the rows halved until the arrays fit."""
+    spec = load_spec(SPECS / "cross_entropy_warp.cu.toml")
+    case = _case(spec, "`targets` above 16 bits")
+    sizes = case_spec(spec, case).sizes
+    assert sizes["V"] == 131073 and sizes["Vp"] >= sizes["V"]
+    assert sizes["BT"] * sizes["Vp"] * 4 <= 256 << 20  # logits within the case's budget
+    targets = _args(spec, case)["targets"]
+    assert targets.max() >= 1 << 16 and targets.max() < sizes["V"]  # what a `& 0xffff` mask gets wrong
