@@ -250,7 +250,7 @@ output = true
 atol = 1e-4
 """
 VARIED = "`ptr` as row offsets, rows of 0, 1, 2, 7, 31, 33, 64 and 100 elements"
-WIDE = "cols=131073: `indices` above 16 bits"  # the indices of x, bounded by cols (kernel/strengthen.py)
+WIDE = "rows=132169, cols=131073: `indices` above 16 bits"  # the indices of x, bounded by cols; rows, as large as cols, raised with it (kernel/strengthen.py widened)
 TIES = "`data`, `x`, `y` as whole numbers -2 .. 2 (ties)"
 
 
