@@ -9,6 +9,13 @@ They are explained and not counted; anything an input could kill is left to the 
 - a xor butterfly (`for (o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(mask, v, o);`) started at 17:
   its first step pairs each lane of one half of the warp with one of the other half, as 16 does, then
   8, 4, 2, 1: every lane holds the same sum, in another order;
+- the same butterfly keeping the better of two lanes' (value, index) in a strict lexicographic order
+  (`if (o > v || (o == v && oi < i)) { v = o; i = oi; }`): both lanes of a step keep the same pair, and
+  the best of all 32 does not depend on the order the lanes are met in;
+- a comparison in an `if` built of `&&` and `||` whose flip changes the condition only at the tie,
+  where the other terms of its `&&` chain cannot hold (`i < n && j > i && j < n`) or the body writes
+  only values equal under the tie (a compare-exchange `values[i] = b; values[j] = a;` of
+  `a = values[i], b = values[j]`; `v = o; i = oi;` under `o == v && oi < i`);
 - after a whole xor butterfly every lane holds the same value, bit for bit (each step adds the same
   two values in both lanes): the write guarded by `lane == 0` is the same from lane 1, where the
   statement reads nothing else that differs between the two lanes.
@@ -130,7 +137,7 @@ def comparison(toks: list[Token], i: int) -> str:
         return ""
     open_, close = _if_around(toks, i)
     if open_ < 0 or _strip(_text(toks, open_ + 1, close)) != f"{a}{toks[i].text}{b}":
-        return ""
+        return _in_conjunction(toks, i, a, b)
     first, last = _statement(toks, close)
     if first < 0 or last < 0:
         return ""
@@ -139,7 +146,207 @@ def comparison(toks: list[Token], i: int) -> str:
         return f"`{body}` under `{a} {toks[i].text} {b}`: at the tie it assigns the value already there"
     if b in _ZERO and (body.endswith(f",{a})") and body.startswith("atomicAdd(") or body.endswith(f"+={a}")):
         return f"`{body}` under `{a} {toks[i].text} {b}`: at the tie it adds 0"
+    return _in_conjunction(toks, i, a, b)
+
+
+_ORDER = ("<=", ">=", "<", ">", "==", "!=")
+
+
+def _in_conjunction(toks: list[Token], i: int, a: str, b: str) -> str:
+    """Why flipping `a < b` (or `<=`, `>`, `>=`) in an `if`'s condition built of `&&` and `||` changes
+    nothing, or "": the flip changes the condition only where `a == b` and the other terms of its
+    `&&` chain hold, and there either those terms order a and b strictly (`i < n && j > i && j < n`:
+    i == n is impossible), or the `if`'s body only assigns values equal under the tie and the chain's
+    `==` terms (`maxval = other; argmax = other_idx;` under `other == maxval && other_idx < argmax`, a
+    compare-exchange of two loaded elements)."""
+    found = _enclosing_if(toks, i)
+    if found is None:
+        return ""
+    if_open, if_close, terms = found
+    mine = f"{a}{toks[i].text}{b}"
+    others = list(terms)
+    if _term(mine) not in others:
+        return ""
+    others.remove(_term(mine))
+    if any(op == "" for _, op, _ in others):  # a term of no comparison (a flag) only narrows the chain
+        others = [t for t in others if t[1]]
+    for lo, hi in ((a, b), (b, a)):
+        if _ordered(lo, hi, others):
+            return f"`{a} == {b}` cannot hold beside the other terms of `{_chain(terms)}`: the tie never passes"
+    ties = [(a, b), *((x, y) for x, op, y in others if op == "==")]
+    writes = _assignments(toks, if_close)
+    if not writes:
+        return ""
+    same = _Classes(ties + _loads(toks, if_open))
+    if all(same.equal(left, right) for left, right in writes):
+        said = "; ".join(f"{left} = {right}" for left, right in writes)
+        return f"at the tie (`{' && '.join(f'{x} == {y}' for x, y in ties)}`) `{said}` writes the values already there"
     return ""
+
+
+def _term(text: str) -> tuple[str, str, str]:
+    """A term of a condition as (left, comparison, right), or (text, "", "") with none at depth 0."""
+    depth = 0
+    for k, c in enumerate(text):
+        depth += (c in "([") - (c in ")]")
+        if depth == 0:
+            for op in _ORDER:
+                if (
+                    text.startswith(op, k)
+                    and text[k - 1 : k] not in "<>=!"
+                    and text[k + len(op) : k + len(op) + 1] != "="
+                ):
+                    if text[k + len(op) : k + len(op) + 1] not in "<>" and text[k - 1 : k] not in "<>":
+                        return _strip(text[:k]), op, _strip(text[k + len(op) :])
+    return text, "", ""
+
+
+def _chain(terms: list[tuple[str, str, str]]) -> str:
+    return " && ".join(f"{x} {op} {y}" if op else x for x, op, y in terms)
+
+
+def _ordered(lo: str, hi: str, terms: list[tuple[str, str, str]]) -> bool:
+    """Whether the terms make lo < hi, directly or through one other side, one step at least strict."""
+    edges = set()
+    for x, op, y in terms:
+        if op in ("<", "<="):
+            edges.add((x, y, op == "<"))
+        elif op in (">", ">="):
+            edges.add((y, x, op == ">"))
+    if (lo, hi, True) in edges:
+        return True
+    return any(
+        (mid, hi, strict2) in edges and (strict or strict2)
+        for x, mid, strict in edges
+        if x == lo
+        for strict2 in (True, False)
+    )
+
+
+def _enclosing_if(toks: list[Token], i: int) -> tuple[int, int, list[tuple[str, str, str]]] | None:
+    """(open, close) of the `if` whose condition holds token i through `&&`, `||` and parentheses only,
+    and the terms of the `&&` chain that holds token i; None otherwise (a `!`, a call, a select)."""
+    group = -1
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        t = toks[j].text
+        if t == ")":
+            depth += 1
+        elif t == "(" and depth:
+            depth -= 1
+        elif t == "(":
+            if group < 0:
+                group = j
+            before = toks[j - 1].text if j else ""
+            if before == "if":
+                close = _close(toks, j)
+                inside = [toks[k].text for k in range(j + 1, close)]
+                negated = any(t == "!" and u == "(" for t, u in zip(inside, inside[1:], strict=False))
+                if "?" in inside or "=" in inside or negated:
+                    return None
+                return j, close, _conjunction(toks, i, group)
+            if before not in ("(", "&&", "||"):
+                return None
+        elif t in (";", "{", "}"):
+            return None
+    return None
+
+
+def _conjunction(toks: list[Token], i: int, group: int) -> list[tuple[str, str, str]]:
+    """The terms of the `&&` chain holding token i within the parentheses opened at `group`."""
+    close = _close(toks, group)
+    cuts = [group]
+    depth = 0
+    for j in range(group + 1, close):
+        t = toks[j].text
+        depth += (t in ("(", "[")) - (t in (")", "]"))
+        if depth == 0 and t in ("&&", "||"):
+            cuts.append(j)
+    cuts.append(close)
+    start = max(k for k in cuts if k < i)
+    end = min(k for k in cuts if k > i)
+    while start != group and toks[start].text == "&&":
+        start = max(k for k in cuts if k < start)
+    while end != close and toks[end].text == "&&":
+        end = min(k for k in cuts if k > end)
+    inner = [k for k in cuts if start <= k <= end]
+    return [_term(_strip(_text(toks, p + 1, q))) for p, q in zip(inner, inner[1:], strict=False)]
+
+
+def _assignments(toks: list[Token], close: int) -> list[tuple[str, str]]:
+    """The statement or block after `if (...)` ending at `close` as (left, right) of plain assignments
+    `x = y;`, or [] when anything else is in it."""
+    start = close + 1
+    if start >= len(toks):
+        return []
+    end = (
+        _close(toks, start)
+        if toks[start].text == "{"
+        else next((j for j in range(start, len(toks)) if toks[j].text == ";"), -1)
+    )
+    if end < 0:
+        return []
+    first = start + 1 if toks[start].text == "{" else start
+    out = []
+    k = first
+    while k < end:
+        semi = next((j for j in range(k, end + 1) if toks[j].text == ";"), -1)
+        if semi < 0:
+            break
+        eq = _right(toks, k - 1, {"="})
+        if eq >= semi or toks[k].text in ("if", "for", "while", "return"):
+            return []
+        out.append((_strip(_text(toks, k, eq)), _strip(_text(toks, eq + 1, semi))))
+        k = semi + 1
+    return out if k >= end else []
+
+
+def _loads(toks: list[Token], before: int) -> list[tuple[str, str]]:
+    """Locals set from one element (`a = values[i]`) before token `before` that nothing assigns again
+    before it, neither the local, the array, nor the index: the local and the element are equal there."""
+    out = []
+    for k in range(1, before - 2):
+        if (
+            toks[k].kind != "ident"
+            or toks[k + 1].text != "="
+            or toks[k - 1].text not in ("float", "int", ",", "double")
+        ):
+            if not (toks[k].kind == "ident" and toks[k + 1].text == "=" and toks[k - 1].kind == "ident"):
+                continue
+        end = _right(toks, k + 1, {",", ";"})
+        place = _text(toks, k + 2, end)
+        if not re.fullmatch(r"\w+\[[\w.+*\-]+\]", place):
+            continue
+        names = {toks[k].text, *re.findall(r"\w+", place)}
+        if not any(_assigned(toks, j, names) for j in range(end, before)):
+            out.append((toks[k].text, place))
+    return out
+
+
+def _assigned(toks: list[Token], j: int, names: set[str]) -> bool:
+    t = toks[j].text
+    if t in ("++", "--"):
+        return toks[j - 1].text in names or toks[j + 1].text in names
+    if t in ("=", "+=", "-=", "*=", "/=", "|=", "&=", "^=", "<<=", ">>="):
+        return bool(set(re.findall(r"\w+", _text(toks, _left(toks, j), j))) & names)
+    return t in ("atomicAdd", "atomicExch", "atomicMin", "atomicMax", "__syncthreads")
+
+
+class _Classes:
+    """Texts known equal: a union-find over the pairs given."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self.up: dict[str, str] = {}
+        for x, y in pairs:
+            self.up[self.root(x)] = self.root(y)
+
+    def root(self, x: str) -> str:
+        while self.up.get(x, x) != x:
+            x = self.up[x]
+        return x
+
+    def equal(self, x: str, y: str) -> bool:
+        return self.root(x) == self.root(y)
 
 
 def butterfly_start(toks: list[Token], i: int, new: str) -> str:
@@ -156,12 +363,57 @@ def butterfly_start(toks: list[Token], i: int, new: str) -> str:
         return ""
     first, last = _statement(toks, close)
     body = _text(toks, first, last) if first >= 0 else ""
-    if not _xor_of(body, var):
-        return ""
-    return (
-        "a xor butterfly started at 17: its first step pairs each lane of one half of the warp with one of the "
-        "other half, as 16 does, then 8, 4, 2, 1: the same sum in another order"
-    )
+    if _xor_of(body, var):
+        return (
+            "a xor butterfly started at 17: its first step pairs each lane of one half of the warp with one of "
+            "the other half, as 16 does, then 8, 4, 2, 1: the same sum in another order"
+        )
+    if _best_of(toks, close, var):
+        return (
+            "a xor butterfly keeping the better of two lanes' values in a strict order (a max or min, ties "
+            "broken by the next key) started at 17: its masks 17, 8, 4, 2, 1 still reach all 32 lanes, and the best of the warp "
+            "is the same whatever the order it is met in"
+        )
+    return ""
+
+
+def _best_of(toks: list[Token], close: int, offset: str) -> set[str]:
+    """The variables a loop body `o1 = __shfl_xor_sync(m, v1, offset); ...; if (o1 > v1 || (o1 == v1 &&
+    o2 < v2)) { v1 = o1; v2 = o2; }` reduces, or an empty set: the pair (v1, v2) of the other lane is
+    kept when it is better in a strict lexicographic order over every variable shuffled, so both lanes
+    keep the same pair (associative and commutative, for values that are not NaN)."""
+    if close + 1 >= len(toks) or toks[close + 1].text != "{":
+        return set()
+    end = _close(toks, close + 1)
+    pairs: dict[str, str] = {}
+    k = close + 2
+    while k < end and toks[k].text != "if":
+        semi = next((j for j in range(k, end) if toks[j].text == ";"), end)
+        text = _text(toks, k, semi)
+        m = re.fullmatch(
+            rf"(?:const)?(?:int|float|double|unsigned|int64_t|longlong)?(\w+)=__shfl_xor_sync\(\w+,(\w+),{offset}(?:,32|,warpSize)?\)",
+            text,
+        )
+        if not m:
+            return set()
+        pairs[m.group(1)] = m.group(2)
+        k = semi + 1
+    if k >= end or toks[k + 1].text != "(" or len(pairs) < 1:
+        return set()
+    cond_close = _close(toks, k + 1)
+    if _assignments(toks, cond_close) != [(v, o) for o, v in pairs.items()] or _close(toks, cond_close + 1) != end - 1:
+        return set()
+    cond = _strip(_text(toks, k + 2, cond_close))
+    for o, v in pairs.items():  # the first key outermost: o1 > v1 || (o1 == v1 && o2 < v2)
+        better = [f"{o}{op}{v}" for op in "<>"] + [f"{v}{op}{o}" for op in "<>"]
+        if cond in better and o == list(pairs)[-1]:
+            cond = ""
+            break
+        head, sep, rest = cond.partition("||")
+        if not sep or head not in better or not rest.startswith(f"({o}=={v}&&") or not rest.endswith(")"):
+            return set()
+        cond = _strip(rest[len(f"({o}=={v}&&") : -1])
+    return set(pairs.values()) if cond == "" else set()
 
 
 def _xor_of(body: str, offset: str) -> str:
@@ -210,6 +462,7 @@ def _butterflies(toks: list[Token], before: int) -> set[str]:
             if starts and f";{var}>0;" in head and head.endswith(("".join((var, ">>=1")), f"{var}/=2")):
                 if first >= 0 and (v := _xor_of(_text(toks, first, last), var)):
                     out.add(v)
+                out |= _best_of(toks, close, var)
     return out
 
 

@@ -62,3 +62,112 @@ def test_a_shuffle_down_ladder_is_not_a_butterfly_and_its_mutants_count():
 def test_a_butterfly_with_the_warps_width_is_one_too():
     labels = _labelled("rms_norm_warp", "rms_norm_rows")  # __shfl_xor_sync(~0, sumsq, mask, 32)
     assert "a xor butterfly started at 17" in _find(labels, "`16` -> `17` in `for (int mask = 16;")
+
+
+def _labelled_text(source, kernel):
+    return {m.what: m.equivalent for m in mutants(source, kernel)}
+
+
+def _argmax_butterfly(values, start, lower=True):
+    """Each lane's (value, index) after the argmax ladder of argmax_rows_warp started at `start`."""
+    val, idx = list(values), list(range(32))
+    o = start
+    while o > 0:
+        other = [(val[lane ^ o], idx[lane ^ o]) if lane ^ o < 32 else (val[lane], idx[lane]) for lane in range(32)]
+        for lane, (ov, oi) in enumerate(other):
+            if ov > val[lane] or (ov == val[lane] and (oi < idx[lane] if lower else oi <= idx[lane])):
+                val[lane], idx[lane] = ov, oi
+        o >>= 1
+    return list(zip(val, idx, strict=True))
+
+
+def test_an_argmax_butterfly_started_at_17_its_tie_flipped_and_its_write_from_lane_1_are_equivalent():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        lanes = rng.integers(-3, 3, 32).tolist()  # many ties
+        best = (max(lanes), lanes.index(max(lanes)))
+        at16 = _argmax_butterfly(lanes, 16)
+        assert set(at16) == {best} == set(_argmax_butterfly(lanes, 17)) == set(_argmax_butterfly(lanes, 16, False))
+    labels = _labelled("argmax_rows_warp", "argmax_f32")
+    assert "a xor butterfly keeping the better" in _find(labels, "`16` -> `17`")
+    assert "writes the values already there" in _find(labels, "`<` -> `<=` in `if (other > maxval")
+    assert "lane 1 writes what lane 0 does" in _find(labels, "`0` -> `1` in `if (threadIdx.x == 0)")
+    assert _find(labels, "`>` -> `>=` in `if (other > maxval") == ""  # ties then go to the higher index
+    assert _find(labels, "`>` -> `>=` in `if (val > maxval)") == ""
+
+
+_NOT_BEST = """__global__ void k(float *x, int *out) {
+    float v = x[threadIdx.x];
+    int i = threadIdx.x;
+    for (int o = 16; o > 0; o >>= 1) {
+        float ov = __shfl_xor_sync(0xffffffff, v, o);
+        int oi = __shfl_xor_sync(0xffffffff, i, o);
+        if (ov > v) {
+            v = ov;
+            i = oi;
+        }
+    }
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = i;
+}
+"""
+
+
+def test_a_butterfly_that_leaves_ties_to_each_lane_is_no_equivalent():
+    # ties keep each lane's own index: lanes disagree, a start at 17 or lane 1 may give another index
+    labels = _labelled_text(_NOT_BEST, "k")
+    assert _find(labels, "`16` -> `17`") == ""
+    assert _find(labels, "`0` -> `1` in `if (threadIdx.x == 0)") == ""
+
+
+def _bitonic(values, j, k, n, mutant=lambda what, *x: None):
+    v = list(values) + [99]  # what lies past the array
+    for i in range(n + 1):  # one thread past n, as `i <= n` lets in
+        ixj = i ^ j
+        bound = mutant("bound", i, ixj)
+        if bound if bound is not None else i < n and ixj > i and ixj < n:
+            up = (i & k) == 0
+            a, b = v[i], v[ixj]
+            swap = mutant("swap", a, b, up)
+            if swap if swap is not None else (up and a > b) or (not up and a < b):
+                v[i], v[ixj] = b, a
+    return v[:n], v[n]
+
+
+def test_a_compare_exchange_at_the_tie_and_a_bound_the_others_imply_are_equivalent():
+    rng = np.random.default_rng(2)
+    for n in (16, 64, 24, 13):  # powers of two and not: the bound is implied either way
+        for j, k in ((1, 2), (4, 8), (2, 16)):
+            vals = rng.integers(-2, 3, n).tolist()
+            want = _bitonic(vals, j, k, n)
+
+            def wide(what, *x, n=n):
+                return (x[0] <= n and x[1] > x[0] and x[1] < n) if what == "bound" else None
+
+            def ge(what, *x):
+                return ((x[2] and x[0] >= x[1]) or (not x[2] and x[0] <= x[1])) if what == "swap" else None
+
+            assert _bitonic(vals, j, k, n, wide) == want == _bitonic(vals, j, k, n, ge)
+    labels = _labelled("bitonic_step", "bitonic_step")
+    assert "`i == n` cannot hold" in _find(labels, "`<` -> `<=` in `if (i < n && ixj")
+    assert "writes the values already there" in _find(labels, "`>` -> `>=` in `if ((up && a > b)")
+    assert "writes the values already there" in _find(labels, "`<` -> `<=` in `if ((up && a > b) || (!up && a < b))")
+    assert next(e for w, e in labels.items() if w.startswith("line 6:33")) == ""  # ixj == n reads past n
+
+
+_NEGATED = """__global__ void k(float *v, int n) {
+    int i = threadIdx.x;
+    float a = v[i], b = v[i + 1];
+    if (!(a > b && i < n))
+        v[i] = b;
+    if (a > b && i + 1 < n) {
+        v[i] = b;
+        v[i + 1] = a + 1.0f;
+    }
+}
+"""
+
+
+def test_a_negated_condition_or_a_write_that_differs_at_the_tie_is_no_equivalent():
+    labels = _labelled_text(_NEGATED, "k")
+    assert not any(labels.values()), {w: e for w, e in labels.items() if e}
