@@ -233,6 +233,24 @@ def _wide_index_cases(spec: Spec) -> list[dict[str, Any]]:
     return out
 
 
+def _wide_output_cases(spec: Spec) -> list[dict[str, Any]]:
+    """An output of fewer than 2**16 elements whose length is one size the launch does not span (a
+    histogram's `nbins`): its elements are written at computed indices, so that size raised above
+    2**16 (widened()) lets an index held in 16 bits wrap, and a 32-bit product of a value and that
+    size (`values[i] * nbins`, meant in 64 bits) overflow."""
+    dims = set().union(*(_names(p) for p in spec.problem_size)) if spec.problem_size else set()
+    out = []
+    for a in spec.args:
+        length = a.size.strip() if isinstance(a.size, str) else ""
+        if not (a.is_array and a.output) or length not in spec.sizes or length in dims or spec.sizes[length] > WIDE:
+            continue
+        wide = widened(spec, length, 2 * WIDE + 1)
+        if wide and length not in _names(spec.smem_size):  # a block's copy of it would not fit shared memory
+            said = ", ".join(f"{n}={v}" for n, v in wide.items())
+            out.append({"label": f"{said}: `{a.name}` longer than 16 bits index", "sizes": wide})
+    return out
+
+
 def widened(spec: Spec, name: str, value: int) -> dict[str, int] | None:
     """The sizes that change when size `name` is raised to `value`: every size at least as large at
     the spec's sizes is raised by as much (a row length padded to Vp >= V stays at least V: a kernel
@@ -291,7 +309,7 @@ def _seed_case(spec: Spec) -> list[dict[str, Any]]:
 
 def candidates(spec: Spec) -> list[dict[str, Any]]:
     """The cases to try, each {"label", "sizes"?, "args"?}: values over the types' range first, then
-    row offsets with varied rows, indices above 16 bits, sizes and scalars told apart, rows with one
+    row offsets with varied rows, indices and outputs' lengths above 16 bits, sizes and scalars told apart, rows with one
     large value, float values that tie, then a second seed; at most MAX_CASES. None for file inputs; an input the user's function makes is kept as it is
     (kept_as_given)."""
     if any(a.init == "file" for a in spec.args):
@@ -300,16 +318,20 @@ def candidates(spec: Spec) -> list[dict[str, Any]]:
         *_value_cases(spec),
         *_offset_cases(spec),
         *_wide_index_cases(spec),
+        *_wide_output_cases(spec),
         *_size_cases(spec),
         *_scalar_cases(spec),
         *_spike_cases(spec),
         *_tie_cases(spec),
         *_seed_case(spec),
     ]
+    unique: list[dict[str, Any]] = []
     for case in out:
         case.setdefault("sizes", {})
         case.setdefault("args", {})
-    return out[:MAX_CASES]
+        if not any((case["sizes"], case["args"]) == (c["sizes"], c["args"]) for c in unique):
+            unique.append(case)  # one run for the same inputs found by two rules
+    return unique[:MAX_CASES]
 
 
 def kept_as_given(spec: Spec) -> str:

@@ -136,3 +136,22 @@ def test_a_size_raised_for_wide_indices_keeps_the_sizes_tied_to_it_and_fits_the_
     assert sizes["BT"] * sizes["Vp"] * 4 <= 256 << 20  # logits within the case's budget
     targets = _args(spec, case)["targets"]
     assert targets.max() >= 1 << 16 and targets.max() < sizes["V"]  # what a `& 0xffff` mask gets wrong
+
+
+def test_an_output_the_launch_does_not_span_gets_its_length_above_16_bits():
+    """histogram_bins' survivors: `short bin` and `(int)` for `(long long)values[tid] * nbins` never
+    leave their range at nbins = 100. With nbins above 2**16 the bins wrap in 16 bits and the product
+    passes 2**31, while the original's bins stay within `hist`."""
+    spec = load_spec(SPECS / "histogram_bins.cu.toml")
+    case = _case(spec, "`hist` longer than 16 bits index")
+    sizes = case_spec(spec, case).sizes
+    values = _args(spec, case)["values"].astype(np.int64)
+    bins = values * sizes["nbins"] // sizes["max_value"]
+    assert bins.max() < sizes["nbins"]  # the original writes within hist
+    assert (bins >= 1 << 15).any()  # a short bin wraps
+    assert (values * sizes["nbins"] >= 1 << 31).any()  # a 32-bit product overflows
+    scatter = [c["sizes"] for c in candidates(load_spec(SPECS / "scatter_add.cu.toml")) if c["sizes"]]
+    assert len(scatter) == len({tuple(sorted(s.items())) for s in scatter})  # the same sizes run once
+    assert not any(
+        "longer than 16 bits" in c["label"] for c in candidates(load_spec(SPECS / "histogram_shared.cu.toml"))
+    )
