@@ -315,6 +315,31 @@ def div(a: Poly | None, d: Poly | None, low: bool = False) -> Poly | None:
     return a.divide(d)
 
 
+def clamp(a: Val, b: Val, upper: bool) -> Val:
+    """min(a, b) (`upper`: the smaller value, each side's upper bound bounds it) or max(a, b) (each side's
+    lower bound bounds it: `max(x, 0)` is not negative whatever x is); the other bound needs both."""
+    near = [v.hi if upper else v.lo for v in (a, b)]
+    far = [v.lo if upper else v.hi for v in (a, b)]
+    known = [p for p in near if p is not None]
+    pick = pmin if upper else pmax
+    one = (pick(*known) or known[0]) if len(known) == 2 else (known[0] if known else None)
+    other = pick(far[0], far[1]) if far[0] is not None and far[1] is not None else None
+    lo, hi = (other, one) if upper else (one, other)
+    return Val(lo, hi, axes=a.axes | b.axes, params=a.params | b.params)
+
+
+def quotient_of_numbers(a: Val, b: Val, defines: dict[str, int]) -> Val | None:
+    """a / b of numbers, #defines and template values (`QK / 2`): the number C's integer division
+    gives, so an index divided by it (`i / (QK / 2)`) is divided by a number; None otherwise."""
+    if any(v.hi is None or v.hi != v.lo or not v.hi.names() <= set(defines) for v in (a, b)):
+        return None
+    assert a.hi is not None and b.hi is not None
+    num, den = a.hi.value(defines), b.hi.value(defines)
+    if den <= 0 or num < 0 or num.denominator != 1 or den.denominator != 1:
+        return None
+    return const(num // den)
+
+
 def product(polys: list[Poly]) -> Poly:
     out = Poly.const(1)
     for p in polys:

@@ -33,6 +33,7 @@ REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the es
 ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
 CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the drafted values on both sides
 STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
+EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: far below the data's scale
 BYTE_RANGE = {"uint8": (0, 255), "int8": (-128, 127)}  # bytes nothing bounds: over the type's range
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
 
@@ -340,6 +341,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         bounds = {}  # one side alone is no pair to order
     floats = {p.name for p in kernel.params if not p.is_pointer and _dtype(p).startswith("float")}
     stencil = draft_roles.stencil_coefficients(fn, floats & free)
+    epsilons = draft_roles.regularizers(fn, floats & free)
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
@@ -408,8 +410,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "values in [0, 1): converted to an integer, they index an array (a bin), so none is negative",
                     )
                 )
-            if dtype in BYTE_RANGE and arg.init == "random" and arg.low is None and arg.high is None:
-                arg.low, arg.high = BYTE_RANGE[dtype]
+            if dtype in BYTE_RANGE and arg.init == "random" and arg.high is None:  # a low of 0: not negative
+                low, arg.high = BYTE_RANGE[dtype]
+                arg.low = low if arg.low is None else max(low, 0)
                 guesses.append(
                     (
                         f"args.{p.name}",
@@ -441,6 +444,15 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     f"args.{p.name}",
                     f"{STENCIL_STEP}: it scales differences of neighbouring reads (a stencil step); "
                     "small so an explicit step stays stable",
+                )
+            )
+        elif p.name in epsilons:
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=EPSILON))
+            guesses.append(
+                (
+                    f"args.{p.name}",
+                    f"{EPSILON}: added to what a root, a log or a denominator takes (an epsilon that keeps it "
+                    "off 0): small beside the data",
                 )
             )
         elif dtype.startswith(("int", "uint")):

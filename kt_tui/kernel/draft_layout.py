@@ -77,6 +77,21 @@ def item_strides(
     return out
 
 
+def whole_rows(layouts: dict[str, tuple[Poly, Fraction]]) -> dict[str, tuple[Poly, Fraction]]:
+    """An outer stride's item that ends inside the last row of an inner stride (`(m - 1) * lda + n`,
+    n no more than lda's own item) spans that row whole (`m * lda`), as a matrix with a leading
+    dimension is allocated: a kernel that steps items by m * lda stays inside its own item."""
+    out: dict[str, tuple[Poly, Fraction]] = {}
+    for s, (item, per) in layouts.items():
+        for t, (inner, inner_per) in out.items():
+            rows = Poly({tuple(v for v in m if v != t): c for m, c in item.terms.items() if t in m})
+            rest = item - rows * Poly.var(t)
+            if inner_per == per and rows.terms and t not in rows.names() and at_least(inner, rest):
+                item = (rows + Poly.const(1)) * Poly.var(t)
+        out[s] = (item, per)
+    return out
+
+
 def _item(
     an: extents.Analysis, s: str, resolve: Resolve, without: set[str] | None = None
 ) -> tuple[Poly, Fraction] | None:
@@ -97,6 +112,8 @@ def _item(
             rest = Poly({m: c for m, c in rest.terms.items() if not set(m) & (without or set())})
             if coef.is_const() or any(v.startswith("$") for v in rest.names()) or rest.is_const():
                 return None
+            if not at_least(Poly({m: c for m, c in rest.terms.items() if m}), Poly()):  # `(z * ny + y) * pitch`:
+                return None  # y < ny and ny is the number of rows, what it multiplies spans no item
             per.add(next(iter(coef.leading().terms.values())))
             spans.append(rest + Poly.const(1))
     widest = [p for p in spans if all(at_least(p, q) for q in spans)]
@@ -105,9 +122,18 @@ def _item(
     return widest[0], c
 
 
-def padding(item: Poly, per: Fraction, at: dict[str, int]) -> Fraction:
+def padding(item: Poly, per: Fraction, at: dict[str, int], taken: set[int]) -> Fraction:
     """What a stride adds past one item's span at the sizes `at`: up to the next multiple of ROW_ALIGN
-    elements (in the stride's own unit), never 0, so a kernel that uses the span for the stride fails."""
+    elements (in the stride's own unit), never 0, so a kernel that uses the span for the stride fails.
+    A span just short of whole sizes (`width - 1`: an interior, the border left alone) is padded past
+    them, so a kernel that uses the width fails too; a stride of a value in `taken` (another stride's)
+    one ROW_ALIGN more, so a kernel that swaps two strides (ldb for ldc) fails."""
     least = item.value(at) / per
+    short = item.terms.get((), Fraction(0))
+    short = short if -8 <= short < 0 else Fraction(0)  # as a thread bound `x < w - 1` is w threads
+    whole = (item - Poly.const(short)).value(at) / per
     step = ROW_ALIGN / per
-    return (least // step + 1) * step - least
+    pad = (whole // step + 1) * step - least
+    while int(least + pad) in taken:
+        pad += step
+    return pad

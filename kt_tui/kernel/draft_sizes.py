@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import cuda_ast, draft_shared, extents
-from .draft_layout import divided, item_strides, padding
+from .draft_layout import divided, item_strides, padding, whole_rows
 from .poly import Mono, Poly, at_least, pmax
 from .source import Kernel
 from .spec import DTYPES
@@ -272,7 +272,7 @@ class _Sizer:
                     highs.setdefault(x, []).append(_high(ext[0], rest, int(coef)) if ok else None)
         for x, den in self.an.scaled.items():  # v * S / D indexes [0, S) for v in [0, D)
             if x in self.an.uses and x not in highs:
-                self.out.index_high[x] = den.text(self.order)
+                self.out.index_high[x] = int(den.value()) if den.is_const() else den.text(self.order)
         for x, hs in highs.items():
             if x not in self.an.uses:
                 continue
@@ -350,7 +350,7 @@ class _Sizer:
         fixed |= {w: WINDOWS[i % len(WINDOWS)] for i, w in enumerate(n for n in params if n in windows)}
         candidates = names - axis_names - an.loop_bounds - set(self.fresh) - self.factors - set(self.unit.defines)
         candidates -= tables
-        layouts = item_strides(self.an, candidates, self.resolve, self.out.no_threads)
+        layouts = whole_rows(item_strides(self.an, candidates, self.resolve, self.out.no_threads))
         pads: dict[str, Fraction] = {}
 
         def at(side: int, ranks: dict[str, int]) -> dict[str, int]:
@@ -359,7 +359,7 @@ class _Sizer:
             }
             chosen.update({n: min(chosen[n], r) for n, r in self.reach.items() if n in chosen})
             for s, (item, per) in layouts.items():
-                pads[s] = padding(item, per, chosen)
+                pads[s] = padding(item, per, chosen, {chosen[t] for t in layouts if t in pads and t != s})
                 chosen[s] = int(item.value(chosen) / per + pads[s])
             return chosen
 

@@ -18,6 +18,7 @@ from .bounds import (
     WalkerState,
     add,
     block,
+    clamp,
     const,
     declared_name,
     div,
@@ -30,6 +31,7 @@ from .bounds import (
     nonneg,
     number,
     offset,
+    quotient_of_numbers,
     strip_parens,
     sum_key,
     sum_terms,
@@ -271,6 +273,8 @@ class Expressions(WalkerState):
             return quotient
         if op == "/" and (rescaled := self._rescaled(a, b)) is not None:
             return Val(Poly.const(0), rescaled, axes=axes, params=params)
+        if op == "/" and (folded := quotient_of_numbers(a, b, self.unit.defines)) is not None:
+            return folded
         if op in ("/", ">>"):
             d = (
                 b
@@ -345,12 +349,14 @@ class Expressions(WalkerState):
         scalars = self.scalars | set(self.unit.defines)
         lds = [v for v in mono if v.startswith("$")]
         rest = [v for v in mono if not v.startswith("$")]
-        if len(lds) != 1 or not rest or coef <= 0 or dcoef != 1 or len(dmono) != 1 or dmono[0] not in scalars:
+        if len(lds) != 1 or not rest or coef <= 0 or len(dmono) > 1 or not set(dmono) <= scalars:
+            return None
+        if (dcoef != 1) if dmono else (dcoef <= 1 or dcoef.denominator != 1):  # D a scalar, or a number (256)
             return None
         if any(v not in scalars for v in rest) or a.lo is None or not at_least(a.lo, Poly.const(0)):
             return None
         self.out.scaled.setdefault(lds[0][1:], den)
-        self.out.guard_bounds.update({dmono[0], *rest} & self.scalars)
+        self.out.guard_bounds.update({*dmono, *rest} & self.scalars)
         span = Poly.const(coef)
         for v in rest:
             span = span * Poly.var(v)
@@ -546,14 +552,8 @@ class Expressions(WalkerState):
         vals = [self.expr(a, env) for a in arg_nodes]
         if name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu") and vals and vals[0].base:
             return self.access(vals[0], const(0))
-        if name in ("min", "umin", "fminf", "fmin") and len(vals) == 2:
-            a, b = vals
-            his = [v.hi for v in (a, b) if v.hi is not None]
-            hi = (pmin(*his) or his[0]) if len(his) == 2 else (his[0] if his else None)
-            lo = pmin(a.lo, b.lo) if a.lo is not None and b.lo is not None else None
-            return Val(lo, hi, axes=a.axes | b.axes, params=a.params | b.params)
-        if name in ("max", "umax", "fmaxf", "fmax") and len(vals) == 2:
-            return union(vals)
+        if name in ("min", "umin", "fminf", "fmin", "max", "umax", "fmaxf", "fmax") and len(vals) == 2:
+            return clamp(vals[0], vals[1], upper=name.endswith(("min", "minf")))
         fn = self.unit.devices.get(name)
         if fn is not None and self.calls < MAX_CALLS:
             return self.inline(fn, vals)

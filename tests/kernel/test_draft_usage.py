@@ -1,0 +1,179 @@
+"""Drafts that read what the code does with a value beyond its index math: a clamp's lower side (`max(c,
+0)`), a count of rows that multiplies the row number (no stride of its own), a value rescaled by a
+number into bins (`v * bins / 256`), a division by #defines or template values (`i / (QK / 2)`), an
+epsilon under a root, bytes that only go through a mask or a shift, and strides that must differ from
+one another and hold whole rows. Each kernel is written for these tests, in the shape of real code."""
+
+from kt_tui.kernel.draft import draft
+from kt_tui.kernel.expr import evaluate
+from kt_tui.kernel.source import find_kernels
+
+from .extent_kernels import _all_sizes as _points
+from .extent_kernels import _draft, _lengths
+
+SAMPLE_2D = """
+__global__ void sample_nearest(float *out, const float *px, const float *py, const float *img, int npts,
+                               int w, int h, int pitch) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npts) return;
+    int x = min(max((int)px[i], 0), w - 1);
+    int y = min(max((int)py[i], 0), h - 1);
+    out[i] = img[y * pitch + x];
+}
+"""
+
+
+def test_a_coordinate_clamped_below_by_max_and_above_by_min_bounds_the_array_it_indexes():
+    spec = _draft(SAMPLE_2D)
+    args = {a.name: a for a in spec.args}
+    assert "pitch" not in spec.sizes  # a stride, drafted from the row it steps over
+    for at in _points(spec):
+        assert at["w"] != at["h"]
+        assert at["pitch"] > at["w"]
+        assert _lengths(spec, at)["img"] >= (at["h"] - 1) * at["pitch"] + at["w"]
+    assert evaluate(args["img"].size, spec.sizes) < evaluate(args["px"].size, spec.sizes)  # not the problem size
+
+
+VOLUME = """
+__device__ float at(const float *vol, size_t pitch, int ny, int x, int y, int z) {
+    return ((const float *)((const char *)vol + ((size_t)z * ny + y) * pitch))[x];
+}
+__global__ void gather_voxels(float *out, const float *px, const float *py, const float *pz, int npts,
+                              const float *vol, size_t pitch, int nx, int ny, int nz) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npts) return;
+    int x = min(max((int)px[i], 0), nx - 1);
+    int y = min(max((int)py[i], 0), ny - 1);
+    int z = min(max((int)pz[i], 0), nz - 1);
+    out[i] = at(vol, pitch, ny, x, y, z);
+}
+"""
+
+
+def test_a_count_of_rows_times_a_slice_number_is_a_size_and_the_byte_pitch_a_stride():
+    spec = _draft(VOLUME)
+    args = {a.name: a for a in spec.args}
+    assert {"nx", "ny", "nz"} <= set(spec.sizes)  # counts, not strides derived from one another
+    for at in _points(spec):
+        assert len({at["nx"], at["ny"], at["nz"]}) == 3
+        assert min(at["nx"], at["ny"], at["nz"]) >= 2
+        assert at["pitch"] > 4 * at["nx"]  # bytes, padded past a row of floats
+        assert _lengths(spec, at)["vol"] >= (at["nz"] * at["ny"] - 1) * at["pitch"] // 4 + at["nx"]
+    assert evaluate(args["vol"].size, spec.sizes) > 0
+
+
+HIST_RESCALED = """
+__global__ void hist_rescaled(unsigned int *hist, const unsigned char *img, int n, int bins) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&hist[img[i] * bins / 256], 1u);
+}
+"""
+
+
+def test_bytes_rescaled_by_a_number_into_bins_cover_their_range_and_the_bins_size_the_histogram():
+    spec = _draft(HIST_RESCALED)
+    args = {a.name: a for a in spec.args}
+    assert args["img"].low == 0 and args["img"].high >= 250  # not [0, 1): every bin gets counts
+    for at in _points(spec):
+        assert 2 <= at["bins"] <= 256
+        assert _lengths(spec, at)["hist"] >= at["bins"]
+
+
+NIBBLES = """
+template <int G>
+__global__ void unpack_nibbles(const unsigned char *q, const float *scale, float *out, int k) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= k / 2) return;
+    int g = i / (G / 2);
+    int j = i % (G / 2);
+    int v = q[i];
+    out[g * G + j] = ((v & 0x0F) - 8) * scale[g];
+    out[g * G + j + G / 2] = ((v >> 4) - 8) * scale[g];
+}
+"""
+
+
+def test_an_index_divided_by_template_values_is_bounded_and_masked_bytes_keep_their_high_bits():
+    d = draft(find_kernels(NIBBLES)[0], NIBBLES)
+    spec = d.spec
+    args = {a.name: a for a in spec.args}
+    assert not [w for key, w in d.guesses if key in ("args.scale", "args.out") and "could not bound" in w]
+    assert args["q"].high >= 250  # the high nibble's top bits set
+    g = int(spec.kernel.split("<")[1].strip(" >"))
+    for at in _points(spec):
+        lengths = _lengths(spec, at)
+        assert lengths["out"] >= at["k"]
+        assert lengths["scale"] >= -(-at["k"] // g)
+        assert lengths["out"] < 2 * at["k"] + 2 * g  # bounded by k, not by the problem size guessed
+
+
+RMS = """
+__global__ void rms_scale(const float *x, float *y, int nrows, int ncols, float eps) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= nrows) return;
+    float ss = 0.0f;
+    for (int c = 0; c < ncols; c++) ss += x[r * ncols + c] * x[r * ncols + c];
+    float s = rsqrtf(ss / ncols + eps);
+    for (int c = 0; c < ncols; c++) y[r * ncols + c] = x[r * ncols + c] * s;
+}
+"""
+
+NORMALISE = """
+__global__ void normalise(const float *v, float *out, const float *norm, int n, float tiny, float gain) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = gain * v[i] / (norm[i] + tiny);
+}
+"""
+
+
+def test_a_float_added_under_a_root_or_a_denominator_is_a_small_epsilon():
+    d = draft(find_kernels(RMS)[0], RMS)
+    eps = next(a for a in d.spec.args if a.name == "eps")
+    assert 0 < eps.value <= 1e-3
+    assert any(key == "args.eps" and "epsilon" in w for key, w in d.guesses)
+    args = {a.name: a.value for a in draft(find_kernels(NORMALISE)[0], NORMALISE).spec.args}
+    assert 0 < args["tiny"] <= 1e-3
+    assert args["gain"] > 0.5  # a factor outside the denominator keeps a value that changes the result
+
+
+SOBEL_STEPS = """
+__global__ void edges(const unsigned char *src, int src_step, unsigned char *dst, int dst_step, int width,
+                      int height) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < 1 || y < 1 || x >= width - 1 || y >= height - 1) return;
+    int d = src[(y + 1) * src_step + x] - src[(y - 1) * src_step + x];
+    int e = src[y * src_step + x + 1] - src[y * src_step + x - 1];
+    dst[y * dst_step + x] = (unsigned char)((abs(d) + abs(e)) >> 1);
+}
+"""
+
+
+def test_a_step_of_an_image_written_inside_its_border_holds_the_whole_row_and_two_steps_differ():
+    spec = _draft(SOBEL_STEPS)
+    for at in _points(spec):
+        assert at["dst_step"] > at["width"]  # the border columns are the image's too
+        assert at["src_step"] > at["width"]
+        assert at["src_step"] != at["dst_step"]  # a kernel that swaps them fails
+
+
+GEAM = """
+__global__ void add_t_batched(int m, int n, const float *A, int lda, long long sa, const float *B, int ldb,
+                              long long sb, float *C, int ldc, long long sc, int batch) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    int b = blockIdx.z;
+    if (i < m && j < n && b < batch)
+        C[b * sc + (long long)i * ldc + j] = A[b * sa + (long long)j * lda + i] + B[b * sb + (long long)i * ldb + j];
+}
+"""
+
+
+def test_leading_dimensions_of_one_span_differ_and_a_batch_stride_holds_whole_padded_rows():
+    spec = _draft(GEAM)
+    for at in _points(spec):
+        assert at["ldb"] != at["ldc"]
+        assert min(at["ldb"], at["ldc"]) > at["n"] and at["lda"] > at["m"]
+        assert at["sa"] >= at["n"] * at["lda"]
+        assert at["sb"] >= at["m"] * at["ldb"]
+        assert at["sc"] >= at["m"] * at["ldc"]
