@@ -111,6 +111,7 @@ class Analysis:
     windows: set[str] = field(default_factory=set)  # ... whose counter offsets a thread's coordinate (a filter)
     guard_bounds: set[str] = field(default_factory=set)  # scalars that bound a value in an `if`
     loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
+    ranged: dict[str, Poly] = field(default_factory=dict)  # int array -> S where its values are tested `v < S`
     escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test
     trips: list[Poly] = field(default_factory=list)  # nested loop trip counts (the work per thread)
     strides: list[Poly] = field(default_factory=list)  # what thread indices are multiplied by (row lengths)

@@ -28,13 +28,14 @@ FLOAT_SCALAR = 1.5  # not 0 or 1, so a multiply or add by it changes the result
 FLOAT_SCALARS = (FLOAT_SCALAR, 0.75, 2.5, 1.25, 3.5)  # one each, apart: a kernel that swaps two of them fails
 LOOP_COUNT = 100  # a scalar that bounds a loop and no array: enough trips to be real work
 ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
-INT_SCALAR = 3
+INT_SCALARS = (3, 5, 7, 4, 6)  # ints that size nothing seen: one each, apart, so a kernel that swaps two fails
 REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the escape-time set's region
 ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
 CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the drafted values on both sides
 STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
 EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: far below the data's scale
 BYTE_RANGE = {"uint8": (0, 255), "int8": (-128, 127)}  # bytes nothing bounds: over the type's range
+SENTINEL = 1 << 16  # a #define'd bound at least this large marks a special value (infinity, unreached), no count
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
 
 
@@ -394,6 +395,13 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in sizing.index_high:
                 arg.init = "random" if not out else arg.init  # index values, not bytes of a struct
                 arg.low, arg.high = 0, _representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
+            elif (
+                dtype.startswith(("int", "uint"))
+                and not out
+                and (tested := _tested_below(an, p.name, dtype, unit, sizing))
+            ):
+                arg.low, arg.high, why = 0, *tested
+                guesses.append((f"args.{p.name}", f"values in [0, {arg.high}): {why}"))
             elif dtype.startswith(("int", "uint")) and not out and use.compared:
                 arg.low, arg.high = 0, 2
                 guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))
@@ -461,7 +469,11 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in an.loop_bounds:
                 value, why = LOOP_COUNT, "a loop count that sizes no array"
             else:
-                value, why = INT_SCALAR, "an int that sizes nothing the analysis saw"
+                plain = sum(
+                    1 for a in args if not a.is_array and a.type.startswith(("int", "uint")) and a.value in INT_SCALARS
+                )
+                value = INT_SCALARS[plain % len(INT_SCALARS)]
+                why = "an int that sizes nothing the analysis saw (apart from the others)"
             args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
             guesses.append((f"args.{p.name}", f"{value}: {why}"))
         else:
@@ -485,6 +497,22 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     return Draft(spec, guesses)
+
+
+def _tested_below(
+    an: extents.Analysis, name: str, dtype: str, unit: cuda_ast.Unit, sizing: Sizing
+) -> tuple[str | int, str] | None:
+    """The values of an int array the kernel tests below S (`if (l < nlabels)`, `if (d >= INF) return`):
+    below a size S, [0, S) (a label, a bin: every one counts); below a number as large as a sentinel
+    (an unreached vertex's distance, `INF`), [0, 2 S), on both sides of it; None when not tested."""
+    bound = an.ranged.get(name)
+    if bound is None or not bound.names() or not bound.names() <= set(sizing.sizes) | set(unit.defines):
+        return None
+    if bound.names() <= set(unit.defines) and (c := int(bound.value(unit.defines))) >= SENTINEL:
+        return min(
+            2 * c, int(np.iinfo(dtype).max)
+        ), f"the kernel tests them against {bound.text()} = {c} (a sentinel): both sides"
+    return bound.text(), "the kernel tests them below it, then uses them"
 
 
 def _offsets_for_rows(spec: Spec, rows: dict[str, tuple[str | int, int]], guesses: list[tuple[str, str]]) -> None:

@@ -1,7 +1,8 @@
 """Layouts a draft (kernel/draft_sizes.py) must give beyond array lengths: a size derived by division
 (`w / f`) made exact by taking w a whole multiple of f, and a stride from one item (a row, a matrix) to
 the next at least what one item spans, so items do not overlap (a batch stride >= M * K, a pitch >=
-nx + halo, a byte pitch >= 4 * width for floats)."""
+nx + halo, a byte pitch >= 4 * width for floats), and array lengths in whole rows (a halo's grid, rows
+picked by loaded values)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from . import extents
-from .poly import Poly, at_least
+from .poly import Mono, Poly, at_least, pmax
 
 ROW_ALIGN = 32  # a stride is padded past one item to a multiple of this many elements, as pitched allocations are
 
@@ -137,3 +138,75 @@ def padding(item: Poly, per: Fraction, at: dict[str, int], taken: set[int]) -> F
     while int(least + pad) in taken:
         pad += step
     return pad
+
+
+def picked_row(his: list[Poly]) -> Poly | None:
+    """S where every index is v * S + j with v loaded and 0 <= j < S (a row of S elements that v
+    picks: an embedding, a gathered row); None otherwise."""
+    rows: set[Poly] = set()
+    for h in his:
+        picks = [(m, c) for m, c in h.terms.items() if any(v.startswith("$") for v in m)]
+        if len(picks) != 1 or picks[0][1] != 1 or sum(v.startswith("$") for v in picks[0][0]) != 1:
+            return None
+        row = Poly({tuple(v for v in picks[0][0] if not v.startswith("$")): Fraction(1)})
+        rest = h - Poly({picks[0][0]: Fraction(1)})
+        if row.is_const() or not at_least(rest, Poly()) or not at_least(row - Poly.const(1), rest):
+            return None
+        rows.add(row)
+    return rows.pop() if len(rows) == 1 else None
+
+
+def round_rows(e: Poly, strides: list[Poly], rounded: dict[str, Poly], name: str) -> Poly:
+    """e up to whole rows of a stride the kernel multiplies a thread index by: h*(w + 2) + w + 1
+    becomes (h + 1)*(w + 2); `rounded` notes the stride used."""
+    for s in strides:
+        if s.degree() != 1 or len(s.terms) > 2:
+            continue
+        var = next(iter(n for m in s.terms for n in m))
+        a = s.terms[(var,)]
+        if a != 1 or any(m.count(var) > 1 for m in e.terms):
+            continue
+        b = s.terms.get((), Fraction(0))
+        with_v = Poly({tuple(x for x in m if x != var): c for m, c in e.terms.items() if var in m})
+        without = Poly({m: c for m, c in e.terms.items() if var not in m})
+        if with_v.is_const() or not with_v.terms:
+            continue
+        r = without - with_v * Poly.const(b)  # e == with_v * s + r
+        if r == Poly():
+            rounded[name] = s
+            return e
+        if at_least(Poly(), r) and at_least(s + r, Poly.const(1)):
+            rounded[name] = s
+            return with_v * s
+        if at_least(r, Poly.const(1)) and at_least(s - Poly.const(1), r):
+            rounded[name] = s
+            return (with_v + Poly.const(1)) * s
+    return e
+
+
+def round_volume(e: Poly, fixed: set[str]) -> Poly:
+    """An extent just short of a product of sizes (nx*ny*nz - R*nx*ny - R*nx - R) as that product;
+    `fixed` names (#defines) count as numbers."""
+
+    def degree(m: Mono) -> int:
+        return sum(1 for v in m if v not in fixed)
+
+    top = max((degree(m) for m in e.terms), default=0)
+    lead = [(m, c) for m, c in e.terms.items() if degree(m) == top]
+    if top < 1 or len(lead) != 1 or lead[0][1] != 1 or any(v in fixed for v in lead[0][0]):
+        return e
+    whole = Poly({lead[0][0]: Fraction(1)})
+    return whole if e != whole and at_least(whole, e) else e
+
+
+def unify(found: dict[str, list[Poly]], rounded: dict[str, Poly]) -> None:
+    """Arrays laid out in rows of the same stride, with the same leading term, are given the same
+    length (an interior written in a padded grid is as long as the grid)."""
+    names = [n for n in found if n in rounded and len(found[n]) == 1]
+    for a in names:
+        for b in names:
+            ea, eb = found[a][0], found[b][0]
+            if rounded[a] == rounded[b] and ea.leading() == eb.leading():
+                bigger = pmax(ea, eb)
+                if bigger is not None:
+                    found[a] = found[b] = [bigger]

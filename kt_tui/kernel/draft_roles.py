@@ -215,7 +215,8 @@ def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
 
 
 TEMPLATE_BLOCK = 128  # a value template parameter that sizes a block (a shared array, blockIdx * B)
-TEMPLATE_VALUE = 4  # one that does not: an unroll factor, items per thread, a radius
+TEMPLATE_VALUE = 4  # one that does not: an unroll factor, items per thread, a radius; warps a block
+_WARP_NUMBER = re.compile(r"threadIdx\s*\.\s*x\s*(/\s*(32|warpSize|WARP_SIZE)\b|>>\s*5\b)")  # a warp's number
 
 
 def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
@@ -229,7 +230,9 @@ def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
         block = re.search(
             rf"__shared__[^;]*\[[^\];]*\b{n}\b[^\];]*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body
         )
-        out[name] = TEMPLATE_BLOCK if block else TEMPLATE_VALUE
+        # blockIdx.x * n + threadIdx.x / 32: n counts a block's warps, not its threads
+        warps = _WARP_NUMBER.search(body) and re.search(rf"blockIdx\s*\.\s*x\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body)
+        out[name] = TEMPLATE_BLOCK if block and not warps else TEMPLATE_VALUE
     return out
 
 

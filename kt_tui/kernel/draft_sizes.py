@@ -12,8 +12,8 @@ from fractions import Fraction
 import numpy as np
 
 from . import cuda_ast, draft_shared, extents
-from .draft_layout import divided, item_strides, padding, whole_rows
-from .poly import Mono, Poly, at_least, pmax
+from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
+from .poly import Poly, at_least
 from .source import Kernel
 from .spec import DTYPES
 
@@ -216,7 +216,7 @@ class _Sizer:
             plain = [h + Poly.const(1) for h in his if h is not None and not _loads(h)]
             loaded = tuple(sorted({h.text() for h in his if h is not None and _loads(h)}))
             cands = [
-                _round_volume(_round_rows(e, an.strides, rounded, name), set(self.unit.defines)) for e in _maxes(plain)
+                round_volume(round_rows(e, an.strides, rounded, name), set(self.unit.defines)) for e in _maxes(plain)
             ]
             if self.per_block:
                 self.out.guesses.append(
@@ -240,8 +240,15 @@ class _Sizer:
                 cands = [problem]
                 self.out.guesses.append((f"args.{name}", "the kernel does not index it: sized like the problem"))
             elif not cands:
-                if loaded not in shared:
-                    arrays = ", ".join(sorted(_loads_of(loaded)))
+                arrays = ", ".join(sorted(_loads_of(loaded)))
+                row = picked_row([h for h in his if h is not None])
+                if loaded not in shared and row is not None:  # table[v * S + j], j < S: v picks one of its rows
+                    shared[loaded] = row * self.name(
+                        f"{name}_rows",
+                        f"{name} is read in rows of {row.text(self.order)} picked by values read from {arrays}: "
+                        "its number of rows is a size of its own",
+                    )
+                elif loaded not in shared:
                     shared[loaded] = self.name(
                         f"n_{name}",
                         f"{name} is indexed only by values read from {arrays}: its length is a size of its own",
@@ -251,7 +258,7 @@ class _Sizer:
                         self.reach[shared[loaded].text()] = max(r for r in reach if r is not None)
                 cands = [shared[loaded]]
             found[name] = cands
-        _unify(found, rounded)
+        unify(found, rounded)
         return found
 
     def index_bounds(self, found: dict[str, list[Poly]]) -> None:
@@ -524,62 +531,6 @@ def _maxes(polys: list[Poly]) -> list[Poly]:
             continue
         out = [q for q in out if not at_least(p, q)] + [p]
     return out
-
-
-def _round_rows(e: Poly, strides: list[Poly], rounded: dict[str, Poly], name: str) -> Poly:
-    """e up to whole rows of a stride the kernel multiplies a thread index by: h*(w + 2) + w + 1
-    becomes (h + 1)*(w + 2); `rounded` notes the stride used."""
-    for s in strides:
-        if s.degree() != 1 or len(s.terms) > 2:
-            continue
-        var = next(iter(n for m in s.terms for n in m))
-        a = s.terms[(var,)]
-        if a != 1 or any(m.count(var) > 1 for m in e.terms):
-            continue
-        b = s.terms.get((), Fraction(0))
-        with_v = Poly({tuple(x for x in m if x != var): c for m, c in e.terms.items() if var in m})
-        without = Poly({m: c for m, c in e.terms.items() if var not in m})
-        if with_v.is_const() or not with_v.terms:
-            continue
-        r = without - with_v * Poly.const(b)  # e == with_v * s + r
-        if r == Poly():
-            rounded[name] = s
-            return e
-        if at_least(Poly(), r) and at_least(s + r, Poly.const(1)):
-            rounded[name] = s
-            return with_v * s
-        if at_least(r, Poly.const(1)) and at_least(s - Poly.const(1), r):
-            rounded[name] = s
-            return (with_v + Poly.const(1)) * s
-    return e
-
-
-def _round_volume(e: Poly, fixed: set[str]) -> Poly:
-    """An extent just short of a product of sizes (nx*ny*nz - R*nx*ny - R*nx - R) as that product;
-    `fixed` names (#defines) count as numbers."""
-
-    def degree(m: Mono) -> int:
-        return sum(1 for v in m if v not in fixed)
-
-    top = max((degree(m) for m in e.terms), default=0)
-    lead = [(m, c) for m, c in e.terms.items() if degree(m) == top]
-    if top < 1 or len(lead) != 1 or lead[0][1] != 1 or any(v in fixed for v in lead[0][0]):
-        return e
-    whole = Poly({lead[0][0]: Fraction(1)})
-    return whole if e != whole and at_least(whole, e) else e
-
-
-def _unify(found: dict[str, list[Poly]], rounded: dict[str, Poly]) -> None:
-    """Arrays laid out in rows of the same stride, with the same leading term, are given the same
-    length (an interior written in a padded grid is as long as the grid)."""
-    names = [n for n in found if n in rounded and len(found[n]) == 1]
-    for a in names:
-        for b in names:
-            ea, eb = found[a][0], found[b][0]
-            if rounded[a] == rounded[b] and ea.leading() == eb.leading():
-                bigger = pmax(ea, eb)
-                if bigger is not None:
-                    found[a] = found[b] = [bigger]
 
 
 def size_arrays(

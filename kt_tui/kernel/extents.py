@@ -342,6 +342,20 @@ class Walker(Expressions):
                 return True
         return False
 
+    def _warps_per_block(self, index: Poly, axis: int) -> int:
+        """K for `blockIdx * K + threadIdx / 32` (K a number or a #define; `>> 5`, `/ warpSize` alike):
+        K items a block, numbered by the block's warps, so the block is 32 * K threads; else 0."""
+        g, b = grid(axis), block(axis)
+        if index.terms.get((b,)) != Fraction(1, 32) or (g, b) in index.terms:
+            return 0
+        per_block = [(m, c) for m, c in index.terms.items() if g in m]
+        if len(per_block) != 1:
+            return 0
+        ((mono, coef),) = per_block
+        rest = [v for v in mono if v != g]
+        k = coef * (self.unit.defines.get(rest[0], 0) if rest else 1) if len(rest) <= 1 else 0
+        return int(k) if k >= 1 and k.denominator == 1 else 0
+
     @staticmethod
     def _per_item(index: Poly, axis: int) -> int:
         """Threads per item of an index over the grid: 32 for `(blockIdx * blockDim + threadIdx) / 32`."""
@@ -489,6 +503,12 @@ class Walker(Expressions):
             ):
                 name = sum_key(var_node)  # a guard on a sum: kept for the same sum in an index
                 env.setdefault(name, self.expr(var_node, env))
+            elif var_node is not None and var_node.type == "subscript_expression" and o in ("<", "<="):
+                array = text(strip_parens(var_node.child_by_field_name("argument")))
+                bound = self.expr(other, env)
+                if array in self.out.uses and bound.hi is not None and not loads(bound.hi) | grid_names(bound.hi):
+                    self.out.ranged.setdefault(array, bound.hi + Poly.const(1 if o == "<=" else 0))  # `d[i] < INF`
+                continue
             elif var_node is None or var_node.type != "identifier" or text(var_node) not in env:
                 continue
             else:
@@ -502,6 +522,9 @@ class Walker(Expressions):
             cur = env[name]
             if o in ("<", "<=") and bound.hi is not None:
                 hi = bound.hi - Poly.const(1) if o == "<" else bound.hi
+                tested = loads(cur.hi) if cur.hi is not None else set()
+                if len(tested) == 1 and cur.hi == Poly.var(min(tested)) and not loads(hi) and not grid_names(hi):
+                    self.out.ranged.setdefault(min(tested)[1:], hi + Poly.const(1))  # `l < nlabels`, l = labels[i]
                 self._axis_bound(cur, hi)
                 if cur.hi is None or grid_names(cur.hi) or loads(cur.hi):
                     new_hi = hi
@@ -529,6 +552,12 @@ class Walker(Expressions):
             return
         start = cur.hi - (Poly.var(g) * Poly.var(block(axis)) - Poly.const(1))  # x = thread + R: R
         shift = cur.lo if not grid_names(start) and cur.lo is not None and cur.lo == start else Poly.const(0)
+        warps = self._warps_per_block(cur.hi, axis)
+        if warps:  # blockIdx.x * WARPS + threadIdx.x / 32: WARPS items a block, a warp each
+            self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(32))
+            self.out.per_item.setdefault(axis, 32)
+            self.out.block_consts[axis] = 32 * warps
+            return
         per = self._per_item(cur.hi, axis)
         if per > 1:  # (thread) / 32: 32 threads per item (a warp)
             self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(per))

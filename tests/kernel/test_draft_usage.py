@@ -10,6 +10,7 @@ from kt_tui.kernel.source import find_kernels
 
 from .extent_kernels import _all_sizes as _points
 from .extent_kernels import _draft, _lengths
+from .test_draft_shapes import _grid
 
 SAMPLE_2D = """
 __global__ void sample_nearest(float *out, const float *px, const float *py, const float *img, int npts,
@@ -177,3 +178,81 @@ def test_leading_dimensions_of_one_span_differ_and_a_batch_stride_holds_whole_pa
         assert at["sa"] >= at["n"] * at["lda"]
         assert at["sb"] >= at["m"] * at["ldb"]
         assert at["sc"] >= at["m"] * at["ldc"]
+
+
+SHIFTED = """
+__global__ void shift_scale(float *out, const float *a, int n, int scale, int bias) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a[i] * scale + bias;
+}
+"""
+
+
+def test_ints_that_size_nothing_are_drafted_apart():
+    d = draft(find_kernels(SHIFTED)[0], SHIFTED)
+    values = {a.name: a.value for a in d.spec.args if not a.is_array}
+    assert values["scale"] != values["bias"]  # a kernel that swaps them fails
+    assert min(values["scale"], values["bias"]) > 1
+
+
+WARPS_A_BLOCK = """
+template <int WARPS>
+__global__ void row_sums(const float *x, float *y, int rows, int cols) {
+    int row = blockIdx.x * WARPS + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows) return;
+    float s = 0.0f;
+    for (int c = lane; c < cols; c += 32) s += x[(size_t)row * cols + c];
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffff, s, o);
+    if (lane == 0) y[row] = s;
+}
+"""
+
+
+def test_blockidx_times_a_warp_count_plus_the_warp_number_is_a_warp_per_row_in_blocks_of_whole_warps():
+    spec = _draft(WARPS_A_BLOCK)
+    warps = int(spec.kernel.split("<")[1].strip(" >"))
+    assert 1 < warps <= 32
+    assert spec.tune_params["block_size_x"] == [32 * warps]
+    for at in _points(spec):
+        blocks, threads = _grid(spec, at, 0)
+        assert blocks * threads // 32 >= at["rows"]  # a warp for every row
+        assert blocks * warps < at["rows"] + warps  # and no more blocks than the rows need
+
+
+GET_ROWS = """
+__global__ void get_rows(const float *src, const int *ids, float *dst, int ncols, int nids) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    const int r = blockIdx.y;
+    if (c >= ncols) return;
+    dst[r * ncols + c] = src[ids[r] * ncols + c];
+}
+"""
+
+
+def test_rows_picked_by_loaded_values_size_the_table_in_whole_rows_and_bound_the_values_by_its_rows():
+    spec = _draft(GET_ROWS)
+    ids = next(a for a in spec.args if a.name == "ids")
+    for at in _points(spec):
+        rows = evaluate(ids.high, at)
+        assert rows > 1  # not [0, 1): more than one row is read
+        assert _lengths(spec, at)["src"] >= rows * at["ncols"]
+
+
+LABELS = """
+#define INF 0x3fffffff
+__global__ void count_reached(const int *labels, const int *dist, int *counts, int n, int nlabels) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n || dist[i] >= INF) return;
+    int l = labels[i];
+    if (l >= 0 && l < nlabels) atomicAdd(&counts[l], 1);
+}
+"""
+
+
+def test_values_tested_below_a_size_stay_below_it_and_values_tested_against_a_sentinel_reach_both_sides():
+    spec = _draft(LABELS)
+    args = {a.name: a for a in spec.args}
+    for at in _points(spec):
+        assert args["labels"].low == 0 and evaluate(args["labels"].high, at) == at["nlabels"] > 2  # no 0/1 flags
+    assert args["dist"].low == 0 and args["dist"].high > 0x3FFFFFFF  # some reached, some not
