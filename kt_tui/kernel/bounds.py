@@ -111,6 +111,7 @@ class Analysis:
     windows: set[str] = field(default_factory=set)  # ... whose counter offsets a thread's coordinate (a filter)
     guard_bounds: set[str] = field(default_factory=set)  # scalars that bound a value in an `if`
     loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
+    split_by: set[tuple[str, int, int]] = field(default_factory=set)  # ("/" | "%", axis, G): a thread index by G
     ranged: dict[str, Poly] = field(default_factory=dict)  # int array -> S where its values are tested `v < S`
     escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test
     trips: list[Poly] = field(default_factory=list)  # nested loop trip counts (the work per thread)
@@ -122,6 +123,11 @@ class Analysis:
         default_factory=dict
     )  # extern __shared__ array -> its element's bytes (0: unknown)
     ok: bool = True  # False: the kernel was not found in the tree
+
+    def groups(self) -> dict[int, int]:
+        """Thread axis -> G where its index is split into groups of G (`i / G` and `i % G` both): the
+        threads of an axis are whole groups."""
+        return {a: g for op, a, g in sorted(self.split_by) if op == "%" and ("/", a, g) in self.split_by}
 
 
 class Stop(Exception):
@@ -329,16 +335,23 @@ def clamp(a: Val, b: Val, upper: bool) -> Val:
     return Val(lo, hi, axes=a.axes | b.axes, params=a.params | b.params)
 
 
+def as_number(v: Val, defines: dict[str, int]) -> Val:
+    """v as the number it is when made of #defines and template values alone (`TILE`), else v."""
+    if v.hi is None or v.hi != v.lo or not v.hi.names() <= set(defines):
+        return v
+    return const(v.hi.value(defines))
+
+
 def quotient_of_numbers(a: Val, b: Val, defines: dict[str, int]) -> Val | None:
     """a / b of numbers, #defines and template values (`QK / 2`): the number C's integer division
     gives, so an index divided by it (`i / (QK / 2)`) is divided by a number; None otherwise."""
-    if any(v.hi is None or v.hi != v.lo or not v.hi.names() <= set(defines) for v in (a, b)):
+    num, den = as_number(a, defines).hi, as_number(b, defines).hi
+    if num is None or den is None or not num.is_const() or not den.is_const() or a.hi != a.lo or b.hi != b.lo:
         return None
-    assert a.hi is not None and b.hi is not None
-    num, den = a.hi.value(defines), b.hi.value(defines)
-    if den <= 0 or num < 0 or num.denominator != 1 or den.denominator != 1:
+    n, d = num.value(), den.value()
+    if d <= 0 or n < 0 or n.denominator != 1 or d.denominator != 1:
         return None
-    return const(num // den)
+    return const(n // d)
 
 
 def product(polys: list[Poly]) -> Poly:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import cuda_ast, draft_roles, draft_shared, extents
-from .draft_sizes import Sizing, size_arrays
+from .draft_sizes import Sizing, size_arrays, whole
 from .expr import ExprError, evaluate
 from .kernels import Param
 from .source import Kernel, strip_comments
@@ -35,7 +35,6 @@ CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the
 STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
 EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: far below the data's scale
 BYTE_RANGE = {"uint8": (0, 255), "int8": (-128, 127)}  # bytes nothing bounds: over the type's range
-SENTINEL = 1 << 16  # a #define'd bound at least this large marks a special value (infinity, unreached), no count
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
 
 
@@ -227,7 +226,11 @@ def _instantiated(d: Draft, kernel: Kernel, src: str, values: dict[str, int]) ->
         (
             "",
             f"kernel {d.spec.kernel}: each template type taken as float, as its arrays are drafted"
-            + (f"; {', '.join(taken)} (a block size where it sizes one, else a small count)" if taken else ""),
+            + (
+                f"; {', '.join(taken)} (a block size where it sizes one, 32 where an index is divided by it, else a small count)"
+                if taken
+                else ""
+            ),
         )
     )
     return d
@@ -398,7 +401,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif (
                 dtype.startswith(("int", "uint"))
                 and not out
-                and (tested := _tested_below(an, p.name, dtype, unit, sizing))
+                and (tested := draft_roles.tested_below(an, p.name, np.iinfo(dtype).max, unit.defines, sizing.sizes))
             ):
                 arg.low, arg.high, why = 0, *tested
                 guesses.append((f"args.{p.name}", f"values in [0, {arg.high}): {why}"))
@@ -492,27 +495,14 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         **_tuning(sizing, caps),
     )
     _offsets_for_rows(spec, rows, guesses)
+    if sizing.multiples and spec.verify_sizes is None:  # check sizes in whole groups too
+        tables = default_verify_sizes(spec)
+        spec.verify_sizes = [{n: whole(v, sizing.multiples.get(n, 1)) for n, v in t.items()} for t in tables]
     fixed = set(unit.defines) & set(spec.sizes)
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     return Draft(spec, guesses)
-
-
-def _tested_below(
-    an: extents.Analysis, name: str, dtype: str, unit: cuda_ast.Unit, sizing: Sizing
-) -> tuple[str | int, str] | None:
-    """The values of an int array the kernel tests below S (`if (l < nlabels)`, `if (d >= INF) return`):
-    below a size S, [0, S) (a label, a bin: every one counts); below a number as large as a sentinel
-    (an unreached vertex's distance, `INF`), [0, 2 S), on both sides of it; None when not tested."""
-    bound = an.ranged.get(name)
-    if bound is None or not bound.names() or not bound.names() <= set(sizing.sizes) | set(unit.defines):
-        return None
-    if bound.names() <= set(unit.defines) and (c := int(bound.value(unit.defines))) >= SENTINEL:
-        return min(
-            2 * c, int(np.iinfo(dtype).max)
-        ), f"the kernel tests them against {bound.text()} = {c} (a sentinel): both sides"
-    return bound.text(), "the kernel tests them below it, then uses them"
 
 
 def _offsets_for_rows(spec: Spec, rows: dict[str, tuple[str | int, int]], guesses: list[tuple[str, str]]) -> None:

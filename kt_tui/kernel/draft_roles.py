@@ -6,6 +6,9 @@ values kernel/draft.py gives them:
   inside the values clamped, so the clamp changes some of them and not all.
 - stencil: a float scalar that multiplies differences of three or more reads of one array (a discrete
   Laplacian or gradient): the coefficient of an explicit step, drafted small so the step is stable.
+- epsilons: a float scalar added under a root or a denominator (`rsqrtf(ss / n + eps)`), drafted small.
+- tested: an int array whose values the kernel tests below a size or a sentinel (`l < nlabels`,
+  `d >= INF`), drafted below the size or on both sides of the sentinel.
 
 and the template parameters of a kernel, which a draft must instantiate for it to be launched.
 """
@@ -16,6 +19,7 @@ import re
 from typing import Any
 
 from . import cuda_ast
+from .bounds import Analysis
 from .cuda_ast import text
 from .syntax import strip_comments
 
@@ -24,6 +28,7 @@ _LESS = ("<", "<=")
 _MORE = (">", ">=")
 _MIN = ("min", "fminf", "fmin", "umin", "llmin", "ullmin")
 _MAX = ("max", "fmaxf", "fmax", "umax", "llmax", "ullmax")
+SENTINEL = 1 << 16  # a #define'd bound at least this large marks a special value (infinity, unreached), no count
 STENCIL_READS = 3  # reads of one array at distinct indices: fewer is no stencil
 
 
@@ -195,6 +200,21 @@ def _differences(node: Node | None, locals_: dict[str, list[Node]], depth: int =
     return minus and any(len(r) >= STENCIL_READS for r in reads.values())
 
 
+def tested_below(
+    an: Analysis, name: str, top: int, defines: dict[str, int], sizes: dict[str, int]
+) -> tuple[str | int, str] | None:
+    """The values of an int array the kernel tests below S (`if (l < nlabels)`, `if (d >= INF) return`):
+    below a size S, [0, S) (a label, a bin: every one counts); below a number as large as a sentinel
+    (an unreached vertex's distance, `INF`), [0, 2 S) (no more than `top`), on both sides of it; None
+    when not tested."""
+    bound = an.ranged.get(name)
+    if bound is None or not bound.names() or not bound.names() <= set(sizes) | set(defines):
+        return None
+    if bound.names() <= set(defines) and (c := int(bound.value(defines))) >= SENTINEL:
+        return min(2 * c, top), f"the kernel tests them against {bound.text()} = {c} (a sentinel): both sides"
+    return bound.text(), "the kernel tests them below it, then uses them"
+
+
 def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
     """The template parameters of kernel `name` in `src` as (kind, name), kind "type" or the type of a
     value parameter; None when the kernel is no template."""
@@ -215,6 +235,8 @@ def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
 
 
 TEMPLATE_BLOCK = 128  # a value template parameter that sizes a block (a shared array, blockIdx * B)
+TEMPLATE_TILE = 16  # one that sizes a block on two axes (a TILE x TILE tile): 256 threads, a small shared tile
+TEMPLATE_GROUP = 32  # one that an index is divided by: elements in groups (quantised blocks of 32 weights)
 TEMPLATE_VALUE = 4  # one that does not: an unroll factor, items per thread, a radius; warps a block
 _WARP_NUMBER = re.compile(r"threadIdx\s*\.\s*x\s*(/\s*(32|warpSize|WARP_SIZE)\b|>>\s*5\b)")  # a warp's number
 
@@ -232,7 +254,11 @@ def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
         )
         # blockIdx.x * n + threadIdx.x / 32: n counts a block's warps, not its threads
         warps = _WARP_NUMBER.search(body) and re.search(rf"blockIdx\s*\.\s*x\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body)
-        out[name] = TEMPLATE_BLOCK if block and not warps else TEMPLATE_VALUE
+        axes = set(re.findall(rf"blockIdx\s*\.\s*([xyz])\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx\s*\.\s*([xyz])", body))
+        tile = len(axes) > 1 or re.search(rf"__shared__[^;]*\[[^\];]*\b{n}\b[^\];]*\]\s*\[[^\];]*\b{n}\b", body)
+        group = re.search(rf"[/%]\s*\(?\s*{n}\b", body)  # i / (QK / 2), i % QK: elements in groups of QK
+        value = TEMPLATE_BLOCK if block and not warps else TEMPLATE_GROUP if group else TEMPLATE_VALUE
+        out[name] = TEMPLATE_TILE if tile else value
     return out
 
 

@@ -48,6 +48,7 @@ class Sizing:
     )  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes
     fallback: str = "n"  # the length of an array the analysis did not see: the problem's
     derived: dict[str, str] = field(default_factory=dict)  # scalar argument -> its value over [sizes]
+    multiples: dict[str, int] = field(default_factory=dict)  # size -> what it is a multiple of at every size
     guesses: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -126,6 +127,24 @@ class _Sizer:
             consts.update({a: 32 for a in self.out.folded if a not in consts})
         self.out.block_consts = {a: v for a, v in consts.items() if a < self.out.block_rank}
         self.out.per_item = {a: v for a, v in self.an.per_item.items() if a < rank}
+        self._groups()
+
+    def _groups(self) -> None:
+        """A thread index split into groups of G (`i / G` and `i % G`) on an axis of c * size threads:
+        the size is a multiple of G / c at every size, so every group is whole."""
+        for a, g in self.an.groups().items():
+            terms = list(self.axis[a].terms.items()) if a in self.axis else []
+            m = Fraction(g) / terms[0][1] if len(terms) == 1 and len(terms[0][0]) == 1 else Fraction(0)
+            size = terms[0][0][0] if m else ""
+            if m.denominator == 1 and m > 1 and size not in self.unit.defines:
+                self.out.multiples[size] = int(m)
+                self.out.guesses.append(
+                    (
+                        f"sizes.{size}",
+                        f"a multiple of {m} at every size: the kernel splits its threads into groups of {g} "
+                        f"(an index / {g} and % {g}), so every group is whole",
+                    )
+                )
 
     def _block_alone(self, a: int) -> bool:
         """Axis a indexes arrays by blockIdx alone, never blockIdx * blockDim: one block per item."""
@@ -393,7 +412,7 @@ class _Sizer:
                 )
             )
         ordered = [n for n in ordered if n in names]
-        self.out.sizes = {n: chosen[n] for n in ordered}
+        self.out.sizes = {n: whole(chosen[n], self.out.multiples.get(n, 1)) for n in ordered}
         for n in sorted(modest):
             self.out.guesses.append(
                 (
@@ -468,6 +487,11 @@ class _Sizer:
         except (ValueError, ZeroDivisionError):
             return False
         return elements <= MAX_ELEMENTS and threads * max(trips, default=1) <= MAX_WORK
+
+
+def whole(v: int, m: int) -> int:
+    """v rounded up to a multiple of m, at least two of them (two whole groups)."""
+    return max(-(-v // m) * m, 2 * m) if m > 1 else v
 
 
 def _type_reach(kernel: Kernel, name: str) -> int | None:

@@ -322,6 +322,8 @@ class Walker(Expressions):
         (a warp per row on 2-D blocks), so many of them a block (ROWS threads on B)."""
         one = Poly.const(1)
         for a in range(3):
+            if a in self.out.axes:  # a tile's transposed write (`blockIdx.y * TILE + threadIdx.x`): no fold
+                continue
             for b in range(3):
                 g = Poly.var(grid(a))
                 if a != b and index == g * Poly.var(block(b)) - one:

@@ -17,6 +17,7 @@ from .bounds import (
     Val,
     WalkerState,
     add,
+    as_number,
     block,
     clamp,
     const,
@@ -277,7 +278,7 @@ class Expressions(WalkerState):
             return folded
         if op in ("/", ">>"):
             d = (
-                b
+                as_number(b, self.unit.defines)  # i / TILE, TILE a #define: a number
                 if op == "/"
                 else (
                     const(2 ** int(b.hi.value()))
@@ -287,10 +288,12 @@ class Expressions(WalkerState):
             )
             if op == ">>":
                 self._nonneg(a)
+            self._split_by("/", a, d)
             split = ("q", a.lo, a.hi, b.hi, Fraction(1)) if op == "/" and b.hi is not None and b.hi == b.lo else None
             return Val(div(a.lo, d.hi, low=True), div(a.hi, d.lo), axes=axes, params=params, split=split)
         if op == "%":
             self._nonneg(a)
+            self._split_by("%", a, as_number(b, self.unit.defines))
             hi = b.hi - Poly.const(1) if b.hi is not None else None
             if a.hi is not None and hi is not None and a.lo is not None and at_least(a.lo, Poly.const(0)):
                 hi = pmin(a.hi, hi) or hi
@@ -305,6 +308,13 @@ class Expressions(WalkerState):
         if op == "|" and a.hi is not None and b.hi is not None and nonneg(a.lo) and nonneg(b.lo):  # at most a + b
             return Val(Poly.const(0), a.hi + b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
+
+    def _split_by(self, op: str, a: Val, d: Val) -> None:
+        """A thread index divided by a number or taken modulo it (`i / 16`, `i % 16`): both make groups."""
+        if a.axes and d.hi is not None and d.hi == d.lo and d.hi.is_const():
+            g = d.hi.value()
+            if g > 1 and g.denominator == 1:
+                self.out.split_by.add((op, min(a.axes), int(g)))
 
     def _quotient(self, n: Node, a: Val, b: Val) -> Val | None:
         """`w / f` with w and f int arguments (`(n - k) / f`: w plus sizes taken away): a size of its own,

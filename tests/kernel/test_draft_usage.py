@@ -256,3 +256,69 @@ def test_values_tested_below_a_size_stay_below_it_and_values_tested_against_a_se
     for at in _points(spec):
         assert args["labels"].low == 0 and evaluate(args["labels"].high, at) == at["nlabels"] > 2  # no 0/1 flags
     assert args["dist"].low == 0 and args["dist"].high > 0x3FFFFFFF  # some reached, some not
+
+
+TILE_TRANSPOSE = """
+template <typename T, int TILE>
+__global__ void transpose(T *out, const T *in, int rows, int cols) {
+    __shared__ T tile[TILE][TILE + 1];
+    int x = blockIdx.x * TILE + threadIdx.x;
+    int y = blockIdx.y * TILE + threadIdx.y;
+    if (x < cols && y < rows) tile[threadIdx.y][threadIdx.x] = in[y * cols + x];
+    __syncthreads();
+    x = blockIdx.y * TILE + threadIdx.x;
+    y = blockIdx.x * TILE + threadIdx.y;
+    if (x < rows && y < cols) out[y * rows + x] = tile[threadIdx.x][threadIdx.y];
+}
+"""
+
+
+def test_a_tile_on_two_axes_is_a_square_block_and_its_transposed_write_folds_no_axis():
+    spec = _draft(TILE_TRANSPOSE)
+    tile = int(spec.kernel.split(",")[1].strip(" >"))
+    assert tile * tile <= 1024 and tile * (tile + 1) * 4 <= 48 * 1024
+    assert spec.tune_params["block_size_x"] == spec.tune_params["block_size_y"] == [tile]
+    for at in _points(spec):
+        for axis, size in ((0, at["cols"]), (1, at["rows"])):
+            blocks, threads = _grid(spec, at, axis)
+            assert size <= blocks * threads < size + threads
+
+
+SCALES_PER_BLOCK = """
+#define QB 32
+__global__ void block_scales(const float *x, float *q, float *scale, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    q[i] = x[i] * 0.5f;
+    if (i % QB == 0) scale[i / QB] = x[i];
+}
+"""
+
+
+def test_an_index_divided_by_a_define_is_bounded_by_the_size_over_it():
+    spec = _draft(SCALES_PER_BLOCK)
+    for at in _points(spec):
+        assert -(-at["n"] // 32) <= _lengths(spec, at)["scale"] <= at["n"] // 32 + 2
+
+
+GROUPS = """
+template <int QK>
+__global__ void dequant(const unsigned char *qs, const float *d, float *y, int k) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= k / 2) return;
+    int ib = i / (QK / 2);
+    int j = i % (QK / 2);
+    y[ib * QK + j] = ((qs[i] & 15) - 8) * d[ib];
+    y[ib * QK + j + QK / 2] = ((qs[i] >> 4) - 8) * d[ib];
+}
+"""
+
+
+def test_threads_split_into_groups_by_a_template_value_are_whole_groups_at_every_size():
+    spec = _draft(GROUPS)
+    qk = int(spec.kernel.split("<")[1].strip(" >"))
+    assert qk >= 16  # groups as quantised blocks are, not a degenerate 4
+    for at in _points(spec):
+        assert at["k"] % qk == 0 and at["k"] >= 2 * qk  # whole groups, two at least
+        assert _lengths(spec, at)["d"] >= at["k"] // qk
+    assert len(spec.extra_sizes()) == 2  # still checked at a ragged and a small size
