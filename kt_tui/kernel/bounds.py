@@ -354,6 +354,23 @@ def quotient_of_numbers(a: Val, b: Val, defines: dict[str, int]) -> Val | None:
     return const(n // d)
 
 
+def multiple(p: Poly, w: Poly) -> Fraction | None:
+    """k > 0 with p == k * w; None otherwise."""
+    if not w.terms:
+        return None
+    mono, c = next(iter(w.terms.items()))
+    k = p.terms.get(mono, Fraction(0)) / c
+    return k if k > 0 and w * Poly.const(k) == p else None
+
+
+def one_name(v: Val) -> str:
+    """The name when v is exactly one name (`f`, not `2*f` or `f + 1`), else ""."""
+    if v.hi is None or v.hi != v.lo or len(v.hi.terms) != 1:
+        return ""
+    ((mono, coef),) = v.hi.terms.items()
+    return mono[0] if coef == 1 and len(mono) == 1 else ""
+
+
 def product(polys: list[Poly]) -> Poly:
     out = Poly.const(1)
     for p in polys:

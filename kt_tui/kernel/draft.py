@@ -148,8 +148,8 @@ _COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as 
 
 def _base(p: Param) -> str:
     base = p.base_type.replace("struct ", "").strip()
-    m = re.fullmatch(r"(?:\w+::)*complex\s*<\s*(float|double)\s*>", base)  # thrust::complex<float>, ...
-    return f"{m.group(1)}2" if m else _COMPLEX.get(base, base)
+    m = re.fullmatch(r"(?:\w+::)*complex\s*<\s*(\w+)\s*>", base)  # thrust::complex<float>, complex<T> (T: float)
+    return ("double2" if m.group(1) == "double" else "float2") if m else _COMPLEX.get(base, base)
 
 
 def _dtype(p: Param) -> str:

@@ -28,10 +28,12 @@ from .bounds import (
     load,
     loads,
     mul,
+    multiple,
     neg,
     nonneg,
     number,
     offset,
+    one_name,
     quotient_of_numbers,
     strip_parens,
     sum_key,
@@ -41,23 +43,6 @@ from .bounds import (
 )
 from .cuda_ast import Node, text
 from .poly import Poly, TooBig, at_least, pmin
-
-
-def _multiple(p: Poly, w: Poly) -> Fraction | None:
-    """k > 0 with p == k * w; None otherwise."""
-    if not w.terms:
-        return None
-    mono, c = next(iter(w.terms.items()))
-    k = p.terms.get(mono, Fraction(0)) / c
-    return k if k > 0 and w * Poly.const(k) == p else None
-
-
-def _one_name(v: Val) -> str:
-    """The name when v is exactly one name (`f`, not `2*f` or `f + 1`), else ""."""
-    if v.hi is None or v.hi != v.lo or len(v.hi.terms) != 1:
-        return ""
-    ((mono, coef),) = v.hi.terms.items()
-    return mono[0] if coef == 1 and len(mono) == 1 else ""
 
 
 class Expressions(WalkerState):
@@ -148,7 +133,10 @@ class Expressions(WalkerState):
 
     def cast(self, n: Node, v: Val) -> Val:
         """`(char *)p + bytes`: a pointer cast to another element type counts its offset in that type."""
-        kind = text(n.child_by_field_name("type"))
+        return self.retyped(text(n.child_by_field_name("type")), v)
+
+    def retyped(self, kind: str, v: Val) -> Val:
+        """v cast to the type `kind` (`(float4 *)p`, `reinterpret_cast<const float4 *>(p)`)."""
         if v.base is None or "*" not in kind:
             return v
         to = cuda_ast.type_bytes(kind.split("*")[0], self.unit)
@@ -241,7 +229,7 @@ class Expressions(WalkerState):
         if op == "*":
             for x, y in ((a, b), (b, a)):
                 self._block_const(x, y)
-                scalar = _one_name(y)
+                scalar = one_name(y)
                 if scalar in self.scalars:  # what a scalar argument multiplies (a stride: an index)
                     self.out.scales.setdefault(scalar, set()).update(x.axes or {-1})
                 if (
@@ -259,7 +247,7 @@ class Expressions(WalkerState):
                 if x.split is None or x.split[0] == "r" or y.hi is None or y.hi != y.lo:
                     continue
                 kind, i_lo, i_hi, w, c = x.split
-                k = _multiple(y.hi, w) if kind == "q" else None
+                k = multiple(y.hi, w) if kind == "q" else None
                 if k is not None and k.denominator == 1:  # (i / w) * k * w: at most k * i
                     kind = "qw"
                     if i_hi is not None and nonneg(i_lo):
@@ -320,7 +308,7 @@ class Expressions(WalkerState):
         """`w / f` with w and f int arguments (`(n - k) / f`: w plus sizes taken away): a size of its own,
         q, with w = q * f - rest (a whole multiple of f) wherever w is used; named as the local it
         initialises (`int out_w = w / f;`)."""
-        num, f = a.hi, _one_name(b)
+        num, f = a.hi, one_name(b)
         ints = self.scalars - self.floats
         if a.axes or b.axes or num is None or num != a.lo or f not in ints:
             return None
@@ -560,6 +548,9 @@ class Expressions(WalkerState):
                 self.access(ptr, const(0), write=True, plain=name not in ACCUMULATING, atomic=True)
             return Val(params=frozenset().union(*(v.params for v in rest))) if rest else UNKNOWN
         vals = [self.expr(a, env) for a in arg_nodes]
+        cast = n.child_by_field_name("function")
+        if name in ("reinterpret_cast", "static_cast", "const_cast") and len(vals) == 1 and cast is not None:
+            return self.retyped(text(cast).split("<", 1)[-1].rsplit(">", 1)[0], vals[0])  # as `(float4 *)p`
         if name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu") and vals and vals[0].base:
             return self.access(vals[0], const(0))
         if name in ("min", "umin", "fminf", "fmin", "max", "umax", "fmaxf", "fmax") and len(vals) == 2:

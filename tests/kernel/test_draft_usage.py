@@ -322,3 +322,42 @@ def test_threads_split_into_groups_by_a_template_value_are_whole_groups_at_every
         assert at["k"] % qk == 0 and at["k"] >= 2 * qk  # whole groups, two at least
         assert _lengths(spec, at)["d"] >= at["k"] // qk
     assert len(spec.extra_sizes()) == 2  # still checked at a ragged and a small size
+
+
+VECTORISED = """
+__global__ void scale_vec4(const float *x, float *y, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n / 4) {
+        float4 v = reinterpret_cast<const float4 *>(x)[i];
+        v.x *= a; v.y *= a; v.z *= a; v.w *= a;
+        reinterpret_cast<float4 *>(y)[i] = v;
+    }
+}
+"""
+
+
+def test_a_reinterpret_cast_to_a_vector_type_reads_and_writes_four_elements_an_index():
+    spec = _draft(VECTORISED)
+    args = {a.name: a for a in spec.args}
+    assert args["y"].output and not args["x"].output
+    for at in _points(spec):
+        lengths = _lengths(spec, at)
+        assert 4 * (at["n"] // 4) <= lengths["x"] <= at["n"] + 4
+        assert 4 * (at["n"] // 4) <= lengths["y"] <= at["n"] + 4
+
+
+TEMPLATE_COMPLEX = """
+#include <thrust/complex.h>
+template <typename T>
+__global__ void cscale(thrust::complex<T> *z, const T *mag, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) z[i] = z[i] * mag[i];
+}
+"""
+
+
+def test_a_complex_of_a_template_type_is_a_pair_of_the_instantiated_floats():
+    d = draft(find_kernels(TEMPLATE_COMPLEX)[0], TEMPLATE_COMPLEX)
+    z = next(a for a in d.spec.args if a.name == "z")
+    assert (d.spec.kernel, z.type) == ("cscale<float>", "float2")
+    assert not [w for key, w in d.guesses if key == "args.z" and "not a number type" in w]
