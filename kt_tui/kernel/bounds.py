@@ -3,6 +3,7 @@ does with each pointer argument (Use), what it found (Analysis), and the arithme
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -41,6 +42,20 @@ ACCUMULATING = {
 MAX_DEPTH = 150  # nested expressions / statements followed; deeper is unknown
 MAX_STEPS = 50_000  # expression and statement visits per kernel (a large kernel takes a few thousand)
 MAX_CALLS = 3  # __device__ calls followed inside one another
+
+
+COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
+    "cuFloatComplex": "float2",
+    "cuComplex": "float2",
+    "cufftComplex": "float2",
+    "cuDoubleComplex": "double2",
+    "cufftDoubleComplex": "double2",
+}
+
+
+def plain_type(ctype: str) -> str:
+    """A C type with CUDA's complex types as the float2 / double2 they are laid out as."""
+    return re.sub(r"\b(" + "|".join(COMPLEX) + r")\b", lambda m: COMPLEX[m.group(1)], ctype)
 
 
 def grid(axis: int) -> str:
@@ -105,7 +120,7 @@ class Analysis:
     read: set[str] = field(default_factory=set)  # scalar arguments the kernel reads
     scales: dict[str, set[int]] = field(default_factory=dict)  # scalar -> thread axes of what it multiplies (-1: none)
     # sizes by division: a name q for (v + rest) / f with v, f scalar arguments -> (v, f, rest)
-    quotients: dict[str, tuple[str, str, Poly]] = field(default_factory=dict)
+    quotients: dict[str, tuple[str, tuple[str, ...], Poly]] = field(default_factory=dict)
     block_consts: dict[int, int] = field(default_factory=dict)  # axis -> the #define'd block size blockIdx is scaled by
     loop_bounds: set[str] = field(default_factory=set)  # scalars that bound a loop
     windows: set[str] = field(default_factory=set)  # ... whose counter offsets a thread's coordinate (a filter)
@@ -320,6 +335,21 @@ def div(a: Poly | None, d: Poly | None, low: bool = False) -> Poly | None:
     if low:
         return Poly.const(0) if at_least(a, Poly.const(0)) else None
     return a.divide(d)
+
+
+def quotient_bound(a: Val, d: Val) -> Poly | None:
+    """An upper bound of a / d for a >= 0: `x * A / B` with x < B is below A (a coordinate rescaled from
+    B cells to A); else a / d as div bounds it; else, by a size d >= 1, a itself (`row / p`)."""
+    num, den = a.hi, d.lo
+    if num is None or den is None or not nonneg(a.lo):
+        return div(num, den)
+    if len(den.terms) == 1 and (mono := next(iter(den.terms))) and len(mono) == 1 and den.terms[mono] == 1:
+        (b,) = mono
+        scale = Poly({m[: m.index(b)] + m[m.index(b) + 1 :]: c for m, c in num.terms.items() if b in m})
+        if scale.terms and b not in scale.names() and num == scale * (den - Poly.const(1)):
+            return scale - Poly.const(1)
+    q = div(num, den)
+    return q if q is not None or not at_least(den, Poly.const(1)) else num
 
 
 def clamp(a: Val, b: Val, upper: bool) -> Val:

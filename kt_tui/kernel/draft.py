@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import cuda_ast, draft_roles, draft_shared, extents
+from .bounds import COMPLEX
 from .draft_sizes import Sizing, size_arrays, whole
 from .expr import ExprError, evaluate
 from .kernels import Param
@@ -137,19 +138,10 @@ def written_pointers(body: str, kernel: Kernel) -> list[str]:
 _THREE = {"float3": "float32", "double3": "float64", "int3": "int32", "uint3": "uint32"}
 
 
-_COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
-    "cuFloatComplex": "float2",
-    "cuComplex": "float2",
-    "cufftComplex": "float2",
-    "cuDoubleComplex": "double2",
-    "cufftDoubleComplex": "double2",
-}
-
-
 def _base(p: Param) -> str:
     base = p.base_type.replace("struct ", "").strip()
     m = re.fullmatch(r"(?:\w+::)*complex\s*<\s*(\w+)\s*>", base)  # thrust::complex<float>, complex<T> (T: float)
-    return ("double2" if m.group(1) == "double" else "float2") if m else _COMPLEX.get(base, base)
+    return ("double2" if m.group(1) == "double" else "float2") if m else COMPLEX.get(base, base)
 
 
 def _dtype(p: Param) -> str:

@@ -24,7 +24,7 @@ def divided(an: extents.Analysis) -> extents.Analysis:
         if p is None:
             return None
         for q, (v, f, rest) in an.quotients.items():
-            p = p.substitute(v, Poly.var(q) * Poly.var(f) - rest)
+            p = p.substitute(v, Poly.var(q) * Poly({f: Fraction(1)}) - rest)
         return p
 
     def subs(ps: list[Poly | None]) -> list[Poly | None]:

@@ -250,7 +250,8 @@ def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
             continue
         n = re.escape(name)
         block = re.search(
-            rf"__shared__[^;]*\[[^\];]*\b{n}\b[^\];]*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body
+            rf"__shared__[^;]*\[[^\];]*\b{n}\b[^\];]*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*\(?\s*{n}\b|\b{n}\s*\*\s*blockIdx",
+            body,
         )
         # blockIdx.x * n + threadIdx.x / 32: n counts a block's warps, not its threads
         warps = _WARP_NUMBER.search(body) and re.search(rf"blockIdx\s*\.\s*x\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body)

@@ -67,7 +67,7 @@ class _Sizer:
         self.order: dict[str, int] = {}
         self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
         self.reach: dict[str, int] = {}  # a size indexed by values of narrow int arrays: how far they reach
-        self.factors = {f for _, f, _ in an.quotients.values()}
+        self.factors = {x for _, f, _ in an.quotients.values() for x in f}
         self.ints |= set(an.quotients)
         self.taken |= set(an.quotients)
         if an.quotients:
@@ -439,14 +439,15 @@ class _Sizer:
                 )
             )
         for q, (v, f, rest) in an.quotients.items():
-            self.out.derived[v] = (Poly.var(q) * Poly.var(f) - rest).text(self.order)
-            self.out.guesses.append(
-                (
-                    f"sizes.{f}",
-                    f"{chosen[f]}: {v} is divided by it; above 1, with {v} = {self.out.derived[v]} so that "
-                    f"the size {q} it divides out is exact and large",
+            self.out.derived[v] = (Poly.var(q) * Poly({f: Fraction(1)}) - rest).text(self.order)
+            for x in sorted(set(f)):
+                self.out.guesses.append(
+                    (
+                        f"sizes.{x}",
+                        f"{chosen[x]}: {v} is divided by {'*'.join(f) if len(f) > 1 else 'it'}; above 1, with "
+                        f"{v} = {self.out.derived[v]} so that the size {q} it divides out is exact and large",
+                    )
                 )
-            )
         if any(p.names() and p.names() <= set(self.unit.defines) for p in self.axis.values()):
             self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
 

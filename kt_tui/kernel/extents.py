@@ -34,6 +34,7 @@ from .bounds import (
     loads,
     names_of,
     neg,
+    plain_type,
     product,
     same_value,
     strip_parens,
@@ -53,7 +54,7 @@ class Walker(Expressions):
     def __init__(self, unit: cuda_ast.Unit, fn: cuda_ast.Function) -> None:
         self.unit, self.fn = unit, fn
         self.out = Analysis(uses={p.name: Use() for p in fn.params if p.pointer and p.name})
-        self.ptypes = {p.name: p.type for p in fn.params}
+        self.ptypes = {p.name: plain_type(p.type) for p in fn.params}
         self.scalars = {p.name for p in fn.params if not p.pointer and p.name}
         self.floats = {p.name for p in fn.params if not p.pointer and p.type in ("float", "double", "half", "__half")}
         self.steps = 0
@@ -452,7 +453,7 @@ class Walker(Expressions):
         if node is None:
             return False
         if node.type == "binary_expression" and text(node.child_by_field_name("operator")) == "*":
-            factors = {f for _, f, _ in self.out.quotients.values()}
+            factors = {x for _, f, _ in self.out.quotients.values() for x in f}
             sides = [strip_parens(node.child_by_field_name(s)) for s in ("left", "right")]
             scaled = [s is not None and (s.type == "number_literal" or text(s) in factors) for s in sides]
             return scaled.count(True) == 1 and self._coordinate(sides[scaled.index(False)], env)
@@ -565,7 +566,9 @@ class Walker(Expressions):
             self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(per))
             self.out.per_item.setdefault(axis, per)
             return
-        self.out.axes.setdefault(axis, hi + Poly.const(1) - shift)
+        spread = cur.hi.terms.get(next(iter((Poly.var(g) * Poly.var(block(axis))).terms)), Fraction(1))
+        spread = spread if spread > 1 and spread.denominator == 1 else Fraction(1)  # 2 * thread: every other one
+        self.out.axes.setdefault(axis, (hi + Poly.const(1) - shift) * Poly.const(1 / spread))
         if cur.hi == Poly.var(g) - Poly.const(1):
             self.out.block_axes.add(axis)
 

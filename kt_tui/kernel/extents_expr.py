@@ -34,6 +34,8 @@ from .bounds import (
     number,
     offset,
     one_name,
+    plain_type,
+    quotient_bound,
     quotient_of_numbers,
     strip_parens,
     sum_key,
@@ -137,6 +139,7 @@ class Expressions(WalkerState):
 
     def retyped(self, kind: str, v: Val) -> Val:
         """v cast to the type `kind` (`(float4 *)p`, `reinterpret_cast<const float4 *>(p)`)."""
+        kind = plain_type(kind)
         if v.base is None or "*" not in kind:
             return v
         to = cuda_ast.type_bytes(kind.split("*")[0], self.unit)
@@ -278,7 +281,7 @@ class Expressions(WalkerState):
                 self._nonneg(a)
             self._split_by("/", a, d)
             split = ("q", a.lo, a.hi, b.hi, Fraction(1)) if op == "/" and b.hi is not None and b.hi == b.lo else None
-            return Val(div(a.lo, d.hi, low=True), div(a.hi, d.lo), axes=axes, params=params, split=split)
+            return Val(div(a.lo, d.hi, low=True), quotient_bound(a, d), axes=axes, params=params, split=split)
         if op == "%":
             self._nonneg(a)
             self._split_by("%", a, as_number(b, self.unit.defines))
@@ -308,11 +311,11 @@ class Expressions(WalkerState):
         """`w / f` with w and f int arguments (`(n - k) / f`: w plus sizes taken away): a size of its own,
         q, with w = q * f - rest (a whole multiple of f) wherever w is used; named as the local it
         initialises (`int out_w = w / f;`)."""
-        num, f = a.hi, one_name(b)
-        ints = self.scalars - self.floats
-        if a.axes or b.axes or num is None or num != a.lo or f not in ints:
-            return None
-        if not num.names() <= ints | set(self.unit.defines) or f in num.names():
+        num, ints = a.hi, self.scalars - self.floats
+        f = next(iter(b.hi.terms)) if b.hi is not None and b.hi == b.lo and list(b.hi.terms.values()) == [1] else ()
+        if a.axes or b.axes or num is None or num != a.lo or not f or not set(f) <= ints:
+            return None  # f: the divisor, a product of int arguments (`w / f`, `c / (r * r)`)
+        if not num.names() <= ints | set(self.unit.defines) or set(f) & num.names():
             return None
         picks = [m[0] for m, c in num.terms.items() if len(m) == 1 and c == 1 and m[0] in ints]
         for v in picks:
@@ -329,7 +332,7 @@ class Expressions(WalkerState):
                 parent = parent.parent
             local = declared_name(parent) if parent is not None and parent.type == "init_declarator" else ""
             taken = set(self.ptypes) | set(self.unit.defines) | set(self.out.quotients)
-            q = local if local and local not in taken else f"{v}_per_{f}"
+            q = local if local and local not in taken else f"{v}_per_{'_'.join(f)}"
             if q in taken:
                 return None
             self.out.quotients[q] = (v, f, rest)
@@ -386,19 +389,21 @@ class Expressions(WalkerState):
         return None
 
     def _block_const(self, x: Val, y: Val) -> None:
-        """blockIdx.x * TILE with TILE a #define: the block must be TILE threads wide."""
+        """blockIdx.x * TILE with TILE a #define (or `* (TILE * 2)`: two items a thread): the block must be
+        TILE threads wide."""
         if (
             len(x.axes) == 1
             and x.lo == Poly.const(0)
             and y.hi is not None
             and y.hi == y.lo
             and len(y.hi.terms) == 1
-            and len(y.hi.names()) == 1
+            and len(next(iter(y.hi.terms))) == 1
         ):
             (axis,) = x.axes
             (name,) = y.hi.names()
             value = self.unit.defines.get(name, self.unit.tunable_defaults.get(name.lstrip("%")))
-            if x.hi == Poly.var(grid(axis)) - Poly.const(1) and y.hi == Poly.var(name) and value:
+            per = next(iter(y.hi.terms.values()))  # blockIdx.x * (B * 2): B threads, two items each
+            if x.hi == Poly.var(grid(axis)) - Poly.const(1) and per >= 1 and per.denominator == 1 and value:
                 self.out.block_consts[axis] = value
 
     def _nonneg(self, v: Val) -> None:

@@ -361,3 +361,109 @@ def test_a_complex_of_a_template_type_is_a_pair_of_the_instantiated_floats():
     z = next(a for a in d.spec.args if a.name == "z")
     assert (d.spec.kernel, z.type) == ("cscale<float>", "float2")
     assert not [w for key, w in d.guesses if key == "args.z" and "not a number type" in w]
+
+
+REDUCE_TEMPLATE = """
+template <unsigned int blockSize>
+__global__ void reduce6(const int *in, int *out, unsigned int n) {
+    extern __shared__ int sdata[];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * (blockSize * 2) + tid;
+    unsigned int gridSize = blockSize * 2 * gridDim.x;
+    int s = 0;
+    while (i < n) { s += in[i]; if (i + blockSize < n) s += in[i + blockSize]; i += gridSize; }
+    sdata[tid] = s;
+    __syncthreads();
+    for (unsigned int h = blockSize / 2; h > 0; h >>= 1) { if (tid < h) sdata[tid] = s = s + sdata[tid + h]; __syncthreads(); }
+    if (tid == 0) out[blockIdx.x] = s;
+}
+"""
+
+
+def test_a_template_block_size_in_a_product_with_blockidx_is_the_block():
+    spec = _draft(REDUCE_TEMPLATE)
+    block = int(spec.kernel.split("<")[1].strip(" >"))
+    assert block >= 32 and spec.tune_params["block_size_x"] == [block]  # the kernel sums blockSize partials
+
+
+ROPE = """
+__global__ void rotate_pairs(const float *x, float *dst, int ncols, int nrows, const int *pos, int rows_per_pos) {
+    const int col = 2 * (blockDim.y * blockIdx.y + threadIdx.y);
+    if (col >= ncols) return;
+    const int row = blockDim.x * blockIdx.x + threadIdx.x;
+    if (row >= nrows) return;
+    const int i = row * ncols + col;
+    const float t = pos[row / rows_per_pos] * 0.01f;
+    dst[i] = x[i] * cosf(t) - x[i + 1] * sinf(t);
+    dst[i + 1] = x[i] * sinf(t) + x[i + 1] * cosf(t);
+}
+"""
+
+
+def test_a_thread_per_pair_launches_half_the_columns_and_an_index_over_a_scalar_stays_inside():
+    d = draft(find_kernels(ROPE)[0], ROPE)
+    spec = d.spec
+    assert not [w for key, w in d.guesses if key == "args.pos" and "could not bound" in w]
+    for at in _points(spec):
+        blocks, threads = _grid(spec, at, 1)
+        assert at["ncols"] / 2 <= blocks * threads < at["ncols"] / 2 + threads  # a thread per pair of columns
+        assert at["nrows"] <= _lengths(spec, at)["pos"] <= at["nrows"] * at["ncols"]
+
+
+UPSAMPLE = """
+__global__ void upsample_nearest(const float *in, float *out, int in_w, int in_h, int out_w, int out_h) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= out_w * out_h) return;
+    int ox = idx % out_w, oy = idx / out_w;
+    int ix = ox * in_w / out_w, iy = oy * in_h / out_h;
+    out[idx] = in[iy * in_w + ix];
+}
+"""
+
+
+def test_a_coordinate_rescaled_from_one_size_to_another_indexes_the_smaller_image_whole():
+    spec = _draft(UPSAMPLE)
+    assert "in_h" in spec.sizes  # a size, not a stride drafted from in_w
+    for at in _points(spec):
+        assert at["in_w"] != at["in_h"] and min(at["in_w"], at["in_h"]) > 1
+        assert at["in_w"] * at["in_h"] <= _lengths(spec, at)["in"] <= (at["in_w"] + 1) * (at["in_h"] + 1)
+
+
+SPECTRUM = """
+#include <cufft.h>
+__global__ void spectrum_mag(const cufftComplex *spec, float *mag, int nx, int ny, size_t pitch_bytes) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    const cufftComplex *row = (const cufftComplex *)((const char *)spec + y * pitch_bytes);
+    mag[y * nx + x] = sqrtf(row[x].x * row[x].x + row[x].y * row[x].y);
+}
+"""
+
+
+def test_a_byte_pitch_of_complex_rows_holds_eight_bytes_an_element():
+    spec = _draft(SPECTRUM)
+    for at in _points(spec):
+        assert at["pitch_bytes"] > 8 * at["nx"]
+        assert _lengths(spec, at)["spec"] >= (at["ny"] - 1) * at["pitch_bytes"] // 8 + at["nx"]
+
+
+DEPTH_TO_SPACE = """
+__global__ void depth_to_space(float *out, const float *in, int channels, int h, int w, int r) {
+    const int out_c = channels / (r * r);
+    const int total = out_c * h * r * w * r;
+    const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= total) return;
+    out[idx] = in[idx];
+}
+"""
+
+
+def test_a_size_divided_by_a_product_of_sizes_is_a_size_of_its_own_and_exact():
+    spec = _draft(DEPTH_TO_SPACE)
+    channels = next(a for a in spec.args if a.name == "channels")
+    for at in _points(spec):
+        c = evaluate(channels.value, at)
+        assert at["r"] > 1 and c % (at["r"] * at["r"]) == 0 and c >= at["r"] * at["r"]
+        blocks, threads = _grid(spec, at, 0)
+        assert c * at["h"] * at["w"] <= blocks * threads < c * at["h"] * at["w"] + threads
