@@ -401,6 +401,45 @@ def one_name(v: Val) -> str:
     return mono[0] if coef == 1 and len(mono) == 1 else ""
 
 
+def per_item(index: Poly, axis: int) -> int:
+    """Threads per item of an index over the grid: 32 for `(blockIdx * blockDim + threadIdx) / 32`."""
+    threads = Poly.var(grid(axis)) * Poly.var(block(axis))
+    per = index.terms.get(next(iter(threads.terms)), Fraction(0))
+    return int(1 / per) if 0 < per < 1 and (1 / per).denominator == 1 else 1
+
+
+def spread(index: Poly, axis: int, defines: dict[str, int]) -> Fraction:
+    """k for a thread index times k (`2 * thread`, `thread * VPT`, VPT a #define): a thread every k
+    elements, the rest done by the thread itself (a pair, a loop over VPT); 1 otherwise."""
+    g, b = grid(axis), block(axis)
+    for m, c in index.terms.items():
+        rest = list(m)
+        if g not in rest or b not in rest:
+            continue
+        rest.remove(g)
+        rest.remove(b)
+        k = c
+        for v in rest:
+            k *= defines.get(v, 0)
+        return k if k > 1 and k.denominator == 1 else Fraction(1)
+    return Fraction(1)
+
+
+def warps_per_block(index: Poly, axis: int, defines: dict[str, int]) -> int:
+    """K for `blockIdx * K + threadIdx / 32` (K a number or a #define; `>> 5`, `/ warpSize` alike):
+    K items a block, numbered by the block's warps, so the block is 32 * K threads; else 0."""
+    g, b = grid(axis), block(axis)
+    if index.terms.get((b,)) != Fraction(1, 32) or (g, b) in index.terms:
+        return 0
+    per_block = [(m, c) for m, c in index.terms.items() if g in m]
+    if len(per_block) != 1:
+        return 0
+    ((mono, coef),) = per_block
+    rest = [v for v in mono if v != g]
+    k = coef * (defines.get(rest[0], 0) if rest else 1) if len(rest) <= 1 else 0
+    return int(k) if k >= 1 and k.denominator == 1 else 0
+
+
 def product(polys: list[Poly]) -> Poly:
     out = Poly.const(1)
     for p in polys:

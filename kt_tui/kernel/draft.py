@@ -36,6 +36,7 @@ CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the
 STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
 EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: far below the data's scale
 BYTE_RANGE = {"uint8": (0, 255), "int8": (-128, 127)}  # bytes nothing bounds: over the type's range
+WEIGHTS = 100  # the bound of edge weights added to a distance: small beside a sentinel, many values
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
 
 
@@ -341,6 +342,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
+    int_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith(("int", "uint"))}
+    sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
+    weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
@@ -400,6 +404,15 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif dtype.startswith(("int", "uint")) and not out and use.compared:
                 arg.low, arg.high = 0, 2
                 guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))
+            elif p.name in weights and not out:
+                arg.low, arg.high = 0, WEIGHTS
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        f"values in [0, {WEIGHTS}): added to a distance in an atomic min or max (weights of a "
+                        "relaxation), not negative",
+                    )
+                )
             elif dtype.startswith(("int", "uint")) and use.nonneg:
                 arg.low = 0
             elif p.name in positive and arg.init == "random":

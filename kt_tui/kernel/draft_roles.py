@@ -210,9 +210,43 @@ def tested_below(
     bound = an.ranged.get(name)
     if bound is None or not bound.names() or not bound.names() <= set(sizes) | set(defines):
         return None
-    if bound.names() <= set(defines) and (c := int(bound.value(defines))) >= SENTINEL:
+    if (c := sentinel(an, name, defines)) is not None:
         return min(2 * c, top), f"the kernel tests them against {bound.text()} = {c} (a sentinel): both sides"
     return bound.text(), "the kernel tests them below it, then uses them"
+
+
+def sentinel(an: Analysis, name: str, defines: dict[str, int]) -> int | None:
+    """The value an int array's values are tested against when it is a #define at least SENTINEL (`d >=
+    INF`: infinity, unreached), else None."""
+    bound = an.ranged.get(name)
+    if bound is None or not bound.names() or not bound.names() <= set(defines):
+        return None
+    c = int(bound.value(defines))
+    return c if c >= SENTINEL else None
+
+
+def offered_weights(fn: cuda_ast.Function, distances: set[str], ints: set[str]) -> set[str]:
+    """Int arrays whose values are added to a distance (an array tested against a sentinel, `distances`)
+    in what an atomicMin or atomicMax offers (`atomicMin(&d[v], du + w[e])`, through locals): the
+    weights of a relaxation, drawn not negative so the sum neither wraps nor undercuts a shortest path."""
+    out: set[str] = set()
+    if fn.body is None or not distances:
+        return out
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in ("atomicMin", "atomicMax"):
+            continue
+        args = n.child_by_field_name("arguments")
+        offered = [c for c in args.named_children][1:] if args is not None else []
+        read = {
+            text(r.child_by_field_name("argument"))
+            for o in offered
+            for r in _through(o, locals_)
+            if r.type == "subscript_expression"
+        }
+        if read & distances:
+            out |= (read - distances) & ints
+    return out
 
 
 def template_params(src: str, name: str) -> list[tuple[str, str]] | None:

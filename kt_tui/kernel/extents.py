@@ -9,7 +9,6 @@ and says so."""
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 from . import cuda_ast
 from .bounds import (
@@ -34,14 +33,17 @@ from .bounds import (
     loads,
     names_of,
     neg,
+    per_item,
     plain_type,
     product,
     same_value,
+    spread,
     strip_parens,
     sum_key,
     sum_terms,
     terms_nodes,
     union,
+    warps_per_block,
 )
 from .cuda_ast import Node, text
 from .extents_expr import Expressions
@@ -300,7 +302,7 @@ class Walker(Expressions):
             return
         axis = min(start.axes)
         g = grid(axis)
-        per = self._per_item(start.hi, axis) if start.hi is not None else 1
+        per = per_item(start.hi, axis) if start.hi is not None else 1
         self.out.axes.setdefault(axis, (bound + Poly.const(1)) * Poly.const(per))
         if per > 1:
             self.out.per_item.setdefault(axis, per)
@@ -344,27 +346,6 @@ class Walker(Expressions):
                     self.out.block_consts[b] = per
                 return True
         return False
-
-    def _warps_per_block(self, index: Poly, axis: int) -> int:
-        """K for `blockIdx * K + threadIdx / 32` (K a number or a #define; `>> 5`, `/ warpSize` alike):
-        K items a block, numbered by the block's warps, so the block is 32 * K threads; else 0."""
-        g, b = grid(axis), block(axis)
-        if index.terms.get((b,)) != Fraction(1, 32) or (g, b) in index.terms:
-            return 0
-        per_block = [(m, c) for m, c in index.terms.items() if g in m]
-        if len(per_block) != 1:
-            return 0
-        ((mono, coef),) = per_block
-        rest = [v for v in mono if v != g]
-        k = coef * (self.unit.defines.get(rest[0], 0) if rest else 1) if len(rest) <= 1 else 0
-        return int(k) if k >= 1 and k.denominator == 1 else 0
-
-    @staticmethod
-    def _per_item(index: Poly, axis: int) -> int:
-        """Threads per item of an index over the grid: 32 for `(blockIdx * blockDim + threadIdx) / 32`."""
-        threads = Poly.var(grid(axis)) * Poly.var(block(axis))
-        per = index.terms.get(next(iter(threads.terms)), Fraction(0))
-        return int(1 / per) if 0 < per < 1 and (1 / per).denominator == 1 else 1
 
     def _follow(self, update: Node, var: str, start_env: Env, inner: Env) -> None:
         """`l = k++` in a loop's update: l is its start or a value of k (the edge before k, say)."""
@@ -555,20 +536,19 @@ class Walker(Expressions):
             return
         start = cur.hi - (Poly.var(g) * Poly.var(block(axis)) - Poly.const(1))  # x = thread + R: R
         shift = cur.lo if not grid_names(start) and cur.lo is not None and cur.lo == start else Poly.const(0)
-        warps = self._warps_per_block(cur.hi, axis)
+        warps = warps_per_block(cur.hi, axis, self.unit.defines)
         if warps:  # blockIdx.x * WARPS + threadIdx.x / 32: WARPS items a block, a warp each
             self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(32))
             self.out.per_item.setdefault(axis, 32)
             self.out.block_consts[axis] = 32 * warps
             return
-        per = self._per_item(cur.hi, axis)
+        per = per_item(cur.hi, axis)
         if per > 1:  # (thread) / 32: 32 threads per item (a warp)
             self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(per))
             self.out.per_item.setdefault(axis, per)
             return
-        spread = cur.hi.terms.get(next(iter((Poly.var(g) * Poly.var(block(axis))).terms)), Fraction(1))
-        spread = spread if spread > 1 and spread.denominator == 1 else Fraction(1)  # 2 * thread: every other one
-        self.out.axes.setdefault(axis, (hi + Poly.const(1) - shift) * Poly.const(1 / spread))
+        every = spread(cur.hi, axis, self.unit.defines)
+        self.out.axes.setdefault(axis, (hi + Poly.const(1) - shift) * Poly.const(1 / every))
         if cur.hi == Poly.var(g) - Poly.const(1):
             self.out.block_axes.add(axis)
 

@@ -467,3 +467,40 @@ def test_a_size_divided_by_a_product_of_sizes_is_a_size_of_its_own_and_exact():
         assert at["r"] > 1 and c % (at["r"] * at["r"]) == 0 and c >= at["r"] * at["r"]
         blocks, threads = _grid(spec, at, 0)
         assert c * at["h"] * at["w"] <= blocks * threads < c * at["h"] * at["w"] + threads
+
+
+RELAX = """
+#define UNREACHED 0x7fffff00
+__global__ void relax(const int *src, const int *dst, const int *w, const int *dist, int *next, int m) {
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= m) return;
+    int d = dist[src[e]];
+    if (d >= UNREACHED) return;
+    atomicMin(&next[dst[e]], d + w[e]);
+}
+"""
+
+
+def test_weights_added_to_a_distance_in_an_atomic_min_are_not_negative():
+    d = draft(find_kernels(RELAX)[0], RELAX)
+    args = {a.name: a for a in d.spec.args}
+    assert args["w"].low == 0 and 1 < args["w"].high <= 1 << 20
+    assert args["dist"].low == 0 and args["dist"].high > 0x7FFFFF00  # some vertices unreached
+
+
+VALUES_PER_THREAD = """
+template <typename T, int VPT>
+__global__ void add_vpt(const T *a, const T *b, T *c, int n) {
+    int base = (blockIdx.x * blockDim.x + threadIdx.x) * VPT;
+    for (int k = 0; k < VPT; k++)
+        if (base + k < n) c[base + k] = a[base + k] + b[base + k];
+}
+"""
+
+
+def test_a_thread_that_loops_over_values_per_thread_launches_a_thread_every_vpt_elements():
+    spec = _draft(VALUES_PER_THREAD)
+    vpt = int(spec.kernel.split(",")[1].strip(" >"))
+    for at in _points(spec):
+        blocks, threads = _grid(spec, at, 0)
+        assert at["n"] <= blocks * threads * vpt < at["n"] + threads * vpt  # every element, few idle threads
