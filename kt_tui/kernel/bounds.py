@@ -126,7 +126,7 @@ class Analysis:
     windows: set[str] = field(default_factory=set)  # ... whose counter offsets a thread's coordinate (a filter)
     guard_bounds: set[str] = field(default_factory=set)  # scalars that bound a value in an `if`
     loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
-    split_by: set[tuple[str, int, int]] = field(default_factory=set)  # ("/" | "%", axis, G): a thread index by G
+    groups: dict[int, int] = field(default_factory=dict)  # axis -> G: (i / G) * k * G + i % G, i a thread index
     ranged: dict[str, Poly] = field(default_factory=dict)  # int array -> S where its values are tested `v < S`
     escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test
     trips: list[Poly] = field(default_factory=list)  # nested loop trip counts (the work per thread)
@@ -138,11 +138,6 @@ class Analysis:
         default_factory=dict
     )  # extern __shared__ array -> its element's bytes (0: unknown)
     ok: bool = True  # False: the kernel was not found in the tree
-
-    def groups(self) -> dict[int, int]:
-        """Thread axis -> G where its index is split into groups of G (`i / G` and `i % G` both): the
-        threads of an axis are whole groups."""
-        return {a: g for op, a, g in sorted(self.split_by) if op == "%" and ("/", a, g) in self.split_by}
 
 
 class Stop(Exception):

@@ -132,7 +132,7 @@ class _Sizer:
     def _groups(self) -> None:
         """A thread index split into groups of G (`i / G` and `i % G`) on an axis of c * size threads:
         the size is a multiple of G / c at every size, so every group is whole."""
-        for a, g in self.an.groups().items():
+        for a, g in self.an.groups.items():
             terms = list(self.axis[a].terms.items()) if a in self.axis else []
             m = Fraction(g) / terms[0][1] if len(terms) == 1 and len(terms[0][0]) == 1 else Fraction(0)
             size = terms[0][0][0] if m else ""
@@ -142,7 +142,7 @@ class _Sizer:
                     (
                         f"sizes.{size}",
                         f"a multiple of {m} at every size: the kernel splits its threads into groups of {g} "
-                        f"(an index / {g} and % {g}), so every group is whole",
+                        f"(an index / {g} and % {g} put together again), so every group is whole",
                     )
                 )
 

@@ -221,6 +221,7 @@ class Expressions(WalkerState):
                 and {a.split[0], b.split[0]} == {"qw", "r"}
                 and a.split[1:4] == b.split[1:4]
             ):  # (i / w) * w + i % w is i; c * (i / w) * w + i % w = c * i - (c - 1) * (i % w): at most c * i
+                self._group(axes, a.split[3])
                 c = max(a.split[4], b.split[4])
                 if c == 1:
                     return Val(a.split[1], a.split[2], axes=axes, params=params)
@@ -251,6 +252,8 @@ class Expressions(WalkerState):
                     continue
                 kind, i_lo, i_hi, w, c = x.split
                 k = multiple(y.hi, w) if kind == "q" else None
+                if k is None and kind == "q":  # (i / 16) * QK, QK a #define or template value: a number
+                    k = multiple(as_number(y, self.unit.defines).hi or y.hi, w)
                 if k is not None and k.denominator == 1:  # (i / w) * k * w: at most k * i
                     kind = "qw"
                     if i_hi is not None and nonneg(i_lo):
@@ -279,12 +282,10 @@ class Expressions(WalkerState):
             )
             if op == ">>":
                 self._nonneg(a)
-            self._split_by("/", a, d)
             split = ("q", a.lo, a.hi, b.hi, Fraction(1)) if op == "/" and b.hi is not None and b.hi == b.lo else None
             return Val(div(a.lo, d.hi, low=True), quotient_bound(a, d), axes=axes, params=params, split=split)
         if op == "%":
             self._nonneg(a)
-            self._split_by("%", a, as_number(b, self.unit.defines))
             hi = b.hi - Poly.const(1) if b.hi is not None else None
             if a.hi is not None and hi is not None and a.lo is not None and at_least(a.lo, Poly.const(0)):
                 hi = pmin(a.hi, hi) or hi
@@ -300,12 +301,13 @@ class Expressions(WalkerState):
             return Val(Poly.const(0), a.hi + b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
 
-    def _split_by(self, op: str, a: Val, d: Val) -> None:
-        """A thread index divided by a number or taken modulo it (`i / 16`, `i % 16`): both make groups."""
-        if a.axes and d.hi is not None and d.hi == d.lo and d.hi.is_const():
-            g = d.hi.value()
+    def _group(self, axes: frozenset[int], w: Poly) -> None:
+        """An index split into groups of w and put together again (`(i / 16) * 32 + i % 16`), w a number
+        or #defines: the threads of that axis come in whole groups."""
+        if axes and w.names() <= set(self.unit.defines):
+            g = w.value(self.unit.defines)
             if g > 1 and g.denominator == 1:
-                self.out.split_by.add((op, min(a.axes), int(g)))
+                self.out.groups.setdefault(min(axes), int(g))
 
     def _quotient(self, n: Node, a: Val, b: Val) -> Val | None:
         """`w / f` with w and f int arguments (`(n - k) / f`: w plus sizes taken away): a size of its own,

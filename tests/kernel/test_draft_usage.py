@@ -504,3 +504,16 @@ def test_a_thread_that_loops_over_values_per_thread_launches_a_thread_every_vpt_
     for at in _points(spec):
         blocks, threads = _grid(spec, at, 0)
         assert at["n"] <= blocks * threads * vpt < at["n"] + threads * vpt  # every element, few idle threads
+
+
+BITMASK = """
+__global__ void set_bits(const float *x, unsigned int *mask, float t, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > t) atomicOr(&mask[i / 32], 1u << (i % 32));
+}
+"""
+
+
+def test_an_index_split_but_never_put_together_again_keeps_ragged_check_sizes():
+    spec = _draft(BITMASK)
+    assert any(t["sizes"]["n"] % 32 for t in spec.extra_sizes())  # the last word only partly set is checked
