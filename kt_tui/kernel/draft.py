@@ -34,7 +34,11 @@ REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the es
 ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
 CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the drafted values on both sides
 STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
+STEP_WHY = "it scales differences of neighbouring reads (a stencil step); small so an explicit step stays stable"
 EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: far below the data's scale
+EPSILON_WHY = (
+    "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
+)
 BYTE_RANGE = {"uint8": (0, 255), "int8": (-128, 127)}  # bytes nothing bounds: over the type's range
 WEIGHTS = 100  # the bound of edge weights added to a distance: small beside a sentinel, many values
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
@@ -337,8 +341,10 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     if set(bounds.values()) != {"lower", "upper"}:
         bounds = {}  # one side alone is no pair to order
     floats = {p.name for p in kernel.params if not p.is_pointer and _dtype(p).startswith("float")}
-    stencil = draft_roles.stencil_coefficients(fn, floats & free)
-    epsilons = draft_roles.regularizers(fn, floats & free)
+    small = {  # float scalars whose use wants a small value
+        **{n: (STENCIL_STEP, STEP_WHY) for n in draft_roles.stencil_coefficients(fn, floats & free)},
+        **{n: (EPSILON, EPSILON_WHY) for n in draft_roles.regularizers(fn, floats & free)},
+    }
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
@@ -453,24 +459,10 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     "and inside the values it bounds",
                 )
             )
-        elif p.name in stencil:
-            args.append(Arg(name=p.name, type=dtype, init="constant", value=STENCIL_STEP))
-            guesses.append(
-                (
-                    f"args.{p.name}",
-                    f"{STENCIL_STEP}: it scales differences of neighbouring reads (a stencil step); "
-                    "small so an explicit step stays stable",
-                )
-            )
-        elif p.name in epsilons:
-            args.append(Arg(name=p.name, type=dtype, init="constant", value=EPSILON))
-            guesses.append(
-                (
-                    f"args.{p.name}",
-                    f"{EPSILON}: added to what a root, a log or a denominator takes (an epsilon that keeps it "
-                    "off 0): small beside the data",
-                )
-            )
+        elif p.name in small:
+            value, why = small[p.name]
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
+            guesses.append((f"args.{p.name}", f"{value}: {why}"))
         elif dtype.startswith(("int", "uint")):
             if p.name in an.escape_bounds:
                 value, why = ESCAPE_ITERATIONS, "the bound of an escape-time loop"

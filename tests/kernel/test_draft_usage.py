@@ -301,26 +301,13 @@ def test_an_index_divided_by_a_define_is_bounded_by_the_size_over_it():
         assert -(-at["n"] // 32) <= _lengths(spec, at)["scale"] <= at["n"] // 32 + 2
 
 
-GROUPS = """
-template <int QK>
-__global__ void dequant(const unsigned char *qs, const float *d, float *y, int k) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= k / 2) return;
-    int ib = i / (QK / 2);
-    int j = i % (QK / 2);
-    y[ib * QK + j] = ((qs[i] & 15) - 8) * d[ib];
-    y[ib * QK + j + QK / 2] = ((qs[i] >> 4) - 8) * d[ib];
-}
-"""
-
-
 def test_threads_split_into_groups_by_a_template_value_are_whole_groups_at_every_size():
-    spec = _draft(GROUPS)
-    qk = int(spec.kernel.split("<")[1].strip(" >"))
-    assert qk >= 16  # groups as quantised blocks are, not a degenerate 4
+    spec = _draft(NIBBLES)
+    g = int(spec.kernel.split("<")[1].strip(" >"))
+    assert g >= 16  # groups as quantised blocks are, not a degenerate 4
     for at in _points(spec):
-        assert at["k"] % qk == 0 and at["k"] >= 2 * qk  # whole groups, two at least
-        assert _lengths(spec, at)["d"] >= at["k"] // qk
+        assert at["k"] % g == 0 and at["k"] >= 2 * g  # whole groups, two at least
+        assert _lengths(spec, at)["scale"] >= at["k"] // g
     assert len(spec.extra_sizes()) == 2  # still checked at a ragged and a small size
 
 
