@@ -275,18 +275,23 @@ TEMPLATE_VALUE = 4  # one that does not: an unroll factor, items per thread, a r
 _WARP_NUMBER = re.compile(r"threadIdx\s*\.\s*x\s*(/\s*(32|warpSize|WARP_SIZE)\b|>>\s*5\b)")  # a warp's number
 
 
+def _scales_blockidx(n: str) -> str:
+    return rf"blockIdx\s*\.\s*[xyz]\s*\*\s*\(?\s*{n}\b|\b{n}\s*\*\s*blockIdx"
+
+
 def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
     """A value for each integer value parameter of a template kernel, from what `body` does with it:
-    what sizes a `__shared__` array (`[B]`, `[B + 2]`) or scales blockIdx is a block size, the rest a small count."""
+    what sizes a `__shared__` array (`[B]`, `[B + 2]`) or scales blockIdx is a block size, the rest a small count
+    (a radius beside the block size in a shared extent, `[BLOCK + 2 * RADIUS]`, too)."""
     out = {}
+    scaling = {name for kind, name in params if re.search(_scales_blockidx(re.escape(name)), body)}
     for kind, name in params:
         if kind == "type" or not re.search(r"\b(int|unsigned|size_t|short|long)\b", kind):
             continue
         n = re.escape(name)
-        block = re.search(
-            rf"__shared__[^;]*\[[^\];]*\b{n}\b[^\];]*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*\(?\s*{n}\b|\b{n}\s*\*\s*blockIdx",
-            body,
-        )
+        shared = re.findall(rf"__shared__[^;]*\[([^\];]*\b{n}\b[^\];]*)\]", body)
+        halo = any(set(re.findall(r"\w+", e)) & (scaling - {name}) for e in shared)  # [BLOCK + 2 * RADIUS]
+        block = name in scaling or (shared and not halo)
         # blockIdx.x * n + threadIdx.x / 32: n counts a block's warps, not its threads
         warps = _WARP_NUMBER.search(body) and re.search(rf"blockIdx\s*\.\s*x\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body)
         axes = set(re.findall(rf"blockIdx\s*\.\s*([xyz])\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx\s*\.\s*([xyz])", body))

@@ -94,7 +94,7 @@ class _Sizer:
             if bound is not None and bound.names() <= self.ints and not bound.is_const():
                 c = bound.terms.get((), 0)
                 self.axis[a] = bound - Poly.const(c) if -8 <= c < 0 else bound  # `x < w - 1`: w threads
-            elif a in lanes:
+            elif a in lanes or (bound is not None and bound == Poly.const(1)):  # no grid there, or one block
                 self.axis[a] = Poly.const(1)
             elif a not in an.used_axes:
                 self.axis[a] = Poly.const(1)

@@ -528,6 +528,12 @@ class Walker(Expressions):
         blockDim.y of them a block)."""
         if cur.hi is not None and not grid_names(hi) and self._fold(cur.hi, hi):
             return
+        one = Poly.const(1)
+        if cur.hi == Poly.var(grid(0)) * Poly.var(grid(1)) - one and not grid_names(hi):
+            self.out.axes.setdefault(0, hi + one)  # blockIdx.y * gridDim.x + blockIdx.x: items on x's blocks
+            self.out.axes.setdefault(1, one)
+            self.out.block_axes |= {0, 1}
+            return
         if len(cur.axes) != 1 or cur.hi is None or grid_names(hi):
             return
         (axis,) = cur.axes

@@ -504,3 +504,45 @@ __global__ void set_bits(const float *x, unsigned int *mask, float t, int n) {
 def test_an_index_split_but_never_put_together_again_keeps_ragged_check_sizes():
     spec = _draft(BITMASK)
     assert any(t["sizes"]["n"] % 32 for t in spec.extra_sizes())  # the last word only partly set is checked
+
+
+STENCIL_TEMPLATE = """
+template <int RADIUS, int BLOCK>
+__global__ void stencil_1d(const float *in, float *out, int n) {
+    __shared__ float temp[BLOCK + 2 * RADIUS];
+    int g = blockIdx.x * BLOCK + threadIdx.x;
+    int l = threadIdx.x + RADIUS;
+    temp[l] = g < n ? in[g + RADIUS] : 0.0f;
+    if (threadIdx.x < RADIUS) { temp[l - RADIUS] = in[g]; temp[l + BLOCK] = g + BLOCK < n ? in[g + BLOCK + RADIUS] : 0.0f; }
+    __syncthreads();
+    if (g < n) { float r = 0.0f; for (int o = -RADIUS; o <= RADIUS; o++) r += temp[l + o]; out[g] = r; }
+}
+"""
+
+
+def test_a_radius_beside_the_block_size_in_a_shared_extent_is_small():
+    spec = _draft(STENCIL_TEMPLATE)
+    radius, block = (int(v) for v in spec.kernel.split("<")[1].strip(" >").split(","))
+    assert 1 <= radius < block // 4 and spec.tune_params["block_size_x"] == [block]
+
+
+FLAT_GRID = """
+__global__ void per_block_norm(const float *x, float *norms, int nitems, int len) {
+    int item = blockIdx.y * gridDim.x + blockIdx.x;
+    if (item >= nitems) return;
+    __shared__ float part[256];
+    float s = 0.0f;
+    for (int k = threadIdx.x; k < len; k += blockDim.x) s += x[(size_t)item * len + k] * x[(size_t)item * len + k];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) { if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h]; __syncthreads(); }
+    if (threadIdx.x == 0) norms[item] = sqrtf(part[0]);
+}
+"""
+
+
+def test_a_block_number_flattened_over_the_grid_is_one_block_per_item_on_x():
+    spec = _draft(FLAT_GRID)
+    assert "block_size_y" not in spec.tune_params  # no threads on y
+    for at in _points(spec):
+        assert _grid(spec, at, 0)[0] == at["nitems"] and _grid(spec, at, 1)[0] == 1
