@@ -221,7 +221,9 @@ class Expressions(WalkerState):
                 and {a.split[0], b.split[0]} == {"qw", "r"}
                 and a.split[1:4] == b.split[1:4]
             ):  # (i / w) * w + i % w is i; c * (i / w) * w + i % w = c * i - (c - 1) * (i % w): at most c * i
-                self._group(axes, a.split[3])
+                g = as_number(Val(a.split[3], a.split[3]), self.unit.defines).hi  # groups of g: whole groups
+                if axes and g is not None and g.is_const() and g.value() > 1 == g.value().denominator:
+                    self.out.groups.setdefault(min(axes), int(g.value()))
                 c = max(a.split[4], b.split[4])
                 if c == 1:
                     return Val(a.split[1], a.split[2], axes=axes, params=params)
@@ -300,14 +302,6 @@ class Expressions(WalkerState):
         if op == "|" and a.hi is not None and b.hi is not None and nonneg(a.lo) and nonneg(b.lo):  # at most a + b
             return Val(Poly.const(0), a.hi + b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
-
-    def _group(self, axes: frozenset[int], w: Poly) -> None:
-        """An index split into groups of w and put together again (`(i / 16) * 32 + i % 16`), w a number
-        or #defines: the threads of that axis come in whole groups."""
-        if axes and w.names() <= set(self.unit.defines):
-            g = w.value(self.unit.defines)
-            if g > 1 and g.denominator == 1:
-                self.out.groups.setdefault(min(axes), int(g))
 
     def _quotient(self, n: Node, a: Val, b: Val) -> Val | None:
         """`w / f` with w and f int arguments (`(n - k) / f`: w plus sizes taken away): a size of its own,
