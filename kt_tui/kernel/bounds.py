@@ -3,6 +3,7 @@ does with each pointer argument (Use), what it found (Analysis), and the arithme
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -41,6 +42,20 @@ ACCUMULATING = {
 MAX_DEPTH = 150  # nested expressions / statements followed; deeper is unknown
 MAX_STEPS = 50_000  # expression and statement visits per kernel (a large kernel takes a few thousand)
 MAX_CALLS = 3  # __device__ calls followed inside one another
+
+
+COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
+    "cuFloatComplex": "float2",
+    "cuComplex": "float2",
+    "cufftComplex": "float2",
+    "cuDoubleComplex": "double2",
+    "cufftDoubleComplex": "double2",
+}
+
+
+def plain_type(ctype: str) -> str:
+    """A C type with CUDA's complex types as the float2 / double2 they are laid out as."""
+    return re.sub(r"\b(" + "|".join(COMPLEX) + r")\b", lambda m: COMPLEX[m.group(1)], ctype)
 
 
 def grid(axis: int) -> str:
@@ -105,12 +120,14 @@ class Analysis:
     read: set[str] = field(default_factory=set)  # scalar arguments the kernel reads
     scales: dict[str, set[int]] = field(default_factory=dict)  # scalar -> thread axes of what it multiplies (-1: none)
     # sizes by division: a name q for (v + rest) / f with v, f scalar arguments -> (v, f, rest)
-    quotients: dict[str, tuple[str, str, Poly]] = field(default_factory=dict)
+    quotients: dict[str, tuple[str, tuple[str, ...], Poly]] = field(default_factory=dict)
     block_consts: dict[int, int] = field(default_factory=dict)  # axis -> the #define'd block size blockIdx is scaled by
     loop_bounds: set[str] = field(default_factory=set)  # scalars that bound a loop
     windows: set[str] = field(default_factory=set)  # ... whose counter offsets a thread's coordinate (a filter)
     guard_bounds: set[str] = field(default_factory=set)  # scalars that bound a value in an `if`
     loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
+    groups: dict[int, int] = field(default_factory=dict)  # axis -> G: (i / G) * k * G + i % G, i a thread index
+    ranged: dict[str, Poly] = field(default_factory=dict)  # int array -> S where its values are tested `v < S`
     escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test
     trips: list[Poly] = field(default_factory=list)  # nested loop trip counts (the work per thread)
     strides: list[Poly] = field(default_factory=list)  # what thread indices are multiplied by (row lengths)
@@ -313,6 +330,109 @@ def div(a: Poly | None, d: Poly | None, low: bool = False) -> Poly | None:
     if low:
         return Poly.const(0) if at_least(a, Poly.const(0)) else None
     return a.divide(d)
+
+
+def quotient_bound(a: Val, d: Val) -> Poly | None:
+    """An upper bound of a / d for a >= 0: `x * A / B` with x < B is below A (a coordinate rescaled from
+    B cells to A); else a / d as div bounds it; else, by a size d >= 1, a itself (`row / p`)."""
+    num, den = a.hi, d.lo
+    if num is None or den is None or not nonneg(a.lo):
+        return div(num, den)
+    if len(den.terms) == 1 and (mono := next(iter(den.terms))) and len(mono) == 1 and den.terms[mono] == 1:
+        (b,) = mono
+        scale = Poly({m[: m.index(b)] + m[m.index(b) + 1 :]: c for m, c in num.terms.items() if b in m})
+        if scale.terms and b not in scale.names() and num == scale * (den - Poly.const(1)):
+            return scale - Poly.const(1)
+    q = div(num, den)
+    return q if q is not None or not at_least(den, Poly.const(1)) else num
+
+
+def clamp(a: Val, b: Val, upper: bool) -> Val:
+    """min(a, b) (`upper`: the smaller value, each side's upper bound bounds it) or max(a, b) (each side's
+    lower bound bounds it: `max(x, 0)` is not negative whatever x is); the other bound needs both."""
+    near = [v.hi if upper else v.lo for v in (a, b)]
+    far = [v.lo if upper else v.hi for v in (a, b)]
+    known = [p for p in near if p is not None]
+    pick = pmin if upper else pmax
+    one = (pick(*known) or known[0]) if len(known) == 2 else (known[0] if known else None)
+    other = pick(far[0], far[1]) if far[0] is not None and far[1] is not None else None
+    lo, hi = (other, one) if upper else (one, other)
+    return Val(lo, hi, axes=a.axes | b.axes, params=a.params | b.params)
+
+
+def as_number(v: Val, defines: dict[str, int]) -> Val:
+    """v as the number it is when made of #defines and template values alone (`TILE`), else v."""
+    if v.hi is None or v.hi != v.lo or not v.hi.names() <= set(defines):
+        return v
+    return const(v.hi.value(defines))
+
+
+def quotient_of_numbers(a: Val, b: Val, defines: dict[str, int]) -> Val | None:
+    """a / b of numbers, #defines and template values (`QK / 2`): the number C's integer division
+    gives, so an index divided by it (`i / (QK / 2)`) is divided by a number; None otherwise."""
+    num, den = as_number(a, defines).hi, as_number(b, defines).hi
+    if num is None or den is None or not num.is_const() or not den.is_const() or a.hi != a.lo or b.hi != b.lo:
+        return None
+    n, d = num.value(), den.value()
+    if d <= 0 or n < 0 or n.denominator != 1 or d.denominator != 1:
+        return None
+    return const(n // d)
+
+
+def multiple(p: Poly, w: Poly) -> Fraction | None:
+    """k > 0 with p == k * w; None otherwise."""
+    if not w.terms:
+        return None
+    mono, c = next(iter(w.terms.items()))
+    k = p.terms.get(mono, Fraction(0)) / c
+    return k if k > 0 and w * Poly.const(k) == p else None
+
+
+def one_name(v: Val) -> str:
+    """The name when v is exactly one name (`f`, not `2*f` or `f + 1`), else ""."""
+    if v.hi is None or v.hi != v.lo or len(v.hi.terms) != 1:
+        return ""
+    ((mono, coef),) = v.hi.terms.items()
+    return mono[0] if coef == 1 and len(mono) == 1 else ""
+
+
+def per_item(index: Poly, axis: int) -> int:
+    """Threads per item of an index over the grid: 32 for `(blockIdx * blockDim + threadIdx) / 32`."""
+    threads = Poly.var(grid(axis)) * Poly.var(block(axis))
+    per = index.terms.get(next(iter(threads.terms)), Fraction(0))
+    return int(1 / per) if 0 < per < 1 and (1 / per).denominator == 1 else 1
+
+
+def spread(index: Poly, axis: int, defines: dict[str, int]) -> Fraction:
+    """k for a thread index times k (`2 * thread`, `thread * VPT`, VPT a #define): a thread every k
+    elements, the rest done by the thread itself (a pair, a loop over VPT); 1 otherwise."""
+    g, b = grid(axis), block(axis)
+    for m, c in index.terms.items():
+        rest = list(m)
+        if g not in rest or b not in rest:
+            continue
+        rest.remove(g)
+        rest.remove(b)
+        k = c
+        for v in rest:
+            k *= defines.get(v, 0)
+        return k if k > 1 and k.denominator == 1 else Fraction(1)
+    return Fraction(1)
+
+
+def warps_per_block(index: Poly, axis: int, defines: dict[str, int]) -> int:
+    """K for `blockIdx * K + threadIdx / 32` (K a number or a #define; `>> 5`, `/ warpSize` alike):
+    K items a block, numbered by the block's warps, so the block is 32 * K threads; else 0."""
+    g, b = grid(axis), block(axis)
+    if index.terms.get((b,)) != Fraction(1, 32) or (g, b) in index.terms:
+        return 0
+    per_block = [(m, c) for m, c in index.terms.items() if g in m]
+    if len(per_block) != 1:
+        return 0
+    ((mono, coef),) = per_block
+    rest = [v for v in mono if v != g]
+    k = coef * (defines.get(rest[0], 0) if rest else 1) if len(rest) <= 1 else 0
+    return int(k) if k >= 1 and k.denominator == 1 else 0
 
 
 def product(polys: list[Poly]) -> Poly:

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from . import cuda_ast, draft_roles, draft_shared, extents
-from .draft_sizes import Sizing, size_arrays
+from .bounds import COMPLEX
+from .draft_sizes import Sizing, size_arrays, whole
 from .expr import ExprError, evaluate
 from .kernels import Param
 from .source import Kernel, strip_comments
@@ -28,12 +29,18 @@ FLOAT_SCALAR = 1.5  # not 0 or 1, so a multiply or add by it changes the result
 FLOAT_SCALARS = (FLOAT_SCALAR, 0.75, 2.5, 1.25, 3.5)  # one each, apart: a kernel that swaps two of them fails
 LOOP_COUNT = 100  # a scalar that bounds a loop and no array: enough trips to be real work
 ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
-INT_SCALAR = 3
+INT_SCALARS = (3, 5, 7, 4, 6)  # ints that size nothing seen: one each, apart, so a kernel that swaps two fails
 REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the escape-time set's region
 ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
 CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the drafted values on both sides
 STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
+STEP_WHY = "it scales differences of neighbouring reads (a stencil step); small so an explicit step stays stable"
+EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: far below the data's scale
+EPSILON_WHY = (
+    "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
+)
 BYTE_RANGE = {"uint8": (0, 255), "int8": (-128, 127)}  # bytes nothing bounds: over the type's range
+WEIGHTS = 100  # the bound of edge weights added to a distance: small beside a sentinel, many values
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
 
 
@@ -136,19 +143,10 @@ def written_pointers(body: str, kernel: Kernel) -> list[str]:
 _THREE = {"float3": "float32", "double3": "float64", "int3": "int32", "uint3": "uint32"}
 
 
-_COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
-    "cuFloatComplex": "float2",
-    "cuComplex": "float2",
-    "cufftComplex": "float2",
-    "cuDoubleComplex": "double2",
-    "cufftDoubleComplex": "double2",
-}
-
-
 def _base(p: Param) -> str:
     base = p.base_type.replace("struct ", "").strip()
-    m = re.fullmatch(r"(?:\w+::)*complex\s*<\s*(float|double)\s*>", base)  # thrust::complex<float>, ...
-    return f"{m.group(1)}2" if m else _COMPLEX.get(base, base)
+    m = re.fullmatch(r"(?:\w+::)*complex\s*<\s*(\w+)\s*>", base)  # thrust::complex<float>, complex<T> (T: float)
+    return ("double2" if m.group(1) == "double" else "float2") if m else COMPLEX.get(base, base)
 
 
 def _dtype(p: Param) -> str:
@@ -225,7 +223,11 @@ def _instantiated(d: Draft, kernel: Kernel, src: str, values: dict[str, int]) ->
         (
             "",
             f"kernel {d.spec.kernel}: each template type taken as float, as its arrays are drafted"
-            + (f"; {', '.join(taken)} (a block size where it sizes one, else a small count)" if taken else ""),
+            + (
+                f"; {', '.join(taken)} (a block size where it sizes one, 32 where an index is divided by it, else a small count)"
+                if taken
+                else ""
+            ),
         )
     )
     return d
@@ -339,10 +341,16 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     if set(bounds.values()) != {"lower", "upper"}:
         bounds = {}  # one side alone is no pair to order
     floats = {p.name for p in kernel.params if not p.is_pointer and _dtype(p).startswith("float")}
-    stencil = draft_roles.stencil_coefficients(fn, floats & free)
+    small = {  # float scalars whose use wants a small value
+        **{n: (STENCIL_STEP, STEP_WHY) for n in draft_roles.stencil_coefficients(fn, floats & free)},
+        **{n: (EPSILON, EPSILON_WHY) for n in draft_roles.regularizers(fn, floats & free)},
+    }
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
+    int_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith(("int", "uint"))}
+    sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
+    weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
@@ -392,9 +400,25 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in sizing.index_high:
                 arg.init = "random" if not out else arg.init  # index values, not bytes of a struct
                 arg.low, arg.high = 0, _representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
+            elif (
+                dtype.startswith(("int", "uint"))
+                and not out
+                and (tested := draft_roles.tested_below(an, p.name, np.iinfo(dtype).max, unit.defines, sizing.sizes))
+            ):
+                arg.low, arg.high, why = 0, *tested
+                guesses.append((f"args.{p.name}", f"values in [0, {arg.high}): {why}"))
             elif dtype.startswith(("int", "uint")) and not out and use.compared:
                 arg.low, arg.high = 0, 2
                 guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))
+            elif p.name in weights and not out:
+                arg.low, arg.high = 0, WEIGHTS
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        f"values in [0, {WEIGHTS}): added to a distance in an atomic min or max (weights of a "
+                        "relaxation), not negative",
+                    )
+                )
             elif dtype.startswith(("int", "uint")) and use.nonneg:
                 arg.low = 0
             elif p.name in positive and arg.init == "random":
@@ -408,8 +432,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "values in [0, 1): converted to an integer, they index an array (a bin), so none is negative",
                     )
                 )
-            if dtype in BYTE_RANGE and arg.init == "random" and arg.low is None and arg.high is None:
-                arg.low, arg.high = BYTE_RANGE[dtype]
+            if dtype in BYTE_RANGE and arg.init == "random" and arg.high is None:  # a low of 0: not negative
+                low, arg.high = BYTE_RANGE[dtype]
+                arg.low = low if arg.low is None else max(low, 0)
                 guesses.append(
                     (
                         f"args.{p.name}",
@@ -434,22 +459,21 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     "and inside the values it bounds",
                 )
             )
-        elif p.name in stencil:
-            args.append(Arg(name=p.name, type=dtype, init="constant", value=STENCIL_STEP))
-            guesses.append(
-                (
-                    f"args.{p.name}",
-                    f"{STENCIL_STEP}: it scales differences of neighbouring reads (a stencil step); "
-                    "small so an explicit step stays stable",
-                )
-            )
+        elif p.name in small:
+            value, why = small[p.name]
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
+            guesses.append((f"args.{p.name}", f"{value}: {why}"))
         elif dtype.startswith(("int", "uint")):
             if p.name in an.escape_bounds:
                 value, why = ESCAPE_ITERATIONS, "the bound of an escape-time loop"
             elif p.name in an.loop_bounds:
                 value, why = LOOP_COUNT, "a loop count that sizes no array"
             else:
-                value, why = INT_SCALAR, "an int that sizes nothing the analysis saw"
+                plain = sum(
+                    1 for a in args if not a.is_array and a.type.startswith(("int", "uint")) and a.value in INT_SCALARS
+                )
+                value = INT_SCALARS[plain % len(INT_SCALARS)]
+                why = "an int that sizes nothing the analysis saw (apart from the others)"
             args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
             guesses.append((f"args.{p.name}", f"{value}: {why}"))
         else:
@@ -468,6 +492,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         **_tuning(sizing, caps),
     )
     _offsets_for_rows(spec, rows, guesses)
+    if sizing.multiples and spec.verify_sizes is None:  # check sizes in whole groups too
+        tables = default_verify_sizes(spec)
+        spec.verify_sizes = [{n: whole(v, sizing.multiples.get(n, 1)) for n, v in t.items()} for t in tables]
     fixed = set(unit.defines) & set(spec.sizes)
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]

@@ -1,7 +1,8 @@
 """Layouts a draft (kernel/draft_sizes.py) must give beyond array lengths: a size derived by division
 (`w / f`) made exact by taking w a whole multiple of f, and a stride from one item (a row, a matrix) to
 the next at least what one item spans, so items do not overlap (a batch stride >= M * K, a pitch >=
-nx + halo, a byte pitch >= 4 * width for floats)."""
+nx + halo, a byte pitch >= 4 * width for floats), and array lengths in whole rows (a halo's grid, rows
+picked by loaded values)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from . import extents
-from .poly import Poly, at_least
+from .poly import Mono, Poly, at_least, pmax
 
 ROW_ALIGN = 32  # a stride is padded past one item to a multiple of this many elements, as pitched allocations are
 
@@ -23,7 +24,7 @@ def divided(an: extents.Analysis) -> extents.Analysis:
         if p is None:
             return None
         for q, (v, f, rest) in an.quotients.items():
-            p = p.substitute(v, Poly.var(q) * Poly.var(f) - rest)
+            p = p.substitute(v, Poly.var(q) * Poly({f: Fraction(1)}) - rest)
         return p
 
     def subs(ps: list[Poly | None]) -> list[Poly | None]:
@@ -77,6 +78,21 @@ def item_strides(
     return out
 
 
+def whole_rows(layouts: dict[str, tuple[Poly, Fraction]]) -> dict[str, tuple[Poly, Fraction]]:
+    """An outer stride's item that ends inside the last row of an inner stride (`(m - 1) * lda + n`,
+    n no more than lda's own item) spans that row whole (`m * lda`), as a matrix with a leading
+    dimension is allocated: a kernel that steps items by m * lda stays inside its own item."""
+    out: dict[str, tuple[Poly, Fraction]] = {}
+    for s, (item, per) in layouts.items():
+        for t, (inner, inner_per) in out.items():
+            rows = Poly({tuple(v for v in m if v != t): c for m, c in item.terms.items() if t in m})
+            rest = item - rows * Poly.var(t)
+            if inner_per == per and rows.terms and t not in rows.names() and at_least(inner, rest):
+                item = (rows + Poly.const(1)) * Poly.var(t)
+        out[s] = (item, per)
+    return out
+
+
 def _item(
     an: extents.Analysis, s: str, resolve: Resolve, without: set[str] | None = None
 ) -> tuple[Poly, Fraction] | None:
@@ -97,6 +113,8 @@ def _item(
             rest = Poly({m: c for m, c in rest.terms.items() if not set(m) & (without or set())})
             if coef.is_const() or any(v.startswith("$") for v in rest.names()) or rest.is_const():
                 return None
+            if not at_least(Poly({m: c for m, c in rest.terms.items() if m}), Poly()):  # `(z * ny + y) * pitch`:
+                return None  # y < ny and ny is the number of rows, what it multiplies spans no item
             per.add(next(iter(coef.leading().terms.values())))
             spans.append(rest + Poly.const(1))
     widest = [p for p in spans if all(at_least(p, q) for q in spans)]
@@ -105,9 +123,90 @@ def _item(
     return widest[0], c
 
 
-def padding(item: Poly, per: Fraction, at: dict[str, int]) -> Fraction:
+def padding(item: Poly, per: Fraction, at: dict[str, int], taken: set[int]) -> Fraction:
     """What a stride adds past one item's span at the sizes `at`: up to the next multiple of ROW_ALIGN
-    elements (in the stride's own unit), never 0, so a kernel that uses the span for the stride fails."""
+    elements (in the stride's own unit), never 0, so a kernel that uses the span for the stride fails.
+    A span just short of whole sizes (`width - 1`: an interior, the border left alone) is padded past
+    them, so a kernel that uses the width fails too; a stride of a value in `taken` (another stride's)
+    one ROW_ALIGN more, so a kernel that swaps two strides (ldb for ldc) fails."""
     least = item.value(at) / per
+    short = item.terms.get((), Fraction(0))
+    short = short if -8 <= short < 0 else Fraction(0)  # as a thread bound `x < w - 1` is w threads
+    whole = (item - Poly.const(short)).value(at) / per
     step = ROW_ALIGN / per
-    return (least // step + 1) * step - least
+    pad = (whole // step + 1) * step - least
+    while int(least + pad) in taken:
+        pad += step
+    return pad
+
+
+def picked_row(his: list[Poly]) -> Poly | None:
+    """S where every index is v * S + j with v loaded and 0 <= j < S (a row of S elements that v
+    picks: an embedding, a gathered row); None otherwise."""
+    rows: set[Poly] = set()
+    for h in his:
+        picks = [(m, c) for m, c in h.terms.items() if any(v.startswith("$") for v in m)]
+        if len(picks) != 1 or picks[0][1] != 1 or sum(v.startswith("$") for v in picks[0][0]) != 1:
+            return None
+        row = Poly({tuple(v for v in picks[0][0] if not v.startswith("$")): Fraction(1)})
+        rest = h - Poly({picks[0][0]: Fraction(1)})
+        if row.is_const() or not at_least(rest, Poly()) or not at_least(row - Poly.const(1), rest):
+            return None
+        rows.add(row)
+    return rows.pop() if len(rows) == 1 else None
+
+
+def round_rows(e: Poly, strides: list[Poly], rounded: dict[str, Poly], name: str) -> Poly:
+    """e up to whole rows of a stride the kernel multiplies a thread index by: h*(w + 2) + w + 1
+    becomes (h + 1)*(w + 2); `rounded` notes the stride used."""
+    for s in strides:
+        if s.degree() != 1 or len(s.terms) > 2:
+            continue
+        var = next(iter(n for m in s.terms for n in m))
+        a = s.terms[(var,)]
+        if a != 1 or any(m.count(var) > 1 for m in e.terms):
+            continue
+        b = s.terms.get((), Fraction(0))
+        with_v = Poly({tuple(x for x in m if x != var): c for m, c in e.terms.items() if var in m})
+        without = Poly({m: c for m, c in e.terms.items() if var not in m})
+        if with_v.is_const() or not with_v.terms:
+            continue
+        r = without - with_v * Poly.const(b)  # e == with_v * s + r
+        if r == Poly():
+            rounded[name] = s
+            return e
+        if at_least(Poly(), r) and at_least(s + r, Poly.const(1)):
+            rounded[name] = s
+            return with_v * s
+        if at_least(r, Poly.const(1)) and at_least(s - Poly.const(1), r):
+            rounded[name] = s
+            return (with_v + Poly.const(1)) * s
+    return e
+
+
+def round_volume(e: Poly, fixed: set[str]) -> Poly:
+    """An extent just short of a product of sizes (nx*ny*nz - R*nx*ny - R*nx - R) as that product;
+    `fixed` names (#defines) count as numbers."""
+
+    def degree(m: Mono) -> int:
+        return sum(1 for v in m if v not in fixed)
+
+    top = max((degree(m) for m in e.terms), default=0)
+    lead = [(m, c) for m, c in e.terms.items() if degree(m) == top]
+    if top < 1 or len(lead) != 1 or lead[0][1] != 1 or any(v in fixed for v in lead[0][0]):
+        return e
+    whole = Poly({lead[0][0]: Fraction(1)})
+    return whole if e != whole and at_least(whole, e) else e
+
+
+def unify(found: dict[str, list[Poly]], rounded: dict[str, Poly]) -> None:
+    """Arrays laid out in rows of the same stride, with the same leading term, are given the same
+    length (an interior written in a padded grid is as long as the grid)."""
+    names = [n for n in found if n in rounded and len(found[n]) == 1]
+    for a in names:
+        for b in names:
+            ea, eb = found[a][0], found[b][0]
+            if rounded[a] == rounded[b] and ea.leading() == eb.leading():
+                bigger = pmax(ea, eb)
+                if bigger is not None:
+                    found[a] = found[b] = [bigger]

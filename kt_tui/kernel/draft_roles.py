@@ -6,6 +6,9 @@ values kernel/draft.py gives them:
   inside the values clamped, so the clamp changes some of them and not all.
 - stencil: a float scalar that multiplies differences of three or more reads of one array (a discrete
   Laplacian or gradient): the coefficient of an explicit step, drafted small so the step is stable.
+- epsilons: a float scalar added under a root or a denominator (`rsqrtf(ss / n + eps)`), drafted small.
+- tested: an int array whose values the kernel tests below a size or a sentinel (`l < nlabels`,
+  `d >= INF`), drafted below the size or on both sides of the sentinel.
 
 and the template parameters of a kernel, which a draft must instantiate for it to be launched.
 """
@@ -16,6 +19,7 @@ import re
 from typing import Any
 
 from . import cuda_ast
+from .bounds import Analysis
 from .cuda_ast import text
 from .syntax import strip_comments
 
@@ -24,6 +28,7 @@ _LESS = ("<", "<=")
 _MORE = (">", ">=")
 _MIN = ("min", "fminf", "fmin", "umin", "llmin", "ullmin")
 _MAX = ("max", "fmaxf", "fmax", "umax", "llmax", "ullmax")
+SENTINEL = 1 << 16  # a #define'd bound at least this large marks a special value (infinity, unreached), no count
 STENCIL_READS = 3  # reads of one array at distinct indices: fewer is no stencil
 
 
@@ -195,6 +200,55 @@ def _differences(node: Node | None, locals_: dict[str, list[Node]], depth: int =
     return minus and any(len(r) >= STENCIL_READS for r in reads.values())
 
 
+def tested_below(
+    an: Analysis, name: str, top: int, defines: dict[str, int], sizes: dict[str, int]
+) -> tuple[str | int, str] | None:
+    """The values of an int array the kernel tests below S (`if (l < nlabels)`, `if (d >= INF) return`):
+    below a size S, [0, S) (a label, a bin: every one counts); below a number as large as a sentinel
+    (an unreached vertex's distance, `INF`), [0, 2 S) (no more than `top`), on both sides of it; None
+    when not tested."""
+    bound = an.ranged.get(name)
+    if bound is None or not bound.names() or not bound.names() <= set(sizes) | set(defines):
+        return None
+    if (c := sentinel(an, name, defines)) is not None:
+        return min(2 * c, top), f"the kernel tests them against {bound.text()} = {c} (a sentinel): both sides"
+    return bound.text(), "the kernel tests them below it, then uses them"
+
+
+def sentinel(an: Analysis, name: str, defines: dict[str, int]) -> int | None:
+    """The value an int array's values are tested against when it is a #define at least SENTINEL (`d >=
+    INF`: infinity, unreached), else None."""
+    bound = an.ranged.get(name)
+    if bound is None or not bound.names() or not bound.names() <= set(defines):
+        return None
+    c = int(bound.value(defines))
+    return c if c >= SENTINEL else None
+
+
+def offered_weights(fn: cuda_ast.Function, distances: set[str], ints: set[str]) -> set[str]:
+    """Int arrays whose values are added to a distance (an array tested against a sentinel, `distances`)
+    in what an atomicMin or atomicMax offers (`atomicMin(&d[v], du + w[e])`, through locals): the
+    weights of a relaxation, drawn not negative so the sum neither wraps nor undercuts a shortest path."""
+    out: set[str] = set()
+    if fn.body is None or not distances:
+        return out
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in ("atomicMin", "atomicMax"):
+            continue
+        args = n.child_by_field_name("arguments")
+        offered = [c for c in args.named_children][1:] if args is not None else []
+        read = {
+            text(r.child_by_field_name("argument"))
+            for o in offered
+            for r in _through(o, locals_)
+            if r.type == "subscript_expression"
+        }
+        if read & distances:
+            out |= (read - distances) & ints
+    return out
+
+
 def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
     """The template parameters of kernel `name` in `src` as (kind, name), kind "type" or the type of a
     value parameter; None when the kernel is no template."""
@@ -215,21 +269,36 @@ def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
 
 
 TEMPLATE_BLOCK = 128  # a value template parameter that sizes a block (a shared array, blockIdx * B)
-TEMPLATE_VALUE = 4  # one that does not: an unroll factor, items per thread, a radius
+TEMPLATE_TILE = 16  # one that sizes a block on two axes (a TILE x TILE tile): 256 threads, a small shared tile
+TEMPLATE_GROUP = 32  # one that an index is divided by: elements in groups (quantised blocks of 32 weights)
+TEMPLATE_VALUE = 4  # one that does not: an unroll factor, items per thread, a radius; warps a block
+_WARP_NUMBER = re.compile(r"threadIdx\s*\.\s*x\s*(/\s*(32|warpSize|WARP_SIZE)\b|>>\s*5\b)")  # a warp's number
+
+
+def _scales_blockidx(n: str) -> str:
+    return rf"blockIdx\s*\.\s*[xyz]\s*\*\s*\(?\s*{n}\b|\b{n}\s*\*\s*blockIdx"
 
 
 def template_values(body: str, params: list[tuple[str, str]]) -> dict[str, int]:
     """A value for each integer value parameter of a template kernel, from what `body` does with it:
-    what sizes a `__shared__` array (`[B]`, `[B + 2]`) or scales blockIdx is a block size, the rest a small count."""
+    what sizes a `__shared__` array (`[B]`, `[B + 2]`) or scales blockIdx is a block size, the rest a small count
+    (a radius beside the block size in a shared extent, `[BLOCK + 2 * RADIUS]`, too)."""
     out = {}
+    scaling = {name for kind, name in params if re.search(_scales_blockidx(re.escape(name)), body)}
     for kind, name in params:
         if kind == "type" or not re.search(r"\b(int|unsigned|size_t|short|long)\b", kind):
             continue
         n = re.escape(name)
-        block = re.search(
-            rf"__shared__[^;]*\[[^\];]*\b{n}\b[^\];]*\]|blockIdx\s*\.\s*[xyz]\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body
-        )
-        out[name] = TEMPLATE_BLOCK if block else TEMPLATE_VALUE
+        shared = re.findall(rf"__shared__[^;]*\[([^\];]*\b{n}\b[^\];]*)\]", body)
+        halo = any(set(re.findall(r"\w+", e)) & (scaling - {name}) for e in shared)  # [BLOCK + 2 * RADIUS]
+        block = name in scaling or (shared and not halo)
+        # blockIdx.x * n + threadIdx.x / 32: n counts a block's warps, not its threads
+        warps = _WARP_NUMBER.search(body) and re.search(rf"blockIdx\s*\.\s*x\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx", body)
+        axes = set(re.findall(rf"blockIdx\s*\.\s*([xyz])\s*\*\s*{n}\b|\b{n}\s*\*\s*blockIdx\s*\.\s*([xyz])", body))
+        tile = len(axes) > 1 or re.search(rf"__shared__[^;]*\[[^\];]*\b{n}\b[^\];]*\]\s*\[[^\];]*\b{n}\b", body)
+        group = re.search(rf"[/%]\s*\(?\s*{n}\b", body)  # i / (QK / 2), i % QK: elements in groups of QK
+        value = TEMPLATE_BLOCK if block and not warps else TEMPLATE_GROUP if group else TEMPLATE_VALUE
+        out[name] = TEMPLATE_TILE if tile else value
     return out
 
 
@@ -260,6 +329,28 @@ def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
             elif m.type != "call_expression" or m is n:
                 stack += [(c, depth) for c in m.children]
     return out
+
+
+def regularizers(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalar arguments added to what a square root, a log or a division's denominator takes
+    (`rsqrtf(ss / n + eps)`, `x / (norm + eps)`, through locals): an epsilon that keeps it off 0, small
+    beside the data, else it swamps what it is added to."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "call_expression" and text(n.child_by_field_name("function")) in _POSITIVE_ONLY:
+            taken = n.child_by_field_name("arguments")
+        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "/":
+            taken = n.child_by_field_name("right")
+        else:
+            continue
+        for m in _through(taken, locals_):
+            if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "+":
+                sides = (strip_parens(m.child_by_field_name("left")), strip_parens(m.child_by_field_name("right")))
+                out |= {text(x) for x in sides if x is not None and x.type == "identifier"}
+    return out & floats
 
 
 _TO_INT = re.compile(r"\b(int|unsigned|long|short|size_t|u?int\d+_t)\b")

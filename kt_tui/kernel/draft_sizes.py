@@ -12,8 +12,8 @@ from fractions import Fraction
 import numpy as np
 
 from . import cuda_ast, draft_shared, extents
-from .draft_layout import divided, item_strides, padding
-from .poly import Mono, Poly, at_least, pmax
+from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
+from .poly import Poly, at_least
 from .source import Kernel
 from .spec import DTYPES
 
@@ -48,6 +48,7 @@ class Sizing:
     )  # axes with no block size: blockIdx alone, or unused  # axis -> the block size a #define fixes
     fallback: str = "n"  # the length of an array the analysis did not see: the problem's
     derived: dict[str, str] = field(default_factory=dict)  # scalar argument -> its value over [sizes]
+    multiples: dict[str, int] = field(default_factory=dict)  # size -> what it is a multiple of at every size
     guesses: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -66,7 +67,7 @@ class _Sizer:
         self.order: dict[str, int] = {}
         self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
         self.reach: dict[str, int] = {}  # a size indexed by values of narrow int arrays: how far they reach
-        self.factors = {f for _, f, _ in an.quotients.values()}
+        self.factors = {x for _, f, _ in an.quotients.values() for x in f}
         self.ints |= set(an.quotients)
         self.taken |= set(an.quotients)
         if an.quotients:
@@ -93,7 +94,7 @@ class _Sizer:
             if bound is not None and bound.names() <= self.ints and not bound.is_const():
                 c = bound.terms.get((), 0)
                 self.axis[a] = bound - Poly.const(c) if -8 <= c < 0 else bound  # `x < w - 1`: w threads
-            elif a in lanes:
+            elif a in lanes or (bound is not None and bound == Poly.const(1)):  # no grid there, or one block
                 self.axis[a] = Poly.const(1)
             elif a not in an.used_axes:
                 self.axis[a] = Poly.const(1)
@@ -126,6 +127,24 @@ class _Sizer:
             consts.update({a: 32 for a in self.out.folded if a not in consts})
         self.out.block_consts = {a: v for a, v in consts.items() if a < self.out.block_rank}
         self.out.per_item = {a: v for a, v in self.an.per_item.items() if a < rank}
+        self._groups()
+
+    def _groups(self) -> None:
+        """A thread index split into groups of G (`i / G` and `i % G`) on an axis of c * size threads:
+        the size is a multiple of G / c at every size, so every group is whole."""
+        for a, g in self.an.groups.items():
+            terms = list(self.axis[a].terms.items()) if a in self.axis else []
+            m = Fraction(g) / terms[0][1] if len(terms) == 1 and len(terms[0][0]) == 1 else Fraction(0)
+            size = terms[0][0][0] if m else ""
+            if m.denominator == 1 and m > 1 and size not in self.unit.defines:
+                self.out.multiples[size] = int(m)
+                self.out.guesses.append(
+                    (
+                        f"sizes.{size}",
+                        f"a multiple of {m} at every size: the kernel splits its threads into groups of {g} "
+                        f"(an index / {g} and % {g} put together again), so every group is whole",
+                    )
+                )
 
     def _block_alone(self, a: int) -> bool:
         """Axis a indexes arrays by blockIdx alone, never blockIdx * blockDim: one block per item."""
@@ -216,7 +235,7 @@ class _Sizer:
             plain = [h + Poly.const(1) for h in his if h is not None and not _loads(h)]
             loaded = tuple(sorted({h.text() for h in his if h is not None and _loads(h)}))
             cands = [
-                _round_volume(_round_rows(e, an.strides, rounded, name), set(self.unit.defines)) for e in _maxes(plain)
+                round_volume(round_rows(e, an.strides, rounded, name), set(self.unit.defines)) for e in _maxes(plain)
             ]
             if self.per_block:
                 self.out.guesses.append(
@@ -240,8 +259,15 @@ class _Sizer:
                 cands = [problem]
                 self.out.guesses.append((f"args.{name}", "the kernel does not index it: sized like the problem"))
             elif not cands:
-                if loaded not in shared:
-                    arrays = ", ".join(sorted(_loads_of(loaded)))
+                arrays = ", ".join(sorted(_loads_of(loaded)))
+                row = picked_row([h for h in his if h is not None])
+                if loaded not in shared and row is not None:  # table[v * S + j], j < S: v picks one of its rows
+                    shared[loaded] = row * self.name(
+                        f"{name}_rows",
+                        f"{name} is read in rows of {row.text(self.order)} picked by values read from {arrays}: "
+                        "its number of rows is a size of its own",
+                    )
+                elif loaded not in shared:
                     shared[loaded] = self.name(
                         f"n_{name}",
                         f"{name} is indexed only by values read from {arrays}: its length is a size of its own",
@@ -251,7 +277,7 @@ class _Sizer:
                         self.reach[shared[loaded].text()] = max(r for r in reach if r is not None)
                 cands = [shared[loaded]]
             found[name] = cands
-        _unify(found, rounded)
+        unify(found, rounded)
         return found
 
     def index_bounds(self, found: dict[str, list[Poly]]) -> None:
@@ -272,7 +298,7 @@ class _Sizer:
                     highs.setdefault(x, []).append(_high(ext[0], rest, int(coef)) if ok else None)
         for x, den in self.an.scaled.items():  # v * S / D indexes [0, S) for v in [0, D)
             if x in self.an.uses and x not in highs:
-                self.out.index_high[x] = den.text(self.order)
+                self.out.index_high[x] = int(den.value()) if den.is_const() else den.text(self.order)
         for x, hs in highs.items():
             if x not in self.an.uses:
                 continue
@@ -350,7 +376,7 @@ class _Sizer:
         fixed |= {w: WINDOWS[i % len(WINDOWS)] for i, w in enumerate(n for n in params if n in windows)}
         candidates = names - axis_names - an.loop_bounds - set(self.fresh) - self.factors - set(self.unit.defines)
         candidates -= tables
-        layouts = item_strides(self.an, candidates, self.resolve, self.out.no_threads)
+        layouts = whole_rows(item_strides(self.an, candidates, self.resolve, self.out.no_threads))
         pads: dict[str, Fraction] = {}
 
         def at(side: int, ranks: dict[str, int]) -> dict[str, int]:
@@ -359,7 +385,7 @@ class _Sizer:
             }
             chosen.update({n: min(chosen[n], r) for n, r in self.reach.items() if n in chosen})
             for s, (item, per) in layouts.items():
-                pads[s] = padding(item, per, chosen)
+                pads[s] = padding(item, per, chosen, {chosen[t] for t in layouts if t in pads and t != s})
                 chosen[s] = int(item.value(chosen) / per + pads[s])
             return chosen
 
@@ -386,7 +412,7 @@ class _Sizer:
                 )
             )
         ordered = [n for n in ordered if n in names]
-        self.out.sizes = {n: chosen[n] for n in ordered}
+        self.out.sizes = {n: whole(chosen[n], self.out.multiples.get(n, 1)) for n in ordered}
         for n in sorted(modest):
             self.out.guesses.append(
                 (
@@ -413,14 +439,15 @@ class _Sizer:
                 )
             )
         for q, (v, f, rest) in an.quotients.items():
-            self.out.derived[v] = (Poly.var(q) * Poly.var(f) - rest).text(self.order)
-            self.out.guesses.append(
-                (
-                    f"sizes.{f}",
-                    f"{chosen[f]}: {v} is divided by it; above 1, with {v} = {self.out.derived[v]} so that "
-                    f"the size {q} it divides out is exact and large",
+            self.out.derived[v] = (Poly.var(q) * Poly({f: Fraction(1)}) - rest).text(self.order)
+            for x in sorted(set(f)):
+                self.out.guesses.append(
+                    (
+                        f"sizes.{x}",
+                        f"{chosen[x]}: {v} is divided by {'*'.join(f) if len(f) > 1 else 'it'}; above 1, with "
+                        f"{v} = {self.out.derived[v]} so that the size {q} it divides out is exact and large",
+                    )
                 )
-            )
         if any(p.names() and p.names() <= set(self.unit.defines) for p in self.axis.values()):
             self.out.verify_sizes = []  # a size fixed by a #define cannot change: no checks at other sizes
 
@@ -461,6 +488,11 @@ class _Sizer:
         except (ValueError, ZeroDivisionError):
             return False
         return elements <= MAX_ELEMENTS and threads * max(trips, default=1) <= MAX_WORK
+
+
+def whole(v: int, m: int) -> int:
+    """v rounded up to a multiple of m, at least two of them (two whole groups)."""
+    return max(-(-v // m) * m, 2 * m) if m > 1 else v
 
 
 def _type_reach(kernel: Kernel, name: str) -> int | None:
@@ -524,62 +556,6 @@ def _maxes(polys: list[Poly]) -> list[Poly]:
             continue
         out = [q for q in out if not at_least(p, q)] + [p]
     return out
-
-
-def _round_rows(e: Poly, strides: list[Poly], rounded: dict[str, Poly], name: str) -> Poly:
-    """e up to whole rows of a stride the kernel multiplies a thread index by: h*(w + 2) + w + 1
-    becomes (h + 1)*(w + 2); `rounded` notes the stride used."""
-    for s in strides:
-        if s.degree() != 1 or len(s.terms) > 2:
-            continue
-        var = next(iter(n for m in s.terms for n in m))
-        a = s.terms[(var,)]
-        if a != 1 or any(m.count(var) > 1 for m in e.terms):
-            continue
-        b = s.terms.get((), Fraction(0))
-        with_v = Poly({tuple(x for x in m if x != var): c for m, c in e.terms.items() if var in m})
-        without = Poly({m: c for m, c in e.terms.items() if var not in m})
-        if with_v.is_const() or not with_v.terms:
-            continue
-        r = without - with_v * Poly.const(b)  # e == with_v * s + r
-        if r == Poly():
-            rounded[name] = s
-            return e
-        if at_least(Poly(), r) and at_least(s + r, Poly.const(1)):
-            rounded[name] = s
-            return with_v * s
-        if at_least(r, Poly.const(1)) and at_least(s - Poly.const(1), r):
-            rounded[name] = s
-            return (with_v + Poly.const(1)) * s
-    return e
-
-
-def _round_volume(e: Poly, fixed: set[str]) -> Poly:
-    """An extent just short of a product of sizes (nx*ny*nz - R*nx*ny - R*nx - R) as that product;
-    `fixed` names (#defines) count as numbers."""
-
-    def degree(m: Mono) -> int:
-        return sum(1 for v in m if v not in fixed)
-
-    top = max((degree(m) for m in e.terms), default=0)
-    lead = [(m, c) for m, c in e.terms.items() if degree(m) == top]
-    if top < 1 or len(lead) != 1 or lead[0][1] != 1 or any(v in fixed for v in lead[0][0]):
-        return e
-    whole = Poly({lead[0][0]: Fraction(1)})
-    return whole if e != whole and at_least(whole, e) else e
-
-
-def _unify(found: dict[str, list[Poly]], rounded: dict[str, Poly]) -> None:
-    """Arrays laid out in rows of the same stride, with the same leading term, are given the same
-    length (an interior written in a padded grid is as long as the grid)."""
-    names = [n for n in found if n in rounded and len(found[n]) == 1]
-    for a in names:
-        for b in names:
-            ea, eb = found[a][0], found[b][0]
-            if rounded[a] == rounded[b] and ea.leading() == eb.leading():
-                bigger = pmax(ea, eb)
-                if bigger is not None:
-                    found[a] = found[b] = [bigger]
 
 
 def size_arrays(

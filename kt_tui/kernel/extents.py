@@ -9,7 +9,6 @@ and says so."""
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 from . import cuda_ast
 from .bounds import (
@@ -34,13 +33,17 @@ from .bounds import (
     loads,
     names_of,
     neg,
+    per_item,
+    plain_type,
     product,
     same_value,
+    spread,
     strip_parens,
     sum_key,
     sum_terms,
     terms_nodes,
     union,
+    warps_per_block,
 )
 from .cuda_ast import Node, text
 from .extents_expr import Expressions
@@ -53,7 +56,7 @@ class Walker(Expressions):
     def __init__(self, unit: cuda_ast.Unit, fn: cuda_ast.Function) -> None:
         self.unit, self.fn = unit, fn
         self.out = Analysis(uses={p.name: Use() for p in fn.params if p.pointer and p.name})
-        self.ptypes = {p.name: p.type for p in fn.params}
+        self.ptypes = {p.name: plain_type(p.type) for p in fn.params}
         self.scalars = {p.name for p in fn.params if not p.pointer and p.name}
         self.floats = {p.name for p in fn.params if not p.pointer and p.type in ("float", "double", "half", "__half")}
         self.steps = 0
@@ -299,7 +302,7 @@ class Walker(Expressions):
             return
         axis = min(start.axes)
         g = grid(axis)
-        per = self._per_item(start.hi, axis) if start.hi is not None else 1
+        per = per_item(start.hi, axis) if start.hi is not None else 1
         self.out.axes.setdefault(axis, (bound + Poly.const(1)) * Poly.const(per))
         if per > 1:
             self.out.per_item.setdefault(axis, per)
@@ -322,6 +325,8 @@ class Walker(Expressions):
         (a warp per row on 2-D blocks), so many of them a block (ROWS threads on B)."""
         one = Poly.const(1)
         for a in range(3):
+            if a in self.out.axes:  # a tile's transposed write (`blockIdx.y * TILE + threadIdx.x`): no fold
+                continue
             for b in range(3):
                 g = Poly.var(grid(a))
                 if a != b and index == g * Poly.var(block(b)) - one:
@@ -341,13 +346,6 @@ class Walker(Expressions):
                     self.out.block_consts[b] = per
                 return True
         return False
-
-    @staticmethod
-    def _per_item(index: Poly, axis: int) -> int:
-        """Threads per item of an index over the grid: 32 for `(blockIdx * blockDim + threadIdx) / 32`."""
-        threads = Poly.var(grid(axis)) * Poly.var(block(axis))
-        per = index.terms.get(next(iter(threads.terms)), Fraction(0))
-        return int(1 / per) if 0 < per < 1 and (1 / per).denominator == 1 else 1
 
     def _follow(self, update: Node, var: str, start_env: Env, inner: Env) -> None:
         """`l = k++` in a loop's update: l is its start or a value of k (the edge before k, say)."""
@@ -436,7 +434,7 @@ class Walker(Expressions):
         if node is None:
             return False
         if node.type == "binary_expression" and text(node.child_by_field_name("operator")) == "*":
-            factors = {f for _, f, _ in self.out.quotients.values()}
+            factors = {x for _, f, _ in self.out.quotients.values() for x in f}
             sides = [strip_parens(node.child_by_field_name(s)) for s in ("left", "right")]
             scaled = [s is not None and (s.type == "number_literal" or text(s) in factors) for s in sides]
             return scaled.count(True) == 1 and self._coordinate(sides[scaled.index(False)], env)
@@ -489,6 +487,12 @@ class Walker(Expressions):
             ):
                 name = sum_key(var_node)  # a guard on a sum: kept for the same sum in an index
                 env.setdefault(name, self.expr(var_node, env))
+            elif var_node is not None and var_node.type == "subscript_expression" and o in ("<", "<="):
+                array = text(strip_parens(var_node.child_by_field_name("argument")))
+                bound = self.expr(other, env)
+                if array in self.out.uses and bound.hi is not None and not loads(bound.hi) | grid_names(bound.hi):
+                    self.out.ranged.setdefault(array, bound.hi + Poly.const(1 if o == "<=" else 0))  # `d[i] < INF`
+                continue
             elif var_node is None or var_node.type != "identifier" or text(var_node) not in env:
                 continue
             else:
@@ -502,6 +506,9 @@ class Walker(Expressions):
             cur = env[name]
             if o in ("<", "<=") and bound.hi is not None:
                 hi = bound.hi - Poly.const(1) if o == "<" else bound.hi
+                tested = loads(cur.hi) if cur.hi is not None else set()
+                if len(tested) == 1 and cur.hi == Poly.var(min(tested)) and not loads(hi) and not grid_names(hi):
+                    self.out.ranged.setdefault(min(tested)[1:], hi + Poly.const(1))  # `l < nlabels`, l = labels[i]
                 self._axis_bound(cur, hi)
                 if cur.hi is None or grid_names(cur.hi) or loads(cur.hi):
                     new_hi = hi
@@ -521,6 +528,12 @@ class Walker(Expressions):
         blockDim.y of them a block)."""
         if cur.hi is not None and not grid_names(hi) and self._fold(cur.hi, hi):
             return
+        one = Poly.const(1)
+        if cur.hi == Poly.var(grid(0)) * Poly.var(grid(1)) - one and not grid_names(hi):
+            self.out.axes.setdefault(0, hi + one)  # blockIdx.y * gridDim.x + blockIdx.x: items on x's blocks
+            self.out.axes.setdefault(1, one)
+            self.out.block_axes |= {0, 1}
+            return
         if len(cur.axes) != 1 or cur.hi is None or grid_names(hi):
             return
         (axis,) = cur.axes
@@ -529,12 +542,19 @@ class Walker(Expressions):
             return
         start = cur.hi - (Poly.var(g) * Poly.var(block(axis)) - Poly.const(1))  # x = thread + R: R
         shift = cur.lo if not grid_names(start) and cur.lo is not None and cur.lo == start else Poly.const(0)
-        per = self._per_item(cur.hi, axis)
+        warps = warps_per_block(cur.hi, axis, self.unit.defines)
+        if warps:  # blockIdx.x * WARPS + threadIdx.x / 32: WARPS items a block, a warp each
+            self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(32))
+            self.out.per_item.setdefault(axis, 32)
+            self.out.block_consts[axis] = 32 * warps
+            return
+        per = per_item(cur.hi, axis)
         if per > 1:  # (thread) / 32: 32 threads per item (a warp)
             self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(per))
             self.out.per_item.setdefault(axis, per)
             return
-        self.out.axes.setdefault(axis, hi + Poly.const(1) - shift)
+        every = spread(cur.hi, axis, self.unit.defines)
+        self.out.axes.setdefault(axis, (hi + Poly.const(1) - shift) * Poly.const(1 / every))
         if cur.hi == Poly.var(g) - Poly.const(1):
             self.out.block_axes.add(axis)
 

@@ -17,7 +17,9 @@ from .bounds import (
     Val,
     WalkerState,
     add,
+    as_number,
     block,
+    clamp,
     const,
     declared_name,
     div,
@@ -26,10 +28,15 @@ from .bounds import (
     load,
     loads,
     mul,
+    multiple,
     neg,
     nonneg,
     number,
     offset,
+    one_name,
+    plain_type,
+    quotient_bound,
+    quotient_of_numbers,
     strip_parens,
     sum_key,
     sum_terms,
@@ -38,23 +45,6 @@ from .bounds import (
 )
 from .cuda_ast import Node, text
 from .poly import Poly, TooBig, at_least, pmin
-
-
-def _multiple(p: Poly, w: Poly) -> Fraction | None:
-    """k > 0 with p == k * w; None otherwise."""
-    if not w.terms:
-        return None
-    mono, c = next(iter(w.terms.items()))
-    k = p.terms.get(mono, Fraction(0)) / c
-    return k if k > 0 and w * Poly.const(k) == p else None
-
-
-def _one_name(v: Val) -> str:
-    """The name when v is exactly one name (`f`, not `2*f` or `f + 1`), else ""."""
-    if v.hi is None or v.hi != v.lo or len(v.hi.terms) != 1:
-        return ""
-    ((mono, coef),) = v.hi.terms.items()
-    return mono[0] if coef == 1 and len(mono) == 1 else ""
 
 
 class Expressions(WalkerState):
@@ -145,7 +135,11 @@ class Expressions(WalkerState):
 
     def cast(self, n: Node, v: Val) -> Val:
         """`(char *)p + bytes`: a pointer cast to another element type counts its offset in that type."""
-        kind = text(n.child_by_field_name("type"))
+        return self.retyped(text(n.child_by_field_name("type")), v)
+
+    def retyped(self, kind: str, v: Val) -> Val:
+        """v cast to the type `kind` (`(float4 *)p`, `reinterpret_cast<const float4 *>(p)`)."""
+        kind = plain_type(kind)
         if v.base is None or "*" not in kind:
             return v
         to = cuda_ast.type_bytes(kind.split("*")[0], self.unit)
@@ -227,6 +221,9 @@ class Expressions(WalkerState):
                 and {a.split[0], b.split[0]} == {"qw", "r"}
                 and a.split[1:4] == b.split[1:4]
             ):  # (i / w) * w + i % w is i; c * (i / w) * w + i % w = c * i - (c - 1) * (i % w): at most c * i
+                g = as_number(Val(a.split[3], a.split[3]), self.unit.defines).hi  # groups of g: whole groups
+                if axes and g is not None and g.is_const() and g.value() > 1 == g.value().denominator:
+                    self.out.groups.setdefault(min(axes), int(g.value()))
                 c = max(a.split[4], b.split[4])
                 if c == 1:
                     return Val(a.split[1], a.split[2], axes=axes, params=params)
@@ -238,7 +235,7 @@ class Expressions(WalkerState):
         if op == "*":
             for x, y in ((a, b), (b, a)):
                 self._block_const(x, y)
-                scalar = _one_name(y)
+                scalar = one_name(y)
                 if scalar in self.scalars:  # what a scalar argument multiplies (a stride: an index)
                     self.out.scales.setdefault(scalar, set()).update(x.axes or {-1})
                 if (
@@ -256,7 +253,9 @@ class Expressions(WalkerState):
                 if x.split is None or x.split[0] == "r" or y.hi is None or y.hi != y.lo:
                     continue
                 kind, i_lo, i_hi, w, c = x.split
-                k = _multiple(y.hi, w) if kind == "q" else None
+                k = multiple(y.hi, w) if kind == "q" else None
+                if k is None and kind == "q":  # (i / 16) * QK, QK a #define or template value: a number
+                    k = multiple(as_number(y, self.unit.defines).hi or y.hi, w)
                 if k is not None and k.denominator == 1:  # (i / w) * k * w: at most k * i
                     kind = "qw"
                     if i_hi is not None and nonneg(i_lo):
@@ -271,9 +270,11 @@ class Expressions(WalkerState):
             return quotient
         if op == "/" and (rescaled := self._rescaled(a, b)) is not None:
             return Val(Poly.const(0), rescaled, axes=axes, params=params)
+        if op == "/" and (folded := quotient_of_numbers(a, b, self.unit.defines)) is not None:
+            return folded
         if op in ("/", ">>"):
             d = (
-                b
+                as_number(b, self.unit.defines)  # i / TILE, TILE a #define: a number
                 if op == "/"
                 else (
                     const(2 ** int(b.hi.value()))
@@ -284,7 +285,7 @@ class Expressions(WalkerState):
             if op == ">>":
                 self._nonneg(a)
             split = ("q", a.lo, a.hi, b.hi, Fraction(1)) if op == "/" and b.hi is not None and b.hi == b.lo else None
-            return Val(div(a.lo, d.hi, low=True), div(a.hi, d.lo), axes=axes, params=params, split=split)
+            return Val(div(a.lo, d.hi, low=True), quotient_bound(a, d), axes=axes, params=params, split=split)
         if op == "%":
             self._nonneg(a)
             hi = b.hi - Poly.const(1) if b.hi is not None else None
@@ -306,11 +307,11 @@ class Expressions(WalkerState):
         """`w / f` with w and f int arguments (`(n - k) / f`: w plus sizes taken away): a size of its own,
         q, with w = q * f - rest (a whole multiple of f) wherever w is used; named as the local it
         initialises (`int out_w = w / f;`)."""
-        num, f = a.hi, _one_name(b)
-        ints = self.scalars - self.floats
-        if a.axes or b.axes or num is None or num != a.lo or f not in ints:
-            return None
-        if not num.names() <= ints | set(self.unit.defines) or f in num.names():
+        num, ints = a.hi, self.scalars - self.floats
+        f = next(iter(b.hi.terms)) if b.hi is not None and b.hi == b.lo and list(b.hi.terms.values()) == [1] else ()
+        if a.axes or b.axes or num is None or num != a.lo or not f or not set(f) <= ints:
+            return None  # f: the divisor, a product of int arguments (`w / f`, `c / (r * r)`)
+        if not num.names() <= ints | set(self.unit.defines) or set(f) & num.names():
             return None
         picks = [m[0] for m, c in num.terms.items() if len(m) == 1 and c == 1 and m[0] in ints]
         for v in picks:
@@ -327,7 +328,7 @@ class Expressions(WalkerState):
                 parent = parent.parent
             local = declared_name(parent) if parent is not None and parent.type == "init_declarator" else ""
             taken = set(self.ptypes) | set(self.unit.defines) | set(self.out.quotients)
-            q = local if local and local not in taken else f"{v}_per_{f}"
+            q = local if local and local not in taken else f"{v}_per_{'_'.join(f)}"
             if q in taken:
                 return None
             self.out.quotients[q] = (v, f, rest)
@@ -345,12 +346,14 @@ class Expressions(WalkerState):
         scalars = self.scalars | set(self.unit.defines)
         lds = [v for v in mono if v.startswith("$")]
         rest = [v for v in mono if not v.startswith("$")]
-        if len(lds) != 1 or not rest or coef <= 0 or dcoef != 1 or len(dmono) != 1 or dmono[0] not in scalars:
+        if len(lds) != 1 or not rest or coef <= 0 or len(dmono) > 1 or not set(dmono) <= scalars:
+            return None
+        if (dcoef != 1) if dmono else (dcoef <= 1 or dcoef.denominator != 1):  # D a scalar, or a number (256)
             return None
         if any(v not in scalars for v in rest) or a.lo is None or not at_least(a.lo, Poly.const(0)):
             return None
         self.out.scaled.setdefault(lds[0][1:], den)
-        self.out.guard_bounds.update({dmono[0], *rest} & self.scalars)
+        self.out.guard_bounds.update({*dmono, *rest} & self.scalars)
         span = Poly.const(coef)
         for v in rest:
             span = span * Poly.var(v)
@@ -382,19 +385,21 @@ class Expressions(WalkerState):
         return None
 
     def _block_const(self, x: Val, y: Val) -> None:
-        """blockIdx.x * TILE with TILE a #define: the block must be TILE threads wide."""
+        """blockIdx.x * TILE with TILE a #define (or `* (TILE * 2)`: two items a thread): the block must be
+        TILE threads wide."""
         if (
             len(x.axes) == 1
             and x.lo == Poly.const(0)
             and y.hi is not None
             and y.hi == y.lo
             and len(y.hi.terms) == 1
-            and len(y.hi.names()) == 1
+            and len(next(iter(y.hi.terms))) == 1
         ):
             (axis,) = x.axes
             (name,) = y.hi.names()
             value = self.unit.defines.get(name, self.unit.tunable_defaults.get(name.lstrip("%")))
-            if x.hi == Poly.var(grid(axis)) - Poly.const(1) and y.hi == Poly.var(name) and value:
+            per = next(iter(y.hi.terms.values()))  # blockIdx.x * (B * 2): B threads, two items each
+            if x.hi == Poly.var(grid(axis)) - Poly.const(1) and per >= 1 and per.denominator == 1 and value:
                 self.out.block_consts[axis] = value
 
     def _nonneg(self, v: Val) -> None:
@@ -544,16 +549,13 @@ class Expressions(WalkerState):
                 self.access(ptr, const(0), write=True, plain=name not in ACCUMULATING, atomic=True)
             return Val(params=frozenset().union(*(v.params for v in rest))) if rest else UNKNOWN
         vals = [self.expr(a, env) for a in arg_nodes]
+        cast = n.child_by_field_name("function")
+        if name in ("reinterpret_cast", "static_cast", "const_cast") and len(vals) == 1 and cast is not None:
+            return self.retyped(text(cast).split("<", 1)[-1].rsplit(">", 1)[0], vals[0])  # as `(float4 *)p`
         if name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu") and vals and vals[0].base:
             return self.access(vals[0], const(0))
-        if name in ("min", "umin", "fminf", "fmin") and len(vals) == 2:
-            a, b = vals
-            his = [v.hi for v in (a, b) if v.hi is not None]
-            hi = (pmin(*his) or his[0]) if len(his) == 2 else (his[0] if his else None)
-            lo = pmin(a.lo, b.lo) if a.lo is not None and b.lo is not None else None
-            return Val(lo, hi, axes=a.axes | b.axes, params=a.params | b.params)
-        if name in ("max", "umax", "fmaxf", "fmax") and len(vals) == 2:
-            return union(vals)
+        if name in ("min", "umin", "fminf", "fmin", "max", "umax", "fmaxf", "fmax") and len(vals) == 2:
+            return clamp(vals[0], vals[1], upper=name.endswith(("min", "minf")))
         fn = self.unit.devices.get(name)
         if fn is not None and self.calls < MAX_CALLS:
             return self.inline(fn, vals)

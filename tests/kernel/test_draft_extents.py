@@ -214,7 +214,8 @@ def test_histogram_values_go_through_modulo_so_they_are_not_negative():
 
 def test_reduction_reads_two_elements_per_thread_within_n():
     spec = _draft(REDUCE)
-    assert spec.problem_size == ["n"] and spec.args[0].size == "n"
+    # blockIdx.x * (blockDim.x * 2) + threadIdx.x: each thread reads two elements, so n / 2 threads
+    assert spec.problem_size == ["ceil(n / 2)"] and spec.args[0].size == "n"
     partial = spec.args[1]
     assert partial.output and int(evaluate(partial.size, spec.sizes)) >= spec.sizes["n"] // 256
 
