@@ -503,13 +503,14 @@ def main(argv: list[str]) -> int:
     each, then judged here (state.json): a big session's arrays never cross to the app's process.
     Then the mutants (gpu/mutants.py), unless the original is blamed; a child started again after a
     mutant hung or crashed finds state.json and goes on with the mutants left."""
+    up = time.monotonic()
     mark("check child: up")
     from .worker.outputs import run_arrays  # in this child process only: it loads kernel_tuner
 
     allow_user_code()
 
     mark("check child: imports done")
-    job = json.loads(Path(argv[0]).read_text())
+    job = json.loads(Path(argv[0]).read_text()) | {"child_up": up}
     spec = spec_from_plain(job["spec"])
     out = Path(argv[1])
     with mutation.compiled_ahead(spec, job, out) as ahead:  # every kernel it runs, compiled from the start

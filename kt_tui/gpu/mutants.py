@@ -15,7 +15,9 @@ per mutant as it goes (mutants.jsonl) and says which one it runs, and for how lo
 that hangs is stopped after HANG_FACTOR times the original's own run at that size (at least
 HANG_FLOOR_S, at most HANG_S), one that takes the child down is recorded as killed by it, and a new
 child goes on with the rest, within the deadlines the first child set (deadlines.json): a child
-started again gets no fresh budget."""
+started again gets no fresh budget, only its own start-up and runs of the original on top (a budget
+is seconds of mutants' runs: without that, a kernel whose mutants crash spent it on restarts and left
+two thirds of its mutants unrun, on an H100 in session 10)."""
 
 from __future__ import annotations
 
@@ -199,6 +201,11 @@ def child_runs(
     took: dict[tuple[str, str], float] = {}  # the original's run, in seconds
     cases_by_label = {c["label"]: c for c in job.get("cases") or []}
 
+    def over(deadline: float) -> bool:
+        """Past a phase's deadline, not counting this child's runs of the original (its inputs made
+        with them): a budget is for the mutants' runs, which a child started again must not lose."""
+        return time.monotonic() > deadline + sum(took.values())
+
     def expected(label: str, s: Spec, params: dict) -> dict | None:
         key = (label, repr(sorted(params.items())))
         if key not in refs:
@@ -245,13 +252,13 @@ def child_runs(
 
     path = out / RECORDS
     recorded = {(r["id"], r.get("case")) for r in read_jsonl(path)}
-    deadline = phase_deadline(out, "mutants", float(job.get("budget_s", BUDGET_S)))
+    deadline = phase_deadline(out, "mutants", float(job.get("budget_s", BUDGET_S)), started=job.get("child_up"))
     alive = [m for m in job.get("mutants") or [] if (m["id"], None) not in recorded]
     for k, (label, s) in enumerate(base):
         following = base[k + 1][1] if k + 1 < len(base) else None
         passed = []
         for m in alive:
-            if time.monotonic() > deadline:
+            if over(deadline):
                 break
             if k == 0 and m.get("equivalent"):  # by construction (kernel/mutant.py): never run
                 append(
@@ -269,7 +276,7 @@ def child_runs(
             if following is not None:
                 compile_at(following, m["source"])
         alive = passed
-    if time.monotonic() <= deadline:  # else those left were not run at every size
+    if not over(deadline):  # else those left were not run at every size
         for m in alive:
             append(path, {"id": m["id"], "case": None, "killed": False, "how": "", "at": ""})
     mark("check child: mutants done")
@@ -281,10 +288,10 @@ def child_runs(
         for _, s in base:  # every kernel they may run, compiled at once
             for source in [job["source"], *(m["source"] for m in survivors)]:
                 compile_at(s, source, geometry)
-        moved = phase_deadline(out, "geometry", GEOMETRY_S, after=deadline)
+        moved = phase_deadline(out, "geometry", GEOMETRY_S, after=deadline, started=job.get("child_up"))
         for size, s in base:
             for m in survivors:
-                if (m["id"], label) not in recorded and time.monotonic() <= moved:
+                if (m["id"], label) not in recorded and not over(moved):
                     killed, how = judged(m, size, s, label, geometry)
                     if killed:
                         append(
@@ -302,12 +309,14 @@ def child_runs(
             compile_at(case_spec(spec, case), source)
     cases_path = out / CASES
     tried = {c["label"]: c for c in read_jsonl(cases_path)}
-    deadline = phase_deadline(out, "stronger", float(job.get("strengthen_s", STRENGTHEN_S)), after=deadline)
+    deadline = phase_deadline(
+        out, "stronger", float(job.get("strengthen_s", STRENGTHEN_S)), after=deadline, started=job.get("child_up")
+    )
     for case in job.get("cases") or []:
         label = case["label"]
         s = case_spec(spec, case)
         if label not in tried:
-            if time.monotonic() > deadline:
+            if over(deadline):
                 break
             before = {a.name: v.copy() for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
             outs = expected(label, s, baseline)  # the original's run on these inputs (a failure: the parent says so)
@@ -317,7 +326,7 @@ def child_runs(
         if not tried[label]["ok"]:
             continue
         for m in survivors:
-            if (m["id"], label) in recorded or time.monotonic() > deadline:
+            if (m["id"], label) in recorded or over(deadline):
                 continue
             killed, how = judged(m, label, s, label)
             append(path, {"id": m["id"], "case": label, "killed": killed, "how": how, "at": label})
@@ -329,17 +338,22 @@ def hang_limit(original_s: float) -> float:
     return min(HANG_S, max(HANG_FLOOR_S, HANG_FACTOR * original_s))
 
 
-def phase_deadline(out: Path, phase: str, seconds: float, after: float | None = None) -> float:
+def phase_deadline(
+    out: Path, phase: str, seconds: float, after: float | None = None, started: float | None = None
+) -> float:
     """A phase's deadline (on time.monotonic()): `seconds` from now, or from `after` where that is
     later, set by the first child that reaches the phase and kept in out/deadlines.json, so that a
-    child started again after a mutant hung or crashed goes on within it."""
+    child started again after a mutant hung or crashed goes on within it. `started`: when this child
+    started (time.monotonic()); a child started again gets its own start-up on top (python, kernel_tuner,
+    a CUDA context: the budget is for mutants' runs)."""
     path = out / DEADLINES
     known = json.loads(path.read_text()) if path.exists() else {}
     now, wall = time.monotonic(), time.time()
     if phase not in known:
         known[phase] = wall + max(after if after is not None else now, now) - now + seconds
         path.write_text(json.dumps(known))
-    return now + float(known[phase]) - wall
+        return now + float(known[phase]) - wall
+    return now + float(known[phase]) - wall + (max(0.0, now - started) if started is not None else 0.0)
 
 
 def geometry_label(params: dict[str, Any], baseline: dict[str, Any]) -> str:

@@ -74,6 +74,27 @@ def test_a_child_started_again_goes_on_within_the_first_childs_budget(tmp_path):
     assert score["not_run"] == ["`2` -> `3`", "`*` -> `+`"]
 
 
+def test_a_child_started_again_is_not_charged_its_start_up_nor_its_runs_of_the_original(tmp_path):
+    job = {"token": "t", "source": SOURCE, "mutants": MUTANTS, "budget_s": 60, "sizes": [], "cases": []}
+    with pytest.raises(mutation.Killed):
+        mutation.child_runs(SPEC, job, tmp_path, run_with([]), lambda line: None)
+    # 0.5 s of the budget left when the next child started: its 20 s of python, kernel_tuner and a CUDA
+    # context, and its run of the original (made slow here), are its own, not the mutants'
+    (tmp_path / mutation.DEADLINES).write_text(json.dumps({"mutants": time.time() + 0.5}))
+    ran: list[str] = []
+    slow = run_with(ran)
+
+    def run(s, source, params):
+        if source == SOURCE:
+            time.sleep(0.6)
+        return slow(s, source, params)
+
+    mutation.child_runs(SPEC, dict(job, child_up=time.monotonic() - 20), tmp_path, run, lambda line: None)
+    assert THRICE in ran and PLUS in ran
+    score = mutation.score(MUTANTS, mutation.read_jsonl(tmp_path / mutation.RECORDS), [], {})
+    assert score["not_run"] == [] and score["killed"] == 3
+
+
 def test_a_mutants_run_is_held_to_the_originals_time_when_its_kernel_is_compiled(tmp_path):
     job = {"token": "t", "source": SOURCE, "mutants": MUTANTS[1:], "budget_s": 60, "sizes": [], "cases": []}
     said: list[str] = []
