@@ -64,7 +64,7 @@ def _accept_engine(best_ms, new_ms):
         options={"threshold": 0.02},
         choice=SimpleNamespace(simulated=False),
         sid="s",
-        data=SimpleNamespace(session=lambda: {}, profiles=lambda: [], gate=lambda key: None),
+        data=SimpleNamespace(session=lambda: {}, profiles=lambda: [], gate=lambda key: None, version=lambda vid: None),
         version=lambda vid: (vid, _SPEC),  # the gate says the distance to the limit from the spec's work
         current_best=lambda: "v1",
         best_of=lambda vid: None,

@@ -19,7 +19,9 @@ def test_a_16_bit_mask_on_an_index_gets_a_case_whose_indexed_size_exceeds_65536(
     source = (CORPUS / "spmv_csr.cu").read_text()
     assert any("`col_idx[jj]` -> `(col_idx[jj] & 0xffff)`" in m.what for m in mutants(source, spec.kernel))
     case = next(c for c in candidates(spec) if "above 16 bits" in c["label"])
-    assert case["label"] == "cols=131073: `col_idx` above 16 bits" and case["sizes"] == {"cols": 131073}
+    # the sizes at least as large as cols (rows, nnz) are raised with it: kernel/strengthen.py widened
+    assert case["label"] == "rows=136073, cols=131073, nnz=276073: `col_idx` above 16 bits"
+    assert case["sizes"] == {"rows": 136073, "cols": 131073, "nnz": 276073}
     wide = case_spec(spec, case)
     col_idx = make_arg(next(a for a in wide.args if a.name == "col_idx"), wide.sizes)
     x = make_arg(next(a for a in wide.args if a.name == "x"), wide.sizes)
