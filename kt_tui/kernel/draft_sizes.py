@@ -66,6 +66,7 @@ class _Sizer:
         self.fresh: dict[str, str] = {}  # new size names: why each was made
         self.order: dict[str, int] = {}
         self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
+        self.block_counts: set[str] = set()  # the sizes that count the blocks of a block-per-item axis
         self.reach: dict[str, int] = {}  # a size indexed by values of narrow int arrays: how far they reach
         self.factors = {x for _, f, _ in an.quotients.values() for x in f}
         self.ints |= set(an.quotients)
@@ -102,6 +103,7 @@ class _Sizer:
             elif self._block_alone(a):
                 self.out.no_threads.add(a)
                 self.axis[a] = self._item_count(a)
+                self.block_counts |= self.axis[a].names()
             else:
                 label = "n" if rank == 1 else "n" + extents.AXES[a]
                 self.axis[a] = self.name(
@@ -377,6 +379,20 @@ class _Sizer:
         candidates = names - axis_names - an.loop_bounds - set(self.fresh) - self.factors - set(self.unit.defines)
         candidates -= tables
         layouts = whole_rows(item_strides(self.an, candidates, self.resolve, self.out.no_threads))
+        for st, (item, per) in list(layouts.items()):  # `(r * C + c) * len`, c = blockIdx.x: C counts the blocks
+            if per == 1 and len(item.terms) == 1 and item.names() <= self.block_counts and item.degree() == 1:
+                del layouts[st]
+                self.out.derived[st] = item.text(self.order)
+                names.discard(st)
+                for cands in found.values():
+                    cands[:] = [c.substitute(st, item) for c in cands]
+                self.out.guesses.append(
+                    (
+                        f"args.{st}",
+                        f"{st} = {self.out.derived[st]}: it counts the items the blocks take one each (the layout "
+                        "it steps over holds one per block); set the count you use",
+                    )
+                )
         pads: dict[str, Fraction] = {}
 
         def at(side: int, ranks: dict[str, int]) -> dict[str, int]:

@@ -53,8 +53,8 @@ def test_a_draft_is_loadable_and_a_stride_counts_items_of_its_unit():
     d = _draft(GROUP_SUMS)  # parse_spec refuses arrays past what a GPU holds
     sizes = d.spec.sizes
     items = evaluate(d.spec.problem_size[0], sizes)
-    # `(r * groups + g) * len`: groups counts items of len values, so it is at least the blocks, not len times more
-    assert items <= _scalar(d, "groups") < items + 64
+    # `(r * groups + g) * len`, g the block: groups counts the blocks' items of len values (not len times more)
+    assert _scalar(d, "groups") == items
     total = sum(evaluate(a.size, {**sizes, "groups": _scalar(d, "groups")}) for a in d.spec.args if a.is_array)
     assert total <= 1 << 28
 
