@@ -2,18 +2,9 @@
 a draft its own loader reads, a stride at least the row it holds, narrow and unsigned arrays over
 their type's range, index arrays drawn over the rows they pick, and a tolerance for float atomics."""
 
-from kt_tui.kernel.draft import draft
 from kt_tui.kernel.expr import evaluate
-from kt_tui.kernel.source import find_kernels
-from kt_tui.kernel.spec import check_spec, dump_spec, parse_spec
 
-
-def _draft(src: str):
-    kernel = find_kernels(src)[0]
-    d = draft(kernel, src)
-    check_spec(d.spec, kernel)
-    assert parse_spec(dump_spec(d.spec), kernel).to_dict() == d.spec.to_dict()
-    return d
+from .test_draft_shapes import _draft  # checked and read back as the user's kt-tui reads it
 
 
 def _arg(d, name: str):
