@@ -102,6 +102,7 @@ class Use:
     compared: bool = False  # its values are compared with small constants or tested as true/false
     nonneg: bool = False  # its values go through `%` or a shift into an index
     atomic: bool = False  # written by an atomic
+    summed: bool = False  # added to by an atomicAdd or atomicSub (in the order blocks run)
     compound: bool = False  # written by `+=` and the like, or `++`
 
 

@@ -39,7 +39,11 @@ EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: f
 EPSILON_WHY = (
     "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
 )
-BYTE_RANGE = {"uint8": (0, 255), "int8": (-128, 127)}  # bytes nothing bounds: over the type's range
+# 8- and 16-bit integers nothing bounds (bytes, pixels, voxels): over the type's range
+NARROW_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "int16": (-32768, 32767)}
+# an output summed by float atomics: rounding in another order, for addends up to the draft's 100 in
+# size, a few hundred of them an element (float32 eps 1.2e-7 * 100 * 256 ~ 3e-3, then room)
+SUMMED_ATOL = {"float32": 0.1, "float16": 10.0}
 WEIGHTS = 100  # the bound of edge weights added to a distance: small beside a sentinel, many values
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
 
@@ -370,6 +374,15 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
                 init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
+            if use.summed and dtype in SUMMED_ATOL:
+                arg.atol = SUMMED_ATOL[dtype]
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        f"atol = {arg.atol}: float atomicAdd sums in the order the blocks run, so each element "
+                        "may differ by its addends' rounding from run to run (not a wrong kernel)",
+                    )
+                )
             if p.name in an.loop_loads and not out and dtype.startswith(("int", "uint")):
                 top = _representable(dtype, sizing.index_high.get(p.name, ROW_SPAN), sizing.sizes, guesses, p.name)
                 rows[p.name] = (top, len(guesses))  # row offsets, when they delimit rows (_offsets_for_rows)
@@ -432,17 +445,19 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "values in [0, 1): converted to an integer, they index an array (a bin), so none is negative",
                     )
                 )
-            if dtype in BYTE_RANGE and arg.init == "random" and arg.high is None:  # a low of 0: not negative
-                low, arg.high = BYTE_RANGE[dtype]
+            if dtype in NARROW_RANGE and arg.init == "random" and arg.high is None:  # a low of 0: not negative
+                low, arg.high = NARROW_RANGE[dtype]
                 arg.low = low if arg.low is None else max(low, 0)
                 guesses.append(
                     (
                         f"args.{p.name}",
-                        f"bytes from {arg.low} to {arg.high - 1} (the spec's high is a value of the type, so its top "
-                        "is left out): high bits set, so a kernel that reads them with the wrong sign or masks "
-                        "them off fails",
+                        f"{dtype} values from {arg.low} to {arg.high - 1} (the spec's high is a value of the type, "
+                        "so its top is left out): high bits set, so a kernel that reads them with the wrong sign "
+                        "or masks them off fails",
                     )
                 )
+            elif dtype.startswith("uint") and arg.init == "random" and arg.low is None:
+                arg.low = 0  # an unsigned type holds no negative value
             args.append(arg)
         elif p.name in sizing.sizes:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=p.name))

@@ -111,16 +111,38 @@ def _item(
             coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
             rest = h - coef * Poly.var(s)
             rest = Poly({m: c for m, c in rest.terms.items() if not set(m) & (without or set())})
-            if coef.is_const() or any(v.startswith("$") for v in rest.names()) or rest.is_const():
+            if any(v.startswith("$") for v in rest.names()) and not any(v.startswith("$") for v in coef.names()):
+                continue  # `x[row * Vp + targets[row]]`: a loaded value picks within the item, the others span it
+            if coef.is_const() or rest.is_const():
                 return None
             if not at_least(Poly({m: c for m, c in rest.terms.items() if m}), Poly()):  # `(z * ny + y) * pitch`:
                 return None  # y < ny and ny is the number of rows, what it multiplies spans no item
+            span = rest + Poly.const(1)
+            unit = _unit(coef, span)  # `(n * C + c) * HW + p`: C counts items of HW elements, C >= the c's
+            if unit is not None:
+                coef, span = coef.divide(unit) or coef, span.divide(unit) or span
             per.add(next(iter(coef.leading().terms.values())))
-            spans.append(rest + Poly.const(1))
+            spans.append(span)
     widest = [p for p in spans if all(at_least(p, q) for q in spans)]
     if not widest or not per or (c := min(per)) <= 0:
         return None
     return widest[0], c
+
+
+def _unit(coef: Poly, span: Poly) -> Poly | None:
+    """The sizes every term of a stride's coefficient and of its item's span has as factors (a stride
+    that counts items of HW elements, not elements); None where there is none."""
+    common: list[str] | None = None
+    for m in list(coef.terms) + list(span.terms):
+        left, kept = list(m), []
+        for v in common if common is not None else m:
+            if v in left:
+                left.remove(v)
+                kept.append(v)
+        common = kept
+    if not common or any(v.startswith("$") for v in common):
+        return None
+    return Poly({tuple(common): Fraction(1)})
 
 
 def padding(item: Poly, per: Fraction, at: dict[str, int], taken: set[int]) -> Fraction:
@@ -142,14 +164,16 @@ def padding(item: Poly, per: Fraction, at: dict[str, int], taken: set[int]) -> F
 
 def picked_row(his: list[Poly]) -> Poly | None:
     """S where every index is v * S + j with v loaded and 0 <= j < S (a row of S elements that v
-    picks: an embedding, a gathered row); None otherwise."""
+    picks: an embedding, a gathered row, `(v * nchan + chan) * 4`); None otherwise."""
     rows: set[Poly] = set()
     for h in his:
         picks = [(m, c) for m, c in h.terms.items() if any(v.startswith("$") for v in m)]
-        if len(picks) != 1 or picks[0][1] != 1 or sum(v.startswith("$") for v in picks[0][0]) != 1:
+        if len(picks) != 1 or picks[0][1] < 1 or picks[0][1].denominator != 1:
             return None
-        row = Poly({tuple(v for v in picks[0][0] if not v.startswith("$")): Fraction(1)})
-        rest = h - Poly({picks[0][0]: Fraction(1)})
+        if sum(v.startswith("$") for v in picks[0][0]) != 1:
+            return None
+        row = Poly({tuple(v for v in picks[0][0] if not v.startswith("$")): picks[0][1]})
+        rest = h - Poly({picks[0][0]: picks[0][1]})
         if row.is_const() or not at_least(rest, Poly()) or not at_least(row - Poly.const(1), rest):
             return None
         rows.add(row)

@@ -66,6 +66,7 @@ class _Sizer:
         self.fresh: dict[str, str] = {}  # new size names: why each was made
         self.order: dict[str, int] = {}
         self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
+        self.block_counts: set[str] = set()  # the sizes that count the blocks of a block-per-item axis
         self.reach: dict[str, int] = {}  # a size indexed by values of narrow int arrays: how far they reach
         self.factors = {x for _, f, _ in an.quotients.values() for x in f}
         self.ints |= set(an.quotients)
@@ -102,6 +103,7 @@ class _Sizer:
             elif self._block_alone(a):
                 self.out.no_threads.add(a)
                 self.axis[a] = self._item_count(a)
+                self.block_counts |= self.axis[a].names()
             else:
                 label = "n" if rank == 1 else "n" + extents.AXES[a]
                 self.axis[a] = self.name(
@@ -377,6 +379,20 @@ class _Sizer:
         candidates = names - axis_names - an.loop_bounds - set(self.fresh) - self.factors - set(self.unit.defines)
         candidates -= tables
         layouts = whole_rows(item_strides(self.an, candidates, self.resolve, self.out.no_threads))
+        for st, (item, per) in list(layouts.items()):  # `(r * C + c) * len`, c = blockIdx.x: C counts the blocks
+            if per == 1 and len(item.terms) == 1 and item.names() <= self.block_counts and item.degree() == 1:
+                del layouts[st]
+                self.out.derived[st] = item.text(self.order)
+                names.discard(st)
+                for cands in found.values():
+                    cands[:] = [c.substitute(st, item) for c in cands]
+                self.out.guesses.append(
+                    (
+                        f"args.{st}",
+                        f"{st} = {self.out.derived[st]}: it counts the items the blocks take one each (the layout "
+                        "it steps over holds one per block); set the count you use",
+                    )
+                )
         pads: dict[str, Fraction] = {}
 
         def at(side: int, ranks: dict[str, int]) -> dict[str, int]:
@@ -390,7 +406,17 @@ class _Sizer:
             return chosen
 
         sides = SIDES.get(rank, SIDES[3])  # the first side where equal sizes fit; then apart, no larger
-        side = next((s for s in sides if self._fits(found, at(s, {}))), sides[-1])
+        # past the rank's smallest side, halved until the arrays fit (a draft is always loadable)
+        smaller = [sides[-1] >> k for k in range(1, sides[-1].bit_length() - 1)]
+        side = next((s for s in (*sides, *smaller) if self._fits(found, at(s, {}))), smaller[-1])
+        if side < sides[-1]:
+            self.out.guesses.append(
+                (
+                    "",
+                    f"sizes scaled down to a side of {side}: at {sides[-1]} the arrays would hold more than "
+                    f"{MAX_ELEMENTS} elements or the threads do more than {MAX_WORK} steps; set the sizes you use",
+                )
+            )
         chosen = at(side, rank_in)
         strides: dict[str, Poly] = {}  # each stride over [sizes]: an outer item spans inner strides
         for s, (item, per) in layouts.items():
@@ -522,27 +548,34 @@ def _high(ext: Poly, rest: Poly, coef: int) -> High:
 
 
 def _row_high(ext: Poly, h: Poly | None, v: str) -> High | None:
-    """The exclusive bound of v where h = v * S + rest < ext, S a product of sizes that divides
-    ext - rest - 1 exactly (rows of S elements): (ext - rest - 1) / S + 1; None otherwise."""
+    """The exclusive bound of v where h = v * S + rest < ext, S a whole number times a product of
+    sizes (rows of S elements, `(v * nchan + chan) * 4`): with ext - rest - 1 = Q * S + L, Q whole
+    and 0 <= L < S, it is Q + 1; None otherwise."""
     if h is None:
         return None
     rows = [(m, c) for m, c in h.terms.items() if v in m]
-    if len(rows) != 1 or rows[0][1] != 1 or list(rows[0][0]).count(v) != 1:
+    if len(rows) != 1 or rows[0][1] < 1 or rows[0][1].denominator != 1 or list(rows[0][0]).count(v) != 1:
         return None
     stride = [n for n in rows[0][0] if n != v]
-    rest = h - Poly({rows[0][0]: Fraction(1)})
+    row = Poly({tuple(stride): rows[0][1]})
+    rest = h - row * Poly.var(v)
     if not stride or _loads(rest) or any(n.startswith("$") for n in stride):
         return None
     top = ext - rest - Poly.const(1)
     quotient: dict[tuple[str, ...], Fraction] = {}
+    left_over = Poly()
     for m, c in top.terms.items():
         left = list(m)
+        if any(left.count(n) < stride.count(n) for n in stride):
+            left_over = left_over + Poly({m: c})
+            continue
         for n in stride:
-            if n not in left:
-                return None
             left.remove(n)
-        quotient[tuple(left)] = c
+        quotient[tuple(left)] = c / rows[0][1]
     high = Poly(quotient) + Poly.const(1)
+    whole = all(c.denominator == 1 for c in quotient.values())
+    if not whole or not at_least(left_over, Poly()) or not at_least(row - Poly.const(1), left_over):
+        return None
     if not at_least(high, Poly.const(1)):
         return None
     return high, lambda order: high.text(order) if not high.is_const() else int(high.value())

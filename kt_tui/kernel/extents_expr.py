@@ -547,6 +547,8 @@ class Expressions(WalkerState):
             rest = [self.expr(a, env) for a in arg_nodes[1:]]
             if ptr.base:
                 self.access(ptr, const(0), write=True, plain=name not in ACCUMULATING, atomic=True)
+                if (use := self.out.uses.get(ptr.base)) is not None:
+                    use.summed |= name.startswith(("atomicAdd", "atomicSub"))
             return Val(params=frozenset().union(*(v.params for v in rest))) if rest else UNKNOWN
         vals = [self.expr(a, env) for a in arg_nodes]
         cast = n.child_by_field_name("function")
