@@ -19,6 +19,9 @@ They are explained and not counted; anything an input could kill is left to the 
 - after a whole xor butterfly every lane holds the same value, bit for bit (each step adds the same
   two values in both lanes): the write guarded by `lane == 0` is the same from lane 1, where the
   statement reads nothing else that differs between the two lanes.
+
+None of these holds for an `if` with an `else` (it runs at the tie in one and not the other), a tie
+between an integer and a float, a butterfly that stops before 1, or a guard on anything but the lane.
 """
 
 from __future__ import annotations
@@ -139,10 +142,10 @@ def comparison(toks: list[Token], i: int) -> str:
     if open_ < 0 or _strip(_text(toks, open_ + 1, close)) != f"{a}{toks[i].text}{b}":
         return _in_conjunction(toks, i, a, b)
     first, last = _statement(toks, close)
-    if first < 0 or last < 0:
+    if first < 0 or last < 0 or _else_after(toks, close):  # an else runs at the tie in one and not the other
         return ""
     body = _text(toks, first, last)
-    if body in (f"{a}={b}", f"{b}={a}"):
+    if body in (f"{a}={b}", f"{b}={a}") and _same_type(toks, a, b):
         return f"`{body}` under `{a} {toks[i].text} {b}`: at the tie it assigns the value already there"
     if b in _ZERO and (body.endswith(f",{a})") and body.startswith("atomicAdd(") or body.endswith(f"+={a}")):
         return f"`{body}` under `{a} {toks[i].text} {b}`: at the tie it adds 0"
@@ -175,12 +178,59 @@ def _in_conjunction(toks: list[Token], i: int, a: str, b: str) -> str:
             return f"`{a} == {b}` cannot hold beside the other terms of `{_chain(terms)}`: the tie never passes"
     ties = [(a, b), *((x, y) for x, op, y in others if op == "==")]
     writes = _assignments(toks, if_close)
-    if not writes:
+    if not writes or _else_after(toks, if_close) or not all(_same_type(toks, x, y) for x, y in ties):
         return ""
     same = _Classes(ties + _loads(toks, if_open))
     if all(same.equal(left, right) for left, right in writes):
         said = "; ".join(f"{left} = {right}" for left, right in writes)
         return f"at the tie (`{' && '.join(f'{x} == {y}' for x, y in ties)}`) `{said}` writes the values already there"
+    return ""
+
+
+def _else_after(toks: list[Token], close: int) -> bool:
+    """Whether the statement after the `if (...)` ending at `close` has an `else`."""
+    start = close + 1
+    if start >= len(toks):
+        return False
+    end = _close(toks, start) if toks[start].text == "{" else _right(toks, start - 1, {";"})
+    return 0 <= end < len(toks) - 1 and toks[end + 1].text == "else"
+
+
+_INTEGER = {"int", "unsigned", "short", "char", "long", "size_t", "bool"} | {
+    f"{u}int{n}_t" for u in ("", "u") for n in (8, 16, 32, 64)
+}
+
+
+def _same_type(toks: list[Token], a: str, b: str) -> bool:
+    """Whether a and b (names or elements `p[i]`) are declared of one type, or both of integer types:
+    a tie between an int and a float (`m = 16777217`, `f = 16777216.0f`) is no equality of values."""
+    x, y = _declared(toks, a), _declared(toks, b)
+    return bool(x and y) and (x == y or {x, y} <= _INTEGER)
+
+
+def _declared(toks: list[Token], side: str) -> str:
+    """The last word of the type `side` (a name, or an element `p[...]` of a pointer) is declared with,
+    or "" where no declaration is found."""
+    m = re.fullmatch(r"(\w+)(\[.+\])?", side)
+    if not m:
+        return ""
+    name, element = m.group(1), bool(m.group(2))
+    for k in range(1, len(toks) - 1):
+        if toks[k].text != name or toks[k + 1].text not in ("=", ";", ",", ")", "["):
+            continue
+        j = k - 1
+        if element:
+            if toks[j].text != "*":
+                continue
+            j -= 1
+        if toks[j].kind == "ident" and toks[j].text not in ("return", "else", "do", "case", "goto"):
+            return toks[j].text
+        if toks[j].text == "," and not element:
+            start = next((s for s in range(j, -1, -1) if toks[s].text in (";", "{", "}", "(")), -1)
+            if start >= 0 and toks[start].text != "(":  # a list of locals, not of parameters
+                first = next((s for s in range(start + 1, j) if toks[s + 1].text in ("=", ",", ";")), -1)
+                return toks[first - 1].text if first > start + 1 and toks[first - 1].kind == "ident" else ""
+        return ""
     return ""
 
 
@@ -358,8 +408,7 @@ def butterfly_start(toks: list[Token], i: int, new: str) -> str:
     if open_ < 1 or toks[open_ - 1].text != "for":
         return ""
     close = _close(toks, open_)
-    step = [t.text for t in toks[close - 3 : close]]
-    if step[0] != var or (step[1], step[2]) not in _HALVING:
+    if not _whole(_text(toks, open_ + 1, close), var):  # down to 1: a butterfly stopped at 2 sums half the lanes
         return ""
     first, last = _statement(toks, close)
     body = _text(toks, first, last) if first >= 0 else ""
@@ -375,6 +424,13 @@ def butterfly_start(toks: list[Token], i: int, new: str) -> str:
             "is the same whatever the order it is met in"
         )
     return ""
+
+
+def _whole(head: str, var: str) -> bool:
+    """Whether a `for` head (no spaces) runs `var` over 16, 8, 4, 2, 1: a whole butterfly of the warp."""
+    starts = head.startswith((f"int{var}=16;", f"unsignedint{var}=16;", f"{var}=16;"))
+    down_to_1 = f";{var}>0;" in head or f";{var}>=1;" in head
+    return starts and down_to_1 and head.endswith((f"{var}>>=1", f"{var}/=2"))
 
 
 def _best_of(toks: list[Token], close: int, offset: str) -> set[str]:
@@ -435,6 +491,8 @@ def lane_guard(toks: list[Token], i: int, new: str) -> str:
     if open_ < 0 or close != i + 1:
         return ""
     lane = _text(toks, open_ + 1, i - 1)
+    if not _is_lane(toks, lane, open_):  # `warp == 1` picks another warp's value, or none
+        return ""
     reduced = _butterflies(toks, open_)
     first, last = _statement(toks, close)
     if not reduced or first < 0:
@@ -458,27 +516,49 @@ def _butterflies(toks: list[Token], before: int) -> set[str]:
         head = _text(toks, k + 2, close)
         first, last = _statement(toks, close)
         for var in {toks[j].text for j in range(k + 2, close) if toks[j].kind == "ident"}:
-            starts = head.startswith((f"int{var}=16;", f"unsignedint{var}=16;", f"{var}=16;"))
-            if starts and f";{var}>0;" in head and head.endswith(("".join((var, ">>=1")), f"{var}/=2")):
+            if _whole(head, var):
                 if first >= 0 and (v := _xor_of(_text(toks, first, last), var)):
                     out.add(v)
                 out |= _best_of(toks, close, var)
     return out
 
 
-def _lane_dependent(toks: list[Token], name: str, lane: str, before: int) -> bool:
-    """Whether a name may differ between lanes 0 and 1 of a warp: the lane itself, threadIdx.x, or a
-    local defined from them other than through `>> 5`, `/ 32` or `/ warpSize` (a warp's index)."""
-    if name in (lane, "threadIdx", "lane"):
-        return True
+def _definitions(toks: list[Token], name: str, before: int) -> list[str]:
+    """The texts a local is set to (`name = ...;`) before token `before`."""
+    out = []
     for k in range(before):
         if toks[k].text == name and k + 1 < len(toks) and toks[k + 1].text == "=":
             end = next((j for j in range(k, len(toks)) if toks[j].text == ";"), len(toks))
-            text = _text(toks, k + 2, end)
-            if ("threadIdx.x" in text or lane in text.replace("threadIdx.x", "")) and not (
-                text.endswith((">>5", ">>5)", "/32", "/warpSize")) or ")>>5" in text
-            ):
-                return True
+            out.append(_text(toks, k + 2, end))
+    return out
+
+
+def _is_lane(toks: list[Token], text: str, before: int, depth: int = 0) -> bool:
+    """Whether `text` is a thread's lane: threadIdx.x, taken % 32 or & 31, or a local set once to one."""
+    m = re.fullmatch(r"(.+?)(?:%32|%warpSize|&31|&0x1f)?", _strip(text))
+    base = _strip(m.group(1)) if m else ""
+    if base == "threadIdx.x":
+        return True
+    texts = _definitions(toks, base, before) if re.fullmatch(r"\w+", base) and depth < 3 else []
+    return len(texts) == 1 and _is_lane(toks, texts[0], before, depth + 1)
+
+
+_BUILTIN = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}
+
+
+def _lane_dependent(toks: list[Token], name: str, lane: str, before: int, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a name may differ between lanes 0 and 1 of a warp: the lane itself, threadIdx.x, or a
+    local defined from them (through other locals too) other than through `>> 5`, `/ 32` or
+    `/ warpSize` (a warp's index)."""
+    if name in (lane, "threadIdx", "lane"):
+        return True
+    for text in _definitions(toks, name, before):
+        names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r"\.\w+", "", text))) - seen - {name, *_BUILTIN}
+        from_lane = "threadIdx.x" in text or lane in text.replace("threadIdx.x", "")
+        if (from_lane or any(_lane_dependent(toks, n, lane, before, seen | {name}) for n in names)) and not (
+            text.endswith((">>5", ">>5)", "/32", "/warpSize")) or ")>>5" in text
+        ):
+            return True
     return False
 
 

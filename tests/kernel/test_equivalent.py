@@ -171,3 +171,113 @@ _NEGATED = """__global__ void k(float *v, int n) {
 def test_a_negated_condition_or_a_write_that_differs_at_the_tie_is_no_equivalent():
     labels = _labelled_text(_NEGATED, "k")
     assert not any(labels.values()), {w: e for w, e in labels.items() if e}
+
+
+# Review of c50229b's labels: each kernel below had a mutant labelled equivalent that an input kills.
+
+_HALF_BUTTERFLY = """__global__ void k(const float *x, float *out) {
+    float v = x[blockIdx.x * 32 + threadIdx.x];
+    for (int o = 16; o > 1; o >>= 1)
+        v += __shfl_xor_sync(0xffffffff, v, o);
+    if (threadIdx.x < 2)
+        out[blockIdx.x * 2 + threadIdx.x] = v;
+}
+"""
+
+
+def test_a_butterfly_that_stops_at_2_started_at_17_is_no_equivalent():
+    def lanes_summed(start, stop):
+        held = [{lane} for lane in range(32)]
+        o = start
+        while o > stop:
+            held = [held[lane] | held[lane ^ o] for lane in range(32)]
+            o >>= 1
+        return held[0]
+
+    assert lanes_summed(16, 1) == set(range(0, 32, 2))  # lane 0: the even lanes (real parts, say)
+    assert lanes_summed(17, 1) != lanes_summed(16, 1)  # 17 mixes odd lanes in: an input kills it
+    assert lanes_summed(17, 0) == lanes_summed(16, 0) == set(range(32))
+    assert _find(_labelled_text(_HALF_BUTTERFLY, "k"), "`16` -> `17`") == ""
+
+
+_ELSE = """__global__ void k(const int *x, int *out, int n) {
+    int best = x[0];
+    int ties = 0;
+    for (int i = 1; i < n; i++) {
+        if (x[i] > best)
+            best = x[i];
+        else
+            ties += 1;
+    }
+    out[0] = best;
+    out[1] = ties;
+}
+"""
+
+_SWAP_ELSE = """__global__ void k(float *v, int *moved, int j) {
+    int i = threadIdx.x;
+    int ixj = i ^ j;
+    float a = v[i], b = v[ixj];
+    if (ixj > i && a > b) {
+        v[i] = b;
+        v[ixj] = a;
+    } else {
+        moved[i] = 0;
+    }
+}
+"""
+
+
+def test_an_if_with_an_else_runs_the_else_at_the_tie_and_is_no_equivalent():
+    # x = [1, 1]: the original counts a tie (else), `>=` takes the if and counts none
+    assert _find(_labelled_text(_ELSE, "k"), "`>` -> `>=` in `if (x[i] > best)`") == ""
+    assert _find(_labelled_text(_SWAP_ELSE, "k"), "`>` -> `>=` in `if (ixj > i && a > b)") == ""
+
+
+_MIXED = """__global__ void k(const float *x, int *out, int n, int start) {
+    int m = start;
+    for (int i = 0; i < n; i++) {
+        float f = x[i];
+        if (f > m)
+            m = f;
+    }
+    out[0] = m;
+}
+"""
+
+
+def test_a_tie_between_an_int_and_a_float_is_no_equality_of_values():
+    m, f = 16777217, np.float32(16777216.0)
+    assert np.float32(m) == f and int(f) != m  # at the tie `m = f` changes m: start = 16777217 kills `>=`
+    assert _find(_labelled_text(_MIXED, "k"), "`>` -> `>=` in `if (f > m)`") == ""
+
+
+_WARP_GUARD = """__global__ void k(const float *x, float *out) {
+    int warp = threadIdx.x / 32;
+    float v = x[blockIdx.x * blockDim.x + threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffff, v, o);
+    if (warp == 0)
+        out[blockIdx.x] = v;
+}
+"""
+
+_LANE_THROUGH_LOCALS = """__global__ void k(const float *x, float *out) {
+    int tid = threadIdx.x;
+    int lane = tid % 32;
+    int g = blockIdx.x * blockDim.x + tid;
+    float v = x[g];
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffff, v, o);
+    if (lane == 0)
+        out[g] = v;
+}
+"""
+
+
+def test_a_guard_on_the_warp_or_a_write_placed_by_the_lane_through_a_local_is_no_equivalent():
+    # warp 1 holds another sum (or no warp 1 exists); lane 1 writes out[g + 1] instead of out[g]
+    assert _find(_labelled_text(_WARP_GUARD, "k"), "`0` -> `1` in `if (warp == 0)`") == ""
+    assert _find(_labelled_text(_LANE_THROUGH_LOCALS, "k"), "`0` -> `1` in `if (lane == 0)`") == ""
+    # both butterflies are whole: their start at 17 stays equivalent
+    assert "a xor butterfly started at 17" in _find(_labelled_text(_WARP_GUARD, "k"), "`16` -> `17`")
