@@ -433,17 +433,20 @@ def score(
         "not_run": [m["what"] for m in not_run],
         "strengthening": tried,
         "kept": kept,
-        "line": score_line(len(after), len(counted), survivors, len(hangs)),
+        "line": score_line(len(after), len(counted), survivors, len(hangs), len(not_run)),
     }
 
 
-def score_line(killed: int, counted: int, survivors: list[dict[str, Any]], hangs: int = 0) -> str:
-    """ "the check catches 18 of 20 wrong variants (2 of them hang); these 2 survive: ..." """
+def score_line(killed: int, counted: int, survivors: list[dict[str, Any]], hangs: int = 0, not_run: int = 0) -> str:
+    """ "the check catches 18 of 20 wrong variants (2 of them hang; 5 more not run within the time
+    budget); these 2 survive: ..." """
     if not counted:
         return "no wrong variant of the kernel could be run: the check's strength is not measured"
     head = f"the check catches {killed} of {counted} wrong variants"
-    if hangs:
-        head += f" ({hangs} of them hang{'s' if hangs == 1 else ''})"
+    said_more = [f"{hangs} of them hang{'s' if hangs == 1 else ''}"] if hangs else []
+    said_more += [f"{not_run} more not run within the time budget"] if not_run else []
+    if said_more:
+        head += f" ({'; '.join(said_more)})"
     if not survivors:
         return head
     said = "; ".join(m["what"] for m in survivors[:3]) + (

@@ -72,6 +72,7 @@ def test_a_child_started_again_goes_on_within_the_first_childs_budget(tmp_path):
     assert THRICE not in ran and PLUS not in ran  # a fresh budget would have run them
     score = mutation.score(MUTANTS, mutation.read_jsonl(tmp_path / mutation.RECORDS), [], {})
     assert score["not_run"] == ["`2` -> `3`", "`*` -> `+`"]
+    assert score["line"] == "the check catches 1 of 1 wrong variants (2 more not run within the time budget)"
 
 
 def test_a_child_started_again_is_not_charged_its_start_up_nor_its_runs_of_the_original(tmp_path):
