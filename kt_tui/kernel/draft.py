@@ -10,7 +10,7 @@ is a guess, marked `# guess:` in the TOML and listed by `kt-tui spec`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -193,25 +193,37 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else _kernel_alone(src, kernel)
             )
             params = draft_roles.template_params(src, kernel.name) or []
-            values = draft_roles.template_values(kernel_body(src, kernel), params)
+            body = kernel_body(src, kernel)
+            values = draft_roles.template_values(body, params)
             for name, value in values.items():  # a value template parameter is a number, as a #define is
                 unit.defines.setdefault(name, value)
-            for kind, name in params:  # a type parameter is float, as _instantiated names the kernel
+            types = draft_roles.template_types(src, kernel.name, body, params, DTYPES)
+            for kind, name in params:  # a type parameter is the type the source means it for, else float
                 if kind == "type":
-                    unit.structs.setdefault(name, ("float32", 1))
+                    unit.structs.setdefault(name, (DTYPES[types.get(name, "float")], 1))
+            kernel = _typed(kernel, types)
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
-                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values)
+                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values, types)
             why = " (the analysis did not find it, or it is too long to follow)"
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"
     return _from_signature(kernel, n, why)
 
 
-def _instantiated(d: Draft, kernel: Kernel, src: str, values: dict[str, int]) -> Draft:
-    """A template kernel named with its arguments: each type parameter float (as its arrays are drafted),
-    each integer value parameter the value the draft took for it (draft_roles.template_values); any other
-    value parameter is left for the user, said as a guess."""
+def _typed(kernel: Kernel, types: dict[str, str]) -> Kernel:
+    """`kernel` with each template type parameter in its parameters' types replaced by the type in `types`."""
+    params = kernel.params
+    for name, ctype in types.items():
+        params = tuple(Param(p.name, re.sub(rf"\b{re.escape(name)}\b", ctype, p.ctype)) for p in params)
+    return replace(kernel, params=params)
+
+
+def _instantiated(d: Draft, kernel: Kernel, src: str, values: dict[str, int], types: dict[str, str]) -> Draft:
+    """A template kernel named with its arguments: each type parameter the type the source means it for
+    (draft_roles.template_types), else float (as its arrays are then drafted), each integer value parameter
+    the value the draft took for it (draft_roles.template_values); any other value parameter is left for
+    the user, said as a guess."""
     params = draft_roles.template_params(src, kernel.name)
     if not params or "<" in d.spec.kernel:
         return d
@@ -219,14 +231,18 @@ def _instantiated(d: Draft, kernel: Kernel, src: str, values: dict[str, int]) ->
         left = ", ".join(name for kind, name in params if kind != "type" and name not in values)
         d.guesses.append(("", f'template parameters {left}: give their values in kernel = "{kernel.name}<...>"'))
         return d
-    d.spec.kernel = (
-        f"{kernel.name}<{', '.join('float' if kind == 'type' else str(values[name]) for kind, name in params)}>"
-    )
+    d.spec.kernel = f"{kernel.name}<{', '.join(types.get(name, 'float') if kind == 'type' else str(values[name]) for kind, name in params)}>"
     taken = [f"{name} = {values[name]}" for kind, name in params if kind != "type"]
+    typed = [f"{name} = {types[name]} (as the source instantiates it or calls a helper for it)" for name in types]
+    floats = [name for kind, name in params if kind == "type" and name not in types]
     d.guesses.append(
         (
             "",
-            f"kernel {d.spec.kernel}: each template type taken as float, as its arrays are drafted"
+            f"kernel {d.spec.kernel}: "
+            + "; ".join(
+                typed
+                + ([f"template type {', '.join(floats)} taken as float, as its arrays are drafted"] if floats else [])
+            )
             + (
                 f"; {', '.join(taken)} (a block size where it sizes one, 32 where an index is divided by it, else a small count)"
                 if taken

@@ -21,6 +21,7 @@ from typing import Any
 from . import cuda_ast
 from .bounds import Analysis
 from .cuda_ast import text
+from .kernels import split_params
 from .syntax import strip_comments
 
 Node = Any  # a syntax tree node of cuda_ast's parse (only cuda_ast.py reads the tree-sitter API)
@@ -265,6 +266,41 @@ def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
         if len(words) < 2:
             return None
         out.append(("type" if words[0] in ("typename", "class") else " ".join(words[:-1]), words[-1]))
+    return out
+
+
+def template_types(
+    src: str, name: str, body: str, params: list[tuple[str, str]], known: dict[str, str]
+) -> dict[str, str]:
+    """The C type each type parameter of template kernel `name` is meant for, where `src` says it: an
+    explicit instantiation (`template __global__ void k<unsigned char>(...)`), else a helper that `body`
+    calls with `T()` (or `T(0)`, `(T)0`) as an argument to choose its overload: the number type of that
+    argument in the helper's first definition. `known`: the C number types (spec.DTYPES)."""
+    clean = strip_comments(src)
+    types = [p for kind, p in params if kind == "type"]
+    out: dict[str, str] = {}
+    inst = re.search(rf"\btemplate\s+(?:__global__\s+)?void\s+{re.escape(name)}\s*<([^<>;{{}}]*)>", clean)
+    if inst:
+        given = [" ".join(a.split()) for a in inst.group(1).split(",")]
+        if len(given) == len(params):
+            out = {p: a for (kind, p), a in zip(params, given, strict=True) if kind == "type" and a in known}
+    for t in types:
+        if t in out:
+            continue
+        tag = rf"(?:\b{t}\s*\(\s*0?\s*\)|\(\s*{t}\s*\)\s*0\b)"
+        for call in re.finditer(rf"(?=\b(\w+)\s*\(([^;{{}}]*?{tag}[^;{{}}]*?)\))", body):  # nested calls too
+            args = split_params(call.group(2))
+            at = next((i for i, a in enumerate(args) if re.fullmatch(tag, a.strip())), None)
+            helper = re.search(rf"\b{re.escape(call.group(1))}\s*\(([^(){{}};]*)\)\s*\{{", clean)
+            if at is None or not helper:
+                continue
+            declared = split_params(helper.group(1))
+            if at < len(declared):
+                words = [w for w in re.findall(r"[A-Za-z_]\w*", declared[at]) if w not in ("const", "volatile")]
+                ctype = " ".join(words if " ".join(words) in known else words[:-1])
+                if ctype in known:
+                    out[t] = ctype
+                    break
     return out
 
 
