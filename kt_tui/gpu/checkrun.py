@@ -35,6 +35,7 @@ from . import mutants as mutation
 from .compile import _kill
 from .env import scrubbed_env
 from .memcheck import oob_text, sanitize_sizes
+from .mutation_score import score as mutation_score
 from .sanitize import sanitize
 from .timeline import mark
 
@@ -429,7 +430,7 @@ def check_strength(
         notes.append(error)
     state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
     if wrong and not state.get("blame"):
-        score = mutation.score(entries, records, tried, legal)
+        score = mutation_score(entries, records, tried, legal)
         if score["survivors"] and (given := kept_as_given(spec)):
             score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}

@@ -34,7 +34,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..kernel.equivalent import survival
 from ..kernel.expr import ExprError, evaluate
 from ..kernel.mutant import Mutant
 from ..kernel.spec import Spec
@@ -364,95 +363,6 @@ def geometry_label(params: dict[str, Any], baseline: dict[str, Any]) -> str:
 
 class Killed(Exception):
     """A mutant's run failed: the check kills it, and the GPU context may be lost with it."""
-
-
-# -- the score --------------------------------------------------------------------------------------
-def score(
-    mutants: list[dict[str, Any]],
-    records: list[dict[str, Any]],
-    cases: list[dict[str, Any]],
-    legal: dict[str, str],
-) -> dict[str, Any]:
-    """The mutation score from what the child found: its records (each mutant's compile sorted it
-    "equivalent" or "stillborn", else its runs killed it or not). `cases`: the child's verdict on each
-    stronger case (outputs non-degenerate); `legal`: label -> "" when memcheck found it clean, else why not."""
-    base = {r["id"]: r for r in records if r.get("case") is None}
-    later: dict[str, list[dict[str, Any]]] = {}
-    for r in records:
-        if r.get("case") is not None:
-            later.setdefault(r["id"], []).append(r)
-    sorted_ = {i: (r["class"], r.get("how", "")) for i, r in base.items() if r.get("class")}
-    for i, r in base.items():
-        if str(r.get("how", "")).startswith("stillborn"):  # its compile for a run failed
-            sorted_[i] = ("stillborn", r["how"].removeprefix("stillborn: "))
-    equivalent = [m for m in mutants if sorted_.get(m["id"], ("",))[0] == "equivalent"]
-    stillborn = [m for m in mutants if sorted_.get(m["id"], ("",))[0] == "stillborn"]
-    left = {m["id"] for m in equivalent + stillborn}
-    counted = [m for m in mutants if m["id"] not in left and m["id"] in base]
-    not_run = [m for m in mutants if m["id"] not in left and m["id"] not in base]
-    before = [m for m in counted if base[m["id"]]["killed"]]
-    hangs = [m["id"] for m in before if str(base[m["id"]].get("how", "")).startswith(HANGS)]
-    kept: list[str] = []
-    tried = []
-    usable = {c["label"] for c in cases if c.get("ok") and not legal.get(c["label"], "not tested under memcheck")}
-    killed_by: dict[str, list[str]] = {}
-    for m in counted:
-        for r in later.get(m["id"], []):
-            if r["killed"] and r["case"] in usable and not base[m["id"]]["killed"]:
-                killed_by.setdefault(r["case"], []).append(m["id"])
-    moved = sorted({r["case"] for m in counted for r in later.get(m["id"], []) if r.get("geometry")})
-    for label in moved:  # a session verifies every block size: no memcheck, nothing to keep
-        ids = [m["id"] for m in counted if not base[m["id"]]["killed"] and any(
-            r["killed"] and r["case"] == label for r in later.get(m["id"], []))]  # fmt: skip
-        killed_by[label] = ids
-        tried.append({"label": f"the survivors {label}", "kept": False, "why": f"kills {', '.join(ids)}"})
-    for c in cases:
-        label = c["label"]
-        why = legal.get(label, "not tested under memcheck")
-        if not c.get("ok"):
-            why = f"the original's outputs prove nothing with it: {c.get('why')}"
-        elif not why:
-            ids = killed_by.get(label, [])
-            why = f"kills {', '.join(ids)}" if ids else "kills no survivor"
-            if ids:
-                kept.append(label)
-        tried.append({"label": label, "kept": label in kept, "why": why})
-    after = {m["id"] for m in before} | {i for label in [*moved, *kept] for i in killed_by[label]}
-    survivors = [m for m in counted if m["id"] not in after]
-    return {
-        "made": len(mutants),
-        "counted": len(counted),
-        "killed_before": len(before),
-        "killed": len(after),
-        "survivors": [{"id": m["id"], "kind": m["kind"], "what": m["what"], "why": survival(m)} for m in survivors],
-        "killed_how": {m["id"]: base[m["id"]].get("how", "") for m in before},
-        "hangs": hangs,
-        "killed_kinds": sorted({m["kind"] for m in counted if m["id"] in after}),
-        "equivalent": [f"{m['what']}: {sorted_[m['id']][1]}" for m in equivalent],
-        "stillborn": [f"{m['what']}: {sorted_[m['id']][1]}" for m in stillborn],
-        "not_run": [m["what"] for m in not_run],
-        "strengthening": tried,
-        "kept": kept,
-        "line": score_line(len(after), len(counted), survivors, len(hangs), len(not_run)),
-    }
-
-
-def score_line(killed: int, counted: int, survivors: list[dict[str, Any]], hangs: int = 0, not_run: int = 0) -> str:
-    """ "the check catches 18 of 20 wrong variants (2 of them hang; 5 more not run within the time
-    budget); these 2 survive: ..." """
-    if not counted:
-        return "no wrong variant of the kernel could be run: the check's strength is not measured"
-    head = f"the check catches {killed} of {counted} wrong variants"
-    said_more = [f"{hangs} of them hang{'s' if hangs == 1 else ''}"] if hangs else []
-    said_more += [f"{not_run} more not run within the time budget"] if not_run else []
-    if said_more:
-        head += f" ({'; '.join(said_more)})"
-    if not survivors:
-        return head
-    said = "; ".join(m["what"] for m in survivors[:3]) + (
-        f"; and {len(survivors) - 3} more" if len(survivors) > 3 else ""
-    )
-    return f"{head}; {'this one survives' if len(survivors) == 1 else f'these {len(survivors)} survive'}: {said}"
 
 
 MACHINE = (".text.", ".nv.constant", ".nv.shared.", ".nv.global", ".nv.info")  # a cubin's code and data, no debug

@@ -14,6 +14,7 @@ import pytest
 from kt_tui.engine.strength import survivor_text
 from kt_tui.gpu import checkrun
 from kt_tui.gpu import mutants as mutation
+from kt_tui.gpu.mutation_score import score as mutation_score
 from kt_tui.gpu.sanitize import SanitizeReport
 from kt_tui.kernel.mutant import REVERSE_BLOCKS, Mutant, blocks_reversed, mutants
 from kt_tui.kernel.spec import parse_spec
@@ -95,7 +96,7 @@ def test_mutants_run_at_every_size_and_the_survivors_on_stronger_inputs(tmp_path
     cases = mutation.read_jsonl(tmp_path / mutation.CASES)
     assert [c["ok"] for c in cases] == [True, True]
 
-    score = mutation.score(MUTANTS, list(records.values()), cases, {c["label"]: "" for c in cases})
+    score = mutation_score(MUTANTS, list(records.values()), cases, {c["label"]: "" for c in cases})
     assert (score["counted"], score["killed_before"], score["killed"]) == (5, 2, 4)
     assert score["kept"] == [full] and score["strengthening"][1]["why"] == "kills no survivor"
     assert score["line"] == "the check catches 4 of 5 wrong variants; this one survives: i <= size"
@@ -133,7 +134,7 @@ def test_rows_of_one_nonzero_pass_half_a_warp_reduction_and_rows_of_varied_lengt
     mutation.child_runs(spec, job, tmp_path, spmv_warp, lambda line: None)
     records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
     cases = mutation.read_jsonl(tmp_path / mutation.CASES)
-    score = mutation.score(wrong, records, cases, {c["label"]: "" for c in cases})
+    score = mutation_score(wrong, records, cases, {c["label"]: "" for c in cases})
     assert (score["counted"], score["killed_before"], score["killed"]) == (2, 0, 2)  # one nonzero per row: both pass
     assert score["kept"] == [VARIED] and score["survivors"] == []
     assert score["strengthening"][0] == {"label": VARIED, "kept": True, "why": f"kills {half.id}, {wide.id}"}
@@ -148,7 +149,7 @@ def test_a_case_memcheck_refuses_is_not_kept_and_equivalent_or_stillborn_mutants
     sorted_ = {"m03": ("equivalent", "compiles to the same code as the original (sm_90)"), "m04": ("stillborn", "x")}
     records = [r for r in records if r["id"] not in sorted_]
     records += [{"id": i, "case": None, "killed": False, "how": why, "class": c} for i, (c, why) in sorted_.items()]
-    score = mutation.score(MUTANTS, records, cases, legal)
+    score = mutation_score(MUTANTS, records, cases, legal)
     assert (score["counted"], score["killed_before"], score["killed"]) == (3, 1, 1)
     assert score["kept"] == [] and score["strengthening"][0] == {"label": full, "kept": False, "why": legal[full]}
     assert score["equivalent"] == ["i <= size: compiles to the same code as the original (sm_90)"]
@@ -465,5 +466,5 @@ def test_the_childs_own_compiles_sort_the_mutants_and_an_equivalent_one_is_not_r
         ahead.close()
     assert same not in ran and broken not in ran and wrong in ran
     records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
-    score = mutation.score(job["mutants"], records, [], {})
+    score = mutation_score(job["mutants"], records, [], {})
     assert (score["counted"], score["killed"], len(score["equivalent"]), len(score["stillborn"])) == (1, 1, 1, 1)

@@ -6,6 +6,7 @@ import numpy as np
 
 from kt_tui.gpu import checkrun
 from kt_tui.gpu import mutants as mutation
+from kt_tui.gpu.mutation_score import score as mutation_score
 from kt_tui.kernel.spec import parse_spec
 
 RELU = """__global__ void bias_relu(float *y, const float *x, const float *bias, int batch, int features)
@@ -98,7 +99,7 @@ def test_a_survivor_at_block_size_y_1_dies_at_the_next_block_size_and_an_equival
         ("m02", None, False),
     }
     assert f"{mutation.SURVIVORS} t 0" in said  # none left for the stronger inputs
-    score = mutation.score(MUTANTS, records, [], {})
+    score = mutation_score(MUTANTS, records, [], {})
     assert (score["counted"], score["killed_before"], score["killed"]) == (1, 0, 1)
     assert score["equivalent"] == ["`>` -> `>=`: at the tie both arms are equal"]
     assert score["strengthening"] == [{"label": f"the survivors {label}", "kept": False, "why": "kills m01"}]
@@ -108,7 +109,7 @@ def test_a_survivor_at_block_size_y_1_dies_at_the_next_block_size_and_an_equival
 def test_without_another_block_size_the_survivor_stays_and_says_why(tmp_path):
     job = {"token": "t", "source": RELU, "mutants": MUTANTS[:1], "budget_s": 60, "strengthen_s": 60}
     mutation.child_runs(SPEC, {**job, "sizes": [], "cases": []}, tmp_path, run, lambda line: None)
-    score = mutation.score(MUTANTS[:1], mutation.read_jsonl(tmp_path / mutation.RECORDS), [], {})
+    score = mutation_score(MUTANTS[:1], mutation.read_jsonl(tmp_path / mutation.RECORDS), [], {})
     assert score["survivors"] == [
         {
             "id": "m01",

@@ -12,6 +12,7 @@ import pytest
 
 from kt_tui.gpu import checkrun
 from kt_tui.gpu import mutants as mutation
+from kt_tui.gpu.mutation_score import score as mutation_score
 from kt_tui.kernel.spec import parse_spec
 
 SOURCE = "__global__ void twice(float *y, const float *x, int n) { int i = threadIdx.x; if (i < n) y[i] = 2 * x[i]; }"
@@ -70,7 +71,7 @@ def test_a_child_started_again_goes_on_within_the_first_childs_budget(tmp_path):
     ran: list[str] = []
     mutation.child_runs(SPEC, job, tmp_path, run_with(ran), lambda line: None)
     assert THRICE not in ran and PLUS not in ran  # a fresh budget would have run them
-    score = mutation.score(MUTANTS, mutation.read_jsonl(tmp_path / mutation.RECORDS), [], {})
+    score = mutation_score(MUTANTS, mutation.read_jsonl(tmp_path / mutation.RECORDS), [], {})
     assert score["not_run"] == ["`2` -> `3`", "`*` -> `+`"]
     assert score["line"] == "the check catches 1 of 1 wrong variants (2 more not run within the time budget)"
 
@@ -92,7 +93,7 @@ def test_a_child_started_again_is_not_charged_its_start_up_nor_its_runs_of_the_o
 
     mutation.child_runs(SPEC, dict(job, child_up=time.monotonic() - 20), tmp_path, run, lambda line: None)
     assert THRICE in ran and PLUS in ran
-    score = mutation.score(MUTANTS, mutation.read_jsonl(tmp_path / mutation.RECORDS), [], {})
+    score = mutation_score(MUTANTS, mutation.read_jsonl(tmp_path / mutation.RECORDS), [], {})
     assert score["not_run"] == [] and score["killed"] == 3
 
 
@@ -125,6 +126,6 @@ def test_the_parent_stops_a_hanging_mutant_at_the_childs_limit_and_counts_it_a_h
     records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
     assert records == [{"id": "m07", "case": None, "killed": True, "how": "hangs: stopped after 1 s"}]
     mutants = [{"id": "m07", "kind": "bound", "what": "`>` -> `>=`", "source": ""}]
-    score = mutation.score(mutants, records, [], {})
+    score = mutation_score(mutants, records, [], {})
     assert score["hangs"] == ["m07"]
     assert score["line"] == "the check catches 1 of 1 wrong variants (1 of them hangs)"
