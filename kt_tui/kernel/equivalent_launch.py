@@ -1,0 +1,142 @@
+"""Mutants equivalent by construction (issue 35), beside kernel/equivalent.py: a `__shared__` array
+declared larger, and a guard of blockIdx against the count a launch of one block per item makes
+exactly that many blocks of (which needs the spec's launch: block_counts)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .equivalent import _STOP, _close, _definitions, _left, _right, _strip, _text
+from .syntax import Token
+
+if TYPE_CHECKING:
+    from .spec_model import Spec
+
+
+def block_counts(spec: Spec | None, params: list[str]) -> dict[str, set[str]]:
+    """axis -> the scalar parameters (`params`: the kernel's, in order) passed the size the spec
+    launches exactly that many blocks of on that axis (one block per item: an empty grid divisor);
+    {} without a spec."""
+    if spec is None:
+        return {}
+    out: dict[str, set[str]] = {}
+    for axis, size in zip("xyz", spec.problem_size, strict=False):
+        if getattr(spec, f"grid_div_{axis}") != [] or not isinstance(size, str):
+            continue
+        for k, a in enumerate(spec.args):
+            if k < len(params) and not a.is_array and isinstance(a.value, str) and a.value.strip() == size.strip():
+                out.setdefault(axis, set()).add(params[k])
+    return out
+
+
+def shared_extent(toks: list[Token], i: int, macros: set[str]) -> str:
+    """Why an edit of the `-` at token i that makes a one-dimensional `__shared__` array larger
+    (`buf[TILE + TAPS - 1]` with `- 1` dropped, or made `+ 1`) changes nothing, or "": the kernel
+    indexes the array as before, and the check runs only inputs on which the original stays within
+    it (memcheck at every size and case), so the elements added are never touched. Not where the
+    kernel also takes dynamic shared memory (a launch could then run out of it), nor with `sizeof`,
+    nor with a macro in the extent (its text could put the `-` below another operator)."""
+    if toks[i].text != "-" or i + 2 >= len(toks) or toks[i + 1].kind != "number" or i < 1:
+        return ""
+    if toks[i - 1].kind not in ("ident", "number") and toks[i - 1].text != ")":  # a unary minus
+        return ""
+    m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|[1-9]\d*)[uUlL]*", toks[i + 1].text)
+    if not m or toks[i + 2].text not in ("]", "+", "-"):
+        return ""
+    depth = 0
+    j = i - 1
+    while j >= 0:
+        t = toks[j].text
+        if t in (")", "]"):
+            depth += 1
+        elif t in ("(", "[") and depth:
+            depth -= 1
+        elif t == "[":
+            break
+        elif t in ("(", ";", "{", "}"):
+            return ""
+        j -= 1
+    close = _close(toks, j) if j > 0 else -1
+    if close < 0 or close + 1 >= len(toks) or toks[close + 1].text != ";" or toks[j - 1].kind != "ident":
+        return ""
+    start = next((k for k in range(j - 2, -1, -1) if toks[k].text in (";", "{", "}")), -1)
+    words = [t.text for t in toks[start + 1 : j - 1]]
+    if "__shared__" not in words or not all(t.kind == "ident" for t in toks[start + 1 : j]):
+        return ""
+    if any(t.text in macros for t in toks[j + 1 : close]) or any(
+        t.text not in _ARITHMETIC and t.kind not in ("ident", "number") for t in _top_level(toks, j + 1, close)
+    ):  # `N >> 2 - 1`: a `-` below another operator; only + - * / % keep it the last one applied
+        return ""
+    texts = [t.text for t in toks]
+    name = toks[j - 1].text
+    uses = [k for k, t in enumerate(toks) if t.text == name and k != j - 1]
+    if "extern" in texts or "sizeof" in texts or any(k + 1 >= len(toks) or toks[k + 1].text != "[" for k in uses):
+        return ""
+    extent = _text(toks, j + 1, close)
+    return (
+        f"`{toks[j - 1].text}[{extent}]` declared with more elements: the kernel indexes it as before, and the "
+        "check runs only inputs on which the original stays within it (memcheck): the elements added are never used"
+    )
+
+
+_ARITHMETIC = {"+", "-", "*", "/", "%"}
+
+
+def _top_level(toks: list[Token], first: int, end: int) -> list[Token]:
+    """The tokens first .. end-1 outside any parentheses or brackets within them."""
+    out, depth = [], 0
+    for t in toks[first:end]:
+        if t.text in ("(", "["):
+            depth += 1
+        elif t.text in (")", "]"):
+            depth -= 1
+        elif depth == 0:
+            out.append(t)
+    return out
+
+
+def launch_bound(toks: list[Token], i: int, counts: dict[str, set[str]], body: int) -> str:
+    """Why flipping `blockIdx.x < n` (or `>=`; blockIdx.x directly or through a local set once to it)
+    changes nothing where the spec launches exactly n blocks on that axis (one block per item: its
+    grid divisor is empty and its problem size the size n is passed): blockIdx.x never reaches n, so
+    the tie never holds. `counts`: axis -> the scalar parameters such a launch makes that many blocks
+    of; `body`: where the kernel's body starts (a comparison in a helper is of the helper's names);
+    "" otherwise, or where the kernel assigns either side."""
+    if toks[i].text not in ("<", "<=", ">", ">=") or toks[i].pos < body:  # a helper's names are not the kernel's
+        return ""
+    a = _strip(_text(toks, _left(toks, i), i))
+    b = _strip(_text(toks, i + 1, _right(toks, i, _STOP)))
+    for block, count in ((a, b), (b, a)):
+        axis = _block_axis(toks, block)
+        if axis and count in counts.get(axis, set()) and not _ever_assigned(toks, count):
+            return (
+                f"the launch makes exactly `{count}` blocks on {axis} (one block per item): `{block}` never "
+                f"reaches `{count}`, so the tie never holds"
+            )
+    return ""
+
+
+def _block_axis(toks: list[Token], text: str) -> str:
+    """The axis of `blockIdx.x` (or a cast of it, or a local set once to one and never again), or ""."""
+    m = re.fullmatch(r"(?:\((?:int|unsigned|unsignedint|size_t|longlong|int64_t)\))?blockIdx\.([xyz])", text)
+    if m:
+        return m.group(1)
+    if not re.fullmatch(r"[A-Za-z_]\w*", text) or _ever_assigned(toks, text, allowed=1):
+        return ""
+    texts = _definitions(toks, text, len(toks))
+    return _block_axis(toks, _strip(texts[0])) if len(texts) == 1 else ""
+
+
+def _ever_assigned(toks: list[Token], name: str, allowed: int = 0) -> bool:
+    """Whether `name` is assigned (=, op=, ++, --) more than `allowed` times in the tokens."""
+    ops = {"=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "<<=", ">>="}
+    seen = 0
+    for k, t in enumerate(toks):
+        if t.text != name:
+            continue
+        after = toks[k + 1].text if k + 1 < len(toks) else ""
+        before = toks[k - 1].text if k else ""
+        if after in ops or after in ("++", "--") or before in ("++", "--", "&"):
+            seen += 1
+    return seen > allowed
