@@ -1,13 +1,14 @@
 """Mutants equivalent by construction (issue 35), beside kernel/equivalent.py: a `__shared__` array
-declared larger, and a guard of blockIdx against the count a launch of one block per item makes
-exactly that many blocks of (which needs the spec's launch: block_counts)."""
+declared larger, a guard of blockIdx against the count a launch of one block per item makes exactly
+that many blocks of (which needs the spec's launch: block_counts), and a partner `i ^ p` compared
+with i, whose tie (p == 0) holds in every thread at once."""
 
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
 
-from .equivalent import _STOP, _close, _definitions, _left, _right, _strip, _text
+from .equivalent import _STOP, _close, _definitions, _else_after, _enclosing_if, _left, _right, _strip, _term, _text
 from .syntax import Token
 
 if TYPE_CHECKING:
@@ -140,3 +141,93 @@ def _ever_assigned(toks: list[Token], name: str, allowed: int = 0) -> bool:
         if after in ops or after in ("++", "--") or before in ("++", "--", "&"):
             seen += 1
     return seen > allowed
+
+
+def partner_tie(toks: list[Token], i: int, scalars: set[str]) -> str:
+    """Why flipping `x > y` (or `<`, either way round) in an `if` changes nothing where x is set once
+    to `y ^ p`, p a scalar parameter the kernel never assigns, or "". The tie x == y means p == 0, in
+    every thread at once: each thread's partner is itself. The `if`'s body must then be declarations
+    (no calls) and one `if (C)` whose every `||` branch holds a strict `a > b` or `a < b` of two of
+    them loaded from `arr[y]` and `arr[x]`: both loads are of one element, no thread's C holds, and
+    nothing is written (a bitonic step's `ixj > i` -> `>=`: the compare-exchange with itself)."""
+    if toks[i].text not in ("<", "<=", ">", ">="):
+        return ""
+    left = _strip(_text(toks, _left(toks, i), i))
+    right = _strip(_text(toks, i + 1, _right(toks, i, _STOP)))
+    found = _enclosing_if(toks, i)
+    if found is None or (_term(f"{left}{toks[i].text}{right}") not in found[2]):
+        return ""
+    for x, y in ((left, right), (right, left)):
+        if not all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in (x, y)) or _ever_assigned(toks, y, allowed=1):
+            continue
+        texts = _definitions(toks, x, len(toks))
+        if len(texts) != 1 or _ever_assigned(toks, x, allowed=1):
+            continue
+        m = re.fullmatch(r"(\w+)\^(\w+)", _strip(texts[0]))
+        if not m or {m.group(1), m.group(2)} - {y} - scalars or y not in (m.group(1), m.group(2)):
+            continue
+        p = m.group(2) if m.group(1) == y else m.group(1)
+        if p not in scalars or p == y or _ever_assigned(toks, p):
+            continue
+        if _writes_nothing_with_itself(toks, found[1], x, y):
+            return (
+                f"`{x} == {y}` means `{p} == 0` in every thread: each compares its element with itself "
+                "under a strict `<` or `>`, and nothing is written"
+            )
+    return ""
+
+
+def _writes_nothing_with_itself(toks: list[Token], close: int, x: str, y: str) -> bool:
+    """Whether the block after `if (...)` ending at `close` is declarations without calls, loads
+    `a = arr[y]` and `b = arr[x]` among them, then one `if (C) {...}` (no else) each of whose `||`
+    branches has a term `a > b` or `a < b` (either way round)."""
+    if close + 1 >= len(toks) or toks[close + 1].text != "{" or _else_after(toks, close):
+        return False
+    end = _close(toks, close + 1)
+    k = close + 2
+    loads: dict[str, str] = {}
+    while k < end and toks[k].text != "if":
+        semi = next((j for j in range(k, end) if toks[j].text == ";"), end)
+        part = toks[k:semi]
+        if any(t.kind == "ident" and n.text == "(" for t, n in zip(part, part[1:], strict=False)):
+            return False  # a call may write
+        eq = next((j for j, t in enumerate(part) if t.text == "="), -1)
+        if eq < 1 or part[0].kind != "ident" or any(t.text in ("[", "*") for t in part[:eq]):
+            return False  # an element or a pointee written, or no assignment
+        for j in range(len(part) - 5):
+            texts = [t.text for t in part[j : j + 7]] + [";"]
+            if [t.kind for t in part[j : j + 6]] == ["ident", "op", "ident", "op", "ident", "op"] and (
+                texts[1:6:2] == ["=", "[", "]"] and texts[6] in (",", ";")
+            ):
+                loads[texts[0]] = f"{texts[2]}[{texts[4]}]"
+        k = semi + 1
+    if any(_ever_assigned(toks, name, allowed=1) for name in loads):
+        return False
+    if k >= end or toks[k + 1].text != "(":
+        return False
+    inner_close = _close(toks, k + 1)
+    body_end = _close(toks, inner_close + 1) if toks[inner_close + 1].text == "{" else -1
+    if body_end != end - 1 or _else_after(toks, inner_close):
+        return False
+    pairs = [
+        (u, v)
+        for u, ru in loads.items()
+        for v, rv in loads.items()
+        if ru.endswith(f"[{y}]") and rv.endswith(f"[{x}]") and ru.split("[")[0] == rv.split("[")[0]
+    ]
+    strict = {f"{u}{op}{v}" for u, v in pairs for op in "<>"} | {f"{v}{op}{u}" for u, v in pairs for op in "<>"}
+    for branch in _split(_strip(_text(toks, k + 2, inner_close)), "||"):
+        if not any(_strip(term) in strict for term in _split(_strip(branch), "&&")):
+            return False
+    return bool(pairs)
+
+
+def _split(text: str, op: str) -> list[str]:
+    """`text` cut at `op` outside parentheses."""
+    out, depth, last = [], 0, 0
+    for k, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and text.startswith(op, k):
+            out.append(text[last:k])
+            last = k + len(op)
+    return [*out, text[last:]]

@@ -201,8 +201,13 @@ class _Sites:
         if i < 0:
             return ""
         if kind == "bound":
-            return equivalent.comparison(self.toks, i) or equivalent_launch.launch_bound(
-                self.toks, i, equivalent_launch.block_counts(self.spec, [n for n, _, _ in self.params()]), self.body
+            scalars = {n for n, _, ptr in self.params() if not ptr}
+            return (
+                equivalent.comparison(self.toks, i)
+                or equivalent_launch.launch_bound(
+                    self.toks, i, equivalent_launch.block_counts(self.spec, [n for n, _, _ in self.params()]), self.body
+                )
+                or equivalent_launch.partner_tie(self.toks, i, scalars)
             )
         if kind == "const":
             return equivalent.butterfly_start(self.toks, i, new) or equivalent.lane_guard(self.toks, i, new)

@@ -1,6 +1,7 @@
-"""Issue 35: two more equivalents by construction (kernel/equivalent_launch.py), each claim run in numpy,
-and their near misses left to the runs: a `__shared__` array declared larger, and a guard of
-blockIdx against the count a launch of one block per item makes exactly that many blocks of."""
+"""Issue 35: three more equivalents by construction (kernel/equivalent_launch.py), each claim run in numpy,
+and their near misses left to the runs: a `__shared__` array declared larger, a guard of blockIdx
+against the count a launch of one block per item makes exactly that many blocks of, and a
+compare-exchange with a xor partner flipped at the tie (the partner itself)."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -112,3 +113,51 @@ def test_a_block_guard_counts_without_an_exact_launch_or_where_a_side_is_assigne
         "if (bag >= num_bags)", "if (past(bag, num_bags))"
     )
     assert _find(_labels("embedding_bag_sum", spec, called), "`>=` -> `>` in `__device__ bool past") == ""
+
+
+def _bitonic_step(values, j, k, partner_from_self):
+    """tests/corpus/bitonic_step.cu, one thread per element in order of i (the pairs are disjoint, so
+    the order does not matter), with `ixj > i` or (the mutant) `ixj >= i`."""
+    v = values.copy()
+    n = v.size
+    for i in range(n):
+        ixj = i ^ j
+        if i < n and (ixj >= i if partner_from_self else ixj > i) and ixj < n:
+            up = (i & k) == 0
+            a, b = v[i], v[ixj]
+            if (up and a > b) or (not up and a < b):
+                v[i], v[ixj] = b, a
+    return v
+
+
+def test_a_compare_exchange_with_its_xor_partner_flipped_at_the_tie_is_equivalent():
+    rng = np.random.default_rng(3)
+    for values in (rng.standard_normal(64).astype(np.float32), rng.integers(-2, 3, 64).astype(np.float32)):
+        values[5] = np.nan
+        for j in (0, 1, 2, 8, 32):  # the tie ixj == i is j == 0, for every thread at once
+            for k in (2, 16, 64):
+                right = _bitonic_step(values, j, k, False)
+                assert np.array_equal(right, _bitonic_step(values, j, k, True), equal_nan=True), (j, k)
+    said = "`ixj == i` means `j == 0` in every thread"
+    assert said in _find(_labels("bitonic_step"), "line 6:22: `>` -> `>=`")
+    assert _find(_labels("bitonic_step"), "line 6:33: `<` -> `<=`") == ""  # ixj == n: a read past the end
+
+
+def test_a_partner_flip_counts_unless_the_partner_is_a_xor_and_nothing_is_written_at_the_tie():
+    text = (CORPUS / "bitonic_step.cu").read_text()
+    spec = load_spec(CORPUS / "specs" / "bitonic_step.cu.toml")
+    near = {
+        "a sum": text.replace("i ^ j;", "i + j;"),  # no xor: i + j == i holds for j == 0 too, but no pattern of its own
+        "a loose compare": text.replace("(up && a > b)", "(up && a >= b)"),  # true at a == b: it writes
+        "a write before": text.replace("        bool up", "        values[i] += 0.0f;\n        bool up"),
+        "a call": text.replace("bool up = (i & k) == 0;", "bool up = (atomicAdd(&values[i], 0.0f), (i & k) == 0);"),
+        "j assigned": text.replace("    unsigned int ixj", "    j = j >> 1;\n    unsigned int ixj"),
+        "an else": text.replace(
+            "            values[ixj] = a;\n        }",
+            "            values[ixj] = a;\n        } else {\n            values[i] = 0.0f;\n        }",
+        ),
+    }
+    for what, source in near.items():
+        assert source != text, what
+        labels = _labels("bitonic_step", spec, source)
+        assert not any("in every thread" in why for why in labels.values()), what
