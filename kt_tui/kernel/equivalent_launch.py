@@ -219,7 +219,29 @@ def _writes_nothing_with_itself(toks: list[Token], close: int, x: str, y: str) -
     for branch in _split(_strip(_text(toks, k + 2, inner_close)), "||"):
         if not any(_strip(term) in strict for term in _split(_strip(branch), "&&")):
             return False
-    return bool(pairs)
+    arrays = {loads[u].split("[")[0] for u, _ in pairs}
+    return bool(pairs) and not any(_ever_assigned(toks, a) for a in arrays) and _writes_only_in(toks, k, end)
+
+
+_WRITES = {"=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "<<=", ">>=", "++", "--"}
+
+
+def _writes_only_in(toks: list[Token], first: int, end: int) -> bool:
+    """Whether no memory is written outside tokens first .. end (an element or a pointee assigned, an
+    atomic, a helper that may write): another thread's write between a thread's two loads of one
+    element could make them differ."""
+    texts = [t.text for t in toks]
+    if "__device__" in texts or "asm" in texts:
+        return False
+    for k, t in enumerate(toks):
+        if first <= k <= end:
+            continue
+        after = texts[k + 1] if k + 1 < len(toks) else ""
+        if (t.text == "]" and after in _WRITES) or t.text.startswith("atomic"):
+            return False
+        if t.text == "*" and k and texts[k - 1] in (";", "{", "}", "(", "++", "--"):
+            return False  # a pointee written, or read: either way not proven unwritten
+    return True
 
 
 def _split(text: str, op: str) -> list[str]:

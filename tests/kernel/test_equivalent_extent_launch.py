@@ -151,6 +151,7 @@ def test_a_partner_flip_counts_unless_the_partner_is_a_xor_and_nothing_is_writte
         "a loose compare": text.replace("(up && a > b)", "(up && a >= b)"),  # true at a == b: it writes
         "a write before": text.replace("        bool up", "        values[i] += 0.0f;\n        bool up"),
         "a call": text.replace("bool up = (i & k) == 0;", "bool up = (atomicAdd(&values[i], 0.0f), (i & k) == 0);"),
+        "a write after": text.replace("\n    }\n}", "\n    }\n    if (i == 0)\n        values[0] += 0.0f;\n}"),
         "j assigned": text.replace("    unsigned int ixj", "    j = j >> 1;\n    unsigned int ixj"),
         "an else": text.replace(
             "            values[ixj] = a;\n        }",
