@@ -330,11 +330,13 @@ def _bound_cases(spec: Spec) -> list[dict[str, Any]]:
 
 
 def _above_range_cases(spec: Spec) -> list[dict[str, Any]]:
-    """Float inputs drawn within the spec's [low, high) drawn over twice that range: values at and past
-    the top the spec promises (a sample of 1.0 or more in a histogram of [0, 1)), where a kernel's clamp
-    to the last bin or a saturation acts; a kernel that does not clamp leaves its arrays, which the
-    case's memcheck refuses."""
-    out = []
+    """Float inputs the spec draws within the unit interval (samples in [0, 1), a fraction) drawn over
+    [low, 2 * high - low), in one case: values at and past the top the spec promises, where a kernel
+    that maps a sample to a bin (`min((int)(v * nbins), nbins - 1)`) clamps it to the last one. Only
+    the unit interval: past the top of a position or a size (a particle's x in [0, W)) most kernels
+    leave their arrays, and a case the original runs out of bounds on is only refused by memcheck
+    after it ran."""
+    changes, said = {}, []
     for a in _float_inputs(spec):
         if a.init not in ("random", "uniform", "positive") or a.low is None or a.high is None:
             continue
@@ -342,11 +344,13 @@ def _above_range_cases(spec: Spec) -> list[dict[str, Any]]:
             low, high = (evaluate(v, spec.sizes) for v in (a.low, a.high))
         except ExprError:
             continue
-        if high > low:
+        if 0 <= low < high <= 1:
             top = high + (high - low)
-            label = f"`{a.name}` over [{low:g}, {top:g}), past its top {high:g}"
-            out.append({"label": label, "args": {a.name: {"init": "uniform", "low": low, "high": top}}})
-    return out
+            changes[a.name] = {"init": "uniform", "low": low, "high": top}
+            said.append(f"`{a.name}` over [{low:g}, {top:g})")
+    if not changes:
+        return []
+    return [{"label": f"{', '.join(said)}: past the top of the unit interval", "args": changes}]
 
 
 TINY = 2.0**-16  # floats this small: their sums of products (< 2**-24 per pair) vanish beside a constant 1

@@ -18,7 +18,7 @@ KILLS = {  # kernel: (a smaller size or None, the survivors that must die, the c
     "histogram_float_smem": (
         ("n = 2000000", "n = 300000"),
         ["dropped `- 1` in `int b = min(", "`-` -> `+` in `int b = min("],
-        "past its top",
+        "past the top of the unit interval",
     ),
     "segmented_sum": (
         None,

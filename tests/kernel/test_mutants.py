@@ -198,7 +198,6 @@ def test_a_convolution_with_fw_equal_to_fh_gets_distinct_larger_filters_and_a_no
         "fw=5, fh=3",
         "`in`, `filt` as whole numbers -2 .. 2 (ties)",
         "`w` = w - 1, `h` = h - 1, `fw` = fw - 1, `fh` = fh - 1 (one less than its arrays and launch)",
-        "`filt` over [0.5, 2.5), past its top 1.5",
         "`in` within +-2**-16 (sums a constant would swamp)",
         "a second seed",
     ]

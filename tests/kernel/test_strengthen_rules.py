@@ -109,7 +109,7 @@ def test_floats_past_the_top_of_their_range_show_a_clamp_to_the_last_bin():
     acts and `- 1` dropped (or made `+ 1`) passes; with v at and past 1 that mutant counts into
     counts[nbins], past the block's counters, and the last bin loses them."""
     spec = load_spec(SPECS / "histogram_float_smem.cu.toml")
-    case = _case(spec, "past its top")
+    case = _case(spec, "past the top of the unit interval")
     assert case["args"] == {"v": {"init": "uniform", "low": 0, "high": 2}}
     s, a = _args(spec, case)
     nbins = int(a["nbins"])
@@ -123,6 +123,8 @@ def test_floats_past_the_top_of_their_range_show_a_clamp_to_the_last_bin():
         assert hist_wrong[-1] < hist_right[-1]
     _, drawn = _args(spec)
     assert drawn["v"].max() < 1  # the spec's own values never reach the clamp
+    cic = load_spec(SPECS / "deposit_cic.cu.toml")  # positions in [0, W): past it, out of the grid
+    assert not any("past the top" in c["label"] for c in candidates(cic))
 
 
 def test_tiny_floats_under_an_integer_output_show_a_sum_started_at_one():
