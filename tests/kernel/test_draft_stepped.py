@@ -1,0 +1,113 @@
+"""Drafts for kernel shapes of issue 35 item 3 that batches 5 and 6 showed drafted wrong, on kernels written
+for these tests: a pointer stepped in a loop, a size argument the index math leaves unread beside an array
+indexed through another array's values."""
+
+from kt_tui.kernel.draft import draft
+from kt_tui.kernel.expr import evaluate
+from kt_tui.kernel.source import find_kernels
+from kt_tui.kernel.spec import check_spec, dump_spec, parse_spec
+
+
+def _draft(src: str):
+    kernel = find_kernels(src)[0]
+    d = draft(kernel, src)
+    check_spec(d.spec, kernel)
+    assert parse_spec(dump_spec(d.spec), kernel).to_dict() == d.spec.to_dict()
+    return d
+
+
+def _points(spec) -> list[dict]:
+    tables = [dict(spec.sizes)] + [t["sizes"] for t in spec.extra_sizes()]
+    return [{**t, **{a.name: evaluate(a.value, t) for a in spec.args if not a.is_array}} for t in tables]
+
+
+def _size(spec, name: str, at: dict) -> int:
+    return evaluate(next(a.size for a in spec.args if a.name == name), at)
+
+
+# -- a pointer stepped once a trip ---------------------------------------------------------------
+LAYERS_SUM = """
+__global__ void layers_sum(float *out, const float *stack, int nx, int ny, int layers) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    const float *p = stack + y * nx + x;
+    float s = 0.0f;
+    for (int l = 0; l < layers; l++) {
+        s += *p;
+        p += nx * ny;
+    }
+    out[y * nx + x] = s;
+}
+"""
+# the pointer steps in an inner loop of counted trips: the outer loop steps it kw times a trip
+SPREAD = """
+__global__ void spread(const float *v, float *cols, int n, int kh, int kw) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float *c = cols + i;
+    for (int a = 0; a < kh; ++a) {
+        for (int b = 0; b < kw; ++b) {
+            *c = v[i] * (a + b);
+            c += n;
+        }
+    }
+}
+"""
+# bytes: rows `pitch` bytes apart, a plane `pitch * ny` bytes past the one before
+PLANES_MAX = """
+__global__ void planes_max(unsigned short *img, const unsigned short *vol, size_t pitch, int nx, int ny, int nz) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    const char *p = (const char *)vol + y * pitch;
+    unsigned short m = 0;
+    for (int z = 0; z < nz; z++) {
+        unsigned short v = ((const unsigned short *)p)[x];
+        m = v > m ? v : m;
+        p += pitch * ny;
+    }
+    img[y * nx + x] = m;
+}
+"""
+
+
+def test_a_pointer_stepped_each_trip_sizes_its_array_by_all_the_trips():
+    spec = _draft(LAYERS_SUM).spec
+    for at in _points(spec):
+        assert at["layers"] >= 2
+        assert _size(spec, "stack", at) >= at["layers"] * at["nx"] * at["ny"]
+
+
+def test_a_pointer_stepped_in_an_inner_loop_counts_the_trips_of_both():
+    spec = _draft(SPREAD).spec
+    for at in _points(spec):
+        assert at["kh"] >= 2 and at["kw"] >= 2
+        assert _size(spec, "cols", at) >= at["kh"] * at["kw"] * at["n"]
+
+
+def test_a_byte_pitch_walked_plane_by_plane_is_a_pitch_of_a_row_at_least():
+    spec = _draft(PLANES_MAX).spec
+    for at in _points(spec):
+        assert at["pitch"] >= 2 * at["nx"]  # bytes: a row of 2-byte elements fits
+        assert 2 * _size(spec, "vol", at) >= (at["nz"] * at["ny"] - 1) * at["pitch"] + 2 * at["nx"]
+
+
+STEP_UNKNOWN = """
+__global__ void hop(const float *a, float *out, const int *jump, int n, int k) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float *p = a + i;
+    float s = 0.0f;
+    for (int t = 0; t < k; t++) {
+        s += *p;
+        p += jump[t];
+    }
+    out[i] = s;
+}
+"""
+
+
+def test_a_pointer_stepped_by_values_read_from_memory_stays_a_guess():
+    d = _draft(STEP_UNKNOWN)
+    assert any(key == "args.a" and "could not bound" in what for key, what in d.guesses)
