@@ -12,6 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import cuda_ast, draft_shared, extents
+from .bounds import integral
 from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
 from .poly import Poly, at_least
 from .source import Kernel
@@ -269,6 +270,14 @@ class _Sizer:
                         f"{name} is read in rows of {row.text(self.order)} picked by values read from {arrays}: "
                         "its number of rows is a size of its own",
                     )
+                elif loaded not in shared and (unread := self._unread(loaded)):
+                    shared[loaded] = Poly.var(unread)
+                    self.ints.add(unread)
+                    self.fresh[unread] = (
+                        f"{name} is indexed only by values read from {arrays}: its length is the int argument "
+                        f"{unread}, which the kernel passes but never reads"
+                    )
+                    self.out.guesses.append((f"sizes.{unread}", self.fresh[unread]))
                 elif loaded not in shared:
                     shared[loaded] = self.name(
                         f"n_{name}",
@@ -281,6 +290,22 @@ class _Sizer:
             found[name] = cands
         unify(found, rounded)
         return found
+
+    def _unread(self, loaded: tuple[str, ...]) -> str:
+        """The first int argument the kernel never reads, not yet a size, for an array indexed by the values
+        of arrays that bound no loop (`y[col[j]]`, a scatter's target: its length is passed along, unused,
+        as `n`); "" for none."""
+        if _loads_of(loaded) & self.an.loop_loads:
+            return ""
+        fn = self.unit.kernels.get(self.kernel.name)
+        if fn is None:
+            return ""
+        read = {cuda_ast.text(n) for n in cuda_ast.walk(fn.body) if n.type == "identifier"}
+        for p in self.kernel.params:
+            if p.name and not p.is_pointer and p.name not in read and p.name not in self.fresh:
+                if integral(p.base_type):
+                    return p.name
+        return ""
 
     def index_bounds(self, found: dict[str, list[Poly]]) -> None:
         """An int array whose values index another array: values below what they may reach."""
@@ -361,10 +386,13 @@ class _Sizer:
         windows = {n for n in an.windows if True not in signs.get(n, set())} - self.factors
         tables = draft_shared.table_counts(self.an, set(params) - set(self.unit.defines)) - windows - axis_names
         names |= windows | tables
-        big -= shifts | windows | tables
+        # a size added to a divided one (`(h + 2 * pad - k) / s + 1`) pads it: small, below the windows
+        padded = {v for _, f, rest in an.quotients.values() for m, c in rest.terms.items() if c > 0 for v in m}
+        padded -= self.factors | set(an.quotients) | set(self.unit.defines)
+        big -= shifts | windows | tables | padded
         big -= self.factors
         modest = {n for n in names - big - shifts if n in an.guard_bounds and n not in self.unit.defines}
-        modest = (modest | tables) - self.factors - windows
+        modest = (modest | tables) - self.factors - windows - padded
         small = names - big - modest - self.factors - windows - set(self.unit.defines)
         rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
         rank = min(max(rank, len(axis_names - set(self.unit.defines))), 3)  # c*h*w threads on one axis: 3 sides
@@ -372,7 +400,8 @@ class _Sizer:
         # sizes of a kind get distinct values (w != h, fw != fh): a kernel that swaps two of them fails; a
         # length of its own (indexed by values read from another array) stays the side, as long as they reach
         rank_in: dict[str, int] = {}
-        for kind in (big - set(self.fresh), modest, small):
+        passed = {p.name for p in self.kernel.params} & set(self.fresh)  # an argument: apart from the others
+        for kind in (big - (set(self.fresh) - passed), modest, small):
             rank_in.update({n: k for k, n in enumerate(m for m in ordered if m in kind)})
         fixed = {f: FACTORS[i % len(FACTORS)] for i, f in enumerate(sorted(self.factors))}
         fixed |= {w: WINDOWS[i % len(WINDOWS)] for i, w in enumerate(n for n in params if n in windows)}

@@ -316,24 +316,45 @@ class Expressions(WalkerState):
         picks = [m[0] for m, c in num.terms.items() if len(m) == 1 and c == 1 and m[0] in ints]
         for v in picks:
             rest = num - Poly.var(v)
-            if v in rest.names() or not at_least(-rest, Poly.const(0)):
+            if v in rest.names():
                 continue
             for q, (v2, f2, rest2) in self.out.quotients.items():
                 if (v2, f2, rest2) == (v, f, rest):
                     return Val(Poly.var(q), Poly.var(q), params=a.params)
                 if v2 == v:
                     return None  # w divided two ways: w cannot be a multiple of both by construction
-            parent = n.parent
-            while parent is not None and parent.type == "parenthesized_expression":
-                parent = parent.parent
-            local = declared_name(parent) if parent is not None and parent.type == "init_declarator" else ""
+            local, k = self._named(n)
             taken = set(self.ptypes) | set(self.unit.defines) | set(self.out.quotients)
             q = local if local and local not in taken else f"{v}_per_{'_'.join(f)}"
             if q in taken:
                 return None
-            self.out.quotients[q] = (v, f, rest)
-            return Val(Poly.var(q), Poly.var(q), params=a.params)
+            if q != local:
+                k = 0
+            self.out.quotients[q] = (v, f, rest + Poly.const(k) * Poly({f: Fraction(1)}))
+            return Val(Poly.var(q) - Poly.const(k), Poly.var(q) - Poly.const(k), params=a.params)
         return None
+
+    def _named(self, n: Node) -> tuple[str, int]:
+        """The local a quotient initialises and the whole number added to it: ("out_w", 0) for `int out_w =
+        w / f;`, ("out_h", 1) for `int out_h = (h - k) / s + 1;` (the local itself is then the size, one
+        name, so what it multiplies and divides stays a product of names); ("", 0) for none."""
+        parent, k = n.parent, 0
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        if parent is not None and parent.type == "binary_expression":
+            op = text(parent.child_by_field_name("operator"))
+            left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
+            first = left is not None and left.start_byte <= n.start_byte and n.end_byte <= left.end_byte
+            other = right if first else left
+            if (op == "+" or op == "-" and first) and other is not None and other.type == "number_literal":
+                try:
+                    k = int(text(other)) * (1 if op == "+" else -1)
+                except ValueError:
+                    return "", 0
+                parent = parent.parent
+                while parent is not None and parent.type == "parenthesized_expression":
+                    parent = parent.parent
+        return (declared_name(parent), k) if parent is not None and parent.type == "init_declarator" else ("", 0)
 
     def _rescaled(self, a: Val, b: Val) -> Poly | None:
         """`v * S / D` with v loaded from an int array and S, D scalars: v is a value in [0, D) mapped onto

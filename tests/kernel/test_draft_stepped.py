@@ -111,3 +111,65 @@ __global__ void hop(const float *a, float *out, const int *jump, int n, int k) {
 def test_a_pointer_stepped_by_values_read_from_memory_stays_a_guess():
     d = _draft(STEP_UNKNOWN)
     assert any(key == "args.a" and "could not bound" in what for key, what in d.guesses)
+
+
+# -- an output size `(h + 2 * pad - k) / s + 1` ------------------------------------------------------
+POOL = """
+__global__ void pool_max(const float *in, float *out, int planes, int h, int w, int k, int pad, int s) {
+    const int oh = (h + 2 * pad - k) / s + 1;
+    const int ow = (w + 2 * pad - k) / s + 1;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= planes * oh * ow) return;
+    int x = i % ow;
+    int t = i / ow;
+    int y = t % oh;
+    int p = t / oh;
+    float m = -1e30f;
+    for (int a = 0; a < k; a++)
+        for (int b = 0; b < k; b++) {
+            int yy = y * s - pad + a;
+            int xx = x * s - pad + b;
+            if (yy >= 0 && yy < h && xx >= 0 && xx < w) m = fmaxf(m, in[(p * h + yy) * w + xx]);
+        }
+    out[i] = m;
+}
+"""
+
+
+def test_an_output_size_plus_one_is_a_size_of_its_own_with_the_input_derived_from_it():
+    d = _draft(POOL)
+    spec = d.spec
+    assert len(spec.problem_size) == 1
+    for at in _points(spec):
+        oh = (at["h"] + 2 * at["pad"] - at["k"]) // at["s"] + 1
+        ow = (at["w"] + 2 * at["pad"] - at["k"]) // at["s"] + 1
+        assert at["s"] > 1 and oh == at["oh"] and ow == at["ow"] and oh >= 2 and ow >= 2
+        assert at["h"] > 0 and at["w"] > 0 and at["h"] != at["w"]
+        assert _size(spec, "in", at) >= at["planes"] * at["h"] * at["w"]
+        assert _size(spec, "out", at) >= at["planes"] * oh * ow
+        assert evaluate(spec.problem_size[0], at) == at["planes"] * oh * ow  # one thread per output cell
+
+
+def test_a_size_added_to_a_divided_one_is_a_pad_smaller_than_the_window():
+    spec = _draft(POOL).spec
+    for at in _points(spec):
+        assert at["oh"] == (at["h"] + 2 * at["pad"] - at["k"]) // at["s"] + 1  # the output a size of its own
+        assert 1 <= at["pad"] < at["k"]
+
+
+# -- a scatter's target sized by the int argument passed along unread -----------------------------
+SCATTER = """
+__global__ void scatter_scaled(const float *v, const int *dest, float *out, int n, int m, float a) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&out[dest[i]], a * v[i]);
+}
+"""
+
+
+def test_an_array_indexed_by_loaded_values_is_as_long_as_the_int_argument_left_unread():
+    spec = _draft(SCATTER).spec
+    dest = next(a for a in spec.args if a.name == "dest")
+    for at in _points(spec):
+        assert at["m"] >= 2 and at["m"] != at["n"]
+        assert evaluate(dest.low, at) == 0 and evaluate(dest.high, at) == at["m"]  # every target index in [0, m)
+        assert _size(spec, "out", at) >= at["m"]
