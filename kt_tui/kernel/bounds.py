@@ -134,6 +134,7 @@ class Analysis:
     strides: list[Poly] = field(default_factory=list)  # what thread indices are multiplied by (row lengths)
     roles: dict[str, tuple[str, int]] = field(default_factory=dict)  # float scalar -> (origin|step|end, axis)
     scaled: dict[str, Poly] = field(default_factory=dict)  # int array -> D where its values v index as v * S / D
+    resized: dict[str, tuple[Poly, Poly]] = field(default_factory=dict)  # float scalar f -> (S, D): f = S / D
     shared: dict[str, Use] = field(default_factory=dict)  # the kernel's __shared__ arrays, as its pointers
     shared_bytes: dict[str, int] = field(
         default_factory=dict

@@ -369,6 +369,7 @@ class _Sizer:
             for n in names
             if n not in self.unit.defines and (n in axis_names or n in an.loop_bounds or n in self.fresh)
         }
+        big |= {n for fit, _ in an.resized.values() for n in fit.names()} & names  # an image resized to another
         loops = {n for n in big if n in an.loop_bounds}
         for cands in found.values():  # a row stride with a loop over the row: at least as long as the loop
             for c in cands:

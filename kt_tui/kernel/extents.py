@@ -80,10 +80,26 @@ class Walker(Expressions):
         for name, (kind, extern) in self.unit.shared.items():  # `extern __shared__ float s[];` outside the kernel
             self.shared(name, kind, extern, env)
         try:
+            self._divisions(env)
             self.block(self.fn.body, env)
         except (Stop, TooBig, RecursionError):
             self.out.ok = False
         return self.out
+
+    def _divisions(self, env: Env) -> None:
+        """The sizes by division of int arguments anywhere in the kernel (`head_size / x`), taken before the
+        walk, so that an index divided by the same divisor before them (`(i % head_size) / x`) is exact."""
+        names = (self.scalars - self.floats) | set(self.unit.defines)
+        plain = ("identifier", "number_literal", "binary_expression", "parenthesized_expression")
+        for node in cuda_ast.walk(self.fn.body, MAX_STEPS):
+            self.tick()
+            if node.type != "binary_expression" or text(node.child_by_field_name("operator")) != "/":
+                continue
+            parts = list(cuda_ast.walk(node, 200))
+            if all(not c.is_named or c.type in plain for c in parts) and all(
+                text(c) in names for c in parts if c.type == "identifier"
+            ):
+                self.expr(node, dict(env))
 
     def tick(self) -> None:
         self.steps += 1

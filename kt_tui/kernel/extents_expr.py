@@ -3,6 +3,7 @@ pointer argument (read, written, accumulated) with the bound of its index."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from . import cuda_ast
@@ -272,6 +273,8 @@ class Expressions(WalkerState):
             return Val(Poly.const(0), rescaled, axes=axes, params=params)
         if op == "/" and (folded := quotient_of_numbers(a, b, self.unit.defines)) is not None:
             return folded
+        if op == "/" and b.hi is not None and b.hi == b.lo:
+            a = self._multiples(a, b.hi)
         if op in ("/", ">>"):
             d = (
                 as_number(b, self.unit.defines)  # i / TILE, TILE a #define: a number
@@ -319,8 +322,10 @@ class Expressions(WalkerState):
             if v in rest.names():
                 continue
             for q, (v2, f2, rest2) in self.out.quotients.items():
-                if (v2, f2, rest2) == (v, f, rest):
-                    return Val(Poly.var(q), Poly.var(q), params=a.params)
+                diff = rest2 - rest  # j * f: the same size, one the other plus j (`(h - k) / s + 1`)
+                if (v2, f2) == (v, f) and set(diff.terms) <= {f} and diff.terms.get(f, 0).denominator == 1:
+                    j = Poly.const(diff.terms.get(f, 0))
+                    return Val(Poly.var(q) - j, Poly.var(q) - j, params=a.params)
                 if v2 == v:
                     return None  # w divided two ways: w cannot be a multiple of both by construction
             local, k = self._named(n)
@@ -333,6 +338,17 @@ class Expressions(WalkerState):
             self.out.quotients[q] = (v, f, rest + Poly.const(k) * Poly({f: Fraction(1)}))
             return Val(Poly.var(q) - Poly.const(k), Poly.var(q) - Poly.const(k), params=a.params)
         return None
+
+    def _multiples(self, a: Val, d: Poly) -> Val:
+        """`(w - 1) / f` once w is a size by division (w = q * f - rest, see _quotient): w written so, the
+        quotient of a multiple of f is exact (`head_offset / x` below head_size / x)."""
+        for q, (v, f, rest) in self.out.quotients.items():
+            if Poly({f: Fraction(1)}) == d and not rest.terms:
+                whole = Poly.var(q) * d
+                lo = a.lo.substitute(v, whole) if a.lo is not None else None
+                hi = a.hi.substitute(v, whole) if a.hi is not None else None
+                a = Val(lo, hi, a.base, a.axes, a.params, a.split, a.unit)
+        return a
 
     def _named(self, n: Node) -> tuple[str, int]:
         """The local a quotient initialises and the whole number added to it: ("out_w", 0) for `int out_w =
@@ -578,7 +594,8 @@ class Expressions(WalkerState):
         if name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu") and vals and vals[0].base:
             return self.access(vals[0], const(0))
         if name in ("min", "umin", "fminf", "fmin", "max", "umax", "fmaxf", "fmax") and len(vals) == 2:
-            return clamp(vals[0], vals[1], upper=name.endswith(("min", "minf")))
+            upper = name.endswith(("min", "minf"))
+            return clamp(*self._unfloated(vals[0], vals[1], upper), upper=upper)
         fn = self.unit.devices.get(name)
         if fn is not None and self.calls < MAX_CALLS:
             return self.inline(fn, vals)
@@ -599,6 +616,34 @@ class Expressions(WalkerState):
             axes=frozenset().union(*(v.axes for v in vals)) if vals else frozenset(),
             params=frozenset().union(*(v.params for v in vals)) if vals else frozenset(),
         )
+
+    def _unfloated(self, a: Val, b: Val, upper: bool) -> tuple[Val, Val]:
+        """`min((int)sx, cols - 1)`, sx a coordinate in float arguments (`(x + 0.5f) * fx`): its bound in fx
+        says nothing of the index, the clamp's int side bounds it (`fmaxf(sx, 0.0f)`: 0 below). A
+        coordinate below D scaled by one float f and clamped below S: f is the scale S / D."""
+
+        def floated(p: Poly | None) -> bool:
+            return p is not None and bool(p.names() & self.floats)
+
+        near = (a.hi, b.hi) if upper else (a.lo, b.lo)
+        if floated(near[0]) == floated(near[1]):
+            return a, b
+        fl, other = (a, b) if floated(near[0]) else (b, a)
+        bound = fl.hi if upper else fl.lo
+        if upper and bound is not None and other.hi is not None and not other.hi.names() & self.floats:
+            self._resize(bound, other.hi + Poly.const(1))
+        blank = replace(fl, hi=None) if upper else replace(fl, lo=None)
+        return (blank, b) if fl is a else (a, blank)
+
+    def _resize(self, coord: Poly, size: Poly) -> None:
+        """coord = f * D + (terms smaller than D), one float f, clamped below `size`: f maps [0, D) onto it."""
+        (f, *more) = sorted(coord.names() & self.floats)
+        if more or not size.names() or loads(size):
+            return
+        per = Poly({tuple(v for v in m if v != f): c for m, c in coord.terms.items() if f in m})
+        top = [(m, c) for m, c in per.terms.items() if len(m) == per.degree() and m]
+        if len(top) == 1 and top[0][1] > 0 and not set(top[0][0]) & self.floats and not loads(per):
+            self.out.resized.setdefault(f, (size, Poly({top[0][0]: Fraction(1)})))
 
     def inline(self, fn: cuda_ast.Function, vals: list[Val]) -> Val:
         env = {p.name: (vals[i] if i < len(vals) else UNKNOWN) for i, p in enumerate(fn.params) if p.name}

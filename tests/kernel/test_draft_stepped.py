@@ -173,3 +173,30 @@ def test_an_array_indexed_by_loaded_values_is_as_long_as_the_int_argument_left_u
         assert at["m"] >= 2 and at["m"] != at["n"]
         assert evaluate(dest.low, at) == 0 and evaluate(dest.high, at) == at["m"]  # every target index in [0, m)
         assert _size(spec, "out", at) >= at["m"]
+
+
+# -- a float coordinate clamped into an image ------------------------------------------------------
+NEAREST = """
+__global__ void nearest(const float *src, int sw, int sh, float *dst, int dw, int dh, float kx, float ky) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= dw || y >= dh) return;
+    int sx = min((int)((x + 0.5f) * kx), sw - 1);
+    int sy = min((int)fmaxf((y + 0.5f) * ky - 0.5f, 0.0f), sh - 1);
+    dst[y * dw + x] = src[sy * sw + sx];
+}
+"""
+
+
+def test_a_float_coordinate_clamped_below_a_size_is_bounded_by_the_clamp():
+    d = _draft(NEAREST)
+    assert not any(key == "args.src" for key, _ in d.guesses)  # bounded, not a guess
+    for at in _points(d.spec):
+        assert _size(d.spec, "src", at) >= at["sw"] * at["sh"]
+
+
+def test_the_float_that_scales_a_coordinate_into_a_clamped_index_is_the_ratio_of_the_sizes():
+    spec = _draft(NEAREST).spec
+    for at in _points(spec):
+        assert at["sw"] >= 2 and at["sh"] >= 2 and at["sw"] != at["sh"]
+        assert abs(at["kx"] - at["sw"] / at["dw"]) < 1e-9 and abs(at["ky"] - at["sh"] / at["dh"]) < 1e-9
