@@ -91,15 +91,19 @@ class Walker(Expressions):
         walk, so that an index divided by the same divisor before them (`(i % head_size) / x`) is exact."""
         names = (self.scalars - self.floats) | set(self.unit.defines)
         plain = ("identifier", "number_literal", "binary_expression", "parenthesized_expression")
+        done = 0  # the end of the last division taken: divisions inside it were taken with it
         for node in cuda_ast.walk(self.fn.body, MAX_STEPS):
             self.tick()
-            if node.type != "binary_expression" or text(node.child_by_field_name("operator")) != "/":
+            if node.start_byte < done or node.type != "binary_expression":
+                continue
+            if text(node.child_by_field_name("operator")) != "/" or node.end_byte - node.start_byte > 400:
                 continue
             parts = list(cuda_ast.walk(node, 200))
             if all(not c.is_named or c.type in plain for c in parts) and all(
                 text(c) in names for c in parts if c.type == "identifier"
             ):
                 self.expr(node, dict(env))
+                done = node.end_byte
 
     def tick(self) -> None:
         self.steps += 1
