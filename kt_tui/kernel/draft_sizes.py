@@ -262,34 +262,38 @@ class _Sizer:
                 cands = [problem]
                 self.out.guesses.append((f"args.{name}", "the kernel does not index it: sized like the problem"))
             elif not cands:
-                arrays = ", ".join(sorted(_loads_of(loaded)))
                 row = picked_row([h for h in his if h is not None])
-                if loaded not in shared and row is not None:  # table[v * S + j], j < S: v picks one of its rows
-                    shared[loaded] = row * self.name(
-                        f"{name}_rows",
-                        f"{name} is read in rows of {row.text(self.order)} picked by values read from {arrays}: "
-                        "its number of rows is a size of its own",
-                    )
-                elif loaded not in shared and (unread := self._unread(loaded)):
-                    shared[loaded] = Poly.var(unread)
-                    self.ints.add(unread)
-                    self.fresh[unread] = (
-                        f"{name} is indexed only by values read from {arrays}: its length is the int argument "
-                        f"{unread}, which the kernel passes but never reads"
-                    )
-                    self.out.guesses.append((f"sizes.{unread}", self.fresh[unread]))
-                elif loaded not in shared:
-                    shared[loaded] = self.name(
-                        f"n_{name}",
-                        f"{name} is indexed only by values read from {arrays}: its length is a size of its own",
-                    )
-                    reach = [_type_reach(self.kernel, x) for x in _loads_of(loaded)]
-                    if reach and all(r is not None for r in reach):
-                        self.reach[shared[loaded].text()] = max(r for r in reach if r is not None)
+                if loaded not in shared:
+                    shared[loaded] = self._length(name, loaded, row)
                 cands = [shared[loaded]]
             found[name] = cands
         unify(found, rounded)
         return found
+
+    def _length(self, name: str, loaded: tuple[str, ...], row: Poly | None) -> Poly:
+        """The length of an array indexed only by values read from other arrays: rows of `row` (`table[v *
+        S + j]`, j < S: v picks a row) or elements, as many as the int argument the kernel passes but never
+        reads (`_unread`), else a size of its own; a narrow index type caps it (a uint8 index: 256)."""
+        arrays = ", ".join(sorted(_loads_of(loaded)))
+        unit = f"rows of {row.text(self.order)}" if row is not None else "elements"
+        picked = f"{name} is read in {unit} picked by values read from {arrays}"
+        if unread := self._unread(loaded):
+            count = Poly.var(unread)
+            self.ints.add(unread)
+            self.fresh[unread] = (
+                f"{picked}: as many as the int argument {unread}, which the kernel passes but never reads"
+            )
+            self.out.guesses.append((f"sizes.{unread}", self.fresh[unread]))
+        elif row is not None:
+            return row * self.name(f"{name}_rows", f"{picked}: its number of rows is a size of its own")
+        else:
+            count = self.name(
+                f"n_{name}", f"{name} is indexed only by values read from {arrays}: its length is a size of its own"
+            )
+        reach = [_type_reach(self.kernel, x) for x in _loads_of(loaded)]
+        if row is None and reach and all(r is not None for r in reach):
+            self.reach[count.text()] = max(r for r in reach if r is not None)
+        return count if row is None else row * count
 
     def _unread(self, loaded: tuple[str, ...]) -> str:
         """The first int argument the kernel never reads, not yet a size, for an array indexed by the values
@@ -297,12 +301,9 @@ class _Sizer:
         as `n`); "" for none."""
         if _loads_of(loaded) & self.an.loop_loads:
             return ""
-        fn = self.unit.kernels.get(self.kernel.name)
-        if fn is None:
-            return ""
-        read = {cuda_ast.text(n) for n in cuda_ast.walk(fn.body) if n.type == "identifier"}
+        taken = set(self.fresh).union(*(p.names() for p in self.axis.values()))  # the grid, `_item_count`
         for p in self.kernel.params:
-            if p.name and not p.is_pointer and p.name not in read and p.name not in self.fresh:
+            if p.name and not p.is_pointer and p.name not in self.an.read and p.name not in taken:
                 if integral(p.base_type):
                     return p.name
         return ""

@@ -225,3 +225,22 @@ def test_these_rules_draft_hostile_kernels_in_bounded_time():
         draft(find_kernels(src)[0], src)
         took = time.perf_counter() - start
         assert took < 20, f"draft of {what}: {took:.1f} s"
+
+
+SCATTER_ROWS = """
+__global__ void scatter_rows(const float *vals, const int *rows, float *out, int n, int ncols, int nout) {
+    int i = blockIdx.y;
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n || j >= ncols) return;
+    atomicAdd(&out[rows[i] * ncols + j], vals[i * ncols + j]);
+}
+"""
+
+
+def test_rows_picked_by_loaded_values_are_as_many_as_the_int_argument_left_unread():
+    spec = _draft(SCATTER_ROWS).spec
+    rows = next(a for a in spec.args if a.name == "rows")
+    for at in _points(spec):
+        assert at["nout"] >= 2 and at["nout"] != at["n"]
+        assert evaluate(rows.high, at) == at["nout"]
+        assert _size(spec, "out", at) >= at["nout"] * at["ncols"]
