@@ -270,6 +270,30 @@ class _Sizer:
         unify(found, rounded)
         return found
 
+    def _rescales(self, found: dict[str, list[Poly]], names: set[str], axis_names: set[str]) -> None:
+        """`o * A / B` (o < B) maps B cells onto A: A = 2*B - 1, more cells than B and no multiple of it, so
+        each of B's windows spans several of A's and their rounded ends differ (adaptive pooling)."""
+        fixed = axis_names | set(self.unit.defines) | self.factors | set(self.an.quotients) | set(self.fresh)
+        for b, onto in sorted(self.an.rescales.items()):
+            if len(onto.terms) != 1 or onto.degree() != 1 or b not in names or b in onto.names():
+                continue
+            (a,) = onto.names()
+            if a in fixed or a not in names or onto != Poly.var(a) or a in self.out.derived:
+                continue
+            scaled = Poly.var(b) * Poly.const(2) - Poly.const(1)
+            for cands in found.values():
+                cands[:] = [c.substitute(a, scaled) for c in cands]
+            names.discard(a)
+            fixed.add(b)
+            self.out.derived[a] = scaled.text(self.order)
+            self.out.guesses.append(
+                (
+                    f"args.{a}",
+                    f"{a} = {self.out.derived[a]}: {b} cells are rescaled onto {a} (`* {a} / {b}`): more of them, "
+                    f"and no multiple, so each window spans several and their ends round; set the sizes you use",
+                )
+            )
+
     def _length(self, name: str, loaded: tuple[str, ...], row: Poly | None) -> Poly:
         """The length of an array indexed only by values read from other arrays: rows of `row` (`table[v *
         S + j]`, j < S: v picks a row) or elements, as many as the int argument the kernel passes but never
@@ -365,6 +389,7 @@ class _Sizer:
             names |= set(re.findall(r"[A-Za-z_]\w*", str(h)))
         names = {n for n in names if not n.startswith("$")} | self.factors | set(an.quotients)
         axis_names = set().union(*(p.names() for p in self.axis.values()))
+        self._rescales(found, names, axis_names)
         big = {
             n
             for n in names

@@ -38,6 +38,7 @@ from .bounds import (
     plain_type,
     quotient_bound,
     quotient_of_numbers,
+    rescale_of,
     strip_parens,
     sum_key,
     sum_terms,
@@ -288,6 +289,8 @@ class Expressions(WalkerState):
             if op == ">>":
                 self._nonneg(a)
             split = ("q", a.lo, a.hi, b.hi, Fraction(1)) if op == "/" and b.hi is not None and b.hi == b.lo else None
+            if op == "/" and (onto := rescale_of(a, d)) is not None:
+                self.out.rescales.setdefault(*onto)
             return Val(div(a.lo, d.hi, low=True), quotient_bound(a, d), axes=axes, params=params, split=split)
         if op == "%":
             self._nonneg(a)

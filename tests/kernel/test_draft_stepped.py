@@ -244,3 +244,25 @@ def test_rows_picked_by_loaded_values_are_as_many_as_the_int_argument_left_unrea
         assert at["nout"] >= 2 and at["nout"] != at["n"]
         assert evaluate(rows.high, at) == at["nout"]
         assert _size(spec, "out", at) >= at["nout"] * at["ncols"]
+
+
+# -- cells rescaled onto more cells (adaptive pooling) -------------------------------------------
+ADAPTIVE = """
+__global__ void adaptive_max_rows(const float *in, float *out, int n_in, int n_out, int nrows) {
+    int o = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (o >= n_out || r >= nrows) return;
+    int start = o * n_in / n_out;
+    int end = ((o + 1) * n_in + n_out - 1) / n_out;
+    float m = in[r * n_in + start];
+    for (int i = start + 1; i < end; i++) m = fmaxf(m, in[r * n_in + i]);
+    out[r * n_out + o] = m;
+}
+"""
+
+
+def test_cells_rescaled_onto_others_are_fewer_and_no_divisor_of_them():
+    spec = _draft(ADAPTIVE).spec
+    for at in _points(spec):
+        assert 2 <= at["n_out"] < at["n_in"] and at["n_in"] % at["n_out"] != 0
+        assert _size(spec, "in", at) >= at["nrows"] * at["n_in"]
