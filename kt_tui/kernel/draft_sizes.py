@@ -271,10 +271,13 @@ class _Sizer:
         return found
 
     def _rescales(self, found: dict[str, list[Poly]], names: set[str], axis_names: set[str]) -> None:
-        """`o * A / B` (o < B) maps B cells onto A: A = 2*B - 1, more cells than B and no multiple of it, so
-        each of B's windows spans several of A's and their rounded ends differ (adaptive pooling)."""
+        """`o * A / B` (o < B) maps B cells onto A, and `((o + 1) * A + B - 1) / B` ends a window there: A =
+        2*B - 1, more cells than B and no multiple of it, so each window spans several of A's cells and their
+        rounded ends differ (adaptive pooling)."""
         fixed = axis_names | set(self.unit.defines) | self.factors | set(self.an.quotients) | set(self.fresh)
         for b, onto in sorted(self.an.rescales.items()):
+            if b not in self.an.window_ends:  # a point sampled (nearest), no window: either way round
+                continue
             if len(onto.terms) != 1 or onto.degree() != 1 or b not in names or b in onto.names():
                 continue
             (a,) = onto.names()

@@ -291,6 +291,10 @@ class Expressions(WalkerState):
             split = ("q", a.lo, a.hi, b.hi, Fraction(1)) if op == "/" and b.hi is not None and b.hi == b.lo else None
             if op == "/" and (onto := rescale_of(a, d)) is not None:
                 self.out.rescales.setdefault(*onto)
+            elif op == "/" and d.lo is not None and a.hi is not None and a.axes and len(d.lo.names()) == 1:
+                (cells,) = d.lo.names()  # `((o + 1) * A + B - 1) / B`: a window's end, A * B in its bound
+                if d.lo == Poly.var(cells) and any(cells in m and len(m) > 1 for m in a.hi.terms):
+                    self.out.window_ends.add(cells)
             return Val(div(a.lo, d.hi, low=True), quotient_bound(a, d), axes=axes, params=params, split=split)
         if op == "%":
             self._nonneg(a)
