@@ -136,6 +136,7 @@ class Analysis:
     scaled: dict[str, Poly] = field(default_factory=dict)  # int array -> D where its values v index as v * S / D
     resized: dict[str, tuple[Poly, Poly]] = field(default_factory=dict)  # float scalar f -> (S, D): f = S / D
     rescales: dict[str, Poly] = field(default_factory=dict)  # B -> A where `x * A / B`, x < B, maps B cells onto A
+    parts: dict[str, int] = field(default_factory=dict)  # int argument -> c where it is divided by c (`n / 2`)
     window_ends: set[str] = field(default_factory=set)  # B of a rescaled end past the start (`(x + 1) * A / B`)
     shared: dict[str, Use] = field(default_factory=dict)  # the kernel's __shared__ arrays, as its pointers
     shared_bytes: dict[str, int] = field(

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import lcm
 
 import numpy as np
 
@@ -131,6 +132,10 @@ class _Sizer:
         self.out.block_consts = {a: v for a, v in consts.items() if a < self.out.block_rank}
         self.out.per_item = {a: v for a, v in self.an.per_item.items() if a < rank}
         self._groups()
+        for name, c in sorted(self.an.parts.items()):  # `half = rot_dim / 2`: rot_dim even at every size
+            if name in self.unit.defines or name in self.an.quotients:
+                continue
+            self.out.multiples[name] = lcm(self.out.multiples.get(name, 1), c)
 
     def _groups(self) -> None:
         """A thread index split into groups of G (`i / G` and `i % G`) on an axis of c * size threads:
@@ -498,6 +503,10 @@ class _Sizer:
             )
         ordered = [n for n in ordered if n in names]
         self.out.sizes = {n: whole(chosen[n], self.out.multiples.get(n, 1)) for n in ordered}
+        for n, parts in sorted(an.parts.items()):
+            if n in self.out.sizes and self.out.multiples.get(n, 1) % parts == 0:
+                why = f"a multiple of {parts} at every size: the kernel divides it by {parts} (a whole number of parts)"
+                self.out.guesses.append((f"sizes.{n}", why))
         for n in sorted(modest):
             self.out.guesses.append(
                 (

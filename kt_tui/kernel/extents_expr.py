@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from math import gcd
 
 from . import cuda_ast
 from .bounds import (
@@ -274,6 +275,8 @@ class Expressions(WalkerState):
             return Val(Poly.const(0), rescaled, axes=axes, params=params)
         if op == "/" and (folded := quotient_of_numbers(a, b, self.unit.defines)) is not None:
             return folded
+        if op == "/" and (half := self._part(a, b)) is not None:
+            return half
         if op == "/" and b.hi is not None and b.hi == b.lo:
             a = self._multiples(a, b.hi)
         if op in ("/", ">>"):
@@ -345,6 +348,19 @@ class Expressions(WalkerState):
             self.out.quotients[q] = (v, f, rest + Poly.const(k) * Poly({f: Fraction(1)}))
             return Val(Poly.var(q) - Poly.const(k), Poly.var(q) - Poly.const(k), params=a.params)
         return None
+
+    def _part(self, a: Val, b: Val) -> Val | None:
+        """`rot_dim / 2`, an int argument over a number: a size of a whole number of parts (rot_dim even),
+        so the part is exact and what is divided by it (`i / half`) is divided exactly."""
+        num, den = a.hi, b.hi
+        if num is None or den is None or a.lo != num or b.lo != den or a.axes or not den.is_const():
+            return None
+        c, name = den.value(), one_name(a)
+        if c.denominator != 1 or not 2 <= c <= 64 or name not in self.scalars - self.floats:
+            return None
+        have = self.out.parts.get(name, 1)
+        self.out.parts[name] = have * int(c) // gcd(have, int(c))
+        return Val(num * Poly.const(Fraction(1, int(c))), num * Poly.const(Fraction(1, int(c))), params=a.params)
 
     def _multiples(self, a: Val, d: Poly) -> Val:
         """`(w - 1) / f` once w is a size by division (w = q * f - rest, see _quotient): w written so, the

@@ -266,3 +266,30 @@ def test_cells_rescaled_onto_others_are_fewer_and_no_divisor_of_them():
     for at in _points(spec):
         assert 2 <= at["n_out"] < at["n_in"] and at["n_in"] % at["n_out"] != 0
         assert _size(spec, "in", at) >= at["nrows"] * at["n_in"]
+
+
+# -- a size over a number (`half = d / 2`) -------------------------------------------------------
+HALVES = """
+__global__ void rotate_halves(float *x, int nrows, int nheads, int hd, int d) {
+    int row = blockIdx.x;
+    if (row >= nrows) return;
+    int half = d / 2;
+    for (int i = threadIdx.x; i < nheads * half; i += blockDim.x) {
+        int h = i / half;
+        int r = i % half;
+        float *p = x + (row * nheads + h) * hd;
+        float a = p[r];
+        float b = p[r + half];
+        p[r] = -b;
+        p[r + half] = a;
+    }
+}
+"""
+
+
+def test_a_size_over_a_number_is_a_whole_number_of_parts_and_divides_exactly():
+    d = _draft(HALVES)
+    assert not any(key == "args.x" for key, _ in d.guesses)  # bounded, not a guess
+    for at in _points(d.spec):
+        assert at["d"] >= 2 and at["d"] % 2 == 0
+        assert _size(d.spec, "x", at) >= (at["nrows"] * at["nheads"] - 1) * at["hd"] + at["d"]
