@@ -166,6 +166,7 @@ class WalkerState:
     trip: list[Poly]
     returned: list[Val]
     counters: dict[str, frozenset[str]]  # the loop variables of the loops around, to the scalars bounding each
+    loop_names: set[str]  # the names in any loop's condition
 
     def tick(self) -> None:
         raise NotImplementedError

@@ -67,6 +67,7 @@ class Walker(Expressions):
         self.trip = [Poly.const(1)]
         self.returned: list[Val] = []
         self.counters: dict[str, frozenset[str]] = {}
+        self.loop_names: set[str] = set()
 
     # -- statements ----------------------------------------------------------------------
     def run(self) -> Analysis:
@@ -91,6 +92,10 @@ class Walker(Expressions):
         walk, so that an index divided by the same divisor before them (`(i % head_size) / x`) is exact."""
         names = (self.scalars - self.floats) | set(self.unit.defines)
         plain = ("identifier", "number_literal", "binary_expression", "parenthesized_expression")
+        for node in cuda_ast.walk(self.fn.body, MAX_STEPS):
+            self.tick()
+            if node.type in ("for_statement", "while_statement", "do_statement") and (c := cond_of(node)) is not None:
+                self.loop_names |= {text(x) for x in cuda_ast.walk(c, 200) if x.type == "identifier"}
         done = 0  # the end of the last division taken: divisions inside it were taken with it
         for node in cuda_ast.walk(self.fn.body, MAX_STEPS):
             self.tick()

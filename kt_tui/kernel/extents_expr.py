@@ -358,6 +358,8 @@ class Expressions(WalkerState):
         c, name = den.value(), one_name(a)
         if c.denominator != 1 or not 2 <= c <= 64 or name not in self.scalars - self.floats:
             return None
+        if name in self.loop_names:  # `kw / 2` of a filter's width: a radius, the width odd as often as not
+            return None
         have = self.out.parts.get(name, 1)
         self.out.parts[name] = have * int(c) // gcd(have, int(c))
         return Val(num * Poly.const(Fraction(1, int(c))), num * Poly.const(Fraction(1, int(c))), params=a.params)

@@ -293,3 +293,20 @@ def test_a_size_over_a_number_is_a_whole_number_of_parts_and_divides_exactly():
     for at in _points(d.spec):
         assert at["d"] >= 2 and at["d"] % 2 == 0
         assert _size(d.spec, "x", at) >= (at["nrows"] * at["nheads"] - 1) * at["hd"] + at["d"]
+
+
+CENTRED = """
+__global__ void centred(const float *in, const float *w, float *out, int n, int k) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= n) return;
+    int r = k / 2;
+    float s = 0.0f;
+    for (int i = 0; i < k; i++) s += w[i] * in[min(max(x + i - r, 0), n - 1)];
+    out[x] = s;
+}
+"""
+
+
+def test_a_window_halved_for_its_radius_is_not_made_even():
+    spec = _draft(CENTRED).spec
+    assert spec.sizes["k"] % 2 == 1  # a centred filter of odd width, as filters are drawn
