@@ -580,6 +580,13 @@ def _representable(
 def _float_value(name: str, an: extents.Analysis, sizing: Sizing, plain: int) -> tuple[str | float, str]:
     """`plain`: how many float scalars before this one were given a made-up value."""
     role, axis = an.roles.get(name, ("", -1))
+    fit, below = an.resized.get(name, (None, None))
+    if fit is not None and below is not None and (fit.names() | below.names()) <= set(sizing.sizes):
+        texts = [p.text() if len(p.terms) == 1 else f"({p.text()})" for p in (fit, below)]
+        return (
+            f"{texts[0]} / {texts[1]}",
+            f"the scale from a coordinate below {below.text()} to an index clamped below {fit.text()} (a resize)",
+        )
     if role == "constant":  # added in each step of an iteration on a coordinate (a Julia set's c)
         value = ITERATED[axis % len(ITERATED)]
         return value, f"{value}: added in each step of a loop over a coordinate (keeps it bounded for a while)"

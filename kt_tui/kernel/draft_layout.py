@@ -220,6 +220,8 @@ def round_volume(e: Poly, fixed: set[str]) -> Poly:
     if top < 1 or len(lead) != 1 or lead[0][1] != 1 or any(v in fixed for v in lead[0][0]):
         return e
     whole = Poly({lead[0][0]: Fraction(1)})
+    if any(c > 0 for m, c in (e - whole).terms.items() if m):  # `+ kh*w` past the product: not short of it
+        return e
     return whole if e != whole and at_least(whole, e) else e
 
 
