@@ -5,11 +5,17 @@ negated is negative; a stride below its row or a window past its extent is warne
 
 import time
 
+import pytest
+
+from kt_tui.cli import main
+from kt_tui.gpu.compile import find_nvcc
 from kt_tui.kernel.draft_flags import layout_warnings
 from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.source import find_kernels
 
 from .test_draft_shapes import _draft, _points
+
+needs_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found")
 
 # rows of `table` picked by values read from `pick`, `table_stride` apart; the output's rows `out_stride` apart
 PICK_ROWS = """
@@ -224,3 +230,18 @@ def test_an_output_extent_off_the_padded_window_formula_is_warned_about():
     assert "= 50: the last outputs read nothing but padding" in warnings[0]
     d.spec.sizes["n_out"] = 40  # the input's last 20 rows never read
     assert "the input's last rows are never read" in layout_warnings(CONV_ROWS, "conv_rows", d.spec)[0]
+
+
+@needs_nvcc
+def test_spec_and_spec_check_print_a_layout_warning(tmp_path, capsys):
+    cu = tmp_path / "pick_rows.cu"
+    cu.write_text(PICK_ROWS)
+    assert main(["spec", str(cu)]) == 0
+    assert "layout warning" not in capsys.readouterr().out  # the draft follows its own rules
+    toml = tmp_path / "pick_rows.cu.toml"
+    text = toml.read_text()
+    toml.write_text(text.replace('value = "cols + 64"', "value = 3"))
+    assert main(["spec", str(cu), "--check", "--backend", "sim"]) == 0  # a warning, not a refusal
+    err = capsys.readouterr().err
+    assert "1 layout warning (the spec contradicts the kernel's index math):" in err
+    assert "  warning: args.table_stride: table_stride = 3 < cols = " in err
