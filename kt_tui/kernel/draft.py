@@ -371,6 +371,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
     units = draft_roles.unit_inputs(fn, float_arrays) - positive
+    powers = draft_roles.exponents(fn, floats)
     int_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith(("int", "uint"))}
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
@@ -537,7 +538,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             guesses.append((f"args.{p.name}", f"{count}: {why}"))
         else:
             plain = sum(1 for a in args if not a.is_array and a.value in FLOAT_SCALARS and a.type.startswith("float"))
-            scalar, why = _float_value(p.name, an, sizing, plain)
+            scalar, why = _float_value(p.name, an, sizing, plain, p.name in powers)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
     _ensure_output(args, guesses)
@@ -622,8 +623,11 @@ def _representable(
     return top if isinstance(high, int) else f"min({high}, {top})"
 
 
-def _float_value(name: str, an: extents.Analysis, sizing: Sizing, plain: int) -> tuple[str | float, str]:
-    """`plain`: how many float scalars before this one were given a made-up value."""
+def _float_value(
+    name: str, an: extents.Analysis, sizing: Sizing, plain: int, power: bool = False
+) -> tuple[str | float, str]:
+    """`plain`: how many float scalars before this one were given a made-up value; `power`: whether a
+    power or an exponential takes it."""
     role, axis = an.roles.get(name, ("", -1))
     fit, below = an.resized.get(name, (None, None))
     if fit is not None and below is not None and (fit.names() | below.names()) <= set(sizing.sizes):
@@ -648,10 +652,10 @@ def _float_value(name: str, an: extents.Analysis, sizing: Sizing, plain: int) ->
             return f"{wrapped} / {hi - lo}", f"pixels per unit: {where} over the problem size"
         return f"{hi - lo} / {wrapped}", f"a coordinate step: {where} over the problem size"
     value = FLOAT_SCALARS[plain % len(FLOAT_SCALARS)]
-    if NEGATED.search(name):
+    if power and NEGATED.search(name):
         return -NEGATED_VALUE, (
-            f"{-NEGATED_VALUE}: its name says it is negated (`negative_beta` passed for a power's -beta), so "
-            "below 0; set the value you use"
+            f"{-NEGATED_VALUE}: a power takes it and its name says it is negated (`negative_beta` for x^-beta), "
+            "so below 0; set the value you use"
         )
     return (
         value,

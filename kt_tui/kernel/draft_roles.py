@@ -356,6 +356,33 @@ def unit_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     return set(_reaching(fn, floats, dict.fromkeys(_UNIT_ONLY, 0)))
 
 
+_POWERS = {"powf", "pow", "__powf", "expf", "exp", "__expf", "exp2f", "exp2", "exp10f", "exp10"}
+
+
+def exponents(fn: cuda_ast.Function, scalars: set[str]) -> set[str]:
+    """Scalar arguments in what a power or an exponential takes (`powf(s, negative_beta)`, through
+    locals, three deep; not through other calls)."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _POWERS:
+            continue
+        stack: list[tuple[Node | None, int]] = [(n.child_by_field_name("arguments"), 0)]
+        while stack:
+            m, depth = stack.pop()
+            if m is None:
+                continue
+            if m.type == "identifier" and text(m) in scalars:
+                out.add(text(m))
+            elif m.type == "identifier" and text(m) in locals_ and depth < 3:
+                stack += [(v, depth + 1) for v in locals_[text(m)]]
+            elif m.type != "call_expression" or m is n:
+                stack += [(c, depth) for c in m.children]
+    return out
+
+
 def _reaching(fn: cuda_ast.Function, arrays: set[str], calls: dict[str, int]) -> dict[str, int]:
     """Arrays among `arrays` read in the arguments of a call to one of `calls` (through locals, three
     deep; not through other calls) -> the least value `calls` gives their functions."""

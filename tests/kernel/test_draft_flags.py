@@ -245,3 +245,10 @@ def test_spec_and_spec_check_print_a_layout_warning(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "1 layout warning (the spec contradicts the kernel's index math):" in err
     assert "  warning: args.table_stride: table_stride = 3 < cols = " in err
+
+
+def test_a_scalar_named_negated_that_no_power_takes_keeps_a_positive_value():
+    src = POWER.replace("powf(x[i] + 2.0f, negative_beta)", "x[i] > 0.0f ? x[i] : x[i] * negative_beta")
+    d = _draft(src)
+    arg = next(a for a in d.spec.args if a.name == "negative_beta")
+    assert evaluate(arg.value, d.spec.sizes) > 0  # a leaky slope's name: only a power's exponent is negated
