@@ -138,6 +138,12 @@ class Analysis:
     rescales: dict[str, Poly] = field(default_factory=dict)  # B -> A where `x * A / B`, x < B, maps B cells onto A
     parts: dict[str, int] = field(default_factory=dict)  # int argument -> c where it is divided by c (`n / 2`)
     window_ends: set[str] = field(default_factory=set)  # B of a rescaled end past the start (`(x + 1) * A / B`)
+    # (a, b): scalars that bound one loop counter in one condition (`h < size && h < channels`): a window
+    # and the extent it slides over
+    co_bounds: set[tuple[str, str]] = field(default_factory=set)
+    # (the top an index reaches, the top its guard allows) for `if (x < B)`: a window's last read, where
+    # the guard cuts it, against the extent it slides over
+    guarded: list[tuple[Poly, Poly]] = field(default_factory=list)
     shared: dict[str, Use] = field(default_factory=dict)  # the kernel's __shared__ arrays, as its pointers
     shared_bytes: dict[str, int] = field(
         default_factory=dict

@@ -15,6 +15,7 @@ import numpy as np
 from . import cuda_ast, draft_shared, extents
 from .bounds import integral
 from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
+from .expr import FUNCS
 from .poly import Poly, at_least
 from .source import Kernel
 from .spec import DTYPES
@@ -66,6 +67,7 @@ class _Sizer:
         self.out = Sizing()
         self.axis: dict[int, Poly] = {}
         self.fresh: dict[str, str] = {}  # new size names: why each was made
+        self.tiles: set[str] = set()  # sides of square blocks that read values pick (`(v * bd + r) * bd + c`)
         self.order: dict[str, int] = {}
         self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
         self.block_counts: set[str] = set()  # the sizes that count the blocks of a block-per-item axis
@@ -317,6 +319,7 @@ class _Sizer:
             )
             self.out.guesses.append((f"sizes.{unread}", self.fresh[unread]))
         elif row is not None:
+            self.tiles |= {v for m in row.terms for v in m if m.count(v) > 1}
             return row * self.name(f"{name}_rows", f"{picked}: its number of rows is a size of its own")
         else:
             count = self.name(
@@ -394,7 +397,7 @@ class _Sizer:
         for p in self.axis.values():
             names |= p.names()
         for h in self.out.index_high.values():
-            names |= set(re.findall(r"[A-Za-z_]\w*", str(h)))
+            names |= set(re.findall(r"[A-Za-z_]\w*", str(h))) - set(FUNCS)  # `min(a, b)`: a and b
         names = {n for n in names if not n.startswith("$")} | self.factors | set(an.quotients)
         axis_names = set().union(*(p.names() for p in self.axis.values()))
         self._rescales(found, names, axis_names)
@@ -426,8 +429,10 @@ class _Sizer:
         padded -= self.factors | set(an.quotients) | set(self.unit.defines)
         big -= shifts | windows | tables | padded
         big -= self.factors
+        tiles = self.tiles & names - set(self.unit.defines)  # a block's side: small, so many blocks fit
+        big -= tiles
         modest = {n for n in names - big - shifts if n in an.guard_bounds and n not in self.unit.defines}
-        modest = (modest | tables) - self.factors - windows - padded
+        modest = (modest | tables) - self.factors - windows - padded - tiles
         small = names - big - modest - self.factors - windows - set(self.unit.defines)
         rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
         rank = min(max(rank, len(axis_names - set(self.unit.defines))), 3)  # c*h*w threads on one axis: 3 sides
@@ -518,12 +523,12 @@ class _Sizer:
                 )
             )
         for n in sorted(small):
-            self.out.guesses.append(
-                (
-                    f"sizes.{n}",
-                    f"{chosen[n]}: it scales or shifts an index (a stride or offset); set the value you use",
-                )
+            why = (
+                f"the side of the {n}*{n} blocks that read values pick: small, so many blocks fit"
+                if n in tiles
+                else "it scales or shifts an index (a stride or offset)"
             )
+            self.out.guesses.append((f"sizes.{n}", f"{chosen[n]}: {why}; set the value you use"))
         for n in sorted(windows):
             self.out.guesses.append(
                 (

@@ -50,6 +50,8 @@ from .cuda_ast import Node, text
 from .extents_expr import Expressions
 from .poly import Poly, TooBig, at_least, pmax, pmin
 
+MAX_GUARDED = 64  # guards kept for the layout warnings (a hostile kernel has thousands)
+
 __all__ = ["AXES", "Analysis", "Use", "analyse", "block", "grid"]
 
 
@@ -595,6 +597,7 @@ class Walker(Expressions):
             self.constrain(right, truth, env, loop)
             if loop:
                 self._escape(left, right, env)
+                self._co_bounds(left, right, env)
             return
         if op not in ("<", "<=", ">", ">="):
             return
@@ -628,6 +631,11 @@ class Walker(Expressions):
             bound = self.expr(other, env)
             if not loop and o in ("<", "<="):
                 self.out.guard_bounds.update(p for p in bound.params if p in self.scalars)
+                reached = env[name].hi
+                if bound.hi is not None and reached is not None and len(self.out.guarded) < MAX_GUARDED:
+                    top = bound.hi - Poly.const(1) if o == "<" else bound.hi
+                    if (reached, top) not in self.out.guarded:
+                        self.out.guarded.append((reached, top))
             if loop:
                 self.out.loop_bounds.update(p for p in bound.params if p in self.scalars)
                 self.out.loop_loads.update(x[1:] for x in (loads(bound.hi) if bound.hi is not None else ()))
@@ -649,6 +657,27 @@ class Walker(Expressions):
                     lo if cur.lo is None else pmax(cur.lo, lo) or cur.lo, cur.hi, cur.base, cur.axes, cur.params
                 )
             return
+
+    def _co_bounds(self, left: Node, right: Node, env: Env) -> None:
+        """`h < size && h < channels` in a loop's condition: the scalars that bound one counter on each side."""
+        sides = [self._upper(strip_parens(n), env) for n in (left, right)]
+        if sides[0] is None or sides[1] is None or sides[0][0] != sides[1][0]:
+            return
+        self.out.co_bounds.update((a, b) for a in sides[0][1] for b in sides[1][1] if a != b)
+
+    def _upper(self, cond: Node | None, env: Env) -> tuple[str, set[str]] | None:
+        """(counter, the scalars of its bound) for `counter < bound` or `counter <= bound`."""
+        if cond is None or cond.type != "binary_expression":
+            return None
+        op = text(cond.child_by_field_name("operator"))
+        var, other = strip_parens(cond.child_by_field_name("left")), cond.child_by_field_name("right")
+        if op in (">", ">="):
+            var, other = strip_parens(other), var
+        elif op not in ("<", "<="):
+            return None
+        if var is None or var.type != "identifier" or text(var) not in env or other is None:
+            return None
+        return text(var), {p for p in self.expr(other, env).params if p in self.scalars}
 
     def _axis_bound(self, cur: Val, hi: Poly) -> None:
         """`if (x < w)` on a thread index: w is the problem size on x's axis (a block index alone:
