@@ -1,5 +1,5 @@
-"""Our search and method selectors (issue 40 item 2): once stalled it also refines each choice the best
-configuration does not take, the model filling the other parameters, so an optimum under another choice
+"""Our search and method selectors (issue 40 item 2): once stalled it also refines each method the best
+configuration does not take, the model filling the other parameters, so an optimum under another method
 whose fast region the first picks missed is found (pnpoly: use_method 0 fastest with the largest tile,
 use_method 2 with a middling one)."""
 
@@ -38,23 +38,24 @@ def evaluations_to_optimum(seed: int, cap: int = 400) -> int:
     return cap + 1
 
 
-def test_a_stalled_search_refines_the_choices_the_best_does_not_take():
+def test_a_stalled_search_refines_the_methods_the_best_does_not_take():
     found = [evaluations_to_optimum(seed) for seed in range(10)]
     # the search before (dceb818): 90.5 on these seeds, 9 of 10 above 65, trapped near method 2's optimum
-    # (the model, fitted on method 0 at small sizes, predicts it slow everywhere); now 64.7
-    assert np.mean(found) < 75, found
+    # (the model, fitted on method 0 at small sizes, predicts it slow everywhere); now 46.9 (64.7 with a
+    # method turn in eight picks, not four)
+    assert np.mean(found) < 65, found
 
 
-def test_the_choices_are_the_selectors_and_flags_and_each_is_taken_in_turn():
+def test_the_choices_are_a_selectors_values_taken_in_turn_flags_and_sizes_not():
     values = [[0, 1, 2], [16, 32, 64, 128], [0, 1], [7]]
     space = list(itertools.product(*values))
     search = kt_search.Search(space, values, np.random.default_rng(0))
-    assert search.choosers == [0, 2]  # the selector 0..2 and the flag; not the sizes, not a single value
+    assert search.choosers == [0]  # the selector 0..2; not the sizes, the flag (local moves flip it), a single value
     best = space.index((1, 64, 0, 7))
     for config in space[:5]:
         search.tell(config, 1.0 + 0.01 * space.index(config))
     search._fit()
     free = np.flatnonzero(search.free)
     taken = [space[search._other_choice(free, best, 0.0)] for _ in range(3)]
-    # the choices the best (method 1, flag 0) does not take, each in turn: method 2, flag 1, method 0
-    assert taken[0][0] == 2 and taken[1][2] == 1 and taken[2][0] == 0, taken
+    # the methods the best (method 1) does not take, each in turn
+    assert [t[0] for t in taken] == [2, 0, 2], taken
