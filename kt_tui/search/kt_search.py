@@ -23,9 +23,10 @@ parameter away from the best so far; then the largest expected improvement one o
 away (two changed together: move_pairs) takes a turn too. Once STALL observations have brought no
 new best, every fourth pick explores (Search._explore: the most unexplored surroundings, expected
 improvement among equals), and every other one while fewer than EXPLORE_FRUITLESS explore picks
-since the last new best measured in the slow half: exploring backs off when it does not pay. Once stalled,
-the best-predicted neighbour's turn goes to a method the best does not take (a selector's value, in
-turn; Search._other_choice), the model filling the other parameters. The GP's length
+since the last new best measured in the slow half: exploring backs off when it does not pay. Where the
+space has a method selector, until stalled the best-predicted neighbour's turn goes to a method the
+best does not take (a selector's value, in turn; Search._other_choice), the model filling the other
+parameters. The GP's length
 scales and the trees are refitted at every step while the observations are few, then each time
 their number has grown by a fixed factor; in between, the GP keeps its length scales and the trees
 their splits, and both take the new observations (the trees' leaves take the current targets).
@@ -78,7 +79,7 @@ SKIP_AFTER = 2  # configurations not seeds (random or the model's) measured befo
 STALL = 10  # observations without a new best after which model picks explore (see _pick)
 EARLY = 8  # the model's first picks: on ranks (see targets), in turn anywhere and one step away
 EXPLORE_FRUITLESS = 6  # explore picks in the slow half since the last new best after which half as many explore
-CHOICE_EVERY = 4  # once stalled, one model pick in this many takes a method the best does not (_other_choice)
+CHOICE_EVERY = 4  # until stalled, one model pick in this many takes a method the best does not (_other_choice)
 
 
 class Search:
@@ -348,8 +349,10 @@ class Search:
         and the best-predicted configuration one parameter away from the best so far (turn 2); then
         the largest expected improvement one or two parameters away takes turn 0. Once STALL results
         brought no new best, turn 3 explores (see _explore), and turn 1 too while fewer than
-        EXPLORE_FRUITLESS explore picks since the last new best measured in the slow half; where the
-        space has a method selector, turn 2 takes a method the best does not (see _other_choice)."""
+        EXPLORE_FRUITLESS explore picks since the last new best measured in the slow half. Where the
+        space has a method selector, turn 2 takes a method the best does not until stalled (see
+        _other_choice); once stalled, such picks went to far, slow corners of methods that differ
+        little (test_search_refine's stalled bowl) and cost the exploring its needle."""
         best, low = self._fit()
         turn = (1 if self.steps % 2 else 2) if self.steps <= EARLY else self.steps % 4
         stalled = len(self.seen) - self.improved_at >= STALL
@@ -357,7 +360,7 @@ class Search:
             pick = self._explore(free, low)
             self.explored.add(pick)
             return pick
-        if stalled and CHOICE_EVERY and self.steps % CHOICE_EVERY == CHOICE_EVERY - 2:
+        if CHOICE_EVERY and self.steps % CHOICE_EVERY == CHOICE_EVERY - 2 and not stalled:
             other = self._other_choice(free, best, low)
             if other is not None:
                 return other
