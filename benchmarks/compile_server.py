@@ -2,8 +2,8 @@
 
 The first N configurations of a kernel (kernel_tuner's brute-force order) compiled to cubins:
 - `one`: one process, one at a time (a compile's own cost);
-- `own`: one worker's own process pool of P (gpu/worker/pools.py), as `--gpus 1` compiles ahead;
-- `server`: the host's compile server (gpu/worker/sharedpool.py) on P cores, from G client
+- `own`: one worker's own process pool of P (gpu/device/pools.py), as `--gpus 1` compiles ahead;
+- `server`: the host's compile server (gpu/device/sharedpool.py) on P cores, from G client
   processes at once, each asking `depth` ahead the way a GPU worker's Prefetcher does (`--gpus G`).
 
 No GPU is needed: NVRTC compiles for the architecture given (--arch).
@@ -46,7 +46,7 @@ def options(arch: str) -> list[bytes]:
 
 def stream(pool, named: list[tuple[str, str]], opts: list[bytes], depth: int) -> tuple[float, int]:
     """Ask `depth` ahead and take them in order, as a Prefetcher does: (seconds, compiles)."""
-    from kt_tui.gpu.worker.compilers import nvrtc_cubin
+    from kt_tui.gpu.device.compilers import nvrtc_cubin
 
     t0 = time.perf_counter()
     todo, ahead = deque(named), deque()
@@ -62,7 +62,7 @@ def stream(pool, named: list[tuple[str, str]], opts: list[bytes], depth: int) ->
 
 def client(env: dict, named, opts, depth, out) -> None:
     os.environ.update(env)
-    from kt_tui.gpu.worker.sharedpool import shared_pool
+    from kt_tui.gpu.device.sharedpool import shared_pool
 
     pool = shared_pool()
     assert pool is not None, "no compile server reachable"
@@ -88,7 +88,7 @@ def main() -> int:
     print(f"{'how':<40} {'s':>7} {'compiles/s':>11}")
     modes = args.modes.split(",")
     if "one" in modes:
-        from kt_tui.gpu.worker.compilers import nvrtc_cubin
+        from kt_tui.gpu.device.compilers import nvrtc_cubin
 
         few = named[: max(4, len(named) // 10)]
         t0 = time.perf_counter()
@@ -97,7 +97,7 @@ def main() -> int:
         s = time.perf_counter() - t0
         print(f"{'one at a time (this process)':<40} {s:7.2f} {len(few) / s:11.1f}")
     if "own" in modes:
-        from kt_tui.gpu.worker.pools import CompilePool
+        from kt_tui.gpu.device.pools import CompilePool
 
         pool = CompilePool(args.pool)
         stream(pool, named[:4], opts, 4)  # its processes up, as after a session's first compiles
@@ -105,7 +105,7 @@ def main() -> int:
         pool.shutdown()
         print(f"{f'own pool of {args.pool}, 1 client':<40} {s:7.2f} {n / s:11.1f}")
     if "server" in modes:
-        from kt_tui.gpu.worker.sharedpool import Server, plan
+        from kt_tui.gpu.device.sharedpool import Server, plan
 
         p = plan(args.gpus)
         p = type(p)(p.host_cores, p.kept, p.cores, p.gpus, args.pool)

@@ -1,7 +1,7 @@
 """How many configurations a second nvcc gives the pycuda backend, by compile threads and batch size.
 
 The first N configurations of a kernel (kernel_tuner's brute-force order) compiled to cubins the way
-compile-ahead does for pycuda (gpu/worker/compilers.py: pycuda's own `compiler.compile`, relocatable
+compile-ahead does for pycuda (gpu/device/compilers.py: pycuda's own `compiler.compile`, relocatable
 code, several configurations in one nvcc call where a batch is asked for), on T threads:
 
 - `supply`: every batch asked for at once; configurations a second;
@@ -34,8 +34,8 @@ from benchmarks.compile_server import texts  # noqa: E402
 
 def job(named: list[tuple[str, str]], arch: str):
     """The pool's call for these configurations, as Pycuda.job / Pycuda.batch make it."""
-    from kt_tui.gpu.worker.batching import alias, batch_source, functions
-    from kt_tui.gpu.worker.compilers import pycuda_batch, pycuda_cubin
+    from kt_tui.gpu.device.batching import alias, batch_source, functions
+    from kt_tui.gpu.device.compilers import pycuda_batch, pycuda_cubin
 
     args = {
         "options": ["-Xcompiler=-Wall", "-e", named[0][0], "-rdc=true", "-lcudadevrt"],

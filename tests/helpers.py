@@ -30,7 +30,7 @@ def report(line: str) -> None:
 
 
 def compile_pid() -> int:
-    """A compile job of CompilePool's that runs in its processes (gpu/worker/pools.py): says where it ran."""
+    """A compile job of CompilePool's that runs in its processes (gpu/device/pools.py): says where it ran."""
     return os.getpid()
 
 
@@ -41,7 +41,7 @@ def pool_children(queue) -> None:
     """In a process of its own: a CompilePool's processes, their pids sent back, then wait to be killed."""
     import time
 
-    from kt_tui.gpu.worker.pools import CompilePool
+    from kt_tui.gpu.device.pools import CompilePool
 
     pool = CompilePool(2)
     deadline = time.monotonic() + 60

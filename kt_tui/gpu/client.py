@@ -84,7 +84,7 @@ def _worker_entry(env: dict, *args) -> None:
     # Ctrl-C at a terminal reaches the whole process group: the app stops the run through the stop
     # flag, so the worker (and nvcc, which inherits this) never dies mid-configuration from it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from .worker.main import main  # here: the app's process needs none of the worker's modules
+    from .device.main import main  # here: the app's process needs none of the worker's modules
 
     main(*args)
 
@@ -115,7 +115,7 @@ class Flag(Protocol):
 
 class GpuWorker:
     env: dict[str, str] = {}  # set in the worker process before it loads anything
-    warm_cuda = True  # start the CUDA driver while the worker imports (gpu/worker/cudawarm.py); off for a replay
+    warm_cuda = True  # start the CUDA driver while the worker imports (gpu/device/cudawarm.py); off for a replay
     proc: Proc | None
     requests: Requests
     events: Events
@@ -329,7 +329,7 @@ class GpuWorker:
 
     def _record_lost(self, job: TuneJob | CheckJob, current: dict, status: str, why: str, on_event) -> None:
         if isinstance(job, CheckJob):
-            from .worker.checking import lost_entry  # here: it loads numpy and kernel_tuner (worker side)
+            from .device.checking import lost_entry  # here: it loads numpy and kernel_tuner (worker side)
 
             lost = lost_entry(job, current["key"], status, why)
             job.done[lost["unit"]] = lost

@@ -371,7 +371,7 @@ MACHINE = (".text.", ".nv.constant", ".nv.shared.", ".nv.global", ".nv.info")  #
 def machine_code(cubin: bytes) -> bytes:
     """What of a cubin the GPU runs: its code and data sections by name (line tables and notes, which
     name the compile's folder under -lineinfo, left out)."""
-    from .worker.batching import elf_sections  # the GPU worker's ELF reader
+    from .device.batching import elf_sections  # the GPU worker's ELF reader
 
     named = sorted((n, b) for n, b in elf_sections(cubin).items() if n.startswith(MACHINE))
     return b"".join(n.encode() + b"\0" + len(b).to_bytes(8, "little") + b for n, b in named)
@@ -381,11 +381,11 @@ class Ahead:
     """Every kernel the check's child runs, compiled once, from its start, on every core but one: the
     original's runs, the original at every check size, each mutant at the first size; a mutant's next
     size once it passes one. pycuda and nvcuda compile as kernel_tuner's backend would
-    (gpu/worker/prefetch.py Early), and kernel_tuner's compile step loads those cubins; cupy compiles
+    (gpu/device/prefetch.py Early), and kernel_tuner's compile step loads those cubins; cupy compiles
     through its own cache at the run, so here nvcc makes the cubins that sort the mutants only."""
 
     def __init__(self, spec: Spec, backend: str, runs: list[tuple[str, str]]):
-        from .worker import prefetch  # in the child only: the worker's compile-ahead
+        from .device import prefetch  # in the child only: the worker's compile-ahead
 
         self.spec, self.early = spec, None
         self.waited = 0.0
@@ -474,7 +474,7 @@ def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead
     on every core but one; kernel_tuner's compile step loads them inside. A child started again after
     one died (a mutant's illegal address, a poisoned index) compiles only what is left to run."""
     from .ktsource import kernel_string  # in the child only: kernel_tuner
-    from .worker import prefetch  # in the child only
+    from .device import prefetch  # in the child only
 
     done = {r["id"] for r in read_jsonl(out / RECORDS) if r.get("case") is None}
     mutants = [m for m in job.get("mutants") or [] if m["id"] not in done]

@@ -92,7 +92,7 @@ class GpuPool:
         self._early_done = threading.Event()
         self._connected = threading.Event()
         self._connect_error: ScaleError | None = None
-        self.compiles: Any = None  # the host's one compile-ahead pool (gpu/worker/sharedpool.py Server)
+        self.compiles: Any = None  # the host's one compile-ahead pool (gpu/device/sharedpool.py Server)
         self.checking = Busy()  # the check's test is running (on check_gpu's GPU)
         self.stop_asked = False
 
@@ -174,7 +174,7 @@ class GpuPool:
         if gpus < 2 or os.environ.get("KT_TUI_PREFETCH") == "0":
             return {}
         if self.compiles is None:
-            from .worker.sharedpool import Server, plan  # here: only a session on several GPUs starts one
+            from .device.sharedpool import Server, plan  # here: only a session on several GPUs starts one
 
             try:
                 with _ENV_LOCK:  # the pool's process and nvcc never see API keys or tokens, as the workers
@@ -298,7 +298,7 @@ class GpuPool:
             # what an unbudgeted kt search does on one GPU, in two runs: the model's picks on one
             # worker, then the rest of the space in order, dealt over all of them; a small space runs
             # in order at once, dealt over all of them (every configuration runs anyway)
-            from .worker.tuning import MODEL_STEPS, SMALL_SPACE
+            from .device.tuning import MODEL_STEPS, SMALL_SPACE
 
             spec = spec_from_plain(job.spec)
             if not is_huge(spec) and len(configurations(spec)) <= SMALL_SPACE:

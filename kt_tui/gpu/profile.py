@@ -251,18 +251,18 @@ def _stamp(step: str) -> None:
 
 def main(argv: list[str]) -> int:
     """The child: run the job's kernel once (under ncu); its compile starts first, in threads, while
-    the rest loads and the inputs are made (gpu/worker/prefetch.py)."""
+    the rest loads and the inputs are made (gpu/device/prefetch.py)."""
     _stamp("up")
     mark("profile child: up")
     from ..kernel.inputs import allow_user_code, make_args  # in the profiled child process only
-    from .worker import prefetch  # in the profiled child process only: kernel_tuner's source modules
+    from .device import prefetch  # in the profiled child process only: kernel_tuner's source modules
 
     job = json.loads(Path(argv[0]).read_text())
     spec, backend = spec_from_plain(job["spec"]), job["backend"]
     early = None
     if backend in ("pycuda", "nvcuda") and prefetch.enabled():
         early = prefetch.Early.start(backend, spec, job["source"], [job["params"]])
-    from .worker.outputs import run_arrays  # numpy, kernel_tuner and the backend
+    from .device.outputs import run_arrays  # numpy, kernel_tuner and the backend
 
     allow_user_code()  # the spec's inputs may be the user's functions, as in the GPU worker
     _stamp("imported")

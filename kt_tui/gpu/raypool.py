@@ -193,12 +193,12 @@ class _Actor:
         import ray
 
         from .timeline import mark
-        from .worker import cudawarm
+        from .device import cudawarm
 
         if ray.get_gpu_ids():
             cudawarm.start()
         try:
-            from .worker import checking, main, tuning  # noqa: F401 - loaded now, not in the first job's time
+            from .device import checking, main, tuning  # noqa: F401 - loaded now, not in the first job's time
         except Exception:  # noqa: BLE001 - the first job meets it again and reports it
             return
         mark("worker: imports done")
@@ -229,9 +229,9 @@ class _Actor:
 
     def _run(self, job) -> None:
         from ..kernel.inputs import allow_user_code
-        from .worker.checking import run_check_job
-        from .worker.main import _explain, _stop_or_wait, probe_backends
-        from .worker.tuning import ContextLost, run_tune_job
+        from .device.checking import run_check_job
+        from .device.main import _explain, _stop_or_wait, probe_backends
+        from .device.tuning import ContextLost, run_tune_job
 
         allow_user_code()  # the actor is a GPU worker: init, verify and reference functions run here
         if isinstance(job, ProbeJob):

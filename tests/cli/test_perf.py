@@ -215,7 +215,7 @@ def test_the_gpu_worker_starts_without_loading_our_searchs_model():
     import subprocess
 
     code = (
-        "import sys\nfrom kt_tui.gpu.worker import tuning, checking, main\n"
+        "import sys\nfrom kt_tui.gpu.device import tuning, checking, main\n"
         "print(sorted(m for m in ('scipy', 'kt_tui.search.kt_search', 'kt_tui.search.model') if m in sys.modules))\n"
         "tuning.search_module('kt')\nprint('kt_tui.search.kt_search' in sys.modules)"
     )

@@ -20,7 +20,7 @@ from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.simcache import read_cache
 from kt_tui.gpu.timeline import read as read_trace
-from kt_tui.gpu.worker import prepare, tuning
+from kt_tui.gpu.device import prepare, tuning
 from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.store import Store
 

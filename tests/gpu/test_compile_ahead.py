@@ -1,4 +1,4 @@
-"""Compile ahead (gpu/worker/prefetch.py, gpu/worker/compilers.py): the same compiles as kernel_tuner's, done
+"""Compile ahead (gpu/device/prefetch.py, gpu/device/compilers.py): the same compiles as kernel_tuner's, done
 by a pool before kernel_tuner asks, and kernel_tuner then given what they made."""
 
 import json
@@ -94,7 +94,7 @@ def _pycuda_backend(source_mod, options):
     "source", ["__global__ void k(float *x) { x[0] = 1; }", 'extern "C" __global__ void k(float *x) { x[0] = 1; }']
 )
 def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, source):
-    from kt_tui.gpu.worker.compilers import pycuda_arguments, pycuda_cubin
+    from kt_tui.gpu.device.compilers import pycuda_arguments, pycuda_cubin
 
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(getattr(compiler, which), ["-O3", "-lineinfo"])
@@ -114,8 +114,8 @@ def test_pycuda_ahead_compiles_what_kernel_tuner_compiles(fake_pycuda, which, so
 
 
 def test_relocatable_code_is_linked_on_the_compile_pool_and_only_loaded_where_it_is_measured(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker import compilers
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device import compilers
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     compiler, calls = fake_pycuda
     monkeypatch.setattr(compilers, "device_link", lambda cubin, code: code.encode() + b" linked " + cubin)
@@ -135,8 +135,8 @@ def test_relocatable_code_is_linked_on_the_compile_pool_and_only_loaded_where_it
 
 
 def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker import compilers
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device import compilers
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     monkeypatch.setattr(compilers, "device_link", lambda cubin, code: None)  # nvcc could not link it ahead
     compiler, calls = fake_pycuda
@@ -162,7 +162,7 @@ def test_pycuda_prefetcher_loads_the_cubin_compiled_ahead(fake_pycuda, monkeypat
 
 
 def test_failed_compile_ahead_compiles_again_the_normal_way(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker import prefetch
+    from kt_tui.gpu.device import prefetch
 
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
@@ -184,7 +184,7 @@ def test_failed_compile_ahead_compiles_again_the_normal_way(fake_pycuda, monkeyp
 def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
     from concurrent.futures.process import BrokenProcessPool
 
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     compiler, _ = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
@@ -208,7 +208,7 @@ def test_a_broken_pool_means_compiling_the_normal_way(fake_pycuda):
 
 
 def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypatch):
-    from kt_tui.gpu.worker import compilers
+    from kt_tui.gpu.device import compilers
 
     monkeypatch.setenv("KT_TUI_PREFETCH_WORKERS", "2")
     pool = compilers.process_pool(16)
@@ -219,7 +219,7 @@ def test_the_process_pool_runs_prefetch_functions_in_spawned_processes(monkeypat
 
 
 def _pool_in_a_daemon(out, allow: bool) -> None:
-    from kt_tui.gpu.worker import compilers
+    from kt_tui.gpu.device import compilers
 
     if allow:
         compilers.allow_children()
@@ -250,7 +250,7 @@ def test_a_daemonic_gpu_worker_can_start_its_compile_ahead_pool(allow):
 
 
 def prefetch_pool_size() -> int:
-    from kt_tui.gpu.worker.compilers import pool_size
+    from kt_tui.gpu.device.compilers import pool_size
 
     return pool_size(4)
 
@@ -258,13 +258,13 @@ def prefetch_pool_size() -> int:
 def test_the_gpu_worker_allows_itself_children():
     import inspect
 
-    from kt_tui.gpu.worker import main
+    from kt_tui.gpu.device import main
 
     assert "allow_children()" in inspect.getsource(main.main)
 
 
 def test_pycuda_compiles_ahead_on_threads_not_processes(fake_pycuda):
-    from kt_tui.gpu.worker.compilers import Pycuda
+    from kt_tui.gpu.device.compilers import Pycuda
 
     compiler, _ = fake_pycuda
     pool = Pycuda(_pycuda_backend(compiler.SourceModule, [])).pool()
@@ -284,7 +284,7 @@ def _h100(monkeypatch):
 
 def test_the_baseline_compiles_while_its_inputs_are_made_and_kernel_tuner_gets_that_cubin(fake_pycuda, monkeypatch):
     from kt_tui.gpu import compile as comp
-    from kt_tui.gpu.worker.prefetch import Early, Prefetcher
+    from kt_tui.gpu.device.prefetch import Early, Prefetcher
     from kt_tui.kernel.source import find_kernels, read_source
     from kt_tui.kernel.spec import load_spec
 
@@ -311,14 +311,14 @@ def test_the_baseline_compiles_while_its_inputs_are_made_and_kernel_tuner_gets_t
 
 
 def test_no_early_compile_without_a_gpu_backend_or_configurations():
-    from kt_tui.gpu.worker.prefetch import Early
+    from kt_tui.gpu.device.prefetch import Early
 
     assert Early.start("sim", None, "", [{"b": 1}]) is None
     assert Early.start("pycuda", types.SimpleNamespace(compiler_options=[]), "", []) is None
 
 
 def test_kernel_tuners_warm_up_compile_of_the_first_configuration_is_served_again(fake_pycuda):
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     compiler, calls = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
@@ -344,7 +344,7 @@ def test_checks_at_other_sizes_compile_every_kernel_at_once_and_run_those(fake_p
 
     from kt_tui.gpu.ktsource import kernel_string
     from kt_tui.gpu.protocol import CheckJob
-    from kt_tui.gpu.worker import checking
+    from kt_tui.gpu.device import checking
     from kt_tui.kernel.source import find_kernels, read_source
     from kt_tui.kernel.spec import load_spec
 
@@ -392,8 +392,8 @@ def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the
 ):
     from kt_tui.gpu import compile as comp
     from kt_tui.gpu.protocol import PrepareJob, TuneJob
-    from kt_tui.gpu.worker import main as worker
-    from kt_tui.gpu.worker import prepare
+    from kt_tui.gpu.device import main as worker
+    from kt_tui.gpu.device import prepare
     from kt_tui.kernel.source import find_kernels, read_source
     from kt_tui.kernel.spec import load_spec
 
@@ -423,7 +423,7 @@ def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the
 
 
 def test_an_unwritable_prefetch_stats_file_does_not_fail_the_job(fake_pycuda, monkeypatch, tmp_path, capsys):
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     compiler, _ = fake_pycuda
     backend = _pycuda_backend(compiler.SourceModule, [])
@@ -445,7 +445,7 @@ def test_an_unwritable_prefetch_stats_file_does_not_fail_the_job(fake_pycuda, mo
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 def test_nvcc_device_links_relocatable_code_with_the_device_runtime(tmp_path):
-    from kt_tui.gpu.worker.compilers import device_link
+    from kt_tui.gpu.device.compilers import device_link
 
     # a kernel that launches a kernel: its relocatable code calls into the device runtime
     src = tmp_path / "k.cu"

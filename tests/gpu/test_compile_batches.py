@@ -1,4 +1,4 @@
-"""Several configurations in one nvcc call (gpu/worker/batching.py): the same machine code as each
+"""Several configurations in one nvcc call (gpu/device/batching.py): the same machine code as each
 compiled alone, checked where it matters, and compiled alone again wherever a batch fails."""
 
 import itertools
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from kt_tui.gpu.ktsource import kernel_string
-from kt_tui.gpu.worker import compiled
-from kt_tui.gpu.worker.batching import alias, batch_source, batchable, elf_section, functions
+from kt_tui.gpu.device import compiled
+from kt_tui.gpu.device.batching import alias, batch_source, batchable, elf_section, functions
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import load_spec
 
@@ -113,7 +113,7 @@ def test_elf_section_reads_a_cubins_sections():
 def _fake_nvcc(fake_pycuda, monkeypatch, batch_code=b"CODE", fails=lambda source: False):
     """nvcc as pycuda runs it, faked: a batch's cubin holds each member's kernel (machine code
     `batch_code`), one alone holds `k` (b"CODE"); `fails(source)` makes a call fail as ptxas would."""
-    from kt_tui.gpu.worker import batching, compilers
+    from kt_tui.gpu.device import batching, compilers
 
     compiler, calls = fake_pycuda
 
@@ -134,8 +134,8 @@ def _fake_nvcc(fake_pycuda, monkeypatch, batch_code=b"CODE", fails=lambda source
 
 
 def test_the_prefetcher_compiles_eight_configurations_a_call_and_loads_each_from_the_batch(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker import batching, compilers
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device import batching, compilers
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "8")
     compiler, calls = fake_pycuda
@@ -168,7 +168,7 @@ def test_the_prefetcher_compiles_eight_configurations_a_call_and_loads_each_from
 
 
 def test_a_batch_whose_machine_code_differs_stops_batching_and_all_compile_alone(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "4")
     backend, runner, instance, calls = _fake_nvcc(fake_pycuda, monkeypatch, batch_code=b"OTHER")
@@ -183,7 +183,7 @@ def test_a_batch_whose_machine_code_differs_stops_batching_and_all_compile_alone
 
 
 def test_a_batch_that_fails_to_compile_is_compiled_one_by_one(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "4")
     fails = lambda source: "{'b': 5}" in source and "namespace" in source  # noqa: E731
@@ -199,7 +199,7 @@ def test_a_batch_that_fails_to_compile_is_compiled_one_by_one(fake_pycuda, monke
 
 
 def test_a_second_job_of_a_worker_takes_what_the_first_compiled(fake_pycuda):
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     compiler, calls = fake_pycuda  # one configuration a call (the fixture)
     backend = _pycuda_backend(compiler.SourceModule, [])
@@ -217,7 +217,7 @@ def test_a_second_job_of_a_worker_takes_what_the_first_compiled(fake_pycuda):
 
 
 def test_what_a_batch_compiled_serves_a_later_job_that_compiles_alone(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     backend, runner, instance, calls = _fake_nvcc(fake_pycuda, monkeypatch)
     configs = [{"b": b} for b in range(8)]
@@ -243,7 +243,7 @@ def test_a_job_that_ends_while_its_compiles_run_leaves_them_to_the_next_job(fake
     import threading
     import time
 
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     backend, runner, instance, calls = _fake_nvcc(fake_pycuda, monkeypatch)
     compiler, _ = fake_pycuda
@@ -272,7 +272,7 @@ def test_a_job_that_ends_while_its_compiles_run_leaves_them_to_the_next_job(fake
 
 
 def test_a_space_where_many_configurations_fail_to_compile_goes_back_to_one_a_call(fake_pycuda, monkeypatch):
-    from kt_tui.gpu.worker.prefetch import Prefetcher
+    from kt_tui.gpu.device.prefetch import Prefetcher
 
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "4")
     fails = lambda source: "namespace" in source and any(f"{{'b': {b}}}" in source for b in range(0, 64, 3))  # noqa: E731

@@ -1,4 +1,4 @@
-"""The compile pools (gpu/worker/pools.py, gpu/worker/sharedpool.py): NVRTC's compiles in processes
+"""The compile pools (gpu/device/pools.py, gpu/device/sharedpool.py): NVRTC's compiles in processes
 of their own, which start once per owner and die with it, and nvcc's on threads."""
 
 
@@ -6,7 +6,7 @@ def test_nvrtc_compiles_run_in_processes_of_their_own_and_nvcc_ones_on_threads()
     import os
     import time
 
-    from kt_tui.gpu.worker.pools import CompilePool
+    from kt_tui.gpu.device.pools import CompilePool
 
     from ..helpers import compile_pid
 
@@ -59,7 +59,7 @@ def _alive(pid: int) -> bool:
 def test_a_compile_server_that_died_before_listening_is_said_not_up():
     import multiprocessing as mp
 
-    from kt_tui.gpu.worker.sharedpool import Server
+    from kt_tui.gpu.device.sharedpool import Server
 
     server = Server.__new__(Server)
     reader, writer = mp.Pipe(duplex=False)
@@ -72,7 +72,7 @@ def test_a_gpu_workers_own_compile_processes_serve_every_job_of_its_session():
     import os
     import time
 
-    from kt_tui.gpu.worker import pools
+    from kt_tui.gpu.device import pools
 
     from ..helpers import compile_pid
 
@@ -94,7 +94,7 @@ def test_a_gpu_workers_own_compile_processes_serve_every_job_of_its_session():
 def test_a_pool_asked_for_more_processes_than_cores_starts_no_more_than_the_cores():
     import os
 
-    from kt_tui.gpu.worker.pools import CompilePool
+    from kt_tui.gpu.device.pools import CompilePool
 
     pool = CompilePool(100_000)  # KT_TUI_PREFETCH_WORKERS=100000: not a hundred thousand processes
     try:
@@ -113,7 +113,7 @@ def test_a_compile_process_started_by_a_thread_that_ended_keeps_compiling():
     import threading
     from concurrent.futures import ProcessPoolExecutor
 
-    from kt_tui.gpu.worker.pools import _child_setup
+    from kt_tui.gpu.device.pools import _child_setup
 
     from ..helpers import compile_pid
 
@@ -139,7 +139,7 @@ def test_the_compile_server_starts_its_processes_when_the_app_picks_nvrtc():
     import time
 
     from kt_tui.gpu.supervise import children
-    from kt_tui.gpu.worker.sharedpool import Plan, Server
+    from kt_tui.gpu.device.sharedpool import Plan, Server
 
     cores = sorted(os.sched_getaffinity(0))
     server = Server(Plan(len(cores), [], cores[-1:], 1))
@@ -176,7 +176,7 @@ def test_a_compile_two_workers_ask_the_server_for_runs_once(tmp_path):
     import os
     from concurrent.futures import wait
 
-    from kt_tui.gpu.worker.sharedpool import Plan, Server, SharedPool
+    from kt_tui.gpu.device.sharedpool import Plan, Server, SharedPool
 
     from ..helpers import counted_compile
 
@@ -206,7 +206,7 @@ def test_a_compile_two_workers_ask_the_server_for_runs_once(tmp_path):
 def test_the_servers_memory_of_compiles_is_bounded_in_count_and_bytes():
     from concurrent.futures import ThreadPoolExecutor
 
-    from kt_tui.gpu.worker.sharedpool import Recent
+    from kt_tui.gpu.device.sharedpool import Recent
 
     recent = Recent()
     recent.KEEP, recent.KEEP_BYTES = 3, 1000
@@ -225,7 +225,7 @@ def test_a_compile_the_server_cancelled_is_compiled_again_when_asked():
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from kt_tui.gpu.worker.sharedpool import Recent
+    from kt_tui.gpu.device.sharedpool import Recent
 
     recent, hold = Recent(), threading.Event()
     with ThreadPoolExecutor(1) as pool:

@@ -8,8 +8,8 @@ from kernel_tuner.backends.nvcuda import CudaFunctions
 from kernel_tuner.backends.pycuda import PyCudaFunctions
 
 from kt_tui.gpu.protocol import TuneJob
-from kt_tui.gpu.worker import tuning
-from kt_tui.gpu.worker.lang import cuda_lang
+from kt_tui.gpu.device import tuning
+from kt_tui.gpu.device.lang import cuda_lang
 from kt_tui.kernel.spec import parse_spec
 
 SOURCE = """__global__ void k(float *x, int n) {
@@ -92,7 +92,7 @@ def test_kernel_tuner_is_told_there_is_no_cupy_except_on_cupy(monkeypatch):
     import kernel_tuner.util as util
     import numpy as np
 
-    from kt_tui.gpu.worker.lang import numpy_arguments
+    from kt_tui.gpu.device.lang import numpy_arguments
 
     fake = types.ModuleType("cupy")
     fake.ndarray = type("ndarray", (), {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from kt_tui.gpu.worker import tuning
+from kt_tui.gpu.device import tuning
 
 from .scale_fakes import matmul_job
 

@@ -281,7 +281,7 @@ def test_a_gpu_uuid_with_a_zero_byte_does_not_break_the_cupy_backend():
     """cupy cuts a UUID at its first zero byte; kernel_tuner's cupy backend needs all 16 bytes."""
     import uuid
 
-    from kt_tui.gpu.worker.lang import padded_uuid
+    from kt_tui.gpu.device.lang import padded_uuid
 
     cut = bytes.fromhex("5a1f00")[:2]  # what cupy returns for a UUID that starts 5a 1f 00 ...
     with pytest.raises(ValueError, match="16-char"):
@@ -361,7 +361,7 @@ def test_the_backend_probe_runs_under_the_same_cuda_lang_as_the_jobs(monkeypatch
     import sys
     import types
 
-    from kt_tui.gpu.worker import lang, main
+    from kt_tui.gpu.device import lang, main
 
     seen = []
 

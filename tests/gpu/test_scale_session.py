@@ -18,8 +18,8 @@ import pytest
 
 from kt_tui.gpu import timeline
 from kt_tui.gpu.pool import GpuPool
-from kt_tui.gpu.worker import compilers, prefetch
-from kt_tui.gpu.worker.sharedpool import ENV, Server, SharedPool, plan
+from kt_tui.gpu.device import compilers, prefetch
+from kt_tui.gpu.device.sharedpool import ENV, Server, SharedPool, plan
 from kt_tui.store import Store
 
 from ..conftest import EXAMPLES, ROOT
@@ -152,7 +152,7 @@ def test_one_pool_compiles_off_the_kept_cores_at_most_its_size_at_once(monkeypat
 def test_one_gpu_compiles_on_all_cores_but_its_own_and_its_compilers_keep_off_that_core(monkeypatch):
     """With no compile server (one GPU), a worker's own pool is planned as the server's: every core
     but one compiles (it was 16 at most), and nvcc, started from the pool's threads, runs there."""
-    from kt_tui.gpu.worker.sharedpool import AHEAD, WINDOW, depth, own_plan
+    from kt_tui.gpu.device.sharedpool import AHEAD, WINDOW, depth, own_plan
 
     monkeypatch.delenv(ENV, raising=False)
     monkeypatch.delenv("KT_TUI_PREFETCH_WORKERS", raising=False)

@@ -247,7 +247,7 @@ def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path,
     assert problems == []
     spec = _spec(done[0])
     assert spec.verify == "scale_verify:close_enough" and not (tmp_path / "out" / "tune.py").exists()
-    from kt_tui.gpu.worker.tuning import user_verify
+    from kt_tui.gpu.device.tuning import user_verify
     from kt_tui.kernel import inputs
 
     with pytest.raises(SpecError, match="runs only in the GPU worker"):
@@ -263,7 +263,7 @@ def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path,
 def test_worker_gets_the_imported_keys(examples, monkeypatch):
     """cmem_args, defines, a tuned problem size and the reference file reach kernel_tuner's tune_kernel."""
     from kt_tui.gpu.protocol import TuneJob
-    from kt_tui.gpu.worker import tuning
+    from kt_tui.gpu.device import tuning
 
     done, _, _ = import_script(examples / "convolution.py", examples / "out")
     spec = _spec(done[0])
@@ -321,7 +321,7 @@ def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys)
 def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
     import kernel_tuner
 
-    from kt_tui.gpu.worker.checking import run_outputs
+    from kt_tui.gpu.device.checking import run_outputs
     from kt_tui.kernel.spec import parse_spec
 
     spec = parse_spec(

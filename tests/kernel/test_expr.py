@@ -220,7 +220,7 @@ def test_space_edits_and_seed_rules_use_the_same_checks(tmp_path):
 
 def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
     from kt_tui.gpu.protocol import TuneJob
-    from kt_tui.gpu.worker import checking, tuning
+    from kt_tui.gpu.device import checking, tuning
 
     seen = {}
 
@@ -249,7 +249,7 @@ def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
 
 def test_a_hand_edited_restriction_is_rechecked_in_the_worker(tmp_path):
     from kt_tui.gpu.protocol import TuneJob
-    from kt_tui.gpu.worker import tuning
+    from kt_tui.gpu.device import tuning
 
     spec = load_spec(EXAMPLES / "matmul.cu.toml")
     bad = dataclasses.replace(spec, restrictions=[IMPORT.format(m=tmp_path / "x")])

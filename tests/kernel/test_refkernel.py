@@ -157,7 +157,7 @@ def fake_run_kernel(seen):
 
 def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path, monkeypatch):
     from kt_tui.gpu.protocol import TuneJob
-    from kt_tui.gpu.worker import tuning
+    from kt_tui.gpu.device import tuning
 
     seen, tuned = [], {}
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel(seen))
@@ -187,7 +187,7 @@ def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path,
 
 def test_checks_at_other_sizes_run_the_reference_kernel_there(tmp_path, monkeypatch):
     from kt_tui.gpu.protocol import CheckJob
-    from kt_tui.gpu.worker.checking import run_check_job
+    from kt_tui.gpu.device.checking import run_check_job
 
     seen, events = [], []
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel(seen))

@@ -345,8 +345,8 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
     import kernel_tuner
 
     from kt_tui.gpu.protocol import CheckJob, TuneJob
-    from kt_tui.gpu.worker import tuning
-    from kt_tui.gpu.worker.checking import run_check_job
+    from kt_tui.gpu.device import tuning
+    from kt_tui.gpu.device.checking import run_check_job
     from kt_tui.kernel.spec import load_spec
 
     from .test_refkernel import KERNEL as SCALE

@@ -10,7 +10,7 @@ from kernel_tuner.searchspace import Searchspace
 
 from kt_tui.engine.strategies.sweep import sweep
 from kt_tui.gpu.protocol import TuneJob
-from kt_tui.gpu.worker import tuning
+from kt_tui.gpu.device import tuning
 from kt_tui.kernel import expr
 from kt_tui.kernel.spec import Arg, Spec
 from kt_tui.search import lazy as lazy_mod

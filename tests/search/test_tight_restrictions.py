@@ -7,7 +7,7 @@ order finds, or says plainly that it found none and what to change."""
 import pytest
 
 from kt_tui.gpu.protocol import TuneJob
-from kt_tui.gpu.worker import tuning
+from kt_tui.gpu.device import tuning
 from kt_tui.kernel.spec import Arg, Spec
 from kt_tui.search import lazy as lazy_mod
 from kt_tui.search import space

@@ -1,4 +1,4 @@
-"""The compilers compile-ahead uses (gpu/worker/prefetch.py), one per backend, each making what that
+"""The compilers compile-ahead uses (gpu/device/prefetch.py), one per backend, each making what that
 backend's kernel_tuner compile step would make: NVRTC cubins (nvcuda), nvcc cubins through pycuda
 (pycuda), cupy's on-disk cache (cupy); and the pools they run on."""
 
@@ -26,7 +26,7 @@ def pool_size(limit: int = 16) -> int:
 
 
 def thread_pool() -> Executor:
-    """The host's shared compile pool where the app started one (gpu/worker/sharedpool.py), else
+    """The host's shared compile pool where the app started one (gpu/device/sharedpool.py), else
     threads here, one per compile core of this worker's plan; each thread is pinned to those cores,
     and so is every nvcc it starts (a child keeps the affinity of the thread that made it)."""
     shared = shared_pool()
@@ -87,7 +87,7 @@ def allow_children() -> None:
 
 def process_pool(limit: int) -> ProcessPoolExecutor:
     # spawn: the measuring process owns a CUDA context, which a forked child must not inherit;
-    # on the host's compile cores where several GPUs share them (gpu/worker/sharedpool.py)
+    # on the host's compile cores where several GPUs share them (gpu/device/sharedpool.py)
     return ProcessPoolExecutor(
         max_workers=pool_size(limit), mp_context=mp.get_context("spawn"), initializer=_pin, initargs=(compile_cores(),)
     )
@@ -106,7 +106,7 @@ class Nvrtc:
         self.options = self._options()
 
     def pool(self) -> Executor:
-        # NVRTC holds the interpreter's lock while it compiles: processes (gpu/worker/pools.py)
+        # NVRTC holds the interpreter's lock while it compiles: processes (gpu/device/pools.py)
         mine = own_plan()
         return shared_pool() or own_pool(mine.size, mine.cores)
 
@@ -158,7 +158,7 @@ class Pycuda:
         return pycuda_cubin, (instance.kernel_string, args, self.backend.source_mod.__name__ != "SourceModule")
 
     def batch(self, instances: list, check: bool) -> tuple[Callable[..., Any], tuple[Any, ...], list[str]] | None:
-        """One nvcc call for these configurations (gpu/worker/batching.py), or None where they must go alone."""
+        """One nvcc call for these configurations (gpu/device/batching.py), or None where they must go alone."""
         named = [(i.name, i.kernel_string) for i in instances]
         if not all(batchable(name, text) for name, text in named):
             return None
@@ -179,7 +179,7 @@ class Pycuda:
 
         b = self.backend
         linked, cubin = done[:2]
-        name = done[2] if len(done) > 2 else instance.name  # its name in a batch (gpu/worker/batching.py)
+        name = done[2] if len(done) > 2 else instance.name  # its name in a batch (gpu/device/batching.py)
         if b.source_mod is SourceModule or linked:
             module = SourceModule.__new__(SourceModule)
             module.module = module_from_buffer(cubin)

@@ -16,7 +16,7 @@ let the backend's compile step pick the result up:
   cache's own key).
 
 The GPU worker is a daemonic process, which multiprocessing forbids to have children of its own:
-the worker says so at its start (gpu/worker/main.py), so that cupy's process pool can start.
+the worker says so at its start (gpu/device/main.py), so that cupy's process pool can start.
 
 A compile that fails ahead of time is simply done again the normal way, so errors read as they
 always do. `KT_TUI_PREFETCH=0` turns it off; `KT_TUI_PREFETCH_WORKERS=N` sets the pool's size;
@@ -163,7 +163,7 @@ class Prefetcher:
         if early is not None and type(early.how) is type(self.how):
             pool, self.ahead, early.adopted = pool or early.pool, dict(early.ahead), True
         self.pool = pool or self.how.pool()
-        # configurations per compile job (gpu/worker/batching.py: nvcc only), and compiled ahead:
+        # configurations per compile job (gpu/device/batching.py: nvcc only), and compiled ahead:
         # `depth` jobs, more where one pool serves several GPUs
         self.batch = batch_size() if hasattr(self.how, "batch") else 1
         self.window = window(self.batch)

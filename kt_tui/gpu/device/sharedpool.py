@@ -1,6 +1,6 @@
 """One compile-ahead pool for all the GPU workers of a host (`--gpus N`, and the Ray actors on the
 app's host): a server process, started by the app's GpuPool, runs in processes of its own the compiles that every worker's
-Prefetcher (gpu/worker/prefetch.py) hands it, at most `size` at a time, on the host's cores less one
+Prefetcher (gpu/device/prefetch.py) hands it, at most `size` at a time, on the host's cores less one
 per GPU worker (its affinity, which nvcc and its children inherit). The workers keep the cores they
 measure on, and a GPU that runs ahead gets more of the pool than one that waits on its kernel. A
 compile asked for twice (by the worker that handed configurations over, then by the one that took

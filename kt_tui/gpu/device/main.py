@@ -101,7 +101,7 @@ def _arch(name: str) -> str:
 
 
 def _facts(name: str, gpu: str) -> dict | None:
-    """The device's facts and measured peaks (gpu/worker/device.py); None when they cannot be read."""
+    """The device's facts and measured peaks (gpu/device/device.py); None when they cannot be read."""
     from .device import device_facts
 
     try:

@@ -144,7 +144,7 @@ class StreamingStrategy:
         self.lazy: LazySpace | None = (
             None  # a huge space (search/lazy.py): kernel_tuner was handed a one-configuration stand-in
         )
-        self.early: Early | None = None  # compiles started before kernel_tuner (gpu/worker/prefetch.py)
+        self.early: Early | None = None  # compiles started before kernel_tuner (gpu/device/prefetch.py)
         self.on_config: Callable | None = None  # told each configuration before it runs (its reference)
 
     def tune(self, searchspace, runner, tuning_options):

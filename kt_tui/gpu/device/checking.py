@@ -59,7 +59,7 @@ def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
 
 def run_check_job(job: CheckJob, emit: Callable) -> dict:
     """Emits a "check" entry per configuration and size. Raises ContextLost when the GPU is wedged.
-    Every kernel the job runs starts compiling at once, on the compile-ahead pool (gpu/worker/prefetch.py)."""
+    Every kernel the job runs starts compiling at once, on the compile-ahead pool (gpu/device/prefetch.py)."""
     earlies = _compile_early(job)
     try:
         with Early.serving(earlies) if earlies else nullcontext():
