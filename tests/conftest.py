@@ -85,6 +85,6 @@ def worker_loop_once(monkeypatch):
                 raise SystemExit
 
         with pytest.raises(SystemExit):
-            worker.main(Requests(), None, None, None, os.getppid())
+            worker.main(Requests(), None, None, os.getppid())
 
     return run

@@ -61,3 +61,56 @@ def counted_compile(log: str, what: str, seconds: float) -> str:
     if what == "fail":
         raise ValueError("it does not compile")
     return f"cubin of {what}"
+
+
+class _Here:
+    """The `proc` of a device worker that runs in the test's own process."""
+
+    exitcode = None
+    pid = None
+
+    def is_alive(self) -> bool:
+        return True
+
+    def kill(self) -> None:
+        pass
+
+    def join(self, timeout=None) -> None:
+        pass
+
+
+def in_process_device():
+    """A device handle whose worker is this process: each Load and Run is answered as it is sent,
+    by the device worker's own Session (gpu/device/session.py). For tests of one tuning run that
+    need no worker process (or replace parts of the device side with monkeypatch)."""
+    from collections import deque
+
+    from kt_tui.gpu.device.session import Session
+    from kt_tui.gpu.devices import Device
+
+    class Here(Device):
+        label = "here"
+
+        def start(self) -> None:
+            self.proc, self.session, self.queue = _Here(), Session(), deque()
+
+        def send(self, message) -> None:
+            self.asked = True
+            self.queue.append(self.session.handle(message))
+
+        def poll(self, timeout: float = 0.0):
+            return self.queue.popleft() if self.queue else None
+
+        def kill(self) -> None:
+            self.loaded = None
+
+    return Here()
+
+
+def run_tune_job(job, emit=lambda kind, payload: None, timeout_s: float = 60.0) -> dict:
+    """One TuneJob through the app's Tuner and QueueRunner, on a device worker in this process."""
+    from kt_tui.gpu.tuner import Tuner
+
+    tuner = Tuner()
+    tuner.workers = [in_process_device()]
+    return tuner.run(job, emit, timeout_s)

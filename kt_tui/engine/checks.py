@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..compare import poisoned
-from ..gpu.client import WorkerError
+from ..gpu.tuner import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
 from ..kernel.spec import Spec

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import config_dir
 from ..errors import UserError
-from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
+from ..gpu.tuner import Tuner, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
 from ..kernel.spec import Spec
@@ -49,7 +49,7 @@ class Runs:
     store: Store
     sid: str
     data: SessionStore
-    gpu: GpuWorker
+    gpu: Tuner
     choice: BackendChoice
     original: str
     options: dict[str, Any]

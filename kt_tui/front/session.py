@@ -17,7 +17,7 @@ from .prepared import NeedsGpu, prepared, repair_replay, replay_damaged, waits_h
 
 if TYPE_CHECKING:
     from ..engine.backend import BackendChoice
-    from ..gpu.client import GpuWorker
+    from ..gpu.tuner import Tuner
 
 # Imported where used: the backend's pick and the compile check (engine/backend.py, precheck.py),
 # which `kt-tui resume` in the TUI does on the engine thread, after the first frame; it checks the
@@ -35,7 +35,7 @@ def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
 
 def pick_backend(
     settings: Settings,
-    gpu: GpuWorker,
+    gpu: Tuner,
     kernel: str,
     version: str | list[str],
     kernel_path: Path,
@@ -95,7 +95,7 @@ def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, ch
 
 
 def resume_backend(
-    store: Store, settings: Settings, gpu: GpuWorker, sid: str, read_only_here: bool = False
+    store: Store, settings: Settings, gpu: Tuner, sid: str, read_only_here: bool = False
 ) -> BackendChoice:
     """The backend for a resumed session: what it used if that still works here, else what auto
     finds, else none (stored results can still be viewed; measuring fails with a clear message).

@@ -72,8 +72,8 @@ def test_no_resource_tracker_warning_on_stderr(tmp_path):
     log = tmp_path / "worker.log"
     code = (
         "import os, sys, multiprocessing as mp\n"
-        "from kt_tui.gpu.client import GpuWorker\n"
-        "w = GpuWorker(log_path=sys.argv[1]); w.start()\n"
+        "from kt_tui.gpu.tuner import Tuner\n"
+        "w = Tuner(log_path=sys.argv[1]); w.start()\n"
         "leak = mp.get_context('spawn').Lock()  # what a killed worker leaves behind\n"
         "w.kill(); sys.stdout.flush(); os._exit(0)\n"
     )

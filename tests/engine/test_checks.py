@@ -8,7 +8,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from kt_tui.gpu.client import GpuWorker
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.gpu.protocol import CheckJob
 from kt_tui.gpu.simcache import finalize_cache, recorded_checks
 from kt_tui.gpu.device.checking import entry
@@ -182,7 +182,7 @@ def check_job(backend="pycuda"):
 def test_a_check_that_hangs_or_crashes_is_reported_and_the_worker_restarted(monkeypatch, fault, status):
     monkeypatch.setenv("KT_TUI_FAULT", f"{fault}:n=37@reference")
     seen = []
-    gpu = GpuWorker()
+    gpu = Tuner()
     try:
         gpu.run(check_job(), lambda kind, p: seen.append(p), timeout_s=1)
         assert gpu.restarts == 1 and gpu.alive()

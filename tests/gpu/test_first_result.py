@@ -69,11 +69,11 @@ def _wait_for(path: Path, step: str, timeout: float = 60) -> list[str]:
 
 
 def test_the_worker_imports_while_the_cuda_driver_starts_on_a_thread(stand_in_driver):
-    from kt_tui.gpu.client import GpuWorker
+    from kt_tui.gpu.tuner import Tuner
 
     gate = stand_in_driver / "gate"
     os.environ["STANDIN_GATE"] = str(gate)  # the stand-in's cuInit holds until this file exists
-    worker = GpuWorker(log_path=str(stand_in_driver / "worker.log"))
+    worker = Tuner(log_path=str(stand_in_driver / "worker.log"))
     try:
         worker.start()
         trace = stand_in_driver / "trace"

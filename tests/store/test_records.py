@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2] / "kt_tui"
 
 
 def test_the_worker_builds_a_result_that_crosses_the_process_boundary_as_it_is():
-    from kt_tui.gpu.device.results import normalize_result
+    from kt_tui.gpu.results import normalize_result
 
     raw = {"block_size_x": 32, "tile": 2, "time": 1.5, "times": [1.4, 1.6], "kt_correct": 1, "compile_time": 3.0}
     r = normalize_result(raw, ["block_size_x", "tile"], "measured")

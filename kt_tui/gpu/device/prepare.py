@@ -1,6 +1,5 @@
-"""Runs inside the GPU worker: a job's head start. Its inputs, made once per spec and copied for
-each job, and the compiles of its first configurations, started before kernel_tuner has a backend
-(on a PrepareJob, while the app still compile-checks the kernel, or while the inputs are made)."""
+"""Runs inside a device worker: a run's inputs, made once per spec and sizes and kept for the next
+Load (on a PrepareJob, while the app still compile-checks the kernel, or at the first Load)."""
 
 from __future__ import annotations
 
@@ -10,10 +9,6 @@ import numpy as np
 
 from ...kernel.inputs import make_arg, make_args
 from ...kernel.spec import Spec
-from ...records import config_key
-from ..protocol import TuneJob
-from .prefetch import Early, enabled
-from .sharedpool import depth
 
 _ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
 KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each job rather than kept
@@ -41,37 +36,3 @@ def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
             return args
         _ARGS[key] = args
     return list(_ARGS[key])
-
-
-_PREPARED: dict[str, Early] = {}  # backend -> the baseline's compile a PrepareJob started, for the next job
-
-
-def prepare_early(spec: Spec, source: str, backend: str) -> None:
-    """While the app still compile-checks the kernel: start compiling its baseline for the first job."""
-    for early in _PREPARED.values():
-        early.close()
-    _PREPARED.clear()
-    if source and enabled():
-        started = Early.start(backend, spec, source, [spec.baseline_params()])
-        if started is not None:
-            _PREPARED[backend] = started
-
-
-def early_for(job: TuneJob, spec: Spec, names: list[str]) -> Early | None:
-    """Start compiling the job's listed configurations (the baseline, seeds) while its inputs are
-    made, on the compiles a PrepareJob started where there are some."""
-    prepared = _PREPARED.pop(job.backend, None)
-    for other in _PREPARED.values():
-        other.close()
-    _PREPARED.clear()
-    if not enabled():
-        return None
-    listed = [c for c in [*(job.seeds or []), *(job.configs or [])] if config_key(names, c) not in job.known]
-    firsts = list({config_key(names, c): {n: c[n] for n in names} for c in listed}.values())[: depth()]
-    if prepared is None:
-        return Early.start(job.backend, spec, job.source, firsts)
-    try:
-        prepared.add(spec, job.source, firsts)
-    except Exception as e:  # noqa: BLE001 - what was compiled is still used; the rest compiles as usual
-        print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
-    return prepared

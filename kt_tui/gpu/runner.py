@@ -1,0 +1,301 @@
+"""The runner kernel_tuner's strategies (and our `kt` search) call: each configuration they ask for
+goes to whichever device worker is free (gpu/devices.py), one Run at a time per device, and comes
+back as it finishes. It streams begin/result events, answers what the session measured already
+without running it, keeps the budgets, stop and pause, the per-configuration watchdog (a hang or a
+crash costs that configuration; the worker is restarted and Loaded again), and writes the run's one
+kernel_tuner cachefile. Nothing here touches CUDA."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+from ..records import Known, Result, config_key, replace
+from . import kt_private as ktp
+from .devices import Control, Device, WorkerClosed, WorkerError
+from .results import as_kt_result, normalize_result
+from .timeline import mark
+from .wire import Load, Loaded, Ran, Run
+
+from kernel_tuner.runners.runner import Runner  # noqa: E402,I001 - after kt_private loaded kernel_tuner
+
+POLL_S = 0.05
+
+
+class StopTuning(Exception):
+    """Raised from the runner to end the search: the user stopped it ("user"), or its budget is spent."""
+
+
+@dataclass
+class Slot:
+    """One device in a run: its Load, what it runs now, and how often it failed in a row."""
+
+    device: Device
+    state: str = "new"  # new | loading | ready | busy | waiting (the check's test holds its GPU) | gone
+    current: tuple[str, dict] | None = None  # (key, params) of the Run in flight
+    started: float = 0.0
+    first: bool = True  # the first Run after a Load: its watchdog waits twice as long
+    fruitless: int = 0
+    index: int | None = None  # the position in the strategy's batch of the Run in flight
+    name: str | None = None  # the GPU's name, from its Loaded
+
+
+class QueueRunner(Runner):
+    """A kernel_tuner runner over device workers pulling configurations from one queue."""
+
+    def __init__(
+        self,
+        devices: list[Device],
+        load: Load,
+        names: list[str],
+        kernel_options: dict,
+        on_event: Callable[[str, Any], None],
+        timeout_s: float,
+        control: Control,
+        known: dict[str, Known | Result] | None = None,
+        max_configs: int | None = None,
+        time_limit_s: float | None = None,
+        labels: bool = False,
+    ):
+        super().__init__()
+        self.slots = [Slot(d) for d in devices]
+        self.load, self.names, self.on_event, self.timeout_s = load, names, on_event, timeout_s
+        self.kernel_options = kernel_options  # our search reads its grid divisors and block names
+        self.control = control
+        self.known: dict[str, Known | Result] = known if known is not None else {}
+        self.max_configs, self.time_limit_s = max_configs, time_limit_s
+        self.labels = labels  # several devices: each result says which ran it
+        self.simulation_mode = load.backend == "sim"
+        self.done: dict[str, dict] = {}  # evaluated in this run: a strategy asking again gets it back
+        self.results: list[dict] = []
+        self.evaluated = 0
+        self.started: float | None = None  # the first configuration's start: the time limit counts from it
+        self.captured: dict | None = None
+        self.device_name: str | None = None
+
+    # -- kernel_tuner's Runner ---------------------------------------------------------------
+    def get_device_info(self) -> Any:
+        return SimpleNamespace(name=self.device_name, max_threads=1024)
+
+    def get_environment(self, tuning_options: Any) -> dict:
+        return {"device_name": self.device_name}
+
+    def available_parallelism(self) -> int:
+        return max(1, sum(s.state != "gone" for s in self.slots))
+
+    def run(self, parameter_space: Iterable, tuning_options: Any) -> list:
+        """Each configuration's kernel_tuner result, in the order asked; raises StopTuning when the
+        user stops the run or its budget is spent (after the configurations in flight finished)."""
+        out: list[dict | None] = []
+        todo: Iterator = iter(parameter_space)
+        stopping: str | None = None
+        exhausted = False
+        while True:
+            if not exhausted and stopping is None:
+                stopping = self._stopping()
+            while not exhausted and stopping is None and self._free() is not None:
+                element = next(todo, None)
+                if element is None:
+                    exhausted = True
+                    break
+                key = ",".join(str(v) for v in element)
+                if key in self.done or key in self.known:
+                    out.append(self.done.get(key) or as_kt_result(self.known[key]))
+                    continue
+                if tuning_options.budget.is_done():  # kernel_tuner's budget: its CostFunc ends the search
+                    out.append(None)
+                    continue
+                params = dict(zip(self.names, element))
+                cached = tuning_options.cache.get(key) if tuning_options.cache else None
+                out.append(None)
+                tuning_options.budget.add_evaluations(1)
+                if cached is not None:
+                    self.on_event("begin", {"key": key, "params": params})
+                    self._finish(len(out) - 1, out, dict(cached), tuning_options, store=False)
+                    continue
+                self._dispatch(len(out) - 1, key, params)
+                stopping = self._stopping()
+            if not any(s.state == "busy" for s in self.slots):
+                if stopping is not None:
+                    raise StopTuning(stopping)
+                if exhausted:
+                    break
+            self._wait(out, tuning_options)
+        return out
+
+    # -- handing out -----------------------------------------------------------------------
+    def _stopping(self) -> str | None:
+        if self.control.stop or self.control.closing:
+            return "user"
+        if (self.max_configs and self.evaluated + self._in_flight() >= self.max_configs) or (
+            self.time_limit_s and self.started is not None and time.monotonic() - self.started >= self.time_limit_s
+        ):
+            return "budget"
+        return None
+
+    def _in_flight(self) -> int:
+        return sum(s.state == "busy" for s in self.slots)
+
+    def _free(self) -> Slot | None:
+        """A device ready for a Run, starting and Loading those that are not; None meanwhile."""
+        if self.control.paused:
+            return None
+        for slot in self.slots:
+            if slot.state == "ready":
+                return slot
+        self._load_idle()
+        if all(s.state == "gone" for s in self.slots):
+            raise WorkerError("every GPU worker gave up")
+        return None
+
+    def _load_idle(self) -> None:
+        for slot in self.slots:
+            if slot.state == "waiting" and not self.control.held(slot.device):
+                slot.state = "new"
+            if slot.state == "new":
+                if self.control.held(slot.device):
+                    slot.state = "waiting"
+                    continue
+                slot.device.ensure()
+                if slot.device.loaded == self.load.run_id:
+                    slot.state = "ready"
+                    continue
+                slot.device.send(self.load)
+                slot.state, slot.first = "loading", True
+
+    def _dispatch(self, index: int, key: str, params: dict) -> None:
+        slot = self._free()
+        assert slot is not None
+        if self.started is None:
+            self.started = time.monotonic()
+            mark(f"main: first begin {key}")
+        self.on_event("begin", {"key": key, "params": params})
+        slot.device.send(Run(self.load.run_id, key, params))
+        slot.state, slot.current, slot.started, slot.index = "busy", (key, params), time.monotonic(), index
+
+    # -- collecting ------------------------------------------------------------------------
+    def wait_loaded(self) -> Loaded:
+        """Start and Load every device that may run now; the first Loaded (a failed one raises)."""
+        self._load_idle()
+        while True:
+            for slot in self.slots:
+                if slot.state == "ready":
+                    return Loaded(self.load.run_id, device=slot.name)
+            if self.control.stop or self.control.closing:
+                self._check_closing()
+                return Loaded(self.load.run_id, device=None)
+            self._wait([], None)
+            self._load_idle()
+
+    def _check_closing(self) -> None:
+        if self.control.closing:
+            raise WorkerClosed("the GPU worker was shut down")
+
+    def _wait(self, out: list, tuning_options: Any) -> None:
+        """Read what the devices sent (or see that one died or hangs) once."""
+        self._check_closing()
+        got = False
+        for slot in self.slots:
+            if slot.state not in ("loading", "busy"):
+                continue
+            event = slot.device.poll(0)
+            if event is None:
+                self._watch(slot, out, tuning_options)
+                continue
+            got = True
+            kind, run_id, payload = event
+            if run_id != self.load.run_id:
+                continue
+            if kind == "loaded":
+                self._loaded(slot, payload)
+            elif kind == "ran" and slot.state == "busy":
+                self._ran(slot, payload, out, tuning_options)
+        if not got:
+            time.sleep(POLL_S)
+        self._check_closing()
+
+    def _loaded(self, slot: Slot, loaded: Loaded) -> None:
+        if loaded.error is not None:
+            raise WorkerError(loaded.error)
+        slot.device.loaded, slot.state, slot.first, slot.name = self.load.run_id, "ready", True, loaded.device
+        if self.device_name is None:
+            self.device_name = loaded.device
+
+    def _ran(self, slot: Slot, ran: Ran, out: list, tuning_options: Any) -> None:
+        index, slot.current, slot.first, slot.fruitless = slot.index, None, False, 0
+        slot.state = "ready"
+        if ran.context_lost:  # the worker exits after this message: a fresh one is Loaded again
+            slot.device.kill()
+            slot.device.restarts += 1
+            slot.state = "new"
+        if ran.outputs is not None and self.captured is None:
+            self.captured = ran.outputs
+        result = ran.result
+        if self.labels:
+            result = replace(result, worker=slot.device.label, device=slot.name)
+        self._finish(index, out, ran.raw, tuning_options, result=result, store=result.status != "not_recorded")
+
+    def _finish(
+        self, index: int | None, out: list, raw: dict, tuning_options: Any, result: Result | None = None, store=True
+    ) -> None:
+        key = config_key(self.names, {n: raw[n] for n in self.names})
+        if result is None:
+            result = normalize_result(raw, self.names, "recorded" if self.simulation_mode else "measured")
+        self.evaluated += 1
+        if self.evaluated == 1:
+            mark(f"main: first result {self.load.run_id}")
+        if store and not self.simulation_mode and tuning_options is not None:
+            ktp.store_cache(key, raw, tuning_options.cachefile, tuning_options.cache)
+        self.known[key] = result
+        self.done[key] = raw
+        self.results.append(raw)
+        if index is not None and index < len(out):
+            out[index] = raw
+        self.on_event("result", result)
+
+    def _watch(self, slot: Slot, out: list, tuning_options: Any) -> None:
+        """A device that died, or whose Run outlasts its time: that configuration is lost."""
+        lost = None
+        if not slot.device.alive():
+            lost = (
+                "crash",
+                f"the GPU worker process died (exit code {slot.device.exitcode() or '?'}) while running this configuration",
+            )
+        elif slot.state == "busy" and time.monotonic() - slot.started > self.timeout_s * (2 if slot.first else 1):
+            lost = ("timeout", f"no result within {self.timeout_s:g}s; the kernel was killed and the worker restarted")
+        if lost is None:
+            return
+        slot.fruitless += 1
+        if slot.state == "busy" and slot.current is not None:
+            key, params = slot.current
+            raw = dict(
+                params,
+                time=1e20,
+                compile_time=0,
+                verification_time=0,
+                benchmark_time=0,
+                kt_status=lost[0],
+                kt_error=lost[1],
+                timestamp=time.strftime("%Y-%m-%d %H:%M:%S"),
+            )
+            raw["__error__"] = ktp.RuntimeFailedConfig()
+            result = Result(
+                key=key, params=params, status=lost[0], error=lost[1], source="measured", timestamp=raw["timestamp"]
+            )
+            if self.labels:
+                result = replace(result, worker=slot.device.label, device=slot.name)
+            index, slot.current = slot.index, None
+            self._finish(index, out, raw, tuning_options, result=result)
+        slot.device.kill()
+        if slot.fruitless > MAX_RESTARTS_WITHOUT_PROGRESS:
+            slot.state = "gone"
+            if all(s.state == "gone" for s in self.slots):
+                raise WorkerError(f"the GPU worker failed {slot.fruitless} times in a row: {lost[1]}")
+            return
+        slot.device.restarts += 1
+        slot.state = "new"
+        if not (self.control.stop or self.control.closing):
+            self._load_idle()
