@@ -107,10 +107,66 @@ def in_process_device():
     return Here()
 
 
-def run_tune_job(job, emit=lambda kind, payload: None, timeout_s: float = 60.0) -> dict:
-    """One TuneJob through the app's Tuner and QueueRunner, on a device worker in this process."""
+def run_tune_job(job, emit=lambda kind, payload: None, timeout_s: float = 60.0, device=None) -> dict:
+    """One TuneJob through the app's Tuner and QueueRunner, on `device` (default: a device worker
+    in this process)."""
     from kt_tui.gpu.tuner import Tuner
 
     tuner = Tuner()
-    tuner.workers = [in_process_device()]
+    tuner.workers = [device if device is not None else in_process_device()]
     return tuner.run(job, emit, timeout_s)
+
+
+def fake_device(label: str = "fake", gpu: str = "fake GPU", answer=None, pace: float = 0.0, calls: list | None = None):
+    """A device handle whose worker is a stand-in in this process: Loaded at once, and each Run
+    answered with `answer(params)` (kernel_tuner's result fields: {"time": ...}; default: 1 ms)
+    after `pace` seconds. `calls` collects (label, key, when) of every Run it was handed."""
+    import time
+    from collections import deque
+
+    from kt_tui.gpu.devices import Device
+    from kt_tui.gpu.results import normalize_result
+    from kt_tui.gpu.wire import Load, Loaded, Ran, Run
+
+    class Fake(Device):
+        def start(self) -> None:
+            self.proc, self.queue, self.pending = _Here(), deque(), None
+
+        def send(self, message) -> None:
+            self.asked = True
+            if isinstance(message, Load):
+                self.queue.append(("loaded", message.run_id, Loaded(message.run_id, device=gpu)))
+            elif isinstance(message, Run):
+                if calls is not None:
+                    calls.append((self.label, message.key, time.monotonic()))
+                self.pending = (message, time.monotonic() + pace)
+
+        def poll(self, timeout: float = 0.0):
+            if self.pending is not None and not self.queue:
+                time.sleep(max(0.0, min(timeout, self.pending[1] - time.monotonic())))
+            if self.pending is not None and time.monotonic() >= self.pending[1]:
+                run, self.pending = self.pending[0], None
+                raw = dict(run.params, **(answer(run.params) if answer else {"time": 1.0, "times": [1.0]}))
+                raw.setdefault("timestamp", "now")
+                result = normalize_result(raw, list(run.params), "measured")
+                self.queue.append(("ran", run.run_id, Ran(run.run_id, result, raw=raw)))
+            return self.queue.popleft() if self.queue else None
+
+        def kill(self) -> None:
+            self.loaded = self.pending = None
+
+    device = Fake()
+    device.label = label
+    return device
+
+
+def tuner_on(*devices, **kw):
+    """A Tuner over these device handles (several: as `--gpus N` makes them)."""
+    from kt_tui.gpu.tuner import Tuner
+
+    tuner = Tuner(**kw) if kw else Tuner()
+    tuner.workers = list(devices)
+    if len(devices) > 1 and not kw:
+        tuner.via = "local"
+    tuner.devices = {d.label: getattr(d, "gpu", "fake GPU") for d in devices}
+    return tuner

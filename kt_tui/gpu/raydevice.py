@@ -202,7 +202,9 @@ class _Events:
         from ray.util.queue import Empty
 
         try:
-            return self.proc.out.get(timeout=timeout)
+            # a wait of 0 never finds what is there (the queue's actor cancels its read before it
+            # runs): no wait is a read without blocking
+            return self.proc.out.get(block=False) if timeout <= 0 else self.proc.out.get(timeout=timeout)
         except Empty:
             raise queue.Empty from None
         except ray.exceptions.RayError as e:  # the queue is gone with its host, or killed on quit

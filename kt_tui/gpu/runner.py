@@ -15,14 +15,15 @@ from typing import Any
 
 from ..records import Known, Result, config_key, replace
 from . import kt_private as ktp
-from .devices import Control, Device, WorkerClosed, WorkerError
+from .devices import MAX_RESTARTS_WITHOUT_PROGRESS, Control, Device, WorkerClosed, WorkerError
 from .results import as_kt_result, normalize_result
 from .timeline import mark
 from .wire import Load, Loaded, Ran, Run
 
 from kernel_tuner.runners.runner import Runner  # noqa: E402,I001 - after kt_private loaded kernel_tuner
 
-POLL_S = 0.05
+POLL_S = 0.05  # the longest a wait on one device lasts before the watchdog looks again
+SPIN_S = 0.002  # several devices at work: how often each is looked at
 
 
 class StopTuning(Exception):
@@ -195,17 +196,17 @@ class QueueRunner(Runner):
             raise WorkerClosed("the GPU worker was shut down")
 
     def _wait(self, out: list, tuning_options: Any) -> None:
-        """Read what the devices sent (or see that one died or hangs) once."""
+        """Read what the devices sent (or see that one died or hangs) once: with one device at
+        work, waiting on it (its answer wakes the wait); with several, looking at each in turn."""
         self._check_closing()
-        got = False
-        for slot in self.slots:
-            if slot.state not in ("loading", "busy"):
-                continue
-            event = slot.device.poll(0)
+        active = [s for s in self.slots if s.state in ("loading", "busy")]
+        if not active:
+            time.sleep(POLL_S)
+        for slot in active:
+            event = slot.device.poll(POLL_S if len(active) == 1 else 0)
             if event is None:
                 self._watch(slot, out, tuning_options)
                 continue
-            got = True
             kind, run_id, payload = event
             if run_id != self.load.run_id:
                 continue
@@ -213,8 +214,8 @@ class QueueRunner(Runner):
                 self._loaded(slot, payload)
             elif kind == "ran" and slot.state == "busy":
                 self._ran(slot, payload, out, tuning_options)
-        if not got:
-            time.sleep(POLL_S)
+        if len(active) > 1 and all(s.state in ("loading", "busy") for s in active):
+            time.sleep(SPIN_S)
         self._check_closing()
 
     def _loaded(self, slot: Slot, loaded: Loaded) -> None:

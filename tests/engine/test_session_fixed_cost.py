@@ -301,7 +301,7 @@ def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_name
 
     from kt_tui import cli
     from kt_tui.front import commands, early
-    from kt_tui.gpu import pool as raypool
+    from kt_tui.gpu import tuner as raypool
 
     assert early.early_worker(argparse.Namespace(gpus="2", ray_address=None)) is None
     assert early.early_worker(argparse.Namespace(gpus=None, ray_address="10.0.0.1:6379")) is None
