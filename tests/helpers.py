@@ -68,9 +68,10 @@ class _Here:
 
     exitcode = None
     pid = None
+    dead = False
 
     def is_alive(self) -> bool:
-        return True
+        return not self.dead
 
     def kill(self) -> None:
         pass
@@ -117,16 +118,27 @@ def run_tune_job(job, emit=lambda kind, payload: None, timeout_s: float = 60.0, 
     return tuner.run(job, emit, timeout_s)
 
 
-def fake_device(label: str = "fake", gpu: str = "fake GPU", answer=None, pace: float = 0.0, calls: list | None = None):
-    """A device handle whose worker is a stand-in in this process: Loaded at once, and each Run
-    answered with `answer(params)` (kernel_tuner's result fields: {"time": ...}; default: 1 ms)
-    after `pace` seconds. `calls` collects (label, key, when) of every Run it was handed."""
+def fake_device(
+    label: str = "fake",
+    gpu: str = "fake GPU",
+    answer=None,
+    pace: float = 0.0,
+    calls: list | None = None,
+    dies_after: int | None = None,
+):
+    """A device handle whose worker is a stand-in in this process: probed and Loaded at once, and
+    each Run answered with `answer(params)` (kernel_tuner's result fields: {"time": ...}; default:
+    1 ms) after `pace` seconds. `calls` collects (label, key, when) of every Run it was handed.
+    `dies_after`: after that many Runs, every Run it is handed kills it (a restart revives it)."""
     import time
     from collections import deque
 
     from kt_tui.gpu.devices import Device
+    from kt_tui.gpu.protocol import ProbeJob
     from kt_tui.gpu.results import normalize_result
     from kt_tui.gpu.wire import Load, Loaded, Ran, Run
+
+    runs = [0]
 
     class Fake(Device):
         def start(self) -> None:
@@ -134,9 +146,14 @@ def fake_device(label: str = "fake", gpu: str = "fake GPU", answer=None, pace: f
 
         def send(self, message) -> None:
             self.asked = True
-            if isinstance(message, Load):
+            if isinstance(message, ProbeJob):
+                self.queue.append(("probe", None, {"backend": "pycuda", "gpu": gpu, "errors": {}}))
+            elif isinstance(message, Run) and dies_after is not None and runs[0] >= dies_after:
+                self.proc.dead = True
+            elif isinstance(message, Load):
                 self.queue.append(("loaded", message.run_id, Loaded(message.run_id, device=gpu)))
             elif isinstance(message, Run):
+                runs[0] += 1
                 if calls is not None:
                     calls.append((self.label, message.key, time.monotonic()))
                 self.pending = (message, time.monotonic() + pace)
@@ -154,6 +171,7 @@ def fake_device(label: str = "fake", gpu: str = "fake GPU", answer=None, pace: f
 
         def kill(self) -> None:
             self.loaded = self.pending = None
+            self.proc = None
 
     device = Fake()
     device.label = label

@@ -152,7 +152,11 @@ class QueueRunner(Runner):
             raise WorkerError("every GPU worker gave up")
         return None
 
-    def _load_idle(self) -> None:
+    def _load_idle(self, one: bool = False) -> None:
+        """Start and Load the devices that may run now; `one`: only the first of them, and none
+        while one is Loaded or Loading already (a run of one configuration Loads one device)."""
+        if one and any(s.state in ("loading", "ready", "busy") for s in self.slots):
+            return
         for slot in self.slots:
             if slot.state == "waiting" and not self.control.held(slot.device):
                 slot.state = "new"
@@ -166,6 +170,8 @@ class QueueRunner(Runner):
                     continue
                 slot.device.send(self.load)
                 slot.state, slot.first = "loading", True
+                if one:
+                    return
 
     def _dispatch(self, index: int, key: str, params: dict) -> None:
         slot = self._free()
@@ -179,8 +185,9 @@ class QueueRunner(Runner):
 
     # -- collecting ------------------------------------------------------------------------
     def wait_loaded(self) -> Loaded:
-        """Start and Load every device that may run now; the first Loaded (a failed one raises)."""
-        self._load_idle()
+        """Start and Load a device that may run now (the others Load once a second configuration
+        waits); the first Loaded (a failed one raises)."""
+        self._load_idle(one=True)
         while True:
             for slot in self.slots:
                 if slot.state == "ready":
@@ -189,7 +196,7 @@ class QueueRunner(Runner):
                 self._check_closing()
                 return Loaded(self.load.run_id, device=None)
             self._wait([], None)
-            self._load_idle()
+            self._load_idle(one=True)
 
     def _check_closing(self) -> None:
         if self.control.closing:
@@ -299,4 +306,4 @@ class QueueRunner(Runner):
         slot.device.restarts += 1
         slot.state = "new"
         if not (self.control.stop or self.control.closing):
-            self._load_idle()
+            self._load_idle(one=True)

@@ -312,8 +312,6 @@ class Tuner:
                 gpu_free()
 
         try:
-            if device is None:
-                return test_check(source, spec, backend, timeout_s, gpu_free=free)
             return test_check(source, spec, backend, timeout_s, device, gpu_free=free)
         finally:
             release()

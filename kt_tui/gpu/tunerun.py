@@ -99,7 +99,7 @@ def tune(tuner: Any, workers: list[Device], job: TuneJob, on_event, timeout_s: f
         workers, load, names, kernel_options, _forward(tuner, on_event, labels), timeout_s, tuner.control,
         job.known, job.max_configs, job.time_limit_s, labels,
     )  # fmt: skip
-    runner._load_idle()  # the workers Load while the space is built
+    runner._load_idle(one=True)  # a worker Loads while the space is built
     if job.run_seed is not None and job.search != "kt":  # ours takes its seed as an option
         np.random.seed(job.run_seed)
         random.seed(job.run_seed)

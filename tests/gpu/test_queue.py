@@ -77,6 +77,38 @@ def test_the_checks_gpu_measures_nothing_while_the_test_runs_then_joins_the_queu
     assert min(t for label, _, t in calls if label == "gpu1") > ended[0]  # nothing handed to it during the test
 
 
+def test_the_checks_gpu_joins_once_the_test_has_left_it_not_once_the_test_has_judged(monkeypatch):
+    """The check's child judges its arrays after its runs (seconds of numpy for a large problem):
+    the GPU it ran on measures meanwhile."""
+    from kt_tui.gpu import checkrun
+
+    calls: list = []
+    tuner = tuner_on(
+        fake_device("gpu0", answer=_answer, pace=0.005, calls=calls),
+        fake_device("gpu1", answer=_answer, pace=0.005, calls=calls),
+    )
+    tuner.check_gpu = lambda: "gpu1"
+    judged: list[float] = []
+
+    def test_check(source, spec, backend, timeout_s, device, gpu_free):
+        time.sleep(0.1)  # the sanitizer and the runs
+        gpu_free()
+        time.sleep(0.5)  # the child judges
+        judged.append(time.monotonic())
+        return {"state": "ok"}
+
+    monkeypatch.setattr(checkrun, "test_check", test_check)
+    t = threading.Thread(target=tuner.test_check, args=("src", {}, "cupy", 60))
+    t.start()
+    deadline = time.monotonic() + 5
+    while not tuner.checking.busy() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    got, _ = _run(tuner, _wide(200))
+    t.join()
+    assert len({r.key for r in got}) == 200 and not tuner.checking.busy()
+    assert min(t for label, _, t in calls if label == "gpu1") < judged[0]
+
+
 def test_a_budget_holds_over_every_device():
     tuner = tuner_on(fake_device("gpu0", answer=_answer), fake_device("gpu1", answer=_answer, pace=0.01))
     got, info = _run(tuner, _wide(200, max_configs=90))

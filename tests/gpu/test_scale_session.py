@@ -1,7 +1,6 @@
 """A whole session on several GPU workers (issue 26 item 1), without a GPU: the workers and Ray start
-while the session loads, one compile-ahead pool serves every GPU of the host off the cores that feed
-the measuring processes, the workers serve every run of the session, and a session's end ends them
-in order. The trace (KT_TUI_TRACE) says what happened when, and in which process."""
+while the session loads, the workers serve every run of the session, and a session's end ends them
+in order; the compile pools' planning of the host's cores. The trace (KT_TUI_TRACE) says what happened when, and in which process."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from kt_tui.gpu import timeline
-from kt_tui.gpu.pool import GpuPool
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.gpu.device import compilers, prefetch
 from kt_tui.gpu.device.sharedpool import ENV, Server, SharedPool, plan
 from kt_tui.store import Store
@@ -64,12 +63,12 @@ def test_ray_joins_while_the_session_loads_and_its_actors_serve_every_run(tmp_pa
     # the session did not wait for Ray to pick its backend: Ray was joined on a thread meanwhile
     assert first(found, "main: backend chosen") < first(found, "main: pool connected")
     # the same two actors ran the baseline, the sweep and the re-measure of its 5 fastest
-    jobs = [pid for _, pid, s in found if s == "worker: inputs made"]
-    assert len(jobs) == 4 and len(set(jobs)) == 2  # baseline, two shares of the sweep, the re-measure
+    jobs = [pid for _, pid, s in found if s.startswith("worker: loaded ")]
+    assert len(jobs) == 4 and len(set(jobs)) == 2  # baseline (one), the sweep (both), the re-measure (one)
     # each actor loaded the worker's modules (and kernel_tuner) before its first job came
     for pid in set(jobs):
         own = [s for _, p, s in found if p == pid]
-        assert own.index("worker: imports done") < own.index("worker: inputs made"), own
+        assert own.index("worker: imports done") < next(i for i, s in enumerate(own) if s.startswith("worker: loaded ")), own
     # each actor ended its job thread after its last job and before the app let it go
     closed = first(found, "main: worker closed")
     for pid in set(jobs):
@@ -79,7 +78,7 @@ def test_ray_joins_while_the_session_loads_and_its_actors_serve_every_run(tmp_pa
     assert "Token authentication" not in proc.stderr and "SIGTERM handler" not in proc.stderr
 
 
-def test_local_gpus_start_with_the_session_and_share_one_compile_pool(capsys, hermetic, monkeypatch):
+def test_local_gpus_start_with_the_session(capsys, hermetic, monkeypatch):
     trace = hermetic / "trace"
     monkeypatch.setenv("KT_TUI_TRACE", str(trace))
     argv = ["run", EXAMPLES / "matmul.cu", "--auto", "--json", "--backend", "sim", "--gpus", "2"]
@@ -88,27 +87,6 @@ def test_local_gpus_start_with_the_session_and_share_one_compile_pool(capsys, he
     found = marks(trace)
     baseline = first(found, "main: first result baseline")
     assert [s for _, _, s in found[:baseline]].count("main: worker spawned") == 2  # both up before the baseline
-    cores = len(os.sched_getaffinity(0))
-    size = cores - min(2, cores - 1)
-    log = (hermetic / "data" / "logs" / "gpu-worker.log").read_text()
-    assert f"compile-ahead: one pool of {size} compiles on cores" in log
-    assert f"{cores} cores here" in log and f"per GPU ({plan(2).depth * 2} in all)" in log  # 48 up to 26 cores
-    # the workers are told where that pool is; closing the session's pool ends it
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")
-    pool = GpuPool(2, via="local", log_path=str(hermetic / "pool.log"))
-    try:
-        workers = pool._ensure(1)
-        told = {w.env.get(ENV) for w in workers}
-        assert len(told) == 1 and None not in told and pool.compiles.proc.is_alive()
-        assert pool.compiles.wait()
-        client = SharedPool(pool.compiles.address, pool.compiles.authkey, 1)
-        seen = client.submit(subprocess.check_output, ["env"]).result(timeout=60).decode()
-        client.shutdown()
-        assert "PATH=" in seen and "sk-never-sent" not in seen  # nvcc runs without the API key
-    finally:
-        server = pool.compiles
-        pool.close()
-    assert not server.proc.is_alive() and not os.path.exists(server.address)
 
 
 AFFINITY_AND_TIMES = (
@@ -189,7 +167,7 @@ def test_gpu_actors_serve_every_run_of_a_session_and_end_in_order(gpu_cluster, t
         where = gpu_cluster.get([w.proc.actor.where.remote() for w in pool.workers])
         return [(w.proc.actor._actor_id.hex(), at["pid"]) for w, at in zip(pool.workers, where)]
 
-    pool = GpuPool(2, via="ray")
+    pool = Tuner(gpus=2, via="ray")
     try:
         pool._ensure(1)  # as the session starts them: one GPU each
         started = actors()
@@ -265,10 +243,10 @@ def test_an_ended_actor_parks_its_job_thread_for_ray_kill(monkeypatch):
     import queue
     import threading
 
-    from kt_tui.gpu import raypool
+    from kt_tui.gpu.device import rayactor
 
-    monkeypatch.setattr(raypool._Actor, "_warm", lambda self: None)
-    actor = raypool._Actor(queue.Queue())
+    monkeypatch.setattr(rayactor.Actor, "_warm", lambda self: None)
+    actor = rayactor.Actor(queue.Queue())
     assert actor.end(5)
     thread = next(t for t in threading.enumerate() if t.name == "kt-tui-jobs")
     thread.join(0.5)
