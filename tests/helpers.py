@@ -188,3 +188,36 @@ def tuner_on(*devices, **kw):
         tuner.via = "local"
     tuner.devices = {d.label: getattr(d, "gpu", "fake GPU") for d in devices}
     return tuner
+
+
+class FakeDeviceInterface:
+    """kernel_tuner's DeviceInterface as a device worker's Session makes it (gpu/device/session.py),
+    without a GPU: it keeps what it was given and what was current as it was made."""
+
+    made: list = []
+
+    def __init__(self, kernel_source, iterations=7, compiler_options=None, quiet=False, **kw):
+        import kernel_tuner.core as core
+
+        self.kernel_source, self.iterations, self.compiler_options = kernel_source, iterations, compiler_options
+        self.backend = core._select_default_cuda_backend()
+        self.name, self.max_threads = "fake GPU", 1024
+        FakeDeviceInterface.made.append(self)
+
+    def ready_argument_list(self, arguments):
+        return list(arguments)
+
+
+def open_load(job, monkeypatch):
+    """The device side of a TuneJob's Load (gpu/device/session.py Session.open) with kernel_tuner's
+    DeviceInterface faked: the Session, holding what kernel_tuner would have been given."""
+    from kt_tui.gpu.device import session
+    from kt_tui.gpu.tunerun import load_for
+    from kt_tui.kernel.spec import spec_from_plain
+
+    monkeypatch.setattr(session, "DeviceInterface", FakeDeviceInterface)
+    spec = spec_from_plain(job.spec)
+    opened = session.Session()
+    loaded = opened.open(load_for(job, spec, {k: list(v) for k, v in spec.tune_params.items()}))
+    assert loaded.error is None, loaded.error
+    return opened

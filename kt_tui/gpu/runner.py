@@ -94,33 +94,41 @@ class QueueRunner(Runner):
         todo: Iterator = iter(parameter_space)
         stopping: str | None = None
         exhausted = False
+        waiting: tuple[str, dict] | None = None  # the next configuration to run, taken before a device is sought
         while True:
             if not exhausted and stopping is None:
                 stopping = self._stopping()
-            while not exhausted and stopping is None and self._free() is not None:
-                element = next(todo, None)
-                if element is None:
-                    exhausted = True
-                    break
-                key = ",".join(str(v) for v in element)
-                if key in self.done or key in self.known:
-                    out.append(self.done.get(key) or as_kt_result(self.known[key]))
-                    continue
-                if tuning_options.budget.is_done():  # kernel_tuner's budget: its CostFunc ends the search
+            while not exhausted and stopping is None:
+                if waiting is None:
+                    element = next(todo, None)
+                    if element is None:
+                        exhausted = True
+                        break
+                    key = ",".join(str(v) for v in element)
+                    if key in self.done or key in self.known:
+                        out.append(self.done.get(key) or as_kt_result(self.known[key]))
+                        continue
+                    if tuning_options.budget.is_done():  # kernel_tuner's budget: its CostFunc ends the search
+                        out.append(None)
+                        continue
+                    params = dict(zip(self.names, element))
+                    cached = tuning_options.cache.get(key) if tuning_options.cache else None
                     out.append(None)
-                    continue
-                params = dict(zip(self.names, element))
-                cached = tuning_options.cache.get(key) if tuning_options.cache else None
-                out.append(None)
-                tuning_options.budget.add_evaluations(1)
-                if cached is not None:
-                    self.on_event("begin", {"key": key, "params": params})
-                    self._finish(len(out) - 1, out, dict(cached), tuning_options, store=False)
-                    continue
-                self._dispatch(len(out) - 1, key, params)
+                    tuning_options.budget.add_evaluations(1)
+                    if cached is not None:
+                        self.on_event("begin", {"key": key, "params": params})
+                        self._finish(len(out) - 1, out, dict(cached), tuning_options, store=False)
+                        continue
+                    waiting = (key, params)
+                if self._free() is None:
+                    break
+                self._dispatch(len(out) - 1, *waiting)
+                waiting = None
                 stopping = self._stopping()
             if not any(s.state == "busy" for s in self.slots):
                 if stopping is not None:
+                    if waiting is not None:  # taken, never run: kernel_tuner's "no result" for it
+                        out.pop()
                     raise StopTuning(stopping)
                 if exhausted:
                     break

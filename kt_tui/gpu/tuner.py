@@ -113,6 +113,11 @@ class Tuner:
     def alive(self) -> bool:
         return bool(self.workers) and self.workers[0].alive()
 
+    def kill(self) -> None:
+        """End every worker now (their processes and all they started)."""
+        for w in self.workers:
+            w.kill()
+
     # -- the workers ---------------------------------------------------------------------------
     def _connect(self):
         from .raydevice import connect

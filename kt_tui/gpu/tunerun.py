@@ -81,23 +81,12 @@ def tune(tuner: Any, workers: list[Device], job: TuneJob, on_event, timeout_s: f
     if lazy is not None and not lazy.first(1):
         lazy = None
     simulated = job.backend == "sim"
-    load = Load(
-        run_id=job.run_id,
-        source=job.source,
-        spec=job.spec,
-        backend=job.backend,
-        sim_cache=job.sim_cache,
-        reference=job.reference,
-        capture_reference=job.capture_reference,
-        result_params=tuple(job.result_params),
-        verify=spec.verify != "none",
-        result_values={n: tuple(tune_params[n]) for n in job.result_params} if job.result_params else None,
-    )
-    labels = len(workers) > 1
+    load = load_for(job, spec, tune_params)
+    labels = tuner.size > 1  # several GPUs: each result says which measured it (a re-measure on one too)
     kernel_options = _kernel_options(spec)
     runner = QueueRunner(
         workers, load, names, kernel_options, _forward(tuner, on_event, labels), timeout_s, tuner.control,
-        job.known, job.max_configs, job.time_limit_s, labels,
+        dict(job.known), job.max_configs, job.time_limit_s, labels,
     )  # fmt: skip
     runner._load_idle(one=True)  # a worker Loads while the space is built
     if job.run_seed is not None and job.search != "kt":  # ours takes its seed as an option
@@ -144,6 +133,22 @@ def tune(tuner: Any, workers: list[Device], job: TuneJob, on_event, timeout_s: f
         "note": lazy.gave_up if lazy is not None else "",  # a huge space's walk that ended early
         **({"workers": len(workers)} if labels else {}),
     }
+
+
+def load_for(job: TuneJob, spec: Spec, tune_params: dict) -> Load:
+    """What the device workers are told of a TuneJob: everything but the search."""
+    return Load(
+        run_id=job.run_id,
+        source=job.source,
+        spec=job.spec,
+        backend=job.backend,
+        sim_cache=job.sim_cache,
+        reference=job.reference,
+        capture_reference=job.capture_reference,
+        result_params=tuple(job.result_params),
+        verify=spec.verify != "none",
+        result_values={n: tuple(tune_params[n]) for n in job.result_params} if job.result_params else None,
+    )
 
 
 def _forward(tuner: Any, on_event, labels: bool):

@@ -36,7 +36,8 @@ def ray():
     ray.shutdown()
 
 
-def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, hermetic):
+def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, hermetic, monkeypatch):
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.2")  # both have started before the sweep ends
     code, out = run_matmul_on_two(capsys)
     assert code == 0 and out["state"] == "finished" and out["results"] == 17
     rows = Store(hermetic / "sessions.db").results(out["session"])
@@ -157,7 +158,8 @@ def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
         Tuner(gpus=2, address="10.9.9.9:6379").probe()
 
 
-def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, hermetic):
+def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, hermetic, monkeypatch):
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.2")
     code, out = run_cli(
         capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--gpus", "2", "--search", "brute_force"
     )

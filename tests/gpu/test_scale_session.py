@@ -43,6 +43,7 @@ def test_ray_joins_while_the_session_loads_and_its_actors_serve_every_run(tmp_pa
         KT_TUI_DATA_DIR=str(tmp_path / "data"),
         KT_TUI_CONFIG_DIR=str(tmp_path / "cfg"),
         KT_TUI_TRACE=str(trace),
+        KT_TUI_SIM_PACE="0.2",  # both actors have started before the sweep ends
         PYTHONPATH=os.pathsep.join(
             p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p
         ),  # kept: deps may be there
