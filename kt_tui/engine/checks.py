@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..compare import poisoned
-from ..gpu.tuner import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
+from ..gpu.tuner import WorkerError
 from ..kernel.spec import Spec
 from ..records import Check, Result, config_key, trusted
 from ..store.rows import check_entry, check_from_entry

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import config_dir
 from ..errors import UserError
-from ..gpu.tuner import Tuner, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
+from ..gpu.tuner import Tuner, WorkerClosed, WorkerError
 from ..kernel.spec import Spec
 from ..records import Check, Result, as_result, replace
 from ..search.options import run_seed, search_options

@@ -12,8 +12,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..gpu.tuner import Tuner
 from ..gpu.timeline import mark
+from ..gpu.tuner import Tuner
 from ..paths import data_dir
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ import subprocess
 import sys
 import threading
 import time
-from multiprocessing import resource_tracker
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing import resource_tracker
 from typing import Any, Protocol
 
 from .env import secret_names

@@ -473,8 +473,8 @@ def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead
     original at every check size and, when there are mutants, each of them at the first size, compiled
     on every core but one; kernel_tuner's compile step loads them inside. A child started again after
     one died (a mutant's illegal address, a poisoned index) compiles only what is left to run."""
-    from .ktsource import kernel_string  # in the child only: kernel_tuner
     from .device import prefetch  # in the child only
+    from .ktsource import kernel_string  # in the child only: kernel_tuner
 
     done = {r["id"] for r in read_jsonl(out / RECORDS) if r.get("case") is None}
     mutants = [m for m in job.get("mutants") or [] if m["id"] not in done]

@@ -12,7 +12,15 @@ from collections.abc import Callable
 from typing import Any
 
 from .checkentry import lost_entry
-from .devices import MAX_RESTARTS_WITHOUT_PROGRESS, Control, Device, LocalDevice, WorkerClosed, WorkerError, local_gpu_count
+from .devices import (
+    MAX_RESTARTS_WITHOUT_PROGRESS,
+    Control,
+    Device,
+    LocalDevice,
+    WorkerClosed,
+    WorkerError,
+    local_gpu_count,
+)
 from .protocol import BACKENDS, CheckJob, PrepareJob, ProbeJob, TuneJob
 from .scale import INSTALL, ScaleError, check_settings, parse_gpus, wanted  # noqa: F401 - said here too
 from .timeline import mark
@@ -21,6 +29,7 @@ from .timeline import mark
 # Ray (gpu/raydevice.py). The front starts a worker before the first frame with this module alone.
 
 __all__ = ["INSTALL", "ScaleError", "Tuner", "WorkerClosed", "WorkerError", "local_gpu_count"]
+
 
 class Busy:
     """Whether something is running (held until released), and a wait for it to end."""
@@ -176,7 +185,9 @@ class Tuner:
             if self.via == "one":
                 return self.workers
             # a worker holding a GPU replays a cache too: the workers are kept for every run of the session
-            if self.workers and (self.via == "local" or all(getattr(w, "num_gpus", 1) >= num_gpus for w in self.workers)):
+            if self.workers and (
+                self.via == "local" or all(getattr(w, "num_gpus", 1) >= num_gpus for w in self.workers)
+            ):
                 return self.workers
             self._close_workers()
             self.workers = self._local() if self.via == "local" else self._ray(num_gpus)
@@ -230,9 +241,9 @@ class Tuner:
     # -- probe, prepare, the check's test ----------------------------------------------------------
     def probe(self, backends=BACKENDS, timeout: float = 180) -> dict:
         if self.via == "one":
-            found = self._probe_one(self.workers[0], backends, timeout)
-            self._facts(found)
-            return found
+            answer = self._probe_one(self.workers[0], backends, timeout)
+            self._facts(answer)
+            return answer
         if self.via == "local":
             workers, have = self._ensure(1), local_gpu_count()
             if have is not None and len(workers) > have and isinstance(self.gpus, int):
@@ -308,7 +319,14 @@ class Tuner:
         from .checkrun import test_check  # here: numpy, at a session's first baseline only
 
         label = self.check_gpu()
-        device = next((w.env.get("CUDA_VISIBLE_DEVICES") for w in self.workers if isinstance(w, LocalDevice) and w.label == label), None)
+        device = next(
+            (
+                w.env.get("CUDA_VISIBLE_DEVICES")
+                for w in self.workers
+                if isinstance(w, LocalDevice) and w.label == label
+            ),
+            None,
+        )
         release = self.checking.hold()
 
         def free() -> None:
@@ -374,9 +392,15 @@ class Tuner:
             if event is None:
                 lost = None
                 if not w.alive():
-                    lost = ("crash", f"the GPU worker process died (exit code {w.exitcode() or '?'}) while running this configuration")
+                    lost = (
+                        "crash",
+                        f"the GPU worker process died (exit code {w.exitcode() or '?'}) while running this configuration",
+                    )
                 elif current and time.monotonic() - started > timeout_s * (2 if first else 1):
-                    lost = ("timeout", f"no result within {timeout_s:g}s; the kernel was killed and the worker restarted")
+                    lost = (
+                        "timeout",
+                        f"no result within {timeout_s:g}s; the kernel was killed and the worker restarted",
+                    )
                 if lost is None:
                     continue
                 fruitless += 1

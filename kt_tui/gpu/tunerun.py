@@ -16,13 +16,15 @@ from ..records import replace
 from ..search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tuner_restrictions
 from . import kt_private as ktp
 from .devices import Device
+from .ktimport import load as _load_kernel_tuner
 from .protocol import TuneJob
 from .runner import QueueRunner, StopTuning
 from .timeline import mark
 from .wire import Load
 
-from kernel_tuner.interface import strategy_map  # noqa: E402,I001 - after kt_private loaded kernel_tuner
-from kernel_tuner.searchspace import Searchspace  # noqa: E402,I001
+_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
+from kernel_tuner.interface import strategy_map
+from kernel_tuner.searchspace import Searchspace
 
 MODEL_STEPS = 60  # configurations our search picks by model before an unbudgeted run goes on in order
 # an unbudgeted run of our search over no more configurations runs them in order: every one runs
@@ -76,7 +78,9 @@ def tune(tuner: Any, workers: list[Device], job: TuneJob, on_event, timeout_s: f
     options = budgeted(job)
     if job.configs is None and job.search not in ("kt", "brute_force") and is_huge(spec):
         restrictions = kernel_tuner_restrictions(spec)  # kernel_tuner's strategies need its whole space
-        options.pop("time_limit", None)  # building it may outlast the limit: the runner counts from the first configuration
+        options.pop(
+            "time_limit", None
+        )  # building it may outlast the limit: the runner counts from the first configuration
     lazy = LazySpace(spec) if job.configs is None and job.search in ("kt", "brute_force") and is_huge(spec) else None
     if lazy is not None and not lazy.first(1):
         lazy = None

@@ -8,10 +8,10 @@ import sqlite3
 import numpy as np
 import pytest
 
-from kt_tui.gpu.tuner import Tuner
+from kt_tui.gpu.device.checking import entry
 from kt_tui.gpu.protocol import CheckJob
 from kt_tui.gpu.simcache import finalize_cache, recorded_checks
-from kt_tui.gpu.device.checking import entry
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec, version_hash
 from kt_tui.store import Store
 

@@ -16,11 +16,11 @@ from kt_tui.engine import precheck, registry
 from kt_tui.engine.backend import BackendChoice, choose_backend
 from kt_tui.engine.known import in_space
 from kt_tui.gpu import compile as comp
-from kt_tui.gpu.tuner import Tuner
+from kt_tui.gpu.device import prepare
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.simcache import read_cache
 from kt_tui.gpu.timeline import read as read_trace
-from kt_tui.gpu.device import prepare
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.store import Store
 

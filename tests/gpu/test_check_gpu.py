@@ -8,8 +8,8 @@ import numpy as np
 
 from kt_tui.gpu import checkrun
 from kt_tui.gpu.devices import LocalDevice
-from kt_tui.gpu.tuner import Tuner
 from kt_tui.gpu.sanitize import SanitizeReport
+from kt_tui.gpu.tuner import Tuner
 
 from ..kernel.test_strength import KERNEL, fake_child, spec
 

@@ -342,9 +342,9 @@ def test_checks_at_other_sizes_compile_every_kernel_at_once_and_run_those(fake_p
     import kernel_tuner.core as core
     import numpy as np
 
+    from kt_tui.gpu.device import checking
     from kt_tui.gpu.ktsource import kernel_string
     from kt_tui.gpu.protocol import CheckJob
-    from kt_tui.gpu.device import checking
     from kt_tui.kernel.source import find_kernels, read_source
     from kt_tui.kernel.spec import load_spec
 
@@ -391,9 +391,9 @@ def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the
     fake_pycuda, monkeypatch, worker_loop_once
 ):
     from kt_tui.gpu import compile as comp
-    from kt_tui.gpu.protocol import PrepareJob, TuneJob
     from kt_tui.gpu.device import main as worker
     from kt_tui.gpu.device import prepare
+    from kt_tui.gpu.protocol import PrepareJob, TuneJob
     from kt_tui.kernel.source import find_kernels, read_source
     from kt_tui.kernel.spec import load_spec
 

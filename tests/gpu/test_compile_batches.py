@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kt_tui.gpu.ktsource import kernel_string
 from kt_tui.gpu.device import compiled
 from kt_tui.gpu.device.batching import alias, batch_source, batchable, elf_section, functions
+from kt_tui.gpu.ktsource import kernel_string
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import load_spec
 

@@ -138,8 +138,8 @@ def test_the_compile_server_starts_its_processes_when_the_app_picks_nvrtc():
     import os
     import time
 
-    from kt_tui.gpu.supervise import children
     from kt_tui.gpu.device.sharedpool import Plan, Server
+    from kt_tui.gpu.supervise import children
 
     cores = sorted(os.sched_getaffinity(0))
     server = Server(Plan(len(cores), [], cores[-1:], 1))

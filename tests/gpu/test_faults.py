@@ -22,8 +22,8 @@ from kt_tui.engine.core import Engine
 from kt_tui.engine.kernel_step import run_rewrite
 from kt_tui.front.headless import make_policy
 from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
-from kt_tui.gpu.tuner import Tuner
 from kt_tui.gpu.compile import compile_check
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.review import review
 from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.llm.schemas import KernelRewrite

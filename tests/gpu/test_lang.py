@@ -7,8 +7,8 @@ from kernel_tuner import util
 from kernel_tuner.backends.nvcuda import CudaFunctions
 from kernel_tuner.backends.pycuda import PyCudaFunctions
 
-from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.device.lang import cuda_lang
+from kt_tui.gpu.protocol import TuneJob
 from kt_tui.kernel.spec import parse_spec
 
 SOURCE = """__global__ void k(float *x, int n) {

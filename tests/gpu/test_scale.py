@@ -14,13 +14,13 @@ import pytest
 
 from kt_tui.config import load_settings
 from kt_tui.front.session import load_kernel_spec, read_kernel_file
-from kt_tui.gpu.tuner import ScaleError, Tuner
 from kt_tui.gpu.protocol import TuneJob
+from kt_tui.gpu.tuner import ScaleError, Tuner
 from kt_tui.store import Store
 
 from ..conftest import EXAMPLES
 from ..helpers import fake_device, run_cli, tuner_on
-from .scale_fakes import CACHE, matmul_job, run_matmul_on_two
+from .scale_fakes import matmul_job, run_matmul_on_two
 
 
 # -- on a local Ray cluster (CPU-only actors) -----------------------------------------------------

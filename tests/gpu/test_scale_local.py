@@ -56,7 +56,9 @@ def test_the_config_file_and_ray_address_ask_for_several_gpus(hermetic, monkeypa
 def test_the_space_goes_once_over_the_workers_with_seeds_first():
     seed = {"block_size_x": 64, "block_size_y": 16}
     calls: list = []
-    job = matmul_job(backend="pycuda", known={"16,16": Known('{"block_size_x": 16, "block_size_y": 16}', 1.0, "ok")}, seeds=[seed])
+    job = matmul_job(
+        backend="pycuda", known={"16,16": Known('{"block_size_x": 16, "block_size_y": 16}', 1.0, "ok")}, seeds=[seed]
+    )
     tuner = tuner_on(*(fake_device(f"a:gpu{i}", "H200", pace=0.01, calls=calls) for i in range(3)))
     got = []
     tuner.run(job, lambda k, p: got.append(p) if k == "result" else None, 10)

@@ -16,9 +16,9 @@ from types import SimpleNamespace
 import pytest
 
 from kt_tui.gpu import timeline
-from kt_tui.gpu.tuner import Tuner
 from kt_tui.gpu.device import compilers, prefetch
 from kt_tui.gpu.device.sharedpool import ENV, Server, SharedPool, plan
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.store import Store
 
 from ..conftest import EXAMPLES, ROOT
@@ -69,7 +69,9 @@ def test_ray_joins_while_the_session_loads_and_its_actors_serve_every_run(tmp_pa
     # each actor loaded the worker's modules (and kernel_tuner) before its first job came
     for pid in set(jobs):
         own = [s for _, p, s in found if p == pid]
-        assert own.index("worker: imports done") < next(i for i, s in enumerate(own) if s.startswith("worker: loaded ")), own
+        assert own.index("worker: imports done") < next(
+            i for i, s in enumerate(own) if s.startswith("worker: loaded ")
+        ), own
     # each actor ended its job thread after its last job and before the app let it go
     closed = first(found, "main: worker closed")
     for pid in set(jobs):

@@ -239,7 +239,9 @@ def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
     seen["search"] = dict(tunerun._kernel_options(spec))  # what the app's search reads
     real = tunerun.Searchspace
     monkeypatch.setattr(
-        tunerun, "Searchspace", lambda tp, restrictions, *a, **k: seen.update(restrictions=restrictions) or real(tp, restrictions, *a, **k)
+        tunerun,
+        "Searchspace",
+        lambda tp, restrictions, *a, **k: seen.update(restrictions=restrictions) or real(tp, restrictions, *a, **k),
     )
     run_tune_job(job, device=fake_device())
     checking.run_outputs(spec, src, spec.baseline_params(), {"n": 64}, "cupy")

@@ -157,6 +157,7 @@ def fake_run_kernel(seen):
 
 def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path, monkeypatch):
     from kt_tui.gpu.protocol import TuneJob
+
     from ..helpers import open_load
 
     seen, tuned = [], {}
@@ -181,8 +182,8 @@ def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path,
 
 
 def test_checks_at_other_sizes_run_the_reference_kernel_there(tmp_path, monkeypatch):
-    from kt_tui.gpu.protocol import CheckJob
     from kt_tui.gpu.device.checking import run_check_job
+    from kt_tui.gpu.protocol import CheckJob
 
     seen, events = [], []
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel(seen))

@@ -344,8 +344,8 @@ def test_spec_check_with_a_check_that_can_fail(checked, capsys):
 def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_result_parameters(tmp_path, monkeypatch):
     import kernel_tuner
 
-    from kt_tui.gpu.protocol import CheckJob, TuneJob
     from kt_tui.gpu.device.checking import run_check_job
+    from kt_tui.gpu.protocol import CheckJob, TuneJob
     from kt_tui.kernel.spec import load_spec
 
     from ..helpers import open_load

@@ -5,7 +5,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from kernel_tuner import util
-from kernel_tuner.interface import Options
 from kernel_tuner.searchspace import Searchspace
 
 from kt_tui.engine.strategies.sweep import sweep

@@ -15,9 +15,9 @@ import traceback
 
 from ..env import PR_SET_CHILD_SUBREAPER, prctl
 from ..protocol import CheckJob, PrepareJob, ProbeJob
-from ..wire import Load, Run
 from ..supervise import kill_tree
 from ..timeline import mark
+from ..wire import Load, Ran, Run
 from . import cudawarm
 from .compilers import allow_children
 
@@ -166,7 +166,7 @@ def main(requests, events, log_path: str | None, parent_pid: int) -> None:
         if isinstance(job, (Load, Run)):
             event = session.handle(job)
             events.put(event)
-            if event[0] == "ran" and event[2].context_lost:  # the app starts a new worker and Loads it again
+            if isinstance(event[2], Ran) and event[2].context_lost:  # the app starts a new worker and Loads it again
                 sys.stdout.flush()
                 os._exit(3)
             continue

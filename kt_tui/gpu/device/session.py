@@ -13,7 +13,7 @@ import os
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -32,12 +32,12 @@ from ...kernel.text import compile_options
 from .. import kt_private as ktp
 from ..ktsource import tuner_defines
 from ..protocol import sim_pace
+from ..results import classify_exception, normalize_result
 from ..timeline import mark
 from ..wire import Load, Loaded, Ran, Run
 from .lang import cuda_lang, numpy_arguments
 from .outputs import reference_kernel_outputs, references_by_config
 from .prepare import job_args
-from ..results import classify_exception, normalize_result
 
 STICKY = (
     "illegal memory access",
@@ -78,14 +78,16 @@ def user_verify(spec: Spec):
 
 
 # -- the comparison and the reset (host versions; gpu/device/compare.py replaces them) ---------------
-def host_verdicts(spec: Spec, reference: Mapping[str, Any], outs: Mapping[str, np.ndarray], verify) -> list[dict]:
+def host_verdicts(spec: Spec, reference: Mapping[str, Any], outs: Mapping[str, np.ndarray], verify) -> list[Any]:
     """Each output against the reference (kt_tui/compare.py), or the spec's own verify function."""
     tol = {a.name: a.tolerance() for a in spec.args if a.output}
     if verify is None:
         return compare_all(reference, outs, tol)
     names = [a.name for a in spec.args]
     atol = min((t[0] for t in tol.values()), default=None)
-    ok = bool(verify([reference.get(n) for n in names], [outs.get(n) if n in reference else None for n in names], atol=atol))
+    ok = bool(
+        verify([reference.get(n) for n in names], [outs.get(n) if n in reference else None for n in names], atol=atol)
+    )
     return [
         {
             "output": name,
@@ -103,7 +105,7 @@ def host_reset(dev: Any, gpu_args: list, host_args: list, outputs: list[int]) ->
     ktp.backend(dev).refresh_memory(gpu_args, host_args, [i in outputs for i in range(len(host_args))])
 
 
-def verdict_fields(verdicts: list[dict]) -> dict[str, Any]:
+def verdict_fields(verdicts: list[Any]) -> dict[str, Any]:
     bad = [v for v in verdicts if not v["ok"]]
     first = bad[0] if bad else None
     return {
@@ -341,7 +343,7 @@ class Session:
 
     @staticmethod
     def _stamped(raw: dict) -> dict:
-        raw["timestamp"] = str(datetime.now(timezone.utc))
+        raw["timestamp"] = str(datetime.now(UTC))
         return raw
 
     def _replay(self, run: Run) -> Ran:
