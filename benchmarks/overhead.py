@@ -115,10 +115,10 @@ def remembered_probe(backend: str, env: dict, where: str) -> Path:
     """This machine's backend probe, as kt-tui remembers it after its first run (gpu/probe_cache.py)."""
     path = Path(where) / "backend-probe.json"
     code = (
-        "import sys; from pathlib import Path; from kt_tui.gpu.client import GpuWorker; "
+        "import sys; from pathlib import Path; from kt_tui.gpu.tuner import Tuner; "
         "from kt_tui.gpu.probe_cache import cached_probe\n"
         "if __name__ == '__main__':\n"
-        "    w = GpuWorker(); found = cached_probe(w.probe, Path(sys.argv[1]))((sys.argv[2],)); w.close()\n"
+        "    w = Tuner(); found = cached_probe(w.probe, Path(sys.argv[1]))((sys.argv[2],)); w.close()\n"
         "    print(found)"
     )
     out = subprocess.run(

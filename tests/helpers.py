@@ -208,14 +208,14 @@ class FakeDeviceInterface:
         return list(arguments)
 
 
-def open_load(job, monkeypatch):
+def open_load(job, monkeypatch, device_interface=None):
     """The device side of a TuneJob's Load (gpu/device/session.py Session.open) with kernel_tuner's
     DeviceInterface faked: the Session, holding what kernel_tuner would have been given."""
     from kt_tui.gpu.device import session
     from kt_tui.gpu.tunerun import load_for
     from kt_tui.kernel.spec import spec_from_plain
 
-    monkeypatch.setattr(session, "DeviceInterface", FakeDeviceInterface)
+    monkeypatch.setattr(session, "DeviceInterface", device_interface or FakeDeviceInterface)
     spec = spec_from_plain(job.spec)
     opened = session.Session()
     loaded = opened.open(load_for(job, spec, {k: list(v) for k, v in spec.tune_params.items()}))
