@@ -25,12 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kt_tui.gpu.scale import parse_gpus  # noqa: E402
-from kt_tui.gpu.tuner import Tuner  # noqa: E402
-
 from kt_tui.engine.backend import choose_backend  # noqa: E402
 from kt_tui.front.session import load_kernel_spec, read_kernel_file  # noqa: E402
 from kt_tui.gpu.protocol import BACKENDS, TuneJob  # noqa: E402
+from kt_tui.gpu.scale import parse_gpus  # noqa: E402
+from kt_tui.gpu.tuner import Tuner  # noqa: E402
 from kt_tui.kernel.spec import version_hash  # noqa: E402
 from kt_tui.search.space import configurations  # noqa: E402
 from kt_tui.store import Store  # noqa: E402

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .ktimport import APP
 from .ktimport import load as _load_kernel_tuner
 
-_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
+_load_kernel_tuner(APP)  # before kernel_tuner's own imports, and no GPU backend: see gpu/ktimport.py
 from kernel_tuner import util  # noqa: E402
 from kernel_tuner.interface import Options  # noqa: E402
 

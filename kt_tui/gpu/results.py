@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..records import Known, Result, config_key
+from .ktimport import SOURCE
 from .ktimport import load as _load_kernel_tuner
 
-_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
+_load_kernel_tuner(SOURCE)  # before kernel_tuner's own imports, and no GPU backend: see gpu/ktimport.py
 from kernel_tuner import util  # noqa: E402
 
 from ..compare import failure_text  # noqa: E402

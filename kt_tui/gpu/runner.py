@@ -16,12 +16,13 @@ from typing import Any
 from ..records import Known, Result, config_key, replace
 from . import kt_private as ktp
 from .devices import MAX_RESTARTS_WITHOUT_PROGRESS, Control, Device, WorkerClosed, WorkerError
+from .ktimport import APP
 from .ktimport import load as _load_kernel_tuner
 from .results import as_kt_result, normalize_result
 from .timeline import mark
 from .wire import Load, Loaded, Ran, Run
 
-_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
+_load_kernel_tuner(APP)  # before kernel_tuner's own imports, and no GPU backend: see gpu/ktimport.py
 from kernel_tuner.runners.runner import Runner
 
 POLL_S = 0.05  # the longest a wait on one device lasts before the watchdog looks again

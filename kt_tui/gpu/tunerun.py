@@ -16,13 +16,14 @@ from ..records import replace
 from ..search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tuner_restrictions
 from . import kt_private as ktp
 from .devices import Device
+from .ktimport import APP
 from .ktimport import load as _load_kernel_tuner
 from .protocol import TuneJob
 from .runner import QueueRunner, StopTuning
 from .timeline import mark
 from .wire import Load
 
-_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
+_load_kernel_tuner(APP)  # before kernel_tuner's own imports, and no GPU backend: see gpu/ktimport.py
 from kernel_tuner.interface import strategy_map
 from kernel_tuner.searchspace import Searchspace
 

@@ -387,41 +387,6 @@ def test_checks_at_other_sizes_compile_every_kernel_at_once_and_run_those(fake_p
     assert core.DeviceInterface.compile_kernel is original
 
 
-def test_a_prepared_worker_compiles_the_baseline_while_the_app_checks_it_and_the_first_job_takes_that(
-    fake_pycuda, monkeypatch, worker_loop_once
-):
-    from kt_tui.gpu import compile as comp
-    from kt_tui.gpu.device import main as worker
-    from kt_tui.gpu.device import prepare
-    from kt_tui.gpu.protocol import PrepareJob, TuneJob
-    from kt_tui.kernel.source import find_kernels, read_source
-    from kt_tui.kernel.spec import load_spec
-
-    _, calls = fake_pycuda
-    _h100(monkeypatch)
-    monkeypatch.setattr(prepare, "job_args", lambda *a: [])
-    monkeypatch.setattr(worker, "_device_name", lambda backend: "fake")
-    source = read_source(ROOT / "examples" / "vector_add.cu")
-    spec = load_spec(ROOT / "examples" / "vector_add.cu.toml", find_kernels(source)[0])
-
-    worker_loop_once(PrepareJob(spec.to_dict(), "pycuda", source))
-    baseline = comp.prepared_text(source, spec.baseline_params(), spec=spec)
-    assert [c[0] for c in calls["compile"]] == [baseline]
-    job = TuneJob(
-        run_id="baseline",
-        source=source,
-        spec=spec.to_dict(),
-        backend="pycuda",
-        cachefile="",
-        configs=[spec.baseline_params(), {"block_size_x": 64}],
-    )
-    early = prepare.early_for(job, spec, list(spec.tune_params))
-    assert prepare._PREPARED == {} and baseline in early.ahead and len(early.ahead) == 2
-    [f.result(timeout=60) for f in early.ahead.values()]
-    early.close()
-    assert len(calls["compile"]) == 2  # the baseline was not compiled again
-
-
 def test_an_unwritable_prefetch_stats_file_does_not_fail_the_job(fake_pycuda, monkeypatch, tmp_path, capsys):
     from kt_tui.gpu.device.prefetch import Prefetcher
 

@@ -15,6 +15,9 @@ from ..timeline import mark
 from ..wire import Load, Run
 from . import cudawarm
 
+# Imported where used: ray (its actor's process has it; this module is named by the app, never
+# imported there) and the worker's modules (numpy, kernel_tuner: loaded as the actor warms up).
+
 
 class Actor:
     """Runs its jobs one at a time on one thread of its own, its messages into a queue the app

@@ -14,6 +14,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -241,8 +242,6 @@ class Session:
 
     def _open_sim(self, load: Load, spec: Spec) -> Loaded:
         """A replay: the recorded cache, checked as kernel_tuner's simulation mode checks it."""
-        from types import SimpleNamespace
-
         self.pace = sim_pace()
         device = SimpleNamespace(name=None)
         runner = SimpleNamespace(simulation_mode=True, dev=device, get_device_info=lambda: device)
