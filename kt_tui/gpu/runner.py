@@ -27,6 +27,7 @@ from kernel_tuner.runners.runner import Runner
 
 POLL_S = 0.05  # the longest a wait on one device lasts before the watchdog looks again
 SPIN_S = 0.002  # several devices at work: how often each is looked at
+ALIVE_S = 0.25  # how often the watchdog asks whether a device's worker is alive
 
 
 class StopTuning(Exception):
@@ -45,6 +46,7 @@ class Slot:
     fruitless: int = 0
     index: int | None = None  # the position in the strategy's batch of the Run in flight
     name: str | None = None  # the GPU's name, from its Loaded
+    looked: float = 0.0  # when the watchdog last asked whether its worker is alive
 
 
 class QueueRunner(Runner):
@@ -278,12 +280,15 @@ class QueueRunner(Runner):
     def _watch(self, slot: Slot, out: list, tuning_options: Any) -> None:
         """A device that died, or whose Run outlasts its time: that configuration is lost."""
         lost = None
-        if not slot.device.alive():
-            lost = (
-                "crash",
-                f"the GPU worker process died (exit code {slot.device.exitcode() or '?'}) while running this configuration",
-            )
-        elif slot.state == "busy" and time.monotonic() - slot.started > self.timeout_s * (2 if slot.first else 1):
+        now = time.monotonic()
+        if now - slot.looked >= ALIVE_S:  # asking a Ray actor is a call: not at each poll
+            slot.looked = now
+            if not slot.device.alive():
+                lost = (
+                    "crash",
+                    f"the GPU worker process died (exit code {slot.device.exitcode() or '?'}) while running this configuration",
+                )
+        if lost is None and slot.state == "busy" and now - slot.started > self.timeout_s * (2 if slot.first else 1):
             lost = ("timeout", f"no result within {self.timeout_s:g}s; the kernel was killed and the worker restarted")
         if lost is None:
             return
