@@ -163,12 +163,22 @@ def test_only_the_dtypes_in_use_are_built_once_per_checker():
 
 
 def test_several_outputs_in_the_reference_order_with_a_missing_one():
-    refs = {"x": np.linspace(0, 1, 50).astype(np.float32), "y": np.arange(7, dtype=np.int64), "z": np.ones(3)}
-    tol = {"x": (1e-5, 1e-4), "y": (0, 0.0), "z": (1e-9, 1e-7)}
-    outs = {"x": refs["x"] + np.float32(0.5), "y": refs["y"][::-1].copy()}
+    refs = {
+        "x": np.linspace(0, 1, 50).astype(np.float32),
+        "y": np.arange(7, dtype=np.int64),
+        "z": np.ones(3),
+        "w": np.full(9, 2.0, np.float16),
+        "v": np.zeros(4),
+    }
+    tol = {"x": (1e-5, 1e-4), "y": (0, 0.0), "z": (1e-9, 1e-7), "w": (1e-2, 1e-2), "v": (0.0, 0.0)}
     checker = Checker(HostDevice(), refs, tol)
     assert checker.where == "device"
-    assert same(checker.compare(outs), compare_all(refs, outs, tol))
+    for outs in (
+        {"x": refs["x"].copy(), "y": refs["y"][::-1].copy(), "w": refs["w"] - 1, "v": refs["v"] + 1},
+        {"x": refs["x"] + np.float32(0.5), "y": refs["y"].copy(), "w": refs["w"].copy(), "v": refs["v"] + 1},
+        {"x": refs["x"].copy(), "y": refs["y"].copy(), "z": refs["z"].copy(), "w": refs["w"].copy(), "v": refs["v"]},
+    ):
+        assert same(checker.compare(outs), compare_all(refs, outs, tol))
 
 
 def test_another_reference_is_compared_with_and_the_previous_freed():
