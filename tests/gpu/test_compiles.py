@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kt_tui.gpu import compiles
-from kt_tui.gpu.compiles import CompilePool, Compiled, elf_section, elf_sections, instance_text
+from kt_tui.gpu.compiles import Compiled, CompilePool, elf_section, elf_sections, instance_text
 from kt_tui.gpu.ktsource import problem_size, tuner_defines
 from kt_tui.kernel.expr import launch_callables
 from kt_tui.kernel.source import find_kernels
