@@ -118,7 +118,32 @@ def _relocatable(options: list[str]) -> bool:
 
 
 # -- nvcc (a child process per compile; the calling thread only waits) --------------------------
-def _nvcc(args: list[str], cwd: str, running: set | None) -> tuple[int, str]:
+class Running:
+    """The nvcc processes under way for a pool; once closed, any that starts is killed at once."""
+
+    def __init__(self) -> None:
+        self.procs: set[subprocess.Popen] = set()
+        self.closed = False
+        self.lock = threading.Lock()
+
+    def add(self, proc: subprocess.Popen) -> None:
+        with self.lock:
+            self.procs.add(proc)
+            if self.closed:
+                proc.kill()
+
+    def discard(self, proc: subprocess.Popen) -> None:
+        with self.lock:
+            self.procs.discard(proc)
+
+    def kill(self) -> None:
+        with self.lock:
+            self.closed = True
+            for proc in self.procs:
+                proc.kill()
+
+
+def _nvcc(args: list[str], cwd: str, running: Running | None) -> tuple[int, str]:
     proc = subprocess.Popen(
         ["nvcc", *args],
         cwd=cwd,
@@ -137,7 +162,7 @@ def _nvcc(args: list[str], cwd: str, running: set | None) -> tuple[int, str]:
     return proc.returncode, out.decode("utf-8", "replace")
 
 
-def _compile_cu(source: str, options: list[str], folder: str, running: set | None) -> bytes:
+def _compile_cu(source: str, options: list[str], folder: str, running: Running | None) -> bytes:
     """pycuda.compiler.compile's nvcc call: a kernel.cu in a folder of its own, `nvcc --cubin`."""
     with open(os.path.join(folder, "kernel.cu"), "w", encoding="utf-8") as f:
         f.write(source)
@@ -153,7 +178,7 @@ def _wrapped(text: str, wrap: bool) -> str:
     return 'extern "C" {\n' + text + "\n}\n" if wrap else text
 
 
-def nvcc_cubin(text: str, options: list[str], wrap: bool, running: set | None = None) -> bytes:
+def nvcc_cubin(text: str, options: list[str], wrap: bool, running: Running | None = None) -> bytes:
     """One configuration through nvcc as pycuda compiles it, to a cubin; relocatable code linked
     with the device runtime (`device_link`)."""
     with tempfile.TemporaryDirectory(prefix="kt-tui-nvcc-") as d:
@@ -161,7 +186,7 @@ def nvcc_cubin(text: str, options: list[str], wrap: bool, running: set | None = 
         return device_link(cubin, options, d, running) if _relocatable(options) else cubin
 
 
-def device_link(cubin: bytes, options: list[str], folder: str, running: set | None = None) -> bytes:
+def device_link(cubin: bytes, options: list[str], folder: str, running: Running | None = None) -> bytes:
     """`nvcc -dlink --cubin` of relocatable device code with the device runtime: what pycuda's
     DynamicModule links in the driver (cuLink* with libcudadevrt), made on the compile cores."""
     if "-code" not in options:
@@ -229,7 +254,10 @@ def batch_source(named: list[tuple[str, str]], renamed: set[str] | frozenset[str
 
 
 def nvcc_batch(
-    named: list[tuple[str, str]], options: list[str], check: tuple[list[str], bool] | None, running: set | None = None
+    named: list[tuple[str, str]],
+    options: list[str],
+    check: tuple[list[str], bool] | None,
+    running: Running | None = None,
 ) -> bytes:
     """The batch in one nvcc call (`options` name every member's alias after -e), linked as one
     configuration is. `check` (the first member's own options and wrapping): that member is compiled
@@ -489,8 +517,10 @@ class CompilePool:
         self.flying: dict[str, Future] = {}  # compiles under way or queued, by compile key
         self.queue: deque[_Item] = deque()  # ahead, in order (an item asked for meanwhile is skipped)
         self.queued: dict[str, _Item] = {}  # the queue's items not started yet, by compile key
+        self.urgent: deque[_Item] = deque()  # asked for and not started: these go first
+        self.jobs = 0  # compile jobs handed to the threads or processes and not finished
         self.unasked: set[str] = set()  # caller keys compiled or compiling ahead, not yet asked for
-        self.running: set[subprocess.Popen] = set()  # nvcc processes under way
+        self.running = Running()  # nvcc processes under way
         self.lock = threading.RLock()
         self.closed = False
         self.checked = False  # a batch carrying the check against its first member alone was sent
@@ -530,8 +560,8 @@ class CompilePool:
 
     # -- asking ----------------------------------------------------------------------------------
     def submit(self, key: str, name: str, text: str) -> Future:
-        """Future[Compiled] of this configuration: compiled before, under way, or started now (one
-        queued by `ahead` goes first, alone)."""
+        """Future[Compiled] of this configuration: compiled before, under way, or next (ahead of
+        anything queued by `ahead`)."""
         ck = self._key(name, text)
         with self.lock:
             self.unasked.discard(key)
@@ -539,9 +569,9 @@ class CompilePool:
             if known is None:
                 item = _Item(ck, key, name, text, Future())
                 self.flying[ck] = known = item.future
-                self._start([item])
+                self.urgent.append(item)
             elif ck in self.queued:
-                self._start([self.queued.pop(ck)])
+                self.urgent.append(self.queued.pop(ck))
             self._pump()
             return known
 
@@ -563,7 +593,7 @@ class CompilePool:
         return out
 
     def drop(self) -> None:
-        """Forget every queued compile (not yet started): their futures are cancelled."""
+        """Forget every compile queued ahead and not started: their futures are cancelled."""
         with self.lock:
             for item in self.queued.values():
                 self.flying.pop(item.ck, None)
@@ -581,13 +611,21 @@ class CompilePool:
 
     # -- compiling -------------------------------------------------------------------------------
     def _pump(self) -> None:
-        """Start queued compiles while fewer than `window` started ahead are not yet asked for."""
-        while not self.closed and len(self.unasked) < self.window:
-            # no batch beside the first one until its check says batches make the same code
-            group = self._next(self.batch if self.trusted or not self.checked else 1)
+        """Hand the compilers their next jobs, one a thread or process: what was asked for first,
+        then the queue, while fewer than `window` started ahead are not asked for yet. Jobs wait
+        here rather than in the executor, so what is asked for goes next and batches form from
+        what is queued when a compiler is free."""
+        while not self.closed and self.jobs < self.size:
+            if self.urgent:
+                group = [self.urgent.popleft()]
+            elif len(self.unasked) < self.window:
+                # no batch beside the first one until its check says batches make the same code
+                group = self._next(self.batch if self.trusted or not self.checked else 1)
+                self.unasked.update(item.key for item in group)
+            else:
+                return
             if not group:
                 return
-            self.unasked.update(item.key for item in group)
             self._start(group)
 
     def _next(self, most: int) -> list[_Item]:
@@ -595,7 +633,7 @@ class CompilePool:
         group: list[_Item] = []
         while self.queue and len(group) < most:
             item = self.queue[0]
-            if self.queued.get(item.ck) is not item:  # started already (asked for), or dropped
+            if self.queued.get(item.ck) is not item:  # asked for meanwhile, or dropped
                 self.queue.popleft()
                 continue
             if group and not batchable(item.name, item.text):
@@ -608,35 +646,38 @@ class CompilePool:
         return group
 
     def _start(self, group: list[_Item]) -> None:
-        if self.closed:
-            for item in group:
-                item.future.cancel()
-            return
+        self.jobs += 1
         try:
             if self.backend == "pycuda":
                 assert self.threads is not None
-                if len(group) > 1:
-                    self._nvcc_batch(group)
-                else:
-                    self.threads.submit(self._nvcc_alone, group[0])
+                self.threads.submit(self._nvcc_job, group)
             else:
-                assert self.processes is not None
-                for item in group:
-                    job = self.processes.submit(
-                        nvrtc_job, item.text, item.name, self.backend, tuple(self.options), self.cc
-                    )
-                    job.add_done_callback(functools.partial(self._nvrtc_done, item))
+                assert self.processes is not None and len(group) == 1
+                item = group[0]
+                job = self.processes.submit(nvrtc_job, item.text, item.name, self.backend, tuple(self.options), self.cc)
+                job.add_done_callback(functools.partial(self._nvrtc_done, item))
         except RuntimeError as e:  # the pool shut down or broke: the device workers compile them
+            self.jobs -= 1
             for item in group:
                 self._settle(item, Compiled(None, None, 0.0), f"{type(e).__name__}: {e}")
+
+    def _nvcc_job(self, group: list[_Item]) -> None:
+        """On a pool thread: one nvcc job, then the next ones handed out."""
+        try:
+            if len(group) > 1:
+                self._nvcc_batch(group)
+            else:
+                self._nvcc_alone(group[0])
+        finally:
+            with self.lock:
+                self.jobs -= 1
+                self._pump()
 
     def _nvcc_alone(self, item: _Item) -> None:
         options, wrap = pycuda_arguments(self.cc, self.options, item.name, item.text)
         t0 = time.perf_counter()
         try:
-            binary = nvcc_cubin(item.text, options, wrap, self.running)
-            done = Compiled(binary, None, _ms(t0))
-            why = ""
+            done, why = Compiled(nvcc_cubin(item.text, options, wrap, self.running), None, _ms(t0)), ""
         except CompileFailed as e:
             done, why = Compiled(None, str(e), _ms(t0)), ""
         except Exception as e:  # noqa: BLE001 - no nvcc, a full disk: the device worker compiles it
@@ -644,64 +685,53 @@ class CompilePool:
         self._settle(item, done, why)
 
     def _nvcc_batch(self, group: list[_Item]) -> None:
-        assert self.threads is not None
         first, wrap = pycuda_arguments(self.cc, self.options, group[0].name, group[0].text)
         names = [alias(item.name, i) for i, item in enumerate(group)]
         options = list(first)
         options[options.index("-e") + 1] = ",".join(names)
-        check = None if self.checked else (first, wrap)
-        self.checked = True
-        self.batches += 1
-        named = [(item.name, item.text) for item in group]
-
-        def run() -> None:
-            t0 = time.perf_counter()
-            try:
-                binary = nvcc_batch(named, options, check, self.running)
-            except Exception as e:  # noqa: BLE001 - each compiled alone, for its own error or code
-                self._unbatch(group, e, check is not None)
-                return
-            ms = _ms(t0) / len(group)
-            if check is not None:
-                with self.lock:
-                    self.trusted = True
-            for item, symbol in zip(group, names, strict=True):
-                self._settle(item, Compiled(binary, None, ms, symbol), "")
-
-        self.threads.submit(run)
+        with self.lock:
+            check = None if self.checked else (first, wrap)
+            self.checked = True
+            self.batches += 1
+        t0 = time.perf_counter()
+        try:
+            binary = nvcc_batch([(item.name, item.text) for item in group], options, check, self.running)
+        except Exception as e:  # noqa: BLE001 - each compiled alone, for its own error or code
+            self._unbatch(group, e, check is not None)
+            return
+        if check is not None:
+            with self.lock:
+                self.trusted = True
+        ms = _ms(t0) / len(group)
+        for item, symbol in zip(group, names, strict=True):
+            self._settle(item, Compiled(binary, None, ms, symbol), "")
 
     def _unbatch(self, group: list[_Item], error: Exception, checking: bool) -> None:
+        """A failed batch: its members go next, each alone (for its own error, or its code)."""
         with self.lock:
             self.batches_failed += 1
             if checking and not isinstance(error, BatchMismatch):
                 self.checked = False  # the next batch carries the check
             if isinstance(error, BatchMismatch) or (
                 self.batches_failed >= 3 and 4 * self.batches_failed > self.batches
-            ):  # a space where many configurations fail to compile fails most batches: each compiled twice
+            ):
+                # a space where many configurations fail to compile fails most batches: each compiled twice
                 self.batch = 1
                 mark(f"compile pool: one configuration a call from now on: {error}"[:300])
-            for item in group:
-                if not self.closed:
-                    assert self.threads is not None
-                    try:
-                        self.threads.submit(self._nvcc_alone, item)
-                        continue
-                    except RuntimeError:
-                        pass
-                item.future.cancel()
+            self.urgent.extendleft(reversed(group))
 
     def _nvrtc_done(self, item: _Item, job: Future) -> None:
         if job.cancelled():
-            self._settle(item, Compiled(None, None, 0.0), "cancelled")
-            return
-        error = job.exception()
-        if error is None:
+            done, why = Compiled(None, None, 0.0), "cancelled"
+        elif (error := job.exception()) is None:
             binary, symbol, ms = job.result()
             done, why = Compiled(binary, None, ms, None if symbol == item.name else symbol), ""
         elif isinstance(error, CompileFailed):
             done, why = Compiled(None, str(error), 0.0), ""
         else:  # no NVRTC, a process killed: the device worker compiles it
             done, why = Compiled(None, None, 0.0), f"{type(error).__name__}: {error}"
+        with self.lock:
+            self.jobs -= 1
         self._settle(item, done, why)
 
     def _settle(self, item: _Item, done: Compiled, why: str) -> None:
@@ -722,12 +752,12 @@ class CompilePool:
         with self.lock:
             self.closed = True
             self.drop()
+            self.urgent.clear()
             for ck in list(self.flying):
                 self.flying.pop(ck).cancel()
         if self.threads is not None:
             self.threads.shutdown(wait=False, cancel_futures=True)
-            for proc in list(self.running):
-                proc.kill()
+            self.running.kill()
             self.threads.shutdown(wait=True)
         if self.processes is not None:
             procs = list(getattr(self.processes, "_processes", {}).values())  # concurrent.futures' own table
