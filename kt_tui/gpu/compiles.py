@@ -75,6 +75,22 @@ class Compiled:
     symbol: str | None = None
 
 
+# what kernel_tuner 1.5's DeviceInterface.compile_kernel reads as a configuration to skip (too much
+# shared or local memory) rather than a compile error; NVRTC's and nvcc's ptxas say it here, where
+# kernel_tuner's own nvcuda compile hears it from the driver (CUDA_ERROR_INVALID_PTX) as the first
+SKIPPABLE = (
+    r"uses too much shared data",
+    r"local memory limit exceeded",
+    r"local memory \(\d+\) exceeds limit \(\d+\)",
+)
+
+
+def skippable(error: str) -> bool:
+    """Whether kernel_tuner skips a configuration whose compile says `error` (as too big) rather
+    than failing it."""
+    return any(re.search(pattern, error) for pattern in SKIPPABLE)
+
+
 class CompileFailed(RuntimeError):
     """The compiler refused the kernel string: its output is the message."""
 

@@ -298,3 +298,13 @@ def test_pycuda_arguments_are_kernel_tuners():
     assert options[:6] == ["-Xcompiler=-Wall", "-std=c++17", "-e", "k", "-rdc=true", "-lcudadevrt"]
     assert options[6:10] == ["-arch", "compute_90", "-code", "sm_90"] and wrap
     assert not compiles.pycuda_arguments("90", [], "k", 'extern "C" __global__ void k() {}')[1]
+
+
+@needs_nvcc
+def test_too_much_shared_memory_is_what_kernel_tuner_skips(monkeypatch):
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "1")
+    text = "__global__ void big(float *x, int i) { __shared__ float s[65536]; s[threadIdx.x] = 1; x[0] = s[i]; }\n"
+    with CompilePool("pycuda", "90", ["-std=c++17"], size=1) as pool:
+        done = pool.submit("0", "big", text).result(timeout=300)
+    assert done.binary is None and compiles.skippable(done.error), done.error
+    assert not compiles.skippable('kernel.cu(1): error: identifier "x" is undefined')
