@@ -369,7 +369,7 @@ def nvrtc_job(
 
 
 def _nvcuda_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) -> tuple[bytes, str]:
-    from cuda.bindings import nvrtc
+    from cuda.bindings import nvrtc  # here: only in the pool's processes, with the nvcuda backend
 
     def check(result: Any) -> Any:
         err, *rest = result if isinstance(result, tuple) else (result,)
@@ -410,12 +410,12 @@ def cupy_options(compiler_options: list[str], cc: str, max_cc: int) -> list[str]
     if not any("-std=" in o for o in options):
         options = ["--std=c++11", *options]
     try:  # cupy >= 14: its own assembly of the options (include folders, the standard)
-        from cupy._core.core import assemble_cupy_compiler_options
+        from cupy._core.core import assemble_cupy_compiler_options  # here: in a pool process, for cupy
 
         options = list(assemble_cupy_compiler_options(tuple(options)))
     except ImportError:
-        from cupy._core.core import _get_header_dir_path
-        from cupy.cuda import get_cuda_path
+        from cupy._core.core import _get_header_dir_path  # as above, an older cupy
+        from cupy.cuda import get_cuda_path  # as above
 
         options.append(f"-I{_get_header_dir_path()}")
         if get_cuda_path():

@@ -34,7 +34,7 @@ def load(dev: Any, instance: Any, binary: bytes, symbol: str | None = None) -> A
 
 
 def _pycuda(backend: Any, binary: bytes, name: str) -> Any:
-    import pycuda.driver as drv
+    import pycuda.driver as drv  # here and below: only the backend in use need be installed
 
     module = drv.module_from_buffer(binary)
     backend.current_module = module
@@ -44,9 +44,9 @@ def _pycuda(backend: Any, binary: bytes, name: str) -> Any:
 
 
 def _nvcuda(backend: Any, binary: bytes, name: str) -> Any:
-    import numpy as np
-    from cuda.bindings import driver
-    from kernel_tuner.util import SkippableFailure
+    import numpy as np  # here: as pycuda above
+    from cuda.bindings import driver  # as pycuda above
+    from kernel_tuner.util import SkippableFailure  # with the backend kernel_tuner loaded
 
     err, module = driver.cuModuleLoadData(np.char.array(binary))
     if err == driver.CUresult.CUDA_ERROR_INVALID_PTX:  # kernel_tuner's own reading of it
@@ -82,7 +82,7 @@ class Module:
     Not a RawModule: one made from a file is kept by cupy for the process's life, one a configuration."""
 
     def __init__(self, binary: bytes):
-        import cupy
+        import cupy  # as pycuda above
 
         self.module = cupy.cuda.function.Module()
         self.module.load(binary)
@@ -91,7 +91,7 @@ class Module:
         return self.module.get_function(name)
 
     def get_global(self, name: str) -> Any:
-        import cupy
+        import cupy  # as pycuda above
 
         ptr = self.module.get_global_var(name)
         memory = cupy.cuda.memory.UnownedMemory(ptr, 0, self.module, cupy.cuda.runtime.getDevice())
@@ -99,7 +99,7 @@ class Module:
 
     @staticmethod
     def num_regs(func: Any) -> int:
-        import cupy
+        import cupy  # as pycuda above
 
         attribute = 4  # CU_FUNC_ATTRIBUTE_NUM_REGS
         return int(cupy.cuda.driver.funcGetAttribute(attribute, func.ptr))
