@@ -382,7 +382,8 @@ def _nvcuda_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) ->
     program = check(nvrtc.nvrtcCreateProgram(text.encode(), b"CUDAProgram", 0, [], []))
     try:
         check(nvrtc.nvrtcAddNameExpression(program, name.encode()))
-        (err,) = nvrtc.nvrtcCompileProgram(program, len(options), [o.encode() for o in options])
+        result = nvrtc.nvrtcCompileProgram(program, len(options), [o.encode() for o in options])
+        err = result[0] if isinstance(result, tuple) else result
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             size = check(nvrtc.nvrtcGetProgramLogSize(program))
             log = b" " * size
