@@ -505,8 +505,9 @@ class _Cache:
 class CompilePool:
     """`submit` one configuration's compile now; `ahead` the configurations the queue will run, in
     order: at most `window` of them compiled or compiling and not yet asked for by `submit` (the
-    device workers take them through it), the rest following as those are asked for. `drop` forgets
-    what is queued (a stopped search). `close` ends every thread, process and nvcc."""
+    device workers take them through it), the rest following as those are asked for: a Future from
+    `ahead` beyond the window resolves once those before it are asked for. `drop` forgets what is
+    queued (a stopped search). `close` ends every thread, process and nvcc."""
 
     def __init__(
         self,

@@ -308,3 +308,25 @@ def test_too_much_shared_memory_is_what_kernel_tuner_skips(monkeypatch):
         done = pool.submit("0", "big", text).result(timeout=300)
     assert done.binary is None and compiles.skippable(done.error), done.error
     assert not compiles.skippable('kernel.cu(1): error: identifier "x" is undefined')
+
+
+def _no_nvrtc() -> bool:
+    try:
+        from cuda.bindings import nvrtc
+
+        return nvrtc.nvrtcVersion()[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS
+    except Exception:  # noqa: BLE001 - no cuda-python, or no libnvrtc for it
+        return True
+
+
+@pytest.mark.skipif(_no_nvrtc(), reason="no NVRTC here (cuda-python and libnvrtc)")
+def test_nvrtc_makes_an_sm90_cubin_under_the_lowered_name_and_says_its_errors():
+    text = "__global__ void saxpy(float *y, const float *x, float a, int n) { y[0] = a * x[0] + y[0]; }\n"
+    with CompilePool("nvcuda", "90", ["-std=c++17"], size=1) as pool:
+        done = pool.submit("0", "saxpy", text).result(timeout=300)
+        plain = pool.submit("1", "saxpy", 'extern "C" ' + text).result(timeout=300)
+        bad = pool.submit("2", "k", "__global__ void k(float *x) { x[0] = nope; }").result(timeout=300)
+    assert done.binary[:4] == b"\x7fELF" and _sm(done.binary) == 90 and done.symbol == "_Z5saxpyPfPKffi"
+    assert elf_section(done.binary, ".text._Z5saxpyPfPKffi")
+    assert plain.binary and plain.symbol is None
+    assert bad.binary is None and 'identifier "nope" is undefined' in bad.error
