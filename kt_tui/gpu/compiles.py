@@ -44,6 +44,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +59,7 @@ AHEAD = 8  # compiles ahead per compile core: a run of slow ones (large tiles, u
 # those compiled meanwhile (2 a core left one H100 waiting 2.7 s in 300 configurations, 8: 1.6 s)
 MAX_AHEAD = 256
 BATCH = 8  # configurations per nvcc call
+RESTARTS = 3  # NVRTC pools started again after a crash, at most
 WATCH_S = 0.2  # how often an NVRTC process looks whether the app is still there
 _SPAWN_LOCK = threading.Lock()  # secrets are out of os.environ while NVRTC processes start
 
@@ -544,7 +546,7 @@ class CompilePool:
         self.checked = False  # a batch carrying the check against its first member alone was sent
         self.trusted = False  # that check passed
         self.batches = self.batches_failed = 0
-        self.compiled = self.reused = 0
+        self.compiled = self.reused = self.restarts = 0
         self.threads: ThreadPoolExecutor | None = None
         self.processes: ProcessPoolExecutor | None = None
         if backend == "pycuda":
@@ -582,6 +584,7 @@ class CompilePool:
         anything queued by `ahead`)."""
         ck = self._key(name, text)
         with self.lock:
+            self._open()
             self.unasked.discard(key)
             known = self._known(ck)
             if known is None:
@@ -598,6 +601,7 @@ class CompilePool:
         of each by key."""
         out: dict[str, Future] = {}
         with self.lock:
+            self._open()
             for key, name, text in items:
                 ck = self._key(name, text)
                 known = self._known(ck)
@@ -619,6 +623,10 @@ class CompilePool:
             self.queue.clear()
             self.queued.clear()
             self.unasked.clear()
+
+    def _open(self) -> None:
+        if self.closed:
+            raise RuntimeError("compile pool: closed")
 
     def _known(self, ck: str) -> Future | None:
         done = self.cache.get(ck)
@@ -670,14 +678,23 @@ class CompilePool:
                 assert self.threads is not None
                 self.threads.submit(self._nvcc_job, group)
             else:
-                assert self.processes is not None and len(group) == 1
-                item = group[0]
-                job = self.processes.submit(nvrtc_job, item.text, item.name, self.backend, tuple(self.options), self.cc)
-                job.add_done_callback(functools.partial(self._nvrtc_done, item))
-        except RuntimeError as e:  # the pool shut down or broke: the device workers compile them
+                self._nvrtc_submit(group[0])
+        except RuntimeError as e:  # the pool shut down or broke for good: the device workers compile them
             self.jobs -= 1
             for item in group:
                 self._settle(item, Compiled(None, None, 0.0), f"{type(e).__name__}: {e}")
+
+    def _nvrtc_submit(self, item: _Item) -> None:
+        assert self.processes is not None
+        pool = self.processes
+        try:
+            job = pool.submit(nvrtc_job, item.text, item.name, self.backend, tuple(self.options), self.cc)
+        except BrokenProcessPool:
+            if not self._restart(pool):
+                raise
+            pool = self.processes
+            job = pool.submit(nvrtc_job, item.text, item.name, self.backend, tuple(self.options), self.cc)
+        job.add_done_callback(functools.partial(self._nvrtc_done, item, pool))
 
     def _nvcc_job(self, group: list[_Item]) -> None:
         """On a pool thread: one nvcc job, then the next ones handed out."""
@@ -738,7 +755,7 @@ class CompilePool:
                 mark(f"compile pool: one configuration a call from now on: {error}"[:300])
             self.urgent.extendleft(reversed(group))
 
-    def _nvrtc_done(self, item: _Item, job: Future) -> None:
+    def _nvrtc_done(self, item: _Item, pool: ProcessPoolExecutor, job: Future) -> None:
         if job.cancelled():
             done, why = Compiled(None, None, 0.0), "cancelled"
         elif (error := job.exception()) is None:
@@ -750,7 +767,24 @@ class CompilePool:
             done, why = Compiled(None, None, 0.0), f"{type(error).__name__}: {error}"
         with self.lock:
             self.jobs -= 1
+            if isinstance(error, BrokenProcessPool):
+                self._restart(pool)
         self._settle(item, done, why)
+
+    def _restart(self, broken: ProcessPoolExecutor) -> bool:
+        """New NVRTC processes for those a crash broke (NVRTC itself, on some kernel string, or a
+        process killed), a few times a pool; after that the device workers compile. Whether there
+        are new ones."""
+        with self.lock:
+            if broken is not self.processes:
+                return True  # started again already
+            _end(broken)
+            if self.closed or self.restarts >= RESTARTS:
+                return False
+            self.restarts += 1
+            mark(f"compile pool: its processes broke; started again ({self.restarts} of {RESTARTS})")
+            self.processes = self._start_processes()
+            return True
 
     def _settle(self, item: _Item, done: Compiled, why: str) -> None:
         with self.lock:
@@ -778,18 +812,23 @@ class CompilePool:
             self.running.kill()
             self.threads.shutdown(wait=True)
         if self.processes is not None:
-            procs = list(getattr(self.processes, "_processes", {}).values())  # concurrent.futures' own table
-            self.processes.shutdown(wait=False, cancel_futures=True)
-            for p in procs:
-                p.kill()
-            for p in procs:
-                p.join(5)
+            _end(self.processes)
 
     def __enter__(self) -> CompilePool:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _end(pool: ProcessPoolExecutor) -> None:
+    """Its processes killed and waited for (ProcessPoolExecutor's shutdown waits for their jobs)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # concurrent.futures' own table
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        p.kill()
+    for p in procs:
+        p.join(5)
 
 
 def _ms(t0: float) -> float:

@@ -330,3 +330,24 @@ def test_nvrtc_makes_an_sm90_cubin_under_the_lowered_name_and_says_its_errors():
     assert elf_section(done.binary, ".text._Z5saxpyPfPKffi")
     assert plain.binary and plain.symbol is None
     assert bad.binary is None and 'identifier "nope" is undefined' in bad.error
+
+
+def test_nvrtc_processes_killed_are_started_again(monkeypatch):
+    before = _children()
+    pool = CompilePool("nvcuda", "90", [], size=2)
+    try:
+        first = _children() - before
+        os.kill(sorted(first)[0], 9)
+        done = pool.submit("0", "k", "__global__ void k() {}").result(timeout=120)
+        assert done.error is None and pool.restarts == 1  # compiled on new processes (or NVRTC is not here)
+        deadline = time.monotonic() + 20
+        while len(_children() - before - first) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(_children() - before - first) == 2  # two new processes
+        later = pool.submit("1", "k", "__global__ void k(int x) {}").result(timeout=120)
+        assert later.binary is not None or later.error is None  # compiled, or NVRTC is not here
+    finally:
+        pool.close()
+    assert _children() - before == set()
+    with pytest.raises(RuntimeError, match="closed"):
+        pool.submit("2", "k", "__global__ void k() {}")
