@@ -54,6 +54,7 @@ OOB = re.compile(
     r"out[ -]of[ -]bounds|invalid (global|shared|local) (read|write)|illegal (memory )?address", re.IGNORECASE
 )
 VACUOUS = re.compile(r"vacuous|proves nothing", re.IGNORECASE)
+WARNED = re.compile(r"layout warnings? \(the spec contradicts")  # kernel/draft_flags.py, printed by spec --check
 GUESS = re.compile(r"^\s*#.*\bguess", re.IGNORECASE | re.MULTILINE)
 SEEN = CORPUS / "heldout.toml"
 DRAFTER = [  # the modules whose changes change a draft (kt_tui/kernel/draft*.py and the index math they read)
@@ -170,6 +171,7 @@ def gpu_check(kt: Path, folder: Path, cu_name: str, timeout: float, who: str) ->
             f"{who}_check_lines": [f"timed out after {timeout:g} s"],
             f"{who}_oob_flagged": False,
             f"{who}_vacuous_flagged": False,
+            f"{who}_warned": False,
         }
     lines = (done.stdout + done.stderr).strip().splitlines()
     text = "\n".join(lines)
@@ -178,6 +180,7 @@ def gpu_check(kt: Path, folder: Path, cu_name: str, timeout: float, who: str) ->
         f"{who}_check_lines": lines[-20:],
         f"{who}_oob_flagged": done.returncode != 0 and bool(OOB.search(text)),
         f"{who}_vacuous_flagged": done.returncode != 0 and bool(VACUOUS.search(text)),
+        f"{who}_warned": bool(WARNED.search(text)),
     }
 
 
@@ -185,7 +188,7 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
     yes = {True: "yes", False: "NO", None: "-"}
     head = ["kernel", "set", "sizes", "outputs", "geometry", "scalars", "guesses", "fully right"]
     if gpu:
-        head += ["check rc", "oob flagged", "vacuous flagged"] + (["hand rc"] if hand else [])
+        head += ["check rc", "oob flagged", "vacuous flagged", "layout warned"] + (["hand rc"] if hand else [])
     head.append("why")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
@@ -201,6 +204,7 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
                 str(r.get("draft_check_rc", "-")),
                 yes[r.get("draft_oob_flagged")],
                 yes[r.get("draft_vacuous_flagged")],
+                yes[r.get("draft_warned")],
             ]
             if hand:
                 cells.append(str(r.get("hand_check_rc", "-")))
@@ -277,6 +281,12 @@ def summary(rows: list[dict], gpu: bool, kt: Path | None = None) -> list[str]:
             f"GPU: {len(oob)} drafts with sizes wrong by the truth, {len(missed)} of them passed "
             f"--check unflagged{': ' + ', '.join(missed) if missed else ''}; "
             f"vacuous flagged {sum(bool(r.get('draft_vacuous_flagged')) for r in rows)}"
+        )
+        wrong = [r for r in rows if r["drafted"] and not r["fully_right"]]
+        silent = [r["kernel"] for r in wrong if r.get("draft_check_rc") == 0 and not r.get("draft_warned")]
+        out.append(
+            f"GPU: {len(wrong)} drafts wrong by the truth, {len(silent)} of them passed --check with no flag "
+            f"and no layout warning{': ' + ', '.join(silent) if silent else ''}"
         )
     return out
 

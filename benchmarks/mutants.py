@@ -59,7 +59,7 @@ def compile_only(name: str, kernel: Path, spec_path: Path, jobs: int | None) -> 
     source = kernel.read_text()
     started = time.monotonic()
     try:
-        made = mutants(source, spec.kernel)
+        made = mutants(source, spec.kernel, spec=spec)
     except NoMutant as e:
         return {"kernel": name, "error": str(e)}
     classes = mutation.classify(source, spec, made, workers=jobs)

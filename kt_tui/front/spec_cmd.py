@@ -21,6 +21,7 @@ from ..gpu.probe_cache import cached_probe, fingerprint
 from ..gpu.protocol import BACKENDS
 from ..kernel import refkernel
 from ..kernel.draft import draft, draft_note
+from ..kernel.draft_flags import layout_warnings
 from ..kernel.source import pick_kernel
 from ..kernel.spec import SpecError, parse_spec, spec_path_for
 from ..llm import spec_draft as spec_llm
@@ -58,7 +59,16 @@ def draft_command(args) -> int:
         print(f"{len(guesses)} guess{'es' if len(guesses) > 1 else ''} to check (marked `# guess:` in the file):")
         for line in guesses:
             print(f"  {line}")
+    _print_warnings(layout_warnings(kf.source, kernel.name, spec), sys.stdout)
     return 0
+
+
+def _print_warnings(warnings: list[str], out) -> None:
+    if warnings:
+        n = len(warnings)
+        print(f"{n} layout warning{'s' if n > 1 else ''} (the spec contradicts the kernel's index math):", file=out)
+        for line in warnings:
+            print(for_terminal(f"  warning: {line}"), file=out)
 
 
 def _write(path: Path, text: str) -> None:
@@ -148,6 +158,7 @@ def check_command(args) -> int:
         raise UserError(
             f"{kf.path}: the spec is valid, but no CUDA compiler (nvcc or NVRTC) is here to compile-check it"
         )
+    _print_warnings(layout_warnings(kf.source, kernel.name, spec), sys.stderr)
     result = compile_spec(kf.source, spec)
     if not result.ok:
         first = result.errors[0] if result.errors else None

@@ -359,7 +359,7 @@ def check_strength(
     started = time.monotonic()
     runs, why = child_runs(source, spec)
     try:
-        wrong = mutants(source, spec.kernel) if spec.verify == "elementwise" else []
+        wrong = mutants(source, spec.kernel, spec=spec) if spec.verify == "elementwise" else []
     except NoMutant:
         wrong = []
     cases = candidates(spec) if wrong else []

@@ -134,6 +134,16 @@ class Analysis:
     strides: list[Poly] = field(default_factory=list)  # what thread indices are multiplied by (row lengths)
     roles: dict[str, tuple[str, int]] = field(default_factory=dict)  # float scalar -> (origin|step|end, axis)
     scaled: dict[str, Poly] = field(default_factory=dict)  # int array -> D where its values v index as v * S / D
+    resized: dict[str, tuple[Poly, Poly]] = field(default_factory=dict)  # float scalar f -> (S, D): f = S / D
+    rescales: dict[str, Poly] = field(default_factory=dict)  # B -> A where `x * A / B`, x < B, maps B cells onto A
+    parts: dict[str, int] = field(default_factory=dict)  # int argument -> c where it is divided by c (`n / 2`)
+    window_ends: set[str] = field(default_factory=set)  # B of a rescaled end past the start (`(x + 1) * A / B`)
+    # (a, b): scalars that bound one loop counter in one condition (`h < size && h < channels`): a window
+    # and the extent it slides over
+    co_bounds: set[tuple[str, str]] = field(default_factory=set)
+    # (the top an index reaches, the top its guard allows) for `if (x < B)`: a window's last read, where
+    # the guard cuts it, against the extent it slides over
+    guarded: list[tuple[Poly, Poly]] = field(default_factory=list)
     shared: dict[str, Use] = field(default_factory=dict)  # the kernel's __shared__ arrays, as its pointers
     shared_bytes: dict[str, int] = field(
         default_factory=dict
@@ -162,6 +172,7 @@ class WalkerState:
     trip: list[Poly]
     returned: list[Val]
     counters: dict[str, frozenset[str]]  # the loop variables of the loops around, to the scalars bounding each
+    loop_names: set[str]  # the names in any loop's condition
 
     def tick(self) -> None:
         raise NotImplementedError
@@ -333,17 +344,29 @@ def div(a: Poly | None, d: Poly | None, low: bool = False) -> Poly | None:
     return a.divide(d)
 
 
+def rescale_of(a: Val, d: Val) -> tuple[str, Poly] | None:
+    """(B, A) for `x * A / B` with 0 <= x < B: a coordinate of B cells rescaled onto A cells."""
+    num, den = a.hi, d.lo
+    if num is None or den is None or not nonneg(a.lo) or len(den.terms) != 1:
+        return None
+    mono = next(iter(den.terms))
+    if len(mono) != 1 or den.terms[mono] != 1:
+        return None
+    (b,) = mono
+    scale = Poly({m[: m.index(b)] + m[m.index(b) + 1 :]: c for m, c in num.terms.items() if b in m})
+    if scale.terms and b not in scale.names() and num == scale * (den - Poly.const(1)):
+        return b, scale
+    return None
+
+
 def quotient_bound(a: Val, d: Val) -> Poly | None:
     """An upper bound of a / d for a >= 0: `x * A / B` with x < B is below A (a coordinate rescaled from
     B cells to A); else a / d as div bounds it; else, by a size d >= 1, a itself (`row / p`)."""
     num, den = a.hi, d.lo
     if num is None or den is None or not nonneg(a.lo):
         return div(num, den)
-    if len(den.terms) == 1 and (mono := next(iter(den.terms))) and len(mono) == 1 and den.terms[mono] == 1:
-        (b,) = mono
-        scale = Poly({m[: m.index(b)] + m[m.index(b) + 1 :]: c for m, c in num.terms.items() if b in m})
-        if scale.terms and b not in scale.names() and num == scale * (den - Poly.const(1)):
-            return scale - Poly.const(1)
+    if (rescale := rescale_of(a, d)) is not None:
+        return rescale[1] - Poly.const(1)
     q = div(num, den)
     return q if q is not None or not at_least(den, Poly.const(1)) else num
 

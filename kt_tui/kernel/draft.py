@@ -17,6 +17,7 @@ import numpy as np
 
 from . import cuda_ast, draft_roles, draft_shared, extents
 from .bounds import COMPLEX
+from .draft_flags import LOOP_COUNT, ROW_PAD, row_spans, window_over, window_value
 from .draft_sizes import Sizing, size_arrays, whole
 from .expr import ExprError, evaluate
 from .kernels import Param
@@ -27,7 +28,6 @@ from .strengthen import delimits_rows
 
 FLOAT_SCALAR = 1.5  # not 0 or 1, so a multiply or add by it changes the result
 FLOAT_SCALARS = (FLOAT_SCALAR, 0.75, 2.5, 1.25, 3.5)  # one each, apart: a kernel that swaps two of them fails
-LOOP_COUNT = 100  # a scalar that bounds a loop and no array: enough trips to be real work
 ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
 INT_SCALARS = (3, 5, 7, 4, 6)  # ints that size nothing seen: one each, apart, so a kernel that swaps two fails
 REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the escape-time set's region
@@ -45,6 +45,8 @@ NARROW_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "i
 # size, a few hundred of them an element (float32 eps 1.2e-7 * 100 * 256 ~ 3e-3, then room)
 SUMMED_ATOL = {"float32": 0.1, "float16": 10.0}
 WEIGHTS = 100  # the bound of edge weights added to a distance: small beside a sentinel, many values
+NEGATED = re.compile(r"^(?:neg|negative|minus)_|_(?:neg|negative)$", re.IGNORECASE)  # a scalar named as negated
+NEGATED_VALUE = 0.75  # its magnitude: not 0 or 1, a power of it stays small
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
 
 
@@ -368,9 +370,12 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
+    units = draft_roles.unit_inputs(fn, float_arrays) - positive
+    powers = draft_roles.exponents(fn, floats)
     int_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith(("int", "uint"))}
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
+    bits = draft_roles.float_bits(fn, int_arrays)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
@@ -453,6 +458,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in positive and arg.init == "random":
                 arg.init = "positive"
                 guesses.append((f"args.{p.name}", "values above 0: they reach a log or a square root"))
+            elif p.name in units and arg.init == "random":
+                arg.init, arg.low, arg.high = "uniform", -1, 1
+                guesses.append((f"args.{p.name}", "values in [-1, 1): they reach an arc cosine or arc sine"))
             elif p.name in fractions and arg.init == "random":
                 arg.init, arg.low, arg.high = "uniform", 0, 1
                 guesses.append(
@@ -461,7 +469,16 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "values in [0, 1): converted to an integer, they index an array (a bin), so none is negative",
                     )
                 )
-            if dtype in NARROW_RANGE and arg.init == "random" and arg.high is None:  # a low of 0: not negative
+            if p.name in bits and arg.init == "random" and arg.high is None and not out:
+                arg.low, arg.high = 0, bits[p.name]
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        f"values in [0, {bits[p.name]}): read as a 16-bit float's bits, so finite (no inf or NaN) "
+                        "and positive",
+                    )
+                )
+            elif dtype in NARROW_RANGE and arg.init == "random" and arg.high is None:  # a low of 0: not negative
                 low, arg.high = NARROW_RANGE[dtype]
                 arg.low = low if arg.low is None else max(low, 0)
                 guesses.append(
@@ -495,21 +512,33 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
             guesses.append((f"args.{p.name}", f"{value}: {why}"))
         elif dtype.startswith(("int", "uint")):
+            window = window_over(an, p.name, set(sizing.sizes)) if p.name in an.loop_bounds else None
+            row = _row_stride(p.name, an, sizing, args) if p.name not in an.loop_bounds else None
+            count: int | str
             if p.name in an.escape_bounds:
-                value, why = ESCAPE_ITERATIONS, "the bound of an escape-time loop"
+                count, why = ESCAPE_ITERATIONS, "the bound of an escape-time loop"
+            elif window is not None:
+                count = window_value(window)
+                why = f"it bounds the loop over {window} with {window} (a window sliding over it): below it, above 1"
+            elif row is not None:
+                count, span = row
+                why = (
+                    f"it steps from one row to the next of an array whose rows span {span} (the column's bound): "
+                    f"at least {span} and padded, or rows overlap; set the stride you use"
+                )
             elif p.name in an.loop_bounds:
-                value, why = LOOP_COUNT, "a loop count that sizes no array"
+                count, why = LOOP_COUNT, "a loop count that sizes no array"
             else:
                 plain = sum(
                     1 for a in args if not a.is_array and a.type.startswith(("int", "uint")) and a.value in INT_SCALARS
                 )
-                value = INT_SCALARS[plain % len(INT_SCALARS)]
+                count = INT_SCALARS[plain % len(INT_SCALARS)]
                 why = "an int that sizes nothing the analysis saw (apart from the others)"
-            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
-            guesses.append((f"args.{p.name}", f"{value}: {why}"))
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=count))
+            guesses.append((f"args.{p.name}", f"{count}: {why}"))
         else:
             plain = sum(1 for a in args if not a.is_array and a.value in FLOAT_SCALARS and a.type.startswith("float"))
-            scalar, why = _float_value(p.name, an, sizing, plain)
+            scalar, why = _float_value(p.name, an, sizing, plain, p.name in powers)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
     _ensure_output(args, guesses)
@@ -531,6 +560,23 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     return Draft(spec, guesses)
+
+
+def _row_stride(name: str, an: extents.Analysis, sizing: Sizing, args: list[Arg]) -> tuple[str, str] | None:
+    """(value, span) for an int scalar no size covers that steps rows (`src[row * s + col]`, the row
+    read from an array, col below a size): the widest span over the sizes, padded past it by ROW_PAD,
+    and by ROW_PAD more per other scalar already given that value (two strides apart)."""
+    spans = [s for s in row_spans(an, name) if s.names() and s.names() <= set(sizing.sizes)]
+    widest = [s for s in spans if all(s.value(sizing.sizes) >= t.value(sizing.sizes) for t in spans)]
+    if not widest:
+        return None
+    span = widest[0].text()
+    wrapped = span if re.fullmatch(r"\w+", span) else f"({span})"
+    pad = ROW_PAD
+    taken = {a.value for a in args if not a.is_array} | set(sizing.derived.values())
+    while f"{wrapped} + {pad}" in taken:
+        pad += ROW_PAD
+    return f"{wrapped} + {pad}", span
 
 
 def _offsets_for_rows(spec: Spec, rows: dict[str, tuple[str | int, int]], guesses: list[tuple[str, str]]) -> None:
@@ -577,9 +623,19 @@ def _representable(
     return top if isinstance(high, int) else f"min({high}, {top})"
 
 
-def _float_value(name: str, an: extents.Analysis, sizing: Sizing, plain: int) -> tuple[str | float, str]:
-    """`plain`: how many float scalars before this one were given a made-up value."""
+def _float_value(
+    name: str, an: extents.Analysis, sizing: Sizing, plain: int, power: bool = False
+) -> tuple[str | float, str]:
+    """`plain`: how many float scalars before this one were given a made-up value; `power`: whether a
+    power or an exponential takes it."""
     role, axis = an.roles.get(name, ("", -1))
+    fit, below = an.resized.get(name, (None, None))
+    if fit is not None and below is not None and (fit.names() | below.names()) <= set(sizing.sizes):
+        texts = [p.text() if len(p.terms) == 1 else f"({p.text()})" for p in (fit, below)]
+        return (
+            f"{texts[0]} / {texts[1]}",
+            f"the scale from a coordinate below {below.text()} to an index clamped below {fit.text()} (a resize)",
+        )
     if role == "constant":  # added in each step of an iteration on a coordinate (a Julia set's c)
         value = ITERATED[axis % len(ITERATED)]
         return value, f"{value}: added in each step of a loop over a coordinate (keeps it bounded for a while)"
@@ -596,6 +652,11 @@ def _float_value(name: str, an: extents.Analysis, sizing: Sizing, plain: int) ->
             return f"{wrapped} / {hi - lo}", f"pixels per unit: {where} over the problem size"
         return f"{hi - lo} / {wrapped}", f"a coordinate step: {where} over the problem size"
     value = FLOAT_SCALARS[plain % len(FLOAT_SCALARS)]
+    if power and NEGATED.search(name):
+        return -NEGATED_VALUE, (
+            f"{-NEGATED_VALUE}: a power takes it and its name says it is negated (`negative_beta` for x^-beta), "
+            "so below 0; set the value you use"
+        )
     return (
         value,
         f"{value}: chosen so that the kernel's arithmetic is not trivial (not 0 or 1, and apart from the others)",

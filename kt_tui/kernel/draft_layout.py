@@ -164,7 +164,8 @@ def padding(item: Poly, per: Fraction, at: dict[str, int], taken: set[int]) -> F
 
 def picked_row(his: list[Poly]) -> Poly | None:
     """S where every index is v * S + j with v loaded and 0 <= j < S (a row of S elements that v
-    picks: an embedding, a gathered row, `(v * nchan + chan) * 4`); None otherwise."""
+    picks: an embedding, a gathered row, `(v * nchan + chan) * 4`), or v * S + j with -S <= j < 0
+    (v an exclusive end, a loop `k < v` over rows: `blocks[(k * bd + r) * bd + c]`); None otherwise."""
     rows: set[Poly] = set()
     for h in his:
         picks = [(m, c) for m, c in h.terms.items() if any(v.startswith("$") for v in m)]
@@ -174,7 +175,11 @@ def picked_row(his: list[Poly]) -> Poly | None:
             return None
         row = Poly({tuple(v for v in picks[0][0] if not v.startswith("$")): picks[0][1]})
         rest = h - Poly({picks[0][0]: picks[0][1]})
-        if row.is_const() or not at_least(rest, Poly()) or not at_least(row - Poly.const(1), rest):
+        if row.is_const():
+            return None
+        within = at_least(rest, Poly()) and at_least(row - Poly.const(1), rest)
+        ended = at_least(rest + row, Poly()) and at_least(Poly.const(-1), rest)  # `j < v`: row v - 1's end
+        if not within and not ended:
             return None
         rows.add(row)
     return rows.pop() if len(rows) == 1 else None
@@ -220,6 +225,8 @@ def round_volume(e: Poly, fixed: set[str]) -> Poly:
     if top < 1 or len(lead) != 1 or lead[0][1] != 1 or any(v in fixed for v in lead[0][0]):
         return e
     whole = Poly({lead[0][0]: Fraction(1)})
+    if any(c > 0 for m, c in (e - whole).terms.items() if m):  # `+ kh*w` past the product: not short of it
+        return e
     return whole if e != whole and at_least(whole, e) else e
 
 

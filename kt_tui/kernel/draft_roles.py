@@ -344,12 +344,54 @@ _POSITIVE_ONLY = {"logf", "log", "log2f", "log2", "log10f", "log10", "sqrtf", "s
 def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     """Float array arguments whose values reach a log or a square root (through locals): drawn
     positive, else every result is NaN and a check compares NaNs."""
+    return set(_reaching(fn, floats, dict.fromkeys(_POSITIVE_ONLY, 0)))
+
+
+_UNIT_ONLY = {"acosf", "acos", "asinf", "asin", "acospif", "acospi", "asinpif", "asinpi"}
+
+
+def unit_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float array arguments whose values reach an arc cosine or arc sine (through locals): drawn in
+    [-1, 1), else most results are NaN."""
+    return set(_reaching(fn, floats, dict.fromkeys(_UNIT_ONLY, 0)))
+
+
+_POWERS = {"powf", "pow", "__powf", "expf", "exp", "__expf", "exp2f", "exp2", "exp10f", "exp10"}
+
+
+def exponents(fn: cuda_ast.Function, scalars: set[str]) -> set[str]:
+    """Scalar arguments in what a power or an exponential takes (`powf(s, negative_beta)`, through
+    locals, three deep; not through other calls)."""
     out: set[str] = set()
     if fn.body is None:
         return out
     locals_ = _locals(fn)
     for n in cuda_ast.walk(fn.body):
-        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _POSITIVE_ONLY:
+        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _POWERS:
+            continue
+        stack: list[tuple[Node | None, int]] = [(n.child_by_field_name("arguments"), 0)]
+        while stack:
+            m, depth = stack.pop()
+            if m is None:
+                continue
+            if m.type == "identifier" and text(m) in scalars:
+                out.add(text(m))
+            elif m.type == "identifier" and text(m) in locals_ and depth < 3:
+                stack += [(v, depth + 1) for v in locals_[text(m)]]
+            elif m.type != "call_expression" or m is n:
+                stack += [(c, depth) for c in m.children]
+    return out
+
+
+def _reaching(fn: cuda_ast.Function, arrays: set[str], calls: dict[str, int]) -> dict[str, int]:
+    """Arrays among `arrays` read in the arguments of a call to one of `calls` (through locals, three
+    deep; not through other calls) -> the least value `calls` gives their functions."""
+    out: dict[str, int] = {}
+    if fn.body is None:
+        return out
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or (tag := calls.get(text(n.child_by_field_name("function")))) is None:
             continue
         stack: list[tuple[Node | None, int]] = [(n.child_by_field_name("arguments"), 0)]
         while stack:
@@ -360,11 +402,27 @@ def positive_inputs(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
                 stack += [(v, depth + 1) for v in locals_[text(m)]]
             elif m.type == "subscript_expression":
                 arr = text(m.child_by_field_name("argument"))
-                if arr in floats:
-                    out.add(arr)
+                if arr in arrays:
+                    out[arr] = min(out.get(arr, tag), tag)
             elif m.type != "call_expression" or m is n:
                 stack += [(c, depth) for c in m.children]
     return out
+
+
+# bit reinterpretations of a 16-bit int as a float: the top of the positive finite values (0x7C00 is half's inf)
+BIT_FLOATS = {
+    "__ushort_as_half": 0x7C00,
+    "__short_as_half": 0x7C00,
+    "__ushort_as_bfloat16": 0x7F80,
+    "__short_as_bfloat16": 0x7F80,
+}
+
+
+def float_bits(fn: cuda_ast.Function, ints: set[str]) -> dict[str, int]:
+    """Int array arguments whose values are reinterpreted as a 16-bit float's bits (`__ushort_as_half(d[i])`,
+    through locals) -> the exclusive top of the finite positive ones: drawn below it, else an inf or a NaN
+    makes every result compare as NaN."""
+    return _reaching(fn, ints, BIT_FLOATS)
 
 
 def regularizers(fn: cuda_ast.Function, floats: set[str]) -> set[str]:

@@ -8,11 +8,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import lcm
 
 import numpy as np
 
 from . import cuda_ast, draft_shared, extents
+from .bounds import integral
 from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
+from .expr import FUNCS
 from .poly import Poly, at_least
 from .source import Kernel
 from .spec import DTYPES
@@ -64,6 +67,7 @@ class _Sizer:
         self.out = Sizing()
         self.axis: dict[int, Poly] = {}
         self.fresh: dict[str, str] = {}  # new size names: why each was made
+        self.tiles: set[str] = set()  # sides of square blocks that read values pick (`(v * bd + r) * bd + c`)
         self.order: dict[str, int] = {}
         self.per_block = False  # an index by block number, sized by the problem size (blocks are fewer)
         self.block_counts: set[str] = set()  # the sizes that count the blocks of a block-per-item axis
@@ -130,6 +134,10 @@ class _Sizer:
         self.out.block_consts = {a: v for a, v in consts.items() if a < self.out.block_rank}
         self.out.per_item = {a: v for a, v in self.an.per_item.items() if a < rank}
         self._groups()
+        for name, c in sorted(self.an.parts.items()):  # `half = rot_dim / 2`: rot_dim even at every size
+            if name in self.unit.defines or name in self.an.quotients:
+                continue
+            self.out.multiples[name] = lcm(self.out.multiples.get(name, 1), c)
 
     def _groups(self) -> None:
         """A thread index split into groups of G (`i / G` and `i % G`) on an axis of c * size threads:
@@ -261,26 +269,79 @@ class _Sizer:
                 cands = [problem]
                 self.out.guesses.append((f"args.{name}", "the kernel does not index it: sized like the problem"))
             elif not cands:
-                arrays = ", ".join(sorted(_loads_of(loaded)))
                 row = picked_row([h for h in his if h is not None])
-                if loaded not in shared and row is not None:  # table[v * S + j], j < S: v picks one of its rows
-                    shared[loaded] = row * self.name(
-                        f"{name}_rows",
-                        f"{name} is read in rows of {row.text(self.order)} picked by values read from {arrays}: "
-                        "its number of rows is a size of its own",
-                    )
-                elif loaded not in shared:
-                    shared[loaded] = self.name(
-                        f"n_{name}",
-                        f"{name} is indexed only by values read from {arrays}: its length is a size of its own",
-                    )
-                    reach = [_type_reach(self.kernel, x) for x in _loads_of(loaded)]
-                    if reach and all(r is not None for r in reach):
-                        self.reach[shared[loaded].text()] = max(r for r in reach if r is not None)
+                if loaded not in shared:
+                    shared[loaded] = self._length(name, loaded, row)
                 cands = [shared[loaded]]
             found[name] = cands
         unify(found, rounded)
         return found
+
+    def _rescales(self, found: dict[str, list[Poly]], names: set[str], axis_names: set[str]) -> None:
+        """`o * A / B` (o < B) maps B cells onto A, and `((o + 1) * A + B - 1) / B` ends a window there: A =
+        2*B - 1, more cells than B and no multiple of it, so each window spans several of A's cells and their
+        rounded ends differ (adaptive pooling)."""
+        fixed = axis_names | set(self.unit.defines) | self.factors | set(self.an.quotients) | set(self.fresh)
+        for b, onto in sorted(self.an.rescales.items()):
+            if b not in self.an.window_ends:  # a point sampled (nearest), no window: either way round
+                continue
+            if len(onto.terms) != 1 or onto.degree() != 1 or b not in names or b in onto.names():
+                continue
+            (a,) = onto.names()
+            if a in fixed or a not in names or onto != Poly.var(a) or a in self.out.derived:
+                continue
+            scaled = Poly.var(b) * Poly.const(2) - Poly.const(1)
+            for cands in found.values():
+                cands[:] = [c.substitute(a, scaled) for c in cands]
+            names.discard(a)
+            fixed.add(b)
+            self.out.derived[a] = scaled.text(self.order)
+            self.out.guesses.append(
+                (
+                    f"args.{a}",
+                    f"{a} = {self.out.derived[a]}: {b} cells are rescaled onto {a} (`* {a} / {b}`): more of them, "
+                    f"and no multiple, so each window spans several and their ends round; set the sizes you use",
+                )
+            )
+
+    def _length(self, name: str, loaded: tuple[str, ...], row: Poly | None) -> Poly:
+        """The length of an array indexed only by values read from other arrays: rows of `row` (`table[v *
+        S + j]`, j < S: v picks a row) or elements, as many as the int argument the kernel passes but never
+        reads (`_unread`), else a size of its own; a narrow index type caps it (a uint8 index: 256)."""
+        arrays = ", ".join(sorted(_loads_of(loaded)))
+        unit = f"rows of {row.text(self.order)}" if row is not None else "elements"
+        picked = f"{name} is read in {unit} picked by values read from {arrays}"
+        if unread := self._unread(loaded):
+            count = Poly.var(unread)
+            self.ints.add(unread)
+            self.fresh[unread] = (
+                f"{picked}: as many as the int argument {unread}, which the kernel passes but never reads"
+            )
+            self.out.guesses.append((f"sizes.{unread}", self.fresh[unread]))
+        elif row is not None:
+            self.tiles |= {v for m in row.terms for v in m if m.count(v) > 1}
+            return row * self.name(f"{name}_rows", f"{picked}: its number of rows is a size of its own")
+        else:
+            count = self.name(
+                f"n_{name}", f"{name} is indexed only by values read from {arrays}: its length is a size of its own"
+            )
+        reach = [_type_reach(self.kernel, x) for x in _loads_of(loaded)]
+        if row is None and reach and all(r is not None for r in reach):
+            self.reach[count.text()] = max(r for r in reach if r is not None)
+        return count if row is None else row * count
+
+    def _unread(self, loaded: tuple[str, ...]) -> str:
+        """The first int argument the kernel never reads, not yet a size, for an array indexed by the values
+        of arrays that bound no loop (`y[col[j]]`, a scatter's target: its length is passed along, unused,
+        as `n`); "" for none."""
+        if _loads_of(loaded) & self.an.loop_loads:
+            return ""
+        taken = set(self.fresh).union(*(p.names() for p in self.axis.values()))  # the grid, `_item_count`
+        for p in self.kernel.params:
+            if p.name and not p.is_pointer and p.name not in self.an.read and p.name not in taken:
+                if integral(p.base_type):
+                    return p.name
+        return ""
 
     def index_bounds(self, found: dict[str, list[Poly]]) -> None:
         """An int array whose values index another array: values below what they may reach."""
@@ -336,14 +397,16 @@ class _Sizer:
         for p in self.axis.values():
             names |= p.names()
         for h in self.out.index_high.values():
-            names |= set(re.findall(r"[A-Za-z_]\w*", str(h)))
+            names |= set(re.findall(r"[A-Za-z_]\w*", str(h))) - set(FUNCS)  # `min(a, b)`: a and b
         names = {n for n in names if not n.startswith("$")} | self.factors | set(an.quotients)
         axis_names = set().union(*(p.names() for p in self.axis.values()))
+        self._rescales(found, names, axis_names)
         big = {
             n
             for n in names
             if n not in self.unit.defines and (n in axis_names or n in an.loop_bounds or n in self.fresh)
         }
+        big |= {n for fit, _ in an.resized.values() for n in fit.names()} & names  # an image resized to another
         loops = {n for n in big if n in an.loop_bounds}
         for cands in found.values():  # a row stride with a loop over the row: at least as long as the loop
             for c in cands:
@@ -361,10 +424,15 @@ class _Sizer:
         windows = {n for n in an.windows if True not in signs.get(n, set())} - self.factors
         tables = draft_shared.table_counts(self.an, set(params) - set(self.unit.defines)) - windows - axis_names
         names |= windows | tables
-        big -= shifts | windows | tables
+        # a size added to a divided one (`(h + 2 * pad - k) / s + 1`) pads it: small, below the windows
+        padded = {v for _, f, rest in an.quotients.values() for m, c in rest.terms.items() if c > 0 for v in m}
+        padded -= self.factors | set(an.quotients) | set(self.unit.defines)
+        big -= shifts | windows | tables | padded
         big -= self.factors
+        tiles = self.tiles & names - set(self.unit.defines)  # a block's side: small, so many blocks fit
+        big -= tiles
         modest = {n for n in names - big - shifts if n in an.guard_bounds and n not in self.unit.defines}
-        modest = (modest | tables) - self.factors - windows
+        modest = (modest | tables) - self.factors - windows - padded - tiles
         small = names - big - modest - self.factors - windows - set(self.unit.defines)
         rank = sum(1 for p in self.axis.values() if not p.is_const()) or 1
         rank = min(max(rank, len(axis_names - set(self.unit.defines))), 3)  # c*h*w threads on one axis: 3 sides
@@ -372,7 +440,8 @@ class _Sizer:
         # sizes of a kind get distinct values (w != h, fw != fh): a kernel that swaps two of them fails; a
         # length of its own (indexed by values read from another array) stays the side, as long as they reach
         rank_in: dict[str, int] = {}
-        for kind in (big - set(self.fresh), modest, small):
+        passed = {p.name for p in self.kernel.params} & set(self.fresh)  # an argument: apart from the others
+        for kind in (big - (set(self.fresh) - passed), modest, small):
             rank_in.update({n: k for k, n in enumerate(m for m in ordered if m in kind)})
         fixed = {f: FACTORS[i % len(FACTORS)] for i, f in enumerate(sorted(self.factors))}
         fixed |= {w: WINDOWS[i % len(WINDOWS)] for i, w in enumerate(n for n in params if n in windows)}
@@ -439,6 +508,10 @@ class _Sizer:
             )
         ordered = [n for n in ordered if n in names]
         self.out.sizes = {n: whole(chosen[n], self.out.multiples.get(n, 1)) for n in ordered}
+        for n, parts in sorted(an.parts.items()):
+            if n in self.out.sizes and self.out.multiples.get(n, 1) % parts == 0:
+                why = f"a multiple of {parts} at every size: the kernel divides it by {parts} (a whole number of parts)"
+                self.out.guesses.append((f"sizes.{n}", why))
         for n in sorted(modest):
             self.out.guesses.append(
                 (
@@ -450,12 +523,12 @@ class _Sizer:
                 )
             )
         for n in sorted(small):
-            self.out.guesses.append(
-                (
-                    f"sizes.{n}",
-                    f"{chosen[n]}: it scales or shifts an index (a stride or offset); set the value you use",
-                )
+            why = (
+                f"the side of the {n}*{n} blocks that read values pick: small, so many blocks fit"
+                if n in tiles
+                else "it scales or shifts an index (a stride or offset)"
             )
+            self.out.guesses.append((f"sizes.{n}", f"{chosen[n]}: {why}; set the value you use"))
         for n in sorted(windows):
             self.out.guesses.append(
                 (

@@ -22,6 +22,8 @@ They are explained and not counted; anything an input could kill is left to the 
 
 None of these holds for an `if` with an `else` (it runs at the tie in one and not the other), a tie
 between an integer and a float, a butterfly that stops before 1, or a guard on anything but the lane.
+Three more, a `__shared__` array declared larger, a block guard under an exact launch and a xor
+partner's tie, are in kernel/equivalent_launch.py.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from .bounds import (
     loads,
     names_of,
     neg,
+    nonneg,
     per_item,
     plain_type,
     product,
@@ -48,6 +49,8 @@ from .bounds import (
 from .cuda_ast import Node, text
 from .extents_expr import Expressions
 from .poly import Poly, TooBig, at_least, pmax, pmin
+
+MAX_GUARDED = 64  # guards kept for the layout warnings (a hostile kernel has thousands)
 
 __all__ = ["AXES", "Analysis", "Use", "analyse", "block", "grid"]
 
@@ -66,6 +69,7 @@ class Walker(Expressions):
         self.trip = [Poly.const(1)]
         self.returned: list[Val] = []
         self.counters: dict[str, frozenset[str]] = {}
+        self.loop_names: set[str] = set()
 
     # -- statements ----------------------------------------------------------------------
     def run(self) -> Analysis:
@@ -79,10 +83,34 @@ class Walker(Expressions):
         for name, (kind, extern) in self.unit.shared.items():  # `extern __shared__ float s[];` outside the kernel
             self.shared(name, kind, extern, env)
         try:
+            self._divisions(env)
             self.block(self.fn.body, env)
         except (Stop, TooBig, RecursionError):
             self.out.ok = False
         return self.out
+
+    def _divisions(self, env: Env) -> None:
+        """The sizes by division of int arguments anywhere in the kernel (`head_size / x`), taken before the
+        walk, so that an index divided by the same divisor before them (`(i % head_size) / x`) is exact."""
+        names = (self.scalars - self.floats) | set(self.unit.defines)
+        plain = ("identifier", "number_literal", "binary_expression", "parenthesized_expression")
+        for node in cuda_ast.walk(self.fn.body, MAX_STEPS):
+            self.tick()
+            if node.type in ("for_statement", "while_statement", "do_statement") and (c := cond_of(node)) is not None:
+                self.loop_names |= {text(x) for x in cuda_ast.walk(c, 200) if x.type == "identifier"}
+        done = 0  # the end of the last division taken: divisions inside it were taken with it
+        for node in cuda_ast.walk(self.fn.body, MAX_STEPS):
+            self.tick()
+            if node.start_byte < done or node.type != "binary_expression":
+                continue
+            if text(node.child_by_field_name("operator")) != "/" or node.end_byte - node.start_byte > 400:
+                continue
+            parts = list(cuda_ast.walk(node, 200))
+            if all(not c.is_named or c.type in plain for c in parts) and all(
+                text(c) in names for c in parts if c.type == "identifier"
+            ):
+                self.expr(node, dict(env))
+                done = node.end_byte
 
     def tick(self) -> None:
         self.steps += 1
@@ -252,6 +280,9 @@ class Walker(Expressions):
         self._block_step(start, step)
         counter = const(0) if strided else inner.get(var, UNKNOWN) if var else UNKNOWN  # strided: ~1 trip
         span = self._span(init, cond, var, start_env) if var and not strided else None
+        trips = counter if span is None else span
+        if var and not strided and trips.hi is not None and trips.lo is not None and not grid_names(trips.hi):
+            inner.update(self._stepped(n, var, start_env, trips.hi - trips.lo + Poly.const(1)))
         saved = dict(self.counters)
         name = re.escape(var or "")
         step_one = rf"(\+\+|--){name}|{name}(\+\+|--|[-+]=1|={name}[-+]1)"
@@ -292,6 +323,105 @@ class Walker(Expressions):
         if not rest or total.hi is None:
             return None
         return Val(Poly.const(0), total.hi - Poly.const(1))
+
+    def _stepped(self, loop: Node, var: str, env: Env, trips: Poly) -> Env:
+        """Locals the loop only steps up (`p += s`, `k++`; in it, its update or loops inside it of counted
+        trips; s not negative and unchanged in the loop): within it they stay in [start, start + all the
+        steps of its `trips` trips] (a pitch walked slice by slice, a column buffer filled row by row)."""
+        body, update = loop.child_by_field_name("body"), loop.child_by_field_name("update")
+        changed = changed_in(body, self.tick) | changed_in(update, self.tick)
+        steps: dict[str, Poly | None] = {}
+        todo: list[tuple[Node, Poly | None]] = [(c, trips) for c in (body, update) if c is not None]
+        while todo:
+            node, times = todo.pop()
+            self.tick()
+            kind = node.type
+            if kind == "for_statement":
+                inner = self._counted(node, env, changed)
+                todo += [(c, None if times is None or inner is None else times * inner) for c in node.children]
+                continue
+            if kind in ("while_statement", "do_statement"):
+                times = None
+            name, by = self._step_of(node)
+            if name is None:
+                todo += [(c, times) for c in node.children]
+                continue
+            if name == var or name not in env or name in self.out.uses:
+                continue
+            step = self._invariant(by, env, changed) if by is not None else const(1)
+            total = steps.get(name, Poly.const(0))
+            if total is None or times is None or step is None or step.hi is None or not nonneg(step.lo):
+                steps[name] = None
+            else:
+                steps[name] = total + times * step.hi
+            if by is not None:
+                todo += [(c, times) for c in by.children]
+        out: Env = {}
+        for name, total in steps.items():
+            start = env[name]
+            if total is not None and start.hi is not None and start.lo is not None:
+                out[name] = Val(start.lo, start.hi + total, start.base, start.axes, start.params, unit=start.unit)
+        return out
+
+    def _step_of(self, node: Node) -> tuple[str | None, Node | None]:
+        """(x, s) for `x += s`, (x, None) for `x++`/`++x`; ("", None) for another change of x (then x is
+        not a stepped local: recorded with an unknown step), (None, None) for anything else."""
+        if node.type == "assignment_expression":
+            left = strip_parens(node.child_by_field_name("left"))
+            if left is None or left.type != "identifier":
+                return None, None
+            if text(node.child_by_field_name("operator")) == "+=":
+                return text(left), node.child_by_field_name("right")
+            return text(left), left  # any other assignment: the step is the name itself, never invariant
+        if node.type == "update_expression":
+            arg = strip_parens(node.child_by_field_name("argument"))
+            if arg is not None and arg.type == "identifier":
+                return text(arg), (None if text(node).replace(" ", "").count("++") else arg)
+        return None, None
+
+    def _invariant(self, by: Node, env: Env, changed: set[str]) -> Val | None:
+        """The value of a step that reads no memory, calls nothing and names nothing the loop changes."""
+        for c in cuda_ast.walk(by, 200):
+            self.tick()
+            if c.type in ("subscript_expression", "call_expression", "pointer_expression", "field_expression"):
+                return None
+            if c.type in ("assignment_expression", "update_expression", "comma_expression"):
+                return None
+            if c.type == "identifier" and text(c) in changed:
+                return None
+        return self.expr(by, dict(env))
+
+    def _counted(self, loop: Node, env: Env, changed: set[str]) -> Poly | None:
+        """The trips of `for (j = a; j < b; j++)` (or `<=`), a and b unchanged in the loop around."""
+        init, cond, update = (loop.child_by_field_name(f) for f in ("initializer", "condition", "update"))
+        test = strip_parens(cond)
+        if init is None or update is None or test is None or test.type != "binary_expression":
+            return None
+        op = text(test.child_by_field_name("operator"))
+        left, right = strip_parens(test.child_by_field_name("left")), test.child_by_field_name("right")
+        if op not in ("<", "<=") or left is None or left.type != "identifier" or right is None:
+            return None
+        var = text(left)
+        if direction(update, var) is not True or re.sub(r"\s+", "", text(update)) not in (
+            f"{var}++",
+            f"++{var}",
+            f"{var}+=1",
+        ):
+            return None
+        first = None
+        if init.type == "declaration":
+            decls = init.children_by_field_name("declarator")
+            if decls and decls[0].type == "init_declarator" and declared_name(decls[0]) == var:
+                first = decls[0].child_by_field_name("value")
+        elif init.type == "assignment_expression" and text(init.child_by_field_name("left")) == var:
+            first = init.child_by_field_name("right")
+        if first is None:
+            return None
+        a, b = self._invariant(first, env, changed), self._invariant(right, env, changed)
+        if a is None or b is None or a.lo is None or b.hi is None:
+            return None
+        trips = b.hi - a.lo + Poly.const(1 if op == "<=" else 0)
+        return trips if at_least(trips, Poly.const(0)) else None
 
     def _grid_stride(self, start: Val, step: Val, bound: Poly | None) -> None:
         """A loop from a thread index up to `bound` by a step of the grid: the problem axis is `bound`,
@@ -467,6 +597,7 @@ class Walker(Expressions):
             self.constrain(right, truth, env, loop)
             if loop:
                 self._escape(left, right, env)
+                self._co_bounds(left, right, env)
             return
         if op not in ("<", "<=", ">", ">="):
             return
@@ -500,6 +631,11 @@ class Walker(Expressions):
             bound = self.expr(other, env)
             if not loop and o in ("<", "<="):
                 self.out.guard_bounds.update(p for p in bound.params if p in self.scalars)
+                reached = env[name].hi
+                if bound.hi is not None and reached is not None and len(self.out.guarded) < MAX_GUARDED:
+                    top = bound.hi - Poly.const(1) if o == "<" else bound.hi
+                    if (reached, top) not in self.out.guarded:
+                        self.out.guarded.append((reached, top))
             if loop:
                 self.out.loop_bounds.update(p for p in bound.params if p in self.scalars)
                 self.out.loop_loads.update(x[1:] for x in (loads(bound.hi) if bound.hi is not None else ()))
@@ -521,6 +657,27 @@ class Walker(Expressions):
                     lo if cur.lo is None else pmax(cur.lo, lo) or cur.lo, cur.hi, cur.base, cur.axes, cur.params
                 )
             return
+
+    def _co_bounds(self, left: Node, right: Node, env: Env) -> None:
+        """`h < size && h < channels` in a loop's condition: the scalars that bound one counter on each side."""
+        sides = [self._upper(strip_parens(n), env) for n in (left, right)]
+        if sides[0] is None or sides[1] is None or sides[0][0] != sides[1][0]:
+            return
+        self.out.co_bounds.update((a, b) for a in sides[0][1] for b in sides[1][1] if a != b)
+
+    def _upper(self, cond: Node | None, env: Env) -> tuple[str, set[str]] | None:
+        """(counter, the scalars of its bound) for `counter < bound` or `counter <= bound`."""
+        if cond is None or cond.type != "binary_expression":
+            return None
+        op = text(cond.child_by_field_name("operator"))
+        var, other = strip_parens(cond.child_by_field_name("left")), cond.child_by_field_name("right")
+        if op in (">", ">="):
+            var, other = strip_parens(other), var
+        elif op not in ("<", "<="):
+            return None
+        if var is None or var.type != "identifier" or text(var) not in env or other is None:
+            return None
+        return text(var), {p for p in self.expr(other, env).params if p in self.scalars}
 
     def _axis_bound(self, cur: Val, hi: Poly) -> None:
         """`if (x < w)` on a thread index: w is the problem size on x's axis (a block index alone:

@@ -3,7 +3,9 @@ pointer argument (read, written, accumulated) with the bound of its index."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
+from math import gcd
 
 from . import cuda_ast
 from .bounds import (
@@ -37,6 +39,7 @@ from .bounds import (
     plain_type,
     quotient_bound,
     quotient_of_numbers,
+    rescale_of,
     strip_parens,
     sum_key,
     sum_terms,
@@ -272,6 +275,10 @@ class Expressions(WalkerState):
             return Val(Poly.const(0), rescaled, axes=axes, params=params)
         if op == "/" and (folded := quotient_of_numbers(a, b, self.unit.defines)) is not None:
             return folded
+        if op == "/" and (half := self._part(a, b)) is not None:
+            return half
+        if op == "/" and b.hi is not None and b.hi == b.lo:
+            a = self._multiples(a, b.hi)
         if op in ("/", ">>"):
             d = (
                 as_number(b, self.unit.defines)  # i / TILE, TILE a #define: a number
@@ -285,6 +292,12 @@ class Expressions(WalkerState):
             if op == ">>":
                 self._nonneg(a)
             split = ("q", a.lo, a.hi, b.hi, Fraction(1)) if op == "/" and b.hi is not None and b.hi == b.lo else None
+            if op == "/" and (onto := rescale_of(a, d)) is not None:
+                self.out.rescales.setdefault(*onto)
+            elif op == "/" and d.lo is not None and a.hi is not None and a.axes and len(d.lo.names()) == 1:
+                (cells,) = d.lo.names()  # `((o + 1) * A + B - 1) / B`: a window's end, A * B in its bound
+                if d.lo == Poly.var(cells) and any(cells in m and len(m) > 1 for m in a.hi.terms):
+                    self.out.window_ends.add(cells)
             return Val(div(a.lo, d.hi, low=True), quotient_bound(a, d), axes=axes, params=params, split=split)
         if op == "%":
             self._nonneg(a)
@@ -316,24 +329,73 @@ class Expressions(WalkerState):
         picks = [m[0] for m, c in num.terms.items() if len(m) == 1 and c == 1 and m[0] in ints]
         for v in picks:
             rest = num - Poly.var(v)
-            if v in rest.names() or not at_least(-rest, Poly.const(0)):
+            if v in rest.names():
                 continue
             for q, (v2, f2, rest2) in self.out.quotients.items():
-                if (v2, f2, rest2) == (v, f, rest):
-                    return Val(Poly.var(q), Poly.var(q), params=a.params)
+                diff = rest2 - rest  # j * f: the same size, one the other plus j (`(h - k) / s + 1`)
+                if (v2, f2) == (v, f) and set(diff.terms) <= {f} and diff.terms.get(f, 0).denominator == 1:
+                    j = Poly.const(diff.terms.get(f, 0))
+                    return Val(Poly.var(q) - j, Poly.var(q) - j, params=a.params)
                 if v2 == v:
                     return None  # w divided two ways: w cannot be a multiple of both by construction
-            parent = n.parent
-            while parent is not None and parent.type == "parenthesized_expression":
-                parent = parent.parent
-            local = declared_name(parent) if parent is not None and parent.type == "init_declarator" else ""
+            local, k = self._named(n)
             taken = set(self.ptypes) | set(self.unit.defines) | set(self.out.quotients)
             q = local if local and local not in taken else f"{v}_per_{'_'.join(f)}"
             if q in taken:
                 return None
-            self.out.quotients[q] = (v, f, rest)
-            return Val(Poly.var(q), Poly.var(q), params=a.params)
+            if q != local:
+                k = 0
+            self.out.quotients[q] = (v, f, rest + Poly.const(k) * Poly({f: Fraction(1)}))
+            return Val(Poly.var(q) - Poly.const(k), Poly.var(q) - Poly.const(k), params=a.params)
         return None
+
+    def _part(self, a: Val, b: Val) -> Val | None:
+        """`rot_dim / 2`, an int argument over a number: a size of a whole number of parts (rot_dim even),
+        so the part is exact and what is divided by it (`i / half`) is divided exactly."""
+        num, den = a.hi, b.hi
+        if num is None or den is None or a.lo != num or b.lo != den or a.axes or not den.is_const():
+            return None
+        c, name = den.value(), one_name(a)
+        if c.denominator != 1 or not 2 <= c <= 64 or name not in self.scalars - self.floats:
+            return None
+        if name in self.loop_names:  # `kw / 2` of a filter's width: a radius, the width odd as often as not
+            return None
+        have = self.out.parts.get(name, 1)
+        self.out.parts[name] = have * int(c) // gcd(have, int(c))
+        return Val(num * Poly.const(Fraction(1, int(c))), num * Poly.const(Fraction(1, int(c))), params=a.params)
+
+    def _multiples(self, a: Val, d: Poly) -> Val:
+        """`(w - 1) / f` once w is a size by division (w = q * f - rest, see _quotient): w written so, the
+        quotient of a multiple of f is exact (`head_offset / x` below head_size / x)."""
+        for q, (v, f, rest) in self.out.quotients.items():
+            if Poly({f: Fraction(1)}) == d and not rest.terms:
+                whole = Poly.var(q) * d
+                lo = a.lo.substitute(v, whole) if a.lo is not None else None
+                hi = a.hi.substitute(v, whole) if a.hi is not None else None
+                a = Val(lo, hi, a.base, a.axes, a.params, a.split, a.unit)
+        return a
+
+    def _named(self, n: Node) -> tuple[str, int]:
+        """The local a quotient initialises and the whole number added to it: ("out_w", 0) for `int out_w =
+        w / f;`, ("out_h", 1) for `int out_h = (h - k) / s + 1;` (the local itself is then the size, one
+        name, so what it multiplies and divides stays a product of names); ("", 0) for none."""
+        parent, k = n.parent, 0
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        if parent is not None and parent.type == "binary_expression":
+            op = text(parent.child_by_field_name("operator"))
+            left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
+            first = left is not None and left.start_byte <= n.start_byte and n.end_byte <= left.end_byte
+            other = right if first else left
+            if (op == "+" or op == "-" and first) and other is not None and other.type == "number_literal":
+                try:
+                    k = int(text(other)) * (1 if op == "+" else -1)
+                except ValueError:
+                    return "", 0
+                parent = parent.parent
+                while parent is not None and parent.type == "parenthesized_expression":
+                    parent = parent.parent
+        return (declared_name(parent), k) if parent is not None and parent.type == "init_declarator" else ("", 0)
 
     def _rescaled(self, a: Val, b: Val) -> Poly | None:
         """`v * S / D` with v loaded from an int array and S, D scalars: v is a value in [0, D) mapped onto
@@ -557,7 +619,8 @@ class Expressions(WalkerState):
         if name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu") and vals and vals[0].base:
             return self.access(vals[0], const(0))
         if name in ("min", "umin", "fminf", "fmin", "max", "umax", "fmaxf", "fmax") and len(vals) == 2:
-            return clamp(vals[0], vals[1], upper=name.endswith(("min", "minf")))
+            upper = name.endswith(("min", "minf"))
+            return clamp(*self._unfloated(vals[0], vals[1], upper), upper=upper)
         fn = self.unit.devices.get(name)
         if fn is not None and self.calls < MAX_CALLS:
             return self.inline(fn, vals)
@@ -578,6 +641,34 @@ class Expressions(WalkerState):
             axes=frozenset().union(*(v.axes for v in vals)) if vals else frozenset(),
             params=frozenset().union(*(v.params for v in vals)) if vals else frozenset(),
         )
+
+    def _unfloated(self, a: Val, b: Val, upper: bool) -> tuple[Val, Val]:
+        """`min((int)sx, cols - 1)`, sx a coordinate in float arguments (`(x + 0.5f) * fx`): its bound in fx
+        says nothing of the index, the clamp's int side bounds it (`fmaxf(sx, 0.0f)`: 0 below). A
+        coordinate below D scaled by one float f and clamped below S: f is the scale S / D."""
+
+        def floated(p: Poly | None) -> bool:
+            return p is not None and bool(p.names() & self.floats)
+
+        near = (a.hi, b.hi) if upper else (a.lo, b.lo)
+        if floated(near[0]) == floated(near[1]):
+            return a, b
+        fl, other = (a, b) if floated(near[0]) else (b, a)
+        bound = fl.hi if upper else fl.lo
+        if upper and bound is not None and other.hi is not None and not other.hi.names() & self.floats:
+            self._resize(bound, other.hi + Poly.const(1))
+        blank = replace(fl, hi=None) if upper else replace(fl, lo=None)
+        return (blank, b) if fl is a else (a, blank)
+
+    def _resize(self, coord: Poly, size: Poly) -> None:
+        """coord = f * D + (terms smaller than D), one float f, clamped below `size`: f maps [0, D) onto it."""
+        (f, *more) = sorted(coord.names() & self.floats)
+        if more or not size.names() or loads(size):
+            return
+        per = Poly({tuple(v for v in m if v != f): c for m, c in coord.terms.items() if f in m})
+        top = [(m, c) for m, c in per.terms.items() if len(m) == per.degree() and m]
+        if len(top) == 1 and top[0][1] > 0 and not set(top[0][0]) & self.floats and not loads(per):
+            self.out.resized.setdefault(f, (size, Poly({top[0][0]: Fraction(1)})))
 
     def inline(self, fn: cuda_ast.Function, vals: list[Val]) -> Val:
         env = {p.name: (vals[i] if i < len(vals) else UNKNOWN) for i, p in enumerate(fn.params) if p.name}

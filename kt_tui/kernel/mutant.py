@@ -13,10 +13,13 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from . import equivalent
+from . import equivalent, equivalent_launch
 from .syntax import Token, code_text, tokens
+
+if TYPE_CHECKING:
+    from .spec_model import Spec
 
 
 class NoMutant(ValueError):
@@ -157,8 +160,9 @@ class _Sites:
     """Every edit of each kind in the kernel's code (and its __device__ helpers: what the kernel does
     not use compiles to the same code, which the equivalence test sees)."""
 
-    def __init__(self, source: str, kernel: str) -> None:
+    def __init__(self, source: str, kernel: str, spec: Spec | None = None) -> None:
         self.source = source
+        self.spec = spec
         defs = _definitions(source)
         name = kernel.split("<")[0].strip()
         mine = [d for d in defs if d[0] == name]
@@ -197,9 +201,18 @@ class _Sites:
         if i < 0:
             return ""
         if kind == "bound":
-            return equivalent.comparison(self.toks, i)
+            scalars = {n for n, _, ptr in self.params() if not ptr}
+            return (
+                equivalent.comparison(self.toks, i)
+                or equivalent_launch.launch_bound(
+                    self.toks, i, equivalent_launch.block_counts(self.spec, [n for n, _, _ in self.params()]), self.body
+                )
+                or equivalent_launch.partner_tie(self.toks, i, scalars)
+            )
         if kind == "const":
             return equivalent.butterfly_start(self.toks, i, new) or equivalent.lane_guard(self.toks, i, new)
+        if kind in ("drop", "sign") and self.shared_line(self.toks[i]):
+            return equivalent_launch.shared_extent(self.toks, i, self.macros)
         return ""
 
     def in_body(self, t: Token) -> bool:
@@ -559,10 +572,11 @@ def _spread(items: list[T], seed: int) -> list[T]:
     return order
 
 
-def mutants(source: str, kernel: str, cap: int = CAP) -> list[Mutant]:
+def mutants(source: str, kernel: str, cap: int = CAP, spec: Spec | None = None) -> list[Mutant]:
     """Up to `cap` mutants of `kernel` in `source`, kind-balanced and deterministic: the kinds take
-    turns, each in a fixed spread order of its sites; the do-nothing mutant comes first."""
-    sites = _Sites(source, kernel)
+    turns, each in a fixed spread order of its sites; the do-nothing mutant comes first. With the
+    `spec`, a bound its launch makes unreachable is an equivalent too (kernel/equivalent.py)."""
+    sites = _Sites(source, kernel, spec)
     sites.collect()
     start, _ = body_span(source, kernel)
     queues = {k: _spread(v, len(v)) for k, v in sites.found.items()}

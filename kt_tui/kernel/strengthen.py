@@ -255,18 +255,21 @@ def widened(spec: Spec, name: str, value: int) -> dict[str, int] | None:
     """The sizes that change when size `name` is raised to `value`: every size at least as large at
     the spec's sizes is raised by as much (a row length padded to Vp >= V stays at least V: a kernel
     that reads V elements of rows Vp apart stays within its arrays), then the problem's other
-    dimensions are halved until the arrays fit the budget. None when no such sizes are valid."""
+    dimensions are halved until the arrays fit the budget; where that does not fit (a larger size that
+    is another dimension: nrows raised with ncols), `name` alone is raised and the others halved.
+    None when no such sizes are valid."""
     old = spec.sizes[name]
-    sizes = {n: v + value - old if v >= old else v for n, v in spec.sizes.items()}
-    dims = {
-        n for n in _used_sizes(spec) if sizes[n] == spec.sizes[n] and any(n in _names(p) for p in spec.problem_size)
-    }
     budget = max(_BUDGET, 2 * _bytes(spec, spec.sizes))
-    while _bytes(spec, sizes) > budget and any(sizes[n] > 1 for n in dims):
-        sizes = {n: max(1, v // 2) if n in dims else v for n, v in sizes.items()}
-    if _bytes(spec, sizes) > budget or not _valid_at(spec, sizes):
-        return None
-    return {n: v for n, v in sizes.items() if v != spec.sizes[n]}
+    for together in (True, False):
+        sizes = {n: v + value - old if (v >= old if together else n == name) else v for n, v in spec.sizes.items()}
+        dims = {
+            n for n in _used_sizes(spec) if sizes[n] == spec.sizes[n] and any(n in _names(p) for p in spec.problem_size)
+        }
+        while _bytes(spec, sizes) > budget and any(sizes[n] > 1 for n in dims):
+            sizes = {n: max(1, v // 2) if n in dims else v for n, v in sizes.items()}
+        if _bytes(spec, sizes) <= budget and _valid_at(spec, sizes):
+            return {n: v for n, v in sizes.items() if v != spec.sizes[n]}
+    return None
 
 
 def _bytes(spec: Spec, sizes: dict[str, Any]) -> int:
@@ -285,6 +288,112 @@ def _names(text: Any) -> set[str]:
         return names_in(text) if isinstance(text, str) else set()
     except ExprError:
         return set()
+
+
+def _launch_dims(spec: Spec) -> dict[str, bool]:
+    """The sizes the launch spans (a problem_size that is one name), each with whether the launch
+    makes exactly one block per item on that axis (grid_div = []: no guard is ever needed there)."""
+    out = {}
+    for axis, p in zip("xyz", spec.problem_size, strict=False):
+        if isinstance(p, str) and p.strip() in spec.sizes:
+            out[p.strip()] = getattr(spec, f"grid_div_{axis}") == []
+    return out
+
+
+def _bound_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Integer scalars passed a size (`n = "n"`) told one less than it, while the arrays and the launch
+    keep the size: the element past the bound is then a real one, not the guard zone's poison (a NaN
+    that fails every comparison: `ixj <= n` in a compare-exchange, `c <= nclusters` in an argmin pass
+    any check that reads it from the zone), and a thread of the launch lies past the bound. Sizes of
+    a launch of one block per item are left out (a kernel there needs no guard against the count), and
+    so are sizes of no input array that an output's length uses (a pitch, a row length of the outputs:
+    one less would overlap the rows a kernel writes)."""
+    dims = _launch_dims(spec)
+    inputs = set().union(set(), *(_names(a.size) for a in spec.args if a.is_array and not a.output))
+    outputs = set().union(set(), *(_names(a.size) for a in spec.args if a.is_array and a.output))
+    told = {}
+    for a in spec.args:
+        size = a.value.strip() if isinstance(a.value, str) else ""
+        if a.is_array or not _int_type(a.dtype) or size not in spec.sizes or spec.sizes[size] < 2:
+            continue
+        if (size in dims and not dims[size]) or (size not in dims and size in inputs and size not in outputs):
+            told[a.name] = size
+    if not told:
+        return []
+    label = ", ".join(f"`{n}` = {size} - 1" for n, size in told.items())
+    return [
+        {
+            "label": f"{label} (one less than its arrays and launch)",
+            "args": {n: {"value": f"{size} - 1"} for n, size in told.items()},
+        }
+    ]
+
+
+def _above_range_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Float inputs the spec draws within the unit interval (samples in [0, 1), a fraction) drawn over
+    [low, 2 * high - low), in one case: values at and past the top the spec promises, where a kernel
+    that maps a sample to a bin (`min((int)(v * nbins), nbins - 1)`) clamps it to the last one. Only
+    the unit interval: past the top of a position or a size (a particle's x in [0, W)) most kernels
+    leave their arrays, and a case the original runs out of bounds on is only refused by memcheck
+    after it ran."""
+    changes, said = {}, []
+    for a in _float_inputs(spec):
+        if a.init not in ("random", "uniform", "positive") or a.low is None or a.high is None:
+            continue
+        try:
+            low, high = (evaluate(v, spec.sizes) for v in (a.low, a.high))
+        except ExprError:
+            continue
+        if 0 <= low < high <= 1:
+            top = high + (high - low)
+            changes[a.name] = {"init": "uniform", "low": low, "high": top}
+            said.append(f"`{a.name}` over [{low:g}, {top:g})")
+    if not changes:
+        return []
+    return [{"label": f"{', '.join(said)}: past the top of the unit interval", "args": changes}]
+
+
+TINY = 2.0**-16  # floats this small: their sums of products (< 2**-24 per pair) vanish beside a constant 1
+
+
+def _tiny_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Where an output is an integer (an index chosen by comparing sums: the nearest centroid, an
+    argmin), every float input drawn from a normal (no range the kernel relies on) drawn within
+    +-TINY: the sums the kernel compares stay apart, but a constant added to each (`float dist =
+    1.0f` for 0.0f) swamps them, as it does not values of the size they have near 1."""
+    if not any(_int_type(a.dtype) for a in spec.outputs()):
+        return []
+    floats = [
+        a.name
+        for a in _float_inputs(spec)
+        if a.init == "normal" or (a.init == "random" and a.low is None and a.high is None)
+    ]
+    if not floats:
+        return []
+    label = f"{', '.join(f'`{n}`' for n in floats)} within +-2**-16 (sums a constant would swamp)"
+    return [{"label": label, "args": {n: {"init": "uniform", "low": -TINY, "high": TINY} for n in floats}}]
+
+
+def _filled_pair_cases(spec: Spec) -> list[dict[str, Any]]:
+    """An integer input the spec fills with one value (`seg_begin` all zeros) beside one of the same
+    length and type drawn at random (`seg_end`): a begin/end pair. A kernel only ever sees the one
+    value, so holding it in 16 bits or masking it passes; both drawn over [0, 2**17) tell those."""
+    drawn = [
+        a
+        for a in spec.args
+        if a.is_array and not a.output and _int_type(a.dtype) and a.init in ("random", "uniform", "positive")
+    ]
+    out = []
+    for a in spec.args:
+        if not (a.is_array and not a.output and _int_type(a.dtype) and a.init in ("zeros", "ones", "constant")):
+            continue
+        pair = next((b for b in drawn if b.size == a.size and b.dtype == a.dtype), None)
+        if pair is None or int_range(a.dtype)[1] <= 2 * WIDE:
+            continue
+        wide = {"init": "random", "low": 0, "high": 2 * WIDE}
+        label = f"`{a.name}` (all {a.init} in the spec) and `{pair.name}` drawn over [0, {2 * WIDE})"
+        out.append({"label": label, "args": {a.name: wide, pair.name: {"low": 0, "high": 2 * WIDE}}})
+    return out
 
 
 def _scalar_cases(spec: Spec) -> list[dict[str, Any]]:
@@ -309,8 +418,10 @@ def _seed_case(spec: Spec) -> list[dict[str, Any]]:
 
 def candidates(spec: Spec) -> list[dict[str, Any]]:
     """The cases to try, each {"label", "sizes"?, "args"?}: values over the types' range first, then
-    row offsets with varied rows, indices and outputs' lengths above 16 bits, sizes and scalars told apart, rows with one
-    large value, float values that tie, then a second seed; at most MAX_CASES. None for file inputs; an input the user's function makes is kept as it is
+    row offsets with varied rows, indices and outputs' lengths above 16 bits, sizes and scalars told
+    apart, rows with one large value, float values that tie, size scalars one less than their arrays,
+    a filled begin array with its end drawn wide, floats past their range's top, tiny floats, then a
+    second seed (those of session 11 after the ones that killed survivors on an H100 before them); at most MAX_CASES. None for file inputs; an input the user's function makes is kept as it is
     (kept_as_given)."""
     if any(a.init == "file" for a in spec.args):
         return []
@@ -323,6 +434,10 @@ def candidates(spec: Spec) -> list[dict[str, Any]]:
         *_scalar_cases(spec),
         *_spike_cases(spec),
         *_tie_cases(spec),
+        *_bound_cases(spec),
+        *_filled_pair_cases(spec),
+        *_above_range_cases(spec),
+        *_tiny_cases(spec),
         *_seed_case(spec),
     ]
     unique: list[dict[str, Any]] = []

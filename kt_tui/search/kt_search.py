@@ -23,7 +23,10 @@ parameter away from the best so far; then the largest expected improvement one o
 away (two changed together: move_pairs) takes a turn too. Once STALL observations have brought no
 new best, every fourth pick explores (Search._explore: the most unexplored surroundings, expected
 improvement among equals), and every other one while fewer than EXPLORE_FRUITLESS explore picks
-since the last new best measured in the slow half: exploring backs off when it does not pay. The GP's length
+since the last new best measured in the slow half: exploring backs off when it does not pay. Where the
+space has a method selector, until stalled the best-predicted neighbour's turn goes to a method the
+best does not take (a selector's value, in turn; Search._other_choice), the model filling the other
+parameters. The GP's length
 scales and the trees are refitted at every step while the observations are few, then each time
 their number has grown by a fixed factor; in between, the GP keeps its length scales and the trees
 their splits, and both take the new observations (the trees' leaves take the current targets).
@@ -50,7 +53,7 @@ from kernel_tuner.strategies.common import CostFunc
 from kernel_tuner.util import StopCriterionReached
 from scipy.special import ndtri
 
-from .model import GP, Trees, encode, expected_improvement
+from .model import GP, Trees, categorical, encode, expected_improvement
 
 OPTIONS = (
     "seeds",
@@ -76,6 +79,7 @@ SKIP_AFTER = 2  # configurations not seeds (random or the model's) measured befo
 STALL = 10  # observations without a new best after which model picks explore (see _pick)
 EARLY = 8  # the model's first picks: on ranks (see targets), in turn anywhere and one step away
 EXPLORE_FRUITLESS = 6  # explore picks in the slow half since the last new best after which half as many explore
+CHOICE_EVERY = 4  # until stalled, one model pick in this many takes a method the best does not (_other_choice)
 
 
 class Search:
@@ -135,6 +139,9 @@ class Search:
         self.fruitless = 0  # explore picks since the last new best that measured in the slow half
         self.balance = value_balance(self.space)  # random picks' weights
         self.random_picks: set[int] = set()  # space indices
+        self.choosers = [j for j, v in enumerate(self.values) if categorical(v)]  # method selectors
+        self.choice_at = choice_positions(self.space, self.values, self.choosers)
+        self.choice_turns = 0
 
     def tell(self, config: tuple[Any, ...], time: float | None) -> None:
         i = self.index.get(tuple(config))
@@ -342,7 +349,10 @@ class Search:
         and the best-predicted configuration one parameter away from the best so far (turn 2); then
         the largest expected improvement one or two parameters away takes turn 0. Once STALL results
         brought no new best, turn 3 explores (see _explore), and turn 1 too while fewer than
-        EXPLORE_FRUITLESS explore picks since the last new best measured in the slow half."""
+        EXPLORE_FRUITLESS explore picks since the last new best measured in the slow half. Where the
+        space has a method selector, turn 2 takes a method the best does not until stalled (see
+        _other_choice); once stalled, such picks went to far, slow corners of methods that differ
+        little (test_search_refine's stalled bowl) and cost the exploring its needle."""
         best, low = self._fit()
         turn = (1 if self.steps % 2 else 2) if self.steps <= EARLY else self.steps % 4
         stalled = len(self.seen) - self.improved_at >= STALL
@@ -350,6 +360,10 @@ class Search:
             pick = self._explore(free, low)
             self.explored.add(pick)
             return pick
+        if CHOICE_EVERY and self.steps % CHOICE_EVERY == CHOICE_EVERY - 2 and not stalled:
+            other = self._other_choice(free, best, low)
+            if other is not None:
+                return other
         if turn in (0, 2):
             near = self._neighbours(best, pairs=turn == 0)
             if len(near):
@@ -364,6 +378,28 @@ class Search:
         )
         mean, sd = self._predict(self.x[cand])
         return int(cand[int(np.argmax(expected_improvement(mean, sd, low)))])
+
+    def _other_choice(self, free: np.ndarray, best: int, target: float) -> int | None:
+        """Of the free configurations taking a choice the best does not (a value of a method selector, see
+        model.categorical; the choices in turn), the one of largest expected improvement: the model
+        fills the other parameters. A method's best other parameters can differ from the best one's
+        (pnpoly: use_method 0 fastest with the largest tile, 2 with a middling one), and the local
+        moves around the best rarely leave its method for one the model predicts slow from a few points
+        measured elsewhere. Flags (two values) are left to the local moves: taking their other value in
+        turn cost convolution_milo@A100 (166.5 -> 179 evaluations to 2 %, means 202.5 -> 234.7)."""
+        c = self.space[best]
+        choices = [(j, k) for j in self.choosers for k, v in enumerate(self.values[j]) if v != c[j]]
+        if not choices:
+            return None
+        self.choice_turns += 1
+        j, k = choices[self.choice_turns % len(choices)]
+        cand = free[self.choice_at[free, self.choosers.index(j)] == k]
+        if not len(cand):
+            return None
+        if len(cand) > MAX_CANDIDATES:
+            cand = self.rng.choice(cand, MAX_CANDIDATES, replace=False)
+        mean, sd = self._predict(self.x[cand])
+        return int(cand[int(np.argmax(expected_improvement(mean, sd, target)))])
 
     def _explore(self, free: np.ndarray, target: float) -> int:
         """Of a sample of the free configurations, one that with its adjacent configurations (one step
@@ -425,6 +461,16 @@ class Adjacency:
                 hit = (self.codes[at] == want) & (pos[:, j] + step >= 0) & (pos[:, j] + step < self.sizes[j])
                 out[hit, 2 * j + k] = self.order[at[hit]]
         return out
+
+
+def choice_positions(space: list[tuple[Any, ...]], values: list[list[Any]], columns: list[int]) -> np.ndarray:
+    """(configurations, len(columns)): each configuration's value of those parameters as its position
+    in the parameter's list, -1 for a value not in it."""
+    out = np.full((len(space), len(columns)), -1, dtype=np.int64)
+    for m, j in enumerate(columns):
+        at = {v: k for k, v in enumerate(values[j])}
+        out[:, m] = [at.get(c[j], -1) for c in space]
+    return out
 
 
 def value_balance(space: list[tuple[Any, ...]]) -> np.ndarray:

@@ -239,7 +239,7 @@ def test_check_strength_reports_the_score_and_keeps_the_case_that_kills(tmp_path
         return SanitizeReport(tool, True, 0, sizes=sizes)
 
     state = checkrun.check_strength(source, SPEC, "cupy", sanitizer=sanitizer, child=child)
-    assert state["state"] == "ok" and len(cases_seen) == 2
+    assert state["state"] == "ok" and len(cases_seen) == 3  # all 256 bytes, `size` one less, a second seed
     made = mutants(source, "histogram256")
     assert state["mutants"]["counted"] == len(made)
     assert state["cases"] == [

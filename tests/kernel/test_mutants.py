@@ -177,11 +177,15 @@ value = "fh"
 def test_a_byte_histogram_drafted_with_0_to_99_is_given_all_256_byte_values():
     spec = parse_spec(HISTOGRAM)
     cases = candidates(spec)
-    assert [c["label"] for c in cases] == ["`data` over all 256 values of uint8", "a second seed"]
+    assert [c["label"] for c in cases] == [
+        "`data` over all 256 values of uint8",
+        "`size` = size - 1 (one less than its arrays and launch)",
+        "a second seed",
+    ]
     data = make_args(case_spec(spec, cases[0]), spec.sizes)[0]
     assert data.dtype == np.uint8 and data.min() == 0 and data.max() == 255 and len(np.unique(data)) == 256
     assert make_args(spec, spec.sizes)[0].max() == 99  # the spec itself is left as it was
-    again = make_args(case_spec(spec, cases[1]), spec.sizes)[0]
+    again = make_args(case_spec(spec, cases[-1]), spec.sizes)[0]
     assert again.max() <= 99 and not np.array_equal(again, make_args(spec, spec.sizes)[0])
 
 
@@ -193,6 +197,8 @@ def test_a_convolution_with_fw_equal_to_fh_gets_distinct_larger_filters_and_a_no
         "`bytes` over all 256 values of uint8",
         "fw=5, fh=3",
         "`in`, `filt` as whole numbers -2 .. 2 (ties)",
+        "`w` = w - 1, `h` = h - 1, `fw` = fw - 1, `fh` = fh - 1 (one less than its arrays and launch)",
+        "`in` within +-2**-16 (sums a constant would swamp)",
         "a second seed",
     ]
     filters = case_spec(spec, candidates(spec)[2])
@@ -204,7 +210,10 @@ def test_a_convolution_with_fw_equal_to_fh_gets_distinct_larger_filters_and_a_no
 
 def test_no_cases_for_file_inputs_and_index_arrays_keep_their_bounds():
     spec = parse_spec(HISTOGRAM.replace('type = "uint8"', 'type = "int32"').replace("high = 100", 'high = "size"'))
-    assert [c["label"] for c in candidates(spec)] == ["a second seed"]
+    assert [c["label"] for c in candidates(spec)] == [
+        "`size` = size - 1 (one less than its arrays and launch)",
+        "a second seed",
+    ]
 
 
 # one warp per CSR row: lanes stride the row, a shuffle ladder sums them
