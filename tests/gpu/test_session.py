@@ -212,3 +212,15 @@ def test_the_device_copies_are_freed_on_the_next_load(monkeypatch, host_device):
     assert all(held)
     opened.open(opened.load)
     assert not any(held) and opened.checker is not None and opened.resetter is not None
+
+
+def test_a_device_comparison_that_fails_leaves_it_to_the_host(monkeypatch):
+    def broken(*a, **kw):
+        raise RuntimeError("cuMemAlloc failed: out of memory")
+
+    monkeypatch.setattr(session, "Checker", broken)
+    opened = _opened(monkeypatch)
+    ok, wrong = _run(opened, 32), _run(opened, 64)
+    assert ok.result.status == "ok" and wrong.result.status == "wrong_result", (ok.result.error, wrong.result.error)
+    assert wrong.result.verdicts[0]["where"] == "host"
+    assert opened.unchecked == "host: the device comparison failed: cuMemAlloc failed: out of memory"

@@ -188,6 +188,7 @@ class Session:
         self.checker: Checker | None = None  # the references on the device, compared there
         self.checked: Mapping | None = None  # the reference the checker holds now
         self.resetter: OutputReset | None = None  # the outputs' pristine copies on the device
+        self.unchecked = ""  # why the Checker failed this Load ("host: ..."); then the host compares
 
     def handle(self, message: Load | Run) -> tuple[str, str, Loaded | Ran]:
         """A Load or a Run, answered as the worker sends it: ("loaded" | "ran", run_id, record)."""
@@ -245,7 +246,8 @@ class Session:
             return Loaded(load.run_id, device=self.dev.name, compare="none")
         if self.verify is not None:
             return Loaded(load.run_id, device=self.dev.name, compare="host: the spec's verify function")
-        return Loaded(load.run_id, device=self.dev.name, compare=self._checker(first).where)
+        checker = self._checker(first)
+        return Loaded(load.run_id, device=self.dev.name, compare=checker.where if checker else self.unchecked)
 
     def _output_reset(self) -> OutputReset | None:
         """Pristine device copies of the outputs as made, or None: the host's copies reset them."""
@@ -258,16 +260,27 @@ class Session:
             mark(f"worker: outputs reset from the host ({e})")
             return None
 
-    def _checker(self, reference: Mapping[str, Any]) -> Checker:
+    def _checker(self, reference: Mapping[str, Any]) -> Checker | None:
         """The Checker holding `reference` on the device: made once per Load, its reference
-        replaced when result_params pick another."""
-        if self.checker is None:
-            assert self.spec is not None
-            tol = {a.name: a.tolerance() for a in self.spec.args if a.output}
-            like = {self.spec.args[i].name: self.host_args[i] for i in self.outputs}
-            self.checker = Checker(self.dev, reference, tol, like={n: x for n, x in like.items() if n in reference})
-        elif self.checked is not reference:
-            self.checker.set_reference(reference)
+        replaced when result_params pick another; None once it failed (the host compares)."""
+        if self.unchecked:
+            return None
+        try:
+            if self.checker is None:
+                assert self.spec is not None
+                tol = {a.name: a.tolerance() for a in self.spec.args if a.output}
+                like = {self.spec.args[i].name: self.host_args[i] for i in self.outputs}
+                self.checker = Checker(self.dev, reference, tol, like={n: x for n, x in like.items() if n in reference})
+            elif self.checked is not reference:
+                self.checker.set_reference(reference)
+        except Exception as e:  # noqa: BLE001 - a driver or memory failure: the host compares
+            traceback.print_exc()
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            self.unchecked = f"host: the device comparison failed: {first}"
+            if self.checker is not None:
+                self.checker.close()
+            self.checker = self.checked = None
+            return None
         self.checked = reference
         return self.checker
 
@@ -307,6 +320,7 @@ class Session:
         if self.resetter is not None:
             self.resetter.close()
         self.checker = self.checked = self.resetter = None
+        self.unchecked = ""
         self.dev, self.gpu_args, self.host_args, self.cache = None, [], [], {}
         self.reference = self.by_config = None
         self.dirty = self.captured = False
@@ -401,6 +415,8 @@ class Session:
             assert outs is not None
             return placed(host_verdicts(self.spec, reference, outs, self.verify), "host")
         checker = self._checker(reference)
+        if checker is None:
+            return placed(host_verdicts(self.spec, reference, self._host_outputs(), None), "host")
         buffers = {self.spec.args[i].name: self.gpu_args[i] for i in self.outputs}
         verdicts = checker.compare(buffers)
         return placed(list(verdicts), checker.on_host)
