@@ -224,3 +224,47 @@ def test_a_device_comparison_that_fails_leaves_it_to_the_host(monkeypatch):
     assert ok.result.status == "ok" and wrong.result.status == "wrong_result", (ok.result.error, wrong.result.error)
     assert wrong.result.verdicts[0]["where"] == "host"
     assert opened.unchecked == "host: the device comparison failed: cuMemAlloc failed: out of memory"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("backend", ["pycuda", "nvcuda", "cupy"])
+def test_on_the_gpu_outputs_are_compared_and_reset_on_the_device(backend):
+    """A real Session on each backend: Loaded says "device", a right and a wrong reference give ok
+    and wrong_result with verdicts reached on the device, and OutputReset puts back the poison."""
+    import importlib.util
+
+    from kt_tui.gpu.tunerun import load_for
+    from kt_tui.kernel.spec import spec_from_plain
+
+    if importlib.util.find_spec({"pycuda": "pycuda", "nvcuda": "cuda", "cupy": "cupy"}[backend]) is None:
+        pytest.skip(f"{backend} is not installed")
+    n = (1 << 20) + 3
+    spec = dataclasses.replace(load_spec(EXAMPLES / "vector_add.cu.toml"), sizes={"n": n})
+    job = TuneJob(run_id="r", source=(EXAMPLES / "vector_add.cu").read_text(), spec=spec.to_dict(), backend=backend)
+    opened = session.Session()
+
+    def load(reference):
+        plain = dataclasses.replace(job, reference=reference)
+        loaded = opened.open(
+            load_for(plain, spec_from_plain(plain.spec), dict(spec_from_plain(plain.spec).tune_params))
+        )
+        assert loaded.error is None, loaded.error
+        return loaded
+
+    load(None)
+    a, b = opened.host_args[1].copy(), opened.host_args[2].copy()
+    try:
+        assert load({"c": a + b}).compare == "device"
+        right = opened.run(Run("r", "128", {"block_size_x": 128}))
+        assert right.result.status == "ok" and right.result.verified, right.result.error
+        assert right.result.verdicts[0]["where"] == "device"
+        load({"c": a + b + 1})
+        wrong = opened.run(Run("r", "256", {"block_size_x": 256}))
+        assert wrong.result.status == "wrong_result" and wrong.result.first_bad == "c[0]"
+        assert wrong.result.verdicts[0]["where"] == "device" and wrong.result.verdicts[0]["mismatches"] == n
+        opened.resetter.reset()
+        c = np.zeros_like(opened.host_args[0])
+        opened.dev.memcpy_dtoh(c, opened.gpu_args[0])
+        assert np.isnan(c).all()  # the poison it was made with, not the benchmark's a + b
+    finally:
+        opened.close()
