@@ -300,3 +300,19 @@ def test_a_complex_output_is_compared_part_by_part_as_compare_does(dtype):
     assert same(got, want)
     assert not got[0]["ok"] and got[0]["first_bad"] == 7 and got[0]["mismatches"] == 3
     assert got[0]["max_abs_err"] == 0.5 and got[1]["ok"]
+
+
+def test_an_output_reset_that_cannot_allocate_frees_what_it_made(monkeypatch):
+    made = []
+    alloc = HostBackend.alloc
+
+    def second_fails(self, nbytes):
+        if made:
+            raise MemoryError("out of memory")
+        made.append(alloc(self, nbytes))
+        return made[-1]
+
+    monkeypatch.setattr(HostBackend, "alloc", second_fails)
+    with pytest.raises(MemoryError):
+        OutputReset(HostDevice(), [np.zeros(4), np.zeros(8)], {"c": 0, "d": 1})
+    assert HostBackend.released == [made[0][1]]

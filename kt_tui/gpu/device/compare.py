@@ -812,7 +812,11 @@ class OutputReset:
                 raise ValueError(f"output {name} is a {type(gpu_args[i]).__name__}, not a plain device buffer")
             size = (nbytes or {}).get(name)
             size = self.backend.buffer_nbytes(gpu_args[i]) if size is None else size
-            handle, copy = self.backend.alloc(size)
+            try:
+                handle, copy = self.backend.alloc(size)
+            except Exception:
+                self.close()  # the copies made so far
+                raise
             if size:
                 self.backend.dtod(copy, ptr, size)
             self._copies.append((handle, copy, ptr, size))
