@@ -164,8 +164,18 @@ def _complex_cases(dtype, ref, idx, atol, rtol, tol):
                 o = ref.copy()
                 o.flat[i] = complex(value, 5.0)
                 yield f"real part {value} at {i} {tol}", ref, o, atol, rtol
-        o = ref + 0.25j  # the imaginary part is not compared (compare.py casts to int64)
+                o = ref.copy()
+                o.flat[i] = complex(ref.flat[i].real, value)
+                yield f"imaginary part {value} at {i} {tol}", ref, o, atol, rtol
+        o = ref + 0.25j  # each part is compared (compare.py)
         yield f"imaginary part off {tol}", ref, o.astype(dtype), atol, rtol
+        o = ref + 1e-4 * np.abs(ref) * (1 + 1j)
+        yield f"both parts slightly off {tol}", ref, o.astype(dtype), atol, rtol
+        r, o = ref.copy(), ref.copy()
+        r[idx] = o[idx] = complex(np.inf, np.nan)
+        yield f"inf and NaN parts in both {tol}", r, o, atol, rtol
+        o[idx[-1]] = complex(np.inf, 0.0)
+        yield f"a NaN part where the reference has one {tol}", r, o, atol, rtol
 
 
 def all_dtypes() -> list[str]:

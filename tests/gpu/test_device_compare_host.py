@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from kt_tui.compare import compare, compare_all
-from kt_tui.gpu.device import compare as device_compare
 from kt_tui.gpu.device.compare import BACKENDS, DTYPES, Checker, OutputReset, kernel_names, kernel_source
 
 from .compare_cases import all_dtypes, cases
@@ -20,7 +19,7 @@ from .host_backend import CXX, HostBackend, HostDevice, build_host
 
 pytestmark = [
     pytest.mark.skipif(CXX is None, reason="no C++ compiler to build the kernels for the host"),
-    pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning"),  # compare.py's cast of complex
+    pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning"),
 ]
 
 
@@ -127,7 +126,7 @@ def test_kernel_source_builds_with_nvcc_for_sm90(tmp_path):
 
 def test_the_dtype_table_follows_compare_py():
     """Every bool, int, uint, float and complex numpy dtype the GPU holds is in the table, in the
-    family compare.py's _errors sends it to, with a C type of its size."""
+    family compare.py's _errors sends it to, with a C type of its size (complex: of its parts)."""
     sizes = {
         "unsigned short": 2,
         "float": 4,
@@ -145,7 +144,7 @@ def test_the_dtype_table_follows_compare_py():
     assert sorted(DTYPES) == sorted(np.dtype(t).name for t in wanted)
     for name, kind in DTYPES.items():
         dtype = np.dtype(name)
-        assert (kind.family == "float") == bool(np.issubdtype(dtype, np.floating)), name
+        assert (kind.family == "float") == bool(np.issubdtype(dtype, np.inexact)), name
         lanes = 2 if dtype.kind == "c" else 1
         assert sizes[kind.ctype] * lanes == dtype.itemsize, name
         assert all(f"KT_KERNEL {k}(" in kernel_source([name]) for k in kernel_names(name))
@@ -279,12 +278,41 @@ def test_output_reset_refuses_what_it_cannot_copy_on_the_device():
         OutputReset(_UnknownDevice(), [np.zeros(3)], {"c": 0})
 
 
-def test_the_host_cast_of_nan_and_inf_is_what_the_kernel_gives():
-    nan, pos, neg = device_compare._host_casts()
-    with np.errstate(invalid="ignore"):
-        import warnings
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_a_complex_output_is_compared_part_by_part_as_compare_does(dtype):
+    """compare.py compares a complex output part by part (an index names its element): a wrong
+    imaginary part, or a fraction the old integer cast dropped, is caught on the device with
+    compare.py's verdict, key for key."""
+    ref = (np.arange(50) + 1j * np.arange(50)).astype(dtype)
+    out = ref.copy()
+    out[7] += 0.5j  # the real part, truncated to an integer as the old cast did, is still right
+    out[9] += 0.25
+    out[11] = complex(11, np.nan)
+    tol = {"z": (1e-3, 0.0), "f": (0.0, 0.0)}
+    floats = np.arange(50, dtype=np.float32)
+    checker = Checker(HostDevice(), {"z": ref, "f": floats}, tol)
+    try:
+        assert checker.where == "device"
+        got = checker.compare({"z": out, "f": floats.copy()})
+    finally:
+        checker.close()
+    want = compare_all({"z": ref, "f": floats}, {"z": out, "f": floats}, tol)
+    assert same(got, want)
+    assert not got[0]["ok"] and got[0]["first_bad"] == 7 and got[0]["mismatches"] == 3
+    assert got[0]["max_abs_err"] == 0.5 and got[1]["ok"]
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            assert (nan, pos, neg) == tuple(int(x) for x in np.array([np.nan, np.inf, -np.inf]).astype(np.int64))
-    assert f"#define KT_I64_NAN ((kt_i64){nan & ((1 << 64) - 1)}ULL)" in kernel_source(["complex64"])
+
+def test_an_output_reset_that_cannot_allocate_frees_what_it_made(monkeypatch):
+    made = []
+    alloc = HostBackend.alloc
+
+    def second_fails(self, nbytes):
+        if made:
+            raise MemoryError("out of memory")
+        made.append(alloc(self, nbytes))
+        return made[-1]
+
+    monkeypatch.setattr(HostBackend, "alloc", second_fails)
+    with pytest.raises(MemoryError):
+        OutputReset(HostDevice(), [np.zeros(4), np.zeros(8)], {"c": 0, "d": 1})
+    assert HostBackend.released == [made[0][1]]

@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 
 from kt_tui.gpu.device import session
+from kt_tui.gpu.device.compare import BACKENDS
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.wire import Run
 from kt_tui.kernel.spec import load_spec
 
 from ..conftest import EXAMPLES
 from ..helpers import FakeDeviceInterface, open_load
+from .host_backend import HostBackend, HostFunctions
 from .scale_fakes import matmul_job
 
 N = 1024
@@ -133,3 +135,136 @@ def test_a_load_that_fails_says_why(tmp_path):
     spec = spec_from_plain(job.spec)
     kind, _, loaded = session.Session().handle(load_for(job, spec, dict(spec.tune_params)))
     assert kind == "loaded" and loaded.error == "the recorded cache file is missing"
+
+
+# -- the device comparison (gpu/device/compare.py) through the Session, its kernels built for the host
+class HostDeviceInterface(Device):
+    """As Device, its buffers numpy arrays that compare.py's host-built kernels read in place
+    (tests/gpu/host_backend.py); copying an output back is refused, so a verdict can only come from
+    the Checker, and kernel_tuner's host reset is absent, so only OutputReset can reset."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.dev = HostFunctions()
+
+    def memcpy_dtoh(self, dest, src):
+        raise AssertionError("an output was copied to the host")
+
+
+@pytest.fixture
+def host_device(monkeypatch):
+    monkeypatch.setitem(BACKENDS, "HostFunctions", HostBackend)
+    HostBackend.builds = 0
+
+
+def _on_device(monkeypatch):
+    """A Session on HostDeviceInterface, loaded with the reference c = a + b."""
+    spec = load_spec(EXAMPLES / "vector_add.cu.toml")
+    spec = dataclasses.replace(spec, sizes={"n": N})
+    for arg in spec.args:
+        if arg.output:
+            arg.init = "zeros"
+    plain = spec.to_dict()
+    job = TuneJob(run_id="r", source=(EXAMPLES / "vector_add.cu").read_text(), spec=plain, backend="cupy")
+    opened = open_load(job, monkeypatch, HostDeviceInterface)
+    a, b = opened.host_args[1], opened.host_args[2]
+    return open_load(dataclasses.replace(job, reference={"c": a + b}), monkeypatch, HostDeviceInterface)
+
+
+def test_a_wrong_output_is_caught_on_the_device(monkeypatch, host_device):
+    opened = _on_device(monkeypatch)
+    assert opened.open(opened.load).compare == "device"  # Loaded says where
+    ok, wrong = _run(opened, 32), _run(opened, 64)
+    assert ok.result.status == "ok" and ok.result.verified, ok.result.error
+    assert wrong.result.status == "wrong_result" and wrong.result.first_bad == "c[0]"
+    verdict = wrong.result.verdicts[0]
+    assert verdict["where"] == "device" and verdict["max_abs_err"] == pytest.approx(1.0)
+    assert verdict["mismatches"] == N and HostBackend.builds == 2  # the kernels: built at each Load, not per run
+
+
+def test_the_outputs_are_reset_on_the_device_between_configurations(monkeypatch, host_device):
+    opened = _on_device(monkeypatch)
+    c = opened.gpu_args[0]
+    for _ in range(3):  # the check and the benchmark each add a + b: without a reset the next is wrong
+        ran = _run(opened, 32)
+        assert ran.result.status == "ok", ran.result.error
+    assert np.array_equal(c, 2 * (opened.host_args[1] + opened.host_args[2]))  # the check's run and one benchmark
+
+
+def test_each_configuration_is_compared_with_its_own_reference(monkeypatch, host_device):
+    """result_params: the Checker's reference is replaced per configuration (set_reference)."""
+    opened = _on_device(monkeypatch)
+    a, b = opened.host_args[1], opened.host_args[2]
+    opened.load = dataclasses.replace(opened.load, result_params=("block_size_x",))
+    opened.reference, opened.by_config = None, {(32,): {"c": a + b}, (64,): {"c": a + b + 1}, (128,): {"c": a + b + 5}}
+    right, also_right, wrong = _run(opened, 64), _run(opened, 32), _run(opened, 128)
+    assert right.result.status == "ok" and also_right.result.status == "ok", (
+        right.result.error,
+        also_right.result.error,
+    )
+    assert wrong.result.status == "wrong_result" and wrong.result.verdicts[0]["max_abs_err"] == pytest.approx(5.0)
+
+
+def test_the_device_copies_are_freed_on_the_next_load(monkeypatch, host_device):
+    opened = _on_device(monkeypatch)
+    _run(opened, 32)
+    held = [opened.checker.backend.held, opened.resetter.backend.held]
+    assert all(held)
+    opened.open(opened.load)
+    assert not any(held) and opened.checker is not None and opened.resetter is not None
+
+
+def test_a_device_comparison_that_fails_leaves_it_to_the_host(monkeypatch):
+    def broken(*a, **kw):
+        raise RuntimeError("cuMemAlloc failed: out of memory")
+
+    monkeypatch.setattr(session, "Checker", broken)
+    opened = _opened(monkeypatch)
+    ok, wrong = _run(opened, 32), _run(opened, 64)
+    assert ok.result.status == "ok" and wrong.result.status == "wrong_result", (ok.result.error, wrong.result.error)
+    assert wrong.result.verdicts[0]["where"] == "host"
+    assert opened.unchecked == "host: the device comparison failed: cuMemAlloc failed: out of memory"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("backend", ["pycuda", "nvcuda", "cupy"])
+def test_on_the_gpu_outputs_are_compared_and_reset_on_the_device(backend):
+    """A real Session on each backend: Loaded says "device", a right and a wrong reference give ok
+    and wrong_result with verdicts reached on the device, and OutputReset puts back the poison."""
+    import importlib.util
+
+    from kt_tui.gpu.tunerun import load_for
+    from kt_tui.kernel.spec import spec_from_plain
+
+    if importlib.util.find_spec({"pycuda": "pycuda", "nvcuda": "cuda", "cupy": "cupy"}[backend]) is None:
+        pytest.skip(f"{backend} is not installed")
+    n = (1 << 20) + 3
+    spec = dataclasses.replace(load_spec(EXAMPLES / "vector_add.cu.toml"), sizes={"n": n})
+    job = TuneJob(run_id="r", source=(EXAMPLES / "vector_add.cu").read_text(), spec=spec.to_dict(), backend=backend)
+    opened = session.Session()
+
+    def load(reference):
+        plain = dataclasses.replace(job, reference=reference)
+        loaded = opened.open(
+            load_for(plain, spec_from_plain(plain.spec), dict(spec_from_plain(plain.spec).tune_params))
+        )
+        assert loaded.error is None, loaded.error
+        return loaded
+
+    load(None)
+    a, b = opened.host_args[1].copy(), opened.host_args[2].copy()
+    try:
+        assert load({"c": a + b}).compare == "device"
+        right = opened.run(Run("r", "128", {"block_size_x": 128}))
+        assert right.result.status == "ok" and right.result.verified, right.result.error
+        assert right.result.verdicts[0]["where"] == "device"
+        load({"c": a + b + 1})
+        wrong = opened.run(Run("r", "256", {"block_size_x": 256}))
+        assert wrong.result.status == "wrong_result" and wrong.result.first_bad == "c[0]"
+        assert wrong.result.verdicts[0]["where"] == "device" and wrong.result.verdicts[0]["mismatches"] == n
+        opened.resetter.reset()
+        c = np.zeros_like(opened.host_args[0])
+        opened.dev.memcpy_dtoh(c, opened.gpu_args[0])
+        assert np.isnan(c).all()  # the poison it was made with, not the benchmark's a + b
+    finally:
+        opened.close()

@@ -39,10 +39,11 @@ class Kind:
     ctype: str
     family: str  # "float": compared as compare._errors's float path; "int": its exact integer path
     load: str = ""
+    part: str = ""  # complex: the suffix of its parts' float type (each element is two of them)
 
 
-# compare.py sends every dtype that is not a numpy floating type through `astype(np.int64)`:
-# bool as 0/1, complex by its real part truncated (NaN and out-of-range values as the host's cast gives)
+# compare.py sends every integer dtype through `astype(np.int64)` (bool as 0/1), and compares a complex
+# output part by part as floats, an element bad where either part is
 DTYPES: dict[str, Kind] = {
     "float16": Kind("f16", "unsigned short", "float"),
     "float32": Kind("f32", "float", "float"),
@@ -56,18 +57,9 @@ DTYPES: dict[str, Kind] = {
     "uint32": Kind("u32", "unsigned int", "int", "(kt_i64)p[i]"),
     "uint64": Kind("u64", "unsigned long long", "int", "(kt_i64)p[i]"),
     "bool": Kind("b8", "unsigned char", "int", "(kt_i64)(p[i] != 0)"),
-    "complex64": Kind("c64", "float", "int", "kt_to_i64((double)p[2 * i])"),
-    "complex128": Kind("c128", "double", "int", "kt_to_i64(p[2 * i])"),
+    "complex64": Kind("c64", "float", "float", part="f32"),
+    "complex128": Kind("c128", "double", "float", part="f64"),
 }
-
-
-def _host_casts() -> tuple[int, int, int]:
-    """What this host's float -> int64 cast gives for NaN, +inf and -inf (x86: the minimum for
-    all three; elsewhere it may saturate): the kernel gives the same."""
-    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
-        warnings.simplefilter("ignore")
-        got = np.array([np.nan, np.inf, -np.inf]).astype(np.int64)
-    return int(got[0]), int(got[1]), int(got[2])
 
 
 _HEAD = r"""
@@ -246,13 +238,6 @@ KT_FN void kt_elem_exact(double o, double r, double a, double t, int* bad, doubl
     }
 }
 
-KT_FN kt_i64 kt_to_i64(double x) {
-    if (x != x) return KT_I64_NAN;
-    if (x >= 9223372036854775808.0) return KT_I64_POS;
-    if (x < -9223372036854775808.0) return KT_I64_NEG;
-    return (kt_i64)x;
-}
-
 /* compare._errors's integer path: |out - ref| in int64 as numpy wraps it; bad where it exceeds
    atol, compared exactly when atol is an integer (int_atol != 0), else in float64 */
 KT_FN void kt_elem_int(kt_i64 o, kt_i64 r, double atol, double int_atol, kt_i64 atol_i, int* bad, kt_i64* d) {
@@ -300,11 +285,34 @@ KT_KERNEL kt_int_{s}(const {t}* out, const {t}* ref, kt_u64 n, double a, double 
 }}
 """
 
+_COMPLEX = r"""
+KT_KERNEL kt_fast_{s}(const {t}* out, const {t}* ref, kt_u64 n, double a, double b, kt_i64 k, kt_u64* acc) {{
+    KT_BEGIN
+    KT_LOOP(i, n) {{
+        int bad, bad2;
+        double d, q, d2, q2;
+        kt_elem_fast_{p}(out[2 * i], ref[2 * i], a, b, k, &bad, &d, &q);
+        kt_elem_fast_{p}(out[2 * i + 1], ref[2 * i + 1], a, b, k, &bad2, &d2, &q2);
+        kt_u64 x = KT_D_BITS(d), x2 = KT_D_BITS(d2), y = KT_D_BITS(q), y2 = KT_D_BITS(q2);
+        KT_TAKE(bad || bad2, i, x > x2 ? x : x2, y > y2 ? y : y2)
+    }}
+    KT_END(acc)
+}}
+KT_KERNEL kt_exact_{s}(const {t}* out, const {t}* ref, kt_u64 n, double a, double b, kt_i64 k, kt_u64* acc) {{
+    KT_BEGIN
+    KT_LOOP(i, n) {{
+        int bad, bad2;
+        double d, q, d2, q2;
+        kt_elem_exact({wide}(out[2 * i]), {wide}(ref[2 * i]), a, b, &bad, &d, &q);
+        kt_elem_exact({wide}(out[2 * i + 1]), {wide}(ref[2 * i + 1]), a, b, &bad2, &d2, &q2);
+        kt_u64 x = KT_D_BITS(d), x2 = KT_D_BITS(d2), y = KT_D_BITS(q), y2 = KT_D_BITS(q2);
+        KT_TAKE(bad || bad2, i, x > x2 ? x : x2, y > y2 ? y : y2)
+    }}
+    KT_END(acc)
+}}
+"""
+
 _WIDE = {"f16": "(double)kt_h2f", "f32": "(double)", "f64": ""}
-
-
-def _c_i64(value: int) -> str:
-    return f"((kt_i64){value & NO_INDEX}ULL)"
 
 
 def kernel_names(dtype: str) -> tuple[str, ...]:
@@ -317,14 +325,12 @@ def kernel_names(dtype: str) -> tuple[str, ...]:
 def kernel_source(dtypes: list[str] | None = None) -> str:
     """The comparison kernels of these dtypes (all of DTYPES by default), for nvcc, NVRTC, or a host
     C++ compiler (the CPU tests)."""
-    nan, pos, neg = _host_casts()
-    parts = [
-        f"#define KT_I64_NAN {_c_i64(nan)}\n#define KT_I64_POS {_c_i64(pos)}\n#define KT_I64_NEG {_c_i64(neg)}\n",
-        _HEAD,
-    ]
+    parts = [_HEAD]
     for name in sorted(dtypes if dtypes is not None else DTYPES):
         kind = DTYPES[name]
-        if kind.family == "float":
+        if kind.part:
+            parts.append(_COMPLEX.format(s=kind.suffix, t=kind.ctype, p=kind.part, wide=_WIDE[kind.part]))
+        elif kind.family == "float":
             parts.append(_FLOAT.format(s=kind.suffix, t=kind.ctype, wide=_WIDE[kind.suffix]))
         else:
             parts.append(_INT.format(s=kind.suffix, t=kind.ctype, load=kind.load))
@@ -546,6 +552,11 @@ def _is_number(x: object) -> bool:
     return type(x) in (int, float, bool)
 
 
+def _part(dtype: np.dtype) -> np.dtype:
+    """The float type of a complex dtype's parts; any other dtype itself."""
+    return np.empty(0, dtype).real.dtype
+
+
 def _in_dtype(x: float, dtype: np.dtype) -> float:
     """x as numpy casts a Python number to the array's float type in `atol + rtol * |ref|`."""
     with warnings.catch_warnings(), np.errstate(over="ignore", invalid="ignore"):
@@ -596,7 +607,7 @@ class Checker:
         if not (_is_number(atol) and _is_number(rtol)):
             return f"the tolerances of {name} are not plain numbers"
         if kind.family == "float":
-            rounded = (_in_dtype(atol, ref.dtype), _in_dtype(rtol, ref.dtype))
+            rounded = (_in_dtype(atol, _part(ref.dtype)), _in_dtype(rtol, _part(ref.dtype)))
             if not all(np.isfinite([atol, rtol, *rounded])):
                 return f"the tolerances of {name} are not finite in {ref.dtype}"
         elif type(atol) is not float and not -(2**63) <= atol < 2**63:
@@ -737,9 +748,10 @@ class Checker:
                 fn = self._kernels[f"kt_int_{kind.suffix}"]
                 args = (float(atol), float(whole), int(atol) if whole else 0)
             elif which == "fast":
-                kept = int(n <= KEPT_MAX and not ref.flags.writeable)
+                lanes = 2 if kind.part else 1  # compare.py keeps the bounds of the parts' array
+                kept = int(lanes * n <= KEPT_MAX and not ref.flags.writeable)
                 fn = self._kernels[f"kt_fast_{kind.suffix}"]
-                args = (_in_dtype(atol, ref.dtype), _in_dtype(rtol, ref.dtype), kept)
+                args = (_in_dtype(atol, _part(ref.dtype)), _in_dtype(rtol, _part(ref.dtype)), kept)
             else:
                 fn, args = self._kernels[f"kt_exact_{kind.suffix}"], (float(atol), float(rtol), 0)
             self.backend.launch(
@@ -800,7 +812,11 @@ class OutputReset:
                 raise ValueError(f"output {name} is a {type(gpu_args[i]).__name__}, not a plain device buffer")
             size = (nbytes or {}).get(name)
             size = self.backend.buffer_nbytes(gpu_args[i]) if size is None else size
-            handle, copy = self.backend.alloc(size)
+            try:
+                handle, copy = self.backend.alloc(size)
+            except Exception:
+                self.close()  # the copies made so far
+                raise
             if size:
                 self.backend.dtod(copy, ptr, size)
             self._copies.append((handle, copy, ptr, size))

@@ -36,6 +36,7 @@ from ..protocol import sim_pace
 from ..results import classify_exception, normalize_result
 from ..timeline import mark
 from ..wire import Load, Loaded, Ran, Run
+from .compare import Checker, OutputReset
 from .lang import cuda_lang, numpy_arguments
 from .outputs import reference_kernel_outputs, references_by_config
 from .prepare import job_args
@@ -78,7 +79,8 @@ def user_verify(spec: Spec):
     return user_function(spec, spec.verify)
 
 
-# -- the comparison and the reset (host versions; gpu/device/compare.py replaces them) ---------------
+# -- the comparison and the reset on the host: for a spec's own verify function, and where the
+# device cannot (gpu/device/compare.py's Checker and OutputReset do it on the device otherwise)
 def host_verdicts(spec: Spec, reference: Mapping[str, Any], outs: Mapping[str, np.ndarray], verify) -> list[Any]:
     """Each output against the reference (kt_tui/compare.py), or the spec's own verify function."""
     tol = {a.name: a.tolerance() for a in spec.args if a.output}
@@ -104,6 +106,14 @@ def host_verdicts(spec: Spec, reference: Mapping[str, Any], outs: Mapping[str, n
 def host_reset(dev: Any, gpu_args: list, host_args: list, outputs: list[int]) -> None:
     """The output arguments on the device back to their values as made (the host's copies)."""
     ktp.backend(dev).refresh_memory(gpu_args, host_args, [i in outputs for i in range(len(host_args))])
+
+
+def placed(verdicts: list[Any], where: str | Mapping[str, str]) -> list[Any]:
+    """Each verdict with where it was reached: "device" or "host" (`where` maps the outputs
+    compared on the host to why)."""
+    if isinstance(where, str):
+        return [dict(v, where=where) for v in verdicts]
+    return [dict(v, where="host" if v["output"] in where else "device") for v in verdicts]
 
 
 def verdict_fields(verdicts: list[Any]) -> dict[str, Any]:
@@ -175,6 +185,10 @@ class Session:
         self.captured = False
         self.pace = 0.0
         self.restriction: Callable | None = None
+        self.checker: Checker | None = None  # the references on the device, compared there
+        self.checked: Mapping | None = None  # the reference the checker holds now
+        self.resetter: OutputReset | None = None  # the outputs' pristine copies on the device
+        self.unchecked = ""  # why the Checker failed this Load ("host: ..."); then the host compares
 
     def handle(self, message: Load | Run) -> tuple[str, str, Loaded | Ran]:
         """A Load or a Run, answered as the worker sends it: ("loaded" | "ran", run_id, record)."""
@@ -226,7 +240,49 @@ class Session:
             self.gpu_args = self.dev.ready_argument_list(args)
         self.host_args = args
         self.outputs = [i for i, a in enumerate(spec.args) if a.output and a.is_array]
-        return Loaded(load.run_id, device=self.dev.name, compare="host" if self.reference or self.by_config else "none")
+        self.resetter = self._output_reset()
+        first = self.reference if self.by_config is None else next(iter(self.by_config.values()), None)
+        if first is None:
+            return Loaded(load.run_id, device=self.dev.name, compare="none")
+        if self.verify is not None:
+            return Loaded(load.run_id, device=self.dev.name, compare="host: the spec's verify function")
+        checker = self._checker(first)
+        return Loaded(load.run_id, device=self.dev.name, compare=checker.where if checker else self.unchecked)
+
+    def _output_reset(self) -> OutputReset | None:
+        """Pristine device copies of the outputs as made, or None: the host's copies reset them."""
+        assert self.spec is not None
+        index = {self.spec.args[i].name: i for i in self.outputs}
+        nbytes = {self.spec.args[i].name: int(self.host_args[i].nbytes) for i in self.outputs}
+        try:
+            return OutputReset(self.dev, self.gpu_args, index, nbytes)
+        except Exception as e:  # noqa: BLE001 - an unknown backend or no memory for the copies
+            mark(f"worker: outputs reset from the host ({e})")
+            return None
+
+    def _checker(self, reference: Mapping[str, Any]) -> Checker | None:
+        """The Checker holding `reference` on the device: made once per Load, its reference
+        replaced when result_params pick another; None once it failed (the host compares)."""
+        if self.unchecked:
+            return None
+        try:
+            if self.checker is None:
+                assert self.spec is not None
+                tol = {a.name: a.tolerance() for a in self.spec.args if a.output}
+                like = {self.spec.args[i].name: self.host_args[i] for i in self.outputs}
+                self.checker = Checker(self.dev, reference, tol, like={n: x for n, x in like.items() if n in reference})
+            elif self.checked is not reference:
+                self.checker.set_reference(reference)
+        except Exception as e:  # noqa: BLE001 - a driver or memory failure: the host compares
+            traceback.print_exc()
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            self.unchecked = f"host: the device comparison failed: {first}"
+            if self.checker is not None:
+                self.checker.close()
+            self.checker = self.checked = None
+            return None
+        self.checked = reference
+        return self.checker
 
     def _reference(self, load: Load, spec: Spec, args: list) -> tuple[dict | None, dict | None]:
         if not load.verify or spec.verify == "none":
@@ -258,6 +314,13 @@ class Session:
         return Loaded(load.run_id, device=device.name, compare="none")
 
     def close(self) -> None:
+        """Frees the device copies of the last Load (the next Load, or the worker's end)."""
+        if self.checker is not None:
+            self.checker.close()
+        if self.resetter is not None:
+            self.resetter.close()
+        self.checker = self.checked = self.resetter = None
+        self.unchecked = ""
         self.dev, self.gpu_args, self.host_args, self.cache = None, [], [], {}
         self.reference = self.by_config = None
         self.dirty = self.captured = False
@@ -311,21 +374,20 @@ class Session:
         if reference is not None or capture:
             started = time.perf_counter()
             if self.dirty:
-                host_reset(dev, self.gpu_args, self.host_args, self.outputs)
+                if self.resetter is not None:
+                    self.resetter.reset()
+                else:
+                    host_reset(dev, self.gpu_args, self.host_args, self.outputs)
             self.dirty = True
             if not dev.run_kernel(func, self.gpu_args, instance):
                 raw.update(kt_status="runtime_error", kt_error="too many resources requested for launch")
                 raw["__error__"] = ktp.RuntimeFailedConfig()
                 return self._stamped(raw), None
-            outs = {}
-            for i in self.outputs:
-                host = np.zeros_like(self.host_args[i])
-                dev.memcpy_dtoh(host, self.gpu_args[i])
-                outs[self.spec.args[i].name] = host
+            outs = self._host_outputs() if capture or (reference is not None and self.verify is not None) else None
             if capture:
-                outputs, self.captured = dict(outs), True
+                outputs, self.captured = dict(outs or {}), True
             if reference is not None:
-                raw.update(verdict_fields(host_verdicts(self.spec, reference, outs, self.verify)))
+                raw.update(verdict_fields(self._verdicts(reference, outs)))
             raw["verification_time"] = 1000 * (time.perf_counter() - started)
         started = time.perf_counter()
         self.dirty = True
@@ -334,6 +396,30 @@ class Session:
         if "__error__" in raw and "kt_status" not in raw:  # kernel_tuner skips a launch refused for resources
             raw.update(kt_status="runtime_error", kt_error="too many resources requested for launch")
         return self._stamped(raw), outputs
+
+    def _host_outputs(self) -> dict[str, np.ndarray]:
+        """The outputs copied to the host (a captured reference, a spec's verify function)."""
+        assert self.spec is not None
+        outs = {}
+        for i in self.outputs:
+            host = np.zeros_like(self.host_args[i])
+            self.dev.memcpy_dtoh(host, self.gpu_args[i])
+            outs[self.spec.args[i].name] = host
+        return outs
+
+    def _verdicts(self, reference: Mapping[str, Any], outs: dict[str, np.ndarray] | None) -> list[Any]:
+        """The outputs against `reference`: on the device through the Checker, or on the host
+        with the spec's verify function."""
+        assert self.spec is not None
+        if self.verify is not None:
+            assert outs is not None
+            return placed(host_verdicts(self.spec, reference, outs, self.verify), "host")
+        checker = self._checker(reference)
+        if checker is None:
+            return placed(host_verdicts(self.spec, reference, self._host_outputs(), None), "host")
+        buffers = {self.spec.args[i].name: self.gpu_args[i] for i in self.outputs}
+        verdicts = checker.compare(buffers)
+        return placed(list(verdicts), checker.on_host)
 
     def _function(self, instance: Any, run: Run) -> Any:
         """The configuration's function: the compile pool's binary when there is one (not yet:
