@@ -109,3 +109,17 @@ def test_the_compile_threads_keep_off_the_device_workers_core():
     finally:
         pool.close()
     assert ran == str(cores[1:])
+
+
+@needs_nvcc
+def test_the_kernel_kernel_tuner_waits_for_compiles_before_those_queued_ahead_of_it(monkeypatch):
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "1")
+    ahead = Ahead(CompilePool("pycuda", "90", [], size=1, window=1 << 20))
+    named = [_kernel(i) for i in range(6)]
+    ahead.add(named)
+    try:
+        assert isinstance(ahead.binary(named[5][1]), tuple)
+        waiting = [not ahead.futures[text].done() for _, text in named[1:5]]
+    finally:
+        ahead.close()
+    assert all(waiting)  # one compile at a time: the first, then the one asked for

@@ -139,6 +139,7 @@ class Ahead:
     def __init__(self, pool: CompilePool):
         self.pool = pool
         self.futures: dict[str, Future] = {}  # kernel string: Future[Compiled]
+        self.names: dict[str, tuple[str, str]] = {}  # kernel string: (the pool's key, kernel name)
 
     @classmethod
     def start(cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]]) -> Ahead | None:
@@ -159,8 +160,8 @@ class Ahead:
     def add(self, named: list[tuple[str, str]]) -> None:
         todo = [(_key(text), name, text) for name, text in named if text not in self.futures]
         futures = self.pool.ahead(todo)
-        for key, _, text in todo:
-            self.futures[text] = futures[key]
+        for key, name, text in todo:
+            self.futures[text], self.names[text] = futures[key], (key, name)
 
     def binary(self, text: str) -> tuple[bytes, str | None] | str | None:
         """(binary, symbol) of a kernel string compiled here (waited for), the compiler's text where
@@ -168,6 +169,12 @@ class Ahead:
         future = self.futures.get(text)
         if future is None:
             return None
+        if not future.done():  # asked for now: it goes before those queued behind it
+            key, name = self.names[text]
+            try:
+                future = self.pool.submit(key, name, text)
+            except RuntimeError:  # the pool closed: kernel_tuner compiles it as usual
+                return None
         try:
             done = future.result()
         except Exception:  # noqa: BLE001 - cancelled or broken: kernel_tuner compiles it as usual
