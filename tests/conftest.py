@@ -48,11 +48,8 @@ def hermetic(tmp_path, monkeypatch):
     monkeypatch.setenv("KT_TUI_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("KT_TUI_DB", str(tmp_path / "sessions.db"))
-    from kt_tui.gpu.device import compiled
-    from kt_tui.ui import deciding  # a skip or stop goes at once; the undo's own tests set KT_TUI_UNDO_S
-
-    compiled.forget()  # a GPU worker's compiles are kept for its process's next jobs: a test is a fresh worker
     from kt_tui.kernel import inputs
+    from kt_tui.ui import deciding  # a skip or stop goes at once; the undo's own tests set KT_TUI_UNDO_S
 
     monkeypatch.setattr(inputs, "_USER_CODE", [False])  # a worker run in-process by an earlier test allowed it
 

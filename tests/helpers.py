@@ -29,40 +29,6 @@ def report(line: str) -> None:
             f.write(line.rstrip() + "\n")
 
 
-def compile_pid() -> int:
-    """A compile job of CompilePool's that runs in its processes (gpu/device/pools.py): says where it ran."""
-    return os.getpid()
-
-
-compile_pid.holds_gil = True  # type: ignore[attr-defined]
-
-
-def pool_children(queue) -> None:
-    """In a process of its own: a CompilePool's processes, their pids sent back, then wait to be killed."""
-    import time
-
-    from kt_tui.gpu.device.pools import CompilePool
-
-    pool = CompilePool(2)
-    deadline = time.monotonic() + 60
-    while pool.submit(compile_pid).result() == os.getpid() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    queue.put([p.pid for p in (pool.processes._processes or {}).values()] if pool.processes else [])
-    time.sleep(120)
-
-
-def counted_compile(log: str, what: str, seconds: float) -> str:
-    """A compile job that says it ran (a line in `log`), takes `seconds`, and fails for "fail"."""
-    import time
-
-    with open(log, "a") as f:
-        f.write(what + "\n")
-    time.sleep(seconds)
-    if what == "fail":
-        raise ValueError("it does not compile")
-    return f"cubin of {what}"
-
-
 class _Here:
     """The `proc` of a device worker that runs in the test's own process."""
 

@@ -22,8 +22,8 @@ again and again (an LLM version verified, checked at other sizes, tuned, checked
 is bounded in bytes, the oldest going first.
 
 Every child (nvcc and what it starts, the NVRTC processes) gets the environment without secrets
-(gpu/env.py). `KT_TUI_PREFETCH_WORKERS=N` sets the pool's size, `KT_TUI_COMPILE_BATCH=N` the
-configurations per nvcc call (1: each alone).
+(gpu/env.py). `KT_TUI_PREFETCH=0` turns compiling ahead off; `KT_TUI_PREFETCH_WORKERS=N` sets the
+pool's size, `KT_TUI_COMPILE_BATCH=N` the configurations per nvcc call (1: each alone).
 """
 
 from __future__ import annotations
@@ -91,6 +91,11 @@ def skippable(error: str) -> bool:
     """Whether kernel_tuner skips a configuration whose compile says `error` (as too big) rather
     than failing it."""
     return any(re.search(pattern, error) for pattern in SKIPPABLE)
+
+
+def enabled() -> bool:
+    """KT_TUI_PREFETCH=0 turns compiling ahead off (then kernel_tuner compiles each configuration)."""
+    return os.environ.get("KT_TUI_PREFETCH", "1") != "0"
 
 
 class CompileFailed(RuntimeError):

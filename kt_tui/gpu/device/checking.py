@@ -5,7 +5,7 @@ its baseline configuration gives the reference, then each candidate configuratio
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import ExitStack
 
 import numpy as np
 
@@ -13,12 +13,12 @@ from ...compare import compare_all, failure_text, poisoned
 from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
 from ...kernel.strengthen import case_spec
+from ...kernel.text import compile_options
 from ...records import config_key
 from ..checkentry import entry, lost_entry, unit  # noqa: F401 - the check's entries, said there
 from ..protocol import CheckJob
-from . import prefetch
+from .loaders import Ahead
 from .outputs import reference_kernel_outputs, run_outputs
-from .prefetch import Early
 
 # Imported where used: kernel_tuner (ktsource imports it), as late as the job that needs it.
 
@@ -28,18 +28,20 @@ _KEEP = 4
 
 def run_check_job(job: CheckJob, emit: Callable) -> dict:
     """Emits a "check" entry per configuration and size. Raises ContextLost when the GPU is wedged.
-    Every kernel the job runs starts compiling at once, on the compile-ahead pool (gpu/device/prefetch.py)."""
-    earlies = _compile_early(job)
+    Every kernel the job runs starts compiling at once, on a compile pool (gpu/compiles.py)."""
+    aheads = _compile_early(job)
     try:
-        with Early.serving(earlies) if earlies else nullcontext():
+        with ExitStack() as serving:
+            for ahead in aheads:
+                serving.enter_context(ahead.serving())
             return _check(job, emit)
     finally:
-        for early in earlies:
-            early.close()
+        for ahead in aheads:
+            ahead.close()
 
 
-def _compile_early(job: CheckJob) -> list[Early]:
-    if job.backend not in ("pycuda", "nvcuda") or not prefetch.enabled():
+def _compile_early(job: CheckJob) -> list[Ahead]:
+    if job.backend not in ("pycuda", "nvcuda"):
         return []
     from ..ktsource import kernel_string  # here: it loads kernel_tuner, which the app's process does without
 
@@ -69,7 +71,7 @@ def _compile_early(job: CheckJob) -> list[Early]:
     started = []
     try:
         for s, texts in ((ref_spec, refs), (spec, mine)):
-            started.append(Early.start_texts(job.backend, list(s.compiler_options or []), texts))
+            started.append(Ahead.start(job.backend, compile_options(s.compiler_options), texts))
     except Exception as e:  # noqa: BLE001 - kernel_tuner compiles as usual
         print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
     return [e for e in started if e is not None]

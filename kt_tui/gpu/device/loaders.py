@@ -10,11 +10,19 @@ The one module that touches kernel_tuner's backends' internals, read from kernel
 The backends' `current_module` is what each compile made: pycuda a SourceModule or
 DynamicSourceModule (get_function, get_global, get_texref: a pycuda.driver.Module has them all),
 nvcuda the CUmodule, cupy a RawModule (get_function, get_global: `Module` below).
+- `kernel_tuner.core.DeviceInterface.compile_kernel`, which `Ahead.serving` replaces for a while
+  in the child processes that call kernel_tuner's run_kernel themselves (checks, mutants, profile).
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
 from typing import Any
+
+from ..compiles import CompilePool, enabled
 
 
 def load(dev: Any, instance: Any, binary: bytes, symbol: str | None = None) -> Any:
@@ -103,3 +111,105 @@ class Module:
 
         attribute = 4  # CU_FUNC_ATTRIBUTE_NUM_REGS
         return int(cupy.cuda.driver.funcGetAttribute(attribute, func.ptr))
+
+
+def device_cc(backend: str) -> str:
+    """Device 0's compute capability ("90"), as kernel_tuner's backend reads it, without a context."""
+    if backend == "pycuda":
+        import pycuda.driver as drv  # as pycuda above
+
+        drv.init()
+        major, minor = drv.Device(0).compute_capability()
+        return f"{major}{minor}"
+    from cuda.bindings import driver  # as pycuda above
+
+    driver.cuInit(0)
+    attr = driver.CUdevice_attribute
+    major = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0)[1]
+    minor = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0)[1]
+    return f"{major}{minor}"
+
+
+class Ahead:
+    """Kernel strings compiled on a CompilePool (gpu/compiles.py) from the start of a process that
+    then runs them through kernel_tuner's run_kernel (a check job, the mutants' check child): nvcc
+    in batches for pycuda, NVRTC in processes for nvcuda, every (name, text) once. `serving` makes
+    kernel_tuner's compile load those binaries."""
+
+    def __init__(self, pool: CompilePool):
+        self.pool = pool
+        self.futures: dict[str, Future] = {}  # kernel string: Future[Compiled]
+        self.names: dict[str, tuple[str, str]] = {}  # kernel string: (the pool's key, kernel name)
+
+    @classmethod
+    def start(cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]]) -> Ahead | None:
+        """None where nothing is compiled ahead: cupy (it compiles through its own cache at the
+        run), KT_TUI_PREFETCH=0, nothing to compile, or no GPU or compiler to read here."""
+        if backend not in ("pycuda", "nvcuda") or not enabled() or not named:
+            return None
+        try:
+            # every one queued at once: batches form from all of them, none waits to be asked for
+            pool = CompilePool(backend, device_cc(backend), compiler_options, window=1 << 20)
+        except Exception as e:  # noqa: BLE001 - only a head start: kernel_tuner compiles as usual
+            print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
+            return None
+        ahead = cls(pool)
+        ahead.add(named)
+        return ahead
+
+    def add(self, named: list[tuple[str, str]]) -> None:
+        todo = [(_key(text), name, text) for name, text in named if text not in self.futures]
+        futures = self.pool.ahead(todo)
+        for key, name, text in todo:
+            self.futures[text], self.names[text] = futures[key], (key, name)
+
+    def binary(self, text: str) -> tuple[bytes, str | None] | str | None:
+        """(binary, symbol) of a kernel string compiled here (waited for), the compiler's text where
+        it failed, or None: not compiled here."""
+        future = self.futures.get(text)
+        if future is None:
+            return None
+        if not future.done():  # asked for now: it goes before those queued behind it
+            key, name = self.names[text]
+            try:
+                future = self.pool.submit(key, name, text)
+            except RuntimeError:  # the pool closed: kernel_tuner compiles it as usual
+                return None
+        try:
+            done = future.result()
+        except Exception:  # noqa: BLE001 - cancelled or broken: kernel_tuner compiles it as usual
+            return None
+        if done.binary is not None:
+            return done.binary, done.symbol
+        return done.error
+
+    @contextmanager
+    def serving(self) -> Iterator[None]:
+        """Inside: every kernel_tuner compile (run_kernel's included) of a string compiled here loads
+        that binary; any other string, or a failed compile, compiles as usual (and fails there as
+        kernel_tuner reports it)."""
+        import kernel_tuner.core as core  # here: loaded by the caller's kernel_tuner import
+
+        original = core.DeviceInterface.compile_kernel
+
+        def compile_kernel(dev: Any, instance: Any, verbose: bool) -> Any:
+            got = self.binary(getattr(instance, "kernel_string", ""))
+            if isinstance(got, tuple):
+                try:
+                    return load(dev, instance, *got)
+                except Exception:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it
+                    pass
+            return original(dev, instance, verbose)
+
+        core.DeviceInterface.compile_kernel = compile_kernel
+        try:
+            yield
+        finally:
+            core.DeviceInterface.compile_kernel = original
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -6,6 +6,7 @@ stderr go to a log file so that compiler and kernel_tuner chatter never reaches 
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import queue
 import sys
@@ -19,7 +20,6 @@ from ..supervise import kill_tree
 from ..timeline import mark
 from ..wire import Load, Ran, Run
 from . import cudawarm
-from .compilers import allow_children
 
 # Imported where used: numpy, kernel_tuner, the CUDA libraries and the job code load after the
 # worker is up and its CUDA warm-up has started (and tests run this loop in their own process).
@@ -130,7 +130,9 @@ def main(requests, events, log_path: str | None, parent_pid: int) -> None:
     # included, stays below this process and dies with it (here at exit, by the app's kill_tree)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
-    allow_children()
+    # a daemonic process may start no children: a check job's compile pool starts NVRTC processes
+    # (gpu/device/loaders.py Ahead); the app still ends this one, and this one watches the app
+    mp.current_process().daemon = False
     from ...kernel.inputs import allow_user_code
     from ...kernel.spec import spec_from_plain
     from .checking import run_check_job
