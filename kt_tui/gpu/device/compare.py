@@ -356,7 +356,7 @@ class Backend(Protocol):
 
 class _PyCuda:
     def __init__(self, dev: Any):
-        import pycuda.driver as drv
+        import pycuda.driver as drv  # the backend in use: only its own library is installed
 
         self.drv = drv
         self.modules: list[object] = []
@@ -401,7 +401,7 @@ class _PyCuda:
 
 def _cuda_python() -> tuple[Any, Any]:
     try:
-        from cuda.bindings import driver, nvrtc
+        from cuda.bindings import driver, nvrtc  # the backend in use: only its own library is installed
     except ImportError:  # cuda-python before 12.6 (kernel_tuner's nvcuda backend takes either)
         from cuda import cuda as driver  # type: ignore[no-redef]
         from cuda import nvrtc  # type: ignore[no-redef]
@@ -485,7 +485,7 @@ class _NvCuda:
 
 class _Cupy:
     def __init__(self, dev: Any):
-        import cupy
+        import cupy  # the backend in use: only its own library is installed
 
         self.cp = cupy
 
