@@ -387,7 +387,7 @@ class _PyCuda:
         return int(self.drv.mem_get_info()[0])
 
     def build(self, source: str, names: list[str]) -> dict[str, object]:
-        from pycuda.compiler import SourceModule
+        from pycuda.compiler import SourceModule  # pycuda, the backend in use
 
         module = SourceModule(source, no_extern_c=True)
         self.modules.append(module)
