@@ -58,7 +58,7 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
         choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
         if prepare is not None and not choice.simulated and not choice.unmeasured:
-            prepare(spec.to_dict(), choice.backend, kf.source)
+            prepare(spec.to_dict(), choice.backend, kf.source, arch=choice.arch or None)
         if not choice.simulated and not choice.unmeasured:
             from ..engine.strength import start_early  # here: as precheck
 
