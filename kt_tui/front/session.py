@@ -45,7 +45,10 @@ def pick_backend(
     from ..gpu.probe_cache import cached_probe
 
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
-    return choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
+    choice = choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
+    if choice.arch and not choice.simulated and getattr(gpu, "arch", "") is None:
+        gpu.arch = choice.arch  # a remembered probe's: the compile pool compiles for it
+    return choice
 
 
 def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> BackendChoice:
@@ -58,7 +61,7 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
         choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
         if prepare is not None and not choice.simulated and not choice.unmeasured:
-            prepare(spec.to_dict(), choice.backend, kf.source, arch=choice.arch or None)
+            prepare(spec.to_dict(), choice.backend, kf.source)
         if not choice.simulated and not choice.unmeasured:
             from ..engine.strength import start_early  # here: as precheck
 

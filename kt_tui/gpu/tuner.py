@@ -89,8 +89,8 @@ class Tuner:
         self._connected = threading.Event()
         self._connect_error: ScaleError | None = None
         self._warm_cuda = True
-        self._early_compiles: threading.Thread | None = None
-        self.arch: str | None = None  # the GPU's architecture (sm_90), from the probe or prepare()
+        self._early_compiles: list[threading.Thread] = []
+        self.arch: str | None = None  # the GPU's architecture (sm_90), from the probe (or the remembered one)
         self.compiles: Any = None  # the session's CompilePool (gpu/compiles.py), made at the first need
         self._compiles_for: tuple | None = None  # (backend, cc, compiler options) it compiles for
         self._compiles_lock = threading.Lock()
@@ -288,7 +288,7 @@ class Tuner:
 
     # -- the compile pool ------------------------------------------------------------------------
     def cc(self) -> str | None:
-        """The GPU's compute capability as digits ("90"), from the probe (or prepare's arch)."""
+        """The GPU's compute capability as digits ("90"), from the probe."""
         for said in (self.arch, (self.facts or {}).get("cc")):
             digits = re.fullmatch(r"(?:sm_|compute_)?(\d+)\.?(\d*)[a-z]?", str(said or ""))
             if digits:
@@ -367,21 +367,19 @@ class Tuner:
         w.kill()
         return {"backend": None, "gpu": None, "errors": {"worker": f"no answer within {timeout:.0f}s"}}
 
-    def prepare(self, spec: dict, backend: str, source: str = "", arch: str | None = None) -> None:
+    def prepare(self, spec: dict, backend: str, source: str = "") -> None:
         """Have the running local workers make the spec's inputs and open their device before the
         first job (gpu/protocol.py PrepareJob), and the compile pool start on the baseline and the
-        sweep's first configurations (`arch`: the GPU's, where the probe's answer was remembered).
-        A worker only prepared is still stopped at once by close()."""
+        sweep's first configurations. A worker only prepared is still stopped at once by close()."""
         for w in self.workers:
             if isinstance(w, LocalDevice) and w.alive():
                 w.requests.put(PrepareJob(spec, backend, source))
-        if arch and self.arch is None:
-            self.arch = arch
         if source:
-            self._early_compiles = threading.Thread(
+            early = threading.Thread(
                 target=self._compile_early, args=(spec, backend, source), name="kt-tui-compile-early", daemon=True
             )
-            self._early_compiles.start()
+            self._early_compiles = [t for t in self._early_compiles if t.is_alive()] + [early]
+            early.start()
 
     def check_gpu(self) -> str | None:
         """The worker whose GPU the check's test runs on (the last of several local ones: the
@@ -446,8 +444,8 @@ class Tuner:
         if self._early is not None and threading.current_thread() is not self._early:
             self._early_done.wait()
         self._compiles_off = True  # none is made while the early compiles end
-        if self._early_compiles is not None:
-            self._early_compiles.join()
+        for early in self._early_compiles:
+            early.join()
         with self._compiles_lock:
             self._close_compiles()
         self._compiles_off = False

@@ -266,9 +266,8 @@ def test_the_worker_is_asked_to_prepare_once_a_gpu_is_picked_before_the_compile_
     order = []
 
     class Gpu:
-        def prepare(self, spec, backend, source="", arch=None):
+        def prepare(self, spec, backend, source=""):
             order.append(("prepare", spec["kernel"], backend))
-            assert arch == comp.DEFAULT_ARCH  # the compile pool compiles for the probe's GPU
             assert "__global__ void vector_add" in source  # its baseline starts compiling in the worker
 
     monkeypatch.setattr(session, "pick_backend", lambda *a, **k: BackendChoice("pycuda", "GPU", arch=comp.DEFAULT_ARCH))

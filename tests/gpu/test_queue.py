@@ -332,3 +332,17 @@ def test_no_pool_for_a_replay_or_an_unprobed_gpu():
     assert tuner.compile_pool(spec, "sim") is None
     got, _ = _run(tuner, _wide(2))
     assert len(got) == 2 and tuner.compiles is None
+
+
+def test_a_remembered_probe_tells_the_tuner_which_gpu_to_compile_for(monkeypatch):
+    from kt_tui.config import load_settings
+    from kt_tui.engine import backend
+    from kt_tui.front import session
+
+    from ..conftest import EXAMPLES
+
+    monkeypatch.setattr(backend, "choose_backend", lambda *a: backend.BackendChoice("pycuda", "H100", arch="sm_90"))
+    tuner = Tuner()
+    assert tuner.cc() is None
+    session.pick_backend(load_settings({}), tuner, "matmul", "v", EXAMPLES / "matmul.cu")
+    assert tuner.cc() == "90"
