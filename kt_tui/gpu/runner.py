@@ -207,11 +207,12 @@ class QueueRunner(Runner):
     def _dispatch(self, index: int, key: str, params: dict, compiled: Compiled | None = None) -> None:
         slot = self._free()
         assert slot is not None
+        message = self._message(key, params, compiled)
         if self.started is None:
             self.started = time.monotonic()
-            mark(f"main: first begin {key}")
+            mark(f"main: first begin {key}{' (compiled ahead)' if message.binary is not None else ''}")
         self.on_event("begin", {"key": key, "params": params})
-        slot.device.send(self._message(key, params, compiled))
+        slot.device.send(message)
         slot.state, slot.current, slot.started, slot.index = "busy", (key, params), time.monotonic(), index
 
     def _message(self, key: str, params: dict, compiled: Compiled | None) -> Run:
@@ -288,6 +289,8 @@ class QueueRunner(Runner):
             self.compiles = None
             return None
         while not future.done():
+            if self.control.stop:  # not run: the search ends once what is in flight is back
+                return None
             if any(s.state in ("loading", "busy") for s in self.slots):
                 self._wait(out, tuning_options, POLL_S / 5)
             else:
