@@ -15,6 +15,7 @@ from ..kernel.spec import Spec, spec_from_plain
 from ..records import replace
 from ..search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tuner_restrictions
 from . import kt_private as ktp
+from .compiles import instance_text
 from .devices import Device
 from .ktimport import APP
 from .ktimport import load as _load_kernel_tuner
@@ -160,8 +161,6 @@ def load_for(job: TuneJob, spec: Spec, tune_params: dict) -> Load:
 
 def _kernel_text(spec: Spec, job: TuneJob) -> Callable[[dict], tuple[str, str]]:
     """A configuration's (kernel name, kernel string) as kernel_tuner makes it in the worker."""
-    from .compiles import instance_text
-
     return lambda params: instance_text(spec, job.source, params, job.backend)
 
 
