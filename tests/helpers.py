@@ -91,11 +91,13 @@ def fake_device(
     pace: float = 0.0,
     calls: list | None = None,
     dies_after: int | None = None,
+    runs: list | None = None,
 ):
     """A device handle whose worker is a stand-in in this process: probed and Loaded at once, and
     each Run answered with `answer(params)` (kernel_tuner's result fields: {"time": ...}; default:
     1 ms) after `pace` seconds. `calls` collects (label, key, when) of every Run it was handed.
-    `dies_after`: after that many Runs, every Run it is handed kills it (a restart revives it)."""
+    `dies_after`: after that many Runs, every Run it is handed kills it (a restart revives it).
+    `runs` collects every Run message it was handed."""
     import time
     from collections import deque
 
@@ -104,6 +106,7 @@ def fake_device(
     from kt_tui.gpu.results import normalize_result
     from kt_tui.gpu.wire import Load, Loaded, Ran, Run
 
+    handed = runs
     runs = [0]
 
     class Fake(Device):
@@ -120,6 +123,8 @@ def fake_device(
                 self.queue.append(("loaded", message.run_id, Loaded(message.run_id, device=gpu)))
             elif isinstance(message, Run):
                 runs[0] += 1
+                if handed is not None:
+                    handed.append(message)
                 if calls is not None:
                     calls.append((self.label, message.key, time.monotonic()))
                 self.pending = (message, time.monotonic() + pace)
@@ -138,6 +143,9 @@ def fake_device(
         def kill(self) -> None:
             self.loaded = self.pending = None
             self.proc = None
+
+        def close(self) -> None:
+            self.kill()
 
     device = Fake()
     device.label = label

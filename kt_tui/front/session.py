@@ -45,7 +45,10 @@ def pick_backend(
     from ..gpu.probe_cache import cached_probe
 
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
-    return choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
+    choice = choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
+    if choice.arch and not choice.simulated and getattr(gpu, "arch", "") is None:
+        gpu.arch = choice.arch  # a remembered probe's: the compile pool compiles for it
+    return choice
 
 
 def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> BackendChoice:

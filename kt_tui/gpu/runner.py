@@ -8,13 +8,18 @@ kernel_tuner cachefile. Nothing here touches CUDA."""
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import CancelledError, Future
+from concurrent.futures import wait as wait_for
 from dataclasses import dataclass
+from itertools import islice
 from types import SimpleNamespace
 from typing import Any
 
 from ..records import Known, Result, config_key, replace
 from . import kt_private as ktp
+from .compiles import Compiled, skippable
 from .devices import MAX_RESTARTS_WITHOUT_PROGRESS, Control, Device, WorkerClosed, WorkerError
 from .ktimport import APP
 from .ktimport import load as _load_kernel_tuner
@@ -65,6 +70,8 @@ class QueueRunner(Runner):
         max_configs: int | None = None,
         time_limit_s: float | None = None,
         labels: bool = False,
+        compiles: Any = None,
+        kernel_text: Callable[[dict], tuple[str, str]] | None = None,
     ):
         super().__init__()
         self.slots = [Slot(d) for d in devices]
@@ -81,6 +88,10 @@ class QueueRunner(Runner):
         self.started: float | None = None  # the first configuration's start: the time limit counts from it
         self.captured: dict | None = None
         self.device_name: str | None = None
+        # the compile pool (gpu/compiles.py) and each configuration's (kernel name, kernel string)
+        self.compiles = compiles if kernel_text is not None else None
+        self.kernel_text = kernel_text
+        self.texts: dict[str, tuple[str, str]] = {}  # queued ahead, by key
 
     # -- kernel_tuner's Runner ---------------------------------------------------------------
     def get_device_info(self) -> Any:
@@ -96,7 +107,7 @@ class QueueRunner(Runner):
         """Each configuration's kernel_tuner result, in the order asked; raises StopTuning when the
         user stops the run or its budget is spent (after the configurations in flight finished)."""
         out: list[dict | None] = []
-        todo: Iterator = iter(parameter_space)
+        todo: Iterator = self._looking_ahead(iter(parameter_space), tuning_options)
         stopping: str | None = None
         exhausted = False
         waiting: tuple[str, dict] | None = None  # the next configuration to run, taken before a device is sought
@@ -127,13 +138,20 @@ class QueueRunner(Runner):
                     waiting = (key, params)
                 if self._free() is None:
                     break
-                self._dispatch(len(out) - 1, *waiting)
+                key, params = waiting
+                compiled = self._compiled(key, params, out, tuning_options)
+                stopping = self._stopping()
+                if stopping is not None or self._free() is None:  # stopped or paused meanwhile
+                    break
+                self._dispatch(len(out) - 1, key, params, compiled)
                 waiting = None
                 stopping = self._stopping()
             if not any(s.state == "busy" for s in self.slots):
                 if stopping is not None:
                     if waiting is not None:  # taken, never run: kernel_tuner's "no result" for it
                         out.pop()
+                    if self.compiles is not None:
+                        self.compiles.drop()  # what was queued ahead for the rest of this search
                     raise StopTuning(stopping)
                 if exhausted:
                     break
@@ -186,15 +204,102 @@ class QueueRunner(Runner):
                 if one:
                     return
 
-    def _dispatch(self, index: int, key: str, params: dict) -> None:
+    def _dispatch(self, index: int, key: str, params: dict, compiled: Compiled | None = None) -> None:
         slot = self._free()
         assert slot is not None
+        message = self._message(key, params, compiled)
         if self.started is None:
             self.started = time.monotonic()
-            mark(f"main: first begin {key}")
+            mark(f"main: first begin {key}{' (compiled ahead)' if message.binary is not None else ''}")
         self.on_event("begin", {"key": key, "params": params})
-        slot.device.send(Run(self.load.run_id, key, params))
+        slot.device.send(message)
         slot.state, slot.current, slot.started, slot.index = "busy", (key, params), time.monotonic(), index
+
+    def _message(self, key: str, params: dict, compiled: Compiled | None) -> Run:
+        """The Run of a configuration with the pool's binary, or its compile error; neither (not
+        compiled ahead, or a compile kernel_tuner skips as too big): the worker compiles it."""
+        run_id = self.load.run_id
+        if compiled is None:
+            return Run(run_id, key, params)
+        if compiled.error is not None and not skippable(compiled.error):
+            return Run(run_id, key, params, compile_error=compiled.error, compile_ms=compiled.ms)
+        if compiled.binary is not None:
+            return Run(run_id, key, params, binary=compiled.binary, symbol=compiled.symbol, compile_ms=compiled.ms)
+        return Run(run_id, key, params)
+
+    # -- compiling ahead ---------------------------------------------------------------------
+    def _looking_ahead(self, todo: Iterator, tuning_options: Any) -> Iterator:
+        """`todo` as it is, its next configurations queued in the compile pool in order as it goes
+        (about a window of them beyond the one taken)."""
+        if self.compiles is None:
+            yield from todo
+            return
+        depth = max(1, int(self.compiles.window))
+        taken: deque = deque()
+        more = True
+        while True:
+            if more and len(taken) <= depth // 2:
+                new = list(islice(todo, depth - len(taken)))
+                more = len(new) == depth - len(taken)
+                self._ahead(new, tuning_options)
+                taken.extend(new)
+            if not taken:
+                return
+            yield taken.popleft()
+
+    def _ahead(self, elements: list, tuning_options: Any) -> None:
+        pool = self.compiles
+        if pool is None:
+            return
+        items = []
+        cache = tuning_options.cache if tuning_options is not None and tuning_options.cache else {}
+        for element in elements:
+            key = ",".join(str(v) for v in element)
+            if key in self.done or key in self.known or key in cache or key in self.texts:
+                continue
+            text = self._text(dict(zip(self.names, element)))
+            if text is not None:
+                self.texts[key] = text
+                items.append((key, *text))
+        try:
+            pool.ahead(items)
+        except RuntimeError:  # the pool was closed (the session ends): the workers compile
+            self.compiles = None
+
+    def _text(self, params: dict) -> tuple[str, str] | None:
+        assert self.kernel_text is not None
+        try:
+            return self.kernel_text(params)
+        except Exception as e:  # noqa: BLE001 - kernel_tuner says why when the worker makes it
+            mark(f"main: no kernel string for {params}: {type(e).__name__}: {e}"[:300])
+            return None
+
+    def _compiled(self, key: str, params: dict, out: list, tuning_options: Any) -> Compiled | None:
+        """The pool's compile of this configuration (asked for now if it was not queued), waited
+        for while the devices' answers are read; None: the worker compiles it."""
+        pool = self.compiles
+        if pool is None:
+            return None
+        text = self.texts.pop(key, None) or self._text(params)
+        if text is None:
+            return None
+        try:
+            future: Future = pool.submit(key, *text)
+        except RuntimeError:
+            self.compiles = None
+            return None
+        while not future.done():
+            if self.control.stop:  # not run: the search ends once what is in flight is back
+                return None
+            if any(s.state in ("loading", "busy") for s in self.slots):
+                self._wait(out, tuning_options, POLL_S / 5)
+            else:
+                self._check_closing()
+                wait_for([future], timeout=POLL_S)
+        try:
+            return future.result()
+        except CancelledError:  # dropped or the pool closed meanwhile
+            return None
 
     # -- collecting ------------------------------------------------------------------------
     def wait_loaded(self) -> Loaded:
@@ -215,7 +320,7 @@ class QueueRunner(Runner):
         if self.control.closing:
             raise WorkerClosed("the GPU worker was shut down")
 
-    def _wait(self, out: list, tuning_options: Any) -> None:
+    def _wait(self, out: list, tuning_options: Any, most: float = POLL_S) -> None:
         """Read what the devices sent (or see that one died or hangs) once: with one device at
         work, waiting on it (its answer wakes the wait); with several, looking at each in turn."""
         self._check_closing()
@@ -223,7 +328,7 @@ class QueueRunner(Runner):
         if not active:
             time.sleep(POLL_S)
         for slot in active:
-            event = slot.device.poll(POLL_S if len(active) == 1 else 0)
+            event = slot.device.poll(most if len(active) == 1 else 0)
             if event is None:
                 self._watch(slot, out, tuning_options)
                 continue

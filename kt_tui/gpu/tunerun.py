@@ -15,6 +15,7 @@ from ..kernel.spec import Spec, spec_from_plain
 from ..records import replace
 from ..search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tuner_restrictions
 from . import kt_private as ktp
+from .compiles import instance_text
 from .devices import Device
 from .ktimport import APP
 from .ktimport import load as _load_kernel_tuner
@@ -89,9 +90,11 @@ def tune(tuner: Any, workers: list[Device], job: TuneJob, on_event, timeout_s: f
     load = load_for(job, spec, tune_params)
     labels = tuner.size > 1  # several GPUs: each result says which measured it (a re-measure on one too)
     kernel_options = _kernel_options(spec)
+    pool = None if simulated else tuner.compile_pool(spec, job.backend)
     runner = QueueRunner(
         workers, load, names, kernel_options, _forward(tuner, on_event, labels), timeout_s, tuner.control,
         dict(job.known), job.max_configs, job.time_limit_s, labels,
+        compiles=pool, kernel_text=_kernel_text(spec, job) if pool is not None else None,
     )  # fmt: skip
     runner._load_idle(one=True)  # a worker Loads while the space is built
     if job.run_seed is not None and job.search != "kt":  # ours takes its seed as an option
@@ -154,6 +157,11 @@ def load_for(job: TuneJob, spec: Spec, tune_params: dict) -> Load:
         verify=spec.verify != "none",
         result_values={n: tuple(tune_params[n]) for n in job.result_params} if job.result_params else None,
     )
+
+
+def _kernel_text(spec: Spec, job: TuneJob) -> Callable[[dict], tuple[str, str]]:
+    """A configuration's (kernel name, kernel string) as kernel_tuner makes it in the worker."""
+    return lambda params: instance_text(spec, job.source, params, job.backend)
 
 
 def _forward(tuner: Any, on_event, labels: bool):

@@ -71,6 +71,8 @@ class Run:
     key: str  # records.config_key of params
     params: dict[str, Any]
     binary: bytes | None = None
+    symbol: str | None = None  # the kernel's name in `binary` where it is not kernel_tuner's (NVRTC's
+    # lowered name, a member of an nvcc batch)
     compile_error: str | None = None
     compile_ms: float | None = None  # the pool's compile time, reported as the Result's compile_ms
 

@@ -99,7 +99,7 @@ class Session:
             self.dev.copy_constant_memory_args(self.cmem)
         self.dev.copy_shared_memory_args(self.smem)
         assert self.dev.run_kernel(func, args, instance)
-        self.dev.synchronize()
+        self.dev.dev.synchronize()  # the backend's: DeviceInterface has none
         out = np.zeros_like(y)
         self.dev.memcpy_dtoh(out, args[0])
         return out

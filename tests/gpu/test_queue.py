@@ -5,17 +5,24 @@ twice or over budget: with stand-in devices, with worker processes replaying a r
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import shutil
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
+from kt_tui.gpu.compiles import elf_sections
 from kt_tui.gpu.devices import LocalDevice
 from kt_tui.gpu.simcache import read_cache
 from kt_tui.gpu.tuner import Tuner
+from kt_tui.kernel.spec import spec_from_plain
 
 from ..helpers import fake_device, tuner_on
 from .scale_fakes import CACHE, matmul_job
+from .test_compiles import _sm
 
 
 def _space(n: int) -> list[dict]:
@@ -211,3 +218,131 @@ def test_cpu_only_ray_actors_pull_from_one_queue(local_ray, monkeypatch, tmp_pat
     keys = [r.key for r in got]
     assert len(keys) == len(set(keys)) and set(keys) == set(recorded) and info["workers"] == 2
     assert len({r.worker for r in got}) == 2
+
+
+# -- the compile pool ahead of the queue (gpu/compiles.py) -------------------------------------------
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here")
+BROKEN = "#if block_size_x == 2\n#error broken on purpose\n#endif\n"
+
+
+def _compiled_job(n: int, source_prefix: str = "", **kw):
+    """The wide matmul job for pycuda: the stand-in devices get the pool's sm_90 binaries."""
+    job = _wide(n, backend="pycuda", **kw)
+    return dataclasses.replace(job, source=source_prefix + job.source)
+
+
+def _sm90_tuner(*devices):
+    tuner = tuner_on(*devices)
+    tuner.arch = "sm_90"  # as the probe says it of an H100
+    return tuner
+
+
+def _descendants() -> list[str]:
+    """The names of this process's living descendants (from /proc)."""
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        pid, rest = int(text.split(" ", 1)[0]), text.rsplit(")", 1)
+        fields = rest[1].split()
+        if fields[0] == "Z":
+            continue
+        parents[pid], names[pid] = int(fields[1]), text[text.index("(") + 1 : text.rindex(")")]
+    mine, found = {os.getpid()}, True
+    while found:
+        found = False
+        for pid, parent in parents.items():
+            if parent in mine and pid not in mine:
+                mine.add(pid)
+                found = True
+    return [names[p] for p in mine if p != os.getpid()]
+
+
+@needs_nvcc
+def test_each_run_carries_the_pools_sm90_binary_in_order_and_a_compile_error_runs_nothing(monkeypatch):
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "1")
+    runs: list = []
+    tuner = _sm90_tuner(fake_device("gpu0", answer=_answer, runs=runs))
+    try:
+        got, info = _run(tuner, _compiled_job(4, BROKEN), timeout_s=300)
+        pool = tuner.compiles
+    finally:
+        tuner.close()
+    assert [r.key for r in runs] == ["1,1", "2,1", "3,1", "4,1"] and not info["stopped"]
+    assert len(got) == 4 and pool is not None and pool.compiled == 4
+    bad = runs[1]
+    assert bad.binary is None and "broken on purpose" in bad.compile_error and bad.compile_ms is not None
+    for run in (runs[0], *runs[2:]):
+        assert run.compile_error is None and run.binary[:4] == b"\x7fELF" and _sm(run.binary) == 90
+        assert run.compile_ms > 0 and elf_sections(run.binary).get(f".text.{run.symbol or 'matmul'}")
+    assert len({r.binary for r in (runs[0], *runs[2:])}) == 3  # each configuration its own code
+
+
+@needs_nvcc
+def test_a_batch_members_run_names_its_symbol(monkeypatch):
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "8")
+    runs: list = []
+    tuner = _sm90_tuner(fake_device("gpu0", answer=_answer, runs=runs))
+    try:
+        _run(tuner, _compiled_job(12), timeout_s=300)
+        pool = tuner.compiles
+    finally:
+        tuner.close()
+    assert [r.key for r in runs] == [f"{x},1" for x in range(1, 13)]
+    assert pool is not None and pool.batches >= 1
+    batched = [r for r in runs if r.symbol]
+    assert batched and all(elf_sections(r.binary).get(f".text.{r.symbol}") for r in batched)
+
+
+@needs_nvcc
+def test_prepare_compiles_the_baseline_before_its_run_and_close_leaves_no_compiler(monkeypatch):
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "1")
+    runs: list = []
+    tuner = _sm90_tuner(fake_device("gpu0", answer=_answer, runs=runs))
+    job = dataclasses.replace(_compiled_job(3), configs=[{"block_size_x": 1, "block_size_y": 1}])  # the baseline's
+    try:
+        tuner.prepare(job.spec, "pycuda", job.source)
+        deadline = time.monotonic() + 300
+        while (tuner.compiles is None or tuner.compiles.compiled < 3) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the baseline and the sweep's first configurations
+        pool = tuner.compiles
+        assert pool is not None and pool.compiled == 3
+        _run(tuner, job, timeout_s=300)
+        assert tuner.compiles is pool and pool.compiled == 3  # the run compiled nothing itself
+        assert [r.key for r in runs] == ["1,1"] and runs[0].binary[:4] == b"\x7fELF"
+        many = _compiled_job(40)
+        tuner.prepare(dict(many.spec, compiler_options=["-O3"]), "pycuda", many.source)  # a new pool, busy
+        while not (busy := any(n in ("nvcc", "cicc", "ptxas") for n in _descendants())) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert busy
+    finally:
+        tuner.close()
+    assert tuner.compiles is None
+    assert not [n for n in _descendants() if n in ("nvcc", "cicc", "ptxas", "gcc", "cc1plus")]
+
+
+def test_no_pool_for_a_replay_or_an_unprobed_gpu():
+    tuner = tuner_on(fake_device("gpu0", answer=_answer))
+    spec = spec_from_plain(_wide(2).spec)
+    assert tuner.compile_pool(spec, "pycuda") is None  # no architecture known
+    tuner.arch = "sm_90"
+    assert tuner.compile_pool(spec, "sim") is None
+    got, _ = _run(tuner, _wide(2))
+    assert len(got) == 2 and tuner.compiles is None
+
+
+def test_a_remembered_probe_tells_the_tuner_which_gpu_to_compile_for(monkeypatch):
+    from kt_tui.config import load_settings
+    from kt_tui.engine import backend
+    from kt_tui.front import session
+
+    from ..conftest import EXAMPLES
+
+    monkeypatch.setattr(backend, "choose_backend", lambda *a: backend.BackendChoice("pycuda", "H100", arch="sm_90"))
+    tuner = Tuner()
+    assert tuner.cc() is None
+    session.pick_backend(load_settings({}), tuner, "matmul", "v", EXAMPLES / "matmul.cu")
+    assert tuner.cc() == "90"

@@ -268,3 +268,38 @@ def test_on_the_gpu_outputs_are_compared_and_reset_on_the_device(backend):
         assert np.isnan(c).all()  # the poison it was made with, not the benchmark's a + b
     finally:
         opened.close()
+
+
+def test_a_compile_error_from_the_pool_is_the_result_and_nothing_runs(monkeypatch):
+    opened = _opened(monkeypatch)
+    asked: list = []
+    monkeypatch.setattr(opened.dev, "compile_kernel", lambda *a: asked.append("compile"))
+    monkeypatch.setattr(opened.dev, "run_kernel", lambda *a: asked.append("run"))
+    ran = opened.run(Run("r", "32", {"block_size_x": 32}, compile_error="kern.cu(3): error: nope", compile_ms=12.5))
+    assert ran.result.status == "compile_error" and "error: nope" in ran.result.error
+    assert ran.raw["compile_time"] == 12.5 and asked == []
+
+
+def test_the_pools_binary_is_loaded_and_not_compiled_again(monkeypatch):
+    from kt_tui.gpu.device import loaders
+
+    opened = _opened(monkeypatch)
+    loaded: list = []
+    monkeypatch.setattr(opened.dev, "compile_kernel", lambda *a: pytest.fail("compiled in the worker"))
+    monkeypatch.setattr(loaders, "load", lambda dev, instance, binary, symbol: loaded.append((binary, symbol)) or 32)
+    ran = opened.run(Run("r", "32", {"block_size_x": 32}, binary=b"\x7fELF...", symbol="k_1", compile_ms=3.0))
+    assert ran.result.status == "ok" and ran.result.verified and loaded == [(b"\x7fELF...", "k_1")]
+    assert ran.raw["compile_time"] == 3.0
+
+
+def test_a_binary_the_driver_refuses_is_compiled_in_the_worker(monkeypatch):
+    from kt_tui.gpu.device import loaders
+
+    opened = _opened(monkeypatch)
+
+    def refused(*a):
+        raise RuntimeError("cuModuleLoadData: CUDA_ERROR_INVALID_IMAGE")
+
+    monkeypatch.setattr(loaders, "load", refused)
+    ran = opened.run(Run("r", "64", {"block_size_x": 64}, binary=b"junk"))
+    assert ran.result.status == "wrong_result"  # Device's compile_kernel made 64's (wrong) function

@@ -23,6 +23,7 @@ from ..ktimport import load as _load_kernel_tuner
 
 _load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
 from kernel_tuner.core import DeviceInterface, KernelSource
+from kernel_tuner.util import SkippableFailure
 
 from ...compare import compare_all
 from ...kernel import refkernel
@@ -36,6 +37,7 @@ from ..protocol import sim_pace
 from ..results import classify_exception, normalize_result
 from ..timeline import mark
 from ..wire import Load, Loaded, Ran, Run
+from . import loaders
 from .compare import Checker, OutputReset
 from .lang import cuda_lang, numpy_arguments
 from .outputs import reference_kernel_outputs, references_by_config
@@ -334,6 +336,7 @@ class Session:
             return self._replay(run)
         if run.compile_error is not None:
             raw = _failed(run.params, "compile_error", run.compile_error)
+            raw["compile_time"] = run.compile_ms or 0
             return Ran(run.run_id, normalize_result(raw, self.names, "measured"), raw=raw)
         outputs = None
         try:
@@ -422,8 +425,16 @@ class Session:
         return placed(list(verdicts), checker.on_host)
 
     def _function(self, instance: Any, run: Run) -> Any:
-        """The configuration's function: the compile pool's binary when there is one (not yet:
-        gpu/device/loaders.py), else compiled here as kernel_tuner compiles it."""
+        """The configuration's function: the compile pool's binary loaded (gpu/device/loaders.py)
+        when there is one, else compiled here as kernel_tuner compiles it (also where the driver
+        refuses the binary for a reason kernel_tuner would not skip the configuration for)."""
+        if run.binary is not None:
+            try:
+                return loaders.load(self.dev, instance, run.binary, run.symbol)
+            except SkippableFailure:
+                return None  # as kernel_tuner's compile_kernel: too much shared memory, skipped
+            except Exception as e:  # noqa: BLE001 - compiled here instead
+                mark(f"worker: the pool's binary for {run.key} did not load: {type(e).__name__}: {e}"[:300])
         return self.dev.compile_kernel(instance, False)
 
     @staticmethod
