@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 RECORDER = r"""
 import contextlib, json, runpy, sys, time
 import kernel_tuner, kernel_tuner.interface
-from kt_tui.gpu.worker.lang import cuda_lang
+from kt_tui.gpu.device.lang import cuda_lang
 script, out, cap, calls_wanted, lang = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 real = kernel_tuner.interface.tune_kernel
 calls = []
@@ -57,7 +57,7 @@ def save():
 
 def recorded(*args, **kw):
     # the backend kt-tui measures with (timings compare only on one backend), with lang "CUDA" as the
-    # script says: under lang="pycuda" kernel_tuner 1.5.0 prepares kernels differently (kt_tui/gpu/worker/lang.py)
+    # script says: under lang="pycuda" kernel_tuner 1.5.0 prepares kernels differently (kt_tui/gpu/device/lang.py)
     same = lang and str(kw.get("lang") or "CUDA").upper() == "CUDA"
     if cap:
         kw["strategy"] = FirstN()

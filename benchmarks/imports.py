@@ -41,7 +41,7 @@ RECORDER = r"""
 import json, runpy, sys
 import numpy as np
 import kernel_tuner, kernel_tuner.core, kernel_tuner.interface
-from kt_tui.gpu.worker.lang import cuda_lang
+from kt_tui.gpu.device.lang import cuda_lang
 script, out, plan_file, backend = sys.argv[1:5]
 plan = {int(k): v for k, v in json.load(open(plan_file)).items()}  # call index -> [params, ...]
 real, default_verify = kernel_tuner.interface.tune_kernel, kernel_tuner.core._default_verify_function

@@ -1,7 +1,7 @@
 """One GPU against N: the same sweep, the same settings, configurations per second of each.
 
 Sweeps a whole space (matmul_tiled, 767 configurations, by default) with brute force, first on one
-GPU through today's GPU worker, then on N GPUs through Ray (kt-tui's GpuPool), each result
+GPU through today's GPU worker, then on N GPUs through Ray (kt-tui's Tuner), each result
 verified against the original's outputs and written to a session store as the engine does.
 Prints configs/s for each, the ratio, the best configuration of each, and fails (exit 1) when a
 result is lost or duplicated. No kernel_tuner cachefile is used, so nothing is replayed.
@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from kt_tui.engine.backend import choose_backend  # noqa: E402
 from kt_tui.front.session import load_kernel_spec, read_kernel_file  # noqa: E402
-from kt_tui.gpu.client import GpuWorker  # noqa: E402
-from kt_tui.gpu.pool import GpuPool, parse_gpus  # noqa: E402
 from kt_tui.gpu.protocol import BACKENDS, TuneJob  # noqa: E402
+from kt_tui.gpu.scale import parse_gpus  # noqa: E402
+from kt_tui.gpu.tuner import Tuner  # noqa: E402
 from kt_tui.kernel.spec import version_hash  # noqa: E402
 from kt_tui.search.space import configurations  # noqa: E402
 from kt_tui.store import Store  # noqa: E402
@@ -84,8 +84,8 @@ def main() -> int:
     vid = version_hash(kf.source, spec)
     names = list(spec.tune_params)
     expected = {",".join(str(v) for v in c) for c in configurations(spec)}
-    one = GpuWorker()
-    pool = GpuPool(parse_gpus(a.gpus), a.ray or None)
+    one = Tuner()
+    pool = Tuner(gpus=parse_gpus(a.gpus), address=a.ray or None, via="ray" if a.ray else "local")
     try:
         choice = choose_backend(a.backend, one.probe, spec.kernel, vid, [str(cu.parent / "recorded")])
         print(f"space {cu.name}: {len(expected)} configurations; {choice.label()}", flush=True)

@@ -52,7 +52,7 @@ class RunFailed(Exception):
     pass
 
 
-def kt_tui(kernel: str, extra: list[str], env: dict, probe: Path | None = None) -> dict:
+def kt_tui(kernel: str, extra: list[str], env: dict, probe: Path | None = None, root: Path = ROOT) -> dict:
     """Wall of the whole command, when its first result line came (s after start), and the steps
     the app and its GPU worker marked on the way (s after start). probe: a backend-probe.json to
     start from (the probe remembered, as on a machine kt-tui has run on before)."""
@@ -60,6 +60,8 @@ def kt_tui(kernel: str, extra: list[str], env: dict, probe: Path | None = None) 
         if probe is not None:
             shutil.copy(probe, Path(tmp) / "backend-probe.json")
         env = dict(env, KT_TUI_DATA_DIR=tmp, KT_TUI_CONFIG_DIR=tmp, KT_TUI_TRACE=f"{tmp}/trace")
+        if root != ROOT:  # another checkout's kt_tui (today's main beside this one): its modules first
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
         t0, wall0 = time.perf_counter(), time.time()
         proc = subprocess.Popen(
             [
@@ -78,12 +80,14 @@ def kt_tui(kernel: str, extra: list[str], env: dict, probe: Path | None = None) 
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            cwd=ROOT,
+            cwd=root,
         )
-        first = None
-        for line in proc.stderr:  # the progress lines: "[1] key  time  status"
+        first = tuned = None
+        for line in proc.stderr:  # the progress lines: "[1] key  time  status"; [1] is the baseline
             if first is None and line.startswith("[1]"):
                 first = time.perf_counter() - t0
+            if tuned is None and line.startswith("[2]"):
+                tuned = time.perf_counter() - t0
         out = proc.stdout.read()
         proc.wait()
         wall = time.perf_counter() - t0
@@ -91,7 +95,18 @@ def kt_tui(kernel: str, extra: list[str], env: dict, probe: Path | None = None) 
     summary = json.loads(out[out.index("{") :]) if "{" in out else {}
     if proc.returncode != 0 or summary.get("error"):
         raise RunFailed(f"kt-tui failed on {kernel} (exit {proc.returncode}): {summary.get('error') or out[-2000:]}")
-    return {"seconds": wall, "first_result_s": first, "configs": summary["results"], "marks": marks}
+    return {
+        "seconds": wall,
+        "first_result_s": first,
+        "first_tuned_s": tuned,
+        "configs": summary["results"],
+        "marks": marks,
+    }
+
+
+def _median(rows: list[dict], key: str) -> float:
+    got = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(got) if got else float("nan")
 
 
 def first_result_steps(run: dict) -> list[str]:
@@ -115,10 +130,10 @@ def remembered_probe(backend: str, env: dict, where: str) -> Path:
     """This machine's backend probe, as kt-tui remembers it after its first run (gpu/probe_cache.py)."""
     path = Path(where) / "backend-probe.json"
     code = (
-        "import sys; from pathlib import Path; from kt_tui.gpu.client import GpuWorker; "
+        "import sys; from pathlib import Path; from kt_tui.gpu.tuner import Tuner; "
         "from kt_tui.gpu.probe_cache import cached_probe\n"
         "if __name__ == '__main__':\n"
-        "    w = GpuWorker(); found = cached_probe(w.probe, Path(sys.argv[1]))((sys.argv[2],)); w.close()\n"
+        "    w = Tuner(); found = cached_probe(w.probe, Path(sys.argv[1]))((sys.argv[2],)); w.close()\n"
         "    print(found)"
     )
     out = subprocess.run(
@@ -207,6 +222,9 @@ def main() -> None:
     ap.add_argument("--out", help="write the table (overhead-*.txt) and the rows (JSON) into this folder")
     ap.add_argument("--resume", type=int, metavar="N", help="time `resume --auto` of a session of N results instead")
     ap.add_argument("--no-warmup", dest="warmup", action="store_false", help="no bytecode compile, no untimed run")
+    ap.add_argument(
+        "--kt", type=Path, help="also time this other checkout's kt-tui (e.g. today's main) in the same run"
+    )
     a = ap.parse_args()
     if a.resume:
         return resume_table(a.resume, a.repeat, a.out)
@@ -237,6 +255,10 @@ def main() -> None:
                 ),
                 "kernel_tuner+answer": lambda k=kernel: plain(k, ["--backend", a.backend, "--answer", *limit], env),
             }
+            if a.kt:
+                sides["kt-tui@other"] = lambda k=kernel: kt_tui(
+                    k, ["--backend", a.backend, "--search", "brute_force", "--no-seeds", *limit], env, probe, a.kt
+                )
         else:
             try:
                 cache = recorded_cache(kernel)
@@ -267,22 +289,32 @@ def main() -> None:
         f"{'; at most ' + str(a.max_configs) + ' configurations' if a.max_configs else ''}{deadline.note()}"
         f"{'; backend probe remembered' if probe else ''}{'; warmed up (bytecode, one untimed run)' if a.warmup else ''}",
         f"kt-tui --help: {statistics.median(help_s):.3f} s",
-        f"{'kernel':12} {'configs':>7} {'kt-tui s':>9} {'first result s':>14} {'kernel_tuner s':>14} {'ratio':>6}  target",
+        f"{'kernel':12} {'configs':>7} {'kt-tui s':>9} {'first result s':>14} {'first tuned s':>13} "
+        f"{'kernel_tuner s':>14} {'ratio':>6}"
+        + (f" {'other s':>8} {'other first':>11} {'other tuned':>11} {'ratio':>6}" if a.kt else "")
+        + "  target",
     ]
-    target = "<= 1.1, first result <= 2 s" if a.gpu else "<= 1.5"
+    target = "<= 1.1, first tuned <= 2 s" if a.gpu else "<= 1.5"
     for kernel in a.kernels:
         stem = Path(kernel).stem
         kt = [r for r in rows if r["kernel"] == stem and r["tool"] == "kt-tui"]
-        other = [r for r in rows if r["kernel"] == stem and r["tool"] != "kt-tui"]
+        mine = [r for r in rows if r["kernel"] == stem and r["tool"] == "kt-tui@other"]
+        other = [r for r in rows if r["kernel"] == stem and not r["tool"].startswith("kt-tui")]
         if not kt or not other:
             lines.append(f"{stem:12} not measured (failed or past the deadline)")
             continue
         kt_s, other_s = statistics.median(r["seconds"] for r in kt), statistics.median(r["seconds"] for r in other)
-        firsts = [r["first_result_s"] for r in kt if r["first_result_s"] is not None]
-        first = statistics.median(firsts) if firsts else float("nan")
-        lines.append(
-            f"{stem:12} {kt[0]['configs']:7d} {kt_s:9.2f} {first:14.2f} {other_s:14.2f} {kt_s / other_s:6.2f}  {target}"
+        row = (
+            f"{stem:12} {kt[0]['configs']:7d} {kt_s:9.2f} {_median(kt, 'first_result_s'):14.2f} "
+            f"{_median(kt, 'first_tuned_s'):13.2f} {other_s:14.2f} {kt_s / other_s:6.2f}"
         )
+        if a.kt:
+            m_s = statistics.median(r["seconds"] for r in mine) if mine else float("nan")
+            row += (
+                f" {m_s:8.2f} {_median(mine, 'first_result_s'):11.2f} {_median(mine, 'first_tuned_s'):11.2f}"
+                f" {m_s / other_s:6.2f}"
+            )
+        lines.append(f"{row}  {target}")
     lines += [f"FAILED {f}" for f in failed]
     for kernel in a.kernels:
         kt = sorted(

@@ -46,7 +46,7 @@ def main() -> None:
     from kernel_tuner import run_kernel, tune_kernel
 
     from kt_tui.front.session import load_kernel_spec, read_kernel_file
-    from kt_tui.gpu.worker.lang import cuda_lang  # lang "CUDA" on the chosen backend, as kt-tui runs it
+    from kt_tui.gpu.device.lang import cuda_lang  # lang "CUDA" on the chosen backend, as kt-tui runs it
     from kt_tui.kernel.inputs import make_args
 
     kf = read_kernel_file(a.kernel)

@@ -17,7 +17,7 @@ from .gpu.protocol import SEARCHES
 from .paths import data_dir, session_db
 from .redact import for_terminal, scrub
 
-# Imported where used: each command's own modules (front/, importer/, gpu/pool.py) and the
+# Imported where used: each command's own modules (front/, importer/, gpu/tuner.py) and the
 # settings (config.py: pydantic), so that `--help` and every other command load only what they need,
 # `kt-tui sessions` lists at once and `run` starts its GPU worker before the rest loads.
 
@@ -420,7 +420,7 @@ def _with_settings(args: argparse.Namespace, gpu, said: bool) -> int:
         from .front.commands import export_results
 
         return export_results(settings, args)
-    from .gpu.scale import check_settings, wanted  # not gpu.pool: it loads numpy before the first frame
+    from .gpu.scale import check_settings, wanted  # not gpu.tuner: it loads more before the first frame
 
     check_settings(settings)
     from .llm.errors import check_model  # nothing heavy: the client loads with the first call

@@ -48,11 +48,8 @@ def hermetic(tmp_path, monkeypatch):
     monkeypatch.setenv("KT_TUI_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("KT_TUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("KT_TUI_DB", str(tmp_path / "sessions.db"))
-    from kt_tui.gpu.worker import compiled
-    from kt_tui.ui import deciding  # a skip or stop goes at once; the undo's own tests set KT_TUI_UNDO_S
-
-    compiled.forget()  # a GPU worker's compiles are kept for its process's next jobs: a test is a fresh worker
     from kt_tui.kernel import inputs
+    from kt_tui.ui import deciding  # a skip or stop goes at once; the undo's own tests set KT_TUI_UNDO_S
 
     monkeypatch.setattr(inputs, "_USER_CODE", [False])  # a worker run in-process by an earlier test allowed it
 
@@ -71,7 +68,7 @@ def worker_loop_once(monkeypatch):
     """Runs the GPU worker's job loop in this process over these jobs, then leaves it."""
     import os
 
-    from kt_tui.gpu.worker import main as worker
+    from kt_tui.gpu.device import main as worker
 
     monkeypatch.setenv("KT_TUI_CUDA_WARM", "0")  # no CUDA driver started in the test process
 
@@ -85,6 +82,6 @@ def worker_loop_once(monkeypatch):
                 raise SystemExit
 
         with pytest.raises(SystemExit):
-            worker.main(Requests(), None, None, None, os.getppid())
+            worker.main(Requests(), None, None, os.getppid())
 
     return run

@@ -29,35 +29,169 @@ def report(line: str) -> None:
             f.write(line.rstrip() + "\n")
 
 
-def compile_pid() -> int:
-    """A compile job of CompilePool's that runs in its processes (gpu/worker/pools.py): says where it ran."""
-    return os.getpid()
+class _Here:
+    """The `proc` of a device worker that runs in the test's own process."""
+
+    exitcode = None
+    pid = None
+    dead = False
+
+    def is_alive(self) -> bool:
+        return not self.dead
+
+    def kill(self) -> None:
+        pass
+
+    def join(self, timeout=None) -> None:
+        pass
 
 
-compile_pid.holds_gil = True  # type: ignore[attr-defined]
+def in_process_device():
+    """A device handle whose worker is this process: each Load and Run is answered as it is sent,
+    by the device worker's own Session (gpu/device/session.py). For tests of one tuning run that
+    need no worker process (or replace parts of the device side with monkeypatch)."""
+    from collections import deque
+
+    from kt_tui.gpu.device.session import Session
+    from kt_tui.gpu.devices import Device
+
+    class Here(Device):
+        label = "here"
+
+        def start(self) -> None:
+            self.proc, self.session, self.queue = _Here(), Session(), deque()
+
+        def send(self, message) -> None:
+            self.asked = True
+            self.queue.append(self.session.handle(message))
+
+        def poll(self, timeout: float = 0.0):
+            return self.queue.popleft() if self.queue else None
+
+        def kill(self) -> None:
+            self.loaded = None
+
+    return Here()
 
 
-def pool_children(queue) -> None:
-    """In a process of its own: a CompilePool's processes, their pids sent back, then wait to be killed."""
+def run_tune_job(job, emit=lambda kind, payload: None, timeout_s: float = 60.0, device=None) -> dict:
+    """One TuneJob through the app's Tuner and QueueRunner, on `device` (default: a device worker
+    in this process)."""
+    from kt_tui.gpu.tuner import Tuner
+
+    tuner = Tuner()
+    tuner.workers = [device if device is not None else in_process_device()]
+    return tuner.run(job, emit, timeout_s)
+
+
+def fake_device(
+    label: str = "fake",
+    gpu: str = "fake GPU",
+    answer=None,
+    pace: float = 0.0,
+    calls: list | None = None,
+    dies_after: int | None = None,
+    runs: list | None = None,
+):
+    """A device handle whose worker is a stand-in in this process: probed and Loaded at once, and
+    each Run answered with `answer(params)` (kernel_tuner's result fields: {"time": ...}; default:
+    1 ms) after `pace` seconds. `calls` collects (label, key, when) of every Run it was handed.
+    `dies_after`: after that many Runs, every Run it is handed kills it (a restart revives it).
+    `runs` collects every Run message it was handed."""
     import time
+    from collections import deque
 
-    from kt_tui.gpu.worker.pools import CompilePool
+    from kt_tui.gpu.devices import Device
+    from kt_tui.gpu.protocol import ProbeJob
+    from kt_tui.gpu.results import normalize_result
+    from kt_tui.gpu.wire import Load, Loaded, Ran, Run
 
-    pool = CompilePool(2)
-    deadline = time.monotonic() + 60
-    while pool.submit(compile_pid).result() == os.getpid() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    queue.put([p.pid for p in (pool.processes._processes or {}).values()] if pool.processes else [])
-    time.sleep(120)
+    handed = runs
+    runs = [0]
+
+    class Fake(Device):
+        def start(self) -> None:
+            self.proc, self.queue, self.pending = _Here(), deque(), None
+
+        def send(self, message) -> None:
+            self.asked = True
+            if isinstance(message, ProbeJob):
+                self.queue.append(("probe", None, {"backend": "pycuda", "gpu": gpu, "errors": {}}))
+            elif isinstance(message, Run) and dies_after is not None and runs[0] >= dies_after:
+                self.proc.dead = True
+            elif isinstance(message, Load):
+                self.queue.append(("loaded", message.run_id, Loaded(message.run_id, device=gpu)))
+            elif isinstance(message, Run):
+                runs[0] += 1
+                if handed is not None:
+                    handed.append(message)
+                if calls is not None:
+                    calls.append((self.label, message.key, time.monotonic()))
+                self.pending = (message, time.monotonic() + pace)
+
+        def poll(self, timeout: float = 0.0):
+            if self.pending is not None and not self.queue:
+                time.sleep(max(0.0, min(timeout, self.pending[1] - time.monotonic())))
+            if self.pending is not None and time.monotonic() >= self.pending[1]:
+                run, self.pending = self.pending[0], None
+                raw = dict(run.params, **(answer(run.params) if answer else {"time": 1.0, "times": [1.0]}))
+                raw.setdefault("timestamp", "now")
+                result = normalize_result(raw, list(run.params), "measured")
+                self.queue.append(("ran", run.run_id, Ran(run.run_id, result, raw=raw)))
+            return self.queue.popleft() if self.queue else None
+
+        def kill(self) -> None:
+            self.loaded = self.pending = None
+            self.proc = None
+
+        def close(self) -> None:
+            self.kill()
+
+    device = Fake()
+    device.label = label
+    return device
 
 
-def counted_compile(log: str, what: str, seconds: float) -> str:
-    """A compile job that says it ran (a line in `log`), takes `seconds`, and fails for "fail"."""
-    import time
+def tuner_on(*devices, **kw):
+    """A Tuner over these device handles (several: as `--gpus N` makes them)."""
+    from kt_tui.gpu.tuner import Tuner
 
-    with open(log, "a") as f:
-        f.write(what + "\n")
-    time.sleep(seconds)
-    if what == "fail":
-        raise ValueError("it does not compile")
-    return f"cubin of {what}"
+    tuner = Tuner(**kw) if kw else Tuner()
+    tuner.workers = list(devices)
+    if len(devices) > 1 and not kw:
+        tuner.via = "local"
+    tuner.devices = {d.label: getattr(d, "gpu", "fake GPU") for d in devices}
+    return tuner
+
+
+class FakeDeviceInterface:
+    """kernel_tuner's DeviceInterface as a device worker's Session makes it (gpu/device/session.py),
+    without a GPU: it keeps what it was given and what was current as it was made."""
+
+    made: list = []
+
+    def __init__(self, kernel_source, iterations=7, compiler_options=None, quiet=False, **kw):
+        import kernel_tuner.core as core
+
+        self.kernel_source, self.iterations, self.compiler_options = kernel_source, iterations, compiler_options
+        self.backend = core._select_default_cuda_backend()
+        self.name, self.max_threads = "fake GPU", 1024
+        FakeDeviceInterface.made.append(self)
+
+    def ready_argument_list(self, arguments):
+        return list(arguments)
+
+
+def open_load(job, monkeypatch, device_interface=None):
+    """The device side of a TuneJob's Load (gpu/device/session.py Session.open) with kernel_tuner's
+    DeviceInterface faked: the Session, holding what kernel_tuner would have been given."""
+    from kt_tui.gpu.device import session
+    from kt_tui.gpu.tunerun import load_for
+    from kt_tui.kernel.spec import spec_from_plain
+
+    monkeypatch.setattr(session, "DeviceInterface", device_interface or FakeDeviceInterface)
+    spec = spec_from_plain(job.spec)
+    opened = session.Session()
+    loaded = opened.open(load_for(job, spec, {k: list(v) for k, v in spec.tune_params.items()}))
+    assert loaded.error is None, loaded.error
+    return opened

@@ -1,5 +1,5 @@
 """Results at other sizes: a configuration that is right at the spec's size can still be wrong at a
-ragged or a small one. Each check runs in the GPU worker (gpu/worker/checking.py), is stored before
+ragged or a small one. Each check runs in the GPU worker (gpu/device/checking.py), is stored before
 anyone hears of it, and is never run twice; in sim mode it is read from the recorded cache."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..compare import poisoned
-from ..gpu.client import WorkerError
 from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
+from ..gpu.tuner import WorkerError
 from ..kernel.spec import Spec
 from ..records import Check, Result, config_key, trusted
 from ..store.rows import check_entry, check_from_entry

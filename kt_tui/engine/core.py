@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ..gpu.client import GpuWorker
+from ..gpu.tuner import Tuner
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..kernel.text import kernel_text
 from ..llm.errors import LlmUnavailable
@@ -51,7 +51,7 @@ class Engine(Runs):
         self,
         store: Store,
         sid: str,
-        gpu: GpuWorker,
+        gpu: Tuner,
         choice: BackendChoice,
         decide: Callable[[Gate], Decision | None],
         on_event: Callable[[Event], None] | None = None,

@@ -17,7 +17,7 @@ from ..kernel.expr import ExprError, evaluate
 from ..kernel.spec import Spec
 
 NOT_RECORDED = "device facts not recorded"
-LAUNCH_SAID = 5.0  # % of a time that is kernel_tuner's launch (gpu/worker/device.py), from which it is said
+LAUNCH_SAID = 5.0  # % of a time that is kernel_tuner's launch (gpu/device/device.py), from which it is said
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import config_dir
 from ..errors import UserError
-from ..gpu.client import GpuWorker, WorkerClosed, WorkerError
 from ..gpu.protocol import TuneJob
 from ..gpu.simcache import finalize_cache
+from ..gpu.tuner import Tuner, WorkerClosed, WorkerError
 from ..kernel.spec import Spec
 from ..records import Check, Result, as_result, replace
 from ..search.options import run_seed, search_options
@@ -49,7 +49,7 @@ class Runs:
     store: Store
     sid: str
     data: SessionStore
-    gpu: GpuWorker
+    gpu: Tuner
     choice: BackendChoice
     original: str
     options: dict[str, Any]

@@ -43,14 +43,15 @@ def make_worker(settings: Settings, start: bool = False):
     from .early import local_worker
 
     if scale.wanted(settings):
-        from ..gpu import pool as gpu_pool
+        from ..gpu.tuner import Tuner
 
         logs = settings.data_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
-        pool = gpu_pool.GpuPool(
-            gpu_pool.parse_gpus(settings.gpus),
-            settings.ray_address,
-            settings.allow_mixed,
+        pool = Tuner(
+            gpus=scale.parse_gpus(settings.gpus),
+            address=settings.ray_address,
+            allow_mixed=settings.allow_mixed,
+            via="ray" if settings.ray_address else "local",
             log_path=str(logs / "gpu-worker.log"),
         )
         pool.start_early()  # Ray and the workers start while the session loads and probes
@@ -259,7 +260,7 @@ def run_auto(settings: Settings, args: argparse.Namespace, gpu=None) -> int:
         store = open_store(settings)
         choice = checked_choice(settings, gpu, kf, spec)
         mark("main: backend chosen")
-        if (wait_connected := getattr(gpu, "wait_connected", None)) is not None:  # a pool (gpu/pool.py)
+        if (wait_connected := getattr(gpu, "wait_connected", None)) is not None:  # several GPUs (gpu/tuner.py)
             wait_connected()  # joined meanwhile; a cluster not there is said before a session is made
     except BaseException:
         gpu.close()

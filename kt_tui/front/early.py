@@ -12,8 +12,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..gpu.client import GpuWorker
 from ..gpu.timeline import mark
+from ..gpu.tuner import Tuner
 from ..paths import data_dir
 
 if TYPE_CHECKING:
@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 _CHECK: dict[str, tuple[str, Future[str | None]]] = {}  # what the early check checks -> its arch, its errors
 
 
-def local_worker(settings: Settings, start: bool = False) -> GpuWorker:
+def local_worker(settings: Settings, start: bool = False) -> Tuner:
     return _worker(settings.data_dir, start, warm_cuda=settings.backend != "sim")
 
 
-def early_worker(args) -> GpuWorker | None:
+def early_worker(args) -> Tuner | None:
     """A started local worker for `kt-tui run`, or None where the flags or RAY_ADDRESS name GPUs or
     a Ray cluster (the command then makes its pool; cli.py closes this one if the config file does)."""
     if getattr(args, "gpus", None) or getattr(args, "ray_address", None) or os.environ.get("RAY_ADDRESS"):
@@ -94,10 +94,10 @@ def _check_key(source: str, spec: Spec, path: str | Path) -> str:
     return json.dumps([source, spec.to_dict(), str(path)], sort_keys=True, default=str)
 
 
-def _worker(data: Path, start: bool, warm_cuda: bool = True) -> GpuWorker:
+def _worker(data: Path, start: bool, warm_cuda: bool = True) -> Tuner:
     logs = data / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    worker = GpuWorker(log_path=str(logs / "gpu-worker.log"))
+    worker = Tuner(log_path=str(logs / "gpu-worker.log"))
     worker.warm_cuda = warm_cuda
     if start:
         worker.start()

@@ -17,7 +17,7 @@ from .prepared import NeedsGpu, prepared, repair_replay, replay_damaged, waits_h
 
 if TYPE_CHECKING:
     from ..engine.backend import BackendChoice
-    from ..gpu.client import GpuWorker
+    from ..gpu.tuner import Tuner
 
 # Imported where used: the backend's pick and the compile check (engine/backend.py, precheck.py),
 # which `kt-tui resume` in the TUI does on the engine thread, after the first frame; it checks the
@@ -35,7 +35,7 @@ def sim_sources(settings: Settings, kernel_path: Path) -> list[str]:
 
 def pick_backend(
     settings: Settings,
-    gpu: GpuWorker,
+    gpu: Tuner,
     kernel: str,
     version: str | list[str],
     kernel_path: Path,
@@ -45,7 +45,10 @@ def pick_backend(
     from ..gpu.probe_cache import cached_probe
 
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
-    return choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
+    choice = choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
+    if choice.arch and not choice.simulated and getattr(gpu, "arch", "") is None:
+        gpu.arch = choice.arch  # a remembered probe's: the compile pool compiles for it
+    return choice
 
 
 def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> BackendChoice:
@@ -95,7 +98,7 @@ def new_session(store: Store, settings: Settings, kf: KernelFile, spec: Spec, ch
 
 
 def resume_backend(
-    store: Store, settings: Settings, gpu: GpuWorker, sid: str, read_only_here: bool = False
+    store: Store, settings: Settings, gpu: Tuner, sid: str, read_only_here: bool = False
 ) -> BackendChoice:
     """The backend for a resumed session: what it used if that still works here, else what auto
     finds, else none (stored results can still be viewed; measuring fails with a clear message).

@@ -203,10 +203,10 @@ def gpu_backend(request: str | None) -> tuple[str | None, str]:
         return None, "no NVIDIA driver on this machine"
     if request != "auto":
         return request, ""
-    from ..gpu.client import GpuWorker  # here: only `spec --check` on a machine with a driver starts one
+    from ..gpu.tuner import Tuner  # here: only `spec --check` on a machine with a driver starts one
 
     settings = load_settings({})
-    worker = GpuWorker()
+    worker = Tuner()
     try:
         found = cached_probe(worker.probe, settings.data_dir / "backend-probe.json")(BACKENDS)
     finally:

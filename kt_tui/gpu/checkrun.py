@@ -506,7 +506,7 @@ def main(argv: list[str]) -> int:
     mutant hung or crashed finds state.json and goes on with the mutants left."""
     up = time.monotonic()
     mark("check child: up")
-    from .worker.outputs import run_arrays  # in this child process only: it loads kernel_tuner
+    from .device.outputs import run_arrays  # in this child process only: it loads kernel_tuner
 
     allow_user_code()
 

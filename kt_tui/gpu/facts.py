@@ -1,5 +1,5 @@
 """Device facts: what a performance engineer knows of the GPU before reading a time. The GPU worker
-reads them with its backend's API and measures two peaks once (gpu/worker/device.py); the backend
+reads them with its backend's API and measures two peaks once (gpu/device/device.py); the backend
 probe's cache keeps them per GPU and driver (gpu/probe_cache.py), a recorded cache's header carries
 them (gpu/simcache.py) and a session stores them. Every copy read back from a file or a database is
 untrusted: `clean_facts` keeps only the known fields, as numbers or short texts."""

@@ -10,8 +10,9 @@ kernel_tuner.file_utils imports jsonschema (a tenth of a second with its schema 
 reading and writing T4 files only: it is given a stand-in that loads the module on first use,
 so the worker and the app start without it.
 
-The app's process only prepares kernel strings (ktsource.py) and reads caches: it loads SOURCE,
-which imports no GPU backend (pycuda, cupy, cuda-python, NVML); the GPU worker loads MODULES.
+The app's process prepares kernel strings (ktsource.py), reads caches and runs the search: it
+loads SOURCE, then APP for a tuning run, which import no GPU backend (pycuda, cupy, cuda-python,
+NVML); the GPU worker loads MODULES.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ import types
 
 MODULES = ("kernel_tuner.interface", "kernel_tuner.backends.pycuda", "kernel_tuner.searchspace")
 SOURCE = ("kernel_tuner.util", "kernel_tuner.core")
+# the app's tuning runs (gpu/kt_private.py, tunerun.py, runner.py): kernel_tuner's strategies,
+# searchspace and runner interface, no GPU backend
+APP = (*SOURCE, "kernel_tuner.interface", "kernel_tuner.searchspace", "kernel_tuner.runners.runner")
 
 
 def load(modules: tuple[str, ...] = MODULES) -> None:

@@ -40,6 +40,7 @@ from ..kernel.spec import Spec
 from ..kernel.strengthen import case_spec
 from ..kernel.text import compile_options
 from .compile import DEFAULT_ARCH, find_nvcc
+from .compiles import elf_sections
 from .env import scrubbed_env
 from .timeline import mark
 
@@ -371,8 +372,6 @@ MACHINE = (".text.", ".nv.constant", ".nv.shared.", ".nv.global", ".nv.info")  #
 def machine_code(cubin: bytes) -> bytes:
     """What of a cubin the GPU runs: its code and data sections by name (line tables and notes, which
     name the compile's folder under -lineinfo, left out)."""
-    from .worker.batching import elf_sections  # the GPU worker's ELF reader
-
     named = sorted((n, b) for n, b in elf_sections(cubin).items() if n.startswith(MACHINE))
     return b"".join(n.encode() + b"\0" + len(b).to_bytes(8, "little") + b for n, b in named)
 
@@ -380,17 +379,17 @@ def machine_code(cubin: bytes) -> bytes:
 class Ahead:
     """Every kernel the check's child runs, compiled once, from its start, on every core but one: the
     original's runs, the original at every check size, each mutant at the first size; a mutant's next
-    size once it passes one. pycuda and nvcuda compile as kernel_tuner's backend would
-    (gpu/worker/prefetch.py Early), and kernel_tuner's compile step loads those cubins; cupy compiles
-    through its own cache at the run, so here nvcc makes the cubins that sort the mutants only."""
+    size once it passes one. pycuda and nvcuda compile on a compile pool as kernel_tuner's backend
+    would (gpu/compiles.py, nvcc in batches for pycuda; gpu/device/loaders.py Ahead), and kernel_tuner's
+    compile step loads those cubins; cupy compiles through its own cache at the run, so here nvcc
+    makes the cubins that sort the mutants only."""
 
     def __init__(self, spec: Spec, backend: str, runs: list[tuple[str, str]]):
-        from .worker import prefetch  # in the child only: the worker's compile-ahead
+        from .device.loaders import Ahead as Pool  # in the child only: it loads the CUDA driver
 
-        self.spec, self.early = spec, None
+        self.spec = spec
         self.waited = 0.0
-        if backend in ("pycuda", "nvcuda") and prefetch.enabled():
-            self.early = prefetch.Early.start_texts(backend, list(spec.compiler_options or []), runs)
+        self.early = Pool.start(backend, compile_options(spec.compiler_options), runs)
         self.nvcc = find_nvcc() if self.early is None else None
         self.pool = ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1)) if self.nvcc else None
         self.mine: dict[str, Future] = {}
@@ -400,7 +399,7 @@ class Ahead:
 
     def add(self, named: list[tuple[str, str]]) -> None:
         if self.early is not None:
-            self.early.add_texts(named)
+            self.early.add(named)
         elif self.pool is not None and self.nvcc is not None:
             nvcc = self.nvcc
             for _, text in named:
@@ -428,20 +427,21 @@ class Ahead:
 
     def _code(self, text: str) -> bytes | str | None:
         """The machine code of a kernel string, nvcc's error, or None (no compile of it ahead)."""
-        future = self.early.ahead.get(text) if self.early is not None else self.mine.get(text)
-        if future is None:
-            return None
         t0 = time.monotonic()
         try:
-            done = future.result()
-        except Exception:  # noqa: BLE001 - compiled again at the run, where a failure is said as usual
-            return None
+            if self.early is not None:
+                done = self.early.binary(text)
+                return (machine_code(done[0]) or None) if isinstance(done, tuple) else done
+            future = self.mine.get(text)
+            if future is None:
+                return None
+            try:
+                got = future.result()
+            except Exception:  # noqa: BLE001 - compiled again at the run, where a failure is said as usual
+                return None
+            return got if isinstance(got, str) else machine_code(got) or None
         finally:
             self.waited += time.monotonic() - t0
-        if isinstance(done, str):
-            return done
-        blob = next((x for x in (done if isinstance(done, tuple) else (done,)) if isinstance(x, bytes)), b"")
-        return machine_code(blob) or None
 
     def sorter(self, first: Spec, source: str) -> Callable[[str], tuple[str, str]]:
         """sort(mutant source) for child_runs, against `source` (the original) at the first size."""
@@ -462,9 +462,10 @@ class Ahead:
 
     def close(self) -> None:
         mark(f"check child: waited {self.waited:.3f} s on the compiles of mutants")
-        for pool in (self.early.pool if self.early is not None else None, self.pool):
-            if pool is not None:  # nothing waits for a compile still running: its result is not needed
-                pool.shutdown(wait=False, cancel_futures=True)
+        if self.early is not None:
+            self.early.close()
+        if self.pool is not None:  # nothing waits for a compile still running: its result is not needed
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 @contextmanager
@@ -474,7 +475,6 @@ def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead
     on every core but one; kernel_tuner's compile step loads them inside. A child started again after
     one died (a mutant's illegal address, a poisoned index) compiles only what is left to run."""
     from .ktsource import kernel_string  # in the child only: kernel_tuner
-    from .worker import prefetch  # in the child only
 
     done = {r["id"] for r in read_jsonl(out / RECORDS) if r.get("case") is None}
     mutants = [m for m in job.get("mutants") or [] if m["id"] not in done]
@@ -492,7 +492,7 @@ def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead
         yield None
         return
     try:
-        with prefetch.Early.serving([ahead.early]) if ahead.early is not None else nullcontext():
+        with ahead.early.serving() if ahead.early is not None else nullcontext():
             yield ahead
     finally:
         ahead.close()

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..kernel.spec import Spec, spec_from_plain
+from ..kernel.text import compile_options
 from .compile import find_cuda_tool
 from .env import scrubbed_env
 from .supervise import run_supervised
@@ -251,25 +252,31 @@ def _stamp(step: str) -> None:
 
 def main(argv: list[str]) -> int:
     """The child: run the job's kernel once (under ncu); its compile starts first, in threads, while
-    the rest loads and the inputs are made (gpu/worker/prefetch.py)."""
+    the rest loads and the inputs are made (gpu/device/loaders.py Ahead)."""
     _stamp("up")
     mark("profile child: up")
     from ..kernel.inputs import allow_user_code, make_args  # in the profiled child process only
-    from .worker import prefetch  # in the profiled child process only: kernel_tuner's source modules
+    from .device.loaders import Ahead  # in the profiled child process only: the CUDA driver
 
     job = json.loads(Path(argv[0]).read_text())
     spec, backend = spec_from_plain(job["spec"]), job["backend"]
     early = None
-    if backend in ("pycuda", "nvcuda") and prefetch.enabled():
-        early = prefetch.Early.start(backend, spec, job["source"], [job["params"]])
-    from .worker.outputs import run_arrays  # numpy, kernel_tuner and the backend
+    if backend in ("pycuda", "nvcuda"):
+        from .ktsource import kernel_string  # kernel_tuner's source modules
+
+        try:
+            named = [kernel_string(spec, job["source"], job["params"])]
+        except Exception:  # noqa: BLE001 - it fails where it runs, as kernel_tuner says it
+            named = []
+        early = Ahead.start(backend, compile_options(spec.compiler_options), named)
+    from .device.outputs import run_arrays  # numpy, kernel_tuner and the backend
 
     allow_user_code()  # the spec's inputs may be the user's functions, as in the GPU worker
     _stamp("imported")
     args = make_args(spec, spec.sizes)
     _stamp("inputs")
     try:
-        with prefetch.Early.serving([early]) if early else nullcontext():
+        with early.serving() if early is not None else nullcontext():
             run_arrays(spec, job["source"], job["params"], None, backend, args)
     finally:
         if early is not None:

@@ -93,7 +93,7 @@ class PrepareJob:
 # Worker -> app messages are tuples: (kind, run_id, payload)
 #   ("space", run_id, {"total": int})
 #   ("begin", run_id, {"key": str, "params": dict})
-#   ("result", run_id, records.Result, see gpu/worker/results.normalize_result)
+#   ("result", run_id, records.Result, see gpu/device/results.normalize_result)
 #   ("reference", run_id, {name: array})
 #   ("done", run_id, {"device": str, "stopped": bool, "simulated": bool})
 #   ("failed", run_id, {"error": str})

@@ -211,7 +211,7 @@ def reference_outputs(spec: Spec, args: list[Any]) -> dict[str, Any] | None:
     """The spec's expected outputs: from a .npz, or from `module:function` given the inputs by name."""
     ref = spec.reference
     if not isinstance(ref, str) or not ref:
-        return None  # none, or a reference kernel (gpu/worker runs it)
+        return None  # none, or a reference kernel (gpu/device runs it)
     if ref.endswith(".npz"):
         return load_named(spec, ref, "reference")
     inputs = {a.name: np.copy(v) for a, v in zip(spec.args, args)}

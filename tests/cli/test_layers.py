@@ -1,6 +1,6 @@
 """The layers are a contract (pyproject.toml [tool.importlinter], README: Architecture): the suite
 fails when a module imports upwards, when an import cycle appears, when a package below ui/ loads
-Textual, or when code reaches through the process wall (gpu/worker/) either way."""
+Textual, or when code reaches through the process wall (gpu/device/) either way."""
 
 import ast
 import re
@@ -47,10 +47,11 @@ def copy(tmp_path_factory) -> Path:
         ("engine/bad.py", "import textual\n", "may load Textual"),
         ("store/bad.py", "from ..ui import app\n", "may load Textual"),
         ("gpu/bad.py", "from ..engine import core\n", "never imports the engine"),
-        ("gpu/worker/bad.py", "from ..client import GpuWorker\n", "imports nothing of the parent's side"),
+        ("gpu/device/bad.py", "from ..tuner import Tuner\n", "imports nothing of the parent's side"),
+        ("gpu/runner.py", "from .device import session\n", "never imports gpu/device/"),
         ("ui/bad.py", "from ..front import commands\n", "imports only those below it"),
-        ("engine/bad.py", "from ..gpu.worker import checking\n", "nothing outside gpu/ imports gpu/worker/"),
-        ("ui/bad.py", "from ..gpu.pool import GpuPool\n", "ui never imports the Ray pool"),  # through pool.py
+        ("engine/bad.py", "from ..gpu.device import checking\n", "nothing outside gpu/ imports gpu/device/"),
+        ("ui/bad.py", "from ..gpu.raydevice import RayDevice\n", "ui never imports the Ray pool"),
         ("llm/bad.py", "from ..gpu.protocol import SEARCHES\n", "llm never imports gpu"),
         ("records.py", "from .errors import UserError\n", "records and compare import nothing of kt_tui"),
         ("compare.py", "from .paths import data_dir\n", "records and compare import nothing of kt_tui"),

@@ -72,8 +72,8 @@ def test_no_resource_tracker_warning_on_stderr(tmp_path):
     log = tmp_path / "worker.log"
     code = (
         "import os, sys, multiprocessing as mp\n"
-        "from kt_tui.gpu.client import GpuWorker\n"
-        "w = GpuWorker(log_path=sys.argv[1]); w.start()\n"
+        "from kt_tui.gpu.tuner import Tuner\n"
+        "w = Tuner(log_path=sys.argv[1]); w.start()\n"
         "leak = mp.get_context('spawn').Lock()  # what a killed worker leaves behind\n"
         "w.kill(); sys.stdout.flush(); os._exit(0)\n"
     )
@@ -210,14 +210,14 @@ value = "n"
     assert together[4] is not together[2] and np.array_equal(together[4], together[2])
 
 
-def test_the_gpu_worker_starts_without_loading_our_searchs_model():
-    """scipy (0.7 s) loads with the kt search's model, when a job asks for that search."""
+def test_a_tuning_run_starts_without_loading_our_searchs_model():
+    """scipy (0.7 s) loads with the kt search's model, when a run asks for that search."""
     import subprocess
 
     code = (
-        "import sys\nfrom kt_tui.gpu.worker import tuning, checking, main\n"
+        "import sys\nfrom kt_tui.gpu import tunerun\nfrom kt_tui.gpu.device import session, checking, main\n"
         "print(sorted(m for m in ('scipy', 'kt_tui.search.kt_search', 'kt_tui.search.model') if m in sys.modules))\n"
-        "tuning.search_module('kt')\nprint('kt_tui.search.kt_search' in sys.modules)"
+        "tunerun.search_module('kt')\nprint('kt_tui.search.kt_search' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.stdout.split("\n")[:2] == ["[]", "True"], out.stderr

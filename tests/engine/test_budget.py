@@ -81,7 +81,7 @@ def test_a_resume_that_finds_the_budget_spent_stores_the_run_it_ends_whole(herme
     from kt_tui.engine.core import Engine
     from kt_tui.engine.strategies.sweep import sweep
     from kt_tui.front.session import resume_backend
-    from kt_tui.gpu.client import GpuWorker
+    from kt_tui.gpu.tuner import Tuner
 
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.05")
     store = Store(hermetic / "s.db")
@@ -89,7 +89,7 @@ def test_a_resume_that_finds_the_budget_spent_stores_the_run_it_ends_whole(herme
     first = {"sweep:1": Decision("approve")}
     sid, state = sweep_stopped_at(store, 9, lambda g: first.get(g.key, Decision("stop")), options=options)
     assert state == "stopped" and store.run(sid, "sweep:2") is None
-    gpu = GpuWorker()
+    gpu = Tuner()
     try:
         choice = resume_backend(store, load_settings({"backend": "sim"}), gpu, sid)
         assert Engine(store, sid, gpu, choice, lambda g: Decision("approve"), options=options).run(sweep) == "finished"

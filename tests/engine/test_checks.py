@@ -8,10 +8,10 @@ import sqlite3
 import numpy as np
 import pytest
 
-from kt_tui.gpu.client import GpuWorker
+from kt_tui.gpu.device.checking import entry
 from kt_tui.gpu.protocol import CheckJob
 from kt_tui.gpu.simcache import finalize_cache, recorded_checks
-from kt_tui.gpu.worker.checking import entry
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec, version_hash
 from kt_tui.store import Store
 
@@ -182,7 +182,7 @@ def check_job(backend="pycuda"):
 def test_a_check_that_hangs_or_crashes_is_reported_and_the_worker_restarted(monkeypatch, fault, status):
     monkeypatch.setenv("KT_TUI_FAULT", f"{fault}:n=37@reference")
     seen = []
-    gpu = GpuWorker()
+    gpu = Tuner()
     try:
         gpu.run(check_job(), lambda kind, p: seen.append(p), timeout_s=1)
         assert gpu.restarts == 1 and gpu.alive()
@@ -312,7 +312,7 @@ def test_failures_and_checks_render_per_output():
 
 
 def test_a_size_the_original_leaves_unwritten_is_not_checked():
-    from kt_tui.gpu.worker.checking import unwritten
+    from kt_tui.gpu.device.checking import unwritten
 
     spec = load_spec(FAULTS / "scaled_add.cu.toml")
     refs = {"out": np.array([1.0, np.nan, 2.0], np.float32)}
@@ -334,7 +334,7 @@ def test_the_engine_finds_the_originals_poison_without_loading_the_worker_side()
         "        return {'out': np.array([1.0, np.nan]), 'n': np.array([3, 4], np.int32),"
         " 'idx': np.array([0, np.iinfo(np.int32).max], np.int32)}\n"
         "print(SizeChecks(Engine())._partial(), sorted(m for m in sys.modules"
-        " if m in ('kernel_tuner', 'kt_tui.gpu.worker.checking', 'kt_tui.gpu.worker.outputs')))\n"
+        " if m in ('kernel_tuner', 'kt_tui.gpu.device.checking', 'kt_tui.gpu.device.outputs')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr

@@ -8,7 +8,7 @@ from kt_tui.engine.core import Engine
 from kt_tui.engine.events import Decision
 from kt_tui.engine.strategies.sweep import sweep
 from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
-from kt_tui.gpu.client import GpuWorker
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.spec import version_ids
 from kt_tui.store import Store
 
@@ -19,7 +19,7 @@ def open_session(store, name="vector_add"):
     settings = load_settings({"backend": "sim"})
     kf = read_kernel_file(EXAMPLES / f"{name}.cu")
     _, spec = load_kernel_spec(kf, None, None)
-    gpu = GpuWorker()
+    gpu = Tuner()
     choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), Path(kf.path))
     return new_session(store, settings, kf, spec, choice), gpu, choice
 

@@ -91,7 +91,7 @@ def test_the_cases_the_check_kept_run_in_every_later_check_of_a_kernel(hermetic)
 
 
 def test_the_worker_runs_a_kept_case_on_its_own_inputs_for_the_kernel_and_the_reference(monkeypatch):
-    from kt_tui.gpu.worker import checking
+    from kt_tui.gpu.device import checking
     from kt_tui.kernel.spec import parse_spec
 
     from ..kernel.test_strength import KERNEL, SPEC_TEXT

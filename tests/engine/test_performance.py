@@ -10,7 +10,7 @@ from kt_tui.engine.events import Decision
 from kt_tui.engine.plan import PERFORMANCE_MARK
 from kt_tui.front.commands import llm_factory, make_engine
 from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
-from kt_tui.gpu.client import GpuWorker
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.spec import version_ids
 from kt_tui.store import Store
 
@@ -77,7 +77,7 @@ def test_the_block_edited_at_the_plan_gate_is_what_the_next_prompts_carry(hermet
         store = Store(hermetic / "s.db")
         kf = read_kernel_file(H100 / "vadd.cu")
         _, spec = load_kernel_spec(kf, None, None)
-        gpu = GpuWorker()
+        gpu = Tuner()
         choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
         sid = new_session(store, settings, kf, spec, choice)
         shown = {}

@@ -16,16 +16,16 @@ from kt_tui.engine import precheck, registry
 from kt_tui.engine.backend import BackendChoice, choose_backend
 from kt_tui.engine.known import in_space
 from kt_tui.gpu import compile as comp
-from kt_tui.gpu.client import GpuWorker
+from kt_tui.gpu.device import prepare
 from kt_tui.gpu.protocol import TuneJob
 from kt_tui.gpu.simcache import read_cache
 from kt_tui.gpu.timeline import read as read_trace
-from kt_tui.gpu.worker import prepare, tuning
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.store import Store
 
 from ..conftest import EXAMPLES, ROOT
-from ..helpers import run_cli
+from ..helpers import run_cli, run_tune_job
 
 VECTOR_CACHE = EXAMPLES / "recorded" / "vector_add-94d9d81671be4dab.json"
 needs_nvcc = pytest.mark.skipif(comp.find_nvcc() is None, reason="nvcc not found")
@@ -44,19 +44,11 @@ def kt(*argv, env=None, **kw):
 
 
 # -- the replay ------------------------------------------------------------------------------
-def test_a_replay_hands_kernel_tuner_one_element_stand_ins_and_streams_the_recorded_times(monkeypatch):
+def test_a_replay_makes_no_inputs_and_streams_the_recorded_times(monkeypatch):
     def never(*a, **k):
         raise AssertionError("a replay generated the inputs")
 
     monkeypatch.setattr(prepare, "make_args", never)
-    seen = {}
-    real = tuning.tune_kernel
-
-    def spy(name, source, problem_size, args, tune_params, **kw):
-        seen["args"] = args
-        return real(name, source, problem_size, args, tune_params, **kw)
-
-    monkeypatch.setattr(tuning, "tune_kernel", spy)
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
     job = TuneJob(
         run_id="r",
@@ -67,9 +59,7 @@ def test_a_replay_hands_kernel_tuner_one_element_stand_ins_and_streams_the_recor
         search="brute_force",
     )
     got = []
-    tuning.run_tune_job(job, lambda kind, p: got.append(p) if kind == "result" else None, lambda: False)
-    arrays = [a for a in seen["args"] if isinstance(a, np.ndarray)]
-    assert [(a.size, a.dtype.name) for a in arrays] == [(1, x.dtype) for x in spec.args if x.is_array]
+    run_tune_job(job, lambda kind, p: got.append(p) if kind == "result" else None)
     recorded = read_cache(VECTOR_CACHE)["cache"]
     assert {r.key: r.time_ms for r in got} == {k: e["time"] for k, e in recorded.items()}
     assert {r.source for r in got} == {"recorded"}
@@ -180,12 +170,12 @@ def test_in_space_keeps_the_stored_results_a_run_can_meet():
 
 
 def test_a_worker_never_asked_for_anything_is_stopped_at_once_and_one_that_was_ends_cleanly(hermetic):
-    idle = GpuWorker()
+    idle = Tuner()
     idle.start()
     proc = idle.proc
     idle.close()  # it may still be importing kernel_tuner: it is killed, not waited for
     assert not proc.is_alive() and idle.proc is None
-    used = GpuWorker(log_path=str(hermetic / "w.log"))
+    used = Tuner(log_path=str(hermetic / "w.log"))
     assert used.probe(("nope",))["backend"] is None  # one job: close() asks it to end
     proc = used.proc
     used.close()
@@ -311,7 +301,7 @@ def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_name
 
     from kt_tui import cli
     from kt_tui.front import commands, early
-    from kt_tui.gpu import pool as raypool
+    from kt_tui.gpu import tuner as raypool
 
     assert early.early_worker(argparse.Namespace(gpus="2", ray_address=None)) is None
     assert early.early_worker(argparse.Namespace(gpus=None, ray_address="10.0.0.1:6379")) is None

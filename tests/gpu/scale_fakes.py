@@ -4,7 +4,7 @@ the recorded matmul job, and a worker that streams its configurations or dies.""
 from __future__ import annotations
 
 from kt_tui.front.session import load_kernel_spec, read_kernel_file
-from kt_tui.gpu.client import WorkerError
+from kt_tui.gpu.devices import WorkerError
 from kt_tui.gpu.protocol import TuneJob
 
 from ..conftest import EXAMPLES

@@ -7,15 +7,16 @@ import types
 import numpy as np
 
 from kt_tui.gpu import checkrun
-from kt_tui.gpu.pool import DeviceWorker, GpuPool
+from kt_tui.gpu.devices import LocalDevice
 from kt_tui.gpu.sanitize import SanitizeReport
+from kt_tui.gpu.tuner import Tuner
 
 from ..kernel.test_strength import KERNEL, fake_child, spec
 
 
-def _pool(n: int, via: str = "local") -> GpuPool:
-    pool = GpuPool(gpus=n, via=via)
-    pool.workers = [DeviceWorker(i) for i in range(n)]
+def _pool(n: int, via: str = "local") -> Tuner:
+    pool = Tuner(gpus=n, via=via)
+    pool.workers = [LocalDevice(i) for i in range(n)]
     for w in pool.workers:
         w.env = {"CUDA_VISIBLE_DEVICES": str(4 + w.index)}  # as start() sets it, here for GPUs 4 and 5
     return pool
@@ -72,7 +73,7 @@ def test_the_checks_child_process_sees_only_that_gpu(monkeypatch, tmp_path):
 
 def test_the_test_says_it_left_the_gpu_before_its_child_has_judged():
     """gpu_free comes once the sanitizer is done and the child's runs have ended, while the child
-    still judges its arrays (gpu/pool.py lets that GPU measure then)."""
+    still judges its arrays (gpu/tuner.py lets that GPU measure then)."""
     import threading
 
     freed = threading.Event()

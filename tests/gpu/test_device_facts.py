@@ -9,10 +9,10 @@ import types
 from kt_tui.engine.backend import choose_backend
 from kt_tui.engine.core import Engine
 from kt_tui.engine.strategies.sweep import sweep
+from kt_tui.gpu.device import device
 from kt_tui.gpu.facts import clean_facts
 from kt_tui.gpu.probe_cache import cached_probe
 from kt_tui.gpu.simcache import read_header
-from kt_tui.gpu.worker import device
 from kt_tui.store import Store
 
 from ..conftest import ROOT

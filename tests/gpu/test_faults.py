@@ -22,8 +22,8 @@ from kt_tui.engine.core import Engine
 from kt_tui.engine.kernel_step import run_rewrite
 from kt_tui.front.headless import make_policy
 from kt_tui.front.session import load_kernel_spec, new_session, pick_backend, read_kernel_file
-from kt_tui.gpu.client import GpuWorker
 from kt_tui.gpu.compile import compile_check
+from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.review import review
 from kt_tui.kernel.spec import load_spec, version_ids
 from kt_tui.llm.schemas import KernelRewrite
@@ -86,7 +86,7 @@ def open_session(hermetic, backend: str):
     kf = read_kernel_file(FAULTS / MANIFEST["base"])
     _, spec = load_kernel_spec(kf, None, None)
     store = Store(hermetic / "faults.db")
-    gpu = GpuWorker(log_path=str(hermetic / "gpu-worker.log"))
+    gpu = Tuner(log_path=str(hermetic / "gpu-worker.log"))
     if backend == "none":
         choice = BackendChoice("none", "")
     else:

@@ -11,8 +11,8 @@ from kernel_tuner.interface import Options
 
 from kt_tui.cli import main
 from kt_tui.gpu import compile as comp
+from kt_tui.gpu.device.lang import BACKENDS, cuda_lang
 from kt_tui.gpu.ktsource import block_names, launch, tuner_defines
-from kt_tui.gpu.worker.lang import BACKENDS, cuda_lang
 from kt_tui.importer.run import import_script
 from kt_tui.kernel.expr import launch_callables
 from kt_tui.kernel.source import find_kernels, read_source

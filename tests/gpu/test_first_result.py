@@ -1,5 +1,5 @@
 """The time to the first tuned result (issue 24 item 1, the CPU side): the GPU worker starts the
-CUDA driver while it imports (gpu/worker/cudawarm.py), and `kt-tui run --auto` loads only what its
+CUDA driver while it imports (gpu/device/cudawarm.py), and `kt-tui run --auto` loads only what its
 first result needs before that result. No GPU here: a stand-in libcuda.so.1 takes the driver's place."""
 
 from __future__ import annotations
@@ -69,11 +69,11 @@ def _wait_for(path: Path, step: str, timeout: float = 60) -> list[str]:
 
 
 def test_the_worker_imports_while_the_cuda_driver_starts_on_a_thread(stand_in_driver):
-    from kt_tui.gpu.client import GpuWorker
+    from kt_tui.gpu.tuner import Tuner
 
     gate = stand_in_driver / "gate"
     os.environ["STANDIN_GATE"] = str(gate)  # the stand-in's cuInit holds until this file exists
-    worker = GpuWorker(log_path=str(stand_in_driver / "worker.log"))
+    worker = Tuner(log_path=str(stand_in_driver / "worker.log"))
     try:
         worker.start()
         trace = stand_in_driver / "trace"
@@ -140,7 +140,7 @@ def test_run_auto_loads_no_gpu_library_or_llm_client_before_its_first_result(tmp
     assert "kernel_tuner.core" in loaded  # the compile check ran in this process
     for name in ("pycuda", "pycuda.driver", "kernel_tuner.backends.pycuda", "kernel_tuner.observers.nvml"):
         assert name not in loaded, name
-    for name in ("openai", "textual", "kt_tui.export", "kt_tui.gpu.worker.main", "cProfile"):
+    for name in ("openai", "textual", "kt_tui.export", "kt_tui.gpu.device.main", "cProfile"):
         assert name not in loaded, name
 
 

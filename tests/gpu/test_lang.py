@@ -7,9 +7,8 @@ from kernel_tuner import util
 from kernel_tuner.backends.nvcuda import CudaFunctions
 from kernel_tuner.backends.pycuda import PyCudaFunctions
 
+from kt_tui.gpu.device.lang import cuda_lang
 from kt_tui.gpu.protocol import TuneJob
-from kt_tui.gpu.worker import tuning
-from kt_tui.gpu.worker.lang import cuda_lang
 from kt_tui.kernel.spec import parse_spec
 
 SOURCE = """__global__ void k(float *x, int n) {
@@ -62,14 +61,8 @@ def test_cuda_lang_pins_kernel_tuners_pick_and_restores_it(backend, expected):
 
 
 def test_a_gpu_tuning_run_passes_lang_cuda_with_the_sessions_backend(monkeypatch):
-    seen = {}
+    from ..helpers import open_load
 
-    def fake_tune_kernel(name, source, problem_size, args, tune_params, **kw):
-        seen["lang"] = kw["lang"]
-        seen["backend"] = core._select_default_cuda_backend()
-        return [], {"device_name": "fake"}
-
-    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     spec = parse_spec(SPEC, None, "k.cu.toml")
     job = TuneJob(
         run_id="r",
@@ -80,7 +73,8 @@ def test_a_gpu_tuning_run_passes_lang_cuda_with_the_sessions_backend(monkeypatch
         configs=None,
         search="brute_force",
     )
-    tuning.run_tune_job(job, lambda kind, payload: None, lambda: False)
+    made = open_load(job, monkeypatch).dev  # the worker's DeviceInterface, as kernel_tuner made it
+    seen = {"lang": made.kernel_source.lang, "backend": made.backend}
     assert seen == {"lang": "CUDA", "backend": PyCudaFunctions}
 
 
@@ -92,7 +86,7 @@ def test_kernel_tuner_is_told_there_is_no_cupy_except_on_cupy(monkeypatch):
     import kernel_tuner.util as util
     import numpy as np
 
-    from kt_tui.gpu.worker.lang import numpy_arguments
+    from kt_tui.gpu.device.lang import numpy_arguments
 
     fake = types.ModuleType("cupy")
     fake.ndarray = type("ndarray", (), {})

@@ -98,7 +98,7 @@ def test_one_ncu_run_prints_the_whole_profile_and_says_where_its_seconds_went(mo
 def test_the_child_stamps_its_steps_and_makes_the_inputs_with_the_users_code(monkeypatch, tmp_path, capsys):
     import tomllib
 
-    from kt_tui.gpu.worker import outputs
+    from kt_tui.gpu.device import outputs
     from kt_tui.kernel import inputs
 
     (tmp_path / "gen.py").write_text("import numpy as np\ndef ramp(sizes):\n    return np.arange(sizes['n']) * 2\n")

@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from kt_tui.gpu.worker import tuning
-
+from ..helpers import run_tune_job
 from .scale_fakes import matmul_job
 
 
 def _walk(job) -> list[str]:
     keys: list[str] = []
-    tuning.run_tune_job(
-        job,
-        lambda kind, p: keys.append(p.key) if kind == "result" else None,
-        lambda: False,
-    )
+    run_tune_job(job, lambda kind, p: keys.append(p.key) if kind == "result" else None)
     return keys
 
 

@@ -1,4 +1,4 @@
-"""Several GPU workers in one session (--gpus, --ray): the split, the store, stop, crashes, hangs.
+"""Several GPU workers in one session (--gpus, --ray): one queue, the store, stop, crashes, hangs.
 
 Without a GPU the workers are CPU-only Ray actors replaying the recorded matmul cache (kernel_tuner
 refuses its `parallel` runner together with simulation mode, so each actor runs kt-tui's worker code).
@@ -14,13 +14,13 @@ import pytest
 
 from kt_tui.config import load_settings
 from kt_tui.front.session import load_kernel_spec, read_kernel_file
-from kt_tui.gpu.pool import GpuPool, ScaleError
 from kt_tui.gpu.protocol import TuneJob
+from kt_tui.gpu.tuner import ScaleError, Tuner
 from kt_tui.store import Store
 
 from ..conftest import EXAMPLES
-from ..helpers import run_cli
-from .scale_fakes import CACHE, FakeWorker, matmul_job, run_matmul_on_two
+from ..helpers import fake_device, run_cli, tuner_on
+from .scale_fakes import matmul_job, run_matmul_on_two
 
 
 # -- on a local Ray cluster (CPU-only actors) -----------------------------------------------------
@@ -29,15 +29,15 @@ def ray():
     ray = pytest.importorskip("ray")
     os.environ["OPENAI_API_KEY"] = "sk-never-sent"  # the cluster starts while a key is set
     try:
-        pool = GpuPool(1)
-        pool._connect()
+        Tuner(gpus=1, via="ray")._connect()
     finally:
         del os.environ["OPENAI_API_KEY"]
     yield ray
     ray.shutdown()
 
 
-def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, hermetic):
+def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, hermetic, monkeypatch):
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.2")  # both have started before the sweep ends
     code, out = run_matmul_on_two(capsys)
     assert code == 0 and out["state"] == "finished" and out["results"] == 17
     rows = Store(hermetic / "sessions.db").results(out["session"])
@@ -53,7 +53,7 @@ def test_two_workers_stream_into_one_table_with_a_worker_column(ray, capsys, her
 
 def test_stop_ends_every_worker_after_its_configuration(ray, monkeypatch):
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
-    pool = GpuPool(2, via="ray")
+    pool = Tuner(gpus=2, via="ray")
     got = []
 
     def on_event(kind, payload):
@@ -68,14 +68,14 @@ def test_stop_ends_every_worker_after_its_configuration(ray, monkeypatch):
 
 def test_a_crash_and_a_hang_cost_one_configuration_each(ray, monkeypatch):
     monkeypatch.setenv("KT_TUI_FAULT", "crash:32,8")
-    pool = GpuPool(2, via="ray")
+    pool = Tuner(gpus=2, via="ray")
     got = {}
     pool.run(matmul_job(), lambda k, p: got.setdefault(p.key, p) if k == "result" else None, 30)
     pool.close()
     assert len(got) == 17 and got["32,8"].status == "crash"
     assert [k for k, r in got.items() if r.status != "ok"] == ["32,8"]
     monkeypatch.setenv("KT_TUI_FAULT", "hang:64,2")
-    pool, got = GpuPool(2, via="ray"), {}
+    pool, got = Tuner(gpus=2, via="ray"), {}
     pool.run(matmul_job(), lambda k, p: got.setdefault(p.key, p) if k == "result" else None, 2)
     assert len(got) == 17 and got["64,2"].status == "timeout"
     hung = got["64,2"].worker
@@ -85,7 +85,7 @@ def test_a_crash_and_a_hang_cost_one_configuration_each(ray, monkeypatch):
 
 
 def test_the_workers_never_see_the_api_key(ray, monkeypatch):
-    from kt_tui.gpu.raypool import _actor_env
+    from kt_tui.gpu.raydevice import _actor_env
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-never-sent")
     monkeypatch.setenv("KT_TUI_API_TOKEN", "never-sent-either")
@@ -133,24 +133,17 @@ async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ra
         await pilot.press("q")
 
 
-def test_the_workers_cachefiles_merge_into_the_runs(tmp_path):
-    import json
+def test_the_run_writes_one_cachefile_in_the_app_whichever_device_measured(tmp_path):
+    from kt_tui.gpu.simcache import read_cache
 
-    from kt_tui.gpu.pool import merge_caches
-    from kt_tui.gpu.simcache import read_header
-
-    data = json.loads(CACHE.read_text())
-    entries = list(data["cache"].items())
-    parts = []
-    for i in range(2):
-        part = dict(data, cache=dict(entries[i::2]))
-        parts.append(str(tmp_path / f"run.w{i}.json"))
-        (tmp_path / f"run.w{i}.json").write_text(json.dumps(part))
     main = str(tmp_path / "run.json")
-    merge_caches(main, [*parts, str(tmp_path / "run.w2.json")])  # a worker that wrote nothing
-    merged = json.loads((tmp_path / "run.json").read_text())
-    assert merged["cache"] == data["cache"] and read_header(main)["device_name"] == data["device_name"]
-    assert not any((tmp_path / f"run.w{i}.json").exists() for i in range(2))
+    tuner = tuner_on(fake_device("a:gpu0", "H200"), fake_device("a:gpu1", "H200"))
+    got = []
+    tuner.run(matmul_job(backend="pycuda", cachefile=main), lambda k, p: got.append(p) if k == "result" else None, 10)
+    cache = read_cache(main)
+    assert sorted(cache["cache"]) == sorted(r.key for r in got) and len(got) == 17
+    assert {r.worker for r in got} == {"a:gpu0", "a:gpu1"} and cache["device_name"] == "H200"
+    assert not list(tmp_path.glob("run.w*.json"))  # no file per worker
 
 
 def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
@@ -162,10 +155,11 @@ def test_a_cluster_that_is_not_there_is_a_clear_message(monkeypatch):
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", refuse)
     with pytest.raises(ScaleError, match="--ray 10.9.9.9:6379: cannot start or join the Ray cluster"):
-        GpuPool(2, "10.9.9.9:6379").probe()
+        Tuner(gpus=2, address="10.9.9.9:6379").probe()
 
 
-def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, hermetic):
+def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, hermetic, monkeypatch):
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.2")
     code, out = run_cli(
         capsys, "run", EXAMPLES / "matmul.cu", "--auto", "--json", "--gpus", "2", "--search", "brute_force"
     )
@@ -174,19 +168,19 @@ def test_auto_without_a_gpu_in_the_cluster_replays_on_the_workers(ray, capsys, h
     assert len(rows) == 17 and len({r.worker for r in rows}) == 2
 
 
-def test_an_unbudgeted_kt_search_models_on_one_worker_then_deals_the_rest(ray):
+def test_an_unbudgeted_kt_search_models_then_runs_the_rest_on_every_worker(ray):
     from collections import Counter
 
     kf = read_kernel_file(EXAMPLES.parent / "benchmarks" / "spaces" / "matmul_tiled.cu")
     _, spec = load_kernel_spec(kf, None, None)
     cache = next((EXAMPLES.parent / "benchmarks" / "spaces" / "recorded").glob("matmul_tiled-*.json"))
     job = TuneJob(run_id="kt", source=kf.source, spec=spec.to_dict(), backend="sim", sim_cache=str(cache), search="kt")
-    pool, seen = GpuPool(2, via="ray"), []
+    pool, seen = Tuner(gpus=2, via="ray"), []
     info = pool.run(job, lambda k, p: seen.append(p) if k == "result" else None, 30)
     pool.close()
     counts = Counter(r.key for r in seen)
     assert len(counts) == 767 and max(counts.values()) == 1 and not info["stopped"]
-    assert len({r.worker for r in seen[:60]}) == 1 and len({r.worker for r in seen[60:]}) == 2
+    assert len({r.worker for r in seen[60:]}) == 2  # the rest, in order, on both
 
 
 def test_the_headless_progress_names_the_worker():
@@ -204,27 +198,11 @@ def test_the_headless_progress_names_the_worker():
     assert first.endswith("ok  (node2:gpu1)") and second.endswith("ok")
 
 
-def test_each_local_worker_writes_its_own_cachefile_and_a_cluster_none(tmp_path):
-    seen = []
-
-    class Recording(FakeWorker):
-        def run(self, job, on_event, timeout_s):
-            seen.append(job.cachefile)
-            return super().run(job, on_event, timeout_s)
-
-    main = str(tmp_path / "run.json")
-    for address, expected in ((None, {main[:-5] + ".w0.json", main[:-5] + ".w1.json"}), ("10.0.0.1:6379", {None})):
-        pool, seen[:] = GpuPool(2, address), []
-        pool.workers = [Recording("a:gpu0", "H200"), Recording("a:gpu1", "H200")]
-        pool.run(matmul_job(backend="pycuda", cachefile=main), lambda k, p: None, 10)
-        assert set(seen) == expected and len(seen) == 2
-
-
 def test_quitting_during_a_run_interrupts_every_worker(ray, monkeypatch):
-    from kt_tui.gpu.client import WorkerClosed
+    from kt_tui.gpu.tuner import WorkerClosed
 
     monkeypatch.setenv("KT_TUI_SIM_PACE", "0.3")
-    pool = GpuPool(2, via="ray")
+    pool = Tuner(gpus=2, via="ray")
 
     def on_event(kind, payload):
         if kind == "result":
@@ -281,7 +259,7 @@ def test_a_gpu_uuid_with_a_zero_byte_does_not_break_the_cupy_backend():
     """cupy cuts a UUID at its first zero byte; kernel_tuner's cupy backend needs all 16 bytes."""
     import uuid
 
-    from kt_tui.gpu.worker.lang import padded_uuid
+    from kt_tui.gpu.device.lang import padded_uuid
 
     cut = bytes.fromhex("5a1f00")[:2]  # what cupy returns for a UUID that starts 5a 1f 00 ...
     with pytest.raises(ValueError, match="16-char"):
@@ -296,11 +274,12 @@ def test_an_actor_runs_every_job_on_one_thread(monkeypatch):
     """pycuda aborts a process whose thread ends with a CUDA context on its stack: one job thread."""
     import time as _time
 
-    from kt_tui.gpu import raypool
+    from kt_tui.gpu.device import rayactor
 
     threads = []
-    monkeypatch.setattr(raypool._Actor, "_run", lambda self, job: threads.append(threading.get_ident()))
-    actor = raypool._Actor(out=None)
+    monkeypatch.setattr(rayactor.Actor, "_warm", lambda self: None)
+    monkeypatch.setattr(rayactor.Actor, "_run", lambda self, job: threads.append(threading.get_ident()))
+    actor = rayactor.Actor(out=None)
     for job in range(3):
         actor.submit(job)
     deadline = _time.monotonic() + 5
@@ -311,10 +290,10 @@ def test_an_actor_runs_every_job_on_one_thread(monkeypatch):
 
 def test_the_clusters_error_messages_go_to_the_log(tmp_path, monkeypatch):
     ray_worker = pytest.importorskip("ray._private.worker")
-    from kt_tui.gpu import raypool
+    from kt_tui.gpu import raydevice
 
     monkeypatch.setattr(ray_worker, "print_to_stdstream", ray_worker.print_to_stdstream)  # restored after
-    raypool._errors_to(str(tmp_path / "log"))
+    raydevice._errors_to(str(tmp_path / "log"))
     ray_worker.print_to_stdstream(
         {"lines": ["A worker died or was killed"], "pid": "raylet", "is_err": False}, ignore_prefix=False
     )
@@ -325,8 +304,8 @@ def test_an_actor_goes_on_after_a_job_it_does_not_run_or_one_that_breaks(monkeyp
     """A PrepareJob (local workers only) or a job that raises must not end the actor's job thread."""
     import time as _time
 
-    from kt_tui.gpu import raypool
-    from kt_tui.gpu.protocol import PrepareJob
+    from kt_tui.gpu.device import rayactor
+    from kt_tui.gpu.protocol import PrepareJob, ProbeJob
 
     sent = []
 
@@ -334,19 +313,19 @@ def test_an_actor_goes_on_after_a_job_it_does_not_run_or_one_that_breaks(monkeyp
         def put(self, message):
             sent.append(message)
 
-    actor = raypool._Actor(out=Out())
+    monkeypatch.setattr(rayactor.Actor, "_warm", lambda self: None)
+    actor = rayactor.Actor(out=Out())
     actor.submit(PrepareJob(spec={}, backend="pycuda"))
     actor.submit(object())  # not a job at all
-    actor.submit(raypool.ProbeJob(backends=()))
+    actor.submit(ProbeJob(backends=()))
     deadline = _time.monotonic() + 30
     while not any(m[0] == "probe" for m in sent) and _time.monotonic() < deadline:
         _time.sleep(0.05)
     assert [m[0] for m in sent] == ["probe"]
 
 
-def test_an_unbudgeted_kt_search_of_a_small_space_is_dealt_over_every_worker_at_once():
-    pool = GpuPool(2)
-    pool.workers = [FakeWorker("a:gpu0", "H200"), FakeWorker("a:gpu1", "H200")]
+def test_an_unbudgeted_kt_search_of_a_small_space_runs_on_every_worker_at_once():
+    pool = tuner_on(fake_device("a:gpu0", "H200", pace=0.01), fake_device("a:gpu1", "H200", pace=0.01))
     got = []
     info = pool.run(
         matmul_job(backend="pycuda", search="kt"), lambda k, p: got.append(p) if k == "result" else None, 10
@@ -361,7 +340,7 @@ def test_the_backend_probe_runs_under_the_same_cuda_lang_as_the_jobs(monkeypatch
     import sys
     import types
 
-    from kt_tui.gpu.worker import lang, main
+    from kt_tui.gpu.device import lang, main
 
     seen = []
 
@@ -401,7 +380,7 @@ def test_a_session_over_several_gpus_tests_its_check_too(hermetic, monkeypatch):
     monkeypatch.setattr(checkrun, "test_check", lambda *a, **k: called.append(a[2]) or {"state": "ok", "fixes": []})
     store = Store(hermetic / "s.db")
     sid, choice = real_session(store)
-    engine = Engine(store, sid, GpuPool(2), choice, lambda g: Decision("approve"))
+    engine = Engine(store, sid, Tuner(gpus=2), choice, lambda g: Decision("approve"))
     start_check(engine)
     assert engine.check_in_flight is not None and engine.check_in_flight.result()["state"] == "ok"
     assert called == ["cupy"]

@@ -247,7 +247,7 @@ def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path,
     assert problems == []
     spec = _spec(done[0])
     assert spec.verify == "scale_verify:close_enough" and not (tmp_path / "out" / "tune.py").exists()
-    from kt_tui.gpu.worker.tuning import user_verify
+    from kt_tui.gpu.device.session import user_verify
     from kt_tui.kernel import inputs
 
     with pytest.raises(SpecError, match="runs only in the GPU worker"):
@@ -263,19 +263,13 @@ def test_top_level_verify_function_is_kept_and_runs_only_in_the_worker(tmp_path,
 def test_worker_gets_the_imported_keys(examples, monkeypatch):
     """cmem_args, defines, a tuned problem size and the reference file reach kernel_tuner's tune_kernel."""
     from kt_tui.gpu.protocol import TuneJob
-    from kt_tui.gpu.worker import tuning
+
+    from ..helpers import open_load
 
     done, _, _ = import_script(examples / "convolution.py", examples / "out")
     spec = _spec(done[0])
     spec.defines = {"EXTRA": "nx // 2"}
     spec.problem_size = ["nx // block_size_x * block_size_x", "ny"]
-    seen = {}
-
-    def fake_tune_kernel(name, source, problem_size, args, tune_params, **kw):
-        seen.update(kw, name=name, problem_size=problem_size, args=args)
-        return [], {"device_name": "fake"}
-
-    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     job = TuneJob(
         run_id="r",
         source=done[0].kernel_path.read_text(),
@@ -284,7 +278,8 @@ def test_worker_gets_the_imported_keys(examples, monkeypatch):
         cachefile=str(examples / "cache.json"),
         configs=None,
     )
-    tuning.run_tune_job(job, lambda *a: None, lambda: False)
+    opened = open_load(job, monkeypatch)
+    seen = dict(opened.kernel_options, args=opened.host_args)
     assert list(seen["cmem_args"]) == ["d_filter"] and seen["defines"]["EXTRA"] == 128
     # added to kernel_tuner's own defines (which a `defines` argument would otherwise replace)
     assert seen["defines"]["tile_size_x"]({"tile_size_x": 4}) == 4 and seen["defines"]["kernel_tuner"] == 1
@@ -321,7 +316,7 @@ def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys)
 def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
     import kernel_tuner
 
-    from kt_tui.gpu.worker.checking import run_outputs
+    from kt_tui.gpu.device.checking import run_outputs
     from kt_tui.kernel.spec import parse_spec
 
     spec = parse_spec(

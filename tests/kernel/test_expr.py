@@ -219,14 +219,13 @@ def test_space_edits_and_seed_rules_use_the_same_checks(tmp_path):
 
 
 def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
+    from kt_tui.gpu import tunerun
+    from kt_tui.gpu.device import checking
     from kt_tui.gpu.protocol import TuneJob
-    from kt_tui.gpu.worker import checking, tuning
+
+    from ..helpers import fake_device, open_load, run_tune_job
 
     seen = {}
-
-    def fake_tune(name, source, ps, args, tune_params, **kwargs):
-        seen["tune"] = kwargs
-        return [], {}
 
     def fake_run(name, source, ps, args, params, **kwargs):
         seen["run"] = kwargs
@@ -234,28 +233,36 @@ def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
 
     spec = load_spec(EXAMPLES / "matmul.cu.toml")
     src = (EXAMPLES / "matmul.cu").read_text()
-    monkeypatch.setattr(tuning, "tune_kernel", fake_tune)
     monkeypatch.setattr("kernel_tuner.run_kernel", fake_run)
-    job = TuneJob(run_id="t", source=src, spec=spec.to_dict(), backend="sim", sim_cache=str(tmp_path / "c.json"))
-    tuning.run_tune_job(job, lambda *a: None, lambda: False)
+    job = TuneJob(run_id="t", source=src, spec=spec.to_dict(), backend="cupy")
+    seen["tune"] = dict(open_load(job, monkeypatch).kernel_options)  # the device's DeviceInterface's
+    seen["search"] = dict(tunerun._kernel_options(spec))  # what the app's search reads
+    real = tunerun.Searchspace
+    monkeypatch.setattr(
+        tunerun,
+        "Searchspace",
+        lambda tp, restrictions, *a, **k: seen.update(restrictions=restrictions) or real(tp, restrictions, *a, **k),
+    )
+    run_tune_job(job, device=fake_device())
     checking.run_outputs(spec, src, spec.baseline_params(), {"n": 64}, "cupy")
-    for kwargs in seen.values():
+    for kwargs in (seen["tune"], seen["search"], seen["run"]):
         for k in ("grid_div_x", "grid_div_y", "grid_div_z"):
             assert kwargs[k] is None or all(isinstance(d, Divisor) for d in kwargs[k]), kwargs[k]
-    restrictions = seen["tune"]["restrictions"]
+    restrictions = seen["restrictions"]
     assert len(restrictions) == 1 and callable(restrictions[0]) and not isinstance(restrictions[0], str)
     assert seen["run"]["grid_div_y"][0]({"block_size_y": 8, "WORK_PER_THREAD": 2}) == 8
 
 
 def test_a_hand_edited_restriction_is_rechecked_in_the_worker(tmp_path):
     from kt_tui.gpu.protocol import TuneJob
-    from kt_tui.gpu.worker import tuning
+
+    from ..helpers import fake_device, run_tune_job
 
     spec = load_spec(EXAMPLES / "matmul.cu.toml")
     bad = dataclasses.replace(spec, restrictions=[IMPORT.format(m=tmp_path / "x")])
     job = TuneJob(run_id="t", source="", spec=bad.to_dict(), backend="sim", sim_cache=str(tmp_path / "c.json"))
     with pytest.raises((ExprError, SpecError)):
-        tuning.run_tune_job(job, lambda *a: None, lambda: False)
+        run_tune_job(job, device=fake_device())
     assert not (tmp_path / "x").exists()
 
 

@@ -157,17 +157,12 @@ def fake_run_kernel(seen):
 
 def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path, monkeypatch):
     from kt_tui.gpu.protocol import TuneJob
-    from kt_tui.gpu.worker import tuning
+
+    from ..helpers import open_load
 
     seen, tuned = [], {}
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel(seen))
 
-    def fake_tune_kernel(name, source, problem_size, args, tune_params, **kw):
-        tuned["reference"] = kw["observers"][0].reference
-        tuned["in"] = args[1]
-        return [], {"device_name": "fake"}
-
-    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     spec = load_spec(write(tmp_path))
     job = TuneJob(
         run_id="r",
@@ -177,7 +172,8 @@ def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path,
         cachefile=str(tmp_path / "cache.json"),
         configs=None,
     )
-    tuning.run_tune_job(job, lambda *a: None, lambda: False)
+    opened = open_load(job, monkeypatch)
+    tuned.update(reference=opened.reference, **{"in": opened.host_args[1]})
     assert [(s["name"], s["source"], s["params"], s["problem_size"], s["lang"]) for s in seen] == [
         ("scale_ref", NAIVE, {"block_size_x": 128}, 1000, "CUDA")
     ]  # lang CUDA on the pinned backend
@@ -186,8 +182,8 @@ def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path,
 
 
 def test_checks_at_other_sizes_run_the_reference_kernel_there(tmp_path, monkeypatch):
+    from kt_tui.gpu.device.checking import run_check_job
     from kt_tui.gpu.protocol import CheckJob
-    from kt_tui.gpu.worker.checking import run_check_job
 
     seen, events = [], []
     monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel(seen))

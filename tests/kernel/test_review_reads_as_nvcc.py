@@ -112,9 +112,9 @@ def test_the_offline_check_compiles_cpp17_and_keeps_the_text(monkeypatch):
 
 @pytest.mark.gpu
 def test_nvrtc_reads_the_hidden_lines_as_the_review_does():
-    """The nvcuda and cupy backends compile with NVRTC, with the options compile ahead uses."""
+    """The nvcuda and cupy backends compile with NVRTC, with the options the compile pool uses."""
     pytest.importorskip("cuda.bindings.nvrtc")
-    from kt_tui.gpu.worker.compilers import nvrtc_cubin
+    from kt_tui.gpu.compiles import nvrtc_job
     from kt_tui.kernel.text import compile_options
 
     for name, where, line, flag, marker in HIDDEN:
@@ -122,5 +122,5 @@ def test_nvrtc_reads_the_hidden_lines_as_the_review_does():
             continue  # NVRTC reads no header beside the kernel: the error names it differently
         code = prepared_text(generated("// note ??/", "\n", where, line), PARAMS)
         with pytest.raises(RuntimeError):
-            nvrtc_cubin(code, "vector_add", [o.encode() for o in compile_options([])])
+            nvrtc_job(code, "vector_add", "nvcuda", tuple(compile_options([])), "90")
         assert review_sees(code, flag, marker), name

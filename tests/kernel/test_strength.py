@@ -344,11 +344,11 @@ def test_spec_check_with_a_check_that_can_fail(checked, capsys):
 def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_result_parameters(tmp_path, monkeypatch):
     import kernel_tuner
 
+    from kt_tui.gpu.device.checking import run_check_job
     from kt_tui.gpu.protocol import CheckJob, TuneJob
-    from kt_tui.gpu.worker import tuning
-    from kt_tui.gpu.worker.checking import run_check_job
     from kt_tui.kernel.spec import load_spec
 
+    from ..helpers import open_load
     from .test_refkernel import KERNEL as SCALE
     from .test_refkernel import write
 
@@ -361,17 +361,6 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
         return out
 
     monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
-    got = {}
-
-    def fake_tune_kernel(name, source, problem_size, args, tune_params, **kw):
-        observer, strategy = kw["observers"][0], kw["strategy"]
-        for tile in (1, 2):
-            strategy.on_config({"block_size_x": 32, "tile": tile})
-            got[tile] = observer.reference["out"]
-        got["in"] = args[1]
-        return [], {"device_name": "fake"}
-
-    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
     spec = load_spec(write(tmp_path))
     job = TuneJob(
         run_id="r",
@@ -381,7 +370,9 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
         cachefile=str(tmp_path / "c.json"),
         result_params=["tile"],
     )
-    tuning.run_tune_job(job, lambda *a: None, lambda: False)
+    opened = open_load(job, monkeypatch)  # the device worker's Load: one reference per value of `tile`
+    got = {tile: opened.by_config[(tile,)]["out"] for tile in (1, 2)}
+    got["in"] = opened.host_args[1]
     assert sorted(p["tile"] for n, p in seen if n == "scale_ref") == [1, 2]  # the reference kernel at each value
     assert np.array_equal(got[1], got["in"]) and np.array_equal(got[2], got["in"] * 2)
 

@@ -5,12 +5,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from kernel_tuner import util
-from kernel_tuner.interface import Options
 from kernel_tuner.searchspace import Searchspace
 
 from kt_tui.engine.strategies.sweep import sweep
 from kt_tui.gpu.protocol import TuneJob
-from kt_tui.gpu.worker import tuning
 from kt_tui.kernel import expr
 from kt_tui.kernel.spec import Arg, Spec
 from kt_tui.search import lazy as lazy_mod
@@ -109,49 +107,24 @@ def test_seeds_of_a_huge_space_come_from_a_sample(holds_calls):
     assert seeds and all(lazy.contains(tuple(c[n] for n in lazy.names)) for c, _ in seeds)
 
 
-class FakeRunner:
-    simulation_mode = False
-    kernel_options = {}
+def faked_gpu(calls: list, at_first=None):
+    """A device that times each configuration 1 ms and a little more each time (tests/helpers.py
+    fake_device); `at_first()` is called as the first configuration reaches it."""
+    from ..helpers import fake_device
 
-    def add_strategy_time(self, t):
-        pass
+    def answer(params):
+        if len(calls) == 1 and at_first is not None:
+            at_first()
+        return {"time": 1.0 + 0.001 * len(calls), "times": [1.0]}
 
-    def __init__(self, drawn):
-        self.calls, self.drawn, self.first_at = [], drawn, None
-
-    def run(self, elements, tuning_options):
-        if self.first_at is None:
-            self.first_at = self.drawn["n"]
-        self.calls.append(tuple(elements[0]))
-        return [dict(zip(CONV, elements[0]), time=1.0 + 0.001 * len(self.calls))]
+    return fake_device(answer=answer, calls=calls)
 
 
-def fake_tune_kernel(runner, seen: dict | None = None):
-    """kernel_tuner's tune_kernel as the GPU worker calls it: the space it is handed (a huge space's
-    one-configuration stand-in) built, and the worker's strategy run over `runner`."""
+def tune_faked(job, events: list, calls: list, at_first=None) -> dict:
+    """The app's tuning run of `job` (gpu/tunerun.py) on faked_gpu."""
+    from ..helpers import run_tune_job
 
-    def tune_kernel(
-        name, source, problem_size, args, tune_params, restrictions=None, strategy=None, strategy_options=None, **kw
-    ):
-        ss = Searchspace(tune_params, restrictions, 1024)  # what kernel_tuner builds: the stand-in
-        if seen is not None:
-            seen["stand_in"] = ss.size
-        opts = Options(
-            tune_params=tune_params,
-            strategy_options=Options(strategy_options or {}),
-            budget=util.TuningBudget(None, ss.size),
-            objective=["time"],
-            objective_higher_is_better=[False],
-            cachefile=None,
-            cache={},
-            metrics=None,
-            verbose=False,
-            simulated_time=0,
-        )
-        strategy.tune(ss, runner, opts)
-        return [], {"device_name": "fake"}
-
-    return tune_kernel
+    return run_tune_job(job, lambda kind, payload: events.append((kind, payload)), device=faked_gpu(calls, at_first))
 
 
 @pytest.mark.parametrize("search", ["brute_force", "kt"])
@@ -172,11 +145,9 @@ def test_a_budgeted_run_starts_without_listing_the_space(monkeypatch, search):
 
     monkeypatch.setattr(LazySpace, "iter_sorted", counted_iter)
     monkeypatch.setattr(LazySpace, "sample", counted_sample)
-    runner = FakeRunner(drawn)
-    seen = {}
-
-    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel(runner, seen))
-    events = []
+    first_at: list[int] = []
+    events: list = []
+    calls: list = []
     job = TuneJob(
         run_id="r",
         source="",
@@ -188,19 +159,21 @@ def test_a_budgeted_run_starts_without_listing_the_space(monkeypatch, search):
         max_configs=20,
         search_options={"seed": 3},
     )
-    info = tuning.run_tune_job(job, lambda kind, payload: events.append((kind, payload)), lambda: False)
-    assert seen["stand_in"] == 1 and info["evaluated"] == 20 and len(set(runner.calls)) == 20
+    info = tune_faked(job, events, calls, at_first=lambda: first_at.append(drawn["n"]))
+    keys = [k for _, k, _ in calls]
+    assert info["evaluated"] == 20 and len(set(keys)) == 20
     lazy = LazySpace(conv_spec())
-    assert all(lazy.contains(c) for c in runner.calls)
-    # the first configuration went out after the stand-in's one and a window of 32 (brute force),
+    assert all(lazy.contains(tuple(int(v) for v in k.split(","))) for k in keys)
+    # the first configuration was measured once it and the next were drawn in order (brute force),
     # or the model's sample: never the 1.9 M of the space
-    assert runner.first_at <= (1 + 32 if search == "brute_force" else 1 + lazy_mod.SAMPLE)
+    assert first_at[0] <= (3 if search == "brute_force" else 2 + lazy_mod.SAMPLE)
     assert ("space", {"total": 1867776}) in events
 
 
-def test_a_budgeted_brute_force_over_several_gpus_deals_the_first_configurations(holds_calls):
-    from kt_tui.gpu.pool import split
+def test_a_budgeted_brute_force_over_several_gpus_runs_the_first_configurations_once(holds_calls):
+    from ..helpers import fake_device, tuner_on
 
+    calls: list = []
     job = TuneJob(
         run_id="r",
         source="",
@@ -210,10 +183,11 @@ def test_a_budgeted_brute_force_over_several_gpus_deals_the_first_configurations
         search="brute_force",
         max_configs=20,
     )
-    shards = split(job, 2)
+    tuner = tuner_on(fake_device("gpu0", calls=calls, pace=0.001), fake_device("gpu1", calls=calls, pace=0.002))
+    tuner.run(job, lambda *a: None, 10)
     lazy = LazySpace(conv_spec())
-    dealt = [tuple(c[n] for n in lazy.names) for s in shards for c in s.configs]
-    assert sorted(dealt) == sorted(lazy.first(20)) and [s.max_configs for s in shards] == [10, 10]
+    dealt = [tuple(int(v) for v in k.split(",")) for _, k, _ in calls]
+    assert sorted(dealt) == sorted(lazy.first(20)) and {label for label, _, _ in calls} == {"gpu0", "gpu1"}
 
 
 def test_kernel_tuners_own_strategies_get_one_constraint_per_restriction(monkeypatch):
@@ -227,13 +201,22 @@ def test_kernel_tuners_own_strategies_get_one_constraint_per_restriction(monkeyp
     bad = dict(zip(names, (3, 3, 32, 1, 1, 1, 1, 0)))  # padding with a multiple of 32
     assert not util.check_restrictions(kt._modified_restrictions, bad, False)
     assert util.check_restrictions(kt._modified_restrictions, dict(bad, block_size_x=16), False)
+    from kt_tui.gpu import tunerun
+
     seen = {}
 
-    def fake_tune_kernel(name, source, problem_size, args, tune_params, restrictions=None, strategy_options=None, **kw):
-        seen.update(restrictions=restrictions, strategy_options=strategy_options)
-        return [], {"device_name": "fake"}
+    def space(tune_params, restrictions, *a, **k):
+        seen.update(restrictions=restrictions)
+        return Searchspace(small.tune_params, restrictions, 1024)  # the huge one is not built here
 
-    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel)
+    class Strategy:
+        @staticmethod
+        def tune(searchspace, runner, tuning_options):
+            seen.update(strategy_options=dict(tuning_options.strategy_options))
+            return []
+
+    monkeypatch.setattr(tunerun, "Searchspace", space)
+    monkeypatch.setattr(tunerun, "search_module", lambda name: Strategy)
     job = TuneJob(
         run_id="r",
         source="",
@@ -243,7 +226,7 @@ def test_kernel_tuners_own_strategies_get_one_constraint_per_restriction(monkeyp
         time_limit_s=5,
         max_configs=30,
     )
-    tuning.run_tune_job(job, lambda *a: None, lambda: False)
+    tune_faked(job, [], [])
     assert [type(r).__name__ for r in seen["restrictions"]] == ["ExprConstraint"]
     # kernel_tuner would refuse to start when building the space outlasts the limit: we enforce it
     assert seen["strategy_options"] == {"max_fevals": 30}

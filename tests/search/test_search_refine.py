@@ -195,7 +195,7 @@ def test_what_the_session_measured_is_learnt_from_and_never_asked_again(tmp_path
 
 def test_the_worker_tells_kt_what_the_session_measured():
     from kt_tui.gpu.protocol import TuneJob
-    from kt_tui.gpu.worker.tuning import _budgeted
+    from kt_tui.gpu.tunerun import budgeted as _budgeted
     from kt_tui.records import Known
 
     known = {

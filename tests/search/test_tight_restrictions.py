@@ -7,14 +7,13 @@ order finds, or says plainly that it found none and what to change."""
 import pytest
 
 from kt_tui.gpu.protocol import TuneJob
-from kt_tui.gpu.worker import tuning
 from kt_tui.kernel.spec import Arg, Spec
 from kt_tui.search import lazy as lazy_mod
 from kt_tui.search import space
 from kt_tui.search.lazy import LazySpace
 from kt_tui.search.restrictions import SpaceError, parse_expression
 
-from .test_huge_space import fake_tune_kernel, sweep_gate
+from .test_huge_space import sweep_gate, tune_faked
 
 TWELVE = [f"p{i}" for i in range(12)]  # with block_size_x: 6 * 10**12 configurations
 SUM_IS_ONE = " + ".join(TWELVE) + " == 1"  # 72 configurations: one p is 1, the others 0
@@ -83,27 +82,10 @@ def test_when_no_draw_meets_the_restrictions_the_count_is_a_bound_not_zero():
     assert said in gate.title and gate.body["total"] == after
 
 
-class Runner:
-    simulation_mode = False
-    kernel_options = {}
-
-    def __init__(self, names):
-        self.names, self.calls = names, []
-
-    def add_strategy_time(self, t):
-        pass
-
-    def run(self, elements, tuning_options):
-        self.calls.append(tuple(elements[0]))
-        return [dict(zip(self.names, elements[0]), time=1.0 + 0.001 * len(self.calls))]
-
-
 def tune(monkeypatch, spec: Spec, search: str, max_configs: int | None):
-    """The GPU worker's tuning job over `spec`, kernel_tuner faked as in test_huge_space.py."""
-    monkeypatch.setenv("KT_TUI_PREFETCH", "0")
-    runner, events = Runner(list(spec.tune_params)), []
-
-    monkeypatch.setattr(tuning, "tune_kernel", fake_tune_kernel(runner))
+    """The app's tuning run over `spec` on a stand-in device, as in test_huge_space.py."""
+    calls: list = []
+    events: list = []
     job = TuneJob(
         run_id="r",
         source="",
@@ -114,8 +96,8 @@ def tune(monkeypatch, spec: Spec, search: str, max_configs: int | None):
         max_configs=max_configs,
         search_options={"seed": 3},
     )
-    info = tuning.run_tune_job(job, lambda kind, payload: events.append((kind, payload)), lambda: False)
-    return runner.calls, events, info
+    info = tune_faked(job, events, calls)
+    return [tuple(int(v) for v in k.split(",")) for _, k, _ in calls], events, info
 
 
 @pytest.mark.parametrize("search", ["kt", "brute_force"])

@@ -61,7 +61,7 @@ def test_the_fastest_rows_come_first_and_wrong_ones_last(tmp_path):
 
 
 def test_the_worker_gets_keys_times_and_undecoded_params(tmp_path):
-    from kt_tui.gpu.worker.results import as_kt_result
+    from kt_tui.gpu.results import as_kt_result
 
     store, sid = _filled(tmp_path)
     known = store.known_for_worker(sid, "v1")

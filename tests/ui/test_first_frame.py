@@ -137,7 +137,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "kt_tui.engine.gates",  # ~35 dataclasses: they come with the engine's first event or gate
     "kt_tui.engine.events",
     "kt_tui.ui.gate_view",
-    "kt_tui.gpu.client",
+    "kt_tui.gpu.tuner",
     "kt_tui.export",
     "kt_tui.kernel.draft",
     "kt_tui.ui.editors",

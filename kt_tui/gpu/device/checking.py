@@ -4,9 +4,8 @@ its baseline configuration gives the reference, then each candidate configuratio
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import ExitStack
 
 import numpy as np
 
@@ -14,63 +13,35 @@ from ...compare import compare_all, failure_text, poisoned
 from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
 from ...kernel.strengthen import case_spec
+from ...kernel.text import compile_options
 from ...records import config_key
+from ..checkentry import entry, lost_entry, unit  # noqa: F401 - the check's entries, said there
 from ..protocol import CheckJob
-from . import prefetch
+from .loaders import Ahead
 from .outputs import reference_kernel_outputs, run_outputs
-from .prefetch import Early
 
-# Imported where used: the app's process imports this module too (lost_entry,
-# run_outputs), so kernel_tuner (and .tuning, ktsource, which import it) loads in the worker only.
+# Imported where used: kernel_tuner (ktsource imports it), as late as the job that needs it.
 
 _REFS: dict[str, dict] = {}  # reference outputs by (kernel, sizes), kept for the next jobs
 _KEEP = 4
 
 
-def unit(label: str, key: str) -> str:
-    return f"{label}@{key}"
-
-
-def entry(label: str, sizes: dict, key: str, status: str, reason: str = "", verdicts=None, error=None) -> dict:
-    """One configuration at one size: ok is True, False, or None when it could not be checked."""
-    ok = {"ok": True, "not_checked": None}.get(status, False)
-    return {
-        "unit": unit(label, key),
-        "label": label,
-        "sizes": sizes,
-        "key": key,
-        "ok": ok,
-        "status": status,
-        "reason": reason,
-        "verdicts": verdicts or [],
-        "error": error,
-        "timestamp": time.strftime("%Y-%m-%d %H:%M:%S"),
-    }
-
-
-def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
-    """The entry for a unit whose run hung or took the worker down (the app's watchdog saw it)."""
-    label, _, key = u.rpartition("@")
-    sizes: dict = next((s["sizes"] for s in job.sizes if s["label"] == label), {})
-    if key == "reference":
-        return dict(entry(label, sizes, key, status, f"fails there ({status}: {why})", error=why), reference=True)
-    return entry(label, sizes, key, status, f"{status} at {label}: {why}", error=why)
-
-
 def run_check_job(job: CheckJob, emit: Callable) -> dict:
     """Emits a "check" entry per configuration and size. Raises ContextLost when the GPU is wedged.
-    Every kernel the job runs starts compiling at once, on the compile-ahead pool (gpu/worker/prefetch.py)."""
-    earlies = _compile_early(job)
+    Every kernel the job runs starts compiling at once, on a compile pool (gpu/compiles.py)."""
+    aheads = _compile_early(job)
     try:
-        with Early.serving(earlies) if earlies else nullcontext():
+        with ExitStack() as serving:
+            for ahead in aheads:
+                serving.enter_context(ahead.serving())
             return _check(job, emit)
     finally:
-        for early in earlies:
-            early.close()
+        for ahead in aheads:
+            ahead.close()
 
 
-def _compile_early(job: CheckJob) -> list[Early]:
-    if job.backend not in ("pycuda", "nvcuda") or not prefetch.enabled():
+def _compile_early(job: CheckJob) -> list[Ahead]:
+    if job.backend not in ("pycuda", "nvcuda"):
         return []
     from ..ktsource import kernel_string  # here: it loads kernel_tuner, which the app's process does without
 
@@ -100,7 +71,7 @@ def _compile_early(job: CheckJob) -> list[Early]:
     started = []
     try:
         for s, texts in ((ref_spec, refs), (spec, mine)):
-            started.append(Early.start_texts(job.backend, list(s.compiler_options or []), texts))
+            started.append(Ahead.start(job.backend, compile_options(s.compiler_options), texts))
     except Exception as e:  # noqa: BLE001 - kernel_tuner compiles as usual
         print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
     return [e for e in started if e is not None]
@@ -117,8 +88,8 @@ def _at(spec: Spec, size: dict) -> Spec:
 
 
 def _check(job: CheckJob, emit: Callable) -> dict:
-    from .results import classify_exception
-    from .tuning import STICKY, ContextLost, _inject_fault
+    from ..results import classify_exception
+    from .session import STICKY, ContextLost, inject_fault
 
     spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
     names = list(spec.tune_params)
@@ -126,7 +97,7 @@ def _check(job: CheckJob, emit: Callable) -> dict:
 
     def attempt(u: str, params: dict, run):
         emit("begin", {"key": u, "params": params})
-        _inject_fault(u)
+        inject_fault(u)
         try:
             return run(), None
         except Exception as e:  # noqa: BLE001 - one failure is this unit's verdict

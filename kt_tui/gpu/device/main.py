@@ -6,7 +6,7 @@ stderr go to a log file so that compiler and kernel_tuner chatter never reaches 
 
 from __future__ import annotations
 
-import cProfile
+import multiprocessing as mp
 import os
 import queue
 import sys
@@ -15,11 +15,11 @@ import time
 import traceback
 
 from ..env import PR_SET_CHILD_SUBREAPER, prctl
-from ..protocol import CheckJob, PrepareJob, ProbeJob, TuneJob
+from ..protocol import CheckJob, PrepareJob, ProbeJob
 from ..supervise import kill_tree
 from ..timeline import mark
+from ..wire import Load, Ran, Run
 from . import cudawarm
-from .compilers import allow_children
 
 # Imported where used: numpy, kernel_tuner, the CUDA libraries and the job code load after the
 # worker is up and its CUDA warm-up has started (and tests run this loop in their own process).
@@ -101,7 +101,7 @@ def _arch(name: str) -> str:
 
 
 def _facts(name: str, gpu: str) -> dict | None:
-    """The device's facts and measured peaks (gpu/worker/device.py); None when they cannot be read."""
+    """The device's facts and measured peaks (gpu/device/device.py); None when they cannot be read."""
     from .device import device_facts
 
     try:
@@ -119,7 +119,7 @@ def _watch_parent(parent_pid: int) -> None:
         time.sleep(0.5)
 
 
-def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pause_flag=None) -> None:
+def main(requests, events, log_path: str | None, parent_pid: int) -> None:
     if log_path:
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         os.dup2(fd, 1)
@@ -130,15 +130,18 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
     # included, stays below this process and dies with it (here at exit, by the app's kill_tree)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
-    allow_children()
+    # a daemonic process may start no children: a check job's compile pool starts NVRTC processes
+    # (gpu/device/loaders.py Ahead); the app still ends this one, and this one watches the app
+    mp.current_process().daemon = False
     from ...kernel.inputs import allow_user_code
     from ...kernel.spec import spec_from_plain
     from .checking import run_check_job
-    from .prepare import job_args, prepare_early
-    from .tuning import ContextLost, run_tune_job
+    from .prepare import job_args
+    from .session import ContextLost, Session, explain
 
     allow_user_code()  # init, verify and reference functions run here
     mark("worker: imports done")
+    session = Session()
 
     while True:
         try:
@@ -156,59 +159,31 @@ def main(requests, events, stop_flag, log_path: str | None, parent_pid: int, pau
             continue
         if isinstance(job, PrepareJob):
             try:
-                spec = spec_from_plain(job.spec)
-                prepare_early(spec, job.source, job.backend)
-                job_args(spec, job.spec, False)
+                job_args(spec_from_plain(job.spec), job.spec, False)
                 _device_name(job.backend)
             except Exception:  # noqa: BLE001 - the first job meets it again and reports it
                 traceback.print_exc()
             mark("worker: prepared")
             continue
-        assert isinstance(job, (TuneJob, CheckJob))
+        if isinstance(job, (Load, Run)):
+            event = session.handle(job)
+            events.put(event)
+            if isinstance(event[2], Ran) and event[2].context_lost:  # the app starts a new worker and Loads it again
+                sys.stdout.flush()
+                os._exit(3)
+            continue
+        assert isinstance(job, CheckJob)
         mark(f"worker: job {job.run_id}")
-        stop_flag.clear()
 
         def emit(kind, payload, run_id=job.run_id):
             events.put((kind, run_id, payload))
 
         try:
-            if isinstance(job, CheckJob):
-                info = run_check_job(job, emit)
-            else:
-                info = _profiled(run_tune_job, job, emit, lambda: _stop_or_wait(stop_flag, pause_flag))
+            info = run_check_job(job, emit)
             events.put(("done", job.run_id, info))
         except ContextLost as e:
             events.put(("restart", job.run_id, {"reason": str(e)}))
             return
         except Exception as e:  # noqa: BLE001 - reported to the app, which decides
             traceback.print_exc()
-            events.put(("failed", job.run_id, {"error": _explain(e)}))
-
-
-def _profiled(fn, *args):
-    """KT_TUI_PROFILE=DIR writes a cProfile of every job there (for benchmarks/harness.py)."""
-    where = os.environ.get("KT_TUI_PROFILE")
-    if not where:
-        return fn(*args)
-    print(f"kt-tui: job {args[0].run_id} starts at {time.time():.3f}", flush=True)
-    prof = cProfile.Profile()
-    try:
-        return prof.runcall(fn, *args)
-    finally:
-        prof.dump_stats(os.path.join(where, f"job-{os.getpid()}-{args[0].run_id.replace(':', '_')}.prof"))
-
-
-def _stop_or_wait(stop_flag, pause_flag) -> bool:
-    """Asked between configurations: holds there while paused; True when the run must stop."""
-    while pause_flag is not None and pause_flag.is_set() and not stop_flag.is_set():
-        time.sleep(0.1)
-    return stop_flag.is_set()
-
-
-def _explain(e: BaseException) -> str:
-    text = f"{type(e).__name__}: {e}"
-    if "Simulation mode requires an existing cachefile" in text:
-        return "the recorded cache file is missing"
-    if "Cannot load cache" in text:
-        return "the cache file does not match this kernel and spec: " + str(e).split("(", 1)[-1].strip(" )")
-    return text[:2000]
+            events.put(("failed", job.run_id, {"error": explain(e)}))

@@ -1,7 +1,7 @@
-"""The GPUs of a Ray cluster (`--ray ADDRESS`) as workers of a GpuPool (gpu/pool.py).
+"""The GPUs of a Ray cluster (`--ray ADDRESS`) as device workers of the Tuner (gpu/tuner.py).
 
-Each GPU gets a Ray actor that runs the same jobs as the local GPU worker (kernel_tuner with our
-streaming strategy, verification, checks at other sizes). `RayWorker` is a `GpuWorker` whose
+Each GPU gets a Ray actor (gpu/device/rayactor.py) that answers the same messages as the local
+device worker (Load, Run, probes, checks at other sizes). `RayDevice` is a device handle whose
 process is that actor, so each GPU keeps its own watchdog: a hang or crash restarts that actor
 only. Nothing here touches CUDA, and the actors never see the API key.
 """
@@ -9,20 +9,19 @@ only. Nothing here touches CUDA, and the actors never see the API key.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import queue
-import socket
 import threading
 import time
 from typing import Any
 
-from .client import _ENV_LOCK, GpuWorker, WorkerError
+from .devices import _ENV_LOCK, Device, WorkerError
 from .env import is_secret
-from .protocol import CheckJob, ProbeJob, TuneJob
 from .scale import INSTALL, ScaleError
 
-# Imported where used: ray (optional: kt-tui[ray]), the worker's modules (they run in the Ray
-# actors' processes, with kernel_tuner) and kernel_tuner itself.
+# Imported where used: ray (optional: kt-tui[ray]); the actor's module is named, never imported
+# here: it runs in the Ray actors' processes, with kernel_tuner.
 
 
 def require_ray():
@@ -154,111 +153,9 @@ def _actor_env() -> dict:
     }
 
 
-# -- inside the actor ----------------------------------------------------------------------
-class _Actor:
-    """Runs its jobs one at a time on one thread of its own, its messages into a queue the app
-    reads; the app sets its flags. One thread for the actor's life: a CUDA context belongs to the
-    thread that made it, and pycuda aborts the whole process when a thread ends with a context on
-    its stack (`pycuda::context_stack::~context_stack`; with a thread per job every actor died
-    after its first job: "Worker unexpectedly exits with a connection error code 2")."""
-
-    def __init__(self, out: Any) -> None:
-        self.out = out  # a Ray queue: a message is stored there before the next line can crash us
-        self.flags = {"stop": threading.Event(), "pause": threading.Event()}
-        self.jobs: queue.Queue = queue.Queue()
-        self.ended = threading.Event()
-        threading.Thread(target=self._loop, name="kt-tui-jobs", daemon=True).start()
-
-    def _loop(self) -> None:
-        self._warm()
-        while True:
-            job = self.jobs.get()
-            if job is None:  # the app ends this actor: nothing runs when Ray then kills it
-                from .timeline import mark
-
-                mark("worker: jobs ended")
-                self.ended.set()
-                # the thread stays: ending it with pycuda's context on its stack aborts the process
-                # (SIGABRT in ~context_stack, seen on the 2-GPU host as one "unexpected" death per actor)
-                threading.Event().wait()
-            try:
-                self._run(job)
-            except BaseException as e:  # noqa: BLE001 - the loop outlives any one job
-                with contextlib.suppress(Exception):
-                    self._put(("failed", getattr(job, "run_id", None), {"error": f"{type(e).__name__}: {e}"}))
-
-    def _warm(self) -> None:
-        """What the local worker does as it starts, before the first job comes: the CUDA driver on
-        a thread of its own (an actor holding a GPU) while the worker's modules and kernel_tuner load."""
-        import ray
-
-        from .timeline import mark
-        from .worker import cudawarm
-
-        if ray.get_gpu_ids():
-            cudawarm.start()
-        try:
-            from .worker import checking, main, tuning  # noqa: F401 - loaded now, not in the first job's time
-        except Exception:  # noqa: BLE001 - the first job meets it again and reports it
-            return
-        mark("worker: imports done")
-
-    def where(self) -> dict:
-        import ray
-
-        return {"host": socket.gethostname(), "gpus": [str(g) for g in ray.get_gpu_ids()], "pid": os.getpid()}
-
-    def submit(self, job) -> None:
-        self.jobs.put(job)
-
-    def end(self, timeout: float) -> bool:
-        """Stop after the job running now (if any) and park the job thread; True once it is parked."""
-        self.flags["stop"].set()
-        self.flags["pause"].clear()
-        self.jobs.put(None)
-        return self.ended.wait(timeout)
-
-    def ping(self) -> bool:
-        return True
-
-    def flag(self, name: str, on: bool) -> None:
-        (self.flags[name].set if on else self.flags[name].clear)()
-
-    def _put(self, message) -> None:
-        self.out.put(message)
-
-    def _run(self, job) -> None:
-        from ..kernel.inputs import allow_user_code
-        from .worker.checking import run_check_job
-        from .worker.main import _explain, _stop_or_wait, probe_backends
-        from .worker.tuning import ContextLost, run_tune_job
-
-        allow_user_code()  # the actor is a GPU worker: init, verify and reference functions run here
-        if isinstance(job, ProbeJob):
-            self._put(("probe", None, probe_backends(job.backends)))
-            return
-        if not isinstance(job, (TuneJob, CheckJob)):
-            return  # a PrepareJob: an actor makes its inputs with its first job
-        self.flags["stop"].clear()
-
-        def emit(kind, payload):
-            self._put((kind, job.run_id, payload))
-
-        try:
-            if isinstance(job, CheckJob):
-                info = run_check_job(job, emit)
-            else:
-                info = run_tune_job(job, emit, lambda: _stop_or_wait(self.flags["stop"], self.flags["pause"]))
-            self._put(("done", job.run_id, info))
-        except ContextLost as e:
-            self._put(("restart", job.run_id, {"reason": str(e)}))  # the app starts a fresh actor
-        except Exception as e:  # noqa: BLE001 - reported to the app, which decides
-            self._put(("failed", job.run_id, {"error": _explain(e)}))
-
-
 # -- the app's side ------------------------------------------------------------------------
 class _ActorProc:
-    """What GpuWorker expects of its process, for an actor."""
+    """What a device handle expects of its process, for an actor."""
 
     def __init__(self, actor, out):
         self.actor, self.out, self.dead, self.exitcode = actor, out, False, None
@@ -296,22 +193,6 @@ class _Requests:
             self.proc.actor.submit.remote(job)
 
 
-class _Flag:
-    def __init__(self, proc: _ActorProc, name: str):
-        self.proc, self.name, self.on = proc, name, False
-
-    def set(self) -> None:
-        self.on = True
-        self.proc.actor.flag.remote(self.name, True)
-
-    def clear(self) -> None:
-        self.on = False
-        self.proc.actor.flag.remote(self.name, False)
-
-    def is_set(self) -> bool:
-        return self.on
-
-
 class _Events:
     def __init__(self, proc: _ActorProc):
         self.proc = proc
@@ -321,7 +202,9 @@ class _Events:
         from ray.util.queue import Empty
 
         try:
-            return self.proc.out.get(timeout=timeout)
+            # a wait of 0 never finds what is there (the queue's actor cancels its read before it
+            # runs): no wait is a read without blocking
+            return self.proc.out.get(block=False) if timeout <= 0 else self.proc.out.get(timeout=timeout)
         except Empty:
             raise queue.Empty from None
         except ray.exceptions.RayError as e:  # the queue is gone with its host, or killed on quit
@@ -330,8 +213,8 @@ class _Events:
             raise queue.Empty from None
 
 
-class RayWorker(GpuWorker):
-    """A GpuWorker whose process is a Ray actor holding one GPU (none when it replays a cache)."""
+class RayDevice(Device):
+    """A device worker that is a Ray actor holding one GPU (none when it replays a cache)."""
 
     END_S = 30  # how long an orderly end waits for the job running on the actor
 
@@ -346,26 +229,28 @@ class RayWorker(GpuWorker):
         import ray
         from ray.util.queue import Queue
 
+        actor = importlib.import_module("kt_tui.gpu.device.rayactor").Actor  # by name: the actor's side
         out = Queue(actor_options={"num_cpus": 0})
-        actor_class = ray.remote(_Actor).options(
+        actor_class = ray.remote(actor).options(
             num_gpus=self.num_gpus,
             num_cpus=0 if not self.num_gpus else 1,
             max_concurrency=4,
             runtime_env={"env_vars": _actor_env() | self.extra_env},
         )
-        self.proc = _ActorProc(actor_class.remote(out), out)
-        self.requests, self.events = _Requests(self.proc), _Events(self.proc)
-        self.stop_flag, self.pause_flag = _Flag(self.proc, "stop"), _Flag(self.proc, "pause")
-        if self.paused:
-            self.pause_flag.set()
+        proc = _ActorProc(actor_class.remote(out), out)
+        self.proc = proc
+        self.requests, self.events = _Requests(proc), _Events(proc)
         try:
-            where: dict = ray.get(self.proc.actor.where.remote(), timeout=300)
+            where: dict = ray.get(proc.actor.where.remote(), timeout=300)
         except ray.exceptions.RayError as e:
-            self.proc.kill()
+            proc.kill()
             raise WorkerError(f"the Ray worker {self.label} did not start: {e}") from None
         gpu = ",".join(where["gpus"])
         self.label = f"{where['host']}:gpu{gpu}" if gpu else f"{where['host']}:w{self.index}"
-        self.pid, self.actor_id = where["pid"], self.proc.actor._actor_id.hex()
+        self.pid, self.actor_id = where["pid"], proc.actor._actor_id.hex()
+
+    def exitcode(self) -> int | str | None:
+        return self.proc.exitcode if self.proc is not None else None
 
     def close(self) -> None:
         """An orderly end: the actor finishes what it runs and ends its job thread, its last

@@ -1,4 +1,4 @@
-"""Runs inside the GPU worker: kernel_tuner's results as kt-tui's records (kt_tui/records.py), and
+"""Both sides of the process wall: kernel_tuner's results as kt-tui's records (kt_tui/records.py), and
 back. A `Result` is built here, where the measurement is born, and travels as it is (pickled) to
 the app, the store and the UI."""
 
@@ -9,13 +9,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ...records import Known, Result, config_key
-from ..ktimport import load as _load_kernel_tuner
+from ..records import Known, Result, config_key
+from .ktimport import SOURCE
+from .ktimport import load as _load_kernel_tuner
 
-_load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
+_load_kernel_tuner(SOURCE)  # before kernel_tuner's own imports, and no GPU backend: see gpu/ktimport.py
 from kernel_tuner import util  # noqa: E402
 
-from ...compare import failure_text  # noqa: E402
+from ..compare import failure_text  # noqa: E402
 
 
 def normalize_result(raw: Mapping[str, Any], names: list[str], source: str) -> Result:

@@ -1,0 +1,527 @@
+"""The engine's GPU (`self.gpu`): one object for one GPU or several (`--gpus N` on this host, or a
+Ray cluster with `--ray`). A tuning run's search runs here, in the app: kernel_tuner's strategy (or
+our `kt` search) over kernel_tuner's Searchspace, its configurations evaluated by the QueueRunner
+(gpu/runner.py) on every device worker at once, each pulling from the same queue. A CheckJob goes
+whole to one device worker. Nothing here touches CUDA."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .checkentry import lost_entry
+from .devices import (
+    MAX_RESTARTS_WITHOUT_PROGRESS,
+    Control,
+    Device,
+    LocalDevice,
+    WorkerClosed,
+    WorkerError,
+    local_gpu_count,
+)
+from .protocol import BACKENDS, CheckJob, PrepareJob, ProbeJob, TuneJob
+from .scale import INSTALL, ScaleError, check_settings, parse_gpus, wanted  # noqa: F401 - said here too
+from .timeline import mark
+
+# Imported where used: the run of a TuneJob (gpu/tunerun.py: numpy, kernel_tuner, the runner) and
+# Ray (gpu/raydevice.py). The front starts a worker before the first frame with this module alone.
+
+EARLY = 8  # the sweep's first configurations compiled from prepare() on
+
+__all__ = ["INSTALL", "ScaleError", "Tuner", "WorkerClosed", "WorkerError", "local_gpu_count"]
+
+
+class Busy:
+    """Whether something is running (held until released), and a wait for it to end."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._cond = threading.Condition()
+
+    def busy(self) -> bool:
+        return self._count > 0
+
+    def hold(self) -> Callable[[], None]:
+        """Busy until the returned call (later calls of it do nothing)."""
+        with self._cond:
+            self._count += 1
+        left = threading.Lock()
+
+        def release() -> None:
+            if left.acquire(blocking=False):
+                with self._cond:
+                    self._count -= 1
+                    self._cond.notify_all()
+
+        return release
+
+
+class Tuner:
+    """The device workers of a session behind the engine's one interface.
+
+    via "one" (the default): one local worker on the GPU this host gives it. via "local"
+    (`--gpus N`): one worker process per GPU, each pinned with CUDA_VISIBLE_DEVICES. via "ray"
+    (`--ray ADDRESS`): one Ray actor per GPU of the cluster (gpu/raydevice.py)."""
+
+    def __init__(
+        self,
+        log_path: str | None = None,
+        gpus: int | str | None = None,
+        address: str | None = None,
+        allow_mixed: bool = False,
+        via: str | None = None,
+    ):
+        self.log_path = log_path
+        self.gpus, self.address, self.allow_mixed = gpus or "all", address or None, allow_mixed
+        self.via = via or ("ray" if self.address else "local" if gpus is not None else "one")
+        self.workers: list[Device] = [LocalDevice(None, log_path)] if self.via == "one" else []
+        self.devices: dict[str, str] = {}  # worker label -> GPU model, from the probe
+        self.facts: dict | None = None
+        self.control = Control(held=self._held)
+        self.checking = Busy()  # the check's test is running (on check_gpu's GPU)
+        self._starting = threading.Lock()
+        self._early: threading.Thread | None = None
+        self._early_error: BaseException | None = None
+        self._early_done = threading.Event()
+        self._connected = threading.Event()
+        self._connect_error: ScaleError | None = None
+        self._warm_cuda = True
+        self._early_compiles: list[threading.Thread] = []
+        self.arch: str | None = None  # the GPU's architecture (sm_90), from the probe (or the remembered one)
+        self.compiles: Any = None  # the session's CompilePool (gpu/compiles.py), made at the first need
+        self._compiles_for: tuple | None = None  # (backend, cc, compiler options) it compiles for
+        self._compiles_lock = threading.Lock()
+        self._compiles_off = False
+
+    # -- what the engine and the front read --------------------------------------------------
+    @property
+    def restarts(self) -> int:
+        return sum(w.restarts for w in self.workers)
+
+    @property
+    def size(self) -> int:
+        return len(self.workers) if self.via != "one" else 1
+
+    @property
+    def closing(self) -> bool:
+        return self.control.closing
+
+    @property
+    def warm_cuda(self) -> bool:
+        return self._warm_cuda
+
+    @warm_cuda.setter
+    def warm_cuda(self, on: bool) -> None:
+        self._warm_cuda = on
+        for w in self.workers:
+            if isinstance(w, LocalDevice):
+                w.warm_cuda = on
+
+    @property
+    def proc(self) -> Any:
+        return self.workers[0].proc if self.workers else None
+
+    def start(self) -> None:
+        """Start the (first) worker now, so that it imports while the app does other things."""
+        self._ensure(1)[0].ensure()
+
+    def alive(self) -> bool:
+        return bool(self.workers) and self.workers[0].alive()
+
+    def kill(self) -> None:
+        """End every worker now (their processes and all they started)."""
+        for w in self.workers:
+            w.kill()
+
+    # -- the workers ---------------------------------------------------------------------------
+    def _connect(self):
+        from .raydevice import connect
+
+        if self._early is not None and threading.current_thread() is not self._early:
+            self._connected.wait()  # the early start joins the cluster; a second ray.init would race it
+            if self._connect_error is not None:
+                raise self._connect_error  # the cluster is not there: said once, not tried again
+        return connect(self.address, self.log_path)
+
+    def start_early(self) -> None:
+        """Start the workers now, in the background, while the session loads, compile-checks the
+        kernel, probes and measures its baseline: the first job then finds them up (a failure is
+        raised by that job). Ray is joined on that thread too, which then stays: the processes of a
+        local cluster die with the thread that started them (Ray sets their parent-death signal)."""
+
+        def start() -> None:
+            try:
+                gpus = 1
+                if self.via == "ray":
+                    try:
+                        gpus = 1 if self._connect().cluster_resources().get("GPU") else 0
+                    except ScaleError as e:
+                        self._connect_error = e
+                        raise
+                    finally:
+                        self._connected.set()
+                mark("main: pool connected")
+                self._ensure(gpus)
+                mark("main: pool workers up")
+            except BaseException as e:  # noqa: BLE001 - raised by the first call that needs the workers
+                self._early_error = e
+            finally:
+                self._connected.set()
+                self._early_done.set()
+            if self.via == "ray":
+                threading.Event().wait()
+
+        self._early = threading.Thread(target=start, name="kt-tui-pool-start", daemon=True)
+        self._early.start()
+
+    def wait_connected(self) -> None:
+        """Before a session is made: a Ray cluster that cannot be joined is a ScaleError (exit 2)."""
+        if self.via == "ray":
+            self._connect()
+
+    def _ensure(self, num_gpus: float) -> list[Device]:
+        if self._early is not None and threading.current_thread() is not self._early:
+            self._early_done.wait()
+            if self._connect_error is not None:
+                raise self._connect_error
+            if self._early_error is not None:  # tried again for what is asked now (a replay needs no GPU)
+                self._early_error = None
+                self._close_workers()
+        with self._starting:
+            if self.via == "one":
+                return self.workers
+            # a worker holding a GPU replays a cache too: the workers are kept for every run of the session
+            if self.workers and (
+                self.via == "local" or all(getattr(w, "num_gpus", 1) >= num_gpus for w in self.workers)
+            ):
+                return self.workers
+            self._close_workers()
+            self.workers = self._local() if self.via == "local" else self._ray(num_gpus)
+            self._each(lambda w: w.ensure())
+            return self.workers
+
+    def _local(self) -> list[Device]:
+        n = (local_gpu_count() or 1) if self.gpus == "all" else int(self.gpus)
+        out: list[Device] = []
+        for i in range(n):
+            device = LocalDevice(i, self.log_path)
+            device.warm_cuda = self._warm_cuda
+            out.append(device)
+        return out
+
+    def _ray(self, num_gpus: float) -> list[Device]:
+        from .raydevice import RayDevice
+
+        ray = self._connect()
+        have = int(ray.cluster_resources().get("GPU", 0))
+        where = self.address or "(local)"
+        if self.gpus == "all":
+            if num_gpus and not have:
+                raise ScaleError(f"--gpus all: the Ray cluster {where} has no GPUs")
+            n = have or 1
+        else:
+            n = int(self.gpus)
+            if num_gpus and n > have:
+                raise ScaleError(f"--gpus {n}: the Ray cluster {where} has {have} GPUs")
+        return [RayDevice(i, num_gpus) for i in range(n)]
+
+    def _each(self, fn) -> list:
+        out: list = [None] * len(self.workers)
+        errors: list = []
+
+        def one(i, w):
+            try:
+                out[i] = fn(w)
+            except Exception as e:  # noqa: BLE001 - raised below, after the others ended
+                errors.append(e)
+
+        threads = [threading.Thread(target=one, args=(i, w)) for i, w in enumerate(self.workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+        return out
+
+    # -- probe, prepare, the check's test ----------------------------------------------------------
+    def probe(self, backends=BACKENDS, timeout: float = 180) -> dict:
+        if self.via == "one":
+            answer = self._probe_one(self.workers[0], backends, timeout)
+            self._facts(answer)
+            return answer
+        if self.via == "local":
+            workers, have = self._ensure(1), local_gpu_count()
+            if have is not None and len(workers) > have and isinstance(self.gpus, int):
+                raise ScaleError(f"--gpus {self.gpus}: this host has {have} GPU{'s' if have != 1 else ''}")
+        else:
+            started = self.workers and all(getattr(w, "num_gpus", 1) for w in self.workers)
+            if not started and not self._connect().cluster_resources().get("GPU"):
+                # like one worker on a machine without a GPU: `--backend auto` goes on to replay a cache
+                where = self.address or "(local)"
+                return {"backend": None, "gpu": None, "errors": {"ray": f"no GPU in the Ray cluster {where}"}}
+            self._ensure(1)
+        found = self._each(lambda w: self._probe_one(w, backends, timeout))
+        ok = [f for f in found if f.get("backend")]
+        if len(ok) < len(found):
+            return next(f for f in found if not f.get("backend"))
+        self.devices = {w.label: f["gpu"] for w, f in zip(self.workers, found)}
+        models = sorted(set(self.devices.values()))
+        if len(models) > 1 and not self.allow_mixed:
+            raise ScaleError(
+                "the workers have different GPU models ("
+                + ", ".join(f"{k}: {v}" for k, v in self.devices.items())
+                + "), so their timings would not compare; "
+                "--allow-mixed tunes on them anyway and records the device of every result"
+            )
+        self._facts(found[0])
+        return dict(found[0], gpu=" + ".join(models) if len(models) > 1 else models[0])
+
+    def _facts(self, found: dict) -> None:
+        if found.get("backend") and isinstance(found.get("facts"), dict):
+            self.facts = found["facts"]
+        if found.get("backend") and isinstance(found.get("arch"), str):
+            self.arch = found["arch"]
+
+    # -- the compile pool ------------------------------------------------------------------------
+    def cc(self) -> str | None:
+        """The GPU's compute capability as digits ("90"), from the probe."""
+        for said in (self.arch, (self.facts or {}).get("cc")):
+            digits = re.fullmatch(r"(?:sm_|compute_)?(\d+)\.?(\d*)[a-z]?", str(said or ""))
+            if digits:
+                return digits.group(1) + digits.group(2)
+        return None
+
+    def compile_pool(self, spec: Any, backend: str) -> Any:
+        """The session's CompilePool for this backend, GPU and the spec's compiler options (one
+        compiling for others is closed), or None: a replay, a backend the pool cannot compile for,
+        or a GPU not probed yet."""
+        from ..kernel.text import compile_options
+        from .compiles import BACKENDS as COMPILED  # here: kernel_tuner and concurrent.futures at the first run
+        from .compiles import CompilePool
+
+        cc = self.cc()
+        if backend not in COMPILED or cc is None or self.control.closing or self._compiles_off:
+            return None
+        options = compile_options(spec.compiler_options)
+        target = (backend, cc, tuple(options))
+        with self._compiles_lock:
+            if self._compiles_for != target or self.compiles is None:
+                self._close_compiles()
+                try:
+                    self.compiles = CompilePool(backend, cc, options, gpus=self.size)
+                except (ValueError, OSError) as e:
+                    mark(f"main: no compile pool: {e}"[:300])
+                    return None
+                self._compiles_for = target
+            return self.compiles
+
+    def _close_compiles(self) -> None:
+        pool, self.compiles, self._compiles_for = self.compiles, None, None
+        if pool is not None:
+            pool.close()
+
+    def _compile_early(self, spec: dict, backend: str, source: str) -> None:
+        """On a thread: the baseline's compile and the sweep's first configurations, ahead."""
+        try:
+            from ..kernel.spec import spec_from_plain
+            from ..records import config_key
+            from ..search.lazy import LazySpace
+            from .compiles import instance_text
+
+            plain = spec_from_plain(spec)
+            pool = self.compile_pool(plain, backend)
+            if pool is None:
+                return
+            names = list(plain.tune_params)
+            base = plain.baseline_params()
+            pool.submit(config_key(names, base), *instance_text(plain, source, base, backend))
+            max_threads = (self.facts or {}).get("max_threads_per_block")
+            first = LazySpace(plain, int(max_threads) if max_threads else None).first(EARLY, quiet=True)
+            items = []
+            for values in first:
+                params = dict(zip(names, values))
+                items.append((config_key(names, params), *instance_text(plain, source, params, backend)))
+            pool.ahead(items)
+            mark("main: early compiles queued")
+        except Exception as e:  # noqa: BLE001 - the run compiles what this could not
+            mark(f"main: no early compiles: {type(e).__name__}: {e}"[:300])
+
+    @staticmethod
+    def _probe_one(w: Device, backends, timeout: float) -> dict:
+        w.ensure()
+        w.send(ProbeJob(tuple(backends)))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            event = w.poll(0.5)
+            if event is None:
+                if not w.alive():
+                    w.kill()
+                    return {"backend": None, "gpu": None, "errors": {"worker": "the probe crashed the worker"}}
+                continue
+            if event[0] == "probe":
+                return event[2]
+        w.kill()
+        return {"backend": None, "gpu": None, "errors": {"worker": f"no answer within {timeout:.0f}s"}}
+
+    def prepare(self, spec: dict, backend: str, source: str = "") -> None:
+        """Have the running local workers make the spec's inputs and open their device before the
+        first job (gpu/protocol.py PrepareJob), and the compile pool start on the baseline and the
+        sweep's first configurations. A worker only prepared is still stopped at once by close()."""
+        for w in self.workers:
+            if isinstance(w, LocalDevice) and w.alive():
+                w.requests.put(PrepareJob(spec, backend, source))
+        if source:
+            early = threading.Thread(
+                target=self._compile_early, args=(spec, backend, source), name="kt-tui-compile-early", daemon=True
+            )
+            self._early_compiles = [t for t in self._early_compiles if t.is_alive()] + [early]
+            early.start()
+
+    def check_gpu(self) -> str | None:
+        """The worker whose GPU the check's test runs on (the last of several local ones: the
+        first measures the baseline), or None where it runs on whichever GPU this host gives it."""
+        local = [w for w in self.workers if isinstance(w, LocalDevice) and w.index is not None]
+        return local[-1].label if self.via == "local" and len(local) > 1 else None
+
+    def _held(self, device: Device) -> bool:
+        """The check's test is on this device's GPU: it joins the queue once the test has left it."""
+        return self.checking.busy() and device.label == self.check_gpu() and len(self.workers) > 1
+
+    def test_check(
+        self, source: str, spec: dict, backend: str, timeout_s: float, gpu_free: Callable[[], None] | None = None
+    ) -> dict:
+        """Whether the original's check can fail (gpu/checkrun.py): its state. The sanitizer and the
+        runs are child processes of this one, beside the workers, each with its time limit; of
+        several local GPUs, on check_gpu's, whose worker joins the queue once the test has left that
+        GPU (`gpu_free`), not once it has judged."""
+        from .checkrun import test_check  # here: numpy, at a session's first baseline only
+
+        label = self.check_gpu()
+        device = next(
+            (
+                w.env.get("CUDA_VISIBLE_DEVICES")
+                for w in self.workers
+                if isinstance(w, LocalDevice) and w.label == label
+            ),
+            None,
+        )
+        release = self.checking.hold()
+
+        def free() -> None:
+            release()
+            if gpu_free is not None:
+                gpu_free()
+
+        try:
+            return test_check(source, spec, backend, timeout_s, device, gpu_free=free)
+        finally:
+            release()
+
+    # -- runs ------------------------------------------------------------------------------------
+    def request_stop(self) -> None:
+        """Stop after the configurations running now (a paused run stops at once)."""
+        self.control.stop = True
+        self.pause(False)
+
+    def pause(self, on: bool) -> None:
+        """Hold (or go on) between configurations: those running now finish first."""
+        self.control.paused = on
+
+    def shutdown(self) -> None:
+        """Quit now, from any thread: a run in progress ends with WorkerClosed, nothing is recorded."""
+        self.control.closing = True
+        self.request_stop()
+        for w in self.workers:
+            w.kill()
+        with self._compiles_lock:
+            self._close_compiles()
+
+    def close(self) -> None:
+        if self._early is not None and threading.current_thread() is not self._early:
+            self._early_done.wait()
+        self._compiles_off = True  # none is made while the early compiles end
+        for early in self._early_compiles:
+            early.join()
+        with self._compiles_lock:
+            self._close_compiles()
+        self._compiles_off = False
+        self._close_workers()
+
+    def _close_workers(self) -> None:
+        self._each(lambda w: w.close())  # each ends in order, all at once
+        if self.via != "one":
+            self.workers = []
+
+    def run(self, job: TuneJob | CheckJob, on_event: Callable[[str, Any], None], timeout_s: float) -> dict:
+        """Run `job` to its end. Hangs and crashes cost one configuration, not the run."""
+        workers = self._ensure(0 if job.backend == "sim" and self.via == "ray" else 1)
+        self.control.stop = False
+        if isinstance(job, CheckJob):
+            return self._check(workers[0], job, on_event, timeout_s)
+        if job.one_worker:
+            workers = workers[:1]
+        from .tunerun import tune  # here: numpy and kernel_tuner load with the first tuning run
+
+        return tune(self, workers, job, on_event, timeout_s)
+
+    def _check(self, w: Device, job: CheckJob, on_event, timeout_s: float) -> dict:
+        """A CheckJob on one device worker, whole, with the watchdog per kernel run."""
+        w.ensure()
+        w.loaded = None
+        w.send(job)
+        mark(f"main: job {job.run_id} sent")
+        current, started, first, fruitless = None, 0.0, True, 0
+        while True:
+            if self.control.closing:
+                raise WorkerClosed("the GPU worker was shut down")
+            event = w.poll(0.2)
+            if event is None:
+                lost = None
+                if not w.alive():
+                    lost = (
+                        "crash",
+                        f"the GPU worker process died (exit code {w.exitcode() or '?'}) while running this configuration",
+                    )
+                elif current and time.monotonic() - started > timeout_s * (2 if first else 1):
+                    lost = (
+                        "timeout",
+                        f"no result within {timeout_s:g}s; the kernel was killed and the worker restarted",
+                    )
+                if lost is None:
+                    continue
+                fruitless += 1
+                if current:
+                    entry = lost_entry(job, current["key"], *lost)
+                    job.done[entry["unit"]] = entry
+                    on_event("check", entry)
+                if fruitless > MAX_RESTARTS_WITHOUT_PROGRESS:
+                    w.kill()
+                    raise WorkerError(f"the GPU worker failed {fruitless} times in a row: {lost[1]}") from None
+                stop = self.control.stop
+                w.restart()
+                if stop:
+                    return {"stopped": True, "device": None, "simulated": job.backend == "sim"}
+                w.send(job)
+                current, first = None, True
+                continue
+            kind, run_id, payload = event
+            if run_id != job.run_id:
+                continue
+            if kind == "begin":
+                current, started = payload, time.monotonic()
+            elif kind == "check":
+                current, first, fruitless = None, False, 0
+                job.done[payload["unit"]] = payload
+                on_event(kind, payload)
+            elif kind == "done":
+                return payload
+            elif kind == "failed":
+                raise WorkerError(payload["error"])
+            elif kind == "restart":
+                w.restart()
+                w.send(job)
+                current, first = None, True
