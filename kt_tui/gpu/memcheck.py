@@ -35,7 +35,10 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str
     oob = "out of bounds" in text or "Invalid __" in text
     if report.errors == 0 and not oob:  # no finding: the run itself failed; say why, never "memcheck"
         said = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("=========")]
-        why = said[-1][:400] if said else (report.reason or "no message")
+        failing = [
+            ln for ln in said if re.search(r"\berror\b", ln, re.IGNORECASE) and "error summary" not in ln.lower()
+        ]
+        why = (failing or said or [report.reason or "no message"])[0 if failing else -1][:400]
         return f"the original kernel did not run under compute-sanitizer {where} (no memory error found): {why}"
     head = (
         f"the original kernel {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .checkentry import lost_entry
+from .compiling import Compiling
 from .devices import (
     MAX_RESTARTS_WITHOUT_PROGRESS,
     Control,
@@ -28,8 +29,6 @@ from .timeline import mark
 
 # Imported where used: the run of a TuneJob (gpu/tunerun.py: numpy, kernel_tuner, the runner) and
 # Ray (gpu/raydevice.py). The front starts a worker before the first frame with this module alone.
-
-EARLY = 8  # the sweep's first configurations compiled from prepare() on
 
 __all__ = ["INSTALL", "ScaleError", "Tuner", "WorkerClosed", "WorkerError", "local_gpu_count"]
 
@@ -89,12 +88,8 @@ class Tuner:
         self._connected = threading.Event()
         self._connect_error: ScaleError | None = None
         self._warm_cuda = True
-        self._early_compiles: list[threading.Thread] = []
         self.arch: str | None = None  # the GPU's architecture (sm_90), from the probe (or the remembered one)
-        self.compiles: Any = None  # the session's CompilePool (gpu/compiles.py), made at the first need
-        self._compiles_for: tuple | None = None  # (backend, cc, compiler options) it compiles for
-        self._compiles_lock = threading.Lock()
-        self._compiles_off = False
+        self.compiling = Compiling(self.cc, lambda: self.size, lambda: self.control.closing, lambda: self.facts)
 
     # -- what the engine and the front read --------------------------------------------------
     @property
@@ -296,59 +291,12 @@ class Tuner:
         return None
 
     def compile_pool(self, spec: Any, backend: str) -> Any:
-        """The session's CompilePool for this backend, GPU and the spec's compiler options (one
-        compiling for others is closed), or None: a replay, a backend the pool cannot compile for,
-        or a GPU not probed yet."""
-        from ..kernel.text import compile_options
-        from .compiles import BACKENDS as COMPILED  # here: kernel_tuner and concurrent.futures at the first run
-        from .compiles import CompilePool
+        """The session's CompilePool for this backend, GPU and compiler options, or None (gpu/compiling.py)."""
+        return self.compiling.pool_for(spec, backend)
 
-        cc = self.cc()
-        if backend not in COMPILED or cc is None or self.control.closing or self._compiles_off:
-            return None
-        options = compile_options(spec.compiler_options)
-        target = (backend, cc, tuple(options))
-        with self._compiles_lock:
-            if self._compiles_for != target or self.compiles is None:
-                self._close_compiles()
-                try:
-                    self.compiles = CompilePool(backend, cc, options, gpus=self.size)
-                except (ValueError, OSError) as e:
-                    mark(f"main: no compile pool: {e}"[:300])
-                    return None
-                self._compiles_for = target
-            return self.compiles
-
-    def _close_compiles(self) -> None:
-        pool, self.compiles, self._compiles_for = self.compiles, None, None
-        if pool is not None:
-            pool.close()
-
-    def _compile_early(self, spec: dict, backend: str, source: str) -> None:
-        """On a thread: the baseline's compile and the sweep's first configurations, ahead."""
-        try:
-            from ..kernel.spec import spec_from_plain
-            from ..records import config_key
-            from ..search.lazy import LazySpace
-            from .compiles import instance_text
-
-            plain = spec_from_plain(spec)
-            pool = self.compile_pool(plain, backend)
-            if pool is None:
-                return
-            names = list(plain.tune_params)
-            base = plain.baseline_params()
-            pool.submit(config_key(names, base), *instance_text(plain, source, base, backend))
-            max_threads = (self.facts or {}).get("max_threads_per_block")
-            first = LazySpace(plain, int(max_threads) if max_threads else None).first(EARLY, quiet=True)
-            items = []
-            for values in first:
-                params = dict(zip(names, values))
-                items.append((config_key(names, params), *instance_text(plain, source, params, backend)))
-            pool.ahead(items)
-            mark("main: early compiles queued")
-        except Exception as e:  # noqa: BLE001 - the run compiles what this could not
-            mark(f"main: no early compiles: {type(e).__name__}: {e}"[:300])
+    @property
+    def compiles(self) -> Any:
+        return self.compiling.pool
 
     @staticmethod
     def _probe_one(w: Device, backends, timeout: float) -> dict:
@@ -375,11 +323,7 @@ class Tuner:
             if isinstance(w, LocalDevice) and w.alive():
                 w.requests.put(PrepareJob(spec, backend, source))
         if source:
-            early = threading.Thread(
-                target=self._compile_early, args=(spec, backend, source), name="kt-tui-compile-early", daemon=True
-            )
-            self._early_compiles = [t for t in self._early_compiles if t.is_alive()] + [early]
-            early.start()
+            self.compiling.early(spec, backend, source)
 
     def check_gpu(self) -> str | None:
         """The worker whose GPU the check's test runs on (the last of several local ones: the
@@ -437,18 +381,12 @@ class Tuner:
         self.request_stop()
         for w in self.workers:
             w.kill()
-        with self._compiles_lock:
-            self._close_compiles()
+        self.compiling.close(wait=False)
 
     def close(self) -> None:
         if self._early is not None and threading.current_thread() is not self._early:
             self._early_done.wait()
-        self._compiles_off = True  # none is made while the early compiles end
-        for early in self._early_compiles:
-            early.join()
-        with self._compiles_lock:
-            self._close_compiles()
-        self._compiles_off = False
+        self.compiling.close(wait=True)
         self._close_workers()
 
     def _close_workers(self) -> None:

@@ -484,3 +484,24 @@ def test_the_check_runs_go_on_beside_the_sanitizer():
 
     state = checkrun.check_strength(KERNEL, spec(), "cupy", sanitizer=sanitizer, child=child)
     assert seen == [True] and state["state"] in ("ok", "vacuous")
+
+
+def test_a_compile_error_under_the_sanitizer_is_named_not_the_last_line_of_the_log():
+    # held-out mmvq_q8_0 on the H100 (session 11): pycuda's extern "C" wrapping broke cuda_fp16.h, and the
+    # line said was the "]" that ends pycuda's CompileError, not the error
+    s = parse_spec(SPEC_TEXT.replace("n = 1000", "n = 1024"))
+    out = (
+        "========= COMPUTE-SANITIZER\n"
+        "========= Target application returned an error\n"
+        "========= ERROR SUMMARY: 0 errors\n"
+        "pycuda.driver.CompileError: nvcc compilation of kernel.cu failed\n"
+        "[command: nvcc --cubin -arch sm_90 kernel.cu]\n"
+        '/usr/local/cuda/include/cuda_fp16.h(5269): error: more than one instance of overloaded function "operator<" has "C" linkage\n'
+        "  bool operator<(const __half2 &lh, const __half2 &rh);\n"
+        '24 errors detected in the compilation of "kernel.cu".\n'
+        "]\n"
+    )
+    report = SanitizeReport("memcheck", False, 0, text=out, reason="the kernel did not complete under the sanitizer")
+    text = memcheck.oob_text(report, s, {"n": 1024}, "")
+    assert "did not run under compute-sanitizer" in text
+    assert 'has "C" linkage' in text and not text.endswith(": ]")

@@ -1,0 +1,101 @@
+"""The session's one compile pool (gpu/compiles.py), held for the Tuner: made at the first need for
+the backend, the GPU's compute capability and the spec's compiler options (one compiling for others
+is closed), started early by prepare() on the baseline and the sweep's first configurations.
+Nothing here touches CUDA."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from .timeline import mark
+
+EARLY = 8  # the sweep's first configurations compiled from prepare() on
+
+
+class Compiling:
+    def __init__(
+        self,
+        cc: Callable[[], str | None],
+        size: Callable[[], int],
+        closing: Callable[[], bool],
+        facts: Callable[[], dict | None],
+    ):
+        self.cc, self.size, self.closing, self.facts = cc, size, closing, facts
+        self.pool: Any = None  # the CompilePool, made at the first need
+        self._for: tuple | None = None  # (backend, cc, compiler options) it compiles for
+        self._lock = threading.Lock()
+        self._off = False
+        self._early: list[threading.Thread] = []
+
+    def pool_for(self, spec: Any, backend: str) -> Any:
+        """The pool for this backend, GPU and the spec's compiler options, or None: a replay, a
+        backend the pool cannot compile for, or a GPU not probed yet."""
+        from ..kernel.text import compile_options  # here: the pool's own imports wait for its first need
+        from .compiles import BACKENDS as COMPILED  # here: kernel_tuner and concurrent.futures at the first run
+        from .compiles import CompilePool  # as above
+
+        cc = self.cc()
+        if backend not in COMPILED or cc is None or self.closing() or self._off:
+            return None
+        options = compile_options(spec.compiler_options)
+        target = (backend, cc, tuple(options))
+        with self._lock:
+            if self._for != target or self.pool is None:
+                self._close()
+                try:
+                    self.pool = CompilePool(backend, cc, options, gpus=self.size())
+                except (ValueError, OSError) as e:
+                    mark(f"main: no compile pool: {e}"[:300])
+                    return None
+                self._for = target
+            return self.pool
+
+    def early(self, spec: dict, backend: str, source: str) -> None:
+        """On a thread: the baseline's compile and the sweep's first configurations, ahead."""
+        thread = threading.Thread(
+            target=self._compile_early, args=(spec, backend, source), name="kt-tui-compile-early", daemon=True
+        )
+        self._early = [t for t in self._early if t.is_alive()] + [thread]
+        thread.start()
+
+    def _compile_early(self, spec: dict, backend: str, source: str) -> None:
+        try:
+            from ..kernel.spec import spec_from_plain  # on this thread: the first frame waits for none of these
+            from ..records import config_key  # as above
+            from ..search.lazy import LazySpace  # as above
+            from .compiles import instance_text  # as above
+
+            plain = spec_from_plain(spec)
+            pool = self.pool_for(plain, backend)
+            if pool is None:
+                return
+            names = list(plain.tune_params)
+            base = plain.baseline_params()
+            pool.submit(config_key(names, base), *instance_text(plain, source, base, backend))
+            max_threads = (self.facts() or {}).get("max_threads_per_block")
+            first = LazySpace(plain, int(max_threads) if max_threads else None).first(EARLY, quiet=True)
+            items = []
+            for values in first:
+                params = dict(zip(names, values))
+                items.append((config_key(names, params), *instance_text(plain, source, params, backend)))
+            pool.ahead(items)
+            mark("main: early compiles queued")
+        except Exception as e:  # noqa: BLE001 - the run compiles what this could not
+            mark(f"main: no early compiles: {type(e).__name__}: {e}"[:300])
+
+    def close(self, wait: bool) -> None:
+        """Close the pool; `wait`: first let the early compiles end (none is made meanwhile)."""
+        if wait:
+            self._off = True
+            for thread in self._early:
+                thread.join()
+        with self._lock:
+            self._close()
+        self._off = False
+
+    def _close(self) -> None:
+        pool, self.pool, self._for = self.pool, None, None
+        if pool is not None:
+            pool.close()
