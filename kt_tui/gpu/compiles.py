@@ -526,6 +526,7 @@ class CompilePool:
         size: int | None = None,
         window: int | None = None,
         cores: list[int] | None = None,
+        batch: int | None = None,
     ):
         if backend not in BACKENDS:
             raise ValueError(f"compile pool: no compiler for backend {backend!r} (one of {', '.join(BACKENDS)})")
@@ -535,7 +536,9 @@ class CompilePool:
         self.cores = compile_cores(gpus, cores)
         wanted = os.environ.get("KT_TUI_PREFETCH_WORKERS", "")
         self.size = size or (int(wanted) if wanted.isdigit() and int(wanted) > 0 else len(self.cores))
-        self.batch = batch_size() if backend == "pycuda" else 1
+        # a batch's members all carry the batch's one cubin (each its symbol): `batch=1` where a
+        # binary must hold its kernel alone (the check child compares machine code)
+        self.batch = (batch or batch_size()) if backend == "pycuda" else 1
         depth = max(WINDOW, math.ceil(AHEAD * self.size / max(1, gpus)))
         self.window = window or min(MAX_AHEAD, depth * self.batch)
         self.cache = _Cache(CACHE_BYTES)

@@ -389,7 +389,9 @@ class Ahead:
 
         self.spec = spec
         self.waited = 0.0
-        self.early = Pool.start(backend, compile_options(spec.compiler_options), runs)
+        # each kernel compiled alone: the mutants are sorted by their machine code, and a batch's
+        # members would all carry the batch's one cubin (every mutant "the same code" as the original)
+        self.early = Pool.start(backend, compile_options(spec.compiler_options), runs, batch=1)
         self.nvcc = find_nvcc() if self.early is None else None
         self.pool = ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1)) if self.nvcc else None
         self.mine: dict[str, Future] = {}

@@ -351,3 +351,21 @@ def test_nvrtc_processes_killed_are_started_again(monkeypatch):
     assert _children() - before == set()
     with pytest.raises(RuntimeError, match="closed"):
         pool.submit("2", "k", "__global__ void k() {}")
+
+
+@needs_nvcc
+def test_batch_1_gives_each_kernel_a_cubin_of_its_own_whatever_the_environment_says(monkeypatch):
+    # the mutants' check child sorts mutants by their machine code (gpu/mutants.py machine_code): a
+    # batch's members all carry the batch's one cubin, which made every mutant of a batch "the same
+    # code" as the original there (two GPU tests of issue 35 failed on the H100, session 11)
+    from kt_tui.gpu.mutants import machine_code
+
+    items = [(str(v), f"k{v}", f"__global__ void k{v}(float *x) {{ x[0] = {v}.0f; }}\n") for v in (1, 2, 3)]
+    monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "8")
+    with CompilePool("pycuda", "90", ["-std=c++17"], size=1) as pool:
+        batched = [f.result(timeout=600) for f in pool.ahead(items).values()]
+    assert pool.batches == 1 and len({machine_code(c.binary) for c in batched}) == 1  # the hazard
+    with CompilePool("pycuda", "90", ["-std=c++17"], size=1, batch=1) as pool:
+        alone = [f.result(timeout=600) for f in pool.ahead(items).values()]
+    assert pool.batches == 0
+    assert len({machine_code(c.binary) for c in alone}) == 3

@@ -142,14 +142,16 @@ class Ahead:
         self.names: dict[str, tuple[str, str]] = {}  # kernel string: (the pool's key, kernel name)
 
     @classmethod
-    def start(cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]]) -> Ahead | None:
+    def start(
+        cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]], batch: int | None = None
+    ) -> Ahead | None:
         """None where nothing is compiled ahead: cupy (it compiles through its own cache at the
         run), KT_TUI_PREFETCH=0, nothing to compile, or no GPU or compiler to read here."""
         if backend not in ("pycuda", "nvcuda") or not enabled() or not named:
             return None
         try:
             # every one queued at once: batches form from all of them, none waits to be asked for
-            pool = CompilePool(backend, device_cc(backend), compiler_options, window=1 << 20)
+            pool = CompilePool(backend, device_cc(backend), compiler_options, window=1 << 20, batch=batch)
         except Exception as e:  # noqa: BLE001 - only a head start: kernel_tuner compiles as usual
             print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
             return None
