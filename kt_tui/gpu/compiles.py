@@ -36,6 +36,7 @@ import math
 import multiprocessing as mp
 import os
 import re
+import signal
 import struct
 import subprocess
 import tempfile
@@ -153,7 +154,7 @@ class Running:
         with self.lock:
             self.procs.add(proc)
             if self.closed:
-                proc.kill()
+                _kill_group(proc)
 
     def discard(self, proc: subprocess.Popen) -> None:
         with self.lock:
@@ -163,7 +164,15 @@ class Running:
         with self.lock:
             self.closed = True
             for proc in self.procs:
-                proc.kill()
+                _kill_group(proc)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """nvcc and what it started (cicc, ptxas): it leads a session of its own."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        proc.kill()
 
 
 def _nvcc(args: list[str], cwd: str, running: Running | None) -> tuple[int, str]:
