@@ -102,12 +102,14 @@ def test_the_workers_never_see_the_api_key(ray, monkeypatch):
     assert "OPENAI_API_KEY" not in seen and "KT_TUI_API_TOKEN" not in seen
 
 
-async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ray):
+async def test_the_ui_table_shows_the_worker_column_only_with_several_workers(ray, monkeypatch):
     from kt_tui.front.commands import tui_app
     from kt_tui.ui.widgets import ResultsTable
 
     from ..ui.test_ui import SIZE, gate_key, new_app, wait_for
 
+    # one queue: a worker up first takes every configuration of an unpaced replay before the other starts
+    monkeypatch.setenv("KT_TUI_SIM_PACE", "0.2")
     app = new_app(EXAMPLES / "matmul.cu", gpus="2", search="brute_force")
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen

@@ -93,9 +93,11 @@ async def test_approve_all_asks_can_be_undone_and_turned_off(monkeypatch):
         assert not screen.autopilot and screen.held is None and gate_key(screen) == "sweep:1"
         assert Store(app.settings.db).gate(screen.sid, "sweep:1").state == "pending"
         screen.autopilot = True  # on (its decision sent): A turns it off, no question asked
-        await real.pause()
-        labels = {k.description for k in screen.query_one(Footer).query(FooterKey)}
-        assert "Autopilot off" in labels or "Autopilot" in labels
+
+        def footer() -> set[str]:
+            return {k.description for k in screen.query_one(Footer).query(FooterKey)}
+
+        await wait_for(real, lambda: bool({"Autopilot off", "Autopilot"} & footer()))  # the footer redraws later
         await pilot.press("A")
         assert not screen.autopilot and app.screen is screen
         screen.state = "stopped"  # a stopped session: nothing for the autopilot to decide
