@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 
 import pytest
 
@@ -212,6 +213,9 @@ def test_quitting_during_a_run_interrupts_every_worker(ray, monkeypatch):
 
     with pytest.raises(WorkerClosed):
         pool.run(matmul_job(), on_event, 30)
+    deadline = time.monotonic() + 10  # the run ends as soon as it sees the quit; the kills land meanwhile
+    while any(w.alive() for w in pool.workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert all(not w.alive() for w in pool.workers)
 
 
