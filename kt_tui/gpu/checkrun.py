@@ -191,7 +191,8 @@ GPU_DONE = "kt-tui: the check runs left the GPU"  # the child's line once its ru
 # (followed by the job's token: a kernel's printf, which reaches the same stdout, cannot say it)
 
 
-MAX_CHILDREN = 8  # children started for one test: one, and one more after each mutant that hung or crashed
+MAX_CHILDREN = 32  # children started for one test: one, and one more after each mutant that hung or crashed
+STANDBY = "--standby"  # a child started so: imports done, it waits for "go" on its stdin (or exits at its end)
 
 
 def run_child(
@@ -205,8 +206,11 @@ def run_child(
     """Run the child on `job` (on GPU `device` of this host's, where given); "" or what went wrong.
     It judges its arrays itself and writes the state to `out`/state.json; `gpu_done` is called
     once its runs have ended (it still judges), or once it has exited. A mutant's run that hangs
-    (past the limit the child's line gives it, gpu/mutants.py hang_limit) or takes the child down is recorded as killed, and another child goes on
-    with the rest; `on_survivors` hears how many mutants survived every size."""
+    (past the limit the child's line gives it, gpu/mutants.py hang_limit) or takes the child down is
+    recorded as killed, and another child goes on with the rest: one started in standby once the
+    mutants' runs begin (its interpreter and imports, about a second and a half, not waited for
+    after a crash; one more process while they run); `on_survivors` hears how many mutants survived
+    every size."""
     token = secrets.token_hex(8)
     Path(out, "job.json").write_text(json.dumps({**job, "token": token}))
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
@@ -215,31 +219,37 @@ def run_child(
     cmd = [sys.executable, "-m", "kt_tui.gpu.checkrun", str(Path(out, "job.json")), str(out)]
     done = gpu_done or (lambda: None)
     deadline = time.monotonic() + timeout_s
+    spare: list[subprocess.Popen] = []
+
+    def standby() -> None:
+        if not spare and job.get("mutants"):
+            started = _start(cmd + [STANDBY], env, out)
+            if not isinstance(started, str):
+                spare.append(started)
+
     try:
+        error = ""
         for _ in range(MAX_CHILDREN):
-            error, running = _one_child(cmd, env, out, token, deadline, timeout_s, done, on_survivors or (lambda n: 0))
+            proc = _go(spare.pop()) if spare else _start(cmd, env, out)
+            if isinstance(proc, str):
+                return proc
+            error, running = _one_child(proc, token, deadline, timeout_s, done, on_survivors or (lambda n: 0), standby)
             if not error or running is None:
                 return error
             _record_lost(out, running, error)
         return error
     finally:
+        for proc in spare:
+            _kill(proc)
+            proc.wait()
         done()
 
 
-def _one_child(
-    cmd: list[str],
-    env: dict,
-    out: Path,
-    token: str,
-    deadline: float,
-    timeout_s: float,
-    done: Callable[[], None],
-    on_survivors: Callable[[int], object],
-) -> tuple[str, list[str] | None]:
-    """One child: "" or what went wrong, and the mutant or case it was running when it hung or died."""
+def _start(cmd: list[str], env: dict, out: Path) -> subprocess.Popen | str:
     try:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             cmd,
+            stdin=subprocess.PIPE if STANDBY in cmd else None,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -249,7 +259,31 @@ def _one_child(
             start_new_session=True,
         )
     except OSError as e:
-        return f"cannot run {sys.executable}: {e.strerror or e}", None
+        return f"cannot run {sys.executable}: {e.strerror or e}"
+
+
+def _go(proc: subprocess.Popen) -> subprocess.Popen:
+    """A standby child told to go on (one that died meanwhile is seen dead as any other)."""
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.close()
+    except (OSError, ValueError):
+        pass
+    return proc
+
+
+def _one_child(
+    proc: subprocess.Popen,
+    token: str,
+    deadline: float,
+    timeout_s: float,
+    done: Callable[[], None],
+    on_survivors: Callable[[int], object],
+    on_mutants: Callable[[], None] = lambda: None,
+) -> tuple[str, list[str] | None]:
+    """One child: "" or what went wrong, and the mutant or case it was running when it hung or died.
+    `on_mutants` is called when its first mutant's run starts."""
     lines: list[str] = []
     running: dict[str, Any] = {"what": None, "since": 0.0, "limit": mutation.HANG_S}
 
@@ -263,6 +297,8 @@ def _one_child(
                 parts = text.split(" ", 7)
                 running["what"], running["since"] = parts[4:], time.monotonic()
                 running["limit"] = _seconds(parts[3])
+                if parts[4] == "mutant":
+                    on_mutants()
             elif text.startswith(f"{mutation.SURVIVORS} {token} "):
                 on_survivors(int(text.rsplit(" ", 1)[-1]))
             elif len(lines) < 2000:
@@ -511,6 +547,11 @@ def main(argv: list[str]) -> int:
     allow_user_code()
 
     mark("check child: imports done")
+    if STANDBY in argv[2:]:
+        if sys.stdin.readline().strip() != "go":  # the test ended without needing it
+            return 0
+        up = time.monotonic()
+        mark("check child: went on from standby")
     job = json.loads(Path(argv[0]).read_text()) | {"child_up": up}
     spec = spec_from_plain(job["spec"])
     out = Path(argv[1])

@@ -384,14 +384,14 @@ class Ahead:
     compile step loads those cubins; cupy compiles through its own cache at the run, so here nvcc
     makes the cubins that sort the mutants only."""
 
-    def __init__(self, spec: Spec, backend: str, runs: list[tuple[str, str]]):
+    def __init__(self, spec: Spec, backend: str, runs: list[tuple[str, str]], keep: Path | None = None):
         from .device.loaders import Ahead as Pool  # in the child only: it loads the CUDA driver
 
         self.spec = spec
         self.waited = 0.0
         # each kernel compiled alone: the mutants are sorted by their machine code, and a batch's
         # members would all carry the batch's one cubin (every mutant "the same code" as the original)
-        self.early = Pool.start(backend, compile_options(spec.compiler_options), runs, batch=1)
+        self.early = Pool.start(backend, compile_options(spec.compiler_options), runs, batch=1, keep=keep)
         self.nvcc = find_nvcc() if self.early is None else None
         self.pool = ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1)) if self.nvcc else None
         self.mine: dict[str, Future] = {}
@@ -475,7 +475,8 @@ def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead
     """In the check's child, from its start: the kernels of the original's runs (job["runs"]), the
     original at every check size and, when there are mutants, each of them at the first size, compiled
     on every core but one; kernel_tuner's compile step loads them inside. A child started again after
-    one died (a mutant's illegal address, a poisoned index) compiles only what is left to run."""
+    one died (a mutant's illegal address, a poisoned index) compiles only what is left to run, and
+    loads what the one before compiled (kept in DIR/cubins)."""
     from .ktsource import kernel_string  # in the child only: kernel_tuner
 
     done = {r["id"] for r in read_jsonl(out / RECORDS) if r.get("case") is None}
@@ -484,7 +485,7 @@ def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead
         runs = [kernel_string(spec, r["source"], r["params"]) for r in job.get("runs") or []]
         if (out / "state.json").exists():
             runs = runs[:1]  # judged already: the original's kernel is all it runs again
-        ahead = Ahead(spec, job["backend"], runs)
+        ahead = Ahead(spec, job["backend"], runs, keep=out / "cubins")
         if mutants:
             order = sizes_in_order(spec, job)
             ahead.add([kernel_string(spec, job["source"], spec.baseline_params(), s.sizes) for _, s in order])

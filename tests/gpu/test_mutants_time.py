@@ -118,7 +118,8 @@ time.sleep(30)
 def test_the_parent_stops_a_hanging_mutant_at_the_childs_limit_and_counts_it_a_hang(tmp_path):
     cmd = [sys.executable, "-c", CHILD]
     started = time.monotonic()
-    error, running = checkrun._one_child(cmd, {}, tmp_path, "t", started + 60, 60, lambda: None, lambda n: 0)
+    proc = checkrun._start(cmd, {}, tmp_path)
+    error, running = checkrun._one_child(proc, "t", started + 60, 60, lambda: None, lambda n: 0)
     assert error == f"{mutation.HANGS} {mutation.HANG_FLOOR_S:g} s"  # 0.2 s asked, the floor given
     assert running == ["mutant", "m07", "base", "-"]
     checkrun._record_lost(tmp_path, running, error)

@@ -16,10 +16,13 @@ nvcuda the CUmodule, cupy a RawModule (get_function, get_global: `Module` below)
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 from collections.abc import Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from ..compiles import CompilePool, enabled
@@ -134,16 +137,26 @@ class Ahead:
     """Kernel strings compiled on a CompilePool (gpu/compiles.py) from the start of a process that
     then runs them through kernel_tuner's run_kernel (a check job, the mutants' check child): nvcc
     in batches for pycuda, NVRTC in processes for nvcuda, every (name, text) once. `serving` makes
-    kernel_tuner's compile load those binaries."""
+    kernel_tuner's compile load those binaries. With `keep` (a folder), each binary is also kept
+    there, and one found there is not compiled again: a process started again after another died
+    (the mutants' check child after a mutant's illegal address) loads what the first compiled."""
 
-    def __init__(self, pool: CompilePool):
+    def __init__(self, pool: CompilePool, keep: Path | None = None):
         self.pool = pool
+        self.keep = keep
         self.futures: dict[str, Future] = {}  # kernel string: Future[Compiled]
         self.names: dict[str, tuple[str, str]] = {}  # kernel string: (the pool's key, kernel name)
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
 
     @classmethod
     def start(
-        cls, backend: str, compiler_options: list[str], named: list[tuple[str, str]], batch: int | None = None
+        cls,
+        backend: str,
+        compiler_options: list[str],
+        named: list[tuple[str, str]],
+        batch: int | None = None,
+        keep: Path | None = None,
     ) -> Ahead | None:
         """None where nothing is compiled ahead: cupy (it compiles through its own cache at the
         run), KT_TUI_PREFETCH=0, nothing to compile, or no GPU or compiler to read here."""
@@ -155,19 +168,28 @@ class Ahead:
         except Exception as e:  # noqa: BLE001 - only a head start: kernel_tuner compiles as usual
             print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
             return None
-        ahead = cls(pool)
+        ahead = cls(pool, keep)
         ahead.add(named)
         return ahead
 
     def add(self, named: list[tuple[str, str]]) -> None:
-        todo = [(_key(text), name, text) for name, text in named if text not in self.futures]
+        todo = [
+            (_key(text), name, text)
+            for name, text in named
+            if text not in self.futures and self._kept(_key(text)) is None
+        ]
         futures = self.pool.ahead(todo)
         for key, name, text in todo:
             self.futures[text], self.names[text] = futures[key], (key, name)
+            if self.keep is not None:
+                futures[key].add_done_callback(functools.partial(self._keep, key))
 
     def binary(self, text: str) -> tuple[bytes, str | None] | str | None:
         """(binary, symbol) of a kernel string compiled here (waited for), the compiler's text where
         it failed, or None: not compiled here."""
+        kept = self._kept(_key(text))
+        if kept is not None:
+            return kept
         future = self.futures.get(text)
         if future is None:
             return None
@@ -184,6 +206,27 @@ class Ahead:
         if done.binary is not None:
             return done.binary, done.symbol
         return done.error
+
+    def _kept(self, key: str) -> tuple[bytes, str | None] | None:
+        if self.keep is None:
+            return None
+        try:
+            symbol = json.loads((self.keep / f"{key}.json").read_text())["symbol"]
+            return (self.keep / f"{key}.bin").read_bytes(), symbol if isinstance(symbol, str) else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _keep(self, key: str, future: Future) -> None:
+        if self.keep is None or future.cancelled() or future.exception() is not None:
+            return
+        done = future.result()
+        if done.binary is None:
+            return
+        try:  # the binary first: a symbol file says its binary is whole
+            (self.keep / f"{key}.bin").write_bytes(done.binary)
+            (self.keep / f"{key}.json").write_text(json.dumps({"symbol": done.symbol}))
+        except OSError:
+            pass
 
     @contextmanager
     def serving(self) -> Iterator[None]:
