@@ -4,6 +4,7 @@ measured (no GPU here); the session runs every gate and waits to be resumed on a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,49 @@ NO_GPU_NOTE = "No GPU backend (--backend none): kernels are compile-checked, not
 
 class BackendError(UserError):
     pass
+
+
+# headers that build inside `extern "C" { }`: kernel_tuner's pycuda backend wraps a kernel there
+# unless its text says `extern "C"`; any other include may declare C++ (overloads, templates), which
+# cannot have C linkage (cuda_fp16.h: "more than one instance of overloaded function has C linkage")
+C_HEADERS = frozenset(
+    f"{h}.h" for h in ("assert", "float", "limits", "math", "stdbool", "stddef", "stdint", "stdio", "stdlib", "string")
+)
+CXX_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cooperative_groups", "mma.h", "cuda_pipeline", "cub/",
+               "thrust/", "cuda/", "complex", "cuda_runtime.h", "cuComplex.h")  # fmt: skip
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]{1,200})[>"]', re.M)
+
+
+def cxx_include(source: str) -> tuple[str, bool] | None:
+    """The first include of `source` that pycuda's `extern "C"` wrap may break, and whether it is one
+    of CUDA's C++ headers (it does break); None where the kernel says `extern "C"` or includes
+    only C headers."""
+    if 'extern "C"' in source:
+        return None
+    for name in _INCLUDE.findall(source[:1_000_000]):
+        if name not in C_HEADERS:
+            return name, name.startswith(CXX_HEADERS)
+    return None
+
+
+def probe_order(request: str, source: str) -> tuple[str, ...]:
+    """The GPU backends to probe for `request` (auto or one of BACKENDS), the first that works
+    taken: pycuda last for a kernel whose includes its extern "C" wrap may break; BackendError
+    where pycuda is asked for and one of CUDA's C++ headers is included."""
+    header = cxx_include(source)
+    if request == "pycuda" and header is not None and header[1]:
+        raise BackendError(_wrap_refused(header[0]))
+    if request != "auto":
+        return (request,)
+    return tuple(sorted(BACKENDS, key=lambda b: b == "pycuda")) if header is not None else BACKENDS
+
+
+def _wrap_refused(header: str) -> str:
+    return (
+        f'backend pycuda: kernel_tuner\'s pycuda backend compiles the kernel inside extern "C", where <{header}> '
+        'cannot be included (C++ cannot have C linkage); use --backend nvcuda or cupy, or write extern "C" '
+        "before the kernel"
+    )
 
 
 @dataclass
@@ -87,9 +131,12 @@ def choose_backend(
     kernel: str,
     version: str | list[str],
     sim_sources: list[str],
+    source: str = "",
 ) -> BackendChoice:
     """`probe(backends)` runs in the GPU worker and returns {"backend", "gpu", "errors"}.
-    `version`: the kernel version's id, or its ids (spec.version_ids)."""
+    `version`: the kernel version's id, or its ids (spec.version_ids). `source`: the kernel's text;
+    one that includes a header pycuda's extern "C" wrap may break tries pycuda last (refused where
+    asked for and the header is one of CUDA's C++ ones)."""
     if request not in CHOICES:
         raise BackendError(f"unknown backend {request!r} (use one of {', '.join(CHOICES)})")
     sources = [s for s in sim_sources if s]
@@ -97,7 +144,7 @@ def choose_backend(
         return _sim(kernel, version, sources, note="")
     if request == "none":
         return BackendChoice("none", "", sources, note=NO_GPU_NOTE)
-    found = probe(BACKENDS if request == "auto" else (request,))
+    found = probe(probe_order(request, source))
     if found.get("backend"):
         facts = clean_facts(found.get("facts"))
         return BackendChoice(found["backend"], found["gpu"], sources, arch=found.get("arch") or "", facts=facts)

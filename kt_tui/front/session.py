@@ -40,12 +40,14 @@ def pick_backend(
     version: str | list[str],
     kernel_path: Path,
     request: str | None = None,
+    source: str = "",
 ) -> BackendChoice:
     from ..engine.backend import choose_backend
     from ..gpu.probe_cache import cached_probe
 
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
-    choice = choose_backend(request or settings.backend, probe, kernel, version, sim_sources(settings, kernel_path))
+    sims = sim_sources(settings, kernel_path)
+    choice = choose_backend(request or settings.backend, probe, kernel, version, sims, source)
     if choice.arch and not choice.simulated and getattr(gpu, "arch", "") is None:
         gpu.arch = choice.arch  # a remembered probe's: the compile pool compiles for it
     return choice
@@ -58,7 +60,7 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
     from .early import take_compile_check
 
     def pick() -> BackendChoice:
-        choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path)
+        choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path, source=kf.source)
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
         if prepare is not None and not choice.simulated and not choice.unmeasured:
             prepare(spec.to_dict(), choice.backend, kf.source)
@@ -118,15 +120,15 @@ def resume_backend(
     asked = settings.backend != "auto"  # asked for now (flag, env or config): it works or we refuse
     stored = s.get("backend_request")  # made with no GPU (none): here, whatever works
     request = settings.backend if asked else stored if stored and stored != "none" else "auto"
-    path = Path(s["kernel_path"])
+    path, source = Path(s["kernel_path"]), str(first.get("source") or "")
     fallback: dict[str, Any] | None = None
     try:
-        choice = pick_backend(settings, gpu, s["kernel_name"], original, path, request)
+        choice = pick_backend(settings, gpu, s["kernel_name"], original, path, request, source)
     except BackendError as first:
         if asked:
             raise
         try:
-            choice = pick_backend(settings, gpu, s["kernel_name"], original, path, "auto")
+            choice = pick_backend(settings, gpu, s["kernel_name"], original, path, "auto", source)
             choice.note = f"The session's backend {request} does not work here: {first} " + choice.note
         except BackendError:
             choice = BackendChoice("none", s.get("gpu") or "", note=f"Nothing can be measured here: {first}")

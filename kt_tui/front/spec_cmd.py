@@ -18,7 +18,6 @@ from ..gpu import checkrun  # looked up at each call: tests replace check_streng
 from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..gpu.env import scrubbed_env
 from ..gpu.probe_cache import cached_probe, fingerprint
-from ..gpu.protocol import BACKENDS
 from ..kernel import refkernel
 from ..kernel.draft import draft, draft_note
 from ..kernel.draft_flags import layout_warnings
@@ -194,13 +193,16 @@ def check_command(args) -> int:
     return 0
 
 
-def gpu_backend(request: str | None) -> tuple[str | None, str]:
+def gpu_backend(request: str | None, source: str = "") -> tuple[str | None, str]:
     """The backend that runs the check's tests, or None and why there is none."""
+    from ..engine.backend import probe_order
+
     request = request or "auto"
     if request == "sim":
         return None, "--backend sim"
     if fingerprint() is None:
         return None, "no NVIDIA driver on this machine"
+    order = probe_order(request, source)
     if request != "auto":
         return request, ""
     from ..gpu.tuner import Tuner  # here: only `spec --check` on a machine with a driver starts one
@@ -208,7 +210,7 @@ def gpu_backend(request: str | None) -> tuple[str | None, str]:
     settings = load_settings({})
     worker = Tuner()
     try:
-        found = cached_probe(worker.probe, settings.data_dir / "backend-probe.json")(BACKENDS)
+        found = cached_probe(worker.probe, settings.data_dir / "backend-probe.json")(order)
     finally:
         worker.close()
     errors = "; ".join(f"{k}: {v}" for k, v in (found.get("errors") or {}).items())
@@ -218,7 +220,7 @@ def gpu_backend(request: str | None) -> tuple[str | None, str]:
 def test_check(args, kf, spec) -> str | None:
     """Whether the check can fail (gpu/checkrun.py): the text added to "spec ok", or None after
     saying on stderr why the spec is refused (out of bounds, vacuous, wrong outputs, result parameters)."""
-    backend, why = gpu_backend(getattr(args, "backend", None))
+    backend, why = gpu_backend(getattr(args, "backend", None), kf.source)
     if backend is None:
         state = checkrun.check_strength(kf.source, spec, None)
         if state["state"] == "unchecked":
