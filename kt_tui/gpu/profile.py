@@ -422,6 +422,7 @@ def main(argv: list[str]) -> int:
                         return 1
                     continue
                 _stamp("ran", i)
+                mark(f"profile child: ran target {i}")
                 print(f"{RAN} (target {i}) with {params}", flush=True)
     finally:
         for ahead in aheads:

@@ -272,6 +272,20 @@ def test_the_engine_profiles_the_baseline_and_the_new_best_in_one_ncu_run_and_st
     assert "Nsight Compute, baseline: SM 41 %, DRAM 82 %" in block
 
 
+def test_a_best_that_is_the_baseline_is_profiled_once(monkeypatch, hermetic):
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setenv("FAKE_NCU_LOG", str(hermetic / "calls"))
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    events = []
+    engine = Engine(store, sid, FakeGpu(verdicts=False), choice, approve, events.append)  # nothing beats 256
+    assert engine.run(sweep) == "finished"
+    assert [(p["key"], p["state"]) for p in session_profiles(engine.data)] == [("256", "done")]
+    assert [e.kind for e in events].count("profile") == 1
+    (call,) = (hermetic / "calls").read_text().splitlines()
+    assert "--launch-count 1 " in call
+
+
 def test_a_baseline_that_fails_under_ncu_leaves_the_best_its_profile_and_one_note(monkeypatch, hermetic):
     monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
     monkeypatch.setenv("FAKE_NCU_FAIL", "block_size_x=256")
