@@ -32,6 +32,7 @@ _NUMBERS = (
     "seconds",
     "time_ms",
     "passes",
+    "targets",
 )
 
 
@@ -211,7 +212,8 @@ def result_lines(engine: Any, what: str, vid: str, r: Result | None) -> list[str
 
 def profile_after_tune(engine: Any, vid: str) -> None:
     """After a tune run: the original's baseline configuration and the run's best when it is a new
-    best (of the session, or a candidate beating it), each profiled once. Never every configuration."""
+    best (of the session, or a candidate beating it), each profiled once, both in one ncu process
+    (one profile where they are the same configuration). Never every configuration."""
     if engine.choice.unmeasured or engine.stop_requested.is_set():
         return
     targets = []
@@ -222,26 +224,37 @@ def profile_after_tune(engine: Any, vid: str) -> None:
     best = engine.best_of(vid)
     if best is not None and best.time_ms is not None and (engine.best_ms is None or best.time_ms <= engine.best_ms):
         targets.append(best)
-    for r in targets:
-        _profile(engine, vid, r)
-
-
-def _profile(engine: Any, vid: str, r: Result) -> None:
     stored = session_profiles(engine.data)
-    if any(p["state"] in QUIET for p in stored) or any((p["version"], p["key"]) == (vid, r.key) for p in stored):
+    if any(p["state"] in QUIET for p in stored):
         return
-    label = f"{(engine.data.version(vid) or {}).get('label') or vid} {dict(r.params)}"
+    done = {(p["version"], p["key"]) for p in stored}
+    todo = list({r.key: r for r in targets if (vid, r.key) not in done}.values())
+    if not todo:
+        return
     if engine.choice.simulated:
-        cache = engine.sim_cache(vid)
-        summary = recorded_profile(cache, r.key) if cache else {}
-        if summary:
-            engine.data.put_profile(vid, r.key, "recorded", summary)
-            engine.emit("profile", version=vid, key=r.key, state="recorded", line=profile_line(summary))
+        for r in todo:
+            _recorded(engine, vid, r)
         return
-    from ..gpu.profile import profile  # here: only a session on a GPU profiles
+    from ..gpu.profile import Target, profile_all  # here: only a session on a GPU profiles
 
     source, spec = engine.version(vid)
-    report = profile(source, spec, dict(r.params), engine.choice.backend)
+    reports = profile_all([Target(source, spec, dict(r.params)) for r in todo], engine.choice.backend)
+    for r, report in zip(todo, reports):
+        _store(engine, vid, spec, r, report)
+        if report.state in QUIET:
+            return  # said once: the same for every target
+
+
+def _recorded(engine: Any, vid: str, r: Result) -> None:
+    cache = engine.sim_cache(vid)
+    summary = recorded_profile(cache, r.key) if cache else {}
+    if summary:
+        engine.data.put_profile(vid, r.key, "recorded", summary)
+        engine.emit("profile", version=vid, key=r.key, state="recorded", line=profile_line(summary))
+
+
+def _store(engine: Any, vid: str, spec: Spec, r: Result, report: Any) -> None:
+    """A target's profile into the profiles table, said, and stamped into the version's cache."""
     summary = clean_profile({**report.summary, "reason": report.reason, "time_ms": r.time_ms})
     summary["seconds"] = round(report.seconds, 2)
     engine.data.put_profile(vid, r.key, report.state, summary)
@@ -253,4 +266,5 @@ def _profile(engine: Any, vid: str, r: Result) -> None:
     elif report.state in QUIET:
         engine.emit("note", text=f"no Nsight Compute profiles in this session: {report.reason}")
     else:
+        label = f"{(engine.data.version(vid) or {}).get('label') or vid} {dict(r.params)}"
         engine.emit("note", text=f"no profile of {label}: {report.reason}")

@@ -1,10 +1,12 @@
 """Nsight Compute profiles (gpu/profile.py, engine/profiles.py) without a GPU: ncu's pages as
 recorded on an NVIDIA H100 80GB HBM3 on 2026-12-06 (tests/fixtures/h100-2026-12-06) read into a
 summary, and a stand-in ncu (tests/gpu/fake_ncu.py) for what the runner and the engine do with its
-answers: a profile, counters not permitted, a hang, no ncu at all."""
+answers: a profile, several targets in one ncu process, one of them failing, a child that dies,
+counters not permitted, a hang, no ncu at all."""
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +15,7 @@ from kt_tui.engine.core import Engine
 from kt_tui.engine.profiles import clean_profile, performance_block, profile_line, session_profiles
 from kt_tui.engine.strategies.sweep import sweep
 from kt_tui.gpu import profile as prof
+from kt_tui.gpu.simcache import read_header
 from kt_tui.kernel.spec import read_spec
 from kt_tui.store import Store
 
@@ -92,10 +95,88 @@ def test_one_ncu_run_prints_the_whole_profile_and_says_where_its_seconds_went(mo
     split, seconds = report.summary["split"], report.summary["seconds"]
     assert list(split) == ["ncu_start", "imports", "inputs", "run", "ncu_end"] and report.summary["passes"] == 18
     assert all(split[k] >= 0.09 for k in ("ncu_start", "imports", "inputs", "run")) and split["ncu_end"] >= 0
-    assert sum(split.values()) == pytest.approx(seconds, abs=0.05)
+    assert sum(split.values()) == pytest.approx(seconds, abs=0.05) and report.summary["targets"] == 1
 
 
-def test_the_child_stamps_its_steps_and_makes_the_inputs_with_the_users_code(monkeypatch, tmp_path, capsys):
+def _targets(*sizes):
+    spec = _spec()
+    return [prof.Target("__global__ void vadd() {}", spec, {"block_size_x": b}) for b in sizes]
+
+
+def test_two_targets_are_profiled_in_one_ncu_process_and_each_gets_its_own_kernels_page(monkeypatch, tmp_path):
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setenv("FAKE_NCU_LOG", str(tmp_path / "calls"))
+    started = time.monotonic()
+    base, best = prof.profile_all(_targets(256, 512), "cupy")
+    wall = time.monotonic() - started
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert len(calls) == 1 and "--launch-count 2" in calls[0] and "--kernel-name regex:vadd " in calls[0]
+    assert base.state == best.state == "done", (base.reason, best.reason)
+    # the page's first kernel is the first target's, the second the second's (fake_ncu: block_size_x / 16)
+    assert base.summary["registers_per_thread"] == 16 and best.summary["registers_per_thread"] == 32
+    assert round(best.summary["dram_pct"], 1) == 81.5 and best.summary["passes"] == base.summary["passes"] == 18
+    assert base.summary["targets"] == best.summary["targets"] == 2
+    a, b = base.summary["split"], best.summary["split"]
+    for shared in ("ncu_start", "imports", "ncu_end"):
+        assert a[shared] == b[shared]  # the process's start and end, half each
+    assert a["ncu_start"] >= 0.04 and a["inputs"] >= 0.09 and b["inputs"] >= 0.09 and b["run"] >= 0.09
+    assert sum(a.values()) == pytest.approx(base.seconds, abs=0.05)
+    assert base.seconds + best.seconds == pytest.approx(wall, abs=0.3)  # the two add up to the one process
+
+
+def test_one_configuration_twice_is_one_profile(monkeypatch, tmp_path):
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setenv("FAKE_NCU_LOG", str(tmp_path / "calls"))
+    one, same = prof.profile_all(_targets(512, 512), "cupy")
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert len(calls) == 1 and "--launch-count 1" in calls[0]
+    assert one.state == "done" and same == one and one.summary["targets"] == 1
+    assert one.summary["registers_per_thread"] == 32
+
+
+def test_a_target_that_fails_costs_only_its_own_profile(monkeypatch, tmp_path):
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setenv("FAKE_NCU_LOG", str(tmp_path / "calls"))
+    monkeypatch.setenv("FAKE_NCU_FAIL", "block_size_x=256")
+    base, best = prof.profile_all(_targets(256, 512), "cupy")
+    assert base.state == "failed" and "too many resources requested" in base.reason and not base.summary
+    assert best.state == "done" and best.summary["registers_per_thread"] == 32  # ncu's only kernel is the second's
+    assert best.summary["targets"] == 2 and set(best.summary["split"]) == set(prof.SPLIT)
+    assert len((tmp_path / "calls").read_text().splitlines()) == 1
+    # a child that dies after its first target: the second in a process of its own
+    monkeypatch.delenv("FAKE_NCU_FAIL")
+    monkeypatch.setenv("FAKE_NCU_MODE", "die")
+    base, best = prof.profile_all(_targets(256, 512), "cupy")
+    assert base.state == best.state == "done", (base.reason, best.reason)
+    assert (base.summary["registers_per_thread"], best.summary["registers_per_thread"]) == (16, 32)
+    assert best.summary["targets"] == 1
+    assert [c.split("--launch-count ")[1][0] for c in (tmp_path / "calls").read_text().splitlines()[1:]] == ["2", "1"]
+
+
+def test_a_page_whose_kernels_do_not_match_the_targets_that_ran_is_no_ones_profile(monkeypatch, tmp_path):
+    page = (H100 / "ncu-vadd-page.csv").read_text()
+    out = "\n".join(
+        [
+            "kt-tui: at 1.000 up",
+            "kt-tui: at 2.000 imported",
+            "kt-tui: at 3.000 inputs 0",
+            "kt-tui: at 4.000 ran 0",
+            f"{prof.RAN} (target 0) with {{}}",
+            "kt-tui: at 5.000 inputs 1",
+            "kt-tui: at 6.000 ran 1",
+            f"{prof.RAN} (target 1) with {{}}",
+            page[page.index('"ID"') :],  # one kernel on the page for two runs
+        ]
+    )
+    monkeypatch.setattr(prof, "find_ncu", lambda: "ncu")
+    monkeypatch.setattr(prof, "run_supervised", lambda *a, **k: (0, out))
+    reports = prof.profile_all(_targets(256, 512), "cupy")
+    assert [r.state for r in reports] == ["failed", "failed"] and "not told apart" in reports[0].reason
+
+
+def test_the_child_runs_each_target_stamps_its_steps_and_makes_the_inputs_once_with_the_users_code(
+    monkeypatch, tmp_path, capsys
+):
     import tomllib
 
     from kt_tui.gpu.device import outputs
@@ -109,20 +190,41 @@ def test_the_child_stamps_its_steps_and_makes_the_inputs_with_the_users_code(mon
     spec = read_spec(plain)
     spec.base_dir = str(tmp_path)
     ran = []
-    monkeypatch.setattr(outputs, "run_arrays", lambda *a: ran.append(a) or {})
+
+    def run_arrays(*a):
+        ran.append(a)
+        if a[2]["block_size_x"] == 64:
+            raise RuntimeError(failure)
+        return {}
+
+    monkeypatch.setattr(outputs, "run_arrays", run_arrays)
     monkeypatch.setattr(inputs, "_USER_CODE", [False])  # as in the app's process, until the child allows it
     job = tmp_path / "job.json"
-    job.write_text(
-        json.dumps({"source": "", "spec": spec.to_dict(), "params": {"block_size_x": 256}, "backend": "cupy"})
-    )
+    targets = [{"source": "", "spec": spec.to_dict(), "params": {"block_size_x": b}} for b in (64, 256)]
+    job.write_text(json.dumps({"backend": "cupy", "targets": targets}))
+    failure = "too many resources requested for launch"
     assert prof.main([str(job)]) == 0
     out = capsys.readouterr().out
     stamps = [line.split()[2:] for line in out.splitlines() if line.startswith(prof.STAMP)]
-    assert [s[1] for s in stamps] == list(prof.STEPS) and sorted(stamps, key=lambda s: float(s[0])) == stamps
-    assert prof.RAN in out.splitlines()[-1]
-    ((_, _, params, sizes, backend, args),) = ran
-    assert params == {"block_size_x": 256} and sizes is None and backend == "cupy"
-    assert list(args[1]) == list(range(0, 128, 2))  # the user's function made it
+    assert [s[1:] for s in stamps] == [
+        ["up"],
+        ["imported"],
+        ["inputs", "0"],
+        ["failed", "0"],
+        ["inputs", "1"],
+        ["ran", "1"],
+    ]
+    assert sorted(stamps, key=lambda s: float(s[0])) == stamps
+    assert f"{prof.FAILED} (target 0): RuntimeError: {failure}" in out.splitlines()
+    assert out.splitlines()[-1] == f"{prof.RAN} (target 1) with {{'block_size_x': 256}}"
+    ((_, _, params, sizes, backend, args), (*_, again)) = ran
+    assert params == {"block_size_x": 64} and sizes is None and backend == "cupy"
+    assert list(args[1]) == list(range(0, 128, 2)) and again is args  # the user's function made them, once
+    # an error that leaves the CUDA context unusable ends the child: the parent runs the rest afresh
+    failure = "an illegal memory access was encountered"
+    ran.clear()
+    assert prof.main([str(job)]) == 1
+    assert len(ran) == 1 and "(target 1)" not in capsys.readouterr().out
 
 
 def test_counters_not_permitted_a_hang_and_no_ncu_are_each_a_state_and_a_line(monkeypatch):
@@ -135,6 +237,10 @@ def test_counters_not_permitted_a_hang_and_no_ncu_are_each_a_state_and_a_line(mo
     started = time.monotonic()
     hung = prof.profile("", spec, {"block_size_x": 256}, "cupy", timeout_s=1)
     assert hung.state == "timeout" and time.monotonic() - started < 10
+    started = time.monotonic()
+    both = prof.profile_all(_targets(256, 512), "cupy", timeout_s=1)  # the time limit per target
+    assert [r.state for r in both] == ["timeout"] * 2 and "within 2 s (2 targets)" in both[0].reason
+    assert 2 <= time.monotonic() - started < 12
     monkeypatch.setenv("KT_TUI_NCU", str(ROOT / "no-such-ncu"))
     assert prof.profile("", spec, {}, "cupy").state == "absent"
     monkeypatch.setenv("KT_TUI_NCU", "0")
@@ -142,20 +248,55 @@ def test_counters_not_permitted_a_hang_and_no_ncu_are_each_a_state_and_a_line(mo
     assert prof.profile("", spec, {}, "sim").state == "no_gpu"
 
 
-def test_the_engine_profiles_the_baseline_and_the_new_best_once_each_and_stamps_the_cache(monkeypatch, hermetic):
+def test_the_engine_profiles_the_baseline_and_the_new_best_in_one_ncu_run_and_stamps_the_cache(monkeypatch, hermetic):
     monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setenv("FAKE_NCU_LOG", str(hermetic / "calls"))
     store = Store(hermetic / "s.db")
     sid, choice = real_session(store)
     events = []
     engine = Engine(store, sid, FakeGpu(), choice, approve, events.append, cache_dir=hermetic / "caches")
+    cache = engine.cachefile(engine.original, engine.version(engine.original)[1])
+    Path(cache).write_text('{"device_name": "Fake GPU", "cache": {')  # open, as kernel_tuner leaves it
     assert engine.run(sweep) == "finished"
     rows = session_profiles(engine.data)
     assert [(p["key"], p["state"]) for p in rows] == [("256", "done"), ("512", "done")]  # baseline, best
+    assert [p["summary"]["registers_per_thread"] for p in rows] == [16, 32]  # each its own kernel's
     assert [e.kind for e in events].count("profile") == 2
+    assert len((hermetic / "calls").read_text().splitlines()) == 1 and rows[0]["summary"]["targets"] == 2
+    assert all(p["summary"]["seconds"] == pytest.approx(sum(p["summary"]["split"].values()), abs=0.05) for p in rows)
+    stamped = read_header(cache)["kt_tui"]["profiles"]
+    assert stamped["512"]["registers_per_thread"] == 32 and stamped["256"]["registers_per_thread"] == 16
     block = performance_block(
         "Fake GPU", False, None, (store.result(sid, engine.original, "256"), None), (None, None), rows
     )
     assert "Nsight Compute, baseline: SM 41 %, DRAM 82 %" in block
+
+
+def test_a_best_that_is_the_baseline_is_profiled_once(monkeypatch, hermetic):
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setenv("FAKE_NCU_LOG", str(hermetic / "calls"))
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    events = []
+    engine = Engine(store, sid, FakeGpu(verdicts=False), choice, approve, events.append)  # nothing beats 256
+    assert engine.run(sweep) == "finished"
+    assert [(p["key"], p["state"]) for p in session_profiles(engine.data)] == [("256", "done")]
+    assert [e.kind for e in events].count("profile") == 1
+    (call,) = (hermetic / "calls").read_text().splitlines()
+    assert "--launch-count 1 " in call
+
+
+def test_a_baseline_that_fails_under_ncu_leaves_the_best_its_profile_and_one_note(monkeypatch, hermetic):
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setenv("FAKE_NCU_FAIL", "block_size_x=256")
+    store = Store(hermetic / "s.db")
+    sid, choice = real_session(store)
+    events = []
+    engine = Engine(store, sid, FakeGpu(), choice, approve, events.append)
+    assert engine.run(sweep) == "finished"
+    assert [(p["key"], p["state"]) for p in session_profiles(engine.data)] == [("256", "failed"), ("512", "done")]
+    notes = [e.text for e in events if e.kind == "note" and "profile" in e.text]
+    assert len(notes) == 1 and "no profile of" in notes[0] and "too many resources requested" in notes[0]
 
 
 def test_no_ncu_is_one_note_and_the_session_is_otherwise_the_same(monkeypatch, hermetic):

@@ -3,18 +3,23 @@ tests/llm_server.py) profiles the baseline and the best, its plan prompt carries
 facts, the baseline's time and % of the copy peak and the profile, and on a bandwidth-bound kernel
 kt-tui's own % of the measured copy peak agrees with Nsight Compute's DRAM throughput (both printed,
 with the launch's share of kernel_tuner's time, under 10 % at n = 2**26, and where each profile's
-seconds went).
+seconds went); the baseline and the best are profiled in one ncu process; one ncu process profiles
+three block sizes, one of which cannot launch, each target its own kernel's page, in less time than
+two processes of one target each.
 
     KT_TUI_GPU_REPORT=limits.md python -m pytest -m gpu -s tests/gpu/test_profile_gpu.py
 """
 
 import json
+import time
 import tomllib
 
 import pytest
 import tomlkit
 
+from kt_tui.gpu import profile as prof
 from kt_tui.gpu.compile import find_cuda_tool
+from kt_tui.kernel.spec import read_spec
 
 from ..conftest import ROOT
 from ..helpers import report, run_cli
@@ -64,6 +69,8 @@ def test_the_baseline_and_the_best_are_profiled_and_the_plan_prompt_carries_them
     report(line)
     assert facts["copy_gbps"] > 0 and facts["fma_gflops"] > 0 and facts["sms"] > 0
     assert profiles[base_key]["state"] == "done" and profiles[best_key]["state"] == "done"
+    # one ncu process for both (one target where the best is the baseline itself)
+    assert {p.get("targets") for p in profiles.values()} == {1 if base_key == best_key else 2}, line
     assert base["stalls"] and base["registers_per_thread"] > 0  # the one page held them
     # ncu 2025.3 printed no pass count with --csv (H100, 2026-12-06): informative, when there
     assert base.get("passes") is None or base["passes"] > 0
@@ -72,3 +79,33 @@ def test_the_baseline_and_the_best_are_profiled_and_the_plan_prompt_carries_them
     assert "% of the measured copy bandwidth" in plan and "Nsight Compute, baseline: SM" in plan
     assert launch < 10, line  # a kernel long enough that its time is the kernel's: the comparison means something
     assert abs(ours - theirs) <= 10, line
+
+
+def test_one_ncu_process_profiles_three_block_sizes_each_its_own_page_one_failing(capsys, monkeypatch):
+    ncu = find_cuda_tool("ncu")
+    if ncu is None:
+        pytest.skip("no Nsight Compute (ncu) on this machine")
+    monkeypatch.setenv("KT_TUI_NCU", ncu)
+    spec = read_spec(tomllib.loads((H100 / "vadd.cu.toml").read_text()))
+    source = (H100 / "vadd.cu").read_text()
+    started = time.monotonic()
+    alone = prof.profile(source, spec, {"block_size_x": 1024}, "pycuda")
+    one_s = time.monotonic() - started
+    started = time.monotonic()
+    # 2048 threads a block cannot launch; 32 threads a block: at most 32 blocks an SM, 50 % theoretical occupancy
+    reports = prof.profile_all([prof.Target(source, spec, {"block_size_x": b}) for b in (2048, 32, 1024)], "pycuda")
+    three_s = time.monotonic() - started
+    line = (
+        f"one ncu process: 1 target {one_s:.2f} s, 3 targets (one failing) {three_s:.2f} s; "
+        f"{[(r.state, r.summary.get('occupancy_theoretical'), r.summary.get('split'), r.reason[:80]) for r in reports]}"
+    )
+    with capsys.disabled():
+        print(line)
+    report(line)
+    assert alone.state == "done" and alone.summary["occupancy_theoretical"] == 100, alone.reason
+    failed, small, big = reports
+    assert failed.state == "failed" and small.state == big.state == "done", line
+    assert small.summary["occupancy_theoretical"] == 50 and big.summary["occupancy_theoretical"] == 100, line
+    assert small.summary["targets"] == big.summary["targets"] == 3
+    assert big.summary["dram_pct"] == pytest.approx(alone.summary["dram_pct"], abs=10), line
+    assert three_s < 2 * one_s, line  # two processes of one target each would take about 2 * one_s
