@@ -135,6 +135,9 @@ class Analysis:
     roles: dict[str, tuple[str, int]] = field(default_factory=dict)  # float scalar -> (origin|step|end, axis)
     scaled: dict[str, Poly] = field(default_factory=dict)  # int array -> D where its values v index as v * S / D
     resized: dict[str, tuple[Poly, Poly]] = field(default_factory=dict)  # float scalar f -> (S, D): f = S / D
+    # float scalar f -> the top T of the coordinate it multiplies where `(int)(x * f)` or `floorf(x * f)`, x <= T,
+    # is truncated to an index: at f * T < 1 every x gives index 0
+    truncated: dict[str, Poly] = field(default_factory=dict)
     rescales: dict[str, Poly] = field(default_factory=dict)  # B -> A where `x * A / B`, x < B, maps B cells onto A
     parts: dict[str, int] = field(default_factory=dict)  # int argument -> c where it is divided by c (`n / 2`)
     window_ends: set[str] = field(default_factory=set)  # B of a rescaled end past the start (`(x + 1) * A / B`)

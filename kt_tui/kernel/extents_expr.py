@@ -3,6 +3,7 @@ pointer argument (read, written, accumulated) with the bound of its index."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from fractions import Fraction
 from math import gcd
@@ -48,6 +49,9 @@ from .bounds import (
 )
 from .cuda_ast import Node, text
 from .poly import Poly, TooBig, at_least, pmin
+
+FLOORS = {"floorf", "floor", "__float2int_rd", "__double2int_rd", "__float2ll_rd", "__double2ll_rd"}
+TO_INT = re.compile(r"(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|size_t|u?int\d+_t)")
 
 
 class Expressions(WalkerState):
@@ -138,7 +142,23 @@ class Expressions(WalkerState):
 
     def cast(self, n: Node, v: Val) -> Val:
         """`(char *)p + bytes`: a pointer cast to another element type counts its offset in that type."""
-        return self.retyped(text(n.child_by_field_name("type")), v)
+        kind = plain_type(text(n.child_by_field_name("type")))
+        if v.base is None and TO_INT.fullmatch(kind):
+            self._truncated(v)
+        return self.retyped(kind, v)
+
+    def _truncated(self, v: Val) -> None:
+        """`(int)(x * f)` or `floorf(x * f)`, f one float scalar, x a coordinate of the threads below a bound
+        in sizes: records f -> x's top (Analysis.truncated)."""
+        hi = v.hi
+        if hi is None or loads(hi) or not v.axes:
+            return
+        fs = sorted(hi.names() & self.floats)
+        if len(fs) != 1 or any(m.count(fs[0]) > 1 for m in hi.terms):
+            return
+        per = Poly({tuple(x for x in m if x != fs[0]): c for m, c in hi.terms.items() if fs[0] in m})
+        if per.names() and not per.names() & self.floats and per.degree() == 1:
+            self.out.truncated.setdefault(fs[0], per)
 
     def retyped(self, kind: str, v: Val) -> Val:
         """v cast to the type `kind` (`(float4 *)p`, `reinterpret_cast<const float4 *>(p)`)."""
@@ -618,6 +638,10 @@ class Expressions(WalkerState):
             return self.retyped(text(cast).split("<", 1)[-1].rsplit(">", 1)[0], vals[0])  # as `(float4 *)p`
         if name in ("__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu") and vals and vals[0].base:
             return self.access(vals[0], const(0))
+        if name in FLOORS and len(vals) == 1 and vals[0].base is None:  # floor(x) <= x; at least 0 where x is
+            self._truncated(vals[0])
+            x = vals[0]
+            return Val(x.lo if x.lo == const(0).lo else None, x.hi, axes=x.axes, params=x.params)
         if name in ("min", "umin", "fminf", "fmin", "max", "umax", "fmaxf", "fmax") and len(vals) == 2:
             upper = name.endswith(("min", "minf"))
             return clamp(*self._unfloated(vals[0], vals[1], upper), upper=upper)
