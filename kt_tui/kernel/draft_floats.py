@@ -18,13 +18,21 @@ NEGATED = re.compile(r"^(?:neg|negative|minus)_|_(?:neg|negative)$", re.IGNORECA
 NEGATED_VALUE = 0.75  # its magnitude: not 0 or 1, a power of it stays small
 TRUNCATED_SCALE = 0.5  # a scale on a coordinate truncated to an index: two coordinates per index, none past it
 GAUSSIAN_WEIGHTS = (0.01, 0.002, 0.005, 0.02)  # 1 / (2 sigma^2) of Gaussian weights: apart, each small
+EXP_SCALE = 0.1  # a factor in an exponential's argument: exp(0.1 * x) finite for |x| up to 880
 
 
 def float_value(
-    name: str, an: extents.Analysis, sizing: Sizing, plain: int, power: bool = False, weight: int = -1
+    name: str,
+    an: extents.Analysis,
+    sizing: Sizing,
+    plain: int,
+    power: bool = False,
+    weight: int = -1,
+    exp_scale: bool = False,
 ) -> tuple[str | float, str]:
     """`plain`: how many float scalars before this one were given a made-up value; `power`: whether a
-    power or an exponential takes it; `weight`: its number among the Gaussian weights (-1: none)."""
+    power or an exponential takes it; `weight`: its number among the Gaussian weights (-1: none);
+    `exp_scale`: whether it multiplies a term of what an exponential takes."""
     role, axis = an.roles.get(name, ("", -1))
     fit, below = an.resized.get(name, (None, None))
     if fit is not None and below is not None and (fit.names() | below.names()) <= set(sizing.sizes):
@@ -46,6 +54,11 @@ def float_value(
             f"{value}: it weights a square (a squared distance or difference) in an exponential, a Gaussian's "
             f"1 / (2 sigma^2): small, so the weights fall off over distances near {1 / value**0.5:.3g} and are "
             "neither all near 0 nor all near 1 (apart from the other weights); set the value you use"
+        )
+    if exp_scale:
+        return EXP_SCALE, (
+            f"{EXP_SCALE}: it multiplies what an exponential takes: below 1, so exp stays finite over data of "
+            "the draft's size (float exp overflows past 88), not 0 or 1; set the value you use"
         )
     if role == "constant":  # added in each step of an iteration on a coordinate (a Julia set's c)
         value = ITERATED[axis % len(ITERATED)]

@@ -1,8 +1,8 @@
 """Drafts for held-out batch 8's scalar shapes (issue 35 item 3), by how the kernel uses a scalar: a float
-that scales a coordinate truncated to an index maps the coordinates onto several indices, a float that
-weights a square in an exponential is small, a leading dimension beside a column below the same size is
-at least that size; a spec that maps every coordinate to one index, or whose leading dimension is below
-its row, is warned about."""
+that scales a coordinate truncated to an index maps the coordinates onto several indices, a float in an
+exponential's argument keeps it finite and one that weights a square there is smaller, a leading
+dimension beside a column below the same size is at least that size; a spec that maps every coordinate
+to one index, or whose leading dimension is below its row, is warned about."""
 
 import pytest
 
@@ -57,7 +57,7 @@ __global__ void range_filter(const float *in, float *out, int n, int r, float w_
 }
 """
 
-# a softmax-like exponential of a scaled difference: no square, so no Gaussian weight
+# a softmax-like exponential of a scaled difference of values drawn in [-100, 100): no square, no Gaussian
 SCALED_EXP = """
 __global__ void scaled_exp(const float *in, float *out, int n, float scale)
 {
@@ -125,8 +125,14 @@ def test_weights_of_squares_in_an_exponential_are_small_apart_and_guesses():
     assert _value(d, "gain", at) not in (0, 1) and _value(d, "gain", at) > 0.05  # a plain factor keeps its value
     for name in ("w_dist", "w_diff"):
         assert any(k == f"args.{name}" and "Gaussian" in w for k, w in d.guesses)
-    d = _draft(SCALED_EXP)  # an exponential of a scaled difference, no square: the plain value
-    assert _value(d, "scale", d.spec.sizes) > 0.05
+
+
+def test_a_factor_in_an_exponential_keeps_it_finite_over_the_data():
+    d = _draft(SCALED_EXP)
+    scale = _value(d, "scale", d.spec.sizes)
+    assert 0 < scale < 1 and scale * 200 < 88  # float exp overflows past 88; differences reach 200
+    assert scale > 0.05  # no Gaussian weight: it multiplies no square
+    assert any(k == "args.scale" and "exponential" in w for k, w in d.guesses)
 
 
 def test_a_leading_dimension_beside_a_column_below_the_same_size_is_at_least_it():
