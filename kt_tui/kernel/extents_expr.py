@@ -4,6 +4,7 @@ pointer argument (read, written, accumulated) with the bound of its index."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from fractions import Fraction
 
 from . import cuda_ast
@@ -376,7 +377,9 @@ class Expressions(ScalarRoles):
     def access(
         self, ptr: Val, index: Val, write: bool = False, plain: bool = False, read: bool = True, atomic: bool = False
     ) -> Val:
-        """Records ptr[index]; the value loaded."""
+        """Records ptr[index] (and at each argument the pointer may also be); the value loaded."""
+        for other in sorted(ptr.also):
+            self.access(replace(ptr, base=other, also=frozenset()), index, write, plain, read, atomic)
         name = ptr.base
         use = (self.out.uses.get(name) or self.out.shared.get(name)) if name else None
         if name is None or use is None:

@@ -176,3 +176,25 @@ def test_spec_check_prints_the_degenerate_scale_warning(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "1 layout warning (the spec contradicts the kernel's index math):" in err
     assert "  warning: args.step: step * (" in err
+
+
+# each thread writes through a pointer chosen between two outputs by a conditional
+SPLIT = """
+__global__ void split_halves(const float *in, float *low, float *high, int n, int half)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float *out = i < half ? low : high;
+    out[i % half] = in[i];
+}
+"""
+
+
+def test_a_pointer_chosen_between_two_outputs_writes_both_and_sizes_both():
+    d = _draft(SPLIT)
+    outs = {a.name: a for a in d.spec.args if a.is_array and a.output}
+    assert set(outs) == {"low", "high"}
+    for at in _points(d.spec):
+        for a in outs.values():
+            assert evaluate(a.size, at) >= at["half"], (a.name, at)  # what `i % half` reaches
