@@ -19,8 +19,9 @@ from ..gpu import compile as gpu_compile  # looked up at each call: tests replac
 from ..gpu.env import scrubbed_env
 from ..gpu.probe_cache import cached_probe, fingerprint
 from ..kernel import refkernel
-from ..kernel.draft import draft, draft_note
+from ..kernel.draft import draft
 from ..kernel.draft_flags import layout_warnings
+from ..kernel.draft_floats import draft_note
 from ..kernel.source import pick_kernel
 from ..kernel.spec import SpecError, parse_spec, spec_path_for
 from ..llm import spec_draft as spec_llm

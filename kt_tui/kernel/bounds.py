@@ -82,6 +82,7 @@ class Val:
     params: frozenset[str] = frozenset()  # scalar arguments it derives from
     split: Split | None = None  # ("q" | "r" | "qw", i.lo, i.hi, w, c): c * (i / w), i % w, c * (i / w) * w
     unit: int = 0  # a pointer cast to another element type: its offset counts elements of `unit` bytes
+    also: frozenset[str] = frozenset()  # other arguments the pointer may be (`which ? q_out : k_out`), at its offset
 
 
 UNKNOWN = Val()
@@ -135,6 +136,9 @@ class Analysis:
     roles: dict[str, tuple[str, int]] = field(default_factory=dict)  # float scalar -> (origin|step|end, axis)
     scaled: dict[str, Poly] = field(default_factory=dict)  # int array -> D where its values v index as v * S / D
     resized: dict[str, tuple[Poly, Poly]] = field(default_factory=dict)  # float scalar f -> (S, D): f = S / D
+    # float scalar f -> the top T of the coordinate it multiplies where `(int)(x * f)` or `floorf(x * f)`, x <= T,
+    # is truncated to an index: at f * T < 1 every x gives index 0
+    truncated: dict[str, Poly] = field(default_factory=dict)
     rescales: dict[str, Poly] = field(default_factory=dict)  # B -> A where `x * A / B`, x < B, maps B cells onto A
     parts: dict[str, int] = field(default_factory=dict)  # int argument -> c where it is divided by c (`n / 2`)
     window_ends: set[str] = field(default_factory=set)  # B of a rescaled end past the start (`(x + 1) * A / B`)
@@ -289,13 +293,17 @@ def union(vals: list[Val]) -> Val:
         hi = pmax(hi, v.hi) if hi is not None and v.hi is not None else None
     bases = {v.base for v in vals}
     units = {v.unit for v in vals}
+    pointers = sorted({b for v in vals for b in (v.base, *v.also) if b is not None})
+    # one of several arguments, each at the same offset in the same unit: the first, the others besides
+    chosen = None not in bases and len(units) == 1 and len({(v.lo, v.hi) for v in vals}) == 1 and len(pointers) > 1
     return Val(
         lo,
         hi,
-        bases.pop() if len(bases) == 1 else None,
+        bases.pop() if len(bases) == 1 else pointers[0] if chosen else None,
         frozenset().union(*(v.axes for v in vals)),
         frozenset().union(*(v.params for v in vals)),
         unit=units.pop() if len(units) == 1 else 0,
+        also=frozenset(pointers[1:]) if chosen else frozenset(),
     )
 
 

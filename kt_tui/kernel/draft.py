@@ -17,21 +17,16 @@ import numpy as np
 
 from . import cuda_ast, draft_roles, draft_shared, extents
 from .bounds import COMPLEX
-from .draft_flags import LOOP_COUNT, ROW_PAD, row_spans, window_over, window_value
+from .draft_flags import LOOP_COUNT, window_over, window_value
+from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
+from .draft_rows import ROW_SPAN, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
-from .expr import ExprError, evaluate
 from .kernels import Param
 from .source import Kernel, strip_comments
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
-from .spec_keys import ROW_LENGTHS
-from .strengthen import delimits_rows
 
-FLOAT_SCALAR = 1.5  # not 0 or 1, so a multiply or add by it changes the result
-FLOAT_SCALARS = (FLOAT_SCALAR, 0.75, 2.5, 1.25, 3.5)  # one each, apart: a kernel that swaps two of them fails
 ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
 INT_SCALARS = (3, 5, 7, 4, 6)  # ints that size nothing seen: one each, apart, so a kernel that swaps two fails
-REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the escape-time set's region
-ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
 CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the drafted values on both sides
 STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
 STEP_WHY = "it scales differences of neighbouring reads (a stencil step); small so an explicit step stays stable"
@@ -45,9 +40,6 @@ NARROW_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "i
 # size, a few hundred of them an element (float32 eps 1.2e-7 * 100 * 256 ~ 3e-3, then room)
 SUMMED_ATOL = {"float32": 0.1, "float16": 10.0}
 WEIGHTS = 100  # the bound of edge weights added to a distance: small beside a sentinel, many values
-NEGATED = re.compile(r"^(?:neg|negative|minus)_|_(?:neg|negative)$", re.IGNORECASE)  # a scalar named as negated
-NEGATED_VALUE = 0.75  # its magnitude: not 0 or 1, a power of it stays small
-ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
 
 
 @dataclass
@@ -372,6 +364,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
     units = draft_roles.unit_inputs(fn, float_arrays) - positive
     powers = draft_roles.exponents(fn, floats)
+    gaussian = [p.name for p in kernel.params if p.name in draft_roles.exp_factors(fn, floats & free, squares=True)]
+    exp_scales = draft_roles.exp_factors(fn, floats & free) - set(gaussian)
     int_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith(("int", "uint"))}
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
@@ -405,9 +399,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     )
                 )
             if p.name in an.loop_loads and not out and dtype.startswith(("int", "uint")):
-                top = _representable(dtype, sizing.index_high.get(p.name, ROW_SPAN), sizing.sizes, guesses, p.name)
+                top = representable(dtype, sizing.index_high.get(p.name, ROW_SPAN), sizing.sizes, guesses, p.name)
                 rows[p.name] = (top, len(guesses))  # row offsets, when they delimit rows (_offsets_for_rows)
-            if p.name in sizing.index_high and p.name in an.loop_loads and not out and _rows_written(an, p.name):
+            if p.name in sizing.index_high and p.name in an.loop_loads and not out and rows_written(an, p.name):
                 arg.init = "range"
                 guesses.append(
                     (
@@ -433,7 +427,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 )
             elif p.name in sizing.index_high:
                 arg.init = "random" if not out else arg.init  # index values, not bytes of a struct
-                arg.low, arg.high = 0, _representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
+                arg.low, arg.high = 0, representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
             elif (
                 dtype.startswith(("int", "uint"))
                 and not out
@@ -513,7 +507,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             guesses.append((f"args.{p.name}", f"{value}: {why}"))
         elif dtype.startswith(("int", "uint")):
             window = window_over(an, p.name, set(sizing.sizes)) if p.name in an.loop_bounds else None
-            row = _row_stride(p.name, an, sizing, args) if p.name not in an.loop_bounds else None
+            row = row_stride(p.name, an, sizing, args) if p.name not in an.loop_bounds else None
             count: int | str
             if p.name in an.escape_bounds:
                 count, why = ESCAPE_ITERATIONS, "the bound of an escape-time loop"
@@ -538,7 +532,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             guesses.append((f"args.{p.name}", f"{count}: {why}"))
         else:
             plain = sum(1 for a in args if not a.is_array and a.value in FLOAT_SCALARS and a.type.startswith("float"))
-            scalar, why = _float_value(p.name, an, sizing, plain, p.name in powers)
+            weight = gaussian.index(p.name) if p.name in gaussian else -1
+            scalar, why = float_value(p.name, an, sizing, plain, p.name in powers, weight, p.name in exp_scales)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
     _ensure_output(args, guesses)
@@ -551,7 +546,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         smem_size=sizing.smem,
         **_tuning(sizing, caps),
     )
-    _offsets_for_rows(spec, rows, guesses)
+    offsets_for_rows(spec, rows, guesses)
     if sizing.multiples and spec.verify_sizes is None:  # check sizes in whole groups too
         tables = default_verify_sizes(spec)
         spec.verify_sizes = [{n: whole(v, sizing.multiples.get(n, 1)) for n, v in t.items()} for t in tables]
@@ -560,120 +555,3 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     return Draft(spec, guesses)
-
-
-def _row_stride(name: str, an: extents.Analysis, sizing: Sizing, args: list[Arg]) -> tuple[str, str] | None:
-    """(value, span) for an int scalar no size covers that steps rows (`src[row * s + col]`, the row
-    read from an array, col below a size): the widest span over the sizes, padded past it by ROW_PAD,
-    and by ROW_PAD more per other scalar already given that value (two strides apart)."""
-    spans = [s for s in row_spans(an, name) if s.names() and s.names() <= set(sizing.sizes)]
-    widest = [s for s in spans if all(s.value(sizing.sizes) >= t.value(sizing.sizes) for t in spans)]
-    if not widest:
-        return None
-    span = widest[0].text()
-    wrapped = span if re.fullmatch(r"\w+", span) else f"({span})"
-    pad = ROW_PAD
-    taken = {a.value for a in args if not a.is_array} | set(sizing.derived.values())
-    while f"{wrapped} + {pad}" in taken:
-        pad += ROW_PAD
-    return f"{wrapped} + {pad}", span
-
-
-def _offsets_for_rows(spec: Spec, rows: dict[str, tuple[str | int, int]], guesses: list[tuple[str, str]]) -> None:
-    """Loop bounds read from an array one element longer than the rows it delimits (strengthening's
-    rule: another array's length or a scalar's value, plus one) are row offsets: drawn sorted, rows of
-    every length in ROW_LENGTHS, below the bound of the values (the work is bounded by it, not by the
-    number of rows). Other arrays of loop bounds (a begin and an end apart) keep their values."""
-    for a in spec.args:
-        if a.name not in rows or not delimits_rows(spec, a):
-            continue
-        high, at = rows[a.name]
-        a.init, a.low, a.high = "offsets", 0, high
-        guesses[at] = (
-            f"args.{a.name}",
-            "row offsets: they bound a loop over the rows they delimit, so sorted rows of "
-            f"{', '.join(map(str, ROW_LENGTHS[:-1]))} and {ROW_LENGTHS[-1]} elements in turn are checked, the "
-            f"offsets below {high} (the rows past it empty); give real offsets for real work",
-        )
-
-
-def _rows_written(an: extents.Analysis, offsets: str) -> bool:
-    """Whether the kernel writes an array at an index bounded by values read from `offsets`."""
-    return any(
-        use.written and any(h is None or f"${offsets}" in h.names() for h in use.accesses + use.lows)
-        for use in an.uses.values()
-    )
-
-
-def _representable(
-    dtype: str, high: str | int, sizes: dict[str, int], guesses: list[tuple[str, str]], name: str
-) -> str | int:
-    """An index array's exclusive bound of values, no more than its type holds (a uint8 array indexes
-    at most 256 entries: the values above its top are never drawn)."""
-    if not dtype.startswith(("int", "uint")):
-        return high
-    top = int(np.iinfo(dtype).max)
-    try:
-        over = evaluate(high, sizes) > top
-    except ExprError:
-        return high
-    if not over:
-        return high
-    guesses.append((f"args.{name}", f"values below {top}: what its type {dtype} holds, below the extent they index"))
-    return top if isinstance(high, int) else f"min({high}, {top})"
-
-
-def _float_value(
-    name: str, an: extents.Analysis, sizing: Sizing, plain: int, power: bool = False
-) -> tuple[str | float, str]:
-    """`plain`: how many float scalars before this one were given a made-up value; `power`: whether a
-    power or an exponential takes it."""
-    role, axis = an.roles.get(name, ("", -1))
-    fit, below = an.resized.get(name, (None, None))
-    if fit is not None and below is not None and (fit.names() | below.names()) <= set(sizing.sizes):
-        texts = [p.text() if len(p.terms) == 1 else f"({p.text()})" for p in (fit, below)]
-        return (
-            f"{texts[0]} / {texts[1]}",
-            f"the scale from a coordinate below {below.text()} to an index clamped below {fit.text()} (a resize)",
-        )
-    if role == "constant":  # added in each step of an iteration on a coordinate (a Julia set's c)
-        value = ITERATED[axis % len(ITERATED)]
-        return value, f"{value}: added in each step of a loop over a coordinate (keeps it bounded for a while)"
-    if role and 0 <= axis < len(sizing.problem_size):
-        lo, hi = REGION[axis]
-        where = f"axis {extents.AXES[axis]} spans [{lo}, {hi}]"
-        if role == "origin":
-            return lo, f"{lo}: the start of a coordinate ({where})"
-        if role == "end":
-            return hi, f"{hi}: the end of a coordinate ({where})"
-        size = sizing.problem_size[axis]
-        wrapped = size if re.fullmatch(r"\w+", size) else f"({size})"
-        if role == "zoom":
-            return f"{wrapped} / {hi - lo}", f"pixels per unit: {where} over the problem size"
-        return f"{hi - lo} / {wrapped}", f"a coordinate step: {where} over the problem size"
-    value = FLOAT_SCALARS[plain % len(FLOAT_SCALARS)]
-    if power and NEGATED.search(name):
-        return -NEGATED_VALUE, (
-            f"{-NEGATED_VALUE}: a power takes it and its name says it is negated (`negative_beta` for x^-beta), "
-            "so below 0; set the value you use"
-        )
-    return (
-        value,
-        f"{value}: chosen so that the kernel's arithmetic is not trivial (not 0 or 1, and apart from the others)",
-    )
-
-
-def draft_note(spec: Spec) -> str:
-    """What the user must look at in a draft: the float scalars given a made-up value."""
-    made_up = [a for a in spec.args if not a.is_array and a.value in FLOAT_SCALARS and a.type.startswith("float")]
-    if not made_up:
-        return ""
-    if len(made_up) == 1:
-        return (
-            f" {made_up[0].name} = {made_up[0].value}: a value chosen so that the kernel's arithmetic is not trivial "
-            "(not 0 or 1); set the value you use."
-        )
-    return (
-        f" {', '.join(f'{a.name} = {a.value}' for a in made_up)}: values chosen so that the kernel's arithmetic "
-        "is not trivial (not 0 or 1, and apart); set the values you use."
-    )

@@ -49,6 +49,31 @@ def row_spans(an: extents.Analysis, s: str) -> list[Poly]:
     return out
 
 
+def leading_spans(an: extents.Analysis, s: str) -> list[Poly]:
+    """What a row spans where `s` is a leading dimension: in every access with s, s multiplies a row index
+    whose top is below a size (`j * lda`, j <= n - 2) beside a column below that same size (`i + j * lda`,
+    i < n; the terms of other strides, loads and the grid left out): that column's bound (n); none where
+    an access has s some other way (`s * cols + x`, s a row number, multiplies a size, not an index)."""
+    out: list[Poly] = []
+    for use in an.uses.values():
+        for h in use.accesses:
+            if h is None or s not in h.names():
+                continue
+            if any(m.count(s) > 1 for m in h.terms):
+                return []
+            coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+            rest = h - coef * Poly.var(s)
+            rest = Poly({m: c for m, c in rest.terms.items() if set(m) <= coef.names()})
+            if coef.terms.get((), 0) >= 0 or coef.is_const() or coef.names() != rest.names():
+                return []
+            if not all(PLAIN.fullmatch(v) and v[0] not in "$@" for v in coef.names()):
+                return []
+            span = rest + Poly.const(1)
+            if span not in out:
+                out.append(span)
+    return out
+
+
 def _whole(v: object) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and float(v).is_integer()
 
@@ -67,7 +92,8 @@ def window_value(over: str) -> str:
 
 def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
     """One line per contradiction between the spec's layout and the kernel's index math, at the
-    spec's sizes and each check size: rows that overlap, a window larger than what it slides over."""
+    spec's sizes and each check size: rows that overlap, a window larger than what it slides over, a
+    leading dimension below its row, a scale that truncates every coordinate to one index."""
     try:
         an = extents.analyse(cuda_ast.parse(src), kernel_name)
     except Exception:  # noqa: BLE001  a best effort: a kernel the analysis cannot read gets no warning
@@ -103,6 +129,7 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
         for s in sorted(scalars)
         if s not in sized and s not in an.guard_bounds | an.loop_bounds and (spans := row_spans(an, s))
     }
+    leading = {s: spans for s in sorted(scalars) if s not in strides and (spans := leading_spans(an, s))}
     windows = {
         (w, over)
         for a, b in sorted(an.co_bounds)
@@ -110,6 +137,7 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
         if w in scalars and over in scalars and w not in sized and over in sized
     }
     windows_read = [w for g in an.guarded if (w := slid_window(an, *g)) is not None]
+    truncated = {f: top for f, top in sorted(an.truncated.items()) if f in scalars}
     for label, at in tables:
         try:
             env = values(at)
@@ -126,6 +154,27 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
                         f"args.{s}: {s} = {env[s]:g} < {span.text()} = {need:g}{label}: the kernel steps rows by {s} "
                         f"and reads {span.text()} columns in a row, so rows overlap; a stride is at least the row",
                     )
+        for s, spans in leading.items():
+            for span in spans:
+                if span.names() <= set(env) and s in env and env[s] < (need := float(span.value(env))):
+                    add(
+                        f"rows {s}",
+                        f"args.{s}: {s} = {env[s]:g} < {span.text()} = {need:g}{label}: the kernel steps a row index "
+                        f"below {span.text()} by {s} beside a column below {span.text()} (a leading dimension), so "
+                        f"rows overlap; a leading dimension is at least the row",
+                    )
+        for f, top in truncated.items():
+            scale = number(scalars[f].value, env)
+            if scale is None or not top.names() <= set(env):
+                continue
+            reach = scale * float(top.value(env))
+            if 0 <= reach < 1:
+                add(
+                    f"scale {f}",
+                    f"args.{f}: {f} * ({top.text()}) = {reach:.3g} < 1{label}: the kernel truncates a coordinate "
+                    f"up to {top.text()} times {f} to an index, so every coordinate gives index 0 and all of them "
+                    "read one element; a scale maps the coordinates onto several indices",
+                )
         for win, over in sorted(windows):
             if win in env and over in env and env[win] > env[over]:
                 add(
@@ -151,6 +200,15 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
                     ),
                 )
     return out
+
+
+def number(value: object, env: dict[str, int]) -> float | None:
+    """A scalar's value at `env` (a constant or an expression over the sizes), None where it is none."""
+    try:
+        v = evaluate(value, env) if isinstance(value, str) else value
+    except ExprError:
+        return None
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) else None
 
 
 @dataclass(frozen=True)

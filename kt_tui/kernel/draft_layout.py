@@ -50,9 +50,9 @@ def item_strides(
     """Strides that step from one item to the next: s -> (E, c) where every index s is in is s times
     an item number times c (1; 1/4 for a byte pitch into floats) plus what reaches E - 1 within the
     item: the layout needs s * c >= E. Ordered so that an item's span uses no stride still to come. In
-    a cycle (`b * strideA + row * lda + j`) the stride of the lowest thread axis is the inner one: its
-    item is what the index reaches without the other strides (lda >= n); with nothing left (`b * sb +
-    i * inc`) it spaces elements within an item and is left as it is."""
+    a cycle (`b * strideA + row * lda + j`) the stride of the lowest thread axis is the inner one, else a
+    leading dimension (_leading): its item is what the index reaches without the other strides (lda >=
+    n); with nothing left (`b * sb + i * inc`) it spaces elements within an item and is left as it is."""
     items = {s: item for s in sorted(candidates) if (item := _item(an, s, resolve)) is not None}
 
     def axis(s: str) -> int:
@@ -63,8 +63,9 @@ def item_strides(
     while items:
         ready = [s for s, (e, _) in items.items() if not e.names() & (set(items) - {s})]
         if not ready:
-            inner = min(items, key=lambda s: (axis(s), s))
-            if axis(inner) > 2:
+            leading = {s for s in items if _leading(an, s, resolve, set(items) - {s})}
+            inner = min(items, key=lambda s: (axis(s), s not in leading, s))
+            if axis(inner) > 2 and inner not in leading:
                 break
             alone = _item(an, inner, resolve, set(items) - {inner})
             if alone is None:
@@ -81,16 +82,41 @@ def item_strides(
 def whole_rows(layouts: dict[str, tuple[Poly, Fraction]]) -> dict[str, tuple[Poly, Fraction]]:
     """An outer stride's item that ends inside the last row of an inner stride (`(m - 1) * lda + n`,
     n no more than lda's own item) spans that row whole (`m * lda`), as a matrix with a leading
-    dimension is allocated: a kernel that steps items by m * lda stays inside its own item."""
+    dimension is allocated: a kernel that steps items by m * lda stays inside its own item. Where the
+    rows read are numbered below the same size as the columns (`(n - 2) * lda + n`, a square n x n
+    matrix whose last columns the kernel leaves), the item is the n rows whole (`n * lda`)."""
     out: dict[str, tuple[Poly, Fraction]] = {}
     for s, (item, per) in layouts.items():
         for t, (inner, inner_per) in out.items():
             rows = Poly({tuple(v for v in m if v != t): c for m, c in item.terms.items() if t in m})
             rest = item - rows * Poly.var(t)
             if inner_per == per and rows.terms and t not in rows.names() and at_least(inner, rest):
-                item = (rows + Poly.const(1)) * Poly.var(t)
+                square = rows.names() == inner.names() and at_least(inner, rows + Poly.const(1))
+                item = (inner if square else rows + Poly.const(1)) * Poly.var(t)
         out[s] = (item, per)
     return out
+
+
+def _leading(an: extents.Analysis, s: str, resolve: Resolve, without: set[str]) -> bool:
+    """Whether s is a leading dimension: it multiplies a row index whose top is below a size (`j * lda`,
+    j <= n - 2: a term with a constant part, not a size itself) beside a column below that same size
+    (`i + j * lda`, i < n), the other strides' terms left out. Such a stride is the inner one of a layout
+    (lda >= n), the strides beside it step whole matrices."""
+    found = False
+    for use in an.uses.values():
+        for raw in use.accesses:
+            if raw is None or s not in raw.names():
+                continue
+            h = resolve(raw)
+            if h is None:
+                return False
+            coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+            rest = h - coef * Poly.var(s)
+            rest = Poly({m: c for m, c in rest.terms.items() if not set(m) & without})
+            if () not in coef.terms or coef.terms[()] >= 0 or coef.is_const() or coef.names() != rest.names():
+                return False
+            found = True
+    return found
 
 
 def _item(

@@ -9,6 +9,9 @@ values kernel/draft.py gives them:
 - epsilons: a float scalar added under a root or a denominator (`rsqrtf(ss / n + eps)`), drafted small.
 - tested: an int array whose values the kernel tests below a size or a sentinel (`l < nlabels`,
   `d >= INF`), drafted below the size or on both sides of the sentinel.
+- exponentials: a float scalar that multiplies a term of what an exponential takes, drafted below 1 so
+  exp stays finite over the data; one that multiplies a square there (`d * d`, `dx * dx + dy * dy`: a
+  Gaussian weight's 1 / (2 sigma^2)) smaller still.
 
 and the template parameters of a kernel, which a draft must instantiate for it to be launched.
 """
@@ -490,3 +493,36 @@ def _through(node: Node | None, locals_: dict[str, list[Node]]) -> list[Node]:
             stack += [(v, depth + 1) for v in locals_[text(m)]]
         stack += [(c, depth) for c in m.children]
     return out
+
+
+_EXPS = {"expf", "exp", "__expf", "exp2f", "exp2", "exp10f", "exp10", "__exp10f"}
+
+
+def exp_factors(fn: cuda_ast.Function, floats: set[str], squares: bool = False) -> set[str]:
+    """Float scalars that multiply a term of what an exponential takes (`__expf(dot * scale - m)`, through
+    locals); `squares`: only those that multiply a square (a product of one value with itself, `d * d`,
+    through locals and casts: `__expf(-(dx * dx + dy * dy) * w - d * d * wc)`), a Gaussian weight's
+    inverse width."""
+    out: set[str] = set()
+    if fn.body is None:
+        return out
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _EXPS:
+            continue
+        for m in _through(n.child_by_field_name("arguments"), locals_):
+            if m.type != "binary_expression" or text(m.child_by_field_name("operator")) != "*":
+                continue
+            for a, b in (("left", "right"), ("right", "left")):
+                k = strip_parens(m.child_by_field_name(a))
+                if k is not None and k.type == "identifier" and text(k) in floats:
+                    if not squares or any(_square(x) for x in _through(m.child_by_field_name(b), locals_)):
+                        out.add(text(k))
+    return out
+
+
+def _square(n: Node) -> bool:
+    if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "*":
+        return False
+    a, b = strip_parens(n.child_by_field_name("left")), strip_parens(n.child_by_field_name("right"))
+    return a is not None and b is not None and text(a).replace(" ", "") == text(b).replace(" ", "")

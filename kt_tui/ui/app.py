@@ -176,7 +176,8 @@ class KtApp(App):
         kernel = pick_kernel(self.kernel_file.kernels, name, str(self.kernel_file.path))
         path = self._spec_file
         if not path.exists():
-            from ..kernel.draft import draft_note, draft_spec  # here: the drafter (numpy) only for a draft
+            from ..kernel.draft import draft_spec  # here: the drafter (numpy) only for a draft
+            from ..kernel.draft_floats import draft_note
             from .setup_screens import SpecEditScreen  # here: the editor only where it opens
 
             draft = draft_spec(kernel, src=self.kernel_file.source)

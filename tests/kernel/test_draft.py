@@ -4,7 +4,8 @@ import pytest
 
 from kt_tui.cli import main
 from kt_tui.gpu.compile import find_nvcc
-from kt_tui.kernel.draft import FLOAT_SCALAR, draft_note, draft_spec
+from kt_tui.kernel.draft import FLOAT_SCALAR, draft_spec
+from kt_tui.kernel.draft_floats import draft_note
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import dump_spec, load_spec, parse_spec

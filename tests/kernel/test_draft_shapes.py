@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from kt_tui.kernel.draft import draft, draft_note
+from kt_tui.kernel.draft import draft
+from kt_tui.kernel.draft_floats import draft_note
 from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.source import find_kernels

@@ -1,0 +1,103 @@
+"""Values of a draft's float scalar arguments (kernel/draft.py): from what the index math says of them
+(a resize's scale, a coordinate's origin or step, a scale truncated to an index), else made up apart
+from the others and marked a guess."""
+
+from __future__ import annotations
+
+import re
+
+from . import extents
+from .draft_sizes import Sizing
+from .spec import Spec
+
+FLOAT_SCALAR = 1.5  # not 0 or 1, so a multiply or add by it changes the result
+FLOAT_SCALARS = (FLOAT_SCALAR, 0.75, 2.5, 1.25, 3.5)  # one each, apart: a kernel that swaps two of them fails
+REGION = ((-2.0, 1.0), (-1.5, 1.5), (-1.0, 1.0))  # coordinates per axis: the escape-time set's region
+ITERATED = (-0.8, 0.156)  # a constant added in each step (a Julia set's c): a set with structure
+NEGATED = re.compile(r"^(?:neg|negative|minus)_|_(?:neg|negative)$", re.IGNORECASE)  # a scalar named as negated
+NEGATED_VALUE = 0.75  # its magnitude: not 0 or 1, a power of it stays small
+TRUNCATED_SCALE = 0.5  # a scale on a coordinate truncated to an index: two coordinates per index, none past it
+GAUSSIAN_WEIGHTS = (0.01, 0.002, 0.005, 0.02)  # 1 / (2 sigma^2) of Gaussian weights: apart, each small
+EXP_SCALE = 0.1  # a factor in an exponential's argument: exp(0.1 * x) finite for |x| up to 880
+
+
+def float_value(
+    name: str,
+    an: extents.Analysis,
+    sizing: Sizing,
+    plain: int,
+    power: bool = False,
+    weight: int = -1,
+    exp_scale: bool = False,
+) -> tuple[str | float, str]:
+    """`plain`: how many float scalars before this one were given a made-up value; `power`: whether a
+    power or an exponential takes it; `weight`: its number among the Gaussian weights (-1: none);
+    `exp_scale`: whether it multiplies a term of what an exponential takes."""
+    role, axis = an.roles.get(name, ("", -1))
+    fit, below = an.resized.get(name, (None, None))
+    if fit is not None and below is not None and (fit.names() | below.names()) <= set(sizing.sizes):
+        texts = [p.text() if len(p.terms) == 1 else f"({p.text()})" for p in (fit, below)]
+        return (
+            f"{texts[0]} / {texts[1]}",
+            f"the scale from a coordinate below {below.text()} to an index clamped below {fit.text()} (a resize)",
+        )
+    if name in an.truncated:
+        top = an.truncated[name].text()
+        return TRUNCATED_SCALE, (
+            f"{TRUNCATED_SCALE}: it scales a coordinate (up to {top}) that is then truncated to an index: below 1, so "
+            "the index stays below the coordinate's range, and not so small that every coordinate gives index 0; "
+            "set the scale you use"
+        )
+    if weight >= 0:
+        value = GAUSSIAN_WEIGHTS[weight % len(GAUSSIAN_WEIGHTS)]
+        return value, (
+            f"{value}: it weights a square (a squared distance or difference) in an exponential, a Gaussian's "
+            f"1 / (2 sigma^2): small, so the weights fall off over distances near {1 / value**0.5:.3g} and are "
+            "neither all near 0 nor all near 1 (apart from the other weights); set the value you use"
+        )
+    if exp_scale:
+        return EXP_SCALE, (
+            f"{EXP_SCALE}: it multiplies what an exponential takes: below 1, so exp stays finite over data of "
+            "the draft's size (float exp overflows past 88), not 0 or 1; set the value you use"
+        )
+    if role == "constant":  # added in each step of an iteration on a coordinate (a Julia set's c)
+        value = ITERATED[axis % len(ITERATED)]
+        return value, f"{value}: added in each step of a loop over a coordinate (keeps it bounded for a while)"
+    if role and 0 <= axis < len(sizing.problem_size):
+        lo, hi = REGION[axis]
+        where = f"axis {extents.AXES[axis]} spans [{lo}, {hi}]"
+        if role == "origin":
+            return lo, f"{lo}: the start of a coordinate ({where})"
+        if role == "end":
+            return hi, f"{hi}: the end of a coordinate ({where})"
+        size = sizing.problem_size[axis]
+        wrapped = size if re.fullmatch(r"\w+", size) else f"({size})"
+        if role == "zoom":
+            return f"{wrapped} / {hi - lo}", f"pixels per unit: {where} over the problem size"
+        return f"{hi - lo} / {wrapped}", f"a coordinate step: {where} over the problem size"
+    value = FLOAT_SCALARS[plain % len(FLOAT_SCALARS)]
+    if power and NEGATED.search(name):
+        return -NEGATED_VALUE, (
+            f"{-NEGATED_VALUE}: a power takes it and its name says it is negated (`negative_beta` for x^-beta), "
+            "so below 0; set the value you use"
+        )
+    return (
+        value,
+        f"{value}: chosen so that the kernel's arithmetic is not trivial (not 0 or 1, and apart from the others)",
+    )
+
+
+def draft_note(spec: Spec) -> str:
+    """What the user must look at in a draft: the float scalars given a made-up value."""
+    made_up = [a for a in spec.args if not a.is_array and a.value in FLOAT_SCALARS and a.type.startswith("float")]
+    if not made_up:
+        return ""
+    if len(made_up) == 1:
+        return (
+            f" {made_up[0].name} = {made_up[0].value}: a value chosen so that the kernel's arithmetic is not trivial "
+            "(not 0 or 1); set the value you use."
+        )
+    return (
+        f" {', '.join(f'{a.name} = {a.value}' for a in made_up)}: values chosen so that the kernel's arithmetic "
+        "is not trivial (not 0 or 1, and apart); set the values you use."
+    )

@@ -1,0 +1,79 @@
+"""Row layouts of a draft (kernel/draft.py): a stride between rows padded past the row, row offsets read
+from an array drawn sorted so every row length is checked, index values no larger than their type holds."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from . import extents
+from .draft_flags import ROW_PAD, row_spans
+from .draft_sizes import Sizing
+from .expr import ExprError, evaluate
+from .spec import Arg, Spec
+from .spec_keys import ROW_LENGTHS
+from .strengthen import delimits_rows
+
+ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
+
+
+def row_stride(name: str, an: extents.Analysis, sizing: Sizing, args: list[Arg]) -> tuple[str, str] | None:
+    """(value, span) for an int scalar no size covers that steps rows (`src[row * s + col]`, the row
+    read from an array, col below a size): the widest span over the sizes, padded past it by ROW_PAD,
+    and by ROW_PAD more per other scalar already given that value (two strides apart)."""
+    spans = [s for s in row_spans(an, name) if s.names() and s.names() <= set(sizing.sizes)]
+    widest = [s for s in spans if all(s.value(sizing.sizes) >= t.value(sizing.sizes) for t in spans)]
+    if not widest:
+        return None
+    span = widest[0].text()
+    wrapped = span if re.fullmatch(r"\w+", span) else f"({span})"
+    pad = ROW_PAD
+    taken = {a.value for a in args if not a.is_array} | set(sizing.derived.values())
+    while f"{wrapped} + {pad}" in taken:
+        pad += ROW_PAD
+    return f"{wrapped} + {pad}", span
+
+
+def offsets_for_rows(spec: Spec, rows: dict[str, tuple[str | int, int]], guesses: list[tuple[str, str]]) -> None:
+    """Loop bounds read from an array one element longer than the rows it delimits (strengthening's
+    rule: another array's length or a scalar's value, plus one) are row offsets: drawn sorted, rows of
+    every length in ROW_LENGTHS, below the bound of the values (the work is bounded by it, not by the
+    number of rows). Other arrays of loop bounds (a begin and an end apart) keep their values."""
+    for a in spec.args:
+        if a.name not in rows or not delimits_rows(spec, a):
+            continue
+        high, at = rows[a.name]
+        a.init, a.low, a.high = "offsets", 0, high
+        guesses[at] = (
+            f"args.{a.name}",
+            "row offsets: they bound a loop over the rows they delimit, so sorted rows of "
+            f"{', '.join(map(str, ROW_LENGTHS[:-1]))} and {ROW_LENGTHS[-1]} elements in turn are checked, the "
+            f"offsets below {high} (the rows past it empty); give real offsets for real work",
+        )
+
+
+def rows_written(an: extents.Analysis, offsets: str) -> bool:
+    """Whether the kernel writes an array at an index bounded by values read from `offsets`."""
+    return any(
+        use.written and any(h is None or f"${offsets}" in h.names() for h in use.accesses + use.lows)
+        for use in an.uses.values()
+    )
+
+
+def representable(
+    dtype: str, high: str | int, sizes: dict[str, int], guesses: list[tuple[str, str]], name: str
+) -> str | int:
+    """An index array's exclusive bound of values, no more than its type holds (a uint8 array indexes
+    at most 256 entries: the values above its top are never drawn)."""
+    if not dtype.startswith(("int", "uint")):
+        return high
+    top = int(np.iinfo(dtype).max)
+    try:
+        over = evaluate(high, sizes) > top
+    except ExprError:
+        return high
+    if not over:
+        return high
+    guesses.append((f"args.{name}", f"values below {top}: what its type {dtype} holds, below the extent they index"))
+    return top if isinstance(high, int) else f"min({high}, {top})"
