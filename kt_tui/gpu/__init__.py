@@ -1,2 +1,3 @@
-"""The GPU side in the app's process: the supervised worker process (client.py) or a Ray pool, jobs and
-their messages (protocol.py), offline compiles, recorded caches, the sanitizer. Never imports the engine."""
+"""The GPU side in the app's process: the Tuner (tuner.py) and its device workers, a local process each
+or Ray actors (devices.py, raydevice.py), their messages (wire.py, protocol.py), the compile pool
+(compiles.py), offline compiles (compile.py), recorded caches, the sanitizer. Never imports the engine."""

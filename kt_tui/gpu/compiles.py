@@ -41,10 +41,10 @@ from dataclasses import dataclass
 
 from .compiled import Compiled, CompileFailed
 from .env import secret_names
-from .instance import BACKENDS
 from .nvcc import Running, nvcc_cubin, pycuda_arguments
 from .nvccbatch import BatchMismatch, alias, batch_size, batchable, nvcc_batch
 from .nvrtc import nvrtc_job
+from .protocol import BACKENDS
 from .timeline import mark
 
 CACHE_BYTES = 256 * 2**20  # binaries kept, at most

@@ -34,7 +34,7 @@ class Compiling:
         backend the pool cannot compile for, or a GPU not probed yet."""
         from ..kernel.text import compile_options  # here: the pool's own imports wait for its first need
         from .compiles import CompilePool  # here: concurrent.futures and the compilers' modules at the first run
-        from .instance import BACKENDS as COMPILED  # as above
+        from .protocol import BACKENDS as COMPILED  # as above
 
         cc = self.cc()
         if backend not in COMPILED or cc is None or self.closing() or self._off:

@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 from ..kernel.spec import Spec, SpecError
-
-BACKENDS = ("pycuda", "nvcuda", "cupy")
+from .protocol import BACKENDS
 
 
 def instance_text(spec: Spec, source: str, params: dict, backend: str, sizes: dict | None = None) -> tuple[str, str]:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import signal
 import subprocess
 import tempfile
 import threading
 
 from .compiled import CompileFailed
 from .env import scrubbed_env
+from .supervise import kill_group
 
 
 def pycuda_arguments(cc: str, compiler_options: list[str], name: str, text: str) -> tuple[list[str], bool]:
@@ -50,7 +50,7 @@ class Running:
         with self.lock:
             self.procs.add(proc)
             if self.closed:
-                _kill_group(proc)
+                kill_group(proc)  # nvcc and what it started (cicc, ptxas)
 
     def discard(self, proc: subprocess.Popen) -> None:
         with self.lock:
@@ -60,15 +60,7 @@ class Running:
         with self.lock:
             self.closed = True
             for proc in self.procs:
-                _kill_group(proc)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    """nvcc and what it started (cicc, ptxas): it leads a session of its own."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        proc.kill()
+                kill_group(proc)
 
 
 def _nvcc(args: list[str], cwd: str, running: Running | None) -> tuple[int, str]:
