@@ -81,9 +81,9 @@ def _watch(parent: int) -> None:
     os._exit(0)
 
 
-def compile_cores(gpus: int = 1, cores: list[int] | None = None) -> list[int]:
+def compile_cores(gpus: int = 1) -> list[int]:
     """The host's cores less one for each device worker, as long as one is left to compile on."""
-    have = sorted(cores if cores is not None else os.sched_getaffinity(0))
+    have = sorted(os.sched_getaffinity(0))
     return have[min(max(0, gpus), len(have) - 1) :]
 
 
@@ -137,7 +137,6 @@ class CompilePool:
         gpus: int = 1,
         size: int | None = None,
         window: int | None = None,
-        cores: list[int] | None = None,
         batch: int | None = None,
     ):
         if backend not in BACKENDS:
@@ -145,7 +144,7 @@ class CompilePool:
         if not re.fullmatch(r"\d{2,3}", cc):
             raise ValueError(f"compile pool: compute capability {cc!r} is not digits such as '90'")
         self.backend, self.cc, self.options = backend, cc, list(compiler_options)
-        self.cores = compile_cores(gpus, cores)
+        self.cores = compile_cores(gpus)
         wanted = os.environ.get("KT_TUI_PREFETCH_WORKERS", "")
         self.size = size or (int(wanted) if wanted.isdigit() and int(wanted) > 0 else len(self.cores))
         # a batch's members all carry the batch's one cubin (each its symbol): `batch=1` where a
