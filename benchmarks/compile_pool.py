@@ -42,7 +42,7 @@ def configurations(spec, n: int) -> list[dict]:
 
 def one_by_one(items: list[tuple[str, str, str]], options: list[str]) -> float:
     """kernel_tuner's nvcc calls for these, in turn (pycuda's DynamicSourceModule: PTX)."""
-    from kt_tui.gpu.compiles import _nvcc, pycuda_arguments
+    from kt_tui.gpu.nvcc import _nvcc, pycuda_arguments
 
     t0 = time.perf_counter()
     for _, name, text in items:
@@ -77,7 +77,7 @@ def main() -> None:
     ap.add_argument("--gpus", type=int, default=1, help="device workers the host's cores are kept for")
     a = ap.parse_args()
 
-    from kt_tui.gpu.compiles import instance_text
+    from kt_tui.gpu.instance import instance_text
     from kt_tui.kernel.source import find_kernels
     from kt_tui.kernel.spec import load_spec
     from kt_tui.kernel.text import compile_options

@@ -63,8 +63,8 @@ def nvcc_cubin(text: str, name: str, arch: str, rdc: bool, dlink: bool = False) 
 
 
 def nvcc_batch(named: list[tuple[str, str]], arch: str) -> bytes:
-    """kt-tui's batches (kt_tui/gpu/compiles.py): these configurations in one relocatable nvcc call."""
-    from kt_tui.gpu.compiles import alias, batch_source, functions
+    """kt-tui's batches (kt_tui/gpu/nvccbatch.py): these configurations in one relocatable nvcc call."""
+    from kt_tui.gpu.nvccbatch import alias, batch_source, functions
 
     with tempfile.TemporaryDirectory() as d:
         src, out = os.path.join(d, "k.cu"), os.path.join(d, "k.cubin")
@@ -78,7 +78,8 @@ def nvcc_batch(named: list[tuple[str, str]], arch: str) -> bytes:
 def batches(texts: list[tuple[str, str]], arch: str, pool: int, size: int) -> str:
     """Configurations/s of kt-tui's batches of `size` on `pool` threads, and how many configurations
     have the same machine code (ELF .text bytes) as nvcc -rdc alone."""
-    from kt_tui.gpu.compiles import alias, elf_section
+    from kt_tui.gpu.elf import elf_section
+    from kt_tui.gpu.nvccbatch import alias
 
     groups = [texts[i : i + size] for i in range(0, len(texts), size)]
     t = time.perf_counter()

@@ -1,5 +1,5 @@
 """How nvcc's throughput grows with concurrent calls on this host, one configuration a call and
-kt-tui's batches of 8 (gpu/compiles.py), for the first configurations of a kernel. Also the
+kt-tui's batches of 8 (gpu/nvccbatch.py), for the first configurations of a kernel. Also the
 host's CPU quota, where a cgroup sets one: a container may show more cores than it may use.
 
 usage: python benchmarks/nvcc_scaling.py [KERNEL.cu] [--configs 240] [--levels 1,4,8,16,30]

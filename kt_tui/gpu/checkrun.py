@@ -32,11 +32,11 @@ from ..kernel.mutant import NoMutant, blocks_reversed, do_nothing, mutants
 from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.strengthen import candidates, case_spec, check_entry, kept_as_given
 from . import mutants as mutation
-from .compile import _kill
 from .env import scrubbed_env
 from .memcheck import oob_text, sanitize_sizes
 from .mutation_score import score as mutation_score
 from .sanitize import sanitize
+from .supervise import kill_group
 from .timeline import mark
 
 NO_GPU = (
@@ -316,7 +316,7 @@ def _one_child(
             now = time.monotonic()
             what, limit = running["what"], running["limit"]
             if now > deadline or (what is not None and now - running["since"] > limit):
-                _kill(proc)
+                kill_group(proc)
                 proc.wait()
                 if what is not None and now <= deadline:
                     return f"{mutation.HANGS} {limit:g} s", what

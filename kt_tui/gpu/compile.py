@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -17,6 +16,7 @@ from pathlib import Path
 from ..kernel.source import SourceError, find_kernels
 from ..kernel.text import KernelTextError, compile_options, kernel_text
 from .env import scrubbed_env
+from .supervise import kill_group
 
 # Imported where used: kernel_tuner (ktsource.py imports it), at the first compile rather than
 # when the app starts.
@@ -180,16 +180,9 @@ def _wait(proc: subprocess.Popen, timeout_s: float) -> tuple[str, bool]:
         out, _ = proc.communicate(timeout=timeout_s)
         return out or "", False
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        kill_group(proc)
         out, _ = proc.communicate()
         return out or "", True
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # the whole group: nvcc runs cicc and ptxas as children
-    except ProcessLookupError:
-        pass
 
 
 _NVRTC_SCRIPT = r"""
@@ -217,7 +210,7 @@ def _run_nvrtc(options: list[str], text: str, source: str, timeout_s: float) -> 
     try:
         out, err = proc.communicate(text.encode(), timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        kill_group(proc)
         proc.communicate()
         return _timed_out("NVRTC", timeout_s, shown)
     try:

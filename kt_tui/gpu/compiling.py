@@ -33,8 +33,8 @@ class Compiling:
         """The pool for this backend, GPU and the spec's compiler options, or None: a replay, a
         backend the pool cannot compile for, or a GPU not probed yet."""
         from ..kernel.text import compile_options  # here: the pool's own imports wait for its first need
-        from .compiles import BACKENDS as COMPILED  # here: kernel_tuner and concurrent.futures at the first run
-        from .compiles import CompilePool  # as above
+        from .compiles import CompilePool  # here: concurrent.futures and the compilers' modules at the first run
+        from .protocol import BACKENDS as COMPILED  # as above
 
         cc = self.cc()
         if backend not in COMPILED or cc is None or self.closing() or self._off:
@@ -65,7 +65,7 @@ class Compiling:
             from ..kernel.spec import spec_from_plain  # on this thread: the first frame waits for none of these
             from ..records import config_key  # as above
             from ..search.lazy import LazySpace  # as above
-            from .compiles import instance_text  # as above
+            from .instance import instance_text  # as above
 
             plain = spec_from_plain(spec)
             pool = self.pool_for(plain, backend)

@@ -210,18 +210,17 @@ class LocalDevice(Device):
 
     warm_cuda = True  # start the CUDA driver while the worker imports (gpu/device/cudawarm.py); off for a replay
 
-    def __init__(self, index: int | None = None, log_path: str | None = None, extra_env: dict | None = None):
+    def __init__(self, index: int | None = None, log_path: str | None = None):
         super().__init__()
         base, ext = os.path.splitext(log_path) if log_path else (None, "")
         self.index = index
         self.log_path = f"{base}.gpu{index}{ext}" if base and index is not None else log_path
-        self.extra_env = dict(extra_env or {})
         self.label = f"gpu{index}" if index is not None else "gpu"
         self.env: dict[str, str] = {}
         self._ctx = mp.get_context("spawn")
 
     def start(self) -> None:
-        env = dict(self.extra_env)
+        env: dict[str, str] = {}
         if self.index is not None:
             visible = os.environ.get("CUDA_VISIBLE_DEVICES")
             ids = [d.strip() for d in visible.split(",")] if visible else None

@@ -40,7 +40,7 @@ from ..kernel.spec import Spec
 from ..kernel.strengthen import case_spec
 from ..kernel.text import compile_options
 from .compile import DEFAULT_ARCH, find_nvcc
-from .compiles import elf_sections
+from .elf import elf_sections
 from .env import scrubbed_env
 from .timeline import mark
 

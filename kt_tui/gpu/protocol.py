@@ -90,15 +90,10 @@ class PrepareJob:
     source: str = ""  # the kernel: its baseline starts compiling too
 
 
-# Worker -> app messages are tuples: (kind, run_id, payload)
-#   ("space", run_id, {"total": int})
-#   ("begin", run_id, {"key": str, "params": dict})
-#   ("result", run_id, records.Result, see gpu/device/results.normalize_result)
-#   ("reference", run_id, {name: array})
-#   ("done", run_id, {"device": str, "stopped": bool, "simulated": bool})
-#   ("failed", run_id, {"error": str})
-#   ("probe", None, {"backend": str|None, "gpu": str|None, "errors": {backend: str}})
-#   ("restart", run_id, {"reason": str})  the CUDA context is gone; the app restarts the worker
+# A TuneJob runs in the app (gpu/tunerun.py), which calls its on_event(kind, payload) with
+#   ("space", {"total": int}), ("begin", {"key": str, "params": dict}), ("result", records.Result,
+#   see gpu/results.py normalize_result), ("reference", {name: array}) and returns what "done" carried
+#   ({"device": str, "stopped": bool, "simulated": bool, ...}). The device worker's own messages: gpu/wire.py.
 
 
 @dataclass

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..records import Known, Result, config_key, replace
 from . import kt_private as ktp
-from .compiles import Compiled, skippable
+from .compiled import Compiled, skippable
 from .devices import MAX_RESTARTS_WITHOUT_PROGRESS, Control, Device, WorkerClosed, WorkerError
 from .ktimport import APP
 from .ktimport import load as _load_kernel_tuner

@@ -45,13 +45,6 @@ class SanitizeReport:
     def to_dict(self) -> dict:
         return asdict(self)
 
-    def headline(self) -> str:
-        if self.ok is None:
-            return f"{self.tool}: not run: {self.reason}"
-        if self.ok:
-            return f"{self.tool}: no errors ({self.seconds:.1f} s)"
-        return f"{self.tool}: {self.errors} error(s)" + (f" ({self.reason})" if self.reason else "")
-
 
 def find_sanitizer() -> str | None:
     return find_cuda_tool("compute-sanitizer")
@@ -89,7 +82,7 @@ def sanitize(
         report.reason = NO_TOOL
         return report
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    if device is not None:  # the GPU it runs on, of several (gpu/pool.py)
+    if device is not None:  # the GPU it runs on, of several (gpu/tuner.py)
         env["CUDA_VISIBLE_DEVICES"] = device
     with tempfile.TemporaryDirectory(prefix="kt-sanitize-") as tmp:
         job = Path(tmp, "job.json")

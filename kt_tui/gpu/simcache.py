@@ -30,10 +30,6 @@ def read_header(path: str | Path) -> dict:
     return data
 
 
-def recorded_gpu(path: str | Path) -> str:
-    return gpu_label(read_header(path))
-
-
 def gpu_label(head: dict) -> str:
     """The GPU and date a cache was recorded on, from its header."""
     meta = head.get("kt_tui", {})

@@ -165,6 +165,17 @@ def run_supervised(cmd: list[str], timeout_s: float, **popen) -> tuple[int | Non
     return (None if code == STOPPED else code), out.decode(errors="replace")
 
 
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL to the process group `proc` leads (started with start_new_session: nvcc and the cicc
+    and ptxas it starts, a child and what it started)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    except OSError:
+        proc.kill()
+
+
 def _end(proc: subprocess.Popen) -> None:
     """Tell the supervisor to kill its tree; kill it (and its session) when it does not within 2 s."""
     proc.terminate()
@@ -173,10 +184,7 @@ def _end(proc: subprocess.Popen) -> None:
         return
     except subprocess.TimeoutExpired:
         pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    kill_group(proc)
     proc.wait()
 
 

@@ -15,8 +15,8 @@ from ..kernel.spec import Spec, spec_from_plain
 from ..records import replace
 from ..search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tuner_restrictions
 from . import kt_private as ktp
-from .compiles import instance_text
 from .devices import Device
+from .instance import instance_text
 from .ktimport import APP
 from .ktimport import load as _load_kernel_tuner
 from .protocol import TuneJob

@@ -1,6 +1,7 @@
 """The installed package must hold every subpackage: a non-editable install (CI's, a user's) only
 gets the packages pyproject.toml lists."""
 
+import fnmatch
 import tomllib
 from pathlib import Path
 
@@ -23,6 +24,23 @@ def test_the_strategy_entry_points_name_modules_that_exist():
     for name, target in eps.items():
         module = target.split(":")[0]
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), (name, target)
+
+
+def test_every_data_file_is_listed_for_installation():
+    # a file the package reads at run time (gpu/device/compare.cu, the LLM's templates) that no
+    # package-data glob names is missing from a wheel
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    missing = []
+    for path in (ROOT / "kt_tui").rglob("*"):
+        if not path.is_file() or path.suffix in (".py", ".pyc") or "__pycache__" in path.parts:
+            continue
+        package = next(p for p in path.parents if (p / "__init__.py").is_file())
+        name = ".".join(package.relative_to(ROOT).parts)
+        rel = path.relative_to(package).as_posix()
+        if not any(fnmatch.fnmatch(rel, glob) for glob in data.get(name, [])):
+            missing.append(f"{name}: {rel}")
+    assert missing == [], f"not in [tool.setuptools.package-data]: {missing}"
+    assert "*.cu" in data["kt_tui.gpu.device"]
 
 
 OPTIONAL = {"cuda", "cupy", "pycuda", "ray", "threadpoolctl"}  # imported inside try/except or behind a flag

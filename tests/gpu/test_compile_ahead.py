@@ -10,9 +10,10 @@ import types
 
 import pytest
 
-from kt_tui.gpu.compiles import CompilePool, elf_sections
+from kt_tui.gpu.compiles import CompilePool
 from kt_tui.gpu.device import loaders
 from kt_tui.gpu.device.loaders import Ahead
+from kt_tui.gpu.elf import elf_sections
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here")
 

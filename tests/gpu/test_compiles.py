@@ -12,9 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from kt_tui.gpu import compiles
-from kt_tui.gpu.compiles import Compiled, CompilePool, elf_section, elf_sections, instance_text
+from kt_tui.gpu.compiled import Compiled, skippable
+from kt_tui.gpu.compiles import CompilePool
+from kt_tui.gpu.elf import elf_section, elf_sections
+from kt_tui.gpu.instance import instance_text
 from kt_tui.gpu.ktsource import problem_size, tuner_defines
+from kt_tui.gpu.nvcc import pycuda_arguments
+from kt_tui.gpu.nvrtc import _makes_code, nvcuda_options
 from kt_tui.kernel.expr import launch_callables
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import SpecError, load_spec
@@ -287,19 +291,19 @@ def test_the_nvrtc_processes_start_without_secrets_and_end_with_close(monkeypatc
 
 
 def test_nvrtc_options_are_kernel_tuners_with_code_for_this_gpu():
-    opts = compiles.nvcuda_options(["-std=c++17", "-O3"], "90", [75, 80, 86, 89, 90], "/usr/local/cuda")
+    opts = nvcuda_options(["-std=c++17", "-O3"], "90", [75, 80, 86, 89, 90], "/usr/local/cuda")
     assert opts == ["-std=c++17", "-O3", "--gpu-architecture=sm_90", "-I/usr/local/cuda/include"]
     # a GPU newer than NVRTC knows: PTX for the nearest below, as kernel_tuner asks for
-    assert compiles.nvcuda_options([], "120", [80, 90], None) == ["--std=c++11", "--gpu-architecture=compute_90"]
-    assert compiles.nvcuda_options(["-arch=compute_80"], "90", [90], None) == ["-arch=compute_80", "--std=c++11"]
-    assert not compiles._makes_code(["-arch=compute_80"]) and compiles._makes_code(["--gpu-architecture=sm_90"])
+    assert nvcuda_options([], "120", [80, 90], None) == ["--std=c++11", "--gpu-architecture=compute_90"]
+    assert nvcuda_options(["-arch=compute_80"], "90", [90], None) == ["-arch=compute_80", "--std=c++11"]
+    assert not _makes_code(["-arch=compute_80"]) and _makes_code(["--gpu-architecture=sm_90"])
 
 
 def test_pycuda_arguments_are_kernel_tuners():
-    options, wrap = compiles.pycuda_arguments("90", ["-std=c++17"], "k", "__global__ void k() {}")
+    options, wrap = pycuda_arguments("90", ["-std=c++17"], "k", "__global__ void k() {}")
     assert options[:6] == ["-Xcompiler=-Wall", "-std=c++17", "-e", "k", "-rdc=true", "-lcudadevrt"]
     assert options[6:10] == ["-arch", "compute_90", "-code", "sm_90"] and wrap
-    assert not compiles.pycuda_arguments("90", [], "k", 'extern "C" __global__ void k() {}')[1]
+    assert not pycuda_arguments("90", [], "k", 'extern "C" __global__ void k() {}')[1]
 
 
 @needs_nvcc
@@ -308,8 +312,8 @@ def test_too_much_shared_memory_is_what_kernel_tuner_skips(monkeypatch):
     text = "__global__ void big(float *x, int i) { __shared__ float s[65536]; s[threadIdx.x] = 1; x[0] = s[i]; }\n"
     with CompilePool("pycuda", "90", ["-std=c++17"], size=1) as pool:
         done = pool.submit("0", "big", text).result(timeout=300)
-    assert done.binary is None and compiles.skippable(done.error), done.error
-    assert not compiles.skippable('kernel.cu(1): error: identifier "x" is undefined')
+    assert done.binary is None and skippable(done.error), done.error
+    assert not skippable('kernel.cu(1): error: identifier "x" is undefined')
 
 
 def _no_nvrtc() -> bool:

@@ -198,7 +198,7 @@ def test_a_mutant_that_hangs_costs_itself_and_another_child_goes_on(monkeypatch,
             return self.returncode
 
     monkeypatch.setattr(checkrun.subprocess, "Popen", Proc)
-    monkeypatch.setattr(checkrun, "_kill", lambda proc: setattr(proc, "returncode", -9))
+    monkeypatch.setattr(checkrun, "kill_group", lambda proc: setattr(proc, "returncode", -9))
     assert checkrun.run_child({"runs": []}, tmp_path, 30) == ""
     assert len(started) == 2
     assert mutation.read_jsonl(tmp_path / mutation.RECORDS) == [

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kt_tui.gpu.compiles import elf_sections
 from kt_tui.gpu.devices import LocalDevice
+from kt_tui.gpu.elf import elf_sections
 from kt_tui.gpu.simcache import read_cache
 from kt_tui.gpu.tuner import Tuner
 from kt_tui.kernel.spec import spec_from_plain

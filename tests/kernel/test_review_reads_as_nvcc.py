@@ -114,7 +114,7 @@ def test_the_offline_check_compiles_cpp17_and_keeps_the_text(monkeypatch):
 def test_nvrtc_reads_the_hidden_lines_as_the_review_does():
     """The nvcuda and cupy backends compile with NVRTC, with the options the compile pool uses."""
     pytest.importorskip("cuda.bindings.nvrtc")
-    from kt_tui.gpu.compiles import nvrtc_job
+    from kt_tui.gpu.nvrtc import nvrtc_job
     from kt_tui.kernel.text import compile_options
 
     for name, where, line, flag, marker in HIDDEN:

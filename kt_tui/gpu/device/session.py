@@ -56,7 +56,6 @@ STICKY = (
     "context is destroyed",
     "invalid context",
 )
-RESOURCES = ("too many resources requested for launch", "OUT_OF_RESOURCES")
 
 
 class ContextLost(Exception):

@@ -1,0 +1,133 @@
+"""NVRTC as kernel_tuner's nvcuda backend (cuda-python's NVRTC) and cupy backend (cupy's own, as a
+RawModule compiles) run it, to a cubin for this GPU: `nvrtc_job`, run in the compile pool's
+processes (NVRTC holds the interpreter's lock while it compiles). Nothing here opens the CUDA
+driver or a device."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from typing import Any
+
+from .compiled import CompileFailed
+
+
+def nvcuda_options(compiler_options: list[str], cc: str, supported: list[int], cuda_home: str | None) -> list[str]:
+    """NVRTC's options as kernel_tuner 1.5's nvcuda backend passes them (CudaFunctions.compile: the
+    user's, --std=c++11 unless they name a standard, the architecture unless they name one, CUDA's
+    include folder), but code for this GPU (sm_) where kernel_tuner asks for PTX that the driver
+    then compiles for it: the same machine code, compiled here. Where NVRTC cannot make code for
+    this GPU's architecture, PTX for the nearest below it, as kernel_tuner does."""
+    options = list(compiler_options)
+    if not any(o.startswith(("-std=", "--std=")) for o in options):
+        options.append("--std=c++11")
+    if not any(o.startswith(("-arch", "--arch", "--gpu-architecture=")) for o in options):
+        arch = max((a for a in supported if a <= int(cc)), default=75)
+        options.append(f"--gpu-architecture={'sm' if arch == int(cc) else 'compute'}_{arch}")
+    if cuda_home:
+        options.append(f"-I{os.path.join(cuda_home, 'include')}")
+    return options
+
+
+def _cuda_home() -> str | None:
+    """kernel_tuner.utils.nvcuda.find_cuda_home's answer (the first of these variables naming a folder)."""
+    for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        path = os.environ.get(var)
+        if path and os.path.exists(path):
+            return path
+    return None
+
+
+def _makes_code(options: list[str]) -> bool:
+    """Whether NVRTC makes a cubin (an sm_ architecture) rather than PTX with these options."""
+    archs = [o for o in options if o.startswith(("-arch", "--arch", "--gpu-architecture"))]
+    return bool(archs) and "sm_" in archs[-1]
+
+
+def nvrtc_job(
+    text: str, name: str, flavour: str, compiler_options: tuple[str, ...], cc: str
+) -> tuple[bytes, str, float]:
+    """In a pool process: (binary, the kernel's lowered name, ms) as `flavour`'s backend compiles
+    `text` (nvcuda: cuda-python's NVRTC; cupy: cupy's own), or CompileFailed with NVRTC's log."""
+    t0 = time.perf_counter()
+    if flavour == "cupy":
+        binary, symbol = _cupy_nvrtc(text, name, list(compiler_options), cc)
+    else:
+        binary, symbol = _nvcuda_nvrtc(text, name, list(compiler_options), cc)
+    return binary, symbol, (time.perf_counter() - t0) * 1000
+
+
+def _nvcuda_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) -> tuple[bytes, str]:
+    from cuda.bindings import nvrtc  # here: only in the pool's processes, with the nvcuda backend
+
+    def check(result: Any) -> Any:
+        err, *rest = result if isinstance(result, tuple) else (result,)
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise RuntimeError(f"nvrtc: {err}")
+        return rest[0] if len(rest) == 1 else rest
+
+    supported = [int(a) for a in check(nvrtc.nvrtcGetSupportedArchs())]
+    options = nvcuda_options(compiler_options, cc, supported, _cuda_home())
+    program = check(nvrtc.nvrtcCreateProgram(text.encode(), b"CUDAProgram", 0, [], []))
+    try:
+        check(nvrtc.nvrtcAddNameExpression(program, name.encode()))
+        result = nvrtc.nvrtcCompileProgram(program, len(options), [o.encode() for o in options])
+        err = result[0] if isinstance(result, tuple) else result
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            size = check(nvrtc.nvrtcGetProgramLogSize(program))
+            log = b" " * size
+            check(nvrtc.nvrtcGetProgramLog(program, log))
+            raise CompileFailed(log.rstrip(b"\0 ").decode("utf-8", "replace") or f"nvrtc: {err}")
+        if _makes_code(options):
+            size = check(nvrtc.nvrtcGetCUBINSize(program))
+            binary = b" " * size
+            check(nvrtc.nvrtcGetCUBIN(program, binary))
+        else:
+            size = check(nvrtc.nvrtcGetPTXSize(program))
+            binary = b" " * size
+            check(nvrtc.nvrtcGetPTX(program, binary))
+        lowered = check(nvrtc.nvrtcGetLoweredName(program, name.encode()))
+        return binary, lowered.decode() if isinstance(lowered, bytes) else str(lowered)
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+
+
+def cupy_options(compiler_options: list[str], cc: str, max_cc: int) -> list[str]:
+    """NVRTC's options for kernel_tuner 1.5's cupy backend (CupyFunctions.compile: --std=c++11 first
+    unless the user's name a standard) as cupy's RawModule adds to them (its include folders,
+    -ftz=true, the architecture, --device-as-default-execution-space)."""
+    options = list(compiler_options)
+    if not any("-std=" in o for o in options):
+        options = ["--std=c++11", *options]
+    try:  # cupy >= 14: its own assembly of the options (include folders, the standard)
+        from cupy._core.core import assemble_cupy_compiler_options  # here: in a pool process, for cupy
+
+        options = list(assemble_cupy_compiler_options(tuple(options)))
+    except ImportError:
+        from cupy._core.core import _get_header_dir_path  # as above, an older cupy
+        from cupy.cuda import get_cuda_path  # as above
+
+        options.append(f"-I{_get_header_dir_path()}")
+        if get_cuda_path():
+            options.append(f"-I{os.path.join(get_cuda_path(), 'include')}")
+    arch = min(int(cc), max_cc)
+    kind = "compute" if os.environ.get("CUPY_COMPILE_WITH_PTX", "0") == "1" or arch != int(cc) else "sm"
+    return [*options, "-ftz=true", f"-arch={kind}_{arch}", "--device-as-default-execution-space"]
+
+
+def _cupy_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) -> tuple[bytes, str]:
+    nvrtc = importlib.import_module("cupy_backends.cuda.libs.nvrtc")  # cupy's own NVRTC
+
+    options = cupy_options(compiler_options, cc, max(int(a) for a in nvrtc.getSupportedArchs()))
+    program = nvrtc.createProgram(text, "kern.cu", (), ())
+    try:
+        nvrtc.addNameExpression(program, name)
+        try:
+            nvrtc.compileProgram(program, options)
+        except nvrtc.NVRTCError as e:
+            raise CompileFailed(nvrtc.getProgramLog(program).strip() or str(e)) from None
+        binary = nvrtc.getCUBIN(program) if _makes_code(options) else nvrtc.getPTX(program)
+        return binary, nvrtc.getLoweredName(program, name)
+    finally:
+        nvrtc.destroyProgram(program)
