@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from ..config import load_settings
+from ..engine.backend import probe_order
 from ..engine.precheck import compile_spec
 from ..engine.strength import score_line, survivor_text
 from ..errors import UserError
@@ -196,8 +197,6 @@ def check_command(args) -> int:
 
 def gpu_backend(request: str | None, source: str = "") -> tuple[str | None, str]:
     """The backend that runs the check's tests, or None and why there is none."""
-    from ..engine.backend import probe_order
-
     request = request or "auto"
     if request == "sim":
         return None, "--backend sim"

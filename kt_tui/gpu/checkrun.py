@@ -240,7 +240,7 @@ def run_child(
         return error
     finally:
         for proc in spare:
-            _kill(proc)
+            kill_group(proc)
             proc.wait()
         done()
 
