@@ -21,8 +21,8 @@ _SETS = {"=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "<<=", ">>=", "++"
 def warp_choice(toks: list[Token], i: int, new: str, spec: Spec | None) -> str:
     """Why `w == 0` -> `w == c` at token i (w set once to threadIdx.x >> 5, / 32 or / warpSize) changes
     nothing, or "". Every x block size the spec allows is a multiple of 32 with more than c warps
-    (y and z block sizes 1), so warp c exists and is whole; the `if`'s block lies between
-    __syncthreads, reads no thread index but the lane (threadIdx.x & 31 or % 32: the same in warp c
+    (y and z block sizes 1), so warp c exists and is whole; the `if` comes right after a
+    __syncthreads and its block right before one, reads no thread index but the lane (threadIdx.x & 31 or % 32: the same in warp c
     as in warp 0) and no local of the threads before it unless it sets it first, calls no helper of
     the source and no atomic, and what it sets in its threads' locals is not read after it: warp c
     computes and stores what warp 0 did."""
@@ -47,9 +47,9 @@ def warp_choice(toks: list[Token], i: int, new: str, spec: Spec | None) -> str:
         w.startswith("atomic") for w in words
     ):
         return ""
-    syncs = [k for k, t in enumerate(toks) if t.text == "__syncthreads"]
-    if not any(k < open_ for k in syncs) or not any(k > end for k in syncs):
-        return ""
+    before = [t.text for t in toks[max(0, open_ - 5) : open_ - 1]]
+    if before != ["__syncthreads", "(", ")", ";"] or end + 1 >= len(toks) or toks[end + 1].text != "__syncthreads":
+        return ""  # else a thread's write just before, or a read just after, could race with warp c
     declared = _declared_in(body)
     outside = {t.text for t in body if t.kind == "ident" and t.text not in declared and _is_local(toks, t.text, open_)}
     for name in outside:

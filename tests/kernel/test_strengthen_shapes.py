@@ -242,3 +242,5 @@ def test_the_warp_that_reduces_the_warps_sums_picked_by_another_number_is_equiva
     assert _what(by_thread, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
     read_after = NORM.replace("y[i] = x[i] * rs;", "y[i] = x[i] * rs + sum;")
     assert _what(read_after, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
+    unsynced = NORM.replace("    __syncthreads();\n    if (wid == 0)", "    if (wid == 0)")
+    assert _what(unsynced, spec, "`0` -> `1` in `if (wid == 0) {`") == ""  # warp 1 could read before warp 3 wrote
