@@ -17,18 +17,25 @@ if TYPE_CHECKING:
 
 def block_counts(spec: Spec | None, params: list[str]) -> dict[str, set[str]]:
     """axis -> the scalar parameters (`params`: the kernel's, in order) passed the size the spec
-    launches exactly that many blocks of on that axis (one block per item: an empty grid divisor);
-    {} without a spec."""
+    launches exactly that many blocks of on that axis (one block per item: an empty grid divisor),
+    and a product of sizes (`N * group`) written with the parameters passed each; {} without a spec."""
     if spec is None:
         return {}
     out: dict[str, set[str]] = {}
+    passed: dict[str, list[str]] = {}  # a size -> the parameters passed exactly it
+    for k, a in enumerate(spec.args):
+        if k < len(params) and not a.is_array and isinstance(a.value, str):
+            passed.setdefault(a.value.strip(), []).append(params[k])
     for axis, size in zip("xyz", spec.problem_size, strict=False):
         if getattr(spec, f"grid_div_{axis}") != [] or not isinstance(size, str):
             continue
-        for k, a in enumerate(spec.args):
-            if k < len(params) and not a.is_array and isinstance(a.value, str) and a.value.strip() == size.strip():
-                out.setdefault(axis, set()).add(params[k])
-    return out
+        out.setdefault(axis, set()).update(passed.get(size.strip(), []))
+        names = set(re.findall(r"[A-Za-z_]\w*", size))
+        if len(names) > 1 and all(len(passed.get(n, [])) == 1 for n in names):
+            # a product of sizes (`N * group`), as the kernel writes it with the parameters passed them
+            said = re.sub(r"[A-Za-z_]\w*", lambda m: passed[m.group(0)][0], re.sub(r"\s+", "", size))
+            out[axis].add(said)
+    return {axis: counts for axis, counts in out.items() if counts}
 
 
 def shared_extent(toks: list[Token], i: int, macros: set[str]) -> str:
@@ -110,7 +117,11 @@ def launch_bound(toks: list[Token], i: int, counts: dict[str, set[str]], body: i
     b = _strip(_text(toks, i + 1, _right(toks, i, _STOP)))
     for block, count in ((a, b), (b, a)):
         axis = _block_axis(toks, block)
-        if axis and count in counts.get(axis, set()) and not _ever_assigned(toks, count):
+        if (
+            axis
+            and count in counts.get(axis, set())
+            and not any(_ever_assigned(toks, n) for n in re.findall(r"[A-Za-z_]\w*", count))
+        ):
             return (
                 f"the launch makes exactly `{count}` blocks on {axis} (one block per item): `{block}` never "
                 f"reaches `{count}`, so the tie never holds"

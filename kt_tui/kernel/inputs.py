@@ -54,8 +54,9 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
         return np.zeros(n, dtype)
     if arg.init == "ones":
         return np.ones(n, dtype)
-    if arg.init == "range":
-        return np.arange(n).astype(dtype)
+    if arg.init == "range":  # from `low` where given (a stronger case: -1, 0, 1, ...)
+        start = int(evaluate(arg.low, sizes)) if arg.low is not None else 0
+        return (np.arange(n) + start).astype(dtype)
     if arg.init == "constant":
         return np.full(n, arg.value, dtype)
     if arg.init == "poison":

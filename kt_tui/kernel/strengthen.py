@@ -15,6 +15,7 @@ from typing import Any
 from .expr import ExprError, evaluate, names_in
 from .spec_keys import ROW_LENGTHS, SPIKES
 from .spec_model import Arg, Spec, _itemsize, _valid_at, int_range, random_bounds
+from .strengthen_shapes import shape_cases
 
 MAX_CASES = 9
 _FILTER = 8  # a size this small or smaller is a filter width, a factor, a radius: not a problem size
@@ -416,8 +417,9 @@ def _seed_case(spec: Spec) -> list[dict[str, Any]]:
     return [{"label": "a second seed", "args": {a.name: {"seed": a.seed + 1000} for a in seeded}}]
 
 
-def candidates(spec: Spec) -> list[dict[str, Any]]:
-    """The cases to try, each {"label", "sizes"?, "args"?}: values over the types' range first, then
+def candidates(spec: Spec, source: str = "") -> list[dict[str, Any]]:
+    """The cases to try, each {"label", "sizes"?, "args"?}: those the kernel's code calls for
+    (`source`: kernel/strengthen_shapes.py) first, then values over the types' range, then
     row offsets with varied rows, indices and outputs' lengths above 16 bits, sizes and scalars told
     apart, rows with one large value, float values that tie, size scalars one less than their arrays,
     a filled begin array with its end drawn wide, floats past their range's top, tiny floats, then a
@@ -426,6 +428,7 @@ def candidates(spec: Spec) -> list[dict[str, Any]]:
     if any(a.init == "file" for a in spec.args):
         return []
     out = [
+        *shape_cases(spec, source),
         *_value_cases(spec),
         *_offset_cases(spec),
         *_wide_index_cases(spec),

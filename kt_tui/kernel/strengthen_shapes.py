@@ -1,0 +1,139 @@
+"""Stronger inputs chosen by the kernel's code (issue 35, item 2), beside kernel/strengthen.py's cases
+from the spec alone: each is made only where the source has the shape that needs it.
+- a float scalar added under a square root (`rsqrtf(var + eps)`): a tiny epsilon never shows beside
+  a variance of random values, so dropping it, or subtracting it, passes; the scalar set to 1 (the
+  size of a random input's variance) shows it.
+- a signed integer input compared with 0 (`if (slot < 0) return;`, an index with -1 for padding):
+  random or user-made indices seldom hold a 0, so `< 0` -> `<= 0` passes; the array as -1, 0, 1, 2,
+  ... holds a negative entry, a 0 and distinct values (entries that name places written stay
+  race-free).
+- a reduction over the warps' partial sums (`lane < nwarps ? s_sum[lane] : 0` in one warp): a loop
+  over them cut in half is right while a block has at most 16 warps: the survivors then run at the
+  largest block size the space allows (block_for_survivors)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .source import find_kernels
+from .spec_model import Spec, int_range
+
+_ROOT = re.compile(r"\b(?:rsqrtf?|sqrtf?|__fsqrt_r[nzud]|__dsqrt_r[nzud]|__frsqrt_rn)\s*\(")
+
+
+def _params(spec: Spec, source: str) -> dict[str, Any]:
+    """The kernel's parameter names, each with the spec's argument it is passed ({} when the source
+    has no such kernel or the counts differ)."""
+    try:
+        kernels = [k for k in find_kernels(source) if k.name == spec.kernel_base_name()]
+    except Exception:  # noqa: BLE001 - a source the finder cannot read has no shape to find
+        return {}
+    if len(kernels) != 1 or len(kernels[0].params) != len(spec.args):
+        return {}
+    return {p.name: a for p, a in zip(kernels[0].params, spec.args, strict=True)}
+
+
+def _argument(text: str, open_at: int) -> str:
+    """The text inside the parentheses opened at `open_at`."""
+    depth = 0
+    for k in range(open_at, len(text)):
+        depth += (text[k] == "(") - (text[k] == ")")
+        if depth == 0:
+            return text[open_at + 1 : k]
+    return ""
+
+
+def _top_terms(text: str) -> list[str]:
+    """`text` cut at `+` and `-` outside parentheses and brackets, each term stripped."""
+    out, depth, last = [], 0, 0
+    for k, c in enumerate(text):
+        depth += (c in "([") - (c in ")]")
+        if depth == 0 and c in "+-" and k > 0 and text[k - 1] not in "eE*/(+-":
+            out.append(text[last:k])
+            last = k + 1
+    return [t.strip() for t in [*out, text[last:]]]
+
+
+def _root_scalar_cases(spec: Spec, source: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    floats = {n for n, a in params.items() if not a.is_array and a.dtype.startswith("float")}
+    found: list[str] = []
+    for m in _ROOT.finditer(source):
+        for term in _top_terms(_argument(source, m.end() - 1)):
+            if term in floats and term not in found and params[term].value != 1:
+                found.append(term)
+    if not found:
+        return []
+    said = ", ".join(f"`{params[n].name}` = 1" for n in found)
+    label = f"{said}: the scalar added under a square root as large as the values' spread"
+    return [{"label": label, "args": {params[n].name: {"value": 1.0} for n in found}}]
+
+
+def _compared_with_zero(source: str, array: str) -> bool:
+    """Whether elements of `array` are compared with 0, directly (`array[i] < 0`) or through a local
+    set from one (`const long long s = array[i]; if (s < 0)`)."""
+    names = [re.escape(array) + r"\s*\[[^;]*?\]"]
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*=\s*(?:\([\w\s]+\)\s*)?" + re.escape(array) + r"\s*\[", source):
+        names.append(r"\b" + re.escape(m.group(1)) + r"\b")
+    for name in names:
+        if re.search(rf"(?:{name})\s*(?:<|>=)\s*0(?![\w.])", source) or re.search(
+            rf"(?<![\w.])0\s*(?:>|<=)\s*(?:{name})", source
+        ):
+            return True
+    return False
+
+
+def _negative_index_cases(spec: Spec, source: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for name, a in params.items():
+        if not a.is_array or a.output or a.lanes != 1 or not a.dtype.startswith("int") or int_range(a.dtype)[0] >= 0:
+            continue
+        if a.init in ("range", "file") or not _compared_with_zero(source, name):
+            continue
+        label = f"`{a.name}` as -1, 0, 1, 2, ...: a negative entry, a 0 and distinct entries (compared with 0)"
+        out.append({"label": label, "args": {a.name: {"init": "range", "low": -1}}})
+    return out
+
+
+def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
+    """The cases the kernel's code calls for, each {"label", "args"}; [] without a source."""
+    params = _params(spec, source) if source else {}
+    if not params:
+        return []
+    return [*_root_scalar_cases(spec, source, params), *_negative_index_cases(spec, source, params)]
+
+
+_WARP_OF = r"(?:threadIdx\.x\s*(?:>>\s*5|/\s*(?:32|warpSize)))"
+_WARP_SUMS = re.compile(r"\b(\w+)\s*<\s*(\w+)\s*\?\s*(\w+)\s*\[\s*\1\s*\]")
+
+
+def warp_sums(source: str) -> bool:
+    """Whether one warp reduces the other warps' partial sums: `lane < nwarps ? s[lane] : ...` where
+    `s` is a `__shared__` array written at a warp's number (`s[threadIdx.x >> 5]`, or a local set
+    to it) and nwarps is a count of the block's warps (from blockDim)."""
+    for m in _WARP_SUMS.finditer(source):
+        count, shared = m.group(2), m.group(3)
+        if not re.search(rf"__shared__[^;]*\b{re.escape(shared)}\s*\[", source):
+            continue
+        warp_ids = [_WARP_OF] + [re.escape(w.group(1)) for w in re.finditer(rf"\b(\w+)\s*=\s*{_WARP_OF}\s*;", source)]
+        written = any(re.search(rf"\b{re.escape(shared)}\s*\[\s*{w}\s*\]\s*=[^=]", source) for w in warp_ids)
+        counted = re.search(rf"\b{re.escape(count)}\s*=[^;]*blockDim\.x", source) or count == "warpSize"
+        if written and counted:
+            return True
+    return False
+
+
+def block_for_survivors(spec: Spec, source: str) -> dict[str, Any] | None:
+    """The baseline at the largest x block size the space allows, where the kernel reduces its warps'
+    partial sums in one warp (warp_sums): a loop over them cut short is right up to half a warp of
+    warps (16 warps, 512 threads), so only a larger block tells it. None otherwise, or where the
+    baseline is already the largest."""
+    if not warp_sums(source):
+        return None
+    base = spec.baseline_params()
+    name = (spec.block_size_names or ["block_size_x"])[0]
+    values = [v for v in spec.tune_params.get(name, []) if isinstance(v, int)]
+    for value in sorted(values, reverse=True):
+        if spec.allows({**base, name: value}):
+            return None if value == base.get(name) else {**base, name: value}
+    return None

@@ -1,0 +1,246 @@
+"""Issue 35 items 1-2, session 12's survivors (tests/corpus group_norm_block and reshape_kv_cache):
+stronger inputs made where the kernel's code has the shape that needs them (kernel/strengthen_shapes.py)
+and not elsewhere, the block size the survivors run at for a reduction over the warps' partial sums,
+and two equivalents by construction: a guard of blockIdx against a product of sizes a launch of one
+block per item makes exactly, and the warp that does a block's last step picked by another number."""
+
+from dataclasses import replace
+
+import numpy as np
+
+from kt_tui.kernel.inputs import make_args
+from kt_tui.kernel.mutant import mutants
+from kt_tui.kernel.spec import parse_spec
+from kt_tui.kernel.strengthen import candidates, case_spec
+from kt_tui.kernel.strengthen_shapes import block_for_survivors, shape_cases
+
+NORM = """
+__global__ void norm(const float *x, float *y, int n, float eps)
+{
+    __shared__ float s_sum[32];
+    const int lane = threadIdx.x & 31;
+    const int wid = threadIdx.x >> 5;
+    float sum = 0.0f;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        sum += x[i] * x[i];
+    for (int off = 16; off > 0; off >>= 1)
+        sum += __shfl_down_sync(0xffffffff, sum, off);
+    if (lane == 0)
+        s_sum[wid] = sum;
+    __syncthreads();
+    if (wid == 0) {
+        const int nwarps = (blockDim.x + 31) / 32;
+        sum = lane < nwarps ? s_sum[lane] : 0.0f;
+        for (int off = 16; off > 0; off >>= 1)
+            sum += __shfl_down_sync(0xffffffff, sum, off);
+        if (lane == 0)
+            s_sum[0] = sum;
+    }
+    __syncthreads();
+    const float rs = rsqrtf(s_sum[0] / n + eps);
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        y[i] = x[i] * rs;
+}
+"""
+
+NORM_SPEC = """
+kernel = "norm"
+problem_size = [1]
+grid_div_x = []
+[sizes]
+n = 5000
+[tune_params]
+block_size_x = [64, 128, 256, 512, 1024]
+[defaults]
+block_size_x = 256
+[[args]]
+name = "x"
+type = "float32"
+size = "n"
+[[args]]
+name = "y"
+type = "float32"
+size = "n"
+output = true
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+[[args]]
+name = "eps"
+type = "float32"
+value = 1e-5
+"""
+
+CACHE = """
+__global__ void scatter(const float *src, float *dst, const long long *slots, int tokens)
+{
+    const long long token = blockIdx.x;
+    if (token >= tokens)
+        return;
+    const long long slot = slots[token];
+    if (slot < 0)
+        return;
+    dst[slot] = src[token];
+}
+"""
+
+CACHE_SPEC = """
+kernel = "scatter"
+problem_size = ["tokens"]
+grid_div_x = []
+[sizes]
+tokens = 200
+[tune_params]
+block_size_x = [32]
+[[args]]
+name = "src"
+type = "float32"
+size = "tokens"
+[[args]]
+name = "dst"
+type = "float32"
+size = "tokens"
+init = "zeros"
+output = true
+[[args]]
+name = "slots"
+type = "int64"
+size = "tokens"
+low = 1
+high = "tokens"
+[[args]]
+name = "tokens"
+type = "int32"
+value = "tokens"
+"""
+
+
+def _labels(cases):
+    return " | ".join(c["label"] for c in cases)
+
+
+def _norm(x, eps, root_term):
+    """NORM in numpy: y = x * rsqrt(mean(x*x) + eps), or (a mutant) with `- eps` or without it."""
+    ms = float(np.mean(x.astype(np.float64) ** 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return x / np.sqrt(ms + root_term * eps)
+
+
+def test_a_scalar_under_a_square_root_is_set_to_one_only_where_one_is_added_there():
+    spec = parse_spec(NORM_SPEC)
+    case = next(c for c in candidates(spec, NORM) if "square root" in c["label"])
+    assert case["args"] == {"eps": {"value": 1.0}}
+    assert candidates(spec, NORM)[0] == case  # tried first: the strengthening budget is short
+    s = case_spec(spec, case)
+    x = make_args(s, s.sizes)[0]
+    eps = float(make_args(s, s.sizes)[3])
+    assert eps == 1.0
+    want = _norm(x, eps, 1)
+    for mutant in (0, -1):  # `+ eps` dropped, `+` -> `-`: a tiny eps hides both, eps = 1 shows them
+        assert not np.allclose(_norm(x, eps, mutant), want, atol=1e-4, rtol=1e-3, equal_nan=True)
+        assert np.allclose(_norm(x, 1e-5, mutant), _norm(x, 1e-5, 1), atol=1e-4, rtol=1e-3)
+    scaled = NORM.replace("rsqrtf(s_sum[0] / n + eps)", "rsqrtf(s_sum[0] / n) * eps")
+    assert "square root" not in _labels(candidates(spec, scaled))  # not under the root: no case
+    assert "square root" not in _labels(candidates(spec))  # no source: no shape known
+
+
+def test_an_index_compared_with_zero_gets_a_negative_entry_a_zero_and_distinct_entries():
+    spec = parse_spec(CACHE_SPEC)
+    case = next(c for c in candidates(spec, CACHE) if "compared with 0" in c["label"])
+    s = case_spec(spec, case)
+    slots = make_args(s, s.sizes)[2]
+    assert slots.dtype == np.int64 and slots[0] == -1 and (slots == 0).sum() == 1
+    assert len(np.unique(slots)) == slots.size  # distinct: no two tokens write one place
+    before = make_args(spec, spec.sizes)[2]
+    assert before.min() >= 1  # the spec's own slots never hold the 0 that `slot <= 0` skips
+
+    def scatter(slots, skip_zero):
+        dst = np.zeros(slots.size, np.float32)
+        keep = slots > 0 if skip_zero else slots >= 0
+        dst[slots[keep]] = np.arange(slots.size, dtype=np.float32)[keep] + 1
+        return dst
+
+    assert not np.array_equal(scatter(slots, True), scatter(slots, False))  # `slot < 0` -> `slot <= 0` dies
+    assert np.array_equal(scatter(before, True), scatter(before, False))  # and passed on the spec's own
+    for other in (CACHE.replace("if (slot < 0)", "if (slot == 7)"), CACHE.replace("slots[token]", "token")):
+        assert "compared with 0" not in _labels(shape_cases(spec, other))
+
+
+def test_a_reduction_over_the_warps_partial_sums_runs_its_survivors_at_the_largest_block():
+    spec = parse_spec(NORM_SPEC)
+    assert block_for_survivors(spec, NORM) == {"block_size_x": 1024}
+    single = NORM.replace("sum = lane < nwarps ? s_sum[lane] : 0.0f;", "sum = s_sum[0];")
+    assert block_for_survivors(spec, single) is None  # no loop over the warps' sums
+    assert block_for_survivors(replace(spec, defaults={"block_size_x": 1024}), NORM) is None  # already there
+    smaller = replace(spec, restrictions=["block_size_x <= 512"])
+    assert block_for_survivors(smaller, NORM) == {"block_size_x": 512}
+
+    def warp_sums(nwarps, start):  # the second step: lanes holding the warps' sums, a loop from `start`
+        lanes = np.where(np.arange(32) < nwarps, np.arange(1, 33, dtype=np.float64), 0.0)
+        off = start
+        while off > 0:
+            lanes = lanes + np.concatenate([lanes[off:], np.zeros(off)])
+            off //= 2
+        return lanes[0]
+
+    for nwarps in (2, 8, 16):  # 64 .. 512 threads: the loop from 8 gets every warp's sum
+        assert warp_sums(nwarps, 8) == warp_sums(nwarps, 16)
+    assert warp_sums(32, 8) != warp_sums(32, 16)  # 1024 threads: it does not
+
+
+def _what(source, spec, words):
+    return next(m.equivalent for m in mutants(source, spec.kernel if spec else "norm", 500, spec) if words in m.what)
+
+
+def test_a_block_guard_against_a_product_of_sizes_an_exact_launch_makes_is_equivalent():
+    source = CACHE.replace("int tokens)", "int heads, int per)").replace("token >= tokens", "token >= heads * per")
+    text = (
+        CACHE_SPEC.replace('["tokens"]', '["heads * per"]')
+        .replace('name = "tokens"\ntype = "int32"\nvalue = "tokens"', 'name = "heads"\ntype = "int32"\nvalue = "heads"')
+        .replace("tokens = 200", "tokens = 200\nheads = 8\nper = 25")
+    )
+    text += '[[args]]\nname = "per"\ntype = "int32"\nvalue = "per"\n'
+    spec = parse_spec(text)
+    why = _what(source, spec, "`>=` -> `>` in `if (token >= heads * per)`")
+    assert "exactly `heads*per` blocks on x" in why
+    divided = replace(spec, grid_div_x=None)  # blocks of threads: a guard is needed at the tie
+    assert _what(source, divided, "`>=` -> `>` in `if (token >= heads * per)`") == ""
+    told = source.replace("    if (token >= heads", "    per -= 1;\n    if (token >= heads")
+    assert _what(told, spec, "`>=` -> `>` in `if (token >= heads * per)`") == ""
+
+
+def _warps(block, pick, x, sums_read_first=True):
+    """NORM's two steps in numpy for one block: warp `pick` reduces the warps' sums (`wid == pick`);
+    with `sums_read_first` False its threads add the new sums to their own first-step sums."""
+    n = x.size
+    nwarps = block // 32
+    thread_sums = np.array([np.sum(x[t::block] ** 2) for t in range(block)])
+    s_sum = np.zeros(32)
+    for w in range(nwarps):
+        s_sum[w] = thread_sums[32 * w : 32 * w + 32].sum()
+    mine = thread_sums[32 * pick : 32 * pick + 32]
+    lanes = np.where(np.arange(32) < nwarps, s_sum, 0.0) + (0.0 if sums_read_first else mine)
+    s_sum[0] = lanes.sum()
+    return x / np.sqrt(s_sum[0] / n + 1e-5)
+
+
+def test_the_warp_that_reduces_the_warps_sums_picked_by_another_number_is_equivalent():
+    spec = parse_spec(NORM_SPEC)
+    x = np.random.default_rng(0).standard_normal(999)
+    for block in (64, 256, 1024):
+        assert np.allclose(_warps(block, 0, x), _warps(block, 1, x))
+    why = _what(NORM, spec, "`0` -> `1` in `if (wid == 0) {`")
+    assert "warp 1 computes and stores what warp 0 did" in why
+    one_warp = replace(spec, tune_params={"block_size_x": [32, 64, 128]}, defaults={"block_size_x": 64})
+    assert _what(NORM, one_warp, "`0` -> `1` in `if (wid == 0) {`") == ""  # no warp 1 at 32 threads
+    assert _what(NORM, None, "`0` -> `1` in `if (wid == 0) {`") == ""  # no spec: block sizes unknown
+    kept = NORM.replace("sum = lane < nwarps ? s_sum[lane] : 0.0f;", "sum += lane < nwarps ? s_sum[lane] : 0.0f;")
+    assert not np.allclose(_warps(256, 0, x, False), _warps(256, 1, x, False))  # own sums kept: another total
+    assert _what(kept, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
+    by_thread = NORM.replace("s_sum[0] = sum;\n    }", "s_sum[0] = sum + threadIdx.x;\n    }")
+    assert _what(by_thread, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
+    read_after = NORM.replace("y[i] = x[i] * rs;", "y[i] = x[i] * rs + sum;")
+    assert _what(read_after, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
+    unsynced = NORM.replace("    __syncthreads();\n    if (wid == 0)", "    if (wid == 0)")
+    assert _what(unsynced, spec, "`0` -> `1` in `if (wid == 0) {`") == ""  # warp 1 could read before warp 3 wrote
