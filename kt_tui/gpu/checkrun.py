@@ -31,6 +31,7 @@ from ..kernel.inputs import allow_user_code, load_named, make_args
 from ..kernel.mutant import NoMutant, blocks_reversed, do_nothing, mutants
 from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.strengthen import candidates, case_spec, check_entry, kept_as_given
+from ..kernel.strengthen_shapes import block_for_survivors
 from . import mutants as mutation
 from .env import scrubbed_env
 from .memcheck import oob_text, sanitize_sizes
@@ -398,7 +399,7 @@ def check_strength(
         wrong = mutants(source, spec.kernel, spec=spec) if spec.verify == "elementwise" else []
     except NoMutant:
         wrong = []
-    cases = candidates(spec) if wrong else []
+    cases = candidates(spec, source) if wrong else []
     child_off, survived = threading.Event(), threading.Event()
     found: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="kt-checkrun-") as tmp:
@@ -413,7 +414,7 @@ def check_strength(
             "mutants": entries,
             "sizes": spec.extra_sizes(),
             "cases": cases,
-            "geometry": survivor_geometry(spec),
+            "geometry": block_for_survivors(spec, source) or survivor_geometry(spec),
             "budget_s": mutation.BUDGET_S,
             "strengthen_s": mutation.STRENGTHEN_S,
         }
@@ -467,7 +468,7 @@ def check_strength(
     state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
     if wrong and not state.get("blame"):
         score = mutation_score(entries, records, tried, legal)
-        if score["survivors"] and (given := kept_as_given(spec)):
+        if score["survivors"] and (given := kept_as_given(spec, cases)):
             score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}
         state["cases"] = [check_entry(spec, c) for c in cases if c["label"] in score["kept"]]

@@ -9,6 +9,7 @@ checks at other sizes are (engine/checks.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -452,10 +453,12 @@ def candidates(spec: Spec, source: str = "") -> list[dict[str, Any]]:
     return unique[:MAX_CASES]
 
 
-def kept_as_given(spec: Spec) -> str:
-    """What no stronger case changes, for the survivors' line: inputs from files or the user's Python."""
-    files = [f"`{a.name}`" for a in spec.args if a.init == "file"]
-    made = [f"`{a.name}` ({a.function})" for a in spec.args if a.init == "function"]
+def kept_as_given(spec: Spec, cases: Sequence[dict[str, Any]] = ()) -> str:
+    """What no stronger case changes, for the survivors' line: inputs from files or the user's Python
+    that none of `cases` draws again."""
+    drawn = {name for case in cases for name in case.get("args") or {}}
+    files = [f"`{a.name}`" for a in spec.args if a.init == "file" and a.name not in drawn]
+    made = [f"`{a.name}` ({a.function})" for a in spec.args if a.init == "function" and a.name not in drawn]
     if files:
         return f"inputs from files ({', '.join(files)}): no stronger inputs were drawn"
     if made:

@@ -244,3 +244,17 @@ def test_the_warp_that_reduces_the_warps_sums_picked_by_another_number_is_equiva
     assert _what(read_after, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
     unsynced = NORM.replace("    __syncthreads();\n    if (wid == 0)", "    if (wid == 0)")
     assert _what(unsynced, spec, "`0` -> `1` in `if (wid == 0) {`") == ""  # warp 1 could read before warp 3 wrote
+
+
+def test_an_input_a_case_draws_again_is_not_said_to_be_kept_as_given():
+    from kt_tui.kernel.spec import parse_spec
+    from kt_tui.kernel.strengthen import kept_as_given
+
+    spec = parse_spec(
+        'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 64\n[tune_params]\nblock_size_x = [32]\n'
+        '[[args]]\nname = "out"\ntype = "float32"\nsize = "n"\noutput = true\n'
+        '[[args]]\nname = "slots"\ntype = "int64"\nsize = "n"\ninit = "function"\nfunction = "make:slots"\n'
+        '[[args]]\nname = "n"\ntype = "int32"\nvalue = "n"\n'
+    )
+    assert "`slots`" in kept_as_given(spec)
+    assert kept_as_given(spec, [{"label": "x", "args": {"slots": {"init": "range", "low": -1}}}]) == ""
