@@ -292,7 +292,9 @@ def checked(monkeypatch, hermetic):
     from ..conftest import EXAMPLES
 
     def run(capsys, state=None, backend="cupy", raises=None):
-        monkeypatch.setattr(spec_cmd, "gpu_backend", lambda request: (backend, "no NVIDIA driver on this machine"))
+        monkeypatch.setattr(
+            spec_cmd, "gpu_backend", lambda request, source="": (backend, "no NVIDIA driver on this machine")
+        )
 
         real = checkrun.check_strength
 
