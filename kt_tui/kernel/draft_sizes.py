@@ -12,7 +12,7 @@ from math import lcm
 
 import numpy as np
 
-from . import cuda_ast, draft_shared, extents
+from . import cuda_ast, draft_shared, draft_within, extents
 from .bounds import integral
 from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
 from .expr import FUNCS
@@ -422,6 +422,17 @@ class _Sizer:
         shifts = {v for v, s in signs.items() if s == {False}}
         params = [p.name for p in self.kernel.params if not p.is_pointer and p.name]
         windows = {n for n in an.windows if True not in signs.get(n, set())} - self.factors
+        fn_name = self.kernel.name
+        inside = {  # a length subtracted from an axis's size (`nfft - win_length`): within it, small
+            n: e
+            for n, e in draft_within.within_lengths(self.unit, fn_name, axis_names, an.guard_bounds | an.loop_bounds)
+            if n in names and n not in self.unit.defines and n not in windows
+        }
+        windows |= set(inside) - self.factors
+        # a loop bound nested in itself per thread (`dv < support` around `du < support`): a 2-D window, its
+        # square the work of each thread; small
+        squared = {v for t in an.trips for m in t.terms for v in m if m.count(v) > 1 and v in an.loop_bounds}
+        windows |= squared - axis_names - self.factors - set(self.unit.defines)
         tables = draft_shared.table_counts(self.an, set(params) - set(self.unit.defines)) - windows - axis_names
         names |= windows | tables
         # a size added to a divided one (`(h + 2 * pad - k) / s + 1`) pads it: small, below the windows
@@ -447,7 +458,11 @@ class _Sizer:
         fixed |= {w: WINDOWS[i % len(WINDOWS)] for i, w in enumerate(n for n in params if n in windows)}
         candidates = names - axis_names - an.loop_bounds - set(self.fresh) - self.factors - set(self.unit.defines)
         candidates -= tables
-        layouts = whole_rows(item_strides(self.an, candidates, self.resolve, self.out.no_threads))
+        spacing: set[str] = set()  # strides of single elements within an item (`i * inc`): small
+        layouts = whole_rows(item_strides(self.an, candidates, self.resolve, self.out.no_threads, spacing), spacing)
+        moved = spacing & big
+        big -= moved
+        small |= moved
         for st, (item, per) in list(layouts.items()):  # `(r * C + c) * len`, c = blockIdx.x: C counts the blocks
             if per == 1 and len(item.terms) == 1 and item.names() <= self.block_counts and item.degree() == 1:
                 del layouts[st]
@@ -530,12 +545,14 @@ class _Sizer:
             )
             self.out.guesses.append((f"sizes.{n}", f"{chosen[n]}: {why}; set the value you use"))
         for n in sorted(windows):
+            why = (
+                f"the kernel subtracts it from {inside[n]} (a window within that extent): at most {inside[n]} at "
+                "every check size, small"
+                if n in inside
+                else "it bounds a loop over a window around each thread (a filter's size, a radius, taps): small"
+            )
             self.out.guesses.append(
-                (
-                    f"sizes.{n}",
-                    f"{chosen[n]}: it bounds a loop over a window around each thread (a filter's size, a radius, "
-                    "taps): small, and apart from the other windows; set the value you use",
-                )
+                (f"sizes.{n}", f"{chosen[n]}: {why}, and apart from the other windows; set the value you use")
             )
         for q, (v, f, rest) in an.quotients.items():
             self.out.derived[v] = (Poly.var(q) * Poly({f: Fraction(1)}) - rest).text(self.order)

@@ -162,6 +162,8 @@ class Walker(Expressions):
             for c in n.named_children:
                 self.returned.append(self.expr(c, env))
             return True
+        elif kind in ("continue_statement", "break_statement"):  # the rest of the loop body runs without it
+            return True
         elif kind in (
             "switch_statement",
             "case_statement",

@@ -1,0 +1,107 @@
+"""Check sizes that hold whole periods of a thread's position (kernel/draft.py): where a thread index is
+divided by a scalar and taken modulo another (`(i / stride) % dim`: the position along a dimension of
+`dim` places, `stride` elements apart), the threads of every check size span at least two whole periods
+(2 * dim * stride), so the checks see positions wrap and more than one outer slice; fewer threads test
+part of one slice, where a kernel that ignores the outer slices passes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import cuda_ast
+from .cuda_ast import text
+from .expr import ExprError, evaluate
+from .spec import Spec
+from .spec_model import default_verify_sizes
+
+Node = Any
+PERIODS = 2  # whole periods the threads of a check size span at least
+
+
+def _plain(n: Node | None) -> Node | None:
+    while n is not None and n.type in ("parenthesized_expression", "cast_expression"):
+        if n.type == "cast_expression":
+            n = n.child_by_field_name("value")
+        else:
+            kids = [c for c in n.named_children if c.type != "comment"]
+            n = kids[-1] if kids else None
+    return n
+
+
+def _threaded(fn: cuda_ast.Function) -> set[str]:
+    """The locals whose value comes from a thread or block index (`i = blockIdx.x * blockDim.x + ...`),
+    directly or through other such locals."""
+    out: set[str] = set()
+    decls: list[tuple[str, Node]] = []
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator":
+            name, value = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+            if name is not None and value is not None and name.type == "identifier":
+                decls.append((text(name), value))
+    for _ in range(len(decls)):
+        grown = False
+        for name, value in decls:
+            if name in out:
+                continue
+            ids = {text(x) for x in cuda_ast.walk(value) if x.type in ("identifier", "field_identifier")}
+            if "threadIdx" in text(value) or ids & out:
+                out.add(name)
+                grown = True
+        if not grown:
+            break
+    return out
+
+
+def periods(fn: cuda_ast.Function, scalars: set[str]) -> list[tuple[str, str]]:
+    """(stride, dim) for each `(i / stride) % dim` with i a thread's index and stride, dim scalar
+    arguments among `scalars`."""
+    threaded = _threaded(fn)
+    out: list[tuple[str, str]] = []
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "%":
+            continue
+        div, dim = _plain(n.child_by_field_name("left")), _plain(n.child_by_field_name("right"))
+        if div is None or dim is None or dim.type != "identifier" or text(dim) not in scalars:
+            continue
+        if div.type != "binary_expression" or text(div.child_by_field_name("operator")) != "/":
+            continue
+        i, stride = _plain(div.child_by_field_name("left")), _plain(div.child_by_field_name("right"))
+        if i is None or stride is None or stride.type != "identifier" or text(stride) not in scalars:
+            continue
+        if i.type == "identifier" and text(i) in threaded and (text(stride), text(dim)) not in out:
+            out.append((text(stride), text(dim)))
+    return out
+
+
+def whole_periods(spec: Spec, fn: cuda_ast.Function) -> list[tuple[str, str]]:
+    """Raises the one-dimensional problem size of each check size (the drafted ones, or the derived
+    ragged and small) to at least PERIODS whole periods of each `(i / stride) % dim` whose stride and
+    dim the draft gives as numbers; the guesses to note. Changes nothing where the check sizes hold them."""
+    consts = {a.name: a.value for a in spec.args if not a.is_array and isinstance(a.value, int) and a.value > 0}
+    found = [(s, d) for s, d in periods(fn, set(consts)) if s != d]
+    if len(spec.problem_size) != 1 or spec.problem_size[0] not in spec.sizes or not found:
+        return []
+    size = spec.problem_size[0]
+    least = max(PERIODS * int(consts[s]) * int(consts[d]) for s, d in found)
+    tables = spec.verify_sizes if spec.verify_sizes is not None else default_verify_sizes(spec)
+    if all(t.get(size, spec.sizes[size]) >= least for t in tables) or spec.sizes[size] < least:
+        return []
+    raised = []
+    for t in tables:
+        t = dict(t)
+        if t.get(size, spec.sizes[size]) < least:
+            t[size] = least + 1 if least % 2 == 0 else least  # odd: ragged against the block sizes
+        try:
+            evaluate(spec.problem_size[0], {**spec.sizes, **t})
+        except ExprError:
+            return []
+        raised.append(t)
+    spec.verify_sizes = raised
+    s, d = max(found, key=lambda p: int(consts[p[0]]) * int(consts[p[1]]))
+    return [
+        (
+            f"sizes.{size}",
+            f"check sizes at least {least} = {PERIODS} * {d} * {s}: the kernel takes a thread's index / {s} % {d} "
+            f"(a position along a dimension of {d}, {s} apart), so each check spans whole periods of it",
+        )
+    ]
