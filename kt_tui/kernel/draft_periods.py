@@ -73,35 +73,52 @@ def periods(fn: cuda_ast.Function, scalars: set[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _value(spec: Spec, name: str, sizes: dict[str, int]) -> int | None:
+    arg = next((a for a in spec.args if a.name == name and not a.is_array), None)
+    try:
+        v = evaluate(arg.value, sizes) if arg is not None and isinstance(arg.value, str) else getattr(arg, "value", None)
+    except ExprError:
+        return None
+    return int(v) if isinstance(v, int | float) and not isinstance(v, bool) and v == int(v) and v > 0 else None
+
+
 def whole_periods(spec: Spec, fn: cuda_ast.Function) -> list[tuple[str, str]]:
     """Raises the one-dimensional problem size of each check size (the drafted ones, or the derived
-    ragged and small) to at least PERIODS whole periods of each `(i / stride) % dim` whose stride and
-    dim the draft gives as numbers; the guesses to note. Changes nothing where the check sizes hold them."""
-    consts = {a.name: a.value for a in spec.args if not a.is_array and isinstance(a.value, int) and a.value > 0}
-    found = [(s, d) for s, d in periods(fn, set(consts)) if s != d]
+    ragged and small) to at least PERIODS whole periods of each `(i / stride) % dim`, at the stride and
+    dim the draft gives there; the guesses to note. Changes nothing where the check sizes hold them."""
+    scalars = {a.name for a in spec.args if not a.is_array}
+    found = [(s, d) for s, d in periods(fn, scalars) if s != d]
     if len(spec.problem_size) != 1 or spec.problem_size[0] not in spec.sizes or not found:
         return []
     size = spec.problem_size[0]
-    least = max(PERIODS * int(consts[s]) * int(consts[d]) for s, d in found)
+
+    def least(sizes: dict[str, int]) -> int:
+        tops = [(_value(spec, s, sizes), _value(spec, d, sizes)) for s, d in found]
+        return max((PERIODS * a * b for a, b in tops if a is not None and b is not None), default=0)
+
+    if spec.sizes[size] < least(spec.sizes):
+        return []  # the default size is short of it too: no check size can be raised past it
     tables = spec.verify_sizes if spec.verify_sizes is not None else default_verify_sizes(spec)
-    if all(t.get(size, spec.sizes[size]) >= least for t in tables) or spec.sizes[size] < least:
-        return []
-    raised = []
+    raised, changed = [], False
     for t in tables:
         t = dict(t)
-        if t.get(size, spec.sizes[size]) < least:
-            t[size] = least + 1 if least % 2 == 0 else least  # odd: ragged against the block sizes
-        try:
-            evaluate(spec.problem_size[0], {**spec.sizes, **t})
-        except ExprError:
-            return []
+        need = least({**spec.sizes, **t})
+        if t.get(size, spec.sizes[size]) < need:
+            t[size] = need + 1 if need % 2 == 0 else need  # odd: ragged against the block sizes
+            changed = True
+            try:
+                evaluate(spec.problem_size[0], {**spec.sizes, **t})
+            except ExprError:
+                return []
         raised.append(t)
+    if not changed:
+        return []
     spec.verify_sizes = raised
-    s, d = max(found, key=lambda p: int(consts[p[0]]) * int(consts[p[1]]))
+    s, d = found[0]
     return [
         (
             f"sizes.{size}",
-            f"check sizes at least {least} = {PERIODS} * {d} * {s}: the kernel takes a thread's index / {s} % {d} "
-            f"(a position along a dimension of {d}, {s} apart), so each check spans whole periods of it",
+            f"check sizes at least {least(spec.sizes)} = {PERIODS} * {d} * {s}: the kernel takes a thread's index / "
+            f"{s} % {d} (a position along a dimension of {d}, {s} apart), so each check spans whole periods of it",
         )
     ]
