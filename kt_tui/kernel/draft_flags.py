@@ -143,6 +143,15 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
     }
     windows_read = [w for g in an.guarded if (w := slid_window(an, *g)) is not None]
     truncated = {f: top for f, top in sorted(an.truncated.items()) if f in scalars}
+    for a in spec.args:
+        use = an.uses.get(a.name)
+        if a.is_array and not a.output and use is not None and use.written:
+            how = "by an atomic" if use.atomic else "by a store"
+            add(
+                f"output {a.name}",
+                f"args.{a.name}: the kernel writes {a.name} ({how}), but the spec does not mark it an output, so "
+                "the check never compares it",
+            )
     for label, at in tables:
         try:
             env = values(at)

@@ -237,3 +237,14 @@ def test_a_check_size_short_of_two_periods_and_weights_outside_their_range_are_w
     _set(d, "corr", 3.5)
     lines = layout_warnings(MOMENTUM, "momentum", d.spec)
     assert [w.split(":")[0] for w in lines] == ["args.decay", "args.corr"]
+
+
+def test_an_array_written_through_a_pointer_to_its_element_but_not_marked_an_output_is_warned_about():
+    d = _draft(SPLAT)
+    for a in d.spec.args:
+        a.output = a.name == "px"
+    warnings = layout_warnings(SPLAT, "splat", d.spec)
+    assert warnings == [
+        "args.grid: the kernel writes grid (by an atomic), but the spec does not mark it an output, so the check "
+        "never compares it"
+    ]
