@@ -103,7 +103,7 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
         return []
     scalars = {a.name: a for a in spec.args if not a.is_array}
     try:
-        rel = draft_overlaps.relations(unit, kernel_name, an, set(scalars), list(spec.problem_size))
+        rel = draft_overlaps.relations(unit, kernel_name, an, set(scalars), [str(p) for p in spec.problem_size])
     except Exception:  # noqa: BLE001  as above
         rel = None
     sized = {a.name for a in scalars.values() if isinstance(a.value, str) and a.value.strip() in spec.sizes}

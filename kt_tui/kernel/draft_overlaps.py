@@ -122,7 +122,9 @@ def relations(
     )
 
 
-def relation_warnings(rel: Relations, env: dict[str, int], floats: dict[str, float], label: str) -> list[tuple[str, str]]:
+def relation_warnings(
+    rel: Relations, env: dict[str, int], floats: dict[str, float], label: str
+) -> list[tuple[str, str]]:
     """(key, line) for each contradiction at `env` (whole values) and `floats` (float scalars' values)."""
     out: list[tuple[str, str]] = []
     for levels in rel.levels:

@@ -76,7 +76,11 @@ def periods(fn: cuda_ast.Function, scalars: set[str]) -> list[tuple[str, str]]:
 def _value(spec: Spec, name: str, sizes: dict[str, int]) -> int | None:
     arg = next((a for a in spec.args if a.name == name and not a.is_array), None)
     try:
-        v = evaluate(arg.value, sizes) if arg is not None and isinstance(arg.value, str) else getattr(arg, "value", None)
+        v = (
+            evaluate(arg.value, sizes)
+            if arg is not None and isinstance(arg.value, str)
+            else getattr(arg, "value", None)
+        )
     except ExprError:
         return None
     return int(v) if isinstance(v, int | float) and not isinstance(v, bool) and v == int(v) and v > 0 else None

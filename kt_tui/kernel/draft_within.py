@@ -39,9 +39,7 @@ def subtracted(fn: cuda_ast.Function, extents: set[str], lengths: set[str]) -> s
     return out
 
 
-def within_lengths(
-    unit: cuda_ast.Unit, kernel: str, axis_sizes: set[str], bounds: set[str]
-) -> set[tuple[str, str]]:
+def within_lengths(unit: cuda_ast.Unit, kernel: str, axis_sizes: set[str], bounds: set[str]) -> set[tuple[str, str]]:
     """(L, E): L bounds an index or a loop (`bounds`) and is subtracted from E, a size of a thread axis
     (`axis_sizes`); L is no axis size itself."""
     fn = unit.kernels.get(kernel)

@@ -6,7 +6,6 @@ and a window looped in itself per thread; and the layout warnings that say so wh
 contradict them (kernel/draft_overlaps.py)."""
 
 from kt_tui.kernel.draft_flags import layout_warnings
-from kt_tui.kernel.expr import evaluate
 
 from .test_draft_shapes import _draft, _points
 
