@@ -390,8 +390,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
                 init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
-            if use.summed and dtype in SUMMED_ATOL:
-                arg.atol = SUMMED_ATOL[dtype]
+            lane = VECTORS.get(dtype, (dtype, 1))[0]  # a float2's atomics add to its float components
+            if use.summed and lane in SUMMED_ATOL:
+                arg.atol = SUMMED_ATOL[lane]
                 guesses.append(
                     (
                         f"args.{p.name}",

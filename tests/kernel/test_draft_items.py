@@ -247,3 +247,8 @@ def test_an_array_written_through_a_pointer_to_its_element_but_not_marked_an_out
         "args.grid: the kernel writes grid (by an atomic), but the spec does not mark it an output, so the check "
         "never compares it"
     ]
+
+
+def test_float_atomics_into_a_float2_get_a_tolerance_for_their_order():
+    grid = next(a for a in _draft(SPLAT).spec.args if a.name == "grid")
+    assert grid.type == "float2" and grid.atol == 0.1
