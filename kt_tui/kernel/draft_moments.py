@@ -12,23 +12,14 @@ from typing import Any
 
 from . import cuda_ast
 from .cuda_ast import text
+from .draft_roles import unwrapped
 
 Node = Any
 MIX_WEIGHTS = (0.9, 0.99, 0.8, 0.95)  # one each, apart: a kernel that swaps two weights fails
 
 
-def _plain(n: Node | None) -> Node | None:
-    while n is not None and n.type in ("parenthesized_expression", "cast_expression"):
-        inner = n.child_by_field_name("value") if n.type == "cast_expression" else None
-        if inner is None:
-            kids = [c for c in n.named_children if c.type != "comment"]
-            inner = kids[-1] if kids else None
-        n = inner
-    return n
-
-
 def _one(n: Node | None) -> bool:
-    n = _plain(n)
+    n = unwrapped(n)
     if n is None or n.type != "number_literal":
         return False
     try:
@@ -55,7 +46,7 @@ def _scopes(unit: cuda_ast.Unit, kernel: str) -> list[tuple[cuda_ast.Function, d
             continue
         given: dict[str, str] = {}
         for p, a in zip(callee.params, args.named_children, strict=False):
-            a = _plain(a)
+            a = unwrapped(a)
             if p.name and a is not None and a.type == "identifier" and text(a) in own:
                 given[p.name] = text(a)
         calls.setdefault(callee.name, []).append(given)
@@ -70,7 +61,7 @@ def _mix_weight(rhs: Node, names: dict[str, str], floats: set[str]) -> str | Non
     found = None
     for n in cuda_ast.walk(rhs):
         if n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "-":
-            right = _plain(n.child_by_field_name("right"))
+            right = unwrapped(n.child_by_field_name("right"))
             if _one(n.child_by_field_name("left")) and right is not None and right.type == "identifier":
                 w = names.get(text(right))
                 if w in floats:
@@ -80,7 +71,7 @@ def _mix_weight(rhs: Node, names: dict[str, str], floats: set[str]) -> str | Non
     for n in cuda_ast.walk(rhs):
         if n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "*":
             for side in ("left", "right"):
-                s = _plain(n.child_by_field_name(side))
+                s = unwrapped(n.child_by_field_name(side))
                 if s is not None and s.type == "identifier" and names.get(text(s)) == found:
                     return found
     return None
@@ -96,7 +87,7 @@ def running_averages(unit: cuda_ast.Unit, kernel: str, floats: set[str]) -> tupl
         for n in cuda_ast.walk(fn.body):
             if n.type != "assignment_expression" or text(n.child_by_field_name("operator")) != "=":
                 continue
-            left, right = _plain(n.child_by_field_name("left")), n.child_by_field_name("right")
+            left, right = unwrapped(n.child_by_field_name("left")), n.child_by_field_name("right")
             if left is None or left.type != "identifier" or right is None:
                 continue
             w = _mix_weight(right, names, floats)
@@ -108,7 +99,7 @@ def running_averages(unit: cuda_ast.Unit, kernel: str, floats: set[str]) -> tupl
         for n in cuda_ast.walk(fn.body):
             if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "/":
                 continue
-            left, right = _plain(n.child_by_field_name("left")), _plain(n.child_by_field_name("right"))
+            left, right = unwrapped(n.child_by_field_name("left")), unwrapped(n.child_by_field_name("right"))
             if left is None or right is None or left.type != "identifier" or right.type != "identifier":
                 continue
             c = names.get(text(right))

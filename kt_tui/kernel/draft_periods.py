@@ -10,22 +10,13 @@ from typing import Any
 
 from . import cuda_ast
 from .cuda_ast import text
+from .draft_roles import unwrapped
 from .expr import ExprError, evaluate
 from .spec import Spec
 from .spec_model import default_verify_sizes
 
 Node = Any
 PERIODS = 2  # whole periods the threads of a check size span at least
-
-
-def _plain(n: Node | None) -> Node | None:
-    while n is not None and n.type in ("parenthesized_expression", "cast_expression"):
-        if n.type == "cast_expression":
-            n = n.child_by_field_name("value")
-        else:
-            kids = [c for c in n.named_children if c.type != "comment"]
-            n = kids[-1] if kids else None
-    return n
 
 
 def _threaded(fn: cuda_ast.Function) -> set[str]:
@@ -60,12 +51,12 @@ def periods(fn: cuda_ast.Function, scalars: set[str]) -> list[tuple[str, str]]:
     for n in cuda_ast.walk(fn.body):
         if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "%":
             continue
-        div, dim = _plain(n.child_by_field_name("left")), _plain(n.child_by_field_name("right"))
+        div, dim = unwrapped(n.child_by_field_name("left")), unwrapped(n.child_by_field_name("right"))
         if div is None or dim is None or dim.type != "identifier" or text(dim) not in scalars:
             continue
         if div.type != "binary_expression" or text(div.child_by_field_name("operator")) != "/":
             continue
-        i, stride = _plain(div.child_by_field_name("left")), _plain(div.child_by_field_name("right"))
+        i, stride = unwrapped(div.child_by_field_name("left")), unwrapped(div.child_by_field_name("right"))
         if i is None or stride is None or stride.type != "identifier" or text(stride) not in scalars:
             continue
         if i.type == "identifier" and text(i) in threaded and (text(stride), text(dim)) not in out:

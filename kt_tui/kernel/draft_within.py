@@ -5,22 +5,9 @@ past it the difference is negative and the offsets it gives point before the ext
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import cuda_ast
 from .cuda_ast import text
-
-Node = Any
-
-
-def _plain(n: Node | None) -> Node | None:
-    while n is not None and n.type in ("parenthesized_expression", "cast_expression"):
-        if n.type == "cast_expression":
-            n = n.child_by_field_name("value")
-        else:
-            kids = [c for c in n.named_children if c.type != "comment"]
-            n = kids[-1] if kids else None
-    return n
+from .draft_roles import unwrapped
 
 
 def subtracted(fn: cuda_ast.Function, extents: set[str], lengths: set[str]) -> set[tuple[str, str]]:
@@ -31,7 +18,7 @@ def subtracted(fn: cuda_ast.Function, extents: set[str], lengths: set[str]) -> s
     for n in cuda_ast.walk(fn.body):
         if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "-":
             continue
-        e, length = _plain(n.child_by_field_name("left")), _plain(n.child_by_field_name("right"))
+        e, length = unwrapped(n.child_by_field_name("left")), unwrapped(n.child_by_field_name("right"))
         if e is None or length is None or e.type != "identifier" or length.type != "identifier":
             continue
         if text(e) in extents and text(length) in lengths and text(e) != text(length):
