@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import cuda_ast, draft_roles, draft_shared, extents
+from . import cuda_ast, draft_moments, draft_periods, draft_roles, draft_shared, extents
 from .bounds import COMPLEX
 from .draft_flags import LOOP_COUNT, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
@@ -366,6 +366,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     powers = draft_roles.exponents(fn, floats)
     gaussian = [p.name for p in kernel.params if p.name in draft_roles.exp_factors(fn, floats & free, squares=True)]
     exp_scales = draft_roles.exp_factors(fn, floats & free) - set(gaussian)
+    averages = draft_moments.average_values(unit, kernel.name, floats & free)
     int_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith(("int", "uint"))}
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
@@ -389,8 +390,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
                 init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
-            if use.summed and dtype in SUMMED_ATOL:
-                arg.atol = SUMMED_ATOL[dtype]
+            lane = VECTORS.get(dtype, (dtype, 1))[0]  # a float2's atomics add to its float components
+            if use.summed and lane in SUMMED_ATOL:
+                arg.atol = SUMMED_ATOL[lane]
                 guesses.append(
                     (
                         f"args.{p.name}",
@@ -530,6 +532,10 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 why = "an int that sizes nothing the analysis saw (apart from the others)"
             args.append(Arg(name=p.name, type=dtype, init="constant", value=count))
             guesses.append((f"args.{p.name}", f"{count}: {why}"))
+        elif p.name in averages:
+            value, why = averages[p.name]
+            args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
+            guesses.append((f"args.{p.name}", why))
         else:
             plain = sum(1 for a in args if not a.is_array and a.value in FLOAT_SCALARS and a.type.startswith("float"))
             weight = gaussian.index(p.name) if p.name in gaussian else -1
@@ -554,4 +560,5 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
+    guesses.extend(draft_periods.whole_periods(spec, fn))
     return Draft(spec, guesses)

@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from . import cuda_ast, extents
+from . import cuda_ast, draft_overlaps, extents
 from .expr import ExprError, evaluate
 from .poly import Poly
 from .spec import Spec
@@ -95,12 +95,17 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
     spec's sizes and each check size: rows that overlap, a window larger than what it slides over, a
     leading dimension below its row, a scale that truncates every coordinate to one index."""
     try:
-        an = extents.analyse(cuda_ast.parse(src), kernel_name)
+        unit = cuda_ast.parse(src)
+        an = extents.analyse(unit, kernel_name)
     except Exception:  # noqa: BLE001  a best effort: a kernel the analysis cannot read gets no warning
         return []
     if an is None or not an.ok:
         return []
     scalars = {a.name: a for a in spec.args if not a.is_array}
+    try:
+        rel = draft_overlaps.relations(unit, kernel_name, an, set(scalars), [str(p) for p in spec.problem_size])
+    except Exception:  # noqa: BLE001  as above
+        rel = None
     sized = {a.name for a in scalars.values() if isinstance(a.value, str) and a.value.strip() in spec.sizes}
     tables = [("", spec.sizes)] + [(f" at {t['label']}", t["sizes"]) for t in spec.extra_sizes()]
     out: list[str] = []
@@ -138,11 +143,28 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
     }
     windows_read = [w for g in an.guarded if (w := slid_window(an, *g)) is not None]
     truncated = {f: top for f, top in sorted(an.truncated.items()) if f in scalars}
+    for a in spec.args:
+        use = an.uses.get(a.name)
+        if a.is_array and not a.output and use is not None and use.written:
+            how = "by an atomic" if use.atomic else "by a store"
+            add(
+                f"output {a.name}",
+                f"args.{a.name}: the kernel writes {a.name} ({how}), but the spec does not mark it an output, so "
+                "the check never compares it",
+            )
     for label, at in tables:
         try:
             env = values(at)
         except ExprError:
             continue
+        if rel is not None:
+            floats = {
+                a.name: v
+                for a in scalars.values()
+                if a.type.startswith("float") and (v := number(a.value, env)) is not None
+            }
+            for key, line in draft_overlaps.relation_warnings(rel, env, floats, label):
+                add(key, line)
         for s, spans in strides.items():
             for span in spans:
                 if not span.names() <= set(env) or s not in env:

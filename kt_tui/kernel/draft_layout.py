@@ -45,14 +45,20 @@ Resolve = Callable[[Poly | None], Poly | None]  # an index bound over the launch
 
 
 def item_strides(
-    an: extents.Analysis, candidates: set[str], resolve: Resolve, no_threads: set[int]
+    an: extents.Analysis,
+    candidates: set[str],
+    resolve: Resolve,
+    no_threads: set[int],
+    spacing: set[str] | None = None,
 ) -> dict[str, tuple[Poly, Fraction]]:
     """Strides that step from one item to the next: s -> (E, c) where every index s is in is s times
     an item number times c (1; 1/4 for a byte pitch into floats) plus what reaches E - 1 within the
     item: the layout needs s * c >= E. Ordered so that an item's span uses no stride still to come. In
     a cycle (`b * strideA + row * lda + j`) the stride of the lowest thread axis is the inner one, else a
-    leading dimension (_leading): its item is what the index reaches without the other strides (lda >=
-    n); with nothing left (`b * sb + i * inc`) it spaces elements within an item and is left as it is."""
+    leading dimension (_leading), else the stride of a loop's counter where the others step items
+    (_looped: `f * fstride + y * pitch + x`, y < height a loop): its item is what the index reaches
+    without the other strides (lda >= n, pitch >= width); with nothing left (`b * sb + i * inc`) it
+    spaces elements within an item, is left as it is and noted in `spacing`."""
     items = {s: item for s in sorted(candidates) if (item := _item(an, s, resolve)) is not None}
 
     def axis(s: str) -> int:
@@ -66,9 +72,14 @@ def item_strides(
             leading = {s for s in items if _leading(an, s, resolve, set(items) - {s})}
             inner = min(items, key=lambda s: (axis(s), s not in leading, s))
             if axis(inner) > 2 and inner not in leading:
-                break
+                looped = [s for s in items if _looped(an, s, resolve, set(items) - {s})]
+                if len(looped) != 1:
+                    break
+                inner = looped[0]
             alone = _item(an, inner, resolve, set(items) - {inner})
             if alone is None:
+                if spacing is not None:
+                    spacing.add(inner)
                 del items[inner]
             else:
                 out[inner] = alone
@@ -79,15 +90,20 @@ def item_strides(
     return out
 
 
-def whole_rows(layouts: dict[str, tuple[Poly, Fraction]]) -> dict[str, tuple[Poly, Fraction]]:
+def whole_rows(
+    layouts: dict[str, tuple[Poly, Fraction]], spacing: set[str] | None = None
+) -> dict[str, tuple[Poly, Fraction]]:
     """An outer stride's item that ends inside the last row of an inner stride (`(m - 1) * lda + n`,
     n no more than lda's own item) spans that row whole (`m * lda`), as a matrix with a leading
     dimension is allocated: a kernel that steps items by m * lda stays inside its own item. Where the
     rows read are numbered below the same size as the columns (`(n - 2) * lda + n`, a square n x n
-    matrix whose last columns the kernel leaves), the item is the n rows whole (`n * lda`)."""
+    matrix whose last columns the kernel leaves), the item is the n rows whole (`n * lda`). A stride in
+    `spacing` spaces single elements (`(n - 1) * inc + 1`): the item is its n elements whole (`n * inc`,
+    a strided vector as it is allocated)."""
     out: dict[str, tuple[Poly, Fraction]] = {}
     for s, (item, per) in layouts.items():
-        for t, (inner, inner_per) in out.items():
+        rows_of = list(out.items()) + [(t, (Poly.const(1), per)) for t in sorted(spacing or set())]
+        for t, (inner, inner_per) in rows_of:
             rows = Poly({tuple(v for v in m if v != t): c for m, c in item.terms.items() if t in m})
             rest = item - rows * Poly.var(t)
             if inner_per == per and rows.terms and t not in rows.names() and at_least(inner, rest):
@@ -116,6 +132,27 @@ def _leading(an: extents.Analysis, s: str, resolve: Resolve, without: set[str]) 
             if () not in coef.terms or coef.terms[()] >= 0 or coef.is_const() or coef.names() != rest.names():
                 return False
             found = True
+    return found
+
+
+def _looped(an: extents.Analysis, s: str, resolve: Resolve, without: set[str]) -> bool:
+    """Whether s multiplies only loop counters within an item: in every access with s, what s
+    multiplies is bounded by loop bounds alone (`y * pitch`, y < height a loop), while the other strides'
+    terms (`without`) multiply something else there (an item's number: a block, a thread)."""
+    found = False
+    for use in an.uses.values():
+        for raw in use.accesses:
+            if raw is None or s not in raw.names():
+                continue
+            h = resolve(raw)
+            if h is None:
+                return False
+            coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+            if coef.is_const() or not coef.names() <= an.loop_bounds:
+                return False
+            others = Poly({m: c for m, c in h.terms.items() if s not in m and set(m) & without})
+            if any(not (set(m) - without) <= an.loop_bounds for m in others.terms):
+                found = True
     return found
 
 

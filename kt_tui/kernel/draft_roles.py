@@ -43,6 +43,17 @@ def strip_parens(n: Node | None) -> Node | None:
     return n
 
 
+def unwrapped(n: Node | None) -> Node | None:
+    """n without the parentheses and casts around it (`(long long)(i)` -> `i`)."""
+    while n is not None and n.type in ("parenthesized_expression", "cast_expression"):
+        if n.type == "cast_expression":
+            n = n.child_by_field_name("value")
+        else:
+            kids = [c for c in n.named_children if c.type != "comment"]
+            n = kids[-1] if kids else None
+    return n
+
+
 def _compare(n: Node | None) -> tuple[str, str, str] | None:
     """(left text, operator, right text) of a relational binary expression, else None."""
     n = strip_parens(n)

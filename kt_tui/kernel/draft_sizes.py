@@ -5,14 +5,11 @@ index bounds that kernel/extents.py found. What it cannot derive it guesses, and
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import lcm
 
-import numpy as np
-
-from . import cuda_ast, draft_shared, extents
+from . import cuda_ast, draft_index, draft_shared, draft_within, extents
 from .bounds import integral
 from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
 from .expr import FUNCS
@@ -30,8 +27,6 @@ UNKNOWN_TRIPS = 16
 MAX_BLOCK = (1024, 1024, 64)  # CUDA's most threads a block has per axis
 FACTORS = (4, 3, 5, 6)  # sizes that divide another (`w / f`): above 1, distinct, so a kernel that swaps them fails
 WINDOWS = (5, 3, 7, 9, 11)  # the bounds of a loop over a window around a thread (a filter, a radius): apart
-
-High = tuple[Poly, Callable[[dict[str, int]], str | int]]  # a bound to compare, and its text given the size order
 
 
 @dataclass
@@ -53,10 +48,6 @@ class Sizing:
     derived: dict[str, str] = field(default_factory=dict)  # scalar argument -> its value over [sizes]
     multiples: dict[str, int] = field(default_factory=dict)  # size -> what it is a multiple of at every size
     guesses: list[tuple[str, str]] = field(default_factory=list)
-
-
-def _loads(p: Poly) -> set[str]:
-    return {n[1:] for n in p.names() if n.startswith("$")}
 
 
 class _Sizer:
@@ -242,8 +233,8 @@ class _Sizer:
         for name, use in an.uses.items():
             self.per_block = False
             his = [self.resolve(h) for h in use.accesses]
-            plain = [h + Poly.const(1) for h in his if h is not None and not _loads(h)]
-            loaded = tuple(sorted({h.text() for h in his if h is not None and _loads(h)}))
+            plain = [h + Poly.const(1) for h in his if h is not None and not draft_index.loads(h)]
+            loaded = tuple(sorted({h.text() for h in his if h is not None and draft_index.loads(h)}))
             cands = [
                 round_volume(round_rows(e, an.strides, rounded, name), set(self.unit.defines)) for e in _maxes(plain)
             ]
@@ -308,7 +299,7 @@ class _Sizer:
         """The length of an array indexed only by values read from other arrays: rows of `row` (`table[v *
         S + j]`, j < S: v picks a row) or elements, as many as the int argument the kernel passes but never
         reads (`_unread`), else a size of its own; a narrow index type caps it (a uint8 index: 256)."""
-        arrays = ", ".join(sorted(_loads_of(loaded)))
+        arrays = ", ".join(sorted(draft_index.loads_of(loaded)))
         unit = f"rows of {row.text(self.order)}" if row is not None else "elements"
         picked = f"{name} is read in {unit} picked by values read from {arrays}"
         if unread := self._unread(loaded):
@@ -325,7 +316,7 @@ class _Sizer:
             count = self.name(
                 f"n_{name}", f"{name} is indexed only by values read from {arrays}: its length is a size of its own"
             )
-        reach = [_type_reach(self.kernel, x) for x in _loads_of(loaded)]
+        reach = [draft_index.type_reach(self.kernel, x) for x in draft_index.loads_of(loaded)]
         if row is None and reach and all(r is not None for r in reach):
             self.reach[count.text()] = max(r for r in reach if r is not None)
         return count if row is None else row * count
@@ -334,7 +325,7 @@ class _Sizer:
         """The first int argument the kernel never reads, not yet a size, for an array indexed by the values
         of arrays that bound no loop (`y[col[j]]`, a scatter's target: its length is passed along, unused,
         as `n`); "" for none."""
-        if _loads_of(loaded) & self.an.loop_loads:
+        if draft_index.loads_of(loaded) & self.an.loop_loads:
             return ""
         taken = set(self.fresh).union(*(p.names() for p in self.axis.values()))  # the grid, `_item_count`
         for p in self.kernel.params:
@@ -345,48 +336,18 @@ class _Sizer:
 
     def index_bounds(self, found: dict[str, list[Poly]]) -> None:
         """An int array whose values index another array: values below what they may reach."""
-        highs: dict[str, list[High | None]] = {}
-        for b_name, use in self.an.uses.items():
-            ext = found[b_name]
-            for h in (self.resolve(h) for h in use.accesses):
-                if h is None:
-                    continue
-                for x in _loads(h):
-                    coef = h.terms.get((f"${x}",), Fraction(0))
-                    rest = h - Poly.var(f"${x}") * Poly.const(coef)
-                    ok = coef > 0 and not _loads(rest) and len(ext) == 1 and coef.denominator == 1
-                    if not ok and len(ext) == 1:  # v * ncols + col: v picks a row of ncols
-                        highs.setdefault(x, []).append(_row_high(ext[0], h, f"${x}"))
-                        continue
-                    highs.setdefault(x, []).append(_high(ext[0], rest, int(coef)) if ok else None)
-        for x, den in self.an.scaled.items():  # v * S / D indexes [0, S) for v in [0, D)
-            if x in self.an.uses and x not in highs:
-                self.out.index_high[x] = int(den.value()) if den.is_const() else den.text(self.order)
-        for x, hs in highs.items():
-            if x not in self.an.uses:
-                continue
-            good = [h for h in hs if h is not None]
-            if len(good) < len(hs) or not good:
-                self.out.guesses.append(
+        highs, unfollowed = draft_index.index_highs(self.an, found, self.resolve, self.order)
+        self.out.index_high.update(highs)
+        for x in unfollowed:
+            self.out.guesses.append(
+                (
+                    f"args.{x}",
                     (
-                        f"args.{x}",
-                        (
-                            "its values index an array in a way the analysis does not "
-                            "follow: they are kept in [0, 1), so every index stays inside"
-                        ),
-                    )
+                        "its values index an array in a way the analysis does not "
+                        "follow: they are kept in [0, 1), so every index stays inside"
+                    ),
                 )
-                self.out.index_high[x] = 1
-                continue
-            best: High | None = good[0]
-            for other in good[1:]:
-                if best is None:
-                    break
-                best = best if at_least(other[0], best[0]) else other if at_least(best[0], other[0]) else None
-            if best is None:
-                self.out.index_high[x] = f"min({', '.join(str(g[1](self.order)) for g in good)})"
-            else:
-                self.out.index_high[x] = best[1](self.order)
+            )
 
     def values(self, found: dict[str, list[Poly]]) -> None:
         an = self.an
@@ -422,6 +383,17 @@ class _Sizer:
         shifts = {v for v, s in signs.items() if s == {False}}
         params = [p.name for p in self.kernel.params if not p.is_pointer and p.name]
         windows = {n for n in an.windows if True not in signs.get(n, set())} - self.factors
+        fn_name = self.kernel.name
+        inside = {  # a length subtracted from an axis's size (`nfft - win_length`): within it, small
+            n: e
+            for n, e in draft_within.within_lengths(self.unit, fn_name, axis_names, an.guard_bounds | an.loop_bounds)
+            if n in names and n not in self.unit.defines and n not in windows
+        }
+        windows |= set(inside) - self.factors
+        # a loop bound nested in itself per thread (`dv < support` around `du < support`): a 2-D window, its
+        # square the work of each thread; small
+        squared = {v for t in an.trips for m in t.terms for v in m if m.count(v) > 1 and v in an.loop_bounds}
+        windows |= squared - axis_names - self.factors - set(self.unit.defines)
         tables = draft_shared.table_counts(self.an, set(params) - set(self.unit.defines)) - windows - axis_names
         names |= windows | tables
         # a size added to a divided one (`(h + 2 * pad - k) / s + 1`) pads it: small, below the windows
@@ -447,7 +419,11 @@ class _Sizer:
         fixed |= {w: WINDOWS[i % len(WINDOWS)] for i, w in enumerate(n for n in params if n in windows)}
         candidates = names - axis_names - an.loop_bounds - set(self.fresh) - self.factors - set(self.unit.defines)
         candidates -= tables
-        layouts = whole_rows(item_strides(self.an, candidates, self.resolve, self.out.no_threads))
+        spacing: set[str] = set()  # strides of single elements within an item (`i * inc`): small
+        layouts = whole_rows(item_strides(self.an, candidates, self.resolve, self.out.no_threads, spacing), spacing)
+        moved = spacing & big
+        big -= moved
+        small |= moved
         for st, (item, per) in list(layouts.items()):  # `(r * C + c) * len`, c = blockIdx.x: C counts the blocks
             if per == 1 and len(item.terms) == 1 and item.names() <= self.block_counts and item.degree() == 1:
                 del layouts[st]
@@ -530,12 +506,14 @@ class _Sizer:
             )
             self.out.guesses.append((f"sizes.{n}", f"{chosen[n]}: {why}; set the value you use"))
         for n in sorted(windows):
+            why = (
+                f"the kernel subtracts it from {inside[n]} (a window within that extent): at most {inside[n]} at "
+                "every check size, small"
+                if n in inside
+                else "it bounds a loop over a window around each thread (a filter's size, a radius, taps): small"
+            )
             self.out.guesses.append(
-                (
-                    f"sizes.{n}",
-                    f"{chosen[n]}: it bounds a loop over a window around each thread (a filter's size, a radius, "
-                    "taps): small, and apart from the other windows; set the value you use",
-                )
+                (f"sizes.{n}", f"{chosen[n]}: {why}, and apart from the other windows; set the value you use")
             )
         for q, (v, f, rest) in an.quotients.items():
             self.out.derived[v] = (Poly.var(q) * Poly({f: Fraction(1)}) - rest).text(self.order)
@@ -592,66 +570,6 @@ class _Sizer:
 def whole(v: int, m: int) -> int:
     """v rounded up to a multiple of m, at least two of them (two whole groups)."""
     return max(-(-v // m) * m, 2 * m) if m > 1 else v
-
-
-def _type_reach(kernel: Kernel, name: str) -> int | None:
-    """How many values an int array of at most 16 bits can hold (an index it loads reaches below that)."""
-    p = next((p for p in kernel.params if p.name == name), None)
-    dtype = DTYPES.get(p.base_type) if p is not None else None
-    if dtype is None or not dtype.startswith(("int", "uint")) or np.iinfo(dtype).bits > 16:
-        return None
-    return int(np.iinfo(dtype).max) + 1
-
-
-def _loads_of(keys: tuple[str, ...]) -> set[str]:
-    return {m[1:] for k in keys for m in re.findall(r"\$\w+", k)}
-
-
-def _high(ext: Poly, rest: Poly, coef: int) -> High:
-    """The exclusive bound of v with coef*v + rest < ext: (a polynomial to compare, its text)."""
-    top = ext - rest - Poly.const(1)
-    if coef == 1:
-        high = top + Poly.const(1)
-        return high, lambda order: high.text(order) if not high.is_const() else int(high.value())
-    approx = top * Poly.const(Fraction(1, coef)) + Poly.const(1)
-    return (
-        approx,
-        lambda order: f"({top.text(order)}) // {coef} + 1" if not top.is_const() else int(top.value()) // coef + 1,
-    )
-
-
-def _row_high(ext: Poly, h: Poly | None, v: str) -> High | None:
-    """The exclusive bound of v where h = v * S + rest < ext, S a whole number times a product of
-    sizes (rows of S elements, `(v * nchan + chan) * 4`): with ext - rest - 1 = Q * S + L, Q whole
-    and 0 <= L < S, it is Q + 1; None otherwise."""
-    if h is None:
-        return None
-    rows = [(m, c) for m, c in h.terms.items() if v in m]
-    if len(rows) != 1 or rows[0][1] < 1 or rows[0][1].denominator != 1 or list(rows[0][0]).count(v) != 1:
-        return None
-    stride = [n for n in rows[0][0] if n != v]
-    row = Poly({tuple(stride): rows[0][1]})
-    rest = h - row * Poly.var(v)
-    if not stride or _loads(rest) or any(n.startswith("$") for n in stride):
-        return None
-    top = ext - rest - Poly.const(1)
-    quotient: dict[tuple[str, ...], Fraction] = {}
-    left_over = Poly()
-    for m, c in top.terms.items():
-        left = list(m)
-        if any(left.count(n) < stride.count(n) for n in stride):
-            left_over = left_over + Poly({m: c})
-            continue
-        for n in stride:
-            left.remove(n)
-        quotient[tuple(left)] = c / rows[0][1]
-    high = Poly(quotient) + Poly.const(1)
-    whole = all(c.denominator == 1 for c in quotient.values())
-    if not whole or not at_least(left_over, Poly()) or not at_least(row - Poly.const(1), left_over):
-        return None
-    if not at_least(high, Poly.const(1)):
-        return None
-    return high, lambda order: high.text(order) if not high.is_const() else int(high.value())
 
 
 def _maxes(polys: list[Poly]) -> list[Poly]:

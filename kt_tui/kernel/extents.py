@@ -3,8 +3,8 @@ polynomial over the scalar arguments and #defines, read from the syntax tree (ke
 
 Thread indices are bounded by the conditions that guard them (`if (i < n)`, early returns), loop
 variables by their loop conditions; a value loaded from an int array and used in another array's
-subscript makes that array an index array. What cannot be bounded is left None: the draft guesses it
-and says so."""
+subscript makes that array an index array (the conditions: kernel/extents_conds.py, the expressions:
+kernel/extents_expr.py). What cannot be bounded is left None: the draft guesses it and says so."""
 
 from __future__ import annotations
 
@@ -38,24 +38,19 @@ from .bounds import (
     plain_type,
     product,
     same_value,
-    spread,
     strip_parens,
-    sum_key,
     sum_terms,
     terms_nodes,
     union,
-    warps_per_block,
 )
 from .cuda_ast import Node, text
-from .extents_expr import Expressions
-from .poly import Poly, TooBig, at_least, pmax, pmin
-
-MAX_GUARDED = 64  # guards kept for the layout warnings (a hostile kernel has thousands)
+from .extents_conds import Conditions
+from .poly import Poly, TooBig, at_least
 
 __all__ = ["AXES", "Analysis", "Use", "analyse", "block", "grid"]
 
 
-class Walker(Expressions):
+class Walker(Conditions):
     def __init__(self, unit: cuda_ast.Unit, fn: cuda_ast.Function) -> None:
         self.unit, self.fn = unit, fn
         self.out = Analysis(uses={p.name: Use() for p in fn.params if p.pointer and p.name})
@@ -118,7 +113,7 @@ class Walker(Expressions):
             raise Stop
 
     def block(self, node: Node, env: Env) -> bool:
-        """Runs the statements; True when the block ends in a return."""
+        """Runs the statements; True when the block ends in a return, a break or a continue."""
         for child in node.named_children:
             if self.stmt(child, env):
                 return True
@@ -161,6 +156,8 @@ class Walker(Expressions):
         elif kind == "return_statement":
             for c in n.named_children:
                 self.returned.append(self.expr(c, env))
+            return True
+        elif kind in ("continue_statement", "break_statement"):  # the rest of the loop body runs without it
             return True
         elif kind in (
             "switch_statement",
@@ -449,34 +446,6 @@ class Walker(Expressions):
         if start.lo == Poly.const(0) and start.hi == Poly.var(block(axis)) - Poly.const(1) and k > 1 == k.denominator:
             self.out.block_consts.setdefault(axis, int(k))
 
-    def _fold(self, index: Poly, bound: Poly) -> bool:
-        """`blockIdx.A * blockDim.B + threadIdx.B` (A != B; or `blockIdx.A * ROWS + threadIdx.B`, ROWS a
-        #define) below `bound`: `bound` items on grid axis A, numbered by the threads of block axis B
-        (a warp per row on 2-D blocks), so many of them a block (ROWS threads on B)."""
-        one = Poly.const(1)
-        for a in range(3):
-            if a in self.out.axes:  # a tile's transposed write (`blockIdx.y * TILE + threadIdx.x`): no fold
-                continue
-            for b in range(3):
-                g = Poly.var(grid(a))
-                if a != b and index == g * Poly.var(block(b)) - one:
-                    per = None
-                elif a != b and len(names := index.names() - {grid(a), block(b)}) == 1:
-                    (name,) = names
-                    per, rows = self.unit.defines.get(name), Poly.var(name)
-                    if per is None or index != g * rows + Poly.var(block(b)) - rows - one:
-                        continue
-                else:
-                    continue
-                self.out.axes.setdefault(a, bound + one)
-                self.out.folded.setdefault(a, b)
-                if per is not None:  # ROWS is the block's size on B, not on A
-                    if self.out.block_consts.get(a) == per:
-                        del self.out.block_consts[a]
-                    self.out.block_consts[b] = per
-                return True
-        return False
-
     def _follow(self, update: Node, var: str, start_env: Env, inner: Env) -> None:
         """`l = k++` in a loop's update: l is its start or a value of k (the edge before k, say)."""
         for a in cuda_ast.walk(update, 200):
@@ -579,157 +548,6 @@ class Walker(Expressions):
             if len(sizes) > 1 or len(launch) > 1 or len(m) - len(sizes) not in (0, 2):
                 return False
         return True
-
-    # -- conditions ----------------------------------------------------------------------
-    def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
-        cond = strip_parens(cond)
-        if cond is None:
-            return
-        if cond.type == "unary_expression" and text(cond.child_by_field_name("operator")) == "!":
-            self.constrain(cond.child_by_field_name("argument"), not truth, env, loop)
-            return
-        if cond.type != "binary_expression":
-            return
-        op = text(cond.child_by_field_name("operator"))
-        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-        if (op == "&&" and truth) or (op == "||" and not truth):
-            self.constrain(left, truth, env, loop)
-            self.constrain(right, truth, env, loop)
-            if loop:
-                self._escape(left, right, env)
-                self._co_bounds(left, right, env)
-            return
-        if op not in ("<", "<=", ">", ">="):
-            return
-        if not truth:
-            op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
-        for var_node, other, o in ((left, right, op), (right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op])):
-            var_node = strip_parens(var_node)
-            if (
-                var_node is not None
-                and o in ("<", "<=")
-                and (
-                    var_node.type == "field_expression"
-                    or (
-                        var_node.type == "binary_expression"
-                        and text(var_node.child_by_field_name("operator")) in ("+", "-")
-                    )
-                )
-            ):
-                name = sum_key(var_node)  # a guard on a sum: kept for the same sum in an index
-                env.setdefault(name, self.expr(var_node, env))
-            elif var_node is not None and var_node.type == "subscript_expression" and o in ("<", "<="):
-                array = text(strip_parens(var_node.child_by_field_name("argument")))
-                bound = self.expr(other, env)
-                if array in self.out.uses and bound.hi is not None and not loads(bound.hi) | grid_names(bound.hi):
-                    self.out.ranged.setdefault(array, bound.hi + Poly.const(1 if o == "<=" else 0))  # `d[i] < INF`
-                continue
-            elif var_node is None or var_node.type != "identifier" or text(var_node) not in env:
-                continue
-            else:
-                name = text(var_node)
-            bound = self.expr(other, env)
-            if not loop and o in ("<", "<="):
-                self.out.guard_bounds.update(p for p in bound.params if p in self.scalars)
-                reached = env[name].hi
-                if bound.hi is not None and reached is not None and len(self.out.guarded) < MAX_GUARDED:
-                    top = bound.hi - Poly.const(1) if o == "<" else bound.hi
-                    if (reached, top) not in self.out.guarded:
-                        self.out.guarded.append((reached, top))
-            if loop:
-                self.out.loop_bounds.update(p for p in bound.params if p in self.scalars)
-                self.out.loop_loads.update(x[1:] for x in (loads(bound.hi) if bound.hi is not None else ()))
-            cur = env[name]
-            if o in ("<", "<=") and bound.hi is not None:
-                hi = bound.hi - Poly.const(1) if o == "<" else bound.hi
-                tested = loads(cur.hi) if cur.hi is not None else set()
-                if len(tested) == 1 and cur.hi == Poly.var(min(tested)) and not loads(hi) and not grid_names(hi):
-                    self.out.ranged.setdefault(min(tested)[1:], hi + Poly.const(1))  # `l < nlabels`, l = labels[i]
-                self._axis_bound(cur, hi)
-                if cur.hi is None or grid_names(cur.hi) or loads(cur.hi):
-                    new_hi = hi
-                else:
-                    new_hi = pmin(cur.hi, hi) or hi
-                env[name] = Val(cur.lo, new_hi, cur.base, cur.axes, cur.params, unit=cur.unit)
-            elif o in (">", ">=") and bound.lo is not None:
-                lo = bound.lo + Poly.const(1) if o == ">" else bound.lo
-                env[name] = Val(
-                    lo if cur.lo is None else pmax(cur.lo, lo) or cur.lo, cur.hi, cur.base, cur.axes, cur.params
-                )
-            return
-
-    def _co_bounds(self, left: Node, right: Node, env: Env) -> None:
-        """`h < size && h < channels` in a loop's condition: the scalars that bound one counter on each side."""
-        sides = [self._upper(strip_parens(n), env) for n in (left, right)]
-        if sides[0] is None or sides[1] is None or sides[0][0] != sides[1][0]:
-            return
-        self.out.co_bounds.update((a, b) for a in sides[0][1] for b in sides[1][1] if a != b)
-
-    def _upper(self, cond: Node | None, env: Env) -> tuple[str, set[str]] | None:
-        """(counter, the scalars of its bound) for `counter < bound` or `counter <= bound`."""
-        if cond is None or cond.type != "binary_expression":
-            return None
-        op = text(cond.child_by_field_name("operator"))
-        var, other = strip_parens(cond.child_by_field_name("left")), cond.child_by_field_name("right")
-        if op in (">", ">="):
-            var, other = strip_parens(other), var
-        elif op not in ("<", "<="):
-            return None
-        if var is None or var.type != "identifier" or text(var) not in env or other is None:
-            return None
-        return text(var), {p for p in self.expr(other, env).params if p in self.scalars}
-
-    def _axis_bound(self, cur: Val, hi: Poly) -> None:
-        """`if (x < w)` on a thread index: w is the problem size on x's axis (a block index alone:
-        one block per element of that axis; `blockIdx.x * blockDim.y + threadIdx.y`: w items on x,
-        blockDim.y of them a block)."""
-        if cur.hi is not None and not grid_names(hi) and self._fold(cur.hi, hi):
-            return
-        one = Poly.const(1)
-        if cur.hi == Poly.var(grid(0)) * Poly.var(grid(1)) - one and not grid_names(hi):
-            self.out.axes.setdefault(0, hi + one)  # blockIdx.y * gridDim.x + blockIdx.x: items on x's blocks
-            self.out.axes.setdefault(1, one)
-            self.out.block_axes |= {0, 1}
-            return
-        if len(cur.axes) != 1 or cur.hi is None or grid_names(hi):
-            return
-        (axis,) = cur.axes
-        g = grid(axis)
-        if g not in cur.hi.names() or not grid_names(cur.hi) <= {g, block(axis)}:
-            return
-        start = cur.hi - (Poly.var(g) * Poly.var(block(axis)) - Poly.const(1))  # x = thread + R: R
-        shift = cur.lo if not grid_names(start) and cur.lo is not None and cur.lo == start else Poly.const(0)
-        warps = warps_per_block(cur.hi, axis, self.unit.defines)
-        if warps:  # blockIdx.x * WARPS + threadIdx.x / 32: WARPS items a block, a warp each
-            self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(32))
-            self.out.per_item.setdefault(axis, 32)
-            self.out.block_consts[axis] = 32 * warps
-            return
-        per = per_item(cur.hi, axis)
-        if per > 1:  # (thread) / 32: 32 threads per item (a warp)
-            self.out.axes.setdefault(axis, (hi + Poly.const(1)) * Poly.const(per))
-            self.out.per_item.setdefault(axis, per)
-            return
-        every = spread(cur.hi, axis, self.unit.defines)
-        self.out.axes.setdefault(axis, (hi + Poly.const(1) - shift) * Poly.const(1 / every))
-        if cur.hi == Poly.var(g) - Poly.const(1):
-            self.out.block_axes.add(axis)
-
-    def _escape(self, left: Node, right: Node, env: Env) -> None:
-        """A loop `while (x*x + y*y < 4 && it < max_iter)`: max_iter bounds an escape-time loop."""
-        sides = [strip_parens(left), strip_parens(right)]
-        floaty = [s for s in sides if s is not None and ("." in text(s) or "float" in text(s))]
-        if floaty:
-            for s in sides:
-                if s is not None and s not in floaty:
-                    for ident in cuda_ast.walk(s, 200):
-                        if ident.type == "identifier" and text(ident) in self.scalars - self.floats:
-                            self.out.escape_bounds.add(text(ident))
-
-    def _test(self, v: Val) -> None:
-        """`if (grid[i])`: values tested as true or false."""
-        for name in loads(v.hi) if v.hi is not None else ():
-            self.out.uses[name[1:]].compared = True
 
 
 def analyse(unit: cuda_ast.Unit, name: str) -> Analysis | None:

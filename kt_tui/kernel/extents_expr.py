@@ -433,6 +433,10 @@ class Expressions(ScalarRoles):
             inner = strip_parens(n.child_by_field_name("argument"))
             if inner is not None and inner.type == "subscript_expression":
                 return self.address(inner, env)
+            if inner is not None and text(n.child_by_field_name("operator")) == "->":  # &p->x: p's element
+                ptr = self.expr(inner, env)
+                if ptr.base is not None:
+                    return ptr
         return self.expr(n, env) if n is not None else UNKNOWN
 
     def write(self, target: Node, env: Env, plain: bool) -> None:
