@@ -31,7 +31,7 @@ C_HEADERS = frozenset(
     f"{h}.h" for h in ("assert", "float", "limits", "math", "stdbool", "stddef", "stdint", "stdio", "stdlib", "string")
 )
 CXX_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cooperative_groups", "mma.h", "cuda_pipeline", "cub/",
-               "thrust/", "cuda/", "complex", "cuda_runtime.h", "cuComplex.h")  # fmt: skip
+               "thrust/", "cuda/", "complex", "cuda_runtime.h", "cuComplex.h", "curand_kernel.h")  # fmt: skip
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]{1,200})[>"]', re.M)
 
 

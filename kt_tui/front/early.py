@@ -54,7 +54,7 @@ def start_compile_check(args) -> None:
         kf = read_kernel_file(args.kernel_path)
         _, spec = load_kernel_spec(kf, args.spec, args.kernel)
         key = _check_key(kf.source, spec, kf.path)
-        arch = _remembered_arch(getattr(args, "backend", None) or os.environ.get("KT_TUI_BACKEND") or "auto")
+        arch = _remembered_arch(getattr(args, "backend", None) or os.environ.get("KT_TUI_BACKEND") or "auto", kf.source)
     except Exception:  # noqa: BLE001 - see above
         return
     arch = arch or gpu_compile.DEFAULT_ARCH
@@ -78,13 +78,17 @@ def take_compile_check(source: str, spec: Spec, path: str | Path) -> tuple[str, 
     return _CHECK.pop(_check_key(source, spec, path), None)
 
 
-def _remembered_arch(request: str) -> str:
+def _remembered_arch(request: str, source: str = "") -> str:
     """The arch of the GPU this machine's remembered probe found for the request (gpu/probe_cache.py),
-    or "" (the usual arch is checked, and again for the GPU's once the probe has said)."""
+    asked in the order the session will probe for this kernel (engine/backend.py probe_order), or ""
+    (the usual arch is checked, and again for the GPU's once the probe has said)."""
+    from ..engine.backend import BackendError, probe_order  # here: as below
     from ..gpu.probe_cache import remembered  # here: the commands that start no check need no probe cache
-    from ..gpu.protocol import BACKENDS  # here: as above
 
-    backends = BACKENDS if request == "auto" else (request,)
+    try:
+        backends = probe_order(request, source)
+    except BackendError:  # refused: the command says so
+        return ""
     answer = remembered(data_dir() / "backend-probe.json", tuple(backends))
     arch = (answer or {}).get("arch")
     return arch if isinstance(arch, str) else ""

@@ -231,6 +231,8 @@ def run_child(
     try:
         error = ""
         for _ in range(MAX_CHILDREN):
+            while spare and spare[0].poll() is not None:  # a standby that died before it was needed
+                spare.pop().wait()
             proc = _go(spare.pop()) if spare else _start(cmd, env, out)
             if isinstance(proc, str):
                 return proc

@@ -31,7 +31,8 @@ def block_counts(spec: Spec | None, params: list[str]) -> dict[str, set[str]]:
             continue
         out.setdefault(axis, set()).update(passed.get(size.strip(), []))
         names = set(re.findall(r"[A-Za-z_]\w*", size))
-        if len(names) > 1 and all(len(passed.get(n, [])) == 1 for n in names):
+        product = re.fullmatch(r"\s*[A-Za-z_]\w*(\s*\*\s*[A-Za-z_]\w*)+\s*", size)  # no `/`: C truncates each
+        if product and len(names) > 1 and all(len(passed.get(n, [])) == 1 for n in names):
             # a product of sizes (`N * group`), as the kernel writes it with the parameters passed them
             said = re.sub(r"[A-Za-z_]\w*", lambda m: passed[m.group(0)][0], re.sub(r"\s+", "", size))
             out[axis].add(said)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from . import equivalent, equivalent_launch, equivalent_warp
+from . import equivalent, equivalent_launch
 from .syntax import Token, code_text, tokens
 
 if TYPE_CHECKING:
@@ -210,11 +210,7 @@ class _Sites:
                 or equivalent_launch.partner_tie(self.toks, i, scalars)
             )
         if kind == "const":
-            return (
-                equivalent.butterfly_start(self.toks, i, new)
-                or equivalent.lane_guard(self.toks, i, new)
-                or equivalent_warp.warp_choice(self.toks, i, new, self.spec)
-            )
+            return equivalent.butterfly_start(self.toks, i, new) or equivalent.lane_guard(self.toks, i, new)
         if kind in ("drop", "sign") and self.shared_line(self.toks[i]):
             return equivalent_launch.shared_extent(self.toks, i, self.macros)
         return ""

@@ -121,3 +121,17 @@ def test_a_child_started_again_loads_the_binaries_the_one_before_compiled(tmp_pa
     assert again.binary("__global__ void m() {}") == (b"cubin of m", "m_1")  # m never asked for in the first
     (keep / next(p.name for p in keep.glob("*.json"))).write_text("{")  # a torn write: compiled as if absent
     assert sum(again._kept(p.stem) is None for p in keep.glob("*.json")) == 1
+
+
+def test_a_standby_that_died_before_it_was_needed_gives_way_to_a_fresh_child(monkeypatch, tmp_path):
+    real = checkrun.subprocess.Popen
+    script = CHILD.replace("{MARK}", mutation.MARK).replace("{GPU_DONE}", checkrun.GPU_DONE)
+    dead = "import sys; sys.exit(7)"  # the standby: its imports failed
+
+    def popen(cmd, **kw):
+        return real([sys.executable, "-c", dead if "--standby" in cmd else script, *cmd[3:]], **kw)
+
+    monkeypatch.setattr(checkrun.subprocess, "Popen", popen)
+    job = {"runs": [], "mutants": [{"id": "m01", "source": ""}]}
+    assert checkrun.run_child(job, tmp_path, 30) == ""  # the first crashed; a fresh child ended the test
+    assert [r["standby"] for r in _children(tmp_path) if "up" in r] == [False, False]

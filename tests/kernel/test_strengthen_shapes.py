@@ -165,6 +165,9 @@ def test_an_index_compared_with_zero_gets_a_negative_entry_a_zero_and_distinct_e
     assert np.array_equal(scatter(before, True), scatter(before, False))  # and passed on the spec's own
     for other in (CACHE.replace("if (slot < 0)", "if (slot == 7)"), CACHE.replace("slots[token]", "token")):
         assert "compared with 0" not in _labels(shape_cases(spec, other))
+    small = parse_spec(CACHE_SPEC.replace('type = "int64"', 'type = "int16"', 1))
+    assert [a.dtype for a in small.args if a.name == "slots"] == ["int16"]
+    assert "compared with 0" not in _labels(shape_cases(small, CACHE))  # -1, 0, 1, ... would wrap past 32767
 
 
 def test_a_reduction_over_the_warps_partial_sums_runs_its_survivors_at_the_largest_block():
@@ -208,6 +211,9 @@ def test_a_block_guard_against_a_product_of_sizes_an_exact_launch_makes_is_equiv
     assert _what(source, divided, "`>=` -> `>` in `if (token >= heads * per)`") == ""
     told = source.replace("    if (token >= heads", "    per -= 1;\n    if (token >= heads")
     assert _what(told, spec, "`>=` -> `>` in `if (token >= heads * per)`") == ""
+    quarter = parse_spec(text.replace('["heads * per"]', '["heads / 4 * per"]'))  # C truncates at each `/`
+    src4 = source.replace("token >= heads * per", "token >= heads / 4 * per")
+    assert _what(src4, quarter, "`>=` -> `>` in `if (token >= heads / 4 * per)`") == ""
 
 
 def _warps(block, pick, x, sums_read_first=True):
@@ -225,25 +231,17 @@ def _warps(block, pick, x, sums_read_first=True):
     return x / np.sqrt(s_sum[0] / n + 1e-5)
 
 
-def test_the_warp_that_reduces_the_warps_sums_picked_by_another_number_is_equivalent():
+def test_the_warp_that_reduces_the_warps_sums_is_never_called_equivalent_by_construction():
+    # in numpy warp 1 gives warp 0's result here, but a rule for it read past `tid = threadIdx.x`, a
+    # local array, a loop-carried local, `else v = ...` and macros (session 12's review): such a mutant
+    # is counted, and survives as said, rather than called equivalent by a rule that can be wrong
     spec = parse_spec(NORM_SPEC)
     x = np.random.default_rng(0).standard_normal(999)
     for block in (64, 256, 1024):
         assert np.allclose(_warps(block, 0, x), _warps(block, 1, x))
-    why = _what(NORM, spec, "`0` -> `1` in `if (wid == 0) {`")
-    assert "warp 1 computes and stores what warp 0 did" in why
-    one_warp = replace(spec, tune_params={"block_size_x": [32, 64, 128]}, defaults={"block_size_x": 64})
-    assert _what(NORM, one_warp, "`0` -> `1` in `if (wid == 0) {`") == ""  # no warp 1 at 32 threads
-    assert _what(NORM, None, "`0` -> `1` in `if (wid == 0) {`") == ""  # no spec: block sizes unknown
-    kept = NORM.replace("sum = lane < nwarps ? s_sum[lane] : 0.0f;", "sum += lane < nwarps ? s_sum[lane] : 0.0f;")
-    assert not np.allclose(_warps(256, 0, x, False), _warps(256, 1, x, False))  # own sums kept: another total
-    assert _what(kept, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
-    by_thread = NORM.replace("s_sum[0] = sum;\n    }", "s_sum[0] = sum + threadIdx.x;\n    }")
-    assert _what(by_thread, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
-    read_after = NORM.replace("y[i] = x[i] * rs;", "y[i] = x[i] * rs + sum;")
-    assert _what(read_after, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
-    unsynced = NORM.replace("    __syncthreads();\n    if (wid == 0)", "    if (wid == 0)")
-    assert _what(unsynced, spec, "`0` -> `1` in `if (wid == 0) {`") == ""  # warp 1 could read before warp 3 wrote
+    assert _what(NORM, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
+    by_tid = NORM.replace("s_sum[0] = sum;\n    }", "s_sum[0] = sum;\n        y[threadIdx.x] = sum;\n    }")
+    assert _what(by_tid, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
 
 
 def test_an_input_a_case_draws_again_is_not_said_to_be_kept_as_given():
