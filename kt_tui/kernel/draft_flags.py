@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from . import cuda_ast, draft_overlaps, extents
+from . import cuda_ast, draft_overlaps, draft_relations, extents
 from .expr import ExprError, evaluate
 from .poly import Poly
 from .spec import Spec
@@ -106,6 +106,9 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
         rel = draft_overlaps.relations(unit, kernel_name, an, set(scalars), [str(p) for p in spec.problem_size])
     except Exception:  # noqa: BLE001  as above
         rel = None
+    facts = draft_relations.find(unit, kernel_name, list(an.axes.values()))
+    if rel is not None:  # band storage steps over no plain row
+        rel.levels = [lv for lv in rel.levels if not set(lv.coefs) & facts.bands]
     sized = {a.name for a in scalars.values() if isinstance(a.value, str) and a.value.strip() in spec.sizes}
     tables = [("", spec.sizes)] + [(f" at {t['label']}", t["sizes"]) for t in spec.extra_sizes()]
     out: list[str] = []
@@ -132,9 +135,13 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
     strides = {
         s: spans
         for s in sorted(scalars)
-        if s not in sized and s not in an.guard_bounds | an.loop_bounds and (spans := row_spans(an, s))
+        if s not in sized | facts.bands and s not in an.guard_bounds | an.loop_bounds and (spans := row_spans(an, s))
     }
-    leading = {s: spans for s in sorted(scalars) if s not in strides and (spans := leading_spans(an, s))}
+    leading = {
+        s: spans
+        for s in sorted(scalars)
+        if s not in strides and s not in facts.bands and (spans := leading_spans(an, s))
+    }
     windows = {
         (w, over)
         for a, b in sorted(an.co_bounds)
@@ -165,6 +172,8 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
             }
             for key, line in draft_overlaps.relation_warnings(rel, env, floats, label):
                 add(key, line)
+        for key, line in draft_relations.warnings(facts, env, label):
+            add(key, line)
         for s, spans in strides.items():
             for span in spans:
                 if not span.names() <= set(env) or s not in env:

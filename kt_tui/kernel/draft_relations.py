@@ -1,0 +1,323 @@
+"""Relations the kernel's code states between a scalar and a size, which a draft keeps and a spec's
+values can contradict (kernel/draft.py drafts within them, kernel/draft_flags.py warns):
+
+- fields: a record `p = base + i * S` read at constant fields `p[c]` (or `base[i * S + c]`): S is past
+  the largest field read, or a record's last fields are the next record's first; drafted one wider
+  than the fields read, so a kernel that packs the records tighter fails.
+- reflections: an index reflected at W (`if (x >= W) x = 2 * (W - 1) - x`) on a thread axis of W + P
+  + Q: past 2 * W the reflection goes below 0, so each P, Q is below W.
+- reaches: `t - (... k ...) * D` (k a loop's counter below K, the difference tested against 0, t
+  compared with L): the taps reach back D * (K - 1), which is below L, or every tap past the first
+  reads before the start.
+- bands: `a[ku + row - j + j * ld]`: the in-row term subtracts the index the stride multiplies (band
+  storage), so the row it steps over is no plain row (no overlap warning).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import cuda_ast
+from .cuda_ast import text
+from .draft_roles import strip_parens, unwrapped
+from .expr import ExprError, evaluate
+from .spec import Spec
+from .spec_model import default_verify_sizes
+
+Node = Any
+
+
+@dataclass
+class Relations:
+    fields: dict[str, int] = field(default_factory=dict)  # S -> the largest field read past a record's start
+    reflections: list[tuple[str, str]] = field(default_factory=list)  # (P, W): P < W
+    reaches: list[tuple[str, str, str]] = field(default_factory=list)  # (D, K, L): D * (K - 1) < L
+    bands: set[str] = field(default_factory=set)  # strides of band storage
+
+
+def _terms(n: Node | None, sign: int = 1) -> list[tuple[int, Node]]:
+    """The signed terms of a sum (`a + b - c`), casts and parentheses removed."""
+    n = unwrapped(n)
+    if n is None:
+        return []
+    if n.type == "binary_expression" and text(n.child_by_field_name("operator")) in ("+", "-"):
+        right = -sign if text(n.child_by_field_name("operator")) == "-" else sign
+        return _terms(n.child_by_field_name("left"), sign) + _terms(n.child_by_field_name("right"), right)
+    return [(sign, n)]
+
+
+def _factors(n: Node | None) -> list[Node]:
+    n = unwrapped(n)
+    if n is None:
+        return []
+    if n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "*":
+        return _factors(n.child_by_field_name("left")) + _factors(n.child_by_field_name("right"))
+    return [n]
+
+
+def _names(n: Node) -> set[str]:
+    return {text(c) for c in cuda_ast.walk(n) if c.type == "identifier"}
+
+
+def _ident(n: Node | None) -> str | None:
+    n = unwrapped(n)
+    return text(n) if n is not None and n.type == "identifier" else None
+
+
+def _int(n: Node | None) -> int | None:
+    n = unwrapped(n)
+    if n is None or n.type != "number_literal":
+        return None
+    try:
+        return int(text(n).rstrip("uUlL"), 0)
+    except ValueError:
+        return None
+
+
+def _declared(d: Node | None) -> str | None:
+    while d is not None and d.type != "identifier":
+        d = d.child_by_field_name("declarator")
+    return text(d) if d is not None else None
+
+
+def _stride(terms: list[tuple[int, Node]], ints: set[str]) -> tuple[str, set[str]] | None:
+    """(S, the names it multiplies) of the one product term of `terms` with a factor S in `ints`."""
+    found = []
+    for sign, t in terms:
+        fs = _factors(t)
+        hits = [text(f) for f in fs if f.type == "identifier" and text(f) in ints]
+        if sign > 0 and len(fs) > 1 and len(hits) == 1:
+            others = set().union(*(_names(f) for f in fs if text(f) != hits[0]))
+            found.append((hits[0], others))
+    return found[0] if len(found) == 1 else None
+
+
+def _subscripts(body: Node) -> list[tuple[str, Node]]:
+    out = []
+    for n in cuda_ast.walk(body):
+        if n.type == "subscript_expression" and len(n.named_children) >= 2:
+            idx = [c for c in n.named_children[1].named_children if c.type != "comment"]
+            if len(idx) == 1 or n.named_children[1].type != "subscript_argument_list":
+                out.append((text(n.named_children[0]), idx[0] if idx else n.named_children[1]))
+    return out
+
+
+def _compares(body: Node) -> list[tuple[str, str, str]]:
+    out = []
+    for n in cuda_ast.walk(body):
+        if n.type == "binary_expression" and text(n.child_by_field_name("operator")) in ("<", "<=", ">", ">="):
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            out.append((text(unwrapped(left)), text(n.child_by_field_name("operator")), text(unwrapped(right))))
+    return out
+
+
+def relations(fn: cuda_ast.Function, axes: list[Any], ints: set[str], pointers: set[str]) -> Relations:
+    """The relations of the kernel `fn` over its int scalar arguments `ints` (its pointer arguments
+    `pointers`; `axes` the thread axes' bounds, Polys)."""
+    rel = Relations()
+    if fn.body is None:
+        return rel
+    records: dict[str, str] = {}  # a local pointer -> the stride its records step by
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None:
+            value = n.child_by_field_name("value")
+            terms = _terms(value)
+            if d.type == "pointer_declarator" and any(_ident(t) in pointers for _, t in terms):
+                hit = _stride(terms, ints)
+                if hit is not None and (name := _declared(d)) is not None:
+                    records[name] = hit[0]
+    for arr, idx in _subscripts(fn.body):
+        terms = _terms(idx)
+        if arr in records and (c := _int(idx)) is not None:
+            rel.fields[records[arr]] = max(rel.fields.get(records[arr], 0), c)
+        elif arr in pointers and len(terms) == 2 and (hit := _stride(terms, ints)) is not None:
+            c = next((_int(t) for s, t in terms if s > 0 and _int(t) is not None), None)
+            if c is not None:
+                rel.fields[hit[0]] = max(rel.fields.get(hit[0], 0), c)
+        if arr in pointers and (hit := _stride(terms, ints)) is not None:
+            if any(s < 0 and _ident(t) in hit[1] for s, t in terms):
+                rel.bands.add(hit[0])
+    rel.fields = {s: c for s, c in rel.fields.items() if c >= 1}
+    _reflections(fn.body, axes, ints, rel)
+    _reaches(fn.body, ints, rel)
+    return rel
+
+
+def _reflections(body: Node, axes: list[Any], ints: set[str], rel: Relations) -> None:
+    for n in cuda_ast.walk(body):
+        if n.type != "if_statement":
+            continue
+        cond = strip_parens(n.child_by_field_name("condition"))
+        if cond is None or cond.type != "binary_expression" or text(cond.child_by_field_name("operator")) != ">=":
+            continue
+        x, w = _ident(cond.child_by_field_name("left")), _ident(cond.child_by_field_name("right"))
+        then = n.child_by_field_name("consequence")
+        if x is None or w not in ints or then is None:
+            continue
+        for a in cuda_ast.walk(then):
+            if a.type != "assignment_expression" or _ident(a.child_by_field_name("left")) != x:
+                continue
+            terms = _terms(a.child_by_field_name("right"))
+            if any(s < 0 and _ident(t) == x for s, t in terms) and any(w in _names(t) for _, t in terms):
+                for p in axes:
+                    if w in p.names() and all(len(m) == 1 and c == 1 for m, c in p.terms.items()):
+                        rel.reflections += [(v, w) for v in sorted(p.names() - {w}) if v in ints]
+
+
+def _reaches(body: Node, ints: set[str], rel: Relations) -> None:
+    counters: dict[str, str] = {}  # a loop's counter -> the int argument it stays below
+    for n in cuda_ast.walk(body):
+        if n.type == "for_statement":
+            cond = strip_parens(n.child_by_field_name("condition"))
+            if cond is not None and cond.type == "binary_expression" and text(cond.child_by_field_name("operator")) == "<":
+                k, top = _ident(cond.child_by_field_name("left")), _ident(cond.child_by_field_name("right"))
+                if k is not None and top in ints:
+                    counters[k] = top
+    compares = _compares(body)
+    tested = {a for a, op, b in compares if b == "0" and op in (">=", "<")}
+    for n in cuda_ast.walk(body):
+        if n.type != "init_declarator" or _declared(n.child_by_field_name("declarator")) not in tested:
+            continue
+        value = unwrapped(n.child_by_field_name("value"))
+        if value is None or value.type != "binary_expression" or text(value.child_by_field_name("operator")) != "-":
+            continue
+        t = _ident(value.child_by_field_name("left"))
+        fs = _factors(value.child_by_field_name("right"))
+        scales = [text(f) for f in fs if f.type == "identifier" and text(f) in ints]
+        taps = {counters[k] for f in fs for k in _names(f) if k in counters}
+        ends = {b for a, op, b in compares if a == t and op in (">=", "<") and b in ints}
+        if t is not None and len(scales) == 1 and len(taps) == 1 and len(ends) == 1:
+            (k,), (end,) = taps, ends
+            if scales[0] not in (k, end) and k != end:
+                rel.reaches.append((scales[0], k, end))
+
+
+def find(unit: cuda_ast.Unit, kernel: str, axes: list[Any]) -> Relations:
+    fn = unit.kernels.get(kernel)
+    if fn is None:
+        return Relations()
+    ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
+    return relations(fn, axes, ints, {p.name for p in fn.params if p.pointer})
+
+
+def env_at(spec: Spec, at: dict[str, int]) -> dict[str, int]:
+    """The sizes and whole-valued scalar arguments at the sizes `at`."""
+    env = dict(at)
+    for a in spec.args:
+        if a.is_array:
+            continue
+        try:
+            v = evaluate(a.value, env) if isinstance(a.value, str) else a.value
+        except ExprError:
+            continue
+        if isinstance(v, int | float) and not isinstance(v, bool) and float(v).is_integer():
+            env[a.name] = int(v)
+    return env
+
+
+def warnings(rel: Relations, env: dict[str, int], label: str) -> list[tuple[str, str]]:
+    """(key, line) for each relation the values `env` contradict."""
+    out = []
+    for s, c in sorted(rel.fields.items()):
+        if s in env and env[s] <= c:
+            out.append(
+                (
+                    f"rows {s}",
+                    f"args.{s}: {s} = {env[s]} <= {c}{label}: the kernel steps from one record to the next by {s} "
+                    f"and reads field {c} of each, so a record's last fields are the next one's first; a record "
+                    f"stride is past the fields read (at least {c + 1})",
+                )
+            )
+    for p, w in rel.reflections:
+        if p in env and w in env and env[p] >= env[w]:
+            out.append(
+                (
+                    f"reflect {p}",
+                    f"sizes.{p}: {p} = {env[p]} >= {w} = {env[w]}{label}: the kernel reflects an index at {w} "
+                    f"on an axis that reaches {p} past it, so the reflection goes below 0; a pad is below {w}",
+                )
+            )
+    for d, k, end in rel.reaches:
+        if all(v in env for v in (d, k, end)) and env[d] * (env[k] - 1) >= env[end]:
+            out.append(
+                (
+                    f"reach {d}",
+                    f"args.{d}: {d} * ({k} - 1) = {env[d] * (env[k] - 1)} >= {end} = {env[end]}{label}: the "
+                    f"kernel's taps reach back {d} * ({k} - 1) from a point below {end}, so every tap past the "
+                    f"first reads before the start (nothing); the reach is below {end}",
+                )
+            )
+    return out
+
+
+def _set(spec: Spec, name: str, value: int, table: dict[str, int] | None = None) -> bool:
+    """Give `name` (a size, or a scalar argument's constant) `value`, in `table` or the spec's sizes."""
+    if name in spec.sizes:
+        if table is None:
+            spec.sizes[name] = value
+        else:
+            table[name] = value
+        return True
+    arg = next((a for a in spec.args if a.name == name and not a.is_array), None)
+    if arg is None or table is not None:
+        return False
+    arg.value = value
+    return True
+
+
+def _retell(guesses: list[tuple[str, str]], name: str, spec: Spec, why: str) -> None:
+    key = f"sizes.{name}" if name in spec.sizes else f"args.{name}"
+    guesses[:] = [g for g in guesses if g[0] != key]
+    guesses.append((key, why))
+
+
+def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
+    """Move the draft's values within the relations, at its sizes and at each check size."""
+    if not (rel.fields or rel.reflections or rel.reaches):
+        return
+    tables = [dict(t) for t in spec.verify_sizes] if spec.verify_sizes is not None else None
+    for s, c in sorted(rel.fields.items()):
+        env = env_at(spec, spec.sizes)
+        if s in env and env[s] <= c + 1 and _set(spec, s, c + 2):
+            _retell(guesses, s, spec, f"{c + 2}: it steps from one record to the next, whose fields 0 to {c} the "
+                    f"kernel reads: past them and one wider, so a kernel that packs records tighter fails; set the "
+                    "stride you use")
+    pads: dict[str, int] = {}
+    for p, w in rel.reflections:
+        env = env_at(spec, spec.sizes)
+        if p in env and w in env and env[p] >= env[w]:
+            j = pads[w] = pads.get(w, 0) + 1
+            if _set(spec, p, max(1, env[w] // (1 + j))):
+                _retell(guesses, p, spec, f"{w} // {1 + j}: the kernel reflects an index at {w} on an axis {p} "
+                        f"past it: below {w}, or the reflection goes below 0")
+    if rel.reflections:
+        tables = tables if tables is not None else [dict(t) for t in default_verify_sizes(spec)]
+        for t in tables:
+            count: dict[str, int] = {}
+            for p, w in rel.reflections:
+                env = env_at(spec, {**spec.sizes, **t})
+                if p in env and w in env and env[p] >= env[w]:
+                    count[w] = count.get(w, 0) + 1
+                    _set(spec, p, max(1, env[w] // (1 + count[w])), t)
+        spec.verify_sizes = tables
+    for d, k, end in rel.reaches:
+        ats = [spec.sizes] + [{**spec.sizes, **t} for t in (tables or default_verify_sizes(spec))]
+        envs = [env_at(spec, a) for a in ats]
+        if not all(v in e for e in envs for v in (d, k, end)):
+            continue
+        if all(e[d] * (e[k] - 1) < e[end] for e in envs):
+            continue
+        low = min(e[end] for e in envs)
+        dv = envs[0][d]
+        if d not in spec.sizes and k in spec.sizes and not _in_problem(spec, k) and dv >= 1:
+            kv = max(2, low // (dv + 1))
+            kv = kv - 1 if kv == dv and kv > 2 else kv
+            if dv * (kv - 1) < low and _set(spec, k, kv):
+                _retell(guesses, k, spec, f"{kv}: it bounds the taps a step of {d} apart that reach back from a "
+                        f"point below {end}: {d} * ({k} - 1) below {end} at every check size, so the taps read data")
+
+
+def _in_problem(spec: Spec, name: str) -> bool:
+    return any(name in re.findall(r"[A-Za-z_]\w*", str(p)) for p in spec.problem_size)
