@@ -171,7 +171,11 @@ def _reaches(body: Node, ints: set[str], rel: Relations) -> None:
     for n in cuda_ast.walk(body):
         if n.type == "for_statement":
             cond = strip_parens(n.child_by_field_name("condition"))
-            if cond is not None and cond.type == "binary_expression" and text(cond.child_by_field_name("operator")) == "<":
+            if (
+                cond is not None
+                and cond.type == "binary_expression"
+                and text(cond.child_by_field_name("operator")) == "<"
+            ):
                 k, top = _ident(cond.child_by_field_name("left")), _ident(cond.child_by_field_name("right"))
                 if k is not None and top in ints:
                     counters[k] = top
@@ -281,17 +285,27 @@ def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
     for s, c in sorted(rel.fields.items()):
         env = env_at(spec, spec.sizes)
         if s in env and env[s] <= c + 1 and _set(spec, s, c + 2):
-            _retell(guesses, s, spec, f"{c + 2}: it steps from one record to the next, whose fields 0 to {c} the "
-                    f"kernel reads: past them and one wider, so a kernel that packs records tighter fails; set the "
-                    "stride you use")
+            _retell(
+                guesses,
+                s,
+                spec,
+                f"{c + 2}: it steps from one record to the next, whose fields 0 to {c} the "
+                f"kernel reads: past them and one wider, so a kernel that packs records tighter fails; set the "
+                "stride you use",
+            )
     pads: dict[str, int] = {}
     for p, w in rel.reflections:
         env = env_at(spec, spec.sizes)
         if p in env and w in env and env[p] >= env[w]:
             j = pads[w] = pads.get(w, 0) + 1
             if _set(spec, p, max(1, env[w] // (1 + j))):
-                _retell(guesses, p, spec, f"{w} // {1 + j}: the kernel reflects an index at {w} on an axis {p} "
-                        f"past it: below {w}, or the reflection goes below 0")
+                _retell(
+                    guesses,
+                    p,
+                    spec,
+                    f"{w} // {1 + j}: the kernel reflects an index at {w} on an axis {p} "
+                    f"past it: below {w}, or the reflection goes below 0",
+                )
     if rel.reflections:
         tables = tables if tables is not None else [dict(t) for t in default_verify_sizes(spec)]
         for t in tables:
@@ -315,8 +329,13 @@ def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
             kv = max(2, low // (dv + 1))
             kv = kv - 1 if kv == dv and kv > 2 else kv
             if dv * (kv - 1) < low and _set(spec, k, kv):
-                _retell(guesses, k, spec, f"{kv}: it bounds the taps a step of {d} apart that reach back from a "
-                        f"point below {end}: {d} * ({k} - 1) below {end} at every check size, so the taps read data")
+                _retell(
+                    guesses,
+                    k,
+                    spec,
+                    f"{kv}: it bounds the taps a step of {d} apart that reach back from a "
+                    f"point below {end}: {d} * ({k} - 1) below {end} at every check size, so the taps read data",
+                )
 
 
 def _in_problem(spec: Spec, name: str) -> bool:

@@ -1,0 +1,111 @@
+"""Relations the code states between a scalar and a size (kernel/draft_relations.py, issue 35): a record
+stride past the largest field read, pads below the size an index is reflected at, taps whose reach
+back stays below the extent; drafted within them, warned about where a spec contradicts them; band
+storage (`ab[kd + i - j + j * ldab]`) is no plain row and gets no overlap warning."""
+
+from kt_tui.kernel.draft_flags import layout_warnings
+
+from .test_draft_shapes import _draft, _points
+
+# particles of `stride` floats each, position x y z and mass read
+PARTICLES = """
+__global__ void kinetic(const float *parts, int count, int stride, float *energy)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count)
+        return;
+    const float *q = parts + (size_t)i * stride;
+    energy[i] = 0.5f * q[4] * (q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+}
+"""
+
+# rows of a signal mirrored at both ends: `left` samples before, `right` after
+MIRROR = """
+__global__ void mirror_rows(const float *src, float *dst, int rows, int len, int left, int right)
+{
+    const int o = blockIdx.x * blockDim.x + threadIdx.x;
+    const int r = blockIdx.y * blockDim.y + threadIdx.y;
+    const int wide = len + left + right;
+    if (o >= wide || r >= rows)
+        return;
+    int x = abs(o - left);
+    if (x >= len)
+        x = 2 * (len - 1) - x;
+    dst[(size_t)r * wide + o] = src[(size_t)r * len + x];
+}
+"""
+
+# a comb filter: taps `gap` samples apart reaching back from each sample
+COMB = """
+__global__ void comb(const float *sig, const float *coef, float *res, int samples, int taps, int gap)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= samples)
+        return;
+    float acc = 0.0f;
+    for (int k = 0; k < taps; k++) {
+        const int at = t - k * gap;
+        if (at >= 0)
+            acc += coef[k] * sig[at];
+    }
+    res[t] = acc;
+}
+"""
+
+# a rows x cols band matrix (lo sub-, hi super-diagonals) times a vector, its columns `ldab` apart
+BAND = """
+__global__ void band_mv(int rows, int cols, int lo, int hi, const float *ab, int ldab, const float *x, float *y)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows)
+        return;
+    float s = 0.0f;
+    for (int j = max(0, i - lo); j <= min(cols - 1, i + hi); j++)
+        s += ab[hi + i - j + (size_t)j * ldab] * x[j];
+    y[i] = s;
+}
+"""
+
+
+def test_a_record_stride_is_drafted_past_the_fields_read():
+    d = _draft(PARTICLES)
+    for at in _points(d.spec):
+        assert at["stride"] >= 6  # fields 0 to 4 read, and wider than packed
+    assert any("record" in why for key, why in d.guesses if key.endswith("stride"))
+
+
+def test_pads_are_drafted_below_the_size_they_reflect_at():
+    d = _draft(MIRROR)
+    points = _points(d.spec)
+    assert len(points) >= 2
+    for at in points:
+        assert 1 <= at["left"] < at["len"] and 1 <= at["right"] < at["len"], at
+    assert layout_warnings(MIRROR, "mirror_rows", d.spec) == []
+
+
+def test_a_pad_at_the_size_is_warned_about():
+    d = _draft(MIRROR)
+    d.spec.sizes["right"] = d.spec.sizes["len"]
+    warnings = layout_warnings(MIRROR, "mirror_rows", d.spec)
+    assert any(w.startswith("sizes.right: right = ") and "reflects an index at len" in w for w in warnings)
+
+
+def test_taps_are_drafted_to_reach_back_less_than_the_extent():
+    d = _draft(COMB)
+    for at in _points(d.spec):
+        assert at["gap"] >= 2 and at["taps"] >= 2
+        assert at["gap"] * (at["taps"] - 1) < at["samples"], at
+    assert layout_warnings(COMB, "comb", d.spec) == []
+
+
+def test_taps_reaching_past_the_extent_are_warned_about():
+    d = _draft(COMB)
+    next(a for a in d.spec.args if a.name == "gap").value = "samples"
+    warnings = layout_warnings(COMB, "comb", d.spec)
+    assert any(w.startswith("args.gap: gap * (taps - 1) = ") and "before the start" in w for w in warnings)
+
+
+def test_band_storage_gets_no_row_overlap_warning():
+    d = _draft(BAND)
+    next(a for a in d.spec.args if a.name == "ldab").value = "lo + hi + 1"
+    assert layout_warnings(BAND, "band_mv", d.spec) == []
