@@ -9,6 +9,10 @@ values can contradict (kernel/draft.py drafts within them, kernel/draft_flags.py
 - reaches: `t - (... k ...) * D` (k a loop's counter below K, the difference tested against 0, t
   compared with L): the taps reach back D * (K - 1), which is below L, or every tap past the first
   reads before the start.
+- picks: `for (j < K)` around `for (e < E)` that keeps a counter's value (`best = e`): K picks among
+  E (a top-k), so K is below E, or the picks past E find nothing.
+- gains: a float scalar that multiplies a value later clipped from above (`fminf(r * g * s, MAX)`):
+  above 1, so the clip is reached and a kernel that drops the gain fails.
 - bands: `a[ku + row - j + j * ld]`: the in-row term subtracts the index the stride multiplies (band
   storage), so the row it steps over is no plain row (no overlap warning).
 """
@@ -27,6 +31,7 @@ from .spec import Spec
 from .spec_model import default_verify_sizes
 
 Node = Any
+GAINS = (1.5, 1.25, 2.5, 1.75)  # gains above 1, apart
 
 
 @dataclass
@@ -34,6 +39,8 @@ class Relations:
     fields: dict[str, int] = field(default_factory=dict)  # S -> the largest field read past a record's start
     reflections: list[tuple[str, str]] = field(default_factory=list)  # (P, W): P < W
     reaches: list[tuple[str, str, str]] = field(default_factory=list)  # (D, K, L): D * (K - 1) < L
+    picks: list[tuple[str, str]] = field(default_factory=list)  # (K, E): K < E
+    gains: list[str] = field(default_factory=list)  # float scalars drafted above 1
     bands: set[str] = field(default_factory=set)  # strides of band storage
 
 
@@ -142,7 +149,65 @@ def relations(fn: cuda_ast.Function, axes: list[Any], ints: set[str], pointers: 
     rel.fields = {s: c for s, c in rel.fields.items() if c >= 1}
     _reflections(fn.body, axes, ints, rel)
     _reaches(fn.body, ints, rel)
+    _picks(fn.body, ints, rel)
     return rel
+
+
+def _loop(n: Node) -> tuple[str, str] | None:
+    """(counter, bound) of `for (...; counter < bound; ...)`."""
+    cond = strip_parens(n.child_by_field_name("condition"))
+    if cond is None or cond.type != "binary_expression" or text(cond.child_by_field_name("operator")) != "<":
+        return None
+    k, top = _ident(cond.child_by_field_name("left")), _ident(cond.child_by_field_name("right"))
+    return (k, top) if k is not None and top is not None else None
+
+
+def _picks(body: Node, ints: set[str], rel: Relations) -> None:
+    for n in cuda_ast.walk(body):
+        outer = _loop(n) if n.type == "for_statement" else None
+        if outer is None or outer[1] not in ints or (inside := n.child_by_field_name("body")) is None:
+            continue
+        for m in cuda_ast.walk(inside):
+            inner = _loop(m) if m.type == "for_statement" else None
+            if inner is None or inner[1] not in ints or inner[1] == outer[1] or m.child_by_field_name("body") is None:
+                continue
+            kept = any(
+                a.type == "assignment_expression"
+                and text(a.child_by_field_name("operator")) == "="
+                and _ident(a.child_by_field_name("right")) == inner[0]
+                for a in cuda_ast.walk(m.child_by_field_name("body"))
+            )
+            if kept and (outer[1], inner[1]) not in rel.picks:
+                rel.picks.append((outer[1], inner[1]))
+
+
+CLIPS = ("fminf", "fmin", "min")
+
+
+def gains(fn: cuda_ast.Function, floats: set[str]) -> list[str]:
+    """The float scalars of `floats` that multiply a value (directly or through a local) that a
+    `fminf(..., C)` clips from above, C a constant."""
+    if fn.body is None:
+        return []
+    scaled: dict[str, set[str]] = {}  # a local -> the float scalars its value is a product with
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator" and (name := _declared(n.child_by_field_name("declarator"))) is not None:
+            fs = _factors(n.child_by_field_name("value"))
+            hits = {text(f) for f in fs if f.type == "identifier" and text(f) in floats}
+            if len(fs) > 1 and hits:
+                scaled[name] = hits
+    out: list[str] = []
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in CLIPS:
+            continue
+        args = [c for c in (n.child_by_field_name("arguments") or n).named_children if c.type != "comment"]
+        if len(args) != 2 or unwrapped(args[1]) is None or unwrapped(args[1]).type != "number_literal":
+            continue
+        names = _names(args[0])
+        for g in sorted(set().union(*(scaled.get(v, set()) for v in names)) | (names & floats)):
+            if g not in out:
+                out.append(g)
+    return out
 
 
 def _reflections(body: Node, axes: list[Any], ints: set[str], rel: Relations) -> None:
@@ -202,8 +267,11 @@ def find(unit: cuda_ast.Unit, kernel: str, axes: list[Any]) -> Relations:
     fn = unit.kernels.get(kernel)
     if fn is None:
         return Relations()
+    floats = {p.name for p in fn.params if not p.pointer and p.type in ("float", "double")}
     ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
-    return relations(fn, axes, ints, {p.name for p in fn.params if p.pointer})
+    rel = relations(fn, axes, ints, {p.name for p in fn.params if p.pointer})
+    rel.gains = gains(fn, floats)
+    return rel
 
 
 def env_at(spec: Spec, at: dict[str, int]) -> dict[str, int]:
@@ -253,6 +321,15 @@ def warnings(rel: Relations, env: dict[str, int], label: str) -> list[tuple[str,
                     f"first reads before the start (nothing); the reach is below {end}",
                 )
             )
+    for k, e in rel.picks:
+        if k in env and e in env and env[k] >= env[e]:
+            out.append(
+                (
+                    f"picks {k}",
+                    f"args.{k}: {k} = {env[k]} >= {e} = {env[e]}{label}: the kernel makes {k} picks, each among the "
+                    f"{e} values of a loop over {e}, so the picks past {e} find nothing; {k} is below {e}",
+                )
+            )
     return out
 
 
@@ -279,7 +356,7 @@ def _retell(guesses: list[tuple[str, str]], name: str, spec: Spec, why: str) -> 
 
 def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
     """Move the draft's values within the relations, at its sizes and at each check size."""
-    if not (rel.fields or rel.reflections or rel.reaches):
+    if not (rel.fields or rel.reflections or rel.reaches or rel.picks or rel.gains):
         return
     tables = [dict(t) for t in spec.verify_sizes] if spec.verify_sizes is not None else None
     for s, c in sorted(rel.fields.items()):
@@ -293,6 +370,30 @@ def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
                 f"kernel reads: past them and one wider, so a kernel that packs records tighter fails; set the "
                 "stride you use",
             )
+    for k, e in rel.picks:
+        env = env_at(spec, spec.sizes)
+        if k in env and e in env and env[k] >= env[e] and env[e] >= 3 and _set(spec, k, max(2, env[e] // 2)):
+            _retell(
+                guesses,
+                k,
+                spec,
+                f"{e} // 2: the kernel makes {k} picks, each among the {e} values of a loop "
+                f"over {e}: below {e}, above 1",
+            )
+    taken = {a.value for a in spec.args if not a.is_array and isinstance(a.value, float)}
+    for g in rel.gains:
+        arg = next((a for a in spec.args if a.name == g and not a.is_array), None)
+        if arg is None or not isinstance(arg.value, int | float) or arg.value > 1:
+            continue
+        arg.value = next((v for v in GAINS if v not in taken), GAINS[0])
+        taken.add(arg.value)
+        _retell(
+            guesses,
+            g,
+            spec,
+            f"{arg.value}: it multiplies a value the kernel clips from above: above 1, so the "
+            "clip is reached and a gain dropped or swapped changes the outputs",
+        )
     pads: dict[str, int] = {}
     for p, w in rel.reflections:
         env = env_at(spec, spec.sizes)

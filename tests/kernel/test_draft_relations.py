@@ -109,3 +109,58 @@ def test_band_storage_gets_no_row_overlap_warning():
     d = _draft(BAND)
     next(a for a in d.spec.args if a.name == "ldab").value = "lo + hi + 1"
     assert layout_warnings(BAND, "band_mv", d.spec) == []
+
+
+# the `picks` largest scores of each of `items` rows of `width`, largest first
+TOP_PICKS = """
+__global__ void top_picks(const float *score, int items, int width, int picks, int *chosen)
+{
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= items)
+        return;
+    float last = INFINITY;
+    for (int p = 0; p < picks; p++) {
+        float top = -INFINITY;
+        int at = width;
+        for (int c = 0; c < width; c++) {
+            const float v = score[(size_t)r * width + c];
+            if (v < last && v > top) {
+                top = v;
+                at = c;
+            }
+        }
+        last = top;
+        chosen[(size_t)r * picks + p] = at;
+    }
+}
+"""
+
+# a brightness gain per channel, clipped at 255
+TONE = """
+__global__ void tone(const unsigned char *px, int n, float warm, float cool, unsigned char *res)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const float a = px[2 * i] * warm;
+    const float b = px[2 * i + 1] * cool;
+    res[2 * i] = (unsigned char)fminf(a, 255.0f);
+    res[2 * i + 1] = (unsigned char)fminf(b, 255.0f);
+}
+"""
+
+
+def test_picks_are_drafted_below_what_they_pick_among():
+    d = _draft(TOP_PICKS)
+    for at in _points(d.spec):
+        assert 2 <= at["picks"] < at["width"], at
+    assert layout_warnings(TOP_PICKS, "top_picks", d.spec) == []
+    d.spec.sizes["picks"] = d.spec.sizes["width"] + 1
+    warnings = layout_warnings(TOP_PICKS, "top_picks", d.spec)
+    assert any(w.startswith("args.picks: picks = ") and "find nothing" in w for w in warnings)
+
+
+def test_gains_before_a_clip_are_drafted_above_1_and_apart():
+    d = _draft(TONE)
+    values = {a.name: a.value for a in d.spec.args if a.name in ("warm", "cool")}
+    assert all(v > 1 for v in values.values()) and values["warm"] != values["cool"], values
