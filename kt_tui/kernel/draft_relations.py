@@ -83,6 +83,16 @@ def _int(n: Node | None) -> int | None:
         return None
 
 
+def _number(n: Node | None) -> float | None:
+    n = unwrapped(n)
+    if n is None or n.type != "number_literal":
+        return None
+    try:
+        return float(text(n).rstrip("fFlLuU"))
+    except ValueError:
+        return None
+
+
 def _declared(d: Node | None) -> str | None:
     while d is not None and d.type != "identifier":
         d = d.child_by_field_name("declarator")
@@ -201,7 +211,7 @@ def gains(fn: cuda_ast.Function, floats: set[str]) -> list[str]:
         if n.type != "call_expression" or text(n.child_by_field_name("function")) not in CLIPS:
             continue
         args = [c for c in (n.child_by_field_name("arguments") or n).named_children if c.type != "comment"]
-        if len(args) != 2 or unwrapped(args[1]) is None or unwrapped(args[1]).type != "number_literal":
+        if len(args) != 2 or _number(args[1]) is None:
             continue
         names = _names(args[0])
         for g in sorted(set().union(*(scaled.get(v, set()) for v in names)) | (names & floats)):
