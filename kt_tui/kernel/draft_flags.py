@@ -16,6 +16,7 @@ from . import cuda_ast, draft_overlaps, draft_relations, extents
 from .expr import ExprError, evaluate
 from .poly import Poly
 from .spec import Spec
+from .spec_model import default_verify_sizes
 
 LOOP_COUNT = 100  # a scalar that bounds a loop and no array: enough trips to be real work
 ROW_PAD = 32  # a stride drafted past its row by this many elements (a pitched row), never equal to it
@@ -291,3 +292,46 @@ def slid_window(an: extents.Analysis, top: Poly, bound_top: Poly) -> SlidWindow 
     if step.is_const() and step == Poly():
         return None
     return SlidWindow(o, pads[0], step, rest, bound_top + Poly.const(1))
+
+
+def fit_windows(spec: Spec, an: extents.Analysis, guesses: list[tuple[str, str]]) -> None:
+    """Give the extent a padded window's guard bounds (the input's rows, a size no thread axis uses)
+    the value that makes the output's extent what the guard implies, at the spec's sizes and at each
+    check size: then every input row is read and no output reads only padding."""
+    problem = {v for p in spec.problem_size for v in PLAIN.findall(str(p))}
+    for w in [w for g in an.guarded if (w := slid_window(an, *g)) is not None]:
+        (bound,) = w.bound.names() if len(w.bound.names()) == 1 else ("",)
+        if w.bound != Poly.var(bound) or bound not in spec.sizes or bound in problem or w.out not in spec.sizes:
+            continue
+        tables = [dict(t) for t in spec.verify_sizes] if spec.verify_sizes is not None else None
+        points: list[dict[str, int] | None] = [None, *(tables or [dict(t) for t in default_verify_sizes(spec)])]
+        changed = False
+        for t in points:
+            env = draft_relations.env_at(spec, {**spec.sizes, **(t or {})})
+            if not w.names() <= set(env) or w.formula(env) == env[w.out]:
+                continue
+            step = float(w.step.value(env))
+            if step <= 0:
+                continue
+            b = max(1, math.ceil(env[w.out] * step - float(w.top().value({**env, bound: 0}))))
+            while w.formula({**env, bound: b}) < env[w.out]:
+                b += 1
+            if w.formula({**env, bound: b}) != env[w.out]:
+                continue
+            if t is None:
+                spec.sizes[bound] = b
+            else:
+                t[bound] = b
+            changed = True
+        if changed:
+            spec.verify_sizes = [t for t in points[1:] if t is not None]
+            key = f"sizes.{bound}"
+            guesses[:] = [g for g in guesses if g[0] != key]
+            guesses.append(
+                (
+                    key,
+                    f"{spec.sizes[bound]}: the kernel's guard `< {bound}` cuts a window shifted by {w.pad} whose "
+                    f"outputs number {w.out}: sized so that {w.out} = {w.text()}, every input row read and no "
+                    "output reading only padding",
+                )
+            )

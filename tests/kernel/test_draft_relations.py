@@ -164,3 +164,31 @@ def test_gains_before_a_clip_are_drafted_above_1_and_apart():
     d = _draft(TONE)
     values = {a.name: a.value for a in d.spec.args if a.name in ("warm", "cool")}
     assert all(v > 1 for v in values.values()) and values["warm"] != values["cool"], values
+
+
+# a padded max over windows of `win` samples, `hop` apart, of each of `rows` rows
+POOL = """
+__global__ void pool_rows(const float *in, float *out, int rows, int in_len, int out_len, int win, int hop, int pad)
+{
+    const int o = blockIdx.x * blockDim.x + threadIdx.x;
+    const int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (o >= out_len || r >= rows)
+        return;
+    float m = -INFINITY;
+    for (int k = 0; k < win; k++) {
+        const int x = o * hop - pad + k;
+        if (x >= 0 && x < in_len)
+            m = fmaxf(m, in[(size_t)r * in_len + x]);
+    }
+    out[(size_t)r * out_len + o] = m;
+}
+"""
+
+
+def test_the_input_a_padded_window_cuts_is_drafted_to_match_the_output():
+    d = _draft(POOL)
+    points = _points(d.spec)
+    assert len(points) >= 2
+    for at in points:
+        assert at["out_len"] == (at["in_len"] + 2 * at["pad"] - at["win"]) // at["hop"] + 1, at
+    assert layout_warnings(POOL, "pool_rows", d.spec) == []
