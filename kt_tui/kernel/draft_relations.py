@@ -237,39 +237,35 @@ def _reflections(body: Node, axes: list[Any], ints: set[str], rel: Relations) ->
             terms = _terms(a.child_by_field_name("right"))
             if any(s < 0 and _ident(t) == x for s, t in terms) and any(w in _names(t) for _, t in terms):
                 for p in axes:
-                    if w in p.names() and all(len(m) == 1 and c == 1 for m, c in p.terms.items()):
+                    if p.terms.get((w,)) == 1 and all(len(m) == 1 and c > 0 for m, c in p.terms.items()):
                         rel.reflections += [(v, w) for v in sorted(p.names() - {w}) if v in ints]
 
 
 def _reaches(body: Node, ints: set[str], rel: Relations) -> None:
-    counters: dict[str, str] = {}  # a loop's counter -> the int argument it stays below
-    for n in cuda_ast.walk(body):
-        if n.type == "for_statement":
-            cond = strip_parens(n.child_by_field_name("condition"))
-            if (
-                cond is not None
-                and cond.type == "binary_expression"
-                and text(cond.child_by_field_name("operator")) == "<"
-            ):
-                k, top = _ident(cond.child_by_field_name("left")), _ident(cond.child_by_field_name("right"))
-                if k is not None and top in ints:
-                    counters[k] = top
+    """`at = t - k * D` tested against 0, or `at = t + k * D` tested against L (t compared with L, k a
+    loop's counter below K): the taps reach D * (K - 1) from t, below L."""
+    counters = {
+        loop[0]: loop[1] for n in cuda_ast.walk(body) if n.type == "for_statement" and (loop := _loop(n)) is not None
+    }
     compares = _compares(body)
-    tested = {a for a, op, b in compares if b == "0" and op in (">=", "<")}
     for n in cuda_ast.walk(body):
-        if n.type != "init_declarator" or _declared(n.child_by_field_name("declarator")) not in tested:
+        at = _declared(n.child_by_field_name("declarator")) if n.type == "init_declarator" else None
+        terms = _terms(n.child_by_field_name("value")) if at is not None else []
+        plain = [t for s, t in terms if s > 0 and _ident(t) is not None]
+        prods = [(s, t) for s, t in terms if len(_factors(t)) > 1]
+        if len(terms) != 2 or len(plain) != 1 or len(prods) != 1:
             continue
-        value = unwrapped(n.child_by_field_name("value"))
-        if value is None or value.type != "binary_expression" or text(value.child_by_field_name("operator")) != "-":
-            continue
-        t = _ident(value.child_by_field_name("left"))
-        fs = _factors(value.child_by_field_name("right"))
+        t, (sign, prod) = text(unwrapped(plain[0])), prods[0]
+        fs = _factors(prod)
         scales = [text(f) for f in fs if f.type == "identifier" and text(f) in ints]
-        taps = {counters[k] for f in fs for k in _names(f) if k in counters}
+        taps = {counters[k] for f in fs for k in _names(f) if counters.get(k) in ints}
         ends = {b for a, op, b in compares if a == t and op in (">=", "<") and b in ints}
-        if t is not None and len(scales) == 1 and len(taps) == 1 and len(ends) == 1:
-            (k,), (end,) = taps, ends
-            if scales[0] not in (k, end) and k != end:
+        if len(scales) != 1 or len(taps) != 1 or len(ends) != 1:
+            continue
+        (k,), (end,) = taps, ends
+        guard = "0" if sign < 0 else end
+        if any(a == at and op in (">=", "<") and b == guard for a, op, b in compares):
+            if scales[0] not in (k, end) and k != end and (scales[0], k, end) not in rel.reaches:
                 rel.reaches.append((scales[0], k, end))
 
 

@@ -192,3 +192,44 @@ def test_the_input_a_padded_window_cuts_is_drafted_to_match_the_output():
     for at in points:
         assert at["out_len"] == (at["in_len"] + 2 * at["pad"] - at["win"]) // at["hop"] + 1, at
     assert layout_warnings(POOL, "pool_rows", d.spec) == []
+
+
+# taps `spread` samples apart reaching forward; a signal mirrored `edge` samples past both ends
+AHEAD = """
+__global__ void ahead(const float *sig, const float *coef, float *res, int samples, int taps, int spread)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= samples)
+        return;
+    float acc = 0.0f;
+    for (int k = 0; k < taps; k++) {
+        const int at = t + k * spread;
+        if (at < samples)
+            acc += coef[k] * sig[at];
+    }
+    res[t] = acc;
+}
+"""
+
+EDGES = """
+__global__ void edges(const float *sig, float *res, int n, int edge)
+{
+    const int o = blockIdx.x * blockDim.x + threadIdx.x;
+    if (o >= n + 2 * edge)
+        return;
+    int x = abs(o - edge);
+    if (x >= n)
+        x = 2 * n - 2 - x;
+    res[o] = sig[x];
+}
+"""
+
+
+def test_taps_reaching_forward_and_a_pad_on_both_ends_are_drafted_within_the_extent():
+    d = _draft(AHEAD)
+    for at in _points(d.spec):
+        assert at["spread"] * (at["taps"] - 1) < at["samples"], at
+    d = _draft(EDGES)
+    for at in _points(d.spec):
+        assert 1 <= at["edge"] < at["n"], at
+    assert layout_warnings(EDGES, "edges", d.spec) == []
