@@ -191,12 +191,12 @@ def _picks(body: Node, ints: set[str], rel: Relations) -> None:
                 rel.picks.append((outer[1], inner[1]))
 
 
-CLIPS = ("fminf", "fmin", "min")
+CLIPS = ("fminf", "fmin")  # a float clip; `min((int)(x * s), 255)` clamps an index, its scale no gain
 
 
 def gains(fn: cuda_ast.Function, floats: set[str]) -> list[str]:
     """The float scalars of `floats` that multiply a value (directly or through a local) that a
-    `fminf(..., C)` clips from above, C a constant."""
+    `fminf(..., C)` clips from above, C a constant (a float clip, no index clamp)."""
     if fn.body is None:
         return []
     scaled: dict[str, set[str]] = {}  # a local -> the float scalars its value is a product with
