@@ -13,6 +13,8 @@ values can contradict (kernel/draft.py drafts within them, kernel/draft_flags.py
   E (a top-k), so K is below E, or the picks past E find nothing.
 - gains: a float scalar that multiplies a value later clipped from above (`fminf(r * g * s, MAX)`):
   above 1, so the clip is reached and a kernel that drops the gain fails.
+- spans: a difference of two scalars that divides (`x / (hi - lo)`): the one subtracted is below the
+  other, or the divisor is 0 or negative.
 - bands: `a[ku + row - j + j * ld]`: the in-row term subtracts the index the stride multiplies (band
   storage), so the row it steps over is no plain row (no overlap warning).
 """
@@ -41,6 +43,7 @@ class Relations:
     reaches: list[tuple[str, str, str]] = field(default_factory=list)  # (D, K, L): D * (K - 1) < L
     picks: list[tuple[str, str]] = field(default_factory=list)  # (K, E): K < E
     gains: list[str] = field(default_factory=list)  # float scalars drafted above 1
+    spans: list[tuple[str, str]] = field(default_factory=list)  # (B, A) of a divisor `A - B`: B < A
     bands: set[str] = field(default_factory=set)  # strides of band storage
 
 
@@ -269,6 +272,21 @@ def _reaches(body: Node, ints: set[str], rel: Relations) -> None:
                 rel.reaches.append((scales[0], k, end))
 
 
+def spans(fn: cuda_ast.Function, scalars: set[str]) -> list[tuple[str, str]]:
+    """(B, A) for each `... / (A - B)` of two scalar arguments."""
+    out: list[tuple[str, str]] = []
+    for n in cuda_ast.walk(fn.body) if fn.body is not None else []:
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "/":
+            continue
+        terms = _terms(n.child_by_field_name("right"))
+        if len(terms) == 2 and {s for s, _ in terms} == {1, -1}:
+            a = next(_ident(t) for s, t in terms if s > 0)
+            b = next(_ident(t) for s, t in terms if s < 0)
+            if a in scalars and b in scalars and a != b and (b, a) not in out:
+                out.append((b, a))
+    return out
+
+
 def find(unit: cuda_ast.Unit, kernel: str, axes: list[Any]) -> Relations:
     fn = unit.kernels.get(kernel)
     if fn is None:
@@ -277,6 +295,7 @@ def find(unit: cuda_ast.Unit, kernel: str, axes: list[Any]) -> Relations:
     ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
     rel = relations(fn, axes, ints, {p.name for p in fn.params if p.pointer})
     rel.gains = gains(fn, floats)
+    rel.spans = spans(fn, floats | ints)
     return rel
 
 
@@ -327,6 +346,15 @@ def warnings(rel: Relations, env: dict[str, int], label: str) -> list[tuple[str,
                     f"first reads before the start (nothing); the reach is below {end}",
                 )
             )
+    for b, a in rel.spans:
+        if b in env and a in env and env[b] >= env[a]:
+            out.append(
+                (
+                    f"span {a}",
+                    f"args.{a}: {a} - {b} = {env[a] - env[b]}{label}: the kernel divides by {a} - {b}, which is 0 or "
+                    f"negative; {b} is below {a}",
+                )
+            )
     for k, e in rel.picks:
         if k in env and e in env and env[k] >= env[e]:
             out.append(
@@ -362,8 +390,17 @@ def _retell(guesses: list[tuple[str, str]], name: str, spec: Spec, why: str) -> 
 
 def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
     """Move the draft's values within the relations, at its sizes and at each check size."""
-    if not (rel.fields or rel.reflections or rel.reaches or rel.picks or rel.gains):
+    if not (rel.fields or rel.reflections or rel.reaches or rel.picks or rel.gains or rel.spans):
         return
+    for b, a in rel.spans:
+        below, above = (next((x for x in spec.args if x.name == v and not x.is_array), None) for v in (b, a))
+        if below is None or above is None:
+            continue
+        vb, va = below.value, above.value
+        if isinstance(vb, int | float) and isinstance(va, int | float) and vb >= va:
+            below.value, above.value = va, (vb if vb > va else va + 1)
+            _retell(guesses, b, spec, f"{below.value}: the kernel divides by {a} - {b}: below {a}")
+            _retell(guesses, a, spec, f"{above.value}: the kernel divides by {a} - {b}: above {b}")
     tables = [dict(t) for t in spec.verify_sizes] if spec.verify_sizes is not None else None
     for s, c in sorted(rel.fields.items()):
         env = env_at(spec, spec.sizes)

@@ -233,3 +233,26 @@ def test_taps_reaching_forward_and_a_pad_on_both_ends_are_drafted_within_the_ext
     for at in _points(d.spec):
         assert 1 <= at["edge"] < at["n"], at
     assert layout_warnings(EDGES, "edges", d.spec) == []
+
+
+# levels mapped onto [0, 1] between a floor and a ceiling given ceiling first
+LEVELS = """
+__global__ void levels(const float *x, int n, float ceiling, float floor_, int top, int bottom, float *y, int *q)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    y[i] = (x[i] - floor_) / (ceiling - floor_);
+    q[i] = (int)(x[i] * 100.0f - bottom) / (top - bottom);
+}
+"""
+
+
+def test_a_difference_that_divides_is_drafted_positive_and_warned_about_when_not():
+    d = _draft(LEVELS)
+    values = {a.name: a.value for a in d.spec.args if not a.is_array}
+    assert values["floor_"] < values["ceiling"] and values["bottom"] < values["top"], values
+    assert layout_warnings(LEVELS, "levels", d.spec) == []
+    next(a for a in d.spec.args if a.name == "bottom").value = values["top"]
+    warnings = layout_warnings(LEVELS, "levels", d.spec)
+    assert any(w.startswith("args.top: top - bottom = 0") for w in warnings), warnings
