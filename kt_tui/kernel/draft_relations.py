@@ -140,18 +140,28 @@ def relations(fn: cuda_ast.Function, axes: list[Any], ints: set[str], pointers: 
     if fn.body is None:
         return rel
     records: dict[str, str] = {}  # a local pointer -> the stride its records step by
+    starts: dict[str, str] = {}  # a local `i * S`, a record's start -> S
     for n in cuda_ast.walk(fn.body):
         if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None:
             value = n.child_by_field_name("value")
             terms = _terms(value)
+            name = _declared(d)
+            hit = _stride(terms, ints)
+            if name is None:
+                continue
             if d.type == "pointer_declarator" and any(_ident(t) in pointers for _, t in terms):
-                hit = _stride(terms, ints)
-                if hit is not None and (name := _declared(d)) is not None:
-                    records[name] = hit[0]
+                start = next((starts[v] for _, t in terms if (v := _ident(t)) in starts), None)
+                if hit is not None or start is not None:
+                    records[name] = hit[0] if hit is not None else str(start)
+            elif d.type == "identifier" and len(terms) == 1 and hit is not None:
+                starts[name] = hit[0]
     for arr, idx in _subscripts(fn.body):
         terms = _terms(idx)
+        start = next((starts[v] for _, t in terms if (v := _ident(t)) in starts), None) if len(terms) == 2 else None
         if arr in records and (c := _int(idx)) is not None:
             rel.fields[records[arr]] = max(rel.fields.get(records[arr], 0), c)
+        elif arr in pointers and start is not None and (c := next((_int(t) for _, t in terms if _int(t)), None)):
+            rel.fields[start] = max(rel.fields.get(start, 0), c)
         elif arr in pointers and len(terms) == 2 and (hit := _stride(terms, ints)) is not None:
             c = next((_int(t) for s, t in terms if s > 0 and _int(t) is not None), None)
             if c is not None:

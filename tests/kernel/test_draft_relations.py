@@ -256,3 +256,22 @@ def test_a_difference_that_divides_is_drafted_positive_and_warned_about_when_not
     next(a for a in d.spec.args if a.name == "bottom").value = values["top"]
     warnings = layout_warnings(LEVELS, "levels", d.spec)
     assert any(w.startswith("args.top: top - bottom = 0") for w in warnings), warnings
+
+
+# samples of `width` shorts each, channels 0 to 2 read from each sample's start
+SAMPLES = """
+__global__ void mix3(const short *pcm, int frames, int width, float *mono)
+{
+    const int f = blockIdx.x * blockDim.x + threadIdx.x;
+    if (f >= frames)
+        return;
+    const int at = f * width;
+    mono[f] = (pcm[at] + pcm[at + 1] + pcm[at + 2]) / 3.0f;
+}
+"""
+
+
+def test_a_record_start_in_a_local_is_a_record_too():
+    d = _draft(SAMPLES)
+    for at in _points(d.spec):
+        assert at["width"] >= 4, at
