@@ -256,14 +256,20 @@ def _reflections(body: Node, axes: list[Any], ints: set[str], rel: Relations) ->
 
 def _reaches(body: Node, ints: set[str], rel: Relations) -> None:
     """`at = t - k * D` tested against 0, or `at = t + k * D` tested against L (t compared with L, k a
-    loop's counter below K): the taps reach D * (K - 1) from t, below L."""
+    loop's counter below K; the difference in a local or tested as it is): the taps reach D * (K - 1)
+    from t, below L."""
     counters = {
         loop[0]: loop[1] for n in cuda_ast.walk(body) if n.type == "for_statement" and (loop := _loop(n)) is not None
     }
     compares = _compares(body)
+    found: list[tuple[str, Node]] = []
     for n in cuda_ast.walk(body):
-        at = _declared(n.child_by_field_name("declarator")) if n.type == "init_declarator" else None
-        terms = _terms(n.child_by_field_name("value")) if at is not None else []
+        if n.type == "init_declarator" and (name := _declared(n.child_by_field_name("declarator"))) is not None:
+            found.append((name, n.child_by_field_name("value")))
+        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) in (">=", "<"):
+            found.append((text(unwrapped(n.child_by_field_name("left"))), n.child_by_field_name("left")))
+    for at, value in found:
+        terms = _terms(value)
         plain = [t for s, t in terms if s > 0 and _ident(t) is not None]
         prods = [(s, t) for s, t in terms if len(_factors(t)) > 1]
         if len(terms) != 2 or len(plain) != 1 or len(prods) != 1:
@@ -479,7 +485,7 @@ def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
             continue
         low = min(e[end] for e in envs)
         dv = envs[0][d]
-        if d not in spec.sizes and k in spec.sizes and not _in_problem(spec, k) and dv >= 1:
+        if d not in spec.sizes and not _in_problem(spec, k) and dv >= 1:
             kv = max(2, low // (dv + 1))
             kv = kv - 1 if kv == dv and kv > 2 else kv
             if dv * (kv - 1) < low and _set(spec, k, kv):
@@ -487,7 +493,7 @@ def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
                     guesses,
                     k,
                     spec,
-                    f"{kv}: it bounds the taps a step of {d} apart that reach back from a "
+                    f"{kv}: it bounds taps a step of {d} apart that reach out from a "
                     f"point below {end}: {d} * ({k} - 1) below {end} at every check size, so the taps read data",
                 )
 

@@ -275,3 +275,27 @@ def test_a_record_start_in_a_local_is_a_record_too():
     d = _draft(SAMPLES)
     for at in _points(d.spec):
         assert at["width"] >= 4, at
+
+
+# an echo: taps `lag` samples apart, the difference tested where it is used
+ECHO = """
+__global__ void echo(const float *in, float *out, int len, int echoes, int lag, float decay)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= len)
+        return;
+    float acc = 0.0f, w = 1.0f;
+    for (int e = 0; e < echoes; e++) {
+        if (t - e * lag >= 0)
+            acc += w * in[t - e * lag];
+        w *= decay;
+    }
+    out[t] = acc;
+}
+"""
+
+
+def test_taps_tested_in_place_are_drafted_within_the_extent():
+    d = _draft(ECHO)
+    for at in _points(d.spec):
+        assert at["lag"] * (at["echoes"] - 1) < at["len"], at
