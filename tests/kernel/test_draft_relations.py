@@ -299,3 +299,25 @@ def test_taps_tested_in_place_are_drafted_within_the_extent():
     d = _draft(ECHO)
     for at in _points(d.spec):
         assert at["lag"] * (at["echoes"] - 1) < at["len"], at
+
+
+# a window of `count` elements from `first` on, cut at the end of the source
+SLICE = """
+__global__ void slice(const float *src, int total, int first, int count, float *dst)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count)
+        return;
+    dst[i] = (i + first < total) ? src[i + first] : 0.0f;
+}
+"""
+
+
+def test_an_offset_tested_against_a_size_is_below_it_and_warned_about_when_not():
+    d = _draft(SLICE)
+    for at in _points(d.spec):
+        assert at["first"] < at["total"], at
+    assert layout_warnings(SLICE, "slice", d.spec) == []
+    next(a for a in d.spec.args if a.name == "first").value = "total"
+    warnings = layout_warnings(SLICE, "slice", d.spec)
+    assert any(w.startswith("args.first: first = ") and "no coordinate passes" in w for w in warnings), warnings
