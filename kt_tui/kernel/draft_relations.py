@@ -250,8 +250,9 @@ def gains(fn: cuda_ast.Function, floats: set[str]) -> list[str]:
 
 
 def _reflections(body: Node, axes: list[Any], ints: set[str], rel: Relations) -> None:
+    """`if (x >= W) x = 2 * (W - 1) - x;` or `x >= W ? 2 * W - 2 - x : x`: x reflected at W."""
     for n in cuda_ast.walk(body):
-        if n.type != "if_statement":
+        if n.type not in ("if_statement", "conditional_expression"):
             continue
         cond = strip_parens(n.child_by_field_name("condition"))
         if cond is None or cond.type != "binary_expression" or text(cond.child_by_field_name("operator")) != ">=":
@@ -260,10 +261,16 @@ def _reflections(body: Node, axes: list[Any], ints: set[str], rel: Relations) ->
         then = n.child_by_field_name("consequence")
         if x is None or w not in ints or then is None:
             continue
-        for a in cuda_ast.walk(then):
-            if a.type != "assignment_expression" or _ident(a.child_by_field_name("left")) != x:
-                continue
-            terms = _terms(a.child_by_field_name("right"))
+        if n.type == "if_statement":
+            values = [
+                a.child_by_field_name("right")
+                for a in cuda_ast.walk(then)
+                if a.type == "assignment_expression" and _ident(a.child_by_field_name("left")) == x
+            ]
+        else:
+            values = [then]
+        for value in values:
+            terms = _terms(value)
             if any(s < 0 and _ident(t) == x for s, t in terms) and any(w in _names(t) for _, t in terms):
                 for p in axes:
                     if p.terms.get((w,)) == 1 and all(len(m) == 1 and c > 0 for m, c in p.terms.items()):

@@ -321,3 +321,24 @@ def test_an_offset_tested_against_a_size_is_below_it_and_warned_about_when_not()
     next(a for a in d.spec.args if a.name == "first").value = "total"
     warnings = layout_warnings(SLICE, "slice", d.spec)
     assert any(w.startswith("args.first: first = ") and "no coordinate passes" in w for w in warnings), warnings
+
+
+# a row mirrored `border` samples past each end, the reflection a conditional expression
+BORDERS = """
+__global__ void borders(const float *sig, float *res, int n, int border)
+{
+    const int o = blockIdx.x * blockDim.x + threadIdx.x;
+    if (o >= n + 2 * border)
+        return;
+    int x = o - border;
+    x = x < 0 ? -x : x;
+    x = x >= n ? 2 * n - 2 - x : x;
+    res[o] = sig[x];
+}
+"""
+
+
+def test_a_reflection_in_a_conditional_expression_keeps_its_pads_below_the_size():
+    d = _draft(BORDERS)
+    for at in _points(d.spec):
+        assert 1 <= at["border"] < at["n"], at
