@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from . import cuda_ast, draft_moments, draft_periods, draft_roles, draft_shared, extents
+from . import cuda_ast, draft_moments, draft_periods, draft_relations, draft_roles, draft_shared, extents
 from .bounds import COMPLEX
-from .draft_flags import LOOP_COUNT, window_over, window_value
+from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
@@ -560,5 +560,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
+    draft_relations.fit(spec, draft_relations.find(unit, kernel.name, list(an.axes.values())), guesses)
+    fit_windows(spec, an, guesses)
     guesses.extend(draft_periods.whole_periods(spec, fn))
     return Draft(spec, guesses)

@@ -12,10 +12,11 @@ import math
 import re
 from dataclasses import dataclass
 
-from . import cuda_ast, draft_overlaps, extents
+from . import cuda_ast, draft_overlaps, draft_relations, extents
 from .expr import ExprError, evaluate
 from .poly import Poly
 from .spec import Spec
+from .spec_model import default_verify_sizes
 
 LOOP_COUNT = 100  # a scalar that bounds a loop and no array: enough trips to be real work
 ROW_PAD = 32  # a stride drafted past its row by this many elements (a pitched row), never equal to it
@@ -106,6 +107,9 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
         rel = draft_overlaps.relations(unit, kernel_name, an, set(scalars), [str(p) for p in spec.problem_size])
     except Exception:  # noqa: BLE001  as above
         rel = None
+    facts = draft_relations.find(unit, kernel_name, list(an.axes.values()))
+    if rel is not None:  # band storage steps over no plain row
+        rel.levels = [lv for lv in rel.levels if not set(lv.coefs) & facts.bands]
     sized = {a.name for a in scalars.values() if isinstance(a.value, str) and a.value.strip() in spec.sizes}
     tables = [("", spec.sizes)] + [(f" at {t['label']}", t["sizes"]) for t in spec.extra_sizes()]
     out: list[str] = []
@@ -132,9 +136,13 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
     strides = {
         s: spans
         for s in sorted(scalars)
-        if s not in sized and s not in an.guard_bounds | an.loop_bounds and (spans := row_spans(an, s))
+        if s not in sized | facts.bands and s not in an.guard_bounds | an.loop_bounds and (spans := row_spans(an, s))
     }
-    leading = {s: spans for s in sorted(scalars) if s not in strides and (spans := leading_spans(an, s))}
+    leading = {
+        s: spans
+        for s in sorted(scalars)
+        if s not in strides and s not in facts.bands and (spans := leading_spans(an, s))
+    }
     windows = {
         (w, over)
         for a, b in sorted(an.co_bounds)
@@ -165,6 +173,8 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
             }
             for key, line in draft_overlaps.relation_warnings(rel, env, floats, label):
                 add(key, line)
+        for key, line in draft_relations.warnings(facts, env, label):
+            add(key, line)
         for s, spans in strides.items():
             for span in spans:
                 if not span.names() <= set(env) or s not in env:
@@ -282,3 +292,46 @@ def slid_window(an: extents.Analysis, top: Poly, bound_top: Poly) -> SlidWindow 
     if step.is_const() and step == Poly():
         return None
     return SlidWindow(o, pads[0], step, rest, bound_top + Poly.const(1))
+
+
+def fit_windows(spec: Spec, an: extents.Analysis, guesses: list[tuple[str, str]]) -> None:
+    """Give the extent a padded window's guard bounds (the input's rows, a size no thread axis uses)
+    the value that makes the output's extent what the guard implies, at the spec's sizes and at each
+    check size: then every input row is read and no output reads only padding."""
+    problem = {v for p in spec.problem_size for v in PLAIN.findall(str(p))}
+    for w in [w for g in an.guarded if (w := slid_window(an, *g)) is not None]:
+        (bound,) = w.bound.names() if len(w.bound.names()) == 1 else ("",)
+        if w.bound != Poly.var(bound) or bound not in spec.sizes or bound in problem or w.out not in spec.sizes:
+            continue
+        tables = [dict(t) for t in spec.verify_sizes] if spec.verify_sizes is not None else None
+        points: list[dict[str, int] | None] = [None, *(tables or [dict(t) for t in default_verify_sizes(spec)])]
+        changed = False
+        for t in points:
+            env = draft_relations.env_at(spec, {**spec.sizes, **(t or {})})
+            if not w.names() <= set(env) or w.formula(env) == env[w.out]:
+                continue
+            step = float(w.step.value(env))
+            if step <= 0:
+                continue
+            b = max(1, math.ceil(env[w.out] * step - float(w.top().value({**env, bound: 0}))))
+            while w.formula({**env, bound: b}) < env[w.out]:
+                b += 1
+            if w.formula({**env, bound: b}) != env[w.out]:
+                continue
+            if t is None:
+                spec.sizes[bound] = b
+            else:
+                t[bound] = b
+            changed = True
+        if changed:
+            spec.verify_sizes = [t for t in points[1:] if t is not None]
+            key = f"sizes.{bound}"
+            guesses[:] = [g for g in guesses if g[0] != key]
+            guesses.append(
+                (
+                    key,
+                    f"{spec.sizes[bound]}: the kernel's guard `< {bound}` cuts a window shifted by {w.pad} whose "
+                    f"outputs number {w.out}: sized so that {w.out} = {w.text()}, every input row read and no "
+                    "output reading only padding",
+                )
+            )
