@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from kt_tui.search import kt_search
+from kt_tui.search import kt_search, space_shape
 
 VALS = [[16, 32, 64, 128, 256, 512], [1, 2, 4, 8, 16], [1, 2, 4, 8], [0, 1, 2]]
 SPACE = [c for c in itertools.product(*VALS) if c[0] * c[1] <= 4096]
@@ -27,13 +27,13 @@ def adjacent_by_hand(c: tuple, space: set) -> set:
 
 
 def test_adjacent_configurations_are_one_step_in_one_parameter_and_in_the_space():
-    grid = kt_search.Adjacency(SPACE, VALS)
+    grid = space_shape.Adjacency(SPACE, VALS)
     assert grid.ok
     found = grid.adjacent(np.arange(len(SPACE)))
     held = set(SPACE)
     for i, c in enumerate(SPACE):
         assert {SPACE[k] for k in found[i] if k >= 0} == adjacent_by_hand(c, held)
-    assert not kt_search.Adjacency([(3, 1)], [[16, 32], [1]]).ok  # 3 is not among its values: nothing adjacent
+    assert not space_shape.Adjacency([(3, 1)], [[16, 32], [1]]).ok  # 3 is not among its values: nothing adjacent
 
 
 def test_once_stalled_the_search_finds_a_fast_region_the_model_cannot_predict():
