@@ -28,6 +28,8 @@ if first:
     open(os.path.join(out, "first"), "w").close()
     print(f"{MARK} {token} 5 mutant m01 base -", flush=True)
     time.sleep(1.0)
+    with open(log, "a") as f:
+        f.write(json.dumps({"pid": os.getpid(), "died": time.monotonic()}) + "\n")
     os._exit(3)
 print(f"{GPU_DONE} {token}", flush=True)
 """
@@ -56,7 +58,8 @@ def test_a_crash_is_followed_by_the_child_already_up_in_standby(monkeypatch, tmp
     assert [r["standby"] for r in ups] == [False, True]  # the one that died, the one that went on
     second = ups[1]["pid"]
     went = next(r for r in rows if r.get("pid") == second and "go" in r)
-    assert ups[1]["up"] < went["go"] - 0.5  # it was up while the first still ran its mutant
+    died = next(r["died"] for r in rows if "died" in r)
+    assert ups[1]["up"] < died < went["go"]  # up while the first still ran its mutant, told to go after it died
     records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
     assert records and records[0]["id"] == "m01" and records[0]["killed"]
 
