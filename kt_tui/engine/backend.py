@@ -15,6 +15,7 @@ from ..gpu.compile import DEFAULT_ARCH
 from ..gpu.facts import clean_facts
 from ..gpu.protocol import BACKENDS
 from ..gpu.simcache import find_cache, gpu_label, read_header
+from ..kernel.syntax import strip_comments
 
 CHOICES = ("auto", *BACKENDS, "sim", "none")
 NO_GPU_NOTE = "No GPU backend (--backend none): kernels are compile-checked, nothing is measured."
@@ -39,9 +40,9 @@ def cxx_include(source: str) -> tuple[str, bool] | None:
     """The first include of `source` that pycuda's `extern "C"` wrap may break, and whether it is one
     of CUDA's C++ headers (it does break); None where the kernel says `extern "C"` or includes
     only C headers."""
-    if 'extern "C"' in source:
+    if 'extern "C"' in source:  # kernel_tuner's own test, comments included
         return None
-    for name in _INCLUDE.findall(source[:1_000_000]):
+    for name in _INCLUDE.findall(strip_comments(source[:1_000_000])):
         if name not in C_HEADERS:
             return name, name.startswith(CXX_HEADERS)
     return None

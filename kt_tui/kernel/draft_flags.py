@@ -37,7 +37,7 @@ def row_spans(an: extents.Analysis, s: str) -> list[Poly]:
                 continue
             if not all(PLAIN.fullmatch(v) for v in h.names()):
                 continue
-            coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+            coef = h.coefficient(s)
             rest = h - coef * Poly.var(s)
             rest = Poly({m: c for m, c in rest.terms.items() if not any(v.startswith(("$", "@")) for v in m)})
             if coef.is_const() or rest.is_const() or rest.degree() > 1 or coef.names() & rest.names():
@@ -62,7 +62,7 @@ def leading_spans(an: extents.Analysis, s: str) -> list[Poly]:
                 continue
             if any(m.count(s) > 1 for m in h.terms):
                 return []
-            coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+            coef = h.coefficient(s)
             rest = h - coef * Poly.var(s)
             rest = Poly({m: c for m, c in rest.terms.items() if set(m) <= coef.names()})
             if coef.terms.get((), 0) >= 0 or coef.is_const() or coef.names() != rest.names():
@@ -287,7 +287,7 @@ def slid_window(an: extents.Analysis, top: Poly, bound_top: Poly) -> SlidWindow 
     if len(pads) != 1 or len(outs) != 1 or pads[0] == outs[0]:
         return None
     o = outs[0]
-    step = Poly({tuple(v for v in m if v != o): c for m, c in top.terms.items() if o in m})
+    step = top.coefficient(o)
     rest = top - step * Poly.var(o) + Poly.var(pads[0])
     if step.is_const() and step == Poly():
         return None

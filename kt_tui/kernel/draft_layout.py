@@ -104,7 +104,7 @@ def whole_rows(
     for s, (item, per) in layouts.items():
         rows_of = list(out.items()) + [(t, (Poly.const(1), per)) for t in sorted(spacing or set())]
         for t, (inner, inner_per) in rows_of:
-            rows = Poly({tuple(v for v in m if v != t): c for m, c in item.terms.items() if t in m})
+            rows = item.coefficient(t)
             rest = item - rows * Poly.var(t)
             if inner_per == per and rows.terms and t not in rows.names() and at_least(inner, rest):
                 square = rows.names() == inner.names() and at_least(inner, rows + Poly.const(1))
@@ -126,7 +126,7 @@ def _leading(an: extents.Analysis, s: str, resolve: Resolve, without: set[str]) 
             h = resolve(raw)
             if h is None:
                 return False
-            coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+            coef = h.coefficient(s)
             rest = h - coef * Poly.var(s)
             rest = Poly({m: c for m, c in rest.terms.items() if not set(m) & without})
             if () not in coef.terms or coef.terms[()] >= 0 or coef.is_const() or coef.names() != rest.names():
@@ -147,7 +147,7 @@ def _looped(an: extents.Analysis, s: str, resolve: Resolve, without: set[str]) -
             h = resolve(raw)
             if h is None:
                 return False
-            coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+            coef = h.coefficient(s)
             if coef.is_const() or not coef.names() <= an.loop_bounds:
                 return False
             others = Poly({m: c for m, c in h.terms.items() if s not in m and set(m) & without})
@@ -171,7 +171,7 @@ def _item(
             h = resolve(raw)
             if h is None or any(m.count(s) > 1 for m in h.terms):
                 return None
-            coef = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+            coef = h.coefficient(s)
             rest = h - coef * Poly.var(s)
             rest = Poly({m: c for m, c in rest.terms.items() if not set(m) & (without or set())})
             if any(v.startswith("$") for v in rest.names()) and not any(v.startswith("$") for v in coef.names()):

@@ -49,7 +49,7 @@ def access_levels(an: extents.Analysis, strides: set[str]) -> list[Levels]:
                 continue
             coefs: dict[str, Poly] = {}
             for s in sorted(h.names() & strides):
-                coefs[s] = Poly({tuple(v for v in m if v != s): c for m, c in h.terms.items() if s in m})
+                coefs[s] = h.coefficient(s)
             rest = Poly({m: c for m, c in h.terms.items() if not set(m) & strides})
             if rest.names() & an.windows or any(not _numbered(c, rest) for c in coefs.values()):
                 continue

@@ -183,7 +183,7 @@ class ScalarRoles(WalkerState):
         (f, *more) = sorted(coord.names() & self.floats)
         if more or not size.names() or loads(size):
             return
-        per = Poly({tuple(v for v in m if v != f): c for m, c in coord.terms.items() if f in m})
+        per = coord.coefficient(f)
         top = [(m, c) for m, c in per.terms.items() if len(m) == per.degree() and m]
         if len(top) == 1 and top[0][1] > 0 and not set(top[0][0]) & self.floats and not loads(per):
             self.out.resized.setdefault(f, (size, Poly({top[0][0]: Fraction(1)})))

@@ -76,6 +76,10 @@ class Poly:
             total += c
         return total
 
+    def coefficient(self, name: str) -> Poly:
+        """What `name` multiplies: the terms with it, `name` taken out (`i * lda + j * lda * n` -> `i + j * n`)."""
+        return Poly({tuple(v for v in m if v != name): c for m, c in self.terms.items() if name in m})
+
     def substitute(self, name: str, by: Poly) -> Poly:
         """This polynomial with `name` replaced by `by` wherever it appears."""
         out = Poly()

@@ -21,6 +21,7 @@ def test_which_includes_the_wrap_may_break():
     assert cxx_include("#include <stdint.h>\n#include <math.h>\n__global__ void k() {}") is None
     assert cxx_include('#include <cuda_fp16.h>\nextern "C" __global__ void k() {}') is None  # not wrapped
     assert cxx_include("__global__ void k() {}") is None
+    assert cxx_include("/*\n#include <cuda_fp16.h>\n*/\n__global__ void k() {}") is None  # commented out
     assert cxx_include("#include <curand_kernel.h>\n__global__ void k() {}") == ("curand_kernel.h", True)
 
 
