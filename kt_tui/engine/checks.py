@@ -18,6 +18,8 @@ from .strength import kept_cases, result_params
 
 REMEASURE_TOP = 5  # a run over several GPUs: its fastest configurations measured again on one
 NO_RECORD = "not checked at other sizes (recorded cache has none)"
+MEMCHECK = "memcheck"  # the label of an LLM kernel's memcheck among its checks
+MEMCHECK_S = 120.0
 
 
 def not_checked(vid: str, extra: dict[str, Any], key: str, reason: str) -> Check:
@@ -47,8 +49,13 @@ class SizeChecks:
         params = {**spec.baseline_params(), **params}  # a result from before a space edit lacks the new names
         key = config_key(list(spec.tune_params), params)
         extra = spec.extra_sizes() + kept_cases(engine.data)  # and the stronger inputs the check kept
-        if not extra or (vid == engine.original and params == ref_spec.baseline_params()):
+        if vid == engine.original and params == ref_spec.baseline_params():
             return []  # the reference itself
+        safe = self.memcheck(vid, key, params)
+        if safe is not None and safe.ok is False:
+            return [safe]  # outputs read from out of bounds prove nothing
+        if not extra:
+            return [safe] if safe else []
         stored = {c.label: c for c in engine.data.checks(vid, key)}
         missing = [e for e in extra if e["label"] not in stored]
         why = ""
@@ -88,11 +95,49 @@ class SizeChecks:
             except WorkerError as e:
                 why = f"not checked at other sizes: {e}"
             self._stamp(vid, spec)
-        out = [stored.get(e["label"]) or not_checked(vid, e, key, why) for e in extra]
+        out = [stored.get(e["label"]) or not_checked(vid, e, key, why) for e in extra] + ([safe] if safe else [])
         if any(c.ok is None for c in out) and vid not in self.noted:
             self.noted.add(vid)
             engine.emit("note", text=next(c.reason for c in out if c.ok is None))
         return out
+
+    def memcheck(self, vid: str, key: str, params: dict[str, Any]) -> Check | None:
+        """An LLM's kernel at `params` under compute-sanitizer memcheck at the spec's size and every
+        check size, once per configuration: one that reads or writes out of bounds is not verified,
+        whatever its outputs (the original's own memcheck is the check's test, engine/strength.py)."""
+        engine = self.engine
+        if vid == engine.original or engine.choice.simulated or engine.choice.backend == "none":
+            return None
+        stored: Check | None = next((c for c in engine.data.checks(vid, key) if c.label == MEMCHECK), None)
+        if stored is not None:
+            return stored
+        from ..gpu.memcheck import AT_SOME_SIZE, oob_text
+        from ..gpu.sanitize import sanitize
+
+        source, spec = engine.version(vid)
+        engine.emit("note", keep=False, text=f"memcheck of {key} of {vid}")
+        more = [e["sizes"] for e in spec.extra_sizes()]
+        report = sanitize(
+            source, spec, params, engine.choice.backend, tool="memcheck", timeout_s=MEMCHECK_S, sizes=spec.sizes,
+            more=more,
+        )  # fmt: skip
+        if report.ok is None:
+            c = Check(vid, key, MEMCHECK, None, "not_checked", spec.sizes, f"memcheck not run: {report.reason}")
+        elif report.ok:
+            c = Check(vid, key, MEMCHECK, True, "ok", spec.sizes, f"memcheck clean at {1 + len(more)} size(s)")
+        else:
+            c = Check(
+                vid,
+                key,
+                MEMCHECK,
+                False,
+                "unsafe",
+                spec.sizes,
+                "memcheck: " + oob_text(report, spec, spec.sizes, AT_SOME_SIZE if more else ""),
+            )
+        engine.data.add_check(vid, c)
+        engine.emit("check", version=vid, key=key, label=c.label, status=c.status, reason=c.reason)
+        return c
 
     def _partial(self) -> list[str]:
         """Outputs the original leaves partly unwritten at the spec's size (poison left in its reference)."""

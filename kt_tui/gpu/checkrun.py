@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from ..kernel.strengthen import candidates, case_spec, check_entry, kept_as_give
 from ..kernel.strengthen_shapes import block_for_survivors
 from . import mutants as mutation
 from .env import scrubbed_env
-from .memcheck import oob_text, sanitize_sizes
+from .memcheck import AT_SOME_SIZE, oob_text, sanitize_sizes
 from .mutation_score import score as mutation_score
 from .sanitize import sanitize
 from .supervise import kill_group
@@ -44,6 +45,9 @@ NO_GPU = (
     "no GPU here ({}): the check's strength (sanitizer, mutants, changed arguments, the spec's launch) was not tested"
 )
 GEOMETRY = ("block_size_x", "block_size_y", "block_size_z")
+MEMCHECK_AT_ONCE = 4  # survivors under compute-sanitizer at once (each its own process)
+MEMCHECK_MOST = 8
+MEMCHECK_S = 60.0
 
 
 class OutOfBounds(Exception):
@@ -404,6 +408,9 @@ def check_strength(
     cases = candidates(spec, source) if wrong else []
     child_off, survived = threading.Event(), threading.Event()
     found: dict[str, int] = {}
+    records: list[dict] = []
+    tried: list[dict] = []
+    unsafe: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="kt-checkrun-") as tmp:
         # the runs need no sanitizer: they go on beside it (another process, another context)
         said: dict[str, str] = {}
@@ -446,7 +453,13 @@ def check_strength(
             if cases and found.get("survivors") and not oob:
                 legal = sanitize_cases(source, spec, backend, cases, sanitizer, timeout_s)
                 mark(f"main: check memcheck of {len(cases)} stronger cases done")
-            child_off.wait()
+            child_off.wait()  # the mutants' records are whole: the child's runs ended
+            records = mutation.read_jsonl(Path(tmp, mutation.RECORDS))
+            tried = mutation.read_jsonl(Path(tmp, mutation.CASES))
+            if wrong and not oob:
+                left = mutation_score(entries, records, tried, legal)["survivors"]
+                unsafe = memcheck_survivors(entries, left, spec, backend, sanitizer)
+                mark(f"main: memcheck of {len(left)} survivors done")
         finally:
             if gpu_free is not None:
                 gpu_free()
@@ -457,8 +470,6 @@ def check_strength(
             raise OutOfBounds(oob)
         judged = Path(tmp, "state.json")  # the child judged its arrays (main below)
         child_state = json.loads(judged.read_text()) if judged.exists() else None
-        records = mutation.read_jsonl(Path(tmp, mutation.RECORDS))
-        tried = mutation.read_jsonl(Path(tmp, mutation.CASES))
     error = said.get("error", "the check runs did not report")
     if why:
         notes.append(f"no do-nothing kernel: {why}")
@@ -469,13 +480,42 @@ def check_strength(
         notes.append(error)
     state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
     if wrong and not state.get("blame"):
-        score = mutation_score(entries, records, tried, legal)
+        score = mutation_score(entries, records, tried, legal, unsafe)
         if score["survivors"] and (given := kept_as_given(spec, cases)):
             score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}
         state["cases"] = [check_entry(spec, c) for c in cases if c["label"] in score["kept"]]
     state["seconds"] = round(time.monotonic() - started, 2)
     return state
+
+
+def memcheck_survivors(
+    entries: list[dict], survivors: list[dict], spec: Spec, backend: str, run: Callable = sanitize
+) -> dict[str, str]:
+    """memcheck on each mutant the outputs did not catch, at the baseline and every check size, as an
+    LLM kernel is checked before it is called verified (engine/checks.py): id -> the finding, for
+    those that read or write out of bounds. MEMCHECK_AT_ONCE processes at a time, the first
+    MEMCHECK_MOST survivors only."""
+    sources = {e["id"]: e["source"] for e in entries}
+    ids = [m["id"] for m in survivors if m["id"] in sources][:MEMCHECK_MOST]
+    if not ids:
+        return {}
+    more = [e["sizes"] for e in spec.extra_sizes()]
+
+    def one(i: str) -> str:
+        report = run(
+            sources[i], spec, spec.baseline_params(), backend, tool="memcheck", timeout_s=MEMCHECK_S,
+            sizes=spec.sizes, more=more,
+        )  # fmt: skip
+        return (
+            ""
+            if report.ok is not False
+            else "memcheck: " + oob_text(report, spec, spec.sizes, AT_SOME_SIZE if more else "")
+        )
+
+    with ThreadPoolExecutor(MEMCHECK_AT_ONCE) as pool:
+        found = dict(zip(ids, pool.map(one, ids)))
+    return {i: why for i, why in found.items() if why}
 
 
 def sanitize_cases(

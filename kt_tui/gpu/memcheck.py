@@ -26,6 +26,9 @@ def _int(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+AT_SOME_SIZE = "the spec's size or a check size"  # one process ran them all: which one is not told
+
+
 def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str:
     """One line: which argument (when its allocation's size tells it), at which size, which index;
     otherwise the sanitizer's first finding."""

@@ -17,10 +17,12 @@ def score(
     records: list[dict[str, Any]],
     cases: list[dict[str, Any]],
     legal: dict[str, str],
+    unsafe: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The mutation score from what the child found: its records (each mutant's compile sorted it
     "equivalent" or "stillborn", else its runs killed it or not). `cases`: the child's verdict on each
-    stronger case (outputs non-degenerate); `legal`: label -> "" when memcheck found it clean, else why not."""
+    stronger case (outputs non-degenerate); `legal`: label -> "" when memcheck found it clean, else why not;
+    `unsafe`: survivors memcheck found out of bounds (id -> the finding), killed as an LLM kernel is."""
     base = {r["id"]: r for r in records if r.get("case") is None}
     later: dict[str, list[dict[str, Any]]] = {}
     for r in records:
@@ -63,6 +65,10 @@ def score(
                 kept.append(label)
         tried.append({"label": label, "kept": label in kept, "why": why})
     after = {m["id"] for m in before} | {i for label in [*moved, *kept] for i in killed_by[label]}
+    caught = [m["id"] for m in counted if m["id"] in (unsafe or {}) and m["id"] not in after]
+    if caught:
+        tried.append({"label": "memcheck on the survivors", "kept": False, "why": f"kills {', '.join(caught)}"})
+        after |= set(caught)
     survivors = [m for m in counted if m["id"] not in after]
     return {
         "made": len(mutants),
@@ -70,7 +76,7 @@ def score(
         "killed_before": len(before),
         "killed": len(after),
         "survivors": [{"id": m["id"], "kind": m["kind"], "what": m["what"], "why": survival(m)} for m in survivors],
-        "killed_how": {m["id"]: base[m["id"]].get("how", "") for m in before},
+        "killed_how": {m["id"]: base[m["id"]].get("how", "") for m in before} | {i: (unsafe or {})[i] for i in caught},
         "hangs": hangs,
         "killed_kinds": sorted({m["kind"] for m in counted if m["id"] in after}),
         "equivalent": [f"{m['what']}: {sorted_[m['id']][1]}" for m in equivalent],

@@ -9,7 +9,9 @@ from the spec alone: each is made only where the source has the shape that needs
   race-free).
 - a reduction over the warps' partial sums (`lane < nwarps ? s_sum[lane] : 0` in one warp): a loop
   over them cut in half is right while a block has at most 16 warps: the survivors then run at the
-  largest block size the space allows (block_for_survivors)."""
+  largest block size the space allows (block_for_survivors).
+- an integer flag the kernel branches on (`inverse ? a : b`): the spec gives one value, so a mistake
+  in the other branch passes; the case gives the other truth value (0 for nonzero, 1 for 0)."""
 
 from __future__ import annotations
 
@@ -95,12 +97,47 @@ def _negative_index_cases(spec: Spec, source: str, params: dict[str, Any]) -> li
     return out
 
 
+def _truth_value(source: str, name: str) -> bool:
+    """Whether the integer `name` is used as a truth value on its own: `name ? a : b`, `if (name)`,
+    `!name`, `name && ...`; not as an operand of a comparison or arithmetic (`s < lo ? lo : s`)."""
+    for m in re.finditer(rf"\b{re.escape(name)}\b", source):
+        before = source[: m.start()].rstrip()
+        after = source[m.end() :].lstrip()
+        alone_before = before.endswith(("(", ",", "!", "&&", "||", "?", ":")) and not before.endswith(("::", "->"))
+        alone_after = after.startswith(("?", "&&", "||", ")")) and not after.startswith("?:")
+        if (alone_before or before.endswith("=") and not before.endswith(("==", "<=", ">=", "!="))) and alone_after:
+            call = before.endswith(("(", ",")) and not re.search(r"\b(?:if|while)\s*\($", before)
+            if after.startswith(")") and call:
+                continue  # a call's last argument, not a condition
+            return True
+    return False
+
+
+def _flag_cases(spec: Spec, source: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """An integer scalar the kernel uses as a truth value (`inverse ? a : b`), the spec giving one
+    truth value: the other one, so the branch the spec never takes is checked too."""
+    out = []
+    for name, a in params.items():
+        if a.is_array or not a.dtype.startswith(("int", "uint", "bool")) or not isinstance(a.value, int):
+            continue
+        if isinstance(a.value, bool) or not _truth_value(source, name):
+            continue
+        other = 0 if a.value else 1
+        label = f"`{a.name}` = {other}: the branch its value {a.value} never takes"
+        out.append({"label": label, "args": {a.name: {"value": other}}})
+    return out
+
+
 def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
     """The cases the kernel's code calls for, each {"label", "args"}; [] without a source."""
     params = _params(spec, source) if source else {}
     if not params:
         return []
-    return [*_root_scalar_cases(spec, source, params), *_negative_index_cases(spec, source, params)]
+    return [
+        *_root_scalar_cases(spec, source, params),
+        *_negative_index_cases(spec, source, params),
+        *_flag_cases(spec, source, params),
+    ]
 
 
 _WARP_OF = r"(?:threadIdx\.x\s*(?:>>\s*5|/\s*(?:32|warpSize)))"

@@ -86,7 +86,7 @@ def test_the_cases_the_check_kept_run_in_every_later_check_of_a_kernel(hermetic)
     vid = engine.new_version(source + "\n// generated\n", spec, engine.original, "step 1")
     checks = engine.check_sizes(vid, {"block_size_x": 128})
     job = next(j for j in gpu.jobs if isinstance(j, CheckJob))
-    assert job.sizes[-1] == CASE and [c.label for c in checks][-1] == "a second seed"
+    assert job.sizes[-1] == CASE and [c.label for c in checks][-2:] == ["a second seed", "memcheck"]
     assert [e["label"] for e in job.sizes[:-1]] == [e["label"] for e in spec.extra_sizes()]
 
 
@@ -199,3 +199,31 @@ def test_a_generated_kernel_is_verified_only_once_the_checks_test_is_done(hermet
         "a second seed",
         "later",
     ]
+
+
+def test_an_llm_kernel_memcheck_finds_out_of_bounds_is_not_verified_whatever_its_outputs(hermetic, monkeypatch):
+    from kt_tui.engine.checks import first_failure
+    from kt_tui.gpu import sanitize
+    from kt_tui.gpu.sanitize import SanitizeReport
+
+    store, sid, gpu, engine, gates, events = _engine(hermetic, _state())
+    engine.run(sweep)
+    source, spec = engine.version(engine.original)
+    vid = engine.new_version(source + "\n// generated\n", spec, engine.original, "step 1")
+    calls = []
+
+    def memcheck(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
+        calls.append((params, more))
+        text = "========= Invalid __global__ read of size 4 bytes\n=========     at vector_add+0x70\n"
+        return SanitizeReport(tool, False, 1, text=text, sizes=sizes)
+
+    monkeypatch.setattr(sanitize, "sanitize", memcheck)
+    checks = engine.check_sizes(vid, {"block_size_x": 128})
+    bad = first_failure(checks)
+    assert bad is not None and bad.label == "memcheck" and bad.status == "unsafe"
+    assert bad.reason.startswith("memcheck: ") and "Invalid __global__ read" in bad.reason
+    assert calls[0][0]["block_size_x"] == 128 and calls[0][1] == [e["sizes"] for e in spec.extra_sizes()]
+    assert not [j for j in gpu.jobs if j.run_id.startswith(f"check:{vid}:")]  # out of bounds: outputs prove nothing
+    again = first_failure(engine.check_sizes(vid, {"block_size_x": 128}))
+    assert again is not None and again.reason == bad.reason and len(calls) == 1  # stored, not run twice
+    assert engine.check_sizes(engine.original, {"block_size_x": 128}) and len(calls) == 1  # the original: not here

@@ -9,6 +9,7 @@ import pytest
 
 from kt_tui.gpu.compiles import CompilePool
 from kt_tui.gpu.device import loaders
+from kt_tui.gpu.device.lang import cuda_lang
 
 pytestmark = pytest.mark.gpu
 
@@ -71,8 +72,9 @@ class Session:
         from kernel_tuner import core
         from kernel_tuner.interface import Options, _kernel_options
 
-        self.source = core.KernelSource(name, source, backend.upper(), None)
-        self.dev = core.DeviceInterface(self.source, device=0, quiet=True, compiler_options=OPTIONS, iterations=1)
+        with cuda_lang(backend) as lang:  # as the product prepares it: lang CUDA wraps a template
+            self.source = core.KernelSource(name, source, lang, None)
+            self.dev = core.DeviceInterface(self.source, device=0, quiet=True, compiler_options=OPTIONS, iterations=1)
         given = dict(
             kernel_name=name,
             kernel_source=source,

@@ -254,6 +254,52 @@ def test_check_strength_reports_the_score_and_keeps_the_case_that_kills(tmp_path
     assert state["mutants"]["survivors"] == []
 
 
+def test_survivors_memcheck_finds_out_of_bounds_are_killed_as_an_llm_kernel_would_be(tmp_path, monkeypatch):
+    monkeypatch.setattr(checkrun, "candidates", lambda spec, source: [])  # no stronger inputs: survivors stay
+
+    def child(job, out, timeout_s, gpu_done=None, on_survivors=None):
+        s = checkrun.spec_from_plain(job["spec"])
+        from kt_tui.kernel.inputs import make_args
+
+        before = {a.name: v for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
+        orig = {**before, "hist": right(before["data"], N)}
+        (out / "state.json").write_text(json.dumps(checkrun.judge(s, {"before": before, "original": orig}, [], [])))
+        mutation.child_runs(s, job, out, stand_in(generated), lambda line: None)
+        gpu_done()
+        return ""
+
+    seen = []
+
+    def sanitizer(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=(), cases=()):
+        seen.append((source, params, list(more)))
+        if source == KERNEL:
+            return SanitizeReport(tool, True, 0, sizes=sizes)
+        text = "========= Invalid __global__ read of size 4 bytes\n=========     at histogram256+0x70\n"
+        return SanitizeReport(tool, False, 1, text=text, sizes=sizes)
+
+    state = checkrun.check_strength(KERNEL, SPEC, "cupy", sanitizer=sanitizer, child=child)
+    score = state["mutants"]
+    assert score["killed_before"] == score["counted"] - 2 and score["killed"] == score["counted"]
+    assert score["strengthening"][-1]["label"] == "memcheck on the survivors"
+    caught = score["strengthening"][-1]["why"].removeprefix("kills ").split(", ")
+    assert len(caught) == 2 and all(score["killed_how"][i].startswith("memcheck: ") for i in caught)
+    ran = [(p, more) for src, p, more in seen if src != KERNEL]
+    assert len(ran) == 2 and all(p == SPEC.baseline_params() for p, _ in ran)
+    assert all(more == [e["sizes"] for e in SPEC.extra_sizes()] for _, more in ran)
+
+
+def test_a_survivor_memcheck_finds_clean_or_cannot_run_stays_a_survivor():
+    made = [{"id": "m1", "source": "a"}, {"id": "m2", "source": "b"}, {"id": "m3", "source": "c"}]
+    reports = {"a": True, "b": None, "c": False}
+
+    def sanitizer(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
+        return SanitizeReport(tool, reports[source], 0 if reports[source] else 1, text="Invalid __global__ write")
+
+    found = checkrun.memcheck_survivors(made, [{"id": "m1"}, {"id": "m2"}, {"id": "m3"}], SPEC, "cupy", sanitizer)
+    assert list(found) == ["m3"] and found["m3"].startswith("memcheck: ")
+    assert checkrun.memcheck_survivors(made, [], SPEC, "cupy", sanitizer) == {}
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (compile only)")
 def test_nvcc_tells_equivalent_and_stillborn_mutants_from_live_ones():
     conv = Path(__file__).parents[1] / "corpus" / "conv2d.cu"

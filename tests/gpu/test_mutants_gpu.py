@@ -190,3 +190,33 @@ def test_a_strided_batched_matmul_whose_matrices_overlap_is_blamed_and_one_whose
     for backend in ("pycuda", "nvcuda", "cupy"):
         state = _race_state(tmp_path / backend, GEMM_SPEC, backend)
         assert "blame" not in state and not state.get("notes"), (backend, state)
+
+
+def test_a_scripted_kernel_that_reads_past_its_input_with_right_outputs_is_not_verified(tmp_path, capsys, hermetic):
+    """conv1d_tile with `<` -> `<=` in its load guard: thread n + 6 reads x[n + 6], one past the array,
+    and only outputs nobody writes use it: the outputs match at every size, memcheck does not."""
+    from ..llm_server import MODEL, ScriptedServer
+
+    if find_sanitizer() is None:
+        pytest.skip("compute-sanitizer not found")
+    source = (CORPUS / "conv1d_tile.cu").read_text()
+    kernel = _write(tmp_path, "conv1d_tile", source, (CORPUS / "specs" / "conv1d_tile.cu.toml").read_text())
+    wrong = source.replace("buf[threadIdx.x] = i < n + TAPS - 1", "buf[threadIdx.x] = i <= n + TAPS - 1")
+    assert wrong != source
+    reply = json.dumps(
+        {
+            "kernel_code": wrong,
+            "tune_params": {"block_size_x": [64, 128, 256]},
+            "explanation": "scripted reply (not a model's): the load guard one too far",
+        }
+    )
+    with ScriptedServer([reply]) as server:
+        code, out = run_cli(
+            capsys, "run", kernel, "--strategy", "one-prompt", "--auto", "--json", "--backend", BACKEND,
+            "--base-url", server.url, "--model", MODEL, "--allow-survivors",
+        )  # fmt: skip
+    step = out["steps"][-1]
+    report(f"one-prompt conv1d_tile reading x[n + 6]: step {step['state']}: {(step['reason'] or '')[:240]}")
+    assert code == 0 and step["state"] == "failed" and step["reason"].startswith("memcheck: ")
+    assert "`x`[" in step["reason"]
+    assert out["best"]["kernel_version"] != step["version"]

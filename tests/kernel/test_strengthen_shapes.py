@@ -256,3 +256,56 @@ def test_an_input_a_case_draws_again_is_not_said_to_be_kept_as_given():
     )
     assert "`slots`" in kept_as_given(spec)
     assert kept_as_given(spec, [{"label": "x", "args": {"slots": {"init": "range", "low": -1}}}]) == ""
+
+
+SHIFT = """
+__global__ void shift(const float *in, float *out, int n, int inverse)
+{
+    const int s = inverse ? n - n / 2 : n / 2;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        out[(i + s) % n] = in[i];
+}
+"""
+SHIFT_SPEC = """
+kernel = "shift"
+problem_size = ["n"]
+[sizes]
+n = 4097
+[tune_params]
+block_size_x = [128, 256]
+[[args]]
+name = "in"
+type = "float32"
+size = "n"
+[[args]]
+name = "out"
+type = "float32"
+size = "n"
+init = "zeros"
+output = true
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+[[args]]
+name = "inverse"
+type = "int32"
+value = 1
+"""
+
+
+def test_a_flag_the_kernel_branches_on_gets_its_other_truth_value_and_a_compared_scalar_does_not():
+    spec = parse_spec(SHIFT_SPEC)
+    case = next(c for c in candidates(spec, SHIFT) if "never takes" in c["label"])
+    assert case["args"] == {"inverse": {"value": 0}} and case["label"].startswith("`inverse` = 0")
+    assert int(make_args(case_spec(spec, case), spec.sizes)[3]) == 0
+    fwd = [m for m in mutants(SHIFT, "shift") if m.what.startswith("line 4:45")]  # in `: n / 2`, never run at 1
+    assert fwd  # a mistake there only the other truth value shows
+    for compared in ("inverse > 0 ? n - n / 2 : n / 2", "n < inverse ? n - n / 2 : n / 2", "f(inverse) ? 1 : 2"):
+        source = SHIFT.replace("inverse ? n - n / 2 : n / 2", compared)
+        assert "never takes" not in _labels(candidates(spec, source)), compared
+    for flag in ("if (inverse) n = n;", "if (!inverse) n = n;", "const bool b = inverse && n;"):
+        source = SHIFT.replace("const int s", flag + "\n    const int s").replace(
+            "inverse ? n - n / 2 : n / 2", "n / 2"
+        )
+        assert "never takes" in _labels(candidates(spec, source)), flag
