@@ -411,6 +411,19 @@ def _scalar_cases(spec: Spec) -> list[dict[str, Any]]:
     return [{"label": label, "args": {n: {"value": v} for n, v in values.items()}}]
 
 
+def _float_scalar_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Float scalars given the same value (min_x = min_y = min_z = 0) made distinct: a kernel that
+    uses one for another passes while they are equal."""
+    floats = [a for a in spec.args if not a.is_array and a.dtype.startswith("float") and isinstance(a.value, float)]
+    values = [a.value for a in floats]
+    equal = [a for a in floats if values.count(a.value) > 1]
+    if not equal:
+        return []
+    changed = {a.name: float(a.value or 0) + 0.25 * (k + 1) for k, a in enumerate(equal)}
+    label = ", ".join(f"`{n}` = {v:g}" for n, v in changed.items()) + " (equal in the spec, told apart)"
+    return [{"label": label, "args": {n: {"value": v} for n, v in changed.items()}}]
+
+
 def _seed_case(spec: Spec) -> list[dict[str, Any]]:
     seeded = [a for a in spec.args if a.is_array and a.init in ("random", "uniform", "normal", "positive", "offsets")]
     if not seeded:
@@ -436,6 +449,7 @@ def candidates(spec: Spec, source: str = "") -> list[dict[str, Any]]:
         *_wide_output_cases(spec),
         *_size_cases(spec),
         *_scalar_cases(spec),
+        *_float_scalar_cases(spec),
         *_spike_cases(spec),
         *_tie_cases(spec),
         *_bound_cases(spec),

@@ -11,7 +11,9 @@ from the spec alone: each is made only where the source has the shape that needs
   over them cut in half is right while a block has at most 16 warps: the survivors then run at the
   largest block size the space allows (block_for_survivors).
 - an integer flag the kernel branches on (`inverse ? a : b`): the spec gives one value, so a mistake
-  in the other branch passes; the case gives the other truth value (0 for nonzero, 1 for 0)."""
+  in the other branch passes; the case gives the other truth value (0 for nonzero, 1 for 0).
+- an integer size or scalar compared with a small constant (`crop_w > 1 ? ... : ...`): the case sets
+  it to that constant, the edge the spec's values never meet."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import re
 from typing import Any
 
 from .source import find_kernels
-from .spec_model import Spec, int_range
+from .spec_model import Spec, _valid_at, int_range
 
 _ROOT = re.compile(r"\b(?:rsqrtf?|sqrtf?|__fsqrt_r[nzud]|__dsqrt_r[nzud]|__frsqrt_rn)\s*\(")
 
@@ -128,6 +130,58 @@ def _flag_cases(spec: Spec, source: str, params: dict[str, Any]) -> list[dict[st
     return out
 
 
+_SMALL = 8  # a constant a size is compared with up to here marks an edge case (`crop_w > 1 ? ... : ...`)
+_CMP = r"(?:==|!=|<=|>=|<|>)"
+
+
+def _alone_before(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before.endswith(("&&", "||")) or before[-1] not in "+-*/%&|^~.>"
+
+
+def _alone_after(text: str, at: int) -> bool:
+    after = text[at:].lstrip()
+    return not after or after.startswith(("&&", "||")) or after[0] not in "+-*/%&|^[(.<"
+
+
+def _compared_constants(source: str, name: str) -> list[int]:
+    """The small whole constants `name` is compared with on its own (`name > 1`, `2 <= name`; not
+    `n - k >= 0` nor `i + 1 < n`), comments left out, in order."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    n = re.escape(name)
+    out: list[int] = []
+    for pattern, constant in ((rf"\b{n}\s*{_CMP}\s*(\d+)\b", 1), (rf"\b(\d+)\s*{_CMP}\s*{n}\b", 1)):
+        for m in re.finditer(pattern, code):
+            if not (_alone_before(code, m.start()) and _alone_after(code, m.end())):
+                continue  # an arithmetic operand on either side: the comparison is of a sum, not of `name`
+            c = int(m.group(constant))
+            if c <= _SMALL and c not in out:
+                out.append(c)
+    return out
+
+
+def _edge_cases(spec: Spec, source: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """An integer size or scalar the kernel compares with a small constant (`crop_w > 1 ? a : b`,
+    `if (k == 1)`): the spec's values never meet it, so a mistake in the branch taken there (or a
+    `>` for `>=`) passes; the case sets it to that constant (a size: its arrays and launch follow)."""
+    out = []
+    for name, a in params.items():
+        if a.is_array or not a.dtype.startswith(("int", "uint")) or isinstance(a.value, bool):
+            continue
+        size = a.value if isinstance(a.value, str) and a.value in spec.sizes else None
+        if size is None and not isinstance(a.value, int):
+            continue
+        now = spec.sizes[size] if size else a.value
+        for c in _compared_constants(source, name):
+            if c == now or (size and (c < 1 or not _valid_at(spec, {**spec.sizes, size: c}))):
+                continue
+            label = f"`{size or a.name}` = {c}: the edge of its comparison with {c}"
+            out.append(
+                {"label": label, "sizes": {size: c}} if size else {"label": label, "args": {a.name: {"value": c}}}
+            )
+    return out
+
+
 def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
     """The cases the kernel's code calls for, each {"label", "args"}; [] without a source."""
     params = _params(spec, source) if source else {}
@@ -137,6 +191,7 @@ def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
         *_root_scalar_cases(spec, source, params),
         *_negative_index_cases(spec, source, params),
         *_flag_cases(spec, source, params),
+        *_edge_cases(spec, source, params),
     ]
 
 

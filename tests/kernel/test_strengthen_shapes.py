@@ -309,3 +309,64 @@ def test_a_flag_the_kernel_branches_on_gets_its_other_truth_value_and_a_compared
             "inverse ? n - n / 2 : n / 2", "n / 2"
         )
         assert "never takes" in _labels(candidates(spec, source)), flag
+
+
+EDGE = """
+__global__ void resample(const float *in, float *out, int n, int m)
+{
+    // m > 1: spaced points; one point: the middle
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m)
+        out[i] = m > 1 ? in[i * (n - 1) / (m - 1)] : in[(n - 1) / 2];
+}
+"""
+EDGE_SPEC = """
+kernel = "resample"
+problem_size = ["m"]
+[sizes]
+n = 1000
+m = 100
+[tune_params]
+block_size_x = [128, 256]
+[[args]]
+name = "in"
+type = "float32"
+size = "n"
+[[args]]
+name = "out"
+type = "float32"
+size = "m"
+init = "zeros"
+output = true
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+[[args]]
+name = "m"
+type = "int32"
+value = "m"
+[[args]]
+name = "lo"
+type = "float32"
+value = 0.0
+[[args]]
+name = "hi"
+type = "float32"
+value = 0.0
+"""
+
+
+def test_a_size_compared_with_a_small_constant_meets_it_and_equal_float_scalars_are_told_apart():
+    spec = parse_spec(EDGE_SPEC)
+    source = EDGE.replace("int n, int m)", "int n, int m, float lo, float hi)")
+    cases = candidates(spec, source)
+    edge = next(c for c in cases if "edge of" in c["label"])
+    assert edge["sizes"] == {"m": 1} and edge["label"].startswith("`m` = 1")
+    assert len(make_args(case_spec(spec, edge), {**spec.sizes, **edge["sizes"]})[1]) == 1  # the output follows
+    assert [c["sizes"] for c in cases if "edge of" in c["label"]] == [{"m": 1}]  # `i < m`: not with a constant
+    apart = next(c for c in cases if "told apart" in c["label"])
+    assert apart["args"] == {"lo": {"value": 0.25}, "hi": {"value": 0.5}}
+    for summed in ("m - 1 > 1 ?", "k + m > 1 ?", "in[m] > 1 ?"):  # not `m` on its own
+        assert "edge of" not in _labels(candidates(spec, source.replace("m > 1 ?", summed))), summed
+    assert "edge of" not in _labels(candidates(spec, source.replace("m > 1 ?", "m > 16 ?")))  # not a small one
