@@ -35,7 +35,7 @@ from ..kernel.strengthen import candidates, case_spec, check_entry, kept_as_give
 from ..kernel.strengthen_shapes import block_for_survivors
 from . import mutants as mutation
 from .env import scrubbed_env
-from .memcheck import AT_SOME_SIZE, oob_text, sanitize_sizes
+from .memcheck import oob_text, sanitize_sizes
 from .mutation_score import score as mutation_score
 from .sanitize import sanitize
 from .supervise import kill_group
@@ -45,8 +45,8 @@ NO_GPU = (
     "no GPU here ({}): the check's strength (sanitizer, mutants, changed arguments, the spec's launch) was not tested"
 )
 GEOMETRY = ("block_size_x", "block_size_y", "block_size_z")
-MEMCHECK_AT_ONCE = 4  # survivors under compute-sanitizer at once (each its own process)
-MEMCHECK_MOST = 8
+MEMCHECK_AT_ONCE = 6  # survivors under compute-sanitizer at once (each its own process)
+MEMCHECK_MOST = 12
 MEMCHECK_S = 60.0
 
 
@@ -492,28 +492,27 @@ def check_strength(
 def memcheck_survivors(
     entries: list[dict], survivors: list[dict], spec: Spec, backend: str, run: Callable = sanitize
 ) -> dict[str, str]:
-    """memcheck on each mutant the outputs did not catch, at the baseline and every check size, as an
+    """memcheck on each mutant the outputs did not catch, at the baseline and the check sizes, as an
     LLM kernel is checked before it is called verified (engine/checks.py): id -> the finding, for
-    those that read or write out of bounds. MEMCHECK_AT_ONCE processes at a time, the first
-    MEMCHECK_MOST survivors only."""
+    those that read or write out of bounds. MEMCHECK_AT_ONCE processes at a time (half the cores at
+    most), the first MEMCHECK_MOST survivors only."""
     sources = {e["id"]: e["source"] for e in entries}
     ids = [m["id"] for m in survivors if m["id"] in sources][:MEMCHECK_MOST]
     if not ids:
         return {}
-    more = [e["sizes"] for e in spec.extra_sizes()]
+    # the check sizes only, where there are some: small and ragged, an edge is there as at the spec's
+    # size, and memcheck at a large size costs seconds per survivor
+    every = [e["sizes"] for e in spec.extra_sizes()] or [spec.sizes]
+    label = "a check size" if len(every) > 1 or every[0] is not spec.sizes else ""
 
     def one(i: str) -> str:
         report = run(
             sources[i], spec, spec.baseline_params(), backend, tool="memcheck", timeout_s=MEMCHECK_S,
-            sizes=spec.sizes, more=more,
+            sizes=every[0], more=every[1:],
         )  # fmt: skip
-        return (
-            ""
-            if report.ok is not False
-            else "memcheck: " + oob_text(report, spec, spec.sizes, AT_SOME_SIZE if more else "")
-        )
+        return "" if report.ok is not False else "memcheck: " + oob_text(report, spec, every[0], label)
 
-    with ThreadPoolExecutor(MEMCHECK_AT_ONCE) as pool:
+    with ThreadPoolExecutor(min(MEMCHECK_AT_ONCE, max(1, (os.cpu_count() or 2) // 2))) as pool:
         found = dict(zip(ids, pool.map(one, ids)))
     return {i: why for i, why in found.items() if why}
 

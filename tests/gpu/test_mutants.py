@@ -271,7 +271,7 @@ def test_survivors_memcheck_finds_out_of_bounds_are_killed_as_an_llm_kernel_woul
     seen = []
 
     def sanitizer(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=(), cases=()):
-        seen.append((source, params, list(more)))
+        seen.append((source, params, [sizes, *more]))
         if source == KERNEL:
             return SanitizeReport(tool, True, 0, sizes=sizes)
         text = "========= Invalid __global__ read of size 4 bytes\n=========     at histogram256+0x70\n"
@@ -285,7 +285,7 @@ def test_survivors_memcheck_finds_out_of_bounds_are_killed_as_an_llm_kernel_woul
     assert len(caught) == 2 and all(score["killed_how"][i].startswith("memcheck: ") for i in caught)
     ran = [(p, more) for src, p, more in seen if src != KERNEL]
     assert len(ran) == 2 and all(p == SPEC.baseline_params() for p, _ in ran)
-    assert all(more == [e["sizes"] for e in SPEC.extra_sizes()] for _, more in ran)
+    assert all(every == [e["sizes"] for e in SPEC.extra_sizes()] for _, every in ran)  # the check sizes only
 
 
 def test_a_survivor_memcheck_finds_clean_or_cannot_run_stays_a_survivor():

@@ -6,6 +6,7 @@ dropped, zero at block_size_y = 1); and equivalents by construction are never ru
 Skipped without a GPU; tests/kernel/test_strengthen_cases.py checks the inputs on the CPU and
 tests/gpu/test_mutants_geometry.py the runs with a stand-in."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,8 @@ def _check(tmp_path, name, *changes):
         spec = spec.replace(old, new)
     source = (CORPUS / f"{name}.cu").read_text()
     kernel = _write(tmp_path, name, source, spec)
+    for gen in re.findall(r'^function = "(\w+):', spec, re.M):  # a user's generator beside its spec
+        (tmp_path / f"{gen}.py").write_text((CORPUS / "specs" / f"{gen}.py").read_text())
     state = checkrun.check_strength(source, load_spec(kernel.with_suffix(".cu.toml")), BACKEND)
     score = state["mutants"]
     report(f"{name}: {score['line']}; tried {score['strengthening']}; {state['seconds']} s")
