@@ -206,8 +206,21 @@ _INTEGER = {"int", "unsigned", "short", "char", "long", "size_t", "bool"} | {
 def _same_type(toks: list[Token], a: str, b: str) -> bool:
     """Whether a and b (names or elements `p[i]`) are declared of one type, or both of integer types:
     a tie between an int and a float (`m = 16777217`, `f = 16777216.0f`) is no equality of values."""
-    x, y = _declared(toks, a), _declared(toks, b)
+    x, y = _declared(toks, a) or _integer_sum(toks, a), _declared(toks, b) or _integer_sum(toks, b)
     return bool(x and y) and (x == y or {x, y} <= _INTEGER)
+
+
+def _integer_sum(toks: list[Token], text: str) -> str:
+    """ "int" where `text` adds, subtracts or multiplies integer names and whole literals (`n - 1`), or ""."""
+    parts = re.findall(r"\w+|\S", text)
+    if not parts or any(p not in "+-*()" and not re.fullmatch(r"\w+", p) for p in parts):
+        return ""
+    for p in parts:
+        if re.fullmatch(r"\d+[uUlL]*", p) or p in "+-*()":
+            continue
+        if not re.fullmatch(r"[A-Za-z_]\w*", p) or _declared(toks, p) not in _INTEGER:
+            return ""
+    return "int"
 
 
 def _declared(toks: list[Token], side: str) -> str:

@@ -281,3 +281,23 @@ def test_a_guard_on_the_warp_or_a_write_placed_by_the_lane_through_a_local_is_no
     assert _find(_labelled_text(_LANE_THROUGH_LOCALS, "k"), "`0` -> `1` in `if (lane == 0)`") == ""
     # both butterflies are whole: their start at 17 stays equivalent
     assert "a xor butterfly started at 17" in _find(_labelled_text(_WARP_GUARD, "k"), "`16` -> `17`")
+
+
+_CLAMPS = """__global__ void k(const float *x, float *out, int n, int hop) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int f = t / hop;
+    if (f > n - 1)
+        f = n - 1;
+    float g = x[t];
+    if (g > n - 1)
+        g = n - 1;
+    out[t] = x[f] + g;
+}
+"""
+
+
+def test_an_integer_clamped_to_a_sum_of_integers_assigns_the_value_already_there_at_the_tie():
+    labels = _labelled_text(_CLAMPS, "k")
+    assert "assigns the value already there" in _find(labels, "`>` -> `>=` in `if (f > n - 1)`")
+    assert _find(labels, "`>` -> `>=` in `if (g > n - 1)`") == ""  # a float against an int sum: left to the runs
+    assert "assigns the value already there" in _find(_labelled("istft_overlap_add", "overlap_add"), "`if (f > nframes")
