@@ -4,6 +4,7 @@ anyone hears of it, and is never run twice; in sim mode it is read from the reco
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -44,18 +45,22 @@ class SizeChecks:
         """`vid` at `params`, checked at the spec's extra sizes against the original kernel at its
         baseline. One entry per size: label, sizes, ok (None: not checked), status, reason, verdicts."""
         engine = self.engine
-        source, spec = engine.version(vid)
-        ref_source, ref_spec = engine.version(engine.original)
+        _, spec = engine.version(vid)
+        _, ref_spec = engine.version(engine.original)
         params = {**spec.baseline_params(), **params}  # a result from before a space edit lacks the new names
         key = config_key(list(spec.tune_params), params)
         extra = spec.extra_sizes() + kept_cases(engine.data)  # and the stronger inputs the check kept
         if vid == engine.original and params == ref_spec.baseline_params():
             return []  # the reference itself
-        safe = self.memcheck(vid, key, params)
-        if safe is not None and safe.ok is False:
-            return [safe]  # outputs read from out of bounds prove nothing
-        if not extra:
-            return [safe] if safe else []
+        pending = self._memcheck_start(vid, key, params)  # beside the runs below: another process
+        out = self._at_sizes(vid, key, params, extra) if extra else []
+        safe = self._memcheck_end(vid, key, pending)
+        return out + ([safe] if safe else [])  # wrong outputs said first, then memcheck's finding
+
+    def _at_sizes(self, vid: str, key: str, params: dict[str, Any], extra: list[dict[str, Any]]) -> list[Check]:
+        engine = self.engine
+        source, spec = engine.version(vid)
+        ref_source, ref_spec = engine.version(engine.original)
         stored = {c.label: c for c in engine.data.checks(vid, key)}
         missing = [e for e in extra if e["label"] not in stored]
         why = ""
@@ -95,46 +100,54 @@ class SizeChecks:
             except WorkerError as e:
                 why = f"not checked at other sizes: {e}"
             self._stamp(vid, spec)
-        out = [stored.get(e["label"]) or not_checked(vid, e, key, why) for e in extra] + ([safe] if safe else [])
+        out = [stored.get(e["label"]) or not_checked(vid, e, key, why) for e in extra]
         if any(c.ok is None for c in out) and vid not in self.noted:
             self.noted.add(vid)
             engine.emit("note", text=next(c.reason for c in out if c.ok is None))
         return out
 
-    def memcheck(self, vid: str, key: str, params: dict[str, Any]) -> Check | None:
+    def _memcheck_start(self, vid: str, key: str, params: dict[str, Any]) -> Check | Future[Any] | None:
         """An LLM's kernel at `params` under compute-sanitizer memcheck at the spec's size and every
         check size, once per configuration: one that reads or writes out of bounds is not verified,
-        whatever its outputs (the original's own memcheck is the check's test, engine/strength.py)."""
+        whatever its outputs (the original's own memcheck is the check's test, engine/strength.py).
+        The stored check, or the run started on a thread (its own process), or None (no GPU, a replay,
+        the original)."""
         engine = self.engine
         if vid == engine.original or engine.choice.simulated or engine.choice.backend == "none":
             return None
         stored: Check | None = next((c for c in engine.data.checks(vid, key) if c.label == MEMCHECK), None)
         if stored is not None:
             return stored
-        from ..gpu.memcheck import AT_SOME_SIZE, oob_text  # here: only an LLM kernel's check runs it
-        from ..gpu.sanitize import sanitize  # (the sanitizer's module, as engine/runs.py)
+        from ..gpu.sanitize import sanitize  # here: only an LLM kernel's check runs it (as engine/runs.py)
 
         source, spec = engine.version(vid)
         engine.emit("note", keep=False, text=f"memcheck of {key} of {vid}")
         more = [e["sizes"] for e in spec.extra_sizes()]
-        report = sanitize(
-            source, spec, params, engine.choice.backend, tool="memcheck", timeout_s=MEMCHECK_S, sizes=spec.sizes,
-            more=more,
+        pool = ThreadPoolExecutor(1, thread_name_prefix="kt-memcheck")
+        future = pool.submit(
+            sanitize, source, spec, params, engine.choice.backend, tool="memcheck", timeout_s=MEMCHECK_S,
+            sizes=spec.sizes, more=more,
         )  # fmt: skip
+        pool.shutdown(wait=False)
+        return future
+
+    def _memcheck_end(self, vid: str, key: str, pending: Check | Future[Any] | None) -> Check | None:
+        """The memcheck's verdict as a stored check (the run waited for)."""
+        if not isinstance(pending, Future):
+            return pending
+        from ..gpu.memcheck import AT_SOME_SIZE, oob_text  # here: only an LLM kernel's check reads one
+
+        engine = self.engine
+        _, spec = engine.version(vid)
+        sizes = 1 + len(spec.extra_sizes())
+        report = pending.result()
         if report.ok is None:
             c = Check(vid, key, MEMCHECK, None, "not_checked", spec.sizes, f"memcheck not run: {report.reason}")
         elif report.ok:
-            c = Check(vid, key, MEMCHECK, True, "ok", spec.sizes, f"memcheck clean at {1 + len(more)} size(s)")
+            c = Check(vid, key, MEMCHECK, True, "ok", spec.sizes, f"memcheck clean at {sizes} size(s)")
         else:
-            c = Check(
-                vid,
-                key,
-                MEMCHECK,
-                False,
-                "unsafe",
-                spec.sizes,
-                "memcheck: " + oob_text(report, spec, spec.sizes, AT_SOME_SIZE if more else ""),
-            )
+            why = "memcheck: " + oob_text(report, spec, spec.sizes, AT_SOME_SIZE if sizes > 1 else "")
+            c = Check(vid, key, MEMCHECK, False, "unsafe", spec.sizes, why)
         engine.data.add_check(vid, c)
         engine.emit("check", version=vid, key=key, label=c.label, status=c.status, reason=c.reason)
         return c

@@ -223,7 +223,8 @@ def test_an_llm_kernel_memcheck_finds_out_of_bounds_is_not_verified_whatever_its
     assert bad is not None and bad.label == "memcheck" and bad.status == "unsafe"
     assert bad.reason.startswith("memcheck: ") and "Invalid __global__ read" in bad.reason
     assert calls[0][0]["block_size_x"] == 128 and calls[0][1] == [e["sizes"] for e in spec.extra_sizes()]
-    assert not [j for j in gpu.jobs if j.run_id.startswith(f"check:{vid}:")]  # out of bounds: outputs prove nothing
+    assert [j for j in gpu.jobs if j.run_id.startswith(f"check:{vid}:")]  # the sizes' runs went on beside it
+    assert [c.label for c in checks][-1] == "memcheck" and not [c for c in checks[:-1] if c.ok is False]
     again = first_failure(engine.check_sizes(vid, {"block_size_x": 128}))
     assert again is not None and again.reason == bad.reason and len(calls) == 1  # stored, not run twice
     assert engine.check_sizes(engine.original, {"block_size_x": 128}) and len(calls) == 1  # the original: not here
