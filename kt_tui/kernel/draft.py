@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import cuda_ast, draft_moments, draft_periods, draft_relations, draft_roles, draft_shared, extents
+from . import cuda_ast, draft_below, draft_moments, draft_periods, draft_relations, draft_roles, draft_shared, extents
 from .bounds import COMPLEX
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
@@ -561,6 +561,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     draft_relations.fit(spec, draft_relations.find(unit, kernel.name, list(an.axes.values())), guesses)
+    ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
+    draft_below.fit(spec, draft_below.find(fn, ints), guesses)
     fit_windows(spec, an, guesses)
     guesses.extend(draft_periods.whole_periods(spec, fn))
     return Draft(spec, guesses)
