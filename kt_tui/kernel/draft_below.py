@@ -53,6 +53,7 @@ def _returns(n: Node | None) -> bool:
 def _ranges(body: Node, ints: set[str]) -> tuple[dict[str, str], dict[str, tuple[str, int]]]:
     """(variable -> the int scalar it runs below, counter -> (R, 2) for one from -R to R or (B, 1))."""
     below: dict[str, str] = {}
+    bounds: dict[str, set[str]] = {}  # every bound a name is given (a name reused by two loops: no range)
     spans: dict[str, tuple[str, int]] = {}
     zeroed: set[str] = set()
     for n in cuda_ast.walk(body):
@@ -70,9 +71,10 @@ def _ranges(body: Node, ints: set[str]) -> tuple[dict[str, str], dict[str, tuple
             for c in _compares(n.child_by_field_name("condition")):
                 op = text(c.child_by_field_name("operator"))
                 v, b = _ident(c.child_by_field_name("left")), _ident(c.child_by_field_name("right"))
-                if v is None or b not in ints or op not in ("<", "<="):
-                    continue
+                if v is None or v != counter or b not in ints or op not in ("<", "<="):
+                    continue  # a test beside the loop's own bound is no range
                 below.setdefault(v, b)
+                bounds.setdefault(v, set()).add(b)
                 if v == counter:
                     u = unwrapped(start)
                     neg = u is not None and u.type == "unary_expression" and text(u).replace(" ", "") == f"-{b}"
@@ -84,13 +86,16 @@ def _ranges(body: Node, ints: set[str]) -> tuple[dict[str, str], dict[str, tuple
                             counted = _ident(m.child_by_field_name("argument"))
                             if counted in zeroed and counted != v:
                                 below.setdefault(counted, b)
+                                bounds.setdefault(counted, set()).add(b)
         elif n.type == "if_statement" and _returns(n.child_by_field_name("consequence")):
             for c in _compares(n.child_by_field_name("condition")):
                 op = text(c.child_by_field_name("operator"))
                 v, b = _ident(c.child_by_field_name("left")), _ident(c.child_by_field_name("right"))
                 if v is not None and b in ints and op in (">=", ">"):
                     below.setdefault(v, b)
-    return below, spans
+                    bounds.setdefault(v, set()).add(b)
+    shared = {v for v, bs in bounds.items() if len(bs) > 1}
+    return {v: b for v, b in below.items() if v not in shared}, {v: r for v, r in spans.items() if v not in shared}
 
 
 def _locals(body: Node) -> dict[str, Node]:
