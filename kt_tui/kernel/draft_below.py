@@ -25,6 +25,7 @@ from .spec_model import default_verify_sizes
 
 Node = Any
 COMPARES = ("<", "<=", ">", ">=")
+WALK = 5000  # nodes of a loop's body searched for a counter it increments
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def _ranges(body: Node, ints: set[str]) -> tuple[dict[str, str], dict[str, tuple
                     spans[v] = (b, 2 if neg else 1)
                 body_ = n.child_by_field_name("body")
                 if v == counter and body_ is not None:
-                    for m in cuda_ast.walk(body_):
+                    for m in cuda_ast.walk(body_, WALK):
                         if m.type == "update_expression" and text(m.child_by_field_name("operator")) == "++":
                             counted = _ident(m.child_by_field_name("argument"))
                             if counted in zeroed and counted != v:

@@ -18,6 +18,7 @@ from .draft_roles import strip_parens
 
 Node = Any
 REDUCING = ("%", "&", ">>")
+WALK = 400  # nodes looked at under one operand: an expression's names, not a whole kernel's
 
 
 def _loads(n: Node | None, arrays: set[str]) -> list[Node]:
@@ -67,7 +68,7 @@ def measured(fn: cuda_ast.Function, arrays: set[str], floats: set[str]) -> set[s
     """Arrays of `arrays` a load of which (directly or through a local, two deep) is a factor of a
     product or a quotient with a float scalar argument of `floats`."""
     out: set[str] = set()
-    if fn.body is None:
+    if fn.body is None or not arrays or not floats:
         return out
     holds: dict[str, set[str]] = {}  # a local -> the arrays its value loads
     for _ in range(2):
@@ -81,7 +82,8 @@ def measured(fn: cuda_ast.Function, arrays: set[str], floats: set[str]) -> set[s
             continue
         sides = [strip_parens(n.child_by_field_name(k)) for k in ("left", "right")]
         names = [
-            {text(m) for m in cuda_ast.walk(s) if m.type == "identifier"} if s is not None else set() for s in sides
+            {text(m) for m in cuda_ast.walk(s, WALK) if m.type == "identifier"} if s is not None else set()
+            for s in sides
         ]
         for i in (0, 1):
             if names[1 - i] & floats:
