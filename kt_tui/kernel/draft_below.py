@@ -25,6 +25,7 @@ from .spec_model import default_verify_sizes
 
 Node = Any
 COMPARES = ("<", "<=", ">", ">=")
+WRAPS = "so the position it gives wraps more than once around, or goes below 0 before it is reduced"
 WALK = 5000  # nodes of a loop's body searched for a counter it increments
 
 
@@ -34,6 +35,7 @@ class Below:
     large: str  # T
     times: int  # times * S < T
     why: str
+    effect: str = "so one outcome of that test never happens"
 
 
 def _compares(n: Node | None) -> list[Node]:
@@ -134,7 +136,8 @@ def find(fn: cuda_ast.Function, ints: set[str]) -> list[Below]:
 
     def add(s: str, t: str, times: int, why: str) -> None:
         if s != t and s in ints and t in ints and all((b.small, b.large) != (s, t) for b in out):
-            out.append(Below(s, t, times, why))
+            wraps = "modulo" in why
+            out.append(Below(s, t, times, why, WRAPS if wraps else Below.effect))
 
     def sum_terms(side: Node, t: str, what: str) -> None:
         terms = _expand(side, locals_)
@@ -230,3 +233,20 @@ def _words(s: str) -> set[str]:
 def _retell(guesses: list[tuple[str, str]], key: str, why: str) -> None:
     guesses[:] = [g for g in guesses if g[0] != key]
     guesses.append((key, why))
+
+
+def warnings(rels: list[Below], env: dict[str, int], label: str) -> list[tuple[str, str]]:
+    """(key, line) for each relation the values `env` contradict."""
+    out = []
+    for r in rels:
+        s, t = env.get(r.small), env.get(r.large)
+        if s is not None and t is not None and r.times * s >= t:
+            times = f"{r.times} * " if r.times > 1 else ""
+            out.append(
+                (
+                    f"below {r.small} {r.large}",
+                    f"args.{r.small}: {times}{r.small} = {r.times * s} >= {r.large} = {t}{label}: {r.why}, "
+                    f"{r.effect}; {times}{r.small} is below {r.large}",
+                )
+            )
+    return out

@@ -4,6 +4,7 @@ that value's range at every size the draft checks; an int input reduced by `%` o
 gets the whole range of its type; one multiplied by a float is a quantity, not a 0/1 flag."""
 
 from kt_tui.kernel import cuda_ast, draft_below
+from kt_tui.kernel.draft_flags import layout_warnings
 from kt_tui.kernel.spec_model import int_range
 
 from .test_draft_shapes import _draft, _points
@@ -197,3 +198,19 @@ def test_a_mask_only_tested_against_zero_stays_a_flag():
     d = _draft(MASKED)
     mask = _arg(d.spec, "mask")
     assert (mask.low, mask.high) == (0, 2)
+
+
+def test_a_spec_against_a_relation_is_warned_about_and_the_draft_is_not():
+    d = _draft(OVERLAP_SUM)
+    assert layout_warnings(OVERLAP_SUM, "overlap_sum", d.spec) == []
+    d.spec.sizes["hop"] = d.spec.sizes["seg"]
+    warnings = layout_warnings(OVERLAP_SUM, "overlap_sum", d.spec)
+    assert any(w.startswith("args.hop: hop = ") and "hop is below seg" in w for w in warnings), warnings
+
+
+def test_a_ring_position_past_the_ring_is_warned_about():
+    d = _draft(LAGGED)
+    assert layout_warnings(LAGGED, "lagged", d.spec) == []
+    next(a for a in d.spec.args if a.name == "head").value = "cap"
+    warnings = layout_warnings(LAGGED, "lagged", d.spec)
+    assert any(w.startswith("args.head: head = ") and "wraps" in w for w in warnings), warnings
