@@ -214,3 +214,37 @@ def test_a_ring_position_past_the_ring_is_warned_about():
     next(a for a in d.spec.args if a.name == "head").value = "cap"
     warnings = layout_warnings(LAGGED, "lagged", d.spec)
     assert any(w.startswith("args.head: head = ") and "wraps" in w for w in warnings), warnings
+
+
+# a signal scaled by one made-up factor
+SCALED = """
+__global__ void scaled(const float *x, int n, float factor, float *y)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = x[i] * factor;
+}
+"""
+
+# a detection where a sample exceeds `ratio` times its reference
+OVER_REFERENCE = """
+__global__ void over_reference(const float *x, const float *ref, int n, float ratio, unsigned char *hit)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        hit[i] = x[i] > ratio * ref[i];
+}
+"""
+
+
+def test_a_made_up_float_factor_is_below_1():
+    d = _draft(SCALED)
+    factor = _arg(d.spec, "factor")
+    assert 0 < factor.value < 1
+    assert any(k == "args.factor" and "not trivial" in why for k, why in d.guesses)
+
+
+def test_a_threshold_factor_against_a_loaded_reference_is_above_1():
+    d = _draft(OVER_REFERENCE)
+    assert _arg(d.spec, "ratio").value > 1
+    assert any(k == "args.ratio" and "threshold" in why for k, why in d.guesses)
