@@ -25,6 +25,7 @@ from .spec_model import default_verify_sizes
 
 Node = Any
 COMPARES = ("<", "<=", ">", ">=")
+TESTED = "so one outcome of that test never happens"
 WRAPS = "so the position it gives wraps more than once around, or goes below 0 before it is reduced"
 WALK = 5000  # nodes of a loop's body searched for a counter it increments
 
@@ -35,7 +36,7 @@ class Below:
     large: str  # T
     times: int  # times * S < T
     why: str
-    effect: str = "so one outcome of that test never happens"
+    effect: str
 
 
 def _compares(n: Node | None) -> list[Node]:
@@ -134,12 +135,11 @@ def find(fn: cuda_ast.Function, ints: set[str]) -> list[Below]:
     locals_ = _locals(fn.body)
     out: list[Below] = []
 
-    def add(s: str, t: str, times: int, why: str) -> None:
+    def add(s: str, t: str, times: int, why: str, effect: str = TESTED) -> None:
         if s != t and s in ints and t in ints and all((b.small, b.large) != (s, t) for b in out):
-            wraps = "modulo" in why
-            out.append(Below(s, t, times, why, WRAPS if wraps else Below.effect))
+            out.append(Below(s, t, times, why, effect))
 
-    def sum_terms(side: Node, t: str, what: str) -> None:
+    def sum_terms(side: Node, t: str, what: str, effect: str = TESTED) -> None:
         terms = _expand(side, locals_)
         varying = [text(u) for _, u in terms if _int(u) is None and _ident(u) not in ints]
         if len(terms) < 2 or not varying:
@@ -148,13 +148,13 @@ def find(fn: cuda_ast.Function, ints: set[str]) -> list[Below]:
             v = _ident(u)
             if v in spans and spans[v][0] != t and any(w != text(u) for w in varying):
                 r, times = spans[v]
-                add(r, t, times, f"a counter that runs to {r} is added to what {what} {t}")
+                add(r, t, times, f"a counter that runs to {r} is added to what {what} {t}", effect)
             elif v is not None:
-                add(v, t, 1, f"it is added to a varying value that {what} {t}")
+                add(v, t, 1, f"it is added to a varying value that {what} {t}", effect)
             elif len(fs := _factors(u)) > 1:
                 scalars = [x for f in fs if (x := _ident(f)) in ints]
                 if len(scalars) == 1 and any(_ident(f) and _ident(f) not in ints for f in fs):
-                    add(scalars[0], t, 1, f"it steps a varying value that {what} {t}")
+                    add(scalars[0], t, 1, f"it steps a varying value that {what} {t}", effect)
 
     for n in cuda_ast.walk(fn.body):
         if n.type != "binary_expression":
@@ -162,7 +162,7 @@ def find(fn: cuda_ast.Function, ints: set[str]) -> list[Below]:
         op = text(n.child_by_field_name("operator"))
         left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
         if op == "%" and (t := _ident(right)) in ints:
-            sum_terms(left, t, "is reduced modulo")
+            sum_terms(left, t, "is reduced modulo", WRAPS)
             continue
         if op not in COMPARES:
             continue
@@ -212,9 +212,11 @@ def fit(spec: Spec, rels: list[Below], guesses: list[tuple[str, str]]) -> None:
             _retell(guesses, key, f"{new}: below {r.large} / {r.times + 1}: {r.why}")
         tables = tables if tables is not None else [dict(x) for x in default_verify_sizes(spec)]
         for table in tables:
-            env = env_at(spec, {**spec.sizes, **table})
-            s, t = env.get(r.small), env.get(r.large)
-            if s is None or t is None or r.times * s < t or (t - 1) // (r.times + 1) < 1:
+            at = env_at(spec, {**spec.sizes, **table})
+            if r.small not in at or r.large not in at:
+                continue
+            s, t = at[r.small], at[r.large]
+            if r.times * s < t or (t - 1) // (r.times + 1) < 1:
                 continue
             if sized:
                 table[r.small] = (t - 1) // (r.times + 1)
