@@ -1,8 +1,8 @@
 """What an int input array's values are, read off where its loaded values go (kernel/draft.py draws
 them accordingly):
 
-- reduced: every load reaches the rest of the kernel only through `% m`, `& m` or `>> s` (a digit, a
-  hash bucket, a bit field): any value of the type is safe, and high bits tell a kernel that reads
+- reduced: every load (or every read of a local declared as one) reaches the rest of the kernel only
+  through `% m`, `& m` or `>> s` then `% m` or `& m` (a digit, a hash bucket, a bit field): any value of the type is safe, and high bits tell a kernel that reads
   them with the wrong width or sign from one that does not.
 - measured: a load (or a local holding one) is multiplied or divided by a float (a sensor count times
   its unit): a quantity, not a flag, even where the kernel also tests it against 0.
@@ -49,15 +49,36 @@ def _reducer(load: Node) -> str | None:
     return None if found == ">>" else found
 
 
+def _held(load: Node) -> str | None:
+    """The local a load is the whole value of (`T v = a[i];`, through casts and parentheses), once declared."""
+    n = load
+    while n.parent is not None and n.parent.type in ("parenthesized_expression", "cast_expression"):
+        n = n.parent
+    up = n.parent
+    if up is None or up.type != "init_declarator" or up.child_by_field_name("value") != n:
+        return None
+    d = up.child_by_field_name("declarator")
+    return text(d) if d is not None and d.type == "identifier" else None
+
+
 def reduced(fn: cuda_ast.Function, arrays: set[str]) -> dict[str, str]:
     """Arrays of `arrays` whose every load (more than none) is reduced by `%` or `&` (a shift before
     them allowed) before anything else takes it -> the last reduction's operator."""
     out: dict[str, str] = {}
     if fn.body is None:
         return out
+    uses: dict[str, list[Node]] = {}  # a local's name -> where it is read
+    for n in cuda_ast.walk(fn.body):
+        declared = n.parent is not None and n.parent.type == "init_declarator"
+        if n.type == "identifier" and not (declared and n.parent.child_by_field_name("declarator") == n):
+            uses.setdefault(text(n), []).append(n)
     ops: dict[str, set[str | None]] = {}
     for load in _loads(fn.body, arrays):
-        ops.setdefault(text(load.child_by_field_name("argument")), set()).add(_reducer(load))
+        held = _held(load)  # `const unsigned k = keys[i];`: where k is read instead
+        for at in uses.get(held, []) if held is not None else [load]:
+            ops.setdefault(text(load.child_by_field_name("argument")), set()).add(_reducer(at))
+        if held is not None and not uses.get(held):
+            ops.setdefault(text(load.child_by_field_name("argument")), set()).add(None)
     for name, found in ops.items():
         if None not in found:
             out[name] = "&" if found == {"&"} else "%"

@@ -248,3 +248,25 @@ def test_a_threshold_factor_against_a_loaded_reference_is_above_1():
     d = _draft(OVER_REFERENCE)
     assert _arg(d.spec, "ratio").value > 1
     assert any(k == "args.ratio" and "threshold" in why for k, why in d.guesses)
+
+
+# a digit of each key read through a local, and the same key also copied out whole
+DIGITS = """
+__global__ void digits(const unsigned int *keys, int n, int shift, unsigned int *counts)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const unsigned int key = keys[i];
+    atomicAdd(&counts[(key >> shift) & 255u], 1u);
+}
+"""
+
+
+def test_a_key_reduced_through_a_local_gets_the_whole_range_and_one_also_used_whole_does_not():
+    codes = _arg(_draft(DIGITS).spec, "keys")
+    assert (codes.low, codes.high) == int_range("uint32")
+    copied = DIGITS.replace("unsigned int *counts)", "unsigned int *counts, unsigned int *copy)").replace(
+        "    atomicAdd(", "    copy[i] = key;\n    atomicAdd("
+    )
+    assert _arg(_draft(copied).spec, "keys").high != int_range("uint32")[1]
