@@ -200,7 +200,7 @@ def fit(spec: Spec, rels: list[Below], guesses: list[tuple[str, str]]) -> None:
         if r.times * s >= t:
             if not sized and r.large in spec.sizes and r.large not in axes:
                 spec.sizes[r.large] = r.times * s + 1 + t
-                _retell(guesses, f"sizes.{r.large}", f"{spec.sizes[r.large]}: above {r.times} * {r.small}: {r.why}")
+                _retell(guesses, f"sizes.{r.large}", f"{spec.sizes[r.large]}: above {_times(r)}{r.small}: {r.why}")
                 continue
             new = (t - 1) // (r.times + 1)
             if new < 1:
@@ -243,7 +243,7 @@ def warnings(rels: list[Below], env: dict[str, int], label: str) -> list[tuple[s
     for r in rels:
         s, t = env.get(r.small), env.get(r.large)
         if s is not None and t is not None and r.times * s >= t:
-            times = f"{r.times} * " if r.times > 1 else ""
+            times = _times(r)
             out.append(
                 (
                     f"below {r.small} {r.large}",
@@ -252,3 +252,7 @@ def warnings(rels: list[Below], env: dict[str, int], label: str) -> list[tuple[s
                 )
             )
     return out
+
+
+def _times(r: Below) -> str:
+    return f"{r.times} * " if r.times > 1 else ""
