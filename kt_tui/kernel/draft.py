@@ -15,7 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from . import cuda_ast, draft_moments, draft_periods, draft_relations, draft_roles, draft_shared, extents
+from . import (
+    cuda_ast,
+    draft_below,
+    draft_moments,
+    draft_periods,
+    draft_relations,
+    draft_roles,
+    draft_shared,
+    draft_values,
+    extents,
+)
 from .bounds import COMPLEX
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
@@ -24,6 +34,7 @@ from .draft_sizes import Sizing, size_arrays, whole
 from .kernels import Param
 from .source import Kernel, strip_comments
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
+from .spec_model import int_range
 
 ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
 INT_SCALARS = (3, 5, 7, 4, 6)  # ints that size nothing seen: one each, apart, so a kernel that swaps two fails
@@ -371,6 +382,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
     bits = draft_roles.float_bits(fn, int_arrays)
+    reduced = draft_values.reduced(fn, int_arrays)
+    measured = draft_values.measured(fn, int_arrays, floats)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
@@ -427,6 +440,15 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         ),
                     )
                 )
+            elif not out and p.name in reduced and (dtype.startswith("uint") or reduced[p.name] == "&"):
+                arg.low, arg.high = int_range(dtype)
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        f"{dtype} values over the type's range: every load is reduced (`{reduced[p.name]}`) before "
+                        "use, so any value is safe, and high bits tell a wrong width or sign",
+                    )
+                )
             elif p.name in sizing.index_high:
                 arg.init = "random" if not out else arg.init  # index values, not bytes of a struct
                 arg.low, arg.high = 0, representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
@@ -437,7 +459,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             ):
                 arg.low, arg.high, why = 0, *tested
                 guesses.append((f"args.{p.name}", f"values in [0, {arg.high}): {why}"))
-            elif dtype.startswith(("int", "uint")) and not out and use.compared:
+            elif dtype.startswith(("int", "uint")) and not out and use.compared and p.name not in measured:
                 arg.low, arg.high = 0, 2
                 guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))
             elif p.name in weights and not out:
@@ -561,6 +583,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
     draft_relations.fit(spec, draft_relations.find(unit, kernel.name, list(an.axes.values())), guesses)
+    ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
+    draft_below.fit(spec, draft_below.find(fn, ints), guesses)
     fit_windows(spec, an, guesses)
     guesses.extend(draft_periods.whole_periods(spec, fn))
     return Draft(spec, guesses)

@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from . import cuda_ast, draft_overlaps, draft_relations, extents
+from . import cuda_ast, draft_below, draft_overlaps, draft_relations, extents
 from .expr import ExprError, evaluate
 from .poly import Poly
 from .spec import Spec
@@ -108,6 +108,13 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
     except Exception:  # noqa: BLE001  as above
         rel = None
     facts = draft_relations.find(unit, kernel_name, list(an.axes.values()))
+    fn = unit.kernels.get(kernel_name)
+    ints = (
+        {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
+        if fn
+        else set()
+    )
+    below = draft_below.find(fn, ints) if fn is not None else []
     if rel is not None:  # band storage steps over no plain row
         rel.levels = [lv for lv in rel.levels if not set(lv.coefs) & facts.bands]
     sized = {a.name for a in scalars.values() if isinstance(a.value, str) and a.value.strip() in spec.sizes}
@@ -173,7 +180,7 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
             }
             for key, line in draft_overlaps.relation_warnings(rel, env, floats, label):
                 add(key, line)
-        for key, line in draft_relations.warnings(facts, env, label):
+        for key, line in draft_relations.warnings(facts, env, label) + draft_below.warnings(below, env, label):
             add(key, line)
         for s, spans in strides.items():
             for span in spans:

@@ -13,7 +13,8 @@ values can contradict (kernel/draft.py drafts within them, kernel/draft_flags.py
   E (a top-k), so K is below E, or the picks past E find nothing.
 - gains: a float scalar that multiplies a value later clipped from above (`fminf(r * g * s, MAX)`):
   above 1, so the clip is reached and a kernel that drops the gain fails.
-- offsets: `t + S < L` (t a coordinate): S is below L, or no t passes the test.
+- thresholds: a float scalar that scales what a loaded value is compared with (`x[i] > a * mean`): above
+  1, so the test asks for a margin over the reference (a detector's threshold factor), not under it.
 - spans: a difference of two scalars that divides (`x / (hi - lo)`): the one subtracted is below the
   other, or the divisor is 0 or negative.
 - bands: `a[ku + row - j + j * ld]`: the in-row term subtracts the index the stride multiplies (band
@@ -44,8 +45,8 @@ class Relations:
     reaches: list[tuple[str, str, str]] = field(default_factory=list)  # (D, K, L): D * (K - 1) < L
     picks: list[tuple[str, str]] = field(default_factory=list)  # (K, E): K < E
     gains: list[str] = field(default_factory=list)  # float scalars drafted above 1
+    thresholds: list[str] = field(default_factory=list)  # float scalars drafted above 1
     spans: list[tuple[str, str]] = field(default_factory=list)  # (B, A) of a divisor `A - B`: B < A
-    offsets: list[tuple[str, str]] = field(default_factory=list)  # (S, L) of `t + S < L`: S < L
     bands: set[str] = field(default_factory=set)  # strides of band storage
 
 
@@ -175,21 +176,7 @@ def relations(fn: cuda_ast.Function, axes: list[Any], ints: set[str], pointers: 
     _reflections(fn.body, axes, ints, rel)
     _reaches(fn.body, ints, rel)
     _picks(fn.body, ints, rel)
-    _offsets(fn.body, ints, rel)
     return rel
-
-
-def _offsets(body: Node, ints: set[str], rel: Relations) -> None:
-    for n in cuda_ast.walk(body):
-        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) not in ("<", ">="):
-            continue
-        end = _ident(n.child_by_field_name("right"))
-        terms = [(s, _ident(t)) for s, t in _terms(n.child_by_field_name("left"))]
-        if end not in ints or len(terms) != 2 or any(s < 0 or v is None for s, v in terms):
-            continue
-        shifts = [v for _, v in terms if v in ints and v != end]
-        if len(shifts) == 1 and sum(v not in ints for _, v in terms) == 1 and (shifts[0], end) not in rel.offsets:
-            rel.offsets.append((shifts[0], end))
 
 
 def _loop(n: Node) -> tuple[str, str] | None:
@@ -246,6 +233,30 @@ def gains(fn: cuda_ast.Function, floats: set[str]) -> list[str]:
         for g in sorted(set().union(*(scaled.get(v, set()) for v in names)) | (names & floats)):
             if g not in out:
                 out.append(g)
+    return out
+
+
+def thresholds(fn: cuda_ast.Function, floats: set[str]) -> list[str]:
+    """The float scalars of `floats` that are a factor of one side of a comparison (of its dividend,
+    for a quotient) whose other side loads from an array."""
+    out: list[str] = []
+    for n in cuda_ast.walk(fn.body) if fn.body is not None else []:
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) not in ("<", ">", "<=", ">="):
+            continue
+        for a, b in (("left", "right"), ("right", "left")):
+            side, other = unwrapped(n.child_by_field_name(a)), n.child_by_field_name(b)
+            if (
+                side is not None
+                and side.type == "binary_expression"
+                and text(side.child_by_field_name("operator")) == "/"
+            ):
+                side = side.child_by_field_name("left")
+            factors = _factors(side)
+            if len(factors) < 2 or not any(m.type == "subscript_expression" for m in cuda_ast.walk(other, 200)):
+                continue
+            for f in factors:
+                if f.type == "identifier" and text(f) in floats and text(f) not in out:
+                    out.append(text(f))
     return out
 
 
@@ -334,6 +345,7 @@ def find(unit: cuda_ast.Unit, kernel: str, axes: list[Any]) -> Relations:
     ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
     rel = relations(fn, axes, ints, {p.name for p in fn.params if p.pointer})
     rel.gains = gains(fn, floats)
+    rel.thresholds = [t for t in thresholds(fn, floats) if t not in rel.gains]
     rel.spans = spans(fn, floats | ints)
     return rel
 
@@ -385,15 +397,6 @@ def warnings(rel: Relations, env: dict[str, int], label: str) -> list[tuple[str,
                     f"first reads before the start (nothing); the reach is below {end}",
                 )
             )
-    for shift, end in rel.offsets:
-        if shift in env and end in env and env[shift] >= env[end]:
-            out.append(
-                (
-                    f"offset {shift}",
-                    f"args.{shift}: {shift} = {env[shift]} >= {end} = {env[end]}{label}: the kernel tests a "
-                    f"coordinate plus {shift} against {end}, so no coordinate passes; {shift} is below {end}",
-                )
-            )
     for b, a in rel.spans:
         if b in env and a in env and env[b] >= env[a]:
             out.append(
@@ -438,20 +441,8 @@ def _retell(guesses: list[tuple[str, str]], name: str, spec: Spec, why: str) -> 
 
 def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
     """Move the draft's values within the relations, at its sizes and at each check size."""
-    if not (rel.fields or rel.reflections or rel.reaches or rel.picks or rel.gains or rel.spans or rel.offsets):
+    if not (rel.fields or rel.reflections or rel.reaches or rel.picks or rel.gains or rel.thresholds or rel.spans):
         return
-    for shift, end in rel.offsets:
-        env = env_at(spec, spec.sizes)
-        shifted = next((a for a in spec.args if a.name == shift and not a.is_array), None)
-        if shifted is not None and shift in env and end in env and env[shift] >= env[end] and shift not in spec.sizes:
-            value: int | str = f"{end} // 3" if end in spec.sizes else env[end] // 3
-            shifted.value = value
-            _retell(
-                guesses,
-                shift,
-                spec,
-                f"{value}: the kernel tests a coordinate plus it against {end}: below {end}, or no coordinate passes",
-            )
     for b, a in rel.spans:
         below, above = (next((x for x in spec.args if x.name == v and not x.is_array), None) for v in (b, a))
         if below is None or above is None:
@@ -496,6 +487,19 @@ def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
             spec,
             f"{arg.value}: it multiplies a value the kernel clips from above: above 1, so the "
             "clip is reached and a gain dropped or swapped changes the outputs",
+        )
+    for g in rel.thresholds:
+        arg = next((a for a in spec.args if a.name == g and not a.is_array), None)
+        if arg is None or not isinstance(arg.value, int | float) or arg.value > 1:
+            continue
+        arg.value = next((v for v in GAINS if v not in taken), GAINS[0])
+        taken.add(arg.value)
+        _retell(
+            guesses,
+            g,
+            spec,
+            f"{arg.value}: it scales what the kernel compares a loaded value with (a threshold factor): above 1, "
+            "so the test asks for a margin over the reference; set the value you use",
         )
     pads: dict[str, int] = {}
     for p, w in rel.reflections:

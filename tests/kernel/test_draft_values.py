@@ -7,6 +7,7 @@ import pytest
 
 from kt_tui.gpu.compile import find_nvcc
 from kt_tui.kernel.draft import draft, draft_spec
+from kt_tui.kernel.draft_floats import FLOAT_SCALAR
 from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import check_spec, dump_spec, parse_spec
@@ -50,7 +51,7 @@ __global__ void relu_cap(float *out, const float *in, float cap, int count) {
     if (i < count) out[i] = fminf(in[i], cap);
 }
 """
-    assert _values(_spec(src))["cap"] == 1.5
+    assert _values(_spec(src))["cap"] == FLOAT_SCALAR
 
 
 def test_a_coefficient_of_stencil_differences_is_a_stable_step_and_a_plain_weight_is_not():
@@ -72,7 +73,7 @@ __global__ void blur3(float *out, const float *in, int n, float w) {
     if (i > 0 && i < n - 1) out[i] = w * (in[i - 1] + in[i] + in[i + 1]);
 }
 """
-    assert _values(_spec(weights))["w"] == 1.5
+    assert _values(_spec(weights))["w"] == FLOAT_SCALAR
 
 
 def test_values_of_a_narrow_index_array_fit_its_type_and_the_table_it_indexes_is_its_reach():
