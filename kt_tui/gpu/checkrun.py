@@ -584,9 +584,6 @@ def main(argv: list[str]) -> int:
     mutant hung or crashed finds state.json and goes on with the mutants left."""
     up = time.monotonic()
     mark("check child: up")
-    from .device import cudawarm  # in this child process only (as below)
-
-    cudawarm.start("check child")  # the driver and the context start during the imports; a standby waits with both
     from .device.outputs import run_arrays  # in this child process only: it loads kernel_tuner
 
     allow_user_code()

@@ -19,21 +19,21 @@ LIBRARY = "libcuda.so.1"
 _KEPT: list[object] = []  # the driver library and the retained context, kept for the worker's life
 
 
-def start(who: str = "worker") -> threading.Thread | None:
-    """Start the warm-up thread, or None where it is turned off. `who`: the process, in trace marks."""
+def start() -> threading.Thread | None:
+    """Start the warm-up thread, or None where it is turned off."""
     if os.environ.get("KT_TUI_CUDA_WARM", "1") == "0":
         return None
-    thread = threading.Thread(target=warm, args=(who,), name="kt-tui-cuda-warm", daemon=True)
+    thread = threading.Thread(target=warm, name="kt-tui-cuda-warm", daemon=True)
     thread.start()
     return thread
 
 
-def warm(who: str = "worker") -> bool:
+def warm() -> bool:
     """cuInit, then device 0's primary context retained. False (and a trace mark) where either fails."""
     try:
         lib = ctypes.CDLL(LIBRARY)
     except OSError:
-        mark(f"{who}: no CUDA driver")
+        mark("worker: no CUDA driver")
         return False
     dev, ctx = ctypes.c_int(0), ctypes.c_void_p()
     try:
@@ -45,8 +45,8 @@ def warm(who: str = "worker") -> bool:
     except AttributeError:  # a library of that name without the driver's functions
         ok = False
     if not ok:
-        mark(f"{who}: CUDA warm-up failed")  # the backend meets the same problem and says what it is
+        mark("worker: CUDA warm-up failed")  # the backend meets the same problem and says what it is
         return False
     _KEPT.extend((lib, ctx))
-    mark(f"{who}: CUDA context up")
+    mark("worker: CUDA context up")
     return True
