@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 sys.path.insert(0, str(ROOT))
 
+from kt_tui.engine.strength import tried_text  # noqa: E402
 from kt_tui.gpu import checkrun, timeline  # noqa: E402 - the checkout's kt_tui, whatever is installed
 from kt_tui.gpu import mutants as mutation  # noqa: E402
 from kt_tui.kernel.mutant import NoMutant, mutants  # noqa: E402
@@ -215,8 +216,7 @@ def table(rows: list[dict], gpu: bool) -> list[str]:
             lines.append(f"{'':<22}seconds in: {said}")
         lines += [f"{'':<22}equivalent by construction: {e}" for e in r["pattern"]]
         for t in r["tried"]:
-            said = t["label"] if t["label"].startswith("the survivors ") else f"stronger inputs {t['label']}"
-            lines.append(f"{'':<22}{said}: {'kept, ' if t['kept'] else ''}{t['why']}")
+            lines.append(f"{'':<22}{tried_text(t)}")
         for what, why in r["survivors"]:
             lines.append(f"{'':<22}survives: a kernel with {what} would pass this check ({why})")
         if r["counted"] >= 10 and r["after"] < 0.9 * r["counted"]:

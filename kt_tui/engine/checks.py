@@ -4,7 +4,8 @@ anyone hears of it, and is never run twice; in sim mode it is read from the reco
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from ..gpu.protocol import CheckJob
 from ..gpu.simcache import finalize_cache, recorded_checks
 from ..gpu.tuner import WorkerError
 from ..kernel.spec import Spec
+from ..kernel.strengthen import case_spec
 from ..records import Check, Result, config_key, trusted
 from ..store.rows import check_entry, check_from_entry
 from .strength import kept_cases, result_params
@@ -31,6 +33,29 @@ def not_checked(vid: str, extra: dict[str, Any], key: str, reason: str) -> Check
 
 def first_failure(checks: list[Check]) -> Check | None:
     return next((c for c in checks if c.ok is False), None)
+
+
+class _Memcheck:
+    """A sanitizer run on a daemon thread (the sanitizer's process tree is killed with the app's): the
+    engine waits for it in short steps, and stops waiting once the session is stopped."""
+
+    def __init__(self, run: Callable[[], Any]) -> None:
+        self.result: list[Any] = []
+        self.error = ""
+        self.thread = threading.Thread(target=self._run, args=(run,), name="kt-memcheck", daemon=True)
+        self.thread.start()
+
+    def _run(self, run: Callable[[], Any]) -> None:
+        try:
+            self.result.append(run())
+        except Exception as e:  # noqa: BLE001 - said as the reason memcheck did not run
+            self.error = f"{type(e).__name__}: {e}"[:300]
+
+    def wait(self, stopped: Callable[[], bool]) -> Any:
+        """The report, or None where the session was stopped first or the run raised (self.error)."""
+        while self.thread.is_alive() and not stopped():
+            self.thread.join(0.2)
+        return self.result[0] if self.result else None
 
 
 class SizeChecks:
@@ -106,50 +131,60 @@ class SizeChecks:
             engine.emit("note", text=next(c.reason for c in out if c.ok is None))
         return out
 
-    def _memcheck_start(self, vid: str, key: str, params: dict[str, Any]) -> Check | Future[Any] | None:
-        """An LLM's kernel at `params` under compute-sanitizer memcheck at the spec's size and every
-        check size, once per configuration: one that reads or writes out of bounds is not verified,
-        whatever its outputs (the original's own memcheck is the check's test, engine/strength.py).
-        The stored check, or the run started on a thread (its own process), or None (no GPU, a replay,
-        the original)."""
+    def _memcheck_start(self, vid: str, key: str, params: dict[str, Any]) -> Check | _Memcheck | None:
+        """A generated kernel at `params` under compute-sanitizer memcheck at the spec's size, every
+        check size and the stronger inputs the check kept, once per configuration: one that reads or
+        writes out of bounds is not verified, whatever its outputs (the original's own memcheck is the
+        check's test, engine/strength.py). The stored verdict (in a replay: the recorded one), or the
+        run started on a thread (its own process), or None (no GPU, a replay without one, the
+        original). A run that could not tell is tried again next time."""
         engine = self.engine
-        if vid == engine.original or engine.choice.simulated or engine.choice.backend == "none":
+        if vid == engine.original or engine.choice.backend == "none":
             return None
-        stored: Check | None = next((c for c in engine.data.checks(vid, key) if c.label == MEMCHECK), None)
-        if stored is not None:
-            return stored
-        from ..gpu.sanitize import sanitize  # here: only an LLM kernel's check runs it (as engine/runs.py)
+        stored: list[Check] = [c for c in engine.data.checks(vid, key) if c.label == MEMCHECK and c.ok is not None]
+        if stored:
+            return stored[-1]
+        if engine.choice.simulated:
+            return self._recorded(vid, key, [{"label": MEMCHECK}]).get(MEMCHECK)
+        from ..gpu.sanitize import sanitize  # here: only a generated kernel's check runs it (as engine/runs.py)
 
         source, spec = engine.version(vid)
         engine.emit("note", keep=False, text=f"memcheck of {key} of {vid}")
         more = [e["sizes"] for e in spec.extra_sizes()]
-        pool = ThreadPoolExecutor(1, thread_name_prefix="kt-memcheck")
-        future = pool.submit(
-            sanitize, source, spec, params, engine.choice.backend, tool="memcheck", timeout_s=MEMCHECK_S,
-            sizes=spec.sizes, more=more,
+        cases = [case_spec(spec, c) for c in kept_cases(engine.data)]
+        run = _Memcheck(
+            lambda: sanitize(
+                source, spec, params, engine.choice.backend, tool="memcheck", timeout_s=MEMCHECK_S,
+                sizes=spec.sizes, more=more, cases=cases,
+            )
         )  # fmt: skip
-        pool.shutdown(wait=False)
-        return future
+        return run
 
-    def _memcheck_end(self, vid: str, key: str, pending: Check | Future[Any] | None) -> Check | None:
-        """The memcheck's verdict as a stored check (the run waited for)."""
-        if not isinstance(pending, Future):
+    def _memcheck_end(self, vid: str, key: str, pending: Check | _Memcheck | None) -> Check | None:
+        """The memcheck's verdict as a stored check (the run waited for while the session goes on)."""
+        if not isinstance(pending, _Memcheck):
             return pending
-        from ..gpu.memcheck import AT_SOME_SIZE, oob_text  # here: only an LLM kernel's check reads one
+        from ..gpu.memcheck import AT_SOME_SIZE, oob_text  # here: only a generated kernel's check reads one
 
         engine = self.engine
         _, spec = engine.version(vid)
-        sizes = 1 + len(spec.extra_sizes())
-        report = pending.result()
-        if report.ok is None:
-            c = Check(vid, key, MEMCHECK, None, "not_checked", spec.sizes, f"memcheck not run: {report.reason}")
+        report = pending.wait(lambda: bool(engine.interrupted))
+        runs = 1 + len(spec.extra_sizes()) + len(kept_cases(engine.data))
+        if report is None:
+            why = pending.error or "the session was stopped"
+            c = Check(vid, key, MEMCHECK, None, "not_checked", spec.sizes, f"memcheck not run: {why}")
+        elif report.ok is None or (report.ok is False and not report.errors):
+            said = report.reason or oob_text(report, spec, spec.sizes, AT_SOME_SIZE, subject=f"{vid} at {key}")
+            c = Check(vid, key, MEMCHECK, None, "not_checked", spec.sizes, f"memcheck not run: {said}")
         elif report.ok:
-            c = Check(vid, key, MEMCHECK, True, "ok", spec.sizes, f"memcheck clean at {sizes} size(s)")
+            c = Check(vid, key, MEMCHECK, True, "ok", spec.sizes, f"memcheck clean at {runs} size(s) and input(s)")
         else:
-            why = "memcheck: " + oob_text(report, spec, spec.sizes, AT_SOME_SIZE if sizes > 1 else "")
+            at = AT_SOME_SIZE if runs > 1 else ""
+            why = "memcheck: " + oob_text(report, spec, spec.sizes, at, subject=f"the generated kernel {vid} at {key}")
             c = Check(vid, key, MEMCHECK, False, "unsafe", spec.sizes, why)
         engine.data.add_check(vid, c)
         engine.emit("check", version=vid, key=key, label=c.label, status=c.status, reason=c.reason)
+        self._stamp(vid, spec)
         return c
 
     def _partial(self) -> list[str]:

@@ -83,6 +83,14 @@ def survivor_text(m: dict[str, Any]) -> str:
     return f"a kernel with {m.get('what')} would pass this check"
 
 
+def tried_text(t: dict[str, Any]) -> str:
+    """One strengthening step: a stronger input, the survivors at another block size, or memcheck."""
+    said = (
+        t["label"] if str(t["label"]).startswith(("the survivors ", "memcheck ")) else f"stronger inputs {t['label']}"
+    )
+    return f"{said}: {'kept, ' if t['kept'] else ''}{t['why']}"
+
+
 SURVIVORS_ALLOWED = "--allow-survivors (or allow_survivors = true) lets --auto accept it"
 
 
@@ -269,9 +277,7 @@ def apply_state(engine: Any, state: dict[str, Any]) -> dict[str, Any]:
     if line := score_line(state):
         engine.emit("note", text=f"check: {line}")
     for tried in (state.get("mutants") or {}).get("strengthening") or []:
-        engine.emit(
-            "note", text=f"check: stronger inputs {tried['label']}: {'kept, ' if tried['kept'] else ''}{tried['why']}"
-        )
+        engine.emit("note", text=f"check: {tried_text(tried)}")
     for note in state.get("notes") or []:
         engine.emit("note", text=f"check: {note}")
     return state

@@ -10,7 +10,7 @@ from ..engine.gates import gate_from
 from ..engine.limits import LAUNCH_SAID, facts_text, limits, work_of
 from ..engine.markdown import md_fence, md_ms, md_text
 from ..engine.profiles import advice, profile_line, session_profiles
-from ..engine.strength import check_line, score_line, state_of, survivor_text
+from ..engine.strength import check_line, score_line, state_of, survivor_text, tried_text
 from ..engine.verdict import verdict_text
 from ..files import write_output
 from ..records import Result, StoredGate, config_key, trusted
@@ -158,10 +158,7 @@ def _check_md(b: Bundle) -> list[str]:
         out += [f"Mutation score: {_text(line)}.", ""]
         score = state.get("mutants") or {}
         out += [f"- survives: {_text(survivor_text(m))}" for m in score.get("survivors") or []]
-        out += [
-            f"- stronger inputs {_text(t['label'])}: {'kept, ' if t['kept'] else ''}{_text(t['why'])}"
-            for t in score.get("strengthening") or []
-        ]
+        out += [f"- {_text(tried_text(t))}" for t in score.get("strengthening") or []]
         out += [f"- equivalent (not counted): {_text(e)}" for e in score.get("equivalent") or []]
         out += [f"- stillborn, does not compile (not counted): {_text(e)}" for e in score.get("stillborn") or []]
         out += [f"- not run within the time budget: {_text(e)}" for e in score.get("not_run") or []]

@@ -45,9 +45,9 @@ NO_GPU = (
     "no GPU here ({}): the check's strength (sanitizer, mutants, changed arguments, the spec's launch) was not tested"
 )
 GEOMETRY = ("block_size_x", "block_size_y", "block_size_z")
-MEMCHECK_AT_ONCE = 6  # survivors under compute-sanitizer at once (each its own process)
+MEMCHECK_AT_ONCE = 6  # survivors under compute-sanitizer at once (each its own process), half the cores at most
 MEMCHECK_MOST = 12
-MEMCHECK_S = 60.0
+MEMCHECK_S = 15.0  # each: a survivor's memcheck at the check sizes is a few seconds
 
 
 class OutOfBounds(Exception):
@@ -456,7 +456,7 @@ def check_strength(
             child_off.wait()  # the mutants' records are whole: the child's runs ended
             records = mutation.read_jsonl(Path(tmp, mutation.RECORDS))
             tried = mutation.read_jsonl(Path(tmp, mutation.CASES))
-            if wrong and not oob:
+            if wrong and not oob and not _blamed_or_unjudged(Path(tmp, "state.json")):
                 left = mutation_score(entries, records, tried, legal)["survivors"]
                 unsafe = memcheck_survivors(entries, left, spec, backend, sanitizer)
                 mark(f"main: memcheck of {len(left)} survivors done")
@@ -489,6 +489,14 @@ def check_strength(
     return state
 
 
+def _blamed_or_unjudged(judged: Path) -> bool:
+    """Whether the child wrote no state, or one blaming the spec: its mutants are not scored."""
+    try:
+        return bool(json.loads(judged.read_text()).get("blame"))
+    except (OSError, ValueError, AttributeError):
+        return True
+
+
 def memcheck_survivors(
     entries: list[dict], survivors: list[dict], spec: Spec, backend: str, run: Callable = sanitize
 ) -> dict[str, str]:
@@ -510,7 +518,9 @@ def memcheck_survivors(
             sources[i], spec, spec.baseline_params(), backend, tool="memcheck", timeout_s=MEMCHECK_S,
             sizes=every[0], more=every[1:],
         )  # fmt: skip
-        return "" if report.ok is not False else "memcheck: " + oob_text(report, spec, every[0], label)
+        if report.ok is not False or not report.errors:  # a finding, not a run that failed under the tool
+            return ""
+        return "memcheck: " + oob_text(report, spec, every[0], label, subject=f"mutant {i}")
 
     with ThreadPoolExecutor(min(MEMCHECK_AT_ONCE, max(1, (os.cpu_count() or 2) // 2))) as pool:
         found = dict(zip(ids, pool.map(one, ids)))

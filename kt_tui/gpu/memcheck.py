@@ -29,9 +29,9 @@ def _int(text: str) -> int:
 AT_SOME_SIZE = "the spec's size or a check size"  # one process ran them all: which one is not told
 
 
-def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str:
+def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str, subject: str = "the original kernel") -> str:
     """One line: which argument (when its allocation's size tells it), at which size, which index;
-    otherwise the sanitizer's first finding."""
+    otherwise the sanitizer's first finding. `subject`: the kernel it ran."""
     text = report.text
     m = _FINDING.search(text)
     where = f"at {label}" if label else "at the spec's size"
@@ -42,9 +42,9 @@ def oob_text(report: SanitizeReport, spec: Spec, sizes: dict, label: str) -> str
             ln for ln in said if re.search(r"\berror\b", ln, re.IGNORECASE) and "error summary" not in ln.lower()
         ]
         why = (failing or said or [report.reason or "no message"])[0 if failing else -1][:400]
-        return f"the original kernel did not run under compute-sanitizer {where} (no memory error found): {why}"
+        return f"{subject} did not run under compute-sanitizer {where} (no memory error found): {why}"
     head = (
-        f"the original kernel {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "
+        f"{subject} {'accesses memory out of bounds' if oob else 'fails compute-sanitizer memcheck'} "
         f"{where} ({report.errors} error(s) under memcheck)"
     )
     if not m:

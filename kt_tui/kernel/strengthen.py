@@ -413,13 +413,28 @@ def _scalar_cases(spec: Spec) -> list[dict[str, Any]]:
 
 def _float_scalar_cases(spec: Spec) -> list[dict[str, Any]]:
     """Float scalars given the same value (min_x = min_y = min_z = 0) made distinct: a kernel that
-    uses one for another passes while they are equal."""
-    floats = [a for a in spec.args if not a.is_array and a.dtype.startswith("float") and isinstance(a.value, float)]
-    values = [a.value for a in floats]
-    equal = [a for a in floats if values.count(a.value) > 1]
+    uses one for another passes while they are equal. Each new value differs, in its own type, from
+    every float scalar's value; none where that cannot be had."""
+    floats = [
+        a for a in spec.args
+        if not a.is_array and a.dtype.startswith("float") and isinstance(a.value, (int, float))
+        and not isinstance(a.value, bool)
+    ]  # fmt: skip
+    import numpy as np  # here: numpy only once a check draws its cases (the app starts without it)
+
+    values = [float(a.value) for a in floats]  # type: ignore[arg-type]
+    equal = [a for a, v in zip(floats, values, strict=True) if values.count(v) > 1]
     if not equal:
         return []
-    changed = {a.name: float(a.value or 0) + 0.25 * (k + 1) for k, a in enumerate(equal)}
+    taken = {float(np.dtype(a.dtype).type(v)) for a, v in zip(floats, values, strict=True)}
+    changed: dict[str, float] = {}
+    for k, a in enumerate(equal):
+        v = float(a.value) + 0.25 * (k + 1) * max(1.0, abs(float(a.value)))  # type: ignore[arg-type]
+        cast = float(np.dtype(a.dtype).type(v))
+        if cast in taken or not np.isfinite(cast):
+            return []
+        taken.add(cast)
+        changed[a.name] = cast
     label = ", ".join(f"`{n}` = {v:g}" for n, v in changed.items()) + " (equal in the spec, told apart)"
     return [{"label": label, "args": {n: {"value": v} for n, v in changed.items()}}]
 

@@ -99,30 +99,55 @@ def _negative_index_cases(spec: Spec, source: str, params: dict[str, Any]) -> li
     return out
 
 
-def _truth_value(source: str, name: str) -> bool:
-    """Whether the integer `name` is used as a truth value on its own: `name ? a : b`, `if (name)`,
-    `!name`, `name && ...`; not as an operand of a comparison or arithmetic (`s < lo ? lo : s`)."""
-    for m in re.finditer(rf"\b{re.escape(name)}\b", source):
-        before = source[: m.start()].rstrip()
-        after = source[m.end() :].lstrip()
-        alone_before = before.endswith(("(", ",", "!", "&&", "||", "?", ":")) and not before.endswith(("::", "->"))
-        alone_after = after.startswith(("?", "&&", "||", ")")) and not after.startswith("?:")
-        if (alone_before or before.endswith("=") and not before.endswith(("==", "<=", ">=", "!="))) and alone_after:
-            call = before.endswith(("(", ",")) and not re.search(r"\b(?:if|while)\s*\($", before)
-            if after.startswith(")") and call:
-                continue  # a call's last argument, not a condition
-            return True
+def kernel_code(source: str, name: str) -> str:
+    """The body of kernel `name` (its first definition) with comments, strings, character literals
+    and preprocessor lines blanked; "" where it is not found."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", " ", source, flags=re.S)
+    code = re.sub(r"^[ \t]*#[^\n]*(?:\\\n[^\n]*)*", " ", code, flags=re.M)
+    head = re.search(rf"__global__[^;{{]*?\b{re.escape(name)}\s*(?:<[^;{{]*>)?\s*\(", code)
+    if not head:
+        return ""
+    start = code.find("{", head.end())
+    depth = 0
+    for k in range(start, len(code) if start >= 0 else 0):
+        depth += (code[k] == "{") - (code[k] == "}")
+        if depth == 0:
+            return code[start : k + 1]
+    return ""
+
+
+_COMPOUND = ("+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "==", "<=", ">=", "!=")
+
+
+def _truth_value(code: str, name: str) -> bool:
+    """Whether the integer `name` is used as a truth value on its own in `code` (kernel_code):
+    `name ? a : b`, `if (name)`, `!name`, `name && ...`, `b = name || c`; not as an operand of a
+    comparison or arithmetic (`s < lo ? lo : s`), a call's argument or a ternary's arm."""
+    n = re.escape(name)
+    if re.search(rf"(?:[-+]=|[/%])\s*{n}\b", code):
+        return False  # a step or a divisor: its other truth value (0) would hang or divide by zero
+    for m in re.finditer(rf"\b{n}\b", code):
+        before = code[: m.start()].rstrip()
+        after = code[m.end() :].lstrip()
+        if not after.startswith(("?", "&&", "||", ")")) or after.startswith("?:"):
+            continue
+        assigned = before.endswith("=") and not before.endswith(_COMPOUND)
+        if before.endswith(("::", "->", ".")) or not (assigned or before.endswith(("(", ",", "!", "&&", "||"))):
+            continue
+        if after.startswith(")") and before.endswith(("(", ",")) and not re.search(r"\b(?:if|while)\s*\($", before):
+            continue  # a call's argument, not a condition
+        return True
     return False
 
 
-def _flag_cases(spec: Spec, source: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+def _flag_cases(spec: Spec, code: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     """An integer scalar the kernel uses as a truth value (`inverse ? a : b`), the spec giving one
     truth value: the other one, so the branch the spec never takes is checked too."""
     out = []
     for name, a in params.items():
         if a.is_array or not a.dtype.startswith(("int", "uint", "bool")) or not isinstance(a.value, int):
             continue
-        if isinstance(a.value, bool) or not _truth_value(source, name):
+        if isinstance(a.value, bool) or not _truth_value(code, name):
             continue
         other = 0 if a.value else 1
         label = f"`{a.name}` = {other}: the branch its value {a.value} never takes"
@@ -136,7 +161,7 @@ _CMP = r"(?:==|!=|<=|>=|<|>)"
 
 def _alone_before(text: str, at: int) -> bool:
     before = text[:at].rstrip()
-    return not before or before.endswith(("&&", "||")) or before[-1] not in "+-*/%&|^~.>"
+    return not before or before.endswith(("&&", "||")) or before[-1] not in "+-*/%&|^~.>!"
 
 
 def _alone_after(text: str, at: int) -> bool:
@@ -144,23 +169,22 @@ def _alone_after(text: str, at: int) -> bool:
     return not after or after.startswith(("&&", "||")) or after[0] not in "+-*/%&|^[(.<"
 
 
-def _compared_constants(source: str, name: str) -> list[int]:
-    """The small whole constants `name` is compared with on its own (`name > 1`, `2 <= name`; not
-    `n - k >= 0` nor `i + 1 < n`), comments left out, in order."""
-    code = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+def _compared_constants(code: str, name: str) -> list[int]:
+    """The small whole constants `name` is compared with on its own in `code` (kernel_code): `name >
+    1`, `2 <= name`; not `n - k >= 0`, `i + 1 < n` nor `!n == 0`; in order."""
     n = re.escape(name)
     out: list[int] = []
-    for pattern, constant in ((rf"\b{n}\s*{_CMP}\s*(\d+)\b", 1), (rf"\b(\d+)\s*{_CMP}\s*{n}\b", 1)):
+    for pattern in (rf"\b{n}\s*{_CMP}\s*(\d+)\b", rf"\b(\d+)\s*{_CMP}\s*{n}\b"):
         for m in re.finditer(pattern, code):
             if not (_alone_before(code, m.start()) and _alone_after(code, m.end())):
                 continue  # an arithmetic operand on either side: the comparison is of a sum, not of `name`
-            c = int(m.group(constant))
+            c = int(m.group(1))
             if c <= _SMALL and c not in out:
                 out.append(c)
     return out
 
 
-def _edge_cases(spec: Spec, source: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+def _edge_cases(spec: Spec, code: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     """An integer size or scalar the kernel compares with a small constant (`crop_w > 1 ? a : b`,
     `if (k == 1)`): the spec's values never meet it, so a mistake in the branch taken there (or a
     `>` for `>=`) passes; the case sets it to that constant (a size: its arrays and launch follow)."""
@@ -172,7 +196,7 @@ def _edge_cases(spec: Spec, source: str, params: dict[str, Any]) -> list[dict[st
         if size is None and not isinstance(a.value, int):
             continue
         now = spec.sizes[size] if size else a.value
-        for c in _compared_constants(source, name):
+        for c in _compared_constants(code, name):
             if c == now or (size and (c < 1 or not _valid_at(spec, {**spec.sizes, size: c}))):
                 continue
             label = f"`{size or a.name}` = {c}: the edge of its comparison with {c}"
@@ -187,11 +211,12 @@ def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
     params = _params(spec, source) if source else {}
     if not params:
         return []
+    code = kernel_code(source, spec.kernel_base_name())
     return [
         *_root_scalar_cases(spec, source, params),
         *_negative_index_cases(spec, source, params),
-        *_flag_cases(spec, source, params),
-        *_edge_cases(spec, source, params),
+        *_flag_cases(spec, code, params),
+        *_edge_cases(spec, code, params),
     ]
 
 

@@ -212,8 +212,8 @@ def test_an_llm_kernel_memcheck_finds_out_of_bounds_is_not_verified_whatever_its
     vid = engine.new_version(source + "\n// generated\n", spec, engine.original, "step 1")
     calls = []
 
-    def memcheck(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
-        calls.append((params, more))
+    def memcheck(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=(), cases=()):
+        calls.append((params, more, cases))
         text = "========= Invalid __global__ read of size 4 bytes\n=========     at vector_add+0x70\n"
         return SanitizeReport(tool, False, 1, text=text, sizes=sizes)
 
@@ -221,10 +221,43 @@ def test_an_llm_kernel_memcheck_finds_out_of_bounds_is_not_verified_whatever_its
     checks = engine.check_sizes(vid, {"block_size_x": 128})
     bad = first_failure(checks)
     assert bad is not None and bad.label == "memcheck" and bad.status == "unsafe"
-    assert bad.reason.startswith("memcheck: ") and "Invalid __global__ read" in bad.reason
+    assert bad.reason.startswith(f"memcheck: the generated kernel {vid} at 128 accesses memory out of bounds")
+    assert "Invalid __global__ read" in bad.reason and "original" not in bad.reason
+    assert len(calls[0][2]) == 1 and {a.name: a.seed for a in calls[0][2][0].args}["a"] == 1001  # the kept case
     assert calls[0][0]["block_size_x"] == 128 and calls[0][1] == [e["sizes"] for e in spec.extra_sizes()]
     assert [j for j in gpu.jobs if j.run_id.startswith(f"check:{vid}:")]  # the sizes' runs went on beside it
     assert [c.label for c in checks][-1] == "memcheck" and not [c for c in checks[:-1] if c.ok is False]
     again = first_failure(engine.check_sizes(vid, {"block_size_x": 128}))
     assert again is not None and again.reason == bad.reason and len(calls) == 1  # stored, not run twice
     assert engine.check_sizes(engine.original, {"block_size_x": 128}) and len(calls) == 1  # the original: not here
+
+
+def test_a_memcheck_that_could_not_tell_is_tried_again_and_a_stopped_session_does_not_wait_for_one(
+    hermetic, monkeypatch
+):
+    import threading
+
+    from kt_tui.gpu import sanitize
+    from kt_tui.gpu.sanitize import SanitizeReport
+
+    store, sid, gpu, engine, gates, events = _engine(hermetic, _state())
+    engine.run(sweep)
+    source, spec = engine.version(engine.original)
+    vid = engine.new_version(source + "\n// generated\n", spec, engine.original, "step 1")
+    answers = [
+        SanitizeReport("memcheck", None, reason="compute-sanitizer not found"),
+        SanitizeReport("memcheck", True, 0),
+    ]
+    monkeypatch.setattr(sanitize, "sanitize", lambda *a, **k: answers.pop(0))
+    first = engine.check_sizes(vid, {"block_size_x": 128})[-1]
+    assert (first.label, first.ok, first.reason) == ("memcheck", None, "memcheck not run: compute-sanitizer not found")
+    again = engine.check_sizes(vid, {"block_size_x": 128})[-1]
+    assert (again.label, again.ok) == ("memcheck", True) and answers == []  # asked again: the first could not tell
+    release = threading.Event()
+    monkeypatch.setattr(sanitize, "sanitize", lambda *a, **k: release.wait() and SanitizeReport("memcheck", True, 0))
+    engine.interrupted = "Ctrl-C"
+    try:
+        stopped = engine.check_sizes(vid, {"block_size_x": 256})[-1]  # returns: nothing waits for the sanitizer
+    finally:
+        release.set()
+    assert (stopped.ok, stopped.reason) == (None, "memcheck not run: the session was stopped")

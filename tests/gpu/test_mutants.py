@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kt_tui.engine.strength import survivor_text
+from kt_tui.engine.strength import survivor_text, tried_text
 from kt_tui.gpu import checkrun
 from kt_tui.gpu import mutants as mutation
 from kt_tui.gpu.mutation_score import score as mutation_score
@@ -281,8 +281,9 @@ def test_survivors_memcheck_finds_out_of_bounds_are_killed_as_an_llm_kernel_woul
     score = state["mutants"]
     assert score["killed_before"] == score["counted"] - 2 and score["killed"] == score["counted"]
     assert score["strengthening"][-1]["label"] == "memcheck on the survivors"
+    assert tried_text(score["strengthening"][-1]).startswith("memcheck on the survivors: kills m")
     caught = score["strengthening"][-1]["why"].removeprefix("kills ").split(", ")
-    assert len(caught) == 2 and all(score["killed_how"][i].startswith("memcheck: ") for i in caught)
+    assert len(caught) == 2 and all(score["killed_how"][i].startswith(f"memcheck: mutant {i} accesses") for i in caught)
     ran = [(p, more) for src, p, more in seen if src != KERNEL]
     assert len(ran) == 2 and all(p == SPEC.baseline_params() for p, _ in ran)
     assert all(every == [e["sizes"] for e in SPEC.extra_sizes()] for _, every in ran)  # the check sizes only

@@ -74,6 +74,17 @@ def test_session_12_cases_by_the_codes_shape_kill_their_survivors(tmp_path, name
     state, score, survivors = _check(tmp_path, name, *([smaller] if smaller else []))
     assert not [g for g in gone if g in survivors]
     assert any(case in c["label"] for c in state["cases"])
+    left = {m["what"].split(": ", 1)[1] for m in score["survivors"]}
+    assert score["killed"] >= 0.9 * score["counted"] or left <= LEFT.get(name, set()), left  # the 90 % target
+
+
+LEFT = {  # what group norm keeps under 90 % (26 of 29 on an H100): a slot no warp wrote, read as 0, and any warp
+    "group_norm_block": {
+        "`<` -> `<=` in `sum = lane < nwarps ? s_sum[lane] : 0.0f;`",
+        "`<` -> `<=` in `sq = lane < nwarps ? s_sq[lane] : 0.0f;`",
+        "`0` -> `1` in `if (wid == 0) {`",
+    }
+}
 
 
 def test_conv1d_tile_halo_bounds_past_the_input_die_under_memcheck(tmp_path):
