@@ -15,7 +15,7 @@ from kernel_tuner.core import KernelSource, wrap_templated_kernel
 
 from ..kernel.expr import launch_callables
 from ..kernel.spec import Spec, SpecError
-from ..kernel.text import kernel_text
+from ..kernel.text import instantiations_wrapped, kernel_text
 
 GRID_NAMES = ("grid_size_x", "grid_size_y", "grid_size_z")
 
@@ -81,7 +81,7 @@ def kernel_string(
     DeviceInterface.create_kernel_instance, without a device)."""
     source = kernel_text(source, f"kernel {spec.kernel}")  # a BOM dropped, control characters refused
     threads, grid = launch(spec, params, sizes)
-    ks = KernelSource(spec.kernel, source, lang, tuner_defines(spec, sizes))
+    ks = KernelSource(spec.kernel, instantiations_wrapped(source, spec.kernel), lang, tuner_defines(spec, sizes))
     name, text, _ = ks.prepare_list_of_files(spec.kernel, params, grid, threads, block_names(spec))
     if ks.lang == "CUDA" and "<" in name and ">" in name:
         try:

@@ -68,3 +68,17 @@ def folded(text: str) -> str:
             out.append(line + "\n" * pending + ("" if last else "\n"))
             pending = 0
     return "".join(out).replace("%:%:", "##").replace("%:", "#")
+
+
+def instantiations_wrapped(source: str, kernel: str) -> str:
+    """`source` as kernel_tuner can wrap the template `kernel` ("name<T, 64>"): its wrapper turns the
+    template's `__global__` into `__device__`, instantiates it itself and calls it from an `extern
+    "C"` kernel, so an explicit instantiation in the file (`template __global__ void name<float>(float
+    *, int);`, common in libraries) would redeclare it `__global__` or instantiate it twice, and nvcc
+    refuses. Those statements are blanked (line numbers kept); anything else, and a kernel that is no
+    template, is left as it is."""
+    if "<" not in kernel:
+        return source
+    name = re.escape(kernel.split("<", 1)[0].strip())
+    pattern = rf"\btemplate\s+__global__\s+void\s+{name}\s*(?:<[^;{{}}]*>)?\s*\([^;{{}}]*\)\s*;"
+    return re.sub(pattern, lambda m: "\n" * m.group(0).count("\n"), source)

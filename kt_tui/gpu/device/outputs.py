@@ -17,7 +17,7 @@ from ...kernel import refkernel
 from ...kernel.expr import launch_callables
 from ...kernel.inputs import load_named, make_args
 from ...kernel.spec import Spec
-from ...kernel.text import compile_options
+from ...kernel.text import compile_options, instantiations_wrapped
 from ..ktsource import tuner_defines
 from .lang import cuda_lang, numpy_arguments
 
@@ -43,7 +43,7 @@ def run_arrays(
     with cuda_lang(backend) as lang, numpy_arguments(backend):
         out = kernel_tuner.run_kernel(
             spec.kernel,
-            source,
+            instantiations_wrapped(source, spec.kernel),
             ps if len(ps) > 1 else ps[0],
             make_args(spec, sizes) if args is None else args,
             dict(params),

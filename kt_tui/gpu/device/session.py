@@ -30,7 +30,7 @@ from ...kernel import refkernel
 from ...kernel.expr import evaluate, launch_callables, restriction_function
 from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
-from ...kernel.text import compile_options
+from ...kernel.text import compile_options, instantiations_wrapped
 from .. import kt_private as ktp
 from ..ktsource import tuner_defines
 from ..protocol import sim_pace
@@ -217,7 +217,9 @@ class Session:
         self.verify = user_verify(spec) if self.reference is not None or self.by_config is not None else None
         defines = tuner_defines(spec)
         with cuda_lang(load.backend) as lang, numpy_arguments(load.backend):
-            self.kernel_source = KernelSource(spec.kernel, load.source, lang, defines)
+            self.kernel_source = KernelSource(
+                spec.kernel, instantiations_wrapped(load.source, spec.kernel), lang, defines
+            )
             self.kernel_options = ktp.kernel_options(
                 kernel_name=spec.kernel,
                 kernel_source=self.kernel_source,

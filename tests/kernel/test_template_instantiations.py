@@ -1,0 +1,67 @@
+"""A template kernel whose file instantiates it explicitly (`template __global__ void k<float>(...);`,
+as libraries do): kernel_tuner's wrapper makes the template `__device__` and instantiates it itself,
+so those statements are blanked before it (kernel/text.py instantiations_wrapped)."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from kt_tui.gpu.ktsource import kernel_string
+from kt_tui.kernel.spec import parse_spec
+from kt_tui.kernel.text import instantiations_wrapped
+
+SOURCE = """template <typename T>
+__global__ void scale(T *x, T a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+template __global__ void scale<float>(float *, float, int);
+template __global__ void scale<double>(double *,
+                                       double, int);
+template __global__ void other<float>(float *);
+"""
+SPEC = """
+kernel = "scale<float>"
+problem_size = ["n"]
+[sizes]
+n = 1000
+[tune_params]
+block_size_x = [128, 256]
+[[args]]
+name = "x"
+type = "float32"
+size = "n"
+output = true
+[[args]]
+name = "a"
+type = "float32"
+value = 2.0
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+"""
+
+
+def test_the_kernels_own_explicit_instantiations_are_blanked_keeping_lines_and_the_rest():
+    out = instantiations_wrapped(SOURCE, "scale<float>")
+    assert "template __global__ void scale" not in out and out.count("\n") == SOURCE.count("\n")
+    assert "template __global__ void other<float>(float *);" in out  # another kernel's: left
+    assert out.splitlines()[:6] == SOURCE.splitlines()[:6]
+    assert instantiations_wrapped(SOURCE, "scale") == SOURCE  # not a template instance: as it is
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (compile only)")
+def test_a_template_instantiated_in_its_file_compiles_as_kernel_tuner_wraps_it(tmp_path):
+    name, text = kernel_string(
+        parse_spec(SPEC), SOURCE.replace("template __global__ void other<float>(float *);", ""), {"block_size_x": 128}
+    )
+    assert name == "scale_wrapper"
+    (tmp_path / "k.cu").write_text(text)
+    done = subprocess.run(
+        ["nvcc", "-c", "-arch=sm_80", "-std=c++17", str(tmp_path / "k.cu"), "-o", str(tmp_path / "k.o")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-600:]
