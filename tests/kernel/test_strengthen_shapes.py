@@ -370,3 +370,5 @@ def test_a_size_compared_with_a_small_constant_meets_it_and_equal_float_scalars_
     for summed in ("m - 1 > 1 ?", "k + m > 1 ?", "in[m] > 1 ?"):  # not `m` on its own
         assert "edge of" not in _labels(candidates(spec, source.replace("m > 1 ?", summed))), summed
     assert "edge of" not in _labels(candidates(spec, source.replace("m > 1 ?", "m > 16 ?")))  # not a small one
+    short = parse_spec(EDGE_SPEC.replace('size = "m"', 'size = "m - 2"'))  # m = 1 leaves `out` no element
+    assert "edge of" not in _labels(candidates(short, source))
