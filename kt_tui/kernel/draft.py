@@ -46,13 +46,7 @@ EPSILON_WHY = (
     "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
 )
 # 8- and 16-bit integers nothing bounds (bytes, pixels, voxels): over the type's range
-NARROW_RANGE = {
-    "uint8": (0, 255),
-    "int8": (-128, 127),
-    "uint16": (0, 65535),
-    "int16": (-32768, 32767),
-    "uint32": (0, 4294967295),  # unsigned words not used as indices: hashes, bit fields, draws, counts
-}
+NARROW_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "int16": (-32768, 32767)}
 # an output summed by float atomics: rounding in another order, for addends up to the draft's 100 in
 # size, a few hundred of them an element (float32 eps 1.2e-7 * 100 * 256 ~ 3e-3, then room)
 SUMMED_ATOL = {"float32": 0.1, "float16": 10.0}
