@@ -9,7 +9,7 @@ from pprint import pformat
 
 from ..files import write_output
 from ..kernel.expr import parse
-from ..kernel.text import compile_options
+from ..kernel.text import compile_options, instantiations_wrapped
 from .bundle import Bundle
 from .inputs import not_made
 
@@ -186,8 +186,8 @@ def script_text(b: Bundle, inputs_name: str) -> str:
         original_params=_py(orig.baseline_params()),
         original_grid_div=_py(tuple(_parsed(g) for g in (orig.grid_div_x, orig.grid_div_y, orig.grid_div_z))),
         original_block_size_names=_py(orig.block_size_names),
-        source=repr(b.version["source"]),
-        original_source=repr(b.original["source"]),
+        source=repr(instantiations_wrapped(b.version["source"], spec.kernel)),  # as kt-tui ran it (kernel/text.py)
+        original_source=repr(instantiations_wrapped(b.original["source"], orig.kernel)),
     )
 
 

@@ -21,7 +21,7 @@ from .cuda_ast import text
 from .draft_relations import _declared, _factors, _ident, _int, _terms, env_at
 from .draft_roles import strip_parens, unwrapped
 from .spec import Spec
-from .spec_model import default_verify_sizes
+from .spec_model import default_verify_sizes, int_range
 
 Node = Any
 COMPARES = ("<", "<=", ">", ">=")
@@ -221,8 +221,10 @@ def fit(spec: Spec, rels: list[Below], guesses: list[tuple[str, str]]) -> None:
             if sized:
                 table[r.small] = (t - 1) // (r.times + 1)
                 tables_used = True
-            elif arg is not None and r.large in spec.sizes:
-                arg.value = f"({r.large} - 1) // {r.times + 1}"
+            elif arg is not None and r.large in spec.sizes and isinstance(arg.value, int):
+                # the value at the spec's size where it fits, less only where a size is smaller; in its type
+                top = min(arg.value, int_range(arg.dtype)[1])
+                arg.value = f"min({top}, ({r.large} - 1) // {r.times + 1})"
                 _retell(guesses, key, f"{arg.value}: below {r.large} / {r.times + 1} at every size: {r.why}")
     if tables_used:
         spec.verify_sizes = tables

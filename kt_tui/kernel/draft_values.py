@@ -2,7 +2,8 @@
 them accordingly):
 
 - reduced: every load (or every read of a local declared as one) reaches the rest of the kernel only
-  through `% m`, `& m` or `>> s` then `% m` or `& m` (a digit, a hash bucket, a bit field): any value of the type is safe, and high bits tell a kernel that reads
+  through `% m`, `& m` or `>> s` then `% m` or `& m` (a digit, a hash bucket, a bit field; `m` a mask of
+  low bits or a scalar): any value of the type is safe, and high bits tell a kernel that reads
   them with the wrong width or sign from one that does not.
 - measured: a load (or a local holding one) is multiplied or divided by a float (a sensor count times
   its unit): a quantity, not a flag, even where the kernel also tests it against 0.
@@ -41,12 +42,30 @@ def _reducer(load: Node) -> str | None:
             continue
         if up.type == "binary_expression" and up.child_by_field_name("left") == n:
             op = text(up.child_by_field_name("operator"))
+            if op == "&" and not _low_mask(up.child_by_field_name("right")):
+                break  # `& ~3u` keeps high bits: no digit, no bucket
             if op in REDUCING:
                 found = op if found is None or op != ">>" else found
                 n = up
                 continue
         break
     return None if found == ">>" else found
+
+
+def _low_mask(n: Node | None) -> bool:
+    """Whether `n` is a mask of low bits: a whole literal 2**k - 1 (`255`, `0xffu`) or a name (a
+    scalar the caller sets)."""
+    n = strip_parens(n) if n is not None else None
+    if n is None:
+        return False
+    if n.type == "identifier":
+        return True
+    word = text(n).rstrip("uUlL")
+    try:
+        value = int(word, 0)
+    except ValueError:
+        return False
+    return value > 0 and value & (value + 1) == 0
 
 
 def _held(load: Node) -> str | None:

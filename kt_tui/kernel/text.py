@@ -70,15 +70,25 @@ def folded(text: str) -> str:
     return "".join(out).replace("%:%:", "##").replace("%:", "#")
 
 
+_QUALIFIERS = r"(?:__global__|void|__launch_bounds__\s*\([^;{}()]*\))"
+
+
 def instantiations_wrapped(source: str, kernel: str) -> str:
     """`source` as kernel_tuner can wrap the template `kernel` ("name<T, 64>"): its wrapper turns the
     template's `__global__` into `__device__`, instantiates it itself and calls it from an `extern
     "C"` kernel, so an explicit instantiation in the file (`template __global__ void name<float>(float
-    *, int);`, common in libraries) would redeclare it `__global__` or instantiate it twice, and nvcc
-    refuses. Those statements are blanked (line numbers kept); anything else, and a kernel that is no
+    *, int);`, `extern template ...`, with `__launch_bounds__`, common in libraries) would redeclare it
+    `__global__` or instantiate it twice, and nvcc refuses. Those statements are blanked with spaces
+    (lines, columns and a macro's line continuations kept); anything else, and a kernel that is no
     template, is left as it is."""
     if "<" not in kernel:
         return source
     name = re.escape(kernel.split("<", 1)[0].strip())
-    pattern = rf"\btemplate\s+__global__\s+void\s+{name}\s*(?:<[^;{{}}]*>)?\s*\([^;{{}}]*\)\s*;"
-    return re.sub(pattern, lambda m: "\n" * m.group(0).count("\n"), source)
+    pattern = (
+        rf"(?:\bextern\s+)?\btemplate\s+(?=(?:{_QUALIFIERS}\s*)*?__global__)(?:{_QUALIFIERS}\s*)+"
+        rf"\b{name}\s*(?:<[^;{{}}]*>)?\s*\([^;{{}}]*\)\s*;"
+    )
+    return re.sub(pattern, lambda m: _BLANK.sub(lambda c: c.group(1) or " ", m.group(0)), source)
+
+
+_BLANK = re.compile(r"(\\\n)|[^\n]")  # a line continuation kept, any other character but a newline a space

@@ -5,6 +5,7 @@ gets the whole range of its type; one multiplied by a float is a quantity, not a
 
 from kt_tui.kernel import cuda_ast, draft_below
 from kt_tui.kernel.draft_flags import layout_warnings
+from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.spec_model import int_range
 
 from .test_draft_shapes import _draft, _points
@@ -270,3 +271,32 @@ def test_a_key_reduced_through_a_local_gets_the_whole_range_and_one_also_used_wh
         "    atomicAdd(", "    copy[i] = key;\n    atomicAdd("
     )
     assert _arg(_draft(copied).spec, "keys").high != int_range("uint32")[1]
+
+
+def test_a_mask_that_keeps_high_bits_is_no_reduction():
+    for mask, whole in (("255u", True), ("0xffffu", True), ("bits", True), ("~3u", False), ("0xf0u", False)):
+        src = DIGITS.replace("(key >> shift) & 255u", f"(key >> shift) & {mask}").replace(
+            "int shift,", "int shift, unsigned int bits,"
+        )
+        keys = _arg(_draft(src).spec, "keys")
+        assert (keys.high == int_range("uint32")[1]) is whole, mask
+
+
+STEPS = """
+__global__ void smooth(const float *x, float *y, int n, short steps)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    for (int t = 0; t < steps; t++) v = 0.5f * v + 0.25f;
+    if (i + steps < n) y[i] = v; else y[i] = x[i];
+}
+"""
+
+
+def test_a_made_up_scalar_below_a_size_keeps_its_value_where_the_size_allows_and_fits_its_type():
+    d = _draft(STEPS)
+    steps = _arg(d.spec, "steps")
+    assert steps.value == "min(100, (n - 1) // 2)"  # not (n - 1) // 2: a size-wide loop count at the spec's size
+    args = make_args(d.spec, d.spec.sizes)
+    assert int(args[3]) == 100

@@ -47,7 +47,8 @@ value = "n"
 
 def test_the_kernels_own_explicit_instantiations_are_blanked_keeping_lines_and_the_rest():
     out = instantiations_wrapped(SOURCE, "scale<float>")
-    assert "template __global__ void scale" not in out and out.count("\n") == SOURCE.count("\n")
+    assert "template __global__ void scale" not in out and len(out.splitlines()[6]) == len(SOURCE.splitlines()[6])
+    assert [len(line) for line in out.splitlines()] == [len(line) for line in SOURCE.splitlines()]
     assert "template __global__ void other<float>(float *);" in out  # another kernel's: left
     assert out.splitlines()[:6] == SOURCE.splitlines()[:6]
     assert instantiations_wrapped(SOURCE, "scale") == SOURCE  # not a template instance: as it is
@@ -65,3 +66,25 @@ def test_a_template_instantiated_in_its_file_compiles_as_kernel_tuner_wraps_it(t
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-600:]
+
+
+FORMS = [
+    "extern template __global__ void scale<float>(float *, float, int);",
+    "template __global__ void __launch_bounds__(256) scale<float>(float *, float, int);",
+    "template __global__ __launch_bounds__(256) void scale<float>(float *, float, int);",
+    "template void __global__ scale<double>(double *, double, int);",
+    "template __global__ void scale<float, 64>(float *__restrict__, int);",
+]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_form_of_an_explicit_instantiation_is_blanked(form):
+    assert instantiations_wrapped(f"x\n{form}\ny", "scale<float>") == "x\n" + " " * len(form) + "\ny"
+
+
+def test_a_specialisation_a_device_instantiation_and_a_macros_continuations_are_kept():
+    for kept in ("template<> __global__ void scale<int>(int *) {}", "template __device__ void scale<float>(float *);"):
+        assert instantiations_wrapped(kept, "scale<float>") == kept
+    macro = "#define I(T) \\\ntemplate __global__ void scale<T>(T *, \\\nT, int); \\\ntemplate __global__ void other<T>(T *);\n"
+    out = instantiations_wrapped(macro, "scale<float>")
+    assert out.count("\\\n") == 3 and "other<T>(T *);" in out and len(out) == len(macro)
