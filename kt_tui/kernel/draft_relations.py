@@ -475,32 +475,19 @@ def fit(spec: Spec, rel: Relations, guesses: list[tuple[str, str]]) -> None:
                 f"over {e}: below {e}, above 1",
             )
     taken = {a.value for a in spec.args if not a.is_array and isinstance(a.value, float)}
-    for g in rel.gains:
+    said = {
+        "gains": "it multiplies a value the kernel clips from above: above 1, so the clip is reached and a gain "
+        "dropped or swapped changes the outputs",
+        "thresholds": "it scales what the kernel compares a loaded value with (a threshold factor): above 1, so "
+        "the test asks for a margin over the reference; set the value you use",
+    }
+    for g, why in [*((g, said["gains"]) for g in rel.gains), *((g, said["thresholds"]) for g in rel.thresholds)]:
         arg = next((a for a in spec.args if a.name == g and not a.is_array), None)
         if arg is None or not isinstance(arg.value, int | float) or arg.value > 1:
             continue
         arg.value = next((v for v in GAINS if v not in taken), GAINS[0])
         taken.add(arg.value)
-        _retell(
-            guesses,
-            g,
-            spec,
-            f"{arg.value}: it multiplies a value the kernel clips from above: above 1, so the "
-            "clip is reached and a gain dropped or swapped changes the outputs",
-        )
-    for g in rel.thresholds:
-        arg = next((a for a in spec.args if a.name == g and not a.is_array), None)
-        if arg is None or not isinstance(arg.value, int | float) or arg.value > 1:
-            continue
-        arg.value = next((v for v in GAINS if v not in taken), GAINS[0])
-        taken.add(arg.value)
-        _retell(
-            guesses,
-            g,
-            spec,
-            f"{arg.value}: it scales what the kernel compares a loaded value with (a threshold factor): above 1, "
-            "so the test asks for a margin over the reference; set the value you use",
-        )
+        _retell(guesses, g, spec, f"{arg.value}: {why}")
     pads: dict[str, int] = {}
     for p, w in rel.reflections:
         env = env_at(spec, spec.sizes)
