@@ -23,7 +23,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +30,11 @@ from ..kernel import refkernel, strength
 from ..kernel.inputs import allow_user_code, load_named, make_args
 from ..kernel.mutant import NoMutant, blocks_reversed, do_nothing, mutants
 from ..kernel.spec import Spec, spec_from_plain
-from ..kernel.strengthen import candidates, case_spec, check_entry, kept_as_given
+from ..kernel.strengthen import candidates, check_entry, kept_as_given
 from ..kernel.strengthen_shapes import block_for_survivors
 from . import mutants as mutation
 from .env import scrubbed_env
-from .memcheck import oob_text, sanitize_sizes
+from .memcheck import memcheck_survivors, sanitize_cases, sanitize_sizes
 from .mutation_score import score as mutation_score
 from .sanitize import sanitize
 from .supervise import kill_group
@@ -45,9 +44,6 @@ NO_GPU = (
     "no GPU here ({}): the check's strength (sanitizer, mutants, changed arguments, the spec's launch) was not tested"
 )
 GEOMETRY = ("block_size_x", "block_size_y", "block_size_z")
-MEMCHECK_AT_ONCE = 6  # survivors under compute-sanitizer at once (each its own process), half the cores at most
-MEMCHECK_MOST = 12
-MEMCHECK_S = 15.0  # each: a survivor's memcheck at the check sizes is a few seconds
 
 
 class OutOfBounds(Exception):
@@ -495,53 +491,6 @@ def _blamed_or_unjudged(judged: Path) -> bool:
         return bool(json.loads(judged.read_text()).get("blame"))
     except (OSError, ValueError, AttributeError):
         return True
-
-
-def memcheck_survivors(
-    entries: list[dict], survivors: list[dict], spec: Spec, backend: str, run: Callable = sanitize
-) -> dict[str, str]:
-    """memcheck on each mutant the outputs did not catch, at the baseline and the check sizes, as an
-    LLM kernel is checked before it is called verified (engine/checks.py): id -> the finding, for
-    those that read or write out of bounds. MEMCHECK_AT_ONCE processes at a time (half the cores at
-    most), the first MEMCHECK_MOST survivors only."""
-    sources = {e["id"]: e["source"] for e in entries}
-    ids = [m["id"] for m in survivors if m["id"] in sources][:MEMCHECK_MOST]
-    if not ids:
-        return {}
-    # the check sizes only, where there are some: small and ragged, an edge is there as at the spec's
-    # size, and memcheck at a large size costs seconds per survivor
-    every = [e["sizes"] for e in spec.extra_sizes()] or [spec.sizes]
-    label = "a check size" if len(every) > 1 or every[0] is not spec.sizes else ""
-
-    def one(i: str) -> str:
-        report = run(
-            sources[i], spec, spec.baseline_params(), backend, tool="memcheck", timeout_s=MEMCHECK_S,
-            sizes=every[0], more=every[1:],
-        )  # fmt: skip
-        if report.ok is not False or not report.errors:  # a finding, not a run that failed under the tool
-            return ""
-        return "memcheck: " + oob_text(report, spec, every[0], label, subject=f"mutant {i}")
-
-    with ThreadPoolExecutor(min(MEMCHECK_AT_ONCE, max(1, (os.cpu_count() or 2) // 2))) as pool:
-        found = dict(zip(ids, pool.map(one, ids)))
-    return {i: why for i, why in found.items() if why}
-
-
-def sanitize_cases(
-    source: str, spec: Spec, backend: str, cases: list[dict], run: Callable = sanitize, timeout_s: float = 300.0
-) -> dict[str, str]:
-    """memcheck on the original with each stronger case: label -> "" (clean) or why it is not legal.
-    All in one process; only when that finds something is each case run on its own."""
-    params = spec.baseline_params()
-    specs = [case_spec(spec, c) for c in cases]
-    report = run(source, spec, params, backend, tool="memcheck", timeout_s=timeout_s, cases=specs)
-    if report.ok:
-        return {c["label"]: "" for c in cases}
-    out = {}
-    for c, s in zip(cases, specs):
-        one = run(source, s, params, backend, tool="memcheck", timeout_s=timeout_s, sizes=s.sizes)
-        out[c["label"]] = "" if one.ok else "memcheck: " + oob_text(one, s, s.sizes, c["label"])
-    return out
 
 
 def test_check(

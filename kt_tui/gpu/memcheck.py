@@ -1,14 +1,22 @@
-"""compute-sanitizer memcheck on the original kernel at the spec's size and at every check size, for the
-check's test (gpu/checkrun.py): the first out-of-bounds finding named by its argument (when its
-allocation's size tells it), its size and its index; otherwise the sanitizer's first finding."""
+"""compute-sanitizer memcheck for the check's test (gpu/checkrun.py): on the original kernel at the spec's
+size and at every check size, with each stronger case, and on the mutants the outputs did not catch; the
+first out-of-bounds finding named by its argument (when its allocation's size tells it), its size and
+its index; otherwise the sanitizer's first finding."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from ..kernel.spec import Spec
+from ..kernel.strengthen import case_spec
 from .sanitize import SanitizeReport, sanitize
+
+MEMCHECK_AT_ONCE = 6  # survivors under compute-sanitizer at once (each its own process), half the cores at most
+MEMCHECK_MOST = 12
+MEMCHECK_S = 15.0  # each: a survivor's memcheck at the check sizes is a few seconds
 
 _FINDING = re.compile(
     r"=+\s*(Invalid __\w+__ (?:read|write|atomic)[^\n]*|Out-of-range[^\n]*|"
@@ -114,3 +122,50 @@ def sanitize_sizes(
             if "not found" in report.reason or "no GPU" in report.reason:
                 break  # the same at every size
     return "", notes
+
+
+def sanitize_cases(
+    source: str, spec: Spec, backend: str, cases: list[dict], run: Callable = sanitize, timeout_s: float = 300.0
+) -> dict[str, str]:
+    """memcheck on the original with each stronger case: label -> "" (clean) or why it is not legal.
+    All in one process; only when that finds something is each case run on its own."""
+    params = spec.baseline_params()
+    specs = [case_spec(spec, c) for c in cases]
+    report = run(source, spec, params, backend, tool="memcheck", timeout_s=timeout_s, cases=specs)
+    if report.ok:
+        return {c["label"]: "" for c in cases}
+    out = {}
+    for c, s in zip(cases, specs):
+        one = run(source, s, params, backend, tool="memcheck", timeout_s=timeout_s, sizes=s.sizes)
+        out[c["label"]] = "" if one.ok else "memcheck: " + oob_text(one, s, s.sizes, c["label"])
+    return out
+
+
+def memcheck_survivors(
+    entries: list[dict], survivors: list[dict], spec: Spec, backend: str, run: Callable = sanitize
+) -> dict[str, str]:
+    """memcheck on each mutant the outputs did not catch, at the baseline and the check sizes, as an
+    LLM kernel is checked before it is called verified (engine/checks.py): id -> the finding, for
+    those that read or write out of bounds. MEMCHECK_AT_ONCE processes at a time (half the cores at
+    most), the first MEMCHECK_MOST survivors only."""
+    sources = {e["id"]: e["source"] for e in entries}
+    ids = [m["id"] for m in survivors if m["id"] in sources][:MEMCHECK_MOST]
+    if not ids:
+        return {}
+    # the check sizes only, where there are some: small and ragged, an edge is there as at the spec's
+    # size, and memcheck at a large size costs seconds per survivor
+    every = [e["sizes"] for e in spec.extra_sizes()] or [spec.sizes]
+    label = "a check size" if len(every) > 1 or every[0] is not spec.sizes else ""
+
+    def one(i: str) -> str:
+        report = run(
+            sources[i], spec, spec.baseline_params(), backend, tool="memcheck", timeout_s=MEMCHECK_S,
+            sizes=every[0], more=every[1:],
+        )  # fmt: skip
+        if report.ok is not False or not report.errors:  # a finding, not a run that failed under the tool
+            return ""
+        return "memcheck: " + oob_text(report, spec, every[0], label, subject=f"mutant {i}")
+
+    with ThreadPoolExecutor(min(MEMCHECK_AT_ONCE, max(1, (os.cpu_count() or 2) // 2))) as pool:
+        found = dict(zip(ids, pool.map(one, ids)))
+    return {i: why for i, why in found.items() if why}

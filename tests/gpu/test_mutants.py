@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from kt_tui.engine.strength import survivor_text, tried_text
-from kt_tui.gpu import checkrun
+from kt_tui.gpu import checkrun, memcheck
 from kt_tui.gpu import mutants as mutation
 from kt_tui.gpu.mutation_score import score as mutation_score
 from kt_tui.gpu.sanitize import SanitizeReport
@@ -296,9 +296,9 @@ def test_a_survivor_memcheck_finds_clean_or_cannot_run_stays_a_survivor():
     def sanitizer(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
         return SanitizeReport(tool, reports[source], 0 if reports[source] else 1, text="Invalid __global__ write")
 
-    found = checkrun.memcheck_survivors(made, [{"id": "m1"}, {"id": "m2"}, {"id": "m3"}], SPEC, "cupy", sanitizer)
+    found = memcheck.memcheck_survivors(made, [{"id": "m1"}, {"id": "m2"}, {"id": "m3"}], SPEC, "cupy", sanitizer)
     assert list(found) == ["m3"] and found["m3"].startswith("memcheck: ")
-    assert checkrun.memcheck_survivors(made, [], SPEC, "cupy", sanitizer) == {}
+    assert memcheck.memcheck_survivors(made, [], SPEC, "cupy", sanitizer) == {}
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (compile only)")
