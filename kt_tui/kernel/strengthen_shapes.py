@@ -104,10 +104,13 @@ def kernel_code(source: str, name: str) -> str:
     and preprocessor lines blanked; "" where it is not found."""
     code = re.sub(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", " ", source, flags=re.S)
     code = re.sub(r"^[ \t]*#[^\n]*(?:\\\n[^\n]*)*", " ", code, flags=re.M)
-    head = re.search(rf"__global__[^;{{]*?\b{re.escape(name)}\s*(?:<[^;{{]*>)?\s*\(", code)
-    if not head:
-        return ""
-    start = code.find("{", head.end())
+    called = re.compile(rf"\b{re.escape(name)}\s*(?:<[^;{{]*>)?\s*\(")
+    at, start = code.find("__global__"), -1
+    while at >= 0 and start < 0:  # each declaration once: the text from __global__ to its `;` or `{`
+        end = min((k for k in (code.find(";", at), code.find("{", at)) if k >= 0), default=len(code))
+        if called.search(code, at, end):
+            start = end if end < len(code) and code[end] == "{" else -1
+        at = code.find("__global__", end)
     depth = 0
     for k in range(start, len(code) if start >= 0 else 0):
         depth += (code[k] == "{") - (code[k] == "}")
@@ -127,8 +130,8 @@ def _truth_value(code: str, name: str) -> bool:
     if re.search(rf"(?:[-+]=|[/%])\s*{n}\b", code):
         return False  # a step or a divisor: its other truth value (0) would hang or divide by zero
     for m in re.finditer(rf"\b{n}\b", code):
-        before = code[: m.start()].rstrip()
-        after = code[m.end() :].lstrip()
+        before = code[max(0, m.start() - 200) : m.start()].rstrip()  # the neighbours only: linear in the code
+        after = code[m.end() : m.end() + 200].lstrip()
         if not after.startswith(("?", "&&", "||", ")")) or after.startswith("?:"):
             continue
         assigned = before.endswith("=") and not before.endswith(_COMPOUND)
@@ -160,12 +163,12 @@ _CMP = r"(?:==|!=|<=|>=|<|>)"
 
 
 def _alone_before(text: str, at: int) -> bool:
-    before = text[:at].rstrip()
+    before = text[max(0, at - 200) : at].rstrip()
     return not before or before.endswith(("&&", "||")) or before[-1] not in "+-*/%&|^~.>!"
 
 
 def _alone_after(text: str, at: int) -> bool:
-    after = text[at:].lstrip()
+    after = text[at : at + 200].lstrip()
     return not after or after.startswith(("&&", "||")) or after[0] not in "+-*/%&|^[(.<"
 
 
