@@ -79,16 +79,18 @@ def instantiations_wrapped(source: str, kernel: str) -> str:
     "C"` kernel, so an explicit instantiation in the file (`template __global__ void name<float>(float
     *, int);`, `extern template ...`, with `__launch_bounds__`, common in libraries) would redeclare it
     `__global__` or instantiate it twice, and nvcc refuses. Those statements are blanked with spaces
-    (lines, columns and a macro's line continuations kept); anything else, and a kernel that is no
-    template, is left as it is."""
+    (lines, columns and a macro's line continuations kept). So is a declaration of the template before
+    its definition (`template <typename T> __global__ void name(T *, int);`): it would stay `__global__`
+    beside a `__device__` definition, and kernel_tuner's pattern would read the parameters from the
+    declaration to the definition. Anything else, and a kernel that is no template, is left as it is."""
     if "<" not in kernel:
         return source
     name = re.escape(kernel.split("<", 1)[0].strip())
-    pattern = (
-        rf"(?:\bextern\s+)?\btemplate\s+(?=(?:{_QUALIFIERS}\s*)*?__global__)(?:{_QUALIFIERS}\s*)+"
-        rf"\b{name}\s*(?:<[^;{{}}]*>)?\s*\([^;{{}}]*\)\s*;"
-    )
-    return re.sub(pattern, lambda m: _BLANK.sub(lambda c: c.group(1) or " ", m.group(0)), source)
+    qualified = rf"(?=(?:{_QUALIFIERS}\s*)*?__global__)(?:{_QUALIFIERS}\s*)+\b{name}\s*"
+    instantiation = rf"(?:\bextern\s+)?\btemplate\s+{qualified}(?:<[^;{{}}]*>)?\s*\([^;{{}}]*\)\s*;"
+    declaration = rf"\btemplate\s*<[^;{{}}]*?>\s*{qualified}\([^;{{}}]*\)\s*;"
+    blank = lambda m: _BLANK.sub(lambda c: c.group(1) or " ", m.group(0))  # noqa: E731
+    return re.sub(declaration, blank, re.sub(instantiation, blank, source))
 
 
 _BLANK = re.compile(r"(\\\n)|[^\n]")  # a line continuation kept, any other character but a newline a space

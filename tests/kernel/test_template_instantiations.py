@@ -88,3 +88,40 @@ def test_a_specialisation_a_device_instantiation_and_a_macros_continuations_are_
     macro = "#define I(T) \\\ntemplate __global__ void scale<T>(T *, \\\nT, int); \\\ntemplate __global__ void other<T>(T *);\n"
     out = instantiations_wrapped(macro, "scale<float>")
     assert out.count("\\\n") == 3 and "other<T>(T *);" in out and len(out) == len(macro)
+
+
+DECLARED = """template <typename T, int N = 4>
+__global__ void __launch_bounds__(256) scale(T *x, T a, int n);
+
+__device__ float twice(float v) { return 2.0f * v; }
+
+template <typename T, int N>
+__global__ void __launch_bounds__(256) scale(T *x, T a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+"""
+
+
+def test_a_declaration_of_the_template_before_its_definition_is_blanked_and_the_definition_kept():
+    out = instantiations_wrapped(DECLARED, "scale<float, 4>")
+    assert [len(line) for line in out.splitlines()] == [len(line) for line in DECLARED.splitlines()]
+    assert not "".join(out.splitlines()[:2]).strip()
+    assert out.splitlines()[3:] == DECLARED.splitlines()[3:]  # the device function and the definition as they were
+    other = "template <typename T> __global__ void other(T *x);"
+    assert instantiations_wrapped(other, "scale<float, 4>") == other
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (compile only)")
+def test_a_template_declared_before_its_definition_compiles_as_kernel_tuner_wraps_it(tmp_path):
+    name, text = kernel_string(
+        parse_spec(SPEC.replace('"scale<float>"', '"scale<float, 4>"')), DECLARED, {"block_size_x": 128}
+    )
+    assert name == "scale_wrapper"
+    (tmp_path / "k.cu").write_text(text)
+    done = subprocess.run(
+        ["nvcc", "-c", "-arch=sm_80", "-std=c++17", str(tmp_path / "k.cu"), "-o", str(tmp_path / "k.o")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-600:]
