@@ -26,8 +26,10 @@ the batch's score is no longer a first draft), and `--record-seen` records a bat
 
 --gpu also runs `kt-tui spec KERNEL.cu --check` on every draft on this machine's GPU and reports
 its exit code and whether its lines flag an out-of-bounds access (compute-sanitizer) or a vacuous
-check; --hand does the same for the hand specs (which must pass). The GPU summary counts the drafts
-that the truth says index out of bounds but the check did not flag.
+check, and the check's mutation score ("catches K of N wrong variants"); --hand does the same for the hand
+specs (which must pass). The GPU summary counts the drafts that the truth says index out of bounds but
+the check did not flag, and the wrong drafts whose check catches a smaller share of wrong variants than
+the hand spec's (a wrong guess that weakened the check) apart from those that catch as many.
 
 usage: python benchmarks/drafts.py [--kt PATH] [--gpu [--hand] [--budget S]] [--json OUT] [--timeout S]
                                   [--record-seen] [NAME ...]
@@ -55,6 +57,7 @@ OOB = re.compile(
 )
 VACUOUS = re.compile(r"vacuous|proves nothing", re.IGNORECASE)
 WARNED = re.compile(r"layout warnings? \(the spec contradicts")  # kernel/draft_flags.py, printed by spec --check
+SCORE = re.compile(r"the check catches (\d+) of (\d+) wrong variants")  # gpu/mutation_score.py score_line
 GUESS = re.compile(r"^\s*#.*\bguess", re.IGNORECASE | re.MULTILINE)
 SEEN = CORPUS / "heldout.toml"
 DRAFTER = [  # the modules whose changes change a draft (kt_tui/kernel/draft*.py and the index math they read)
@@ -172,6 +175,7 @@ def gpu_check(kt: Path, folder: Path, cu_name: str, timeout: float, who: str) ->
             f"{who}_oob_flagged": False,
             f"{who}_vacuous_flagged": False,
             f"{who}_warned": False,
+            f"{who}_score": None,
         }
     lines = (done.stdout + done.stderr).strip().splitlines()
     text = "\n".join(lines)
@@ -181,14 +185,31 @@ def gpu_check(kt: Path, folder: Path, cu_name: str, timeout: float, who: str) ->
         f"{who}_oob_flagged": done.returncode != 0 and bool(OOB.search(text)),
         f"{who}_vacuous_flagged": done.returncode != 0 and bool(VACUOUS.search(text)),
         f"{who}_warned": bool(WARNED.search(text)),
+        f"{who}_score": [int(g) for g in scores[-1]] if (scores := SCORE.findall(text)) else None,
     }
+
+
+def _score(r: dict, who: str) -> str:
+    k = r.get(f"{who}_score")
+    return f"{k[0]}/{k[1]}" if k else "-"
+
+
+def weaker(r: dict) -> bool | None:
+    """Whether the draft's check catches a smaller share of its wrong variants than the hand spec's
+    (None when either was not measured). Each counts its own mutants: the same kernel gives the same
+    mutants, and a draft that skips a size may count fewer."""
+    d, h = r.get("draft_score"), r.get("hand_score")
+    if not d or not h or not d[1] or not h[1]:
+        return None
+    return d[0] * h[1] < h[0] * d[1]
 
 
 def table(rows: list[dict], gpu: bool, hand: bool) -> str:
     yes = {True: "yes", False: "NO", None: "-"}
     head = ["kernel", "set", "sizes", "outputs", "geometry", "scalars", "guesses", "fully right"]
     if gpu:
-        head += ["check rc", "oob flagged", "vacuous flagged", "layout warned"] + (["hand rc"] if hand else [])
+        head += ["check rc", "oob flagged", "vacuous flagged", "layout warned", "score"]
+        head += ["hand rc", "hand score"] if hand else []
     head.append("why")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
@@ -205,9 +226,10 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
                 yes[r.get("draft_oob_flagged")],
                 yes[r.get("draft_vacuous_flagged")],
                 yes[r.get("draft_warned")],
+                _score(r, "draft"),
             ]
             if hand:
-                cells.append(str(r.get("hand_check_rc", "-")))
+                cells += [str(r.get("hand_check_rc", "-")), _score(r, "hand")]
         cells.append("; ".join(r["problems"][:3]) + (f" (+{len(r['problems']) - 3})" if len(r["problems"]) > 3 else ""))
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return "\n".join(lines)
@@ -287,6 +309,12 @@ def summary(rows: list[dict], gpu: bool, kt: Path | None = None) -> list[str]:
         out.append(
             f"GPU: {len(wrong)} drafts wrong by the truth, {len(silent)} of them passed --check with no flag "
             f"and no layout warning{': ' + ', '.join(silent) if silent else ''}"
+        )
+        judged = [r for r in wrong if weaker(r) is not None]
+        weak = [f"{r['kernel']} ({_score(r, 'draft')} vs {_score(r, 'hand')})" for r in judged if weaker(r)]
+        out.append(
+            f"GPU: of {len(judged)} wrong drafts with both scores, {len(weak)} catch a smaller share of wrong "
+            f"variants than the hand spec{': ' + ', '.join(weak) if weak else ''}"
         )
     return out
 

@@ -235,6 +235,27 @@ def test_gpu_mode_reports_what_the_check_flagged(tmp_path, monkeypatch, capsys):
     assert "GPU: 1 drafts with sizes wrong by the truth, 0 of them passed --check unflagged" in out
 
 
+def test_gpu_mode_compares_a_wrong_drafts_mutation_score_with_the_hand_specs(tmp_path, monkeypatch, capsys):
+    def fake(kt, args, timeout, cwd):
+        name = args[1]
+        if "--check" not in args:
+            text = (CORPUS / "specs" / f"{name}.toml").read_text().replace('size = "3 * npart"', 'size = "npart"')
+            (cwd / f"{name}.toml").write_text(text)
+            return subprocess.CompletedProcess(args, 0, "", "")
+        hand = "3 * npart" in (cwd / f"{name}.toml").read_text()
+        said = "the check catches 20 of 20 wrong variants" if hand else "the check catches 15 of 20 wrong variants"
+        return subprocess.CompletedProcess(args, 0, f"{said}; these 5 survive: ...\n", "")
+
+    monkeypatch.setattr(drafts, "kt_tui", fake)
+    assert drafts.main(["particles_aos", "--gpu", "--hand"]) == 0
+    out = capsys.readouterr().out
+    assert "| 0 | NO | NO | NO | 15/20 | 0 | 20/20 |" in out
+    assert (
+        "GPU: of 1 wrong drafts with both scores, 1 catch a smaller share of wrong variants than the hand spec: " in out
+    )
+    assert "particles_aos (15/20 vs 20/20)" in out
+
+
 def test_a_template_instantiation_in_the_spec_sets_the_element_bytes_the_judge_uses():
     src, kernel, spec, truth = _hand("matvec_template")  # the hand spec: gemv<double>, float64 arrays
     assert judge.judge(spec, kernel, src, truth)["sizes"] == []
