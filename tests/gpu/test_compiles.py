@@ -22,7 +22,7 @@ from kt_tui.gpu.nvrtc import _makes_code, nvcuda_options
 from kt_tui.kernel.expr import launch_callables
 from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import SpecError, load_spec
-from kt_tui.kernel.text import compile_options
+from kt_tui.kernel.text import compile_options, instantiations_wrapped
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"
@@ -45,11 +45,13 @@ def _configs(spec, n: int) -> list[dict]:
 
 def _kernel_tuner_instance(spec, source: str, params: dict) -> tuple[str, str]:
     """kernel_tuner's own KernelInstance for `params`: its KernelSource and kernel_options made as
-    tune_kernel makes them from the arguments the device worker passes it, then
-    DeviceInterface.create_kernel_instance (on a stand-in without a device)."""
+    tune_kernel makes them from the arguments the device worker passes it (the source with a template's
+    explicit instantiations blanked, as kt-tui hands it over), then DeviceInterface.create_kernel_instance
+    (on a stand-in without a device)."""
     from kernel_tuner import core, util
     from kernel_tuner.interface import Options, _kernel_options
 
+    source = instantiations_wrapped(source, spec.kernel)
     names = util.check_block_size_params_names_list(spec.block_size_names, spec.tune_params)
     util.append_default_block_size_names(names)
     given = dict(
