@@ -17,7 +17,9 @@ HANG_FLOOR_S, at most HANG_S), one that takes the child down is recorded as kill
 child goes on with the rest, within the deadlines the first child set (deadlines.json): a child
 started again gets no fresh budget, only its own start-up and runs of the original on top (a budget
 is seconds of mutants' runs: without that, a kernel whose mutants crash spent it on restarts and left
-two thirds of its mutants unrun, on an H100 in session 10)."""
+two thirds of its mutants unrun, on an H100 in session 10). Nor do the seconds a hanging mutant ran
+before it was stopped count, up to HANG_CREDIT_S in all: one hang at HANG_S took the whole budget and
+left 23 of sgns_pair_warp's 30 mutants unrun (H100, session 14)."""
 
 from __future__ import annotations
 
@@ -56,6 +58,7 @@ MARK = "kt-tui: running"  # before each run: "<MARK> TOKEN LIMIT_S original|muta
 SURVIVORS = "kt-tui: survivors"  # once the mutants ran at every size: "<SURVIVORS> TOKEN N"
 RECORDS, CASES, DEADLINES = "mutants.jsonl", "cases.jsonl", "deadlines.json"
 HANGS = "hangs: stopped after"  # how a run stopped by its parent is recorded
+HANG_CREDIT_S = 2 * HANG_S  # hangs' seconds added to the deadlines, at most
 
 
 # -- which mutants count -------------------------------------------------------------------------
@@ -201,10 +204,14 @@ def child_runs(
     took: dict[tuple[str, str], float] = {}  # the original's run, in seconds
     cases_by_label = {c["label"]: c for c in job.get("cases") or []}
 
+    path = out / RECORDS
+    credit = min(HANG_CREDIT_S, sum(hung_seconds(r) for r in read_jsonl(path)))
+
     def over(deadline: float) -> bool:
         """Past a phase's deadline, not counting this child's runs of the original (its inputs made
-        with them): a budget is for the mutants' runs, which a child started again must not lose."""
-        return time.monotonic() > deadline + sum(took.values())
+        with them) nor the hangs stopped before it: a budget is for the mutants' runs, which a child
+        started again must not lose."""
+        return time.monotonic() > deadline + sum(took.values()) + credit
 
     def expected(label: str, s: Spec, params: dict) -> dict | None:
         key = (label, repr(sorted(params.items())))
@@ -250,7 +257,6 @@ def child_runs(
             append(path, {"id": m["id"], "case": case, "killed": True, "how": str(e), **moved})
             raise
 
-    path = out / RECORDS
     recorded = {(r["id"], r.get("case")) for r in read_jsonl(path)}
     deadline = phase_deadline(out, "mutants", float(job.get("budget_s", BUDGET_S)), started=job.get("child_up"))
     alive = [m for m in job.get("mutants") or [] if (m["id"], None) not in recorded]
@@ -331,6 +337,17 @@ def child_runs(
             killed, how = judged(m, label, s, label)
             append(path, {"id": m["id"], "case": label, "killed": killed, "how": how, "at": label})
     mark("check child: strengthening done")
+
+
+def hung_seconds(record: dict[str, Any]) -> float:
+    """How long a mutant ran before its parent stopped it as hanging (0 for any other record)."""
+    how = str(record.get("how", ""))
+    if not how.startswith(HANGS):
+        return 0.0
+    try:
+        return min(HANG_S, max(0.0, float(how[len(HANGS) :].split()[0])))
+    except (IndexError, ValueError):
+        return 0.0
 
 
 def hang_limit(original_s: float) -> float:

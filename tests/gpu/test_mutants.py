@@ -5,6 +5,7 @@ the same on a GPU."""
 
 import json
 import shutil
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -204,6 +205,22 @@ def test_a_mutant_that_hangs_costs_itself_and_another_child_goes_on(monkeypatch,
     assert mutation.read_jsonl(tmp_path / mutation.RECORDS) == [
         {"id": "m03", "case": None, "killed": True, "how": "hangs: stopped after 0.3 s"}
     ]
+
+
+def test_the_seconds_a_mutant_hung_do_not_take_the_next_childs_budget(tmp_path):
+    """A child started again after a hang goes on with the mutants left, though the hang used the
+    budget's seconds: the deadline the first child set has passed."""
+    mutation.append(
+        tmp_path / mutation.RECORDS, {"id": "m03", "case": None, "killed": True, "how": "hangs: stopped after 5 s"}
+    )
+    (tmp_path / mutation.DEADLINES).write_text(json.dumps({"mutants": time.time() - 2.0}))
+    mutation.child_runs(
+        SPEC, _job(budget_s=5, strengthen_s=0, cases=[]), tmp_path, stand_in(_emptied), lambda line: None
+    )
+    ran = {r["id"] for r in mutation.read_jsonl(tmp_path / mutation.RECORDS)}
+    assert ran == {"m00", "m01", "m02", "m03", "m04"}
+    assert mutation.hung_seconds({"how": "hangs: stopped after 9 s"}) == mutation.HANG_S  # what a printf says: at most
+    assert mutation.hung_seconds({"how": "fails: CUDA error"}) == 0.0
 
 
 def generated(source):
