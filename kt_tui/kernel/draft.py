@@ -46,7 +46,7 @@ EPSILON_WHY = (
     "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
 )
 # 8- and 16-bit integers nothing bounds (bytes, pixels, voxels): over the type's range
-NARROW_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "int16": (-32768, 32767)}
+NARROW_RANGE = {"uint8": (0, 256), "int8": (-128, 128), "uint16": (0, 65536), "int16": (-32768, 32768)}  # high exclusive
 # an output summed by float atomics: rounding in another order, for addends up to the draft's 100 in
 # size, a few hundred of them an element (float32 eps 1.2e-7 * 100 * 256 ~ 3e-3, then room)
 SUMMED_ATOL = {"float32": 0.1, "float16": 10.0}
@@ -502,9 +502,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 guesses.append(
                     (
                         f"args.{p.name}",
-                        f"{dtype} values from {arg.low} to {arg.high - 1} (the spec's high is a value of the type, "
-                        "so its top is left out): high bits set, so a kernel that reads them with the wrong sign "
-                        "or masks them off fails",
+                        f"{dtype} values from {arg.low} to {arg.high - 1}: high bits set, so a kernel that reads "
+                        "them with the wrong sign or masks them off fails",
                     )
                 )
             elif dtype.startswith("uint") and arg.init == "random" and arg.low is None:

@@ -192,7 +192,7 @@ def test_signed_codes_reduced_by_a_modulo_stay_not_negative():
 def test_a_reading_times_a_float_is_a_quantity_over_its_type_not_a_flag():
     d = _draft(READINGS)
     raw = _arg(d.spec, "raw")
-    assert (raw.low, raw.high) == (0, 65535)
+    assert (raw.low, raw.high) == (0, 65536)  # every value of the type: high is exclusive
 
 
 def test_a_mask_only_tested_against_zero_stays_a_flag():

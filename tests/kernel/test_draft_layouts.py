@@ -92,8 +92,17 @@ __global__ void level_max(unsigned short *out, const unsigned short *img, const 
 def test_sixteen_bit_arrays_get_their_range_and_unsigned_ones_no_negatives():
     d = _draft(NARROW)
     img, tags = _arg(d, "img"), _arg(d, "tags")
-    assert (img.low, img.high) == (0, 65535)
+    assert (img.low, img.high) == (0, 65536)  # high exclusive: 65535 drawn too
     assert tags.low == 0
+
+
+def test_narrow_arrays_are_drawn_up_to_their_types_greatest_value():
+    """255 of a byte (a saturated pixel, a histogram's last bin) and 127 of a signed byte are drawn:
+    the spec's high is exclusive and may be one past the type's greatest value (held-out batch 14)."""
+    for ctype, dtype, top in (("unsigned char", "uint8", 256), ("signed char", "int8", 128), ("short", "int16", 32768)):
+        d = _draft(NARROW.replace("unsigned short *img", f"{ctype} *img").replace("(unsigned short)", "(int)"))
+        img = _arg(d, "img")
+        assert img.type == dtype and img.high == top
 
 
 # visibilities of a row and channel; a station's `nc` 2-element entries picked by two index arrays
