@@ -18,6 +18,7 @@ import numpy as np
 from . import (
     cuda_ast,
     draft_below,
+    draft_masked,
     draft_moments,
     draft_periods,
     draft_relations,
@@ -46,7 +47,12 @@ EPSILON_WHY = (
     "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
 )
 # 8- and 16-bit integers nothing bounds (bytes, pixels, voxels): over the type's range
-NARROW_RANGE = {"uint8": (0, 256), "int8": (-128, 128), "uint16": (0, 65536), "int16": (-32768, 32768)}  # high exclusive
+NARROW_RANGE = {
+    "uint8": (0, 256),
+    "int8": (-128, 128),
+    "uint16": (0, 65536),
+    "int16": (-32768, 32768),
+}  # high exclusive
 # an output summed by float atomics: rounding in another order, for addends up to the draft's 100 in
 # size, a few hundred of them an element (float32 eps 1.2e-7 * 100 * 256 ~ 3e-3, then room)
 SUMMED_ATOL = {"float32": 0.1, "float16": 10.0}
@@ -584,6 +590,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_relations.fit(spec, draft_relations.find(unit, kernel.name, list(an.axes.values())), guesses)
     ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
     draft_below.fit(spec, draft_below.find(fn, ints), guesses)
+    draft_masked.fit(spec, draft_masked.find(fn, ints), guesses)
     fit_windows(spec, an, guesses)
     guesses.extend(draft_periods.whole_periods(spec, fn))
     return Draft(spec, guesses)

@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from . import cuda_ast, draft_below, draft_overlaps, draft_relations, extents
+from . import cuda_ast, draft_below, draft_masked, draft_overlaps, draft_relations, extents
 from .expr import ExprError, evaluate
 from .poly import Poly
 from .spec import Spec
@@ -115,6 +115,7 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
         else set()
     )
     below = draft_below.find(fn, ints) if fn is not None else []
+    masked = draft_masked.find(fn, ints) if fn is not None else []
     if rel is not None:  # band storage steps over no plain row
         rel.levels = [lv for lv in rel.levels if not set(lv.coefs) & facts.bands]
     sized = {a.name for a in scalars.values() if isinstance(a.value, str) and a.value.strip() in spec.sizes}
@@ -180,7 +181,11 @@ def layout_warnings(src: str, kernel_name: str, spec: Spec) -> list[str]:
             }
             for key, line in draft_overlaps.relation_warnings(rel, env, floats, label):
                 add(key, line)
-        for key, line in draft_relations.warnings(facts, env, label) + draft_below.warnings(below, env, label):
+        for key, line in [
+            *draft_relations.warnings(facts, env, label),
+            *draft_below.warnings(below, env, label),
+            *draft_masked.warnings(masked, env, label),
+        ]:
             add(key, line)
         for s, spans in strides.items():
             for span in spans:
