@@ -122,6 +122,8 @@ class Conditions(Expressions):
                 self._axis_bound(cur, hi)
                 if cur.hi is None or grid_names(cur.hi) or loads(cur.hi):
                     new_hi = hi
+                elif loads(hi):  # `t < len`, len = min(lengths[b], frames), inside `t < frames`: that one holds
+                    new_hi = pmin(cur.hi, hi) or cur.hi
                 else:
                     new_hi = pmin(cur.hi, hi) or hi
                 env[name] = Val(cur.lo, new_hi, cur.base, cur.axes, cur.params, unit=cur.unit)

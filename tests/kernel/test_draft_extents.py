@@ -398,3 +398,30 @@ def test_garbage_never_raises_and_takes_bounded_time(src):
     d = draft(KERNEL, src)
     check_spec(d.spec, KERNEL)
     assert d.guesses and time.monotonic() - start < 30
+
+
+# one block per sequence; a frame's row is read only below the sequence's length, a loaded value
+# clamped to the frame count; the rows are reached through two pointers
+LENGTHS = """
+__global__ void frame_max(const float *x, const int *lengths, int batch, int frames, int cols, float *out)
+{
+    const int b = blockIdx.x;
+    if (b >= batch) return;
+    const int len = min(lengths[b], frames);
+    const float *seq = x + (size_t)b * frames * cols;
+    for (int t = threadIdx.x; t < frames; t += blockDim.x) {
+        float m = -1.0f;
+        if (t < len) {
+            const float *row = seq + (size_t)t * cols;
+            m = row[0];
+            for (int c = 1; c < cols; ++c) m = fmaxf(m, row[c]);
+        }
+        out[b * frames + t] = m;
+    }
+}
+"""
+
+
+def test_a_guard_on_a_loaded_length_inside_a_loop_over_a_size_keeps_the_sizes_bound():
+    spec = _draft(LENGTHS)
+    _covers(spec, {"x": lambda s: s["batch"] * s["frames"] * s["cols"], "out": lambda s: s["batch"] * s["frames"]})
