@@ -46,6 +46,7 @@ EPSILON_WHY = (
     "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
 )
 # 8- and 16-bit integers nothing bounds (bytes, pixels, voxels): over the type's range
+UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 NARROW_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "int16": (-32768, 32767)}
 # an output summed by float atomics: rounding in another order, for addends up to the draft's 100 in
 # size, a few hundred of them an element (float32 eps 1.2e-7 * 100 * 256 ~ 3e-3, then room)
@@ -383,6 +384,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
     bits = draft_roles.float_bits(fn, int_arrays)
     reduced = draft_values.reduced(fn, int_arrays)
+    unsigned = {p.name: np.iinfo(_dtype(p)).bits for p in kernel.params if p.is_pointer and _dtype(p) in UNSIGNED}
+    words = draft_values.words(fn, set(unsigned), unsigned) - set(reduced)
     measured = draft_values.measured(fn, int_arrays, floats)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
@@ -447,6 +450,16 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         f"args.{p.name}",
                         f"{dtype} values over the type's range: every load is reduced (`{reduced[p.name]}`) before "
                         "use, so any value is safe, and high bits tell a wrong width or sign",
+                    )
+                )
+            elif not out and p.name in words:
+                arg.low, arg.high = int_range(dtype)
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        f"{dtype} values over the type's range: every load is only taken apart as bits (xor, or, "
+                        "and, shifts, popcount, equality; or scaled onto [0, 1) as a uniform draw), never an index, "
+                        "a count or a divisor, so any value is safe, and high bits tell a wrong width or sign",
                     )
                 )
             elif p.name in sizing.index_high:

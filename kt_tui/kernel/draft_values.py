@@ -7,6 +7,12 @@ them accordingly):
   them with the wrong width or sign from one that does not.
 - measured: a load (or a local holding one) is multiplied or divided by a float (a sensor count times
   its unit): a quantity, not a flag, even where the kernel also tests it against 0.
+- words: every load of an unsigned array (through the locals and pointers it flows into) is only taken
+  apart as bits: `^ | & ~`, a shift by which it is shifted (never the count), `__popc` and its kin, an
+  equality with another word or 0, a store to an argument or an atomic Or/Xor/And, a reduction as
+  above, or a product with the constant that maps its width onto [0, 1) (`w * 2.3283064e-10f`, a
+  uniform draw). No use bounds a loop, indexes, divides, counts or is compared with a scalar, so any
+  value of the type is safe, and only high bits tell a signed or narrower read from the right one.
 """
 
 from __future__ import annotations
@@ -139,3 +145,192 @@ def _carried(n: Node | None, arrays: set[str], holds: dict[str, set[str]]) -> se
         if m.type == "identifier" and text(m) in holds:
             out |= holds[text(m)]
     return out
+
+
+BIT_COUNTS = ("__popc", "__popcll", "__clz", "__clzll", "__ffs", "__ffsll")  # a word -> a count of 0 to 64
+BIT_WORDS = ("__brev", "__brevll")  # a word -> a word
+BIT_ATOMICS = ("atomicOr", "atomicXor", "atomicAnd")
+BIT_SETS = ("|=", "^=", "&=", ">>=", "<<=")
+FLOAT_TYPES = ("float", "double", "half", "__half", "float2", "float4", "double2")
+
+
+def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[str]:
+    """Arrays of `arrays` (unsigned, `bits` wide) whose every load (more than none) is only used as a
+    word of bits (the module's `words`); a load through a local pointer into one (`p = a + i * n`) counts."""
+    if fn.body is None or not arrays:
+        return set()
+    pointers = {p.name for p in fn.params if p.pointer and p.type not in FLOAT_TYPES}  # a word stored stays one
+    uses: dict[str, list[Node]] = {}  # a local's name -> where it is read or updated
+    into: dict[str, str] = {}  # a local pointer -> the array it points into
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None:
+            if d.type == "pointer_declarator" and (name := d.child_by_field_name("declarator")) is not None:
+                base = _pointed(n.child_by_field_name("value"), arrays)
+                if base is not None:
+                    into[text(name)] = base
+        declared = n.parent is not None and n.parent.type == "init_declarator"
+        if n.type == "identifier" and not (declared and n.parent.child_by_field_name("declarator") == n):
+            uses.setdefault(text(n), []).append(n)
+    loads: dict[str, list[Node]] = {}
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "subscript_expression":
+            name = text(n.child_by_field_name("argument"))
+            if name in arrays or name in into:
+                loads.setdefault(into.get(name, name), []).append(n)
+        elif n.type == "identifier" and text(n) in arrays and n.parent is not None:
+            if n.parent.type != "subscript_expression" and _pointed(n.parent, arrays) is None:
+                loads.setdefault(text(n), []).append(n)  # the pointer itself taken elsewhere: not followed
+    out: set[str] = set()
+    for name, found in loads.items():
+        walker = _Words(uses, pointers, arrays | set(into))
+        if all(n.type == "subscript_expression" and walker.used(n, bits.get(name)) for n in found):
+            out.add(name)
+    return out
+
+
+def _pointed(n: Node | None, arrays: set[str]) -> str | None:
+    """The array `n` points into: `a`, `a + off`, `&a[i]` (through casts and parentheses)."""
+    n = strip_parens(n)
+    while n is not None and n.type == "cast_expression":
+        n = strip_parens(n.child_by_field_name("value"))
+    if n is None:
+        return None
+    if n.type == "identifier" and text(n) in arrays:
+        return text(n)
+    if n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "+":
+        left = strip_parens(n.child_by_field_name("left"))
+        if left is not None and left.type == "identifier" and text(left) in arrays:
+            return text(left)
+    if n.type == "pointer_expression" and text(n.child_by_field_name("operator")) == "&":
+        arg = strip_parens(n.child_by_field_name("argument"))
+        if arg is not None and arg.type == "subscript_expression":
+            base = text(arg.child_by_field_name("argument"))
+            return base if base in arrays else None
+    return None
+
+
+def _number(n: Node | None) -> float | None:
+    """The value of a number literal (`3u`, `0xffu`, `2.3283064e-10f`, `0x1p-32f`); None for anything else."""
+    n = strip_parens(n)
+    if n is None or n.type != "number_literal":
+        return None
+    word = text(n).lower()
+    hexed = word.startswith("0x") and "p" not in word  # `f` is a hex digit there, a suffix elsewhere
+    word = word.rstrip("ul") if hexed else word.rstrip("ulf")
+    for read in (lambda w: float(int(w, 0)), float, float.fromhex):
+        try:
+            return read(word)
+        except ValueError:
+            continue
+    return None
+
+
+def _mask(n: Node | None) -> bool:
+    """A mask of low bits: `_low_mask`'s, or `(1 << e) - 1`."""
+    if _low_mask(n):
+        return True
+    n = strip_parens(n)
+    if n is None or n.type != "binary_expression" or text(n.child_by_field_name("operator")) != "-":
+        return False
+    one, shift = _number(n.child_by_field_name("right")), strip_parens(n.child_by_field_name("left"))
+    return (
+        one == 1
+        and shift is not None
+        and shift.type == "binary_expression"
+        and text(shift.child_by_field_name("operator")) == "<<"
+        and _number(shift.child_by_field_name("left")) == 1
+    )
+
+
+def _written(n: Node) -> bool:
+    """Whether `n` is the target of a plain assignment (`v = ...`): a write, not a read."""
+    up = n.parent
+    return (
+        up is not None
+        and up.type == "assignment_expression"
+        and up.child_by_field_name("left") == n
+        and text(up.child_by_field_name("operator")) == "="
+    )
+
+
+class _Words:
+    """Whether a value is only used as a word of bits, following the locals it is stored in."""
+
+    def __init__(self, uses: dict[str, list[Node]], pointers: set[str], words: set[str]) -> None:
+        self.uses, self.pointers, self.words = uses, pointers, words
+        self.seen: set[str] = set()
+
+    def local(self, name: str, width: int | None) -> bool:
+        if name in self.seen:
+            return True
+        self.seen.add(name)
+        read = [u for u in self.uses.get(name, []) if not _written(u)]
+        return bool(read) and all(self.used(u, width, name) for u in read)
+
+    def used(self, n: Node, width: int | None, local: str | None = None) -> bool:
+        floated = False  # converted to a float: no longer stored or kept as a word
+        for _ in range(64):
+            while n.parent is not None and n.parent.type in ("parenthesized_expression", "cast_expression"):
+                n = n.parent
+                kind = n.child_by_field_name("type")
+                floated |= n.type == "cast_expression" and kind is not None and text(kind).strip() in FLOAT_TYPES
+            up = n.parent
+            if up is None:
+                return False
+            kind = up.type
+            if kind == "binary_expression":
+                op = text(up.child_by_field_name("operator"))
+                left = up.child_by_field_name("left") == n
+                other = up.child_by_field_name("right" if left else "left")
+                if op == "&" and _mask(other) or op == "%" and left:
+                    return True
+                if op in ("==", "!="):
+                    return _number(other) == 0 or self._word(other)
+                if op in (">>", "<<") and left:
+                    k = _number(other)
+                    width = None if width is None or k is None else width - int(k) if op == ">>" else width
+                elif op == "*" and (c := _number(other)) is not None:
+                    return width is not None and 0.5 <= c * 2.0**width <= 2
+                elif op == "/" and left and (c := _number(other)) is not None:
+                    return width is not None and c > 0 and 0.5 <= 2.0**width / c <= 2
+                elif op not in ("^", "|", "&") or floated:
+                    return False
+                n = up
+            elif kind == "unary_expression" and text(up.child_by_field_name("operator")) == "~":
+                n = up
+            elif kind == "argument_list" and up.parent is not None and up.parent.type == "call_expression":
+                callee = text(up.parent.child_by_field_name("function"))
+                if callee in BIT_COUNTS or callee in BIT_ATOMICS and up.named_children[0] != n:
+                    return True
+                if callee not in BIT_WORDS:
+                    return False
+                n = up.parent
+            elif floated:
+                return False
+            elif kind == "init_declarator" and up.child_by_field_name("value") == n:
+                d = up.child_by_field_name("declarator")
+                typed = up.parent.child_by_field_name("type") if up.parent is not None else None
+                if typed is not None and text(typed) in FLOAT_TYPES:
+                    return False
+                return d is not None and d.type == "identifier" and self.local(text(d), width)
+            elif kind == "assignment_expression":
+                op = text(up.child_by_field_name("operator"))
+                target = up.child_by_field_name("left")
+                if target == n:
+                    return op in BIT_SETS and local is not None
+                if op != "=" and op not in BIT_SETS[:3]:
+                    return False
+                if target is not None and target.type == "identifier":
+                    return self.local(text(target), width)
+                base = target.child_by_field_name("argument") if target is not None else None
+                return target is not None and target.type == "subscript_expression" and text(base) in self.pointers
+            else:
+                return False
+        return False
+
+    def _word(self, n: Node | None) -> bool:
+        """Whether `n` loads from one of the word arrays (an equality of two words)."""
+        return n is not None and any(
+            m.type == "subscript_expression" and text(m.child_by_field_name("argument")) in self.words
+            for m in cuda_ast.walk(n, WALK)
+        )

@@ -1,0 +1,73 @@
+"""Values a draft gives from what the kernel's code does with a value (dr10): unsigned words only taken
+apart as bits drawn over the whole type; a scalar tested for equality with a masked value drafted
+inside the mask; a float threshold on integer-valued data drafted above 1; a frequency that a sample
+index multiplies inside a sine or cosine drafted small."""
+
+from kt_tui.kernel.draft import draft_spec
+from kt_tui.kernel.source import find_kernels
+
+WHOLE = (0, 4294967295)
+
+
+def _spec(src: str):
+    return draft_spec(find_kernels(src)[0], src=src)
+
+
+def _range(src: str, name: str) -> tuple:
+    arg = next(a for a in _spec(src).args if a.name == name)
+    return arg.low, arg.high
+
+
+def test_words_only_taken_apart_as_bits_are_drawn_over_the_whole_type():
+    xor_popcount = """
+__global__ void hamming(const unsigned int *q, const unsigned int *db, int n, int nwords, int *dist) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const unsigned int *a = db + (size_t)i * nwords;
+    int h = 0;
+    for (int w = 0; w < nwords; ++w) h += __popc(q[w] ^ a[w]);
+    dist[i] = h;
+}
+"""
+    fields = """
+__global__ void unpack(const unsigned int *packed, int n, int bits, unsigned int base, unsigned int *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const unsigned long long bit = (unsigned long long)i * bits;
+    const int word = (int)(bit / 32), shift = (int)(bit % 32);
+    unsigned long long v = packed[word] >> shift;
+    if (shift + bits > 32) v |= (unsigned long long)packed[word + 1] << (32 - shift);
+    out[i] = base + (unsigned int)(v & ((1ull << bits) - 1));
+}
+"""
+    uniform = """
+__global__ void flip(signed char *s, const unsigned int *draws, int n, float p) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float u = draws[i] * 2.3283064e-10f;
+    if (u < p) s[i] = -s[i];
+}
+"""
+    assert _range(xor_popcount, "q") == WHOLE and _range(xor_popcount, "db") == WHOLE
+    assert _range(fields, "packed") == WHOLE
+    assert _range(uniform, "draws") == WHOLE
+
+
+def test_a_word_that_counts_divides_indexes_or_meets_a_scalar_keeps_a_narrow_range():
+    uses = {
+        "divisor": "out[i] = sum[i] / (float)(w[i] + 1u);",
+        "loop count": "unsigned c = w[i]; float s = 0.0f; while (c--) s += sum[i]; out[i] = s;",
+        "index past a mask of high bits": "out[i] = sum[w[i] & ~3u];",
+        "float value": "out[i] = (float)(w[i] >> 4);",
+        "compared with a scalar": "out[i] = (w[i] ^ 5u) < n ? 1.0f : 0.0f;",
+        "a shift count": "out[i] = (float)(1u << w[i]);",
+        "a scale that is no uniform draw": "out[i] = w[i] * 0.5f;",
+    }
+    for what, line in uses.items():
+        src = f"""
+__global__ void use(const unsigned int *w, const float *sum, int n, float *out) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {{ {line} }}
+}}
+"""
+        assert _range(src, "w")[1] != WHOLE[1], what
