@@ -46,6 +46,11 @@ EPSILON_WHY = (
     "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
 )
 # 8- and 16-bit integers nothing bounds (bytes, pixels, voxels): over the type's range
+CYCLES = 0.1  # a frequency in cycles per sample
+CYCLES_WHY = (
+    "times a sample's number in what a sinpi or cospi takes, a frequency in cycles per sample: one past "
+    "[-0.5, 0.5) only aliases one inside, and a large one loses the phase's precision"
+)
 UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 NARROW_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "uint16": (0, 65535), "int16": (-32768, 32767)}
 # an output summed by float atomics: rounding in another order, for addends up to the draft's 100 in
@@ -340,11 +345,26 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
             args.append(Arg(name=p.name, type=dtype, init="constant", value="n"))
         else:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=FLOAT_SCALAR))
+    _scale_thresholds(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name, args=args, problem_size=["n"], sizes={"n": n}, **_tuning(Sizing(problem_size=["n"]))
     )
     return Draft(spec, guesses)
+
+
+def _scale_thresholds(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
+    """Float scalars given a made-up value and compared with a quantity of the drafted int data
+    (draft_values.scaled_thresholds): on that quantity's scale instead."""
+    made_up = {a.name: a for a in args if not a.is_array and a.type.startswith("float") and a.value in FLOAT_SCALARS}
+    bounded = {
+        a.name: max(abs(a.low), abs(a.high))
+        for a in args
+        if a.is_array and a.type.startswith(("int", "uint")) and isinstance(a.low, int) and isinstance(a.high, int)
+    }
+    for name, (value, why) in draft_values.scaled_thresholds(fn, set(made_up), bounded).items():
+        made_up[name].value = value
+        guesses[:] = [g for g in guesses if g[0] != f"args.{name}"] + [(f"args.{name}", why)]
 
 
 def _ensure_output(args: list[Arg], guesses: list[tuple[str, str]]) -> None:
@@ -371,7 +391,12 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         **{n: (STENCIL_STEP, STEP_WHY) for n in draft_roles.stencil_coefficients(fn, floats & free)},
         **{n: (EPSILON, EPSILON_WHY) for n in draft_roles.regularizers(fn, floats & free)},
     }
+    int_free = {p.name for p in kernel.params if not p.is_pointer and _dtype(p).startswith(("int", "uint"))} & free
+    small.update(draft_values.masked_equals(fn, int_free))
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
+    cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
+    small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
+
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
     units = draft_roles.unit_inputs(fn, float_arrays) - positive
@@ -492,6 +517,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in units and arg.init == "random":
                 arg.init, arg.low, arg.high = "uniform", -1, 1
                 guesses.append((f"args.{p.name}", "values in [-1, 1): they reach an arc cosine or arc sine"))
+            elif p.name in cycled and arg.init == "random" and not out:
+                arg.init, arg.low, arg.high = "uniform", -0.5, 0.5
+                guesses.append((f"args.{p.name}", f"values in [-0.5, 0.5): {CYCLES_WHY}"))
             elif p.name in fractions and arg.init == "random":
                 arg.init, arg.low, arg.high = "uniform", 0, 1
                 guesses.append(
@@ -577,6 +605,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             scalar, why = float_value(p.name, an, sizing, plain, p.name in powers, weight, p.name in exp_scales)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
+    _scale_thresholds(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,

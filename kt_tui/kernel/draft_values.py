@@ -11,12 +11,21 @@ them accordingly):
   apart as bits: `^ | & ~`, a shift by which it is shifted (never the count), `__popc` and its kin, an
   equality with another word or 0, a store to an argument or an atomic Or/Xor/And, a reduction as
   above, or a product with the constant that maps its width onto [0, 1) (`w * 2.3283064e-10f`, a
-  uniform draw). No use bounds a loop, indexes, divides, counts or is compared with a scalar, so any
-  value of the type is safe, and only high bits tell a signed or narrower read from the right one.
+  uniform draw); where some use adds it into a 64-bit sum (the code widens the sum because the words
+  reach the top of the range: share counts), also a factor of a product (a weight). No use bounds a
+  loop, indexes, divides, is a shift's count or is compared with a scalar, so any value of the type is
+  safe, and only high bits tell a signed or narrower read from the right one.
+- masked equals: an int scalar tested for equality with a value reduced by a constant (`(x + y) & 1 !=
+  color`): drafted inside the constant's range, or every thread takes the same branch.
+- cycles: a float array or scalar times an integer inside a sinpi/cospi (a frequency in cycles per
+  sample): drafted in [-0.5, 0.5), where a frequency is unique (the samples alias past it).
+- scaled thresholds: a float scalar compared with a quantity built by `+ - *` from bounded int data:
+  drafted at a quarter of the quantity's largest magnitude, so the test splits the data.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import cuda_ast
@@ -151,6 +160,7 @@ BIT_COUNTS = ("__popc", "__popcll", "__clz", "__clzll", "__ffs", "__ffsll")  # a
 BIT_WORDS = ("__brev", "__brevll")  # a word -> a word
 BIT_ATOMICS = ("atomicOr", "atomicXor", "atomicAnd")
 BIT_SETS = ("|=", "^=", "&=", ">>=", "<<=")
+WIDE = re.compile(r"\bunsigned\s+long\s+long\b|\buint64_t\b|\bsize_t\b|\bunsigned\s+long\b")
 FLOAT_TYPES = ("float", "double", "half", "__half", "float2", "float4", "double2")
 
 
@@ -171,6 +181,13 @@ def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[
         declared = n.parent is not None and n.parent.type == "init_declarator"
         if n.type == "identifier" and not (declared and n.parent.child_by_field_name("declarator") == n):
             uses.setdefault(text(n), []).append(n)
+    wide = {  # 64-bit unsigned locals: a sum of words widened past them
+        text(d)
+        for n in cuda_ast.walk(fn.body)
+        if n.type == "declaration" and (t := n.child_by_field_name("type")) is not None and WIDE.search(text(n)[: t.end_byte - n.start_byte])
+        for d in (x.child_by_field_name("declarator") if x.type == "init_declarator" else x for x in n.children_by_field_name("declarator"))
+        if d is not None and d.type == "identifier"
+    }
     loads: dict[str, list[Node]] = {}
     for n in cuda_ast.walk(fn.body):
         if n.type == "subscript_expression":
@@ -182,9 +199,10 @@ def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[
                 loads.setdefault(text(n), []).append(n)  # the pointer itself taken elsewhere: not followed
     out: set[str] = set()
     for name, found in loads.items():
-        walker = _Words(uses, pointers, arrays | set(into))
-        if all(n.type == "subscript_expression" and walker.used(n, bits.get(name)) for n in found):
-            out.add(name)
+        walker = _Words(uses, pointers, arrays | set(into), wide)
+        if all(n.type == "subscript_expression" and walker.used(n, bits.get(name)) for n in found) and walker.bits:
+            if walker.widened or not walker.weighted:
+                out.add(name)
     return out
 
 
@@ -256,9 +274,12 @@ def _written(n: Node) -> bool:
 class _Words:
     """Whether a value is only used as a word of bits, following the locals it is stored in."""
 
-    def __init__(self, uses: dict[str, list[Node]], pointers: set[str], words: set[str]) -> None:
-        self.uses, self.pointers, self.words = uses, pointers, words
+    def __init__(self, uses: dict[str, list[Node]], pointers: set[str], words: set[str], wide: set[str]) -> None:
+        self.uses, self.pointers, self.words, self.wide = uses, pointers, words, wide
+        self.widened = False  # some use adds it into a 64-bit sum: words near the top of the range
+        self.weighted = False  # some use is a factor of a product with a variable (allowed where widened)
         self.seen: set[str] = set()
+        self.bits = False  # whether some use takes bits apart (not only equalities and stores: a flag's)
 
     def local(self, name: str, width: int | None) -> bool:
         if name in self.seen:
@@ -283,6 +304,7 @@ class _Words:
                 left = up.child_by_field_name("left") == n
                 other = up.child_by_field_name("right" if left else "left")
                 if op == "&" and _mask(other) or op == "%" and left:
+                    self.bits = True
                     return True
                 if op in ("==", "!="):
                     return _number(other) == 0 or self._word(other)
@@ -290,20 +312,29 @@ class _Words:
                     k = _number(other)
                     width = None if width is None or k is None else width - int(k) if op == ">>" else width
                 elif op == "*" and (c := _number(other)) is not None:
-                    return width is not None and 0.5 <= c * 2.0**width <= 2
+                    self.bits = width is not None and 0.5 <= c * 2.0**width <= 2
+                    return self.bits
                 elif op == "/" and left and (c := _number(other)) is not None:
-                    return width is not None and c > 0 and 0.5 <= 2.0**width / c <= 2
+                    self.bits = width is not None and c > 0 and 0.5 <= 2.0**width / c <= 2
+                    return self.bits
+                elif op == "*":
+                    self.weighted = True
+                    return True
                 elif op not in ("^", "|", "&") or floated:
                     return False
+                self.bits = True
                 n = up
             elif kind == "unary_expression" and text(up.child_by_field_name("operator")) == "~":
+                self.bits = True
                 n = up
             elif kind == "argument_list" and up.parent is not None and up.parent.type == "call_expression":
                 callee = text(up.parent.child_by_field_name("function"))
                 if callee in BIT_COUNTS or callee in BIT_ATOMICS and up.named_children[0] != n:
+                    self.bits = True
                     return True
                 if callee not in BIT_WORDS:
                     return False
+                self.bits = True
                 n = up.parent
             elif floated:
                 return False
@@ -318,6 +349,9 @@ class _Words:
                 target = up.child_by_field_name("left")
                 if target == n:
                     return op in BIT_SETS and local is not None
+                if op == "+=" and target is not None and text(target) in self.wide:
+                    self.widened = self.bits = True
+                    return True
                 if op != "=" and op not in BIT_SETS[:3]:
                     return False
                 if target is not None and target.type == "identifier":
@@ -334,3 +368,154 @@ class _Words:
             m.type == "subscript_expression" and text(m.child_by_field_name("argument")) in self.words
             for m in cuda_ast.walk(n, WALK)
         )
+
+
+def masked_equals(fn: cuda_ast.Function, ints: set[str]) -> dict[str, tuple[int, str]]:
+    """Int scalars of `ints` tested for (in)equality with a value reduced by a constant (`(x + y) & 1
+    != color`, `i % 4 == lane`) -> a value the reduced side takes, and why: any value past the
+    constant makes the test the same for every thread."""
+    out: dict[str, tuple[int, str]] = {}
+    for n in cuda_ast.walk(fn.body) if fn.body is not None else []:
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) not in ("==", "!="):
+            continue
+        for a, b in (("left", "right"), ("right", "left")):
+            name, other = strip_parens(n.child_by_field_name(a)), strip_parens(n.child_by_field_name(b))
+            if name is None or name.type != "identifier" or text(name) not in ints or other is None:
+                continue
+            if other.type != "binary_expression" or text(name) in out:
+                continue
+            op = text(other.child_by_field_name("operator"))
+            c = _number(other.child_by_field_name("right"))
+            if op == "&" and c is None:
+                c = _number(other.child_by_field_name("left"))
+            if c is None or c != int(c) or c < 1 or op not in ("&", "%") or op == "%" and c < 2:
+                continue
+            m = int(c)
+            if op == "%":
+                value, said = m // 2, f"below {m}"
+            else:
+                value, said = ((m + 1) // 2 if m & (m + 1) == 0 else m), f"within the mask {m}"
+            out[text(name)] = (
+                value,
+                f"it is tested for equality with a value `{op} {m}` reduces: {said}, or the test is the same "
+                "for every thread",
+            )
+    return out
+
+
+HALF_TURNS = re.compile(r"^(?:__)?(?:sin|cos|sincos)pif?$")  # sinpi(x) = sin(pi x): x in half turns
+INT_TYPES = re.compile(r"\b(?:int|unsigned|long|short|size_t|u?int\d+_t)\b")
+
+
+def cycles(fn: cuda_ast.Function, arrays: set[str], floats: set[str]) -> tuple[set[str], set[str]]:
+    """Float arrays of `arrays` and float scalars of `floats` that are a factor of a product with an
+    integer (a sample's number) inside what a `sinpi`, `cospi` or `sincospi` takes: a frequency in
+    cycles per sample, whose value past [-0.5, 0.5) only aliases one inside (the samples are the same
+    at every integer), so the draft keeps it there."""
+    loaded: set[str] = set()
+    scalars: set[str] = set()
+    if fn.body is None:
+        return loaded, scalars
+    ints = {p.name for p in fn.params if not p.pointer and INT_TYPES.search(p.type or "")}
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "declaration" and (t := n.child_by_field_name("type")) is not None and INT_TYPES.search(text(t)):
+            for d in n.children_by_field_name("declarator"):
+                d = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                if d is not None and d.type == "identifier":
+                    ints.add(text(d))
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or not HALF_TURNS.match(text(n.child_by_field_name("function"))):
+            continue
+        args = n.child_by_field_name("arguments")
+        first = args.named_children[0] if args is not None and args.named_children else None
+        for m in cuda_ast.walk(first, WALK) if first is not None else []:
+            if m.type != "binary_expression" or text(m.child_by_field_name("operator")) != "*":
+                continue
+            factors = _product(m)
+            if not any(f.type == "identifier" and text(f) in ints for f in factors):
+                continue
+            for f in factors:
+                if f.type == "subscript_expression" and text(f.child_by_field_name("argument")) in arrays:
+                    loaded.add(text(f.child_by_field_name("argument")))
+                elif f.type == "identifier" and text(f) in floats:
+                    scalars.add(text(f))
+    return loaded, scalars
+
+
+def _product(n: Node) -> list[Node]:
+    """The factors of a product (`a * (b * c)` -> a, b, c), through parentheses and casts."""
+    out: list[Node] = []
+    stack = [n]
+    while stack:
+        m = stack.pop()
+        while m is not None and m.type in ("parenthesized_expression", "cast_expression"):
+            m = m.child_by_field_name("value") if m.type == "cast_expression" else strip_parens(m)
+        if m is None:
+            continue
+        if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "*":
+            stack += [m.child_by_field_name("left"), m.child_by_field_name("right")]
+        else:
+            out.append(m)
+    return out
+
+
+def scaled_thresholds(fn: cuda_ast.Function, floats: set[str], narrow: dict[str, int]) -> dict[str, tuple[float, str]]:
+    """Float scalars of `floats` compared (`<`, `>`, `<=`, `>=`) with a quantity built by `+ - *` from
+    loads of arrays whose values the draft bounds by `narrow` (the largest magnitude each takes) and
+    from constants, through locals -> a quarter of the quantity's largest magnitude, and why. A
+    threshold far below the quantity's scale passes every value but 0 (a whole number's
+    quantity makes every threshold in (0, 1) the same test)."""
+    out: dict[str, tuple[float, str]] = {}
+    if fn.body is None or not floats or not narrow:
+        return out
+    values: dict[str, list[Node]] = {}  # a local -> the values it is declared or assigned with
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None:
+            if d.type == "identifier" and (v := n.child_by_field_name("value")) is not None:
+                values.setdefault(text(d), []).append(v)
+        elif n.type == "assignment_expression" and (t := n.child_by_field_name("left")) is not None:
+            if t.type == "identifier":
+                values.setdefault(text(t), []).append(n)  # any assignment: followed no further
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) not in ("<", ">", "<=", ">="):
+            continue
+        for a, b in (("left", "right"), ("right", "left")):
+            name = strip_parens(n.child_by_field_name(a))
+            if name is None or name.type != "identifier" or text(name) not in floats or text(name) in out:
+                continue
+            top = _magnitude(n.child_by_field_name(b), values, narrow, 0)
+            if top is not None and top >= 16:
+                value = float(f"{top / 4:.2g}")
+                out[text(name)] = (
+                    value,
+                    f"{value:g}: it is compared with a quantity of the drafted data that reaches {top:.3g}: a "
+                    "quarter of that, so the test passes some values and not others; set the threshold you use",
+                )
+    return out
+
+
+def _magnitude(n: Node | None, values: dict[str, list[Node]], narrow: dict[str, int], depth: int) -> float | None:
+    """The largest magnitude `n` reaches (None: not known, or not built by `+ - *` from bounded loads)."""
+    while n is not None and n.type in ("parenthesized_expression", "cast_expression"):
+        n = n.child_by_field_name("value") if n.type == "cast_expression" else strip_parens(n)
+    if n is None or depth > 6:
+        return None
+    if n.type == "subscript_expression":
+        return narrow.get(text(n.child_by_field_name("argument")))
+    if n.type == "number_literal":
+        v = _number(n)
+        return abs(v) if v is not None else None
+    if n.type == "identifier":
+        found = values.get(text(n), [])
+        if len(found) != 1 or found[0].type == "assignment_expression":
+            return None
+        return _magnitude(found[0], values, narrow, depth + 1)
+    if n.type == "unary_expression" and text(n.child_by_field_name("operator")) in ("-", "+"):
+        return _magnitude(n.child_by_field_name("argument"), values, narrow, depth + 1)
+    if n.type == "binary_expression" and (op := text(n.child_by_field_name("operator"))) in ("+", "-", "*"):
+        a = _magnitude(n.child_by_field_name("left"), values, narrow, depth + 1)
+        b = _magnitude(n.child_by_field_name("right"), values, narrow, depth + 1)
+        if a is None or b is None:
+            return None
+        return a * b if op == "*" else a + b
+    return None

@@ -71,3 +71,65 @@ __global__ void use(const unsigned int *w, const float *sum, int n, float *out) 
 }}
 """
         assert _range(src, "w")[1] != WHOLE[1], what
+
+
+def test_a_word_summed_in_64_bits_is_drawn_over_the_whole_type_even_as_a_weight():
+    src = """
+__global__ void vwap(const float *price, const unsigned int *volume, const int *start, int nbars, float *out,
+                     unsigned long long *total) {
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= nbars) return;
+    float pv = 0.0f;
+    unsigned long long v = 0;
+    for (int i = start[b]; i < start[b + 1]; ++i) { pv += price[i] * (float)volume[i]; v += volume[i]; }
+    out[b] = v > 0 ? pv / (float)v : 0.0f;
+    total[b] = v;
+}
+"""
+    assert _range(src, "volume") == WHOLE
+    narrow = src.replace("unsigned long long v", "unsigned int v")  # a 32-bit sum: no sign of large words
+    assert _range(narrow, "volume")[1] != WHOLE[1]
+
+
+def test_a_scalar_tested_for_equality_with_a_masked_value_lies_inside_the_mask():
+    src = """
+__global__ void update(float *s, int nx, int ny, int color, int lane) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny || ((x + y) & 1) != color || x % 4 == lane) return;
+    s[y * nx + x] *= -1.0f;
+}
+"""
+    values = {a.name: a.value for a in _spec(src).args if not a.is_array}
+    assert values["color"] in (0, 1) and 0 <= values["lane"] < 4
+
+
+def test_a_frequency_times_a_sample_number_in_a_sinpi_is_in_cycles_per_sample():
+    src = """
+__global__ void derotate(const float2 *in, int n, const float *freq, float step, float2 *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s, c, s2, c2;
+    sincospif(-2.0f * freq[0] * i, &s, &c);
+    sincospif(2.0f * step * i, &s2, &c2);
+    out[i] = make_float2(in[i].x * c - in[i].y * s2, in[i].x * s + in[i].y * c2);
+}
+"""
+    spec = _spec(src)
+    freq = next(a for a in spec.args if a.name == "freq")
+    step = next(a for a in spec.args if a.name == "step")
+    assert (freq.low, freq.high) == (-0.5, 0.5)
+    assert -0.5 <= step.value < 0.5
+
+
+def test_a_threshold_on_a_quantity_of_int_samples_is_on_the_quantity_s_scale():
+    src = """
+__global__ void squelch(const short *iq, int n, float floor_level, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float re = iq[2 * i], im = iq[2 * i + 1];
+    const float power = re * re + im * im;
+    out[i] = power < floor_level ? 0.0f : power;
+}
+"""
+    value = next(a for a in _spec(src).args if a.name == "floor_level").value
+    assert 1e8 < value < 2 * 32768**2  # some samples below it, most above: the test splits them
