@@ -407,6 +407,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     int_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith(("int", "uint"))}
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
+    signed = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("int")}
+    exp_data = draft_roles.exp_data(fn, signed)
     bits = draft_roles.float_bits(fn, int_arrays)
     reduced = draft_values.reduced(fn, int_arrays)
     unsigned = {p.name: np.iinfo(_dtype(p)).bits for p in kernel.params if p.is_pointer and _dtype(p) in UNSIGNED}
@@ -535,6 +537,15 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         f"args.{p.name}",
                         f"values in [0, {bits[p.name]}): read as a 16-bit float's bits, so finite (no inf or NaN) "
                         "and positive",
+                    )
+                )
+            elif p.name in exp_data and arg.init == "random" and arg.low is None and arg.high is None:
+                arg.low, arg.high = -1, 2
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        "values -1, 0 and 1: products of them reach an exponential, which wider values overflow "
+                        "(every output past it the same); give the values you use",
                     )
                 )
             elif dtype in NARROW_RANGE and arg.init == "random" and arg.high is None:  # a low of 0: not negative

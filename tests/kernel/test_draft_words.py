@@ -133,3 +133,18 @@ __global__ void squelch(const short *iq, int n, float floor_level, float *out) {
 """
     value = next(a for a in _spec(src).args if a.name == "floor_level").value
     assert 1e8 < value < 2 * 32768**2  # some samples below it, most above: the test splits them
+
+
+def test_int_data_multiplied_together_in_an_exponential_is_a_few_units():
+    src = """
+__global__ void metropolis(signed char *spins, const float *u, int n, float beta) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= 0 || i >= n - 1) return;
+    const int s = spins[i];
+    const int h = spins[i - 1] + spins[i + 1];
+    if (u[i] < expf(-2.0f * beta * s * h)) spins[i] = (signed char)-s;
+}
+"""
+    assert _range(src, "spins") == (-1, 2)
+    alone = src.replace("beta * s * h", "beta * s")  # one value alone, no product of data: not narrowed
+    assert _range(alone, "spins") != (-1, 2)
