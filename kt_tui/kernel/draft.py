@@ -29,7 +29,7 @@ from . import (
 from .bounds import COMPLEX
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
-from .draft_rows import ROW_SPAN, offsets_for_rows, representable, row_stride, rows_written
+from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .kernels import Param
 from .source import Kernel, strip_comments
@@ -635,6 +635,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
+    written = [u for u in uses.values() if u.written]
+    buckets_per_items(spec, guesses, bool(written) and all(u.atomic for u in written))
     draft_relations.fit(spec, draft_relations.find(unit, kernel.name, list(an.axes.values())), guesses)
     ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
     draft_below.fit(spec, draft_below.find(fn, ints), guesses)

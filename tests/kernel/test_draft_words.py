@@ -148,3 +148,21 @@ __global__ void metropolis(signed char *spins, const float *u, int n, float beta
     assert _range(src, "spins") == (-1, 2)
     alone = src.replace("beta * s * h", "beta * s")  # one value alone, no product of data: not narrowed
     assert _range(alone, "spins") != (-1, 2)
+
+
+def test_buckets_that_items_fall_in_shrink_with_the_items_at_check_sizes():
+    src = """
+__global__ void label_sum(const float *v, const int *labels, int npoints, int nlabels, float *sums) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npoints) return;
+    int l = labels[i];
+    if (l < 0 || l >= nlabels) return;
+    atomicAdd(&sums[l], v[i]);
+}
+"""
+    spec = _spec(src)
+    for t in spec.verify_sizes:
+        items = t.get("npoints", spec.sizes["npoints"])
+        assert 2 <= t.get("nlabels", spec.sizes["nlabels"]) <= items // 4, t
+    stored = _spec(src.replace("atomicAdd(&sums[l], v[i]);", "sums[l] = v[i];"))  # a race: buckets kept many
+    assert all("nlabels" not in t for t in stored.verify_sizes or [])
