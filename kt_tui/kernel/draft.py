@@ -345,7 +345,6 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
             args.append(Arg(name=p.name, type=dtype, init="constant", value="n"))
         else:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=FLOAT_SCALAR))
-    _scale_thresholds(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name, args=args, problem_size=["n"], sizes={"n": n}, **_tuning(Sizing(problem_size=["n"]))
@@ -602,7 +601,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 plain = sum(
                     1 for a in args if not a.is_array and a.type.startswith(("int", "uint")) and a.value in INT_SCALARS
                 )
-                count = INT_SCALARS[plain % len(INT_SCALARS)]
+                taken = {v for v in sizing.sizes.values()} | {a.value for a in args if not a.is_array}
+                turn = [INT_SCALARS[(plain + k) % len(INT_SCALARS)] for k in range(len(INT_SCALARS))]
+                count = next((v for v in turn if v not in taken), turn[0])  # apart from the sizes too
                 why = "an int that sizes nothing the analysis saw (apart from the others)"
             args.append(Arg(name=p.name, type=dtype, init="constant", value=count))
             guesses.append((f"args.{p.name}", f"{count}: {why}"))

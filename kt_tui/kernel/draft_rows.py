@@ -12,8 +12,8 @@ from .draft_flags import ROW_PAD, row_spans
 from .draft_sizes import Sizing
 from .expr import ExprError, evaluate, names_in
 from .spec import Arg, Spec
-from .spec_model import default_verify_sizes
 from .spec_keys import ROW_LENGTHS
+from .spec_model import default_verify_sizes
 from .strengthen import delimits_rows
 
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
@@ -112,4 +112,6 @@ def buckets_per_items(spec: Spec, guesses: list[tuple[str, str]], atomic: bool) 
     if changed:
         spec.verify_sizes = tables
         said = ", ".join(f"{b} (values of an array over {n})" for b, n in pairs.items())
-        guesses.append(("verify_sizes", f"{said}: at most a quarter of the items at each check size, so each bucket gets several"))
+        guesses.append(
+            ("verify_sizes", f"{said}: at most a quarter of the items at each check size, so each bucket gets several")
+        )

@@ -184,8 +184,13 @@ def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[
     wide = {  # 64-bit unsigned locals: a sum of words widened past them
         text(d)
         for n in cuda_ast.walk(fn.body)
-        if n.type == "declaration" and (t := n.child_by_field_name("type")) is not None and WIDE.search(text(n)[: t.end_byte - n.start_byte])
-        for d in (x.child_by_field_name("declarator") if x.type == "init_declarator" else x for x in n.children_by_field_name("declarator"))
+        if n.type == "declaration"
+        and (t := n.child_by_field_name("type")) is not None
+        and WIDE.search(text(n)[: t.end_byte - n.start_byte])
+        for d in (
+            x.child_by_field_name("declarator") if x.type == "init_declarator" else x
+            for x in n.children_by_field_name("declarator")
+        )
         if d is not None and d.type == "identifier"
     }
     loads: dict[str, list[Node]] = {}

@@ -166,3 +166,48 @@ __global__ void label_sum(const float *v, const int *labels, int npoints, int nl
         assert 2 <= t.get("nlabels", spec.sizes["nlabels"]) <= items // 4, t
     stored = _spec(src.replace("atomicAdd(&sums[l], v[i]);", "sums[l] = v[i];"))  # a race: buckets kept many
     assert all("nlabels" not in t for t in stored.verify_sizes or [])
+
+
+def test_a_binary_search_bounds_its_ends_by_their_start_so_the_searched_array_is_sized_by_its_count():
+    src = """
+__global__ void bucketize(const float *x, int n, const float *edges, int nedges, int *bucket, unsigned int *counts) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float v = x[i];
+    int lo = 0, hi = nedges;
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (edges[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    bucket[i] = lo;
+    atomicAdd(&counts[lo], 1u);
+}
+"""
+    from kt_tui.kernel.expr import evaluate
+
+    spec = _spec(src)
+    assert "nedges" in spec.sizes  # a size of its own, not a loop count that sizes nothing
+    sizes = {a.name: evaluate(a.size, spec.sizes) for a in spec.args if a.is_array}
+    assert sizes["edges"] >= spec.sizes["nedges"] and sizes["counts"] >= spec.sizes["nedges"] + 1
+    assert sizes["edges"] < spec.sizes["n"] or spec.sizes["nedges"] != spec.sizes["n"]
+
+
+def test_a_made_up_int_differs_from_every_size_so_a_kernel_that_swaps_them_fails():
+    src = """
+__global__ void requantize(const int *acc, const int *bias, int n, int channels, int hw, signed char *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int c = (i / hw) % channels;
+    out[i] = (signed char)(acc[i] + bias[c]);
+}
+"""
+    spec = _spec(src)
+    values = {a.name: a.value for a in spec.args if not a.is_array}
+    made_up = [v for v in values.values() if isinstance(v, int)]
+    assert made_up and not set(made_up) & set(spec.sizes.values()), (values, spec.sizes)
+
+
+def test_a_draft_from_the_signature_alone_still_comes():
+    src = "__global__ void k(float *out, const unsigned int *w, int n, float level);"
+    spec = _spec(src)
+    assert [a.name for a in spec.args] == ["out", "w", "n", "level"]
