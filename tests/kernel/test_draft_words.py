@@ -211,3 +211,28 @@ def test_a_draft_from_the_signature_alone_still_comes():
     src = "__global__ void k(float *out, const unsigned int *w, int n, float level);"
     spec = _spec(src)
     assert [a.name for a in spec.args] == ["out", "w", "n", "level"]
+
+
+def test_counts_read_per_item_that_bound_rows_of_a_padded_block_are_at_most_its_rows():
+    src = """
+__global__ void pool(const float *h, const int *lengths, int batch, int max_len, int hidden, float *out) {
+    const int b = blockIdx.x;
+    if (b >= batch) return;
+    const int len = lengths[b];
+    const float *hb = h + (size_t)b * max_len * hidden;
+    for (int j = threadIdx.x; j < hidden; j += blockDim.x) {
+        float s = 0.0f;
+        for (int t = 0; t < len; ++t) s += hb[(size_t)t * hidden + j];
+        out[(size_t)b * hidden + j] = s;
+    }
+}
+"""
+    from kt_tui.kernel.expr import evaluate
+
+    spec = _spec(src)
+    args = {a.name: a for a in spec.args}
+    at = dict(spec.sizes)
+    assert "max_len" in spec.sizes
+    assert evaluate(args["h"].size, at) >= at["batch"] * at["max_len"] * at["hidden"]
+    high = evaluate(args["lengths"].high, at)
+    assert 2 <= high <= at["max_len"] + 1  # some rows read, never past the block
