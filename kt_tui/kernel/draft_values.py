@@ -172,12 +172,14 @@ def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[
     pointers = {p.name for p in fn.params if p.pointer and p.type not in FLOAT_TYPES}  # a word stored stays one
     uses: dict[str, list[Node]] = {}  # a local's name -> where it is read or updated
     into: dict[str, str] = {}  # a local pointer -> the array it points into
+    aliasing: set[Node] = set()  # the values those pointers are declared with
     for n in cuda_ast.walk(fn.body):
         if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None:
             if d.type == "pointer_declarator" and (name := d.child_by_field_name("declarator")) is not None:
-                base = _pointed(n.child_by_field_name("value"), arrays)
-                if base is not None:
+                base = _pointed(value := n.child_by_field_name("value"), arrays)
+                if base is not None and name.type == "identifier":
                     into[text(name)] = base
+                    aliasing.add(value)
         declared = n.parent is not None and n.parent.type == "init_declarator"
         if n.type == "identifier" and not (declared and n.parent.child_by_field_name("declarator") == n):
             uses.setdefault(text(n), []).append(n)
@@ -199,9 +201,11 @@ def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[
             name = text(n.child_by_field_name("argument"))
             if name in arrays or name in into:
                 loads.setdefault(into.get(name, name), []).append(n)
-        elif n.type == "identifier" and text(n) in arrays and n.parent is not None:
-            if n.parent.type != "subscript_expression" and _pointed(n.parent, arrays) is None:
-                loads.setdefault(text(n), []).append(n)  # the pointer itself taken elsewhere: not followed
+        elif n.type == "identifier" and (text(n) in arrays or text(n) in into) and n.parent is not None:
+            declared = n.parent.type == "pointer_declarator" and text(n) in into
+            indexed = n.parent.type == "subscript_expression" and n.parent.child_by_field_name("argument") == n
+            if not (declared or indexed or _within(n, aliasing)):
+                loads.setdefault(into.get(text(n), text(n)), []).append(n)  # the pointer passed on: not followed
     out: set[str] = set()
     for name, found in loads.items():
         walker = _Words(uses, pointers, arrays | set(into), wide)
@@ -209,6 +213,18 @@ def words(fn: cuda_ast.Function, arrays: set[str], bits: dict[str, int]) -> set[
             if walker.widened or not walker.weighted:
                 out.add(name)
     return out
+
+
+def _within(n: Node, values: set[Node]) -> bool:
+    """Whether `n` lies in one of `values` (an alias's declared value), a few levels up."""
+    up: Node | None = n
+    for _ in range(8):
+        if up is None:
+            return False
+        if up in values:
+            return True
+        up = up.parent
+    return False
 
 
 def _pointed(n: Node | None, arrays: set[str]) -> str | None:

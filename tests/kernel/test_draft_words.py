@@ -236,3 +236,19 @@ __global__ void pool(const float *h, const int *lengths, int batch, int max_len,
     assert evaluate(args["h"].size, at) >= at["batch"] * at["max_len"] * at["hidden"]
     high = evaluate(args["lengths"].high, at)
     assert 2 <= high <= at["max_len"] + 1  # some rows read, never past the block
+
+
+def test_a_word_array_whose_pointer_is_passed_on_is_not_followed():
+    src = """
+__device__ float first(const unsigned int *p) { return (float)p[0]; }
+
+__global__ void k(const unsigned int *w, int n, int nwords, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const unsigned int *row = w + (size_t)i * nwords;
+    out[i] = (float)__popc(row[0] ^ row[1]) + first(%s);
+}
+"""
+    assert _range(src % "w + i", "w")[1] != WHOLE[1]
+    assert _range(src % "row", "w")[1] != WHOLE[1]
+    assert _range(src.replace(" + first(%s)", ""), "w") == WHOLE
