@@ -502,3 +502,39 @@ def terms_nodes(n: Node | None) -> dict[str, Node]:
 
 def sum_key(n: Node | None) -> str:
     return "#" + "|".join(sum_terms(n))
+
+
+def bisection(cond: Node | None, body: Node | None) -> tuple[str, str] | None:
+    """(a, b) of a binary search `while (a < b) { m = (a + b) / 2; ... a = m + 1; ... b = m; }`: every
+    assignment to a or b in the body is the midpoint m (a local declared `(a + b) / 2`, `(a + b) >> 1`
+    or `a + (b - a) / 2`) plus or minus at most 1, so both stay within their values before the loop."""
+    test = strip_parens(cond)
+    if body is None or test is None or test.type != "binary_expression":
+        return None
+    if text(test.child_by_field_name("operator")) not in ("<", "<="):
+        return None
+    a, b = (strip_parens(test.child_by_field_name(k)) for k in ("left", "right"))
+    if a is None or b is None or a.type != "identifier" or b.type != "identifier":
+        return None
+    lo, hi = text(a), text(b)
+    mids = set()
+    for n in cuda_ast.walk(body, MAX_STEPS):
+        if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None:
+            v = text(n.child_by_field_name("value")).replace(" ", "")
+            if v in (f"({lo}+{hi})/2", f"({lo}+{hi})>>1", f"{lo}+({hi}-{lo})/2", f"{lo}+(({hi}-{lo})>>1)"):
+                mids.add(text(d))
+    if not mids:
+        return None
+    moves = 0
+    for n in cuda_ast.walk(body, MAX_STEPS):
+        if n.type == "update_expression" and text(strip_parens(n.child_by_field_name("argument"))) in (lo, hi):
+            return None
+        if n.type != "assignment_expression" or text(strip_parens(n.child_by_field_name("left"))) not in (lo, hi):
+            continue
+        right = text(n.child_by_field_name("right")).replace(" ", "")
+        if text(n.child_by_field_name("operator")) != "=" or right not in {
+            f"{m}{d}" for m in mids for d in ("", "+1", "-1")
+        }:
+            return None
+        moves += 1
+    return (lo, hi) if moves >= 2 else None

@@ -30,7 +30,7 @@ from . import (
 from .bounds import COMPLEX
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
-from .draft_rows import ROW_SPAN, offsets_for_rows, representable, row_stride, rows_written
+from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .kernels import Param
 from .source import Kernel, strip_comments
@@ -47,6 +47,12 @@ EPSILON_WHY = (
     "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
 )
 # 8- and 16-bit integers nothing bounds (bytes, pixels, voxels): over the type's range
+CYCLES = 0.1  # a frequency in cycles per sample
+CYCLES_WHY = (
+    "times a sample's number in what a sinpi or cospi takes, a frequency in cycles per sample: one past "
+    "[-0.5, 0.5) only aliases one inside, and a large one loses the phase's precision"
+)
+UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 NARROW_RANGE = {
     "uint8": (0, 256),
     "int8": (-128, 128),
@@ -352,6 +358,20 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
     return Draft(spec, guesses)
 
 
+def _scale_thresholds(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
+    """Float scalars given a made-up value and compared with a quantity of the drafted int data
+    (draft_values.scaled_thresholds): on that quantity's scale instead."""
+    made_up = {a.name: a for a in args if not a.is_array and a.type.startswith("float") and a.value in FLOAT_SCALARS}
+    bounded = {
+        a.name: max(abs(a.low), abs(a.high))
+        for a in args
+        if a.is_array and a.type.startswith(("int", "uint")) and isinstance(a.low, int) and isinstance(a.high, int)
+    }
+    for name, (value, why) in draft_values.scaled_thresholds(fn, set(made_up), bounded).items():
+        made_up[name].value = value
+        guesses[:] = [g for g in guesses if g[0] != f"args.{name}"] + [(f"args.{name}", why)]
+
+
 def _ensure_output(args: list[Arg], guesses: list[tuple[str, str]]) -> None:
     if args and not any(a.output for a in args):
         for a in args:
@@ -377,6 +397,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         **{n: (EPSILON, EPSILON_WHY) for n in draft_roles.regularizers(fn, floats & free)},
     }
     float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
+    cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
+    small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
+
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
     units = draft_roles.unit_inputs(fn, float_arrays) - positive
@@ -387,8 +410,12 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     int_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith(("int", "uint"))}
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
+    signed = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("int")}
+    exp_data = draft_roles.exp_data(fn, signed)
     bits = draft_roles.float_bits(fn, int_arrays)
     reduced = draft_values.reduced(fn, int_arrays)
+    unsigned = {p.name: np.iinfo(_dtype(p)).bits for p in kernel.params if p.is_pointer and _dtype(p) in UNSIGNED}
+    words = draft_values.words(fn, set(unsigned), unsigned) - set(reduced)
     measured = draft_values.measured(fn, int_arrays, floats)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
@@ -455,6 +482,16 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "use, so any value is safe, and high bits tell a wrong width or sign",
                     )
                 )
+            elif not out and p.name in words:
+                arg.low, arg.high = int_range(dtype)
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        f"{dtype} values over the type's range: every load is only taken apart as bits (xor, or, "
+                        "and, shifts, popcount, equality; or scaled onto [0, 1) as a uniform draw), never an index, "
+                        "a count or a divisor, so any value is safe, and high bits tell a wrong width or sign",
+                    )
+                )
             elif p.name in sizing.index_high:
                 arg.init = "random" if not out else arg.init  # index values, not bytes of a struct
                 arg.low, arg.high = 0, representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
@@ -485,6 +522,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in units and arg.init == "random":
                 arg.init, arg.low, arg.high = "uniform", -1, 1
                 guesses.append((f"args.{p.name}", "values in [-1, 1): they reach an arc cosine or arc sine"))
+            elif p.name in cycled and arg.init == "random" and not out:
+                arg.init, arg.low, arg.high = "uniform", -0.5, 0.5
+                guesses.append((f"args.{p.name}", f"values in [-0.5, 0.5): {CYCLES_WHY}"))
             elif p.name in fractions and arg.init == "random":
                 arg.init, arg.low, arg.high = "uniform", 0, 1
                 guesses.append(
@@ -500,6 +540,15 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         f"args.{p.name}",
                         f"values in [0, {bits[p.name]}): read as a 16-bit float's bits, so finite (no inf or NaN) "
                         "and positive",
+                    )
+                )
+            elif p.name in exp_data and arg.init == "random" and arg.low is None and arg.high is None:
+                arg.low, arg.high = -1, 2
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        "values -1, 0 and 1: products of them reach an exponential, which wider values overflow "
+                        "(every output past it the same); give the values you use",
                     )
                 )
             elif dtype in NARROW_RANGE and arg.init == "random" and arg.high is None:  # a low of 0: not negative
@@ -555,7 +604,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 plain = sum(
                     1 for a in args if not a.is_array and a.type.startswith(("int", "uint")) and a.value in INT_SCALARS
                 )
-                count = INT_SCALARS[plain % len(INT_SCALARS)]
+                taken = {v for v in sizing.sizes.values()} | {a.value for a in args if not a.is_array}
+                turn = [INT_SCALARS[(plain + k) % len(INT_SCALARS)] for k in range(len(INT_SCALARS))]
+                count = next((v for v in turn if v not in taken), turn[0])  # apart from the sizes too
                 why = "an int that sizes nothing the analysis saw (apart from the others)"
             args.append(Arg(name=p.name, type=dtype, init="constant", value=count))
             guesses.append((f"args.{p.name}", f"{count}: {why}"))
@@ -569,6 +620,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             scalar, why = float_value(p.name, an, sizing, plain, p.name in powers, weight, p.name in exp_scales)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
+    _scale_thresholds(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,
@@ -587,6 +639,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     if spec.verify_sizes is None and fixed:  # a #define cannot change: check sizes vary the others only
         tables = [{k: v for k, v in t.items() if k not in fixed} for t in default_verify_sizes(spec)]
         spec.verify_sizes = [t for t in tables if t]
+    written = [u for u in uses.values() if u.written]
+    buckets_per_items(spec, guesses, bool(written) and all(u.atomic for u in written))
     draft_relations.fit(spec, draft_relations.find(unit, kernel.name, list(an.axes.values())), guesses)
     ints = {p.name for p in fn.params if not p.pointer and p.type not in ("float", "double", "half", "__half")}
     draft_below.fit(spec, draft_below.find(fn, ints), guesses)

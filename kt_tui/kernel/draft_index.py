@@ -126,3 +126,27 @@ def type_reach(kernel: Kernel, name: str) -> int | None:
 
 def loads_of(keys: tuple[str, ...]) -> set[str]:
     return {m[1:] for k in keys for m in re.findall(r"\$\w+", k)}
+
+
+def padded(h: Poly, ints: set[str], counts: set[str]) -> tuple[str, str, Poly] | None:
+    """(x, R, h with x's values at R) for an index `(b * R + v) * S + j`, v a loop's counter below a count
+    read from x per item (x among `counts`, arrays whose values bound loops), whose largest value holds `(n - 1) * R * S` (the last item's block: -R * S): each item's block
+    holds R rows of S, so a count read is at most R (lengths of a padded batch); None for another index."""
+    xs = loads(h)
+    if len(xs) != 1:
+        return None
+    x = next(iter(xs))
+    if x not in counts:
+        return None
+    var = f"${x}"
+    stride = h.coefficient(var)
+    if not stride.terms or var in stride.names() or loads(stride):
+        return None
+    for r in sorted((h.names() & ints) - stride.names()):
+        block = Poly.var(r) * stride
+        if any(h.terms.get(m) != -c for m, c in block.terms.items()):
+            continue
+        full = h.substitute(var, Poly.var(r))
+        if not loads(full) and all(c > 0 for m, c in full.terms.items() if m):
+            return x, r, full
+    return None

@@ -537,3 +537,30 @@ def _square(n: Node) -> bool:
         return False
     a, b = strip_parens(n.child_by_field_name("left")), strip_parens(n.child_by_field_name("right"))
     return a is not None and b is not None and text(a).replace(" ", "") == text(b).replace(" ", "")
+
+
+def exp_data(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
+    """Int arrays of `arrays` loaded (through locals) as a factor of a product, with another load, inside
+    what an exponential takes (`expf(-2 * beta * s * h)`, s and h sums of spins): values of a few units
+    only, since products of wide ints overflow the exponential, and every output past it is the same."""
+    out: set[str] = set()
+    if fn.body is None or not arrays:
+        return out
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _EXPS:
+            continue
+        for m in _through(n.child_by_field_name("arguments"), locals_):
+            if m.type != "binary_expression" or text(m.child_by_field_name("operator")) != "*":
+                continue
+            sides = [
+                {
+                    text(r.child_by_field_name("argument"))
+                    for r in _through(m.child_by_field_name(k), locals_)
+                    if r.type == "subscript_expression"
+                }
+                for k in ("left", "right")
+            ]
+            if sides[0] and sides[1]:
+                out |= (sides[0] | sides[1]) & arrays
+    return out

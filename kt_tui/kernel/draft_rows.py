@@ -10,9 +10,10 @@ import numpy as np
 from . import extents
 from .draft_flags import ROW_PAD, row_spans
 from .draft_sizes import Sizing
-from .expr import ExprError, evaluate
+from .expr import ExprError, evaluate, names_in
 from .spec import Arg, Spec
 from .spec_keys import ROW_LENGTHS
+from .spec_model import default_verify_sizes
 from .strengthen import delimits_rows
 
 ROW_SPAN = 256  # row offsets drawn below this: rows of 0 to 255 elements, many lengths, bounded work
@@ -77,3 +78,40 @@ def representable(
         return high
     guesses.append((f"args.{name}", f"values below {top}: what its type {dtype} holds, below the extent they index"))
     return top if isinstance(high, int) else f"min({high}, {top})"
+
+
+BUCKET_ITEMS = 4  # items per bucket, at least, at a check size
+
+
+def buckets_per_items(spec: Spec, guesses: list[tuple[str, str]], atomic: bool) -> None:
+    """A size B that only bounds the values of an input array of one value per item of a problem size N
+    (`labels` of `npoints` values in [0, nlabels)) is a count of buckets the items fall in: at a check
+    size where N shrinks, B shrinks with it (to N / 4, at least 2), so buckets still get several items
+    each and a kernel that mixes up two items of one bucket fails. Only where every array the kernel
+    writes is written by atomics (`atomic`): a plain store of two items to one bucket is a race."""
+    if not atomic:
+        return
+    dims = {n for p in spec.problem_size for n in names_in(p)} & set(spec.sizes)
+    pairs: dict[str, str] = {}  # B -> N
+    for a in spec.args:
+        if not a.is_array or a.output or not isinstance(a.high, str) or a.high not in spec.sizes or a.high in dims:
+            continue
+        over = names_in(a.size) & dims
+        if len(over) == 1 and not any(a.high in names_in(b.size) for b in spec.args if b.is_array and not b.output):
+            pairs.setdefault(a.high, next(iter(over)))
+    if not pairs:
+        return
+    tables = [dict(t) for t in (spec.verify_sizes if spec.verify_sizes is not None else default_verify_sizes(spec))]
+    changed = False
+    for t in tables:
+        for b, n in pairs.items():
+            items = t.get(n, spec.sizes[n])
+            if b not in t and spec.sizes[b] * BUCKET_ITEMS > items:
+                t[b] = max(2, items // BUCKET_ITEMS)
+                changed = True
+    if changed:
+        spec.verify_sizes = tables
+        said = ", ".join(f"{b} (values of an array over {n})" for b, n in pairs.items())
+        guesses.append(
+            ("verify_sizes", f"{said}: at most a quarter of the items at each check size, so each bucket gets several")
+        )

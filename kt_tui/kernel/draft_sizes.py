@@ -233,6 +233,13 @@ class _Sizer:
         for name, use in an.uses.items():
             self.per_block = False
             his = [self.resolve(h) for h in use.accesses]
+            pads = [draft_index.padded(h, self.ints, an.loop_loads) if h is not None else None for h in his]
+            if any(pads) and all(p is not None for p, h in zip(pads, his) if h is not None and draft_index.loads(h)):
+                his = [p[2] if p is not None else h for p, h in zip(pads, his)]  # counts within a padded block
+                for x, r, _ in filter(None, pads):
+                    self.out.guesses.append(
+                        (f"args.{x}", f"counts of rows of a block of {r} per item ({name}'s layout): at most {r}")
+                    )
             plain = [h + Poly.const(1) for h in his if h is not None and not draft_index.loads(h)]
             loaded = tuple(sorted({h.text() for h in his if h is not None and draft_index.loads(h)}))
             cands = [

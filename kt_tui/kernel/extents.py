@@ -22,6 +22,7 @@ from .bounds import (
     Use,
     Val,
     add,
+    bisection,
     block,
     changed_in,
     cond_of,
@@ -498,6 +499,10 @@ class Walker(Conditions):
         body = n.child_by_field_name("body")
         self._widen(body, inner)
         cond = cond_of(n)
+        if (pair := bisection(cond, body)) is not None:  # a binary search: both ends stay within their start
+            first, last = env.get(pair[0], UNKNOWN), env.get(pair[1], UNKNOWN)
+            if first.lo is not None and last.hi is not None:
+                inner[pair[0]] = inner[pair[1]] = Val(lo=first.lo, hi=last.hi, params=first.params | last.params)
         if cond is not None:
             self.expr(cond, inner)
             self.constrain(cond, True, inner, loop=True)

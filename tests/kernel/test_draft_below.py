@@ -267,9 +267,9 @@ __global__ void digits(const unsigned int *keys, int n, int shift, unsigned int 
 def test_a_key_reduced_through_a_local_gets_the_whole_range_and_one_also_used_whole_does_not():
     codes = _arg(_draft(DIGITS).spec, "keys")
     assert (codes.low, codes.high) == int_range("uint32")
-    copied = DIGITS.replace("unsigned int *counts)", "unsigned int *counts, unsigned int *copy)").replace(
+    copied = DIGITS.replace("unsigned int *counts)", "unsigned int *counts, float *copy)").replace(
         "    atomicAdd(", "    copy[i] = key;\n    atomicAdd("
-    )
+    )  # stored whole as a float: a quantity, no word (a word copied to an unsigned output stays one)
     assert _arg(_draft(copied).spec, "keys").high != int_range("uint32")[1]
 
 
