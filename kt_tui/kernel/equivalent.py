@@ -225,12 +225,13 @@ def _integer_sum(toks: list[Token], text: str) -> str:
 
 def _declared(toks: list[Token], side: str) -> str:
     """The last word of the type `side` (a name, or an element `p[...]` of a pointer) is declared with,
-    or "" where no declaration is found."""
+    or "" where no declaration is found. The last declaration is read: the kernel's tokens come after
+    the helpers before it (kernel/mutant.py), whose parameters and locals may have the same names."""
     m = re.fullmatch(r"(\w+)(\[.+\])?", side)
     if not m:
         return ""
     name, element = m.group(1), bool(m.group(2))
-    for k in range(1, len(toks) - 1):
+    for k in range(len(toks) - 2, 0, -1):
         if toks[k].text != name or toks[k + 1].text not in ("=", ";", ",", ")", "["):
             continue
         j = k - 1
@@ -245,8 +246,7 @@ def _declared(toks: list[Token], side: str) -> str:
             if start >= 0 and toks[start].text != "(":  # a list of locals, not of parameters
                 first = next((s for s in range(start + 1, j) if toks[s + 1].text in ("=", ",", ";")), -1)
                 return toks[first - 1].text if first > start + 1 and toks[first - 1].kind == "ident" else ""
-        return ""
-    return ""
+    return ""  # a use is passed over: the declaration before it is read
 
 
 def _term(text: str) -> tuple[str, str, str]:

@@ -301,3 +301,9 @@ def test_an_integer_clamped_to_a_sum_of_integers_assigns_the_value_already_there
     assert "assigns the value already there" in _find(labels, "`>` -> `>=` in `if (f > n - 1)`")
     assert _find(labels, "`>` -> `>=` in `if (g > n - 1)`") == ""  # a float against an int sum: left to the runs
     assert "assigns the value already there" in _find(_labelled("istft_overlap_add", "overlap_add"), "`if (f > nframes")
+
+
+def test_a_helper_before_the_kernel_with_the_same_names_does_not_type_the_kernels_tie():
+    # the helper's ints named f and m: read first, they made the kernel's float/int tie one of integers
+    helper = "__device__ int pick(int f, int m) { return f > m ? f : m; }\n"
+    assert _find(_labelled_text(helper + _MIXED, "k"), "`>` -> `>=` in `if (f > m)`") == ""
