@@ -208,11 +208,18 @@ class _Sites:
                     self.toks, i, equivalent_launch.block_counts(self.spec, [n for n, _, _ in self.params()]), self.body
                 )
                 or equivalent_launch.partner_tie(self.toks, i, scalars)
+                or equivalent.loop_tail(self.toks, i, kind)
             )
         if kind == "const":
-            return equivalent.butterfly_start(self.toks, i, new) or equivalent.lane_guard(self.toks, i, new)
+            return (
+                equivalent.butterfly_start(self.toks, i, new)
+                or equivalent.lane_guard(self.toks, i, new)
+                or equivalent.clamp_step(self.toks, i, new)
+            )
         if kind in ("drop", "sign") and self.shared_line(self.toks[i]):
             return equivalent_launch.shared_extent(self.toks, i, self.macros)
+        if kind == "drop":
+            return equivalent.loop_tail(self.toks, i, kind)
         return ""
 
     def in_body(self, t: Token) -> bool:
