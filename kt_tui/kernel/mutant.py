@@ -58,8 +58,9 @@ def _definitions(source: str) -> list[tuple[str, int, int, int]]:
     clean = code_text(source)  # comments, strings and dead code blanked, offsets kept
     out = []
     for m in re.finditer(r"\b([A-Za-z_]\w*)\s*(<[^;{}()]*>\s*)?\(", clean):
-        if "__global__" not in clean[max(0, m.start() - 400) : m.start()].split(";")[-1].split("}")[-1]:
-            continue
+        before = clean[max(0, m.start() - 400) : m.start()]
+        if "__global__" not in before.split(";")[-1].split("}")[-1].split("{")[-1]:
+            continue  # a call, or a loop's head (`for (...) {` first in a kernel's body)
         close = _match(clean, m.end() - 1, "(", ")")
         if close < 0:
             continue
