@@ -703,11 +703,7 @@ def loop_tail(toks: list[Token], i: int, kind: str) -> str:
         if any(not any(a <= q <= b for a, b, _ in inner) for q in uses[1:]):
             return ""  # read outside the inner loops (its first use is its declaration)
         for array in loads:
-            if not any(
-                _text(toks, q, q + 4) == f"{array}[{c}]"
-                for a, b, c in inner
-                for q in range(a, b)
-            ):
+            if not any(_text(toks, q, q + 4) == f"{array}[{c}]" for a, b, c in inner for q in range(a, b)):
                 return ""
     return (
         f"the iterations added (`{j}` from `{bound}`) run no inner loop (each starts at `{j}` + {k} or more and "
@@ -748,7 +744,9 @@ def _inner_loop(toks: list[Token], at: int, j: str, stop: str, k: int) -> tuple[
     if len(semis) != 2:
         return None
     init = _text(toks, at + 2, semis[0])
-    m = re.fullmatch(rf"(?:int|unsigned|longlong|long|size_t)?([A-Za-z_]\w*)={re.escape(j)}\+(\d+)((?:\+\w+\.[xyz])*)", init)
+    m = re.fullmatch(
+        rf"(?:int|unsigned|longlong|long|size_t)?([A-Za-z_]\w*)={re.escape(j)}\+(\d+)((?:\+\w+\.[xyz])*)", init
+    )
     if not m or int(m.group(2)) < k or not set(re.findall(r"\w+\.[xyz]", m.group(3))) <= _THREAD:
         return None
     counter = m.group(1)
