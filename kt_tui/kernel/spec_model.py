@@ -410,6 +410,13 @@ def check_sizes(spec: Spec, sizes: dict[str, int]) -> None:
                 except ExprError as e:
                     raise LateProblem(f"{where}.value", str(e)) from None
                 want(width >= 1, f"{where}.value", f"the row length must be >= 1, got {width}")
+            if a.init == "ties":
+                want(
+                    a.dtype in spec_keys.SPIKES and isinstance(a.value, (int, float)) and not isinstance(a.value, bool),
+                    f"{where}.value",
+                    'init = "ties" draws floats that tie with a constant: it needs a float type and value = the '
+                    "constant (a number)",
+                )
             if a.init in ("random", "uniform", "normal", "positive", "offsets", "whole"):
                 low, high = random_bounds(a, sizes)
                 want(

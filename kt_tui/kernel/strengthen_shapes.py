@@ -13,7 +13,11 @@ from the spec alone: each is made only where the source has the shape that needs
 - an integer flag the kernel branches on (`inverse ? a : b`): the spec gives one value, so a mistake
   in the other branch passes; the case gives the other truth value (0 for nonzero, 1 for 0).
 - an integer size or scalar compared with a small constant (`crop_w > 1 ? ... : ...`): the case sets
-  it to that constant, the edge the spec's values never meet."""
+  it to that constant, the edge the spec's values never meet.
+- a value compared with a float constant (`wsum > (T)1e-11`, `fabsf(d) < 1e-6f`): random floats never
+  equal it, nor fall between it and twice it, so `>` for `>=` and the constant doubled pass; the float
+  inputs drawn from 0, +-c and +-sqrt(c) make values, products and squares equal to it, and sums of
+  two of them equal to twice it (init = "ties")."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import re
 from typing import Any
 
 from .source import find_kernels
+from .spec_keys import SPIKES
 from .spec_model import Spec, _valid_at, int_range
 
 _ROOT = re.compile(r"\b(?:rsqrtf?|sqrtf?|__fsqrt_r[nzud]|__dsqrt_r[nzud]|__frsqrt_rn)\s*\(")
@@ -209,6 +214,47 @@ def _edge_cases(spec: Spec, code: str, params: dict[str, Any]) -> list[dict[str,
     return out
 
 
+_FLOAT = r"(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?[fF]?|\d+[eE][+-]?\d+[fF]?"
+_CAST = r"(?:\(\s*[A-Za-z_]\w*\s*\)\s*)?"
+_ORDERED = r"(?:<=|>=|(?<![<>-])<(?![<=])|(?<![<>-])>(?![>=]))"
+_AFTER_CMP = re.compile(rf"{_ORDERED}\s*{_CAST}({_FLOAT})(?![\w.])")
+_BEFORE_CMP = re.compile(rf"(?<![\w.])({_FLOAT})\s*{_ORDERED}")
+MAX_TIE_CONSTANTS = 2
+
+
+def _compared_floats(code: str) -> list[str]:
+    """The float literals `code` (kernel_code) compares a value with by <, <=, > or >=, in order: not
+    0 and not a whole number of -2 .. 2 (the whole-number case meets those)."""
+    out: list[str] = []
+    for pattern in (_AFTER_CMP, _BEFORE_CMP):
+        for m in pattern.finditer(code):
+            text = m.group(1)
+            value = float(text.rstrip("fF"))
+            if value != 0 and not (value == int(value) and abs(value) <= 2) and text not in out:
+                out.append(text)
+    return out
+
+
+def _constant_tie_cases(spec: Spec, code: str) -> list[dict[str, Any]]:
+    """Float inputs drawn from 0, +-c and +-sqrt(c) (init = "ties") for each float constant c the
+    kernel compares a value with (at most MAX_TIE_CONSTANTS): the float arrays drawn at random, those
+    read and written too, as the whole-number ties case takes them."""
+    names = [
+        a.name
+        for a in spec.args
+        if a.is_array and a.dtype in SPIKES and a.init in ("random", "uniform", "normal", "positive")
+    ]
+    if not names:
+        return []
+    out = []
+    for text in _compared_floats(code)[:MAX_TIE_CONSTANTS]:
+        value = float(text.rstrip("fF"))
+        said = ", ".join(f"`{n}`" for n in names)
+        label = f"{said} as 0, +-{value:g} and +-sqrt({value:g}) (ties with the constant `{text}` compared with)"
+        out.append({"label": label, "args": {n: {"init": "ties", "value": value} for n in names}})
+    return out
+
+
 def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
     """The cases the kernel's code calls for, each {"label", "args"}; [] without a source."""
     params = _params(spec, source) if source else {}
@@ -220,6 +266,7 @@ def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
         *_negative_index_cases(spec, source, params),
         *_flag_cases(spec, code, params),
         *_edge_cases(spec, code, params),
+        *_constant_tie_cases(spec, code),
     ]
 
 

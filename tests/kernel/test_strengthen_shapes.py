@@ -5,12 +5,14 @@ and two equivalents by construction: a guard of blockIdx against a product of si
 block per item makes exactly, and the warp that does a block's last step picked by another number."""
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.mutant import mutants
-from kt_tui.kernel.spec import parse_spec
+from kt_tui.kernel.spec import SpecError, load_spec, parse_spec
 from kt_tui.kernel.strengthen import candidates, case_spec
 from kt_tui.kernel.strengthen_shapes import block_for_survivors, shape_cases
 
@@ -245,7 +247,7 @@ def test_the_warp_that_reduces_the_warps_sums_is_never_called_equivalent_by_cons
 
 
 def test_an_input_a_case_draws_again_is_not_said_to_be_kept_as_given():
-    from kt_tui.kernel.spec import parse_spec
+    from kt_tui.kernel.spec import SpecError, load_spec, parse_spec
     from kt_tui.kernel.strengthen import kept_as_given
 
     spec = parse_spec(
@@ -372,3 +374,71 @@ def test_a_size_compared_with_a_small_constant_meets_it_and_equal_float_scalars_
     assert "edge of" not in _labels(candidates(spec, source.replace("m > 1 ?", "m > 16 ?")))  # not a small one
     short = parse_spec(EDGE_SPEC.replace('size = "m"', 'size = "m - 2"'))  # m = 1 leaves `out` no element
     assert "edge of" not in _labels(candidates(short, source))
+
+
+def _overlap_add(frames, window, nframes, n_fft, hop, keep):
+    """tests/corpus/istft_overlap_add.cu in numpy, with `keep(wsum)` for `wsum > 1e-11`."""
+    out = np.zeros((nframes - 1) * hop + n_fft)
+    for t in range(out.size):
+        acc = wsum = 0.0
+        f = min(t // hop, nframes - 1)
+        while f >= 0 and t - f * hop < n_fft:
+            w = window[t - f * hop]
+            acc += frames[f * n_fft + t - f * hop] * w
+            wsum += w * w
+            f -= 1
+        out[t] = acc / wsum if keep(wsum) else 0.0
+    return out
+
+
+def test_a_value_compared_with_a_float_constant_meets_it_and_twice_it():
+    corpus = Path(__file__).parents[1] / "corpus"
+    spec = load_spec(corpus / "specs" / "istft_overlap_add.cu.toml")
+    found = [c for c in candidates(spec, (corpus / "istft_overlap_add.cu").read_text()) if "`1e-11`" in c["label"]]
+    assert len(found) == 1 and found[0]["args"] == {n: {"init": "ties", "value": 1e-11} for n in ("frames", "window")}
+    s = case_spec(replace(spec, sizes={**spec.sizes, **spec.verify_sizes[1]}), found[0])
+    args = dict(zip([a.name for a in s.args], make_args(s, s.sizes)))
+    root = np.float64(np.sqrt(1e-11))
+    assert set(args["window"]) == {0.0, 1e-11, -1e-11, root, -root} and root * root == 1e-11
+    sizes = (s.sizes["nframes"], s.sizes["n_fft"], s.sizes["hop"])
+    original = _overlap_add(args["frames"], args["window"], *sizes, lambda w: w > 1e-11)
+    assert np.count_nonzero(original) > original.size // 4  # the original's outputs are not all the fallback
+    # `>` -> `>=` and 1e-11 -> 2e-11 (the two survivors of session 13) give other outputs on these inputs
+    assert (_overlap_add(args["frames"], args["window"], *sizes, lambda w: w >= 1e-11) != original).any()
+    assert (_overlap_add(args["frames"], args["window"], *sizes, lambda w: w > 2e-11) != original).any()
+    # drawn from the spec's window in [0.1, 1): neither shows
+    plain = case_spec(replace(spec, sizes={**spec.sizes, **spec.verify_sizes[1]}), {})
+    args = dict(zip([a.name for a in plain.args], make_args(plain, plain.sizes)))
+    original = _overlap_add(args["frames"], args["window"], *sizes, lambda w: w > 1e-11)
+    assert (_overlap_add(args["frames"], args["window"], *sizes, lambda w: w > 2e-11) == original).all()
+
+
+_COMPARED = """__global__ void k(const float *x, const float *y, float *out, int n, float lo) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float d = x[i] - y[i];
+    if (fabsf(d) < 1e-6f || x[i] >= 2.0f || y[i] > 0.0f || (i >> 2) > 1 || x[i] < lo)
+        out[i] = 0.5f * d;
+    else
+        out[i] = d;
+}
+"""
+
+
+def test_only_a_float_constant_a_value_is_compared_with_gets_ties_and_not_one_of_the_whole_numbers():
+    spec = parse_spec(
+        'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 4096\n[tune_params]\nblock_size_x = [128]\n'
+        '[[args]]\nname = "x"\ntype = "float32"\nsize = "n"\n[[args]]\nname = "y"\ntype = "float32"\n'
+        'size = "n"\ninit = "uniform"\nlow = 0\nhigh = 1\n[[args]]\nname = "out"\ntype = "float32"\n'
+        'size = "n"\ninit = "poison"\noutput = true\n[[args]]\nname = "n"\ntype = "int32"\nvalue = "n"\n'
+        '[[args]]\nname = "lo"\ntype = "float32"\nvalue = 0.25\n'
+    )
+    ties = [c for c in shape_cases(spec, _COMPARED) if c["args"].get("x", {}).get("init") == "ties"]
+    assert [c["args"]["x"]["value"] for c in ties] == [1e-6]  # 0.5f multiplies; 2.0f, 0.0f, 1: whole numbers
+    assert ties[0]["args"]["y"] == {"init": "ties", "value": 1e-6}
+    x = make_args(case_spec(spec, ties[0]), spec.sizes)[0]
+    c, r = np.float32(1e-6), np.float32(np.sqrt(np.float32(1e-6)))
+    assert set(x) <= {0, c, -c, r, -r} and (x == c).any()  # no float32 squares to 1e-6f: sqrt's nearest
+    head = 'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 64\n[tune_params]\nblock_size_x = [64]\n[[args]]\n'
+    for arg in ('type = "int32"\nvalue = 1', 'type = "float32"'):  # an integer type, no constant
+        with pytest.raises(SpecError, match=r'args\[0\] \(x\)\.value: init = "ties"'):
+            parse_spec(head + f'name = "x"\nsize = "n"\ninit = "ties"\n{arg}\n')
