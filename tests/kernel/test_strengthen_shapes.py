@@ -247,7 +247,7 @@ def test_the_warp_that_reduces_the_warps_sums_is_never_called_equivalent_by_cons
 
 
 def test_an_input_a_case_draws_again_is_not_said_to_be_kept_as_given():
-    from kt_tui.kernel.spec import SpecError, load_spec, parse_spec
+    from kt_tui.kernel.spec import parse_spec
     from kt_tui.kernel.strengthen import kept_as_given
 
     spec = parse_spec(
