@@ -216,6 +216,9 @@ class _Sites:
                 equivalent.butterfly_start(self.toks, i, new)
                 or equivalent.lane_guard(self.toks, i, new)
                 or equivalent.clamp_step(self.toks, i, new)
+                or equivalent_launch.last_step_warp(
+                    self.toks, i, new, self.spec, {n for n, _, _ in self.params()}, self.body
+                )
             )
         if kind in ("drop", "sign") and self.shared_line(self.toks[i]):
             return equivalent_launch.shared_extent(self.toks, i, self.macros)

@@ -233,17 +233,41 @@ def _warps(block, pick, x, sums_read_first=True):
     return x / np.sqrt(s_sum[0] / n + 1e-5)
 
 
-def test_the_warp_that_reduces_the_warps_sums_is_never_called_equivalent_by_construction():
-    # in numpy warp 1 gives warp 0's result here, but a rule for it read past `tid = threadIdx.x`, a
-    # local array, a loop-carried local, `else v = ...` and macros (session 12's review): such a mutant
-    # is counted, and survives as said, rather than called equivalent by a rule that can be wrong
+def test_the_warp_that_does_the_last_step_is_equivalent_only_within_a_space_of_two_warps_or_more():
+    # in numpy warp 1 gives warp 0's result at every block size of the space; session 12's review found
+    # rules that read past `tid = threadIdx.x`, a local array, a loop-carried local, `else v = ...` and
+    # macros: each of those is refused below, and a space with a block of one warp calls nothing equivalent
     spec = parse_spec(NORM_SPEC)
     x = np.random.default_rng(0).standard_normal(999)
     for block in (64, 256, 1024):
         assert np.allclose(_warps(block, 0, x), _warps(block, 1, x))
-    assert _what(NORM, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
-    by_tid = NORM.replace("s_sum[0] = sum;\n    }", "s_sum[0] = sum;\n        y[threadIdx.x] = sum;\n    }")
-    assert _what(by_tid, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
+    said = _what(NORM, spec, "`0` -> `1` in `if (wid == 0) {`")
+    assert said.startswith("within this space (every block size a multiple of 32 and at least 64") and "`sum`" in said
+    one_warp = parse_spec(NORM_SPEC.replace("[64, 128,", "[32, 64, 128,"))
+    assert _what(NORM, one_warp, "`0` -> `1` in `if (wid == 0) {`") == ""
+    assert _what(NORM, None, "`0` -> `1` in `if (wid == 0) {`") == ""  # no spec: no space to be within
+    last = "            s_sum[0] = sum;\n    }"
+    wrong = {
+        "a thread's own index": NORM.replace(last, last.replace("sum;", "sum;\n        y[threadIdx.x] = sum;", 1)),
+        "a local of it": NORM.replace("float sum = 0.0f;", "float sum = 0.0f;\n    const int tid = threadIdx.x;").replace(
+            "s_sum[0] = sum;", "s_sum[0] = sum + tid;"
+        ),
+        "the local read where it is set": NORM.replace("s_sum[lane] : 0.0f;", "s_sum[lane] : sum;"),
+        "the local read after": NORM.replace("s_sum[0] / n + eps", "s_sum[0] / n + eps + sum"),
+        "set under a condition": NORM.replace("        sum = lane < nwarps", "        if (lane < 2) sum = lane < nwarps"),
+        "an else": NORM.replace("            s_sum[0] = sum;\n    }\n", "            s_sum[0] = sum;\n    } else sum = 0;\n"),
+        "in a loop": NORM.replace("    __syncthreads();\n    if (wid == 0) {", "    for (int r = 0; r < 2; r++) {\n"
+                                  "    __syncthreads();\n    if (wid == 0) {").replace(
+            "    __syncthreads();\n    const float rs", "    }\n    __syncthreads();\n    const float rs"
+        ),
+        "a parameter set per thread": NORM.replace("float sum = 0.0f;", "float sum = 0.0f;\n    n = n + lane;").replace(
+            "s_sum[0] = sum;", "s_sum[0] = sum + n;"
+        ),
+        "a call": NORM.replace("s_sum[0] = sum;", "s_sum[0] = helper(sum);"),
+    }  # fmt: skip
+    for why, source in wrong.items():
+        assert source != NORM, why
+        assert _what(source, spec, "`0` -> `1` in `if (wid == 0) {`") == "", why
 
 
 def test_an_input_a_case_draws_again_is_not_said_to_be_kept_as_given():
