@@ -160,17 +160,24 @@ def test_an_output_the_launch_does_not_span_gets_its_length_above_16_bits():
     )
 
 
-def test_every_case_runs_first_at_the_cheapest_check_size_then_at_the_specs():
+def test_every_case_runs_first_at_the_small_check_sizes_then_at_the_specs():
     spec = load_spec(CORPUS / "specs" / "crop_and_resize.cu.toml")
     cases = candidates(spec, (CORPUS / "crop_and_resize.cu").read_text())
     both = cheap_first(spec, cases)
-    cheapest = {"batch": 2, "height": 20, "width": 45, "depth": 3, "num_boxes": 5, "crop_h": 15, "crop_w": 4}
-    assert both[len(cases) :] == cases  # the spec's size after, as before
-    small = both[: len(cases)]
-    assert [c["args"] for c in small] == [c["args"] for c in cases]
-    assert all(c["sizes"] == {**cheapest, **case["sizes"]} for c, case in zip(small, cases, strict=True))
-    edge = next(c for c in small if c["label"].startswith("`crop_h` = 1"))
+    assert both[2 * len(cases) :] == cases  # the spec's size after, as before
+    small = [
+        {"batch": 2, "height": 20, "width": 45, "depth": 3, "num_boxes": 5, "crop_h": 15, "crop_w": 4},
+        {"batch": 3, "height": 37, "width": 29, "depth": 5, "num_boxes": 11, "crop_h": 7, "crop_w": 9},
+    ]  # both check sizes, each far below the spec's 330 MB, the cheapest first
+    for k, base in enumerate(small):
+        at = both[k * len(cases) : (k + 1) * len(cases)]
+        assert [c["args"] for c in at] == [c["args"] for c in cases]
+        assert all(c["sizes"] == {**base, **case["sizes"]} for c, case in zip(at, cases, strict=True))
+    edge = next(c for c in both if c["label"].startswith("`crop_h` = 1"))
     assert edge["sizes"]["crop_h"] == 1 and "crop_h=15" not in edge["label"] and "num_boxes=5" in edge["label"]
     assert len({c["label"] for c in both}) == len(both)
-    # no check size cheaper than the spec's: the cases as they were
+    # no check size cheaper than the spec's: the cases as they were; only a third of it: the cheapest alone
     assert cheap_first(replace(spec, verify_sizes=[{"batch": 9}]), cases) == cases
+    third = cheap_first(replace(spec, verify_sizes=[{"num_boxes": 300}, {"num_boxes": 400}]), cases)
+    assert [c["sizes"].get("num_boxes") for c in third[: len(cases)]] == [300] * len(cases)
+    assert third[len(cases) :] == cases
