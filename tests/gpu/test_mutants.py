@@ -17,7 +17,7 @@ from kt_tui.gpu import mutants as mutation
 from kt_tui.gpu.mutation_score import score as mutation_score
 from kt_tui.gpu.sanitize import SanitizeReport
 from kt_tui.kernel.mutant import REVERSE_BLOCKS, Mutant, blocks_reversed, mutants
-from kt_tui.kernel.spec import parse_spec
+from kt_tui.kernel.spec import load_spec, parse_spec
 from kt_tui.kernel.strengthen import candidates, case_spec, cheap_first
 
 from ..kernel.test_mutants import HIST, HISTOGRAM, SPMV, SPMV_SPEC, VARIED
@@ -327,6 +327,24 @@ def test_a_survivor_memcheck_finds_clean_or_cannot_run_stays_a_survivor():
     found = memcheck.memcheck_survivors(made, [{"id": "m1"}, {"id": "m2"}, {"id": "m3"}], SPEC, "cupy", sanitizer)
     assert list(found) == ["m3"] and found["m3"].startswith("memcheck: ")
     assert memcheck.memcheck_survivors(made, [], SPEC, "cupy", sanitizer) == {}
+
+
+def test_survivors_memcheck_also_runs_where_the_last_block_has_one_thread_past_the_end():
+    # conv1d_tile's halo load `k <= n + TAPS - 1` reads x[n + 6] only where the last block's halo
+    # starts within 6 of n: at n = 255 (blocks of 256), not at its check sizes 333333 and 37
+    conv = load_spec(Path(__file__).parents[1] / "corpus" / "specs" / "conv1d_tile.cu.toml")
+    seen = []
+
+    def sanitizer(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
+        seen.append([sizes, *more])
+        return SanitizeReport(tool, True, 0)
+
+    memcheck.memcheck_survivors([{"id": "m1", "source": "a"}], [{"id": "m1"}], conv, "cupy", sanitizer)
+    assert seen == [[{"n": 333333}, {"n": 37}, {"n": 255}]]
+    assert memcheck.one_idle_thread(conv, {"n": 256}) == {"n": 511}  # one past a multiple: the next
+    assert memcheck.one_idle_thread(conv, {"n": 255}) is None  # already so
+    exact = replace(conv, grid_div_x=[])  # one block per item: no block is ragged
+    assert memcheck.one_idle_thread(exact, {"n": 37}) is None
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (compile only)")
