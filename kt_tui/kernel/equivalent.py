@@ -656,6 +656,9 @@ def loop_tail(toks: list[Token], i: int, kind: str) -> str:
     if len(cond) < 3 or cond[0].kind != "ident" or cond[1].text != "<":
         return ""
     j = cond[0].text
+    init = [t.text for t in toks[open_ + 1 : semis[0]]]
+    if len(init) < 3 or init[-3:-1] != [j, "="] or init[0] not in ("int", "long", "unsigned", "size_t", "const"):
+        return ""  # a counter declared before the loop holds its last value after it
     bound = _text(toks, semis[0] + 3, semis[1])
     m = re.fullmatch(r"(.+)-([1-9]\d*)", bound)
     if not m or _text(toks, semis[1] + 1, close) not in (f"{j}++", f"++{j}", f"{j}+=1"):

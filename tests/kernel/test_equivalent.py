@@ -373,6 +373,13 @@ _TAILS = """__global__ void k(int n, const double *L, double *b, double *c) {
         for (int i = j + 1; i < n; i++)
             b[i] -= bj;
     }
+    int j;
+    for (j = 0; j < n - 1; j++) {
+        const double cj = c[j];
+        for (int i = j + 1 + threadIdx.x; i < n; i += blockDim.x)
+            c[i] -= L[i] * cj;
+    }
+    c[0] = j;
 }
 """
 
@@ -384,6 +391,7 @@ def test_a_loop_run_on_into_iterations_whose_inner_loops_never_run_is_equivalent
     assert all(why == "" for what, why in labels.items() if "line 2:" in what and "`-` -> `+`" in what)  # reads b[n]
     # a store outside the inner loop (c[j + 1] at j = n - 1 is c[n]); `- 2` with inner loops from j + 1: i = n - 1 runs
     assert all(why == "" for what, why in labels.items() if "line 8:" in what or "line 14:" in what)
+    assert all(why == "" for what, why in labels.items() if "line 20:" in what)  # j is read after the loop
     trsv = _labelled("trsv_lower_batched", "trsv_lower_unit_batched")
     assert "run no inner loop" in _find(trsv, "`<` -> `<=` in `for (int j = 0; j < n - 1; j++)")
     assert "run no inner loop" in _find(trsv, "dropped `- 1` in `for (int j = 0; j < n - 1; j++)")
