@@ -6,6 +6,7 @@ import importlib.util
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -70,6 +71,10 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
         return spiked_rows(arg, n, sizes)
     if arg.init == "ties":
         return tie_values(arg, n)
+    if arg.init == "lifted":
+        out = make_arg(replace(arg, init="random", value=None), sizes)
+        out[1::2] += np.asarray(int(evaluate(arg.value, sizes)), out.dtype)
+        return out
     out, fills = random_fills(arg, n, sizes)
     for fill in fills:
         fill()

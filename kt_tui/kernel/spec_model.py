@@ -417,7 +417,14 @@ def check_sizes(spec: Spec, sizes: dict[str, int]) -> None:
                     'init = "ties" draws floats that tie with a constant: it needs a float type and value = the '
                     "constant (a number)",
                 )
-            if a.init in ("random", "uniform", "normal", "positive", "offsets", "whole"):
+            if a.init == "lifted":
+                want(
+                    a.dtype.startswith(("int", "uint")) and a.value is not None,
+                    f"{where}.value",
+                    'init = "lifted" raises every other drawn integer by `value`: it needs an integer type and '
+                    "value = the amount",
+                )
+            if a.init in ("random", "uniform", "normal", "positive", "offsets", "whole", "lifted"):
                 low, high = random_bounds(a, sizes)
                 want(
                     low < high and math.isfinite(high - low),

@@ -17,7 +17,11 @@ from the spec alone: each is made only where the source has the shape that needs
 - a value compared with a float constant (`wsum > (T)1e-11`, `fabsf(d) < 1e-6f`): random floats never
   equal it, nor fall between it and twice it, so `>` for `>=` and the constant doubled pass; the float
   inputs drawn from 0, +-c and +-sqrt(c) make values, products and squares equal to it, and sums of
-  two of them equal to twice it (init = "ties")."""
+  two of them equal to twice it (init = "ties").
+- an index array bounded by a size, whose elements the kernel compares with the scalar passed that size
+  (`if (img < 0 || img >= batch) continue;`): an index past the bound is skipped, so every other entry
+  raised by 2**16 (init = "lifted") is skipped by the original, but not by a copy of it in 16 bits
+  (`short img`) or its low 16 bits (`& 0xffff`), which see a valid index again."""
 
 from __future__ import annotations
 
@@ -101,6 +105,46 @@ def _negative_index_cases(spec: Spec, source: str, params: dict[str, Any]) -> li
             continue  # int8/int16: -1, 0, 1, ... wraps past the type's top on a long array (equal entries)
         label = f"`{a.name}` as -1, 0, 1, 2, ...: a negative entry, a 0 and distinct entries (compared with 0)"
         out.append({"label": label, "args": {a.name: {"init": "range", "low": -1}}})
+    return out
+
+
+def _compared_with(code: str, array: str, bound: str) -> bool:
+    """Whether elements of `array` are compared with `bound` in `code` (kernel_code), directly
+    (`array[i] >= bound`) or through a local set from one (`const int img = array[b]; if (img >= bound)`)."""
+    names = [re.escape(array) + r"\s*\[[^;]*?\]"]
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*=\s*(?:\([\w\s]+\)\s*)?" + re.escape(array) + r"\s*\[", code):
+        names.append(r"\b" + re.escape(m.group(1)) + r"\b")
+    b = re.escape(bound)
+    return any(
+        re.search(rf"(?:{name})\s*(?:>=|<)\s*{b}\b", code) or re.search(rf"\b{b}\s*(?:<=|>)\s*(?:{name})", code)
+        for name in names
+    )
+
+
+LIFT = 1 << 16
+
+
+def _lifted_index_cases(spec: Spec, code: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for name, a in params.items():
+        bound = a.high.strip() if isinstance(a.high, str) else ""
+        if not a.is_array or a.output or a.lanes != 1 or not a.dtype.startswith(("int", "uint")):
+            continue
+        if (
+            a.init not in ("random", "uniform")
+            or bound not in spec.sizes
+            or a.dtype in ("int8", "int16", "uint8", "uint16")
+        ):
+            continue
+        if int_range(a.dtype)[1] < spec.sizes[bound] + LIFT:
+            continue
+        passed = [
+            p for p, b in params.items() if not b.is_array and isinstance(b.value, str) and b.value.strip() == bound
+        ]
+        if not any(_compared_with(code, name, p) for p in passed):
+            continue
+        label = f"`{a.name}` with every other entry raised by 2**16 past `{bound}` (skipped where the bound is checked)"
+        out.append({"label": label, "args": {a.name: {"init": "lifted", "value": LIFT}}})
     return out
 
 
@@ -267,6 +311,7 @@ def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
         *_flag_cases(spec, code, params),
         *_edge_cases(spec, code, params),
         *_constant_tie_cases(spec, code),
+        *_lifted_index_cases(spec, code, params),
     ]
 
 

@@ -127,6 +127,8 @@ SESSION_14 = {  # kernel: (a smaller size or None, the survivors that must die, 
             "`crop_w` -> `crop_h` in `const float in_x = crop_w > 1",
             "dropped `- 1` in `: 0.5f * (x1 + x2) * (width - 1);`",
             "`1` -> `2` in `: 0.5f * (y1 + y2) * (height - 1);`",
+            "`int` -> `short` in `const int img = box_ind[b];`",
+            "`(box_ind[b] & 0xffff)`",
         ],
         [],
         "the edge of its comparison with 1, at batch=",
@@ -140,7 +142,8 @@ def test_session_14_survivors_die_or_are_equivalent_and_the_kernel_reaches_90_pe
     tie at one frame, twice the constant at two), its clamp against `nframes - 2` equivalent; trsv's
     last column (`j <= n - 1`, `j < n`) and group norm's `wid == 1` equivalent; crop_and_resize's
     edge cases at crop_h = 1 and crop_w = 1 run at its small check sizes first, where a run takes
-    milliseconds, and kill the survivors of session 13 (its 3 s budget had let one case run);
+    milliseconds, and kill the survivors of session 13 (its 3 s budget had let one case run), and box
+    indices raised past `batch` by 2**16 every other one, which it skips, tell a 16-bit copy of them;
     conv1d_tile's halo loads past x die under the survivors' memcheck at n = 255, where the last block of
     256 threads has one thread past the end and its halo reaches x[n + 6]."""
     smaller, gone, equivalent, case = SESSION_14[name]

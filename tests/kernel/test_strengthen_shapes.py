@@ -466,3 +466,24 @@ def test_only_a_float_constant_a_value_is_compared_with_gets_ties_and_not_one_of
     for arg in ('type = "int32"\nvalue = 1', 'type = "float32"'):  # an integer type, no constant
         with pytest.raises(SpecError, match=r'args\[0\] \(x\)\.value: init = "ties"'):
             parse_spec(head + f'name = "x"\nsize = "n"\ninit = "ties"\n{arg}\n')
+
+
+def test_an_index_checked_against_its_bound_gets_every_other_entry_raised_past_it_by_2_16():
+    corpus = Path(__file__).parents[1] / "corpus"
+    spec = load_spec(corpus / "specs" / "crop_and_resize.cu.toml")
+    source = (corpus / "crop_and_resize.cu").read_text()
+    found = [c for c in candidates(spec, source) if "raised by 2**16" in c["label"]]
+    assert [c["args"] for c in found] == [{"box_ind": {"init": "lifted", "value": 65536}}]
+    s = case_spec(spec, found[0])
+    box_ind = make_args(s, s.sizes)[6]
+    batch = spec.sizes["batch"]
+    assert ((box_ind[0::2] >= 0) & (box_ind[0::2] < batch)).all()  # the original crops these boxes
+    assert (box_ind[1::2] >= 65536).all()  # and skips these (`img >= batch`)
+    # a copy in 16 bits or the low 16 bits make a skipped box a valid one again: outputs the original leaves
+    assert (box_ind[1::2].astype(np.int16) < batch).all() and ((box_ind[1::2] & 0xFFFF) < batch).all()
+    unchecked = source.replace("if (img < 0 || img >= batch)", "if (img < 0)")
+    assert not [c for c in candidates(spec, unchecked) if "raised by 2**16" in c["label"]]  # it would read past
+    head = 'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 64\n[tune_params]\nblock_size_x = [64]\n[[args]]\n'
+    for arg in ('type = "float32"\nvalue = 65536', 'type = "int32"'):  # a float type, no amount
+        with pytest.raises(SpecError, match=r'args\[0\] \(x\)\.value: init = "lifted"'):
+            parse_spec(head + f'name = "x"\nsize = "n"\ninit = "lifted"\nlow = 0\nhigh = 4\n{arg}\n')
