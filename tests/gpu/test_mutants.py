@@ -314,7 +314,9 @@ def test_survivors_memcheck_finds_out_of_bounds_are_killed_as_an_llm_kernel_woul
     assert len(caught) == 2 and all(score["killed_how"][i].startswith(f"memcheck: mutant {i} accesses") for i in caught)
     ran = [(p, more) for src, p, more in seen if src != KERNEL]
     assert len(ran) == 2 and all(p == SPEC.baseline_params() for p, _ in ran)
-    assert all(every == [e["sizes"] for e in SPEC.extra_sizes()] for _, every in ran)  # the check sizes only
+    edge = memcheck.one_idle_thread(SPEC, {"size": 37})  # the last block with one thread past the end
+    assert edge is not None and (edge["size"] + 1) % SPEC.baseline_params()["block_size_x"] == 0
+    assert all(every == [*(e["sizes"] for e in SPEC.extra_sizes()), edge] for _, every in ran)  # not the spec's
 
 
 def test_a_survivor_memcheck_finds_clean_or_cannot_run_stays_a_survivor():
