@@ -289,7 +289,7 @@ _CALLS = {"fmaxf", "fminf", "fmax", "fmin", "max", "min", "sqrtf", "rsqrtf", "ex
 def last_step_warp(toks: list[Token], i: int, new: str, spec: Spec | None, params: set[str], body: int) -> str:
     """Why `wid == 0` -> `wid == 1` (wid = threadIdx.x >> 5) changes nothing where every block of the
     spec's tuning space has two warps or more, or "": the `if` (in the kernel's body, no loop around
-    it, no else) right after a barrier runs one warp's last step of a reduction, reading only the lane
+    it, no else) between two barriers runs one warp's last step of a reduction, reading only the lane
     (threadIdx.x & 31), shared memory, the parameters, uniform values and locals it sets itself before
     reading them; warp 1's lane l then reads and writes what warp 0's lane l did. The locals it sets
     are read nowhere after it (warp 0 keeps its own values there). Only within the space: a block of
@@ -311,6 +311,8 @@ def last_step_warp(toks: list[Token], i: int, new: str, spec: Spec | None, param
     if not lanes or not _every_block_two_warps(spec):
         return ""
     end = _close(toks, close + 1)
+    if _text(toks, end + 1, end + 5) != "__syncthreads();":
+        return ""  # the other warps go on meanwhile: what they write before a barrier may race the reads
     shared = {toks[k + 1].text for k in range(len(toks) - 1) if _declared_shared(toks, k)}
     params = {p for p in params if not _ever_assigned(toks, p)}  # a parameter set per thread is no uniform
     mine: set[str] = set()  # locals declared in the `if`'s block

@@ -264,6 +264,7 @@ def test_the_warp_that_does_the_last_step_is_equivalent_only_within_a_space_of_t
             "s_sum[0] = sum;", "s_sum[0] = sum + n;"
         ),
         "a call": NORM.replace("s_sum[0] = sum;", "s_sum[0] = helper(sum);"),
+        "no barrier after it": NORM.replace("    }\n    __syncthreads();\n    const float rs", "    }\n    const float rs"),
     }  # fmt: skip
     for why, source in wrong.items():
         assert source != NORM, why
