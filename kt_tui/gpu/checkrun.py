@@ -30,7 +30,7 @@ from ..kernel import refkernel, strength
 from ..kernel.inputs import allow_user_code, load_named, make_args
 from ..kernel.mutant import NoMutant, blocks_reversed, do_nothing, mutants
 from ..kernel.spec import Spec, spec_from_plain
-from ..kernel.strengthen import candidates, check_entry, kept_as_given
+from ..kernel.strengthen import candidates, cheap_first, check_entry, kept_as_given
 from ..kernel.strengthen_shapes import block_for_survivors
 from . import mutants as mutation
 from .env import scrubbed_env
@@ -401,7 +401,7 @@ def check_strength(
         wrong = mutants(source, spec.kernel, spec=spec) if spec.verify == "elementwise" else []
     except NoMutant:
         wrong = []
-    cases = candidates(spec, source) if wrong else []
+    cases = cheap_first(spec, candidates(spec, source)) if wrong else []
     child_off, survived = threading.Event(), threading.Event()
     found: dict[str, int] = {}
     records: list[dict] = []

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from ..kernel.spec import Spec
+from ..kernel.spec_model import _valid_at
 from ..kernel.strengthen import case_spec
 from .sanitize import SanitizeReport, sanitize
 
@@ -141,6 +142,27 @@ def sanitize_cases(
     return out
 
 
+def one_idle_thread(spec: Spec, sizes: dict) -> dict | None:
+    """`sizes` with each size the launch spans (a problem_size that is one name, divided by the block:
+    kernel_tuner's default) raised to one less than a multiple of the baseline's block on its axis: the
+    last block has one thread past the end, and a load or store that reaches one element past it, or a
+    block's halo past the input (conv1d_tile's `k <= n + TAPS - 1`), meets memcheck there, as at no size
+    a check picks at random. None where no size changes or the sizes are not valid."""
+    params = spec.baseline_params()
+    names = spec.block_size_names or ["block_size_x", "block_size_y", "block_size_z"]
+    out = dict(sizes)
+    for k, (axis, size) in enumerate(zip("xyz", spec.problem_size, strict=False)):
+        div = getattr(spec, f"grid_div_{axis}")
+        block = params.get(names[k]) if k < len(names) else None
+        if div is not None or not isinstance(size, str) or size.strip() not in sizes or not isinstance(block, int):
+            continue  # an exact launch, a tuned divisor, an expression: the last block is not simply ragged
+        n = sizes[size.strip()]
+        out[size.strip()] = -(-(n + 1) // block) * block - 1
+    if out == sizes or not _valid_at(spec, out):
+        return None
+    return out
+
+
 def memcheck_survivors(
     entries: list[dict], survivors: list[dict], spec: Spec, backend: str, run: Callable = sanitize
 ) -> dict[str, str]:
@@ -156,6 +178,8 @@ def memcheck_survivors(
     # size, and memcheck at a large size costs seconds per survivor
     every = [e["sizes"] for e in spec.extra_sizes()] or [spec.sizes]
     label = "a check size" if len(every) > 1 or every[0] is not spec.sizes else ""
+    edge = one_idle_thread(spec, min(every, key=lambda s: sum(v for v in s.values() if isinstance(v, int))))
+    every += [edge] if edge and edge not in every else []
 
     def one(i: str) -> str:
         report = run(

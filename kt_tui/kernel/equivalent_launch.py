@@ -8,7 +8,19 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .equivalent import _STOP, _close, _definitions, _else_after, _enclosing_if, _left, _right, _strip, _term, _text
+from .equivalent import (
+    _STOP,
+    _close,
+    _definitions,
+    _else_after,
+    _enclosing_if,
+    _if_around,
+    _left,
+    _right,
+    _strip,
+    _term,
+    _text,
+)
 from .syntax import Token
 
 if TYPE_CHECKING:
@@ -265,3 +277,92 @@ def _split(text: str, op: str) -> list[str]:
             out.append(text[last:k])
             last = k + len(op)
     return [*out, text[last:]]
+
+
+_WARP_OF = {"threadIdx.x>>5", "threadIdx.x/32", "threadIdx.x/warpSize", "(threadIdx.x>>5)", "(threadIdx.x/32)"}
+_LANE_OF = {"threadIdx.x&31", "threadIdx.x%32", "threadIdx.x%warpSize", "threadIdx.x&0x1f"}
+_WORDS = {"const", "int", "unsigned", "float", "double", "long", "short", "char", "bool", "size_t", "if", "for"}
+_UNIFORM = {"blockDim", "blockIdx", "gridDim", "warpSize"}
+_CALLS = {"fmaxf", "fminf", "fmax", "fmin", "max", "min", "sqrtf", "rsqrtf", "expf", "logf", "fabsf", "fabs"}
+
+
+def last_step_warp(toks: list[Token], i: int, new: str, spec: Spec | None, params: set[str], body: int) -> str:
+    """Why `wid == 0` -> `wid == 1` (wid = threadIdx.x >> 5) changes nothing where every block of the
+    spec's tuning space has two warps or more, or "": the `if` (in the kernel's body, no loop around
+    it, no else) between two barriers runs one warp's last step of a reduction, reading only the lane
+    (threadIdx.x & 31), shared memory, the parameters, uniform values and locals it sets itself before
+    reading them; warp 1's lane l then reads and writes what warp 0's lane l did. The locals it sets
+    are read nowhere after it (warp 0 keeps its own values there). Only within the space: a block of
+    one warp has no warp 1."""
+    if toks[i].text != "0" or new != "1" or spec is None or toks[i - 1].text != "==":
+        return ""
+    open_, close = _if_around(toks, i)
+    if open_ < 5 or close != i + 1 or open_ + 2 != i - 1 or toks[open_ - 1].text != "if":
+        return ""
+    wid = toks[open_ + 1].text
+    if _text(toks, open_ - 5, open_ - 1) != "__syncthreads();" or toks[close + 1].text != "{":
+        return ""
+    inside = [t for t in toks[:open_] if t.pos >= body]
+    if sum((t.text == "{") - (t.text == "}") for t in inside) != 0 or _else_after(toks, close):
+        return ""  # within a loop's or an if's block
+    if not _one_definition(toks, wid, _WARP_OF):
+        return ""
+    lanes = {t.text for t in toks if t.kind == "ident" and _one_definition(toks, t.text, _LANE_OF)}
+    if not lanes or not _every_block_two_warps(spec):
+        return ""
+    end = _close(toks, close + 1)
+    if _text(toks, end + 1, end + 5) != "__syncthreads();":
+        return ""  # the other warps go on meanwhile: what they write before a barrier may race the reads
+    shared = {toks[k + 1].text for k in range(len(toks) - 1) if _declared_shared(toks, k)}
+    params = {p for p in params if not _ever_assigned(toks, p)}  # a parameter set per thread is no uniform
+    mine: set[str] = set()  # locals declared in the `if`'s block
+    outer: set[str] = set()  # locals from before it, each set before it is read
+    depth = 0
+    for k in range(close + 2, end):
+        t = toks[k]
+        depth += (t.text == "{") - (t.text == "}")
+        if t.kind != "ident" or t.text in _WORDS or t.text in _UNIFORM or t.text in lanes | params | shared | mine:
+            continue
+        if toks[k - 1].text == "." or toks[k + 1].text == "(" and (t.text.startswith("__shfl") or t.text in _CALLS):
+            continue
+        if toks[k - 1].kind == "ident" and toks[k - 1].text in _WORDS and toks[k + 1].text in ("=", ";", "["):
+            mine.add(t.text)  # declared here
+            continue
+        if t.text in outer:
+            continue
+        statement_start = toks[k - 1].text in (";", "{", "}") and depth == 0
+        semi = next((q for q in range(k + 1, end) if toks[q].text == ";"), end)
+        read_in_it = any(u.text == t.text for u in toks[k + 1 : semi])
+        if not (statement_start and toks[k + 1].text == "=") or read_in_it or any(u.text == t.text for u in toks[end:]):
+            return ""  # threadIdx, the warp's number, a call, a macro, or a local read before it is set here
+        outer.add(t.text)
+    return (
+        f"within this space (every block size a multiple of 32 and at least 64: two warps or more), warp 1 does "
+        f"the last step as warp 0 does: after a barrier it reads only the lane, shared memory and uniform values, "
+        f"and `{', '.join(sorted(outer)) or 'no local'}` set there {'is' if len(outer) == 1 else 'are'} read "
+        "nowhere after"
+    )
+
+
+def _one_definition(toks: list[Token], name: str, texts: set[str]) -> bool:
+    """Whether `name` is set once, to one of `texts`, and never assigned again."""
+    found = _definitions(toks, name, len(toks))
+    return len(found) == 1 and found[0] in texts and not _ever_assigned(toks, name, allowed=1)
+
+
+def _declared_shared(toks: list[Token], k: int) -> bool:
+    """Whether token k + 1 is the name of an array declared `__shared__` in the statement of token k."""
+    if toks[k + 1].kind != "ident" or k + 2 >= len(toks) or toks[k + 2].text != "[":
+        return False
+    start = next((s for s in range(k, -1, -1) if toks[s].text in (";", "{", "}")), -1)
+    return any(t.text == "__shared__" for t in toks[start + 1 : k + 1])
+
+
+def _every_block_two_warps(spec: Spec) -> bool:
+    """Whether every x block size the tuning space lists is a multiple of 32 and at least 64, the
+    other axes' (if tuned) all 1."""
+    names = spec.block_size_names or ["block_size_x", "block_size_y", "block_size_z"]
+    xs = spec.tune_params.get(names[0], [])
+    if not xs or not all(isinstance(v, int) and v % 32 == 0 and v >= 64 for v in xs):
+        return False
+    return all(v == 1 for n in names[1:] for v in spec.tune_params.get(n, [1]))

@@ -6,6 +6,7 @@ import importlib.util
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -68,6 +69,12 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
         return np.random.default_rng(arg.seed).integers(int(low), int(high), n).astype(dtype)
     if arg.init == "spikes":
         return spiked_rows(arg, n, sizes)
+    if arg.init == "ties":
+        return tie_values(arg, n)
+    if arg.init == "lifted":
+        out = make_arg(replace(arg, init="random", value=None), sizes)
+        out[1::2] += np.asarray(int(evaluate(arg.value, sizes)), out.dtype)
+        return out
     out, fills = random_fills(arg, n, sizes)
     for fill in fills:
         fill()
@@ -105,6 +112,26 @@ def spiked_rows(arg: Arg, n: int, sizes: dict[str, int]) -> np.ndarray:
     places = np.array([0, width - 1, 1, width // 2, width - 2]) % width
     out[rows * width + places[rows % SPIKE_PLACES]] = np.array(SPIKES[dtype.name], dtype)[rows % 3]
     return out
+
+
+def tie_values(arg: Arg, n: int) -> np.ndarray:
+    """n values drawn from 0, +-c and +-r, c = `value` in the array's float type and r the value
+    nearest sqrt(|c|) whose square is |c| in that type (sqrt(|c|) where none of its neighbours is):
+    an element, a product of two or a square equal to c, or to -c, and a sum of two such equal to 2 c."""
+    dtype = np.dtype(arg.dtype)
+    if dtype.name not in SPIKES or not isinstance(arg.value, (int, float)) or isinstance(arg.value, bool):
+        raise SpecError(f"args ({arg.name}).value", 'init = "ties" needs a float type and value = a number')
+    c = dtype.type(arg.value)
+    root = dtype.type(np.sqrt(np.abs(c)))
+    near = [root]
+    for toward in (np.inf, 0):
+        step = root
+        for _ in range(3):
+            step = np.nextafter(step, dtype.type(toward))
+            near.append(step)
+    r = next((v for v in near if v * v == np.abs(c)), root)
+    choices = np.array([0, c, -c, r, -r], dtype)
+    return choices[np.random.default_rng(arg.seed).integers(0, choices.size, n)]
 
 
 GENERATED = ("random", "normal", "uniform", "positive")  # made by numpy, which lets go of the GIL meanwhile

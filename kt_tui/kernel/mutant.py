@@ -58,8 +58,9 @@ def _definitions(source: str) -> list[tuple[str, int, int, int]]:
     clean = code_text(source)  # comments, strings and dead code blanked, offsets kept
     out = []
     for m in re.finditer(r"\b([A-Za-z_]\w*)\s*(<[^;{}()]*>\s*)?\(", clean):
-        if "__global__" not in clean[max(0, m.start() - 400) : m.start()].split(";")[-1].split("}")[-1]:
-            continue
+        before = clean[max(0, m.start() - 400) : m.start()]
+        if "__global__" not in before.split(";")[-1].split("}")[-1].split("{")[-1]:
+            continue  # a call, or a loop's head (`for (...) {` first in a kernel's body)
         close = _match(clean, m.end() - 1, "(", ")")
         if close < 0:
             continue
@@ -208,11 +209,21 @@ class _Sites:
                     self.toks, i, equivalent_launch.block_counts(self.spec, [n for n, _, _ in self.params()]), self.body
                 )
                 or equivalent_launch.partner_tie(self.toks, i, scalars)
+                or equivalent.loop_tail(self.toks, i, kind)
             )
         if kind == "const":
-            return equivalent.butterfly_start(self.toks, i, new) or equivalent.lane_guard(self.toks, i, new)
+            return (
+                equivalent.butterfly_start(self.toks, i, new)
+                or equivalent.lane_guard(self.toks, i, new)
+                or equivalent.clamp_step(self.toks, i, new)
+                or equivalent_launch.last_step_warp(
+                    self.toks, i, new, self.spec, {n for n, _, _ in self.params()}, self.body
+                )
+            )
         if kind in ("drop", "sign") and self.shared_line(self.toks[i]):
             return equivalent_launch.shared_extent(self.toks, i, self.macros)
+        if kind == "drop":
+            return equivalent.loop_tail(self.toks, i, kind)
         return ""
 
     def in_body(self, t: Token) -> bool:

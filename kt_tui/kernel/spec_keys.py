@@ -64,11 +64,18 @@ INITS = (
     "offsets",
     "whole",
     "spikes",
+    "ties",
+    "lifted",
 )
 # init = "whole": whole numbers drawn in [low, high) in any type (floats that tie: equal to each other and
 # to the constants 0, 1, 2 a kernel compares with). init = "spikes": floats drawn as "normal", then one
 # large value (SPIKES) in each row of `value` elements, at a place that moves along the rows
-# (exp overflows past the first; a spike 200 (float64: 1600) below the next row's makes exp underflow to 0)
+# (exp overflows past the first; a spike 200 (float64: 1600) below the next row's makes exp underflow to 0).
+# init = "ties": floats drawn from 0, +-value and +-sqrt(|value|) (a square of which is |value| in the
+# type where one is): a value, a product or a square equal to the constant `value` a kernel compares
+# with, and two of them summed equal to twice it. init = "lifted": integers drawn in [low, high) as
+# "random", then every other one raised by `value` (an index past its bound by 2**16: a kernel that
+# checks the bound skips it; a copy of it in 16 bits, or its low 16 bits, does not)
 SPIKES = {"float16": (12.0, 36.0, 60.0), "float32": (100.0, 300.0, 500.0), "float64": (800.0, 2400.0, 4000.0)}
 SPIKE_PLACES = 5  # the first, the last, the second, the middle, the one before the last, in turn
 # init = "offsets": the rows' lengths (the steps between offsets), each once per 8 rows in an order the seed

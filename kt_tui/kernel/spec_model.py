@@ -410,7 +410,21 @@ def check_sizes(spec: Spec, sizes: dict[str, int]) -> None:
                 except ExprError as e:
                     raise LateProblem(f"{where}.value", str(e)) from None
                 want(width >= 1, f"{where}.value", f"the row length must be >= 1, got {width}")
-            if a.init in ("random", "uniform", "normal", "positive", "offsets", "whole"):
+            if a.init == "ties":
+                want(
+                    a.dtype in spec_keys.SPIKES and isinstance(a.value, (int, float)) and not isinstance(a.value, bool),
+                    f"{where}.value",
+                    'init = "ties" draws floats that tie with a constant: it needs a float type and value = the '
+                    "constant (a number)",
+                )
+            if a.init == "lifted":
+                want(
+                    a.dtype.startswith(("int", "uint")) and a.value is not None,
+                    f"{where}.value",
+                    'init = "lifted" raises every other drawn integer by `value`: it needs an integer type and '
+                    "value = the amount",
+                )
+            if a.init in ("random", "uniform", "normal", "positive", "offsets", "whole", "lifted"):
                 low, high = random_bounds(a, sizes)
                 want(
                     low < high and math.isfinite(high - low),

@@ -482,6 +482,35 @@ def candidates(spec: Spec, source: str = "") -> list[dict[str, Any]]:
     return unique[:MAX_CASES]
 
 
+SMALL_SHARE = 10  # a check size whose arrays take at most 1 / SMALL_SHARE of the spec's bytes is small
+
+
+def cheap_first(spec: Spec, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`cases` each first at the small check sizes (the case's own sizes over each), then all of them
+    at the spec's size, as before: the survivors meet every case within the strengthening budget, as
+    the mutants meet the cheapest size first. At a large spec size one case's runs took the whole
+    budget (crop_and_resize, 330 MB of arrays: about 0.4 s a run, 10 survivors), and the cases after it
+    never ran; at a small check size a run takes milliseconds. Small: at most 1 / SMALL_SHARE of the
+    spec's bytes (every such size, cheapest first: a random event, a tie among few boxes, is likelier
+    over two), else the cheapest if it is smaller than the spec's. The spec's size still follows for
+    the survivors left (a random event likelier among more elements)."""
+    full = _bytes(spec, spec.sizes)
+    sizes = sorted((e["sizes"] for e in spec.extra_sizes()), key=lambda s: _bytes(spec, s))
+    small = [s for s in sizes if _bytes(spec, s) * SMALL_SHARE <= full] or [
+        s for s in sizes[:1] if _bytes(spec, s) < full
+    ]
+    out = []
+    for base in small:
+        for case in cases:
+            own = case.get("sizes") or {}
+            at = {**base, **own}
+            if at == {**spec.sizes, **own} or not _valid_at(spec, at):
+                continue
+            said = ", ".join(f"{n}={v}" for n, v in base.items() if v != spec.sizes.get(n) and n not in own)
+            out.append({**case, "label": f"{case['label']}, at {said}", "sizes": at})
+    return [*out, *cases]
+
+
 def kept_as_given(spec: Spec, cases: Sequence[dict[str, Any]] = ()) -> str:
     """What no stronger case changes, for the survivors' line: inputs from files or the user's Python
     that none of `cases` draws again."""

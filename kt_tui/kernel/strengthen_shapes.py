@@ -13,7 +13,15 @@ from the spec alone: each is made only where the source has the shape that needs
 - an integer flag the kernel branches on (`inverse ? a : b`): the spec gives one value, so a mistake
   in the other branch passes; the case gives the other truth value (0 for nonzero, 1 for 0).
 - an integer size or scalar compared with a small constant (`crop_w > 1 ? ... : ...`): the case sets
-  it to that constant, the edge the spec's values never meet."""
+  it to that constant, the edge the spec's values never meet.
+- a value compared with a float constant (`wsum > (T)1e-11`, `fabsf(d) < 1e-6f`): random floats never
+  equal it, nor fall between it and twice it, so `>` for `>=` and the constant doubled pass; the float
+  inputs drawn from 0, +-c and +-sqrt(c) make values, products and squares equal to it, and sums of
+  two of them equal to twice it (init = "ties").
+- an index array bounded by a size, whose elements the kernel compares with the scalar passed that size
+  (`if (img < 0 || img >= batch) continue;`): an index past the bound is skipped, so every other entry
+  raised by 2**16 (init = "lifted") is skipped by the original, but not by a copy of it in 16 bits
+  (`short img`) or its low 16 bits (`& 0xffff`), which see a valid index again."""
 
 from __future__ import annotations
 
@@ -21,6 +29,7 @@ import re
 from typing import Any
 
 from .source import find_kernels
+from .spec_keys import SPIKES
 from .spec_model import Spec, _valid_at, int_range
 
 _ROOT = re.compile(r"\b(?:rsqrtf?|sqrtf?|__fsqrt_r[nzud]|__dsqrt_r[nzud]|__frsqrt_rn)\s*\(")
@@ -96,6 +105,46 @@ def _negative_index_cases(spec: Spec, source: str, params: dict[str, Any]) -> li
             continue  # int8/int16: -1, 0, 1, ... wraps past the type's top on a long array (equal entries)
         label = f"`{a.name}` as -1, 0, 1, 2, ...: a negative entry, a 0 and distinct entries (compared with 0)"
         out.append({"label": label, "args": {a.name: {"init": "range", "low": -1}}})
+    return out
+
+
+def _compared_with(code: str, array: str, bound: str) -> bool:
+    """Whether elements of `array` are compared with `bound` in `code` (kernel_code), directly
+    (`array[i] >= bound`) or through a local set from one (`const int img = array[b]; if (img >= bound)`)."""
+    names = [re.escape(array) + r"\s*\[[^;]*?\]"]
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*=\s*(?:\([\w\s]+\)\s*)?" + re.escape(array) + r"\s*\[", code):
+        names.append(r"\b" + re.escape(m.group(1)) + r"\b")
+    b = re.escape(bound)
+    return any(
+        re.search(rf"(?:{name})\s*(?:>=|<)\s*{b}\b", code) or re.search(rf"\b{b}\s*(?:<=|>)\s*(?:{name})", code)
+        for name in names
+    )
+
+
+LIFT = 1 << 16
+
+
+def _lifted_index_cases(spec: Spec, code: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for name, a in params.items():
+        bound = a.high.strip() if isinstance(a.high, str) else ""
+        if not a.is_array or a.output or a.lanes != 1 or not a.dtype.startswith(("int", "uint")):
+            continue
+        if (
+            a.init not in ("random", "uniform")
+            or bound not in spec.sizes
+            or a.dtype in ("int8", "int16", "uint8", "uint16")
+        ):
+            continue
+        if int_range(a.dtype)[1] < spec.sizes[bound] + LIFT:
+            continue
+        passed = [
+            p for p, b in params.items() if not b.is_array and isinstance(b.value, str) and b.value.strip() == bound
+        ]
+        if not any(_compared_with(code, name, p) for p in passed):
+            continue
+        label = f"`{a.name}` with every other entry raised by 2**16 past `{bound}` (skipped where the bound is checked)"
+        out.append({"label": label, "args": {a.name: {"init": "lifted", "value": LIFT}}})
     return out
 
 
@@ -209,6 +258,47 @@ def _edge_cases(spec: Spec, code: str, params: dict[str, Any]) -> list[dict[str,
     return out
 
 
+_FLOAT = r"(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?[fF]?|\d+[eE][+-]?\d+[fF]?"
+_CAST = r"(?:\(\s*[A-Za-z_]\w*\s*\)\s*)?"
+_ORDERED = r"(?:<=|>=|(?<![<>-])<(?![<=])|(?<![<>-])>(?![>=]))"
+_AFTER_CMP = re.compile(rf"{_ORDERED}\s*{_CAST}({_FLOAT})(?![\w.])")
+_BEFORE_CMP = re.compile(rf"(?<![\w.])({_FLOAT})\s*{_ORDERED}")
+MAX_TIE_CONSTANTS = 2
+
+
+def _compared_floats(code: str) -> list[str]:
+    """The float literals `code` (kernel_code) compares a value with by <, <=, > or >=, in order: not
+    0 and not a whole number of -2 .. 2 (the whole-number case meets those)."""
+    out: list[str] = []
+    for pattern in (_AFTER_CMP, _BEFORE_CMP):
+        for m in pattern.finditer(code):
+            text = m.group(1)
+            value = float(text.rstrip("fF"))
+            if value != 0 and not (value == int(value) and abs(value) <= 2) and text not in out:
+                out.append(text)
+    return out
+
+
+def _constant_tie_cases(spec: Spec, code: str) -> list[dict[str, Any]]:
+    """Float inputs drawn from 0, +-c and +-sqrt(c) (init = "ties") for each float constant c the
+    kernel compares a value with (at most MAX_TIE_CONSTANTS): the float arrays drawn at random, those
+    read and written too, as the whole-number ties case takes them."""
+    names = [
+        a.name
+        for a in spec.args
+        if a.is_array and a.dtype in SPIKES and a.init in ("random", "uniform", "normal", "positive")
+    ]
+    if not names:
+        return []
+    out = []
+    for text in _compared_floats(code)[:MAX_TIE_CONSTANTS]:
+        value = float(text.rstrip("fF"))
+        said = ", ".join(f"`{n}`" for n in names)
+        label = f"{said} as 0, +-{value:g} and +-sqrt({value:g}) (ties with the constant `{text}` compared with)"
+        out.append({"label": label, "args": {n: {"init": "ties", "value": value} for n in names}})
+    return out
+
+
 def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
     """The cases the kernel's code calls for, each {"label", "args"}; [] without a source."""
     params = _params(spec, source) if source else {}
@@ -220,6 +310,8 @@ def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
         *_negative_index_cases(spec, source, params),
         *_flag_cases(spec, code, params),
         *_edge_cases(spec, code, params),
+        *_constant_tie_cases(spec, code),
+        *_lifted_index_cases(spec, code, params),
     ]
 
 

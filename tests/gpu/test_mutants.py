@@ -18,8 +18,8 @@ from kt_tui.gpu import mutants as mutation
 from kt_tui.gpu.mutation_score import score as mutation_score
 from kt_tui.gpu.sanitize import SanitizeReport
 from kt_tui.kernel.mutant import REVERSE_BLOCKS, Mutant, blocks_reversed, mutants
-from kt_tui.kernel.spec import parse_spec
-from kt_tui.kernel.strengthen import candidates, case_spec
+from kt_tui.kernel.spec import load_spec, parse_spec
+from kt_tui.kernel.strengthen import candidates, case_spec, cheap_first
 
 from ..kernel.test_mutants import HIST, HISTOGRAM, SPMV, SPMV_SPEC, VARIED
 
@@ -256,19 +256,47 @@ def test_check_strength_reports_the_score_and_keeps_the_case_that_kills(tmp_path
         return SanitizeReport(tool, True, 0, sizes=sizes)
 
     state = checkrun.check_strength(source, SPEC, "cupy", sanitizer=sanitizer, child=child)
-    assert state["state"] == "ok" and len(cases_seen) == 3  # all 256 bytes, `size` one less, a second seed
+    # all 256 bytes, `size` one less, a second seed: each at the cheapest check size first, then at the spec's
+    assert state["state"] == "ok" and len(cases_seen) == 6
+    assert [s.sizes["size"] for s in cases_seen] == [37, 37, 37, N, N, N]
     made = mutants(source, "histogram256")
     assert state["mutants"]["counted"] == len(made)
+    wide = {"data": {"low": 0, "high": 256}}
     assert state["cases"] == [
-        {
-            "label": "`data` over all 256 values of uint8",
-            "sizes": {"size": N},
-            "args": {"data": {"low": 0, "high": 256}},
-        }
+        {"label": "`data` over all 256 values of uint8, at size=37", "sizes": {"size": 37}, "args": wide},
+        {"label": "`data` over all 256 values of uint8", "sizes": {"size": N}, "args": wide},
     ]
     assert state["mutants"]["line"].startswith(f"the check catches {state['mutants']['killed']} of {len(made)}")
     assert state["mutants"]["killed"] == len(made) == state["mutants"]["killed_before"] + 2
     assert state["mutants"]["survivors"] == []
+
+
+def test_every_stronger_case_meets_the_survivors_at_the_cheapest_size_within_the_budget(tmp_path, monkeypatch):
+    # a run costs time by its size (0.6 s at the spec's, as crop_and_resize's 330 MB did on an H100): at the
+    # spec's size the first case's runs spend the whole budget and the case that kills never runs
+    clock = [1000.0]
+    monkeypatch.setattr(mutation.time, "monotonic", lambda: clock[0])
+    run = stand_in(_emptied)
+
+    def costly(s, source, params):
+        clock[0] += 0.6 if s.sizes["size"] == N else 0.0
+        return run(s, source, params)
+
+    seed = {"label": "a second seed", "sizes": {}, "args": {"data": {"seed": 1001}}}
+    wide = {"label": "`data` over all 256 values of uint8", "sizes": {}, "args": {"data": {"low": 0, "high": 256}}}
+    for k, (cases, killed) in enumerate((([seed, wide], set()), (cheap_first(SPEC, [seed, wide]), {"m01", "m02"}))):
+        out = tmp_path / str(k)
+        out.mkdir()
+        job = _job(cases=cases, budget_s=1.9, strengthen_s=1.0)  # three survivors' runs at N: 1.8 s
+        mutation.child_runs(SPEC, job, out, costly, lambda line: None)
+        records = mutation.read_jsonl(out / mutation.RECORDS)
+        assert {r["id"] for r in records if r["case"] and r["killed"]} == killed
+        tried = [c["label"] for c in mutation.read_jsonl(out / mutation.CASES)]
+        assert tried == (["a second seed"] if k == 0 else [c["label"] for c in cases[:3]])
+    assert [c["label"] for c in cases][:2] == [
+        "a second seed, at size=37",
+        "`data` over all 256 values of uint8, at size=37",
+    ]
 
 
 def test_survivors_memcheck_finds_out_of_bounds_are_killed_as_an_llm_kernel_would_be(tmp_path, monkeypatch):
@@ -303,7 +331,9 @@ def test_survivors_memcheck_finds_out_of_bounds_are_killed_as_an_llm_kernel_woul
     assert len(caught) == 2 and all(score["killed_how"][i].startswith(f"memcheck: mutant {i} accesses") for i in caught)
     ran = [(p, more) for src, p, more in seen if src != KERNEL]
     assert len(ran) == 2 and all(p == SPEC.baseline_params() for p, _ in ran)
-    assert all(every == [e["sizes"] for e in SPEC.extra_sizes()] for _, every in ran)  # the check sizes only
+    edge = memcheck.one_idle_thread(SPEC, {"size": 37})  # the last block with one thread past the end
+    assert edge is not None and (edge["size"] + 1) % SPEC.baseline_params()["block_size_x"] == 0
+    assert all(every == [*(e["sizes"] for e in SPEC.extra_sizes()), edge] for _, every in ran)  # not the spec's
 
 
 def test_a_survivor_memcheck_finds_clean_or_cannot_run_stays_a_survivor():
@@ -316,6 +346,24 @@ def test_a_survivor_memcheck_finds_clean_or_cannot_run_stays_a_survivor():
     found = memcheck.memcheck_survivors(made, [{"id": "m1"}, {"id": "m2"}, {"id": "m3"}], SPEC, "cupy", sanitizer)
     assert list(found) == ["m3"] and found["m3"].startswith("memcheck: ")
     assert memcheck.memcheck_survivors(made, [], SPEC, "cupy", sanitizer) == {}
+
+
+def test_survivors_memcheck_also_runs_where_the_last_block_has_one_thread_past_the_end():
+    # conv1d_tile's halo load `k <= n + TAPS - 1` reads x[n + 6] only where the last block's halo
+    # starts within 6 of n: at n = 255 (blocks of 256), not at its check sizes 333333 and 37
+    conv = load_spec(Path(__file__).parents[1] / "corpus" / "specs" / "conv1d_tile.cu.toml")
+    seen = []
+
+    def sanitizer(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=()):
+        seen.append([sizes, *more])
+        return SanitizeReport(tool, True, 0)
+
+    memcheck.memcheck_survivors([{"id": "m1", "source": "a"}], [{"id": "m1"}], conv, "cupy", sanitizer)
+    assert seen == [[{"n": 333333}, {"n": 37}, {"n": 255}]]
+    assert memcheck.one_idle_thread(conv, {"n": 256}) == {"n": 511}  # one past a multiple: the next
+    assert memcheck.one_idle_thread(conv, {"n": 255}) is None  # already so
+    exact = replace(conv, grid_div_x=[])  # one block per item: no block is ragged
+    assert memcheck.one_idle_thread(exact, {"n": 37}) is None
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc (compile only)")

@@ -69,7 +69,7 @@ def test_session_12_cases_by_the_codes_shape_kill_their_survivors(tmp_path, name
     """group norm's `rsqrtf(var + eps)` with eps dropped or subtracted on eps = 1, its loop over the
     warps' sums cut in half at the largest block (1024 threads: 32 warps), its exact-launch guard and
     the KV cache's `slot_idx < 0` -> `<= 0` / `< 1` on slots -1, 0, 1, ... (group norm's `wid == 0` -> `1`
-    survives: any warp can do the last step at every block size the space has; not called equivalent)."""
+    is equivalent within the space since session 14: every block size it has holds two warps or more)."""
     smaller, gone, case = SHAPES[name]
     state, score, survivors = _check(tmp_path, name, *([smaller] if smaller else []))
     assert not [g for g in gone if g in survivors]
@@ -78,11 +78,10 @@ def test_session_12_cases_by_the_codes_shape_kill_their_survivors(tmp_path, name
     assert score["killed"] >= 0.9 * score["counted"] or left <= LEFT.get(name, set()), left  # the 90 % target
 
 
-LEFT = {  # what group norm keeps under 90 % (26 of 29 on an H100): a slot no warp wrote, read as 0, and any warp
+LEFT = {  # what group norm keeps (26 of 28 on an H100 once `wid == 1` is equivalent): a slot no warp wrote, read as 0
     "group_norm_block": {
         "`<` -> `<=` in `sum = lane < nwarps ? s_sum[lane] : 0.0f;`",
         "`<` -> `<=` in `sq = lane < nwarps ? s_sq[lane] : 0.0f;`",
-        "`0` -> `1` in `if (wid == 0) {`",
     }
 }
 
@@ -95,3 +94,63 @@ def test_conv1d_tile_halo_bounds_past_the_input_die_under_memcheck(tmp_path):
     gone = ["line 9:26: `<` -> `<=`", "line 10:21: `<` -> `<=`"]
     assert not [g for g in gone if g in survivors]
     assert any(t["label"] == "memcheck on the survivors" for t in score["strengthening"])
+
+
+SESSION_14 = {  # kernel: (a smaller size or None, the survivors that must die, those now equivalent, a kept case)
+    "istft_overlap_add": (
+        ("nframes = 8192", "nframes = 1024"),
+        ["`>` -> `>=` in `out[t] = wsum > (T)1e-11", "`1e-11` -> `2e-11` in `out[t] = wsum"],
+        ["`1` -> `2` in `if (f > nframes - 1)`"],
+        "ties with the constant `1e-11`",
+    ),
+    "trsv_lower_batched": (
+        ("batch = 2048", "batch = 256"),
+        [],
+        ["`<` -> `<=` in `for (int j = 0; j < n - 1; j++)", "dropped `- 1` in `for (int j = 0; j < n - 1; j++)"],
+        "",
+    ),
+    "group_norm_block": (("N = 32", "N = 4"), [], ["`0` -> `1` in `if (wid == 0) {`"], ""),
+    "conv1d_tile": (
+        ("n = 1000000", "n = 100000"),
+        [
+            "`-` -> `+` in `buf[threadIdx.x + blockDim.x] = k < n + TAPS - 1",
+            "`<` -> `<=` in `buf[threadIdx.x + blockDim.x] = k < n + TAPS - 1",
+        ],
+        [],
+        "",
+    ),
+    "crop_and_resize": (
+        None,
+        [
+            "`>` -> `>=` in `const float in_y = crop_h > 1",
+            "`>` -> `>=` in `const float in_x = crop_w > 1",
+            "`crop_w` -> `crop_h` in `const float in_x = crop_w > 1",
+            "dropped `- 1` in `: 0.5f * (x1 + x2) * (width - 1);`",
+            "`1` -> `2` in `: 0.5f * (y1 + y2) * (height - 1);`",
+            "`int` -> `short` in `const int img = box_ind[b];`",
+            "`(box_ind[b] & 0xffff)`",
+        ],
+        [],
+        "the edge of its comparison with 1, at batch=",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SESSION_14))
+def test_session_14_survivors_die_or_are_equivalent_and_the_kernel_reaches_90_percent(tmp_path, name):
+    """istft's `wsum > 1e-11` -> `>=` and 1e-11 -> 2e-11 on windows of 0, +-1e-11 and +-sqrt(1e-11) (a
+    tie at one frame, twice the constant at two), its clamp against `nframes - 2` equivalent; trsv's
+    last column (`j <= n - 1`, `j < n`) and group norm's `wid == 1` equivalent; crop_and_resize's
+    edge cases at crop_h = 1 and crop_w = 1 run at its small check sizes first, where a run takes
+    milliseconds, and kill the survivors of session 13 (its 3 s budget had let one case run), and box
+    indices raised past `batch` by 2**16 every other one, which it skips, tell a 16-bit copy of them;
+    conv1d_tile's halo loads past x die under the survivors' memcheck at n = 255, where the last block of
+    256 threads has one thread past the end and its halo reaches x[n + 6]."""
+    smaller, gone, equivalent, case = SESSION_14[name]
+    state, score, survivors = _check(tmp_path, name, *([smaller] if smaller else []))
+    assert not [g for g in gone if g in survivors]
+    said = " ".join(score["equivalent"])
+    assert all(e in said for e in equivalent), said
+    if case:
+        assert any(case in c["label"] for c in state["cases"]), state["cases"]
+    assert score["killed"] >= 0.9 * score["counted"], score["survivors"]  # the 90 % target

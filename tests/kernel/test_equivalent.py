@@ -307,3 +307,99 @@ def test_a_helper_before_the_kernel_with_the_same_names_does_not_type_the_kernel
     # the helper's ints named f and m: read first, they made the kernel's float/int tie one of integers
     helper = "__device__ int pick(int f, int m) { return f > m ? f : m; }\n"
     assert _find(_labelled_text(helper + _MIXED, "k"), "`>` -> `>=` in `if (f > m)`") == ""
+
+
+_CLAMP_BOUNDS = """__global__ void k(const float *x, float *out, int n, unsigned m, int hop) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int f = t / hop;
+    if (f > n - 1)
+        f = n - 1;
+    unsigned u = t;
+    if (u > m - 1)
+        u = m - 1;
+    int c = t - hop;
+    if (c < 0)
+        c = 0;
+    int d = t;
+    if (d > n + 1)
+        d = n + 1;
+    int e = t;
+    if (e > n * 2)
+        e = n * 2;
+    out[t] = x[f] + u + c + d + e;
+}
+"""
+
+
+def _every(source, kernel):
+    return {m.what: m.equivalent for m in mutants(source, kernel, cap=500)}
+
+
+def _clamp(x, bound, stored, op):
+    """`if (x OP bound) x = stored;`"""
+    return stored if {">": x > bound, "<": x < bound}[op] else x
+
+
+def test_a_signed_clamp_compared_with_its_bound_moved_by_one_toward_the_tie_is_equivalent():
+    labels = _every(_CLAMP_BOUNDS, "k")
+    why = _find(labels, "`1` -> `2` in `if (f > n - 1)`")
+    assert "`f >= n-1`" in why and "stores the value already there" in why
+    assert "`c <= 0`" in _find(labels, "`0` -> `1` in `if (c < 0)`")
+    assert _find(labels, "`1` -> `2` in `if (u > m - 1)`") == ""  # unsigned: m = 0 wraps
+    assert _find(labels, "`1` -> `2` in `if (d > n + 1)`") == ""  # moved away from the tie: d = n + 2 stays
+    assert _find(labels, "`2` -> `3` in `if (e > n * 2)`") == ""  # a factor, not a term of the bound
+    assert _find(labels, "`1` -> `2` in `f = n - 1;`") == ""  # the value stored, not the comparison
+    # what the labels say, over small values: the first two agree everywhere, the others do not
+    xs, ns = range(-4, 12), range(-3, 6)
+    assert all(_clamp(x, n - 1, n - 1, ">") == _clamp(x, n - 2, n - 1, ">") for x in xs for n in ns)
+    assert all(_clamp(x, 0, 0, "<") == _clamp(x, 1, 0, "<") for x in xs)
+    assert any(_clamp(x, n + 1, n + 1, ">") != _clamp(x, n + 2, n + 1, ">") for x in xs for n in ns)
+    m = 1  # unsigned: m - 2 wraps to the type's top, and nothing is clamped
+    assert _clamp(5, (m - 1) % 2**32, m - 1, ">") != _clamp(5, (m - 2) % 2**32, m - 1, ">")
+    istft = _labelled("istft_overlap_add", "overlap_add")
+    assert "stores the value already there" in _find(istft, "`1` -> `2` in `if (f > nframes - 1)`")
+    assert _find(istft, "`-` -> `+` in `if (f > nframes - 1)`") == ""
+
+
+_TAILS = """__global__ void k(int n, const double *L, double *b, double *c) {
+    for (int j = 0; j < n - 1; j++) {
+        __syncthreads();
+        const double bj = b[j];
+        for (int i = j + 1 + threadIdx.x; i < n; i += blockDim.x)
+            b[i] -= L[i + j * n] * bj;
+    }
+    for (int j = 0; j < n - 1; j++) {
+        const double cj = c[j];
+        c[j + 1] += cj;
+        for (int i = j + 1 + threadIdx.x; i < n; i += blockDim.x)
+            c[i] -= L[i] * cj;
+    }
+    for (int j = 0; j < n - 2; j++) {
+        const double bj = b[j];
+        for (int i = j + 1; i < n; i++)
+            b[i] -= bj;
+    }
+    int j;
+    for (j = 0; j < n - 1; j++) {
+        const double cj = c[j];
+        for (int i = j + 1 + threadIdx.x; i < n; i += blockDim.x)
+            c[i] -= L[i] * cj;
+    }
+    c[0] = j;
+}
+"""
+
+
+def test_a_loop_run_on_into_iterations_whose_inner_loops_never_run_is_equivalent():
+    labels = _every(_TAILS, "k")
+    first = [why for what, why in labels.items() if "line 2:" in what and ("`<` -> `<=`" in what or "dropped" in what)]
+    assert len(first) == 2 and all("run no inner loop" in why for why in first)
+    assert all(why == "" for what, why in labels.items() if "line 2:" in what and "`-` -> `+`" in what)  # reads b[n]
+    # a store outside the inner loop (c[j + 1] at j = n - 1 is c[n]); `- 2` with inner loops from j + 1: i = n - 1 runs
+    assert all(why == "" for what, why in labels.items() if "line 8:" in what or "line 14:" in what)
+    assert all(why == "" for what, why in labels.items() if "line 20:" in what)  # j is read after the loop
+    trsv = _labelled("trsv_lower_batched", "trsv_lower_unit_batched")
+    assert "run no inner loop" in _find(trsv, "`<` -> `<=` in `for (int j = 0; j < n - 1; j++)")
+    assert "run no inner loop" in _find(trsv, "dropped `- 1` in `for (int j = 0; j < n - 1; j++)")
+    assert _find(trsv, "`-` -> `+` in `for (int j = 0; j < n - 1; j++)") == ""
+    assert _find(trsv, "`<` -> `<=` in `for (int i = j + 1 + threadIdx.x; i < n;") == ""

@@ -87,3 +87,13 @@ def test_the_sample_still_has_twenty_mutants_where_the_kernel_has_the_sites():
         if len(sites) >= 20 and len(sample) < 20:
             short[name] = len(sample)
     assert not short
+
+
+def test_a_loop_first_in_a_kernels_body_is_mutated_not_taken_for_another_kernel():
+    # a grid-stride loop as the body's first statement: its head `for (...) {` follows the kernel's own
+    # `__global__ ... {` with no `;` between; its body was left out of the kernel, and with it most sites
+    source = (CORPUS / "upfirdn_double.cu").read_text()
+    made = mutants(source, "upfirdn1d")
+    assert len(made) >= 15
+    inside = [m for m in made if m.line > source[: source.index("for (")].count("\n") + 1]
+    assert len(inside) >= 10

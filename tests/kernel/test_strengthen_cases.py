@@ -2,6 +2,7 @@
 a 16-bit index past the bound a clamping kernel checks, 32-bit values above 16 bits, rows with one
 large value (a softmax's max), floats that tie, and the block size the survivors run at."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,9 @@ import pytest
 from kt_tui.gpu.checkrun import survivor_geometry
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.spec import SpecError, load_spec, parse_spec
-from kt_tui.kernel.strengthen import candidates, case_spec
+from kt_tui.kernel.strengthen import candidates, case_spec, cheap_first
+
+CORPUS = Path(__file__).parents[1] / "corpus"
 
 SPECS = Path(__file__).parents[1] / "corpus" / "specs"
 
@@ -155,3 +158,26 @@ def test_an_output_the_launch_does_not_span_gets_its_length_above_16_bits():
     assert not any(
         "longer than 16 bits" in c["label"] for c in candidates(load_spec(SPECS / "histogram_shared.cu.toml"))
     )
+
+
+def test_every_case_runs_first_at_the_small_check_sizes_then_at_the_specs():
+    spec = load_spec(CORPUS / "specs" / "crop_and_resize.cu.toml")
+    cases = candidates(spec, (CORPUS / "crop_and_resize.cu").read_text())
+    both = cheap_first(spec, cases)
+    assert both[2 * len(cases) :] == cases  # the spec's size after, as before
+    small = [
+        {"batch": 2, "height": 20, "width": 45, "depth": 3, "num_boxes": 5, "crop_h": 15, "crop_w": 4},
+        {"batch": 3, "height": 37, "width": 29, "depth": 5, "num_boxes": 11, "crop_h": 7, "crop_w": 9},
+    ]  # both check sizes, each far below the spec's 330 MB, the cheapest first
+    for k, base in enumerate(small):
+        at = both[k * len(cases) : (k + 1) * len(cases)]
+        assert [c["args"] for c in at] == [c["args"] for c in cases]
+        assert all(c["sizes"] == {**base, **case["sizes"]} for c, case in zip(at, cases, strict=True))
+    edge = next(c for c in both if c["label"].startswith("`crop_h` = 1"))
+    assert edge["sizes"]["crop_h"] == 1 and "crop_h=15" not in edge["label"] and "num_boxes=5" in edge["label"]
+    assert len({c["label"] for c in both}) == len(both)
+    # no check size cheaper than the spec's: the cases as they were; only a third of it: the cheapest alone
+    assert cheap_first(replace(spec, verify_sizes=[{"batch": 9}]), cases) == cases
+    third = cheap_first(replace(spec, verify_sizes=[{"num_boxes": 300}, {"num_boxes": 400}]), cases)
+    assert [c["sizes"].get("num_boxes") for c in third[: len(cases)]] == [300] * len(cases)
+    assert third[len(cases) :] == cases

@@ -5,12 +5,14 @@ and two equivalents by construction: a guard of blockIdx against a product of si
 block per item makes exactly, and the warp that does a block's last step picked by another number."""
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.mutant import mutants
-from kt_tui.kernel.spec import parse_spec
+from kt_tui.kernel.spec import SpecError, load_spec, parse_spec
 from kt_tui.kernel.strengthen import candidates, case_spec
 from kt_tui.kernel.strengthen_shapes import block_for_survivors, shape_cases
 
@@ -231,17 +233,42 @@ def _warps(block, pick, x, sums_read_first=True):
     return x / np.sqrt(s_sum[0] / n + 1e-5)
 
 
-def test_the_warp_that_reduces_the_warps_sums_is_never_called_equivalent_by_construction():
-    # in numpy warp 1 gives warp 0's result here, but a rule for it read past `tid = threadIdx.x`, a
-    # local array, a loop-carried local, `else v = ...` and macros (session 12's review): such a mutant
-    # is counted, and survives as said, rather than called equivalent by a rule that can be wrong
+def test_the_warp_that_does_the_last_step_is_equivalent_only_within_a_space_of_two_warps_or_more():
+    # in numpy warp 1 gives warp 0's result at every block size of the space; session 12's review found
+    # rules that read past `tid = threadIdx.x`, a local array, a loop-carried local, `else v = ...` and
+    # macros: each of those is refused below, and a space with a block of one warp calls nothing equivalent
     spec = parse_spec(NORM_SPEC)
     x = np.random.default_rng(0).standard_normal(999)
     for block in (64, 256, 1024):
         assert np.allclose(_warps(block, 0, x), _warps(block, 1, x))
-    assert _what(NORM, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
-    by_tid = NORM.replace("s_sum[0] = sum;\n    }", "s_sum[0] = sum;\n        y[threadIdx.x] = sum;\n    }")
-    assert _what(by_tid, spec, "`0` -> `1` in `if (wid == 0) {`") == ""
+    said = _what(NORM, spec, "`0` -> `1` in `if (wid == 0) {`")
+    assert said.startswith("within this space (every block size a multiple of 32 and at least 64") and "`sum`" in said
+    one_warp = parse_spec(NORM_SPEC.replace("[64, 128,", "[32, 64, 128,"))
+    assert _what(NORM, one_warp, "`0` -> `1` in `if (wid == 0) {`") == ""
+    assert _what(NORM, None, "`0` -> `1` in `if (wid == 0) {`") == ""  # no spec: no space to be within
+    last = "            s_sum[0] = sum;\n    }"
+    wrong = {
+        "a thread's own index": NORM.replace(last, last.replace("sum;", "sum;\n        y[threadIdx.x] = sum;", 1)),
+        "a local of it": NORM.replace("float sum = 0.0f;", "float sum = 0.0f;\n    const int tid = threadIdx.x;").replace(
+            "s_sum[0] = sum;", "s_sum[0] = sum + tid;"
+        ),
+        "the local read where it is set": NORM.replace("s_sum[lane] : 0.0f;", "s_sum[lane] : sum;"),
+        "the local read after": NORM.replace("s_sum[0] / n + eps", "s_sum[0] / n + eps + sum"),
+        "set under a condition": NORM.replace("        sum = lane < nwarps", "        if (lane < 2) sum = lane < nwarps"),
+        "an else": NORM.replace("            s_sum[0] = sum;\n    }\n", "            s_sum[0] = sum;\n    } else sum = 0;\n"),
+        "in a loop": NORM.replace("    __syncthreads();\n    if (wid == 0) {", "    for (int r = 0; r < 2; r++) {\n"
+                                  "    __syncthreads();\n    if (wid == 0) {").replace(
+            "    __syncthreads();\n    const float rs", "    }\n    __syncthreads();\n    const float rs"
+        ),
+        "a parameter set per thread": NORM.replace("float sum = 0.0f;", "float sum = 0.0f;\n    n = n + lane;").replace(
+            "s_sum[0] = sum;", "s_sum[0] = sum + n;"
+        ),
+        "a call": NORM.replace("s_sum[0] = sum;", "s_sum[0] = helper(sum);"),
+        "no barrier after it": NORM.replace("    }\n    __syncthreads();\n    const float rs", "    }\n    const float rs"),
+    }  # fmt: skip
+    for why, source in wrong.items():
+        assert source != NORM, why
+        assert _what(source, spec, "`0` -> `1` in `if (wid == 0) {`") == "", why
 
 
 def test_an_input_a_case_draws_again_is_not_said_to_be_kept_as_given():
@@ -372,3 +399,92 @@ def test_a_size_compared_with_a_small_constant_meets_it_and_equal_float_scalars_
     assert "edge of" not in _labels(candidates(spec, source.replace("m > 1 ?", "m > 16 ?")))  # not a small one
     short = parse_spec(EDGE_SPEC.replace('size = "m"', 'size = "m - 2"'))  # m = 1 leaves `out` no element
     assert "edge of" not in _labels(candidates(short, source))
+
+
+def _overlap_add(frames, window, nframes, n_fft, hop, keep):
+    """tests/corpus/istft_overlap_add.cu in numpy, with `keep(wsum)` for `wsum > 1e-11`."""
+    out = np.zeros((nframes - 1) * hop + n_fft)
+    for t in range(out.size):
+        acc = wsum = 0.0
+        f = min(t // hop, nframes - 1)
+        while f >= 0 and t - f * hop < n_fft:
+            w = window[t - f * hop]
+            acc += frames[f * n_fft + t - f * hop] * w
+            wsum += w * w
+            f -= 1
+        out[t] = acc / wsum if keep(wsum) else 0.0
+    return out
+
+
+def test_a_value_compared_with_a_float_constant_meets_it_and_twice_it():
+    corpus = Path(__file__).parents[1] / "corpus"
+    spec = load_spec(corpus / "specs" / "istft_overlap_add.cu.toml")
+    found = [c for c in candidates(spec, (corpus / "istft_overlap_add.cu").read_text()) if "`1e-11`" in c["label"]]
+    assert len(found) == 1 and found[0]["args"] == {n: {"init": "ties", "value": 1e-11} for n in ("frames", "window")}
+    s = case_spec(replace(spec, sizes={**spec.sizes, **spec.verify_sizes[1]}), found[0])
+    args = dict(zip([a.name for a in s.args], make_args(s, s.sizes)))
+    root = np.float64(np.sqrt(1e-11))
+    assert set(args["window"]) == {0.0, 1e-11, -1e-11, root, -root} and root * root == 1e-11
+    sizes = (s.sizes["nframes"], s.sizes["n_fft"], s.sizes["hop"])
+    original = _overlap_add(args["frames"], args["window"], *sizes, lambda w: w > 1e-11)
+    assert np.count_nonzero(original) > original.size // 4  # the original's outputs are not all the fallback
+    # `>` -> `>=` and 1e-11 -> 2e-11 (the two survivors of session 13) give other outputs on these inputs
+    assert (_overlap_add(args["frames"], args["window"], *sizes, lambda w: w >= 1e-11) != original).any()
+    assert (_overlap_add(args["frames"], args["window"], *sizes, lambda w: w > 2e-11) != original).any()
+    # drawn from the spec's window in [0.1, 1): neither shows
+    plain = case_spec(replace(spec, sizes={**spec.sizes, **spec.verify_sizes[1]}), {})
+    args = dict(zip([a.name for a in plain.args], make_args(plain, plain.sizes)))
+    original = _overlap_add(args["frames"], args["window"], *sizes, lambda w: w > 1e-11)
+    assert (_overlap_add(args["frames"], args["window"], *sizes, lambda w: w > 2e-11) == original).all()
+
+
+_COMPARED = """__global__ void k(const float *x, const float *y, float *out, int n, float lo) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float d = x[i] - y[i];
+    if (fabsf(d) < 1e-6f || x[i] >= 2.0f || y[i] > 0.0f || (i >> 2) > 1 || x[i] < lo)
+        out[i] = 0.5f * d;
+    else
+        out[i] = d;
+}
+"""
+
+
+def test_only_a_float_constant_a_value_is_compared_with_gets_ties_and_not_one_of_the_whole_numbers():
+    spec = parse_spec(
+        'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 4096\n[tune_params]\nblock_size_x = [128]\n'
+        '[[args]]\nname = "x"\ntype = "float32"\nsize = "n"\n[[args]]\nname = "y"\ntype = "float32"\n'
+        'size = "n"\ninit = "uniform"\nlow = 0\nhigh = 1\n[[args]]\nname = "out"\ntype = "float32"\n'
+        'size = "n"\ninit = "poison"\noutput = true\n[[args]]\nname = "n"\ntype = "int32"\nvalue = "n"\n'
+        '[[args]]\nname = "lo"\ntype = "float32"\nvalue = 0.25\n'
+    )
+    ties = [c for c in shape_cases(spec, _COMPARED) if c["args"].get("x", {}).get("init") == "ties"]
+    assert [c["args"]["x"]["value"] for c in ties] == [1e-6]  # 0.5f multiplies; 2.0f, 0.0f, 1: whole numbers
+    assert ties[0]["args"]["y"] == {"init": "ties", "value": 1e-6}
+    x = make_args(case_spec(spec, ties[0]), spec.sizes)[0]
+    c, r = np.float32(1e-6), np.float32(np.sqrt(np.float32(1e-6)))
+    assert set(x) <= {0, c, -c, r, -r} and (x == c).any()  # no float32 squares to 1e-6f: sqrt's nearest
+    head = 'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 64\n[tune_params]\nblock_size_x = [64]\n[[args]]\n'
+    for arg in ('type = "int32"\nvalue = 1', 'type = "float32"'):  # an integer type, no constant
+        with pytest.raises(SpecError, match=r'args\[0\] \(x\)\.value: init = "ties"'):
+            parse_spec(head + f'name = "x"\nsize = "n"\ninit = "ties"\n{arg}\n')
+
+
+def test_an_index_checked_against_its_bound_gets_every_other_entry_raised_past_it_by_2_16():
+    corpus = Path(__file__).parents[1] / "corpus"
+    spec = load_spec(corpus / "specs" / "crop_and_resize.cu.toml")
+    source = (corpus / "crop_and_resize.cu").read_text()
+    found = [c for c in candidates(spec, source) if "raised by 2**16" in c["label"]]
+    assert [c["args"] for c in found] == [{"box_ind": {"init": "lifted", "value": 65536}}]
+    s = case_spec(spec, found[0])
+    box_ind = make_args(s, s.sizes)[6]
+    batch = spec.sizes["batch"]
+    assert ((box_ind[0::2] >= 0) & (box_ind[0::2] < batch)).all()  # the original crops these boxes
+    assert (box_ind[1::2] >= 65536).all()  # and skips these (`img >= batch`)
+    # a copy in 16 bits or the low 16 bits make a skipped box a valid one again: outputs the original leaves
+    assert (box_ind[1::2].astype(np.int16) < batch).all() and ((box_ind[1::2] & 0xFFFF) < batch).all()
+    unchecked = source.replace("if (img < 0 || img >= batch)", "if (img < 0)")
+    assert not [c for c in candidates(spec, unchecked) if "raised by 2**16" in c["label"]]  # it would read past
+    head = 'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 64\n[tune_params]\nblock_size_x = [64]\n[[args]]\n'
+    for arg in ('type = "float32"\nvalue = 65536', 'type = "int32"'):  # a float type, no amount
+        with pytest.raises(SpecError, match=r'args\[0\] \(x\)\.value: init = "lifted"'):
+            parse_spec(head + f'name = "x"\nsize = "n"\ninit = "lifted"\nlow = 0\nhigh = 4\n{arg}\n')
