@@ -19,6 +19,7 @@ and the template parameters of a kernel, which a draft must instantiate for it t
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from . import cuda_ast
@@ -515,21 +516,23 @@ def exp_factors(fn: cuda_ast.Function, floats: set[str], squares: bool = False) 
     through locals and casts: `__expf(-(dx * dx + dy * dy) * w - d * d * wc)`), a Gaussian weight's
     inverse width."""
     out: set[str] = set()
-    if fn.body is None:
-        return out
     locals_ = _locals(fn)
-    for n in cuda_ast.walk(fn.body):
-        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _EXPS:
-            continue
-        for m in _through(n.child_by_field_name("arguments"), locals_):
-            if m.type != "binary_expression" or text(m.child_by_field_name("operator")) != "*":
-                continue
-            for a, b in (("left", "right"), ("right", "left")):
-                k = strip_parens(m.child_by_field_name(a))
-                if k is not None and k.type == "identifier" and text(k) in floats:
-                    if not squares or any(_square(x) for x in _through(m.child_by_field_name(b), locals_)):
-                        out.add(text(k))
+    for m in _exp_products(fn, locals_):
+        for a, b in (("left", "right"), ("right", "left")):
+            k = strip_parens(m.child_by_field_name(a))
+            if k is not None and k.type == "identifier" and text(k) in floats:
+                if not squares or any(_square(x) for x in _through(m.child_by_field_name(b), locals_)):
+                    out.add(text(k))
     return out
+
+
+def _exp_products(fn: cuda_ast.Function, locals_: dict[str, Node]) -> Iterator[Node]:
+    """The products (`a * b`) in what the kernel's exponentials take, through locals."""
+    for n in cuda_ast.walk(fn.body) if fn.body is not None else ():
+        if n.type == "call_expression" and text(n.child_by_field_name("function")) in _EXPS:
+            for m in _through(n.child_by_field_name("arguments"), locals_):
+                if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "*":
+                    yield m
 
 
 def _square(n: Node) -> bool:
@@ -544,23 +547,18 @@ def exp_data(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
     what an exponential takes (`expf(-2 * beta * s * h)`, s and h sums of spins): values of a few units
     only, since products of wide ints overflow the exponential, and every output past it is the same."""
     out: set[str] = set()
-    if fn.body is None or not arrays:
+    if not arrays:
         return out
     locals_ = _locals(fn)
-    for n in cuda_ast.walk(fn.body):
-        if n.type != "call_expression" or text(n.child_by_field_name("function")) not in _EXPS:
-            continue
-        for m in _through(n.child_by_field_name("arguments"), locals_):
-            if m.type != "binary_expression" or text(m.child_by_field_name("operator")) != "*":
-                continue
-            sides = [
-                {
-                    text(r.child_by_field_name("argument"))
-                    for r in _through(m.child_by_field_name(k), locals_)
-                    if r.type == "subscript_expression"
-                }
-                for k in ("left", "right")
-            ]
-            if sides[0] and sides[1]:
-                out |= (sides[0] | sides[1]) & arrays
+    for m in _exp_products(fn, locals_):
+        sides = [
+            {
+                text(r.child_by_field_name("argument"))
+                for r in _through(m.child_by_field_name(k), locals_)
+                if r.type == "subscript_expression"
+            }
+            for k in ("left", "right")
+        ]
+        if sides[0] and sides[1]:
+            out |= (sides[0] | sides[1]) & arrays
     return out
