@@ -88,7 +88,6 @@ def compile_check(
     arch: str | None = None,
     compiler_options: list[str] | None = None,
     timeout_s: float = 60,
-    block_size_names: list[str] | None = None,
     spec=None,
 ) -> CompileResult:
     """Compile `source` as kernel_tuner would for one configuration `params`: with `spec`, the very
@@ -97,7 +96,7 @@ def compile_check(
         source = kernel_text(source, "the kernel")
     except KernelTextError as e:  # never handed to a compiler: gcc would skip a NUL and read what it hid
         return CompileResult(ok=False, messages=[CompileMessage(0, "error", str(e))], reason=str(e))
-    text = prepared_text(source, params, block_size_names, spec)
+    text = prepared_text(source, params, spec)
     arch = (arch or DEFAULT_ARCH).strip()
     arch = f"sm_{arch}" if arch.isdigit() else arch
     nvcc = find_nvcc()
@@ -121,7 +120,7 @@ def compile_check(
     return CompileResult(ok=None, reason=NO_COMPILER)
 
 
-def prepared_text(source: str, params: dict, block_size_names=None, spec=None) -> str:
+def prepared_text(source: str, params: dict, spec=None) -> str:
     """The source with kernel_tuner's preprocessor lines for `params` (its own functions)."""
     if spec is not None:
         from .ktsource import kernel_string
@@ -132,7 +131,7 @@ def prepared_text(source: str, params: dict, block_size_names=None, spec=None) -
     load(SOURCE)
     from kernel_tuner import util
 
-    names = list(block_size_names or util.default_block_size_names)
+    names = list(util.default_block_size_names)
     threads = util.get_thread_block_dimensions(params, names)
     return util.prepare_kernel_string("kernel", source, params, (1, 1, 1), threads, names, "CUDA", None)[1]
 
