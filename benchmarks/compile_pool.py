@@ -42,14 +42,14 @@ def configurations(spec, n: int) -> list[dict]:
 
 def one_by_one(items: list[tuple[str, str, str]], options: list[str]) -> float:
     """kernel_tuner's nvcc calls for these, in turn (pycuda's DynamicSourceModule: PTX)."""
-    from kt_tui.gpu.nvcc import _nvcc, pycuda_arguments
+    from kt_tui.gpu.nvcc import pycuda_arguments, run_nvcc
 
     t0 = time.perf_counter()
     for _, name, text in items:
         args, wrap = pycuda_arguments("90", options, name, text)
         with tempfile.TemporaryDirectory(prefix="kt-bench-") as d:
             Path(d, "kernel.cu").write_text('extern "C" {\n' + text + "\n}\n" if wrap else text)
-            rc, log = _nvcc(["--ptx", *args, "kernel.cu"], d, None)
+            rc, log = run_nvcc(["--ptx", *args, "kernel.cu"], d, None)
             if rc != 0:
                 raise SystemExit(f"nvcc failed on {name}: {log[-500:]}")
     return time.perf_counter() - t0

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..kernel.source import SourceError, find_kernels
 from ..kernel.text import KernelTextError, compile_options, kernel_text
 from .env import scrubbed_env
+from .nvcc import run_nvcc
 from .supervise import kill_group
 
 # Imported where used: kernel_tuner (ktsource.py imports it), at the first compile rather than
@@ -140,23 +141,14 @@ def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> Compi
     with tempfile.TemporaryDirectory(prefix="kt-compile-") as tmp:
         Path(tmp, FILE_NAME).write_text(text, encoding="utf-8")
         try:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=tmp,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                errors="replace",
-                env=scrubbed_env(),
-                start_new_session=True,
-            )
+            status, log = run_nvcc(cmd[1:], tmp, None, timeout_s, nvcc=cmd[0])
+            log = log.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode pipe reads it
         except OSError as e:
             return CompileResult(ok=None, command=cmd, reason=f"cannot run {cmd[0]}: {e.strerror or e}")
-        log, timed_out = _wait(proc, timeout_s)
-    if timed_out:
+    if status is None:
         return _timed_out("nvcc", timeout_s, cmd, log)
     tail = " / ".join(line.strip() for line in log.strip().splitlines()[-3:]) or "no output"
-    result = _result(proc.returncode == 0, log, source, cmd, f"nvcc failed with status {proc.returncode}: {tail}")
+    result = _result(status == 0, log, source, cmd, f"nvcc failed with status {status}: {tail}")
     result.resources = parse_resources(log)
     return result
 
@@ -172,16 +164,6 @@ def _result(ok: bool, log: str, source: str, command: list[str], failure: str) -
 def _timed_out(tool: str, timeout_s: float, command: list[str], log: str = "") -> CompileResult:
     msg = CompileMessage(0, "error", f"{tool} did not finish within {timeout_s:g} s and was stopped")
     return CompileResult(ok=False, messages=[msg], command=command, log=log, reason=msg.text)
-
-
-def _wait(proc: subprocess.Popen, timeout_s: float) -> tuple[str, bool]:
-    try:
-        out, _ = proc.communicate(timeout=timeout_s)
-        return out or "", False
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        out, _ = proc.communicate()
-        return out or "", True
 
 
 _NVRTC_SCRIPT = r"""
