@@ -42,14 +42,14 @@ def configurations(spec, n: int) -> list[dict]:
 
 def one_by_one(items: list[tuple[str, str, str]], options: list[str]) -> float:
     """kernel_tuner's nvcc calls for these, in turn (pycuda's DynamicSourceModule: PTX)."""
-    from kt_tui.gpu.nvcc import _nvcc, pycuda_arguments
+    from kt_tui.gpu.nvcc import pycuda_arguments, run_nvcc
 
     t0 = time.perf_counter()
     for _, name, text in items:
         args, wrap = pycuda_arguments("90", options, name, text)
         with tempfile.TemporaryDirectory(prefix="kt-bench-") as d:
             Path(d, "kernel.cu").write_text('extern "C" {\n' + text + "\n}\n" if wrap else text)
-            rc, log = _nvcc(["--ptx", *args, "kernel.cu"], d, None)
+            rc, log = run_nvcc(["--ptx", *args, "kernel.cu"], d, None)
             if rc != 0:
                 raise SystemExit(f"nvcc failed on {name}: {log[-500:]}")
     return time.perf_counter() - t0
@@ -77,7 +77,7 @@ def main() -> None:
     ap.add_argument("--gpus", type=int, default=1, help="device workers the host's cores are kept for")
     a = ap.parse_args()
 
-    from kt_tui.gpu.instance import instance_text
+    from kt_tui.gpu.ktsource import kernel_string
     from kt_tui.kernel.source import find_kernels
     from kt_tui.kernel.spec import load_spec
     from kt_tui.kernel.text import compile_options
@@ -86,7 +86,7 @@ def main() -> None:
     source = path.read_text()
     toml = path.parent / "specs" / f"{path.name}.toml"
     spec = load_spec(toml if toml.exists() else Path(f"{path}.toml"), find_kernels(source)[0])
-    items = [(str(i), *instance_text(spec, source, p, "pycuda")) for i, p in enumerate(configurations(spec, a.configs))]
+    items = [(str(i), *kernel_string(spec, source, p)) for i, p in enumerate(configurations(spec, a.configs))]
     options = compile_options(spec.compiler_options)
     n = len(items)
     cores = len(os.sched_getaffinity(0))

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..kernel.source import SourceError, find_kernels
 from ..kernel.text import KernelTextError, compile_options, kernel_text
 from .env import scrubbed_env
+from .nvcc import run_nvcc
 from .supervise import kill_group
 
 # Imported where used: kernel_tuner (ktsource.py imports it), at the first compile rather than
@@ -88,7 +89,6 @@ def compile_check(
     arch: str | None = None,
     compiler_options: list[str] | None = None,
     timeout_s: float = 60,
-    block_size_names: list[str] | None = None,
     spec=None,
 ) -> CompileResult:
     """Compile `source` as kernel_tuner would for one configuration `params`: with `spec`, the very
@@ -97,7 +97,7 @@ def compile_check(
         source = kernel_text(source, "the kernel")
     except KernelTextError as e:  # never handed to a compiler: gcc would skip a NUL and read what it hid
         return CompileResult(ok=False, messages=[CompileMessage(0, "error", str(e))], reason=str(e))
-    text = prepared_text(source, params, block_size_names, spec)
+    text = prepared_text(source, params, spec)
     arch = (arch or DEFAULT_ARCH).strip()
     arch = f"sm_{arch}" if arch.isdigit() else arch
     nvcc = find_nvcc()
@@ -121,7 +121,7 @@ def compile_check(
     return CompileResult(ok=None, reason=NO_COMPILER)
 
 
-def prepared_text(source: str, params: dict, block_size_names=None, spec=None) -> str:
+def prepared_text(source: str, params: dict, spec=None) -> str:
     """The source with kernel_tuner's preprocessor lines for `params` (its own functions)."""
     if spec is not None:
         from .ktsource import kernel_string
@@ -132,7 +132,7 @@ def prepared_text(source: str, params: dict, block_size_names=None, spec=None) -
     load(SOURCE)
     from kernel_tuner import util
 
-    names = list(block_size_names or util.default_block_size_names)
+    names = list(util.default_block_size_names)
     threads = util.get_thread_block_dimensions(params, names)
     return util.prepare_kernel_string("kernel", source, params, (1, 1, 1), threads, names, "CUDA", None)[1]
 
@@ -141,23 +141,14 @@ def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> Compi
     with tempfile.TemporaryDirectory(prefix="kt-compile-") as tmp:
         Path(tmp, FILE_NAME).write_text(text, encoding="utf-8")
         try:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=tmp,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                errors="replace",
-                env=scrubbed_env(),
-                start_new_session=True,
-            )
+            status, log = run_nvcc(cmd[1:], tmp, None, timeout_s, nvcc=cmd[0])
+            log = log.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode pipe reads it
         except OSError as e:
             return CompileResult(ok=None, command=cmd, reason=f"cannot run {cmd[0]}: {e.strerror or e}")
-        log, timed_out = _wait(proc, timeout_s)
-    if timed_out:
+    if status is None:
         return _timed_out("nvcc", timeout_s, cmd, log)
     tail = " / ".join(line.strip() for line in log.strip().splitlines()[-3:]) or "no output"
-    result = _result(proc.returncode == 0, log, source, cmd, f"nvcc failed with status {proc.returncode}: {tail}")
+    result = _result(status == 0, log, source, cmd, f"nvcc failed with status {status}: {tail}")
     result.resources = parse_resources(log)
     return result
 
@@ -173,16 +164,6 @@ def _result(ok: bool, log: str, source: str, command: list[str], failure: str) -
 def _timed_out(tool: str, timeout_s: float, command: list[str], log: str = "") -> CompileResult:
     msg = CompileMessage(0, "error", f"{tool} did not finish within {timeout_s:g} s and was stopped")
     return CompileResult(ok=False, messages=[msg], command=command, log=log, reason=msg.text)
-
-
-def _wait(proc: subprocess.Popen, timeout_s: float) -> tuple[str, bool]:
-    try:
-        out, _ = proc.communicate(timeout=timeout_s)
-        return out or "", False
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        out, _ = proc.communicate()
-        return out or "", True
 
 
 _NVRTC_SCRIPT = r"""

@@ -3,7 +3,7 @@ compiled ahead of the queue, each handed with its Run to whichever device worker
 
 kernel_tuner compiles each configuration when it reaches it; the compiler is most of what a
 configuration costs. Here the kernel string kernel_tuner would build for a configuration
-(gpu/instance.py) is compiled as that backend would compile it, to a cubin the device worker only
+(gpu/ktsource.py kernel_string) is compiled as that backend would compile it, to a cubin the device worker only
 loads (gpu/device/loaders.py):
 
 - pycuda: nvcc as pycuda runs it (gpu/nvcc.py), on threads here, each pinned to the compile cores

@@ -65,7 +65,7 @@ class Compiling:
             from ..kernel.spec import spec_from_plain  # on this thread: the first frame waits for none of these
             from ..records import config_key  # as above
             from ..search.lazy import LazySpace  # as above
-            from .instance import instance_text  # as above
+            from .ktsource import kernel_string  # as above
 
             plain = spec_from_plain(spec)
             pool = self.pool_for(plain, backend)
@@ -73,13 +73,13 @@ class Compiling:
                 return
             names = list(plain.tune_params)
             base = plain.baseline_params()
-            pool.submit(config_key(names, base), *instance_text(plain, source, base, backend))
+            pool.submit(config_key(names, base), *kernel_string(plain, source, base))
             max_threads = (self.facts() or {}).get("max_threads_per_block")
             first = LazySpace(plain, int(max_threads) if max_threads else None).first(EARLY, quiet=True)
             items = []
             for values in first:
                 params = dict(zip(names, values))
-                items.append((config_key(names, params), *instance_text(plain, source, params, backend)))
+                items.append((config_key(names, params), *kernel_string(plain, source, params)))
             pool.ahead(items)
             mark("main: early compiles queued")
         except Exception as e:  # noqa: BLE001 - the run compiles what this could not

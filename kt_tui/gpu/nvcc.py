@@ -63,9 +63,13 @@ class Running:
                 kill_group(proc)
 
 
-def _nvcc(args: list[str], cwd: str, running: Running | None) -> tuple[int, str]:
+def run_nvcc(
+    args: list[str], cwd: str, running: Running | None, timeout_s: float | None = None, nvcc: str = "nvcc"
+) -> tuple[int | None, str]:
+    """(nvcc's status, its output); the status None: it ran past `timeout_s` and was killed with
+    what it started. Popen's OSError (no such program) is the caller's."""
     proc = subprocess.Popen(
-        ["nvcc", *args],
+        [nvcc, *args],
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -75,7 +79,11 @@ def _nvcc(args: list[str], cwd: str, running: Running | None) -> tuple[int, str]
     if running is not None:
         running.add(proc)
     try:
+        out, _ = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
         out, _ = proc.communicate()
+        return None, out.decode("utf-8", "replace")
     finally:
         if running is not None:
             running.discard(proc)
@@ -86,7 +94,7 @@ def compile_cu(source: str, options: list[str], folder: str, running: Running | 
     """pycuda.compiler.compile's nvcc call: a kernel.cu in a folder of its own, `nvcc --cubin`."""
     with open(os.path.join(folder, "kernel.cu"), "w", encoding="utf-8") as f:
         f.write(source)
-    rc, log = _nvcc(["--cubin", *options, "kernel.cu"], folder, running)
+    rc, log = run_nvcc(["--cubin", *options, "kernel.cu"], folder, running)
     path = os.path.join(folder, "kernel.cubin")
     if rc != 0 or not os.path.exists(path):
         raise CompileFailed(log.strip() or f"nvcc failed with status {rc}")
@@ -115,7 +123,7 @@ def device_link(cubin: bytes, options: list[str], folder: str, running: Running 
     with open(os.path.join(folder, "rdc.cubin"), "wb") as f:
         f.write(cubin)
     args = ["-dlink", "--cubin", f"-arch={code}", "rdc.cubin", "-lcudadevrt", "-o", "linked.cubin"]
-    rc, log = _nvcc(args, folder, running)
+    rc, log = run_nvcc(args, folder, running)
     if rc != 0:
         raise CompileFailed("nvcc -dlink: " + (log.strip() or f"status {rc}"))
     with open(os.path.join(folder, "linked.cubin"), "rb") as f:

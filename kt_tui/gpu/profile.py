@@ -336,12 +336,6 @@ def _kernels(text: str, limit: int = MAX_ROWS) -> list[list[dict[str, str]]]:
     return [by_id[i] for i in sorted(by_id)]
 
 
-def summarize(page: str) -> dict[str, Any]:
-    """The summary of the first profiled kernel on ncu's details page (CSV); {} if it holds none."""
-    kernels = _kernels(page)
-    return summarize_rows(kernels[0]) if kernels else {}
-
-
 def summarize_rows(rows: list[dict[str, str]]) -> dict[str, Any]:
     """The summary of one profiled kernel from its rows of ncu's details page; {} if they hold none."""
     out: dict[str, Any] = {}

@@ -34,26 +34,25 @@ __all__ = ["INSTALL", "ScaleError", "Tuner", "WorkerClosed", "WorkerError", "loc
 
 
 class Busy:
-    """Whether something is running (held until released), and a wait for it to end."""
+    """Whether something is running (held until released)."""
 
     def __init__(self) -> None:
         self._count = 0
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
 
     def busy(self) -> bool:
         return self._count > 0
 
     def hold(self) -> Callable[[], None]:
         """Busy until the returned call (later calls of it do nothing)."""
-        with self._cond:
+        with self._lock:
             self._count += 1
         left = threading.Lock()
 
         def release() -> None:
             if left.acquire(blocking=False):
-                with self._cond:
+                with self._lock:
                     self._count -= 1
-                    self._cond.notify_all()
 
         return release
 

@@ -16,9 +16,9 @@ from ..records import replace
 from ..search.lazy import SAMPLE, ExprConstraint, LazySpace, is_huge, kernel_tuner_restrictions
 from . import kt_private as ktp
 from .devices import Device
-from .instance import instance_text
 from .ktimport import APP
 from .ktimport import load as _load_kernel_tuner
+from .ktsource import kernel_string
 from .protocol import TuneJob
 from .runner import QueueRunner, StopTuning
 from .timeline import mark
@@ -161,7 +161,7 @@ def load_for(job: TuneJob, spec: Spec, tune_params: dict) -> Load:
 
 def _kernel_text(spec: Spec, job: TuneJob) -> Callable[[dict], tuple[str, str]]:
     """A configuration's (kernel name, kernel string) as kernel_tuner makes it in the worker."""
-    return lambda params: instance_text(spec, job.source, params, job.backend)
+    return lambda params: kernel_string(spec, job.source, params)
 
 
 def _forward(tuner: Any, on_event, labels: bool):

@@ -63,7 +63,7 @@ class Loaded:
 class Run:
     """One configuration of the loaded job: compile (or load `binary`), run once and compare, reset
     the outputs, benchmark. `binary` is the CompilePool's cubin for exactly the kernel string
-    kernel_tuner would build for these params (gpu/instance.py); None: the worker compiles it
+    kernel_tuner would build for these params (gpu/ktsource.py); None: the worker compiles it
     itself through kernel_tuner. `compile_error`: the pool's compiler failed; the worker reports it
     as the Result (status compile_error) without running anything."""
 

@@ -127,10 +127,6 @@ def known_from_row(values: tuple[Any, ...]) -> tuple[str, Known]:
     return key, Known(params, time_ms, status)
 
 
-def known_of(r: Result) -> Known:
-    return Known(r.params, r.time_ms, r.status)
-
-
 def run_from_row(row: Mapping[str, Any]) -> Run:
     return Run(**{f.name: row[f.name] for f in fields(Run)})
 

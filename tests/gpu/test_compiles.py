@@ -15,13 +15,12 @@ import pytest
 from kt_tui.gpu.compiled import Compiled, skippable
 from kt_tui.gpu.compiles import CompilePool
 from kt_tui.gpu.elf import elf_section, elf_sections
-from kt_tui.gpu.instance import instance_text
-from kt_tui.gpu.ktsource import problem_size, tuner_defines
+from kt_tui.gpu.ktsource import kernel_string, problem_size, tuner_defines
 from kt_tui.gpu.nvcc import pycuda_arguments
 from kt_tui.gpu.nvrtc import _makes_code, nvcuda_options
 from kt_tui.kernel.expr import launch_callables
 from kt_tui.kernel.source import find_kernels
-from kt_tui.kernel.spec import SpecError, load_spec
+from kt_tui.kernel.spec import load_spec
 from kt_tui.kernel.text import compile_options, instantiations_wrapped
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +81,7 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.cu"))
 def test_the_kernel_string_is_kernel_tuners(path):
     spec, source = _spec(path)
     for params in _configs(spec, 2):
-        assert instance_text(spec, source, params, "pycuda") == _kernel_tuner_instance(spec, source, params)
+        assert kernel_string(spec, source, params) == _kernel_tuner_instance(spec, source, params)
 
 
 def test_defines_block_size_names_and_a_tuned_problem_size_as_kernel_tuner_has_them():
@@ -106,15 +105,15 @@ def test_defines_block_size_names_and_a_tuned_problem_size_as_kernel_tuner_has_t
     variants.append(tuned)
     for v in variants:
         for params in _configs(v, 3):
-            mine = instance_text(v, source, params, "nvcuda")
+            mine = kernel_string(v, source, params)
             assert mine == _kernel_tuner_instance(v, source, params)
-    assert "#define TILE 256" in instance_text(defined, source, _configs(defined, 1)[0], "cupy")[1]
-    assert "#define block_size_x" not in instance_text(only, source, _configs(only, 1)[0], "cupy")[1]
+    assert "#define TILE 256" in kernel_string(defined, source, _configs(defined, 1)[0])[1]
+    assert "#define block_size_x" not in kernel_string(only, source, _configs(only, 1)[0])[1]
 
 
 def test_a_templated_kernel_gets_kernel_tuners_wrapper_and_name():
     spec, source = _spec(CORPUS / "axpy_template.cu")
-    name, text = instance_text(spec, source, _configs(spec, 1)[0], "nvcuda")
+    name, text = kernel_string(spec, source, _configs(spec, 1)[0])
     assert (
         "<" not in name
         and 'extern "C"' in text
@@ -123,9 +122,6 @@ def test_a_templated_kernel_gets_kernel_tuners_wrapper_and_name():
 
 
 def test_an_unknown_backend_is_refused_by_name():
-    spec, source = _spec(ROOT / "examples" / "vector_add.cu")
-    with pytest.raises(SpecError, match="'opencl'"):
-        instance_text(spec, source, _configs(spec, 1)[0], "opencl")
     with pytest.raises(ValueError, match="backend 'sim'"):
         CompilePool("sim", "90", [])
     with pytest.raises(ValueError, match="compute capability 'sm_90'"):
@@ -133,9 +129,9 @@ def test_an_unknown_backend_is_refused_by_name():
 
 
 # -- nvcc ---------------------------------------------------------------------------------------
-def _items(path: Path, n: int, backend: str = "pycuda"):
+def _items(path: Path, n: int):
     spec, source = _spec(path)
-    return spec, [(str(i), *instance_text(spec, source, p, backend)) for i, p in enumerate(_configs(spec, n))]
+    return spec, [(str(i), *kernel_string(spec, source, p)) for i, p in enumerate(_configs(spec, n))]
 
 
 def _sm(cubin: bytes) -> int:

@@ -26,6 +26,12 @@ H100 = ROOT / "tests" / "fixtures" / "h100-2026-12-06"
 FAKE = ROOT / "tests" / "gpu" / "fake_ncu.py"
 
 
+def _summary(page: str) -> dict:
+    """The summary of the first profiled kernel on ncu's details page (CSV); {} if it holds none."""
+    kernels = prof._kernels(page)
+    return prof.summarize_rows(kernels[0]) if kernels else {}
+
+
 def _spec():
     import tomllib
 
@@ -33,7 +39,7 @@ def _spec():
 
 
 def test_the_h100_page_reads_into_sm_and_dram_throughput_occupancy_stalls_and_rules():
-    s = prof.summarize((H100 / "ncu-vadd-page.csv").read_text())
+    s = _summary((H100 / "ncu-vadd-page.csv").read_text())
     assert round(s["sm_pct"], 1) == 41.4 and round(s["dram_pct"], 1) == 81.5 and round(s["l2_pct"], 1) == 79.4
     assert round(s["occupancy_achieved"], 1) == 75.9 and s["occupancy_theoretical"] == 100
     assert s["stalls"][0] == ["long scoreboard", 57.89] and [n for n, _ in s["stalls"]] == [
@@ -50,13 +56,13 @@ def test_the_h100_page_reads_into_sm_and_dram_throughput_occupancy_stalls_and_ru
     # without the metrics asked for by name, the memory section's throughput (Tbyte/s where ncu scales it)
     page = (H100 / "ncu-vadd-page.csv").read_text().replace("Command line profiler metrics", "elsewhere")
     page = page.replace('"Memory Throughput","byte/s","2,733,607,213,547.39"', '"Memory Throughput","Tbyte/s","2.73"')
-    alone = prof.summarize(page)
+    alone = _summary(page)
     assert alone["dram_bytes_per_s"] == pytest.approx(2.73e12) and "stalls" not in alone
 
 
 def test_pages_that_are_not_ncus_give_no_summary_and_a_hostile_summary_is_cut_down():
-    assert prof.summarize("") == {} and prof.summarize("garbage\n1,2,3") == {}
-    assert prof.summarize('"ID","x"\n' + '"1","2"\n' * 5000) == {}
+    assert _summary("") == {} and _summary("garbage\n1,2,3") == {}
+    assert _summary('"ID","x"\n' + '"1","2"\n' * 5000) == {}
     hostile = {
         "sm_pct": float("nan"),
         "dram_pct": "81",

@@ -58,7 +58,7 @@ def _compile_early(job: CheckJob) -> list[Ahead]:
 
     for size in job.sizes:
         label, sizes = size["label"], size["sizes"]
-        todo = [c for c in job.configs if unit(label, _key(c, names)) not in job.done]
+        todo = [c for c in job.configs if unit(label, config_key(names, c)) not in job.done]
         if (
             todo
             and unit(label, "reference") not in job.done
@@ -107,7 +107,7 @@ def _check(job: CheckJob, emit: Callable) -> dict:
     base, base_ref = spec, ref_spec
     for size in job.sizes:
         label, sizes = size["label"], size["sizes"]
-        todo = [c for c in job.configs if unit(label, _key(c, names)) not in job.done]
+        todo = [c for c in job.configs if unit(label, config_key(names, c)) not in job.done]
         if not todo:
             continue
         spec, ref_spec = _at(base, size), _at(base_ref, size)
@@ -151,7 +151,7 @@ def _check(job: CheckJob, emit: Callable) -> dict:
             if hole:  # the original does not support this size: nothing to compare with
                 refs, failed = None, entry(label, sizes, "reference", "not_checked", f"leaves {hole} unwritten there")
         for c in todo:
-            key = _key(c, names)
+            key = config_key(names, c)
             if refs is None:
                 assert failed is not None  # no reference outputs only where the reference failed
                 emit(
@@ -220,7 +220,3 @@ def unwritten(spec: Spec, refs: dict, partial: list[str]) -> str:
         if idx.size:
             return f"{a.name}[{int(idx[0])}]"
     return ""
-
-
-def _key(params: dict, names: list[str]) -> str:
-    return config_key(names, params)

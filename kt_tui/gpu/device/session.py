@@ -27,12 +27,12 @@ from kernel_tuner.util import SkippableFailure
 
 from ...compare import compare_all
 from ...kernel import refkernel
-from ...kernel.expr import evaluate, launch_callables, restriction_function
+from ...kernel.expr import launch_callables, restriction_function
 from ...kernel.inputs import load_named, reference_outputs, user_function
 from ...kernel.spec import Spec, spec_from_plain
 from ...kernel.text import compile_options, instantiations_wrapped
 from .. import kt_private as ktp
-from ..ktsource import tuner_defines
+from ..ktsource import problem_size, tuner_defines
 from ..protocol import sim_pace
 from ..results import classify_exception, normalize_result
 from ..timeline import mark
@@ -141,19 +141,6 @@ def _failed(params: dict, status: str, text: str | None) -> dict[str, Any]:
     )
     raw["__error__"] = ktp.RuntimeFailedConfig()
     return raw
-
-
-def problem_size(spec: Spec) -> Any:
-    """kernel_tuner's problem_size: the spec's values, or a function of the tuned parameters."""
-    if spec.tuned_problem_size():
-
-        def sized(params: dict):
-            values = [int(evaluate(p, {**params, **spec.sizes})) for p in spec.problem_size]
-            return tuple(values) if len(values) > 1 else values[0]
-
-        return sized
-    values = spec.problem_size_values()
-    return values if len(values) > 1 else values[0]
 
 
 def explain(e: BaseException) -> str:
@@ -304,13 +291,7 @@ class Session:
         self.pace = sim_pace()
         device = SimpleNamespace(name=None)
         runner = SimpleNamespace(simulation_mode=True, dev=device, get_device_info=lambda: device)
-        values = spec.problem_size_values()
-        kernel_options = ktp.Options(
-            kernel_name=spec.kernel,
-            problem_size="callable" if spec.tuned_problem_size() else (values if len(values) > 1 else values[0]),
-        )
-        if spec.tuned_problem_size():
-            kernel_options["problem_size"] = problem_size(spec)
+        kernel_options = ktp.Options(kernel_name=spec.kernel, problem_size=problem_size(spec))
         tuning = ktp.Options(tune_params=spec.tune_params, simulation_mode=True)
         self.cache = ktp.process_cache(load.sim_cache or "", kernel_options, tuning, runner)
         self.restriction = restriction_function(spec.restrictions, self.names) if spec.restrictions else None
