@@ -294,6 +294,9 @@ def _one_child(
         assert proc.stdout is not None
         for line in proc.stdout:
             text = line.rstrip("\n")
+            for said in (f"{mutation.MARK} {token} ", f"{mutation.SURVIVORS} {token} ", f"{GPU_DONE} {token}"):
+                if (k := text.find(said)) > 0:  # after a kernel's printf that ended with no newline
+                    text = text[k:]
             if text == f"{GPU_DONE} {token}":
                 done()
             elif text.startswith(f"{mutation.MARK} {token} "):

@@ -205,13 +205,13 @@ def child_runs(
     cases_by_label = {c["label"]: c for c in job.get("cases") or []}
 
     path = out / RECORDS
-    credit = min(HANG_CREDIT_S, sum(hung_seconds(r) for r in read_jsonl(path)))
+    credit = [min(HANG_CREDIT_S, sum(hung_seconds(r) for r in read_jsonl(path)))]  # for the mutants' phase only
 
     def over(deadline: float) -> bool:
         """Past a phase's deadline, not counting this child's runs of the original (its inputs made
         with them) nor the hangs stopped before it: a budget is for the mutants' runs, which a child
         started again must not lose."""
-        return time.monotonic() > deadline + sum(took.values()) + credit
+        return time.monotonic() > deadline + sum(took.values()) + credit[0]
 
     def expected(label: str, s: Spec, params: dict) -> dict | None:
         key = (label, repr(sorted(params.items())))
@@ -286,6 +286,7 @@ def child_runs(
         for m in alive:
             append(path, {"id": m["id"], "case": None, "killed": False, "how": "", "at": ""})
     mark("check child: mutants done")
+    credit[0] = 0.0  # the later phases' deadlines start from now: the hangs were counted once
     records = read_jsonl(path)
     survivors = [m for m in job.get("mutants") or [] if any(r["id"] == m["id"] and r.get("case") is None
                  and not r["killed"] and not r.get("class") for r in records)]  # fmt: skip

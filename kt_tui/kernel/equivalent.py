@@ -29,6 +29,7 @@ partner's tie, are in kernel/equivalent_launch.py.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from .syntax import Token
 
@@ -225,13 +226,18 @@ def _integer_sum(toks: list[Token], text: str) -> str:
 
 def _declared(toks: list[Token], side: str) -> str:
     """The last word of the type `side` (a name, or an element `p[...]` of a pointer) is declared with,
-    or "" where no declaration is found. The last declaration is read: the kernel's tokens come after
-    the helpers before it (kernel/mutant.py), whose parameters and locals may have the same names."""
+    or "" where no declaration is found or two declarations of the name disagree (a helper's parameter
+    or a later block's local of the same name: which one is in scope is not read here)."""
     m = re.fullmatch(r"(\w+)(\[.+\])?", side)
     if not m:
         return ""
-    name, element = m.group(1), bool(m.group(2))
-    for k in range(len(toks) - 2, 0, -1):
+    types = set(_declarations(toks, m.group(1), bool(m.group(2))))
+    return types.pop() if len(types) == 1 else ""
+
+
+def _declarations(toks: list[Token], name: str, element: bool) -> Iterator[str]:
+    """The last word of the type of each declaration of `name` (of an element of it: a pointer's)."""
+    for k in range(1, len(toks) - 1):
         if toks[k].text != name or toks[k + 1].text not in ("=", ";", ",", ")", "["):
             continue
         j = k - 1
@@ -240,13 +246,12 @@ def _declared(toks: list[Token], side: str) -> str:
                 continue
             j -= 1
         if toks[j].kind == "ident" and toks[j].text not in ("return", "else", "do", "case", "goto"):
-            return toks[j].text
-        if toks[j].text == "," and not element:
+            yield toks[j].text
+        elif toks[j].text == "," and not element:
             start = next((s for s in range(j, -1, -1) if toks[s].text in (";", "{", "}", "(")), -1)
             if start >= 0 and toks[start].text != "(":  # a list of locals, not of parameters
                 first = next((s for s in range(start + 1, j) if toks[s + 1].text in ("=", ",", ";")), -1)
-                return toks[first - 1].text if first > start + 1 and toks[first - 1].kind == "ident" else ""
-    return ""  # a use is passed over: the declaration before it is read
+                yield toks[first - 1].text if first > start + 1 and toks[first - 1].kind == "ident" else "?"
 
 
 def _term(text: str) -> tuple[str, str, str]:
@@ -630,15 +635,16 @@ def _signed(toks: list[Token], name: str) -> bool:
     """Whether `name` is declared of a signed integer type (`int`, `const long long`, not `unsigned int`)."""
     if _declared(toks, name) not in _SIGNED:
         return False
+    found = False
     for k in range(1, len(toks) - 1):
         if toks[k].text == name and toks[k + 1].text in ("=", ";", ",", ")") and toks[k - 1].kind == "ident":
             j = k - 1
             while j >= 0 and toks[j].kind == "ident" and toks[j].text not in ("return",):
                 if toks[j].text in ("unsigned", "size_t") or toks[j].text.startswith("uint"):
-                    return False
+                    return False  # any declaration of the name unsigned: no claim
                 j -= 1
-            return True
-    return False
+            found = True
+    return found
 
 
 def loop_tail(toks: list[Token], i: int, kind: str) -> str:
@@ -664,6 +670,8 @@ def loop_tail(toks: list[Token], i: int, kind: str) -> str:
     if not m or _text(toks, semis[1] + 1, close) not in (f"{j}++", f"++{j}", f"{j}+=1"):
         return ""
     stop, k = m.group(1), int(m.group(2))
+    if re.search(r"<<|>>|[<>&|^?=!]", stop):
+        return ""  # `n << 1 - 1` is `n << 0`: `- k` binds tighter than these
     if kind == "bound" and (i != semis[0] + 2 or k != 1):
         return ""
     if kind == "drop" and (toks[i].text != "-" or i != semis[1] - 2 or toks[i + 1].text != m.group(2)):
@@ -697,6 +705,8 @@ def loop_tail(toks: list[Token], i: int, kind: str) -> str:
         loads = [expr[q - 1].text for q in range(1, len(expr) - 2) if expr[q].text == "["]
         if any(_text(expr, q + 1, q + 3) != f"{j}]" for q in range(len(expr)) if expr[q].text == "["):
             return ""  # an element at another index than the counter
+        if words[-1].text in {j, *re.findall(r"[A-Za-z_]\w*", stop)}:
+            return ""  # a local that shadows the counter or a name of the bound
         locals_.append((words[-1].text, loads))
         at = semi + 1
     if not inner:
@@ -739,7 +749,8 @@ _THREAD = {"threadIdx.x", "threadIdx.y", "threadIdx.z"}
 
 def _inner_loop(toks: list[Token], at: int, j: str, stop: str, k: int) -> tuple[int, int, str] | None:
     """(first, last token, counter) of `for (int i = j + c [+ threadIdx.x]; i < stop; ...)` at token
-    `at` with c >= k, that assigns neither j nor its own bound's names in its body; None otherwise."""
+    `at` with c >= k, its counter declared there (one declared before holds its last value after the
+    loop), that assigns neither j nor its own bound's names in its body; None otherwise."""
     if toks[at + 1].text != "(":
         return None
     close = _close(toks, at + 1)
@@ -748,7 +759,7 @@ def _inner_loop(toks: list[Token], at: int, j: str, stop: str, k: int) -> tuple[
         return None
     init = _text(toks, at + 2, semis[0])
     m = re.fullmatch(
-        rf"(?:int|unsigned|longlong|long|size_t)?([A-Za-z_]\w*)={re.escape(j)}\+(\d+)((?:\+\w+\.[xyz])*)", init
+        rf"(?:int|unsigned|longlong|long|size_t)([A-Za-z_]\w*)={re.escape(j)}\+(\d+)((?:\+\w+\.[xyz])*)", init
     )
     if not m or int(m.group(2)) < k or not set(re.findall(r"\w+\.[xyz]", m.group(3))) <= _THREAD:
         return None

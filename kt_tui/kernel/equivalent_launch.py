@@ -292,8 +292,9 @@ def last_step_warp(toks: list[Token], i: int, new: str, spec: Spec | None, param
     it, no else) between two barriers runs one warp's last step of a reduction, reading only the lane
     (threadIdx.x & 31), shared memory, the parameters, uniform values and locals it sets itself before
     reading them; warp 1's lane l then reads and writes what warp 0's lane l did. The locals it sets
-    are read nowhere after it (warp 0 keeps its own values there). Only within the space: a block of
-    one warp has no warp 1."""
+    are read nowhere after it (warp 0 keeps its own values there). No `return` comes before it (warp 1
+    may have left a block with fewer live threads), and the warp's number and the lane are the kernel
+    body's own locals. Only within the space: a block of one warp has no warp 1."""
     if toks[i].text != "0" or new != "1" or spec is None or toks[i - 1].text != "==":
         return ""
     open_, close = _if_around(toks, i)
@@ -305,9 +306,14 @@ def last_step_warp(toks: list[Token], i: int, new: str, spec: Spec | None, param
     inside = [t for t in toks[:open_] if t.pos >= body]
     if sum((t.text == "{") - (t.text == "}") for t in inside) != 0 or _else_after(toks, close):
         return ""  # within a loop's or an if's block
-    if not _one_definition(toks, wid, _WARP_OF):
+    if any(t.text == "return" for t in inside):
+        return ""  # a warp that returned early (past the end) is not there to do the step
+    own = [t for t in toks if t.pos >= body]  # the kernel's body: a helper's `wid` or lane is another
+    if wid in params or not _one_definition(own, wid, _WARP_OF):
         return ""
-    lanes = {t.text for t in toks if t.kind == "ident" and _one_definition(toks, t.text, _LANE_OF)}
+    lanes = {
+        t.text for t in own if t.kind == "ident" and t.text not in params and _one_definition(own, t.text, _LANE_OF)
+    }
     if not lanes or not _every_block_two_warps(spec):
         return ""
     end = _close(toks, close + 1)

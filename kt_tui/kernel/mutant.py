@@ -53,11 +53,16 @@ def _match(text: str, at: int, open_: str, close: str) -> int:
     return -1
 
 
+_ATTRIBUTES = {"__launch_bounds__", "__cluster_dims__", "__maxnreg__", "__attribute__", "__declspec"}
+
+
 def _definitions(source: str) -> list[tuple[str, int, int, int]]:
     """(name, parameter list start, body start, body end) of every __global__ function defined."""
     clean = code_text(source)  # comments, strings and dead code blanked, offsets kept
     out = []
     for m in re.finditer(r"\b([A-Za-z_]\w*)\s*(<[^;{}()]*>\s*)?\(", clean):
+        if m.group(1) in _ATTRIBUTES:  # `__launch_bounds__(256) k(...)`: the name comes after it
+            continue
         before = clean[max(0, m.start() - 400) : m.start()]
         if "__global__" not in before.split(";")[-1].split("}")[-1].split("{")[-1]:
             continue  # a call, or a loop's head (`for (...) {` first in a kernel's body)
@@ -170,7 +175,7 @@ class _Sites:
         if not mine:
             raise NoMutant(f"no definition of the kernel {kernel!r} found in the source")
         _, self.params_at, self.body, self.end = mine[0]
-        others = [(s, e) for n, _, s, e in defs if n != name]  # other kernels' bodies are not this kernel
+        others = [(s, e) for n, _, s, e in defs if n != name and (s, e) != (self.body, self.end)]  # other kernels
         self.toks = [
             t
             for t in tokens(source)

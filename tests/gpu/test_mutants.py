@@ -223,6 +223,56 @@ def test_the_seconds_a_mutant_hung_do_not_take_the_next_childs_budget(tmp_path):
     assert mutation.hung_seconds({"how": "fails: CUDA error"}) == 0.0
 
 
+def test_the_hang_credit_is_spent_once_not_again_in_each_later_phase(tmp_path):
+    mutation.append(
+        tmp_path / mutation.RECORDS, {"id": "m04", "case": None, "killed": True, "how": "hangs: stopped after 5 s"}
+    )
+    now = time.time()
+    (tmp_path / mutation.DEADLINES).write_text(json.dumps({"mutants": now + 30.0, "geometry": now - 1.0}))
+    other = {**SPEC.baseline_params(), "block_size_x": 2 * SPEC.baseline_params()["block_size_x"]}
+    job = _job(strengthen_s=0, cases=[], geometry=other)
+    ran, run = [], stand_in(_emptied)
+
+    def counted(s, source, params):
+        ran.append(params == other)
+        return run(s, source, params)
+
+    mutation.child_runs(SPEC, job, tmp_path, counted, lambda line: None)
+    records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
+    assert {r["id"] for r in records if r.get("case") is None} == {"m00", "m01", "m02", "m03", "m04"}
+    assert ran and not any(ran)  # the other block size's phase was past its deadline: the hang was credited already
+
+
+def test_a_mark_after_a_kernels_printf_with_no_newline_is_still_read(monkeypatch, tmp_path):
+    monkeypatch.setattr(mutation, "HANG_S", 0.3)
+    started = []
+
+    class Proc:
+        def __init__(self, cmd, **kw):
+            self.token = json.loads(Path(cmd[-2]).read_text())["token"]
+            self.first = not started
+            started.append(self)
+            self.returncode = None
+            line = f"x = 1.5{mutation.MARK} {self.token} 0.3 mutant m05 base -\n"
+            self.stdout = iter([line] if self.first else [])
+
+        def wait(self, timeout=None):
+            if self.first and self.returncode is None:
+                import subprocess
+
+                time.sleep(timeout or 0)
+                raise subprocess.TimeoutExpired("child", timeout)
+            self.returncode = self.returncode if self.returncode is not None else 0
+            return self.returncode
+
+    monkeypatch.setattr(checkrun.subprocess, "Popen", Proc)
+    monkeypatch.setattr(checkrun, "kill_group", lambda proc: setattr(proc, "returncode", -9))
+    assert checkrun.run_child({"runs": []}, tmp_path, 30) == ""
+    assert mutation.read_jsonl(tmp_path / mutation.RECORDS) == [
+        {"id": "m05", "case": None, "killed": True, "how": "hangs: stopped after 0.3 s"}
+    ]
+
+
 def generated(source):
     """How the mutants kernel/mutant.py makes of KERNEL behave: all wrong everywhere but two."""
     if source == KERNEL:

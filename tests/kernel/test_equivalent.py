@@ -403,3 +403,60 @@ def test_a_loop_run_on_into_iterations_whose_inner_loops_never_run_is_equivalent
     assert "run no inner loop" in _find(trsv, "dropped `- 1` in `for (int j = 0; j < n - 1; j++)")
     assert _find(trsv, "`-` -> `+` in `for (int j = 0; j < n - 1; j++)") == ""
     assert _find(trsv, "`<` -> `<=` in `for (int i = j + 1 + threadIdx.x; i < n;") == ""
+
+
+# session 14's review: kernels the new rules called equivalent where an input tells the mutant apart
+_SHADOWED_FLOAT = """__global__ void k(const float *x, float *out, int n) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    float v = x[t];
+    if (v > n - 1) v = n - 1;
+    out[t] = v;
+    for (int v = 0; v < 2; v++) out[t] += 0.0f * v;
+}
+"""
+_COUNTER_BEFORE = """__global__ void k(int n, const double *L, double *b, int *last) {
+    int i = 0;
+    for (int j = 0; j < n - 1; j++) {
+        const double bj = b[j];
+        for (i = j + 1 + threadIdx.x; i < n; i += blockDim.x) b[i] -= L[i] * bj;
+    }
+    last[threadIdx.x] = i;
+}
+"""
+_SHADOWED_BOUND = """__global__ void k(const int *len, const float *x, float *out, int n) {
+    for (int j = 0; j < n - 1; j++) {
+        const int n = len[j];
+        for (int i = j + 1; i < n; i++) out[i] += x[i] + len[i];
+    }
+}
+"""
+_SHIFTED_BOUND = """__global__ void k(const float *x, float *out, int n) {
+    for (int j = 0; j < n << 1 - 1; j++) {
+        const float xj = x[j];
+        for (int i = j + 1; i < n << 1; i++) out[i] += x[i] * xj;
+    }
+}
+"""
+_UNSIGNED_LATER = """__device__ int pick(int u, int m) { return u < m ? u : m; }
+__global__ void k(const float *x, float *out, unsigned long m, int n) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    unsigned long u = t;
+    if (u > m - 1) u = m - 1;
+    out[t] = x[u];
+}
+"""
+
+
+def test_what_the_review_found_in_the_clamp_and_loop_tail_rules_is_counted():
+    # a float clamped to an int bound: v = 2.5, n = 4 gives 2.5, and 3 against `n - 2`; the later `int v` typed it
+    assert _find(_every(_SHADOWED_FLOAT, "k"), "`1` -> `2` in `if (v > n - 1) v") == ""
+    # the inner counter declared before the loop holds its last value after it (`last` differs)
+    assert _find(_every(_COUNTER_BEFORE, "k"), "`<` -> `<=` in `for (int j = 0; j < n - 1; j++)") == ""
+    # a local `n` in the body: the added iteration's inner loop runs to len[n - 1]
+    assert _find(_every(_SHADOWED_BOUND, "k"), "dropped `- 1` in `for (int j = 0; j < n - 1; j++)") == ""
+    # `n << 1 - 1` is `n << 0`: the bound is not `(n << 1) - 1`
+    assert _find(_every(_SHIFTED_BOUND, "k"), "`<` -> `<=` in `for (int j = 0; j < n << 1 - 1; j++)") == ""
+    # an unsigned declaration of the name after a helper's int one: m = 1 wraps `m - 2`
+    assert _find(_every(_UNSIGNED_LATER, "k"), "`1` -> `2` in `if (u > m - 1) u") == ""

@@ -97,3 +97,16 @@ def test_a_loop_first_in_a_kernels_body_is_mutated_not_taken_for_another_kernel(
     assert len(made) >= 15
     inside = [m for m in made if m.line > source[: source.index("for (")].count("\n") + 1]
     assert len(inside) >= 10
+
+
+def test_a_kernel_with_launch_bounds_gets_its_bodys_mutants():
+    # `__launch_bounds__(B)` was read as another kernel's name with the same body, and the body left out
+    src = """template <int B>
+__global__ void __launch_bounds__(B) k(const float *x, float *out, int n) {
+    for (int i = threadIdx.x; i < n; i += B) { out[i] = x[i] * 2.0f + 1.0f; }
+}
+"""
+    made = mutants(src, "k<256>")
+    assert len(made) > 8 and any("2.0f" in m.what for m in made)
+    plain = src.replace("template <int B>\n", "").replace("(B)", "(256)").replace("+= B", "+= 256")
+    assert len(mutants(plain, "k")) > 8

@@ -265,6 +265,11 @@ def test_the_warp_that_does_the_last_step_is_equivalent_only_within_a_space_of_t
         ),
         "a call": NORM.replace("s_sum[0] = sum;", "s_sum[0] = helper(sum);"),
         "no barrier after it": NORM.replace("    }\n    __syncthreads();\n    const float rs", "    }\n    const float rs"),
+        # session 14's review: a warp wholly past the end returned before the step
+        "a return before it": NORM.replace("    float sum = 0.0f;", "    if (threadIdx.x >= n) return;\n    float sum = 0.0f;"),
+        # a helper's `wid`, and the kernel's own a parameter
+        "the warp's number a parameter": "__device__ float part(const float *p) { const int wid = threadIdx.x >> 5; return p[wid]; }\n"
+        + NORM.replace("int n, float eps)", "int n, float eps, int wid)").replace("    const int wid = threadIdx.x >> 5;\n", ""),
     }  # fmt: skip
     for why, source in wrong.items():
         assert source != NORM, why
