@@ -306,9 +306,9 @@ def last_step_warp(toks: list[Token], i: int, new: str, spec: Spec | None, param
     inside = [t for t in toks[:open_] if t.pos >= body]
     if sum((t.text == "{") - (t.text == "}") for t in inside) != 0 or _else_after(toks, close):
         return ""  # within a loop's or an if's block
-    if any(t.text == "return" for t in inside):
-        return ""  # a warp that returned early (past the end) is not there to do the step
     own = [t for t in toks if t.pos >= body]  # the kernel's body: a helper's `wid` or lane is another
+    if any(t.text == "return" and not _block_uniform_return(own, k, params) for k, t in enumerate(own) if t in inside):
+        return ""  # a warp that returned early (past the end) is not there to do the step
     if wid in params or not _one_definition(own, wid, _WARP_OF):
         return ""
     lanes = {
@@ -348,6 +348,38 @@ def last_step_warp(toks: list[Token], i: int, new: str, spec: Spec | None, param
         f"and `{', '.join(sorted(outer)) or 'no local'}` set there {'is' if len(outer) == 1 else 'are'} read "
         "nowhere after"
     )
+
+
+def _block_uniform_return(toks: list[Token], k: int, params: set[str]) -> bool:
+    """Whether the `return` at token k is `if (COND) return;` with COND the same for every thread of a
+    block (blockIdx, blockDim, gridDim, parameters no thread sets, locals set once from those): the
+    whole block leaves together (`if (ng >= N * group) return;`, ng = blockIdx.x)."""
+    if k < 2 or toks[k - 1].text != ")":
+        return False
+    depth, open_ = 0, -1
+    for q in range(k - 1, -1, -1):
+        depth += (toks[q].text == ")") - (toks[q].text == "(")
+        if depth == 0:
+            open_ = q
+            break
+    if open_ < 1 or toks[open_ - 1].text != "if":
+        return False
+
+    def uniform(text: str, depth: int = 0) -> bool:
+        for name in re.findall(r"(?<![.\w])[A-Za-z_]\w*", text):
+            if name in _UNIFORM or (name in params and not _ever_assigned(toks, name)):
+                continue
+            found = _definitions(toks, name, len(toks))
+            if (
+                depth > 2
+                or len(found) != 1
+                or _ever_assigned(toks, name, allowed=1)
+                or not uniform(found[0], depth + 1)
+            ):
+                return False
+        return True
+
+    return uniform(_text(toks, open_ + 1, k - 1))
 
 
 def _one_definition(toks: list[Token], name: str, texts: set[str]) -> bool:

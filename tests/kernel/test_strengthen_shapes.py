@@ -243,6 +243,10 @@ def test_the_warp_that_does_the_last_step_is_equivalent_only_within_a_space_of_t
         assert np.allclose(_warps(block, 0, x), _warps(block, 1, x))
     said = _what(NORM, spec, "`0` -> `1` in `if (wid == 0) {`")
     assert said.startswith("within this space (every block size a multiple of 32 and at least 64") and "`sum`" in said
+    whole_block = NORM.replace(
+        "    float sum = 0.0f;", "    const int row = blockIdx.x;\n    if (row >= n) return;\n    float sum = 0.0f;"
+    )
+    assert _what(whole_block, spec, "`0` -> `1` in `if (wid == 0) {`").startswith("within this space")  # all leave
     one_warp = parse_spec(NORM_SPEC.replace("[64, 128,", "[32, 64, 128,"))
     assert _what(NORM, one_warp, "`0` -> `1` in `if (wid == 0) {`") == ""
     assert _what(NORM, None, "`0` -> `1` in `if (wid == 0) {`") == ""  # no spec: no space to be within
