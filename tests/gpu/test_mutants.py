@@ -176,7 +176,8 @@ def test_a_failing_mutant_is_killed_and_ends_the_child_whose_context_it_may_have
     assert not any("mutant m00" in s or "mutant m09 base" in s for s in said)  # nothing run twice
 
 
-def test_a_mutant_that_hangs_costs_itself_and_another_child_goes_on(monkeypatch, tmp_path):
+def _first_child_hangs(monkeypatch, tmp_path, first_line):
+    """run_child with a first child that says `first_line` and hangs, and a second that ends: the children."""
     monkeypatch.setattr(mutation, "HANG_S", 0.3)
     started = []
 
@@ -186,12 +187,11 @@ def test_a_mutant_that_hangs_costs_itself_and_another_child_goes_on(monkeypatch,
             self.first = not started
             started.append(self)
             self.returncode = None
-            self.stdout = iter([f"{mutation.MARK} {self.token} 0.3 mutant m03 base -\n"] if self.first else [])
+            self.stdout = iter([first_line.format(token=self.token)] if self.first else [])
 
         def wait(self, timeout=None):
             if self.first and self.returncode is None:
                 import subprocess
-                import time
 
                 time.sleep(timeout or 0)
                 raise subprocess.TimeoutExpired("child", timeout)
@@ -201,6 +201,11 @@ def test_a_mutant_that_hangs_costs_itself_and_another_child_goes_on(monkeypatch,
     monkeypatch.setattr(checkrun.subprocess, "Popen", Proc)
     monkeypatch.setattr(checkrun, "kill_group", lambda proc: setattr(proc, "returncode", -9))
     assert checkrun.run_child({"runs": []}, tmp_path, 30) == ""
+    return started
+
+
+def test_a_mutant_that_hangs_costs_itself_and_another_child_goes_on(monkeypatch, tmp_path):
+    started = _first_child_hangs(monkeypatch, tmp_path, f"{mutation.MARK} {{token}} 0.3 mutant m03 base -\n")
     assert len(started) == 2
     assert mutation.read_jsonl(tmp_path / mutation.RECORDS) == [
         {"id": "m03", "case": None, "killed": True, "how": "hangs: stopped after 0.3 s"}
@@ -244,30 +249,7 @@ def test_the_hang_credit_is_spent_once_not_again_in_each_later_phase(tmp_path):
 
 
 def test_a_mark_after_a_kernels_printf_with_no_newline_is_still_read(monkeypatch, tmp_path):
-    monkeypatch.setattr(mutation, "HANG_S", 0.3)
-    started = []
-
-    class Proc:
-        def __init__(self, cmd, **kw):
-            self.token = json.loads(Path(cmd[-2]).read_text())["token"]
-            self.first = not started
-            started.append(self)
-            self.returncode = None
-            line = f"x = 1.5{mutation.MARK} {self.token} 0.3 mutant m05 base -\n"
-            self.stdout = iter([line] if self.first else [])
-
-        def wait(self, timeout=None):
-            if self.first and self.returncode is None:
-                import subprocess
-
-                time.sleep(timeout or 0)
-                raise subprocess.TimeoutExpired("child", timeout)
-            self.returncode = self.returncode if self.returncode is not None else 0
-            return self.returncode
-
-    monkeypatch.setattr(checkrun.subprocess, "Popen", Proc)
-    monkeypatch.setattr(checkrun, "kill_group", lambda proc: setattr(proc, "returncode", -9))
-    assert checkrun.run_child({"runs": []}, tmp_path, 30) == ""
+    _first_child_hangs(monkeypatch, tmp_path, f"x = 1.5{mutation.MARK} {{token}} 0.3 mutant m05 base -\n")
     assert mutation.read_jsonl(tmp_path / mutation.RECORDS) == [
         {"id": "m05", "case": None, "killed": True, "how": "hangs: stopped after 0.3 s"}
     ]
