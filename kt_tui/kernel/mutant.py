@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from . import equivalent, equivalent_launch
+from . import equivalent, equivalent_launch, equivalent_steps
 from .syntax import Token, code_text, tokens
 
 if TYPE_CHECKING:
@@ -214,13 +214,13 @@ class _Sites:
                     self.toks, i, equivalent_launch.block_counts(self.spec, [n for n, _, _ in self.params()]), self.body
                 )
                 or equivalent_launch.partner_tie(self.toks, i, scalars)
-                or equivalent.loop_tail(self.toks, i, kind)
+                or equivalent_steps.loop_tail(self.toks, i, kind)
             )
         if kind == "const":
             return (
                 equivalent.butterfly_start(self.toks, i, new)
                 or equivalent.lane_guard(self.toks, i, new)
-                or equivalent.clamp_step(self.toks, i, new)
+                or equivalent_steps.clamp_step(self.toks, i, new)
                 or equivalent_launch.last_step_warp(
                     self.toks, i, new, self.spec, {n for n, _, _ in self.params()}, self.body
                 )
@@ -228,7 +228,7 @@ class _Sites:
         if kind in ("drop", "sign") and self.shared_line(self.toks[i]):
             return equivalent_launch.shared_extent(self.toks, i, self.macros)
         if kind == "drop":
-            return equivalent.loop_tail(self.toks, i, kind)
+            return equivalent_steps.loop_tail(self.toks, i, kind)
         return ""
 
     def in_body(self, t: Token) -> bool:
