@@ -33,7 +33,7 @@ from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .kernels import Param
-from .source import Kernel, strip_comments
+from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 from .spec_model import int_range
 
@@ -98,69 +98,6 @@ class Draft:
         return [f"{key}: {what}" if key else what for key, what in self.guesses]
 
 
-def kernel_body(src: str, kernel: Kernel) -> str:
-    """The text of the kernel's body (comments blanked), or "" when only declared."""
-    clean = strip_comments(src)
-    m = re.search(r"__global__[^;{]*?\b" + re.escape(kernel.name) + r"\s*\(", clean)
-    if not m:
-        return ""
-    start = clean.find("{", m.end())
-    semi = clean.find(";", m.end())
-    if start < 0 or 0 <= semi < start:
-        return ""
-    depth = 0
-    for i in range(start, len(clean)):
-        depth += {"{": 1, "}": -1}.get(clean[i], 0)
-        if depth == 0:
-            return clean[start : i + 1]
-    return clean[start:]
-
-
-def written_arrays(src: str, kernel: Kernel) -> list[str] | None:
-    """The pointer parameters the kernel writes, read from its syntax tree (also in __device__
-    functions it calls, and atomics); None when the tree could not be read."""
-    try:
-        analysis = extents.analyse(cuda_ast.parse(src), kernel.name)
-    except Exception:  # noqa: BLE001  a best effort: the caller keeps its own reading
-        return None
-    if analysis is None or not analysis.ok:
-        return None
-    return [p.name for p in kernel.params if p.is_pointer and (u := analysis.uses.get(p.name)) and u.written]
-
-
-def _kernel_alone(src: str, kernel: Kernel) -> str:
-    """A file too large to parse whole: its #defines and the kernel's own text ("" if that is too
-    large too); its __device__ helpers are lost. Read raw: a brace in a comment may cut it short."""
-    defines = "\n".join(
-        re.findall(r"(?m)^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+\(?[ \t]*\d+[ \t]*\)?[ \t]*$", src)[:10_000]
-    )
-    m = re.search(r"__global__[^;{]*?\b" + re.escape(kernel.name) + r"\s*\(", src)
-    if not m:
-        return defines
-    depth, start = 0, src.rfind("\n", 0, m.start()) + 1
-    for b in re.finditer(r"[{}]", src[m.end() : m.end() + cuda_ast.MAX_SOURCE]):
-        depth += 1 if b.group() == "{" else -1
-        if depth == 0:
-            return defines + "\n" + src[start : m.end() + b.end()]
-    return ""
-
-
-def written_pointers(body: str, kernel: Kernel) -> list[str]:
-    """Pointer parameters assigned to in the body text: `p[...] =`, `p[...] += `, `*p =`, atomics on them."""
-    out = []
-    for p in kernel.params:
-        if not p.is_pointer or not p.name:
-            continue
-        n = re.escape(p.name)
-        if (
-            re.search(rf"\b{n}\s*\[[^;]*?\]\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)", body)
-            or re.search(rf"\*\s*\(?\s*{n}\b[^;=]*?\)?\s*(?:[-+*/]?)=(?!=)", body)
-            or re.search(rf"atomic\w*\s*\(\s*&?\s*{n}\b", body)
-        ):
-            out.append(p.name)
-    return out
-
-
 _THREE = {"float3": "float32", "double3": "float64", "int3": "int32", "uint3": "uint32"}
 
 
@@ -207,7 +144,7 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
     if src:
         try:
             unit = cuda_ast.parse(
-                src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else _kernel_alone(src, kernel)
+                src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else kernel_alone(src, kernel)
             )
             params = draft_roles.template_params(src, kernel.name) or []
             body = kernel_body(src, kernel)

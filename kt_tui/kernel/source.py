@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..files import KERNEL_MAX, FileRefused, read_bytes_file
+from .cuda_ast import MAX_SOURCE
 from .kernels import (
     MAX_HEAD,
     MAX_PARAM,
@@ -77,3 +79,38 @@ def pick_kernel(kernels: list[Kernel], name: str | None, where: str) -> Kernel:
         have = ", ".join(k.name for k in kernels)
         raise SourceError(f'{where}: several kernels ({have}); say which one with kernel = "..." in the spec')
     return kernels[0]
+
+
+def kernel_body(src: str, kernel: Kernel) -> str:
+    """The text of the kernel's body (comments blanked), or "" when only declared."""
+    clean = strip_comments(src)
+    m = re.search(r"__global__[^;{]*?\b" + re.escape(kernel.name) + r"\s*\(", clean)
+    if not m:
+        return ""
+    start = clean.find("{", m.end())
+    semi = clean.find(";", m.end())
+    if start < 0 or 0 <= semi < start:
+        return ""
+    depth = 0
+    for i in range(start, len(clean)):
+        depth += {"{": 1, "}": -1}.get(clean[i], 0)
+        if depth == 0:
+            return clean[start : i + 1]
+    return clean[start:]
+
+
+def kernel_alone(src: str, kernel: Kernel) -> str:
+    """A file too large to parse whole: its #defines and the kernel's own text ("" if that is too
+    large too); its __device__ helpers are lost. Read raw: a brace in a comment may cut it short."""
+    defines = "\n".join(
+        re.findall(r"(?m)^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+\(?[ \t]*\d+[ \t]*\)?[ \t]*$", src)[:10_000]
+    )
+    m = re.search(r"__global__[^;{]*?\b" + re.escape(kernel.name) + r"\s*\(", src)
+    if not m:
+        return defines
+    depth, start = 0, src.rfind("\n", 0, m.start()) + 1
+    for b in re.finditer(r"[{}]", src[m.end() : m.end() + MAX_SOURCE]):
+        depth += 1 if b.group() == "{" else -1
+        if depth == 0:
+            return defines + "\n" + src[start : m.end() + b.end()]
+    return ""

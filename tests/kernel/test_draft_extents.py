@@ -173,13 +173,6 @@ def test_outputs_written_in_device_functions_and_read_through_them():
     _covers(spec, {"pts": lambda s: 2 * s["npts"], "best": lambda s: s["npts"]})
 
 
-def test_written_arrays_follow_device_functions():
-    from kt_tui.kernel.draft import written_arrays
-
-    (k,) = [k for k in find_kernels(HELPER) if k.name == "closest"]
-    assert written_arrays(HELPER, k) == ["best"]
-
-
 def test_strides_offsets_and_local_pointers():
     spec = _draft(STRIDED)
     assert [a.name for a in spec.outputs()] == ["sums"]
