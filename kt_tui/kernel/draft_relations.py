@@ -62,12 +62,19 @@ def _terms(n: Node | None, sign: int = 1) -> list[tuple[int, Node]]:
 
 
 def _factors(n: Node | None) -> list[Node]:
-    n = unwrapped(n)
-    if n is None:
-        return []
-    if n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "*":
-        return _factors(n.child_by_field_name("left")) + _factors(n.child_by_field_name("right"))
-    return [n]
+    """The factors of a product (`a * (b * c)` -> a, b, c), through parentheses and casts; a
+    loop, not recursion: a kernel's product may have thousands of factors."""
+    out: list[Node] = []
+    stack = [n]
+    while stack:
+        m = unwrapped(stack.pop())
+        if m is None:
+            continue
+        if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "*":
+            stack += [m.child_by_field_name("right"), m.child_by_field_name("left")]
+        else:
+            out.append(m)
+    return out
 
 
 def _names(n: Node) -> set[str]:

@@ -30,6 +30,7 @@ from typing import Any
 
 from . import cuda_ast
 from .cuda_ast import text
+from .draft_relations import _factors
 from .draft_roles import strip_parens
 
 Node = Any
@@ -419,7 +420,7 @@ def cycles(fn: cuda_ast.Function, arrays: set[str], floats: set[str]) -> tuple[s
         for m in cuda_ast.walk(first, WALK) if first is not None else []:
             if m.type != "binary_expression" or text(m.child_by_field_name("operator")) != "*":
                 continue
-            factors = _product(m)
+            factors = _factors(m)
             if not any(f.type == "identifier" and text(f) in ints for f in factors):
                 continue
             for f in factors:
@@ -428,23 +429,6 @@ def cycles(fn: cuda_ast.Function, arrays: set[str], floats: set[str]) -> tuple[s
                 elif f.type == "identifier" and text(f) in floats:
                     scalars.add(text(f))
     return loaded, scalars
-
-
-def _product(n: Node) -> list[Node]:
-    """The factors of a product (`a * (b * c)` -> a, b, c), through parentheses and casts."""
-    out: list[Node] = []
-    stack = [n]
-    while stack:
-        m = stack.pop()
-        while m is not None and m.type in ("parenthesized_expression", "cast_expression"):
-            m = m.child_by_field_name("value") if m.type == "cast_expression" else strip_parens(m)
-        if m is None:
-            continue
-        if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "*":
-            stack += [m.child_by_field_name("left"), m.child_by_field_name("right")]
-        else:
-            out.append(m)
-    return out
 
 
 def scaled_thresholds(fn: cuda_ast.Function, floats: set[str], narrow: dict[str, int]) -> dict[str, tuple[float, str]]:
