@@ -101,6 +101,7 @@ class Use:
     assigned: bool = False  # `a[i] = ...` (not only accumulated into)
     read: bool = False
     compared: bool = False  # its values are compared with small constants or tested as true/false
+    sign: bool = False  # its values are ordered against 0 (`x[i] >= 0`): their sign is tested
     nonneg: bool = False  # its values go through `%` or a shift into an index
     atomic: bool = False  # written by an atomic
     summed: bool = False  # added to by an atomicAdd or atomicSub (in the order blocks run)

@@ -27,11 +27,11 @@ from . import (
     draft_values,
     extents,
 )
-from .bounds import COMPLEX
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
+from .draft_types import array_of, element_type
 from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
@@ -98,46 +98,6 @@ class Draft:
         return [f"{key}: {what}" if key else what for key, what in self.guesses]
 
 
-_THREE = {"float3": "float32", "double3": "float64", "int3": "int32", "uint3": "uint32"}
-
-
-def _base(p: Param) -> str:
-    base = p.base_type.replace("struct ", "").strip()
-    m = re.fullmatch(r"(?:\w+::)*complex\s*<\s*(\w+)\s*>", base)  # thrust::complex<float>, complex<T> (T: float)
-    return ("double2" if m.group(1) == "double" else "float2") if m else COMPLEX.get(base, base)
-
-
-def _dtype(p: Param) -> str:
-    base = _base(p)
-    return DTYPES.get(base) or (base if base in VECTORS else _THREE.get(base, "float32"))
-
-
-def _array(p: Param, unit: cuda_ast.Unit, size: str, guesses: list[tuple[str, str]]) -> tuple[str, str]:
-    """The element type and length of an array argument: float3 is three floats an element, a struct
-    of one number type that many of them, a struct of mixed fields its bytes."""
-    base = _base(p)
-    wrap = size if re.fullmatch(r"\w+", size) else f"({size})"
-    if base in _THREE:
-        return _THREE[base], f"3*{wrap}"
-    dtype, count = unit.structs.get(base, (None, 0))
-    if dtype:
-        return dtype, f"{count}*{wrap}" if count > 1 else size
-    if dtype == "":
-        guesses.append((f"args.{p.name}", f"struct {base} mixes number types: passed as its {count} bytes"))
-        return "uint8", f"{count}*{wrap}"
-    if base not in DTYPES and base not in VECTORS and base not in ("T", "real", "real_t", "scalar_t"):
-        guesses.append(
-            (
-                f"args.{p.name}",
-                (
-                    f"{base} is not a number type: drafted as float32 elements; "
-                    "give its type or a size in its element type"
-                ),
-            )
-        )
-    return _dtype(p), size
-
-
 def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
     """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it."""
     why = ""
@@ -148,7 +108,9 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             )
             params = draft_roles.template_params(src, kernel.name) or []
             body = kernel_body(src, kernel)
-            values = draft_roles.template_values(body, params)
+            values, compiled = draft_roles.instantiated_values(
+                src, kernel.name, params, draft_roles.template_values(body, params)
+            )
             for name, value in values.items():  # a value template parameter is a number, as a #define is
                 unit.defines.setdefault(name, value)
             types = draft_roles.template_types(src, kernel.name, body, params, DTYPES)
@@ -158,7 +120,7 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             kernel = _typed(kernel, types)
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
-                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values, types)
+                return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values, types, compiled)
             why = " (the analysis did not find it, or it is too long to follow)"
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"
@@ -173,7 +135,13 @@ def _typed(kernel: Kernel, types: dict[str, str]) -> Kernel:
     return replace(kernel, params=params)
 
 
-def _instantiated(d: Draft, kernel: Kernel, src: str, values: dict[str, int], types: dict[str, str]) -> Draft:
+SIGNED_SPAN = 1000  # a sign-tested int32/int64 input: both signs, small enough that sums of thousands stay exact
+VALUE_WHY = "a block size where it sizes one, 32 where an index is divided by it, else a small count"
+
+
+def _instantiated(
+    d: Draft, kernel: Kernel, src: str, values: dict[str, int], types: dict[str, str], compiled: bool = False
+) -> Draft:
     """A template kernel named with its arguments: each type parameter the type the source means it for
     (draft_roles.template_types), else float (as its arrays are then drafted), each integer value parameter
     the value the draft took for it (draft_roles.template_values); any other value parameter is left for
@@ -189,21 +157,10 @@ def _instantiated(d: Draft, kernel: Kernel, src: str, values: dict[str, int], ty
     taken = [f"{name} = {values[name]}" for kind, name in params if kind != "type"]
     typed = [f"{name} = {types[name]} (as the source instantiates it or calls a helper for it)" for name in types]
     floats = [name for kind, name in params if kind == "type" and name not in types]
-    d.guesses.append(
-        (
-            "",
-            f"kernel {d.spec.kernel}: "
-            + "; ".join(
-                typed
-                + ([f"template type {', '.join(floats)} taken as float, as its arrays are drafted"] if floats else [])
-            )
-            + (
-                f"; {', '.join(taken)} (a block size where it sizes one, 32 where an index is divided by it, else a small count)"
-                if taken
-                else ""
-            ),
-        )
-    )
+    why = "as the file instantiates it, nearest what the kernel does with it" if compiled else VALUE_WHY
+    said = typed + ([f"template type {', '.join(floats)} taken as float, as its arrays are drafted"] if floats else [])
+    said += [f"{', '.join(taken)} ({why})"] if taken else []
+    d.guesses.append(("", f"kernel {d.spec.kernel}: " + "; ".join(said)))
     return d
 
 
@@ -271,7 +228,7 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
         )
     ]
     for p in kernel.params:
-        dtype = _dtype(p)
+        dtype = element_type(p)
         if p.is_pointer:
             out = "const" not in p.ctype.split("*")[0]
             args.append(
@@ -328,12 +285,12 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     bounds = draft_roles.clamp_bounds(fn, free)
     if set(bounds.values()) != {"lower", "upper"}:
         bounds = {}  # one side alone is no pair to order
-    floats = {p.name for p in kernel.params if not p.is_pointer and _dtype(p).startswith("float")}
+    floats = {p.name for p in kernel.params if not p.is_pointer and element_type(p).startswith("float")}
     small = {  # float scalars whose use wants a small value
         **{n: (STENCIL_STEP, STEP_WHY) for n in draft_roles.stencil_coefficients(fn, floats & free)},
         **{n: (EPSILON, EPSILON_WHY) for n in draft_roles.regularizers(fn, floats & free)},
     }
-    float_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("float")}
+    float_arrays = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith("float")}
     cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
     small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
 
@@ -344,20 +301,22 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     gaussian = [p.name for p in kernel.params if p.name in draft_roles.exp_factors(fn, floats & free, squares=True)]
     exp_scales = draft_roles.exp_factors(fn, floats & free) - set(gaussian)
     averages = draft_moments.average_values(unit, kernel.name, floats & free)
-    int_arrays = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith(("int", "uint"))}
+    int_arrays = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith(("int", "uint"))}
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
-    signed = {p.name for p in kernel.params if p.is_pointer and _dtype(p).startswith("int")}
+    signed = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith("int")}
     exp_data = draft_roles.exp_data(fn, signed)
     bits = draft_roles.float_bits(fn, int_arrays)
     reduced = draft_values.reduced(fn, int_arrays)
-    unsigned = {p.name: np.iinfo(_dtype(p)).bits for p in kernel.params if p.is_pointer and _dtype(p) in UNSIGNED}
+    unsigned = {
+        p.name: np.iinfo(element_type(p)).bits for p in kernel.params if p.is_pointer and element_type(p) in UNSIGNED
+    }
     words = draft_values.words(fn, set(unsigned), unsigned) - set(reduced)
     measured = draft_values.measured(fn, int_arrays, floats)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
-        dtype = _dtype(p)
+        dtype = element_type(p)
         if p.is_pointer:
             use = uses.get(p.name) or extents.Use()
             out = use.written
@@ -369,7 +328,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 init = "random"
             else:
                 init = "poison"
-            dtype, size = _array(p, unit, sizing.extents.get(p.name, sizing.fallback), guesses)
+            dtype, size = array_of(p, unit, sizing.extents.get(p.name, sizing.fallback), guesses)
             if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
                 init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
@@ -439,6 +398,16 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             ):
                 arg.low, arg.high, why = 0, *tested
                 guesses.append((f"args.{p.name}", f"values in [0, {arg.high}): {why}"))
+            elif dtype.startswith("int") and not out and use.sign and p.name not in measured:
+                least, most = int_range(dtype) if dtype in ("int8", "int16") else (-SIGNED_SPAN, SIGNED_SPAN - 1)
+                arg.low, arg.high = least, most + 1  # high is past the last value drawn
+                guesses.append(
+                    (
+                        f"args.{p.name}",
+                        f"{dtype} values of both signs ({arg.low} to {arg.high - 1}): the kernel tests their sign "
+                        "(compares them with 0); a draw of only 0 and 1 never reaches the other side",
+                    )
+                )
             elif dtype.startswith(("int", "uint")) and not out and use.compared and p.name not in measured:
                 arg.low, arg.high = 0, 2
                 guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))

@@ -18,6 +18,7 @@ and the template parameters of a kernel, which a draft must instantiate for it t
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -317,6 +318,34 @@ def template_types(
                     out[t] = ctype
                     break
     return out
+
+
+def instantiated_values(
+    src: str, name: str, params: list[tuple[str, str]], values: dict[str, int]
+) -> tuple[dict[str, int], bool]:
+    """`values` (template_values' picks) moved onto the file's explicit instantiations of kernel `name`, where
+    it has some with integer value arguments (`template __global__ void k<4>(...)`): the one nearest the
+    picks (by the ratio of each value to its pick), the first of equals, and whether one was. A value the
+    author never compiled is not what the kernel is meant for (upsample_flow<32> where <1>, <2> and <4> are
+    instantiated)."""
+    clean = strip_comments(src)
+    pattern = rf"\btemplate\s+(?:__global__\s+)?void\s+{re.escape(name)}\s*<([^<>;{{}}]*)>"
+    best: tuple[float, dict[str, int]] | None = None
+    for inst in re.finditer(pattern, clean):
+        given = [a.strip() for a in inst.group(1).split(",")]
+        if len(given) != len(params):
+            continue
+        taken = {
+            p: int(a, 0)
+            for (kind, p), a in zip(params, given, strict=True)
+            if p in values and re.fullmatch(r"\d+|0x[0-9a-fA-F]+", a)
+        }
+        if len(taken) != len(values) or not taken:
+            continue
+        far = sum(abs(math.log2(max(v, 1)) - math.log2(max(values[p], 1))) for p, v in taken.items())
+        if best is None or far < best[0]:
+            best = (far, taken)
+    return (best[1], True) if best else (values, False)
 
 
 TEMPLATE_BLOCK = 128  # a value template parameter that sizes a block (a shared array, blockIdx * B)

@@ -208,7 +208,7 @@ class Expressions(ScalarRoles):
         axes, params = a.axes | b.axes, a.params | b.params
         if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
             if op not in ("&&", "||"):
-                self._compared(a, b)
+                self._compared(a, b, op)
             else:
                 for v in (a, b):
                     for name in loads(v.hi) if v.hi is not None else ():
@@ -317,7 +317,9 @@ class Expressions(ScalarRoles):
         if op == "&" and b.hi is not None and nonneg(b.lo):  # x & mask: at most the mask (`t & (span - 1)`)
             self._nonneg(a)
             return Val(Poly.const(0), b.hi, axes=axes, params=params)
-        if op == "|" and a.hi is not None and b.hi is not None and nonneg(a.lo) and nonneg(b.lo):  # at most a + b
+        if (
+            op in ("|", "^") and a.hi is not None and b.hi is not None and nonneg(a.lo) and nonneg(b.lo)
+        ):  # at most a + b
             return Val(Poly.const(0), a.hi + b.hi, axes=axes, params=params)
         return Val(axes=axes, params=params)
 
@@ -368,11 +370,13 @@ class Expressions(ScalarRoles):
         for name in loads(v.hi) if v.hi is not None else ():
             self.out.uses[name[1:]].nonneg = True
 
-    def _compared(self, a: Val, b: Val) -> None:
+    def _compared(self, a: Val, b: Val, op: str) -> None:
         for x, y in ((a, b), (b, a)):
             if y.hi is not None and y.hi.is_const() and abs(y.hi.value()) <= 8 and x.hi is not None:
                 for name in loads(x.hi):
                     self.out.uses[name[1:]].compared = True
+                    if op in ("<", "<=", ">", ">=") and y.hi.value() == 0:
+                        self.out.uses[name[1:]].sign = True
 
     def access(
         self, ptr: Val, index: Val, write: bool = False, plain: bool = False, read: bool = True, atomic: bool = False

@@ -1,0 +1,66 @@
+"""The element type of a kernel's array or scalar parameter as a spec names it, and an array's length
+in those elements: CUDA's complex types as float2 / double2, vector types the spec has no name for
+(short2, uchar4, float3) as that many components, a struct of one number type as that many numbers."""
+
+from __future__ import annotations
+
+import re
+
+from . import cuda_ast
+from .bounds import COMPLEX
+from .kernels import Param
+from .spec import DTYPES, VECTORS
+
+_LANE_TYPES = {  # CUDA's vector types (char4, ushort2, longlong2, ...) by their component
+    "char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16", "int": "int32", "uint": "uint32",
+    "long": "int64", "ulong": "uint64", "longlong": "int64", "ulonglong": "uint64", "float": "float32",
+    "double": "float64",
+}  # fmt: skip
+
+
+def _lanes(base: str) -> tuple[str, int] | None:
+    """A vector type the spec has no name for as (its component's type, its lanes): short2 is two int16,
+    half2 two float16; None for the others (float2 and int4 are spec types, VECTORS)."""
+    if base in VECTORS:
+        return None
+    if base in ("half2", "__half2"):
+        return "float16", 2
+    m = re.fullmatch(r"([a-z]+)([1-4])", base)
+    return (_LANE_TYPES[m.group(1)], int(m.group(2))) if m and m.group(1) in _LANE_TYPES else None
+
+
+def _base(p: Param) -> str:
+    base = p.base_type.replace("struct ", "").strip()
+    m = re.fullmatch(r"(?:\w+::)*complex\s*<\s*(\w+)\s*>", base)  # thrust::complex<float>, complex<T> (T: float)
+    return ("double2" if m.group(1) == "double" else "float2") if m else COMPLEX.get(base, base)
+
+
+def element_type(p: Param) -> str:
+    base = _base(p)
+    return DTYPES.get(base) or (base if base in VECTORS else (_lanes(base) or ("float32", 1))[0])
+
+
+def array_of(p: Param, unit: cuda_ast.Unit, size: str, guesses: list[tuple[str, str]]) -> tuple[str, str]:
+    """The element type and length of an array argument: float3 is three floats an element, a struct
+    of one number type that many of them, a struct of mixed fields its bytes."""
+    base = _base(p)
+    wrap = size if re.fullmatch(r"\w+", size) else f"({size})"
+    if lanes := _lanes(base):
+        return lanes[0], f"{lanes[1]}*{wrap}" if lanes[1] > 1 else size
+    dtype, count = unit.structs.get(base, (None, 0))
+    if dtype:
+        return dtype, f"{count}*{wrap}" if count > 1 else size
+    if dtype == "":
+        guesses.append((f"args.{p.name}", f"struct {base} mixes number types: passed as its {count} bytes"))
+        return "uint8", f"{count}*{wrap}"
+    if base not in DTYPES and base not in VECTORS and base not in ("T", "real", "real_t", "scalar_t"):
+        guesses.append(
+            (
+                f"args.{p.name}",
+                (
+                    f"{base} is not a number type: drafted as float32 elements; "
+                    "give its type or a size in its element type"
+                ),
+            )
+        )
+    return element_type(p), size
