@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from . import equivalent, equivalent_launch, equivalent_steps
-from .syntax import Token, code_text, tokens
+from .mutant_text import KernelText, definitions
+from .syntax import Token, tokens
 
 if TYPE_CHECKING:
     from .spec_model import Spec
@@ -41,48 +42,10 @@ class Mutant:
     equivalent: str = ""  # why no input can kill it (kernel/equivalent.py), or ""
 
 
-def _match(text: str, at: int, open_: str, close: str) -> int:
-    depth = 0
-    for i in range(at, len(text)):
-        if text[i] == open_:
-            depth += 1
-        elif text[i] == close:
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
-
-
-_ATTRIBUTES = {"__launch_bounds__", "__cluster_dims__", "__maxnreg__", "__attribute__", "__declspec"}
-
-
-def _definitions(source: str) -> list[tuple[str, int, int, int]]:
-    """(name, parameter list start, body start, body end) of every __global__ function defined."""
-    clean = code_text(source)  # comments, strings and dead code blanked, offsets kept
-    out = []
-    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*(<[^;{}()]*>\s*)?\(", clean):
-        if m.group(1) in _ATTRIBUTES:  # `__launch_bounds__(256) k(...)`: the name comes after it
-            continue
-        before = clean[max(0, m.start() - 400) : m.start()]
-        if "__global__" not in before.split(";")[-1].split("}")[-1].split("{")[-1]:
-            continue  # a call, or a loop's head (`for (...) {` first in a kernel's body)
-        close = _match(clean, m.end() - 1, "(", ")")
-        if close < 0:
-            continue
-        brace = re.match(r"[^;{}]*\{", clean[close + 1 :])  # qualifiers or attributes, then the body
-        if not brace:
-            continue  # a declaration
-        start = close + 1 + brace.end()
-        end = _match(clean, start - 1, "{", "}")
-        if end > 0:
-            out.append((m.group(1), m.end() - 1, start, end))
-    return out
-
-
 def body_span(source: str, kernel: str) -> tuple[int, int]:
     """Offsets of the text between the braces of `kernel`'s definition (a declaration has none)."""
     name = kernel.split("<")[0].strip()
-    for found, _, start, end in _definitions(source):
+    for found, _, start, end in definitions(source):
         if found == name:
             return start, end
     raise NoMutant(f"no definition of the kernel {kernel!r} found in the source")
@@ -118,9 +81,6 @@ def blocks_reversed(source: str) -> str | None:
 
 # -- the sites ------------------------------------------------------------------------------------
 Edit = tuple[int, int, str]  # replace source[start:end] with the text
-_BINARY_BEFORE = {"ident", "number"}
-_TERM_END = {"+", "-", ";", ",", ")", "]", "?", ":", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "=", "}", "{"}
-_TERM_END |= {"+=", "-=", "*=", "/=", "&", "|", "^", "<<", ">>", "%="}
 _PAIRS = (("w", "h"), ("x", "y"), ("width", "height"), ("rows", "cols"), ("row", "col"), ("m", "n"), ("i", "j"))
 # an element type read another way: the same width, the other signedness (pointees, casts, locals) ...
 _FLIP = {
@@ -149,27 +109,20 @@ _NARROW = {
     ("int64_t",): "int32_t",
     ("double",): "float",
 }
-_QUALIFIERS = ("const", "__restrict__", "restrict", "volatile")
-_FULL_MASK = 0xFFFFFFFF
-_UNIFORM = {
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "x",
-    "y",
-    "z",
-}  # the same for every thread of a block  # a warp's full mask: a value of no computation, +1 of it is no plausible rewrite
+_FULL_MASK = 0xFFFFFFFF  # a warp's full mask: a value of no computation, +1 of it is no plausible rewrite
+_UNIFORM = {"blockIdx", "blockDim", "gridDim", "x", "y", "z"}  # the same for every thread of a block
 _MASKS = {"char": "0x7f", "uint8_t": "0x7f", "int8_t": "0x7f", "short": "0x7fff", "uint16_t": "0x7fff"}
 
 
-class _Sites:
+class _Sites(KernelText):
     """Every edit of each kind in the kernel's code (and its __device__ helpers: what the kernel does
-    not use compiles to the same code, which the equivalence test sees)."""
+    not use compiles to the same code, which the equivalence test sees). Its tokens are read with
+    kernel/mutant_text.py's helpers."""
 
     def __init__(self, source: str, kernel: str, spec: Spec | None = None) -> None:
         self.source = source
         self.spec = spec
-        defs = _definitions(source)
+        defs = definitions(source)
         name = kernel.split("<")[0].strip()
         mine = [d for d in defs if d[0] == name]
         if not mine:
@@ -183,19 +136,6 @@ class _Sites:
         ]
         self.found: dict[str, list[tuple[Edit, str]]] = {k: [] for k in KINDS}
         self.macros = set(re.findall(r"^\s*#\s*define\s+([A-Za-z_]\w*)\s", source, re.M))
-
-    # text helpers
-    def line_of(self, pos: int) -> int:
-        return self.source.count("\n", 0, pos) + 1
-
-    def where(self, pos: int) -> str:
-        return f"line {self.line_of(pos)}:{pos - self.source.rfind(chr(10), 0, pos)}"
-
-    def context(self, pos: int) -> str:
-        start = self.source.rfind("\n", 0, pos) + 1
-        end = self.source.find("\n", pos)
-        text = " ".join(self.source[start : end if end >= 0 else None].split())
-        return text if len(text) <= 70 else text[:67] + "..."
 
     def add(self, kind: str, edit: Edit, change: str) -> None:
         at = edit[0]
@@ -230,45 +170,6 @@ class _Sites:
         if kind == "drop":
             return equivalent_steps.loop_tail(self.toks, i, kind)
         return ""
-
-    def in_body(self, t: Token) -> bool:
-        return t.pos >= self.body or t.pos < self.params_at  # the kernel's body, or a helper before it
-
-    def shared_line(self, t: Token) -> bool:
-        return "__shared__" in self.context(t.pos) or "__constant__" in self.context(t.pos)
-
-    def binary(self, i: int) -> bool:
-        prev = self.toks[i - 1] if i else None
-        return prev is not None and (prev.kind in _BINARY_BEFORE or prev.text in (")", "]"))
-
-    def term_end(self, i: int) -> int:
-        """The index of the token after the multiplicative term that starts at token i."""
-        depth = 0
-        for j in range(i, len(self.toks)):
-            t = self.toks[j].text
-            if t in ("(", "["):
-                depth += 1
-            elif t in (")", "]") and depth:
-                depth -= 1
-            elif depth == 0 and t in _TERM_END and j > i:
-                return j
-        return len(self.toks)
-
-    def closing(self, i: int, open_: str, close: str) -> int:
-        depth = 0
-        for j in range(i, len(self.toks)):
-            if self.toks[j].text == open_:
-                depth += 1
-            elif self.toks[j].text == close:
-                depth -= 1
-                if depth == 0:
-                    return j
-        return -1
-
-    def span(self, i: int, j: int) -> str:
-        """The source text of tokens i .. j-1."""
-        end = self.toks[j - 1]
-        return self.source[self.toks[i].pos : end.pos + len(end.text)]
 
     # the kinds
     def collect(self) -> None:
@@ -379,28 +280,6 @@ class _Sites:
         used = [j for j in range(close + 1, end) if toks[j].kind == "ident" and toks[j + 1].text != "("]
         return end > 0 and all(toks[j].text in uniform for j in used)
 
-    def body_index(self) -> int:
-        return next((j for j, t in enumerate(self.toks) if t.pos >= self.body), len(self.toks))
-
-    def thread_names(self) -> set[str]:
-        """Locals set from threadIdx alone (`unsigned int tid = threadIdx.x;`)."""
-        out = set()
-        for j in range(self.body_index(), len(self.toks) - 1):
-            if self.toks[j].kind == "ident" and self.toks[j + 1].text == "=":
-                end = next((k for k in range(j, len(self.toks)) if self.toks[k].text == ";"), len(self.toks))
-                words = {t.text for t in self.toks[j + 2 : end]}
-                if "threadIdx" in words and "blockIdx" not in words:
-                    out.add(self.toks[j].text)
-        return out
-
-    def shared_names(self) -> set[str]:
-        toks = self.toks
-        return {
-            t.text
-            for j, t in enumerate(toks[:-1])
-            if t.kind == "ident" and toks[j + 1].text == "[" and self.shared_line(t)
-        }
-
     def loop(self, i: int) -> None:
         """Half a loop: an ascending loop's bound halved, a descending one (a reduction's stride,
         a shuffle ladder) started at half."""
@@ -461,13 +340,6 @@ class _Sites:
         if key == ("double",) or any(self.load_at(j) for j in range(after + 2, end)):
             self.retype(i, _NARROW, _FLIP)
 
-    def load_at(self, j: int) -> bool:
-        """Whether token j starts a subscript read (`p[...]` not assigned to)."""
-        if j + 1 >= len(self.toks) or self.toks[j].kind != "ident" or self.toks[j + 1].text != "[":
-            return False
-        close = self.closing(j + 1, "[", "]")
-        return close > 0 and (close + 1 >= len(self.toks) or self.toks[close + 1].text != "=")
-
     def pointees(self) -> None:
         """The pointee of each pointer parameter the kernel reads through, its signedness flipped
         (`const unsigned char *data` -> `signed char`): 8 and 16 bits, which every use promotes to
@@ -477,46 +349,6 @@ class _Sites:
         for name, first, _, ptr in self.param_spans():
             if ptr and self.reads(name) and self.type_key(first) not in _WIDE:
                 self.retype(first, _FLIP)
-
-    def reads(self, name: str) -> bool:
-        for k, t in enumerate(self.toks):
-            if t.text != name or t.pos < self.body:
-                continue
-            before = self.toks[k - 1].text
-            if before == "&" or (before == "(" and self.toks[k - 2].text.startswith("atomic")):
-                continue
-            if self.toks[k + 1].text == "[" and not self.load_at(k):
-                continue  # stored to
-            return True
-        return False
-
-    def param_spans(self) -> list[tuple[str, int, str, bool]]:
-        """(name, index of its first type word, base type, pointer?) of each kernel parameter."""
-        out = []
-        depth, part = 0, list[int]()
-        for k, t in enumerate(self.toks):
-            if t.pos < self.params_at or t.pos >= self.body:
-                continue
-            if t.text == "(":
-                depth += 1
-                if depth == 1:
-                    continue
-            if t.text == ")":
-                depth -= 1
-            if depth == 0 or (depth == 1 and t.text == ","):
-                words = [j for j in part if self.toks[j].kind == "ident"]
-                base = [j for j in words[:-1] if self.toks[j].text not in _QUALIFIERS]
-                if words and base:
-                    text = " ".join(self.toks[j].text for j in base)
-                    out.append((self.toks[words[-1]].text, base[0], text, any(self.toks[j].text == "*" for j in part)))
-                part = []
-                continue
-            part.append(k)
-        return out
-
-    def params(self) -> list[tuple[str, str, bool]]:
-        """(name, base type, pointer?) of each kernel parameter."""
-        return [(name, base, ptr) for name, _, base, ptr in self.param_spans()]
 
     def swaps(self) -> None:
         """Two sizes swapped at one use (fw for fh, w for h), and two index axes swapped in a subscript

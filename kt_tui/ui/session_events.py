@@ -15,6 +15,7 @@ from rich.text import Text
 from ..engine.edits import edit_diff
 from ..engine.strength import why_nothing_checked
 from ..engine.verdict import NOT_MEASURED
+from .session_panes import show_kernel_view, show_profile
 from .session_stored import add_versions, best_version, plot
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def _switched(screen, e: ev.Switched) -> None:
 def _verification(screen, e: ev.Verification) -> None:
     from .gate_view import render_verification
 
-    screen.show_kernel_view(render_verification(e.data))
+    show_kernel_view(screen, render_verification(e.data))
 
 
 def _note(screen, e: ev.Note) -> None:
@@ -165,16 +166,17 @@ def _decided(screen, e: ev.Decided) -> None:
     d = e.decision
     if d.get("choice") == "edit" and isinstance(d.get("before"), dict):
         diff = edit_diff(d["before"], d.get("value")) or "(the edit changed nothing)"
-        screen.show_kernel_view(
+        show_kernel_view(
+            screen,
             Group(
                 Text(f"Your edit at {e.key}, against what was proposed:", style="bold"),
                 Syntax(diff, "diff", theme="ansi_dark", word_wrap=True),
-            )
+            ),
         )
 
 
 def _profile(screen, e: ev.Profiled) -> None:
-    screen.show_profile()
+    show_profile(screen)
 
 
 def _finished(screen, e: ev.Finished) -> None:

@@ -9,16 +9,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.console import RenderableType
 from textual import events, on, work
 from textual._context import NoActiveAppError
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import DataTable, Header, Input, Static, TabbedContent, TabPane, Tabs
 
 from ..config import Settings
@@ -26,12 +23,13 @@ from ..errors import UserError
 from ..gpu.scale import parse_gpus
 from ..records import Result, config_key
 from ..store import SessionStore, Store
-from . import deciding, prefs, session_actions, session_events, session_stored, signals
+from . import deciding, prefs, session_actions, session_engine, session_events, session_panes, session_stored, signals
 from .bridge import Bridge, Flush, GateOpened
 from .deciding import Held
 from .keys import TABS, keys_by_id
 from .plot import TuningPlot
 from .services import Services
+from .session_engine import EngineEnded, Problem, Ready
 from .session_stored import StoredCalls
 from .status import FilterInput, StatusBar, panel_text, progress_text, status_text
 from .stored import StoredPoints, StoredRows
@@ -47,22 +45,6 @@ if TYPE_CHECKING:
 
 # Imported where used: the engine's events and gates and their views (gate_view.py), which the first
 # frame does without: they load with the engine, after it.
-
-
-class Ready(Message):
-    def __init__(self, sid: str, choice: BackendChoice) -> None:
-        super().__init__()
-        self.sid, self.choice = sid, choice
-
-
-class EngineEnded(Message):
-    """The engine thread has returned."""
-
-
-class Problem(Message):
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
 
 
 class SessionScreen(Screen[None]):
@@ -182,7 +164,7 @@ class SessionScreen(Screen[None]):
                         yield TuningPlot(id="plot")
                         yield ResultsTable(id="results")
                         yield RowDetail(id="row-detail")
-                    # their contents come after the first frame (_fill_tabs): it shows the Results tab
+                    # their contents come after the first frame (session_panes.fill_tabs): it shows the Results tab
                     yield TabPane("Plan", id="tab-plan")
                     yield TabPane("Kernel", id="tab-kernel")
                     yield TabPane("LLM", id="tab-llm")
@@ -201,10 +183,10 @@ class SessionScreen(Screen[None]):
             self.query_one(SpecSummary).show(self.spec)
             names = list(self.spec.tune_params)
             table.setup(names, config_key(names, self.spec.baseline_params()), workers=self._several_workers())
-        self.after_first_frame(self._fill_tabs)  # first: whatever runs after the first frame may use them
+        self.after_first_frame(session_panes.fill_tabs, self)  # first: whatever runs after the first frame may use them
         self.query_one(TuningPlot).labels = table.labels
-        self.show_source()
-        self._pane(prefs.load().get("source_pane"))
+        session_panes.show_source(self)
+        session_panes.set_pane(self, prefs.load().get("source_pane"))
         if self.sid:
             session_stored.load(self)
         self.set_interval(1.0, self._show_progress)
@@ -254,42 +236,6 @@ class SessionScreen(Screen[None]):
         if self.signalled is not None:
             signals.leave(self)
 
-    async def _fill_tabs(self) -> None:
-        """The hidden tabs' contents: the plan (shown as read from the store), the generated kernel
-        and the LLM log."""
-        from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
-
-        from .gate_view import PlanView
-        from .profile_tab import ProfileView
-
-        panes = [self.query_one(f"#tab-{name}", TabPane) for name in ("plan", "kernel", "llm", "profile")]
-        if not all(p.is_attached for p in panes):
-            return  # the app is leaving already (quit at its first frame): nothing to fill
-        await panes[0].mount(PlanView(id="plan"))
-        await panes[1].mount(
-            VerticalScroll(
-                Static(
-                    "A generated kernel shows here while its gate is open (the Plan tab lists each step's version).",
-                    id="kernel-view",
-                )
-            )
-        )
-        await panes[2].mount(RichLog(id="llm-log", wrap=True, markup=False))
-        await panes[3].mount(ProfileView(id="profile"))
-        self.show_profile()
-        if self.steps:
-            self.query_one(PlanView).show(self.steps)
-
-    def show_profile(self) -> None:
-        """The Profile tab and the table's %peak column, from the store (a profile or the facts changed)."""
-        from .profile_tab import ProfileView, peak_cells
-
-        if self.sid and self.query(ProfileView):
-            choice = self.choice
-            measured = choice is None or not (choice.unmeasured or choice.read_only)
-            self.query_one(ProfileView).show(self.data, bool(choice and choice.simulated), measured)
-            self.query_one(ResultsTable).set_peak(peak_cells(self.data))
-
     @work(thread=True, group="warm")
     def _warm_up(self) -> None:
         """What the modals need the first time they open, loaded while the user reads the first gate."""
@@ -314,7 +260,7 @@ class SessionScreen(Screen[None]):
 
     @property
     def llm_log(self) -> RichLog:
-        """The LLM tab's log (mounted after the first frame: _fill_tabs)."""
+        """The LLM tab's log (mounted after the first frame: session_panes.fill_tabs)."""
         from textual.widgets import RichLog  # here: it loads rich.pretty, which the first frame does without
 
         return self.query_one("#llm-log", RichLog)
@@ -328,39 +274,14 @@ class SessionScreen(Screen[None]):
     @work(thread=True, group="engine", exclusive=True)
     def engine_thread(self) -> None:
         try:
-            self._engine_thread()
+            session_engine.run(self)
         finally:
             self.post_message(EngineEnded())
-
-    def _engine_thread(self) -> None:
-        services = self.services_or_fail()
-        self.gpu = services.make_worker(self.settings)
-        try:
-            sid, choice = self.prepare(self.gpu)
-        except UserError as e:
-            self.gpu.close()
-            self.post_message(Problem(str(e)))
-            return
-        self.post_message(Ready(sid, choice))
-        engine = services.make_engine(
-            self.store, self.settings, sid, self.gpu, choice, self.bridge.decide, self.bridge.on_event
-        )
-        self.engine = engine
-        if self.signalled is not None:  # it came while the session was being prepared
-            engine.interrupt(signals.SIGNALS[self.signalled])
-        from ..engine.registry import get_strategy  # here: the strategy's modules load on this thread
-
-        try:
-            engine.run(get_strategy(SessionStore(self.store, sid).session()["strategy"]))
-        except Exception as e:  # noqa: BLE001 - the engine stored the failure; show it, stay open
-            self.post_message(Problem(f"the session failed: {type(e).__name__}: {e}"))
-        finally:
-            self.gpu.close()
 
     # -- messages: the only places the model changes --------------------------------------
     def on_ready(self, message: Ready) -> None:
         self.sid, self.choice = message.sid, message.choice
-        self.show_profile()
+        session_panes.show_profile(self)
         if message.choice.note:
             self.notify(message.choice.note, title="Backend", timeout=6, markup=False)
         if self.services_or_fail().llm_factory(self.settings) is None:
@@ -397,9 +318,9 @@ class SessionScreen(Screen[None]):
         self.gate = gate
         self.table.mark_candidate(*(view.candidate(gate) if view.candidate else (None,)))
         if view.kernel_view:
-            self.query_one("#kernel-view", Static).update(view.kernel_view(gate))
+            session_panes.show_kernel_view(self, view.kernel_view(gate))
         if view.tab:
-            self.show_tab(view.tab)
+            session_panes.show_tab(self, view.tab)
         if view.reopen_editor(gate):
             self.action_edit()  # the user's own answer did not parse: back to it, with its problems
 
@@ -473,53 +394,10 @@ class SessionScreen(Screen[None]):
             self._show_progress()
             self.query_one(TuningPlot).redraw()
 
-    def show_tab(self, tab: str) -> None:
-        """Shows a tab; a focus left in the tab that hides goes to what shows (j moves there)."""
-        tabs = self.query_one(TabbedContent)
-        if tabs.active == tab:
-            return
-        focused = self.focused
-        tabs.active = tab
-        if focused is None or tabs in focused.ancestors:  # it was in the pane that hid
-            self.call_after_refresh(self.focus_visible)
-
-    def focus_visible(self) -> None:
-        """The focus on the visible tab's table or view (the gate panel when it has none)."""
-        tabs = self.query_one(TabbedContent)
-        pane = tabs.get_pane(tabs.active) if tabs.active else None
-        target: Widget | None = next((w for w in (pane.query("*") if pane else []) if w.can_focus), None)
-        (target or self.query_one(GatePanel)).focus()
-
-    def show_source(self) -> None:
-        """The current best kernel, labelled; the original one key away."""
-        table = self.table
-        best = self.best_version if self.best_version not in (None, table.original) else None
-        vid = None if self.show_original or best is None else best
-        if (vid, self.show_original) == self.shown_source:
-            return
-        self.shown_source = (vid, self.show_original)
-        key = self.keys["toggle_source"]
-        version = self.data.version(vid) if vid is not None else None
-        if vid is None or version is None:
-            source, label = self.source, "original kernel" + (f"  ([{key}] shows the best)" if best else "")
-        else:
-            source = version["source"]
-            label = f"best kernel: {table.labels.get(vid, vid[:8])}  ([{key}] shows the original)"
-        self.query_one("#source-label", Static).update(label)
-        self.query_one(SourceView).show(source)
-
-    def show_kernel_view(self, renderable: RenderableType) -> None:
-        self.query_one("#kernel-view", Static).update(renderable)
-
     def _several_workers(self) -> bool:
         if self.settings.ray_address or parse_gpus(self.settings.gpus) not in (None, 1):
             return True
         return bool(self.sid) and len(self.data.workers(limit=2)) > 1
-
-    def _pane(self, shown: bool | None) -> None:
-        """The source pane: shown, hidden, or (None) as the width has it."""
-        self.set_class(shown is True, "-source-shown")
-        self.set_class(shown is False, "-source-hidden")
 
     def refresh_bindings(self) -> None:
         """Once a frame at most: the footer rebuilds itself at each call (tens of ms), and a gate,
@@ -580,16 +458,14 @@ class SessionScreen(Screen[None]):
         session_actions.show_help(self)
 
     def action_tab(self, tab: str) -> None:
-        self.show_tab(f"tab-{tab}")
+        session_panes.show_tab(self, f"tab-{tab}")
 
     def action_toggle_source(self) -> None:
         self.show_original = not self.show_original
-        self.show_source()
+        session_panes.show_source(self)
 
     def action_toggle_pane(self) -> None:
-        shown = self.query_one("#left").display
-        self._pane(not shown)
-        prefs.save(source_pane=not shown)
+        session_panes.toggle_pane(self)
 
     def action_sort(self) -> None:
         table = self.table

@@ -14,6 +14,7 @@ from ..engine.strength import vacuous_why
 from ..records import Result, config_key, trusted
 from .plot import TuningPlot
 from .results import short_label
+from .session_panes import show_source
 from .stored import StoredPoints, read_stored
 
 PROMPT_SHOWN = 1500  # characters of each stored prompt the LLM tab shows
@@ -124,7 +125,7 @@ def add_versions(screen, vid: str | None = None) -> None:
 def best_version(screen, vid: str | None) -> None:
     if vid and vid != screen.best_version:
         screen.best_version = vid
-        screen.show_source()
+        show_source(screen)
 
 
 def find_stored(screen, vid: str, params: dict) -> Result | None:
