@@ -1,8 +1,7 @@
 """compute-sanitizer memcheck for the check's test (gpu/checkrun.py): on the original kernel at the spec's
 size and at every check size, with each stronger case that killed a mutant, and on the mutants the
-outputs did not catch; the
-first out-of-bounds finding named by its argument (when its allocation's size tells it), its size and
-its index; otherwise the sanitizer's first finding."""
+outputs did not catch; the first out-of-bounds finding named by its argument (when its allocation's
+size tells it), its size and its index; otherwise the sanitizer's first finding."""
 
 from __future__ import annotations
 
@@ -220,11 +219,11 @@ def memcheck_for_score(
     """The memchecks the mutation score needs, once the check's child ran the stronger cases at the
     check sizes (its records in `out`): (legal: label -> "" or why not, for the cases that killed a
     survivor; unsafe: memcheck_survivors). A case that kills nothing is not memchecked: its legality
-    decides nothing. Those that killed are memchecked in one process beside the child's runs at the
-    spec's size; `runs_ended()` waits for those runs to end and says whether the mutants are scored;
-    then the survivors left if every case that killed is legal are memchecked beside it (no mutant's
-    run is slowed), and, after, a case that killed only at the spec's size and a survivor left by a
-    case memcheck refused."""
+    decides nothing. Those that killed are memchecked in one process, and the survivors no case killed
+    (memcheck_survivors), beside the child's runs of those survivors at the spec's size (short: most
+    die at the check sizes, and a run's hang limit is its original's, measured beside the same);
+    `runs_ended()` waits for those runs to end and says whether the mutants are scored. Then a case
+    that killed only at the spec's size is memchecked, and a survivor left by a case memcheck refused."""
 
     def killing(done: dict[str, str]) -> list[dict]:
         kills = case_kills(entries, read_jsonl(out / RECORDS), read_jsonl(out / CASES))
@@ -236,15 +235,17 @@ def memcheck_for_score(
     with ThreadPoolExecutor(2) as pool:
         first = killing({})
         checking = pool.submit(sanitize_cases, source, spec, backend, first, run, timeout_s)
+        hoped = left({c["label"]: "" for c in first})  # if every case that killed is legal
+        survivors = pool.submit(memcheck_survivors, entries, hoped, spec, backend, run)
         if not runs_ended():
             checking.result()  # a sanitizer's process is waited for, never left running
+            survivors.result()
             return {}, {}
-        hoped = left({c["label"]: "" for c in first + killing({})})
-        survivors = pool.submit(memcheck_survivors, entries, hoped, spec, backend, run)
         legal = checking.result()
         if later := killing(legal):
             legal |= sanitize_cases(source, spec, backend, later, run, timeout_s)
-        mark(f"main: check memcheck of {len(legal)} stronger cases done")
+        if legal:
+            mark(f"main: check memcheck of {len(legal)} stronger cases done")
         unsafe = survivors.result()
     seen = [m["id"] for m in hoped][:MEMCHECK_MOST]
     final = left(legal)
@@ -252,5 +253,6 @@ def memcheck_for_score(
     more = [m for m in final if m["id"] not in seen][: max(0, room)]
     if more:
         unsafe |= memcheck_survivors(entries, more, spec, backend, run)
-    mark(f"main: memcheck of {len(hoped) + len(more)} survivors done")
+    if hoped or more:
+        mark(f"main: memcheck of {len(hoped) + len(more)} survivors done")
     return legal, unsafe

@@ -345,21 +345,21 @@ def child_runs(
             append(path, {"id": m["id"], "case": label, "killed": killed, "how": how, "at": label})
             recorded.add((m["id"], label))
 
-    def alive() -> list[dict[str, Any]]:
+    def uncaught() -> list[dict[str, Any]]:
         dead = {r["id"] for r in read_jsonl(path) if r.get("case") in cases_by_label and r["killed"]}
         return [m for m in survivors if m["id"] not in dead]
 
     for case in small:  # every survivor meets every case here: a kill by a case memcheck refuses is not the only one
         on_case(case, survivors)
     mark("check child: stronger inputs at the check sizes done")
-    left = alive()
+    left = uncaught()
     say(f"{SURVIVORS} {token} {len(left)}")  # the parent memchecks the cases that killed, beside what follows
     rest = [c for c in cases if not c.get("small")]
     for case in rest if left else []:
         for source in [job["source"], *(m["source"] for m in left)]:
             compile_at(case_spec(spec, case), source)
     for case in rest:  # at the spec's size (or a case's own sizes): only on the survivors no case killed
-        if left := alive():
+        if left := uncaught():
             on_case(case, left)
     mark("check child: strengthening done")
 

@@ -1,8 +1,8 @@
 """Issue 35, the check's test within its time (gpu/mutants.py, gpu/memcheck.py, gpu/checkrun.py) without a
 GPU: the stronger inputs run at the check sizes first and at the spec's size only on the survivors no
 case killed; only a case that kills is memchecked, in one process, beside the child's runs at the spec's
-size; a case that kills but memcheck refuses has its kills discounted; the survivors are memchecked once
-no mutant runs. The kernel's runs and the sanitizer are stand-ins (tests/gpu/test_mutants.py's)."""
+size (as are the survivors no case killed); a case that kills but memcheck refuses has its kills
+discounted. The kernel's runs and the sanitizer are stand-ins (tests/gpu/test_mutants.py's)."""
 
 import json
 import threading
@@ -22,9 +22,9 @@ WIDE_SMALL = "`data` over all 256 values of uint8, at size=37"
 OUT_OF_BOUNDS = "========= Invalid __global__ read of size 4 bytes\n=========     at histogram256+0x70\n"
 
 
-def fake_child(run, ended=None):
+def fake_child(run):
     """The check's child in this process: the original judged, then child_runs with `run`; its
-    SURVIVORS line heard as the real parent hears it. `ended[0]` set once its runs ended."""
+    SURVIVORS line heard as the real parent hears it."""
 
     def child(job, out, timeout_s, gpu_done=None, on_survivors=None):
         s = checkrun.spec_from_plain(job["spec"])
@@ -39,8 +39,6 @@ def fake_child(run, ended=None):
                 on_survivors(int(line.rsplit(" ", 1)[-1]))
 
         mutation.child_runs(s, job, out, run, say)
-        if ended is not None:
-            ended[0] = True
         gpu_done()
         return ""
 
@@ -122,29 +120,31 @@ def test_a_case_that_kills_but_memcheck_refuses_has_its_kills_discounted(tmp_pat
     assert sorted(checked) == sorted(left) and len(left) == 2
 
 
-def test_the_cases_memcheck_runs_beside_the_spec_size_runs_and_the_survivors_after_every_run(tmp_path, monkeypatch):
+def test_the_memchecks_run_beside_the_spec_size_runs_of_the_survivors_no_case_killed(tmp_path, monkeypatch):
     wrong = [Mutant(m["id"], m["kind"], 1, m["what"], m["source"]) for m in MUTANTS]
     monkeypatch.setattr(checkrun, "mutants", lambda source, kernel, spec=None: wrong)
     monkeypatch.setattr(checkrun, "candidates", lambda spec, source: [SEED, WIDE])
-    asked, waited, ended, survivors_at = threading.Event(), [], [False], []
+    cases_asked, survivors_asked, waited, survivors = threading.Event(), threading.Event(), [], []
     checks = case_sanitizer([])
 
     def sanitizer(source, spec, *a, **k):
         if source == KERNEL and (spec is not SPEC or k.get("cases")):
-            asked.set()
+            cases_asked.set()
         elif source != KERNEL:
-            survivors_at.append((source, ended[0]))
+            survivors.append(source)
+            survivors_asked.set()
         return checks(source, spec, *a, **k)
 
     def run(s, source, params):
         if s.sizes["size"] == N and s.args != SPEC.args and source != KERNEL:  # a survivor on a case at the spec's size
-            waited.append(asked.wait(10))
+            waited.append(cases_asked.wait(10) and survivors_asked.wait(10))
         return stand_in(_emptied)(s, source, params)
 
-    state = checkrun.check_strength(KERNEL, SPEC, "cupy", sanitizer=sanitizer, child=fake_child(run, ended))
-    assert waited == [True, True]  # m03 on the seed and on all 256 bytes, both while the memcheck ran
-    assert survivors_at == [(MUTANTS[3]["source"], True)]  # m03 alone, once no mutant ran
+    state = checkrun.check_strength(KERNEL, SPEC, "cupy", sanitizer=sanitizer, child=fake_child(run))
+    assert waited == [True, True]  # m03 alone, on the seed and on all 256 bytes: both memchecks asked meanwhile
+    assert survivors == [MUTANTS[3]["source"]]  # m03 alone: m01, m02 died at size=37
     assert state["mutants"]["killed"] == 4 and [s["id"] for s in state["mutants"]["survivors"]] == ["m03"]
+    assert [c["label"] for c in state["cases"]] == [WIDE_SMALL]
 
 
 def test_a_case_not_memchecked_that_kills_nothing_kills_no_survivor_and_one_that_kills_is_not_kept(tmp_path):
