@@ -450,7 +450,9 @@ def check_strength(
                 return not _blamed_or_unjudged(Path(tmp, "state.json"))
 
             if wrong and not oob:
-                legal, unsafe = memcheck_for_score(source, spec, backend, entries, cases, Path(tmp), scored, sanitizer, timeout_s)  # fmt: skip
+                legal, unsafe = memcheck_for_score(
+                    source, spec, backend, entries, cases, Path(tmp), scored, sanitizer, timeout_s
+                )
             child_off.wait()
             records = mutation.read_jsonl(Path(tmp, mutation.RECORDS))
             tried = mutation.read_jsonl(Path(tmp, mutation.CASES))
