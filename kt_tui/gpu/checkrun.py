@@ -211,7 +211,7 @@ def run_child(
     recorded as killed, and another child goes on with the rest: one started in standby once the
     mutants' runs begin (its interpreter and imports, about a second and a half, not waited for
     after a crash; one more process while they run); `on_survivors` hears how many mutants survived
-    every size."""
+    every size and the stronger inputs at the check sizes, once those ran."""
     token = secrets.token_hex(8)
     Path(out, "job.json").write_text(json.dumps({**job, "token": token}))
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
