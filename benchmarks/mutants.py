@@ -137,7 +137,7 @@ def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) ->
 
 
 SAME_CODE = "compiles to the same code"  # gpu/mutants.py: an equivalent found by nvcc, not by its pattern
-PARTS = ("memcheck", "child", "original", "mutants", "nvcc", "cases mc", "stronger")
+PARTS = ("memcheck", "child", "original", "mutants", "nvcc", "cases mc", "stronger", "surv mc")
 
 
 def split(marks: list[tuple[float, int, str]], t0: float) -> dict[str, float]:
@@ -154,7 +154,8 @@ def split(marks: list[tuple[float, int, str]], t0: float) -> dict[str, float]:
 
     imports, ran = at("check child: imports done"), at("check child: ran ", last=True)
     mutants, stronger = at("check child: mutants done", last=True), at("check child: strengthening done", last=True)
-    cases = at("main: check memcheck of", last=True)
+    cases = at("main: check memcheck of", last=True)  # the cases that killed: from the check sizes' runs' end
+    small = at("check child: stronger inputs at the check sizes done", last=True) or mutants
     waited = sum(float(s.split()[3]) for _, _, s in marks if s.startswith("check child: waited"))
     return {
         "memcheck": span(0.0, at("main: check memcheck done")),
@@ -162,8 +163,9 @@ def split(marks: list[tuple[float, int, str]], t0: float) -> dict[str, float]:
         "original": span(imports, ran),
         "mutants": span(ran, mutants),
         "nvcc": round(waited, 1),
-        "cases mc": span(max(filter(None, (at("main: check memcheck done"), mutants)), default=None), cases),
+        "cases mc": span(max(filter(None, (at("main: check memcheck done"), small)), default=None), cases),
         "stronger": span(mutants, stronger),
+        "surv mc": span(stronger or mutants, at("main: memcheck of", last=True)),  # once the child's runs ended
     }
 
 

@@ -34,7 +34,7 @@ from ..kernel.strengthen import candidates, cheap_first, check_entry, kept_as_gi
 from ..kernel.strengthen_shapes import block_for_survivors
 from . import mutants as mutation
 from .env import scrubbed_env
-from .memcheck import memcheck_survivors, sanitize_cases, sanitize_sizes
+from .memcheck import memcheck_for_score, sanitize_sizes
 from .mutation_score import score as mutation_score
 from .sanitize import sanitize
 from .supervise import kill_group
@@ -211,7 +211,7 @@ def run_child(
     recorded as killed, and another child goes on with the rest: one started in standby once the
     mutants' runs begin (its interpreter and imports, about a second and a half, not waited for
     after a crash; one more process while they run); `on_survivors` hears how many mutants survived
-    every size."""
+    every size and the stronger inputs at the check sizes, once those ran."""
     token = secrets.token_hex(8)
     Path(out, "job.json").write_text(json.dumps({**job, "token": token}))
     env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
@@ -406,7 +406,6 @@ def check_strength(
         wrong = []
     cases = cheap_first(spec, candidates(spec, source)) if wrong else []
     child_off, survived = threading.Event(), threading.Event()
-    found: dict[str, int] = {}
     records: list[dict] = []
     tried: list[dict] = []
     unsafe: dict[str, str] = {}
@@ -427,17 +426,13 @@ def check_strength(
             "strengthen_s": mutation.STRENGTHEN_S,
         }
 
-        def heard(n: int) -> None:
-            found["survivors"] = n
-            survived.set()
-
         def off() -> None:  # the child's runs ended: it said its survivors before, if any
             child_off.set()
             survived.set()
 
         def runs_beside() -> None:
             try:
-                said["error"] = child(job, Path(tmp), timeout_s, gpu_done=off, on_survivors=heard)
+                said["error"] = child(job, Path(tmp), timeout_s, gpu_done=off, on_survivors=lambda n: survived.set())
             finally:
                 child_off.set()
                 survived.set()
@@ -448,17 +443,19 @@ def check_strength(
         try:
             oob, notes = sanitize_sizes(source, spec, backend, sanitizer, timeout_s)
             mark(f"main: check memcheck done ({len(spec.extra_sizes()) + 1} sizes)")
-            survived.wait()
-            if cases and found.get("survivors") and not oob:
-                legal = sanitize_cases(source, spec, backend, cases, sanitizer, timeout_s)
-                mark(f"main: check memcheck of {len(cases)} stronger cases done")
-            child_off.wait()  # the mutants' records are whole: the child's runs ended
+            survived.wait()  # the stronger inputs at the check sizes ran, or the child's runs ended
+
+            def scored() -> bool:  # the mutants' records are whole: the child's runs ended
+                child_off.wait()
+                return not _blamed_or_unjudged(Path(tmp, "state.json"))
+
+            if wrong and not oob:
+                legal, unsafe = memcheck_for_score(
+                    source, spec, backend, entries, cases, Path(tmp), scored, sanitizer, timeout_s
+                )
+            child_off.wait()
             records = mutation.read_jsonl(Path(tmp, mutation.RECORDS))
             tried = mutation.read_jsonl(Path(tmp, mutation.CASES))
-            if wrong and not oob and not _blamed_or_unjudged(Path(tmp, "state.json")):
-                left = mutation_score(entries, records, tried, legal)["survivors"]
-                unsafe = memcheck_survivors(entries, left, spec, backend, sanitizer)
-                mark(f"main: memcheck of {len(left)} survivors done")
         finally:
             if gpu_free is not None:
                 gpu_free()

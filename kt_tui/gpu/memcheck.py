@@ -1,7 +1,7 @@
 """compute-sanitizer memcheck for the check's test (gpu/checkrun.py): on the original kernel at the spec's
-size and at every check size, with each stronger case, and on the mutants the outputs did not catch; the
-first out-of-bounds finding named by its argument (when its allocation's size tells it), its size and
-its index; otherwise the sanitizer's first finding."""
+size and at every check size, with each stronger case that killed a mutant, and on the mutants the
+outputs did not catch; the first out-of-bounds finding named by its argument (when its allocation's
+size tells it), its size and its index; otherwise the sanitizer's first finding."""
 
 from __future__ import annotations
 
@@ -9,11 +9,15 @@ import os
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from ..kernel.spec import Spec
 from ..kernel.spec_model import _valid_at
 from ..kernel.strengthen import case_spec
+from .mutants import CASES, RECORDS, read_jsonl
+from .mutation_score import case_kills, score
 from .sanitize import SanitizeReport, sanitize
+from .timeline import mark
 
 MEMCHECK_AT_ONCE = 6  # survivors under compute-sanitizer at once (each its own process), half the cores at most
 MEMCHECK_MOST = 12
@@ -129,10 +133,16 @@ def sanitize_cases(
     source: str, spec: Spec, backend: str, cases: list[dict], run: Callable = sanitize, timeout_s: float = 300.0
 ) -> dict[str, str]:
     """memcheck on the original with each stronger case: label -> "" (clean) or why it is not legal.
-    All in one process; only when that finds something is each case run on its own."""
+    All in one process (the first case's inputs in place of the spec's: sanitize_sizes ran those);
+    only when that finds something is each case run on its own."""
+    if not cases:
+        return {}
     params = spec.baseline_params()
     specs = [case_spec(spec, c) for c in cases]
-    report = run(source, spec, params, backend, tool="memcheck", timeout_s=timeout_s, cases=specs)
+    first = specs[0]
+    report = run(
+        source, first, params, backend, tool="memcheck", timeout_s=timeout_s, sizes=first.sizes, cases=specs[1:]
+    )
     if report.ok:
         return {c["label"]: "" for c in cases}
     out = {}
@@ -193,3 +203,56 @@ def memcheck_survivors(
     with ThreadPoolExecutor(min(MEMCHECK_AT_ONCE, max(1, (os.cpu_count() or 2) // 2))) as pool:
         found = dict(zip(ids, pool.map(one, ids)))
     return {i: why for i, why in found.items() if why}
+
+
+def memcheck_for_score(
+    source: str,
+    spec: Spec,
+    backend: str,
+    entries: list[dict],
+    cases: list[dict],
+    out: Path,
+    runs_ended: Callable[[], bool],
+    run: Callable = sanitize,
+    timeout_s: float = 300.0,
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The memchecks the mutation score needs, once the check's child ran the stronger cases at the
+    check sizes (its records in `out`): (legal: label -> "" or why not, for the cases that killed a
+    survivor; unsafe: memcheck_survivors). A case that kills nothing is not memchecked: its legality
+    decides nothing. Those that killed are memchecked in one process, and the survivors no case killed
+    (memcheck_survivors), beside the child's runs of those survivors at the spec's size (short: most
+    die at the check sizes, and a run's hang limit is its original's, measured beside the same);
+    `runs_ended()` waits for those runs to end and says whether the mutants are scored. Then a case
+    that killed only at the spec's size is memchecked, and a survivor left by a case memcheck refused."""
+
+    def killing(done: dict[str, str]) -> list[dict]:
+        kills = case_kills(entries, read_jsonl(out / RECORDS), read_jsonl(out / CASES))
+        return [c for c in cases if kills.get(c["label"]) and c["label"] not in done]
+
+    def left(legal: dict[str, str]) -> list[dict]:
+        return score(entries, read_jsonl(out / RECORDS), read_jsonl(out / CASES), legal)["survivors"]
+
+    with ThreadPoolExecutor(2) as pool:
+        first = killing({})
+        checking = pool.submit(sanitize_cases, source, spec, backend, first, run, timeout_s)
+        hoped = left({c["label"]: "" for c in first})  # if every case that killed is legal
+        survivors = pool.submit(memcheck_survivors, entries, hoped, spec, backend, run)
+        if not runs_ended():
+            checking.result()  # a sanitizer's process is waited for, never left running
+            survivors.result()
+            return {}, {}
+        legal = checking.result()
+        if later := killing(legal):
+            legal |= sanitize_cases(source, spec, backend, later, run, timeout_s)
+        if legal:
+            mark(f"main: check memcheck of {len(legal)} stronger cases done")
+        unsafe = survivors.result()
+    seen = [m["id"] for m in hoped][:MEMCHECK_MOST]
+    final = left(legal)
+    room = MEMCHECK_MOST - len({m["id"] for m in final} & set(seen))  # the first MEMCHECK_MOST of those left
+    more = [m for m in final if m["id"] not in seen][: max(0, room)]
+    if more:
+        unsafe |= memcheck_survivors(entries, more, spec, backend, run)
+    if hoped or more:
+        mark(f"main: memcheck of {len(hoped) + len(more)} survivors done")
+    return legal, unsafe

@@ -1,8 +1,9 @@
 """The check measures itself (issue 35): the original's mutants (kernel/mutant.py) run in the check's
 child beside the first measurements, at the spec's size and every check size, and the mutation score
 says how many wrong variants the check catches. When some survive, the stronger inputs of
-kernel/strengthen.py are tried on them; a case is kept when the original runs clean with it
-(memcheck, gpu/checkrun.py), its outputs stay non-degenerate and it kills a survivor.
+kernel/strengthen.py are tried on them, at the check sizes first, then at the spec's size on those no
+case killed; a case is kept when it kills a survivor, its outputs stay non-degenerate and the original
+runs clean with it (memcheck, gpu/memcheck.py: only the cases that kill are memchecked).
 
 Which mutants count: one that does not compile is stillborn, one whose machine code (the spec's
 options, the baseline's defines) is the original's is equivalent by construction (trivial compiler
@@ -55,7 +56,9 @@ HANG_S = 5.0  # a mutant's run that takes longer is stopped: it hangs, which a c
 # accepted by a session, whose steps must be faster. The floor keeps host jitter from killing one.
 HANG_FACTOR, HANG_FLOOR_S = 20.0, 1.0
 MARK = "kt-tui: running"  # before each run: "<MARK> TOKEN LIMIT_S original|mutant|case ID base|case LABEL"
-SURVIVORS = "kt-tui: survivors"  # once the mutants ran at every size: "<SURVIVORS> TOKEN N"
+# once the mutants ran at every size and the survivors on the stronger inputs at the check sizes:
+# "<SURVIVORS> TOKEN N", N the survivors no case killed (those the spec's size's cases run on)
+SURVIVORS = "kt-tui: survivors"
 RECORDS, CASES, DEADLINES = "mutants.jsonl", "cases.jsonl", "deadlines.json"
 HANGS = "hangs: stopped after"  # how a run stopped by its parent is recorded
 HANG_CREDIT_S = 2 * HANG_S  # hangs' seconds added to the deadlines, at most
@@ -183,7 +186,8 @@ def child_runs(
     ready: Callable[..., bool] = lambda s, source, params: False,
 ) -> None:
     """The mutants at each size, the cheapest first, each until the first size where it differs; then
-    the survivors on each stronger case the original handles. Every outcome appended to
+    the survivors on each stronger case the original handles: every survivor on each case at a check
+    size (small, cheap), then at the spec's size only those no case killed. Every outcome appended to
     out/mutants.jsonl as it is known, so a child that is stopped or dies leaves what it found to the
     next. `sort(source)`: ("live" | "equivalent" | "stillborn", why) from the mutant's compile at the
     first size; only a live one runs. `compile_at(spec, source, params=None)`: one that passed a size runs
@@ -308,10 +312,12 @@ def child_runs(
                         recorded.add((m["id"], label))
         survivors = [m for m in survivors if (m["id"], label) not in recorded]
         mark("check child: survivors at another block size done")
-    say(f"{SURVIVORS} {token} {len(survivors)}")
     if not survivors:
+        say(f"{SURVIVORS} {token} 0")
         return
-    for case in job.get("cases") or []:  # those at other sizes compile while the first runs
+    cases = job.get("cases") or []
+    small = [c for c in cases if c.get("small")]  # at a check size (kernel/strengthen.py cheap_first)
+    for case in small:  # those after the first compile while it runs
         for source in [job["source"], *(m["source"] for m in survivors)]:
             compile_at(case_spec(spec, case), source)
     cases_path = out / CASES
@@ -319,24 +325,42 @@ def child_runs(
     deadline = phase_deadline(
         out, "stronger", float(job.get("strengthen_s", STRENGTHEN_S)), after=deadline, started=job.get("child_up")
     )
-    for case in job.get("cases") or []:
+
+    def on_case(case: dict[str, Any], targets: list[dict[str, Any]]) -> None:
         label = case["label"]
         s = case_spec(spec, case)
+        targets = [m for m in targets if (m["id"], label) not in recorded]
         if label not in tried:
-            if over(deadline):
-                break
+            if over(deadline) or not targets:
+                return
             before = {a.name: v.copy() for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
             outs = expected(label, s, baseline)  # the original's run on these inputs (a failure: the parent says so)
             weak = strength.weak_outputs(outs, before, tol) if outs is not None else ["the original writes past an end"]
             tried[label] = {"label": label, "ok": not weak, "why": "; ".join(weak)}
             append(cases_path, tried[label])
-        if not tried[label]["ok"]:
-            continue
-        for m in survivors:
-            if (m["id"], label) in recorded or over(deadline):
-                continue
+        for m in targets if tried[label]["ok"] else []:
+            if over(deadline):
+                return
             killed, how = judged(m, label, s, label)
             append(path, {"id": m["id"], "case": label, "killed": killed, "how": how, "at": label})
+            recorded.add((m["id"], label))
+
+    def uncaught() -> list[dict[str, Any]]:
+        dead = {r["id"] for r in read_jsonl(path) if r.get("case") in cases_by_label and r["killed"]}
+        return [m for m in survivors if m["id"] not in dead]
+
+    for case in small:  # every survivor meets every case here: a kill by a case memcheck refuses is not the only one
+        on_case(case, survivors)
+    mark("check child: stronger inputs at the check sizes done")
+    left = uncaught()
+    say(f"{SURVIVORS} {token} {len(left)}")  # the parent memchecks the cases that killed, beside what follows
+    rest = [c for c in cases if not c.get("small")]
+    for case in rest if left else []:
+        for source in [job["source"], *(m["source"] for m in left)]:
+            compile_at(case_spec(spec, case), source)
+    for case in rest:  # at the spec's size (or a case's own sizes): only on the survivors no case killed
+        if left := uncaught():
+            on_case(case, left)
     mark("check child: strengthening done")
 
 

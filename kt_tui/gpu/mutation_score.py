@@ -41,12 +41,8 @@ def score(
     hangs = [m["id"] for m in before if str(base[m["id"]].get("how", "")).startswith(HANGS)]
     kept: list[str] = []
     tried = []
-    usable = {c["label"] for c in cases if c.get("ok") and not legal.get(c["label"], "not tested under memcheck")}
-    killed_by: dict[str, list[str]] = {}
-    for m in counted:
-        for r in later.get(m["id"], []):
-            if r["killed"] and r["case"] in usable and not base[m["id"]]["killed"]:
-                killed_by.setdefault(r["case"], []).append(m["id"])
+    kills = case_kills(mutants, records, cases)
+    killed_by = {label: ids for label, ids in kills.items() if not legal.get(label, "not tested under memcheck")}
     moved = sorted({r["case"] for m in counted for r in later.get(m["id"], []) if r.get("geometry")})
     for label in moved:  # a session verifies every block size: no memcheck, nothing to keep
         ids = [m["id"] for m in counted if not base[m["id"]]["killed"] and any(
@@ -58,11 +54,11 @@ def score(
         why = legal.get(label, "not tested under memcheck")
         if not c.get("ok"):
             why = f"the original's outputs prove nothing with it: {c.get('why')}"
+        elif not kills.get(label):  # its legality decides nothing: it is not memchecked
+            why = "kills no survivor"
         elif not why:
-            ids = killed_by.get(label, [])
-            why = f"kills {', '.join(ids)}" if ids else "kills no survivor"
-            if ids:
-                kept.append(label)
+            why = f"kills {', '.join(killed_by[label])}"
+            kept.append(label)
         tried.append({"label": label, "kept": label in kept, "why": why})
     after = {m["id"] for m in before} | {i for label in [*moved, *kept] for i in killed_by[label]}
     caught = [m["id"] for m in counted if m["id"] in (unsafe or {}) and m["id"] not in after]
@@ -86,6 +82,25 @@ def score(
         "kept": kept,
         "line": score_line(len(after), len(counted), survivors, len(hangs), len(not_run)),
     }
+
+
+def case_kills(
+    mutants: list[dict[str, Any]], records: list[dict[str, Any]], cases: list[dict[str, Any]]
+) -> dict[str, list[str]]:
+    """label -> the mutants each stronger case killed, of those counted that the runs at the spec's and
+    check sizes left, on cases whose outputs the original's run made non-degenerate; whether memcheck
+    finds the case legal is not asked here (only these cases are memchecked: gpu/memcheck.py)."""
+    base = {r["id"]: r for r in records if r.get("case") is None}
+    ok = {c["label"] for c in cases if c.get("ok")}
+    out: dict[str, list[str]] = {}
+    for m in mutants:
+        first = base.get(m["id"])
+        if first is None or first["killed"] or first.get("class"):  # killed, sorted out, or not run
+            continue
+        killed_by = {r["case"] for r in records if r["id"] == m["id"] and r.get("case") in ok and r["killed"]}
+        for label in killed_by:
+            out.setdefault(label, []).append(m["id"])
+    return out
 
 
 def score_line(killed: int, counted: int, survivors: list[dict[str, Any]], hangs: int = 0, not_run: int = 0) -> str:

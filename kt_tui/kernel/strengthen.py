@@ -492,8 +492,9 @@ def cheap_first(spec: Spec, cases: list[dict[str, Any]]) -> list[dict[str, Any]]
     budget (crop_and_resize, 330 MB of arrays: about 0.4 s a run, 10 survivors), and the cases after it
     never ran; at a small check size a run takes milliseconds. Small: at most 1 / SMALL_SHARE of the
     spec's bytes (every such size, cheapest first: a random event, a tie among few boxes, is likelier
-    over two), else the cheapest if it is smaller than the spec's. The spec's size still follows for
-    the survivors left (a random event likelier among more elements)."""
+    over two), else the cheapest if it is smaller than the spec's; each of those marked "small". The
+    spec's size still follows for the survivors no case killed (a random event likelier among more
+    elements: gpu/mutants.py)."""
     full = _bytes(spec, spec.sizes)
     sizes = sorted((e["sizes"] for e in spec.extra_sizes()), key=lambda s: _bytes(spec, s))
     small = [s for s in sizes if _bytes(spec, s) * SMALL_SHARE <= full] or [
@@ -507,7 +508,7 @@ def cheap_first(spec: Spec, cases: list[dict[str, Any]]) -> list[dict[str, Any]]
             if at == {**spec.sizes, **own} or not _valid_at(spec, at):
                 continue
             said = ", ".join(f"{n}={v}" for n, v in base.items() if v != spec.sizes.get(n) and n not in own)
-            out.append({**case, "label": f"{case['label']}, at {said}", "sizes": at})
+            out.append({**case, "label": f"{case['label']}, at {said}", "sizes": at, "small": True})
     return [*out, *cases]
 
 

@@ -19,7 +19,7 @@ from kt_tui.gpu.mutation_score import score as mutation_score
 from kt_tui.gpu.sanitize import SanitizeReport
 from kt_tui.kernel.mutant import REVERSE_BLOCKS, Mutant, blocks_reversed, mutants
 from kt_tui.kernel.spec import load_spec, parse_spec
-from kt_tui.kernel.strengthen import candidates, case_spec, cheap_first
+from kt_tui.kernel.strengthen import candidates, case_spec
 
 from ..kernel.test_mutants import HIST, HISTOGRAM, SPMV, SPMV_SPEC, VARIED
 
@@ -264,71 +264,6 @@ def generated(source):
     if "const signed char *data" in source:
         return lambda d, n: right(np.where(d > 127, 0, d).astype(np.uint8), n)
     return lambda d, n: right(d, n) + 1
-
-
-def test_check_strength_reports_the_score_and_keeps_the_case_that_kills(tmp_path):
-    source = KERNEL
-
-    def child(job, out, timeout_s, gpu_done=None, on_survivors=None):
-        s = checkrun.spec_from_plain(job["spec"])
-        from kt_tui.kernel.inputs import make_args
-
-        before = {a.name: v for a, v in zip(s.args, make_args(s, s.sizes)) if a.is_array}
-        orig = {**before, "hist": right(before["data"], N)}
-        (out / "state.json").write_text(json.dumps(checkrun.judge(s, {"before": before, "original": orig}, [], [])))
-        mutation.child_runs(s, job, out, stand_in(generated), lambda line: None)
-        on_survivors(2)
-        gpu_done()
-        return ""
-
-    cases_seen = []
-
-    def sanitizer(source, spec, params, backend, tool="memcheck", timeout_s=0, sizes=None, more=(), cases=()):
-        cases_seen.extend(cases)
-        return SanitizeReport(tool, True, 0, sizes=sizes)
-
-    state = checkrun.check_strength(source, SPEC, "cupy", sanitizer=sanitizer, child=child)
-    # all 256 bytes, `size` one less, a second seed: each at the cheapest check size first, then at the spec's
-    assert state["state"] == "ok" and len(cases_seen) == 6
-    assert [s.sizes["size"] for s in cases_seen] == [37, 37, 37, N, N, N]
-    made = mutants(source, "histogram256")
-    assert state["mutants"]["counted"] == len(made)
-    wide = {"data": {"low": 0, "high": 256}}
-    assert state["cases"] == [
-        {"label": "`data` over all 256 values of uint8, at size=37", "sizes": {"size": 37}, "args": wide},
-        {"label": "`data` over all 256 values of uint8", "sizes": {"size": N}, "args": wide},
-    ]
-    assert state["mutants"]["line"].startswith(f"the check catches {state['mutants']['killed']} of {len(made)}")
-    assert state["mutants"]["killed"] == len(made) == state["mutants"]["killed_before"] + 2
-    assert state["mutants"]["survivors"] == []
-
-
-def test_every_stronger_case_meets_the_survivors_at_the_cheapest_size_within_the_budget(tmp_path, monkeypatch):
-    # a run costs time by its size (0.6 s at the spec's, as crop_and_resize's 330 MB did on an H100): at the
-    # spec's size the first case's runs spend the whole budget and the case that kills never runs
-    clock = [1000.0]
-    monkeypatch.setattr(mutation.time, "monotonic", lambda: clock[0])
-    run = stand_in(_emptied)
-
-    def costly(s, source, params):
-        clock[0] += 0.6 if s.sizes["size"] == N else 0.0
-        return run(s, source, params)
-
-    seed = {"label": "a second seed", "sizes": {}, "args": {"data": {"seed": 1001}}}
-    wide = {"label": "`data` over all 256 values of uint8", "sizes": {}, "args": {"data": {"low": 0, "high": 256}}}
-    for k, (cases, killed) in enumerate((([seed, wide], set()), (cheap_first(SPEC, [seed, wide]), {"m01", "m02"}))):
-        out = tmp_path / str(k)
-        out.mkdir()
-        job = _job(cases=cases, budget_s=1.9, strengthen_s=1.0)  # three survivors' runs at N: 1.8 s
-        mutation.child_runs(SPEC, job, out, costly, lambda line: None)
-        records = mutation.read_jsonl(out / mutation.RECORDS)
-        assert {r["id"] for r in records if r["case"] and r["killed"]} == killed
-        tried = [c["label"] for c in mutation.read_jsonl(out / mutation.CASES)]
-        assert tried == (["a second seed"] if k == 0 else [c["label"] for c in cases[:3]])
-    assert [c["label"] for c in cases][:2] == [
-        "a second seed, at size=37",
-        "`data` over all 256 values of uint8, at size=37",
-    ]
 
 
 def test_survivors_memcheck_finds_out_of_bounds_are_killed_as_an_llm_kernel_would_be(tmp_path, monkeypatch):

@@ -91,7 +91,9 @@ def test_every_kind_of_mutant_is_killed_on_a_small_kernel(tmp_path, monkeypatch)
     assert set(score["killed_kinds"]) == set(KINDS), set(KINDS) - set(score["killed_kinds"])
     assert score["killed"] > score["killed_before"]  # fw = fh and bytes 0-99 let some through before
     labels = [c["label"] for c in state["cases"]]
-    assert "fw=5, fh=3" in labels and "`bytes` over all 256 values of uint8" in labels
+    # each at a small check size first (kernel/strengthen.py cheap_first), at the spec's only where needed
+    assert any(x.startswith("fw=5, fh=3") for x in labels)
+    assert any(x.startswith("`bytes` over all 256 values of uint8") for x in labels)
     assert score["killed"] >= 0.9 * score["counted"]
 
 
@@ -101,8 +103,8 @@ def test_all_256_byte_values_kill_the_signed_char_and_masked_histograms(tmp_path
     report(f"histogram 0-99: {score['line']}; tried {score['strengthening']}")
     survivors = " ".join(m["what"] for m in score["survivors"])
     assert "signed char" not in survivors and "& 0x7f" not in survivors
-    assert [c["label"] for c in state["cases"]][0] == "`data` over all 256 values of uint8"
-    tried = next(t for t in score["strengthening"] if t["label"] == "`data` over all 256 values of uint8")
+    assert [c["label"] for c in state["cases"]][0].startswith("`data` over all 256 values of uint8")
+    tried = next(t for t in score["strengthening"] if t["label"].startswith("`data` over all 256 values of uint8"))
     assert tried["kept"]
 
 
@@ -141,7 +143,7 @@ def test_a_scripted_signed_char_histogram_does_not_come_out_verified(tmp_path, c
     assert code == 0 and step["state"] == "failed"
     assert "`data` over all 256 values of uint8" in step["reason"]
     assert out["best"]["kernel_version"] != step["version"]
-    assert out["check"]["cases"][0] == "`data` over all 256 values of uint8"
+    assert out["check"]["cases"][0].startswith("`data` over all 256 values of uint8")
 
 
 def test_rows_of_varied_lengths_kill_half_a_warp_reduction(tmp_path, monkeypatch):
@@ -154,7 +156,7 @@ def test_rows_of_varied_lengths_kill_half_a_warp_reduction(tmp_path, monkeypatch
     state = _state(tmp_path, "spmv_csr_vector", SPMV, SPMV_SPEC)
     score = state["mutants"]
     report(f"spmv warp, range row offsets: {score['line']}; tried {score['strengthening']}; {state['seconds']} s")
-    assert VARIED in [c["label"] for c in state["cases"]]
+    assert any(c["label"].startswith(VARIED) for c in state["cases"])
     survivors = " ".join(m["what"] for m in score["survivors"])
     assert "loop start `16` halved" not in survivors and "`32` -> `33` in `for (int jj" not in survivors
 
