@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from . import equivalent, equivalent_launch, equivalent_steps
+from . import equivalent, equivalent_count, equivalent_launch, equivalent_steps
 from .mutant_text import KernelText, definitions
 from .syntax import Token, tokens
 
@@ -141,11 +141,18 @@ class _Sites(KernelText):
         at = edit[0]
         self.found[kind].append((edit, f"{self.where(at)}: {change} in `{self.context(at)}`"))
 
-    def equivalent(self, kind: str, at: int, new: str) -> str:
-        """Why the edit at `at` is equivalent by construction (kernel/equivalent.py), or ""."""
+    def equivalent(self, kind: str, at: int, new: str, end: int | None = None) -> str:
+        """Why the edit of source[at:end] to `new` is equivalent by construction (kernel/equivalent.py), or ""."""
         i = next((k for k, t in enumerate(self.toks) if t.pos == at), -1)
         if i < 0:
             return ""
+        names = [n for n, _, _ in self.params()]
+        if end is not None and (
+            why := equivalent_count.count_past_launch(
+                self.toks, i, self.source, (at, end, new), self.spec, names, self.body
+            )
+        ):
+            return why
         if kind == "bound":
             scalars = {n for n, _, ptr in self.params() if not ptr}
             return (
@@ -443,6 +450,6 @@ def mutants(source: str, kernel: str, cap: int = CAP, spec: Spec | None = None) 
                 continue
             seen.add(changed)
             out.append(
-                Mutant(f"m{len(out):02d}", kind, sites.line_of(a), what, changed, sites.equivalent(kind, a, text))
+                Mutant(f"m{len(out):02d}", kind, sites.line_of(a), what, changed, sites.equivalent(kind, a, text, b))
             )
     return out

@@ -1,0 +1,88 @@
+"""A local count only compared with a block index, launched exactly (kernel/equivalent_count.py): edits that
+make it no smaller at every size are equivalent within the spec's launch; others are counted (issue 35)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kt_tui.kernel.mutant import mutants
+from kt_tui.kernel.spec import load_spec
+
+FRAMES = """
+__global__ void frame_sum(const float *x, int n, int len, int hop, float *out)
+{
+    const int f = blockIdx.x;
+    const int frames = (n - len) / hop + 1;
+    if (f >= frames)
+        return;
+    float s = 0.0f;
+    for (int i = threadIdx.x; i < len; i += blockDim.x)
+        s += x[f * hop + i];
+    atomicAdd(&out[f], s);
+}
+"""
+
+SPEC = """
+kernel = "frame_sum"
+problem_size = ["(n - len) // hop + 1"]
+grid_div_x = {div}
+verify_sizes = [{{n = 1001, len = 50, hop = 13}}]
+
+[sizes]
+n = 96000
+len = 400
+hop = 160
+
+[tune_params]
+block_size_x = [32, 64]
+
+[[args]]
+name = "x"
+type = "float32"
+size = "n"
+
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+
+[[args]]
+name = "len"
+type = "int32"
+value = "len"
+
+[[args]]
+name = "hop"
+type = "int32"
+value = "hop"
+
+[[args]]
+name = "out"
+type = "float32"
+size = "(n - len) // hop + 1"
+init = "zeros"
+output = true
+"""
+
+
+def _by_what(tmp_path: Path, source: str, div: str = "[]") -> dict[str, str]:
+    path = tmp_path / "k.cu.toml"
+    path.write_text(SPEC.format(div=div))
+    spec = load_spec(path)
+    made = mutants(source, spec.kernel, spec=spec)[1:]  # m00 does nothing
+    return {m.what.split(" in `")[0].split(": ", 1)[1]: m.equivalent for m in made if "frames =" in m.what}
+
+
+def test_a_count_raised_past_an_exact_launch_is_equivalent_and_one_lowered_is_not(tmp_path):
+    found = _by_what(tmp_path, FRAMES)
+    raised = [w for w, why in found.items() if "no smaller at every size" in why]
+    assert "`-` -> `+`" in raised and "dropped `- len`" in raised  # (n + len) / hop + 1, n / hop + 1: larger
+    lowered = {w: why for w, why in found.items() if w in ("`1` -> `0`", "dropped `+ 1`")}
+    assert lowered and not any(lowered.values())  # one frame fewer: the last block returns early, caught
+
+
+def test_not_where_the_launch_is_not_exact_or_the_count_is_used_otherwise(tmp_path):
+    ragged = _by_what(tmp_path, FRAMES, div='["block_size_x"]')
+    assert not any("no smaller at every size" in why for why in ragged.values())
+    used = FRAMES.replace("atomicAdd(&out[f], s);", "atomicAdd(&out[f], s / frames);")
+    assert not any("no smaller at every size" in why for why in _by_what(tmp_path, used).values())
