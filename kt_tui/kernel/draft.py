@@ -29,6 +29,7 @@ from . import (
 )
 from .bounds import COMPLEX
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
+from .draft_trips import thread_trips, trip_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
@@ -354,6 +355,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     unsigned = {p.name: np.iinfo(_dtype(p)).bits for p in kernel.params if p.is_pointer and _dtype(p) in UNSIGNED}
     words = draft_values.words(fn, set(unsigned), unsigned) - set(reduced)
     measured = draft_values.measured(fn, int_arrays, floats)
+    trips = thread_trips(fn, an.loop_bounds - an.escape_bounds)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
@@ -535,6 +537,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     f"it steps from one row to the next of an array whose rows span {span} (the column's bound): "
                     f"at least {span} and padded, or rows overlap; set the stride you use"
                 )
+            elif p.name in trips:
+                count = trip_value({*sizing.sizes.values()} | {a.value for a in args if not a.is_array})
+                why = "it counts a loop within each thread and sizes nothing: small, as every check's run pays each trip"
             elif p.name in an.loop_bounds:
                 count, why = LOOP_COUNT, "a loop count that sizes no array"
             else:
