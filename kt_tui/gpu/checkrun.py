@@ -453,7 +453,7 @@ def check_strength(
                 legal = sanitize_cases(source, spec, backend, cases, sanitizer, timeout_s)
                 mark(f"main: check memcheck of {len(cases)} stronger cases done")
             child_off.wait()  # the mutants' records are whole: the child's runs ended
-            records = mutation.read_jsonl(Path(tmp, mutation.RECORDS))
+            records = mutation.all_records(Path(tmp))
             tried = mutation.read_jsonl(Path(tmp, mutation.CASES))
             if wrong and not oob and not _blamed_or_unjudged(Path(tmp, "state.json")):
                 left = mutation_score(entries, records, tried, legal)["survivors"]
@@ -479,7 +479,7 @@ def check_strength(
         notes.append(error)
     state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
     if wrong and not state.get("blame"):
-        score = mutation_score(entries, records, tried, legal, unsafe)
+        score = mutation_score(entries, records, tried, legal, unsafe, original=(source, spec))
         if score["survivors"] and (given := kept_as_given(spec, cases)):
             score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}

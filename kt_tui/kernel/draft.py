@@ -29,10 +29,10 @@ from . import (
 )
 from .bounds import COMPLEX
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
-from .draft_trips import thread_trips, trip_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
+from .draft_trips import thread_trips, trip_value
 from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
@@ -539,7 +539,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 )
             elif p.name in trips:
                 count = trip_value({*sizing.sizes.values()} | {a.value for a in args if not a.is_array})
-                why = "it counts a loop within each thread and sizes nothing: small, as every check's run pays each trip"
+                why = "a loop count within each thread that sizes nothing: small, as each check run pays every trip"
             elif p.name in an.loop_bounds:
                 count, why = LOOP_COUNT, "a loop count that sizes no array"
             else:
