@@ -4,9 +4,11 @@ size (gpu/mutants.py), the score carries `unrun`, and `spec --check` says it. St
 runs and for the check's child; a kernel written for the test."""
 
 import json
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from kt_tui.engine.strength import score_line, survivors_why, too_few_run
 from kt_tui.gpu import checkrun
@@ -182,3 +184,16 @@ def test_more_than_a_third_unrun_is_over():
     ran = [{"id": f"m{k}", "killed": True, "at": ""} for k in range(20)]
     runs = [{"original": "", "seconds": 0.3, "sizes": {"n": 1}}]
     assert not unrun(ran, 10, runs, 5.0)["over"] and unrun(ran[:19], 11, runs, 5.0)["over"]
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_a_loop_count_that_makes_each_run_a_second_is_blamed_by_name():
+    # ~4 cycles a round, one chain per thread: about 1 s a run at either size; 14 mutants, 5 s
+    slow = replace(SPEC, sizes={"n": 4096}, verify_sizes=[{"n": 37}])
+    slow.args = [replace(a, value=500_000_000) if a.name == "nrounds" else a for a in SPEC.args]
+    state = checkrun.check_strength(ROUNDS, slow, "pycuda")
+    flag = state["mutants"]["unrun"]
+    assert flag is not None and flag["over"] and flag["slow_runs"], state["mutants"]["line"]
+    assert [r["at"] for r in flag["runs"]] == ["n=37", "the spec's size"] and min(r["ms"] for r in flag["runs"]) > 300
+    assert {"name": "nrounds", "value": 500_000_000, "guess": True, "loop": True} in flag["scalars"]
+    assert "smaller check sizes or scalars would let it run them all" in flag["text"]
