@@ -70,12 +70,24 @@ def result_params(data: SessionRow) -> list[str]:
 
 
 def score_line(state: dict[str, Any] | None) -> str | None:
-    """The check's mutation score, with the stronger inputs it kept (gpu/mutants.py), or None."""
+    """The check's mutation score, with the stronger inputs it kept (gpu/mutants.py), and why it ran
+    too few of its wrong variants where it did (gpu/unrun.py), or None."""
     score = (state or {}).get("mutants")
     if not isinstance(score, dict) or not score.get("line"):
         return None
     kept = [c.get("label") for c in (state or {}).get("cases") or [] if isinstance(c, dict)]
-    return str(score["line"]) + (f" (with stronger inputs: {'; '.join(map(str, kept))})" if kept else "")
+    line = str(score["line"]) + (f" (with stronger inputs: {'; '.join(map(str, kept))})" if kept else "")
+    return line + (f"; TOO FEW RUN: {said}" if (said := too_few_run(state)) else "")
+
+
+def too_few_run(state: dict[str, Any] | None) -> str | None:
+    """Why the check ran too few of its wrong variants to say it catches them (more than a third of
+    them unrun), with the numbers; None where it ran enough (a few unrun: the score's count says so)."""
+    score = (state or {}).get("mutants")
+    flag = score.get("unrun") if isinstance(score, dict) else None
+    if not isinstance(flag, dict) or not flag.get("over"):
+        return None
+    return str(flag.get("text") or f"{flag.get('not_run')} of {flag.get('made')} wrong variants not run")
 
 
 def survivor_text(m: dict[str, Any]) -> str:
@@ -96,11 +108,15 @@ SURVIVORS_ALLOWED = "--allow-survivors (or allow_survivors = true) lets --auto a
 
 def survivors_why(state: dict[str, Any] | None) -> str | None:
     """Why --auto accepts no generated kernel on this check: wrong variants it passes, that no stronger
-    input killed; None when every counted one is caught."""
+    input killed, or too many it did not run (unknown, not killed: gpu/unrun.py); None when every
+    counted one is caught and enough ran."""
     score = (state or {}).get("mutants")
-    if not isinstance(score, dict) or not score.get("survivors"):
+    if not isinstance(score, dict):
         return None
-    return f"{score['line']}: a kernel with such a mistake would be kept; {SURVIVORS_ALLOWED}"
+    why = [f"{score['line']}: a kernel with such a mistake would be kept"] if score.get("survivors") else []
+    if said := too_few_run(state):
+        why.append(f"{said}; a kernel with the mistake of one not run would be kept unseen")
+    return "; ".join(why + [SURVIVORS_ALLOWED]) if why else None
 
 
 def kept_cases(data: SessionRow) -> list[dict[str, Any]]:

@@ -454,7 +454,7 @@ def check_strength(
                     source, spec, backend, entries, cases, Path(tmp), scored, sanitizer, timeout_s
                 )
             child_off.wait()
-            records = mutation.read_jsonl(Path(tmp, mutation.RECORDS))
+            records = mutation.all_records(Path(tmp))
             tried = mutation.read_jsonl(Path(tmp, mutation.CASES))
         finally:
             if gpu_free is not None:
@@ -476,7 +476,7 @@ def check_strength(
         notes.append(error)
     state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
     if wrong and not state.get("blame"):
-        score = mutation_score(entries, records, tried, legal, unsafe)
+        score = mutation_score(entries, records, tried, legal, unsafe, original=(source, spec))
         if score["survivors"] and (given := kept_as_given(spec, cases)):
             score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}

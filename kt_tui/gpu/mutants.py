@@ -60,6 +60,7 @@ MARK = "kt-tui: running"  # before each run: "<MARK> TOKEN LIMIT_S original|muta
 # "<SURVIVORS> TOKEN N", N the survivors no case killed (those the spec's size's cases run on)
 SURVIVORS = "kt-tui: survivors"
 RECORDS, CASES, DEADLINES = "mutants.jsonl", "cases.jsonl", "deadlines.json"
+ORIGINALS = "originals.jsonl"  # the original's run at each size the mutants run at (gpu/unrun.py)
 HANGS = "hangs: stopped after"  # how a run stopped by its parent is recorded
 HANG_CREDIT_S = 2 * HANG_S  # hangs' seconds added to the deadlines, at most
 
@@ -149,6 +150,11 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def all_records(out: Path) -> list[dict[str, Any]]:
+    """The mutants' records, then the original's runs (original_record)."""
+    return read_jsonl(out / RECORDS) + read_jsonl(out / ORIGINALS)
+
+
 def append(path: Path, record: dict[str, Any]) -> None:
     with path.open("a") as f:
         f.write(json.dumps(record) + "\n")
@@ -231,6 +237,8 @@ def child_runs(
                 return None
             took[key] = time.monotonic() - t0
             refs[key] = {a.name: got[a.name] for a in s.outputs() if a.name in got}
+            if label not in cases_by_label and params == baseline:  # what a check too slow to finish is told
+                append(out / ORIGINALS, original_record(label, s, took[key]))
         return refs[key]
 
     def judge(m: dict, label: str, s: Spec, params: dict = baseline) -> tuple[bool, str]:
@@ -362,6 +370,26 @@ def child_runs(
         if left := uncaught():
             on_case(case, left)
     mark("check child: strengthening done")
+
+
+def original_record(label: str, s: Spec, seconds: float) -> dict[str, Any]:
+    """The original's run at a size of the mutants' phase: how long it took (its inputs made, copied,
+    run and copied back), the sizes it ran with and the bytes of its arrays (gpu/unrun.py reads it)."""
+    sizes = dict(s.sizes)
+    return {"original": label, "seconds": round(seconds, 6), "sizes": sizes, "bytes": _bytes(s)}
+
+
+def _bytes(s: Spec) -> int:
+    import numpy as np  # in the child only
+
+    total = 0
+    for a in s.args:
+        if a.is_array:
+            try:
+                total += int(evaluate(a.size, s.sizes)) * a.lanes * np.dtype(a.dtype).itemsize
+            except (ExprError, TypeError, ValueError):
+                continue  # a file's array, or a struct's bytes: left out
+    return total
 
 
 def hung_seconds(record: dict[str, Any]) -> float:

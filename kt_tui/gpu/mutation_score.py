@@ -1,14 +1,16 @@
 """The mutation score (issue 35): in the app, from what the check's child recorded (gpu/mutants.py
 writes a record per mutant and per stronger case): killed before and after strengthening, equivalent
-and stillborn mutants not counted, hangs and mutants not run within the budget said apart, and the
-line every gate, `spec --check`, `--json` and the report show."""
+and stillborn mutants not counted, hangs and mutants not run within the budget said apart (with why,
+where many are: gpu/unrun.py), and the line every gate, `spec --check`, `--json` and the report show."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..kernel.equivalent import survival
-from .mutants import HANGS
+from ..kernel.spec import Spec
+from .mutants import BUDGET_S, HANGS
+from .unrun import unrun
 
 
 # -- the score --------------------------------------------------------------------------------------
@@ -18,11 +20,17 @@ def score(
     cases: list[dict[str, Any]],
     legal: dict[str, str],
     unsafe: dict[str, str] | None = None,
+    original: tuple[str, Spec] | None = None,
+    budget_s: float = BUDGET_S,
 ) -> dict[str, Any]:
     """The mutation score from what the child found: its records (each mutant's compile sorted it
-    "equivalent" or "stillborn", else its runs killed it or not). `cases`: the child's verdict on each
-    stronger case (outputs non-degenerate); `legal`: label -> "" when memcheck found it clean, else why not;
-    `unsafe`: survivors memcheck found out of bounds (id -> the finding), killed as an LLM kernel is."""
+    "equivalent" or "stillborn", else its runs killed it or not; the original's runs, gpu/unrun.py).
+    `cases`: the child's verdict on each stronger case (outputs non-degenerate); `legal`: label -> ""
+    when memcheck found it clean, else why not; `unsafe`: survivors memcheck found out of bounds (id ->
+    the finding), killed as an LLM kernel is; `original`: the kernel's source and spec, whose scalars
+    a check that ran too few of its mutants names."""
+    originals = records
+    records = [r for r in records if r.get("original") is None]
     base = {r["id"]: r for r in records if r.get("case") is None}
     later: dict[str, list[dict[str, Any]]] = {}
     for r in records:
@@ -81,6 +89,7 @@ def score(
         "strengthening": tried,
         "kept": kept,
         "line": score_line(len(after), len(counted), survivors, len(hangs), len(not_run)),
+        "unrun": unrun([base[m["id"]] for m in counted], len(not_run), originals, budget_s, original),
     }
 
 

@@ -31,6 +31,7 @@ from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
+from .draft_trips import thread_trips, trip_value
 from .draft_types import array_of, element_type
 from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
@@ -313,6 +314,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     }
     words = draft_values.words(fn, set(unsigned), unsigned) - set(reduced)
     measured = draft_values.measured(fn, int_arrays, floats)
+    trips = thread_trips(fn, an.loop_bounds - an.escape_bounds)
     args: list[Arg] = []
     rows: dict[str, tuple[str | int, int]] = {}  # an int array read as a loop's bounds: its values' bound, its guess
     for p in kernel.params:
@@ -504,6 +506,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     f"it steps from one row to the next of an array whose rows span {span} (the column's bound): "
                     f"at least {span} and padded, or rows overlap; set the stride you use"
                 )
+            elif p.name in trips:
+                count = trip_value({*sizing.sizes.values()} | {a.value for a in args if not a.is_array})
+                why = "a loop count within each thread that sizes nothing: small, as each check run pays every trip"
             elif p.name in an.loop_bounds:
                 count, why = LOOP_COUNT, "a loop count that sizes no array"
             else:

@@ -101,7 +101,8 @@ def _unverified(gate: Gate, text: Text) -> None:
     if gate.expected:
         text.append(gate.expected + "\n", style="bold")
     if gate.check:  # the mutation score (engine/strength.py score_line)
-        text.append(f"Check: {gate.check}\n", style="yellow" if " survive" in gate.check else "green")
+        weak = " survive" in gate.check or "TOO FEW RUN" in gate.check
+        text.append(f"Check: {gate.check}\n", style="yellow" if weak else "green")
     if gate.survivors:
         text.append(
             "--auto accepts no generated kernel on this check (--allow-survivors lets it)\n", style="bold yellow"

@@ -288,7 +288,8 @@ __global__ void smooth(const float *x, float *y, int n, short steps)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     float v = x[i];
-    for (int t = 0; t < steps; t++) v = 0.5f * v + 0.25f;
+    int t = 0;
+    while (t < steps) { v = 0.5f * v + 0.25f; t++; }  // a while loop: a count of its own (draft_trips.py)
     if (i + steps < n) y[i] = v; else y[i] = x[i];
 }
 """
