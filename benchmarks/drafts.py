@@ -57,6 +57,7 @@ OOB = re.compile(
 )
 VACUOUS = re.compile(r"vacuous|proves nothing", re.IGNORECASE)
 WARNED = re.compile(r"layout warnings? \(the spec contradicts")  # kernel/draft_flags.py, printed by spec --check
+TOO_FEW = re.compile(r"TOO FEW RUN")  # gpu/unrun.py: a third of the mutants or more not run within the budget
 SCORE = re.compile(r"the check catches (\d+) of (\d+) wrong variants")  # gpu/mutation_score.py score_line
 GUESS = re.compile(r"^\s*#.*\bguess", re.IGNORECASE | re.MULTILINE)
 SEEN = CORPUS / "heldout.toml"
@@ -175,6 +176,7 @@ def gpu_check(kt: Path, folder: Path, cu_name: str, timeout: float, who: str) ->
             f"{who}_oob_flagged": False,
             f"{who}_vacuous_flagged": False,
             f"{who}_warned": False,
+            f"{who}_too_few": False,
             f"{who}_score": None,
         }
     lines = (done.stdout + done.stderr).strip().splitlines()
@@ -185,6 +187,7 @@ def gpu_check(kt: Path, folder: Path, cu_name: str, timeout: float, who: str) ->
         f"{who}_oob_flagged": done.returncode != 0 and bool(OOB.search(text)),
         f"{who}_vacuous_flagged": done.returncode != 0 and bool(VACUOUS.search(text)),
         f"{who}_warned": bool(WARNED.search(text)),
+        f"{who}_too_few": bool(TOO_FEW.search(text)),
         f"{who}_score": [int(g) for g in scores[-1]] if (scores := SCORE.findall(text)) else None,
     }
 
@@ -208,7 +211,7 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
     yes = {True: "yes", False: "NO", None: "-"}
     head = ["kernel", "set", "sizes", "outputs", "geometry", "scalars", "guesses", "fully right"]
     if gpu:
-        head += ["check rc", "oob flagged", "vacuous flagged", "layout warned", "score"]
+        head += ["check rc", "oob flagged", "vacuous flagged", "layout warned", "too few run", "score"]
         head += ["hand rc", "hand score"] if hand else []
     head.append("why")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -226,6 +229,7 @@ def table(rows: list[dict], gpu: bool, hand: bool) -> str:
                 yes[r.get("draft_oob_flagged")],
                 yes[r.get("draft_vacuous_flagged")],
                 yes[r.get("draft_warned")],
+                yes[r.get("draft_too_few")],
                 _score(r, "draft"),
             ]
             if hand:
@@ -305,10 +309,14 @@ def summary(rows: list[dict], gpu: bool, kt: Path | None = None) -> list[str]:
             f"vacuous flagged {sum(bool(r.get('draft_vacuous_flagged')) for r in rows)}"
         )
         wrong = [r for r in rows if r["drafted"] and not r["fully_right"]]
-        silent = [r["kernel"] for r in wrong if r.get("draft_check_rc") == 0 and not r.get("draft_warned")]
+        silent = [
+            r["kernel"]
+            for r in wrong
+            if r.get("draft_check_rc") == 0 and not r.get("draft_warned") and not r.get("draft_too_few")
+        ]
         out.append(
-            f"GPU: {len(wrong)} drafts wrong by the truth, {len(silent)} of them passed --check with no flag "
-            f"and no layout warning{': ' + ', '.join(silent) if silent else ''}"
+            f"GPU: {len(wrong)} drafts wrong by the truth, {len(silent)} of them passed --check with no flag, "
+            f"no layout warning and no TOO FEW RUN{': ' + ', '.join(silent) if silent else ''}"
         )
         judged = [r for r in wrong if weaker(r) is not None]
         weak = [f"{r['kernel']} ({_score(r, 'draft')} vs {_score(r, 'hand')})" for r in judged if weaker(r)]

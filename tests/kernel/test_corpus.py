@@ -235,6 +235,23 @@ def test_gpu_mode_reports_what_the_check_flagged(tmp_path, monkeypatch, capsys):
     assert "GPU: 1 drafts with sizes wrong by the truth, 0 of them passed --check unflagged" in out
 
 
+def test_gpu_mode_counts_a_check_that_ran_too_few_mutants_as_flagged(tmp_path, monkeypatch, capsys):
+    def fake(kt, args, timeout, cwd):
+        name = args[1]
+        if "--check" not in args:
+            text = (CORPUS / "specs" / f"{name}.toml").read_text().replace('size = "3 * npart"', 'size = "npart"')
+            (cwd / f"{name}.toml").write_text(text)
+            return subprocess.CompletedProcess(args, 0, "", "")
+        said = "the check catches 7 of 7 wrong variants; TOO FEW RUN: the check ran 7 of 29 wrong variants in its 5 s"
+        return subprocess.CompletedProcess(args, 0, said + "\n", "")
+
+    monkeypatch.setattr(drafts, "kt_tui", fake)
+    assert drafts.main(["particles_aos", "--gpu"]) == 0
+    out = capsys.readouterr().out
+    assert "| 0 | NO | NO | NO | yes | 7/7 |" in out
+    assert "GPU: 1 drafts wrong by the truth, 0 of them passed --check with no flag" in out
+
+
 def test_gpu_mode_compares_a_wrong_drafts_mutation_score_with_the_hand_specs(tmp_path, monkeypatch, capsys):
     def fake(kt, args, timeout, cwd):
         name = args[1]
@@ -249,7 +266,7 @@ def test_gpu_mode_compares_a_wrong_drafts_mutation_score_with_the_hand_specs(tmp
     monkeypatch.setattr(drafts, "kt_tui", fake)
     assert drafts.main(["particles_aos", "--gpu", "--hand"]) == 0
     out = capsys.readouterr().out
-    assert "| 0 | NO | NO | NO | 15/20 | 0 | 20/20 |" in out
+    assert "| 0 | NO | NO | NO | NO | 15/20 | 0 | 20/20 |" in out
     assert (
         "GPU: of 1 wrong drafts with both scores, 1 catch a smaller share of wrong variants than the hand spec: " in out
     )
