@@ -31,7 +31,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -398,33 +398,36 @@ class Ahead:
     """Every kernel the check's child runs, compiled once, from its start, on every core but one: the
     original's runs, the original at every check size, each mutant at the first size; a mutant's next
     size once it passes one. pycuda and nvcuda compile on a compile pool as kernel_tuner's backend
-    would (gpu/compiles.py, nvcc in batches for pycuda; gpu/device/loaders.py Ahead), and kernel_tuner's
-    compile step loads those cubins; cupy compiles through its own cache at the run, so here nvcc
-    makes the cubins that sort the mutants only."""
+    would (gpu/device/loaders.py Ahead: nvcc in batches for pycuda, NVRTC for nvcuda), whose cubins
+    the runs load (device/outputs.py run_kernel); cupy compiles through its own cache at the run, so
+    here nvcc makes the cubins that sort the mutants only."""
 
     def __init__(self, spec: Spec, backend: str, runs: list[tuple[str, str]], keep: Path | None = None):
         from .device.loaders import Ahead as Pool  # in the child only: it loads the CUDA driver
 
         self.spec = spec
         self.waited = 0.0
+        self.options = compile_options(spec.compiler_options)
         # each kernel compiled alone: the mutants are sorted by their machine code, and a batch's
         # members would all carry the batch's one cubin (every mutant "the same code" as the original)
-        self.early = Pool.start(backend, compile_options(spec.compiler_options), runs, batch=1, keep=keep)
+        self.early = Pool.start(backend, batch=1, keep=keep)
+        if self.early is not None:
+            self.early.add(self.options, runs)
         self.nvcc = find_nvcc() if self.early is None else None
         self.pool = ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1)) if self.nvcc else None
         self.mine: dict[str, Future] = {}
         if self.pool is not None:  # the runs' kernels are cupy's to compile: only the mutants' are sorted here
             self.arch = gpu_arch()
-            self.options = compile_options([o for o in spec.compiler_options if o not in ("-lineinfo", "-G")])
+            self.sort_options = compile_options([o for o in spec.compiler_options if o not in ("-lineinfo", "-G")])
 
     def add(self, named: list[tuple[str, str]]) -> None:
         if self.early is not None:
-            self.early.add(named)
+            self.early.add(self.options, named)
         elif self.pool is not None and self.nvcc is not None:
             nvcc = self.nvcc
             for _, text in named:
                 if text not in self.mine:
-                    self.mine[text] = self.pool.submit(_cubin, nvcc, text, self.arch, self.options, 120)
+                    self.mine[text] = self.pool.submit(_cubin, nvcc, text, self.arch, self.sort_options, 120)
 
     def text(self, source: str, sizes: dict | None = None, params: dict | None = None) -> tuple[str, str] | None:
         from .ktsource import kernel_string  # in the child only: kernel_tuner
@@ -450,7 +453,7 @@ class Ahead:
         t0 = time.monotonic()
         try:
             if self.early is not None:
-                done = self.early.binary(text)
+                done = self.early.binary(self.options, text)
                 return (machine_code(done[0]) or None) if isinstance(done, tuple) else done
             future = self.mine.get(text)
             if future is None:
@@ -492,7 +495,7 @@ class Ahead:
 def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead | None]:
     """In the check's child, from its start: the kernels of the original's runs (job["runs"]), the
     original at every check size and, when there are mutants, each of them at the first size, compiled
-    on every core but one; kernel_tuner's compile step loads them inside. A child started again after
+    on every core but one; the runs inside load them (device/outputs.py loading). A child started again after
     one died (a mutant's illegal address, a poisoned index) compiles only what is left to run, and
     loads what the one before compiled (kept in DIR/cubins)."""
     from .ktsource import kernel_string  # in the child only: kernel_tuner
@@ -512,8 +515,10 @@ def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead
         print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
         yield None
         return
+    from .device.outputs import loading  # in the child only: kernel_tuner and the CUDA driver
+
     try:
-        with ahead.early.serving() if ahead.early is not None else nullcontext():
+        with loading(ahead.early):
             yield ahead
     finally:
         ahead.close()

@@ -39,7 +39,6 @@ import re
 import sys
 import tempfile
 import time
-from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -391,16 +390,14 @@ def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[0]).read_text())
     backend = job["backend"]
     targets = [(spec_from_plain(t["spec"]), t["source"], t["params"]) for t in job["targets"]]
-    aheads = _compile_early(backend, targets)
-    from .device.outputs import run_arrays  # numpy, kernel_tuner and the backend
+    ahead = _compile_early(backend, targets)
+    from .device.outputs import loading, run_arrays  # numpy, kernel_tuner and the backend
 
     allow_user_code()  # the spec's inputs may be the user's functions, as in the GPU worker
     _stamp("imported")
     inputs: dict[str, list] = {}  # by spec: kernel_tuner copies them to the GPU and leaves them as they are
     try:
-        with ExitStack() as serving:
-            for ahead in aheads:
-                serving.enter_context(ahead.serving())
+        with loading(ahead):
             for i, (spec, source, params) in enumerate(targets):
                 try:
                     made = json.dumps(job["targets"][i]["spec"], sort_keys=True)
@@ -419,27 +416,25 @@ def main(argv: list[str]) -> int:
                 mark(f"profile child: ran target {i}")
                 print(f"{RAN} (target {i}) with {params}", flush=True)
     finally:
-        for ahead in aheads:
+        if ahead is not None:
             ahead.close()
     return 0
 
 
-def _compile_early(backend: str, targets: list[tuple[Spec, str, dict]]) -> list:
-    """Every target's kernel compiling at once, on a pool per set of compiler options."""
-    if backend not in ("pycuda", "nvcuda"):
-        return []
+def _compile_early(backend: str, targets: list[tuple[Spec, str, dict]]) -> Any:
+    """Every target's kernel compiling at once (gpu/device/loaders.py Ahead), or None."""
     from .device.loaders import Ahead  # in the profiled child process only: the CUDA driver
     from .ktsource import kernel_string  # kernel_tuner's source modules
 
-    by_options: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    ahead = Ahead.start(backend)
+    if ahead is None:
+        return None
     for spec, source, params in targets:
-        named = by_options.setdefault(tuple(compile_options(spec.compiler_options)), [])
         try:
-            named.append(kernel_string(spec, source, params))
+            ahead.add(compile_options(spec.compiler_options), [kernel_string(spec, source, params)])
         except Exception:  # noqa: BLE001 - it fails where it runs, as kernel_tuner says it
             pass
-    started = (Ahead.start(backend, list(options), named) for options, named in by_options.items())
-    return [a for a in started if a is not None]
+    return ahead
 
 
 if __name__ == "__main__":

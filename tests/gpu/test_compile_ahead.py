@@ -1,6 +1,7 @@
-"""Compiles ahead in the processes that call kernel_tuner's run_kernel themselves (a check job, the
-mutants' check child, the profiled child): gpu/device/loaders.py's Ahead, on the app's CompilePool
-(gpu/compiles.py). Without a GPU: real nvcc batches, a stand-in for the backend's load."""
+"""Compiles ahead in the processes that run kernels themselves (a check job, the mutants' check
+child, the profiled child): gpu/device/loaders.py's Ahead, on the CompilePool a tuning run uses
+(gpu/compiles.py), its binaries loaded by device/outputs.py's run_kernel. Without a GPU: real nvcc
+batches, a stand-in for the backend's load and for kernel_tuner's DeviceInterface."""
 
 import os
 import shutil
@@ -8,10 +9,11 @@ import subprocess
 import sys
 import types
 
+import numpy as np
 import pytest
 
 from kt_tui.gpu.compiles import CompilePool
-from kt_tui.gpu.device import loaders
+from kt_tui.gpu.device import loaders, outputs
 from kt_tui.gpu.device.loaders import Ahead
 from kt_tui.gpu.elf import elf_sections
 
@@ -23,11 +25,16 @@ def _kernel(i: int) -> tuple[str, str]:
 
 
 def test_nothing_is_compiled_ahead_for_cupy_when_turned_off_or_with_nothing_to_compile(monkeypatch):
-    monkeypatch.setattr(loaders, "device_cc", lambda backend: pytest.fail("no pool should start"))
-    assert Ahead.start("cupy", [], [_kernel(0)]) is None  # cupy compiles through its own cache at the run
-    assert Ahead.start("pycuda", [], []) is None
+    monkeypatch.setattr(loaders, "device_cc", lambda backend: pytest.fail("no GPU should be read"))
+    assert Ahead.start("cupy") is None  # cupy compiles through its own cache at the run
     monkeypatch.setenv("KT_TUI_PREFETCH", "0")
-    assert Ahead.start("pycuda", [], [_kernel(0)]) is None
+    assert Ahead.start("pycuda") is None
+    monkeypatch.delenv("KT_TUI_PREFETCH")
+    monkeypatch.setattr(loaders, "device_cc", lambda backend: "90")
+    ahead = Ahead.start("pycuda")
+    assert ahead is not None
+    ahead.add([], [])
+    assert ahead.pools == {}  # no pool started for nothing
 
 
 def test_no_gpu_to_read_is_one_line_and_no_head_start(monkeypatch, capsys):
@@ -35,22 +42,51 @@ def test_no_gpu_to_read_is_one_line_and_no_head_start(monkeypatch, capsys):
         raise RuntimeError("cuInit: CUDA_ERROR_NO_DEVICE")
 
     monkeypatch.setattr(loaders, "device_cc", no_gpu)
-    assert Ahead.start("pycuda", [], [_kernel(0)]) is None
+    assert Ahead.start("pycuda") is None
     assert "kt-tui: no compile ahead: RuntimeError: cuInit: CUDA_ERROR_NO_DEVICE" in capsys.readouterr().out
 
 
-@needs_nvcc
-def test_kernel_tuners_compile_loads_the_batch_compiled_ahead_and_compiles_the_rest_itself(monkeypatch):
-    """Eight configurations in one nvcc call (the mutants' check relies on it for its time): inside
-    `serving`, kernel_tuner's DeviceInterface.compile_kernel loads each from its batch under its own
-    symbol; a string not compiled ahead, or one whose load fails, goes to kernel_tuner's compile;
-    after it, kernel_tuner's own compile_kernel is back."""
-    import kernel_tuner.core as core
+class _Device:
+    """kernel_tuner's DeviceInterface for run_kernel: configuration i's kernel string is _kernel(i)'s,
+    its own compile says "kernel_tuner's"."""
 
+    compiled: list[str] = []
+
+    def __init__(self, source, iterations, compiler_options, quiet):
+        self.dev = types.SimpleNamespace()
+
+    def ready_argument_list(self, arguments):
+        return list(arguments)
+
+    def create_kernel_instance(self, source, options, params, verbose):
+        text = _kernel(params["i"])[1] if params["i"] >= 0 else "other"
+        return types.SimpleNamespace(name="k", kernel_string=text, delete_temp_files=lambda: None)
+
+    def compile_kernel(self, instance, verbose):
+        _Device.compiled.append(instance.kernel_string)
+        return "kernel_tuner's"
+
+    def run_kernel(self, func, gpu_args, instance):
+        gpu_args[0][0] = 1.0
+        return True
+
+    def memcpy_dtoh(self, dest, src):
+        dest[...] = src
+
+
+@needs_nvcc
+def test_run_kernel_loads_the_batch_compiled_ahead_and_kernel_tuner_compiles_the_rest(monkeypatch):
+    """Eight configurations in one nvcc call (the mutants' check relies on it for its time): inside
+    `loading`, run_kernel loads each from its batch under its own symbol; a string not compiled ahead
+    (or with other options), or one whose load fails, goes to kernel_tuner's compile, as every one
+    does outside `loading`."""
     monkeypatch.setattr(loaders, "device_cc", lambda backend: "90")
+    monkeypatch.setattr(outputs, "DeviceInterface", _Device)
+    monkeypatch.setattr(outputs.ktp, "check_argument_list", lambda *a: None)
     named = [_kernel(i) for i in range(8)]
-    ahead = Ahead.start("pycuda", ["-std=c++17"], named)
+    ahead = Ahead.start("pycuda")
     assert ahead is not None
+    ahead.add(["-std=c++17"], named)
     loaded: list[tuple[bytes, str | None]] = []
 
     def load(dev, instance, binary, symbol=None):
@@ -59,25 +95,24 @@ def test_kernel_tuners_compile_loads_the_batch_compiled_ahead_and_compiles_the_r
         loaded.append((binary, symbol))
         return f"loaded {symbol}"
 
+    def run(i: int, options: list[str]) -> np.ndarray:
+        return outputs.run_kernel(
+            "k", "", 32, [np.zeros(32, np.float32)], {"i": i}, lang="CUDA", compiler_options=options
+        )[0]
+
     monkeypatch.setattr(loaders, "load", load)
-    own = core.DeviceInterface.compile_kernel
-    monkeypatch.setattr(core.DeviceInterface, "compile_kernel", lambda dev, inst, verbose: "kernel_tuner's")
-    original = core.DeviceInterface.compile_kernel
+    _Device.compiled = []
     try:
-        with ahead.serving():
-            dev = types.SimpleNamespace()
-            got = [
-                core.DeviceInterface.compile_kernel(dev, types.SimpleNamespace(kernel_string=t), False)
-                for _, t in named
-            ]
-            other = core.DeviceInterface.compile_kernel(dev, types.SimpleNamespace(kernel_string="other"), False)
-        assert core.DeviceInterface.compile_kernel is original
+        with outputs.loading(ahead):
+            got = [run(i, ["-std=c++17"]) for i in range(8)]
+            run(-1, ["-std=c++17"])
+            run(0, [])
+        run(1, ["-std=c++17"])
     finally:
         ahead.close()
-    assert own is not original
-    assert got[7] == "kernel_tuner's" and other == "kernel_tuner's"
-    assert all(g.startswith("loaded ") for g in got[:7]) and len(loaded) == 7
-    assert ahead.pool.batches >= 1  # compiled together, not one nvcc call each
+    assert all(g[0] == 1.0 for g in got)  # the outputs copied back
+    assert _Device.compiled == [named[7][1], "other", named[0][1], named[1][1]] and len(loaded) == 7
+    assert ahead.pools[("-std=c++17",)].batches >= 1  # compiled together, not one nvcc call each
     symbols = {s for _, s in loaded}
     assert len(symbols) == 7 and None not in symbols  # each its own member of a batch
     for binary, symbol in loaded:
@@ -87,14 +122,15 @@ def test_kernel_tuners_compile_loads_the_batch_compiled_ahead_and_compiles_the_r
 @needs_nvcc
 def test_a_compile_error_comes_back_as_nvccs_text(monkeypatch):
     monkeypatch.setattr(loaders, "device_cc", lambda backend: "90")
-    ahead = Ahead.start("pycuda", [], [("k", "__global__ void k() { nonsense; }")])
+    ahead = Ahead.start("pycuda")
     assert ahead is not None
+    ahead.add([], [("k", "__global__ void k() { nonsense; }")])
     try:
-        said = ahead.binary("__global__ void k() { nonsense; }")
+        said = ahead.binary([], "__global__ void k() { nonsense; }")
     finally:
         ahead.close()
     assert isinstance(said, str) and "nonsense" in said
-    assert ahead.binary("never asked") is None
+    assert ahead.binary([], "never asked") is None
 
 
 def test_the_compile_threads_keep_off_the_device_workers_core():
@@ -115,12 +151,13 @@ def test_the_compile_threads_keep_off_the_device_workers_core():
 @needs_nvcc
 def test_the_kernel_kernel_tuner_waits_for_compiles_before_those_queued_ahead_of_it(monkeypatch):
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "1")
-    ahead = Ahead(CompilePool("pycuda", "90", [], size=1, window=1 << 20))
+    ahead = Ahead("pycuda", "90")
+    ahead.pools[()] = CompilePool("pycuda", "90", [], size=1, window=1 << 20)
     named = [_kernel(i) for i in range(6)]
-    ahead.add(named)
+    ahead.add([], named)
     try:
-        assert isinstance(ahead.binary(named[5][1]), tuple)
-        waiting = [not ahead.futures[text].done() for _, text in named[1:5]]
+        assert isinstance(ahead.binary([], named[5][1]), tuple)
+        waiting = [not ahead.futures[loaders._key((), text)].done() for _, text in named[1:5]]
     finally:
         ahead.close()
     assert all(waiting)  # one compile at a time: the first, then the one asked for

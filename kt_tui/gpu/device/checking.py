@@ -1,11 +1,10 @@
 """Runs inside the GPU worker: results at other sizes. For each extra size, the original kernel at
 its baseline configuration gives the reference, then each candidate configuration runs once
-(kernel_tuner.run_kernel) and its outputs are compared with it."""
+(outputs.run_kernel) and its outputs are compared with it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import ExitStack
 
 import numpy as np
 
@@ -18,7 +17,7 @@ from ...records import config_key
 from ..checkentry import entry, lost_entry, unit  # noqa: F401 - the check's entries, said there
 from ..protocol import CheckJob
 from .loaders import Ahead
-from .outputs import reference_kernel_outputs, run_outputs
+from .outputs import loading, reference_kernel_outputs, run_outputs
 
 # Imported where used: kernel_tuner (ktsource imports it), as late as the job that needs it.
 
@@ -29,20 +28,19 @@ _KEEP = 4
 def run_check_job(job: CheckJob, emit: Callable) -> dict:
     """Emits a "check" entry per configuration and size. Raises ContextLost when the GPU is wedged.
     Every kernel the job runs starts compiling at once, on a compile pool (gpu/compiles.py)."""
-    aheads = _compile_early(job)
+    ahead = _compile_early(job)
     try:
-        with ExitStack() as serving:
-            for ahead in aheads:
-                serving.enter_context(ahead.serving())
+        with loading(ahead):
             return _check(job, emit)
     finally:
-        for ahead in aheads:
+        if ahead is not None:
             ahead.close()
 
 
-def _compile_early(job: CheckJob) -> list[Ahead]:
-    if job.backend not in ("pycuda", "nvcuda"):
-        return []
+def _compile_early(job: CheckJob) -> Ahead | None:
+    ahead = Ahead.start(job.backend)
+    if ahead is None:
+        return None
     from ..ktsource import kernel_string  # here: it loads kernel_tuner, which the app's process does without
 
     spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
@@ -68,13 +66,9 @@ def _compile_early(job: CheckJob) -> list[Ahead]:
             add(refs, ref_spec, job.ref_source, job.ref_params, sizes)
         for c in todo:
             add(mine, spec, job.source, c, sizes)
-    started = []
-    try:
-        for s, texts in ((ref_spec, refs), (spec, mine)):
-            started.append(Ahead.start(job.backend, compile_options(s.compiler_options), texts))
-    except Exception as e:  # noqa: BLE001 - kernel_tuner compiles as usual
-        print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
-    return [e for e in started if e is not None]
+    for s, texts in ((ref_spec, refs), (spec, mine)):
+        ahead.add(compile_options(s.compiler_options), texts)
+    return ahead
 
 
 def _ref_key(job: CheckJob, size: dict) -> str:

@@ -1,6 +1,7 @@
 """A compiled configuration into kernel_tuner's backend: what `DeviceInterface.compile_kernel`
-would return, from the binary the app's compile pool made (gpu/compiles.py), with the backend's
-state set as its own compile sets it.
+would return, from a binary compiled ahead (gpu/compiles.py: the app's compile pool for a tuning
+run, `Ahead` below in a child that runs kernels itself), with the backend's state set as its own
+compile sets it.
 
 The one module that touches kernel_tuner's backends' internals, read from kernel_tuner 1.5.0
 (pyproject pins >=1.5,<1.6):
@@ -10,8 +11,6 @@ The one module that touches kernel_tuner's backends' internals, read from kernel
 The backends' `current_module` is what each compile made: pycuda a SourceModule or
 DynamicSourceModule (get_function, get_global, get_texref: a pycuda.driver.Module has them all),
 nvcuda the CUmodule, cupy a RawModule (get_function, get_global: `Module` below).
-- `kernel_tuner.core.DeviceInterface.compile_kernel`, which `Ahead.serving` replaces for a while
-  in the child processes that call kernel_tuner's run_kernel themselves (checks, mutants, profile).
 """
 
 from __future__ import annotations
@@ -19,9 +18,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable
 from concurrent.futures import Future
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +40,29 @@ def load(dev: Any, instance: Any, binary: bytes, symbol: str | None = None) -> A
     if kind == "CupyFunctions":
         return _cupy(backend, binary, name)
     raise ValueError(f"no loader for kernel_tuner backend {kind}")
+
+
+def function(
+    dev: Any,
+    instance: Any,
+    compiled: tuple[bytes, str | None] | str | None,
+    said: Callable[[str], None] = lambda why: print(f"kt-tui: {why}", flush=True),
+) -> Any:
+    """The kernel function of `instance`: `compiled`'s (binary, symbol) loaded where there is one,
+    else compiled as kernel_tuner compiles it (also where the driver refuses the binary for a reason
+    kernel_tuner would not skip the configuration for: `said` gets why); None where kernel_tuner
+    skips it (too much shared memory). A compiler's text in `compiled`: compiled again by
+    kernel_tuner, which fails as it reports it."""
+    if isinstance(compiled, tuple):
+        from kernel_tuner.util import SkippableFailure  # with the backend kernel_tuner loaded
+
+        try:
+            return load(dev, instance, *compiled)
+        except SkippableFailure:
+            return None
+        except Exception as e:  # noqa: BLE001 - compiled below instead
+            said(f"the binary compiled ahead did not load: {type(e).__name__}: {e}"[:300])
+    return dev.compile_kernel(instance, False)
 
 
 def _pycuda(backend: Any, binary: bytes, name: str) -> Any:
@@ -134,69 +155,79 @@ def device_cc(backend: str) -> str:
 
 
 class Ahead:
-    """Kernel strings compiled on a CompilePool (gpu/compiles.py) from the start of a process that
-    then runs them through kernel_tuner's run_kernel (a check job, the mutants' check child): nvcc
-    in batches for pycuda, NVRTC in processes for nvcuda, every (name, text) once. `serving` makes
-    kernel_tuner's compile load those binaries. With `keep` (a folder), each binary is also kept
-    there, and one found there is not compiled again: a process started again after another died
-    (the mutants' check child after a mutant's illegal address) loads what the first compiled."""
+    """Kernel strings compiled from the start of a child process that runs them itself (a check job,
+    the profile child, the mutants' check child) on a CompilePool per set of compiler options
+    (gpu/compiles.py, as a tuning run's: nvcc in batches for pycuda, NVRTC in processes for nvcuda),
+    every (options, text) once; device/outputs.py's run_kernel loads their binaries inside
+    `outputs.loading(ahead)`. With `keep` (a folder), each binary is also kept there, and one found
+    there is not compiled again: a process started again after another died (the mutants' check
+    child after a mutant's illegal address) loads what the first compiled."""
 
-    def __init__(self, pool: CompilePool, keep: Path | None = None):
-        self.pool = pool
-        self.keep = keep
-        self.futures: dict[str, Future] = {}  # kernel string: Future[Compiled]
-        self.names: dict[str, tuple[str, str]] = {}  # kernel string: (the pool's key, kernel name)
+    def __init__(self, backend: str, cc: str, batch: int | None = None, keep: Path | None = None):
+        self.backend, self.cc, self.batch, self.keep = backend, cc, batch, keep
+        self.pools: dict[tuple[str, ...], CompilePool | None] = {}  # None: that pool could not start
+        self.futures: dict[str, Future] = {}  # by key (options, kernel string): Future[Compiled]
+        self.names: dict[str, tuple[tuple[str, ...], str, str]] = {}  # by key: (options, name, text)
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
 
     @classmethod
-    def start(
-        cls,
-        backend: str,
-        compiler_options: list[str],
-        named: list[tuple[str, str]],
-        batch: int | None = None,
-        keep: Path | None = None,
-    ) -> Ahead | None:
+    def start(cls, backend: str, batch: int | None = None, keep: Path | None = None) -> Ahead | None:
         """None where nothing is compiled ahead: cupy (it compiles through its own cache at the
-        run), KT_TUI_PREFETCH=0, nothing to compile, or no GPU or compiler to read here."""
-        if backend not in ("pycuda", "nvcuda") or not enabled() or not named:
+        run), KT_TUI_PREFETCH=0, or no GPU to read here."""
+        if backend not in ("pycuda", "nvcuda") or not enabled():
             return None
         try:
-            # every one queued at once: batches form from all of them, none waits to be asked for
-            pool = CompilePool(backend, device_cc(backend), compiler_options, window=1 << 20, batch=batch)
+            cc = device_cc(backend)
         except Exception as e:  # noqa: BLE001 - only a head start: kernel_tuner compiles as usual
             print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
             return None
-        ahead = cls(pool, keep)
-        ahead.add(named)
-        return ahead
+        return cls(backend, cc, batch, keep)
 
-    def add(self, named: list[tuple[str, str]]) -> None:
-        todo = [
-            (_key(text), name, text)
-            for name, text in named
-            if text not in self.futures and self._kept(_key(text)) is None
-        ]
-        futures = self.pool.ahead(todo)
-        for key, name, text in todo:
-            self.futures[text], self.names[text] = futures[key], (key, name)
+    def _pool(self, options: tuple[str, ...]) -> CompilePool | None:
+        if options not in self.pools:
+            try:
+                # every one queued at once: batches form from all of them, none waits to be asked for
+                self.pools[options] = CompilePool(
+                    self.backend, self.cc, list(options), window=1 << 20, batch=self.batch
+                )
+            except Exception as e:  # noqa: BLE001 - as in start
+                print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
+                self.pools[options] = None
+        return self.pools[options]
+
+    def add(self, options: list[str], named: list[tuple[str, str]]) -> None:
+        """Compile these (kernel name, kernel string) with `options`, in this order."""
+        opts = tuple(options)
+        todo = {}
+        for name, text in named:
+            key = _key(opts, text)
+            if key not in self.futures and key not in todo and self._kept(key) is None:
+                todo[key] = (opts, name, text)
+        pool = self._pool(opts) if todo else None
+        if pool is None:
+            return
+        futures = pool.ahead([(key, name, text) for key, (_, name, text) in todo.items()])
+        for key, named_ in todo.items():
+            self.futures[key], self.names[key] = futures[key], named_
             if self.keep is not None:
                 futures[key].add_done_callback(functools.partial(self._keep, key))
 
-    def binary(self, text: str) -> tuple[bytes, str | None] | str | None:
-        """(binary, symbol) of a kernel string compiled here (waited for), the compiler's text where
-        it failed, or None: not compiled here."""
-        kept = self._kept(_key(text))
+    def binary(self, options: list[str], text: str) -> tuple[bytes, str | None] | str | None:
+        """(binary, symbol) of a kernel string compiled here with `options` (waited for), the
+        compiler's text where it failed, or None: not compiled here."""
+        key = _key(tuple(options), text)
+        kept = self._kept(key)
         if kept is not None:
             return kept
-        future = self.futures.get(text)
+        future = self.futures.get(key)
         if future is None:
             return None
         if not future.done():  # asked for now: it goes before those queued behind it
-            key, name = self.names[text]
+            opts, name, _ = self.names[key]
+            pool = self.pools.get(opts)
             try:
-                future = self.pool.submit(key, name, text)
+                future = pool.submit(key, name, text) if pool is not None else future
             except RuntimeError:  # the pool closed: kernel_tuner compiles it as usual
                 return None
         try:
@@ -228,33 +259,11 @@ class Ahead:
         except OSError:
             pass
 
-    @contextmanager
-    def serving(self) -> Iterator[None]:
-        """Inside: every kernel_tuner compile (run_kernel's included) of a string compiled here loads
-        that binary; any other string, or a failed compile, compiles as usual (and fails there as
-        kernel_tuner reports it)."""
-        import kernel_tuner.core as core  # here: loaded by the caller's kernel_tuner import
-
-        original = core.DeviceInterface.compile_kernel
-
-        def compile_kernel(dev: Any, instance: Any, verbose: bool) -> Any:
-            got = self.binary(getattr(instance, "kernel_string", ""))
-            if isinstance(got, tuple):
-                try:
-                    return load(dev, instance, *got)
-                except Exception:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it
-                    pass
-            return original(dev, instance, verbose)
-
-        core.DeviceInterface.compile_kernel = compile_kernel
-        try:
-            yield
-        finally:
-            core.DeviceInterface.compile_kernel = original
-
     def close(self) -> None:
-        self.pool.close()
+        for pool in self.pools.values():
+            if pool is not None:
+                pool.close()
 
 
-def _key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+def _key(options: tuple[str, ...], text: str) -> str:
+    return hashlib.sha256(repr((options, text)).encode("utf-8", "surrogatepass")).hexdigest()

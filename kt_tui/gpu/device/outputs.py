@@ -1,8 +1,12 @@
-"""Runs inside the GPU worker: one kernel run (kernel_tuner.run_kernel) and its outputs by name; a
-spec's reference kernel run the same way."""
+"""Runs inside the GPU worker and the check's and profile's children: one kernel run and its
+outputs by name (`run_kernel`, kernel_tuner's run_kernel through its DeviceInterface, the kernel
+loaded from the binary compiled ahead in this process where there is one); a spec's reference
+kernel run the same way."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import product
 from typing import Any
 
@@ -11,15 +15,100 @@ import numpy as np
 from ..ktimport import load as _load_kernel_tuner
 
 _load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
-import kernel_tuner  # noqa: E402 - a module, so that tests can replace run_kernel
+from kernel_tuner.core import DeviceInterface, KernelSource  # noqa: E402
 
-from ...kernel import refkernel
-from ...kernel.expr import launch_callables
-from ...kernel.inputs import load_named, make_args
-from ...kernel.spec import Spec
-from ...kernel.text import compile_options, instantiations_wrapped
-from ..ktsource import tuner_defines
-from .lang import cuda_lang, numpy_arguments
+from ...kernel import refkernel  # noqa: E402
+from ...kernel.expr import launch_callables  # noqa: E402
+from ...kernel.inputs import load_named, make_args  # noqa: E402
+from ...kernel.spec import Spec  # noqa: E402
+from ...kernel.text import compile_options, instantiations_wrapped  # noqa: E402
+from .. import kt_private as ktp  # noqa: E402
+from ..ktsource import tuner_defines  # noqa: E402
+from . import loaders  # noqa: E402
+from .lang import cuda_lang, numpy_arguments  # noqa: E402
+
+_AHEAD: list[loaders.Ahead] = []  # the binaries compiled ahead in this process (`loading`)
+
+
+@contextmanager
+def loading(ahead: loaders.Ahead | None) -> Iterator[None]:
+    """Inside: each kernel `run_kernel` runs is loaded from `ahead`'s binary of its kernel string and
+    compiler options, where `ahead` compiled it (None: every kernel compiles as kernel_tuner compiles it)."""
+    if ahead is None:
+        yield
+        return
+    _AHEAD.append(ahead)
+    try:
+        yield
+    finally:
+        _AHEAD.remove(ahead)
+
+
+def run_kernel(
+    kernel_name: str,
+    kernel_source: str,
+    problem_size: Any,
+    arguments: list,
+    params: dict,
+    *,
+    lang: str,
+    compiler_options: list[str] | None = None,
+    block_size_names: list[str] | None = None,
+    defines: Any = None,
+    smem_args: Any = None,
+    cmem_args: Any = None,
+    quiet: bool = True,
+    grid_div_x: Any = None,
+    grid_div_y: Any = None,
+    grid_div_z: Any = None,
+) -> list:
+    """kernel_tuner's run_kernel for one CUDA kernel (its arguments, its errors): every argument after
+    one run, the arrays copied back from the device."""
+    source = KernelSource(kernel_name, kernel_source, lang, defines)
+    options = ktp.kernel_options(
+        kernel_name=kernel_name,
+        kernel_source=source,
+        lang=lang,
+        problem_size=problem_size,
+        arguments=arguments,
+        smem_args=smem_args,
+        cmem_args=cmem_args,
+        texmem_args=None,
+        block_size_names=block_size_names,
+        defines=defines,
+        grid_div_x=grid_div_x,
+        grid_div_y=grid_div_y,
+        grid_div_z=grid_div_z,
+    )
+    dev = DeviceInterface(source, iterations=1, compiler_options=compiler_options, quiet=quiet)
+    gpu_args = dev.ready_argument_list(arguments)
+    instance = dev.create_kernel_instance(source, options, params, False)
+    if isinstance(instance, ktp.ErrorConfig):
+        raise RuntimeError("cannot create kernel instance, too many threads per block")
+    try:
+        ktp.check_argument_list(instance.name, instance.kernel_string, arguments, lang)
+        ahead = _AHEAD[-1] if _AHEAD else None
+        func = loaders.function(
+            dev, instance, ahead.binary(compiler_options or [], instance.kernel_string) if ahead else None
+        )
+        if func is None:
+            raise RuntimeError("cannot compile kernel, too much shared memory used")
+        if smem_args is not None:
+            dev.copy_shared_memory_args(ktp.get_smem_args(smem_args, params))
+        if cmem_args is not None:
+            dev.copy_constant_memory_args(cmem_args)
+    finally:
+        instance.delete_temp_files()
+    if not dev.run_kernel(func, gpu_args, instance):
+        raise RuntimeError("runtime error occured, too many resources requested")
+    out = []
+    for arg, on_device in zip(arguments, gpu_args, strict=True):
+        if np.isscalar(arg):
+            out.append(arg)
+        else:
+            out.append(np.zeros_like(arg))
+            dev.memcpy_dtoh(out[-1], on_device)
+    return out
 
 
 def run_outputs(spec: Spec, source: str, params: dict, sizes: dict | None, backend: str) -> dict[str, np.ndarray]:
@@ -41,7 +130,7 @@ def run_arrays(
     if spec.smem_size is not None:
         extra["smem_args"] = {"size": spec.smem_function(sizes)}
     with cuda_lang(backend) as lang, numpy_arguments(backend):
-        out = kernel_tuner.run_kernel(
+        out = run_kernel(
             spec.kernel,
             instantiations_wrapped(source, spec.kernel),
             ps if len(ps) > 1 else ps[0],
