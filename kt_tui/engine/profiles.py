@@ -238,7 +238,9 @@ def profile_after_tune(engine: Any, vid: str) -> None:
     from ..gpu.profile import Target, profile_all  # here: only a session on a GPU profiles
 
     source, spec = engine.version(vid)
-    reports = profile_all([Target(source, spec, dict(r.params)) for r in todo], engine.choice.backend)
+    backend = engine.choice.backend
+    pool = engine.gpu.compile_pool(spec, backend)  # the tuned configurations' binaries are in its cache
+    reports = profile_all([Target(source, spec, dict(r.params)) for r in todo], backend, pool=pool)
     for r, report in zip(todo, reports):
         _store(engine, vid, spec, r, report)
         if report.state in QUIET:

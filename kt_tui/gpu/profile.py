@@ -1,7 +1,8 @@
 """Nsight Compute on configurations of a kernel, all of a tune run's targets in one ncu process: the
-child process (`python -m kt_tui.gpu.profile JOB`, the scrubbed environment) compiles every target
-at once (in threads), makes each input set (once per spec) and runs each kernel once at the spec's
-sizes, as the sanitizer's child runs it, under `ncu` with the sections SpeedOfLight, Occupancy,
+child process (`python -m kt_tui.gpu.profile JOB`, the scrubbed environment) loads each target's
+binary from the session's compile pool (gpu/compiles.py: a tuned configuration's is in its cache;
+one it has not is compiled in the child by kernel_tuner), makes each input set (once per spec) and
+runs each kernel once at the spec's sizes, as the sanitizer's child runs it, under `ncu` with the sections SpeedOfLight, Occupancy,
 WarpStateStats and MemoryWorkloadAnalysis, one launch per target (`--launch-count`, the kernels'
 names as the filter), a time limit per target. ncu prints its details page (CSV) when the child has
 ended, one result ID per profiled launch, in launch order: the k-th result belongs to the k-th
@@ -14,7 +15,7 @@ own. ncu absent, counters not permitted (ERR_NVGPUCTRPERM), or the time up: ever
 and one line why, nothing else.
 
 ncu's options beside the sections: `--target-processes application-only` (nvcc and its tools,
-started by the child's compile, run without ncu's injection); `--clock-control none` (ncu locks the
+started by a compile in the child, run without ncu's injection); `--clock-control none` (ncu locks the
 GPU at its base clocks by default, 1.59 GHz where an H100 boosts to 1.98: the kernel runs at the
 clocks kernel_tuner timed it at, its Duration comparable to kernel_tuner's time; the throughputs
 are shares of the peak at the clock it ran, so they hardly move); the cache control stays ncu's
@@ -22,8 +23,8 @@ default (`all`: the caches flushed before each replay pass, so that every pass s
 cold caches and the counters of different passes describe the same run).
 
 Where a profile's seconds go is stored with it (`split`): ncu's start to the child's first line
-(ncu, its injection, the interpreter), the child's imports (its compile starts first, in threads),
-the inputs, the run (the CUDA context, the copies, the compile's rest and ncu's replay `passes`),
+(ncu, its injection, the interpreter), the child's imports, the inputs, the run (the CUDA context,
+the copies, a compile where the pool gave no binary, and ncu's replay `passes`),
 and from the child's last target to ncu's end (ncu's rules and its page). The parts before the first
 target and after the last are shared: each of the process's `targets` profiles holds its equal share
 of them, and its own inputs and run; its `seconds` is the sum, so that the profiles of one process
@@ -143,20 +144,43 @@ def profile(
     return profile_all([Target(source, spec, params)], backend, timeout_s, device)[0]
 
 
+def _compiled(pool: Any, target: Target, path: Path, timeout_s: float) -> dict[str, Any]:
+    """The target's binary from the session's compile pool (a tuned configuration's is in its cache),
+    written to `path` for the child to load; {} where there is none (the child's kernel_tuner
+    compiles it, and fails there as it says)."""
+    if pool is None:
+        return {}
+    from .ktsource import kernel_string  # here: kernel_tuner's source modules, loaded by the session
+
+    try:
+        name, text = kernel_string(target.spec, target.source, target.params)
+        done = pool.submit(f"profile {path.stem}", name, text).result(timeout=timeout_s)
+    except Exception as e:  # noqa: BLE001 - a pool closed or a compile too slow: compiled in the child
+        mark(f"profile: no binary from the compile pool: {type(e).__name__}: {e}"[:300])
+        return {}
+    if done.binary is None:
+        return {}
+    path.write_bytes(done.binary)
+    return {"binary": path.name, "symbol": done.symbol, "text": text}
+
+
 def profile_all(
-    targets: list[Target], backend: str, timeout_s: float = TIMEOUT_S, device: str | None = None
+    targets: list[Target], backend: str, timeout_s: float = TIMEOUT_S, device: str | None = None, pool: Any = None
 ) -> list[ProfileReport]:
     """Profile each target once, all in one ncu process (the module's doc), `timeout_s` per target;
-    one report per target, in order. Targets of the same configuration share one profile."""
+    one report per target, in order. Targets of the same configuration share one profile. `pool`:
+    the session's CompilePool (gpu/compiles.py), whose binaries the child loads."""
     keys = [json.dumps(t.job(), sort_keys=True) for t in targets]
     distinct = list(dict.fromkeys(keys))
-    reports = _profile_distinct([targets[keys.index(k)] for k in distinct], backend, timeout_s, device, again=True)
+    reports = _profile_distinct(
+        [targets[keys.index(k)] for k in distinct], backend, timeout_s, device, again=True, pool=pool
+    )
     by_job = dict(zip(distinct, reports))
     return [by_job[k] for k in keys]
 
 
 def _profile_distinct(
-    targets: list[Target], backend: str, timeout_s: float, device: str | None, again: bool
+    targets: list[Target], backend: str, timeout_s: float, device: str | None, again: bool, pool: Any = None
 ) -> list[ProfileReport]:
     n = len(targets)
     if not n:
@@ -175,7 +199,8 @@ def _profile_distinct(
     names = "|".join(dict.fromkeys(kernel_base(t.spec.kernel) for t in targets))
     with tempfile.TemporaryDirectory(prefix="kt-profile-") as tmp:
         job = Path(tmp, "job.json")
-        job.write_text(json.dumps({"backend": backend, "targets": [t.job() for t in targets]}))
+        jobs = [t.job() | _compiled(pool, t, Path(tmp, f"{i}.bin"), timeout_s) for i, t in enumerate(targets)]
+        job.write_text(json.dumps({"backend": backend, "targets": jobs}))
         command = [
             exe,
             *(a for s in SECTIONS for a in ("--section", s)),
@@ -248,7 +273,7 @@ def _profile_distinct(
     unreached = [i for i in range(n) if i not in ran and i not in failed]
     if again and unreached and len(unreached) < n:  # the child died on the way: the rest in a process of their own
         for i, r in zip(
-            unreached, _profile_distinct([targets[i] for i in unreached], backend, timeout_s, device, False)
+            unreached, _profile_distinct([targets[i] for i in unreached], backend, timeout_s, device, False, pool)
         ):
             reports[i] = r
     return [r for r in reports if r is not None]
@@ -378,10 +403,10 @@ def _stamp(step: str, target: int | None = None) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """The child: run each target's kernel once (under ncu), in order; every compile starts first, in
-    threads, while the rest loads and the inputs are made (gpu/device/loaders.py Ahead). A target
-    that fails is said and the next one runs; after an error that leaves the CUDA context unusable
-    the child ends (the parent runs the rest in a fresh process)."""
+    """The child: run each target's kernel once (under ncu), in order, its binary from the job's
+    folder where the session's compile pool gave one. A target that fails is said and the next one
+    runs; after an error that leaves the CUDA context unusable the child ends (the parent runs the
+    rest in a fresh process)."""
     _stamp("up")
     mark("profile child: up")
     from ..kernel.inputs import allow_user_code, make_args  # in the profiled child process only
@@ -390,51 +415,42 @@ def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[0]).read_text())
     backend = job["backend"]
     targets = [(spec_from_plain(t["spec"]), t["source"], t["params"]) for t in job["targets"]]
-    ahead = _compile_early(backend, targets)
+    from .device.loaders import Given  # in the profiled child process only
     from .device.outputs import loading, run_arrays  # numpy, kernel_tuner and the backend
+
+    given = Given(
+        {
+            (tuple(compile_options(spec.compiler_options)), t["text"]): (
+                Path(argv[0]).with_name(t["binary"]).read_bytes(),
+                t["symbol"],
+            )
+            for (spec, _, _), t in zip(targets, job["targets"], strict=True)
+            if "binary" in t
+        }
+    )
 
     allow_user_code()  # the spec's inputs may be the user's functions, as in the GPU worker
     _stamp("imported")
     inputs: dict[str, list] = {}  # by spec: kernel_tuner copies them to the GPU and leaves them as they are
-    try:
-        with loading(ahead):
-            for i, (spec, source, params) in enumerate(targets):
-                try:
-                    made = json.dumps(job["targets"][i]["spec"], sort_keys=True)
-                    if made not in inputs:
-                        inputs[made] = make_args(spec, spec.sizes)
-                    _stamp("inputs", i)
-                    run_arrays(spec, source, params, None, backend, inputs[made])
-                except Exception as e:  # noqa: BLE001 - this target's failure, said to the parent
-                    _stamp("failed", i)
-                    why = " ".join(f"{type(e).__name__}: {e}".split())[:300]
-                    print(f"{FAILED} (target {i}): {why}", flush=True)
-                    if any(s in why.lower() for s in STICKY):
-                        return 1
-                    continue
-                _stamp("ran", i)
-                mark(f"profile child: ran target {i}")
-                print(f"{RAN} (target {i}) with {params}", flush=True)
-    finally:
-        if ahead is not None:
-            ahead.close()
+    with loading(given):
+        for i, (spec, source, params) in enumerate(targets):
+            try:
+                made = json.dumps(job["targets"][i]["spec"], sort_keys=True)
+                if made not in inputs:
+                    inputs[made] = make_args(spec, spec.sizes)
+                _stamp("inputs", i)
+                run_arrays(spec, source, params, None, backend, inputs[made])
+            except Exception as e:  # noqa: BLE001 - this target's failure, said to the parent
+                _stamp("failed", i)
+                why = " ".join(f"{type(e).__name__}: {e}".split())[:300]
+                print(f"{FAILED} (target {i}): {why}", flush=True)
+                if any(s in why.lower() for s in STICKY):
+                    return 1
+                continue
+            _stamp("ran", i)
+            mark(f"profile child: ran target {i}")
+            print(f"{RAN} (target {i}) with {params}", flush=True)
     return 0
-
-
-def _compile_early(backend: str, targets: list[tuple[Spec, str, dict]]) -> Any:
-    """Every target's kernel compiling at once (gpu/device/loaders.py Ahead), or None."""
-    from .device.loaders import Ahead  # in the profiled child process only: the CUDA driver
-    from .ktsource import kernel_string  # kernel_tuner's source modules
-
-    ahead = Ahead.start(backend)
-    if ahead is None:
-        return None
-    for spec, source, params in targets:
-        try:
-            ahead.add(compile_options(spec.compiler_options), [kernel_string(spec, source, params)])
-        except Exception:  # noqa: BLE001 - it fails where it runs, as kernel_tuner says it
-            pass
-    return ahead
 
 
 if __name__ == "__main__":

@@ -265,5 +265,16 @@ class Ahead:
                 pool.close()
 
 
+class Given:
+    """Binaries compiled elsewhere (the app's compile pool: a profile's targets), by (compiler
+    options, kernel string), as `Ahead.binary` answers."""
+
+    def __init__(self, binaries: dict[tuple[tuple[str, ...], str], tuple[bytes, str | None]]):
+        self.binaries = binaries
+
+    def binary(self, options: list[str], text: str) -> tuple[bytes, str | None] | None:
+        return self.binaries.get((tuple(options), text))
+
+
 def _key(options: tuple[str, ...], text: str) -> str:
     return hashlib.sha256(repr((options, text)).encode("utf-8", "surrogatepass")).hexdigest()

@@ -27,87 +27,70 @@ from ..ktsource import tuner_defines  # noqa: E402
 from . import loaders  # noqa: E402
 from .lang import cuda_lang, numpy_arguments  # noqa: E402
 
-_AHEAD: list[loaders.Ahead] = []  # the binaries compiled ahead in this process (`loading`)
+_AHEAD: list[loaders.Ahead | loaders.Given | None] = []  # the binaries compiled ahead in this process (`loading`)
+KERNEL_OPTIONS = (
+    "lang",
+    "smem_args",
+    "cmem_args",
+    "block_size_names",
+    "defines",
+    "grid_div_x",
+    "grid_div_y",
+    "grid_div_z",
+)
 
 
 @contextmanager
-def loading(ahead: loaders.Ahead | None) -> Iterator[None]:
+def loading(ahead: loaders.Ahead | loaders.Given | None) -> Iterator[None]:
     """Inside: each kernel `run_kernel` runs is loaded from `ahead`'s binary of its kernel string and
     compiler options, where `ahead` compiled it (None: every kernel compiles as kernel_tuner compiles it)."""
-    if ahead is None:
-        yield
-        return
     _AHEAD.append(ahead)
     try:
         yield
     finally:
-        _AHEAD.remove(ahead)
+        _AHEAD.pop()
 
 
 def run_kernel(
-    kernel_name: str,
-    kernel_source: str,
-    problem_size: Any,
-    arguments: list,
-    params: dict,
-    *,
-    lang: str,
-    compiler_options: list[str] | None = None,
-    block_size_names: list[str] | None = None,
-    defines: Any = None,
-    smem_args: Any = None,
-    cmem_args: Any = None,
-    quiet: bool = True,
-    grid_div_x: Any = None,
-    grid_div_y: Any = None,
-    grid_div_z: Any = None,
+    kernel_name: str, kernel_source: str, problem_size: Any, arguments: list, params: dict, **kw: Any
 ) -> list:
-    """kernel_tuner's run_kernel for one CUDA kernel (its arguments, its errors): every argument after
-    one run, the arrays copied back from the device."""
-    source = KernelSource(kernel_name, kernel_source, lang, defines)
+    """kernel_tuner's run_kernel for one CUDA kernel (its keyword arguments: KERNEL_OPTIONS,
+    compiler_options, quiet; its errors): every argument after one run, the arrays copied back."""
+    source = KernelSource(kernel_name, kernel_source, kw["lang"], kw.get("defines"))
     options = ktp.kernel_options(
         kernel_name=kernel_name,
         kernel_source=source,
-        lang=lang,
         problem_size=problem_size,
         arguments=arguments,
-        smem_args=smem_args,
-        cmem_args=cmem_args,
         texmem_args=None,
-        block_size_names=block_size_names,
-        defines=defines,
-        grid_div_x=grid_div_x,
-        grid_div_y=grid_div_y,
-        grid_div_z=grid_div_z,
+        **{k: kw.get(k) for k in KERNEL_OPTIONS},
     )
-    dev = DeviceInterface(source, iterations=1, compiler_options=compiler_options, quiet=quiet)
+    compiler_options = kw.get("compiler_options") or []
+    dev = DeviceInterface(source, iterations=1, compiler_options=compiler_options, quiet=True)
     gpu_args = dev.ready_argument_list(arguments)
     instance = dev.create_kernel_instance(source, options, params, False)
     if isinstance(instance, ktp.ErrorConfig):
         raise RuntimeError("cannot create kernel instance, too many threads per block")
     try:
-        ktp.check_argument_list(instance.name, instance.kernel_string, arguments, lang)
+        ktp.check_argument_list(instance.name, instance.kernel_string, arguments, kw["lang"])
         ahead = _AHEAD[-1] if _AHEAD else None
         func = loaders.function(
-            dev, instance, ahead.binary(compiler_options or [], instance.kernel_string) if ahead else None
+            dev, instance, ahead.binary(compiler_options, instance.kernel_string) if ahead else None
         )
         if func is None:
             raise RuntimeError("cannot compile kernel, too much shared memory used")
-        if smem_args is not None:
-            dev.copy_shared_memory_args(ktp.get_smem_args(smem_args, params))
-        if cmem_args is not None:
-            dev.copy_constant_memory_args(cmem_args)
+        if options.smem_args is not None:
+            dev.copy_shared_memory_args(ktp.get_smem_args(options.smem_args, params))
+        if options.cmem_args is not None:
+            dev.copy_constant_memory_args(options.cmem_args)
     finally:
         instance.delete_temp_files()
     if not dev.run_kernel(func, gpu_args, instance):
         raise RuntimeError("runtime error occured, too many resources requested")
-    out = []
-    for arg, on_device in zip(arguments, gpu_args, strict=True):
-        if np.isscalar(arg):
-            out.append(arg)
-        else:
-            out.append(np.zeros_like(arg))
-            dev.memcpy_dtoh(out[-1], on_device)
+    out = [arg if np.isscalar(arg) else np.zeros_like(arg) for arg in arguments]
+    for host, on_device in zip(out, gpu_args, strict=True):
+        if isinstance(host, np.ndarray):
+            dev.memcpy_dtoh(host, on_device)
     return out
 
 
