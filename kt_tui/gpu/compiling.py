@@ -6,6 +6,7 @@ Nothing here touches CUDA."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -29,9 +30,10 @@ class Compiling:
         self._off = False
         self._early: list[threading.Thread] = []
 
-    def pool_for(self, spec: Any, backend: str) -> Any:
+    def pool_for(self, spec: Any, backend: str, replace: bool = True) -> Any:
         """The pool for this backend, GPU and the spec's compiler options, or None: a replay, a
-        backend the pool cannot compile for, or a GPU not probed yet."""
+        backend the pool cannot compile for, a GPU not probed yet, or (not `replace`) a pool
+        compiling for others."""
         from ..kernel.text import compile_options  # here: the pool's own imports wait for its first need
         from .compiles import CompilePool  # here: concurrent.futures and the compilers' modules at the first run
         from .protocol import BACKENDS as COMPILED  # as above
@@ -43,6 +45,8 @@ class Compiling:
         target = (backend, cc, tuple(options))
         with self._lock:
             if self._for != target or self.pool is None:
+                if not replace and self.pool is not None:
+                    return None
                 self._close()
                 try:
                     self.pool = CompilePool(backend, cc, options, gpus=self.size())
@@ -51,6 +55,50 @@ class Compiling:
                     return None
                 self._for = target
             return self.pool
+
+    def binaries(self, job: Any, timeout_s: float) -> list[tuple[list[str], str, bytes, str | None]]:
+        """Every kernel a CheckJob will run, compiled on the pool at once (as a tuning run's; a
+        pool compiling for other options is left alone): (options, kernel string, binary, symbol)
+        for the device worker to load. One not here (a compile error, one slower than `timeout_s`)
+        the worker's kernel_tuner compiles, and fails or hangs there as a configuration does."""
+        from ..kernel import refkernel  # here: as in pool_for
+        from ..kernel.spec import spec_from_plain  # as above
+        from ..kernel.text import compile_options  # as above
+        from ..records import config_key  # as above
+        from .checkentry import unit  # as above
+        from .ktsource import kernel_string  # as above
+
+        spec, ref = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
+        pool = self.pool_for(spec, job.backend, replace=False)
+        if pool is None:
+            return []
+        options = compile_options(spec.compiler_options)
+        names = list(spec.tune_params)
+        runs = []
+        for size in job.sizes:
+            todo = [c for c in job.configs if unit(size["label"], config_key(names, c)) not in job.done]
+            if todo and not refkernel.is_kernel(ref.reference) and compile_options(ref.compiler_options) == options:
+                runs.append((ref, job.ref_source, job.ref_params, size["sizes"]))
+            runs += [(spec, job.source, c, size["sizes"]) for c in todo]
+        items: dict[str, tuple[str, str]] = {}
+        for s, source, params, sizes in runs:
+            try:
+                name, text = kernel_string(s, source, params, sizes)
+            except Exception:  # noqa: BLE001 - the worker meets it and says it
+                continue
+            items[f"{job.run_id} {len(items)}"] = (name, text)
+        futures = pool.ahead([(key, name, text) for key, (name, text) in items.items()])
+        deadline, out = time.monotonic() + timeout_s, []
+        for key, (name, text) in items.items():
+            try:
+                future = futures[key] if futures[key].done() else pool.submit(key, name, text)  # asked for: next
+                done = future.result(timeout=max(0.0, deadline - time.monotonic()))
+            except Exception as e:  # noqa: BLE001 - a pool closed, a compile too slow: the worker compiles
+                mark(f"main: check {key} not compiled ahead: {type(e).__name__}: {e}"[:300])
+                continue
+            if done.binary is not None:
+                out.append((options, text, done.binary, done.symbol))
+        return out
 
     def early(self, spec: dict, backend: str, source: str) -> None:
         """On a thread: the baseline's compile and the sweep's first configurations, ahead."""

@@ -398,36 +398,33 @@ class Ahead:
     """Every kernel the check's child runs, compiled once, from its start, on every core but one: the
     original's runs, the original at every check size, each mutant at the first size; a mutant's next
     size once it passes one. pycuda and nvcuda compile on a compile pool as kernel_tuner's backend
-    would (gpu/device/loaders.py Ahead: nvcc in batches for pycuda, NVRTC for nvcuda), whose cubins
-    the runs load (device/outputs.py run_kernel); cupy compiles through its own cache at the run, so
-    here nvcc makes the cubins that sort the mutants only."""
+    would (gpu/compiles.py, nvcc in batches for pycuda; gpu/device/loaders.py Ahead), and the runs
+    load those cubins (device/outputs.py run_kernel); cupy compiles through its own cache at the
+    run, so here nvcc makes the cubins that sort the mutants only."""
 
     def __init__(self, spec: Spec, backend: str, runs: list[tuple[str, str]], keep: Path | None = None):
         from .device.loaders import Ahead as Pool  # in the child only: it loads the CUDA driver
 
         self.spec = spec
         self.waited = 0.0
-        self.options = compile_options(spec.compiler_options)
         # each kernel compiled alone: the mutants are sorted by their machine code, and a batch's
         # members would all carry the batch's one cubin (every mutant "the same code" as the original)
-        self.early = Pool.start(backend, batch=1, keep=keep)
-        if self.early is not None:
-            self.early.add(self.options, runs)
+        self.early = Pool.start(backend, compile_options(spec.compiler_options), runs, batch=1, keep=keep)
         self.nvcc = find_nvcc() if self.early is None else None
         self.pool = ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1)) if self.nvcc else None
         self.mine: dict[str, Future] = {}
         if self.pool is not None:  # the runs' kernels are cupy's to compile: only the mutants' are sorted here
             self.arch = gpu_arch()
-            self.sort_options = compile_options([o for o in spec.compiler_options if o not in ("-lineinfo", "-G")])
+            self.options = compile_options([o for o in spec.compiler_options if o not in ("-lineinfo", "-G")])
 
     def add(self, named: list[tuple[str, str]]) -> None:
         if self.early is not None:
-            self.early.add(self.options, named)
+            self.early.add(named)
         elif self.pool is not None and self.nvcc is not None:
             nvcc = self.nvcc
             for _, text in named:
                 if text not in self.mine:
-                    self.mine[text] = self.pool.submit(_cubin, nvcc, text, self.arch, self.sort_options, 120)
+                    self.mine[text] = self.pool.submit(_cubin, nvcc, text, self.arch, self.options, 120)
 
     def text(self, source: str, sizes: dict | None = None, params: dict | None = None) -> tuple[str, str] | None:
         from .ktsource import kernel_string  # in the child only: kernel_tuner
@@ -453,7 +450,7 @@ class Ahead:
         t0 = time.monotonic()
         try:
             if self.early is not None:
-                done = self.early.binary(self.options, text)
+                done = self.early.binary(self.early.pool.options, text)
                 return (machine_code(done[0]) or None) if isinstance(done, tuple) else done
             future = self.mine.get(text)
             if future is None:

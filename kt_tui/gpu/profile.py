@@ -419,14 +419,14 @@ def main(argv: list[str]) -> int:
     from .device.outputs import loading, run_arrays  # numpy, kernel_tuner and the backend
 
     given = Given(
-        {
-            (tuple(compile_options(spec.compiler_options)), t["text"]): (
-                Path(argv[0]).with_name(t["binary"]).read_bytes(),
-                t["symbol"],
-            )
-            for (spec, _, _), t in zip(targets, job["targets"], strict=True)
-            if "binary" in t
-        }
+        (
+            compile_options(spec.compiler_options),
+            t["text"],
+            Path(argv[0]).with_name(t["binary"]).read_bytes(),
+            t["symbol"],
+        )
+        for (spec, _, _), t in zip(targets, job["targets"], strict=True)
+        if "binary" in t
     )
 
     allow_user_code()  # the spec's inputs may be the user's functions, as in the GPU worker

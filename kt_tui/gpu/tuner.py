@@ -406,7 +406,9 @@ class Tuner:
         return tune(self, workers, job, on_event, timeout_s)
 
     def _check(self, w: Device, job: CheckJob, on_event, timeout_s: float) -> dict:
-        """A CheckJob on one device worker, whole, with the watchdog per kernel run."""
+        """A CheckJob on one device worker, whole, with the watchdog per kernel run; its kernels
+        compiled on the session's compile pool first."""
+        job.binaries = self.compiling.binaries(job, timeout_s)
         w.ensure()
         w.loaded = None
         w.send(job)

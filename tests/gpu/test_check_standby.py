@@ -92,6 +92,7 @@ class _Pool:
 
     def __init__(self):
         self.asked: list[str] = []
+        self.options: list[str] = []
 
     def ahead(self, items):
         from concurrent.futures import Future
@@ -114,14 +115,12 @@ def test_a_child_started_again_loads_the_binaries_the_one_before_compiled(tmp_pa
     from kt_tui.gpu.device.loaders import Ahead
 
     keep = tmp_path / "cubins"
-    first = Ahead("pycuda", "90", keep=keep)
-    first.pools[()] = _Pool()
-    first.add([], [("k", "__global__ void k() {}"), ("m", "__global__ void m() {}")])
+    first = Ahead(_Pool(), keep)
+    first.add([("k", "__global__ void k() {}"), ("m", "__global__ void m() {}")])
     assert first.binary([], "__global__ void k() {}") == (b"cubin of k", "k_1")
     pool = _Pool()
-    again = Ahead("pycuda", "90", keep=keep)  # the next child: nothing is compiled twice
-    again.pools[()] = pool
-    again.add([], [("k", "__global__ void k() {}"), ("m", "__global__ void m() {}"), ("n", "__global__ void n() {}")])
+    again = Ahead(pool, keep)  # the next child: nothing is compiled twice
+    again.add([("k", "__global__ void k() {}"), ("m", "__global__ void m() {}"), ("n", "__global__ void n() {}")])
     assert pool.asked == ["n"]
     assert again.binary([], "__global__ void m() {}") == (b"cubin of m", "m_1")  # m never asked for in the first
     (keep / next(p.name for p in keep.glob("*.json"))).write_text("{")  # a torn write: compiled as if absent

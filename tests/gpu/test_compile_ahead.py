@@ -1,7 +1,6 @@
-"""Compiles ahead in the processes that run kernels themselves (a check job, the mutants' check
-child, the profiled child): gpu/device/loaders.py's Ahead, on the CompilePool a tuning run uses
-(gpu/compiles.py), its binaries loaded by device/outputs.py's run_kernel. Without a GPU: real nvcc
-batches, a stand-in for the backend's load and for kernel_tuner's DeviceInterface."""
+"""Compiles ahead in the mutants' check child: gpu/device/loaders.py's Ahead, on the CompilePool a
+tuning run uses (gpu/compiles.py), its binaries loaded by device/outputs.py's run_kernel. Without a
+GPU: real nvcc batches, a stand-in for the backend's load and for kernel_tuner's DeviceInterface."""
 
 import os
 import shutil
@@ -25,16 +24,11 @@ def _kernel(i: int) -> tuple[str, str]:
 
 
 def test_nothing_is_compiled_ahead_for_cupy_when_turned_off_or_with_nothing_to_compile(monkeypatch):
-    monkeypatch.setattr(loaders, "device_cc", lambda backend: pytest.fail("no GPU should be read"))
-    assert Ahead.start("cupy") is None  # cupy compiles through its own cache at the run
+    monkeypatch.setattr(loaders, "device_cc", lambda backend: pytest.fail("no pool should start"))
+    assert Ahead.start("cupy", [], [_kernel(0)]) is None  # cupy compiles through its own cache at the run
+    assert Ahead.start("pycuda", [], []) is None
     monkeypatch.setenv("KT_TUI_PREFETCH", "0")
-    assert Ahead.start("pycuda") is None
-    monkeypatch.delenv("KT_TUI_PREFETCH")
-    monkeypatch.setattr(loaders, "device_cc", lambda backend: "90")
-    ahead = Ahead.start("pycuda")
-    assert ahead is not None
-    ahead.add([], [])
-    assert ahead.pools == {}  # no pool started for nothing
+    assert Ahead.start("pycuda", [], [_kernel(0)]) is None
 
 
 def test_no_gpu_to_read_is_one_line_and_no_head_start(monkeypatch, capsys):
@@ -42,7 +36,7 @@ def test_no_gpu_to_read_is_one_line_and_no_head_start(monkeypatch, capsys):
         raise RuntimeError("cuInit: CUDA_ERROR_NO_DEVICE")
 
     monkeypatch.setattr(loaders, "device_cc", no_gpu)
-    assert Ahead.start("pycuda") is None
+    assert Ahead.start("pycuda", [], [_kernel(0)]) is None
     assert "kt-tui: no compile ahead: RuntimeError: cuInit: CUDA_ERROR_NO_DEVICE" in capsys.readouterr().out
 
 
@@ -84,9 +78,8 @@ def test_run_kernel_loads_the_batch_compiled_ahead_and_kernel_tuner_compiles_the
     monkeypatch.setattr(outputs, "DeviceInterface", _Device)
     monkeypatch.setattr(outputs.ktp, "check_argument_list", lambda *a: None)
     named = [_kernel(i) for i in range(8)]
-    ahead = Ahead.start("pycuda")
+    ahead = Ahead.start("pycuda", ["-std=c++17"], named)
     assert ahead is not None
-    ahead.add(["-std=c++17"], named)
     loaded: list[tuple[bytes, str | None]] = []
 
     def load(dev, instance, binary, symbol=None):
@@ -112,7 +105,7 @@ def test_run_kernel_loads_the_batch_compiled_ahead_and_kernel_tuner_compiles_the
         ahead.close()
     assert all(g[0] == 1.0 for g in got)  # the outputs copied back
     assert _Device.compiled == [named[7][1], "other", named[0][1], named[1][1]] and len(loaded) == 7
-    assert ahead.pools[("-std=c++17",)].batches >= 1  # compiled together, not one nvcc call each
+    assert ahead.pool.batches >= 1  # compiled together, not one nvcc call each
     symbols = {s for _, s in loaded}
     assert len(symbols) == 7 and None not in symbols  # each its own member of a batch
     for binary, symbol in loaded:
@@ -122,9 +115,8 @@ def test_run_kernel_loads_the_batch_compiled_ahead_and_kernel_tuner_compiles_the
 @needs_nvcc
 def test_a_compile_error_comes_back_as_nvccs_text(monkeypatch):
     monkeypatch.setattr(loaders, "device_cc", lambda backend: "90")
-    ahead = Ahead.start("pycuda")
+    ahead = Ahead.start("pycuda", [], [("k", "__global__ void k() { nonsense; }")])
     assert ahead is not None
-    ahead.add([], [("k", "__global__ void k() { nonsense; }")])
     try:
         said = ahead.binary([], "__global__ void k() { nonsense; }")
     finally:
@@ -151,13 +143,60 @@ def test_the_compile_threads_keep_off_the_device_workers_core():
 @needs_nvcc
 def test_the_kernel_kernel_tuner_waits_for_compiles_before_those_queued_ahead_of_it(monkeypatch):
     monkeypatch.setenv("KT_TUI_COMPILE_BATCH", "1")
-    ahead = Ahead("pycuda", "90")
-    ahead.pools[()] = CompilePool("pycuda", "90", [], size=1, window=1 << 20)
+    ahead = Ahead(CompilePool("pycuda", "90", [], size=1, window=1 << 20))
     named = [_kernel(i) for i in range(6)]
-    ahead.add([], named)
+    ahead.add(named)
     try:
         assert isinstance(ahead.binary([], named[5][1]), tuple)
-        waiting = [not ahead.futures[loaders._key((), text)].done() for _, text in named[1:5]]
+        waiting = [not ahead.futures[text].done() for _, text in named[1:5]]
     finally:
         ahead.close()
     assert all(waiting)  # one compile at a time: the first, then the one asked for
+
+
+@needs_nvcc
+def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them(monkeypatch):
+    """A CheckJob's kernels (the original's and the configuration's at each size not done yet) compile
+    on the session's compile pool before the job is sent (gpu/compiling.py binaries); the worker's
+    runs find each binary by its options and kernel string (device/checking.py). A pool compiling
+    for other options is left alone: then the worker compiles them."""
+    from kt_tui.gpu.compiling import Compiling
+    from kt_tui.gpu.device import checking
+    from kt_tui.gpu.ktsource import kernel_string
+    from kt_tui.gpu.protocol import CheckJob
+    from kt_tui.kernel.spec import load_spec
+
+    from ..conftest import EXAMPLES
+
+    spec = load_spec(EXAMPLES / "vector_add.cu.toml")
+    source = (EXAMPLES / "vector_add.cu").read_text()
+    sizes = [{"label": f"n={n}", "sizes": {"n": n}} for n in (37, 1000)]
+    job = CheckJob("c", source, spec.to_dict(), source, spec.to_dict(), spec.baseline_params(), "pycuda", sizes,
+                   [{"block_size_x": 64}], done={"n=37@64": {"unit": "n=37@64"}})  # fmt: skip
+    compiling = Compiling(lambda: "90", lambda: 1, lambda: False, lambda: None)
+    try:
+        job.binaries = compiling.binaries(job, 120)
+        assert compiling.pool.compiled == 2  # n=1000's original and 64 (done at n=37: nothing runs there)
+    finally:
+        compiling.close(wait=True)
+    texts = [kernel_string(spec, source, {"block_size_x": b}, {"n": 1000})[1] for b in (256, 64)]
+    assert [t for _, t, _, _ in job.binaries] == texts
+    assert all(b.startswith(b"\x7fELF") for _, _, b, _ in job.binaries)
+    seen = []
+
+    def run_outputs(s, src, params, sizes, backend):
+        ahead = outputs._AHEAD[-1]
+        seen.append(ahead.binary(job.binaries[0][0], kernel_string(s, src, params, sizes)[1]))
+        return {"c": np.zeros(sizes["n"], np.float32)}
+
+    monkeypatch.setattr(checking, "run_outputs", run_outputs)
+    monkeypatch.setattr(checking, "_REFS", {})
+    checking.run_check_job(job, lambda *a: None)
+    assert [got[0] for got in seen] == [b for _, _, b, _ in job.binaries]  # each run found its own
+    other = Compiling(lambda: "90", lambda: 1, lambda: False, lambda: None)
+    try:
+        assert other.pool_for(spec, "pycuda") is not None
+        job.spec = dict(job.spec, compiler_options=["-O2"])
+        assert other.binaries(job, 120) == [] and other.pool.options == job.binaries[0][0]  # not replaced
+    finally:
+        other.close(wait=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -155,79 +155,71 @@ def device_cc(backend: str) -> str:
 
 
 class Ahead:
-    """Kernel strings compiled from the start of a child process that runs them itself (a check job,
-    the profile child, the mutants' check child) on a CompilePool per set of compiler options
-    (gpu/compiles.py, as a tuning run's: nvcc in batches for pycuda, NVRTC in processes for nvcuda),
-    every (options, text) once; device/outputs.py's run_kernel loads their binaries inside
-    `outputs.loading(ahead)`. With `keep` (a folder), each binary is also kept there, and one found
-    there is not compiled again: a process started again after another died (the mutants' check
-    child after a mutant's illegal address) loads what the first compiled."""
+    """Kernel strings compiled from the start of a child process that runs them itself (the mutants'
+    check child) on a CompilePool (gpu/compiles.py, as a tuning run's: nvcc in batches for pycuda,
+    NVRTC in processes for nvcuda), every one once; device/outputs.py's run_kernel loads their
+    binaries inside `outputs.loading(ahead)`. With `keep` (a folder), each binary is also kept
+    there, and one found there is not compiled again: a process started again after another died
+    (after a mutant's illegal address) loads what the first compiled."""
 
-    def __init__(self, backend: str, cc: str, batch: int | None = None, keep: Path | None = None):
-        self.backend, self.cc, self.batch, self.keep = backend, cc, batch, keep
-        self.pools: dict[tuple[str, ...], CompilePool | None] = {}  # None: that pool could not start
-        self.futures: dict[str, Future] = {}  # by key (options, kernel string): Future[Compiled]
-        self.names: dict[str, tuple[tuple[str, ...], str, str]] = {}  # by key: (options, name, text)
+    def __init__(self, pool: CompilePool, keep: Path | None = None):
+        self.pool = pool
+        self.keep = keep
+        self.futures: dict[str, Future] = {}  # kernel string: Future[Compiled]
+        self.names: dict[str, tuple[str, str]] = {}  # kernel string: (the pool's key, kernel name)
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
 
     @classmethod
-    def start(cls, backend: str, batch: int | None = None, keep: Path | None = None) -> Ahead | None:
+    def start(
+        cls,
+        backend: str,
+        compiler_options: list[str],
+        named: list[tuple[str, str]],
+        batch: int | None = None,
+        keep: Path | None = None,
+    ) -> Ahead | None:
         """None where nothing is compiled ahead: cupy (it compiles through its own cache at the
-        run), KT_TUI_PREFETCH=0, or no GPU to read here."""
-        if backend not in ("pycuda", "nvcuda") or not enabled():
+        run), KT_TUI_PREFETCH=0, nothing to compile, or no GPU or compiler to read here."""
+        if backend not in ("pycuda", "nvcuda") or not enabled() or not named:
             return None
         try:
-            cc = device_cc(backend)
+            # every one queued at once: batches form from all of them, none waits to be asked for
+            pool = CompilePool(backend, device_cc(backend), compiler_options, window=1 << 20, batch=batch)
         except Exception as e:  # noqa: BLE001 - only a head start: kernel_tuner compiles as usual
             print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
             return None
-        return cls(backend, cc, batch, keep)
+        ahead = cls(pool, keep)
+        ahead.add(named)
+        return ahead
 
-    def _pool(self, options: tuple[str, ...]) -> CompilePool | None:
-        if options not in self.pools:
-            try:
-                # every one queued at once: batches form from all of them, none waits to be asked for
-                self.pools[options] = CompilePool(
-                    self.backend, self.cc, list(options), window=1 << 20, batch=self.batch
-                )
-            except Exception as e:  # noqa: BLE001 - as in start
-                print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
-                self.pools[options] = None
-        return self.pools[options]
-
-    def add(self, options: list[str], named: list[tuple[str, str]]) -> None:
-        """Compile these (kernel name, kernel string) with `options`, in this order."""
-        opts = tuple(options)
-        todo = {}
-        for name, text in named:
-            key = _key(opts, text)
-            if key not in self.futures and key not in todo and self._kept(key) is None:
-                todo[key] = (opts, name, text)
-        pool = self._pool(opts) if todo else None
-        if pool is None:
-            return
-        futures = pool.ahead([(key, name, text) for key, (_, name, text) in todo.items()])
-        for key, named_ in todo.items():
-            self.futures[key], self.names[key] = futures[key], named_
+    def add(self, named: list[tuple[str, str]]) -> None:
+        todo = [
+            (_key(text), name, text)
+            for name, text in named
+            if text not in self.futures and self._kept(_key(text)) is None
+        ]
+        futures = self.pool.ahead(todo)
+        for key, name, text in todo:
+            self.futures[text], self.names[text] = futures[key], (key, name)
             if self.keep is not None:
                 futures[key].add_done_callback(functools.partial(self._keep, key))
 
     def binary(self, options: list[str], text: str) -> tuple[bytes, str | None] | str | None:
         """(binary, symbol) of a kernel string compiled here with `options` (waited for), the
         compiler's text where it failed, or None: not compiled here."""
-        key = _key(tuple(options), text)
-        kept = self._kept(key)
+        if list(options) != list(self.pool.options):
+            return None
+        kept = self._kept(_key(text))
         if kept is not None:
             return kept
-        future = self.futures.get(key)
+        future = self.futures.get(text)
         if future is None:
             return None
         if not future.done():  # asked for now: it goes before those queued behind it
-            opts, name, _ = self.names[key]
-            pool = self.pools.get(opts)
+            key, name = self.names[text]
             try:
-                future = pool.submit(key, name, text) if pool is not None else future
+                future = self.pool.submit(key, name, text)
             except RuntimeError:  # the pool closed: kernel_tuner compiles it as usual
                 return None
         try:
@@ -260,21 +252,19 @@ class Ahead:
             pass
 
     def close(self) -> None:
-        for pool in self.pools.values():
-            if pool is not None:
-                pool.close()
+        self.pool.close()
 
 
 class Given:
-    """Binaries compiled elsewhere (the app's compile pool: a profile's targets), by (compiler
-    options, kernel string), as `Ahead.binary` answers."""
+    """Binaries the app's compile pool made (a check's kernels, a profile's targets), each given as
+    (compiler options, kernel string, binary, symbol); `binary` answers as `Ahead.binary`."""
 
-    def __init__(self, binaries: dict[tuple[tuple[str, ...], str], tuple[bytes, str | None]]):
-        self.binaries = binaries
+    def __init__(self, binaries: Iterable[tuple[list[str], str, bytes, str | None]]):
+        self.binaries = {(tuple(options), text): (binary, symbol) for options, text, binary, symbol in binaries}
 
     def binary(self, options: list[str], text: str) -> tuple[bytes, str | None] | None:
         return self.binaries.get((tuple(options), text))
 
 
-def _key(options: tuple[str, ...], text: str) -> str:
-    return hashlib.sha256(repr((options, text)).encode("utf-8", "surrogatepass")).hexdigest()
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
