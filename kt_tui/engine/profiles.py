@@ -235,12 +235,12 @@ def profile_after_tune(engine: Any, vid: str) -> None:
         for r in todo:
             _recorded(engine, vid, r)
         return
-    from ..gpu.profile import Target, profile_all  # here: only a session on a GPU profiles
+    from ..gpu.profile import TIMEOUT_S, Target, profile_all  # here: only a session on a GPU profiles
 
     source, spec = engine.version(vid)
     backend = engine.choice.backend
-    pool = engine.gpu.compile_pool(spec, backend)  # the tuned configurations' binaries are in its cache
-    reports = profile_all([Target(source, spec, dict(r.params)) for r in todo], backend, pool=pool)
+    binaries = engine.gpu.binaries([(spec, source, dict(r.params), None) for r in todo], backend, TIMEOUT_S)
+    reports = profile_all([Target(source, spec, dict(r.params)) for r in todo], backend, binaries=binaries)
     for r, report in zip(todo, reports):
         _store(engine, vid, spec, r, report)
         if report.state in QUIET:

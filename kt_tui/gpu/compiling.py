@@ -56,48 +56,36 @@ class Compiling:
                 self._for = target
             return self.pool
 
-    def binaries(self, job: Any, timeout_s: float) -> list[tuple[list[str], str, bytes, str | None]]:
-        """Every kernel a CheckJob will run, compiled on the pool at once (as a tuning run's; a
-        pool compiling for other options is left alone): (options, kernel string, binary, symbol)
-        for the device worker to load. One not here (a compile error, one slower than `timeout_s`)
-        the worker's kernel_tuner compiles, and fails or hangs there as a configuration does."""
-        from ..kernel import refkernel  # here: as in pool_for
-        from ..kernel.spec import spec_from_plain  # as above
-        from ..kernel.text import compile_options  # as above
-        from ..records import config_key  # as above
-        from .checkentry import unit  # as above
+    def binaries(self, runs: list[tuple[Any, str, dict, dict | None]], backend: str, timeout_s: float) -> list:
+        """(options, kernel string, binary, symbol) of each of these (spec, source, params, sizes),
+        compiled on the pool at once (a tuned configuration's is in its cache), for a process that
+        runs them to load: a check's device worker, a profile's child. A pool compiling for other
+        options is left alone; a run not here (a compile error, one slower than `timeout_s`) is
+        compiled there by kernel_tuner, and fails or hangs there as a configuration does."""
+        from ..kernel.text import compile_options  # here: as in pool_for
         from .ktsource import kernel_string  # as above
 
-        spec, ref = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
-        pool = self.pool_for(spec, job.backend, replace=False)
+        pool = self.pool_for(runs[0][0], backend, replace=False) if runs else None
         if pool is None:
             return []
-        options = compile_options(spec.compiler_options)
-        names = list(spec.tune_params)
-        runs = []
-        for size in job.sizes:
-            todo = [c for c in job.configs if unit(size["label"], config_key(names, c)) not in job.done]
-            if todo and not refkernel.is_kernel(ref.reference) and compile_options(ref.compiler_options) == options:
-                runs.append((ref, job.ref_source, job.ref_params, size["sizes"]))
-            runs += [(spec, job.source, c, size["sizes"]) for c in todo]
         items: dict[str, tuple[str, str]] = {}
-        for s, source, params, sizes in runs:
+        for spec, source, params, sizes in runs:
             try:
-                name, text = kernel_string(s, source, params, sizes)
-            except Exception:  # noqa: BLE001 - the worker meets it and says it
+                if compile_options(spec.compiler_options) == pool.options:
+                    items[f"ahead {len(items)}"] = kernel_string(spec, source, params, sizes)
+            except Exception:  # noqa: BLE001 - that process meets it and says it
                 continue
-            items[f"{job.run_id} {len(items)}"] = (name, text)
         futures = pool.ahead([(key, name, text) for key, (name, text) in items.items()])
         deadline, out = time.monotonic() + timeout_s, []
         for key, (name, text) in items.items():
             try:
                 future = futures[key] if futures[key].done() else pool.submit(key, name, text)  # asked for: next
                 done = future.result(timeout=max(0.0, deadline - time.monotonic()))
-            except Exception as e:  # noqa: BLE001 - a pool closed, a compile too slow: the worker compiles
-                mark(f"main: check {key} not compiled ahead: {type(e).__name__}: {e}"[:300])
+            except Exception as e:  # noqa: BLE001 - a pool closed, a compile too slow: compiled there
+                mark(f"main: {name} not compiled ahead: {type(e).__name__}: {e}"[:300])
                 continue
             if done.binary is not None:
-                out.append((options, text, done.binary, done.symbol))
+                out.append((pool.options, text, done.binary, done.symbol))
         return out
 
     def early(self, spec: dict, backend: str, source: str) -> None:

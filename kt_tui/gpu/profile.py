@@ -45,7 +45,6 @@ from pathlib import Path
 from typing import Any
 
 from ..kernel.spec import Spec, spec_from_plain
-from ..kernel.text import compile_options
 from .compile import find_cuda_tool
 from .env import scrubbed_env
 from .supervise import run_supervised
@@ -144,43 +143,24 @@ def profile(
     return profile_all([Target(source, spec, params)], backend, timeout_s, device)[0]
 
 
-def _compiled(pool: Any, target: Target, path: Path, timeout_s: float) -> dict[str, Any]:
-    """The target's binary from the session's compile pool (a tuned configuration's is in its cache),
-    written to `path` for the child to load; {} where there is none (the child's kernel_tuner
-    compiles it, and fails there as it says)."""
-    if pool is None:
-        return {}
-    from .ktsource import kernel_string  # here: kernel_tuner's source modules, loaded by the session
-
-    try:
-        name, text = kernel_string(target.spec, target.source, target.params)
-        done = pool.submit(f"profile {path.stem}", name, text).result(timeout=timeout_s)
-    except Exception as e:  # noqa: BLE001 - a pool closed or a compile too slow: compiled in the child
-        mark(f"profile: no binary from the compile pool: {type(e).__name__}: {e}"[:300])
-        return {}
-    if done.binary is None:
-        return {}
-    path.write_bytes(done.binary)
-    return {"binary": path.name, "symbol": done.symbol, "text": text}
-
-
 def profile_all(
-    targets: list[Target], backend: str, timeout_s: float = TIMEOUT_S, device: str | None = None, pool: Any = None
+    targets: list[Target], backend: str, timeout_s: float = TIMEOUT_S, device: str | None = None, binaries: Any = ()
 ) -> list[ProfileReport]:
     """Profile each target once, all in one ncu process (the module's doc), `timeout_s` per target;
-    one report per target, in order. Targets of the same configuration share one profile. `pool`:
-    the session's CompilePool (gpu/compiles.py), whose binaries the child loads."""
+    one report per target, in order. Targets of the same configuration share one profile.
+    `binaries`: (options, kernel string, binary, symbol) from the session's compile pool
+    (gpu/compiling.py), which the child loads."""
     keys = [json.dumps(t.job(), sort_keys=True) for t in targets]
     distinct = list(dict.fromkeys(keys))
     reports = _profile_distinct(
-        [targets[keys.index(k)] for k in distinct], backend, timeout_s, device, again=True, pool=pool
+        [targets[keys.index(k)] for k in distinct], backend, timeout_s, device, again=True, binaries=binaries
     )
     by_job = dict(zip(distinct, reports))
     return [by_job[k] for k in keys]
 
 
 def _profile_distinct(
-    targets: list[Target], backend: str, timeout_s: float, device: str | None, again: bool, pool: Any = None
+    targets: list[Target], backend: str, timeout_s: float, device: str | None, again: bool, binaries: Any = ()
 ) -> list[ProfileReport]:
     n = len(targets)
     if not n:
@@ -199,8 +179,11 @@ def _profile_distinct(
     names = "|".join(dict.fromkeys(kernel_base(t.spec.kernel) for t in targets))
     with tempfile.TemporaryDirectory(prefix="kt-profile-") as tmp:
         job = Path(tmp, "job.json")
-        jobs = [t.job() | _compiled(pool, t, Path(tmp, f"{i}.bin"), timeout_s) for i, t in enumerate(targets)]
-        job.write_text(json.dumps({"backend": backend, "targets": jobs}))
+        given = []
+        for i, (options, text, binary, symbol) in enumerate(binaries):
+            Path(tmp, f"{i}.bin").write_bytes(binary)
+            given.append([options, text, f"{i}.bin", symbol])
+        job.write_text(json.dumps({"backend": backend, "targets": [t.job() for t in targets], "binaries": given}))
         command = [
             exe,
             *(a for s in SECTIONS for a in ("--section", s)),
@@ -273,7 +256,7 @@ def _profile_distinct(
     unreached = [i for i in range(n) if i not in ran and i not in failed]
     if again and unreached and len(unreached) < n:  # the child died on the way: the rest in a process of their own
         for i, r in zip(
-            unreached, _profile_distinct([targets[i] for i in unreached], backend, timeout_s, device, False, pool)
+            unreached, _profile_distinct([targets[i] for i in unreached], backend, timeout_s, device, False, binaries)
         ):
             reports[i] = r
     return [r for r in reports if r is not None]
@@ -418,16 +401,7 @@ def main(argv: list[str]) -> int:
     from .device.loaders import Given  # in the profiled child process only
     from .device.outputs import loading, run_arrays  # numpy, kernel_tuner and the backend
 
-    given = Given(
-        (
-            compile_options(spec.compiler_options),
-            t["text"],
-            Path(argv[0]).with_name(t["binary"]).read_bytes(),
-            t["symbol"],
-        )
-        for (spec, _, _), t in zip(targets, job["targets"], strict=True)
-        if "binary" in t
-    )
+    given = Given((o, t, Path(argv[0]).with_name(f).read_bytes(), s) for o, t, f, s in job.get("binaries", []))
 
     allow_user_code()  # the spec's inputs may be the user's functions, as in the GPU worker
     _stamp("imported")

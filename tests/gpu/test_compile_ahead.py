@@ -157,9 +157,10 @@ def test_the_kernel_kernel_tuner_waits_for_compiles_before_those_queued_ahead_of
 @needs_nvcc
 def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them(monkeypatch):
     """A CheckJob's kernels (the original's and the configuration's at each size not done yet) compile
-    on the session's compile pool before the job is sent (gpu/compiling.py binaries); the worker's
+    on the session's compile pool before the job is sent (gpu/tuner.py _check); the worker's
     runs find each binary by its options and kernel string (device/checking.py). A pool compiling
     for other options is left alone: then the worker compiles them."""
+    from kt_tui.gpu.checkentry import check_runs
     from kt_tui.gpu.compiling import Compiling
     from kt_tui.gpu.device import checking
     from kt_tui.gpu.ktsource import kernel_string
@@ -175,7 +176,7 @@ def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them
                    [{"block_size_x": 64}], done={"n=37@64": {"unit": "n=37@64"}})  # fmt: skip
     compiling = Compiling(lambda: "90", lambda: 1, lambda: False, lambda: None)
     try:
-        job.binaries = compiling.binaries(job, 120)
+        job.binaries = compiling.binaries(check_runs(job), "pycuda", 120)
         assert compiling.pool.compiled == 2  # n=1000's original and 64 (done at n=37: nothing runs there)
     finally:
         compiling.close(wait=True)
@@ -197,6 +198,7 @@ def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them
     try:
         assert other.pool_for(spec, "pycuda") is not None
         job.spec = dict(job.spec, compiler_options=["-O2"])
-        assert other.binaries(job, 120) == [] and other.pool.options == job.binaries[0][0]  # not replaced
+        mine = other.binaries(check_runs(job), "pycuda", 120)  # the original's here, the candidate's there
+        assert [t for _, t, _, _ in mine] == texts[:1] and other.pool.options == job.binaries[0][0]  # not replaced
     finally:
         other.close(wait=True)

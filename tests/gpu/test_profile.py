@@ -327,47 +327,29 @@ def test_a_recorded_profile_and_the_facts_are_read_back_checked(hermetic):
     assert BackendChoice("sim", "x").facts is None
 
 
-def test_the_child_loads_the_binary_the_sessions_compile_pool_has_of_each_target(monkeypatch, tmp_path):
-    """The session's CompilePool (a tuned configuration's binary is in its cache) hands each target's
-    binary to the child through the job's folder; run_kernel loads it there (outputs.loading). A
-    target the pool has no binary of compiles in the child."""
-    from concurrent.futures import Future
-
-    from kt_tui.gpu.compiled import Compiled
+def test_the_child_loads_the_binaries_the_sessions_compile_pool_gave(monkeypatch, tmp_path):
+    """The binaries of the session's compile pool (gpu/compiling.py binaries: a tuned configuration's
+    is in its cache) go to the child through the job's folder; run_kernel loads them there
+    (outputs.loading). A target with none compiles in the child."""
     from kt_tui.gpu.device import outputs
     from kt_tui.gpu.ktsource import kernel_string
+    from kt_tui.kernel.text import compile_options
 
-    class Pool:
-        asked: list = []
-
-        def submit(self, key, name, text):
-            Pool.asked.append(text)
-            done: Future = Future()
-            failed = "256" not in key and len(Pool.asked) > 1
-            done.set_result(
-                Compiled(None if failed else b"cubin " + name.encode(), "error" if failed else None, 1.0, "vadd_1")
-            )
-            return done
-
+    targets = _targets(256, 512)
+    options = compile_options(targets[0].spec.compiler_options)
+    text = kernel_string(targets[0].spec, targets[0].source, targets[0].params)[1]
     seen = {}
 
     def child(command, limit, env, cwd):  # the child itself, in this process
-        job = Path(command[-1])
-        seen["job"] = json.loads(job.read_text())
-
         def run_arrays(spec, source, params, sizes, backend, args):
-            options = prof.compile_options(spec.compiler_options)
-            text = kernel_string(spec, source, params)[1]
-            seen[params["block_size_x"]] = outputs._AHEAD[-1].binary(options, text)
+            seen[params["block_size_x"]] = outputs._AHEAD[-1].binary(options, kernel_string(spec, source, params)[1])
             return {}
 
         monkeypatch.setattr(outputs, "run_arrays", run_arrays)
-        assert prof.main([str(job)]) == 0
+        assert prof.main([command[-1]]) == 0
         return 0, ""
 
     monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
     monkeypatch.setattr(prof, "run_supervised", child)
-    prof.profile_all(_targets(256, 512), "cupy", pool=Pool())
-    assert seen[256] == (b"cubin vadd", "vadd_1") and seen[512] is None  # 512's compile failed: compiled there
-    assert [t.get("binary") for t in seen["job"]["targets"]] == ["0.bin", None]
-    assert len(Pool.asked) == 2
+    prof.profile_all(targets, "cupy", binaries=[(options, text, b"cubin of 256", "vadd_1")])
+    assert seen == {256: (b"cubin of 256", "vadd_1"), 512: None}
