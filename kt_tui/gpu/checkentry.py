@@ -44,12 +44,13 @@ def lost_entry(job: CheckJob, u: str, status: str, why: str) -> dict:
 
 def check_runs(job: CheckJob) -> list[tuple[Any, str, dict, dict | None]]:
     """(spec, source, params, sizes) of every kernel the check will run: at each size where a
-    configuration is left to check, the original (unless the spec's reference is a kernel) and those."""
+    configuration is left to check, the original (unless the spec's reference is a kernel, or its
+    run there is done) and those configurations."""
     spec, ref = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
     names, runs = list(spec.tune_params), []
     for size in job.sizes:
         todo = [c for c in job.configs if unit(size["label"], config_key(names, c)) not in job.done]
-        if todo and not refkernel.is_kernel(ref.reference):
+        if todo and not refkernel.is_kernel(ref.reference) and unit(size["label"], "reference") not in job.done:
             runs.append((ref, job.ref_source, job.ref_params, size["sizes"]))
         runs += [(spec, job.source, c, size["sizes"]) for c in todo]
     return runs

@@ -58,28 +58,28 @@ class Compiling:
 
     def binaries(self, runs: list[tuple[Any, str, dict, dict | None]], backend: str, timeout_s: float) -> list:
         """(options, kernel string, binary, symbol) of each of these (spec, source, params, sizes),
-        compiled on the pool at once (a tuned configuration's is in its cache), for a process that
-        runs them to load: a check's device worker, a profile's child. A pool compiling for other
-        options is left alone; a run not here (a compile error, one slower than `timeout_s`) is
-        compiled there by kernel_tuner, and fails or hangs there as a configuration does."""
+        compiled on the pool at once, before anything queued (a tuned configuration's is in its
+        cache), for a process that runs them to load: a check's device worker, a profile's child.
+        The pool is the last run's spec's (one compiling for other options is left alone); a run
+        not here (other options, a compile error, one slower than `timeout_s`) is compiled there by
+        kernel_tuner, and fails or hangs there as a configuration does."""
         from ..kernel.text import compile_options  # here: as in pool_for
         from .ktsource import kernel_string  # as above
 
-        pool = self.pool_for(runs[0][0], backend, replace=False) if runs else None
+        pool = self.pool_for(runs[-1][0], backend, replace=False) if runs else None
         if pool is None:
             return []
-        items: dict[str, tuple[str, str]] = {}
+        asked: list[tuple[str, str, Any]] = []  # (name, kernel string, Future[Compiled])
         for spec, source, params, sizes in runs:
             try:
                 if compile_options(spec.compiler_options) == pool.options:
-                    items[f"ahead {len(items)}"] = kernel_string(spec, source, params, sizes)
+                    name, text = kernel_string(spec, source, params, sizes)
+                    asked.append((name, text, pool.submit(f"{name} {len(asked)}", name, text)))
             except Exception:  # noqa: BLE001 - that process meets it and says it
                 continue
-        futures = pool.ahead([(key, name, text) for key, (name, text) in items.items()])
         deadline, out = time.monotonic() + timeout_s, []
-        for key, (name, text) in items.items():
+        for name, text, future in asked:
             try:
-                future = futures[key] if futures[key].done() else pool.submit(key, name, text)  # asked for: next
                 done = future.result(timeout=max(0.0, deadline - time.monotonic()))
             except Exception as e:  # noqa: BLE001 - a pool closed, a compile too slow: compiled there
                 mark(f"main: {name} not compiled ahead: {type(e).__name__}: {e}"[:300])

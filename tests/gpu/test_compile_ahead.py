@@ -186,7 +186,7 @@ def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them
     seen = []
 
     def run_outputs(s, src, params, sizes, backend):
-        ahead = outputs._AHEAD[-1]
+        ahead = outputs._LOADING[-1]
         seen.append(ahead.binary(job.binaries[0][0], kernel_string(s, src, params, sizes)[1]))
         return {"c": np.zeros(sizes["n"], np.float32)}
 
@@ -198,7 +198,7 @@ def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them
     try:
         assert other.pool_for(spec, "pycuda") is not None
         job.spec = dict(job.spec, compiler_options=["-O2"])
-        mine = other.binaries(check_runs(job), "pycuda", 120)  # the original's here, the candidate's there
-        assert [t for _, t, _, _ in mine] == texts[:1] and other.pool.options == job.binaries[0][0]  # not replaced
+        assert other.binaries(check_runs(job), "pycuda", 120) == []  # all compiled in the worker
+        assert other.pool.options == job.binaries[0][0]  # not replaced
     finally:
         other.close(wait=True)

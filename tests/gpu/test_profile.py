@@ -342,7 +342,7 @@ def test_the_child_loads_the_binaries_the_sessions_compile_pool_gave(monkeypatch
 
     def child(command, limit, env, cwd):  # the child itself, in this process
         def run_arrays(spec, source, params, sizes, backend, args):
-            seen[params["block_size_x"]] = outputs._AHEAD[-1].binary(options, kernel_string(spec, source, params)[1])
+            seen[params["block_size_x"]] = outputs._LOADING[-1].binary(options, kernel_string(spec, source, params)[1])
             return {}
 
         monkeypatch.setattr(outputs, "run_arrays", run_arrays)

@@ -1,7 +1,7 @@
-"""Runs inside the GPU worker and the check's and profile's children: one kernel run and its
-outputs by name (`run_kernel`, kernel_tuner's run_kernel through its DeviceInterface, the kernel
-loaded from the binary compiled ahead in this process where there is one); a spec's reference
-kernel run the same way."""
+"""Runs inside the GPU worker, the mutants' check child and the profile child: one kernel run and its
+outputs by name (`run_kernel`: kernel_tuner's run_kernel through its DeviceInterface, the kernel
+loaded from a binary compiled ahead where `loading` gives one); a spec's reference kernel run the
+same way."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ from ..ktsource import tuner_defines  # noqa: E402
 from . import loaders  # noqa: E402
 from .lang import cuda_lang, numpy_arguments  # noqa: E402
 
-_AHEAD: list[loaders.Ahead | loaders.Given | None] = []  # the binaries compiled ahead in this process (`loading`)
-KERNEL_OPTIONS = (
+_LOADING: list[loaders.Ahead | loaders.Given | None] = []  # the binaries `run_kernel` loads (`loading`)
+_KERNEL_OPTIONS = (
     "lang",
     "smem_args",
     "cmem_args",
@@ -43,19 +43,19 @@ KERNEL_OPTIONS = (
 @contextmanager
 def loading(ahead: loaders.Ahead | loaders.Given | None) -> Iterator[None]:
     """Inside: each kernel `run_kernel` runs is loaded from `ahead`'s binary of its kernel string and
-    compiler options, where `ahead` compiled it (None: every kernel compiles as kernel_tuner compiles it)."""
-    _AHEAD.append(ahead)
+    compiler options where it has one, else compiled as kernel_tuner compiles it."""
+    _LOADING.append(ahead)
     try:
         yield
     finally:
-        _AHEAD.pop()
+        _LOADING.pop()
 
 
 def run_kernel(
     kernel_name: str, kernel_source: str, problem_size: Any, arguments: list, params: dict, **kw: Any
 ) -> list:
-    """kernel_tuner's run_kernel for one CUDA kernel (its keyword arguments: KERNEL_OPTIONS,
-    compiler_options, quiet; its errors): every argument after one run, the arrays copied back."""
+    """kernel_tuner's run_kernel for one CUDA kernel (its keyword arguments: _KERNEL_OPTIONS and
+    compiler_options; its errors): every argument after one run, the arrays copied back."""
     source = KernelSource(kernel_name, kernel_source, kw["lang"], kw.get("defines"))
     options = ktp.kernel_options(
         kernel_name=kernel_name,
@@ -63,7 +63,7 @@ def run_kernel(
         problem_size=problem_size,
         arguments=arguments,
         texmem_args=None,
-        **{k: kw.get(k) for k in KERNEL_OPTIONS},
+        **{k: kw.get(k) for k in _KERNEL_OPTIONS},
     )
     compiler_options = kw.get("compiler_options") or []
     dev = DeviceInterface(source, iterations=1, compiler_options=compiler_options, quiet=True)
@@ -73,7 +73,7 @@ def run_kernel(
         raise RuntimeError("cannot create kernel instance, too many threads per block")
     try:
         ktp.check_argument_list(instance.name, instance.kernel_string, arguments, kw["lang"])
-        ahead = _AHEAD[-1] if _AHEAD else None
+        ahead = _LOADING[-1] if _LOADING else None  # the innermost `loading`
         func = loaders.function(
             dev, instance, ahead.binary(compiler_options, instance.kernel_string) if ahead else None
         )
@@ -86,7 +86,7 @@ def run_kernel(
     finally:
         instance.delete_temp_files()
     if not dev.run_kernel(func, gpu_args, instance):
-        raise RuntimeError("runtime error occured, too many resources requested")
+        raise RuntimeError("runtime error occurred, too many resources requested")
     out = [arg if np.isscalar(arg) else np.zeros_like(arg) for arg in arguments]
     for host, on_device in zip(out, gpu_args, strict=True):
         if isinstance(host, np.ndarray):
