@@ -40,6 +40,7 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,12 +145,16 @@ def profile(
 
 
 def profile_all(
-    targets: list[Target], backend: str, timeout_s: float = TIMEOUT_S, device: str | None = None, binaries: Any = ()
+    targets: list[Target],
+    backend: str,
+    timeout_s: float = TIMEOUT_S,
+    device: str | None = None,
+    binaries: Callable[[], list] = list,
 ) -> list[ProfileReport]:
     """Profile each target once, all in one ncu process (the module's doc), `timeout_s` per target;
     one report per target, in order. Targets of the same configuration share one profile.
-    `binaries`: (options, kernel string, binary, symbol) from the session's compile pool
-    (gpu/compiling.py), which the child loads."""
+    `binaries()`: (options, kernel string, binary, symbol) from the session's compile pool
+    (gpu/compiling.py), which the child loads; asked for once ncu is found."""
     keys = [json.dumps(t.job(), sort_keys=True) for t in targets]
     distinct = list(dict.fromkeys(keys))
     reports = _profile_distinct(
@@ -160,7 +165,7 @@ def profile_all(
 
 
 def _profile_distinct(
-    targets: list[Target], backend: str, timeout_s: float, device: str | None, again: bool, binaries: Any = ()
+    targets: list[Target], backend: str, timeout_s: float, device: str | None, again: bool, binaries: Callable[[], list]
 ) -> list[ProfileReport]:
     n = len(targets)
     if not n:
@@ -180,7 +185,7 @@ def _profile_distinct(
     with tempfile.TemporaryDirectory(prefix="kt-profile-") as tmp:
         job = Path(tmp, "job.json")
         given = []
-        for i, (options, text, binary, symbol) in enumerate(binaries):
+        for i, (options, text, binary, symbol) in enumerate(binaries()):
             Path(tmp, f"{i}.bin").write_bytes(binary)
             given.append([options, text, f"{i}.bin", symbol])
         job.write_text(json.dumps({"backend": backend, "targets": [t.job() for t in targets], "binaries": given}))

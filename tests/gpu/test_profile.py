@@ -351,5 +351,5 @@ def test_the_child_loads_the_binaries_the_sessions_compile_pool_gave(monkeypatch
 
     monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
     monkeypatch.setattr(prof, "run_supervised", child)
-    prof.profile_all(targets, "cupy", binaries=[(options, text, b"cubin of 256", "vadd_1")])
+    prof.profile_all(targets, "cupy", binaries=lambda: [(options, text, b"cubin of 256", "vadd_1")])
     assert seen == {256: (b"cubin of 256", "vadd_1"), 512: None}

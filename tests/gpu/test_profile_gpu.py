@@ -102,7 +102,7 @@ def test_one_ncu_process_profiles_three_block_sizes_each_its_own_page_one_failin
     finally:
         compiling.close(wait=True)
     assert len(binaries) == 3
-    reports = prof.profile_all(targets, "pycuda", binaries=binaries)
+    reports = prof.profile_all(targets, "pycuda", binaries=lambda: binaries)
     three_s = time.monotonic() - started
     line = (
         f"one ncu process: 1 target {one_s:.2f} s, 3 targets (one failing) {three_s:.2f} s; "

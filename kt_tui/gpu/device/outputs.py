@@ -28,16 +28,7 @@ from . import loaders  # noqa: E402
 from .lang import cuda_lang, numpy_arguments  # noqa: E402
 
 _LOADING: list[loaders.Ahead | loaders.Given | None] = []  # the binaries `run_kernel` loads (`loading`)
-_KERNEL_OPTIONS = (
-    "lang",
-    "smem_args",
-    "cmem_args",
-    "block_size_names",
-    "defines",
-    "grid_div_x",
-    "grid_div_y",
-    "grid_div_z",
-)
+_KERNEL_OPTIONS = "lang smem_args cmem_args block_size_names defines grid_div_x grid_div_y grid_div_z".split()
 
 
 @contextmanager
