@@ -3,9 +3,9 @@ child process (`python -m kt_tui.gpu.profile JOB`, the scrubbed environment) loa
 binary from the session's compile pool (gpu/compiling.py binaries: a tuned configuration's is in
 its cache; one it has not is compiled in the child by kernel_tuner), makes each input set (once per
 spec) and runs each kernel once at the spec's sizes, as the sanitizer's child runs it, under `ncu`
-with the sections SpeedOfLight, Occupancy, WarpStateStats and MemoryWorkloadAnalysis, one launch per target (`--launch-count`, the kernels'
-names as the filter), a time limit per target. ncu prints its details page (CSV) when the child has
-ended, one result ID per profiled launch, in launch order: the k-th result belongs to the k-th
+with the sections SpeedOfLight, Occupancy, WarpStateStats and MemoryWorkloadAnalysis, one launch
+per target (`--launch-count`, the kernels' names as the filter), a time limit per target. ncu prints
+its details page (CSV) when the child has ended, one result ID per profiled launch, in launch order: the k-th result belongs to the k-th
 target the child says ran. With the stall reasons and the registers asked for by name (`--metrics`,
 collected by the sections' own passes anyway) that page holds each whole summary: SM and DRAM
 throughput (% of peak), achieved and theoretical occupancy, the top stall reasons (cycles per issued
