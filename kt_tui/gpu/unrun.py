@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, TypedDict
 
+from ..kernel.source import find_kernels, kernel_body
 from ..kernel.spec import Spec
 
 UNKNOWN_SHARE = 1 / 3
@@ -141,7 +142,6 @@ def named_scalars(runs: list[Run], original: tuple[str, Spec] | None) -> list[Sc
 def drafted_guesses(source: str, spec: Spec) -> set[str]:
     """What the drafter marks a guess for this kernel ("sizes.N", "args.N"); empty when it cannot say."""
     from ..kernel.draft import draft  # here: only a check that ran too few of its mutants drafts
-    from ..kernel.source import find_kernels
 
     try:
         kernel = next((k for k in find_kernels(source) if k.name == spec.kernel_base_name()), None)
@@ -152,7 +152,6 @@ def drafted_guesses(source: str, spec: Spec) -> set[str]:
 
 def loop_bounds(source: str, kernel: str) -> set[str]:
     """Names in the conditions of the kernel's `for` and `while` loops."""
-    from ..kernel.source import find_kernels, kernel_body
 
     try:
         found = next((k for k in find_kernels(source) if k.name == kernel), None)
