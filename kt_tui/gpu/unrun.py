@@ -26,6 +26,7 @@ SPEC_SIZE = "the spec's size"
 LOOPS = re.compile(r"\bfor\s*\([^;]*;([^;]*);|\bwhile\s*\(([^;{]*)\)")
 NAME = re.compile(r"[A-Za-z_]\w*")
 NAMED_MAX = 6  # scalars named in the text, at most
+RUNS_SAID, LABEL_MAX = 3, 60  # the original's runs the text says (the slowest), and a size's label's length
 
 
 class Run(TypedDict):
@@ -172,9 +173,12 @@ def unrun_text(flag: Unrun) -> str:
     if not runs:
         return head
     times = []
-    for r in sorted(runs, key=lambda r: -r["ms"]):
+    for r in sorted(runs, key=lambda r: -r["ms"])[:RUNS_SAID]:
         about = ([_named(flag["scalars"])] if r["at"] == SPEC_SIZE and flag["scalars"] else []) + _mb(r["bytes"])
-        times.append(f"{_ms(r['ms'])} at {r['at']}" + (f" ({'; '.join(about)})" if about else ""))
+        at = r["at"] if len(r["at"]) <= LABEL_MAX else r["at"][: LABEL_MAX - 1].rsplit(",", 1)[0] + ", …"
+        times.append(f"{_ms(r['ms'])} at {at}" + (f" ({'; '.join(about)})" if about else ""))
+    if len(runs) > RUNS_SAID:
+        times.append(f"less at {len(runs) - RUNS_SAID} more sizes")
     said = "one run of the original takes " + (", ".join(times[:-1]) + " and " if len(times) > 1 else "") + times[-1]
     if flag["slow_runs"]:
         return (

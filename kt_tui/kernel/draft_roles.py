@@ -336,9 +336,7 @@ def instantiated_values(
         if len(given) != len(params):
             continue
         taken = {
-            p: int(a, 0)
-            for (kind, p), a in zip(params, given, strict=True)
-            if p in values and re.fullmatch(r"\d+|0x[0-9a-fA-F]+", a)
+            p: v for (kind, p), a in zip(params, given, strict=True) if p in values and (v := _c_int(a)) is not None
         }
         if len(taken) != len(values) or not taken:
             continue
@@ -346,6 +344,15 @@ def instantiated_values(
         if best is None or far < best[0]:
             best = (far, taken)
     return (best[1], True) if best else (values, False)
+
+
+def _c_int(text: str) -> int | None:
+    """A C integer literal's value (decimal, hex, octal, a u/l suffix), or None for anything else."""
+    m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)[uUlL]{0,3}", text)
+    if m is None:
+        return None
+    digits = m.group(1)
+    return int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits, 8) if digits[0] == "0" else int(digits)
 
 
 TEMPLATE_BLOCK = 128  # a value template parameter that sizes a block (a shared array, blockIdx * B)

@@ -24,12 +24,19 @@ if TYPE_CHECKING:
 
 MAX_TEXT = 300  # a count's expression longer than this is not evaluated
 _DECLARED = re.compile(
-    r"(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|size_t|int64_t)\s+([A-Za-z_]\w*)\s*="
+    r"(?:const\s+)?(unsigned\s+|signed\s+)?(int|long|long\s+long|size_t|int64_t)\s+([A-Za-z_]\w*)\s*="
 )
+_SIGNED_INTS = {"int": 32, "signed int": 32, "signed": 32, "long": 64, "long long": 64, "int64_t": 64}
 
 
 def count_past_launch(
-    toks: list[Token], i: int, source: str, edit: tuple[int, int, str], spec: Spec | None, params: list[str], body: int
+    toks: list[Token],
+    i: int,
+    source: str,
+    edit: tuple[int, int, str],
+    spec: Spec | None,
+    params: list[tuple[str, str]],
+    body: int,
 ) -> str:
     """Why the edit (start, end, text) at token i is equivalent as the module docstring says, or ""."""
     if spec is None or toks[i].pos < body:
@@ -46,7 +53,9 @@ def count_past_launch(
     m = _DECLARED.match(source[start:end])
     if not m or edit[0] < start + m.end() or edit[1] > end:
         return ""
-    name = m.group(1)
+    name = m.group(3)
+    bits = 64 if m.group(2) != "int" else 32
+    unsigned = bool(m.group(1) and m.group(1).startswith("unsigned")) or m.group(2) == "size_t"
     before = source[start + m.end() : end].strip()
     after = (source[start + m.end() : edit[0]] + edit[2] + source[edit[1] : end]).strip()
     axis = _only_compared_with_blocks(toks, name, first, last)
@@ -55,7 +64,11 @@ def count_past_launch(
         return ""
     for sizes in [spec.sizes] + [e["sizes"] for e in spec.extra_sizes()]:
         values = _param_values(spec, params, sizes)
-        blocks, was, now = _c_value(launched, sizes, py=True), _c_value(before, values), _c_value(after, values)
+        blocks = _c_value(launched, sizes, py=True)
+        was, now = (
+            _c_value(before, values, bits=bits, unsigned=unsigned),
+            _c_value(after, values, bits=bits, unsigned=unsigned),
+        )
         if blocks is None or was is None or now is None or was != blocks or now < was:
             return ""
     return (
@@ -75,10 +88,11 @@ def _only_compared_with_blocks(toks: list[Token], name: str, first: int, last: i
         if k + 1 < len(toks) and toks[k + 1].text in ("<", "<=", ">", ">=", "==", "!="):
             near = toks[k + 2] if k + 2 < len(toks) else None
             ends = k + 3 >= len(toks) or toks[k + 3].text in (")", "||", "&&", ";")
+            ends = ends and (k == 0 or toks[k - 1].text in ("(", "||", "&&"))
         elif k >= 2 and toks[k - 1].text in ("<", "<=", ">", ">=", "==", "!="):
             near = toks[k - 2]
             ends = k + 1 >= len(toks) or toks[k + 1].text in (")", "||", "&&", ";")
-            ends = ends and (k < 3 or toks[k - 3].text in ("(", "||", "&&", "!"))
+            ends = ends and (k < 3 or toks[k - 3].text in ("(", "||", "&&"))
         else:
             return ""
         axis = _block_axis(toks, near.text) if near is not None and ends else ""
@@ -97,25 +111,29 @@ def _launched(spec: Spec, axis: str) -> str | None:
     return size if isinstance(size, str) else str(size)
 
 
-def _param_values(spec: Spec, params: list[str], sizes: dict[str, int]) -> dict[str, int]:
-    """Each scalar kernel parameter's integer value at `sizes` (the spec passes parameters in order)."""
+def _param_values(spec: Spec, params: list[tuple[str, str]], sizes: dict[str, int]) -> dict[str, int]:
+    """Each signed integer kernel parameter's value at `sizes` (the spec passes parameters in order); an
+    unsigned or floating one is left out, as C's arithmetic on it is not the spec's."""
     out = {}
-    for name, a in zip(params, spec.args, strict=False):
-        if not a.is_array:
+    for (name, base), a in zip(params, spec.args, strict=False):
+        bits = _SIGNED_INTS.get(base)
+        if not a.is_array and bits:
             try:
                 v = evaluate(a.value, sizes) if isinstance(a.value, str) else a.value
             except Exception:  # noqa: BLE001  not a number here: not used
                 continue
-            if isinstance(v, int) and not isinstance(v, bool):
+            if isinstance(v, int) and not isinstance(v, bool) and -(1 << (bits - 1)) <= v < 1 << (bits - 1):
                 out[name] = v
     return out
 
 
-def _c_value(text: str, names: dict[str, int], py: bool = False) -> int | None:
+def _c_value(text: str, names: dict[str, int], py: bool = False, bits: int = 32, unsigned: bool = False) -> int | None:
     """The integer value of `text` (names, integer literals, + - * / % and parentheses) with C's
-    truncating division (`py`: the spec's own `//`, floor), or None where it is anything else."""
-    text = re.sub(r"\b(\d+)[uUlL]*\b", r"\1", text)
-    text = re.sub(r"\((?:int|unsigned|size_t|long)\)", "", text)
+    truncating division (`py`: the spec's own `//`, floor), or None where it is anything else or a
+    step leaves the `bits`-wide type (below 0 where `unsigned`): C would wrap it."""
+    if re.search(r"\b\d+[uUlL]|\b0[xXbB]|\((?:int|unsigned|size_t|long)\b", text):
+        return None  # a suffix or cast changes the type C computes in
+    low, high = (0 if unsigned else -(1 << (bits - 1))), (1 << bits if unsigned else 1 << (bits - 1))
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
@@ -128,10 +146,10 @@ def _c_value(text: str, names: dict[str, int], py: bool = False) -> int | None:
             v = names.get(n.id)
             return v if isinstance(v, int) else None
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-            v = value(n.operand)
+            v = bounded(n.operand)
             return None if v is None else -v
         if isinstance(n, ast.BinOp):
-            a, b = value(n.left), value(n.right)
+            a, b = bounded(n.left), bounded(n.right)
             if a is None or b is None or abs(a) > 1 << 62 or abs(b) > 1 << 62:
                 return None
             if isinstance(n.op, ast.Add):
@@ -140,7 +158,11 @@ def _c_value(text: str, names: dict[str, int], py: bool = False) -> int | None:
                 return a - b
             if isinstance(n.op, ast.Mult):
                 return a * b
-            if isinstance(n.op, (ast.Div, ast.FloorDiv, ast.Mod)) and b != 0:
+            if (
+                isinstance(n.op, (ast.Div, ast.FloorDiv, ast.Mod))
+                and b != 0
+                and (py or not isinstance(n.op, ast.FloorDiv))
+            ):
                 if py and isinstance(n.op, ast.Div):  # the spec's `/` is a true division: whole or nothing
                     return a // b if a % b == 0 else None
                 if py:
@@ -149,4 +171,8 @@ def _c_value(text: str, names: dict[str, int], py: bool = False) -> int | None:
                 return q if isinstance(n.op, ast.Div) else a - q * b
         return None
 
-    return value(tree.body)
+    def bounded(n: ast.AST) -> int | None:
+        v = value(n)
+        return v if py or v is None or low <= v < high else None
+
+    return bounded(tree.body)

@@ -146,7 +146,7 @@ class _Sites(KernelText):
         i = next((k for k, t in enumerate(self.toks) if t.pos == at), -1)
         if i < 0:
             return ""
-        names = [n for n, _, _ in self.params()]
+        names = [(n, base) for n, base, _ in self.params()]
         if end is not None and (
             why := equivalent_count.count_past_launch(
                 self.toks, i, self.source, (at, end, new), self.spec, names, self.body

@@ -197,3 +197,17 @@ def test_on_a_gpu_a_loop_count_that_makes_each_run_a_second_is_blamed_by_name():
     assert [r["at"] for r in flag["runs"]] == ["n=37", "the spec's size"] and min(r["ms"] for r in flag["runs"]) > 300
     assert {"name": "nrounds", "value": 500_000_000, "guess": True, "loop": True} in flag["scalars"]
     assert "smaller check sizes or scalars would let it run them all" in flag["text"]
+
+
+def test_the_text_stays_short_with_many_sizes_and_long_labels():
+    from kt_tui.gpu.unrun import unrun
+
+    names = [f"s{k}" for k in range(500)]  # a spec of 500 scalars: every check size's label names them all
+    ran = [{"id": f"m{k}", "killed": True, "at": ""} for k in range(3)]
+    runs = [{"original": "", "seconds": 2.0, "sizes": dict.fromkeys(names, 7)}]
+    for j in range(40):
+        label = ", ".join(f"{n}={j + 1}" for n in names)
+        runs.append({"original": label, "seconds": 0.001 * (j + 1), "sizes": dict.fromkeys(names, j + 1)})
+    flag = unrun(ran, 27, runs, 5.0)
+    assert flag["over"] and flag["text"].startswith("the check ran 3 of 30 wrong variants in its 5 s")
+    assert "2 s at the spec's size" in flag["text"] and len(flag["text"]) < 1200

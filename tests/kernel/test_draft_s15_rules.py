@@ -94,3 +94,11 @@ def test_signed_data_whose_sign_is_tested_is_drawn_with_both_signs():
     assert (args["pcm"].low, args["pcm"].high) == (-32768, 32768)  # the whole int16 range, not 0 and 1
     assert args["marks"].low < 0 < args["marks"].high - 1
     assert (args["flags"].low, args["flags"].high) == (0, 2)  # compared with 1, unsigned: still flags
+
+
+def test_an_instantiation_in_octal_or_with_a_suffix_is_read_as_c_reads_it():
+    for given, value in (("010", 8), ("4u", 4), ("0x10", 16), ("2U", 2)):
+        d = _draft(GROUPED + f"template __global__ void expand<{given}>(const float *, int, int, int, float *);\n")
+        assert d.spec.kernel == f"expand<{value}>", given  # before: 010 stopped the analysis (a ValueError)
+    neg = _draft(GROUPED + "template __global__ void expand<-1>(const float *, int, int, int, float *);\n")
+    assert neg.spec.kernel == "expand<32>"  # not a count: the drafted pick stands

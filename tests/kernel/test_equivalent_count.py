@@ -86,3 +86,33 @@ def test_not_where_the_launch_is_not_exact_or_the_count_is_used_otherwise(tmp_pa
     assert not any("no smaller at every size" in why for why in ragged.values())
     used = FRAMES.replace("atomicAdd(&out[f], s);", "atomicAdd(&out[f], s / frames);")
     assert not any("no smaller at every size" in why for why in _by_what(tmp_path, used).values())
+
+
+def _claimed(tmp_path: Path, source: str, spec: str = SPEC) -> list[str]:
+    path = tmp_path / "k.cu.toml"
+    path.write_text(spec.format(div="[]"))
+    made = mutants(source, "frame_sum", spec=load_spec(path))[1:]
+    return [m.what for m in made if "frames =" in m.what and "no smaller at every size" in m.equivalent]
+
+
+LOCAL = FRAMES.replace("float s = 0.0f;", "float s = 0.0f;\n    USE")
+
+
+def test_not_where_the_count_sits_inside_a_larger_side_of_a_comparison(tmp_path):
+    # hop * 4 - frames > f: 42 blocks add 1 at the spec's size, 37 once frames is raised: killable
+    assert not _claimed(tmp_path, LOCAL.replace("USE", "if (hop * 4 - frames > f) s += 1.0f;"))
+    # !f < frames: (!f) is 0 or 1, a count raised from 1 to 2 changes it for block 0
+    assert not _claimed(tmp_path, LOCAL.replace("USE", "if (!f < frames) s += 1.0f;"))
+    assert _claimed(tmp_path, LOCAL.replace("USE", "if (f < frames) s += 1.0f;"))  # a plain comparison still is
+
+
+def test_not_where_the_raised_count_overflows_an_int(tmp_path):
+    # n + len wraps negative in a 32-bit int: f >= frames for every block, all return: killable
+    big = SPEC.replace("n = 96000", "n = 2147482000").replace("len = 400", "len = 2000").replace("hop = 160", "hop = 1")
+    assert not any("`-` -> `+`" in w for w in _claimed(tmp_path, FRAMES, big))
+
+
+def test_not_where_a_size_parameter_is_not_a_signed_int(tmp_path):
+    # an unsigned n makes n - len wrap where the spec's arithmetic goes negative; a float hop divides exactly
+    for source in (FRAMES.replace("int n,", "unsigned int n,"), FRAMES.replace("int hop,", "float hop,")):
+        assert not _claimed(tmp_path, source)
