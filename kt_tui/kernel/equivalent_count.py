@@ -131,8 +131,8 @@ def _c_value(text: str, names: dict[str, int], py: bool = False, bits: int = 32,
     """The integer value of `text` (names, integer literals, + - * / % and parentheses) with C's
     truncating division (`py`: the spec's own `//`, floor), or None where it is anything else or a
     step leaves the `bits`-wide type (below 0 where `unsigned`): C would wrap it."""
-    if re.search(r"\b\d+[uUlL]|\b0[xXbB]|\((?:int|unsigned|size_t|long)\b", text):
-        return None  # a suffix or cast changes the type C computes in
+    if re.search(r"\b\d+[uUlL]|\b0[xXbB]|\((?:int|unsigned|size_t|long)\b|\+\+|--", text):
+        return None  # a suffix or cast changes the type C computes in; ++ and -- change a name
     low, high = (0 if unsigned else -(1 << (bits - 1))), (1 << bits if unsigned else 1 << (bits - 1))
     try:
         tree = ast.parse(text, mode="eval")

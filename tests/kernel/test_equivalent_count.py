@@ -116,3 +116,10 @@ def test_not_where_a_size_parameter_is_not_a_signed_int(tmp_path):
     # an unsigned n makes n - len wrap where the spec's arithmetic goes negative; a float hop divides exactly
     for source in (FRAMES.replace("int n,", "unsigned int n,"), FRAMES.replace("int hop,", "float hop,")):
         assert not _claimed(tmp_path, source)
+
+
+def test_not_where_the_count_decrements_a_parameter(tmp_path):
+    # C's (--n - len) / hop + 1 is 598 at n = 96080, one block short of the 599 launched: the last block
+    # returns early, and a raised count lets it write; Python reads --n as n
+    source = FRAMES.replace("(n - len) / hop + 1", "(--n - len) / hop + 1")
+    assert not _claimed(tmp_path, source, SPEC.replace("n = 96000", "n = 96080"))
