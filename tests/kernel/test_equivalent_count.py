@@ -123,3 +123,10 @@ def test_not_where_the_count_decrements_a_parameter(tmp_path):
     # returns early, and a raised count lets it write; Python reads --n as n
     source = FRAMES.replace("(n - len) / hop + 1", "(--n - len) / hop + 1")
     assert not _claimed(tmp_path, source, SPEC.replace("n = 96000", "n = 96080"))
+
+
+def test_not_where_the_block_index_local_is_shadowed_by_a_thread_index(tmp_path):
+    # inside the braces f is threadIdx.x (0 to 127): threads 74 to 80 add 1 once the check size's 74 is 81
+    spec = SPEC.replace("block_size_x = [32, 64]", "block_size_x = [128]")
+    for shadow in ("int f{(int)threadIdx.x};", "int f((int)threadIdx.x);"):
+        assert not _claimed(tmp_path, LOCAL.replace("USE", f"{{ {shadow} if (f < frames) s += 1.0f; }}"), spec)
