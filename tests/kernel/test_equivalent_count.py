@@ -130,3 +130,9 @@ def test_not_where_the_block_index_local_is_shadowed_by_a_thread_index(tmp_path)
     spec = SPEC.replace("block_size_x = [32, 64]", "block_size_x = [128]")
     for shadow in ("int f{(int)threadIdx.x};", "int f((int)threadIdx.x);"):
         assert not _claimed(tmp_path, LOCAL.replace("USE", f"{{ {shadow} if (f < frames) s += 1.0f; }}"), spec)
+
+
+def test_not_where_a_long_count_is_computed_in_int_and_overflows(tmp_path):
+    big = SPEC.replace("n = 96000", "n = 2147482000").replace("len = 400", "len = 2000").replace("hop = 160", "hop = 1")
+    source = FRAMES.replace("const int frames", "const long frames")  # n + len still wraps: int + int
+    assert not any("`-` -> `+`" in w for w in _claimed(tmp_path, source, big))
