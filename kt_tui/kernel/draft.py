@@ -400,7 +400,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             ):
                 arg.low, arg.high, why = 0, *tested
                 guesses.append((f"args.{p.name}", f"values in [0, {arg.high}): {why}"))
-            elif dtype.startswith("int") and not out and use.sign and p.name not in measured:
+            elif dtype.startswith("int") and not out and use.sign and not use.nonneg and p.name not in measured:
                 least, most = int_range(dtype) if dtype in ("int8", "int16") else (-SIGNED_SPAN, SIGNED_SPAN - 1)
                 arg.low, arg.high = least, most + 1  # high is past the last value drawn
                 guesses.append(

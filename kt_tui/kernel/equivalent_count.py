@@ -54,7 +54,6 @@ def count_past_launch(
     if not m or edit[0] < start + m.end() or edit[1] > end:
         return ""
     name = m.group(3)
-    bits = 64 if m.group(2) != "int" else 32
     unsigned = bool(m.group(1) and m.group(1).startswith("unsigned")) or m.group(2) == "size_t"
     before = source[start + m.end() : end].strip()
     after = (source[start + m.end() : edit[0]] + edit[2] + source[edit[1] : end]).strip()
@@ -66,8 +65,8 @@ def count_past_launch(
         values = _param_values(spec, params, sizes)
         blocks = _c_value(launched, sizes, py=True)
         was, now = (
-            _c_value(before, values, bits=bits, unsigned=unsigned),
-            _c_value(after, values, bits=bits, unsigned=unsigned),
+            _c_value(before, values, unsigned=unsigned),
+            _c_value(after, values, unsigned=unsigned),
         )
         if blocks is None or was is None or now is None or was != blocks or now < was:
             return ""
@@ -127,13 +126,14 @@ def _param_values(spec: Spec, params: list[tuple[str, str]], sizes: dict[str, in
     return out
 
 
-def _c_value(text: str, names: dict[str, int], py: bool = False, bits: int = 32, unsigned: bool = False) -> int | None:
+def _c_value(text: str, names: dict[str, int], py: bool = False, unsigned: bool = False) -> int | None:
     """The integer value of `text` (names, integer literals, + - * / % and parentheses) with C's
     truncating division (`py`: the spec's own `//`, floor), or None where it is anything else or a
-    step leaves the `bits`-wide type (below 0 where `unsigned`): C would wrap it."""
-    if re.search(r"\b\d+[uUlL]|\b0[xXbB]|\((?:int|unsigned|size_t|long)\b", text):
-        return None  # a suffix or cast changes the type C computes in
-    low, high = (0 if unsigned else -(1 << (bits - 1))), (1 << bits if unsigned else 1 << (bits - 1))
+    step leaves a 32-bit int (below 0 where `unsigned`): C computes int parameters and literals in int,
+    whatever type the count is declared with, and would wrap it."""
+    if re.search(r"\b\d+[uUlL]|\b0[xXbB]|\((?:int|unsigned|size_t|long)\b|\+\+|--", text):
+        return None  # a suffix or cast changes the type C computes in; ++ and -- change a name
+    low, high = (0 if unsigned else -(1 << 31)), 1 << 31
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:

@@ -153,8 +153,12 @@ def _block_axis(toks: list[Token], text: str) -> str:
     return _block_axis(toks, _strip(texts[0])) if len(texts) == 1 else ""
 
 
+_NOT_TYPES = {"return", "else", "case", "sizeof", "throw", "co_return", "do", "goto", "new", "delete", "typeid"}
+
+
 def _ever_assigned(toks: list[Token], name: str, allowed: int = 0) -> bool:
-    """Whether `name` is assigned (=, op=, ++, --) more than `allowed` times in the tokens."""
+    """Whether `name` is assigned (=, op=, ++, --, a declaration `int f{x}` or `int f(x)`) more than
+    `allowed` times in the tokens."""
     ops = {"=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "<<=", ">>="}
     seen = 0
     for k, t in enumerate(toks):
@@ -162,7 +166,8 @@ def _ever_assigned(toks: list[Token], name: str, allowed: int = 0) -> bool:
             continue
         after = toks[k + 1].text if k + 1 < len(toks) else ""
         before = toks[k - 1].text if k else ""
-        if after in ops or after in ("++", "--") or before in ("++", "--", "&"):
+        declared = after in ("{", "(") and k and toks[k - 1].kind == "ident" and before not in _NOT_TYPES
+        if after in ops or after in ("++", "--") or before in ("++", "--", "&") or declared:  # int f{...}
             seen += 1
     return seen > allowed
 

@@ -102,3 +102,17 @@ def test_an_instantiation_in_octal_or_with_a_suffix_is_read_as_c_reads_it():
         assert d.spec.kernel == f"expand<{value}>", given  # before: 010 stopped the analysis (a ValueError)
     neg = _draft(GROUPED + "template __global__ void expand<-1>(const float *, int, int, int, float *);\n")
     assert neg.spec.kernel == "expand<32>"  # not a count: the drafted pick stands
+
+
+LOOKUP = """
+__global__ void lookup(const int *codes, const float *table, int n, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = table[codes[i] % 16] + (codes[i] > 0 ? 1.0f : 0.0f);
+}
+"""
+
+
+def test_signed_data_whose_sign_is_tested_but_that_reaches_an_index_through_a_modulo_is_not_negative():
+    codes = _args(_draft(LOOKUP).spec)["codes"]  # a negative code is a negative index: the original reads past
+    assert codes.low is None or codes.low >= 0

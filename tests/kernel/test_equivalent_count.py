@@ -116,3 +116,23 @@ def test_not_where_a_size_parameter_is_not_a_signed_int(tmp_path):
     # an unsigned n makes n - len wrap where the spec's arithmetic goes negative; a float hop divides exactly
     for source in (FRAMES.replace("int n,", "unsigned int n,"), FRAMES.replace("int hop,", "float hop,")):
         assert not _claimed(tmp_path, source)
+
+
+def test_not_where_the_count_decrements_a_parameter(tmp_path):
+    # C's (--n - len) / hop + 1 is 598 at n = 96080, one block short of the 599 launched: the last block
+    # returns early, and a raised count lets it write; Python reads --n as n
+    source = FRAMES.replace("(n - len) / hop + 1", "(--n - len) / hop + 1")
+    assert not _claimed(tmp_path, source, SPEC.replace("n = 96000", "n = 96080"))
+
+
+def test_not_where_the_block_index_local_is_shadowed_by_a_thread_index(tmp_path):
+    # inside the braces f is threadIdx.x (0 to 127): threads 74 to 80 add 1 once the check size's 74 is 81
+    spec = SPEC.replace("block_size_x = [32, 64]", "block_size_x = [128]")
+    for shadow in ("int f{(int)threadIdx.x};", "int f((int)threadIdx.x);"):
+        assert not _claimed(tmp_path, LOCAL.replace("USE", f"{{ {shadow} if (f < frames) s += 1.0f; }}"), spec)
+
+
+def test_not_where_a_long_count_is_computed_in_int_and_overflows(tmp_path):
+    big = SPEC.replace("n = 96000", "n = 2147482000").replace("len = 400", "len = 2000").replace("hop = 160", "hop = 1")
+    source = FRAMES.replace("const int frames", "const long frames")  # n + len still wraps: int + int
+    assert not any("`-` -> `+`" in w for w in _claimed(tmp_path, source, big))
