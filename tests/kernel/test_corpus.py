@@ -219,13 +219,18 @@ def test_hand_specs_parse_from_text_as_drafts_do():
     assert [label for label, _ in judge.points(again)] == ["default", "n=4096", "n=1024"]
 
 
+def _drafted_short(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """A stand-in `kt-tui spec NAME` that writes the hand spec with pos sized npart: out of bounds by the truth."""
+    name = args[1]
+    text = (CORPUS / "specs" / f"{name}.toml").read_text().replace('size = "3 * npart"', 'size = "npart"')
+    (cwd / f"{name}.toml").write_text(text)
+    return subprocess.CompletedProcess(args, 0, "", "")
+
+
 def test_gpu_mode_reports_what_the_check_flagged(tmp_path, monkeypatch, capsys):
     def fake(kt, args, timeout, cwd):
-        name = args[1]
-        if "--check" not in args:  # a draft with pos sized npart: out of bounds by the truth
-            text = (CORPUS / "specs" / f"{name}.toml").read_text().replace('size = "3 * npart"', 'size = "npart"')
-            (cwd / f"{name}.toml").write_text(text)
-            return subprocess.CompletedProcess(args, 0, "", "")
+        if "--check" not in args:
+            return _drafted_short(args, cwd)
         return subprocess.CompletedProcess(args, 2, "", "kt-tui: pos: out of bounds at npart=200000, index 200001\n")
 
     monkeypatch.setattr(drafts, "kt_tui", fake)
@@ -237,11 +242,8 @@ def test_gpu_mode_reports_what_the_check_flagged(tmp_path, monkeypatch, capsys):
 
 def test_gpu_mode_counts_a_check_that_ran_too_few_mutants_as_flagged(tmp_path, monkeypatch, capsys):
     def fake(kt, args, timeout, cwd):
-        name = args[1]
         if "--check" not in args:
-            text = (CORPUS / "specs" / f"{name}.toml").read_text().replace('size = "3 * npart"', 'size = "npart"')
-            (cwd / f"{name}.toml").write_text(text)
-            return subprocess.CompletedProcess(args, 0, "", "")
+            return _drafted_short(args, cwd)
         said = "the check catches 7 of 7 wrong variants; TOO FEW RUN: the check ran 7 of 29 wrong variants in its 5 s"
         return subprocess.CompletedProcess(args, 0, said + "\n", "")
 
@@ -254,12 +256,9 @@ def test_gpu_mode_counts_a_check_that_ran_too_few_mutants_as_flagged(tmp_path, m
 
 def test_gpu_mode_compares_a_wrong_drafts_mutation_score_with_the_hand_specs(tmp_path, monkeypatch, capsys):
     def fake(kt, args, timeout, cwd):
-        name = args[1]
         if "--check" not in args:
-            text = (CORPUS / "specs" / f"{name}.toml").read_text().replace('size = "3 * npart"', 'size = "npart"')
-            (cwd / f"{name}.toml").write_text(text)
-            return subprocess.CompletedProcess(args, 0, "", "")
-        hand = "3 * npart" in (cwd / f"{name}.toml").read_text()
+            return _drafted_short(args, cwd)
+        hand = "3 * npart" in (cwd / f"{args[1]}.toml").read_text()
         said = "the check catches 20 of 20 wrong variants" if hand else "the check catches 15 of 20 wrong variants"
         return subprocess.CompletedProcess(args, 0, f"{said}; these 5 survive: ...\n", "")
 
