@@ -18,16 +18,9 @@ from kt_tui.gpu.sanitize import SanitizeReport
 from kt_tui.kernel.mutant import mutants
 from kt_tui.kernel.spec import parse_spec
 
-ROUNDS = """__global__ void rounds(const unsigned int *keys, int n, int nrounds, unsigned int *out)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    unsigned int h = keys[i];
-    for (int k = 0; k < nrounds; ++k)
-        h = h * 2654435761u + (unsigned int)k;
-    out[i] = h;
-}
-"""
+from ..conftest import KERNELS
+
+ROUNDS = (KERNELS / "rounds.cu").read_text()  # a loop of nrounds hash steps a thread: its count sets each run's time
 SPEC = parse_spec("""kernel = "rounds"
 problem_size = ["n"]
 verify_sizes = [{n = 37}]
@@ -194,7 +187,7 @@ def test_on_a_gpu_a_loop_count_that_makes_each_run_a_second_is_blamed_by_name():
     state = checkrun.check_strength(ROUNDS, slow, "pycuda")
     flag = state["mutants"]["unrun"]
     assert flag is not None and flag["over"] and flag["slow_runs"], state["mutants"]["line"]
-    assert [r["at"] for r in flag["runs"]] == ["n=37", "the spec's size"] and min(r["ms"] for r in flag["runs"]) > 300
+    assert [r["at"] for r in flag["runs"]] == ["n=37", "the spec's size"]
     assert {"name": "nrounds", "value": 500_000_000, "guess": True, "loop": True} in flag["scalars"]
     assert "smaller check sizes or scalars would let it run them all" in flag["text"]
 

@@ -8,17 +8,9 @@ from kt_tui.kernel.draft_flags import LOOP_COUNT
 from kt_tui.kernel.draft_trips import TRIPS
 from kt_tui.kernel.source import find_kernels
 
-ROUNDS = """
-__global__ void rounds(const unsigned int *keys, int n, int nrounds, unsigned int *out)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    unsigned int h = keys[i];
-    for (int k = 0; k < nrounds; ++k)
-        h = h * 2654435761u + (unsigned int)k;
-    out[i] = h;
-}
-"""
+from ..conftest import KERNELS
+
+ROUNDS = (KERNELS / "rounds.cu").read_text()
 
 TWO = """
 __global__ void two(const float *x, int n, int outer, int inner, float *y)
