@@ -61,6 +61,7 @@ def whole_range(dtype: str) -> tuple[int, int]:
     least, most = int_range(dtype)
     return least, most + 1
 
+
 NARROW_RANGE = {
     "uint8": (0, 256),
     "int8": (-128, 128),
