@@ -119,6 +119,7 @@ class Analysis:
     folded: dict[int, int] = field(default_factory=dict)
     grid_axes: set[int] = field(default_factory=set)  # axes whose blockIdx or gridDim the kernel reads
     block_read: set[int] = field(default_factory=set)  # axes whose blockDim the kernel reads
+    thread_read: set[int] = field(default_factory=set)  # axes whose threadIdx the kernel reads
     shuffles: bool = False  # warp shuffles (__shfl_*): a warp's 32 lanes work together
     read: set[str] = field(default_factory=set)  # scalar arguments the kernel reads
     scales: dict[str, set[int]] = field(default_factory=dict)  # scalar -> thread axes of what it multiplies (-1: none)

@@ -54,6 +54,14 @@ CYCLES_WHY = (
     "[-0.5, 0.5) only aliases one inside, and a large one loses the phase's precision"
 )
 UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
+
+
+def whole_range(dtype: str) -> tuple[int, int]:
+    """A draw's [low, high) over every value of an integer dtype (high is one past its greatest)."""
+    least, most = int_range(dtype)
+    return least, most + 1
+
+
 NARROW_RANGE = {
     "uint8": (0, 256),
     "int8": (-128, 128),
@@ -199,7 +207,9 @@ def _tuning(sizing: Sizing, caps: dict[int, int] | None = None) -> dict[str, Any
             div[a] = []
             if a > 0:
                 continue
-        if a in consts:
+        if a in sizing.tiles:  # `blockIdx.y * TILE` and no threadIdx.y: one thread there, TILE items a block
+            tune[name], defaults[name], div[a] = [1], 1, [str(sizing.tiles[a])]
+        elif a in consts:
             tune[name], defaults[name] = [consts[a]], consts[a]
         else:
             tune[name], defaults[name] = values[a], first[a]
@@ -372,7 +382,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     )
                 )
             elif not out and p.name in reduced and (dtype.startswith("uint") or reduced[p.name] == "&"):
-                arg.low, arg.high = int_range(dtype)
+                arg.low, arg.high = whole_range(dtype)
                 guesses.append(
                     (
                         f"args.{p.name}",
@@ -381,7 +391,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                     )
                 )
             elif not out and p.name in words:
-                arg.low, arg.high = int_range(dtype)
+                arg.low, arg.high = whole_range(dtype)
                 guesses.append(
                     (
                         f"args.{p.name}",

@@ -37,6 +37,9 @@ class Sizing:
     index_high: dict[str, str | int] = field(default_factory=dict)  # index array -> the bound of its values
     verify_sizes: list[dict[str, int]] | None = None
     block_consts: dict[int, int] = field(default_factory=dict)
+    # axis -> TILE where blockIdx is scaled by TILE but no thread there reads its index: blocks one thread
+    # wide on that axis, a block per TILE items (the threads of another axis cover the tile)
+    tiles: dict[int, int] = field(default_factory=dict)
     per_item: dict[int, int] = field(default_factory=dict)  # axis -> threads that work on one item (a warp)
     folded: dict[int, int] = field(default_factory=dict)  # grid axis -> the block axis numbering its items
     block_rank: int = 1  # block axes the kernel reads (a warp per row on 2-D blocks: 2, for a 1-D problem)
@@ -123,6 +126,12 @@ class _Sizer:
         if an.shuffles:  # a warp per item whose lanes shuffle: the whole warp, 32 threads, on the item's axis
             consts.update({a: 32 for a in self.out.folded if a not in consts})
         self.out.block_consts = {a: v for a, v in consts.items() if a < self.out.block_rank}
+        lanes_of = set(an.folded.values())
+        self.out.tiles = {
+            a: v
+            for a, v in self.out.block_consts.items()
+            if a not in an.thread_read | an.block_read | lanes_of and a in an.grid_axes
+        }
         self.out.per_item = {a: v for a, v in self.an.per_item.items() if a < rank}
         self._groups()
         for name, c in sorted(self.an.parts.items()):  # `half = rot_dim / 2`: rot_dim even at every size

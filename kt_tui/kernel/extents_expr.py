@@ -186,6 +186,8 @@ class Expressions(ScalarRoles):
                 self.out.grid_axes.add(axis)
             elif name == "blockDim":
                 self.out.block_read.add(axis)
+            else:
+                self.out.thread_read.add(axis)
             g, b = Poly.var(grid(axis)), Poly.var(block(axis))
             one = Poly.const(1)
             return {

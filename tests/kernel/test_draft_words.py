@@ -6,7 +6,7 @@ index multiplies inside a sine or cosine drafted small."""
 from kt_tui.kernel.draft import draft_spec
 from kt_tui.kernel.source import find_kernels
 
-WHOLE = (0, 4294967295)
+WHOLE = (0, 2**32)  # a draw's [low, high): every uint32 value, 0xffffffff included
 
 
 def _spec(src: str):
