@@ -479,8 +479,8 @@ def check_strength(
     if error:
         notes.append(error)
     state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
-    if wrong and not state.get("blame"):
-        score = mutation_score(entries, records, tried, legal, unsafe, original=(source, spec))
+    if not state.get("blame") and (wrong or why and spec.verify == "elementwise"):  # why: no mutant could be made
+        score = mutation_score(entries, records, tried, legal, unsafe, original=(source, spec), unmade=why)
         if score["survivors"] and (given := kept_as_given(spec, cases)):
             score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}
