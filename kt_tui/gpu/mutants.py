@@ -373,7 +373,7 @@ def child_runs(
         if left := uncaught():
             on_case(case, left)
     if rest and job.get("verdict") and caught:
-        say(f"{MARK} {token} {VERDICT_S + HANG_S:g} verdict - -")  # the parent's hang watch: not a run
+        say(f"{MARK} {token} {VERDICT_S + HANG_S:g} original - verdict -")  # no mutant: the hang watch records none
         refused = wait_verdict(out)
         if again := uncaught(refused):  # like any survivor: a kill memcheck discounts is none
             deadline = phase_deadline(
