@@ -144,3 +144,33 @@ def test_bad_lanes_or_an_unknown_vector_type_are_one_line_naming_the_scalar(chan
         parse_spec(SPEC.replace(*change))
     text = str(e.value)
     assert text.startswith(said) and "\n" not in text
+
+
+def test_cupy_gets_a_16_byte_vector_as_a_complex128_of_the_same_bytes_and_the_others_the_struct():
+    from kt_tui.gpu.device.lang import by_value
+
+    args = [vector_value("float4", [1.0, 2.0, 3.0, -4.0]), vector_value("float2", [1.5, -0.25]), np.int32(3)]
+    on_cupy = by_value(args, "cupy")
+    assert on_cupy[0].dtype == np.complex128 and on_cupy[0].tobytes() == struct.pack("<4f", 1.0, 2.0, 3.0, -4.0)
+    assert on_cupy[1:] == args[1:] and on_cupy[1].dtype == np.uint64
+    assert by_value(args, "pycuda") is args and by_value(args, "nvcuda") is args
+
+
+def test_auto_probes_pycuda_last_and_pycuda_is_refused_where_it_would_misplace_a_vector():
+    from kt_tui.engine.backend import BackendError, probe_order
+    from kt_tui.kernel.vector_layout import pycuda_misplaced
+
+    after_int = "__global__ void k(int n, float4 c, float *out) { if (n) out[0] = c.x + c.w; }\n"
+    assert pycuda_misplaced(after_int) == "`float4 c` of k"  # CUDA: at byte 16; pycuda: at 4
+    assert pycuda_misplaced("__global__ void j(double d, float4 c) { }\n") == "`float4 c` of j"  # 16 and 8
+    assert probe_order("auto", after_int)[-1] == "pycuda" and probe_order("cupy", after_int) == ("cupy",)
+    with pytest.raises(BackendError) as e:
+        probe_order("pycuda", after_int)
+    assert "`float4 c` of k at another offset" in str(e.value) and "\n" not in str(e.value)
+    for fine in (
+        after_int.replace("int n, float4 c", "float4 c, int n"),  # first: at 0 either way
+        "__global__ void k(int n, float2 c, float *out) { if (n) out[0] = c.x; }\n",  # an 8-byte word: aligned
+        "__global__ void k(double2 w, float4 c, float *out) { out[0] = c.x + w.y; }\n",  # 16 bytes before it
+        AFFINE,
+    ):
+        assert pycuda_misplaced(fine) is None and probe_order("auto", fine)[0] == "pycuda", fine

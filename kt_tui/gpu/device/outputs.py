@@ -19,7 +19,7 @@ from ...kernel.inputs import load_named, make_args
 from ...kernel.spec import Spec
 from ...kernel.text import compile_options, instantiations_wrapped
 from ..ktsource import tuner_defines
-from .lang import cuda_lang, numpy_arguments
+from .lang import by_value, cuda_lang, numpy_arguments
 
 
 def run_outputs(spec: Spec, source: str, params: dict, sizes: dict | None, backend: str) -> dict[str, np.ndarray]:
@@ -45,7 +45,7 @@ def run_arrays(
             spec.kernel,
             instantiations_wrapped(source, spec.kernel),
             ps if len(ps) > 1 else ps[0],
-            make_args(spec, sizes) if args is None else args,
+            by_value(make_args(spec, sizes) if args is None else args, backend),
             dict(params),
             **launch_callables(spec),
             lang=lang,
