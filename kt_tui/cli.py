@@ -107,7 +107,8 @@ def _common(p: argparse.ArgumentParser) -> None:
         dest="allow_survivors",
         action="store_const",
         const=True,
-        help="let --auto accept generated kernels although wrong variants of the kernel pass the check",
+        help="let --auto accept generated kernels although wrong variants of the kernel pass the check, "
+        "too few of them ran, or none measured it (NOT MEASURED)",
     )
     t = p.add_argument_group("search (every tuning run)")
     t.add_argument(

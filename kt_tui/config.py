@@ -131,7 +131,7 @@ class Settings(BaseSettings):
     ray_address: Text = _f("", "a running Ray cluster to measure on", env="RAY_ADDRESS")
     allow_mixed: StrictBool = _f(False, "let workers of different GPU models tune together")
     allow_survivors: StrictBool = _f(
-        False, "let --auto accept generated kernels on a check that wrong variants of the kernel pass"
+        False, "let --auto accept generated kernels on a check not shown to catch wrong variants of the kernel"
     )
     keys: dict[Text, Text] = _f({}, "binding id -> key, remaps the defaults (the [keys] section)", max_length=1000)
     llm_timeout_s: float = _f(120.0, "total deadline of each attempt of an LLM call", gt=0, lt=1e9)

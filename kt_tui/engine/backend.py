@@ -16,6 +16,7 @@ from ..gpu.facts import clean_facts
 from ..gpu.protocol import BACKENDS
 from ..gpu.simcache import find_cache, gpu_label, read_header
 from ..kernel.syntax import strip_comments
+from ..kernel.vector_layout import pycuda_misplaced
 
 CHOICES = ("auto", *BACKENDS, "sim", "none")
 NO_GPU_NOTE = "No GPU backend (--backend none): kernels are compile-checked, nothing is measured."
@@ -51,13 +52,21 @@ def cxx_include(source: str) -> tuple[str, bool] | None:
 def probe_order(request: str, source: str) -> tuple[str, ...]:
     """The GPU backends to probe for `request` (auto or one of BACKENDS), the first that works
     taken: pycuda last for a kernel whose includes its extern "C" wrap may break; BackendError
-    where pycuda is asked for and one of CUDA's C++ headers is included."""
+    where pycuda is asked for and one of CUDA's C++ headers is included, or the kernel takes a
+    vector by value that pycuda would pass at another offset (kernel/vector_layout.py)."""
     header = cxx_include(source)
     if request == "pycuda" and header is not None and header[1]:
         raise BackendError(_wrap_refused(header[0]))
+    misplaced = pycuda_misplaced(source) if request in ("auto", "pycuda") else None
+    if request == "pycuda" and misplaced:
+        raise BackendError(
+            f"backend pycuda: kernel_tuner's pycuda backend passes {misplaced} at another offset than CUDA's "
+            "(it packs a vector of more than 8 bytes unaligned after the parameters before it); use --backend "
+            "cupy or nvcuda, or put the vector first"
+        )
     if request != "auto":
         return (request,)
-    return tuple(sorted(BACKENDS, key=lambda b: b == "pycuda")) if header is not None else BACKENDS
+    return tuple(sorted(BACKENDS, key=lambda b: b == "pycuda")) if header is not None or misplaced else BACKENDS
 
 
 def _wrap_refused(header: str) -> str:

@@ -77,7 +77,16 @@ def score_line(state: dict[str, Any] | None) -> str | None:
         return None
     kept = [c.get("label") for c in (state or {}).get("cases") or [] if isinstance(c, dict)]
     line = str(score["line"]) + (f" (with stronger inputs: {'; '.join(map(str, kept))})" if kept else "")
-    return line + (f"; TOO FEW RUN: {said}" if (said := too_few_run(state)) else "")
+    line += f"; TOO FEW RUN: {said}" if (said := too_few_run(state)) else ""
+    return line + (f"; NOT MEASURED: {said}" if (said := not_measured(state)) else "")
+
+
+def not_measured(state: dict[str, Any] | None) -> str | None:
+    """Why the check measured nothing of its strength (gpu/mutation_score.py unmeasured): no wrong
+    variant of a mutation site made, or every one equivalent or stillborn; None where one ran."""
+    score = (state or {}).get("mutants")
+    said = score.get("unmeasured") if isinstance(score, dict) else None
+    return str(said) if said else None
 
 
 def too_few_run(state: dict[str, Any] | None) -> str | None:
@@ -108,14 +117,17 @@ SURVIVORS_ALLOWED = "--allow-survivors (or allow_survivors = true) lets --auto a
 
 def survivors_why(state: dict[str, Any] | None) -> str | None:
     """Why --auto accepts no generated kernel on this check: wrong variants it passes, that no stronger
-    input killed, or too many it did not run (unknown, not killed: gpu/unrun.py); None when every
-    counted one is caught and enough ran."""
+    input killed, too many it did not run (unknown, not killed: gpu/unrun.py), or none that measures
+    it (not_measured); None when every counted one is caught and enough ran. --allow-survivors lifts
+    all three: each is a check not shown to catch some wrong kernel, which one switch accepts."""
     score = (state or {}).get("mutants")
     if not isinstance(score, dict):
         return None
     why = [f"{score['line']}: a kernel with such a mistake would be kept"] if score.get("survivors") else []
     if said := too_few_run(state):
         why.append(f"{said}; a kernel with the mistake of one not run would be kept unseen")
+    if said := not_measured(state):
+        why.append(f"NOT MEASURED: {said}; no wrong variant tells whether the check catches a kernel's mistake")
     return "; ".join(why + [SURVIVORS_ALLOWED]) if why else None
 
 

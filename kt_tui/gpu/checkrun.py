@@ -33,6 +33,7 @@ from ..kernel.spec import Spec, spec_from_plain
 from ..kernel.strengthen import candidates, cheap_first, check_entry, kept_as_given
 from ..kernel.strengthen_shapes import block_for_survivors
 from . import mutants as mutation
+from . import mutants_child
 from .env import scrubbed_env
 from .memcheck import memcheck_for_score, sanitize_sizes
 from .mutation_score import score as mutation_score
@@ -424,6 +425,7 @@ def check_strength(
             "geometry": block_for_survivors(spec, source) or survivor_geometry(spec),
             "budget_s": mutation.BUDGET_S,
             "strengthen_s": mutation.STRENGTHEN_S,
+            "verdict": True,  # memcheck_for_score's on the cases that killed, or none (below)
         }
 
         def off() -> None:  # the child's runs ended: it said its survivors before, if any
@@ -453,6 +455,8 @@ def check_strength(
                 legal, unsafe = memcheck_for_score(
                     source, spec, backend, entries, cases, Path(tmp), scored, sanitizer, timeout_s
                 )
+            else:
+                mutation.write_verdict(Path(tmp), {})
             child_off.wait()
             records = mutation.all_records(Path(tmp))
             tried = mutation.read_jsonl(Path(tmp, mutation.CASES))
@@ -475,8 +479,8 @@ def check_strength(
     if error:
         notes.append(error)
     state = {**child_state, "notes": notes + list(child_state.get("notes") or [])}
-    if wrong and not state.get("blame"):
-        score = mutation_score(entries, records, tried, legal, unsafe, original=(source, spec))
+    if not state.get("blame") and (wrong or why and spec.verify == "elementwise"):  # why: no mutant could be made
+        score = mutation_score(entries, records, tried, legal, unsafe, original=(source, spec), unmade=why)
         if score["survivors"] and (given := kept_as_given(spec, cases)):
             score["line"] += f" ({given})"
         state["mutants"] = {k: v for k, v in score.items() if k != "kept"}
@@ -556,7 +560,7 @@ def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[0]).read_text()) | {"child_up": up}
     spec = spec_from_plain(job["spec"])
     out = Path(argv[1])
-    with mutation.compiled_ahead(spec, job, out) as ahead:  # every kernel it runs, compiled from the start
+    with mutants_child.compiled_ahead(spec, job, out) as ahead:  # every kernel it runs, compiled from the start
         return _runs(spec, job, out, run_arrays, ahead)
 
 
@@ -584,7 +588,7 @@ def _runs(spec: Spec, job: dict, out: Path, run_arrays: Callable, ahead: Any) ->
         judged.write_text(json.dumps(judge(spec, arrays, job["runs"], notes)))
         del arrays
     if job.get("mutants") and not json.loads(judged.read_text()).get("blame"):
-        mutation.run_in_child(spec, job, out, run_arrays, ahead)
+        mutants_child.run_in_child(spec, job, out, run_arrays, ahead)
     print(GPU_DONE, job.get("token", ""), flush=True)
     return 0
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..kernel.spec import Spec
 from ..kernel.spec_model import _valid_at
 from ..kernel.strengthen import case_spec
-from .mutants import CASES, RECORDS, read_jsonl
+from .mutants import CASES, RECORDS, read_jsonl, write_verdict
 from .mutation_score import case_kills, score
 from .sanitize import SanitizeReport, sanitize
 from .timeline import mark
@@ -222,8 +222,10 @@ def memcheck_for_score(
     decides nothing. Those that killed are memchecked in one process, and the survivors no case killed
     (memcheck_survivors), beside the child's runs of those survivors at the spec's size (short: most
     die at the check sizes, and a run's hang limit is its original's, measured beside the same);
-    `runs_ended()` waits for those runs to end and says whether the mutants are scored. Then a case
-    that killed only at the spec's size is memchecked, and a survivor left by a case memcheck refused."""
+    `runs_ended()` waits for those runs to end and says whether the mutants are scored; the child hears
+    which of those cases memcheck refused (out/VERDICT) and runs the survivors they leave at the spec's
+    size. Then a case that killed only at the spec's size is memchecked, and a survivor left by a case
+    memcheck refused."""
 
     def killing(done: dict[str, str]) -> list[dict]:
         kills = case_kills(entries, read_jsonl(out / RECORDS), read_jsonl(out / CASES))
@@ -235,6 +237,7 @@ def memcheck_for_score(
     with ThreadPoolExecutor(2) as pool:
         first = killing({})
         checking = pool.submit(sanitize_cases, source, spec, backend, first, run, timeout_s)
+        checking.add_done_callback(lambda f: write_verdict(out, {} if f.exception() else f.result()))
         hoped = left({c["label"]: "" for c in first})  # if every case that killed is legal
         survivors = pool.submit(memcheck_survivors, entries, hoped, spec, backend, run)
         if not runs_ended():

@@ -8,8 +8,8 @@ runs clean with it (memcheck, gpu/memcheck.py: only the cases that kill are memc
 Which mutants count: one that does not compile is stillborn, one whose machine code (the spec's
 options, the baseline's defines) is the original's is equivalent by construction (trivial compiler
 equivalence); neither is counted. The child compiles every kernel it runs once, from its start, on
-every core but one (Ahead): the cubins it runs are the ones compared, so an equivalent mutant is never
-run. Its runs are guarded (kernel/guards.py: a zone of poison or canaries after every array) on inputs
+every core but one (gpu/mutants_child.py Ahead): the cubins it runs are the ones compared, so an
+equivalent mutant is never run. Its runs are guarded (kernel/guards.py: a zone of poison or canaries after every array) on inputs
 made once per size, the cheapest size first; a mutant stops at the first size where it differs, and
 the next size's kernel of one that passes compiles while the others run. The child writes a record
 per mutant as it goes (mutants.jsonl) and says which one it runs, and for how long it may: a mutant
@@ -29,10 +29,8 @@ import os
 import subprocess
 import tempfile
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -60,6 +58,9 @@ MARK = "kt-tui: running"  # before each run: "<MARK> TOKEN LIMIT_S original|muta
 # "<SURVIVORS> TOKEN N", N the survivors no case killed (those the spec's size's cases run on)
 SURVIVORS = "kt-tui: survivors"
 RECORDS, CASES, DEADLINES = "mutants.jsonl", "cases.jsonl", "deadlines.json"
+# the parent's memcheck of the cases that killed at the check sizes: {"refused": [labels]} (gpu/memcheck.py);
+# a child whose job has "verdict" waits for it up to VERDICT_S, to run the survivors those kills leave
+VERDICT, VERDICT_S = "verdict.json", 30.0
 ORIGINALS = "originals.jsonl"  # the original's run at each size the mutants run at (gpu/unrun.py)
 HANGS = "hangs: stopped after"  # how a run stopped by its parent is recorded
 HANG_CREDIT_S = 2 * HANG_S  # hangs' seconds added to the deadlines, at most
@@ -353,14 +354,16 @@ def child_runs(
             append(path, {"id": m["id"], "case": label, "killed": killed, "how": how, "at": label})
             recorded.add((m["id"], label))
 
-    def uncaught() -> list[dict[str, Any]]:
-        dead = {r["id"] for r in read_jsonl(path) if r.get("case") in cases_by_label and r["killed"]}
+    def uncaught(refused: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+        dead = {r["id"] for r in read_jsonl(path) if r.get("case") in cases_by_label and r["killed"]
+                and r["case"] not in refused}  # fmt: skip
         return [m for m in survivors if m["id"] not in dead]
 
     for case in small:  # every survivor meets every case here: a kill by a case memcheck refuses is not the only one
         on_case(case, survivors)
     mark("check child: stronger inputs at the check sizes done")
     left = uncaught()
+    caught = len(survivors) - len(left)  # by a case at a check size, which memcheck may yet refuse
     say(f"{SURVIVORS} {token} {len(left)}")  # the parent memchecks the cases that killed, beside what follows
     rest = [c for c in cases if not c.get("small")]
     for case in rest if left else []:
@@ -369,7 +372,37 @@ def child_runs(
     for case in rest:  # at the spec's size (or a case's own sizes): only on the survivors no case killed
         if left := uncaught():
             on_case(case, left)
+    if rest and job.get("verdict") and caught:
+        say(f"{MARK} {token} {VERDICT_S + HANG_S:g} original - verdict -")  # no mutant: the hang watch records none
+        refused = wait_verdict(out)
+        if again := uncaught(refused):  # like any survivor: a kill memcheck discounts is none
+            deadline = phase_deadline(
+                out, "again", float(job.get("strengthen_s", STRENGTHEN_S)), started=job.get("child_up")
+            )
+            for case in rest:
+                if left := uncaught(refused):
+                    on_case(case, left)
+            mark(f"check child: {len(again)} survivors of refused cases at the spec's size done")
     mark("check child: strengthening done")
+
+
+def wait_verdict(out: Path, seconds: float = VERDICT_S) -> frozenset[str]:
+    """The labels of the stronger cases memcheck refused, once the parent wrote them (out/VERDICT);
+    none after `seconds` without it."""
+    path, until = out / VERDICT, time.monotonic() + seconds
+    while not path.exists() and time.monotonic() < until:
+        time.sleep(0.05)
+    try:
+        return frozenset(json.loads(path.read_text()).get("refused") or [])
+    except (OSError, ValueError, AttributeError):
+        return frozenset()
+
+
+def write_verdict(out: Path, legal: dict[str, str]) -> None:
+    """For the child (wait_verdict): the cases memcheck refused, of `legal` (label -> "" or why not)."""
+    part = out / (VERDICT + ".part")
+    part.write_text(json.dumps({"refused": sorted(label for label, why in legal.items() if why)}))
+    part.replace(out / VERDICT)
 
 
 def original_record(label: str, s: Spec, seconds: float) -> dict[str, Any]:
@@ -444,158 +477,3 @@ def machine_code(cubin: bytes) -> bytes:
     name the compile's folder under -lineinfo, left out)."""
     named = sorted((n, b) for n, b in elf_sections(cubin).items() if n.startswith(MACHINE))
     return b"".join(n.encode() + b"\0" + len(b).to_bytes(8, "little") + b for n, b in named)
-
-
-class Ahead:
-    """Every kernel the check's child runs, compiled once, from its start, on every core but one: the
-    original's runs, the original at every check size, each mutant at the first size; a mutant's next
-    size once it passes one. pycuda and nvcuda compile on a compile pool as kernel_tuner's backend
-    would (gpu/compiles.py, nvcc in batches for pycuda; gpu/device/loaders.py Ahead), and the runs
-    load those cubins (device/outputs.py run_kernel); cupy compiles through its own cache at the
-    run, so here nvcc makes the cubins that sort the mutants only."""
-
-    def __init__(self, spec: Spec, backend: str, runs: list[tuple[str, str]], keep: Path | None = None):
-        from .device.loaders import Ahead as Pool  # in the child only: it loads the CUDA driver
-
-        self.spec = spec
-        self.waited = 0.0
-        # each kernel compiled alone: the mutants are sorted by their machine code, and a batch's
-        # members would all carry the batch's one cubin (every mutant "the same code" as the original)
-        self.early = Pool.start(backend, compile_options(spec.compiler_options), runs, batch=1, keep=keep)
-        self.nvcc = find_nvcc() if self.early is None else None
-        self.pool = ThreadPoolExecutor(max(1, (os.cpu_count() or 2) - 1)) if self.nvcc else None
-        self.mine: dict[str, Future] = {}
-        if self.pool is not None:  # the runs' kernels are cupy's to compile: only the mutants' are sorted here
-            self.arch = gpu_arch()
-            self.options = compile_options([o for o in spec.compiler_options if o not in ("-lineinfo", "-G")])
-
-    def add(self, named: list[tuple[str, str]]) -> None:
-        if self.early is not None:
-            self.early.add(named)
-        elif self.pool is not None and self.nvcc is not None:
-            nvcc = self.nvcc
-            for _, text in named:
-                if text not in self.mine:
-                    self.mine[text] = self.pool.submit(_cubin, nvcc, text, self.arch, self.options, 120)
-
-    def text(self, source: str, sizes: dict | None = None, params: dict | None = None) -> tuple[str, str] | None:
-        from .ktsource import kernel_string  # in the child only: kernel_tuner
-
-        try:
-            return kernel_string(self.spec, source, params or self.spec.baseline_params(), sizes)
-        except Exception:  # noqa: BLE001 - it fails where it runs, and is stillborn there
-            return None
-
-    def compile_at(self, s: Spec, source: str, params: dict | None = None) -> None:
-        named = self.text(source, s.sizes, params)
-        if named is not None:
-            self.add([named])
-
-    def ready(self, s: Spec, source: str, params: dict | None = None) -> bool:
-        """Whether the kernel kernel_tuner loads for this run is compiled ahead and done (waited for
-        here, so that its compile is not in the run's time); cupy compiles at the run: never."""
-        named = self.text(source, s.sizes, params) if self.early is not None else None
-        return named is not None and isinstance(self._code(named[1]), bytes)
-
-    def _code(self, text: str) -> bytes | str | None:
-        """The machine code of a kernel string, nvcc's error, or None (no compile of it ahead)."""
-        t0 = time.monotonic()
-        try:
-            if self.early is not None:
-                done = self.early.binary(self.early.pool.options, text)
-                return (machine_code(done[0]) or None) if isinstance(done, tuple) else done
-            future = self.mine.get(text)
-            if future is None:
-                return None
-            try:
-                got = future.result()
-            except Exception:  # noqa: BLE001 - compiled again at the run, where a failure is said as usual
-                return None
-            return got if isinstance(got, str) else machine_code(got) or None
-        finally:
-            self.waited += time.monotonic() - t0
-
-    def sorter(self, first: Spec, source: str) -> Callable[[str], tuple[str, str]]:
-        """sort(mutant source) for child_runs, against `source` (the original) at the first size."""
-        original = self.text(source, first.sizes)
-        arch = self.arch if self.pool is not None else "this GPU"
-
-        def sort(mutant: str) -> tuple[str, str]:
-            mine = self.text(mutant, first.sizes)
-            theirs = self._code(original[1]) if original is not None else None
-            code = self._code(mine[1]) if mine is not None else None
-            if isinstance(code, str):
-                return "stillborn", code
-            if isinstance(code, bytes) and code == theirs:
-                return "equivalent", f"compiles to the same code as the original ({arch})"
-            return "live", ""
-
-        return sort
-
-    def close(self) -> None:
-        mark(f"check child: waited {self.waited:.3f} s on the compiles of mutants")
-        if self.early is not None:
-            self.early.close()
-        if self.pool is not None:  # nothing waits for a compile still running: its result is not needed
-            self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-@contextmanager
-def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead | None]:
-    """In the check's child, from its start: the kernels of the original's runs (job["runs"]), the
-    original at every check size and, when there are mutants, each of them at the first size, compiled
-    on every core but one; the runs inside load them (device/outputs.py loading). A child started again after
-    one died (a mutant's illegal address, a poisoned index) compiles only what is left to run, and
-    loads what the one before compiled (kept in DIR/cubins)."""
-    from .ktsource import kernel_string  # in the child only: kernel_tuner
-
-    done = {r["id"] for r in read_jsonl(out / RECORDS) if r.get("case") is None}
-    mutants = [m for m in job.get("mutants") or [] if m["id"] not in done]
-    try:
-        runs = [kernel_string(spec, r["source"], r["params"]) for r in job.get("runs") or []]
-        if (out / "state.json").exists():
-            runs = runs[:1]  # judged already: the original's kernel is all it runs again
-        ahead = Ahead(spec, job["backend"], runs, keep=out / "cubins")
-        if mutants:
-            order = sizes_in_order(spec, job)
-            ahead.add([kernel_string(spec, job["source"], spec.baseline_params(), s.sizes) for _, s in order])
-            ahead.add([t for m in mutants if (t := ahead.text(m["source"], order[0][1].sizes)) is not None])
-    except Exception as e:  # noqa: BLE001 - only a head start: kernel_tuner compiles as usual
-        print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
-        yield None
-        return
-    from .device.outputs import loading  # in the child only: kernel_tuner and the CUDA driver
-
-    try:
-        with loading(ahead.early):
-            yield ahead
-    finally:
-        ahead.close()
-
-
-def run_in_child(spec: Spec, job: dict, out: Path, run_arrays: Callable, ahead: Ahead | None) -> None:
-    """The mutants' runs (child_runs) on guarded inputs (kernel/guards.py), made once per size: the
-    check sizes' are kept, a stronger case's until the next one's."""
-    from ..kernel.guards import Guarded  # numpy, in the child only
-    from ..kernel.inputs import make_args  # numpy, in the child only
-
-    inputs: OrderedDict[str, Guarded] = OrderedDict()
-    keep = 1 + len(job.get("sizes") or [])
-
-    def run(s: Spec, source: str, params: dict) -> dict:
-        key = repr((sorted(s.sizes.items()), s.args))
-        made = inputs.get(key)
-        if made is None:
-            if len(inputs) > keep:
-                inputs.popitem()  # the last stronger case's
-            made = inputs[key] = Guarded(s, make_args(s, s.sizes))
-        return made.unguard(run_arrays(s, source, params, None, job["backend"], made.args))
-
-    def say(line: str) -> None:
-        print(line, flush=True)
-
-    if ahead is None:
-        child_runs(spec, job, out, run, say)
-        return
-    first = sizes_in_order(spec, job)[0][1]
-    child_runs(spec, job, out, run, say, ahead.sorter(first, job["source"]), ahead.compile_at, ahead.ready)

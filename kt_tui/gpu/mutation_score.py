@@ -22,13 +22,14 @@ def score(
     unsafe: dict[str, str] | None = None,
     original: tuple[str, Spec] | None = None,
     budget_s: float = BUDGET_S,
+    unmade: str = "",
 ) -> dict[str, Any]:
     """The mutation score from what the child found: its records (each mutant's compile sorted it
     "equivalent" or "stillborn", else its runs killed it or not; the original's runs, gpu/unrun.py).
     `cases`: the child's verdict on each stronger case (outputs non-degenerate); `legal`: label -> ""
     when memcheck found it clean, else why not; `unsafe`: survivors memcheck found out of bounds (id ->
     the finding), killed as an LLM kernel is; `original`: the kernel's source and spec, whose scalars
-    a check that ran too few of its mutants names."""
+    a check that ran too few of its mutants names; `unmade`: why no mutant could be made, where none was."""
     originals = records
     records = [r for r in records if r.get("original") is None]
     base = {r["id"]: r for r in records if r.get("case") is None}
@@ -90,7 +91,30 @@ def score(
         "kept": kept,
         "line": score_line(len(after), len(counted), survivors, len(hangs), len(not_run)),
         "unrun": unrun([base[m["id"]] for m in counted], len(not_run), originals, budget_s, original),
+        "unmeasured": unmeasured(mutants, counted, len(equivalent), len(stillborn), len(not_run), unmade),
     }
+
+
+def unmeasured(
+    mutants: list[dict[str, Any]], counted: list[dict[str, Any]], equivalent: int, stillborn: int, not_run: int,
+    unmade: str = "",
+) -> str | None:  # fmt: skip
+    """Why the check measured nothing of its strength: no wrong variant of the kernel made, or none but
+    the do-nothing kernel (no mutation site), or every one equivalent or stillborn; None where a
+    mutant of a site ran, or some went unrun (gpu/unrun.py says those: TOO FEW RUN)."""
+    if not mutants:
+        return f"kt-tui could make no wrong variant of the kernel ({unmade or 'no mutation site'})"
+    if not_run or any(m["kind"] != "nothing" for m in counted):
+        return None
+    if len(mutants) == 1:
+        return "the kernel has no mutation site: kt-tui makes no wrong variant of it but the do-nothing kernel" + (
+            "" if counted else ", which compiles to the same code"
+        )
+    ran = "only the do-nothing kernel" if counted else "none"
+    return (
+        f"of the {len(mutants)} wrong variants kt-tui made, {ran} could be run: {equivalent} equivalent "
+        f"(the same compiled code), {stillborn} stillborn (do not compile)"
+    )
 
 
 def case_kills(
@@ -116,7 +140,7 @@ def score_line(killed: int, counted: int, survivors: list[dict[str, Any]], hangs
     """ "the check catches 18 of 20 wrong variants (2 of them hang; 5 more not run within the time
     budget); these 2 survive: ..." """
     if not counted:
-        return "no wrong variant of the kernel could be run: the check's strength is not measured"
+        return "the check ran no wrong variant of the kernel"
     head = f"the check catches {killed} of {counted} wrong variants"
     said_more = [f"{hangs} of them hang{'s' if hangs == 1 else ''}"] if hangs else []
     said_more += [f"{not_run} more not run within the time budget"] if not_run else []

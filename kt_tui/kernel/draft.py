@@ -32,7 +32,7 @@ from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .draft_trips import thread_trips, trip_value
-from .draft_types import array_of, element_type
+from .draft_types import array_of, element_type, vector_arg
 from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
@@ -252,6 +252,8 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
                     output=out,
                 )
             )
+        elif vector := vector_arg(p):
+            args.append(vector[0])
         elif dtype.startswith(("int", "uint")):
             args.append(Arg(name=p.name, type=dtype, init="constant", value="n"))
         else:
@@ -482,6 +484,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif dtype.startswith("uint") and arg.init == "random" and arg.low is None:
                 arg.low = 0  # an unsigned type holds no negative value
             args.append(arg)
+        elif vector := vector_arg(p):
+            args.append(vector[0])
+            guesses.append((f"args.{p.name}", vector[1]))
         elif p.name in sizing.sizes:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=p.name))
         elif p.name in sizing.derived:

@@ -9,7 +9,8 @@ import re
 from . import cuda_ast
 from .bounds import COMPLEX
 from .kernels import Param
-from .spec import DTYPES, VECTORS
+from .spec import DTYPES, VECTORS, Arg
+from .vectors import vector_scalar
 
 _LANE_TYPES = {  # CUDA's vector types (char4, ushort2, longlong2, ...) by their component
     "char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16", "int": "int32", "uint": "uint32",
@@ -64,3 +65,20 @@ def array_of(p: Param, unit: cuda_ast.Unit, size: str, guesses: list[tuple[str, 
             )
         )
     return element_type(p), size
+
+
+FLOAT_LANES = (1.25, 0.625, 1.75, 0.375)  # apart from each other: a kernel that mixes up x and y fails
+INT_LANES = (2, 3, 5, 7)  # rising: a box (x0, y0, x1, y1) of them holds something
+
+
+def vector_arg(p: Param) -> tuple[Arg, str] | None:
+    """A CUDA vector type passed by value (`float2 c`, `uchar4 color`, `cuComplex z`) as a scalar of that
+    type, each lane its own value, and why; None for any other parameter."""
+    base = _base(p).removeprefix("__")
+    found = None if p.is_pointer else vector_scalar(base)
+    if found is None:
+        return None
+    dtype, lanes, _ = found
+    values = (FLOAT_LANES if dtype.startswith("float") else INT_LANES)[:lanes]
+    why = f"{list(values)}: its {lanes} lanes apart from each other, so a kernel that mixes them up fails"
+    return Arg(name=p.name, type=base, init="constant", value=values), why

@@ -15,6 +15,7 @@ import numpy as np
 from .expr import evaluate
 from .spec import Arg, Spec, SpecError, function_file, random_bounds
 from .spec_keys import ROW_LENGTHS, SPIKE_PLACES, SPIKES
+from .vectors import LANES, vector_bytes, vector_scalar
 
 
 def poison_value(dtype: np.dtype[Any]) -> float | int:
@@ -39,6 +40,8 @@ def load_array(spec: Spec, file: str, name: str, where: str, read_only: bool = F
 
 def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: dict[str, Any] | None = None) -> Any:
     dtype = np.dtype(arg.dtype)
+    if arg.vector:
+        return vector_value(arg.type, [evaluate(v, sizes) for v in arg.value or ()])  # type: ignore[union-attr]
     if not arg.is_array:
         return dtype.type(evaluate(arg.value, sizes))
     if arg.init == "file":
@@ -79,6 +82,40 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
     for fill in fills:
         fill()
     return out
+
+
+def vector_dtype(name: str) -> np.dtype[np.void]:
+    """A CUDA vector type's struct as a numpy structured dtype: lanes x, y, z, w at CUDA's offsets, its
+    size CUDA's (double3: 24 bytes)."""
+    found = vector_scalar(name)
+    assert found is not None, name
+    component, lanes, _ = found
+    step = np.dtype(component).itemsize
+    return np.dtype(
+        {
+            "names": list(LANES[:lanes]),
+            "formats": [component] * lanes,
+            "offsets": [k * step for k in range(lanes)],
+            "itemsize": vector_bytes(name),
+        }
+    )
+
+
+def vector_value(name: str, lanes: list[Any]) -> np.generic:
+    """A vector scalar (`float2 c` by value) as kernel_tuner passes a scalar, a numpy scalar holding
+    the CUDA struct's bytes: of 1, 2, 4 or 8 bytes an unsigned integer of that size, whose alignment
+    is the struct's too (float2: 8 bytes aligned to 8; every backend takes it: pycuda packs it at its
+    alignment, cupy and cuda-python hand the driver its bytes); else (float4, double2, float3) the
+    structured scalar itself, whose numpy alignment is its component's."""
+    struct = np.zeros((), vector_dtype(name))
+    for lane, v in zip(struct.dtype.names or (), lanes, strict=True):
+        struct[lane] = v
+    size = struct.dtype.itemsize
+    if size in (1, 2, 4, 8):
+        word: np.generic = np.frombuffer(struct.tobytes(), np.dtype(f"u{size}"))[0]
+        return word
+    value: np.generic = struct[()]  # type: ignore[assignment]  # numpy types a 0-d index as an array
+    return value
 
 
 def row_offsets(arg: Arg, n: int, sizes: dict[str, int]) -> np.ndarray:

@@ -12,6 +12,7 @@ from ..tomlfile import TomlError
 from . import refkernel
 from .expr import ExprError, evaluate
 from .values import check_tune_params, name_problem
+from .vectors import known_vectors, vector_scalar
 
 DTYPES = {
     "float32": "float32",
@@ -256,18 +257,27 @@ def verify(mode: Any, reason: str | None) -> None:
 
 def arg_dtype(t: str, size: object) -> str:
     """The numpy dtype of an argument's type as written ("float", "unsigned int", "float4")."""
+    if size is None and vector_scalar(t) is not None:  # a CUDA vector type passed by value
+        return t.strip()
     dtype = DTYPES.get(t.replace("*", "").strip()) or (t.strip() if t.strip() in VECTORS else None)
+    more = f"; a scalar may be a CUDA vector type: {', '.join(known_vectors())}, ..." if size is None else ""
     want(
         dtype is not None,
         "type",
-        f"unknown type {t!r} (use one of {', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))})",
-    )
-    want(
-        dtype not in VECTORS or size is not None,
-        "type",
-        f"a {dtype} scalar is not supported; vector types are for arrays",
+        f"unknown type {t!r} (use one of {', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))}{more})",
     )
     return str(dtype)
+
+
+def lanes_value(v: Any) -> Any:
+    """A vector scalar's `value` as read: its lanes, a tuple of numbers or size expressions."""
+    if isinstance(v, (list, tuple)):
+        need(
+            1 <= len(v) <= 4 and all(isinstance(x, str) or is_number(x) for x in v),
+            f"expected a vector scalar's lanes, 1 to 4 numbers or size expressions, got {list(v)!r}",
+        )
+        return tuple(v)
+    return v
 
 
 def arg_init(init: str, file: str | None, copy_of: str | None, function: object) -> None:
@@ -310,7 +320,7 @@ def arg_key(name: str, v: Any) -> Any:
     others (type, init, file, function) are checked by arg_dtype and arg_init."""
     ok, problem = _ARG_KEYS.get(name, (lambda v: True, ""))
     need(ok(v), problem)
-    return v
+    return lanes_value(v) if name == "value" else v
 
 
 _TABLES = ("sizes", "tune_params", "defaults", "metrics", "defines")  # absent: empty

@@ -24,6 +24,7 @@ from . import refkernel, spec_keys
 from .expr import ExprError, evaluate, names_in, parse
 from .launch import Launch
 from .spec_keys import DEFAULT_TOL, VECTORS, LateProblem, is_function_ref, need, want
+from .vectors import vector_scalar
 
 SMALL_SIZES = (37, 29, 23)  # the default small check size of the 1st, 2nd, 3rd problem dimension
 MAX_ARRAY_BYTES = 80 * 2**30  # what the largest GPUs kt-tui targets hold, with room to spare
@@ -46,7 +47,8 @@ class Arg:
     type: str = _UNSET  # numpy dtype name, or a CUDA vector type
     size: str | int | None = None  # element count expression; None means a scalar
     init: str | None = None  # None: "random" for an array, "constant" for a scalar
-    value: str | int | float | None = None  # scalar value, or the constant for init="constant"
+    # scalar value, or the constant for init="constant"; a vector scalar's lanes (kernel/vectors.py)
+    value: str | int | float | tuple[str | int | float, ...] | None = None
     seed: int = 1
     output: bool = False
     atol: float | None = None
@@ -66,9 +68,25 @@ class Arg:
     def _together(self, info: ValidationInfo) -> Arg:
         if self.init is None:
             self.init = "random" if self.size is not None else "constant"
+        if isinstance(self.value, list):  # a vector scalar's lanes, as JSON gives them back
+            self.value = tuple(self.value)
         if checking(info):
             self.type = spec_keys.arg_dtype(self.type, self.size)
             spec_keys.arg_init(self.init, self.file, self.copy_of, self.function)
+            if self.vector:
+                lanes = self.lanes
+                want(
+                    isinstance(self.value, tuple) and len(self.value) == lanes,
+                    "value",
+                    f"a {self.type} scalar needs {lanes} lane values ({', '.join('xyzw'[:lanes])}), e.g. value = "
+                    f"[{', '.join(['1'] * lanes)}]; got {list(self.value) if isinstance(self.value, tuple) else self.value!r}",
+                )
+            else:
+                want(
+                    not isinstance(self.value, tuple),
+                    "value",
+                    f"a list of lane values is for a CUDA vector type (float2, int4, uchar4, ...), not {self.type}",
+                )
         return self
 
     @property
@@ -76,13 +94,18 @@ class Arg:
         return self.size is not None
 
     @property
+    def vector(self) -> bool:
+        """A CUDA vector type passed by value (kernel/vectors.py): its value is its lanes."""
+        return self.size is None and vector_scalar(self.type) is not None
+
+    @property
     def dtype(self) -> str:
         """The numpy dtype of the array's values (a vector type's base type)."""
-        return VECTORS.get(self.type, (self.type, 1))[0]
+        return (VECTORS.get(self.type) or vector_scalar(self.type) or (self.type,))[0]
 
     @property
     def lanes(self) -> int:
-        return VECTORS.get(self.type, (self.type, 1))[1]
+        return (VECTORS.get(self.type) or vector_scalar(self.type) or (self.type, 1))[1]
 
     def tolerance(self) -> tuple[float, float]:
         atol, rtol = DEFAULT_TOL.get(self.dtype, (0.0, 0.0))
@@ -441,10 +464,12 @@ def check_sizes(spec: Spec, sizes: dict[str, int]) -> None:
         else:
             want(not a.output, f"{where}.output", "a scalar cannot be an output (give it a size)")
             want(a.value is not None, f"{where}.value", "a scalar needs a value (a number or a size name)")
-            try:
-                scalars.append((a, evaluate(a.value, sizes), f"{where}.value"))
-            except ExprError as e:
-                raise LateProblem(f"{where}.value", str(e)) from None
+            for k, lane in enumerate(a.value if isinstance(a.value, tuple) else [a.value]):
+                at = f"{where}.value" + (f"[{k}]" if isinstance(a.value, tuple) else "")
+                try:
+                    scalars.append((a, evaluate(lane, sizes), at))
+                except ExprError as e:
+                    raise LateProblem(at, str(e)) from None
     want(
         nbytes <= MAX_ARRAY_BYTES and elements <= MAX_ARRAY_ELEMENTS,
         "args",

@@ -101,7 +101,7 @@ def _unverified(gate: Gate, text: Text) -> None:
     if gate.expected:
         text.append(gate.expected + "\n", style="bold")
     if gate.check:  # the mutation score (engine/strength.py score_line)
-        weak = " survive" in gate.check or "TOO FEW RUN" in gate.check
+        weak = " survive" in gate.check or "TOO FEW RUN" in gate.check or "NOT MEASURED" in gate.check
         text.append(f"Check: {gate.check}\n", style="yellow" if weak else "green")
     if gate.survivors:
         text.append(

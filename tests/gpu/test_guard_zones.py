@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from kt_tui.gpu import checkrun
+from kt_tui.gpu import checkrun, mutants_child
 from kt_tui.gpu import mutants as mutation
 from kt_tui.kernel.guards import PAYLOAD, Guarded, PastTheEnd, zone
 from kt_tui.kernel.inputs import make_args
@@ -117,7 +117,7 @@ def test_an_off_by_one_read_and_an_off_by_one_write_are_killed(tmp_path, source,
     mutants = [{"id": "m01", "kind": "index", "what": "one past", "source": source}]
     job = {"token": "t", "source": SCALE, "backend": "cupy", "mutants": mutants, "budget_s": 60, "strengthen_s": 60}
     job["sizes"] = [{"label": "n=37", "sizes": {"n": 37}}]
-    mutation.run_in_child(SPEC, job, tmp_path, lambda *a: run_kernel(a[1])(*a), None)
+    mutants_child.run_in_child(SPEC, job, tmp_path, lambda *a: run_kernel(a[1])(*a), None)
     (record,) = mutation.read_jsonl(tmp_path / mutation.RECORDS)
     assert record["killed"] and record["how"].startswith(how), record
     # unguarded, as a compare of the outputs alone: the same run passes
@@ -132,7 +132,7 @@ def test_an_off_by_one_read_and_an_off_by_one_write_are_killed(tmp_path, source,
 def test_the_original_stays_clean_in_its_zones(tmp_path):
     job = {"token": "t", "source": SCALE, "backend": "cupy", "budget_s": 60, "strengthen_s": 60, "sizes": []}
     job["mutants"] = [{"id": "m01", "kind": "const", "what": "same", "source": SCALE + "\n"}]
-    mutation.run_in_child(SPEC, job, tmp_path, lambda *a: run_kernel(a[1])(*a), None)
+    mutants_child.run_in_child(SPEC, job, tmp_path, lambda *a: run_kernel(a[1])(*a), None)
     assert mutation.read_jsonl(tmp_path / mutation.RECORDS) == [
         {"id": "m01", "case": None, "killed": False, "how": "", "at": ""}
     ]

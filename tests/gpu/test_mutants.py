@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from kt_tui.engine.strength import survivor_text, tried_text
-from kt_tui.gpu import checkrun, memcheck
+from kt_tui.gpu import checkrun, memcheck, mutants_child
 from kt_tui.gpu import mutants as mutation
 from kt_tui.gpu.mutation_score import score as mutation_score
 from kt_tui.gpu.sanitize import SanitizeReport
@@ -523,7 +523,7 @@ def test_the_childs_own_compiles_sort_the_mutants_and_an_equivalent_one_is_not_r
                       enumerate([("same", same), ("broken", broken), ("wrong", wrong)], 1)]  # fmt: skip
     first = mutation.sizes_in_order(spec, job)[0][1]
     assert first.sizes != spec.sizes  # the cheapest size first
-    ahead = mutation.Ahead(spec, "cupy", [])
+    ahead = mutants_child.Ahead(spec, "cupy", [])
     try:
         ahead.add([ahead.text(t, first.sizes) for t in (source, same, broken, wrong)])
         sort = ahead.sorter(first, source)

@@ -106,10 +106,16 @@ def test_only_the_cases_that_kill_are_memchecked_and_kept(tmp_path):
 def test_a_case_that_kills_but_memcheck_refuses_has_its_kills_discounted(tmp_path):
     calls = []
     small = case_spec(SPEC, {"label": WIDE_SMALL, "sizes": {"size": 37}, "args": WIDE["args"]})
+    wide = case_spec(SPEC, WIDE)  # the same inputs at the spec's size, where the two are tried again: refused too
     state = checkrun.check_strength(
-        KERNEL, SPEC, "cupy", sanitizer=case_sanitizer(calls, illegal=[small]), child=fake_child(stand_in(generated))
+        KERNEL,
+        SPEC,
+        "cupy",
+        sanitizer=case_sanitizer(calls, illegal=[small, wide]),
+        child=fake_child(stand_in(generated)),
     )
-    assert [ran for _, ran in calls if ran] == [[small], [small]]  # together, then alone to say why: no other
+    # each together, then alone to say why: no other
+    assert [ran for _, ran in calls if ran] == [[small], [small], [wide], [wide]]
     score = state["mutants"]
     assert score["killed"] == score["killed_before"] and len(score["survivors"]) == 2 and state["cases"] == []
     refused = next(t for t in score["strengthening"] if t["label"] == WIDE_SMALL)
@@ -118,6 +124,42 @@ def test_a_case_that_kills_but_memcheck_refuses_has_its_kills_discounted(tmp_pat
     left = {m.source for m in mutants(KERNEL, "histogram256") if m.id in {s["id"] for s in score["survivors"]}}
     checked = [source for source, _ in calls if source != KERNEL]
     assert sorted(checked) == sorted(left) and len(left) == 2
+
+
+def test_a_survivor_whose_kill_memcheck_refused_is_tried_again_at_the_specs_size(tmp_path):
+    # the two that die on all 256 bytes at size=37, a case memcheck refuses, meet the cases at the spec's
+    # size as any survivor does: all 256 bytes there kill them, memcheck finds it clean, and it is kept
+    calls = []
+    small = case_spec(SPEC, {"label": WIDE_SMALL, "sizes": {"size": 37}, "args": WIDE["args"]})
+    runs = []
+
+    def run(s, source, params):
+        runs.append((s.sizes["size"], s.args != SPEC.args, source))
+        return stand_in(generated)(s, source, params)
+
+    state = checkrun.check_strength(
+        KERNEL, SPEC, "cupy", sanitizer=case_sanitizer(calls, illegal=[small]), child=fake_child(run)
+    )
+    score = state["mutants"]
+    assert score["killed"] == score["killed_before"] + 2 == len(mutants(KERNEL, "histogram256"))
+    assert score["survivors"] == [] and state["cases"] == [{**WIDE, "sizes": {"size": N}}]
+    whys = {t["label"]: t for t in score["strengthening"]}
+    assert whys[WIDE["label"]]["kept"] and whys[WIDE["label"]]["why"].startswith("kills m")
+    assert not whys[WIDE_SMALL]["kept"] and whys[WIDE_SMALL]["why"].startswith("memcheck: ")
+    assert len([r for r in runs if r[:2] == (N, True) and r[2] != KERNEL]) == 2  # the two, at the spec's size
+    assert [ran for _, ran in calls if ran] == [[small], [small], [case_spec(SPEC, WIDE)]]
+
+
+def test_the_child_tries_again_the_survivors_of_the_cases_the_verdict_refuses(tmp_path):
+    # the verdict the parent writes once memcheck refused the case at size=37 (gpu/memcheck.py)
+    job = _job(cases=cheap_first(SPEC, [SEED, WIDE]), verdict=True)
+    mutation.write_verdict(tmp_path, {WIDE_SMALL: "memcheck: out of bounds", SEED["label"]: ""})
+    assert mutation.wait_verdict(tmp_path, 0.0) == {WIDE_SMALL}
+    mutation.child_runs(SPEC, job, tmp_path, stand_in(_emptied), lambda line: None)
+    records = mutation.read_jsonl(tmp_path / mutation.RECORDS)
+    # _emptied: m01, m02 die at size=37 on all 256 bytes, refused: tried again on all 256 bytes at the spec's size
+    again = {r["id"] for r in records if r["case"] == WIDE["label"]}
+    assert again == {"m01", "m02", "m03"}
 
 
 def test_the_memchecks_run_beside_the_spec_size_runs_of_the_survivors_no_case_killed(tmp_path, monkeypatch):

@@ -146,7 +146,8 @@ def test_vector_types_are_arrays_of_their_base_type():
     bad = BASE.format(top="", out="", inp="").replace('name = "n"\ntype = "int32"', 'name = "n"\ntype = "float2"')
     with pytest.raises(SpecError) as e:
         parse_spec(bad, KERNEL)
-    assert "args[2] (n).type: a float2 scalar is not supported" in str(e.value)
+    # a float2 scalar is a vector passed by value: its value is its lanes (tests/kernel/test_vector_scalars.py)
+    assert "args[2] (n).value: a float2 scalar needs 2 lane values (x, y)" in str(e.value)
     (k,) = find_kernels("__global__ void v(float2 *out, const float2 *in, int n) { if (n) out[0] = in[0]; }")
     from kt_tui.kernel.draft import draft_spec
 

@@ -101,3 +101,17 @@ def numpy_arguments(backend: str):
 
 def _no_cupy():
     return None
+
+
+def by_value(args: list[Any], backend: str) -> list[Any]:
+    """The arguments as `backend` takes them: cupy passes no structured numpy scalar (a CUDA vector
+    of 16 bytes passed by value, float4 or double2: kernel/inputs.py vector_value), so there the same
+    16 bytes go as a complex128, which it passes by value; pycuda and cuda-python take the struct."""
+    if backend != "cupy":
+        return args
+    import numpy as np  # in the GPU worker only
+
+    return [
+        np.frombuffer(a.tobytes(), np.complex128)[0] if isinstance(a, np.void) and a.dtype.itemsize == 16 else a
+        for a in args
+    ]

@@ -25,7 +25,7 @@ from ...kernel.text import compile_options, instantiations_wrapped  # noqa: E402
 from .. import kt_private as ktp  # noqa: E402
 from ..ktsource import tuner_defines  # noqa: E402
 from . import loaders  # noqa: E402
-from .lang import cuda_lang, numpy_arguments  # noqa: E402
+from .lang import by_value, cuda_lang, numpy_arguments  # noqa: E402
 
 _LOADING: list[loaders.Ahead | loaders.Given | None] = []  # the binaries `run_kernel` loads (`loading`)
 _KERNEL_OPTIONS = "lang smem_args cmem_args block_size_names defines grid_div_x grid_div_y grid_div_z".split()
@@ -108,7 +108,7 @@ def run_arrays(
             spec.kernel,
             instantiations_wrapped(source, spec.kernel),
             ps if len(ps) > 1 else ps[0],
-            make_args(spec, sizes) if args is None else args,
+            by_value(make_args(spec, sizes) if args is None else args, backend),
             dict(params),
             **launch_callables(spec),
             lang=lang,

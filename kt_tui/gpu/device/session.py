@@ -38,7 +38,7 @@ from ..timeline import mark
 from ..wire import Load, Loaded, Ran, Run
 from . import loaders
 from .compare import Checker, OutputReset
-from .lang import cuda_lang, numpy_arguments
+from .lang import by_value, cuda_lang, numpy_arguments
 from .outputs import reference_kernel_outputs, references_by_config
 from .prepare import job_args
 
@@ -202,6 +202,7 @@ class Session:
         self.reference, self.by_config = self._reference(load, spec, args)
         self.verify = user_verify(spec) if self.reference is not None or self.by_config is not None else None
         defines = tuner_defines(spec)
+        args = by_value(args, load.backend)  # what the kernel gets; the reference had the spec's values
         with cuda_lang(load.backend) as lang, numpy_arguments(load.backend):
             self.kernel_source = KernelSource(
                 spec.kernel, instantiations_wrapped(load.source, spec.kernel), lang, defines

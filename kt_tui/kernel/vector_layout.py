@@ -1,0 +1,42 @@
+"""Where pycuda puts a CUDA vector passed by value: kernel_tuner's pycuda backend packs the arguments
+into one buffer at the alignment of each one's numpy type, a structured scalar (a vector of more than
+8 bytes: float4, double2, float3) at no alignment at all, where CUDA aligns the parameter (float4: to
+16). After parameters that do not end at such a multiple, the kernel reads the vector at another
+offset. cupy and cuda-python hand the driver each argument's bytes, which it places itself."""
+
+from __future__ import annotations
+
+from .source import find_kernels
+from .spec_keys import DTYPES
+from .vectors import vector_bytes, vector_scalar
+
+_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
+          "float16": 2, "float32": 4, "float64": 8}  # fmt: skip
+
+
+def pycuda_misplaced(source: str) -> str | None:
+    """The first vector parameter passed by value that pycuda packs at another offset than CUDA's,
+    as "`float4 c` of kernel k"; None where each lands where CUDA puts it, or where a parameter
+    before it is of a type whose layout is not known here (a struct, a template type)."""
+    try:
+        kernels = find_kernels(source)
+    except Exception:  # noqa: BLE001 - a source the parser cannot read: its compile says why
+        return None
+    for k in kernels:
+        cuda = packed = 0
+        for p in k.params:
+            vector = None if p.is_pointer else vector_scalar(p.base_type.removeprefix("__"))
+            if p.is_pointer:
+                size = align = loose = 8
+            elif vector is not None:
+                size, align = vector_bytes(p.base_type.removeprefix("__")), vector[2]
+                loose = align if size in (1, 2, 4, 8) else 1  # an unsigned word, or the struct's bytes
+            elif p.base_type in DTYPES:
+                size = align = loose = _BYTES[DTYPES[p.base_type]]
+            else:
+                break
+            cuda, packed = -(-cuda // align) * align, -(-packed // loose) * loose
+            if vector is not None and cuda != packed:
+                return f"`{p.ctype} {p.name}` of {k.name}"
+            cuda, packed = cuda + size, packed + size
+    return None

@@ -1,0 +1,46 @@
+"""CUDA's vector types passed by value (`float2 c`, `uchar4 color`): a scalar argument of 1 to 4
+components named x, y, z, w, laid out as CUDA lays out the struct (its size and alignment: float2 is
+8 bytes aligned to 8, float4 16 aligned to 16, float3 12 aligned to 4). A spec gives it as
+`type = "float2"` with `value = [1.5, -0.25]`, one value (or size expression) a lane."""
+
+from __future__ import annotations
+
+import re
+
+COMPONENTS = {
+    "char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16", "int": "int32", "uint": "uint32",
+    "long": "int64", "ulong": "uint64", "longlong": "int64", "ulonglong": "uint64", "float": "float32",
+    "double": "float64",
+}  # fmt: skip
+_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
+          "float16": 2, "float32": 4, "float64": 8}  # fmt: skip
+_HALF2 = ("half2", "__half2")
+LANES = "xyzw"
+
+
+def vector_scalar(name: str) -> tuple[str, int, int] | None:
+    """(the component's numpy dtype, the lanes, the alignment in bytes) of a CUDA vector type's name,
+    None for any other name. A vector of 1, 2 or 4 lanes is aligned to its size (16 at most), one of
+    3 to its component."""
+    name = name.strip()
+    if name in _HALF2:
+        return "float16", 2, 4
+    m = re.fullmatch(r"([a-z]+?)([1-4])", name)
+    if not m or m.group(1) not in COMPONENTS:
+        return None
+    dtype, lanes = COMPONENTS[m.group(1)], int(m.group(2))
+    size = _BYTES[dtype]
+    return dtype, lanes, size if lanes == 3 else min(16, size * lanes)
+
+
+def vector_bytes(name: str) -> int:
+    """The struct's size: its lanes' bytes rounded up to its alignment (double3: 24, char3: 3)."""
+    found = vector_scalar(name)
+    assert found is not None, name
+    dtype, lanes, align = found
+    return -(-_BYTES[dtype] * lanes // align) * align
+
+
+def known_vectors() -> list[str]:
+    """The names a vector scalar's `type` may be, shortest first (for an error message)."""
+    return [f"{c}{n}" for c in COMPONENTS for n in (2, 4)]

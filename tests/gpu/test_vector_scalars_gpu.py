@@ -1,0 +1,99 @@
+"""A CUDA vector type passed by value on a real GPU (kernel/vectors.py, kernel/inputs.py vector_value):
+the kernel sees every lane, at the offset CUDA gives the parameter (after an int: a float2 is aligned
+to 8), through `spec --check` and one run of kernel_tuner, on each backend installed. Skipped
+without a GPU."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from kt_tui.cli import main
+from kt_tui.gpu.device.outputs import run_arrays
+from kt_tui.kernel.inputs import make_args
+from kt_tui.kernel.spec import parse_spec
+
+pytestmark = pytest.mark.gpu
+
+# `int n` first: the float2 starts at byte 8, not 4, as a backend that packs the arguments must place it
+AFFINE = """__global__ void affine(int n, float2 c, const float *in, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = c.x * in[i] + c.y;
+}
+"""
+SPEC = """kernel = "affine"
+problem_size = ["n"]
+[sizes]
+n = 10000
+[tune_params]
+block_size_x = [64, 128]
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+[[args]]
+name = "c"
+type = "float2"
+value = [1.5, -0.25]
+[[args]]
+name = "in"
+type = "float32"
+size = "n"
+[[args]]
+name = "out"
+type = "float32"
+size = "n"
+init = "poison"
+output = true
+"""
+# four lanes, 16 bytes aligned to 16: passed as a structured numpy scalar
+AFFINE4 = AFFINE.replace("float2 c", "float4 c").replace("c.x * in[i] + c.y", "c.x * in[i] + c.y - c.z * c.w")
+SPEC4 = SPEC.replace('type = "float2"\nvalue = [1.5, -0.25]', 'type = "float4"\nvalue = [1.5, -0.25, 2.0, 0.5]')
+MODULES = {"pycuda": "pycuda", "cupy": "cupy", "nvcuda": "cuda"}
+
+
+def _backend(name):
+    if importlib.util.find_spec(MODULES[name]) is None:
+        pytest.skip(f"{name} is not installed")
+    return name
+
+
+@pytest.mark.parametrize("backend", ["pycuda", "cupy", "nvcuda"])
+def test_a_float2_by_value_reaches_the_kernel_with_both_lanes(backend):
+    backend = _backend(backend)
+    spec = parse_spec(SPEC)
+    args = make_args(spec)
+    inp = args[2].copy()
+    out = run_arrays(spec, AFFINE, spec.baseline_params(), None, backend, args)
+    np.testing.assert_allclose(out["out"], 1.5 * inp - 0.25, rtol=1e-6, atol=1e-6)
+
+
+# pycuda packs a struct of more than 8 bytes unaligned (kernel/vector_layout.py): there the float4 comes first
+FLOAT4_FIRST = (
+    AFFINE4.replace("int n, float4 c", "float4 c, int n"),
+    SPEC4.replace(
+        'name = "n"\ntype = "int32"\nvalue = "n"\n[[args]]\nname = "c"\ntype = "float4"\nvalue = [1.5, -0.25, 2.0, 0.5]',
+        'name = "c"\ntype = "float4"\nvalue = [1.5, -0.25, 2.0, 0.5]\n[[args]]\nname = "n"\ntype = "int32"\nvalue = "n"',
+    ),
+)
+
+
+@pytest.mark.parametrize("backend", ["pycuda", "cupy", "nvcuda"])
+def test_a_float4_by_value_reaches_the_kernel_with_all_four_lanes(backend):
+    backend = _backend(backend)
+    source, text = FLOAT4_FIRST if backend == "pycuda" else (AFFINE4, SPEC4)  # cupy: a complex128 of its bytes
+    spec = parse_spec(text)
+    args = make_args(spec)
+    inp = next(v for a, v in zip(spec.args, args) if a.name == "in").copy()
+    out = run_arrays(spec, source, spec.baseline_params(), None, backend, args)
+    np.testing.assert_allclose(out["out"], 1.5 * inp - 0.25 - 2.0 * 0.5, rtol=1e-6, atol=1e-6)
+
+
+def test_spec_check_tests_a_kernel_taking_a_float2_by_value(tmp_path, capsys, hermetic):
+    kernel = tmp_path / "affine.cu"
+    kernel.write_text(AFFINE)
+    (tmp_path / "affine.cu.toml").write_text(SPEC)
+    assert main(["spec", str(kernel), "--check"]) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out
+    assert "spec ok" in said and "check tested on" in said and "a do-nothing kernel fails it" in said, said
+    assert "VACUOUS" not in said and "NOT MEASURED" not in said, said

@@ -1,0 +1,176 @@
+"""A CUDA vector type passed by value (`float2 c`, `int4 box`, `uchar4 color`, `double2 w`): the spec
+gives it as `type = "float2"`, `value = [1.5, -0.25]`; the drafter drafts it with its lanes apart; the
+argument kernel_tuner passes holds the CUDA struct's bytes (kernel/vectors.py, kernel/inputs.py).
+tests/gpu/test_vector_scalars_gpu.py runs one through the check on a GPU."""
+
+import struct
+
+import numpy as np
+import pytest
+
+from kt_tui.kernel.draft import draft
+from kt_tui.kernel.inputs import make_args, vector_dtype, vector_value
+from kt_tui.kernel.source import find_kernels
+from kt_tui.kernel.spec import SpecError, check_spec, dump_spec, parse_spec
+from kt_tui.kernel.vectors import vector_bytes, vector_scalar
+
+AFFINE = """__global__ void affine(float2 c, const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = c.x * in[i] + c.y;
+}
+"""
+BOXES = """__global__ void boxes(int4 box, uchar4 color, double2 w, uchar4 *img, double *acc, int width, int height) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height && x >= box.x && x < box.z && y >= box.y && y < box.w) {
+        img[y * width + x] = color;
+        acc[y * width + x] = w.x * x + w.y * y;
+    }
+}
+"""
+SPEC = """kernel = "affine"
+problem_size = ["n"]
+[sizes]
+n = 1000
+[tune_params]
+block_size_x = [64, 128]
+[[args]]
+name = "c"
+type = "float2"
+value = [1.5, -0.25]
+[[args]]
+name = "in"
+type = "float32"
+size = "n"
+[[args]]
+name = "out"
+type = "float32"
+size = "n"
+init = "zeros"
+output = true
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+"""
+
+
+def _draft(src, name):
+    (k,) = [k for k in find_kernels(src) if k.name == name]
+    d = draft(k, src, n=1 << 12)
+    check_spec(d.spec, k)
+    assert parse_spec(dump_spec(d.spec), k).to_dict() == d.spec.to_dict()
+    return d
+
+
+def test_a_float2_by_value_is_drafted_as_a_float2_scalar_with_both_lanes_apart():
+    d = _draft(AFFINE, "affine")
+    c = d.spec.args[0]
+    assert (c.name, c.type, c.size, c.dtype, c.lanes) == ("c", "float2", None, "float32", 2)
+    assert isinstance(c.value, tuple) and len(set(c.value)) == 2 and 0 not in c.value
+    assert 'type = "float2"' in d.text() and "value = [1.25, 0.625]" in d.text()
+    assert any(k == "args.c" and "lanes apart" in why for k, why in d.guesses)
+    value = make_args(d.spec)[0]
+    assert np.asarray(value).tobytes() == struct.pack("<ff", *c.value)  # x then y, not one component
+
+
+def test_int4_uchar4_and_double2_by_value_are_drafted_with_every_lane():
+    spec = _draft(BOXES, "boxes").spec
+    scalars = {a.name: (a.type, a.value) for a in spec.args if not a.is_array}
+    assert scalars["box"][0] == "int4" and len(set(scalars["box"][1])) == 4
+    assert scalars["color"][0] == "uchar4" and len(set(scalars["color"][1])) == 4
+    assert scalars["w"][0] == "double2" and len(set(scalars["w"][1])) == 2
+    box, color, w = make_args(spec)[:3]
+    assert np.asarray(box).tobytes() == struct.pack("<4i", *scalars["box"][1])
+    assert np.asarray(color).tobytes() == bytes(scalars["color"][1])
+    assert np.asarray(w).tobytes() == struct.pack("<2d", *scalars["w"][1])
+
+
+@pytest.mark.parametrize(
+    ("name", "lanes", "layout", "size", "align"),
+    [
+        ("float2", [1.5, -0.25], "<ff", 8, 8),
+        ("int2", [7, -3], "<ii", 8, 8),
+        ("uchar4", [1, 2, 250, 4], "<4B", 4, 4),
+        ("short2", [-2, 9], "<hh", 4, 4),
+        ("float4", [1.0, 2.0, 3.0, -4.0], "<4f", 16, 16),
+        ("double2", [0.5, -8.0], "<2d", 16, 16),
+        ("int4", [1, 2, 3, 4], "<4i", 16, 16),
+    ],
+)
+def test_the_argument_holds_the_cuda_structs_bytes_at_its_size_and_alignment(name, lanes, layout, size, align):
+    assert vector_scalar(name)[2] == align and vector_bytes(name) == size
+    value = vector_value(name, lanes)
+    assert isinstance(value, np.generic) and value.dtype.itemsize == size  # a numpy scalar, as kernel_tuner wants
+    assert np.asarray(value).tobytes() == struct.pack(layout, *lanes)
+    if size <= 8:  # an unsigned word of the struct's size: aligned as the struct is (pycuda packs at it)
+        assert value.dtype.alignment == align and value.dtype.kind == "u"
+    else:
+        assert value.dtype.names == tuple("xyzw"[: len(lanes)])
+
+
+def test_three_lane_vectors_keep_cudas_size_and_offsets():
+    assert (vector_scalar("float3"), vector_bytes("float3")) == (("float32", 3, 4), 12)
+    assert (vector_scalar("double3"), vector_bytes("double3")) == (("float64", 3, 8), 24)
+    assert vector_dtype("char3").itemsize == 3 and vector_dtype("double4").itemsize == 32
+    assert vector_scalar("float32") is None and vector_scalar("float5") is None and vector_scalar("int8") is None
+
+
+def test_a_spec_gives_the_lanes_and_round_trips():
+    spec = parse_spec(SPEC)
+    c = spec.args[0]
+    assert c.value == (1.5, -0.25) and c.vector and not spec.args[3].vector
+    assert parse_spec(dump_spec(spec)).to_dict() == spec.to_dict()
+    assert np.asarray(make_args(spec)[0]).tobytes() == struct.pack("<ff", 1.5, -0.25)
+    lanes = parse_spec(SPEC.replace("value = [1.5, -0.25]", 'value = [1.5, "n"]'))
+    assert np.asarray(make_args(lanes)[0]).tobytes() == struct.pack("<ff", 1.5, 1000.0)  # a size expression lane
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (("value = [1.5, -0.25]", "value = [1.5]"), "args[0] (c).value: a float2 scalar needs 2 lane values (x, y)"),
+        (("value = [1.5, -0.25]", "value = [1, 2, 3]"), "args[0] (c).value: a float2 scalar needs 2 lane values"),
+        (("value = [1.5, -0.25]", "value = 1.5"), "args[0] (c).value: a float2 scalar needs 2 lane values"),
+        (("value = [1.5, -0.25]", "value = [1.5, 1e39]"), "args[0] (c).value[1]: 1e+39 is beyond the range of float32"),
+        (("value = [1.5, -0.25]", 'value = [1.5, "m"]'), "args[0] (c).value[1]: unknown name 'm'"),
+        (("value = [1.5, -0.25]", "value = [[1], 2]"), "args[0] (c).value: expected a vector scalar's lanes"),
+        (('type = "float2"', 'type = "float5"'), "args[0] (c).type: unknown type 'float5'"),
+        (('type = "float2"', 'type = "float32"'), "args[0] (c).value: a list of lane values is for a CUDA vector type"),
+    ],
+)
+def test_bad_lanes_or_an_unknown_vector_type_are_one_line_naming_the_scalar(change, said):
+    with pytest.raises(SpecError) as e:
+        parse_spec(SPEC.replace(*change))
+    text = str(e.value)
+    assert text.startswith(said) and "\n" not in text
+
+
+def test_cupy_gets_a_16_byte_vector_as_a_complex128_of_the_same_bytes_and_the_others_the_struct():
+    from kt_tui.gpu.device.lang import by_value
+
+    args = [vector_value("float4", [1.0, 2.0, 3.0, -4.0]), vector_value("float2", [1.5, -0.25]), np.int32(3)]
+    on_cupy = by_value(args, "cupy")
+    assert on_cupy[0].dtype == np.complex128 and on_cupy[0].tobytes() == struct.pack("<4f", 1.0, 2.0, 3.0, -4.0)
+    assert on_cupy[1:] == args[1:] and on_cupy[1].dtype == np.uint64
+    assert by_value(args, "pycuda") is args and by_value(args, "nvcuda") is args
+
+
+def test_auto_probes_pycuda_last_and_pycuda_is_refused_where_it_would_misplace_a_vector():
+    from kt_tui.engine.backend import BackendError, probe_order
+    from kt_tui.kernel.vector_layout import pycuda_misplaced
+
+    after_int = "__global__ void k(int n, float4 c, float *out) { if (n) out[0] = c.x + c.w; }\n"
+    assert pycuda_misplaced(after_int) == "`float4 c` of k"  # CUDA: at byte 16; pycuda: at 4
+    assert pycuda_misplaced("__global__ void j(double d, float4 c) { }\n") == "`float4 c` of j"  # 16 and 8
+    assert probe_order("auto", after_int)[-1] == "pycuda" and probe_order("cupy", after_int) == ("cupy",)
+    with pytest.raises(BackendError) as e:
+        probe_order("pycuda", after_int)
+    assert "`float4 c` of k at another offset" in str(e.value) and "\n" not in str(e.value)
+    for fine in (
+        after_int.replace("int n, float4 c", "float4 c, int n"),  # first: at 0 either way
+        "__global__ void k(int n, float2 c, float *out) { if (n) out[0] = c.x; }\n",  # an 8-byte word: aligned
+        "__global__ void k(double2 w, float4 c, float *out) { out[0] = c.x + w.y; }\n",  # 16 bytes before it
+        AFFINE,
+    ):
+        assert pycuda_misplaced(fine) is None and probe_order("auto", fine)[0] == "pycuda", fine
