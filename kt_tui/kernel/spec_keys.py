@@ -264,9 +264,16 @@ def arg_dtype(t: str, size: object) -> str:
     want(
         dtype is not None,
         "type",
-        f"unknown type {t!r} (use one of {', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))}{more})",
+        f"unknown type {shown(t)} (use one of {', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))}{more})",
     )
     return str(dtype)
+
+
+def shown(v: Any, most: int = 40) -> str:
+    """`v` as a message echoes it: its repr, cut short past `most` characters (a 200 KB string in a
+    spec is not repeated whole)."""
+    text = repr(v)
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def lanes_value(v: Any) -> Any:

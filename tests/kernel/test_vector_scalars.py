@@ -3,6 +3,7 @@ gives it as `type = "float2"`, `value = [1.5, -0.25]`; the drafter drafts it wit
 argument kernel_tuner passes holds the CUDA struct's bytes (kernel/vectors.py, kernel/inputs.py).
 tests/gpu/test_vector_scalars_gpu.py runs one through the check on a GPU."""
 
+import json
 import struct
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from kt_tui.kernel.draft import draft
 from kt_tui.kernel.inputs import make_args, vector_dtype, vector_value
 from kt_tui.kernel.source import find_kernels
-from kt_tui.kernel.spec import SpecError, check_spec, dump_spec, parse_spec
+from kt_tui.kernel.spec import SpecError, check_spec, dump_spec, parse_spec, spec_from_plain
 from kt_tui.kernel.vectors import vector_bytes, vector_scalar
 
 AFFINE = """__global__ void affine(float2 c, const float *in, float *out, int n) {
@@ -137,6 +138,8 @@ def test_a_spec_gives_the_lanes_and_round_trips():
         (("value = [1.5, -0.25]", "value = [[1], 2]"), "args[0] (c).value: expected a vector scalar's lanes"),
         (('type = "float2"', 'type = "float5"'), "args[0] (c).type: unknown type 'float5'"),
         (('type = "float2"', 'type = "float32"'), "args[0] (c).value: a list of lane values is for a CUDA vector type"),
+        (('type = "float2"', 'type = "float2"\ninit = "random"'), "args[0] (c).init: a float2 scalar is the constant"),
+        (('type = "float2"', 'type = "float2"\nsize = "n"'), "args[0] (c).value: an array's value is one number"),
     ],
 )
 def test_bad_lanes_or_an_unknown_vector_type_are_one_line_naming_the_scalar(change, said):
@@ -144,6 +147,26 @@ def test_bad_lanes_or_an_unknown_vector_type_are_one_line_naming_the_scalar(chan
         parse_spec(SPEC.replace(*change))
     text = str(e.value)
     assert text.startswith(said) and "\n" not in text
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("value = [1.5, -0.25]", 'value = ["' + "a" * 200_000 + '", "b", "c"]'),
+        ("value = [1.5, -0.25]", 'value = "' + "a" * 200_000 + '"'),
+        ('type = "float2"', 'type = "' + "float2" * 30_000 + '"'),
+    ],
+)
+def test_a_long_value_or_type_is_not_echoed_whole(change):
+    with pytest.raises(SpecError) as e:
+        parse_spec(SPEC.replace(*change))
+    assert len(str(e.value)) < 600 and "\n" not in str(e.value)
+
+
+def test_a_vector_scalars_spec_round_trips_through_the_stored_json():
+    spec = parse_spec(SPEC)
+    stored = spec_from_plain(json.dumps(spec.to_dict()))
+    assert stored.args[0].value == (1.5, -0.25) and stored.to_dict() == spec.to_dict()
 
 
 def test_cupy_gets_a_16_byte_vector_as_a_complex128_of_the_same_bytes_and_the_others_the_struct():
