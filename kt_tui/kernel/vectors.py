@@ -14,6 +14,13 @@ COMPONENTS = {
 }  # fmt: skip
 _BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
           "float16": 2, "float32": 4, "float64": 8}  # fmt: skip
+COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
+    "cuFloatComplex": "float2",
+    "cuComplex": "float2",
+    "cufftComplex": "float2",
+    "cuDoubleComplex": "double2",
+    "cufftDoubleComplex": "double2",
+}
 _HALF2 = ("half2", "__half2")
 LANES = "xyzw"
 
@@ -44,3 +51,11 @@ def vector_bytes(name: str) -> int:
 def known_vectors() -> list[str]:
     """The names a vector scalar's `type` may be, shortest first (for an error message)."""
     return [f"{c}{n}" for c in COMPONENTS for n in (2, 4)]
+
+
+def param_vector(base_type: str) -> str | None:
+    """The CUDA vector type a parameter passed by value is (`const float2`: float2, `__half2`: half2,
+    cuComplex: float2), None for any other type."""
+    base = base_type.replace("struct ", "").strip()
+    base = COMPLEX.get(base, base).removeprefix("__")
+    return base if vector_scalar(base) is not None else None

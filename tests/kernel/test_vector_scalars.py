@@ -150,6 +150,35 @@ def test_bad_lanes_or_an_unknown_vector_type_are_one_line_naming_the_scalar(chan
 
 
 @pytest.mark.parametrize(
+    ("param", "arg", "said"),
+    [
+        (
+            "float2 c",
+            'type = "float32"\nvalue = 1.5',
+            'kernel parameter c is a float2 passed by value: give type = "float2"',
+        ),
+        ("float2 c", 'type = "float4"\nvalue = [1, 2, 3, 4]', "kernel parameter c is a float2 passed by value"),
+        ("const __half2 c", 'type = "float32"\nvalue = 1', "kernel parameter c is a half2 passed by value"),
+        (
+            "float c",
+            'type = "float2"\nvalue = [1, 2]',
+            'kernel parameter c is a float, not a vector: give type = "float32"',
+        ),
+    ],
+)
+def test_a_vector_scalar_and_the_kernels_parameter_must_agree(param, arg, said):
+    src = AFFINE.replace("float2 c", param)
+    with pytest.raises(SpecError) as e:
+        parse_spec(SPEC.replace('type = "float2"\nvalue = [1.5, -0.25]', arg), find_kernels(src)[0])
+    assert str(e.value).startswith(f"args[0] (c).type: {said}") and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("param", ["cuComplex c", "const float2 c", "struct float2 c"])
+def test_a_vector_scalar_fits_its_parameter_under_another_name(param):
+    parse_spec(SPEC, find_kernels(AFFINE.replace("float2 c", param))[0])
+
+
+@pytest.mark.parametrize(
     "change",
     [
         ("value = [1.5, -0.25]", 'value = ["' + "a" * 200_000 + '", "b", "c"]'),
