@@ -32,7 +32,7 @@ from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .draft_trips import thread_trips, trip_value
-from .draft_types import array_of, element_type, vector_arg
+from .draft_types import array_of, element_type, struct_by_value, vector_arg
 from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
@@ -546,6 +546,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             scalar, why = float_value(p.name, an, sizing, plain, p.name in powers, weight, p.name in exp_scales)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
+    guesses[:0] = [(f"args.{p.name}", why) for p in kernel.params if (why := struct_by_value(p, unit))]
     _scale_thresholds(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(

@@ -82,3 +82,19 @@ def vector_arg(p: Param) -> tuple[Arg, str] | None:
     values = (FLOAT_LANES if dtype.startswith("float") else INT_LANES)[:lanes]
     why = f"{list(values)}: its {lanes} lanes apart from each other, so a kernel that mixes them up fails"
     return Arg(name=p.name, type=base, init="constant", value=values), why
+
+
+def struct_by_value(p: Param, unit: cuda_ast.Unit) -> str | None:
+    """Why a struct passed by value (`Params p`, `dim3 grid`) is drafted wrong: a spec's scalar is a number
+    or a CUDA vector type, never a struct's bytes; None for any other parameter."""
+    base = _base(p)
+    if p.is_pointer or base in DTYPES or vector_scalar(base.removeprefix("__")) is not None:
+        return None
+    dtype, count = unit.structs.get(base, ("", 12 if base == "dim3" else 0))
+    if not count or dtype and count == 1:  # one number (a type parameter is one): drafted as that
+        return None
+    return (
+        f"NOT PASSABLE: {p.name} is a struct {base} passed by value, and a spec passes a scalar as a number or "
+        "a CUDA vector type (float2, int4, ...) only: the float32 drafted here is not its bytes, so the kernel "
+        f"reads garbage; pass {base}'s fields as parameters of their own, or a pointer to it"
+    )

@@ -226,3 +226,32 @@ def test_auto_probes_pycuda_last_and_pycuda_is_refused_where_it_would_misplace_a
         AFFINE,
     ):
         assert pycuda_misplaced(fine) is None and probe_order("auto", fine)[0] == "pycuda", fine
+
+
+STRUCT = """struct Affine { float a; int b; };
+__global__ void k(Affine p, const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = p.a * in[i] + p.b;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "src", [STRUCT, STRUCT.replace("Affine p", "dim3 p").replace("p.a", "p.x").replace("p.b", "p.y")]
+)
+def test_a_struct_passed_by_value_is_drafted_with_a_note_that_it_cannot_be_passed(src):
+    d = _draft(src, "k")
+    said = [why for key, why in d.guesses if key == "args.p"]
+    assert said and said[0].startswith("NOT PASSABLE: p is a struct") and "\n" not in said[0]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        STRUCT.replace("float a; int b;", "float a;").replace(" + p.b", ""),  # one float: passed as one
+        "template <typename T>\n"
+        + STRUCT.split("\n", 1)[1].replace("Affine p", "T p").replace("p.a", "p").replace(" + p.b", ""),
+    ],
+)
+def test_a_struct_of_one_number_or_a_type_parameter_gets_no_such_note(src):
+    assert not any("NOT PASSABLE" in why for _, why in _draft(src, "k").guesses)
