@@ -546,7 +546,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             scalar, why = float_value(p.name, an, sizing, plain, p.name in powers, weight, p.name in exp_scales)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
-    guesses[:0] = [(f"args.{p.name}", why) for p in kernel.params if (why := struct_by_value(p, unit))]
+    guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]
     _scale_thresholds(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(

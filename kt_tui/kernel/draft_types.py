@@ -7,10 +7,9 @@ from __future__ import annotations
 import re
 
 from . import cuda_ast
-from .bounds import COMPLEX
 from .kernels import Param
 from .spec import DTYPES, VECTORS, Arg
-from .vectors import vector_scalar
+from .vectors import COMPLEX, vector_scalar
 
 _LANE_TYPES = {  # CUDA's vector types (char4, ushort2, longlong2, ...) by their component
     "char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16", "int": "int32", "uint": "uint32",
