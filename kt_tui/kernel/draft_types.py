@@ -11,22 +11,13 @@ from .kernels import Param
 from .spec import DTYPES, VECTORS, Arg
 from .vectors import COMPLEX, vector_scalar
 
-_LANE_TYPES = {  # CUDA's vector types (char4, ushort2, longlong2, ...) by their component
-    "char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16", "int": "int32", "uint": "uint32",
-    "long": "int64", "ulong": "uint64", "longlong": "int64", "ulonglong": "uint64", "float": "float32",
-    "double": "float64",
-}  # fmt: skip
-
 
 def _lanes(base: str) -> tuple[str, int] | None:
     """A vector type the spec has no name for as (its component's type, its lanes): short2 is two int16,
-    half2 two float16; None for the others (float2 and int4 are spec types, VECTORS)."""
-    if base in VECTORS:
-        return None
-    if base in ("half2", "__half2"):
-        return "float16", 2
-    m = re.fullmatch(r"([a-z]+)([1-4])", base)
-    return (_LANE_TYPES[m.group(1)], int(m.group(2))) if m and m.group(1) in _LANE_TYPES else None
+    half2 two float16, double4_32a four float64; None for the others (float2 and int4 are spec types,
+    VECTORS)."""
+    found = None if base in VECTORS else vector_scalar(base.removeprefix("__"))
+    return (found[0], found[1]) if found else None
 
 
 def _base(p: Param) -> str:

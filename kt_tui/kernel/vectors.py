@@ -32,11 +32,13 @@ def vector_scalar(name: str) -> tuple[str, int, int] | None:
     name = name.strip()
     if name in _HALF2:
         return "float16", 2, 4
-    m = re.fullmatch(r"([a-z]+?)([1-4])", name)
+    m = re.fullmatch(r"([a-z]+?)([1-4])(?:_(16|32)a)?", name)  # double4_32a: CUDA 13's aligned to 32
     if not m or m.group(1) not in COMPONENTS:
         return None
     dtype, lanes = COMPONENTS[m.group(1)], int(m.group(2))
     size = _BYTES[dtype]
+    if m.group(3):
+        return (dtype, lanes, int(m.group(3))) if lanes == 4 and size == 8 else None
     return dtype, lanes, size if lanes == 3 else min(16, size * lanes)
 
 

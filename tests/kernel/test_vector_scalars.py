@@ -255,3 +255,16 @@ def test_a_struct_passed_by_value_is_drafted_with_a_note_that_it_cannot_be_passe
 )
 def test_a_struct_of_one_number_or_a_type_parameter_gets_no_such_note(src):
     assert not any("NOT PASSABLE" in why for _, why in _draft(src, "k").guesses)
+
+
+def test_cuda_13s_aligned_four_lane_vectors_are_vectors_by_value_and_in_arrays():
+    assert vector_scalar("double4_32a") == ("float64", 4, 32) and vector_bytes("double4_32a") == 32
+    assert vector_scalar("ulonglong4_16a") == ("uint64", 4, 16)
+    assert vector_scalar("float4_32a") is None and vector_scalar("double2_16a") is None  # no such types
+    src = "__global__ void k(double4_32a c, const double4_32a *p, double *out, int n) {\n"
+    src += (
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = c.x * p[i].x + c.w * p[i].w;\n}\n"
+    )
+    args = {a.name: a for a in _draft(src, "k").spec.args}
+    assert (args["c"].type, len(args["c"].value)) == ("double4_32a", 4)  # before: float32, 0.75
+    assert (args["p"].type, args["p"].size) == ("float64", "4*n")  # before: float32 elements
