@@ -42,6 +42,17 @@ DTYPES = {
     "size_t": "uint64",
     "uint64": "uint64",
     "unsigned long long": "uint64",
+    # the same types as <cstdint> and longer spellings name them (nvcc on Linux: long is 64 bits)
+    **{f"{u}int{b}_t": f"{u}int{b}" for u in ("", "u") for b in (8, 16, 32, 64)},
+    "signed int": "int32",
+    "short int": "int16",
+    "unsigned short int": "uint16",
+    "long int": "int64",
+    "unsigned long": "uint64",
+    "unsigned long int": "uint64",
+    "long long int": "int64",
+    "unsigned long long int": "uint64",
+    "ptrdiff_t": "int64",
 }
 # CUDA vector types: arrays of them are arrays of their base type, `lanes` values per element
 VECTORS = {
