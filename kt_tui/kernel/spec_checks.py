@@ -151,6 +151,12 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
         )
         for i, (p, a) in enumerate(zip(kernel.params, spec.args)):
             _want(
+                "&" not in p.ctype,
+                f"args[{i}] ({a.name})",
+                f"kernel parameter {p.name} is a reference ({p.ctype}): a kernel launched from the host gets "
+                "the address of host memory there; take it by value or as a pointer",
+            )
+            _want(
                 p.is_pointer == a.is_array,
                 f"args[{i}] ({a.name})",
                 f"kernel parameter {p.name} is {'a pointer' if p.is_pointer else 'a scalar'}: "

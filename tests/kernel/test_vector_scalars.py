@@ -173,6 +173,13 @@ def test_a_vector_scalar_and_the_kernels_parameter_must_agree(param, arg, said):
     assert str(e.value).startswith(f"args[0] (c).type: {said}") and "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize("param", ["float2 &c", "const float2& c"])
+def test_a_reference_parameter_is_refused_by_name(param):  # nvcc compiles it; the kernel reads host memory
+    with pytest.raises(SpecError) as e:
+        parse_spec(SPEC, find_kernels(AFFINE.replace("float2 c", param))[0])
+    assert str(e.value).startswith("args[0] (c): kernel parameter c is a reference") and "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize("param", ["cuComplex c", "const float2 c", "struct float2 c"])
 def test_a_vector_scalar_fits_its_parameter_under_another_name(param):
     parse_spec(SPEC, find_kernels(AFFINE.replace("float2 c", param))[0])
