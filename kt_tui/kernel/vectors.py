@@ -61,3 +61,14 @@ def param_vector(base_type: str) -> str | None:
     base = base_type.replace("struct ", "").strip()
     base = COMPLEX.get(base, base).removeprefix("__")
     return base if vector_scalar(base) is not None else None
+
+
+# every CUDA vector type's name (a template kernel instantiated for one: kernel/draft.py)
+VECTOR_NAMES = {f"{c}{n}": f"{c}{n}" for c in COMPONENTS for n in range(1, 5)} | {h: h for h in _HALF2}
+
+
+def vector_parts(name: str) -> tuple[str, int]:
+    """(the component's numpy dtype, the lanes) of a CUDA vector type's name."""
+    found = vector_scalar(name.removeprefix("__"))
+    assert found is not None, name
+    return found[0], found[1]

@@ -275,3 +275,11 @@ def test_cuda_13s_aligned_four_lane_vectors_are_vectors_by_value_and_in_arrays()
     args = {a.name: a for a in _draft(src, "k").spec.args}
     assert (args["c"].type, len(args["c"].value)) == ("double4_32a", 4)  # before: float32, 0.75
     assert (args["p"].type, args["p"].size) == ("float64", "4*n")  # before: float32 elements
+
+
+def test_a_template_kernel_instantiated_for_a_vector_takes_it_by_value():
+    src = "template <typename T>\n" + AFFINE.replace("float2 c", "T c")
+    src += "template __global__ void affine<float2>(float2, const float *, float *, int);\n"
+    spec = _draft(src, "affine").spec
+    assert spec.kernel == "affine<float2>"  # before: affine<float>, whose c.x does not compile
+    assert (spec.args[0].type, len(spec.args[0].value)) == ("float2", 2)
