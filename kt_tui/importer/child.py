@@ -164,9 +164,13 @@ def _record(kind: str, kernel_name, kernel_source, problem_size, arguments, para
             call["args"].append(
                 {"array": _stage(a), "dtype": str(a.dtype), "size": int(a.size), "shape": list(a.shape)}
             )
+        elif isinstance(a, np.generic) and a.dtype.kind in "cV":  # a complex or a struct: a vector by value?
+            call["args"].append({"bytes": a.tobytes()[:64].hex(), "dtype": str(a.dtype)})
         elif isinstance(a, (np.generic, int, float)) and not isinstance(a, bool):
             dtype = str(a.dtype) if isinstance(a, np.generic) else ("int32" if isinstance(a, int) else "float32")
             call["args"].append({"value": _plain(a), "dtype": dtype})
+            if isinstance(a, np.generic):  # a uint64 packing a float2's lanes: a vector by value (convert.py)
+                call["args"][-1]["bytes"] = a.tobytes()[:64].hex()
         else:
             call["args"].append({"unsupported": type(a).__name__})
     if callable(problem_size):

@@ -13,14 +13,27 @@ from ..errors import UserError
 from ..files import refuse_existing
 from ..gpu.protocol import SEARCHES
 from ..kernel.expr import ExprError, evaluate, names_in
+from ..kernel.inputs import vector_dtype
 from ..kernel.source import SourceError, find_kernels, read_source
 from ..kernel.spec import DTYPES, Arg, Spec, SpecError, check_spec, dump_spec, spec_path_for
 from ..kernel.values import BadValue, check_tune_params
+from ..kernel.vectors import param_vector, vector_bytes
 from .checks import decide
 from .hostc import NotLaunchable, launched_kernel
 
 CUDA_LANGS = {"cuda", "cupy", "nvcuda", "pycuda"}
 AXIS_NAMES = ("nx", "ny", "nz")
+
+
+def _vector(p: Any, a: dict[str, Any]) -> tuple[str, tuple[Any, ...]] | None:
+    """A CUDA vector parameter passed by value (`float2 c`) as the script passes it, a numpy scalar of its
+    bytes (a struct, a complex64, a uint64 packing two floats), as (its type, its lanes); None for others."""
+    vector = None if p.is_pointer else param_vector(p.base_type)
+    data = bytes.fromhex(a["bytes"]) if isinstance(a.get("bytes"), str) else None
+    if vector is None or data is None or len(data) != vector_bytes(vector):
+        return None
+    struct = np.frombuffer(data, vector_dtype(vector))[0]
+    return vector, tuple(struct[lane].item() for lane in struct.dtype.names or ())
 
 
 class CallError(Exception):
@@ -201,6 +214,9 @@ def convert_call(call: dict, index: int, batch: Batch) -> Imported:
             raise CallError(
                 f"{where}: a {a['unsupported']} argument is not supported by kt-tui yet (numpy arrays and numbers are)"
             )
+        if (vector := _vector(p, a)) is not None:
+            args.append(Arg(name=p.name, type=vector[0], init="constant", value=vector[1]))
+            continue
         dtype = DTYPES.get(a["dtype"])
         if dtype is None:
             raise CallError(

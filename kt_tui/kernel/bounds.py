@@ -11,6 +11,7 @@ from fractions import Fraction
 from . import cuda_ast
 from .cuda_ast import Node, text
 from .poly import Poly, at_least, pmax, pmin
+from .vectors import COMPLEX
 
 AXES = "xyz"
 ATOMICS = {
@@ -42,15 +43,6 @@ ACCUMULATING = {
 MAX_DEPTH = 150  # nested expressions / statements followed; deeper is unknown
 MAX_STEPS = 50_000  # expression and statement visits per kernel (a large kernel takes a few thousand)
 MAX_CALLS = 3  # __device__ calls followed inside one another
-
-
-COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
-    "cuFloatComplex": "float2",
-    "cuComplex": "float2",
-    "cufftComplex": "float2",
-    "cuDoubleComplex": "double2",
-    "cufftDoubleComplex": "double2",
-}
 
 
 def plain_type(ctype: str) -> str:

@@ -71,6 +71,9 @@ class Unit:
     macros: dict[str, Macro] = field(default_factory=dict)  # `#define IDX(x, y) ((y) * W + (x))`
     structs: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (dtype, count) or ("", bytes)
     shared: dict[str, tuple[str, bool]] = field(default_factory=dict)  # file-scope __shared__: (type, extern)
+    macro_threads: set[int] = field(
+        default_factory=set
+    )  # thread axes a #define's body reads (`#define TY threadIdx.y`)
 
 
 def text(node: Node) -> str:
@@ -99,6 +102,9 @@ def parse(src: str) -> Unit:
         return unit
     for n in _top_level(tree.root_node):
         kind = n.type
+        if kind in ("preproc_def", "preproc_function_def"):
+            body = text(n.child_by_field_name("value"))
+            unit.macro_threads.update("xyz".index(a) for a in re.findall(r"\bthreadIdx\s*\.\s*([xyz])\b", body))
         if kind == "preproc_def":
             _define(n, unit)
         elif kind == "preproc_function_def" and len(unit.macros) < MAX_MACROS:

@@ -32,11 +32,12 @@ from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .draft_trips import thread_trips, trip_value
-from .draft_types import array_of, element_type, vector_arg
+from .draft_types import array_of, element_type, struct_by_value, vector_arg
 from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 from .spec_model import int_range
+from .vectors import VECTOR_NAMES, vector_parts
 
 ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
 INT_SCALARS = (3, 5, 7, 4, 6)  # ints that size nothing seen: one each, apart, so a kernel that swaps two fails
@@ -122,10 +123,11 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
             )
             for name, value in values.items():  # a value template parameter is a number, as a #define is
                 unit.defines.setdefault(name, value)
-            types = draft_roles.template_types(src, kernel.name, body, params, DTYPES)
+            types = draft_roles.template_types(src, kernel.name, body, params, {**DTYPES, **VECTOR_NAMES})
             for kind, name in params:  # a type parameter is the type the source means it for, else float
                 if kind == "type":
-                    unit.structs.setdefault(name, (DTYPES[types.get(name, "float")], 1))
+                    t = types.get(name, "float")
+                    unit.structs.setdefault(name, (DTYPES[t], 1) if t in DTYPES else vector_parts(t))
             kernel = _typed(kernel, types)
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
@@ -546,6 +548,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             scalar, why = float_value(p.name, an, sizing, plain, p.name in powers, weight, p.name in exp_scales)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
+    guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]
     _scale_thresholds(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(

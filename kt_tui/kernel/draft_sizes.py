@@ -130,7 +130,7 @@ class _Sizer:
         self.out.tiles = {
             a: v
             for a, v in self.out.block_consts.items()
-            if a not in an.thread_read | an.block_read | lanes_of and a in an.grid_axes
+            if a not in an.thread_read | an.block_read | lanes_of | self.unit.macro_threads and a in an.grid_axes
         }
         self.out.per_item = {a: v for a, v in self.an.per_item.items() if a < rank}
         self._groups()

@@ -7,27 +7,17 @@ from __future__ import annotations
 import re
 
 from . import cuda_ast
-from .bounds import COMPLEX
 from .kernels import Param
 from .spec import DTYPES, VECTORS, Arg
-from .vectors import vector_scalar
-
-_LANE_TYPES = {  # CUDA's vector types (char4, ushort2, longlong2, ...) by their component
-    "char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16", "int": "int32", "uint": "uint32",
-    "long": "int64", "ulong": "uint64", "longlong": "int64", "ulonglong": "uint64", "float": "float32",
-    "double": "float64",
-}  # fmt: skip
+from .vectors import COMPLEX, vector_scalar
 
 
 def _lanes(base: str) -> tuple[str, int] | None:
     """A vector type the spec has no name for as (its component's type, its lanes): short2 is two int16,
-    half2 two float16; None for the others (float2 and int4 are spec types, VECTORS)."""
-    if base in VECTORS:
-        return None
-    if base in ("half2", "__half2"):
-        return "float16", 2
-    m = re.fullmatch(r"([a-z]+)([1-4])", base)
-    return (_LANE_TYPES[m.group(1)], int(m.group(2))) if m and m.group(1) in _LANE_TYPES else None
+    half2 two float16, double4_32a four float64; None for the others (float2 and int4 are spec types,
+    VECTORS)."""
+    found = None if base in VECTORS else vector_scalar(base.removeprefix("__"))
+    return (found[0], found[1]) if found else None
 
 
 def _base(p: Param) -> str:
@@ -82,3 +72,19 @@ def vector_arg(p: Param) -> tuple[Arg, str] | None:
     values = (FLOAT_LANES if dtype.startswith("float") else INT_LANES)[:lanes]
     why = f"{list(values)}: its {lanes} lanes apart from each other, so a kernel that mixes them up fails"
     return Arg(name=p.name, type=base, init="constant", value=values), why
+
+
+def struct_by_value(p: Param, unit: cuda_ast.Unit) -> str | None:
+    """Why a struct passed by value (`Params p`, `dim3 grid`) is drafted wrong: a spec's scalar is a number
+    or a CUDA vector type, never a struct's bytes; None for any other parameter."""
+    base = _base(p)
+    if p.is_pointer or base in DTYPES or vector_scalar(base.removeprefix("__")) is not None:
+        return None
+    dtype, count = unit.structs.get(base, ("", 12 if base == "dim3" else 0))
+    if not count or dtype and count == 1:  # one number (a type parameter is one): drafted as that
+        return None
+    return (
+        f"NOT PASSABLE: {p.name} is a struct {base} passed by value, and a spec passes a scalar as a number or "
+        "a CUDA vector type (float2, int4, ...) only: the float32 drafted here is not its bytes, so the kernel "
+        f"reads garbage; pass {base}'s fields as parameters of their own, or a pointer to it"
+    )

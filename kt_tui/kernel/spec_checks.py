@@ -10,9 +10,10 @@ from ..tomlfile import TomlError
 from . import refkernel, spec_keys
 from .expr import ExprError, check_names, evaluate
 from .kernels import Kernel
-from .spec_keys import is_function_ref
-from .spec_model import BASELINE_TRIES, Spec, check_sizes
+from .spec_keys import DTYPES, is_function_ref
+from .spec_model import BASELINE_TRIES, Arg, Spec, check_sizes
 from .values import BadValue, check_tune_params, name_problem
+from .vectors import param_vector, vector_scalar
 
 SpecError = TomlError
 
@@ -150,11 +151,40 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
         )
         for i, (p, a) in enumerate(zip(kernel.params, spec.args)):
             _want(
+                "&" not in p.ctype,
+                f"args[{i}] ({a.name})",
+                f"kernel parameter {p.name} is a reference ({p.ctype}): a kernel launched from the host gets "
+                "the address of host memory there; take it by value or as a pointer",
+            )
+            _want(
                 p.is_pointer == a.is_array,
                 f"args[{i}] ({a.name})",
                 f"kernel parameter {p.name} is {'a pointer' if p.is_pointer else 'a scalar'}: "
                 + ("give it a size" if p.is_pointer else "remove its size and give it a value"),
             )
+            if not p.is_pointer:
+                _by_value(i, p.name, p.base_type, a)
+
+
+def _by_value(i: int, param: str, base_type: str, a: Arg) -> None:
+    """A kernel's vector parameter passed by value has a vector scalar of its lanes; a number one, not."""
+    wanted = param_vector(base_type)
+    if wanted is not None:
+        found = vector_scalar(wanted)
+        assert found is not None
+        have = vector_scalar(a.type) if a.vector else None
+        _want(
+            have is not None and have[:2] == found[:2],
+            f"args[{i}] ({a.name}).type",
+            f'kernel parameter {param} is a {wanted} passed by value: give type = "{wanted}" and its {found[1]} '
+            f"lanes as value = [{', '.join('xyzw'[: found[1]])}], not type = {spec_keys.shown(a.type)}",
+        )
+    elif a.vector and base_type in DTYPES:
+        _want(
+            False,
+            f"args[{i}] ({a.name}).type",
+            f'kernel parameter {param} is a {base_type}, not a vector: give type = "{DTYPES[base_type]}" and one value',
+        )
 
 
 def check_stored(spec: Spec) -> None:

@@ -42,6 +42,17 @@ DTYPES = {
     "size_t": "uint64",
     "uint64": "uint64",
     "unsigned long long": "uint64",
+    # the same types as <cstdint> and longer spellings name them (nvcc on Linux: long is 64 bits)
+    **{f"{u}int{b}_t": f"{u}int{b}" for u in ("", "u") for b in (8, 16, 32, 64)},
+    "signed int": "int32",
+    "short int": "int16",
+    "unsigned short int": "uint16",
+    "long int": "int64",
+    "unsigned long": "uint64",
+    "unsigned long int": "uint64",
+    "long long int": "int64",
+    "unsigned long long int": "uint64",
+    "ptrdiff_t": "int64",
 }
 # CUDA vector types: arrays of them are arrays of their base type, `lanes` values per element
 VECTORS = {
@@ -264,9 +275,16 @@ def arg_dtype(t: str, size: object) -> str:
     want(
         dtype is not None,
         "type",
-        f"unknown type {t!r} (use one of {', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))}{more})",
+        f"unknown type {shown(t)} (use one of {', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))}{more})",
     )
     return str(dtype)
+
+
+def shown(v: Any, most: int = 40) -> str:
+    """`v` as a message echoes it: its repr, cut short past `most` characters (a 200 KB string in a
+    spec is not repeated whole)."""
+    text = repr(v)
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def lanes_value(v: Any) -> Any:

@@ -75,11 +75,25 @@ class Arg:
             spec_keys.arg_init(self.init, self.file, self.copy_of, self.function)
             if self.vector:
                 lanes = self.lanes
+                got = list(self.value) if isinstance(self.value, tuple) else self.value
                 want(
                     isinstance(self.value, tuple) and len(self.value) == lanes,
                     "value",
                     f"a {self.type} scalar needs {lanes} lane values ({', '.join('xyzw'[:lanes])}), e.g. value = "
-                    f"[{', '.join(['1'] * lanes)}]; got {list(self.value) if isinstance(self.value, tuple) else self.value!r}",
+                    f"[{', '.join(['1'] * lanes)}]; got {spec_keys.shown(got)}",
+                )
+                want(
+                    self.init == "constant",
+                    "init",
+                    f'a {self.type} scalar is the constant its lanes give (value = [...]): init must be "constant" '
+                    f"or left out, not {spec_keys.shown(self.init)}",
+                )
+            elif self.is_array:
+                want(
+                    not isinstance(self.value, tuple),
+                    "value",
+                    "an array's value is one number or expression; a list of lane values is for a CUDA vector "
+                    "type passed by value (a scalar: no size)",
                 )
             else:
                 want(

@@ -67,7 +67,7 @@ def _value_cases(spec: Spec) -> list[dict[str, Any]]:
                 top = high if isinstance(high, int) and high > 0 else 100
                 out.append({"label": f"`{a.name}` with negative values", "args": {a.name: {"low": -top, "high": top}}})
             drawn = random_bounds(a, spec.sizes)
-            if least < 0 and -NARROW <= drawn[0] and drawn[1] <= NARROW:  # a 16-bit copy would hold them all
+            if bits > 16 and least < 0 and -NARROW <= drawn[0] and drawn[1] <= NARROW:  # a 16-bit copy holds them all
                 label = f"`{a.name}` above 16 bits (within +-{2 * WIDE})"
                 out.append({"label": label, "args": {a.name: {"low": -2 * WIDE, "high": 2 * WIDE}}})
             elif least == 0 and (high is None or high <= 2 ** (bits - 1)):

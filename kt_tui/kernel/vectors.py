@@ -14,6 +14,13 @@ COMPONENTS = {
 }  # fmt: skip
 _BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
           "float16": 2, "float32": 4, "float64": 8}  # fmt: skip
+COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
+    "cuFloatComplex": "float2",
+    "cuComplex": "float2",
+    "cufftComplex": "float2",
+    "cuDoubleComplex": "double2",
+    "cufftDoubleComplex": "double2",
+}
 _HALF2 = ("half2", "__half2")
 LANES = "xyzw"
 
@@ -25,11 +32,13 @@ def vector_scalar(name: str) -> tuple[str, int, int] | None:
     name = name.strip()
     if name in _HALF2:
         return "float16", 2, 4
-    m = re.fullmatch(r"([a-z]+?)([1-4])", name)
+    m = re.fullmatch(r"([a-z]+?)([1-4])(?:_(16|32)a)?", name)  # double4_32a: CUDA 13's aligned to 32
     if not m or m.group(1) not in COMPONENTS:
         return None
     dtype, lanes = COMPONENTS[m.group(1)], int(m.group(2))
     size = _BYTES[dtype]
+    if m.group(3):
+        return (dtype, lanes, int(m.group(3))) if lanes == 4 and size == 8 else None
     return dtype, lanes, size if lanes == 3 else min(16, size * lanes)
 
 
@@ -44,3 +53,22 @@ def vector_bytes(name: str) -> int:
 def known_vectors() -> list[str]:
     """The names a vector scalar's `type` may be, shortest first (for an error message)."""
     return [f"{c}{n}" for c in COMPONENTS for n in (2, 4)]
+
+
+def param_vector(base_type: str) -> str | None:
+    """The CUDA vector type a parameter passed by value is (`const float2`: float2, `__half2`: half2,
+    cuComplex: float2), None for any other type."""
+    base = base_type.replace("struct ", "").strip()
+    base = COMPLEX.get(base, base).removeprefix("__")
+    return base if vector_scalar(base) is not None else None
+
+
+# every CUDA vector type's name (a template kernel instantiated for one: kernel/draft.py)
+VECTOR_NAMES = {f"{c}{n}": f"{c}{n}" for c in COMPONENTS for n in range(1, 5)} | {h: h for h in _HALF2}
+
+
+def vector_parts(name: str) -> tuple[str, int]:
+    """(the component's numpy dtype, the lanes) of a CUDA vector type's name."""
+    found = vector_scalar(name.removeprefix("__"))
+    assert found is not None, name
+    return found[0], found[1]

@@ -97,3 +97,29 @@ def test_spec_check_tests_a_kernel_taking_a_float2_by_value(tmp_path, capsys, he
     said = capsys.readouterr().out
     assert "spec ok" in said and "check tested on" in said and "a do-nothing kernel fails it" in said, said
     assert "VACUOUS" not in said and "NOT MEASURED" not in said, said
+
+
+WIDE = """__global__ void wide(VEC c, int n, const float *in, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (float)c.x * in[i] + (float)c.y - (float)c.z LAST;
+}
+"""
+
+
+# sizes no numpy scalar has (3, 12, 24, 32 bytes): passed as the structured scalar itself on every backend
+@pytest.mark.parametrize("backend", ["pycuda", "cupy", "nvcuda"])
+@pytest.mark.parametrize(
+    ("vec", "lanes"), [("char3", [3, -2, 1]), ("float3", [1.5, -0.25, 2.0]), ("double3", [1.5, -0.25, 2.0]),
+                       ("double4", [1.5, -0.25, 2.0, 0.5]), ("longlong4", [3, -2, 1, 5])],
+)  # fmt: skip
+def test_a_three_lane_or_32_byte_vector_by_value_reaches_the_kernel(backend, vec, lanes):
+    backend = _backend(backend)
+    last = " * (float)c.w" if len(lanes) == 4 else ""
+    source = WIDE.replace("VEC", vec).replace(" LAST", last)
+    text = FLOAT4_FIRST[1].replace('type = "float4"', f'type = "{vec}"').replace("[1.5, -0.25, 2.0, 0.5]", str(lanes))
+    spec = parse_spec(text.replace('kernel = "affine"', 'kernel = "wide"'))
+    args = make_args(spec)
+    inp = next(v for a, v in zip(spec.args, args) if a.name == "in").copy()
+    out = run_arrays(spec, source, spec.baseline_params(), None, backend, args)
+    want = lanes[0] * inp + lanes[1] - lanes[2] * (lanes[3] if len(lanes) == 4 else 1)
+    np.testing.assert_allclose(out["out"], want, rtol=1e-5, atol=1e-5)

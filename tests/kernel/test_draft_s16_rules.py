@@ -51,3 +51,19 @@ def test_a_tiled_grid_axis_no_thread_indexes_gets_one_thread_there_and_a_block_p
     assert spec.grid_div_y is not None
     blocks_y = -(-evaluate(spec.problem_size[1], spec.sizes) // evaluate(spec.grid_div_y[0], {}))
     assert blocks_y == -(-n // 32)
+
+
+ROWS_BY_MACRO = """
+#define TILE 32
+#define TY threadIdx.y
+__global__ void rows(const float *a, int n, float *out) {
+    const int r = blockIdx.y * TILE + TY;
+    const int c = blockIdx.x * TILE + threadIdx.x;
+    if (r < n && c < n) out[(size_t)r * n + c] = 2.0f * a[(size_t)r * n + c];
+}
+"""
+
+
+def test_a_tiled_axis_whose_thread_index_a_macro_reads_keeps_its_threads():
+    spec = _draft(ROWS_BY_MACRO).spec
+    assert spec.tune_params["block_size_y"] != [1]  # one thread there: rows r0 + 1 .. r0 + 31 never written

@@ -252,3 +252,14 @@ __global__ void k(const unsigned int *w, int n, int nwords, float *out) {
     assert _range(src % "w + i", "w")[1] != WHOLE[1]
     assert _range(src % "row", "w")[1] != WHOLE[1]
     assert _range(src.replace(" + first(%s)", ""), "w") == WHOLE
+
+
+def test_cstdint_and_long_spellings_are_drafted_as_their_integer_types():
+    src = """#include <cstdint>
+__global__ void k(const uint64_t *w, const int16_t *h, int n, unsigned long long int *out, unsigned long s) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (w[i] >> 7) + h[i] + s;
+}
+"""
+    types = {a.name: a.type for a in _spec(src).args}
+    assert types == {"w": "uint64", "h": "int16", "n": "int32", "out": "uint64", "s": "uint64"}  # before: float32

@@ -48,6 +48,14 @@ def test_32_bit_values_drawn_within_16_bits_get_values_above_16_bits():
     assert not any("above 16 bits (within" in c["label"] for c in candidates(wide))
 
 
+@pytest.mark.parametrize(("dtype", "low", "high"), [("int8", -128, 128), ("int16", -32768, 32768)])
+def test_a_narrow_type_drawn_over_its_whole_range_gets_no_case_above_16_bits(dtype, low, high):
+    spec = load_spec(SPECS / "clamp_add_int.cu.toml")  # the drafter draws such a type over its whole range
+    spec.args[1] = replace(spec.args[1], type=dtype, low=low, high=high)  # a
+    labels = [c["label"] for c in candidates(spec) if "`a`" in c["label"]]
+    assert labels == [], labels  # before: `a` above 16 bits, +-131072, clipped to the same draws
+
+
 def _softmax(x, m):
     e = np.exp((x - m[:, None]).astype(np.float32))
     return e / e.sum(axis=1, keepdims=True)

@@ -3,6 +3,7 @@ gives it as `type = "float2"`, `value = [1.5, -0.25]`; the drafter drafts it wit
 argument kernel_tuner passes holds the CUDA struct's bytes (kernel/vectors.py, kernel/inputs.py).
 tests/gpu/test_vector_scalars_gpu.py runs one through the check on a GPU."""
 
+import json
 import struct
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from kt_tui.kernel.draft import draft
 from kt_tui.kernel.inputs import make_args, vector_dtype, vector_value
 from kt_tui.kernel.source import find_kernels
-from kt_tui.kernel.spec import SpecError, check_spec, dump_spec, parse_spec
+from kt_tui.kernel.spec import SpecError, check_spec, dump_spec, parse_spec, spec_from_plain
 from kt_tui.kernel.vectors import vector_bytes, vector_scalar
 
 AFFINE = """__global__ void affine(float2 c, const float *in, float *out, int n) {
@@ -137,6 +138,8 @@ def test_a_spec_gives_the_lanes_and_round_trips():
         (("value = [1.5, -0.25]", "value = [[1], 2]"), "args[0] (c).value: expected a vector scalar's lanes"),
         (('type = "float2"', 'type = "float5"'), "args[0] (c).type: unknown type 'float5'"),
         (('type = "float2"', 'type = "float32"'), "args[0] (c).value: a list of lane values is for a CUDA vector type"),
+        (('type = "float2"', 'type = "float2"\ninit = "random"'), "args[0] (c).init: a float2 scalar is the constant"),
+        (('type = "float2"', 'type = "float2"\nsize = "n"'), "args[0] (c).value: an array's value is one number"),
     ],
 )
 def test_bad_lanes_or_an_unknown_vector_type_are_one_line_naming_the_scalar(change, said):
@@ -144,6 +147,62 @@ def test_bad_lanes_or_an_unknown_vector_type_are_one_line_naming_the_scalar(chan
         parse_spec(SPEC.replace(*change))
     text = str(e.value)
     assert text.startswith(said) and "\n" not in text
+
+
+@pytest.mark.parametrize(
+    ("param", "arg", "said"),
+    [
+        (
+            "float2 c",
+            'type = "float32"\nvalue = 1.5',
+            'kernel parameter c is a float2 passed by value: give type = "float2"',
+        ),
+        ("float2 c", 'type = "float4"\nvalue = [1, 2, 3, 4]', "kernel parameter c is a float2 passed by value"),
+        ("const __half2 c", 'type = "float32"\nvalue = 1', "kernel parameter c is a half2 passed by value"),
+        (
+            "float c",
+            'type = "float2"\nvalue = [1, 2]',
+            'kernel parameter c is a float, not a vector: give type = "float32"',
+        ),
+    ],
+)
+def test_a_vector_scalar_and_the_kernels_parameter_must_agree(param, arg, said):
+    src = AFFINE.replace("float2 c", param)
+    with pytest.raises(SpecError) as e:
+        parse_spec(SPEC.replace('type = "float2"\nvalue = [1.5, -0.25]', arg), find_kernels(src)[0])
+    assert str(e.value).startswith(f"args[0] (c).type: {said}") and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("param", ["float2 &c", "const float2& c"])
+def test_a_reference_parameter_is_refused_by_name(param):  # nvcc compiles it; the kernel reads host memory
+    with pytest.raises(SpecError) as e:
+        parse_spec(SPEC, find_kernels(AFFINE.replace("float2 c", param))[0])
+    assert str(e.value).startswith("args[0] (c): kernel parameter c is a reference") and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("param", ["cuComplex c", "const float2 c", "struct float2 c"])
+def test_a_vector_scalar_fits_its_parameter_under_another_name(param):
+    parse_spec(SPEC, find_kernels(AFFINE.replace("float2 c", param))[0])
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("value = [1.5, -0.25]", 'value = ["' + "a" * 200_000 + '", "b", "c"]'),
+        ("value = [1.5, -0.25]", 'value = "' + "a" * 200_000 + '"'),
+        ('type = "float2"', 'type = "' + "float2" * 30_000 + '"'),
+    ],
+)
+def test_a_long_value_or_type_is_not_echoed_whole(change):
+    with pytest.raises(SpecError) as e:
+        parse_spec(SPEC.replace(*change))
+    assert len(str(e.value)) < 600 and "\n" not in str(e.value)
+
+
+def test_a_vector_scalars_spec_round_trips_through_the_stored_json():
+    spec = parse_spec(SPEC)
+    stored = spec_from_plain(json.dumps(spec.to_dict()))
+    assert stored.args[0].value == (1.5, -0.25) and stored.to_dict() == spec.to_dict()
 
 
 def test_cupy_gets_a_16_byte_vector_as_a_complex128_of_the_same_bytes_and_the_others_the_struct():
@@ -174,3 +233,53 @@ def test_auto_probes_pycuda_last_and_pycuda_is_refused_where_it_would_misplace_a
         AFFINE,
     ):
         assert pycuda_misplaced(fine) is None and probe_order("auto", fine)[0] == "pycuda", fine
+
+
+STRUCT = """struct Affine { float a; int b; };
+__global__ void k(Affine p, const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = p.a * in[i] + p.b;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "src", [STRUCT, STRUCT.replace("Affine p", "dim3 p").replace("p.a", "p.x").replace("p.b", "p.y")]
+)
+def test_a_struct_passed_by_value_is_drafted_with_a_note_that_it_cannot_be_passed(src):
+    d = _draft(src, "k")
+    said = [why for key, why in d.guesses if key == "args.p"]
+    assert said and said[0].startswith("NOT PASSABLE: p is a struct") and "\n" not in said[0]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        STRUCT.replace("float a; int b;", "float a;").replace(" + p.b", ""),  # one float: passed as one
+        "template <typename T>\n"
+        + STRUCT.split("\n", 1)[1].replace("Affine p", "T p").replace("p.a", "p").replace(" + p.b", ""),
+    ],
+)
+def test_a_struct_of_one_number_or_a_type_parameter_gets_no_such_note(src):
+    assert not any("NOT PASSABLE" in why for _, why in _draft(src, "k").guesses)
+
+
+def test_cuda_13s_aligned_four_lane_vectors_are_vectors_by_value_and_in_arrays():
+    assert vector_scalar("double4_32a") == ("float64", 4, 32) and vector_bytes("double4_32a") == 32
+    assert vector_scalar("ulonglong4_16a") == ("uint64", 4, 16)
+    assert vector_scalar("float4_32a") is None and vector_scalar("double2_16a") is None  # no such types
+    src = "__global__ void k(double4_32a c, const double4_32a *p, double *out, int n) {\n"
+    src += (
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = c.x * p[i].x + c.w * p[i].w;\n}\n"
+    )
+    args = {a.name: a for a in _draft(src, "k").spec.args}
+    assert (args["c"].type, len(args["c"].value)) == ("double4_32a", 4)  # before: float32, 0.75
+    assert (args["p"].type, args["p"].size) == ("float64", "4*n")  # before: float32 elements
+
+
+def test_a_template_kernel_instantiated_for_a_vector_takes_it_by_value():
+    src = "template <typename T>\n" + AFFINE.replace("float2 c", "T c")
+    src += "template __global__ void affine<float2>(float2, const float *, float *, int);\n"
+    spec = _draft(src, "affine").spec
+    assert spec.kernel == "affine<float2>"  # before: affine<float>, whose c.x does not compile
+    assert (spec.args[0].type, len(spec.args[0].value)) == ("float2", 2)
