@@ -344,3 +344,31 @@ def test_text_from_the_store_stays_data_in_the_script_and_the_report(capsys, db,
     assert source == hostile
     html = (tmp_path / "report.html").read_text()
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_the_script_passes_a_16_byte_vector_scalar_to_cupy_as_its_bytes(capsys, db, tmp_path):
+    """cupy refuses a structured numpy scalar: the script gives it a float4 passed by value as a
+    complex128 of the same 16 bytes, as kt-tui's own worker does (gpu/device/lang.py by_value)."""
+    import importlib.util
+
+    run_cli(capsys, "export", "--out", tmp_path, "--json")
+    spec = importlib.util.spec_from_file_location("tune_matmul", tmp_path / "tune_matmul.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    lanes = np.zeros((), np.dtype({"names": list("xyzw"), "formats": ["<f4"] * 4}))
+    lanes[()] = (1.5, -0.25, 2.0, 3.0)
+    seen = {}
+
+    def tune_kernel(name, source, size, args, tune_params, **kw):
+        seen[script.pick_lang()] = args[0]
+        return [{"block_size_x": 64, "block_size_y": 16, "WORK_PER_THREAD": 8, "time": 0.19}], {"device_name": "fake"}
+
+    script.load_inputs = lambda: ([lanes[()], np.float32(1.0)], {})
+    script.run_kernel = lambda name, source, size, args, params, **kw: [None, args[1]]
+    script.tune_kernel = tune_kernel
+    script.store_output_file = lambda path, results, params: None
+    for backend in ("cupy", "pycuda"):
+        script.pick_lang = lambda backend=backend: backend
+        script.main()
+    assert isinstance(seen["cupy"], np.complex128) and seen["cupy"].tobytes() == lanes.tobytes()
+    assert isinstance(seen["pycuda"], np.void)  # pycuda and cuda-python take the struct
