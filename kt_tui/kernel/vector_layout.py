@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from .source import find_kernels
 from .spec_keys import DTYPES
-from .vectors import vector_bytes, vector_scalar
-
-_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
-          "float16": 2, "float32": 4, "float64": 8}  # fmt: skip
+from .vectors import BYTES, vector_bytes, vector_scalar
 
 
 def pycuda_misplaced(source: str) -> str | None:
@@ -32,7 +29,7 @@ def pycuda_misplaced(source: str) -> str | None:
                 size, align = vector_bytes(p.base_type.removeprefix("__")), vector[2]
                 loose = align if size in (1, 2, 4, 8) else 1  # an unsigned word, or the struct's bytes
             elif p.base_type in DTYPES:
-                size = align = loose = _BYTES[DTYPES[p.base_type]]
+                size = align = loose = BYTES[DTYPES[p.base_type]]
             else:
                 break
             cuda, packed = -(-cuda // align) * align, -(-packed // loose) * loose

@@ -12,7 +12,7 @@ COMPONENTS = {
     "long": "int64", "ulong": "uint64", "longlong": "int64", "ulonglong": "uint64", "float": "float32",
     "double": "float64",
 }  # fmt: skip
-_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
+BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
           "float16": 2, "float32": 4, "float64": 8}  # fmt: skip
 COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
     "cuFloatComplex": "float2",
@@ -36,7 +36,7 @@ def vector_scalar(name: str) -> tuple[str, int, int] | None:
     if not m or m.group(1) not in COMPONENTS:
         return None
     dtype, lanes = COMPONENTS[m.group(1)], int(m.group(2))
-    size = _BYTES[dtype]
+    size = BYTES[dtype]
     if m.group(3):
         return (dtype, lanes, int(m.group(3))) if lanes == 4 and size == 8 else None
     return dtype, lanes, size if lanes == 3 else min(16, size * lanes)
@@ -47,7 +47,7 @@ def vector_bytes(name: str) -> int:
     found = vector_scalar(name)
     assert found is not None, name
     dtype, lanes, align = found
-    return -(-_BYTES[dtype] * lanes // align) * align
+    return -(-BYTES[dtype] * lanes // align) * align
 
 
 def known_vectors() -> list[str]:
