@@ -134,7 +134,9 @@ def test_bf16_scalars_by_value_reach_the_kernel_as_their_bfloat16_bits(backend):
     spec = parse_spec(BF16_SPEC)
     args = make_args(spec)
     inp = next(v for a, v in zip(spec.args, args) if a.name == "in").copy()
-    out = run_arrays(spec, SCALE, spec.baseline_params(), None, backend, args)
+    # pycuda wraps a kernel in extern "C", where cuda_bf16.h's C++ breaks, unless the kernel says extern "C"
+    source = SCALE.replace("__global__", 'extern "C" __global__') if backend == "pycuda" else SCALE
+    out = run_arrays(spec, source, spec.baseline_params(), None, backend, args)
     np.testing.assert_allclose(out["out"], 1.5 * inp - 0.25 - 0.5, rtol=1e-6, atol=1e-6)  # all exact in bf16
 
 
