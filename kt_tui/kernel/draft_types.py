@@ -89,6 +89,7 @@ def bf16_refused(name: str, base: str) -> str:
         f"NOT PASSABLE: {name} is an array of {base}, and a spec's array is of a numpy type, which has no "
         "bfloat16: the float32 drafted here is not its bytes, and the check refuses it; have the kernel take "
         'float or half, or give its bits as type = "uint16" from a file'
+        + (", two an element" if base.endswith("162") else "")
     )
 
 

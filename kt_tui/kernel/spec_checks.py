@@ -170,7 +170,8 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
                     f"args[{i}] ({a.name}).type",
                     f"kernel parameter {p.name} is an array of {p.base_type}: kt-tui has no bfloat16 arrays (numpy has "
                     f"no such type), so {spec_keys.shown(a.type)} elements are not its bytes; have the kernel take "
-                    'float or half, or give its bits as type = "uint16" (init = "file")',
+                    'float or half, or give its bits as type = "uint16" (init = "file")'
+                    + (", two an element" if p.base_type.endswith("162") else ""),
                 )
 
 
