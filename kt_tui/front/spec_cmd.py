@@ -23,6 +23,7 @@ from ..kernel import refkernel
 from ..kernel.draft import draft
 from ..kernel.draft_flags import layout_warnings
 from ..kernel.draft_floats import draft_note
+from ..kernel.headers import local_headers
 from ..kernel.source import pick_kernel
 from ..kernel.spec import SpecError, parse_spec, spec_path_for
 from ..llm import spec_draft as spec_llm
@@ -40,7 +41,7 @@ def draft_command(args) -> int:
         raise UserError("--approve goes with --llm (it approves the LLM's draft)")
     kf = read_kernel_file(args.kernel_path)
     kernel = _kernel(kf, args.kernel)
-    drafted = draft(kernel, src=kf.source)
+    drafted = draft(kernel, src=kf.source, headers=[text for _, text in local_headers(kf.source, kf.path)])
     spec = drafted.spec
     note = draft_note(spec)
     text = (

@@ -59,8 +59,10 @@ MARK = "kt-tui: running"  # before each run: "<MARK> TOKEN LIMIT_S original|muta
 SURVIVORS = "kt-tui: survivors"
 RECORDS, CASES, DEADLINES = "mutants.jsonl", "cases.jsonl", "deadlines.json"
 # the parent's memcheck of the cases that killed at the check sizes: {"refused": [labels]} (gpu/memcheck.py);
-# a child whose job has "verdict" waits for it up to VERDICT_S, to run the survivors those kills leave
+# a child whose job has "verdict" waits for it up to VERDICT_S, to run the survivors those kills leave;
+# past that, each survivor it would have run gets a record of case UNRETRIED (the score says how many)
 VERDICT, VERDICT_S = "verdict.json", 30.0
+UNRETRIED = "not retried: no verdict"
 ORIGINALS = "originals.jsonl"  # the original's run at each size the mutants run at (gpu/unrun.py)
 HANGS = "hangs: stopped after"  # how a run stopped by its parent is recorded
 HANG_CREDIT_S = 2 * HANG_S  # hangs' seconds added to the deadlines, at most
@@ -363,7 +365,7 @@ def child_runs(
         on_case(case, survivors)
     mark("check child: stronger inputs at the check sizes done")
     left = uncaught()
-    caught = len(survivors) - len(left)  # by a case at a check size, which memcheck may yet refuse
+    caught = [m for m in survivors if m not in left]  # by a case at a check size, which memcheck may yet refuse
     say(f"{SURVIVORS} {token} {len(left)}")  # the parent memchecks the cases that killed, beside what follows
     rest = [c for c in cases if not c.get("small")]
     for case in rest if left else []:
@@ -375,7 +377,11 @@ def child_runs(
     if rest and job.get("verdict") and caught:
         say(f"{MARK} {token} {VERDICT_S + HANG_S:g} original - verdict -")  # no mutant: the hang watch records none
         refused = wait_verdict(out)
-        if again := uncaught(refused):  # like any survivor: a kill memcheck discounts is none
+        if refused is None:  # memcheck had not finished: a kill it later refuses leaves a survivor not retried
+            late = f"not retried at the spec's size: memcheck had not finished in {VERDICT_S:g} s"
+            for m in caught:
+                append(path, {"id": m["id"], "case": UNRETRIED, "killed": False, "how": late, "at": ""})
+        elif again := uncaught(refused):  # like any survivor: a kill memcheck discounts is none
             deadline = phase_deadline(
                 out, "again", float(job.get("strengthen_s", STRENGTHEN_S)), started=job.get("child_up")
             )
@@ -386,12 +392,14 @@ def child_runs(
     mark("check child: strengthening done")
 
 
-def wait_verdict(out: Path, seconds: float = VERDICT_S) -> frozenset[str]:
+def wait_verdict(out: Path, seconds: float | None = None) -> frozenset[str] | None:
     """The labels of the stronger cases memcheck refused, once the parent wrote them (out/VERDICT);
-    none after `seconds` without it."""
-    path, until = out / VERDICT, time.monotonic() + seconds
+    None after `seconds` (VERDICT_S) without it."""
+    path, until = out / VERDICT, time.monotonic() + (VERDICT_S if seconds is None else seconds)
     while not path.exists() and time.monotonic() < until:
         time.sleep(0.05)
+    if not path.exists():
+        return None
     try:
         return frozenset(json.loads(path.read_text()).get("refused") or [])
     except (OSError, ValueError, AttributeError):

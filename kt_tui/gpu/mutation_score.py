@@ -9,7 +9,7 @@ from typing import Any
 
 from ..kernel.equivalent import survival
 from ..kernel.spec import Spec
-from .mutants import BUDGET_S, HANGS
+from .mutants import BUDGET_S, HANGS, UNRETRIED
 from .unrun import unrun
 
 
@@ -75,6 +75,7 @@ def score(
         tried.append({"label": "memcheck on the survivors", "kept": False, "why": f"kills {', '.join(caught)}"})
         after |= set(caught)
     survivors = [m for m in counted if m["id"] not in after]
+    unretried = [m for m in survivors if any(r["case"] == UNRETRIED for r in later.get(m["id"], []))]
     return {
         "made": len(mutants),
         "counted": len(counted),
@@ -89,7 +90,8 @@ def score(
         "not_run": [m["what"] for m in not_run],
         "strengthening": tried,
         "kept": kept,
-        "line": score_line(len(after), len(counted), survivors, len(hangs), len(not_run)),
+        "line": score_line(len(after), len(counted), survivors, len(hangs), len(not_run), len(unretried)),
+        "unretried": len(unretried),
         "unrun": unrun([base[m["id"]] for m in counted], len(not_run), originals, budget_s, original),
         "unmeasured": unmeasured(mutants, counted, len(equivalent), len(stillborn), len(not_run), unmade),
     }
@@ -136,14 +138,23 @@ def case_kills(
     return out
 
 
-def score_line(killed: int, counted: int, survivors: list[dict[str, Any]], hangs: int = 0, not_run: int = 0) -> str:
+def score_line(
+    killed: int, counted: int, survivors: list[dict[str, Any]], hangs: int = 0, not_run: int = 0, unretried: int = 0
+) -> str:
     """ "the check catches 18 of 20 wrong variants (2 of them hang; 5 more not run within the time
-    budget); these 2 survive: ..." """
+    budget; 1 survivor not retried at the spec's size: memcheck had not finished); these 2 survive: ..."
+    `unretried`: survivors a case killed, discounted once memcheck refused the case, that the child did
+    not run at the spec's size because memcheck's verdict came after it stopped waiting (gpu/mutants.py)."""
     if not counted:
         return "the check ran no wrong variant of the kernel"
     head = f"the check catches {killed} of {counted} wrong variants"
     said_more = [f"{hangs} of them hang{'s' if hangs == 1 else ''}"] if hangs else []
     said_more += [f"{not_run} more not run within the time budget"] if not_run else []
+    if unretried:
+        said_more.append(
+            f"{unretried} survivor{'s' if unretried > 1 else ''} not retried at the spec's size: memcheck had not "
+            "finished (the score may be low)"
+        )
     if said_more:
         head += f" ({'; '.join(said_more)})"
     if not survivors:

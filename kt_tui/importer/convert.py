@@ -13,11 +13,11 @@ from ..errors import UserError
 from ..files import refuse_existing
 from ..gpu.protocol import SEARCHES
 from ..kernel.expr import ExprError, evaluate, names_in
-from ..kernel.inputs import vector_dtype
+from ..kernel.inputs import bf16_value, vector_dtype
 from ..kernel.source import SourceError, find_kernels, read_source
 from ..kernel.spec import DTYPES, Arg, Spec, SpecError, check_spec, dump_spec, spec_path_for
 from ..kernel.values import BadValue, check_tune_params
-from ..kernel.vectors import param_vector, vector_bytes
+from ..kernel.vectors import param_vector, vector_bytes, vector_scalar
 from .checks import decide
 from .hostc import NotLaunchable, launched_kernel
 
@@ -33,7 +33,9 @@ def _vector(p: Any, a: dict[str, Any]) -> tuple[str, tuple[Any, ...]] | None:
     if vector is None or data is None or len(data) != vector_bytes(vector):
         return None
     struct = np.frombuffer(data, vector_dtype(vector))[0]
-    return vector, tuple(struct[lane].item() for lane in struct.dtype.names or ())
+    lanes = tuple(struct[lane].item() for lane in struct.dtype.names or ())
+    bf16 = (vector_scalar(vector) or ("",))[0] == "bfloat16"  # its lanes' bits
+    return vector, tuple(bf16_value(v) for v in lanes) if bf16 else lanes
 
 
 class CallError(Exception):

@@ -30,6 +30,14 @@ def file_flags(original: str | ParsedKernel, generated: str | ParsedKernel) -> l
     return out
 
 
+def plain_local_name(rest: str) -> str | None:
+    """The name an `#include "name"` reads from the kernel's own folder; None for a system header
+    (`<...>`), a macro, or a path out of the folder (absolute, `~`, `..`, a drive)."""
+    if not _PLAIN_HEADER.match(rest) or _PATHLIKE.search(rest) or not rest.startswith('"'):
+        return None
+    return rest[1:-1].strip() or None
+
+
 def _findings(src: Preprocessed) -> list[tuple[int, str]]:
     found = []
     for line, name, rest in src.directives():

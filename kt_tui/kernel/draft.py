@@ -10,6 +10,7 @@ is a guess, marked `# guess:` in the TOML and listed by `kt-tui spec`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -108,14 +109,18 @@ class Draft:
         return [f"{key}: {what}" if key else what for key, what in self.guesses]
 
 
-def draft(kernel: Kernel, src: str = "", n: int = 1 << 20) -> Draft:
-    """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it."""
+def draft(kernel: Kernel, src: str = "", n: int = 1 << 20, headers: Sequence[str] = ()) -> Draft:
+    """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it.
+    `headers`: the texts of the local headers it includes (kernel/headers.py), for the structs they define."""
     why = ""
     if src:
         try:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else kernel_alone(src, kernel)
             )
+            for header in headers:  # the kernel file's own definition of a name stands
+                for name, struct in cuda_ast.parse(header).structs.items():
+                    unit.structs.setdefault(name, struct)
             params = draft_roles.template_params(src, kernel.name) or []
             body = kernel_body(src, kernel)
             values, compiled = draft_roles.instantiated_values(

@@ -9,14 +9,14 @@ import re
 from . import cuda_ast
 from .kernels import Param
 from .spec import DTYPES, VECTORS, Arg
-from .vectors import COMPLEX, vector_scalar
+from .vectors import COMPLEX, bf16_array, param_vector, vector_scalar
 
 
 def _lanes(base: str) -> tuple[str, int] | None:
     """A vector type the spec has no name for as (its component's type, its lanes): short2 is two int16,
     half2 two float16, double4_32a four float64; None for the others (float2 and int4 are spec types,
     VECTORS)."""
-    found = None if base in VECTORS else vector_scalar(base.removeprefix("__"))
+    found = None if base in VECTORS or bf16_array(base) else vector_scalar(base.removeprefix("__"))
     return (found[0], found[1]) if found else None
 
 
@@ -44,7 +44,9 @@ def array_of(p: Param, unit: cuda_ast.Unit, size: str, guesses: list[tuple[str, 
     if dtype == "":
         guesses.append((f"args.{p.name}", f"struct {base} mixes number types: passed as its {count} bytes"))
         return "uint8", f"{count}*{wrap}"
-    if base not in DTYPES and base not in VECTORS and base not in ("T", "real", "real_t", "scalar_t"):
+    if bf16_array(base):
+        guesses.append((f"args.{p.name}", bf16_refused(p.name, base)))
+    elif base not in DTYPES and base not in VECTORS and base not in ("T", "real", "real_t", "scalar_t"):
         guesses.append(
             (
                 f"args.{p.name}",
@@ -64,14 +66,31 @@ INT_LANES = (2, 3, 5, 7)  # rising: a box (x0, y0, x1, y1) of them holds somethi
 def vector_arg(p: Param) -> tuple[Arg, str] | None:
     """A CUDA vector type passed by value (`float2 c`, `uchar4 color`, `cuComplex z`) as a scalar of that
     type, each lane its own value, and why; None for any other parameter."""
-    base = _base(p).removeprefix("__")
-    found = None if p.is_pointer else vector_scalar(base)
-    if found is None:
+    base = None if p.is_pointer else param_vector(_base(p))
+    found = None if base is None else vector_scalar(base)
+    if base is None or found is None:
         return None
     dtype, lanes, _ = found
-    values = (FLOAT_LANES if dtype.startswith("float") else INT_LANES)[:lanes]
+    values = (FLOAT_LANES if "float" in dtype else INT_LANES)[:lanes]
     why = f"{list(values)}: its {lanes} lanes apart from each other, so a kernel that mixes them up fails"
+    if dtype == "bfloat16":
+        why = (
+            f"{list(values) if lanes > 1 else values[0]}: passed as "
+            + ("each lane's" if lanes > 1 else "its")
+            + f" bfloat16 bits ({p.base_type} by value, {2 * lanes} bytes)"
+            + ("; its lanes apart, so a kernel that mixes them up fails" if lanes > 1 else "")
+        )
     return Arg(name=p.name, type=base, init="constant", value=values), why
+
+
+def bf16_refused(name: str, base: str) -> str:
+    """Why an array of bfloat16s is drafted wrong: kt-tui makes arrays with numpy, which has no bfloat16."""
+    return (
+        f"NOT PASSABLE: {name} is an array of {base}, and a spec's array is of a numpy type, which has no "
+        "bfloat16: the float32 drafted here is not its bytes, and the check refuses it; have the kernel take "
+        'float or half, or give its bits as type = "uint16" from a file'
+        + (", two an element" if base.endswith("162") else "")
+    )
 
 
 def struct_by_value(p: Param, unit: cuda_ast.Unit) -> str | None:

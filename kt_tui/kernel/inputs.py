@@ -39,9 +39,9 @@ def load_array(spec: Spec, file: str, name: str, where: str, read_only: bool = F
 
 
 def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: dict[str, Any] | None = None) -> Any:
-    dtype = np.dtype(arg.dtype)
     if arg.vector:
         return vector_value(arg.type, [evaluate(v, sizes) for v in arg.value or ()])  # type: ignore[union-attr]
+    dtype = np.dtype(arg.dtype)
     if not arg.is_array:
         return dtype.type(evaluate(arg.value, sizes))
     if arg.init == "file":
@@ -90,11 +90,12 @@ def vector_dtype(name: str) -> np.dtype[np.void]:
     found = vector_scalar(name)
     assert found is not None, name
     component, lanes, _ = found
-    step = np.dtype(component).itemsize
+    stored = "uint16" if component == "bfloat16" else component  # a bfloat16's bits (bf16_bits)
+    step = np.dtype(stored).itemsize
     return np.dtype(
         {
             "names": list(LANES[:lanes]),
-            "formats": [component] * lanes,
+            "formats": [stored] * lanes,
             "offsets": [k * step for k in range(lanes)],
             "itemsize": vector_bytes(name),
         }
@@ -106,16 +107,32 @@ def vector_value(name: str, lanes: list[Any]) -> np.generic:
     the CUDA struct's bytes: of 1, 2, 4 or 8 bytes an unsigned integer of that size, whose alignment
     is the struct's too (float2: 8 bytes aligned to 8; every backend takes it: pycuda packs it at its
     alignment, cupy and cuda-python hand the driver its bytes); else (float4, double2, float3) the
-    structured scalar itself, whose numpy alignment is its component's."""
+    structured scalar itself, whose numpy alignment is its component's. A bfloat16 lane holds its
+    value's bfloat16 bits (bf16_bits)."""
     struct = np.zeros((), vector_dtype(name))
+    bf16 = (vector_scalar(name) or ("",))[0] == "bfloat16"
     for lane, v in zip(struct.dtype.names or (), lanes, strict=True):
-        struct[lane] = v
+        struct[lane] = bf16_bits(v) if bf16 else v
     size = struct.dtype.itemsize
     if size in (1, 2, 4, 8):
         word: np.generic = np.frombuffer(struct.tobytes(), np.dtype(f"u{size}"))[0]
         return word
     value: np.generic = struct[()]  # type: ignore[assignment]  # numpy types a 0-d index as an array
     return value
+
+
+def bf16_bits(value: float) -> int:
+    """The 16 bits of `value` as a bfloat16: the float32's upper half, rounded to the nearest (ties to
+    even) as CUDA's __float2bfloat16 rounds; a NaN stays a NaN."""
+    bits = int(np.array(value, np.float32).view(np.uint32))
+    if bits & 0x7FFFFFFF > 0x7F800000:
+        return (bits >> 16) | 0x40
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def bf16_value(bits: int) -> float:
+    """The float a bfloat16's 16 bits hold."""
+    return float(np.array(bits << 16, np.uint32).view(np.float32))
 
 
 def row_offsets(arg: Arg, n: int, sizes: dict[str, int]) -> np.ndarray:

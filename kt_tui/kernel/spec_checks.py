@@ -13,7 +13,7 @@ from .kernels import Kernel
 from .spec_keys import DTYPES, is_function_ref
 from .spec_model import BASELINE_TRIES, Arg, Spec, check_sizes
 from .values import BadValue, check_tune_params, name_problem
-from .vectors import param_vector, vector_scalar
+from .vectors import bf16_array, param_vector, vector_scalar
 
 SpecError = TomlError
 
@@ -164,6 +164,15 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
             )
             if not p.is_pointer:
                 _by_value(i, p.name, p.base_type, a)
+            elif bf16_array(p.base_type):
+                _want(
+                    a.dtype in ("uint16", "int16"),
+                    f"args[{i}] ({a.name}).type",
+                    f"kernel parameter {p.name} is an array of {p.base_type}: kt-tui has no bfloat16 arrays (numpy has "
+                    f"no such type), so {spec_keys.shown(a.type)} elements are not its bytes; have the kernel take "
+                    'float or half, or give its bits as type = "uint16" (init = "file")'
+                    + (", two an element" if p.base_type.endswith("162") else ""),
+                )
 
 
 def _by_value(i: int, param: str, base_type: str, a: Arg) -> None:
@@ -176,8 +185,9 @@ def _by_value(i: int, param: str, base_type: str, a: Arg) -> None:
         _want(
             have is not None and have[:2] == found[:2],
             f"args[{i}] ({a.name}).type",
-            f'kernel parameter {param} is a {wanted} passed by value: give type = "{wanted}" and its {found[1]} '
-            f"lanes as value = [{', '.join('xyzw'[: found[1]])}], not type = {spec_keys.shown(a.type)}",
+            f'kernel parameter {param} is a {wanted} passed by value: give type = "{wanted}" and '
+            + (f"its {found[1]} lanes as value = [{', '.join('xyzw'[: found[1]])}]" if found[1] > 1 else "one value")
+            + f", not type = {spec_keys.shown(a.type)}",
         )
     elif a.vector and base_type in DTYPES:
         _want(

@@ -270,6 +270,12 @@ def arg_dtype(t: str, size: object) -> str:
     """The numpy dtype of an argument's type as written ("float", "unsigned int", "float4")."""
     if size is None and vector_scalar(t) is not None:  # a CUDA vector type passed by value
         return t.strip()
+    want(
+        size is None or (vector_scalar(t) or ("",))[0] != "bfloat16",
+        "type",
+        f"{shown(t)} is a scalar's type only: numpy has no bfloat16, so kt-tui makes no array of them "
+        '(give their bits as type = "uint16" from a file, or have the kernel take float or half)',
+    )
     dtype = DTYPES.get(t.replace("*", "").strip()) or (t.strip() if t.strip() in VECTORS else None)
     more = f"; a scalar may be a CUDA vector type: {', '.join(known_vectors())}, ..." if size is None else ""
     want(

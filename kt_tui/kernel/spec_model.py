@@ -75,6 +75,8 @@ class Arg:
             spec_keys.arg_init(self.init, self.file, self.copy_of, self.function)
             if self.vector:
                 lanes = self.lanes
+                if lanes == 1 and isinstance(self.value, (str, int, float)):  # bfloat16: one number
+                    self.value = (self.value,)
                 got = list(self.value) if isinstance(self.value, tuple) else self.value
                 want(
                     isinstance(self.value, tuple) and len(self.value) == lanes,
@@ -502,7 +504,7 @@ def _fits(a: Arg, v: Any, where: str, exclusive: bool = False) -> None:
         where,
         f"expected a finite number, got {v!r}",
     )
-    if a.dtype.startswith("float"):
+    if a.dtype in FLOAT_MAX:
         big = FLOAT_MAX[a.dtype]
         want(abs(v) <= big, where, f"{v!r} is beyond the range of {a.dtype} (at most {big:.4g})")
     else:
@@ -534,7 +536,12 @@ def random_bounds(a: Arg, sizes: dict[str, int]) -> tuple[Any, Any]:
 # The largest finite value of each float dtype and the range of each integer dtype, as numpy's
 # finfo and iinfo give them (tests/kernel/test_spec_model.py compares): numpy is not imported
 # for them, so that reading a spec (a resumed session's first frame does) waits for no numpy.
-FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+FLOAT_MAX = {
+    "float16": 65504.0,
+    "bfloat16": 3.3895313892515355e38,
+    "float32": 3.4028234663852886e38,
+    "float64": 1.7976931348623157e308,
+}
 
 
 def int_range(dtype: str) -> tuple[int, int]:

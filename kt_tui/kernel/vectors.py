@@ -1,7 +1,10 @@
 """CUDA's vector types passed by value (`float2 c`, `uchar4 color`): a scalar argument of 1 to 4
 components named x, y, z, w, laid out as CUDA lays out the struct (its size and alignment: float2 is
 8 bytes aligned to 8, float4 16 aligned to 16, float3 12 aligned to 4). A spec gives it as
-`type = "float2"` with `value = [1.5, -0.25]`, one value (or size expression) a lane."""
+`type = "float2"` with `value = [1.5, -0.25]`, one value (or size expression) a lane. cuda_bf16.h's
+__nv_bfloat16 and __nv_bfloat162 by value are the spec's "bfloat16" (one lane) and "bfloat162": each
+lane's float rounded to bfloat16 (kernel/inputs.py bf16_bits); numpy has no bfloat16, so no array of
+them is passable."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ COMPONENTS = {
     "double": "float64",
 }  # fmt: skip
 BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
-          "float16": 2, "float32": 4, "float64": 8}  # fmt: skip
+          "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}  # fmt: skip
 COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as float2 and double2 are
     "cuFloatComplex": "float2",
     "cuComplex": "float2",
@@ -22,6 +25,7 @@ COMPLEX = {  # complex types of CUDA's headers: pairs of floats or doubles, as f
     "cufftDoubleComplex": "double2",
 }
 _HALF2 = ("half2", "__half2")
+BF16 = {"bfloat16": 1, "bfloat162": 2}  # the lanes of each, nv_ spellings too (nv_bfloat162)
 LANES = "xyzw"
 
 
@@ -32,6 +36,8 @@ def vector_scalar(name: str) -> tuple[str, int, int] | None:
     name = name.strip()
     if name in _HALF2:
         return "float16", 2, 4
+    if lanes := BF16.get(name.removeprefix("nv_"), 0):
+        return "bfloat16", lanes, 2 * lanes
     m = re.fullmatch(r"([a-z]+?)([1-4])(?:_(16|32)a)?", name)  # double4_32a: CUDA 13's aligned to 32
     if not m or m.group(1) not in COMPONENTS:
         return None
@@ -52,19 +58,24 @@ def vector_bytes(name: str) -> int:
 
 def known_vectors() -> list[str]:
     """The names a vector scalar's `type` may be, shortest first (for an error message)."""
-    return [f"{c}{n}" for c in COMPONENTS for n in (2, 4)]
+    return [f"{c}{n}" for c in COMPONENTS for n in (2, 4)] + ["half2", *BF16]
 
 
 def param_vector(base_type: str) -> str | None:
     """The CUDA vector type a parameter passed by value is (`const float2`: float2, `__half2`: half2,
-    cuComplex: float2), None for any other type."""
+    cuComplex: float2, `__nv_bfloat16`: bfloat16), None for any other type."""
     base = base_type.replace("struct ", "").strip()
-    base = COMPLEX.get(base, base).removeprefix("__")
+    base = COMPLEX.get(base, base).removeprefix("__").removeprefix("nv_")
     return base if vector_scalar(base) is not None else None
 
 
 # every CUDA vector type's name (a template kernel instantiated for one: kernel/draft.py)
 VECTOR_NAMES = {f"{c}{n}": f"{c}{n}" for c in COMPONENTS for n in range(1, 5)} | {h: h for h in _HALF2}
+
+
+def bf16_array(base_type: str) -> bool:
+    """Whether an array of this element type is one of bfloat16s (`__nv_bfloat16 *`, `nv_bfloat162 *`)."""
+    return base_type.replace("const ", "").strip().removeprefix("__").removeprefix("nv_") in BF16
 
 
 def vector_parts(name: str) -> tuple[str, int]:

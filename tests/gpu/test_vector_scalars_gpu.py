@@ -13,6 +13,9 @@ from kt_tui.gpu.device.outputs import run_arrays
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.spec import parse_spec
 
+from ..kernel.test_bf16_scalars import SCALE
+from ..kernel.test_bf16_scalars import SPEC as BF16_SPEC
+
 pytestmark = pytest.mark.gpu
 
 # `int n` first: the float2 starts at byte 8, not 4, as a backend that packs the arguments must place it
@@ -123,3 +126,24 @@ def test_a_three_lane_or_32_byte_vector_by_value_reaches_the_kernel(backend, vec
     out = run_arrays(spec, source, spec.baseline_params(), None, backend, args)
     want = lanes[0] * inp + lanes[1] - lanes[2] * (lanes[3] if len(lanes) == 4 else 1)
     np.testing.assert_allclose(out["out"], want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("backend", ["pycuda", "cupy", "nvcuda"])
+def test_bf16_scalars_by_value_reach_the_kernel_as_their_bfloat16_bits(backend):
+    backend = _backend(backend)
+    spec = parse_spec(BF16_SPEC)
+    args = make_args(spec)
+    inp = next(v for a, v in zip(spec.args, args) if a.name == "in").copy()
+    # pycuda wraps a kernel in extern "C", where cuda_bf16.h's C++ breaks, unless the kernel says extern "C"
+    source = SCALE.replace("__global__", 'extern "C" __global__') if backend == "pycuda" else SCALE
+    out = run_arrays(spec, source, spec.baseline_params(), None, backend, args)
+    np.testing.assert_allclose(out["out"], 1.5 * inp - 0.25 - 0.5, rtol=1e-6, atol=1e-6)  # all exact in bf16
+
+
+def test_spec_check_tests_a_kernel_taking_bf16_scalars_by_value(tmp_path, capsys, hermetic):
+    kernel = tmp_path / "scale.cu"
+    kernel.write_text(SCALE)
+    (tmp_path / "scale.cu.toml").write_text(BF16_SPEC)
+    assert main(["spec", str(kernel), "--check"]) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out
+    assert "spec ok" in said and "check tested on" in said and "a do-nothing kernel fails it" in said, said

@@ -51,3 +51,20 @@ def test_a_complex_for_a_float_parameter_is_refused_by_name(tmp_path, capsys):
     assert main(["import", str(_script(tmp_path, PASSED["a complex64"], kernel))]) == 2
     err = capsys.readouterr().err
     assert "argument 0 (c): numpy type complex64 is not supported" in err and "Traceback" not in err, err
+
+
+BF16 = """#include <cuda_bf16.h>
+__global__ void affine(__nv_bfloat162 c, const float *in, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __bfloat162float(c.x) * in[i] + __bfloat162float(c.y);
+}
+"""
+
+
+def test_a_bfloat162_passed_as_its_bits_imports_with_its_lanes(tmp_path):
+    # the upper halves of 1.5 and -0.25 as float32: their bfloat16 bits, x first, in one uint32
+    c = "c = np.frombuffer(np.array([1.5, -0.25], np.float32).view(np.uint16)[1::2].tobytes(), np.uint32)[0]"
+    done, problems, _ = import_script(_script(tmp_path, c, BF16), tmp_path / "out")
+    assert problems == [] and len(done) == 1, problems
+    arg = _spec(done[0]).args[0]
+    assert (arg.type, arg.value) == ("bfloat162", (1.5, -0.25))  # before: a uint32 of the word
