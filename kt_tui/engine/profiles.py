@@ -235,10 +235,15 @@ def profile_after_tune(engine: Any, vid: str) -> None:
         for r in todo:
             _recorded(engine, vid, r)
         return
-    from ..gpu.profile import Target, profile_all  # here: only a session on a GPU profiles
+    from ..gpu.profile import TIMEOUT_S, Target, profile_all  # here: only a session on a GPU profiles
 
     source, spec = engine.version(vid)
-    reports = profile_all([Target(source, spec, dict(r.params)) for r in todo], engine.choice.backend)
+    backend, runs = engine.choice.backend, [(spec, source, dict(r.params), None) for r in todo]
+    reports = profile_all(
+        [Target(source, spec, dict(r.params)) for r in todo],
+        backend,
+        binaries=lambda: engine.gpu.binaries(runs, backend, TIMEOUT_S),
+    )
     for r, report in zip(todo, reports):
         _store(engine, vid, spec, r, report)
         if report.state in QUIET:

@@ -6,6 +6,7 @@ Nothing here touches CUDA."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -29,9 +30,10 @@ class Compiling:
         self._off = False
         self._early: list[threading.Thread] = []
 
-    def pool_for(self, spec: Any, backend: str) -> Any:
+    def pool_for(self, spec: Any, backend: str, replace: bool = True) -> Any:
         """The pool for this backend, GPU and the spec's compiler options, or None: a replay, a
-        backend the pool cannot compile for, or a GPU not probed yet."""
+        backend the pool cannot compile for, a GPU not probed yet, or (not `replace`) a pool
+        compiling for others."""
         from ..kernel.text import compile_options  # here: the pool's own imports wait for its first need
         from .compiles import CompilePool  # here: concurrent.futures and the compilers' modules at the first run
         from .protocol import BACKENDS as COMPILED  # as above
@@ -43,6 +45,8 @@ class Compiling:
         target = (backend, cc, tuple(options))
         with self._lock:
             if self._for != target or self.pool is None:
+                if not replace and self.pool is not None:
+                    return None
                 self._close()
                 try:
                     self.pool = CompilePool(backend, cc, options, gpus=self.size())
@@ -51,6 +55,38 @@ class Compiling:
                     return None
                 self._for = target
             return self.pool
+
+    def binaries(self, runs: list[tuple[Any, str, dict, dict | None]], backend: str, timeout_s: float) -> list:
+        """(options, kernel string, binary, symbol) of each of these (spec, source, params, sizes),
+        compiled on the pool at once, before anything queued (a tuned configuration's is in its
+        cache), for a process that runs them to load: a check's device worker, a profile's child.
+        The pool is the last run's spec's (one compiling for other options is left alone); a run
+        not here (other options, a compile error, one slower than `timeout_s`) is compiled there by
+        kernel_tuner, and fails or hangs there as a configuration does."""
+        from ..kernel.text import compile_options  # here: as in pool_for
+        from .ktsource import kernel_string  # as above
+
+        pool = self.pool_for(runs[-1][0], backend, replace=False) if runs else None
+        if pool is None:
+            return []
+        asked: list[tuple[str, str, Any]] = []  # (name, kernel string, Future[Compiled])
+        for spec, source, params, sizes in runs:
+            try:
+                if compile_options(spec.compiler_options) == pool.options:
+                    name, text = kernel_string(spec, source, params, sizes)
+                    asked.append((name, text, pool.submit(f"{name} {len(asked)}", name, text)))
+            except Exception:  # noqa: BLE001 - that process meets it and says it
+                continue
+        deadline, out = time.monotonic() + timeout_s, []
+        for name, text, future in asked:
+            try:
+                done = future.result(timeout=max(0.0, deadline - time.monotonic()))
+            except Exception as e:  # noqa: BLE001 - a pool closed, a compile too slow: compiled there
+                mark(f"main: {name} not compiled ahead: {type(e).__name__}: {e}"[:300])
+                continue
+            if done.binary is not None:
+                out.append((pool.options, text, done.binary, done.symbol))
+        return out
 
     def early(self, spec: dict, backend: str, source: str) -> None:
         """On a thread: the baseline's compile and the sweep's first configurations, ahead."""

@@ -15,7 +15,8 @@ what `tune_kernel` would build around them:
   the error classes a result carries in "__error__" (ErrorConfig, InvalidConfig,
   CompilationFailedConfig, RuntimeFailedConfig), get_objective_defaults,
   check_block_size_params_names_list and append_default_block_size_names (as tune_kernel
-  normalises block_size_names), get_smem_args (a configuration's shared memory size).
+  normalises block_size_names), get_smem_args (a configuration's shared memory size),
+  check_argument_list (run_kernel's check of the arguments against the kernel's signature).
 - `DeviceInterface.dev`: the backend object, for `memcpy_htod` (resetting the outputs between
   configurations: DeviceInterface only copies to the host) — `backend()` below.
 - gpu/device/lang.py replaces `kernel_tuner.core._select_default_cuda_backend`,
@@ -45,6 +46,7 @@ InvalidConfig = util.InvalidConfig
 CompilationFailedConfig = util.CompilationFailedConfig
 RuntimeFailedConfig = util.RuntimeFailedConfig
 get_smem_args = util.get_smem_args
+check_argument_list = util.check_argument_list
 
 
 def tuning_options(
@@ -87,10 +89,11 @@ def tuning_options(
 def kernel_options(**fields: Any) -> Options:
     """kernel_tuner's `kernel_options` (kernel_name, kernel_source, lang, problem_size, arguments,
     grid_div_x/y/z, smem_args, cmem_args, texmem_args, block_size_names, defines), block_size_names
-    normalised as tune_kernel does."""
+    normalised as tune_kernel does (with `tune_params`) or run_kernel does (without)."""
     opts = Options(fields)
-    names = util.check_block_size_params_names_list(fields.get("block_size_names"), fields.get("tune_params", {}))
-    opts.pop("tune_params", None)
+    names = fields.get("block_size_names")
+    if "tune_params" in fields:  # a tuning run's (run_kernel's are taken as given)
+        names = util.check_block_size_params_names_list(names, opts.pop("tune_params"))
     util.append_default_block_size_names(names)
     opts["block_size_names"] = names
     return opts

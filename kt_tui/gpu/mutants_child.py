@@ -8,7 +8,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +23,9 @@ class Ahead:
     """Every kernel the check's child runs, compiled once, from its start, on every core but one: the
     original's runs, the original at every check size, each mutant at the first size; a mutant's next
     size once it passes one. pycuda and nvcuda compile on a compile pool as kernel_tuner's backend
-    would (gpu/compiles.py, nvcc in batches for pycuda; gpu/device/loaders.py Ahead), and kernel_tuner's
-    compile step loads those cubins; cupy compiles through its own cache at the run, so here nvcc
-    makes the cubins that sort the mutants only."""
+    would (gpu/compiles.py, nvcc in batches for pycuda; gpu/device/loaders.py Ahead), and the runs
+    load those cubins (device/outputs.py run_kernel); cupy compiles through its own cache at the
+    run, so here nvcc makes the cubins that sort the mutants only."""
 
     def __init__(self, spec: Spec, backend: str, runs: list[tuple[str, str]], keep: Path | None = None):
         from .device.loaders import Ahead as Pool  # in the child only: it loads the CUDA driver
@@ -75,7 +75,7 @@ class Ahead:
         t0 = time.monotonic()
         try:
             if self.early is not None:
-                done = self.early.binary(text)
+                done = self.early.binary(self.early.pool.options, text)
                 return (machine_code(done[0]) or None) if isinstance(done, tuple) else done
             future = self.mine.get(text)
             if future is None:
@@ -117,7 +117,7 @@ class Ahead:
 def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead | None]:
     """In the check's child, from its start: the kernels of the original's runs (job["runs"]), the
     original at every check size and, when there are mutants, each of them at the first size, compiled
-    on every core but one; kernel_tuner's compile step loads them inside. A child started again after
+    on every core but one; the runs inside load them (device/outputs.py loading). A child started again after
     one died (a mutant's illegal address, a poisoned index) compiles only what is left to run, and
     loads what the one before compiled (kept in DIR/cubins)."""
     from .ktsource import kernel_string  # in the child only: kernel_tuner
@@ -137,8 +137,10 @@ def compiled_ahead(spec: Spec, job: dict[str, Any], out: Path) -> Iterator[Ahead
         print(f"kt-tui: no compile ahead: {type(e).__name__}: {e}", flush=True)
         yield None
         return
+    from .device.outputs import loading  # in the child only: kernel_tuner and the CUDA driver
+
     try:
-        with ahead.early.serving() if ahead.early is not None else nullcontext():
+        with loading(ahead.early):
             yield ahead
     finally:
         ahead.close()

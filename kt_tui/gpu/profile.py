@@ -1,10 +1,11 @@
 """Nsight Compute on configurations of a kernel, all of a tune run's targets in one ncu process: the
-child process (`python -m kt_tui.gpu.profile JOB`, the scrubbed environment) compiles every target
-at once (in threads), makes each input set (once per spec) and runs each kernel once at the spec's
-sizes, as the sanitizer's child runs it, under `ncu` with the sections SpeedOfLight, Occupancy,
-WarpStateStats and MemoryWorkloadAnalysis, one launch per target (`--launch-count`, the kernels'
-names as the filter), a time limit per target. ncu prints its details page (CSV) when the child has
-ended, one result ID per profiled launch, in launch order: the k-th result belongs to the k-th
+child process (`python -m kt_tui.gpu.profile JOB`, the scrubbed environment) loads each target's
+binary from the session's compile pool (gpu/compiling.py binaries: a tuned configuration's is in
+its cache; one it has not is compiled in the child by kernel_tuner), makes each input set (once per
+spec) and runs each kernel once at the spec's sizes, as the sanitizer's child runs it, under `ncu`
+with the sections SpeedOfLight, Occupancy, WarpStateStats and MemoryWorkloadAnalysis, one launch
+per target (`--launch-count`, the kernels' names as the filter), a time limit per target. ncu prints
+its details page (CSV) when the child has ended, one result ID per profiled launch, in launch order: the k-th result belongs to the k-th
 target the child says ran. With the stall reasons and the registers asked for by name (`--metrics`,
 collected by the sections' own passes anyway) that page holds each whole summary: SM and DRAM
 throughput (% of peak), achieved and theoretical occupancy, the top stall reasons (cycles per issued
@@ -14,7 +15,7 @@ own. ncu absent, counters not permitted (ERR_NVGPUCTRPERM), or the time up: ever
 and one line why, nothing else.
 
 ncu's options beside the sections: `--target-processes application-only` (nvcc and its tools,
-started by the child's compile, run without ncu's injection); `--clock-control none` (ncu locks the
+started by a compile in the child, run without ncu's injection); `--clock-control none` (ncu locks the
 GPU at its base clocks by default, 1.59 GHz where an H100 boosts to 1.98: the kernel runs at the
 clocks kernel_tuner timed it at, its Duration comparable to kernel_tuner's time; the throughputs
 are shares of the peak at the clock it ran, so they hardly move); the cache control stays ncu's
@@ -22,8 +23,8 @@ default (`all`: the caches flushed before each replay pass, so that every pass s
 cold caches and the counters of different passes describe the same run).
 
 Where a profile's seconds go is stored with it (`split`): ncu's start to the child's first line
-(ncu, its injection, the interpreter), the child's imports (its compile starts first, in threads),
-the inputs, the run (the CUDA context, the copies, the compile's rest and ncu's replay `passes`),
+(ncu, its injection, the interpreter), the child's imports, the inputs, the run (the CUDA context,
+the copies, a compile where the pool gave no binary, and ncu's replay `passes`),
 and from the child's last target to ncu's end (ncu's rules and its page). The parts before the first
 target and after the last are shared: each of the process's `targets` profiles holds its equal share
 of them, and its own inputs and run; its `seconds` is the sum, so that the profiles of one process
@@ -39,13 +40,12 @@ import re
 import sys
 import tempfile
 import time
-from contextlib import ExitStack
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..kernel.spec import Spec, spec_from_plain
-from ..kernel.text import compile_options
 from .compile import find_cuda_tool
 from .env import scrubbed_env
 from .supervise import run_supervised
@@ -145,19 +145,27 @@ def profile(
 
 
 def profile_all(
-    targets: list[Target], backend: str, timeout_s: float = TIMEOUT_S, device: str | None = None
+    targets: list[Target],
+    backend: str,
+    timeout_s: float = TIMEOUT_S,
+    device: str | None = None,
+    binaries: Callable[[], list] = list,
 ) -> list[ProfileReport]:
     """Profile each target once, all in one ncu process (the module's doc), `timeout_s` per target;
-    one report per target, in order. Targets of the same configuration share one profile."""
+    one report per target, in order. Targets of the same configuration share one profile.
+    `binaries()`: (options, kernel string, binary, symbol) from the session's compile pool
+    (gpu/compiling.py), which the child loads; asked for once ncu is found."""
     keys = [json.dumps(t.job(), sort_keys=True) for t in targets]
     distinct = list(dict.fromkeys(keys))
-    reports = _profile_distinct([targets[keys.index(k)] for k in distinct], backend, timeout_s, device, again=True)
+    reports = _profile_distinct(
+        [targets[keys.index(k)] for k in distinct], backend, timeout_s, device, again=True, binaries=binaries
+    )
     by_job = dict(zip(distinct, reports))
     return [by_job[k] for k in keys]
 
 
 def _profile_distinct(
-    targets: list[Target], backend: str, timeout_s: float, device: str | None, again: bool
+    targets: list[Target], backend: str, timeout_s: float, device: str | None, again: bool, binaries: Callable[[], list]
 ) -> list[ProfileReport]:
     n = len(targets)
     if not n:
@@ -176,7 +184,11 @@ def _profile_distinct(
     names = "|".join(dict.fromkeys(kernel_base(t.spec.kernel) for t in targets))
     with tempfile.TemporaryDirectory(prefix="kt-profile-") as tmp:
         job = Path(tmp, "job.json")
-        job.write_text(json.dumps({"backend": backend, "targets": [t.job() for t in targets]}))
+        given = []
+        for i, (options, text, binary, symbol) in enumerate(binaries()):
+            Path(tmp, f"{i}.bin").write_bytes(binary)
+            given.append([options, text, f"{i}.bin", symbol])
+        job.write_text(json.dumps({"backend": backend, "targets": [t.job() for t in targets], "binaries": given}))
         command = [
             exe,
             *(a for s in SECTIONS for a in ("--section", s)),
@@ -249,7 +261,7 @@ def _profile_distinct(
     unreached = [i for i in range(n) if i not in ran and i not in failed]
     if again and unreached and len(unreached) < n:  # the child died on the way: the rest in a process of their own
         for i, r in zip(
-            unreached, _profile_distinct([targets[i] for i in unreached], backend, timeout_s, device, False)
+            unreached, _profile_distinct([targets[i] for i in unreached], backend, timeout_s, device, False, binaries)
         ):
             reports[i] = r
     return [r for r in reports if r is not None]
@@ -379,10 +391,10 @@ def _stamp(step: str, target: int | None = None) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """The child: run each target's kernel once (under ncu), in order; every compile starts first, in
-    threads, while the rest loads and the inputs are made (gpu/device/loaders.py Ahead). A target
-    that fails is said and the next one runs; after an error that leaves the CUDA context unusable
-    the child ends (the parent runs the rest in a fresh process)."""
+    """The child: run each target's kernel once (under ncu), in order, its binary from the job's
+    folder where the session's compile pool gave one. A target that fails is said and the next one
+    runs; after an error that leaves the CUDA context unusable the child ends (the parent runs the
+    rest in a fresh process)."""
     _stamp("up")
     mark("profile child: up")
     from ..kernel.inputs import allow_user_code, make_args  # in the profiled child process only
@@ -391,55 +403,33 @@ def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[0]).read_text())
     backend = job["backend"]
     targets = [(spec_from_plain(t["spec"]), t["source"], t["params"]) for t in job["targets"]]
-    aheads = _compile_early(backend, targets)
-    from .device.outputs import run_arrays  # numpy, kernel_tuner and the backend
+    from .device.loaders import Given  # in the profiled child process only
+    from .device.outputs import loading, run_arrays  # numpy, kernel_tuner and the backend
+
+    given = Given((o, t, Path(argv[0]).with_name(f).read_bytes(), s) for o, t, f, s in job.get("binaries", []))
 
     allow_user_code()  # the spec's inputs may be the user's functions, as in the GPU worker
     _stamp("imported")
     inputs: dict[str, list] = {}  # by spec: kernel_tuner copies them to the GPU and leaves them as they are
-    try:
-        with ExitStack() as serving:
-            for ahead in aheads:
-                serving.enter_context(ahead.serving())
-            for i, (spec, source, params) in enumerate(targets):
-                try:
-                    made = json.dumps(job["targets"][i]["spec"], sort_keys=True)
-                    if made not in inputs:
-                        inputs[made] = make_args(spec, spec.sizes)
-                    _stamp("inputs", i)
-                    run_arrays(spec, source, params, None, backend, inputs[made])
-                except Exception as e:  # noqa: BLE001 - this target's failure, said to the parent
-                    _stamp("failed", i)
-                    why = " ".join(f"{type(e).__name__}: {e}".split())[:300]
-                    print(f"{FAILED} (target {i}): {why}", flush=True)
-                    if any(s in why.lower() for s in STICKY):
-                        return 1
-                    continue
-                _stamp("ran", i)
-                mark(f"profile child: ran target {i}")
-                print(f"{RAN} (target {i}) with {params}", flush=True)
-    finally:
-        for ahead in aheads:
-            ahead.close()
+    with loading(given):
+        for i, (spec, source, params) in enumerate(targets):
+            try:
+                made = json.dumps(job["targets"][i]["spec"], sort_keys=True)
+                if made not in inputs:
+                    inputs[made] = make_args(spec, spec.sizes)
+                _stamp("inputs", i)
+                run_arrays(spec, source, params, None, backend, inputs[made])
+            except Exception as e:  # noqa: BLE001 - this target's failure, said to the parent
+                _stamp("failed", i)
+                why = " ".join(f"{type(e).__name__}: {e}".split())[:300]
+                print(f"{FAILED} (target {i}): {why}", flush=True)
+                if any(s in why.lower() for s in STICKY):
+                    return 1
+                continue
+            _stamp("ran", i)
+            mark(f"profile child: ran target {i}")
+            print(f"{RAN} (target {i}) with {params}", flush=True)
     return 0
-
-
-def _compile_early(backend: str, targets: list[tuple[Spec, str, dict]]) -> list:
-    """Every target's kernel compiling at once, on a pool per set of compiler options."""
-    if backend not in ("pycuda", "nvcuda"):
-        return []
-    from .device.loaders import Ahead  # in the profiled child process only: the CUDA driver
-    from .ktsource import kernel_string  # kernel_tuner's source modules
-
-    by_options: dict[tuple[str, ...], list[tuple[str, str]]] = {}
-    for spec, source, params in targets:
-        named = by_options.setdefault(tuple(compile_options(spec.compiler_options)), [])
-        try:
-            named.append(kernel_string(spec, source, params))
-        except Exception:  # noqa: BLE001 - it fails where it runs, as kernel_tuner says it
-            pass
-    started = (Ahead.start(backend, list(options), named) for options, named in by_options.items())
-    return [a for a in started if a is not None]
 
 
 if __name__ == "__main__":

@@ -112,6 +112,8 @@ class CheckJob:
     done: dict[str, dict] = field(default_factory=dict)  # unit -> check entry, not run again
     partial: list[str] = field(default_factory=list)  # outputs the original leaves partly unwritten at the spec size
     result_params: list[str] = field(default_factory=list)  # as TuneJob.result_params
+    # (compiler options, kernel string, binary, symbol) from the session's compile pool: the worker loads them
+    binaries: list[tuple[list[str], str, bytes, str | None]] = field(default_factory=list)
 
 
 # CheckJob messages: ("begin", run_id, {"key": unit, "params": dict}) before each kernel run,

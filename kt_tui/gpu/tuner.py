@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .checkentry import lost_entry
+from .checkentry import check_runs, lost_entry
 from .compiling import Compiling
 from .devices import (
     MAX_RESTARTS_WITHOUT_PROGRESS,
@@ -293,6 +293,10 @@ class Tuner:
         """The session's CompilePool for this backend, GPU and compiler options, or None (gpu/compiling.py)."""
         return self.compiling.pool_for(spec, backend)
 
+    def binaries(self, runs: list[tuple[Any, str, dict, dict | None]], backend: str, timeout_s: float) -> list:
+        """These runs' binaries from the session's compile pool (gpu/compiling.py binaries)."""
+        return self.compiling.binaries(runs, backend, timeout_s)
+
     @property
     def compiles(self) -> Any:
         return self.compiling.pool
@@ -406,7 +410,9 @@ class Tuner:
         return tune(self, workers, job, on_event, timeout_s)
 
     def _check(self, w: Device, job: CheckJob, on_event, timeout_s: float) -> dict:
-        """A CheckJob on one device worker, whole, with the watchdog per kernel run."""
+        """A CheckJob on one device worker, whole, with the watchdog per kernel run; its kernels
+        compiled on the session's compile pool first."""
+        job.binaries = self.compiling.binaries(check_runs(job), job.backend, timeout_s)
         w.ensure()
         w.loaded = None
         w.send(job)

@@ -10,7 +10,7 @@ ProbeJob(backends)                              ("probe", None, {"backend","gpu"
 PrepareJob(spec, backend, source)               nothing                                          (unchanged)
 Load(...)                                       ("loaded", run_id, Loaded)
 Run(run_id, key, params, binary)                ("ran", run_id, Ran)
-CheckJob(...)                                   ("begin"/"check"/"done"/"failed", ...)           (unchanged)
+CheckJob(..., binaries)                         ("begin"/"check"/"done"/"failed", ...)           (unchanged)
 None                                            the worker exits
 
 A Load's failure (inputs cannot be made, the reference kernel fails, the cache is missing) comes

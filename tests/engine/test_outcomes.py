@@ -30,6 +30,9 @@ class FakeGpu:
     def __init__(self, capture=True, verdicts=True):
         self.capture, self.verdicts, self.jobs = capture, verdicts, []
 
+    def binaries(self, runs, backend, timeout_s):  # the session's compile pool's (gpu/compiling.py): none
+        return []
+
     def run(self, job, on_event, timeout_s):
         self.jobs.append(job)
         if not isinstance(job, TuneJob):

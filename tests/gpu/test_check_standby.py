@@ -92,6 +92,7 @@ class _Pool:
 
     def __init__(self):
         self.asked: list[str] = []
+        self.options: list[str] = []
 
     def ahead(self, items):
         from concurrent.futures import Future
@@ -116,12 +117,12 @@ def test_a_child_started_again_loads_the_binaries_the_one_before_compiled(tmp_pa
     keep = tmp_path / "cubins"
     first = Ahead(_Pool(), keep)
     first.add([("k", "__global__ void k() {}"), ("m", "__global__ void m() {}")])
-    assert first.binary("__global__ void k() {}") == (b"cubin of k", "k_1")
+    assert first.binary([], "__global__ void k() {}") == (b"cubin of k", "k_1")
     pool = _Pool()
     again = Ahead(pool, keep)  # the next child: nothing is compiled twice
     again.add([("k", "__global__ void k() {}"), ("m", "__global__ void m() {}"), ("n", "__global__ void n() {}")])
     assert pool.asked == ["n"]
-    assert again.binary("__global__ void m() {}") == (b"cubin of m", "m_1")  # m never asked for in the first
+    assert again.binary([], "__global__ void m() {}") == (b"cubin of m", "m_1")  # m never asked for in the first
     (keep / next(p.name for p in keep.glob("*.json"))).write_text("{")  # a torn write: compiled as if absent
     assert sum(again._kept(p.stem) is None for p in keep.glob("*.json")) == 1
 

@@ -1,6 +1,6 @@
-"""Compiles ahead in the processes that call kernel_tuner's run_kernel themselves (a check job, the
-mutants' check child, the profiled child): gpu/device/loaders.py's Ahead, on the app's CompilePool
-(gpu/compiles.py). Without a GPU: real nvcc batches, a stand-in for the backend's load."""
+"""Compiles ahead in the mutants' check child: gpu/device/loaders.py's Ahead, on the CompilePool a
+tuning run uses (gpu/compiles.py), its binaries loaded by device/outputs.py's run_kernel. Without a
+GPU: real nvcc batches, a stand-in for the backend's load and for kernel_tuner's DeviceInterface."""
 
 import os
 import shutil
@@ -8,10 +8,11 @@ import subprocess
 import sys
 import types
 
+import numpy as np
 import pytest
 
 from kt_tui.gpu.compiles import CompilePool
-from kt_tui.gpu.device import loaders
+from kt_tui.gpu.device import loaders, outputs
 from kt_tui.gpu.device.loaders import Ahead
 from kt_tui.gpu.elf import elf_sections
 
@@ -39,15 +40,43 @@ def test_no_gpu_to_read_is_one_line_and_no_head_start(monkeypatch, capsys):
     assert "kt-tui: no compile ahead: RuntimeError: cuInit: CUDA_ERROR_NO_DEVICE" in capsys.readouterr().out
 
 
-@needs_nvcc
-def test_kernel_tuners_compile_loads_the_batch_compiled_ahead_and_compiles_the_rest_itself(monkeypatch):
-    """Eight configurations in one nvcc call (the mutants' check relies on it for its time): inside
-    `serving`, kernel_tuner's DeviceInterface.compile_kernel loads each from its batch under its own
-    symbol; a string not compiled ahead, or one whose load fails, goes to kernel_tuner's compile;
-    after it, kernel_tuner's own compile_kernel is back."""
-    import kernel_tuner.core as core
+class _Device:
+    """kernel_tuner's DeviceInterface for run_kernel: configuration i's kernel string is _kernel(i)'s,
+    its own compile says "kernel_tuner's"."""
 
+    compiled: list[str] = []
+
+    def __init__(self, source, iterations, compiler_options, quiet):
+        self.dev = types.SimpleNamespace()
+
+    def ready_argument_list(self, arguments):
+        return list(arguments)
+
+    def create_kernel_instance(self, source, options, params, verbose):
+        text = _kernel(params["i"])[1] if params["i"] >= 0 else "other"
+        return types.SimpleNamespace(name="k", kernel_string=text, delete_temp_files=lambda: None)
+
+    def compile_kernel(self, instance, verbose):
+        _Device.compiled.append(instance.kernel_string)
+        return "kernel_tuner's"
+
+    def run_kernel(self, func, gpu_args, instance):
+        gpu_args[0][0] = 1.0
+        return True
+
+    def memcpy_dtoh(self, dest, src):
+        dest[...] = src
+
+
+@needs_nvcc
+def test_run_kernel_loads_the_batch_compiled_ahead_and_kernel_tuner_compiles_the_rest(monkeypatch):
+    """Eight configurations in one nvcc call (the mutants' check relies on it for its time): inside
+    `loading`, run_kernel loads each from its batch under its own symbol; a string not compiled ahead
+    (or with other options), or one whose load fails, goes to kernel_tuner's compile, as every one
+    does outside `loading`."""
     monkeypatch.setattr(loaders, "device_cc", lambda backend: "90")
+    monkeypatch.setattr(outputs, "DeviceInterface", _Device)
+    monkeypatch.setattr(outputs.ktp, "check_argument_list", lambda *a: None)
     named = [_kernel(i) for i in range(8)]
     ahead = Ahead.start("pycuda", ["-std=c++17"], named)
     assert ahead is not None
@@ -59,24 +88,23 @@ def test_kernel_tuners_compile_loads_the_batch_compiled_ahead_and_compiles_the_r
         loaded.append((binary, symbol))
         return f"loaded {symbol}"
 
+    def run(i: int, options: list[str]) -> np.ndarray:
+        return outputs.run_kernel(
+            "k", "", 32, [np.zeros(32, np.float32)], {"i": i}, lang="CUDA", compiler_options=options
+        )[0]
+
     monkeypatch.setattr(loaders, "load", load)
-    own = core.DeviceInterface.compile_kernel
-    monkeypatch.setattr(core.DeviceInterface, "compile_kernel", lambda dev, inst, verbose: "kernel_tuner's")
-    original = core.DeviceInterface.compile_kernel
+    _Device.compiled = []
     try:
-        with ahead.serving():
-            dev = types.SimpleNamespace()
-            got = [
-                core.DeviceInterface.compile_kernel(dev, types.SimpleNamespace(kernel_string=t), False)
-                for _, t in named
-            ]
-            other = core.DeviceInterface.compile_kernel(dev, types.SimpleNamespace(kernel_string="other"), False)
-        assert core.DeviceInterface.compile_kernel is original
+        with outputs.loading(ahead):
+            got = [run(i, ["-std=c++17"]) for i in range(8)]
+            run(-1, ["-std=c++17"])
+            run(0, [])
+        run(1, ["-std=c++17"])
     finally:
         ahead.close()
-    assert own is not original
-    assert got[7] == "kernel_tuner's" and other == "kernel_tuner's"
-    assert all(g.startswith("loaded ") for g in got[:7]) and len(loaded) == 7
+    assert all(g[0] == 1.0 for g in got)  # the outputs copied back
+    assert _Device.compiled == [named[7][1], "other", named[0][1], named[1][1]] and len(loaded) == 7
     assert ahead.pool.batches >= 1  # compiled together, not one nvcc call each
     symbols = {s for _, s in loaded}
     assert len(symbols) == 7 and None not in symbols  # each its own member of a batch
@@ -90,11 +118,11 @@ def test_a_compile_error_comes_back_as_nvccs_text(monkeypatch):
     ahead = Ahead.start("pycuda", [], [("k", "__global__ void k() { nonsense; }")])
     assert ahead is not None
     try:
-        said = ahead.binary("__global__ void k() { nonsense; }")
+        said = ahead.binary([], "__global__ void k() { nonsense; }")
     finally:
         ahead.close()
     assert isinstance(said, str) and "nonsense" in said
-    assert ahead.binary("never asked") is None
+    assert ahead.binary([], "never asked") is None
 
 
 def test_the_compile_threads_keep_off_the_device_workers_core():
@@ -119,8 +147,58 @@ def test_the_kernel_kernel_tuner_waits_for_compiles_before_those_queued_ahead_of
     named = [_kernel(i) for i in range(6)]
     ahead.add(named)
     try:
-        assert isinstance(ahead.binary(named[5][1]), tuple)
+        assert isinstance(ahead.binary([], named[5][1]), tuple)
         waiting = [not ahead.futures[text].done() for _, text in named[1:5]]
     finally:
         ahead.close()
     assert all(waiting)  # one compile at a time: the first, then the one asked for
+
+
+@needs_nvcc
+def test_a_checks_kernels_compile_on_the_sessions_pool_and_the_worker_loads_them(monkeypatch):
+    """A CheckJob's kernels (the original's and the configuration's at each size not done yet) compile
+    on the session's compile pool before the job is sent (gpu/tuner.py _check); the worker's
+    runs find each binary by its options and kernel string (device/checking.py). A pool compiling
+    for other options is left alone: then the worker compiles them."""
+    from kt_tui.gpu.checkentry import check_runs
+    from kt_tui.gpu.compiling import Compiling
+    from kt_tui.gpu.device import checking
+    from kt_tui.gpu.ktsource import kernel_string
+    from kt_tui.gpu.protocol import CheckJob
+    from kt_tui.kernel.spec import load_spec
+
+    from ..conftest import EXAMPLES
+
+    spec = load_spec(EXAMPLES / "vector_add.cu.toml")
+    source = (EXAMPLES / "vector_add.cu").read_text()
+    sizes = [{"label": f"n={n}", "sizes": {"n": n}} for n in (37, 1000)]
+    job = CheckJob("c", source, spec.to_dict(), source, spec.to_dict(), spec.baseline_params(), "pycuda", sizes,
+                   [{"block_size_x": 64}], done={"n=37@64": {"unit": "n=37@64"}})  # fmt: skip
+    compiling = Compiling(lambda: "90", lambda: 1, lambda: False, lambda: None)
+    try:
+        job.binaries = compiling.binaries(check_runs(job), "pycuda", 120)
+        assert compiling.pool.compiled == 2  # n=1000's original and 64 (done at n=37: nothing runs there)
+    finally:
+        compiling.close(wait=True)
+    texts = [kernel_string(spec, source, {"block_size_x": b}, {"n": 1000})[1] for b in (256, 64)]
+    assert [t for _, t, _, _ in job.binaries] == texts
+    assert all(b.startswith(b"\x7fELF") for _, _, b, _ in job.binaries)
+    seen = []
+
+    def run_outputs(s, src, params, sizes, backend):
+        ahead = outputs._LOADING[-1]
+        seen.append(ahead.binary(job.binaries[0][0], kernel_string(s, src, params, sizes)[1]))
+        return {"c": np.zeros(sizes["n"], np.float32)}
+
+    monkeypatch.setattr(checking, "run_outputs", run_outputs)
+    monkeypatch.setattr(checking, "_REFS", {})
+    checking.run_check_job(job, lambda *a: None)
+    assert [got[0] for got in seen] == [b for _, _, b, _ in job.binaries]  # each run found its own
+    other = Compiling(lambda: "90", lambda: 1, lambda: False, lambda: None)
+    try:
+        assert other.pool_for(spec, "pycuda") is not None
+        job.spec = dict(job.spec, compiler_options=["-O2"])
+        assert other.binaries(check_runs(job), "pycuda", 120) == []  # all compiled in the worker
+        assert other.pool.options == job.binaries[0][0]  # not replaced
+    finally:
+        other.close(wait=True)

@@ -143,3 +143,51 @@ def test_each_member_of_an_nvcc_batch_runs_as_alone(backend, monkeypatch):
         theirs = s.run(instance, s.dev.compile_kernel(instance, False))
         mine = s.run(instance, loaders.load(s.dev, instance, compiled.binary, compiled.symbol))
         np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_check_at_other_sizes_runs_the_cubins_the_sessions_pool_made(backend, monkeypatch):
+    """A CheckJob's kernels compile on the session's compile pool before it is sent (gpu/compiling.py
+    binaries); the device worker's check loads each of them (device/checking.py, outputs.run_kernel)
+    and compiles nothing itself, with the verdicts of kernel_tuner's own compile."""
+    from kt_tui.gpu.checkentry import check_runs
+    from kt_tui.gpu.compiling import Compiling
+    from kt_tui.gpu.device import checking
+    from kt_tui.gpu.protocol import CheckJob
+    from kt_tui.kernel.spec import load_spec
+
+    from ..conftest import EXAMPLES
+
+    if backend == "cupy":
+        import cupy
+
+        cc = str(cupy.cuda.Device(0).compute_capability)
+    else:
+        cc = loaders.device_cc(backend)
+    spec = load_spec(EXAMPLES / "vector_add.cu.toml")
+    source = (EXAMPLES / "vector_add.cu").read_text()
+    sizes = [{"label": f"n={n}", "sizes": {"n": n}} for n in (37, 100000)]
+    configs = [{"block_size_x": 64}, {"block_size_x": 1024}]
+    job = CheckJob("c", source, spec.to_dict(), source, spec.to_dict(), spec.baseline_params(), backend, sizes, configs)
+    compiling = Compiling(lambda: cc, lambda: 1, lambda: False, lambda: None)
+    try:
+        job.binaries = compiling.binaries(check_runs(job), backend, 120)
+    finally:
+        compiling.close(wait=True)
+    assert len(job.binaries) == 6  # at each size the original and both configurations
+    real, loaded = loaders.load, []
+
+    def load(dev, instance, binary, symbol=None):
+        loaded.append(instance.name)
+        return real(dev, instance, binary, symbol)
+
+    def compile_kernel(*a):
+        raise AssertionError("compiled in the worker")
+
+    monkeypatch.setattr(loaders, "load", load)
+    monkeypatch.setattr(checking, "_REFS", {})
+    monkeypatch.setattr("kernel_tuner.core.DeviceInterface.compile_kernel", compile_kernel)
+    events: list = []
+    checking.run_check_job(job, lambda kind, payload: events.append((kind, payload)))
+    statuses = [p["status"] for kind, p in events if kind == "check"]
+    assert statuses == ["ok"] * 4 and len(loaded) == 6, events

@@ -416,7 +416,7 @@ def test_the_kernel_with_its_blocks_reversed_compiles_to_other_code(name):
 
 
 def test_a_race_check_whose_run_failed_says_so_and_blames_nothing(tmp_path, monkeypatch):
-    import kernel_tuner
+    from kt_tui.gpu.device import outputs
 
     def run_kernel(name, source, problem_size, args, params, **kw):
         if source.startswith(REVERSE_BLOCKS):
@@ -425,7 +425,7 @@ def test_a_race_check_whose_run_failed_says_so_and_blames_nothing(tmp_path, monk
         out[1] = right(out[0], N)
         return out
 
-    monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
+    monkeypatch.setattr(outputs, "run_kernel", run_kernel)
     runs, _ = checkrun.child_runs(KERNEL, SPEC)
     job = {"spec": SPEC.to_dict(), "backend": "cupy", "runs": runs, "source": KERNEL}
     (tmp_path / "job.json").write_text(json.dumps(job))
@@ -482,7 +482,7 @@ value = "n"
 
 
 def test_a_blamed_spec_runs_no_mutants(tmp_path, monkeypatch):
-    import kernel_tuner
+    from kt_tui.gpu.device import outputs
 
     calls = []
 
@@ -492,7 +492,7 @@ def test_a_blamed_spec_runs_no_mutants(tmp_path, monkeypatch):
         out[1] = right(out[0], N if params["block_size_x"] == 64 else N // 2)
         return out
 
-    monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
+    monkeypatch.setattr(outputs, "run_kernel", run_kernel)
     runs, _ = checkrun.child_runs(KERNEL, SPEC)
     job = {"spec": SPEC.to_dict(), "backend": "cupy", "runs": runs, **_job()}
     (tmp_path / "job.json").write_text(json.dumps(job))

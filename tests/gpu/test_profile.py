@@ -326,3 +326,31 @@ def test_a_recorded_profile_and_the_facts_are_read_back_checked(hermetic):
     head = json.loads((H100 / "recorded" / "vadd-6e49c09320ca5bd7.json").read_text())["kt_tui"]
     assert head["device"]["copy_gbps"] == 3024.0 and head["profiles"]["256"]["stalls"][0][0] == "long scoreboard"
     assert BackendChoice("sim", "x").facts is None
+
+
+def test_the_child_loads_the_binaries_the_sessions_compile_pool_gave(monkeypatch, tmp_path):
+    """The binaries of the session's compile pool (gpu/compiling.py binaries: a tuned configuration's
+    is in its cache) go to the child through the job's folder; run_kernel loads them there
+    (outputs.loading). A target with none compiles in the child."""
+    from kt_tui.gpu.device import outputs
+    from kt_tui.gpu.ktsource import kernel_string
+    from kt_tui.kernel.text import compile_options
+
+    targets = _targets(256, 512)
+    options = compile_options(targets[0].spec.compiler_options)
+    text = kernel_string(targets[0].spec, targets[0].source, targets[0].params)[1]
+    seen = {}
+
+    def child(command, limit, env, cwd):  # the child itself, in this process
+        def run_arrays(spec, source, params, sizes, backend, args):
+            seen[params["block_size_x"]] = outputs._LOADING[-1].binary(options, kernel_string(spec, source, params)[1])
+            return {}
+
+        monkeypatch.setattr(outputs, "run_arrays", run_arrays)
+        assert prof.main([command[-1]]) == 0
+        return 0, ""
+
+    monkeypatch.setenv("KT_TUI_NCU", str(FAKE))
+    monkeypatch.setattr(prof, "run_supervised", child)
+    prof.profile_all(targets, "cupy", binaries=lambda: [(options, text, b"cubin of 256", "vadd_1")])
+    assert seen == {256: (b"cubin of 256", "vadd_1"), 512: None}

@@ -4,8 +4,8 @@ facts, the baseline's time and % of the copy peak and the profile, and on a band
 kt-tui's own % of the measured copy peak agrees with Nsight Compute's DRAM throughput (both printed,
 with the launch's share of kernel_tuner's time, under 10 % at n = 2**26, and where each profile's
 seconds went); the baseline and the best are profiled in one ncu process; one ncu process profiles
-three block sizes, one of which cannot launch, each target its own kernel's page, in less time than
-two processes of one target each.
+three block sizes, one of which cannot launch, each target its own kernel's page (their cubins from the
+session's compile pool), in less time than two processes of one target each.
 
     KT_TUI_GPU_REPORT=limits.md python -m pytest -m gpu -s tests/gpu/test_profile_gpu.py
 """
@@ -19,6 +19,8 @@ import tomlkit
 
 from kt_tui.gpu import profile as prof
 from kt_tui.gpu.compile import find_cuda_tool
+from kt_tui.gpu.compiling import Compiling
+from kt_tui.gpu.device.loaders import device_cc
 from kt_tui.kernel.spec import read_spec
 
 from ..conftest import ROOT
@@ -93,7 +95,14 @@ def test_one_ncu_process_profiles_three_block_sizes_each_its_own_page_one_failin
     one_s = time.monotonic() - started
     started = time.monotonic()
     # 2048 threads a block cannot launch; 32 threads a block: at most 32 blocks an SM, 50 % theoretical occupancy
-    reports = prof.profile_all([prof.Target(source, spec, {"block_size_x": b}) for b in (2048, 32, 1024)], "pycuda")
+    targets = [prof.Target(source, spec, {"block_size_x": b}) for b in (2048, 32, 1024)]
+    compiling = Compiling(lambda: device_cc("pycuda"), lambda: 1, lambda: False, lambda: None)
+    try:  # the child loads the session pool's cubins (the first one alone compiled in its child above)
+        binaries = compiling.binaries([(t.spec, t.source, t.params, None) for t in targets], "pycuda", 60)
+    finally:
+        compiling.close(wait=True)
+    assert len(binaries) == 3
+    reports = prof.profile_all(targets, "pycuda", binaries=lambda: binaries)
     three_s = time.monotonic() - started
     line = (
         f"one ncu process: 1 target {one_s:.2f} s, 3 targets (one failing) {three_s:.2f} s; "

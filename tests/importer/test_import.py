@@ -314,8 +314,7 @@ def test_unverified_session_says_so_at_gates_and_in_the_report(tmp_path, capsys)
 
 
 def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
-    import kernel_tuner
-
+    from kt_tui.gpu.device import outputs
     from kt_tui.gpu.device.checking import run_outputs
     from kt_tui.kernel.spec import parse_spec
 
@@ -330,7 +329,7 @@ def test_checks_at_other_sizes_get_defines_at_that_size(monkeypatch):
         seen.update(kw, problem_size=problem_size)
         return args
 
-    monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel)
+    monkeypatch.setattr(outputs, "run_kernel", fake_run_kernel)
     run_outputs(spec, "", {"block_size_x": 32}, {"n": 37}, "cupy")
     assert seen["defines"]["N"] == 37 and seen["problem_size"] == 37
     assert seen["defines"]["grid_size_x"]({"block_size_x": 32}) == 2  # at that size too

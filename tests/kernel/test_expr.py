@@ -233,7 +233,7 @@ def test_kernel_tuner_gets_callables_only(monkeypatch, tmp_path):
 
     spec = load_spec(EXAMPLES / "matmul.cu.toml")
     src = (EXAMPLES / "matmul.cu").read_text()
-    monkeypatch.setattr("kernel_tuner.run_kernel", fake_run)
+    monkeypatch.setattr("kt_tui.gpu.device.outputs.run_kernel", fake_run)
     job = TuneJob(run_id="t", source=src, spec=spec.to_dict(), backend="cupy")
     seen["tune"] = dict(open_load(job, monkeypatch).kernel_options)  # the device's DeviceInterface's
     seen["search"] = dict(tunerun._kernel_options(spec))  # what the app's search reads

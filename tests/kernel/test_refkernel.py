@@ -3,12 +3,12 @@
 import json
 from types import SimpleNamespace
 
-import kernel_tuner
 import numpy as np
 import pytest
 
 from kt_tui.cli import main
 from kt_tui.gpu.compile import find_nvcc
+from kt_tui.gpu.device import outputs
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec, spec_from_plain
 
 needs_nvcc = pytest.mark.skipif(find_nvcc() is None, reason="nvcc not found")
@@ -161,7 +161,7 @@ def test_the_worker_runs_the_reference_kernel_for_the_expected_outputs(tmp_path,
     from ..helpers import open_load
 
     seen, tuned = [], {}
-    monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel(seen))
+    monkeypatch.setattr(outputs, "run_kernel", fake_run_kernel(seen))
 
     spec = load_spec(write(tmp_path))
     job = TuneJob(
@@ -186,7 +186,7 @@ def test_checks_at_other_sizes_run_the_reference_kernel_there(tmp_path, monkeypa
     from kt_tui.gpu.protocol import CheckJob
 
     seen, events = [], []
-    monkeypatch.setattr(kernel_tuner, "run_kernel", fake_run_kernel(seen))
+    monkeypatch.setattr(outputs, "run_kernel", fake_run_kernel(seen))
     spec = load_spec(write(tmp_path)).to_dict()
     job = CheckJob(
         run_id="c",

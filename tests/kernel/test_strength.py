@@ -260,9 +260,9 @@ def test_a_child_that_cannot_run_the_original_leaves_it_unchecked():
 
 
 def test_the_child_judges_its_arrays_itself_and_sends_only_the_state(tmp_path, monkeypatch):
-    """The child process's own code, with kernel_tuner.run_kernel replaced: no GPU needed. A big
+    """The child process's own code, with its run_kernel (gpu/device/outputs.py) replaced: no GPU needed. A big
     session's arrays stay in the child (no array file for the app's process to read)."""
-    import kernel_tuner
+    from kt_tui.gpu.device import outputs
 
     def run_kernel(name, source, problem_size, args, params, **kw):
         out = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
@@ -270,7 +270,7 @@ def test_the_child_judges_its_arrays_itself_and_sends_only_the_state(tmp_path, m
             out[0] = np.full_like(out[0], params["max_iter"])
         return out
 
-    monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
+    monkeypatch.setattr(outputs, "run_kernel", run_kernel)
     runs, why = checkrun.child_runs(KERNEL, spec())
     assert why == "" and [r["name"] for r in runs] == ["original", "mutant", "param:max_iter", "again", "geometry"]
     (tmp_path / "job.json").write_text(json.dumps({"spec": spec().to_dict(), "backend": "cupy", "runs": runs}))
@@ -344,8 +344,7 @@ def test_spec_check_with_a_check_that_can_fail(checked, capsys):
 
 # -- a reference per configuration (item 4), in the worker, with kernel_tuner stood in for ---------
 def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_result_parameters(tmp_path, monkeypatch):
-    import kernel_tuner
-
+    from kt_tui.gpu.device import outputs
     from kt_tui.gpu.device.checking import run_check_job
     from kt_tui.gpu.protocol import CheckJob, TuneJob
     from kt_tui.kernel.spec import load_spec
@@ -362,7 +361,7 @@ def test_with_a_reference_kernel_each_configuration_gets_the_reference_at_its_re
         out[0] = args[1] * params.get("tile", 1)  # the outputs depend on `tile`
         return out
 
-    monkeypatch.setattr(kernel_tuner, "run_kernel", run_kernel)
+    monkeypatch.setattr(outputs, "run_kernel", run_kernel)
     spec = load_spec(write(tmp_path))
     job = TuneJob(
         run_id="r",

@@ -1,11 +1,10 @@
 """Runs inside the GPU worker: results at other sizes. For each extra size, the original kernel at
 its baseline configuration gives the reference, then each candidate configuration runs once
-(kernel_tuner.run_kernel) and its outputs are compared with it."""
+(outputs.run_kernel) and its outputs are compared with it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import ExitStack
 
 import numpy as np
 
@@ -13,12 +12,11 @@ from ...compare import compare_all, failure_text, poisoned
 from ...kernel import refkernel
 from ...kernel.spec import Spec, spec_from_plain
 from ...kernel.strengthen import case_spec
-from ...kernel.text import compile_options
 from ...records import config_key
 from ..checkentry import entry, lost_entry, unit  # noqa: F401 - the check's entries, said there
 from ..protocol import CheckJob
-from .loaders import Ahead
-from .outputs import reference_kernel_outputs, run_outputs
+from .loaders import Given
+from .outputs import loading, reference_kernel_outputs, run_outputs
 
 # Imported where used: kernel_tuner (ktsource imports it), as late as the job that needs it.
 
@@ -28,53 +26,9 @@ _KEEP = 4
 
 def run_check_job(job: CheckJob, emit: Callable) -> dict:
     """Emits a "check" entry per configuration and size. Raises ContextLost when the GPU is wedged.
-    Every kernel the job runs starts compiling at once, on a compile pool (gpu/compiles.py)."""
-    aheads = _compile_early(job)
-    try:
-        with ExitStack() as serving:
-            for ahead in aheads:
-                serving.enter_context(ahead.serving())
-            return _check(job, emit)
-    finally:
-        for ahead in aheads:
-            ahead.close()
-
-
-def _compile_early(job: CheckJob) -> list[Ahead]:
-    if job.backend not in ("pycuda", "nvcuda"):
-        return []
-    from ..ktsource import kernel_string  # here: it loads kernel_tuner, which the app's process does without
-
-    spec, ref_spec = spec_from_plain(job.spec), spec_from_plain(job.ref_spec)
-    names = list(spec.tune_params)
-    mine: list = []
-    refs: list = []
-
-    def add(to: list, *args) -> None:
-        try:
-            to.append(kernel_string(*args))
-        except Exception:  # noqa: BLE001 - that one compiles when it runs, and fails there as usual
-            pass
-
-    for size in job.sizes:
-        label, sizes = size["label"], size["sizes"]
-        todo = [c for c in job.configs if unit(label, config_key(names, c)) not in job.done]
-        if (
-            todo
-            and unit(label, "reference") not in job.done
-            and _ref_key(job, size) not in _REFS
-            and not refkernel.is_kernel(ref_spec.reference)
-        ):
-            add(refs, ref_spec, job.ref_source, job.ref_params, sizes)
-        for c in todo:
-            add(mine, spec, job.source, c, sizes)
-    started = []
-    try:
-        for s, texts in ((ref_spec, refs), (spec, mine)):
-            started.append(Ahead.start(job.backend, compile_options(s.compiler_options), texts))
-    except Exception as e:  # noqa: BLE001 - kernel_tuner compiles as usual
-        print(f"kt-tui: no early compile: {type(e).__name__}: {e}", flush=True)
-    return [e for e in started if e is not None]
+    Each kernel is loaded from the binary the session's compile pool made of it (job.binaries)."""
+    with loading(Given(job.binaries)):
+        return _check(job, emit)
 
 
 def _ref_key(job: CheckJob, size: dict) -> str:

@@ -1,6 +1,7 @@
 """A compiled configuration into kernel_tuner's backend: what `DeviceInterface.compile_kernel`
-would return, from the binary the app's compile pool made (gpu/compiles.py), with the backend's
-state set as its own compile sets it.
+would return, from a binary compiled ahead (gpu/compiles.py: the app's compile pool for a tuning
+run, `Ahead` below in a child that runs kernels itself), with the backend's state set as its own
+compile sets it.
 
 The one module that touches kernel_tuner's backends' internals, read from kernel_tuner 1.5.0
 (pyproject pins >=1.5,<1.6):
@@ -10,8 +11,6 @@ The one module that touches kernel_tuner's backends' internals, read from kernel
 The backends' `current_module` is what each compile made: pycuda a SourceModule or
 DynamicSourceModule (get_function, get_global, get_texref: a pycuda.driver.Module has them all),
 nvcuda the CUmodule, cupy a RawModule (get_function, get_global: `Module` below).
-- `kernel_tuner.core.DeviceInterface.compile_kernel`, which `Ahead.serving` replaces for a while
-  in the child processes that call kernel_tuner's run_kernel themselves (checks, mutants, profile).
 """
 
 from __future__ import annotations
@@ -19,9 +18,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +40,29 @@ def load(dev: Any, instance: Any, binary: bytes, symbol: str | None = None) -> A
     if kind == "CupyFunctions":
         return _cupy(backend, binary, name)
     raise ValueError(f"no loader for kernel_tuner backend {kind}")
+
+
+def function(
+    dev: Any,
+    instance: Any,
+    compiled: tuple[bytes, str | None] | str | None,
+    said: Callable[[str], None] = lambda why: print(f"kt-tui: {why}", flush=True),
+) -> Any:
+    """The kernel function of `instance`: `compiled`'s (binary, symbol) loaded where there is one,
+    else compiled as kernel_tuner compiles it (also where the driver refuses the binary for a reason
+    kernel_tuner would not skip the configuration for: `said` gets why); None where kernel_tuner
+    skips it (too much shared memory). A compiler's text in `compiled`: compiled again by
+    kernel_tuner, which fails as it reports it."""
+    if isinstance(compiled, tuple):
+        from kernel_tuner.util import SkippableFailure  # with the backend kernel_tuner loaded
+
+        try:
+            return load(dev, instance, *compiled)
+        except SkippableFailure:
+            return None
+        except Exception as e:  # noqa: BLE001 - compiled below instead
+            said(f"the binary compiled ahead did not load: {type(e).__name__}: {e}"[:300])
+    return dev.compile_kernel(instance, False)
 
 
 def _pycuda(backend: Any, binary: bytes, name: str) -> Any:
@@ -134,12 +155,12 @@ def device_cc(backend: str) -> str:
 
 
 class Ahead:
-    """Kernel strings compiled on a CompilePool (gpu/compiles.py) from the start of a process that
-    then runs them through kernel_tuner's run_kernel (a check job, the mutants' check child): nvcc
-    in batches for pycuda, NVRTC in processes for nvcuda, every (name, text) once. `serving` makes
-    kernel_tuner's compile load those binaries. With `keep` (a folder), each binary is also kept
+    """Kernel strings compiled from the start of a child process that runs them itself (the mutants'
+    check child) on a CompilePool (gpu/compiles.py, as a tuning run's: nvcc in batches for pycuda,
+    NVRTC in processes for nvcuda), every one once; device/outputs.py's run_kernel loads their
+    binaries inside `outputs.loading(ahead)`. With `keep` (a folder), each binary is also kept
     there, and one found there is not compiled again: a process started again after another died
-    (the mutants' check child after a mutant's illegal address) loads what the first compiled."""
+    (after a mutant's illegal address) loads what the first compiled."""
 
     def __init__(self, pool: CompilePool, keep: Path | None = None):
         self.pool = pool
@@ -184,9 +205,11 @@ class Ahead:
             if self.keep is not None:
                 futures[key].add_done_callback(functools.partial(self._keep, key))
 
-    def binary(self, text: str) -> tuple[bytes, str | None] | str | None:
-        """(binary, symbol) of a kernel string compiled here (waited for), the compiler's text where
-        it failed, or None: not compiled here."""
+    def binary(self, options: list[str], text: str) -> tuple[bytes, str | None] | str | None:
+        """(binary, symbol) of a kernel string compiled here with `options` (waited for), the
+        compiler's text where it failed, or None: not compiled here."""
+        if list(options) != list(self.pool.options):
+            return None
         kept = self._kept(_key(text))
         if kept is not None:
             return kept
@@ -228,32 +251,19 @@ class Ahead:
         except OSError:
             pass
 
-    @contextmanager
-    def serving(self) -> Iterator[None]:
-        """Inside: every kernel_tuner compile (run_kernel's included) of a string compiled here loads
-        that binary; any other string, or a failed compile, compiles as usual (and fails there as
-        kernel_tuner reports it)."""
-        import kernel_tuner.core as core  # here: loaded by the caller's kernel_tuner import
-
-        original = core.DeviceInterface.compile_kernel
-
-        def compile_kernel(dev: Any, instance: Any, verbose: bool) -> Any:
-            got = self.binary(getattr(instance, "kernel_string", ""))
-            if isinstance(got, tuple):
-                try:
-                    return load(dev, instance, *got)
-                except Exception:  # noqa: BLE001 - compiled again below, where kernel_tuner reports it
-                    pass
-            return original(dev, instance, verbose)
-
-        core.DeviceInterface.compile_kernel = compile_kernel
-        try:
-            yield
-        finally:
-            core.DeviceInterface.compile_kernel = original
-
     def close(self) -> None:
         self.pool.close()
+
+
+class Given:
+    """Binaries the app's compile pool made (a check's kernels, a profile's targets), each given as
+    (compiler options, kernel string, binary, symbol); `binary` answers as `Ahead.binary`."""
+
+    def __init__(self, binaries: Iterable[tuple[list[str], str, bytes, str | None]]):
+        self.binaries = {(tuple(options), text): (binary, symbol) for options, text, binary, symbol in binaries}
+
+    def binary(self, options: list[str], text: str) -> tuple[bytes, str | None] | None:
+        return self.binaries.get((tuple(options), text))
 
 
 def _key(text: str) -> str:

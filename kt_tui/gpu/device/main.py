@@ -130,8 +130,8 @@ def main(requests, events, log_path: str | None, parent_pid: int) -> None:
     # included, stays below this process and dies with it (here at exit, by the app's kill_tree)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
-    # a daemonic process may start no children: a check job's compile pool starts NVRTC processes
-    # (gpu/device/loaders.py Ahead); the app still ends this one, and this one watches the app
+    # a daemonic process may start no children (a user's input or verify function may start a
+    # process pool); the app still ends this one, and this one watches the app
     mp.current_process().daemon = False
     from ...kernel.inputs import allow_user_code
     from ...kernel.spec import spec_from_plain

@@ -23,7 +23,6 @@ from ..ktimport import load as _load_kernel_tuner
 
 _load_kernel_tuner()  # before kernel_tuner's own imports: see gpu/ktimport.py
 from kernel_tuner.core import DeviceInterface, KernelSource
-from kernel_tuner.util import SkippableFailure
 
 from ...compare import compare_all
 from ...kernel import refkernel
@@ -408,17 +407,10 @@ class Session:
         return placed(list(verdicts), checker.on_host)
 
     def _function(self, instance: Any, run: Run) -> Any:
-        """The configuration's function: the compile pool's binary loaded (gpu/device/loaders.py)
-        when there is one, else compiled here as kernel_tuner compiles it (also where the driver
-        refuses the binary for a reason kernel_tuner would not skip the configuration for)."""
-        if run.binary is not None:
-            try:
-                return loaders.load(self.dev, instance, run.binary, run.symbol)
-            except SkippableFailure:
-                return None  # as kernel_tuner's compile_kernel: too much shared memory, skipped
-            except Exception as e:  # noqa: BLE001 - compiled here instead
-                mark(f"worker: the pool's binary for {run.key} did not load: {type(e).__name__}: {e}"[:300])
-        return self.dev.compile_kernel(instance, False)
+        """The configuration's function: the compile pool's binary loaded when there is one, else
+        compiled here as kernel_tuner compiles it (gpu/device/loaders.py function)."""
+        binary = (run.binary, run.symbol) if run.binary is not None else None
+        return loaders.function(self.dev, instance, binary, lambda why: mark(f"worker: {run.key}: {why}"))
 
     @staticmethod
     def _stamped(raw: dict) -> dict:
