@@ -16,7 +16,7 @@ from ..gpu.facts import clean_facts
 from ..gpu.protocol import BACKENDS
 from ..gpu.simcache import find_cache, gpu_label, read_header
 from ..kernel.syntax import strip_comments
-from ..kernel.vector_layout import pycuda_misplaced
+from ..kernel.vector_layout import nvcuda_unpassable, pycuda_misplaced
 
 CHOICES = ("auto", *BACKENDS, "sim", "none")
 NO_GPU_NOTE = "No GPU backend (--backend none): kernels are compile-checked, nothing is measured."
@@ -51,9 +51,10 @@ def cxx_include(source: str) -> tuple[str, bool] | None:
 
 def probe_order(request: str, source: str) -> tuple[str, ...]:
     """The GPU backends to probe for `request` (auto or one of BACKENDS), the first that works
-    taken: pycuda last for a kernel whose includes its extern "C" wrap may break; BackendError
-    where pycuda is asked for and one of CUDA's C++ headers is included, or the kernel takes a
-    vector by value that pycuda would pass at another offset (kernel/vector_layout.py)."""
+    taken: pycuda last for a kernel whose includes its extern "C" wrap may break; none that would
+    pass a vector by value wrongly (pycuda at another offset) or not at all (nvcuda: one of 3, 12,
+    16 ... bytes; kernel/vector_layout.py). BackendError where such a backend, or pycuda with one
+    of CUDA's C++ headers included, is asked for."""
     header = cxx_include(source)
     if request == "pycuda" and header is not None and header[1]:
         raise BackendError(_wrap_refused(header[0]))
@@ -64,9 +65,16 @@ def probe_order(request: str, source: str) -> tuple[str, ...]:
             "(it packs a vector of more than 8 bytes unaligned after the parameters before it); use --backend "
             "cupy or nvcuda, or put the vector first"
         )
+    unpassable = nvcuda_unpassable(source) if request in ("auto", "nvcuda") else None
+    if request == "nvcuda" and unpassable:
+        raise BackendError(
+            f"backend nvcuda: kernel_tuner's nvcuda backend cannot pass {unpassable} by value (cuda-python "
+            "takes no struct; only vectors of 1, 2, 4 or 8 bytes go, as a word); use --backend cupy or pycuda"
+        )
     if request != "auto":
         return (request,)
-    return tuple(sorted(BACKENDS, key=lambda b: b == "pycuda")) if header is not None or misplaced else BACKENDS
+    usable = [b for b in BACKENDS if not (b == "pycuda" and misplaced) and not (b == "nvcuda" and unpassable)]
+    return tuple(sorted(usable, key=lambda b: b == "pycuda")) if header is not None else tuple(usable)
 
 
 def _wrap_refused(header: str) -> str:

@@ -2,7 +2,9 @@
 into one buffer at the alignment of each one's numpy type, a structured scalar (a vector of more than
 8 bytes: float4, double2, float3) at no alignment at all, where CUDA aligns the parameter (float4: to
 16). After parameters that do not end at such a multiple, the kernel reads the vector at another
-offset. cupy and cuda-python hand the driver each argument's bytes, which it places itself."""
+offset. cupy hands the driver each argument's bytes, which it places itself. kernel_tuner's nvcuda
+backend gives cuda-python a ctypes type per argument, and cuda-python takes no struct: there only a
+vector of 1, 2, 4 or 8 bytes (passed as an unsigned word, kernel/inputs.py vector_value) can go."""
 
 from __future__ import annotations
 
@@ -36,4 +38,20 @@ def pycuda_misplaced(source: str) -> str | None:
             if vector is not None and cuda != packed:
                 return f"`{p.ctype} {p.name}` of {k.name}"
             cuda, packed = cuda + size, packed + size
+    return None
+
+
+def nvcuda_unpassable(source: str) -> str | None:
+    """The first vector parameter passed by value that kernel_tuner's nvcuda backend cannot pass (one
+    of other than 1, 2, 4 or 8 bytes: float3, float4, double2, char3), as "`float4 c` of kernel k";
+    None where there is none or the parser cannot read the source."""
+    try:
+        kernels = find_kernels(source)
+    except Exception:  # noqa: BLE001 - a source the parser cannot read: its compile says why
+        return None
+    for k in kernels:
+        for p in k.params:
+            name = p.base_type.removeprefix("__")
+            if not p.is_pointer and vector_scalar(name) is not None and vector_bytes(name) not in (1, 2, 4, 8):
+                return f"`{p.ctype} {p.name}` of {k.name}"
     return None

@@ -140,7 +140,8 @@ def test_a_scripted_signed_char_histogram_does_not_come_out_verified(tmp_path, c
         )  # fmt: skip
     step = out["steps"][-1]
     report(f"one-prompt signed-char histogram: step {step['state']}: {(step['reason'] or '')[:200]}")
-    assert code == 0 and step["state"] == "failed"
+    said = json.dumps({k: out.get(k) for k in ("check", "steps", "best", "notes")}, default=str)[:6000]
+    assert code == 0 and step["state"] == "failed", said
     assert "`data` over all 256 values of uint8" in step["reason"]
     assert out["best"]["kernel_version"] != step["version"]
     assert out["check"]["cases"][0].startswith("`data` over all 256 values of uint8")

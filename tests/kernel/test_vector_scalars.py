@@ -215,17 +215,28 @@ def test_cupy_gets_a_16_byte_vector_as_a_complex128_of_the_same_bytes_and_the_ot
     assert by_value(args, "pycuda") is args and by_value(args, "nvcuda") is args
 
 
-def test_auto_probes_pycuda_last_and_pycuda_is_refused_where_it_would_misplace_a_vector():
+def test_auto_never_probes_a_backend_that_would_pass_a_vector_wrongly_and_such_a_backend_is_refused():
     from kt_tui.engine.backend import BackendError, probe_order
-    from kt_tui.kernel.vector_layout import pycuda_misplaced
+    from kt_tui.kernel.vector_layout import nvcuda_unpassable, pycuda_misplaced
 
     after_int = "__global__ void k(int n, float4 c, float *out) { if (n) out[0] = c.x + c.w; }\n"
     assert pycuda_misplaced(after_int) == "`float4 c` of k"  # CUDA: at byte 16; pycuda: at 4
     assert pycuda_misplaced("__global__ void j(double d, float4 c) { }\n") == "`float4 c` of j"  # 16 and 8
-    assert probe_order("auto", after_int)[-1] == "pycuda" and probe_order("cupy", after_int) == ("cupy",)
+    # cuda-python takes no struct (seen on an H100, 2026-12-07: "Unsupported type: PyCStructType")
+    assert nvcuda_unpassable(after_int) == "`float4 c` of k"
+    assert probe_order("auto", after_int) == ("cupy",) and probe_order("cupy", after_int) == ("cupy",)
     with pytest.raises(BackendError) as e:
         probe_order("pycuda", after_int)
     assert "`float4 c` of k at another offset" in str(e.value) and "\n" not in str(e.value)
+    with pytest.raises(BackendError) as e:
+        probe_order("nvcuda", after_int)
+    assert "cannot pass `float4 c` of k by value" in str(e.value) and "\n" not in str(e.value)
+    first = after_int.replace("int n, float4 c", "float4 c, int n")  # pycuda places it right; nvcuda still cannot
+    assert probe_order("auto", first) == ("pycuda", "cupy")
+    for vec in ("char3", "float3", "double2", "longlong4"):
+        assert nvcuda_unpassable(f"__global__ void k({vec} v, float *o) {{ o[0] = v.x; }}\n") == f"`{vec} v` of k"
+    for vec in ("char2", "short2", "float2", "uchar4", "__nv_bfloat162"):
+        assert nvcuda_unpassable(f"__global__ void k({vec} v, float *o) {{ o[0] = 0; }}\n") is None, vec
     for fine in (
         after_int.replace("int n, float4 c", "float4 c, int n"),  # first: at 0 either way
         "__global__ void k(int n, float2 c, float *out) { if (n) out[0] = c.x; }\n",  # an 8-byte word: aligned

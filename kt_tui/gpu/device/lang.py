@@ -106,7 +106,8 @@ def _no_cupy():
 def by_value(args: list[Any], backend: str) -> list[Any]:
     """The arguments as `backend` takes them: cupy passes no structured numpy scalar (a CUDA vector
     of 16 bytes passed by value, float4 or double2: kernel/inputs.py vector_value), so there the same
-    16 bytes go as a complex128, which it passes by value; pycuda and cuda-python take the struct."""
+    16 bytes go as a complex128, which it passes by value; pycuda takes the struct (cuda-python takes
+    none: engine/backend.py never picks nvcuda for a kernel taking one)."""
     if backend != "cupy":
         return args
     import numpy as np  # in the GPU worker only
