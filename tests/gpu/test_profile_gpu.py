@@ -106,7 +106,7 @@ def test_one_ncu_process_profiles_three_block_sizes_each_its_own_page_one_failin
     three_s = time.monotonic() - started
     line = (
         f"one ncu process: 1 target {one_s:.2f} s, 3 targets (one failing) {three_s:.2f} s; "
-        f"{[(r.state, r.summary.get('occupancy_theoretical'), r.summary.get('split'), r.reason[:80]) for r in reports]}"
+        f"{[(r.state, r.summary.get('occupancy_theoretical'), r.summary.get('split'), r.reason[:400]) for r in reports]}"
     )
     with capsys.disabled():
         print(line)
