@@ -12,6 +12,7 @@ from math import lcm
 from . import cuda_ast, draft_index, draft_shared, draft_within, extents
 from .bounds import integral
 from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
+from .draft_types import is_int
 from .expr import FUNCS
 from .poly import Poly, at_least
 from .source import Kernel
@@ -168,10 +169,7 @@ class _Sizer:
         unread = [
             p.name
             for p in self.kernel.params
-            if not p.is_pointer
-            and p.name
-            and p.name not in self.an.read
-            and DTYPES.get(p.base_type, "").startswith(("int", "uint"))
+            if not p.is_pointer and p.name and p.name not in self.an.read and is_int(DTYPES.get(p.base_type, ""))
         ]
         axis = extents.AXES[a]
         if len(unread) == 1:

@@ -66,6 +66,9 @@ class Walker(Conditions):
         self.returned: list[Val] = []
         self.counters: dict[str, frozenset[str]] = {}
         self.loop_names: set[str] = set()
+        self.named_conds: dict[str, Node] = {}
+        self.assigned: dict[str, set[str]] = {}
+        self.staged: dict[str, Val | None] = {}
 
     # -- statements ----------------------------------------------------------------------
     def run(self) -> Analysis:
@@ -194,6 +197,7 @@ class Walker(Conditions):
                 name = declared_name(d)
                 value = d.child_by_field_name("value")
                 env[name] = self.expr(value, env) if value is not None else UNKNOWN
+                self.name_condition(name, value)
             else:
                 env[declared_name(d)] = UNKNOWN
 

@@ -53,6 +53,8 @@ TO_INT = re.compile(r"(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|size
 
 
 class Expressions(ScalarRoles):
+    staged: dict[str, Val | None]  # a shared table's values: what stage found stored into it, None for any
+
     def expr(self, n: Node, env: Env) -> Val:
         if n is None:
             return UNKNOWN
@@ -403,7 +405,10 @@ class Expressions(ScalarRoles):
         use.atomic |= atomic
         use.compound |= write and not plain and not atomic
         use.read |= read
-        if name in self.out.shared or not integral(self.ptypes.get(name, "")):
+        if name in self.out.shared:  # a table of values staged from one array: a load of that array
+            staged = self.staged.get(name) if read and not write else None
+            return staged if staged is not None and integral(self.ptypes.get(name, "")) else UNKNOWN
+        if not integral(self.ptypes.get(name, "")):
             return UNKNOWN
         v = Poly.var(load(name))
         return Val(Poly.const(0), v)
@@ -483,7 +488,19 @@ class Expressions(ScalarRoles):
                 env[name] = Val(base=cur.base, axes=cur.axes | value.axes, params=cur.params | value.params)
             return env[name]
         self.write(left, env, plain=op == "=")
+        if left is not None and left.type == "subscript_expression":
+            self.stage(self.expr(left.child_by_field_name("argument"), env).base, value if op == "=" else UNKNOWN)
         return value
+
+    def stage(self, table: str | None, value: Val) -> None:
+        """`ids[t] = id` with id = list[k], ids in shared memory: a later `ids[j]` is a value of list, so
+        long as every store into ids is a value loaded from that one array (else no value is known)."""
+        if table is None or table not in self.out.shared:
+            return
+        names = loads(value.hi) if value.hi is not None else set()
+        one = len(names) == 1 and value.hi == Poly.var(min(names))
+        seen = self.staged.get(table, value) if table in self.staged or one else None
+        self.staged[table] = value if one and seen is not None and seen.hi == value.hi else None
 
     def call(self, n: Node, env: Env) -> Val:
         name = text(n.child_by_field_name("function")).split("<")[0].strip()

@@ -1,0 +1,127 @@
+"""Drafter rules made after seeing held-out batch 17, each on a kernel written here: arrays of integer
+vector types (uint2, int4, short2, uchar4) are analysed as integers, a bounds test held in a bool local
+guards what an `if` on that local guards, and indices staged through a shared table are still the values
+of the array they were loaded from."""
+
+from __future__ import annotations
+
+import pytest
+
+from kt_tui.kernel.draft_types import int_lane, is_int, is_signed, is_unsigned
+
+from .test_draft_shapes import _draft
+
+SPANS = """
+__global__ void spans(const {T} *span, const float *x, int n, float *out) {{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const {T} s = span[i];
+    out[i] = s.y > s.x ? x[i] : 0.0f;
+}}
+"""
+
+
+@pytest.mark.parametrize("vector", ["uint2", "int2", "int4", "uint4", "short2", "uchar4", "char4", "int3"])
+def test_an_integer_vector_array_reaches_the_analysis(vector):
+    d = _draft(SPANS.format(T=vector))
+    said = " ".join(d.lines())
+    assert "analysis stopped" not in said and "body was not read" not in said
+    assert d.spec.problem_size == ["n"]
+    args = {a.name: a for a in d.spec.args}
+    assert args["out"].output and not args["span"].output
+    assert args["x"].size == "n"
+
+
+def test_integer_predicates_read_a_vectors_lanes():
+    assert [int_lane(t) for t in ("uint2", "int4", "int32", "uint8", "float2", "float32")] == [
+        "uint32",
+        "int32",
+        "int32",
+        "uint8",
+        None,
+        None,
+    ]
+    assert is_int("uint2") and is_unsigned("uint2") and not is_signed("uint2")
+    assert is_signed("int4") and not is_unsigned("int4") and not is_int("float4")
+
+
+NAMED_GUARD = """
+#define TX 16
+#define TY 16
+__global__ void scale2d(const float *a, int W, int H, float *out) {
+    const int px = blockIdx.x * TX + threadIdx.x;
+    const int py = blockIdx.y * TY + threadIdx.y;
+    const bool inside = px < W && py < H;
+    if (inside)
+        out[py * W + px] = 2.0f * a[py * W + px];
+}
+"""
+
+
+def test_a_guard_held_in_a_bool_local_bounds_the_threads():
+    d = _draft(NAMED_GUARD)
+    assert d.spec.problem_size == ["W", "H"]  # before: a grid of blocks, W a stride, H an unused int
+    args = {a.name: a for a in d.spec.args}
+    assert args["a"].size == args["out"].size == "W*H"
+    assert (args["W"].value, args["H"].value) == ("W", "H")
+
+
+REASSIGNED_GUARD = """
+__global__ void halves(const float *a, int n, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool ok = i < n;
+    i = 2 * i;
+    if (ok)
+        out[i] = a[i];
+}
+"""
+
+
+def test_a_bool_local_whose_names_change_is_no_guard():
+    d = _draft(REASSIGNED_GUARD)
+    assert "i < n" not in " ".join(d.lines())
+    args = {a.name: a for a in d.spec.args}
+    assert args["out"].size != "n"  # i is doubled after the test: n elements are not enough
+
+
+STAGED = """
+#define B 128
+__global__ void gather_staged(const int *ids, int n, const float *table, const float *rows, float *out) {
+    __shared__ int picked[B];
+    const int i = blockIdx.x * B + threadIdx.x;
+    if (i < n)
+        picked[threadIdx.x] = ids[i];
+    __syncthreads();
+    if (i < n)
+        out[i] = table[picked[threadIdx.x]] + rows[picked[threadIdx.x] * 4 + 3];
+}
+"""
+
+
+def test_indices_staged_through_shared_memory_index_what_their_source_indexes():
+    d = _draft(STAGED)
+    args = {a.name: a for a in d.spec.args}
+    assert args["ids"].low == 0 and args["ids"].high is not None
+    high = str(args["ids"].high)
+    assert args["table"].size in high and "rows" in high  # the ids stay inside both tables
+    assert args["table"].size != "n" and "n" not in args["rows"].size.split("*")
+
+
+MIXED_STAGE = """
+#define B 128
+__global__ void mixed(const int *ids, int n, const float *table, float *out) {
+    __shared__ int picked[B];
+    const int i = blockIdx.x * B + threadIdx.x;
+    if (i >= n) return;
+    picked[threadIdx.x] = ids[i];
+    picked[(threadIdx.x + 1) % B] = i;
+    __syncthreads();
+    out[i] = table[picked[threadIdx.x]];
+}
+"""
+
+
+def test_a_shared_table_that_also_holds_other_values_is_not_a_staged_load():
+    d = _draft(MIXED_STAGE)
+    args = {a.name: a for a in d.spec.args}
+    assert args["ids"].high is None or "table" not in str(args["ids"].high)
