@@ -63,7 +63,7 @@ def index_highs(
                 break
             best = best if at_least(other[0], best[0]) else other if at_least(best[0], other[0]) else None
         if best is None:
-            out[x] = f"min({', '.join(str(g[1](order)) for g in good)})"
+            out[x] = f"min({', '.join(dict.fromkeys(str(g[1](order)) for g in good))})"
         else:
             out[x] = best[1](order)
     return out, unfollowed

@@ -198,6 +198,7 @@ class Walker(Conditions):
                 value = d.child_by_field_name("value")
                 env[name] = self.expr(value, env) if value is not None else UNKNOWN
                 self.name_condition(name, value)
+                self.local_table(name, value, env)
             else:
                 env[declared_name(d)] = UNKNOWN
 

@@ -52,6 +52,15 @@ FLOORS = {"floorf", "floor", "__float2int_rd", "__double2int_rd", "__float2ll_rd
 TO_INT = re.compile(r"(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|size_t|u?int\d+_t)")
 
 
+LANES = ("x", "y", "z", "w")
+
+
+def one_load(v: Val) -> bool:
+    """Whether `v` is a value loaded from one array, unchanged (`$ids`)."""
+    names = loads(v.hi) if v.hi is not None else set()
+    return len(names) == 1 and v.hi == Poly.var(min(names))
+
+
 class Expressions(ScalarRoles):
     staged: dict[str, Val | None]  # a shared table's values: what stage found stored into it, None for any
 
@@ -199,6 +208,8 @@ class Expressions(ScalarRoles):
                 "gridDim": Val(g, g),
             }[name]
         v = self.expr(arg, env)
+        if fld in LANES and v.base is None and one_load(v):  # tri.x, tri = faces[f]: a value of faces
+            return v
         return Val(axes=v.axes, params=v.params) if v.base is None else UNKNOWN
 
     def binary(self, n: Node, env: Env) -> Val:
@@ -420,7 +431,20 @@ class Expressions(ScalarRoles):
         if idx_node is not None and idx_node.type == "subscript_argument_list":
             parts = [self.expr(c, env) for c in idx_node.named_children]
             index = parts[-1] if parts else UNKNOWN
+        local = text(n.child_by_field_name("argument"))
+        if ptr.base is None and local in self.staged and local not in self.out.shared:
+            return (self.staged[local] or UNKNOWN) if read and not write else UNKNOWN  # corner[k]
         return self.access(ptr, index, write, plain, read)
+
+    def local_table(self, name: str, value: Node | None, env: Env) -> None:
+        """`int corner[3] = {tri.x, tri.y, tri.z}`: a local array each of whose values is a value of one
+        array (stage keeps it so while every store into it is one too)."""
+        self.staged.pop(name, None)
+        if value is None or value.type != "initializer_list" or not value.named_children:
+            return
+        vals = [self.expr(c, env) for c in value.named_children]
+        if all(one_load(v) and v.hi == vals[0].hi for v in vals):
+            self.staged[name] = vals[0]
 
     def pointer(self, n: Node, env: Env, write: bool = False, plain: bool = False, read: bool = True) -> Val:
         op = text(n.child_by_field_name("operator"))
@@ -489,16 +513,17 @@ class Expressions(ScalarRoles):
             return env[name]
         self.write(left, env, plain=op == "=")
         if left is not None and left.type == "subscript_expression":
-            self.stage(self.expr(left.child_by_field_name("argument"), env).base, value if op == "=" else UNKNOWN)
+            table = left.child_by_field_name("argument")
+            local = text(table) if table is not None and text(table) in self.staged else None
+            self.stage(local or self.expr(table, env).base, value if op == "=" else UNKNOWN)
         return value
 
     def stage(self, table: str | None, value: Val) -> None:
         """`ids[t] = id` with id = list[k], ids in shared memory: a later `ids[j]` is a value of list, so
         long as every store into ids is a value loaded from that one array (else no value is known)."""
-        if table is None or table not in self.out.shared:
+        if table is None or (table not in self.out.shared and table not in self.staged):
             return
-        names = loads(value.hi) if value.hi is not None else set()
-        one = len(names) == 1 and value.hi == Poly.var(min(names))
+        one = one_load(value)
         seen = self.staged.get(table, value) if table in self.staged or one else None
         self.staged[table] = value if one and seen is not None and seen.hi == value.hi else None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kt_tui.kernel.draft_types import int_lane, is_int, is_signed, is_unsigned
+from kt_tui.kernel.vectors import VECTOR_NAMES
 
 from .test_draft_shapes import _draft
 
@@ -16,14 +17,14 @@ __global__ void spans(const {T} *span, const float *x, int n, float *out) {{
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const {T} s = span[i];
-    out[i] = s.y > s.x ? x[i] : 0.0f;
+    out[i] = {TEST} ? x[i] : 0.0f;
 }}
 """
 
 
-@pytest.mark.parametrize("vector", ["uint2", "int2", "int4", "uint4", "short2", "uchar4", "char4", "int3"])
-def test_an_integer_vector_array_reaches_the_analysis(vector):
-    d = _draft(SPANS.format(T=vector))
+@pytest.mark.parametrize("vector", sorted(VECTOR_NAMES))
+def test_every_vector_array_reaches_the_analysis(vector):
+    d = _draft(SPANS.format(T=vector, TEST="s.x > 0" if vector.endswith("1") else "s.y > s.x"))
     said = " ".join(d.lines())
     assert "analysis stopped" not in said and "body was not read" not in said
     assert d.spec.problem_size == ["n"]
@@ -125,3 +126,33 @@ def test_a_shared_table_that_also_holds_other_values_is_not_a_staged_load():
     d = _draft(MIXED_STAGE)
     args = {a.name: a for a in d.spec.args}
     assert args["ids"].high is None or "table" not in str(args["ids"].high)
+
+
+EDGES = """
+__global__ void edge_lengths(const float *pos, const int2 *edges, int nedges, float *len, float *degree) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= nedges) return;
+    const int2 ed = edges[e];
+    len[e] = fabsf(pos[ed.y] - pos[ed.x]);
+    const int ends[2] = {ed.x, ed.y};
+    for (int k = 0; k < 2; ++k)
+        atomicAdd(&degree[2 * ends[k] + 1], 1.0f);
+}
+"""
+
+
+def test_an_integer_vectors_lanes_index_what_they_pick():
+    d = _draft(EDGES)
+    args = {a.name: a for a in d.spec.args}
+    high = str(args["edges"].high)
+    assert args["edges"].low == 0  # before: values of both signs, indices out of bounds
+    assert args["pos"].size in high and args["pos"].size not in ("nedges", "2*nedges")  # a vertex count
+    assert "degree" in high or args["degree"].size in high  # ends[k], a local table of the lanes, too
+    assert "nedges" not in args["degree"].size
+
+
+def test_a_local_table_with_other_values_is_no_index():
+    d = _draft(EDGES.replace("{ed.x, ed.y}", "{ed.x, e}"))
+    args = {a.name: a for a in d.spec.args}
+    assert args["pos"].size in str(args["edges"].high)
+    assert "degree" not in str(args["edges"].high) and args["degree"].size not in str(args["edges"].high)
