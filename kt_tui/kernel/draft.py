@@ -33,7 +33,17 @@ from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .draft_trips import thread_trips, trip_value
-from .draft_types import array_of, element_type, int_lane, is_int, is_signed, is_unsigned, struct_by_value, vector_arg
+from .draft_types import (
+    array_of,
+    as_bytes,
+    element_type,
+    int_lane,
+    is_int,
+    is_signed,
+    is_unsigned,
+    struct_by_value,
+    vector_arg,
+)
 from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
@@ -350,7 +360,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             else:
                 init = "poison"
             dtype, size = array_of(p, unit, sizing.extents.get(p.name, sizing.fallback), guesses)
-            if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
+            if dtype == "uint8" and init == "random" and as_bytes(p):
                 init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
             lane = VECTORS.get(dtype, (dtype, 1))[0]  # a float2's atomics add to its float components

@@ -52,6 +52,13 @@ def is_unsigned(dtype: str) -> bool:
     return (int_lane(dtype) or "").startswith("uint")
 
 
+def as_bytes(p: Param) -> bool:
+    """Whether an array of uint8 elements is a struct of mixed fields passed as its bytes, not numbers
+    (uint8_t, or a vector of bytes: uchar4)."""
+    base = _base(p)
+    return base not in DTYPES and not _lanes(base)
+
+
 def element_type(p: Param) -> str:
     base = _base(p)
     return DTYPES.get(base) or (base if base in VECTORS else (_lanes(base) or ("float32", 1))[0])

@@ -46,6 +46,7 @@ from .bounds import (
 )
 from .cuda_ast import Node, text
 from .extents_conds import Conditions
+from .extents_tables import local_table
 from .poly import Poly, TooBig, at_least
 
 __all__ = ["AXES", "Analysis", "Use", "analyse", "block", "grid"]
@@ -69,6 +70,7 @@ class Walker(Conditions):
         self.named_conds: dict[str, Node] = {}
         self.assigned: dict[str, set[str]] = {}
         self.staged: dict[str, Val | None] = {}
+        self.tops: dict[tuple[int, int], Poly] = {}
 
     # -- statements ----------------------------------------------------------------------
     def run(self) -> Analysis:
@@ -198,7 +200,9 @@ class Walker(Conditions):
                 value = d.child_by_field_name("value")
                 env[name] = self.expr(value, env) if value is not None else UNKNOWN
                 self.name_condition(name, value)
-                self.local_table(name, value, env)
+                self.staged.pop(name, None)
+                if value is not None and value.type == "initializer_list":
+                    local_table(self.staged, name, [self.expr(c, env) for c in value.named_children])
             else:
                 env[declared_name(d)] = UNKNOWN
 

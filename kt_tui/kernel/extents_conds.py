@@ -30,7 +30,7 @@ MAX_GUARDED = 64  # guards kept for the layout warnings (a hostile kernel has th
 
 class Conditions(Expressions):
     named_conds: dict[str, Node]  # name_condition's tests held in locals
-    assigned: dict[str, set[str]]  # each function's names assigned after their declaration
+    assigned: dict[str, set[str]]  # "": the names assigned after their declaration in any function
 
     def _fold(self, index: Poly, bound: Poly) -> bool:
         """`blockIdx.A * blockDim.B + threadIdx.B` (A != B; or `blockIdx.A * ROWS + threadIdx.B`, ROWS a
@@ -71,10 +71,11 @@ class Conditions(Expressions):
             or (value.type == "unary_expression" and text(value.child_by_field_name("operator")) == "!")
         ):
             return
-        if self.fn.name not in self.assigned:
-            self.assigned[self.fn.name] = changed_in(self.fn.body, self.tick)
+        if not self.assigned:  # every function's: a helper's locals are walked as the kernel's are
+            bodies = [self.fn.body, *(f.body for f in self.unit.devices.values())]
+            self.assigned[""] = set().union(*(changed_in(b, self.tick) for b in bodies))
         read = {text(n) for n in cuda_ast.walk(value, MAX_STEPS) if n.type == "identifier"}
-        if not (read | {name}) & self.assigned[self.fn.name]:
+        if not (read | {name}) & self.assigned[""]:
             self.named_conds[name] = value
 
     def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:

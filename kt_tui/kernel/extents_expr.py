@@ -42,26 +42,20 @@ from .bounds import (
     sum_key,
     sum_terms,
     terms_nodes,
+    top_of_product,
     union,
 )
 from .cuda_ast import Node, text
 from .extents_scalars import ScalarRoles
+from .extents_tables import LANES, one_load, stage
 from .poly import Poly, TooBig, at_least, pmin
 
 FLOORS = {"floorf", "floor", "__float2int_rd", "__double2int_rd", "__float2ll_rd", "__double2ll_rd"}
 TO_INT = re.compile(r"(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|size_t|u?int\d+_t)")
 
 
-LANES = ("x", "y", "z", "w")
-
-
-def one_load(v: Val) -> bool:
-    """Whether `v` is a value loaded from one array, unchanged (`$ids`)."""
-    names = loads(v.hi) if v.hi is not None else set()
-    return len(names) == 1 and v.hi == Poly.var(min(names))
-
-
 class Expressions(ScalarRoles):
+    tops: dict[tuple[int, int], Poly]  # a product's top where its bottom is not known (bounds.top_of_product)
     staged: dict[str, Val | None]  # a shared table's values: what stage found stored into it, None for any
 
     def expr(self, n: Node, env: Env) -> Val:
@@ -234,6 +228,10 @@ class Expressions(ScalarRoles):
             self.window(n, env)
         if op in ("+", "-"):
             if a.base is not None and b.base is None:  # pointer arithmetic
+                right = strip_parens(n.child_by_field_name("right"))
+                top = self.tops.get((right.start_byte, right.end_byte)) if right is not None else None
+                if a.unit and op == "+" and b.hi is None and top is not None:  # (char *)p + row * pitch
+                    b = Val(Poly.const(0), top, axes=b.axes, params=b.params)  # rows a helper reflects inside
                 return offset(a, b if op == "+" else neg(b))
             if b.base is not None and op == "+":
                 return offset(b, a)
@@ -271,6 +269,8 @@ class Expressions(ScalarRoles):
                 ):
                     self.out.strides.append(y.hi)
             lo, hi = mul(a, b)
+            if hi is None and (top := top_of_product(a, b)) is not None:  # for pitched: a pitch times a row
+                self.tops[(n.start_byte, n.end_byte)] = top
             split = None
             for x, y in ((a, b), (b, a)):
                 if x.split is None or x.split[0] == "r" or y.hi is None or y.hi != y.lo:
@@ -436,16 +436,6 @@ class Expressions(ScalarRoles):
             return (self.staged[local] or UNKNOWN) if read and not write else UNKNOWN  # corner[k]
         return self.access(ptr, index, write, plain, read)
 
-    def local_table(self, name: str, value: Node | None, env: Env) -> None:
-        """`int corner[3] = {tri.x, tri.y, tri.z}`: a local array each of whose values is a value of one
-        array (stage keeps it so while every store into it is one too)."""
-        self.staged.pop(name, None)
-        if value is None or value.type != "initializer_list" or not value.named_children:
-            return
-        vals = [self.expr(c, env) for c in value.named_children]
-        if all(one_load(v) and v.hi == vals[0].hi for v in vals):
-            self.staged[name] = vals[0]
-
     def pointer(self, n: Node, env: Env, write: bool = False, plain: bool = False, read: bool = True) -> Val:
         op = text(n.child_by_field_name("operator"))
         arg = n.child_by_field_name("argument")
@@ -515,17 +505,8 @@ class Expressions(ScalarRoles):
         if left is not None and left.type == "subscript_expression":
             table = left.child_by_field_name("argument")
             local = text(table) if table is not None and text(table) in self.staged else None
-            self.stage(local or self.expr(table, env).base, value if op == "=" else UNKNOWN)
+            stage(self.staged, local or self.expr(table, env).base, value if op == "=" else UNKNOWN, self.out.shared)
         return value
-
-    def stage(self, table: str | None, value: Val) -> None:
-        """`ids[t] = id` with id = list[k], ids in shared memory: a later `ids[j]` is a value of list, so
-        long as every store into ids is a value loaded from that one array (else no value is known)."""
-        if table is None or (table not in self.out.shared and table not in self.staged):
-            return
-        one = one_load(value)
-        seen = self.staged.get(table, value) if table in self.staged or one else None
-        self.staged[table] = value if one and seen is not None and seen.hi == value.hi else None
 
     def call(self, n: Node, env: Env) -> Val:
         name = text(n.child_by_field_name("function")).split("<")[0].strip()

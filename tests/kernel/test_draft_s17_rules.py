@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from kt_tui.kernel.draft_types import int_lane, is_int, is_signed, is_unsigned
+from kt_tui.kernel.expr import evaluate
 from kt_tui.kernel.vectors import VECTOR_NAMES
 
-from .test_draft_shapes import _draft
+from .test_draft_shapes import _draft, _points
 
 SPANS = """
 __global__ void spans(const {T} *span, const float *x, int n, float *out) {{
@@ -156,3 +157,37 @@ def test_a_local_table_with_other_values_is_no_index():
     args = {a.name: a for a in d.spec.args}
     assert args["pos"].size in str(args["edges"].high)
     assert "degree" not in str(args["edges"].high) and args["degree"].size not in str(args["edges"].high)
+
+
+SWAP = """
+__device__ int mirror(int i, int n) {
+    i = i < 0 ? -i : i;
+    return i >= n ? 2 * n - 2 - i : i;
+}
+__global__ void swap_rg(const uchar4 *src, size_t src_pitch, int rows, int w, int h, uchar4 *dst,
+                        size_t dst_pitch) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    const uchar4 *row = (const uchar4 *)((const unsigned char *)src + mirror(y - 1, rows) * src_pitch);
+    uchar4 *out = (uchar4 *)((unsigned char *)dst + y * dst_pitch);
+    const uchar4 p = row[x];
+    out[x] = make_uchar4(p.y, p.x, p.z, p.w);
+}
+"""
+
+
+def test_a_pitch_added_to_a_byte_pointer_counts_bytes():
+    d = _draft(SWAP)
+    args = {a.name: a for a in d.spec.args}
+    for pt in _points(d.spec):
+        w, h, rows = pt["w"], pt["h"], pt["rows"]
+        pitch, src_pitch = evaluate(args["dst_pitch"].value, pt), evaluate(args["src_pitch"].value, pt)
+        assert pitch >= 4 * w and src_pitch >= 4 * w  # before: w + 32 bytes, rows of 4 * w bytes overlapping
+        assert evaluate(args["dst"].size, pt) >= (h - 1) * pitch + 4 * w  # uint8 elements: bytes
+        assert evaluate(args["src"].size, pt) >= (rows - 1) * src_pitch + 4 * w  # the rows mirror() reaches
+
+
+def test_an_array_of_byte_vectors_holds_numbers_over_the_bytes_range():
+    args = {a.name: a for a in _draft(SWAP).spec.args}
+    assert (args["src"].type, args["src"].init, args["src"].low, args["src"].high) == ("uint8", "random", 0, 256)
