@@ -191,3 +191,26 @@ def test_a_pitch_added_to_a_byte_pointer_counts_bytes():
 def test_an_array_of_byte_vectors_holds_numbers_over_the_bytes_range():
     args = {a.name: a for a in _draft(SWAP).spec.args}
     assert (args["src"].type, args["src"].init, args["src"].low, args["src"].high) == ("uint8", "random", 0, 256)
+
+
+HALVE = """
+__device__ int edge(int i, int n) { return i >= n ? n - 1 : i; }
+__global__ void halve(const float *src, int src_n, float *dst, int n) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= n) return;
+    dst[x] = 0.5f * (src[edge(2 * x, src_n)] + src[edge(2 * x + 1, src_n)]);
+}
+"""
+
+
+def test_a_bound_on_a_sample_every_k_elements_is_k_times_the_threads():
+    d = _draft(HALVE)
+    args = {a.name: a for a in d.spec.args}
+    assert args["src_n"].value == "2*n"  # before: 256, every sample past the first 128 threads clamped
+    for pt in _points(d.spec):
+        assert evaluate(args["src"].size, pt) >= pt["src_n"] == 2 * pt["n"]
+
+
+def test_a_bound_on_an_unscaled_coordinate_is_left_alone():
+    d = _draft(HALVE.replace("2 * x", "x"))
+    assert {a.name: a for a in d.spec.args}["src_n"].value != "2*n"
