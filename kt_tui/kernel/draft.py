@@ -19,6 +19,7 @@ import numpy as np
 from . import (
     cuda_ast,
     draft_below,
+    draft_decay,
     draft_masked,
     draft_moments,
     draft_periods,
@@ -567,6 +568,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             guesses.append((f"args.{p.name}", why))
     guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]
     _scale_thresholds(fn, args, guesses)
+    draft_decay.decayed(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,

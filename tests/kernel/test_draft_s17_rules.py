@@ -214,3 +214,26 @@ def test_a_bound_on_a_sample_every_k_elements_is_k_times_the_threads():
 def test_a_bound_on_an_unscaled_coordinate_is_left_alone():
     d = _draft(HALVE.replace("2 * x", "x"))
     assert {a.name: a for a in d.spec.args}["src_n"].value != "2*n"
+
+
+ATTENUATE = """
+__global__ void attenuate(const float *density, const float *step, const float *x, int n, float *alpha, float *s) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float d = density[i];
+    alpha[i] = 1.0f - expf(-d * step[i]);
+    s[i] = 1.0f / (1.0f + expf(-x[i]));
+}
+"""
+
+
+def test_loads_whose_negated_product_an_exponential_takes_are_not_negative():
+    args = {a.name: a for a in _draft(ATTENUATE).spec.args}
+    for name in ("density", "step"):  # before: [-100, 100), exp(10000) = inf and alpha -inf
+        assert (args[name].init, args[name].low, args[name].high) == ("uniform", 0, 1)
+    assert args["x"].low is None or args["x"].low < 0  # a sigmoid's one load keeps both signs
+
+
+def test_a_product_not_negated_is_no_decay():
+    args = {a.name: a for a in _draft(ATTENUATE.replace("-d * step[i]", "d * step[i]")).spec.args}
+    assert args["density"].init != "uniform" or args["density"].low != 0
