@@ -424,13 +424,9 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 arg.init = "random" if not out else arg.init  # index values, not bytes of a struct
                 arg.low, arg.high = 0, representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
             elif (
-                is_int(dtype)
+                (int_of := int_lane(dtype)) is not None
                 and not out
-                and (
-                    tested := draft_roles.tested_below(
-                        an, p.name, np.iinfo(int_lane(dtype)).max, unit.defines, sizing.sizes
-                    )
-                )
+                and (tested := draft_roles.tested_below(an, p.name, np.iinfo(int_of).max, unit.defines, sizing.sizes))
             ):
                 arg.low, arg.high, why = 0, *tested
                 guesses.append((f"args.{p.name}", f"values in [0, {arg.high}): {why}"))

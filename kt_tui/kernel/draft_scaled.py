@@ -17,7 +17,12 @@ def _substitute(found: dict[str, list[Poly]], name: str, by: Poly) -> None:
 
 
 def rescaled(
-    an: extents.Analysis, found: dict[str, list[Poly]], names: set[str], fixed: set[str], out: Any, order: dict
+    an: extents.Analysis,
+    found: dict[str, list[Poly]],
+    names: set[str],
+    fixed: set[str],
+    out: Any,
+    order: dict[str, int],
 ) -> None:
     """`o * A / B` (o < B) maps B cells onto A, and `((o + 1) * A + B - 1) / B` ends a window there: A =
     2*B - 1, more cells than B and no multiple of it, so each window spans several of A's cells and their
@@ -45,7 +50,12 @@ def rescaled(
 
 
 def sampled_every(
-    an: extents.Analysis, found: dict[str, list[Poly]], names: set[str], fixed: set[str], out: Any, order: dict
+    an: extents.Analysis,
+    found: dict[str, list[Poly]],
+    names: set[str],
+    fixed: set[str],
+    out: Any,
+    order: dict[str, int],
 ) -> dict[str, Poly]:
     """A scalar N tested as the bound of a value that reaches k * E (+ a constant), E a thread axis's size
     and k >= 2 whole (`reflect(2 * x + dx, src_w)`, x < dst_w): a source each thread samples every k

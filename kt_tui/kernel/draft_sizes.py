@@ -349,9 +349,9 @@ class _Sizer:
             names |= set(re.findall(r"[A-Za-z_]\w*", str(h))) - set(FUNCS)  # `min(a, b)`: a and b
         names = {n for n in names if not n.startswith("$")} | self.factors | set(an.quotients)
         axis_names = set().union(*(p.names() for p in self.axis.values()))
-        fixed = axis_names | set(self.unit.defines) | self.factors | set(an.quotients) | set(self.fresh)
-        rescaled(an, found, names, fixed, self.out, self.order)
-        sampled = sampled_every(an, found, names, fixed, self.out, self.order)
+        kept = axis_names | set(self.unit.defines) | self.factors | set(an.quotients) | set(self.fresh)
+        rescaled(an, found, names, kept, self.out, self.order)
+        sampled = sampled_every(an, found, names, kept, self.out, self.order)
         big = {
             n
             for n in names

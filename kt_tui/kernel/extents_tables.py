@@ -4,6 +4,8 @@ staged through shared memory (`ids[t] = list[k]; ... x[ids[j]]`) or gathered int
 
 from __future__ import annotations
 
+from typing import Any
+
 from .bounds import Val, loads
 from .poly import Poly
 
@@ -23,7 +25,7 @@ def local_table(staged: dict[str, Val | None], name: str, vals: list[Val]) -> No
         staged[name] = vals[0]
 
 
-def stage(staged: dict[str, Val | None], table: str | None, value: Val, shared: dict) -> None:
+def stage(staged: dict[str, Val | None], table: str | None, value: Val, shared: dict[str, Any]) -> None:
     """`ids[t] = id` with id = list[k], ids in shared memory (or a local table): a later `ids[j]` is a
     value of list, so long as every store into ids is a value loaded from that one array (else None: no
     value is known)."""
