@@ -330,6 +330,15 @@ def mul(a: Val, b: Val) -> tuple[Poly | None, Poly | None]:
     return None, None
 
 
+def top_of_product(a: Val, b: Val) -> Poly | None:
+    """The greatest of a * b where one factor is one value not negative (a pitch) and the other's top is
+    known, its bottom not (a row a helper reflects back inside): that top times the pitch."""
+    for x, y in ((a, b), (b, a)):
+        if y.hi is not None and y.hi == y.lo and nonneg(y.lo) and x.hi is not None:
+            return x.hi * y.hi
+    return None
+
+
 def div(a: Poly | None, d: Poly | None, low: bool = False) -> Poly | None:
     if a is None or d is None:
         return None

@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .vectors import vector_bytes, vector_scalar
+
 Node = Any  # a tree_sitter.Node; tree_sitter loads only when a source is parsed
 
 MAX_SOURCE = 2**20  # bytes parsed at most (a few seconds); kernel/draft.py cuts a larger file to the kernel
@@ -165,6 +167,8 @@ def _field_type(name: str, unit: Unit) -> tuple[str, int, int] | None:
     if name in unit.structs:
         dtype, count = unit.structs[name]
         return (dtype, count, count * _SCALARS_BY_DTYPE[dtype]) if dtype else ("", 0, count)
+    if (vector := vector_scalar(name.removeprefix("__"))) is not None:  # uchar4, short2, half2, longlong2
+        return vector[0], vector[1], vector_bytes(name.removeprefix("__"))
     return None
 
 

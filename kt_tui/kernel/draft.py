@@ -19,6 +19,7 @@ import numpy as np
 from . import (
     cuda_ast,
     draft_below,
+    draft_decay,
     draft_masked,
     draft_moments,
     draft_periods,
@@ -33,7 +34,17 @@ from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .draft_trips import thread_trips, trip_value
-from .draft_types import array_of, element_type, struct_by_value, vector_arg
+from .draft_types import (
+    array_of,
+    as_bytes,
+    element_type,
+    int_lane,
+    is_int,
+    is_signed,
+    is_unsigned,
+    struct_by_value,
+    vector_arg,
+)
 from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
@@ -60,7 +71,7 @@ UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 
 def whole_range(dtype: str) -> tuple[int, int]:
     """A draw's [low, high) over every value of an integer dtype (high is one past its greatest)."""
-    least, most = int_range(dtype)
+    least, most = int_range(int_lane(dtype) or dtype)
     return least, most + 1
 
 
@@ -261,7 +272,7 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
             )
         elif vector := vector_arg(p):
             args.append(vector[0])
-        elif dtype.startswith(("int", "uint")):
+        elif is_int(dtype):
             args.append(Arg(name=p.name, type=dtype, init="constant", value="n"))
         else:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=FLOAT_SCALAR))
@@ -279,7 +290,7 @@ def _scale_thresholds(fn: cuda_ast.Function, args: list[Arg], guesses: list[tupl
     bounded = {
         a.name: max(abs(a.low), abs(a.high))
         for a in args
-        if a.is_array and a.type.startswith(("int", "uint")) and isinstance(a.low, int) and isinstance(a.high, int)
+        if a.is_array and is_int(a.type) and isinstance(a.low, int) and isinstance(a.high, int)
     }
     for name, (value, why) in draft_values.scaled_thresholds(fn, set(made_up), bounded).items():
         made_up[name].value = value
@@ -321,10 +332,10 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     gaussian = [p.name for p in kernel.params if p.name in draft_roles.exp_factors(fn, floats & free, squares=True)]
     exp_scales = draft_roles.exp_factors(fn, floats & free) - set(gaussian)
     averages = draft_moments.average_values(unit, kernel.name, floats & free)
-    int_arrays = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith(("int", "uint"))}
+    int_arrays = {p.name for p in kernel.params if p.is_pointer and is_int(element_type(p))}
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
-    signed = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith("int")}
+    signed = {p.name for p in kernel.params if p.is_pointer and is_signed(element_type(p))}
     exp_data = draft_roles.exp_data(fn, signed)
     bits = draft_roles.float_bits(fn, int_arrays)
     reduced = draft_values.reduced(fn, int_arrays)
@@ -350,7 +361,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             else:
                 init = "poison"
             dtype, size = array_of(p, unit, sizing.extents.get(p.name, sizing.fallback), guesses)
-            if dtype == "uint8" and init == "random" and p.base_type.replace("struct ", "").strip() not in DTYPES:
+            if dtype == "uint8" and init == "random" and as_bytes(p):
                 init = "zeros"  # a struct as bytes: random bytes would make any int field in it an index anywhere
             arg = Arg(name=p.name, type=dtype, size=size, init=init, seed=len(args) + 1, output=out)
             lane = VECTORS.get(dtype, (dtype, 1))[0]  # a float2's atomics add to its float components
@@ -363,7 +374,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "may differ by its addends' rounding from run to run (not a wrong kernel)",
                     )
                 )
-            if p.name in an.loop_loads and not out and dtype.startswith(("int", "uint")):
+            if p.name in an.loop_loads and not out and is_int(dtype):
                 top = representable(dtype, sizing.index_high.get(p.name, ROW_SPAN), sizing.sizes, guesses, p.name)
                 rows[p.name] = (top, len(guesses))  # row offsets, when they delimit rows (_offsets_for_rows)
             if p.name in sizing.index_high and p.name in an.loop_loads and not out and rows_written(an, p.name):
@@ -377,7 +388,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         ),
                     )
                 )
-            elif p.name in an.loop_loads and not out and dtype.startswith(("int", "uint")):
+            elif p.name in an.loop_loads and not out and is_int(dtype):
                 high = rows[p.name][0]
                 arg.low, arg.high = 0, f"min({high}, {ROW_SPAN})" if isinstance(high, str) else min(high, ROW_SPAN)
                 guesses.append(
@@ -390,7 +401,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         ),
                     )
                 )
-            elif not out and p.name in reduced and (dtype.startswith("uint") or reduced[p.name] == "&"):
+            elif not out and p.name in reduced and (is_unsigned(dtype) or reduced[p.name] == "&"):
                 arg.low, arg.high = whole_range(dtype)
                 guesses.append(
                     (
@@ -413,13 +424,13 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 arg.init = "random" if not out else arg.init  # index values, not bytes of a struct
                 arg.low, arg.high = 0, representable(dtype, sizing.index_high[p.name], sizing.sizes, guesses, p.name)
             elif (
-                dtype.startswith(("int", "uint"))
+                (int_of := int_lane(dtype)) is not None
                 and not out
-                and (tested := draft_roles.tested_below(an, p.name, np.iinfo(dtype).max, unit.defines, sizing.sizes))
+                and (tested := draft_roles.tested_below(an, p.name, np.iinfo(int_of).max, unit.defines, sizing.sizes))
             ):
                 arg.low, arg.high, why = 0, *tested
                 guesses.append((f"args.{p.name}", f"values in [0, {arg.high}): {why}"))
-            elif dtype.startswith("int") and not out and use.sign and not use.nonneg and p.name not in measured:
+            elif is_signed(dtype) and not out and use.sign and not use.nonneg and p.name not in measured:
                 least, most = int_range(dtype) if dtype in ("int8", "int16") else (-SIGNED_SPAN, SIGNED_SPAN - 1)
                 arg.low, arg.high = least, most + 1  # high is past the last value drawn
                 guesses.append(
@@ -429,7 +440,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "(compares them with 0); a draw of only 0 and 1 never reaches the other side",
                     )
                 )
-            elif dtype.startswith(("int", "uint")) and not out and use.compared and p.name not in measured:
+            elif is_int(dtype) and not out and use.compared and p.name not in measured:
                 arg.low, arg.high = 0, 2
                 guesses.append((f"args.{p.name}", "values 0 or 1: the kernel tests them as flags or counts them"))
             elif p.name in weights and not out:
@@ -441,7 +452,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "relaxation), not negative",
                     )
                 )
-            elif dtype.startswith(("int", "uint")) and use.nonneg:
+            elif is_int(dtype) and use.nonneg:
                 arg.low = 0
             elif p.name in positive and arg.init == "random":
                 arg.init = "positive"
@@ -488,7 +499,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "them with the wrong sign or masks them off fails",
                     )
                 )
-            elif dtype.startswith("uint") and arg.init == "random" and arg.low is None:
+            elif is_unsigned(dtype) and arg.init == "random" and arg.low is None:
                 arg.low = 0  # an unsigned type holds no negative value
             args.append(arg)
         elif vector := vector_arg(p):
@@ -499,7 +510,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         elif p.name in sizing.derived:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=sizing.derived[p.name]))
         elif p.name in bounds:
-            kind = "float" if dtype.startswith("float") else "uint" if dtype.startswith("uint") else "int"
+            kind = "float" if dtype.startswith("float") else "uint" if is_unsigned(dtype) else "int"
             value = CLAMP[kind][bounds[p.name] == "upper"]
             args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
             guesses.append(
@@ -513,7 +524,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             value, why = small[p.name]
             args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
             guesses.append((f"args.{p.name}", f"{value}: {why}"))
-        elif dtype.startswith(("int", "uint")):
+        elif is_int(dtype):
             window = window_over(an, p.name, set(sizing.sizes)) if p.name in an.loop_bounds else None
             row = row_stride(p.name, an, sizing, args) if p.name not in an.loop_bounds else None
             count: int | str
@@ -534,9 +545,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif p.name in an.loop_bounds:
                 count, why = LOOP_COUNT, "a loop count that sizes no array"
             else:
-                plain = sum(
-                    1 for a in args if not a.is_array and a.type.startswith(("int", "uint")) and a.value in INT_SCALARS
-                )
+                plain = sum(1 for a in args if not a.is_array and is_int(a.type) and a.value in INT_SCALARS)
                 taken = {v for v in sizing.sizes.values()} | {a.value for a in args if not a.is_array}
                 turn = [INT_SCALARS[(plain + k) % len(INT_SCALARS)] for k in range(len(INT_SCALARS))]
                 count = next((v for v in turn if v not in taken), turn[0])  # apart from the sizes too
@@ -555,6 +564,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             guesses.append((f"args.{p.name}", why))
     guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]
     _scale_thresholds(fn, args, guesses)
+    draft_decay.decayed(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,

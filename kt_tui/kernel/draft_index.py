@@ -11,6 +11,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import extents
+from .draft_types import int_lane
 from .poly import Poly, at_least
 from .source import Kernel
 from .spec import DTYPES
@@ -62,7 +63,7 @@ def index_highs(
                 break
             best = best if at_least(other[0], best[0]) else other if at_least(best[0], other[0]) else None
         if best is None:
-            out[x] = f"min({', '.join(str(g[1](order)) for g in good)})"
+            out[x] = f"min({', '.join(dict.fromkeys(str(g[1](order)) for g in good))})"
         else:
             out[x] = best[1](order)
     return out, unfollowed
@@ -119,9 +120,10 @@ def type_reach(kernel: Kernel, name: str) -> int | None:
     """How many values an int array of at most 16 bits can hold (an index it loads reaches below that)."""
     p = next((p for p in kernel.params if p.name == name), None)
     dtype = DTYPES.get(p.base_type) if p is not None else None
-    if dtype is None or not dtype.startswith(("int", "uint")) or np.iinfo(dtype).bits > 16:
+    lane = int_lane(dtype) if dtype is not None else None
+    if lane is None or np.iinfo(lane).bits > 16:
         return None
-    return int(np.iinfo(dtype).max) + 1
+    return int(np.iinfo(lane).max) + 1
 
 
 def loads_of(keys: tuple[str, ...]) -> set[str]:

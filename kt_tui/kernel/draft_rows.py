@@ -10,6 +10,7 @@ import numpy as np
 from . import extents
 from .draft_flags import ROW_PAD, row_spans
 from .draft_sizes import Sizing
+from .draft_types import int_lane
 from .expr import ExprError, evaluate, names_in
 from .spec import Arg, Spec
 from .spec_keys import ROW_LENGTHS
@@ -67,9 +68,10 @@ def representable(
 ) -> str | int:
     """An index array's exclusive bound of values, no more than its type holds (a uint8 array indexes
     at most 256 entries: the values above its top are never drawn)."""
-    if not dtype.startswith(("int", "uint")):
+    lane = int_lane(dtype)
+    if lane is None:
         return high
-    top = int(np.iinfo(dtype).max)
+    top = int(np.iinfo(lane).max)
     try:
         over = evaluate(high, sizes) > top
     except ExprError:

@@ -12,6 +12,8 @@ from math import lcm
 from . import cuda_ast, draft_index, draft_shared, draft_within, extents
 from .bounds import integral
 from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
+from .draft_scaled import rescaled, sampled_every
+from .draft_types import is_int
 from .expr import FUNCS
 from .poly import Poly, at_least
 from .source import Kernel
@@ -168,10 +170,7 @@ class _Sizer:
         unread = [
             p.name
             for p in self.kernel.params
-            if not p.is_pointer
-            and p.name
-            and p.name not in self.an.read
-            and DTYPES.get(p.base_type, "").startswith(("int", "uint"))
+            if not p.is_pointer and p.name and p.name not in self.an.read and is_int(DTYPES.get(p.base_type, ""))
         ]
         axis = extents.AXES[a]
         if len(unread) == 1:
@@ -284,33 +283,6 @@ class _Sizer:
         unify(found, rounded)
         return found
 
-    def _rescales(self, found: dict[str, list[Poly]], names: set[str], axis_names: set[str]) -> None:
-        """`o * A / B` (o < B) maps B cells onto A, and `((o + 1) * A + B - 1) / B` ends a window there: A =
-        2*B - 1, more cells than B and no multiple of it, so each window spans several of A's cells and their
-        rounded ends differ (adaptive pooling)."""
-        fixed = axis_names | set(self.unit.defines) | self.factors | set(self.an.quotients) | set(self.fresh)
-        for b, onto in sorted(self.an.rescales.items()):
-            if b not in self.an.window_ends:  # a point sampled (nearest), no window: either way round
-                continue
-            if len(onto.terms) != 1 or onto.degree() != 1 or b not in names or b in onto.names():
-                continue
-            (a,) = onto.names()
-            if a in fixed or a not in names or onto != Poly.var(a) or a in self.out.derived:
-                continue
-            scaled = Poly.var(b) * Poly.const(2) - Poly.const(1)
-            for cands in found.values():
-                cands[:] = [c.substitute(a, scaled) for c in cands]
-            names.discard(a)
-            fixed.add(b)
-            self.out.derived[a] = scaled.text(self.order)
-            self.out.guesses.append(
-                (
-                    f"args.{a}",
-                    f"{a} = {self.out.derived[a]}: {b} cells are rescaled onto {a} (`* {a} / {b}`): more of them, "
-                    f"and no multiple, so each window spans several and their ends round; set the sizes you use",
-                )
-            )
-
     def _length(self, name: str, loaded: tuple[str, ...], row: Poly | None) -> Poly:
         """The length of an array indexed only by values read from other arrays: rows of `row` (`table[v *
         S + j]`, j < S: v picks a row) or elements, as many as the int argument the kernel passes but never
@@ -377,7 +349,9 @@ class _Sizer:
             names |= set(re.findall(r"[A-Za-z_]\w*", str(h))) - set(FUNCS)  # `min(a, b)`: a and b
         names = {n for n in names if not n.startswith("$")} | self.factors | set(an.quotients)
         axis_names = set().union(*(p.names() for p in self.axis.values()))
-        self._rescales(found, names, axis_names)
+        kept = axis_names | set(self.unit.defines) | self.factors | set(an.quotients) | set(self.fresh)
+        rescaled(an, found, names, kept, self.out, self.order)
+        sampled = sampled_every(an, found, names, kept, self.out, self.order)
         big = {
             n
             for n in names
@@ -437,6 +411,8 @@ class _Sizer:
         candidates -= tables
         spacing: set[str] = set()  # strides of single elements within an item (`i * inc`): small
         layouts = whole_rows(item_strides(self.an, candidates, self.resolve, self.out.no_threads, spacing), spacing)
+        for n, size in sampled.items():  # a row of the source sampled every k: k * E elements
+            layouts = {st: (item.substitute(n, size), per) for st, (item, per) in layouts.items()}
         moved = spacing & big
         big -= moved
         small |= moved

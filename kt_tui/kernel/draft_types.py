@@ -26,6 +26,39 @@ def _base(p: Param) -> str:
     return ("double2" if m.group(1) == "double" else "float2") if m else COMPLEX.get(base, base)
 
 
+INTS = frozenset(f"{u}int{b}" for u in ("", "u") for b in (8, 16, 32, 64))
+
+
+def int_lane(dtype: str) -> str | None:
+    """The numpy integer type of an integer dtype's values: the dtype itself (int32, uint8) or an integer
+    vector's lanes (uint2: uint32, int4: int32); None for a float or float vector. A name's prefix says
+    neither: "uint2" starts with "uint" and is no numpy type."""
+    lane = VECTORS[dtype][0] if dtype in VECTORS else dtype
+    return lane if lane in INTS else None
+
+
+def is_int(dtype: str) -> bool:
+    """Whether `dtype`'s values (each lane's, for a vector) are integers."""
+    return int_lane(dtype) is not None
+
+
+def is_signed(dtype: str) -> bool:
+    """Whether `dtype`'s values (each lane's, for a vector) are signed integers."""
+    return (int_lane(dtype) or "u").startswith("int")
+
+
+def is_unsigned(dtype: str) -> bool:
+    """Whether `dtype`'s values (each lane's, for a vector) are unsigned integers."""
+    return (int_lane(dtype) or "").startswith("uint")
+
+
+def as_bytes(p: Param) -> bool:
+    """Whether an array of uint8 elements is a struct of mixed fields passed as its bytes, not numbers
+    (uint8_t, or a vector of bytes: uchar4)."""
+    base = _base(p)
+    return base not in DTYPES and not _lanes(base)
+
+
 def element_type(p: Param) -> str:
     base = _base(p)
     return DTYPES.get(base) or (base if base in VECTORS else (_lanes(base) or ("float32", 1))[0])

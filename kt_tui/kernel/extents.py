@@ -46,6 +46,7 @@ from .bounds import (
 )
 from .cuda_ast import Node, text
 from .extents_conds import Conditions
+from .extents_tables import local_table
 from .poly import Poly, TooBig, at_least
 
 __all__ = ["AXES", "Analysis", "Use", "analyse", "block", "grid"]
@@ -66,6 +67,10 @@ class Walker(Conditions):
         self.returned: list[Val] = []
         self.counters: dict[str, frozenset[str]] = {}
         self.loop_names: set[str] = set()
+        self.named_conds: dict[str, Node] = {}
+        self.assigned: dict[str, set[str]] = {}
+        self.staged: dict[str, Val | None] = {}
+        self.tops: dict[tuple[int, int], Poly] = {}
 
     # -- statements ----------------------------------------------------------------------
     def run(self) -> Analysis:
@@ -194,6 +199,10 @@ class Walker(Conditions):
                 name = declared_name(d)
                 value = d.child_by_field_name("value")
                 env[name] = self.expr(value, env) if value is not None else UNKNOWN
+                self.name_condition(name, value)
+                self.staged.pop(name, None)
+                if value is not None and value.type == "initializer_list":
+                    local_table(self.staged, name, [self.expr(c, env) for c in value.named_children])
             else:
                 env[declared_name(d)] = UNKNOWN
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from . import cuda_ast
 from .bounds import (
+    MAX_STEPS,
     Env,
     Val,
     block,
+    changed_in,
     grid,
     grid_names,
     loads,
@@ -22,10 +24,14 @@ from .cuda_ast import Node, text
 from .extents_expr import Expressions
 from .poly import Poly, pmax, pmin
 
+CONDITION_OPS = ("<", "<=", ">", ">=", "&&", "||", "==", "!=")
 MAX_GUARDED = 64  # guards kept for the layout warnings (a hostile kernel has thousands)
 
 
 class Conditions(Expressions):
+    named_conds: dict[str, Node]  # name_condition's tests held in locals
+    assigned: dict[str, set[str]]  # "": the names assigned after their declaration in any function
+
     def _fold(self, index: Poly, bound: Poly) -> bool:
         """`blockIdx.A * blockDim.B + threadIdx.B` (A != B; or `blockIdx.A * ROWS + threadIdx.B`, ROWS a
         #define) below `bound`: `bound` items on grid axis A, numbered by the threads of block axis B
@@ -55,9 +61,29 @@ class Conditions(Expressions):
         return False
 
     # -- conditions ----------------------------------------------------------------------
+    def name_condition(self, name: str, value: Node | None) -> None:
+        """`const bool inside = x < w && y < h;`: a test held in a local, which an `if (inside)` later means,
+        so long as neither the local nor a name it reads is assigned again in the function."""
+        value = strip_parens(value)
+        self.named_conds.pop(name, None)
+        if value is None or not (
+            (value.type == "binary_expression" and text(value.child_by_field_name("operator")) in CONDITION_OPS)
+            or (value.type == "unary_expression" and text(value.child_by_field_name("operator")) == "!")
+        ):
+            return
+        if not self.assigned:  # every function's: a helper's locals are walked as the kernel's are
+            bodies = [self.fn.body, *(f.body for f in self.unit.devices.values())]
+            self.assigned[""] = set().union(*(changed_in(b, self.tick) for b in bodies))
+        read = {text(n) for n in cuda_ast.walk(value, MAX_STEPS) if n.type == "identifier"}
+        if not (read | {name}) & self.assigned[""]:
+            self.named_conds[name] = value
+
     def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
         cond = strip_parens(cond)
         if cond is None:
+            return
+        if cond.type == "identifier" and text(cond) in self.named_conds:
+            self.constrain(self.named_conds[text(cond)], truth, env, loop)
             return
         if cond.type == "unary_expression" and text(cond.child_by_field_name("operator")) == "!":
             self.constrain(cond.child_by_field_name("argument"), not truth, env, loop)

@@ -42,10 +42,12 @@ from .bounds import (
     sum_key,
     sum_terms,
     terms_nodes,
+    top_of_product,
     union,
 )
 from .cuda_ast import Node, text
 from .extents_scalars import ScalarRoles
+from .extents_tables import LANES, one_load, stage
 from .poly import Poly, TooBig, at_least, pmin
 
 FLOORS = {"floorf", "floor", "__float2int_rd", "__double2int_rd", "__float2ll_rd", "__double2ll_rd"}
@@ -53,6 +55,9 @@ TO_INT = re.compile(r"(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|size
 
 
 class Expressions(ScalarRoles):
+    tops: dict[tuple[int, int], Poly]  # a product's top where its bottom is not known (bounds.top_of_product)
+    staged: dict[str, Val | None]  # a shared table's values: what stage found stored into it, None for any
+
     def expr(self, n: Node, env: Env) -> Val:
         if n is None:
             return UNKNOWN
@@ -197,6 +202,8 @@ class Expressions(ScalarRoles):
                 "gridDim": Val(g, g),
             }[name]
         v = self.expr(arg, env)
+        if fld in LANES and v.base is None and one_load(v):  # tri.x, tri = faces[f]: a value of faces
+            return v
         return Val(axes=v.axes, params=v.params) if v.base is None else UNKNOWN
 
     def binary(self, n: Node, env: Env) -> Val:
@@ -221,6 +228,10 @@ class Expressions(ScalarRoles):
             self.window(n, env)
         if op in ("+", "-"):
             if a.base is not None and b.base is None:  # pointer arithmetic
+                right = strip_parens(n.child_by_field_name("right"))
+                top = self.tops.get((right.start_byte, right.end_byte)) if right is not None else None
+                if a.unit and op == "+" and b.hi is None and top is not None:  # (char *)p + row * pitch
+                    b = Val(Poly.const(0), top, axes=b.axes, params=b.params)  # rows a helper reflects inside
                 return offset(a, b if op == "+" else neg(b))
             if b.base is not None and op == "+":
                 return offset(b, a)
@@ -258,6 +269,8 @@ class Expressions(ScalarRoles):
                 ):
                     self.out.strides.append(y.hi)
             lo, hi = mul(a, b)
+            if hi is None and (top := top_of_product(a, b)) is not None:  # for pitched: a pitch times a row
+                self.tops[(n.start_byte, n.end_byte)] = top
             split = None
             for x, y in ((a, b), (b, a)):
                 if x.split is None or x.split[0] == "r" or y.hi is None or y.hi != y.lo:
@@ -403,7 +416,10 @@ class Expressions(ScalarRoles):
         use.atomic |= atomic
         use.compound |= write and not plain and not atomic
         use.read |= read
-        if name in self.out.shared or not integral(self.ptypes.get(name, "")):
+        if name in self.out.shared:  # a table of values staged from one array: a load of that array
+            staged = self.staged.get(name) if read and not write else None
+            return staged if staged is not None and integral(self.ptypes.get(name, "")) else UNKNOWN
+        if not integral(self.ptypes.get(name, "")):
             return UNKNOWN
         v = Poly.var(load(name))
         return Val(Poly.const(0), v)
@@ -415,6 +431,9 @@ class Expressions(ScalarRoles):
         if idx_node is not None and idx_node.type == "subscript_argument_list":
             parts = [self.expr(c, env) for c in idx_node.named_children]
             index = parts[-1] if parts else UNKNOWN
+        local = text(n.child_by_field_name("argument"))
+        if ptr.base is None and local in self.staged and local not in self.out.shared:
+            return (self.staged[local] or UNKNOWN) if read and not write else UNKNOWN  # corner[k]
         return self.access(ptr, index, write, plain, read)
 
     def pointer(self, n: Node, env: Env, write: bool = False, plain: bool = False, read: bool = True) -> Val:
@@ -483,6 +502,10 @@ class Expressions(ScalarRoles):
                 env[name] = Val(base=cur.base, axes=cur.axes | value.axes, params=cur.params | value.params)
             return env[name]
         self.write(left, env, plain=op == "=")
+        if left is not None and left.type == "subscript_expression":
+            table = left.child_by_field_name("argument")
+            local = text(table) if table is not None and text(table) in self.staged else None
+            stage(self.staged, local or self.expr(table, env).base, value if op == "=" else UNKNOWN, self.out.shared)
         return value
 
     def call(self, n: Node, env: Env) -> Val:

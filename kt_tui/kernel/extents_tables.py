@@ -1,0 +1,36 @@
+"""Tables whose elements are values loaded from one array, for kernel/extents.py's walk: an index
+staged through shared memory (`ids[t] = list[k]; ... x[ids[j]]`) or gathered into a local array
+(`int corner[3] = {tri.x, tri.y, tri.z}`) indexes what the array's own values index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bounds import Val, loads
+from .poly import Poly
+
+LANES = ("x", "y", "z", "w")  # an integer vector's lanes: each a value of the array it was loaded from
+
+
+def one_load(v: Val) -> bool:
+    """Whether `v` is a value loaded from one array, unchanged (`$ids`)."""
+    names = loads(v.hi) if v.hi is not None else set()
+    return len(names) == 1 and v.hi == Poly.var(min(names))
+
+
+def local_table(staged: dict[str, Val | None], name: str, vals: list[Val]) -> None:
+    """`int corner[3] = {tri.x, tri.y, tri.z}`: a local array each of whose values is a value of one
+    array (stage keeps it so while every store into it is one too)."""
+    if vals and all(one_load(v) and v.hi == vals[0].hi for v in vals):
+        staged[name] = vals[0]
+
+
+def stage(staged: dict[str, Val | None], table: str | None, value: Val, shared: dict[str, Any]) -> None:
+    """`ids[t] = id` with id = list[k], ids in shared memory (or a local table): a later `ids[j]` is a
+    value of list, so long as every store into ids is a value loaded from that one array (else None: no
+    value is known)."""
+    if table is None or (table not in shared and table not in staged):
+        return
+    one = one_load(value)
+    seen = staged.get(table, value) if table in staged or one else None
+    staged[table] = value if one and seen is not None and seen.hi == value.hi else None

@@ -1,0 +1,239 @@
+"""Drafter rules made after seeing held-out batch 17, each on a kernel written here: arrays of integer
+vector types (uint2, int4, short2, uchar4) are analysed as integers, a bounds test held in a bool local
+guards what an `if` on that local guards, and indices staged through a shared table are still the values
+of the array they were loaded from."""
+
+from __future__ import annotations
+
+import pytest
+
+from kt_tui.kernel.draft_types import int_lane, is_int, is_signed, is_unsigned
+from kt_tui.kernel.expr import evaluate
+from kt_tui.kernel.vectors import VECTOR_NAMES
+
+from .test_draft_shapes import _draft, _points
+
+SPANS = """
+__global__ void spans(const {T} *span, const float *x, int n, float *out) {{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const {T} s = span[i];
+    out[i] = {TEST} ? x[i] : 0.0f;
+}}
+"""
+
+
+@pytest.mark.parametrize("vector", sorted(VECTOR_NAMES))
+def test_every_vector_array_reaches_the_analysis(vector):
+    d = _draft(SPANS.format(T=vector, TEST="s.x > 0" if vector.endswith("1") else "s.y > s.x"))
+    said = " ".join(d.lines())
+    assert "analysis stopped" not in said and "body was not read" not in said
+    assert d.spec.problem_size == ["n"]
+    args = {a.name: a for a in d.spec.args}
+    assert args["out"].output and not args["span"].output
+    assert args["x"].size == "n"
+
+
+def test_integer_predicates_read_a_vectors_lanes():
+    assert [int_lane(t) for t in ("uint2", "int4", "int32", "uint8", "float2", "float32")] == [
+        "uint32",
+        "int32",
+        "int32",
+        "uint8",
+        None,
+        None,
+    ]
+    assert is_int("uint2") and is_unsigned("uint2") and not is_signed("uint2")
+    assert is_signed("int4") and not is_unsigned("int4") and not is_int("float4")
+
+
+NAMED_GUARD = """
+#define TX 16
+#define TY 16
+__global__ void scale2d(const float *a, int W, int H, float *out) {
+    const int px = blockIdx.x * TX + threadIdx.x;
+    const int py = blockIdx.y * TY + threadIdx.y;
+    const bool inside = px < W && py < H;
+    if (inside)
+        out[py * W + px] = 2.0f * a[py * W + px];
+}
+"""
+
+
+def test_a_guard_held_in_a_bool_local_bounds_the_threads():
+    d = _draft(NAMED_GUARD)
+    assert d.spec.problem_size == ["W", "H"]  # before: a grid of blocks, W a stride, H an unused int
+    args = {a.name: a for a in d.spec.args}
+    assert args["a"].size == args["out"].size == "W*H"
+    assert (args["W"].value, args["H"].value) == ("W", "H")
+
+
+REASSIGNED_GUARD = """
+__global__ void halves(const float *a, int n, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool ok = i < n;
+    i = 2 * i;
+    if (ok)
+        out[i] = a[i];
+}
+"""
+
+
+def test_a_bool_local_whose_names_change_is_no_guard():
+    d = _draft(REASSIGNED_GUARD)
+    assert "i < n" not in " ".join(d.lines())
+    args = {a.name: a for a in d.spec.args}
+    assert args["out"].size != "n"  # i is doubled after the test: n elements are not enough
+
+
+STAGED = """
+#define B 128
+__global__ void gather_staged(const int *ids, int n, const float *table, const float *rows, float *out) {
+    __shared__ int picked[B];
+    const int i = blockIdx.x * B + threadIdx.x;
+    if (i < n)
+        picked[threadIdx.x] = ids[i];
+    __syncthreads();
+    if (i < n)
+        out[i] = table[picked[threadIdx.x]] + rows[picked[threadIdx.x] * 4 + 3];
+}
+"""
+
+
+def test_indices_staged_through_shared_memory_index_what_their_source_indexes():
+    d = _draft(STAGED)
+    args = {a.name: a for a in d.spec.args}
+    assert args["ids"].low == 0 and args["ids"].high is not None
+    high = str(args["ids"].high)
+    assert args["table"].size in high and "rows" in high  # the ids stay inside both tables
+    assert args["table"].size != "n" and "n" not in args["rows"].size.split("*")
+
+
+MIXED_STAGE = """
+#define B 128
+__global__ void mixed(const int *ids, int n, const float *table, float *out) {
+    __shared__ int picked[B];
+    const int i = blockIdx.x * B + threadIdx.x;
+    if (i >= n) return;
+    picked[threadIdx.x] = ids[i];
+    picked[(threadIdx.x + 1) % B] = i;
+    __syncthreads();
+    out[i] = table[picked[threadIdx.x]];
+}
+"""
+
+
+def test_a_shared_table_that_also_holds_other_values_is_not_a_staged_load():
+    d = _draft(MIXED_STAGE)
+    args = {a.name: a for a in d.spec.args}
+    assert args["ids"].high is None or "table" not in str(args["ids"].high)
+
+
+EDGES = """
+__global__ void edge_lengths(const float *pos, const int2 *edges, int nedges, float *len, float *degree) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= nedges) return;
+    const int2 ed = edges[e];
+    len[e] = fabsf(pos[ed.y] - pos[ed.x]);
+    const int ends[2] = {ed.x, ed.y};
+    for (int k = 0; k < 2; ++k)
+        atomicAdd(&degree[2 * ends[k] + 1], 1.0f);
+}
+"""
+
+
+def test_an_integer_vectors_lanes_index_what_they_pick():
+    d = _draft(EDGES)
+    args = {a.name: a for a in d.spec.args}
+    high = str(args["edges"].high)
+    assert args["edges"].low == 0  # before: values of both signs, indices out of bounds
+    assert args["pos"].size in high and args["pos"].size not in ("nedges", "2*nedges")  # a vertex count
+    assert "degree" in high or args["degree"].size in high  # ends[k], a local table of the lanes, too
+    assert "nedges" not in args["degree"].size
+
+
+def test_a_local_table_with_other_values_is_no_index():
+    d = _draft(EDGES.replace("{ed.x, ed.y}", "{ed.x, e}"))
+    args = {a.name: a for a in d.spec.args}
+    assert args["pos"].size in str(args["edges"].high)
+    assert "degree" not in str(args["edges"].high) and args["degree"].size not in str(args["edges"].high)
+
+
+SWAP = """
+__device__ int mirror(int i, int n) {
+    i = i < 0 ? -i : i;
+    return i >= n ? 2 * n - 2 - i : i;
+}
+__global__ void swap_rg(const uchar4 *src, size_t src_pitch, int rows, int w, int h, uchar4 *dst,
+                        size_t dst_pitch) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    const uchar4 *row = (const uchar4 *)((const unsigned char *)src + mirror(y - 1, rows) * src_pitch);
+    uchar4 *out = (uchar4 *)((unsigned char *)dst + y * dst_pitch);
+    const uchar4 p = row[x];
+    out[x] = make_uchar4(p.y, p.x, p.z, p.w);
+}
+"""
+
+
+def test_a_pitch_added_to_a_byte_pointer_counts_bytes():
+    d = _draft(SWAP)
+    args = {a.name: a for a in d.spec.args}
+    for pt in _points(d.spec):
+        w, h, rows = pt["w"], pt["h"], pt["rows"]
+        pitch, src_pitch = evaluate(args["dst_pitch"].value, pt), evaluate(args["src_pitch"].value, pt)
+        assert pitch >= 4 * w and src_pitch >= 4 * w  # before: w + 32 bytes, rows of 4 * w bytes overlapping
+        assert evaluate(args["dst"].size, pt) >= (h - 1) * pitch + 4 * w  # uint8 elements: bytes
+        assert evaluate(args["src"].size, pt) >= (rows - 1) * src_pitch + 4 * w  # the rows mirror() reaches
+
+
+def test_an_array_of_byte_vectors_holds_numbers_over_the_bytes_range():
+    args = {a.name: a for a in _draft(SWAP).spec.args}
+    assert (args["src"].type, args["src"].init, args["src"].low, args["src"].high) == ("uint8", "random", 0, 256)
+
+
+HALVE = """
+__device__ int edge(int i, int n) { return i >= n ? n - 1 : i; }
+__global__ void halve(const float *src, int src_n, float *dst, int n) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= n) return;
+    dst[x] = 0.5f * (src[edge(2 * x, src_n)] + src[edge(2 * x + 1, src_n)]);
+}
+"""
+
+
+def test_a_bound_on_a_sample_every_k_elements_is_k_times_the_threads():
+    d = _draft(HALVE)
+    args = {a.name: a for a in d.spec.args}
+    assert args["src_n"].value == "2*n"  # before: 256, every sample past the first 128 threads clamped
+    for pt in _points(d.spec):
+        assert evaluate(args["src"].size, pt) >= pt["src_n"] == 2 * pt["n"]
+
+
+def test_a_bound_on_an_unscaled_coordinate_is_left_alone():
+    d = _draft(HALVE.replace("2 * x", "x"))
+    assert {a.name: a for a in d.spec.args}["src_n"].value != "2*n"
+
+
+ATTENUATE = """
+__global__ void attenuate(const float *density, const float *step, const float *x, int n, float *alpha, float *s) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float d = density[i];
+    alpha[i] = 1.0f - expf(-d * step[i]);
+    s[i] = 1.0f / (1.0f + expf(-x[i]));
+}
+"""
+
+
+def test_loads_whose_negated_product_an_exponential_takes_are_not_negative():
+    args = {a.name: a for a in _draft(ATTENUATE).spec.args}
+    for name in ("density", "step"):  # before: [-100, 100), exp(10000) = inf and alpha -inf
+        assert (args[name].init, args[name].low, args[name].high) == ("uniform", 0, 1)
+    assert args["x"].low is None or args["x"].low < 0  # a sigmoid's one load keeps both signs
+
+
+def test_a_product_not_negated_is_no_decay():
+    args = {a.name: a for a in _draft(ATTENUATE.replace("-d * step[i]", "d * step[i]")).spec.args}
+    assert args["density"].init != "uniform" or args["density"].low != 0
