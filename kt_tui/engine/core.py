@@ -117,7 +117,8 @@ class Engine(Runs):
         gate.vacuous = vacuous_why(self.data)
         state = check_state(self.data)
         gate.check = score_line(state)
-        gate.survivors = None if self.allow_survivors else survivors_why(state)
+        on_gpu = not (self.choice.simulated or self.choice.unmeasured)
+        gate.survivors = None if self.allow_survivors else survivors_why(state, on_gpu)
         if expected := expected_from(self.store, self.sid):
             gate.expected = gate.expected or expected
         if not stored or stored.state == "decided":

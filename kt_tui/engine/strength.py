@@ -115,11 +115,17 @@ def tried_text(t: dict[str, Any]) -> str:
 SURVIVORS_ALLOWED = "--allow-survivors (or allow_survivors = true) lets --auto accept it"
 
 
-def survivors_why(state: dict[str, Any] | None) -> str | None:
+def survivors_why(state: dict[str, Any] | None, on_gpu: bool = False) -> str | None:
     """Why --auto accepts no generated kernel on this check: wrong variants it passes, that no stronger
-    input killed, too many it did not run (unknown, not killed: gpu/unrun.py), or none that measures
-    it (not_measured); None when every counted one is caught and enough ran. --allow-survivors lifts
-    all three: each is a check not shown to catch some wrong kernel, which one switch accepts."""
+    input killed, too many it did not run (unknown, not killed: gpu/unrun.py), none that measures it
+    (not_measured), or, `on_gpu`, a test of the check that did not end (unchecked: it timed out or
+    failed); None when every counted one is caught and enough ran. --allow-survivors lifts them all:
+    each is a check not shown to catch some wrong kernel, which one switch accepts."""
+    if on_gpu and (state or {}).get("state") == "unchecked":
+        return (
+            f"check not tested: {(state or {}).get('why')}; nothing shows that it catches a wrong kernel, and one "
+            f"whose mistake the spec's inputs miss would be kept; {SURVIVORS_ALLOWED}"
+        )
     score = (state or {}).get("mutants")
     if not isinstance(score, dict):
         return None

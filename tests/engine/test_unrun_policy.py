@@ -91,3 +91,19 @@ def test_the_report_and_the_gate_say_it():
         SimpleNamespace(unverified=None, expected=None, check=f"{LINE}; TOO FEW RUN: {TEXT}", survivors="x"), text
     )
     assert "Check: " + LINE in text.plain and text.spans[0].style == "yellow"
+
+
+def test_auto_keeps_no_kernel_on_a_gpu_check_whose_test_did_not_end_and_allow_survivors_lifts_it(hermetic):
+    """A check whose test timed out or failed on a GPU (unchecked) shows nothing about catching a wrong
+    kernel: --auto accepts none on it, as on one with a survivor (without a GPU nothing runs to accept)."""
+    from kt_tui.engine.strength import survivors_why, unchecked
+
+    state = unchecked("the original kernel could not be run to test the check: the check runs did not report")
+    store, sid, gpu, engine, gates, events = _engine(hermetic / "a", state)
+    assert engine.run(sweep) == "finished" and not engine.choice.simulated
+    choice, why = _accept(engine).auto()
+    assert choice == "skip" and why.startswith("step 1: not accepted: check not tested: the original kernel could")
+    assert why.endswith("--allow-survivors (or allow_survivors = true) lets --auto accept it")
+    assert survivors_why(state) is None  # a replay or no GPU: the check is never tested there
+    *_, engine = _engine(hermetic / "b", state, allow_survivors=True)[:4]
+    assert engine.run(sweep) == "finished" and _accept(engine).auto() == ("approve", None)
