@@ -57,6 +57,7 @@ TO_INT = re.compile(r"(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|size
 class Expressions(ScalarRoles):
     tops: dict[tuple[int, int], Poly]  # a product's top where its bottom is not known (bounds.top_of_product)
     staged: dict[str, Val | None]  # a shared table's values: what stage found stored into it, None for any
+    named_conds: dict[str, Node]  # tests held in bool locals (extents_conds.py), the function's own
 
     def expr(self, n: Node, env: Env) -> Val:
         if n is None:
@@ -558,6 +559,7 @@ class Expressions(ScalarRoles):
     def inline(self, fn: cuda_ast.Function, vals: list[Val]) -> Val:
         env = {p.name: (vals[i] if i < len(vals) else UNKNOWN) for i, p in enumerate(fn.params) if p.name}
         saved_returned, saved_fn, saved_ptypes = self.returned, self.fn, self.ptypes
+        saved_conds = dict(self.named_conds)  # a helper's `bool ok` is not the caller's
         self.returned, self.calls = [], self.calls + 1
         ptypes = dict(self.ptypes)
         for i, p in enumerate(fn.params):
@@ -570,5 +572,6 @@ class Expressions(ScalarRoles):
             result = union(self.returned) if self.returned else UNKNOWN
         finally:
             self.returned, self.fn, self.ptypes = saved_returned, saved_fn, saved_ptypes
+            self.named_conds = saved_conds
             self.calls -= 1
         return result

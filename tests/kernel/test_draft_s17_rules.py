@@ -237,3 +237,19 @@ def test_loads_whose_negated_product_an_exponential_takes_are_not_negative():
 def test_a_product_not_negated_is_no_decay():
     args = {a.name: a for a in _draft(ATTENUATE.replace("-d * step[i]", "d * step[i]")).spec.args}
     assert args["density"].init != "uniform" or args["density"].low != 0
+
+
+HELPER_GUARD = """
+__device__ float fetch(const float *p, int i, int n) { bool ok = i < n; return ok ? p[i] : 0.0f; }
+__global__ void copy_m(const float *a, int n, int m, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool ok = i < m;
+    float v = fetch(a, i, n);
+    if (ok) out[i] = v;
+}
+"""
+
+
+def test_a_helpers_bool_local_of_the_same_name_is_not_the_kernels_guard():
+    args = {a.name: a for a in _draft(HELPER_GUARD).spec.args}
+    assert args["out"].size == "m" and args["m"].value == "m"  # before: out sized n, m a made-up 3
