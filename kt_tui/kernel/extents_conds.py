@@ -28,6 +28,30 @@ CONDITION_OPS = ("<", "<=", ">", ">=", "&&", "||", "==", "!=")
 MAX_GUARDED = 64  # guards kept for the layout warnings (a hostile kernel has thousands)
 
 
+def by_reference(fn: cuda_ast.Function) -> set[int]:
+    """The places of `fn`'s parameters taken by reference (`bool &flag`)."""
+    decl = fn.body.parent.child_by_field_name("declarator") if fn.body.parent is not None else None
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    plist = decl.child_by_field_name("parameters") if decl is not None else None
+    params = [p for p in (plist.named_children if plist is not None else []) if p.type == "parameter_declaration"]
+    return {k for k, p in enumerate(params) if "reference_declarator" in {c.type for c in cuda_ast.walk(p, 64)}}
+
+
+def escaped(body: Node | None, helpers: dict[str, set[int]]) -> set[str]:
+    """The locals in `body` a pointer or a helper could change: `&ok`, or `ok` passed by reference."""
+    out: set[str] = set()
+    for n in cuda_ast.walk(body, MAX_STEPS) if body is not None else ():
+        if n.type == "pointer_expression" and text(n.child_by_field_name("operator")) == "&":
+            arg = strip_parens(n.child_by_field_name("argument"))
+            out |= {text(arg)} if arg is not None and arg.type == "identifier" else set()
+        elif n.type == "call_expression" and (refs := helpers.get(text(n.child_by_field_name("function")))):
+            args = n.child_by_field_name("arguments")
+            named = args.named_children if args is not None else []
+            out |= {text(a) for k, a in enumerate(named) if k in refs and a.type == "identifier"}
+    return out
+
+
 class Conditions(Expressions):
     named_conds: dict[str, Node]  # name_condition's tests held in locals
     assigned: dict[str, set[str]]  # "": the names assigned after their declaration in any function
@@ -63,7 +87,8 @@ class Conditions(Expressions):
     # -- conditions ----------------------------------------------------------------------
     def name_condition(self, name: str, value: Node | None) -> None:
         """`const bool inside = x < w && y < h;`: a test held in a local, which an `if (inside)` later means,
-        so long as neither the local nor a name it reads is assigned again in the function."""
+        so long as neither the local nor a name it reads is assigned again in the function, has its address
+        taken or is passed to a helper (which may take it by reference)."""
         value = strip_parens(value)
         self.named_conds.pop(name, None)
         if value is None or not (
@@ -73,7 +98,8 @@ class Conditions(Expressions):
             return
         if not self.assigned:  # every function's: a helper's locals are walked as the kernel's are
             bodies = [self.fn.body, *(f.body for f in self.unit.devices.values())]
-            self.assigned[""] = set().union(*(changed_in(b, self.tick) for b in bodies))
+            helpers = {name: by_reference(f) for name, f in self.unit.devices.items()}
+            self.assigned[""] = set().union(*(changed_in(b, self.tick) | escaped(b, helpers) for b in bodies))
         read = {text(n) for n in cuda_ast.walk(value, MAX_STEPS) if n.type == "identifier"}
         if not (read | {name}) & self.assigned[""]:
             self.named_conds[name] = value

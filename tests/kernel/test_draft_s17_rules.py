@@ -253,3 +253,21 @@ __global__ void copy_m(const float *a, int n, int m, float *out) {
 def test_a_helpers_bool_local_of_the_same_name_is_not_the_kernels_guard():
     args = {a.name: a for a in _draft(HELPER_GUARD).spec.args}
     assert args["out"].size == "m" and args["m"].value == "m"  # before: out sized n, m a made-up 3
+
+
+ESCAPED_GUARD = """
+__device__ void widen(bool &f, int i, int m) { f = i < m; }
+__device__ void mark(bool *f) { *f = true; }
+__global__ void escaped(const float *a, int n, int m, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool ok = i < n;
+    CHANGE;
+    if (ok) out[i] = a[i];
+}
+"""
+
+
+@pytest.mark.parametrize("change", ["widen(ok, i, m)", "mark(&ok)", "bool *p = &ok; *p = true"])
+def test_a_bool_local_a_helper_or_pointer_may_change_is_no_guard(change):
+    args = {a.name: a for a in _draft(ESCAPED_GUARD.replace("CHANGE", change)).spec.args}
+    assert args["out"].size != "n"  # ok may be true past n
