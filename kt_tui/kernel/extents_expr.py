@@ -418,6 +418,8 @@ class Expressions(ScalarRoles):
         use.compound |= write and not plain and not atomic
         use.read |= read
         if name in self.out.shared:  # a table of values staged from one array: a load of that array
+            if write and (atomic or not plain):  # picked[t]++, atomicExch(&picked[t], v): not a staged value
+                self.staged[name] = None
             staged = self.staged.get(name) if read and not write else None
             return staged if staged is not None and integral(self.ptypes.get(name, "")) else UNKNOWN
         if not integral(self.ptypes.get(name, "")):
@@ -434,6 +436,8 @@ class Expressions(ScalarRoles):
             index = parts[-1] if parts else UNKNOWN
         local = text(n.child_by_field_name("argument"))
         if ptr.base is None and local in self.staged and local not in self.out.shared:
+            if write and not plain:  # corner[1]++
+                self.staged[local] = None
             return (self.staged[local] or UNKNOWN) if read and not write else UNKNOWN  # corner[k]
         return self.access(ptr, index, write, plain, read)
 
@@ -503,10 +507,11 @@ class Expressions(ScalarRoles):
                 env[name] = Val(base=cur.base, axes=cur.axes | value.axes, params=cur.params | value.params)
             return env[name]
         self.write(left, env, plain=op == "=")
-        if left is not None and left.type == "subscript_expression":
+        if left is not None and left.type in ("subscript_expression", "pointer_expression"):
             table = left.child_by_field_name("argument")
             local = text(table) if table is not None and text(table) in self.staged else None
-            stage(self.staged, local or self.expr(table, env).base, value if op == "=" else UNKNOWN, self.out.shared)
+            stored = value if op == "=" and left.type == "subscript_expression" else UNKNOWN  # not *(ids + t) = v
+            stage(self.staged, local or self.expr(table, env).base, stored, self.out.shared)
         return value
 
     def call(self, n: Node, env: Env) -> Val:

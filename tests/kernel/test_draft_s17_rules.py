@@ -271,3 +271,49 @@ __global__ void escaped(const float *a, int n, int m, float *out) {
 def test_a_bool_local_a_helper_or_pointer_may_change_is_no_guard(change):
     args = {a.name: a for a in _draft(ESCAPED_GUARD.replace("CHANGE", change)).spec.args}
     assert args["out"].size != "n"  # ok may be true past n
+
+
+CHANGED_STAGE = """
+#define B 128
+__global__ void changed(const int *ids, int n, const float *table, float *out) {
+    __shared__ int picked[B];
+    const int i = blockIdx.x * B + threadIdx.x;
+    if (i >= n) return;
+    picked[threadIdx.x] = ids[i];
+    CHANGE;
+    __syncthreads();
+    out[i] = table[picked[threadIdx.x]];
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "picked[threadIdx.x]++",
+        "--picked[threadIdx.x]",
+        "*(picked + threadIdx.x) = i * 7",
+        "atomicExch(&picked[threadIdx.x], i * 7)",
+        "atomicAdd(&picked[threadIdx.x], 1)",
+    ],
+)
+def test_a_shared_table_changed_after_its_staging_is_not_a_staged_load(change):
+    args = {a.name: a for a in _draft(CHANGED_STAGE.replace("CHANGE", change)).spec.args}
+    assert args["ids"].high is None  # its values are not table's indices any more
+
+
+BUMPED_CORNERS = """
+__global__ void bumped(const int4 *faces, int nf, float *acc) {
+    int f = blockIdx.x * blockDim.x + threadIdx.x;
+    if (f >= nf) return;
+    int4 t = faces[f];
+    int c[3] = {t.x, t.y, t.z};
+    c[1]++;
+    for (int k = 0; k < 3; ++k) atomicAdd(&acc[c[k]], 1.0f);
+}
+"""
+
+
+def test_a_local_table_changed_in_place_is_no_index():
+    args = {a.name: a for a in _draft(BUMPED_CORNERS).spec.args}
+    assert args["faces"].high is None
