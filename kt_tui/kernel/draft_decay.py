@@ -33,7 +33,7 @@ def _negated(n: Node | None) -> Node | None:
 
 def decay_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
     """The arrays of `arrays` loaded (through locals) as factors of a negated product an exponential
-    takes: `exp(-(a[i] * b[i]))` or `exp(-a[i] * b[i])` (one factor negated), two loads or more."""
+    takes: `exp(-(a[i] * b[i]))` or `exp(-a[i] * b[i])` (one factor negated), of two arrays or more."""
     out: set[str] = set()
     if fn.body is None or not arrays:
         return out
@@ -57,7 +57,7 @@ def decay_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
                 f = locals_[text(f)][0]
             if f.type == "subscript_expression":
                 loaded.append(text(f.child_by_field_name("argument")))
-        if len(loaded) >= 2:  # one load alone (a sigmoid's exp(-x)) wants both signs
+        if len(set(loaded)) >= 2:  # one load alone (a sigmoid's exp(-x)) or squared (a Gaussian) wants both signs
             out |= set(loaded) & arrays
     return out
 

@@ -317,3 +317,17 @@ __global__ void bumped(const int4 *faces, int nf, float *acc) {
 def test_a_local_table_changed_in_place_is_no_index():
     args = {a.name: a for a in _draft(BUMPED_CORNERS).spec.args}
     assert args["faces"].high is None
+
+
+GAUSSIAN_SIGN = """
+__global__ void signed_bell(const float *x, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = expf(-x[i] * x[i]) * (x[i] < 0.0f ? -1.0f : 1.0f);
+}
+"""
+
+
+def test_a_load_squared_is_no_decay():
+    x = next(a for a in _draft(GAUSSIAN_SIGN).spec.args if a.name == "x")
+    assert x.low is None or x.low < 0  # exp(-x * x) never overflows; the kernel's x < 0 branch needs both signs
