@@ -331,3 +331,18 @@ __global__ void signed_bell(const float *x, float *out, int n) {
 def test_a_load_squared_is_no_decay():
     x = next(a for a in _draft(GAUSSIAN_SIGN).spec.args if a.name == "x")
     assert x.low is None or x.low < 0  # exp(-x * x) never overflows; the kernel's x < 0 branch needs both signs
+
+
+METROPOLIS = """
+__global__ void metropolis(const float *dE, const float *beta, const float *u, int *accept, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float d = dE[i];
+    accept[i] = (d <= 0.0f) || (u[i] < expf(-d * beta[i]));
+}
+"""
+
+
+def test_a_decay_input_the_kernel_tests_against_0_keeps_both_signs():
+    args = {a.name: a for a in _draft(METROPOLIS).spec.args}
+    assert args["dE"].low is None or args["dE"].low < 0  # in [0, 1) the d <= 0 branch never runs
