@@ -9,7 +9,7 @@ import pytest
 
 from kt_tui.kernel.draft_types import int_lane, is_int, is_signed, is_unsigned
 from kt_tui.kernel.expr import evaluate
-from kt_tui.kernel.vectors import VECTOR_NAMES
+from kt_tui.kernel.vectors import VECTOR_NAMES, vector_scalar
 
 from .test_draft_shapes import _draft, _points
 
@@ -346,3 +346,22 @@ __global__ void metropolis(const float *dE, const float *beta, const float *u, i
 def test_a_decay_input_the_kernel_tests_against_0_keeps_both_signs():
     args = {a.name: a for a in _draft(METROPOLIS).spec.args}
     assert args["dE"].low is None or args["dE"].low < 0  # in [0, 1) the d <= 0 branch never runs
+
+
+LANE_INDEX = """
+__global__ void lane_gather(const {T} *idx, const float *x, float *out, int n) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {{
+        {T} t = idx[i];
+        out[i] = x[t.x];
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "vector", sorted(v for v in VECTOR_NAMES if (found := vector_scalar(v)) and found[0].startswith(("int", "uint")))
+)
+def test_every_integer_vectors_lane_indexes_what_it_picks(vector):
+    idx = next(a for a in _draft(LANE_INDEX.format(T=vector)).spec.args if a.name == "idx")
+    assert idx.low == 0 and idx.high is not None  # before, short2 and uchar4 lanes: any value, x read anywhere
