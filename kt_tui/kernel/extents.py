@@ -68,6 +68,8 @@ class Walker(Conditions):
         self.counters: dict[str, frozenset[str]] = {}
         self.loop_names: set[str] = set()
         self.named_conds: dict[str, Node] = {}
+        self.expanded: set[tuple[str, bool]] = set()
+        self.expanding = 0
         self.assigned: dict[str, set[str]] = {}
         self.staged: dict[str, Val | None] = {}
         self.tops: dict[tuple[int, int], Poly] = {}

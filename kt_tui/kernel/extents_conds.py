@@ -55,6 +55,8 @@ def escaped(body: Node | None, helpers: dict[str, set[int]]) -> set[str]:
 class Conditions(Expressions):
     named_conds: dict[str, Node]  # name_condition's tests held in locals
     assigned: dict[str, set[str]]  # "": the names assigned after their declaration in any function
+    expanded: set[tuple[str, bool]]  # _held_test's locals already constrained by, in the test at hand
+    expanding: int  # _held_test's depth
 
     def _fold(self, index: Poly, bound: Poly) -> bool:
         """`blockIdx.A * blockDim.B + threadIdx.B` (A != B; or `blockIdx.A * ROWS + threadIdx.B`, ROWS a
@@ -104,12 +106,26 @@ class Conditions(Expressions):
         if not (read | {name}) & self.assigned[""]:
             self.named_conds[name] = value
 
+    def _held_test(self, name: str, truth: bool, env: Env, loop: bool) -> None:
+        """Constrains by the test a bool local holds, each local once a test: `c2 = c1 && c1` does not
+        double the work at each level, and `a = b && x` with `b = a && y` (a redeclared) does not loop."""
+        if not self.expanding:
+            self.expanded = set()
+        if (name, truth) in self.expanded:
+            return
+        self.expanded.add((name, truth))
+        self.expanding += 1
+        try:
+            self.constrain(self.named_conds[name], truth, env, loop)
+        finally:
+            self.expanding -= 1
+
     def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
         cond = strip_parens(cond)
         if cond is None:
             return
         if cond.type == "identifier" and text(cond) in self.named_conds:
-            self.constrain(self.named_conds[text(cond)], truth, env, loop)
+            self._held_test(text(cond), truth, env, loop)
             return
         if cond.type == "unary_expression" and text(cond.child_by_field_name("operator")) == "!":
             self.constrain(cond.child_by_field_name("argument"), not truth, env, loop)

@@ -365,3 +365,29 @@ __global__ void lane_gather(const {T} *idx, const float *x, float *out, int n) {
 def test_every_integer_vectors_lane_indexes_what_it_picks(vector):
     idx = next(a for a in _draft(LANE_INDEX.format(T=vector)).spec.args if a.name == "idx")
     assert idx.low == 0 and idx.high is not None  # before, short2 and uchar4 lanes: any value, x read anywhere
+
+
+DOUBLED_GUARD = (
+    "__global__ void doubled(const float *a, int n, float *out) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    bool c0 = i < n;\n"
+    + "".join(f"    bool c{k} = c{k - 1} && c{k - 1};\n" for k in range(1, 40))
+    + "    if (c39) out[i] = a[i];\n}\n"
+)
+CYCLIC_GUARD = """
+__global__ void cyclic(const float *a, int n, int m, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool a1 = i < n;
+    bool b1 = a1 && i < m;
+    {
+        bool a1 = b1 && i < n;
+        if (a1) out[i] = a[i];
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("src", [DOUBLED_GUARD, CYCLIC_GUARD], ids=["doubled", "cyclic"])
+def test_bool_locals_that_name_each_other_are_followed_once_each(src):
+    d = _draft(src)  # before: 2**39 expansions (the step budget ran out) or a recursion without end
+    assert "body was not read" not in " ".join(d.lines())
+    assert next(a for a in d.spec.args if a.name == "out").size == "n"
