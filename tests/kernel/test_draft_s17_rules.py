@@ -391,3 +391,33 @@ def test_bool_locals_that_name_each_other_are_followed_once_each(src):
     d = _draft(src)  # before: 2**39 expansions (the step budget ran out) or a recursion without end
     assert "body was not read" not in " ".join(d.lines())
     assert next(a for a in d.spec.args if a.name == "out").size == "n"
+
+
+RESTAGED_IN_LOOP = """
+#define B 128
+__global__ void twice(const int *ids, const int *other, int n, const float *table, float *out) {
+    __shared__ int picked[B];
+    const int i = blockIdx.x * B + threadIdx.x;
+    if (i >= n) return;
+    picked[threadIdx.x] = ids[i];
+    float s = 0.0f;
+    for (int r = 0; r < 2; ++r) {
+        __syncthreads();
+        s += table[picked[threadIdx.x]];
+        __syncthreads();
+        picked[threadIdx.x] = STORED;
+    }
+    out[i] = s;
+}
+"""
+
+
+@pytest.mark.parametrize("stored", ["other[i]", "i * 7"])
+def test_a_table_a_loop_stores_other_values_into_after_reading_it_is_not_a_staged_load(stored):
+    args = {a.name: a for a in _draft(RESTAGED_IN_LOOP.replace("STORED", stored)).spec.args}
+    assert args["ids"].high is None  # the second trip reads table at other's values or at 7 i
+
+
+def test_a_table_a_loop_stores_its_own_source_into_stays_a_staged_load():
+    args = {a.name: a for a in _draft(RESTAGED_IN_LOOP.replace("STORED", "ids[(i + r) % n]")).spec.args}
+    assert args["ids"].low == 0 and args["ids"].high is not None
