@@ -64,3 +64,10 @@ def test_a_spec_with_a_bom_is_read(capsys, tmp_path):
     from kt_tui.kernel.spec import load_spec
 
     assert load_spec(tmp_path / "vector_add.cu.toml").kernel == "vector_add"
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_a_scalar_too_large_for_a_float_is_a_one_line_exit_2(capsys, tmp_path, dtype):
+    huge = SPEC.replace('name = "n"\ntype = "int32"\nvalue = "n"', f'name = "n"\ntype = "{dtype}"\nvalue = {"9" * 400}')
+    assert huge != SPEC
+    _exit_2(capsys, tmp_path, huge, "args[")  # before: OverflowError, an internal error
