@@ -38,17 +38,18 @@ def by_reference(fn: cuda_ast.Function) -> set[int]:
     return {k for k, p in enumerate(params) if "reference_declarator" in {c.type for c in cuda_ast.walk(p, 64)}}
 
 
-def escaped(body: Node | None, helpers: dict[str, set[int]]) -> set[str]:
-    """The locals in `body` a pointer or a helper could change: `&ok`, or `ok` passed by reference."""
+def escaped(body: Node | None, helpers: dict[str, set[int] | None]) -> set[str]:
+    """The locals in `body` a pointer or a helper could change: `&ok`, or `ok` passed by reference (to a
+    helper at the places `helpers` gives, to a function-like macro, None there, at any)."""
     out: set[str] = set()
     for n in cuda_ast.walk(body, MAX_STEPS) if body is not None else ():
         if n.type == "pointer_expression" and text(n.child_by_field_name("operator")) == "&":
             arg = strip_parens(n.child_by_field_name("argument"))
             out |= {text(arg)} if arg is not None and arg.type == "identifier" else set()
-        elif n.type == "call_expression" and (refs := helpers.get(text(n.child_by_field_name("function")))):
-            args = n.child_by_field_name("arguments")
+        elif n.type == "call_expression" and (name := text(n.child_by_field_name("function"))) in helpers:
+            refs, args = helpers[name], n.child_by_field_name("arguments")
             named = args.named_children if args is not None else []
-            out |= {text(a) for k, a in enumerate(named) if k in refs and a.type == "identifier"}
+            out |= {text(a) for k, a in enumerate(named) if (refs is None or k in refs) and a.type == "identifier"}
     return out
 
 
@@ -100,7 +101,8 @@ class Conditions(Expressions):
             return
         if not self.assigned:  # every function's: a helper's locals are walked as the kernel's are
             bodies = [self.fn.body, *(f.body for f in self.unit.devices.values())]
-            helpers = {name: by_reference(f) for name, f in self.unit.devices.items()}
+            helpers: dict[str, set[int] | None] = {name: None for name in self.unit.macros}  # SET(ok): ok = true
+            helpers |= {name: by_reference(f) for name, f in self.unit.devices.items()}
             self.assigned[""] = set().union(*(changed_in(b, self.tick) | escaped(b, helpers) for b in bodies))
         read = {text(n) for n in cuda_ast.walk(value, MAX_STEPS) if n.type == "identifier"}
         if not (read | {name}) & self.assigned[""]:
