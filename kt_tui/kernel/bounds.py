@@ -11,7 +11,7 @@ from fractions import Fraction
 from . import cuda_ast
 from .cuda_ast import Node, text
 from .poly import Poly, at_least, pmax, pmin
-from .vectors import COMPLEX
+from .vectors import COMPLEX, vector_scalar
 
 AXES = "xyz"
 ATOMICS = {
@@ -255,9 +255,11 @@ def number(t: str) -> Val:
 
 def integral(ctype: str) -> bool:
     words = ctype.replace("const", "").split()
+    lane = vector_scalar(words[-1].removeprefix("__")) if words else None  # short2, uchar4: integer lanes
     return bool(words) and (
         words[-1] in ("int", "short", "char", "long", "unsigned", "signed", "size_t")
         or ctype.startswith(("int", "uint", "unsigned", "size_t", "long"))
+        or (lane is not None and lane[0].startswith(("int", "uint")))
     )
 
 

@@ -5,9 +5,11 @@ outputs that are inf or NaN everywhere proves nothing."""
 
 from __future__ import annotations
 
+import re
+
 from . import cuda_ast
 from .cuda_ast import Node, text
-from .draft_roles import _EXPS, _locals
+from .draft_roles import _EXPS, _locals, strip_parens
 from .spec import Arg
 
 DECAY_SPAN = (0, 1)  # [low, high): exp(-a * b) over [e^-1, 1], alpha = 1 - that up to 0.63
@@ -33,7 +35,7 @@ def _negated(n: Node | None) -> Node | None:
 
 def decay_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
     """The arrays of `arrays` loaded (through locals) as factors of a negated product an exponential
-    takes: `exp(-(a[i] * b[i]))` or `exp(-a[i] * b[i])` (one factor negated), two loads or more."""
+    takes: `exp(-(a[i] * b[i]))` or `exp(-a[i] * b[i])` (one factor negated), of two arrays or more."""
     out: set[str] = set()
     if fn.body is None or not arrays:
         return out
@@ -57,8 +59,29 @@ def decay_arrays(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
                 f = locals_[text(f)][0]
             if f.type == "subscript_expression":
                 loaded.append(text(f.child_by_field_name("argument")))
-        if len(loaded) >= 2:  # one load alone (a sigmoid's exp(-x)) wants both signs
+        if len(set(loaded)) >= 2:  # one load alone (a sigmoid's exp(-x)) or squared (a Gaussian) wants both signs
             out |= set(loaded) & arrays
+    return out - sign_tested(fn, locals_)
+
+
+ZERO = re.compile(r"^0+(\.0*)?f?$|^0*\.0+f?$", re.IGNORECASE)
+
+
+def sign_tested(fn: cuda_ast.Function, locals_: dict[str, list[Node]]) -> set[str]:
+    """The arrays whose loads (or a local declared as one) the kernel orders against 0 (`d <= 0.0f`,
+    `x[i] < 0`): their negative values take a branch of their own."""
+    out: set[str] = set()
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "binary_expression" or text(n.child_by_field_name("operator")) not in ("<", "<=", ">", ">="):
+            continue
+        sides = [strip_parens(n.child_by_field_name(k)) for k in ("left", "right")]
+        for a, b in (sides, sides[::-1]):
+            if a is None or b is None or not ZERO.match(text(b).replace(" ", "")):
+                continue
+            if a.type == "identifier" and len(locals_.get(text(a), [])) == 1:
+                a = strip_parens(locals_[text(a)][0])
+            if a is not None and a.type == "subscript_expression":
+                out.add(text(a.child_by_field_name("argument")))
     return out
 
 

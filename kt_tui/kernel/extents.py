@@ -46,7 +46,7 @@ from .bounds import (
 )
 from .cuda_ast import Node, text
 from .extents_conds import Conditions
-from .extents_tables import local_table
+from .extents_tables import local_table, restored_in_loop
 from .poly import Poly, TooBig, at_least
 
 __all__ = ["AXES", "Analysis", "Use", "analyse", "block", "grid"]
@@ -68,6 +68,8 @@ class Walker(Conditions):
         self.counters: dict[str, frozenset[str]] = {}
         self.loop_names: set[str] = set()
         self.named_conds: dict[str, Node] = {}
+        self.expanded: set[tuple[str, bool]] = set()
+        self.expanding = 0
         self.assigned: dict[str, set[str]] = {}
         self.staged: dict[str, Val | None] = {}
         self.tops: dict[tuple[int, int], Poly] = {}
@@ -499,6 +501,7 @@ class Walker(Conditions):
             trip = counter.hi - counter.lo + Poly.const(1)
         self.trip.append(trip if trip is not None else Poly.const(16))
         self.out.trips.append(product(self.trip))
+        restored_in_loop(self.staged, body)
         if body is not None:
             self.stmt(body, env)
         self.trip.pop()

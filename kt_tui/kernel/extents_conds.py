@@ -28,9 +28,36 @@ CONDITION_OPS = ("<", "<=", ">", ">=", "&&", "||", "==", "!=")
 MAX_GUARDED = 64  # guards kept for the layout warnings (a hostile kernel has thousands)
 
 
+def by_reference(fn: cuda_ast.Function) -> set[int]:
+    """The places of `fn`'s parameters taken by reference (`bool &flag`)."""
+    decl = fn.body.parent.child_by_field_name("declarator") if fn.body.parent is not None else None
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    plist = decl.child_by_field_name("parameters") if decl is not None else None
+    params = [p for p in (plist.named_children if plist is not None else []) if p.type == "parameter_declaration"]
+    return {k for k, p in enumerate(params) if "reference_declarator" in {c.type for c in cuda_ast.walk(p, 64)}}
+
+
+def escaped(body: Node | None, helpers: dict[str, set[int] | None]) -> set[str]:
+    """The locals in `body` a pointer or a helper could change: `&ok`, or `ok` passed by reference (to a
+    helper at the places `helpers` gives, to a function-like macro, None there, at any)."""
+    out: set[str] = set()
+    for n in cuda_ast.walk(body, MAX_STEPS) if body is not None else ():
+        if n.type == "pointer_expression" and text(n.child_by_field_name("operator")) == "&":
+            arg = strip_parens(n.child_by_field_name("argument"))
+            out |= {text(arg)} if arg is not None and arg.type == "identifier" else set()
+        elif n.type == "call_expression" and (name := text(n.child_by_field_name("function"))) in helpers:
+            refs, args = helpers[name], n.child_by_field_name("arguments")
+            named = args.named_children if args is not None else []
+            out |= {text(a) for k, a in enumerate(named) if (refs is None or k in refs) and a.type == "identifier"}
+    return out
+
+
 class Conditions(Expressions):
     named_conds: dict[str, Node]  # name_condition's tests held in locals
     assigned: dict[str, set[str]]  # "": the names assigned after their declaration in any function
+    expanded: set[tuple[str, bool]]  # _held_test's locals already constrained by, in the test at hand
+    expanding: int  # _held_test's depth
 
     def _fold(self, index: Poly, bound: Poly) -> bool:
         """`blockIdx.A * blockDim.B + threadIdx.B` (A != B; or `blockIdx.A * ROWS + threadIdx.B`, ROWS a
@@ -63,7 +90,8 @@ class Conditions(Expressions):
     # -- conditions ----------------------------------------------------------------------
     def name_condition(self, name: str, value: Node | None) -> None:
         """`const bool inside = x < w && y < h;`: a test held in a local, which an `if (inside)` later means,
-        so long as neither the local nor a name it reads is assigned again in the function."""
+        so long as neither the local nor a name it reads is assigned again in the function, has its address
+        taken or is passed to a helper (which may take it by reference)."""
         value = strip_parens(value)
         self.named_conds.pop(name, None)
         if value is None or not (
@@ -73,17 +101,33 @@ class Conditions(Expressions):
             return
         if not self.assigned:  # every function's: a helper's locals are walked as the kernel's are
             bodies = [self.fn.body, *(f.body for f in self.unit.devices.values())]
-            self.assigned[""] = set().union(*(changed_in(b, self.tick) for b in bodies))
+            helpers: dict[str, set[int] | None] = {name: None for name in self.unit.macros}  # SET(ok): ok = true
+            helpers |= {name: by_reference(f) for name, f in self.unit.devices.items()}
+            self.assigned[""] = set().union(*(changed_in(b, self.tick) | escaped(b, helpers) for b in bodies))
         read = {text(n) for n in cuda_ast.walk(value, MAX_STEPS) if n.type == "identifier"}
         if not (read | {name}) & self.assigned[""]:
             self.named_conds[name] = value
+
+    def _held_test(self, name: str, truth: bool, env: Env, loop: bool) -> None:
+        """Constrains by the test a bool local holds, each local once a test: `c2 = c1 && c1` does not
+        double the work at each level, and `a = b && x` with `b = a && y` (a redeclared) does not loop."""
+        if not self.expanding:
+            self.expanded = set()
+        if (name, truth) in self.expanded:
+            return
+        self.expanded.add((name, truth))
+        self.expanding += 1
+        try:
+            self.constrain(self.named_conds[name], truth, env, loop)
+        finally:
+            self.expanding -= 1
 
     def constrain(self, cond: Node, truth: bool, env: Env, loop: bool = False) -> None:
         cond = strip_parens(cond)
         if cond is None:
             return
         if cond.type == "identifier" and text(cond) in self.named_conds:
-            self.constrain(self.named_conds[text(cond)], truth, env, loop)
+            self._held_test(text(cond), truth, env, loop)
             return
         if cond.type == "unary_expression" and text(cond.child_by_field_name("operator")) == "!":
             self.constrain(cond.child_by_field_name("argument"), not truth, env, loop)

@@ -57,6 +57,7 @@ TO_INT = re.compile(r"(?:unsigned\s+|signed\s+)?(?:int|long|long long|short|size
 class Expressions(ScalarRoles):
     tops: dict[tuple[int, int], Poly]  # a product's top where its bottom is not known (bounds.top_of_product)
     staged: dict[str, Val | None]  # a shared table's values: what stage found stored into it, None for any
+    named_conds: dict[str, Node]  # tests held in bool locals (extents_conds.py), the function's own
 
     def expr(self, n: Node, env: Env) -> Val:
         if n is None:
@@ -417,6 +418,8 @@ class Expressions(ScalarRoles):
         use.compound |= write and not plain and not atomic
         use.read |= read
         if name in self.out.shared:  # a table of values staged from one array: a load of that array
+            if write and (atomic or not plain):  # picked[t]++, atomicExch(&picked[t], v): not a staged value
+                self.staged[name] = None
             staged = self.staged.get(name) if read and not write else None
             return staged if staged is not None and integral(self.ptypes.get(name, "")) else UNKNOWN
         if not integral(self.ptypes.get(name, "")):
@@ -433,6 +436,8 @@ class Expressions(ScalarRoles):
             index = parts[-1] if parts else UNKNOWN
         local = text(n.child_by_field_name("argument"))
         if ptr.base is None and local in self.staged and local not in self.out.shared:
+            if write and not plain:  # corner[1]++
+                self.staged[local] = None
             return (self.staged[local] or UNKNOWN) if read and not write else UNKNOWN  # corner[k]
         return self.access(ptr, index, write, plain, read)
 
@@ -502,10 +507,11 @@ class Expressions(ScalarRoles):
                 env[name] = Val(base=cur.base, axes=cur.axes | value.axes, params=cur.params | value.params)
             return env[name]
         self.write(left, env, plain=op == "=")
-        if left is not None and left.type == "subscript_expression":
+        if left is not None and left.type in ("subscript_expression", "pointer_expression"):
             table = left.child_by_field_name("argument")
             local = text(table) if table is not None and text(table) in self.staged else None
-            stage(self.staged, local or self.expr(table, env).base, value if op == "=" else UNKNOWN, self.out.shared)
+            stored = value if op == "=" and left.type == "subscript_expression" else UNKNOWN  # not *(ids + t) = v
+            stage(self.staged, local or self.expr(table, env).base, stored, self.out.shared)
         return value
 
     def call(self, n: Node, env: Env) -> Val:
@@ -558,6 +564,7 @@ class Expressions(ScalarRoles):
     def inline(self, fn: cuda_ast.Function, vals: list[Val]) -> Val:
         env = {p.name: (vals[i] if i < len(vals) else UNKNOWN) for i, p in enumerate(fn.params) if p.name}
         saved_returned, saved_fn, saved_ptypes = self.returned, self.fn, self.ptypes
+        saved_conds = dict(self.named_conds)  # a helper's `bool ok` is not the caller's
         self.returned, self.calls = [], self.calls + 1
         ptypes = dict(self.ptypes)
         for i, p in enumerate(fn.params):
@@ -570,5 +577,6 @@ class Expressions(ScalarRoles):
             result = union(self.returned) if self.returned else UNKNOWN
         finally:
             self.returned, self.fn, self.ptypes = saved_returned, saved_fn, saved_ptypes
+            self.named_conds = saved_conds
             self.calls -= 1
         return result

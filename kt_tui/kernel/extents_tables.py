@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bounds import Val, loads
+from . import cuda_ast
+from .bounds import MAX_STEPS, Val, load, loads, strip_parens
+from .cuda_ast import Node, text
 from .poly import Poly
 
 LANES = ("x", "y", "z", "w")  # an integer vector's lanes: each a value of the array it was loaded from
@@ -34,3 +36,23 @@ def stage(staged: dict[str, Val | None], table: str | None, value: Val, shared: 
     one = one_load(value)
     seen = staged.get(table, value) if table in staged or one else None
     staged[table] = value if one and seen is not None and seen.hi == value.hi else None
+
+
+def restored_in_loop(staged: dict[str, Val | None], body: Node | None) -> None:
+    """A table staged before a loop that the loop's body stores another array's values or a computed
+    value into: a read in the body before that store sees them on the next trip, so no value is known.
+    (A store of a local is left to stage: what it holds is known only as the walk reaches it.)"""
+    for n in cuda_ast.walk(body, MAX_STEPS) if body is not None else ():
+        left = strip_parens(n.child_by_field_name("left")) if n.type == "assignment_expression" else None
+        if left is None or left.type != "subscript_expression":
+            continue
+        table, value = (
+            text(left.child_by_field_name("argument")),
+            staged.get(text(left.child_by_field_name("argument"))),
+        )
+        right = strip_parens(n.child_by_field_name("right"))
+        if value is None or right is None or right.type == "identifier":
+            continue
+        source = text(right.child_by_field_name("argument")) if right.type == "subscript_expression" else None
+        if source is None or value.hi != Poly.var(load(source)):
+            staged[table] = None

@@ -321,8 +321,16 @@ def arg_init(init: str, file: str | None, copy_of: str | None, function: object)
     )
 
 
+def _finite(v: Any) -> bool:
+    """Whether a number is finite as a float: not inf, nan, or an integer past a float's range."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
 def _finite_at_least_0(v: Any) -> bool:
-    return v is None or (is_number(v) and math.isfinite(v) and v >= 0)
+    return v is None or (is_number(v) and _finite(v) and v >= 0)
 
 
 _ARG_KEYS: dict[str, tuple[Callable[[Any], bool], str]] = {
@@ -372,7 +380,7 @@ _SPEC_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     ),
     "verify_reason": (lambda v: v is None or isinstance(v, str), "expected a string"),
     "timeout_s": (
-        lambda v: is_number(v) and math.isfinite(v) and v > 0,
+        lambda v: is_number(v) and _finite(v) and v > 0,
         "expected a positive number of seconds, got {v!r}",
     ),
     "iterations": (

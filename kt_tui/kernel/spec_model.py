@@ -500,7 +500,7 @@ def _fits(a: Arg, v: Any, where: str, exclusive: bool = False) -> None:
     """`v` can be stored in the argument's dtype (no overflow, no inf from a finite number); an
     exclusive integer bound (a random draw's `high`) may be one past the greatest value."""
     want(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+        isinstance(v, (int, float)) and not isinstance(v, bool) and (isinstance(v, int) or math.isfinite(v)),
         where,
         f"expected a finite number, got {v!r}",
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .source import find_kernels
 from .spec_keys import DTYPES
-from .vectors import BYTES, vector_bytes, vector_scalar
+from .vectors import BYTES, param_vector, vector_bytes, vector_scalar
 
 
 def pycuda_misplaced(source: str) -> str | None:
@@ -24,11 +24,12 @@ def pycuda_misplaced(source: str) -> str | None:
     for k in kernels:
         cuda = packed = 0
         for p in k.params:
-            vector = None if p.is_pointer else vector_scalar(p.base_type.removeprefix("__"))
+            name = None if p.is_pointer else param_vector(p.base_type)  # cuDoubleComplex: double2
+            vector = vector_scalar(name) if name is not None else None
             if p.is_pointer:
                 size = align = loose = 8
-            elif vector is not None:
-                size, align = vector_bytes(p.base_type.removeprefix("__")), vector[2]
+            elif name is not None and vector is not None:
+                size, align = vector_bytes(name), vector[2]
                 loose = align if size in (1, 2, 4, 8) else 1  # an unsigned word, or the struct's bytes
             elif p.base_type in DTYPES:
                 size = align = loose = BYTES[DTYPES[p.base_type]]
@@ -51,7 +52,7 @@ def nvcuda_unpassable(source: str) -> str | None:
         return None
     for k in kernels:
         for p in k.params:
-            name = p.base_type.removeprefix("__")
-            if not p.is_pointer and vector_scalar(name) is not None and vector_bytes(name) not in (1, 2, 4, 8):
+            name = None if p.is_pointer else param_vector(p.base_type)  # cuDoubleComplex: double2
+            if name is not None and vector_bytes(name) not in (1, 2, 4, 8):
                 return f"`{p.ctype} {p.name}` of {k.name}"
     return None

@@ -148,3 +148,21 @@ def test_spec_check_tests_a_kernel_taking_bf16_scalars_by_value(tmp_path, capsys
     assert main(["spec", str(kernel), "--check"]) == 0, capsys.readouterr().err
     said = capsys.readouterr().out
     assert "spec ok" in said and "check tested on" in said and "a do-nothing kernel fails it" in said, said
+
+
+COMPLEX_BY_VALUE = """#include <cuComplex.h>
+__global__ void cplx(int n, cuDoubleComplex c, const double *in, double *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = cuCreal(c) * in[i] + cuCimag(c);
+}
+"""
+
+
+def test_spec_check_passes_a_cudoublecomplex_by_value_on_the_backend_auto_picks(tmp_path, capsys, hermetic):
+    # 16 bytes after an int: auto never picks nvcuda (no struct) nor pycuda (misplaced) for it
+    kernel = tmp_path / "cplx.cu"
+    kernel.write_text(COMPLEX_BY_VALUE)
+    text = SPEC.replace('kernel = "affine"', 'kernel = "cplx"').replace('type = "float2"', 'type = "double2"')
+    (tmp_path / "cplx.cu.toml").write_text(text.replace('type = "float32"', 'type = "float64"'))
+    assert main(["spec", str(kernel), "--check"]) == 0, capsys.readouterr()
+    assert "spec ok" in capsys.readouterr().out

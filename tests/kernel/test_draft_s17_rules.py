@@ -9,7 +9,7 @@ import pytest
 
 from kt_tui.kernel.draft_types import int_lane, is_int, is_signed, is_unsigned
 from kt_tui.kernel.expr import evaluate
-from kt_tui.kernel.vectors import VECTOR_NAMES
+from kt_tui.kernel.vectors import VECTOR_NAMES, vector_scalar
 
 from .test_draft_shapes import _draft, _points
 
@@ -237,3 +237,188 @@ def test_loads_whose_negated_product_an_exponential_takes_are_not_negative():
 def test_a_product_not_negated_is_no_decay():
     args = {a.name: a for a in _draft(ATTENUATE.replace("-d * step[i]", "d * step[i]")).spec.args}
     assert args["density"].init != "uniform" or args["density"].low != 0
+
+
+HELPER_GUARD = """
+__device__ float fetch(const float *p, int i, int n) { bool ok = i < n; return ok ? p[i] : 0.0f; }
+__global__ void copy_m(const float *a, int n, int m, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool ok = i < m;
+    float v = fetch(a, i, n);
+    if (ok) out[i] = v;
+}
+"""
+
+
+def test_a_helpers_bool_local_of_the_same_name_is_not_the_kernels_guard():
+    args = {a.name: a for a in _draft(HELPER_GUARD).spec.args}
+    assert args["out"].size == "m" and args["m"].value == "m"  # before: out sized n, m a made-up 3
+
+
+ESCAPED_GUARD = """
+#define SET(flag) flag = true
+__device__ void widen(bool &f, int i, int m) { f = i < m; }
+__device__ void mark(bool *f) { *f = true; }
+__global__ void escaped(const float *a, int n, int m, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool ok = i < n;
+    CHANGE;
+    if (ok) out[i] = a[i];
+}
+"""
+
+
+@pytest.mark.parametrize("change", ["widen(ok, i, m)", "mark(&ok)", "bool *p = &ok; *p = true", "SET(ok)"])
+def test_a_bool_local_a_helper_or_pointer_may_change_is_no_guard(change):
+    args = {a.name: a for a in _draft(ESCAPED_GUARD.replace("CHANGE", change)).spec.args}
+    assert args["out"].size != "n"  # ok may be true past n
+
+
+CHANGED_STAGE = """
+#define B 128
+__global__ void changed(const int *ids, int n, const float *table, float *out) {
+    __shared__ int picked[B];
+    const int i = blockIdx.x * B + threadIdx.x;
+    if (i >= n) return;
+    picked[threadIdx.x] = ids[i];
+    CHANGE;
+    __syncthreads();
+    out[i] = table[picked[threadIdx.x]];
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "picked[threadIdx.x]++",
+        "--picked[threadIdx.x]",
+        "*(picked + threadIdx.x) = i * 7",
+        "atomicExch(&picked[threadIdx.x], i * 7)",
+        "atomicAdd(&picked[threadIdx.x], 1)",
+    ],
+)
+def test_a_shared_table_changed_after_its_staging_is_not_a_staged_load(change):
+    args = {a.name: a for a in _draft(CHANGED_STAGE.replace("CHANGE", change)).spec.args}
+    assert args["ids"].high is None  # its values are not table's indices any more
+
+
+BUMPED_CORNERS = """
+__global__ void bumped(const int4 *faces, int nf, float *acc) {
+    int f = blockIdx.x * blockDim.x + threadIdx.x;
+    if (f >= nf) return;
+    int4 t = faces[f];
+    int c[3] = {t.x, t.y, t.z};
+    c[1]++;
+    for (int k = 0; k < 3; ++k) atomicAdd(&acc[c[k]], 1.0f);
+}
+"""
+
+
+def test_a_local_table_changed_in_place_is_no_index():
+    args = {a.name: a for a in _draft(BUMPED_CORNERS).spec.args}
+    assert args["faces"].high is None
+
+
+GAUSSIAN_SIGN = """
+__global__ void signed_bell(const float *x, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = expf(-x[i] * x[i]) * (x[i] < 0.0f ? -1.0f : 1.0f);
+}
+"""
+
+
+def test_a_load_squared_is_no_decay():
+    x = next(a for a in _draft(GAUSSIAN_SIGN).spec.args if a.name == "x")
+    assert x.low is None or x.low < 0  # exp(-x * x) never overflows; the kernel's x < 0 branch needs both signs
+
+
+METROPOLIS = """
+__global__ void metropolis(const float *dE, const float *beta, const float *u, int *accept, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float d = dE[i];
+    accept[i] = (d <= 0.0f) || (u[i] < expf(-d * beta[i]));
+}
+"""
+
+
+def test_a_decay_input_the_kernel_tests_against_0_keeps_both_signs():
+    args = {a.name: a for a in _draft(METROPOLIS).spec.args}
+    assert args["dE"].low is None or args["dE"].low < 0  # in [0, 1) the d <= 0 branch never runs
+
+
+LANE_INDEX = """
+__global__ void lane_gather(const {T} *idx, const float *x, float *out, int n) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {{
+        {T} t = idx[i];
+        out[i] = x[t.x];
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "vector", sorted(v for v in VECTOR_NAMES if (found := vector_scalar(v)) and found[0].startswith(("int", "uint")))
+)
+def test_every_integer_vectors_lane_indexes_what_it_picks(vector):
+    idx = next(a for a in _draft(LANE_INDEX.format(T=vector)).spec.args if a.name == "idx")
+    assert idx.low == 0 and idx.high is not None  # before, short2 and uchar4 lanes: any value, x read anywhere
+
+
+DOUBLED_GUARD = (
+    "__global__ void doubled(const float *a, int n, float *out) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    bool c0 = i < n;\n"
+    + "".join(f"    bool c{k} = c{k - 1} && c{k - 1};\n" for k in range(1, 40))
+    + "    if (c39) out[i] = a[i];\n}\n"
+)
+CYCLIC_GUARD = """
+__global__ void cyclic(const float *a, int n, int m, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool a1 = i < n;
+    bool b1 = a1 && i < m;
+    {
+        bool a1 = b1 && i < n;
+        if (a1) out[i] = a[i];
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("src", [DOUBLED_GUARD, CYCLIC_GUARD], ids=["doubled", "cyclic"])
+def test_bool_locals_that_name_each_other_are_followed_once_each(src):
+    d = _draft(src)  # before: 2**39 expansions (the step budget ran out) or a recursion without end
+    assert "body was not read" not in " ".join(d.lines())
+    assert next(a for a in d.spec.args if a.name == "out").size == "n"
+
+
+RESTAGED_IN_LOOP = """
+#define B 128
+__global__ void twice(const int *ids, const int *other, int n, const float *table, float *out) {
+    __shared__ int picked[B];
+    const int i = blockIdx.x * B + threadIdx.x;
+    if (i >= n) return;
+    picked[threadIdx.x] = ids[i];
+    float s = 0.0f;
+    for (int r = 0; r < 2; ++r) {
+        __syncthreads();
+        s += table[picked[threadIdx.x]];
+        __syncthreads();
+        picked[threadIdx.x] = STORED;
+    }
+    out[i] = s;
+}
+"""
+
+
+@pytest.mark.parametrize("stored", ["other[i]", "i * 7"])
+def test_a_table_a_loop_stores_other_values_into_after_reading_it_is_not_a_staged_load(stored):
+    args = {a.name: a for a in _draft(RESTAGED_IN_LOOP.replace("STORED", stored)).spec.args}
+    assert args["ids"].high is None  # the second trip reads table at other's values or at 7 i
+
+
+def test_a_table_a_loop_stores_its_own_source_into_stays_a_staged_load():
+    args = {a.name: a for a in _draft(RESTAGED_IN_LOOP.replace("STORED", "ids[(i + r) % n]")).spec.args}
+    assert args["ids"].low == 0 and args["ids"].high is not None

@@ -86,3 +86,21 @@ def test_includes_stop_at_the_depth_and_count_bounds_and_cycles_end(tmp_path, mo
     assert [p.name for p, _ in headers.local_headers(kernel.read_text(), kernel)] == ["h0.h", "h1.h", "h2.h", "h3.h"]
     monkeypatch.setattr(headers, "MAX_HEADERS", 2)
     assert len(headers.local_headers(kernel.read_text(), kernel)) == 2
+
+
+def test_a_header_in_a_group_the_preprocessor_skips_is_not_read(tmp_path):
+    (tmp_path / "particle_f.h").write_text("struct Particle { float x, y, z, w; };\n")
+    (tmp_path / "particle_d.h").write_text("struct Particle { double x, y, z, w; };\n")
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(
+        '#if 0\n#include "particle_f.h"\n#else\n#include "particle_d.h"\n#endif\n'
+        "__global__ void k(Particle *p, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) p[i].x *= 2.0;\n}\n"
+    )
+    src = kernel.read_text()
+    read = headers.local_headers(src, kernel)
+    assert [p.name for p, _ in read] == ["particle_d.h"]  # before: particle_f.h first, its floats taken
+    (k,) = find_kernels(src)
+    (p,) = [a for a in draft(k, src, 1 << 12, [t for _, t in read]).spec.args if a.name == "p"]
+    assert p.type == "float64"  # 32 bytes an element, as compiled; float32 would be half of them

@@ -64,3 +64,27 @@ def test_a_spec_with_a_bom_is_read(capsys, tmp_path):
     from kt_tui.kernel.spec import load_spec
 
     assert load_spec(tmp_path / "vector_add.cu.toml").kernel == "vector_add"
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_a_scalar_too_large_for_a_float_is_a_one_line_exit_2(capsys, tmp_path, dtype):
+    huge = SPEC.replace('name = "n"\ntype = "int32"\nvalue = "n"', f'name = "n"\ntype = "{dtype}"\nvalue = {"9" * 400}')
+    assert huge != SPEC
+    _exit_2(capsys, tmp_path, huge, "args[")  # before: OverflowError, an internal error
+
+
+HUGE = "9" * 400
+
+
+@pytest.mark.parametrize(
+    "old,new,says",
+    [
+        ("timeout_s = 30.0", f"timeout_s = {HUGE}", "timeout_s"),
+        ('name = "a"\n', f'name = "a"\natol = {HUGE}\n', "atol"),
+        ('name = "a"\n', f'name = "a"\nlow = 0\nhigh = {HUGE}\n', "args["),
+    ],
+    ids=["timeout_s", "atol", "high"],
+)
+def test_a_huge_integer_anywhere_a_number_goes_is_a_one_line_exit_2(capsys, tmp_path, old, new, says):
+    assert old in SPEC
+    _exit_2(capsys, tmp_path, SPEC.replace(old, new, 1), says)

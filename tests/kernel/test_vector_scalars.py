@@ -294,3 +294,14 @@ def test_a_template_kernel_instantiated_for_a_vector_takes_it_by_value():
     spec = _draft(src, "affine").spec
     assert spec.kernel == "affine<float2>"  # before: affine<float>, whose c.x does not compile
     assert (spec.args[0].type, len(spec.args[0].value)) == ("float2", 2)
+
+
+def test_a_complex_type_by_value_is_laid_out_as_the_vector_it_is():
+    from kt_tui.engine.backend import probe_order
+    from kt_tui.kernel.vector_layout import nvcuda_unpassable, pycuda_misplaced
+
+    src = "#include <cuComplex.h>\n__global__ void k(int n, cuDoubleComplex z, double *o) { o[n] = z.x; }\n"
+    assert nvcuda_unpassable(src) == "`cuDoubleComplex z` of k"  # drafted double2: 16 bytes, no word
+    assert pycuda_misplaced(src) == "`cuDoubleComplex z` of k"  # CUDA: at byte 16; pycuda: at 4
+    assert probe_order("auto", src) == ("cupy",)
+    assert nvcuda_unpassable(src.replace("cuDoubleComplex", "cuFloatComplex")) is None  # 8 bytes: a word
