@@ -37,6 +37,7 @@ gen4 = _load("corpus_gen4", CORPUS / "specs" / "gen4.py")
 gen6 = _load("corpus_gen6", CORPUS / "specs" / "gen6.py")
 gen7 = _load("corpus_gen7", CORPUS / "specs" / "gen7.py")
 gen17 = _load("corpus_gen17", CORPUS / "specs" / "gen17.py")
+gen18 = _load("corpus_gen18", CORPUS / "specs" / "gen18.py")
 FUNCTIONS = {  # the hand specs' own inputs, trusted here
     "gen:csr_row_ptr": gen.csr_row_ptr,
     "gen3:csr_row_ptr_varied": gen3.csr_row_ptr_varied,
@@ -46,6 +47,7 @@ FUNCTIONS = {  # the hand specs' own inputs, trusted here
     "gen7:data_points": gen7.data_points,
     "gen7:random_points": gen7.random_points,
     "gen17:tile_ranges": gen17.tile_ranges,
+    "gen18:mel_edges": gen18.mel_edges,
 }
 
 
