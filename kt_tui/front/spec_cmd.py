@@ -196,14 +196,14 @@ def check_command(args) -> int:
     return 0
 
 
-def gpu_backend(request: str | None, source: str = "") -> tuple[str | None, str]:
+def gpu_backend(request: str | None, source: str = "", kernel: str | None = None) -> tuple[str | None, str]:
     """The backend that runs the check's tests, or None and why there is none."""
     request = request or "auto"
     if request == "sim":
         return None, "--backend sim"
     if fingerprint() is None:
         return None, "no NVIDIA driver on this machine"
-    order = probe_order(request, source)
+    order = probe_order(request, source, kernel)
     if request != "auto":
         return request, ""
     from ..gpu.tuner import Tuner  # here: only `spec --check` on a machine with a driver starts one
@@ -221,7 +221,7 @@ def gpu_backend(request: str | None, source: str = "") -> tuple[str | None, str]
 def test_check(args, kf, spec) -> str | None:
     """Whether the check can fail (gpu/checkrun.py): the text added to "spec ok", or None after
     saying on stderr why the spec is refused (out of bounds, vacuous, wrong outputs, result parameters)."""
-    backend, why = gpu_backend(getattr(args, "backend", None), kf.source)
+    backend, why = gpu_backend(getattr(args, "backend", None), kf.source, spec.kernel)
     if backend is None:
         state = checkrun.check_strength(kf.source, spec, None)
         if state["state"] == "unchecked":

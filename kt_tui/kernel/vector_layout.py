@@ -8,20 +8,28 @@ vector of 1, 2, 4 or 8 bytes (passed as an unsigned word, kernel/inputs.py vecto
 
 from __future__ import annotations
 
-from .source import find_kernels
+from .source import Kernel, find_kernels
 from .spec_keys import DTYPES
 from .vectors import BYTES, param_vector, vector_bytes, vector_scalar
 
 
-def pycuda_misplaced(source: str) -> str | None:
-    """The first vector parameter passed by value that pycuda packs at another offset than CUDA's,
-    as "`float4 c` of kernel k"; None where each lands where CUDA puts it, or where a parameter
-    before it is of a type whose layout is not known here (a struct, a template type)."""
+def _kernels(source: str, kernel: str | None) -> list[Kernel]:
+    """The source's kernels, only the one named `kernel` (a template's instantiation: its name) when
+    given and found; none where the parser cannot read it (its compile says why)."""
     try:
         kernels = find_kernels(source)
     except Exception:  # noqa: BLE001 - a source the parser cannot read: its compile says why
-        return None
-    for k in kernels:
+        return []
+    named = [k for k in kernels if kernel and k.name == kernel.split("<")[0].strip()]
+    return named or kernels
+
+
+def pycuda_misplaced(source: str, kernel: str | None = None) -> str | None:
+    """The first vector parameter passed by value that pycuda packs at another offset than CUDA's,
+    as "`float4 c` of kernel k" (of the kernel named `kernel` where given); None where each lands
+    where CUDA puts it, or where a parameter before it is of a type whose layout is not known here
+    (a struct, a template type)."""
+    for k in _kernels(source, kernel):
         cuda = packed = 0
         for p in k.params:
             name = None if p.is_pointer else param_vector(p.base_type)  # cuDoubleComplex: double2
@@ -42,15 +50,11 @@ def pycuda_misplaced(source: str) -> str | None:
     return None
 
 
-def nvcuda_unpassable(source: str) -> str | None:
+def nvcuda_unpassable(source: str, kernel: str | None = None) -> str | None:
     """The first vector parameter passed by value that kernel_tuner's nvcuda backend cannot pass (one
-    of other than 1, 2, 4 or 8 bytes: float3, float4, double2, char3), as "`float4 c` of kernel k";
-    None where there is none or the parser cannot read the source."""
-    try:
-        kernels = find_kernels(source)
-    except Exception:  # noqa: BLE001 - a source the parser cannot read: its compile says why
-        return None
-    for k in kernels:
+    of other than 1, 2, 4 or 8 bytes: float3, float4, double2, char3), as "`float4 c` of kernel k" (of
+    the kernel named `kernel` where given); None where there is none or the parser cannot read it."""
+    for k in _kernels(source, kernel):
         for p in k.params:
             name = None if p.is_pointer else param_vector(p.base_type)  # cuDoubleComplex: double2
             if name is not None and vector_bytes(name) not in (1, 2, 4, 8):

@@ -305,3 +305,19 @@ def test_a_complex_type_by_value_is_laid_out_as_the_vector_it_is():
     assert pycuda_misplaced(src) == "`cuDoubleComplex z` of k"  # CUDA: at byte 16; pycuda: at 4
     assert probe_order("auto", src) == ("cupy",)
     assert nvcuda_unpassable(src.replace("cuDoubleComplex", "cuFloatComplex")) is None  # 8 bytes: a word
+
+
+def test_only_the_tuned_kernels_vectors_decide_the_backends_of_a_file_with_several():
+    from kt_tui.engine.backend import BackendError, probe_order
+    from kt_tui.kernel.vector_layout import nvcuda_unpassable, pycuda_misplaced
+
+    two = (
+        "__global__ void other(int n, float4 v, float *o) { o[0] = v.x; }\n"
+        "__global__ void k(int n, float2 v, float *o) { if (n) o[0] = v.x; }\n"
+    )
+    assert nvcuda_unpassable(two, "k") is None and pycuda_misplaced(two, "k") is None
+    assert probe_order("nvcuda", two, "k") == ("nvcuda",) and probe_order("auto", two, "k")[0] == "pycuda"
+    assert nvcuda_unpassable(two, "other") == "`float4 v` of other" == nvcuda_unpassable(two)
+    with pytest.raises(BackendError):
+        probe_order("nvcuda", two, "other")
+    assert nvcuda_unpassable(two, "nowhere") == "`float4 v` of other"  # a name not found: every kernel, as before
