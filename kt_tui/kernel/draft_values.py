@@ -121,30 +121,37 @@ def reduced(fn: cuda_ast.Function, arrays: set[str]) -> dict[str, str]:
 
 
 def measured(fn: cuda_ast.Function, arrays: set[str], floats: set[str]) -> set[str]:
-    """Arrays of `arrays` a load of which (directly or through a local, two deep) is a factor of a
-    product or a quotient with a float scalar argument of `floats`."""
+    """Arrays of `arrays` a load of which (directly or through a local or a local array's element, two
+    deep) is a factor of a product or a quotient with a float scalar argument of `floats` or a float
+    literal (`w / 255.0f`: a quantity, whatever else tests it against 0)."""
     out: set[str] = set()
-    if fn.body is None or not arrays or not floats:
+    if fn.body is None or not arrays:
         return out
     holds: dict[str, set[str]] = {}  # a local -> the arrays its value loads
     for _ in range(2):
         for n in cuda_ast.walk(fn.body):
             if n.type == "init_declarator" and (d := n.child_by_field_name("declarator")) is not None:
-                name = text(d) if d.type == "identifier" else None
+                if d.type == "array_declarator":  # `ws[4] = {w.x, w.y, ...}`
+                    d = d.child_by_field_name("declarator")
+                name = text(d) if d is not None and d.type == "identifier" else None
                 if name is not None:
                     holds[name] = _carried(n.child_by_field_name("value"), arrays, holds)
     for n in cuda_ast.walk(fn.body):
         if n.type != "binary_expression" or text(n.child_by_field_name("operator")) not in ("*", "/"):
             continue
         sides = [strip_parens(n.child_by_field_name(k)) for k in ("left", "right")]
-        names = [
-            {text(m) for m in cuda_ast.walk(s, WALK) if m.type == "identifier"} if s is not None else set()
-            for s in sides
-        ]
         for i in (0, 1):
-            if names[1 - i] & floats:
+            if sides[1 - i] is not None and _float_factor(sides[1 - i], floats):
                 out |= _carried(sides[i], arrays, holds)
     return out
+
+
+def _float_factor(n: Node, floats: set[str]) -> bool:
+    """`n` names a float scalar of `floats`, or is a float literal (255.0f, 1e-3)."""
+    if n.type == "number_literal":
+        t = text(n).lower()
+        return not t.startswith("0x") and ("." in t or "e" in t or t.endswith("f"))
+    return any(m.type == "identifier" and text(m) in floats for m in cuda_ast.walk(n, WALK))
 
 
 def _carried(n: Node | None, arrays: set[str], holds: dict[str, set[str]]) -> set[str]:

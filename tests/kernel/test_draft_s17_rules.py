@@ -422,3 +422,28 @@ def test_a_table_a_loop_stores_other_values_into_after_reading_it_is_not_a_stage
 def test_a_table_a_loop_stores_its_own_source_into_stays_a_staged_load():
     args = {a.name: a for a in _draft(RESTAGED_IN_LOOP.replace("STORED", "ids[(i + r) % n]")).spec.args}
     assert args["ids"].low == 0 and args["ids"].high is not None
+
+
+# a byte both tested against 0 and scaled by a float literal is a quantity, not a 0/1 flag (session 17,
+# after held-out batch 18's first draft: a skinning weight `if (w == 0) continue; ... w / 255.0f`)
+SCALED_BYTES = """
+__global__ void blend(const uchar4 *weights, const float *a, int n, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const uchar4 w = weights[i];
+    const unsigned char ws[4] = {w.x, w.y, w.z, w.w};
+    float acc = 0.0f;
+    for (int k = 0; k < 4; ++k) {
+        if (ws[k] == 0) continue;
+        acc += ws[k] / 255.0f * a[4 * i + k];
+    }
+    out[i] = acc;
+}
+"""
+
+
+def test_values_tested_against_0_and_scaled_by_a_float_literal_span_their_type():
+    args = {a.name: a for a in _draft(SCALED_BYTES).spec.args}
+    assert (args["weights"].low, args["weights"].high) == (0, 256)
+    flags = {a.name: a for a in _draft(SCALED_BYTES.replace("ws[k] / 255.0f * ", "")).spec.args}
+    assert (flags["weights"].low, flags["weights"].high) == (0, 2)  # only tested and counted: flags, as before

@@ -293,7 +293,9 @@ def checked(monkeypatch, hermetic):
 
     def run(capsys, state=None, backend="cupy", raises=None):
         monkeypatch.setattr(
-            spec_cmd, "gpu_backend", lambda request, source="": (backend, "no NVIDIA driver on this machine")
+            spec_cmd,
+            "gpu_backend",
+            lambda request, source="", kernel=None: (backend, "no NVIDIA driver on this machine"),
         )
 
         real = checkrun.check_strength
