@@ -8,9 +8,39 @@ vector of 1, 2, 4 or 8 bytes (passed as an unsigned word, kernel/inputs.py vecto
 
 from __future__ import annotations
 
+import re
+
 from .source import Kernel, find_kernels
 from .spec_keys import DTYPES
+from .syntax import strip_comments
 from .vectors import BYTES, param_vector, vector_bytes, vector_scalar
+
+_ALIAS = re.compile(
+    r"\btypedef\s+(?:const\s+)?(\w+)\s+(\w+)\s*;|\busing\s+(\w+)\s*=\s*(?:const\s+)?(\w+)\s*;"
+    r"|^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(\w+)[ \t]*$",
+    re.MULTILINE,
+)
+
+
+def _vector(base_type: str, aliases: dict[str, str]) -> str | None:
+    """The CUDA vector type of a parameter's type, through the names the source gives one
+    (`typedef float4 vec4;`, `using vec4 = float4;`, `#define VEC float4`, four deep at most)."""
+    name = base_type.replace("const ", "").strip()
+    for _ in range(4):
+        if name not in aliases:
+            break
+        name = aliases[name]
+    return param_vector(name)
+
+
+def _aliases(source: str) -> dict[str, str]:
+    """Each name the source gives another type -> that type (the first definition standing)."""
+    out: dict[str, str] = {}
+    for m in _ALIAS.finditer(strip_comments(source[:1_000_000])):
+        g = m.groups()
+        target, name = (g[0], g[1]) if g[0] else (g[3], g[2]) if g[2] else (g[5], g[4])
+        out.setdefault(name, target)
+    return out
 
 
 def _kernels(source: str, kernel: str | None) -> list[Kernel]:
@@ -29,10 +59,11 @@ def pycuda_misplaced(source: str, kernel: str | None = None) -> str | None:
     as "`float4 c` of kernel k" (of the kernel named `kernel` where given); None where each lands
     where CUDA puts it, or where a parameter before it is of a type whose layout is not known here
     (a struct, a template type)."""
+    aliases = _aliases(source)
     for k in _kernels(source, kernel):
         cuda = packed = 0
         for p in k.params:
-            name = None if p.is_pointer else param_vector(p.base_type)  # cuDoubleComplex: double2
+            name = None if p.is_pointer else _vector(p.base_type, aliases)  # cuDoubleComplex: double2
             vector = vector_scalar(name) if name is not None else None
             if p.is_pointer:
                 size = align = loose = 8
@@ -54,9 +85,10 @@ def nvcuda_unpassable(source: str, kernel: str | None = None) -> str | None:
     """The first vector parameter passed by value that kernel_tuner's nvcuda backend cannot pass (one
     of other than 1, 2, 4 or 8 bytes: float3, float4, double2, char3), as "`float4 c` of kernel k" (of
     the kernel named `kernel` where given); None where there is none or the parser cannot read it."""
+    aliases = _aliases(source)
     for k in _kernels(source, kernel):
         for p in k.params:
-            name = None if p.is_pointer else param_vector(p.base_type)  # cuDoubleComplex: double2
+            name = None if p.is_pointer else _vector(p.base_type, aliases)  # cuDoubleComplex: double2
             if name is not None and vector_bytes(name) not in (1, 2, 4, 8):
                 return f"`{p.ctype} {p.name}` of {k.name}"
     return None

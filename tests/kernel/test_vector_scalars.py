@@ -321,3 +321,17 @@ def test_only_the_tuned_kernels_vectors_decide_the_backends_of_a_file_with_sever
     with pytest.raises(BackendError):
         probe_order("nvcuda", two, "other")
     assert nvcuda_unpassable(two, "nowhere") == "`float4 v` of other"  # a name not found: every kernel, as before
+
+
+@pytest.mark.parametrize(
+    "alias",
+    ["typedef float4 vec4;", "using vec4 = float4;", "#define vec4 float4", "typedef float4 v4;\ntypedef v4 vec4;"],
+)
+def test_a_vector_under_another_name_is_laid_out_as_the_vector(alias):
+    from kt_tui.engine.backend import probe_order
+    from kt_tui.kernel.vector_layout import nvcuda_unpassable, pycuda_misplaced
+
+    src = f"{alias}\n__global__ void k(int n, const vec4 z, float *o) {{ if (n) o[0] = z.x; }}\n"
+    assert nvcuda_unpassable(src) == "`const vec4 z` of k" == pycuda_misplaced(src)
+    assert probe_order("auto", src) == ("cupy",)
+    assert nvcuda_unpassable("// typedef float4 vec4;\n" + src.split("\n", alias.count("\n") + 1)[-1]) is None
