@@ -2,9 +2,9 @@
 drafter knows the types they define (a struct passed by value, kernel/draft_types.py). Only a plain
 quoted name is followed, outside the groups the preprocessor skips (`#if 0`), found in the including
 file's folder and inside the kernel's folder; not a path out of it (kernel/directives.py's rule), not
-a system header (`<...>`), not a link out of the folder. At most MAX_DEPTH includes deep, MAX_HEADERS files of MAX_HEADER_BYTES each; a header that
-breaks a rule, is missing, too large, not UTF-8 or holds a control character is skipped (the
-compile says what is wrong with it)."""
+a system header (`<...>`), not a link out of the folder. At most MAX_DEPTH includes deep, MAX_HEADERS
+files of MAX_HEADER_BYTES each; a header that breaks a rule, is missing, too large, not UTF-8 or
+holds a control character is skipped (the compile says what is wrong with it)."""
 
 from __future__ import annotations
 
