@@ -49,6 +49,7 @@ from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 from .spec_model import int_range
+from .vector_layout import vector_aliases
 from .vectors import VECTOR_NAMES, vector_parts
 
 ESCAPE_ITERATIONS = 256  # the bound of an escape-time loop (it also stops on a float test)
@@ -125,6 +126,7 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20, headers: Sequence[str
     `headers`: the texts of the local headers it includes (kernel/headers.py), for the structs they define."""
     why = ""
     if src:
+        kernel = _typed(kernel, vector_aliases(src))  # `typedef float4 vec4`: vec4 v is a float4 by value
         try:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else kernel_alone(src, kernel)

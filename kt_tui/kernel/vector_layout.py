@@ -33,6 +33,13 @@ def _vector(base_type: str, aliases: dict[str, str]) -> str | None:
     return param_vector(name)
 
 
+def vector_aliases(source: str) -> dict[str, str]:
+    """Each name the source gives a CUDA vector type, directly or through other names -> that vector
+    (`typedef float4 v4; using vec4 = v4;`: v4 and vec4 -> float4)."""
+    aliases = _aliases(source)
+    return {name: vector for name in aliases if (vector := _vector(name, aliases)) is not None}
+
+
 def _aliases(source: str) -> dict[str, str]:
     """Each name the source gives another type -> that type (the first definition standing)."""
     out: dict[str, str] = {}

@@ -335,3 +335,23 @@ def test_a_vector_under_another_name_is_laid_out_as_the_vector(alias):
     assert nvcuda_unpassable(src) == "`const vec4 z` of k" == pycuda_misplaced(src)
     assert probe_order("auto", src) == ("cupy",)
     assert nvcuda_unpassable("// typedef float4 vec4;\n" + src.split("\n", alias.count("\n") + 1)[-1]) is None
+
+
+@pytest.mark.parametrize(
+    "alias",
+    [
+        "typedef float4 vec4;",
+        "using vec4 = float4;",
+        "#define vec4 float4",
+        "typedef float4 v4;\nusing v3 = v4;\n#define vec4 v3",
+    ],
+)
+def test_a_vector_under_another_name_is_drafted_as_the_vector(alias):
+    body = AFFINE.replace("float2 c", "vec4 c").replace("const float *in", "const vec4 *in")
+    d = _draft(f"{alias}\n{body.replace('c.x * in[i] + c.y', 'c.x * in[i].w + c.y')}", "affine")
+    c, arr = d.spec.args[0], d.spec.args[1]
+    assert (c.type, c.value) == ("float4", (1.25, 0.625, 1.75, 0.375))  # before: float32, 0.75, no note
+    assert (arr.type, arr.size) == ("float4", "n")  # before: float32 and "vec4 is not a number type"
+    assert not any("not a number type" in why for _, why in d.guesses)
+    plain = _draft(AFFINE.replace("float2 c", "float4 c"), "affine").spec.args[0]
+    assert (plain.type, plain.value) == (c.type, c.value)
