@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from .draft_roles import template_params
+from .kernels import Param
 from .source import Kernel, find_kernels
 from .spec_keys import DTYPES
 from .syntax import strip_comments
@@ -61,15 +63,45 @@ def _kernels(source: str, kernel: str | None) -> list[Kernel]:
     return named or kernels
 
 
+def _instances(source: str, kernel: str | None) -> list[tuple[str, tuple[Param, ...]]]:
+    """(name, parameters) of each kernel `_kernels` gives, a template kernel once per instantiation
+    that counts, its type parameters replaced by the types of that instantiation: the ones `kernel`
+    names (`k<float4, 8>`), else each of the source's explicit instantiations (`template __global__
+    void k<float4>(...)`); a template kernel with neither as written."""
+    out: list[tuple[str, tuple[Param, ...]]] = []
+    clean = strip_comments(source[:1_000_000])
+    for k in _kernels(source, kernel):
+        params = template_params(clean, k.name) if k.templated else None
+        given = [kernel.split("<", 1)[1].rsplit(">", 1)[0]] if kernel and "<" in kernel and params else []
+        if params and not given:
+            pattern = rf"\btemplate\s+(?:__global__\s+)?void\s+{re.escape(k.name)}\s*<([^<>;{{}}]*)>"
+            given = [m.group(1) for m in re.finditer(pattern, clean)]
+        typed = []
+        for args in given:
+            parts = [" ".join(a.split()) for a in args.split(",")]
+            if params is None or len(parts) != len(params):
+                continue
+            names = {name: a for (kind, name), a in zip(params, parts, strict=True) if kind == "type"}
+            typed.append((f"{k.name}<{', '.join(parts)}>", tuple(_retyped(p, names) for p in k.params)))
+        out += typed or [(k.name, k.params)]
+    return out
+
+
+def _retyped(p: Param, names: dict[str, str]) -> Param:
+    """`p` with each template type parameter of its type replaced by the type in `names`."""
+    ctype = re.sub(r"\b\w+\b", lambda m: names.get(m.group(0), m.group(0)), p.ctype)
+    return Param(p.name, ctype)
+
+
 def pycuda_misplaced(source: str, kernel: str | None = None) -> str | None:
     """The first vector parameter passed by value that pycuda packs at another offset than CUDA's,
     as "`float4 c` of kernel k" (of the kernel named `kernel` where given); None where each lands
     where CUDA puts it, or where a parameter before it is of a type whose layout is not known here
     (a struct, a template type)."""
     aliases = _aliases(source)
-    for k in _kernels(source, kernel):
+    for label, params in _instances(source, kernel):
         cuda = packed = 0
-        for p in k.params:
+        for p in params:
             name = None if p.is_pointer else _vector(p.base_type, aliases)  # cuDoubleComplex: double2
             vector = vector_scalar(name) if name is not None else None
             if p.is_pointer:
@@ -83,7 +115,7 @@ def pycuda_misplaced(source: str, kernel: str | None = None) -> str | None:
                 break
             cuda, packed = -(-cuda // align) * align, -(-packed // loose) * loose
             if vector is not None and cuda != packed:
-                return f"`{p.ctype} {p.name}` of {k.name}"
+                return f"`{p.ctype} {p.name}` of {label}"
             cuda, packed = cuda + size, packed + size
     return None
 
@@ -93,9 +125,9 @@ def nvcuda_unpassable(source: str, kernel: str | None = None) -> str | None:
     of other than 1, 2, 4 or 8 bytes: float3, float4, double2, char3), as "`float4 c` of kernel k" (of
     the kernel named `kernel` where given); None where there is none or the parser cannot read it."""
     aliases = _aliases(source)
-    for k in _kernels(source, kernel):
-        for p in k.params:
+    for label, params in _instances(source, kernel):
+        for p in params:
             name = None if p.is_pointer else _vector(p.base_type, aliases)  # cuDoubleComplex: double2
             if name is not None and vector_bytes(name) not in (1, 2, 4, 8):
-                return f"`{p.ctype} {p.name}` of {k.name}"
+                return f"`{p.ctype} {p.name}` of {label}"
     return None

@@ -355,3 +355,24 @@ def test_a_vector_under_another_name_is_drafted_as_the_vector(alias):
     assert not any("not a number type" in why for _, why in d.guesses)
     plain = _draft(AFFINE.replace("float2 c", "float4 c"), "affine").spec.args[0]
     assert (plain.type, plain.value) == (c.type, c.value)
+
+
+TEMPLATED = """template <typename T, int N>
+__global__ void k(int n, T v, float *o) { if (n) o[0] = v.x * N; }
+template __global__ void k<float4, 2>(int, float4, float *);
+"""
+
+
+def test_a_template_kernels_instantiated_vector_decides_the_backends_as_a_written_one_does():
+    from kt_tui.engine.backend import BackendError, probe_order
+    from kt_tui.kernel.vector_layout import nvcuda_unpassable, pycuda_misplaced
+
+    assert nvcuda_unpassable(TEMPLATED) == "`float4 v` of k<float4, 2>" == pycuda_misplaced(TEMPLATED)
+    assert probe_order("auto", TEMPLATED) == ("cupy",) == probe_order("auto", TEMPLATED, "k<float4, 2>")
+    with pytest.raises(BackendError) as e:  # before: nvcuda probed, and cuda-python refuses the struct
+        probe_order("nvcuda", TEMPLATED, "k<float4, 2>")
+    assert "cannot pass `float4 v` of k<float4, 2> by value" in str(e.value)
+    assert probe_order("auto", TEMPLATED, "k<float2, 2>")[0] == "pycuda"  # the spec's own instantiation counts
+    aliased = "typedef float4 vec4;\n" + TEMPLATED.replace("<float4, 2>(int, float4", "<vec4, 2>(int, vec4")
+    assert nvcuda_unpassable(aliased) == "`vec4 v` of k<vec4, 2>"
+    assert nvcuda_unpassable(TEMPLATED.replace("float4", "float2")) is None
