@@ -257,7 +257,7 @@ def integral(ctype: str) -> bool:
     words = ctype.replace("const", "").split()
     lane = vector_scalar(words[-1].removeprefix("__")) if words else None  # short2, uchar4: integer lanes
     return bool(words) and (
-        words[-1] in ("int", "short", "char", "long", "unsigned", "signed", "size_t")
+        words[-1] in ("int", "short", "char", "long", "unsigned", "signed", "size_t", "dim3")
         or ctype.startswith(("int", "uint", "unsigned", "size_t", "long"))
         or (lane is not None and lane[0].startswith(("int", "uint")))
     )

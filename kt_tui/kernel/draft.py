@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,10 +42,11 @@ from .draft_types import (
     is_int,
     is_signed,
     is_unsigned,
+    launch_shapes,
     struct_by_value,
+    typed_params,
     vector_arg,
 )
-from .kernels import Param
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
 from .spec_model import int_range
@@ -125,12 +126,14 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20, headers: Sequence[str
     """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it.
     `headers`: the texts of the local headers it includes (kernel/headers.py), for the structs they define."""
     why = ""
+    kernel = launch_shapes(kernel)
     if src:
-        kernel = _typed(kernel, vector_aliases(src))  # `typedef float4 vec4`: vec4 v is a float4 by value
+        kernel = typed_params(kernel, vector_aliases(src))  # `typedef float4 vec4`: vec4 v is a float4 by value
         try:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else kernel_alone(src, kernel)
             )
+            unit.structs.setdefault("dim3", ("uint32", 3))  # three unsigned ints, as uint3
             for header in headers:  # the kernel file's own definition of a name stands
                 for name, struct in cuda_ast.parse(header).structs.items():
                     unit.structs.setdefault(name, struct)
@@ -146,7 +149,7 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20, headers: Sequence[str
                 if kind == "type":
                     t = types.get(name, "float")
                     unit.structs.setdefault(name, (DTYPES[t], 1) if t in DTYPES else vector_parts(t))
-            kernel = _typed(kernel, types)
+            kernel = typed_params(kernel, types)
             analysis = extents.analyse(unit, kernel.name)
             if analysis is not None and analysis.ok:
                 return _instantiated(_from_analysis(kernel, unit, analysis, n), kernel, src, values, types, compiled)
@@ -154,14 +157,6 @@ def draft(kernel: Kernel, src: str = "", n: int = 1 << 20, headers: Sequence[str
         except Exception as e:  # noqa: BLE001  a best effort: a draft from the signature stands in, said so
             why = f" (the analysis stopped: {type(e).__name__})"
     return _from_signature(kernel, n, why)
-
-
-def _typed(kernel: Kernel, types: dict[str, str]) -> Kernel:
-    """`kernel` with each template type parameter in its parameters' types replaced by the type in `types`."""
-    params = kernel.params
-    for name, ctype in types.items():
-        params = tuple(Param(p.name, re.sub(rf"\b{re.escape(name)}\b", ctype, p.ctype)) for p in params)
-    return replace(kernel, params=params)
 
 
 SIGNED_SPAN = 1000  # a sign-tested int32/int64 input: both signs, small enough that sums of thousands stay exact

@@ -5,9 +5,11 @@ in those elements: CUDA's complex types as float2 / double2, vector types the sp
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from . import cuda_ast
 from .kernels import Param
+from .source import Kernel
 from .spec import DTYPES, VECTORS, Arg
 from .vectors import COMPLEX, bf16_array, param_vector, vector_scalar
 
@@ -140,3 +142,20 @@ def struct_by_value(p: Param, unit: cuda_ast.Unit) -> str | None:
         "a CUDA vector type (float2, int4, ...) only: the float32 drafted here is not its bytes, so the kernel "
         f"reads garbage; pass {base}'s fields as parameters of their own, or a pointer to it"
     )
+
+
+def typed_params(kernel: Kernel, types: dict[str, str]) -> Kernel:
+    """`kernel` with each name in `types` (a template type parameter, an alias) in its parameters' types replaced
+    by the type `types` gives it."""
+    params = kernel.params
+    for name, ctype in types.items():
+        params = tuple(Param(p.name, re.sub(rf"\b{re.escape(name)}\b", ctype, p.ctype)) for p in params)
+    return replace(kernel, params=params)
+
+
+def launch_shapes(kernel: Kernel) -> Kernel:
+    """`kernel` with an array of dim3 (a launch shape: three unsigned ints, laid out as uint3 is) taken as
+    one of uint3, so that its lanes are drafted as the integers they are. A dim3 by value stays a struct
+    (struct_by_value)."""
+    params = tuple(Param(p.name, re.sub(r"\bdim3\b", "uint3", p.ctype)) if p.is_pointer else p for p in kernel.params)
+    return replace(kernel, params=params)

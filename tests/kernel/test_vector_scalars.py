@@ -376,3 +376,24 @@ def test_a_template_kernels_instantiated_vector_decides_the_backends_as_a_writte
     aliased = "typedef float4 vec4;\n" + TEMPLATED.replace("<float4, 2>(int, float4", "<vec4, 2>(int, vec4")
     assert nvcuda_unpassable(aliased) == "`vec4 v` of k<vec4, 2>"
     assert nvcuda_unpassable(TEMPLATED.replace("float4", "float2")) is None
+
+
+GATHER = """__global__ void gather(const dim3 *at, const float *in, float *out, int n, int m) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { dim3 a = at[i]; out[i] = in[a.x] + in[a.y] - in[a.z]; }
+}
+"""
+
+
+@pytest.mark.parametrize("shape", ["dim3", "uint3", "int3"])
+def test_an_array_of_launch_shapes_is_drafted_as_three_integer_lanes_in_the_range_they_index(shape):
+    spec = _draft(GATHER.replace("dim3", shape), "gather").spec
+    at = spec.args[0]
+    lane = "int32" if shape == "int3" else "uint32"
+    assert (at.type, at.size, at.low, at.high) == (lane, "3*n", 0, "m")  # before, dim3: float32, n, no range
+    assert spec.args[1].size == "m"
+
+
+def test_a_dim3_by_value_is_still_a_struct_the_spec_cannot_pass():
+    src = GATHER.replace("const dim3 *at", "dim3 at").replace("at[i]", "at")
+    assert any(why.startswith("NOT PASSABLE: at is a struct dim3") for _, why in _draft(src, "gather").guesses)
