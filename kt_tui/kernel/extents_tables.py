@@ -38,10 +38,31 @@ def stage(staged: dict[str, Val | None], table: str | None, value: Val, shared: 
     staged[table] = value if one and seen is not None and seen.hi == value.hi else None
 
 
+def reloaded_in_loop(body: Node | None, name: str, v: Val) -> bool:
+    """Whether local `name`, holding `v` (a value loaded from one array), is changed in a loop's body only
+    by loads of that same array (`v = idx[k + 1]`, a prefetch): it holds one of that array's values on
+    every trip, so a table it is stored into stays staged from that array."""
+    if body is None or not one_load(v):
+        return False
+    for n in cuda_ast.walk(body, MAX_STEPS):
+        if n.type == "update_expression" and text(strip_parens(n.child_by_field_name("argument"))) == name:
+            return False
+        left = strip_parens(n.child_by_field_name("left")) if n.type == "assignment_expression" else None
+        if left is None or left.type != "identifier" or text(left) != name:
+            continue
+        right = strip_parens(n.child_by_field_name("right"))
+        if text(n.child_by_field_name("operator")) != "=" or right is None or right.type != "subscript_expression":
+            return False
+        if v.hi != Poly.var(load(text(right.child_by_field_name("argument")))):
+            return False
+    return True
+
+
 def restored_in_loop(staged: dict[str, Val | None], body: Node | None) -> None:
     """A table staged before a loop that the loop's body stores another array's values or a computed
-    value into: a read in the body before that store sees them on the next trip, so no value is known.
-    (A store of a local is left to stage: what it holds is known only as the walk reaches it.)"""
+    value into, directly or through a local the body gives such a value (`int v = nxt[k]; ids[t] = v`): a
+    read in the body before that store sees them on the next trip, so no value is known. (A store of a
+    local the body does not give a value is left to stage: it holds what it held before the loop.)"""
     for n in cuda_ast.walk(body, MAX_STEPS) if body is not None else ():
         left = strip_parens(n.child_by_field_name("left")) if n.type == "assignment_expression" else None
         if left is None or left.type != "subscript_expression":
@@ -51,8 +72,28 @@ def restored_in_loop(staged: dict[str, Val | None], body: Node | None) -> None:
             staged.get(text(left.child_by_field_name("argument"))),
         )
         right = strip_parens(n.child_by_field_name("right"))
-        if value is None or right is None or right.type == "identifier":
+        if value is None or right is None:
             continue
-        source = text(right.child_by_field_name("argument")) if right.type == "subscript_expression" else None
-        if source is None or value.hi != Poly.var(load(source)):
-            staged[table] = None
+        for held in _held(body, text(right)) if right.type == "identifier" else [right]:
+            source = text(held.child_by_field_name("argument")) if held.type == "subscript_expression" else None
+            if source is None or value.hi != Poly.var(load(source)):
+                staged[table] = None
+
+
+def _held(body: Node, name: str) -> list[Node]:
+    """What a loop's body gives local `name` (`int v = nxt[k]`, `v = nxt[k]`; `v++` as itself), so that a
+    store of it into a table is judged by what it holds. None given in the body: it holds on every trip
+    what it held before the loop, which stage sees as the walk reaches the store."""
+    out: list[Node] = []
+    for n in cuda_ast.walk(body, MAX_STEPS):
+        if n.type == "init_declarator" and text(n.child_by_field_name("declarator")) == name:
+            given = n.child_by_field_name("value")
+        elif n.type == "assignment_expression" and text(strip_parens(n.child_by_field_name("left"))) == name:
+            given = n if text(n.child_by_field_name("operator")) != "=" else n.child_by_field_name("right")
+        elif n.type == "update_expression" and text(strip_parens(n.child_by_field_name("argument"))) == name:
+            given = n
+        else:
+            continue
+        if (given := strip_parens(given)) is not None:
+            out.append(given)
+    return out

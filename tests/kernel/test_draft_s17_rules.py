@@ -424,6 +424,41 @@ def test_a_table_a_loop_stores_its_own_source_into_stays_a_staged_load():
     assert args["ids"].low == 0 and args["ids"].high is not None
 
 
+@pytest.mark.parametrize("held", ["other[i]", "i * 7", "ids[i] + 1"])
+def test_a_table_a_loop_stores_a_local_holding_other_values_into_is_not_a_staged_load(held):
+    src = RESTAGED_IN_LOOP.replace(
+        "picked[threadIdx.x] = STORED;", f"int v = {held};\n        picked[threadIdx.x] = v;"
+    )
+    args = {a.name: a for a in _draft(src).spec.args}
+    assert args["ids"].high is None  # before: the local's value was not looked at, and ids indexed table
+
+
+PREFETCHED = """
+#define B 128
+__global__ void prefetched(const int *ids, int n, int rounds, const float *table, float *out) {
+    __shared__ int picked[B];
+    const int i = blockIdx.x * B + threadIdx.x;
+    if (i >= n) return;
+    int next = ids[i];
+    float s = 0.0f;
+    for (int r = 0; r < rounds; ++r) {
+        picked[threadIdx.x] = next;
+        __syncthreads();
+        next = ids[(i + r + 1) % n];
+        s += table[picked[(threadIdx.x + r) % B]];
+        __syncthreads();
+    }
+    out[i] = s;
+}
+"""
+
+
+def test_a_local_a_loop_reloads_from_the_same_array_stages_that_arrays_values():
+    args = {a.name: a for a in _draft(PREFETCHED).spec.args}
+    assert args["ids"].low == 0 and args["ids"].high == args["table"].size  # before: no range, table sized n
+    assert args["table"].size != "n"
+
+
 # a byte both tested against 0 and scaled by a float literal is a quantity, not a 0/1 flag (session 17,
 # after held-out batch 18's first draft: a skinning weight `if (w == 0) continue; ... w / 255.0f`)
 SCALED_BYTES = """
