@@ -7,6 +7,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 from ..config import load_settings
@@ -14,7 +15,7 @@ from ..engine.backend import probe_order
 from ..engine.precheck import compile_spec
 from ..engine.strength import score_line, survivor_text
 from ..errors import UserError
-from ..files import write_new
+from ..files import FileRefused, read_text_file, write_new
 from ..gpu import checkrun  # looked up at each call: tests replace check_strength
 from ..gpu import compile as gpu_compile  # looked up at each call: tests replace them
 from ..gpu.env import scrubbed_env
@@ -30,6 +31,8 @@ from ..llm import spec_draft as spec_llm
 from ..redact import for_terminal
 from .session import load_kernel_spec, read_kernel_file
 
+SPEC_BYTES = 1 << 20
+
 
 def _kernel(kf, name: str | None):
     return pick_kernel(kf.kernels, name, str(kf.path))
@@ -41,14 +44,17 @@ def draft_command(args) -> int:
         raise UserError("--approve goes with --llm (it approves the LLM's draft)")
     kf = read_kernel_file(args.kernel_path)
     kernel = _kernel(kf, args.kernel)
-    drafted = draft(kernel, src=kf.source, headers=[text for _, text in local_headers(kf.source, kf.path)])
+    path = Path(args.spec) if args.spec else spec_path_for(kf.path)
+    undecided: list[str] = []
+    headers = local_headers(kf.source, kf.path, _spec_options(path), undecided)
+    drafted = draft(kernel, src=kf.source, headers=[text for _, text in headers])
+    drafted.guesses += [("", f"header conditions: {line}") for line in undecided]
     spec = drafted.spec
     note = draft_note(spec)
     text = (
         "# drafted by kt-tui spec from the kernel's index math: check sizes, inputs and outputs,\n"
         "# above all the values marked `# guess:`\n" + drafted.text()
     )
-    path = Path(args.spec) if args.spec else spec_path_for(kf.path)
     if getattr(args, "llm", False):
         return llm_gate(args, kf, kernel, text, drafted.text(), path)  # the model sees the guesses
     if args.print:
@@ -63,6 +69,18 @@ def draft_command(args) -> int:
             print(f"  {line}")
     _print_warnings(layout_warnings(kf.source, kernel.name, spec), sys.stdout)
     return 0
+
+
+def _spec_options(path: Path) -> list[str]:
+    """The compiler options of the spec already at `path` (its -D and -U decide the headers' #ifdefs), none
+    where there is none or it does not read."""
+    if not path.is_file():
+        return []
+    try:
+        options = tomllib.loads(read_text_file(path, "spec", SPEC_BYTES)).get("compiler_options", [])
+    except (FileRefused, tomllib.TOMLDecodeError):
+        return []
+    return [o for o in options if isinstance(o, str)] if isinstance(options, list) else []
 
 
 def _print_warnings(warnings: list[str], out) -> None:

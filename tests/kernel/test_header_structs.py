@@ -104,3 +104,98 @@ def test_a_header_in_a_group_the_preprocessor_skips_is_not_read(tmp_path):
     (k,) = find_kernels(src)
     (p,) = [a for a in draft(k, src, 1 << 12, [t for _, t in read]).spec.args if a.name == "p"]
     assert p.type == "float64"  # 32 bytes an element, as compiled; float32 would be half of them
+
+
+PARTICLES = {
+    "particle_f.h": "struct Particle { float x, y, z, w; };\n",
+    "particle_d.h": "struct Particle { double x, y, z, w; };\n",
+}
+SCALES = "__global__ void k(Particle *p, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) p[i].x *= 2.0;\n}\n"
+
+
+def _particles(tmp_path, head: str, options=()):
+    for name, text in PARTICLES.items():
+        (tmp_path / name).write_text(text)
+    kernel = tmp_path / "k.cu"
+    kernel.write_text(head + SCALES)
+    src, undecided = kernel.read_text(), []
+    read = headers.local_headers(src, kernel, options, undecided)
+    (k,) = find_kernels(src)
+    (p,) = [a for a in draft(k, src, 1 << 12, [t for _, t in read]).spec.args if a.name == "p"]
+    return [path.name for path, _ in read], p.type, undecided
+
+
+PICK = '#ifdef USE_DOUBLE\n#include "particle_d.h"\n#else\n#include "particle_f.h"\n#endif\n'
+
+
+@pytest.mark.parametrize(
+    "head, options, wanted",
+    [
+        (PICK, (), "particle_f.h"),  # before: both read, particle_d.h's doubles taken
+        ("#define USE_DOUBLE\n" + PICK, (), "particle_d.h"),
+        (PICK, ("-DUSE_DOUBLE",), "particle_d.h"),
+        ("#define USE_DOUBLE\n#undef USE_DOUBLE\n" + PICK, (), "particle_f.h"),
+        (PICK.replace("#ifdef USE_DOUBLE", "#if defined(USE_DOUBLE) && !defined(NARROW)"), (), "particle_f.h"),
+        (PICK.replace("#ifdef USE_DOUBLE", "#ifndef USE_FLOAT"), (), "particle_d.h"),
+        (
+            '#define PREC 1\n#if PREC == 2\n#include "particle_d.h"\n#elif PREC == 1\n#include "particle_f.h"\n#endif\n',
+            (),
+            "particle_f.h",
+        ),
+        ('#include "prec.h"\n' + PICK, (), "particle_d.h"),  # a header's #define holds after its #include
+    ],
+)
+def test_a_headers_ifdef_is_decided_with_the_files_macros_and_the_specs_options(tmp_path, head, options, wanted):
+    (tmp_path / "prec.h").write_text("#pragma once\n#define USE_DOUBLE 1\n")
+    names, dtype, undecided = _particles(tmp_path, head, options)
+    assert [n for n in names if n != "prec.h"] == [wanted] and undecided == []
+    assert dtype == ("float64" if wanted == "particle_d.h" else "float32")
+
+
+def test_a_struct_under_ifdef_in_a_header_is_read_from_the_group_compiled(tmp_path):
+    (tmp_path / "particle.h").write_text(
+        "#ifdef USE_DOUBLE\n" + PARTICLES["particle_d.h"] + "#else\n" + PARTICLES["particle_f.h"] + "#endif\n"
+    )
+    names, dtype, _ = _particles(tmp_path, '#include "particle.h"\n')
+    assert names == ["particle.h"] and dtype == "float32"  # before: the first definition, doubles, taken
+
+
+def test_a_condition_on_a_launchs_value_is_said_undecided_not_read_both_ways(tmp_path, capsys):
+    head = PICK.replace("#ifdef USE_DOUBLE", "#if block_size_x > 128")
+    names, _, undecided = _particles(tmp_path, head)
+    assert names == ["particle_d.h"]  # its first group, as if it held; never both
+    assert undecided == ["k.cu:1: `#if block_size_x > 128` is not decided here: read as if it held"]
+    assert main(["spec", str(tmp_path / "k.cu")]) == 0
+    assert "header conditions: k.cu:1: `#if block_size_x > 128` is not decided here" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "rest, held",
+    [
+        ("0", False), ("1", True), ("(2 + 3) * 4 == 20", True), ("0x10 >> 2 == 4 && !0", True), ("1 / 0", None),
+        ("UNDEFINED_NAME", False), ("kernel_tuner", True), ("block_size_x", None), ("block_size_x || 1", True),
+        ("block_size_x && 0", False), ("F(1)", None), ("__import__('os')", None), ("1 ? 2 : 3", None), ("(" * 40 + "1" + ")" * 40, None),
+    ],
+)  # fmt: skip
+def test_conditions_are_read_by_their_own_reader(rest, held):
+    from kt_tui.kernel.conditions import KERNEL_TUNER, condition
+
+    assert condition("if", rest, {**KERNEL_TUNER, "F": None}) is held
+
+
+def test_spec_drafts_the_struct_of_the_ifdef_group_the_compile_reads(tmp_path, capsys):
+    for name, text in PARTICLES.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "k.cu").write_text(PICK + SCALES)
+    assert main(["spec", str(tmp_path / "k.cu"), "--print"]) == 0
+    out = capsys.readouterr().out
+    assert 'name = "p"\ntype = "float32"' in out, out  # before: float64, from the group USE_DOUBLE would read
+
+
+def test_a_condition_whose_macros_multiply_past_the_bound_is_undecided():
+    from kt_tui.kernel.conditions import condition
+
+    macros: dict[str, str | None] = {"A0": "1"}
+    for i in range(1, 17):
+        macros[f"A{i}"] = "+".join([f"A{i - 1}"] * 600)  # 600 ** 16 terms written out
+    assert condition("if", "A16", macros) is None and condition("if", "A1 == 600", macros) is True

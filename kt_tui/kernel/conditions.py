@@ -1,0 +1,239 @@
+"""Which groups of a kernel's files the preprocessor reads: `#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`
+chains decided with the macros the files define before them (`#define`, `#undef`), the -D options a spec
+gives, and the names kernel_tuner defines before the kernel (block and grid sizes, `kernel_tuner`). A name
+defined nowhere is undefined, as nvcc reads it, and an identifier left in an `#if` is 0. A condition on a
+value only a launch gives (`#if block_size_x > 128`), on a function-like macro, or in syntax read here
+(no `?:`, no character literals) is undecided: the first group whose condition is not false is read as
+if it held, and said so.
+
+Why not `cpp -E` or `nvcc -E`: they follow every include (system headers, paths out of the kernel's
+folder), past kernel/headers.py's bounds; they need a toolchain where only a draft is made; they expand the
+macros the drafter reads unexpanded; and nvcc's own predefined macros differ from cpp's. Nothing here is
+evaluated as Python: the expression is parsed by the small reader below."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .parsed import Preprocessed
+
+Macros = dict[str, str | None]  # name -> its body; None: defined, value not known here (a launch's)
+# kernel_tuner defines these before the kernel (each configuration's values) and `kernel_tuner` as 1
+KERNEL_TUNER: Macros = {
+    **{f"{k}_size_{a}": None for k in ("block", "grid") for a in "xyz"},
+    "kernel_tuner": "1",
+}
+MAX_EXPRESSION = 2000  # characters of one condition read; a longer one is undecided
+MAX_NESTING = 16  # macros inside macros, and parentheses, followed
+MAX_TOKENS = 4000  # tokens read for one condition, its macros' bodies included
+_TOKEN = re.compile(
+    r"\s*(?:(0[xX][0-9A-Fa-f]+|\d+)[uUlL]*\b|([A-Za-z_]\w*)|(\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%<>!~&|^()])|(\S))"
+)
+_BINARY = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"),
+           ("+", "-"), ("*", "/", "%")]  # fmt: skip
+
+
+class _Undecided(Exception):
+    """A condition this reader cannot decide."""
+
+
+def _tokens(text: str) -> list[str]:
+    if len(text) > MAX_EXPRESSION:
+        raise _Undecided
+    out = []
+    for m in _TOKEN.finditer(text):
+        if m[4]:
+            raise _Undecided  # a character literal, `?:`, `#`: not read here
+        out.append(m[1] if m[1] is not None else m[2] or m[3])
+    return out
+
+
+@dataclass
+class _Reader:
+    """An `#if` expression's value: an int, or None where it rests on a value not known here."""
+
+    toks: list[str]
+    macros: Macros
+    depth: int = 0
+    at: int = 0
+    spent: list[int] = field(default_factory=lambda: [0])  # tokens read, shared with the macros' readers
+
+    def value(self) -> int | None:
+        v = self._binary(0)
+        if self.at != len(self.toks):
+            raise _Undecided
+        return v
+
+    def _peek(self) -> str:
+        return self.toks[self.at] if self.at < len(self.toks) else ""
+
+    def _take(self) -> str:
+        if self.at >= len(self.toks):
+            raise _Undecided
+        self.at += 1
+        return self.toks[self.at - 1]
+
+    def _binary(self, level: int) -> int | None:
+        if level == len(_BINARY):
+            return self._unary()
+        left = self._binary(level + 1)
+        while self._peek() in _BINARY[level]:
+            op = self._take()
+            left = _apply(op, left, self._binary(level + 1))
+        return left
+
+    def _unary(self) -> int | None:
+        op = self._take()
+        if op in ("!", "~", "-", "+"):
+            v = self._unary()
+            return None if v is None else {"!": int(not v), "~": ~v, "-": -v, "+": v}[op]
+        if op == "(":
+            self._nest()
+            v = self._binary(0)
+            self.depth -= 1
+            if self._take() != ")":
+                raise _Undecided
+            return v
+        if op == "defined":
+            paren = self._peek() == "("
+            name = self._take() if not paren else (self._take(), self._take())[1]
+            if paren and self._take() != ")":
+                raise _Undecided
+            return int(name in self.macros)
+        if op[0].isdigit():
+            return int(op, 0) if not re.fullmatch(r"0\d+", op) else int(op, 8)
+        if re.fullmatch(r"[A-Za-z_]\w*", op):
+            return self._name(op)
+        raise _Undecided
+
+    def _name(self, name: str) -> int | None:
+        if name in ("true", "false"):
+            return int(name == "true")
+        if name not in self.macros:
+            return 0  # an identifier no macro names is 0 in an #if
+        body = self.macros[name]
+        if body is None or self._peek() == "(":
+            return None  # a launch's value, or a function-like macro's
+        self._nest()
+        toks = _tokens(body)
+        self.spent[0] += len(toks)
+        if self.spent[0] > MAX_TOKENS:
+            raise _Undecided
+        v = _Reader(toks, self.macros, self.depth, spent=self.spent).value()
+        self.depth -= 1
+        return v
+
+    def _nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _Undecided
+
+
+def _apply(op: str, a: int | None, b: int | None) -> int | None:
+    if op == "||":
+        return 1 if a or b else None if a is None or b is None else 0
+    if op == "&&":
+        return 0 if a == 0 or b == 0 else None if a is None or b is None else 1
+    if a is None or b is None or op in ("/", "%") and b == 0 or op in ("<<", ">>") and not 0 <= b < 64:
+        return None
+    ops: dict[str, Callable[[int, int], int]] = {
+        "|": lambda x, y: x | y, "^": lambda x, y: x ^ y, "&": lambda x, y: x & y,
+        "==": lambda x, y: int(x == y), "!=": lambda x, y: int(x != y), "<": lambda x, y: int(x < y),
+        ">": lambda x, y: int(x > y), "<=": lambda x, y: int(x <= y), ">=": lambda x, y: int(x >= y),
+        "<<": lambda x, y: x << y, ">>": lambda x, y: x >> y, "+": lambda x, y: x + y, "-": lambda x, y: x - y,
+        "*": lambda x, y: x * y, "/": _quotient, "%": lambda x, y: x - y * _quotient(x, y),
+    }  # fmt: skip
+    return ops[op](a, b)
+
+
+def _quotient(x: int, y: int) -> int:
+    """x / y as C divides integers: toward 0."""
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q
+
+
+def condition(name: str, rest: str, macros: Macros) -> bool | None:
+    """Whether the group of `#if rest` (`#ifdef`, `#ifndef`, `#elif`) is read; None where undecided."""
+    if name in ("ifdef", "ifndef"):
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*", rest)
+        if not m:
+            return None
+        return (m[1] in macros) == (name == "ifdef")
+    try:
+        v = _Reader(_tokens(rest), macros).value()
+    except (_Undecided, ValueError, RecursionError):
+        return None
+    return None if v is None else v != 0
+
+
+def define(rest: str, macros: Macros) -> None:
+    """`#define NAME body` into `macros` (a function-like one as of no known value)."""
+    m = re.match(r"([A-Za-z_]\w*)(\()?\s*(.*)$", rest, re.S)
+    if m:
+        macros[m[1]] = None if m[2] else m[3].strip()
+
+
+def with_options(macros: Macros, options: list[str]) -> Macros:
+    """`macros` with a spec's compiler options' -DNAME (as 1), -DNAME=VALUE and -UNAME applied in order."""
+    out = dict(macros)
+    for option in options:
+        if m := re.fullmatch(r"-D([A-Za-z_]\w*)(?:=(.*))?", option):
+            out[m[1]] = "1" if m[2] is None else m[2]
+        elif m := re.fullmatch(r"-U([A-Za-z_]\w*)", option):
+            out.pop(m[1], None)
+    return out
+
+
+@dataclass
+class Live:
+    """A file's text with the groups the preprocessor skips blanked, and each undecided condition said."""
+
+    text: str
+    undecided: list[str]
+
+
+def live_groups(text: str, macros: Macros, where: str, include: Callable[[str], None] = lambda rest: None) -> Live:
+    """`text` (the file `where`) read as the preprocessor reads it, in order: `macros` gains what its read
+    groups define (and loses what they undefine), and `include(rest)` is called at each `#include` read,
+    where the header it names is read before the rest."""
+    frames: list[list[bool]] = []  # [outer read, a group of the chain taken]
+    read = True
+    dead: list[list[int]] = []  # [first line, last line] blanked; last 0 while open
+    undecided: list[str] = []
+    for line, name, rest in Preprocessed(text).directives():
+        if name in ("if", "ifdef", "ifndef", "elif", "else", "endif"):
+            if name.startswith("if"):
+                frames.append([read, False])
+            elif not frames:
+                continue
+            outer, taken = frames[-1]
+            if name == "endif":
+                now = frames.pop()[0]
+            else:
+                held = False if not outer or taken else True if name == "else" else condition(name, rest, macros)
+                now = held is not False
+                if held is None:
+                    shown = " ".join(rest.split())
+                    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                    undecided.append(f"{where}:{line}: `#{name} {shown}` is not decided here: read as if it held")
+                frames[-1][1] = taken or now
+            if read and not now:
+                dead.append([line + 1, 0])
+            elif now and not read:
+                dead[-1][1] = line - 1
+            read = now
+        elif not read:
+            continue
+        elif name == "define":
+            define(rest, macros)
+        elif name == "undef":
+            macros.pop(rest.strip(), None)
+        elif name == "include":
+            include(rest)
+    lines = text.split("\n")
+    for first, last in dead:
+        for i in range(first - 1, min(last or len(lines), len(lines))):
+            lines[i] = " " * len(lines[i])
+    return Live("\n".join(lines), undecided)
