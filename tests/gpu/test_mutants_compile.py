@@ -149,3 +149,18 @@ def test_on_the_gpu_the_childs_runs_load_the_pools_binaries_and_match_kernel_tun
     assert loaded == [kernels.text(WRONG, first.sizes)[1]]
     np.testing.assert_array_equal(mine["output"], theirs["output"])
     assert np.any(theirs["output"] != 0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "backend", [pytest.param(b, marks=pytest.mark.skipif(_missing(m), reason=f"no {m}")) for b, m in BACKENDS.items()]
+)
+def test_on_the_gpu_a_checks_child_on_every_backend_sorts_out_the_equivalent_mutants(backend):
+    """`spec --check`'s test end to end (its child, memcheck): conv2d's two mutants that swap its equal
+    FILTER_W and FILTER_H compile to the original's code, with the backend's own compiler."""
+    from kt_tui.gpu import checkrun
+
+    score = checkrun.check_strength(CONV, CONV_SPEC, backend)["mutants"]
+    same = [e for e in score["equivalent"] if "compiles to the same code as the original (sm_" in e]
+    assert sum("FILTER_" in e for e in same) == 2, score["equivalent"]
+    assert score["killed"] > 0
