@@ -1,7 +1,7 @@
 """How many wrong variants of each corpus kernel does its check catch? (issue 35)
 
 For every kernel of tests/corpus/ with its hand spec (tests/corpus/specs/), kt-tui's mutants
-(kernel/mutant.py) are made and sorted by nvcc (gpu/mutants.py: stillborn, equivalent, live). With
+(kernel/mutant.py) are made and sorted by nvcc (gpu/mutants_child.py: stillborn, equivalent, live). With
 --gpu the check's test runs as `spec --check` runs it (gpu/checkrun.py check_strength: memcheck, the
 original's runs, the mutants at the spec's size and every check size, stronger inputs for the
 survivors, the survivors again at another block size) and the table gives, per kernel: mutants made,
@@ -41,9 +41,12 @@ sys.path.insert(0, str(ROOT))
 
 from kt_tui.engine.strength import tried_text  # noqa: E402
 from kt_tui.gpu import checkrun, timeline  # noqa: E402 - the checkout's kt_tui, whatever is installed
-from kt_tui.gpu import mutants as mutation  # noqa: E402
+from kt_tui.gpu.compiles import CompilePool  # noqa: E402
+from kt_tui.gpu.device.loaders import Ahead  # noqa: E402
+from kt_tui.gpu.mutants_child import Kernels  # noqa: E402
 from kt_tui.kernel.mutant import NoMutant, mutants  # noqa: E402
-from kt_tui.kernel.spec import load_spec  # noqa: E402
+from kt_tui.kernel.spec import Spec, load_spec  # noqa: E402
+from kt_tui.kernel.text import compile_options  # noqa: E402
 
 
 def kernels(names: list[str]) -> list[tuple[str, Path, Path]]:
@@ -63,7 +66,7 @@ def compile_only(name: str, kernel: Path, spec_path: Path, jobs: int | None) -> 
         made = mutants(source, spec.kernel, spec=spec)
     except NoMutant as e:
         return {"kernel": name, "error": str(e)}
-    classes = mutation.classify(source, spec, made, workers=jobs)
+    classes = sort_by_code(source, spec, made, jobs)
     kinds = sorted({m.kind for m in made})
     count = {k: sum(1 for c, _ in classes.values() if c == k) for k in ("live", "equivalent", "stillborn")}
     count["pattern"] = sum(1 for m in made if m.equivalent)  # never run by the check: not counted either
@@ -76,6 +79,20 @@ def compile_only(name: str, kernel: Path, spec_path: Path, jobs: int | None) -> 
         "equivalent_list": [m.what for m in made if classes.get(m.id, ("",))[0] == "equivalent"],
         "pattern_list": [f"{m.what}: {m.equivalent}" for m in made if m.equivalent],
     }
+
+
+def sort_by_code(source: str, spec: Spec, made: list, jobs: int | None) -> dict[str, tuple[str, str]]:
+    """id -> ("live" | "equivalent" | "stillborn", why), each mutant compiled as the check's child
+    compiles it (gpu/mutants_child.py Kernels, each kernel alone), here by nvcc for an sm_90."""
+    pool = CompilePool("pycuda", "90", compile_options(spec.compiler_options), size=jobs, window=1 << 20, batch=1)
+    compiled = Kernels(spec, Ahead(pool))
+    try:
+        for text in [source, *(m.source for m in made)]:
+            compiled.compile_at(spec, text)
+        sort = compiled.sorter(spec, source)
+        return {m.id: sort(m.source) if compiled.text(m.source) else ("stillborn", "no kernel string") for m in made}
+    finally:
+        compiled.close()
 
 
 def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) -> dict:
@@ -240,7 +257,7 @@ def main() -> int:
     ap.add_argument("--gpu", action="store_true", help="run the check's test on this machine's GPU")
     ap.add_argument("--backend", default="pycuda", help="the GPU backend (default pycuda)")
     ap.add_argument("--cli", action="store_true", help="also time `kt-tui spec --check` in a fresh process")
-    ap.add_argument("--jobs", type=int, default=None, help="nvcc processes at once (default: half the cores)")
+    ap.add_argument("--jobs", type=int, default=None, help="nvcc processes at once (default: every core but one)")
     ap.add_argument("--out", type=Path, help="also write the table (and FILE.json with every row) here")
     args = ap.parse_args()
     rows = []

@@ -560,11 +560,11 @@ def main(argv: list[str]) -> int:
     job = json.loads(Path(argv[0]).read_text()) | {"child_up": up}
     spec = spec_from_plain(job["spec"])
     out = Path(argv[1])
-    with mutants_child.compiled_ahead(spec, job, out) as ahead:  # every kernel it runs, compiled from the start
-        return _runs(spec, job, out, run_arrays, ahead)
+    with mutants_child.compiled_ahead(spec, job, out) as kernels:  # every kernel it runs, compiled from the start
+        return _runs(spec, job, out, run_arrays, kernels)
 
 
-def _runs(spec: Spec, job: dict, out: Path, run_arrays: Callable, ahead: Any) -> int:
+def _runs(spec: Spec, job: dict, out: Path, run_arrays: Callable, kernels: Any) -> int:
     judged = out / "state.json"
     if not judged.exists():
         arrays: dict[str, dict] = {}
@@ -588,7 +588,7 @@ def _runs(spec: Spec, job: dict, out: Path, run_arrays: Callable, ahead: Any) ->
         judged.write_text(json.dumps(judge(spec, arrays, job["runs"], notes)))
         del arrays
     if job.get("mutants") and not json.loads(judged.read_text()).get("blame"):
-        mutants_child.run_in_child(spec, job, out, run_arrays, ahead)
+        mutants_child.run_in_child(spec, job, out, run_arrays, kernels)
     print(GPU_DONE, job.get("token", ""), flush=True)
     return 0
 

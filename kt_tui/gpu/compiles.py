@@ -165,7 +165,7 @@ class CompilePool:
         self.checked = False  # a batch carrying the check against its first member alone was sent
         self.trusted = False  # that check passed
         self.batches = self.batches_failed = 0
-        self.compiled = self.reused = self.restarts = 0
+        self.compiled = self.restarts = 0
         self.threads: ThreadPoolExecutor | None = None
         self.processes: ProcessPoolExecutor | None = None
         if backend == "pycuda":
@@ -250,7 +250,6 @@ class CompilePool:
     def _known(self, ck: str) -> Future | None:
         done = self.cache.get(ck)
         if done is not None:
-            self.reused += 1
             return _finished(done)
         return self.flying.get(ck)
 

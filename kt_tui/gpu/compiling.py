@@ -32,14 +32,14 @@ class Compiling:
 
     def pool_for(self, spec: Any, backend: str, replace: bool = True) -> Any:
         """The pool for this backend, GPU and the spec's compiler options, or None: a replay, a
-        backend the pool cannot compile for, a GPU not probed yet, or (not `replace`) a pool
-        compiling for others."""
+        backend the pool cannot compile for, a GPU not probed yet, KT_TUI_PREFETCH=0 (the device
+        workers compile), or (not `replace`) a pool compiling for others."""
         from ..kernel.text import compile_options  # here: the pool's own imports wait for its first need
-        from .compiles import CompilePool  # here: concurrent.futures and the compilers' modules at the first run
+        from .compiles import CompilePool, enabled  # here: the compilers' modules at the first run
         from .protocol import BACKENDS as COMPILED  # as above
 
         cc = self.cc()
-        if backend not in COMPILED or cc is None or self.closing() or self._off:
+        if backend not in COMPILED or cc is None or self.closing() or self._off or not enabled():
             return None
         options = compile_options(spec.compiler_options)
         target = (backend, cc, tuple(options))

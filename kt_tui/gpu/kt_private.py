@@ -11,7 +11,7 @@ what `tune_kernel` would build around them:
   (tune_params, restrictions, strategy_options, objective, objective_higher_is_better, budget,
   cache, cachefile, verbose, metrics, simulation_mode; strategies add `eps`).
 - `kernel_tuner.util`: TuningBudget (the budget CostFunc checks), StopCriterionReached (CostFunc's
-  end of a budget), store_cache / process_cache / read_cache (the cachefile's format and checks),
+  end of a budget), store_cache / process_cache (the cachefile's format and checks),
   the error classes a result carries in "__error__" (ErrorConfig, InvalidConfig,
   CompilationFailedConfig, RuntimeFailedConfig), get_objective_defaults,
   check_block_size_params_names_list and append_default_block_size_names (as tune_kernel
@@ -34,13 +34,9 @@ _load_kernel_tuner(APP)  # before kernel_tuner's own imports, and no GPU backend
 from kernel_tuner import util  # noqa: E402
 from kernel_tuner.interface import Options  # noqa: E402
 
-VERSION = "1.5"  # the kernel_tuner minor version these names were read from
-
-TuningBudget = util.TuningBudget
 StopCriterionReached = util.StopCriterionReached
 store_cache = util.store_cache
 process_cache = util.process_cache
-read_cache = util.read_cache
 ErrorConfig = util.ErrorConfig
 InvalidConfig = util.InvalidConfig
 CompilationFailedConfig = util.CompilationFailedConfig

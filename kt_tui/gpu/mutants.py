@@ -8,7 +8,7 @@ runs clean with it (memcheck, gpu/memcheck.py: only the cases that kill are memc
 Which mutants count: one that does not compile is stillborn, one whose machine code (the spec's
 options, the baseline's defines) is the original's is equivalent by construction (trivial compiler
 equivalence); neither is counted. The child compiles every kernel it runs once, from its start, on
-every core but one (gpu/mutants_child.py Ahead): the cubins it runs are the ones compared, so an
+every core but one (gpu/mutants_child.py Kernels): the cubins it runs are the ones compared, so an
 equivalent mutant is never run. Its runs are guarded (kernel/guards.py: a zone of poison or canaries after every array) on inputs
 made once per size, the cheapest size first; a mutant stops at the first size where it differs, and
 the next size's kernel of one that passes compiles while the others run. The child writes a record
@@ -25,12 +25,8 @@ left 23 of sgns_pair_warp's 30 mutants unrun (H100, session 14)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -39,10 +35,7 @@ from ..kernel.expr import ExprError, evaluate
 from ..kernel.mutant import Mutant
 from ..kernel.spec import Spec
 from ..kernel.strengthen import case_spec
-from ..kernel.text import compile_options
-from .compile import DEFAULT_ARCH, find_nvcc
 from .elf import elf_sections
-from .env import scrubbed_env
 from .timeline import mark
 
 BUDGET_S = 5.0  # the mutants' runs at the spec's and check sizes, in the child, after the original's
@@ -66,74 +59,6 @@ UNRETRIED = "not retried: no verdict"
 ORIGINALS = "originals.jsonl"  # the original's run at each size the mutants run at (gpu/unrun.py)
 HANGS = "hangs: stopped after"  # how a run stopped by its parent is recorded
 HANG_CREDIT_S = 2 * HANG_S  # hangs' seconds added to the deadlines, at most
-
-
-# -- which mutants count -------------------------------------------------------------------------
-def gpu_arch() -> str:
-    """This host's first GPU's architecture (sm_90), nvcc's default for kt-tui where none answers."""
-    try:
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            env=scrubbed_env(),
-        ).stdout.split()
-    except (OSError, subprocess.SubprocessError):
-        return DEFAULT_ARCH
-    return f"sm_{out[0].replace('.', '')}" if out and out[0].replace(".", "").isdigit() else DEFAULT_ARCH
-
-
-def _cubin(nvcc: str, text: str, arch: str, options: list[str], timeout_s: float) -> bytes | str:
-    """The cubin of one kernel string, or nvcc's first error line."""
-    with tempfile.TemporaryDirectory(prefix="kt-mutant-") as tmp:
-        Path(tmp, "kernel.cu").write_text(text)
-        cmd = [nvcc, "-cubin", f"-arch={arch}", *options, "kernel.cu", "-o", "kernel.cubin"]
-        try:
-            done = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=timeout_s, env=scrubbed_env())
-        except subprocess.TimeoutExpired:
-            return f"nvcc did not finish within {timeout_s:g} s"
-        out = Path(tmp, "kernel.cubin")
-        if done.returncode != 0 or not out.exists():
-            said = [ln for ln in (done.stderr or done.stdout).splitlines() if "error" in ln]
-            return (said[0] if said else f"nvcc exit status {done.returncode}").replace(tmp + os.sep, "")[:300]
-        return out.read_bytes()
-
-
-def classify(
-    source: str, spec: Spec, mutants: list[Mutant], arch: str | None = None, workers: int | None = None
-) -> dict[str, tuple[str, str]]:
-    """id -> ("live" | "equivalent" | "stillborn", why), each compiled as kernel_tuner would at the
-    baseline and the spec's size, in parallel; {} without nvcc (then every mutant counts)."""
-    from .ktsource import kernel_string  # here: kernel_tuner, loaded when a check is tested
-
-    nvcc = find_nvcc()
-    if nvcc is None or not mutants:
-        return {}
-    params = spec.baseline_params()
-    options = compile_options([o for o in spec.compiler_options if o not in ("-lineinfo", "-G")])
-    arch = arch or gpu_arch()
-    texts = {"": kernel_string(spec, source, params)[1]}
-    out: dict[str, tuple[str, str]] = {}
-    for m in mutants:
-        try:
-            texts[m.id] = kernel_string(spec, m.source, params)[1]
-        except Exception as e:  # noqa: BLE001 - kernel_tuner cannot even prepare it
-            out[m.id] = ("stillborn", str(e)[:300])
-    # half the cores: a session's first measurements compile ahead on the others meanwhile
-    with ThreadPoolExecutor(workers or max(1, (os.cpu_count() or 2) // 2)) as pool:
-        built = dict(zip(texts, pool.map(lambda t: _cubin(nvcc, t, arch, options, 120), texts.values())))
-    original = built.pop("")
-    if not isinstance(original, bytes):
-        return {}  # the original does not compile here: nothing to compare with
-    for mid, cubin in built.items():
-        if isinstance(cubin, str):
-            out[mid] = ("stillborn", cubin)
-        elif machine_code(cubin) == machine_code(original):
-            out[mid] = ("equivalent", f"compiles to the same code as the original ({arch})")
-        else:
-            out[mid] = ("live", "")
-    return out
 
 
 def job_entry(m: Mutant) -> dict[str, Any]:

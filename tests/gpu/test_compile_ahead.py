@@ -23,14 +23,6 @@ def _kernel(i: int) -> tuple[str, str]:
     return "k", f'extern "C" __global__ void k(float *y) {{ y[threadIdx.x] = {i}.0f; }}'
 
 
-def test_nothing_is_compiled_ahead_for_cupy_when_turned_off_or_with_nothing_to_compile(monkeypatch):
-    monkeypatch.setattr(loaders, "device_cc", lambda backend: pytest.fail("no pool should start"))
-    assert Ahead.start("cupy", [], [_kernel(0)]) is None  # cupy compiles through its own cache at the run
-    assert Ahead.start("pycuda", [], []) is None
-    monkeypatch.setenv("KT_TUI_PREFETCH", "0")
-    assert Ahead.start("pycuda", [], [_kernel(0)]) is None
-
-
 def test_no_gpu_to_read_is_one_line_and_no_head_start(monkeypatch, capsys):
     def no_gpu(backend):
         raise RuntimeError("cuInit: CUDA_ERROR_NO_DEVICE")
@@ -70,7 +62,7 @@ class _Device:
 
 @needs_nvcc
 def test_run_kernel_loads_the_batch_compiled_ahead_and_kernel_tuner_compiles_the_rest(monkeypatch):
-    """Eight configurations in one nvcc call (the mutants' check relies on it for its time): inside
+    """Eight configurations in one nvcc call: inside
     `loading`, run_kernel loads each from its batch under its own symbol; a string not compiled ahead
     (or with other options), or one whose load fails, goes to kernel_tuner's compile, as every one
     does outside `loading`."""

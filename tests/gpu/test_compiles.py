@@ -187,7 +187,7 @@ def test_a_kernel_string_compiles_once(monkeypatch):
         done = first.result(timeout=300)
         later = pool.ahead([("c", name, text)])["c"]
         assert later.done() and later.result() == done  # finished: from the cache
-        assert pool.compiled == 1 and pool.reused == 1
+        assert pool.compiled == 1
 
 
 @needs_nvcc

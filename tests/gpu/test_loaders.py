@@ -191,3 +191,12 @@ def test_a_check_at_other_sizes_runs_the_cubins_the_sessions_pool_made(backend, 
     checking.run_check_job(job, lambda kind, payload: events.append((kind, payload)))
     statuses = [p["status"] for kind, p in events if kind == "check"]
     assert statuses == ["ok"] * 4 and len(loaded) == 6, events
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_compute_capability_read_for_the_pool_and_the_probe_is_kernel_tuners_backends(backend):
+    """The mutants' check child compiles for loaders.device_cc, the probe reports its arch from it."""
+    from kt_tui.gpu.device.main import _arch
+
+    cc = str(Session(backend, "saxpy", PLAIN).dev.dev.cc)
+    assert loaders.device_cc(backend) == cc and _arch(backend) == f"sm_{cc}"

@@ -334,6 +334,24 @@ def test_no_pool_for_a_replay_or_an_unprobed_gpu():
     assert len(got) == 2 and tuner.compiles is None
 
 
+def test_prefetch_off_makes_no_pool_and_the_runs_carry_no_binary(monkeypatch):
+    """KT_TUI_PREFETCH=0 (README; benchmarks/harness.py's leg without compiling ahead): the device
+    workers compile every configuration, and a check or profile gets no binaries."""
+    monkeypatch.setenv("KT_TUI_PREFETCH", "0")
+    runs: list = []
+    tuner = _sm90_tuner(fake_device("gpu0", answer=_answer, runs=runs))
+    job = _compiled_job(3)
+    spec = spec_from_plain(job.spec)
+    try:
+        tuner.prepare(job.spec, "pycuda", job.source)
+        got, _ = _run(tuner, job)
+        assert tuner.binaries([(spec, job.source, spec.baseline_params(), None)], "pycuda", 1) == []
+        assert tuner.compiles is None
+    finally:
+        tuner.close()
+    assert len(got) == 3 and len(runs) == 3 and all(r.binary is None for r in runs)
+
+
 def test_a_remembered_probe_tells_the_tuner_which_gpu_to_compile_for(monkeypatch):
     from kt_tui.config import load_settings
     from kt_tui.engine import backend

@@ -23,7 +23,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from ..compiles import CompilePool, enabled
+from ..compiles import CompilePool
 
 
 def load(dev: Any, instance: Any, binary: bytes, symbol: str | None = None) -> Any:
@@ -139,6 +139,11 @@ class Module:
 
 def device_cc(backend: str) -> str:
     """Device 0's compute capability ("90"), as kernel_tuner's backend reads it, without a context."""
+    if backend == "cupy":
+        import cupy  # as pycuda above
+
+        props = cupy.cuda.runtime.getDeviceProperties(0)
+        return f"{props['major']}{props['minor']}"
     if backend == "pycuda":
         import pycuda.driver as drv  # as pycuda above
 
@@ -156,8 +161,8 @@ def device_cc(backend: str) -> str:
 
 class Ahead:
     """Kernel strings compiled from the start of a child process that runs them itself (the mutants'
-    check child) on a CompilePool (gpu/compiles.py, as a tuning run's: nvcc in batches for pycuda,
-    NVRTC in processes for nvcuda), every one once; device/outputs.py's run_kernel loads their
+    check child) on a CompilePool (gpu/compiles.py, as a tuning run's: nvcc for pycuda, NVRTC in
+    processes for nvcuda and cupy), every one once; device/outputs.py's run_kernel loads their
     binaries inside `outputs.loading(ahead)`. With `keep` (a folder), each binary is also kept
     there, and one found there is not compiled again: a process started again after another died
     (after a mutant's illegal address) loads what the first compiled."""
@@ -179,9 +184,8 @@ class Ahead:
         batch: int | None = None,
         keep: Path | None = None,
     ) -> Ahead | None:
-        """None where nothing is compiled ahead: cupy (it compiles through its own cache at the
-        run), KT_TUI_PREFETCH=0, nothing to compile, or no GPU or compiler to read here."""
-        if backend not in ("pycuda", "nvcuda") or not enabled() or not named:
+        """None where nothing is compiled ahead: nothing to compile, or no GPU or compiler to read here."""
+        if not named:
             return None
         try:
             # every one queued at once: batches form from all of them, none waits to be asked for

@@ -78,24 +78,10 @@ def _device_name(name: str) -> str:
 
 def _arch(name: str) -> str:
     """The device's compute capability as nvcc's -arch ("sm_90"); "" when it cannot be read."""
+    from .loaders import device_cc
+
     try:
-        if name == "pycuda":
-            import pycuda.driver as drv
-
-            major, minor = drv.Device(0).compute_capability()
-        elif name == "cupy":
-            import cupy
-
-            props = cupy.cuda.runtime.getDeviceProperties(0)
-            major, minor = props["major"], props["minor"]
-        else:
-            from cuda.bindings import driver
-
-            attr = driver.CUdevice_attribute
-            _, dev = driver.cuDeviceGet(0)
-            major = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)[1]
-            minor = driver.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)[1]
-        return f"sm_{int(major)}{int(minor)}"
+        return f"sm_{device_cc(name)}"
     except Exception:  # noqa: BLE001 - the offline check then says which arch it assumed
         return ""
 
