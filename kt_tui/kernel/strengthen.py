@@ -88,6 +88,39 @@ def _value_cases(spec: Spec) -> list[dict[str, Any]]:
     return out
 
 
+def _shifted_together_cases(spec: Spec) -> list[dict[str, Any]]:
+    """Inputs of one 8- or 16-bit integer type drawn over one narrow range (two sequences' residues
+    in [0, 4)): all of them moved together to the values with the type's top bit set ([128, 132) for
+    uint8; the most negative ones for a signed type). Values still meet as often as in the spec (a
+    residue equal to another's), and a kernel that reads them with the other signedness or narrower
+    sees other values; drawing one of them over the whole range alone (_value_cases) makes the
+    meetings rare, and a check of equal values then sees none."""
+    groups: dict[tuple[str, int, int], list[str]] = {}
+    for a in spec.args:
+        if not a.is_array or a.output or a.init not in ("random", "uniform") or not _int_type(a.dtype):
+            continue
+        if _itemsize(a.dtype) > 2 or _bounded_by_sizes(a):
+            continue
+        try:
+            low, high = (int(v) for v in random_bounds(a, spec.sizes))
+        except (ExprError, TypeError, ValueError):
+            continue
+        least, most = int_range(a.dtype)
+        if 0 < high - low and 4 * (high - low) <= most - least + 1:
+            groups.setdefault((a.dtype, low, high), []).append(a.name)
+    out = []
+    for (dtype, low, high), names in groups.items():
+        least, most = int_range(dtype)
+        base = least if least < 0 else (most + 1) // 2
+        if len(names) < 2 or base <= low < base + (most - least + 1) // 2:
+            continue
+        span = {"low": base, "high": base + high - low}
+        said = ", ".join(f"`{n}`" for n in names)
+        label = f"{said} drawn together over [{base}, {base + high - low}) (their range with the top bit set)"
+        out.append({"label": label, "args": dict.fromkeys(names, span)})
+    return out
+
+
 _DRAWN = ("random", "uniform", "normal", "positive")
 
 
@@ -459,6 +492,7 @@ def candidates(spec: Spec, source: str = "") -> list[dict[str, Any]]:
     out = [
         *shape_cases(spec, source),
         *_value_cases(spec),
+        *_shifted_together_cases(spec),
         *_offset_cases(spec),
         *_wide_index_cases(spec),
         *_wide_output_cases(spec),

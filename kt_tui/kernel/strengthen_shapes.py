@@ -207,6 +207,57 @@ def _flag_cases(spec: Spec, code: str, params: dict[str, Any]) -> list[dict[str,
     return out
 
 
+SCALE = 1 << 15  # small integer weights times this leave 16 bits; sums of a few hundred stay in 32
+_WEIGHT = 64  # the largest weight scaled (times SCALE: 2**21)
+
+
+def _scaled_weight_cases(spec: Spec, code: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Small integer scalars the kernel only adds, subtracts or picks (a match score, a gap penalty:
+    `c ? match : mismatch`, `h - gap`; never multiplied, shifted, masked, compared, a loop's bound or
+    an index): all of them times SCALE together, so that every path the kernel takes stays the one
+    it took (their ratios and signs kept) while the values it computes leave 16 bits, where a copy
+    in a short (`short s = match`) or the low 16 bits of a sum differ."""
+    names = []
+    for name, a in params.items():
+        if a.is_array or not a.dtype.startswith("int") or not isinstance(a.value, int) or isinstance(a.value, bool):
+            continue
+        if 0 < abs(a.value) <= _WEIGHT and _only_weighed(code, name, depth=2):
+            names.append(a)
+    if not names:
+        return []
+    label = ", ".join(f"`{a.name}` = {a.value * SCALE}" for a in names)
+    return [
+        {
+            "label": f"{label} (times {SCALE} together: their ratios and signs kept, values past 16 bits)",
+            "args": {a.name: {"value": a.value * SCALE} for a in names},
+        }
+    ]
+
+
+def _only_weighed(code: str, name: str, depth: int) -> bool:
+    """Whether `name` is used in `code`, and only as _weight_use allows, as is every local given a
+    value from it (`int total = 31 + shift;` then `>> total`), `depth` locals deep."""
+    uses = list(re.finditer(rf"\b{re.escape(name)}\b", code))
+    if not uses or re.search(rf"\[[^\[\]]*\b{re.escape(name)}\b", code):
+        return False
+    if not all(_weight_use(code, m.start(), m.end()) for m in uses):
+        return False
+    given = re.findall(rf"\b(\w+)\s*[-+]?=\s*[^;=]*\b{re.escape(name)}\b[^;]*;", code)
+    return all(depth > 0 and _only_weighed(code, local, depth - 1) for local in set(given) - {name})
+
+
+def _weight_use(code: str, start: int, end: int) -> bool:
+    """Whether the name at code[start:end] is only added, subtracted, picked or passed on."""
+    before, after = code[max(0, start - 200) : start].rstrip(), code[end : end + 200].lstrip()
+    if re.match(r"[-+]?=(?!=)", after):  # given a value (its declaration, `h = max(h, ...)`)
+        return True
+    if not before or not after or before[-1] not in "+-?:,(=" or after[0] not in "+-:,);":
+        return False
+    if before.endswith(("++", "--", "<=", ">=", "==", "!=")) or after.startswith(("++", "--", "==")):
+        return False
+    return not re.search(r"\bfor\s*\([^{}]*$|\b(?:while|if)\s*\([^;{}]*$", before)  # a condition, a loop's bound
+
+
 _SMALL = 8  # a constant a size is compared with up to here marks an edge case (`crop_w > 1 ? ... : ...`)
 _CMP = r"(?:==|!=|<=|>=|<|>)"
 
@@ -309,6 +360,7 @@ def shape_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
         *_root_scalar_cases(spec, source, params),
         *_negative_index_cases(spec, source, params),
         *_flag_cases(spec, code, params),
+        *_scaled_weight_cases(spec, code, params),
         *_edge_cases(spec, code, params),
         *_constant_tie_cases(spec, code),
         *_lifted_index_cases(spec, code, params),

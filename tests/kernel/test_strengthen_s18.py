@@ -1,0 +1,140 @@
+"""Issue 35 item 2, session 18's survivors (tests/corpus smith_waterman_antidiag on an H100: a residue
+read as signed char, a score held in a short): residues of one narrow alphabet moved together to the
+values with the top bit set (kernel/strengthen.py), and small scores the kernel only adds, subtracts
+or picks scaled together past 16 bits (kernel/strengthen_shapes.py); each made only where it can tell
+such a kernel apart, and shown to tell it apart on numpy stand-ins of the kernel."""
+
+import numpy as np
+import pytest
+
+from kt_tui.kernel.inputs import make_args
+from kt_tui.kernel.spec import parse_spec
+from kt_tui.kernel.strengthen import candidates, case_spec
+
+ALIGN = """
+__global__ void align(const unsigned char *a, const unsigned char *b, int n, int match, int mismatch,
+                      int gap, const int *prev, int *out)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const int s = a[i] == b[i] ? match : mismatch;
+    int h = prev[i] + s;
+    h = max(h, prev[i] - gap);
+    out[i] = max(h, 0);
+}
+"""
+SPEC = """kernel = "align"
+problem_size = ["n"]
+[sizes]
+n = 4096
+[tune_params]
+block_size_x = [128]
+[[args]]
+name = "a"
+type = "uint8"
+size = "n"
+low = 0
+high = 4
+[[args]]
+name = "b"
+type = "uint8"
+size = "n"
+low = 0
+high = 4
+seed = 2
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+[[args]]
+name = "match"
+type = "int32"
+value = 2
+[[args]]
+name = "mismatch"
+type = "int32"
+value = -3
+[[args]]
+name = "gap"
+type = "int32"
+value = 1
+[[args]]
+name = "prev"
+type = "int32"
+size = "n"
+low = 0
+high = 50
+[[args]]
+name = "out"
+type = "int32"
+size = "n"
+output = true
+"""
+
+
+def align(a, b, match, mismatch, gap, prev, signed_a=False, short_s=False):
+    """The kernel in numpy; `signed_a` reads `a` as signed char, `short_s` holds the score in a short."""
+    a = a.astype(np.int8).astype(np.int64) if signed_a else a.astype(np.int64)
+    s = np.where(a == b.astype(np.int64), match, mismatch)
+    s = s.astype(np.int16).astype(np.int64) if short_s else s
+    h = np.maximum(prev + s, prev - gap)
+    return np.maximum(h, 0)
+
+
+def _run(spec, **wrong):
+    args = dict(zip([x.name for x in spec.args], make_args(spec, spec.sizes), strict=True))
+    v = {k: spec.args[[x.name for x in spec.args].index(k)].value for k in ("match", "mismatch", "gap")}
+    return align(args["a"], args["b"], v["match"], v["mismatch"], v["gap"], args["prev"].astype(np.int64), **wrong)
+
+
+def _case(spec, words):
+    found = [c for c in candidates(spec, ALIGN) if words in c["label"]]
+    assert len(found) == 1, [c["label"] for c in candidates(spec, ALIGN)]
+    return case_spec(spec, found[0])
+
+
+@pytest.mark.parametrize("wrong", ["signed_a", "short_s"])
+def test_each_case_tells_apart_a_kernel_the_spec_cannot(wrong):
+    spec = parse_spec(SPEC)
+    assert np.array_equal(_run(spec), _run(spec, **{wrong: True}))  # the survivor
+    case = _case(spec, "top bit set" if wrong == "signed_a" else "times 32768")
+    assert not np.array_equal(_run(case), _run(case, **{wrong: True}))
+
+
+def test_the_residues_move_together_and_keep_meeting():
+    case = _case(parse_spec(SPEC), "`a`, `b` drawn together over [128, 132)")
+    args = dict(zip([x.name for x in case.args], make_args(case, case.sizes), strict=True))
+    assert args["a"].min() >= 128 and args["b"].max() < 132
+    assert 0.15 < np.mean(args["a"] == args["b"]) < 0.35  # as often as over [0, 4)
+
+
+def test_the_scores_scale_together_and_nothing_else_does():
+    case = _case(parse_spec(SPEC), "times 32768")
+    values = {x.name: x.value for x in case.args if not x.is_array}
+    assert values == {"n": "n", "match": 65536, "mismatch": -98304, "gap": 32768}
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("h = max(h, prev[i] - gap);", "h = max(h, prev[i] - gap * n);"),  # multiplied: a stride's shape
+        ("h = max(h, prev[i] - gap);", "for (int k = 0; k < gap; ++k) h -= 1;"),  # a loop's bound
+        ("h = max(h, prev[i] - gap);", "const int g = 1 + gap; h = max(h, prev[i] >> g);"),  # shifted via a local
+        ("h = max(h, prev[i] - gap);", "if (gap > 2) h = 0;"),  # compared
+        ("h = max(h, prev[i] - gap);", "h = max(h, prev[i + gap]);"),  # an index
+    ],
+)
+def test_a_scalar_used_otherwise_is_not_a_weight(edit):
+    spec = parse_spec(SPEC)
+    labels = [c["label"] for c in candidates(spec, ALIGN.replace(*edit))]
+    scaled = [lab for lab in labels if "times 32768" in lab]
+    assert scaled and "`gap`" not in scaled[0], labels  # match and mismatch still are
+
+
+def test_no_shift_for_one_array_a_wide_range_or_an_index_bound():
+    one = SPEC.replace('name = "b"\ntype = "uint8"', 'name = "b"\ntype = "uint16"')
+    wide = SPEC.replace("high = 4\n", "high = 200\n")
+    index = SPEC.replace('type = "uint8"', 'type = "uint16"').replace("low = 0\nhigh = 4\n", 'low = 0\nhigh = "n"\n')
+    for text in (one, wide, index):
+        assert not [c for c in candidates(parse_spec(text), ALIGN) if "top bit set" in c["label"]]
