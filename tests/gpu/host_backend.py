@@ -16,13 +16,15 @@ import numpy as np
 
 CXX = shutil.which("g++") or shutil.which("c++")
 _built: dict[str, ctypes.CDLL] = {}
+_WHERE = tempfile.TemporaryDirectory(prefix="kt-compare-host-")  # removed when the test process ends
 
 
 def build_host(source: str) -> ctypes.CDLL:
     """The source as a host shared library (kept per source for the test session)."""
     key = hashlib.sha256(source.encode()).hexdigest()[:16]
     if key not in _built:
-        where = Path(tempfile.mkdtemp(prefix="kt-compare-host-"))
+        where = Path(_WHERE.name) / key
+        where.mkdir()
         (where / "k.cpp").write_text(source)
         cmd = [CXX or "c++", "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC", "-o", "k.so", "k.cpp"]
         subprocess.run(cmd, cwd=where, check=True, capture_output=True)

@@ -187,7 +187,9 @@ def test_on_a_gpu_a_loop_count_that_makes_each_run_a_second_is_blamed_by_name():
     state = checkrun.check_strength(ROUNDS, slow, "pycuda")
     flag = state["mutants"]["unrun"]
     assert flag is not None and flag["over"] and flag["slow_runs"], state["mutants"]["line"]
-    assert [r["at"] for r in flag["runs"]] == ["n=37", "the spec's size"]
+    # the cheapest size first: at ~1 s a run the budget may end before the spec's size runs at all
+    # (H100, session 18: only n=37 ran), and the one run is enough to blame the loop count
+    assert [r["at"] for r in flag["runs"]][:1] == ["n=37"]
     assert {"name": "nrounds", "value": 500_000_000, "guess": True, "loop": True} in flag["scalars"]
     assert "smaller check sizes or scalars would let it run them all" in flag["text"]
 
