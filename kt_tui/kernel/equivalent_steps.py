@@ -1,12 +1,12 @@
 """Mutants that move a bound by one and change nothing (issue 35; kernel/equivalent.py has the others):
 a signed integer clamp whose comparison's bound moved toward the tie, and a loop run on into iterations
-whose inner loops never run."""
+whose inner loops never run, and an insertion sort's shift test at the tie."""
 
 from __future__ import annotations
 
 import re
 
-from .equivalent import _close, _declared, _else_after, _if_around, _statement, _text
+from .equivalent import _INTEGER, _close, _declared, _else_after, _if_around, _statement, _text
 from .syntax import Token
 
 _SIGNED = {"int", "short", "long", "char", "int8_t", "int16_t", "int32_t", "int64_t", "ptrdiff_t"}
@@ -208,3 +208,59 @@ def _inner_loop(toks: list[Token], at: int, j: str, stop: str, k: int) -> tuple[
         ):
             return None
     return (at, last, counter) if last > 0 else None
+
+
+def insertion_tie(toks: list[Token], i: int) -> str:
+    """Why flipping the strictness of an insertion sort's shift test changes nothing, or "": in
+    `while (j >= 0 && v[j] > key) { v[j + 1] = v[j]; --j; } v[j + 1] = key;` the flip moves, at the
+    tie, a value equal to `key` one place up and puts `key` where it was: the array holds the same
+    values in the same order. Only for an array of integers (a float -0.0 ties with 0.0 and is
+    another value)."""
+    if toks[i].text not in _MIRROR:
+        return ""
+    open_ = _opening(toks, i)
+    if open_ < 1 or toks[open_ - 1].text != "while":
+        return ""
+    close = _close(toks, open_)
+    cuts = [
+        open_,
+        *(k for k in range(open_ + 1, close) if toks[k].text in ("&&", "||") and _opening(toks, k) == open_),
+        close,
+    ]
+    if any(toks[k].text == "||" for k in cuts[1:-1]):
+        return ""
+    first, last = next((a, b) for a, b in zip(cuts, cuts[1:], strict=False) if a < i < b)
+    term = _text(toks, first + 1, last)
+    m = re.fullmatch(r"(\w+)\[(\w+)\](?:>=|<=|>|<)(\w+)|(\w+)(?:>=|<=|>|<)(\w+)\[(\w+)\]", term)
+    if not m:
+        return ""
+    v, j, key = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(4))
+    if len({v, j, key}) < 3 or _declared(toks, v) not in _INTEGER:
+        return ""
+    if close + 1 >= len(toks) or toks[close + 1].text != "{":
+        return ""
+    body_end = _close(toks, close + 1)
+    stop = next((k for k in range(body_end + 1, len(toks)) if toks[k].text == ";"), -1)
+    moves = {f"{v}[{j}+1]={v}[{j}];{d}" for d in (f"--{j};", f"{j}--;", f"{j}-=1;")} | {f"{v}[{j}+1]={v}[{j}--];"}
+    if _text(toks, close + 2, body_end) not in moves or _text(toks, body_end + 1, stop + 1) != f"{v}[{j}+1]={key};":
+        return ""
+    return (
+        f"an insertion sort's shift `{term}`: at the tie it moves a value equal to `{key}` one place up and "
+        f"puts `{key}` where that value was: `{v}` holds the same values in the same order"
+    )
+
+
+def _opening(toks: list[Token], i: int) -> int:
+    """The index of the `(` whose parentheses hold token i, or -1."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        t = toks[j].text
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            if depth == 0:
+                return j
+            depth -= 1
+        elif t in (";", "{", "}"):
+            return -1
+    return -1

@@ -162,6 +162,7 @@ class _Sites(KernelText):
                 )
                 or equivalent_launch.partner_tie(self.toks, i, scalars)
                 or equivalent_steps.loop_tail(self.toks, i, kind)
+                or equivalent_steps.insertion_tie(self.toks, i)
             )
         if kind == "const":
             return (

@@ -460,3 +460,49 @@ def test_what_the_review_found_in_the_clamp_and_loop_tail_rules_is_counted():
     assert _find(_every(_SHIFTED_BOUND, "k"), "`<` -> `<=` in `for (int j = 0; j < n << 1 - 1; j++)") == ""
     # an unsigned declaration of the name after a helper's int one: m = 1 wraps `m - 2`
     assert _find(_every(_UNSIGNED_LATER, "k"), "`1` -> `2` in `if (u > m - 1) u") == ""
+
+
+SORT9 = """
+__global__ void med(const int *src, int *dst, int n)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n)
+        return;
+    int v[9];
+    for (int k = 0; k < 9; ++k)
+        v[k] = src[(t + k) % n];
+    for (int i = 1; i < 9; ++i) {
+        const int key = v[i];
+        int j = i - 1;
+        while (j >= 0 && v[j] > key) {
+            v[j + 1] = v[j];
+            --j;
+        }
+        v[j + 1] = key;
+    }
+    dst[t] = v[4];
+}
+"""
+
+
+def _shift_mutants(source):
+    return {m.what: m.equivalent for m in mutants(source, "med") if "while" in m.what and "key" in m.what}
+
+
+def test_an_insertion_sorts_shift_at_the_tie_is_equivalent_on_integers():
+    found = _shift_mutants(SORT9)
+    tie = next(why for what, why in found.items() if "`>` -> `>=`" in what)
+    assert "insertion sort" in tie and "same values in the same order" in tie
+    assert not next(why for what, why in found.items() if "`>=` -> `>`" in what)  # j >= 0: not the shift test
+
+
+def test_the_shift_tie_counts_on_floats_a_second_array_or_another_body():
+    floats = SORT9.replace("const int *src, int *dst", "const float *src, float *dst").replace("int v[9]", "float v[9]")
+    floats = floats.replace("const int key", "const float key")
+    pairs = SORT9.replace("v[j + 1] = v[j];\n", "v[j + 1] = v[j];\n            w[j + 1] = w[j];\n").replace(
+        "int v[9];", "int v[9];\n    int w[9] = {0};"
+    )
+    either = SORT9.replace("j >= 0 && v[j] > key", "j >= 0 || v[j] > key")
+    for source in (floats, pairs, either):
+        found = _shift_mutants(source)
+        assert found and not any(found.values()), found
