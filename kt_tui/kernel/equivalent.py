@@ -5,7 +5,8 @@ They are explained and not counted; anything an input could kill is left to the 
 
 - a select between the two sides it compares (`v > 0.0f ? v : 0.0f`, `if (x > m) m = x;`): at the tie
   both arms hold the same value, so `>` and `>=` give the same result;
-- a guard `x > 0` around adding x (`if (c > 0) atomicAdd(&h[b], c);`): at the tie it adds 0;
+- a guard `x > 0` around adding x (`if (c > 0) atomicAdd(&h[b], c);`, also as one term of an `&&`
+  chain: `if (threadIdx.x == 0 && c > 0) ...`): at the tie it adds 0;
 - a xor butterfly (`for (o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(mask, v, o);`) started at 17:
   its first step pairs each lane of one half of the warp with one of the other half, as 16 does, then
   8, 4, 2, 1: every lane holds the same sum, in another order;
@@ -150,7 +151,7 @@ def comparison(toks: list[Token], i: int) -> str:
     body = _text(toks, first, last)
     if body in (f"{a}={b}", f"{b}={a}") and _same_type(toks, a, b):
         return f"`{body}` under `{a} {toks[i].text} {b}`: at the tie it assigns the value already there"
-    if b in _ZERO and (body.endswith(f",{a})") and body.startswith("atomicAdd(") or body.endswith(f"+={a}")):
+    if b in _ZERO and _adds(body, a):
         return f"`{body}` under `{a} {toks[i].text} {b}`: at the tie it adds 0"
     return _in_conjunction(toks, i, a, b)
 
@@ -176,6 +177,10 @@ def _in_conjunction(toks: list[Token], i: int, a: str, b: str) -> str:
     others.remove(_term(mine))
     if any(op == "" for _, op, _ in others):  # a term of no comparison (a flag) only narrows the chain
         others = [t for t in others if t[1]]
+    first, last = _statement(toks, if_close)
+    body = _text(toks, first, last) if first >= 0 and last >= 0 else ""
+    if b in _ZERO and not _else_after(toks, if_close) and _adds(body, a):
+        return f"`{body}` under `{_chain(terms)}`: at the tie it adds 0, whatever the other terms are"
     for lo, hi in ((a, b), (b, a)):
         if _ordered(lo, hi, others):
             return f"`{a} == {b}` cannot hold beside the other terms of `{_chain(terms)}`: the tie never passes"
@@ -188,6 +193,11 @@ def _in_conjunction(toks: list[Token], i: int, a: str, b: str) -> str:
         said = "; ".join(f"{left} = {right}" for left, right in writes)
         return f"at the tie (`{' && '.join(f'{x} == {y}' for x, y in ties)}`) `{said}` writes the values already there"
     return ""
+
+
+def _adds(body: str, a: str) -> bool:
+    """Whether the statement only adds `a` to something (`atomicAdd(p, a)`, `s += a`)."""
+    return (body.startswith("atomicAdd(") and body.endswith(f",{a})")) or body.endswith(f"+={a}")
 
 
 def _else_after(toks: list[Token], close: int) -> bool:

@@ -506,3 +506,30 @@ def test_the_shift_tie_counts_on_floats_a_second_array_or_another_body():
     for source in (floats, pairs, either):
         found = _shift_mutants(source)
         assert found and not any(found.values()), found
+
+
+COUNT = """
+__global__ void count(const int *flags, int n, int *total)
+{
+    __shared__ int c;
+    if (threadIdx.x == 0)
+        c = 0;
+    __syncthreads();
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && flags[i] > 0)
+        atomicAdd(&c, 1);
+    __syncthreads();
+    if (threadIdx.x == 0 && c > 0)
+        atomicAdd(total, c);
+}
+"""
+
+
+def test_a_guard_adding_the_value_it_compares_with_zero_is_equivalent_as_a_term_of_a_chain():
+    found = {m.what: m.equivalent for m in mutants(COUNT, "count") if "c > 0" in m.what}
+    tie = next(why for what, why in found.items() if "`>` -> `>=`" in what)
+    assert "at the tie it adds 0" in tie
+    other = COUNT.replace("atomicAdd(total, c);", "atomicAdd(total, c + 1);")  # adds 1 at the tie: counts
+    assert not any(m.equivalent for m in mutants(other, "count") if "c > 0" in m.what and "`>` -> `>=`" in m.what)
+    flags = {m.what: m.equivalent for m in mutants(COUNT, "count") if "flags[i] > 0" in m.what}
+    assert flags and not any(flags.values())  # atomicAdd(&c, 1) does not add flags[i]
