@@ -1,0 +1,29 @@
+"""Drafter rules made after seeing held-out batches 18 and 19, each on a kernel written here: a float
+tolerance compared with the magnitude of a computed value, and a floor under a root or a log, are small."""
+
+from __future__ import annotations
+
+from .test_draft_shapes import _draft
+
+PIVOTS = """
+__global__ void solve2(const float2 *rows, const float *rhs, int n, float tol, float floor_v, float cut,
+                       float *x, float *norm) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float2 r = rows[i];
+    const float pivot = r.x * r.x - r.y * 0.5f;
+    x[i] = fabsf(pivot) > tol ? rhs[i] / pivot : 0.0f;
+    float ss = r.x * r.x + r.y * r.y;
+    norm[i] = fabsf(rhs[i]) > cut ? sqrtf(fmaxf(ss, floor_v)) : 0.0f;
+}
+"""
+
+
+def test_a_tolerance_on_a_computed_magnitude_and_a_floor_under_a_root_are_small():
+    d = _draft(PIVOTS)
+    args = {a.name: a for a in d.spec.args}
+    assert 0 < args["tol"].value <= 1e-3  # before: 0.75, above most |pivot|: nearly every x zeroed
+    assert 0 < args["floor_v"].value <= 1e-3  # before: 1.5, above most sums of squares: one value everywhere
+    assert args["cut"].value == 0.75  # compared with a value read, not computed: no tolerance, left as it was
+    said = dict(d.guesses)
+    assert "tolerance" in said["args.tol"] and "floor" in said["args.floor_v"]
