@@ -325,6 +325,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     float_arrays = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith("float")}
     cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
     small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
+    int_free = {p.name for p in kernel.params if not p.is_pointer and is_int(element_type(p))} & free
+    small.update({n: (v, draft_guards.FLAG_WHY) for n, v in draft_guards.flags(fn, int_free).items()})
 
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)

@@ -1,6 +1,7 @@
 """Scalars that steer a kernel's branches rather than size or scale its work (kernel/draft.py): a float
 tolerance compared with the magnitude of a computed value (`fabsf(det) > eps`) and a floor that keeps what
-a log, a root or a denominator takes off 0 (`logf(fmaxf(acc, floor_val))`) are small, far below the data."""
+a log, a root or a denominator takes off 0 (`logf(fmaxf(acc, floor_val))`) are small, far below the data;
+an int only tested for truth (a flag: `unit_diag ? r : r / d`) takes the branch that does more work."""
 
 from __future__ import annotations
 
@@ -96,3 +97,58 @@ def floors(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
                 sides = [strip_parens(a) for a in args.named_children] if args is not None else []
                 out |= {text(s) for s in sides if s is not None and s.type == "identifier"}
     return out & floats
+
+
+FLAG_WHY = (
+    "an int only tested for truth (a flag): the value whose branch does more work (the other branch is not "
+    "checked); set the value you use"
+)
+_WORK = ("subscript_expression", "call_expression", "binary_expression", "assignment_expression", "update_expression")
+
+
+def _work(n: Node | None) -> int:
+    """Operations under `n`: reads, calls, arithmetic, stores."""
+    return 0 if n is None else sum(1 for m in cuda_ast.walk(n) if m.type in _WORK)
+
+
+def _same(a: Node | None, b: Node | None) -> bool:
+    return a is not None and b is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
+
+
+def _truth_test(use: Node) -> int | None:
+    """For a use of an int that only a test reads (`if (f)`, `f ? a : b`, `!f`, `f && x`): the work its
+    truth adds (the taken branch's operations less the other's; negative when false does more); None when
+    the use is anything else."""
+    node, truthy = use, True
+    while True:
+        parent = node.parent
+        if parent is None:
+            return None
+        if parent.type in ("parenthesized_expression", "condition_clause"):
+            node = parent
+        elif parent.type == "unary_expression" and text(parent.child_by_field_name("operator")) == "!":
+            node, truthy = parent, not truthy
+        elif parent.type == "binary_expression" and text(parent.child_by_field_name("operator")) == "&&":
+            node = parent
+        elif parent.type in ("if_statement", "conditional_expression"):
+            if not _same(parent.child_by_field_name("condition"), node):
+                return None
+            more = _work(parent.child_by_field_name("consequence")) - _work(parent.child_by_field_name("alternative"))
+            return more if truthy else -more
+        else:
+            return None
+
+
+def flags(fn: cuda_ast.Function, ints: set[str]) -> dict[str, int]:
+    """Int scalar arguments used only as truth tests -> 1 or 0: the value whose branches do more work
+    (`unit_diag ? r : r / diag` -> 0, the division and the diagonal's read checked); none where the
+    branches do as much."""
+    if fn.body is None:
+        return {}
+    out: dict[str, int] = {}
+    for name in ints:
+        uses = _uses(fn, name)
+        more = [_truth_test(u) for u in uses]
+        if uses and all(m is not None for m in more) and (total := sum(m for m in more if m is not None)):
+            out[name] = 1 if total > 0 else 0
+    return out

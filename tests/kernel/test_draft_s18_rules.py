@@ -27,3 +27,25 @@ def test_a_tolerance_on_a_computed_magnitude_and_a_floor_under_a_root_are_small(
     assert args["cut"].value == 0.75  # compared with a value read, not computed: no tolerance, left as it was
     said = dict(d.guesses)
     assert "tolerance" in said["args.tol"] and "floor" in said["args.floor_v"]
+
+
+FLAGGED = """
+__global__ void scaled_rows(const float *a, const float *d, int n, int skip_scale, int add_bias, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = a[i];
+    v = skip_scale ? v : v / d[i];
+    if (!add_bias) return;
+    if (add_bias)
+        v = v + d[i] * 0.5f;
+    out[i] = v;
+}
+"""
+
+
+def test_a_flag_takes_the_branch_that_does_more_work():
+    d = _draft(FLAGGED)
+    args = {a.name: a for a in d.spec.args}
+    assert args["skip_scale"].value == 0  # before: 3, truthy: the division by d never checked
+    assert args["add_bias"].value == 1
+    assert "flag" in dict(d.guesses)["args.skip_scale"]
