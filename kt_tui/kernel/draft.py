@@ -579,6 +579,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         **_tuning(sizing, caps),
     )
     offsets_for_rows(spec, rows, guesses)
+    draft_shared.fit_default_smem(spec, set(unit.defines), guesses)
     if sizing.multiples and spec.verify_sizes is None:  # check sizes in whole groups too
         tables = default_verify_sizes(spec)
         spec.verify_sizes = [{n: whole(v, sizing.multiples.get(n, 1)) for n, v in t.items()} for t in tables]

@@ -10,7 +10,9 @@ import re
 from . import cuda_ast, extents
 from .cuda_ast import text
 from .draft_roles import Node, strip_parens
+from .expr import ExprError, evaluate, names_in
 from .poly import Poly
+from .spec import Spec
 
 
 def table_counts(an: extents.Analysis, scalars: set[str]) -> set[str]:
@@ -32,6 +34,43 @@ def smem_spans(an: extents.Analysis, unit: cuda_ast.Unit, sizes: set[str]) -> li
     if an.shared_bytes and (not spans or not all(an.shared_bytes.values())):
         return None
     return spans
+
+
+DEFAULT_SMEM = 48 * 1024  # bytes of dynamic shared memory a launch gets without opting in to more
+
+
+def fit_default_smem(spec: Spec, fixed: set[str], guesses: list[tuple[str, str]]) -> None:
+    """Sizes that only the dynamic shared memory grows with (a table of M rows a block stages), halved
+    until smem_size fits DEFAULT_SMEM at the largest block sizes tuned, at the default sizes and at every
+    check size, else the launch fails. Problem sizes and `fixed` (#defines) are left alone."""
+    if not isinstance(spec.smem_size, str):
+        return
+    axes = {n for p in spec.problem_size for n in names_in(p)}
+    free = (names_in(spec.smem_size) & set(spec.sizes)) - axes - fixed
+    if not free:
+        return
+    blocks = {k: max(v) for k, v in spec.tune_params.items() if v and all(isinstance(x, int) for x in v)}
+    tables: list[dict[str, int]] = [{}] + [dict(t) for t in spec.verify_sizes or []]
+    halved: set[str] = set()
+    for t in tables:
+        at = {**spec.sizes, **t}
+        try:
+            while evaluate(spec.smem_size, {**blocks, **at}) > DEFAULT_SMEM and any(at[n] > 1 for n in free):
+                for n in free:
+                    at[n] = max(at[n] // 2, 1)
+                    (t if n in t else spec.sizes)[n] = at[n]
+                    halved.add(n)
+        except ExprError:
+            return
+    if spec.verify_sizes is not None:
+        spec.verify_sizes = tables[1:]
+    for n in sorted(halved):
+        why = (
+            f"{spec.sizes[n]}: it sizes dynamic shared memory (smem_size {spec.smem_size}): small enough that a "
+            f"launch fits the {DEFAULT_SMEM // 1024} KiB a block gets by default at every block size tuned; set "
+            "the value you use"
+        )
+        guesses[:] = [g for g in guesses if g[0] != f"sizes.{n}"] + [(f"sizes.{n}", why)]
 
 
 def _per_block(h: Poly | None, unit: cuda_ast.Unit, sizes: set[str]) -> Poly | None:

@@ -1,9 +1,13 @@
 """Drafter rules made after seeing held-out batches 18 and 19, each on a kernel written here: a float
-tolerance compared with the magnitude of a computed value, and a floor under a root or a log, are small."""
+tolerance compared with the magnitude of a computed value, and a floor under a root or a log, are small;
+a flag takes the branch that does more work; a size that grows the dynamic shared memory is bounded so a
+launch fits the default 48 KiB."""
 
 from __future__ import annotations
 
-from .test_draft_shapes import _draft
+from kt_tui.kernel.expr import evaluate
+
+from .test_draft_shapes import _draft, _points
 
 PIVOTS = """
 __global__ void solve2(const float2 *rows, const float *rhs, int n, float tol, float floor_v, float cut,
@@ -49,3 +53,38 @@ def test_a_flag_takes_the_branch_that_does_more_work():
     assert args["skip_scale"].value == 0  # before: 3, truthy: the division by d never checked
     assert args["add_bias"].value == 1
     assert "flag" in dict(d.guesses)["args.skip_scale"]
+
+
+CENTROIDS = """
+#define DIM 64
+__global__ void nearest_centroid(const float *pts, int npts, const float *cent, int ncent, int *label) {
+    extern __shared__ float c[];
+    for (int t = threadIdx.x; t < ncent * DIM; t += blockDim.x)
+        c[t] = cent[t];
+    __syncthreads();
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= npts) return;
+    int best = 0;
+    float bd = 1e30f;
+    for (int k = 0; k < ncent; ++k) {
+        float d = 0.0f;
+        for (int j = 0; j < DIM; ++j) {
+            const float e = pts[i * DIM + j] - c[k * DIM + j];
+            d += e * e;
+        }
+        if (d < bd) { bd = d; best = k; }
+    }
+    label[i] = best;
+}
+"""
+
+
+def test_a_size_of_dynamic_shared_memory_fits_the_default_48_kib():
+    d = _draft(CENTROIDS)
+    spec = d.spec
+    blocks = {k: max(v) for k, v in spec.tune_params.items()}
+    for at in _points(spec):
+        need = evaluate(spec.smem_size, {**blocks, **at})
+        assert 4 * 64 * at["ncent"] <= need <= 48 * 1024  # before: ncent = 256, 64 KiB: the launch fails
+        assert at["ncent"] >= 2
+    assert "48 KiB" in dict(d.guesses)["sizes.ncent"]
