@@ -197,7 +197,8 @@ def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
 def _tuning(sizing: Sizing, caps: dict[int, int] | None = None) -> dict[str, Any]:
     """Block sizes to tune per axis; an axis of one block per element (blockIdx alone) has no block
     size there and no grid divisor, one scaled by a #define (or stepped by a constant) keeps that
-    block size; `caps`: the most threads per axis a shared array indexed by the thread number holds;
+    block size, or the fewer a shared array holds (a loop walks the rest; the #define divides the
+    grid); `caps`: the most threads per axis a shared array indexed by the thread number holds;
     `per_item`: threads that work on one item together (a warp), so a block holds whole items;
     `folded`: items of a grid axis numbered by another axis's threads (a warp per row on 2-D blocks),
     so the grid there is divided by that block size."""
@@ -226,6 +227,8 @@ def _tuning(sizing: Sizing, caps: dict[int, int] | None = None) -> dict[str, Any
                 continue
         if a in sizing.tiles:  # `blockIdx.y * TILE` and no threadIdx.y: one thread there, TILE items a block
             tune[name], defaults[name], div[a] = [1], 1, [str(sizing.tiles[a])]
+        elif a in consts and caps.get(a, consts[a]) < consts[a]:  # fewer threads than items: a loop walks them
+            tune[name], defaults[name], div[a] = [caps[a]], caps[a], [str(consts[a])]
         elif a in consts:
             tune[name], defaults[name] = [consts[a]], consts[a]
         else:

@@ -1,13 +1,13 @@
 """Drafter rules made after seeing held-out batches 18 and 19, each on a kernel written here: a float
 tolerance compared with the magnitude of a computed value, and a floor under a root or a log, are small;
 a flag takes the branch that does more work; a size that grows the dynamic shared memory is bounded so a
-launch fits the default 48 KiB."""
+launch fits the default 48 KiB; a shared tile walked by a loop stepping by a constant holds that many threads."""
 
 from __future__ import annotations
 
 from kt_tui.kernel.expr import evaluate
 
-from .test_draft_shapes import _draft, _points
+from .test_draft_shapes import _draft, _grid, _points
 
 PIVOTS = """
 __global__ void solve2(const float2 *rows, const float *rhs, int n, float tol, float floor_v, float cut,
@@ -88,3 +88,29 @@ def test_a_size_of_dynamic_shared_memory_fits_the_default_48_kib():
         assert 4 * 64 * at["ncent"] <= need <= 48 * 1024  # before: ncent = 256, 64 KiB: the launch fails
         assert at["ncent"] >= 2
     assert "48 KiB" in dict(d.guesses)["sizes.ncent"]
+
+
+TILE_WALK = """
+#define T 16
+#define STEP 4
+__global__ void tile_flip(const float *in, int w, int h, float *out) {
+    __shared__ float tile[T][T + 1];
+    const int x = blockIdx.x * T + threadIdx.x;
+    const int y0 = blockIdx.y * T + threadIdx.y;
+    for (int r = 0; r < T; r += STEP)
+        if (x < w && y0 + r < h)
+            tile[threadIdx.y + r][threadIdx.x] = in[(y0 + r) * w + x];
+    __syncthreads();
+    for (int r = 0; r < T; r += STEP)
+        if (x < w && y0 + r < h)
+            out[(y0 + r) * w + x] = 2.0f * tile[threadIdx.y + r][T - 1 - threadIdx.x];
+}
+"""
+
+
+def test_a_shared_tile_walked_by_a_loop_bounds_the_threads_to_its_step():
+    spec = _draft(TILE_WALK).spec
+    assert max(spec.tune_params["block_size_y"]) <= 4  # before: 16, rows 16 + 12 of a 16-row tile written
+    assert spec.tune_params["block_size_x"] == [16]
+    for at in _points(spec):  # a block still covers T rows: ceil(h / 16) blocks on y, each thread 4 rows
+        assert _grid(spec, at, 1)[0] == -(-at["h"] // 16)
