@@ -1,7 +1,8 @@
 """Drafter rules made after seeing held-out batches 18 and 19, each on a kernel written here: a float
 tolerance compared with the magnitude of a computed value, and a floor under a root or a log, are small;
 a flag takes the branch that does more work; a size that grows the dynamic shared memory is bounded so a
-launch fits the default 48 KiB; a shared tile walked by a loop stepping by a constant holds that many threads."""
+launch fits the default 48 KiB; a shared tile walked by a loop stepping by a constant holds that many threads;
+a row whose columns a min caps at sizes (`min(ends[r], width - 1)`) gets a stride past the cap."""
 
 from __future__ import annotations
 
@@ -114,3 +115,26 @@ def test_a_shared_tile_walked_by_a_loop_bounds_the_threads_to_its_step():
     assert spec.tune_params["block_size_x"] == [16]
     for at in _points(spec):  # a block still covers T rows: ceil(h / 16) blocks on y, each thread 4 rows
         assert _grid(spec, at, 1)[0] == -(-at["h"] // 16)
+
+
+CAPPED = """
+__global__ void capped_sums(const float *rows, int nrows, int width, int ld, const int *ends, float *out) {
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= nrows) return;
+    const int end = min(ends[r], width - 1);
+    const float *row = rows + (size_t)r * ld;
+    float s = 0.0f;
+    for (int c = 0; c < end; ++c)
+        s += row[c] * (float)(c + 1);
+    out[r] = s;
+}
+"""
+
+
+def test_a_row_whose_columns_a_min_caps_at_sizes_gets_a_stride_past_the_cap():
+    spec = _draft(CAPPED).spec
+    args = {a.name: a for a in spec.args}
+    for at in _points(spec):
+        assert at["ld"] > at["width"] - 1  # before: ld = 3 (rows of ld per item), width = 100: rows overlap
+        assert evaluate(args["rows"].size, at) >= (at["nrows"] - 1) * at["ld"] + at["width"] - 1
+    assert args["ends"].low == 0  # still drawn as loop bounds, not at random around 0
