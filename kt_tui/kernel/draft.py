@@ -32,7 +32,6 @@ from . import (
 )
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
-from .draft_guards import FLOOR_WHY, TOLERANCE, TOLERANCE_WHY
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .draft_trips import thread_trips, trip_value
@@ -322,14 +321,11 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     small = {  # float scalars whose use wants a small value
         **{n: (STENCIL_STEP, STEP_WHY) for n in draft_roles.stencil_coefficients(fn, floats & free)},
         **{n: (EPSILON, EPSILON_WHY) for n in draft_roles.regularizers(fn, floats & free)},
-        **{n: (TOLERANCE, FLOOR_WHY) for n in draft_guards.floors(fn, floats & free)},
-        **{n: (TOLERANCE, TOLERANCE_WHY) for n in draft_guards.tolerances(fn, floats & free)},
     }
     float_arrays = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith("float")}
     cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
     small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
-    int_free = {p.name for p in kernel.params if not p.is_pointer and is_int(element_type(p))} & free
-    small.update({n: (v, draft_guards.FLAG_WHY) for n, v in draft_guards.flags(fn, int_free).items()})
+    small.update(draft_guards.guard_values(fn, floats & free, free - floats))
 
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)

@@ -152,3 +152,12 @@ def flags(fn: cuda_ast.Function, ints: set[str]) -> dict[str, int]:
         if uses and all(m is not None for m in more) and (total := sum(m for m in more if m is not None)):
             out[name] = 1 if total > 0 else 0
     return out
+
+
+def guard_values(fn: cuda_ast.Function, floats: set[str], others: set[str]) -> dict[str, tuple[float | int, str]]:
+    """The value and the reason of each scalar argument above: `floats` (float scalars) may be a floor
+    or a tolerance, `others` (the other scalars) a flag."""
+    out: dict[str, tuple[float | int, str]] = {n: (TOLERANCE, FLOOR_WHY) for n in floors(fn, floats)}
+    out.update({n: (TOLERANCE, TOLERANCE_WHY) for n in tolerances(fn, floats)})
+    out.update({n: (v, FLAG_WHY) for n, v in flags(fn, others).items()})
+    return out
