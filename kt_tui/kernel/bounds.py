@@ -75,6 +75,7 @@ class Val:
     split: Split | None = None  # ("q" | "r" | "qw", i.lo, i.hi, w, c): c * (i / w), i % w, c * (i / w) * w
     unit: int = 0  # a pointer cast to another element type: its offset counts elements of `unit` bytes
     also: frozenset[str] = frozenset()  # other arguments the pointer may be (`which ? q_out : k_out`), at its offset
+    capped: frozenset[str] = frozenset()  # arrays whose read values a min caps (`min(ends[r], w)`): hi is the cap
 
 
 UNKNOWN = Val()
@@ -386,15 +387,22 @@ def quotient_bound(a: Val, d: Val) -> Poly | None:
 
 def clamp(a: Val, b: Val, upper: bool) -> Val:
     """min(a, b) (`upper`: the smaller value, each side's upper bound bounds it) or max(a, b) (each side's
-    lower bound bounds it: `max(x, 0)` is not negative whatever x is); the other bound needs both."""
+    lower bound bounds it: `max(x, 0)` is not negative whatever x is); the other bound needs both. A min
+    of a value read and a bound of sizes is bounded by the sizes' (`min(edges[m], n / 2 + 1)`: a row's
+    columns below n / 2 + 1 whatever the edges are), the array read kept as `capped`."""
     near = [v.hi if upper else v.lo for v in (a, b)]
     far = [v.lo if upper else v.hi for v in (a, b)]
     known = [p for p in near if p is not None]
     pick = pmin if upper else pmax
+    capped: frozenset[str] = frozenset()
+    read = [{n[1:] for n in p.names() if n.startswith("$")} for p in known]
+    if len(known) == 2 and pick(*known) is None and upper and sorted(map(bool, read)) == [False, True]:
+        capped = frozenset(read[0] | read[1])  # the side of sizes alone holds whatever the array's values are
+        known.sort(key=lambda p: any(n.startswith("$") for n in p.names()))
     one = (pick(*known) or known[0]) if len(known) == 2 else (known[0] if known else None)
     other = pick(far[0], far[1]) if far[0] is not None and far[1] is not None else None
     lo, hi = (other, one) if upper else (one, other)
-    return Val(lo, hi, axes=a.axes | b.axes, params=a.params | b.params)
+    return Val(lo, hi, axes=a.axes | b.axes, params=a.params | b.params, capped=capped)
 
 
 def as_number(v: Val, defines: dict[str, int]) -> Val:

@@ -20,6 +20,7 @@ from . import (
     cuda_ast,
     draft_below,
     draft_decay,
+    draft_guards,
     draft_masked,
     draft_moments,
     draft_periods,
@@ -195,7 +196,8 @@ def draft_spec(kernel: Kernel, n: int = 1 << 20, src: str = "") -> Spec:
 def _tuning(sizing: Sizing, caps: dict[int, int] | None = None) -> dict[str, Any]:
     """Block sizes to tune per axis; an axis of one block per element (blockIdx alone) has no block
     size there and no grid divisor, one scaled by a #define (or stepped by a constant) keeps that
-    block size; `caps`: the most threads per axis a shared array indexed by the thread number holds;
+    block size, or the fewer a shared array holds (a loop walks the rest; the #define divides the
+    grid); `caps`: the most threads per axis a shared array indexed by the thread number holds;
     `per_item`: threads that work on one item together (a warp), so a block holds whole items;
     `folded`: items of a grid axis numbered by another axis's threads (a warp per row on 2-D blocks),
     so the grid there is divided by that block size."""
@@ -224,6 +226,8 @@ def _tuning(sizing: Sizing, caps: dict[int, int] | None = None) -> dict[str, Any
                 continue
         if a in sizing.tiles:  # `blockIdx.y * TILE` and no threadIdx.y: one thread there, TILE items a block
             tune[name], defaults[name], div[a] = [1], 1, [str(sizing.tiles[a])]
+        elif a in consts and caps.get(a, consts[a]) < consts[a]:  # fewer threads than items: a loop walks them
+            tune[name], defaults[name], div[a] = [caps[a]], caps[a], [str(consts[a])]
         elif a in consts:
             tune[name], defaults[name] = [consts[a]], consts[a]
         else:
@@ -321,6 +325,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     float_arrays = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith("float")}
     cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
     small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
+    small.update(draft_guards.guard_values(fn, floats & free, free - floats))
 
     positive = draft_roles.positive_inputs(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
@@ -573,6 +578,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
         **_tuning(sizing, caps),
     )
     offsets_for_rows(spec, rows, guesses)
+    draft_shared.fit_default_smem(spec, set(unit.defines), guesses)
     if sizing.multiples and spec.verify_sizes is None:  # check sizes in whole groups too
         tables = default_verify_sizes(spec)
         spec.verify_sizes = [{n: whole(v, sizing.multiples.get(n, 1)) for n, v in t.items()} for t in tables]

@@ -10,7 +10,9 @@ import re
 from . import cuda_ast, extents
 from .cuda_ast import text
 from .draft_roles import Node, strip_parens
+from .expr import ExprError, evaluate, names_in
 from .poly import Poly
+from .spec import Spec
 
 
 def table_counts(an: extents.Analysis, scalars: set[str]) -> set[str]:
@@ -32,6 +34,43 @@ def smem_spans(an: extents.Analysis, unit: cuda_ast.Unit, sizes: set[str]) -> li
     if an.shared_bytes and (not spans or not all(an.shared_bytes.values())):
         return None
     return spans
+
+
+DEFAULT_SMEM = 48 * 1024  # bytes of dynamic shared memory a launch gets without opting in to more
+
+
+def fit_default_smem(spec: Spec, fixed: set[str], guesses: list[tuple[str, str]]) -> None:
+    """Sizes that only the dynamic shared memory grows with (a table of M rows a block stages), halved
+    until smem_size fits DEFAULT_SMEM at the largest block sizes tuned, at the default sizes and at every
+    check size, else the launch fails. Problem sizes and `fixed` (#defines) are left alone."""
+    if not isinstance(spec.smem_size, str):
+        return
+    axes = {n for p in spec.problem_size for n in names_in(p)}
+    free = (names_in(spec.smem_size) & set(spec.sizes)) - axes - fixed
+    if not free:
+        return
+    blocks = {k: max(v) for k, v in spec.tune_params.items() if v and all(isinstance(x, int) for x in v)}
+    tables: list[dict[str, int]] = [{}] + [dict(t) for t in spec.verify_sizes or []]
+    halved: set[str] = set()
+    for t in tables:
+        at = {**spec.sizes, **t}
+        try:
+            while evaluate(spec.smem_size, {**blocks, **at}) > DEFAULT_SMEM and any(at[n] > 1 for n in free):
+                for n in free:
+                    at[n] = max(at[n] // 2, 1)
+                    (t if n in t else spec.sizes)[n] = at[n]
+                    halved.add(n)
+        except ExprError:
+            return
+    if spec.verify_sizes is not None:
+        spec.verify_sizes = tables[1:]
+    for n in sorted(halved):
+        why = (
+            f"{spec.sizes[n]}: it sizes dynamic shared memory (smem_size {spec.smem_size}): small enough that a "
+            f"launch fits the {DEFAULT_SMEM // 1024} KiB a block gets by default at every block size tuned; set "
+            "the value you use"
+        )
+        guesses[:] = [g for g in guesses if g[0] != f"sizes.{n}"] + [(f"sizes.{n}", why)]
 
 
 def _per_block(h: Poly | None, unit: cuda_ast.Unit, sizes: set[str]) -> Poly | None:
@@ -94,8 +133,9 @@ def shared_thread_caps(fn: cuda_ast.Function, unit: cuda_ast.Unit) -> dict[int, 
         shape = arrays.get(text(base)) if base is not None else None
         if not shape or len(shape) != len(indices):
             continue
+        counters = _counters(n, values)
         for index, extent in zip(indices, shape):
-            form = _affine(index, affine, values)
+            form = _affine(index, affine, values, counters=counters)
             axis, a, b = form or (None, 0, 0)
             if axis is None or not extent or _guarded(n, axis, affine, values):
                 continue
@@ -135,26 +175,37 @@ def _guarded(n: Node, axis: int, locals_: dict[str, Affine], values: dict[str, i
 Affine = tuple[int | None, int, int]  # a * threadIdx.<axis> + b: (axis or None for a constant, a, b)
 
 
-def _affine(n: Node | None, locals_: dict[str, Affine], values: dict[str, int], depth: int = 0) -> Affine | None:
+def _affine(
+    n: Node | None,
+    locals_: dict[str, Affine],
+    values: dict[str, int],
+    depth: int = 0,
+    counters: dict[str, tuple[int, int]] | None = None,
+    least: bool = False,
+) -> Affine | None:
     """`n` as a * threadIdx.<axis> + b with a, b integers; a part that is neither constant nor a thread's
-    number (a variable, blockDim) counts as 0 in a sum; None when `n` is no such form."""
+    number (a variable, blockDim) counts as 0 in a sum; None when `n` is no such form. `counters`: the
+    (first, last) values of the loops' counters around `n`, a counter taken at its last value (its first
+    where subtracted: `least`), the index's largest."""
     n = strip_parens(n)
     if n is None or depth > 50:
         return None
     word = re.sub(r"\s+", "", text(n))
     if m := re.fullmatch(r"threadIdx\.([xyz])", word):
         return "xyz".index(m.group(1)), 1, 0
+    if n.type == "identifier" and counters and word in counters:
+        return None, 0, counters[word][0 if least else 1]
     if n.type == "identifier" and word in locals_:
         return locals_[word]
     if (c := cuda_ast.constant(n, values)) is not None:
         return None, 0, c
     if n.type == "cast_expression":
-        return _affine(n.child_by_field_name("value"), locals_, values, depth + 1)
+        return _affine(n.child_by_field_name("value"), locals_, values, depth + 1, counters, least)
     if n.type != "binary_expression":
         return None
     op = text(n.child_by_field_name("operator"))
-    left = _affine(n.child_by_field_name("left"), locals_, values, depth + 1)
-    right = _affine(n.child_by_field_name("right"), locals_, values, depth + 1)
+    left = _affine(n.child_by_field_name("left"), locals_, values, depth + 1, counters, least)
+    right = _affine(n.child_by_field_name("right"), locals_, values, depth + 1, counters, least != (op == "-"))
     if op in ("+", "-"):
         left, right = left or (None, 0, 0), right or (None, 0, 0)  # an unknown part: taken as 0
         sign = 1 if op == "+" else -1
@@ -166,6 +217,43 @@ def _affine(n: Node | None, locals_: dict[str, Affine], values: dict[str, int], 
             if other is None:
                 return axis, a * k, b * k
     return None
+
+
+def _counters(n: Node, values: dict[str, int]) -> dict[str, tuple[int, int]]:
+    """The loops around `n` whose counter runs over constants, `for (j = A; j < B; j += S)` (`<=`,
+    `++j`, `j++`), to the counter's first and last values."""
+    out: dict[str, tuple[int, int]] = {}
+    loop = n.parent
+    while loop is not None and loop.type != "function_definition":
+        if loop.type == "for_statement" and (found := _counted(loop, values)) is not None:
+            out.setdefault(found[0], found[1:])
+        loop = loop.parent
+    return out
+
+
+def _counted(loop: Node, values: dict[str, int]) -> tuple[str, int, int] | None:
+    init, cond, step = (loop.child_by_field_name(f) for f in ("initializer", "condition", "update"))
+    cond = strip_parens(cond)
+    if init is None or cond is None or step is None or cond.type != "binary_expression":
+        return None
+    counter, op = text(cond.child_by_field_name("left")).strip(), text(cond.child_by_field_name("operator"))
+    end = cuda_ast.constant(cond.child_by_field_name("right"), values)
+    first = re.fullmatch(rf"(?:[\w\s]*\s)?{re.escape(counter)}\s*=\s*(.+?);?", text(init).strip(), re.DOTALL)
+    said = re.sub(r"\s+", "", text(step))
+    by = 1 if said in (f"++{counter}", f"{counter}++") else None
+    if m := re.fullmatch(rf"{re.escape(counter)}\+=(\w+)", said):
+        by = _number(m[1], values)
+    if first is None or end is None or by is None or by < 1 or op not in ("<", "<="):
+        return None
+    start = _number(first[1].strip(), values)
+    last = end - 1 if op == "<" else end
+    if start is None or last < start:
+        return None
+    return counter, start, start + (last - start) // by * by
+
+
+def _number(word: str, values: dict[str, int]) -> int | None:
+    return int(word) if re.fullmatch(r"\d+", word) else values.get(word)
 
 
 def _array_dims(d: Node, values: dict[str, int]) -> tuple[str, list[int | None]]:

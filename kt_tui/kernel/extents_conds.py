@@ -183,6 +183,7 @@ class Conditions(Expressions):
             if loop:
                 self.out.loop_bounds.update(p for p in bound.params if p in self.scalars)
                 self.out.loop_loads.update(x[1:] for x in (loads(bound.hi) if bound.hi is not None else ()))
+                self.out.loop_loads.update(bound.capped)
             cur = env[name]
             if o in ("<", "<=") and bound.hi is not None:
                 hi = bound.hi - Poly.const(1) if o == "<" else bound.hi

@@ -1,0 +1,163 @@
+"""Scalars that steer a kernel's branches rather than size or scale its work (kernel/draft.py): a float
+tolerance compared with the magnitude of a computed value (`fabsf(det) > eps`) and a floor that keeps what
+a log, a root or a denominator takes off 0 (`logf(fmaxf(acc, floor_val))`) are small, far below the data;
+an int only tested for truth (a flag: `unit_diag ? r : r / d`) takes the branch that does more work."""
+
+from __future__ import annotations
+
+from . import cuda_ast
+from .cuda_ast import text
+from .draft_roles import _MAX, _POSITIVE_ONLY, Node, _locals, _through, strip_parens
+
+TOLERANCE = 1e-5  # far below the drafted floats' scale (standard normal): one near 1 zeroes most results
+TOLERANCE_WHY = (
+    "compared with the magnitude of a computed value (a tolerance for 'near 0'): small, far below the data, so "
+    "the ordinary path is checked; near the data's scale it would take the degenerate path almost everywhere"
+)
+FLOOR_WHY = (
+    "the floor of a max that a log, a root or a denominator takes (it keeps that off 0): small, far below the "
+    "data, else it hides every value under it"
+)
+_MAGNITUDES = ("fabsf", "fabs", "abs", "llabs", "__habs")
+_ARITHMETIC = ("+", "-", "*", "/")
+
+
+def _uses(fn: cuda_ast.Function, name: str) -> list[Node]:
+    return [n for n in cuda_ast.walk(fn.body) if n.type == "identifier" and text(n) == name]
+
+
+def _up(n: Node) -> Node | None:
+    """The node whose operand `n` is, past the parentheses around it."""
+    p = n.parent
+    while p is not None and p.type == "parenthesized_expression":
+        p = p.parent
+    return p
+
+
+def _computed(n: Node | None, locals_: dict[str, list[Node]], depth: int = 0) -> bool:
+    """Whether `n`, followed through locals, holds arithmetic on values (one computed, not one read: an
+    array's index is not followed)."""
+    n = strip_parens(n)
+    if n is None or depth > 20 or n.type == "subscript_expression":
+        return False
+    if n.type == "binary_expression" and text(n.child_by_field_name("operator")) in _ARITHMETIC:
+        return True
+    if n.type == "identifier":
+        return any(_computed(v, locals_, depth + 1) for v in locals_.get(text(n), []))
+    return any(_computed(c, locals_, depth + 1) for c in n.named_children)
+
+
+def _against_magnitude(use: Node, locals_: dict[str, list[Node]]) -> bool:
+    """Whether `use` is one side of a comparison whose other side is |a computed value|."""
+    cmp = _up(use)
+    if cmp is None or cmp.type != "binary_expression":
+        return False
+    if text(cmp.child_by_field_name("operator")) not in ("<", "<=", ">", ">="):
+        return False
+    sides = [strip_parens(cmp.child_by_field_name(f)) for f in ("left", "right")]
+    other = next((s for s in sides if s is not None and s.start_byte != use.start_byte), None)
+    if other is None or other.type != "call_expression":
+        return False
+    if text(other.child_by_field_name("function")) not in _MAGNITUDES:
+        return False
+    return _computed(other.child_by_field_name("arguments"), locals_)
+
+
+def tolerances(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalar arguments used only in comparisons with the absolute value of a computed value
+    (`fabsf(det) > eps ? 1.0f / det : 0.0f`, `fabsf(a - b) < tol`): a tolerance for a value near 0."""
+    if fn.body is None:
+        return set()
+    locals_ = _locals(fn)
+    out: set[str] = set()
+    for name in floats:
+        uses = _uses(fn, name)
+        if uses and all(_against_magnitude(u, locals_) for u in uses):
+            out.add(name)
+    return out
+
+
+def floors(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalar arguments that are a side of a max a log, a root or a division's denominator takes
+    (`logf(fmaxf(energy, floor_val))`, `x / fmaxf(norm, eps)`, through locals)."""
+    if fn.body is None:
+        return set()
+    locals_ = _locals(fn)
+    out: set[str] = set()
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "call_expression" and text(n.child_by_field_name("function")) in _POSITIVE_ONLY:
+            taken = n.child_by_field_name("arguments")
+        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "/":
+            taken = n.child_by_field_name("right")
+        else:
+            continue
+        for m in _through(taken, locals_):
+            if m.type == "call_expression" and text(m.child_by_field_name("function")) in _MAX:
+                args = m.child_by_field_name("arguments")
+                sides = [strip_parens(a) for a in args.named_children] if args is not None else []
+                out |= {text(s) for s in sides if s is not None and s.type == "identifier"}
+    return out & floats
+
+
+FLAG_WHY = (
+    "an int only tested for truth (a flag): the value whose branch does more work (the other branch is not "
+    "checked); set the value you use"
+)
+_WORK = ("subscript_expression", "call_expression", "binary_expression", "assignment_expression", "update_expression")
+
+
+def _work(n: Node | None) -> int:
+    """Operations under `n`: reads, calls, arithmetic, stores."""
+    return 0 if n is None else sum(1 for m in cuda_ast.walk(n) if m.type in _WORK)
+
+
+def _same(a: Node | None, b: Node | None) -> bool:
+    return a is not None and b is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
+
+
+def _truth_test(use: Node) -> int | None:
+    """For a use of an int that only a test reads (`if (f)`, `f ? a : b`, `!f`, `f && x`): the work its
+    truth adds (the taken branch's operations less the other's; negative when false does more); None when
+    the use is anything else."""
+    node, truthy = use, True
+    while True:
+        parent = node.parent
+        if parent is None:
+            return None
+        if parent.type in ("parenthesized_expression", "condition_clause"):
+            node = parent
+        elif parent.type == "unary_expression" and text(parent.child_by_field_name("operator")) == "!":
+            node, truthy = parent, not truthy
+        elif parent.type == "binary_expression" and text(parent.child_by_field_name("operator")) == "&&":
+            node = parent
+        elif parent.type in ("if_statement", "conditional_expression"):
+            if not _same(parent.child_by_field_name("condition"), node):
+                return None
+            more = _work(parent.child_by_field_name("consequence")) - _work(parent.child_by_field_name("alternative"))
+            return more if truthy else -more
+        else:
+            return None
+
+
+def flags(fn: cuda_ast.Function, ints: set[str]) -> dict[str, int]:
+    """Int scalar arguments used only as truth tests -> 1 or 0: the value whose branches do more work
+    (`unit_diag ? r : r / diag` -> 0, the division and the diagonal's read checked); none where the
+    branches do as much."""
+    if fn.body is None:
+        return {}
+    out: dict[str, int] = {}
+    for name in ints:
+        uses = _uses(fn, name)
+        more = [_truth_test(u) for u in uses]
+        if uses and all(m is not None for m in more) and (total := sum(m for m in more if m is not None)):
+            out[name] = 1 if total > 0 else 0
+    return out
+
+
+def guard_values(fn: cuda_ast.Function, floats: set[str], others: set[str]) -> dict[str, tuple[float | int, str]]:
+    """The value and the reason of each scalar argument above: `floats` (float scalars) may be a floor
+    or a tolerance, `others` (the other scalars) a flag."""
+    out: dict[str, tuple[float | int, str]] = {n: (TOLERANCE, FLOOR_WHY) for n in floors(fn, floats)}
+    out.update({n: (TOLERANCE, TOLERANCE_WHY) for n in tolerances(fn, floats)})
+    out.update({n: (v, FLAG_WHY) for n, v in flags(fn, others).items()})
+    return out
