@@ -222,13 +222,14 @@ def insertion_tie(toks: list[Token], i: int) -> str:
     if open_ < 1 or toks[open_ - 1].text != "while":
         return ""
     close = _close(toks, open_)
-    cuts = [
-        open_,
-        *(k for k in range(open_ + 1, close) if toks[k].text in ("&&", "||") and _opening(toks, k) == open_),
-        close,
-    ]
-    if any(toks[k].text == "||" for k in cuts[1:-1]):
-        return ""
+    cuts, depth = [open_], 0
+    for k in range(open_ + 1, close):
+        depth += (toks[k].text in ("(", "[")) - (toks[k].text in (")", "]"))
+        if depth == 0 and toks[k].text in ("&&", "||"):
+            if toks[k].text == "||":
+                return ""
+            cuts.append(k)
+    cuts.append(close)
     first, last = next((a, b) for a, b in zip(cuts, cuts[1:], strict=False) if a < i < b)
     term = _text(toks, first + 1, last)
     m = re.fullmatch(r"(\w+)\[(\w+)\](?:>=|<=|>|<)(\w+)|(\w+)(?:>=|<=|>|<)(\w+)\[(\w+)\]", term)

@@ -234,16 +234,30 @@ def _scaled_weight_cases(spec: Spec, code: str, params: dict[str, Any]) -> list[
     ]
 
 
+_CODE_MAX = 1 << 16  # a kernel body longer than this gets no weights scaled (each name reads it whole)
+_LOCALS_MAX = 8  # locals followed from one name, at most
+
+
 def _only_weighed(code: str, name: str, depth: int) -> bool:
     """Whether `name` is used in `code`, and only as _weight_use allows, as is every local given a
     value from it (`int total = 31 + shift;` then `>> total`), `depth` locals deep."""
-    uses = list(re.finditer(rf"\b{re.escape(name)}\b", code))
-    if not uses or re.search(rf"\[[^\[\]]*\b{re.escape(name)}\b", code):
+    if len(code) > _CODE_MAX:
         return False
-    if not all(_weight_use(code, m.start(), m.end()) for m in uses):
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    uses = list(word.finditer(code))
+    if not uses or not all(_weight_use(code, m.start(), m.end()) for m in uses):
         return False
-    given = re.findall(rf"\b(\w+)\s*[-+]?=\s*[^;=]*\b{re.escape(name)}\b[^;]*;", code)
-    return all(depth > 0 and _only_weighed(code, local, depth - 1) for local in set(given) - {name})
+    statements = [s for s in code.split(";") if word.search(s)]
+    if any(re.search(rf"\[[^\[\]]*\b{re.escape(name)}\b", s) for s in statements):
+        return False  # an index
+    given = set()
+    for s in statements:
+        target = re.match(r"[^=]*?\b(\w+)\s*[-+]?=(?!=)", s)
+        if target and target.group(1) != name and word.search(s, target.end()):
+            given.add(target.group(1))
+    if len(given) > _LOCALS_MAX:
+        return False
+    return all(depth > 0 and _only_weighed(code, local, depth - 1) for local in given)
 
 
 def _weight_use(code: str, start: int, end: int) -> bool:
@@ -255,7 +269,16 @@ def _weight_use(code: str, start: int, end: int) -> bool:
         return False
     if before.endswith(("++", "--", "<=", ">=", "==", "!=")) or after.startswith(("++", "--", "==")):
         return False
-    return not re.search(r"\bfor\s*\([^{}]*$|\b(?:while|if)\s*\([^;{}]*$", before)  # a condition, a loop's bound
+    heads = list(re.finditer(r"\b(?:for|while|if)\s*\(", before))
+    if not heads:
+        return True
+    inside = before[heads[-1].end() :]
+    depth = 1
+    for c in inside:
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return True  # that head's parentheses closed before: not its condition
+    return False
 
 
 _SMALL = 8  # a constant a size is compared with up to here marks an edge case (`crop_w > 1 ? ... : ...`)

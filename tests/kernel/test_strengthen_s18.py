@@ -138,3 +138,16 @@ def test_no_shift_for_one_array_a_wide_range_or_an_index_bound():
     index = SPEC.replace('type = "uint8"', 'type = "uint16"').replace("low = 0\nhigh = 4\n", 'low = 0\nhigh = "n"\n')
     for text in (one, wide, index):
         assert not [c for c in candidates(parse_spec(text), ALIGN) if "top bit set" in c["label"]]
+
+
+def test_a_long_body_or_many_locals_from_one_score_scale_nothing():
+    """Each score is read through the body once per local it is given to: bodies past 64 KiB and
+    scores given to more than 8 locals are passed over (hostile kernels are bounded in time)."""
+    spec = parse_spec(SPEC)
+    padded = ALIGN.replace("out[i] = max(h, 0);", "out[i] = max(h, 0);\n" + "    h = h + 1;\n" * 6000)
+    many = ALIGN.replace(
+        "int h = prev[i] + s;", "".join(f"int t{k} = s + {k};\n" for k in range(9)) + "int h = prev[i] + s;"
+    )
+    for source in (padded, many):
+        labels = [c["label"] for c in candidates(spec, source)]
+        assert not any("`match`" in lab and "times 32768" in lab for lab in labels), labels
