@@ -258,14 +258,35 @@ def _wide_index_cases(spec: Spec) -> list[dict[str, Any]]:
     budget; memcheck decides whether the original takes it."""
     out = []
     for a in spec.args:
-        bound = a.high.strip() if isinstance(a.high, str) else ""
-        if not a.is_array or a.output or not _int_type(a.dtype) or spec.sizes.get(bound, WIDE + 1) > WIDE:
+        if not a.is_array or a.output or not _int_type(a.dtype) or not isinstance(a.high, str):
             continue
-        wide = widened(spec, bound, 2 * WIDE + 1)
+        size, value = _raised_past_16_bits(spec, a.high.strip())
+        wide = widened(spec, size, value) if size else None
         if wide:
             said = ", ".join(f"{n}={v}" for n, v in wide.items())
             out.append({"label": f"{said}: `{a.name}` above 16 bits", "sizes": wide})
     return out
+
+
+def _raised_past_16_bits(spec: Spec, bound: str) -> tuple[str, int]:
+    """The one size a bound names (`cols`, `max_frames + 1`, `n // 2 + 2`) and the value of it, from
+    2**17 + 1 up by doubling, that takes the bound past 2**17 (half the values drawn above 16 bits),
+    where the bound is at most 2**16 at the spec's sizes; ("", 0) otherwise."""
+    if bound in spec.sizes:
+        return (bound, 2 * WIDE + 1) if spec.sizes[bound] <= WIDE else ("", 0)
+    named = _names(bound) & set(spec.sizes)
+    if len(named) != 1:
+        return "", 0
+    size = named.pop()
+    try:
+        if evaluate(bound, spec.sizes) > WIDE:
+            return "", 0
+        value = 2 * WIDE + 1
+        while evaluate(bound, {**spec.sizes, size: value}) <= 2 * WIDE and value < 1 << 24:
+            value = 2 * value - 1
+        return (size, value) if evaluate(bound, {**spec.sizes, size: value}) > 2 * WIDE else ("", 0)
+    except (ExprError, TypeError, ValueError):
+        return "", 0
 
 
 def _wide_output_cases(spec: Spec) -> list[dict[str, Any]]:

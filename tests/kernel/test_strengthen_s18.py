@@ -151,3 +151,55 @@ def test_a_long_body_or_many_locals_from_one_score_scale_nothing():
     for source in (padded, many):
         labels = [c["label"] for c in candidates(spec, source)]
         assert not any("`match`" in lab and "times 32768" in lab for lab in labels), labels
+
+
+LENGTHS = """kernel = "pool"
+problem_size = ["batch"]
+grid_div_x = []
+[sizes]
+batch = 8
+max_len = 300
+[tune_params]
+block_size_x = [128]
+[[args]]
+name = "x"
+type = "float32"
+size = "batch * max_len"
+[[args]]
+name = "lengths"
+type = "int32"
+size = "batch"
+low = 1
+high = "BOUND"
+[[args]]
+name = "batch"
+type = "int32"
+value = "batch"
+[[args]]
+name = "max_len"
+type = "int32"
+value = "max_len"
+[[args]]
+name = "out"
+type = "float32"
+size = "batch"
+output = true
+"""
+
+
+@pytest.mark.parametrize(
+    ("bound", "raised"), [("max_len + 1", 131073), ("max_len // 2 + 2", 262145), ("max_len", 131073)]
+)
+def test_an_index_bounded_by_an_expression_of_one_size_is_drawn_above_16_bits(bound, raised):
+    """ctc_greedy_block_template's survivors (`lengths[b] & 0xffff`, a length held in a short) lived
+    because its lengths' bound, `max_frames + 1`, is no single size: the size it names is raised until
+    the bound passes 2**16."""
+    spec = parse_spec(LENGTHS.replace("BOUND", bound))
+    wide = [c for c in candidates(spec) if "`lengths` above 16 bits" in c["label"]]
+    assert wide and wide[0]["sizes"]["max_len"] == raised, [c["label"] for c in candidates(spec)]
+
+
+def test_no_index_case_for_a_bound_of_two_sizes_or_one_past_16_bits_already():
+    for bound in ("max_len + batch", "max_len * 1000"):
+        labels = [c["label"] for c in candidates(parse_spec(LENGTHS.replace("BOUND", bound)))]
+        assert not any("`lengths` above 16 bits" in lab for lab in labels), labels
