@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from . import equivalent, equivalent_count, equivalent_launch, equivalent_steps
+from . import equivalent, equivalent_count, equivalent_launch, equivalent_steps, equivalent_warp
 from .mutant_text import KernelText, definitions
 from .syntax import Token, tokens
 
@@ -166,8 +166,8 @@ class _Sites(KernelText):
             )
         if kind == "const":
             return (
-                equivalent.butterfly_start(self.toks, i, new)
-                or equivalent.lane_guard(self.toks, i, new)
+                equivalent_warp.butterfly_start(self.toks, i, new)
+                or equivalent_warp.lane_guard(self.toks, i, new)
                 or equivalent_steps.clamp_step(self.toks, i, new)
                 or equivalent_launch.last_step_warp(
                     self.toks, i, new, self.spec, {n for n, _, _ in self.params()}, self.body
