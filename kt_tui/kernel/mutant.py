@@ -263,10 +263,11 @@ class _Sites(KernelText):
         return False
 
     def single_writer(self, i: int) -> bool:
-        """Whether token i is the 0 of `if (tid == 0)` after a barrier, guarding a statement that
-        writes only what every thread of the block sees alike (`partial[blockIdx.x] = sdata[0];`):
-        `tid == 1` writes the same, a true equivalent wherever a block has two threads, which no
-        input can kill; the guard is not mutated."""
+        """Whether token i is the 0 of `if (tid == 0)` guarding a statement that writes only what
+        every thread of the block sees alike: after a barrier, shared values and parameters
+        (`partial[blockIdx.x] = sdata[0];`); anywhere, parameters and constants (`count = 0;` into a
+        `__shared__ int count`). `tid == 1` writes the same, a true equivalent wherever a block has
+        two threads, which no input can kill; the guard is not mutated."""
         toks = self.toks
         if toks[i - 1].text != "==" and (i + 1 >= len(toks) or toks[i + 1].text != "=="):
             return False
@@ -277,16 +278,18 @@ class _Sites(KernelText):
         guard = {toks[j].text for j in range(open_ + 1, close)}
         if not (guard & ({"threadIdx"} | self.thread_names())) or "blockIdx" in guard:
             return False
-        if not any(toks[j].text == "__syncthreads" for j in range(self.body_index(), open_)):
-            return False
         end = (
             self.closing(close + 1, "{", "}")
             if toks[close + 1].text == "{"
             else next((j for j in range(close, len(toks)) if toks[j].text == ";"), -1)
         )
-        uniform = self.shared_names() | {n for n, *_ in self.param_spans()} | _UNIFORM
+        shared = self.shared_names()
+        uniform = shared | {n for n, *_ in self.param_spans()} | _UNIFORM
         used = [j for j in range(close + 1, end) if toks[j].kind == "ident" and toks[j + 1].text != "("]
-        return end > 0 and all(toks[j].text in uniform for j in used)
+        if end <= 0 or not all(toks[j].text in uniform for j in used):
+            return False
+        reads_shared = any(toks[j].text in shared and toks[j + 1].text != "=" for j in used)
+        return not reads_shared or any(toks[j].text == "__syncthreads" for j in range(self.body_index(), open_))
 
     def loop(self, i: int) -> None:
         """Half a loop: an ascending loop's bound halved, a descending one (a reduction's stride,

@@ -152,8 +152,10 @@ class KernelText:
         return {
             t.text
             for j, t in enumerate(toks[:-1])
-            if t.kind == "ident" and toks[j + 1].text == "[" and self.shared_line(t)
-        }
+            if t.kind == "ident"
+            and (toks[j + 1].text == "[" or (toks[j + 1].text in (";", ",") and j and toks[j - 1].kind == "ident"))
+            and self.shared_line(t)
+        }  # arrays and scalars (`__shared__ int count;`)
 
     def param_spans(self) -> list[tuple[str, int, str, bool]]:
         """(name, index of its first type word, base type, pointer?) of each kernel parameter."""

@@ -110,3 +110,29 @@ __global__ void __launch_bounds__(B) k(const float *x, float *out, int n) {
     assert len(made) > 8 and any("2.0f" in m.what for m in made)
     plain = src.replace("template <int B>\n", "").replace("(B)", "(256)").replace("+= B", "+= 256")
     assert len(mutants(plain, "k")) > 8
+
+
+def test_a_single_writer_of_a_shared_scalar_is_not_moved_and_one_reading_it_before_a_barrier_is():
+    """`if (threadIdx.x == 0) count = 0;` (a `__shared__ int count`, no barrier before it) and
+    `if (threadIdx.x == 0 && count > 0) atomicAdd(total, count);` after one: thread 1 writes the same
+    (valid_bitmask_ballot's survivors on an H100, session 18); a read of the scalar before any barrier
+    may see another thread's write in flight, and that guard still moves."""
+    source = """__global__ void k(const int *flags, int n, int *total, int *first) {
+    __shared__ int count;
+    if (threadIdx.x == 0)
+        count = 0;
+    if (threadIdx.x == 0)
+        first[blockIdx.x] = count;
+    __syncthreads();
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && flags[i] > 0)
+        atomicAdd(&count, 1);
+    __syncthreads();
+    if (threadIdx.x == 0 && count > 0)
+        atomicAdd(total, count);
+}
+"""
+    moved = {m.what for m in mutants(source, "k", cap=ALL) if m.kind == "const" and "threadIdx.x == 0" in m.what}
+    assert "line 3:24: `0` -> `1` in `if (threadIdx.x == 0)`" not in moved
+    assert "line 5:24: `0` -> `1` in `if (threadIdx.x == 0)`" in moved
+    assert not any(w.startswith("line 12:24:") for w in moved), moved
