@@ -78,7 +78,7 @@ def _spec_options(path: Path) -> list[str]:
         return []
     try:
         options = tomllib.loads(read_text_file(path, "spec", SPEC_BYTES)).get("compiler_options", [])
-    except (FileRefused, tomllib.TOMLDecodeError):
+    except (FileRefused, tomllib.TOMLDecodeError, RecursionError):  # nested past tomllib's depth
         return []
     return [o for o in options if isinstance(o, str)] if isinstance(options, list) else []
 
