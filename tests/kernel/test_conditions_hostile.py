@@ -1,0 +1,28 @@
+"""kernel/conditions.py against hostile and unusual kernel text: the groups a compile reads are the ones
+read, whatever the text, within bounds of time."""
+
+import pytest
+
+from .test_header_structs import PICK, _particles
+
+
+@pytest.mark.parametrize(
+    "test, options",
+    [
+        ("#ifdef __CUDACC__", ()),  # nvcc and NVRTC define it
+        ("#if defined(__CUDA_ARCH__)", ()),  # the device pass, the one that lays out a kernel's parameters
+        ("#ifdef __cplusplus", ()),  # every compile is C++
+        ("#if __cplusplus >= 201703L", ()),  # C++17, unless the options name a later standard
+        ("#if __cplusplus >= 201703L", ("-std=c++20",)),
+    ],
+)
+def test_the_compilers_own_macros_are_defined(tmp_path, test, options):
+    head = PICK.replace("#ifdef USE_DOUBLE", test).replace('"particle_d.h"', '"particle_x.h"')
+    head = head.replace('"particle_f.h"', '"particle_d.h"').replace('"particle_x.h"', '"particle_f.h"')
+    names, dtype, undecided = _particles(tmp_path, head, options)
+    assert (names, dtype, undecided) == (["particle_f.h"], "float32", [])
+
+
+def test_a_value_the_compile_gives_only_per_arch_is_undecided(tmp_path):
+    names, _, undecided = _particles(tmp_path, PICK.replace("#ifdef USE_DOUBLE", "#if __CUDA_ARCH__ >= 700"))
+    assert names == ["particle_d.h"] and len(undecided) == 1  # its first group, said
