@@ -1,7 +1,8 @@
 """Which groups of a kernel's files the preprocessor reads: `#if`, `#ifdef`, `#ifndef`, `#elif`, `#else`
 chains decided with the macros the files define before them (`#define`, `#undef`), the -D options a spec
-gives, and the names kernel_tuner defines before the kernel (block and grid sizes, `kernel_tuner`). A name
-defined nowhere is undefined, as nvcc reads it, and an identifier left in an `#if` is 0. A condition on a
+gives, the names kernel_tuner defines before the kernel (block and grid sizes, `kernel_tuner`) and those
+the compiler defines (`__CUDACC__`, `__CUDA_ARCH__`, `__cplusplus`). A name defined nowhere else is
+undefined, as nvcc reads it, and an identifier left in an `#if` is 0. A condition on a
 value only a launch gives (`#if block_size_x > 128`), on a function-like macro, or in syntax read here
 (no `?:`, no character literals) is undecided: the first group whose condition is not false is read as
 if it held, and said so.
@@ -25,6 +26,10 @@ KERNEL_TUNER: Macros = {
     **{f"{k}_size_{a}": None for k in ("block", "grid") for a in "xyz"},
     "kernel_tuner": "1",
 }
+# nvcc and NVRTC define these in the device pass, the one that lays out a kernel's parameters: the arch
+# compiled for (not known here) and the language's year (kernel/text.py STANDARD, C++17, unless -std= says)
+COMPILER: Macros = {"__CUDACC__": "1", "__CUDA_ARCH__": None, "__cplusplus": "201703L"}
+PREDEFINED: Macros = {**COMPILER, **KERNEL_TUNER}
 MAX_EXPRESSION = 2000  # characters of one condition read; a longer one is undecided
 MAX_NESTING = 16  # macros inside macros, and parentheses, followed
 MAX_TOKENS = 4000  # tokens read for one condition, its macros' bodies included
@@ -176,13 +181,17 @@ def define(rest: str, macros: Macros) -> None:
 
 
 def with_options(macros: Macros, options: list[str]) -> Macros:
-    """`macros` with a spec's compiler options' -DNAME (as 1), -DNAME=VALUE and -UNAME applied in order."""
+    """`macros` with a spec's compiler options' -DNAME (as 1), -DNAME=VALUE and -UNAME applied in order; a
+    -std= other than C++17 or C++20 leaves __cplusplus's year unknown."""
     out = dict(macros)
     for option in options:
         if m := re.fullmatch(r"-D([A-Za-z_]\w*)(?:=(.*))?", option):
             out[m[1]] = "1" if m[2] is None else m[2]
         elif m := re.fullmatch(r"-U([A-Za-z_]\w*)", option):
             out.pop(m[1], None)
+        elif option.startswith(("-std=", "--std=")) and "__cplusplus" in out:
+            m = re.fullmatch(r"--?std=(?:c|gnu)\+\+(17|20)", option)
+            out["__cplusplus"] = {"17": "201703L", "20": "202002L"}[m[1]] if m else None
     return out
 
 
