@@ -26,3 +26,11 @@ def test_the_compilers_own_macros_are_defined(tmp_path, test, options):
 def test_a_value_the_compile_gives_only_per_arch_is_undecided(tmp_path):
     names, _, undecided = _particles(tmp_path, PICK.replace("#ifdef USE_DOUBLE", "#if __CUDA_ARCH__ >= 700"))
     assert names == ["particle_d.h"] and len(undecided) == 1  # its first group, said
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])  # a lone CR ends a line for nvcc too
+def test_a_headers_groups_are_read_whatever_ends_its_lines(tmp_path, end):
+    text = "#if 1\nstruct Particle { double x, y, z, w; };\n#else\nstruct Particle { float x, y, z, w; };\n#endif\n"
+    (tmp_path / "particle.h").write_bytes(text.replace("\n", end).encode())
+    names, dtype, undecided = _particles(tmp_path, '#include "particle.h"\n')
+    assert (names, dtype, undecided) == (["particle.h"], "float64", [])
