@@ -241,7 +241,7 @@ def live_groups(text: str, macros: Macros, where: str, include: Callable[[str], 
             macros.pop(rest.strip(), None)
         elif name == "include":
             include(rest)
-    lines = text.split("\n")
+    lines = re.split(r"\r\n?|\n", text)  # lines as Preprocessed counts them: a lone CR ends one
     for first, last in dead:
         for i in range(first - 1, min(last or len(lines), len(lines))):
             lines[i] = " " * len(lines[i])
