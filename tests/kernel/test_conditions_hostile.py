@@ -34,3 +34,14 @@ def test_a_headers_groups_are_read_whatever_ends_its_lines(tmp_path, end):
     (tmp_path / "particle.h").write_bytes(text.replace("\n", end).encode())
     names, dtype, undecided = _particles(tmp_path, '#include "particle.h"\n')
     assert (names, dtype, undecided) == (["particle.h"], "float64", [])
+
+
+def test_the_conditions_of_one_read_share_a_bound_on_the_tokens_read():
+    from kt_tui.kernel.conditions import KERNEL_TUNER, MAX_READ_TOKENS, live_groups
+
+    ones = "+".join(["I"] * 1000)  # 1999 tokens, and a token for each I read
+    text = f"#define I 1\n#define A {ones}\n" + "#if A == 1000\nint x;\n#endif\n" * (MAX_READ_TOKENS // 1000)
+    live = live_groups(text, dict(KERNEL_TUNER), "h.h")
+    decided = MAX_READ_TOKENS // 3002  # each condition reads 3002 tokens: its own 3, A's 1999 and I's
+    assert live.undecided[0].startswith(f"h.h:{3 + 3 * decided}: `#if A == 1000` is not decided here")
+    assert len(live.undecided) == MAX_READ_TOKENS // 1000 - decided  # before: each read to the end, none said
