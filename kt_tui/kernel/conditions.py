@@ -33,6 +33,7 @@ PREDEFINED: Macros = {**COMPILER, **KERNEL_TUNER}
 MAX_EXPRESSION = 2000  # characters of one condition read; a longer one is undecided
 MAX_NESTING = 16  # macros inside macros, and parentheses, followed
 MAX_TOKENS = 4000  # tokens read for one condition, its macros' bodies included
+MAX_READ_TOKENS = 100_000  # tokens read for all the conditions of one read (a kernel and its headers): about 1 s
 _TOKEN = re.compile(
     r"\s*(?:(0[xX][0-9A-Fa-f]+|\d+)[uUlL]*\b|([A-Za-z_]\w*)|(\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%<>!~&|^()])|(\S))"
 )
@@ -42,6 +43,19 @@ _BINARY = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<
 
 class _Undecided(Exception):
     """A condition this reader cannot decide."""
+
+
+@dataclass
+class Spent:
+    """Tokens read for the conditions of one read of a kernel's files, and for the condition now read."""
+
+    read: int = 0
+    condition: int = 0
+
+    def take(self, tokens: int) -> None:
+        self.read, self.condition = self.read + tokens, self.condition + tokens
+        if self.condition > MAX_TOKENS or self.read > MAX_READ_TOKENS:
+            raise _Undecided
 
 
 def _tokens(text: str) -> list[str]:
@@ -63,7 +77,7 @@ class _Reader:
     macros: Macros
     depth: int = 0
     at: int = 0
-    spent: list[int] = field(default_factory=lambda: [0])  # tokens read, shared with the macros' readers
+    spent: Spent = field(default_factory=Spent)  # shared with the macros' readers
 
     def value(self) -> int | None:
         v = self._binary(0)
@@ -123,9 +137,7 @@ class _Reader:
             return None  # a launch's value, or a function-like macro's
         self._nest()
         toks = _tokens(body)
-        self.spent[0] += len(toks)
-        if self.spent[0] > MAX_TOKENS:
-            raise _Undecided
+        self.spent.take(len(toks))
         v = _Reader(toks, self.macros, self.depth, spent=self.spent).value()
         self.depth -= 1
         return v
@@ -159,15 +171,20 @@ def _quotient(x: int, y: int) -> int:
     return q if (x < 0) == (y < 0) else -q
 
 
-def condition(name: str, rest: str, macros: Macros) -> bool | None:
-    """Whether the group of `#if rest` (`#ifdef`, `#ifndef`, `#elif`) is read; None where undecided."""
+def condition(name: str, rest: str, macros: Macros, spent: Spent | None = None) -> bool | None:
+    """Whether the group of `#if rest` (`#ifdef`, `#ifndef`, `#elif`) is read; None where undecided, or
+    where `spent` (the read's tokens so far) has reached its bound."""
     if name in ("ifdef", "ifndef"):
         m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*", rest)
         if not m:
             return None
         return (m[1] in macros) == (name == "ifdef")
+    spent = spent if spent is not None else Spent()
+    spent.condition = 0
     try:
-        v = _Reader(_tokens(rest), macros).value()
+        toks = _tokens(rest)
+        spent.take(len(toks))
+        v = _Reader(toks, macros, spent=spent).value()
     except (_Undecided, ValueError, RecursionError):
         return None
     return None if v is None else v != 0
@@ -203,10 +220,18 @@ class Live:
     undecided: list[str]
 
 
-def live_groups(text: str, macros: Macros, where: str, include: Callable[[str], None] = lambda rest: None) -> Live:
+def live_groups(
+    text: str,
+    macros: Macros,
+    where: str,
+    include: Callable[[str], None] = lambda rest: None,
+    spent: Spent | None = None,
+) -> Live:
     """`text` (the file `where`) read as the preprocessor reads it, in order: `macros` gains what its read
     groups define (and loses what they undefine), and `include(rest)` is called at each `#include` read,
-    where the header it names is read before the rest."""
+    where the header it names is read before the rest. `spent`: the tokens its conditions read, shared by
+    the files of one read (MAX_READ_TOKENS)."""
+    spent = spent if spent is not None else Spent()
     frames: list[list[bool]] = []  # [outer read, a group of the chain taken]
     read = True
     dead: list[list[int]] = []  # [first line, last line] blanked; last 0 while open
@@ -221,7 +246,7 @@ def live_groups(text: str, macros: Macros, where: str, include: Callable[[str], 
             if name == "endif":
                 now = frames.pop()[0]
             else:
-                held = False if not outer or taken else True if name == "else" else condition(name, rest, macros)
+                held = False if not outer or taken else True if name == "else" else condition(name, rest, macros, spent)
                 now = held is not False
                 if held is None:
                     shown = " ".join(rest.split())

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..files import FileRefused, read_text_file
-from .conditions import PREDEFINED, live_groups, with_options
+from .conditions import PREDEFINED, Spent, live_groups, with_options
 from .directives import plain_local_name
 from .text import KernelTextError, kernel_text
 
@@ -35,6 +35,7 @@ def local_headers(
     seen: set[Path] = set()
     macros = with_options(PREDEFINED, list(options))
     said = undecided if undecided is not None else []
+    spent = Spent()  # the conditions of every file read share one bound
 
     def visit(text: str, path: Path, depth: int) -> str:
         def include(rest: str) -> None:
@@ -53,7 +54,7 @@ def local_headers(
             found.append((header_path, header))
             found[at] = (header_path, visit(header, header_path, depth + 1))
 
-        live = live_groups(text, macros, path.name, include)
+        live = live_groups(text, macros, path.name, include, spent)
         said.extend(live.undecided)
         return live.text
 
