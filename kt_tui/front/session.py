@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,13 +42,14 @@ def pick_backend(
     kernel_path: Path,
     request: str | None = None,
     source: str = "",
+    options: Sequence[str] = (),
 ) -> BackendChoice:
     from ..engine.backend import choose_backend
     from ..gpu.probe_cache import cached_probe
 
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
     sims = sim_sources(settings, kernel_path)
-    choice = choose_backend(request or settings.backend, probe, kernel, version, sims, source)
+    choice = choose_backend(request or settings.backend, probe, kernel, version, sims, source, options)
     if choice.arch and not choice.simulated and getattr(gpu, "arch", "") is None:
         gpu.arch = choice.arch  # a remembered probe's: the compile pool compiles for it
     return choice
@@ -60,7 +62,10 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
     from .early import take_compile_check
 
     def pick() -> BackendChoice:
-        choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path, source=kf.source)
+        version = version_ids(kf.source, spec)
+        choice = pick_backend(
+            settings, gpu, spec.kernel, version, kf.path, source=kf.source, options=spec.compiler_options
+        )
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
         if prepare is not None and not choice.simulated and not choice.unmeasured:
             prepare(spec.to_dict(), choice.backend, kf.source)

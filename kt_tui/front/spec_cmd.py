@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..config import load_settings
@@ -46,8 +47,9 @@ def draft_command(args) -> int:
     kernel = _kernel(kf, args.kernel)
     path = Path(args.spec) if args.spec else spec_path_for(kf.path)
     undecided: list[str] = []
-    headers = local_headers(kf.source, kf.path, _spec_options(path), undecided)
-    drafted = draft(kernel, src=kf.source, headers=[text for _, text in headers])
+    options = _spec_options(path)
+    headers = local_headers(kf.source, kf.path, options, undecided)
+    drafted = draft(kernel, src=kf.source, headers=[text for _, text in headers], options=options)
     drafted.guesses += [("", f"header conditions: {line}") for line in undecided]
     spec = drafted.spec
     note = draft_note(spec)
@@ -214,14 +216,17 @@ def check_command(args) -> int:
     return 0
 
 
-def gpu_backend(request: str | None, source: str = "", kernel: str | None = None) -> tuple[str | None, str]:
-    """The backend that runs the check's tests, or None and why there is none."""
+def gpu_backend(
+    request: str | None, source: str = "", kernel: str | None = None, options: Sequence[str] = ()
+) -> tuple[str | None, str]:
+    """The backend that runs the check's tests, or None and why there is none; `options`: the spec's
+    compiler options (engine/backend.py probe_order)."""
     request = request or "auto"
     if request == "sim":
         return None, "--backend sim"
     if fingerprint() is None:
         return None, "no NVIDIA driver on this machine"
-    order = probe_order(request, source, kernel)
+    order = probe_order(request, source, kernel, options)
     if request != "auto":
         return request, ""
     from ..gpu.tuner import Tuner  # here: only `spec --check` on a machine with a driver starts one
@@ -239,7 +244,7 @@ def gpu_backend(request: str | None, source: str = "", kernel: str | None = None
 def test_check(args, kf, spec) -> str | None:
     """Whether the check can fail (gpu/checkrun.py): the text added to "spec ok", or None after
     saying on stderr why the spec is refused (out of bounds, vacuous, wrong outputs, result parameters)."""
-    backend, why = gpu_backend(getattr(args, "backend", None), kf.source, spec.kernel)
+    backend, why = gpu_backend(getattr(args, "backend", None), kf.source, spec.kernel, spec.compiler_options)
     if backend is None:
         state = checkrun.check_strength(kf.source, spec, None)
         if state["state"] == "unchecked":

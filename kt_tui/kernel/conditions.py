@@ -78,6 +78,7 @@ class _Reader:
     depth: int = 0
     at: int = 0
     spent: Spent = field(default_factory=Spent)  # shared with the macros' readers
+    closed: bool = True  # a name not in `macros` is undefined; else it may be (a header not read defines it)
 
     def value(self) -> int | None:
         v = self._binary(0)
@@ -120,7 +121,7 @@ class _Reader:
             name = self._take() if not paren else (self._take(), self._take())[1]
             if paren and self._take() != ")":
                 raise _Undecided
-            return int(name in self.macros)
+            return int(name in self.macros) if self.closed or name in self.macros else None
         if op[0].isdigit():
             return int(op, 0) if not re.fullmatch(r"0\d+", op) else int(op, 8)
         if re.fullmatch(r"[A-Za-z_]\w*", op):
@@ -131,14 +132,14 @@ class _Reader:
         if name in ("true", "false"):
             return int(name == "true")
         if name not in self.macros:
-            return 0  # an identifier no macro names is 0 in an #if
+            return 0 if self.closed else None  # an identifier no macro names is 0 in an #if
         body = self.macros[name]
         if body is None or self._peek() == "(":
             return None  # a launch's value, or a function-like macro's
         self._nest()
         toks = _tokens(body)
         self.spent.take(len(toks))
-        v = _Reader(toks, self.macros, self.depth, spent=self.spent).value()
+        v = _Reader(toks, self.macros, self.depth, spent=self.spent, closed=self.closed).value()
         self.depth -= 1
         return v
 
@@ -171,20 +172,21 @@ def _quotient(x: int, y: int) -> int:
     return q if (x < 0) == (y < 0) else -q
 
 
-def condition(name: str, rest: str, macros: Macros, spent: Spent | None = None) -> bool | None:
+def condition(name: str, rest: str, macros: Macros, spent: Spent | None = None, closed: bool = True) -> bool | None:
     """Whether the group of `#if rest` (`#ifdef`, `#ifndef`, `#elif`) is read; None where undecided, or
-    where `spent` (the read's tokens so far) has reached its bound."""
+    where `spent` (the read's tokens so far) has reached its bound. `closed`: the names `macros` lacks
+    are undefined (else a header not read here may define them: a condition on one is undecided)."""
     if name in ("ifdef", "ifndef"):
         m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*", rest)
         if not m:
             return None
-        return (m[1] in macros) == (name == "ifdef")
+        return (m[1] in macros) == (name == "ifdef") if closed or m[1] in macros else None
     spent = spent if spent is not None else Spent()
     spent.condition = 0
     try:
         toks = _tokens(rest)
         spent.take(len(toks))
-        v = _Reader(toks, macros, spent=spent).value()
+        v = _Reader(toks, macros, spent=spent, closed=closed).value()
     except (_Undecided, ValueError, RecursionError):
         return None
     return None if v is None else v != 0
@@ -226,11 +228,12 @@ def live_groups(
     where: str,
     include: Callable[[str], None] = lambda rest: None,
     spent: Spent | None = None,
+    closed: bool = True,
 ) -> Live:
     """`text` (the file `where`) read as the preprocessor reads it, in order: `macros` gains what its read
     groups define (and loses what they undefine), and `include(rest)` is called at each `#include` read,
     where the header it names is read before the rest. `spent`: the tokens its conditions read, shared by
-    the files of one read (MAX_READ_TOKENS)."""
+    the files of one read (MAX_READ_TOKENS). `closed`: as condition's."""
     spent = spent if spent is not None else Spent()
     frames: list[list[bool]] = []  # [outer read, a group of the chain taken]
     read = True
@@ -246,7 +249,13 @@ def live_groups(
             if name == "endif":
                 now = frames.pop()[0]
             else:
-                held = False if not outer or taken else True if name == "else" else condition(name, rest, macros, spent)
+                held = (
+                    False
+                    if not outer or taken
+                    else True
+                    if name == "else"
+                    else condition(name, rest, macros, spent, closed)
+                )
                 now = held is not False
                 if held is None:
                     shown = " ".join(rest.split())

@@ -122,13 +122,18 @@ class Draft:
         return [f"{key}: {what}" if key else what for key, what in self.guesses]
 
 
-def draft(kernel: Kernel, src: str = "", n: int = 1 << 20, headers: Sequence[str] = ()) -> Draft:
+def draft(
+    kernel: Kernel, src: str = "", n: int = 1 << 20, headers: Sequence[str] = (), options: Sequence[str] = ()
+) -> Draft:
     """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it.
-    `headers`: the texts of the local headers it includes (kernel/headers.py), for the structs they define."""
+    `headers`: the texts of the local headers it includes (kernel/headers.py), for the structs they define;
+    `options`: the spec's compiler options, whose -D and -U decide which of the source's aliases are compiled."""
     why = ""
     kernel = launch_shapes(kernel)
     if src:
-        kernel = typed_params(kernel, vector_aliases(src))  # `typedef float4 vec4`: vec4 v is a float4 by value
+        kernel = typed_params(
+            kernel, vector_aliases(src, options)
+        )  # `typedef float4 vec4`: vec4 v is a float4 by value
         try:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else kernel_alone(src, kernel)
