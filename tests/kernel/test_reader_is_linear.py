@@ -92,3 +92,17 @@ def test_fuzz_random_bytes_blanks_and_unicode_are_read_in_bounded_time(pieces):
     for fn in (tokens, code_text, find_kernels, _review):
         took = _seconds(fn, text)
         assert took < 20, f"{fn.__name__} took {took:.1f} s on {len(text)} characters"
+
+
+def test_a_template_kernels_head_is_found_in_time_linear_in_the_text():
+    from kt_tui.engine.backend import probe_order
+    from kt_tui.kernel.draft_roles import template_params
+
+    heads = 'const char *s = "' + "__global__ " * 30_000 + '";\n'  # each a head no `;` or `{` ends before k(
+    text = heads + "template <typename T>\n__global__ void k(int n, T v, float *o) { if (n) o[0] = v.x; }\n"
+    text += "template __global__ void k<float4>(int, float4, float *);\n"
+    took = _seconds(lambda t: template_params(t, "k"), text)
+    assert template_params(text, "k") == [("type", "T")]
+    assert took < 20, f"template_params: {took:.1f} s"  # before: 86 s on vm2core
+    took = _seconds(lambda t: probe_order("auto", t, "k"), text)
+    assert probe_order("auto", text, "k") == ("cupy",) and took < 20, f"probe_order: {took:.1f} s"
