@@ -45,3 +45,24 @@ def test_the_conditions_of_one_read_share_a_bound_on_the_tokens_read():
     decided = MAX_READ_TOKENS // 3002  # each condition reads 3002 tokens: its own 3, A's 1999 and I's
     assert live.undecided[0].startswith(f"h.h:{3 + 3 * decided}: `#if A == 1000` is not decided here")
     assert len(live.undecided) == MAX_READ_TOKENS // 1000 - decided  # before: each read to the end, none said
+
+
+def test_a_drafts_header_conditions_read_the_existing_specs_tune_parameters_and_defines(tmp_path, capsys):
+    from kt_tui.cli import main
+
+    from .test_header_structs import PARTICLES, SCALES
+
+    for name, text in PARTICLES.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "k.cu").write_text(PICK.replace("#ifdef USE_DOUBLE", "#if WIDE") + SCALES)
+    (tmp_path / "k.cu.toml").write_text('kernel = "k"\n[tune_params]\nWIDE = [0, 1]\n')
+    assert main(["spec", str(tmp_path / "k.cu"), "--print"]) == 0
+    out = capsys.readouterr().out  # WIDE is 1 in some configurations: before, read as 0 and not said
+    assert "header conditions: k.cu:1: `#if WIDE` is not decided here" in out and 'type = "float64"' in out
+    (tmp_path / "k.cu.toml").write_text('kernel = "k"\n[defines]\nWIDE = 0\n')
+    assert main(["spec", str(tmp_path / "k.cu"), "--print"]) == 0
+    out = capsys.readouterr().out
+    assert "header conditions" not in out and 'name = "p"\ntype = "float32"' in out
+    (tmp_path / "k.cu.toml").write_text('kernel = "k"\n[defines]\nWIDE = 1\n')
+    assert main(["spec", str(tmp_path / "k.cu"), "--print"]) == 0
+    assert 'name = "p"\ntype = "float64"' in capsys.readouterr().out

@@ -52,3 +52,21 @@ def test_a_name_an_included_header_may_define_leaves_the_group_as_written_first(
     (k,) = find_kernels(src)
     (c,) = [a for a in draft(k, src, 1 << 12).spec.args if a.name == "c"]
     assert c.type == "double2" and nvcuda_unpassable(src) == "`vec2 c` of scale"
+
+
+WIDTH = "#if VEC == 4\ntypedef float4 vec_t;\n#else\ntypedef float2 vec_t;\n#endif\n"
+STORE = "__global__ void store(int n, vec_t c, float *out) { if (n) out[0] = c.x; }\n"
+
+
+def test_a_tune_parameter_or_a_specs_define_in_a_condition_is_what_kernel_tuner_defines():
+    from kt_tui.kernel.conditions import spec_names
+
+    src = WIDTH + STORE
+    tuned = spec_names(["VEC"], {})  # a value per configuration: VEC == 4 in some
+    assert nvcuda_unpassable(src, names=tuned) == "`vec_t c` of store"  # before: VEC read as 0, float2
+    assert "nvcuda" not in probe_order("auto", src, names=tuned)
+    assert nvcuda_unpassable(src, names=spec_names([], {"VEC": 2})) is None
+    assert nvcuda_unpassable(src, names=spec_names([], {"VEC": 4})) == "`vec_t c` of store"
+    (k,) = find_kernels(src)
+    (c,) = [a for a in draft(k, src, 1 << 12, names=spec_names([], {"VEC": 4})).spec.args if a.name == "c"]
+    assert c.type == "float4"
