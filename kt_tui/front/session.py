@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import FLAT_STRATEGY_KEYS, Settings
 from ..engine.registry import strategy_options
 from ..errors import UserError
+from ..kernel.conditions import Macros, names_of
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..redact import MASK
 from ..store import SessionStore, Store
@@ -43,13 +44,14 @@ def pick_backend(
     request: str | None = None,
     source: str = "",
     options: Sequence[str] = (),
+    names: Macros | None = None,
 ) -> BackendChoice:
     from ..engine.backend import choose_backend
     from ..gpu.probe_cache import cached_probe
 
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
     sims = sim_sources(settings, kernel_path)
-    choice = choose_backend(request or settings.backend, probe, kernel, version, sims, source, options)
+    choice = choose_backend(request or settings.backend, probe, kernel, version, sims, source, options, names)
     if choice.arch and not choice.simulated and getattr(gpu, "arch", "") is None:
         gpu.arch = choice.arch  # a remembered probe's: the compile pool compiles for it
     return choice
@@ -64,7 +66,14 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
     def pick() -> BackendChoice:
         version = version_ids(kf.source, spec)
         choice = pick_backend(
-            settings, gpu, spec.kernel, version, kf.path, source=kf.source, options=spec.compiler_options
+            settings,
+            gpu,
+            spec.kernel,
+            version,
+            kf.path,
+            source=kf.source,
+            options=spec.compiler_options,
+            names=names_of(spec),
         )
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
         if prepare is not None and not choice.simulated and not choice.unmeasured:

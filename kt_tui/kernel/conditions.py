@@ -15,10 +15,14 @@ evaluated as Python: the expression is parsed by the small reader below."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .parsed import Preprocessed
+
+if TYPE_CHECKING:
+    from .spec_model import Spec
 
 Macros = dict[str, str | None]  # name -> its body; None: defined, value not known here (a launch's)
 # kernel_tuner defines these before the kernel (each configuration's values) and `kernel_tuner` as 1
@@ -197,6 +201,21 @@ def define(rest: str, macros: Macros) -> None:
     m = re.match(r"([A-Za-z_]\w*)(\()?\s*(.*)$", rest, re.S)
     if m:
         macros[m[1]] = None if m[2] else m[3].strip()
+
+
+def spec_names(tune: Iterable[str], defines: Mapping[str, object], defines_only: bool = False) -> Macros:
+    """The names kernel_tuner defines before the kernel from a spec: each tune parameter (a configuration's
+    value, not known here; none with `defines_only`, where only the defines are) and each define (its
+    value where a whole number, else not known here)."""
+    out: Macros = {} if defines_only else {name: None for name in tune}
+    for name, v in defines.items():
+        out[name] = str(v) if isinstance(v, int) and not isinstance(v, bool) else None
+    return out
+
+
+def names_of(spec: Spec) -> Macros:
+    """spec_names of a spec read."""
+    return spec_names(spec.tune_params or {}, spec.defines or {}, bool(spec.defines_only))
 
 
 def with_options(macros: Macros, options: list[str]) -> Macros:

@@ -29,6 +29,7 @@ from . import (
     draft_values,
     extents,
 )
+from .conditions import Macros
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
@@ -123,16 +124,22 @@ class Draft:
 
 
 def draft(
-    kernel: Kernel, src: str = "", n: int = 1 << 20, headers: Sequence[str] = (), options: Sequence[str] = ()
+    kernel: Kernel,
+    src: str = "",
+    n: int = 1 << 20,
+    headers: Sequence[str] = (),
+    options: Sequence[str] = (),
+    names: Macros | None = None,
 ) -> Draft:
     """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it.
     `headers`: the texts of the local headers it includes (kernel/headers.py), for the structs they define;
-    `options`: the spec's compiler options, whose -D and -U decide which of the source's aliases are compiled."""
+    `options`, `names`: the spec's compiler options and the names kernel_tuner defines from it
+    (conditions.spec_names), which decide which of the source's aliases are compiled."""
     why = ""
     kernel = launch_shapes(kernel)
     if src:
         kernel = typed_params(
-            kernel, vector_aliases(src, options)
+            kernel, vector_aliases(src, options, names)
         )  # `typedef float4 vec4`: vec4 v is a float4 by value
         try:
             unit = cuda_ast.parse(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .conditions import PREDEFINED, live_groups, with_options
+from .conditions import PREDEFINED, Macros, live_groups, with_options
 from .draft_roles import template_params
 from .kernels import Param
 from .source import Kernel, find_kernels
@@ -37,21 +37,24 @@ def _vector(base_type: str, aliases: dict[str, str]) -> str | None:
     return param_vector(name)
 
 
-def vector_aliases(source: str, options: Sequence[str] = ()) -> dict[str, str]:
+def vector_aliases(source: str, options: Sequence[str] = (), names: Macros | None = None) -> dict[str, str]:
     """Each name the source gives a CUDA vector type, directly or through other names -> that vector
     (`typedef float4 v4; using vec4 = v4;`: v4 and vec4 -> float4). `options`: the spec's compiler
-    options, whose -D and -U decide its #ifdefs (`_compiled`)."""
-    aliases = _aliases(_compiled(source, options))
+    options, whose -D and -U decide its #ifdefs, and `names` the spec's tune parameters and defines (`_compiled`)."""
+    aliases = _aliases(_compiled(source, options, names))
     return {name: vector for name in aliases if (vector := _vector(name, aliases)) is not None}
 
 
-def _compiled(source: str, options: Sequence[str]) -> str:
+def _compiled(source: str, options: Sequence[str], names: Macros | None = None) -> str:
     """The first 1 MB of `source` with comments and the groups the compile skips blanked (kernel/conditions.py,
-    with the spec's `options` and the names kernel_tuner and the compiler define). Where it includes a file,
+    with the spec's `options`, the names kernel_tuner defines from the spec (`names`: conditions.spec_names) or
+    of its own, and the compiler's). Where it includes a file,
     a name defined nowhere here may be defined there: a condition on one reads its first group."""
     text = source[:1_000_000]
     closed = not re.search(r"^[ \t]*#[ \t]*include\b", text, re.MULTILINE)
-    macros = with_options(PREDEFINED, list(options or ()))  # a spec's options: None where it has none
+    macros = with_options(
+        {**PREDEFINED, **(names or {})}, list(options or ())
+    )  # a spec's options: None where it has none
     return strip_comments(live_groups(text, macros, "kernel", closed=closed).text)
 
 
@@ -106,12 +109,14 @@ def _retyped(p: Param, names: dict[str, str]) -> Param:
     return Param(p.name, ctype)
 
 
-def pycuda_misplaced(source: str, kernel: str | None = None, options: Sequence[str] = ()) -> str | None:
+def pycuda_misplaced(
+    source: str, kernel: str | None = None, options: Sequence[str] = (), names: Macros | None = None
+) -> str | None:
     """The first vector parameter passed by value that pycuda packs at another offset than CUDA's,
     as "`float4 c` of kernel k" (of the kernel named `kernel` where given); None where each lands
     where CUDA puts it, or where a parameter before it is of a type whose layout is not known here
     (a struct, a template type)."""
-    clean = _compiled(source, options)
+    clean = _compiled(source, options, names)
     aliases = _aliases(clean)
     for label, params in _instances(source, clean, kernel):
         cuda = packed = 0
@@ -134,11 +139,13 @@ def pycuda_misplaced(source: str, kernel: str | None = None, options: Sequence[s
     return None
 
 
-def nvcuda_unpassable(source: str, kernel: str | None = None, options: Sequence[str] = ()) -> str | None:
+def nvcuda_unpassable(
+    source: str, kernel: str | None = None, options: Sequence[str] = (), names: Macros | None = None
+) -> str | None:
     """The first vector parameter passed by value that kernel_tuner's nvcuda backend cannot pass (one
     of other than 1, 2, 4 or 8 bytes: float3, float4, double2, char3), as "`float4 c` of kernel k" (of
     the kernel named `kernel` where given); None where there is none or the parser cannot read it."""
-    clean = _compiled(source, options)
+    clean = _compiled(source, options, names)
     aliases = _aliases(clean)
     for label, params in _instances(source, clean, kernel):
         for p in params:
