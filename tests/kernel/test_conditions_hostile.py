@@ -66,3 +66,21 @@ def test_a_drafts_header_conditions_read_the_existing_specs_tune_parameters_and_
     (tmp_path / "k.cu.toml").write_text('kernel = "k"\n[defines]\nWIDE = 1\n')
     assert main(["spec", str(tmp_path / "k.cu"), "--print"]) == 0
     assert 'name = "p"\ntype = "float64"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "rest, held",
+    [
+        ("A", None),  # 50 numbers of 1990 digits multiplied: past 64 bits, as no compile reads it
+        ("18446744073709551616 > 0", None),  # 2 ** 64: too large for any integer type
+        ("9223372036854775807 > 0", True),
+        ("-9223372036854775807 - 1 < 0", True),
+        ("(1 << 62) * 4 > 0", None),  # 2 ** 64
+        ("4294967296 * 4294967295 > 0", True),
+    ],
+)
+def test_a_conditions_values_stay_within_64_bits(rest, held):
+    from kt_tui.kernel.conditions import PREDEFINED, condition
+
+    macros = {**PREDEFINED, "B": "9" * 1990, "A": "*".join(["B"] * 50)}  # 1000 of them: 11 s a condition
+    assert condition("if", rest, macros) is held
