@@ -37,6 +37,8 @@ PREDEFINED: Macros = {**COMPILER, **KERNEL_TUNER}
 MAX_EXPRESSION = 2000  # characters of one condition read; a longer one is undecided
 MAX_NESTING = 16  # macros inside macros, and parentheses, followed
 MAX_TOKENS = 4000  # tokens read for one condition, its macros' bodies included
+# the preprocessor's arithmetic is intmax_t's and uintmax_t's: a value past both is not read here
+WIDTH = (-(1 << 63), 1 << 64)
 MAX_READ_TOKENS = 100_000  # tokens read for all the conditions of one read (a kernel and its headers): about 1 s
 _TOKEN = re.compile(
     r"\s*(?:(0[xX][0-9A-Fa-f]+|\d+)[uUlL]*\b|([A-Za-z_]\w*)|(\|\||&&|==|!=|<=|>=|<<|>>|[-+*/%<>!~&|^()])|(\S))"
@@ -112,7 +114,7 @@ class _Reader:
         op = self._take()
         if op in ("!", "~", "-", "+"):
             v = self._unary()
-            return None if v is None else {"!": int(not v), "~": ~v, "-": -v, "+": v}[op]
+            return None if v is None else _fits({"!": int(not v), "~": ~v, "-": -v, "+": v}[op])
         if op == "(":
             self._nest()
             v = self._binary(0)
@@ -127,7 +129,7 @@ class _Reader:
                 raise _Undecided
             return int(name in self.macros) if self.closed or name in self.macros else None
         if op[0].isdigit():
-            return int(op, 0) if not re.fullmatch(r"0\d+", op) else int(op, 8)
+            return _fits(int(op, 0) if not re.fullmatch(r"0\d+", op) else int(op, 8))
         if re.fullmatch(r"[A-Za-z_]\w*", op):
             return self._name(op)
         raise _Undecided
@@ -167,7 +169,14 @@ def _apply(op: str, a: int | None, b: int | None) -> int | None:
         "<<": lambda x, y: x << y, ">>": lambda x, y: x >> y, "+": lambda x, y: x + y, "-": lambda x, y: x - y,
         "*": lambda x, y: x * y, "/": _quotient, "%": lambda x, y: x - y * _quotient(x, y),
     }  # fmt: skip
-    return ops[op](a, b)
+    return _fits(ops[op](a, b))
+
+
+def _fits(v: int) -> int:
+    """`v`, where it is within 64 bits (WIDTH); else the condition is undecided."""
+    if not WIDTH[0] <= v < WIDTH[1]:
+        raise _Undecided
+    return v
 
 
 def _quotient(x: int, y: int) -> int:
