@@ -84,3 +84,19 @@ def test_a_conditions_values_stay_within_64_bits(rest, held):
 
     macros = {**PREDEFINED, "B": "9" * 1990, "A": "*".join(["B"] * 50)}  # 1000 of them: 11 s a condition
     assert condition("if", rest, macros) is held
+
+
+def test_a_draft_says_a_few_undecided_conditions_and_counts_the_rest(tmp_path, capsys):
+    from kt_tui.cli import main
+
+    from .test_header_structs import SCALES
+
+    conditions = "".join(f"#if block_size_x > {i}\n#endif\n" for i in range(50))
+    (tmp_path / "k.cu").write_text(conditions + "struct Particle { float x; };\n" + SCALES)
+    assert main(["spec", str(tmp_path / "k.cu")]) == 0
+    said = [line for line in (tmp_path / "k.cu.toml").read_text().splitlines() if "header conditions" in line]
+    assert len(said) == 11 and said[0].endswith(
+        "k.cu:1: `#if block_size_x > 0` is not decided here: read as if it held"
+    )
+    assert said[-1].endswith("header conditions: 40 more not decided here, each read as if it held")
+    capsys.readouterr()  # before: a line for each (60 000 of them: a 6 MB spec that spec --check refuses)
