@@ -70,3 +70,26 @@ def test_a_tune_parameter_or_a_specs_define_in_a_condition_is_what_kernel_tuner_
     (k,) = find_kernels(src)
     (c,) = [a for a in draft(k, src, 1 << 12, names=spec_names([], {"VEC": 4})).spec.args if a.name == "c"]
     assert c.type == "float4"
+
+
+PARTICLE = """#ifdef USE_FLOAT
+struct Particle { float x, y, z, w; };
+#else
+struct Particle { double x, y, z, w; };
+#endif
+__global__ void k(Particle *p, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i].x *= 2.0;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "test, options, wanted",
+    [("#ifdef USE_FLOAT", (), "float64"), ("#if 1", (), "float32"), ("#ifdef USE_FLOAT", ("-DUSE_FLOAT",), "float32")],
+)
+def test_a_struct_the_kernel_file_defines_under_a_condition_is_read_from_the_group_compiled(test, options, wanted):
+    src = PARTICLE.replace("#ifdef USE_FLOAT", test)
+    (k,) = find_kernels(src)
+    (p,) = [a for a in draft(k, src, 1 << 12, options=options).spec.args if a.name == "p"]
+    assert p.type == wanted  # before: float64 each time, the last definition written
