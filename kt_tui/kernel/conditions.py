@@ -15,7 +15,7 @@ evaluated as Python: the expression is parsed by the small reader below."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -248,6 +248,7 @@ class Live:
 
     text: str
     undecided: list[str]
+    skipped: bool = False  # a group was blanked
 
 
 def live_groups(
@@ -307,4 +308,15 @@ def live_groups(
     for first, last in dead:
         for i in range(first - 1, min(last or len(lines), len(lines))):
             lines[i] = " " * len(lines[i])
-    return Live("\n".join(lines), undecided)
+    return Live("\n".join(lines), undecided, bool(dead))
+
+
+def compiled_text(source: str, options: Sequence[str] = (), names: Macros | None = None) -> str | None:
+    """`source` with the groups the compile skips blanked (None where it skips none), decided with the spec's
+    compiler `options`, the names kernel_tuner defines from it (`names`: spec_names) or of its own, and the
+    compiler's. Where the source includes a file, a name defined nowhere here may be defined there: a
+    condition on one reads its first group."""
+    closed = not re.search(r"^[ \t]*#[ \t]*include\b", source, re.MULTILINE)
+    macros = with_options({**PREDEFINED, **(names or {})}, list(options or ()))  # a spec's options: None if none
+    live = live_groups(source, macros, "kernel", closed=closed)
+    return live.text if live.skipped else None

@@ -38,6 +38,7 @@ from .draft_trips import thread_trips, trip_value
 from .draft_types import (
     array_of,
     as_bytes,
+    compiled_structs,
     element_type,
     int_lane,
     is_int,
@@ -134,17 +135,16 @@ def draft(
     """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it.
     `headers`: the texts of the local headers it includes (kernel/headers.py), for the structs they define;
     `options`, `names`: the spec's compiler options and the names kernel_tuner defines from it
-    (conditions.spec_names), which decide which of the source's aliases are compiled."""
+    (conditions.spec_names), which decide which of the source's aliases and structs are compiled."""
     why = ""
     kernel = launch_shapes(kernel)
     if src:
-        kernel = typed_params(
-            kernel, vector_aliases(src, options, names)
-        )  # `typedef float4 vec4`: vec4 v is a float4 by value
+        kernel = typed_params(kernel, vector_aliases(src, options, names))  # vec4 v: a float4 (typedef float4 vec4)
         try:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else kernel_alone(src, kernel)
             )
+            compiled_structs(unit, src, options, names)
             unit.structs.setdefault("dim3", ("uint32", 3))  # three unsigned ints, as uint3
             for header in headers:  # the kernel file's own definition of a name stands
                 for name, struct in cuda_ast.parse(header).structs.items():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .conditions import PREDEFINED, Macros, live_groups, with_options
+from .conditions import Macros, compiled_text
 from .draft_roles import template_params
 from .kernels import Param
 from .source import Kernel, find_kernels
@@ -46,16 +46,10 @@ def vector_aliases(source: str, options: Sequence[str] = (), names: Macros | Non
 
 
 def _compiled(source: str, options: Sequence[str], names: Macros | None = None) -> str:
-    """The first 1 MB of `source` with comments and the groups the compile skips blanked (kernel/conditions.py,
-    with the spec's `options`, the names kernel_tuner defines from the spec (`names`: conditions.spec_names) or
-    of its own, and the compiler's). Where it includes a file,
-    a name defined nowhere here may be defined there: a condition on one reads its first group."""
+    """The first 1 MB of `source` with comments and the groups the compile skips blanked
+    (kernel/conditions.py compiled_text, with the spec's `options` and `names`)."""
     text = source[:1_000_000]
-    closed = not re.search(r"^[ \t]*#[ \t]*include\b", text, re.MULTILINE)
-    macros = with_options(
-        {**PREDEFINED, **(names or {})}, list(options or ())
-    )  # a spec's options: None where it has none
-    return strip_comments(live_groups(text, macros, "kernel", closed=closed).text)
+    return strip_comments(compiled_text(text, options, names) or text)
 
 
 def _aliases(clean: str) -> dict[str, str]:
