@@ -15,6 +15,7 @@ from ..gpu.compile import DEFAULT_ARCH
 from ..gpu.facts import clean_facts
 from ..gpu.protocol import BACKENDS
 from ..gpu.simcache import find_cache, gpu_label, read_header
+from ..kernel.conditions import Macros
 from ..kernel.syntax import strip_comments
 from ..kernel.vector_layout import nvcuda_unpassable, pycuda_misplaced
 
@@ -49,24 +50,27 @@ def cxx_include(source: str) -> tuple[str, bool] | None:
     return None
 
 
-def probe_order(request: str, source: str, kernel: str | None = None) -> tuple[str, ...]:
+def probe_order(
+    request: str, source: str, kernel: str | None = None, options: Sequence[str] = (), names: Macros | None = None
+) -> tuple[str, ...]:
     """The GPU backends to probe for `request` (auto or one of BACKENDS), the first that works
     taken: pycuda last for a kernel whose includes its extern "C" wrap may break; none that would
     pass a vector by value wrongly (pycuda at another offset) or not at all (nvcuda: one of 3, 12,
     16 ... bytes; kernel/vector_layout.py) to the kernel named `kernel` (every kernel of the source
-    where not given). BackendError where such a backend, or pycuda with one of CUDA's C++ headers
-    included, is asked for."""
+    where not given; `options`, `names`: the spec's compiler options and the names kernel_tuner defines from
+    it, kernel/conditions.py spec_names, which decide the source's #ifs).
+    BackendError where such a backend, or pycuda with one of CUDA's C++ headers included, is asked for."""
     header = cxx_include(source)
     if request == "pycuda" and header is not None and header[1]:
         raise BackendError(_wrap_refused(header[0]))
-    misplaced = pycuda_misplaced(source, kernel) if request in ("auto", "pycuda") else None
+    misplaced = pycuda_misplaced(source, kernel, options, names) if request in ("auto", "pycuda") else None
     if request == "pycuda" and misplaced:
         raise BackendError(
             f"backend pycuda: kernel_tuner's pycuda backend passes {misplaced} at another offset than CUDA's "
             "(it packs a vector of more than 8 bytes unaligned after the parameters before it); use --backend "
             "cupy or nvcuda, or put the vector first"
         )
-    unpassable = nvcuda_unpassable(source, kernel) if request in ("auto", "nvcuda") else None
+    unpassable = nvcuda_unpassable(source, kernel, options, names) if request in ("auto", "nvcuda") else None
     if request == "nvcuda" and unpassable:
         raise BackendError(
             f"backend nvcuda: kernel_tuner's nvcuda backend cannot pass {unpassable} by value (cuda-python "
@@ -151,11 +155,13 @@ def choose_backend(
     version: str | list[str],
     sim_sources: list[str],
     source: str = "",
+    options: Sequence[str] = (),
+    names: Macros | None = None,
 ) -> BackendChoice:
     """`probe(backends)` runs in the GPU worker and returns {"backend", "gpu", "errors"}.
     `version`: the kernel version's id, or its ids (spec.version_ids). `source`: the kernel's text;
     one that includes a header pycuda's extern "C" wrap may break tries pycuda last (refused where
-    asked for and the header is one of CUDA's C++ ones)."""
+    asked for and the header is one of CUDA's C++ ones). `options`, `names`: the spec's (probe_order)."""
     if request not in CHOICES:
         raise BackendError(f"unknown backend {request!r} (use one of {', '.join(CHOICES)})")
     sources = [s for s in sim_sources if s]
@@ -163,7 +169,7 @@ def choose_backend(
         return _sim(kernel, version, sources, note="")
     if request == "none":
         return BackendChoice("none", "", sources, note=NO_GPU_NOTE)
-    found = probe(probe_order(request, source, kernel))
+    found = probe(probe_order(request, source, kernel, options, names))
     if found.get("backend"):
         facts = clean_facts(found.get("facts"))
         return BackendChoice(found["backend"], found["gpu"], sources, arch=found.get("arch") or "", facts=facts)

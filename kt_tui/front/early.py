@@ -8,6 +8,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ from ..paths import data_dir
 
 if TYPE_CHECKING:
     from ..config import Settings
+    from ..kernel.conditions import Macros
     from ..kernel.spec import Spec
 
 _CHECK: dict[str, tuple[str, Future[str | None]]] = {}  # what the early check checks -> its arch, its errors
@@ -55,7 +57,9 @@ def start_compile_check(args) -> None:
         _, spec = load_kernel_spec(kf, args.spec, args.kernel)
         key = _check_key(kf.source, spec, kf.path)
         request = getattr(args, "backend", None) or os.environ.get("KT_TUI_BACKEND") or "auto"
-        arch = _remembered_arch(request, kf.source, spec.kernel)
+        from ..kernel.conditions import names_of  # here: as above
+
+        arch = _remembered_arch(request, kf.source, spec.kernel, spec.compiler_options, names_of(spec))
     except Exception:  # noqa: BLE001 - see above
         return
     arch = arch or gpu_compile.DEFAULT_ARCH
@@ -79,7 +83,9 @@ def take_compile_check(source: str, spec: Spec, path: str | Path) -> tuple[str, 
     return _CHECK.pop(_check_key(source, spec, path), None)
 
 
-def _remembered_arch(request: str, source: str = "", kernel: str | None = None) -> str:
+def _remembered_arch(
+    request: str, source: str = "", kernel: str | None = None, options: Sequence[str] = (), names: Macros | None = None
+) -> str:
     """The arch of the GPU this machine's remembered probe found for the request (gpu/probe_cache.py),
     asked in the order the session will probe for this kernel (engine/backend.py probe_order), or ""
     (the usual arch is checked, and again for the GPU's once the probe has said)."""
@@ -87,7 +93,7 @@ def _remembered_arch(request: str, source: str = "", kernel: str | None = None) 
     from ..gpu.probe_cache import remembered  # here: the commands that start no check need no probe cache
 
     try:
-        backends = probe_order(request, source, kernel)
+        backends = probe_order(request, source, kernel, options, names)
     except BackendError:  # refused: the command says so
         return ""
     answer = remembered(data_dir() / "backend-probe.json", tuple(backends))

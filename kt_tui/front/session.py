@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import FLAT_STRATEGY_KEYS, Settings
 from ..engine.registry import strategy_options
 from ..errors import UserError
+from ..kernel.conditions import Macros, names_of
 from ..kernel.spec import Spec, dump_spec, spec_from_plain, version_hash, version_ids
 from ..redact import MASK
 from ..store import SessionStore, Store
@@ -41,13 +43,15 @@ def pick_backend(
     kernel_path: Path,
     request: str | None = None,
     source: str = "",
+    options: Sequence[str] = (),
+    names: Macros | None = None,
 ) -> BackendChoice:
     from ..engine.backend import choose_backend
     from ..gpu.probe_cache import cached_probe
 
     probe = cached_probe(gpu.probe, settings.data_dir / "backend-probe.json")
     sims = sim_sources(settings, kernel_path)
-    choice = choose_backend(request or settings.backend, probe, kernel, version, sims, source)
+    choice = choose_backend(request or settings.backend, probe, kernel, version, sims, source, options, names)
     if choice.arch and not choice.simulated and getattr(gpu, "arch", "") is None:
         gpu.arch = choice.arch  # a remembered probe's: the compile pool compiles for it
     return choice
@@ -60,7 +64,17 @@ def checked_choice(settings: Settings, gpu, kf: KernelFile, spec: Spec) -> Backe
     from .early import take_compile_check
 
     def pick() -> BackendChoice:
-        choice = pick_backend(settings, gpu, spec.kernel, version_ids(kf.source, spec), kf.path, source=kf.source)
+        version = version_ids(kf.source, spec)
+        choice = pick_backend(
+            settings,
+            gpu,
+            spec.kernel,
+            version,
+            kf.path,
+            source=kf.source,
+            options=spec.compiler_options,
+            names=names_of(spec),
+        )
         prepare = getattr(gpu, "prepare", None)  # a pool of Ray workers has none
         if prepare is not None and not choice.simulated and not choice.unmeasured:
             prepare(spec.to_dict(), choice.backend, kf.source)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..config import load_settings
@@ -21,6 +22,7 @@ from ..gpu import compile as gpu_compile  # looked up at each call: tests replac
 from ..gpu.env import scrubbed_env
 from ..gpu.probe_cache import cached_probe, fingerprint
 from ..kernel import refkernel
+from ..kernel.conditions import Macros, names_of, spec_names
 from ..kernel.draft import draft
 from ..kernel.draft_flags import layout_warnings
 from ..kernel.draft_floats import draft_note
@@ -32,6 +34,7 @@ from ..redact import for_terminal
 from .session import load_kernel_spec, read_kernel_file
 
 SPEC_BYTES = 1 << 20
+SAID = 10  # undecided #if conditions a draft names, one line each
 
 
 def _kernel(kf, name: str | None):
@@ -46,9 +49,13 @@ def draft_command(args) -> int:
     kernel = _kernel(kf, args.kernel)
     path = Path(args.spec) if args.spec else spec_path_for(kf.path)
     undecided: list[str] = []
-    headers = local_headers(kf.source, kf.path, _spec_options(path), undecided)
-    drafted = draft(kernel, src=kf.source, headers=[text for _, text in headers])
-    drafted.guesses += [("", f"header conditions: {line}") for line in undecided]
+    options, names = _spec_names(path)
+    headers = local_headers(kf.source, kf.path, options, undecided, names)
+    drafted = draft(kernel, src=kf.source, headers=[text for _, text in headers], options=options, names=names)
+    drafted.guesses += [("", f"header conditions: {line}") for line in undecided[:SAID]]
+    if len(undecided) > SAID:  # a spec stays a size spec --check reads
+        left = len(undecided) - SAID
+        drafted.guesses.append(("", f"header conditions: {left} more not decided here, each read as if it held"))
     spec = drafted.spec
     note = draft_note(spec)
     text = (
@@ -71,16 +78,21 @@ def draft_command(args) -> int:
     return 0
 
 
-def _spec_options(path: Path) -> list[str]:
-    """The compiler options of the spec already at `path` (its -D and -U decide the headers' #ifdefs), none
-    where there is none or it does not read."""
+def _spec_names(path: Path) -> tuple[list[str], Macros]:
+    """The compiler options of the spec already at `path` and the names kernel_tuner defines from it, its
+    tune parameters and defines (kernel/conditions.py spec_names): they decide the kernel's #ifs; none
+    where there is no spec or it does not read."""
     if not path.is_file():
-        return []
+        return [], {}
     try:
-        options = tomllib.loads(read_text_file(path, "spec", SPEC_BYTES)).get("compiler_options", [])
-    except (FileRefused, tomllib.TOMLDecodeError):
-        return []
-    return [o for o in options if isinstance(o, str)] if isinstance(options, list) else []
+        top = tomllib.loads(read_text_file(path, "spec", SPEC_BYTES))
+    except (FileRefused, tomllib.TOMLDecodeError, RecursionError):  # nested past tomllib's depth
+        return [], {}
+    options, tune, defines = top.get("compiler_options"), top.get("tune_params"), top.get("defines")
+    options = [o for o in options if isinstance(o, str)] if isinstance(options, list) else []
+    tune = tune if isinstance(tune, dict) else {}
+    defines = defines if isinstance(defines, dict) else {}
+    return options, spec_names(tune, defines, top.get("defines_only") is True)
 
 
 def _print_warnings(warnings: list[str], out) -> None:
@@ -214,14 +226,21 @@ def check_command(args) -> int:
     return 0
 
 
-def gpu_backend(request: str | None, source: str = "", kernel: str | None = None) -> tuple[str | None, str]:
-    """The backend that runs the check's tests, or None and why there is none."""
+def gpu_backend(
+    request: str | None,
+    source: str = "",
+    kernel: str | None = None,
+    options: Sequence[str] = (),
+    names: Macros | None = None,
+) -> tuple[str | None, str]:
+    """The backend that runs the check's tests, or None and why there is none; `options`: the spec's
+    compiler options (engine/backend.py probe_order)."""
     request = request or "auto"
     if request == "sim":
         return None, "--backend sim"
     if fingerprint() is None:
         return None, "no NVIDIA driver on this machine"
-    order = probe_order(request, source, kernel)
+    order = probe_order(request, source, kernel, options, names)
     if request != "auto":
         return request, ""
     from ..gpu.tuner import Tuner  # here: only `spec --check` on a machine with a driver starts one
@@ -239,7 +258,9 @@ def gpu_backend(request: str | None, source: str = "", kernel: str | None = None
 def test_check(args, kf, spec) -> str | None:
     """Whether the check can fail (gpu/checkrun.py): the text added to "spec ok", or None after
     saying on stderr why the spec is refused (out of bounds, vacuous, wrong outputs, result parameters)."""
-    backend, why = gpu_backend(getattr(args, "backend", None), kf.source, spec.kernel)
+    backend, why = gpu_backend(
+        getattr(args, "backend", None), kf.source, spec.kernel, spec.compiler_options, names_of(spec)
+    )
     if backend is None:
         state = checkrun.check_strength(kf.source, spec, None)
         if state["state"] == "unchecked":

@@ -30,6 +30,7 @@ from . import (
     draft_values,
     extents,
 )
+from .conditions import Macros
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
@@ -38,6 +39,7 @@ from .draft_trips import thread_trips, trip_value
 from .draft_types import (
     array_of,
     as_bytes,
+    compiled_structs,
     element_type,
     int_lane,
     is_int,
@@ -123,17 +125,27 @@ class Draft:
         return [f"{key}: {what}" if key else what for key, what in self.guesses]
 
 
-def draft(kernel: Kernel, src: str = "", n: int = 1 << 20, headers: Sequence[str] = ()) -> Draft:
+def draft(
+    kernel: Kernel,
+    src: str = "",
+    n: int = 1 << 20,
+    headers: Sequence[str] = (),
+    options: Sequence[str] = (),
+    names: Macros | None = None,
+) -> Draft:
     """The draft of `kernel`'s launch spec from `src` (its file); from the signature alone without it.
-    `headers`: the texts of the local headers it includes (kernel/headers.py), for the structs they define."""
+    `headers`: the texts of the local headers it includes (kernel/headers.py), for the structs they define;
+    `options`, `names`: the spec's compiler options and the names kernel_tuner defines from it
+    (conditions.spec_names), which decide which of the source's aliases and structs are compiled."""
     why = ""
     kernel = launch_shapes(kernel)
     if src:
-        kernel = typed_params(kernel, vector_aliases(src))  # `typedef float4 vec4`: vec4 v is a float4 by value
+        kernel = typed_params(kernel, vector_aliases(src, options, names))  # vec4 v: a float4 (typedef float4 vec4)
         try:
             unit = cuda_ast.parse(
                 src if len(src.encode("utf-8", "replace")) <= cuda_ast.MAX_SOURCE else kernel_alone(src, kernel)
             )
+            compiled_structs(unit, src, options, names)
             unit.structs.setdefault("dim3", ("uint32", 3))  # three unsigned ints, as uint3
             for header in headers:  # the kernel file's own definition of a name stands
                 for name, struct in cuda_ast.parse(header).structs.items():

@@ -27,7 +27,7 @@ from . import cuda_ast
 from .bounds import Analysis
 from .cuda_ast import text
 from .kernels import split_params
-from .syntax import strip_comments
+from .syntax import global_head, strip_comments
 
 Node = Any  # a syntax tree node of cuda_ast's parse (only cuda_ast.py reads the tree-sitter API)
 _LESS = ("<", "<=")
@@ -270,10 +270,10 @@ def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
     """The template parameters of kernel `name` in `src` as (kind, name), kind "type" or the type of a
     value parameter; None when the kernel is no template."""
     clean = strip_comments(src)
-    m = re.search(r"__global__[^;{]*?\b" + re.escape(name) + r"\s*\(", clean)
-    if not m:
+    head = global_head(clean, name)
+    if head is None:
         return None
-    t = re.search(r"template\s*<([^;{}]*)>\s*(?:extern\s*)?$", clean[max(0, m.start() - 400) : m.start()])
+    t = re.search(r"template\s*<([^;{}]*)>\s*(?:extern\s*)?$", clean[max(0, head[0] - 400) : head[0]])
     if not t:
         return None
     out = []

@@ -5,9 +5,11 @@ in those elements: CUDA's complex types as float2 / double2, vector types the sp
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 from . import cuda_ast
+from .conditions import Macros, compiled_text
 from .kernels import Param
 from .source import Kernel
 from .spec import DTYPES, VECTORS, Arg
@@ -159,3 +161,14 @@ def launch_shapes(kernel: Kernel) -> Kernel:
     (struct_by_value)."""
     params = tuple(Param(p.name, re.sub(r"\bdim3\b", "uint3", p.ctype)) if p.is_pointer else p for p in kernel.params)
     return replace(kernel, params=params)
+
+
+def compiled_structs(unit: cuda_ast.Unit, src: str, options: Sequence[str], names: Macros | None) -> None:
+    """`unit`'s structs as the groups of `src` the compile reads define them (kernel/conditions.py, with the
+    spec's `options` and `names`), where it skips some: the parse reads every group, the last one written
+    standing (`#if 1` float ... `#else` double ...: double)."""
+    if len(src) > 1_000_000 or len(src.encode("utf-8", "replace")) > cuda_ast.MAX_SOURCE:
+        return
+    live = compiled_text(src, options, names)
+    if live is not None:
+        unit.structs.update(cuda_ast.parse(live).structs)

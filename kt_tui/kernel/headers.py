@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..files import FileRefused, read_text_file
-from .conditions import KERNEL_TUNER, live_groups, with_options
+from .conditions import PREDEFINED, Macros, Spent, live_groups, with_options
 from .directives import plain_local_name
 from .text import KernelTextError, kernel_text
 
@@ -23,18 +23,24 @@ MAX_DEPTH = 4
 
 
 def local_headers(
-    source: str, kernel_path: str | Path, options: Sequence[str] = (), undecided: list[str] | None = None
+    source: str,
+    kernel_path: str | Path,
+    options: Sequence[str] = (),
+    undecided: list[str] | None = None,
+    names: Macros | None = None,
 ) -> list[tuple[Path, str]]:
     """(path, text) of each local header `source` (the file at `kernel_path`) includes, and of those they
     include, each once, in the order a compiler first reads them; each text with the groups the
     preprocessor skips blanked (kernel/conditions.py), decided with the macros the files define before
-    them, a spec's compiler `options` (-D, -U) and kernel_tuner's. `undecided` gains a line for each
+    them, a spec's compiler `options` (-D, -U), kernel_tuner's (`names`: those of the spec, conditions.spec_names)
+    and the compiler's. `undecided` gains a line for each
     condition not decided here (its first group whose condition is not false is read)."""
     root = Path(kernel_path).resolve().parent
     found: list[tuple[Path, str]] = []
     seen: set[Path] = set()
-    macros = with_options(KERNEL_TUNER, list(options))
+    macros = with_options({**PREDEFINED, **(names or {})}, list(options))
     said = undecided if undecided is not None else []
+    spent = Spent()  # the conditions of every file read share one bound
 
     def visit(text: str, path: Path, depth: int) -> str:
         def include(rest: str) -> None:
@@ -53,7 +59,7 @@ def local_headers(
             found.append((header_path, header))
             found[at] = (header_path, visit(header, header_path, depth + 1))
 
-        live = live_groups(text, macros, path.name, include)
+        live = live_groups(text, macros, path.name, include, spent)
         said.extend(live.undecided)
         return live.text
 

@@ -18,7 +18,7 @@ from .kernels import (
     split_params,
 )
 from .parsed import ParsedKernel, parsed
-from .syntax import code_text, strip_comments
+from .syntax import code_text, global_head, strip_comments
 from .text import KernelTextError, kernel_text
 
 __all__ = [  # kernels.py's names are read here by importer/, front/, gpu/ and ui/; syntax's by draft.py
@@ -84,11 +84,11 @@ def pick_kernel(kernels: list[Kernel], name: str | None, where: str) -> Kernel:
 def kernel_body(src: str, kernel: Kernel) -> str:
     """The text of the kernel's body (comments blanked), or "" when only declared."""
     clean = strip_comments(src)
-    m = re.search(r"__global__[^;{]*?\b" + re.escape(kernel.name) + r"\s*\(", clean)
-    if not m:
+    head = global_head(clean, kernel.name)
+    if head is None:
         return ""
-    start = clean.find("{", m.end())
-    semi = clean.find(";", m.end())
+    start = clean.find("{", head[1])
+    semi = clean.find(";", head[1])
     if start < 0 or 0 <= semi < start:
         return ""
     depth = 0
@@ -105,12 +105,12 @@ def kernel_alone(src: str, kernel: Kernel) -> str:
     defines = "\n".join(
         re.findall(r"(?m)^[ \t]*#[ \t]*define[ \t]+\w+[ \t]+\(?[ \t]*\d+[ \t]*\)?[ \t]*$", src)[:10_000]
     )
-    m = re.search(r"__global__[^;{]*?\b" + re.escape(kernel.name) + r"\s*\(", src)
-    if not m:
+    head = global_head(src, kernel.name)
+    if head is None:
         return defines
-    depth, start = 0, src.rfind("\n", 0, m.start()) + 1
-    for b in re.finditer(r"[{}]", src[m.end() : m.end() + MAX_SOURCE]):
+    depth, start = 0, src.rfind("\n", 0, head[0]) + 1
+    for b in re.finditer(r"[{}]", src[head[1] : head[1] + MAX_SOURCE]):
         depth += 1 if b.group() == "{" else -1
         if depth == 0:
-            return defines + "\n" + src[start : m.end() + b.end()]
+            return defines + "\n" + src[start : head[1] + b.end()]
     return ""

@@ -243,3 +243,17 @@ def _style(kind: str, text: str, following: str) -> str | None:
     if text in BUILTINS:
         return "variable.builtin"
     return "function.call" if following == "(" else None
+
+
+def global_head(clean: str, name: str) -> tuple[int, int] | None:
+    """Where in `clean` (comments blanked) the first `__global__` that heads `name(` starts, and where that
+    `name(` ends (no `;` or `{` between them). Each `;`, `{` and `__global__` is found once: a search from
+    each `__global__` on to the next `;` takes time quadratic in a string of them."""
+    stops = [m.start() for m in re.finditer(r"[;{]", clean)]
+    heads = [m.start() for m in re.finditer("__global__", clean)]
+    for m in re.finditer(rf"\b{re.escape(name)}\s*\(", clean):
+        i = bisect.bisect_left(stops, m.start())
+        j = bisect.bisect_left(heads, stops[i - 1] + 1 if i else 0)
+        if j < len(heads) and heads[j] + len("__global__") <= m.start():
+            return heads[j], m.end()
+    return None

@@ -9,7 +9,9 @@ vector of 1, 2, 4 or 8 bytes (passed as an unsigned word, kernel/inputs.py vecto
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from .conditions import Macros, compiled_text
 from .draft_roles import template_params
 from .kernels import Param
 from .source import Kernel, find_kernels
@@ -35,17 +37,25 @@ def _vector(base_type: str, aliases: dict[str, str]) -> str | None:
     return param_vector(name)
 
 
-def vector_aliases(source: str) -> dict[str, str]:
+def vector_aliases(source: str, options: Sequence[str] = (), names: Macros | None = None) -> dict[str, str]:
     """Each name the source gives a CUDA vector type, directly or through other names -> that vector
-    (`typedef float4 v4; using vec4 = v4;`: v4 and vec4 -> float4)."""
-    aliases = _aliases(source)
+    (`typedef float4 v4; using vec4 = v4;`: v4 and vec4 -> float4). `options`: the spec's compiler
+    options, whose -D and -U decide its #ifdefs, and `names` the spec's tune parameters and defines (`_compiled`)."""
+    aliases = _aliases(_compiled(source, options, names))
     return {name: vector for name in aliases if (vector := _vector(name, aliases)) is not None}
 
 
-def _aliases(source: str) -> dict[str, str]:
-    """Each name the source gives another type -> that type (the first definition standing)."""
+def _compiled(source: str, options: Sequence[str], names: Macros | None = None) -> str:
+    """The first 1 MB of `source` with comments and the groups the compile skips blanked
+    (kernel/conditions.py compiled_text, with the spec's `options` and `names`)."""
+    text = source[:1_000_000]
+    return strip_comments(compiled_text(text, options, names) or text)
+
+
+def _aliases(clean: str) -> dict[str, str]:
+    """Each name `clean` (the source `_compiled`) gives another type -> that type (the first definition standing)."""
     out: dict[str, str] = {}
-    for m in _ALIAS.finditer(strip_comments(source[:1_000_000])):
+    for m in _ALIAS.finditer(clean):
         g = m.groups()
         target, name = (g[0], g[1]) if g[0] else (g[3], g[2]) if g[2] else (g[5], g[4])
         out.setdefault(name, target)
@@ -63,13 +73,13 @@ def _kernels(source: str, kernel: str | None) -> list[Kernel]:
     return named or kernels
 
 
-def _instances(source: str, kernel: str | None) -> list[tuple[str, tuple[Param, ...]]]:
+def _instances(source: str, clean: str, kernel: str | None) -> list[tuple[str, tuple[Param, ...]]]:
     """(name, parameters) of each kernel `_kernels` gives, a template kernel once per instantiation
     that counts, its type parameters replaced by the types of that instantiation: the ones `kernel`
-    names (`k<float4, 8>`), else each of the source's explicit instantiations (`template __global__
-    void k<float4>(...)`); a template kernel with neither as written."""
+    names (`k<float4, 8>`), else each of the explicit instantiations the compile reads (`template
+    __global__ void k<float4>(...)` in `clean`, the source `_compiled`); a template kernel with neither as
+    written."""
     out: list[tuple[str, tuple[Param, ...]]] = []
-    clean = strip_comments(source[:1_000_000])
     for k in _kernels(source, kernel):
         params = template_params(clean, k.name) if k.templated else None
         given = [kernel.split("<", 1)[1].rsplit(">", 1)[0]] if kernel and "<" in kernel and params else []
@@ -93,13 +103,16 @@ def _retyped(p: Param, names: dict[str, str]) -> Param:
     return Param(p.name, ctype)
 
 
-def pycuda_misplaced(source: str, kernel: str | None = None) -> str | None:
+def pycuda_misplaced(
+    source: str, kernel: str | None = None, options: Sequence[str] = (), names: Macros | None = None
+) -> str | None:
     """The first vector parameter passed by value that pycuda packs at another offset than CUDA's,
     as "`float4 c` of kernel k" (of the kernel named `kernel` where given); None where each lands
     where CUDA puts it, or where a parameter before it is of a type whose layout is not known here
     (a struct, a template type)."""
-    aliases = _aliases(source)
-    for label, params in _instances(source, kernel):
+    clean = _compiled(source, options, names)
+    aliases = _aliases(clean)
+    for label, params in _instances(source, clean, kernel):
         cuda = packed = 0
         for p in params:
             name = None if p.is_pointer else _vector(p.base_type, aliases)  # cuDoubleComplex: double2
@@ -120,12 +133,15 @@ def pycuda_misplaced(source: str, kernel: str | None = None) -> str | None:
     return None
 
 
-def nvcuda_unpassable(source: str, kernel: str | None = None) -> str | None:
+def nvcuda_unpassable(
+    source: str, kernel: str | None = None, options: Sequence[str] = (), names: Macros | None = None
+) -> str | None:
     """The first vector parameter passed by value that kernel_tuner's nvcuda backend cannot pass (one
     of other than 1, 2, 4 or 8 bytes: float3, float4, double2, char3), as "`float4 c` of kernel k" (of
     the kernel named `kernel` where given); None where there is none or the parser cannot read it."""
-    aliases = _aliases(source)
-    for label, params in _instances(source, kernel):
+    clean = _compiled(source, options, names)
+    aliases = _aliases(clean)
+    for label, params in _instances(source, clean, kernel):
         for p in params:
             name = None if p.is_pointer else _vector(p.base_type, aliases)  # cuDoubleComplex: double2
             if name is not None and vector_bytes(name) not in (1, 2, 4, 8):

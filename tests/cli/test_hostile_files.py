@@ -103,6 +103,15 @@ def test_spec_draft_never_writes_through_a_link(capsys, hermetic, tmp_path, targ
     assert (target.read_text() == "keep") if target_exists else not target.exists()
 
 
+def test_a_spec_nested_past_tomls_depth_beside_a_draft_gives_no_options_not_a_crash(capsys, hermetic, tmp_path):
+    kernel = tmp_path / "k.cu"
+    shutil.copy(EXAMPLES / "vector_add.cu", kernel)
+    (tmp_path / "k.cu.toml").write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert cli.main(["spec", str(kernel), "--print"]) == 0  # its -D options unread: none, as for a broken one
+    assert "internal error" not in capsys.readouterr().err
+    one_line_exit_2(capsys, "spec", kernel, name="k.cu.toml: exists; not overwritten")
+
+
 # -- reading only regular files under a cap (findings 16, 17) -------------------------------------
 @pytest.fixture
 def odd_files(tmp_path):

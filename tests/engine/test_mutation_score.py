@@ -144,9 +144,16 @@ def test_a_blamed_spec_stops_the_session_with_exit_2_and_the_numbers(hermetic, c
 def test_spec_check_says_the_score_what_survives_and_blames_the_spec(monkeypatch, capsys):
     from kt_tui.front import spec_cmd
 
-    monkeypatch.setattr(spec_cmd, "gpu_backend", lambda request, source="", kernel=None: ("pycuda", ""))
+    monkeypatch.setattr(spec_cmd, "gpu_backend", lambda *a, **k: ("pycuda", ""))
     kf = SimpleNamespace(source="src", path="k.cu")
-    spec = SimpleNamespace(kernel="k", extra_sizes=lambda: [{"label": "n=37"}])
+    spec = SimpleNamespace(
+        kernel="k",
+        compiler_options=[],
+        tune_params={},
+        defines={},
+        defines_only=False,
+        extra_sizes=lambda: [{"label": "n=37"}],
+    )
     state = {**_state(), "notes": [], "seconds": 7.5}
     monkeypatch.setattr(spec_cmd.checkrun, "check_strength", lambda *a, **k: state)
     said = spec_cmd.test_check(SimpleNamespace(backend=None), kf, spec)

@@ -1,4 +1,5 @@
-"""Drafts of vectors under other names on a real GPU (rev18): a float4 by value under a typedef, a
+"""Drafts of vectors under other names on a real GPU (rev18): a float4 by value under a typedef (and a
+float2 or double2 one under #ifdef, as the spec's -D decides), a
 template kernel instantiated with a float4 after an int (auto must pick neither nvcuda, which cannot
 pass it, nor pycuda, which would misplace it), and an array of dim3 drafted as uint3. Each is drafted by
 `kt-tui spec` and checked by `spec --check` on this machine's GPU; the dim3 lanes are also read back.
@@ -60,3 +61,36 @@ def test_a_dim3_array_drafted_as_uint3_reaches_the_kernel_lane_by_lane(tmp_path,
     out = run_arrays(spec, SHAPES, spec.baseline_params(), None, backend, args)
     want = inp[at[:, 0]] + 2.0 * inp[at[:, 1]] - inp[at[:, 2]]
     np.testing.assert_allclose(out["out"], want, rtol=1e-6, atol=1e-6)
+
+
+PRECISION = """#ifdef USE_DOUBLE
+typedef double2 vec2;
+#else
+typedef float2 vec2;
+#endif
+__global__ void precision(int n, vec2 c, const float *in, float *out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = c.x * in[i] + c.y;
+}
+"""
+
+
+@pytest.mark.parametrize("defined", [False, True])
+def test_a_vector_typedef_under_ifdef_is_drafted_and_passed_as_the_group_compiled(tmp_path, capsys, hermetic, defined):
+    kernel = tmp_path / "precision.cu"
+    kernel.write_text(PRECISION)
+    if defined:  # the spec's -D is read by the draft of the spec already there, and by the backend choice
+        (tmp_path / "precision.cu.toml").write_text('kernel = "precision"\ncompiler_options = ["-DUSE_DOUBLE"]\n')
+        assert main(["spec", str(kernel), "--print"]) == 0
+        drafted = capsys.readouterr().out
+        (tmp_path / "precision.cu.toml").write_text(
+            drafted.replace("restrictions = []", 'restrictions = []\ncompiler_options = ["-DUSE_DOUBLE"]')
+        )
+    else:
+        assert main(["spec", str(kernel)]) == 0
+    spec = (tmp_path / "precision.cu.toml").read_text()
+    assert f'type = "{"double2" if defined else "float2"}"' in spec  # before: double2 either way
+    capsys.readouterr()
+    assert main(["spec", str(kernel), "--check"]) == 0, capsys.readouterr()
+    said = capsys.readouterr().out
+    assert "spec ok" in said and "VACUOUS" not in said, said

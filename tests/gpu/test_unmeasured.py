@@ -114,7 +114,7 @@ def test_a_kernel_with_no_mutation_site_gets_a_clear_flag_not_a_crash(monkeypatc
     )
     from kt_tui.front import spec_cmd
 
-    monkeypatch.setattr(spec_cmd, "gpu_backend", lambda request, source="", kernel=None: ("cupy", ""))
+    monkeypatch.setattr(spec_cmd, "gpu_backend", lambda *a, **k: ("cupy", ""))
     monkeypatch.setattr(spec_cmd.checkrun, "check_strength", lambda *a, **k: state)
     kf = SimpleNamespace(source=TINY, path="first.cu")
     said = spec_cmd.test_check(SimpleNamespace(backend=None), kf, TINY_SPEC)

@@ -164,7 +164,7 @@ def test_check_strength_carries_the_flag_and_spec_check_says_it(tmp_path, monkey
 
     from kt_tui.front import spec_cmd
 
-    monkeypatch.setattr(spec_cmd, "gpu_backend", lambda request, source="", kernel=None: ("cupy", ""))
+    monkeypatch.setattr(spec_cmd, "gpu_backend", lambda *a, **k: ("cupy", ""))
     monkeypatch.setattr(spec_cmd.checkrun, "check_strength", lambda *a, **k: state)
     said = spec_cmd.test_check(SimpleNamespace(backend=None), SimpleNamespace(source=ROUNDS, path="k.cu"), SPEC)
     assert f"; TOO FEW RUN: the check ran 4 of {flag['made']} wrong variants in its 5 s" in said

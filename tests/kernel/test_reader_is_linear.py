@@ -92,3 +92,32 @@ def test_fuzz_random_bytes_blanks_and_unicode_are_read_in_bounded_time(pieces):
     for fn in (tokens, code_text, find_kernels, _review):
         took = _seconds(fn, text)
         assert took < 20, f"{fn.__name__} took {took:.1f} s on {len(text)} characters"
+
+
+def test_a_template_kernels_head_is_found_in_time_linear_in_the_text():
+    from kt_tui.engine.backend import probe_order
+    from kt_tui.kernel.draft_roles import template_params
+
+    heads = 'const char *s = "' + "__global__ " * 30_000 + '";\n'  # each a head no `;` or `{` ends before k(
+    text = heads + "template <typename T>\n__global__ void k(int n, T v, float *o) { if (n) o[0] = v.x; }\n"
+    text += "template __global__ void k<float4>(int, float4, float *);\n"
+    took = _seconds(lambda t: template_params(t, "k"), text)
+    assert template_params(text, "k") == [("type", "T")]
+    assert took < 20, f"template_params: {took:.1f} s"  # before: 86 s on vm2core
+    took = _seconds(lambda t: probe_order("auto", t, "k"), text)
+    assert probe_order("auto", text, "k") == ("cupy",) and took < 20, f"probe_order: {took:.1f} s"
+
+
+def test_a_kernels_body_is_found_in_time_linear_in_the_text():
+    from kt_tui.kernel.draft import draft
+    from kt_tui.kernel.source import kernel_alone, kernel_body
+
+    heads = 'const char *s = "' + "__global__ " * 30_000 + '";\n'  # each a head no `;` or `{` ends before k(
+    text = heads + "__global__ void k(float *o, int n) { int i = threadIdx.x; if (i < n) o[i] = 1.0f; }\n"
+    (k,) = find_kernels(text)
+    took = _seconds(lambda t: kernel_body(t, k), text)
+    assert kernel_body(text, k).startswith("{ int i") and took < 20, f"kernel_body: {took:.1f} s"
+    took = _seconds(lambda t: kernel_alone(t, k), text)
+    assert kernel_alone(text, k).strip().startswith("__global__ void k(") and took < 20, f"kernel_alone: {took:.1f} s"
+    took = _seconds(lambda t: draft(k, t), text)
+    assert [a.name for a in draft(k, text).spec.args] == ["o", "n"] and took < 20, f"draft: {took:.1f} s"
