@@ -49,6 +49,7 @@ from .draft_types import (
     struct_by_value,
     typed_params,
     vector_arg,
+    whole_range,
 )
 from .source import Kernel, kernel_alone, kernel_body
 from .spec import DTYPES, VECTORS, Arg, Spec, default_verify_sizes, dump_spec
@@ -74,18 +75,7 @@ CYCLES_WHY = (
 UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
 
 
-def whole_range(dtype: str) -> tuple[int, int]:
-    """A draw's [low, high) over every value of an integer dtype (high is one past its greatest)."""
-    least, most = int_range(int_lane(dtype) or dtype)
-    return least, most + 1
-
-
-NARROW_RANGE = {
-    "uint8": (0, 256),
-    "int8": (-128, 128),
-    "uint16": (0, 65536),
-    "int16": (-32768, 32768),
-}  # high exclusive
+_NARROW = ("uint8", "int8", "uint16", "int16")
 # an output summed by float atomics: rounding in another order, for addends up to the draft's 100 in
 # size, a few hundred of them an element (float32 eps 1.2e-7 * 100 * 256 ~ 3e-3, then room)
 SUMMED_ATOL = {"float32": 0.1, "float16": 10.0}
@@ -503,8 +493,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                         "(every output past it the same); give the values you use",
                     )
                 )
-            elif dtype in NARROW_RANGE and arg.init == "random" and arg.high is None:  # a low of 0: not negative
-                low, arg.high = NARROW_RANGE[dtype]
+            elif dtype in _NARROW and arg.init == "random" and arg.high is None:  # a low of 0: not negative
+                low, arg.high = whole_range(dtype)
                 arg.low = low if arg.low is None else max(low, 0)
                 guesses.append(
                     (

@@ -13,6 +13,7 @@ from .conditions import Macros, compiled_text
 from .kernels import Param
 from .source import Kernel
 from .spec import DTYPES, VECTORS, Arg
+from .spec_model import int_range
 from .vectors import COMPLEX, bf16_array, param_vector, vector_scalar
 
 
@@ -172,3 +173,9 @@ def compiled_structs(unit: cuda_ast.Unit, src: str, options: Sequence[str], name
     live = compiled_text(src, options, names)
     if live is not None:
         unit.structs.update(cuda_ast.parse(live).structs)
+
+
+def whole_range(dtype: str) -> tuple[int, int]:
+    """A draw's [low, high) over every value of an integer dtype (high is one past its greatest)."""
+    least, most = int_range(int_lane(dtype) or dtype)
+    return least, most + 1
