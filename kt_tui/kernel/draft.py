@@ -322,7 +322,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     floats = {p.name for p in kernel.params if not p.is_pointer and element_type(p).startswith("float")}
     small = {  # float scalars whose use wants a small value
         **{n: (STENCIL_STEP, STEP_WHY) for n in draft_roles.stencil_coefficients(fn, floats & free)},
-        **{n: (EPSILON, EPSILON_WHY) for n in draft_roles.regularizers(fn, floats & free)},
+        **{n: (EPSILON, EPSILON_WHY) for n in draft_guards.regularizers(fn, floats & free)},
     }
     float_arrays = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith("float")}
     cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)

@@ -5,6 +5,8 @@ an int only tested for truth (a flag: `unit_diag ? r : r / d`) takes the branch 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from . import cuda_ast
 from .cuda_ast import text
 from .draft_roles import _MAX, _POSITIVE_ONLY, Node, _locals, _through, strip_parens
@@ -63,6 +65,33 @@ def _against_magnitude(use: Node, locals_: dict[str, list[Node]]) -> bool:
     return _computed(other.child_by_field_name("arguments"), locals_)
 
 
+def regularizers(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalar arguments added to what a square root, a log or a division's denominator takes
+    (`rsqrtf(ss / n + eps)`, `x / (norm + eps)`, through locals): an epsilon that keeps it off 0, small
+    beside the data, else it swamps what it is added to."""
+    out: set[str] = set()
+    for m in positive_taken(fn):
+        if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "+":
+            sides = (strip_parens(m.child_by_field_name("left")), strip_parens(m.child_by_field_name("right")))
+            out |= {text(x) for x in sides if x is not None and x.type == "identifier"}
+    return out & floats
+
+
+def positive_taken(fn: cuda_ast.Function) -> Iterator[Node]:
+    """Every node of what a square root, a log or a division's denominator takes, through locals."""
+    if fn.body is None:
+        return
+    locals_ = _locals(fn)
+    for n in cuda_ast.walk(fn.body):
+        if n.type == "call_expression" and text(n.child_by_field_name("function")) in _POSITIVE_ONLY:
+            taken = n.child_by_field_name("arguments")
+        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "/":
+            taken = n.child_by_field_name("right")
+        else:
+            continue
+        yield from _through(taken, locals_)
+
+
 def tolerances(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     """Float scalar arguments used only in comparisons with the absolute value of a computed value
     (`fabsf(det) > eps ? 1.0f / det : 0.0f`, `fabsf(a - b) < tol`): a tolerance for a value near 0."""
@@ -80,22 +109,12 @@ def tolerances(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
 def floors(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     """Float scalar arguments that are a side of a max a log, a root or a division's denominator takes
     (`logf(fmaxf(energy, floor_val))`, `x / fmaxf(norm, eps)`, through locals)."""
-    if fn.body is None:
-        return set()
-    locals_ = _locals(fn)
     out: set[str] = set()
-    for n in cuda_ast.walk(fn.body):
-        if n.type == "call_expression" and text(n.child_by_field_name("function")) in _POSITIVE_ONLY:
-            taken = n.child_by_field_name("arguments")
-        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "/":
-            taken = n.child_by_field_name("right")
-        else:
-            continue
-        for m in _through(taken, locals_):
-            if m.type == "call_expression" and text(m.child_by_field_name("function")) in _MAX:
-                args = m.child_by_field_name("arguments")
-                sides = [strip_parens(a) for a in args.named_children] if args is not None else []
-                out |= {text(s) for s in sides if s is not None and s.type == "identifier"}
+    for m in positive_taken(fn):
+        if m.type == "call_expression" and text(m.child_by_field_name("function")) in _MAX:
+            args = m.child_by_field_name("arguments")
+            sides = [strip_parens(a) for a in args.named_children] if args is not None else []
+            out |= {text(s) for s in sides if s is not None and s.type == "identifier"}
     return out & floats
 
 

@@ -476,28 +476,6 @@ def float_bits(fn: cuda_ast.Function, ints: set[str]) -> dict[str, int]:
     return _reaching(fn, ints, BIT_FLOATS)
 
 
-def regularizers(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
-    """Float scalar arguments added to what a square root, a log or a division's denominator takes
-    (`rsqrtf(ss / n + eps)`, `x / (norm + eps)`, through locals): an epsilon that keeps it off 0, small
-    beside the data, else it swamps what it is added to."""
-    out: set[str] = set()
-    if fn.body is None:
-        return out
-    locals_ = _locals(fn)
-    for n in cuda_ast.walk(fn.body):
-        if n.type == "call_expression" and text(n.child_by_field_name("function")) in _POSITIVE_ONLY:
-            taken = n.child_by_field_name("arguments")
-        elif n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "/":
-            taken = n.child_by_field_name("right")
-        else:
-            continue
-        for m in _through(taken, locals_):
-            if m.type == "binary_expression" and text(m.child_by_field_name("operator")) == "+":
-                sides = (strip_parens(m.child_by_field_name("left")), strip_parens(m.child_by_field_name("right")))
-                out |= {text(x) for x in sides if x is not None and x.type == "identifier"}
-    return out & floats
-
-
 _TO_INT = re.compile(r"\b(int|unsigned|long|short|size_t|u?int\d+_t)\b")
 
 

@@ -114,6 +114,12 @@ def _statement(toks: list[Token], close: int) -> tuple[int, int]:
 
 def _if_around(toks: list[Token], i: int) -> tuple[int, int]:
     """(open, close) of the parentheses of the `if` whose condition holds token i, or (-1, -1)."""
+    j = opening(toks, i)
+    return (j, _close(toks, j)) if j > 0 and toks[j - 1].text == "if" else (-1, -1)
+
+
+def opening(toks: list[Token], i: int) -> int:
+    """The index of the `(` whose parentheses hold token i within its statement, or -1."""
     depth = 0
     for j in range(i - 1, -1, -1):
         t = toks[j].text
@@ -121,13 +127,11 @@ def _if_around(toks: list[Token], i: int) -> tuple[int, int]:
             depth += 1
         elif t == "(":
             if depth == 0:
-                if j and toks[j - 1].text == "if":
-                    return j, _close(toks, j)
-                return -1, -1
+                return j
             depth -= 1
         elif t in (";", "{", "}"):
-            return -1, -1
-    return -1, -1
+            return -1
+    return -1
 
 
 def comparison(toks: list[Token], i: int) -> str:

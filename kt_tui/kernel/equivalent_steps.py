@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .equivalent import _INTEGER, _close, _declared, _else_after, _if_around, _statement, _text
+from .equivalent import _INTEGER, _close, _declared, _else_after, _if_around, _statement, _text, opening
 from .syntax import Token
 
 _SIGNED = {"int", "short", "long", "char", "int8_t", "int16_t", "int32_t", "int64_t", "ptrdiff_t"}
@@ -218,7 +218,7 @@ def insertion_tie(toks: list[Token], i: int) -> str:
     another value)."""
     if toks[i].text not in _MIRROR:
         return ""
-    open_ = _opening(toks, i)
+    open_ = opening(toks, i)
     if open_ < 1 or toks[open_ - 1].text != "while":
         return ""
     close = _close(toks, open_)
@@ -249,19 +249,3 @@ def insertion_tie(toks: list[Token], i: int) -> str:
         f"an insertion sort's shift `{term}`: at the tie it moves a value equal to `{key}` one place up and "
         f"puts `{key}` where that value was: `{v}` holds the same values in the same order"
     )
-
-
-def _opening(toks: list[Token], i: int) -> int:
-    """The index of the `(` whose parentheses hold token i, or -1."""
-    depth = 0
-    for j in range(i - 1, -1, -1):
-        t = toks[j].text
-        if t == ")":
-            depth += 1
-        elif t == "(":
-            if depth == 0:
-                return j
-            depth -= 1
-        elif t in (";", "{", "}"):
-            return -1
-    return -1
