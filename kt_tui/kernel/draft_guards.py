@@ -51,7 +51,11 @@ def _computed(n: Node | None, locals_: dict[str, list[Node]], depth: int = 0) ->
 
 def _against_magnitude(use: Node, locals_: dict[str, list[Node]]) -> bool:
     """Whether `use` is one side of a comparison whose other side is |a computed value|."""
-    cmp = _up(use)
+    return _compared_with_magnitude(use, _up(use), locals_)
+
+
+def _compared_with_magnitude(use: Node, cmp: Node | None, locals_: dict[str, list[Node]]) -> bool:
+    """Whether `cmp` is a comparison with `use` on one side and |a computed value| on the other."""
     if cmp is None or cmp.type != "binary_expression":
         return False
     if text(cmp.child_by_field_name("operator")) not in ("<", "<=", ">", ">="):
@@ -119,8 +123,8 @@ def floors(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
 
 
 FLAG_WHY = (
-    "an int only tested for truth (a flag): the value whose branch does more work (the other branch is not "
-    "checked); set the value you use"
+    "an int only tested for truth (a flag): 0 or 1, the value whose branch does more work (1 where neither "
+    "does more; the other branch is not checked); set the value you use"
 )
 _WORK = ("subscript_expression", "call_expression", "binary_expression", "assignment_expression", "update_expression")
 
@@ -134,42 +138,58 @@ def _same(a: Node | None, b: Node | None) -> bool:
     return a is not None and b is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
 
 
+def _zero(n: Node | None) -> bool:
+    n = strip_parens(n)
+    return n is not None and n.type == "number_literal" and text(n).rstrip("uUlL") in ("0", "0x0")
+
+
 def _truth_test(use: Node) -> int | None:
-    """For a use of an int that only a test reads (`if (f)`, `f ? a : b`, `!f`, `f && x`): the work its
-    truth adds (the taken branch's operations less the other's; negative when false does more); None when
-    the use is anything else."""
-    node, truthy = use, True
+    """For a use of an int that only a test reads (`if (f)`, `f ? a : b`, `!f`, `f == 0`, `f && x`,
+    `ok = f && x`): the work its truth adds (the taken branch's operations less the other's; negative when
+    false does more; 0 for a truth that steers no branch); None when the use is anything else."""
+    node, truthy, tested = use, True, False
     while True:
         parent = node.parent
         if parent is None:
-            return None
+            return 0 if tested else None
+        op = (
+            text(parent.child_by_field_name("operator"))
+            if parent.type in ("binary_expression", "unary_expression")
+            else ""
+        )
         if parent.type in ("parenthesized_expression", "condition_clause"):
             node = parent
-        elif parent.type == "unary_expression" and text(parent.child_by_field_name("operator")) == "!":
-            node, truthy = parent, not truthy
-        elif parent.type == "binary_expression" and text(parent.child_by_field_name("operator")) == "&&":
-            node = parent
+        elif parent.type == "unary_expression" and op == "!":
+            node, truthy, tested = parent, not truthy, True
+        elif parent.type == "binary_expression" and op in ("&&", "||"):
+            node, tested = parent, True
+        elif (
+            parent.type == "binary_expression"
+            and op in ("==", "!=")
+            and any(_zero(parent.child_by_field_name(f)) for f in ("left", "right"))
+        ):
+            node, truthy, tested = parent, truthy != (op == "=="), True
         elif parent.type in ("if_statement", "conditional_expression"):
             if not _same(parent.child_by_field_name("condition"), node):
-                return None
+                return 0 if tested else None
             more = _work(parent.child_by_field_name("consequence")) - _work(parent.child_by_field_name("alternative"))
             return more if truthy else -more
         else:
-            return None
+            return 0 if tested else None
 
 
 def flags(fn: cuda_ast.Function, ints: set[str]) -> dict[str, int]:
     """Int scalar arguments used only as truth tests -> 1 or 0: the value whose branches do more work
-    (`unit_diag ? r : r / diag` -> 0, the division and the diagonal's read checked); none where the
-    branches do as much."""
+    (`unit_diag ? r : r / diag` -> 0, the division and the diagonal's read checked); 1 where the branches do
+    as much (`uplo == 0 ? i < j : i > j`, `ok = equal_nan && isnan(x)`): a truth, not an arbitrary int."""
     if fn.body is None:
         return {}
     out: dict[str, int] = {}
     for name in ints:
         uses = _uses(fn, name)
         more = [_truth_test(u) for u in uses]
-        if uses and all(m is not None for m in more) and (total := sum(m for m in more if m is not None)):
-            out[name] = 1 if total > 0 else 0
+        if uses and all(m is not None for m in more):
+            out[name] = 0 if sum(m for m in more if m is not None) < 0 else 1
     return out
 
 

