@@ -125,6 +125,8 @@ class Analysis:
     loop_loads: set[str] = field(default_factory=set)  # arrays whose values bound a loop (row pointers)
     groups: dict[int, int] = field(default_factory=dict)  # axis -> G: (i / G) * k * G + i % G, i a thread index
     ranged: dict[str, Poly] = field(default_factory=dict)  # int array -> S where its values are tested `v < S`
+    # int array -> T + 1 where a position t <= T is tested below its values (`t < len[b]`): lengths up to T + 1
+    lengths: dict[str, Poly] = field(default_factory=dict)
     escape_bounds: set[str] = field(default_factory=set)  # ... of a loop that also stops on a float test
     trips: list[Poly] = field(default_factory=list)  # nested loop trip counts (the work per thread)
     strides: list[Poly] = field(default_factory=list)  # what thread indices are multiplied by (row lengths)

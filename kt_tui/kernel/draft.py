@@ -28,6 +28,7 @@ from . import (
     draft_roles,
     draft_shared,
     draft_values,
+    draft_within,
     extents,
 )
 from .conditions import Macros
@@ -62,10 +63,6 @@ INT_SCALARS = (3, 5, 7, 4, 6)  # ints that size nothing seen: one each, apart, s
 CLAMP = {"int": (-50, 50), "uint": (25, 75), "float": (-0.5, 0.5)}  # inside the drafted values on both sides
 STENCIL_STEP = 0.1  # below 1 / (2 * axes) for up to 3 axes: an explicit diffusion step that stays stable
 STEP_WHY = "it scales differences of neighbouring reads (a stencil step); small so an explicit step stays stable"
-EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: far below the data's scale
-EPSILON_WHY = (
-    "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
-)
 # 8- and 16-bit integers nothing bounds (bytes, pixels, voxels): over the type's range
 CYCLES = 0.1  # a frequency in cycles per sample
 CYCLES_WHY = (
@@ -322,7 +319,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     floats = {p.name for p in kernel.params if not p.is_pointer and element_type(p).startswith("float")}
     small = {  # float scalars whose use wants a small value
         **{n: (STENCIL_STEP, STEP_WHY) for n in draft_roles.stencil_coefficients(fn, floats & free)},
-        **{n: (EPSILON, EPSILON_WHY) for n in draft_guards.regularizers(fn, floats & free)},
+        **{n: (draft_guards.EPSILON, draft_guards.EPSILON_WHY) for n in draft_guards.regularizers(fn, floats & free)},
     }
     float_arrays = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith("float")}
     cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
@@ -430,10 +427,10 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             elif (
                 (int_of := int_lane(dtype)) is not None
                 and not out
-                and (tested := draft_roles.tested_below(an, p.name, np.iinfo(int_of).max, unit.defines, sizing.sizes))
+                and (tested := draft_within.tested_values(an, p.name, np.iinfo(int_of).max, unit.defines, sizing.sizes))
             ):
-                arg.low, arg.high, why = 0, *tested
-                guesses.append((f"args.{p.name}", f"values in [0, {arg.high}): {why}"))
+                arg.low, arg.high, why = tested
+                guesses.append((f"args.{p.name}", f"values in [{arg.low}, {arg.high}): {why}"))
             elif is_signed(dtype) and not out and use.sign and not use.nonneg and p.name not in measured:
                 least, most = int_range(dtype) if dtype in ("int8", "int16") else (-SIGNED_SPAN, SIGNED_SPAN - 1)
                 arg.low, arg.high = least, most + 1  # high is past the last value drawn

@@ -16,6 +16,10 @@ TOLERANCE_WHY = (
     "compared with the magnitude of a computed value (a tolerance for 'near 0'): small, far below the data, so "
     "the ordinary path is checked; near the data's scale it would take the degenerate path almost everywhere"
 )
+EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: far below the data's scale
+EPSILON_WHY = (
+    "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
+)
 FLOOR_WHY = (
     "the floor of a max that a log, a root or a denominator takes (it keeps that off 0): small, far below the "
     "data, else it hides every value under it"

@@ -1,13 +1,22 @@
 """Lengths bounded by another size (kernel/draft_sizes.py, kernel/draft_flags.py): a scalar L that bounds
 an index in a check or a loop and that the kernel subtracts from a size E of a thread axis (`(nfft -
 win_length) / 2`: a window centred in a frame, `n - k` past a border) is a length within E, at most E;
-past it the difference is negative and the offsets it gives point before the extent."""
+past it the difference is negative and the offsets it gives point before the extent. An int array whose
+values a position is tested below (`if (t >= len[b]) mask`, t <= T) holds lengths: in [1, T + 2), so the
+mask and the positions it keeps are both checked."""
 
 from __future__ import annotations
 
 from . import cuda_ast
+from .bounds import Analysis
 from .cuda_ast import text
-from .draft_roles import unwrapped
+from .draft_roles import tested_below, unwrapped
+from .poly import Poly
+
+LENGTH_WHY = (
+    "a position is tested below each (`t < len[b]`): lengths, from 1 to one past the last position, so some "
+    "positions are masked and some kept"
+)
 
 
 def subtracted(fn: cuda_ast.Function, extents: set[str], lengths: set[str]) -> set[tuple[str, str]]:
@@ -33,3 +42,16 @@ def within_lengths(unit: cuda_ast.Unit, kernel: str, axis_sizes: set[str], bound
     if fn is None:
         return set()
     return subtracted(fn, axis_sizes, bounds - axis_sizes)
+
+
+def tested_values(
+    an: Analysis, name: str, top: int, defines: dict[str, int], sizes: dict[str, int]
+) -> tuple[int, str | int, str] | None:
+    """(low, high, why) for an int array's values tested below a size (draft_roles.tested_below: [0, S)) or
+    a position tested below them (a length: [1, T + 2) for positions up to T); None for neither."""
+    if (tested := tested_below(an, name, top, defines, sizes)) is not None:
+        return 0, *tested
+    bound = an.lengths.get(name)
+    if bound is None or not bound.names() or not bound.names() <= set(sizes) | set(defines):
+        return None
+    return 1, (bound + Poly.const(1)).text(), LENGTH_WHY

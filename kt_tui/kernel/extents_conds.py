@@ -185,6 +185,9 @@ class Conditions(Expressions):
                 self.out.loop_loads.update(x[1:] for x in (loads(bound.hi) if bound.hi is not None else ()))
                 self.out.loop_loads.update(bound.capped)
             cur = env[name]
+            if not loop and o == "<" and cur.hi is not None and not loads(cur.hi) | grid_names(cur.hi):
+                if bound.hi is not None and len(read := loads(bound.hi)) == 1 and bound.hi == Poly.var(min(read)):
+                    self.out.lengths.setdefault(min(read)[1:], cur.hi + Poly.const(1))  # `t < len[b]`, t <= T
             if o in ("<", "<=") and bound.hi is not None:
                 hi = bound.hi - Poly.const(1) if o == "<" else bound.hi
                 tested = loads(cur.hi) if cur.hi is not None else set()

@@ -1,5 +1,6 @@
 """Drafter rules made after seeing held-out batch 20, each on a kernel written here: an int compared with 0
-or read inside a && or || is a flag too (0 or 1, not an arbitrary int)."""
+or read inside a && or || is a flag too (0 or 1, not an arbitrary int); an int array whose values a position is
+tested below holds lengths, from 1 to one past the last position."""
 
 from __future__ import annotations
 
@@ -24,3 +25,21 @@ def test_an_int_compared_with_zero_or_read_in_a_logical_and_is_a_flag():
     assert args["lower"].value == 1  # before: 3, an int that sizes nothing: branches of equal work
     assert args["keep_nan"].value == 1  # before: an int, read by || into a byte
     assert "flag" in dict(d.guesses)["args.lower"]
+
+
+MASKED = """
+__global__ void masked_rows(const float *x, const int *valid, int rows, int width, float *y) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    const int r = blockIdx.y;
+    if (c >= width || r >= rows) return;
+    if (c < valid[r]) y[r * width + c] = x[r * width + c] * 3.0f;
+    else y[r * width + c] = 0.0f;
+}
+"""
+
+
+def test_an_int_array_a_position_is_tested_below_holds_lengths_up_to_one_past_the_last_position():
+    d = _draft(MASKED)
+    valid = next(a for a in d.spec.args if a.name == "valid")
+    assert (valid.low, valid.high) == (1, "width + 1")  # before: no range (any int)
+    assert "lengths" in dict(d.guesses)["args.valid"]
