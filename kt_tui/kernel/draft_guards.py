@@ -20,6 +20,12 @@ EPSILON = 1e-5  # a term added under a root or a denominator to keep it off 0: f
 EPSILON_WHY = (
     "added to what a root, a log or a denominator takes (an epsilon that keeps it off 0): small beside the data"
 )
+ADDED_TOLERANCE = 1e-3  # small beside the relative term on standard normal data, yet not lost in its rounding
+ADDED_TOLERANCE_WHY = (
+    "an absolute tolerance added to the other side of a comparison with the magnitude of a computed value "
+    "(|a - b| <= atol + rtol * |b|): small, so the other term decides most comparisons; 0 would pass a kernel "
+    "that drops it"
+)
 FLOOR_WHY = (
     "the floor of a max that a log, a root or a denominator takes (it keeps that off 0): small, far below the "
     "data, else it hides every value under it"
@@ -56,6 +62,17 @@ def _computed(n: Node | None, locals_: dict[str, list[Node]], depth: int = 0) ->
 def _against_magnitude(use: Node, locals_: dict[str, list[Node]]) -> bool:
     """Whether `use` is one side of a comparison whose other side is |a computed value|."""
     return _compared_with_magnitude(use, _up(use), locals_)
+
+
+def _added_to_magnitude(use: Node, locals_: dict[str, list[Node]]) -> bool:
+    """Whether `use` is a term of a sum that is one side of a comparison whose other side is |a computed
+    value| (`fabsf(a - b) <= atol + rtol * fabsf(b)`)."""
+    side = use
+    while (up := _up(side)) is not None and up.type == "binary_expression":
+        if text(up.child_by_field_name("operator")) != "+":
+            break
+        side = up
+    return side is not use and _compared_with_magnitude(side, up, locals_)
 
 
 def _compared_with_magnitude(use: Node, cmp: Node | None, locals_: dict[str, list[Node]]) -> bool:
@@ -98,6 +115,15 @@ def positive_taken(fn: cuda_ast.Function) -> Iterator[Node]:
         else:
             continue
         yield from _through(taken, locals_)
+
+
+def added_tolerances(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalar arguments used only as a term of a sum compared with the absolute value of a computed
+    value (`fabsf(a - b) <= atol + rtol * fabsf(b)`): an absolute tolerance beside a relative one."""
+    if fn.body is None:
+        return set()
+    locals_ = _locals(fn)
+    return {n for n in floats if (uses := _uses(fn, n)) and all(_added_to_magnitude(u, locals_) for u in uses)}
 
 
 def tolerances(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
@@ -202,5 +228,6 @@ def guard_values(fn: cuda_ast.Function, floats: set[str], others: set[str]) -> d
     or a tolerance, `others` (the other scalars) a flag."""
     out: dict[str, tuple[float | int, str]] = {n: (TOLERANCE, FLOOR_WHY) for n in floors(fn, floats)}
     out.update({n: (TOLERANCE, TOLERANCE_WHY) for n in tolerances(fn, floats)})
+    out.update({n: (ADDED_TOLERANCE, ADDED_TOLERANCE_WHY) for n in added_tolerances(fn, floats)})
     out.update({n: (v, FLAG_WHY) for n, v in flags(fn, others).items()})
     return out

@@ -1,6 +1,7 @@
 """Drafter rules made after seeing held-out batch 20, each on a kernel written here: an int compared with 0
 or read inside a && or || is a flag too (0 or 1, not an arbitrary int); an int array whose values a position is
-tested below holds lengths, from 1 to one past the last position."""
+tested below holds lengths, from 1 to one past the last position; a tolerance added to a relative one and
+compared with |a computed value| is small."""
 
 from __future__ import annotations
 
@@ -43,3 +44,21 @@ def test_an_int_array_a_position_is_tested_below_holds_lengths_up_to_one_past_th
     valid = next(a for a in d.spec.args if a.name == "valid")
     assert (valid.low, valid.high) == (1, "width + 1")  # before: no range (any int)
     assert "lengths" in dict(d.guesses)["args.valid"]
+
+
+NEAR = """
+__global__ void near(const float *u, const float *v, int n, float rel, float abs_tol, float *err) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float d = u[i] * 2.0f - v[i];
+    err[i] = fabsf(d) > rel * fabsf(v[i]) + abs_tol ? d : 0.0f;
+}
+"""
+
+
+def test_a_tolerance_added_to_a_relative_one_against_a_computed_magnitude_is_small():
+    d = _draft(NEAR)
+    args = {a.name: a for a in d.spec.args}
+    assert args["abs_tol"].value == 1e-3  # before: 1.5, over most |d| of standard normal data
+    assert args["rel"].value == 0.75  # a product, not a term of the sum: left as it was
+    assert "absolute tolerance" in dict(d.guesses)["args.abs_tol"]
