@@ -178,8 +178,8 @@ def _item(
                 continue  # `x[row * Vp + targets[row]]`: a loaded value picks within the item, the others span it
             if coef.is_const() or rest.is_const():
                 return None
-            if not at_least(Poly({m: c for m, c in rest.terms.items() if m}), Poly()):  # `(z * ny + y) * pitch`:
-                return None  # y < ny and ny is the number of rows, what it multiplies spans no item
+            if not at_least(Poly({m: c for m, c in rest.terms.items() if m}), Poly()) and not _thread_top(an, rest):
+                return None  # `(z * ny + y) * pitch`: y < ny and ny is the number of rows, it spans no item
             span = rest + Poly.const(1)
             unit = _unit(coef, span)  # `(n * C + c) * HW + p`: C counts items of HW elements, C >= the c's
             if unit is not None:
@@ -190,6 +190,12 @@ def _item(
     if not widest or not per or (c := min(per)) <= 0:
         return None
     return widest[0], c
+
+
+def _thread_top(an: extents.Analysis, rest: Poly) -> bool:
+    """Whether `rest` is the top of a thread axis (`x > cols - tw` returns: x <= cols - tw), a count of
+    threads less one, so not negative though a size is subtracted in it (`y * step + x`: a row of it)."""
+    return any(rest + Poly.const(1) == bound for bound in an.axes.values())
 
 
 def _unit(coef: Poly, span: Poly) -> Poly | None:

@@ -1,11 +1,14 @@
 """Drafter rules made after seeing held-out batch 20, each on a kernel written here: an int compared with 0
 or read inside a && or || is a flag too (0 or 1, not an arbitrary int); an int array whose values a position is
 tested below holds lengths, from 1 to one past the last position; a tolerance added to a relative one and
-compared with |a computed value| is small."""
+compared with |a computed value| is small; a pitch over the rows a thread axis spans is at least the
+axis's count, though a size is subtracted in it (`x > w - k` returns)."""
 
 from __future__ import annotations
 
-from .test_draft_shapes import _draft
+from kt_tui.kernel.expr import evaluate
+
+from .test_draft_shapes import _draft, _points
 
 MODES = """
 __global__ void pick_half(int lower, int keep_nan, int n, const float *a, float *out, unsigned char *same) {
@@ -62,3 +65,24 @@ def test_a_tolerance_added_to_a_relative_one_against_a_computed_magnitude_is_sma
     assert args["abs_tol"].value == 1e-3  # before: 1.5, over most |d| of standard normal data
     assert args["rel"].value == 0.75  # a product, not a term of the sum: left as it was
     assert "absolute tolerance" in dict(d.guesses)["args.abs_tol"]
+
+
+VALID = """
+__global__ void box_valid(const float *in, int w, int h, int k, float *out, int out_pitch) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x > w - k || y > h - k) return;
+    float s = 0.0f;
+    for (int d = 0; d < k; ++d) s += in[(y + d) * w + x + d];
+    out[y * out_pitch + x] = s;
+}
+"""
+
+
+def test_a_pitch_over_rows_a_thread_axis_spans_is_at_least_the_axis_though_a_size_is_subtracted_in_it():
+    d = _draft(VALID)
+    pitch = next(a for a in d.spec.args if a.name == "out_pitch")
+    for at in [d.spec.sizes, *_points(d.spec)]:
+        # before: a size of its own, 80 at w = 128 (below the w - k + 1 results of a row)
+        assert evaluate(str(pitch.value), at) >= at["w"] - at["k"] + 2
+    assert "steps from one item" in dict(d.guesses)["args.out_pitch"]
