@@ -56,7 +56,8 @@ def item_strides(
     item: the layout needs s * c >= E. Ordered so that an item's span uses no stride still to come. In
     a cycle (`b * strideA + row * lda + j`) the stride of the lowest thread axis is the inner one, else a
     leading dimension (_leading), else the stride of a loop's counter where the others step items
-    (_looped: `f * fstride + y * pitch + x`, y < height a loop): its item is what the index reaches
+    (_looped: `f * fstride + y * pitch + x`, y < height a loop), else the one beside a stride of a block
+    index alone (`b * stride + p * lda + i`, b = blockIdx.y): its item is what the index reaches
     without the other strides (lda >= n, pitch >= width); with nothing left (`b * sb + i * inc`) it
     spaces elements within an item, is left as it is and noted in `spacing`."""
     items = {s: item for s in sorted(candidates) if (item := _item(an, s, resolve)) is not None}
@@ -73,6 +74,11 @@ def item_strides(
             inner = min(items, key=lambda s: (axis(s), s not in leading, s))
             if axis(inner) > 2 and inner not in leading:
                 looped = [s for s in items if _looped(an, s, resolve, set(items) - {s})]
+                # a stride of a block index alone (`b * stride`, b = blockIdx.y: a block row per item) steps
+                # whole items: the one other stride is the inner one (`b * stride + p * lda + i`)
+                blocks = [s for s in items if an.scales.get(s) and an.scales[s] <= no_threads]
+                if len(looped) != 1 and len(blocks) == 1 and len(items) == 2:
+                    looped = [s for s in items if s not in blocks]
                 if len(looped) != 1:
                     break
                 inner = looped[0]

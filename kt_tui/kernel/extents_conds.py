@@ -149,64 +149,74 @@ class Conditions(Expressions):
             op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
         for var_node, other, o in ((left, right, op), (right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op])):
             var_node = strip_parens(var_node)
-            if (
-                var_node is not None
-                and o in ("<", "<=")
-                and (
-                    var_node.type == "field_expression"
-                    or (
-                        var_node.type == "binary_expression"
-                        and text(var_node.child_by_field_name("operator")) in ("+", "-")
-                    )
+            spread = _spread(var_node, o)  # `max(p, q) < n`: p < n and q < n
+            if spread:
+                for part in spread:
+                    self._side(part, other, o, env, loop)
+                continue
+            if self._side(var_node, other, o, env, loop):
+                return
+
+    def _side(self, var_node: Node | None, other: Node, o: str, env: Env, loop: bool) -> bool:
+        """Constrains by `var_node o other`; whether it was a test of a value the walk follows."""
+        if (
+            var_node is not None
+            and o in ("<", "<=")
+            and (
+                var_node.type == "field_expression"
+                or (
+                    var_node.type == "binary_expression"
+                    and text(var_node.child_by_field_name("operator")) in ("+", "-")
                 )
-            ):
-                name = sum_key(var_node)  # a guard on a sum: kept for the same sum in an index
-                env.setdefault(name, self.expr(var_node, env))
-            elif var_node is not None and var_node.type == "subscript_expression" and o in ("<", "<="):
-                array = text(strip_parens(var_node.child_by_field_name("argument")))
-                bound = self.expr(other, env)
-                if array in self.out.uses and bound.hi is not None and not loads(bound.hi) | grid_names(bound.hi):
-                    self.out.ranged.setdefault(array, bound.hi + Poly.const(1 if o == "<=" else 0))  # `d[i] < INF`
-                continue
-            elif var_node is None or var_node.type != "identifier" or text(var_node) not in env:
-                continue
-            else:
-                name = text(var_node)
+            )
+        ):
+            name = sum_key(var_node)  # a guard on a sum: kept for the same sum in an index
+            env.setdefault(name, self.expr(var_node, env))
+        elif var_node is not None and var_node.type == "subscript_expression" and o in ("<", "<="):
+            array = text(strip_parens(var_node.child_by_field_name("argument")))
             bound = self.expr(other, env)
-            if not loop and o in ("<", "<="):
-                self.out.guard_bounds.update(p for p in bound.params if p in self.scalars)
-                reached = env[name].hi
-                if bound.hi is not None and reached is not None and len(self.out.guarded) < MAX_GUARDED:
-                    top = bound.hi - Poly.const(1) if o == "<" else bound.hi
-                    if (reached, top) not in self.out.guarded:
-                        self.out.guarded.append((reached, top))
-            if loop:
-                self.out.loop_bounds.update(p for p in bound.params if p in self.scalars)
-                self.out.loop_loads.update(x[1:] for x in (loads(bound.hi) if bound.hi is not None else ()))
-                self.out.loop_loads.update(bound.capped)
-            cur = env[name]
-            if not loop and o == "<" and cur.hi is not None and not loads(cur.hi) | grid_names(cur.hi):
-                if bound.hi is not None and len(read := loads(bound.hi)) == 1 and bound.hi == Poly.var(min(read)):
-                    self.out.lengths.setdefault(min(read)[1:], cur.hi + Poly.const(1))  # `t < len[b]`, t <= T
-            if o in ("<", "<=") and bound.hi is not None:
-                hi = bound.hi - Poly.const(1) if o == "<" else bound.hi
-                tested = loads(cur.hi) if cur.hi is not None else set()
-                if len(tested) == 1 and cur.hi == Poly.var(min(tested)) and not loads(hi) and not grid_names(hi):
-                    self.out.ranged.setdefault(min(tested)[1:], hi + Poly.const(1))  # `l < nlabels`, l = labels[i]
-                self._axis_bound(cur, hi)
-                if cur.hi is None or grid_names(cur.hi) or loads(cur.hi):
-                    new_hi = hi
-                elif loads(hi):  # `t < len`, len = min(lengths[b], frames), inside `t < frames`: that one holds
-                    new_hi = pmin(cur.hi, hi) or cur.hi
-                else:
-                    new_hi = pmin(cur.hi, hi) or hi
-                env[name] = Val(cur.lo, new_hi, cur.base, cur.axes, cur.params, unit=cur.unit)
-            elif o in (">", ">=") and bound.lo is not None:
-                lo = bound.lo + Poly.const(1) if o == ">" else bound.lo
-                env[name] = Val(
-                    lo if cur.lo is None else pmax(cur.lo, lo) or cur.lo, cur.hi, cur.base, cur.axes, cur.params
-                )
-            return
+            if array in self.out.uses and bound.hi is not None and not loads(bound.hi) | grid_names(bound.hi):
+                self.out.ranged.setdefault(array, bound.hi + Poly.const(1 if o == "<=" else 0))  # `d[i] < INF`
+            return False
+        elif var_node is None or var_node.type != "identifier" or text(var_node) not in env:
+            return False
+        else:
+            name = text(var_node)
+        bound = self.expr(other, env)
+        if not loop and o in ("<", "<="):
+            self.out.guard_bounds.update(p for p in bound.params if p in self.scalars)
+            reached = env[name].hi
+            if bound.hi is not None and reached is not None and len(self.out.guarded) < MAX_GUARDED:
+                top = bound.hi - Poly.const(1) if o == "<" else bound.hi
+                if (reached, top) not in self.out.guarded:
+                    self.out.guarded.append((reached, top))
+        if loop:
+            self.out.loop_bounds.update(p for p in bound.params if p in self.scalars)
+            self.out.loop_loads.update(x[1:] for x in (loads(bound.hi) if bound.hi is not None else ()))
+            self.out.loop_loads.update(bound.capped)
+        cur = env[name]
+        if not loop and o == "<" and cur.hi is not None and not loads(cur.hi) | grid_names(cur.hi):
+            if bound.hi is not None and len(read := loads(bound.hi)) == 1 and bound.hi == Poly.var(min(read)):
+                self.out.lengths.setdefault(min(read)[1:], cur.hi + Poly.const(1))  # `t < len[b]`, t <= T
+        if o in ("<", "<=") and bound.hi is not None:
+            hi = bound.hi - Poly.const(1) if o == "<" else bound.hi
+            tested = loads(cur.hi) if cur.hi is not None else set()
+            if len(tested) == 1 and cur.hi == Poly.var(min(tested)) and not loads(hi) and not grid_names(hi):
+                self.out.ranged.setdefault(min(tested)[1:], hi + Poly.const(1))  # `l < nlabels`, l = labels[i]
+            self._axis_bound(cur, hi)
+            if cur.hi is None or grid_names(cur.hi) or loads(cur.hi):
+                new_hi = hi
+            elif loads(hi):  # `t < len`, len = min(lengths[b], frames), inside `t < frames`: that one holds
+                new_hi = pmin(cur.hi, hi) or cur.hi
+            else:
+                new_hi = pmin(cur.hi, hi) or hi
+            env[name] = Val(cur.lo, new_hi, cur.base, cur.axes, cur.params, unit=cur.unit)
+        elif o in (">", ">=") and bound.lo is not None:
+            lo = bound.lo + Poly.const(1) if o == ">" else bound.lo
+            env[name] = Val(
+                lo if cur.lo is None else pmax(cur.lo, lo) or cur.lo, cur.hi, cur.base, cur.axes, cur.params
+            )
+        return True
 
     def _co_bounds(self, left: Node, right: Node, env: Env) -> None:
         """`h < size && h < channels` in a loop's condition: the scalars that bound one counter on each side."""
@@ -280,3 +290,15 @@ class Conditions(Expressions):
         """`if (grid[i])`: values tested as true or false."""
         for name in loads(v.hi) if v.hi is not None else ():
             self.out.uses[name[1:]].compared = True
+
+
+def _spread(n: Node | None, o: str) -> list[Node]:
+    """The arguments of a max below a bound or a min above one (`max(p, q) < n`, `min(p, q) >= 0`): each
+    argument holds the test; [] for another value."""
+    if n is None or n.type != "call_expression":
+        return []
+    f = text(n.child_by_field_name("function"))
+    args = n.child_by_field_name("arguments")
+    if args is None or not (f in ("max", "::max") and o in ("<", "<=") or f in ("min", "::min") and o in (">", ">=")):
+        return []
+    return [strip_parens(a) for a in args.named_children if a is not None]

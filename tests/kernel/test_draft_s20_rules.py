@@ -2,7 +2,8 @@
 or read inside a && or || is a flag too (0 or 1, not an arbitrary int); an int array whose values a position is
 tested below holds lengths, from 1 to one past the last position; a tolerance added to a relative one and
 compared with |a computed value| is small; a pitch over the rows a thread axis spans is at least the
-axis's count, though a size is subtracted in it (`x > w - k` returns)."""
+axis's count, though a size is subtracted in it (`x > w - k` returns); `max(u, v) < n` bounds u and v, and a
+stride of a block index alone steps whole matrices of columns another stride apart."""
 
 from __future__ import annotations
 
@@ -86,3 +87,30 @@ def test_a_pitch_over_rows_a_thread_axis_spans_is_at_least_the_axis_though_a_siz
         # before: a size of its own, 80 at w = 128 (below the w - k + 1 results of a row)
         assert evaluate(str(pitch.value), at) >= at["w"] - at["k"] + 2
     assert "steps from one item" in dict(d.guesses)["args.out_pitch"]
+
+
+SWAP = """
+__global__ void swap_cols(float *A, int rows, int cols, int ld, long long bstride, int nb, const int *c0,
+                          const int *c1) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int b = blockIdx.y;
+    if (i >= rows || b >= nb) return;
+    const int u = c0[b], v = c1[b];
+    if (min(u, v) < 0 || max(u, v) >= cols) return;
+    float *a = A + b * bstride;
+    const float t = a[u * ld + i];
+    a[u * ld + i] = a[v * ld + i];
+    a[v * ld + i] = t;
+}
+"""
+
+
+def test_columns_a_max_tests_below_a_size_and_a_block_index_stride_step_whole_matrices():
+    d = _draft(SWAP)
+    args = {a.name: a for a in d.spec.args}
+    assert (args["c0"].low, args["c0"].high) == (0, "cols")  # max(u, v) < cols: each below it
+    for at in [d.spec.sizes, *_points(d.spec)]:
+        ld, step = evaluate(str(args["ld"].value), at), evaluate(str(args["bstride"].value), at)
+        assert ld >= at["rows"]  # before: a size of its own (3)
+        assert step >= at["cols"] * ld  # before: 5; A sized at random, not (nb - 1) * bstride + ...
+        assert evaluate(str(args["A"].size), at) >= (at["nb"] - 1) * step + (at["cols"] - 1) * ld + at["rows"]
