@@ -22,6 +22,7 @@ NEGATED_VALUE = 0.75  # its magnitude: not 0 or 1, a power of it stays small
 TRUNCATED_SCALE = 0.5  # a scale on a coordinate truncated to an index: two coordinates per index, none past it
 GAUSSIAN_WEIGHTS = (0.01, 0.002, 0.005, 0.02)  # 1 / (2 sigma^2) of Gaussian weights: apart, each small
 EXP_SCALE = 0.1  # a factor in an exponential's argument: exp(0.1 * x) finite for |x| up to 880
+SHIFT = 2.0  # cells a coordinate moves per unit of a value read: standard normal data moves it a few cells
 
 
 def float_value(
@@ -69,6 +70,12 @@ def float_value(
     if role and 0 <= axis < len(sizing.problem_size):
         lo, hi = REGION[axis]
         where = f"axis {extents.AXES[axis]} spans [{lo}, {hi}]"
+        if role == "shift":
+            return SHIFT, (
+                f"{SHIFT}: it scales values read into a displacement of a thread's coordinate (`x - dt * v`): "
+                "about a cell or more, so the displaced point leaves its cell (and some the grid), and well "
+                "below the grid's side; set the value you use"
+            )
         if role == "origin":
             return lo, f"{lo}: the start of a coordinate ({where})"
         if role == "end":

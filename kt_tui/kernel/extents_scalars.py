@@ -156,7 +156,10 @@ class ScalarRoles(WalkerState):
                     roles.setdefault(p, ("constant", sum(r[0] == "constant" for r in roles.values())))
                 elif op in ("+", "-") and len(y.params) == 1:
                     role = roles.get(p)
-                    roles[p] = ("origin", axis) if role is None or role[1] < 0 else role
+                    # p times a value read (`x - dt * v.x`): it scales a displacement of the coordinate
+                    roles[p] = (
+                        ("origin" if y.hi is not None else "shift", axis) if role is None or role[1] < 0 else role
+                    )
 
     # -- memory ----------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@ or read inside a && or || is a flag too (0 or 1, not an arbitrary int); an int a
 tested below holds lengths, from 1 to one past the last position; a tolerance added to a relative one and
 compared with |a computed value| is small; a pitch over the rows a thread axis spans is at least the
 axis's count, though a size is subtracted in it (`x > w - k` returns); `max(u, v) < n` bounds u and v, and a
-stride of a block index alone steps whole matrices of columns another stride apart."""
+stride of a block index alone steps whole matrices of columns another stride apart; a float that scales values
+read into a displacement of a thread's coordinate moves it a few cells."""
 
 from __future__ import annotations
 
@@ -114,3 +115,21 @@ def test_columns_a_max_tests_below_a_size_and_a_block_index_stride_step_whole_ma
         assert ld >= at["rows"]  # before: a size of its own (3)
         assert step >= at["cols"] * ld  # before: 5; A sized at random, not (nb - 1) * bstride + ...
         assert evaluate(str(args["A"].size), at) >= (at["nb"] - 1) * step + (at["cols"] - 1) * ld + at["rows"]
+
+
+TRACED = """
+__global__ void trace_back(const float *q, const float *u, int n, float c, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float p = i - c * u[i];
+    const int j = max(min((int)p, n - 1), 0);
+    out[i] = q[j];
+}
+"""
+
+
+def test_a_float_that_scales_values_read_into_a_coordinate_s_displacement_is_a_few_cells():
+    d = _draft(TRACED)
+    c = next(a for a in d.spec.args if a.name == "c")
+    assert c.value == 2.0  # before: -2.0, taken for the origin of a coordinate (traces that move backwards)
+    assert "displacement" in dict(d.guesses)["args.c"]
