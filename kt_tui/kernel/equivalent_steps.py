@@ -245,7 +245,27 @@ def insertion_tie(toks: list[Token], i: int) -> str:
     moves = {f"{v}[{j}+1]={v}[{j}];{d}" for d in (f"--{j};", f"{j}--;", f"{j}-=1;")} | {f"{v}[{j}+1]={v}[{j}--];"}
     if _text(toks, close + 2, body_end) not in moves or _text(toks, body_end + 1, stop + 1) != f"{v}[{j}+1]={key};":
         return ""
+    if _read_after(toks, open_, stop, j):  # where key landed (an inversion count `i - 1 - j`) moves at the tie
+        return ""
     return (
         f"an insertion sort's shift `{term}`: at the tie it moves a value equal to `{key}` one place up and "
         f"puts `{key}` where that value was: `{v}` holds the same values in the same order"
     )
+
+
+def _read_after(toks: list[Token], loop: int, stop: int, j: str) -> bool:
+    """Whether `j` may be read after token `stop`: true unless it is declared in the block holding the
+    loop at token `loop` (before it) and not named again in that block after `stop`."""
+    depth, start = 0, -1
+    for k in range(loop - 1, -1, -1):
+        depth += (toks[k].text == "}") - (toks[k].text == "{")
+        if depth < 0:
+            start = k
+            break
+    if start < 0 or not any(
+        toks[k].text == j and toks[k - 1].kind == "ident" and toks[k + 1].text in ("=", ";")
+        for k in range(start + 1, loop)
+    ):
+        return True
+    end = _close(toks, start)
+    return any(toks[k].text == j for k in range(stop + 1, end))

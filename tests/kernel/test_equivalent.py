@@ -533,3 +533,12 @@ def test_a_guard_adding_the_value_it_compares_with_zero_is_equivalent_as_a_term_
     assert not any(m.equivalent for m in mutants(other, "count") if "c > 0" in m.what and "`>` -> `>=`" in m.what)
     flags = {m.what: m.equivalent for m in mutants(COUNT, "count") if "flags[i] > 0" in m.what}
     assert flags and not any(flags.values())  # atomicAdd(&c, 1) does not add flags[i]
+
+
+def test_the_shift_tie_counts_where_the_sort_reads_where_key_landed():
+    # an inversion count beside the sort: at the tie `>=` shifts past an equal value, j ends one lower
+    # and the count grows ([3, 3, 1, 2, 2, 0, 5, 5]: 11 inversions, 14 with the ties), though v is the same
+    counted = SORT9.replace("v[j + 1] = key;\n", "v[j + 1] = key;\n        count += i - 1 - j;\n")
+    counted = counted.replace("int v[9];", "int v[9];\n    int count = 0;").replace("dst[t] = v[4];", "dst[t] = count;")
+    found = _shift_mutants(counted)
+    assert found and not any(found.values()), found
