@@ -183,7 +183,8 @@ def _in_conjunction(toks: list[Token], i: int, a: str, b: str) -> str:
         others = [t for t in others if t[1]]
     first, last = _statement(toks, if_close)
     body = _text(toks, first, last) if first >= 0 and last >= 0 else ""
-    if b in _ZERO and not _else_after(toks, if_close) and _adds(body, a):
+    cond = _text(toks, if_open + 1, if_close)
+    if b in _ZERO and not _else_after(toks, if_close) and _adds(body, a) and not _acts(cond):
         return f"`{body}` under `{_chain(terms)}`: at the tie it adds 0, whatever the other terms are"
     for lo, hi in ((a, b), (b, a)):
         if _ordered(lo, hi, others):
@@ -201,7 +202,15 @@ def _in_conjunction(toks: list[Token], i: int, a: str, b: str) -> str:
 
 def _adds(body: str, a: str) -> bool:
     """Whether the statement only adds `a` to something (`atomicAdd(p, a)`, `s += a`)."""
-    return (body.startswith("atomicAdd(") and body.endswith(f",{a})")) or body.endswith(f"+={a}")
+    if body.startswith("atomicAdd(") and body.endswith(f",{a})"):
+        return not _acts(body[len("atomicAdd(") : -len(f",{a})")])
+    return body.endswith(f"+={a}") and not _acts(body[: -len(f"+={a}")])
+
+
+def _acts(text: str) -> bool:
+    """Whether an expression (no spaces) may do more than compute a value: a call (`atomicAdd(n, 1)`
+    taking a slot), `++`, `--` or an assignment; where it runs at the tie only, the tie shows."""
+    return bool(re.search(r"\w\(|\+\+|--|(?:^|[^=!<>])=(?!=)", text))
 
 
 def _else_after(toks: list[Token], close: int) -> bool:

@@ -542,3 +542,18 @@ def test_the_shift_tie_counts_where_the_sort_reads_where_key_landed():
     counted = counted.replace("int v[9];", "int v[9];\n    int count = 0;").replace("dst[t] = v[4];", "dst[t] = count;")
     found = _shift_mutants(counted)
     assert found and not any(found.values()), found
+
+
+def test_adding_zero_at_the_tie_counts_where_the_condition_or_the_address_has_a_side_effect():
+    # at c == 0 `>=` takes a slot (counts [0, 5], cap 1: total 5 and 1 slot taken, 0 and 2 with >=), or
+    # moves the next free bin ([0, 4, 7]: hist [4, 7, 0], next 2; with >= [0, 4, 7], next 3)
+    ticket = COUNT.replace("if (threadIdx.x == 0 && c > 0)", "if (c > 0 && atomicAdd(total + 1, 1) < 1)")
+    address = COUNT.replace(
+        "if (threadIdx.x == 0 && c > 0)\n        atomicAdd(total, c);",
+        "if (c > 0)\n        atomicAdd(&total[atomicAdd(total + 1, 1)], c);",
+    )
+    chained = address.replace("if (c > 0)", "if (threadIdx.x == 0 && c > 0)")
+    for source in (ticket, address, chained):
+        assert source != COUNT
+        tie = [m.equivalent for m in mutants(source, "count") if "c > 0" in m.what and "`>` -> `>=`" in m.what]
+        assert tie and not any(tie), (source, tie)
