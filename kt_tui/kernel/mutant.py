@@ -288,8 +288,21 @@ class _Sites(KernelText):
         used = [j for j in range(close + 1, end) if toks[j].kind == "ident" and toks[j + 1].text != "("]
         if end <= 0 or not all(toks[j].text in uniform for j in used):
             return False
+        if end + 1 < len(toks) and toks[end + 1].text == "else":  # thread 0 runs the else then
+            return False
+        params = {n for n, *_ in self.param_spans()}
+        if any(toks[j].text in params and self.sets_own(j) for j in used):  # a thread's copy of a parameter
+            return False
         reads_shared = any(toks[j].text in shared and toks[j + 1].text != "=" for j in used)
         return not reads_shared or any(toks[j].text == "__syncthreads" for j in range(self.body_index(), open_))
+
+    def sets_own(self, j: int) -> bool:
+        """Whether token j, a name, is itself assigned or stepped (`skip = 0`, `p += 4`, `n--`), not
+        written through (`*p = 0`, `p[0] = 0`)."""
+        toks = self.toks
+        after = toks[j + 1].text if j + 1 < len(toks) else ""
+        steps = after in ("++", "--") or toks[j - 1].text in ("++", "--")
+        return steps or (after.endswith("=") and after not in ("==", "<=", ">=", "!=") and toks[j - 1].text != "*")
 
     def loop(self, i: int) -> None:
         """Half a loop: an ascending loop's bound halved, a descending one (a reduction's stride,

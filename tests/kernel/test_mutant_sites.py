@@ -136,3 +136,26 @@ def test_a_single_writer_of_a_shared_scalar_is_not_moved_and_one_reading_it_befo
     assert "line 3:24: `0` -> `1` in `if (threadIdx.x == 0)`" not in moved
     assert "line 5:24: `0` -> `1` in `if (threadIdx.x == 0)`" in moved
     assert not any(w.startswith("line 12:24:") for w in moved), moved
+
+
+def test_a_single_writer_with_an_else_or_writing_a_parameters_own_copy_is_moved():
+    """`tid == 1` is no equivalent where the guard has an else (thread 0 then runs it: out[1] never gets
+    in[0]) or sets a by-value parameter, each thread's own copy (thread 1 then reads in[i] for in[i + skip])."""
+    shifted = """__global__ void shift(const float *in, float *out, int n) {
+    if (threadIdx.x == 0)
+        out[0] = 0.0f;
+    else
+        out[threadIdx.x] = in[threadIdx.x - 1];
+}
+"""
+    skipped = """__global__ void sk(const float *in, float *out, int n, int skip) {
+    if (threadIdx.x == 0)
+        skip = 0;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i + skip < n)
+        out[i] = in[i + skip];
+}
+"""
+    for source, kernel in ((shifted, "shift"), (skipped, "sk")):
+        moved = {m.what for m in mutants(source, kernel, cap=ALL) if m.kind == "const"}
+        assert "line 2:24: `0` -> `1` in `if (threadIdx.x == 0)`" in moved, moved
