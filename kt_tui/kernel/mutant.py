@@ -276,7 +276,7 @@ class _Sites(KernelText):
         if close < 0 or toks[open_ - 1].text != "if":
             return False
         guard = {toks[j].text for j in range(open_ + 1, close)}
-        if not (guard & ({"threadIdx"} | self.thread_names())) or "blockIdx" in guard:
+        if not (guard & ({"threadIdx"} | self.thread_names())) or "blockIdx" in guard or self.may_lack_one(i):
             return False
         end = (
             self.closing(close + 1, "{", "}")
@@ -295,6 +295,23 @@ class _Sites(KernelText):
             return False
         reads_shared = any(toks[j].text in shared and toks[j + 1].text != "=" for j in used)
         return not reads_shared or any(toks[j].text == "__syncthreads" for j in range(self.body_index(), open_))
+
+    def may_lack_one(self, i: int) -> bool:
+        """Whether the block may have no thread 1 along the axis the 0 at token i is compared with
+        (`threadIdx.y == 0` where block_size_y may be 1, or is not tuned: no thread has
+        threadIdx.y == 1, so `== 1` writes nothing)."""
+        toks = self.toks
+        side = [t.text for t in (toks[i - 4 : i - 1] if toks[i - 1].text == "==" else toks[i + 2 : i + 5])]
+        axis = side[2] if side[:2] == ["threadIdx", "."] and side[2:] and side[2] in ("x", "y", "z") else ""
+        if not axis:
+            return False
+        at = "xyz".index(axis)
+        spec = self.spec
+        if spec is None:
+            return at > 0
+        names = spec.block_size_names or ["block_size_x", "block_size_y", "block_size_z"]
+        sizes = spec.tune_params.get(names[at], [1] if at else []) if at < len(names) else [1]
+        return any(not isinstance(v, int) or v < 2 for v in sizes)
 
     def sets_own(self, j: int) -> bool:
         """Whether token j, a name, is itself assigned or stepped (`skip = 0`, `p += 4`, `n--`), not

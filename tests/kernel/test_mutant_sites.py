@@ -159,3 +159,56 @@ def test_a_single_writer_with_an_else_or_writing_a_parameters_own_copy_is_moved(
     for source, kernel in ((shifted, "shift"), (skipped, "sk")):
         moved = {m.what for m in mutants(source, kernel, cap=ALL) if m.kind == "const"}
         assert "line 2:24: `0` -> `1` in `if (threadIdx.x == 0)`" in moved, moved
+
+
+BLOCK_2D = """__global__ void k(const int *flags, int n, int *total) {
+    __shared__ int count;
+    if (threadIdx.x == 0 && threadIdx.y == 0)
+        count = 0;
+    __syncthreads();
+    const int i = (blockIdx.x * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    if (i < n && flags[i] > 0)
+        atomicAdd(&count, 1);
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0)
+        atomicAdd(total, count);
+}
+"""
+SPEC_2D = """kernel = "k"
+problem_size = ["n"]
+
+[sizes]
+n = 4096
+
+[tune_params]
+block_size_x = [32]
+block_size_y = {ys}
+
+[[args]]
+name = "flags"
+type = "int32"
+size = "n"
+
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+
+[[args]]
+name = "total"
+type = "int32"
+size = "1"
+init = "zeros"
+output = true
+"""
+
+
+def test_a_single_writer_on_an_axis_the_launch_may_make_one_thread_wide_is_moved(tmp_path):
+    """With block_size_y = 1 no thread has threadIdx.y == 1: `threadIdx.y == 1` adds nothing to total."""
+    path = tmp_path / "k.cu.toml"
+    for ys, moved_y in (("[1, 2, 4, 8]", True), ("[2, 4, 8]", False)):
+        path.write_text(SPEC_2D.format(ys=ys))
+        made = mutants(BLOCK_2D, "k", cap=ALL, spec=load_spec(path))
+        moved = {m.what for m in made if m.kind == "const" and "threadIdx" in m.what}
+        assert ("line 10:44: `0` -> `1` in `if (threadIdx.x == 0 && threadIdx.y == 0)`" in moved) == moved_y, moved
+        assert not any(":24: `0` -> `1`" in w for w in moved)  # 32 threads along x: thread 1 is there
