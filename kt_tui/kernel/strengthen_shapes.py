@@ -251,10 +251,10 @@ def _only_weighed(code: str, name: str, depth: int) -> bool:
     if any(re.search(rf"\[[^\[\]]*\b{re.escape(name)}\b", s) for s in statements):
         return False  # an index
     given = set()
-    for s in statements:
-        target = re.match(r"[^=]*?\b(\w+)\s*[-+]?=(?!=)", s)
-        if target and target.group(1) != name and word.search(s, target.end()):
-            given.add(target.group(1))
+    for s in statements:  # each name given a value with it after (`int z = 0, g = gap;`: z and g)
+        for target in re.finditer(r"\b(\w+)\s*[-+]?=(?!=)", s):
+            if target.group(1) != name and word.search(s, target.end()):
+                given.add(target.group(1))
     if len(given) > _LOCALS_MAX:
         return False
     return all(depth > 0 and _only_weighed(code, local, depth - 1) for local in given)

@@ -203,3 +203,18 @@ def test_no_index_case_for_a_bound_of_two_sizes_or_one_past_16_bits_already():
     for bound in ("max_len + batch", "max_len * 1000"):
         labels = [c["label"] for c in candidates(parse_spec(LENGTHS.replace("BOUND", bound)))]
         assert not any("`lengths` above 16 bits" in lab for lab in labels), labels
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "int z = 0, g = gap; for (int k = 0; k < g; ++k) h -= 1; h += z;",  # a loop's bound: 32768 times the steps
+        "int z = 0, g = gap; h = max(h, prev[i + g]) + z;",  # an index past the array
+    ],
+)
+def test_a_score_given_to_a_later_local_of_a_list_is_followed(edit):
+    # `int z = 0, g = gap;`: g, not only z, takes the score, and g bounds a loop or indexes
+    source = ALIGN.replace("h = max(h, prev[i] - gap);", edit)
+    labels = [c["label"] for c in candidates(parse_spec(SPEC), source)]
+    scaled = [lab for lab in labels if "times 32768" in lab]
+    assert scaled and "`gap`" not in scaled[0], labels
