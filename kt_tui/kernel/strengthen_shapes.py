@@ -260,6 +260,23 @@ def _only_weighed(code: str, name: str, depth: int) -> bool:
     return all(depth > 0 and _only_weighed(code, local, depth - 1) for local in given)
 
 
+_PICKS = {"", "max", "min", "atomicAdd", "atomicMax", "atomicMin", "if", "while", "for", "return"}
+
+
+def _callee(before: str) -> str:
+    """The word before the innermost `(` left open in `before` ("" for none or a plain parenthesis;
+    "?" where that `(` is out of `before`, which may be cut)."""
+    depth = 0
+    for k in range(len(before) - 1, -1, -1):
+        depth += (before[k] == ")") - (before[k] == "(")
+        if depth < 0:
+            word = re.search(r"(\w*)\s*$", before[:k])
+            return word.group(1) if word else ""
+        if before[k] in ";{}":
+            return ""
+    return "?"
+
+
 def _weight_use(code: str, start: int, end: int) -> bool:
     """Whether the name at code[start:end] is only added, subtracted, picked or passed on."""
     before, after = code[max(0, start - 200) : start].rstrip(), code[end : end + 200].lstrip()
@@ -268,6 +285,8 @@ def _weight_use(code: str, start: int, end: int) -> bool:
     if not before or not after or before[-1] not in "+-?:,(=" or after[0] not in "+-:,);":
         return False
     if before.endswith(("++", "--", "<=", ">=", "==", "!=")) or after.startswith(("++", "--", "==")):
+        return False
+    if _callee(before) not in _PICKS:  # passed to a function whose use of it is not read here
         return False
     heads = list(re.finditer(r"\b(?:for|while|if)\s*\(", before))
     if not heads:

@@ -218,3 +218,14 @@ def test_a_score_given_to_a_later_local_of_a_list_is_followed(edit):
     labels = [c["label"] for c in candidates(parse_spec(SPEC), source)]
     scaled = [lab for lab in labels if "times 32768" in lab]
     assert scaled and "`gap`" not in scaled[0], labels
+
+
+def test_a_score_passed_to_a_function_of_the_source_is_not_a_weight():
+    # rep's loop runs g times: gap times 2**15 is 32768 times the steps; max and min only pick
+    helper = "__device__ int rep(int h, int g) { for (int k = 0; k < g; ++k) h -= 1; return h; }\n"
+    source = helper + ALIGN.replace("h = max(h, prev[i] - gap);", "h = h - rep(0, gap);")
+    labels = [c["label"] for c in candidates(parse_spec(SPEC), source)]
+    scaled = [lab for lab in labels if "times 32768" in lab]
+    assert scaled and "`gap`" not in scaled[0], labels
+    picked = ALIGN.replace("h = max(h, prev[i] - gap);", "h = min(max(h, gap), 100);")
+    assert any("`gap`" in c["label"] and "times 32768" in c["label"] for c in candidates(parse_spec(SPEC), picked))
