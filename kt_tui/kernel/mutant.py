@@ -302,6 +302,10 @@ class _Sites(KernelText):
         threadIdx.y == 1, so `== 1` writes nothing)."""
         toks = self.toks
         side = [t.text for t in (toks[i - 4 : i - 1] if toks[i - 1].text == "==" else toks[i + 2 : i + 5])]
+        name = toks[i - 2].text if toks[i - 1].text == "==" else toks[i + 2].text
+        if side[:2] != ["threadIdx", "."] and name in self.thread_names():  # `const int ty = threadIdx.y;`
+            exact = [t[2:] for t in self.sets(name) if len(t) == 5 and t[2:4] == ["threadIdx", "."]]
+            side = exact[0] if len(exact) == 1 else side
         axis = side[2] if side[:2] == ["threadIdx", "."] and side[2:] and side[2] in ("x", "y", "z") else ""
         if not axis:
             return False
@@ -312,6 +316,15 @@ class _Sites(KernelText):
         names = spec.block_size_names or ["block_size_x", "block_size_y", "block_size_z"]
         sizes = spec.tune_params.get(names[at], [1] if at else []) if at < len(names) else [1]
         return any(not isinstance(v, int) or v < 2 for v in sizes)
+
+    def sets(self, name: str) -> list[list[str]]:
+        """The texts of each statement `name = ...;` in the body, as tokens (from the name)."""
+        toks, out = self.toks, []
+        for j in range(self.body_index(), len(toks) - 1):
+            if toks[j].text == name and toks[j + 1].text == "=":
+                end = next((k for k in range(j, len(toks)) if toks[k].text == ";"), len(toks))
+                out.append([t.text for t in toks[j:end]])
+        return out
 
     def sets_own(self, j: int) -> bool:
         """Whether token j, a name, is itself assigned or stepped (`skip = 0`, `p += 4`, `n--`), not

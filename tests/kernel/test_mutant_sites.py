@@ -212,3 +212,14 @@ def test_a_single_writer_on_an_axis_the_launch_may_make_one_thread_wide_is_moved
         moved = {m.what for m in made if m.kind == "const" and "threadIdx" in m.what}
         assert ("line 10:44: `0` -> `1` in `if (threadIdx.x == 0 && threadIdx.y == 0)`" in moved) == moved_y, moved
         assert not any(":24: `0` -> `1`" in w for w in moved)  # 32 threads along x: thread 1 is there
+
+
+def test_a_single_writer_on_a_local_holding_threadIdx_y_is_moved_where_y_may_be_one_wide(tmp_path):
+    path = tmp_path / "k.cu.toml"
+    path.write_text(SPEC_2D.format(ys="[1, 2, 4, 8]"))
+    local = BLOCK_2D.replace(
+        "    __shared__ int count;\n", "    __shared__ int count;\n    const int ty = threadIdx.y;\n"
+    )
+    local = local.replace("threadIdx.x == 0 && threadIdx.y == 0", "threadIdx.x == 0 && ty == 0")
+    moved = {m.what for m in mutants(local, "k", cap=ALL, spec=load_spec(path)) if m.kind == "const"}
+    assert "line 11:35: `0` -> `1` in `if (threadIdx.x == 0 && ty == 0)`" in moved, moved
