@@ -11,9 +11,16 @@ from . import extents
 from .poly import Poly
 
 
-def _substitute(found: dict[str, list[Poly]], name: str, by: Poly) -> None:
+def _derive(
+    found: dict[str, list[Poly]], names: set[str], out: Any, order: dict[str, int], name: str, by: Poly, why: str
+) -> None:
+    """`name` becomes `by` in every candidate extent and leaves the free names; its derivation is a
+    guess whose text `why` follows "name = by: "."""
     for cands in found.values():
         cands[:] = [c.substitute(name, by) for c in cands]
+    names.discard(name)
+    out.derived[name] = by.text(order)
+    out.guesses.append((f"args.{name}", f"{name} = {out.derived[name]}: {why}"))
 
 
 def rescaled(
@@ -35,18 +42,12 @@ def rescaled(
         (a,) = onto.names()
         if a in fixed or a not in names or onto != Poly.var(a) or a in out.derived:
             continue
-        scaled = Poly.var(b) * Poly.const(2) - Poly.const(1)
-        _substitute(found, a, scaled)
-        names.discard(a)
-        fixed.add(b)
-        out.derived[a] = scaled.text(order)
-        out.guesses.append(
-            (
-                f"args.{a}",
-                f"{a} = {out.derived[a]}: {b} cells are rescaled onto {a} (`* {a} / {b}`): more of them, "
-                f"and no multiple, so each window spans several and their ends round; set the sizes you use",
-            )
+        why = (
+            f"{b} cells are rescaled onto {a} (`* {a} / {b}`): more of them, and no multiple, so each window "
+            "spans several and their ends round; set the sizes you use"
         )
+        _derive(found, names, out, order, a, Poly.var(b) * Poly.const(2) - Poly.const(1), why)
+        fixed.add(b)
 
 
 def sampled_every(
@@ -78,15 +79,11 @@ def sampled_every(
         if e not in fixed or e in names - fixed or k < 2 or Fraction(k).denominator != 1 or e == n:
             continue
         size = sizes[n] = Poly.var(e) * Poly.const(k)
-        _substitute(found, n, size)
-        names.discard(n)
-        fixed.add(n)
-        out.derived[n] = size.text(order)
-        out.guesses.append(
-            (
-                f"args.{n}",
-                f"{n} = {out.derived[n]}: it bounds a value that reaches {out.derived[n]} ({int(k)} apart on "
-                f"each thread of {e}: a source sampled every {int(k)}), so the samples span it; set the size you use",
-            )
+        reach = size.text(order)
+        why = (
+            f"it bounds a value that reaches {reach} ({int(k)} apart on each thread of {e}: a source sampled "
+            f"every {int(k)}), so the samples span it; set the size you use"
         )
+        _derive(found, names, out, order, n, size, why)
+        fixed.add(n)
     return sizes
