@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 sys.path.insert(0, str(ROOT))
 
+from kt_tui.engine.backend import BackendError, probe_order  # noqa: E402
 from kt_tui.engine.strength import tried_text  # noqa: E402
 from kt_tui.gpu import checkrun, timeline  # noqa: E402 - the checkout's kt_tui, whatever is installed
 from kt_tui.gpu.compiles import CompilePool  # noqa: E402
@@ -95,12 +96,22 @@ def sort_by_code(source: str, spec: Spec, made: list, jobs: int | None) -> dict[
         compiled.close()
 
 
+def kernel_backend(backend: str, source: str, spec: Spec) -> str:
+    """`backend`, or the product's first choice for a kernel `backend` cannot compile or pass arguments
+    to (pycuda with cuda_fp16.h included: kt-tui refuses it there, and --backend auto never takes it)."""
+    try:
+        return probe_order(backend, source, spec.kernel, spec.compiler_options)[0]
+    except BackendError:
+        return probe_order("auto", source, spec.kernel, spec.compiler_options)[0]
+
+
 def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) -> dict:
     spec = load_spec(spec_path)
     source = kernel.read_text()
     fd, trace = tempfile.mkstemp(prefix="kt-mutants-trace-")
     os.close(fd)
     os.environ["KT_TUI_TRACE"] = trace  # the check's child inherits it
+    backend = kernel_backend(backend, source, spec)
     t0 = time.time()
     started = time.monotonic()
     try:
@@ -109,7 +120,12 @@ def on_gpu(name: str, kernel: Path, spec_path: Path, backend: str, cli: bool) ->
         return {"kernel": name, "error": f"out of bounds: {e}"}
     finally:
         del os.environ["KT_TUI_TRACE"]
-    row = {"kernel": name, "state": state.get("state"), "check_s": round(time.monotonic() - started, 1)}
+    row = {
+        "kernel": name,
+        "backend": backend,
+        "state": state.get("state"),
+        "check_s": round(time.monotonic() - started, 1),
+    }
     row["split"] = split(timeline.read(trace), t0)
     os.unlink(trace)
     if state.get("blame"):
@@ -232,7 +248,7 @@ def table(rows: list[dict], gpu: bool) -> list[str]:
         lines.append(line)
         if r.get("split"):
             said = ", ".join(f"{k} {r['split'][k]}" for k in PARTS)
-            lines.append(f"{'':<22}seconds in: {said}")
+            lines.append(f"{'':<22}seconds in: {said} (backend {r['backend']})")
         lines += [f"{'':<22}equivalent by construction: {e}" for e in r["pattern"]]
         for t in r["tried"]:
             lines.append(f"{'':<22}{tried_text(t)}")
