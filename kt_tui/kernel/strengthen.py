@@ -502,14 +502,18 @@ def _seed_case(spec: Spec) -> list[dict[str, Any]]:
 
 def candidates(spec: Spec, source: str = "") -> list[dict[str, Any]]:
     """The cases to try, each {"label", "sizes"?, "args"?}: those the kernel's code calls for
-    (`source`: kernel/strengthen_shapes.py) first, then values over the types' range, then
-    row offsets with varied rows, indices and outputs' lengths above 16 bits, sizes and scalars told
-    apart, rows with one large value, float values that tie, size scalars one less than their arrays,
-    a filled begin array with its end drawn wide, floats past their range's top, tiny floats, then a
-    second seed (those of session 11 after the ones that killed survivors on an H100 before them); at most MAX_CASES. None for file inputs; an input the user's function makes is kept as it is
+    (`source`: kernel/strengthen_shapes.py) first, then values over the types' range, row offsets
+    with varied rows, indices, outputs' lengths and values kept or clamped (kernel/strengthen_code.py)
+    above 16 bits, sizes, warps' edges and scalars told apart, rows with one large value, float values
+    that tie (the user's Python's rounded), size scalars one less than their arrays, a filled begin
+    array with its end drawn wide, floats past their range's top, tiny floats, then a second seed
+    (those of session 11 after the ones that killed survivors on an H100 before them); at most
+    MAX_CASES. None for file inputs; the user's Python's other inputs are kept as they are
     (kept_as_given)."""
     if any(a.init == "file" for a in spec.args):
         return []
+    from .strengthen_code import made_tie_cases, warp_edge_cases, wide_value_cases  # it builds on this module
+
     out = [
         *shape_cases(spec, source),
         *_value_cases(spec),
@@ -517,11 +521,14 @@ def candidates(spec: Spec, source: str = "") -> list[dict[str, Any]]:
         *_offset_cases(spec),
         *_wide_index_cases(spec),
         *_wide_output_cases(spec),
+        *wide_value_cases(spec, source),
         *_size_cases(spec),
+        *warp_edge_cases(spec, source),
         *_scalar_cases(spec),
         *_float_scalar_cases(spec),
         *_spike_cases(spec),
         *_tie_cases(spec),
+        *made_tie_cases(spec),
         *_bound_cases(spec),
         *_filled_pair_cases(spec),
         *_above_range_cases(spec),
