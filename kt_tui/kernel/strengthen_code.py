@@ -13,8 +13,8 @@
   multiple of 32 (its last warp has one thread in range: lane 1's work differs from lane 0's), and that
   size's scalar one less (whole warps, the next warp's first thread at the bound).
 A raised size takes along the sizes the kernel's reach needs (kernel/extents.py: frames `ld` apart
-stay at least `n_fft / 2 + 1` long), and the other sizes are halved until the arrays fit the memory
-bound kernel/strengthen.py widens by."""
+stay at least `n_fft / 2 + 1` long), and the other sizes are halved until the arrays fit 64 MiB (within
+the 256 MiB kernel/strengthen.py widens by)."""
 
 from __future__ import annotations
 
@@ -25,9 +25,14 @@ from typing import Any
 from . import cuda_ast, extents
 from .expr import ExprError, evaluate, names_in
 from .spec_model import Arg, Spec, _valid_at
-from .strengthen import _BUDGET, _FILTER, _bound_cases, _bytes, _float_inputs, _raised_past_16_bits, _used_sizes
+from .strengthen_common import _BUDGET, _FILTER, _bound_cases, _bytes, _float_inputs, _raised_past_16_bits, _used_sizes
 from .strengthen_shapes import _argument, _params, kernel_code
 
+CASE_BYTES = (
+    64 << 20
+)  # a raised case's arrays (or twice the spec's), within kernel/strengthen.py's 256 MiB: drawn at each check size
+_CODE_MAX = 1 << 16  # a kernel body longer than this is not read for clamps and counters (hostile sources)
+_SITES_MAX = 64  # clamps, loops and bounds read, at most: each reads the body once
 WORK = 1 << 28  # a raised size times the launch's items: a loop to it in each thread stays a GPU's fraction of a second
 _TIE_SEED = 7000  # the tie case's arrays each drawn from its own seed: equal seeds draw equal values
 
@@ -83,7 +88,7 @@ def _clamped_bounds(code: str, params: dict[str, Arg]) -> list[tuple[str, str, s
     made = {p for p, a in params.items() if a.is_array and not a.output and a.init == "function"}
     made = {p for p in made if params[p].dtype.startswith(("int", "uint"))}
     out: list[tuple[str, str, str]] = []
-    for m in re.finditer(r"\bmin\s*\(", code):
+    for m in list(re.finditer(r"\bmin\s*\(", code))[:_SITES_MAX]:
         parts = _top_parts(_argument(code, m.end() - 1))
         if len(parts) != 2:
             continue
@@ -105,12 +110,12 @@ def _kept_counters(code: str, params: dict[str, Arg]) -> list[tuple[str, str, st
     kernel keeps as a value (`arg = c;`, an argmax's index), not only as an index; another loop
     started at it (`for (int j = i; ...)`) is no such value."""
     out: list[tuple[str, str, str]] = []
-    for m in _FOR.finditer(code):
+    for m in list(_FOR.finditer(code))[:_SITES_MAX]:
         counter, bound = m.group(1), m.group(2)
         kept = [
             k
             for k in re.finditer(rf"\b\w+\s*=\s*{re.escape(counter)}\s*;", code)
-            if not _FOR_HEAD.search(code, 0, k.start())
+            if not _FOR_HEAD.search(code[max(0, k.start() - 80) : k.start()])
         ]
         if kept and (sized := _in_sizes(bound, params)):
             out.append((counter, bound, sized))
@@ -151,13 +156,16 @@ def _within(spec: Spec, an: extents.Analysis | None, params: dict[str, Arg], siz
     return True
 
 
-def fitted(spec: Spec, source: str, size: str, value: int) -> dict[str, int] | None:
+def fitted(
+    spec: Spec, source: str, size: str, value: int, reach: tuple[extents.Analysis | None, dict[str, Arg]] | None = None
+) -> dict[str, int] | None:
     """The sizes that change when `size` is raised to `value`: where the kernel's reach then leaves
     an array, the other sizes no launch spans raised by the same factor (a row length with its row);
     then the sizes left as they were halved, the largest first, until the arrays fit the memory
-    bound and the launch's items times `value` (a loop to it in each) are at most WORK. None where
-    no such sizes are valid."""
-    an, params = _reach(spec, source)
+    bound (CASE_BYTES, or twice the spec's arrays, at most kernel/strengthen.py's) and the launch's
+    items times `value` (a loop to it in each) are at most WORK. None where
+    no such sizes are valid. `reach`: _reach's answer, where the caller has it."""
+    an, params = reach or _reach(spec, source)
     dims = set().union(set(), *(_names_of(p) for p in spec.problem_size))
     used = _used_sizes(spec)
     sizes = {**spec.sizes, size: value}
@@ -165,7 +173,7 @@ def fitted(spec: Spec, source: str, size: str, value: int) -> dict[str, int] | N
         factor = value / spec.sizes[size]
         sizes = {n: math.ceil(v * factor) if n in used and n not in dims and n != size else v for n, v in sizes.items()}
     others = [n for n in used if sizes[n] == spec.sizes[n] and sizes[n] > _FILTER]
-    budget = max(_BUDGET, 2 * _bytes(spec, spec.sizes))
+    budget = min(_BUDGET, max(CASE_BYTES, 2 * _bytes(spec, spec.sizes)))
 
     def over(at: dict[str, int]) -> bool:
         return _bytes(spec, at) > budget or value * math.prod(at[n] for n in dims if n in at) > WORK
@@ -187,19 +195,20 @@ def _names_of(text: Any) -> set[str]:
 
 def wide_value_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
     """Sizes raised so that indices the user's Python makes below a clamp, or a loop's counter kept
-    as a value, pass 2**17 (kernel/strengthen.py's _raised_past_16_bits), each within the memory bound."""
+    as a value, pass 2**17 (kernel/strengthen_common.py's _raised_past_16_bits), each within the memory bound."""
     params = _params(spec, source) if source else {}
-    if not params:
+    code = kernel_code(source, spec.kernel_base_name()) if params else ""
+    if not code or len(code) > _CODE_MAX:
         return []
-    code = kernel_code(source, spec.kernel_base_name())
     out: list[dict[str, Any]] = []
     found = [(f"`{a}` above 16 bits (the kernel clamps it to `{b}`; the user's Python makes it at these sizes)", s, a)
              for a, b, s in _clamped_bounds(code, params)]  # fmt: skip
     found += [(f"`{c}` above 16 bits (a loop's counter to `{b}` kept as a value)", s, "")
               for c, b, s in _kept_counters(code, params)]  # fmt: skip
-    for what, bound, made in found:
+    reach = _reach(spec, source) if found else None
+    for what, bound, made in found[:_SITES_MAX]:
         size, value = _raised_past_16_bits(spec, bound)
-        wide = fitted(spec, source, size, value) if size else None
+        wide = fitted(spec, source, size, value, reach) if size else None
         if wide and not any(c["sizes"] == wide for c in out):
             said = ", ".join(f"{n}={v}" for n, v in wide.items())
             # the array the user's Python makes anew at these sizes is named, unchanged: it is reached (kept_as_given)
@@ -214,7 +223,7 @@ WARP = 32
 def warp_edge_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
     """For a kernel that works in warps over the size its launch spans on x with a thread per element
     (`n`, a scalar passed it): n one past a multiple of 32 above the smallest it is checked at, alone
-    and with the scalar one less (kernel/strengthen.py's bound case at that size)."""
+    and with the scalar one less (kernel/strengthen_common.py's bound case at that size)."""
     code = kernel_code(source, spec.kernel_base_name()) if source else ""
     first = spec.problem_size[0].strip() if spec.problem_size and isinstance(spec.problem_size[0], str) else ""
     if not _WARPS.search(code) or first not in spec.sizes or spec.grid_div_x == []:

@@ -230,3 +230,17 @@ def test_a_counter_only_indexing_and_a_kernel_without_warps_get_neither_case():
     )
     labels = [c["label"] for c in candidates(parse_spec(SPEC.replace("INIT", "random")), kept)]
     assert any("`j` above 16 bits (a loop's counter to `m` kept as a value)" in lab for lab in labels), labels
+
+
+def test_a_long_body_or_many_loops_are_read_within_bounds():
+    """Hostile kernels stay cheap to plan: a body past 64 KiB is not read for clamps and counters, and
+    at most 64 loops or clamps of one are (the one kept past them is not found)."""
+    spec = parse_spec(SPEC.replace("INIT", "random"))
+    kept = KERNEL.replace(
+        "for (int j = edges[i]; j < hi; ++j) s += x[j];", "int best = 0; for (int j = 0; j < m; ++j) best = j;"
+    )
+    padded = kept.replace("out[i] = s;", "out[i] = s;\n" + "    s = s + 1.0f;\n" * 6000)
+    loops = kept.replace("int best = 0;", "int best = 0;" + "for (int q = 0; q < 2; ++q) s += 1.0f;" * 64)
+    assert any("kept as a value" in c["label"] for c in candidates(spec, kept))
+    for source in (padded, loops):
+        assert not any("kept as a value" in c["label"] for c in candidates(spec, source))
