@@ -50,9 +50,10 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
     if arg.init == "copy":
         assert done is not None and arg.copy_of is not None
         return np.array(done[arg.copy_of], dtype)
-    if arg.init == "function":
+    if arg.init in ("function", "rounded"):
         assert spec is not None and arg.function is not None
-        return np.asarray(user_function(spec, arg.function)(dict(sizes)), dtype).reshape(-1)
+        made = np.asarray(user_function(spec, arg.function)(dict(sizes)), dtype).reshape(-1)
+        return rounded_within(made, arg.lanes) if arg.init == "rounded" else made
     n = int(evaluate(arg.size, sizes)) * arg.lanes
     if arg.init == "zeros":
         return np.zeros(n, dtype)
@@ -82,6 +83,22 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
     for fill in fills:
         fill()
     return out
+
+
+def rounded_within(values: np.ndarray, lanes: int) -> np.ndarray:
+    """Floats rounded to whole numbers within the whole numbers of their own range, lane by lane (a
+    float4's x, y, z, w each): a monotone map, so sorted values stay sorted, signs stay, and no value
+    leaves the range the user's Python drew it in; a lane whose range holds no whole number is kept."""
+    out = values.reshape(-1, lanes).copy() if values.size % lanes == 0 else values.reshape(-1, 1).copy()
+    for k in range(out.shape[1]):
+        column = out[:, k]
+        finite = column[np.isfinite(column)]
+        if finite.size == 0:
+            continue
+        low, high = np.ceil(finite.min()), np.floor(finite.max())
+        if low <= high:
+            out[:, k] = np.clip(np.rint(column), low, high)
+    return out.reshape(-1)
 
 
 def vector_dtype(name: str) -> np.dtype[np.void]:

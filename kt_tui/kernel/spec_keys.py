@@ -78,6 +78,7 @@ INITS = (
     "spikes",
     "ties",
     "lifted",
+    "rounded",
 )
 # init = "whole": whole numbers drawn in [low, high) in any type (floats that tie: equal to each other and
 # to the constants 0, 1, 2 a kernel compares with). init = "spikes": floats drawn as "normal", then one
@@ -87,7 +88,9 @@ INITS = (
 # type where one is): a value, a product or a square equal to the constant `value` a kernel compares
 # with, and two of them summed equal to twice it. init = "lifted": integers drawn in [low, high) as
 # "random", then every other one raised by `value` (an index past its bound by 2**16: a kernel that
-# checks the bound skips it; a copy of it in 16 bits, or its low 16 bits, does not)
+# checks the bound skips it; a copy of it in 16 bits, or its low 16 bits, does not). init = "rounded": the
+# user's `function`'s floats rounded to whole numbers within their own range (ties among them, their order and
+# signs kept: inputs.py rounded_within)
 SPIKES = {"float16": (12.0, 36.0, 60.0), "float32": (100.0, 300.0, 500.0), "float64": (800.0, 2400.0, 4000.0)}
 SPIKE_PLACES = 5  # the first, the last, the second, the middle, the one before the last, in turn
 # init = "offsets": the rows' lengths (the steps between offsets), each once per 8 rows in an order the seed
@@ -310,9 +313,9 @@ def arg_init(init: str, file: str | None, copy_of: str | None, function: object)
     want(file is None or str(file).endswith((".npy", ".npz")), "file", "expected a .npy or .npz file name")
     want(init != "copy" or copy_of, "copy_of", 'init = "copy" needs copy_of = "ARG"')
     want(
-        init != "function" or function is not None,
+        init not in ("function", "rounded") or function is not None,
         "function",
-        'init = "function" needs function = "module:function" (a .py file next to the kernel)',
+        f'init = "{init}" needs function = "module:function" (a .py file next to the kernel)',
     )
     want(
         function is None or is_function_ref(function),

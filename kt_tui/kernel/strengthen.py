@@ -16,13 +16,23 @@ from typing import Any
 from .expr import ExprError, evaluate, names_in
 from .spec_keys import ROW_LENGTHS, SPIKES
 from .spec_model import Arg, Spec, _itemsize, _valid_at, int_range, random_bounds
+from .strengthen_code import made_tie_cases, warp_edge_cases, wide_value_cases
+from .strengthen_common import (
+    _BUDGET,
+    _FILTER,
+    WIDE,
+    _bound_cases,
+    _bytes,
+    _float_inputs,
+    _int_type,
+    _names,
+    _raised_past_16_bits,
+    _used_sizes,
+)
 from .strengthen_shapes import shape_cases
 
 MAX_CASES = 9
-_FILTER = 8  # a size this small or smaller is a filter width, a factor, a radius: not a problem size
 NARROW = 1 << 15  # values within +-this fit a 16-bit type
-WIDE = 1 << 16  # an index this large or larger: a mask of its low 16 bits, or a 16-bit index, bites
-_BUDGET = 256 << 20  # bytes of all arrays a wider case may take, or twice the spec's where that is more
 
 
 def case_spec(spec: Spec, case: dict[str, Any]) -> Spec:
@@ -31,10 +41,6 @@ def case_spec(spec: Spec, case: dict[str, Any]) -> Spec:
     changes = dict(case.get("args") or {})
     args = [replace(a, **changes[a.name]) if a.name in changes else a for a in spec.args]
     return replace(spec, sizes={**spec.sizes, **dict(case.get("sizes") or {})}, args=args)
-
-
-def _int_type(dtype: str) -> bool:
-    return dtype.startswith(("int", "uint"))
 
 
 def _bounded_by_sizes(a: Any) -> bool:
@@ -121,14 +127,6 @@ def _shifted_together_cases(spec: Spec) -> list[dict[str, Any]]:
     return out
 
 
-_DRAWN = ("random", "uniform", "normal", "positive")
-
-
-def _float_inputs(spec: Spec, outputs: bool = False) -> list[Arg]:
-    """Float arrays drawn at random: the inputs, and with `outputs` those read and written too."""
-    return [a for a in spec.args if a.is_array and (outputs or not a.output) and a.dtype in SPIKES and a.init in _DRAWN]
-
-
 def _tie_cases(spec: Spec) -> list[dict[str, Any]]:
     """Float arrays drawn at random (those read and written too) as whole numbers -2 .. 2 and float
     scalars 1: values equal to each other, to the constants a kernel compares them with (0, 1, 2) and
@@ -213,19 +211,6 @@ def delimits_rows(spec: Spec, offsets: Arg) -> bool:
     return False
 
 
-def _used_sizes(spec: Spec) -> list[str]:
-    """The sizes the launch or the arguments read, in the spec's order."""
-    used: set[str] = set()
-    texts = [*spec.problem_size, *(a.size for a in spec.args), *(a.value for a in spec.args)]
-    for t in texts:
-        if isinstance(t, str):
-            try:
-                used |= names_in(t)
-            except ExprError:
-                continue
-    return [n for n in spec.sizes if n in used]
-
-
 def _odd(v: int) -> int:
     return max(3, v if v % 2 else v - 1)
 
@@ -268,27 +253,6 @@ def _wide_index_cases(spec: Spec) -> list[dict[str, Any]]:
     return out
 
 
-def _raised_past_16_bits(spec: Spec, bound: str) -> tuple[str, int]:
-    """The one size a bound names (`cols`, `max_frames + 1`, `n // 2 + 2`) and the value of it, from
-    2**17 + 1 up by doubling, that takes the bound past 2**17 (half the values drawn above 16 bits),
-    where the bound is at most 2**16 at the spec's sizes; ("", 0) otherwise."""
-    if bound in spec.sizes:
-        return (bound, 2 * WIDE + 1) if spec.sizes[bound] <= WIDE else ("", 0)
-    named = _names(bound) & set(spec.sizes)
-    if len(named) != 1:
-        return "", 0
-    size = named.pop()
-    try:
-        if evaluate(bound, spec.sizes) > WIDE:
-            return "", 0
-        value = 2 * WIDE + 1
-        while evaluate(bound, {**spec.sizes, size: value}) <= 2 * WIDE and value < 1 << 24:
-            value = 2 * value - 1
-        return (size, value) if evaluate(bound, {**spec.sizes, size: value}) > 2 * WIDE else ("", 0)
-    except (ExprError, TypeError, ValueError):
-        return "", 0
-
-
 def _wide_output_cases(spec: Spec) -> list[dict[str, Any]]:
     """An output of fewer than 2**16 elements whose length is one size the launch does not span (a
     histogram's `nbins`): its elements are written at computed indices, so that size raised above
@@ -326,63 +290,6 @@ def widened(spec: Spec, name: str, value: int) -> dict[str, int] | None:
         if _bytes(spec, sizes) <= budget and _valid_at(spec, sizes):
             return {n: v for n, v in sizes.items() if v != spec.sizes[n]}
     return None
-
-
-def _bytes(spec: Spec, sizes: dict[str, Any]) -> int:
-    total = 0
-    for a in spec.args:
-        if a.is_array:
-            try:
-                total += int(evaluate(a.size, sizes)) * a.lanes * _itemsize(a.dtype)
-            except (ExprError, ValueError):
-                continue
-    return total
-
-
-def _names(text: Any) -> set[str]:
-    try:
-        return names_in(text) if isinstance(text, str) else set()
-    except ExprError:
-        return set()
-
-
-def _launch_dims(spec: Spec) -> dict[str, bool]:
-    """The sizes the launch spans (a problem_size that is one name), each with whether the launch
-    makes exactly one block per item on that axis (grid_div = []: no guard is ever needed there)."""
-    out = {}
-    for axis, p in zip("xyz", spec.problem_size, strict=False):
-        if isinstance(p, str) and p.strip() in spec.sizes:
-            out[p.strip()] = getattr(spec, f"grid_div_{axis}") == []
-    return out
-
-
-def _bound_cases(spec: Spec) -> list[dict[str, Any]]:
-    """Integer scalars passed a size (`n = "n"`) told one less than it, while the arrays and the launch
-    keep the size: the element past the bound is then a real one, not the guard zone's poison (a NaN
-    that fails every comparison: `ixj <= n` in a compare-exchange, `c <= nclusters` in an argmin pass
-    any check that reads it from the zone), and a thread of the launch lies past the bound. Sizes of
-    a launch of one block per item are left out (a kernel there needs no guard against the count), and
-    so are sizes of no input array that an output's length uses (a pitch, a row length of the outputs:
-    one less would overlap the rows a kernel writes)."""
-    dims = _launch_dims(spec)
-    inputs = set().union(set(), *(_names(a.size) for a in spec.args if a.is_array and not a.output))
-    outputs = set().union(set(), *(_names(a.size) for a in spec.args if a.is_array and a.output))
-    told = {}
-    for a in spec.args:
-        size = a.value.strip() if isinstance(a.value, str) else ""
-        if a.is_array or not _int_type(a.dtype) or size not in spec.sizes or spec.sizes[size] < 2:
-            continue
-        if (size in dims and not dims[size]) or (size not in dims and size in inputs and size not in outputs):
-            told[a.name] = size
-    if not told:
-        return []
-    label = ", ".join(f"`{n}` = {size} - 1" for n, size in told.items())
-    return [
-        {
-            "label": f"{label} (one less than its arrays and launch)",
-            "args": {n: {"value": f"{size} - 1"} for n, size in told.items()},
-        }
-    ]
 
 
 def _above_range_cases(spec: Spec) -> list[dict[str, Any]]:
@@ -502,11 +409,13 @@ def _seed_case(spec: Spec) -> list[dict[str, Any]]:
 
 def candidates(spec: Spec, source: str = "") -> list[dict[str, Any]]:
     """The cases to try, each {"label", "sizes"?, "args"?}: those the kernel's code calls for
-    (`source`: kernel/strengthen_shapes.py) first, then values over the types' range, then
-    row offsets with varied rows, indices and outputs' lengths above 16 bits, sizes and scalars told
-    apart, rows with one large value, float values that tie, size scalars one less than their arrays,
-    a filled begin array with its end drawn wide, floats past their range's top, tiny floats, then a
-    second seed (those of session 11 after the ones that killed survivors on an H100 before them); at most MAX_CASES. None for file inputs; an input the user's function makes is kept as it is
+    (`source`: kernel/strengthen_shapes.py) first, then values over the types' range, row offsets
+    with varied rows, indices, outputs' lengths and values kept or clamped (kernel/strengthen_code.py)
+    above 16 bits, sizes, warps' edges and scalars told apart, rows with one large value, float values
+    that tie (the user's Python's rounded), size scalars one less than their arrays, a filled begin
+    array with its end drawn wide, floats past their range's top, tiny floats, then a second seed
+    (those of session 11 after the ones that killed survivors on an H100 before them); at most
+    MAX_CASES. None for file inputs; the user's Python's other inputs are kept as they are
     (kept_as_given)."""
     if any(a.init == "file" for a in spec.args):
         return []
@@ -517,11 +426,14 @@ def candidates(spec: Spec, source: str = "") -> list[dict[str, Any]]:
         *_offset_cases(spec),
         *_wide_index_cases(spec),
         *_wide_output_cases(spec),
+        *wide_value_cases(spec, source),
         *_size_cases(spec),
+        *warp_edge_cases(spec, source),
         *_scalar_cases(spec),
         *_float_scalar_cases(spec),
         *_spike_cases(spec),
         *_tie_cases(spec),
+        *made_tie_cases(spec),
         *_bound_cases(spec),
         *_filled_pair_cases(spec),
         *_above_range_cases(spec),
