@@ -145,7 +145,7 @@ def main(requests, events, log_path: str | None, parent_pid: int) -> None:
             continue
         if isinstance(job, PrepareJob):
             try:
-                job_args(spec_from_plain(job.spec), job.spec, False)
+                job_args(spec_from_plain(job.spec), job.spec)
                 _device_name(job.backend)
             except Exception:  # noqa: BLE001 - the first job meets it again and reports it
                 traceback.print_exc()
