@@ -108,8 +108,7 @@ def _check_key(source: str, spec: Spec, path: str | Path) -> str:
 def _worker(data: Path, start: bool, warm_cuda: bool = True) -> Tuner:
     logs = data / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    worker = Tuner(log_path=str(logs / "gpu-worker.log"))
-    worker.warm_cuda = warm_cuda
+    worker = Tuner(log_path=str(logs / "gpu-worker.log"), warm_cuda=warm_cuda)
     if start:
         worker.start()
     return worker

@@ -208,10 +208,9 @@ class LocalDevice(Device):
     """A worker process on this host: the one GPU it is given, or GPU number `index` of those
     visible (pinned with CUDA_VISIBLE_DEVICES)."""
 
-    warm_cuda = True  # start the CUDA driver while the worker imports (gpu/device/cudawarm.py); off for a replay
-
-    def __init__(self, index: int | None = None, log_path: str | None = None):
+    def __init__(self, index: int | None = None, log_path: str | None = None, warm_cuda: bool = True):
         super().__init__()
+        self.warm_cuda = warm_cuda  # the CUDA driver started while it imports (device/cudawarm.py)
         base, ext = os.path.splitext(log_path) if log_path else (None, "")
         self.index = index
         self.log_path = f"{base}.gpu{index}{ext}" if base and index is not None else log_path

@@ -218,9 +218,9 @@ class RayDevice(Device):
 
     END_S = 30  # how long an orderly end waits for the job running on the actor
 
-    def __init__(self, index: int, num_gpus: float = 1, env: dict | None = None):
+    def __init__(self, index: int, num_gpus: float = 1):
         super().__init__()
-        self.index, self.num_gpus, self.extra_env = index, num_gpus, dict(env or {})
+        self.index, self.num_gpus = index, num_gpus
         self.label = f"w{index}"
         self.actor_id: str | None = None
         self.pid: int | None = None
@@ -235,7 +235,7 @@ class RayDevice(Device):
             num_gpus=self.num_gpus,
             num_cpus=0 if not self.num_gpus else 1,
             max_concurrency=4,
-            runtime_env={"env_vars": _actor_env() | self.extra_env},
+            runtime_env={"env_vars": _actor_env()},
         )
         proc = _ActorProc(actor_class.remote(out), out)
         self.proc = proc

@@ -71,11 +71,14 @@ class Tuner:
         address: str | None = None,
         allow_mixed: bool = False,
         via: str | None = None,
+        warm_cuda: bool = True,
     ):
         self.log_path = log_path
         self.gpus, self.address, self.allow_mixed = gpus or "all", address or None, allow_mixed
         self.via = via or ("ray" if self.address else "local" if gpus is not None else "one")
-        self.workers: list[Device] = [LocalDevice(None, log_path)] if self.via == "one" else []
+        # each local worker starts the CUDA driver while it imports (device/cudawarm.py); not for a replay
+        self.warm_cuda = warm_cuda
+        self.workers: list[Device] = [LocalDevice(None, log_path, warm_cuda)] if self.via == "one" else []
         self.devices: dict[str, str] = {}  # worker label -> GPU model, from the probe
         self.facts: dict | None = None
         self.control = Control(held=self._held)
@@ -86,7 +89,6 @@ class Tuner:
         self._early_done = threading.Event()
         self._connected = threading.Event()
         self._connect_error: ScaleError | None = None
-        self._warm_cuda = True
         self.arch: str | None = None  # the GPU's architecture (sm_90), from the probe (or the remembered one)
         self.compiling = Compiling(self.cc, lambda: self.size, lambda: self.control.closing, lambda: self.facts)
 
@@ -98,21 +100,6 @@ class Tuner:
     @property
     def size(self) -> int:
         return len(self.workers) if self.via != "one" else 1
-
-    @property
-    def closing(self) -> bool:
-        return self.control.closing
-
-    @property
-    def warm_cuda(self) -> bool:
-        return self._warm_cuda
-
-    @warm_cuda.setter
-    def warm_cuda(self, on: bool) -> None:
-        self._warm_cuda = on
-        for w in self.workers:
-            if isinstance(w, LocalDevice):
-                w.warm_cuda = on
 
     @property
     def proc(self) -> Any:
@@ -199,12 +186,7 @@ class Tuner:
 
     def _local(self) -> list[Device]:
         n = (local_gpu_count() or 1) if self.gpus == "all" else int(self.gpus)
-        out: list[Device] = []
-        for i in range(n):
-            device = LocalDevice(i, self.log_path)
-            device.warm_cuda = self._warm_cuda
-            out.append(device)
-        return out
+        return [LocalDevice(i, self.log_path, self.warm_cuda) for i in range(n)]
 
     def _ray(self, num_gpus: float) -> list[Device]:
         from .raydevice import RayDevice

@@ -76,14 +76,14 @@ def test_a_gpu_jobs_inputs_are_made_once_per_spec_and_no_job_can_change_them(mon
     prepare._ARGS.clear()
     spec = load_spec(EXAMPLES / "vector_add.cu.toml")
     n = spec.sizes["n"]
-    first = prepare.job_args(spec, spec.to_dict(), False)
+    first = prepare.job_args(spec, spec.to_dict())
     with pytest.raises(ValueError, match="read-only"):
         first[0][:] = -1  # what one job would do to its arrays fails loudly: the next one gets the same inputs
-    second = prepare.job_args(spec, spec.to_dict(), False)
+    second = prepare.job_args(spec, spec.to_dict())
     assert made == [n] and second[0].tolist() == [0, 1, 2, 3] and second[1] == 2.0
     assert second[0] is first[0]  # not copied for each job (512 MB took a quarter of a second)
     spec.sizes["n"] = 1000  # other sizes: made again
-    prepare.job_args(spec, spec.to_dict(), False)
+    prepare.job_args(spec, spec.to_dict())
     assert made == [n, 1000]
 
 
@@ -293,7 +293,7 @@ def test_a_prepared_worker_has_the_inputs_its_first_job_needs(monkeypatch, worke
 
     worker_loop_once(PrepareJob(spec.to_dict(), "pycuda"))  # then the loop is left (a close would end the process)
     assert made == [1]  # (opening the device fails here, without a GPU: the first job reports that)
-    assert prepare.job_args(spec, spec.to_dict(), False)[0].tolist() == [0, 0, 0] and made == [1]
+    assert prepare.job_args(spec, spec.to_dict())[0].tolist() == [0, 0, 0] and made == [1]
 
 
 def test_the_early_worker_is_left_to_a_pool_where_gpus_or_a_ray_cluster_are_named(monkeypatch, hermetic):

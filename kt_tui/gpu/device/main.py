@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 
 from ..env import PR_SET_CHILD_SUBREAPER, prctl
 from ..protocol import CheckJob, PrepareJob, ProbeJob
@@ -120,10 +121,8 @@ def main(requests, events, log_path: str | None, parent_pid: int) -> None:
     # process pool); the app still ends this one, and this one watches the app
     mp.current_process().daemon = False
     from ...kernel.inputs import allow_user_code
-    from ...kernel.spec import spec_from_plain
-    from .checking import run_check_job
-    from .prepare import job_args
-    from .session import ContextLost, Session, explain
+    from . import checking, prepare  # noqa: F401 - loaded now, not in the first job's time
+    from .session import Session
 
     allow_user_code()  # init, verify and reference functions run here
     mark("worker: imports done")
@@ -139,37 +138,41 @@ def main(requests, events, log_path: str | None, parent_pid: int) -> None:
             sys.stderr.flush()
             kill_tree(os.getpid(), root=False)
             os._exit(0)
-        if isinstance(job, ProbeJob):
-            events.put(("probe", None, probe_backends(job.backends)))
-            mark("worker: probe done")
-            continue
-        if isinstance(job, PrepareJob):
-            try:
-                job_args(spec_from_plain(job.spec), job.spec, False)
-                _device_name(job.backend)
-            except Exception:  # noqa: BLE001 - the first job meets it again and reports it
-                traceback.print_exc()
-            mark("worker: prepared")
-            continue
-        if isinstance(job, (Load, Run)):
-            event = session.handle(job)
-            events.put(event)
-            if isinstance(event[2], Ran) and event[2].context_lost:  # the app starts a new worker and Loads it again
-                sys.stdout.flush()
-                os._exit(3)
-            continue
-        assert isinstance(job, CheckJob)
-        mark(f"worker: job {job.run_id}")
+        if serve(job, session, lambda message: events.put(message)):  # the app starts a new worker, Loads it again
+            sys.stdout.flush()
+            os._exit(3)
 
-        def emit(kind, payload, run_id=job.run_id):
-            events.put((kind, run_id, payload))
 
+def serve(job, session, put: Callable[[tuple], None]) -> bool:
+    """One message from the app, answered through `put`, in a local worker or a Ray actor
+    (device/rayactor.py); True where the worker's CUDA context is lost and the worker must end."""
+    from ...kernel.spec import spec_from_plain  # here and below: loaded once the worker is up
+    from .checking import run_check_job
+    from .prepare import job_args
+    from .session import ContextLost, explain
+
+    if isinstance(job, ProbeJob):
+        put(("probe", None, probe_backends(job.backends)))
+        mark("worker: probe done")
+    elif isinstance(job, PrepareJob):
         try:
-            info = run_check_job(job, emit)
-            events.put(("done", job.run_id, info))
+            job_args(spec_from_plain(job.spec), job.spec)
+            _device_name(job.backend)
+        except Exception:  # noqa: BLE001 - the first job meets it again and reports it
+            traceback.print_exc()
+        mark("worker: prepared")
+    elif isinstance(job, (Load, Run)):
+        event = session.handle(job)
+        put(event)
+        return isinstance(event[2], Ran) and event[2].context_lost
+    elif isinstance(job, CheckJob):
+        mark(f"worker: job {job.run_id}")
+        try:
+            put(("done", job.run_id, run_check_job(job, lambda kind, payload: put((kind, job.run_id, payload)))))
         except ContextLost as e:
-            events.put(("restart", job.run_id, {"reason": str(e)}))
-            return
+            put(("restart", job.run_id, {"reason": str(e)}))
+            return True
         except Exception as e:  # noqa: BLE001 - reported to the app, which decides
             traceback.print_exc()
-            events.put(("failed", job.run_id, {"error": explain(e)}))
+            put(("failed", job.run_id, {"error": explain(e)}))
+    return False

@@ -7,24 +7,19 @@ import json
 
 import numpy as np
 
-from ...kernel.inputs import make_arg, make_args
+from ...kernel.inputs import make_args
 from ...kernel.spec import Spec
 
 _ARGS: dict[str, list] = {}  # the last spec's generated inputs, by its args and sizes: later jobs copy them
 KEEP_BYTES = 2 << 30  # inputs larger than this in all are made again for each job rather than kept
 
 
-def job_args(spec: Spec, plain: dict, simulated: bool) -> list:
-    """The kernel's arguments for a job. A replay runs nothing: kernel_tuner only checks the types
-    against the signature, so each array is a one-element stand-in of its dtype. On a GPU, the
-    spec's inputs are generated once per spec (seconds for large arrays) and every job gets them
-    read-only: kernel_tuner copies them to the GPU and back into new arrays, and anything that
-    tried to change them would fail loudly rather than hand the next job other inputs (copying
-    512 MB cost a quarter of a second before each job's first result)."""
-    if simulated:
-        return [
-            np.zeros(1, np.dtype(a.dtype)) if a.is_array else make_arg(a, dict(spec.sizes), spec) for a in spec.args
-        ]
+def job_args(spec: Spec, plain: dict) -> list:
+    """The kernel's arguments for a job: the spec's inputs, generated once per spec (seconds for
+    large arrays); every job gets them read-only: kernel_tuner copies them to the GPU and back into
+    new arrays, and anything that tried to change them would fail loudly rather than hand the next
+    job other inputs (copying 512 MB cost a quarter of a second before each job's first result). A
+    replay makes none (device/session.py answers its Runs from the recorded cache)."""
     key = json.dumps([plain.get("args"), plain.get("sizes"), plain.get("base_dir")], sort_keys=True, default=str)
     if key not in _ARGS:
         _ARGS.clear()

@@ -10,9 +10,7 @@ import socket
 import threading
 from typing import Any
 
-from ..protocol import CheckJob, ProbeJob
 from ..timeline import mark
-from ..wire import Load, Run
 from . import cudawarm
 
 # Imported where used: ray (its actor's process has it; this module is named by the app, never
@@ -83,28 +81,10 @@ class Actor:
 
     def _run(self, job) -> None:
         from ...kernel.inputs import allow_user_code
-        from .checking import run_check_job
-        from .main import probe_backends
-        from .session import ContextLost, Session, explain
+        from .main import serve
+        from .session import Session
 
         allow_user_code()  # the actor is a GPU worker: init, verify and reference functions run here
-        if isinstance(job, ProbeJob):
-            self._put(("probe", None, probe_backends(job.backends)))
-            return
-        if isinstance(job, (Load, Run)):
-            if self.session is None:
-                self.session = Session()
-            self._put(self.session.handle(job))
-            return
-        if not isinstance(job, CheckJob):
-            return  # a PrepareJob: an actor makes its inputs with its first Load
-
-        def emit(kind, payload):
-            self._put((kind, job.run_id, payload))
-
-        try:
-            self._put(("done", job.run_id, run_check_job(job, emit)))
-        except ContextLost as e:
-            self._put(("restart", job.run_id, {"reason": str(e)}))  # the app starts a fresh actor
-        except Exception as e:  # noqa: BLE001 - reported to the app, which decides
-            self._put(("failed", job.run_id, {"error": explain(e)}))
+        if self.session is None:
+            self.session = Session()
+        serve(job, self.session, self._put)  # a lost context: the app kills this actor and starts a fresh one

@@ -198,7 +198,7 @@ class Session:
         self.spec, self.names, self.load = spec, list(spec.tune_params), load
         if load.backend == "sim":
             return self._open_sim(load, spec)
-        args = job_args(spec, load.spec, False)
+        args = job_args(spec, load.spec)
         self.reference, self.by_config = self._reference(load, spec, args)
         self.verify = user_verify(spec) if self.reference is not None or self.by_config is not None else None
         defines = tuner_defines(spec)
