@@ -142,6 +142,13 @@ def _check_rest(spec: Spec, kernel: Kernel | None) -> None:
             "kernel",
             f"the spec is for {spec.kernel!r}, the kernel is {kernel.name!r}",
         )
+        _want(
+            not kernel.templated or "<" in spec.kernel,
+            "kernel",
+            f'{kernel.name} is a template: name it with its template arguments (kernel = "{kernel.name}<...>", as '
+            "the file instantiates it or as you mean it); kernel_tuner instantiates it from them, and no backend "
+            "compiles it by its bare name",
+        )
         want = [p.name for p in kernel.params]
         have = [a.name for a in spec.args]
         _want(

@@ -9,7 +9,7 @@ from kt_tui.kernel.source import find_kernels
 from kt_tui.kernel.spec import SpecError, dump_spec, load_spec, parse_spec
 from kt_tui.kernel.spec_keys import ROW_LENGTHS
 
-KERNEL = find_kernels("template <typename T> __global__ void k(T *out, const T *in, int n) {}")[0]
+KERNEL = find_kernels("__global__ void k(float *out, const float *in, int n) {}")[0]
 BASE = """
 kernel = "k"
 problem_size = ["n"]
