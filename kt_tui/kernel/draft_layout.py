@@ -6,6 +6,7 @@ picked by loaded values)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
@@ -190,12 +191,21 @@ def _item(
             unit = _unit(coef, span)  # `(n * C + c) * HW + p`: C counts items of HW elements, C >= the c's
             if unit is not None:
                 coef, span = coef.divide(unit) or coef, span.divide(unit) or span
-            per.add(next(iter(coef.leading().terms.values())))
+            per.add(_common_factor(coef))
             spans.append(span)
     widest = [p for p in spans if all(at_least(p, q) for q in spans)]
     if not widest or not per or (c := min(per)) <= 0:
         return None
     return widest[0], c
+
+
+def _common_factor(coef: Poly) -> Fraction:
+    """The largest c that divides every term of a stride's coefficient: 1/4 for `(y - 1) / 4` (a byte
+    pitch into floats), 1 for `9 * ny - 1` (the rows of a plane and the planes before it: the 9 counts
+    planes, not the stride's items)."""
+    nums = [abs(c.numerator) for c in coef.terms.values()]
+    dens = [c.denominator for c in coef.terms.values()]
+    return Fraction(math.gcd(*nums), math.lcm(*dens)) if nums else Fraction(1)
 
 
 def _thread_top(an: extents.Analysis, rest: Poly) -> bool:
