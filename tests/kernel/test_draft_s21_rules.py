@@ -1,6 +1,7 @@
 """Drafter rules made after seeing held-out batch 21, each on a kernel written here: a pitch under planes
 of rows (`(c * h + y) * pitch + x`) is at least the row's width, not a third of it; a float taken as `1 - w`
-and multiplied by elsewhere is a mixing weight in (0, 1)."""
+and multiplied by elsewhere is a mixing weight in (0, 1); a float that divides an int array's value is a
+count's scale, at least 1; an int divided by constants before it divides is at least their product."""
 
 from __future__ import annotations
 
@@ -42,3 +43,54 @@ def test_a_float_taken_as_one_minus_it_and_multiplied_by_elsewhere_is_a_weight_i
     assert "mixes two terms" in dict(d.guesses)["args.w"]
     k = next(a for a in d.spec.args if a.name == "k")
     assert k.value != w.value
+
+
+COUNTS = """
+__global__ void per_mean(const int *counts, const unsigned short *hits, int n, float mean, float total,
+                         float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float inv = 2.0f / mean;
+    out[i] = inv * counts[i] + (float)hits[i] / total;
+}
+"""
+
+
+def test_a_float_that_divides_an_int_arrays_value_is_a_scale_of_counts_at_least_one():
+    d = _draft(COUNTS)
+    values = {a.name: a.value for a in d.spec.args if not a.is_array}
+    assert values["mean"] >= 1  # before: 0.75, through the local inv that multiplies counts[i]
+    assert values["total"] >= 1  # before: 1.5 (the direct quotient passed only by luck)
+    assert "scale" in dict(d.guesses)["args.mean"]
+
+
+HALVED = """
+__global__ void fold_buckets(const int *d, int n, int nb, int two_sided, int *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int side = nb;
+    if (two_sided) side /= 2;
+    const int q = side / 3;
+    out[i] = d[i] % q;
+}
+"""
+
+
+def test_an_int_divided_by_constants_before_it_divides_is_at_least_their_product():
+    d = _draft(HALVED)
+    values = {a.name: a.value for a in d.spec.args if not a.is_array}
+    assert values["nb"] >= 6  # before: 3, so q = 0 and `% q` divides by zero
+    assert "divided by 6" in dict(d.guesses)["args.nb"]
+
+
+def test_a_long_chain_of_halvings_drafts_in_bounded_time():
+    chain = "".join(f"    int h{k + 1} = h{k} / 2;\n" for k in range(400))
+    nested = "(" * 300 + "nb" + " / 2)" * 300
+    src = (
+        "__global__ void deep(const int *d, int n, int nb, int *out) {\n"
+        "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i >= n) return;\n"
+        "    int h0 = nb;\n" + chain + f"    out[i] = d[i] / h400 + d[i] % {nested};\n}}\n"
+    )
+    d = _draft(src)
+    assert isinstance(next(a for a in d.spec.args if a.name == "nb").value, int)
