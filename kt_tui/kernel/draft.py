@@ -326,7 +326,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
     small.update(draft_guards.guard_values(fn, floats & free, free - floats))
 
-    positive = draft_roles.positive_inputs(fn, float_arrays)
+    positive = draft_roles.positive_inputs(fn, float_arrays) | draft_divisors.summed_divisors(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
     units = draft_roles.unit_inputs(fn, float_arrays) - positive
     powers = draft_roles.exponents(fn, floats)
@@ -459,7 +459,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 arg.low = 0
             elif p.name in positive and arg.init == "random":
                 arg.init = "positive"
-                guesses.append((f"args.{p.name}", "values above 0: they reach a log or a square root"))
+                guesses.append((f"args.{p.name}", "values above 0: they reach a log, a root or a sum that divides"))
             elif p.name in units and arg.init == "random":
                 arg.init, arg.low, arg.high = "uniform", -1, 1
                 guesses.append((f"args.{p.name}", "values in [-1, 1): they reach an arc cosine or arc sine"))

@@ -2,7 +2,9 @@
 divides something (`side = n / 2; exact = side / 2; r / exact`) is at least the product of those constants,
 else the divisor is 0 (a division by zero, 0 / 0 in float); a float that divides a count, an int array's
 value (`len[d] / avg`, or `k / avg` kept in a local that multiplies one), is that count's scale (a mean
-length, a total): at least 1, where 0.75 would make each count longer than its own average."""
+length, a total): at least 1, where 0.75 would make each count longer than its own average. A float array
+whose values are summed into a local that divides (`rho += f[q]; ux /= rho`: masses, weights, densities) is
+drawn positive, else the sum of values of both signs comes near 0 and the quotients blow up."""
 
 from __future__ import annotations
 
@@ -179,4 +181,59 @@ def _divisors(n: Node, floats: set[str]) -> set[str]:
         else:
             stack.append(right)
         stack.append(unwrapped(m.child_by_field_name("left")))
+    return out
+
+
+def summed_divisors(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
+    """Arrays of `arrays` whose values (as they are, or through locals and local arrays given them, three
+    deep) are added into a local (`s += v`, `s = s + v`) that is then a divisor (`x / s`, `x /= s`)."""
+    if fn.body is None or not arrays:
+        return set()
+    nodes = list(cuda_ast.walk(fn.body))
+    given: dict[str, list[Node]] = {}  # a local (or a local array) -> the values given it
+    added: dict[str, list[Node]] = {}  # a local -> what is added into it
+    divisors: set[str] = set()
+    for n in nodes:
+        if n.type == "init_declarator":
+            d, v = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+            if d is not None and d.type == "identifier" and v is not None:
+                given.setdefault(text(d), []).append(v)
+        elif n.type == "assignment_expression":
+            left, right = unwrapped(n.child_by_field_name("left")), n.child_by_field_name("right")
+            op = text(n.child_by_field_name("operator"))
+            if left is not None and left.type == "subscript_expression" and op == "=" and right is not None:
+                given.setdefault(text(left.child_by_field_name("argument")), []).append(right)
+            elif left is not None and left.type == "identifier" and right is not None:
+                if op == "+=":
+                    added.setdefault(text(left), []).append(right)
+                elif op == "=":
+                    given.setdefault(text(left), []).append(right)
+                    r = unwrapped(right)
+                    if (
+                        r is not None
+                        and r.type == "binary_expression"
+                        and text(r.child_by_field_name("operator")) == "+"
+                    ):
+                        added.setdefault(text(left), []).extend(
+                            c for c in (r.child_by_field_name("left"), r.child_by_field_name("right")) if c is not None
+                        )
+                elif op == "/=":
+                    divisors.add(text(right).strip())
+        if n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "/":
+            right = unwrapped(n.child_by_field_name("right"))
+            if right is not None and right.type == "identifier":
+                divisors.add(text(right))
+    out: set[str] = set()
+    for name in divisors & set(added):
+        stack = [(v, 0) for v in added[name]]
+        while stack:
+            v, depth = stack.pop()
+            v = unwrapped(v)
+            if v is None:
+                continue
+            held = text(v.child_by_field_name("argument")) if v.type == "subscript_expression" else text(v)
+            if v.type == "subscript_expression" and held in arrays:
+                out.add(held)
+            elif v.type in ("subscript_expression", "identifier") and held in given and held != name and depth < 3:
+                stack += [(g, depth + 1) for g in given[held]]
     return out

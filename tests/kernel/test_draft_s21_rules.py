@@ -1,7 +1,8 @@
 """Drafter rules made after seeing held-out batch 21, each on a kernel written here: a pitch under planes
 of rows (`(c * h + y) * pitch + x`) is at least the row's width, not a third of it; a float taken as `1 - w`
 and multiplied by elsewhere is a mixing weight in (0, 1); a float that divides an int array's value is a
-count's scale, at least 1; an int divided by constants before it divides is at least their product."""
+count's scale, at least 1; an int divided by constants before it divides is at least their product; float
+values summed into a divisor are drawn positive."""
 
 from __future__ import annotations
 
@@ -62,6 +63,27 @@ def test_a_float_that_divides_an_int_arrays_value_is_a_scale_of_counts_at_least_
     assert values["mean"] >= 1  # before: 0.75, through the local inv that multiplies counts[i]
     assert values["total"] >= 1  # before: 1.5 (the direct quotient passed only by luck)
     assert "scale" in dict(d.guesses)["args.mean"]
+
+
+WEIGHTED = """
+__global__ void centroid(const float *mass, const float *pos, int n, int k, float *c) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float m = 0.0f, s = 0.0f;
+    for (int j = 0; j < k; ++j) {
+        const float w = mass[i * k + j];
+        m += w;
+        s += w * pos[i * k + j];
+    }
+    c[i] = s / m;
+}
+"""
+
+
+def test_float_values_summed_into_a_divisor_are_drawn_positive():
+    args = {a.name: a for a in _draft(WEIGHTED).spec.args}
+    assert args["mass"].init == "positive"  # before: random of both signs, m near 0 at some i
+    assert args["pos"].init == "random"  # weighted, not summed alone: any sign
 
 
 HALVED = """
