@@ -2,7 +2,8 @@
 of rows (`(c * h + y) * pitch + x`) is at least the row's width, not a third of it; a float taken as `1 - w`
 and multiplied by elsewhere is a mixing weight in (0, 1); a float that divides an int array's value is a
 count's scale, at least 1; an int divided by constants before it divides is at least their product; float
-values summed into a divisor are drawn positive."""
+values summed into a divisor are drawn positive; two pointers a loop swaps (a double buffer in dynamic
+shared memory) each reach what either reaches."""
 
 from __future__ import annotations
 
@@ -116,3 +117,29 @@ def test_a_long_chain_of_halvings_drafts_in_bounded_time():
     )
     d = _draft(src)
     assert isinstance(next(a for a in d.spec.args if a.name == "nb").value, int)
+
+
+SWAPPED = """
+__global__ void smooth_steps(const float *in, int n, int steps, float *out) {
+    extern __shared__ float buf[];
+    float *a = buf;
+    float *b = buf + n;
+    const int row = blockIdx.x;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) a[i] = in[row * n + i];
+    __syncthreads();
+    for (int s = 0; s < steps; ++s) {
+        for (int i = threadIdx.x + 1; i < n - 1; i += blockDim.x)
+            b[i] = 0.5f * a[i] + 0.25f * (a[i - 1] + a[i + 1]);
+        __syncthreads();
+        float *t = a;
+        a = b;
+        b = t;
+    }
+    for (int i = threadIdx.x; i < n; i += blockDim.x) out[row * n + i] = a[i];
+}
+"""
+
+
+def test_pointers_a_loop_swaps_each_reach_what_either_reaches():
+    d = _draft(SWAPPED)
+    assert d.spec.smem_size == "8*n"  # before: 4*n, b's offset lost where the loop swaps it with a
