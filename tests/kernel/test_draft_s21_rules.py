@@ -3,10 +3,18 @@ of rows (`(c * h + y) * pitch + x`) is at least the row's width, not a third of 
 and multiplied by elsewhere is a mixing weight in (0, 1); a float that divides an int array's value is a
 count's scale, at least 1; an int divided by constants before it divides is at least their product; float
 values summed into a divisor are drawn positive; two pointers a loop swaps (a double buffer in dynamic
-shared memory) each reach what either reaches."""
+shared memory) each reach what either reaches; a count that bounds a loop over a fixed-size local array is at
+most its extent. And the five drafts of batch 21 that were wrong first now match their truth files."""
 
 from __future__ import annotations
 
+import pytest
+
+from kt_tui.kernel.draft import draft
+from kt_tui.kernel.source import find_kernels
+from kt_tui.kernel.spec import dump_spec, parse_spec
+
+from .test_corpus import CORPUS, drafts, judge
 from .test_draft_shapes import _draft, _points
 
 PLANES = """
@@ -143,3 +151,42 @@ __global__ void smooth_steps(const float *in, int n, int steps, float *out) {
 def test_pointers_a_loop_swaps_each_reach_what_either_reaches():
     d = _draft(SWAPPED)
     assert d.spec.smem_size == "8*n"  # before: 4*n, b's offset lost where the loop swaps it with a
+
+
+LOCAL = """
+#define MAX_ORDER 4
+__global__ void poly_eval(const float *coef, const float *x, int n, int order, float *y) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float c[MAX_ORDER];
+    for (int k = 0; k < order; ++k) c[k] = coef[i * order + k];
+    float acc = 0.0f;
+    for (int k = order - 1; k >= 0; --k) acc = acc * x[i] + c[k];
+    y[i] = acc;
+}
+"""
+
+
+def test_a_count_that_bounds_a_loop_over_a_fixed_size_local_array_is_at_most_its_extent():
+    d = _draft(LOCAL)
+    for at in _points(d.spec):
+        assert 1 <= at["order"] <= 4  # before: 3072, the loop writes c[4] and on
+    assert "an array of 4" in dict(d.guesses)["sizes.order"]
+
+
+B21_WRONG_FIRST = [
+    "bm25_postings_atomic",
+    "binomial_options_block",
+    "biquad_cascade_interleaved",
+    "lbm_d2q9_pull_pitched",
+    "t5_relpos_bias_3d",
+]
+
+
+@pytest.mark.parametrize("name", B21_WRONG_FIRST)
+def test_the_batch_21_drafts_first_wrong_now_match_their_truth(name):
+    src = (CORPUS / f"{name}.cu").read_text()
+    kernel = next(k for k in find_kernels(src) if k.name == drafts.truth_kernel_name(src, find_kernels(src)))
+    spec = parse_spec(dump_spec(draft(kernel, src).spec), kernel)
+    problems = judge.judge(spec, kernel, src, judge.load_truth(CORPUS / "truth" / f"{name}.toml"))
+    assert [p for key in ("sizes", "outputs", "geometry", "scalars") for p in problems[key]] == []
