@@ -17,6 +17,7 @@ from .draft_roles import unwrapped
 PASSES = 4  # rounds over the assignments: a chain of locals this long is followed
 MOST = 1 << 20  # a product past this asks more of an int than a draft gives it: no rule
 COUNT_SCALE = 20.0  # a scale of counts: above 1, a few counts' worth
+FOLLOWED = 20_000  # values followed from the sums into divisors, at most
 
 
 def _divided(n: Node | None, names: dict[str, int], depth: int = 0) -> int | None:
@@ -224,13 +225,15 @@ def summed_divisors(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
             if right is not None and right.type == "identifier":
                 divisors.add(text(right))
     out: set[str] = set()
-    for name in divisors & set(added):
+    seen: set[tuple[int, int]] = set()  # values followed once, whichever sum reached them
+    for name in sorted(divisors & set(added)):
         stack = [(v, 0) for v in added[name]]
-        while stack:
+        while stack and len(seen) < FOLLOWED:
             v, depth = stack.pop()
             v = unwrapped(v)
-            if v is None:
+            if v is None or (v.start_byte, v.end_byte) in seen:
                 continue
+            seen.add((v.start_byte, v.end_byte))
             held = text(v.child_by_field_name("argument")) if v.type == "subscript_expression" else text(v)
             if v.type == "subscript_expression" and held in arrays:
                 out.add(held)

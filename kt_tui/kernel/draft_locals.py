@@ -11,6 +11,8 @@ from . import cuda_ast
 from .cuda_ast import Node, text
 from .draft_roles import strip_parens
 
+OUTWARD = 200  # nodes walked out from an array's subscript to the loop whose counter indexes it, at most
+
 
 def _arrays(fn: cuda_ast.Function, values: dict[str, int]) -> dict[str, int]:
     """Arrays declared in the kernel's body with one constant extent (through #defines and constants)."""
@@ -58,29 +60,27 @@ def local_caps(fn: cuda_ast.Function | None, defines: dict[str, int], scalars: s
     out: dict[str, tuple[int, str]] = {}
     if not arrays:
         return out
-    for n in cuda_ast.walk(fn.body):
-        found = _loop(n, scalars) if n.type == "for_statement" else None
-        body = n.child_by_field_name("body") if found is not None else None
-        if found is None or body is None:
+    for m in cuda_ast.walk(fn.body):
+        if m.type != "subscript_expression" or text(m.child_by_field_name("argument")) not in arrays:
             continue
-        counter, bound, past = found
-        for m in cuda_ast.walk(body):
-            if m.type != "subscript_expression" or text(m.child_by_field_name("argument")) not in arrays:
-                continue
-            index = strip_parens(m.child_by_field_name("indices") or m.child_by_field_name("index"))
-            if index is not None and index.type == "subscript_argument_list" and index.named_children:
-                index = strip_parens(index.named_children[0])
-            shift = _shift(index, counter, values)
-            if shift is None:
-                continue
-            array = text(m.child_by_field_name("argument"))
-            most = arrays[array] - shift - past
-            if most >= 1 and most < out.get(bound, (most + 1, ""))[0]:
-                out[bound] = (
-                    most,
-                    f"{most}: it bounds a loop whose counter indexes {array}, an array of {arrays[array]} the "
-                    f"kernel declares: at most {most}, or the loop runs past it; set the value you use",
-                )
+        index = strip_parens(m.child_by_field_name("indices") or m.child_by_field_name("index"))
+        if index is not None and index.type == "subscript_argument_list" and index.named_children:
+            index = strip_parens(index.named_children[0])
+        loop, up = m.parent, 0
+        while loop is not None and loop.type != "function_definition" and up < OUTWARD:
+            found = _loop(loop, scalars) if loop.type == "for_statement" else None
+            shift = _shift(index, found[0], values) if found is not None else None
+            if found is not None and shift is not None:
+                array = text(m.child_by_field_name("argument"))
+                most = arrays[array] - shift - found[2]
+                if 1 <= most < out.get(found[1], (most + 1, ""))[0]:
+                    out[found[1]] = (
+                        most,
+                        f"{most}: it bounds a loop whose counter indexes {array}, an array of {arrays[array]} the "
+                        f"kernel declares: at most {most}, or the loop runs past it; set the value you use",
+                    )
+                break
+            loop, up = loop.parent, up + 1
     return out
 
 

@@ -13,6 +13,8 @@ from .cuda_ast import Node, text
 from .poly import Poly
 
 LANES = ("x", "y", "z", "w")  # an integer vector's lanes: each a value of the array it was loaded from
+ROUNDS = 16  # rounds that drop pointers given other values from a loop's swapped ones, at most
+BUFFERS = 8  # pointers swapped among themselves, at most (two for a double buffer)
 
 
 def one_load(v: Val) -> bool:
@@ -103,7 +105,8 @@ def _held(body: Node, name: str) -> list[Node]:
 def rotated_in_loop(body: Node | None, env: dict[str, Val]) -> dict[str, Val]:
     """Pointer locals a loop's body gives only one another's values (a double buffer swapped each trip:
     `float *t = cur; cur = nxt; nxt = t`): on any trip each holds what any of those it is swapped with held
-    before the loop, so each to the union of their values then (one array's, at either offset)."""
+    before the loop, so each to the union of their values then (one array's, at either offset). More than
+    BUFFERS swapped together are left alone."""
     if body is None:
         return {}
     given: dict[str, list[Node | None]] = {}  # a name the body changes -> the values it gives it
@@ -129,7 +132,7 @@ def rotated_in_loop(body: Node | None, env: dict[str, Val]) -> dict[str, Val]:
                 given.setdefault(text(arg), []).append(None)
     swapped = {k for k in given if k in env and env[k].base is not None}
     sources: dict[str, set[str]] = {}
-    while True:
+    for _ in range(ROUNDS):
         sources = {}
         for k in swapped:
             copied = [held.get(text(v), text(v)) for v in given[k] if v is not None]
@@ -138,6 +141,8 @@ def rotated_in_loop(body: Node | None, env: dict[str, Val]) -> dict[str, Val]:
         if set(sources) == swapped:
             break
         swapped = set(sources)
+    else:
+        return {}  # not settled: no rule
     groups: dict[str, set[str]] = {k: {k} for k in swapped}
     for k, froms in sources.items():
         merged = set().union(groups[k], *(groups[x] for x in froms))
@@ -145,6 +150,7 @@ def rotated_in_loop(body: Node | None, env: dict[str, Val]) -> dict[str, Val]:
             groups[x] = merged
     out: dict[str, Val] = {}
     for k, group in groups.items():
-        if len(group) > 1 and len({env[x].base for x in group}) == 1:
-            out[k] = union([env[x] for x in sorted(group)])
+        if k not in out and 1 < len(group) <= BUFFERS and len({env[x].base for x in group}) == 1:
+            joined = union([env[x] for x in sorted(group)])
+            out.update(dict.fromkeys(group, joined))
     return out

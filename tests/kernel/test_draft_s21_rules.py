@@ -190,3 +190,23 @@ def test_the_batch_21_drafts_first_wrong_now_match_their_truth(name):
     spec = parse_spec(dump_spec(draft(kernel, src).spec), kernel)
     problems = judge.judge(spec, kernel, src, judge.load_truth(CORPUS / "truth" / f"{name}.toml"))
     assert [p for key in ("sizes", "outputs", "geometry", "scalars") for p in problems[key]] == []
+
+
+def test_hostile_swaps_sums_and_nested_loops_draft_in_bounded_time():
+    swaps = "".join(f"        p{k} = p{k + 1};\n" for k in range(300)) + "        p300 = p0;\n"
+    sums = "".join(f"    a = b{k % 7};\n    b{k % 7} = a;\n" for k in range(600))
+    nest = "".join(f"for (int c{k} = 0; c{k} < m; ++c{k}) " for k in range(120))
+    src = (
+        "#define E 8\n__global__ void hostile(const float *x, int n, int m, float *y) {\n"
+        "    extern __shared__ float buf[];\n"
+        + "".join(f"    float *p{k} = buf + {k} * n;\n" for k in range(301))
+        + "    float t[E];\n    float a = 0.0f, b0 = x[0], b1 = x[1], b2 = x[2], b3 = 0, b4 = 0, b5 = 0, b6 = 0;\n"
+        + sums
+        + "    float s = 0.0f;\n    for (int i = 0; i < n; ++i) {\n        s += a;\n"
+        + swaps
+        + "    }\n    "
+        + nest
+        + "t[c119] = s;\n    y[0] = p7[n - 1] + x[1] / s + t[0];\n}\n"
+    )
+    d = _draft(src)
+    assert d.spec.kernel == "hostile"
