@@ -432,7 +432,10 @@ class _Sizer:
                     )
                 )
         pads: dict[str, Fraction] = {}
-        for n, (most, why) in local_caps(self.unit.kernels.get(self.kernel.name), self.unit.defines, names).items():
+        defined = set(self.unit.defines)  # a #define's count is fixed: no cap to say
+        for n, (most, why) in local_caps(
+            self.unit.kernels.get(self.kernel.name), self.unit.defines, names - defined
+        ).items():
             self.reach[n] = min(self.reach.get(n, most), most)  # a loop over a fixed-size array: no longer
             self.out.guesses.append((f"sizes.{n}", why))
 

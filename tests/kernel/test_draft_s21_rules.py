@@ -174,6 +174,23 @@ def test_a_count_that_bounds_a_loop_over_a_fixed_size_local_array_is_at_most_its
     assert "an array of 4" in dict(d.guesses)["sizes.order"]
 
 
+DEFINED = """
+#define LANES 4
+__global__ void lanes_sum(const float *x, int n, float *y) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v[LANES];
+    for (int k = 0; k < LANES; ++k) v[k] = x[i * LANES + k];
+    y[i] = v[0] + v[3];
+}
+"""
+
+
+def test_a_defined_count_over_a_fixed_size_array_gets_no_cap_said():
+    d = _draft(DEFINED)
+    assert d.spec.sizes["LANES"] == 4 and "sizes.LANES" not in dict(d.guesses)  # fixed: nothing to check
+
+
 B21_WRONG_FIRST = [
     "bm25_postings_atomic",
     "binomial_options_block",
