@@ -202,10 +202,18 @@ def _item(
 def _common_factor(coef: Poly) -> Fraction:
     """The largest c that divides every term of a stride's coefficient: 1/4 for `(y - 1) / 4` (a byte
     pitch into floats), 1 for `9 * ny - 1` (the rows of a plane and the planes before it: the 9 counts
-    planes, not the stride's items)."""
-    nums = [abs(c.numerator) for c in coef.terms.values()]
-    dens = [c.denominator for c in coef.terms.values()]
-    return Fraction(math.gcd(*nums), math.lcm(*dens)) if nums else Fraction(1)
+    planes, not the stride's items). A constant finer than the other terms (`nz - 1/4`, a bound's
+    over-approximation of `z + (k >> 2)`) is no unit and is left out."""
+
+    def gcd(values: list[Fraction]) -> Fraction:
+        return Fraction(math.gcd(*(abs(v.numerator) for v in values)), math.lcm(*(v.denominator for v in values)))
+
+    varying = [c for m, c in coef.terms.items() if m]
+    constant = coef.terms.get((), Fraction(0))
+    if not varying:
+        return abs(constant) or Fraction(1)
+    step = gcd(varying)
+    return gcd([step, constant]) if constant and step.denominator % constant.denominator == 0 else step
 
 
 def _thread_top(an: extents.Analysis, rest: Poly) -> bool:

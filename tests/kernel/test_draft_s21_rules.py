@@ -35,6 +35,26 @@ def test_a_pitch_under_planes_of_rows_is_at_least_the_width():
     assert "at least w" in dict(d.guesses)["args.pitch"]
 
 
+CORNERS = """
+__global__ void corner_sums(const float *v, int nx, int ny, int nz, int pitch, int slice, float *out) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int z = blockIdx.z * blockDim.z + threadIdx.z;
+    if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1) return;
+    float s = 0.0f;
+    for (int k = 0; k < 8; ++k)
+        s += v[(z + (k >> 2)) * slice + (y + ((k >> 1) & 1)) * pitch + x + (k & 1)];
+    out[(z * (ny - 1) + y) * (nx - 1) + x] = s;
+}
+"""
+
+
+def test_a_fraction_a_bound_leaves_in_a_strides_coefficient_is_no_unit_of_it():
+    d = _draft(CORNERS)
+    for at in _points(d.spec):  # the bound of z + (k >> 2) is nz - 1/4: the quarter is no byte pitch
+        assert at["ny"] * at["pitch"] < at["slice"] < 2 * at["ny"] * at["pitch"]  # 4 times it with the quarter
+
+
 MIXED = """
 __global__ void blend_scaled(const float *x, const float *y, int n, float k, float w, float *out) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
