@@ -6,7 +6,6 @@ picked by loaded values)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
@@ -191,7 +190,7 @@ def _item(
             unit = _unit(coef, span)  # `(n * C + c) * HW + p`: C counts items of HW elements, C >= the c's
             if unit is not None:
                 coef, span = coef.divide(unit) or coef, span.divide(unit) or span
-            per.add(_common_factor(coef))
+            per.add(_unit_per_item(coef))
             spans.append(span)
     widest = [p for p in spans if all(at_least(p, q) for q in spans)]
     if not widest or not per or (c := min(per)) <= 0:
@@ -199,21 +198,11 @@ def _item(
     return widest[0], c
 
 
-def _common_factor(coef: Poly) -> Fraction:
-    """The largest c that divides every term of a stride's coefficient: 1/4 for `(y - 1) / 4` (a byte
-    pitch into floats), 1 for `9 * ny - 1` (the rows of a plane and the planes before it: the 9 counts
-    planes, not the stride's items). A constant finer than the other terms (`nz - 1/4`, a bound's
-    over-approximation of `z + (k >> 2)`) is no unit and is left out."""
-
-    def gcd(values: list[Fraction]) -> Fraction:
-        return Fraction(math.gcd(*(abs(v.numerator) for v in values)), math.lcm(*(v.denominator for v in values)))
-
-    varying = [c for m, c in coef.terms.items() if m]
-    constant = coef.terms.get((), Fraction(0))
-    if not varying:
-        return abs(constant) or Fraction(1)
-    step = gcd(varying)
-    return gcd([step, constant]) if constant and step.denominator % constant.denominator == 0 else step
+def _unit_per_item(coef: Poly) -> Fraction:
+    """What a stride's coefficient says of its unit: 1/4 for `(y - 1) / 4` (a byte pitch into floats, every
+    term a quarter); 1 where the leading term is 1 or more (`9 * ny - 1`: the rows of a plane and the 8
+    planes before it count rows, not units of the stride; `3/2 * h - 1`: a half-height plane after h rows)."""
+    return min(next(iter(coef.leading().terms.values())), Fraction(1))
 
 
 def _thread_top(an: extents.Analysis, rest: Poly) -> bool:

@@ -55,6 +55,22 @@ def test_a_fraction_a_bound_leaves_in_a_strides_coefficient_is_no_unit_of_it():
         assert at["ny"] * at["pitch"] < at["slice"] < 2 * at["ny"] * at["pitch"]  # 4 times it with the quarter
 
 
+HALF_PLANE = """
+__global__ void luma_chroma(const unsigned char *img, int pitch, int w, int h, float *out) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    out[y * w + x] = img[y * pitch + x] + 0.5f * img[(h + y / 2) * pitch + x];
+}
+"""
+
+
+def test_a_half_height_plane_after_the_rows_leaves_the_pitch_at_least_the_width_not_twice_it():
+    d = _draft(HALF_PLANE)
+    for at in _points(d.spec):  # the pitch's coefficient is 3/2 * h - 1: no half unit (a common factor said 1/2)
+        assert at["w"] < at["pitch"] < 2 * at["w"]
+
+
 MIXED = """
 __global__ void blend_scaled(const float *x, const float *y, int n, float k, float w, float *out) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
