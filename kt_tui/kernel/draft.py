@@ -20,6 +20,7 @@ from . import (
     cuda_ast,
     draft_below,
     draft_decay,
+    draft_divisors,
     draft_guards,
     draft_masked,
     draft_moments,
@@ -70,7 +71,6 @@ CYCLES_WHY = (
     "[-0.5, 0.5) only aliases one inside, and a large one loses the phase's precision"
 )
 UNSIGNED = ("uint8", "uint16", "uint32", "uint64")
-
 
 _NARROW = ("uint8", "int8", "uint16", "int16")
 # an output summed by float atomics: rounding in another order, for addends up to the draft's 100 in
@@ -326,7 +326,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
     small.update(draft_guards.guard_values(fn, floats & free, free - floats))
 
-    positive = draft_roles.positive_inputs(fn, float_arrays)
+    positive = draft_roles.positive_inputs(fn, float_arrays) | draft_divisors.summed_divisors(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
     units = draft_roles.unit_inputs(fn, float_arrays) - positive
     powers = draft_roles.exponents(fn, floats)
@@ -334,6 +334,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     exp_scales = draft_roles.exp_factors(fn, floats & free) - set(gaussian)
     averages = draft_moments.average_values(unit, kernel.name, floats & free)
     int_arrays = {p.name for p in kernel.params if p.is_pointer and is_int(element_type(p))}
+    small.update(draft_divisors.count_scale_values(fn, floats & free - set(small), int_arrays))
+    halved = draft_divisors.halved_divisors(fn, free - floats)
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)
     signed = {p.name for p in kernel.params if p.is_pointer and is_signed(element_type(p))}
@@ -457,7 +459,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 arg.low = 0
             elif p.name in positive and arg.init == "random":
                 arg.init = "positive"
-                guesses.append((f"args.{p.name}", "values above 0: they reach a log or a square root"))
+                guesses.append((f"args.{p.name}", "values above 0: they reach a log, a root or a sum that divides"))
             elif p.name in units and arg.init == "random":
                 arg.init, arg.low, arg.high = "uniform", -1, 1
                 guesses.append((f"args.{p.name}", "values in [-1, 1): they reach an arc cosine or arc sine"))
@@ -551,6 +553,8 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
                 turn = [INT_SCALARS[(plain + k) % len(INT_SCALARS)] for k in range(len(INT_SCALARS))]
                 count = next((v for v in turn if v not in taken), turn[0])  # apart from the sizes too
                 why = "an int that sizes nothing the analysis saw (apart from the others)"
+                if p.name in halved:
+                    count, why = draft_divisors.halved_value(halved[p.name], taken, INT_SCALARS)
             args.append(Arg(name=p.name, type=dtype, init="constant", value=count))
             guesses.append((f"args.{p.name}", f"{count}: {why}"))
         elif p.name in averages:

@@ -190,12 +190,19 @@ def _item(
             unit = _unit(coef, span)  # `(n * C + c) * HW + p`: C counts items of HW elements, C >= the c's
             if unit is not None:
                 coef, span = coef.divide(unit) or coef, span.divide(unit) or span
-            per.add(next(iter(coef.leading().terms.values())))
+            per.add(_unit_per_item(coef))
             spans.append(span)
     widest = [p for p in spans if all(at_least(p, q) for q in spans)]
     if not widest or not per or (c := min(per)) <= 0:
         return None
     return widest[0], c
+
+
+def _unit_per_item(coef: Poly) -> Fraction:
+    """What a stride's coefficient says of its unit: 1/4 for `(y - 1) / 4` (a byte pitch into floats, every
+    term a quarter); 1 where the leading term is 1 or more (`9 * ny - 1`: the rows of a plane and the 8
+    planes before it count rows, not units of the stride; `3/2 * h - 1`: a half-height plane after h rows)."""
+    return min(next(iter(coef.leading().terms.values())), Fraction(1))
 
 
 def _thread_top(an: extents.Analysis, rest: Poly) -> bool:

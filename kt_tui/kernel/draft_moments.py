@@ -2,7 +2,9 @@
 step with a new one (`m = w * m + (1 - w) * g`, an exponential moving average: an optimizer's moment, a
 momentum, a smoothed statistic) lies in (0, 1), else the average grows without bound or changes sign
 (a second moment under a square root turns negative); a scalar that divides such an average (`m / c`)
-is its bias correction 1 - w^t, in (0, 1]: drafted as at the first step, 1 - w.
+is its bias correction 1 - w^t, in (0, 1]: drafted as at the first step, 1 - w. A weight the kernel takes
+as `1 - w` and also multiplies by, in one statement or apart (`base = k * (1 - b)`, `slope = k * b / m`),
+mixes two terms the same way (a lerp, BM25's length normalisation `1 - b + b * x`): in (0, 1) too.
 
 Followed into device functions through the kernel's calls that pass its scalars by name."""
 
@@ -108,8 +110,30 @@ def running_averages(unit: cuda_ast.Unit, kernel: str, floats: set[str]) -> tupl
     return weights, divisors
 
 
+def mixes(unit: cuda_ast.Unit, kernel: str, floats: set[str]) -> list[str]:
+    """Float scalar arguments w of `floats` that a scope of the kernel takes as `1 - w` and also
+    multiplies by (`w * x`, anywhere in that scope), in the order first seen."""
+    out: list[str] = []
+    for fn, names in _scopes(unit, kernel):
+        complements: list[str] = []
+        factors: set[str] = set()
+        for n in cuda_ast.walk(fn.body):
+            if n.type != "binary_expression":
+                continue
+            op = text(n.child_by_field_name("operator"))
+            sides = [unwrapped(n.child_by_field_name(s)) for s in ("left", "right")]
+            named = [names.get(text(s)) if s is not None and s.type == "identifier" else None for s in sides]
+            if op == "-" and _one(sides[0]) and named[1] in floats:
+                complements.append(named[1])
+            elif op == "*":
+                factors.update(w for w in named if w in floats)
+        out += [w for w in complements if w in factors and w not in out]
+    return out
+
+
 def average_values(unit: cuda_ast.Unit, kernel: str, floats: set[str]) -> dict[str, tuple[float, str]]:
-    """Float scalar -> (value, why) for the mix weights and bias corrections of running averages."""
+    """Float scalar -> (value, why) for the mix weights and bias corrections of running averages, and the
+    weights of other mixes (`1 - w` and `w *`)."""
     weights, divisors = running_averages(unit, kernel, floats)
     out: dict[str, tuple[float, str]] = {}
     for k, w in enumerate(weights):
@@ -118,6 +142,16 @@ def average_values(unit: cuda_ast.Unit, kernel: str, floats: set[str]) -> dict[s
             f"{MIX_WEIGHTS[k % len(MIX_WEIGHTS)]}: it weights a running average against a new value "
             f"(`{w} * m + (1 - {w}) * g`): in (0, 1), so the average stays between its inputs (apart from the other "
             "weights); set the value you use",
+        )
+    for w in mixes(unit, kernel, floats):
+        if w in out or w in divisors:
+            continue
+        value = MIX_WEIGHTS[len(out) % len(MIX_WEIGHTS)]
+        out[w] = (
+            value,
+            f"{value}: the kernel takes 1 - {w} and also multiplies by {w} (a weight that mixes two terms): in "
+            "(0, 1), so both terms count and neither changes sign (apart from the other weights); set the value "
+            "you use",
         )
     for c, w in divisors.items():
         value = round(1 - out[w][0], 6)

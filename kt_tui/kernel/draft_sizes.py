@@ -12,6 +12,7 @@ from math import lcm
 from . import cuda_ast, draft_index, draft_shared, draft_within, extents
 from .bounds import integral
 from .draft_layout import divided, item_strides, padding, picked_row, round_rows, round_volume, unify, whole_rows
+from .draft_locals import local_caps
 from .draft_scaled import rescaled, sampled_every
 from .draft_types import is_int
 from .expr import FUNCS
@@ -431,6 +432,12 @@ class _Sizer:
                     )
                 )
         pads: dict[str, Fraction] = {}
+        defined = set(self.unit.defines)  # a #define's count is fixed: no cap to say
+        for n, (most, why) in local_caps(
+            self.unit.kernels.get(self.kernel.name), self.unit.defines, names - defined
+        ).items():
+            self.reach[n] = min(self.reach.get(n, most), most)  # a loop over a fixed-size array: no longer
+            self.out.guesses.append((f"sizes.{n}", why))
 
         def at(side: int, ranks: dict[str, int]) -> dict[str, int]:
             chosen = {

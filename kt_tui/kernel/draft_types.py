@@ -16,12 +16,14 @@ from .spec import DTYPES, VECTORS, Arg
 from .spec_model import int_range
 from .vectors import COMPLEX, bf16_array, param_vector, vector_scalar
 
+# the vector types a draft names as they are; it writes the others (uchar4, float3, half2) as their components
+NAMED = frozenset(f"{c}{n}" for c in ("float", "double", "int", "uint") for n in (2, 4))
+
 
 def _lanes(base: str) -> tuple[str, int] | None:
-    """A vector type the spec has no name for as (its component's type, its lanes): short2 is two int16,
-    half2 two float16, double4_32a four float64; None for the others (float2 and int4 are spec types,
-    VECTORS)."""
-    found = None if base in VECTORS or bf16_array(base) else vector_scalar(base.removeprefix("__"))
+    """A vector type a draft does not name as (its component's type, its lanes): short2 is two int16,
+    half2 two float16, double4_32a four float64; None for the others (float2 and int4 are NAMED)."""
+    found = None if base in NAMED or bf16_array(base) else vector_scalar(base.removeprefix("__"))
     return (found[0], found[1]) if found else None
 
 
@@ -66,7 +68,7 @@ def as_bytes(p: Param) -> bool:
 
 def element_type(p: Param) -> str:
     base = _base(p)
-    return DTYPES.get(base) or (base if base in VECTORS else (_lanes(base) or ("float32", 1))[0])
+    return DTYPES.get(base) or (base if base in NAMED else (_lanes(base) or ("float32", 1))[0])
 
 
 def array_of(p: Param, unit: cuda_ast.Unit, size: str, guesses: list[tuple[str, str]]) -> tuple[str, str]:

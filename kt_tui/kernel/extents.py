@@ -46,7 +46,7 @@ from .bounds import (
 )
 from .cuda_ast import Node, text
 from .extents_conds import Conditions
-from .extents_tables import local_table, reloaded_in_loop, restored_in_loop
+from .extents_tables import local_table, reloaded_in_loop, restored_in_loop, rotated_in_loop
 from .poly import Poly, TooBig, at_least
 
 __all__ = ["AXES", "Analysis", "Use", "analyse", "block", "grid"]
@@ -233,8 +233,11 @@ class Walker(Conditions):
         return then_ends and else_ends
 
     def _widen(self, body: Node, env: Env, keep: str | None = None) -> None:
+        swapped = rotated_in_loop(body, env)
         for name in changed_in(body, self.tick):
-            if name in env and name != keep and not reloaded_in_loop(body, name, env[name]):
+            if name in swapped and name != keep:
+                env[name] = swapped[name]
+            elif name in env and name != keep and not reloaded_in_loop(body, name, env[name]):
                 v = env[name]
                 env[name] = Val(
                     base=v.base,

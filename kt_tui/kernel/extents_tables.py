@@ -1,17 +1,20 @@
 """Tables whose elements are values loaded from one array, for kernel/extents.py's walk: an index
 staged through shared memory (`ids[t] = list[k]; ... x[ids[j]]`) or gathered into a local array
-(`int corner[3] = {tri.x, tri.y, tri.z}`) indexes what the array's own values index."""
+(`int corner[3] = {tri.x, tri.y, tri.z}`) indexes what the array's own values index; and pointers a loop
+swaps (two buffers of one array) reach what either reaches."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from . import cuda_ast
-from .bounds import MAX_STEPS, Val, load, loads, strip_parens
+from .bounds import MAX_STEPS, Val, load, loads, strip_parens, union
 from .cuda_ast import Node, text
 from .poly import Poly
 
 LANES = ("x", "y", "z", "w")  # an integer vector's lanes: each a value of the array it was loaded from
+ROUNDS = 16  # rounds that drop pointers given other values from a loop's swapped ones, at most
+BUFFERS = 8  # pointers swapped among themselves, at most (two for a double buffer)
 
 
 def one_load(v: Val) -> bool:
@@ -96,4 +99,58 @@ def _held(body: Node, name: str) -> list[Node]:
             continue
         if (given := strip_parens(given)) is not None:
             out.append(given)
+    return out
+
+
+def rotated_in_loop(body: Node | None, env: dict[str, Val]) -> dict[str, Val]:
+    """Pointer locals a loop's body gives only one another's values (a double buffer swapped each trip:
+    `float *t = cur; cur = nxt; nxt = t`): on any trip each holds what any of those it is swapped with held
+    before the loop, so each to the union of their values then (one array's, at either offset). More than
+    BUFFERS swapped together are left alone."""
+    if body is None:
+        return {}
+    given: dict[str, list[Node | None]] = {}  # a name the body changes -> the values it gives it
+    held: dict[str, str] = {}  # a local the body declares -> the name its value copies
+    for n in cuda_ast.walk(body, MAX_STEPS):
+        if n.type == "init_declarator":
+            d, v = n.child_by_field_name("declarator"), strip_parens(n.child_by_field_name("value"))
+            while d is not None and d.type == "pointer_declarator":  # `float *t = cur`
+                d = d.child_by_field_name("declarator")
+            if d is not None and d.type == "identifier" and v is not None and v.type == "identifier":
+                held[text(d)] = text(v)
+        elif n.type == "assignment_expression":
+            left = strip_parens(n.child_by_field_name("left"))
+            if left is not None and left.type == "identifier":
+                right = strip_parens(n.child_by_field_name("right"))
+                plain = text(n.child_by_field_name("operator")) == "="
+                given.setdefault(text(left), []).append(
+                    right if plain and right is not None and right.type == "identifier" else None
+                )
+        elif n.type == "update_expression":
+            arg = strip_parens(n.child_by_field_name("argument"))
+            if arg is not None and arg.type == "identifier":
+                given.setdefault(text(arg), []).append(None)
+    swapped = {k for k in given if k in env and env[k].base is not None}
+    sources: dict[str, set[str]] = {}
+    for _ in range(ROUNDS):
+        sources = {}
+        for k in swapped:
+            copied = [held.get(text(v), text(v)) for v in given[k] if v is not None]
+            if len(copied) == len(given[k]) and all(x in swapped for x in copied):
+                sources[k] = set(copied)
+        if set(sources) == swapped:
+            break
+        swapped = set(sources)
+    else:
+        return {}  # not settled: no rule
+    groups: dict[str, set[str]] = {k: {k} for k in swapped}
+    for k, froms in sources.items():
+        merged = set().union(groups[k], *(groups[x] for x in froms))
+        for x in merged:
+            groups[x] = merged
+    out: dict[str, Val] = {}
+    for k, group in groups.items():
+        if k not in out and 1 < len(group) <= BUFFERS and len({env[x].base for x in group}) == 1:
+            joined = union([env[x] for x in sorted(group)])
+            out.update(dict.fromkeys(group, joined))
     return out

@@ -12,7 +12,7 @@ from ..tomlfile import TomlError
 from . import refkernel
 from .expr import ExprError, evaluate
 from .values import check_tune_params, name_problem
-from .vectors import known_vectors, vector_scalar
+from .vectors import COMPONENTS, known_vectors, vector_scalar
 
 DTYPES = {
     "float32": "float32",
@@ -54,11 +54,14 @@ DTYPES = {
     "unsigned long long int": "uint64",
     "ptrdiff_t": "int64",
 }
-# CUDA vector types: arrays of them are arrays of their base type, `lanes` values per element
+# CUDA vector types (char1 to double4, float3 and uchar4 among them, kernel/vectors.py): arrays of them are
+# arrays of their component type, `lanes` values per element. None pads: a 3-lane vector is aligned to its
+# component, the others to their size. half2 and the bfloat16 pairs are not here (no numpy bfloat16).
 VECTORS = {
-    f"{c}{n}": (base, n)
-    for c, base in (("float", "float32"), ("double", "float64"), ("int", "int32"), ("uint", "uint32"))
-    for n in (2, 4)
+    name: (found[0], found[1])
+    for c in COMPONENTS
+    for name in (*(f"{c}{n}" for n in (1, 2, 3, 4)), f"{c}4_16a", f"{c}4_32a")
+    if (found := vector_scalar(name)) is not None
 }
 INITS = (
     "random",
@@ -284,7 +287,8 @@ def arg_dtype(t: str, size: object) -> str:
     want(
         dtype is not None,
         "type",
-        f"unknown type {shown(t)} (use one of {', '.join(sorted(set(DTYPES.values())) + sorted(VECTORS))}{more})",
+        f"unknown type {shown(t)} (use one of {', '.join(sorted(set(DTYPES.values())))}, or a CUDA vector type "
+        f"of 1 to 4 lanes: float3, uchar4, short2, ...{more})",
     )
     return str(dtype)
 
