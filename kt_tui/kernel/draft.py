@@ -37,6 +37,7 @@ from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
 from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
+from .draft_template import template_name
 from .draft_trips import thread_trips, trip_value
 from .draft_types import (
     array_of,
@@ -160,31 +161,14 @@ def draft(
 
 
 SIGNED_SPAN = 1000  # a sign-tested int32/int64 input: both signs, small enough that sums of thousands stay exact
-VALUE_WHY = "a block size where it sizes one, 32 where an index is divided by it, else a small count"
 
 
 def _instantiated(
     d: Draft, kernel: Kernel, src: str, values: dict[str, int], types: dict[str, str], compiled: bool = False
 ) -> Draft:
-    """A template kernel named with its arguments: each type parameter the type the source means it for
-    (draft_roles.template_types), else float (as its arrays are then drafted), each integer value parameter
-    the value the draft took for it (draft_roles.template_values); any other value parameter is left for
-    the user, said as a guess."""
-    params = draft_roles.template_params(src, kernel.name)
-    if not params or "<" in d.spec.kernel:
-        return d
-    if any(kind != "type" and name not in values for kind, name in params):
-        left = ", ".join(name for kind, name in params if kind != "type" and name not in values)
-        d.guesses.append(("", f'template parameters {left}: give their values in kernel = "{kernel.name}<...>"'))
-        return d
-    d.spec.kernel = f"{kernel.name}<{', '.join(types.get(name, 'float') if kind == 'type' else str(values[name]) for kind, name in params)}>"
-    taken = [f"{name} = {values[name]}" for kind, name in params if kind != "type"]
-    typed = [f"{name} = {types[name]} (as the source instantiates it or calls a helper for it)" for name in types]
-    floats = [name for kind, name in params if kind == "type" and name not in types]
-    why = "as the file instantiates it, nearest what the kernel does with it" if compiled else VALUE_WHY
-    said = typed + ([f"template type {', '.join(floats)} taken as float, as its arrays are drafted"] if floats else [])
-    said += [f"{', '.join(taken)} ({why})"] if taken else []
-    d.guesses.append(("", f"kernel {d.spec.kernel}: " + "; ".join(said)))
+    if "<" not in d.spec.kernel and (named := template_name(src, kernel.name, values, types, compiled)):
+        d.spec.kernel = named[0] or d.spec.kernel
+        d.guesses.append(("", named[1]))
     return d
 
 

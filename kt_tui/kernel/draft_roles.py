@@ -328,13 +328,8 @@ def instantiated_values(
     picks (by the ratio of each value to its pick), the first of equals, and whether one was. A value the
     author never compiled is not what the kernel is meant for (upsample_flow<32> where <1>, <2> and <4> are
     instantiated)."""
-    clean = strip_comments(src)
-    pattern = rf"\btemplate\s+(?:__global__\s+)?void\s+{re.escape(name)}\s*<([^<>;{{}}]*)>"
     best: tuple[float, dict[str, int]] | None = None
-    for inst in re.finditer(pattern, clean):
-        given = [a.strip() for a in inst.group(1).split(",")]
-        if len(given) != len(params):
-            continue
+    for given in instantiations(src, name, len(params)):
         taken = {
             p: v for (kind, p), a in zip(params, given, strict=True) if p in values and (v := _c_int(a)) is not None
         }
@@ -344,6 +339,14 @@ def instantiated_values(
         if best is None or far < best[0]:
             best = (far, taken)
     return (best[1], True) if best else (values, False)
+
+
+def instantiations(src: str, name: str, n: int) -> list[list[str]]:
+    """The argument lists, as written, of the file's explicit instantiations of kernel `name` with `n`
+    arguments (`template __global__ void k<unsigned char, true>(...)`), in the file's order."""
+    pattern = rf"\btemplate\s+(?:__global__\s+)?void\s+{re.escape(name)}\s*<([^<>;{{}}]*)>"
+    found = ([a.strip() for a in m.group(1).split(",")] for m in re.finditer(pattern, strip_comments(src)))
+    return [given for given in found if len(given) == n]
 
 
 def _c_int(text: str) -> int | None:
