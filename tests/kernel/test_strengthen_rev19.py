@@ -2,6 +2,7 @@
 asks to round integers is told so, a strictly increasing array the user's Python makes stays strictly
 increasing, and a large source is read for its kernels once."""
 
+import numpy as np
 import pytest
 
 from kt_tui.kernel.spec import SpecError, parse_spec
@@ -32,3 +33,91 @@ def test_rounded_on_floats_is_accepted(dtype):
 def test_rounded_on_integers_is_refused(dtype):
     with pytest.raises(SpecError, match=r'args\[1\] \(a\)\.type: init = "rounded"'):
         parse_spec(ROUNDED_A.replace('name = "a"\ntype = "float32"', f'name = "a"\ntype = "{dtype}"'))
+
+
+INTERP_SPEC = """kernel = "interp"
+problem_size = ["n"]
+[sizes]
+n = 4000
+m = 200
+[tune_params]
+block_size_x = [128]
+[[args]]
+name = "xp"
+type = "float32"
+size = "m"
+init = "function"
+function = "g:breakpoints"
+[[args]]
+name = "fp"
+type = "float32"
+size = "m"
+[[args]]
+name = "m"
+type = "int32"
+value = "m"
+[[args]]
+name = "x"
+type = "float32"
+size = "n"
+low = 0
+high = 50
+[[args]]
+name = "n"
+type = "int32"
+value = "n"
+[[args]]
+name = "y"
+type = "float32"
+size = "n"
+output = true
+"""
+INTERP = """__global__ void interp(const float *xp, const float *fp, int m, const float *x, int n, float *y)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float q = x[i];
+    if (q <= xp[0]) { y[i] = fp[0]; return; }
+    if (q >= xp[m - 1]) { y[i] = fp[m - 1]; return; }
+    int j = 0;
+    while (xp[j + 1] < q) ++j;
+    y[i] = fp[j] + (q - xp[j]) / (xp[j + 1] - xp[j]) * (fp[j + 1] - fp[j]);
+}
+"""
+
+
+def _interp(xp, fp, x, search):
+    """INTERP in numpy (`search` "scan": its loop, xp[j] < q <= xp[j + 1]), and a correct rewrite of it
+    for strictly increasing breakpoints ("bisect": the last j with xp[j] <= q, a binary search)."""
+    m = xp.size
+    if search == "scan":
+        j = np.searchsorted(xp, x, side="left") - 1
+    else:
+        j = np.searchsorted(xp, x, side="right") - 1
+    j = np.clip(j, 0, m - 2)
+    with np.errstate(all="ignore"):
+        inner = fp[j] + (x - xp[j]) / (xp[j + 1] - xp[j]) * (fp[j + 1] - fp[j])
+    return np.where(x <= xp[0], fp[0], np.where(x >= xp[-1], fp[-1], inner))
+
+
+def test_strictly_increasing_breakpoints_stay_strict_in_the_tie_case(monkeypatch):
+    """The user's Python makes strictly increasing breakpoints; rounded to whole numbers they tied
+    (about 4 per whole number), and at a query on a tie the original (the interval ending there) and a
+    correct rewrite (the one starting there) gave different values: a false "wrong". The tie case
+    keeps them strictly increasing (the queries are still whole numbers, and meet them)."""
+    from kt_tui.kernel import inputs
+    from kt_tui.kernel.strengthen import candidates, case_spec
+
+    def breakpoints(sizes):
+        return np.sort(np.random.default_rng(5).uniform(0, 50, sizes["m"]))
+
+    monkeypatch.setattr(inputs, "user_function", lambda spec, ref: breakpoints)
+    spec = parse_spec(INTERP_SPEC)
+    cases = [c for c in candidates(spec, INTERP) if "rounded to whole numbers" in c["label"]]
+    assert len(cases) == 1, [c["label"] for c in candidates(spec, INTERP)]
+    for s in (spec, case_spec(spec, cases[0])):
+        xp, fp, _, x, _, _ = inputs.make_args(s, s.sizes)
+        assert np.allclose(_interp(xp, fp, x, "scan"), _interp(xp, fp, x, "bisect"), atol=1e-5, equal_nan=True)
+        assert np.all(np.diff(xp) > 0)
+    x = inputs.make_args(case_spec(spec, cases[0]), spec.sizes)[3]
+    assert set(np.unique(x)) <= {-2, -1, 0, 1, 2}  # the case's ties with the constants stay
