@@ -122,8 +122,10 @@ def _kept_counters(code: str, params: dict[str, Arg]) -> list[tuple[str, str, st
     return out
 
 
-def _reach(spec: Spec, source: str) -> tuple[extents.Analysis | None, dict[str, Arg]]:
-    params = _params(spec, source)
+def _reach(
+    spec: Spec, source: str, params: dict[str, Arg] | None = None
+) -> tuple[extents.Analysis | None, dict[str, Arg]]:
+    params = _params(spec, source) if params is None else params
     try:
         return extents.analyse(cuda_ast.parse(source), spec.kernel_base_name()), params
     except Exception:  # noqa: BLE001 - a source the parser cannot read: memcheck alone judges the case
@@ -196,16 +198,16 @@ def _names_of(text: Any) -> set[str]:
 def wide_value_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
     """Sizes raised so that indices the user's Python makes below a clamp, or a loop's counter kept
     as a value, pass 2**17 (kernel/strengthen_common.py's _raised_past_16_bits), each within the memory bound."""
-    params = _params(spec, source) if source else {}
-    code = kernel_code(source, spec.kernel_base_name()) if params else ""
+    code = kernel_code(source, spec.kernel_base_name()) if source else ""
     if not code or len(code) > _CODE_MAX:
         return []
+    params = _params(spec, source)  # the source's kernels found once, after the cheap checks (a large file)
     out: list[dict[str, Any]] = []
     found = [(f"`{a}` above 16 bits (the kernel clamps it to `{b}`; the user's Python makes it at these sizes)", s, a)
              for a, b, s in _clamped_bounds(code, params)]  # fmt: skip
     found += [(f"`{c}` above 16 bits (a loop's counter to `{b}` kept as a value)", s, "")
               for c, b, s in _kept_counters(code, params)]  # fmt: skip
-    reach = _reach(spec, source) if found else None
+    reach = _reach(spec, source, params) if found else None
     for what, bound, made in found[:_SITES_MAX]:
         size, value = _raised_past_16_bits(spec, bound)
         wide = fitted(spec, source, size, value, reach) if size else None

@@ -121,3 +121,23 @@ def test_strictly_increasing_breakpoints_stay_strict_in_the_tie_case(monkeypatch
         assert np.all(np.diff(xp) > 0)
     x = inputs.make_args(case_spec(spec, cases[0]), spec.sizes)[3]
     assert set(np.unique(x)) <= {-2, -1, 0, 1, 2}  # the case's ties with the constants stay
+
+
+def test_the_wide_value_rule_finds_the_sources_kernels_once_and_not_past_its_bound(monkeypatch):
+    """Finding a source's kernels takes time in its length (seconds for a few MB): the rule read them
+    twice where it found a clamp (its parameters, then again for their reach), and before it looked
+    at the kernel's body, which past 64 KiB it then did not read."""
+    from kt_tui.kernel import strengthen_shapes
+    from kt_tui.kernel.strengthen_code import wide_value_cases
+
+    from .test_strengthen_s19 import KERNEL, SPEC
+
+    spec = parse_spec(SPEC.replace('init = "INIT"', 'init = "function"\nfunction = "g:edges"'))
+    calls = []
+    found = strengthen_shapes.find_kernels
+    monkeypatch.setattr(strengthen_shapes, "find_kernels", lambda src: calls.append(1) or found(src))
+    assert [c["sizes"]["m"] for c in wide_value_cases(spec, KERNEL)] == [131073]
+    assert len(calls) == 1
+    calls.clear()
+    long_body = KERNEL.replace("out[i] = s;", "out[i] = s;\n" + "    s = s + 1.0f;\n" * 6000)
+    assert wide_value_cases(spec, long_body) == [] and not calls
