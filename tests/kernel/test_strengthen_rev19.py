@@ -141,3 +141,35 @@ def test_the_wide_value_rule_finds_the_sources_kernels_once_and_not_past_its_bou
     calls.clear()
     long_body = KERNEL.replace("out[i] = s;", "out[i] = s;\n" + "    s = s + 1.0f;\n" * 6000)
     assert wide_value_cases(spec, long_body) == [] and not calls
+
+
+PAIRS = """__global__ void k(const int *edges, const float *x, int n, int m, float *out)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int p = min(edges[i], m * (m - 1) / 2 - 1);
+    const int a = (int)((1.0f + sqrtf(1.0f + 8.0f * p)) / 2.0f);
+    out[i] = x[min(a, m - 1)] - x[p - a * (a - 1) / 2];
+}
+"""
+
+
+def test_a_clamp_bound_growing_faster_than_its_size_is_raised_only_past_2_17():
+    """`min(edges[i], m * (m - 1) / 2 - 1)` (a pair's index, clamped to the pairs of m points): m was
+    raised to 131073, where the kernel's int bound is past 2**33 and wraps (to 65535: a clamp a rewrite
+    in 64 bits does not make, a false "wrong", and one within 16 bits); it is raised to the least m
+    whose bound passes 2**17."""
+    from kt_tui.kernel.expr import evaluate
+    from kt_tui.kernel.strengthen_code import wide_value_cases
+
+    from .test_strengthen_s19 import KERNEL, SPEC
+
+    spec = parse_spec(SPEC.replace('init = "INIT"', 'init = "function"\nfunction = "g:edges"'))
+    source = PAIRS
+    cases = wide_value_cases(spec, source)
+    assert len(cases) == 1, cases
+    m = cases[0]["sizes"]["m"]
+    assert 1 << 17 < evaluate("m * (m - 1) // 2 - 1", {"m": m}) < 1 << 31
+    assert evaluate("m * (m - 1) // 2 - 1", {"m": m - 1}) <= 1 << 17
+    linear = wide_value_cases(spec, KERNEL)  # a bound linear in its size keeps the value it had
+    assert [c["sizes"]["m"] for c in linear] == [131073]
