@@ -173,3 +173,14 @@ def test_a_clamp_bound_growing_faster_than_its_size_is_raised_only_past_2_17():
     assert evaluate("m * (m - 1) // 2 - 1", {"m": m - 1}) <= 1 << 17
     linear = wide_value_cases(spec, KERNEL)  # a bound linear in its size keeps the value it had
     assert [c["sizes"]["m"] for c in linear] == [131073]
+
+
+def test_an_input_the_spec_rounds_is_named_as_kept_as_given():
+    """init = "rounded" in the spec is the user's Python's values too: no stronger case draws it
+    again, and the survivors' line says so, as it does for init = "function"."""
+    from kt_tui.kernel.strengthen import candidates, kept_as_given
+
+    spec = parse_spec(ROUNDED_A)
+    cases = candidates(spec, "")
+    assert not any("a" in (c.get("args") or {}) for c in cases)
+    assert "`a` (gen:made)" in kept_as_given(spec, cases)
