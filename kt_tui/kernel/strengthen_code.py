@@ -3,6 +3,7 @@
 - float arrays the user's Python makes (`init = "function"`): its values rounded to whole numbers, so
   comparisons on them meet the tie (a hit at a triangle's edge, two hits at one distance) as random
   floats do in the ties case, while the order and signs it gave them stay (a sorted array stays sorted);
+  not where it makes an integer input too (cell ranges, offsets: made from the floats unrounded);
 - an integer array the user's Python makes whose elements the kernel clamps (`min(bin_edges[m + 2],
   n_fft / 2 + 1)`): they are indices below that bound, and the user's Python makes them at the sizes it
   is given: the one size the bound names is raised until the bound passes 2**17, so that a copy of
@@ -25,7 +26,16 @@ from typing import Any
 from . import cuda_ast, extents
 from .expr import ExprError, evaluate, names_in
 from .spec_model import Arg, Spec, _valid_at
-from .strengthen_common import _BUDGET, _FILTER, _bound_cases, _bytes, _float_inputs, _raised_past_16_bits, _used_sizes
+from .strengthen_common import (
+    _BUDGET,
+    _FILTER,
+    _bound_cases,
+    _bytes,
+    _float_inputs,
+    _int_type,
+    _raised_past_16_bits,
+    _used_sizes,
+)
 from .strengthen_shapes import _argument, _params, kernel_code
 
 CASE_BYTES = (
@@ -41,9 +51,11 @@ def made_tie_cases(spec: Spec) -> list[dict[str, Any]]:
     """The float arrays the user's Python makes, its values rounded to whole numbers (init =
     "rounded": equal values meet, as random floats never do, and the order, signs and range the user's
     Python gave them stay), with the spec's random float arrays as whole numbers -2 .. 2, each from its
-    own seed; none where the user's Python makes no float array."""
+    own seed; none where the user's Python makes no float array, or an integer input beside it (a
+    cell's range of particles, a row's offsets: made from the floats as they were, which rounding moves
+    out of the cells those say, and the original then misses what a correct kernel finds)."""
     made = [a.name for a in spec.args if a.is_array and a.init == "function" and a.dtype.startswith("float")]
-    if not made:
+    if not made or any(a.is_array and not a.output and a.init == "function" and _int_type(a.dtype) for a in spec.args):
         return []
     drawn = [a.name for a in _float_inputs(spec, outputs=True)]
     label = f"{', '.join(f'`{n}`' for n in made)} (the user's Python's values) rounded to whole numbers"

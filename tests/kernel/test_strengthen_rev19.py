@@ -184,3 +184,67 @@ def test_an_input_the_spec_rounds_is_named_as_kept_as_given():
     cases = candidates(spec, "")
     assert not any("a" in (c.get("args") or {}) for c in cases)
     assert "`a` (gen:made)" in kept_as_given(spec, cases)
+
+
+def _gen19():
+    import importlib.util
+    from pathlib import Path
+
+    where = Path(__file__).resolve().parents[1] / "corpus" / "specs" / "gen19.py"
+    loader = importlib.util.spec_from_file_location("corpus_gen19_rev19", where)
+    assert loader is not None and loader.loader is not None
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    return module
+
+
+def _density(pos, ranges, sizes, h, cells=True):
+    """sph_density_cells_int2.cu in numpy (`cells`: its 27 cells around a particle's), or a correct
+    rewrite where positions are binned as the cell ranges say: every particle within h, found by
+    brute force."""
+    p = pos.reshape(-1, 4).astype(np.float32)
+    gx, gy, gz = sizes["gx"], sizes["gy"], sizes["gz"]
+    r = ranges.reshape(-1, 2)
+    h2 = np.float32(h) * np.float32(h)
+    out = np.zeros(len(p), np.float32)
+    for i, (x, y, z, _) in enumerate(p):
+        if cells:
+            c = [min(max(int(np.floor(v / np.float32(h))), 0), g - 1) for v, g in zip((x, y, z), (gx, gy, gz))]
+            js = [
+                np.arange(*r[(cz * gy + cy) * gx + cx])
+                for cz in range(max(c[2] - 1, 0), min(c[2] + 1, gz - 1) + 1)
+                for cy in range(max(c[1] - 1, 0), min(c[1] + 1, gy - 1) + 1)
+                for cx in range(max(c[0] - 1, 0), min(c[0] + 1, gx - 1) + 1)
+            ]
+            j = np.concatenate(js) if js else np.arange(0)
+        else:
+            j = np.arange(len(p))
+        d = p[j, :3] - p[i, :3]
+        r2 = (d * d).sum(1)
+        near = r2 < h2
+        out[i] = (p[j, 3][near] * (h2 - r2[near]) ** 3).sum(dtype=np.float64)
+    return out
+
+
+def test_positions_are_not_rounded_away_from_the_cells_the_users_python_binned_them_in(monkeypatch):
+    """sph_density: the user's Python makes the positions and, from them, each cell's range of
+    particles. The positions rounded to whole numbers (the cell ranges as made) leave their cells: the
+    original then misses neighbours a correct kernel finds (brute force over all particles here), a
+    false "wrong". A float array beside an integer input the user's Python makes is not rounded."""
+    from pathlib import Path
+
+    from kt_tui.kernel import inputs
+    from kt_tui.kernel.spec import load_spec
+    from kt_tui.kernel.strengthen import candidates, case_spec
+
+    gen19 = _gen19()
+    monkeypatch.setattr(inputs, "user_function", lambda spec, ref: getattr(gen19, ref.partition(":")[2]))
+    corpus = Path(__file__).resolve().parents[1] / "corpus"
+    spec = load_spec(corpus / "specs" / "sph_density_cells_int2.cu.toml")
+    at = {"npart": 3001, "gx": 40, "gy": 5, "gz": 3}  # x over 0 .. 2.5: its positions span whole numbers
+    cases = candidates(spec, (corpus / "sph_density_cells_int2.cu").read_text())
+    for s in [spec] + [case_spec(spec, c) for c in cases if "pos" in c["args"]]:  # each case that changes them
+        s = case_spec(s, {"sizes": at})
+        pos, ranges = inputs.make_args(s, s.sizes)[:2]
+        h = next(a.value for a in s.args if a.name == "h")
+        assert np.allclose(_density(pos, ranges, s.sizes, h), _density(pos, ranges, s.sizes, h, cells=False), rtol=1e-4)
