@@ -248,3 +248,28 @@ def test_positions_are_not_rounded_away_from_the_cells_the_users_python_binned_t
         pos, ranges = inputs.make_args(s, s.sizes)[:2]
         h = next(a.value for a in s.args if a.name == "h")
         assert np.allclose(_density(pos, ranges, s.sizes, h), _density(pos, ranges, s.sizes, h, cells=False), rtol=1e-4)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason='kt_tui/gpu/checkrun.py _made_by_functions names init = "function" only (kt_tui/gpu is another '
+    "helper's this session): drop this mark with its fix",
+)
+def test_spec_check_without_a_gpu_makes_no_rounded_input_in_this_process(capsys, tmp_path):
+    """Without a GPU, `spec --check` tests a reference file's outputs against the inputs it can make
+    here; an input of the user's Python, rounded or not, is not one of them (it runs only in the GPU
+    worker). Rounded, it was made, and the valid spec ended in exit 2."""
+    import shutil
+
+    from kt_tui import cli
+
+    from ..conftest import EXAMPLES
+
+    shutil.copy(EXAMPLES / "vector_add.cu", tmp_path / "vector_add.cu")
+    (tmp_path / "gen.py").write_text(
+        "import numpy as np\n\ndef made(sizes):\n    return np.linspace(-3, 3, sizes['n'])\n"
+    )
+    np.savez(tmp_path / "ref.npz", c=np.zeros(1024, np.float32))
+    text = ROUNDED_A.replace("n = 16777216", "n = 1024").replace("[sizes]", 'reference = "ref.npz"\n\n[sizes]')
+    (tmp_path / "vector_add.cu.toml").write_text(text)
+    assert cli.main(["spec", str(tmp_path / "vector_add.cu"), "--check", "--backend", "sim"]) == 0, capsys.readouterr()
