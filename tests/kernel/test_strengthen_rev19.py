@@ -1,6 +1,8 @@
 """Review of session 19's stronger inputs (kernel/strengthen_code.py, init = "rounded"): a spec that
-asks to round integers is told so, a strictly increasing array the user's Python makes stays strictly
-increasing, and a large source is read for its kernels once."""
+asks to round integers is told so; no case makes a correct kernel differ from the original (strictly
+increasing breakpoints tied, positions rounded out of the cells the user's Python binned them in, a
+clamp's int bound wrapped at its raised size); a large source is read for its kernels once; an input
+the spec rounds is named where the user's Python's are (the survivors' line, spec --check)."""
 
 import numpy as np
 import pytest
