@@ -28,11 +28,11 @@ def write_inputs(b: Bundle, path: Path, piece: int = PIECE) -> Path:
 
 def not_made(spec: Spec) -> dict[int, str]:
     """The arguments an export does not make, by position, each with its recipe: those the user's
-    Python makes (it runs only in the GPU worker, issue 36 item 3) and copies of them."""
+    Python makes (it runs only in the GPU worker, issue 36 item 3), rounded or not, and copies of them."""
     out: dict[int, str] = {}
     for i, a in enumerate(spec.args):
-        if a.init == "function":
-            out[i] = f'args[{i}] ({a.name}): init = "function", function = "{a.function}"'
+        if a.init in ("function", "rounded"):
+            out[i] = f'args[{i}] ({a.name}): init = "{a.init}", function = "{a.function}"'
     for _ in spec.args:  # copies of copies
         for i, a in enumerate(spec.args):
             src = next((k for k, b in enumerate(spec.args) if b.name == a.copy_of), None)

@@ -88,7 +88,10 @@ def make_arg(arg: Arg, sizes: dict[str, int], spec: Spec | None = None, done: di
 def rounded_within(values: np.ndarray, lanes: int) -> np.ndarray:
     """Floats rounded to whole numbers within the whole numbers of their own range, lane by lane (a
     float4's x, y, z, w each): a monotone map, so sorted values stay sorted, signs stay, and no value
-    leaves the range the user's Python drew it in; a lane whose range holds no whole number is kept."""
+    leaves the range the user's Python drew it in; a lane whose range holds no whole number is kept,
+    and so is a strictly increasing or decreasing lane that rounding would tie (breakpoints, bin
+    bounds: an interval of width zero has no one right answer, a correct kernel's is not the
+    original's)."""
     out = values.reshape(-1, lanes).copy() if values.size % lanes == 0 else values.reshape(-1, 1).copy()
     for k in range(out.shape[1]):
         column = out[:, k]
@@ -96,9 +99,19 @@ def rounded_within(values: np.ndarray, lanes: int) -> np.ndarray:
         if finite.size == 0:
             continue
         low, high = np.ceil(finite.min()), np.floor(finite.max())
-        if low <= high:
-            out[:, k] = np.clip(np.rint(column), low, high)
+        if low > high:
+            continue
+        rounded = np.clip(np.rint(column), low, high)
+        if _strict(column) and not _strict(rounded):
+            continue
+        out[:, k] = rounded
     return out.reshape(-1)
+
+
+def _strict(column: np.ndarray) -> bool:
+    """Whether `column` is strictly increasing or strictly decreasing (two values or more)."""
+    steps = np.diff(column)
+    return column.size > 1 and bool(np.all(steps > 0) or np.all(steps < 0))
 
 
 def vector_dtype(name: str) -> np.dtype[np.void]:

@@ -92,8 +92,8 @@ INITS = (
 # with, and two of them summed equal to twice it. init = "lifted": integers drawn in [low, high) as
 # "random", then every other one raised by `value` (an index past its bound by 2**16: a kernel that
 # checks the bound skips it; a copy of it in 16 bits, or its low 16 bits, does not). init = "rounded": the
-# user's `function`'s floats rounded to whole numbers within their own range (ties among them, their order and
-# signs kept: inputs.py rounded_within)
+# user's `function`'s floats (float types) rounded to whole numbers within their own range (ties among them, their
+# order and signs kept; a strictly monotone lane that rounding would tie is kept: inputs.py rounded_within)
 SPIKES = {"float16": (12.0, 36.0, 60.0), "float32": (100.0, 300.0, 500.0), "float64": (800.0, 2400.0, 4000.0)}
 SPIKE_PLACES = 5  # the first, the last, the second, the middle, the one before the last, in turn
 # init = "offsets": the rows' lengths (the steps between offsets), each once per 8 rows in an order the seed

@@ -463,6 +463,13 @@ def check_sizes(spec: Spec, sizes: dict[str, int]) -> None:
                     'init = "lifted" raises every other drawn integer by `value`: it needs an integer type and '
                     "value = the amount",
                 )
+            if a.init == "rounded":
+                want(
+                    a.dtype.startswith("float"),
+                    f"{where}.type",
+                    f'init = "rounded" rounds the floats the user\'s function makes to whole numbers: it needs a '
+                    f"float type, got {a.type}",
+                )
             if a.init in ("random", "uniform", "normal", "positive", "offsets", "whole", "lifted"):
                 low, high = random_bounds(a, sizes)
                 want(

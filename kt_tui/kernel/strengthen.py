@@ -484,7 +484,9 @@ def kept_as_given(spec: Spec, cases: Sequence[dict[str, Any]] = ()) -> str:
     that none of `cases` draws again."""
     drawn = {name for case in cases for name in case.get("args") or {}}
     files = [f"`{a.name}`" for a in spec.args if a.init == "file" and a.name not in drawn]
-    made = [f"`{a.name}` ({a.function})" for a in spec.args if a.init == "function" and a.name not in drawn]
+    made = [
+        f"`{a.name}` ({a.function})" for a in spec.args if a.init in ("function", "rounded") and a.name not in drawn
+    ]
     if files:
         return f"inputs from files ({', '.join(files)}): no stronger inputs were drawn"
     if made:

@@ -3,6 +3,7 @@
 - float arrays the user's Python makes (`init = "function"`): its values rounded to whole numbers, so
   comparisons on them meet the tie (a hit at a triangle's edge, two hits at one distance) as random
   floats do in the ties case, while the order and signs it gave them stay (a sorted array stays sorted);
+  not where it makes an integer input too (cell ranges, offsets: made from the floats unrounded);
 - an integer array the user's Python makes whose elements the kernel clamps (`min(bin_edges[m + 2],
   n_fft / 2 + 1)`): they are indices below that bound, and the user's Python makes them at the sizes it
   is given: the one size the bound names is raised until the bound passes 2**17, so that a copy of
@@ -25,7 +26,16 @@ from typing import Any
 from . import cuda_ast, extents
 from .expr import ExprError, evaluate, names_in
 from .spec_model import Arg, Spec, _valid_at
-from .strengthen_common import _BUDGET, _FILTER, _bound_cases, _bytes, _float_inputs, _raised_past_16_bits, _used_sizes
+from .strengthen_common import (
+    _BUDGET,
+    _FILTER,
+    _bound_cases,
+    _bytes,
+    _float_inputs,
+    _int_type,
+    _raised_past_16_bits,
+    _used_sizes,
+)
 from .strengthen_shapes import _argument, _params, kernel_code
 
 CASE_BYTES = (
@@ -41,9 +51,11 @@ def made_tie_cases(spec: Spec) -> list[dict[str, Any]]:
     """The float arrays the user's Python makes, its values rounded to whole numbers (init =
     "rounded": equal values meet, as random floats never do, and the order, signs and range the user's
     Python gave them stay), with the spec's random float arrays as whole numbers -2 .. 2, each from its
-    own seed; none where the user's Python makes no float array."""
+    own seed; none where the user's Python makes no float array, or an integer input beside it (a
+    cell's range of particles, a row's offsets: made from the floats as they were, which rounding moves
+    out of the cells those say, and the original then misses what a correct kernel finds)."""
     made = [a.name for a in spec.args if a.is_array and a.init == "function" and a.dtype.startswith("float")]
-    if not made:
+    if not made or any(a.is_array and not a.output and a.init == "function" and _int_type(a.dtype) for a in spec.args):
         return []
     drawn = [a.name for a in _float_inputs(spec, outputs=True)]
     label = f"{', '.join(f'`{n}`' for n in made)} (the user's Python's values) rounded to whole numbers"
@@ -122,8 +134,10 @@ def _kept_counters(code: str, params: dict[str, Arg]) -> list[tuple[str, str, st
     return out
 
 
-def _reach(spec: Spec, source: str) -> tuple[extents.Analysis | None, dict[str, Arg]]:
-    params = _params(spec, source)
+def _reach(
+    spec: Spec, source: str, params: dict[str, Arg] | None = None
+) -> tuple[extents.Analysis | None, dict[str, Arg]]:
+    params = _params(spec, source) if params is None else params
     try:
         return extents.analyse(cuda_ast.parse(source), spec.kernel_base_name()), params
     except Exception:  # noqa: BLE001 - a source the parser cannot read: memcheck alone judges the case
@@ -196,16 +210,16 @@ def _names_of(text: Any) -> set[str]:
 def wide_value_cases(spec: Spec, source: str) -> list[dict[str, Any]]:
     """Sizes raised so that indices the user's Python makes below a clamp, or a loop's counter kept
     as a value, pass 2**17 (kernel/strengthen_common.py's _raised_past_16_bits), each within the memory bound."""
-    params = _params(spec, source) if source else {}
-    code = kernel_code(source, spec.kernel_base_name()) if params else ""
+    code = kernel_code(source, spec.kernel_base_name()) if source else ""
     if not code or len(code) > _CODE_MAX:
         return []
+    params = _params(spec, source)  # the source's kernels found once, after the cheap checks (a large file)
     out: list[dict[str, Any]] = []
     found = [(f"`{a}` above 16 bits (the kernel clamps it to `{b}`; the user's Python makes it at these sizes)", s, a)
              for a, b, s in _clamped_bounds(code, params)]  # fmt: skip
     found += [(f"`{c}` above 16 bits (a loop's counter to `{b}` kept as a value)", s, "")
               for c, b, s in _kept_counters(code, params)]  # fmt: skip
-    reach = _reach(spec, source) if found else None
+    reach = _reach(spec, source, params) if found else None
     for what, bound, made in found[:_SITES_MAX]:
         size, value = _raised_past_16_bits(spec, bound)
         wide = fitted(spec, source, size, value, reach) if size else None

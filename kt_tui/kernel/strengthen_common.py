@@ -16,6 +16,8 @@ _FILTER = 8  # a size this small or smaller is a filter width, a factor, a radiu
 WIDE = 1 << 16  # an index this large or larger: a mask of its low 16 bits, or a 16-bit index, bites
 
 
+INT_MAX = (1 << 31) - 1  # a bound past this wraps where the kernel computes it in int
+
 _BUDGET = 256 << 20  # bytes of all arrays a wider case may take, or twice the spec's where that is more
 
 
@@ -39,7 +41,9 @@ def _used_sizes(spec: Spec) -> list[str]:
 def _raised_past_16_bits(spec: Spec, bound: str) -> tuple[str, int]:
     """The one size a bound names (`cols`, `max_frames + 1`, `n // 2 + 2`) and the value of it, from
     2**17 + 1 up by doubling, that takes the bound past 2**17 (half the values drawn above 16 bits),
-    where the bound is at most 2**16 at the spec's sizes; ("", 0) otherwise."""
+    where the bound is at most 2**16 at the spec's sizes; ("", 0) otherwise. A bound that grows faster
+    than its size (`m * (m - 1) / 2`) and there leaves an int: the least value past the spec's that takes
+    it past 2**17 (at 131073 the kernel's int bound wraps)."""
     if bound in spec.sizes:
         return (bound, 2 * WIDE + 1) if spec.sizes[bound] <= WIDE else ("", 0)
     named = _names(bound) & set(spec.sizes)
@@ -52,8 +56,18 @@ def _raised_past_16_bits(spec: Spec, bound: str) -> tuple[str, int]:
         value = 2 * WIDE + 1
         while evaluate(bound, {**spec.sizes, size: value}) <= 2 * WIDE and value < 1 << 24:
             value = 2 * value - 1
-        return (size, value) if evaluate(bound, {**spec.sizes, size: value}) > 2 * WIDE else ("", 0)
-    except (ExprError, TypeError, ValueError):
+        if evaluate(bound, {**spec.sizes, size: value}) <= 2 * WIDE:
+            return "", 0
+        if evaluate(bound, {**spec.sizes, size: value}) > INT_MAX:
+            below = spec.sizes[size]  # its bound at most 2**16: the least value past 2**17 lies above it
+            while value - below > 1:
+                middle = (below + value) // 2
+                if evaluate(bound, {**spec.sizes, size: middle}) > 2 * WIDE:
+                    value = middle
+                else:
+                    below = middle
+        return (size, value) if 2 * WIDE < evaluate(bound, {**spec.sizes, size: value}) <= INT_MAX else ("", 0)
+    except (ExprError, TypeError, ValueError, ZeroDivisionError, OverflowError):
         return "", 0
 
 

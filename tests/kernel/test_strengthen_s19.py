@@ -112,7 +112,7 @@ def test_ray_tri_triangles_the_users_python_makes_are_rounded_into_ties(users_py
 def test_rounding_keeps_the_order_and_signs_the_users_python_gave(monkeypatch):
     from kt_tui.kernel.inputs import rounded_within  # new with init = "rounded": the other tests fail apart on main
 
-    made = np.array([-2.6, -0.2, 0.4, 0.6, 1.5, 7.2], np.float32)
+    made = np.array([-2.6, -0.2, 0.4, 0.4, 1.5, 7.2], np.float32)  # sorted, one tie: a strict lane is kept
     monkeypatch.setattr(inputs, "user_function", lambda spec, ref: lambda sizes: made)
     spec = parse_spec(
         'kernel = "k"\nproblem_size = ["n"]\n[sizes]\nn = 6\n[tune_params]\nblock_size_x = [32]\n'
@@ -120,7 +120,7 @@ def test_rounding_keeps_the_order_and_signs_the_users_python_gave(monkeypatch):
         '[[args]]\nname = "y"\ntype = "float32"\nsize = "n"\noutput = true\n'
     )
     x = make_args(spec, spec.sizes)[0]
-    assert list(x) == [-2, 0, 0, 1, 2, 7]  # -2.6 to -2: within the range the user's Python drew
+    assert list(x) == [-2, 0, 0, 0, 2, 7]  # -2.6 to -2: within the range the user's Python drew
     pairs = np.array([[-4.6, 0.2], [0.4, 0.8], [3.5, 0.5]], np.float32).reshape(
         -1
     )  # a float2: lane y holds no whole number
