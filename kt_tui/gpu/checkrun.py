@@ -536,8 +536,9 @@ def static_state(spec: Spec, why: str) -> dict:
 
 
 def _made_by_functions(spec: Spec) -> bool:
-    """Inputs from the user's Python, which only the GPU worker runs (kernel/inputs.py user_function)."""
-    return any(a.init == "function" for a in spec.args)
+    """Inputs from the user's Python, which only the GPU worker runs (kernel/inputs.py user_function),
+    rounded or not."""
+    return any(a.init in ("function", "rounded") for a in spec.args)
 
 
 def main(argv: list[str]) -> int:

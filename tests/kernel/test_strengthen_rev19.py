@@ -252,11 +252,6 @@ def test_positions_are_not_rounded_away_from_the_cells_the_users_python_binned_t
         assert np.allclose(_density(pos, ranges, s.sizes, h), _density(pos, ranges, s.sizes, h, cells=False), rtol=1e-4)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='kt_tui/gpu/checkrun.py _made_by_functions names init = "function" only (kt_tui/gpu is another '
-    "helper's this session): drop this mark with its fix",
-)
 def test_spec_check_without_a_gpu_makes_no_rounded_input_in_this_process(capsys, tmp_path):
     """Without a GPU, `spec --check` tests a reference file's outputs against the inputs it can make
     here; an input of the user's Python, rounded or not, is not one of them (it runs only in the GPU
