@@ -50,6 +50,30 @@ def cxx_include(source: str) -> tuple[str, bool] | None:
     return None
 
 
+_DEVICE = re.compile(r"\b__device__\b")
+_NAMED = re.compile(r"[^()]{0,400}?\b([A-Za-z_]\w*)\s*\(")
+_TEMPLATE = re.compile(r"\btemplate\s*<")
+
+
+def cxx_code(source: str, kernel: str | None) -> str | None:
+    """What in the kernel file's own code pycuda's `extern "C"` wrap breaks (an overloaded function, a
+    template: C++ cannot give them C linkage), None where the kernel says `extern "C"`, or is named
+    as a template's instance (kernel_tuner then writes the `extern "C"` itself)."""
+    if 'extern "C"' in source or (kernel is not None and "<" in kernel):
+        return None
+    clean = strip_comments(source[:1_000_000])
+    seen: set[str] = set()
+    for m in _DEVICE.finditer(clean):
+        head = clean[m.end() : m.end() + 400]  # a definition's head ends at its body's "{"
+        end = min((i for i in (head.find(c) for c in ";{}") if i >= 0), default=-1)
+        name = _NAMED.match(head[:end]) if end >= 0 and head[end] == "{" else None
+        if name and name.group(1) in seen:
+            return f"overloaded function {name.group(1)}"
+        if name:
+            seen.add(name.group(1))
+    return "a template" if _TEMPLATE.search(clean) else None
+
+
 def probe_order(
     request: str, source: str, kernel: str | None = None, options: Sequence[str] = (), names: Macros | None = None
 ) -> tuple[str, ...]:
@@ -62,7 +86,10 @@ def probe_order(
     BackendError where such a backend, or pycuda with one of CUDA's C++ headers included, is asked for."""
     header = cxx_include(source)
     if request == "pycuda" and header is not None and header[1]:
-        raise BackendError(_wrap_refused(header[0]))
+        raise BackendError(_wrap_refused(f"<{header[0]}> cannot be included"))
+    code = cxx_code(source, kernel)
+    if request == "pycuda" and code is not None:
+        raise BackendError(_wrap_refused(f"the kernel file's {code} cannot be"))
     misplaced = pycuda_misplaced(source, kernel, options, names) if request in ("auto", "pycuda") else None
     if request == "pycuda" and misplaced:
         raise BackendError(
@@ -79,14 +106,13 @@ def probe_order(
     if request != "auto":
         return (request,)
     usable = [b for b in BACKENDS if not (b == "pycuda" and misplaced) and not (b == "nvcuda" and unpassable)]
-    return tuple(sorted(usable, key=lambda b: b == "pycuda")) if header is not None else tuple(usable)
+    return tuple(sorted(usable, key=lambda b: b == "pycuda")) if header is not None or code else tuple(usable)
 
 
-def _wrap_refused(header: str) -> str:
+def _wrap_refused(what: str) -> str:
     return (
-        f'backend pycuda: kernel_tuner\'s pycuda backend compiles the kernel inside extern "C", where <{header}> '
-        'cannot be included (C++ cannot have C linkage); use --backend nvcuda or cupy, or write extern "C" '
-        "before the kernel"
+        f'backend pycuda: kernel_tuner\'s pycuda backend compiles the kernel inside extern "C", where {what} '
+        '(C++ cannot have C linkage); use --backend nvcuda or cupy, or write extern "C" before the kernel'
     )
 
 

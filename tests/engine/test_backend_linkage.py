@@ -5,7 +5,7 @@ otherwise)."""
 import pytest
 
 from kt_tui.cli import main
-from kt_tui.engine.backend import BackendError, choose_backend, cxx_include, probe_order
+from kt_tui.engine.backend import BackendError, choose_backend, cxx_code, cxx_include, probe_order
 
 HALF = """#include <cuda_fp16.h>
 __global__ void scale(__half *y, const __half *x, int n) {
@@ -56,3 +56,28 @@ def test_pycuda_asked_for_is_refused_in_one_line(capsys, hermetic):
     assert code == 2, err
     assert "--backend nvcuda or cupy" in err and "Traceback" not in err
     assert len([line for line in err.splitlines() if line.strip()]) == 1
+
+
+OVERLOADED = """
+__device__ void put(unsigned char *p, float v) { *p = (unsigned char)v; }
+__device__ void put(float *p, float v) { *p = v; }
+__global__ void k(const float *in, float *out, int n) { int i = threadIdx.x; if (i < n) put(out + i, in[i]); }
+"""
+HELPER_TEMPLATE = """
+template <typename T> __device__ T twice(T v) { return v + v; }
+__global__ void k(const float *in, float *out, int n) { int i = threadIdx.x; if (i < n) out[i] = twice(in[i]); }
+"""
+
+
+def test_code_that_pycudas_extern_c_wrap_breaks_puts_pycuda_last_and_is_refused_when_asked_for():
+    assert cxx_code(OVERLOADED, "k") == "overloaded function put"
+    assert cxx_code(HELPER_TEMPLATE, "k") == "a template"
+    assert cxx_code(OVERLOADED, "k<float>") is None  # kernel_tuner writes the extern "C" for an instance
+    assert cxx_code('extern "C" ' + OVERLOADED.strip(), "k") is None
+    assert (
+        cxx_code("__device__ float f(float v) { return v; }\n__global__ void k(float *o) { o[0] = f(1); }", "k") is None
+    )
+    assert probe_order("auto", OVERLOADED, "k")[-1] == "pycuda"
+    with pytest.raises(BackendError, match="the kernel file's overloaded function put cannot be"):
+        probe_order("pycuda", OVERLOADED, "k")
+    assert probe_order("pycuda", "__global__ void k(float *o) { o[0] = 1; }", "k") == ("pycuda",)
