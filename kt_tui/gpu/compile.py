@@ -12,12 +12,16 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..kernel.source import SourceError, find_kernels
 from ..kernel.text import KernelTextError, compile_options, kernel_text
 from .env import scrubbed_env
 from .nvcc import run_nvcc
 from .supervise import kill_group
+
+if TYPE_CHECKING:
+    from ..kernel.spec import Spec
 
 # Imported where used: kernel_tuner (ktsource.py imports it), at the first compile rather than
 # when the app starts.
@@ -89,15 +93,18 @@ def compile_check(
     arch: str | None = None,
     compiler_options: list[str] | None = None,
     timeout_s: float = 60,
-    spec=None,
+    *,
+    spec: Spec,
 ) -> CompileResult:
-    """Compile `source` as kernel_tuner would for one configuration `params`: with `spec`, the very
-    string kernel_tuner prepares (gpu/ktsource.py); without, kernel_tuner's defines at a 1-block grid."""
+    """Compile `source` as kernel_tuner would for one configuration `params`: the very string
+    kernel_tuner prepares for `spec` (gpu/ktsource.py)."""
     try:
         source = kernel_text(source, "the kernel")
     except KernelTextError as e:  # never handed to a compiler: gcc would skip a NUL and read what it hid
         return CompileResult(ok=False, messages=[CompileMessage(0, "error", str(e))], reason=str(e))
-    text = prepared_text(source, params, spec)
+    from .ktsource import kernel_string
+
+    text = kernel_string(spec, source, params)[1]
     arch = (arch or DEFAULT_ARCH).strip()
     arch = f"sm_{arch}" if arch.isdigit() else arch
     nvcc = find_nvcc()
@@ -119,22 +126,6 @@ def compile_check(
         options = [f"-arch={arch.replace('sm_', 'compute_')}", "-lineinfo", *compile_options(compiler_options)]
         return _run_nvrtc(options, text, source, timeout_s)
     return CompileResult(ok=None, reason=NO_COMPILER)
-
-
-def prepared_text(source: str, params: dict, spec=None) -> str:
-    """The source with kernel_tuner's preprocessor lines for `params` (its own functions)."""
-    if spec is not None:
-        from .ktsource import kernel_string
-
-        return kernel_string(spec, source, params)[1]
-    from .ktimport import SOURCE, load
-
-    load(SOURCE)
-    from kernel_tuner import util
-
-    names = list(util.default_block_size_names)
-    threads = util.get_thread_block_dimensions(params, names)
-    return util.prepare_kernel_string("kernel", source, params, (1, 1, 1), threads, names, "CUDA", None)[1]
 
 
 def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
