@@ -169,12 +169,26 @@ def test_nvrtc_fallback(tmp_path, monkeypatch):
     (tmp_path / "cuda" / "__init__.py").write_text("")
     (pkg / "__init__.py").write_text("")
     (pkg / "nvrtc.py").write_text("""import ctypes
-LOG = b'kernel.cu(4): error: expected an expression\\n'
+class nvrtcResult:
+    NVRTC_SUCCESS = 0
+LOG = b'CUDAProgram(4): error: expected an expression\\n'
+def nvrtcGetSupportedArchs():
+    return 0, [75, 80, 90]
 def nvrtcCreateProgram(src, name, n, headers, names):
     return 0, src
+def nvrtcAddNameExpression(prog, name):
+    return 0,
 def nvrtcCompileProgram(prog, n, options):
-    assert b"-arch=compute_80" in options and b"#define block_size_x 128\\n" in prog
+    assert b"--gpu-architecture=sm_80" in options and b"#define block_size_x 128\\n" in prog
     return (6 if b"* ;" in prog else 0),
+def nvrtcGetCUBINSize(prog):
+    return 0, 4
+def nvrtcGetCUBIN(prog, buf):
+    return 0,
+def nvrtcGetLoweredName(prog, name):
+    return 0, name
+def nvrtcDestroyProgram(prog):
+    return 0,
 def nvrtcGetProgramLogSize(prog):
     return 0, (len(LOG) + 1 if b"* ;" in prog else 1)
 def nvrtcGetProgramLog(prog, buf):
@@ -190,6 +204,45 @@ def nvrtcGetProgramLog(prog, buf):
     assert [(m.line, m.source_line) for m in result.errors] == [(4, "        x[i] = x[i] * ;")]
     good = compile_check(BROKEN.replace("* ;", "* 2;"), {"block_size_x": 128}, arch="80", spec=SCALE)
     assert good.ok is True and good.messages == []
+
+
+@pytest.mark.gpu
+def test_the_nvrtc_check_points_at_the_line_through_the_compile_pool(monkeypatch):
+    pytest.importorskip("cuda.bindings.nvrtc")
+    monkeypatch.setattr(comp, "find_nvcc", lambda: None)
+    result = compile_check(BROKEN, {"block_size_x": 128}, spec=SCALE)
+    assert result.ok is False and result.command[0] == "nvrtc"
+    assert [(m.line, m.source_line) for m in result.errors] == [(4, "        x[i] = x[i] * ;")]
+    assert "expected an expression" in result.errors[0].text
+    good = compile_check(BROKEN.replace("* ;", "* 2;"), {"block_size_x": 128}, spec=SCALE)
+    assert good.ok is True, format_errors(good)
+
+
+def test_a_hanging_nvrtc_is_stopped(tmp_path, monkeypatch):
+    pkg = tmp_path / "cuda" / "bindings"
+    pkg.mkdir(parents=True)
+    (tmp_path / "cuda" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "nvrtc.py").write_text("""import time
+class nvrtcResult:
+    NVRTC_SUCCESS = 0
+def nvrtcGetSupportedArchs():
+    return 0, [90]
+def nvrtcCreateProgram(src, name, n, headers, names):
+    return 0, src
+def nvrtcAddNameExpression(prog, name):
+    return 0,
+def nvrtcCompileProgram(prog, n, options):
+    time.sleep(60)
+def nvrtcDestroyProgram(prog):
+    return 0,
+""")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(comp, "find_nvcc", lambda: None)
+    monkeypatch.setattr(comp, "find_nvrtc", lambda: True)
+    result = compile_check(BROKEN, {"block_size_x": 128}, timeout_s=3, spec=SCALE)
+    assert result.ok is False
+    assert result.errors[0].text == "NVRTC did not finish within 3 s and was stopped"
 
 
 def test_parse_resources_and_demangle():
