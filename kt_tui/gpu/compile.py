@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from ..kernel.source import SourceError, find_kernels
 from ..kernel.text import KernelTextError, compile_options, kernel_text
-from .nvcc import run_nvcc
+from .compiled import CompileFailed
+from .nvcc import compile_cu
 from .nvrtc import PROGRAM
 
 if TYPE_CHECKING:
@@ -103,38 +104,29 @@ def compile_check(
     name, text = kernel_string(spec, source, params)
     arch = (arch or DEFAULT_ARCH).strip()
     arch = f"sm_{arch}" if arch.isdigit() else arch
-    nvcc = find_nvcc()
-    if nvcc:
-        cmd = [
-            nvcc,
-            "-cubin",
-            f"-arch={arch}",
-            "-Xptxas",
-            "-v",
-            "-lineinfo",
-            *compile_options(compiler_options),
-            FILE_NAME,
-            "-o",
-            "kernel.cubin",
-        ]
-        return _run_nvcc(cmd, text, source, timeout_s)
+    if nvcc := find_nvcc():
+        options = [f"-arch={arch}", "-Xptxas", "-v", "-lineinfo", *compile_options(compiler_options)]
+        return _run_nvcc(nvcc, options, text, source, timeout_s)
     if find_nvrtc():
         return _run_nvrtc(arch, ["-lineinfo", *compile_options(compiler_options)], name, text, source, timeout_s)
     return CompileResult(ok=None, reason=NO_COMPILER)
 
 
-def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
+def _run_nvcc(nvcc: str, options: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
+    """nvcc's compile as the compile pool runs it (gpu/nvcc.py), its output kept."""
+    cmd, status = [nvcc, "--cubin", *options, FILE_NAME], 0
     with tempfile.TemporaryDirectory(prefix="kt-compile-") as tmp:
-        Path(tmp, FILE_NAME).write_text(text, encoding="utf-8")
         try:
-            status, log = run_nvcc(cmd[1:], tmp, None, timeout_s, nvcc=cmd[0])
-            log = log.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode pipe reads it
+            ok, log = True, compile_cu(text, options, tmp, None, timeout_s=timeout_s, nvcc=nvcc)[1]
+        except CompileFailed as e:
+            if e.status is None:
+                return _timed_out("nvcc", timeout_s, cmd, e.log)
+            ok, status, log = False, e.status, e.log
         except OSError as e:
-            return CompileResult(ok=None, command=cmd, reason=f"cannot run {cmd[0]}: {e.strerror or e}")
-    if status is None:
-        return _timed_out("nvcc", timeout_s, cmd, log)
+            return CompileResult(ok=None, command=cmd, reason=f"cannot run {nvcc}: {e.strerror or e}")
+    log = log.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode pipe reads it
     tail = " / ".join(line.strip() for line in log.strip().splitlines()[-3:]) or "no output"
-    result = _result(status == 0, log, source, cmd, f"nvcc failed with status {status}: {tail}")
+    result = _result(ok, log, source, cmd, f"nvcc failed with status {status}: {tail}")
     result.resources = parse_resources(log)
     return result
 

@@ -39,4 +39,9 @@ def skippable(error: str) -> bool:
 
 
 class CompileFailed(RuntimeError):
-    """The compiler refused the kernel string: its output is the message."""
+    """The compiler refused the kernel string: its output is the message. `log`: its whole output;
+    `status`: nvcc's exit status, None where it ran past its time limit and was stopped."""
+
+    def __init__(self, message: str, log: str | None = None, status: int | None = 1):
+        super().__init__(message)
+        self.log, self.status = message if log is None else log, status

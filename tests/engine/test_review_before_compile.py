@@ -151,7 +151,9 @@ def test_nvcc_and_the_sanitizer_get_the_scrubbed_environment(monkeypatch):
             seen.append(k.get("env"))
             raise OSError("not really")
 
-    monkeypatch.setattr(compile_mod.subprocess, "Popen", Popen)
+    import kt_tui.gpu.nvcc as nvcc_mod  # the check runs nvcc as the compile pool does
+
+    monkeypatch.setattr(nvcc_mod.subprocess, "Popen", Popen)
     monkeypatch.setattr(compile_mod, "find_nvcc", lambda: "/bin/nvcc")
     compile_mod.compile_check(ORIGINAL, {"block_size_x": 32}, spec=spec_for("vector_add", {"block_size_x": 32}))
     monkeypatch.setattr(sanitize_mod, "find_sanitizer", lambda: "/bin/compute-sanitizer")

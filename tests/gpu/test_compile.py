@@ -52,7 +52,7 @@ def test_matmul_compiles_with_resources():
     assert result.ok is True, format_errors(result)
     text = kernel_string(spec_for("matmul", params), (EXAMPLES / "matmul.cu").read_text(), params)[1]
     assert "#define block_size_x 16\n" in text and "#define block_size_y 16\n" in text
-    assert "-arch=sm_90" in result.command and "-cubin" in result.command
+    assert "-arch=sm_90" in result.command and "--cubin" in result.command
     res = result.resources["matmul"]
     assert res.registers > 0
     assert (res.spill_stores, res.spill_loads) == (0, 0)

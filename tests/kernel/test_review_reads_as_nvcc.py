@@ -107,7 +107,7 @@ def test_the_offline_check_compiles_cpp17_and_keeps_the_text(monkeypatch):
 
     seen = []
     monkeypatch.setattr(gpu_compile, "find_nvcc", lambda: "nvcc")
-    monkeypatch.setattr(gpu_compile, "_run_nvcc", lambda cmd, text, *rest: seen.append((cmd, text)))
+    monkeypatch.setattr(gpu_compile, "compile_cu", lambda text, cmd, *a, **k: seen.append((cmd, text)) or (b"", ""))
     compile_check(ORIGINAL.replace("{", "{ // ??/", 1), PARAMS, compiler_options=["-O3"], spec=SPEC)
     cmd, text = seen[0]
     assert cmd[cmd.index(STANDARD) + 1] == "-O3" and "// ??/" in text
