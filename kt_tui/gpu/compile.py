@@ -1,4 +1,5 @@
-"""Compile a kernel without a GPU: errors with their source lines, and ptxas resource usage."""
+"""Compile a kernel without a GPU, with the compile pool's compilers (gpu/nvcc.py compile_cu; NVRTC
+in a pool process): errors with their source lines, and ptxas resource usage."""
 
 from __future__ import annotations
 
