@@ -7,6 +7,14 @@ import os
 import sys
 
 from kt_tui.cli import main
+from kt_tui.kernel.spec import Spec, spec_from_dict
+
+
+def spec_for(kernel: str, params: dict) -> Spec:
+    """A spec of `kernel` tuning just these values, its grid one block (problem size 1)."""
+    tune = {k: [v] for k, v in params.items()}
+    args = [{"name": "x", "type": "float32", "size": 1}]
+    return spec_from_dict({"kernel": kernel, "problem_size": [1], "tune_params": tune, "args": args})
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, dict | list | None]:

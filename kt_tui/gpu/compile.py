@@ -1,23 +1,25 @@
-"""Compile a kernel without a GPU: errors with their source lines, and ptxas resource usage."""
+"""Compile a kernel without a GPU, with the compile pool's compilers (gpu/nvcc.py compile_cu; NVRTC
+in a pool process): errors with their source lines, and ptxas resource usage."""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..kernel.source import SourceError, find_kernels
 from ..kernel.text import KernelTextError, compile_options, kernel_text
-from .env import scrubbed_env
-from .nvcc import run_nvcc
-from .supervise import kill_group
+from .compiled import CompileFailed
+from .nvcc import compile_cu
+from .nvrtc import PROGRAM
+
+if TYPE_CHECKING:
+    from ..kernel.spec import Spec
 
 # Imported where used: kernel_tuner (ktsource.py imports it), at the first compile rather than
 # when the app starts.
@@ -89,66 +91,43 @@ def compile_check(
     arch: str | None = None,
     compiler_options: list[str] | None = None,
     timeout_s: float = 60,
-    spec=None,
+    *,
+    spec: Spec,
 ) -> CompileResult:
-    """Compile `source` as kernel_tuner would for one configuration `params`: with `spec`, the very
-    string kernel_tuner prepares (gpu/ktsource.py); without, kernel_tuner's defines at a 1-block grid."""
+    """Compile `source` as kernel_tuner would for one configuration `params`: the very string
+    kernel_tuner prepares for `spec` (gpu/ktsource.py)."""
     try:
         source = kernel_text(source, "the kernel")
     except KernelTextError as e:  # never handed to a compiler: gcc would skip a NUL and read what it hid
         return CompileResult(ok=False, messages=[CompileMessage(0, "error", str(e))], reason=str(e))
-    text = prepared_text(source, params, spec)
+    from .ktsource import kernel_string
+
+    name, text = kernel_string(spec, source, params)
     arch = (arch or DEFAULT_ARCH).strip()
     arch = f"sm_{arch}" if arch.isdigit() else arch
-    nvcc = find_nvcc()
-    if nvcc:
-        cmd = [
-            nvcc,
-            "-cubin",
-            f"-arch={arch}",
-            "-Xptxas",
-            "-v",
-            "-lineinfo",
-            *compile_options(compiler_options),
-            FILE_NAME,
-            "-o",
-            "kernel.cubin",
-        ]
-        return _run_nvcc(cmd, text, source, timeout_s)
+    if nvcc := find_nvcc():
+        options = [f"-arch={arch}", "-Xptxas", "-v", "-lineinfo", *compile_options(compiler_options)]
+        return _run_nvcc(nvcc, options, text, source, timeout_s)
     if find_nvrtc():
-        options = [f"-arch={arch.replace('sm_', 'compute_')}", "-lineinfo", *compile_options(compiler_options)]
-        return _run_nvrtc(options, text, source, timeout_s)
+        return _run_nvrtc(arch, ["-lineinfo", *compile_options(compiler_options)], name, text, source, timeout_s)
     return CompileResult(ok=None, reason=NO_COMPILER)
 
 
-def prepared_text(source: str, params: dict, spec=None) -> str:
-    """The source with kernel_tuner's preprocessor lines for `params` (its own functions)."""
-    if spec is not None:
-        from .ktsource import kernel_string
-
-        return kernel_string(spec, source, params)[1]
-    from .ktimport import SOURCE, load
-
-    load(SOURCE)
-    from kernel_tuner import util
-
-    names = list(util.default_block_size_names)
-    threads = util.get_thread_block_dimensions(params, names)
-    return util.prepare_kernel_string("kernel", source, params, (1, 1, 1), threads, names, "CUDA", None)[1]
-
-
-def _run_nvcc(cmd: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
+def _run_nvcc(nvcc: str, options: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
+    """nvcc's compile as the compile pool runs it (gpu/nvcc.py), its output kept."""
+    cmd, status = [nvcc, "--cubin", *options, FILE_NAME], 0
     with tempfile.TemporaryDirectory(prefix="kt-compile-") as tmp:
-        Path(tmp, FILE_NAME).write_text(text, encoding="utf-8")
         try:
-            status, log = run_nvcc(cmd[1:], tmp, None, timeout_s, nvcc=cmd[0])
-            log = log.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode pipe reads it
+            ok, log = True, compile_cu(text, options, tmp, None, timeout_s=timeout_s, nvcc=nvcc)[1]
+        except CompileFailed as e:
+            if e.status is None:
+                return _timed_out("nvcc", timeout_s, cmd, e.log)
+            ok, status, log = False, e.status, e.log
         except OSError as e:
-            return CompileResult(ok=None, command=cmd, reason=f"cannot run {cmd[0]}: {e.strerror or e}")
-    if status is None:
-        return _timed_out("nvcc", timeout_s, cmd, log)
+            return CompileResult(ok=None, command=cmd, reason=f"cannot run {nvcc}: {e.strerror or e}")
+    log = log.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode pipe reads it
     tail = " / ".join(line.strip() for line in log.strip().splitlines()[-3:]) or "no output"
-    result = _result(status == 0, log, source, cmd, f"nvcc failed with status {status}: {tail}")
+    result = _result(ok, log, source, cmd, f"nvcc failed with status {status}: {tail}")
     result.resources = parse_resources(log)
     return result
 
@@ -166,45 +145,21 @@ def _timed_out(tool: str, timeout_s: float, command: list[str], log: str = "") -
     return CompileResult(ok=False, messages=[msg], command=command, log=log, reason=msg.text)
 
 
-_NVRTC_SCRIPT = r"""
-import json, sys
-from cuda.bindings import nvrtc
-opts = [o.encode() for o in json.loads(sys.argv[1])]
-res = nvrtc.nvrtcCreateProgram(sys.stdin.buffer.read(), sys.argv[2].encode(), 0, [], [])
-prog = res[1]
-status = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)[0]
-size = nvrtc.nvrtcGetProgramLogSize(prog)[1]
-buf = b" " * size
-nvrtc.nvrtcGetProgramLog(prog, buf)
-print(json.dumps({"ok": int(status) == 0, "status": str(status),
-                  "log": buf.rstrip(b"\x00").decode("utf-8", "replace")}))
-"""
+def _run_nvrtc(arch: str, options: list[str], name: str, text: str, source: str, timeout_s: float) -> CompileResult:
+    """NVRTC as the nvcuda backend runs it, in a compile pool's process (gpu/compiles.py): a hang is
+    stopped, a crash stays there, and the process has none of the app's secrets."""
+    from .compiles import CompilePool  # here: a check without NVRTC starts no pool
 
-
-def _run_nvrtc(options: list[str], text: str, source: str, timeout_s: float) -> CompileResult:
-    """NVRTC in a child process, so a hang can be killed and a crash stays there."""
-    cmd, shown = [sys.executable, "-c", _NVRTC_SCRIPT, json.dumps(options), FILE_NAME], ["nvrtc", *options]
-    env = scrubbed_env(PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    proc = subprocess.Popen(
-        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
-    )
-    try:
-        out, err = proc.communicate(text.encode(), timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        proc.communicate()
-        return _timed_out("NVRTC", timeout_s, shown)
-    try:
-        reply = json.loads(out.decode().strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        why = err.decode(errors="replace").strip().splitlines()
-        return CompileResult(
-            ok=None,
-            command=shown,
-            log=err.decode(errors="replace"),
-            reason=f"NVRTC could not be used: {why[-1] if why else 'no output'}",
-        )
-    return _result(bool(reply["ok"]), reply["log"], source, shown, f"NVRTC failed: {reply['status']}")
+    shown = ["nvrtc", *options]
+    with CompilePool("nvcuda", "".join(c for c in arch if c.isdigit()), options, size=1) as pool:
+        try:
+            done = pool.submit("check", name, text).result(timeout_s)
+        except TimeoutError:
+            return _timed_out("NVRTC", timeout_s, shown)
+    if done.binary is None and done.error is None:
+        return CompileResult(ok=None, command=shown, reason="NVRTC could not be used")
+    log = done.log if done.error is None else done.error
+    return _result(done.error is None, log, source, shown, f"NVRTC failed: {log.strip() or 'no output'}")
 
 
 _DIAG = re.compile(
@@ -227,7 +182,7 @@ def parse_messages(log: str, source: str) -> list[CompileMessage]:
     for i, raw in enumerate(log_lines):
         if m := _DIAG.match(raw) or _GCC_DIAG.match(raw):
             line, text = int(m["line"]), m["text"].strip() + "".join(f"; {d}" for d in _details(log_lines, i + 1))
-            if Path(m["file"].strip()).name != FILE_NAME:
+            if Path(m["file"].strip()).name not in (FILE_NAME, PROGRAM):
                 if not _safe_to_show(m["file"].strip()):  # its words could be anything the file holds
                     text = f"{m['sev']} in a file the kernel includes (its text is not shown)"
                 text, line = f"{m['file'].strip()}({line}): {text}", 0

@@ -377,8 +377,8 @@ class CompilePool:
         if job.cancelled():
             done, why = Compiled(None, None, 0.0), "cancelled"
         elif (error := job.exception()) is None:
-            binary, symbol, ms = job.result()
-            done, why = Compiled(binary, None, ms, None if symbol == item.name else symbol), ""
+            binary, symbol, ms, log = job.result()
+            done, why = Compiled(binary, None, ms, None if symbol == item.name else symbol, log), ""
         elif isinstance(error, CompileFailed):
             done, why = Compiled(None, str(error), 0.0), ""
         else:  # no NVRTC, a process killed: the device worker compiles it

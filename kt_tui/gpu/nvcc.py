@@ -11,6 +11,7 @@ import os
 import subprocess
 import tempfile
 import threading
+from typing import Any
 
 from .compiled import CompileFailed
 from .env import scrubbed_env
@@ -90,16 +91,18 @@ def run_nvcc(
     return proc.returncode, out.decode("utf-8", "replace")
 
 
-def compile_cu(source: str, options: list[str], folder: str, running: Running | None) -> bytes:
-    """pycuda.compiler.compile's nvcc call: a kernel.cu in a folder of its own, `nvcc --cubin`."""
+def compile_cu(source: str, options: list[str], folder: str, running: Running | None, **run: Any) -> tuple[bytes, str]:
+    """pycuda.compiler.compile's nvcc call: a kernel.cu in a folder of its own, `nvcc --cubin` (`run`:
+    run_nvcc's timeout_s and nvcc). The cubin and nvcc's output (its warnings; ptxas's resource usage
+    where `-Xptxas -v` asks)."""
     with open(os.path.join(folder, "kernel.cu"), "w", encoding="utf-8") as f:
         f.write(source)
-    rc, log = run_nvcc(["--cubin", *options, "kernel.cu"], folder, running)
+    rc, log = run_nvcc(["--cubin", *options, "kernel.cu"], folder, running, **run)
     path = os.path.join(folder, "kernel.cubin")
     if rc != 0 or not os.path.exists(path):
-        raise CompileFailed(log.strip() or f"nvcc failed with status {rc}")
+        raise CompileFailed(log.strip() or f"nvcc failed with status {rc}", log, rc)
     with open(path, "rb") as f:
-        return f.read()
+        return f.read(), log
 
 
 def wrapped(text: str, wrap: bool) -> str:
@@ -110,7 +113,7 @@ def nvcc_cubin(text: str, options: list[str], wrap: bool, running: Running | Non
     """One configuration through nvcc as pycuda compiles it, to a cubin; relocatable code linked
     with the device runtime (`device_link`)."""
     with tempfile.TemporaryDirectory(prefix="kt-tui-nvcc-") as d:
-        cubin = compile_cu(wrapped(text, wrap), options, d, running)
+        cubin = compile_cu(wrapped(text, wrap), options, d, running)[0]
         return device_link(cubin, options, d, running) if relocatable(options) else cubin
 
 

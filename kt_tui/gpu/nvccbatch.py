@@ -79,11 +79,11 @@ def nvcc_batch(
     for _, text in named:
         renamed |= functions(text)
     with tempfile.TemporaryDirectory(prefix="kt-tui-nvcc-") as d:
-        cubin = compile_cu(batch_source(named, renamed), options, d, running)
+        cubin = compile_cu(batch_source(named, renamed), options, d, running)[0]
         if check is not None:
             (name, text), (alone_options, wrap) = named[0], check
             with tempfile.TemporaryDirectory(prefix="kt-tui-nvcc-") as d1:
-                alone = compile_cu(wrapped(text, wrap), alone_options, d1, running)
+                alone = compile_cu(wrapped(text, wrap), alone_options, d1, running)[0]
             mine, theirs = elf_section(cubin, f".text.{alias(name, 0)}"), elf_section(alone, f".text.{name}")
             if mine is None or mine != theirs:
                 raise BatchMismatch(f"{name}: its machine code compiled with others differs from it compiled alone")

@@ -12,6 +12,8 @@ from typing import Any
 
 from .compiled import CompileFailed
 
+PROGRAM = "CUDAProgram"  # the nvcuda program's name (kernel_tuner's), which NVRTC's messages name
+
 
 def nvcuda_options(compiler_options: list[str], cc: str, supported: list[int], cuda_home: str | None) -> list[str]:
     """NVRTC's options as kernel_tuner 1.5's nvcuda backend passes them (CudaFunctions.compile: the
@@ -47,18 +49,18 @@ def _makes_code(options: list[str]) -> bool:
 
 def nvrtc_job(
     text: str, name: str, flavour: str, compiler_options: tuple[str, ...], cc: str
-) -> tuple[bytes, str, float]:
-    """In a pool process: (binary, the kernel's lowered name, ms) as `flavour`'s backend compiles
-    `text` (nvcuda: cuda-python's NVRTC; cupy: cupy's own), or CompileFailed with NVRTC's log."""
+) -> tuple[bytes, str, float, str]:
+    """In a pool process: (binary, the kernel's lowered name, ms, NVRTC's log) as `flavour`'s backend
+    compiles `text` (nvcuda: cuda-python's NVRTC; cupy: cupy's own), or CompileFailed with the log."""
     t0 = time.perf_counter()
     if flavour == "cupy":
-        binary, symbol = _cupy_nvrtc(text, name, list(compiler_options), cc)
+        binary, symbol, log = _cupy_nvrtc(text, name, list(compiler_options), cc)
     else:
-        binary, symbol = _nvcuda_nvrtc(text, name, list(compiler_options), cc)
-    return binary, symbol, (time.perf_counter() - t0) * 1000
+        binary, symbol, log = _nvcuda_nvrtc(text, name, list(compiler_options), cc)
+    return binary, symbol, (time.perf_counter() - t0) * 1000, log
 
 
-def _nvcuda_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) -> tuple[bytes, str]:
+def _nvcuda_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) -> tuple[bytes, str, str]:
     from cuda.bindings import nvrtc  # here: only in the pool's processes, with the nvcuda backend
 
     def check(result: Any) -> Any:
@@ -69,16 +71,16 @@ def _nvcuda_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) ->
 
     supported = [int(a) for a in check(nvrtc.nvrtcGetSupportedArchs())]
     options = nvcuda_options(compiler_options, cc, supported, _cuda_home())
-    program = check(nvrtc.nvrtcCreateProgram(text.encode(), b"CUDAProgram", 0, [], []))
+    program = check(nvrtc.nvrtcCreateProgram(text.encode(), PROGRAM.encode(), 0, [], []))
     try:
         check(nvrtc.nvrtcAddNameExpression(program, name.encode()))
         result = nvrtc.nvrtcCompileProgram(program, len(options), [o.encode() for o in options])
         err = result[0] if isinstance(result, tuple) else result
+        raw = b" " * check(nvrtc.nvrtcGetProgramLogSize(program))
+        check(nvrtc.nvrtcGetProgramLog(program, raw))
+        log = raw.rstrip(b"\0 ").decode("utf-8", "replace")
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            size = check(nvrtc.nvrtcGetProgramLogSize(program))
-            log = b" " * size
-            check(nvrtc.nvrtcGetProgramLog(program, log))
-            raise CompileFailed(log.rstrip(b"\0 ").decode("utf-8", "replace") or f"nvrtc: {err}")
+            raise CompileFailed(log or f"nvrtc: {err}")
         if _makes_code(options):
             size = check(nvrtc.nvrtcGetCUBINSize(program))
             binary = b" " * size
@@ -88,7 +90,7 @@ def _nvcuda_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) ->
             binary = b" " * size
             check(nvrtc.nvrtcGetPTX(program, binary))
         lowered = check(nvrtc.nvrtcGetLoweredName(program, name.encode()))
-        return binary, lowered.decode() if isinstance(lowered, bytes) else str(lowered)
+        return binary, lowered.decode() if isinstance(lowered, bytes) else str(lowered), log
     finally:
         nvrtc.nvrtcDestroyProgram(program)
 
@@ -116,7 +118,7 @@ def cupy_options(compiler_options: list[str], cc: str, max_cc: int) -> list[str]
     return [*options, "-ftz=true", f"-arch={kind}_{arch}", "--device-as-default-execution-space"]
 
 
-def _cupy_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) -> tuple[bytes, str]:
+def _cupy_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) -> tuple[bytes, str, str]:
     nvrtc = importlib.import_module("cupy_backends.cuda.libs.nvrtc")  # cupy's own NVRTC
 
     options = cupy_options(compiler_options, cc, max(int(a) for a in nvrtc.getSupportedArchs()))
@@ -128,6 +130,6 @@ def _cupy_nvrtc(text: str, name: str, compiler_options: list[str], cc: str) -> t
         except nvrtc.NVRTCError as e:
             raise CompileFailed(nvrtc.getProgramLog(program).strip() or str(e)) from None
         binary = nvrtc.getCUBIN(program) if _makes_code(options) else nvrtc.getPTX(program)
-        return binary, nvrtc.getLoweredName(program, name)
+        return binary, nvrtc.getLoweredName(program, name), nvrtc.getProgramLog(program).strip()
     finally:
         nvrtc.destroyProgram(program)

@@ -13,7 +13,7 @@ from kt_tui.kernel.review import review
 from kt_tui.store import Store
 
 from ..conftest import EXAMPLES
-from ..helpers import run_cli
+from ..helpers import run_cli, spec_for
 from ..llm_server import MODEL, ScriptedServer
 
 ORIGINAL = (EXAMPLES / "vector_add.cu").read_text()
@@ -151,9 +151,11 @@ def test_nvcc_and_the_sanitizer_get_the_scrubbed_environment(monkeypatch):
             seen.append(k.get("env"))
             raise OSError("not really")
 
-    monkeypatch.setattr(compile_mod.subprocess, "Popen", Popen)
+    import kt_tui.gpu.nvcc as nvcc_mod  # the check runs nvcc as the compile pool does
+
+    monkeypatch.setattr(nvcc_mod.subprocess, "Popen", Popen)
     monkeypatch.setattr(compile_mod, "find_nvcc", lambda: "/bin/nvcc")
-    compile_mod.compile_check(ORIGINAL, {"block_size_x": 32})
+    compile_mod.compile_check(ORIGINAL, {"block_size_x": 32}, spec=spec_for("vector_add", {"block_size_x": 32}))
     monkeypatch.setattr(sanitize_mod, "find_sanitizer", lambda: "/bin/compute-sanitizer")
     import kt_tui.gpu.supervise as supervise_mod  # the sanitizer runs under the supervisor
 

@@ -14,8 +14,10 @@ from kt_tui.gpu.compile import (
     parse_messages,
     parse_resources,
 )
+from kt_tui.gpu.ktsource import kernel_string
 
 from ..conftest import EXAMPLES
+from ..helpers import spec_for
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found on PATH")
 
@@ -26,6 +28,8 @@ BROKEN = """__global__ void scale(float *x, int n) {
     }
 }
 """
+
+SCALE = spec_for("scale", {"block_size_x": 128})
 
 PTXAS_LOG = """ptxas info    : 0 bytes gmem
 ptxas info    : Function properties for _Z6helperf
@@ -43,11 +47,12 @@ ptxas info    : Used 24 registers, used 0 barriers, 1040 bytes cumulative stack 
 
 @needs_nvcc
 def test_matmul_compiles_with_resources():
-    result = compile_check((EXAMPLES / "matmul.cu").read_text(), {"block_size_x": 16, "block_size_y": 16})
+    params = {"block_size_x": 16, "block_size_y": 16}
+    result = compile_check((EXAMPLES / "matmul.cu").read_text(), params, spec=spec_for("matmul", params))
     assert result.ok is True, format_errors(result)
-    text = comp.prepared_text((EXAMPLES / "matmul.cu").read_text(), {"block_size_x": 16, "block_size_y": 16})
+    text = kernel_string(spec_for("matmul", params), (EXAMPLES / "matmul.cu").read_text(), params)[1]
     assert "#define block_size_x 16\n" in text and "#define block_size_y 16\n" in text
-    assert "-arch=sm_90" in result.command and "-cubin" in result.command
+    assert "-arch=sm_90" in result.command and "--cubin" in result.command
     res = result.resources["matmul"]
     assert res.registers > 0
     assert (res.spill_stores, res.spill_loads) == (0, 0)
@@ -55,7 +60,7 @@ def test_matmul_compiles_with_resources():
 
 @needs_nvcc
 def test_syntax_error_points_at_its_line():
-    result = compile_check(BROKEN, {"block_size_x": 128})
+    result = compile_check(BROKEN, {"block_size_x": 128}, spec=SCALE)
     assert result.ok is False
     error = result.errors[0]
     assert error.line == 4 and error.source_line == "        x[i] = x[i] * ;"
@@ -71,7 +76,7 @@ def test_too_much_static_shared_memory():
         "    __shared__ float big[100000];\n"
         "    big[threadIdx.x] = 1.0f;\n    __syncthreads();\n    out[threadIdx.x] = big[255 - threadIdx.x];\n}\n"
     )
-    result = compile_check(src, {"block_size_x": 256})
+    result = compile_check(src, {"block_size_x": 256}, spec=spec_for("big", {"block_size_x": 256}))
     assert result.ok is False
     (error,) = result.errors
     assert "kernel big uses too much shared memory: 400000 bytes" in error.text
@@ -88,7 +93,9 @@ def test_spills_are_reported():
     if (i < n) out[i] = local[idx[i] & 255];
 }
 """
-    result = compile_check(src, {"block_size_x": 128}, compiler_options=["-maxrregcount=24"])
+    result = compile_check(
+        src, {"block_size_x": 128}, compiler_options=["-maxrregcount=24"], spec=spec_for("spill", {"block_size_x": 128})
+    )
     assert result.ok is True, format_errors(result)
     assert "-maxrregcount=24" in result.command
     res = result.resources["spill"]
@@ -108,16 +115,17 @@ __global__ void sum(float *x, int n) {
 }
 """
     params = {"block_size_x": 64, "use_fast": 1, "loop_unroll_factor": 4}
-    result = compile_check(src, params)
-    assert "constexpr int loop_unroll_factor = 4;" in comp.prepared_text(src, params)
+    spec = spec_for("sum", params)
+    result = compile_check(src, params, spec=spec)
+    assert "constexpr int loop_unroll_factor = 4;" in kernel_string(spec, src, params)[1]
     # the constexpr kernel_tuner puts in front does not shift the line numbers
     assert [(m.line, m.source_line.strip()) for m in result.errors] == [(9, "}")]
     fixed = src.replace("x[0] = s\n", "x[0] = s;\n")
-    assert compile_check(fixed, params).ok is True
-    assert compile_check(fixed, dict(params, loop_unroll_factor=0)).ok is True
-    assert compile_check(fixed, dict(params, use_fast=0)).ok is False
+    assert compile_check(fixed, params, spec=spec).ok is True
+    assert compile_check(fixed, dict(params, loop_unroll_factor=0), spec=spec).ok is True
+    assert compile_check(fixed, dict(params, use_fast=0), spec=spec).ok is False
     # as kernel_tuner does: a bool is defined as True / False, which #if reads as 0
-    assert "#define use_fast True\n" in comp.prepared_text(fixed, dict(params, use_fast=True))
+    assert "#define use_fast True\n" in kernel_string(spec, fixed, dict(params, use_fast=True))[1]
 
 
 def test_no_compiler_gives_ok_none(tmp_path, monkeypatch):
@@ -127,7 +135,7 @@ def test_no_compiler_gives_ok_none(tmp_path, monkeypatch):
     monkeypatch.setattr(comp, "SEARCH_DIRS", ())
     monkeypatch.setattr(comp, "find_nvrtc", lambda: False)
     assert comp.find_nvcc() is None
-    result = compile_check(BROKEN, {"block_size_x": 128})
+    result = compile_check(BROKEN, {"block_size_x": 128}, spec=SCALE)
     assert result.ok is None
     assert result.reason == "no CUDA compiler found (nvcc or NVRTC); install the CUDA toolkit"
     assert format_errors(result) == result.reason
@@ -149,7 +157,7 @@ def test_a_hanging_compiler_is_killed(tmp_path, monkeypatch):
     fake.chmod(0o755)
     monkeypatch.setattr(comp, "find_nvcc", lambda: str(fake))
     start = time.monotonic()
-    result = compile_check(BROKEN, {}, timeout_s=0.5)
+    result = compile_check(BROKEN, {"block_size_x": 128}, timeout_s=0.5, spec=SCALE)
     assert time.monotonic() - start < 5
     assert result.ok is False
     assert "did not finish within 0.5 s" in result.errors[0].text
@@ -161,12 +169,26 @@ def test_nvrtc_fallback(tmp_path, monkeypatch):
     (tmp_path / "cuda" / "__init__.py").write_text("")
     (pkg / "__init__.py").write_text("")
     (pkg / "nvrtc.py").write_text("""import ctypes
-LOG = b'kernel.cu(4): error: expected an expression\\n'
+class nvrtcResult:
+    NVRTC_SUCCESS = 0
+LOG = b'CUDAProgram(4): error: expected an expression\\n'
+def nvrtcGetSupportedArchs():
+    return 0, [75, 80, 90]
 def nvrtcCreateProgram(src, name, n, headers, names):
     return 0, src
+def nvrtcAddNameExpression(prog, name):
+    return 0,
 def nvrtcCompileProgram(prog, n, options):
-    assert b"-arch=compute_80" in options and b"#define block_size_x 128\\n" in prog
+    assert b"--gpu-architecture=sm_80" in options and b"#define block_size_x 128\\n" in prog
     return (6 if b"* ;" in prog else 0),
+def nvrtcGetCUBINSize(prog):
+    return 0, 4
+def nvrtcGetCUBIN(prog, buf):
+    return 0,
+def nvrtcGetLoweredName(prog, name):
+    return 0, name
+def nvrtcDestroyProgram(prog):
+    return 0,
 def nvrtcGetProgramLogSize(prog):
     return 0, (len(LOG) + 1 if b"* ;" in prog else 1)
 def nvrtcGetProgramLog(prog, buf):
@@ -177,11 +199,50 @@ def nvrtcGetProgramLog(prog, buf):
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(comp, "find_nvcc", lambda: None)
     monkeypatch.setattr(comp, "find_nvrtc", lambda: True)
-    result = compile_check(BROKEN, {"block_size_x": 128}, arch="sm_80")
+    result = compile_check(BROKEN, {"block_size_x": 128}, arch="sm_80", spec=SCALE)
     assert result.ok is False and result.resources == {}
     assert [(m.line, m.source_line) for m in result.errors] == [(4, "        x[i] = x[i] * ;")]
-    good = compile_check(BROKEN.replace("* ;", "* 2;"), {"block_size_x": 128}, arch="80")
+    good = compile_check(BROKEN.replace("* ;", "* 2;"), {"block_size_x": 128}, arch="80", spec=SCALE)
     assert good.ok is True and good.messages == []
+
+
+@pytest.mark.gpu
+def test_the_nvrtc_check_points_at_the_line_through_the_compile_pool(monkeypatch):
+    pytest.importorskip("cuda.bindings.nvrtc")
+    monkeypatch.setattr(comp, "find_nvcc", lambda: None)
+    result = compile_check(BROKEN, {"block_size_x": 128}, spec=SCALE)
+    assert result.ok is False and result.command[0] == "nvrtc"
+    assert [(m.line, m.source_line) for m in result.errors] == [(4, "        x[i] = x[i] * ;")]
+    assert "expected an expression" in result.errors[0].text
+    good = compile_check(BROKEN.replace("* ;", "* 2;"), {"block_size_x": 128}, spec=SCALE)
+    assert good.ok is True, format_errors(good)
+
+
+def test_a_hanging_nvrtc_is_stopped(tmp_path, monkeypatch):
+    pkg = tmp_path / "cuda" / "bindings"
+    pkg.mkdir(parents=True)
+    (tmp_path / "cuda" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "nvrtc.py").write_text("""import time
+class nvrtcResult:
+    NVRTC_SUCCESS = 0
+def nvrtcGetSupportedArchs():
+    return 0, [90]
+def nvrtcCreateProgram(src, name, n, headers, names):
+    return 0, src
+def nvrtcAddNameExpression(prog, name):
+    return 0,
+def nvrtcCompileProgram(prog, n, options):
+    time.sleep(60)
+def nvrtcDestroyProgram(prog):
+    return 0,
+""")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(comp, "find_nvcc", lambda: None)
+    monkeypatch.setattr(comp, "find_nvrtc", lambda: True)
+    result = compile_check(BROKEN, {"block_size_x": 128}, timeout_s=3, spec=SCALE)
+    assert result.ok is False
+    assert result.errors[0].text == "NVRTC did not finish within 3 s and was stopped"
 
 
 def test_parse_resources_and_demangle():

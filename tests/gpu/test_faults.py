@@ -71,7 +71,7 @@ def test_review_flags(case):
 @needs_nvcc
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_compile_check(case):
-    result = compile_check((FAULTS / case["file"]).read_text(), SPEC.baseline_params())
+    result = compile_check((FAULTS / case["file"]).read_text(), SPEC.baseline_params(), spec=SPEC)
     if "compile" not in case:
         assert result.ok is True, [m.text for m in result.errors]
         return

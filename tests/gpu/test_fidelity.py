@@ -12,7 +12,7 @@ from kernel_tuner.interface import Options
 from kt_tui.cli import main
 from kt_tui.gpu import compile as comp
 from kt_tui.gpu.device.lang import BACKENDS, cuda_lang
-from kt_tui.gpu.ktsource import block_names, launch, tuner_defines
+from kt_tui.gpu.ktsource import block_names, kernel_string, launch, tuner_defines
 from kt_tui.importer.run import import_script
 from kt_tui.kernel.expr import launch_callables
 from kt_tui.kernel.source import find_kernels, read_source
@@ -62,14 +62,14 @@ def configs(spec: Spec, n: int = 5) -> list[dict]:
 def test_fixture_kernels_compile_kernel_tuners_string(tmp_path, script):
     for source, spec in imported(tmp_path, script):
         for params in configs(spec):
-            assert comp.prepared_text(source, params, spec=spec) == tuner_string(spec, source, params, defines=None)
+            assert kernel_string(spec, source, params)[1] == tuner_string(spec, source, params, defines=None)
 
 
 def test_reduction_unroll_factor_is_a_constexpr_and_zero_drops_the_pragma(tmp_path):
     source, spec = imported(tmp_path, "reduction.py")[0]
     params = dict(spec.baseline_params(), loop_unroll_factor_0=8)
-    assert "constexpr int loop_unroll_factor_0 = 8;\n" in comp.prepared_text(source, params, spec=spec)
-    zero = comp.prepared_text(source, dict(params, loop_unroll_factor_0=0), spec=spec)
+    assert "constexpr int loop_unroll_factor_0 = 8;\n" in kernel_string(spec, source, params)[1]
+    zero = kernel_string(spec, source, dict(params, loop_unroll_factor_0=0))[1]
     assert "loop_unroll_factor_0" not in zero and "#define num_blocks 32\n" in zero
 
 
@@ -142,11 +142,11 @@ def small_spec(**kw) -> Spec:
 def test_block_size_names_and_grid_divisors_as_kernel_tuner():
     spec = small_spec()
     for params in configs(spec):
-        text = comp.prepared_text(SRC, params, spec=spec)
+        text = kernel_string(spec, SRC, params)[1]
         assert text == tuner_string(spec, SRC, params, defines=None)
     params = {"bx": 64, "by": 2, "tile": 4}
     assert launch(spec, params) == ((64, 2, 1), (4, 1, 1))
-    assert "#define grid_size_x 4\n#define grid_size_y 1\n" in comp.prepared_text(SRC, params, spec=spec)
+    assert "#define grid_size_x 4\n#define grid_size_y 1\n" in kernel_string(spec, SRC, params)[1]
 
 
 def test_spec_defines_are_added_to_kernel_tuners_own():
@@ -154,14 +154,14 @@ def test_spec_defines_are_added_to_kernel_tuners_own():
     params = {"bx": 32, "by": 1, "tile": 4}
     plain = tuner_string(spec, SRC, params, defines=None)  # kernel_tuner's own defines, no WIDTH
     head, _, body = plain.partition("#line 1\n")
-    assert comp.prepared_text(SRC, params, spec=spec) == head + "#define WIDTH 2000\n#line 1\n" + body
-    assert comp.prepared_text(SRC, params, spec=spec) == tuner_string(spec, SRC, params)
+    assert kernel_string(spec, SRC, params)[1] == head + "#define WIDTH 2000\n#line 1\n" + body
+    assert kernel_string(spec, SRC, params)[1] == tuner_string(spec, SRC, params)
 
 
 def test_a_scripts_defines_are_the_only_defines(tmp_path):
     spec = small_spec(defines={"WIDTH": 512}, defines_only=True)
     params = {"bx": 32, "by": 1, "tile": 1}
-    text = comp.prepared_text(SRC, params, spec=spec)
+    text = kernel_string(spec, SRC, params)[1]
     assert text == tuner_string(spec, SRC, params, defines={"WIDTH": 512})
     assert text.startswith("#define WIDTH 512\n#line 1\n") and "#define bx" not in text
 

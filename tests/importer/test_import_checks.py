@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kt_tui.cli import main
-from kt_tui.gpu import compile as comp
+from kt_tui.gpu.ktsource import kernel_string
 from kt_tui.importer.run import import_script
 from kt_tui.kernel.inputs import make_args
 from kt_tui.kernel.source import find_kernels, read_source
@@ -83,7 +83,7 @@ def test_a_define_that_is_a_function_of_the_configuration(tmp_path):
     assert problems == []
     spec = _spec(done[0])
     assert spec.defines["WIDTH"] == "block_size_x * 2"
-    text = comp.prepared_text(KERNEL, {"block_size_x": 64}, spec=spec)
+    text = kernel_string(spec, KERNEL, {"block_size_x": 64})[1]
     assert "#define WIDTH 128\n" in text and "#define block_size_x 64\n" in text
 
 

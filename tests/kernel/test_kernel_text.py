@@ -13,9 +13,11 @@ from kt_tui.kernel.source import SourceError, read_source
 from kt_tui.kernel.text import KernelTextError, folded, kernel_text
 
 from ..conftest import EXAMPLES
+from ..helpers import spec_for
 
 ORIGINAL = (EXAMPLES / "vector_add.cu").read_text()
 PARAMS = {"block_size_x": 256}
+SPEC = spec_for("vector_add", PARAMS)
 
 
 def _kinds(added: str) -> list[str]:
@@ -40,7 +42,7 @@ def test_a_nul_hidden_include_never_reaches_the_compiler(monkeypatch):
     ran = []
     monkeypatch.setattr("kt_tui.gpu.compile._run_nvcc", lambda *a, **k: ran.append(a))
     monkeypatch.setattr("kt_tui.gpu.compile._run_nvrtc", lambda *a, **k: ran.append(a))
-    result = compile_check('\0#include "/dev/zero"\n' + ORIGINAL, PARAMS)
+    result = compile_check('\0#include "/dev/zero"\n' + ORIGINAL, PARAMS, spec=SPEC)
     assert result.ok is False and "NUL" in result.reason and ran == []
 
 
@@ -103,5 +105,5 @@ def test_a_bom_is_dropped_when_read(tmp_path):
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 def test_a_kernel_with_a_bom_compiles():
-    result = compile_check("\ufeff" + ORIGINAL, PARAMS)
+    result = compile_check("\ufeff" + ORIGINAL, PARAMS, spec=SPEC)
     assert result.ok is True, result.messages

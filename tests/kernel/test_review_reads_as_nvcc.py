@@ -8,16 +8,19 @@ import shutil
 
 import pytest
 
-from kt_tui.gpu.compile import compile_check, prepared_text
+from kt_tui.gpu.compile import compile_check
+from kt_tui.gpu.ktsource import kernel_string
 from kt_tui.kernel.parsed import ParsedKernel
 from kt_tui.kernel.review import review
 from kt_tui.kernel.spec_keys import compiler_options
 from kt_tui.tomlfile import TomlError
 
 from ..conftest import EXAMPLES
+from ..helpers import spec_for
 
 ORIGINAL = (EXAMPLES / "vector_add.cu").read_text()
 PARAMS = {"block_size_x": 256}
+SPEC = spec_for("vector_add", PARAMS)
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
 
 # (name, where it goes, the hidden line, the review's flag for it, a word nvcc names when it reads it)
@@ -53,7 +56,7 @@ def review_sees(code: str, flag: str | None, marker: str) -> bool:
 
 
 def nvcc_sees(code: str, marker: str) -> bool:
-    result = compile_check(code, PARAMS)
+    result = compile_check(code, PARAMS, spec=SPEC)
     assert result.ok is not None, result.reason
     return not result.ok and any(marker in m.text for m in result.messages)
 
@@ -104,8 +107,8 @@ def test_the_offline_check_compiles_cpp17_and_keeps_the_text(monkeypatch):
 
     seen = []
     monkeypatch.setattr(gpu_compile, "find_nvcc", lambda: "nvcc")
-    monkeypatch.setattr(gpu_compile, "_run_nvcc", lambda cmd, text, *rest: seen.append((cmd, text)))
-    compile_check(ORIGINAL.replace("{", "{ // ??/", 1), PARAMS, compiler_options=["-O3"])
+    monkeypatch.setattr(gpu_compile, "compile_cu", lambda text, cmd, *a, **k: seen.append((cmd, text)) or (b"", ""))
+    compile_check(ORIGINAL.replace("{", "{ // ??/", 1), PARAMS, compiler_options=["-O3"], spec=SPEC)
     cmd, text = seen[0]
     assert cmd[cmd.index(STANDARD) + 1] == "-O3" and "// ??/" in text
 
@@ -120,7 +123,7 @@ def test_nvrtc_reads_the_hidden_lines_as_the_review_does():
     for name, where, line, flag, marker in HIDDEN:
         if name == "include":
             continue  # NVRTC reads no header beside the kernel: the error names it differently
-        code = prepared_text(generated("// note ??/", "\n", where, line), PARAMS)
+        code = kernel_string(SPEC, generated("// note ??/", "\n", where, line), PARAMS)[1]
         with pytest.raises(RuntimeError):
             nvrtc_job(code, "vector_add", "nvcuda", tuple(compile_options([])), "90")
         assert review_sees(code, flag, marker), name
