@@ -21,6 +21,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .files import CONFIG_MAX, FileRefused, read_text_file
+from .gpu.env import SECRETS_LOCK
 from .gpu.simcache import read_header
 from .paths import config_dir, data_dir  # noqa: F401 - the names other modules import from here
 from .redact import mask_url, register_url
@@ -181,12 +182,19 @@ def env_name(field: FieldInfo) -> str | None:
     return env if isinstance(env, str) else None
 
 
+def environ_value(name: str) -> str | None:
+    """The variable's value, read while no NVRTC process is starting (gpu/env.py SECRETS_LOCK: secrets are
+    out of os.environ then)."""
+    with SECRETS_LOCK:
+        return os.environ.get(name)
+
+
 class _Environment(PydanticBaseSettingsSource):
     """The variables named on the fields (KT_TUI_DB, OPENAI_API_KEY, ...); an empty one is unset."""
 
     def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
         env = env_name(field)
-        return (os.environ.get(env) or None) if env else None, field_name, False
+        return (environ_value(env) or None) if env else None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
         out = {}
@@ -298,7 +306,7 @@ def _error(name: str, problem: str, given: dict, flag_names: dict | None) -> Con
     if name in given:
         return ConfigError((flag_names or {}).get(name) or "--" + name.replace("_", "-"), problem)
     env = env_name(Settings.model_fields[name]) if name in Settings.model_fields else None
-    if env and os.environ.get(env):
+    if env and environ_value(env):
         return ConfigError(env, problem)
     return ConfigError(name, problem, _config_file_path())  # load_settings' file is still set here
 

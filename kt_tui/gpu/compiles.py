@@ -40,7 +40,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from .compiled import Compiled, CompileFailed
-from .env import secret_names
+from .env import SECRETS_LOCK, secret_names
 from .nvcc import Running, nvcc_cubin, pycuda_arguments
 from .nvccbatch import BatchMismatch, alias, batch_size, batchable, nvcc_batch
 from .nvrtc import nvrtc_job
@@ -54,7 +54,6 @@ AHEAD = 8  # compiles ahead per compile core: a run of slow ones (large tiles, u
 MAX_AHEAD = 256
 RESTARTS = 3  # NVRTC pools started again after a crash, at most
 WATCH_S = 0.2  # how often an NVRTC process looks whether the app is still there
-_SPAWN_LOCK = threading.Lock()  # secrets are out of os.environ while NVRTC processes start
 
 
 def enabled() -> bool:
@@ -184,7 +183,7 @@ class CompilePool:
             initializer=_child_setup,
             initargs=(self.cores, os.getpid()),
         )
-        with _SPAWN_LOCK:
+        with SECRETS_LOCK:
             hidden = {k: os.environ.pop(k) for k in secret_names()}
             try:
                 for _ in range(self.size):

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 
+# held while secrets are out of os.environ (gpu/compiles.py starts NVRTC processes so) and by every
+# reader of a variable that may hold one (config.py), which would otherwise find it unset then
+SECRETS_LOCK = threading.Lock()
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
