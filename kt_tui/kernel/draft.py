@@ -34,7 +34,7 @@ from . import (
 )
 from .conditions import Macros
 from .draft_flags import LOOP_COUNT, fit_windows, window_over, window_value
-from .draft_floats import FLOAT_SCALAR, FLOAT_SCALARS, float_value
+from .draft_floats import FLOAT_SCALAR, MADE_UP, divisors, float_value
 from .draft_rows import ROW_SPAN, buckets_per_items, offsets_for_rows, representable, row_stride, rows_written
 from .draft_sizes import Sizing, size_arrays, whole
 from .draft_template import template_name
@@ -270,7 +270,7 @@ def _from_signature(kernel: Kernel, n: int, why: str) -> Draft:
 def _scale_thresholds(fn: cuda_ast.Function, args: list[Arg], guesses: list[tuple[str, str]]) -> None:
     """Float scalars given a made-up value and compared with a quantity of the drafted int data
     (draft_values.scaled_thresholds): on that quantity's scale instead."""
-    made_up = {a.name: a for a in args if not a.is_array and a.type.startswith("float") and a.value in FLOAT_SCALARS}
+    made_up = {a.name: a for a in args if not a.is_array and a.type.startswith("float") and a.value in MADE_UP}
     bounded = {
         a.name: max(abs(a.low), abs(a.high))
         for a in args
@@ -308,7 +308,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     float_arrays = {p.name for p in kernel.params if p.is_pointer and element_type(p).startswith("float")}
     cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
     small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
-    small.update(draft_guards.guard_values(fn, floats & free, free - floats))
+    small.update(draft_guards.guard_values(fn, floats & free, free - floats, unit.defines))
 
     positive = draft_roles.positive_inputs(fn, float_arrays) | draft_divisors.summed_divisors(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
@@ -316,6 +316,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     powers = draft_roles.exponents(fn, floats)
     gaussian = [p.name for p in kernel.params if p.name in draft_roles.exp_factors(fn, floats & free, squares=True)]
     exp_scales = draft_roles.exp_factors(fn, floats & free) - set(gaussian)
+    divided = divisors(fn, floats & free)
     averages = draft_moments.average_values(unit, kernel.name, floats & free)
     int_arrays = {p.name for p in kernel.params if p.is_pointer and is_int(element_type(p))}
     small.update(draft_divisors.count_scale_values(fn, floats & free - set(small), int_arrays))
@@ -546,9 +547,11 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
             args.append(Arg(name=p.name, type=dtype, init="constant", value=value))
             guesses.append((f"args.{p.name}", why))
         else:
-            plain = sum(1 for a in args if not a.is_array and a.value in FLOAT_SCALARS and a.type.startswith("float"))
+            plain = sum(1 for a in args if not a.is_array and a.value in MADE_UP and a.type.startswith("float"))
             weight = gaussian.index(p.name) if p.name in gaussian else -1
-            scalar, why = float_value(p.name, an, sizing, plain, p.name in powers, weight, p.name in exp_scales)
+            scalar, why = float_value(
+                p.name, an, sizing, plain, p.name in powers, weight, p.name in exp_scales, p.name in divided
+            )
             args.append(Arg(name=p.name, type=dtype, init="constant", value=scalar))
             guesses.append((f"args.{p.name}", why))
     guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]

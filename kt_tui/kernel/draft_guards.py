@@ -223,11 +223,78 @@ def flags(fn: cuda_ast.Function, ints: set[str]) -> dict[str, int]:
     return out
 
 
-def guard_values(fn: cuda_ast.Function, floats: set[str], others: set[str]) -> dict[str, tuple[float | int, str]]:
+SELECTOR_WHY = (
+    "an int only compared with constants (`uplo == 0`, `mode != 2`, `switch (op)`: a selector): one of those "
+    "constants, the least, as a value none of them names takes no branch the code was written for; set the one "
+    "you use"
+)
+
+
+MAX_SELECTOR_USES = 64  # a scalar used more often is read as no selector: each use may walk a switch's body
+
+
+def _compared_constant(use: Node, values: dict[str, int]) -> int | None:
+    """The constant that `use` is compared with by == or != (`k == 2`, `(k) != MODE_B`), else None."""
+    n, p = use, use.parent
+    while p is not None and p.type == "parenthesized_expression":
+        n, p = p, p.parent
+    if p is None or p.type != "binary_expression" or text(p.child_by_field_name("operator")) not in ("==", "!="):
+        return None
+    other = p.child_by_field_name("right" if _same(p.child_by_field_name("left"), n) else "left")
+    return cuda_ast.constant(other, values)
+
+
+def _switched(use: Node, values: dict[str, int]) -> list[int] | None:
+    """The case constants of the switch whose condition `use` alone is, else None."""
+    cond = use.parent
+    if cond is None or cond.type not in ("condition_clause", "parenthesized_expression"):
+        return None
+    switch = cond.parent
+    if switch is None or switch.type != "switch_statement" or switch.child_by_field_name("body") is None:
+        return None
+    cases = [
+        cuda_ast.constant(c.child_by_field_name("value"), values)
+        for c in cuda_ast.walk(switch.child_by_field_name("body"))
+        if c.type == "case_statement" and c.child_by_field_name("value") is not None
+    ]
+    return [c for c in cases if c is not None] or None
+
+
+def selectors(fn: cuda_ast.Function, ints: set[str], values: dict[str, int]) -> dict[str, int]:
+    """Int scalar arguments used only in == / != comparisons with constant integers (`values`: the
+    #defines), switch conditions and truth tests, with some constant other than 0 -> the least such
+    constant (0 counts where a truth test is): a value the code names, not an arbitrary int."""
+    if fn.body is None:
+        return {}
+    out: dict[str, int] = {}
+    for name in ints:
+        named: set[int] = set()
+        uses = _uses(fn, name)
+        if len(uses) > MAX_SELECTOR_USES:
+            continue
+        for u in uses:
+            if (k := _compared_constant(u, values)) is not None:
+                named.add(k)
+            elif (cases := _switched(u, values)) is not None:
+                named.update(cases)
+            elif _truth_test(u) is not None:
+                named.add(0)
+            else:
+                break
+        else:
+            if named - {0}:
+                out[name] = min((k for k in named if k >= 0), default=min(named))
+    return out
+
+
+def guard_values(
+    fn: cuda_ast.Function, floats: set[str], others: set[str], values: dict[str, int] | None = None
+) -> dict[str, tuple[float | int, str]]:
     """The value and the reason of each scalar argument above: `floats` (float scalars) may be a floor
-    or a tolerance, `others` (the other scalars) a flag."""
+    or a tolerance, `others` (the other scalars) a flag or a selector (`values`: the #defines)."""
     out: dict[str, tuple[float | int, str]] = {n: (TOLERANCE, FLOOR_WHY) for n in floors(fn, floats)}
     out.update({n: (TOLERANCE, TOLERANCE_WHY) for n in tolerances(fn, floats)})
     out.update({n: (ADDED_TOLERANCE, ADDED_TOLERANCE_WHY) for n in added_tolerances(fn, floats)})
     out.update({n: (v, FLAG_WHY) for n, v in flags(fn, others).items()})
+    out.update({n: (v, SELECTOR_WHY) for n, v in selectors(fn, others - set(out), values or {}).items()})
     return out
