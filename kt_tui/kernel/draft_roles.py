@@ -27,7 +27,7 @@ from . import cuda_ast
 from .bounds import Analysis
 from .cuda_ast import text
 from .kernels import split_params
-from .syntax import global_head, strip_comments
+from .syntax import code_text, global_head, lex, strip_comments
 
 Node = Any  # a syntax tree node of cuda_ast's parse (only cuda_ast.py reads the tree-sitter API)
 _LESS = ("<", "<=")
@@ -343,9 +343,13 @@ def instantiated_values(
 
 def instantiations(src: str, name: str, n: int) -> list[list[str]]:
     """The argument lists, as written, of the file's explicit instantiations of kernel `name` with `n`
-    arguments (`template __global__ void k<unsigned char, true>(...)`), in the file's order."""
+    arguments (`template __global__ void k<unsigned char, true>(...)`), in the file's order; not in
+    comments, strings or `#if 0` groups."""
     pattern = rf"\btemplate\s+(?:__global__\s+)?void\s+{re.escape(name)}\s*<([^<>;{{}}]*)>"
-    found = ([a.strip() for a in m.group(1).split(",")] for m in re.finditer(pattern, strip_comments(src)))
+    lexemes = list(lex(src))
+    if not re.search(pattern, strip_comments(src, lexemes)):
+        return []  # the dead groups are sought only where one could hide an instantiation
+    found = ([a.strip() for a in m.group(1).split(",")] for m in re.finditer(pattern, code_text(src, lexemes=lexemes)))
     return [given for given in found if len(given) == n]
 
 

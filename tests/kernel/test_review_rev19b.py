@@ -49,3 +49,22 @@ __global__ void two_modes(float* out, const float* x, const float* weights, int 
 def test_a_pointer_named_as_a_local_array_of_another_block_caps_no_count():
     d = _draft(SHADOWED)
     assert all(at["n"] > 4 for at in _points(d.spec))  # before: n = 4, the w of the other branch's array
+
+
+DEAD_INSTANCE = """
+template <typename T, bool CLAMP>
+__global__ void scale(T *out, const float *in, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { float v = in[i] * s; if (CLAMP) v = v < 0 ? 0 : v; out[i] = (T)v; }
+}
+#if 0
+template __global__ void scale<float, false>(float *, const float *, float, int);
+#endif
+const char *note = "template __global__ void scale<float, false>(float *, const float *, float, int);";
+template __global__ void scale<float, true>(float *, const float *, float, int);
+"""
+
+
+def test_a_template_value_is_taken_from_an_instantiation_the_compiler_reads():
+    d = _draft(DEAD_INSTANCE)
+    assert d.spec.kernel == "scale<float, true>"  # before: <float, false>, from the #if 0 group
