@@ -42,3 +42,21 @@ def test_a_template_kernel_named_with_too_many_arguments_fails_on_kernel_tuners_
     assert result.ok is False
     assert result.errors and all(0 <= m.line <= 5 for m in result.messages)
     assert "kernel_tuner" in result.errors[0].text
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found on PATH")
+def test_spec_check_shows_no_line_0_for_errors_of_no_line(capsys, hermetic):
+    from kt_tui.cli import main
+
+    kernel = hermetic / "tv.cu"
+    kernel.write_text(TEMPLATE)
+    (hermetic / "tv.cu.toml").write_text(
+        'kernel = "vadd<float, int>"\nproblem_size = ["n"]\n[sizes]\nn = 4096\n[tune_params]\nblock_size_x = [128]\n'
+        '[[args]]\nname = "c"\ntype = "float32"\nsize = "n"\noutput = true\n'
+        '[[args]]\nname = "a"\ntype = "float32"\nsize = "n"\n'
+        '[[args]]\nname = "n"\ntype = "int32"\nvalue = "n"\n'
+    )
+    assert main(["spec", "--check", str(kernel)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("kernel_tuner adds") >= 2, err
+    assert ":0:" not in err and "Traceback" not in err  # before: "  .../tv.cu:0: no instance of ..."
