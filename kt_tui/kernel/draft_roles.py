@@ -18,6 +18,7 @@ and the template parameters of a kernel, which a draft must instantiate for it t
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -266,10 +267,16 @@ def offered_weights(fn: cuda_ast.Function, distances: set[str], ints: set[str]) 
     return out
 
 
+@functools.lru_cache(maxsize=2)
+def stripped(src: str) -> str:
+    """strip_comments(src), kept for the template steps that each read the file's heads."""
+    return strip_comments(src)
+
+
 def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
     """The template parameters of kernel `name` in `src` as (kind, name), kind "type" or the type of a
     value parameter; None when the kernel is no template."""
-    clean = strip_comments(src)
+    clean = stripped(src)
     head = global_head(clean, name)
     if head is None:
         return None

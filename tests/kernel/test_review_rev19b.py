@@ -68,3 +68,24 @@ template __global__ void scale<float, true>(float *, const float *, float, int);
 def test_a_template_value_is_taken_from_an_instantiation_the_compiler_reads():
     d = _draft(DEAD_INSTANCE)
     assert d.spec.kernel == "scale<float, true>"  # before: <float, false>, from the #if 0 group
+
+
+DEFAULTED = """
+enum class Mode { Fast, Exact };
+template <typename T, bool CLAMP = false, Mode M = Mode::Exact>
+__global__ void scale(T *out, const T *in, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = (float)in[i] * s;
+        if (CLAMP) v = v < 0.f ? 0.f : v;
+        if (M == Mode::Fast) v = __fmul_rn(v, 1.f);
+        out[i] = (T)v;
+    }
+}
+"""
+
+
+def test_value_parameters_with_defaults_and_no_instantiation_are_left_at_their_defaults():
+    d = _draft(DEFAULTED)  # before: kernel = "scale", which the spec check refuses
+    assert d.spec.kernel == "scale<float>"
+    assert any("CLAMP, M" in g and "default" in g for _, g in d.guesses)
