@@ -16,7 +16,7 @@ from ..gpu.facts import clean_facts
 from ..gpu.protocol import BACKENDS
 from ..gpu.simcache import find_cache, gpu_label, read_header
 from ..kernel.conditions import Macros
-from ..kernel.syntax import strip_comments
+from ..kernel.syntax import code_text, strip_comments
 from ..kernel.vector_layout import nvcuda_unpassable, pycuda_misplaced
 
 CHOICES = ("auto", *BACKENDS, "sim", "none")
@@ -51,26 +51,50 @@ def cxx_include(source: str) -> tuple[str, bool] | None:
 
 
 _DEVICE = re.compile(r"\b__device__\b")
-_NAMED = re.compile(r"[^()]{0,400}?\b([A-Za-z_]\w*)\s*\(")
+_NAMED = re.compile(r"[^()]{0,400}?(?<!::)(\boperator\s*(?:\(\s*\)|\[\s*\]|[^\w\s()]{1,3})|\b[A-Za-z_]\w*)\s*\(([^{]*)")
 _TEMPLATE = re.compile(r"\btemplate\s*<")
+_SCOPE = re.compile(r"[{};]|\b__device__\b")
+_CLASS = re.compile(r"\b(?:struct|class|union)\b[^=()]*$")
+
+
+def _free_heads(clean: str) -> list[int]:
+    """Where each `__device__` of `clean` outside a struct's, class's or union's body ends (a member
+    takes no C linkage), in one pass over the braces."""
+    out: list[int] = []
+    stack: list[bool] = []  # each open brace: a class body?
+    last = 0
+    for m in _SCOPE.finditer(clean):
+        c = m.group()
+        if c == "{":
+            stack.append(_CLASS.search(clean[max(last, m.start() - 400) : m.start()]) is not None)
+        elif c == "}" and stack:
+            stack.pop()
+        elif c == "__device__" and not any(stack[-1:]):
+            out.append(m.end())
+        if c != "__device__":
+            last = m.end()
+    return out
 
 
 def cxx_code(source: str, kernel: str | None) -> str | None:
-    """What in the kernel file's own code pycuda's `extern "C"` wrap breaks (an overloaded function, a
-    template: C++ cannot give them C linkage), None where the kernel says `extern "C"`, or is named
-    as a template's instance (kernel_tuner then writes the `extern "C"` itself)."""
+    """What in the kernel file's own code pycuda's `extern "C"` wrap breaks (an overloaded function or
+    operator, a template: C++ cannot give them C linkage), None where the kernel says `extern "C"`, or
+    is named as a template's instance (kernel_tuner then writes the `extern "C"` itself). Definitions of
+    one name with one parameter list are one function defined apart (under `#ifdef` and `#else`);
+    comments, strings and `#if 0` groups are not read, nor members defined outside their class (`V::V()`)."""
     if 'extern "C"' in source or (kernel is not None and "<" in kernel):
         return None
-    clean = strip_comments(source[:1_000_000])
-    seen: set[str] = set()
-    for m in _DEVICE.finditer(clean):
-        head = clean[m.end() : m.end() + 400]  # a definition's head ends at its body's "{"
+    clean = code_text(source[:1_000_000])
+    seen: dict[str, str] = {}
+    for at in _free_heads(clean):
+        head = clean[at : at + 400]  # a definition's head ends at its body's "{"
         end = min((i for i in (head.find(c) for c in ";{}") if i >= 0), default=-1)
-        name = _NAMED.match(head[:end]) if end >= 0 and head[end] == "{" else None
-        if name and name.group(1) in seen:
-            return f"overloaded function {name.group(1)}"
-        if name:
-            seen.add(name.group(1))
+        named = _NAMED.match(head[:end]) if end >= 0 and head[end] == "{" else None
+        if named is None:
+            continue
+        name, params = re.sub(r"\s+", "", named.group(1)), " ".join(named.group(2).split())
+        if seen.setdefault(name, params) != params:
+            return f"overloaded function {name}"
     return "a template" if _TEMPLATE.search(clean) else None
 
 

@@ -198,7 +198,9 @@ def check_command(args) -> int:
         text = first.text if first else (result.reason or "the compile failed")
         print(for_terminal(f"kt-tui: {where}error: {text}"), file=sys.stderr)
         for m in result.errors[1:5]:
-            print(for_terminal(f"  {kf.path}:{m.line}: {m.text}"), file=sys.stderr)
+            print(
+                for_terminal(f"  {kf.path}:{m.line}: {m.text}" if m.line else f"  {kf.path}: {m.text}"), file=sys.stderr
+            )
         return 2
     if refkernel.is_kernel(spec.reference):
         derived, params = refkernel.run_spec(spec)

@@ -186,6 +186,10 @@ def parse_messages(log: str, source: str) -> list[CompileMessage]:
                 if not _safe_to_show(m["file"].strip()):  # its words could be anything the file holds
                     text = f"{m['sev']} in a file the kernel includes (its text is not shown)"
                 text, line = f"{m['file'].strip()}({line}): {text}", 0
+            elif line > len(lines):
+                text += " (in the code kernel_tuner adds after the file to instantiate the template kernel: check "
+                text += "the spec's kernel name and its template arguments)"
+                line = 0
         elif m := _TOOL.match(raw):
             text, line = _tool_text(m["tool"], m["text"].strip(), kernel_lines)
         else:

@@ -18,6 +18,7 @@ and the template parameters of a kernel, which a draft must instantiate for it t
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ from . import cuda_ast
 from .bounds import Analysis
 from .cuda_ast import text
 from .kernels import split_params
-from .syntax import global_head, strip_comments
+from .syntax import code_text, global_head, lex, strip_comments
 
 Node = Any  # a syntax tree node of cuda_ast's parse (only cuda_ast.py reads the tree-sitter API)
 _LESS = ("<", "<=")
@@ -266,10 +267,16 @@ def offered_weights(fn: cuda_ast.Function, distances: set[str], ints: set[str]) 
     return out
 
 
+@functools.lru_cache(maxsize=2)
+def stripped(src: str) -> str:
+    """strip_comments(src), kept for the template steps that each read the file's heads."""
+    return strip_comments(src)
+
+
 def template_params(src: str, name: str) -> list[tuple[str, str]] | None:
     """The template parameters of kernel `name` in `src` as (kind, name), kind "type" or the type of a
     value parameter; None when the kernel is no template."""
-    clean = strip_comments(src)
+    clean = stripped(src)
     head = global_head(clean, name)
     if head is None:
         return None
@@ -343,9 +350,13 @@ def instantiated_values(
 
 def instantiations(src: str, name: str, n: int) -> list[list[str]]:
     """The argument lists, as written, of the file's explicit instantiations of kernel `name` with `n`
-    arguments (`template __global__ void k<unsigned char, true>(...)`), in the file's order."""
+    arguments (`template __global__ void k<unsigned char, true>(...)`), in the file's order; not in
+    comments, strings or `#if 0` groups."""
     pattern = rf"\btemplate\s+(?:__global__\s+)?void\s+{re.escape(name)}\s*<([^<>;{{}}]*)>"
-    found = ([a.strip() for a in m.group(1).split(",")] for m in re.finditer(pattern, strip_comments(src)))
+    lexemes = list(lex(src))
+    if not re.search(pattern, strip_comments(src, lexemes)):
+        return []  # the dead groups are sought only where one could hide an instantiation
+    found = ([a.strip() for a in m.group(1).split(",")] for m in re.finditer(pattern, code_text(src, lexemes=lexemes)))
     return [given for given in found if len(given) == n]
 
 

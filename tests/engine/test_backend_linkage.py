@@ -81,3 +81,38 @@ def test_code_that_pycudas_extern_c_wrap_breaks_puts_pycuda_last_and_is_refused_
     with pytest.raises(BackendError, match="the kernel file's overloaded function put cannot be"):
         probe_order("pycuda", OVERLOADED, "k")
     assert probe_order("pycuda", "__global__ void k(float *o) { o[0] = 1; }", "k") == ("pycuda",)
+
+
+ACT = "__global__ void k(float *a, int n) { int i = threadIdx.x; if (i < n) a[i] = act(a[i]); }\n"
+
+
+def test_one_function_defined_apart_under_preprocessor_branches_is_no_overload():
+    branches = "#ifdef FAST\n__device__ float act(float x) { return __expf(x); }\n#else\n"
+    branches += "__device__ float act(float x) { return expf(x); }\n#endif\n"
+    assert cxx_code(branches + ACT, "k") is None  # before: "overloaded function act", pycuda refused
+    dead = "#if 0\n__device__ float act(double x) { return 1; }\n#endif\n__device__ float act(float x) { return x; }\n"
+    assert cxx_code(dead + ACT, "k") is None
+    quoted = 'const char *doc = "__device__ float act(double x) {";\n__device__ float act(float x) { return x; }\n'
+    assert cxx_code(quoted + ACT, "k") is None
+    assert probe_order("pycuda", branches + ACT, "k") == ("pycuda",)
+
+
+def test_members_of_structs_take_no_c_linkage_and_are_no_overloads():
+    members = "struct A { __device__ float get() const { return 1; } };\n"
+    members += "struct B { __device__ float get() const { return 2; } };\n"
+    ctors = "struct V { float x; __device__ V() : x(0) {} __device__ V(float y) : x(y) {} };\n"
+    outside = "struct W { float x; __device__ W(); __device__ W(float y); };\n"
+    outside += "__device__ W::W() : x(0) {}\n__device__ W::W(float y) : x(y) {}\n"
+    for code in (members, ctors, outside):
+        assert cxx_code(code + "__device__ float act(float x) { return x; }\n" + ACT, "k") is None
+    spaced = "namespace a { __device__ float f(float x) { return x; } }\n"
+    spaced += "namespace b { __device__ float f(double x) { return -x; } }\n"
+    assert cxx_code(spaced + ACT, "k") == "overloaded function f"  # one C name, two functions
+
+
+def test_overloaded_operators_are_overloads():
+    ops = "__device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }\n"
+    ops += "__device__ float3 operator+(float3 a, float3 b) { return make_float3(a.x + b.x, a.y + b.y, a.z + b.z); }\n"
+    assert cxx_code(ops + ACT, "k") == "overloaded function operator+"  # before: None, pycuda probed first
+    with pytest.raises(BackendError, match="overloaded function operator"):
+        probe_order("pycuda", ops + ACT, "k")
