@@ -21,6 +21,7 @@ from . import (
     draft_below,
     draft_decay,
     draft_divisors,
+    draft_draws,
     draft_guards,
     draft_masked,
     draft_moments,
@@ -557,6 +558,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     guesses[:0] = [(f"args.{p.name}", said) for p in kernel.params if (said := struct_by_value(p, unit))]
     _scale_thresholds(fn, args, guesses)
     draft_decay.decayed(fn, args, guesses)
+    draft_draws.drawn(fn, floats, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,

@@ -1,5 +1,6 @@
 """Drafter rules made after seeing held-out batch 22, each on a kernel written here: a float compared with
-a difference in a loop's test (`while (hi - lo > tol)`) is a small stopping width."""
+a difference in a loop's test (`while (hi - lo > tol)`) is a small stopping width; a float array only ordered against a float scalar
+(`u[i] < p`) is a uniform draw in [0, 1)."""
 
 from __future__ import annotations
 
@@ -58,3 +59,26 @@ __global__ void split_gap(const float *a, const float *b, int n, float gap, floa
 def test_a_float_compared_with_a_difference_outside_a_loop_test_keeps_its_made_up_value():
     d = _draft(SPLIT)
     assert _points(d.spec)[0]["gap"] > 0.1
+
+
+DRAW = """
+__global__ void survive(const float *r, const float *age, int n, float q, float *alive) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float t = r[i];
+    alive[i] = t < 1.0f - expf(-q) ? 0.0f : 2.0f * age[i];
+}
+"""
+
+
+def test_a_float_array_only_ordered_against_a_float_scalar_is_a_uniform_draw():
+    d = _draft(DRAW)
+    r = next(a for a in d.spec.args if a.name == "r")
+    assert (r.init, r.low, r.high) == ("uniform", 0, 1)  # before: standard normal, below the probability mostly
+    age = next(a for a in d.spec.args if a.name == "age")
+    assert age.low is None  # data, only read into arithmetic
+
+
+def test_a_float_array_ordered_against_another_array_is_no_draw():
+    d = _draft(DRAW.replace("1.0f - expf(-q)", "age[i] * q"))
+    assert next(a for a in d.spec.args if a.name == "r").low is None
