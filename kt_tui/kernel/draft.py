@@ -26,6 +26,7 @@ from . import (
     draft_masked,
     draft_moments,
     draft_periods,
+    draft_pixels,
     draft_relations,
     draft_roles,
     draft_shared,
@@ -559,6 +560,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     _scale_thresholds(fn, args, guesses)
     draft_decay.decayed(fn, args, guesses)
     draft_draws.drawn(fn, floats, args, guesses)
+    draft_pixels.intensities(fn, args, guesses)
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,

@@ -1,6 +1,6 @@
 """Drafter rules made after seeing held-out batch 22, each on a kernel written here: a float compared with
 a difference in a loop's test (`while (hi - lo > tol)`) is a small stopping width; a float array only ordered against a float scalar
-(`u[i] < p`) is a uniform draw in [0, 1)."""
+(`u[i] < p`) is a uniform draw in [0, 1); bytes scaled by a float constant (`p.x / 255.0f`) are drawn over 0..255."""
 
 from __future__ import annotations
 
@@ -82,3 +82,36 @@ def test_a_float_array_only_ordered_against_a_float_scalar_is_a_uniform_draw():
 def test_a_float_array_ordered_against_another_array_is_no_draw():
     d = _draft(DRAW.replace("1.0f - expf(-q)", "age[i] * q"))
     assert next(a for a in d.spec.args if a.name == "r").low is None
+
+
+BYTES = """
+__global__ void luma(const uchar4 *img, int pitch, int w, int h, float k, float *lum) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    const uchar4 p = ((const uchar4 *)((const char *)img + (size_t)y * pitch))[x];
+    const float r = p.x / 255.0f, g = p.y / 255.0f;
+    const float c = fmaxf(r, g) - fminf(r, g);
+    lum[y * w + x] = c > 0.0f ? k * (r - g) / c : 0.0f;
+}
+"""
+
+
+def test_bytes_scaled_by_a_float_constant_are_drawn_over_all_their_range():
+    d = _draft(BYTES)
+    px = next(a for a in d.spec.args if a.name == "img")
+    assert (px.low, px.high) == (0, 256)  # before: 0 or 1, bytes taken for flags as c, made of them, is compared with 0
+    assert not any(w.startswith("values 0 or 1") for g, w in d.guesses if g == "args.img")
+
+
+FLAGS = """
+__global__ void count_set(const unsigned char *m, int n, int *count) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && m[i] == 1) atomicAdd(count, 1);
+}
+"""
+
+
+def test_bytes_compared_with_a_constant_and_never_scaled_stay_flags():
+    m = next(a for a in _draft(FLAGS).spec.args if a.name == "m")
+    assert (m.low, m.high) == (0, 2)
