@@ -313,6 +313,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     small.update(draft_guards.guard_values(fn, floats & free, free - floats, unit.defines))
 
     positive = draft_roles.positive_inputs(fn, float_arrays) | draft_divisors.summed_divisors(fn, float_arrays)
+    positive |= draft_divisors.offset_divisors(fn, float_arrays)
     fractions = draft_roles.fraction_inputs(fn, float_arrays)
     units = draft_roles.unit_inputs(fn, float_arrays) - positive
     powers = draft_roles.exponents(fn, floats)

@@ -1,6 +1,7 @@
 """Drafter rules made after seeing held-out batch 22, each on a kernel written here: a float compared with
 a difference in a loop's test (`while (hi - lo > tol)`) is a small stopping width; a float array only ordered against a float scalar
-(`u[i] < p`) is a uniform draw in [0, 1); bytes scaled by a float constant (`p.x / 255.0f`) are drawn over 0..255."""
+(`u[i] < p`) is a uniform draw in [0, 1); bytes scaled by a float constant (`p.x / 255.0f`) are drawn over 0..255; a float array
+added to a positive constant that divides (`x / (w + 1.0f)`) is drawn positive."""
 
 from __future__ import annotations
 
@@ -115,3 +116,20 @@ __global__ void count_set(const unsigned char *m, int n, int *count) {
 def test_bytes_compared_with_a_constant_and_never_scaled_stay_flags():
     m = next(a for a in _draft(FLAGS).spec.args if a.name == "m")
     assert (m.low, m.high) == (0, 2)
+
+
+RUNNING_MEAN = """
+__global__ void blend_in(float *mean, float *count, const float *x, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float c = count[i];
+    mean[i] = (mean[i] * c + x[i]) / (c + 1.0f);
+    count[i] = c + 1.0f;
+}
+"""
+
+
+def test_a_float_array_added_to_a_positive_constant_that_divides_is_drawn_positive():
+    d = _draft(RUNNING_MEAN)
+    assert next(a for a in d.spec.args if a.name == "count").init == "positive"  # before: [-100, 100), near -1 blows up
+    assert next(a for a in d.spec.args if a.name == "mean").init != "positive"
