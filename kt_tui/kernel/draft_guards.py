@@ -31,6 +31,12 @@ BRACKET_TOLERANCE_WHY = (
     "compared with a difference in a loop's test (`while (hi - lo > tol)`: the width at which a bisection or an "
     "iteration stops): small, so the loop runs many steps; near the data's scale it would stop at once"
 )
+LOG_CUT = 0.1  # a fraction whose log lowers a cut below a value: a tenth, so some values pass and some not
+LOG_CUT_WHY = (
+    "its log is added to a value that is then compared with (`x >= m + t * log(p)`: a cut a fraction p below a "
+    "largest value, in log space): a fraction in (0, 1), small, so some values pass and some are cut; above 1 "
+    "the cut passes the largest value and everything is cut"
+)
 FLOOR_WHY = (
     "the floor of a max that a log, a root or a denominator takes (it keeps that off 0): small, far below the "
     "data, else it hides every value under it"
@@ -192,6 +198,64 @@ def bracket_tolerances(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     return out
 
 
+_LOGS = ("logf", "log", "__logf", "log2f", "log2", "__log2f", "log10f", "log10", "__log10f")
+
+
+def _compared_sum(n: Node, body: Node) -> bool:
+    """Whether `n` (a log's call) is a factor of a term of a sum that is a side of an ordering, directly or
+    as the value of a local every later use of which is one."""
+    up = _up(n)
+    while up is not None and up.type == "binary_expression" and text(up.child_by_field_name("operator")) == "*":
+        n, up = up, _up(up)
+    if up is None or up.type != "binary_expression" or text(up.child_by_field_name("operator")) not in ("+", "-"):
+        return False
+    while (above := _up(up)) is not None and above.type == "binary_expression":
+        if text(above.child_by_field_name("operator")) not in ("+", "-"):
+            break
+        up = above
+    cmp = _up(up)
+    if cmp is not None and cmp.type == "binary_expression":
+        return text(cmp.child_by_field_name("operator")) in ("<", "<=", ">", ">=")
+    if cmp is None or cmp.type != "init_declarator":
+        return False
+    local = cmp.child_by_field_name("declarator")
+    if local is None or local.type != "identifier":
+        return False
+    later = [
+        m
+        for m in cuda_ast.walk(body)
+        if m.type == "identifier" and text(m) == text(local) and m.start_byte > local.start_byte
+    ]
+    return bool(later) and all(
+        (c := _up(m)) is not None
+        and c.type == "binary_expression"
+        and text(c.child_by_field_name("operator")) in ("<", "<=", ">", ">=")
+        for m in later
+    )
+
+
+def log_cuts(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
+    """Float scalar arguments used only as what a log takes alone, each log a term of a sum compared with
+    (`x[v] >= m + t * logf(p)`): a fraction whose log sets a cut below a value."""
+    if fn.body is None:
+        return set()
+    out: set[str] = set()
+    for name in floats:
+        uses = _uses(fn, name)
+        calls = [_up(u) for u in uses]
+        calls = [c.parent if c is not None and c.type == "argument_list" else None for c in calls]
+        if uses and all(
+            c is not None
+            and c.type == "call_expression"
+            and text(c.child_by_field_name("function")) in _LOGS
+            and len((c.child_by_field_name("arguments") or c).named_children) == 1
+            and _compared_sum(c, fn.body)
+            for c in calls
+        ):
+            out.add(name)
+    return out
+
+
 def floors(fn: cuda_ast.Function, floats: set[str]) -> set[str]:
     """Float scalar arguments that are a side of a max a log, a root or a division's denominator takes
     (`logf(fmaxf(energy, floor_val))`, `x / fmaxf(norm, eps)`, through locals)."""
@@ -346,6 +410,7 @@ def guard_values(
     or a tolerance, `others` (the other scalars) a flag or a selector (`values`: the #defines)."""
     out: dict[str, tuple[float | int, str]] = {n: (TOLERANCE, FLOOR_WHY) for n in floors(fn, floats)}
     out.update({n: (BRACKET_TOLERANCE, BRACKET_TOLERANCE_WHY) for n in bracket_tolerances(fn, floats)})
+    out.update({n: (LOG_CUT, LOG_CUT_WHY) for n in log_cuts(fn, floats)})
     out.update({n: (TOLERANCE, TOLERANCE_WHY) for n in tolerances(fn, floats)})
     out.update({n: (ADDED_TOLERANCE, ADDED_TOLERANCE_WHY) for n in added_tolerances(fn, floats)})
     out.update({n: (v, FLAG_WHY) for n, v in flags(fn, others).items()})

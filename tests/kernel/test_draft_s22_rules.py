@@ -1,7 +1,8 @@
 """Drafter rules made after seeing held-out batch 22, each on a kernel written here: a float compared with
 a difference in a loop's test (`while (hi - lo > tol)`) is a small stopping width; a float array only ordered against a float scalar
 (`u[i] < p`) is a uniform draw in [0, 1); bytes scaled by a float constant (`p.x / 255.0f`) are drawn over 0..255; a float array
-added to a positive constant that divides (`x / (w + 1.0f)`) is drawn positive."""
+added to a positive constant that divides (`x / (w + 1.0f)`) is drawn positive; a float whose log lowers a compared cut
+(`x >= m + t * logf(p)`) is a small fraction."""
 
 from __future__ import annotations
 
@@ -133,3 +134,24 @@ def test_a_float_array_added_to_a_positive_constant_that_divides_is_drawn_positi
     d = _draft(RUNNING_MEAN)
     assert next(a for a in d.spec.args if a.name == "count").init == "positive"  # before: [-100, 100), near -1 blows up
     assert next(a for a in d.spec.args if a.name == "mean").init != "positive"
+
+
+LOG_CUT = """
+__global__ void keep_near_top(const float *s, int n, float top, float frac, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float cut = top + logf(frac);
+    out[i] = s[i] >= cut ? s[i] : 0.0f;
+}
+"""
+
+
+def test_a_float_whose_log_lowers_a_compared_cut_is_a_small_fraction():
+    d = _draft(LOG_CUT)
+    assert 0 < _points(d.spec)[0]["frac"] <= 0.5  # before: 0.625, a cut close to the top value
+    assert "log" in dict(d.guesses)["args.frac"]
+
+
+def test_a_float_whose_log_scales_an_exponent_is_no_cut():
+    d = _draft(LOG_CUT.replace("const float cut = top + logf(frac);", "const float cut = expf(-logf(frac) * i / n);"))
+    assert "log" not in dict(d.guesses)["args.frac"]
