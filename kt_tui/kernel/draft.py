@@ -29,6 +29,7 @@ from . import (
     draft_pixels,
     draft_relations,
     draft_roles,
+    draft_rows,
     draft_shared,
     draft_values,
     draft_within,
@@ -562,6 +563,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_decay.decayed(fn, args, guesses)
     draft_draws.drawn(fn, floats, args, guesses)
     draft_pixels.intensities(fn, args, guesses)
+    draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")
     _ensure_output(args, guesses)
     spec = Spec(
         kernel=kernel.name,

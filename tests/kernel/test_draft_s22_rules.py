@@ -2,7 +2,8 @@
 a difference in a loop's test (`while (hi - lo > tol)`) is a small stopping width; a float array only ordered against a float scalar
 (`u[i] < p`) is a uniform draw in [0, 1); bytes scaled by a float constant (`p.x / 255.0f`) are drawn over 0..255; a float array
 added to a positive constant that divides (`x / (w + 1.0f)`) is drawn positive; a float whose log lowers a compared cut
-(`x >= m + t * logf(p)`) is a small fraction."""
+(`x >= m + t * logf(p)`) is a small fraction; an int that
+steps a local pointer's rows read below a span (`a = v + r * ld; a[j], j < dim`) is at least that span."""
 
 from __future__ import annotations
 
@@ -155,3 +156,24 @@ def test_a_float_whose_log_lowers_a_compared_cut_is_a_small_fraction():
 def test_a_float_whose_log_scales_an_exponent_is_no_cut():
     d = _draft(LOG_CUT.replace("const float cut = top + logf(frac);", "const float cut = expf(-logf(frac) * i / n);"))
     assert "log" not in dict(d.guesses)["args.frac"]
+
+
+GATHERED_ROWS = """
+__global__ void pair_dots(const float *v, int stride, int len, const int *pairs, int npairs, float *out) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= npairs) return;
+    const float *a = v + (size_t)pairs[2 * t] * stride;
+    const float *b = v + (size_t)pairs[2 * t + 1] * stride;
+    float s = 0.0f;
+    for (int j = 0; j < len; ++j)
+        s += a[j] * b[j];
+    out[t] = s;
+}
+"""
+
+
+def test_a_stride_of_a_pointers_rows_read_below_a_span_is_at_least_the_span():
+    d = _draft(GATHERED_ROWS)
+    for at in _points(d.spec):
+        assert at["stride"] > at["len"]  # before: 3, an int of no role: rows of len overlapped
+    assert "at least len" in dict(d.guesses)["args.stride"]
