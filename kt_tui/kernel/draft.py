@@ -28,6 +28,7 @@ from . import (
     draft_periods,
     draft_pixels,
     draft_relations,
+    draft_relax,
     draft_roles,
     draft_rows,
     draft_shared,
@@ -312,6 +313,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     cycled, cycles = draft_values.cycles(fn, float_arrays, floats & free)
     small.update({n: (CYCLES, CYCLES_WHY) for n in cycles})
     small.update(draft_guards.guard_values(fn, floats & free, free - floats, unit.defines))
+    small.update(draft_relax.relaxation_values(fn, floats & free, free - floats - set(small)))
 
     positive = draft_roles.positive_inputs(fn, float_arrays) | draft_divisors.summed_divisors(fn, float_arrays)
     positive |= draft_divisors.offset_divisors(fn, float_arrays)

@@ -3,7 +3,9 @@ a difference in a loop's test (`while (hi - lo > tol)`) is a small stopping widt
 (`u[i] < p`) is a uniform draw in [0, 1); bytes scaled by a float constant (`p.x / 255.0f`) are drawn over 0..255; a float array
 added to a positive constant that divides (`x / (w + 1.0f)`) is drawn positive; a float whose log lowers a compared cut
 (`x >= m + t * logf(p)`) is a small fraction; an int that
-steps a local pointer's rows read below a span (`a = v + r * ld; a[j], j < dim`) is at least that span."""
+steps a local pointer's rows read below a span (`a = v + r * ld; a[j], j < dim`) is at least that span; a float
+scaling a correction added back in place (`u[c] += w * (g - u[c])`) over-relaxes, in (1, 2); an int whose parity picks
+the cells (`x = 2 * i + ((y + color) & 1)`) is 0 or 1."""
 
 from __future__ import annotations
 
@@ -177,3 +179,28 @@ def test_a_stride_of_a_pointers_rows_read_below_a_span_is_at_least_the_span():
     for at in _points(d.spec):
         assert at["stride"] > at["len"]  # before: 3, an int of no role: rows of len overlapped
     assert "at least len" in dict(d.guesses)["args.stride"]
+
+
+CHECKER = """
+__global__ void gs_pass(float *v, const float *b, int w, int h, float k, int pass) {
+    const int y = blockIdx.y * blockDim.y + threadIdx.y + 1;
+    const int x = 2 * (blockIdx.x * blockDim.x + threadIdx.x) + 1 + ((y + pass) & 1);
+    if (x >= w - 1 || y >= h - 1) return;
+    const int c = y * w + x;
+    const float g = 0.25f * (v[c - 1] + v[c + 1] + v[c - w] + v[c + w] + b[c]);
+    v[c] += k * (g - v[c]);
+}
+"""
+
+
+def test_a_factor_of_a_correction_added_back_in_place_over_relaxes():
+    d = _draft(CHECKER)
+    at = _points(d.spec)[0]
+    assert 1 < at["k"] < 2  # before: 0.1, a stencil step
+    assert at["pass"] in (0, 1)  # its parity picks the cells
+
+
+def test_a_factor_of_a_correction_written_elsewhere_is_no_over_relaxation():
+    src = CHECKER.replace("float *v, const float *b", "const float *v, const float *b, float *o")
+    d = _draft(src.replace("v[c] += k * (g - v[c]);", "o[c] = v[c] + k * (g - v[c]);"))
+    assert not 1 < _points(d.spec)[0]["k"] < 2
