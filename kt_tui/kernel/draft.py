@@ -32,6 +32,7 @@ from . import (
     draft_roles,
     draft_rows,
     draft_shared,
+    draft_states,
     draft_values,
     draft_within,
     extents,
@@ -565,6 +566,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     draft_decay.decayed(fn, args, guesses)
     draft_draws.drawn(fn, floats, args, guesses)
     draft_pixels.intensities(fn, args, guesses)
+    draft_states.states(fn, args, guesses)
     draft_rows.strides_past_spans(fn, args, guesses, "an int that sizes nothing")
     _ensure_output(args, guesses)
     spec = Spec(

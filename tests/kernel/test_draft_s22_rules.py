@@ -5,7 +5,8 @@ added to a positive constant that divides (`x / (w + 1.0f)`) is drawn positive; 
 (`x >= m + t * logf(p)`) is a small fraction; an int that
 steps a local pointer's rows read below a span (`a = v + r * ld; a[j], j < dim`) is at least that span; a float
 scaling a correction added back in place (`u[c] += w * (g - u[c])`) over-relaxes, in (1, 2); an int whose parity picks
-the cells (`x = 2 * i + ((y + color) & 1)`) is 0 or 1."""
+the cells (`x = 2 * i + ((y + color) & 1)`) is 0 or 1; an int array read into a local
+the kernel compares with constants and sets to constants before writing it out (a state) is drawn over every state."""
 
 from __future__ import annotations
 
@@ -204,3 +205,28 @@ def test_a_factor_of_a_correction_written_elsewhere_is_no_over_relaxation():
     src = CHECKER.replace("float *v, const float *b", "const float *v, const float *b, float *o")
     d = _draft(src.replace("v[c] += k * (g - v[c]);", "o[c] = v[c] + k * (g - v[c]);"))
     assert not 1 < _points(d.spec)[0]["k"] < 2
+
+
+STATES = """
+__global__ void age_cells(const int *cell, const float *r, int n, float p, int *next) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int s = cell[i];
+    if (s == 1 && r[i] < p) s = 2;
+    else if (s == 2) s = 3;
+    else if (s != 0 && s != 1) s = 0;
+    next[i] = s;
+}
+"""
+
+
+def test_an_int_array_read_into_a_state_the_kernel_steps_is_drawn_over_every_state():
+    d = _draft(STATES)
+    cell = next(a for a in d.spec.args if a.name == "cell")
+    assert (cell.low, cell.high) == (0, 4)  # before: 0 or 1, states 2 and 3 never drawn
+    assert "state" in dict(d.guesses)["args.cell"]
+
+
+def test_an_int_array_compared_with_constants_and_never_stepped_stays_flags():
+    d = _draft(STATES.replace("next[i] = s;", "next[i] = s == 3;"))
+    assert next(a for a in d.spec.args if a.name == "cell").high == 2
