@@ -1,8 +1,9 @@
-"""Scalars of an in-place relaxation sweep (kernel/draft.py): a float that scales a correction added back
+"""Scalars of in-place updates (kernel/draft.py): a float that scales a correction added back
 into the element it corrects (`u[c] += w * (g - u[c])`: a Gauss-Seidel step, over-relaxed) is in (1, 2),
 where successive over-relaxation converges faster than the plain step (w = 1) and still converges; and an
 int whose parity picks the cells a pass updates (`x = 2 * i + ((y + color) & 1)`) is 0 or 1, the values
-that parity takes."""
+that parity takes. A float that scales the updated element itself inside its own update (`w[j] -= s * (g[j]
++ c * w[j])`: a decay toward 0, weight decay) is small, so the other term leads the step."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ OVER_RELAXATION = 1.5
 OVER_RELAXATION_WHY = (
     "it scales a correction added back into the element it corrects (`u[c] += w * (g - u[c])`, an in-place "
     "relaxation): over-relaxed, between 1 and 2, where the sweep converges faster than at 1 and still converges"
+)
+DECAY = 0.01
+DECAY_WHY = (
+    "it scales the updated element itself inside that element's own update (`w[j] -= s * (g[j] + c * w[j])`: "
+    "a decay toward 0): small, as a decay is, so the other term leads the step; not 0, which drops the term"
 )
 PARITY = 1
 PARITY_WHY = (
@@ -71,6 +77,25 @@ def _parity(use: Node) -> bool:
     return False
 
 
+def _decays(product: Node) -> tuple[bool, bool]:
+    """(whether `product` is `c * a[i]` for a scalar c, whether it lies in the right side of a compound
+    update of that element: `a[i] -= ...`, `a[i] += ...`)."""
+    loads = [strip_parens(product.child_by_field_name(f)) for f in ("left", "right")]
+    load = next((x for x in loads if x is not None and x.type == "subscript_expression"), None)
+    if load is None:
+        return False, False
+    up: Node | None = product
+    for _ in range(32):
+        up = up.parent if up is not None else None
+        if up is None or up.type in ("compound_statement", "function_definition"):
+            break
+        if up.type == "assignment_expression":
+            left = up.child_by_field_name("left")
+            compound = text(up.child_by_field_name("operator")) in ("-=", "+=")
+            return True, compound and left is not None and text(left) == text(load)
+    return True, False
+
+
 def relaxation_values(fn: cuda_ast.Function, floats: set[str], ints: set[str]) -> dict[str, tuple[float | int, str]]:
     """The value and the reason of each float of `floats` that over-relaxes and each int of `ints` whose
     parity picks a pass."""
@@ -85,6 +110,10 @@ def relaxation_values(fn: cuda_ast.Function, floats: set[str], ints: set[str]) -
         products = [_up(u)[1] for u in uses.get(name, [])]
         if products and all(p is not None and _op(p) == "*" and _corrected(p, uses) for p in products):
             out[name] = (OVER_RELAXATION, OVER_RELAXATION_WHY)
+        elif products and all(p is not None and _op(p) == "*" for p in products):
+            decays = [_decays(p) for p in products if p is not None]
+            if all(is_load for is_load, _ in decays) and any(inside for _, inside in decays):
+                out[name] = (DECAY, DECAY_WHY)
     for name in ints:
         if uses.get(name) and all(_parity(u) for u in uses[name]):
             out[name] = (PARITY, PARITY_WHY)

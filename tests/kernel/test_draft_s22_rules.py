@@ -6,7 +6,8 @@ added to a positive constant that divides (`x / (w + 1.0f)`) is drawn positive; 
 steps a local pointer's rows read below a span (`a = v + r * ld; a[j], j < dim`) is at least that span; a float
 scaling a correction added back in place (`u[c] += w * (g - u[c])`) over-relaxes, in (1, 2); an int whose parity picks
 the cells (`x = 2 * i + ((y + color) & 1)`) is 0 or 1; an int array read into a local
-the kernel compares with constants and sets to constants before writing it out (a state) is drawn over every state."""
+the kernel compares with constants and sets to constants before writing it out (a state) is drawn over every state; a float
+scaling the updated element in its own update (`w[j] -= s * (g[j] + c * w[j])`) is a small decay."""
 
 from __future__ import annotations
 
@@ -230,3 +231,28 @@ def test_an_int_array_read_into_a_state_the_kernel_steps_is_drawn_over_every_sta
 def test_an_int_array_compared_with_constants_and_never_stepped_stays_flags():
     d = _draft(STATES.replace("next[i] = s;", "next[i] = s == 3;"))
     assert next(a for a in d.spec.args if a.name == "cell").high == 2
+
+
+DECAYED = """
+__global__ void sgd_decay(float *w, const float *g, int n, float lr, float lam) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    w[i] -= lr * (g[i] + lam * w[i]);
+}
+"""
+
+
+def test_a_float_scaling_the_updated_element_in_its_own_update_is_a_small_decay():
+    d = _draft(DECAYED)
+    at = _points(d.spec)[0]
+    assert 0 < at["lam"] <= 0.1  # before: 0.625, a decay that outweighs the gradient
+    assert "decay" not in dict(d.guesses)["args.lr"]
+
+
+def test_a_float_scaling_another_array_in_an_update_is_no_decay():
+    d = _draft(
+        DECAYED.replace("float lr, float lam", "const float *m, float lr, float lam").replace(
+            "lam * w[i]", "lam * m[i]"
+        )
+    )
+    assert "decay" not in dict(d.guesses)["args.lam"]
