@@ -327,6 +327,7 @@ def _from_analysis(kernel: Kernel, unit: cuda_ast.Unit, an: extents.Analysis, n:
     averages = draft_moments.average_values(unit, kernel.name, floats & free)
     int_arrays = {p.name for p in kernel.params if p.is_pointer and is_int(element_type(p))}
     small.update(draft_divisors.count_scale_values(fn, floats & free - set(small), int_arrays))
+    small.update(draft_divisors.dividend_values(fn, floats & free - set(small)))
     halved = draft_divisors.halved_divisors(fn, free - floats)
     sentinels = {a for a in int_arrays if draft_roles.sentinel(an, a, unit.defines) is not None}
     weights = draft_roles.offered_weights(fn, sentinels, int_arrays)

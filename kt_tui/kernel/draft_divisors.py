@@ -275,3 +275,42 @@ def offset_divisors(fn: cuda_ast.Function, arrays: set[str]) -> set[str]:
             elif t is not None and t.type == "identifier":
                 out |= held.get(text(t), set())
     return out & arrays
+
+
+_UNIT = re.compile(r"^(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?$")
+UNIT_FRACTION = 0.75  # of the constant a scalar is divided by: a quantity in that constant's unit, not a whole one
+
+
+def dividend_values(fn: cuda_ast.Function, floats: set[str]) -> dict[str, tuple[str | float, str]]:
+    """Float scalars of `floats` only ever divided by one float constant above 1 (`hue_deg / 60.0f`,
+    `ms / 1000.0f`: a quantity converted to another unit): UNIT_FRACTION of that constant, so the
+    converted value is near 1 as the code expects, not a sliver of it."""
+    if fn.body is None or not floats:
+        return {}
+    divided: dict[str, set[float]] = {}
+    other: set[str] = set()
+    for n in cuda_ast.walk(fn.body):
+        if n.type != "identifier" or text(n) not in floats:
+            continue
+        up, child = n.parent, n
+        while up is not None and up.type == "parenthesized_expression":
+            up, child = up.parent, up
+        right = up.child_by_field_name("right") if up is not None and up.type == "binary_expression" else None
+        if up is not None and right is not None and text(up.child_by_field_name("operator")) == "/":
+            if right.start_byte != child.start_byte and _UNIT.match(text(right)):
+                value = float(text(right).rstrip("fF"))
+                if value > 1:
+                    divided.setdefault(text(n), set()).add(value)
+                    continue
+        other.add(text(n))
+    out: dict[str, tuple[str | float, str]] = {}
+    for name, values in divided.items():
+        if name not in other and len(values) == 1:
+            unit = values.pop()
+            value = round(UNIT_FRACTION * unit, 6)
+            out[name] = (
+                value,
+                f"it is only divided by {unit:g} (a quantity converted to another unit): "
+                f"{UNIT_FRACTION} of it, so the converted value is near 1, not a sliver; set the value you use",
+            )
+    return out

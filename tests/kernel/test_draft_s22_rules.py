@@ -7,7 +7,8 @@ steps a local pointer's rows read below a span (`a = v + r * ld; a[j], j < dim`)
 scaling a correction added back in place (`u[c] += w * (g - u[c])`) over-relaxes, in (1, 2); an int whose parity picks
 the cells (`x = 2 * i + ((y + color) & 1)`) is 0 or 1; an int array read into a local
 the kernel compares with constants and sets to constants before writing it out (a state) is drawn over every state; a float
-scaling the updated element in its own update (`w[j] -= s * (g[j] + c * w[j])`) is a small decay."""
+scaling the updated element in its own update (`w[j] -= s * (g[j] + c * w[j])`) is a small decay; a float only divided by a float
+constant above 1 (`deg / 60.0f`) is a fraction of that constant."""
 
 from __future__ import annotations
 
@@ -256,3 +257,24 @@ def test_a_float_scaling_another_array_in_an_update_is_no_decay():
         )
     )
     assert "decay" not in dict(d.guesses)["args.lam"]
+
+
+UNITS = """
+__global__ void spin(const float *x, const float *y, int n, float angle_deg, float *out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float t = angle_deg / 57.29578f;
+    out[i] = cosf(t) * x[i] - sinf(t) * y[i];
+}
+"""
+
+
+def test_a_float_only_divided_by_a_constant_above_1_is_a_fraction_of_that_constant():
+    d = _draft(UNITS)
+    assert 10 < _points(d.spec)[0]["angle_deg"] < 57.3  # before: 0.75, a sliver of a radian
+    assert "divided by 57.2958" in dict(d.guesses)["args.angle_deg"]
+
+
+def test_a_float_divided_by_a_constant_and_used_otherwise_keeps_its_made_up_value():
+    d = _draft(UNITS.replace("cosf(t) * x[i]", "angle_deg * x[i]"))
+    assert _points(d.spec)[0]["angle_deg"] < 1
