@@ -281,7 +281,7 @@ _UNIT = re.compile(r"^(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?$")
 UNIT_FRACTION = 0.75  # of the constant a scalar is divided by: a quantity in that constant's unit, not a whole one
 
 
-def dividend_values(fn: cuda_ast.Function, floats: set[str]) -> dict[str, tuple[str | float, str]]:
+def dividend_values(fn: cuda_ast.Function, floats: set[str]) -> dict[str, tuple[float, str]]:
     """Float scalars of `floats` only ever divided by one float constant above 1 (`hue_deg / 60.0f`,
     `ms / 1000.0f`: a quantity converted to another unit): UNIT_FRACTION of that constant, so the
     converted value is near 1 as the code expects, not a sliver of it."""
@@ -303,7 +303,7 @@ def dividend_values(fn: cuda_ast.Function, floats: set[str]) -> dict[str, tuple[
                     divided.setdefault(text(n), set()).add(value)
                     continue
         other.add(text(n))
-    out: dict[str, tuple[str | float, str]] = {}
+    out: dict[str, tuple[float, str]] = {}
     for name, values in divided.items():
         if name not in other and len(values) == 1:
             unit = values.pop()
